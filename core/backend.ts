@@ -1,0 +1,157 @@
+/**
+ * The Backend port: everything the workflow's logic needs from the world, implemented once for AWS
+ * (RDS, EC2, SSM, CloudWatch, PI, S3) and once locally (mariadbd processes, the runner as a process,
+ * a directory lake). Every value crossing it is plain JSON, because it travels through the state
+ * machine's data between Tasks.
+ */
+import type { BackendKind, CellPlan, PlanNote } from './plan/types';
+import type { RunnerPhase } from './sysbench/types';
+import type { ServerMetricRow } from './lake/rows';
+
+/** The slice of the plan every backend call needs. */
+export interface RunContext {
+  readonly runId: string;
+  readonly specName: string;
+  readonly backend: BackendKind;
+  readonly region: string;
+  readonly engineVersion: string;
+  /** Lake partition date (YYYY-MM-DD) for every row and raw object of the run. */
+  readonly dt: string;
+  readonly ttlHours: number;
+}
+
+export interface Endpoint {
+  /** Writer or reader instance id (AWS DBInstanceIdentifier; locally `${clusterId}-w` / `-r1`...). */
+  readonly instanceId: string;
+  readonly role: 'writer' | 'reader';
+  readonly host: string;
+  readonly port: number;
+  readonly az?: string;
+}
+
+export interface ClientRef {
+  /** EC2 instance id on AWS; `client-N` locally. */
+  readonly clientId: string;
+  readonly az?: string;
+}
+
+/** Where the database user's password lives; the password itself never crosses this port. */
+export interface CredentialRef {
+  readonly user: string;
+  /** Secrets Manager ARN on AWS; a local key the local backend resolves. */
+  readonly secretRef: string;
+}
+
+export interface CellResources {
+  readonly cellId: string;
+  readonly clusterId: string;
+  /** Present once the cluster is ready. */
+  readonly writer?: Endpoint;
+  readonly readers: readonly Endpoint[];
+  readonly clients: readonly ClientRef[];
+  readonly credentials: CredentialRef;
+  /** Parameters not applicable on this backend, versions, and anything else worth reporting. */
+  readonly notes: readonly PlanNote[];
+  /** Backend-specific identifiers teardown needs (parameter group names, pids, ...). */
+  readonly backendState: Readonly<Record<string, string>>;
+}
+
+export interface ReadyState {
+  readonly ready: boolean;
+  readonly resources: CellResources;
+  /** What is still pending, for the execution history. */
+  readonly detail: string;
+}
+
+/** One invocation of client/runner.sh on one client. */
+export interface RunnerJob {
+  /** `${cellId}/${stepId}/${phase}/${clientId}`: unique within a run. */
+  readonly jobId: string;
+  readonly phase: RunnerPhase;
+  readonly clientId: string;
+  readonly endpoint: Endpoint;
+  /** Stock test name (oltp_read_only) or the file name of a custom Lua script (fullscan_1kb.lua). */
+  readonly workload: string;
+  /**
+   * sysbench options from core/sysbench/command.ts, without connection options: the runner adds
+   * --mysql-host/--mysql-port/--mysql-user/--mysql-password from the job and the credential.
+   */
+  readonly sysbenchArgs: readonly string[];
+  /** Lake key prefix, ending in '/', the runner writes output.log, client_cpu.jsonl, result.json under. */
+  readonly outputPrefix: string;
+}
+
+export interface JobHandle {
+  readonly jobId: string;
+  readonly clientId: string;
+  readonly phase: RunnerPhase;
+  readonly outputPrefix: string;
+  /** pid locally; SSM CommandId on AWS. */
+  readonly ref: string;
+  readonly startedAt: string;
+}
+
+export interface JobsState {
+  readonly done: boolean;
+  readonly running: number;
+  /** Per job: the runner's own end state, where the backend can tell without reading the output. */
+  readonly jobs: readonly { readonly jobId: string; readonly state: 'running' | 'exited' | 'lost'; readonly detail?: string }[];
+}
+
+export interface MetricsWindow {
+  readonly stepId: string;
+  readonly start: string;
+  readonly end: string;
+}
+
+export interface TeardownReport {
+  readonly deleted: readonly string[];
+  /** Resources that were already gone: teardown is idempotent, not-found is success. */
+  readonly alreadyGone: readonly string[];
+}
+
+/** A key-value store of objects: a directory locally, an S3 bucket (and prefix) on AWS. */
+export interface LakeStore {
+  put(key: string, body: string | Uint8Array): Promise<void>;
+  /** undefined when the key does not exist. */
+  get(key: string): Promise<string | undefined>;
+  list(prefix: string): Promise<string[]>;
+  /** Human-readable location, e.g. file:///home/me/.aurora-bench/lake or s3://bucket/prefix. */
+  describe(): string;
+}
+
+export interface Backend {
+  readonly kind: BackendKind;
+  readonly lake: LakeStore;
+
+  /** Create (or find, on retry) the cell's parameter groups, cluster and instances. Idempotent. */
+  provisionCell(run: RunContext, cell: CellPlan): Promise<CellResources>;
+  checkCellReady(run: RunContext, cell: CellPlan, resources: CellResources): Promise<ReadyState>;
+  /** Start the cell's client machines (locally: nothing to start, they are processes). Idempotent. */
+  startClients(run: RunContext, cell: CellPlan, resources: CellResources): Promise<CellResources>;
+  checkClientsReady(run: RunContext, cell: CellPlan, resources: CellResources): Promise<ReadyState>;
+  /** Start the runner for each job; for the run phase also start sampling server metrics locally. */
+  startJobs(run: RunContext, cell: CellPlan, resources: CellResources, jobs: readonly RunnerJob[]): Promise<JobHandle[]>;
+  checkJobs(run: RunContext, handles: readonly JobHandle[]): Promise<JobsState>;
+  /** Stop any job still running (step timed out, execution failing). Idempotent. */
+  stopJobs(run: RunContext, handles: readonly JobHandle[]): Promise<void>;
+  /** Server-side metrics over the step's window (CloudWatch + PI on AWS, the local sampler locally). */
+  collectServerMetrics(run: RunContext, cell: CellPlan, resources: CellResources, window: MetricsWindow): Promise<ServerMetricRow[]>;
+  /** Delete everything of the cell in dependency order (clients, instances, cluster, parameter groups). */
+  teardownCell(run: RunContext, cell: CellPlan, resources: CellResources | undefined): Promise<TeardownReport>;
+}
+
+/** Errors a Retry clause retries: the backend throws these for throttling and transient API failures. */
+export class TransientBackendError extends Error {
+  override readonly name = 'TransientBackendError';
+}
+
+/** The spec asks for something this backend cannot do (unknown instance class, missing AZ...). */
+export class UnsupportedOnBackendError extends Error {
+  override readonly name = 'UnsupportedOnBackendError';
+}
+
+/** A required program (mariadbd, sysbench) or service is missing; the message says how to install it. */
+export class MissingDependencyError extends Error {
+  override readonly name = 'MissingDependencyError';
+}

@@ -1,0 +1,171 @@
+/**
+ * The results lake: one table per kind of row, JSON Lines, partitioned by the run's date.
+ * The same keys under a local directory and under the S3 bucket (Athena partition projection on dt):
+ *
+ *   tables/runs/dt=YYYY-MM-DD/<runId>.jsonl                      one RunRow (rewritten at the end of the run)
+ *   tables/steps/dt=YYYY-MM-DD/<runId>__<cellId>__<stepId>.jsonl  one StepRow per client
+ *   tables/intervals/dt=.../<runId>__<cellId>__<stepId>.jsonl     one IntervalRow per client and interval
+ *   tables/server_metrics/dt=.../<runId>__<cellId>__<stepId>.jsonl
+ *   raw/dt=YYYY-MM-DD/<runId>/<cellId>/<stepId>/<phase>/<clientId>/{output.log,client_cpu.jsonl,result.json}
+ *   scripts/<runId>/<name>.lua                                   custom workloads, fetched by clients
+ *
+ * Files sit flat in each partition (no deeper folders) so Athena and DuckDB read the same set.
+ * Column names are snake_case: both Athena (Trino) and DuckDB take them unquoted.
+ */
+
+export const LAKE_TABLES = ['runs', 'steps', 'intervals', 'server_metrics'] as const;
+export type LakeTable = (typeof LAKE_TABLES)[number];
+
+export interface RunRow {
+  readonly run_id: string;
+  readonly spec_name: string;
+  /** The spec as validated, JSON. */
+  readonly spec: string;
+  readonly spec_sha256: string;
+  /** The plan (cells x steps) as JSON, minus script bodies. */
+  readonly plan: string;
+  readonly backend: 'local' | 'aws';
+  readonly region: string;
+  readonly engine_version: string;
+  /** e.g. "10.11.19-MariaDB" locally; the Aurora version on AWS. */
+  readonly server_version: string | null;
+  readonly sysbench_version: string | null;
+  readonly tool_version: string;
+  readonly git_sha: string | null;
+  readonly started_at: string;
+  readonly ended_at: string | null;
+  /** running | succeeded | failed */
+  readonly status: string;
+  /** Why the run failed: failed cells and steps with their reasons. */
+  readonly error: string | null;
+  /** JSON array of {cell_id, status, error}. */
+  readonly cells: string;
+  /** JSON array of plan notes (not applicable parameters etc.). */
+  readonly notes: string;
+  readonly dt: string;
+}
+
+export interface StepRow {
+  readonly run_id: string;
+  readonly cell_id: string;
+  readonly variant: string;
+  readonly repeat: number;
+  readonly instance_class: string;
+  readonly az: string | null;
+  readonly step_id: string;
+  readonly step_index: number;
+  readonly workload: string;
+  readonly test: string;
+  readonly threads: number;
+  /** Offered rate per client (0 = unlimited). */
+  readonly rate: number;
+  readonly target: string;
+  readonly endpoint_instance: string;
+  readonly client_id: string;
+  readonly client_index: number;
+  readonly started_at: string;
+  readonly ended_at: string;
+  /** ok | failed */
+  readonly status: string;
+  readonly error: string | null;
+  readonly tps: number | null;
+  readonly qps: number | null;
+  readonly events: number | null;
+  readonly total_time_s: number | null;
+  readonly reads: number | null;
+  readonly writes: number | null;
+  readonly other: number | null;
+  readonly errors: number | null;
+  readonly reconnects: number | null;
+  readonly lat_min_ms: number | null;
+  readonly lat_avg_ms: number | null;
+  readonly lat_max_ms: number | null;
+  readonly lat_pct: number;
+  readonly lat_pct_ms: number | null;
+  readonly interval_count: number;
+  readonly client_cpu_avg_pct: number | null;
+  readonly client_cpu_max_pct: number | null;
+  /** true when the client itself was CPU-bound during the step (its numbers say more about it than the server). */
+  readonly client_saturated: boolean;
+  readonly dt: string;
+}
+
+export interface IntervalRow {
+  readonly run_id: string;
+  readonly cell_id: string;
+  readonly variant: string;
+  readonly step_id: string;
+  readonly client_id: string;
+  readonly t: number;
+  readonly threads: number;
+  readonly tps: number;
+  readonly qps: number;
+  readonly reads_per_s: number;
+  readonly writes_per_s: number;
+  readonly other_per_s: number;
+  readonly lat_pct_ms: number;
+  readonly errors_per_s: number;
+  readonly reconnects_per_s: number;
+  readonly queue_length: number | null;
+  readonly concurrency: number | null;
+  readonly dt: string;
+}
+
+export type MetricSource = 'cloudwatch' | 'pi' | 'local';
+
+export interface ServerMetricRow {
+  readonly run_id: string;
+  readonly cell_id: string;
+  readonly variant: string;
+  readonly step_id: string;
+  /** DB instance id, or the client id for client-side metrics. */
+  readonly instance_id: string;
+  /** writer | reader | client */
+  readonly role: string;
+  /** CloudWatch AWS/RDS metric name where one exists (CPUUtilization, SelectThroughput, ...). */
+  readonly metric: string;
+  readonly ts: string;
+  readonly value: number;
+  readonly unit: string;
+  readonly source: MetricSource;
+  readonly dt: string;
+}
+
+/**
+ * The CloudWatch AWS/RDS names both backends use for server metrics. The local backend maps
+ * SHOW GLOBAL STATUS deltas and /proc onto these; names are case-sensitive as in CloudWatch.
+ */
+export const SERVER_METRICS = {
+  CPUUtilization: 'Percent',
+  SelectThroughput: 'Count/Second',
+  DMLThroughput: 'Count/Second',
+  CommitThroughput: 'Count/Second',
+  NetworkTransmitThroughput: 'Bytes/Second',
+  NetworkReceiveThroughput: 'Bytes/Second',
+  DatabaseConnections: 'Count',
+  AuroraReplicaLag: 'Milliseconds',
+  BufferCacheHitRatio: 'Percent',
+  Deadlocks: 'Count/Second',
+  /** Aurora local write forwarding (AWS only). */
+  ForwardingReplicaSelectThroughput: 'Count/Second',
+  ForwardingReplicaDMLThroughput: 'Count/Second',
+  ForwardingReplicaOpenSessions: 'Count',
+  ForwardingWriterOpenSessions: 'Count',
+} as const;
+export type ServerMetricName = keyof typeof SERVER_METRICS;
+
+const safe = (s: string): string => s.replace(/[^A-Za-z0-9._-]/g, '_');
+
+export const lakeKeys = {
+  run: (dt: string, runId: string): string => `tables/runs/dt=${dt}/${safe(runId)}.jsonl`,
+  stepTable: (table: Exclude<LakeTable, 'runs'>, dt: string, runId: string, cellId: string, stepId: string): string =>
+    `tables/${table}/dt=${dt}/${safe(runId)}__${safe(cellId)}__${safe(stepId)}.jsonl`,
+  raw: (dt: string, runId: string, cellId: string, stepId: string, phase: string, clientId: string): string =>
+    `raw/dt=${dt}/${safe(runId)}/${safe(cellId)}/${safe(stepId)}/${phase}/${safe(clientId)}/`,
+  script: (runId: string, name: string): string => `scripts/${safe(runId)}/${safe(name)}`,
+};
+
+/** Rows to JSON Lines. */
+export function toJsonLines(rows: readonly object[]): string {
+  return rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length > 0 ? '\n' : '');
+}

@@ -1,0 +1,109 @@
+/**
+ * The plan: a spec expanded into cells (variant x repeat) and steps (workload x threads x rate).
+ * It is the execution input the state machine's Map states iterate over, so it stays plain JSON.
+ */
+import type { SysbenchOptions, Target, Variant, WriteForwarding } from '../spec/schema';
+
+export type BackendKind = 'local' | 'aws';
+
+/** A variant with its parameter template merged in: what one cell provisions. */
+export interface ResolvedVariant {
+  readonly name: string;
+  readonly instanceClass: string;
+  /** AZ letter, or undefined for "let the backend choose". */
+  readonly az?: string;
+  readonly readers: number;
+  readonly clusterParameters: Readonly<Record<string, string | number | boolean>>;
+  readonly instanceParameters: Readonly<Record<string, string | number | boolean>>;
+  readonly writeForwarding?: WriteForwarding;
+  readonly performanceInsights: boolean;
+  readonly clients: Variant['clients'];
+}
+
+export interface DataPlan {
+  readonly tables: number;
+  readonly tableSize: number;
+  readonly reuse: 'cell' | 'step';
+  readonly prepareThreads: number;
+}
+
+/** A custom Lua workload; `body` travels in the plan so AWS clients can fetch it from the run prefix. */
+export interface ScriptRef {
+  /** File name the runner writes it under, e.g. "fullscan_1kb.lua". */
+  readonly name: string;
+  readonly sha256: string;
+}
+
+export interface StepPlan {
+  /** Stable within a cell: `${workload}-t${threads}-${rate|'max'}` (plus target suffix when not writer). */
+  readonly stepId: string;
+  /** 0-based position in the cell. */
+  readonly index: number;
+  readonly workload: string;
+  /** A stock sysbench test name, or undefined when `script` is set. */
+  readonly test?: string;
+  readonly script?: ScriptRef;
+  readonly options: SysbenchOptions;
+  readonly threads: number;
+  /** Offered transactions/s per client; 0 = unlimited. */
+  readonly rate: number;
+  readonly durationS: number;
+  readonly warmupS: number;
+  readonly reportIntervalS: number;
+  readonly percentile: number;
+  readonly target: Target;
+  /** How many of the cell's clients run this step at once. */
+  readonly clients: number;
+  /** Prepare the data (cleanup first if tables exist) before this step runs. */
+  readonly prepare: boolean;
+  /** Seconds the workflow waits after starting the step before it first polls. */
+  readonly waitS: number;
+}
+
+export interface CellPlan {
+  /** Stable: `${variant}-r${repeat}`. */
+  readonly cellId: string;
+  /** 0-based position in execution order. */
+  readonly index: number;
+  readonly repeat: number;
+  readonly variant: ResolvedVariant;
+  readonly data: DataPlan;
+  readonly steps: readonly StepPlan[];
+}
+
+/** Something the plan cannot do on the chosen backend, said out loud instead of silently skipped. */
+export interface PlanNote {
+  readonly level: 'info' | 'warning' | 'refused';
+  /** JSON path into the spec, e.g. "variants[1].clusterParameters.aurora_fwd_writer_idle_timeout". */
+  readonly path: string;
+  readonly message: string;
+}
+
+export interface PlanEstimate {
+  /** Estimated wall time of the whole run, seconds, at the spec's maxConcurrency. */
+  readonly wallTimeS: number;
+  /** Seconds of benchmark steps (sum over cells). */
+  readonly stepTimeS: number;
+  /** Provisioning + teardown seconds assumed per cell on this backend. */
+  readonly provisionS: number;
+}
+
+export interface Plan {
+  readonly planVersion: 1;
+  readonly runId: string;
+  readonly specName: string;
+  readonly specSha256: string;
+  readonly backend: BackendKind;
+  readonly region: string;
+  readonly engine: { readonly kind: 'aurora-mysql'; readonly version: string };
+  readonly maxConcurrency: number;
+  readonly ttlHours: number;
+  /** ISO date (UTC) the lake partitions this run's rows under. */
+  readonly dt: string;
+  readonly createdAt: string;
+  readonly cells: readonly CellPlan[];
+  readonly notes: readonly PlanNote[];
+  readonly estimate: PlanEstimate;
+  /** Custom Lua bodies keyed by ScriptRef.name. */
+  readonly scripts: Readonly<Record<string, string>>;
+}

@@ -1,0 +1,246 @@
+/**
+ * The experiment spec: one file describes a whole benchmark study.
+ *
+ * The zod schema is the single source of truth: the TypeScript types are inferred from it and
+ * `experiments/schema.json` (for editors) is generated from it (`aurora-bench schema`).
+ */
+import { z } from 'zod';
+
+const name = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'lowercase letters, digits and dashes, at most 40 characters, starting with a letter or digit');
+
+/** A parameter value as it is written in a parameter group. */
+const parameterValue = z.union([z.string(), z.number(), z.boolean()]);
+const parameters = z.record(z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_.]*$/, 'a parameter name'), parameterValue);
+
+export const CONSISTENCY_LEVELS = ['EVENTUAL', 'SESSION', 'GLOBAL'] as const;
+
+export const WriteForwardingSchema = z
+  .object({
+    enabled: z.boolean().describe('Aurora MySQL local write forwarding (readers forward writes to the writer).'),
+    consistency: z
+      .enum(CONSISTENCY_LEVELS)
+      .default('EVENTUAL')
+      .describe('aurora_replica_read_consistency for forwarded sessions.'),
+    maxConnectionsPct: z
+      .number()
+      .int()
+      .min(0)
+      .max(90)
+      .optional()
+      .describe('aurora_fwd_writer_max_connections_pct: share of writer connections forwarded sessions may use (0 disables forwarding).'),
+    idleTimeoutS: z.number().int().min(1).max(3600).optional().describe('aurora_fwd_writer_idle_timeout in seconds.'),
+  })
+  .strict();
+
+export const ClientsSchema = z
+  .object({
+    count: z.number().int().min(1).max(64).default(1).describe('Client machines for this variant.'),
+    instanceType: z.string().regex(/^[a-z][a-z0-9-]*\.[a-z0-9]+$/, 'an EC2 instance type such as c6i.large').default('c6i.large'),
+    placement: z
+      .enum(['same-az', 'any'])
+      .default('same-az')
+      .describe('same-az puts every client in the AZ of the cluster writer (lowest latency, as in S1).'),
+  })
+  .strict();
+
+export const VariantSchema = z
+  .object({
+    name,
+    description: z.string().optional(),
+    instanceClass: z.string().regex(/^db\.[a-z0-9]+\.[a-z0-9]+$/, 'an RDS instance class such as db.r6g.2xlarge'),
+    az: z.string().regex(/^[a-z]$/, 'an AZ letter such as "a" (appended to the region)').optional(),
+    readers: z.number().int().min(0).max(15).default(0).describe('Aurora replicas (reader instances) besides the writer.'),
+    parameterTemplate: z.string().optional().describe('Name of an entry in parameterTemplates, merged under this variant\'s own parameters.'),
+    clusterParameters: parameters.default({}),
+    instanceParameters: parameters.default({}),
+    writeForwarding: WriteForwardingSchema.optional(),
+    performanceInsights: z.boolean().default(true),
+    clients: ClientsSchema.default({ count: 1, instanceType: 'c6i.large', placement: 'same-az' }),
+  })
+  .strict();
+
+export const STOCK_TESTS = [
+  'oltp_read_only',
+  'oltp_write_only',
+  'oltp_read_write',
+  'oltp_point_select',
+  'oltp_update_index',
+  'oltp_update_non_index',
+  'oltp_insert',
+  'oltp_delete',
+  'select_random_points',
+  'select_random_ranges',
+] as const;
+
+/** sysbench options of the stock OLTP tests that a spec may set (names as sysbench spells them). */
+export const SysbenchOptionsSchema = z
+  .object({
+    range_selects: z.boolean().optional(),
+    skip_trx: z.boolean().optional(),
+    point_selects: z.number().int().min(0).optional(),
+    simple_ranges: z.number().int().min(0).optional(),
+    sum_ranges: z.number().int().min(0).optional(),
+    order_ranges: z.number().int().min(0).optional(),
+    distinct_ranges: z.number().int().min(0).optional(),
+    index_updates: z.number().int().min(0).optional(),
+    non_index_updates: z.number().int().min(0).optional(),
+    delete_inserts: z.number().int().min(0).optional(),
+    range_size: z.number().int().min(1).optional(),
+    auto_inc: z.boolean().optional(),
+    secondary: z.boolean().optional(),
+    create_secondary: z.boolean().optional(),
+    mysql_storage_engine: z.string().optional(),
+    db_ps_mode: z.enum(['auto', 'disable']).optional(),
+    histogram: z.boolean().optional(),
+    rand_type: z.enum(['uniform', 'gaussian', 'special', 'pareto']).optional(),
+  })
+  .catchall(z.union([z.string(), z.number(), z.boolean()]))
+  .describe('Extra sysbench options, passed as --name=value. Known ones are type-checked.');
+
+export const TARGETS = ['writer', 'reader', 'all-readers'] as const;
+
+export const WorkloadSchema = z
+  .object({
+    name,
+    test: z.enum(STOCK_TESTS).optional().describe('A stock sysbench test.'),
+    script: z.string().optional().describe('A custom Lua workload, path relative to the spec file.'),
+    options: SysbenchOptionsSchema.default({}),
+    threads: z.array(z.number().int().min(1).max(10000)).min(1).default([1]).describe('Threads per client; one step per value.'),
+    rates: z
+      .array(z.number().int().min(0))
+      .min(1)
+      .default([0])
+      .describe('Offered transactions/s per client (sysbench --rate); 0 means unlimited. One step per value.'),
+    durationS: z.number().int().min(1).max(86400).optional(),
+    warmupS: z.number().int().min(0).max(3600).optional(),
+    reportIntervalS: z.number().int().min(1).max(3600).optional(),
+    percentile: z.number().int().min(1).max(100).optional(),
+    target: z.enum(TARGETS).default('writer').describe('Endpoint the clients connect to.'),
+    clients: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe('Client machines running this workload at once (default: all of the variant). With all-readers, spread across readers.'),
+  })
+  .strict()
+  .superRefine((w, ctx) => {
+    if ((w.test === undefined) === (w.script === undefined)) {
+      ctx.addIssue({ code: 'custom', message: 'exactly one of "test" (a stock sysbench test) or "script" (a Lua file) is required', path: ['test'] });
+    }
+  });
+
+export const DataSchema = z
+  .object({
+    tables: z.number().int().min(1).max(100000),
+    tableSize: z.number().int().min(1).describe('Rows per table (sysbench --table_size).'),
+    reuse: z
+      .enum(['cell', 'step'])
+      .default('cell')
+      .describe('cell: prepare once per cell on the writer and reuse for every step; step: prepare afresh before each step.'),
+    prepareThreads: z.number().int().min(1).max(256).default(8),
+  })
+  .strict();
+
+export const DefaultsSchema = z
+  .object({
+    durationS: z.number().int().min(1).max(86400).default(60),
+    warmupS: z.number().int().min(0).max(3600).default(0),
+    reportIntervalS: z.number().int().min(1).max(3600).default(1),
+    percentile: z.number().int().min(1).max(100).default(95),
+  })
+  .strict();
+
+export const EngineSchema = z
+  .object({
+    kind: z.literal('aurora-mysql').default('aurora-mysql'),
+    version: z
+      .string()
+      .regex(/^[0-9]+\.[0-9]+(\.[0-9]+)?$|^[0-9]+\.[0-9]+\.mysql_aurora\.[0-9.]+$/, 'an Aurora MySQL version such as "3.04.0" or "5.7.mysql_aurora.2.10.0"'),
+  })
+  .strict();
+
+export const SpecSchema = z
+  .object({
+    $schema: z.string().optional(),
+    name,
+    description: z.string().optional(),
+    engine: EngineSchema,
+    region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-[0-9]$/, 'an AWS region such as us-east-1').default('us-east-1'),
+    parameterTemplates: z
+      .record(
+        z.string(),
+        z
+          .object({ clusterParameters: parameters.default({}), instanceParameters: parameters.default({}) })
+          .strict(),
+      )
+      .default({}),
+    variants: z.array(VariantSchema).min(1).max(50),
+    data: DataSchema,
+    defaults: DefaultsSchema.default({ durationS: 60, warmupS: 0, reportIntervalS: 1, percentile: 95 }),
+    workloads: z.array(WorkloadSchema).min(1),
+    repeats: z.number().int().min(1).max(100).default(1),
+    order: z
+      .enum(['interleaved', 'sequential'])
+      .default('interleaved')
+      .describe('interleaved alternates variants within each repeat round (drift does not fall on one variant).'),
+    maxConcurrency: z.number().int().min(1).max(40).default(1).describe('Cells provisioned and run at once.'),
+    budget: z
+      .object({ maxUsd: z.number().positive() })
+      .strict()
+      .optional()
+      .describe('Refuse an AWS run whose estimated cost exceeds this.'),
+    ttlHours: z.number().int().min(1).max(168).default(24).describe('Resources older than this are deleted by the sweeper.'),
+  })
+  .strict()
+  .superRefine((spec, ctx) => {
+    const unique = (items: { name: string }[], key: 'variants' | 'workloads') => {
+      const seen = new Set<string>();
+      items.forEach((it, i) => {
+        if (seen.has(it.name)) ctx.addIssue({ code: 'custom', message: `duplicate name "${it.name}"`, path: [key, i, 'name'] });
+        seen.add(it.name);
+      });
+    };
+    unique(spec.variants, 'variants');
+    unique(spec.workloads, 'workloads');
+    spec.variants.forEach((v, i) => {
+      if (v.parameterTemplate !== undefined && !(v.parameterTemplate in spec.parameterTemplates)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `unknown parameter template "${v.parameterTemplate}" (defined: ${Object.keys(spec.parameterTemplates).join(', ') || 'none'})`,
+          path: ['variants', i, 'parameterTemplate'],
+        });
+      }
+    });
+    spec.workloads.forEach((w, i) => {
+      const needsReaders = w.target !== 'writer';
+      spec.variants.forEach((v) => {
+        if (needsReaders && v.readers === 0) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `target "${w.target}" needs readers but variant "${v.name}" has readers: 0`,
+            path: ['workloads', i, 'target'],
+          });
+        }
+        if (w.clients !== undefined && w.clients > v.clients.count) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `clients ${w.clients} exceeds the ${v.clients.count} client(s) of variant "${v.name}"`,
+            path: ['workloads', i, 'clients'],
+          });
+        }
+      });
+    });
+  });
+
+/** A spec as written (defaults not yet applied). */
+export type SpecInput = z.input<typeof SpecSchema>;
+/** A validated spec with every default applied. */
+export type Spec = z.output<typeof SpecSchema>;
+export type Variant = z.output<typeof VariantSchema>;
+export type Workload = z.output<typeof WorkloadSchema>;
+export type SysbenchOptions = z.output<typeof SysbenchOptionsSchema>;
+export type WriteForwarding = z.output<typeof WriteForwardingSchema>;
+export type Target = (typeof TARGETS)[number];

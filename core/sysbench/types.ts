@@ -1,0 +1,90 @@
+/**
+ * What the client runner leaves behind and what the parser makes of it.
+ *
+ * Runner output layout (the same under a local directory and under an S3 prefix):
+ *   output.log        sysbench stdout+stderr as printed: the text summary plus one JSON line per
+ *                     report interval from client/lua/aurora_bench_hook.lua (lines starting `{"aurora_bench":`)
+ *   client_cpu.jsonl  one line per second: {"t": epoch seconds, "sysbenchCpuPct": % of one core used by
+ *                     sysbench, "hostCpuPct": % of all cores busy, "cores": n}
+ *   result.json       written last, when the job has ended: RunnerResult
+ */
+
+export type RunnerPhase = 'prepare' | 'run';
+
+export interface RunnerResult {
+  readonly phase: RunnerPhase;
+  /** sysbench's exit code (139 = segfault, e.g. when its connections were killed). */
+  readonly exitCode: number;
+  readonly startedAt: string;
+  readonly endedAt: string;
+  readonly sysbenchVersion: string;
+  readonly hostname: string;
+  /** The sysbench command line with any password masked. */
+  readonly command: string;
+}
+
+export interface LatencySummary {
+  readonly min: number;
+  readonly avg: number;
+  readonly max: number;
+  /** Which percentile `value` is (sysbench --percentile). */
+  readonly percentile: number;
+  /** Latency at that percentile, ms. */
+  readonly value: number;
+  readonly sum: number;
+}
+
+export interface RunSummary {
+  readonly tps: number;
+  readonly qps: number;
+  readonly events: number;
+  readonly totalTimeS: number;
+  readonly reads: number;
+  readonly writes: number;
+  readonly other: number;
+  readonly transactions: number;
+  readonly queries: number;
+  readonly errors: number;
+  readonly reconnects: number;
+  readonly latencyMs: LatencySummary;
+}
+
+export interface Interval {
+  /** Seconds since the run started, at the end of the interval. */
+  readonly t: number;
+  readonly threads: number;
+  readonly tps: number;
+  readonly qps: number;
+  readonly readsPerS: number;
+  readonly writesPerS: number;
+  readonly otherPerS: number;
+  /** Latency at the run's percentile over the interval, ms (0 when sysbench printed none). */
+  readonly latencyMs: number;
+  readonly errorsPerS: number;
+  readonly reconnectsPerS: number;
+  /** Rate mode (--rate) only: events waiting in the queue and threads busy. */
+  readonly queueLength?: number;
+  readonly concurrency?: number;
+}
+
+export interface HistogramBucket {
+  readonly valueMs: number;
+  readonly count: number;
+}
+
+export interface ParsedOutput {
+  readonly status: 'ok' | 'failed';
+  /** Why the run failed (FATAL line, crash signal, missing summary); null when ok. */
+  readonly error: string | null;
+  /** null when sysbench died before printing its summary; intervals still hold what it printed. */
+  readonly summary: RunSummary | null;
+  readonly intervals: readonly Interval[];
+  readonly histogram?: readonly HistogramBucket[];
+}
+
+export interface ClientCpuSample {
+  readonly t: number;
+  readonly sysbenchCpuPct: number;
+  readonly hostCpuPct: number;
+  readonly cores: number;
+}

@@ -1,0 +1,28 @@
+/**
+ * The Lambda-backed Tasks of state-machines/benchmark.asl.json. Each has a handler at
+ * lambdas/<name>/handler.ts (export `handler`), and the ASL names its function ARN with the
+ * placeholder `${<Pascal>FunctionArn}`: CDK substitutes real ARNs, the local runner binds the
+ * same handlers in-process.
+ */
+export const TASK_NAMES = [
+  'plan-run',
+  'provision-cell',
+  'check-cell-ready',
+  'start-clients',
+  'check-clients-ready',
+  'start-jobs',
+  'check-jobs',
+  'collect-step',
+  'teardown-cell',
+  'finish-run',
+] as const;
+export type TaskName = (typeof TASK_NAMES)[number];
+
+/** 'check-cell-ready' -> 'CheckCellReadyFunctionArn' */
+export function placeholderFor(task: TaskName): string {
+  const pascal = task
+    .split('-')
+    .map((p) => p[0]!.toUpperCase() + p.slice(1))
+    .join('');
+  return `${pascal}FunctionArn`;
+}
