@@ -111,7 +111,8 @@ export interface IntervalRow {
   readonly dt: string;
 }
 
-export type MetricSource = 'cloudwatch' | 'pi' | 'local';
+/** runner: measured by the client runner itself (client CPU), the same on both backends. */
+export type MetricSource = 'cloudwatch' | 'pi' | 'local' | 'runner';
 
 export interface ServerMetricRow {
   readonly run_id: string;

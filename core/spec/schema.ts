@@ -99,6 +99,9 @@ export const SysbenchOptionsSchema = z
   .catchall(z.union([z.string(), z.number(), z.boolean()]))
   .describe('Extra sysbench options, passed as --name=value. Known ones are type-checked.');
 
+/** Stock tests that only read: they can target a reader without write forwarding. */
+export const READ_ONLY_TESTS: ReadonlySet<string> = new Set(['oltp_read_only', 'oltp_point_select', 'select_random_points', 'select_random_ranges']);
+
 export const TARGETS = ['writer', 'reader', 'all-readers'] as const;
 
 export const WorkloadSchema = z
@@ -216,6 +219,16 @@ export const SpecSchema = z
     });
     spec.workloads.forEach((w, i) => {
       const needsReaders = w.target !== 'writer';
+      const writes = w.script !== undefined || !READ_ONLY_TESTS.has(w.test ?? '');
+      spec.variants.forEach((v) => {
+        if (needsReaders && writes && v.readers > 0 && !v.writeForwarding?.enabled) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `workload "${w.name}" writes but targets ${w.target} of variant "${v.name}", which has no writeForwarding (Aurora readers are read-only)`,
+            path: ['workloads', i, 'target'],
+          });
+        }
+      });
       spec.variants.forEach((v) => {
         if (needsReaders && v.readers === 0) {
           ctx.addIssue({

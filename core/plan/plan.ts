@@ -1,0 +1,231 @@
+/**
+ * Expanding a validated spec into the plan the workflow runs: cells (variant x repeat) in an
+ * interleaved order, steps (workload x threads x rate) with stable ids, notes on what the chosen
+ * backend cannot do, and an estimate of the wall time.
+ */
+import { randomBytes } from 'node:crypto';
+import { READ_ONLY_TESTS, type Spec, type Variant, type Workload } from '../spec/schema';
+import { canonicalJson, sha256 } from '../spec/validate';
+import type { BackendKind, CellPlan, Plan, PlanEstimate, PlanNote, ResolvedVariant, StepPlan } from './types';
+
+
+/** Per-backend time assumptions for the estimate (seconds). */
+const BACKEND_TIMES: Record<BackendKind, { provisionS: number; stepOverheadS: number; rowsPerS: number }> = {
+  // Local: copy a template datadir and start mariadbd (~2 s), teardown ~1 s; sysbench prepare ~100k rows/s.
+  local: { provisionS: 5, stepOverheadS: 2, rowsPerS: 100_000 },
+  // AWS: an Aurora cluster + instances take ~15-20 min to create and ~10 min to delete; clients ~2 min.
+  aws: { provisionS: 30 * 60, stepOverheadS: 30, rowsPerS: 200_000 },
+};
+
+export class PlanError extends Error {
+  override readonly name = 'PlanError';
+  constructor(readonly notes: readonly PlanNote[]) {
+    super('the experiment cannot run as specified:\n' + notes.map((n) => `  - ${n.path}: ${n.message}`).join('\n'));
+  }
+}
+
+export interface PlanOptions {
+  readonly backend: BackendKind;
+  /** Custom Lua bodies by file name (from loadSpecFile). */
+  readonly scripts?: Readonly<Record<string, string>>;
+  /** Reuse an id (a retried execution); otherwise one is made from the spec name and time. */
+  readonly runId?: string;
+  readonly now?: Date;
+}
+
+export function makeRunId(specName: string, now: Date): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
+  return `${specName}-${stamp}-${randomBytes(2).toString('hex')}`;
+}
+
+export function resolveVariant(spec: Spec, variant: Variant): ResolvedVariant {
+  const template = variant.parameterTemplate !== undefined ? spec.parameterTemplates[variant.parameterTemplate] : undefined;
+  return {
+    name: variant.name,
+    instanceClass: variant.instanceClass,
+    ...(variant.az !== undefined ? { az: variant.az } : {}),
+    readers: variant.readers,
+    clusterParameters: { ...(template?.clusterParameters ?? {}), ...variant.clusterParameters },
+    instanceParameters: { ...(template?.instanceParameters ?? {}), ...variant.instanceParameters },
+    ...(variant.writeForwarding !== undefined ? { writeForwarding: variant.writeForwarding } : {}),
+    performanceInsights: variant.performanceInsights,
+    clients: variant.clients,
+  };
+}
+
+export function workloadWrites(w: Workload): boolean {
+  // A custom script may write; only stock read-only tests are known not to.
+  return w.script !== undefined || !READ_ONLY_TESTS.has(w.test ?? '');
+}
+
+/** Cells in execution order: interleaved rotates the variant order every repeat round. */
+export function orderCells(variantCount: number, repeats: number, order: Spec['order']): { variantIndex: number; repeat: number }[] {
+  const cells: { variantIndex: number; repeat: number }[] = [];
+  if (order === 'sequential') {
+    for (let v = 0; v < variantCount; v++) for (let r = 1; r <= repeats; r++) cells.push({ variantIndex: v, repeat: r });
+    return cells;
+  }
+  for (let r = 1; r <= repeats; r++) {
+    for (let k = 0; k < variantCount; k++) cells.push({ variantIndex: (k + r - 1) % variantCount, repeat: r });
+  }
+  return cells;
+}
+
+function stepIdFor(w: Workload, threads: number, rate: number): string {
+  return `${w.name}-t${threads}` + (rate > 0 ? `-r${rate}` : '');
+}
+
+function scriptRef(w: Workload, scripts: Readonly<Record<string, string>>): StepPlan['script'] {
+  if (w.script === undefined) return undefined;
+  const name = w.script.split('/').pop()!;
+  const body = scripts[name];
+  if (body === undefined) throw new PlanError([{ level: 'refused', path: `workloads.${w.name}.script`, message: `script "${name}" was not loaded` }]);
+  return { name, sha256: sha256(body) };
+}
+
+function buildSteps(spec: Spec, scripts: Readonly<Record<string, string>>, clientCount: number): StepPlan[] {
+  const steps: StepPlan[] = [];
+  const prepared = new Set<string>();
+  for (const w of spec.workloads) {
+    const dataSet = w.script ?? 'sbtest';
+    for (const threads of w.threads) {
+      for (const rate of w.rates) {
+        const durationS = w.durationS ?? spec.defaults.durationS;
+        const warmupS = w.warmupS ?? spec.defaults.warmupS;
+        const prepare = spec.data.reuse === 'step' || !prepared.has(dataSet);
+        prepared.add(dataSet);
+        const script = scriptRef(w, scripts);
+        steps.push({
+          stepId: stepIdFor(w, threads, rate),
+          index: steps.length,
+          workload: w.name,
+          ...(w.test !== undefined ? { test: w.test } : {}),
+          ...(script !== undefined ? { script } : {}),
+          options: w.options,
+          threads,
+          rate,
+          durationS,
+          warmupS,
+          reportIntervalS: w.reportIntervalS ?? spec.defaults.reportIntervalS,
+          percentile: w.percentile ?? spec.defaults.percentile,
+          target: w.target,
+          clients: Math.min(w.clients ?? clientCount, clientCount),
+          prepare,
+          waitS: warmupS + durationS + 1,
+        });
+      }
+    }
+  }
+  return steps;
+}
+
+/** What a backend cannot do, per variant and workload: warnings (run anyway, said) and refusals (steps dropped, said). */
+export function backendNotes(spec: Spec, backend: BackendKind): PlanNote[] {
+  const notes: PlanNote[] = [];
+  if (backend !== 'local') return notes;
+  spec.variants.forEach((v, vi) => {
+    const wf = v.writeForwarding;
+    spec.workloads.forEach((w, wi) => {
+      if (w.target !== 'writer' && workloadWrites(w) && wf?.enabled) {
+        notes.push({
+          level: 'refused',
+          path: `workloads[${wi}]`,
+          message: `workload "${w.name}" on variant "${v.name}" sends writes to a reader: Aurora local write forwarding needs AWS (run with --aws); MariaDB replicas cannot forward writes`,
+        });
+      }
+    });
+    if (wf?.enabled) {
+      notes.push({
+        level: 'warning',
+        path: `variants[${vi}].writeForwarding`,
+        message: `write forwarding and read consistency ${wf.consistency} are Aurora features: not applicable locally (AWS only)`,
+      });
+    }
+    if (v.performanceInsights) {
+      notes.push({ level: 'info', path: `variants[${vi}].performanceInsights`, message: 'Performance Insights is AWS only; locally /proc and SHOW GLOBAL STATUS are sampled instead' });
+    }
+    if (v.az !== undefined) {
+      notes.push({ level: 'info', path: `variants[${vi}].az`, message: `AZ "${v.az}" has no local meaning: all servers run on 127.0.0.1` });
+    }
+  });
+  return notes;
+}
+
+/** Remove the steps a refusal names, per variant; a refusal that leaves a cell empty fails the plan. */
+function dropRefusedSteps(spec: Spec, variant: Variant, steps: StepPlan[], backend: BackendKind): StepPlan[] {
+  const refusedWorkloads = new Set(
+    spec.workloads
+      .filter((w) => backend === 'local' && w.target !== 'writer' && workloadWrites(w) && variant.writeForwarding?.enabled === true)
+      .map((w) => w.name),
+  );
+  const kept = steps.filter((s) => !refusedWorkloads.has(s.workload));
+  // Renumber and move the data preparation onto the first kept step of each data set.
+  const prepared = new Set<string>();
+  return kept.map((s, index) => {
+    const dataSet = s.script?.name ?? 'sbtest';
+    const prepare = spec.data.reuse === 'step' || !prepared.has(dataSet);
+    prepared.add(dataSet);
+    return { ...s, index, prepare };
+  });
+}
+
+export function estimate(cells: readonly CellPlan[], backend: BackendKind, maxConcurrency: number): PlanEstimate {
+  const t = BACKEND_TIMES[backend];
+  const cellTimes = cells.map((c) => {
+    const prepareS = c.steps.filter((s) => s.prepare).length * Math.ceil((c.data.tables * c.data.tableSize) / t.rowsPerS);
+    return prepareS + c.steps.reduce((acc, s) => acc + s.warmupS + s.durationS + t.stepOverheadS, 0);
+  });
+  // Greedy list scheduling onto maxConcurrency lanes, in plan order (what the Map state does).
+  const lanes = new Array<number>(Math.max(1, maxConcurrency)).fill(0);
+  cellTimes.forEach((ct) => {
+    const i = lanes.indexOf(Math.min(...lanes));
+    lanes[i]! += ct + t.provisionS;
+  });
+  return {
+    wallTimeS: Math.max(...lanes),
+    stepTimeS: cellTimes.reduce((a, b) => a + b, 0),
+    provisionS: t.provisionS,
+  };
+}
+
+export function planRun(spec: Spec, options: PlanOptions): Plan {
+  const now = options.now ?? new Date();
+  const scripts = options.scripts ?? {};
+  const notes = backendNotes(spec, options.backend);
+  const cells: CellPlan[] = [];
+  for (const { variantIndex, repeat } of orderCells(spec.variants.length, spec.repeats, spec.order)) {
+    const variant = spec.variants[variantIndex]!;
+    const steps = dropRefusedSteps(spec, variant, buildSteps(spec, scripts, variant.clients.count), options.backend);
+    if (steps.length === 0) continue;
+    cells.push({
+      cellId: `${variant.name}-r${repeat}`,
+      index: cells.length,
+      repeat,
+      variant: resolveVariant(spec, variant),
+      data: spec.data,
+      steps,
+    });
+  }
+  if (cells.length === 0) {
+    throw new PlanError(notes.filter((n) => n.level === 'refused').length > 0 ? notes.filter((n) => n.level === 'refused') : [{ level: 'refused', path: 'workloads', message: 'no step left to run' }]);
+  }
+  const usedScripts: Record<string, string> = {};
+  for (const c of cells) for (const s of c.steps) if (s.script) usedScripts[s.script.name] = scripts[s.script.name]!;
+  return {
+    planVersion: 1,
+    runId: options.runId ?? makeRunId(spec.name, now),
+    specName: spec.name,
+    specSha256: sha256(canonicalJson(spec)),
+    backend: options.backend,
+    region: spec.region,
+    engine: { kind: spec.engine.kind, version: spec.engine.version },
+    maxConcurrency: spec.maxConcurrency,
+    ttlHours: spec.ttlHours,
+    dt: now.toISOString().slice(0, 10),
+    createdAt: now.toISOString(),
+    cells,
+    notes,
+    estimate: estimate(cells, options.backend, spec.maxConcurrency),
+    scripts: usedScripts,
+  };
+}

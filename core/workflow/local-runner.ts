@@ -1,0 +1,179 @@
+/**
+ * Runs state-machines/benchmark.asl.json locally with aws-local-stepfunctions: the same definition
+ * the AWS stack deploys, its Task states bound to the same handlers (lambdas/<task>/handler.ts)
+ * with local deps, its Wait states shortened to a poll interval.
+ */
+import '../polyfills';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { StateMachine } from 'aws-local-stepfunctions';
+import type { Backend } from '../backend';
+import { placeholderFor, TASK_NAMES, type TaskName } from './task-names';
+import type { FinishRunOutput, TaskDeps } from './tasks';
+
+export const ASL_PATH = join(__dirname, '..', '..', 'state-machines', 'benchmark.asl.json');
+
+/** The fake ARN a placeholder becomes locally; it names the task so bindings can be checked. */
+export function localFunctionArn(task: TaskName): string {
+  return `arn:aws:lambda:us-east-1:000000000000:function:aurora-bench-${task}`;
+}
+
+/** The ASL text with every ${...FunctionArn} replaced; fails on a placeholder no task claims. */
+export function substituteDefinition(text: string, arnFor: (task: TaskName) => string): Record<string, unknown> {
+  let out = text;
+  for (const task of TASK_NAMES) out = out.split('${' + placeholderFor(task) + '}').join(arnFor(task));
+  const left = out.match(/\$\{[A-Za-z0-9]+\}/g);
+  if (left) throw new Error(`${ASL_PATH}: unknown placeholder(s) ${[...new Set(left)].join(', ')}`);
+  return JSON.parse(out) as Record<string, unknown>;
+}
+
+interface AslState {
+  Type: string;
+  Resource?: string;
+  Retry?: unknown[];
+  ItemProcessor?: { States: Record<string, AslState> };
+  Iterator?: { States: Record<string, AslState> };
+  Branches?: { States: Record<string, AslState> }[];
+}
+
+/** Every state of the definition, nested Map and Parallel states included, by name. */
+export function allStates(definition: Record<string, unknown>): Map<string, AslState> {
+  const found = new Map<string, AslState>();
+  const walk = (states: Record<string, AslState>) => {
+    for (const [name, st] of Object.entries(states)) {
+      if (found.has(name)) throw new Error(`state name "${name}" is used twice: local overrides are keyed by state name`);
+      found.set(name, st);
+      if (st.ItemProcessor) walk(st.ItemProcessor.States);
+      if (st.Iterator) walk(st.Iterator.States);
+      for (const b of st.Branches ?? []) walk(b.States);
+    }
+  };
+  walk(definition['States'] as Record<string, AslState>);
+  return found;
+}
+
+export type LocalHandler = (event: unknown) => Promise<unknown>;
+
+/** Loads each lambdas/<task>/handler.ts and binds its makeHandler to deps. */
+export function bindHandlers(deps: TaskDeps): Record<TaskName, LocalHandler> {
+  const bound = {} as Record<TaskName, LocalHandler>;
+  for (const task of TASK_NAMES) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const mod = require(join(__dirname, '..', '..', 'lambdas', task, 'handler')) as { makeHandler: (d: TaskDeps) => LocalHandler };
+    bound[task] = mod.makeHandler(deps);
+  }
+  return bound;
+}
+
+export interface ExecutionEvent {
+  readonly type: string;
+  readonly timestamp: number;
+  readonly state?: { readonly name: string; readonly type: string; readonly input?: unknown; readonly output?: unknown };
+  readonly Error?: string;
+  readonly Cause?: string;
+  readonly index?: number;
+  readonly parentState?: { readonly name: string };
+  readonly retry?: { readonly attempt: number };
+}
+
+export interface LocalExecutionOptions {
+  readonly deps: TaskDeps;
+  readonly input: { spec: unknown; scripts?: Record<string, string>; runId?: string };
+  /** Every Wait state becomes this many ms: the local backend's polls are cheap. */
+  readonly pollMs?: number;
+  /** Pause before a Retry, ms. */
+  readonly retryMs?: number;
+  readonly onEvent?: (event: ExecutionEvent) => void;
+  readonly signal?: AbortSignal;
+  /** Defaults to state-machines/benchmark.asl.json. */
+  readonly definitionText?: string;
+}
+
+export interface LocalExecutionResult {
+  readonly status: 'SUCCEEDED' | 'FAILED' | 'ABORTED';
+  readonly output?: FinishRunOutput;
+  readonly error?: string;
+  readonly cause?: string;
+  readonly events: readonly ExecutionEvent[];
+  /** The run id PlanRun chose, when it got that far. */
+  readonly runId?: string;
+}
+
+export async function executeLocally(options: LocalExecutionOptions): Promise<LocalExecutionResult> {
+  const definition = substituteDefinition(options.definitionText ?? readFileSync(ASL_PATH, 'utf8'), localFunctionArn);
+  const handlers = bindHandlers(options.deps);
+  const taskByArn = new Map(TASK_NAMES.map((t) => [localFunctionArn(t), t]));
+  const taskOverrides: Record<string, LocalHandler> = {};
+  const waitOverrides: Record<string, number> = {};
+  const retryOverrides: Record<string, number> = {};
+  for (const [name, st] of allStates(definition)) {
+    if (st.Type === 'Task') {
+      const task = taskByArn.get(st.Resource ?? '');
+      if (!task) throw new Error(`state ${name}: resource ${st.Resource} is not one of the workflow's tasks`);
+      taskOverrides[name] = handlers[task];
+    }
+    if (st.Type === 'Wait') waitOverrides[name] = options.pollMs ?? 250;
+    if (st.Retry) retryOverrides[name] = options.retryMs ?? 100;
+  }
+
+  const machine = new StateMachine(definition as never, { validationOptions: { checkArn: true, checkPaths: true } });
+  const execution = machine.run(options.input, {
+    overrides: { taskResourceLocalHandlers: taskOverrides as never, waitTimeOverrides: waitOverrides, retryIntervalOverrides: retryOverrides },
+    noThrowOnAbort: true,
+  });
+  const onAbort = () => execution.abort();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+
+  const events: ExecutionEvent[] = [];
+  let runId: string | undefined;
+  const drain = (async () => {
+    for await (const ev of execution.eventLogs as AsyncIterable<ExecutionEvent>) {
+      events.push(ev);
+      if (ev.type === 'StateExited' && ev.state?.name === 'PlanRun') {
+        runId = (ev.state.output as { run?: { runId?: string } } | undefined)?.run?.runId;
+      }
+      options.onEvent?.(ev);
+    }
+  })();
+
+  try {
+    const output = (await execution.result) as FinishRunOutput | null;
+    await drain;
+    if (output === null || options.signal?.aborted) return { status: 'ABORTED', events, ...(runId ? { runId } : {}) };
+    return { status: 'SUCCEEDED', output, events, runId: output.runId };
+  } catch (e) {
+    await drain.catch(() => undefined);
+    const err = e as Error & { cause?: unknown };
+    const failed = [...events].reverse().find((ev) => ev.type === 'ExecutionFailed');
+    return {
+      status: 'FAILED',
+      error: failed?.Error ?? err.name,
+      cause: failed?.Cause ?? (typeof err.cause === 'string' ? err.cause : err.message),
+      events,
+      ...(runId ? { runId } : {}),
+    };
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** A backend whose listed methods throw, for exercising the workflow's Retry and Catch paths. */
+export function withInjectedFailures(
+  backend: Backend,
+  failures: Partial<Record<keyof Backend, { error: Error; times?: number }>>,
+): Backend & { readonly calls: Record<string, number> } {
+  const calls: Record<string, number> = {};
+  return new Proxy(backend, {
+    get(target, prop, receiver) {
+      if (prop === 'calls') return calls;
+      const value = Reflect.get(target, prop, receiver) as unknown;
+      const failure = failures[prop as keyof Backend];
+      if (typeof value !== 'function') return value;
+      return async (...args: unknown[]) => {
+        calls[String(prop)] = (calls[String(prop)] ?? 0) + 1;
+        if (failure && calls[String(prop)]! <= (failure.times ?? Infinity)) throw failure.error;
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  }) as Backend & { readonly calls: Record<string, number> };
+}

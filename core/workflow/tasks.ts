@@ -1,0 +1,479 @@
+/**
+ * The logic behind each Task of state-machines/benchmark.asl.json. Handlers in lambdas/ parse the
+ * event, build TaskDeps once and call these; the local runner binds the same handlers with local
+ * deps. Everything returned here becomes state data, so it stays small and plain JSON.
+ */
+import type { Backend, CellResources, JobHandle, JobsState, RunContext, RunnerJob } from '../backend';
+import { lakeKeys, toJsonLines, type IntervalRow, type RunRow, type ServerMetricRow, type StepRow } from '../lake/rows';
+import { planRun, PlanError } from '../plan/plan';
+import type { CellPlan, Plan, PlanNote, StepPlan } from '../plan/types';
+import { SpecError, validateSpec } from '../spec/validate';
+import { buildSysbenchArgs } from '../sysbench/command';
+import { parseClientCpu, parseSysbenchOutput, summarizeClientCpu } from '../sysbench/parser';
+import type { ParsedOutput, RunnerPhase, RunnerResult } from '../sysbench/types';
+import { DataPrepareFailedError, InvalidSpecError, InvalidTaskInputError, NotReadyInTimeError, RunnerOutputMissingError } from './errors';
+
+export interface TaskDeps {
+  readonly backend: Backend;
+  readonly now: () => Date;
+  readonly toolVersion: string;
+  readonly gitSha: string | null;
+  /** Server version string for the manifest (locally the mariadbd version; on AWS the engine version). */
+  readonly serverVersion: string | null;
+  /** Checks only a backend can make before anything is created (AWS: AZs, orderable classes, budget). */
+  readonly preflight?: (plan: Plan) => Promise<readonly PlanNote[]>;
+  /** How long provisioning and client start may take before the cell fails. */
+  readonly readyTimeoutS: number;
+}
+
+// ---------------------------------------------------------------- event shapes
+
+export interface PlanRunEvent {
+  readonly spec: unknown;
+  readonly scripts?: Record<string, string>;
+  readonly runId?: string;
+}
+export interface PlanRunOutput {
+  readonly run: RunContext;
+  readonly cells: readonly CellPlan[];
+  readonly maxConcurrency: number;
+}
+export interface CellEvent {
+  readonly run: RunContext;
+  readonly cell: CellPlan;
+}
+export interface CellResourcesEvent extends CellEvent {
+  readonly resources: CellResources;
+}
+export interface StartJobsEvent extends CellResourcesEvent {
+  readonly step: StepPlan;
+  readonly phase: RunnerPhase;
+}
+export interface CheckJobsEvent extends CellEvent {
+  readonly step: StepPlan;
+  readonly jobs: readonly JobHandle[];
+}
+export interface CheckJobsOutput extends JobsState {
+  /** The jobs ran past their deadline and were stopped. */
+  readonly timedOut: boolean;
+}
+export interface CollectStepEvent extends StartJobsEvent {
+  readonly jobs: readonly JobHandle[];
+  readonly jobsState: CheckJobsOutput;
+}
+export interface StepOutcome {
+  readonly stepId: string;
+  readonly status: 'ok' | 'failed';
+  readonly error: string | null;
+  readonly tps: number | null;
+  readonly qps: number | null;
+  readonly sysbenchVersion: string | null;
+}
+/** A Catch's error payload; Cause is the error message locally and a JSON string on Lambda. */
+export interface TaskError {
+  readonly Error: string;
+  readonly Cause?: string;
+}
+export interface TeardownEvent extends CellEvent {
+  readonly resources?: CellResources;
+  readonly steps?: readonly StepOutcome[];
+  readonly error?: TaskError;
+}
+/** Kept small: a Distributed Map's collected output must stay under 256 KB for hundreds of cells. */
+export interface CellOutcome {
+  readonly cellId: string;
+  readonly status: 'succeeded' | 'failed' | 'teardown-failed';
+  readonly error: string | null;
+  readonly steps: number;
+  /** The first few failed steps with their reasons (all of them are in the lake's steps table). */
+  readonly failedSteps: readonly { readonly stepId: string; readonly error: string | null }[];
+  readonly sysbenchVersion: string | null;
+}
+export interface FinishRunEvent {
+  readonly run: RunContext;
+  readonly cells: readonly CellPlan[];
+  readonly cellResults?: readonly CellOutcome[];
+  readonly error?: TaskError;
+}
+export interface FinishRunOutput {
+  readonly status: 'succeeded' | 'failed';
+  readonly runId: string;
+  readonly error: string | null;
+  readonly cause: string | null;
+  readonly steps: number;
+  readonly failedSteps: number;
+}
+
+// ---------------------------------------------------------------- helpers
+
+function need<T extends object>(event: T, fields: readonly (keyof T & string)[], task: string): void {
+  if (event === null || typeof event !== 'object') throw new InvalidTaskInputError(`${task}: event is not an object`);
+  for (const f of fields) {
+    if ((event as Record<string, unknown>)[f] === undefined) throw new InvalidTaskInputError(`${task}: event.${f} is missing`);
+  }
+}
+
+/** The readable part of a Catch Cause: Lambda wraps it as JSON {errorType, errorMessage, trace}. */
+export function causeText(error: TaskError | undefined): string | null {
+  if (error === undefined) return null;
+  const cause = error.Cause ?? '';
+  try {
+    const parsed = JSON.parse(cause) as { errorMessage?: string; errorType?: string };
+    if (parsed && typeof parsed.errorMessage === 'string') return `${parsed.errorType ?? error.Error}: ${parsed.errorMessage}`;
+  } catch {
+    // a plain message
+  }
+  return cause.startsWith(error.Error) ? cause : `${error.Error}: ${cause}`;
+}
+
+function runContext(plan: Plan): RunContext {
+  return {
+    runId: plan.runId,
+    specName: plan.specName,
+    backend: plan.backend,
+    region: plan.region,
+    engineVersion: plan.engine.version,
+    dt: plan.dt,
+    ttlHours: plan.ttlHours,
+  };
+}
+
+async function readRunRow(deps: TaskDeps, run: RunContext): Promise<RunRow | undefined> {
+  const text = await deps.backend.lake.get(lakeKeys.run(run.dt, run.runId));
+  if (text === undefined || text.trim() === '') return undefined;
+  return JSON.parse(text.trim().split('\n')[0]!) as RunRow;
+}
+
+/** Which endpoint the i-th client of a step connects to. */
+export function endpointFor(step: StepPlan, resources: CellResources, clientIndex: number) {
+  if (step.target === 'writer') {
+    if (!resources.writer) throw new InvalidTaskInputError(`cell ${resources.cellId} has no writer endpoint yet`);
+    return resources.writer;
+  }
+  if (resources.readers.length === 0) throw new InvalidTaskInputError(`step ${step.stepId} targets ${step.target} but cell ${resources.cellId} has no readers`);
+  return step.target === 'reader' ? resources.readers[0]! : resources.readers[clientIndex % resources.readers.length]!;
+}
+
+export function buildJobs(run: RunContext, cell: CellPlan, resources: CellResources, step: StepPlan, phase: RunnerPhase): RunnerJob[] {
+  if (resources.clients.length === 0) throw new InvalidTaskInputError(`cell ${cell.cellId} has no clients`);
+  const workload = step.script?.name ?? step.test;
+  if (workload === undefined) throw new InvalidTaskInputError(`step ${step.stepId} has neither test nor script`);
+  // Data is prepared once, by the first client, on the writer; a run uses step.clients clients.
+  const count = phase === 'prepare' ? 1 : Math.min(step.clients, resources.clients.length);
+  const prepareStep: StepPlan = { ...step, target: 'writer' };
+  return resources.clients.slice(0, count).map((client, i) => ({
+    jobId: `${cell.cellId}/${step.stepId}/${phase}/${client.clientId}`,
+    phase,
+    clientId: client.clientId,
+    endpoint: endpointFor(phase === 'prepare' ? prepareStep : step, resources, i),
+    workload,
+    sysbenchArgs: buildSysbenchArgs(step, cell.data, phase),
+    outputPrefix: lakeKeys.raw(run.dt, run.runId, cell.cellId, step.stepId, phase, client.clientId),
+  }));
+}
+
+/** Seconds a job may run before it is stopped and its step marked failed. */
+export function jobDeadlineS(step: StepPlan, cell: CellPlan, phase: RunnerPhase): number {
+  if (phase === 'prepare') {
+    // Generous: 2,000 rows/s is far below what sysbench prepare does anywhere we run it.
+    return Math.max(600, Math.ceil((cell.data.tables * cell.data.tableSize) / 2000));
+  }
+  return step.warmupS + step.durationS + Math.max(60, Math.ceil(step.durationS * 0.5));
+}
+
+interface ClientOutput {
+  readonly job: JobHandle;
+  readonly parsed: ParsedOutput;
+  readonly result: RunnerResult | undefined;
+  readonly cpuSamples: ReturnType<typeof parseClientCpu>;
+}
+
+async function readClientOutput(deps: TaskDeps, job: JobHandle, step: StepPlan, lostDetail: string | undefined): Promise<ClientOutput> {
+  const lake = deps.backend.lake;
+  const [log, resultText, cpuText] = await Promise.all([
+    lake.get(job.outputPrefix + 'output.log'),
+    lake.get(job.outputPrefix + 'result.json'),
+    lake.get(job.outputPrefix + 'client_cpu.jsonl'),
+  ]);
+  const result = resultText !== undefined ? (JSON.parse(resultText) as RunnerResult) : undefined;
+  let parsed: ParsedOutput;
+  if (log === undefined) {
+    parsed = { status: 'failed', error: lostDetail ?? `runner left no output.log under ${job.outputPrefix}`, summary: null, intervals: [] };
+  } else {
+    parsed = parseSysbenchOutput(log, { ...(result ? { exitCode: result.exitCode } : {}), percentile: step.percentile });
+    if (result === undefined && parsed.status === 'ok') {
+      parsed = { ...parsed, status: 'failed', error: lostDetail ?? 'runner did not finish (no result.json)' };
+    }
+  }
+  return { job, parsed, result, cpuSamples: cpuText !== undefined ? parseClientCpu(cpuText) : [] };
+}
+
+// ---------------------------------------------------------------- tasks
+
+export async function planRunTask(deps: TaskDeps, event: PlanRunEvent): Promise<PlanRunOutput> {
+  need(event, ['spec'], 'plan-run');
+  let plan: Plan;
+  try {
+    const spec = validateSpec(event.spec, 'execution input "spec"');
+    plan = planRun(spec, {
+      backend: deps.backend.kind,
+      ...(event.scripts ? { scripts: event.scripts } : {}),
+      ...(event.runId ? { runId: event.runId } : {}),
+      now: deps.now(),
+    });
+    const refusals = deps.preflight ? (await deps.preflight(plan)).filter((n) => n.level === 'refused') : [];
+    if (refusals.length > 0) throw new PlanError(refusals);
+    for (const [name, body] of Object.entries(plan.scripts)) await deps.backend.lake.put(lakeKeys.script(plan.runId, name), body);
+    const row: RunRow = {
+      run_id: plan.runId,
+      spec_name: plan.specName,
+      spec: JSON.stringify(spec),
+      spec_sha256: plan.specSha256,
+      plan: JSON.stringify({ ...plan, scripts: Object.keys(plan.scripts) }),
+      backend: plan.backend,
+      region: plan.region,
+      engine_version: plan.engine.version,
+      server_version: deps.serverVersion,
+      sysbench_version: null,
+      tool_version: deps.toolVersion,
+      git_sha: deps.gitSha,
+      started_at: deps.now().toISOString(),
+      ended_at: null,
+      status: 'running',
+      error: null,
+      cells: '[]',
+      notes: JSON.stringify(plan.notes),
+      dt: plan.dt,
+    };
+    await deps.backend.lake.put(lakeKeys.run(plan.dt, plan.runId), toJsonLines([row]));
+  } catch (e) {
+    if (e instanceof SpecError || e instanceof PlanError) throw new InvalidSpecError(e.message);
+    throw e;
+  }
+  return { run: runContext(plan), cells: plan.cells, maxConcurrency: plan.maxConcurrency };
+}
+
+export async function provisionCellTask(deps: TaskDeps, event: CellEvent): Promise<CellResources> {
+  need(event, ['run', 'cell'], 'provision-cell');
+  const resources = await deps.backend.provisionCell(event.run, event.cell);
+  return { ...resources, backendState: { ...resources.backendState, provisionStartedAt: resources.backendState['provisionStartedAt'] ?? deps.now().toISOString() } };
+}
+
+function checkDeadline(deps: TaskDeps, resources: CellResources, what: string, detail: string): void {
+  const started = Date.parse(resources.backendState['provisionStartedAt'] ?? '');
+  if (Number.isFinite(started) && deps.now().getTime() - started > deps.readyTimeoutS * 1000) {
+    throw new NotReadyInTimeError(`${what} of cell ${resources.cellId} not ready after ${deps.readyTimeoutS} s: ${detail}`);
+  }
+}
+
+export async function checkCellReadyTask(deps: TaskDeps, event: CellResourcesEvent) {
+  need(event, ['run', 'cell', 'resources'], 'check-cell-ready');
+  const state = await deps.backend.checkCellReady(event.run, event.cell, event.resources);
+  if (!state.ready) checkDeadline(deps, event.resources, 'cluster', state.detail);
+  return state;
+}
+
+export async function startClientsTask(deps: TaskDeps, event: CellResourcesEvent): Promise<CellResources> {
+  need(event, ['run', 'cell', 'resources'], 'start-clients');
+  return deps.backend.startClients(event.run, event.cell, event.resources);
+}
+
+export async function checkClientsReadyTask(deps: TaskDeps, event: CellResourcesEvent) {
+  need(event, ['run', 'cell', 'resources'], 'check-clients-ready');
+  const state = await deps.backend.checkClientsReady(event.run, event.cell, event.resources);
+  if (!state.ready) checkDeadline(deps, event.resources, 'clients', state.detail);
+  return state;
+}
+
+export async function startJobsTask(deps: TaskDeps, event: StartJobsEvent): Promise<JobHandle[]> {
+  need(event, ['run', 'cell', 'resources', 'step', 'phase'], 'start-jobs');
+  const jobs = buildJobs(event.run, event.cell, event.resources, event.step, event.phase);
+  return deps.backend.startJobs(event.run, event.cell, event.resources, jobs);
+}
+
+export async function checkJobsTask(deps: TaskDeps, event: CheckJobsEvent): Promise<CheckJobsOutput> {
+  need(event, ['run', 'cell', 'step', 'jobs'], 'check-jobs');
+  const state = await deps.backend.checkJobs(event.run, event.jobs);
+  if (state.done || event.jobs.length === 0) return { ...state, timedOut: false };
+  const phase = event.jobs[0]!.phase;
+  const started = Math.min(...event.jobs.map((j) => Date.parse(j.startedAt)));
+  const deadlineS = jobDeadlineS(event.step, event.cell, phase);
+  if (deps.now().getTime() - started > deadlineS * 1000) {
+    await deps.backend.stopJobs(event.run, event.jobs);
+    return {
+      done: true,
+      running: 0,
+      timedOut: true,
+      jobs: state.jobs.map((j) => (j.state === 'running' ? { ...j, state: 'lost' as const, detail: `still running after ${deadlineS} s: stopped` } : j)),
+    };
+  }
+  return { ...state, timedOut: false };
+}
+
+export async function collectStepTask(deps: TaskDeps, event: CollectStepEvent): Promise<StepOutcome | null> {
+  need(event, ['run', 'cell', 'resources', 'step', 'phase', 'jobs', 'jobsState'], 'collect-step');
+  const { run, cell, step, resources } = event;
+  const lost = new Map(event.jobsState.jobs.filter((j) => j.state === 'lost').map((j) => [j.jobId, j.detail ?? 'runner lost']));
+  const outputs = await Promise.all(event.jobs.map((j) => readClientOutput(deps, j, step, lost.get(j.jobId))));
+
+  if (event.phase === 'prepare') {
+    const failed = outputs.filter((o) => o.parsed.status === 'failed' || (o.result?.exitCode ?? 1) !== 0);
+    if (failed.length > 0) {
+      const o = failed[0]!;
+      throw new DataPrepareFailedError(
+        `sysbench prepare for cell ${cell.cellId} failed on ${o.job.clientId}: ${o.parsed.error ?? `exit code ${o.result?.exitCode ?? 'unknown'}`}`,
+      );
+    }
+    return null;
+  }
+
+  const startedAt = outputs.map((o) => o.result?.startedAt ?? o.job.startedAt).sort()[0]!;
+  const endedAt = outputs.map((o) => o.result?.endedAt ?? deps.now().toISOString()).sort().reverse()[0]!;
+  const base = { run_id: run.runId, cell_id: cell.cellId, variant: cell.variant.name, step_id: step.stepId, dt: run.dt };
+  const stepRows: StepRow[] = [];
+  const intervalRows: IntervalRow[] = [];
+  const clientMetricRows: ServerMetricRow[] = [];
+  outputs.forEach((o, clientIndex) => {
+    const s = o.parsed.summary;
+    const cpu = summarizeClientCpu(o.cpuSamples);
+    const endpoint = endpointFor(step, resources, clientIndex);
+    const error = event.jobsState.timedOut && o.parsed.status === 'ok' ? 'step did not finish in time and was stopped' : o.parsed.error;
+    stepRows.push({
+      ...base,
+      repeat: cell.repeat,
+      instance_class: cell.variant.instanceClass,
+      az: endpoint.az ?? cell.variant.az ?? null,
+      step_index: step.index,
+      workload: step.workload,
+      test: step.test ?? step.script?.name ?? '',
+      threads: step.threads,
+      rate: step.rate,
+      target: step.target,
+      endpoint_instance: endpoint.instanceId,
+      client_id: o.job.clientId,
+      client_index: clientIndex,
+      started_at: o.result?.startedAt ?? o.job.startedAt,
+      ended_at: o.result?.endedAt ?? endedAt,
+      status: error === null ? o.parsed.status : 'failed',
+      error,
+      tps: s?.tps ?? null,
+      qps: s?.qps ?? null,
+      events: s?.events ?? null,
+      total_time_s: s?.totalTimeS ?? null,
+      reads: s?.reads ?? null,
+      writes: s?.writes ?? null,
+      other: s?.other ?? null,
+      errors: s?.errors ?? null,
+      reconnects: s?.reconnects ?? null,
+      lat_min_ms: s?.latencyMs.min ?? null,
+      lat_avg_ms: s?.latencyMs.avg ?? null,
+      lat_max_ms: s?.latencyMs.max ?? null,
+      lat_pct: step.percentile,
+      lat_pct_ms: s?.latencyMs.value ?? null,
+      interval_count: o.parsed.intervals.length,
+      client_cpu_avg_pct: cpu.avg,
+      client_cpu_max_pct: cpu.max,
+      client_saturated: cpu.saturated,
+    });
+    for (const iv of o.parsed.intervals) {
+      intervalRows.push({
+        ...base,
+        client_id: o.job.clientId,
+        t: iv.t,
+        threads: iv.threads,
+        tps: iv.tps,
+        qps: iv.qps,
+        reads_per_s: iv.readsPerS,
+        writes_per_s: iv.writesPerS,
+        other_per_s: iv.otherPerS,
+        lat_pct_ms: iv.latencyMs,
+        errors_per_s: iv.errorsPerS,
+        reconnects_per_s: iv.reconnectsPerS,
+        queue_length: iv.queueLength ?? null,
+        concurrency: iv.concurrency ?? null,
+      });
+    }
+    for (const sample of o.cpuSamples) {
+      const ts = new Date(sample.t * 1000).toISOString();
+      clientMetricRows.push(
+        { ...base, instance_id: o.job.clientId, role: 'client', metric: 'ClientSysbenchCPU', ts, value: sample.sysbenchCpuPct, unit: 'Percent', source: 'runner' },
+        { ...base, instance_id: o.job.clientId, role: 'client', metric: 'ClientHostCPU', ts, value: sample.hostCpuPct, unit: 'Percent', source: 'runner' },
+      );
+    }
+  });
+  const serverRows = await deps.backend.collectServerMetrics(run, cell, resources, { stepId: step.stepId, start: startedAt, end: endedAt });
+  const lake = deps.backend.lake;
+  await Promise.all([
+    lake.put(lakeKeys.stepTable('steps', run.dt, run.runId, cell.cellId, step.stepId), toJsonLines(stepRows)),
+    lake.put(lakeKeys.stepTable('intervals', run.dt, run.runId, cell.cellId, step.stepId), toJsonLines(intervalRows)),
+    lake.put(lakeKeys.stepTable('server_metrics', run.dt, run.runId, cell.cellId, step.stepId), toJsonLines([...serverRows, ...clientMetricRows])),
+  ]);
+  const failed = stepRows.filter((r) => r.status !== 'ok');
+  const okRows = stepRows.filter((r) => r.tps !== null);
+  return {
+    stepId: step.stepId,
+    status: failed.length === 0 ? 'ok' : 'failed',
+    error: failed.length === 0 ? null : failed.map((r) => `${r.client_id}: ${r.error}`).join('; '),
+    tps: okRows.length > 0 ? okRows.reduce((a, r) => a + (r.tps ?? 0), 0) : null,
+    qps: okRows.length > 0 ? okRows.reduce((a, r) => a + (r.qps ?? 0), 0) : null,
+    sysbenchVersion: outputs.find((o) => o.result)?.result?.sysbenchVersion ?? null,
+  };
+}
+
+const MAX_FAILED_STEPS_REPORTED = 10;
+
+export async function teardownCellTask(deps: TaskDeps, event: TeardownEvent): Promise<CellOutcome> {
+  need(event, ['run', 'cell'], 'teardown-cell');
+  await deps.backend.teardownCell(event.run, event.cell, event.resources);
+  const steps = (event.steps ?? []).filter((s): s is StepOutcome => s !== null);
+  const error = causeText(event.error);
+  const failedSteps = steps.filter((s) => s.status !== 'ok');
+  return {
+    cellId: event.cell.cellId,
+    status: error !== null || failedSteps.length > 0 ? 'failed' : 'succeeded',
+    error: error ?? (failedSteps.length > 0 ? `${failedSteps.length} of ${steps.length} steps failed` : null),
+    steps: steps.length,
+    failedSteps: failedSteps.slice(0, MAX_FAILED_STEPS_REPORTED).map((s) => ({ stepId: s.stepId, error: s.error })),
+    sysbenchVersion: steps.find((s) => s.sysbenchVersion)?.sysbenchVersion ?? null,
+  };
+}
+
+export async function finishRunTask(deps: TaskDeps, event: FinishRunEvent): Promise<FinishRunOutput> {
+  need(event, ['run'], 'finish-run');
+  const results = (event.cellResults ?? []).filter((r): r is CellOutcome => r !== null && typeof r === 'object');
+  const missing = (event.cells ?? []).filter((c) => !results.some((r) => r.cellId === c.cellId)).map((c) => c.cellId);
+  const failedCells = results.filter((r) => r.status !== 'succeeded');
+  const problems = [
+    ...(event.error ? [`run: ${causeText(event.error)}`] : []),
+    ...failedCells.flatMap((c) => [
+      `cell ${c.cellId} ${c.status}: ${c.error ?? 'unknown'}`,
+      ...c.failedSteps.map((s) => `  step ${s.stepId}: ${s.error ?? 'failed'}`),
+    ]),
+    ...missing.map((id) => `cell ${id}: did not report (aborted?)`),
+  ];
+  const status = problems.length === 0 ? 'succeeded' : 'failed';
+  const cause = problems.length === 0 ? null : problems.join('\n');
+  const stepCount = results.reduce((a, r) => a + r.steps, 0);
+  const failedStepCount = results.reduce((a, r) => a + r.failedSteps.length, 0);
+  const previous = await readRunRow(deps, event.run);
+  if (previous) {
+    const row: RunRow = {
+      ...previous,
+      status,
+      error: cause,
+      ended_at: deps.now().toISOString(),
+      sysbench_version: results.find((r) => r.sysbenchVersion)?.sysbenchVersion ?? previous.sysbench_version,
+      cells: JSON.stringify(results.map((r) => ({ cell_id: r.cellId, status: r.status, error: r.error }))),
+    };
+    await deps.backend.lake.put(lakeKeys.run(event.run.dt, event.run.runId), toJsonLines([row]));
+  }
+  const onlyStepsFailed = event.error === undefined && missing.length === 0 && failedCells.every((c) => c.status === 'failed' && c.failedSteps.length > 0);
+  return {
+    status,
+    runId: event.run.runId,
+    error: status === 'succeeded' ? null : onlyStepsFailed ? 'BenchmarkStepsFailed' : 'BenchmarkFailed',
+    cause,
+    steps: stepCount,
+    failedSteps: failedStepCount,
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * Lambda plumbing shared by every Task handler: Powertools logger/metrics/tracer, and the AWS
+ * TaskDeps built once per container (cold start) from the environment the CDK stack sets.
+ * The local runner never calls this: it binds each handler's makeHandler to local deps.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { Tracer } from '@aws-lambda-powertools/tracer';
+import type { TaskDeps } from '../../core/workflow/tasks';
+import type { TaskName } from '../../core/workflow/task-names';
+
+const serviceName = 'aurora-bench';
+export const logger = new Logger({ serviceName });
+export const metrics = new Metrics({ namespace: 'AuroraBench', serviceName });
+export const tracer = new Tracer({ serviceName });
+
+let depsPromise: Promise<TaskDeps> | undefined;
+
+/** Built lazily so importing a handler (tests, the local runner) touches no AWS configuration. */
+function awsDeps(): Promise<TaskDeps> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  depsPromise ??= import('./aws-deps').then((m) => m.buildAwsTaskDeps(process.env, tracer));
+  return depsPromise;
+}
+
+/** Field names whose values never reach a log line. */
+const SECRET_KEYS = /password|secret(?!Ref|Arn)|token/i;
+
+function redact(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redact);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, SECRET_KEYS.test(k) ? '***' : redact(v)]));
+  }
+  return value;
+}
+
+export function awsHandler<E, R>(task: TaskName, makeHandler: (deps: TaskDeps) => (event: E) => Promise<R>) {
+  let bound: ((event: E) => Promise<R>) | undefined;
+  return async (event: E, context?: { awsRequestId?: string }): Promise<R> => {
+    logger.appendKeys({ task, requestId: context?.awsRequestId });
+    const run = (event as { run?: { runId?: string } } | null)?.run;
+    if (run?.runId) logger.appendKeys({ runId: run.runId });
+    logger.debug('task input', { event: redact(event) as Record<string, unknown> });
+    bound ??= makeHandler(await awsDeps());
+    const started = Date.now();
+    try {
+      const result = await bound(event);
+      metrics.addMetric(`${task}.succeeded`, MetricUnit.Count, 1);
+      return result;
+    } catch (error) {
+      // Named errors travel to the state machine as errorType = error.name for Retry/Catch.
+      logger.error('task failed', error as Error);
+      metrics.addMetric(`${task}.failed`, MetricUnit.Count, 1);
+      throw error;
+    } finally {
+      metrics.addMetric(`${task}.durationMs`, MetricUnit.Milliseconds, Date.now() - started);
+      metrics.publishStoredMetrics();
+    }
+  };
+}
