@@ -21,8 +21,3 @@ export class NotReadyInTimeError extends Error {
 export class DataPrepareFailedError extends Error {
   override readonly name = 'DataPrepareFailedError';
 }
-
-/** A runner finished without leaving result.json / output.log where it was told to. */
-export class RunnerOutputMissingError extends Error {
-  override readonly name = 'RunnerOutputMissingError';
-}

@@ -117,7 +117,7 @@ export async function executeLocally(options: LocalExecutionOptions): Promise<Lo
   }
 
   const machine = new StateMachine(definition as never, { validationOptions: { checkArn: true, checkPaths: true } });
-  const execution = machine.run(options.input, {
+  const execution = machine.run(options.input as never, {
     overrides: { taskResourceLocalHandlers: taskOverrides as never, waitTimeOverrides: waitOverrides, retryIntervalOverrides: retryOverrides },
     noThrowOnAbort: true,
   });

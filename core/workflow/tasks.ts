@@ -11,7 +11,7 @@ import { SpecError, validateSpec } from '../spec/validate';
 import { buildSysbenchArgs } from '../sysbench/command';
 import { parseClientCpu, parseSysbenchOutput, summarizeClientCpu } from '../sysbench/parser';
 import type { ParsedOutput, RunnerPhase, RunnerResult } from '../sysbench/types';
-import { DataPrepareFailedError, InvalidSpecError, InvalidTaskInputError, NotReadyInTimeError, RunnerOutputMissingError } from './errors';
+import { DataPrepareFailedError, InvalidSpecError, InvalidTaskInputError, NotReadyInTimeError } from './errors';
 
 export interface TaskDeps {
   readonly backend: Backend;

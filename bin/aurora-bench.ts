@@ -1,0 +1,166 @@
+#!/usr/bin/env node
+/**
+ * The aurora-bench CLI. It only wires: every command's work is in core/ (and lib/ for the stack).
+ */
+import '../core/polyfills';
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Command, Option } from 'commander';
+import { findRepoRoot } from '../core/cli/tool-info';
+
+const repoRoot = findRepoRoot(__dirname);
+const builtinWorkloads = join(repoRoot, 'client', 'workloads');
+const defaultLake = process.env['AURORA_BENCH_LAKE'] ?? join(process.cwd(), '.aurora-bench', 'lake');
+
+/** Errors the user can act on are printed as one clear message (no stack); exit code 1. */
+function fail(error: unknown): never {
+  const e = error as Error;
+  const known = ['SpecError', 'PlanError', 'MissingDependencyError', 'UnsupportedOnBackendError', 'InvalidSpecError', 'UsageError', 'BudgetExceededError', 'NotFoundError'];
+  process.stderr.write(`aurora-bench: ${known.includes(e.name) ? e.message : (e.stack ?? String(e))}\n`);
+  process.exit(1);
+}
+
+function action<A extends unknown[]>(fn: (...args: A) => Promise<void> | void) {
+  return async (...args: A) => {
+    try {
+      await fn(...args);
+    } catch (e) {
+      fail(e);
+    }
+  };
+}
+
+const program = new Command();
+program
+  .name('aurora-bench')
+  .description('Run a database benchmark study from one experiment file: locally on MariaDB, or on Aurora through Step Functions.')
+  .version((require(join(repoRoot, 'package.json')) as { version: string }).version);
+
+program
+  .command('validate')
+  .description('check experiment files against the schema; every problem is named by file and JSON path')
+  .argument('<spec...>', 'experiment files (JSON or YAML)')
+  .action(
+    action(async (specs: string[]) => {
+      const { loadSpecFile } = await import('../core/spec/validate');
+      let bad = 0;
+      for (const file of specs) {
+        try {
+          const { spec } = loadSpecFile(file, builtinWorkloads);
+          process.stdout.write(`ok: ${file} (${spec.variants.length} variants, ${spec.workloads.length} workloads, ${spec.repeats} repeats)\n`);
+        } catch (e) {
+          bad++;
+          process.stderr.write(`${(e as Error).message}\n`);
+        }
+      }
+      if (bad > 0) process.exit(1);
+    }),
+  );
+
+program
+  .command('plan')
+  .description('expand an experiment into cells and steps, with ids, order and an estimate of time (and cost on AWS)')
+  .argument('<spec>', 'experiment file')
+  .addOption(new Option('--backend <kind>', 'where it would run').choices(['local', 'aws']).default('local'))
+  .option('--aws', 'same as --backend aws')
+  .option('--json', 'print the plan as JSON')
+  .action(
+    action(async (file: string, opts: { backend: 'local' | 'aws'; aws?: boolean; json?: boolean }) => {
+      const { loadSpecFile } = await import('../core/spec/validate');
+      const { planRun } = await import('../core/plan/plan');
+      const { renderPlan } = await import('../core/cli/plan-view');
+      const { spec, scripts } = loadSpecFile(file, builtinWorkloads);
+      const plan = planRun(spec, { backend: opts.aws ? 'aws' : opts.backend, scripts });
+      const { planCostLines } = await import('../core/cli/plan-cost');
+      const extra = await planCostLines(spec, plan, repoRoot);
+      process.stdout.write(opts.json ? JSON.stringify(plan, null, 2) + '\n' : renderPlan(plan, extra) + '\n');
+    }),
+  );
+
+program
+  .command('run')
+  .description('run an experiment end to end (default: locally, on MariaDB servers this command starts and stops)')
+  .argument('<spec>', 'experiment file')
+  .option('--local', 'run on this machine (default)')
+  .option('--aws', 'start an execution of the deployed stack and follow it')
+  .option('--lake <dir>', 'local results lake directory', defaultLake)
+  .option('--run-id <id>', 'use this run id instead of a new one')
+  .option('--stack <name>', 'deployed stack name (with --aws)', 'AuroraBench')
+  .action(
+    action(async (file: string, opts: { aws?: boolean; lake: string; runId?: string; stack: string }) => {
+      if (opts.aws) {
+        const { runOnAws } = await import('../core/cli/run-aws');
+        const code = await runOnAws({ specFile: file, repoRoot, stackName: opts.stack, log: (l) => process.stdout.write(l + '\n') });
+        process.exit(code);
+      }
+      const { runLocalCommand } = await import('../core/cli/run-local-command');
+      const code = await runLocalCommand({ specFile: file, repoRoot, lakeDir: resolve(opts.lake), ...(opts.runId ? { runId: opts.runId } : {}) });
+      process.exit(code);
+    }),
+  );
+
+program
+  .command('results')
+  .description('summary table per step of the latest run (or --run), or SQL over the results lake (DuckDB; Athena with --aws)')
+  .option('--run <id>', 'a run id (default: the latest run)')
+  .option('--sql <query>', 'run SQL over the tables runs, steps, intervals, server_metrics and the summary views')
+  .option('--json', 'print the step rows as a JSON array')
+  .option('--lake <dir>', 'local results lake directory', defaultLake)
+  .option('--aws', 'query Athena instead of the local lake')
+  .option('--stack <name>', 'deployed stack name (with --aws)', 'AuroraBench')
+  .action(
+    action(async (opts: { run?: string; sql?: string; json?: boolean; lake: string; aws?: boolean; stack: string }) => {
+      const { resultsCommand } = await import('../core/cli/results-command');
+      process.stdout.write(await resultsCommand({ ...opts, lakeDir: resolve(opts.lake), repoRoot }));
+    }),
+  );
+
+program
+  .command('report')
+  .description('the report that answers the study\'s question: tables in the terminal, and an HTML page with charts')
+  .argument('[run]', 'run id (default: the latest run)')
+  .option('--html <file>', 'also write a self-contained HTML report')
+  .option('--prices <file>', 'a price table overriding prices/aws-prices.json')
+  .option('--lake <dir>', 'local results lake directory', defaultLake)
+  .action(
+    action(async (run: string | undefined, opts: { html?: string; prices?: string; lake: string }) => {
+      const { reportCommand } = await import('../core/cli/report-command');
+      process.stdout.write(await reportCommand({ ...(run ? { runId: run } : {}), lakeDir: resolve(opts.lake), repoRoot, ...(opts.html ? { html: resolve(opts.html) } : {}), ...(opts.prices ? { prices: resolve(opts.prices) } : {}) }));
+    }),
+  );
+
+program
+  .command('parse')
+  .description('parse a sysbench output file (or a runner output directory) into one JSON object')
+  .argument('<file>', 'sysbench output, or a directory holding output.log and result.json')
+  .action(
+    action(async (file: string) => {
+      const { parseRunnerOutput } = await import('../core/sysbench/parse-file');
+      process.stdout.write(JSON.stringify(parseRunnerOutput(file), null, 2) + '\n');
+    }),
+  );
+
+program
+  .command('schema')
+  .description('print the experiment JSON Schema (published as experiments/schema.json)')
+  .option('--write', 'write experiments/schema.json')
+  .action(
+    action(async (opts: { write?: boolean }) => {
+      const { specJsonSchema } = await import('../core/spec/validate');
+      const text = JSON.stringify(specJsonSchema(), null, 2) + '\n';
+      if (opts.write) writeFileSync(join(repoRoot, 'experiments', 'schema.json'), text);
+      else process.stdout.write(text);
+    }),
+  );
+
+program
+  .command('cleanup')
+  .description('stop every local mariadbd and runner a crashed aurora-bench left behind, and remove their temp data')
+  .action(
+    action(async () => {
+      const { cleanupLocalLeftovers } = await import('../core/cli/run-local-command');
+      process.stdout.write((await cleanupLocalLeftovers()) + '\n');
+    }),
+  );
+
+program.parseAsync(process.argv).catch(fail);

@@ -1,0 +1,68 @@
+/**
+ * The `run --local` command around runLocal: dependency checks, Ctrl-C, the closing summary and
+ * the exit code (0 all steps ok, 1 failed run, 130 interrupted).
+ */
+import { LocalBackend, cleanupAllLocalRuns } from '../backends/local/local-backend';
+import { checkLocalDependencies } from '../backends/local/preflight';
+import { runLocal } from './run-local';
+import { resultsCommand } from './results-command';
+
+export interface RunLocalCommandOptions {
+  readonly specFile: string;
+  readonly repoRoot: string;
+  readonly lakeDir: string;
+  readonly runId?: string;
+}
+
+export async function runLocalCommand(options: RunLocalCommandOptions): Promise<number> {
+  const log = (line: string) => process.stdout.write(line + '\n');
+  // Missing mariadbd or sysbench: said (with how to install) before anything starts.
+  const versions = await checkLocalDependencies();
+  const backend = new LocalBackend({ lakeDir: options.lakeDir, repoRoot: options.repoRoot });
+  const abort = new AbortController();
+  let interrupts = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    interrupts++;
+    if (interrupts === 1) {
+      process.stderr.write(`\n${signal}: stopping the run and tearing everything down (press again to force)...\n`);
+      abort.abort();
+    } else {
+      process.stderr.write('forced exit: run `aurora-bench cleanup` to remove what is left\n');
+      process.exit(130);
+    }
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    const result = await runLocal({
+      specFile: options.specFile,
+      repoRoot: options.repoRoot,
+      lakeDir: options.lakeDir,
+      backend,
+      serverVersion: versions.serverVersion,
+      signal: abort.signal,
+      log,
+      ...(options.runId ? { runId: options.runId } : {}),
+    });
+    if (result.status === 'ABORTED') {
+      log(`run ${result.plan.runId} aborted; everything was torn down.`);
+      return 130;
+    }
+    log('');
+    log(await resultsCommand({ lakeDir: options.lakeDir, run: result.plan.runId, repoRoot: options.repoRoot }));
+    if (result.status === 'SUCCEEDED') {
+      log(`run ${result.plan.runId} succeeded: ${result.output?.steps ?? 0} steps. Query with: aurora-bench results --run ${result.plan.runId} --sql "select * from step_summary"`);
+      return 0;
+    }
+    log(`run ${result.plan.runId} FAILED (${result.error}):\n${result.cause ?? ''}`);
+    return 1;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+export async function cleanupLocalLeftovers(): Promise<string> {
+  const removed = await cleanupAllLocalRuns();
+  return removed.length === 0 ? 'nothing left behind' : `cleaned up: ${removed.join(', ')}`;
+}

@@ -1,0 +1,86 @@
+/**
+ * `aurora-bench run SPEC --local`: validate and plan (nothing starts when either fails), then
+ * execute the state machine locally, print progress, and make sure nothing is left running —
+ * also when the user presses Ctrl-C or a step crashes.
+ */
+import { join } from 'node:path';
+import type { Backend } from '../backend';
+import { lakeKeys, toJsonLines, type RunRow } from '../lake/rows';
+import { planRun } from '../plan/plan';
+import type { Plan } from '../plan/types';
+import { loadSpecFile } from '../spec/validate';
+import { executeLocally, type ExecutionEvent, type LocalExecutionResult } from '../workflow/local-runner';
+import type { TaskDeps } from '../workflow/tasks';
+import { progressLine } from './progress';
+import { toolInfo } from './tool-info';
+
+/** What the local runner needs beyond the Backend port: removing everything a run left. */
+export interface LocalBackendLike extends Backend {
+  cleanupRun(runId: string): Promise<void>;
+}
+
+export interface RunLocalOptions {
+  readonly specFile: string;
+  readonly repoRoot: string;
+  readonly lakeDir: string;
+  readonly backend: LocalBackendLike;
+  readonly serverVersion: string | null;
+  readonly runId?: string;
+  readonly pollMs?: number;
+  readonly signal?: AbortSignal;
+  readonly log?: (line: string) => void;
+  readonly onEvent?: (event: ExecutionEvent) => void;
+}
+
+export interface RunLocalResult extends LocalExecutionResult {
+  readonly plan: Plan;
+}
+
+export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult> {
+  const log = options.log ?? (() => undefined);
+  const loaded = loadSpecFile(options.specFile, join(options.repoRoot, 'client', 'workloads'));
+  // Planned here as well as in PlanRun so a refused plan stops before the workflow starts, and so
+  // the run id is known for cleanup whatever happens next.
+  const plan = planRun(loaded.spec, { backend: 'local', scripts: loaded.scripts, ...(options.runId ? { runId: options.runId } : {}) });
+  for (const n of plan.notes) log(`[${n.level}] ${n.path}: ${n.message}`);
+  log(`run ${plan.runId}: ${plan.cells.length} cells, results in ${options.backend.lake.describe()}`);
+
+  const info = toolInfo(options.repoRoot);
+  const deps: TaskDeps = {
+    backend: options.backend,
+    now: () => new Date(),
+    toolVersion: info.version,
+    gitSha: info.gitSha,
+    serverVersion: options.serverVersion,
+    readyTimeoutS: 120,
+  };
+  let result: LocalExecutionResult;
+  try {
+    result = await executeLocally({
+      deps,
+      input: { spec: loaded.spec, scripts: loaded.scripts, runId: plan.runId },
+      pollMs: options.pollMs ?? 200,
+      ...(options.signal ? { signal: options.signal } : {}),
+      onEvent: (ev) => {
+        options.onEvent?.(ev);
+        const line = progressLine(ev, () => plan.cells.length);
+        if (line) log(line);
+      },
+    });
+  } finally {
+    // Teardown states already ran on every path the workflow controls; this catches the ones it
+    // does not (abort, a crash of this process's promise chain): no mariadbd, port or dir is left.
+    await options.backend.cleanupRun(plan.runId);
+  }
+  if (result.status === 'ABORTED') await markAborted(options.backend, plan);
+  return { ...result, plan };
+}
+
+async function markAborted(backend: Backend, plan: Plan): Promise<void> {
+  const key = lakeKeys.run(plan.dt, plan.runId);
+  const text = await backend.lake.get(key);
+  if (text === undefined) return;
+  const row = JSON.parse(text.trim().split('\n')[0]!) as RunRow;
+  const aborted: RunRow = { ...row, status: 'aborted', ended_at: new Date().toISOString(), error: 'aborted by the user (Ctrl-C); everything was torn down' };
+  await backend.lake.put(key, toJsonLines([aborted]));
+}

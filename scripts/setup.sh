@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Everything aurora-bench needs on a fresh Debian/Ubuntu machine, idempotent (fast when done).
+#   bash scripts/setup.sh          MariaDB, sysbench, npm packages, build
+#   bash scripts/setup.sh --test   also what the test suite needs (Chromium, moto, cfn-lint)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+want_test=0
+[ "${1:-}" = "--test" ] && want_test=1
+
+sudo_() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+apt_updated=0
+apt_install() {
+  local missing=()
+  for pkg in "$@"; do dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg"); done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "setup: apt-get install ${missing[*]}"
+  if [ $apt_updated -eq 0 ]; then sudo_ apt-get update -qq; apt_updated=1; fi
+  # The mariadb-server package wants to start its own service; aurora-bench runs its own servers.
+  sudo_ env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+apt_install mariadb-server mariadb-client sysbench
+# Debian starts a system mariadb on 3306; aurora-bench does not use it.
+if [ $want_test -eq 1 ]; then
+  apt_install chromium python3-venv
+fi
+
+node_major=$(node -p 'process.versions.node.split(".")[0]')
+if [ "$node_major" -lt 20 ]; then echo "setup: Node.js >= 20 is required (found $(node --version))" >&2; exit 1; fi
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: npm ci"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+echo "setup: build"
+npx tsc -p tsconfig.json
+
+if [ $want_test -eq 1 ]; then
+  if [ ! -x .venv/bin/moto_server ] || [ ! -x .venv/bin/cfn-lint ]; then
+    echo "setup: python venv with moto and cfn-lint"
+    python3 -m venv .venv
+    .venv/bin/pip install -q --disable-pip-version-check 'moto[server]' cfn-lint
+  fi
+fi
+echo "setup: ok (mariadbd $(mariadbd --version | awk '{print $3}'), $(sysbench --version), node $(node --version))"
