@@ -1,0 +1,137 @@
+/**
+ * The lake tables' columns and their types, once, for every reader of the lake: DuckDB locally
+ * (core/lake/duckdb.ts) and the Glue/Athena table definitions on AWS. The `satisfies` clauses make
+ * the compiler reject a column list that drifts from the row types in rows.ts.
+ *
+ * `dt` is the partition column: it is in every row (rows.ts) but readers take it from the key
+ * (`dt=YYYY-MM-DD`), as a string, like Athena partition projection does.
+ */
+import type { IntervalRow, LakeTable, RunRow, ServerMetricRow, StepRow } from './rows';
+
+export type ColumnType = 'string' | 'int' | 'bigint' | 'double' | 'boolean';
+
+type Columns<Row> = { readonly [K in Exclude<keyof Row, 'dt'>]-?: ColumnType };
+
+const RUNS = {
+  run_id: 'string',
+  spec_name: 'string',
+  spec: 'string',
+  spec_sha256: 'string',
+  plan: 'string',
+  backend: 'string',
+  region: 'string',
+  engine_version: 'string',
+  server_version: 'string',
+  sysbench_version: 'string',
+  tool_version: 'string',
+  git_sha: 'string',
+  started_at: 'string',
+  ended_at: 'string',
+  status: 'string',
+  error: 'string',
+  cells: 'string',
+  notes: 'string',
+} as const satisfies Columns<RunRow>;
+
+const STEPS = {
+  run_id: 'string',
+  cell_id: 'string',
+  variant: 'string',
+  repeat: 'int',
+  instance_class: 'string',
+  az: 'string',
+  step_id: 'string',
+  step_index: 'int',
+  workload: 'string',
+  test: 'string',
+  threads: 'int',
+  rate: 'bigint',
+  target: 'string',
+  endpoint_instance: 'string',
+  client_id: 'string',
+  client_index: 'int',
+  started_at: 'string',
+  ended_at: 'string',
+  status: 'string',
+  error: 'string',
+  tps: 'double',
+  qps: 'double',
+  events: 'bigint',
+  total_time_s: 'double',
+  reads: 'bigint',
+  writes: 'bigint',
+  other: 'bigint',
+  errors: 'bigint',
+  reconnects: 'bigint',
+  lat_min_ms: 'double',
+  lat_avg_ms: 'double',
+  lat_max_ms: 'double',
+  lat_pct: 'int',
+  lat_pct_ms: 'double',
+  interval_count: 'int',
+  client_cpu_avg_pct: 'double',
+  client_cpu_max_pct: 'double',
+  client_saturated: 'boolean',
+} as const satisfies Columns<StepRow>;
+
+const INTERVALS = {
+  run_id: 'string',
+  cell_id: 'string',
+  variant: 'string',
+  step_id: 'string',
+  client_id: 'string',
+  t: 'double',
+  threads: 'int',
+  tps: 'double',
+  qps: 'double',
+  reads_per_s: 'double',
+  writes_per_s: 'double',
+  other_per_s: 'double',
+  lat_pct_ms: 'double',
+  errors_per_s: 'double',
+  reconnects_per_s: 'double',
+  queue_length: 'double',
+  concurrency: 'double',
+} as const satisfies Columns<IntervalRow>;
+
+const SERVER_METRICS = {
+  run_id: 'string',
+  cell_id: 'string',
+  variant: 'string',
+  step_id: 'string',
+  instance_id: 'string',
+  role: 'string',
+  metric: 'string',
+  ts: 'string',
+  value: 'double',
+  unit: 'string',
+  source: 'string',
+} as const satisfies Columns<ServerMetricRow>;
+
+/** Data columns per table, in a stable order (the partition column `dt` is not among them). */
+export const LAKE_COLUMNS: { readonly [T in LakeTable]: Readonly<Record<string, ColumnType>> } = {
+  runs: RUNS,
+  steps: STEPS,
+  intervals: INTERVALS,
+  server_metrics: SERVER_METRICS,
+};
+
+/** The partition column every table has, a string `YYYY-MM-DD` taken from the key. */
+export const PARTITION_COLUMN = 'dt';
+
+export const DUCKDB_TYPES: Readonly<Record<ColumnType, string>> = {
+  string: 'VARCHAR',
+  int: 'INTEGER',
+  bigint: 'BIGINT',
+  double: 'DOUBLE',
+  boolean: 'BOOLEAN',
+};
+
+/** Glue/Athena (Hive DDL) column types, for the AWS table definitions. */
+export const GLUE_TYPES: Readonly<Record<ColumnType, string>> = {
+  string: 'string',
+  int: 'int',
+  bigint: 'bigint',
+  double: 'double',
+  boolean: 'boolean',
+};

@@ -1,0 +1,203 @@
+/**
+ * What `aurora-bench results` prints: the steps of one run (the latest by default) as a table, or
+ * as JSON, or the result of any SQL over the lake. Functions take a lake directory and options and
+ * return text; the CLI only wires them to commander.
+ */
+import Table from 'cli-table3';
+import { clip, COMPACT_TABLE, fixed, num } from '../report/format';
+import { withLake, type LakeRowObject, type LocalLake } from './duckdb';
+
+export class NotFoundError extends Error {
+  override readonly name = 'NotFoundError';
+}
+
+export interface RunInfo {
+  readonly run_id: string;
+  readonly spec_name: string;
+  readonly backend: string;
+  readonly region: string;
+  readonly status: string;
+  readonly started_at: string;
+  readonly ended_at: string | null;
+  readonly error: string | null;
+  readonly server_version: string | null;
+  readonly sysbench_version: string | null;
+  readonly plan: string;
+  readonly spec: string;
+  readonly notes: string;
+  readonly cells: string;
+  readonly dt: string;
+}
+
+/** One row of step_summary: a step of a cell, summed over its clients. */
+export interface StepResult {
+  readonly run_id: string;
+  readonly cell_id: string;
+  readonly variant: string;
+  readonly repeat: number;
+  readonly instance_class: string;
+  readonly az: string | null;
+  readonly step_id: string;
+  readonly step_index: number;
+  readonly workload: string;
+  readonly test: string;
+  readonly threads: number;
+  readonly rate: number;
+  readonly offered_tps: number;
+  readonly target: string;
+  readonly clients: number;
+  readonly ok_clients: number;
+  readonly status: string;
+  readonly error: string | null;
+  readonly started_at: string;
+  readonly ended_at: string;
+  readonly tps: number | null;
+  readonly qps: number | null;
+  readonly events: number | null;
+  readonly reads: number | null;
+  readonly writes: number | null;
+  readonly other: number | null;
+  readonly errors: number;
+  readonly reconnects: number;
+  readonly errors_per_s: number | null;
+  readonly lat_min_ms: number | null;
+  readonly lat_avg_ms: number | null;
+  readonly lat_pct: number;
+  readonly lat_pct_ms: number | null;
+  readonly lat_max_ms: number | null;
+  readonly total_time_s: number | null;
+  readonly interval_count: number;
+  readonly client_cpu_avg_pct: number | null;
+  readonly client_cpu_max_pct: number | null;
+  readonly saturated_clients: number;
+  readonly dt: string;
+}
+
+const quote = (s: string): string => `'${s.replace(/'/g, "''")}'`;
+
+/** The run named, or the latest one; a clear error when the lake has none (or not that one). */
+export async function findRun(lake: LocalLake, runId?: string): Promise<RunInfo> {
+  const rows =
+    runId === undefined
+      ? await lake.query<RunInfo>('SELECT * FROM latest_run ORDER BY run_id DESC LIMIT 1')
+      : await lake.query<RunInfo>(`SELECT * FROM runs WHERE run_id = ${quote(runId)} ORDER BY started_at DESC LIMIT 1`);
+  if (rows[0] !== undefined) return rows[0];
+  if (runId === undefined) {
+    throw new NotFoundError(`no run in the results lake at ${lake.lakeDir} yet: run one first (aurora-bench run experiments/quickstart.json)`);
+  }
+  const known = await lake.query<{ run_id: string }>('SELECT run_id FROM runs ORDER BY started_at DESC LIMIT 5');
+  throw new NotFoundError(
+    `run "${runId}" is not in the results lake at ${lake.lakeDir}` + (known.length > 0 ? ` (latest runs: ${known.map((r) => r.run_id).join(', ')})` : ' (the lake has no run)'),
+  );
+}
+
+/** The steps of a run in execution order (cells by their first start, then step index). */
+export async function stepResults(lake: LocalLake, runId: string): Promise<StepResult[]> {
+  return lake.query<StepResult>(
+    `SELECT s.* FROM step_summary s
+     JOIN (SELECT cell_id, MIN(started_at) AS cell_started FROM step_summary WHERE run_id = ${quote(runId)} GROUP BY cell_id) c
+       ON s.cell_id = c.cell_id
+     WHERE s.run_id = ${quote(runId)}
+     ORDER BY c.cell_started, s.cell_id, s.step_index`,
+  );
+}
+
+export interface ResultsOptions {
+  /** Default: the latest run. */
+  readonly runId?: string;
+  /** Print the step rows as a JSON array. */
+  readonly json?: boolean;
+  /** Run this SQL instead and print its result as a table (or JSON with `json`). */
+  readonly sql?: string;
+}
+
+function cellStatusLines(run: RunInfo): string[] {
+  const lines: string[] = [];
+  try {
+    const cells = JSON.parse(run.cells || '[]') as { cell_id: string; status: string; error?: string | null }[];
+    for (const c of cells) if (c.status !== 'succeeded' && c.status !== 'ok') lines.push(`  cell ${c.cell_id}: ${c.status}${c.error ? ` (${clip(c.error, 200)})` : ''}`);
+  } catch {
+    // an unreadable cells column is shown raw rather than hidden
+    if (run.cells) lines.push(`  cells: ${clip(run.cells, 200)}`);
+  }
+  return lines;
+}
+
+/** The terminal table of a run's steps, headed by the run's manifest. */
+export function renderStepTable(run: RunInfo, steps: readonly StepResult[]): string {
+  const out: string[] = [];
+  out.push(`Run ${run.run_id} (${run.spec_name}) on ${run.backend}${run.backend === 'aws' ? ` ${run.region}` : ''}: ${run.status}`);
+  out.push(`  started ${run.started_at}${run.ended_at ? `, ended ${run.ended_at}` : ''}` + (run.server_version ? `, server ${run.server_version}` : '') + (run.sysbench_version ? `, ${run.sysbench_version}` : ''));
+  if (run.error) out.push(`  error: ${run.error}`);
+  out.push(...cellStatusLines(run));
+  if (steps.length === 0) {
+    out.push('No step results in the lake for this run.');
+    return out.join('\n') + '\n';
+  }
+  const pcts = [...new Set(steps.map((s) => s.lat_pct))];
+  const pctHead = pcts.length === 1 ? `p${pcts[0]} ms` : 'pNN ms';
+  const table = new Table({
+    head: ['variant', 'rep', 'workload', 'threads', 'rate/s', 'target', 'status', 'tps', 'qps', 'lat avg ms', pctHead, 'errors', 'client CPU%', 'error'],
+    colAligns: ['left', 'right', 'left', 'right', 'right', 'left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'left'],
+    ...COMPACT_TABLE,
+  });
+  for (const s of steps) {
+    table.push([
+      s.variant,
+      s.repeat,
+      s.workload,
+      s.threads,
+      s.rate === 0 ? 'max' : num(s.offered_tps, 0),
+      s.target,
+      s.status + (s.saturated_clients > 0 ? ' (client-bound)' : ''),
+      fixed(s.tps),
+      fixed(s.qps),
+      fixed(s.lat_avg_ms),
+      pcts.length === 1 ? fixed(s.lat_pct_ms) : `${fixed(s.lat_pct_ms)} (p${s.lat_pct})`,
+      num(s.errors, 0),
+      num(s.client_cpu_avg_pct, 0),
+      s.status === 'ok' ? '' : clip(s.error, 60),
+    ]);
+  }
+  out.push(table.toString());
+  return out.join('\n') + '\n';
+}
+
+/** An arbitrary result as a terminal table, columns in the query's order. */
+export function renderRowsTable(columns: readonly string[], rows: readonly LakeRowObject[]): string {
+  if (rows.length === 0) return `(no rows; columns: ${columns.join(', ')})\n`;
+  const table = new Table({ head: [...columns], ...COMPACT_TABLE });
+  for (const r of rows) {
+    table.push(
+      columns.map((c) => {
+        const v = r[c];
+        if (v === null || v === undefined) return '';
+        if (typeof v === 'number') return Number.isInteger(v) ? String(v) : num(v, 4);
+        if (typeof v === 'object') return clip(JSON.stringify(v), 80);
+        return clip(String(v), 80);
+      }),
+    );
+  }
+  return table.toString() + `\n(${rows.length} row${rows.length === 1 ? '' : 's'})\n`;
+}
+
+/** Everything `aurora-bench results` prints, for a local lake directory. */
+export async function resultsText(lakeDir: string, options: ResultsOptions = {}): Promise<string> {
+  return withLake(lakeDir, async (lake) => {
+    if (options.sql !== undefined) {
+      const { columns, rows } = await lake.queryWithColumns(options.sql);
+      return options.json ? JSON.stringify(rows, null, 2) + '\n' : renderRowsTable(columns, rows);
+    }
+    const run = await findRun(lake, options.runId);
+    const steps = await stepResults(lake, run.run_id);
+    return options.json ? JSON.stringify(steps, null, 2) + '\n' : renderStepTable(run, steps);
+  });
+}
+
+/** The step rows of a run (latest by default), for callers that want objects rather than text. */
+export async function resultsRows(lakeDir: string, runId?: string): Promise<{ run: RunInfo; steps: StepResult[] }> {
+  return withLake(lakeDir, async (lake) => {
+    const run = await findRun(lake, runId);
+    return { run, steps: await stepResults(lake, run.run_id) };
+  });
+}

@@ -1,0 +1,37 @@
+/**
+ * The shared lake views (core/lake/sql/*.sql), each one `CREATE OR REPLACE VIEW <name> AS SELECT ...`
+ * in the SQL subset Athena (Trino) and DuckDB both run. DuckDB creates them locally; the CDK stack
+ * turns the same text into Athena named queries/views. Order matters: a view may use an earlier one.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+export const LAKE_VIEWS = ['step_summary', 'variant_summary', 'interval_totals', 'latest_run'] as const;
+export type LakeView = (typeof LAKE_VIEWS)[number];
+
+/** The folder holding the .sql files: next to this module in the checkout, or found from dist/. */
+export function viewSqlDir(): string {
+  let dir = __dirname;
+  for (;;) {
+    for (const candidate of [join(dir, 'sql'), join(dir, 'core', 'lake', 'sql')]) {
+      if (existsSync(join(candidate, 'step_summary.sql'))) return candidate;
+    }
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`cannot find the lake views (core/lake/sql/*.sql) above ${__dirname}`);
+    dir = parent;
+  }
+}
+
+/** The statement of one view, without comments' trailing whitespace; no trailing semicolon. */
+export function viewSql(view: LakeView, dir = viewSqlDir()): string {
+  const text = readFileSync(join(dir, `${view}.sql`), 'utf8').trim().replace(/;\s*$/, '');
+  if (!new RegExp(`CREATE OR REPLACE VIEW ${view} AS`, 'i').test(text)) {
+    throw new Error(`${join(dir, `${view}.sql`)}: expected "CREATE OR REPLACE VIEW ${view} AS SELECT ..."`);
+  }
+  return text;
+}
+
+/** Every view's statement, in creation order. */
+export function allViewSql(dir = viewSqlDir()): { name: LakeView; sql: string }[] {
+  return LAKE_VIEWS.map((name) => ({ name, sql: viewSql(name, dir) }));
+}
