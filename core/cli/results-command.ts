@@ -1,0 +1,24 @@
+/** `aurora-bench results`: the local lake through DuckDB, or Athena with --aws. */
+import { resultsText } from '../lake/results';
+
+export interface ResultsCommandOptions {
+  readonly lakeDir: string;
+  readonly repoRoot: string;
+  readonly run?: string;
+  readonly sql?: string;
+  readonly json?: boolean;
+  readonly aws?: boolean;
+  readonly stack?: string;
+}
+
+export async function resultsCommand(options: ResultsCommandOptions): Promise<string> {
+  if (options.aws) {
+    const { athenaResultsText } = await import('./results-aws');
+    return athenaResultsText({ stackName: options.stack ?? 'AuroraBench', ...(options.run ? { runId: options.run } : {}), ...(options.sql ? { sql: options.sql } : {}), json: options.json === true });
+  }
+  return resultsText(options.lakeDir, {
+    ...(options.run ? { runId: options.run } : {}),
+    ...(options.sql ? { sql: options.sql } : {}),
+    ...(options.json ? { json: true } : {}),
+  });
+}

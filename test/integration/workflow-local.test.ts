@@ -1,0 +1,195 @@
+/**
+ * Every path of state-machines/benchmark.asl.json, executed locally with aws-local-stepfunctions
+ * against the real local backend (mariadbd writer + reader, real sysbench): success, a retried
+ * transient error, a failure injected at each Task (each must end in teardown and a failed
+ * execution with the cause), and a failing step that does not stop the other cells.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TransientBackendError, type Backend } from '../../core/backend';
+import { LocalBackend } from '../../core/backends/local/local-backend';
+import { lakeKeys, type RunRow, type StepRow } from '../../core/lake/rows';
+import type { SpecInput } from '../../core/spec/schema';
+import { executeLocally, withInjectedFailures, type ExecutionEvent, type LocalExecutionResult } from '../../core/workflow/local-runner';
+import type { TaskDeps } from '../../core/workflow/tasks';
+
+const REPO = join(__dirname, '..', '..');
+
+function tinySpec(over: Partial<SpecInput> = {}): SpecInput {
+  return {
+    name: 'wf-test',
+    engine: { version: '3.04.0' },
+    variants: [{ name: 'small', instanceClass: 'db.t3.medium', readers: 1 }],
+    data: { tables: 1, tableSize: 200, prepareThreads: 1 },
+    defaults: { durationS: 2, warmupS: 0, reportIntervalS: 1 },
+    workloads: [
+      { name: 'rw', test: 'oltp_read_write', threads: [2] },
+      { name: 'ro', test: 'oltp_read_only', threads: [2], target: 'reader' },
+    ],
+    ...over,
+  };
+}
+
+let lakeDir: string;
+let runRoot: string;
+
+beforeEach(() => {
+  lakeDir = mkdtempSync(join(tmpdir(), 'ab-wf-lake-'));
+  runRoot = mkdtempSync(join(tmpdir(), 'ab-wf-runs-'));
+});
+afterEach(() => {
+  rmSync(lakeDir, { recursive: true, force: true });
+  rmSync(runRoot, { recursive: true, force: true });
+});
+
+function newBackend(): LocalBackend {
+  return new LocalBackend({ lakeDir, runRoot, repoRoot: REPO });
+}
+
+function deps(backend: Backend): TaskDeps {
+  return { backend, now: () => new Date(), toolVersion: 'test', gitSha: null, serverVersion: 'test', readyTimeoutS: 60 };
+}
+
+async function run(backend: Backend, spec: SpecInput = tinySpec()): Promise<LocalExecutionResult> {
+  return executeLocally({ deps: deps(backend), input: { spec }, pollMs: 100, retryMs: 10 });
+}
+
+function entered(events: readonly ExecutionEvent[], state: string): number {
+  return events.filter((e) => e.type === 'StateEntered' && e.state?.name === state).length;
+}
+
+/** mariadbd processes whose datadir is under this test's run root. */
+function serversLeft(): string[] {
+  try {
+    return execFileSync('pgrep', ['-af', 'mariadbd'], { encoding: 'utf8' })
+      .split('\n')
+      .filter((l) => l.includes(runRoot));
+  } catch {
+    return []; // pgrep exits 1 when nothing matches
+  }
+}
+
+async function runRow(backend: Backend, result: LocalExecutionResult): Promise<RunRow> {
+  const dt = new Date().toISOString().slice(0, 10);
+  const text = await backend.lake.get(lakeKeys.run(dt, result.runId!));
+  return JSON.parse(text!.trim()) as RunRow;
+}
+
+async function stepRows(backend: Backend, result: LocalExecutionResult, cellId: string, stepId: string): Promise<StepRow[]> {
+  const dt = new Date().toISOString().slice(0, 10);
+  const text = await backend.lake.get(lakeKeys.stepTable('steps', dt, result.runId!, cellId, stepId));
+  return text!.trim().split('\n').map((l) => JSON.parse(l) as StepRow);
+}
+
+describe('benchmark workflow, locally', () => {
+  it('succeeds end to end: provisions, prepares once, runs each step, collects, tears down', async () => {
+    // Arrange
+    const backend = newBackend();
+    // Act
+    const result = await run(backend);
+    // Assert
+    expect(result.status).toBe('SUCCEEDED');
+    expect(result.output).toMatchObject({ status: 'succeeded', steps: 2, failedSteps: 0 });
+    expect(entered(result.events, 'ProvisionCell')).toBe(1);
+    expect(entered(result.events, 'StartPrepare')).toBe(1);
+    expect(entered(result.events, 'StartStep')).toBe(2);
+    expect(entered(result.events, 'TeardownCell')).toBe(1);
+    expect(entered(result.events, 'TeardownCellOnError')).toBe(0);
+    const rw = await stepRows(backend, result, 'small-r1', 'rw-t2');
+    expect(rw).toHaveLength(1);
+    expect(rw[0]).toMatchObject({ status: 'ok', threads: 2, target: 'writer', error: null });
+    expect(rw[0]!.tps).toBeGreaterThan(0);
+    const ro = await stepRows(backend, result, 'small-r1', 'ro-t2');
+    expect(ro[0]!.endpoint_instance).toMatch(/-r1$/);
+    const manifest = await runRow(backend, result);
+    expect(manifest).toMatchObject({ status: 'succeeded', backend: 'local', error: null });
+    expect(manifest.sysbench_version).toMatch(/sysbench 1\.0/);
+    expect(serversLeft()).toEqual([]);
+  });
+
+  it('retries a transient backend error and still succeeds', async () => {
+    const backend = withInjectedFailures(newBackend(), { checkJobs: { error: new TransientBackendError('throttled'), times: 1 } });
+    const result = await run(backend, tinySpec({ workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1] }] }));
+    expect(result.status).toBe('SUCCEEDED');
+    const retried = result.events.filter((e) => e.type === 'StateRetried');
+    expect(retried.map((e) => e.state?.name)).toEqual(['CheckPrepare']);
+    expect(serversLeft()).toEqual([]);
+  });
+
+  it('fails at PlanRun on an invalid spec without creating anything', async () => {
+    const backend = withInjectedFailures(newBackend(), {});
+    const result = await run(backend, tinySpec({ data: { tables: 0, tableSize: 1 } }));
+    expect(result.status).toBe('FAILED');
+    expect(result.error).toBe('InvalidSpecError');
+    expect(result.cause).toContain('data.tables');
+    expect(backend.calls['provisionCell']).toBeUndefined();
+  });
+
+  const injected: [keyof Backend, string][] = [
+    ['provisionCell', 'ProvisionCell'],
+    ['checkCellReady', 'CheckCellReady'],
+    ['startClients', 'StartClients'],
+    ['checkClientsReady', 'CheckClientsReady'],
+    ['startJobs', 'StartPrepare'],
+    ['checkJobs', 'CheckPrepare'],
+    ['collectServerMetrics', 'CollectStep'],
+  ];
+  it.each(injected)('a failure in %s (state %s) is caught, the cell torn down, the execution failed with the cause', async (method, state) => {
+    // Arrange
+    const backend = withInjectedFailures(newBackend(), { [method]: { error: new Error(`injected ${method} failure`) } });
+    // Act
+    const result = await run(backend, tinySpec({ workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1] }] }));
+    // Assert
+    expect(result.status).toBe('FAILED');
+    expect(result.error).toBe('BenchmarkFailed');
+    expect(result.cause).toContain(`injected ${method} failure`);
+    const caught = result.events.filter((e) => e.type === 'StateCaught').map((e) => e.state?.name);
+    expect(caught).toContain(state === 'CheckPrepare' || state === 'StartPrepare' || state === 'CollectStep' ? 'RunSteps' : state);
+    expect(entered(result.events, 'TeardownCellOnError')).toBe(1);
+    expect(backend.calls['teardownCell']).toBe(1);
+    expect(serversLeft()).toEqual([]);
+    expect((await runRow(backend, result)).status).toBe('failed');
+  });
+
+  it('a teardown that keeps failing is recorded and fails the run (the sweeper is the safety net)', async () => {
+    const real = newBackend();
+    const backend = withInjectedFailures(real, { teardownCell: { error: new Error('cannot delete') } });
+    const result = await run(backend, tinySpec({ workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1] }] }));
+    expect(result.status).toBe('FAILED');
+    expect(entered(result.events, 'TeardownFailed')).toBe(1);
+    expect(result.cause).toMatch(/teardown-failed.*cannot delete/);
+    await real.cleanupRun(result.runId!);
+    expect(serversLeft()).toEqual([]);
+  });
+
+  it('a failing sysbench step is recorded with its reason; the other steps and cells still run', async () => {
+    // Arrange: a custom option sysbench rejects makes the first step fail at run time.
+    const backend = newBackend();
+    const spec = tinySpec({
+      variants: [
+        { name: 'one', instanceClass: 'db.t3.medium', readers: 1 },
+        { name: 'two', instanceClass: 'db.t3.medium', readers: 1 },
+      ],
+      workloads: [
+        { name: 'broken', test: 'oltp_read_write', threads: [1], options: { tables: 5 } },
+        { name: 'fine', test: 'oltp_read_only', threads: [1] },
+      ],
+    });
+    // Act
+    const result = await run(backend, spec);
+    // Assert
+    expect(result.status).toBe('FAILED');
+    expect(result.error).toBe('BenchmarkStepsFailed');
+    expect(entered(result.events, 'TeardownCell')).toBe(2);
+    for (const cell of ['one-r1', 'two-r1']) {
+      const broken = await stepRows(backend, result, cell, 'broken-t1');
+      expect(broken[0]!.status).toBe('failed');
+      expect(broken[0]!.error).toMatch(/FATAL|table/i);
+      const fine = await stepRows(backend, result, cell, 'fine-t1');
+      expect(fine[0]!.status).toBe('ok');
+    }
+    expect(serversLeft()).toEqual([]);
+  });
+});
