@@ -1,0 +1,81 @@
+/**
+ * `aurora-bench run SPEC --aws`: validate and plan here (refusing before anything is created),
+ * start an execution of the deployed state machine with the same input the console would take,
+ * and follow it until it ends, printing the same progress lines as a local run.
+ */
+import { join } from 'node:path';
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { DescribeExecutionCommand, GetExecutionHistoryCommand, SFNClient, StartExecutionCommand, type HistoryEvent } from '@aws-sdk/client-sfn';
+import { planRun } from '../plan/plan';
+import { loadSpecFile } from '../spec/validate';
+import { readStackOutputs } from './aws-stack';
+
+export interface RunOnAwsOptions {
+  readonly specFile: string;
+  readonly repoRoot: string;
+  readonly stackName: string;
+  readonly log: (line: string) => void;
+  readonly sfn?: SFNClient;
+  readonly cfn?: CloudFormationClient;
+  /** Poll interval while following the execution. */
+  readonly pollMs?: number;
+}
+
+/** The execution input: what a user pastes into the console's "Start execution" too. */
+export function executionInput(spec: unknown, scripts: Record<string, string>, runId: string): string {
+  return JSON.stringify({ spec, scripts, runId });
+}
+
+/** A progress line for the history events a user cares about. */
+export function describeHistoryEvent(ev: HistoryEvent): string | undefined {
+  const entered = ev.stateEnteredEventDetails;
+  if (entered && ['ProvisionCell', 'StartPrepare', 'StartStep', 'TeardownCell', 'TeardownCellOnError'].includes(entered.name ?? '')) {
+    const input = JSON.parse(entered.input ?? '{}') as { cell?: { cellId?: string }; step?: { stepId?: string } };
+    return `${entered.name}${input.cell?.cellId ? ` ${input.cell.cellId}` : ''}${input.step?.stepId ? ` ${input.step.stepId}` : ''}`;
+  }
+  const exited = ev.stateExitedEventDetails;
+  if (exited?.name === 'CollectStep') {
+    const out = JSON.parse(exited.output ?? 'null') as { stepId?: string; status?: string; tps?: number; error?: string } | null;
+    if (out) return `  ${out.stepId}: ${out.status === 'ok' ? `${out.tps?.toFixed(1)} tps` : `FAILED ${out.error}`}`;
+  }
+  if (ev.taskFailedEventDetails) return `  task failed: ${ev.taskFailedEventDetails.error}: ${ev.taskFailedEventDetails.cause ?? ''}`;
+  if (ev.mapRunStartedEventDetails) return `cells started as map run ${ev.mapRunStartedEventDetails.mapRunArn ?? ''}`;
+  return undefined;
+}
+
+export async function runOnAws(options: RunOnAwsOptions): Promise<number> {
+  const { spec, scripts } = loadSpecFile(options.specFile, join(options.repoRoot, 'client', 'workloads'));
+  const plan = planRun(spec, { backend: 'aws', scripts });
+  for (const n of plan.notes) options.log(`[${n.level}] ${n.path}: ${n.message}`);
+  const cfn = options.cfn ?? new CloudFormationClient({});
+  const sfn = options.sfn ?? new SFNClient({});
+  const outputs = await readStackOutputs(cfn, options.stackName);
+  const started = await sfn.send(
+    new StartExecutionCommand({ stateMachineArn: outputs.stateMachineArn, name: plan.runId, input: executionInput(spec, scripts, plan.runId) }),
+  );
+  const executionArn = started.executionArn!;
+  options.log(`started ${executionArn} (run ${plan.runId}); stop it from the console or with Ctrl-C here and everything is torn down by the safety net`);
+  let lastEventId = 0;
+  for (;;) {
+    let nextToken: string | undefined;
+    // Distributed Map cells run as child executions: the parent's history shows the map run, the
+    // per-step lines come from the children, which the console links to.
+    do {
+      const page = await sfn.send(new GetExecutionHistoryCommand({ executionArn, maxResults: 200, ...(nextToken ? { nextToken } : {}) }));
+      for (const ev of page.events ?? []) {
+        if ((ev.id ?? 0) <= lastEventId) continue; // each poll re-reads the history from the start
+        lastEventId = ev.id ?? lastEventId;
+        const line = describeHistoryEvent(ev);
+        if (line) options.log(line);
+      }
+      nextToken = page.nextToken;
+    } while (nextToken);
+    const desc = await sfn.send(new DescribeExecutionCommand({ executionArn }));
+    if (desc.status !== 'RUNNING') {
+      options.log(`execution ${desc.status}${desc.error ? `: ${desc.error}` : ''}${desc.cause ? `\n${desc.cause}` : ''}`);
+      options.log(`results: aurora-bench results --aws --run ${plan.runId}`);
+      return desc.status === 'SUCCEEDED' ? 0 : 1;
+    }
+    await new Promise((r) => setTimeout(r, options.pollMs ?? 15_000));
+  }
+}
