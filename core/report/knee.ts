@@ -1,0 +1,106 @@
+/**
+ * S5's saturation knee (seeds/004): sweep the offered rate, plot achieved throughput and p99
+ * against it, and find where achieved stops tracking offered.
+ *
+ * The rule, applied in order of increasing offered rate (unlimited-rate points are ignored):
+ *  1. Baseline efficiency e0 = achieved / offered at the lowest offered rate, capped at 1. A system
+ *     that lags even at the lowest load (the seed's RMW case, ~17% below target throughout) is
+ *     judged against its own baseline, and the lag is reported.
+ *  2. A point tracks when achieved >= 95% x e0 x offered AND its p99 <= 3 x the baseline p99
+ *     (p99 at the lowest rate). Either failing is saturation: a queue that keeps up on throughput
+ *     but explodes on latency is saturated too.
+ *  3. The knee is the last tracking point before the first non-tracking one: the highest offered
+ *     rate the system sustains. The capacity is the highest achieved rate over the whole sweep (the
+ *     plateau the seed reads off, e.g. r6g ~64.8k ops/s).
+ * A failed step (no achieved rate) counts as not tracking.
+ */
+
+export interface RatePoint {
+  /** Offered transactions/s (all clients). */
+  readonly offered: number;
+  /** Achieved transactions/s; null when the step failed. */
+  readonly achieved: number | null;
+  /** Tail latency (p99 or the run's percentile) in ms; null when unknown. */
+  readonly p99Ms: number | null;
+}
+
+export interface KneeOptions {
+  /** Share of (baseline-efficiency x offered) achieved still counted as tracking. Default 0.95. */
+  readonly trackingRatio?: number;
+  /** p99 above this multiple of the baseline p99 is saturation. Default 3. */
+  readonly latencyFactor?: number;
+}
+
+export interface KneeResult {
+  /** Highest offered rate still tracked; null when even the lowest point does not track. */
+  readonly kneeOffered: number | null;
+  readonly kneeAchieved: number | null;
+  /** Lowest offered rate that no longer tracks; null when every point tracks (not saturated). */
+  readonly saturatedAtOffered: number | null;
+  /** Why saturatedAtOffered does not track. */
+  readonly reason: 'throughput' | 'latency' | 'failed' | null;
+  /** Highest achieved rate over the sweep. */
+  readonly capacity: number | null;
+  readonly baselineEfficiency: number | null;
+  readonly baselineP99Ms: number | null;
+  readonly points: number;
+  /** One sentence for the report. */
+  readonly summary: string;
+}
+
+export function findKnee(input: readonly RatePoint[], options: KneeOptions = {}): KneeResult {
+  const trackingRatio = options.trackingRatio ?? 0.95;
+  const latencyFactor = options.latencyFactor ?? 3;
+  const points = input.filter((p) => p.offered > 0).slice().sort((a, b) => a.offered - b.offered);
+  const achievedAll = points.map((p) => p.achieved).filter((a): a is number => a !== null);
+  const capacity = achievedAll.length > 0 ? Math.max(...achievedAll) : null;
+  const first = points[0];
+  if (first === undefined) {
+    return { kneeOffered: null, kneeAchieved: null, saturatedAtOffered: null, reason: null, capacity, baselineEfficiency: null, baselineP99Ms: null, points: 0, summary: 'no offered-rate points (rate > 0) to find a knee in' };
+  }
+  const e0 = first.achieved !== null ? Math.min(1, first.achieved / first.offered) : null;
+  const p0 = first.p99Ms;
+  let knee: RatePoint | undefined;
+  let saturated: RatePoint | undefined;
+  let reason: KneeResult['reason'] = null;
+  for (const p of points) {
+    if (p.achieved === null || e0 === null) {
+      saturated = p;
+      reason = 'failed';
+      break;
+    }
+    if (p.achieved < trackingRatio * e0 * p.offered) {
+      saturated = p;
+      reason = 'throughput';
+      break;
+    }
+    if (p0 !== null && p0 > 0 && p.p99Ms !== null && p.p99Ms > latencyFactor * p0) {
+      saturated = p;
+      reason = 'latency';
+      break;
+    }
+    knee = p;
+  }
+  const fmt = (x: number): string => Math.round(x).toLocaleString('en-US');
+  const lag = e0 !== null && e0 < trackingRatio ? ` Even the lowest rate achieved only ${(e0 * 100).toFixed(0)}% of offered; tracking is judged against that.` : '';
+  let summary: string;
+  if (saturated === undefined) {
+    summary = `not saturated: achieved tracks offered up to ${fmt(points[points.length - 1]!.offered)}/s (the highest rate tried).${lag}`;
+  } else if (knee === undefined) {
+    summary = `saturated from the lowest rate tried (${fmt(saturated.offered)}/s, ${reason}); capacity ${capacity !== null ? fmt(capacity) + '/s' : 'unknown'}.${lag}`;
+  } else {
+    const why = reason === 'latency' ? `p99 rose above ${latencyFactor}x its baseline` : reason === 'failed' ? 'the step failed' : `achieved fell below ${(trackingRatio * 100).toFixed(0)}% of offered`;
+    summary = `knee at ${fmt(knee.offered)}/s offered; at ${fmt(saturated.offered)}/s ${why}; capacity ~${capacity !== null ? fmt(capacity) : '?'}/s.${lag}`;
+  }
+  return {
+    kneeOffered: knee?.offered ?? null,
+    kneeAchieved: knee?.achieved ?? null,
+    saturatedAtOffered: saturated?.offered ?? null,
+    reason,
+    capacity,
+    baselineEfficiency: e0,
+    baselineP99Ms: p0,
+    points: points.length,
+    summary,
+  };
+}

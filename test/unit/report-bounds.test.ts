@@ -1,0 +1,38 @@
+import { classifyBound } from '../../core/report/bounds';
+
+const MB = 1e6;
+
+describe("S4's bound classification", () => {
+  it.each([
+    // seeds/003, 12 clients: large and xlarge CPU-bound, 2xlarge and 4xlarge network-bound
+    ['db.r6i.large', 100, 426 + 1.3, 'cpu'],
+    ['db.r6i.xlarge', 98, 898 + 2.8, 'cpu'],
+    ['db.r6i.2xlarge', 71, 1540 + 3.8, 'network'],
+    ['db.r6i.4xlarge', 29, 1555 + 3.7, 'network'],
+  ] as const)('classifies %s (CPU %p%%, %p MB/s) as %s', (_cls, cpu, mbPerS, expected) => {
+    // Act
+    const r = classifyBound({ serverCpuPct: cpu, networkBytesPerS: mbPerS * MB, networkLimitGbps: 12.5, clientSaturated: false, clientCpuPct: 60 });
+    // Assert
+    expect(r.bound).toBe(expected);
+  });
+
+  it("calls the seed's single-client run client-bound, not a server limit", () => {
+    // Arrange: one c6i.large, server CPU 31%, 146 MB/s, client CPU up to 100%
+    // Act
+    const r = classifyBound({ serverCpuPct: 31, networkBytesPerS: 146.4 * MB, networkLimitGbps: 12.5, clientSaturated: true, clientCpuPct: 80 });
+    // Assert
+    expect(r.bound).toBe('client');
+    expect(r.networkGbps).toBeCloseTo(1.1712, 4);
+  });
+
+  it('reports a saturated client alongside a server limit, and "none" when nothing is at a limit', () => {
+    // Act
+    const both = classifyBound({ serverCpuPct: 95, networkBytesPerS: null, networkLimitGbps: null, clientSaturated: false, clientCpuPct: 97 });
+    const none = classifyBound({ serverCpuPct: 50, networkBytesPerS: 100 * MB, networkLimitGbps: null, clientSaturated: false, clientCpuPct: 20 });
+    // Assert
+    expect(both).toMatchObject({ bound: 'cpu', clientSaturated: true });
+    expect(both.reason).toMatch(/client was saturated too/);
+    expect(none.bound).toBe('none');
+    expect(none.reason).toMatch(/network limit unknown/);
+  });
+});
