@@ -1,0 +1,82 @@
+/**
+ * The sweeper: the safety net for what Teardown could not delete.
+ *  - {"action":"sweep-expired"} (EventBridge Scheduler): delete everything tagged with a run whose
+ *    expires-at has passed;
+ *  - a "Step Functions Execution Status Change" event (ABORTED / TIMED_OUT / FAILED): tear that run
+ *    down now. The run id is the execution input's runId when given, else the run.runId PlanRun
+ *    returned (from the execution history); an execution that never got past PlanRun created nothing.
+ */
+import type { SweeperDeps, SweepReport } from './sweeper-deps';
+
+export interface SweepExpiredEvent {
+  readonly action: 'sweep-expired';
+}
+
+export interface ExecutionStatusChangeEvent {
+  readonly source: 'aws.states';
+  readonly 'detail-type': 'Step Functions Execution Status Change';
+  readonly detail: {
+    readonly executionArn: string;
+    readonly stateMachineArn: string;
+    readonly status: string;
+    /** The execution input as a JSON string (null when too large for the event). */
+    readonly input?: string | null;
+  };
+}
+
+export type SweeperEvent = SweepExpiredEvent | ExecutionStatusChangeEvent;
+
+export interface SweeperResult {
+  readonly action: 'sweep-expired' | 'teardown-run' | 'nothing-to-do';
+  readonly runId?: string;
+  readonly executionArn?: string;
+  readonly report?: SweepReport;
+  readonly detail?: string;
+}
+
+export class InvalidSweeperEventError extends Error {
+  override readonly name = 'InvalidSweeperEventError';
+}
+
+function isStatusChange(event: unknown): event is ExecutionStatusChangeEvent {
+  const e = event as Partial<ExecutionStatusChangeEvent> | null;
+  return e?.source === 'aws.states' && e['detail-type'] === 'Step Functions Execution Status Change' && typeof e.detail?.executionArn === 'string';
+}
+
+/** runId from the execution input, when the caller chose one (PlanRunEvent.runId). */
+export function runIdFromInput(input: string | null | undefined): string | undefined {
+  if (!input) return undefined;
+  try {
+    const parsed = JSON.parse(input) as { runId?: unknown };
+    return typeof parsed.runId === 'string' && parsed.runId !== '' ? parsed.runId : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export const makeHandler =
+  (deps: SweeperDeps) =>
+  async (event: SweeperEvent): Promise<SweeperResult> => {
+    if ((event as SweepExpiredEvent | null)?.action === 'sweep-expired') {
+      const report = await deps.sweepExpired(deps.now());
+      return { action: 'sweep-expired', report };
+    }
+    if (isStatusChange(event)) {
+      const { executionArn, input } = event.detail;
+      const runId = runIdFromInput(input) ?? (await deps.runIdOfExecution(executionArn));
+      if (!runId) return { action: 'nothing-to-do', executionArn, detail: 'the execution ended before PlanRun chose a run id: nothing was created' };
+      const report = await deps.teardownRun(runId);
+      return { action: 'teardown-run', runId, executionArn, report };
+    }
+    throw new InvalidSweeperEventError(`unexpected sweeper event: ${JSON.stringify(event).slice(0, 500)}`);
+  };
+
+let bound: ((event: SweeperEvent) => Promise<SweeperResult>) | undefined;
+
+export const handler = async (event: SweeperEvent): Promise<SweeperResult> => {
+  if (!bound) {
+    const { buildAwsSweeperDeps } = await import('./aws-sweeper-deps');
+    bound = makeHandler(await buildAwsSweeperDeps(process.env));
+  }
+  return bound(event);
+};

@@ -1,0 +1,158 @@
+/**
+ * The aurora-bench stack: wires the constructs (one per concern) together. All inputs come in as
+ * props (typed config, paths, the nightly execution input); nothing here reads the environment.
+ */
+import { Stack, type StackProps, Tags } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
+import { Validations } from 'aws-cdk-lib';
+import { Construct } from 'constructs';
+import { grantBackendPermissions } from './backend-permissions';
+import { Clients } from './clients';
+import type { AppConfig, ExecutionInput } from './config';
+import { buildHandlerEnvironment, RUNNER_PREFIX } from './handler-environment';
+import { Network } from './network';
+import { Nightly } from './nightly';
+import { ResultsLake, type ViewDefinition } from './results-lake';
+import { SafetyNet } from './safety-net';
+import { Workflow } from './workflow';
+
+export interface AuroraBenchStackProps extends StackProps {
+  readonly config: AppConfig;
+  /** Repository root (where package-lock.json, lambdas/, state-machines/ and client/ are). */
+  readonly projectRoot: string;
+  /** Relative to projectRoot; defaults are the repository's own files. */
+  readonly definitionFile?: string;
+  readonly lambdasDir?: string;
+  readonly clientDir?: string;
+  readonly views: readonly ViewDefinition[];
+  /** Required when config.nightly.enabled. */
+  readonly nightlyInput?: ExecutionInput;
+}
+
+export class AuroraBenchStack extends Stack {
+  readonly network: Network;
+  readonly lake: ResultsLake;
+  readonly clients: Clients;
+  readonly workflow: Workflow;
+  readonly safetyNet: SafetyNet;
+  readonly nightly?: Nightly;
+
+  constructor(scope: Construct, id: string, props: AuroraBenchStackProps) {
+    super(scope, id, props);
+    const { config } = props;
+    const lambdasDir = props.lambdasDir ?? 'lambdas';
+    const stateMachineName = `${config.namePrefix}-benchmark`;
+    Tags.of(this).add('aurora-bench:stack', this.stackName);
+
+    this.network = new Network(this, 'Network', { config: config.network, namePrefix: config.namePrefix });
+    this.lake = new ResultsLake(this, 'Lake', { config: config.lake, namePrefix: config.namePrefix, views: props.views });
+
+    // client/ (runner.sh, lua/, workloads/) under runner/ in the lake bucket: the backend copies it to
+    // each client before a job (AwsBackendConfig.runnerS3Uri), the user data installs it at boot.
+    const runnerDeployment = new s3deploy.BucketDeployment(this, 'RunnerDeployment', {
+      sources: [s3deploy.Source.asset(`${props.projectRoot}/${props.clientDir ?? 'client'}`)],
+      destinationBucket: this.lake.bucket,
+      destinationKeyPrefix: RUNNER_PREFIX,
+      prune: true,
+      extract: true,
+      retainOnDelete: false,
+    });
+    acknowledgeBucketDeployment(this, runnerDeployment);
+
+    this.clients = new Clients(this, 'Clients', {
+      config: config.clients,
+      namePrefix: config.namePrefix,
+      bucket: this.lake.bucket,
+      securityGroup: this.network.clientSecurityGroup,
+    });
+
+    const launchTemplateIds = Object.fromEntries(Object.entries(this.clients.launchTemplates).map(([arch, lt]) => [arch, lt.launchTemplateId!]));
+    const environment = buildHandlerEnvironment(this, {
+      bucketName: this.lake.bucket.bucketName,
+      subnetIdsByAz: this.network.subnetsByAz(),
+      clientSecurityGroupId: this.network.clientSecurityGroup.securityGroupId,
+      dbSecurityGroupId: this.network.dbSecurityGroup.securityGroupId,
+      dbSubnetGroupName: this.network.dbSubnetGroup.subnetGroupName,
+      clientInstanceProfileArn: this.clients.instanceProfile.instanceProfileArn,
+      launchTemplateIds,
+    });
+    const permissions = {
+      bucket: this.lake.bucket,
+      clientRole: this.clients.role,
+      launchTemplates: Object.values(this.clients.launchTemplates),
+      clientSecurityGroup: this.network.clientSecurityGroup,
+      dbSecurityGroup: this.network.dbSecurityGroup,
+      subnets: this.network.subnets,
+      dbSubnetGroupName: this.network.dbSubnetGroup.subnetGroupName,
+    };
+
+    const taskRole = new iam.Role(this, 'TaskRole', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: 'aurora-bench workflow Lambdas: the AWS backend (RDS/EC2/SSM scoped by name and run tag, the lake)',
+    });
+    grantBackendPermissions(taskRole, permissions);
+    this.workflow = new Workflow(this, 'Workflow', {
+      projectRoot: props.projectRoot,
+      definitionFile: props.definitionFile ?? 'state-machines/benchmark.asl.json',
+      lambdasDir,
+      stateMachineName,
+      environment,
+      logRetentionDays: config.logRetentionDays,
+      taskRole,
+    });
+
+    const sweeperRole = new iam.Role(this, 'SweeperRole', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: 'aurora-bench sweeper: delete resources of expired or aborted runs (scoped like the workflow)',
+    });
+    grantBackendPermissions(sweeperRole, permissions);
+    Validations.of(sweeperRole).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) and the backend\'s Describe*/tag:GetResources calls support no resource-level permissions.',
+    });
+    this.safetyNet = new SafetyNet(this, 'SafetyNet', {
+      projectRoot: props.projectRoot,
+      sweeperEntry: `${lambdasDir}/sweeper/handler.ts`,
+      namePrefix: config.namePrefix,
+      stateMachineName,
+      stateMachineArn: this.workflow.stateMachine.stateMachineArn,
+      sweepSchedule: config.safetyNet.sweepSchedule,
+      environment,
+      logRetentionDays: config.logRetentionDays,
+      role: sweeperRole,
+    });
+
+    if (config.nightly.enabled) {
+      if (!props.nightlyInput) throw new Error('aurora-bench.nightly.enabled is true but no experiment input was loaded');
+      this.nightly = new Nightly(this, 'Nightly', {
+        config: config.nightly,
+        namePrefix: config.namePrefix,
+        stateMachine: this.workflow.stateMachine,
+        executionInput: props.nightlyInput,
+      });
+    }
+  }
+}
+
+/** The CDK-provided deployment Lambda (Python, AWS CLI layer) behind BucketDeployment. */
+function acknowledgeBucketDeployment(stack: Stack, deployment: s3deploy.BucketDeployment): void {
+  const reasons = {
+    'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]':
+      'CDK\'s BucketDeployment provider Lambda: its logging role is created by CDK and only writes its own logs.',
+    'AwsSolutions-IAM5[Action::s3:GetObject*]': 'CDK grants the BucketDeployment provider read on the asset object it copies.',
+    'AwsSolutions-IAM5[Action::s3:GetBucket*]': 'CDK grants the BucketDeployment provider read on the asset bucket.',
+    'AwsSolutions-IAM5[Action::s3:List*]': 'CDK grants the BucketDeployment provider listing of the asset and destination buckets.',
+    'AwsSolutions-IAM5[Action::s3:DeleteObject*]': 'The provider prunes files removed from client/ under runner/ only.',
+    'AwsSolutions-IAM5[Action::s3:Abort*]': 'The provider aborts its own failed multipart uploads.',
+    'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*]':
+      'CDK grants the BucketDeployment provider read on the bootstrap asset bucket, where the client/ zip is staged under a content hash.',
+    'AwsSolutions-IAM5[Resource::<LakeBucketB1D32E10.Arn>/*]':
+      'The provider syncs client/ into runner/ of the lake bucket; CDK grants it on the bucket, it only writes under destinationKeyPrefix.',
+    'AwsSolutions-L1': 'The BucketDeployment provider runtime is chosen by aws-cdk-lib, not by this project.',
+  };
+  // The provider is a stack-level singleton (Custom::CDKBucketDeployment<uuid>); acknowledge there only.
+  const provider = stack.node.children.find((c) => c.node.id.startsWith('Custom::CDKBucketDeployment'));
+  if (!provider) throw new Error(`BucketDeployment ${deployment.node.path}: its provider function was not found`);
+  for (const [id, reason] of Object.entries(reasons)) Validations.of(provider).acknowledge({ id, reason });
+}

@@ -1,0 +1,65 @@
+/**
+ * User data of a sysbench client (Amazon Linux 2023): installs sysbench 1.0.20 and the client runner,
+ * then writes a ready marker the backend can poll through SSM.
+ *
+ * Why build from source: Amazon Linux 2023 ships no sysbench package and does not support EPEL; the
+ * packagecloud repository script targets el/ubuntu and would be one more external download. So the
+ * instance fetches the 1.0.20 source tarball (GitHub by default, or an s3:// copy for VPCs without a
+ * NAT: clients.sysbenchSourceUrl), installs the build dependencies from the AL2023 repositories (reached
+ * through the S3 gateway endpoint) and builds it with its bundled LuaJIT. The MySQL client library
+ * package name differs between AL2023 releases, so both known names are tried.
+ * Known risk: the bundled LuaJIT 2.1.0-beta2 can fail on arm64 kernels with a 48-bit address space
+ * ("bad light userdata pointer"); the marker is only written when `sysbench --version` and a
+ * `sysbench cpu` smoke run succeed, so such a client is reported as not ready instead of failing steps.
+ */
+
+export const SYSBENCH_VERSION = '1.0.20';
+/** Where the user data puts a warm copy of the runner (the backend copies it again before each job). */
+export const RUNNER_INSTALL_DIR = '/opt/aurora-bench/client';
+/** Written last by the user data; its content is the installed sysbench version line. */
+export const CLIENT_READY_MARKER = '/opt/aurora-bench/ready';
+
+export interface ClientUserDataProps {
+  /** s3://bucket/runner/ holding client/ (runner.sh, lua/, workloads/), ending in '/'. */
+  readonly runnerS3Uri: string;
+  readonly sysbenchSourceUrl: string;
+}
+
+/** Shell lines (no shebang: CDK's UserData.forLinux adds it). Values may be CloudFormation tokens. */
+export function clientUserDataCommands(props: ClientUserDataProps): string[] {
+  return [
+    'set -euo pipefail',
+    'exec > >(tee -a /var/log/aurora-bench-user-data.log) 2>&1',
+    `SYSBENCH_VERSION='${SYSBENCH_VERSION}'`,
+    `SYSBENCH_SOURCE_URL='${props.sysbenchSourceUrl}'`,
+    `RUNNER_S3_URI='${props.runnerS3Uri}'`,
+    `RUNNER_DIR='${RUNNER_INSTALL_DIR}'`,
+    'mkdir -p /opt/aurora-bench',
+    // Build dependencies: the AL2023 repositories are served from S3, reachable without a NAT.
+    'dnf install -y -q --setopt=install_weak_deps=False gcc make automake autoconf libtool pkgconf-pkg-config openssl-devel libaio-devel zlib-devel tar gzip',
+    'dnf install -y -q mariadb105-devel || dnf install -y -q mariadb-connector-c-devel',
+    'if ! sysbench --version 2>/dev/null | grep -q "sysbench ${SYSBENCH_VERSION}"; then',
+    '  workdir=$(mktemp -d)',
+    '  case "$SYSBENCH_SOURCE_URL" in',
+    '    s3://*) aws s3 cp --only-show-errors "$SYSBENCH_SOURCE_URL" "$workdir/sysbench.tar.gz" ;;',
+    '    *) curl -fsSL --retry 5 -o "$workdir/sysbench.tar.gz" "$SYSBENCH_SOURCE_URL" ;;',
+    '  esac',
+    '  tar -xzf "$workdir/sysbench.tar.gz" -C "$workdir"',
+    '  cd "$workdir"/sysbench-*',
+    '  ./autogen.sh',
+    '  ./configure --prefix=/usr/local --with-mysql --without-pgsql',
+    '  make -j"$(nproc)"',
+    '  make install',
+    '  cd /',
+    '  rm -rf "$workdir"',
+    'fi',
+    'export PATH=/usr/local/bin:$PATH',
+    'sysbench --version | grep "sysbench ${SYSBENCH_VERSION}"',
+    'sysbench cpu --time=1 run > /dev/null',
+    // The client runner (client/ of this repository), deployed by the stack under runner/.
+    'rm -rf "$RUNNER_DIR" && mkdir -p "$RUNNER_DIR"',
+    'aws s3 cp --only-show-errors --recursive "$RUNNER_S3_URI" "$RUNNER_DIR/"',
+    'chmod +x "$RUNNER_DIR"/*.sh 2>/dev/null || true',
+    `sysbench --version > ${CLIENT_READY_MARKER}`,
+  ];
+}

@@ -1,0 +1,142 @@
+/**
+ * Clients: one launch template per CPU architecture (Amazon Linux 2023 resolved from the public SSM
+ * parameter at every launch), the instance profile (SSM managed instance, read the runner and the
+ * run's custom scripts, write runner output and SSM command output, read the RDS-managed master
+ * secret of the tool's clusters only), and the client runner deployed under runner/ in the lake bucket.
+ * The backend launches clients from these templates into the subnet of their target's AZ.
+ */
+import { ArnFormat, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import { clientUserDataCommands } from './client-user-data';
+import type { ClientArchitecture, ClientsConfig } from './config';
+import { RDS_NAME_PREFIX, RUNNER_PREFIX, SSM_OUTPUT_PREFIX } from './handler-environment';
+import { LAKE_PREFIXES } from './results-lake';
+
+/** Public SSM parameters of the latest Amazon Linux 2023 AMI per architecture. */
+export const AL2023_AMI_PARAMETERS: Readonly<Record<ClientArchitecture, string>> = {
+  x86_64: '/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-x86_64',
+  arm64: '/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-arm64',
+};
+
+export interface ClientsProps {
+  readonly config: ClientsConfig;
+  readonly namePrefix: string;
+  readonly bucket: s3.IBucket;
+  readonly securityGroup: ec2.ISecurityGroup;
+}
+
+export class Clients extends Construct {
+  readonly role: iam.Role;
+  readonly instanceProfile: iam.InstanceProfile;
+  readonly launchTemplates: Readonly<Partial<Record<ClientArchitecture, ec2.LaunchTemplate>>>;
+
+  constructor(scope: Construct, id: string, props: ClientsProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    const { bucket, config } = props;
+
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com'),
+      description: 'aurora-bench sysbench clients: SSM managed instance, lake runner/scripts read, raw and SSM output write',
+      managedPolicies: [iam.ManagedPolicy.fromAwsManagedPolicyName('AmazonSSMManagedInstanceCore')],
+    });
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonSSMManagedInstanceCore]',
+      reason: 'The AWS-maintained SSM core policy is what Run Command needs on the instance and follows SSM agent changes; it grants no data access.',
+    });
+
+    // Read: the runner the backend copies before each job, the run's custom Lua scripts.
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'ReadRunnerAndScripts',
+        actions: ['s3:GetObject'],
+        resources: [bucket.arnForObjects(`${RUNNER_PREFIX}*`), bucket.arnForObjects(`${LAKE_PREFIXES.scripts}*`)],
+      }),
+    );
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'ListRunnerAndScripts',
+        actions: ['s3:ListBucket'],
+        resources: [bucket.bucketArn],
+        conditions: { StringLike: { 's3:prefix': [`${RUNNER_PREFIX}*`, `${LAKE_PREFIXES.scripts}*`] } },
+      }),
+    );
+    // Write: runner output under raw/ and Run Command's own stdout/stderr under ssm-output/.
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'WriteRunnerOutput',
+        actions: ['s3:PutObject'],
+        resources: [bucket.arnForObjects(`${LAKE_PREFIXES.raw}*`), bucket.arnForObjects(`${SSM_OUTPUT_PREFIX}*`)],
+      }),
+    );
+    // The master password of the tool's clusters: RDS manages it in Secrets Manager (rds!cluster-...)
+    // and tags the secret with the owning cluster's ARN, so the read is limited to `ab-*` clusters.
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'ReadBenchmarkClusterSecret',
+        actions: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
+        resources: [stack.formatArn({ service: 'secretsmanager', resource: 'secret', resourceName: 'rds!cluster-*', arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
+        conditions: {
+          StringLike: {
+            'secretsmanager:ResourceTag/aws:rds:primaryDBClusterArn': stack.formatArn({ service: 'rds', resource: 'cluster', resourceName: `${RDS_NAME_PREFIX}*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME }),
+          },
+        },
+      }),
+    );
+    Validations.of(this.role).acknowledge(
+      {
+        id: `AwsSolutions-IAM5[Resource::<${this.logicalIdOfBucket(bucket)}.Arn>/${RUNNER_PREFIX}*]`,
+        reason: 'The runner files are many objects under one prefix; read-only.',
+      },
+      {
+        id: `AwsSolutions-IAM5[Resource::<${this.logicalIdOfBucket(bucket)}.Arn>/${LAKE_PREFIXES.scripts}*]`,
+        reason: 'Custom Lua scripts of any run (scripts/<runId>/...): a client serves one run but the role is shared by all runs; read-only.',
+      },
+      {
+        id: `AwsSolutions-IAM5[Resource::<${this.logicalIdOfBucket(bucket)}.Arn>/${LAKE_PREFIXES.raw}*]`,
+        reason: 'Runner output keys are raw/dt=<date>/<runId>/... and are only known per run; the role is shared by every run, so writes are limited to the raw/ area (expires by lifecycle), never tables/.',
+      },
+      {
+        id: `AwsSolutions-IAM5[Resource::<${this.logicalIdOfBucket(bucket)}.Arn>/${SSM_OUTPUT_PREFIX}*]`,
+        reason: 'SSM Run Command uploads each command\'s stdout/stderr under ssm-output/<command id>/...; ids are not known in advance.',
+      },
+      {
+        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:rds!cluster-*]',
+        reason: 'RDS names managed master secrets rds!cluster-<uuid>; the statement is further limited by the aws:rds:primaryDBClusterArn tag to the tool\'s ab-* clusters.',
+      },
+    );
+
+    this.instanceProfile = new iam.InstanceProfile(this, 'InstanceProfile', { role: this.role });
+
+    const launchTemplates: Partial<Record<ClientArchitecture, ec2.LaunchTemplate>> = {};
+    for (const arch of config.architectures) {
+      const userData = ec2.UserData.forLinux();
+      userData.addCommands(...clientUserDataCommands({ runnerS3Uri: `s3://${bucket.bucketName}/${RUNNER_PREFIX}`, sysbenchSourceUrl: config.sysbenchSourceUrl }));
+      const launchTemplate = new ec2.LaunchTemplate(this, `LaunchTemplate-${arch}`, {
+        launchTemplateName: `${props.namePrefix}-client-${arch}`,
+        machineImage: ec2.MachineImage.resolveSsmParameterAtLaunch(AL2023_AMI_PARAMETERS[arch], { os: ec2.OperatingSystemType.LINUX }),
+        instanceProfile: this.instanceProfile,
+        securityGroup: props.securityGroup,
+        userData,
+        requireImdsv2: true,
+        httpPutResponseHopLimit: 2,
+        blockDevices: [
+          {
+            deviceName: '/dev/xvda',
+            volume: ec2.BlockDeviceVolume.ebs(config.rootVolumeGiB, { volumeType: ec2.EbsDeviceVolumeType.GP3, encrypted: true, deleteOnTermination: true }),
+          },
+        ],
+        instanceInitiatedShutdownBehavior: ec2.InstanceInitiatedShutdownBehavior.TERMINATE,
+      });
+      launchTemplates[arch] = launchTemplate;
+    }
+    this.launchTemplates = launchTemplates;
+  }
+
+  private logicalIdOfBucket(bucket: s3.IBucket): string {
+    return Stack.of(this).getLogicalId(bucket.node.defaultChild as CfnElement);
+  }
+}

@@ -1,0 +1,178 @@
+/**
+ * The CDK app's typed configuration: the "aurora-bench" object of cdk.json context (overridable with
+ * `cdk synth -c aurora-bench='{...}'`). bin/app.ts reads the context and calls parseAppConfig;
+ * constructs in lib/ only ever see the parsed, readonly AppConfig.
+ */
+import { readFileSync } from 'node:fs';
+import { basename, dirname, isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
+
+/** cdk.json context key holding the whole configuration. */
+export const CONFIG_CONTEXT_KEY = 'aurora-bench';
+
+/**
+ * RDS identifiers (clusters, instances, parameter groups) start with the prefix, so it must be a
+ * valid start of one: a lowercase letter, then lowercase letters, digits and single hyphens.
+ * IAM statements are scoped to `<prefix>-*`.
+ */
+const namePrefix = z
+  .string()
+  .regex(/^[a-z][a-z0-9]*(-[a-z0-9]+)*$/, 'lowercase letters, digits and single hyphens, starting with a letter')
+  .max(20, 'at most 20 characters (RDS identifiers are limited to 63 and the backend appends run and cell ids)');
+
+const existingVpcSchema = z
+  .object({
+    vpcId: z.string().regex(/^vpc-[0-9a-f]+$/, 'a VPC id like vpc-0123abcd'),
+    /** Private subnets (egress to the internet or to endpoints), one per AZ, in the order of availabilityZones. */
+    privateSubnetIds: z.array(z.string().regex(/^subnet-[0-9a-f]+$/, 'subnet ids like subnet-0123abcd')).min(2),
+    availabilityZones: z.array(z.string().min(1)).min(2),
+    /** Route tables of those subnets: needed for the S3 gateway endpoint. */
+    privateRouteTableIds: z.array(z.string().regex(/^rtb-[0-9a-f]+$/, 'route table ids like rtb-0123abcd')).optional(),
+    /** false when the VPC already has the SSM / S3 / Secrets Manager endpoints (or a NAT path). */
+    createEndpoints: z.boolean().default(true),
+  })
+  .strict()
+  .superRefine((v, ctx) => {
+    if (v.privateSubnetIds.length !== v.availabilityZones.length) {
+      ctx.addIssue({ code: 'custom', message: 'needs one subnet per availability zone (same length and order)', path: ['privateSubnetIds'] });
+    }
+    if (v.privateRouteTableIds && v.privateRouteTableIds.length !== v.privateSubnetIds.length) {
+      ctx.addIssue({ code: 'custom', message: 'needs one route table per subnet (same length and order)', path: ['privateRouteTableIds'] });
+    }
+  });
+
+const networkSchema = z
+  .object({
+    /** Number of AZs of a new VPC (clients are placed in the AZ of their target database). */
+    maxAzs: z.number().int().min(2).max(6).default(2),
+    /**
+     * NAT gateways of a new VPC. Clients download the sysbench 1.0.20 source from GitHub at boot
+     * (see lib/client-user-data.ts), so the default keeps one; 0 needs sysbenchSourceUrl on S3.
+     */
+    natGateways: z.number().int().min(0).max(6).default(1),
+    cidr: z.string().regex(/^\d+\.\d+\.\d+\.\d+\/\d+$/, 'an IPv4 CIDR like 10.42.0.0/16').default('10.42.0.0/16'),
+    existingVpc: existingVpcSchema.optional(),
+    flowLogRetentionDays: z.number().int().min(1).default(30),
+  })
+  .strict();
+
+const lakeSchema = z
+  .object({
+    /** Raw runner output (raw/...) expires after this many days; tables/ stay. */
+    rawRetentionDays: z.number().int().min(1).default(90),
+    athenaResultRetentionDays: z.number().int().min(1).default(30),
+    /** Athena stops a query of the workgroup after scanning this much (BytesScannedCutoffPerQuery). */
+    athenaBytesScannedCutoffMb: z.number().int().min(10).default(10 * 1024),
+    /** First date of the dt partition projection range (yyyy-MM-dd); the range ends at NOW. */
+    projectionStartDate: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a date yyyy-MM-dd').default('2024-01-01'),
+    /** RETAIN keeps results when the stack is deleted (the default: results outlive the tool). */
+    removalPolicy: z.enum(['RETAIN', 'DESTROY']).default('RETAIN'),
+  })
+  .strict();
+
+const clientsSchema = z
+  .object({
+    /** Launch templates to create; a variant's clients.instanceType picks one by its architecture. */
+    architectures: z.array(z.enum(['x86_64', 'arm64'])).min(1).default(['x86_64', 'arm64']),
+    /** Where the user data fetches the sysbench source tarball (https:// or s3:// of the lake bucket's account). */
+    sysbenchSourceUrl: z.string().regex(/^(https|s3):\/\//, 'an https:// or s3:// URL').default('https://github.com/akopytov/sysbench/archive/refs/tags/1.0.20.tar.gz'),
+    /** Root volume of a client (GiB, gp3, encrypted). */
+    rootVolumeGiB: z.number().int().min(8).max(1024).default(20),
+  })
+  .strict();
+
+const nightlySchema = z
+  .object({
+    enabled: z.boolean().default(false),
+    /** EventBridge Scheduler expression, evaluated in timeZone. */
+    cron: z.string().regex(/^(cron|rate)\(.+\)$/, 'a Scheduler expression like cron(0 2 * * ? *)').default('cron(0 2 * * ? *)'),
+    /** IANA time zone of the cron expression (ScheduleExpressionTimezone). */
+    timeZone: z.string().min(1).default('UTC'),
+    /** The experiment file, relative to cdk.json's directory. */
+    experiment: z.string().min(1).default('experiments/quickstart.json'),
+  })
+  .strict();
+
+const safetyNetSchema = z
+  .object({
+    /** How often the sweeper deletes what a run left behind after its ttlHours. */
+    sweepSchedule: z.string().regex(/^(cron|rate)\(.+\)$/, 'a Scheduler expression like rate(1 hour)').default('rate(1 hour)'),
+  })
+  .strict();
+
+export const appConfigSchema = z
+  .object({
+    stackName: z.string().regex(/^[A-Za-z][A-Za-z0-9-]*$/, 'a CloudFormation stack name').default('AuroraBench'),
+    namePrefix: namePrefix.default('aurora-bench'),
+    /** Optional fixed account/region; without them the stack is environment-agnostic. */
+    account: z.string().regex(/^\d{12}$/, 'a 12-digit account id').optional(),
+    region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'a region like us-east-1').optional(),
+    logRetentionDays: z.number().int().min(1).default(30),
+    network: networkSchema.default(networkSchema.parse({})),
+    lake: lakeSchema.default(lakeSchema.parse({})),
+    clients: clientsSchema.default(clientsSchema.parse({})),
+    nightly: nightlySchema.default(nightlySchema.parse({})),
+    safetyNet: safetyNetSchema.default(safetyNetSchema.parse({})),
+  })
+  .strict();
+
+export type AppConfig = Readonly<z.infer<typeof appConfigSchema>>;
+export type NetworkConfig = AppConfig['network'];
+export type LakeConfig = AppConfig['lake'];
+export type ClientsConfig = AppConfig['clients'];
+export type NightlyConfig = AppConfig['nightly'];
+export type ClientArchitecture = ClientsConfig['architectures'][number];
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Parse the context value; every problem is reported with its path under "aurora-bench". */
+export function parseAppConfig(raw: unknown): AppConfig {
+  let value = raw ?? {};
+  if (typeof value === 'string') {
+    // `cdk synth -c aurora-bench='{...}'` passes a string.
+    try {
+      value = JSON.parse(value);
+    } catch (e) {
+      throw new ConfigError(`context "${CONFIG_CONTEXT_KEY}" is not valid JSON: ${(e as Error).message}`);
+    }
+  }
+  const result = appConfigSchema.safeParse(value);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${[CONFIG_CONTEXT_KEY, ...i.path.map(String)].join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid CDK context:\n${lines.join('\n')}`);
+  }
+  return result.data;
+}
+
+/** The execution input the state machine expects (see PlanRunEvent in core/workflow/tasks.ts). */
+export interface ExecutionInput {
+  readonly spec: unknown;
+  readonly scripts?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Reads an experiment file into the execution input: the spec as JSON plus the bodies of the
+ * custom Lua scripts its workloads name (paths relative to the spec file), as the CLI sends them.
+ */
+export function loadExecutionInput(experimentPath: string, baseDir: string): ExecutionInput {
+  const file = isAbsolute(experimentPath) ? experimentPath : resolve(baseDir, experimentPath);
+  let spec: { workloads?: { script?: unknown }[] };
+  try {
+    spec = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new ConfigError(`${CONFIG_CONTEXT_KEY}.nightly.experiment: cannot read ${file}: ${(e as Error).message}`);
+  }
+  const scripts: Record<string, string> = {};
+  for (const w of spec.workloads ?? []) {
+    if (typeof w.script !== 'string') continue;
+    const scriptFile = resolve(dirname(file), w.script);
+    try {
+      scripts[basename(w.script)] = readFileSync(scriptFile, 'utf8');
+    } catch (e) {
+      throw new ConfigError(`${CONFIG_CONTEXT_KEY}.nightly.experiment: workload script ${scriptFile}: ${(e as Error).message}`);
+    }
+  }
+  return Object.keys(scripts).length > 0 ? { spec, scripts } : { spec };
+}

@@ -1,0 +1,60 @@
+/**
+ * The one place the stack tells the Lambda handlers where things are. The AWS backend owns the
+ * shape (core/backends/aws/config.ts: AwsBackendConfig, AWS_CONFIG_ENV, awsConfigToEnv and the
+ * parser awsConfigFromEnv the handlers call); this module fills every field from the stack's
+ * resources. Values may be CloudFormation tokens: awsConfigToEnv embeds them in strings (also
+ * inside the JSON of subnetIdsByAz), which CDK resolves into Fn::Join.
+ */
+import { Stack } from 'aws-cdk-lib';
+import type { IConstruct } from 'constructs';
+import { AWS_CONFIG_DEFAULTS, AWS_CONFIG_ENV, awsConfigToEnv, type AwsBackendConfig, type ClientArchitecture } from '../core/backends/aws/config';
+import { tagKeys } from '../core/backends/aws/names';
+
+export { AWS_CONFIG_ENV as HANDLER_ENV };
+
+/** Prefix of every RDS identifier the backend creates (core/backends/aws/names.ts cellBaseName). */
+export const RDS_NAME_PREFIX = 'ab-';
+/** Tag key prefix the backend writes ("aurora-bench:run-id", ...); IAM conditions use the run-id key. */
+export const TAG_KEY_PREFIX = AWS_CONFIG_DEFAULTS.tagKeyPrefix;
+export const RUN_ID_TAG = tagKeys(TAG_KEY_PREFIX).runId;
+/** Key prefixes in the lake bucket the stack owns (not part of the lake's table layout). */
+export const RUNNER_PREFIX = 'runner/';
+export const SSM_OUTPUT_PREFIX = AWS_CONFIG_DEFAULTS.ssmOutputPrefix;
+
+export interface HandlerEnvironmentProps {
+  readonly bucketName: string;
+  readonly subnetIdsByAz: readonly { readonly az: string; readonly subnetId: string }[];
+  readonly clientSecurityGroupId: string;
+  readonly dbSecurityGroupId: string;
+  readonly dbSubnetGroupName: string;
+  readonly clientInstanceProfileArn: string;
+  readonly launchTemplateIds: Readonly<Partial<Record<ClientArchitecture, string>>>;
+}
+
+/** The backend config of this stack (tokens included). */
+export function handlerBackendConfig(scope: IConstruct, props: HandlerEnvironmentProps): AwsBackendConfig {
+  return {
+    region: Stack.of(scope).region,
+    bucket: props.bucketName,
+    lakePrefix: AWS_CONFIG_DEFAULTS.lakePrefix,
+    ssmOutputPrefix: SSM_OUTPUT_PREFIX,
+    subnetIdsByAz: Object.fromEntries(props.subnetIdsByAz.map((s) => [s.az, s.subnetId])),
+    dbSecurityGroupId: props.dbSecurityGroupId,
+    dbSubnetGroupName: props.dbSubnetGroupName,
+    clientSecurityGroupId: props.clientSecurityGroupId,
+    clientInstanceProfileArn: props.clientInstanceProfileArn,
+    launchTemplateIds: props.launchTemplateIds,
+    launchTemplateVersion: AWS_CONFIG_DEFAULTS.launchTemplateVersion,
+    runnerS3Uri: `s3://${props.bucketName}/${RUNNER_PREFIX}`,
+    tagKeyPrefix: TAG_KEY_PREFIX,
+    ssmDocumentName: AWS_CONFIG_DEFAULTS.ssmDocumentName,
+    masterUsername: AWS_CONFIG_DEFAULTS.masterUsername,
+    performanceInsightsRetentionDays: AWS_CONFIG_DEFAULTS.performanceInsightsRetentionDays,
+    piPeriodS: AWS_CONFIG_DEFAULTS.piPeriodS,
+  };
+}
+
+/** The environment of every handler: awsConfigToEnv of the stack's backend config. */
+export function buildHandlerEnvironment(scope: IConstruct, props: HandlerEnvironmentProps): Record<string, string> {
+  return awsConfigToEnv(handlerBackendConfig(scope, props));
+}

@@ -1,0 +1,56 @@
+/**
+ * Nightly: an EventBridge Scheduler schedule (cron in the configured IANA time zone) that starts the
+ * benchmark state machine with a configured experiment as its execution input ({"spec": ...}).
+ */
+import { Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import { Construct } from 'constructs';
+import type { ExecutionInput, NightlyConfig } from './config';
+
+/** StartExecution accepts at most 256 KiB of input (Step Functions quotas). */
+export const MAX_EXECUTION_INPUT_BYTES = 256 * 1024;
+
+export interface NightlyProps {
+  readonly config: NightlyConfig;
+  readonly namePrefix: string;
+  readonly stateMachine: sfn.IStateMachine;
+  readonly executionInput: ExecutionInput;
+}
+
+export class Nightly extends Construct {
+  readonly schedule: scheduler.CfnSchedule;
+  readonly role: iam.Role;
+
+  constructor(scope: Construct, id: string, props: NightlyProps) {
+    super(scope, id);
+    const input = JSON.stringify(props.executionInput);
+    if (Buffer.byteLength(input, 'utf8') > MAX_EXECUTION_INPUT_BYTES) {
+      throw new Error(`aurora-bench.nightly.experiment: the execution input is ${Buffer.byteLength(input, 'utf8')} bytes, more than the 256 KiB StartExecution accepts`);
+    }
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
+      }),
+      description: 'aurora-bench nightly schedule: start the benchmark state machine',
+    });
+    props.stateMachine.grantStartExecution(this.role);
+
+    this.schedule = new scheduler.CfnSchedule(this, 'Schedule', {
+      name: `${props.namePrefix}-nightly`,
+      description: `aurora-bench nightly run of ${props.config.experiment}`,
+      scheduleExpression: props.config.cron,
+      scheduleExpressionTimezone: props.config.timeZone,
+      flexibleTimeWindow: { mode: 'OFF' },
+      state: 'ENABLED',
+      target: {
+        arn: props.stateMachine.stateMachineArn,
+        roleArn: this.role.roleArn,
+        input,
+        // A missed nightly start is retried for an hour, not into the next day.
+        retryPolicy: { maximumEventAgeInSeconds: 3600, maximumRetryAttempts: 3 },
+      },
+    });
+  }
+}

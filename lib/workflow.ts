@@ -1,0 +1,191 @@
+/**
+ * Workflow: one NodejsFunction per Task (core/workflow/task-names.ts, entry lambdas/<task>/handler.ts)
+ * and the state machine from state-machines/benchmark.asl.json, inlined with its
+ * ${<Pascal>FunctionArn} placeholders replaced by the functions' ARNs. Logging (ALL, with execution
+ * data) and X-Ray tracing are on; the Lambdas run Powertools (logger, metrics, tracer).
+ */
+import { join } from 'node:path';
+import { ArnFormat, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import { Construct } from 'constructs';
+import { TASK_NAMES, type TaskName } from '../core/workflow/task-names';
+import { readAslFile, substitutePlaceholders, taskPlaceholderValues } from './asl-definition';
+
+/** Powertools settings shared by every function (lambdas/shared/aws-runtime.ts uses the same names). */
+export const POWERTOOLS_SERVICE = 'aurora-bench';
+export const POWERTOOLS_NAMESPACE = 'AuroraBench';
+
+export interface TaskFunctionProps {
+  /** Repository root: entries and the lock file are resolved against it. */
+  readonly projectRoot: string;
+  /** e.g. lambdas/plan-run/handler.ts, relative to projectRoot. */
+  readonly entry: string;
+  readonly role: iam.IRole;
+  readonly environment: Readonly<Record<string, string>>;
+  readonly logRetentionDays: number;
+  readonly timeout: Duration;
+}
+
+/** A Powertools Lambda on NODEJS_22_X with its own log group and active tracing. */
+export class TaskFunction extends Construct {
+  readonly fn: nodejs.NodejsFunction;
+  readonly logGroup: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: TaskFunctionProps) {
+    super(scope, id);
+    this.logGroup = new logs.LogGroup(this, 'Logs', {
+      retention: props.logRetentionDays as logs.RetentionDays,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.fn = new nodejs.NodejsFunction(this, 'Function', {
+      entry: join(props.projectRoot, props.entry),
+      handler: 'handler',
+      projectRoot: props.projectRoot,
+      depsLockFilePath: join(props.projectRoot, 'package-lock.json'),
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: 512,
+      timeout: props.timeout,
+      role: props.role,
+      logGroup: this.logGroup,
+      loggingFormat: lambda.LoggingFormat.JSON,
+      tracing: lambda.Tracing.ACTIVE,
+      environment: {
+        ...props.environment,
+        POWERTOOLS_SERVICE_NAME: POWERTOOLS_SERVICE,
+        POWERTOOLS_METRICS_NAMESPACE: POWERTOOLS_NAMESPACE,
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+        NODE_OPTIONS: '--enable-source-maps',
+      },
+      bundling: {
+        // Bundled locally with the esbuild devDependency: no Docker needed.
+        forceDockerBundling: false,
+        target: 'node22',
+        format: nodejs.OutputFormat.CJS,
+        sourceMap: true,
+        minify: true,
+        // The Node.js 22 runtime ships AWS SDK v3; DuckDB is a native module only the local backend loads.
+        externalModules: ['@aws-sdk/*', '@duckdb/node-api'],
+      },
+    });
+  }
+}
+
+export interface WorkflowProps {
+  readonly projectRoot: string;
+  /** The ASL file, relative to projectRoot (state-machines/benchmark.asl.json). */
+  readonly definitionFile: string;
+  /** Folder of the handlers, relative to projectRoot: <lambdasDir>/<task>/handler.ts. */
+  readonly lambdasDir: string;
+  readonly stateMachineName: string;
+  readonly environment: Readonly<Record<string, string>>;
+  readonly logRetentionDays: number;
+  /** Gets the backend's permissions (lib/backend-permissions.ts). */
+  readonly taskRole: iam.Role;
+}
+
+export class Workflow extends Construct {
+  readonly functions: Readonly<Record<TaskName, nodejs.NodejsFunction>>;
+  readonly stateMachine: sfn.StateMachine;
+  readonly logGroup: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: WorkflowProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+
+    const functions: Partial<Record<TaskName, nodejs.NodejsFunction>> = {};
+    for (const task of TASK_NAMES) {
+      const taskFunction = new TaskFunction(this, `Task-${task}`, {
+        projectRoot: props.projectRoot,
+        entry: join(props.lambdasDir, task, 'handler.ts'),
+        role: props.taskRole,
+        environment: props.environment,
+        logRetentionDays: props.logRetentionDays,
+        timeout: Duration.minutes(5),
+      });
+      taskFunction.logGroup.grantWrite(props.taskRole);
+      functions[task] = taskFunction.fn;
+    }
+    this.functions = functions as Record<TaskName, nodejs.NodejsFunction>;
+
+    const definitionPath = join(props.projectRoot, props.definitionFile);
+    const definition = substitutePlaceholders(
+      readAslFile(definitionPath),
+      taskPlaceholderValues((task) => this.functions[task].functionArn),
+      props.definitionFile,
+    );
+
+    this.logGroup = new logs.LogGroup(this, 'StateMachineLogs', {
+      // Vended-logs delivery for Step Functions wants the /aws/vendedlogs/ prefix.
+      logGroupName: `/aws/vendedlogs/states/${props.stateMachineName}`,
+      retention: props.logRetentionDays as logs.RetentionDays,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+
+    this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
+      stateMachineName: props.stateMachineName,
+      stateMachineType: sfn.StateMachineType.STANDARD,
+      definitionBody: sfn.DefinitionBody.fromString(definition),
+      logs: { destination: this.logGroup, level: sfn.LogLevel.ALL, includeExecutionData: true },
+      tracingEnabled: true,
+      timeout: Duration.days(2),
+    });
+    const role = this.stateMachine.role;
+
+    // Invoke exactly the Task functions (unqualified ARNs, as the definition names them).
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'InvokeTaskFunctions',
+        actions: ['lambda:InvokeFunction'],
+        resources: TASK_NAMES.map((t) => this.functions[t].functionArn),
+      }),
+    );
+
+    // The DISTRIBUTED Map runs one child execution per cell (iam-policies-eg-dist-map in the Step
+    // Functions guide); a separate policy keeps the role free of a reference to its own state machine.
+    const smArn = stack.formatArn({ service: 'states', resource: 'stateMachine', resourceName: props.stateMachineName, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+    const childExecutions = stack.formatArn({ service: 'states', resource: 'execution', resourceName: `${props.stateMachineName}/*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+    const executions = stack.formatArn({ service: 'states', resource: 'execution', resourceName: `${props.stateMachineName}:*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+    const distributedMapPolicy = new iam.Policy(this, 'DistributedMapPolicy', {
+      statements: [
+        new iam.PolicyStatement({ sid: 'StartCellExecutions', actions: ['states:StartExecution'], resources: [smArn] }),
+        new iam.PolicyStatement({
+          sid: 'FollowCellExecutions',
+          actions: ['states:DescribeExecution', 'states:StopExecution', 'states:RedriveExecution'],
+          resources: [childExecutions, executions],
+        }),
+      ],
+    });
+    role.attachInlinePolicy(distributedMapPolicy);
+    Validations.of(distributedMapPolicy).acknowledge(
+      {
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${props.stateMachineName}/*]`,
+        reason: 'Child executions of the DISTRIBUTED Map are named <state machine>/<map run label>:<uuid> by Step Functions; limited to this state machine.',
+      },
+      {
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${props.stateMachineName}:*]`,
+        reason: 'Executions of this state machine only; their names are generated per run.',
+      },
+    );
+    Validations.of(role).acknowledge(
+      {
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason: 'CloudWatch Logs vended delivery (logs:CreateLogDelivery and friends) and X-Ray PutTraceSegments support no resource-level permissions; CDK adds exactly these for logging and tracing.',
+      },
+    );
+    Validations.of(props.taskRole).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) and the backend\'s Describe*/GetMetricData calls support no resource-level permissions.',
+    });
+    for (const task of TASK_NAMES) {
+      Validations.of(this.functions[task]).acknowledge({
+        id: 'AwsSolutions-L1',
+        reason: 'NODEJS_22_X is the project\'s pinned runtime (the issue requires it; the local runner and CI run the same code on Node 20/22); moving to a newer runtime is a deliberate change.',
+      });
+    }
+  }
+}
