@@ -60,12 +60,19 @@ function toPlain(value: unknown): LakeValue {
   return String(value);
 }
 
+/** What the results and report code needs from a lake: DuckDB locally, Athena on AWS. */
+export interface LakeReader {
+  /** Where the lake is, for messages. */
+  readonly lakeDir: string;
+  query<T extends object = LakeRowObject>(sql: string): Promise<T[]>;
+}
+
 export class LakeQueryError extends Error {
   override readonly name = 'LakeQueryError';
 }
 
 /** An open lake: `query` returns plain row objects (BIGINT/HUGEINT/DECIMAL as numbers). */
-export class LocalLake {
+export class LocalLake implements LakeReader {
   private constructor(
     readonly lakeDir: string,
     private readonly instance: DuckDBInstance,

@@ -5,7 +5,7 @@
  */
 import Table from 'cli-table3';
 import { clip, COMPACT_TABLE, fixed, num } from '../report/format';
-import { withLake, type LakeRowObject, type LocalLake } from './duckdb';
+import { withLake, type LakeReader, type LakeRowObject } from './duckdb';
 
 export class NotFoundError extends Error {
   override readonly name = 'NotFoundError';
@@ -76,7 +76,7 @@ export interface StepResult {
 const quote = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 
 /** The run named, or the latest one; a clear error when the lake has none (or not that one). */
-export async function findRun(lake: LocalLake, runId?: string): Promise<RunInfo> {
+export async function findRun(lake: LakeReader, runId?: string): Promise<RunInfo> {
   const rows =
     runId === undefined
       ? await lake.query<RunInfo>('SELECT * FROM latest_run ORDER BY run_id DESC LIMIT 1')
@@ -92,7 +92,7 @@ export async function findRun(lake: LocalLake, runId?: string): Promise<RunInfo>
 }
 
 /** The steps of a run in execution order (cells by their first start, then step index). */
-export async function stepResults(lake: LocalLake, runId: string): Promise<StepResult[]> {
+export async function stepResults(lake: LakeReader, runId: string): Promise<StepResult[]> {
   return lake.query<StepResult>(
     `SELECT s.* FROM step_summary s
      JOIN (SELECT cell_id, MIN(started_at) AS cell_started FROM step_summary WHERE run_id = ${quote(runId)} GROUP BY cell_id) c

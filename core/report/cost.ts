@@ -1,0 +1,271 @@
+/**
+ * Prices and cost: the price table kept in the repo (prices/aws-prices.json, overridable with a
+ * user file), the estimate of what an AWS run of a plan costs (DB instances x hours, client
+ * instances, storage and storage I/O where Aurora Standard bills it), the budget check that refuses
+ * a run whose estimate exceeds spec.budget, and hourly prices for the price-performance tables.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { estimate } from '../plan/plan';
+import type { CellPlan, Plan } from '../plan/types';
+import { READ_ONLY_TESTS, type Spec } from '../spec/schema';
+
+const hourly = z.record(z.string(), z.number().nonnegative());
+
+const RegionPricesSchema = z
+  .object({
+    currency: z.string().min(1),
+    source: z.string().optional(),
+    unconfirmed: z.array(z.string()).optional(),
+    dbInstanceHourly: hourly.default({}),
+    ec2Hourly: hourly.default({}),
+    storageGbMonth: z.number().nonnegative().optional(),
+    ioPerMillion: z.number().nonnegative().optional(),
+  })
+  .passthrough();
+
+const AssumptionsSchema = z
+  .object({
+    bytesPerRow: z.number().positive(),
+    writeIoPerSecond: z.number().nonnegative(),
+    readIoPerSecond: z.number().nonnegative(),
+    rdsMinimumBillingS: z.number().nonnegative(),
+    ec2MinimumBillingS: z.number().nonnegative(),
+  })
+  .passthrough();
+
+export const PriceTableSchema = z
+  .object({
+    $comment: z.string().optional(),
+    pricesDate: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a date YYYY-MM-DD'),
+    pricesDateNote: z.string().optional(),
+    defaultRegion: z.string(),
+    regions: z.record(z.string(), RegionPricesSchema),
+    dbInstanceNetworkGbps: z.record(z.string(), z.union([z.number().positive(), z.string()])).default({}),
+    assumptions: AssumptionsSchema,
+  })
+  .passthrough();
+
+export type PriceTable = z.output<typeof PriceTableSchema>;
+export type RegionPrices = z.output<typeof RegionPricesSchema>;
+
+export class PriceTableError extends Error {
+  override readonly name = 'PriceTableError';
+}
+
+export class BudgetExceededError extends Error {
+  override readonly name = 'BudgetExceededError';
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** Deep merge: objects merge key by key, everything else (numbers, arrays) is replaced. */
+export function mergePrices(base: unknown, override: unknown): unknown {
+  if (!isObject(base) || !isObject(override)) return override === undefined ? base : override;
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(override)) out[k] = mergePrices(base[k], v);
+  return out;
+}
+
+function readJson(file: string): unknown {
+  if (!existsSync(file)) throw new PriceTableError(`${file}: price file not found`);
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new PriceTableError(`${file}: not valid JSON: ${(e as Error).message}`);
+  }
+}
+
+/** The repo's price table, with a user's file (same shape, any subset) merged over it. */
+export function loadPrices(repoRoot: string, overrideFile?: string): PriceTable {
+  const baseFile = join(repoRoot, 'prices', 'aws-prices.json');
+  let doc = readJson(baseFile);
+  if (overrideFile !== undefined) doc = mergePrices(doc, readJson(overrideFile));
+  const parsed = PriceTableSchema.safeParse(doc);
+  if (!parsed.success) {
+    const where = overrideFile !== undefined ? `${overrideFile} (merged over ${baseFile})` : baseFile;
+    throw new PriceTableError(`${where}: invalid price table\n` + parsed.error.issues.map((i) => `  - ${i.path.join('.') || '(root)'}: ${i.message}`).join('\n'));
+  }
+  return parsed.data;
+}
+
+export interface RegionLookup {
+  readonly region: string;
+  readonly prices: RegionPrices;
+  /** Set when the region has no prices and another region's are used. */
+  readonly fallbackNote?: string;
+}
+
+export function regionPrices(table: PriceTable, region: string): RegionLookup {
+  const own = table.regions[region];
+  if (own !== undefined) return { region, prices: own };
+  const fallback = table.regions[table.defaultRegion];
+  if (fallback === undefined) throw new PriceTableError(`price table has no region "${region}" and no default region "${table.defaultRegion}"`);
+  return {
+    region: table.defaultRegion,
+    prices: fallback,
+    fallbackNote: `no prices for ${region} in the price table: ${table.defaultRegion} prices used (add ${region} with --prices)`,
+  };
+}
+
+/** $/h of a variant's DB instances (writer + readers); null when the class has no price. */
+export function variantHourly(prices: RegionPrices, instanceClass: string, readers: number): number | null {
+  const p = prices.dbInstanceHourly[instanceClass];
+  return p === undefined ? null : p * (1 + readers);
+}
+
+export function networkLimitGbps(table: PriceTable, instanceClass: string): number | null {
+  const v = table.dbInstanceNetworkGbps[instanceClass];
+  return typeof v === 'number' ? v : null;
+}
+
+export interface CellCost {
+  readonly cellId: string;
+  readonly instanceClass: string;
+  readonly dbInstances: number;
+  readonly hours: number;
+  readonly dbCost: number | null;
+  readonly clients: number;
+  readonly clientType: string;
+  readonly clientCost: number | null;
+  readonly storageCost: number;
+  readonly ioRequests: number;
+  readonly ioCost: number;
+  readonly total: number | null;
+}
+
+export interface PlanCost {
+  readonly currency: string;
+  readonly region: string;
+  readonly pricesDate: string;
+  readonly cells: readonly CellCost[];
+  /** null when any price is missing. */
+  readonly total: number | null;
+  /** Instance classes / types without a price. */
+  readonly missing: readonly string[];
+  readonly notes: readonly string[];
+}
+
+/** Whether a step's workload writes (stock tests known read-only, custom scripts read: S4's scan). */
+function stepWrites(test: string | undefined): boolean {
+  return test !== undefined && !READ_ONLY_TESTS.has(test);
+}
+
+/**
+ * The cost of running `plan` on AWS: every cell's DB instances for its provisioning + run time
+ * (RDS bills per second with a 10-minute minimum), its clients for the run time (EC2 per second,
+ * 1-minute minimum), the data's storage for those hours and storage I/O (Aurora Standard): the
+ * data written once per prepare plus an assumed I/O rate while steps run (prices/assumptions).
+ * Cells that run at once do not share instances, so concurrency changes wall time, not cost.
+ */
+export function estimatePlanCost(plan: Plan, table: PriceTable): PlanCost {
+  const lookup = regionPrices(table, plan.region);
+  const prices = lookup.prices;
+  const a = table.assumptions;
+  const missing = new Set<string>();
+  const notes: string[] = [];
+  if (lookup.fallbackNote) notes.push(lookup.fallbackNote);
+  const cells = plan.cells.map((cell: CellPlan): CellCost => {
+    const cellS = estimate([cell], 'aws', 1).wallTimeS;
+    const provisionS = estimate([cell], 'aws', 1).provisionS;
+    const runS = Math.max(0, cellS - provisionS);
+    const dbInstances = 1 + cell.variant.readers;
+    const dbHourly = prices.dbInstanceHourly[cell.variant.instanceClass];
+    if (dbHourly === undefined) missing.add(cell.variant.instanceClass);
+    const dbCost = dbHourly === undefined ? null : (dbInstances * dbHourly * Math.max(cellS, a.rdsMinimumBillingS)) / 3600;
+    const clientType = cell.variant.clients.instanceType;
+    const clients = cell.variant.clients.count;
+    const clientHourly = prices.ec2Hourly[clientType];
+    if (clientHourly === undefined) missing.add(clientType);
+    // Clients start once the cluster is ready (~2 min to boot) and stop at the cell's end.
+    const clientS = runS + 120;
+    const clientCost = clientHourly === undefined ? null : (clients * clientHourly * Math.max(clientS, a.ec2MinimumBillingS)) / 3600;
+    const dataBytes = cell.data.tables * cell.data.tableSize * a.bytesPerRow;
+    const prepares = cell.steps.filter((s) => s.prepare).length;
+    const storageCost = ((dataBytes / 1e9) * (prices.storageGbMonth ?? 0) * (cellS / 3600)) / 730;
+    const stepIoS = cell.steps.reduce((acc, s) => acc + (s.warmupS + s.durationS) * (stepWrites(s.test) ? a.writeIoPerSecond : a.readIoPerSecond), 0);
+    const ioRequests = Math.ceil((dataBytes / 4096) * prepares + stepIoS);
+    const ioCost = (ioRequests / 1e6) * (prices.ioPerMillion ?? 0);
+    const total = dbCost === null || clientCost === null ? null : dbCost + clientCost + storageCost + ioCost;
+    return { cellId: cell.cellId, instanceClass: cell.variant.instanceClass, dbInstances, hours: cellS / 3600, dbCost, clients, clientType, clientCost, storageCost, ioRequests, ioCost, total };
+  });
+  if (prices.ioPerMillion === undefined) notes.push(`no storage I/O price for ${lookup.region}: I/O not counted`);
+  notes.push(
+    `assumes ${a.bytesPerRow} bytes per row, ${a.writeIoPerSecond} storage I/O/s while a writing step runs and ${a.readIoPerSecond} while a reading one does (data cached); Aurora I/O-Optimized clusters pay no I/O`,
+  );
+  const totals = cells.map((c) => c.total);
+  return {
+    currency: prices.currency,
+    region: lookup.region,
+    pricesDate: table.pricesDate,
+    cells,
+    total: totals.some((t) => t === null) ? null : totals.reduce<number>((acc, t) => acc + t!, 0),
+    missing: [...missing].sort(),
+    notes,
+  };
+}
+
+export function formatMoney(value: number, currency: string): string {
+  const symbol = currency === 'USD' ? '$' : '';
+  const suffix = currency === 'USD' ? '' : ` ${currency}`;
+  return `${symbol}${value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}${suffix}`;
+}
+
+/** Refuse a run whose estimate exceeds the spec's budget, or that cannot be checked against it. */
+export function checkBudget(plan: Plan, budget: Spec['budget'], table: PriceTable): PlanCost {
+  const cost = estimatePlanCost(plan, table);
+  if (budget === undefined) return cost;
+  if (cost.currency !== 'USD') {
+    throw new BudgetExceededError(`budget.maxUsd is in USD but the prices for ${cost.region} are in ${cost.currency}: give USD prices for ${plan.region} with --prices`);
+  }
+  if (cost.total === null) {
+    throw new BudgetExceededError(`cannot check budget.maxUsd ${formatMoney(budget.maxUsd, 'USD')}: no price for ${cost.missing.join(', ')} in ${cost.region} (add them with --prices)`);
+  }
+  if (cost.total > budget.maxUsd) {
+    throw new BudgetExceededError(
+      `estimated cost ${formatMoney(cost.total, 'USD')} exceeds budget.maxUsd ${formatMoney(budget.maxUsd, 'USD')} (${plan.cells.length} cells; prices of ${cost.pricesDate}): ` +
+        'lower repeats, durations, thread points or instance sizes, or raise the budget',
+    );
+  }
+  return cost;
+}
+
+/** The lines `aurora-bench plan` adds under the plan: the estimated AWS cost and the budget verdict. */
+export function costLines(cost: PlanCost, budget: Spec['budget'], backend: Plan['backend']): string[] {
+  const lines: string[] = [];
+  const what = backend === 'aws' ? 'Estimated AWS cost:' : 'On AWS the same experiment would cost about';
+  if (cost.total === null) {
+    lines.push(`${what} unknown: no price for ${cost.missing.join(', ')} in ${cost.region} (add them with --prices)`);
+  } else {
+    const db = cost.cells.reduce((acc, c) => acc + (c.dbCost ?? 0), 0);
+    const clients = cost.cells.reduce((acc, c) => acc + (c.clientCost ?? 0), 0);
+    const io = cost.cells.reduce((acc, c) => acc + c.ioCost + c.storageCost, 0);
+    lines.push(
+      `${what} ${formatMoney(cost.total, cost.currency)} (DB instances ${formatMoney(db, cost.currency)}, clients ${formatMoney(clients, cost.currency)}, storage and I/O ${formatMoney(io, cost.currency)}; ${cost.region} on-demand prices of ${cost.pricesDate})`,
+    );
+  }
+  for (const n of cost.notes) lines.push(`  ${n}`);
+  if (budget !== undefined) {
+    if (cost.total === null) lines.push(`  budget ${formatMoney(budget.maxUsd, 'USD')}: cannot be checked (missing prices); an AWS run will be refused`);
+    else if (cost.currency === 'USD') lines.push(`  budget ${formatMoney(budget.maxUsd, 'USD')}: ${cost.total <= budget.maxUsd ? 'within' : 'EXCEEDED, an AWS run will be refused'}`);
+  }
+  return lines;
+}
+
+/**
+ * What `aurora-bench plan` prints under the plan: for an AWS plan its cost and budget verdict; for a
+ * local plan, what the same experiment would cost on AWS (planned again for AWS, since a local plan
+ * drops the steps only AWS can run).
+ */
+export async function planCostLines(spec: Spec, plan: Plan, repoRoot: string, pricesFile?: string): Promise<string[]> {
+  const table = loadPrices(repoRoot, pricesFile);
+  let awsPlan = plan;
+  if (plan.backend !== 'aws') {
+    const { planRun } = await import('../plan/plan');
+    awsPlan = planRun(spec, { backend: 'aws', scripts: plan.scripts, runId: plan.runId, now: new Date(plan.createdAt) });
+  }
+  return costLines(estimatePlanCost(awsPlan, table), spec.budget, plan.backend);
+}
