@@ -1,0 +1,28 @@
+/**
+ * The TaskDeps of a Task Lambda: the AWS backend configured from the environment the stack sets
+ * (lib/handler-environment.ts), its SDK clients traced by X-Ray, and the AWS-only preflight.
+ */
+import type { Tracer } from '@aws-lambda-powertools/tracer';
+import { AwsBackend, awsConfigFromEnv, makeAwsClients, makeAwsPreflight, type AwsClients } from '../../core/backends/aws';
+import type { TaskDeps } from '../../core/workflow/tasks';
+
+/** Set by the stack from package.json at synth time. */
+export const TOOL_VERSION_ENV = 'AURORA_BENCH_TOOL_VERSION';
+export const GIT_SHA_ENV = 'AURORA_BENCH_GIT_SHA';
+
+export async function buildAwsTaskDeps(env: Readonly<Record<string, string | undefined>>, tracer: Tracer): Promise<TaskDeps> {
+  const config = awsConfigFromEnv(env);
+  const clients = makeAwsClients({ region: config.region });
+  for (const client of Object.values(clients) as AwsClients[keyof AwsClients][]) tracer.captureAWSv3Client(client);
+  const backend = new AwsBackend({ config, clients });
+  return {
+    backend,
+    now: () => new Date(),
+    toolVersion: env[TOOL_VERSION_ENV] ?? 'unknown',
+    gitSha: env[GIT_SHA_ENV] ?? null,
+    serverVersion: null,
+    preflight: makeAwsPreflight(config, clients),
+    // An Aurora cluster with instances takes ~15-20 minutes; clients and SSM registration a few.
+    readyTimeoutS: 90 * 60,
+  };
+}
