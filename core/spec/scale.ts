@@ -1,0 +1,177 @@
+/**
+ * Scaling an experiment down for a local rehearsal (`--scale small`): the same variants, workloads
+ * and sweeps, with fewer rows, shorter steps, fewer thread/rate points and fewer clients, so a user
+ * can run any study on a laptop in minutes before paying for it on AWS. Every change is returned
+ * as a note, and so is every part of the study only AWS can do: the plan names them instead of
+ * skipping them silently.
+ */
+import type { PlanNote } from '../plan/types';
+import { SpecSchema, type Spec } from './schema';
+
+export type Scale = 'full' | 'small';
+export const SCALES: readonly Scale[] = ['full', 'small'];
+
+/** The limits of the small scale. */
+export const SMALL = {
+  tables: 4,
+  tableSize: 10_000,
+  prepareThreads: 4,
+  durationS: 8,
+  warmupS: 1,
+  reportIntervalS: 1,
+  /** Thread and rate sweeps keep at most this many points (first and last always kept). */
+  sweepPoints: 5,
+  maxThreads: 1024,
+  repeats: 2,
+  clients: 2,
+  /** Buffer pool cap (bytes) so several local servers fit in a laptop's memory. */
+  bufferPoolBytes: 256 * 1024 * 1024,
+} as const;
+
+export interface ScaledSpec {
+  readonly spec: Spec;
+  /** What was scaled, and what only AWS can do, as plan notes. */
+  readonly notes: readonly PlanNote[];
+}
+
+/** At most `max` points, evenly spread over the sorted list, always the first and the last. */
+export function thinSweep(values: readonly number[], max: number): number[] {
+  const sorted = [...new Set(values)].sort((a, b) => a - b);
+  if (sorted.length <= max) return sorted;
+  const picked = new Set<number>();
+  for (let k = 0; k < max; k++) picked.add(sorted[Math.round((k * (sorted.length - 1)) / (max - 1))]!);
+  return [...picked].sort((a, b) => a - b);
+}
+
+/** Parse a MySQL size such as 12884901888, "12G", "512M" into bytes; undefined when not a size. */
+export function parseBytes(value: string | number | boolean): number | undefined {
+  if (typeof value === 'number') return value;
+  if (typeof value !== 'string') return undefined;
+  const m = /^(\d+(?:\.\d+)?)\s*([KMGT]?)B?$/i.exec(value.trim());
+  if (!m) return undefined;
+  const unit = { '': 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4 }[m[2]!.toUpperCase() as '' | 'K' | 'M' | 'G' | 'T'];
+  return Math.round(Number(m[1]) * unit);
+}
+
+/** The parts of a spec only AWS can do, named for the plan of a local run. */
+export function awsOnlyNotes(spec: Spec): PlanNote[] {
+  const notes: PlanNote[] = [];
+  const classes = [...new Set(spec.variants.map((v) => v.instanceClass))];
+  if (classes.length > 1) {
+    notes.push({
+      level: 'warning',
+      path: 'variants[*].instanceClass',
+      message: `instance classes (${classes.join(', ')}) have no local meaning: every variant runs the same MariaDB on this machine, so differences between them measure local noise, not the classes (AWS only)`,
+    });
+  }
+  spec.variants.forEach((v, i) => {
+    if (v.writeForwarding?.enabled) {
+      notes.push({
+        level: 'warning',
+        path: `variants[${i}].writeForwarding`,
+        message:
+          'local write forwarding, the aurora_replica_read_consistency levels (EVENTUAL/SESSION/GLOBAL), read-after-write visibility on a reader and the aurora_fwd_writer_max_connections_pct limit are Aurora features: AWS only',
+      });
+    }
+    const auroraParams = [...Object.keys(v.clusterParameters), ...Object.keys(v.instanceParameters)].filter((k) => k.startsWith('aurora_'));
+    if (auroraParams.length > 0) {
+      notes.push({ level: 'info', path: `variants[${i}].clusterParameters`, message: `${auroraParams.join(', ')}: Aurora parameters, not applicable to MariaDB (AWS only)` });
+    }
+  });
+  spec.workloads.forEach((w, i) => {
+    if (w.script !== undefined && !w.test) {
+      const manyClients = spec.variants.some((v) => (w.clients ?? v.clients.count) > 1);
+      if (manyClients || /fullscan/i.test(w.script)) {
+        notes.push({
+          level: 'info',
+          path: `workloads[${i}]`,
+          message:
+            'network throughput per instance class comes from CloudWatch NetworkTransmitThroughput/NetworkReceiveThroughput and the class network limits apply only on AWS; locally the traffic is loopback with no class limit, so a point can be CPU-bound or client-bound but never network-bound',
+        });
+      }
+    }
+    const options = w.options as Record<string, unknown>;
+    if (typeof options['consistency'] === 'string' && options['consistency'] !== '') {
+      notes.push({ level: 'info', path: `workloads[${i}].options.consistency`, message: `aurora_replica_read_consistency ${String(options['consistency'])}: Aurora only` });
+    }
+  });
+  if (spec.budget !== undefined) {
+    notes.push({ level: 'info', path: 'budget', message: `budget.maxUsd ${spec.budget.maxUsd} applies to AWS runs; a local run costs nothing` });
+  }
+  return notes;
+}
+
+/**
+ * The spec at a scale. 'full' returns it unchanged (no notes); 'small' shrinks it for a local
+ * rehearsal and lists every change. The result is validated again, so a scaled spec is a valid spec.
+ */
+export function scaleSpec(spec: Spec, scale: Scale): ScaledSpec {
+  if (scale === 'full') return { spec, notes: [] };
+  if (scale !== 'small') throw new Error(`unknown scale "${String(scale)}" (expected one of ${SCALES.join(', ')})`);
+  const notes: PlanNote[] = [];
+  const changed = (path: string, message: string): void => {
+    notes.push({ level: 'info', path, message: `scaled for a local rehearsal: ${message}` });
+  };
+  const data = { ...spec.data };
+  if (data.tables > SMALL.tables || data.tableSize > SMALL.tableSize) {
+    changed('data', `${spec.data.tables} x ${spec.data.tableSize.toLocaleString('en-US')} rows -> ${Math.min(data.tables, SMALL.tables)} x ${Math.min(data.tableSize, SMALL.tableSize).toLocaleString('en-US')}`);
+    data.tables = Math.min(data.tables, SMALL.tables);
+    data.tableSize = Math.min(data.tableSize, SMALL.tableSize);
+  }
+  data.prepareThreads = Math.min(data.prepareThreads, SMALL.prepareThreads);
+  const defaults = {
+    ...spec.defaults,
+    durationS: Math.min(spec.defaults.durationS, SMALL.durationS),
+    warmupS: Math.min(spec.defaults.warmupS, SMALL.warmupS),
+    reportIntervalS: Math.min(spec.defaults.reportIntervalS, SMALL.reportIntervalS),
+  };
+  changed('defaults', `steps of at most ${SMALL.durationS} s (+${SMALL.warmupS} s warm-up), ${SMALL.reportIntervalS} s report interval`);
+  const maxClients = Math.max(...spec.variants.map((v) => v.clients.count));
+  const workloads = spec.workloads.map((w, i) => {
+    const threads = thinSweep(
+      w.threads.map((t) => Math.min(t, SMALL.maxThreads)),
+      SMALL.sweepPoints,
+    );
+    const positiveRates = w.rates.filter((r) => r > 0);
+    const rates = [...thinSweep(positiveRates, SMALL.sweepPoints - (w.rates.includes(0) ? 1 : 0)), ...(w.rates.includes(0) ? [0] : [])];
+    if (threads.join() !== [...w.threads].sort((a, b) => a - b).join()) changed(`workloads[${i}].threads`, `threads [${w.threads.join(', ')}] -> [${threads.join(', ')}]`);
+    if (rates.length !== w.rates.length) changed(`workloads[${i}].rates`, `rates [${w.rates.join(', ')}] -> [${rates.join(', ')}]`);
+    const out = {
+      ...w,
+      threads,
+      rates,
+      ...(w.durationS !== undefined ? { durationS: Math.min(w.durationS, SMALL.durationS) } : {}),
+      ...(w.warmupS !== undefined ? { warmupS: Math.min(w.warmupS, SMALL.warmupS) } : {}),
+      ...(w.reportIntervalS !== undefined ? { reportIntervalS: Math.min(w.reportIntervalS, SMALL.reportIntervalS) } : {}),
+      ...(w.clients !== undefined ? { clients: Math.min(w.clients, SMALL.clients) } : {}),
+    };
+    return out;
+  });
+  const maxThreadsUsed = Math.max(...workloads.flatMap((w) => w.threads));
+  const variants = spec.variants.map((v, i) => {
+    const clients = { ...v.clients, count: Math.min(v.clients.count, SMALL.clients) };
+    if (clients.count !== v.clients.count) changed(`variants[${i}].clients.count`, `${v.clients.count} clients -> ${clients.count}`);
+    const instanceParameters = { ...v.instanceParameters };
+    const template = v.parameterTemplate !== undefined ? spec.parameterTemplates[v.parameterTemplate] : undefined;
+    const bufferPool = instanceParameters['innodb_buffer_pool_size'] ?? template?.instanceParameters['innodb_buffer_pool_size'];
+    const bufferBytes = bufferPool !== undefined ? parseBytes(bufferPool) : undefined;
+    if (bufferBytes !== undefined && bufferBytes > SMALL.bufferPoolBytes) {
+      instanceParameters['innodb_buffer_pool_size'] = SMALL.bufferPoolBytes;
+      changed(`variants[${i}].instanceParameters.innodb_buffer_pool_size`, `${String(bufferPool)} -> ${SMALL.bufferPoolBytes} bytes`);
+    }
+    // MariaDB's default max_connections (151) would turn most of a large thread sweep into
+    // connection errors on every variant alike; Aurora sizes it from the instance memory.
+    const connectionsNeeded = maxThreadsUsed * Math.min(maxClients, SMALL.clients) + 50;
+    const hasMaxConnections = 'max_connections' in instanceParameters || 'max_connections' in v.clusterParameters || (template !== undefined && ('max_connections' in template.instanceParameters || 'max_connections' in template.clusterParameters));
+    if (!hasMaxConnections && connectionsNeeded > 151) {
+      instanceParameters['max_connections'] = connectionsNeeded;
+      changed(`variants[${i}].instanceParameters.max_connections`, `set to ${connectionsNeeded} (MariaDB's default 151 is below the sweep; Aurora derives it from the instance memory)`);
+    }
+    return { ...v, clients, instanceParameters };
+  });
+  const repeats = Math.min(spec.repeats, SMALL.repeats);
+  if (repeats !== spec.repeats) changed('repeats', `${spec.repeats} repeats -> ${repeats}`);
+  const name = spec.name.length <= 34 ? `${spec.name}-small` : `${spec.name.slice(0, 34).replace(/-+$/, '')}-small`;
+  const scaled = SpecSchema.parse({ ...spec, name, data, defaults, workloads, variants, repeats, maxConcurrency: 1 });
+  return { spec: scaled, notes: [...notes, ...awsOnlyNotes(spec)] };
+}

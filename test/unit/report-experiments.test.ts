@@ -1,0 +1,132 @@
+import { readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { planRun } from '../../core/plan/plan';
+import { checkBudget, estimatePlanCost, loadPrices } from '../../core/report/cost';
+import { SpecSchema } from '../../core/spec/schema';
+import { scaleSpec, thinSweep, parseBytes } from '../../core/spec/scale';
+import { loadSpecFile, parseSpecText } from '../../core/spec/validate';
+import { readFileSync } from 'node:fs';
+
+const repoRoot = resolve(__dirname, '../..');
+const experimentsDir = join(repoRoot, 'experiments');
+const builtinWorkloads = join(repoRoot, 'client', 'workloads');
+const STUDY_FILES = ['graviton-vs-intel.json', 'thread-sweep.json', 'write-forwarding.json', 'network-throughput.json', 'rate-sweep.json'];
+
+describe('the study experiments (experiments/*.json)', () => {
+  it('ships one file per study', () => {
+    // Act
+    const files = readdirSync(experimentsDir).filter((f) => f.endsWith('.json'));
+    // Assert
+    expect(files).toEqual(expect.arrayContaining(STUDY_FILES));
+  });
+
+  it.each(STUDY_FILES.map((f) => [f]))('%s validates, plans on both backends, and fits its budget on AWS', (file) => {
+    // Arrange
+    const path = join(experimentsDir, file);
+    const raw = parseSpecText(readFileSync(path, 'utf8'), path);
+    // Act
+    const parsed = SpecSchema.safeParse(raw);
+    const { spec, scripts } = loadSpecFile(path, builtinWorkloads);
+    const aws = planRun(spec, { backend: 'aws', scripts });
+    const local = planRun(spec, { backend: 'local', scripts });
+    const cost = checkBudget(aws, spec.budget, loadPrices(repoRoot));
+    // Assert
+    expect(parsed.success).toBe(true);
+    expect(aws.cells.length).toBe(spec.variants.length * spec.repeats);
+    expect(local.cells.length).toBeGreaterThan(0);
+    expect(cost.total).not.toBeNull();
+    expect(cost.total!).toBeLessThanOrEqual(spec.budget!.maxUsd);
+  });
+
+  it('keeps the exact S1 parameters', () => {
+    // Act
+    const { spec } = loadSpecFile(join(experimentsDir, 'graviton-vs-intel.json'), builtinWorkloads);
+    // Assert
+    expect(spec.engine.version).toBe('5.7.mysql_aurora.2.10.0');
+    expect(spec.variants.map((v) => `${v.instanceClass}@${v.az}`).sort()).toEqual(['db.r5.2xlarge@a', 'db.r5.2xlarge@c', 'db.r6g.2xlarge@a', 'db.r6g.2xlarge@c']);
+    expect(spec.variants.every((v) => v.clusterParameters['max_prepared_stmt_count'] === 1048576 && v.performanceInsights && v.clients.instanceType === 'c5.2xlarge')).toBe(true);
+    expect(spec.data).toMatchObject({ tables: 250, tableSize: 25000 });
+    expect(spec.defaults).toMatchObject({ durationS: 600, percentile: 95, reportIntervalS: 20 });
+    expect(spec.workloads.map((w) => [w.test, w.threads, w.options])).toEqual([
+      ['oltp_read_only', [32], { range_selects: false, skip_trx: true }],
+      ['oltp_write_only', [64], {}],
+      ['oltp_read_write', [64], {}],
+    ]);
+    expect(spec.order).toBe('interleaved');
+  });
+
+  it('keeps the exact S3 read/write ratio sweep, scale-out and consistency levels', () => {
+    // Act
+    const { spec, scripts } = loadSpecFile(join(experimentsDir, 'write-forwarding.json'), builtinWorkloads);
+    // Assert
+    const ps = spec.workloads.filter((w) => /^ps\d+-writer$/.test(w.name)).map((w) => w.options.point_selects);
+    expect(ps).toEqual([4, 6, 10, 16, 36]);
+    expect(spec.workloads.find((w) => w.name === 'ps10-2readers')).toMatchObject({ target: 'all-readers', threads: [32], clients: 2 });
+    expect(spec.workloads.filter((w) => w.script).map((w) => (w.options as Record<string, unknown>)['consistency'])).toEqual(['EVENTUAL', 'SESSION', 'GLOBAL']);
+    expect(spec.variants[0]).toMatchObject({ instanceClass: 'db.r5.xlarge', writeForwarding: { enabled: true, consistency: 'EVENTUAL', maxConnectionsPct: 90, idleTimeoutS: 60 } });
+    expect(Object.keys(scripts)).toEqual(['rw_consistency.lua']);
+  });
+
+  it.each(STUDY_FILES.map((f) => [f]))('%s scales down to a local rehearsal that plans and names what only AWS can do', (file) => {
+    // Arrange
+    const { spec, scripts } = loadSpecFile(join(experimentsDir, file), builtinWorkloads);
+    // Act
+    const { spec: small, notes } = scaleSpec(spec, 'small');
+    const plan = planRun(small, { backend: 'local', scripts });
+    // Assert
+    expect(small.name).toBe(`${spec.name}-small`);
+    expect(small.data.tables * small.data.tableSize).toBeLessThanOrEqual(40_000);
+    const stepSeconds = plan.cells.reduce((acc, c) => acc + c.steps.reduce((a, s) => a + s.durationS + s.warmupS, 0), 0);
+    expect(stepSeconds).toBeLessThanOrEqual(15 * 60);
+    expect(notes.some((n) => n.message.startsWith('scaled for a local rehearsal'))).toBe(true);
+    expect(notes.every((n) => n.path !== '' && n.message !== '')).toBe(true);
+  });
+
+  it('names the AWS-only parts of S3 and S4 in the local plan notes', () => {
+    // Arrange
+    const s3 = loadSpecFile(join(experimentsDir, 'write-forwarding.json'), builtinWorkloads);
+    const s4 = loadSpecFile(join(experimentsDir, 'network-throughput.json'), builtinWorkloads);
+    // Act
+    const s3Small = scaleSpec(s3.spec, 'small');
+    const s3Plan = planRun(s3Small.spec, { backend: 'local', scripts: s3.scripts });
+    const s4Notes = scaleSpec(s4.spec, 'small').notes.map((n) => n.message).join('\n');
+    // Assert
+    const s3Text = [...s3Small.notes, ...s3Plan.notes].map((n) => n.message).join('\n');
+    expect(s3Text).toMatch(/consistency levels \(EVENTUAL\/SESSION\/GLOBAL\)/);
+    expect(s3Text).toMatch(/write forwarding needs AWS/);
+    expect(s3Plan.cells[0]!.steps.every((s) => s.target === 'writer')).toBe(true);
+    expect(s4Notes).toMatch(/CloudWatch NetworkTransmitThroughput/);
+    expect(s4Notes).toMatch(/instance classes .* have no local meaning/);
+  });
+
+  it('compares the thread pool with one thread per connection locally in S2, past 512 threads', () => {
+    // Arrange
+    const { spec } = loadSpecFile(join(experimentsDir, 'thread-sweep.json'), builtinWorkloads);
+    // Act
+    const { spec: small } = scaleSpec(spec, 'small');
+    // Assert
+    expect(small.variants.map((v) => v.instanceParameters['thread_handling'])).toEqual(['pool-of-threads', 'one-thread-per-connection', 'pool-of-threads']);
+    expect(small.workloads[0]!.threads).toEqual([2, 8, 64, 256, 1024]);
+    expect(small.variants[0]!.instanceParameters['max_connections']).toBe(1024 + 50);
+    expect(small.variants[0]!.instanceParameters['innodb_buffer_pool_size']).toBe(256 * 1024 * 1024);
+  });
+
+  it('thins sweeps keeping both ends and parses MySQL sizes', () => {
+    // Act / Assert
+    expect(thinSweep([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 4)).toEqual([1, 4, 7, 10]);
+    expect(thinSweep([3, 1, 2], 5)).toEqual([1, 2, 3]);
+    expect(parseBytes('12G')).toBe(12 * 1024 ** 3);
+    expect(parseBytes(512)).toBe(512);
+    expect(parseBytes('lots')).toBeUndefined();
+  });
+
+  it('estimates the whole AWS cost of every study', () => {
+    // Act
+    const totals = STUDY_FILES.map((f) => {
+      const { spec, scripts } = loadSpecFile(join(experimentsDir, f), builtinWorkloads);
+      return [f, Math.round(estimatePlanCost(planRun(spec, { backend: 'aws', scripts }), loadPrices(repoRoot)).total!)];
+    });
+    // Assert: every study has a priced, non-trivial estimate
+    for (const [, total] of totals) expect(total).toBeGreaterThan(0);
+  });
+});
