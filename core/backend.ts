@@ -155,3 +155,11 @@ export class UnsupportedOnBackendError extends Error {
 export class MissingDependencyError extends Error {
   override readonly name = 'MissingDependencyError';
 }
+
+/**
+ * Teardown made every call it could, but something is still deleting (an RDS cluster waits for its
+ * instances, a parameter group for its cluster). The ASL's TeardownCell Retry waits and calls again.
+ */
+export class ResourceStillInUseError extends Error {
+  override readonly name = 'ResourceStillInUseError';
+}

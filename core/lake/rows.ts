@@ -152,6 +152,7 @@ export const SERVER_METRICS = {
   ForwardingReplicaDMLThroughput: 'Count/Second',
   ForwardingReplicaOpenSessions: 'Count',
   ForwardingWriterOpenSessions: 'Count',
+  ForwardingWriterDMLThroughput: 'Count/Second',
 } as const;
 export type ServerMetricName = keyof typeof SERVER_METRICS;
 

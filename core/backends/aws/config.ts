@@ -1,0 +1,200 @@
+/**
+ * The AWS backend's configuration: everything it needs to know about the account's standing
+ * infrastructure (VPC subnets, security groups, launch templates, the lake bucket), which the CDK
+ * stack creates and passes to the Lambda functions as environment variables.
+ *
+ * core/ never reads process.env: the Lambda handler calls `awsConfigFromEnv(process.env)`, tests
+ * build the object directly.
+ */
+
+/** CPU architectures EC2 reports in ProcessorInfo.SupportedArchitectures (ec2 service-2.json ArchitectureType). */
+export type ClientArchitecture = 'x86_64' | 'arm64';
+
+export interface AwsBackendConfig {
+  readonly region: string;
+  /** The results lake bucket; also where SSM Run Command writes its own stdout/stderr. */
+  readonly bucket: string;
+  /** Key prefix of the lake inside the bucket, '' or ending in '/' (e.g. "lake/"). */
+  readonly lakePrefix: string;
+  /** Where SSM writes command output (OutputS3KeyPrefix root), ending in '/'. */
+  readonly ssmOutputPrefix: string;
+  /**
+   * Private subnets by AZ name ("us-east-1a" -> "subnet-..."): clients launch in the subnet of the
+   * writer's AZ; a variant's AZ must be one of these. The DB subnet group covers the same subnets.
+   */
+  readonly subnetIdsByAz: Readonly<Record<string, string>>;
+  /** Security group on the DB instances (allows 3306 from the client security group). */
+  readonly dbSecurityGroupId: string;
+  /** DB subnet group (CDK-created) spanning the subnets above. */
+  readonly dbSubnetGroupName: string;
+  /** Security group on the EC2 clients (egress to the DB, S3, SSM endpoints). */
+  readonly clientSecurityGroupId: string;
+  /** Instance profile the clients run with (SSM core + S3 lake read/write + the DB secret read). */
+  readonly clientInstanceProfileArn: string;
+  /**
+   * Launch templates per CPU architecture. They carry the client AMI (Amazon Linux with the SSM agent,
+   * sysbench and the AWS CLI), the instance profile and the security group; startClients only sets
+   * instance type, subnet, tags and the client token.
+   */
+  readonly launchTemplateIds: Readonly<Partial<Record<ClientArchitecture, string>>>;
+  /** Launch template version to use: "$Default" (as the stack publishes it) or "$Latest" or a number. */
+  readonly launchTemplateVersion: string;
+  /** s3://bucket/prefix/ holding client/ (runner.sh and lua/), copied to each client before a job. */
+  readonly runnerS3Uri: string;
+  /** Prefix of every tag key the tool sets: "<prefix>run-id", "<prefix>cell-id", "<prefix>expires-at". */
+  readonly tagKeyPrefix: string;
+  /** SSM document the runner is started with. */
+  readonly ssmDocumentName: string;
+  /** Aurora master user name (the password is managed by RDS in Secrets Manager, never seen here). */
+  readonly masterUsername: string;
+  /** Performance Insights retention in days (7 is the free tier). */
+  readonly performanceInsightsRetentionDays: number;
+  /** PI GetResourceMetrics period: 1, 60, 300, 3600 or 86400 (pi service-2.json GetResourceMetricsRequest). */
+  readonly piPeriodS: 1 | 60 | 300 | 3600 | 86400;
+}
+
+/** The environment variable names the CDK stack sets on every Task Lambda. */
+export const AWS_CONFIG_ENV = {
+  region: 'AURORA_BENCH_REGION',
+  bucket: 'AURORA_BENCH_BUCKET',
+  lakePrefix: 'AURORA_BENCH_LAKE_PREFIX',
+  ssmOutputPrefix: 'AURORA_BENCH_SSM_OUTPUT_PREFIX',
+  /** JSON object {"us-east-1a":"subnet-...", ...} */
+  subnetIdsByAz: 'AURORA_BENCH_SUBNET_IDS_BY_AZ',
+  dbSecurityGroupId: 'AURORA_BENCH_DB_SECURITY_GROUP_ID',
+  dbSubnetGroupName: 'AURORA_BENCH_DB_SUBNET_GROUP_NAME',
+  clientSecurityGroupId: 'AURORA_BENCH_CLIENT_SECURITY_GROUP_ID',
+  clientInstanceProfileArn: 'AURORA_BENCH_CLIENT_INSTANCE_PROFILE_ARN',
+  launchTemplateIdX86: 'AURORA_BENCH_LAUNCH_TEMPLATE_ID_X86_64',
+  launchTemplateIdArm: 'AURORA_BENCH_LAUNCH_TEMPLATE_ID_ARM64',
+  launchTemplateVersion: 'AURORA_BENCH_LAUNCH_TEMPLATE_VERSION',
+  runnerS3Uri: 'AURORA_BENCH_RUNNER_S3_URI',
+  tagKeyPrefix: 'AURORA_BENCH_TAG_KEY_PREFIX',
+  ssmDocumentName: 'AURORA_BENCH_SSM_DOCUMENT',
+  masterUsername: 'AURORA_BENCH_MASTER_USERNAME',
+  performanceInsightsRetentionDays: 'AURORA_BENCH_PI_RETENTION_DAYS',
+  piPeriodS: 'AURORA_BENCH_PI_PERIOD_S',
+} as const;
+
+export const AWS_CONFIG_DEFAULTS = {
+  lakePrefix: '',
+  ssmOutputPrefix: 'ssm-output/',
+  launchTemplateVersion: '$Default',
+  tagKeyPrefix: 'aurora-bench:',
+  ssmDocumentName: 'AWS-RunShellScript',
+  masterUsername: 'benchadmin',
+  performanceInsightsRetentionDays: 7,
+  piPeriodS: 60,
+} as const;
+
+export class AwsConfigError extends Error {
+  override readonly name = 'AwsConfigError';
+}
+
+function withSlash(prefix: string): string {
+  return prefix === '' || prefix.endsWith('/') ? prefix : prefix + '/';
+}
+
+/**
+ * Build the config from an environment map (the Lambda's process.env). Every missing or malformed
+ * variable is reported at once, by name.
+ */
+export function awsConfigFromEnv(env: Readonly<Record<string, string | undefined>>): AwsBackendConfig {
+  const problems: string[] = [];
+  const E = AWS_CONFIG_ENV;
+  const req = (name: string): string => {
+    const v = env[name];
+    if (v === undefined || v.trim() === '') {
+      problems.push(`${name} is not set`);
+      return '';
+    }
+    return v.trim();
+  };
+  const opt = (name: string): string | undefined => {
+    const v = env[name];
+    return v === undefined || v.trim() === '' ? undefined : v.trim();
+  };
+
+  let subnetIdsByAz: Record<string, string> = {};
+  const subnetsRaw = req(E.subnetIdsByAz);
+  if (subnetsRaw !== '') {
+    try {
+      const parsed = JSON.parse(subnetsRaw) as unknown;
+      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
+      for (const [az, id] of Object.entries(parsed as Record<string, unknown>)) {
+        if (typeof id !== 'string' || !id.startsWith('subnet-')) throw new Error(`value for ${az} is not a subnet id`);
+      }
+      subnetIdsByAz = parsed as Record<string, string>;
+      if (Object.keys(subnetIdsByAz).length === 0) problems.push(`${E.subnetIdsByAz} lists no subnet`);
+    } catch (e) {
+      problems.push(`${E.subnetIdsByAz} must be a JSON object {"<az>":"subnet-..."}: ${(e as Error).message}`);
+    }
+  }
+
+  const launchTemplateIds: Partial<Record<ClientArchitecture, string>> = {};
+  const x86 = opt(E.launchTemplateIdX86);
+  const arm = opt(E.launchTemplateIdArm);
+  if (x86) launchTemplateIds.x86_64 = x86;
+  if (arm) launchTemplateIds.arm64 = arm;
+  if (!x86 && !arm) problems.push(`${E.launchTemplateIdX86} or ${E.launchTemplateIdArm} must be set`);
+
+  const num = (name: string, fallback: number): number => {
+    const raw = opt(name);
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n <= 0) problems.push(`${name} must be a positive integer (got "${raw}")`);
+    return n;
+  };
+  const piPeriodS = num(E.piPeriodS, AWS_CONFIG_DEFAULTS.piPeriodS);
+  if (![1, 60, 300, 3600, 86400].includes(piPeriodS)) problems.push(`${E.piPeriodS} must be one of 1, 60, 300, 3600, 86400`);
+
+  const runnerS3Uri = req(E.runnerS3Uri);
+  if (runnerS3Uri !== '' && !/^s3:\/\/[^/]+\/.*\/$/.test(runnerS3Uri)) problems.push(`${E.runnerS3Uri} must look like s3://bucket/prefix/ (ending in /)`);
+
+  const config: AwsBackendConfig = {
+    region: req(E.region),
+    bucket: req(E.bucket),
+    lakePrefix: withSlash(opt(E.lakePrefix) ?? AWS_CONFIG_DEFAULTS.lakePrefix),
+    ssmOutputPrefix: withSlash(opt(E.ssmOutputPrefix) ?? AWS_CONFIG_DEFAULTS.ssmOutputPrefix),
+    subnetIdsByAz,
+    dbSecurityGroupId: req(E.dbSecurityGroupId),
+    dbSubnetGroupName: req(E.dbSubnetGroupName),
+    clientSecurityGroupId: req(E.clientSecurityGroupId),
+    clientInstanceProfileArn: req(E.clientInstanceProfileArn),
+    launchTemplateIds,
+    launchTemplateVersion: opt(E.launchTemplateVersion) ?? AWS_CONFIG_DEFAULTS.launchTemplateVersion,
+    runnerS3Uri,
+    tagKeyPrefix: opt(E.tagKeyPrefix) ?? AWS_CONFIG_DEFAULTS.tagKeyPrefix,
+    ssmDocumentName: opt(E.ssmDocumentName) ?? AWS_CONFIG_DEFAULTS.ssmDocumentName,
+    masterUsername: opt(E.masterUsername) ?? AWS_CONFIG_DEFAULTS.masterUsername,
+    performanceInsightsRetentionDays: num(E.performanceInsightsRetentionDays, AWS_CONFIG_DEFAULTS.performanceInsightsRetentionDays),
+    piPeriodS: piPeriodS as AwsBackendConfig['piPeriodS'],
+  };
+  if (problems.length > 0) throw new AwsConfigError('AWS backend configuration is incomplete:\n  - ' + problems.join('\n  - '));
+  return config;
+}
+
+/** The env map for a config: what the CDK stack sets (kept next to the parser so both agree). */
+export function awsConfigToEnv(config: AwsBackendConfig): Record<string, string> {
+  const E = AWS_CONFIG_ENV;
+  return {
+    [E.region]: config.region,
+    [E.bucket]: config.bucket,
+    [E.lakePrefix]: config.lakePrefix,
+    [E.ssmOutputPrefix]: config.ssmOutputPrefix,
+    [E.subnetIdsByAz]: JSON.stringify(config.subnetIdsByAz),
+    [E.dbSecurityGroupId]: config.dbSecurityGroupId,
+    [E.dbSubnetGroupName]: config.dbSubnetGroupName,
+    [E.clientSecurityGroupId]: config.clientSecurityGroupId,
+    [E.clientInstanceProfileArn]: config.clientInstanceProfileArn,
+    ...(config.launchTemplateIds.x86_64 ? { [E.launchTemplateIdX86]: config.launchTemplateIds.x86_64 } : {}),
+    ...(config.launchTemplateIds.arm64 ? { [E.launchTemplateIdArm]: config.launchTemplateIds.arm64 } : {}),
+    [E.launchTemplateVersion]: config.launchTemplateVersion,
+    [E.runnerS3Uri]: config.runnerS3Uri,
+    [E.tagKeyPrefix]: config.tagKeyPrefix,
+    [E.ssmDocumentName]: config.ssmDocumentName,
+    [E.masterUsername]: config.masterUsername,
+    [E.performanceInsightsRetentionDays]: String(config.performanceInsightsRetentionDays),
+    [E.piPeriodS]: String(config.piPeriodS),
+  };
+}

@@ -1,0 +1,9 @@
+/** The AWS backend: config, clients, the Backend implementation, preflight, lake, sweeper. */
+export { AwsBackend, MAX_PARAMETERS_PER_MODIFY, clusterParametersFor, mapInvocation, type AwsBackendOptions } from './aws-backend';
+export { makeAwsClients, destroyAwsClients, type AwsClients, type AwsClientOptions } from './clients';
+export { awsConfigFromEnv, awsConfigToEnv, AWS_CONFIG_ENV, AWS_CONFIG_DEFAULTS, AwsConfigError, type AwsBackendConfig, type ClientArchitecture } from './config';
+export { validateForAws, makeAwsPreflight } from './preflight';
+export { S3LakeStore } from './s3-lake';
+export { sweepExpired, teardownRun, type SweepReport } from './sweeper';
+export { cellNames, runShort, isValidRdsIdentifier } from './names';
+export { parseAuroraVersion, supportsLocalWriteForwarding } from './engine';

@@ -1,0 +1,115 @@
+/**
+ * Deterministic names and tags for everything the AWS backend creates, so a retried Task finds what
+ * an earlier attempt made instead of creating a second copy.
+ *
+ * RDS identifier rules (DBClusterIdentifier / DBInstanceIdentifier, rds service-2.json and the API
+ * reference): 1 to 63 letters, digits or hyphens; first character a letter; no two consecutive
+ * hyphens; not ending in a hyphen; stored lowercase. Parameter group names follow the same rules
+ * with up to 255 characters. We keep every name within 63.
+ */
+import { createHash } from 'node:crypto';
+
+export const RDS_IDENTIFIER_MAX = 63;
+const RDS_IDENTIFIER = /^[a-z](?!.*--)[a-z0-9-]*[a-z0-9]$|^[a-z]$/;
+
+export function isValidRdsIdentifier(id: string): boolean {
+  return id.length >= 1 && id.length <= RDS_IDENTIFIER_MAX && RDS_IDENTIFIER.test(id);
+}
+
+function hash(text: string, chars: number): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, chars);
+}
+
+/** Lowercase, letters/digits/hyphens only, no double or trailing hyphen. */
+function clean(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/-{2,}/g, '-')
+    .replace(/^-+|-+$/g, '');
+}
+
+/** Short stable id of a run: 8 hex characters of its sha256 (the full id is in the tags). */
+export function runShort(runId: string): string {
+  return hash(runId, 8);
+}
+
+/** Longest suffix added to a cell base name ("-r15", "-cpg", "-ipg"). */
+const SUFFIX_ROOM = 4;
+
+/**
+ * `ab-<runShort>-<cellId>`, shortened (with a hash of the full cell id) when it would not leave room
+ * for the longest suffix within 63 characters.
+ */
+export function cellBaseName(runId: string, cellId: string): string {
+  const head = `ab-${runShort(runId)}-`;
+  const cell = clean(cellId) || 'cell';
+  const room = RDS_IDENTIFIER_MAX - SUFFIX_ROOM - head.length;
+  const body = cell.length <= room ? cell : `${cell.slice(0, room - 7).replace(/-+$/, '')}-${hash(cellId, 6)}`;
+  return `${head}${body}`;
+}
+
+export interface CellNames {
+  readonly base: string;
+  readonly clusterId: string;
+  readonly clusterParameterGroup: string;
+  readonly instanceParameterGroup: string;
+  readonly writerId: string;
+  readonly readerId: (index: number) => string;
+  /** EC2 RunInstances ClientToken (at most 64 ASCII characters, ec2 service-2.json). */
+  readonly clientToken: string;
+  readonly clientName: (index: number) => string;
+}
+
+export function cellNames(runId: string, cellId: string): CellNames {
+  const base = cellBaseName(runId, cellId);
+  return {
+    base,
+    clusterId: base,
+    clusterParameterGroup: `${base}-cpg`,
+    instanceParameterGroup: `${base}-ipg`,
+    writerId: `${base}-w`,
+    readerId: (i: number) => `${base}-r${i}`,
+    // The token covers run + cell: a retried StartClients returns the same instances on real EC2.
+    clientToken: `${base}-clients`.slice(0, 64),
+    clientName: (i: number) => `${base}-client-${i}`,
+  };
+}
+
+export interface TagKeys {
+  readonly runId: string;
+  readonly cellId: string;
+  readonly expiresAt: string;
+  readonly role: string;
+  readonly clientIndex: string;
+}
+
+export function tagKeys(prefix: string): TagKeys {
+  return {
+    runId: `${prefix}run-id`,
+    cellId: `${prefix}cell-id`,
+    expiresAt: `${prefix}expires-at`,
+    role: `${prefix}role`,
+    clientIndex: `${prefix}client-index`,
+  };
+}
+
+export interface Tag {
+  readonly Key: string;
+  readonly Value: string;
+}
+
+/** ISO time the sweeper may delete the resource after: run start (now) + ttlHours. */
+export function expiresAt(now: Date, ttlHours: number): string {
+  return new Date(now.getTime() + ttlHours * 3600_000).toISOString();
+}
+
+export function cellTags(prefix: string, runId: string, cellId: string, expires: string, extra: Readonly<Record<string, string>> = {}): Tag[] {
+  const k = tagKeys(prefix);
+  return [
+    { Key: k.runId, Value: runId },
+    { Key: k.cellId, Value: cellId },
+    { Key: k.expiresAt, Value: expires },
+    ...Object.entries(extra).map(([Key, Value]) => ({ Key, Value })),
+  ];
+}

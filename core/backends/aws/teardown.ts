@@ -1,0 +1,188 @@
+/**
+ * Deleting one cell's AWS resources in dependency order: client instances, DB instances (readers
+ * first, then the writer), the cluster, then its parameter groups. Not-found is done. Deletion is
+ * asynchronous in RDS: what is still deleting (or still blocks the next step) is returned in
+ * `pending`, and the caller decides whether to throw ResourceStillInUseError (teardownCell: the
+ * state machine's Retry waits) or leave it for the next sweep.
+ *
+ * API facts used (rds service-2.json / RDS API reference):
+ * - DeleteDBInstance SkipFinalSnapshot=true: required for instances in failed/incompatible states;
+ *   Aurora instances have no instance-level final snapshot anyway.
+ * - DeleteDBCluster SkipFinalSnapshot=true (no final cluster snapshot for a benchmark cluster);
+ *   it fails with InvalidDBClusterStateFault while instances are still members.
+ * - Deleting a parameter group in use fails with InvalidDBParameterGroupStateFault.
+ */
+import { DescribeInstancesCommand, TerminateInstancesCommand, type Filter } from '@aws-sdk/client-ec2';
+import {
+  DeleteDBClusterCommand,
+  DeleteDBClusterParameterGroupCommand,
+  DeleteDBInstanceCommand,
+  DeleteDBParameterGroupCommand,
+  DescribeDBClustersCommand,
+  DescribeDBInstancesCommand,
+  type DBCluster,
+  type DBInstance,
+} from '@aws-sdk/client-rds';
+import type { AwsClients } from './clients';
+import { call, errorCode, isNotFound, rethrow } from './aws-errors';
+
+export interface CellTarget {
+  readonly clusterId: string;
+  readonly clusterParameterGroups: readonly string[];
+  readonly instanceParameterGroups: readonly string[];
+  /** EC2 instance ids known to belong to the cell (from the state data or a tag search). */
+  readonly clientInstanceIds: readonly string[];
+}
+
+export interface DeleteReport {
+  readonly deleted: string[];
+  readonly alreadyGone: string[];
+  /** Still there (deleting, or blocked by something still deleting). */
+  readonly pending: string[];
+}
+
+const GONE_EC2_STATES = new Set(['shutting-down', 'terminated']);
+
+export async function describeCluster(clients: AwsClients, clusterId: string): Promise<DBCluster | undefined> {
+  try {
+    const out = await clients.rds.send(new DescribeDBClustersCommand({ DBClusterIdentifier: clusterId }));
+    return out.DBClusters?.[0];
+  } catch (e) {
+    if (isNotFound(e)) return undefined;
+    return rethrow(e, `RDS DescribeDBClusters ${clusterId}`);
+  }
+}
+
+export async function describeClusterInstances(clients: AwsClients, clusterId: string): Promise<DBInstance[]> {
+  const instances: DBInstance[] = [];
+  let marker: string | undefined;
+  do {
+    const out = await call(`RDS DescribeDBInstances db-cluster-id=${clusterId}`, () =>
+      clients.rds.send(new DescribeDBInstancesCommand({ Filters: [{ Name: 'db-cluster-id', Values: [clusterId] }], ...(marker ? { Marker: marker } : {}) })),
+    );
+    instances.push(...(out.DBInstances ?? []));
+    marker = out.Marker;
+  } while (marker);
+  return instances;
+}
+
+/** EC2 instances matching the filters that are not already terminating. */
+export async function findLiveInstances(clients: AwsClients, filters: Filter[]): Promise<{ id: string; state: string; az?: string; launchTime?: Date }[]> {
+  const found: { id: string; state: string; az?: string; launchTime?: Date }[] = [];
+  let token: string | undefined;
+  do {
+    const out = await call('EC2 DescribeInstances', () => clients.ec2.send(new DescribeInstancesCommand({ Filters: filters, ...(token ? { NextToken: token } : {}) })));
+    for (const r of out.Reservations ?? []) {
+      for (const i of r.Instances ?? []) {
+        if (!i.InstanceId) continue;
+        found.push({
+          id: i.InstanceId,
+          state: i.State?.Name ?? 'unknown',
+          ...(i.Placement?.AvailabilityZone ? { az: i.Placement.AvailabilityZone } : {}),
+          ...(i.LaunchTime ? { launchTime: i.LaunchTime } : {}),
+        });
+      }
+    }
+    token = out.NextToken;
+  } while (token);
+  return found;
+}
+
+export async function terminateClients(clients: AwsClients, ids: readonly string[], report: DeleteReport): Promise<void> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return;
+  // One by one: TerminateInstances fails the whole call when any id is unknown (InvalidInstanceID.NotFound).
+  for (const id of unique) {
+    try {
+      const out = await clients.ec2.send(new TerminateInstancesCommand({ InstanceIds: [id] }));
+      const previous = out.TerminatingInstances?.[0]?.PreviousState?.Name;
+      (previous !== undefined && GONE_EC2_STATES.has(previous) ? report.alreadyGone : report.deleted).push(`ec2-instance:${id}`);
+    } catch (e) {
+      if (isNotFound(e) || /InvalidInstanceID/.test(errorCode(e))) report.alreadyGone.push(`ec2-instance:${id}`);
+      else rethrow(e, `EC2 TerminateInstances ${id}`);
+    }
+  }
+}
+
+async function deleteDbInstance(clients: AwsClients, instance: DBInstance, report: DeleteReport): Promise<void> {
+  const id = instance.DBInstanceIdentifier!;
+  if (instance.DBInstanceStatus === 'deleting') {
+    report.pending.push(`rds-instance:${id} (deleting)`);
+    return;
+  }
+  try {
+    await clients.rds.send(new DeleteDBInstanceCommand({ DBInstanceIdentifier: id, SkipFinalSnapshot: true, DeleteAutomatedBackups: true }));
+    report.deleted.push(`rds-instance:${id}`);
+  } catch (e) {
+    if (isNotFound(e)) report.alreadyGone.push(`rds-instance:${id}`);
+    // e.g. still "creating" or "modifying": try again on the next attempt.
+    else if (/InvalidDBInstanceState/.test(errorCode(e))) report.pending.push(`rds-instance:${id} (${instance.DBInstanceStatus ?? 'busy'})`);
+    else rethrow(e, `RDS DeleteDBInstance ${id}`);
+  }
+}
+
+async function deleteParameterGroup(clients: AwsClients, kind: 'cluster' | 'instance', name: string, report: DeleteReport): Promise<void> {
+  const label = kind === 'cluster' ? `rds-cluster-parameter-group:${name}` : `rds-parameter-group:${name}`;
+  try {
+    if (kind === 'cluster') await clients.rds.send(new DeleteDBClusterParameterGroupCommand({ DBClusterParameterGroupName: name }));
+    else await clients.rds.send(new DeleteDBParameterGroupCommand({ DBParameterGroupName: name }));
+    report.deleted.push(label);
+  } catch (e) {
+    if (isNotFound(e)) report.alreadyGone.push(label);
+    else if (/InvalidDBParameterGroupState/.test(errorCode(e))) report.pending.push(`${label} (in use)`);
+    else rethrow(e, `RDS Delete ${kind} parameter group ${name}`);
+  }
+}
+
+/**
+ * One pass of the deletion: every call it can make now, in dependency order. Safe to repeat.
+ * `isWriter` tells the writer apart (deleted after the readers).
+ */
+export async function deleteCellResources(clients: AwsClients, target: CellTarget, isWriter: (instance: DBInstance, cluster?: DBCluster) => boolean): Promise<DeleteReport> {
+  const report: DeleteReport = { deleted: [], alreadyGone: [], pending: [] };
+
+  await terminateClients(clients, target.clientInstanceIds, report);
+
+  const cluster = await describeCluster(clients, target.clusterId);
+  const instances = await describeClusterInstances(clients, target.clusterId);
+  const readers = instances.filter((i) => !isWriter(i, cluster));
+  const writers = instances.filter((i) => isWriter(i, cluster));
+  for (const i of [...readers, ...writers]) await deleteDbInstance(clients, i, report);
+
+  const remaining = await describeClusterInstances(clients, target.clusterId);
+  for (const i of remaining) {
+    const label = `rds-instance:${i.DBInstanceIdentifier}`;
+    if (!report.pending.some((p) => p.startsWith(label))) report.pending.push(`${label} (${i.DBInstanceStatus ?? 'deleting'})`);
+  }
+
+  let clusterGone = cluster === undefined;
+  if (cluster === undefined) {
+    report.alreadyGone.push(`rds-cluster:${target.clusterId}`);
+  } else if (remaining.length > 0) {
+    report.pending.push(`rds-cluster:${target.clusterId} (waiting for ${remaining.length} instance(s))`);
+  } else if (cluster.Status === 'deleting') {
+    report.pending.push(`rds-cluster:${target.clusterId} (deleting)`);
+  } else {
+    try {
+      await clients.rds.send(new DeleteDBClusterCommand({ DBClusterIdentifier: target.clusterId, SkipFinalSnapshot: true, DeleteAutomatedBackups: true }));
+      report.deleted.push(`rds-cluster:${target.clusterId}`);
+    } catch (e) {
+      if (isNotFound(e)) report.alreadyGone.push(`rds-cluster:${target.clusterId}`);
+      else if (/InvalidDBClusterState|ToBeDeletedHasActiveMembers/.test(errorCode(e))) report.pending.push(`rds-cluster:${target.clusterId} (${cluster.Status ?? 'busy'})`);
+      else rethrow(e, `RDS DeleteDBCluster ${target.clusterId}`);
+    }
+    // Deletion is asynchronous on AWS (status "deleting"); immediate on moto.
+    const after = await describeCluster(clients, target.clusterId);
+    if (after === undefined) clusterGone = true;
+    else if (!report.pending.some((p) => p.startsWith(`rds-cluster:${target.clusterId}`))) report.pending.push(`rds-cluster:${target.clusterId} (${after.Status ?? 'deleting'})`);
+  }
+
+  if (clusterGone) {
+    for (const name of target.clusterParameterGroups) await deleteParameterGroup(clients, 'cluster', name, report);
+    for (const name of target.instanceParameterGroups) await deleteParameterGroup(clients, 'instance', name, report);
+  } else {
+    for (const name of target.clusterParameterGroups) report.pending.push(`rds-cluster-parameter-group:${name} (cluster still exists)`);
+    for (const name of target.instanceParameterGroups) report.pending.push(`rds-parameter-group:${name} (cluster still exists)`);
+  }
+  return report;
+}

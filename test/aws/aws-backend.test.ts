@@ -1,0 +1,578 @@
+/**
+ * The AWS backend against a moto server over HTTP (RDS, EC2, S3, CloudWatch, SSM SendCommand /
+ * ListCommands). aws-sdk-client-mock only where moto has nothing: Performance Insights, SSM
+ * DescribeInstanceInformation (agent registration), GetCommandInvocation and CancelCommand.
+ */
+import { CloudWatchClient, PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
+import { CreateLaunchTemplateCommand, CreateSecurityGroupCommand, CreateSubnetCommand, CreateVpcCommand, DescribeInstancesCommand, EC2Client } from '@aws-sdk/client-ec2';
+import { GetResourceMetricsCommand } from '@aws-sdk/client-pi';
+import {
+  CreateDBSubnetGroupCommand,
+  DescribeDBClusterParameterGroupsCommand,
+  DescribeDBClusterParametersCommand,
+  DescribeDBClustersCommand,
+  DescribeDBInstancesCommand,
+  DescribeDBParameterGroupsCommand,
+  DescribeDBParametersCommand,
+  RDSClient,
+} from '@aws-sdk/client-rds';
+import { CreateBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { CancelCommandCommand, DescribeInstanceInformationCommand, GetCommandInvocationCommand, ListCommandsCommand, SSMClient, SendCommandCommand } from '@aws-sdk/client-ssm';
+import { mockClient } from 'aws-sdk-client-mock';
+import { ResourceStillInUseError, type CellResources, type RunContext, type RunnerJob } from '../../core/backend';
+import { AwsBackend, MAX_PARAMETERS_PER_MODIFY } from '../../core/backends/aws/aws-backend';
+import { makeAwsClients, destroyAwsClients, type AwsClients } from '../../core/backends/aws/clients';
+import type { AwsBackendConfig } from '../../core/backends/aws/config';
+import { cellNames } from '../../core/backends/aws/names';
+import { validateForAws } from '../../core/backends/aws/preflight';
+import { S3LakeStore } from '../../core/backends/aws/s3-lake';
+import { sweepExpired, teardownRun } from '../../core/backends/aws/sweeper';
+import { lakeKeys } from '../../core/lake/rows';
+import { planRun } from '../../core/plan/plan';
+import type { CellPlan, Plan } from '../../core/plan/types';
+import type { SpecInput } from '../../core/spec/schema';
+import { validateSpec } from '../../core/spec/validate';
+import { startMoto, type MotoServer } from './moto';
+
+const REGION = 'us-east-1';
+const CREDENTIALS = { accessKeyId: 'testing', secretAccessKey: 'testing' };
+const NOW = new Date('2026-11-21T10:00:00Z');
+
+let moto: MotoServer;
+let raw: { rds: RDSClient; ec2: EC2Client; s3: S3Client; cw: CloudWatchClient; ssm: SSMClient };
+let config: AwsBackendConfig;
+
+/** RDS API calls the backend made, in order (a middleware on the real client: moto answers them). */
+const rdsCalls: { command: string; input: Record<string, unknown> }[] = [];
+const ec2Calls: { command: string; input: Record<string, unknown> }[] = [];
+
+function clientsFor(): AwsClients {
+  const clients = makeAwsClients({ region: REGION, endpoint: moto.endpoint, credentials: CREDENTIALS, maxAttempts: 1 });
+  clients.rds.middlewareStack.add(
+    (next, context) => async (args) => {
+      rdsCalls.push({ command: context.commandName as string, input: args.input as Record<string, unknown> });
+      return next(args);
+    },
+    { step: 'initialize', name: 'recordRdsCalls' },
+  );
+  clients.ec2.middlewareStack.add(
+    (next, context) => async (args) => {
+      ec2Calls.push({ command: context.commandName as string, input: args.input as Record<string, unknown> });
+      return next(args);
+    },
+    { step: 'initialize', name: 'recordEc2Calls' },
+  );
+  return clients;
+}
+
+function spec(over: Partial<SpecInput> = {}): Plan {
+  const s = validateSpec({
+    name: 'aws-test',
+    engine: { version: '3.04.0' },
+    region: REGION,
+    variants: [
+      {
+        name: 'wf',
+        instanceClass: 'db.r6g.large',
+        az: 'a',
+        readers: 1,
+        // 25 parameters: more than one ModifyDBClusterParameterGroup call of at most 20.
+        clusterParameters: Object.fromEntries(Array.from({ length: 22 }, (_, i) => [`aurora_bench_p${String(i).padStart(2, '0')}`, i])),
+        instanceParameters: { max_prepared_stmt_count: 1048575, performance_schema: true },
+        writeForwarding: { enabled: true, consistency: 'SESSION', maxConnectionsPct: 90, idleTimeoutS: 60 },
+        clients: { count: 2, instanceType: 'c6g.large', placement: 'same-az' },
+      },
+    ],
+    data: { tables: 2, tableSize: 1000 },
+    workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [4], target: 'reader' }],
+    ttlHours: 2,
+    ...over,
+  });
+  return planRun(s, { backend: 'aws', now: NOW, runId: `aws-test-${Math.random().toString(16).slice(2, 8)}` });
+}
+
+function runOf(plan: Plan): RunContext {
+  return { runId: plan.runId, specName: plan.specName, backend: 'aws', region: plan.region, engineVersion: plan.engine.version, dt: plan.dt, ttlHours: plan.ttlHours };
+}
+
+async function provisionReady(backend: AwsBackend, run: RunContext, cell: CellPlan): Promise<CellResources> {
+  let resources = await backend.provisionCell(run, cell);
+  for (let i = 0; i < 5; i++) {
+    const state = await backend.checkCellReady(run, cell, resources);
+    resources = state.resources;
+    if (state.ready) return resources;
+  }
+  throw new Error('cell never became ready on moto');
+}
+
+beforeAll(async () => {
+  moto = startMoto();
+  const common = { region: REGION, endpoint: moto.endpoint, credentials: CREDENTIALS };
+  raw = { rds: new RDSClient(common), ec2: new EC2Client(common), s3: new S3Client({ ...common, forcePathStyle: true }), cw: new CloudWatchClient(common), ssm: new SSMClient(common) };
+  // The standing infrastructure the CDK stack would create.
+  const vpc = await raw.ec2.send(new CreateVpcCommand({ CidrBlock: '10.20.0.0/16' }));
+  const vpcId = vpc.Vpc!.VpcId!;
+  const subnetA = await raw.ec2.send(new CreateSubnetCommand({ VpcId: vpcId, CidrBlock: '10.20.1.0/24', AvailabilityZone: 'us-east-1a' }));
+  const subnetB = await raw.ec2.send(new CreateSubnetCommand({ VpcId: vpcId, CidrBlock: '10.20.2.0/24', AvailabilityZone: 'us-east-1b' }));
+  await raw.rds.send(new CreateDBSubnetGroupCommand({ DBSubnetGroupName: 'aurora-bench-db', DBSubnetGroupDescription: 'test', SubnetIds: [subnetA.Subnet!.SubnetId!, subnetB.Subnet!.SubnetId!] }));
+  const dbSg = await raw.ec2.send(new CreateSecurityGroupCommand({ GroupName: 'ab-db', Description: 'db', VpcId: vpcId }));
+  const clientSg = await raw.ec2.send(new CreateSecurityGroupCommand({ GroupName: 'ab-client', Description: 'client', VpcId: vpcId }));
+  const ltX86 = await raw.ec2.send(new CreateLaunchTemplateCommand({ LaunchTemplateName: 'ab-client-x86', LaunchTemplateData: { ImageId: 'ami-12c6146b' } }));
+  const ltArm = await raw.ec2.send(new CreateLaunchTemplateCommand({ LaunchTemplateName: 'ab-client-arm', LaunchTemplateData: { ImageId: 'ami-12c6146b' } }));
+  await raw.s3.send(new CreateBucketCommand({ Bucket: 'ab-lake' }));
+  // The clients' instance profile (moto checks RunInstances' IamInstanceProfile against IAM); no
+  // IAM client is installed, so the query API is called directly (moto does not check signatures).
+  const iam = await fetch(moto.endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'AWS4-HMAC-SHA256 Credential=testing/20261121/us-east-1/iam/aws4_request, SignedHeaders=host, Signature=0' },
+    body: 'Action=CreateInstanceProfile&InstanceProfileName=ab-client&Version=2010-05-08',
+  });
+  if (!iam.ok) throw new Error(`moto IAM CreateInstanceProfile failed: ${iam.status} ${await iam.text()}`);
+  const profileArn = /<Arn>([^<]+)<\/Arn>/.exec(await iam.text())?.[1];
+  config = {
+    region: REGION,
+    bucket: 'ab-lake',
+    lakePrefix: 'lake/',
+    ssmOutputPrefix: 'ssm-output/',
+    subnetIdsByAz: { 'us-east-1a': subnetA.Subnet!.SubnetId!, 'us-east-1b': subnetB.Subnet!.SubnetId! },
+    dbSecurityGroupId: dbSg.GroupId!,
+    dbSubnetGroupName: 'aurora-bench-db',
+    clientSecurityGroupId: clientSg.GroupId!,
+    clientInstanceProfileArn: profileArn!,
+    launchTemplateIds: { x86_64: ltX86.LaunchTemplate!.LaunchTemplateId!, arm64: ltArm.LaunchTemplate!.LaunchTemplateId! },
+    launchTemplateVersion: '$Latest',
+    runnerS3Uri: 's3://ab-lake/runner/client/',
+    tagKeyPrefix: 'aurora-bench:',
+    ssmDocumentName: 'AWS-RunShellScript',
+    masterUsername: 'benchadmin',
+    performanceInsightsRetentionDays: 7,
+    piPeriodS: 60,
+  };
+});
+
+afterAll(() => {
+  for (const c of Object.values(raw ?? {})) c.destroy();
+  moto?.stop();
+});
+
+describe('AwsBackend on moto: one cell end to end', () => {
+  let clients: AwsClients;
+  let backend: AwsBackend;
+  let plan: Plan;
+  let run: RunContext;
+  let cell: CellPlan;
+  let resources: CellResources;
+  const ssmMock = () => mockClient(clients.ssm);
+  const piMock = () => mockClient(clients.pi);
+  let ssm: ReturnType<typeof ssmMock>;
+  let pi: ReturnType<typeof piMock>;
+
+  beforeAll(() => {
+    clients = clientsFor();
+    backend = new AwsBackend({ config, clients, now: () => NOW });
+    plan = spec();
+    run = runOf(plan);
+    cell = plan.cells[0]!;
+    // SSM: SendCommand and ListCommands go to moto through an unmocked client; what moto lacks is mocked.
+    const motoSsm = raw.ssm;
+    ssm = mockClient(clients.ssm);
+    ssm.on(SendCommandCommand).callsFake((input) => motoSsm.send(new SendCommandCommand(input)));
+    ssm.on(ListCommandsCommand).callsFake((input) => motoSsm.send(new ListCommandsCommand(input)));
+    pi = mockClient(clients.pi);
+  });
+
+  afterAll(() => {
+    ssm.restore();
+    pi.restore();
+    destroyAwsClients(clients);
+  });
+
+  it('provisions parameter groups (in chunks of at most 20), the cluster and its instances', async () => {
+    // Arrange
+    const names = cellNames(run.runId, cell.cellId);
+    rdsCalls.length = 0;
+
+    // Act
+    resources = await backend.provisionCell(run, cell);
+
+    // Assert: every cluster parameter is in moto's group, written by more than one call of <= 20.
+    const modifies = rdsCalls.filter((c) => c.command === 'ModifyDBClusterParameterGroupCommand');
+    expect(modifies.length).toBe(2);
+    for (const m of modifies) expect((m.input['Parameters'] as unknown[]).length).toBeLessThanOrEqual(MAX_PARAMETERS_PER_MODIFY);
+    const params = await raw.rds.send(new DescribeDBClusterParametersCommand({ DBClusterParameterGroupName: names.clusterParameterGroup }));
+    const byName = Object.fromEntries((params.Parameters ?? []).map((p) => [p.ParameterName, p.ParameterValue]));
+    expect(Object.keys(byName)).toHaveLength(25);
+    expect(byName['aurora_bench_p21']).toBe('21');
+    expect(byName['aurora_replica_read_consistency']).toBe('SESSION');
+    expect(byName['aurora_fwd_writer_max_connections_pct']).toBe('90');
+    expect(byName['aurora_fwd_writer_idle_timeout']).toBe('60');
+    const instanceParams = await raw.rds.send(new DescribeDBParametersCommand({ DBParameterGroupName: names.instanceParameterGroup }));
+    expect(Object.fromEntries((instanceParams.Parameters ?? []).map((p) => [p.ParameterName, p.ParameterValue]))).toEqual({ max_prepared_stmt_count: '1048575', performance_schema: '1' });
+
+    const cluster = (await raw.rds.send(new DescribeDBClustersCommand({ DBClusterIdentifier: names.clusterId }))).DBClusters![0]!;
+    expect(cluster.Engine).toBe('aurora-mysql');
+    expect(cluster.EngineVersion).toBe('8.0.mysql_aurora.3.04.0');
+    expect(cluster.DBClusterParameterGroup).toBe(names.clusterParameterGroup);
+    expect(cluster.MasterUserSecret?.SecretArn).toMatch(/^arn:aws:secretsmanager:/);
+    const tags = Object.fromEntries((cluster.TagList ?? []).map((t) => [t.Key, t.Value]));
+    expect(tags['aurora-bench:run-id']).toBe(run.runId);
+    expect(tags['aurora-bench:cell-id']).toBe(cell.cellId);
+    expect(tags['aurora-bench:expires-at']).toBe('2026-11-21T12:00:00.000Z');
+    const create = rdsCalls.find((c) => c.command === 'CreateDBClusterCommand')!.input;
+    expect(create).toMatchObject({ ManageMasterUserPassword: true, EnableLocalWriteForwarding: true, MasterUsername: 'benchadmin' });
+    expect(create).not.toHaveProperty('MasterUserPassword');
+
+    const instances = (await raw.rds.send(new DescribeDBInstancesCommand({ Filters: [{ Name: 'db-cluster-id', Values: [names.clusterId] }] }))).DBInstances!;
+    expect(instances.map((i) => i.DBInstanceIdentifier).sort()).toEqual([names.readerId(1), names.writerId].sort());
+    for (const i of instances) {
+      expect(i.AvailabilityZone).toBe('us-east-1a');
+      expect(i.DBInstanceClass).toBe('db.r6g.large');
+    }
+    const createdInstances = rdsCalls.filter((c) => c.command === 'CreateDBInstanceCommand').map((c) => c.input);
+    expect(createdInstances.map((i) => i['DBInstanceIdentifier'])).toEqual([names.writerId, names.readerId(1)]);
+    for (const i of createdInstances) expect(i).toMatchObject({ EnablePerformanceInsights: true, DBParameterGroupName: names.instanceParameterGroup });
+  });
+
+  it('is idempotent: provisioning again creates nothing new', async () => {
+    // Arrange
+    rdsCalls.length = 0;
+
+    // Act
+    const again = await backend.provisionCell(run, cell);
+
+    // Assert
+    expect(again.clusterId).toBe(resources.clusterId);
+    expect(rdsCalls.filter((c) => c.command === 'CreateDBClusterCommand' || c.command === 'CreateDBInstanceCommand')).toEqual([]);
+    const instances = (await raw.rds.send(new DescribeDBInstancesCommand({ Filters: [{ Name: 'db-cluster-id', Values: [resources.clusterId] }] }))).DBInstances!;
+    expect(instances).toHaveLength(2);
+  });
+
+  it('reports the cell ready with writer and reader endpoints and the secret ARN', async () => {
+    // Act: moto reports a new cluster "creating" once, then "available".
+    const first = await backend.checkCellReady(run, cell, resources);
+    const second = first.ready ? first : await backend.checkCellReady(run, cell, first.resources);
+
+    // Assert
+    expect(second.ready).toBe(true);
+    resources = second.resources;
+    const names = cellNames(run.runId, cell.cellId);
+    expect(resources.writer).toMatchObject({ instanceId: names.writerId, role: 'writer', port: 3306, az: 'us-east-1a' });
+    expect(resources.writer!.host).toContain(names.writerId);
+    expect(resources.readers.map((r) => r.instanceId)).toEqual([names.readerId(1)]);
+    expect(resources.credentials.secretRef).toMatch(/^arn:aws:secretsmanager:/);
+    expect(resources.backendState[`dbi:${names.writerId}`]).toMatch(/^db-/);
+  });
+
+  it('starts the clients from the arm64 launch template in the writer subnet, once', async () => {
+    // Arrange
+    ec2Calls.length = 0;
+
+    // Act
+    resources = await backend.startClients(run, cell, resources);
+    const again = await backend.startClients(run, cell, resources);
+
+    // Assert
+    expect(resources.clients).toHaveLength(2);
+    expect(again.clients.map((c) => c.clientId)).toEqual(resources.clients.map((c) => c.clientId));
+    const runs = ec2Calls.filter((c) => c.command === 'RunInstancesCommand');
+    expect(runs).toHaveLength(1);
+    expect(runs[0]!.input).toMatchObject({
+      MinCount: 2,
+      MaxCount: 2,
+      InstanceType: 'c6g.large',
+      SubnetId: config.subnetIdsByAz['us-east-1a'],
+      LaunchTemplate: { LaunchTemplateId: config.launchTemplateIds.arm64 },
+      ClientToken: `${cellNames(run.runId, cell.cellId).clientToken}-0`,
+    });
+    const described = await raw.ec2.send(new DescribeInstancesCommand({ InstanceIds: resources.clients.map((c) => c.clientId) }));
+    for (const i of described.Reservations!.flatMap((r) => r.Instances!)) {
+      expect(i.Placement?.AvailabilityZone).toBe('us-east-1a');
+      expect(Object.fromEntries(i.Tags!.map((t) => [t.Key, t.Value]))).toMatchObject({ 'aurora-bench:run-id': run.runId, 'aurora-bench:cell-id': cell.cellId });
+    }
+  });
+
+  it('waits for the SSM agent to be Online before the clients are ready', async () => {
+    // Arrange
+    const ids = resources.clients.map((c) => c.clientId);
+    ssm.on(DescribeInstanceInformationCommand).resolvesOnce({ InstanceInformationList: [{ InstanceId: ids[0], PingStatus: 'Online' }] })
+      .resolves({ InstanceInformationList: ids.map((id) => ({ InstanceId: id, PingStatus: 'Online' })) });
+
+    // Act
+    const first = await backend.checkClientsReady(run, cell, resources);
+    const second = await backend.checkClientsReady(run, cell, resources);
+
+    // Assert
+    expect(first.ready).toBe(false);
+    expect(first.detail).toContain(`${ids[1]} not registered with SSM`);
+    expect(second.ready).toBe(true);
+  });
+
+  it('starts one SSM command per job with the runner argv, the secret ARN and no password; a retry reuses it', async () => {
+    // Arrange
+    const step = cell.steps[0]!;
+    const jobs: RunnerJob[] = resources.clients.map((c, i) => ({
+      jobId: `${cell.cellId}/${step.stepId}/run/${c.clientId}`,
+      phase: 'run',
+      clientId: c.clientId,
+      endpoint: resources.readers[i % resources.readers.length]!,
+      workload: 'oltp_read_write',
+      sysbenchArgs: ['--threads=4', '--time=60'],
+      outputPrefix: lakeKeys.raw(run.dt, run.runId, cell.cellId, step.stepId, 'run', c.clientId),
+    }));
+
+    // Act
+    const handles = await backend.startJobs(run, cell, resources, jobs);
+    const again = await backend.startJobs(run, cell, resources, jobs);
+
+    // Assert
+    expect(handles).toHaveLength(2);
+    expect(again.map((h) => h.ref)).toEqual(handles.map((h) => h.ref));
+    expect(ssm.commandCalls(SendCommandCommand)).toHaveLength(2);
+    const listed = await raw.ssm.send(new ListCommandsCommand({ CommandId: handles[0]!.ref }));
+    const command = listed.Commands![0]!;
+    expect(command.DocumentName).toBe('AWS-RunShellScript');
+    expect(command.OutputS3BucketName).toBe('ab-lake');
+    const script = command.Parameters!['commands']!.join('\n');
+    expect(script).toContain('aws s3 cp --recursive --only-show-errors s3://ab-lake/runner/client/');
+    expect(script).toContain(`--password-secret '${resources.credentials.secretRef}'`);
+    expect(script).toContain(`--out s3://ab-lake/lake/${jobs[0]!.outputPrefix}`);
+    expect(script).toContain(`--host ${resources.readers[0]!.host}`);
+    expect(script).toContain('-- --threads=4 --time=60');
+    expect(script).not.toMatch(/--password(-env)?[ =](?!.*secretsmanager)/);
+    expect(Number(command.Parameters!['executionTimeout']![0])).toBeGreaterThanOrEqual(step.durationS);
+  });
+
+  it('maps SSM invocation states to running, exited and lost, and cancels on stop', async () => {
+    // Arrange
+    const handles = resources.clients.map((c) => ({ jobId: `j-${c.clientId}`, clientId: c.clientId, phase: 'run' as const, outputPrefix: 'x/', ref: 'cmd-1', startedAt: NOW.toISOString() }));
+    ssm.on(GetCommandInvocationCommand, { InstanceId: handles[0]!.clientId }).resolves({ Status: 'InProgress' });
+    ssm.on(GetCommandInvocationCommand, { InstanceId: handles[1]!.clientId }).resolves({ Status: 'Success', ResponseCode: 0 });
+    const running = await backend.checkJobs(run, handles);
+    ssm.on(GetCommandInvocationCommand, { InstanceId: handles[0]!.clientId }).resolves({
+      Status: 'Failed',
+      StatusDetails: 'Failed',
+      ResponseCode: 2,
+      StandardErrorContent: 'runner.sh: --mysql-password=hunter2 rejected\nrunner.sh: cannot reach host',
+    });
+    ssm.on(CancelCommandCommand).resolves({});
+
+    // Act
+    const finished = await backend.checkJobs(run, handles);
+    await backend.stopJobs(run, handles);
+
+    // Assert
+    expect(running).toMatchObject({ done: false, running: 1 });
+    expect(finished.done).toBe(true);
+    expect(finished.jobs[1]).toEqual({ jobId: handles[1]!.jobId, state: 'exited' });
+    expect(finished.jobs[0]!.state).toBe('lost');
+    expect(finished.jobs[0]!.detail).toContain('exit code 2');
+    expect(finished.jobs[0]!.detail).toContain('cannot reach host');
+    expect(finished.jobs[0]!.detail).not.toContain('hunter2');
+    expect(ssm.commandCalls(CancelCommandCommand).map((c) => c.args[0].input)).toEqual(handles.map((h) => ({ CommandId: 'cmd-1', InstanceIds: [h.clientId] })));
+  });
+
+  it('collects CloudWatch AWS/RDS metrics (with Forwarding*) and Performance Insights rows', async () => {
+    // Arrange: fake points for the writer and reader in moto's CloudWatch.
+    const names = cellNames(run.runId, cell.cellId);
+    const cw = raw.cw;
+    const t0 = new Date(Date.now() - 10 * 60_000);
+    const minute = (k: number) => new Date(Math.floor(t0.getTime() / 60_000) * 60_000 + k * 60_000);
+    const put = (instance: string, metric: string, values: number[]) =>
+      cw.send(new PutMetricDataCommand({ Namespace: 'AWS/RDS', MetricData: values.map((v, k) => ({ MetricName: metric, Dimensions: [{ Name: 'DBInstanceIdentifier', Value: instance }], Timestamp: minute(k + 1), Value: v })) }));
+    await put(names.writerId, 'CPUUtilization', [40, 50, 60]);
+    await put(names.writerId, 'ForwardingWriterOpenSessions', [3, 3, 4]);
+    await put(names.readerId(1), 'AuroraReplicaLag', [12, 15, 11]);
+    await put(names.readerId(1), 'ForwardingReplicaDMLThroughput', [100, 120, 90]);
+    await put('some-other-instance', 'CPUUtilization', [99]);
+    pi.on(GetResourceMetricsCommand).resolves({
+      MetricList: [
+        { Key: { Metric: 'db.load.avg' }, DataPoints: [{ Timestamp: minute(1), Value: 2.5 }] },
+        { Key: { Metric: 'db.load.avg', Dimensions: { 'db.wait_event.name': 'io/aurora_redo_log_flush', 'db.wait_event.type': 'IO' } }, DataPoints: [{ Timestamp: minute(1), Value: 1.5 }, { Timestamp: minute(2), Value: Number.NaN }] },
+        { Key: { Metric: 'os.cpuUtilization.total.avg' }, DataPoints: [{ Timestamp: minute(1), Value: 47 }] },
+      ],
+    });
+
+    // Act
+    const rows = await backend.collectServerMetrics(run, cell, resources, { stepId: 's1', start: minute(0).toISOString(), end: minute(4).toISOString() });
+
+    // Assert
+    const cwRows = rows.filter((r) => r.source === 'cloudwatch');
+    const series = (instance: string, metric: string) => cwRows.filter((r) => r.instance_id === instance && r.metric === metric).map((r) => r.value);
+    expect(series(names.writerId, 'CPUUtilization')).toEqual([40, 50, 60]);
+    expect(series(names.writerId, 'ForwardingWriterOpenSessions')).toEqual([3, 3, 4]);
+    expect(series(names.readerId(1), 'AuroraReplicaLag')).toEqual([12, 15, 11]);
+    expect(series(names.readerId(1), 'ForwardingReplicaDMLThroughput')).toEqual([100, 120, 90]);
+    expect(cwRows.some((r) => r.instance_id === 'some-other-instance')).toBe(false);
+    expect(cwRows.find((r) => r.metric === 'CPUUtilization')).toMatchObject({ run_id: run.runId, cell_id: cell.cellId, step_id: 's1', role: 'writer', unit: 'Percent', dt: run.dt });
+    const piRows = rows.filter((r) => r.source === 'pi');
+    expect(piRows.filter((r) => r.instance_id === names.writerId).map((r) => [r.metric, r.value, r.unit])).toEqual([
+      ['db.load.avg', 2.5, 'Sessions'],
+      ['db.load.avg:io/aurora_redo_log_flush', 1.5, 'Sessions'],
+      ['os.cpuUtilization.total.avg', 47, 'Percent'],
+    ]);
+    const piCall = pi.commandCalls(GetResourceMetricsCommand)[0]!.args[0].input;
+    expect(piCall).toMatchObject({ ServiceType: 'RDS', Identifier: resources.backendState[`dbi:${names.writerId}`], PeriodInSeconds: 60 });
+    expect(piCall.MetricQueries).toEqual([{ Metric: 'db.load.avg', GroupBy: { Group: 'db.wait_event', Limit: 10 } }, { Metric: 'os.cpuUtilization.total.avg' }]);
+  });
+
+  it('tears down in dependency order, and a second teardown finds everything gone', async () => {
+    // Arrange
+    rdsCalls.length = 0;
+    ec2Calls.length = 0;
+    const names = cellNames(run.runId, cell.cellId);
+
+    // Act
+    const report = await backend.teardownCell(run, cell, resources);
+    const again = await backend.teardownCell(run, cell, resources);
+
+    // Assert
+    const deletes = rdsCalls.filter((c) => c.command.startsWith('Delete')).map((c) => `${c.command}:${String(c.input['DBInstanceIdentifier'] ?? c.input['DBClusterIdentifier'] ?? c.input['DBClusterParameterGroupName'] ?? c.input['DBParameterGroupName'])}`);
+    expect(deletes.slice(0, 5)).toEqual([
+      `DeleteDBInstanceCommand:${names.readerId(1)}`,
+      `DeleteDBInstanceCommand:${names.writerId}`,
+      `DeleteDBClusterCommand:${names.clusterId}`,
+      `DeleteDBClusterParameterGroupCommand:${names.clusterParameterGroup}`,
+      `DeleteDBParameterGroupCommand:${names.instanceParameterGroup}`,
+    ]);
+    expect(ec2Calls.findIndex((c) => c.command === 'TerminateInstancesCommand')).toBeLessThan(ec2Calls.length);
+    expect(report.deleted).toEqual(
+      expect.arrayContaining([...resources.clients.map((c) => `ec2-instance:${c.clientId}`), `rds-cluster:${names.clusterId}`, `rds-cluster-parameter-group:${names.clusterParameterGroup}`]),
+    );
+    expect(again.deleted).toEqual([]);
+    expect(again.alreadyGone).toEqual(expect.arrayContaining([`rds-cluster:${names.clusterId}`, `rds-parameter-group:${names.instanceParameterGroup}`]));
+    await expect(raw.rds.send(new DescribeDBClustersCommand({ DBClusterIdentifier: names.clusterId }))).rejects.toMatchObject({ name: 'DBClusterNotFoundFault' });
+    const groups = await raw.rds.send(new DescribeDBClusterParameterGroupsCommand({}));
+    expect(groups.DBClusterParameterGroups?.map((g) => g.DBClusterParameterGroupName)).not.toContain(names.clusterParameterGroup);
+    const left = await raw.ec2.send(new DescribeInstancesCommand({ InstanceIds: resources.clients.map((c) => c.clientId) }));
+    for (const i of left.Reservations!.flatMap((r) => r.Instances!)) expect(['shutting-down', 'terminated']).toContain(i.State?.Name);
+  });
+
+  it('tears down a cell whose provisioning never returned (no resources in the state data)', async () => {
+    // Arrange: only the parameter groups and the cluster exist, nothing recorded.
+    const other = spec({ variants: [{ name: 'half', instanceClass: 'db.r6g.large', az: 'b' }], workloads: [{ name: 'rw', test: 'oltp_read_write' }] });
+    const otherRun = runOf(other);
+    const otherCell = other.cells[0]!;
+    await backend.provisionCell(otherRun, otherCell);
+
+    // Act
+    const report = await backend.teardownCell(otherRun, otherCell, undefined);
+
+    // Assert
+    const names = cellNames(otherRun.runId, otherCell.cellId);
+    expect(report.deleted).toEqual(expect.arrayContaining([`rds-instance:${names.writerId}`, `rds-cluster:${names.clusterId}`, `rds-cluster-parameter-group:${names.clusterParameterGroup}`]));
+    expect(report.alreadyGone).toContain(`rds-parameter-group:${names.instanceParameterGroup}`);
+  });
+
+  it('names ResourceStillInUseError after the state machine Retry that waits for it', () => {
+    expect(new ResourceStillInUseError('x').name).toBe('ResourceStillInUseError');
+  });
+});
+
+describe('S3 lake on moto', () => {
+  it('puts, gets and lists keys across pages; a missing key is undefined', async () => {
+    // Arrange
+    const clients = clientsFor();
+    const lake = new S3LakeStore(clients.s3, 'ab-lake', 'lake-test', 2);
+    const keys = ['tables/steps/dt=2026-11-21/a.jsonl', 'tables/steps/dt=2026-11-21/b.jsonl', 'tables/steps/dt=2026-11-21/c.jsonl', 'tables/runs/dt=2026-11-21/r.jsonl'];
+
+    // Act
+    for (const k of keys) await lake.put(k, `{"key":"${k}"}\n`);
+    await lake.put('raw/x/result.json', new TextEncoder().encode('{"exitCode":0}'));
+    const listed = await lake.list('tables/steps/');
+    const body = await lake.get(keys[1]!);
+    const missing = await lake.get('tables/steps/dt=2026-11-21/nope.jsonl');
+
+    // Assert
+    expect(listed).toEqual(keys.slice(0, 3));
+    expect(body).toBe(`{"key":"${keys[1]}"}\n`);
+    expect(missing).toBeUndefined();
+    expect(await lake.get('raw/x/result.json')).toBe('{"exitCode":0}');
+    expect(lake.describe()).toBe('s3://ab-lake/lake-test/');
+    const rawList = await raw.s3.send(new ListObjectsV2Command({ Bucket: 'ab-lake', Prefix: 'lake-test/tables/runs/' }));
+    expect(rawList.Contents?.map((o) => o.Key)).toEqual(['lake-test/tables/runs/dt=2026-11-21/r.jsonl']);
+    destroyAwsClients(clients);
+  });
+});
+
+describe('preflight on moto', () => {
+  it('refuses write forwarding before 3.04, an AZ without a subnet, an unknown instance class and client type', async () => {
+    // Arrange
+    const clients = clientsFor();
+    const plan = spec({
+      engine: { version: '2.10.0' },
+      variants: [
+        { name: 'ok', instanceClass: 'db.r5.2xlarge', az: 'a' },
+        { name: 'bad', instanceClass: 'db.m1.small', az: 'c', readers: 1, writeForwarding: { enabled: true }, clients: { count: 1, instanceType: 'zz9.large', placement: 'same-az' } },
+      ],
+      workloads: [{ name: 'ro', test: 'oltp_read_only', threads: [4] }],
+    });
+    rdsCalls.length = 0;
+    ec2Calls.length = 0;
+
+    // Act
+    const notes = await validateForAws(plan, config, clients);
+
+    // Assert
+    const refused = notes.filter((n) => n.level === 'refused').map((n) => n.path).sort();
+    expect(refused).toEqual(['variants[1].az', 'variants[1].clients.instanceType', 'variants[1].instanceClass', 'variants[1].writeForwarding.enabled']);
+    expect(notes.find((n) => n.path === 'variants[1].writeForwarding.enabled')!.message).toContain('3.04');
+    expect(notes.find((n) => n.path === 'variants[1].az')!.message).toContain('us-east-1c');
+    // Nothing was created: only Describe calls.
+    expect([...rdsCalls, ...ec2Calls].map((c) => c.command).filter((c) => !c.startsWith('Describe'))).toEqual([]);
+    destroyAwsClients(clients);
+  });
+
+  it('accepts a runnable spec and says the instance classes came from the built-in table', async () => {
+    // Arrange
+    const clients = clientsFor();
+
+    // Act
+    const notes = await validateForAws(spec(), config, clients);
+
+    // Assert
+    expect(notes.filter((n) => n.level === 'refused')).toEqual([]);
+    expect(notes.some((n) => n.level === 'info' && n.message.includes('built-in Aurora MySQL table'))).toBe(true);
+    destroyAwsClients(clients);
+  });
+});
+
+describe('sweeper on moto', () => {
+  it('deletes only expired cells, and teardownRun deletes one run whatever its expiry', async () => {
+    const onWriter = { workloads: [{ name: 'rw', test: 'oltp_read_write' as const }] };
+    // Arrange: an expired cell (ttl 1 h, swept 2 h later), a fresh one (ttl 48 h), and a third run.
+    const clients = clientsFor();
+    const expiredPlan = spec({ variants: [{ name: 'old', instanceClass: 'db.r6g.large', az: 'a', readers: 1, clients: { count: 1, instanceType: 'c6i.large', placement: 'same-az' } }], ttlHours: 1, ...onWriter });
+    const freshPlan = spec({ variants: [{ name: 'new', instanceClass: 'db.r6g.large', az: 'b' }], ttlHours: 48, ...onWriter });
+    const abortedPlan = spec({ variants: [{ name: 'abort', instanceClass: 'db.r6g.large', az: 'a' }], ttlHours: 48, ...onWriter });
+    const backend = new AwsBackend({ config, clients, now: () => NOW });
+    const expired = await provisionReady(backend, runOf(expiredPlan), expiredPlan.cells[0]!);
+    await backend.startClients(runOf(expiredPlan), expiredPlan.cells[0]!, expired);
+    await backend.provisionCell(runOf(freshPlan), freshPlan.cells[0]!);
+    await backend.provisionCell(runOf(abortedPlan), abortedPlan.cells[0]!);
+    const sweepAt = new Date(NOW.getTime() + 2 * 3600_000);
+
+    // Act
+    const swept = await sweepExpired(clients, config, sweepAt);
+    const sweptAgain = await sweepExpired(clients, config, sweepAt);
+    const aborted = await teardownRun(clients, config, abortedPlan.runId);
+
+    // Assert
+    const expiredNames = cellNames(expiredPlan.runId, expiredPlan.cells[0]!.cellId);
+    const freshNames = cellNames(freshPlan.runId, freshPlan.cells[0]!.cellId);
+    const abortedNames = cellNames(abortedPlan.runId, abortedPlan.cells[0]!.cellId);
+    expect(swept.cells.map((c) => c.runId)).toContain(expiredPlan.runId);
+    expect(swept.cells.map((c) => c.runId)).not.toContain(freshPlan.runId);
+    expect(swept.deleted).toEqual(expect.arrayContaining([`rds-cluster:${expiredNames.clusterId}`, `rds-instance:${expiredNames.readerId(1)}`, `rds-cluster-parameter-group:${expiredNames.clusterParameterGroup}`, ...expired.clients.map((c) => `ec2-instance:${c.clientId}`)]));
+    expect(swept.pending).toEqual([]);
+    expect(sweptAgain.cells.map((c) => c.runId)).not.toContain(expiredPlan.runId);
+    expect(aborted.cells.map((c) => c.runId)).toEqual([abortedPlan.runId]);
+    expect(aborted.deleted).toContain(`rds-cluster:${abortedNames.clusterId}`);
+    const clusters = (await raw.rds.send(new DescribeDBClustersCommand({}))).DBClusters!.map((c) => c.DBClusterIdentifier);
+    expect(clusters).toContain(freshNames.clusterId);
+    expect(clusters).not.toContain(expiredNames.clusterId);
+    expect(clusters).not.toContain(abortedNames.clusterId);
+    const pgs = (await raw.rds.send(new DescribeDBParameterGroupsCommand({}))).DBParameterGroups!.map((g) => g.DBParameterGroupName);
+    expect(pgs.filter((n) => n?.startsWith(expiredNames.base))).toEqual([]);
+    destroyAwsClients(clients);
+  });
+});
