@@ -1,0 +1,162 @@
+/**
+ * The AWS backend's pure parts: names within RDS identifier rules, engine versions, the env config
+ * the Lambda builds, SSM status mapping, shell quoting of the runner command.
+ */
+import { clusterParametersFor, executionTimeoutS, jobComment, mapInvocation } from '../../core/backends/aws/aws-backend';
+import { AWS_CONFIG_ENV, AwsConfigError, awsConfigFromEnv, awsConfigToEnv, type AwsBackendConfig } from '../../core/backends/aws/config';
+import { EngineVersionError, parseAuroraVersion, supportsLocalWriteForwarding } from '../../core/backends/aws/engine';
+import { cellBaseName, cellNames, expiresAt, isValidRdsIdentifier, runShort } from '../../core/backends/aws/names';
+import { shellQuote, ssmRunnerCommands } from '../../core/backends/aws/runner-command';
+import { planRun } from '../../core/plan/plan';
+import { validateSpec } from '../../core/spec/validate';
+
+describe('AWS names', () => {
+  it('makes valid RDS identifiers from any cell id, within 63 characters with every suffix', () => {
+    // Arrange
+    const cellIds = ['r5-2x-a-r1', 'a--b-r12', 'x'.repeat(40) + '-r100', 'UPPER_case.dots-r1', '-lead-r1'];
+
+    // Act
+    const all = cellIds.flatMap((c) => {
+      const n = cellNames('study-20261121-101010-abcd', c);
+      return [n.clusterId, n.clusterParameterGroup, n.instanceParameterGroup, n.writerId, n.readerId(15)];
+    });
+
+    // Assert
+    for (const id of all) expect({ id, valid: isValidRdsIdentifier(id) }).toEqual({ id, valid: true });
+  });
+
+  it('is deterministic and keeps different long cell ids apart', () => {
+    const a = 'v'.repeat(40) + '-r1';
+    const b = 'v'.repeat(40) + '-r2';
+    expect(cellBaseName('run-1', a)).toBe(cellBaseName('run-1', a));
+    expect(cellBaseName('run-1', a)).not.toBe(cellBaseName('run-1', b));
+    expect(cellBaseName('run-1', 'c1')).not.toBe(cellBaseName('run-2', 'c1'));
+    expect(cellBaseName('run-1', 'c1')).toBe(`ab-${runShort('run-1')}-c1`);
+  });
+
+  it('rejects identifiers that break the rules', () => {
+    for (const bad of ['1abc', 'ab--c', 'abc-', 'a'.repeat(64), 'ab_c', '']) expect(isValidRdsIdentifier(bad)).toBe(false);
+  });
+
+  it('computes expiry from the ttl', () => {
+    expect(expiresAt(new Date('2026-11-21T10:00:00Z'), 24)).toBe('2026-11-22T10:00:00.000Z');
+  });
+});
+
+describe('Aurora engine versions', () => {
+  it('maps spec versions to RDS engine versions and families', () => {
+    expect(parseAuroraVersion('3.04.0')).toEqual({ engineVersion: '8.0.mysql_aurora.3.04.0', aurora: [3, 4, 0], family: 'aurora-mysql8.0' });
+    expect(parseAuroraVersion('3.4')).toMatchObject({ engineVersion: '8.0.mysql_aurora.3.04.0' });
+    expect(parseAuroraVersion('5.7.mysql_aurora.2.10.0')).toEqual({ engineVersion: '5.7.mysql_aurora.2.10.0', aurora: [2, 10, 0], family: 'aurora-mysql5.7' });
+    expect(() => parseAuroraVersion('1.22.2')).toThrow(EngineVersionError);
+    expect(() => parseAuroraVersion('8.0.mysql_aurora.2.10.0')).toThrow(EngineVersionError);
+  });
+
+  it('allows local write forwarding from 3.04 on', () => {
+    expect(supportsLocalWriteForwarding(parseAuroraVersion('3.03.1'))).toBe(false);
+    expect(supportsLocalWriteForwarding(parseAuroraVersion('3.04.0'))).toBe(true);
+    expect(supportsLocalWriteForwarding(parseAuroraVersion('3.10.0'))).toBe(true);
+    expect(supportsLocalWriteForwarding(parseAuroraVersion('2.12.0'))).toBe(false);
+  });
+});
+
+describe('AWS config from the Lambda environment', () => {
+  const config: AwsBackendConfig = {
+    region: 'eu-west-1',
+    bucket: 'lake-bucket',
+    lakePrefix: 'lake/',
+    ssmOutputPrefix: 'ssm-output/',
+    subnetIdsByAz: { 'eu-west-1a': 'subnet-aaa', 'eu-west-1b': 'subnet-bbb' },
+    dbSecurityGroupId: 'sg-db',
+    dbSubnetGroupName: 'db-subnets',
+    clientSecurityGroupId: 'sg-client',
+    clientInstanceProfileArn: 'arn:aws:iam::1:instance-profile/c',
+    launchTemplateIds: { x86_64: 'lt-x', arm64: 'lt-a' },
+    launchTemplateVersion: '$Default',
+    runnerS3Uri: 's3://lake-bucket/runner/',
+    tagKeyPrefix: 'aurora-bench:',
+    ssmDocumentName: 'AWS-RunShellScript',
+    masterUsername: 'benchadmin',
+    performanceInsightsRetentionDays: 7,
+    piPeriodS: 60,
+  };
+
+  it('round-trips through the environment', () => {
+    expect(awsConfigFromEnv(awsConfigToEnv(config))).toEqual(config);
+  });
+
+  it('names every missing or malformed variable at once', () => {
+    // Arrange
+    const env = { ...awsConfigToEnv(config), [AWS_CONFIG_ENV.bucket]: '', [AWS_CONFIG_ENV.subnetIdsByAz]: '["subnet-a"]', [AWS_CONFIG_ENV.piPeriodS]: '7' };
+
+    // Act
+    let error: unknown;
+    try {
+      awsConfigFromEnv(env);
+    } catch (e) {
+      error = e;
+    }
+
+    // Assert
+    expect(error).toBeInstanceOf(AwsConfigError);
+    const message = (error as Error).message;
+    expect(message).toContain('AURORA_BENCH_BUCKET is not set');
+    expect(message).toContain('AURORA_BENCH_SUBNET_IDS_BY_AZ must be a JSON object');
+    expect(message).toContain('AURORA_BENCH_PI_PERIOD_S must be one of');
+  });
+});
+
+describe('AWS backend helpers', () => {
+  const plan = planRun(
+    validateSpec({
+      name: 'helpers',
+      engine: { version: '3.04.0' },
+      variants: [{ name: 'wf', instanceClass: 'db.r6g.large', readers: 1, clusterParameters: { sync_binlog: 1000, innodb_flush_neighbors: false }, writeForwarding: { enabled: true, idleTimeoutS: 60 } }],
+      data: { tables: 8, tableSize: 10_000_000 },
+      workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [32], durationS: 600 }],
+    }),
+    { backend: 'aws', now: new Date('2026-11-21T10:00:00Z'), runId: 'r' },
+  );
+  const cell = plan.cells[0]!;
+
+  it('adds the write forwarding parameters to the cluster parameters', () => {
+    expect(clusterParametersFor(cell)).toEqual({
+      sync_binlog: '1000',
+      innodb_flush_neighbors: '0',
+      aurora_replica_read_consistency: 'EVENTUAL',
+      aurora_fwd_writer_idle_timeout: '60',
+    });
+  });
+
+  it('sizes the SSM execution timeout from the step and the data, within the 48 h limit', () => {
+    const step = cell.steps[0]!;
+    expect(executionTimeoutS(cell, step, 'run')).toBe(600 + 300 + 600);
+    expect(executionTimeoutS(cell, step, 'prepare')).toBe(Math.ceil(80_000_000 / 2000) + 600);
+    const huge = { ...cell, data: { ...cell.data, tables: 100_000, tableSize: 100_000_000 } };
+    expect(executionTimeoutS(huge, step, 'prepare')).toBe(172_800);
+  });
+
+  it('keeps SSM comments within 100 characters and stable per job', () => {
+    const id = `${'c'.repeat(44)}/${'s'.repeat(50)}/run/i-0123456789abcdef0`;
+    expect(jobComment('run', id).length).toBeLessThanOrEqual(100);
+    expect(jobComment('run', id)).toBe(jobComment('run', id));
+    expect(jobComment('run', id)).not.toBe(jobComment('run2', id));
+  });
+
+  it('maps every SSM invocation status', () => {
+    const h = { jobId: 'j', clientId: 'i-1', phase: 'run' as const, outputPrefix: 'p/', ref: 'c', startedAt: '2026-11-21T10:00:00Z' };
+    for (const s of ['Pending', 'InProgress', 'Delayed', 'Cancelling'] as const) expect(mapInvocation(h, { Status: s }).state).toBe('running');
+    expect(mapInvocation(h, { Status: 'Success' }).state).toBe('exited');
+    for (const s of ['Failed', 'TimedOut', 'Cancelled'] as const) expect(mapInvocation(h, { Status: s, StatusDetails: s }).state).toBe('lost');
+    expect(mapInvocation(h, { Status: 'TimedOut', StatusDetails: 'ExecutionTimedOut' }).detail).toBe('SSM ExecutionTimedOut');
+    expect(mapInvocation(h, { Status: 'Failed', StandardErrorContent: 'x --password=s3cret y' }).detail).not.toContain('s3cret');
+  });
+
+  it('quotes every runner argument for the shell', () => {
+    expect(shellQuote('plain-arg_1.lua')).toBe('plain-arg_1.lua');
+    expect(shellQuote("it's")).toBe(`'it'"'"'s'`);
+    expect(shellQuote('a b;rm -rf /')).toBe(`'a b;rm -rf /'`);
+    const cmds = ssmRunnerCommands('us-east-1', 's3://b/runner/', ['--phase', 'run', '--', '--threads=4']);
+    expect(cmds[cmds.length - 1]).toBe('exec /opt/aurora-bench/client/runner.sh --phase run -- --threads=4');
+  });
+});
