@@ -27,6 +27,7 @@ import { cellNames } from '../../core/backends/aws/names';
 import { validateForAws } from '../../core/backends/aws/preflight';
 import { S3LakeStore } from '../../core/backends/aws/s3-lake';
 import { sweepExpired, teardownRun } from '../../core/backends/aws/sweeper';
+import { athenaRequestToken, runAthenaQuery } from '../../core/backends/aws/athena';
 import { lakeKeys } from '../../core/lake/rows';
 import { planRun } from '../../core/plan/plan';
 import type { CellPlan, Plan } from '../../core/plan/types';
@@ -573,6 +574,54 @@ describe('sweeper on moto', () => {
     expect(clusters).not.toContain(abortedNames.clusterId);
     const pgs = (await raw.rds.send(new DescribeDBParameterGroupsCommand({}))).DBParameterGroups!.map((g) => g.DBParameterGroupName);
     expect(pgs.filter((n) => n?.startsWith(expiredNames.base))).toEqual([]);
+    destroyAwsClients(clients);
+  });
+});
+
+describe('Athena on moto', () => {
+  it('runs a lake query and returns its rows without the header row', async () => {
+    // Arrange: moto does not execute SQL; it serves the result set queued through its API.
+    const clients = clientsFor();
+    const columnInfo = [
+      { Name: 'variant', Type: 'varchar', Label: 'variant' },
+      { Name: 'tps', Type: 'double', Label: 'tps' },
+    ];
+    const queued = await fetch(`${moto.endpoint}/moto-api/static/athena/query-results`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        region: REGION,
+        results: [
+          {
+            column_info: columnInfo,
+            rows: [
+              { Data: [{ VarCharValue: 'variant' }, { VarCharValue: 'tps' }] },
+              { Data: [{ VarCharValue: 'r6g' }, { VarCharValue: '1234.5' }] },
+              { Data: [{ VarCharValue: 'r5' }, {}] },
+            ],
+          },
+        ],
+      }),
+    });
+    expect(queued.status).toBe(201);
+
+    // Act
+    const result = await runAthenaQuery(
+      clients.athena,
+      { sql: 'SELECT variant, avg(tps) AS tps FROM steps GROUP BY 1', database: 'aurora_bench', outputLocation: 's3://ab-lake/athena/', requestToken: athenaRequestToken('run-1', 'variant_summary') },
+      { pollMs: 10 },
+    );
+
+    // Assert
+    expect(result.columns).toEqual([
+      { name: 'variant', type: 'varchar' },
+      { name: 'tps', type: 'double' },
+    ]);
+    expect(result.rows).toEqual([
+      { variant: 'r6g', tps: '1234.5' },
+      { variant: 'r5', tps: null },
+    ]);
+    expect(result.queryExecutionId).toMatch(/\S+/);
     destroyAwsClients(clients);
   });
 });

@@ -7,3 +7,4 @@ export { S3LakeStore } from './s3-lake';
 export { sweepExpired, teardownRun, type SweepReport } from './sweeper';
 export { cellNames, runShort, isValidRdsIdentifier } from './names';
 export { parseAuroraVersion, supportsLocalWriteForwarding } from './engine';
+export { runAthenaQuery, athenaRequestToken, AthenaQueryError, type AthenaQuery, type AthenaResult } from './athena';
