@@ -71,7 +71,7 @@ program
       const { renderPlan } = await import('../core/cli/plan-view');
       const { spec, scripts } = loadSpecFile(file, builtinWorkloads);
       const plan = planRun(spec, { backend: opts.aws ? 'aws' : opts.backend, scripts });
-      const { planCostLines } = await import('../core/cli/plan-cost');
+      const { planCostLines } = await import('../core/report/cost');
       const extra = await planCostLines(spec, plan, repoRoot);
       process.stdout.write(opts.json ? JSON.stringify(plan, null, 2) + '\n' : renderPlan(plan, extra) + '\n');
     }),
