@@ -1,7 +1,8 @@
 /**
- * Teardown while RDS is still deleting. moto deletes instances and clusters at once and has no
- * state transitions for RDS, so the asynchronous "deleting" phase AWS goes through is played by
- * aws-sdk-client-mock here (the synchronous path runs against moto in aws-backend.test.ts).
+ * RDS's asynchronous phases: teardown while instances and the cluster are still "deleting", and
+ * readiness while they are still "creating". moto creates and deletes at once and has no state
+ * transitions for RDS, so these phases are played by aws-sdk-client-mock here (the synchronous path
+ * runs against moto in aws-backend.test.ts).
  */
 import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
 import {
@@ -14,7 +15,7 @@ import {
   type DBInstance,
 } from '@aws-sdk/client-rds';
 import { mockClient } from 'aws-sdk-client-mock';
-import { ResourceStillInUseError, type RunContext } from '../../core/backend';
+import { ResourceStillInUseError, UnsupportedOnBackendError, type CellResources, type RunContext } from '../../core/backend';
 import { AwsBackend } from '../../core/backends/aws/aws-backend';
 import { destroyAwsClients, makeAwsClients } from '../../core/backends/aws/clients';
 import type { AwsBackendConfig } from '../../core/backends/aws/config';
@@ -117,6 +118,63 @@ describe('teardown while RDS deletes asynchronously', () => {
     expect(report.deleted).toEqual([`rds-cluster-parameter-group:${names.clusterParameterGroup}`]);
     expect(report.alreadyGone).toEqual([`rds-cluster:${names.clusterId}`, `rds-parameter-group:${names.instanceParameterGroup}`]);
     expect(rds.commandCalls(DeleteDBClusterCommand)).toHaveLength(0);
+    destroyAwsClients(clients);
+  });
+});
+
+describe('readiness while RDS creates asynchronously', () => {
+  const wfCell = { cellId: 'c-r1', variant: { name: 'c', writeForwarding: { enabled: true, consistency: 'EVENTUAL' } } } as unknown as CellPlan;
+  const provisioned: CellResources = {
+    cellId: 'c-r1',
+    clusterId: names.clusterId,
+    readers: [],
+    clients: [],
+    credentials: { user: 'benchadmin', secretRef: '' },
+    notes: [],
+    backendState: { writerId: names.writerId, readerIds: names.readerId(1), az: 'us-east-1a' },
+  };
+  const endpoint = (id: string) => ({ Address: `${id}.x.us-east-1.rds.amazonaws.com`, Port: 3306 });
+  const members = [{ DBInstanceIdentifier: names.writerId, IsClusterWriter: true }, { DBInstanceIdentifier: names.readerId(1), IsClusterWriter: false }];
+
+  it('is not ready while the cluster, the secret, write forwarding or an instance is still being created', async () => {
+    // Arrange
+    const { clients, rds, backend } = setup();
+    rds.on(DescribeDBClustersCommand).resolves({
+      DBClusters: [{ DBClusterIdentifier: names.clusterId, Status: 'available', LocalWriteForwardingStatus: 'requested', MasterUserSecret: { SecretArn: 'arn:aws:secretsmanager:us-east-1:1:secret:rds!cluster-x', SecretStatus: 'creating' }, DBClusterMembers: members }],
+    });
+    rds.on(DescribeDBInstancesCommand).resolves({ DBInstances: [{ ...instance(names.writerId, 'available'), Endpoint: endpoint(names.writerId) }, instance(names.readerId(1), 'creating')] });
+
+    // Act
+    const state = await backend.checkCellReady(run, wfCell, provisioned);
+
+    // Assert
+    expect(state.ready).toBe(false);
+    expect(state.detail).toBe(`master user secret creating; local write forwarding requested; instance ${names.readerId(1)} creating`);
+    destroyAwsClients(clients);
+  });
+
+  it('reports roles as the cluster does after a failover, and fails on a failed instance', async () => {
+    // Arrange: the reader was promoted.
+    const { clients, rds, backend } = setup();
+    rds.on(DescribeDBClustersCommand).resolves({
+      DBClusters: [{ DBClusterIdentifier: names.clusterId, Status: 'available', LocalWriteForwardingStatus: 'enabled', MasterUserSecret: { SecretArn: 'arn:s', SecretStatus: 'active' }, DBClusterMembers: members.map((m) => ({ ...m, IsClusterWriter: !m.IsClusterWriter })) }],
+    });
+    rds
+      .on(DescribeDBInstancesCommand)
+      .resolvesOnce({ DBInstances: [{ ...instance(names.writerId, 'available'), Endpoint: endpoint(names.writerId) }, { ...instance(names.readerId(1), 'available'), Endpoint: endpoint(names.readerId(1)) }] })
+      .resolves({ DBInstances: [{ ...instance(names.writerId, 'available'), Endpoint: endpoint(names.writerId) }, instance(names.readerId(1), 'incompatible-parameters')] });
+
+    // Act
+    const state = await backend.checkCellReady(run, wfCell, provisioned);
+    const failed = backend.checkCellReady(run, wfCell, provisioned);
+
+    // Assert
+    expect(state.ready).toBe(true);
+    expect(state.resources.writer?.instanceId).toBe(names.readerId(1));
+    expect(state.resources.readers.map((r) => r.instanceId)).toEqual([names.writerId]);
+    expect(state.resources.credentials).toEqual({ user: 'benchadmin', secretRef: 'arn:s' });
+    await expect(failed).rejects.toThrow(UnsupportedOnBackendError);
+    await expect(failed).rejects.toThrow(/incompatible-parameters/);
     destroyAwsClients(clients);
   });
 });
