@@ -1,0 +1,359 @@
+#!/usr/bin/env bash
+# aurora-bench client runner: runs one sysbench phase and leaves its output where it is told.
+# Runs on Debian (locally, started by the local backend) and on Amazon Linux 2023 EC2 clients
+# (through SSM Run Command). The CLI is a shared contract (notes/HELPERS.md):
+#
+#   client/runner.sh --phase prepare|run --workload NAME --out LOCATION \
+#       --host H --port P --user U (--password-env VAR | --password-secret SECRET_ARN) \
+#       [--script-dir DIR | --script-uri s3://bucket/key-prefix/] -- <sysbench options...>
+#
+# NAME      a stock test (oltp_read_only, ...) or a custom script file name (fullscan_1kb.lua),
+#           found in --script-dir or downloaded from --script-uri + NAME.
+# LOCATION  a local directory, or s3://bucket/prefix/ (written to a temp dir, then uploaded).
+# Writes (core/sysbench/types.ts): output.log (sysbench stdout+stderr, appended as printed),
+# client_cpu.jsonl (one sample a second while sysbench runs), result.json (last).
+# Every workload runs through client/lua/aurora_bench_hook.lua, which prints one JSON line per
+# report interval. prepare = `sysbench cleanup` (failure ignored) then `sysbench prepare`.
+# Exit status: 0 when sysbench ran and result.json was written (sysbench's own exit code is in
+# result.json), 2 for usage errors, 3 for setup errors (sysbench missing, secret or script not
+# fetched), 4 when the S3 upload failed. SIGTERM/SIGINT stop sysbench; result.json is still
+# written (and uploaded) before the runner exits.
+# The password never appears in output, in result.json or, when sysbench's config-file syntax can
+# carry it, on any command line.
+set -euo pipefail
+export LC_ALL=C # EPOCHREALTIME and printf must use '.' as the decimal point
+
+readonly PROG=runner.sh
+SCRIPT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+readonly SCRIPT_ROOT
+readonly HOOK="$SCRIPT_ROOT/lua/aurora_bench_hook.lua"
+readonly USAGE="usage: $PROG --phase prepare|run --workload NAME --out LOCATION --host H --port P --user U (--password-env VAR | --password-secret SECRET_ARN) [--script-dir DIR | --script-uri s3://bucket/prefix/] -- <sysbench options...>"
+
+die_usage() {
+  echo "$PROG: $*" >&2
+  echo "$USAGE" >&2
+  exit 2
+}
+
+# ------------------------------------------------------------------ arguments
+phase="" workload="" out="" host="" port="" user=""
+password_env="" password_secret="" script_dir="" script_uri=""
+have_password_env=0 have_password_secret=0 have_script_dir=0 have_script_uri=0
+
+while [ $# -gt 0 ]; do
+  arg=$1
+  case "$arg" in
+    --) shift; break ;;
+    --*=*) flag=${arg%%=*}; value=${arg#*=}; shift ;;
+    --*)
+      flag=$arg
+      [ $# -ge 2 ] || die_usage "$flag needs a value"
+      value=$2
+      shift 2
+      ;;
+    *) die_usage "unexpected argument '$arg' (sysbench options go after --)" ;;
+  esac
+  case "$flag" in
+    --phase) phase=$value ;;
+    --workload) workload=$value ;;
+    --out) out=$value ;;
+    --host) host=$value ;;
+    --port) port=$value ;;
+    --user) user=$value ;;
+    --password-env) password_env=$value; have_password_env=1 ;;
+    --password-secret) password_secret=$value; have_password_secret=1 ;;
+    --script-dir) script_dir=$value; have_script_dir=1 ;;
+    --script-uri) script_uri=$value; have_script_uri=1 ;;
+    *) die_usage "unknown flag $flag" ;;
+  esac
+done
+sysbench_opts=("$@")
+
+case "$phase" in
+  prepare | run) ;;
+  "") die_usage "--phase is required (prepare or run)" ;;
+  *) die_usage "--phase must be prepare or run, got '$phase'" ;;
+esac
+[ -n "$workload" ] || die_usage "--workload is required"
+custom=0
+if [[ "$workload" == *.lua ]]; then
+  [[ "$workload" =~ ^[A-Za-z0-9_][A-Za-z0-9_.-]*\.lua$ ]] || die_usage "--workload '$workload' must be a plain .lua file name (no directories)"
+  custom=1
+elif ! [[ "$workload" =~ ^[a-z][a-z0-9_]*$ ]]; then
+  die_usage "--workload '$workload' is neither a stock test name (oltp_read_only) nor a .lua file name"
+fi
+[ -n "$out" ] || die_usage "--out is required (a directory or s3://bucket/prefix/)"
+[ -n "$host" ] || die_usage "--host is required"
+[[ "$port" =~ ^[0-9]+$ ]] && [ "$port" -ge 1 ] && [ "$port" -le 65535 ] || die_usage "--port must be a TCP port number, got '$port'"
+[ -n "$user" ] || die_usage "--user is required"
+if [ $((have_password_env + have_password_secret)) -ne 1 ]; then
+  die_usage "exactly one of --password-env or --password-secret is required"
+fi
+if [ $have_password_env = 1 ]; then
+  [[ "$password_env" =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || die_usage "--password-env must name an environment variable, got '$password_env'"
+  [ -n "${!password_env+set}" ] || die_usage "--password-env: environment variable $password_env is not set"
+fi
+if [ $have_password_secret = 1 ] && [ -z "$password_secret" ]; then die_usage "--password-secret needs a secret ARN or name"; fi
+if [ $((have_script_dir + have_script_uri)) -gt 1 ]; then die_usage "give only one of --script-dir or --script-uri"; fi
+if [ $custom = 1 ] && [ $((have_script_dir + have_script_uri)) -ne 1 ]; then
+  die_usage "--workload $workload is a custom script: --script-dir or --script-uri is required"
+fi
+if [ $have_script_uri = 1 ] && [[ "$script_uri" != s3://?* ]]; then die_usage "--script-uri must start with s3://, got '$script_uri'"; fi
+if [ $have_script_dir = 1 ] && [ ! -d "$script_dir" ]; then die_usage "--script-dir $script_dir is not a directory"; fi
+for opt in "${sysbench_opts[@]}"; do
+  [[ "$opt" == --?* ]] || die_usage "sysbench option '$opt' after -- must look like --name=value"
+  name=${opt%%=*}
+  name=${name//_/-}
+  case "$name" in
+    --mysql-host | --mysql-port | --mysql-user | --mysql-password | --mysql-socket | --config-file | --db-driver)
+      die_usage "sysbench option ${opt%%=*} is set by the runner from its own flags; do not pass it after --" ;;
+  esac
+done
+
+# ------------------------------------------------------------------ workspace and output
+s3_out=0
+if [[ "$out" == s3://* ]]; then
+  [[ "$out" == s3://?* ]] || die_usage "--out s3:// needs a bucket"
+  s3_out=1
+fi
+work=$(mktemp -d "${TMPDIR:-/tmp}/aurora-bench-runner.XXXXXX")
+chmod 700 "$work"
+sb_pid="" sampler_pid="" watchdog_pid=""
+cleanup_workspace() {
+  [ -n "$sampler_pid" ] && kill "$sampler_pid" 2>/dev/null || true
+  [ -n "$watchdog_pid" ] && kill "$watchdog_pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup_workspace EXIT
+
+if [ $s3_out = 1 ]; then
+  out_dir="$work/out"
+else
+  mkdir -p "$out" || die_usage "--out: cannot create directory $out"
+  out_dir=$(cd "$out" && pwd)
+fi
+mkdir -p "$out_dir"
+log_file="$out_dir/output.log"
+cpu_file="$out_dir/client_cpu.jsonl"
+result_file="$out_dir/result.json"
+rm -f "$result_file" # a reader takes result.json as "the job has ended"
+: >"$log_file"
+: >"$cpu_file"
+
+# Uploads output.log and client_cpu.jsonl, then result.json (if written) on its own, so a reader
+# polling the prefix never sees result.json before the files it describes.
+upload_outputs() {
+  [ $s3_out = 1 ] || return 0
+  local dest="${out%/}/"
+  aws s3 cp --recursive --only-show-errors --exclude result.json --exclude .result.json.tmp "$out_dir/" "$dest" || return 1
+  if [ -f "$result_file" ]; then aws s3 cp --only-show-errors "$result_file" "${dest}result.json" || return 1; fi
+}
+
+die_setup() {
+  echo "$PROG: $*" >&2
+  # Also into output.log, so the reason reaches the results lake even when nobody reads stderr.
+  echo "aurora-bench runner: $*" >>"$log_file" || true
+  upload_outputs || echo "$PROG: could not upload output to $out" >&2
+  exit 3
+}
+
+# ------------------------------------------------------------------ signals
+stop_signal="" signal_seen=0
+on_signal() {
+  stop_signal=$1
+  signal_seen=1
+  if [ -n "$sb_pid" ] && kill -0 "$sb_pid" 2>/dev/null; then
+    kill -TERM "$sb_pid" 2>/dev/null || true
+    # sysbench stuck in a network call may outlive TERM: make sure it goes.
+    if [ -z "$watchdog_pid" ]; then
+      (sleep 10; kill -KILL "$sb_pid" 2>/dev/null) </dev/null >/dev/null 2>&1 &
+      watchdog_pid=$!
+    fi
+  fi
+}
+trap 'on_signal TERM' TERM
+trap 'on_signal INT' INT
+
+# ------------------------------------------------------------------ setup
+command -v sysbench >/dev/null 2>&1 || die_setup "sysbench is not installed (Debian: apt-get install sysbench)"
+[ -f "$HOOK" ] || die_setup "report hook $HOOK is missing (it ships next to runner.sh)"
+if [ $s3_out = 1 ] || [ $have_password_secret = 1 ] || [ $have_script_uri = 1 ]; then
+  command -v aws >/dev/null 2>&1 || die_setup "the AWS CLI (aws) is required for s3:// locations and Secrets Manager"
+fi
+# The CLI needs a region; a secret ARN carries one (arn:aws:secretsmanager:REGION:...).
+if [ -z "${AWS_REGION:-}${AWS_DEFAULT_REGION:-}" ] && [[ "$password_secret" == arn:*:secretsmanager:*:* ]]; then
+  region=$(cut -d: -f4 <<<"$password_secret")
+  [ -n "$region" ] && export AWS_DEFAULT_REGION="$region"
+fi
+
+if [ $have_password_env = 1 ]; then
+  password=${!password_env}
+else
+  secret_json=$(aws secretsmanager get-secret-value --secret-id "$password_secret" --query SecretString --output text 2>"$work/secret.err") ||
+    die_setup "could not read secret $password_secret: $(tr '\n' ' ' <"$work/secret.err")"
+  # The RDS-managed secret is JSON {"username": ..., "password": ...}.
+  if command -v jq >/dev/null 2>&1; then
+    password=$(jq -er '.password' <<<"$secret_json" 2>/dev/null) || die_setup "secret $password_secret has no \"password\" field"
+  else
+    password=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["password"])' <<<"$secret_json" 2>/dev/null) ||
+      die_setup "secret $password_secret has no \"password\" field"
+  fi
+  unset secret_json
+fi
+
+if [ $custom = 1 ]; then
+  if [ $have_script_dir = 1 ]; then
+    script_path="$(cd "$script_dir" && pwd)/$workload"
+    [ -f "$script_path" ] || die_setup "custom workload $workload not found in --script-dir $script_dir"
+  else
+    script_path="$work/$workload"
+    aws s3 cp --only-show-errors "${script_uri%/}/$workload" "$script_path" 2>"$work/script.err" ||
+      die_setup "could not download ${script_uri%/}/$workload: $(tr '\n' ' ' <"$work/script.err")"
+  fi
+  workload_env=(AURORA_BENCH_SCRIPT="$script_path")
+else
+  workload_env=(AURORA_BENCH_TEST="$workload")
+fi
+
+sysbench_version=$(sysbench --version 2>/dev/null | awk '{print $2; exit}')
+host_name=$(uname -n)
+
+# Connection options. The password goes into a private sysbench config file when its syntax can
+# carry it (that parser splits on ',' and whitespace), so it is not visible in the process list.
+conn_opts=(--mysql-host="$host" --mysql-port="$port" --mysql-user="$user")
+if [ -n "$password" ] && ! [[ "$password" =~ [,[:space:]] ]]; then
+  (umask 077 && printf 'mysql-password=%s\n' "$password" >"$work/sysbench.cfg")
+  conn_opts+=(--config-file="$work/sysbench.cfg")
+else
+  conn_opts+=(--mysql-password="$password")
+fi
+display_conn=(--mysql-host="$host" --mysql-port="$port" --mysql-user="$user")
+
+# ------------------------------------------------------------------ CPU sampler
+# One JSON line a second: sysbench's CPU (utime+stime of /proc/PID/stat) as % of one core, and the
+# host's busy share of all cores from the aggregate line of /proc/stat.
+sample_cpu() {
+  local pid=$1 clk cores stat rest fields
+  local prev_ticks prev_busy prev_total prev_us ticks busy total now_us
+  local user nice system idle iowait irq softirq steal
+  clk=$(getconf CLK_TCK)
+  cores=$(grep -c '^cpu[0-9]' /proc/stat)
+  read_sample() {
+    stat=$(<"/proc/$pid/stat") || return 1
+    rest=${stat##*) }
+    read -r -a fields <<<"$rest"
+    ticks=$((fields[11] + fields[12]))
+    read -r _ user nice system idle iowait irq softirq steal _ </proc/stat
+    busy=$((user + nice + system + irq + softirq + steal))
+    total=$((busy + idle + iowait))
+    now_us=${EPOCHREALTIME/./}
+  }
+  read_sample 2>/dev/null || return 0
+  prev_ticks=$ticks prev_busy=$busy prev_total=$total prev_us=$now_us
+  while sleep 1; do
+    read_sample 2>/dev/null || return 0
+    local d_us=$((now_us - prev_us)) d_total=$((total - prev_total))
+    [ "$d_us" -gt 0 ] || continue
+    # Hundredths of a percent, in integers.
+    local proc_c=$(((ticks - prev_ticks) * 10000 * 1000000 / (clk * d_us)))
+    local host_c=0
+    [ "$d_total" -gt 0 ] && host_c=$(((busy - prev_busy) * 10000 / d_total))
+    printf '{"t":%s.%s,"sysbenchCpuPct":%d.%02d,"hostCpuPct":%d.%02d,"cores":%d}\n' \
+      "${now_us:0:${#now_us}-6}" "${now_us:${#now_us}-6:3}" \
+      $((proc_c / 100)) $((proc_c % 100)) $((host_c / 100)) $((host_c % 100)) "$cores" >>"$cpu_file"
+    prev_ticks=$ticks prev_busy=$busy prev_total=$total prev_us=$now_us
+  done
+}
+
+# ------------------------------------------------------------------ running sysbench
+quote_words() {
+  local out="" w
+  for w in "$@"; do out+="${out:+ }$(printf '%q' "$w")"; done
+  printf '%s' "$out"
+}
+
+# run_sysbench COMMAND: runs sysbench through the hook, appends its output to output.log, samples
+# its CPU, and sets sb_rc to its exit code (128+N when killed by signal N).
+run_sysbench() {
+  local cmd=$1 rc prev=""
+  (cd "$work" && exec env "${workload_env[@]}" sysbench "$HOOK" "$cmd" "${conn_opts[@]}" "${sysbench_opts[@]}") >>"$log_file" 2>&1 &
+  sb_pid=$!
+  sample_cpu "$sb_pid" </dev/null &
+  sampler_pid=$!
+  while :; do
+    signal_seen=0
+    rc=0
+    wait "$sb_pid" || rc=$?
+    # A trapped signal interrupts `wait` (status 128+N) while sysbench may still be running or
+    # unreaped: wait again for its own status.
+    if [ $signal_seen = 1 ]; then prev=$rc; continue; fi
+    if [ $rc = 127 ] && [ -n "$prev" ]; then rc=$prev; fi
+    break
+  done
+  kill "$sampler_pid" 2>/dev/null || true
+  wait "$sampler_pid" 2>/dev/null || true
+  sampler_pid=""
+  if [ -n "$watchdog_pid" ]; then kill "$watchdog_pid" 2>/dev/null || true; wait "$watchdog_pid" 2>/dev/null || true; watchdog_pid=""; fi
+  sb_pid=""
+  sb_rc=$rc
+}
+
+iso_now() { date -u +%Y-%m-%dT%H:%M:%S.%3NZ; }
+json_string() {
+  local s=$1
+  s=${s//\\/\\\\}
+  s=${s//\"/\\\"}
+  s=${s//$'\n'/\\n}
+  s=${s//$'\r'/\\r}
+  s=${s//$'\t'/\\t}
+  s=$(tr -d '\000-\037' <<<"$s")
+  printf '"%s"' "$s"
+}
+
+display_command() {
+  printf '%s sysbench %s %s %s --mysql-password=***** %s' "$(quote_words "${workload_env[@]}")" "$(quote_words "$HOOK")" "$1" \
+    "$(quote_words "${display_conn[@]}")" "$(quote_words "${sysbench_opts[@]}")"
+}
+
+started_at=$(iso_now)
+sb_rc=0
+signal_rc() { case "$stop_signal" in TERM) echo 143 ;; INT) echo 130 ;; *) echo 0 ;; esac; }
+if [ "$phase" = prepare ]; then
+  command_text="$(display_command cleanup) && $(display_command prepare)"
+  if [ -z "$stop_signal" ]; then
+    run_sysbench cleanup # failure ignored: the tables may not exist yet
+    cleanup_rc=$sb_rc
+    if [ -z "$stop_signal" ]; then
+      run_sysbench prepare
+    else
+      sb_rc=$cleanup_rc
+    fi
+  else
+    sb_rc=$(signal_rc)
+  fi
+else
+  command_text=$(display_command run)
+  if [ -z "$stop_signal" ]; then run_sysbench run; else sb_rc=$(signal_rc); fi
+fi
+ended_at=$(iso_now)
+
+{
+  printf '{\n'
+  printf '  "phase": %s,\n' "$(json_string "$phase")"
+  printf '  "exitCode": %d,\n' "$sb_rc"
+  printf '  "startedAt": %s,\n' "$(json_string "$started_at")"
+  printf '  "endedAt": %s,\n' "$(json_string "$ended_at")"
+  printf '  "sysbenchVersion": %s,\n' "$(json_string "$sysbench_version")"
+  printf '  "hostname": %s,\n' "$(json_string "$host_name")"
+  printf '  "command": %s\n' "$(json_string "$command_text")"
+  printf '}\n'
+} >"$out_dir/.result.json.tmp"
+# Renamed into place in the same directory: a reader never sees a half-written result.json.
+mv "$out_dir/.result.json.tmp" "$result_file"
+
+if ! upload_outputs; then
+  echo "$PROG: could not upload the output to $out" >&2
+  exit 4
+fi
+if [ -n "$stop_signal" ]; then echo "$PROG: stopped by SIG$stop_signal (sysbench exit code $sb_rc)" >&2; fi
+exit 0

@@ -1,0 +1,337 @@
+/**
+ * Parses what sysbench 1.0.20 printed (output.log of client/runner.sh, or any sysbench log) into
+ * ParsedOutput, and the runner's client_cpu.jsonl into samples.
+ *
+ * Understood, all as recorded in test/fixtures/sysbench/:
+ * - interval lines of the hook (client/lua/aurora_bench_hook.lua): `{"aurora_bench":1,"t":..}`;
+ * - sysbench's own interval lines `[ 1s ] thds: 4 tps: ... err/s: ... reconn/s: ...`, with any
+ *   percentile, and in rate mode the extra `[ 1s ] queue length: N, concurrency: N` line;
+ * - the text summary (SQL statistics / General statistics / Latency (ms)) and its latency
+ *   histogram (--histogram=on);
+ * - checkpoint reports (`[ 5s ] Checkpoint report:`), which is how warmup is done on 1.0.20
+ *   (core/sysbench/command.ts): the checkpoint's block is not the summary, and intervals up to
+ *   the last checkpoint are warmup and dropped;
+ * - failures: FATAL lines (connection refused, too many connections, missing table, lost
+ *   connection, event queue full...), a crash (exit 139 = signal 11) or a cut output without a
+ *   summary. Every interval printed before the failure is kept.
+ */
+import type { ClientCpuSample, HistogramBucket, Interval, LatencySummary, ParsedOutput, RunSummary } from './types';
+
+export interface ParseOptions {
+  /** sysbench's exit code, from result.json, when known. */
+  readonly exitCode?: number;
+  /** The run's --percentile, used when the output does not say it. */
+  readonly percentile?: number;
+}
+
+const NUM = '(-?\\d+(?:\\.\\d+)?)';
+const TEXT_INTERVAL = new RegExp(
+  `^\\[ ${NUM}s \\] thds: (\\d+) tps: ${NUM} qps: ${NUM} \\(r/w/o: ${NUM}/${NUM}/${NUM}\\) lat \\(ms,(\\d+)%\\): ${NUM} err/s:? ${NUM} reconn/s: ${NUM}\\s*$`,
+);
+const QUEUE_LINE = new RegExp(`^\\[ ${NUM}s \\] queue length: (\\d+),? concurrency: (\\d+)\\s*$`);
+const CHECKPOINT_LINE = new RegExp(`^\\[ ${NUM}s \\] Checkpoint report:`);
+const HOOK_PREFIX = '{"aurora_bench":';
+const HISTOGRAM_ROW = /^\s*(\d+(?:\.\d+)?) \|\**\s+(\d+)\s*$/;
+
+interface SummaryBlock {
+  checkpoint: boolean;
+  reads?: number;
+  writes?: number;
+  other?: number;
+  queries?: number;
+  transactions?: number;
+  tps?: number;
+  qps?: number;
+  errors?: number;
+  reconnects?: number;
+  totalTimeS?: number;
+  events?: number;
+  latMin?: number;
+  latAvg?: number;
+  latMax?: number;
+  latPct?: number;
+  latPctValue?: number;
+  latSum?: number;
+}
+
+/** Summary lines: regex and the block field(s) its numbers go to. */
+const SUMMARY_LINES: readonly [RegExp, readonly (keyof SummaryBlock)[]][] = [
+  [/^\s*read:\s+(\d+)\s*$/, ['reads']],
+  [/^\s*write:\s+(\d+)\s*$/, ['writes']],
+  [/^\s*other:\s+(\d+)\s*$/, ['other']],
+  [new RegExp(`^\\s*transactions:\\s+(\\d+)\\s+\\(${NUM} per sec\\.\\)`), ['transactions', 'tps']],
+  [new RegExp(`^\\s*queries:\\s+(\\d+)\\s+\\(${NUM} per sec\\.\\)`), ['queries', 'qps']],
+  [new RegExp(`^\\s*ignored errors:\\s+(\\d+)\\s+\\(${NUM} per sec\\.\\)`), ['errors']],
+  [new RegExp(`^\\s*reconnects:\\s+(\\d+)\\s+\\(${NUM} per sec\\.\\)`), ['reconnects']],
+  [new RegExp(`^\\s*total time:\\s+${NUM}s\\s*$`), ['totalTimeS']],
+  [/^\s*total number of events:\s+(\d+)\s*$/, ['events']],
+  [new RegExp(`^\\s*min:\\s+${NUM}\\s*$`), ['latMin']],
+  [new RegExp(`^\\s*avg:\\s+${NUM}\\s*$`), ['latAvg']],
+  [new RegExp(`^\\s*max:\\s+${NUM}\\s*$`), ['latMax']],
+  [new RegExp(`^\\s*(\\d+)th percentile:\\s+${NUM}\\s*$`), ['latPct', 'latPctValue']],
+  [new RegExp(`^\\s*sum:\\s+${NUM}\\s*$`), ['latSum']],
+];
+
+const CRASH_SIGNALS: Readonly<Record<number, string>> = { 4: 'SIGILL', 6: 'SIGABRT', 7: 'SIGBUS', 8: 'SIGFPE', 11: 'SIGSEGV' };
+const STOP_SIGNALS: Readonly<Record<number, string>> = { 1: 'SIGHUP', 2: 'SIGINT', 9: 'SIGKILL', 15: 'SIGTERM' };
+
+function exitCodeReason(exitCode: number): string {
+  if (exitCode > 128 && exitCode < 160) {
+    const sig = exitCode - 128;
+    if (CRASH_SIGNALS[sig]) return `sysbench crashed (signal ${sig} / exit ${exitCode})`;
+    return `sysbench was stopped by signal ${sig}${STOP_SIGNALS[sig] ? ` (${STOP_SIGNALS[sig]})` : ''} (exit ${exitCode})`;
+  }
+  return `sysbench exited with code ${exitCode}`;
+}
+
+function hookInterval(line: string): Interval | undefined {
+  let o: Record<string, unknown>;
+  try {
+    o = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return undefined; // a line cut by a crash
+  }
+  const n = (k: string): number | undefined => (typeof o[k] === 'number' && Number.isFinite(o[k]) ? (o[k] as number) : undefined);
+  const t = n('t');
+  const threads = n('threads');
+  const tps = n('tps');
+  if (t === undefined || threads === undefined || tps === undefined) return undefined;
+  const queueLength = n('queue_length');
+  const concurrency = n('concurrency');
+  return {
+    t,
+    threads,
+    tps,
+    qps: n('qps') ?? 0,
+    readsPerS: n('reads_ps') ?? 0,
+    writesPerS: n('writes_ps') ?? 0,
+    otherPerS: n('other_ps') ?? 0,
+    latencyMs: n('lat_ms') ?? 0,
+    errorsPerS: n('errors_ps') ?? 0,
+    reconnectsPerS: n('reconnects_ps') ?? 0,
+    ...(queueLength !== undefined ? { queueLength } : {}),
+    ...(concurrency !== undefined ? { concurrency } : {}),
+  };
+}
+
+function toSummary(b: SummaryBlock, percentile: number): RunSummary | null {
+  if (b.transactions === undefined || b.queries === undefined || b.events === undefined || b.totalTimeS === undefined) return null;
+  if (b.latMin === undefined || b.latAvg === undefined || b.latMax === undefined || b.latSum === undefined) return null;
+  const latencyMs: LatencySummary = {
+    min: b.latMin,
+    avg: b.latAvg,
+    max: b.latMax,
+    percentile: b.latPct ?? percentile,
+    value: b.latPctValue ?? 0,
+    sum: b.latSum,
+  };
+  return {
+    tps: b.tps ?? 0,
+    qps: b.qps ?? 0,
+    events: b.events,
+    totalTimeS: b.totalTimeS,
+    reads: b.reads ?? 0,
+    writes: b.writes ?? 0,
+    other: b.other ?? 0,
+    transactions: b.transactions,
+    queries: b.queries,
+    errors: b.errors ?? 0,
+    reconnects: b.reconnects ?? 0,
+    latencyMs,
+  };
+}
+
+export function parseSysbenchOutput(text: string, opts: ParseOptions = {}): ParsedOutput {
+  const lines = text.split(/\r?\n/);
+  const hookIntervals: Interval[] = [];
+  const textIntervals: Interval[] = [];
+  const blocks: SummaryBlock[] = [];
+  const fatals: string[] = [];
+  const runnerErrors: string[] = [];
+  const histogram: HistogramBucket[] = [];
+  let current: SummaryBlock | undefined;
+  let pendingCheckpoint = false;
+  let lastCheckpointT: number | undefined;
+  let inHistogram = false;
+  let sawBanner = false;
+  let runStarted = false;
+
+  for (const raw of lines) {
+    const line = raw.replace(/\s+$/, '');
+    if (line.startsWith(HOOK_PREFIX)) {
+      const iv = hookInterval(line);
+      if (iv) hookIntervals.push(iv);
+      continue;
+    }
+    if (line.startsWith('FATAL: ')) {
+      const msg = line.slice('FATAL: '.length).trim();
+      if (msg !== '' && !fatals.includes(msg)) fatals.push(msg);
+      continue;
+    }
+    if (line.startsWith('aurora-bench runner: ')) {
+      runnerErrors.push(line.slice('aurora-bench runner: '.length));
+      continue;
+    }
+    if (/^sysbench \d+\.\d+/.test(line)) {
+      sawBanner = true;
+      continue;
+    }
+    if (line.startsWith('Running the test with following options:') || line === 'Threads started!') {
+      runStarted = true;
+      continue;
+    }
+    let m = TEXT_INTERVAL.exec(line);
+    if (m) {
+      textIntervals.push({
+        t: Number(m[1]),
+        threads: Number(m[2]),
+        tps: Number(m[3]),
+        qps: Number(m[4]),
+        readsPerS: Number(m[5]),
+        writesPerS: Number(m[6]),
+        otherPerS: Number(m[7]),
+        latencyMs: Number(m[9]),
+        errorsPerS: Number(m[10]),
+        reconnectsPerS: Number(m[11]),
+      });
+      continue;
+    }
+    m = QUEUE_LINE.exec(line);
+    if (m) {
+      const t = Number(m[1]);
+      const last = textIntervals[textIntervals.length - 1];
+      if (last && last.t === t) {
+        textIntervals[textIntervals.length - 1] = { ...last, queueLength: Number(m[2]), concurrency: Number(m[3]) };
+      }
+      continue;
+    }
+    m = CHECKPOINT_LINE.exec(line);
+    if (m) {
+      lastCheckpointT = Number(m[1]);
+      pendingCheckpoint = true;
+      continue;
+    }
+    if (line.trim() === 'SQL statistics:') {
+      current = { checkpoint: pendingCheckpoint };
+      pendingCheckpoint = false;
+      blocks.push(current);
+      continue;
+    }
+    if (line.startsWith('Latency histogram')) {
+      inHistogram = true;
+      continue;
+    }
+    if (inHistogram) {
+      const h = HISTOGRAM_ROW.exec(line);
+      if (h) {
+        histogram.push({ valueMs: Number(h[1]), count: Number(h[2]) });
+        continue;
+      }
+      if (/^\s*value\s+-+ distribution -+ count$/.test(line)) continue;
+      inHistogram = false; // the first other line ends the histogram and is read as usual
+    }
+    if (current) {
+      for (const [re, fields] of SUMMARY_LINES) {
+        const s = re.exec(line);
+        if (!s) continue;
+        fields.forEach((f, i) => {
+          (current as unknown as Record<string, number>)[f] = Number(s[i + 1]);
+        });
+        break;
+      }
+    }
+  }
+
+  const percentile = opts.percentile ?? 95;
+  const finalBlock = [...blocks].reverse().find((b) => !b.checkpoint);
+  const summary = finalBlock ? toSummary(finalBlock, percentile) : null;
+  // The hook replaces sysbench's interval lines; if both appear, the hook's are the complete ones.
+  let intervals = hookIntervals.length > 0 ? hookIntervals : textIntervals;
+  if (lastCheckpointT !== undefined) intervals = intervals.filter((iv) => iv.t > lastCheckpointT!);
+
+  // The reason, most telling first: the runner's own error, a crash or stop signal, then the first
+  // two distinct FATAL lines (sysbench repeats them per thread); a plain non-zero exit code only
+  // when nothing else says why.
+  const reasons: string[] = [...runnerErrors];
+  const exitCode = opts.exitCode;
+  const signalled = exitCode !== undefined && exitCode > 128;
+  if (signalled) reasons.push(exitCodeReason(exitCode));
+  if (fatals.length > 0) reasons.push(fatals.slice(0, 2).join('; '));
+  if (!signalled && fatals.length === 0 && exitCode !== undefined && exitCode !== 0) reasons.push(exitCodeReason(exitCode));
+  if (reasons.length === 0) {
+    if (!sawBanner) reasons.push('no sysbench output');
+    else if (runStarted && summary === null) reasons.push('sysbench output ended before its summary (crashed or killed?)');
+  }
+  const error = reasons.length > 0 ? reasons.join(': ') : null;
+  return {
+    status: error === null ? 'ok' : 'failed',
+    error,
+    summary,
+    intervals,
+    ...(histogram.length > 0 ? { histogram } : {}),
+  };
+}
+
+// ------------------------------------------------------------------ client CPU
+
+/** Samples of client_cpu.jsonl. A cut last line (runner killed mid-write) is skipped. */
+export function parseClientCpu(jsonl: string, source = 'client_cpu.jsonl'): ClientCpuSample[] {
+  const lines = jsonl.split('\n');
+  const samples: ClientCpuSample[] = [];
+  lines.forEach((raw, i) => {
+    const line = raw.trim();
+    if (line === '') return;
+    const isLast = lines.slice(i + 1).every((l) => l.trim() === '');
+    let o: Record<string, unknown>;
+    try {
+      o = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      if (isLast) return;
+      throw new Error(`${source} line ${i + 1}: not JSON: ${line.slice(0, 80)}`);
+    }
+    for (const field of ['t', 'sysbenchCpuPct', 'hostCpuPct', 'cores'] as const) {
+      if (typeof o[field] !== 'number' || !Number.isFinite(o[field])) {
+        throw new Error(`${source} line ${i + 1}: field "${field}" must be a number, got ${JSON.stringify(o[field])}`);
+      }
+    }
+    samples.push({ t: o['t'] as number, sysbenchCpuPct: o['sysbenchCpuPct'] as number, hostCpuPct: o['hostCpuPct'] as number, cores: o['cores'] as number });
+  });
+  return samples;
+}
+
+export interface ClientCpuSummary {
+  /** Host CPU busy % (of all cores), mean and max over the samples; null without samples. */
+  readonly avg: number | null;
+  readonly max: number | null;
+  /** sysbench's own CPU, % of one core (can exceed 100), mean and max. */
+  readonly sysbenchAvg: number | null;
+  readonly sysbenchMax: number | null;
+  readonly samples: number;
+  /**
+   * The client, not the server, may be the limit: on average sysbench used >= 90% of
+   * min(threads, cores) cores (threads when given: one sysbench thread can only use one core),
+   * or the host was >= 95% busy.
+   */
+  readonly saturated: boolean;
+}
+
+const round2 = (x: number): number => Math.round(x * 100) / 100;
+
+export function summarizeClientCpu(samples: readonly ClientCpuSample[], opts: { threads?: number } = {}): ClientCpuSummary {
+  if (samples.length === 0) return { avg: null, max: null, sysbenchAvg: null, sysbenchMax: null, samples: 0, saturated: false };
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const host = samples.map((s) => s.hostCpuPct);
+  const sb = samples.map((s) => s.sysbenchCpuPct);
+  const cores = Math.max(...samples.map((s) => s.cores));
+  const usableCores = opts.threads !== undefined && opts.threads > 0 ? Math.min(opts.threads, cores) : cores;
+  const avg = mean(host);
+  const sysbenchAvg = mean(sb);
+  return {
+    avg: round2(avg),
+    max: round2(Math.max(...host)),
+    sysbenchAvg: round2(sysbenchAvg),
+    sysbenchMax: round2(Math.max(...sb)),
+    samples: samples.length,
+    saturated: sysbenchAvg >= 0.9 * usableCores * 100 || avg >= 95,
+  };
+}
