@@ -149,7 +149,8 @@ beforeAll(async () => {
     performanceInsightsRetentionDays: 7,
     piPeriodS: 60,
   };
-});
+  // On a fresh machine scripts/moto.sh first installs moto from PyPI (about 1.5 minutes).
+}, 300_000);
 
 afterAll(() => {
   for (const c of Object.values(raw ?? {})) c.destroy();
