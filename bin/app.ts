@@ -1,17 +1,11 @@
 #!/usr/bin/env node
-/**
- * The CDK app (cdk.json "app"): reads the typed config from the "aurora-bench" context, the nightly
- * experiment and the shared lake views, builds the stack and runs cdk-nag (AwsSolutions) as a
- * validation plugin: synthesis fails on any unacknowledged finding.
- */
+/** The CDK app (cdk.json "app"): wires the app from its context; see lib/app.ts. */
 import '../core/polyfills';
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { App, Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
-import { allViewSql } from '../core/lake/views';
-import { AuroraBenchStack } from '../lib/aurora-bench-stack';
-import { CONFIG_CONTEXT_KEY, loadExecutionInput, parseAppConfig } from '../lib/config';
+import { App } from 'aws-cdk-lib';
+import { buildAuroraBenchApp } from '../lib/app';
 
 /** The repository root: the nearest folder above this file holding cdk.json (works from dist/ too). */
 function findProjectRoot(start: string): string {
@@ -21,19 +15,16 @@ function findProjectRoot(start: string): string {
   }
 }
 
-const app = new App();
+/** The checked-out commit, or undefined outside a git work tree (a release tarball). */
+function gitSha(cwd: string): string | undefined {
+  try {
+    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const projectRoot = findProjectRoot(__dirname);
-const config = parseAppConfig(app.node.tryGetContext(CONFIG_CONTEXT_KEY));
-const nightlyInput = config.nightly.enabled ? loadExecutionInput(config.nightly.experiment, projectRoot) : undefined;
-
-new AuroraBenchStack(app, config.stackName, {
-  config,
-  projectRoot,
-  views: allViewSql(join(projectRoot, 'core', 'lake', 'sql')),
-  ...(nightlyInput ? { nightlyInput } : {}),
-  // Environment-agnostic unless the config pins one (synth never needs credentials).
-  ...(config.account || config.region ? { env: { account: config.account, region: config.region } } : {}),
-  description: 'aurora-bench: sysbench benchmark studies on Aurora through one Step Functions workflow',
-});
-
-Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
+const app = new App();
+const sha = gitSha(projectRoot);
+buildAuroraBenchApp(app, { projectRoot, ...(sha ? { gitSha: sha } : {}) });

@@ -2,11 +2,12 @@
  * The aurora-bench stack: wires the constructs (one per concern) together. All inputs come in as
  * props (typed config, paths, the nightly execution input); nothing here reads the environment.
  */
-import { Stack, type StackProps, Tags } from 'aws-cdk-lib';
+import { CfnOutput, Stack, type StackProps, Tags } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Validations } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
+import { STACK_OUTPUTS } from '../core/cli/aws-stack';
 import { grantBackendPermissions } from './backend-permissions';
 import { Clients } from './clients';
 import type { AppConfig, ExecutionInput } from './config';
@@ -28,6 +29,9 @@ export interface AuroraBenchStackProps extends StackProps {
   readonly views: readonly ViewDefinition[];
   /** Required when config.nightly.enabled. */
   readonly nightlyInput?: ExecutionInput;
+  /** Recorded in every run manifest (lambdas/shared/aws-deps.ts TOOL_VERSION_ENV / GIT_SHA_ENV). */
+  readonly toolVersion: string;
+  readonly gitSha?: string;
 }
 
 export class AuroraBenchStack extends Stack {
@@ -69,6 +73,8 @@ export class AuroraBenchStack extends Stack {
 
     const launchTemplateIds = Object.fromEntries(Object.entries(this.clients.launchTemplates).map(([arch, lt]) => [arch, lt.launchTemplateId!]));
     const environment = buildHandlerEnvironment(this, {
+      toolVersion: props.toolVersion,
+      ...(props.gitSha ? { gitSha: props.gitSha } : {}),
       bucketName: this.lake.bucket.bucketName,
       subnetIdsByAz: this.network.subnetsByAz(),
       clientSecurityGroupId: this.network.clientSecurityGroup.securityGroupId,
@@ -109,7 +115,7 @@ export class AuroraBenchStack extends Stack {
     grantBackendPermissions(sweeperRole, permissions);
     Validations.of(sweeperRole).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) and the backend\'s Describe*/tag:GetResources calls support no resource-level permissions.',
+      reason: 'X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) and the Describe* calls the sweeper lists the account with support no resource-level permissions.',
     });
     this.safetyNet = new SafetyNet(this, 'SafetyNet', {
       projectRoot: props.projectRoot,
@@ -122,6 +128,17 @@ export class AuroraBenchStack extends Stack {
       logRetentionDays: config.logRetentionDays,
       role: sweeperRole,
     });
+
+    // What the CLI reads to find the deployment (core/cli/aws-stack.ts STACK_OUTPUTS).
+    const outputs: Record<keyof typeof STACK_OUTPUTS, { value: string; description: string }> = {
+      stateMachineArn: { value: this.workflow.stateMachine.stateMachineArn, description: 'Benchmark state machine' },
+      resultsBucket: { value: this.lake.bucket.bucketName, description: 'Results lake bucket' },
+      athenaWorkGroup: { value: this.lake.workGroupName, description: 'Athena workgroup over the lake' },
+      glueDatabase: { value: this.lake.databaseName, description: 'Glue database of the lake tables' },
+    };
+    for (const [field, output] of Object.entries(outputs) as [keyof typeof STACK_OUTPUTS, { value: string; description: string }][]) {
+      new CfnOutput(this, STACK_OUTPUTS[field], { value: output.value, description: output.description });
+    }
 
     if (config.nightly.enabled) {
       if (!props.nightlyInput) throw new Error('aurora-bench.nightly.enabled is true but no experiment input was loaded');

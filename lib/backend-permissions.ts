@@ -6,7 +6,8 @@
  *  - EC2 clients by tag: RunInstances must tag the instance with `aurora-bench:run-id`, and
  *    terminate / Run Command only reach instances carrying that tag;
  *  - S3 on the lake bucket only; launch only from the stack's launch templates with its profile.
- * API calls without resource-level permissions (Describe*, GetMetricData, tag:GetResources) take
+ * The actions are the ones core/backends/aws calls (aws-backend.ts, teardown.ts, sweeper.ts,
+ * preflight.ts). API calls without resource-level permissions (Describe*, GetMetricData) take
  * Resource "*", acknowledged one by one where the statement is created.
  */
 import { ArnFormat, Stack, Validations } from 'aws-cdk-lib';
@@ -63,21 +64,12 @@ export function grantBackendPermissions(role: iam.Role, props: BackendPermission
     new iam.PolicyStatement({
       sid: 'ManageRunDatabases',
       actions: [
-        'rds:ModifyDBCluster',
-        'rds:ModifyDBInstance',
         'rds:ModifyDBClusterParameterGroup',
         'rds:ModifyDBParameterGroup',
-        'rds:RebootDBInstance',
         'rds:DeleteDBCluster',
         'rds:DeleteDBInstance',
         'rds:DeleteDBClusterParameterGroup',
         'rds:DeleteDBParameterGroup',
-        'rds:DescribeDBClusters',
-        'rds:DescribeDBInstances',
-        'rds:DescribeDBClusterParameterGroups',
-        'rds:DescribeDBParameterGroups',
-        'rds:DescribeDBClusterParameters',
-        'rds:DescribeDBParameters',
         'rds:ListTagsForResource',
       ],
       resources: [rds.cluster, rds.instance, rds.clusterParameterGroup, rds.instanceParameterGroup],
@@ -85,8 +77,9 @@ export function grantBackendPermissions(role: iam.Role, props: BackendPermission
   );
   role.addToPolicy(
     new iam.PolicyStatement({
-      sid: 'DescribeRdsCatalog',
-      actions: ['rds:DescribeDBEngineVersions', 'rds:DescribeOrderableDBInstanceOptions', 'rds:DescribeDBClusters', 'rds:DescribeDBInstances'],
+      sid: 'DescribeRds',
+      // Describe calls list the account's clusters/instances/parameter groups (the sweeper finds runs by tag).
+      actions: ['rds:DescribeDBClusters', 'rds:DescribeDBInstances', 'rds:DescribeDBClusterParameterGroups', 'rds:DescribeDBParameterGroups', 'rds:DescribeOrderableDBInstanceOptions'],
       resources: ['*'],
     }),
   );
@@ -115,7 +108,7 @@ export function grantBackendPermissions(role: iam.Role, props: BackendPermission
     new iam.PolicyStatement({
       sid: 'RunTaggedClients',
       actions: ['ec2:RunInstances'],
-      resources: [instances, volumes, networkInterfaces],
+      resources: [instances, volumes],
       conditions: runTagPresent,
     }),
   );
@@ -124,6 +117,8 @@ export function grantBackendPermissions(role: iam.Role, props: BackendPermission
       sid: 'RunClientsFromStackTemplates',
       actions: ['ec2:RunInstances'],
       resources: [
+        // Created with the (tagged) instance; RunInstances tags only the instance and its volume.
+        networkInterfaces,
         ...props.launchTemplates.map((lt) => arn(role, 'ec2', 'launch-template', lt.launchTemplateId!, ArnFormat.SLASH_RESOURCE_NAME)),
         ...props.subnets.map((s) => arn(role, 'ec2', 'subnet', s.subnetId, ArnFormat.SLASH_RESOURCE_NAME)),
         arn(role, 'ec2', 'security-group', props.clientSecurityGroup.securityGroupId, ArnFormat.SLASH_RESOURCE_NAME),
@@ -136,7 +131,7 @@ export function grantBackendPermissions(role: iam.Role, props: BackendPermission
     new iam.PolicyStatement({
       sid: 'TagClientsAtLaunch',
       actions: ['ec2:CreateTags'],
-      resources: [instances, volumes, networkInterfaces],
+      resources: [instances, volumes],
       conditions: { StringEquals: { 'ec2:CreateAction': 'RunInstances' } },
     }),
   );
@@ -151,7 +146,7 @@ export function grantBackendPermissions(role: iam.Role, props: BackendPermission
   role.addToPolicy(
     new iam.PolicyStatement({
       sid: 'DescribeEc2',
-      actions: ['ec2:DescribeInstances', 'ec2:DescribeInstanceStatus', 'ec2:DescribeInstanceTypes', 'ec2:DescribeInstanceTypeOfferings', 'ec2:DescribeSubnets', 'ec2:DescribeAvailabilityZones', 'ec2:DescribeLaunchTemplateVersions'],
+      actions: ['ec2:DescribeInstances', 'ec2:DescribeInstanceTypes', 'ec2:DescribeSubnets'],
       resources: ['*'],
     }),
   );
@@ -183,7 +178,7 @@ export function grantBackendPermissions(role: iam.Role, props: BackendPermission
   role.addToPolicy(
     new iam.PolicyStatement({
       sid: 'FollowCommands',
-      actions: ['ssm:GetCommandInvocation', 'ssm:ListCommandInvocations', 'ssm:ListCommands', 'ssm:CancelCommand', 'ssm:DescribeInstanceInformation'],
+      actions: ['ssm:GetCommandInvocation', 'ssm:ListCommands', 'ssm:CancelCommand', 'ssm:DescribeInstanceInformation'],
       resources: ['*'],
     }),
   );
@@ -193,7 +188,7 @@ export function grantBackendPermissions(role: iam.Role, props: BackendPermission
   role.addToPolicy(
     new iam.PolicyStatement({
       sid: 'ReadPerformanceInsights',
-      actions: ['pi:GetResourceMetrics', 'pi:DescribeDimensionKeys', 'pi:ListAvailableResourceMetrics'],
+      actions: ['pi:GetResourceMetrics'],
       resources: [Stack.of(role).formatArn({ service: 'pi', resource: 'metrics', resourceName: 'rds/*', arnFormat: ArnFormat.SLASH_RESOURCE_NAME })],
     }),
   );
@@ -208,16 +203,13 @@ export function grantBackendPermissions(role: iam.Role, props: BackendPermission
   );
   role.addToPolicy(new iam.PolicyStatement({ sid: 'ListLake', actions: ['s3:ListBucket'], resources: [props.bucket.bucketArn] }));
 
-  // What the sweeper uses to find expired runs.
-  role.addToPolicy(new iam.PolicyStatement({ sid: 'FindTaggedResources', actions: ['tag:GetResources'], resources: ['*'] }));
-
   acknowledgeBackendWildcards(role, props.bucket);
 }
 
 function acknowledgeBackendWildcards(role: iam.Role, bucket: s3.IBucket): void {
   const bucketId = Stack.of(role).getLogicalId(bucket.node.defaultChild as never);
   const findings: Record<string, string> = {
-    'Resource::*': 'Describe*, ssm:GetCommandInvocation/ListCommand*/CancelCommand, cloudwatch:GetMetricData and tag:GetResources support no resource-level permissions (Service Authorization Reference); every mutating call is scoped by name or tag.',
+    'Resource::*': 'Describe*, ssm:GetCommandInvocation/ListCommands/CancelCommand and cloudwatch:GetMetricData support no resource-level permissions (or must list the account, as the sweeper does); every mutating call is scoped by name or tag.',
     'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:cluster:ab-*': 'The backend names every cluster ab-<run>-<cell> (core/backends/aws/names.ts); creation also requires the run tag.',
     'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:db:ab-*': 'The backend names every instance ab-<run>-<cell>-w|-rN; creation also requires the run tag.',
     'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:cluster-pg:ab-*': 'Per-cell cluster parameter groups are named ab-<run>-<cell>-cpg.',
@@ -229,7 +221,7 @@ function acknowledgeBackendWildcards(role: iam.Role, bucket: s3.IBucket): void {
     'Resource::arn:<AWS::Partition>:kms:<AWS::Region>:<AWS::AccountId>:key/*': 'Limited by kms:ResourceAliases to the AWS managed aws/secretsmanager key, whose key id differs per account.',
     'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:instance/*': 'Client instance ids are only known after launch: RunInstances requires the run tag on the request, terminate and SendCommand require it on the instance.',
     'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:volume/*': 'The root volume created by RunInstances from the stack\'s template; the request must carry the run tag.',
-    'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:network-interface/*': 'The primary network interface created by RunInstances; the request must carry the run tag.',
+    'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:network-interface/*': 'The primary network interface RunInstances creates with the instance; the instance itself must carry the run tag.',
     'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>::image/*': 'The AMI is resolved at launch from the public Amazon Linux 2023 SSM parameter; its id changes with every release.',
     'Resource::arn:<AWS::Partition>:pi:<AWS::Region>:<AWS::AccountId>:metrics/rds/*': 'Performance Insights metrics are addressed by the instance\'s DbiResourceId, known only after creation.',
     [`Resource::<${bucketId}.Arn>/*`]: 'The backend reads and writes the whole lake layout (tables/, raw/, scripts/, ssm-output/) of this one bucket.',

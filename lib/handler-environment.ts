@@ -9,6 +9,7 @@ import { Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { AWS_CONFIG_DEFAULTS, AWS_CONFIG_ENV, awsConfigToEnv, type AwsBackendConfig, type ClientArchitecture } from '../core/backends/aws/config';
 import { tagKeys } from '../core/backends/aws/names';
+import { GIT_SHA_ENV, TOOL_VERSION_ENV } from '../lambdas/shared/aws-deps';
 
 export { AWS_CONFIG_ENV as HANDLER_ENV };
 
@@ -29,6 +30,9 @@ export interface HandlerEnvironmentProps {
   readonly dbSubnetGroupName: string;
   readonly clientInstanceProfileArn: string;
   readonly launchTemplateIds: Readonly<Partial<Record<ClientArchitecture, string>>>;
+  /** package.json version and the commit the stack was synthesized from, for the run manifest. */
+  readonly toolVersion: string;
+  readonly gitSha?: string;
 }
 
 /** The backend config of this stack (tokens included). */
@@ -54,7 +58,11 @@ export function handlerBackendConfig(scope: IConstruct, props: HandlerEnvironmen
   };
 }
 
-/** The environment of every handler: awsConfigToEnv of the stack's backend config. */
+/** The environment of every handler: awsConfigToEnv of the stack's backend config, plus the tool version. */
 export function buildHandlerEnvironment(scope: IConstruct, props: HandlerEnvironmentProps): Record<string, string> {
-  return awsConfigToEnv(handlerBackendConfig(scope, props));
+  return {
+    ...awsConfigToEnv(handlerBackendConfig(scope, props)),
+    [TOOL_VERSION_ENV]: props.toolVersion,
+    ...(props.gitSha ? { [GIT_SHA_ENV]: props.gitSha } : {}),
+  };
 }

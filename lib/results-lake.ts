@@ -56,7 +56,8 @@ export class ResultsLake extends Construct {
       encryption: s3.BucketEncryption.S3_MANAGED,
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
       enforceSSL: true,
-      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_PREFERRED,
+      // Log delivery is granted by bucket policy (feature flag @aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy), no ACLs.
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
       lifecycleRules: [{ id: 'expire-access-logs', expiration: Duration.days(365) }],
       removalPolicy,
     });

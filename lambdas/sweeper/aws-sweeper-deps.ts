@@ -1,9 +1,11 @@
 /**
  * The sweeper's AWS deps: the run id lookup through the execution history (Step Functions), and the
- * AWS backend's sweepExpired / teardownRun.
+ * AWS backend's sweepExpired / teardownRun (core/backends/aws/sweeper.ts), configured from the same
+ * environment as the Task Lambdas.
  */
 import { GetExecutionHistoryCommand, SFNClient, type HistoryEvent } from '@aws-sdk/client-sfn';
-import type { SweeperDeps, SweepReport } from './sweeper-deps';
+import { awsConfigFromEnv, makeAwsClients, sweepExpired, teardownRun } from '../../core/backends/aws';
+import type { SweeperDeps } from './sweeper-deps';
 
 /** The name of the first Task of state-machines/benchmark.asl.json, whose output carries run.runId. */
 export const PLAN_STATE = 'PlanRun';
@@ -35,26 +37,15 @@ export async function runIdOfExecution(sfn: SFNClient, executionArn: string): Pr
   return undefined;
 }
 
-interface BackendSweeper {
-  sweepExpired(now: Date): Promise<SweepReport>;
-  teardownRun(runId: string): Promise<SweepReport>;
-}
-
-/**
- * The backend's sweeping functions. core/backends/aws does not export them yet; until it does, the
- * sweeper fails loudly (its events land in the dead-letter queue) instead of pretending to sweep.
- */
-async function backendSweeper(_env: Readonly<Record<string, string | undefined>>): Promise<BackendSweeper> {
-  throw new Error('core/backends/aws has no sweepExpired/teardownRun yet: the sweeper cannot delete anything');
-}
-
+/** Built once per container from the environment the stack sets (the same as the Task Lambdas'). */
 export async function buildAwsSweeperDeps(env: Readonly<Record<string, string | undefined>>): Promise<SweeperDeps> {
-  const sfn = new SFNClient({});
-  const backend = await backendSweeper(env);
+  const config = awsConfigFromEnv(env);
+  const clients = makeAwsClients({ region: config.region });
+  const sfn = new SFNClient({ region: config.region });
   return {
     now: () => new Date(),
-    sweepExpired: (now) => backend.sweepExpired(now),
-    teardownRun: (runId) => backend.teardownRun(runId),
+    sweepExpired: (now) => sweepExpired(clients, config, now),
+    teardownRun: (runId) => teardownRun(clients, config, runId),
     runIdOfExecution: (arn) => runIdOfExecution(sfn, arn),
   };
 }

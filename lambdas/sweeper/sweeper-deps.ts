@@ -1,10 +1,7 @@
-/** What the sweeper needs from the world: implemented by the AWS backend (core/backends/aws). */
-export interface SweepReport {
-  readonly deleted: readonly string[];
-  readonly alreadyGone: readonly string[];
-  /** Resources that could not be deleted yet (e.g. a cluster still deleting its instances). */
-  readonly pending?: readonly string[];
-}
+/** What the sweeper needs from the world: the AWS backend's sweeping (core/backends/aws/sweeper.ts). */
+import type { SweepReport } from '../../core/backends/aws';
+
+export type { SweepReport };
 
 export interface SweeperDeps {
   readonly now: () => Date;

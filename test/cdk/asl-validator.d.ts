@@ -1,0 +1,10 @@
+/** asl-validator 4 ships no types: the part the tests use. */
+declare module 'asl-validator' {
+  interface AslValidationResult {
+    readonly isValid: boolean;
+    readonly errors: readonly { readonly 'Error code': string; readonly Message: string }[];
+    errorsText(separator?: string): string;
+  }
+  function aslValidator(definition: unknown, options?: { checkPaths?: boolean; checkArn?: boolean }): AslValidationResult;
+  export = aslValidator;
+}

@@ -1,0 +1,338 @@
+/**
+ * Per-construct assertions on the synthesized template (bundling skipped): what matters for each
+ * concern (encryption, projection properties, runtime, IAM scopes, schedule target and input).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Match } from 'aws-cdk-lib/assertions';
+import { AWS_CONFIG_ENV } from '../../core/backends/aws/config';
+import { cellNames } from '../../core/backends/aws/names';
+import { LAKE_COLUMNS } from '../../core/lake/columns';
+import { LAKE_TABLES } from '../../core/lake/rows';
+import { allViewSql } from '../../core/lake/views';
+import { TASK_NAMES } from '../../core/workflow/task-names';
+import { RDS_NAME_PREFIX, RUN_ID_TAG } from '../../lib/handler-environment';
+import { actionsOf, PROJECT_ROOT, render, repoContextConfig, resourcesOf, statementsOfRole, synthTestApp, type TestApp } from './cdk-fixture';
+
+let t: TestApp;
+beforeAll(() => {
+  t = synthTestApp();
+});
+afterAll(() => t?.dispose());
+
+function logicalIdOf(path: string): string {
+  const child = t.stack.node.findAll().find((c) => c.node.path === `${t.stack.stackName}/${path}`);
+  if (!child) throw new Error(`no construct at ${path}`);
+  return t.stack.getLogicalId(child as never);
+}
+
+describe('Network', () => {
+  test('a VPC with private subnets in two AZs and the SSM, Secrets Manager and S3 endpoints', () => {
+    const { template } = t;
+    template.resourceCountIs('AWS::EC2::VPC', 1);
+    const privateSubnets = resourcesOf(template, 'AWS::EC2::Subnet').filter(([, s]) => s.Properties['MapPublicIpOnLaunch'] === false);
+    expect(privateSubnets).toHaveLength(2);
+    const azs = privateSubnets.map(([, s]) => JSON.stringify(s.Properties['AvailabilityZone']));
+    expect(new Set(azs).size).toBe(2);
+
+    const services = resourcesOf(template, 'AWS::EC2::VPCEndpoint').map(([, e]) => `${e.Properties['VpcEndpointType']}:${render(e.Properties['ServiceName'])}`);
+    for (const svc of ['ssm', 'ssmmessages', 'ec2messages', 'secretsmanager']) {
+      expect(services).toContainEqual(expect.stringMatching(new RegExp(`^Interface:com\\.amazonaws\\..*\\.${svc}$`)));
+    }
+    expect(services).toContainEqual(expect.stringMatching(/^Gateway:.*s3/));
+  });
+
+  test('only the client security group reaches the databases, on the MySQL port', () => {
+    const { template } = t;
+    const dbSg = logicalIdOf('Network/DatabaseSecurityGroup/Resource');
+    const clientSg = logicalIdOf('Network/ClientSecurityGroup/Resource');
+    const dbGroup = template.toJSON().Resources[dbSg];
+    expect(dbGroup.Properties.SecurityGroupIngress ?? []).toEqual([]);
+    const ingress = resourcesOf(template, 'AWS::EC2::SecurityGroupIngress').filter(([, r]) => JSON.stringify(r.Properties['GroupId']).includes(dbSg));
+    expect(ingress).toHaveLength(1);
+    expect(ingress[0]![1].Properties).toMatchObject({
+      IpProtocol: 'tcp',
+      FromPort: 3306,
+      ToPort: 3306,
+      SourceSecurityGroupId: { 'Fn::GetAtt': [clientSg, 'GroupId'] },
+    });
+  });
+
+  test('the DB subnet group spans the private subnets', () => {
+    t.template.hasResourceProperties('AWS::RDS::DBSubnetGroup', {
+      DBSubnetGroupName: 'aurora-bench-db',
+      SubnetIds: [{ Ref: logicalIdOf('Network/Vpc/privateSubnet1/Subnet') }, { Ref: logicalIdOf('Network/Vpc/privateSubnet2/Subnet') }],
+    });
+  });
+
+  test('VPC flow logs are on', () => {
+    t.template.resourceCountIs('AWS::EC2::FlowLog', 1);
+  });
+});
+
+describe('Network with an existing VPC', () => {
+  let existing: TestApp;
+  beforeAll(() => {
+    existing = synthTestApp({
+      ...repoContextConfig(),
+      network: {
+        existingVpc: {
+          vpcId: 'vpc-0abc',
+          availabilityZones: ['eu-central-1a', 'eu-central-1b'],
+          privateSubnetIds: ['subnet-0aaa', 'subnet-0bbb'],
+          privateRouteTableIds: ['rtb-0aaa', 'rtb-0bbb'],
+        },
+      },
+    });
+  });
+  afterAll(() => existing?.dispose());
+
+  test('creates no VPC and hands the given subnets per AZ to the handlers', () => {
+    existing.template.resourceCountIs('AWS::EC2::VPC', 0);
+    existing.template.hasResourceProperties('AWS::RDS::DBSubnetGroup', { SubnetIds: ['subnet-0aaa', 'subnet-0bbb'] });
+    const fn = resourcesOf(existing.template, 'AWS::Lambda::Function').find(([id]) => id.includes('Taskplanrun'))!;
+    const env = (fn[1].Properties['Environment'] as { Variables: Record<string, unknown> }).Variables;
+    expect(JSON.parse(render(env[AWS_CONFIG_ENV.subnetIdsByAz]))).toEqual({ 'eu-central-1a': 'subnet-0aaa', 'eu-central-1b': 'subnet-0bbb' });
+  });
+});
+
+describe('ResultsLake', () => {
+  test('the bucket is encrypted, private, TLS-only and expires raw output', () => {
+    const { template } = t;
+    const bucketId = logicalIdOf('Lake/Bucket/Resource');
+    const bucket = template.toJSON().Resources[bucketId].Properties;
+    expect(bucket.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
+    expect(bucket.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+    expect(bucket.LifecycleConfiguration.Rules).toContainEqual(expect.objectContaining({ Prefix: 'raw/', ExpirationInDays: 90, Status: 'Enabled' }));
+    expect(bucket.LoggingConfiguration.DestinationBucketName).toEqual({ Ref: logicalIdOf('Lake/AccessLogs/Resource') });
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      Bucket: { Ref: bucketId },
+      PolicyDocument: {
+        Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+      },
+    });
+  });
+
+  test.each(LAKE_TABLES)('table %s: the row columns, JSON SerDe, dt projected as a date', (table) => {
+    const tables = resourcesOf(t.template, 'AWS::Glue::Table').map(([, r]) => r.Properties['TableInput'] as Record<string, any>);
+    const input = tables.find((i) => i['Name'] === table)!;
+    expect(input).toBeDefined();
+    const sd = input['StorageDescriptor'];
+    expect(sd.Columns.map((c: { Name: string }) => c.Name)).toEqual(Object.keys(LAKE_COLUMNS[table]));
+    expect(sd.Columns.map((c: { Name: string }) => c.Name)).not.toContain('dt');
+    expect(sd.SerdeInfo.SerializationLibrary).toBe('org.openx.data.jsonserde.JsonSerDe');
+    expect(input['PartitionKeys']).toEqual([{ Name: 'dt', Type: 'string' }]);
+    expect(input['Parameters']).toMatchObject({
+      'projection.enabled': 'true',
+      'projection.dt.type': 'date',
+      'projection.dt.format': 'yyyy-MM-dd',
+      'projection.dt.range': '2024-01-01,NOW',
+    });
+    const bucketId = logicalIdOf('Lake/Bucket/Resource');
+    expect(render(input['Parameters']['storage.location.template'])).toBe(`s3://<${bucketId}>/tables/${table}/dt=\${dt}/`);
+    expect(render(sd.Location)).toBe(`s3://<${bucketId}>/tables/${table}/`);
+  });
+
+  test('the Athena workgroup enforces its result location, encryption and bytes-scanned cutoff', () => {
+    const wg = resourcesOf(t.template, 'AWS::Athena::WorkGroup')[0]![1].Properties as Record<string, any>;
+    const cfg = wg['WorkGroupConfiguration'];
+    expect(wg['Name']).toBe('aurora-bench');
+    expect(cfg.EnforceWorkGroupConfiguration).toBe(true);
+    expect(cfg.BytesScannedCutoffPerQuery).toBe(10240 * 1024 * 1024);
+    expect(cfg.ResultConfiguration.EncryptionConfiguration).toEqual({ EncryptionOption: 'SSE_S3' });
+    expect(render(cfg.ResultConfiguration.OutputLocation)).toBe(`s3://<${logicalIdOf('Lake/Bucket/Resource')}>/athena-results/`);
+  });
+
+  test('one named query per shared view, in creation order, with the view SQL', () => {
+    const views = allViewSql(join(PROJECT_ROOT, 'core', 'lake', 'sql'));
+    const queries = resourcesOf(t.template, 'AWS::Athena::NamedQuery')
+      .map(([, q]) => q.Properties as { Name: string; QueryString: string; Database: string; WorkGroup: string })
+      .sort((a, b) => a.Name.localeCompare(b.Name));
+    expect(queries.map((q) => q.QueryString)).toEqual(views.map((v) => v.sql));
+    expect(queries.every((q) => q.Database === 'aurora_bench' && q.WorkGroup === 'aurora-bench')).toBe(true);
+  });
+});
+
+describe('Workflow', () => {
+  const taskFunctions = () =>
+    resourcesOf(t.template, 'AWS::Lambda::Function').filter(([id]) => id.startsWith('WorkflowTask'));
+
+  test('one NodejsFunction per Task on Node.js 22 with tracing, Powertools and the backend environment', () => {
+    const fns = taskFunctions();
+    expect(fns).toHaveLength(TASK_NAMES.length);
+    for (const [, fn] of fns) {
+      const p = fn.Properties as Record<string, any>;
+      expect(p['Runtime']).toBe('nodejs22.x');
+      expect(p['Handler']).toBe('index.handler');
+      expect(p['TracingConfig']).toEqual({ Mode: 'Active' });
+      const vars = p['Environment'].Variables as Record<string, unknown>;
+      expect(vars['POWERTOOLS_SERVICE_NAME']).toBe('aurora-bench');
+      expect(vars['POWERTOOLS_METRICS_NAMESPACE']).toBe('AuroraBench');
+      for (const name of Object.values(AWS_CONFIG_ENV)) {
+        if (name === AWS_CONFIG_ENV.launchTemplateIdX86 || name === AWS_CONFIG_ENV.launchTemplateIdArm) continue;
+        expect(vars).toHaveProperty([name]);
+      }
+      expect(vars).toHaveProperty([AWS_CONFIG_ENV.launchTemplateIdX86]);
+      expect(vars).toHaveProperty([AWS_CONFIG_ENV.launchTemplateIdArm]);
+      expect(render(vars[AWS_CONFIG_ENV.runnerS3Uri])).toMatch(/^s3:\/\/<Lake.*>\/runner\/$/);
+    }
+  });
+
+  test('the state machine inlines the ASL with every placeholder replaced by its function ARN, logging ALL and tracing on', () => {
+    const [, sm] = resourcesOf(t.template, 'AWS::StepFunctions::StateMachine')[0]!;
+    const p = sm.Properties as Record<string, any>;
+    expect(p['DefinitionS3Location']).toBeUndefined();
+    expect(p['LoggingConfiguration']).toMatchObject({ Level: 'ALL', IncludeExecutionData: true });
+    expect(p['TracingConfiguration']).toEqual({ Enabled: true });
+    const definition = render(p['DefinitionString']);
+    expect(definition).not.toMatch(/\$\{[A-Za-z_][A-Za-z0-9_]*\}/);
+    const parsed = JSON.parse(definition.replace(/<([A-Za-z0-9]+)\.Arn>/g, 'arn:aws:lambda:us-east-1:123456789012:function:$1'));
+    expect(parsed.StartAt).toBe('PlanRun');
+    for (const [id] of taskFunctions()) expect(definition).toContain(`<${id}.Arn>`);
+  });
+
+  test('the state machine role invokes exactly the Task functions and runs its own child executions', () => {
+    const [roleId] = resourcesOf(t.template, 'AWS::IAM::Role').find(([id]) => id.startsWith('WorkflowStateMachineRole'))!;
+    const statements = statementsOfRole(t.template, roleId);
+    const invoke = statements.find((s) => actionsOf(s).includes('lambda:InvokeFunction'))!;
+    const invoked = (invoke.Resource as unknown[]).map(render).sort();
+    expect(invoked).toEqual(taskFunctions().map(([id]) => `<${id}.Arn>`).sort());
+    const start = statements.find((s) => actionsOf(s).includes('states:StartExecution'))!;
+    expect(render(start.Resource)).toMatch(/:stateMachine:aurora-bench-benchmark$/);
+    const follow = statements.find((s) => actionsOf(s).includes('states:DescribeExecution'))!;
+    expect((follow.Resource as unknown[]).map(render)).toContainEqual(expect.stringMatching(/:execution:aurora-bench-benchmark\/\*$/));
+  });
+
+  test('the Task role is scoped by the names and tags of what a run creates', () => {
+    const [roleId] = resourcesOf(t.template, 'AWS::IAM::Role').find(([id]) => id.startsWith('TaskRole'))!;
+    const statements = statementsOfRole(t.template, roleId);
+    const bySid = (sid: string) => statements.find((s) => s.Sid === sid)!;
+
+    // The RDS name prefix is the backend's.
+    expect(cellNames('run-1', 'cell-1').clusterId.startsWith(RDS_NAME_PREFIX)).toBe(true);
+    const create = bySid('CreateRunDatabases');
+    expect((create.Resource as unknown[]).map(render).every((r) => r.includes(`:${RDS_NAME_PREFIX}*`))).toBe(true);
+    expect(create.Condition).toEqual({ Null: { [`aws:RequestTag/${RUN_ID_TAG}`]: 'false' } });
+
+    const run = bySid('RunTaggedClients');
+    expect(actionsOf(run)).toEqual(['ec2:RunInstances']);
+    expect(run.Condition).toEqual({ Null: { [`aws:RequestTag/${RUN_ID_TAG}`]: 'false' } });
+    expect(bySid('StopRunClients').Condition).toEqual({ Null: { [`aws:ResourceTag/${RUN_ID_TAG}`]: 'false' } });
+    expect(bySid('RunCommandOnRunClients').Condition).toEqual({ Null: { [`ssm:resourceTag/${RUN_ID_TAG}`]: 'false' } });
+    expect(bySid('TagClientsAtLaunch').Condition).toEqual({ StringEquals: { 'ec2:CreateAction': 'RunInstances' } });
+    const pass = bySid('PassClientRole');
+    expect(render(pass.Resource)).toBe(`<${logicalIdOf('Clients/Role/Resource')}.Arn>`);
+    expect(pass.Condition).toEqual({ StringEquals: { 'iam:PassedToService': 'ec2.amazonaws.com' } });
+
+    // Every mutating statement names its resources; only describe-style calls take "*".
+    const unscoped = statements.filter((s) => s.Resource === '*').flatMap(actionsOf);
+    expect(unscoped.filter((a) => !/:(Describe|Get|List)|xray:Put|ssm:CancelCommand/.test(a))).toEqual([]);
+    const s3 = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('s3:')));
+    for (const s of s3) expect(render(s.Resource)).toContain(logicalIdOf('Lake/Bucket/Resource'));
+  });
+});
+
+describe('Clients', () => {
+  test('a launch template per architecture from the public AL2023 SSM parameter, IMDSv2, encrypted root volume', () => {
+    const lts = resourcesOf(t.template, 'AWS::EC2::LaunchTemplate').map(([, lt]) => lt.Properties as Record<string, any>);
+    expect(lts.map((lt) => lt['LaunchTemplateName']).sort()).toEqual(['aurora-bench-client-arm64', 'aurora-bench-client-x86_64']);
+    for (const lt of lts) {
+      const data = lt['LaunchTemplateData'];
+      const arch = lt['LaunchTemplateName'].endsWith('arm64') ? 'arm64' : 'x86_64';
+      expect(data.ImageId).toBe(`resolve:ssm:/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-${arch}`);
+      expect(data.MetadataOptions.HttpTokens).toBe('required');
+      expect(data.BlockDeviceMappings[0].Ebs).toMatchObject({ Encrypted: true, VolumeType: 'gp3' });
+      expect(render(data.IamInstanceProfile.Arn)).toBe(`<${logicalIdOf('Clients/InstanceProfile/Resource')}.Arn>`);
+      expect(render(data.SecurityGroupIds)).toBe(`<${logicalIdOf('Network/ClientSecurityGroup/Resource')}.GroupId>`);
+      const userData = render(data.UserData['Fn::Base64']);
+      expect(userData).toContain("SYSBENCH_VERSION='1.0.20'");
+      expect(userData).toContain('./configure --prefix=/usr/local --with-mysql');
+      expect(userData).toMatch(/RUNNER_S3_URI='s3:\/\/<Lake.*>\/runner\/'/);
+    }
+  });
+
+  test('the instance profile writes only raw output and SSM output, reads only the runner and scripts', () => {
+    const roleId = logicalIdOf('Clients/Role/Resource');
+    const statements = statementsOfRole(t.template, roleId);
+    const writes = statements.filter((s) => actionsOf(s).includes('s3:PutObject')).flatMap((s) => (s.Resource as unknown[]).map(render));
+    expect(writes.map((r) => r.replace(/^<[^>]+>/, '<bucket>')).sort()).toEqual(['<bucket>/raw/*', '<bucket>/ssm-output/*']);
+    const reads = statements.filter((s) => actionsOf(s).includes('s3:GetObject')).flatMap((s) => (s.Resource as unknown[]).map(render));
+    expect(reads.map((r) => r.replace(/^<[^>]+>/, '<bucket>')).sort()).toEqual(['<bucket>/runner/*', '<bucket>/scripts/*']);
+    const secret = statements.find((s) => actionsOf(s).includes('secretsmanager:GetSecretValue'))!;
+    expect(render(secret.Condition!['StringLike']!['secretsmanager:ResourceTag/aws:rds:primaryDBClusterArn'])).toMatch(/:cluster:ab-\*$/);
+    const role = t.template.toJSON().Resources[roleId].Properties;
+    expect(render(role.ManagedPolicyArns)).toMatch(/AmazonSSMManagedInstanceCore$/);
+  });
+
+  test('client/ is deployed under runner/ of the lake bucket', () => {
+    t.template.hasResourceProperties('Custom::CDKBucketDeployment', {
+      DestinationBucketName: { Ref: logicalIdOf('Lake/Bucket/Resource') },
+      DestinationBucketKeyPrefix: 'runner/',
+    });
+  });
+});
+
+describe('Nightly', () => {
+  test('the schedule starts the state machine in the configured time zone with {"spec": <experiment>}', () => {
+    const [, schedule] = resourcesOf(t.template, 'AWS::Scheduler::Schedule').find(([id]) => id.startsWith('Nightly'))!;
+    const p = schedule.Properties as Record<string, any>;
+    expect(p['ScheduleExpression']).toBe('cron(0 2 * * ? *)');
+    expect(p['ScheduleExpressionTimezone']).toBe('Europe/Berlin');
+    expect(p['FlexibleTimeWindow']).toEqual({ Mode: 'OFF' });
+    const smId = resourcesOf(t.template, 'AWS::StepFunctions::StateMachine')[0]![0];
+    expect(p['Target'].Arn).toEqual({ Ref: smId });
+    const experiment = JSON.parse(readFileSync(join(PROJECT_ROOT, 'experiments', 'quickstart.json'), 'utf8'));
+    expect(JSON.parse(p['Target'].Input)).toEqual({ spec: experiment });
+
+    const roleId = (p['Target'].RoleArn as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0]!;
+    const statements = statementsOfRole(t.template, roleId);
+    expect(statements.flatMap(actionsOf)).toEqual(['states:StartExecution']);
+    expect(statements[0]!.Resource).toEqual({ Ref: smId });
+  });
+
+  test('no schedule when the nightly run is disabled', () => {
+    const off = synthTestApp({ ...repoContextConfig(), nightly: { enabled: false } });
+    try {
+      expect(resourcesOf(off.template, 'AWS::Scheduler::Schedule').map(([id]) => id).filter((id) => id.startsWith('Nightly'))).toEqual([]);
+    } finally {
+      off.dispose();
+    }
+  });
+});
+
+describe('SafetyNet', () => {
+  test('aborted, timed-out and failed executions of the benchmark state machine go to the sweeper', () => {
+    const smId = resourcesOf(t.template, 'AWS::StepFunctions::StateMachine')[0]![0];
+    const sweeperId = resourcesOf(t.template, 'AWS::Lambda::Function').find(([id]) => id.startsWith('SafetyNetSweeper'))![0];
+    t.template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: {
+        source: ['aws.states'],
+        'detail-type': ['Step Functions Execution Status Change'],
+        detail: { status: ['ABORTED', 'TIMED_OUT', 'FAILED'], stateMachineArn: [{ Ref: smId }] },
+      },
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [sweeperId, 'Arn'] }, DeadLetterConfig: Match.anyValue() })],
+    });
+  });
+
+  test('the sweeper runs on a schedule to delete runs past their time to live', () => {
+    const sweeperId = resourcesOf(t.template, 'AWS::Lambda::Function').find(([id]) => id.startsWith('SafetyNetSweeper'))![0];
+    const [, schedule] = resourcesOf(t.template, 'AWS::Scheduler::Schedule').find(([id]) => id.startsWith('SafetyNetSweepSchedule'))!;
+    const p = schedule.Properties as Record<string, any>;
+    expect(p['ScheduleExpression']).toBe('rate(1 hour)');
+    expect(p['Target'].Arn).toEqual({ 'Fn::GetAtt': [sweeperId, 'Arn'] });
+    expect(JSON.parse(p['Target'].Input)).toEqual({ action: 'sweep-expired' });
+    const smId = resourcesOf(t.template, 'AWS::StepFunctions::StateMachine')[0]![0];
+    const sweeper = t.template.toJSON().Resources[sweeperId].Properties;
+    expect(sweeper.Runtime).toBe('nodejs22.x');
+    expect(sweeper.Environment.Variables.AURORA_BENCH_STATE_MACHINE_ARN).toEqual({ Ref: smId });
+  });
+});
+
+describe('Outputs', () => {
+  test('the CLI finds the state machine, bucket, workgroup and database by output key', () => {
+    const outputs = t.template.toJSON().Outputs as Record<string, { Value: unknown }>;
+    expect(Object.keys(outputs)).toEqual(expect.arrayContaining(['StateMachineArn', 'ResultsBucketName', 'AthenaWorkGroupName', 'GlueDatabaseName']));
+    expect(outputs['AthenaWorkGroupName']!.Value).toBe('aurora-bench');
+    expect(outputs['GlueDatabaseName']!.Value).toBe('aurora_bench');
+  });
+});
