@@ -11,6 +11,8 @@ import { findRepoRoot } from '../core/cli/tool-info';
 const repoRoot = findRepoRoot(__dirname);
 const builtinWorkloads = join(repoRoot, 'client', 'workloads');
 const defaultLake = process.env['AURORA_BENCH_LAKE'] ?? join(process.cwd(), '.aurora-bench', 'lake');
+/** Where local runs keep datadirs, sockets and their registry (default: <tmpdir>/aurora-bench-runs). */
+const localRunRoot = process.env['AURORA_BENCH_RUN_ROOT'];
 
 /** Errors the user can act on are printed as one clear message (no stack); exit code 1. */
 function fail(error: unknown): never {
@@ -94,7 +96,13 @@ program
         process.exit(code);
       }
       const { runLocalCommand } = await import('../core/cli/run-local-command');
-      const code = await runLocalCommand({ specFile: file, repoRoot, lakeDir: resolve(opts.lake), ...(opts.runId ? { runId: opts.runId } : {}) });
+      const code = await runLocalCommand({
+        specFile: file,
+        repoRoot,
+        lakeDir: resolve(opts.lake),
+        ...(opts.runId ? { runId: opts.runId } : {}),
+        ...(localRunRoot ? { runRoot: localRunRoot } : {}),
+      });
       process.exit(code);
     }),
   );
@@ -159,7 +167,7 @@ program
   .action(
     action(async () => {
       const { cleanupLocalLeftovers } = await import('../core/cli/run-local-command');
-      process.stdout.write((await cleanupLocalLeftovers()) + '\n');
+      process.stdout.write((await cleanupLocalLeftovers(localRunRoot)) + '\n');
     }),
   );
 

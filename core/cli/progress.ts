@@ -35,6 +35,12 @@ export function progressLine(ev: ExecutionEvent, cellCount: () => number): strin
         return undefined;
     }
   }
+  if (ev.type === 'StateExited' && name === 'ProvisionCell') {
+    // Said once per variant (its first cell), not for every repeat.
+    const notes = ((ev.state?.output as { resources?: { notes?: { level: string; path: string; message: string }[] } } | undefined)?.resources?.notes ?? []);
+    if (cell && cell.repeat === 1 && notes.length > 0) return notes.map((n) => `${tag} [${n.level}] ${n.path}: ${n.message}`).join('\n');
+    return undefined;
+  }
   if (ev.type === 'StateExited' && name === 'CollectStep') {
     const out = (ev.state?.output ?? null) as StepOutcome | null;
     if (!out) return undefined;

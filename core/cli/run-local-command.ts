@@ -12,13 +12,15 @@ export interface RunLocalCommandOptions {
   readonly repoRoot: string;
   readonly lakeDir: string;
   readonly runId?: string;
+  /** Where run directories go (default: the local backend's, under the temp dir). */
+  readonly runRoot?: string;
 }
 
 export async function runLocalCommand(options: RunLocalCommandOptions): Promise<number> {
   const log = (line: string) => process.stdout.write(line + '\n');
   // Missing mariadbd or sysbench: said (with how to install) before anything starts.
   const versions = await checkLocalDependencies();
-  const backend = new LocalBackend({ lakeDir: options.lakeDir, repoRoot: options.repoRoot });
+  const backend = new LocalBackend({ lakeDir: options.lakeDir, repoRoot: options.repoRoot, ...(options.runRoot ? { runRoot: options.runRoot } : {}) });
   const abort = new AbortController();
   let interrupts = 0;
   const onSignal = (signal: NodeJS.Signals) => {
@@ -62,7 +64,7 @@ export async function runLocalCommand(options: RunLocalCommandOptions): Promise<
   }
 }
 
-export async function cleanupLocalLeftovers(): Promise<string> {
-  const removed = await cleanupAllLocalRuns();
+export async function cleanupLocalLeftovers(runRoot?: string): Promise<string> {
+  const removed = await cleanupAllLocalRuns(runRoot);
   return removed.length === 0 ? 'nothing left behind' : `cleaned up: ${removed.join(', ')}`;
 }

@@ -4,14 +4,23 @@
  * with local deps, its Wait states shortened to a poll interval.
  */
 import '../polyfills';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { StateMachine } from 'aws-local-stepfunctions';
 import type { Backend } from '../backend';
 import { placeholderFor, TASK_NAMES, type TaskName } from './task-names';
 import type { FinishRunOutput, TaskDeps } from './tasks';
 
-export const ASL_PATH = join(__dirname, '..', '..', 'state-machines', 'benchmark.asl.json');
+/** state-machines/benchmark.asl.json of the checkout, found from core/workflow or dist/core/workflow. */
+function findAsl(): string {
+  for (let dir = __dirname; ; dir = dirname(dir)) {
+    const candidate = join(dir, 'state-machines', 'benchmark.asl.json');
+    if (existsSync(candidate)) return candidate;
+    if (dirname(dir) === dir) throw new Error(`cannot find state-machines/benchmark.asl.json above ${__dirname}`);
+  }
+}
+
+export const ASL_PATH = findAsl();
 
 /** The fake ARN a placeholder becomes locally; it names the task so bindings can be checked. */
 export function localFunctionArn(task: TaskName): string {

@@ -88,6 +88,8 @@ export interface CellOutcome {
   /** The first few failed steps with their reasons (all of them are in the lake's steps table). */
   readonly failedSteps: readonly { readonly stepId: string; readonly error: string | null }[];
   readonly sysbenchVersion: string | null;
+  /** What the backend could not apply (parameters not applicable locally...), for the manifest. */
+  readonly notes: readonly PlanNote[];
 }
 export interface FinishRunEvent {
   readonly run: RunContext;
@@ -422,6 +424,17 @@ export async function collectStepTask(deps: TaskDeps, event: CollectStepEvent): 
 
 const MAX_FAILED_STEPS_REPORTED = 10;
 
+/** Plan notes plus each cell's backend notes, once each (cells of one variant repeat them). */
+function mergeNotes(planNotes: readonly PlanNote[], cellNotes: readonly PlanNote[]): PlanNote[] {
+  const seen = new Set<string>();
+  return [...planNotes, ...cellNotes].filter((n) => {
+    const key = `${n.level}|${n.path}|${n.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 export async function teardownCellTask(deps: TaskDeps, event: TeardownEvent): Promise<CellOutcome> {
   need(event, ['run', 'cell'], 'teardown-cell');
   await deps.backend.teardownCell(event.run, event.cell, event.resources);
@@ -435,6 +448,7 @@ export async function teardownCellTask(deps: TaskDeps, event: TeardownEvent): Pr
     steps: steps.length,
     failedSteps: failedSteps.slice(0, MAX_FAILED_STEPS_REPORTED).map((s) => ({ stepId: s.stepId, error: s.error })),
     sysbenchVersion: steps.find((s) => s.sysbenchVersion)?.sysbenchVersion ?? null,
+    notes: event.resources?.notes ?? [],
   };
 }
 
@@ -464,6 +478,7 @@ export async function finishRunTask(deps: TaskDeps, event: FinishRunEvent): Prom
       ended_at: deps.now().toISOString(),
       sysbench_version: results.find((r) => r.sysbenchVersion)?.sysbenchVersion ?? previous.sysbench_version,
       cells: JSON.stringify(results.map((r) => ({ cell_id: r.cellId, status: r.status, error: r.error }))),
+      notes: JSON.stringify(mergeNotes(JSON.parse(previous.notes || '[]') as PlanNote[], results.flatMap((r) => r.notes ?? []))),
     };
     await deps.backend.lake.put(lakeKeys.run(event.run.dt, event.run.runId), toJsonLines([row]));
   }

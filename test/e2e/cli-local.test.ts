@@ -1,0 +1,156 @@
+/**
+ * The CLI as a user runs it (the built dist/bin/aurora-bench.js, as scripts/quickstart.sh does):
+ * a small experiment against real MariaDB and sysbench, then the lake queried through DuckDB,
+ * a sysbench output parsed, bad input refused, and Ctrl-C leaving nothing behind.
+ */
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const REPO = join(__dirname, '..', '..');
+const CLI = join(REPO, 'dist', 'bin', 'aurora-bench.js');
+
+let work: string;
+let runRoot: string;
+let env: NodeJS.ProcessEnv;
+
+beforeAll(() => {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npx tsc -p .), as scripts/test.sh does`);
+});
+beforeEach(() => {
+  work = mkdtempSync(join(tmpdir(), 'ab-cli-'));
+  runRoot = mkdtempSync(join(tmpdir(), 'ab-cli-runs-'));
+  env = { ...process.env, AURORA_BENCH_LAKE: join(work, 'lake'), AURORA_BENCH_RUN_ROOT: runRoot };
+});
+afterEach(() => {
+  rmSync(work, { recursive: true, force: true });
+  rmSync(runRoot, { recursive: true, force: true });
+});
+
+function cli(args: string[]) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: work, env, encoding: 'utf8', timeout: 300_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function writeSpec(name: string, spec: object): string {
+  const file = join(work, name);
+  writeFileSync(file, JSON.stringify(spec, null, 2));
+  return file;
+}
+
+const small = {
+  name: 'cli-e2e',
+  engine: { version: '3.04.0' },
+  variants: [{ name: 'one', instanceClass: 'db.r6g.large', readers: 1, clusterParameters: { aurora_binlog_replication_max_yield_seconds: 0 } }],
+  data: { tables: 2, tableSize: 500 },
+  defaults: { durationS: 3, warmupS: 0, reportIntervalS: 1, percentile: 99 },
+  workloads: [
+    { name: 'rw', test: 'oltp_read_write', threads: [2] },
+    { name: 'ro', test: 'oltp_read_only', threads: [2], target: 'reader', options: { skip_trx: true } },
+  ],
+};
+
+function mariadbdUnder(dir: string): string[] {
+  try {
+    return execFileSync('pgrep', ['-af', 'mariadbd'], { encoding: 'utf8' })
+      .split('\n')
+      .filter((l) => l.includes(dir));
+  } catch {
+    return [];
+  }
+}
+
+describe('aurora-bench CLI, locally', () => {
+  it('runs an experiment end to end and the lake answers through DuckDB', () => {
+    // Arrange
+    const spec = writeSpec('small.json', small);
+    // Act
+    const run = cli(['run', spec]);
+    // Assert: the run
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/\[warning\] variants\[name=one\]\.clusterParameters\.aurora_binlog_replication_max_yield_seconds: not applicable locally/);
+    expect(run.stdout).toMatch(/step 1\/2 rw-t2/);
+    expect(run.stdout).toMatch(/p99 ms/);
+    expect(run.stdout).toMatch(/succeeded: 2 steps/);
+    // Assert: results --json gives step rows with tps, qps and latency
+    const json = cli(['results', '--json']);
+    expect(json.code).toBe(0);
+    const steps = JSON.parse(json.stdout) as { step_id: string; tps: number; qps: number; lat_pct: number; lat_pct_ms: number; status: string }[];
+    expect(steps.map((s) => s.step_id)).toEqual(['rw-t2', 'ro-t2']);
+    for (const s of steps) {
+      expect(s.status).toBe('ok');
+      expect(s.tps).toBeGreaterThan(0);
+      expect(s.qps).toBeGreaterThan(s.tps);
+      expect(s.lat_pct).toBe(99);
+      expect(s.lat_pct_ms).toBeGreaterThan(0);
+    }
+    // Assert: SQL over the lake, intervals and server metrics with CloudWatch names
+    const sql = cli(['results', '--json', '--sql', "select metric, count(*) as n from server_metrics where source = 'local' group by metric order by metric"]);
+    expect(sql.code).toBe(0);
+    const metrics = (JSON.parse(sql.stdout) as { metric: string }[]).map((m) => m.metric);
+    expect(metrics).toEqual(expect.arrayContaining(['CPUUtilization', 'SelectThroughput', 'DMLThroughput', 'NetworkTransmitThroughput', 'AuroraReplicaLag']));
+    const intervals = cli(['results', '--json', '--sql', "select step_id, count(*) as n from intervals group by step_id order by step_id"]);
+    for (const row of JSON.parse(intervals.stdout) as { n: number }[]) expect(row.n).toBeGreaterThanOrEqual(2);
+    // Assert: parse reads a runner output directory the run left in the lake
+    const rawRoot = join(work, 'lake', 'raw');
+    const dt = readdirSync(rawRoot)[0]!;
+    const runDir = join(rawRoot, dt, readdirSync(join(rawRoot, dt))[0]!, 'one-r1', 'rw-t2', 'run', 'client-1');
+    const parsed = cli(['parse', runDir]);
+    expect(parsed.code).toBe(0);
+    const out = JSON.parse(parsed.stdout) as { status: string; error: string | null; summary: { tps: number; latencyMs: { percentile: number } }; intervals: unknown[] };
+    expect(out.status).toBe('ok');
+    expect(out.error).toBeNull();
+    expect(out.summary.latencyMs.percentile).toBe(99);
+    expect(out.intervals.length).toBeGreaterThanOrEqual(2);
+    expect(mariadbdUnder(runRoot)).toEqual([]);
+  });
+
+  it('refuses an invalid spec naming the file and the JSON path, starting nothing', () => {
+    const spec = writeSpec('bad.json', { ...small, workloads: [{ name: 'x', test: 'oltp_nope' }] });
+    const r = cli(['run', spec]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('bad.json: invalid experiment spec');
+    expect(r.stderr).toMatch(/workloads\[0\]\.test: expected one of .*got "oltp_nope"/);
+    expect(existsSync(join(work, 'lake'))).toBe(false);
+  });
+
+  it('plans locally with write forwarding refused and said to need AWS', () => {
+    const spec = writeSpec('wf.json', {
+      ...small,
+      variants: [{ name: 'wf', instanceClass: 'db.r5.xlarge', readers: 1, writeForwarding: { enabled: true, consistency: 'GLOBAL' } }],
+      workloads: [
+        { name: 'fwd', test: 'oltp_write_only', target: 'reader' },
+        { name: 'rw', test: 'oltp_read_write' },
+      ],
+    });
+    const r = cli(['plan', spec]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/\[refused\] workloads\[0\]: .*needs AWS/);
+    expect(r.stdout).toMatch(/Estimated wall time/);
+    expect(r.stdout).not.toMatch(/fwd-t1/);
+  });
+
+  it('Ctrl-C during a step tears everything down and records the run as aborted', async () => {
+    // Arrange
+    const spec = writeSpec('long.json', { ...small, defaults: { durationS: 60, warmupS: 0, reportIntervalS: 1 } });
+    const child = spawn(process.execPath, [CLI, 'run', spec], { cwd: work, env });
+    let stdout = '';
+    // Act: interrupt once the first step is running
+    const code = await new Promise<number | null>((resolve) => {
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString();
+        if (/step 1\/2 rw-t2/.test(stdout) && !child.killed) setTimeout(() => child.kill('SIGINT'), 1500);
+      });
+      child.on('exit', (c) => resolve(c));
+    });
+    // Assert
+    expect(code).toBe(130);
+    expect(stdout).toMatch(/aborted; everything was torn down/);
+    expect(mariadbdUnder(runRoot)).toEqual([]);
+    expect(readdirSync(runRoot)).toEqual([]);
+    const runs = JSON.parse(cli(['results', '--json', '--sql', 'select status from runs']).stdout) as { status: string }[];
+    expect(runs).toEqual([{ status: 'aborted' }]);
+  }, 120_000);
+});
