@@ -1,0 +1,491 @@
+/**
+ * The Backend port on one machine: a cell is a writer mariadbd plus N reader mariadbds with GTID
+ * replication on 127.0.0.1 (cluster.ts), its clients are client/runner.sh processes, server
+ * metrics come from the local sampler (metrics.ts) and the lake is a directory (local-lake.ts).
+ *
+ * State lives in memory (child processes, samplers) and in the run registry on disk
+ * (registry.ts), which is what teardown, cleanupRun and the sweeper (cleanupAllLocalRuns) use, so
+ * they also work after this process lost its memory (crash, second process).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, openSync, closeSync, readFileSync, rmSync } from 'node:fs';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import {
+  MissingDependencyError,
+  type Backend,
+  type CellResources,
+  type ClientRef,
+  type Endpoint,
+  type JobHandle,
+  type JobsState,
+  type MetricsWindow,
+  type ReadyState,
+  type RunContext,
+  type RunnerJob,
+  type TeardownReport,
+} from '../../backend';
+import { lakeKeys, type ServerMetricRow } from '../../lake/rows';
+import type { CellPlan, PlanNote } from '../../plan/types';
+import { replicationStatus, startCluster, type ClusterInfo } from './cluster';
+import { cpuListFor, currentHost, formatBytes, LOCAL_MEMORY_DIVISOR, localShape, type HostResources, type LocalInstanceShape } from './instance-classes';
+import { LocalLakeStore } from './local-lake';
+import { isServerRunning, type ServerInfo } from './mariadb-server';
+import { ServerMetricsSampler, toServerMetricRows } from './metrics';
+import { applyDynamicParameters, dedupeNotes, planParameters, verifyParameters } from './parameters';
+import { checkLocalDependencies, type LocalVersions } from './preflight';
+import { isAlive, isOurProcess, terminate } from './processes';
+import { cleanupAllRuns, cleanupRunDir, defaultRunRoot, destroyCell, RunRegistry, type CellRecord } from './registry';
+import { ensureTemplate, LOCAL_LOGINS } from './template';
+
+export interface LocalBackendOptions {
+  /** The results lake directory (created as needed). */
+  readonly lakeDir: string;
+  /** Where run directories (registry, datadirs, sockets) go; default <tmpdir>/aurora-bench-runs. */
+  readonly runRoot?: string;
+  /** The checkout, to find client/runner.sh. */
+  readonly repoRoot: string;
+  /** Pin each server to min(vCPU, host CPUs) CPUs with taskset (default true). */
+  readonly cpuAffinity?: boolean;
+  /** Template cache root (default ~/.cache/aurora-bench/templates). */
+  readonly templateRoot?: string;
+  /** Host CPUs/memory used for the instance class mapping (default: this machine). */
+  readonly host?: HostResources;
+  /** Metrics sampling period (default 1000 ms). */
+  readonly sampleIntervalMs?: number;
+}
+
+/** Environment variable the runner reads the database password from (--password-env). */
+export const PASSWORD_ENV = 'AURORA_BENCH_DB_PASSWORD';
+
+/** Replication broke (an IO or SQL thread stopped with an error): the cell cannot become ready. */
+export class LocalReplicationError extends Error {
+  override readonly name = 'LocalReplicationError';
+}
+
+interface JobProcess {
+  readonly handle: JobHandle;
+  readonly child: ChildProcess;
+  readonly stderrFile: string;
+  exit?: { code: number | null; signal: NodeJS.Signals | null };
+}
+
+interface CellState {
+  readonly runId: string;
+  readonly cellId: string;
+  readonly dir: string;
+  readonly cluster: ClusterInfo;
+  readonly resources: CellResources;
+  readonly jobs: Map<string, JobProcess>;
+  sampler?: ServerMetricsSampler;
+}
+
+/** Pids this process started, killed synchronously if it exits without tearing down. */
+const startedHere = new Map<number, { group: boolean; dir?: string }>();
+let exitHookInstalled = false;
+function track(pid: number, entry: { group: boolean; dir?: string }): void {
+  startedHere.set(pid, entry);
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.on('exit', () => {
+      for (const [pid, e] of startedHere) {
+        try {
+          process.kill(e.group ? -pid : pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+        if (e.dir) rmSync(e.dir, { recursive: true, force: true });
+      }
+    });
+  }
+}
+
+function endpointOf(s: ServerInfo): Endpoint {
+  return { instanceId: s.instanceId, role: s.role, host: s.host, port: s.port };
+}
+
+function shapeNote(variantName: string, shape: LocalInstanceShape, cpuLists: readonly (string | undefined)[], serverVersion: string): PlanNote {
+  const pinned = cpuLists.some((c) => c !== undefined) ? `taskset CPUs ${cpuLists.map((c) => c ?? 'all').join(' | ')}` : 'no CPU pinning';
+  return {
+    level: 'info',
+    path: `variants[name=${variantName}].instanceClass`,
+    message:
+      `${shape.instanceClass} (${shape.vcpu} vCPU, ${shape.memoryGiB} GiB) runs locally as MariaDB ${serverVersion} with ${shape.cores} CPU(s) (${pinned}), ` +
+      `memory ${formatBytes(shape.localMemoryBytes)} (class memory / ${LOCAL_MEMORY_DIVISOR}), innodb_buffer_pool_size ${formatBytes(shape.bufferPoolBytes)} ` +
+      `unless set, max_connections ${shape.maxConnections} (Aurora's default for the class) unless set`,
+  };
+}
+
+function tail(file: string, lines = 10): string {
+  try {
+    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '';
+  }
+}
+
+export class LocalBackend implements Backend {
+  readonly kind = 'local' as const;
+  readonly lake: LocalLakeStore;
+  readonly runRoot: string;
+  private readonly repoRoot: string;
+  private readonly cpuAffinity: boolean;
+  private readonly templateRoot: string | undefined;
+  private readonly host: HostResources;
+  private readonly sampleIntervalMs: number;
+  private readonly cells = new Map<string, CellState>();
+
+  constructor(options: LocalBackendOptions) {
+    this.lake = new LocalLakeStore(options.lakeDir);
+    this.runRoot = options.runRoot ?? defaultRunRoot();
+    this.repoRoot = options.repoRoot;
+    this.cpuAffinity = options.cpuAffinity ?? true;
+    this.templateRoot = options.templateRoot;
+    this.host = options.host ?? currentHost();
+    this.sampleIntervalMs = options.sampleIntervalMs ?? 1000;
+  }
+
+  private key(runId: string, cellId: string): string {
+    return `${runId}\u0000${cellId}`;
+  }
+
+  private registry(runId: string): RunRegistry {
+    return new RunRegistry(this.runRoot, runId);
+  }
+
+  private cellState(run: RunContext, cellId: string): CellState {
+    const state = this.cells.get(this.key(run.runId, cellId));
+    if (!state) throw new Error(`cell ${cellId} of run ${run.runId} is not provisioned by this local backend (provisionCell first)`);
+    return state;
+  }
+
+  get runnerPath(): string {
+    return join(this.repoRoot, 'client', 'runner.sh');
+  }
+
+  /** Versions and tools (throws MissingDependencyError with install instructions). */
+  versions(): Promise<LocalVersions> {
+    return checkLocalDependencies();
+  }
+
+  async provisionCell(run: RunContext, cell: CellPlan): Promise<CellResources> {
+    const key = this.key(run.runId, cell.cellId);
+    const existing = this.cells.get(key);
+    if (existing && [existing.cluster.writer, ...existing.cluster.readers].every(isServerRunning)) return existing.resources;
+    if (existing) await this.teardownCell(run, cell, existing.resources);
+
+    const started = performance.now();
+    const shape = localShape(cell.variant.instanceClass, this.host); // UnsupportedOnBackendError for unknown classes
+    const versions = await checkLocalDependencies();
+    const template = await ensureTemplate(versions.tools, versions.serverVersion, this.templateRoot);
+    const registry = this.registry(run.runId);
+
+    // A previous attempt this process no longer knows about (e.g. a retried task after a crash): start clean.
+    const previous = (await registry.read())?.cells[cell.cellId];
+    if (previous) {
+      await destroyCell(previous);
+      await registry.removeCell(cell.cellId);
+    }
+
+    await mkdir(registry.dir, { recursive: true });
+    const dir = await mkdtemp(join(registry.dir, 'c-'));
+    const clusterId = cell.cellId;
+    await registry.setCell({ cellId: cell.cellId, clusterId, dir, servers: [], jobs: [], createdAt: new Date().toISOString() });
+
+    const ctx = { variant: cell.variant, shape, catalog: template.catalog, serverVersion: versions.serverVersion };
+    const plans = { writer: planParameters({ ...ctx, role: 'writer' }), reader: planParameters({ ...ctx, role: 'reader' }) };
+    const cpuTaskset = this.cpuAffinity && versions.tools.taskset !== undefined;
+    const cpuList = (slot: number) => (cpuTaskset ? cpuListFor(shape.cores, slot, this.host.cpus) : undefined);
+
+    let cluster: ClusterInfo;
+    try {
+      cluster = await startCluster({
+        tools: versions.tools,
+        template,
+        clusterId,
+        dir,
+        readers: cell.variant.readers,
+        serverOptions: (role) => plans[role].startup,
+        cpuList,
+        onServerStarted: async (s) => {
+          track(s.pid, { group: false, dir: s.dir });
+          await registry.addServer(cell.cellId, s);
+        },
+      });
+    } catch (e) {
+      const record = (await registry.read())?.cells[cell.cellId];
+      if (record) await destroyCell(record, 5_000);
+      await registry.removeCell(cell.cellId);
+      throw e;
+    }
+
+    const notes: PlanNote[] = [shapeNote(cell.variant.name, shape, [cluster.writer, ...cluster.readers].map((s) => s.cpuList), versions.serverVersion)];
+    notes.push(...plans.writer.notes, ...(cluster.readers.length > 0 ? plans.reader.notes : []));
+    if (this.cpuAffinity && !versions.tools.taskset) {
+      notes.push({ level: 'warning', path: `variants[name=${cell.variant.name}].instanceClass`, message: 'taskset (util-linux) not found: servers are not pinned to CPUs' });
+    }
+    for (const server of [cluster.writer, ...cluster.readers]) {
+      const plan = plans[server.role];
+      notes.push(...(await applyDynamicParameters(server, plan, template.catalog)));
+      notes.push(...(await verifyParameters(server, plan, template.catalog)).notes);
+    }
+
+    const provisionMs = Math.round(performance.now() - started);
+    const resources: CellResources = {
+      cellId: cell.cellId,
+      clusterId,
+      writer: endpointOf(cluster.writer),
+      readers: cluster.readers.map(endpointOf),
+      clients: [],
+      credentials: { user: LOCAL_LOGINS.sbtest.user, secretRef: LOCAL_LOGINS.sbtest.secretRef },
+      notes: dedupeNotes(notes),
+      backendState: {
+        runDir: registry.dir,
+        cellDir: dir,
+        serverVersion: versions.serverVersion,
+        provisionMs: String(provisionMs),
+        pids: [cluster.writer, ...cluster.readers].map((s) => `${s.instanceId}:${s.pid}`).join(','),
+      },
+    };
+    this.cells.set(key, { runId: run.runId, cellId: cell.cellId, dir, cluster, resources, jobs: new Map() });
+    return resources;
+  }
+
+  async checkCellReady(run: RunContext, cell: CellPlan, resources: CellResources): Promise<ReadyState> {
+    const state = this.cellState(run, cell.cellId);
+    const { cluster } = state;
+    for (const s of [cluster.writer, ...cluster.readers]) {
+      if (!isServerRunning(s)) throw new LocalReplicationError(`${s.instanceId} (pid ${s.pid}) is not running; ${s.errorLog}:\n${tail(s.errorLog, 15)}`);
+    }
+    if (cluster.readers.length === 0) return { ready: true, resources, detail: 'writer running (no readers)' };
+    const status = await replicationStatus(cluster);
+    for (const r of status.replicas) {
+      if ((r.sqlRunning === 'No' && r.lastSqlError !== '') || (r.ioRunning === 'No' && r.lastIoError !== '')) {
+        throw new LocalReplicationError(`replication to ${r.instanceId} stopped: ${r.lastSqlError || r.lastIoError}`);
+      }
+    }
+    const pending = status.replicas.filter((r) => !r.caughtUp);
+    return {
+      ready: pending.length === 0,
+      resources,
+      detail:
+        pending.length === 0
+          ? `${status.replicas.length} reader(s) replicating, caught up at ${status.writerGtidPos || 'an empty binlog'}`
+          : pending.map((r) => `${r.instanceId}: IO ${r.ioRunning}, SQL ${r.sqlRunning}, at ${r.gtidSlavePos || '-'} of ${status.writerGtidPos || '-'}`).join('; '),
+    };
+  }
+
+  async startClients(_run: RunContext, cell: CellPlan, resources: CellResources): Promise<CellResources> {
+    const clients: ClientRef[] = Array.from({ length: cell.variant.clients.count }, (_, i) => ({ clientId: `client-${i + 1}` }));
+    return { ...resources, clients };
+  }
+
+  async checkClientsReady(_run: RunContext, _cell: CellPlan, resources: CellResources): Promise<ReadyState> {
+    if (!existsSync(this.runnerPath)) throw new MissingDependencyError(`the client runner ${this.runnerPath} is missing from this checkout`);
+    const versions = await checkLocalDependencies();
+    return { ready: true, resources, detail: `${resources.clients.length} local client process slot(s); runner ${this.runnerPath}, sysbench ${versions.sysbenchVersion}` };
+  }
+
+  private password(secretRef: string): string {
+    if (secretRef !== LOCAL_LOGINS.sbtest.secretRef) throw new Error(`unknown local credential "${secretRef}" (the local backend knows ${LOCAL_LOGINS.sbtest.secretRef})`);
+    return LOCAL_LOGINS.sbtest.password;
+  }
+
+  /**
+   * Custom Lua workloads (a NAME ending in .lua, as the runner contract has it) are copied from the
+   * lake (scripts/<runId>/<name>) into the cell's scripts dir, the way AWS clients fetch them.
+   */
+  private async scriptDirFor(run: RunContext, state: CellState, workload: string): Promise<string | undefined> {
+    if (!workload.endsWith('.lua')) return undefined;
+    const dir = join(state.dir, 'scripts');
+    const file = join(dir, workload);
+    if (!existsSync(file)) {
+      const key = lakeKeys.script(run.runId, workload);
+      const body = await this.lake.get(key);
+      if (body === undefined) throw new Error(`custom workload ${workload} is not in the lake at ${key} (PlanRun writes the plan's scripts there)`);
+      await mkdir(dir, { recursive: true });
+      await writeFile(file, body);
+    }
+    return dir;
+  }
+
+  async startJobs(run: RunContext, cell: CellPlan, resources: CellResources, jobs: readonly RunnerJob[]): Promise<JobHandle[]> {
+    const state = this.cellState(run, cell.cellId);
+    if (!existsSync(this.runnerPath)) throw new MissingDependencyError(`the client runner ${this.runnerPath} is missing from this checkout`);
+    const password = this.password(resources.credentials.secretRef);
+
+    // The sampler's first snapshot must come before the load starts.
+    if (jobs.some((j) => j.phase === 'run') && !state.sampler) {
+      const sampler = new ServerMetricsSampler({ writer: state.cluster.writer, readers: state.cluster.readers, intervalMs: this.sampleIntervalMs });
+      await sampler.start();
+      state.sampler = sampler;
+    }
+
+    const handles: JobHandle[] = [];
+    const records: { jobId: string; pid: number; startedAt: string }[] = [];
+    const logDir = join(state.dir, 'jobs');
+    await mkdir(logDir, { recursive: true });
+    for (const job of jobs) {
+      const running = state.jobs.get(job.jobId);
+      if (running && running.exit === undefined) {
+        handles.push(running.handle); // a retried StartJobs: the job is already running
+        continue;
+      }
+      const scriptDir = await this.scriptDirFor(run, state, job.workload);
+      const out = this.lake.pathOf(job.outputPrefix.replace(/\/+$/, ''));
+      await mkdir(out, { recursive: true });
+      const args = [
+        this.runnerPath,
+        '--phase', job.phase,
+        '--workload', job.workload,
+        '--out', out,
+        '--host', job.endpoint.host,
+        '--port', String(job.endpoint.port),
+        '--user', resources.credentials.user,
+        '--password-env', PASSWORD_ENV,
+        ...(scriptDir ? ['--script-dir', scriptDir] : []),
+        '--',
+        ...job.sysbenchArgs,
+      ];
+      const base = join(logDir, job.jobId.replace(/[^A-Za-z0-9._-]/g, '_'));
+      const stdoutFd = openSync(`${base}.stdout`, 'w');
+      const stderrFd = openSync(`${base}.stderr`, 'w');
+      let child: ChildProcess;
+      try {
+        // Own process group: stopJobs signals the runner and its sysbench together.
+        child = spawn('bash', args, { detached: true, stdio: ['ignore', stdoutFd, stderrFd], env: { ...process.env, [PASSWORD_ENV]: password } });
+      } finally {
+        closeSync(stdoutFd);
+        closeSync(stderrFd);
+      }
+      if (child.pid === undefined) throw new Error(`could not start ${this.runnerPath} for job ${job.jobId}`);
+      child.unref();
+      track(child.pid, { group: true });
+      const handle: JobHandle = { jobId: job.jobId, clientId: job.clientId, phase: job.phase, outputPrefix: job.outputPrefix, ref: String(child.pid), startedAt: new Date().toISOString() };
+      const proc: JobProcess = { handle, child, stderrFile: `${base}.stderr` };
+      child.on('exit', (code, signal) => {
+        proc.exit = { code, signal };
+        startedHere.delete(child.pid!);
+      });
+      state.jobs.set(job.jobId, proc);
+      handles.push(handle);
+      records.push({ jobId: job.jobId, pid: child.pid, startedAt: handle.startedAt });
+    }
+    if (records.length > 0) await this.registry(run.runId).addJobs(cell.cellId, records);
+    return handles;
+  }
+
+  private findJob(runId: string, jobId: string): { state: CellState; proc: JobProcess } | undefined {
+    for (const state of this.cells.values()) {
+      if (state.runId !== runId) continue;
+      const proc = state.jobs.get(jobId);
+      if (proc) return { state, proc };
+    }
+    return undefined;
+  }
+
+  async checkJobs(run: RunContext, handles: readonly JobHandle[]): Promise<JobsState> {
+    const jobs: JobsState['jobs'][number][] = [];
+    for (const h of handles) {
+      const found = this.findJob(run.runId, h.jobId);
+      if (found) {
+        const { exit } = found.proc;
+        if (exit === undefined) {
+          jobs.push({ jobId: h.jobId, state: 'running' });
+        } else {
+          const ok = exit.code === 0;
+          const why = exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code}`;
+          const stderr = ok ? '' : tail(found.proc.stderrFile, 5);
+          jobs.push({ jobId: h.jobId, state: 'exited', ...(ok ? {} : { detail: `runner ${why}${stderr ? `: ${stderr}` : ''}` }) });
+        }
+        continue;
+      }
+      // Not started by this process (a restarted runner of the workflow): go by pid and output.
+      const pid = Number(h.ref);
+      if (Number.isInteger(pid) && isOurProcess(pid, this.runnerPath)) {
+        jobs.push({ jobId: h.jobId, state: 'running' });
+      } else if ((await this.lake.get(h.outputPrefix + 'result.json')) !== undefined) {
+        jobs.push({ jobId: h.jobId, state: 'exited' });
+      } else {
+        jobs.push({ jobId: h.jobId, state: 'lost', detail: `runner (pid ${h.ref}) is gone and left no result.json under ${h.outputPrefix}` });
+      }
+    }
+    const running = jobs.filter((j) => j.state === 'running').length;
+    return { done: running === 0, running, jobs };
+  }
+
+  async stopJobs(run: RunContext, handles: readonly JobHandle[]): Promise<void> {
+    await Promise.all(
+      handles.map(async (h) => {
+        const found = this.findJob(run.runId, h.jobId);
+        const pid = Number(h.ref);
+        if (found ? found.proc.exit === undefined : isOurProcess(pid, this.runnerPath)) {
+          // The runner stops sysbench and still writes result.json on SIGTERM; SIGKILL after 15 s.
+          await terminate(pid, { graceMs: 15_000, group: true });
+        }
+      }),
+    );
+  }
+
+  async collectServerMetrics(run: RunContext, cell: CellPlan, _resources: CellResources, window: MetricsWindow): Promise<ServerMetricRow[]> {
+    const state = this.cells.get(this.key(run.runId, cell.cellId));
+    const sampler = state?.sampler;
+    if (!state || !sampler) return [];
+    state.sampler = undefined;
+    const samples = await sampler.stop();
+    return toServerMetricRows(samples, { run_id: run.runId, cell_id: cell.cellId, variant: cell.variant.name, step_id: window.stepId, dt: run.dt }, window);
+  }
+
+  async teardownCell(run: RunContext, cell: CellPlan, _resources: CellResources | undefined): Promise<TeardownReport> {
+    const key = this.key(run.runId, cell.cellId);
+    const state = this.cells.get(key);
+    if (state?.sampler) {
+      await state.sampler.stop();
+      state.sampler = undefined;
+    }
+    const registry = this.registry(run.runId);
+    let record: CellRecord | undefined = (await registry.read())?.cells[cell.cellId];
+    if (!record && state) {
+      record = { cellId: state.cellId, clusterId: state.cluster.clusterId, dir: state.dir, servers: [state.cluster.writer, ...state.cluster.readers], jobs: [], createdAt: '' };
+    }
+    // Jobs this process started are stopped even if the registry missed them.
+    const jobs = [...(record?.jobs ?? [])];
+    for (const proc of state?.jobs.values() ?? []) {
+      if (!jobs.some((j) => j.jobId === proc.handle.jobId)) jobs.push({ jobId: proc.handle.jobId, pid: Number(proc.handle.ref), startedAt: proc.handle.startedAt });
+    }
+    this.cells.delete(key);
+    if (!record) return { deleted: [], alreadyGone: [`cell ${cell.cellId}`] };
+    const report = await destroyCell({ ...record, jobs });
+    for (const s of record.servers) startedHere.delete(s.pid);
+    await registry.removeCell(cell.cellId);
+    return report;
+  }
+
+  /** Everything of one run, whatever state it is in (Ctrl-C, a crashed task): no process, port or directory is left. */
+  async cleanupRun(runId: string): Promise<void> {
+    await this.cleanupRunReport(runId);
+  }
+
+  /** cleanupRun, saying what it removed. */
+  async cleanupRunReport(runId: string): Promise<string[]> {
+    for (const [key, state] of this.cells) {
+      if (state.runId !== runId) continue;
+      await state.sampler?.stop();
+      this.cells.delete(key);
+    }
+    const removed = await cleanupRunDir(this.runRoot, runId);
+    for (const [pid] of startedHere) if (!isAlive(pid)) startedHere.delete(pid);
+    return removed;
+  }
+
+  /** The sweeper for this backend's run root: runs whose owner process is gone. */
+  async cleanupAll(options: { includeLive?: boolean } = {}): Promise<string[]> {
+    return (await cleanupAllRuns(this.runRoot, options)).removed;
+  }
+}
+
+/** `aurora-bench cleanup`: every local run under the default run root whose owner process is gone. */
+export async function cleanupAllLocalRuns(runRoot: string = defaultRunRoot()): Promise<string[]> {
+  return (await cleanupAllRuns(runRoot)).removed;
+}

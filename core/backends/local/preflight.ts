@@ -1,0 +1,114 @@
+/**
+ * Finds the programs the local backend runs (mariadbd, mariadb-install-db, the mariadb client,
+ * sysbench, optionally taskset) and their versions. A missing one is a MissingDependencyError that
+ * says how to install it, raised before anything is started.
+ */
+import { execFile } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { promisify } from 'node:util';
+import { MissingDependencyError } from '../../backend';
+
+const execFileAsync = promisify(execFile);
+
+export const INSTALL_HINT = 'install them with `sudo apt-get install -y mariadb-server mariadb-client sysbench` (Debian/Ubuntu) or run `bash scripts/setup.sh`';
+
+export interface LocalTools {
+  readonly mariadbd: string;
+  readonly installDb: string;
+  /** The command-line client (mariadb, or a MariaDB build's mysql). */
+  readonly client: string;
+  readonly sysbench: string;
+  /** util-linux taskset, for CPU affinity; undefined when absent (affinity is then skipped, with a note). */
+  readonly taskset: string | undefined;
+}
+
+export interface LocalVersions {
+  /** As `mariadbd --version` says, e.g. "10.11.19-MariaDB-0+deb12u1" (SELECT VERSION() adds "-log" when the binlog is on). */
+  readonly serverVersion: string;
+  /** e.g. "1.0.20". */
+  readonly sysbenchVersion: string;
+  readonly tools: LocalTools;
+}
+
+/** Server binaries live in sbin, which is often not on a normal user's PATH. */
+const EXTRA_DIRS = ['/usr/sbin', '/usr/local/sbin', '/sbin', '/usr/local/mysql/bin', '/usr/local/mariadb/bin', '/opt/homebrew/bin', '/usr/local/bin'];
+
+function searchDirs(): string[] {
+  const path = (process.env['PATH'] ?? '').split(delimiter).filter((d) => d !== '');
+  return [...new Set([...path, ...EXTRA_DIRS])];
+}
+
+/** The first executable named one of `names` on PATH (plus sbin dirs), or undefined. */
+export function findExecutable(names: readonly string[], dirs: readonly string[] = searchDirs()): string | undefined {
+  for (const name of names) {
+    for (const dir of dirs) {
+      const candidate = join(dir, name);
+      try {
+        accessSync(candidate, constants.X_OK);
+        return candidate;
+      } catch {
+        // not here
+      }
+    }
+  }
+  return undefined;
+}
+
+async function versionOutput(binary: string): Promise<string> {
+  const { stdout, stderr } = await execFileAsync(binary, ['--version'], { timeout: 15_000 });
+  return (stdout + stderr).trim();
+}
+
+/** "mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu ..." -> "10.11.19-MariaDB-0+deb12u1". */
+export function parseServerVersion(text: string): string | undefined {
+  return /\bVer\s+(\S+)/.exec(text)?.[1];
+}
+
+/** "sysbench 1.0.20" (or "sysbench 1.0.20 (using bundled LuaJIT 2.1.0-beta2)") -> "1.0.20". */
+export function parseSysbenchVersion(text: string): string | undefined {
+  return /sysbench\s+([0-9][0-9A-Za-z.+-]*)/.exec(text)?.[1];
+}
+
+/** Finds every program (in `dirs`: PATH plus the sbin dirs); throws one MissingDependencyError naming all that are missing. */
+export function findLocalTools(dirs: readonly string[] = searchDirs()): LocalTools {
+  const mariadbd = findExecutable(['mariadbd', 'mysqld'], dirs);
+  const installDb = findExecutable(['mariadb-install-db', 'mysql_install_db'], dirs);
+  const client = findExecutable(['mariadb', 'mysql'], dirs);
+  const sysbench = findExecutable(['sysbench'], dirs);
+  const missing = [
+    ...(mariadbd ? [] : ['mariadbd (MariaDB server)']),
+    ...(installDb ? [] : ['mariadb-install-db']),
+    ...(client ? [] : ['mariadb (MariaDB client)']),
+    ...(sysbench ? [] : ['sysbench']),
+  ];
+  if (missing.length > 0 || !mariadbd || !installDb || !client || !sysbench) {
+    throw new MissingDependencyError(`the local backend needs ${missing.join(', ')}, which ${missing.length === 1 ? 'is' : 'are'} not installed: ${INSTALL_HINT}`);
+  }
+  return { mariadbd, installDb, client, sysbench, taskset: findExecutable(['taskset'], dirs) };
+}
+
+let cached: Promise<LocalVersions> | undefined;
+
+/**
+ * Every program found and its version read; MySQL's mysqld is refused (replication here uses
+ * MariaDB's GTIDs). Cached for the process: the answer does not change during a run.
+ */
+export function checkLocalDependencies(): Promise<LocalVersions> {
+  cached ??= (async () => {
+    const tools = findLocalTools();
+    const [serverText, sysbenchText] = await Promise.all([versionOutput(tools.mariadbd), versionOutput(tools.sysbench)]);
+    if (!/mariadb/i.test(serverText)) {
+      throw new MissingDependencyError(`${tools.mariadbd} is not MariaDB ("${serverText}"); the local backend needs MariaDB's server: ${INSTALL_HINT}`);
+    }
+    const serverVersion = parseServerVersion(serverText);
+    if (!serverVersion) throw new MissingDependencyError(`cannot read the server version from \`${tools.mariadbd} --version\`: "${serverText}"`);
+    const sysbenchVersion = parseSysbenchVersion(sysbenchText);
+    if (!sysbenchVersion) throw new MissingDependencyError(`cannot read the version from \`${tools.sysbench} --version\`: "${sysbenchText}"`);
+    return { serverVersion, sysbenchVersion, tools };
+  })();
+  cached.catch(() => {
+    cached = undefined; // let a later call retry (the user may have installed it meanwhile)
+  });
+  return cached;
+}

@@ -1,0 +1,136 @@
+/**
+ * Small process and port helpers on Linux /proc: free ports, "is this pid still the process we
+ * started" (pids are reused, so a pid alone never justifies a kill), and stop-with-timeout.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+/** A port the kernel just gave us on 127.0.0.1; another process may still take it first (callers retry). */
+export function findFreePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen({ host: '127.0.0.1', port: 0, exclusive: true }, () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => (port > 0 ? resolve(port) : reject(new Error('could not read the port the kernel assigned'))));
+    });
+  });
+}
+
+/** The process state letter from /proc/<pid>/stat (R, S, D, Z, ...), or undefined when there is no such process. */
+export function processState(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Alive = exists and is not a zombie (a zombie has exited; only its parent has not reaped it yet). */
+export function isAlive(pid: number): boolean {
+  const state = processState(pid);
+  return state !== undefined && state !== 'Z' && state !== 'X';
+}
+
+export function processCmdline(pid: number): string[] | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((a) => a !== '');
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when `pid` is alive and its command line mentions `marker` (a path unique to what we started). */
+export function isOurProcess(pid: number, marker: string): boolean {
+  if (!Number.isInteger(pid) || pid <= 1 || !isAlive(pid)) return false;
+  const cmdline = processCmdline(pid);
+  return cmdline !== undefined && cmdline.some((a) => a.includes(marker));
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits until `pid` is gone (or a zombie); false on timeout. */
+export async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  let pause = 10;
+  while (isAlive(pid)) {
+    if (Date.now() >= deadline) return false;
+    await sleep(pause);
+    pause = Math.min(pause * 2, 100);
+  }
+  return true;
+}
+
+function signal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
+  }
+}
+
+/**
+ * SIGTERM to `pid`, then SIGKILL if it is still alive after `graceMs`. With `group`, `pid` leads a
+ * process group (spawned with detached: true): the leader alone gets SIGTERM (a runner stops its
+ * sysbench itself and still writes its result), and whatever of the group is left afterwards gets
+ * SIGKILL. Returns how it ended.
+ */
+export async function terminate(pid: number, options: { graceMs: number; group?: boolean }): Promise<'already-gone' | 'terminated' | 'killed'> {
+  const sweepGroup = () => {
+    if (options.group) signal(-pid, 'SIGKILL');
+  };
+  if (!isAlive(pid)) {
+    sweepGroup(); // the leader may be gone while members live on
+    return 'already-gone';
+  }
+  signal(pid, 'SIGTERM');
+  if (await waitForExit(pid, options.graceMs)) {
+    sweepGroup();
+    return 'terminated';
+  }
+  signal(options.group ? -pid : pid, 'SIGKILL');
+  await waitForExit(pid, 5_000);
+  return 'killed';
+}
+
+/** utime + stime of a process (all its threads), in seconds; undefined when it is gone. */
+export function processCpuSeconds(pid: number, clockTicks: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after "(comm)": state is field 3, utime 14, stime 15 (1-based, proc(5)).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const utime = Number(fields[11]);
+    const stime = Number(fields[12]);
+    if (!Number.isFinite(utime) || !Number.isFinite(stime)) return undefined;
+    return (utime + stime) / clockTicks;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPUs a process may run on (its affinity mask), from /proc/<pid>/status Cpus_allowed_list. */
+export function allowedCpuCount(pid: number): number | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const list = /^Cpus_allowed_list:\s*(.+)$/m.exec(status)?.[1];
+    return list === undefined ? undefined : parseCpuList(list).length;
+  } catch {
+    return undefined;
+  }
+}
+
+/** "0-2,5" -> [0,1,2,5] */
+export function parseCpuList(list: string): number[] {
+  const cpus: number[] = [];
+  for (const part of list.trim().split(',')) {
+    if (part === '') continue;
+    const [a, b] = part.split('-').map(Number);
+    if (a === undefined || !Number.isInteger(a)) continue;
+    const end = b !== undefined && Number.isInteger(b) ? b : a;
+    for (let c = a; c <= end; c++) cpus.push(c);
+  }
+  return cpus;
+}

@@ -1,0 +1,199 @@
+/**
+ * SQL through the `mariadb` command-line client (no driver package): a one-shot `query` for
+ * provisioning and checks, and a long-lived `SqlSession` for the metrics sampler, which must not
+ * start a process per statement every second.
+ *
+ * Connection settings come from a per-server client option file (`--defaults-file`, always the
+ * first option), so no password appears in argv or the environment, and neither ~/.my.cnf nor
+ * /etc/mysql is read.
+ */
+import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+
+/** Where a server's admin connection settings are: a [client] option file. */
+export interface SqlTarget {
+  readonly client: string;
+  readonly clientDefaultsFile: string;
+}
+
+/** One result row: column values as text; SQL NULL as null. */
+export type Row = (string | null)[];
+
+export class SqlError extends Error {
+  override readonly name = 'SqlError';
+  constructor(
+    message: string,
+    /** MariaDB's error number when the client printed one (ERROR 1045 ...). */
+    readonly errno?: number,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Batch mode (-B) escapes tab, newline, backslash and NUL inside values, so splitting on tabs is
+ * exact. A value that is the text "NULL" cannot be told from SQL NULL: nothing here selects one.
+ */
+export function parseBatchOutput(stdout: string): Row[] {
+  if (stdout === '') return [];
+  // Every row ends with a newline; an empty line is a row of one empty string (SELECT '').
+  const lines = stdout.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines.map(parseBatchLine);
+}
+
+export function parseBatchLine(line: string): Row {
+  return line.split('\t').map((v) => (v === 'NULL' ? null : unescapeBatchValue(v)));
+}
+
+function unescapeBatchValue(v: string): string {
+  if (!v.includes('\\')) return v;
+  return v.replace(/\\(.)/g, (_m, c: string) => (c === 'n' ? '\n' : c === 't' ? '\t' : c === '0' ? '\0' : c));
+}
+
+function errorFromStderr(stderr: string, sql: string): SqlError {
+  const text = stderr.trim();
+  const errno = /ERROR (\d+)/.exec(text)?.[1];
+  const shortSql = sql.length > 200 ? sql.slice(0, 200) + '...' : sql;
+  return new SqlError(`${text || 'mariadb client failed'} (running: ${shortSql})`, errno !== undefined ? Number(errno) : undefined);
+}
+
+/** Quote a string literal for SQL. */
+export function sqlString(value: string): string {
+  return "'" + value.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\0/g, '\\0').replace(/\n/g, '\\n') + "'";
+}
+
+/** Runs `sql` (one or more statements) and returns the rows of every result, in order. */
+export function query(target: SqlTarget, sql: string, options: { timeoutMs?: number } = {}): Promise<Row[]> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      target.client,
+      [`--defaults-file=${target.clientDefaultsFile}`, '--batch', '--skip-column-names', '--connect-timeout=5', '-e', sql],
+      { timeout: options.timeoutMs ?? 30_000, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' },
+      (error, stdout, stderr) => {
+        if (error) reject(errorFromStderr(stderr || error.message, sql));
+        else resolve(parseBatchOutput(stdout));
+      },
+    );
+  });
+}
+
+/** name -> value rows (SHOW GLOBAL STATUS, SHOW GLOBAL VARIABLES ...) as a map. */
+export function rowsToMap(rows: readonly Row[]): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const r of rows) if (r[0] !== null && r[0] !== undefined) map.set(r[0], r[1] ?? '');
+  return map;
+}
+
+/** SHOW SLAVE STATUS and similar vertical results need column names: one row as an object. */
+export async function queryObjects(target: SqlTarget, sql: string): Promise<Record<string, string | null>[]> {
+  const stdout = await new Promise<string>((resolve, reject) => {
+    execFile(
+      target.client,
+      [`--defaults-file=${target.clientDefaultsFile}`, '--batch', '--connect-timeout=5', '-e', sql],
+      { timeout: 30_000, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' },
+      (error, out, stderr) => (error ? reject(errorFromStderr(stderr || error.message, sql)) : resolve(out)),
+    );
+  });
+  const [header, ...rows] = parseBatchOutput(stdout);
+  if (!header) return [];
+  return rows.map((r) => Object.fromEntries(header.map((h, i) => [h ?? `col${i}`, r[i] ?? null])));
+}
+
+/**
+ * One long-lived `mariadb` client process reading statements from stdin: each query is followed
+ * by a marker SELECT so its rows can be cut out of the output stream. --unbuffered flushes after
+ * every statement; --force keeps the session alive after an SQL error (reported from stderr).
+ */
+export class SqlSession {
+  private readonly proc: ChildProcessWithoutNullStreams;
+  private stdoutBuffer = '';
+  private stderrBuffer = '';
+  private pendingRows: Row[] = [];
+  private queue: Promise<unknown> = Promise.resolve();
+  private current: { marker: string; resolve: (rows: Row[]) => void; reject: (e: Error) => void; sql: string } | undefined;
+  private counter = 0;
+  private closedError: Error | undefined;
+
+  constructor(target: SqlTarget) {
+    this.proc = spawn(target.client, [`--defaults-file=${target.clientDefaultsFile}`, '--batch', '--skip-column-names', '--unbuffered', '--force', '--connect-timeout=5'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    this.proc.stdout.setEncoding('utf8');
+    this.proc.stderr.setEncoding('utf8');
+    this.proc.stdout.on('data', (chunk: string) => this.onStdout(chunk));
+    this.proc.stderr.on('data', (chunk: string) => {
+      this.stderrBuffer += chunk;
+    });
+    this.proc.stdin.on('error', () => undefined); // EPIPE when the client died: reported through 'close'
+    this.proc.on('close', (code) => {
+      this.closedError = new SqlError(`mariadb client session ended (exit ${code ?? 'signal'}): ${this.stderrBuffer.trim() || 'no message'}`);
+      this.current?.reject(this.closedError);
+      this.current = undefined;
+    });
+  }
+
+  get closed(): boolean {
+    return this.closedError !== undefined;
+  }
+
+  private onStdout(chunk: string): void {
+    this.stdoutBuffer += chunk;
+    let nl: number;
+    while ((nl = this.stdoutBuffer.indexOf('\n')) >= 0) {
+      const line = this.stdoutBuffer.slice(0, nl);
+      this.stdoutBuffer = this.stdoutBuffer.slice(nl + 1);
+      const cur = this.current;
+      if (cur && line === cur.marker) {
+        const rows = this.pendingRows;
+        this.pendingRows = [];
+        // stderr and stdout are separate pipes: give an error line written just before the
+        // marker the chance to arrive before deciding the statement succeeded.
+        setImmediate(() => {
+          if (this.current !== cur) return;
+          this.current = undefined;
+          const err = this.stderrBuffer;
+          this.stderrBuffer = '';
+          if (/ERROR \d+/.test(err)) cur.reject(errorFromStderr(err, cur.sql));
+          else cur.resolve(rows);
+        });
+      } else if (cur) {
+        this.pendingRows.push(parseBatchLine(line));
+      }
+    }
+  }
+
+  /** Runs one statement (no trailing semicolon needed); statements run one at a time, in order. */
+  query(sql: string): Promise<Row[]> {
+    const run = () =>
+      new Promise<Row[]>((resolve, reject) => {
+        if (this.closedError) {
+          reject(this.closedError);
+          return;
+        }
+        const marker = `__aurora_bench_end_${process.pid}_${++this.counter}__`;
+        this.current = { marker, resolve, reject, sql };
+        this.pendingRows = [];
+        this.stderrBuffer = '';
+        this.proc.stdin.write(`${sql.replace(/;\s*$/, '')};\nSELECT '${marker}';\n`);
+      });
+    const result = this.queue.then(run, run);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Ends the session (the client exits when stdin closes); idempotent. */
+  async close(): Promise<void> {
+    if (this.closedError) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.proc.kill('SIGKILL');
+        resolve();
+      }, 5_000);
+      this.proc.once('close', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      this.proc.stdin.end();
+    });
+  }
+}

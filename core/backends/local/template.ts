@@ -1,0 +1,204 @@
+/**
+ * One initialised datadir per MariaDB version, built once with mariadb-install-db and copied for
+ * every server (a copy is ~0.3 s; an install is several seconds). Cached under
+ * ~/.cache/aurora-bench/templates/<version>/ ($XDG_CACHE_HOME respected,
+ * $AURORA_BENCH_CACHE_DIR overrides):
+ *
+ *   datadir/               system tables plus what every benchmark server needs:
+ *                            root@localhost (password, socket only; other root and anonymous
+ *                            accounts dropped), sbtest@'%' / @localhost / @'127.0.0.1' (an
+ *                            anonymous ''@localhost would otherwise shadow sbtest@'%' for local
+ *                            logins), repl@127.0.0.1 / @localhost for replication, the sbtest
+ *                            database, and aurora_bench.heartbeat for replica-lag probes
+ *   system-variables.json  information_schema.SYSTEM_VARIABLES: which variables this version
+ *                          has, their types, ranges and whether they are startup-only
+ *   template.json          version and format; a template of another format is rebuilt
+ *
+ * Builds race safely: each builds in its own temp directory and renames it into place; a loser
+ * discards its copy and uses the winner's.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { launchServer, queryServer, stopServer, writeClientDefaults } from './mariadb-server';
+import type { VariableCatalog, VariableInfo } from './parameters';
+import type { LocalTools } from './preflight';
+import { sqlString } from './sql-client';
+
+const execFileAsync = promisify(execFile);
+
+/** Bump when the template's content changes: older templates are rebuilt. */
+export const TEMPLATE_FORMAT = 1;
+
+/**
+ * Local-only logins. The servers listen on 127.0.0.1 only and live for one cell; the passwords
+ * are fixed so a template can carry the accounts. CellResources carries only the secretRef.
+ */
+export const LOCAL_LOGINS = {
+  admin: { user: 'root', password: 'aurora-bench-admin' },
+  sbtest: { user: 'sbtest', password: 'aurora-bench-sbtest', secretRef: 'local:sbtest' },
+  replication: { user: 'repl', password: 'aurora-bench-repl' },
+} as const;
+
+export const HEARTBEAT_TABLE = 'aurora_bench.heartbeat';
+
+export interface ServerTemplate {
+  readonly serverVersion: string;
+  readonly dir: string;
+  readonly datadir: string;
+  readonly catalog: VariableCatalog;
+}
+
+export function defaultTemplateRoot(): string {
+  const override = process.env['AURORA_BENCH_CACHE_DIR'];
+  const cache = override ?? join(process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'aurora-bench');
+  return join(cache, 'templates');
+}
+
+/** A version string as a directory name. */
+function dirName(serverVersion: string): string {
+  return serverVersion.replace(/[^A-Za-z0-9._+-]/g, '_');
+}
+
+async function readTemplate(dir: string, serverVersion: string): Promise<ServerTemplate | undefined> {
+  try {
+    const meta = JSON.parse(await readFile(join(dir, 'template.json'), 'utf8')) as { format?: number; serverVersion?: string };
+    if (meta.format !== TEMPLATE_FORMAT || meta.serverVersion !== serverVersion) return undefined;
+    const vars = JSON.parse(await readFile(join(dir, 'system-variables.json'), 'utf8')) as VariableInfo[];
+    if (!existsSync(join(dir, 'datadir', 'mysql'))) return undefined;
+    return { serverVersion, dir, datadir: join(dir, 'datadir'), catalog: new Map(vars.map((v) => [v.name, v])) };
+  } catch {
+    return undefined;
+  }
+}
+
+const inFlight = new Map<string, Promise<ServerTemplate>>();
+
+/** The template for this server version, built on first use (a few seconds, once per machine and version). */
+export function ensureTemplate(tools: LocalTools, serverVersion: string, root: string = defaultTemplateRoot()): Promise<ServerTemplate> {
+  const dir = join(root, dirName(serverVersion));
+  let pending = inFlight.get(dir);
+  if (!pending) {
+    pending = (async () => (await readTemplate(dir, serverVersion)) ?? (await buildTemplate(tools, serverVersion, root, dir)))();
+    inFlight.set(dir, pending);
+    pending.catch(() => inFlight.delete(dir));
+  }
+  return pending;
+}
+
+function numberOrUndefined(v: string | null | undefined): number | undefined {
+  if (v === null || v === undefined || v === '') return undefined;
+  const n = Number(v);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+async function buildTemplate(tools: LocalTools, serverVersion: string, root: string, finalDir: string): Promise<ServerTemplate> {
+  await mkdir(root, { recursive: true });
+  const build = await mkdtemp(join(root, '.build-'));
+  try {
+    const datadir = join(build, 'server', 'data');
+    await mkdir(datadir, { recursive: true });
+    try {
+      await execFileAsync(
+        tools.installDb,
+        [
+          '--no-defaults',
+          `--datadir=${datadir}`,
+          '--skip-test-db',
+          '--auth-root-authentication-method=normal',
+          ...(process.getuid?.() === 0 ? ['--user=root'] : []),
+        ],
+        { timeout: 180_000, maxBuffer: 16 * 1024 * 1024 },
+      );
+    } catch (e) {
+      const err = e as { stderr?: string; stdout?: string; message: string };
+      throw new Error(`${tools.installDb} failed: ${(err.stderr || err.stdout || err.message).trim().split('\n').slice(-10).join('\n')}`);
+    }
+    // Bootstrap server: socket only, no binlog (the template must carry no GTID history).
+    const server = await launchServer({
+      tools,
+      instanceId: 'template',
+      role: 'writer',
+      serverId: 1,
+      dir: join(build, 'server'),
+      skipNetworking: true,
+      options: { 'skip-log-bin': null },
+      admin: { user: 'root', password: '' },
+    });
+    try {
+      const accounts = await queryServer(server.info, "SELECT User, Host FROM mysql.user WHERE User = '' OR (User = 'root' AND Host <> 'localhost')");
+      const drops = accounts.map(([u, h]) => `DROP USER ${sqlString(u ?? '')}@${sqlString(h ?? '')};`).join('\n');
+      const { sbtest, replication, admin } = LOCAL_LOGINS;
+      const sbtestHosts = ['%', 'localhost', '127.0.0.1'];
+      const replHosts = ['127.0.0.1', 'localhost'];
+      await queryServer(
+        server.info,
+        [
+          drops,
+          'CREATE DATABASE IF NOT EXISTS sbtest;',
+          ...sbtestHosts.flatMap((h) => [
+            `CREATE USER ${sqlString(sbtest.user)}@${sqlString(h)} IDENTIFIED BY ${sqlString(sbtest.password)};`,
+            `GRANT ALL PRIVILEGES ON sbtest.* TO ${sqlString(sbtest.user)}@${sqlString(h)};`,
+          ]),
+          ...replHosts.flatMap((h) => [
+            `CREATE USER ${sqlString(replication.user)}@${sqlString(h)} IDENTIFIED BY ${sqlString(replication.password)};`,
+            `GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO ${sqlString(replication.user)}@${sqlString(h)};`,
+          ]),
+          'CREATE DATABASE aurora_bench;',
+          `CREATE TABLE ${HEARTBEAT_TABLE} (id TINYINT UNSIGNED NOT NULL PRIMARY KEY, seq BIGINT UNSIGNED NOT NULL) ENGINE=InnoDB;`,
+          `INSERT INTO ${HEARTBEAT_TABLE} VALUES (1, 0);`,
+          `ALTER USER ${sqlString(admin.user)}@'localhost' IDENTIFIED BY ${sqlString(admin.password)};`,
+          'FLUSH PRIVILEGES;',
+        ].join('\n'),
+      );
+      // The root password changed under the open client.cnf: read the catalog with the new one.
+      await writeClientDefaults(server.info.clientDefaultsFile, server.info.socket, admin);
+      const rows = await queryServer(
+        server.info,
+        'SELECT LOWER(VARIABLE_NAME), READ_ONLY, VARIABLE_TYPE, ENUM_VALUE_LIST, NUMERIC_MIN_VALUE, NUMERIC_MAX_VALUE, VARIABLE_SCOPE FROM information_schema.SYSTEM_VARIABLES ORDER BY VARIABLE_NAME',
+      );
+      const catalog: VariableInfo[] = rows.map((r) => {
+        const min = numberOrUndefined(r[4]);
+        const max = numberOrUndefined(r[5]);
+        return {
+          name: r[0]!,
+          readOnly: r[1] === 'YES',
+          type: r[2] ?? 'VARCHAR',
+          ...(r[3] ? { enumValues: r[3].split(',') } : {}),
+          ...(min !== undefined ? { min } : {}),
+          ...(max !== undefined ? { max } : {}),
+          scope: r[6] ?? 'GLOBAL',
+        };
+      });
+      await writeFile(join(build, 'system-variables.json'), JSON.stringify(catalog, null, 1) + '\n');
+    } finally {
+      await stopServer(server.info, { graceMs: 30_000, keepDir: true });
+    }
+    // Leave only the datadir; files of the bootstrap run are not part of the template.
+    await rm(join(datadir, 'ib_buffer_pool'), { force: true });
+    await rename(datadir, join(build, 'datadir'));
+    await rm(join(build, 'server'), { recursive: true, force: true });
+    await writeFile(join(build, 'template.json'), JSON.stringify({ format: TEMPLATE_FORMAT, serverVersion, mariadbd: tools.mariadbd, createdAt: new Date().toISOString() }, null, 1) + '\n');
+
+    // Swap into place; replace a stale template (other format), lose gracefully to a racing build.
+    if (existsSync(finalDir) && !(await readTemplate(finalDir, serverVersion))) {
+      const stale = `${finalDir}.stale-${process.pid}-${Date.now()}`;
+      await rename(finalDir, stale).catch(() => undefined);
+      await rm(stale, { recursive: true, force: true });
+    }
+    try {
+      await rename(build, finalDir);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw e;
+    }
+    const ready = await readTemplate(finalDir, serverVersion);
+    if (!ready) throw new Error(`template at ${finalDir} is unreadable after it was built`);
+    return ready;
+  } finally {
+    await rm(build, { recursive: true, force: true });
+  }
+}
