@@ -1,6 +1,7 @@
 /**
  * User data of a sysbench client (Amazon Linux 2023): installs sysbench 1.0.20 and the client runner,
- * then writes a ready marker the backend can poll through SSM.
+ * then writes a ready marker the backend can poll through SSM. The runner needs the AWS CLI (part of
+ * AL2023), jq (installed here; it falls back to python3) and sysbench.
  *
  * Why build from source: Amazon Linux 2023 ships no sysbench package and does not support EPEL; the
  * packagecloud repository script targets el/ubuntu and would be one more external download. So the
@@ -13,9 +14,11 @@
  * `sysbench cpu` smoke run succeed, so such a client is reported as not ready instead of failing steps.
  */
 
+import { CLIENT_INSTALL_DIR } from '../core/backends/aws/runner-command';
+
 export const SYSBENCH_VERSION = '1.0.20';
-/** Where the user data puts a warm copy of the runner (the backend copies it again before each job). */
-export const RUNNER_INSTALL_DIR = '/opt/aurora-bench/client';
+/** Where the runner lives on a client: the backend copies it there again before each job. */
+export const RUNNER_INSTALL_DIR = CLIENT_INSTALL_DIR;
 /** Written last by the user data; its content is the installed sysbench version line. */
 export const CLIENT_READY_MARKER = '/opt/aurora-bench/ready';
 
@@ -23,6 +26,8 @@ export interface ClientUserDataProps {
   /** s3://bucket/runner/ holding client/ (runner.sh, lua/, workloads/), ending in '/'. */
   readonly runnerS3Uri: string;
   readonly sysbenchSourceUrl: string;
+  /** The stack's region: the AWS CLI on the client does not guess it. */
+  readonly region: string;
 }
 
 /** Shell lines (no shebang: CDK's UserData.forLinux adds it). Values may be CloudFormation tokens. */
@@ -30,13 +35,14 @@ export function clientUserDataCommands(props: ClientUserDataProps): string[] {
   return [
     'set -euo pipefail',
     'exec > >(tee -a /var/log/aurora-bench-user-data.log) 2>&1',
+    `export AWS_DEFAULT_REGION='${props.region}'`,
     `SYSBENCH_VERSION='${SYSBENCH_VERSION}'`,
     `SYSBENCH_SOURCE_URL='${props.sysbenchSourceUrl}'`,
     `RUNNER_S3_URI='${props.runnerS3Uri}'`,
     `RUNNER_DIR='${RUNNER_INSTALL_DIR}'`,
     'mkdir -p /opt/aurora-bench',
     // Build dependencies: the AL2023 repositories are served from S3, reachable without a NAT.
-    'dnf install -y -q --setopt=install_weak_deps=False gcc make automake autoconf libtool pkgconf-pkg-config openssl-devel libaio-devel zlib-devel tar gzip',
+    'dnf install -y -q --setopt=install_weak_deps=False gcc make automake autoconf libtool pkgconf-pkg-config openssl-devel libaio-devel zlib-devel tar gzip jq',
     'dnf install -y -q mariadb105-devel || dnf install -y -q mariadb-connector-c-devel',
     'if ! sysbench --version 2>/dev/null | grep -q "sysbench ${SYSBENCH_VERSION}"; then',
     '  workdir=$(mktemp -d)',

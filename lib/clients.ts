@@ -114,7 +114,7 @@ export class Clients extends Construct {
     const launchTemplates: Partial<Record<ClientArchitecture, ec2.LaunchTemplate>> = {};
     for (const arch of config.architectures) {
       const userData = ec2.UserData.forLinux();
-      userData.addCommands(...clientUserDataCommands({ runnerS3Uri: `s3://${bucket.bucketName}/${RUNNER_PREFIX}`, sysbenchSourceUrl: config.sysbenchSourceUrl }));
+      userData.addCommands(...clientUserDataCommands({ runnerS3Uri: `s3://${bucket.bucketName}/${RUNNER_PREFIX}`, sysbenchSourceUrl: config.sysbenchSourceUrl, region: stack.region }));
       const launchTemplate = new ec2.LaunchTemplate(this, `LaunchTemplate-${arch}`, {
         launchTemplateName: `${props.namePrefix}-client-${arch}`,
         machineImage: ec2.MachineImage.resolveSsmParameterAtLaunch(AL2023_AMI_PARAMETERS[arch], { os: ec2.OperatingSystemType.LINUX }),

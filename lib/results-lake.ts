@@ -11,6 +11,7 @@ import { Construct } from 'constructs';
 import { GLUE_TYPES, LAKE_COLUMNS, PARTITION_COLUMN } from '../core/lake/columns';
 import { LAKE_TABLES, type LakeTable } from '../core/lake/rows';
 import type { LakeConfig } from './config';
+import { SSM_OUTPUT_PREFIX } from './handler-environment';
 
 /** Key prefixes in the bucket (the lake sits at the bucket root: tables/, raw/, scripts/). */
 export const LAKE_PREFIXES = {
@@ -75,6 +76,7 @@ export class ResultsLake extends Construct {
       serverAccessLogsPrefix: 'lake/',
       lifecycleRules: [
         { id: 'expire-raw-output', prefix: LAKE_PREFIXES.raw, expiration: Duration.days(config.rawRetentionDays) },
+        { id: 'expire-ssm-output', prefix: SSM_OUTPUT_PREFIX, expiration: Duration.days(config.rawRetentionDays) },
         { id: 'expire-athena-results', prefix: LAKE_PREFIXES.athenaResults, expiration: Duration.days(config.athenaResultRetentionDays) },
         { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(7) },
       ],
