@@ -169,6 +169,30 @@ describe('LocalBackend', () => {
     expect(byMetric('tiny-r1-r1', 'SelectThroughput').every((r) => r.value === 0)).toBe(true);
   });
 
+  it('runs a custom Lua workload the plan put in the lake, from the cell\'s scripts dir', async () => {
+    // Arrange: PlanRun writes custom scripts to scripts/<runId>/<name>.
+    await backend.lake.put(
+      lakeKeys.script(run.runId, 'select_one.lua'),
+      [
+        'function thread_init() drv = sysbench.sql.driver(); con = drv:connect() end',
+        'function event() con:query("SELECT 1") end',
+        'function thread_done() con:disconnect() end',
+      ].join('\n') + '\n',
+    );
+    const custom: RunnerJob = { ...job(run, resources, 'run', 'custom-t1', ['--threads=1', '--time=1']), workload: 'select_one.lua' };
+
+    // Act
+    const handles = await backend.startJobs(run, CELL, resources, [custom]);
+    const state = await waitDone(backend, run, handles);
+    await backend.collectServerMetrics(run, CELL, resources, { stepId: 'custom-t1', start: handles[0]!.startedAt, end: new Date().toISOString() });
+
+    // Assert
+    expect(state.jobs).toEqual([{ jobId: custom.jobId, state: 'exited' }]);
+    expect((await result(backend, handles[0]!))?.exitCode).toBe(0);
+    expect(await backend.lake.get(handles[0]!.outputPrefix + 'output.log')).toMatch(/transactions:/);
+    expect(existsSync(join(resources.backendState['cellDir']!, 'scripts', 'select_one.lua'))).toBe(true);
+  });
+
   it('stops a running job; the runner still leaves result.json', async () => {
     // Arrange
     const long = job(run, resources, 'run', 'long-t1', ['--tables=1', '--table-size=200', '--threads=1', '--time=120', '--report-interval=1']);

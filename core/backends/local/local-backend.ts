@@ -36,7 +36,7 @@ import { ServerMetricsSampler, toServerMetricRows } from './metrics';
 import { applyDynamicParameters, dedupeNotes, planParameters, verifyParameters } from './parameters';
 import { checkLocalDependencies, type LocalVersions } from './preflight';
 import { isAlive, isOurProcess, terminate } from './processes';
-import { cleanupAllRuns, cleanupRunDir, defaultRunRoot, destroyCell, RunRegistry, type CellRecord } from './registry';
+import { cleanupAllRuns, cleanupRunDir, defaultRunRoot, destroyCell, RunRegistry, type CellRecord, type JobRecord } from './registry';
 import { ensureTemplate, LOCAL_LOGINS } from './template';
 
 export interface LocalBackendOptions {
@@ -323,9 +323,10 @@ export class LocalBackend implements Backend {
     }
 
     const handles: JobHandle[] = [];
-    const records: { jobId: string; pid: number; startedAt: string }[] = [];
+    const records: JobRecord[] = [];
     const logDir = join(state.dir, 'jobs');
-    await mkdir(logDir, { recursive: true });
+    const tmpDir = join(logDir, 'tmp');
+    await mkdir(tmpDir, { recursive: true });
     for (const job of jobs) {
       const running = state.jobs.get(job.jobId);
       if (running && running.exit === undefined) {
@@ -354,7 +355,9 @@ export class LocalBackend implements Backend {
       let child: ChildProcess;
       try {
         // Own process group: stopJobs signals the runner and its sysbench together.
-        child = spawn('bash', args, { detached: true, stdio: ['ignore', stdoutFd, stderrFd], env: { ...process.env, [PASSWORD_ENV]: password } });
+        // TMPDIR inside the cell: the runner's work dir (and so its sysbench's --config-file) then
+        // names the cell directory, which cleanup's /proc scan looks for.
+        child = spawn('bash', args, { detached: true, stdio: ['ignore', stdoutFd, stderrFd], env: { ...process.env, [PASSWORD_ENV]: password, TMPDIR: tmpDir } });
       } finally {
         closeSync(stdoutFd);
         closeSync(stderrFd);
@@ -370,7 +373,7 @@ export class LocalBackend implements Backend {
       });
       state.jobs.set(job.jobId, proc);
       handles.push(handle);
-      records.push({ jobId: job.jobId, pid: child.pid, startedAt: handle.startedAt });
+      records.push({ jobId: job.jobId, pid: child.pid, marker: out, startedAt: handle.startedAt });
     }
     if (records.length > 0) await this.registry(run.runId).addJobs(cell.cellId, records);
     return handles;
@@ -452,7 +455,9 @@ export class LocalBackend implements Backend {
     // Jobs this process started are stopped even if the registry missed them.
     const jobs = [...(record?.jobs ?? [])];
     for (const proc of state?.jobs.values() ?? []) {
-      if (!jobs.some((j) => j.jobId === proc.handle.jobId)) jobs.push({ jobId: proc.handle.jobId, pid: Number(proc.handle.ref), startedAt: proc.handle.startedAt });
+      if (!jobs.some((j) => j.jobId === proc.handle.jobId)) {
+        jobs.push({ jobId: proc.handle.jobId, pid: Number(proc.handle.ref), marker: this.lake.pathOf(proc.handle.outputPrefix.replace(/\/+$/, '')), startedAt: proc.handle.startedAt });
+      }
     }
     this.cells.delete(key);
     if (!record) return { deleted: [], alreadyGone: [`cell ${cell.cellId}`] };

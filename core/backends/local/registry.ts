@@ -15,12 +15,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerInfo } from './mariadb-server';
 import { stopServer } from './mariadb-server';
-import { isAlive, processCmdline, terminate } from './processes';
+import { isAlive, isOurProcess, processCmdline, terminate } from './processes';
 
 export interface JobRecord {
   readonly jobId: string;
   /** pid of the runner, which leads its own process group. */
   readonly pid: number;
+  /** Text unique to this job's command line (its --out directory): a reused pid is never signalled. */
+  readonly marker: string;
   readonly startedAt: string;
 }
 
@@ -183,7 +185,9 @@ export function processesMentioning(marker: string): number[] {
 export async function destroyCell(cell: CellRecord, graceMs = 10_000): Promise<{ deleted: string[]; alreadyGone: string[] }> {
   const deleted: string[] = [];
   const alreadyGone: string[] = [];
-  const jobOutcomes = await Promise.all(cell.jobs.map((j) => terminate(j.pid, { graceMs, group: true }).then((o) => [j.jobId, o] as const)));
+  const jobOutcomes = await Promise.all(
+    cell.jobs.map(async (j) => [j.jobId, isOurProcess(j.pid, j.marker) ? await terminate(j.pid, { graceMs, group: true }) : ('already-gone' as const)] as const),
+  );
   for (const [jobId, outcome] of jobOutcomes) (outcome === 'already-gone' ? alreadyGone : deleted).push(`job ${jobId}`);
   const serverOutcomes = await Promise.all(cell.servers.map((s) => stopServer(s, { graceMs }).then((o) => [s.instanceId, o] as const)));
   for (const [id, outcome] of serverOutcomes) (outcome === 'already-gone' ? alreadyGone : deleted).push(`mariadbd ${id}`);
