@@ -105,7 +105,9 @@ export class Workflow extends Construct {
         role: props.taskRole,
         environment: props.environment,
         logRetentionDays: props.logRetentionDays,
-        timeout: Duration.minutes(5),
+        // Under the ASL's TimeoutSeconds (900) of every Task, so a hung call ends as the Lambda's own
+        // timeout error (retried/caught like any failure) before the state times out.
+        timeout: Duration.seconds(840),
       });
       taskFunction.logGroup.grantWrite(props.taskRole);
       functions[task] = taskFunction.fn;

@@ -191,6 +191,25 @@ describe('Workflow', () => {
     for (const [id] of taskFunctions()) expect(definition).toContain(`<${id}.Arn>`);
   });
 
+  test('every Lambda times out before the Task state that calls it', () => {
+    const asl = JSON.parse(readFileSync(join(PROJECT_ROOT, 'state-machines', 'benchmark.asl.json'), 'utf8'));
+    const taskTimeouts: number[] = [];
+    const walk = (states: Record<string, any>) => {
+      for (const state of Object.values(states)) {
+        if (state.Type === 'Task') taskTimeouts.push(state.TimeoutSeconds ?? 99999999);
+        if (state.ItemProcessor) walk(state.ItemProcessor.States);
+        if (state.Iterator) walk(state.Iterator.States);
+        for (const branch of state.Branches ?? []) walk(branch.States);
+      }
+    };
+    walk(asl.States);
+    expect(taskTimeouts.length).toBeGreaterThan(0);
+
+    const lambdaTimeouts = taskFunctions().map(([, fn]) => fn.Properties['Timeout'] as number);
+
+    expect(Math.max(...lambdaTimeouts)).toBeLessThan(Math.min(...taskTimeouts));
+  });
+
   test('the state machine role invokes exactly the Task functions and runs its own child executions', () => {
     const [roleId] = resourcesOf(t.template, 'AWS::IAM::Role').find(([id]) => id.startsWith('WorkflowStateMachineRole'))!;
     const statements = statementsOfRole(t.template, roleId);
