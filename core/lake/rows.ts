@@ -83,6 +83,10 @@ export interface StepRow {
   readonly lat_pct: number;
   readonly lat_pct_ms: number | null;
   readonly interval_count: number;
+  /**
+   * The client's CPU busy %: on AWS the client instance's CPU; locally (servers on the same machine)
+   * sysbench's own CPU as a share of the cores its threads can use.
+   */
   readonly client_cpu_avg_pct: number | null;
   readonly client_cpu_max_pct: number | null;
   /** true when the client itself was CPU-bound during the step (its numbers say more about it than the server). */

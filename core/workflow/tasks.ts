@@ -337,7 +337,13 @@ export async function collectStepTask(deps: TaskDeps, event: CollectStepEvent): 
   const clientMetricRows: ServerMetricRow[] = [];
   outputs.forEach((o, clientIndex) => {
     const s = o.parsed.summary;
-    const cpu = summarizeClientCpu(o.cpuSamples);
+    // Locally clients share the machine with the servers: the client's CPU is sysbench's own,
+    // as a share of the cores its threads can use; on AWS it is the client instance's CPU.
+    const sharedHost = deps.backend.kind === 'local';
+    const cpu = summarizeClientCpu(o.cpuSamples, { threads: step.threads, sharedHost });
+    const cores = Math.min(step.threads, Math.max(1, ...o.cpuSamples.map((c) => c.cores)));
+    const clientCpu = (hostPct: number | null, sysbenchPct: number | null) =>
+      sharedHost ? (sysbenchPct === null ? null : Math.round((sysbenchPct / cores) * 100) / 100) : hostPct;
     const endpoint = endpointFor(step, resources, clientIndex);
     const error = event.jobsState.timedOut && o.parsed.status === 'ok' ? 'step did not finish in time and was stopped' : o.parsed.error;
     stepRows.push({
@@ -373,8 +379,8 @@ export async function collectStepTask(deps: TaskDeps, event: CollectStepEvent): 
       lat_pct: step.percentile,
       lat_pct_ms: s?.latencyMs.value ?? null,
       interval_count: o.parsed.intervals.length,
-      client_cpu_avg_pct: cpu.avg,
-      client_cpu_max_pct: cpu.max,
+      client_cpu_avg_pct: clientCpu(cpu.avg, cpu.sysbenchAvg),
+      client_cpu_max_pct: clientCpu(cpu.max, cpu.sysbenchMax),
       client_saturated: cpu.saturated,
     });
     for (const iv of o.parsed.intervals) {

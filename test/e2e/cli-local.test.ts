@@ -77,7 +77,7 @@ describe('aurora-bench CLI, locally', () => {
     // Assert: results --json gives step rows with tps, qps and latency
     const json = cli(['results', '--json']);
     expect(json.code).toBe(0);
-    const steps = JSON.parse(json.stdout) as { step_id: string; tps: number; qps: number; lat_pct: number; lat_pct_ms: number; status: string }[];
+    const steps = JSON.parse(json.stdout) as { step_id: string; tps: number; qps: number; lat_pct: number; lat_pct_ms: number; status: string; saturated_clients: number; client_cpu_avg_pct: number }[];
     expect(steps.map((s) => s.step_id)).toEqual(['rw-t2', 'ro-t2']);
     for (const s of steps) {
       expect(s.status).toBe('ok');
@@ -85,6 +85,11 @@ describe('aurora-bench CLI, locally', () => {
       expect(s.qps).toBeGreaterThan(s.tps);
       expect(s.lat_pct).toBe(99);
       expect(s.lat_pct_ms).toBeGreaterThan(0);
+      // The servers share this machine with the client: its host CPU is busy, but sysbench's own
+      // two threads are not the limit, and the step must not be marked client-bound.
+      expect(s.client_cpu_avg_pct).toBeGreaterThan(0);
+      expect(s.client_cpu_avg_pct).toBeLessThan(90);
+      expect(s.saturated_clients).toBe(0);
     }
     // Assert: SQL over the lake, intervals and server metrics with CloudWatch names
     const sql = cli(['results', '--json', '--sql', "select metric, count(*) as n from server_metrics where source = 'local' group by metric order by metric"]);
