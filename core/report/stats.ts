@@ -201,3 +201,14 @@ export function describeRatio(metric: string, aName: string, bName: string, ci: 
       return `${head}: the noise is not measured (needs at least 2 repeats or 4 interval samples per side).`;
   }
 }
+
+/** The means of `batches` equal consecutive blocks of a series (the first remainder samples dropped). */
+export function batchMeans(series: readonly number[], batches = 10): number[] {
+  const k = Math.min(batches, Math.floor(series.length / 2));
+  if (k < 2) return [];
+  const size = Math.floor(series.length / k);
+  const start = series.length - size * k;
+  const means: number[] = [];
+  for (let b = 0; b < k; b++) means.push(mean(series.slice(start + b * size, start + (b + 1) * size)));
+  return means;
+}

@@ -1,0 +1,149 @@
+/**
+ * Chart options (ECharts) for the report, and their server-side rendering to SVG: the HTML page
+ * embeds the SVG text, so it needs no script and no network to show its charts.
+ */
+import * as echarts from 'echarts';
+import type { EChartsOption, SeriesOption } from 'echarts';
+import type { ChartBlock } from './model';
+
+export const CHART_WIDTH = 760;
+export const CHART_HEIGHT = 380;
+const ERROR_COLOR = '#d62728';
+
+export interface XYSeries {
+  readonly name: string;
+  readonly points: readonly (readonly [number, number | null])[];
+  /** Points to mark as errors (connection errors, failed steps), drawn as red triangles. */
+  readonly errorPoints?: readonly (readonly [number, number])[];
+  readonly dashed?: boolean;
+}
+
+function baseOption(title: string): EChartsOption {
+  return {
+    animation: false,
+    title: { text: title, left: 'center', textStyle: { fontSize: 14 } },
+    legend: { bottom: 0, left: 'center', type: 'plain', itemGap: 28, width: '90%' },
+    grid: { left: 70, right: 30, top: 45, bottom: 90, containLabel: false },
+    tooltip: { trigger: 'axis' },
+  };
+}
+
+export function lineChart(id: string, title: string, xName: string, yName: string, series: readonly XYSeries[], options: { logX?: boolean; logBase?: number } = {}): ChartBlock {
+  const out: SeriesOption[] = [];
+  for (const s of series) {
+    out.push({
+      type: 'line',
+      name: s.name,
+      data: s.points.map(([x, y]) => [x, y]),
+      showSymbol: true,
+      symbolSize: 6,
+      connectNulls: false,
+      ...(s.dashed ? { lineStyle: { type: 'dashed' }, showSymbol: false } : {}),
+    });
+    if (s.errorPoints && s.errorPoints.length > 0) {
+      out.push({
+        type: 'scatter',
+        name: `${s.name}: errors`,
+        data: s.errorPoints.map(([x, y]) => [x, y]),
+        symbol: 'triangle',
+        symbolSize: 12,
+        itemStyle: { color: ERROR_COLOR },
+      });
+    }
+  }
+  return {
+    id,
+    title,
+    option: {
+      ...baseOption(title),
+      xAxis: options.logX ? { type: 'log', logBase: options.logBase ?? 2, min: 'dataMin', max: 'dataMax', name: xName, nameLocation: 'middle', nameGap: 28 } : { type: 'value', name: xName, nameLocation: 'middle', nameGap: 28, scale: true },
+      yAxis: { type: 'value', name: yName, nameLocation: 'middle', nameGap: 55 },
+      series: out,
+    },
+  };
+}
+
+export function barChart(id: string, title: string, categories: readonly string[], series: readonly { name: string; values: readonly (number | null)[] }[], yName: string): ChartBlock {
+  return {
+    id,
+    title,
+    option: {
+      ...baseOption(title),
+      tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' } },
+      xAxis: { type: 'category', data: [...categories], axisLabel: { interval: 0, rotate: categories.length > 4 ? 20 : 0 } },
+      yAxis: { type: 'value', name: yName, nameLocation: 'middle', nameGap: 55 },
+      series: series.map((s) => ({ type: 'bar', name: s.name, data: [...s.values] })),
+    },
+  };
+}
+
+/**
+ * A forest plot of ratios: each row's estimate as a dot and its 95% interval as a horizontal
+ * segment, with a reference line at 100%. A segment that crosses the line is within the noise.
+ */
+export function ratioChart(id: string, title: string, rows: readonly { label: string; estimate: number; low: number | null; high: number | null }[]): ChartBlock {
+  const labels = rows.map((r) => r.label);
+  const series: SeriesOption[] = [];
+  rows.forEach((r) => {
+    if (r.low === null || r.high === null || !Number.isFinite(r.low) || !Number.isFinite(r.high)) return;
+    series.push({
+      type: 'line',
+      name: '95% CI',
+      data: [
+        [r.low * 100, r.label],
+        [r.high * 100, r.label],
+      ],
+      showSymbol: false,
+      lineStyle: { width: 3, color: '#7f7f7f' },
+      tooltip: { show: false },
+    });
+  });
+  series.push({
+    type: 'scatter',
+    name: 'ratio',
+    data: rows.map((r) => [r.estimate * 100, r.label]),
+    symbolSize: 10,
+    itemStyle: { color: '#1f77b4' },
+    markLine: { silent: true, symbol: 'none', lineStyle: { type: 'dashed', color: '#333' }, data: [{ xAxis: 100 }], label: { formatter: '100%' } },
+  });
+  const all = rows.flatMap((r) => [r.estimate, r.low, r.high]).filter((x): x is number => x !== null && Number.isFinite(x)).map((x) => x * 100);
+  const lo = Math.min(100, ...all);
+  const hi = Math.max(100, ...all);
+  const pad = Math.max(2, (hi - lo) * 0.1);
+  return {
+    id,
+    title,
+    height: Math.max(200, 60 + rows.length * 34),
+    option: {
+      ...baseOption(title),
+      legend: { show: false },
+      tooltip: { trigger: 'item' },
+      grid: { left: 230, right: 40, top: 45, bottom: 40 },
+      xAxis: { type: 'value', min: Math.floor(lo - pad), max: Math.ceil(hi + pad), axisLabel: { formatter: '{value}%' } },
+      yAxis: { type: 'category', data: labels, inverse: true },
+      series,
+    },
+  };
+}
+
+/** Server-side SVG of a chart (no DOM, no network). */
+export function renderChartSvg(chart: ChartBlock): string {
+  const width = chart.width ?? CHART_WIDTH;
+  const height = chart.height ?? CHART_HEIGHT;
+  const instance = echarts.init(null, null, { renderer: 'svg', ssr: true, width, height });
+  try {
+    instance.setOption(chart.option);
+    return instance.renderToSVGString();
+  } finally {
+    instance.dispose();
+  }
+}
+
+/** How many data points the chart's series hold (nulls excluded), for checks and alt text. */
+export function chartPointCount(chart: ChartBlock): number {
+  const series = (chart.option.series ?? []) as { data?: unknown[] }[];
+  return (Array.isArray(series) ? series : [series]).reduce(
+    (acc, s) => acc + (s.data ?? []).filter((d) => d !== null && !(Array.isArray(d) && d.some((v) => v === null))).length,
+    0,
+  );
+}

@@ -1,0 +1,74 @@
+/**
+ * Loading one run for the report: its manifest (spec and plan), the step summaries, the
+ * per-interval totals and the server metrics, from any lake (DuckDB locally, Athena on AWS).
+ */
+import type { LakeReader } from '../lake/duckdb';
+import { findRun, stepResults, type RunInfo, type StepResult } from '../lake/results';
+import type { Plan } from '../plan/types';
+import type { Spec } from '../spec/schema';
+
+export interface IntervalTotal {
+  readonly cell_id: string;
+  readonly step_id: string;
+  readonly t: number;
+  readonly tps: number;
+  readonly qps: number;
+  readonly lat_pct_ms: number;
+  readonly errors_per_s: number;
+}
+
+export interface MetricMean {
+  readonly cell_id: string;
+  readonly step_id: string;
+  readonly role: string;
+  readonly instance_id: string;
+  readonly metric: string;
+  readonly avg_value: number;
+  readonly max_value: number;
+  readonly samples: number;
+  readonly source: string;
+}
+
+export interface RunData {
+  readonly run: RunInfo;
+  readonly spec: Spec | null;
+  readonly plan: Plan | null;
+  readonly steps: readonly StepResult[];
+  /** Keyed `${cell_id}/${step_id}`, in time order. */
+  readonly intervals: ReadonlyMap<string, readonly IntervalTotal[]>;
+  readonly metrics: readonly MetricMean[];
+}
+
+const quote = (s: string): string => `'${s.replace(/'/g, "''")}'`;
+
+function parseJson<T>(text: string | null | undefined): T | null {
+  if (!text) return null;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return null; // an unreadable manifest field: the report falls back to what the step rows say
+  }
+}
+
+export const stepKey = (cellId: string, stepId: string): string => `${cellId}/${stepId}`;
+
+export async function loadRun(lake: LakeReader, runId?: string): Promise<RunData> {
+  const run = await findRun(lake, runId);
+  const steps = await stepResults(lake, run.run_id);
+  const intervalRows = await lake.query<IntervalTotal>(
+    `SELECT cell_id, step_id, t, tps, qps, lat_pct_ms, errors_per_s FROM interval_totals WHERE run_id = ${quote(run.run_id)} ORDER BY cell_id, step_id, t`,
+  );
+  const intervals = new Map<string, IntervalTotal[]>();
+  for (const r of intervalRows) {
+    const k = stepKey(r.cell_id, r.step_id);
+    const list = intervals.get(k) ?? [];
+    list.push(r);
+    intervals.set(k, list);
+  }
+  const metrics = await lake.query<MetricMean>(
+    `SELECT cell_id, step_id, role, instance_id, metric, AVG(value) AS avg_value, MAX(value) AS max_value, COUNT(*) AS samples, MAX(source) AS source
+     FROM server_metrics WHERE run_id = ${quote(run.run_id)}
+     GROUP BY cell_id, step_id, role, instance_id, metric`,
+  );
+  return { run, spec: parseJson<Spec>(run.spec), plan: parseJson<Plan>(run.plan), steps, intervals, metrics };
+}

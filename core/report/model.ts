@@ -1,0 +1,39 @@
+/** What a report is made of, independent of where it is shown (terminal or HTML). */
+import type { EChartsOption } from 'echarts';
+
+export interface TableBlock {
+  readonly title: string;
+  readonly head: readonly string[];
+  readonly rows: readonly (readonly string[])[];
+  /** Right-align these column indexes (numbers). */
+  readonly numeric?: readonly number[];
+  /** Row indexes to emphasise (ratios, totals). */
+  readonly emphasis?: readonly number[];
+  readonly notes?: readonly string[];
+}
+
+export interface ChartBlock {
+  readonly id: string;
+  readonly title: string;
+  readonly option: EChartsOption;
+  readonly width?: number;
+  readonly height?: number;
+}
+
+export interface ReportSection {
+  readonly id: 'ab' | 'price' | 'sweep' | 'forwarding' | 'network' | 'rate' | 'failures';
+  readonly title: string;
+  /** What the section answers, in one line. */
+  readonly question: string;
+  /** Plain-language findings, the first thing a reader sees. */
+  readonly findings: readonly string[];
+  readonly tables: readonly TableBlock[];
+  readonly charts: readonly ChartBlock[];
+}
+
+export interface Report {
+  readonly title: string;
+  readonly meta: readonly [string, string][];
+  readonly notes: readonly string[];
+  readonly sections: readonly ReportSection[];
+}

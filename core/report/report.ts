@@ -1,0 +1,168 @@
+/**
+ * `aurora-bench report RUN`: the report that answers the study's question, printed as terminal
+ * tables, and with --html FILE a self-contained HTML page (inline CSS, charts as server-rendered
+ * SVG, no script and no network needed to view it).
+ */
+import { writeFileSync } from 'node:fs';
+import Table from 'cli-table3';
+import { withLake, type LakeReader } from '../lake/duckdb';
+import { chartPointCount, renderChartSvg } from './charts';
+import { loadPrices, type PriceTable } from './cost';
+import { COMPACT_TABLE } from './format';
+import { loadRun, type RunData } from './load';
+import type { Report, ReportSection, TableBlock } from './model';
+import { buildSections, makeContext } from './sections';
+
+function planNotes(data: RunData): string[] {
+  try {
+    const notes = JSON.parse(data.run.notes || '[]') as { level?: string; path?: string; message?: string }[];
+    return notes.map((n) => `[${n.level ?? 'info'}] ${n.path ? `${n.path}: ` : ''}${n.message ?? ''}`);
+  } catch {
+    return [];
+  }
+}
+
+export function buildReport(data: RunData, prices: PriceTable): Report {
+  const ctx = makeContext(data, prices);
+  const r = data.run;
+  const meta: [string, string][] = [
+    ['run', r.run_id],
+    ['experiment', r.spec_name + (data.spec?.description ? ` — ${data.spec.description}` : '')],
+    ['backend', r.backend === 'aws' ? `AWS ${r.region}` : 'local (MariaDB on this machine)'],
+    ['status', r.status + (r.error ? `: ${r.error}` : '')],
+    ['started', `${r.started_at}${r.ended_at ? ` — ended ${r.ended_at}` : ''}`],
+    ['versions', [r.server_version, r.sysbench_version].filter(Boolean).join(', ') || '-'],
+    ['variants', ctx.variants.map((v) => `${v.name} (${v.instanceClass}${v.az ? `, AZ ${v.az}` : ''}${v.readers ? `, ${v.readers} reader${v.readers > 1 ? 's' : ''}` : ''})`).join('; ')],
+    ['steps', `${data.steps.length} step results (${data.steps.filter((s) => s.status !== 'ok').length} failed), repeats interleaved: ${data.spec?.order ?? 'unknown'}`],
+  ];
+  return { title: `aurora-bench report: ${r.spec_name}`, meta, notes: planNotes(data), sections: buildSections(ctx) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Terminal
+
+function terminalTable(t: TableBlock): string {
+  const numeric = new Set(t.numeric ?? []);
+  const table = new Table({ head: [...t.head], colAligns: t.head.map((_, i) => (numeric.has(i) ? 'right' : 'left')), ...COMPACT_TABLE });
+  for (const row of t.rows) table.push([...row]);
+  const out = [`${t.title}`, table.toString()];
+  for (const n of t.notes ?? []) out.push(`  ${n}`);
+  return out.join('\n');
+}
+
+function terminalSection(s: ReportSection): string {
+  const out = [`== ${s.title} ==`, s.question];
+  if (s.findings.length > 0) out.push(...s.findings.map((f) => `  * ${f}`));
+  for (const t of s.tables) out.push('', terminalTable(t));
+  if (s.charts.length > 0) out.push('', `  (${s.charts.length} chart${s.charts.length === 1 ? '' : 's'} in the HTML report: --html FILE)`);
+  return out.join('\n');
+}
+
+export function renderTerminal(report: Report): string {
+  const out = [report.title, ...report.meta.map(([k, v]) => `  ${k}: ${v}`)];
+  if (report.notes.length > 0) out.push('  notes:', ...report.notes.map((n) => `    ${n}`));
+  if (report.sections.length === 0) out.push('', 'Nothing to report: the run has no step results.');
+  for (const s of report.sections) out.push('', terminalSection(s));
+  return out.join('\n') + '\n';
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTML
+
+const escapeHtml = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+const CSS = `
+body { font-family: -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; margin: 2rem auto; max-width: 1100px; color: #222; padding: 0 1rem; }
+h1 { font-size: 1.5rem; } h2 { font-size: 1.25rem; margin-top: 2.5rem; border-bottom: 1px solid #ddd; padding-bottom: .3rem; }
+h3 { font-size: 1rem; margin-top: 1.5rem; }
+dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; font-size: .9rem; }
+dl.meta dt { font-weight: 600; color: #555; }
+.question { color: #555; font-style: italic; }
+ul.findings li { margin: .25rem 0; }
+div.table-wrap { overflow-x: auto; }
+table { border-collapse: collapse; font-size: .85rem; margin: .5rem 0; }
+th, td { border: 1px solid #ddd; padding: .25rem .5rem; vertical-align: top; }
+th { background: #f4f5f7; text-align: left; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+tr.emphasis td { background: #f7fbff; font-weight: 600; }
+p.note { font-size: .8rem; color: #555; margin: .2rem 0; }
+figure.chart { margin: 1rem 0; }
+figure.chart svg { max-width: 100%; height: auto; }
+ul.notes { font-size: .85rem; color: #555; }
+`;
+
+function htmlTable(t: TableBlock): string {
+  const numeric = new Set(t.numeric ?? []);
+  const emphasis = new Set(t.emphasis ?? []);
+  const head = `<tr>${t.head.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr>`;
+  const body = t.rows
+    .map((row, i) => `<tr${emphasis.has(i) ? ' class="emphasis"' : ''}>${row.map((c, j) => `<td${numeric.has(j) ? ' class="num"' : ''}>${escapeHtml(c)}</td>`).join('')}</tr>`)
+    .join('\n');
+  const notes = (t.notes ?? []).map((n) => `<p class="note">${escapeHtml(n)}</p>`).join('');
+  return `<h3>${escapeHtml(t.title)}</h3>\n<div class="table-wrap"><table>\n<thead>${head}</thead>\n<tbody>\n${body}\n</tbody>\n</table></div>${notes}`;
+}
+
+export function renderHtml(report: Report): string {
+  const parts: string[] = [];
+  parts.push(`<h1>${escapeHtml(report.title)}</h1>`);
+  parts.push(`<dl class="meta">${report.meta.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('')}</dl>`);
+  if (report.notes.length > 0) parts.push(`<h3>Plan notes</h3><ul class="notes">${report.notes.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>`);
+  if (report.sections.length === 0) parts.push('<p>Nothing to report: the run has no step results.</p>');
+  for (const s of report.sections) {
+    parts.push(`<section id="${s.id}">`);
+    parts.push(`<h2>${escapeHtml(s.title)}</h2><p class="question">${escapeHtml(s.question)}</p>`);
+    if (s.findings.length > 0) parts.push(`<ul class="findings">${s.findings.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul>`);
+    for (const c of s.charts) {
+      parts.push(`<figure class="chart" id="chart-${escapeHtml(c.id)}" role="img" aria-label="${escapeHtml(c.title)}" data-series-points="${chartPointCount(c)}">${renderChartSvg(c)}</figure>`);
+    }
+    for (const t of s.tables) parts.push(htmlTable(t));
+    parts.push('</section>');
+  }
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(report.title)}</title>
+<style>${CSS}</style>
+</head>
+<body>
+${parts.join('\n')}
+<p class="note">Generated by aurora-bench. Charts rendered with Apache ECharts (server-side SVG); this page loads nothing from the network.</p>
+</body>
+</html>
+`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Entry points
+
+export interface ReportOptions {
+  /** Default: the latest run. */
+  readonly runId?: string;
+  readonly repoRoot: string;
+  /** A price file merged over prices/aws-prices.json. */
+  readonly prices?: string;
+  /** Also write the HTML report here. */
+  readonly html?: string;
+}
+
+/** The report of a run from any lake (DuckDB or Athena). */
+export async function reportFromLake(lake: LakeReader, options: ReportOptions): Promise<{ report: Report; text: string; html?: string }> {
+  const prices = loadPrices(options.repoRoot, options.prices);
+  const data = await loadRun(lake, options.runId);
+  const report = buildReport(data, prices);
+  return { report, text: renderTerminal(report), ...(options.html !== undefined ? { html: renderHtml(report) } : {}) };
+}
+
+/** What `aurora-bench report` prints, for a local lake; writes the HTML file when asked. */
+export async function reportCommand(options: ReportOptions & { readonly lakeDir: string }): Promise<string> {
+  return withLake(options.lakeDir, async (lake) => {
+    const { text, html } = await reportFromLake(lake, options);
+    if (options.html !== undefined && html !== undefined) {
+      writeFileSync(options.html, html);
+      return text + `\nHTML report written to ${options.html}\n`;
+    }
+    return text;
+  });
+}

@@ -1,0 +1,676 @@
+/**
+ * The report's sections, each answering one of the studies' questions from a run's rows:
+ * A/B comparison with confidence intervals (S1), price-performance, thread sweeps and the
+ * 100-point score (S2), write forwarding (S3), network bounds (S4) and the rate-sweep knee (S5).
+ * Which sections apply is decided from the run's spec and rows, not from the study's name.
+ */
+import type { StepResult } from '../lake/results';
+import { classifyBound, type BoundResult } from './bounds';
+import { barChart, lineChart, ratioChart, type XYSeries } from './charts';
+import { networkLimitGbps, regionPrices, variantHourly, type PriceTable } from './cost';
+import { clip, fixed, num, pct } from './format';
+import { findKnee } from './knee';
+import { stepKey, type RunData } from './load';
+import type { ChartBlock, ReportSection, TableBlock } from './model';
+import { overallScores, sweepScores, type TargetScore } from './score';
+import { batchMeans, describeRatio, mean, meanCi, ratioVerdict, sampleStddev, summarize, welchRatioCi, type ConfidenceInterval, type Sample } from './stats';
+import { analyzeSweep } from './sweep';
+
+// ---------------------------------------------------------------------------------------------
+// Steps grouped across repeats, and their estimates with confidence intervals
+
+export interface StepGroup {
+  readonly variant: string;
+  readonly stepId: string;
+  readonly workload: string;
+  readonly test: string;
+  readonly threads: number;
+  readonly rate: number;
+  readonly offered: number;
+  readonly target: string;
+  readonly instanceClass: string;
+  readonly az: string | null;
+  readonly latPct: number;
+  /** One row per repeat (cell), failed ones included. */
+  readonly rows: readonly StepResult[];
+  readonly ok: readonly StepResult[];
+  /** Options of the workload (from the spec), {} when unknown. */
+  readonly options: Readonly<Record<string, unknown>>;
+}
+
+export type Metric = 'tps' | 'qps' | 'lat_pct_ms' | 'lat_avg_ms';
+
+export interface Estimate {
+  readonly value: number | null;
+  readonly ci: ConfidenceInterval | null;
+  /** What the ratio intervals use: per-repeat values, or batch means of one run's intervals. */
+  readonly sample: Sample | null;
+  readonly source: 'repeats' | 'intervals' | 'single' | 'none';
+}
+
+interface VariantInfo {
+  readonly name: string;
+  readonly instanceClass: string;
+  readonly az: string | null;
+  readonly readers: number;
+  readonly writeForwarding: boolean;
+}
+
+export interface Context {
+  readonly data: RunData;
+  readonly prices: PriceTable;
+  readonly groups: readonly StepGroup[];
+  readonly variants: readonly VariantInfo[];
+}
+
+export function groupSteps(data: RunData): StepGroup[] {
+  const byKey = new Map<string, StepResult[]>();
+  for (const s of data.steps) {
+    const k = `${s.variant}\u0000${s.step_id}`;
+    byKey.set(k, [...(byKey.get(k) ?? []), s]);
+  }
+  const optionsOf = new Map((data.spec?.workloads ?? []).map((w) => [w.name, (w.options ?? {}) as Record<string, unknown>]));
+  return [...byKey.values()].map((rows) => {
+    const first = rows[0]!;
+    return {
+      variant: first.variant,
+      stepId: first.step_id,
+      workload: first.workload,
+      test: first.test,
+      threads: first.threads,
+      rate: first.rate,
+      offered: first.offered_tps,
+      target: first.target,
+      instanceClass: first.instance_class,
+      az: first.az,
+      latPct: first.lat_pct,
+      rows: rows.slice().sort((a, b) => a.repeat - b.repeat),
+      ok: rows.filter((r) => r.status === 'ok' && r.tps !== null),
+      options: optionsOf.get(first.workload) ?? {},
+    };
+  });
+}
+
+function variantInfos(data: RunData, groups: readonly StepGroup[]): VariantInfo[] {
+  const fromSpec: VariantInfo[] = (data.spec?.variants ?? []).map((v) => ({
+    name: v.name,
+    instanceClass: v.instanceClass,
+    az: v.az ?? null,
+    readers: v.readers ?? 0,
+    writeForwarding: v.writeForwarding?.enabled === true,
+  }));
+  const seen = new Set(fromSpec.map((v) => v.name));
+  for (const g of groups) {
+    if (seen.has(g.variant)) continue;
+    seen.add(g.variant);
+    fromSpec.push({ name: g.variant, instanceClass: g.instanceClass, az: g.az, readers: 0, writeForwarding: false });
+  }
+  // Only variants that have rows in this run.
+  const present = new Set(groups.map((g) => g.variant));
+  return fromSpec.filter((v) => present.has(v.name));
+}
+
+export function makeContext(data: RunData, prices: PriceTable): Context {
+  const groups = groupSteps(data);
+  return { data, prices, groups, variants: variantInfos(data, groups) };
+}
+
+const INTERVAL_FIELD: Partial<Record<Metric, 'tps' | 'qps' | 'lat_pct_ms'>> = { tps: 'tps', qps: 'qps', lat_pct_ms: 'lat_pct_ms' };
+
+/**
+ * A metric of a step across repeats. With two or more successful repeats the interval comes from
+ * them (run-to-run noise, the one that matters for a comparison); with one, from batch means of
+ * that run's per-interval samples (within-run noise only, and said so).
+ */
+export function estimate(ctx: Context, g: StepGroup, metric: Metric): Estimate {
+  const values = g.ok.map((r) => r[metric]).filter((v): v is number => v !== null);
+  if (values.length >= 2) return { value: mean(values), ci: meanCi(values), sample: summarize(values), source: 'repeats' };
+  if (values.length === 1) {
+    const field = INTERVAL_FIELD[metric];
+    const series = field ? (ctx.data.intervals.get(stepKey(g.ok[0]!.cell_id, g.stepId)) ?? []).map((i) => i[field]) : [];
+    const batches = batchMeans(series, 10);
+    if (batches.length >= 2) {
+      const ci = meanCi(batches);
+      return { value: values[0]!, ci: { ...ci, estimate: values[0]!, low: values[0]! - ci.halfWidth, high: values[0]! + ci.halfWidth }, sample: summarize(batches), source: 'intervals' };
+    }
+    return { value: values[0]!, ci: null, sample: null, source: 'single' };
+  }
+  return { value: null, ci: null, sample: null, source: 'none' };
+}
+
+function withCi(e: Estimate, digits = 2): string {
+  if (e.value === null) return '-';
+  if (e.ci === null || !Number.isFinite(e.ci.halfWidth)) return fixed(e.value, digits);
+  return `${fixed(e.value, digits)} ±${fixed(e.ci.halfWidth, digits)}`;
+}
+
+function sourceLabel(g: StepGroup, e: Estimate): string {
+  const failed = g.rows.length - g.ok.length;
+  const base = e.source === 'repeats' ? `${g.ok.length} repeats` : e.source === 'intervals' ? '1 run, interval batches' : e.source === 'single' ? '1 run' : 'no result';
+  return failed > 0 ? `${base}, ${failed} failed` : base;
+}
+
+function ratioText(ci: ConfidenceInterval): string {
+  if (!Number.isFinite(ci.estimate)) return '-';
+  const range = Number.isFinite(ci.low) ? ` (${pct(ci.low, 1)}–${pct(ci.high, 1)})` : '';
+  return `${pct(ci.estimate)}${range}`;
+}
+
+function verdictText(ci: ConfidenceInterval, higherIsBetter: boolean): string {
+  switch (ratioVerdict(ci)) {
+    case 'within-noise':
+      return 'within noise';
+    case 'higher':
+      return higherIsBetter ? 'better' : 'worse';
+    case 'lower':
+      return higherIsBetter ? 'worse' : 'better';
+    default:
+      return 'noise unknown';
+  }
+}
+
+function ratioOf(a: Estimate, b: Estimate): ConfidenceInterval {
+  if (a.sample && b.sample) return welchRatioCi(a.sample, b.sample);
+  const est = a.value !== null && b.value !== null && b.value !== 0 ? a.value / b.value : Number.NaN;
+  return { estimate: est, low: Number.NaN, high: Number.NaN, halfWidth: Number.NaN, n: 0, df: 0, level: 0.95 };
+}
+
+/** Run-to-run and within-run variation of TPS, as coefficients of variation. */
+function noiseText(ctx: Context, g: StepGroup): string {
+  const tps = g.ok.map((r) => r.tps!).filter((v) => v > 0);
+  const between = tps.length >= 2 ? sampleStddev(tps) / mean(tps) : null;
+  const within = g.ok
+    .map((r) => (ctx.data.intervals.get(stepKey(r.cell_id, g.stepId)) ?? []).map((i) => i.tps))
+    .map((series) => batchMeans(series, 10))
+    .filter((b) => b.length >= 2 && mean(b) > 0)
+    .map((b) => sampleStddev(b) / mean(b));
+  const parts: string[] = [];
+  if (between !== null) parts.push(`runs ${pct(between, 1)}`);
+  if (within.length > 0) parts.push(`within ${pct(mean(within), 1)}`);
+  return parts.join(', ') || '-';
+}
+
+const stepLabel = (g: StepGroup): string => `${g.workload} t${g.threads}${g.rate > 0 ? ` @${num(g.offered, 0)}/s` : ''}${g.target !== 'writer' ? ` → ${g.target}` : ''}`;
+const comparableKey = (g: StepGroup): string => `${g.workload}\u0000${g.threads}\u0000${g.rate}\u0000${g.target}`;
+
+function uniqueInOrder<T>(xs: readonly T[]): T[] {
+  return [...new Set(xs)];
+}
+
+/** A workload with this many thread counts is a sweep (S3's 32/64/128 per target is a comparison, not a sweep). */
+const MIN_SWEEP_THREADS = 4;
+
+/**
+ * Steps that are points of a thread sweep (MIN_SWEEP_THREADS+ thread counts) or a rate sweep (2+ offered rates):
+ * their comparison is the sweep's charts, score and knee, not an A/B row per point.
+ */
+function inSweep(ctx: Context, g: StepGroup): boolean {
+  const threads = new Set(ctx.groups.filter((x) => x.workload === g.workload && x.rate === g.rate && x.target === g.target).map((x) => x.threads));
+  const rates = new Set(ctx.groups.filter((x) => x.workload === g.workload && x.threads === g.threads && x.target === g.target && x.rate > 0).map((x) => x.rate));
+  return threads.size >= MIN_SWEEP_THREADS || rates.size >= 2;
+}
+
+// ---------------------------------------------------------------------------------------------
+// A/B (S1): per AZ and workload, each variant's TPS, QPS and pNN with intervals, and the ratios
+
+export function abSection(ctx: Context): ReportSection | null {
+  if (ctx.variants.length < 2) return null;
+  const tables: TableBlock[] = [];
+  const charts: ChartBlock[] = [];
+  const findings: string[] = [];
+  const azs = uniqueInOrder(ctx.variants.map((v) => v.az));
+  const forest: { label: string; estimate: number; low: number | null; high: number | null }[] = [];
+  for (const az of azs) {
+    const variants = ctx.variants.filter((v) => v.az === az);
+    if (variants.length < 2) continue;
+    const baseline = variants[0]!;
+    const groups = ctx.groups.filter((g) => variants.some((v) => v.name === g.variant) && !inSweep(ctx, g));
+    const keys = uniqueInOrder(groups.map(comparableKey));
+    const pctName = `p${groups[0]?.latPct ?? 95} ms`;
+    const rows: string[][] = [];
+    const emphasis: number[] = [];
+    for (const key of keys) {
+      const byVariant = new Map(groups.filter((g) => comparableKey(g) === key).map((g) => [g.variant, g]));
+      const base = byVariant.get(baseline.name);
+      for (const v of variants) {
+        const g = byVariant.get(v.name);
+        if (g === undefined) continue;
+        const e = { tps: estimate(ctx, g, 'tps'), qps: estimate(ctx, g, 'qps'), lat: estimate(ctx, g, 'lat_pct_ms') };
+        rows.push([stepLabel(g), v.name, v.instanceClass, withCi(e.tps), withCi(e.qps), withCi(e.lat), noiseText(ctx, g), sourceLabel(g, e.tps)]);
+        if (base === undefined || v.name === baseline.name) continue;
+        const b = { tps: estimate(ctx, base, 'tps'), qps: estimate(ctx, base, 'qps'), lat: estimate(ctx, base, 'lat_pct_ms') };
+        const r = { tps: ratioOf(e.tps, b.tps), qps: ratioOf(e.qps, b.qps), lat: ratioOf(e.lat, b.lat) };
+        emphasis.push(rows.length);
+        rows.push([
+          '',
+          `${v.name}/${baseline.name}`,
+          '',
+          `${ratioText(r.tps)} ${verdictText(r.tps, true)}`,
+          `${ratioText(r.qps)} ${verdictText(r.qps, true)}`,
+          `${ratioText(r.lat)} ${verdictText(r.lat, false)}`,
+          '',
+          '',
+        ]);
+        const where = az !== null ? ` in AZ ${az}` : '';
+        const latName = pctName.split(' ')[0]!;
+        const tpsToo = ratioVerdict(r.tps) !== ratioVerdict(r.qps) ? ` ${describeRatio('TPS', v.name, baseline.name, r.tps)}` : '';
+        findings.push(`${stepLabel(g)}${where}: ${describeRatio('QPS', v.name, baseline.name, r.qps)}${tpsToo} ${latName} latency ${ratioText(r.lat)}: ${verdictText(r.lat, false)}.`);
+        forest.push({ label: `${stepLabel(g)}${az !== null ? ` (${az})` : ''} QPS ${v.name}/${baseline.name}`, estimate: r.qps.estimate, low: Number.isFinite(r.qps.low) ? r.qps.low : null, high: Number.isFinite(r.qps.high) ? r.qps.high : null });
+      }
+    }
+    if (rows.length === 0) continue;
+    tables.push({
+      title: az !== null ? `AZ ${az}` : 'All variants',
+      head: ['step', 'variant', 'class', 'TPS ±95% CI', 'QPS ±95% CI', `${pctName} ±95% CI`, 'noise (CV)', 'from'],
+      rows,
+      numeric: [3, 4, 5],
+      emphasis,
+      notes: [
+        `Ratios are ${variants
+          .slice(1)
+          .map((v) => v.name)
+          .join(', ')} over ${baseline.name}, with a 95% interval (Welch, on the log scale); "within noise" means the interval includes 100%.`,
+      ],
+    });
+  }
+  // The same class across AZs (S1: AZ A and AZ C disagreed by up to 10%).
+  const classes = uniqueInOrder(ctx.variants.map((v) => v.instanceClass));
+  const azRows: string[][] = [];
+  for (const cls of classes) {
+    const vs = ctx.variants.filter((v) => v.instanceClass === cls && v.az !== null);
+    if (vs.length < 2) continue;
+    const [first, ...rest] = vs;
+    for (const other of rest) {
+      for (const g of ctx.groups.filter((x) => x.variant === other.name && !inSweep(ctx, x))) {
+        const base = ctx.groups.find((x) => x.variant === first!.name && comparableKey(x) === comparableKey(g));
+        if (!base) continue;
+        const r = ratioOf(estimate(ctx, g, 'qps'), estimate(ctx, base, 'qps'));
+        azRows.push([cls, stepLabel(g), `${other.az}/${first!.az}`, `${ratioText(r)} ${verdictText(r, true)}`]);
+      }
+    }
+  }
+  if (azRows.length > 0) {
+    tables.push({ title: 'Same class, different AZ (QPS)', head: ['class', 'step', 'AZ ratio', 'QPS ratio (95% CI)'], rows: azRows, numeric: [3] });
+  }
+  if (tables.length === 0) return null;
+  const keys = uniqueInOrder(ctx.groups.filter((g) => !inSweep(ctx, g)).map(comparableKey));
+  const labels = keys.map((k) => stepLabel(ctx.groups.find((g) => comparableKey(g) === k)!));
+  charts.push(
+    barChart(
+      'ab-tps',
+      'TPS by variant (mean over repeats)',
+      labels,
+      ctx.variants.map((v) => ({ name: v.name, values: keys.map((k) => { const g = ctx.groups.find((x) => x.variant === v.name && comparableKey(x) === k); return g ? estimate(ctx, g, 'tps').value : null; }) })),
+      'TPS',
+    ),
+  );
+  if (forest.length > 0) charts.push(ratioChart('ab-ratio', 'QPS ratio to the baseline, with 95% intervals', forest));
+  return {
+    id: 'ab',
+    title: 'Variants compared (A/B)',
+    question: 'Is one variant faster than another, beyond the run-to-run noise?',
+    findings,
+    tables,
+    charts,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Price-performance
+
+export function priceSection(ctx: Context): ReportSection | null {
+  if (ctx.variants.length < 1 || ctx.groups.length === 0) return null;
+  const region = ctx.data.run.region || ctx.data.spec?.region || ctx.prices.defaultRegion;
+  const lookup = regionPrices(ctx.prices, region);
+  const currency = lookup.prices.currency;
+  const workloads = uniqueInOrder(ctx.groups.map((g) => g.workload));
+  const hourly = new Map(ctx.variants.map((v) => [v.name, variantHourly(lookup.prices, v.instanceClass, v.readers)]));
+  if ([...hourly.values()].every((h) => h === null)) return null;
+  const meanTps = (variant: string, workload: string): number | null => {
+    const vals = ctx.groups.filter((g) => g.variant === variant && g.workload === workload).map((g) => estimate(ctx, g, 'tps').value).filter((v): v is number => v !== null);
+    return vals.length > 0 ? mean(vals) : null;
+  };
+  const perMoney = (variant: string, workload: string): number | null => {
+    const h = hourly.get(variant) ?? null;
+    const t = meanTps(variant, workload);
+    return h !== null && h > 0 && t !== null ? (t * 3600) / h : null;
+  };
+  const rows: string[][] = [];
+  const emphasis: number[] = [];
+  const findings: string[] = [];
+  // Compared within an AZ, like the A/B table: the first variant of each AZ is the baseline.
+  for (const az of uniqueInOrder(ctx.variants.map((v) => v.az))) {
+    const variants = ctx.variants.filter((v) => v.az === az);
+    const baseline = variants[0]!;
+    for (const w of workloads) {
+      for (const v of variants) {
+        const h = hourly.get(v.name) ?? null;
+        const pd = perMoney(v.name, w);
+        rows.push([w, v.name, `${v.instanceClass}${v.readers > 0 ? ` x${1 + v.readers}` : ''}`, h !== null ? `${num(h, 3)} ${currency}` : 'no price', fixed(meanTps(v.name, w)), pd !== null ? num(pd, 0) : '-']);
+        const hb = hourly.get(baseline.name) ?? null;
+        const pdb = perMoney(baseline.name, w);
+        if (v.name === baseline.name || h === null || hb === null) continue;
+        emphasis.push(rows.length);
+        rows.push(['', `${v.name}/${baseline.name}`, '', `price ${pct(h / hb)}`, '', pd !== null && pdb !== null && pdb > 0 ? `tx/${currency} ${pct(pd / pdb)}` : '-']);
+      }
+    }
+    for (const v of variants.slice(1)) {
+      const h = hourly.get(v.name) ?? null;
+      const hb = hourly.get(baseline.name) ?? null;
+      if (h === null || hb === null) continue;
+      const per = workloads.map((w) => { const a = perMoney(v.name, w); const b = perMoney(baseline.name, w); return a !== null && b !== null && b > 0 ? `${w} ${pct(a / b, 1)}` : null; }).filter((x): x is string => x !== null);
+      findings.push(`${az !== null ? `AZ ${az}: ` : ''}${v.name} costs ${pct(h / hb)} of ${baseline.name} per hour; its transactions per ${currency} are ${per.join(', ')} of ${baseline.name}'s.`);
+    }
+  }
+  const notes = [
+    `Cost per hour of each variant's DB instances (writer + readers), ${lookup.region} on-demand prices of ${ctx.prices.pricesDate} from prices/aws-prices.json (override with --prices); clients are the load generator and are not counted.`,
+  ];
+  if (lookup.fallbackNote) notes.push(lookup.fallbackNote);
+  if (ctx.data.run.backend === 'local') notes.push("Local run: the throughput was measured on MariaDB on this machine, not on the priced classes; the table shows the method, not the classes' value.");
+  return {
+    id: 'price',
+    title: 'Price-performance',
+    question: 'Which variant gives the most transactions per unit of money?',
+    findings,
+    tables: [{ title: `Transactions per ${currency} (TPS mean over each workload's steps)`, head: ['workload', 'variant', 'class', `${currency}/hour`, 'TPS', `transactions per ${currency}`], rows, numeric: [3, 4, 5], emphasis, notes }],
+    charts: [barChart('price-tx-per-money', `Transactions per ${currency}`, workloads, ctx.variants.map((v) => ({ name: v.name, values: workloads.map((w) => perMoney(v.name, w)) })), `transactions per ${currency}`)],
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Thread sweeps (S2)
+
+export function sweepSection(ctx: Context): ReportSection | null {
+  const sweeps = uniqueInOrder(ctx.groups.map((g) => `${g.workload}\u0000${g.rate}\u0000${g.target}`)).filter(
+    (k) => uniqueInOrder(ctx.groups.filter((g) => `${g.workload}\u0000${g.rate}\u0000${g.target}` === k).map((g) => g.threads)).length >= MIN_SWEEP_THREADS,
+  );
+  if (sweeps.length === 0) return null;
+  const findings: string[] = [];
+  const tables: TableBlock[] = [];
+  const charts: ChartBlock[] = [];
+  const scoresPerWorkload = new Map<string, TargetScore[]>();
+  const findingRows: string[][] = [];
+  const errorRows: string[][] = [];
+  sweeps.forEach((key, i) => {
+    const groups = ctx.groups.filter((g) => `${g.workload}\u0000${g.rate}\u0000${g.target}` === key);
+    const first = groups[0]!;
+    const label = `${first.workload}${first.rate > 0 ? ` @${first.rate}/s` : ''}${first.target !== 'writer' ? ` → ${first.target}` : ''}`;
+    const tpsSeries: XYSeries[] = [];
+    const latSeries: XYSeries[] = [];
+    const scoreInput = new Map<string, { threads: number; tps: number | null; qps: number | null }[]>();
+    for (const v of ctx.variants) {
+      const vg = groups.filter((g) => g.variant === v.name).sort((a, b) => a.threads - b.threads);
+      if (vg.length === 0) continue;
+      const points = vg.map((g) => ({ g, tps: estimate(ctx, g, 'tps').value, qps: estimate(ctx, g, 'qps').value, lat: estimate(ctx, g, 'lat_pct_ms').value }));
+      const hasErrors = (g: StepGroup): boolean => g.rows.some((r) => r.status !== 'ok' || r.errors > 0 || r.reconnects > 0);
+      tpsSeries.push({
+        name: v.name,
+        points: points.map((p) => [p.g.threads, p.tps] as const),
+        errorPoints: points.filter((p) => hasErrors(p.g)).map((p) => [p.g.threads, p.tps ?? 0] as const),
+      });
+      latSeries.push({ name: v.name, points: points.map((p) => [p.g.threads, p.lat] as const), errorPoints: points.filter((p) => hasErrors(p.g) && p.lat !== null).map((p) => [p.g.threads, p.lat!] as const) });
+      scoreInput.set(v.name, points.map((p) => ({ threads: p.g.threads, tps: p.tps, qps: p.qps })));
+      const f = analyzeSweep(
+        points.map((p) => ({
+          threads: p.g.threads,
+          throughput: p.tps,
+          failed: p.g.ok.length === 0,
+          errors: p.g.rows.reduce((a, r) => a + r.errors, 0),
+          reconnects: p.g.rows.reduce((a, r) => a + r.reconnects, 0),
+          error: p.g.rows.find((r) => r.error)?.error ?? null,
+        })),
+      );
+      findingRows.push([label, v.name, f.peakThreads !== null ? String(f.peakThreads) : '-', fixed(f.peakThroughput), f.fallOffThreads !== null ? String(f.fallOffThreads) : 'none', f.lastShareOfPeak !== null ? pct(f.lastShareOfPeak, 0) : '-', f.firstErrorThreads !== null ? String(f.firstErrorThreads) : 'none']);
+      findings.push(`${label}, ${v.name}: ${f.summary}.`);
+      for (const e of f.errorPoints) {
+        errorRows.push([label, v.name, String(e.threads), e.failed ? 'step failed' : 'ran with errors', num(e.errors, 0), num(e.reconnects, 0), clip(e.error, 70)]);
+      }
+    }
+    const scores = sweepScores(scoreInput);
+    scoresPerWorkload.set(label, scores);
+    charts.push(lineChart(`sweep-tps-${i}`, `${label}: TPS by threads (red: errors)`, 'threads', 'TPS', tpsSeries, { logX: true }));
+    charts.push(lineChart(`sweep-lat-${i}`, `${label}: p${first.latPct} latency by threads`, 'threads', `p${first.latPct} ms`, latSeries, { logX: true }));
+  });
+  tables.push({ title: 'Peak and fall-off (TPS)', head: ['sweep', 'variant', 'peak threads', 'peak TPS', 'falls off from', 'last vs peak', 'errors from'], rows: findingRows, numeric: [2, 3, 4, 5, 6], notes: ['Fall-off: the first thread count past the peak below 90% of it. Errors: failed steps, sysbench errors or reconnects; those points are kept and marked, not dropped.'] });
+  if (ctx.variants.length >= 2) {
+    const overall = overallScores(scoresPerWorkload);
+    const heads = [...scoresPerWorkload.keys()];
+    const rows = overall.map((o) => [o.target, ...heads.map((h) => { const s = scoresPerWorkload.get(h)!.find((x) => x.target === o.target); return s ? `${s.score.toFixed(1)}${s.failedThreads.length > 0 ? ` (${s.failedThreads.length} failed)` : ''}` : '-'; }), o.score.toFixed(1)]);
+    tables.push({ title: '100-point score (S2): mean QPS + mean TPS over the sweep, best = 100', head: ['variant', ...heads, 'overall'], rows, numeric: heads.map((_, i) => i + 1).concat([heads.length + 1]), notes: ['A thread count a variant could not serve counts as 0 throughput.'] });
+    findings.unshift(`Score: ${overall.map((o) => `${o.target} ${o.score.toFixed(1)}`).join(', ')}.`);
+  }
+  if (errorRows.length > 0) tables.push({ title: 'Points with errors', head: ['sweep', 'variant', 'threads', 'what', 'errors', 'reconnects', 'error'], rows: errorRows, numeric: [2, 4, 5] });
+  return { id: 'sweep', title: 'Thread sweep', question: 'How does throughput scale with threads, where does it peak and fall off, and where do connections fail?', findings, tables, charts };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Write forwarding (S3)
+
+function writesPerTx(options: Readonly<Record<string, unknown>>): number {
+  const n = (k: string, d: number): number => (typeof options[k] === 'number' ? (options[k] as number) : d);
+  return n('index_updates', 1) + n('non_index_updates', 1) + 2 * n('delete_inserts', 1);
+}
+
+const sameWorkloadShape = (a: StepGroup, b: StepGroup): boolean => a.variant === b.variant && a.test === b.test && JSON.stringify(a.options) === JSON.stringify(b.options) && a.rate === b.rate;
+
+export function forwardingSection(ctx: Context): ReportSection | null {
+  const readerGroups = ctx.groups.filter((g) => g.target !== 'writer');
+  const forwardingVariants = ctx.variants.filter((v) => v.writeForwarding);
+  if (readerGroups.length === 0 && forwardingVariants.length === 0) return null;
+  const findings: string[] = [];
+  const tables: TableBlock[] = [];
+  const charts: ChartBlock[] = [];
+  if (readerGroups.length === 0) {
+    findings.push('No step of this run targets a reader: write forwarding, reader scale-out and consistency levels are Aurora features (AWS only); a local run keeps only the writer steps.');
+    return { id: 'forwarding', title: 'Write forwarding', question: 'When does sending reads and writes to a reader (writes forwarded) beat the writer?', findings, tables, charts };
+  }
+  // Writer vs reader, same workload shape and threads.
+  const pairRows: string[][] = [];
+  const ratioPoints = new Map<number, [number, number][]>();
+  const readerWins = new Map<string, boolean>();
+  for (const r of readerGroups.filter((g) => g.target === 'reader' && g.options['consistency'] === undefined)) {
+    const w = ctx.groups.find((g) => g.target === 'writer' && g.threads === r.threads && sameWorkloadShape(g, r));
+    if (!w) continue;
+    const et = { w: estimate(ctx, w, 'tps'), r: estimate(ctx, r, 'tps') };
+    const el = { w: estimate(ctx, w, 'lat_pct_ms'), r: estimate(ctx, r, 'lat_pct_ms') };
+    const ratio = ratioOf(et.r, et.w);
+    const ps = typeof r.options['point_selects'] === 'number' && r.options['range_selects'] === false ? (r.options['point_selects'] as number) : null;
+    const mix = ps !== null ? `${ps}:${writesPerTx(r.options)}` : 'default';
+    pairRows.push([r.workload.replace(/-reader$/, ''), mix, String(r.threads), withCi(et.w), withCi(et.r), `${ratioText(ratio)} ${verdictText(ratio, true)}`, withCi(el.w), withCi(el.r)]);
+    if (ps !== null && Number.isFinite(ratio.estimate)) {
+      const share = ps / (ps + writesPerTx(r.options));
+      ratioPoints.set(r.threads, [...(ratioPoints.get(r.threads) ?? []), [share * 100, ratio.estimate * 100]]);
+      // A win counts only beyond the noise (the interval above 100%), or by the estimate when unmeasured.
+      const verdict = ratioVerdict(ratio);
+      readerWins.set(`${r.threads}/${share * 100}`, verdict === 'higher' || (verdict === 'unknown' && ratio.estimate > 1));
+    }
+  }
+  if (pairRows.length > 0) {
+    tables.push({ title: 'Writer vs reader (writes forwarded)', head: ['workload', 'reads:writes', 'threads', 'writer TPS', 'reader TPS', 'reader/writer', `writer p${readerGroups[0]!.latPct} ms`, `reader p${readerGroups[0]!.latPct} ms`], rows: pairRows, numeric: [2, 3, 4, 6, 7] });
+  }
+  for (const [threads, pts] of [...ratioPoints.entries()].sort((a, b) => a[0] - b[0])) {
+    const sorted = pts.sort((a, b) => a[0] - b[0]);
+    const wins = sorted.findIndex((_, i) => sorted.slice(i).every(([share]) => readerWins.get(`${threads}/${share}`) === true));
+    findings.push(
+      wins >= 0
+        ? `${threads} threads: the reader beats the writer beyond the noise from a read share of ${sorted[wins]![0].toFixed(0)}% (reads:writes ≈ ${sorted[wins]![0].toFixed(0)}:${(100 - sorted[wins]![0]).toFixed(0)}) upwards.`
+        : `${threads} threads: the reader does not beat the writer beyond the noise at any read share tried (best ${Math.max(...sorted.map(([, r]) => r)).toFixed(1)}% of the writer).`,
+    );
+  }
+  if (ratioPoints.size > 0) {
+    charts.push(
+      lineChart(
+        'fwd-ratio',
+        'Reader/writer TPS by read share (100% = equal)',
+        'reads, % of statements',
+        'reader TPS / writer TPS, %',
+        [...ratioPoints.entries()].sort((a, b) => a[0] - b[0]).map(([t, pts]) => ({ name: `${t} threads`, points: pts.sort((a, b) => a[0] - b[0]) })),
+      ),
+    );
+  }
+  // Scale-out: several readers summed vs the writer at the same total threads.
+  const scaleRows: string[][] = [];
+  for (const r of readerGroups.filter((g) => g.target === 'all-readers')) {
+    const clients = r.rows[0]?.clients ?? 1;
+    const w = ctx.groups.find((g) => g.target === 'writer' && g.threads === r.threads * clients && sameWorkloadShape(g, r));
+    const er = estimate(ctx, r, 'tps');
+    const ew = w ? estimate(ctx, w, 'tps') : null;
+    const ratio = ew ? ratioOf(er, ew) : null;
+    scaleRows.push([r.workload, `${clients} x ${r.threads}`, withCi(er), ew ? withCi(ew) : 'no writer step', ratio ? `${ratioText(ratio)} ${verdictText(ratio, true)}` : '-']);
+    if (ratio && Number.isFinite(ratio.estimate)) findings.push(`${r.workload}: ${clients} readers x ${r.threads} threads give ${pct(ratio.estimate, 1)} of the writer's TPS at ${r.threads * clients} threads.`);
+  }
+  if (scaleRows.length > 0) tables.push({ title: 'Scale-out: readers summed vs the writer at the same total threads', head: ['workload', 'readers x threads', 'summed TPS', 'writer TPS', 'readers/writer'], rows: scaleRows, numeric: [2, 3] });
+  // Consistency levels.
+  const consistency = readerGroups.filter((g) => typeof g.options['consistency'] === 'string');
+  if (consistency.length > 0) {
+    const eventual = consistency.find((g) => String(g.options['consistency']).toUpperCase() === 'EVENTUAL');
+    const rows = consistency.map((g) => {
+      const lat = estimate(ctx, g, 'lat_pct_ms');
+      const avg = estimate(ctx, g, 'lat_avg_ms');
+      const cost = eventual && g !== eventual ? ratioOf(lat, estimate(ctx, eventual, 'lat_pct_ms')) : null;
+      return [String(g.options['consistency']), String(g.threads), withCi(estimate(ctx, g, 'tps')), withCi(avg), withCi(lat), cost ? `${ratioText(cost)} ${verdictText(cost, false)}` : '-'];
+    });
+    tables.push({ title: 'Read consistency: the latency cost of each level', head: ['level', 'threads', 'TPS', 'avg ms', `p${consistency[0]!.latPct} ms`, 'vs EVENTUAL'], rows, numeric: [1, 2, 3, 4] });
+    charts.push(barChart('fwd-consistency', 'Latency by consistency level', consistency.map((g) => String(g.options['consistency'])), [{ name: `p${consistency[0]!.latPct} ms`, values: consistency.map((g) => estimate(ctx, g, 'lat_pct_ms').value) }, { name: 'avg ms', values: consistency.map((g) => estimate(ctx, g, 'lat_avg_ms').value) }], 'ms'));
+  }
+  return { id: 'forwarding', title: 'Write forwarding', question: 'When does sending reads and writes to a reader (writes forwarded) beat the writer?', findings, tables, charts };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Network bounds (S4)
+
+export function networkSection(ctx: Context): ReportSection | null {
+  // Network metrics exist for every AWS run; the section is for studies built around data transfer:
+  // a scan-type custom workload (S4's full-table SELECT *) or a workload named for the network.
+  const networkStudy = ctx.data.spec?.workloads.some((w) => (w.script !== undefined && /scan/i.test(w.script)) || /scan|network/i.test(w.name)) ?? false;
+  if (!networkStudy) return null;
+  const hasNetwork = ctx.data.metrics.some((m) => m.metric.startsWith('Network'));
+  const local = ctx.data.run.backend === 'local';
+  const rows: string[][] = [];
+  const findings: string[] = [];
+  const results: { g: StepGroup; gbps: number | null; cpu: number | null; bound: BoundResult }[] = [];
+  for (const g of ctx.groups) {
+    const role = g.target === 'writer' ? 'writer' : 'reader';
+    const perCell = g.ok.map((r) => {
+      const ms = ctx.data.metrics.filter((m) => m.cell_id === r.cell_id && m.step_id === g.stepId && m.role === role);
+      const net = ms.filter((m) => m.metric === 'NetworkTransmitThroughput' || m.metric === 'NetworkReceiveThroughput');
+      const cpu = ms.filter((m) => m.metric === 'CPUUtilization');
+      return { net: net.length > 0 ? net.reduce((a, m) => a + m.avg_value, 0) : null, cpu: cpu.length > 0 ? mean(cpu.map((m) => m.avg_value)) : null };
+    });
+    const netVals = perCell.map((c) => c.net).filter((v): v is number => v !== null);
+    const cpuVals = perCell.map((c) => c.cpu).filter((v): v is number => v !== null);
+    const clientCpu = g.ok.map((r) => r.client_cpu_avg_pct).filter((v): v is number => v !== null);
+    const bound = classifyBound({
+      serverCpuPct: cpuVals.length > 0 ? mean(cpuVals) : null,
+      networkBytesPerS: netVals.length > 0 ? mean(netVals) : null,
+      networkLimitGbps: local ? null : networkLimitGbps(ctx.prices, g.instanceClass),
+      clientSaturated: g.ok.some((r) => r.saturated_clients > 0),
+      clientCpuPct: clientCpu.length > 0 ? mean(clientCpu) : null,
+    });
+    results.push({ g, gbps: bound.networkGbps, cpu: cpuVals.length > 0 ? mean(cpuVals) : null, bound });
+    const limit = local ? null : networkLimitGbps(ctx.prices, g.instanceClass);
+    rows.push([
+      g.variant,
+      g.instanceClass,
+      g.workload,
+      String(g.rows[0]?.clients ?? 1),
+      bound.networkGbps !== null ? fixed(bound.networkGbps, 2) : '-',
+      limit !== null ? `${limit}` : local ? 'n/a locally' : 'unknown',
+      cpuVals.length > 0 ? fixed(mean(cpuVals), 0) : '-',
+      clientCpu.length > 0 ? fixed(mean(clientCpu), 0) : '-',
+      bound.bound === 'none' ? 'no limit reached' : `${bound.bound}-bound`,
+      clip(bound.reason, 70),
+    ]);
+    findings.push(`${g.variant} (${g.instanceClass}), ${g.workload}: ${bound.bound === 'none' ? '' : `${bound.bound}-bound, `}${bound.reason}.`);
+  }
+  const workloads = uniqueInOrder(results.map((r) => r.g.workload));
+  const variants = uniqueInOrder(results.map((r) => r.g.variant));
+  const notes = ['CPU-bound: server CPU >= 90%. Network-bound: transmit + receive >= 90% of the class\'s network limit (prices/aws-prices.json). Client-bound: a client saturated its CPU; its numbers describe the client.'];
+  if (local) notes.push('Local run: loopback traffic has no class limit, so no point can be network-bound; CloudWatch network metrics per class are AWS only.');
+  if (!hasNetwork) notes.push('This run has no network metrics (CloudWatch NetworkTransmitThroughput/NetworkReceiveThroughput): bytes per second are unknown.');
+  return {
+    id: 'network',
+    title: 'Network throughput and bounds',
+    question: 'How many bytes per second does each class deliver, and what limits it: CPU, network, or the clients?',
+    findings,
+    tables: [{ title: 'Throughput per class', head: ['variant', 'class', 'workload', 'clients', 'Gbps', 'limit Gbps', 'server CPU%', 'client CPU%', 'bound', 'why'], rows, numeric: [3, 4, 5, 6, 7], notes }],
+    charts: [
+      barChart('net-gbps', 'Network throughput (Gbps) by class', variants, workloads.map((w) => ({ name: w, values: variants.map((v) => results.find((r) => r.g.variant === v && r.g.workload === w)?.gbps ?? null) })), 'Gbps'),
+      barChart('net-cpu', 'Server CPU % by class', variants, workloads.map((w) => ({ name: w, values: variants.map((v) => results.find((r) => r.g.variant === v && r.g.workload === w)?.cpu ?? null) })), 'CPU %'),
+    ],
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rate sweep (S5)
+
+export function rateSection(ctx: Context): ReportSection | null {
+  const keyOf = (g: StepGroup): string => `${g.workload}\u0000${g.threads}\u0000${g.target}`;
+  const sweeps = uniqueInOrder(ctx.groups.map(keyOf)).filter((k) => uniqueInOrder(ctx.groups.filter((g) => keyOf(g) === k && g.rate > 0).map((g) => g.rate)).length >= 2);
+  if (sweeps.length === 0) return null;
+  const findings: string[] = [];
+  const rows: string[][] = [];
+  const charts: ChartBlock[] = [];
+  sweeps.forEach((key, i) => {
+    const groups = ctx.groups.filter((g) => keyOf(g) === key);
+    const first = groups[0]!;
+    const label = `${first.workload} (${first.threads} threads${first.target !== 'writer' ? `, ${first.target}` : ''})`;
+    const achieved: XYSeries[] = [];
+    const latency: XYSeries[] = [];
+    let maxOffered = 0;
+    for (const v of ctx.variants) {
+      const vg = groups.filter((g) => g.variant === v.name && g.rate > 0).sort((a, b) => a.offered - b.offered);
+      if (vg.length === 0) continue;
+      const points = vg.map((g) => ({ offered: g.offered, achieved: estimate(ctx, g, 'tps').value, p99Ms: estimate(ctx, g, 'lat_pct_ms').value, g }));
+      maxOffered = Math.max(maxOffered, ...points.map((p) => p.offered));
+      const knee = findKnee(points);
+      const unlimited = groups.find((g) => g.variant === v.name && g.rate === 0);
+      const maxTps = unlimited ? estimate(ctx, unlimited, 'tps').value : null;
+      rows.push([label, v.name, knee.kneeOffered !== null ? num(knee.kneeOffered, 0) : '-', knee.saturatedAtOffered !== null ? `${num(knee.saturatedAtOffered, 0)} (${knee.reason})` : 'not reached', fixed(knee.capacity, 0), maxTps !== null ? fixed(maxTps, 0) : '-']);
+      findings.push(`${label}, ${v.name}: ${knee.summary}`);
+      const failed = points.filter((p) => p.g.ok.length === 0 || p.g.rows.some((r) => r.errors > 0));
+      achieved.push({ name: v.name, points: points.map((p) => [p.offered, p.achieved] as const), errorPoints: failed.map((p) => [p.offered, p.achieved ?? 0] as const) });
+      latency.push({ name: v.name, points: points.map((p) => [p.offered, p.p99Ms] as const) });
+    }
+    achieved.push({ name: 'ideal (achieved = offered)', points: [[0, 0], [maxOffered, maxOffered]], dashed: true });
+    charts.push(lineChart(`rate-achieved-${i}`, `${label}: achieved vs offered TPS`, 'offered TPS', 'achieved TPS', achieved));
+    charts.push(lineChart(`rate-latency-${i}`, `${label}: p${first.latPct} latency vs offered TPS`, 'offered TPS', `p${first.latPct} ms`, latency));
+  });
+  return {
+    id: 'rate',
+    title: 'Rate sweep: offered vs achieved',
+    question: 'Up to which offered rate does each variant keep up, and what is its capacity?',
+    findings,
+    tables: [
+      {
+        title: 'Saturation knee',
+        head: ['sweep', 'variant', 'knee (offered/s)', 'saturated at', 'capacity (max achieved)', 'unlimited-rate TPS'],
+        rows,
+        numeric: [2, 4, 5],
+        notes: ['Knee: the last offered rate where achieved >= 95% of offered (relative to the lowest rate\'s efficiency) and the tail latency <= 3x its value at the lowest rate.'],
+      },
+    ],
+    charts,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Failures
+
+export function failuresSection(ctx: Context): ReportSection | null {
+  const failed = ctx.data.steps.filter((s) => s.status !== 'ok');
+  if (failed.length === 0) return null;
+  return {
+    id: 'failures',
+    title: 'Failed steps',
+    question: 'What did not run, and why?',
+    findings: [`${failed.length} step${failed.length === 1 ? '' : 's'} failed; their metrics are left out of means and shown as errors in the charts.`],
+    tables: [{ title: 'Failed steps', head: ['variant', 'repeat', 'step', 'clients ok', 'error'], rows: failed.map((s) => [s.variant, String(s.repeat), s.step_id, `${s.ok_clients}/${s.clients}`, clip(s.error, 90)]), numeric: [1] }],
+    charts: [],
+  };
+}
+
+/** Every section that applies to the run, in reading order. */
+export function buildSections(ctx: Context): ReportSection[] {
+  return [abSection(ctx), priceSection(ctx), sweepSection(ctx), forwardingSection(ctx), networkSection(ctx), rateSection(ctx), failuresSection(ctx)].filter((s): s is ReportSection => s !== null);
+}

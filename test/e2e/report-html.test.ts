@@ -1,0 +1,85 @@
+/**
+ * The HTML report in a real browser: reports rendered from lake rows (real DuckDB, real ECharts
+ * server-side SVG) are opened in headless Chromium (Debian's chromium, `bash scripts/setup.sh
+ * --test`); the page must load with no console error, no exception and no network request, and
+ * every chart must show data points. Screenshots are kept under test-output/report-html/.
+ *
+ * This renders runs written as lake rows; it must also be run against a real local run's lake
+ * (see the report e2e of the local workflow).
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { reportCommand } from '../../core/report/report';
+import { Chromium, findChromium } from '../helpers/chromium';
+import { STUDIES, writeStudyRun } from '../helpers/study-runs';
+
+const repoRoot = resolve(__dirname, '../..');
+const outputDir = join(repoRoot, 'test-output', 'report-html');
+
+interface ChartCheck {
+  id: string;
+  declared: number;
+  visiblePoints: number;
+}
+
+/** Per chart: its SVG elements that carry a data index (one per bar / symbol) and have a size on screen. */
+const CHART_CHECK = `Array.from(document.querySelectorAll('figure.chart')).map((f) => ({
+  id: f.id,
+  declared: Number(f.getAttribute('data-series-points')),
+  visiblePoints: Array.from(f.querySelectorAll('svg [ecmeta_data_index]')).filter((e) => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; }).length,
+}))`;
+
+describe('HTML report in headless Chromium', () => {
+  const binary = findChromium();
+  let work: string;
+  let browser: Chromium | undefined;
+
+  beforeAll(async () => {
+    if (binary === undefined) throw new Error('chromium is not installed: run `bash scripts/setup.sh --test` (apt-get install chromium)');
+    work = mkdtempSync(join(tmpdir(), 'aurora-bench-report-html-'));
+    mkdirSync(outputDir, { recursive: true });
+    browser = await Chromium.launch(binary, join(work, 'profile'));
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('detects console errors, exceptions and network requests (the checks below can fail)', async () => {
+    // Arrange: a page that does all three
+    const bad = join(work, 'bad.html');
+    writeFileSync(bad, '<!DOCTYPE html><html><body><img src="http://192.0.2.1/x.png"><script>console.error("boom"); throw new Error("kaput");</script></body></html>');
+    // Act
+    const { events } = await browser!.open(pathToFileURL(bad).href);
+    // Assert
+    expect(events.consoleErrors.join()).toMatch(/boom/);
+    expect(events.exceptions.join()).toMatch(/kaput/);
+    expect(events.requests.filter((u) => !u.startsWith('file:'))).toEqual(['http://192.0.2.1/x.png']);
+  });
+
+  it.each(STUDIES.map((s) => [s]))('%s: the report loads cleanly, offline, and every chart has data points', async (study) => {
+    // Arrange
+    const lake = join(work, `lake-${study}`);
+    const { runId } = writeStudyRun(lake, repoRoot, study);
+    const html = join(work, `${study}.html`);
+    const text = await reportCommand({ lakeDir: lake, repoRoot, runId, html });
+    // Act
+    const { sessionId, events } = await browser!.open(pathToFileURL(html).href);
+    const charts = await browser!.evaluate<ChartCheck[]>(sessionId, CHART_CHECK);
+    const sections = await browser!.evaluate<string[]>(sessionId, `Array.from(document.querySelectorAll('section h2')).map((h) => h.textContent)`);
+    writeFileSync(join(outputDir, `${study}.png`), await browser!.screenshot(sessionId));
+    writeFileSync(join(outputDir, `${study}.html`), require('node:fs').readFileSync(html));
+    // Assert
+    expect(text).toMatch(/HTML report written to/);
+    expect(events.consoleErrors).toEqual([]);
+    expect(events.exceptions).toEqual([]);
+    expect(events.logErrors).toEqual([]);
+    expect(events.requests.filter((u) => !u.startsWith('file:'))).toEqual([]);
+    expect(charts.length).toBeGreaterThan(0);
+    for (const c of charts) expect({ id: c.id, hasPoints: c.visiblePoints > 0 }).toEqual({ id: c.id, hasPoints: true });
+    expect(sections.length).toBeGreaterThan(0);
+  });
+});
