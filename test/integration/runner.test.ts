@@ -1,0 +1,238 @@
+/**
+ * client/runner.sh for real: sysbench 1.0.20 against a throwaway mariadbd, the files the runner
+ * writes, and the parser reading them. Small data (2 x 500 rows), runs of 2-3 s.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseRunnerOutput } from '../../core/sysbench/parse-file';
+import { parseClientCpu } from '../../core/sysbench/parser';
+import type { RunnerResult } from '../../core/sysbench/types';
+import { sqlString, startMariadb, type ThrowawayMariadb } from '../helpers/sysbench-mariadb';
+
+const ROOT = join(__dirname, '..', '..');
+const RUNNER = join(ROOT, 'client', 'runner.sh');
+const WORKLOADS = join(ROOT, 'client', 'workloads');
+// Characters sysbench's config file keeps: this password travels in the runner's private config file.
+const PASSWORD = 'S3cr#t=pw!$x';
+
+interface RunnerExit {
+  readonly code: number | null;
+  readonly stderr: string;
+}
+
+function startRunner(args: string[], env: Record<string, string> = {}) {
+  const child = spawn('bash', [RUNNER, ...args], { env: { ...process.env, AB_TEST_PASSWORD: PASSWORD, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const done = new Promise<RunnerExit>((resolve) => child.once('close', (code) => resolve({ code, stderr })));
+  return { child, done };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits until output.log holds a hook interval line (a guard of 30 s, not an assertion on time). */
+async function waitForInterval(outDir: string): Promise<void> {
+  const log = join(outDir, 'output.log');
+  for (let i = 0; i < 300; i++) {
+    if (existsSync(log) && readFileSync(log, 'utf8').includes('{"aurora_bench":1,')) return;
+    await sleep(100);
+  }
+  throw new Error(`no interval line in ${log}: ${existsSync(log) ? readFileSync(log, 'utf8') : '(missing)'}`);
+}
+
+/** Processes whose command line holds the given text (read-only scan of /proc). */
+function processesWith(text: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text)) found.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+const readResult = (dir: string): RunnerResult => JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as RunnerResult;
+
+describe('client/runner.sh against a throwaway MariaDB', () => {
+  let db: ThrowawayMariadb;
+  let work: string;
+  let outN = 0;
+  const outDir = () => join(work, `out-${++outN}`);
+  const conn = () => ['--host', '127.0.0.1', '--port', String(db.port), '--user', 'sbtest', '--password-env', 'AB_TEST_PASSWORD'];
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'runner-test-'));
+    db = await startMariadb({ password: PASSWORD });
+  });
+  afterAll(async () => {
+    await db?.stop();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('refuses bad usage with exit 2 and a message naming the flag', async () => {
+    const cases: [string[], Record<string, string>, string][] = [
+      [['--workload', 'oltp_read_only', '--out', outDir(), ...conn()], {}, '--phase is required'],
+      [['--phase', 'warm', '--workload', 'oltp_read_only', '--out', outDir(), ...conn()], {}, "--phase must be prepare or run, got 'warm'"],
+      [['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), ...conn(), '--bogus', 'x'], {}, 'unknown flag --bogus'],
+      [['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), ...conn().slice(0, -2), '--password-env', 'AB_UNSET_VAR'], {}, '--password-env: environment variable AB_UNSET_VAR is not set'],
+      [['--phase', 'run', '--workload', 'fullscan_1kb.lua', '--out', outDir(), ...conn()], {}, '--script-dir or --script-uri is required'],
+      [['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), ...conn(), '--', '--mysql-password=x'], {}, 'sysbench option --mysql-password is set by the runner'],
+      [['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), '--host', 'h', '--port', '99999', '--user', 'u', '--password-env', 'AB_TEST_PASSWORD'], {}, "--port must be a TCP port number, got '99999'"],
+    ];
+    for (const [args, env, message] of cases) {
+      const { done } = startRunner(args, env);
+      const r = await done;
+      expect({ code: r.code, hasMessage: r.stderr.includes(message) }).toEqual({ code: 2, hasMessage: true });
+    }
+  });
+
+  it('passes a password sysbench\'s config file cannot carry (comma, space) on the command line instead', async () => {
+    const odd = 'a,b c';
+    db.sql(['%', 'localhost', '127.0.0.1'].map((h) => `CREATE USER 'odd'@'${h}' IDENTIFIED BY ${sqlString(odd)}; GRANT ALL ON *.* TO 'odd'@'${h}';`).join(' '));
+    const out = outDir();
+
+    const { done } = startRunner(
+      ['--phase', 'prepare', '--workload', 'oltp_read_only', '--out', out, '--host', '127.0.0.1', '--port', String(db.port), '--user', 'odd', '--password-env', 'AB_ODD', '--', '--tables=1', '--table-size=10'],
+      { AB_ODD: odd },
+    );
+    const r = await done;
+
+    expect(r.code).toBe(0);
+    expect(readResult(out).exitCode).toBe(0);
+    expect(readFileSync(join(out, 'result.json'), 'utf8')).not.toContain(odd);
+    expect(db.sql('SELECT COUNT(*) FROM sbtest.sbtest1').trim()).toBe('10');
+  });
+
+  it('prepare: cleanup then prepare, result.json last, the parser calls it ok', async () => {
+    const out = outDir();
+
+    const { done } = startRunner(['--phase', 'prepare', '--workload', 'oltp_read_write', '--out', out, ...conn(), '--', '--tables=2', '--table-size=500', '--threads=2']);
+    const r = await done;
+
+    expect(r.code).toBe(0);
+    const result = readResult(out);
+    expect(result.phase).toBe('prepare');
+    expect(result.exitCode).toBe(0);
+    expect(result.sysbenchVersion).toBe('1.0.20');
+    expect(result.command).toContain(' cleanup --mysql-host=127.0.0.1');
+    expect(result.command).toContain(' prepare --mysql-host=127.0.0.1');
+    const log = readFileSync(join(out, 'output.log'), 'utf8');
+    expect(log).toContain("Dropping table 'sbtest1'...");
+    expect(log).toContain("Inserting 500 records into 'sbtest2'");
+    expect(log.indexOf("Dropping table 'sbtest2'...")).toBeLessThan(log.indexOf("Creating table 'sbtest1'..."));
+    expect(parseRunnerOutput(out)).toEqual({ status: 'ok', error: null, summary: null, intervals: [] });
+    expect(db.sql('SELECT COUNT(*) FROM sbtest.sbtest1; SELECT COUNT(*) FROM sbtest.sbtest2').trim().split('\n')).toEqual(['500', '500']);
+  });
+
+  it('run: the hook\'s JSON intervals, the summary, CPU samples, and no password anywhere', async () => {
+    const out = outDir();
+
+    const { done } = startRunner([
+      '--phase', 'run', '--workload', 'oltp_read_write', '--out', out, ...conn(),
+      '--', '--tables=2', '--table-size=500', '--threads=2', '--time=3', '--report-interval=1', '--percentile=99',
+    ]);
+    const r = await done;
+
+    expect(r.code).toBe(0);
+    const result = readResult(out);
+    expect(result.exitCode).toBe(0);
+    expect(result.command).toContain('AURORA_BENCH_TEST=oltp_read_write sysbench ');
+    expect(result.command).toContain('--mysql-password=***** --tables=2');
+    for (const f of ['output.log', 'result.json', 'client_cpu.jsonl']) expect(readFileSync(join(out, f), 'utf8')).not.toContain(PASSWORD);
+    expect(r.stderr).not.toContain(PASSWORD);
+
+    const parsed = parseRunnerOutput(out);
+    expect(parsed.status).toBe('ok');
+    expect(parsed.intervals.length).toBeGreaterThanOrEqual(2);
+    expect(parsed.intervals[0]!.t).toBe(1);
+    expect(parsed.intervals.every((iv) => iv.threads === 2 && iv.tps > 0 && iv.latencyMs > 0)).toBe(true);
+    expect(parsed.summary!.latencyMs.percentile).toBe(99);
+    expect(parsed.summary!.transactions).toBeGreaterThan(0);
+    expect(parsed.summary!.events).toBe(parsed.summary!.transactions);
+    expect(readFileSync(join(out, 'output.log'), 'utf8').split('\n').filter((l) => l.startsWith('{"aurora_bench":1,'))).toHaveLength(parsed.intervals.length);
+
+    const samples = parseClientCpu(readFileSync(join(out, 'client_cpu.jsonl'), 'utf8'));
+    expect(samples.length).toBeGreaterThanOrEqual(2);
+    const cores = cpus().length;
+    for (const s of samples) {
+      expect(s.cores).toBe(cores);
+      expect(s.sysbenchCpuPct).toBeGreaterThan(0);
+      expect(s.sysbenchCpuPct).toBeLessThanOrEqual(100 * cores + 5);
+      expect(s.hostCpuPct).toBeGreaterThanOrEqual(0);
+      expect(s.hostCpuPct).toBeLessThanOrEqual(100);
+      expect(Math.abs(s.t - Date.parse(result.startedAt) / 1000)).toBeLessThan(60);
+    }
+  });
+
+  it('a custom workload from --script-dir: fullscan_1kb.lua prepare and run', async () => {
+    const prepareOut = outDir();
+    const runOut = outDir();
+
+    const prep = await startRunner(['--phase', 'prepare', '--workload', 'fullscan_1kb.lua', '--script-dir', WORKLOADS, '--out', prepareOut, ...conn(), '--', '--tables=1', '--table-size=300', '--threads=2']).done;
+    const run = await startRunner([
+      '--phase', 'run', '--workload', 'fullscan_1kb.lua', '--script-dir', WORKLOADS, '--out', runOut, ...conn(),
+      '--', '--tables=1', '--table-size=300', '--threads=2', '--time=2', '--report-interval=1',
+    ]).done;
+
+    expect([prep.code, readResult(prepareOut).exitCode, run.code, readResult(runOut).exitCode]).toEqual([0, 0, 0, 0]);
+    expect(db.sql('SELECT COUNT(*), MIN(id), MAX(id), MIN(LENGTH(text25)) FROM sbtest.fullscan1').trim()).toBe('300\t1\t300\t40');
+    const parsed = parseRunnerOutput(runOut);
+    expect(parsed.status).toBe('ok');
+    expect(parsed.intervals.length).toBeGreaterThanOrEqual(1);
+    expect(parsed.summary!.transactions).toBeGreaterThan(0);
+    // One full-table SELECT per event, nothing else.
+    expect([parsed.summary!.reads, parsed.summary!.writes, parsed.summary!.other]).toEqual([parsed.summary!.transactions, 0, 0]);
+    expect(readResult(runOut).command).toContain(`AURORA_BENCH_SCRIPT=${join(WORKLOADS, 'fullscan_1kb.lua')} sysbench`);
+  });
+
+  it('SIGTERM: stops sysbench, still writes result.json, exits (and the password was never on a command line)', async () => {
+    const out = outDir();
+    const { child, done } = startRunner([
+      '--phase', 'run', '--workload', 'oltp_read_only', '--out', out, ...conn(),
+      '--', '--tables=2', '--table-size=500', '--threads=2', '--time=120', '--report-interval=1',
+    ]);
+    await waitForInterval(out);
+    // While sysbench runs: its command line is visible, the password (in the config file) is not.
+    expect(processesWith(`--mysql-port=${db.port}`).length).toBeGreaterThan(0);
+    expect(processesWith(PASSWORD)).toEqual([]);
+
+    child.kill('SIGTERM');
+    const r = await done;
+
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('stopped by SIGTERM');
+    expect(readResult(out).exitCode).toBe(143);
+    const parsed = parseRunnerOutput(out);
+    expect(parsed.status).toBe('failed');
+    expect(parsed.error).toBe('sysbench was stopped by signal 15 (SIGTERM) (exit 143)');
+    expect(parsed.intervals.length).toBeGreaterThanOrEqual(1);
+    expect(processesWith(`--mysql-port=${db.port}`)).toEqual([]);
+  });
+
+  it('the server dies mid-run: the runner still reports, the parser keeps the intervals and says why', async () => {
+    const out = outDir();
+    const { done } = startRunner([
+      '--phase', 'run', '--workload', 'oltp_read_write', '--out', out, ...conn(),
+      '--', '--tables=2', '--table-size=500', '--threads=2', '--time=60', '--report-interval=1',
+    ]);
+    await waitForInterval(out);
+
+    await db.crash();
+    const r = await done;
+
+    expect(r.code).toBe(0);
+    const result = readResult(out);
+    expect(result.exitCode).not.toBe(0);
+    const parsed = parseRunnerOutput(out);
+    expect(parsed.status).toBe('failed');
+    expect(parsed.error).toMatch(/Lost connection to server|error 2013|error 2006|crashed/);
+    expect(parsed.summary).toBeNull();
+    expect(parsed.intervals.length).toBeGreaterThanOrEqual(1);
+    expect(parsed.intervals[0]!.t).toBe(1);
+  });
+});
