@@ -1,0 +1,144 @@
+/**
+ * Reports computed from runs written as lake rows (the real experiment files, real DuckDB): each
+ * study's section says what its author asked, with the numbers the rows imply.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { withLake } from '../../core/lake/duckdb';
+import { loadPrices } from '../../core/report/cost';
+import type { Report, ReportSection } from '../../core/report/model';
+import { buildReport, renderHtml, renderTerminal } from '../../core/report/report';
+import { loadRun } from '../../core/report/load';
+import { writeRunFromSpec } from '../helpers/report-fixtures';
+import { writeStudyRun, type Study } from '../helpers/study-runs';
+
+const repoRoot = resolve(__dirname, '../..');
+
+async function reportOf(lakeDir: string, runId: string): Promise<Report> {
+  return withLake(lakeDir, async (lake) => buildReport(await loadRun(lake, runId), loadPrices(repoRoot)));
+}
+
+function section(report: Report, id: ReportSection['id']): ReportSection {
+  const s = report.sections.find((x) => x.id === id);
+  if (!s) throw new Error(`no ${id} section; sections: ${report.sections.map((x) => x.id).join(', ')}`);
+  return s;
+}
+
+describe('study reports from lake rows', () => {
+  let lakeDir: string;
+  beforeEach(() => {
+    lakeDir = mkdtempSync(join(tmpdir(), 'aurora-bench-report-'));
+  });
+  afterEach(() => rmSync(lakeDir, { recursive: true, force: true }));
+
+  const study = async (s: Study): Promise<Report> => reportOf(lakeDir, writeStudyRun(lakeDir, repoRoot, s).runId);
+
+  it('S1: per AZ, r6g/r5 ratios with intervals, the AZ-to-AZ table and price-performance', async () => {
+    // Act
+    const report = await study('graviton-vs-intel');
+    // Assert
+    expect(report.sections.map((s) => s.id)).toEqual(['ab', 'price']);
+    const ab = section(report, 'ab');
+    expect(ab.tables.map((t) => t.title)).toEqual(['AZ a', 'AZ c', 'Same class, different AZ (QPS)']);
+    expect(ab.findings[0]).toMatch(/^read-only t32 in AZ a: QPS r6g-a\/r5-a = 93\.0% \(95% CI [\d.]+%–[\d.]+%\): r6g-a is worse beyond the noise\./);
+    expect(ab.tables[2]!.rows[0]).toEqual(['db.r5.2xlarge', 'read-only t32', 'c/a', expect.stringMatching(/^104\.00% .* better$/)]);
+    const price = section(report, 'price');
+    expect(price.findings[0]).toBe("AZ a: r6g-a costs 89.48% of r5-a per hour; its transactions per USD are read-only 103.9%, write-only 103.9%, read-write 103.9% of r5-a's.");
+    expect(renderTerminal(report)).toMatch(/TPS ±95% CI/);
+  });
+
+  it('S1 with one repeat and equal variants: intervals from the per-interval samples, and "within the noise"', async () => {
+    // Arrange: the same numbers for both classes, 1 repeat, noisy intervals
+    const doc = JSON.parse(readFileSync(join(repoRoot, 'experiments', 'graviton-vs-intel.json'), 'utf8')) as Record<string, unknown>;
+    const { runId } = writeRunFromSpec(lakeDir, { ...doc, repeats: 1 }, () => ({ tps: 1000, qps: 20000, latPctMs: 10, noise: 0.2 }), { intervals: 40 });
+    // Act
+    const ab = section(await reportOf(lakeDir, runId), 'ab');
+    // Assert
+    expect(ab.tables[0]!.rows[0]![7]).toBe('1 run, interval batches');
+    expect(ab.tables[0]!.rows[0]![3]).toMatch(/^1,000\.00 ±\d+\.\d\d$/);
+    expect(ab.findings.every((f) => /within the noise/.test(f))).toBe(true);
+  });
+
+  it('S2: score, peak and fall-off per variant, connection errors marked and failed steps listed', async () => {
+    // Act
+    const report = await study('thread-sweep');
+    // Assert
+    expect(report.sections.map((s) => s.id)).toEqual(['price', 'sweep', 'failures']);
+    const sweep = section(report, 'sweep');
+    expect(sweep.findings[0]).toMatch(/^Score: r6g-2xl-threadpool 100\.0, r5-2xl-threadpool \d+\.\d, r6g-2xl-per-conn \d+\.\d\.$/);
+    expect(sweep.findings).toContain('read-write, r6g-2xl-per-conn: peak at 256 threads; falls off from 1024 threads (17% of peak at 3000); errors from 2048 threads.');
+    expect(sweep.findings).toContain('read-write, r6g-2xl-threadpool: peak at 256 threads; no fall-off past the peak.');
+    const errors = sweep.tables.find((t) => t.title === 'Points with errors')!;
+    expect(errors.rows).toContainEqual(['read-write', 'r5-2xl-threadpool', '3000', 'step failed', '0', '0', 'FATAL: error 1040: Too many connections']);
+    expect(sweep.charts.filter((c) => c.id.startsWith('sweep-tps'))).toHaveLength(3);
+    expect(section(report, 'failures').tables[0]!.rows).toHaveLength(3);
+  });
+
+  it('S3: writer vs reader, the read share from which the reader wins, scale-out and consistency cost', async () => {
+    // Act
+    const fwd = section(await study('write-forwarding'), 'forwarding');
+    // Assert
+    expect(fwd.findings).toContain('32 threads: the reader beats the writer beyond the noise from a read share of 90% (reads:writes ≈ 90:10) upwards.');
+    expect(fwd.findings).toContain('64 threads: the reader does not beat the writer beyond the noise at any read share tried (best 89.9% of the writer).');
+    expect(fwd.findings.filter((f) => /^ps\d+-2readers: 2 readers x 32 threads give 1[34]\d\.\d% of the writer's TPS at 64 threads\.$/.test(f))).toHaveLength(5);
+    const consistency = fwd.tables.find((t) => t.title.startsWith('Read consistency'))!;
+    expect(consistency.rows.map((r) => [r[0], r[5]!.split(' ').pop()])).toEqual([
+      ['EVENTUAL', '-'],
+      ['SESSION', 'worse'],
+      ['GLOBAL', 'worse'],
+    ]);
+  });
+
+  it('S4: each class marked CPU-bound, network-bound or client-bound as the seed found', async () => {
+    // Act
+    const net = section(await study('network-throughput'), 'network');
+    // Assert
+    const bounds = net.tables[0]!.rows.map((r) => `${r[1]} ${r[2]}: ${r[8]}`);
+    expect(bounds).toEqual([
+      'db.r6i.large scan-1-client: client-bound',
+      'db.r6i.large scan-12-clients: cpu-bound',
+      'db.r6i.xlarge scan-1-client: client-bound',
+      'db.r6i.xlarge scan-12-clients: cpu-bound',
+      'db.r6i.2xlarge scan-1-client: client-bound',
+      'db.r6i.2xlarge scan-12-clients: network-bound',
+      'db.r6i.4xlarge scan-1-client: client-bound',
+      'db.r6i.4xlarge scan-12-clients: network-bound',
+    ]);
+    expect(net.tables[0]!.rows[5]![4]).toBe('12.36'); // (1540 + 1540/300) MB/s x 8
+  });
+
+  it('S5: the knee of each variant and its capacity', async () => {
+    // Act
+    const rate = section(await study('rate-sweep'), 'rate');
+    // Assert
+    const insert = rate.tables[0]!.rows.filter((r) => r[0]!.startsWith('insert'));
+    expect(insert.map((r) => [r[1], r[2], r[3], r[4]])).toEqual([
+      ['r6g-2xl', '64,000', '80,000 (throughput)', '64,800'],
+      ['r5-2xl', '24,000', '32,000 (throughput)', '29,800'],
+    ]);
+    expect(rate.charts.map((c) => c.id)).toEqual(['rate-achieved-0', 'rate-latency-0', 'rate-achieved-1', 'rate-latency-1', 'rate-achieved-2', 'rate-latency-2']);
+  });
+
+  it('writes self-contained HTML: inline SVG charts, no script, no external reference', async () => {
+    // Arrange
+    const report = await study('rate-sweep');
+    // Act
+    const html = renderHtml(report);
+    // Assert
+    expect(html.match(/<svg /g)!.length).toBe(report.sections.reduce((a, s) => a + s.charts.length, 0));
+    expect(html).not.toMatch(/<script|<link |src="http|href="http|@import/);
+    expect(html).toMatch(/ecmeta_data_index/);
+  });
+
+  it('says a local run cannot show write forwarding instead of leaving the section out', async () => {
+    // Arrange: the S3 experiment planned locally keeps only the writer steps
+    const doc = JSON.parse(readFileSync(join(repoRoot, 'experiments', 'write-forwarding.json'), 'utf8')) as unknown;
+    const { runId } = writeRunFromSpec(lakeDir, doc, () => ({ tps: 100 }), { backend: 'local', scripts: { 'rw_consistency.lua': '--' } });
+    // Act
+    const report = await reportOf(lakeDir, runId);
+    // Assert
+    expect(section(report, 'forwarding').findings[0]).toMatch(/No step of this run targets a reader: .*AWS only/);
+    expect(report.notes.join('\n')).toMatch(/write forwarding needs AWS/);
+  });
+});
