@@ -9,7 +9,7 @@ import { Validations } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import { STACK_OUTPUTS } from '../core/cli/aws-stack';
 import { grantBackendPermissions } from './backend-permissions';
-import { Clients } from './clients';
+import { AL2023_AMI_PARAMETERS, Clients } from './clients';
 import type { AppConfig, ExecutionInput } from './config';
 import { buildHandlerEnvironment, RUNNER_PREFIX } from './handler-environment';
 import { Network } from './network';
@@ -91,6 +91,7 @@ export class AuroraBenchStack extends Stack {
       dbSecurityGroup: this.network.dbSecurityGroup,
       subnets: this.network.subnets,
       dbSubnetGroupName: this.network.dbSubnetGroup.subnetGroupName,
+      amiParameters: config.clients.architectures.map((arch) => AL2023_AMI_PARAMETERS[arch]),
     };
 
     const taskRole = new iam.Role(this, 'TaskRole', {

@@ -25,6 +25,8 @@ export interface BackendPermissionsProps {
   readonly dbSecurityGroup: ec2.ISecurityGroup;
   readonly subnets: readonly ec2.ISubnet[];
   readonly dbSubnetGroupName: string;
+  /** Public SSM parameters the launch templates resolve the AMI from. */
+  readonly amiParameters: readonly string[];
 }
 
 /** `arn:<partition>:<service>:<region>:<account>:<resource>:<name>` of this stack's account and region. */
@@ -125,6 +127,14 @@ export function grantBackendPermissions(role: iam.Role, props: BackendPermission
         // Amazon Linux 2023 from the public SSM parameter: Amazon-owned images.
         Stack.of(role).formatArn({ service: 'ec2', account: '', resource: 'image', resourceName: '*', arnFormat: ArnFormat.SLASH_RESOURCE_NAME }),
       ],
+    }),
+  );
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'ResolveClientAmiParameter',
+      // The launch templates name the AMI as resolve:ssm:<public parameter>; EC2 resolves it with the caller's permission.
+      actions: ['ssm:GetParameters'],
+      resources: props.amiParameters.map((name) => Stack.of(role).formatArn({ service: 'ssm', account: '', resource: 'parameter', resourceName: name.replace(/^\//, ''), arnFormat: ArnFormat.SLASH_RESOURCE_NAME })),
     }),
   );
   role.addToPolicy(

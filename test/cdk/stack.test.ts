@@ -238,6 +238,10 @@ describe('Workflow', () => {
     expect(run.Condition).toEqual({ Null: { [`aws:RequestTag/${RUN_ID_TAG}`]: 'false' } });
     expect(bySid('StopRunClients').Condition).toEqual({ Null: { [`aws:ResourceTag/${RUN_ID_TAG}`]: 'false' } });
     expect(bySid('RunCommandOnRunClients').Condition).toEqual({ Null: { [`ssm:resourceTag/${RUN_ID_TAG}`]: 'false' } });
+    expect((bySid('ResolveClientAmiParameter').Resource as unknown[]).map(render).sort()).toEqual([
+      'arn:<AWS::Partition>:ssm:<AWS::Region>::parameter/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-arm64',
+      'arn:<AWS::Partition>:ssm:<AWS::Region>::parameter/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-x86_64',
+    ]);
     expect(bySid('TagClientsAtLaunch').Condition).toEqual({ StringEquals: { 'ec2:CreateAction': 'RunInstances' } });
     const pass = bySid('PassClientRole');
     expect(render(pass.Resource)).toBe(`<${logicalIdOf('Clients/Role/Resource')}.Arn>`);
