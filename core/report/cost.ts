@@ -8,7 +8,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { estimate } from '../plan/plan';
-import type { CellPlan, Plan } from '../plan/types';
+import type { CellPlan, Plan, PlanNote } from '../plan/types';
+// Imported (not read from disk) so a bundled Lambda carries the table too.
+import bundledPriceDoc from '../../prices/aws-prices.json';
 import { READ_ONLY_TESTS, type Spec } from '../spec/schema';
 
 const hourly = z.record(z.string(), z.number().nonnegative());
@@ -90,6 +92,11 @@ export function loadPrices(repoRoot: string, overrideFile?: string): PriceTable 
     throw new PriceTableError(`${where}: invalid price table\n` + parsed.error.issues.map((i) => `  - ${i.path.join('.') || '(root)'}: ${i.message}`).join('\n'));
   }
   return parsed.data;
+}
+
+/** The repo's price table as bundled with the code (for Lambdas, which have no checkout). */
+export function bundledPrices(): PriceTable {
+  return PriceTableSchema.parse(bundledPriceDoc);
 }
 
 export interface RegionLookup {
@@ -231,6 +238,20 @@ export function checkBudget(plan: Plan, budget: Spec['budget'], table: PriceTabl
     );
   }
   return cost;
+}
+
+/**
+ * The budget check as a plan note, for code that reports refusals as notes (the AWS preflight of
+ * an execution started from the console): null when within budget or no budget is set.
+ */
+export function budgetRefusal(plan: Plan, budget: Spec['budget'], table: PriceTable = bundledPrices()): PlanNote | null {
+  try {
+    checkBudget(plan, budget, table);
+    return null;
+  } catch (e) {
+    if (e instanceof BudgetExceededError) return { level: 'refused', path: 'budget.maxUsd', message: e.message };
+    throw e;
+  }
 }
 
 /** The lines `aurora-bench plan` adds under the plan: the estimated AWS cost and the budget verdict. */

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { planRun } from '../../core/plan/plan';
-import { BudgetExceededError, checkBudget, costLines, estimatePlanCost, loadPrices, networkLimitGbps, variantHourly, regionPrices } from '../../core/report/cost';
+import { BudgetExceededError, budgetRefusal, bundledPrices, checkBudget, costLines, estimatePlanCost, loadPrices, networkLimitGbps, variantHourly, regionPrices } from '../../core/report/cost';
 import { validateSpec } from '../../core/spec/validate';
 
 const repoRoot = resolve(__dirname, '../..');
@@ -52,6 +52,17 @@ describe('AWS cost estimate and budget', () => {
     expect(() => checkBudget(planRun(cheap, { backend: 'aws' }), cheap.budget, prices)).toThrow(/estimated cost \$0\.\d\d exceeds budget.maxUsd \$0\.10/);
     expect(() => checkBudget(planRun(unknown, { backend: 'aws' }), unknown.budget, prices)).toThrow(/no price for db\.x9z\.large/);
     expect(checkBudget(planRun(cheap, { backend: 'aws' }), { maxUsd: 5 }, prices).total).toBeGreaterThan(0);
+  });
+
+  it('gives the budget verdict as a refused plan note from the bundled table', () => {
+    // Arrange
+    const s = spec({ budget: { maxUsd: 0.1 } });
+    const plan = planRun(s, { backend: 'aws' });
+    // Act / Assert
+    expect(budgetRefusal(plan, s.budget)).toMatchObject({ level: 'refused', path: 'budget.maxUsd', message: expect.stringMatching(/exceeds budget/) });
+    expect(budgetRefusal(plan, { maxUsd: 100 })).toBeNull();
+    expect(budgetRefusal(plan, undefined)).toBeNull();
+    expect(bundledPrices()).toEqual(loadPrices(repoRoot));
   });
 
   it('merges a user price file over the repo table and validates it', () => {
