@@ -86,6 +86,17 @@ export class Clients extends Construct {
         },
       }),
     );
+    // A mirrored sysbench source tarball (clients.sysbenchSourceUrl = s3://bucket/key): that object only.
+    const mirror = /^s3:\/\/([^/]+)\/(.+)$/.exec(config.sysbenchSourceUrl);
+    if (mirror) {
+      this.role.addToPolicy(
+        new iam.PolicyStatement({
+          sid: 'ReadSysbenchSourceMirror',
+          actions: ['s3:GetObject'],
+          resources: [stack.formatArn({ service: 's3', region: '', account: '', resource: mirror[1]!, resourceName: mirror[2]!, arnFormat: ArnFormat.SLASH_RESOURCE_NAME })],
+        }),
+      );
+    }
     Validations.of(this.role).acknowledge(
       {
         id: `AwsSolutions-IAM5[Resource::<${this.logicalIdOfBucket(bucket)}.Arn>/${RUNNER_PREFIX}*]`,

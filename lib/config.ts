@@ -36,6 +36,9 @@ const existingVpcSchema = z
     if (v.privateSubnetIds.length !== v.availabilityZones.length) {
       ctx.addIssue({ code: 'custom', message: 'needs one subnet per availability zone (same length and order)', path: ['privateSubnetIds'] });
     }
+    if (v.createEndpoints && !v.privateRouteTableIds) {
+      ctx.addIssue({ code: 'custom', message: 'the S3 gateway endpoint needs the subnets\' route tables (or set createEndpoints: false)', path: ['privateRouteTableIds'] });
+    }
     if (v.privateRouteTableIds && v.privateRouteTableIds.length !== v.privateSubnetIds.length) {
       ctx.addIssue({ code: 'custom', message: 'needs one route table per subnet (same length and order)', path: ['privateRouteTableIds'] });
     }
@@ -43,7 +46,10 @@ const existingVpcSchema = z
 
 const networkSchema = z
   .object({
-    /** Number of AZs of a new VPC (clients are placed in the AZ of their target database). */
+    /**
+     * Number of AZs of a new VPC (clients are placed in the AZ of their target database). An
+     * environment-agnostic stack (no account/region in the config) always gets 2.
+     */
     maxAzs: z.number().int().min(2).max(6).default(2),
     /**
      * NAT gateways of a new VPC. Clients download the sysbench 1.0.20 source from GitHub at boot

@@ -42,6 +42,13 @@ describe('parseAppConfig', () => {
     expect(message).toMatch(/unknownKey/);
   });
 
+  test('an existing VPC needs route tables for the S3 endpoint unless endpoints are off', () => {
+    const vpc = { vpcId: 'vpc-0abc', availabilityZones: ['a', 'b'], privateSubnetIds: ['subnet-01', 'subnet-02'] };
+
+    expect(() => parseAppConfig({ network: { existingVpc: vpc } })).toThrow(/existingVpc\.privateRouteTableIds: the S3 gateway endpoint needs/);
+    expect(parseAppConfig({ network: { existingVpc: { ...vpc, createEndpoints: false } } }).network.existingVpc?.createEndpoints).toBe(false);
+  });
+
   test('an existing VPC needs one subnet per AZ', () => {
     const config = { network: { existingVpc: { vpcId: 'vpc-0abc', availabilityZones: ['a', 'b'], privateSubnetIds: ['subnet-01', 'subnet-02', 'subnet-03'] } } };
 

@@ -287,6 +287,18 @@ describe('Clients', () => {
     expect(render(role.ManagedPolicyArns)).toMatch(/AmazonSSMManagedInstanceCore$/);
   });
 
+  test('an s3:// sysbench source mirror is readable by the clients, that object only', () => {
+    const mirrored = synthTestApp({ ...repoContextConfig(), clients: { sysbenchSourceUrl: 's3://my-mirror/sysbench/1.0.20.tar.gz' } });
+    try {
+      const roleId = mirrored.stack.getLogicalId(mirrored.stack.clients.role.node.defaultChild as never);
+      const statement = statementsOfRole(mirrored.template, roleId).find((s) => s.Sid === 'ReadSysbenchSourceMirror')!;
+      expect(actionsOf(statement)).toEqual(['s3:GetObject']);
+      expect(render(statement.Resource)).toBe('arn:<AWS::Partition>:s3:::my-mirror/sysbench/1.0.20.tar.gz');
+    } finally {
+      mirrored.dispose();
+    }
+  });
+
   test('client/ is deployed under runner/ of the lake bucket', () => {
     t.template.hasResourceProperties('Custom::CDKBucketDeployment', {
       DestinationBucketName: { Ref: logicalIdOf('Lake/Bucket/Resource') },
