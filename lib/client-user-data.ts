@@ -14,13 +14,13 @@
  * `sysbench cpu` smoke run succeed, so such a client is reported as not ready instead of failing steps.
  */
 
-import { CLIENT_INSTALL_DIR } from '../core/backends/aws/runner-command';
+import { CLIENT_INSTALL_DIR, CLIENT_READY_MARKER } from '../core/backends/aws/runner-command';
 
 export const SYSBENCH_VERSION = '1.0.20';
 /** Where the runner lives on a client: the backend copies it there again before each job. */
 export const RUNNER_INSTALL_DIR = CLIENT_INSTALL_DIR;
-/** Written last by the user data; its content is the installed sysbench version line. */
-export const CLIENT_READY_MARKER = '/opt/aurora-bench/ready';
+/** Written last by the user data; its content is the installed sysbench version line. Jobs wait for it. */
+export { CLIENT_READY_MARKER };
 
 export interface ClientUserDataProps {
   /** s3://bucket/runner/ holding client/ (runner.sh, lua/, workloads/), ending in '/'. */

@@ -1,3 +1,7 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 /**
  * The AWS backend's pure parts: names within RDS identifier rules, engine versions, the env config
  * the Lambda builds, SSM status mapping, shell quoting of the runner command.
@@ -158,5 +162,26 @@ describe('AWS backend helpers', () => {
     expect(shellQuote('a b;rm -rf /')).toBe(`'a b;rm -rf /'`);
     const cmds = ssmRunnerCommands('us-east-1', 's3://b/runner/', ['--phase', 'run', '--', '--threads=4']);
     expect(cmds[cmds.length - 1]).toBe('exec /opt/aurora-bench/client/runner.sh --phase run -- --threads=4');
+  });
+
+  it('makes a job wait for the client\'s ready marker, and fail with a reason when it never comes', () => {
+    // Arrange: a fake marker path under a temp dir stands in for /opt/aurora-bench/ready.
+    const script = (marker: string, waitS: number) =>
+      ssmRunnerCommands('us-east-1', 's3://b/runner/', ['--phase', 'run'])
+        .filter((c) => c.startsWith('waited=0'))
+        .map((c) => c.split('/opt/aurora-bench/ready').join(marker).replace(/-ge \d+/, `-ge ${waitS}`).replace('sleep 5', 'sleep 0.1').replace('waited + 5', 'waited + 1'))
+        .join('\n');
+    const dir = mkdtempSync(join(tmpdir(), 'ab-marker-'));
+    const marker = join(dir, 'ready');
+    // Act: no marker -> exit 3 with the reason
+    const missing = spawnSync('bash', ['-c', script(marker, 2)], { encoding: 'utf8' });
+    writeFileSync(marker, 'sysbench 1.0.20\n');
+    const present = spawnSync('bash', ['-c', script(marker, 2) + '\necho ran'], { encoding: 'utf8' });
+    rmSync(dir, { recursive: true, force: true });
+    // Assert
+    expect(missing.status).toBe(3);
+    expect(missing.stderr).toMatch(/client not ready after \d+ s: the user data did not finish installing sysbench/);
+    expect(present.status).toBe(0);
+    expect(present.stdout).toBe('ran\n');
   });
 });
