@@ -1,11 +1,11 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 /**
  * The AWS backend's pure parts: names within RDS identifier rules, engine versions, the env config
  * the Lambda builds, SSM status mapping, shell quoting of the runner command.
  */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { clusterParametersFor, executionTimeoutS, jobComment, mapInvocation } from '../../core/backends/aws/aws-backend';
 import { AWS_CONFIG_ENV, AwsConfigError, awsConfigFromEnv, awsConfigToEnv, type AwsBackendConfig } from '../../core/backends/aws/config';
 import { EngineVersionError, parseAuroraVersion, supportsLocalWriteForwarding } from '../../core/backends/aws/engine';
