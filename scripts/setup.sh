@@ -41,5 +41,15 @@ if [ $want_test -eq 1 ]; then
     python3 -m venv .venv
     .venv/bin/pip install -q --disable-pip-version-check 'moto[server]' cfn-lint
   fi
+  # client/runner.sh calls the AWS CLI for S3 and Secrets Manager (EC2 clients have it); its tests
+  # need one too. Its own venv: awscli pins botocore, which could fight moto's.
+  if ! command -v aws >/dev/null 2>&1; then
+    awscli_venv="${XDG_CACHE_HOME:-$HOME/.cache}/aurora-bench/awscli-venv"
+    if [ ! -x "$awscli_venv/bin/aws" ]; then
+      echo "setup: AWS CLI into $awscli_venv"
+      python3 -m venv "$awscli_venv"
+      "$awscli_venv/bin/pip" install -q --disable-pip-version-check awscli
+    fi
+  fi
 fi
 echo "setup: ok (mariadbd $(mariadbd --version | awk '{print $3}'), $(sysbench --version), node $(node --version))"
