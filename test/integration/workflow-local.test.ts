@@ -109,6 +109,30 @@ describe('benchmark workflow, locally', () => {
     expect(serversLeft()).toEqual([]);
   });
 
+  it('runs cells at once up to maxConcurrency, each on its own servers', async () => {
+    // Arrange
+    const backend = newBackend();
+    const spec = tinySpec({
+      variants: [
+        { name: 'one', instanceClass: 'db.t3.medium', readers: 0 },
+        { name: 'two', instanceClass: 'db.t3.medium', readers: 0 },
+      ],
+      workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1], durationS: 3 }],
+      maxConcurrency: 2,
+    });
+    // Act
+    const result = await run(backend, spec);
+    // Assert: both cells succeeded and their steps overlapped in time
+    expect(result.status).toBe('SUCCEEDED');
+    const one = (await stepRows(backend, result, 'one-r1', 'rw-t1'))[0]!;
+    const two = (await stepRows(backend, result, 'two-r1', 'rw-t1'))[0]!;
+    expect([one.status, two.status]).toEqual(['ok', 'ok']);
+    expect(one.endpoint_instance).not.toBe(two.endpoint_instance);
+    expect(Date.parse(one.started_at)).toBeLessThan(Date.parse(two.ended_at));
+    expect(Date.parse(two.started_at)).toBeLessThan(Date.parse(one.ended_at));
+    expect(serversLeft()).toEqual([]);
+  });
+
   it('retries a transient backend error and still succeeds', async () => {
     const backend = withInjectedFailures(newBackend(), { checkJobs: { error: new TransientBackendError('throttled'), times: 1 } });
     const result = await run(backend, tinySpec({ workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1] }] }));
