@@ -44,9 +44,14 @@ program
   .argument('<spec...>', 'experiment files (JSON or YAML)')
   .action(
     action(async (specs: string[]) => {
-      const { loadSpecFile } = await import('../core/spec/validate');
+      const { loadSpecFile, isSpecSchemaFile } = await import('../core/spec/validate');
       let bad = 0;
       for (const file of specs) {
+        // `validate experiments/*.json` also matches the published JSON Schema itself.
+        if (isSpecSchemaFile(file)) {
+          process.stdout.write(`skip: ${file} (the experiment JSON Schema, not an experiment)\n`);
+          continue;
+        }
         try {
           const { spec } = loadSpecFile(file, builtinWorkloads);
           process.stdout.write(`ok: ${file} (${spec.variants.length} variants, ${spec.workloads.length} workloads, ${spec.repeats} repeats)\n`);

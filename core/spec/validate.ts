@@ -153,12 +153,23 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
+export const SPEC_SCHEMA_ID = 'https://github.com/aurora-bench/aurora-bench/experiments/schema.json';
+
+/** Whether a file is the published experiment JSON Schema (by its $id), not an experiment. */
+export function isSpecSchemaFile(file: string): boolean {
+  try {
+    return (JSON.parse(readFileSync(file, 'utf8')) as { $id?: unknown }).$id === SPEC_SCHEMA_ID;
+  } catch {
+    return false;
+  }
+}
+
 /** The JSON Schema published as experiments/schema.json for editors. */
 export function specJsonSchema(): object {
   const schema = z.toJSONSchema(SpecSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   return {
     ...schema,
-    $id: 'https://github.com/aurora-bench/aurora-bench/experiments/schema.json',
+    $id: SPEC_SCHEMA_ID,
     title: 'aurora-bench experiment',
   };
 }

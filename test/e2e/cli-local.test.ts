@@ -121,6 +121,15 @@ describe('aurora-bench CLI, locally', () => {
     expect(existsSync(join(work, 'lake'))).toBe(false);
   });
 
+  it('validates every shipped experiment, skipping the JSON Schema itself', () => {
+    const experiments = join(REPO, 'experiments');
+    const files = readdirSync(experiments).filter((f) => f.endsWith('.json')).map((f) => join(experiments, f));
+    const r = cli(['validate', ...files]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/skip: .*schema\.json \(the experiment JSON Schema/);
+    expect(r.stdout.match(/^ok: /gm)).toHaveLength(files.length - 1);
+  });
+
   it('plans locally with write forwarding refused and said to need AWS', () => {
     const spec = writeSpec('wf.json', {
       ...small,
