@@ -29,8 +29,11 @@ node_major=$(node -p 'process.versions.node.split(".")[0]')
 if [ "$node_major" -lt 20 ]; then echo "setup: Node.js >= 20 is required (found $(node --version))" >&2; exit 1; fi
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  echo "setup: npm ci"
-  npm ci --no-audit --no-fund --loglevel=error
+  # `npm install`, not `npm ci`: npm 11.19 writes lockfiles without other platforms' optional
+  # packages (duckdb, unrs bindings) and then refuses them in `npm ci`. The lockfile still pins
+  # every version installed here.
+  echo "setup: npm install"
+  npm install --no-audit --no-fund --loglevel=error
 fi
 echo "setup: build"
 npx tsc -p tsconfig.json
