@@ -137,7 +137,7 @@ program
   .option('--lake <dir>', 'local results lake directory', defaultLake)
   .action(
     action(async (run: string | undefined, opts: { html?: string; prices?: string; lake: string }) => {
-      const { reportCommand } = await import('../core/cli/report-command');
+      const { reportCommand } = await import('../core/report/report');
       process.stdout.write(await reportCommand({ ...(run ? { runId: run } : {}), lakeDir: resolve(opts.lake), repoRoot, ...(opts.html ? { html: resolve(opts.html) } : {}), ...(opts.prices ? { prices: resolve(opts.prices) } : {}) }));
     }),
   );
