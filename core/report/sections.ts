@@ -533,6 +533,8 @@ export function forwardingSection(ctx: Context): ReportSection | null {
     tables.push({ title: 'Read consistency: the latency cost of each level', head: ['level', 'threads', 'TPS', 'avg ms', `p${consistency[0]!.latPct} ms`, 'vs EVENTUAL'], rows, numeric: [1, 2, 3, 4] });
     charts.push(barChart('fwd-consistency', 'Latency by consistency level', consistency.map((g) => String(g.options['consistency'])), [{ name: `p${consistency[0]!.latPct} ms`, values: consistency.map((g) => estimate(ctx, g, 'lat_pct_ms').value) }, { name: 'avg ms', values: consistency.map((g) => estimate(ctx, g, 'lat_avg_ms').value) }], 'ms'));
   }
+  // Reader steps with nothing to compare (read-only work on a reader, no writer twin): no section.
+  if (tables.length === 0 && findings.length === 0) return null;
   return { id: 'forwarding', title: 'Write forwarding', question: 'When does sending reads and writes to a reader (writes forwarded) beat the writer?', findings, tables, charts };
 }
 

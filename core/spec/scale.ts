@@ -1,4 +1,7 @@
 /**
+ * Server sizing is not scaled here: the local backend maps each instance class to local memory,
+ * buffer pool and max_connections itself (docs/local-backend.md), S2's 12G buffer pool included.
+ *
  * Scaling an experiment down for a local rehearsal (`--scale small`): the same variants, workloads
  * and sweeps, with fewer rows, shorter steps, fewer thread/rate points and fewer clients, so a user
  * can run any study on a laptop in minutes before paying for it on AWS. Every change is returned
@@ -24,8 +27,6 @@ export const SMALL = {
   maxThreads: 1024,
   repeats: 2,
   clients: 2,
-  /** Buffer pool cap (bytes) so several local servers fit in a laptop's memory. */
-  bufferPoolBytes: 256 * 1024 * 1024,
 } as const;
 
 export interface ScaledSpec {
@@ -43,16 +44,6 @@ export function thinSweep(values: readonly number[], max: number): number[] {
   return [...picked].sort((a, b) => a - b);
 }
 
-/** Parse a MySQL size such as 12884901888, "12G", "512M" into bytes; undefined when not a size. */
-export function parseBytes(value: string | number | boolean): number | undefined {
-  if (typeof value === 'number') return value;
-  if (typeof value !== 'string') return undefined;
-  const m = /^(\d+(?:\.\d+)?)\s*([KMGT]?)B?$/i.exec(value.trim());
-  if (!m) return undefined;
-  const unit = { '': 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4 }[m[2]!.toUpperCase() as '' | 'K' | 'M' | 'G' | 'T'];
-  return Math.round(Number(m[1]) * unit);
-}
-
 /** The parts of a spec only AWS can do, named for the plan of a local run. */
 export function awsOnlyNotes(spec: Spec): PlanNote[] {
   const notes: PlanNote[] = [];
@@ -61,7 +52,7 @@ export function awsOnlyNotes(spec: Spec): PlanNote[] {
     notes.push({
       level: 'warning',
       path: 'variants[*].instanceClass',
-      message: `instance classes (${classes.join(', ')}) have no local meaning: every variant runs the same MariaDB on this machine, so differences between them measure local noise, not the classes (AWS only)`,
+      message: `instance classes (${classes.join(', ')}) are only emulated locally (memory, buffer pool and max_connections scaled per class, docs/local-backend.md) on this machine's CPUs: processor generations (Graviton vs Intel) and class sizes are compared on AWS only; locally the differences mostly measure noise`,
     });
   }
   spec.variants.forEach((v, i) => {
@@ -126,7 +117,6 @@ export function scaleSpec(spec: Spec, scale: Scale): ScaledSpec {
     reportIntervalS: Math.min(spec.defaults.reportIntervalS, SMALL.reportIntervalS),
   };
   changed('defaults', `steps of at most ${SMALL.durationS} s (+${SMALL.warmupS} s warm-up), ${SMALL.reportIntervalS} s report interval`);
-  const maxClients = Math.max(...spec.variants.map((v) => v.clients.count));
   const workloads = spec.workloads.map((w, i) => {
     const threads = thinSweep(
       w.threads.map((t) => Math.min(t, SMALL.maxThreads)),
@@ -147,27 +137,10 @@ export function scaleSpec(spec: Spec, scale: Scale): ScaledSpec {
     };
     return out;
   });
-  const maxThreadsUsed = Math.max(...workloads.flatMap((w) => w.threads));
   const variants = spec.variants.map((v, i) => {
     const clients = { ...v.clients, count: Math.min(v.clients.count, SMALL.clients) };
     if (clients.count !== v.clients.count) changed(`variants[${i}].clients.count`, `${v.clients.count} clients -> ${clients.count}`);
-    const instanceParameters = { ...v.instanceParameters };
-    const template = v.parameterTemplate !== undefined ? spec.parameterTemplates[v.parameterTemplate] : undefined;
-    const bufferPool = instanceParameters['innodb_buffer_pool_size'] ?? template?.instanceParameters['innodb_buffer_pool_size'];
-    const bufferBytes = bufferPool !== undefined ? parseBytes(bufferPool) : undefined;
-    if (bufferBytes !== undefined && bufferBytes > SMALL.bufferPoolBytes) {
-      instanceParameters['innodb_buffer_pool_size'] = SMALL.bufferPoolBytes;
-      changed(`variants[${i}].instanceParameters.innodb_buffer_pool_size`, `${String(bufferPool)} -> ${SMALL.bufferPoolBytes} bytes`);
-    }
-    // MariaDB's default max_connections (151) would turn most of a large thread sweep into
-    // connection errors on every variant alike; Aurora sizes it from the instance memory.
-    const connectionsNeeded = maxThreadsUsed * Math.min(maxClients, SMALL.clients) + 50;
-    const hasMaxConnections = 'max_connections' in instanceParameters || 'max_connections' in v.clusterParameters || (template !== undefined && ('max_connections' in template.instanceParameters || 'max_connections' in template.clusterParameters));
-    if (!hasMaxConnections && connectionsNeeded > 151) {
-      instanceParameters['max_connections'] = connectionsNeeded;
-      changed(`variants[${i}].instanceParameters.max_connections`, `set to ${connectionsNeeded} (MariaDB's default 151 is below the sweep; Aurora derives it from the instance memory)`);
-    }
-    return { ...v, clients, instanceParameters };
+    return { ...v, clients };
   });
   const repeats = Math.min(spec.repeats, SMALL.repeats);
   if (repeats !== spec.repeats) changed('repeats', `${spec.repeats} repeats -> ${repeats}`);

@@ -4,13 +4,17 @@
  * --test`); the page must load with no console error, no exception and no network request, and
  * every chart must show data points. Screenshots are kept under test-output/report-html/.
  *
- * This renders runs written as lake rows; it must also be run against a real local run's lake
- * (see the report e2e of the local workflow).
+ * The study pages are rendered from runs written as lake rows (shaped like each study's findings);
+ * the last test renders the report of a real local run (MariaDB + sysbench through the local
+ * workflow) the same way.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { LocalBackend } from '../../core/backends/local/local-backend';
+import { checkLocalDependencies } from '../../core/backends/local/preflight';
+import { runLocal } from '../../core/cli/run-local';
 import { reportCommand } from '../../core/report/report';
 import { Chromium, findChromium } from '../helpers/chromium';
 import { STUDIES, writeStudyRun } from '../helpers/study-runs';
@@ -82,4 +86,43 @@ describe('HTML report in headless Chromium', () => {
     for (const c of charts) expect({ id: c.id, hasPoints: c.visiblePoints > 0 }).toEqual({ id: c.id, hasPoints: true });
     expect(sections.length).toBeGreaterThan(0);
   });
+
+  it('a real local run (two variants, a thread sweep, two repeats): the report loads cleanly with data points', async () => {
+    // Arrange: run the local workflow for real
+    const versions = await checkLocalDependencies();
+    const lake = join(work, 'lake-real');
+    const specFile = join(work, 'real.json');
+    writeFileSync(
+      specFile,
+      JSON.stringify({
+        name: 'report-real',
+        engine: { version: '3.04.0' },
+        variants: [
+          { name: 'r6g', instanceClass: 'db.r6g.large' },
+          { name: 'r5', instanceClass: 'db.r5.large' },
+        ],
+        data: { tables: 2, tableSize: 1000 },
+        defaults: { durationS: 2, warmupS: 0, reportIntervalS: 1, percentile: 95 },
+        workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1, 2, 4, 8] }],
+        repeats: 2,
+      }),
+    );
+    const backend = new LocalBackend({ lakeDir: lake, repoRoot, runRoot: join(work, 'runs') });
+    const result = await runLocal({ specFile, repoRoot, lakeDir: lake, backend, serverVersion: versions.serverVersion, log: () => undefined });
+    const html = join(work, 'real.html');
+    // Act
+    const text = await reportCommand({ lakeDir: lake, repoRoot, runId: result.plan.runId, html });
+    const { sessionId, events } = await browser!.open(pathToFileURL(html).href);
+    const charts = await browser!.evaluate<ChartCheck[]>(sessionId, CHART_CHECK);
+    writeFileSync(join(outputDir, 'real-local-run.png'), await browser!.screenshot(sessionId));
+    // Assert
+    expect(result.status).toBe('SUCCEEDED');
+    expect(text).toMatch(/== Variants compared|== Thread sweep ==/);
+    expect(text).toMatch(/rw, r6g: peak at \d+ threads/);
+    expect(events.consoleErrors).toEqual([]);
+    expect(events.exceptions).toEqual([]);
+    expect(events.requests.filter((u) => !u.startsWith('file:'))).toEqual([]);
+    expect(charts.map((c) => c.id)).toEqual(expect.arrayContaining(['chart-sweep-tps-0', 'chart-sweep-lat-0']));
+    for (const c of charts) expect({ id: c.id, hasPoints: c.visiblePoints > 0 }).toEqual({ id: c.id, hasPoints: true });
+  }, 600_000);
 });
