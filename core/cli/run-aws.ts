@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { DescribeExecutionCommand, GetExecutionHistoryCommand, SFNClient, StartExecutionCommand, type HistoryEvent } from '@aws-sdk/client-sfn';
 import { planRun } from '../plan/plan';
+import { checkBudget, loadPrices } from '../report/cost';
 import { loadSpecFile } from '../spec/validate';
 import { readStackOutputs } from './aws-stack';
 
@@ -14,6 +15,8 @@ export interface RunOnAwsOptions {
   readonly specFile: string;
   readonly repoRoot: string;
   readonly stackName: string;
+  /** A price file merged over prices/aws-prices.json for the budget check. */
+  readonly prices?: string;
   readonly log: (line: string) => void;
   readonly sfn?: SFNClient;
   readonly cfn?: CloudFormationClient;
@@ -47,6 +50,8 @@ export async function runOnAws(options: RunOnAwsOptions): Promise<number> {
   const { spec, scripts } = loadSpecFile(options.specFile, join(options.repoRoot, 'client', 'workloads'));
   const plan = planRun(spec, { backend: 'aws', scripts });
   for (const n of plan.notes) options.log(`[${n.level}] ${n.path}: ${n.message}`);
+  // Refused here, before an execution exists (PlanRun refuses it again for console starts).
+  checkBudget(plan, spec.budget, loadPrices(options.repoRoot, options.prices));
   const cfn = options.cfn ?? new CloudFormationClient({});
   const sfn = options.sfn ?? new SFNClient({});
   const outputs = await readStackOutputs(cfn, options.stackName);

@@ -7,6 +7,7 @@ import type { Backend, CellResources, JobHandle, JobsState, RunContext, RunnerJo
 import { lakeKeys, toJsonLines, type IntervalRow, type RunRow, type ServerMetricRow, type StepRow } from '../lake/rows';
 import { planRun, PlanError } from '../plan/plan';
 import type { CellPlan, Plan, PlanNote, StepPlan } from '../plan/types';
+import type { Spec } from '../spec/schema';
 import { SpecError, validateSpec } from '../spec/validate';
 import { buildSysbenchArgs } from '../sysbench/command';
 import { parseClientCpu, parseSysbenchOutput, summarizeClientCpu } from '../sysbench/parser';
@@ -21,7 +22,7 @@ export interface TaskDeps {
   /** Server version string for the manifest (locally the mariadbd version; on AWS the engine version). */
   readonly serverVersion: string | null;
   /** Checks only a backend can make before anything is created (AWS: AZs, orderable classes, budget). */
-  readonly preflight?: (plan: Plan) => Promise<readonly PlanNote[]>;
+  readonly preflight?: (plan: Plan, spec: Spec) => Promise<readonly PlanNote[]>;
   /** How long provisioning and client start may take before the cell fails. */
   readonly readyTimeoutS: number;
 }
@@ -223,7 +224,7 @@ export async function planRunTask(deps: TaskDeps, event: PlanRunEvent): Promise<
       ...(event.runId ? { runId: event.runId } : {}),
       now: deps.now(),
     });
-    const refusals = deps.preflight ? (await deps.preflight(plan)).filter((n) => n.level === 'refused') : [];
+    const refusals = deps.preflight ? (await deps.preflight(plan, spec)).filter((n) => n.level === 'refused') : [];
     if (refusals.length > 0) throw new PlanError(refusals);
     for (const [name, body] of Object.entries(plan.scripts)) await deps.backend.lake.put(lakeKeys.script(plan.runId, name), body);
     const row: RunRow = {

@@ -4,6 +4,7 @@
  */
 import type { Tracer } from '@aws-lambda-powertools/tracer';
 import { AwsBackend, awsConfigFromEnv, makeAwsClients, makeAwsPreflight, type AwsClients } from '../../core/backends/aws';
+import { budgetRefusal } from '../../core/report/cost';
 import type { TaskDeps } from '../../core/workflow/tasks';
 
 /** Set by the stack from package.json at synth time. */
@@ -15,13 +16,18 @@ export async function buildAwsTaskDeps(env: Readonly<Record<string, string | und
   const clients = makeAwsClients({ region: config.region });
   for (const client of Object.values(clients) as AwsClients[keyof AwsClients][]) tracer.captureAWSv3Client(client);
   const backend = new AwsBackend({ config, clients });
+  const awsPreflight = makeAwsPreflight(config, clients);
   return {
     backend,
     now: () => new Date(),
     toolVersion: env[TOOL_VERSION_ENV] ?? 'unknown',
     gitSha: env[GIT_SHA_ENV] ?? null,
     serverVersion: null,
-    preflight: makeAwsPreflight(config, clients),
+    // A console-started execution gets the same refusals as `aurora-bench run --aws`.
+    preflight: async (plan, spec) => {
+      const budget = budgetRefusal(plan, spec.budget);
+      return [...(await awsPreflight(plan)), ...(budget ? [budget] : [])];
+    },
     // An Aurora cluster with instances takes ~15-20 minutes; clients and SSM registration a few.
     readyTimeoutS: 90 * 60,
   };

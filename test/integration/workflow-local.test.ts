@@ -14,6 +14,7 @@ import { lakeKeys, type RunRow, type StepRow } from '../../core/lake/rows';
 import type { SpecInput } from '../../core/spec/schema';
 import { executeLocally, withInjectedFailures, type ExecutionEvent, type LocalExecutionResult } from '../../core/workflow/local-runner';
 import type { TaskDeps } from '../../core/workflow/tasks';
+import { budgetRefusal } from '../../core/report/cost';
 
 const REPO = join(__dirname, '..', '..');
 
@@ -148,6 +149,19 @@ describe('benchmark workflow, locally', () => {
     expect(result.status).toBe('FAILED');
     expect(result.error).toBe('InvalidSpecError');
     expect(result.cause).toContain('data.tables');
+    expect(backend.calls['provisionCell']).toBeUndefined();
+  });
+
+  it('fails at PlanRun when the preflight refuses (a budget below the estimate), creating nothing', async () => {
+    // Arrange: the preflight the AWS Lambda uses for budgets, with a budget no cluster fits in.
+    const backend = withInjectedFailures(newBackend(), {});
+    const d: TaskDeps = { ...deps(backend), preflight: async (plan, spec) => [budgetRefusal(plan, spec.budget)].filter((n) => n !== null) };
+    // Act
+    const result = await executeLocally({ deps: d, input: { spec: tinySpec({ budget: { maxUsd: 0.0001 } }) }, pollMs: 100, retryMs: 10 });
+    // Assert
+    expect(result.status).toBe('FAILED');
+    expect(result.error).toBe('InvalidSpecError');
+    expect(result.cause).toMatch(/budget\.maxUsd: estimated cost .* exceeds budget\.maxUsd/);
     expect(backend.calls['provisionCell']).toBeUndefined();
   });
 
