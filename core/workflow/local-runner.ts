@@ -94,8 +94,13 @@ export interface LocalExecutionOptions {
   readonly retryMs?: number;
   readonly onEvent?: (event: ExecutionEvent) => void;
   readonly signal?: AbortSignal;
-  /** Defaults to state-machines/benchmark.asl.json. */
+  /** Defaults to state-machines/benchmark.asl.json, its placeholders replaced with localFunctionArn. */
   readonly definitionText?: string;
+  /**
+   * A definition whose Task resources are already real ARNs (e.g. the DefinitionString of the
+   * synthesized CloudFormation template), with the task each ARN stands for.
+   */
+  readonly resolvedDefinition?: { readonly definition: Record<string, unknown>; readonly taskByArn: ReadonlyMap<string, TaskName> };
 }
 
 export interface LocalExecutionResult {
@@ -109,9 +114,9 @@ export interface LocalExecutionResult {
 }
 
 export async function executeLocally(options: LocalExecutionOptions): Promise<LocalExecutionResult> {
-  const definition = substituteDefinition(options.definitionText ?? readFileSync(ASL_PATH, 'utf8'), localFunctionArn);
+  const definition = options.resolvedDefinition?.definition ?? substituteDefinition(options.definitionText ?? readFileSync(ASL_PATH, 'utf8'), localFunctionArn);
   const handlers = bindHandlers(options.deps);
-  const taskByArn = new Map(TASK_NAMES.map((t) => [localFunctionArn(t), t]));
+  const taskByArn = options.resolvedDefinition?.taskByArn ?? new Map(TASK_NAMES.map((t) => [localFunctionArn(t), t]));
   const taskOverrides: Record<string, LocalHandler> = {};
   const waitOverrides: Record<string, number> = {};
   const retryOverrides: Record<string, number> = {};
