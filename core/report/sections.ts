@@ -197,6 +197,16 @@ function uniqueInOrder<T>(xs: readonly T[]): T[] {
   return [...new Set(xs)];
 }
 
+/** sysbench counts deadlocks and lock-wait timeouts as errors: below this share of transactions they are normal OLTP behaviour. */
+const SIGNIFICANT_ERROR_SHARE = 0.001;
+
+/** A failed step, a reconnect, or errors above SIGNIFICANT_ERROR_SHARE of the step's transactions. */
+function significantErrors(r: StepResult): boolean {
+  if (r.status !== 'ok' || r.reconnects > 0) return true;
+  const events = r.events ?? 0;
+  return r.errors > 0 && (events === 0 || r.errors / events > SIGNIFICANT_ERROR_SHARE);
+}
+
 /** A workload with this many thread counts is a sweep (S3's 32/64/128 per target is a comparison, not a sweep). */
 const MIN_SWEEP_THREADS = 4;
 
@@ -402,7 +412,7 @@ export function sweepSection(ctx: Context): ReportSection | null {
       const vg = groups.filter((g) => g.variant === v.name).sort((a, b) => a.threads - b.threads);
       if (vg.length === 0) continue;
       const points = vg.map((g) => ({ g, tps: estimate(ctx, g, 'tps').value, qps: estimate(ctx, g, 'qps').value, lat: estimate(ctx, g, 'lat_pct_ms').value }));
-      const hasErrors = (g: StepGroup): boolean => g.rows.some((r) => r.status !== 'ok' || r.errors > 0 || r.reconnects > 0);
+      const hasErrors = (g: StepGroup): boolean => g.rows.some(significantErrors);
       tpsSeries.push({
         name: v.name,
         points: points.map((p) => [p.g.threads, p.tps] as const),
@@ -415,7 +425,8 @@ export function sweepSection(ctx: Context): ReportSection | null {
           threads: p.g.threads,
           throughput: p.tps,
           failed: p.g.ok.length === 0,
-          errors: p.g.rows.reduce((a, r) => a + r.errors, 0),
+          // Deadlocks below the threshold are normal OLTP behaviour, not a finding.
+          errors: p.g.rows.filter(significantErrors).reduce((a, r) => a + r.errors, 0),
           reconnects: p.g.rows.reduce((a, r) => a + r.reconnects, 0),
           error: p.g.rows.find((r) => r.error)?.error ?? null,
         })),
@@ -423,7 +434,9 @@ export function sweepSection(ctx: Context): ReportSection | null {
       findingRows.push([label, v.name, f.peakThreads !== null ? String(f.peakThreads) : '-', fixed(f.peakThroughput), f.fallOffThreads !== null ? String(f.fallOffThreads) : 'none', f.lastShareOfPeak !== null ? pct(f.lastShareOfPeak, 0) : '-', f.firstErrorThreads !== null ? String(f.firstErrorThreads) : 'none']);
       findings.push(`${label}, ${v.name}: ${f.summary}.`);
       for (const e of f.errorPoints) {
-        errorRows.push([label, v.name, String(e.threads), e.failed ? 'step failed' : 'ran with errors', num(e.errors, 0), num(e.reconnects, 0), clip(e.error, 70)]);
+        const g = vg.find((x) => x.threads === e.threads)!;
+        const events = g.rows.reduce((a, r) => a + (r.events ?? 0), 0);
+        errorRows.push([label, v.name, String(e.threads), e.failed ? 'step failed' : 'ran with errors', num(e.errors, 0), events > 0 ? pct(e.errors / events, 2) : '-', num(e.reconnects, 0), clip(e.error, 70)]);
       }
     }
     const scores = sweepScores(scoreInput);
@@ -439,7 +452,15 @@ export function sweepSection(ctx: Context): ReportSection | null {
     tables.push({ title: '100-point score (S2): mean QPS + mean TPS over the sweep, best = 100', head: ['variant', ...heads, 'overall'], rows, numeric: heads.map((_, i) => i + 1).concat([heads.length + 1]), notes: ['A thread count a variant could not serve counts as 0 throughput.'] });
     findings.unshift(`Score: ${overall.map((o) => `${o.target} ${o.score.toFixed(1)}`).join(', ')}.`);
   }
-  if (errorRows.length > 0) tables.push({ title: 'Points with errors', head: ['sweep', 'variant', 'threads', 'what', 'errors', 'reconnects', 'error'], rows: errorRows, numeric: [2, 4, 5] });
+  if (errorRows.length > 0) {
+    tables.push({
+      title: 'Points with errors',
+      head: ['sweep', 'variant', 'threads', 'what', 'errors', 'of transactions', 'reconnects', 'error'],
+      rows: errorRows,
+      numeric: [2, 4, 5, 6],
+      notes: [`Marked: a failed step (e.g. a connection limit), any reconnect, or sysbench errors (deadlocks, lock waits, dropped connections) above ${pct(SIGNIFICANT_ERROR_SHARE, 1)} of transactions.`],
+    });
+  }
   return { id: 'sweep', title: 'Thread sweep', question: 'How does throughput scale with threads, where does it peak and fall off, and where do connections fail?', findings, tables, charts };
 }
 
@@ -630,7 +651,7 @@ export function rateSection(ctx: Context): ReportSection | null {
       const maxTps = unlimited ? estimate(ctx, unlimited, 'tps').value : null;
       rows.push([label, v.name, knee.kneeOffered !== null ? num(knee.kneeOffered, 0) : '-', knee.saturatedAtOffered !== null ? `${num(knee.saturatedAtOffered, 0)} (${knee.reason})` : 'not reached', fixed(knee.capacity, 0), maxTps !== null ? fixed(maxTps, 0) : '-']);
       findings.push(`${label}, ${v.name}: ${knee.summary}`);
-      const failed = points.filter((p) => p.g.ok.length === 0 || p.g.rows.some((r) => r.errors > 0));
+      const failed = points.filter((p) => p.g.ok.length === 0 || p.g.rows.some(significantErrors));
       achieved.push({ name: v.name, points: points.map((p) => [p.offered, p.achieved] as const), errorPoints: failed.map((p) => [p.offered, p.achieved ?? 0] as const) });
       latency.push({ name: v.name, points: points.map((p) => [p.offered, p.p99Ms] as const) });
     }

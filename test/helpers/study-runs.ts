@@ -25,7 +25,7 @@ function numbers(study: Study, cell: CellPlan, step: StepPlan): StepNumbers {
       if (perConn && step.threads > 512) tps *= 512 / step.threads;
       if (cls.includes('r5')) tps *= 0.9;
       if (cls.includes('r5') && step.threads >= 3000) return { tps: 0, failed: "FATAL: error 1040: Too many connections" };
-      return { tps, qps: tps * 20, latPctMs: (step.threads * 1000) / tps, errors: perConn && step.threads >= 2048 ? 25 : 0 };
+      return { tps, qps: tps * 20, latPctMs: (step.threads * 1000) / tps, errors: perConn && step.threads >= 2048 ? 5000 : 0, reconnects: perConn && step.threads >= 2048 ? 12 : 0 };
     }
     case 'write-forwarding': {
       const ps = typeof step.options.point_selects === 'number' ? step.options.point_selects : 10;

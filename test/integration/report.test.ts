@@ -70,9 +70,21 @@ describe('study reports from lake rows', () => {
     expect(sweep.findings).toContain('read-write, r6g-2xl-per-conn: peak at 256 threads; falls off from 1024 threads (17% of peak at 3000); errors from 2048 threads.');
     expect(sweep.findings).toContain('read-write, r6g-2xl-threadpool: peak at 256 threads; no fall-off past the peak.');
     const errors = sweep.tables.find((t) => t.title === 'Points with errors')!;
-    expect(errors.rows).toContainEqual(['read-write', 'r5-2xl-threadpool', '3000', 'step failed', '0', '0', 'FATAL: error 1040: Too many connections']);
+    expect(errors.rows).toContainEqual(['read-write', 'r5-2xl-threadpool', '3000', 'step failed', '0', '-', '0', 'FATAL: error 1040: Too many connections']);
+    expect(errors.rows).toContainEqual(['read-write', 'r6g-2xl-per-conn', '2048', 'ran with errors', '5,000', expect.stringMatching(/%$/), '12', '']);
     expect(sweep.charts.filter((c) => c.id.startsWith('sweep-tps'))).toHaveLength(3);
     expect(section(report, 'failures').tables[0]!.rows).toHaveLength(3);
+  });
+
+  it('S2: a few deadlocks are normal OLTP behaviour, not an error point', async () => {
+    // Arrange: 3 errors in ~30,000 transactions at every thread count
+    const doc = { name: 'deadlocks', engine: { version: '3.04.0' }, variants: [{ name: 'a', instanceClass: 'db.r6g.large' }], data: { tables: 1, tableSize: 100 }, workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1, 2, 4, 8] }] };
+    const { runId } = writeRunFromSpec(lakeDir, doc, (_c, step) => ({ tps: 500 * step.threads, errors: 3 }));
+    // Act
+    const sweep = section(await reportOf(lakeDir, runId), 'sweep');
+    // Assert
+    expect(sweep.findings).toEqual(['rw, a: peak at 8 threads; no fall-off past the peak.']);
+    expect(sweep.tables.map((t) => t.title)).toEqual(['Peak and fall-off (TPS)']);
   });
 
   it('S3: writer vs reader, the read share from which the reader wins, scale-out and consistency cost', async () => {
