@@ -2,7 +2,8 @@
  * The `run --local` command around runLocal: dependency checks, Ctrl-C, the closing summary and
  * the exit code (0 all steps ok, 1 failed run, 130 interrupted).
  */
-import { LocalBackend, cleanupAllLocalRuns } from '../backends/local/local-backend';
+import { LocalBackend } from '../backends/local/local-backend';
+import { cleanupAllRuns, defaultRunRoot } from '../backends/local/registry';
 import { checkLocalDependencies } from '../backends/local/preflight';
 import { runLocal } from './run-local';
 import { resultsCommand } from './results-command';
@@ -65,6 +66,8 @@ export async function runLocalCommand(options: RunLocalCommandOptions): Promise<
 }
 
 export async function cleanupLocalLeftovers(runRoot?: string): Promise<string> {
-  const removed = await cleanupAllLocalRuns(runRoot);
-  return removed.length === 0 ? 'nothing left behind' : `cleaned up: ${removed.join(', ')}`;
+  const { removed, skippedLive } = await cleanupAllRuns(runRoot ?? defaultRunRoot());
+  const lines = [removed.length === 0 ? 'nothing left behind by a finished aurora-bench' : `cleaned up: ${removed.join(', ')}`];
+  if (skippedLive.length > 0) lines.push(`left alone (their aurora-bench is still running): ${skippedLive.join(', ')}`);
+  return lines.join('\n');
 }

@@ -167,4 +167,29 @@ describe('aurora-bench CLI, locally', () => {
     const runs = JSON.parse(cli(['results', '--json', '--sql', 'select status from runs']).stdout) as { status: string }[];
     expect(runs).toEqual([{ status: 'aborted' }]);
   }, 120_000);
+
+  it('after a kill -9 mid-step, `aurora-bench cleanup` stops the servers and removes the run directory', async () => {
+    // Arrange: a run killed without any chance to tear down
+    const spec = writeSpec('killed.json', { ...small, defaults: { durationS: 60, warmupS: 0, reportIntervalS: 1 } });
+    const child = spawn(process.execPath, [CLI, 'run', spec], { cwd: work, env });
+    let stdout = '';
+    await new Promise<void>((resolve) => {
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString();
+        if (/step 1\/2 rw-t2/.test(stdout) && !child.killed) {
+          child.kill('SIGKILL');
+          resolve();
+        }
+      });
+    });
+    await new Promise((r) => child.on('exit', r));
+    expect(mariadbdUnder(runRoot).length).toBeGreaterThan(0);
+    // Act
+    const r = cli(['cleanup']);
+    // Assert
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/cleaned up: /);
+    expect(mariadbdUnder(runRoot)).toEqual([]);
+    expect(readdirSync(runRoot)).toEqual([]);
+  }, 120_000);
 });
