@@ -51,11 +51,14 @@ export function lineChart(id: string, title: string, xName: string, yName: strin
       });
     }
   }
+  const base = baseOption(title);
   return {
     id,
     title,
     option: {
-      ...baseOption(title),
+      ...base,
+      // Error markers are explained by the title; keeping them out of the legend keeps it one line.
+      legend: { ...(base.legend as object), data: series.map((s) => s.name) },
       xAxis: options.logX ? { type: 'log', logBase: options.logBase ?? 2, min: 'dataMin', max: 'dataMax', name: xName, nameLocation: 'middle', nameGap: 28 } : { type: 'value', name: xName, nameLocation: 'middle', nameGap: 28, scale: true },
       yAxis: { type: 'value', name: yName, nameLocation: 'middle', nameGap: 55 },
       series: out,
@@ -83,6 +86,7 @@ export function barChart(id: string, title: string, categories: readonly string[
  */
 export function ratioChart(id: string, title: string, rows: readonly { label: string; estimate: number; low: number | null; high: number | null }[]): ChartBlock {
   const labels = rows.map((r) => r.label);
+  const width = Math.max(CHART_WIDTH, Math.min(420, 24 + Math.max(...labels.map((l) => l.length)) * 6.5) + 520);
   const series: SeriesOption[] = [];
   rows.forEach((r) => {
     if (r.low === null || r.high === null || !Number.isFinite(r.low) || !Number.isFinite(r.high)) return;
@@ -104,22 +108,25 @@ export function ratioChart(id: string, title: string, rows: readonly { label: st
     data: rows.map((r) => [r.estimate * 100, r.label]),
     symbolSize: 10,
     itemStyle: { color: '#1f77b4' },
-    markLine: { silent: true, symbol: 'none', lineStyle: { type: 'dashed', color: '#333' }, data: [{ xAxis: 100 }], label: { formatter: '100%' } },
+    markLine: { silent: true, symbol: 'none', lineStyle: { type: 'dashed', color: '#333' }, data: [{ xAxis: 100 }], label: { formatter: '100%', position: 'start' } },
   });
   const all = rows.flatMap((r) => [r.estimate, r.low, r.high]).filter((x): x is number => x !== null && Number.isFinite(x)).map((x) => x * 100);
   const lo = Math.min(100, ...all);
   const hi = Math.max(100, ...all);
   const pad = Math.max(2, (hi - lo) * 0.1);
+  // Room for the longest row label (about 6.5 px per character at the default 12 px font).
+  const labelWidth = Math.min(420, 24 + Math.max(...labels.map((l) => l.length)) * 6.5);
   return {
     id,
     title,
-    height: Math.max(200, 60 + rows.length * 34),
+    width,
+    height: Math.max(200, 70 + rows.length * 34),
     option: {
       ...baseOption(title),
       legend: { show: false },
       tooltip: { trigger: 'item' },
-      grid: { left: 230, right: 40, top: 45, bottom: 40 },
-      xAxis: { type: 'value', min: Math.floor(lo - pad), max: Math.ceil(hi + pad), axisLabel: { formatter: '{value}%' } },
+      grid: { left: labelWidth, right: 40, top: 55, bottom: 40 },
+      xAxis: { type: 'value', min: Math.max(0, Math.floor((lo - pad) / 10) * 10), max: Math.ceil((hi + pad) / 10) * 10, axisLabel: { formatter: '{value}%', hideOverlap: true } },
       yAxis: { type: 'category', data: labels, inverse: true },
       series,
     },

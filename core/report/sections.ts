@@ -265,7 +265,7 @@ export function abSection(ctx: Context): ReportSection | null {
         const latName = pctName.split(' ')[0]!;
         const tpsToo = ratioVerdict(r.tps) !== ratioVerdict(r.qps) ? ` ${describeRatio('TPS', v.name, baseline.name, r.tps)}` : '';
         findings.push(`${stepLabel(g)}${where}: ${describeRatio('QPS', v.name, baseline.name, r.qps)}${tpsToo} ${latName} latency ${ratioText(r.lat)}: ${verdictText(r.lat, false)}.`);
-        forest.push({ label: `${stepLabel(g)}${az !== null ? ` (${az})` : ''} QPS ${v.name}/${baseline.name}`, estimate: r.qps.estimate, low: Number.isFinite(r.qps.low) ? r.qps.low : null, high: Number.isFinite(r.qps.high) ? r.qps.high : null });
+        forest.push({ label: `${stepLabel(g)}: ${v.name}/${baseline.name}`, estimate: r.qps.estimate, low: Number.isFinite(r.qps.low) ? r.qps.low : null, high: Number.isFinite(r.qps.high) ? r.qps.high : null });
       }
     }
     if (rows.length === 0) continue;
@@ -444,7 +444,7 @@ export function sweepSection(ctx: Context): ReportSection | null {
     charts.push(lineChart(`sweep-tps-${i}`, `${label}: TPS by threads (red: errors)`, 'threads', 'TPS', tpsSeries, { logX: true }));
     charts.push(lineChart(`sweep-lat-${i}`, `${label}: p${first.latPct} latency by threads`, 'threads', `p${first.latPct} ms`, latSeries, { logX: true }));
   });
-  tables.push({ title: 'Peak and fall-off (TPS)', head: ['sweep', 'variant', 'peak threads', 'peak TPS', 'falls off from', 'last vs peak', 'errors from'], rows: findingRows, numeric: [2, 3, 4, 5, 6], notes: ['Fall-off: the first thread count past the peak below 90% of it. Errors: failed steps, sysbench errors or reconnects; those points are kept and marked, not dropped.'] });
+  tables.push({ title: 'Peak and fall-off (TPS)', head: ['sweep', 'variant', 'peak threads', 'peak TPS', 'falls off from', 'last vs peak', 'errors from'], rows: findingRows, numeric: [2, 3, 4, 5, 6], notes: ['Fall-off: the first thread count past the peak below 90% of it. Errors: failed steps, reconnects, or sysbench errors above 0.1% of transactions; those points are kept and marked, not dropped.'] });
   if (ctx.variants.length >= 2) {
     const overall = overallScores(scoresPerWorkload);
     const heads = [...scoresPerWorkload.keys()];
