@@ -62,6 +62,9 @@ export async function runOnAws(options: RunOnAwsOptions): Promise<number> {
   options.log(`started ${executionArn} (run ${plan.runId}); stop it from the console or with Ctrl-C here and everything is torn down by the safety net`);
   let lastEventId = 0;
   for (;;) {
+    // Status first, history second: once the status is final so is the history, and reading it
+    // after the status cannot miss the events of an execution that ended in between.
+    const desc = await sfn.send(new DescribeExecutionCommand({ executionArn }));
     let nextToken: string | undefined;
     // Distributed Map cells run as child executions: the parent's history shows the map run, the
     // per-step lines come from the children, which the console links to.
@@ -75,7 +78,6 @@ export async function runOnAws(options: RunOnAwsOptions): Promise<number> {
       }
       nextToken = page.nextToken;
     } while (nextToken);
-    const desc = await sfn.send(new DescribeExecutionCommand({ executionArn }));
     if (desc.status !== 'RUNNING') {
       options.log(`execution ${desc.status}${desc.error ? `: ${desc.error}` : ''}${desc.cause ? `\n${desc.cause}` : ''}`);
       options.log(`results: aurora-bench results --aws --run ${plan.runId}`);

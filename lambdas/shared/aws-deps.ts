@@ -11,9 +11,14 @@ import type { TaskDeps } from '../../core/workflow/tasks';
 export const TOOL_VERSION_ENV = 'AURORA_BENCH_TOOL_VERSION';
 export const GIT_SHA_ENV = 'AURORA_BENCH_GIT_SHA';
 
-export async function buildAwsTaskDeps(env: Readonly<Record<string, string | undefined>>, tracer: Tracer): Promise<TaskDeps> {
+export interface AwsTaskDepsOverrides {
+  /** SDK clients to use instead of the default ones of the Lambda's role (tests: a moto endpoint). */
+  readonly clients?: AwsClients;
+}
+
+export async function buildAwsTaskDeps(env: Readonly<Record<string, string | undefined>>, tracer: Tracer, overrides: AwsTaskDepsOverrides = {}): Promise<TaskDeps> {
   const config = awsConfigFromEnv(env);
-  const clients = makeAwsClients({ region: config.region });
+  const clients = overrides.clients ?? makeAwsClients({ region: config.region });
   for (const client of Object.values(clients) as AwsClients[keyof AwsClients][]) tracer.captureAWSv3Client(client);
   const backend = new AwsBackend({ config, clients });
   const awsPreflight = makeAwsPreflight(config, clients);

@@ -3,21 +3,19 @@
  * ListCommands). aws-sdk-client-mock only where moto has nothing: Performance Insights, SSM
  * DescribeInstanceInformation (agent registration), GetCommandInvocation and CancelCommand.
  */
-import { CloudWatchClient, PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
-import { CreateLaunchTemplateCommand, CreateSecurityGroupCommand, CreateSubnetCommand, CreateVpcCommand, DescribeInstancesCommand, EC2Client } from '@aws-sdk/client-ec2';
+import { PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
+import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
 import { GetResourceMetricsCommand } from '@aws-sdk/client-pi';
 import {
-  CreateDBSubnetGroupCommand,
   DescribeDBClusterParameterGroupsCommand,
   DescribeDBClusterParametersCommand,
   DescribeDBClustersCommand,
   DescribeDBInstancesCommand,
   DescribeDBParameterGroupsCommand,
   DescribeDBParametersCommand,
-  RDSClient,
 } from '@aws-sdk/client-rds';
-import { CreateBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { CancelCommandCommand, DescribeInstanceInformationCommand, GetCommandInvocationCommand, ListCommandsCommand, SSMClient, SendCommandCommand } from '@aws-sdk/client-ssm';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { CancelCommandCommand, DescribeInstanceInformationCommand, GetCommandInvocationCommand, ListCommandsCommand, SendCommandCommand } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import { ResourceStillInUseError, type CellResources, type RunContext, type RunnerJob } from '../../core/backend';
 import { AwsBackend, MAX_PARAMETERS_PER_MODIFY } from '../../core/backends/aws/aws-backend';
@@ -33,14 +31,13 @@ import { planRun } from '../../core/plan/plan';
 import type { CellPlan, Plan } from '../../core/plan/types';
 import type { SpecInput } from '../../core/spec/schema';
 import { validateSpec } from '../../core/spec/validate';
+import { createStandingInfrastructure, CREDENTIALS, destroyRawClients, queueAthenaResults, rawClients, REGION, type RawClients } from './fixtures';
 import { startMoto, type MotoServer } from './moto';
 
-const REGION = 'us-east-1';
-const CREDENTIALS = { accessKeyId: 'testing', secretAccessKey: 'testing' };
 const NOW = new Date('2026-11-21T10:00:00Z');
 
 let moto: MotoServer;
-let raw: { rds: RDSClient; ec2: EC2Client; s3: S3Client; cw: CloudWatchClient; ssm: SSMClient };
+let raw: RawClients;
 let config: AwsBackendConfig;
 
 /** RDS API calls the backend made, in order (a middleware on the real client: moto answers them). */
@@ -107,53 +104,15 @@ async function provisionReady(backend: AwsBackend, run: RunContext, cell: CellPl
 }
 
 beforeAll(async () => {
-  moto = startMoto();
-  const common = { region: REGION, endpoint: moto.endpoint, credentials: CREDENTIALS };
-  raw = { rds: new RDSClient(common), ec2: new EC2Client(common), s3: new S3Client({ ...common, forcePathStyle: true }), cw: new CloudWatchClient(common), ssm: new SSMClient(common) };
-  // The standing infrastructure the CDK stack would create.
-  const vpc = await raw.ec2.send(new CreateVpcCommand({ CidrBlock: '10.20.0.0/16' }));
-  const vpcId = vpc.Vpc!.VpcId!;
-  const subnetA = await raw.ec2.send(new CreateSubnetCommand({ VpcId: vpcId, CidrBlock: '10.20.1.0/24', AvailabilityZone: 'us-east-1a' }));
-  const subnetB = await raw.ec2.send(new CreateSubnetCommand({ VpcId: vpcId, CidrBlock: '10.20.2.0/24', AvailabilityZone: 'us-east-1b' }));
-  await raw.rds.send(new CreateDBSubnetGroupCommand({ DBSubnetGroupName: 'aurora-bench-db', DBSubnetGroupDescription: 'test', SubnetIds: [subnetA.Subnet!.SubnetId!, subnetB.Subnet!.SubnetId!] }));
-  const dbSg = await raw.ec2.send(new CreateSecurityGroupCommand({ GroupName: 'ab-db', Description: 'db', VpcId: vpcId }));
-  const clientSg = await raw.ec2.send(new CreateSecurityGroupCommand({ GroupName: 'ab-client', Description: 'client', VpcId: vpcId }));
-  const ltX86 = await raw.ec2.send(new CreateLaunchTemplateCommand({ LaunchTemplateName: 'ab-client-x86', LaunchTemplateData: { ImageId: 'ami-12c6146b' } }));
-  const ltArm = await raw.ec2.send(new CreateLaunchTemplateCommand({ LaunchTemplateName: 'ab-client-arm', LaunchTemplateData: { ImageId: 'ami-12c6146b' } }));
-  await raw.s3.send(new CreateBucketCommand({ Bucket: 'ab-lake' }));
-  // The clients' instance profile (moto checks RunInstances' IamInstanceProfile against IAM); no
-  // IAM client is installed, so the query API is called directly (moto does not check signatures).
-  const iam = await fetch(moto.endpoint, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'AWS4-HMAC-SHA256 Credential=testing/20261121/us-east-1/iam/aws4_request, SignedHeaders=host, Signature=0' },
-    body: 'Action=CreateInstanceProfile&InstanceProfileName=ab-client&Version=2010-05-08',
-  });
-  if (!iam.ok) throw new Error(`moto IAM CreateInstanceProfile failed: ${iam.status} ${await iam.text()}`);
-  const profileArn = /<Arn>([^<]+)<\/Arn>/.exec(await iam.text())?.[1];
-  config = {
-    region: REGION,
-    bucket: 'ab-lake',
-    lakePrefix: 'lake/',
-    ssmOutputPrefix: 'ssm-output/',
-    subnetIdsByAz: { 'us-east-1a': subnetA.Subnet!.SubnetId!, 'us-east-1b': subnetB.Subnet!.SubnetId! },
-    dbSecurityGroupId: dbSg.GroupId!,
-    dbSubnetGroupName: 'aurora-bench-db',
-    clientSecurityGroupId: clientSg.GroupId!,
-    clientInstanceProfileArn: profileArn!,
-    launchTemplateIds: { x86_64: ltX86.LaunchTemplate!.LaunchTemplateId!, arm64: ltArm.LaunchTemplate!.LaunchTemplateId! },
-    launchTemplateVersion: '$Latest',
-    runnerS3Uri: 's3://ab-lake/runner/client/',
-    tagKeyPrefix: 'aurora-bench:',
-    ssmDocumentName: 'AWS-RunShellScript',
-    masterUsername: 'benchadmin',
-    performanceInsightsRetentionDays: 7,
-    piPeriodS: 60,
-  };
   // On a fresh machine scripts/moto.sh first installs moto from PyPI (about 1.5 minutes).
+  moto = startMoto();
+  raw = rawClients(moto.endpoint);
+  // The standing infrastructure the CDK stack would create.
+  config = await createStandingInfrastructure(moto.endpoint, raw);
 }, 300_000);
 
 afterAll(() => {
-  for (const c of Object.values(raw ?? {})) c.destroy();
+  destroyRawClients(raw);
   moto?.stop();
 });
 
@@ -587,24 +546,16 @@ describe('Athena on moto', () => {
       { Name: 'variant', Type: 'varchar', Label: 'variant' },
       { Name: 'tps', Type: 'double', Label: 'tps' },
     ];
-    const queued = await fetch(`${moto.endpoint}/moto-api/static/athena/query-results`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        region: REGION,
-        results: [
-          {
-            column_info: columnInfo,
-            rows: [
-              { Data: [{ VarCharValue: 'variant' }, { VarCharValue: 'tps' }] },
-              { Data: [{ VarCharValue: 'r6g' }, { VarCharValue: '1234.5' }] },
-              { Data: [{ VarCharValue: 'r5' }, {}] },
-            ],
-          },
+    await queueAthenaResults(moto.endpoint, [
+      {
+        column_info: columnInfo,
+        rows: [
+          { Data: [{ VarCharValue: 'variant' }, { VarCharValue: 'tps' }] },
+          { Data: [{ VarCharValue: 'r6g' }, { VarCharValue: '1234.5' }] },
+          { Data: [{ VarCharValue: 'r5' }, {}] },
         ],
-      }),
-    });
-    expect(queued.status).toBe(201);
+      },
+    ]);
 
     // Act
     const result = await runAthenaQuery(

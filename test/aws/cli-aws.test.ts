@@ -1,0 +1,340 @@
+/**
+ * The CLI's AWS side against moto: `run --aws` (runOnAws) finds the deployed stack by its
+ * CloudFormation outputs, starts an execution of its state machine named with the run id and
+ * follows it to its end; `results --aws` (athenaResultsText) renders what Athena returns.
+ *
+ * moto's Step Functions does not execute the real workflow (its Tasks are Lambdas). With moto's
+ * `execute_state_machine` setting (POST /moto-api/config) it does run Pass, Wait, Choice, Succeed and
+ * Fail states for real, with a real history: the state machine here is a stand-in made of those,
+ * named like the workflow's states, whose outcome the spec name chooses. moto's Athena runs no SQL:
+ * each query takes the next result set queued through /moto-api/static/athena/query-results.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AthenaClient, CreateWorkGroupCommand, GetQueryExecutionCommand, ListQueryExecutionsCommand } from '@aws-sdk/client-athena';
+import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudformation';
+import { CreateStateMachineCommand, DescribeExecutionCommand, ListExecutionsCommand, SFNClient } from '@aws-sdk/client-sfn';
+import { athenaResultsText } from '../../core/cli/results-aws';
+import { runOnAws } from '../../core/cli/run-aws';
+import { allViewSql } from '../../core/lake/views';
+import type { SpecInput } from '../../core/spec/schema';
+import { loadSpecFile } from '../../core/spec/validate';
+import { athenaTable, CREDENTIALS, queueAthenaResults, REGION, type MotoAthenaResult } from './fixtures';
+import { startMoto, type MotoServer } from './moto';
+
+const REPO = join(__dirname, '..', '..');
+const WORKLOADS = join(REPO, 'client', 'workloads');
+const STACK = 'aurora-bench-moto';
+const WORK_GROUP = 'aurora-bench-wg';
+const DATABASE = 'aurora_bench';
+const FAILING_SPEC_NAME = 'cli-aws-fails';
+
+let moto: MotoServer;
+let sfn: SFNClient;
+let cfn: CloudFormationClient;
+let athena: AthenaClient;
+let stateMachineArn: string;
+let specDir: string;
+/** SFN and CloudFormation API calls the CLI made, by command name. */
+const calls: string[] = [];
+
+/**
+ * A stand-in for the benchmark workflow that moto can execute: the states the CLI reports on
+ * (ProvisionCell with the cell, CollectStep with the step outcome), a Wait so the execution is
+ * still RUNNING when the CLI first looks, and the workflow's two ends.
+ */
+const STAND_IN_DEFINITION = {
+  StartAt: 'PlanRun',
+  States: {
+    PlanRun: {
+      Type: 'Pass',
+      Parameters: { 'runId.$': '$.runId', 'specName.$': '$.spec.name', cell: { cellId: 'r6g-r1' } },
+      Next: 'ProvisionCell',
+    },
+    ProvisionCell: { Type: 'Pass', Next: 'WaitCellReady' },
+    WaitCellReady: { Type: 'Wait', Seconds: 1, Next: 'DidStepsSucceed' },
+    DidStepsSucceed: {
+      Type: 'Choice',
+      Choices: [{ Variable: '$.specName', StringEquals: FAILING_SPEC_NAME, Next: 'RunStepsFailed' }],
+      Default: 'CollectStep',
+    },
+    // The workflow's CollectStep outputs the step outcome (OutputPath $.result).
+    CollectStep: {
+      Type: 'Pass',
+      Result: { stepId: 'rw-t2', status: 'ok', error: null, tps: 622.88, qps: 12511.28, sysbenchVersion: '1.0.20' },
+      Next: 'RunSucceeded',
+    },
+    RunSucceeded: { Type: 'Succeed' },
+    RunStepsFailed: { Type: 'Fail', Error: 'BenchmarkStepsFailed', Cause: 'cell r6g-r1 failed: 1 of 1 steps failed\n  step rw-t2: i-0: exit code 1' },
+  },
+};
+
+/** Records each command name a client sends (a middleware: moto still answers). */
+const recordCall = (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: unknown) => {
+  calls.push(context.commandName ?? 'unknown');
+  return next(args);
+};
+
+function writeSpec(name: string, over: Partial<SpecInput> = {}): string {
+  const spec: SpecInput = {
+    name,
+    engine: { version: '3.04.0' },
+    region: REGION,
+    variants: [{ name: 'r6g', instanceClass: 'db.r6g.large', az: 'a', clients: { count: 1, instanceType: 'c6g.large', placement: 'same-az' } }],
+    data: { tables: 2, tableSize: 1000 },
+    defaults: { durationS: 2, warmupS: 0, reportIntervalS: 1 },
+    workloads: [
+      { name: 'rw', test: 'oltp_read_write', threads: [2] },
+      // A custom Lua workload: its body travels in the execution input's "scripts".
+      { name: 'scan', script: 'fullscan_1kb.lua', threads: [1] },
+    ],
+    ...over,
+  };
+  const file = join(specDir, `${name}.json`);
+  writeFileSync(file, JSON.stringify(spec, null, 2));
+  return file;
+}
+
+async function executionCount(): Promise<number> {
+  return (await sfn.send(new ListExecutionsCommand({ stateMachineArn }))).executions?.length ?? 0;
+}
+
+beforeAll(async () => {
+  moto = startMoto();
+  const common = { region: REGION, endpoint: moto.endpoint, credentials: CREDENTIALS, maxAttempts: 1 };
+  sfn = new SFNClient(common);
+  cfn = new CloudFormationClient(common);
+  sfn.middlewareStack.add(recordCall as never, { step: 'initialize', name: 'recordCall' });
+  cfn.middlewareStack.add(recordCall as never, { step: 'initialize', name: 'recordCall' });
+  athena = new AthenaClient(common);
+  specDir = mkdtempSync(join(tmpdir(), 'ab-cli-aws-'));
+
+  // Executing state machines is a moto setting: on before the state machine is created.
+  const configured = await fetch(`${moto.endpoint}/moto-api/config`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ stepfunctions: { execute_state_machine: true } }),
+  });
+  if (configured.status !== 201) throw new Error(`moto-api config: ${configured.status} ${await configured.text()}`);
+  const sm = await sfn.send(
+    new CreateStateMachineCommand({ name: 'aurora-bench', definition: JSON.stringify(STAND_IN_DEFINITION), roleArn: 'arn:aws:iam::123456789012:role/aurora-bench-sfn' }),
+  );
+  stateMachineArn = sm.stateMachineArn!;
+  await athena.send(new CreateWorkGroupCommand({ Name: WORK_GROUP, Configuration: { ResultConfiguration: { OutputLocation: 's3://ab-results/athena/' } } }));
+  // The stack's outputs as lib/aurora-bench-stack.ts exports them (core/cli/aws-stack.ts STACK_OUTPUTS).
+  const template = {
+    Parameters: { StateMachineArnParameter: { Type: 'String' } },
+    Resources: { ResultsBucket: { Type: 'AWS::S3::Bucket', Properties: { BucketName: 'ab-results' } } },
+    Outputs: {
+      StateMachineArn: { Value: { Ref: 'StateMachineArnParameter' } },
+      ResultsBucketName: { Value: { Ref: 'ResultsBucket' } },
+      AthenaWorkGroupName: { Value: WORK_GROUP },
+      GlueDatabaseName: { Value: DATABASE },
+    },
+  };
+  await cfn.send(new CreateStackCommand({ StackName: STACK, TemplateBody: JSON.stringify(template), Parameters: [{ ParameterKey: 'StateMachineArnParameter', ParameterValue: stateMachineArn }] }));
+}, 300_000);
+
+afterAll(() => {
+  sfn?.destroy();
+  cfn?.destroy();
+  athena?.destroy();
+  if (specDir) rmSync(specDir, { recursive: true, force: true });
+  moto?.stop();
+});
+
+beforeEach(() => {
+  calls.length = 0;
+});
+
+describe('runOnAws against moto', () => {
+  it('starts an execution named with the run id, with {spec, scripts, runId} as input, and follows it to SUCCEEDED', async () => {
+    // Arrange
+    const specFile = writeSpec('cli-aws-ok');
+    const lines: string[] = [];
+
+    // Act
+    const exitCode = await runOnAws({ specFile, repoRoot: REPO, stackName: STACK, log: (l) => lines.push(l), sfn, cfn, pollMs: 50 });
+
+    // Assert: the execution moto holds.
+    expect(exitCode).toBe(0);
+    const runId = /\(run (\S+)\)/.exec(lines.find((l) => l.startsWith('started ')) ?? '')?.[1];
+    expect(runId).toMatch(/^cli-aws-ok-\d{8}-\d{6}-[0-9a-f]{4}$/);
+    const executionArn = `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${runId}`;
+    const execution = await sfn.send(new DescribeExecutionCommand({ executionArn }));
+    expect(execution).toMatchObject({ name: runId, status: 'SUCCEEDED' });
+    const { spec, scripts } = loadSpecFile(specFile, WORKLOADS);
+    expect(Object.keys(scripts)).toEqual(['fullscan_1kb.lua']);
+    expect(JSON.parse(execution.input!)).toEqual({ spec, scripts, runId });
+    // Assert: followed from RUNNING (the Wait) to the end, each history line printed once.
+    expect(calls.filter((c) => c === 'DescribeExecutionCommand').length).toBeGreaterThanOrEqual(2);
+    expect(lines.slice(1)).toEqual(['ProvisionCell r6g-r1', '  rw-t2: 622.9 tps', 'execution SUCCEEDED', `results: aurora-bench results --aws --run ${runId}`]);
+  });
+
+  it('prints the last events of an execution that ends between reading its history and its status', async () => {
+    // Arrange: the first history read answers with what moto had then, but only once the
+    // execution has ended, so the next status the CLI reads is final while its history is stale.
+    const specFile = writeSpec('cli-aws-ends-between');
+    const lines: string[] = [];
+    const slowSfn = new SFNClient({ region: REGION, endpoint: moto.endpoint, credentials: CREDENTIALS, maxAttempts: 1 });
+    let historyReads = 0;
+    const staleFirstHistory = (next: (args: { input: { executionArn?: string } }) => Promise<unknown>, context: { commandName?: string }) => async (args: { input: { executionArn?: string } }) => {
+      const result = await next(args);
+      if (context.commandName === 'GetExecutionHistoryCommand' && historyReads++ === 0) {
+        for (let i = 0; i < 200; i++) {
+          const now = await sfn.send(new DescribeExecutionCommand({ executionArn: args.input.executionArn! }));
+          if (now.status !== 'RUNNING') break;
+          await new Promise((r) => setTimeout(r, 25));
+        }
+      }
+      return result;
+    };
+    slowSfn.middlewareStack.add(staleFirstHistory as never, { step: 'initialize', name: 'staleFirstHistory' });
+
+    // Act
+    let exitCode: number;
+    try {
+      exitCode = await runOnAws({ specFile, repoRoot: REPO, stackName: STACK, log: (l) => lines.push(l), sfn: slowSfn, cfn, pollMs: 50 });
+    } finally {
+      slowSfn.destroy();
+    }
+
+    // Assert
+    expect(exitCode).toBe(0);
+    expect(lines.slice(1, 4)).toEqual(['ProvisionCell r6g-r1', '  rw-t2: 622.9 tps', 'execution SUCCEEDED']);
+  });
+
+  it('returns 1 with the error and cause when the execution fails', async () => {
+    // Arrange
+    const specFile = writeSpec(FAILING_SPEC_NAME);
+    const lines: string[] = [];
+
+    // Act
+    const exitCode = await runOnAws({ specFile, repoRoot: REPO, stackName: STACK, log: (l) => lines.push(l), sfn, cfn, pollMs: 50 });
+
+    // Assert
+    expect(exitCode).toBe(1);
+    expect(lines).toContain('execution FAILED: BenchmarkStepsFailed\ncell r6g-r1 failed: 1 of 1 steps failed\n  step rw-t2: i-0: exit code 1');
+    const runId = /\(run (\S+)\)/.exec(lines[0] ?? '')?.[1];
+    const failed = await sfn.send(new ListExecutionsCommand({ stateMachineArn, statusFilter: 'FAILED' }));
+    expect(failed.executions?.map((e) => e.name)).toEqual([runId]);
+  });
+
+  it('says clearly that the stack is missing, and starts nothing', async () => {
+    // Arrange
+    const specFile = writeSpec('cli-aws-no-stack');
+    const before = await executionCount();
+
+    // Act
+    const run = runOnAws({ specFile, repoRoot: REPO, stackName: 'no-such-stack', log: () => undefined, sfn, cfn, pollMs: 50 });
+
+    // Assert
+    await expect(run).rejects.toMatchObject({ name: 'NotFoundError', message: expect.stringMatching(/^stack "no-such-stack" not found \(.*does not exist\); deploy it with `npx cdk deploy` or pass --stack NAME$/) });
+    expect(calls).not.toContain('StartExecutionCommand');
+    expect(await executionCount()).toBe(before);
+  });
+
+  it('refuses a spec over its budget before reading the stack or starting an execution', async () => {
+    // Arrange
+    const specFile = writeSpec('cli-aws-budget', { budget: { maxUsd: 0.01 } });
+    const before = await executionCount();
+    calls.length = 0;
+
+    // Act
+    const run = runOnAws({ specFile, repoRoot: REPO, stackName: STACK, log: () => undefined, sfn, cfn, pollMs: 50 });
+
+    // Assert
+    await expect(run).rejects.toMatchObject({ name: 'BudgetExceededError', message: expect.stringContaining('exceeds budget.maxUsd $0.01') });
+    expect(calls).toEqual([]);
+    expect(await executionCount()).toBe(before);
+  });
+});
+
+describe('athenaResultsText against moto Athena', () => {
+  /** moto hands queued results out in query order: first the shared views the lake creates. */
+  const viewResults = (): MotoAthenaResult[] => allViewSql().map(() => ({ column_info: [], rows: [] }));
+
+  async function queriesSent(): Promise<string[]> {
+    const ids = (await athena.send(new ListQueryExecutionsCommand({ WorkGroup: WORK_GROUP }))).QueryExecutionIds ?? [];
+    const queries = await Promise.all(ids.map(async (id) => (await athena.send(new GetQueryExecutionCommand({ QueryExecutionId: id }))).QueryExecution?.Query ?? ''));
+    return queries;
+  }
+
+  it('renders the latest run and its steps from the rows Athena returns', async () => {
+    // Arrange
+    const runId = 'moto-wf-20261121-100000-abcd';
+    const run = athenaTable(
+      ['run_id', 'spec_name', 'backend', 'region', 'status', 'started_at', 'ended_at', 'error', 'server_version', 'sysbench_version', 'cells', 'dt'].map((name) => ({ name, type: 'varchar' })),
+      [[runId, 'moto-wf', 'aws', REGION, 'succeeded', '2026-11-21T10:00:00.000Z', '2026-11-21T10:40:00.000Z', null, '8.0.mysql_aurora.3.04.0', '1.0.20', '[{"cell_id":"r6g-r1","status":"succeeded","error":null}]', '2026-11-21']],
+    );
+    const stepColumns: { name: string; type: string }[] = [
+      { name: 'variant', type: 'varchar' },
+      { name: 'repeat', type: 'integer' },
+      { name: 'step_id', type: 'varchar' },
+      { name: 'step_index', type: 'integer' },
+      { name: 'workload', type: 'varchar' },
+      { name: 'threads', type: 'integer' },
+      { name: 'rate', type: 'integer' },
+      { name: 'offered_tps', type: 'double' },
+      { name: 'target', type: 'varchar' },
+      { name: 'status', type: 'varchar' },
+      { name: 'error', type: 'varchar' },
+      { name: 'tps', type: 'double' },
+      { name: 'qps', type: 'double' },
+      { name: 'lat_avg_ms', type: 'double' },
+      { name: 'lat_pct', type: 'integer' },
+      { name: 'lat_pct_ms', type: 'double' },
+      { name: 'errors', type: 'bigint' },
+      { name: 'client_cpu_avg_pct', type: 'double' },
+      { name: 'saturated_clients', type: 'bigint' },
+    ];
+    const steps = athenaTable(stepColumns, [
+      ['r6g', '1', 'rw-t2', '0', 'rw', '2', '0', '0.0', 'writer', 'ok', null, '622.88', '12511.28', '3.2', '95', '8.13', '10', '32.0', '0'],
+      ['r6g', '1', 'scan-t1', '1', 'scan', '1', '0', '0.0', 'writer', 'failed', 'i-0: FATAL: table missing', null, null, null, '95', null, '0', null, '0'],
+    ]);
+    await queueAthenaResults(moto.endpoint, [...viewResults(), run, steps]);
+
+    // Act
+    const text = await athenaResultsText({ stackName: STACK, json: false, athena, cfn });
+
+    // Assert
+    expect(text).toContain(`Run ${runId} (moto-wf) on aws ${REGION}: succeeded`);
+    expect(text).toContain('server 8.0.mysql_aurora.3.04.0, 1.0.20');
+    const rw = text.split('\n').find((l) => l.includes(' rw '))!;
+    for (const cell of ['r6g', 'writer', 'ok', '622.88', '12,511.28', '3.20', '8.13', '10', '32']) expect(rw).toContain(cell);
+    const scan = text.split('\n').find((l) => l.includes(' scan '))!;
+    expect(scan).toContain('failed');
+    expect(scan).toContain('i-0: FATAL: table missing');
+    const queries = await queriesSent();
+    expect(queries.filter((q) => /CREATE OR REPLACE VIEW/.test(q))).toHaveLength(allViewSql().length);
+    expect(queries.some((q) => /FROM latest_run/.test(q))).toBe(true);
+    expect(queries.some((q) => q.includes('step_summary') && q.includes(`run_id = '${runId}'`))).toBe(true);
+  });
+
+  it('prints an SQL result as JSON with values typed by the column types', async () => {
+    // Arrange
+    const result = athenaTable(
+      [
+        { name: 'variant', type: 'varchar' },
+        { name: 'tps', type: 'double' },
+        { name: 'steps', type: 'bigint' },
+        { name: 'saturated', type: 'boolean' },
+      ],
+      [
+        ['r6g', '1234.5', '3', 'false'],
+        ['r5', null, '0', 'true'],
+      ],
+    );
+    await queueAthenaResults(moto.endpoint, [...viewResults(), result]);
+
+    // Act
+    const text = await athenaResultsText({ stackName: STACK, json: true, sql: 'SELECT variant, avg(tps) AS tps, count(*) AS steps, bool_or(client_saturated) AS saturated FROM steps GROUP BY 1', athena, cfn });
+
+    // Assert
+    expect(JSON.parse(text)).toEqual([
+      { variant: 'r6g', tps: 1234.5, steps: 3, saturated: false },
+      { variant: 'r5', tps: null, steps: 0, saturated: true },
+    ]);
+  });
+});

@@ -1,0 +1,123 @@
+/**
+ * What the AWS tests set up in their moto server: the standing infrastructure the CDK stack would
+ * create (VPC, a subnet per AZ, the DB subnet group, security groups, launch templates, the lake
+ * bucket, the clients' instance profile) and the AwsBackendConfig naming it; raw SDK clients for
+ * arranging and inspecting moto's state; and moto-api helpers (queued Athena results).
+ */
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { CreateLaunchTemplateCommand, CreateSecurityGroupCommand, CreateSubnetCommand, CreateVpcCommand, EC2Client } from '@aws-sdk/client-ec2';
+import { CreateDBSubnetGroupCommand, RDSClient } from '@aws-sdk/client-rds';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { SSMClient } from '@aws-sdk/client-ssm';
+import type { AwsBackendConfig } from '../../core/backends/aws/config';
+
+export const REGION = 'us-east-1';
+export const CREDENTIALS = { accessKeyId: 'testing', secretAccessKey: 'testing' };
+
+/** Clients straight to moto, never mocked: what a test arranges and inspects with. */
+export interface RawClients {
+  readonly rds: RDSClient;
+  readonly ec2: EC2Client;
+  readonly s3: S3Client;
+  readonly cw: CloudWatchClient;
+  readonly ssm: SSMClient;
+}
+
+export function rawClients(endpoint: string): RawClients {
+  const common = { region: REGION, endpoint, credentials: CREDENTIALS };
+  return { rds: new RDSClient(common), ec2: new EC2Client(common), s3: new S3Client({ ...common, forcePathStyle: true }), cw: new CloudWatchClient(common), ssm: new SSMClient(common) };
+}
+
+export function destroyRawClients(raw: RawClients | undefined): void {
+  for (const c of Object.values(raw ?? {}) as { destroy(): void }[]) c.destroy();
+}
+
+/**
+ * Calls moto's IAM query API directly (no IAM SDK client is installed; moto does not check
+ * signatures) and returns the response XML.
+ */
+export async function motoIamQuery(endpoint: string, params: Record<string, string>): Promise<string> {
+  const res = await fetch(endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'AWS4-HMAC-SHA256 Credential=testing/20261121/us-east-1/iam/aws4_request, SignedHeaders=host, Signature=0' },
+    body: new URLSearchParams({ ...params, Version: '2010-05-08' }).toString(),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`moto IAM ${params['Action']} failed: ${res.status} ${text}`);
+  return text;
+}
+
+export interface StandingInfrastructureOptions {
+  /** The lake bucket (created). */
+  readonly bucket?: string;
+  readonly lakePrefix?: string;
+}
+
+/**
+ * The resources the stack creates once per account (lib/network.ts, lib/clients.ts,
+ * lib/results-lake.ts), made in moto, and the backend config that names them. Subnets in
+ * us-east-1a and us-east-1b.
+ */
+export async function createStandingInfrastructure(endpoint: string, raw: RawClients, options: StandingInfrastructureOptions = {}): Promise<AwsBackendConfig> {
+  const bucket = options.bucket ?? 'ab-lake';
+  const vpc = await raw.ec2.send(new CreateVpcCommand({ CidrBlock: '10.20.0.0/16' }));
+  const vpcId = vpc.Vpc!.VpcId!;
+  const subnetA = await raw.ec2.send(new CreateSubnetCommand({ VpcId: vpcId, CidrBlock: '10.20.1.0/24', AvailabilityZone: 'us-east-1a' }));
+  const subnetB = await raw.ec2.send(new CreateSubnetCommand({ VpcId: vpcId, CidrBlock: '10.20.2.0/24', AvailabilityZone: 'us-east-1b' }));
+  await raw.rds.send(new CreateDBSubnetGroupCommand({ DBSubnetGroupName: 'aurora-bench-db', DBSubnetGroupDescription: 'test', SubnetIds: [subnetA.Subnet!.SubnetId!, subnetB.Subnet!.SubnetId!] }));
+  const dbSg = await raw.ec2.send(new CreateSecurityGroupCommand({ GroupName: 'ab-db', Description: 'db', VpcId: vpcId }));
+  const clientSg = await raw.ec2.send(new CreateSecurityGroupCommand({ GroupName: 'ab-client', Description: 'client', VpcId: vpcId }));
+  const ltX86 = await raw.ec2.send(new CreateLaunchTemplateCommand({ LaunchTemplateName: 'ab-client-x86', LaunchTemplateData: { ImageId: 'ami-12c6146b' } }));
+  const ltArm = await raw.ec2.send(new CreateLaunchTemplateCommand({ LaunchTemplateName: 'ab-client-arm', LaunchTemplateData: { ImageId: 'ami-12c6146b' } }));
+  await raw.s3.send(new CreateBucketCommand({ Bucket: bucket }));
+  // moto checks RunInstances' IamInstanceProfile against IAM.
+  const profileXml = await motoIamQuery(endpoint, { Action: 'CreateInstanceProfile', InstanceProfileName: 'ab-client' });
+  const profileArn = /<Arn>([^<]+)<\/Arn>/.exec(profileXml)?.[1];
+  if (!profileArn) throw new Error(`moto IAM CreateInstanceProfile returned no Arn:\n${profileXml}`);
+  return {
+    region: REGION,
+    bucket,
+    lakePrefix: options.lakePrefix ?? 'lake/',
+    ssmOutputPrefix: 'ssm-output/',
+    subnetIdsByAz: { 'us-east-1a': subnetA.Subnet!.SubnetId!, 'us-east-1b': subnetB.Subnet!.SubnetId! },
+    dbSecurityGroupId: dbSg.GroupId!,
+    dbSubnetGroupName: 'aurora-bench-db',
+    clientSecurityGroupId: clientSg.GroupId!,
+    clientInstanceProfileArn: profileArn,
+    launchTemplateIds: { x86_64: ltX86.LaunchTemplate!.LaunchTemplateId!, arm64: ltArm.LaunchTemplate!.LaunchTemplateId! },
+    launchTemplateVersion: '$Latest',
+    runnerS3Uri: `s3://${bucket}/runner/client/`,
+    tagKeyPrefix: 'aurora-bench:',
+    ssmDocumentName: 'AWS-RunShellScript',
+    masterUsername: 'benchadmin',
+    performanceInsightsRetentionDays: 7,
+    piPeriodS: 60,
+  };
+}
+
+/** One canned Athena result set (moto-api shape: rows as GetQueryResults returns them). */
+export interface MotoAthenaResult {
+  readonly column_info: readonly { Name: string; Type: string; Label?: string }[];
+  readonly rows: readonly { Data: readonly { VarCharValue?: string }[] }[];
+}
+
+/**
+ * Queues result sets in moto's Athena (POST /moto-api/static/athena/query-results): moto runs no
+ * SQL; each StartQueryExecution takes the next queued result, or an empty one when none is left.
+ */
+export async function queueAthenaResults(endpoint: string, results: readonly MotoAthenaResult[]): Promise<void> {
+  const res = await fetch(`${endpoint}/moto-api/static/athena/query-results`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ region: REGION, results }),
+  });
+  if (res.status !== 201) throw new Error(`moto-api athena query-results: ${res.status} ${await res.text()}`);
+}
+
+/** A canned result with the header row Athena puts first for a SELECT, values as strings (null: no value). */
+export function athenaTable(columns: readonly { name: string; type: string }[], rows: readonly (readonly (string | null)[])[]): MotoAthenaResult {
+  return {
+    column_info: columns.map((c) => ({ Name: c.name, Type: c.type, Label: c.name })),
+    rows: [{ Data: columns.map((c) => ({ VarCharValue: c.name })) }, ...rows.map((r) => ({ Data: r.map((v) => (v === null ? {} : { VarCharValue: v })) }))],
+  };
+}

@@ -1,0 +1,451 @@
+/**
+ * The deployed workflow, as close as it runs without AWS: the state machine definition extracted
+ * from the synthesized CloudFormation template (its Fn::GetAtt of each Task function resolved to a
+ * function ARN) passes asl-validator and runs through aws-local-stepfunctions with every Task bound
+ * to its Lambda handler, whose deps are the AWS ones (lambdas/shared/aws-deps.ts) pointing at moto.
+ *
+ * moto runs RDS, EC2, S3, CloudWatch and SSM SendCommand/ListCommands; aws-sdk-client-mock stands
+ * in only where moto has nothing: SSM agent registration (DescribeInstanceInformation), invocation
+ * status (GetCommandInvocation), CancelCommand and Performance Insights. moto's SSM runs nothing on
+ * the clients, so SendCommand is where the runner "runs": it leaves in moto's S3, at the job's --out
+ * location, what client/runner.sh writes there (a recorded sysbench output, client_cpu.jsonl,
+ * result.json), and check-jobs / collect-step read those real objects.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
+import { GetResourceMetricsCommand } from '@aws-sdk/client-pi';
+import { DescribeDBClusterParameterGroupsCommand, DescribeDBClustersCommand, DescribeDBInstancesCommand, DescribeDBParameterGroupsCommand } from '@aws-sdk/client-rds';
+import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import {
+  CancelCommandCommand,
+  DescribeInstanceInformationCommand,
+  GetCommandInvocationCommand,
+  ListCommandsCommand,
+  SendCommandCommand,
+  type SendCommandCommandInput,
+} from '@aws-sdk/client-ssm';
+import { type CfnElement } from 'aws-cdk-lib';
+import aslValidator from 'asl-validator';
+import { mockClient } from 'aws-sdk-client-mock';
+import { awsConfigToEnv, type AwsBackendConfig } from '../../core/backends/aws/config';
+import { destroyAwsClients, makeAwsClients, type AwsClients } from '../../core/backends/aws/clients';
+import { cellNames } from '../../core/backends/aws/names';
+import { lakeKeys, type IntervalRow, type RunRow, type ServerMetricRow, type StepRow } from '../../core/lake/rows';
+import { planRun } from '../../core/plan/plan';
+import type { SpecInput } from '../../core/spec/schema';
+import { validateSpec } from '../../core/spec/validate';
+import type { RunnerResult } from '../../core/sysbench/types';
+import { executeLocally, type ExecutionEvent, type LocalExecutionResult } from '../../core/workflow/local-runner';
+import { TASK_NAMES, type TaskName } from '../../core/workflow/task-names';
+import { buildAwsTaskDeps } from '../../lambdas/shared/aws-deps';
+import { tracer } from '../../lambdas/shared/aws-runtime';
+import { repoContextConfig, resourcesOf, synthTestApp } from '../cdk/cdk-fixture';
+import { createStandingInfrastructure, CREDENTIALS, destroyRawClients, rawClients, REGION, type RawClients } from './fixtures';
+import { startMoto, type MotoServer } from './moto';
+
+const FIXTURES = join(__dirname, '..', 'fixtures', 'sysbench');
+const ACCOUNT = '123456789012';
+
+let moto: MotoServer;
+let raw: RawClients;
+let config: AwsBackendConfig;
+let workflow: SynthesizedWorkflow;
+
+// ------------------------------------------------------------------ the synthesized definition
+
+interface SynthesizedWorkflow {
+  readonly definition: Record<string, unknown>;
+  readonly taskByArn: ReadonlyMap<string, TaskName>;
+}
+
+/**
+ * The DefinitionString of the template's state machine with each function reference replaced by
+ * the ARN `functionArn` gives it. CDK writes it as Fn::Join over literal text and Fn::GetAtt
+ * [<function logical id>, Arn]; a Ref (the function name) is accepted too; anything else fails.
+ */
+function resolveDefinitionString(value: unknown, functionArn: (logicalId: string) => string): string {
+  if (typeof value === 'string') return value;
+  const join = (value as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
+  if (!join) throw new Error(`DefinitionString is neither text nor Fn::Join: ${JSON.stringify(value).slice(0, 200)}`);
+  return join[1]
+    .map((part) => {
+      if (typeof part === 'string') return part;
+      const getAtt = (part as { 'Fn::GetAtt'?: [string, string] })['Fn::GetAtt'];
+      if (getAtt && getAtt[1] === 'Arn') return functionArn(getAtt[0]);
+      const ref = (part as { Ref?: string }).Ref;
+      if (ref !== undefined) return functionArn(ref);
+      throw new Error(`DefinitionString part is not a function reference: ${JSON.stringify(part)}`);
+    })
+    .join(join[0]);
+}
+
+/**
+ * Synthesizes the app (bundling skipped) and maps each Task function's logical id to its task
+ * through the construct tree (stack.workflow.functions), not through the shape of the id.
+ */
+function synthesizeWorkflow(): SynthesizedWorkflow {
+  const app = synthTestApp(repoContextConfig());
+  try {
+    const { stack } = app;
+    const taskByLogicalId = new Map<string, TaskName>(
+      TASK_NAMES.map((task) => [stack.getLogicalId(stack.workflow.functions[task].node.defaultChild as CfnElement), task]),
+    );
+    const machines = resourcesOf(app.template, 'AWS::StepFunctions::StateMachine');
+    if (machines.length !== 1) throw new Error(`expected one state machine in the template, found ${machines.length}`);
+    const taskByArn = new Map<string, TaskName>();
+    const text = resolveDefinitionString(machines[0]![1].Properties['DefinitionString'], (logicalId) => {
+      const task = taskByLogicalId.get(logicalId);
+      if (task === undefined) throw new Error(`the definition references ${logicalId}, which is not one of the workflow's Task functions`);
+      const arn = `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${logicalId}`;
+      taskByArn.set(arn, task);
+      return arn;
+    });
+    return { definition: JSON.parse(text) as Record<string, unknown>, taskByArn };
+  } finally {
+    app.dispose();
+  }
+}
+
+// ------------------------------------------------------------------ the runner, as moto cannot run it
+
+type PrepareOutcome = 'ok' | 'connection-refused';
+
+/** What the simulated runner does for a prepare job of the next execution. */
+let prepareOutcome: PrepareOutcome = 'ok';
+/** --phase and --out of every job SendCommand started, in order. */
+const startedJobs: { phase: string; out: string; instanceId: string }[] = [];
+/** Called as each job starts, while the cell is up. */
+let onJobStart: (() => Promise<void>) | undefined;
+
+/** Words of one POSIX shell line as core/backends/aws/runner-command.ts quotes them ('...' and '"'"'). */
+function shellWords(line: string): string[] {
+  const words: string[] = [];
+  let word = '';
+  let inWord = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (c === "'" || c === '"') {
+      const close = line.indexOf(c, i + 1);
+      if (close < 0) throw new Error(`unbalanced ${c} in ${line}`);
+      word += line.slice(i + 1, close);
+      i = close;
+      inWord = true;
+    } else if (/\s/.test(c)) {
+      if (inWord) words.push(word);
+      word = '';
+      inWord = false;
+    } else {
+      word += c;
+      inWord = true;
+    }
+  }
+  if (inWord) words.push(word);
+  return words;
+}
+
+/** The runner's --phase and --out from the AWS-RunShellScript commands of a SendCommand. */
+function runnerJobOf(input: SendCommandCommandInput): { phase: string; out: string } {
+  const exec = (input.Parameters?.['commands'] ?? []).find((c) => c.startsWith('exec ') && c.includes('runner.sh'));
+  if (!exec) throw new Error(`SendCommand without an exec of runner.sh: ${JSON.stringify(input.Parameters)}`);
+  const argv = shellWords(exec);
+  const value = (flag: string) => {
+    const i = argv.indexOf(flag);
+    if (i < 0 || i + 1 >= argv.length) throw new Error(`runner argv has no ${flag}: ${exec}`);
+    return argv[i + 1]!;
+  };
+  return { phase: value('--phase'), out: value('--out') };
+}
+
+/** Writes what client/runner.sh leaves at its --out location (result.json last, as it does). */
+async function writeRunnerOutput(out: string, phase: string): Promise<void> {
+  const match = /^s3:\/\/([^/]+)\/(.+\/)$/.exec(out);
+  if (!match) throw new Error(`runner --out ${out} is not s3://bucket/prefix/`);
+  const [, bucket, prefix] = match as unknown as [string, string, string];
+  const fixture = phase === 'prepare' ? (prepareOutcome === 'ok' ? 'prepare_read_write' : 'fatal_connection_refused') : 'hook_read_write';
+  const exitCode = Number(readFileSync(join(FIXTURES, `${fixture}.exit`), 'utf8').trim());
+  const started = new Date();
+  const ended = new Date(started.getTime() + 3000);
+  const t0 = Math.floor(started.getTime() / 1000);
+  const cpu = phase === 'run' ? [1, 2, 3].map((k) => JSON.stringify({ t: t0 + k, sysbenchCpuPct: 40 + k, hostCpuPct: 30 + k, cores: 2 })).join('\n') + '\n' : '';
+  const result: RunnerResult = {
+    phase: phase as RunnerResult['phase'],
+    exitCode,
+    startedAt: started.toISOString(),
+    endedAt: ended.toISOString(),
+    sysbenchVersion: '1.0.20',
+    hostname: 'ip-10-20-1-10',
+    command: `sysbench oltp_read_write ${phase} --mysql-password=***`,
+  };
+  const put = (name: string, body: string) => raw.s3.send(new PutObjectCommand({ Bucket: bucket, Key: prefix + name, Body: Buffer.from(body, 'utf8') }));
+  await put('output.log', readFileSync(join(FIXTURES, `${fixture}.log`), 'utf8'));
+  await put('client_cpu.jsonl', cpu);
+  await put('result.json', JSON.stringify(result, null, 2) + '\n');
+}
+
+// ------------------------------------------------------------------ deps bound to moto
+
+/**
+ * The TaskDeps a Task Lambda builds from its environment, with SDK clients on moto; SSM and PI
+ * mocked where moto has nothing (SendCommand and ListCommands go on to moto).
+ */
+async function motoTaskDeps(): Promise<{ deps: Awaited<ReturnType<typeof buildAwsTaskDeps>>; clients: AwsClients; restore: () => void }> {
+  const clients = makeAwsClients({ region: REGION, endpoint: moto.endpoint, credentials: CREDENTIALS, maxAttempts: 1 });
+  const ssm = mockClient(clients.ssm);
+  ssm.on(SendCommandCommand).callsFake(async (input: SendCommandCommandInput) => {
+    const job = runnerJobOf(input);
+    startedJobs.push({ ...job, instanceId: input.InstanceIds?.[0] ?? '' });
+    await onJobStart?.();
+    await writeRunnerOutput(job.out, job.phase);
+    return raw.ssm.send(new SendCommandCommand(input));
+  });
+  ssm.on(ListCommandsCommand).callsFake((input) => raw.ssm.send(new ListCommandsCommand(input)));
+  ssm.on(DescribeInstanceInformationCommand).callsFake((input: { Filters?: { Key: string; Values: string[] }[] }) => ({
+    InstanceInformationList: (input.Filters?.find((f) => f.Key === 'InstanceIds')?.Values ?? []).map((id) => ({ InstanceId: id, PingStatus: 'Online' })),
+  }));
+  // The runner exits 0 whenever it ran sysbench and wrote result.json (sysbench's code is in there).
+  ssm.on(GetCommandInvocationCommand).resolves({ Status: 'Success', ResponseCode: 0 });
+  ssm.on(CancelCommandCommand).resolves({});
+  const pi = mockClient(clients.pi);
+  pi.on(GetResourceMetricsCommand).callsFake((input: { StartTime: Date }) => ({
+    MetricList: [{ Key: { Metric: 'db.load.avg' }, DataPoints: [{ Timestamp: input.StartTime, Value: 1.5 }] }],
+  }));
+  const deps = await buildAwsTaskDeps(awsConfigToEnv(config), tracer, { clients });
+  return {
+    deps,
+    clients,
+    restore: () => {
+      ssm.restore();
+      pi.restore();
+      destroyAwsClients(clients);
+    },
+  };
+}
+
+// ------------------------------------------------------------------ helpers
+
+function tinySpec(): SpecInput {
+  return {
+    name: 'moto-wf',
+    engine: { version: '3.04.0' },
+    region: REGION,
+    variants: [
+      {
+        name: 'r6g',
+        instanceClass: 'db.r6g.large',
+        az: 'a',
+        readers: 1,
+        instanceParameters: { performance_schema: true },
+        clients: { count: 1, instanceType: 'c6g.large', placement: 'same-az' },
+      },
+    ],
+    data: { tables: 2, tableSize: 1000 },
+    defaults: { durationS: 2, warmupS: 0, reportIntervalS: 1 },
+    workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [2] }],
+    ttlHours: 2,
+  };
+}
+
+async function runWorkflow(runId: string): Promise<LocalExecutionResult> {
+  const { deps, restore } = await motoTaskDeps();
+  try {
+    return await executeLocally({
+      deps,
+      input: { spec: tinySpec(), scripts: {}, runId },
+      pollMs: 20,
+      retryMs: 10,
+      resolvedDefinition: workflow,
+    });
+  } finally {
+    restore();
+  }
+}
+
+/** The one cell and step the tiny spec plans (the same plan PlanRun makes). */
+function plannedCell(runId: string) {
+  const plan = planRun(validateSpec(tinySpec()), { backend: 'aws', runId });
+  return { cell: plan.cells[0]!, step: plan.cells[0]!.steps[0]! };
+}
+
+/** The lake partition (dt) PlanRun chose, from its output in the execution's events. */
+function runDt(result: LocalExecutionResult): string {
+  const exited = result.events.find((e) => e.type === 'StateExited' && e.state?.name === 'PlanRun');
+  const dt = (exited?.state?.output as { run?: { dt?: string } } | undefined)?.run?.dt;
+  if (!dt) throw new Error('PlanRun did not exit with a run context');
+  return dt;
+}
+
+function entered(events: readonly ExecutionEvent[], state: string): number {
+  return events.filter((e) => e.type === 'StateEntered' && e.state?.name === state).length;
+}
+
+async function lakeObject(key: string): Promise<string | undefined> {
+  try {
+    const out = await raw.s3.send(new GetObjectCommand({ Bucket: config.bucket, Key: config.lakePrefix + key }));
+    return await out.Body!.transformToString('utf-8');
+  } catch (e) {
+    if ((e as Error).name === 'NoSuchKey') return undefined;
+    throw e;
+  }
+}
+
+async function lakeRows<T>(key: string): Promise<T[]> {
+  const text = await lakeObject(key);
+  if (text === undefined) throw new Error(`lake object ${config.lakePrefix}${key} is missing`);
+  return text.trim() === '' ? [] : text.trim().split('\n').map((l) => JSON.parse(l) as T);
+}
+
+/** What moto holds of a run's cell: cluster, DB instances, parameter groups, live clients. */
+async function cellResourcesInMoto(runId: string, cellId: string): Promise<string[]> {
+  const base = cellNames(runId, cellId).base;
+  const clusters = (await raw.rds.send(new DescribeDBClustersCommand({}))).DBClusters ?? [];
+  const instances = (await raw.rds.send(new DescribeDBInstancesCommand({}))).DBInstances ?? [];
+  const clusterGroups = (await raw.rds.send(new DescribeDBClusterParameterGroupsCommand({}))).DBClusterParameterGroups ?? [];
+  const instanceGroups = (await raw.rds.send(new DescribeDBParameterGroupsCommand({}))).DBParameterGroups ?? [];
+  const clients = await raw.ec2.send(
+    new DescribeInstancesCommand({
+      Filters: [
+        { Name: `tag:${config.tagKeyPrefix}run-id`, Values: [runId] },
+        { Name: 'instance-state-name', Values: ['pending', 'running', 'stopping', 'stopped'] },
+      ],
+    }),
+  );
+  return [
+    ...clusters.map((c) => `cluster ${c.DBClusterIdentifier}`),
+    ...instances.map((i) => `db-instance ${i.DBInstanceIdentifier}`),
+    ...clusterGroups.map((g) => `cluster-parameter-group ${g.DBClusterParameterGroupName}`),
+    ...instanceGroups.map((g) => `parameter-group ${g.DBParameterGroupName}`),
+  ]
+    .filter((name) => name.split(' ')[1]!.startsWith(base))
+    .concat((clients.Reservations ?? []).flatMap((r) => r.Instances ?? []).map((i) => `ec2-instance ${i.InstanceId} ${i.State?.Name}`));
+}
+
+// ------------------------------------------------------------------ the tests
+
+beforeAll(async () => {
+  // On a fresh machine scripts/moto.sh first installs moto from PyPI.
+  moto = startMoto();
+  raw = rawClients(moto.endpoint);
+  config = await createStandingInfrastructure(moto.endpoint, raw);
+  workflow = synthesizeWorkflow();
+}, 300_000);
+
+afterAll(() => {
+  destroyRawClients(raw);
+  moto?.stop();
+});
+
+beforeEach(() => {
+  startedJobs.length = 0;
+  prepareOutcome = 'ok';
+  onJobStart = undefined;
+});
+
+describe('the synthesized state machine definition', () => {
+  it('names a Task function of the template for every Task state and passes asl-validator', () => {
+    // Arrange
+    const resources = JSON.stringify(workflow.definition).match(/"Resource":"[^"]+"/g) ?? [];
+
+    // Act: asl-validator fills in defaults on the object it is given, so it gets a copy.
+    const { isValid, errorsText } = aslValidator(structuredClone(workflow.definition), { checkArn: true, checkPaths: true });
+
+    // Assert
+    expect(errorsText('\n')).toBe('');
+    expect(isValid).toBe(true);
+    expect([...new Set(workflow.taskByArn.values())].sort()).toEqual([...TASK_NAMES].sort());
+    for (const r of resources) expect(workflow.taskByArn.has(r.slice('"Resource":"'.length, -1))).toBe(true);
+  });
+});
+
+describe('the synthesized workflow with the AWS handlers on moto', () => {
+  it('runs one cell end to end: provisions, prepares, runs the step, collects into the S3 lake and tears everything down', async () => {
+    // Arrange
+    const runId = 'moto-wf-ok-20261121';
+    const { cell, step } = plannedCell(runId);
+    const names = cellNames(runId, cell.cellId);
+    const whileRunning: string[][] = [];
+    onJobStart = async () => {
+      whileRunning.push(await cellResourcesInMoto(runId, cell.cellId));
+    };
+
+    // Act
+    const result = await runWorkflow(runId);
+    const dt = runDt(result);
+
+    // Assert: the execution and the path it took.
+    expect(result.error ?? null).toBeNull();
+    expect(result.status).toBe('SUCCEEDED');
+    expect(result.output).toEqual({ status: 'succeeded', runId, error: null, cause: null, steps: 1, failedSteps: 0 });
+    const path = ['PlanRun', 'ProvisionCell', 'CheckCellReady', 'StartClients', 'CheckClientsReady', 'StartPrepare', 'CheckPrepare', 'CollectPrepare', 'StartStep', 'CheckStep', 'CollectStep', 'TeardownCell', 'FinishRun'];
+    expect(path.filter((state) => entered(result.events, state) === 0)).toEqual([]);
+    expect(entered(result.events, 'TeardownCellOnError')).toBe(0);
+    // One prepare and one run job, on the cell's client, each writing under its own lake prefix.
+    expect(startedJobs.map((j) => j.phase)).toEqual(['prepare', 'run']);
+    expect(startedJobs[1]!.out).toBe(`s3://${config.bucket}/${config.lakePrefix}${lakeKeys.raw(dt, runId, cell.cellId, step.stepId, 'run', startedJobs[1]!.instanceId)}`);
+
+    // Assert: the lake in moto's S3 holds the parsed recorded output.
+    const [runRow] = await lakeRows<RunRow>(lakeKeys.run(dt, runId));
+    expect(runRow).toMatchObject({ run_id: runId, backend: 'aws', region: REGION, status: 'succeeded', error: null, sysbench_version: '1.0.20' });
+    const steps = await lakeRows<StepRow>(lakeKeys.stepTable('steps', dt, runId, cell.cellId, step.stepId));
+    expect(steps).toHaveLength(1);
+    expect(steps[0]).toMatchObject({ status: 'ok', error: null, threads: 2, target: 'writer', tps: 622.88, qps: 12511.28, lat_pct_ms: 8.13, errors: 10, az: 'us-east-1a' });
+    expect(steps[0]!.endpoint_instance).toBe(names.writerId);
+    expect(steps[0]!.client_cpu_avg_pct).toBe(32);
+    const intervals = await lakeRows<IntervalRow>(lakeKeys.stepTable('intervals', dt, runId, cell.cellId, step.stepId));
+    expect(intervals.map((i) => [i.t, i.tps])).toEqual([
+      [1, 647.479],
+      [2, 685.569],
+      [3, 543.001],
+    ]);
+    const metrics = await lakeRows<ServerMetricRow>(lakeKeys.stepTable('server_metrics', dt, runId, cell.cellId, step.stepId));
+    expect(metrics.filter((m) => m.source === 'pi').map((m) => [m.instance_id, m.metric, m.value])).toEqual(
+      expect.arrayContaining([[names.writerId, 'db.load.avg', 1.5]]),
+    );
+    expect(metrics.filter((m) => m.metric === 'ClientHostCPU').map((m) => m.value)).toEqual([31, 32, 33]);
+
+    // Assert: what the cell had in moto while its jobs ran is gone.
+    expect(whileRunning[0]).toEqual(
+      expect.arrayContaining([
+        `cluster ${names.clusterId}`,
+        `db-instance ${names.writerId}`,
+        `db-instance ${names.readerId(1)}`,
+        `cluster-parameter-group ${names.clusterParameterGroup}`,
+        `parameter-group ${names.instanceParameterGroup}`,
+        `ec2-instance ${startedJobs[0]!.instanceId} running`,
+      ]),
+    );
+    expect(await cellResourcesInMoto(runId, cell.cellId)).toEqual([]);
+  }, 60_000);
+
+  it('fails the execution when the prepare job fails, after tearing the cell down', async () => {
+    // Arrange: sysbench prepare cannot connect (recorded), exits 1; the runner itself exits 0.
+    const runId = 'moto-wf-prepare-fails-20261121';
+    const { cell } = plannedCell(runId);
+    prepareOutcome = 'connection-refused';
+    const whileRunning: string[][] = [];
+    onJobStart = async () => {
+      whileRunning.push(await cellResourcesInMoto(runId, cell.cellId));
+    };
+
+    // Act
+    const result = await runWorkflow(runId);
+    const dt = runDt(result);
+
+    // Assert
+    expect(result.status).toBe('FAILED');
+    expect(result.error).toBe('BenchmarkFailed');
+    expect(result.cause).toContain(`cell ${cell.cellId} failed: DataPrepareFailedError: sysbench prepare for cell ${cell.cellId} failed`);
+    expect(result.cause).toContain('unable to connect to MySQL server');
+    expect(entered(result.events, 'CollectPrepare')).toBe(1);
+    expect(entered(result.events, 'TeardownCellOnError')).toBe(1);
+    expect(entered(result.events, 'TeardownCell')).toBe(0);
+    expect(entered(result.events, 'StartStep')).toBe(0);
+    expect(startedJobs.map((j) => j.phase)).toEqual(['prepare']);
+    const [runRow] = await lakeRows<RunRow>(lakeKeys.run(dt, runId));
+    expect(runRow).toMatchObject({ run_id: runId, status: 'failed' });
+    expect(runRow!.error).toContain('DataPrepareFailedError');
+    expect(whileRunning[0]).toContain(`cluster ${cellNames(runId, cell.cellId).clusterId}`);
+    expect(whileRunning[0]).toHaveLength(6);
+    expect(await cellResourcesInMoto(runId, cell.cellId)).toEqual([]);
+  }, 60_000);
+});
