@@ -17,7 +17,19 @@ const localRunRoot = process.env['AURORA_BENCH_RUN_ROOT'];
 /** Errors the user can act on are printed as one clear message (no stack); exit code 1. */
 function fail(error: unknown): never {
   const e = error as Error;
-  const known = ['SpecError', 'PlanError', 'MissingDependencyError', 'UnsupportedOnBackendError', 'InvalidSpecError', 'UsageError', 'BudgetExceededError', 'NotFoundError'];
+  const known = [
+    'SpecError',
+    'PlanError',
+    'MissingDependencyError',
+    'UnsupportedOnBackendError',
+    'InvalidSpecError',
+    'UsageError',
+    'BudgetExceededError',
+    'NotFoundError',
+    'LakeQueryError',
+    'PriceTableError',
+    'AthenaQueryError',
+  ];
   process.stderr.write(`aurora-bench: ${known.includes(e.name) ? e.message : (e.stack ?? String(e))}\n`);
   process.exit(1);
 }
@@ -30,6 +42,13 @@ function action<A extends unknown[]>(fn: (...args: A) => Promise<void> | void) {
       fail(e);
     }
   };
+}
+
+/** --scale: the experiment as written, or shrunk for a local rehearsal (core/spec/scale.ts). */
+function scaleOption(): Option {
+  return new Option('--scale <scale>', 'full: as written; small: fewer rows, shorter steps, fewer sweep points, for a local rehearsal in minutes')
+    .choices(['full', 'small'])
+    .default('full');
 }
 
 const program = new Command();
@@ -70,16 +89,21 @@ program
   .argument('<spec>', 'experiment file')
   .addOption(new Option('--backend <kind>', 'where it would run').choices(['local', 'aws']).default('local'))
   .option('--aws', 'same as --backend aws')
+  .addOption(scaleOption())
+  .option('--prices <file>', 'a price table overriding prices/aws-prices.json')
   .option('--json', 'print the plan as JSON')
   .action(
-    action(async (file: string, opts: { backend: 'local' | 'aws'; aws?: boolean; json?: boolean }) => {
+    action(async (file: string, opts: { backend: 'local' | 'aws'; aws?: boolean; json?: boolean; scale: 'full' | 'small'; prices?: string }) => {
       const { loadSpecFile } = await import('../core/spec/validate');
+      const { scaleSpec } = await import('../core/spec/scale');
       const { planRun } = await import('../core/plan/plan');
       const { renderPlan } = await import('../core/cli/plan-view');
-      const { spec, scripts } = loadSpecFile(file, builtinWorkloads);
-      const plan = planRun(spec, { backend: opts.aws ? 'aws' : opts.backend, scripts });
+      const loaded = loadSpecFile(file, builtinWorkloads);
+      const scaled = scaleSpec(loaded.spec, opts.scale);
+      const planned = planRun(scaled.spec, { backend: opts.aws ? 'aws' : opts.backend, scripts: loaded.scripts });
+      const plan = { ...planned, notes: [...scaled.notes, ...planned.notes] };
       const { planCostLines } = await import('../core/report/cost');
-      const extra = await planCostLines(spec, plan, repoRoot);
+      const extra = await planCostLines(scaled.spec, plan, repoRoot, opts.prices ? resolve(opts.prices) : undefined);
       process.stdout.write(opts.json ? JSON.stringify(plan, null, 2) + '\n' : renderPlan(plan, extra) + '\n');
     }),
   );
@@ -92,10 +116,12 @@ program
   .option('--aws', 'start an execution of the deployed stack and follow it')
   .option('--lake <dir>', 'local results lake directory', defaultLake)
   .option('--run-id <id>', 'use this run id instead of a new one')
+  .addOption(scaleOption())
   .option('--stack <name>', 'deployed stack name (with --aws)', 'AuroraBench')
   .action(
-    action(async (file: string, opts: { aws?: boolean; lake: string; runId?: string; stack: string }) => {
+    action(async (file: string, opts: { aws?: boolean; lake: string; runId?: string; stack: string; scale: 'full' | 'small' }) => {
       if (opts.aws) {
+        if (opts.scale !== 'full') throw Object.assign(new Error('--scale small is for local rehearsals; on AWS run the experiment as written'), { name: 'UsageError' });
         const { runOnAws } = await import('../core/cli/run-aws');
         const code = await runOnAws({ specFile: file, repoRoot, stackName: opts.stack, log: (l) => process.stdout.write(l + '\n') });
         process.exit(code);
@@ -107,6 +133,7 @@ program
         lakeDir: resolve(opts.lake),
         ...(opts.runId ? { runId: opts.runId } : {}),
         ...(localRunRoot ? { runRoot: localRunRoot } : {}),
+        scale: opts.scale,
       });
       process.exit(code);
     }),

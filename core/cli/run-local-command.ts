@@ -5,6 +5,7 @@
 import { LocalBackend } from '../backends/local/local-backend';
 import { cleanupAllRuns, defaultRunRoot } from '../backends/local/registry';
 import { checkLocalDependencies } from '../backends/local/preflight';
+import type { Scale } from '../spec/scale';
 import { runLocal } from './run-local';
 import { resultsCommand } from './results-command';
 
@@ -15,6 +16,7 @@ export interface RunLocalCommandOptions {
   readonly runId?: string;
   /** Where run directories go (default: the local backend's, under the temp dir). */
   readonly runRoot?: string;
+  readonly scale?: Scale;
 }
 
 export async function runLocalCommand(options: RunLocalCommandOptions): Promise<number> {
@@ -46,6 +48,7 @@ export async function runLocalCommand(options: RunLocalCommandOptions): Promise<
       signal: abort.signal,
       log,
       ...(options.runId ? { runId: options.runId } : {}),
+      ...(options.scale ? { scale: options.scale } : {}),
     });
     if (result.status === 'ABORTED') {
       log(`run ${result.plan.runId} aborted; everything was torn down.`);

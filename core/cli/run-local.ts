@@ -8,6 +8,7 @@ import type { Backend } from '../backend';
 import { lakeKeys, toJsonLines, type RunRow } from '../lake/rows';
 import { planRun } from '../plan/plan';
 import type { Plan } from '../plan/types';
+import { scaleSpec, type Scale } from '../spec/scale';
 import { loadSpecFile } from '../spec/validate';
 import { executeLocally, type ExecutionEvent, type LocalExecutionResult } from '../workflow/local-runner';
 import type { TaskDeps } from '../workflow/tasks';
@@ -26,6 +27,8 @@ export interface RunLocalOptions {
   readonly backend: LocalBackendLike;
   readonly serverVersion: string | null;
   readonly runId?: string;
+  /** 'small' shrinks the experiment for a local rehearsal (core/spec/scale.ts); default 'full'. */
+  readonly scale?: Scale;
   readonly pollMs?: number;
   readonly signal?: AbortSignal;
   readonly log?: (line: string) => void;
@@ -39,10 +42,11 @@ export interface RunLocalResult extends LocalExecutionResult {
 export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult> {
   const log = options.log ?? (() => undefined);
   const loaded = loadSpecFile(options.specFile, join(options.repoRoot, 'client', 'workloads'));
+  const scaled = scaleSpec(loaded.spec, options.scale ?? 'full');
   // Planned here as well as in PlanRun so a refused plan stops before the workflow starts, and so
   // the run id is known for cleanup whatever happens next.
-  const plan = planRun(loaded.spec, { backend: 'local', scripts: loaded.scripts, ...(options.runId ? { runId: options.runId } : {}) });
-  for (const n of plan.notes) log(`[${n.level}] ${n.path}: ${n.message}`);
+  const plan = planRun(scaled.spec, { backend: 'local', scripts: loaded.scripts, ...(options.runId ? { runId: options.runId } : {}) });
+  for (const n of [...scaled.notes, ...plan.notes]) log(`[${n.level}] ${n.path}: ${n.message}`);
   log(`run ${plan.runId}: ${plan.cells.length} cells, results in ${options.backend.lake.describe()}`);
 
   const info = toolInfo(options.repoRoot);
@@ -58,7 +62,7 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
   try {
     result = await executeLocally({
       deps,
-      input: { spec: loaded.spec, scripts: loaded.scripts, runId: plan.runId },
+      input: { spec: scaled.spec, scripts: loaded.scripts, runId: plan.runId, notes: scaled.notes },
       pollMs: options.pollMs ?? 200,
       ...(options.signal ? { signal: options.signal } : {}),
       onEvent: (ev) => {

@@ -209,8 +209,13 @@ export function planRun(spec: Spec, options: PlanOptions): Plan {
   if (cells.length === 0) {
     throw new PlanError(notes.filter((n) => n.level === 'refused').length > 0 ? notes.filter((n) => n.level === 'refused') : [{ level: 'refused', path: 'workloads', message: 'no step left to run' }]);
   }
+  // Every script the spec names, also those of steps this backend refused: re-planning the same
+  // plan for another backend (the AWS cost of a local plan) needs them.
   const usedScripts: Record<string, string> = {};
-  for (const c of cells) for (const s of c.steps) if (s.script) usedScripts[s.script.name] = scripts[s.script.name]!;
+  for (const w of spec.workloads) {
+    const name = w.script?.split('/').pop();
+    if (name !== undefined && scripts[name] !== undefined) usedScripts[name] = scripts[name];
+  }
   return {
     planVersion: 1,
     runId: options.runId ?? makeRunId(spec.name, now),

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { StateMachine } from 'aws-local-stepfunctions';
 import type { Backend } from '../backend';
 import { placeholderFor, TASK_NAMES, type TaskName } from './task-names';
-import type { FinishRunOutput, TaskDeps } from './tasks';
+import type { FinishRunOutput, PlanRunEvent, TaskDeps } from './tasks';
 
 /** state-machines/benchmark.asl.json of the checkout, found from core/workflow or dist/core/workflow. */
 function findAsl(): string {
@@ -87,7 +87,7 @@ export interface ExecutionEvent {
 
 export interface LocalExecutionOptions {
   readonly deps: TaskDeps;
-  readonly input: { spec: unknown; scripts?: Record<string, string>; runId?: string };
+  readonly input: PlanRunEvent;
   /** Every Wait state becomes this many ms: the local backend's polls are cheap. */
   readonly pollMs?: number;
   /** Pause before a Retry, ms. */

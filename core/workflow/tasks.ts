@@ -33,6 +33,8 @@ export interface PlanRunEvent {
   readonly spec: unknown;
   readonly scripts?: Record<string, string>;
   readonly runId?: string;
+  /** Notes the caller made before the workflow (e.g. what --scale small changed), kept in the manifest. */
+  readonly notes?: readonly PlanNote[];
 }
 export interface PlanRunOutput {
   readonly run: RunContext;
@@ -245,7 +247,7 @@ export async function planRunTask(deps: TaskDeps, event: PlanRunEvent): Promise<
       status: 'running',
       error: null,
       cells: '[]',
-      notes: JSON.stringify(plan.notes),
+      notes: JSON.stringify([...(event.notes ?? []), ...plan.notes]),
       dt: plan.dt,
     };
     await deps.backend.lake.put(lakeKeys.run(plan.dt, plan.runId), toJsonLines([row]));

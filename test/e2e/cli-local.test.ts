@@ -130,6 +130,17 @@ describe('aurora-bench CLI, locally', () => {
     expect(r.stdout.match(/^ok: /gm)).toHaveLength(files.length - 1);
   });
 
+  it('plans a study scaled down for a local rehearsal, naming what was scaled and what only AWS can do', () => {
+    const r = cli(['plan', join(REPO, 'experiments', 'write-forwarding.json'), '--scale', 'small']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/\[info\] data: scaled for a local rehearsal: 8 x 10,000,000 rows -> 4 x 10,000/);
+    expect(r.stdout).toMatch(/\[refused\] workloads\[1\]: .*needs AWS/);
+    expect(r.stdout).toMatch(/On AWS the same experiment would cost about \$/);
+    const bad = cli(['plan', join(REPO, 'experiments', 'write-forwarding.json'), '--scale', 'tiny']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/--scale.*tiny.*Allowed choices are full, small/s);
+  });
+
   it('plans locally with write forwarding refused and said to need AWS', () => {
     const spec = writeSpec('wf.json', {
       ...small,
