@@ -1,21 +1,12 @@
 /**
  * The results lake through Athena: the same tables and the same view SQL as the local DuckDB
- * lake (core/lake/sql), so `aurora-bench results --aws` prints what a local run prints.
+ * lake (core/lake/sql), so `aurora-bench results --aws` prints what a local run prints. Queries
+ * run through the AWS backend's runAthenaQuery; this adds the views and typed values.
  */
-import {
-  AthenaClient,
-  GetQueryExecutionCommand,
-  GetQueryResultsCommand,
-  StartQueryExecutionCommand,
-  type ColumnInfo,
-  type Row,
-} from '@aws-sdk/client-athena';
+import type { AthenaClient } from '@aws-sdk/client-athena';
+import { runAthenaQuery } from '../backends/aws/athena';
 import { allViewSql } from './views';
 import type { LakeRowObject, LakeValue } from './duckdb';
-
-export class AthenaQueryError extends Error {
-  override readonly name = 'AthenaQueryError';
-}
 
 export interface AthenaLakeOptions {
   readonly client: AthenaClient;
@@ -26,9 +17,9 @@ export interface AthenaLakeOptions {
 }
 
 /** Athena returns every value as a string: convert by the column's declared type. */
-export function convertValue(raw: string | undefined, column: ColumnInfo): LakeValue {
-  if (raw === undefined) return null;
-  switch ((column.Type ?? 'varchar').toLowerCase()) {
+export function convertValue(raw: string | null | undefined, type: string): LakeValue {
+  if (raw === undefined || raw === null) return null;
+  switch (type.toLowerCase()) {
     case 'tinyint':
     case 'smallint':
     case 'integer':
@@ -53,47 +44,23 @@ export class AthenaLake {
     this.lakeDir = `athena://${options.workGroup}/${options.database}`;
   }
 
-  private async execute(sql: string): Promise<{ columns: ColumnInfo[]; rows: Row[] }> {
-    const { client, workGroup, database } = this.options;
-    const started = await client.send(new StartQueryExecutionCommand({ QueryString: sql, WorkGroup: workGroup, QueryExecutionContext: { Database: database } }));
-    const id = started.QueryExecutionId!;
-    for (;;) {
-      const state = await client.send(new GetQueryExecutionCommand({ QueryExecutionId: id }));
-      const status = state.QueryExecution?.Status;
-      if (status?.State === 'SUCCEEDED') break;
-      if (status?.State === 'FAILED' || status?.State === 'CANCELLED') {
-        throw new AthenaQueryError(`Athena query ${id} ${status.State}: ${status.StateChangeReason ?? 'no reason given'}\n${sql}`);
-      }
-      await new Promise((r) => setTimeout(r, this.options.pollMs ?? 500));
-    }
-    const rows: Row[] = [];
-    let columns: ColumnInfo[] = [];
-    let nextToken: string | undefined;
-    do {
-      const page = await client.send(new GetQueryResultsCommand({ QueryExecutionId: id, ...(nextToken ? { NextToken: nextToken } : {}) }));
-      columns = page.ResultSet?.ResultSetMetadata?.ColumnInfo ?? columns;
-      rows.push(...(page.ResultSet?.Rows ?? []));
-      nextToken = page.NextToken;
-    } while (nextToken);
-    return { columns, rows };
+  private run(sql: string) {
+    return runAthenaQuery(this.options.client, { sql, database: this.options.database, workGroup: this.options.workGroup }, { pollMs: this.options.pollMs ?? 500 });
   }
 
   /** CREATE OR REPLACE VIEW is idempotent and cheap: run the shared views before the first query. */
   async ensureViews(): Promise<void> {
     if (this.viewsReady) return;
-    for (const view of allViewSql()) await this.execute(view.sql);
+    for (const view of allViewSql()) await this.run(view.sql);
     this.viewsReady = true;
   }
 
   async queryWithColumns(sql: string): Promise<{ columns: string[]; rows: LakeRowObject[] }> {
     await this.ensureViews();
-    const { columns, rows } = await this.execute(sql);
-    const names = columns.map((c) => c.Name ?? '');
-    // For a SELECT, Athena's first row repeats the column names.
-    const body = rows.length > 0 && rows[0]!.Data?.every((d, i) => d.VarCharValue === names[i]) ? rows.slice(1) : rows;
+    const result = await this.run(sql);
     return {
-      columns: names,
-      rows: body.map((r) => Object.fromEntries(columns.map((c, i) => [c.Name ?? String(i), convertValue(r.Data?.[i]?.VarCharValue, c)]))),
+      columns: result.columns.map((c) => c.name),
+      rows: result.rows.map((r) => Object.fromEntries(result.columns.map((c) => [c.name, convertValue(r[c.name], c.type)]))),
     };
   }
 
