@@ -77,10 +77,10 @@ describe('Network with an existing VPC', () => {
       ...repoContextConfig(),
       network: {
         existingVpc: {
-          vpcId: 'vpc-0abc',
+          vpcId: 'vpc-0a1b2c3d4e5f60718',
           availabilityZones: ['eu-central-1a', 'eu-central-1b'],
-          privateSubnetIds: ['subnet-0aaa', 'subnet-0bbb'],
-          privateRouteTableIds: ['rtb-0aaa', 'rtb-0bbb'],
+          privateSubnetIds: ['subnet-0a1b2c3d4e5f6aaaa', 'subnet-0a1b2c3d4e5f6bbbb'],
+          privateRouteTableIds: ['rtb-0a1b2c3d4e5f6aaaa', 'rtb-0a1b2c3d4e5f6bbbb'],
         },
       },
     });
@@ -89,10 +89,10 @@ describe('Network with an existing VPC', () => {
 
   test('creates no VPC and hands the given subnets per AZ to the handlers', () => {
     existing.template.resourceCountIs('AWS::EC2::VPC', 0);
-    existing.template.hasResourceProperties('AWS::RDS::DBSubnetGroup', { SubnetIds: ['subnet-0aaa', 'subnet-0bbb'] });
+    existing.template.hasResourceProperties('AWS::RDS::DBSubnetGroup', { SubnetIds: ['subnet-0a1b2c3d4e5f6aaaa', 'subnet-0a1b2c3d4e5f6bbbb'] });
     const fn = resourcesOf(existing.template, 'AWS::Lambda::Function').find(([id]) => id.includes('Taskplanrun'))!;
     const env = (fn[1].Properties['Environment'] as { Variables: Record<string, unknown> }).Variables;
-    expect(JSON.parse(render(env[AWS_CONFIG_ENV.subnetIdsByAz]))).toEqual({ 'eu-central-1a': 'subnet-0aaa', 'eu-central-1b': 'subnet-0bbb' });
+    expect(JSON.parse(render(env[AWS_CONFIG_ENV.subnetIdsByAz]))).toEqual({ 'eu-central-1a': 'subnet-0a1b2c3d4e5f6aaaa', 'eu-central-1b': 'subnet-0a1b2c3d4e5f6bbbb' });
   });
 });
 
