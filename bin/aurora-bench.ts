@@ -162,10 +162,18 @@ program
   .option('--html <file>', 'also write a self-contained HTML report')
   .option('--prices <file>', 'a price table overriding prices/aws-prices.json')
   .option('--lake <dir>', 'local results lake directory', defaultLake)
+  .option('--aws', 'read the run from Athena over the deployed stack\'s lake instead of the local lake')
+  .option('--stack <name>', 'deployed stack name (with --aws)', 'AuroraBench')
   .action(
-    action(async (run: string | undefined, opts: { html?: string; prices?: string; lake: string }) => {
+    action(async (run: string | undefined, opts: { html?: string; prices?: string; lake: string; aws?: boolean; stack: string }) => {
+      const common = { ...(run ? { runId: run } : {}), repoRoot, ...(opts.html ? { html: resolve(opts.html) } : {}), ...(opts.prices ? { prices: resolve(opts.prices) } : {}) };
+      if (opts.aws) {
+        const { athenaReportText } = await import('../core/cli/report-aws');
+        process.stdout.write(await athenaReportText({ ...common, stackName: opts.stack }));
+        return;
+      }
       const { reportCommand } = await import('../core/report/report');
-      process.stdout.write(await reportCommand({ ...(run ? { runId: run } : {}), lakeDir: resolve(opts.lake), repoRoot, ...(opts.html ? { html: resolve(opts.html) } : {}), ...(opts.prices ? { prices: resolve(opts.prices) } : {}) }));
+      process.stdout.write(await reportCommand({ ...common, lakeDir: resolve(opts.lake) }));
     }),
   );
 

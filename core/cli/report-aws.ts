@@ -1,0 +1,32 @@
+/** `aurora-bench report --aws`: the same report, from Athena over the deployed stack's lake. */
+import { writeFileSync } from 'node:fs';
+import { AthenaClient } from '@aws-sdk/client-athena';
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { AthenaLake } from '../lake/athena';
+import { reportFromLake, type ReportOptions } from '../report/report';
+import { readStackOutputs } from './aws-stack';
+
+export interface AthenaReportOptions extends ReportOptions {
+  readonly stackName: string;
+  readonly athena?: AthenaClient;
+  readonly cfn?: CloudFormationClient;
+  /** Poll interval while an Athena query runs (tests shorten it). */
+  readonly pollMs?: number;
+}
+
+/** What `aurora-bench report --aws` prints; writes the HTML file when asked. */
+export async function athenaReportText(options: AthenaReportOptions): Promise<string> {
+  const outputs = await readStackOutputs(options.cfn ?? new CloudFormationClient({}), options.stackName);
+  const lake = new AthenaLake({
+    client: options.athena ?? new AthenaClient({}),
+    workGroup: outputs.athenaWorkGroup,
+    database: outputs.glueDatabase,
+    ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
+  });
+  const { text, html } = await reportFromLake(lake, options);
+  if (options.html !== undefined && html !== undefined) {
+    writeFileSync(options.html, html);
+    return text + `\nHTML report written to ${options.html}\n`;
+  }
+  return text;
+}
