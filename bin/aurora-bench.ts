@@ -29,6 +29,10 @@ function fail(error: unknown): never {
     'LakeQueryError',
     'PriceTableError',
     'AthenaQueryError',
+    'ParseInputError',
+    'SysbenchOptionError',
+    'ServerStartError',
+    'AwsConfigError',
   ];
   process.stderr.write(`aurora-bench: ${known.includes(e.name) ? e.message : (e.stack ?? String(e))}\n`);
   process.exit(1);
@@ -72,11 +76,15 @@ program
           continue;
         }
         try {
-          const { spec } = loadSpecFile(file, builtinWorkloads);
+          const { spec, scripts } = loadSpecFile(file, builtinWorkloads);
+          // Planning checks what the schema cannot: sysbench options per test, step expansion.
+          const { planRun } = await import('../core/plan/plan');
+          planRun(spec, { backend: 'aws', scripts });
           process.stdout.write(`ok: ${file} (${spec.variants.length} variants, ${spec.workloads.length} workloads, ${spec.repeats} repeats)\n`);
         } catch (e) {
           bad++;
-          process.stderr.write(`${(e as Error).message}\n`);
+          const message = (e as Error).message;
+          process.stderr.write(`${message.startsWith(file) ? message : `${file}: ${message}`}\n`);
         }
       }
       if (bad > 0) process.exit(1);
@@ -101,7 +109,9 @@ program
       const loaded = loadSpecFile(file, builtinWorkloads);
       const scaled = scaleSpec(loaded.spec, opts.scale);
       const planned = planRun(scaled.spec, { backend: opts.aws ? 'aws' : opts.backend, scripts: loaded.scripts });
-      const plan = { ...planned, notes: [...scaled.notes, ...planned.notes] };
+      const { localSpecRefusals } = await import('../core/backends/local/preflight');
+      const localRefusals = planned.backend === 'local' ? localSpecRefusals(scaled.spec) : [];
+      const plan = { ...planned, notes: [...scaled.notes, ...planned.notes, ...localRefusals] };
       const { planCostLines } = await import('../core/report/cost');
       const extra = await planCostLines(scaled.spec, plan, repoRoot, opts.prices ? resolve(opts.prices) : undefined);
       process.stdout.write(opts.json ? JSON.stringify(plan, null, 2) + '\n' : renderPlan(plan, extra) + '\n');

@@ -6,7 +6,8 @@
 import { join } from 'node:path';
 import type { Backend } from '../backend';
 import { lakeKeys, toJsonLines, type RunRow } from '../lake/rows';
-import { planRun } from '../plan/plan';
+import { localSpecRefusals } from '../backends/local/preflight';
+import { planRun, PlanError } from '../plan/plan';
 import type { Plan } from '../plan/types';
 import { scaleSpec, type Scale } from '../spec/scale';
 import { loadSpecFile } from '../spec/validate';
@@ -43,6 +44,8 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
   const log = options.log ?? (() => undefined);
   const loaded = loadSpecFile(options.specFile, join(options.repoRoot, 'client', 'workloads'));
   const scaled = scaleSpec(loaded.spec, options.scale ?? 'full');
+  const refusals = localSpecRefusals(scaled.spec);
+  if (refusals.length > 0) throw new PlanError(refusals);
   // Planned here as well as in PlanRun so a refused plan stops before the workflow starts, and so
   // the run id is known for cleanup whatever happens next.
   const plan = planRun(scaled.spec, { backend: 'local', scripts: loaded.scripts, ...(options.runId ? { runId: options.runId } : {}) });
@@ -57,6 +60,7 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
     gitSha: info.gitSha,
     serverVersion: options.serverVersion,
     readyTimeoutS: 120,
+    preflight: async (_plan, spec) => localSpecRefusals(spec),
   };
   let result: LocalExecutionResult;
   try {

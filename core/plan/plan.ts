@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { READ_ONLY_TESTS, type Spec, type Variant, type Workload } from '../spec/schema';
 import { canonicalJson, sha256 } from '../spec/validate';
+import { buildSysbenchArgs, SysbenchOptionError } from '../sysbench/command';
 import type { BackendKind, CellPlan, Plan, PlanEstimate, PlanNote, ResolvedVariant, StepPlan } from './types';
 
 
@@ -122,6 +123,18 @@ function buildSteps(spec: Spec, scripts: Readonly<Record<string, string>>, clien
 /** What a backend cannot do, per variant and workload: warnings (run anyway, said) and refusals (steps dropped, said). */
 export function backendNotes(spec: Spec, backend: BackendKind): PlanNote[] {
   const notes: PlanNote[] = [];
+  spec.workloads.forEach((w, wi) => {
+    spec.variants.forEach((v) => {
+      const clients = Math.min(w.clients ?? v.clients.count, v.clients.count);
+      if (w.target === 'all-readers' && clients < v.readers) {
+        notes.push({
+          level: 'warning',
+          path: `workloads[${wi}].clients`,
+          message: `all-readers with ${clients} client(s) loads only ${clients} of the ${v.readers} readers of "${v.name}" (one client per reader): give the variant and workload at least ${v.readers} clients`,
+        });
+      }
+    });
+  });
   if (backend !== 'local') return notes;
   spec.variants.forEach((v, vi) => {
     const wf = v.writeForwarding;
@@ -188,6 +201,29 @@ export function estimate(cells: readonly CellPlan[], backend: BackendKind, maxCo
   };
 }
 
+/** Every workload's options through the command builder, for both phases; problems by JSON path. */
+export function checkSysbenchOptions(spec: Spec, cells: readonly CellPlan[]): PlanNote[] {
+  const problems: PlanNote[] = [];
+  const checked = new Set<string>();
+  for (const cell of cells) {
+    for (const step of cell.steps) {
+      if (checked.has(step.workload)) continue;
+      checked.add(step.workload);
+      const wi = spec.workloads.findIndex((w) => w.name === step.workload);
+      for (const phase of ['prepare', 'run'] as const) {
+        try {
+          buildSysbenchArgs(step, cell.data, phase);
+        } catch (e) {
+          if (!(e instanceof SysbenchOptionError)) throw e;
+          problems.push({ level: 'refused', path: `workloads[${wi}].options`, message: e.message.split('\n')[0]! });
+          break;
+        }
+      }
+    }
+  }
+  return problems;
+}
+
 export function planRun(spec: Spec, options: PlanOptions): Plan {
   const now = options.now ?? new Date();
   const scripts = options.scripts ?? {};
@@ -206,6 +242,9 @@ export function planRun(spec: Spec, options: PlanOptions): Plan {
       steps,
     });
   }
+  // sysbench options are checked now, not when a cluster already exists.
+  const optionProblems = checkSysbenchOptions(spec, cells);
+  if (optionProblems.length > 0) throw new PlanError(optionProblems);
   if (cells.length === 0) {
     throw new PlanError(notes.filter((n) => n.level === 'refused').length > 0 ? notes.filter((n) => n.level === 'refused') : [{ level: 'refused', path: 'workloads', message: 'no step left to run' }]);
   }

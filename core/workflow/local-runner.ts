@@ -174,7 +174,8 @@ export async function executeLocally(options: LocalExecutionOptions): Promise<Lo
 /** A backend whose listed methods throw, for exercising the workflow's Retry and Catch paths. */
 export function withInjectedFailures(
   backend: Backend,
-  failures: Partial<Record<keyof Backend, { error: Error; times?: number }>>,
+  /** `when`: fail only the calls whose arguments match (e.g. the run phase's jobs, not the prepare's). */
+  failures: Partial<Record<keyof Backend, { error: Error; times?: number; when?: (args: unknown[]) => boolean }>>,
 ): Backend & { readonly calls: Record<string, number> } {
   const calls: Record<string, number> = {};
   return new Proxy(backend, {
@@ -185,7 +186,11 @@ export function withInjectedFailures(
       if (typeof value !== 'function') return value;
       return async (...args: unknown[]) => {
         calls[String(prop)] = (calls[String(prop)] ?? 0) + 1;
-        if (failure && calls[String(prop)]! <= (failure.times ?? Infinity)) throw failure.error;
+        if (failure && (failure.when?.(args) ?? true)) {
+          const key = `${String(prop)}:failed`;
+          calls[key] = (calls[key] ?? 0) + 1;
+          if (calls[key]! <= (failure.times ?? Infinity)) throw failure.error;
+        }
         return (value as (...a: unknown[]) => unknown).apply(target, args);
       };
     },

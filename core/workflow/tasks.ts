@@ -88,6 +88,7 @@ export interface CellOutcome {
   readonly status: 'succeeded' | 'failed' | 'teardown-failed';
   readonly error: string | null;
   readonly steps: number;
+  readonly failedStepCount: number;
   /** The first few failed steps with their reasons (all of them are in the lake's steps table). */
   readonly failedSteps: readonly { readonly stepId: string; readonly error: string | null }[];
   readonly sysbenchVersion: string | null;
@@ -455,6 +456,7 @@ export async function teardownCellTask(deps: TaskDeps, event: TeardownEvent): Pr
     status: error !== null || failedSteps.length > 0 ? 'failed' : 'succeeded',
     error: error ?? (failedSteps.length > 0 ? `${failedSteps.length} of ${steps.length} steps failed` : null),
     steps: steps.length,
+    failedStepCount: failedSteps.length,
     failedSteps: failedSteps.slice(0, MAX_FAILED_STEPS_REPORTED).map((s) => ({ stepId: s.stepId, error: s.error })),
     sysbenchVersion: steps.find((s) => s.sysbenchVersion)?.sysbenchVersion ?? null,
     notes: event.resources?.notes ?? [],
@@ -477,7 +479,7 @@ export async function finishRunTask(deps: TaskDeps, event: FinishRunEvent): Prom
   const status = problems.length === 0 ? 'succeeded' : 'failed';
   const cause = problems.length === 0 ? null : problems.join('\n');
   const stepCount = results.reduce((a, r) => a + r.steps, 0);
-  const failedStepCount = results.reduce((a, r) => a + r.failedSteps.length, 0);
+  const failedStepCount = results.reduce((a, r) => a + (r.failedStepCount ?? r.failedSteps.length), 0);
   const previous = await readRunRow(deps, event.run);
   if (previous) {
     const row: RunRow = {

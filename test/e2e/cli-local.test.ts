@@ -3,7 +3,7 @@
  * a small experiment against real MariaDB and sysbench, then the lake queried through DuckDB,
  * a sysbench output parsed, bad input refused, and Ctrl-C leaving nothing behind.
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +14,8 @@ const CLI = join(REPO, 'dist', 'bin', 'aurora-bench.js');
 let work: string;
 let runRoot: string;
 let env: NodeJS.ProcessEnv;
+/** CLI processes a test started in the background: killed (with what they started) if a test fails midway. */
+const children: ChildProcess[] = [];
 
 beforeAll(() => {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npx tsc -p .), as scripts/test.sh does`);
@@ -24,6 +26,9 @@ beforeEach(() => {
   env = { ...process.env, AURORA_BENCH_LAKE: join(work, 'lake'), AURORA_BENCH_RUN_ROOT: runRoot };
 });
 afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
+  // What a killed CLI left is removed the way a user would: aurora-bench cleanup.
+  spawnSync(process.execPath, [CLI, 'cleanup'], { env });
   rmSync(work, { recursive: true, force: true });
   rmSync(runRoot, { recursive: true, force: true });
 });
@@ -141,6 +146,24 @@ describe('aurora-bench CLI, locally', () => {
     expect(bad.stderr).toMatch(/--scale.*tiny.*Allowed choices are full, small/s);
   });
 
+  it('refuses, before anything starts, sysbench options sysbench rejects and classes with no local mapping', () => {
+    const spec = writeSpec('refused.json', {
+      ...small,
+      variants: [{ name: 'one', instanceClass: 'db.zz9.huge', readers: 1 }],
+      workloads: [{ name: 'rw', test: 'oltp_read_write', options: { rnage_size: 5 } }],
+    });
+    const validate = cli(['validate', spec]);
+    expect(validate.code).toBe(1);
+    expect(validate.stderr).toMatch(/refused\.json: the experiment cannot run as specified:\n {2}- workloads\[0\]\.options: sysbench option "rnage_size"/);
+    const fixed = writeSpec('class.json', { ...small, variants: [{ name: 'one', instanceClass: 'db.zz9.huge', readers: 1 }] });
+    const plan = cli(['plan', fixed]);
+    expect(plan.stdout).toMatch(/\[refused\] variants\[0\]\.instanceClass: instance class "db\.zz9\.huge" has no local mapping/);
+    const run = cli(['run', fixed]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/variants\[0\]\.instanceClass: instance class "db\.zz9\.huge" has no local mapping/);
+    expect(existsSync(join(work, 'lake'))).toBe(false);
+  });
+
   it('plans locally with write forwarding refused and said to need AWS', () => {
     const spec = writeSpec('wf.json', {
       ...small,
@@ -161,6 +184,7 @@ describe('aurora-bench CLI, locally', () => {
     // Arrange
     const spec = writeSpec('long.json', { ...small, defaults: { durationS: 60, warmupS: 0, reportIntervalS: 1 } });
     const child = spawn(process.execPath, [CLI, 'run', spec], { cwd: work, env });
+    children.push(child);
     let stdout = '';
     // Act: interrupt once the first step is running
     const code = await new Promise<number | null>((resolve) => {
@@ -183,6 +207,7 @@ describe('aurora-bench CLI, locally', () => {
     // Arrange: a run killed without any chance to tear down
     const spec = writeSpec('killed.json', { ...small, defaults: { durationS: 60, warmupS: 0, reportIntervalS: 1 } });
     const child = spawn(process.execPath, [CLI, 'run', spec], { cwd: work, env });
+    children.push(child);
     let stdout = '';
     await new Promise<void>((resolve) => {
       child.stdout.on('data', (d: Buffer) => {

@@ -165,26 +165,35 @@ describe('benchmark workflow, locally', () => {
     expect(backend.calls['provisionCell']).toBeUndefined();
   });
 
-  const injected: [keyof Backend, string][] = [
-    ['provisionCell', 'ProvisionCell'],
-    ['checkCellReady', 'CheckCellReady'],
-    ['startClients', 'StartClients'],
-    ['checkClientsReady', 'CheckClientsReady'],
-    ['startJobs', 'StartPrepare'],
-    ['checkJobs', 'CheckPrepare'],
-    ['collectServerMetrics', 'CollectStep'],
+  // Which phase a startJobs(run, cell, resources, jobs) or checkJobs(run, handles) call is for.
+  const phaseOf = (args: unknown[]) => ((args[3] ?? args[1]) as { phase: string }[])[0]?.phase;
+  const runPhase = (args: unknown[]) => phaseOf(args) === 'run';
+  const preparePhase = (args: unknown[]) => phaseOf(args) === 'prepare';
+  const injected: [keyof Backend, string, ((args: unknown[]) => boolean) | undefined][] = [
+    ['provisionCell', 'ProvisionCell', undefined],
+    ['checkCellReady', 'CheckCellReady', undefined],
+    ['startClients', 'StartClients', undefined],
+    ['checkClientsReady', 'CheckClientsReady', undefined],
+    ['startJobs', 'StartPrepare', preparePhase],
+    ['checkJobs', 'CheckPrepare', preparePhase],
+    ['startJobs', 'StartStep', runPhase],
+    ['checkJobs', 'CheckStep', runPhase],
+    ['collectServerMetrics', 'CollectStep', undefined],
   ];
-  it.each(injected)('a failure in %s (state %s) is caught, the cell torn down, the execution failed with the cause', async (method, state) => {
+  it.each(injected)('a failure in %s (state %s) is caught, the cell torn down, the execution failed with the cause', async (method, state, when) => {
     // Arrange
-    const backend = withInjectedFailures(newBackend(), { [method]: { error: new Error(`injected ${method} failure`) } });
+    const backend = withInjectedFailures(newBackend(), { [method]: { error: new Error(`injected ${method} failure`), ...(when ? { when } : {}) } });
     // Act
     const result = await run(backend, tinySpec({ workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1] }] }));
     // Assert
     expect(result.status).toBe('FAILED');
     expect(result.error).toBe('BenchmarkFailed');
     expect(result.cause).toContain(`injected ${method} failure`);
+    const failedStates = result.events.filter((e) => e.type === 'StateFailed').map((e) => e.state?.name);
+    expect(failedStates).toContain(state);
     const caught = result.events.filter((e) => e.type === 'StateCaught').map((e) => e.state?.name);
-    expect(caught).toContain(state === 'CheckPrepare' || state === 'StartPrepare' || state === 'CollectStep' ? 'RunSteps' : state);
+    // Step states fail the step Map, whose Catch routes the cell to teardown.
+    expect(caught).toContain(['StartPrepare', 'CheckPrepare', 'StartStep', 'CheckStep', 'CollectStep'].includes(state) ? 'RunSteps' : state);
     expect(entered(result.events, 'TeardownCellOnError')).toBe(1);
     expect(backend.calls['teardownCell']).toBe(1);
     expect(serversLeft()).toEqual([]);
@@ -214,6 +223,30 @@ describe('benchmark workflow, locally', () => {
     expect(result.cause).toContain('lake unavailable');
     expect(entered(result.events, 'TeardownCell')).toBe(1);
     expect(entered(result.events, 'RunFailed')).toBe(1);
+    expect(serversLeft()).toEqual([]);
+  });
+
+  it('a cell that fails does not stop the next one: it runs, and the run fails naming only the failed cell', async () => {
+    // Arrange: provisioning fails for the first cell only
+    const backend = withInjectedFailures(newBackend(), {
+      provisionCell: { error: new Error('no capacity for one-r1'), when: (args) => (args[1] as { cellId: string }).cellId === 'one-r1' },
+    });
+    const spec = tinySpec({
+      variants: [
+        { name: 'one', instanceClass: 'db.t3.medium', readers: 0 },
+        { name: 'two', instanceClass: 'db.t3.medium', readers: 0 },
+      ],
+      workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1] }],
+    });
+    // Act
+    const result = await run(backend, spec);
+    // Assert
+    expect(result.status).toBe('FAILED');
+    expect(result.cause).toMatch(/cell one-r1 failed: .*no capacity for one-r1/);
+    expect(result.cause).not.toMatch(/two-r1/);
+    expect((await stepRows(backend, result, 'two-r1', 'rw-t1'))[0]!.status).toBe('ok');
+    expect(entered(result.events, 'TeardownCellOnError')).toBe(1);
+    expect(entered(result.events, 'TeardownCell')).toBe(1);
     expect(serversLeft()).toEqual([]);
   });
 

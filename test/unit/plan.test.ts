@@ -113,4 +113,34 @@ describe('plan', () => {
     expect(serial.wallTimeS).toBe(2 * 62);
     expect(parallel.wallTimeS).toBe(62);
   });
+
+  it('refuses sysbench options sysbench would reject, by JSON path, before anything runs', () => {
+    const s = spec({
+      workloads: [
+        { name: 'ok', test: 'oltp_read_write' },
+        { name: 'typo', test: 'oltp_read_write', options: { rnage_size: 10 } },
+        { name: 'reserved', test: 'oltp_read_only', options: { time: 5 } },
+      ],
+    });
+    let error: unknown;
+    try {
+      planRun(s, { backend: 'aws', now: NOW });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(PlanError);
+    expect((error as PlanError).notes.map((n) => n.path)).toEqual(['workloads[1].options', 'workloads[2].options']);
+    expect((error as PlanError).notes[0]!.message).toMatch(/"rnage_size"/);
+  });
+
+  it('warns when all-readers has fewer clients than readers', () => {
+    const s = spec({
+      variants: [{ name: 'two-readers', instanceClass: 'db.r5.large', readers: 2, clients: { count: 1 } }],
+      workloads: [{ name: 'ro', test: 'oltp_read_only', target: 'all-readers' }],
+    });
+    const plan = planRun(s, { backend: 'aws', now: NOW });
+    expect(plan.notes).toEqual([
+      expect.objectContaining({ level: 'warning', path: 'workloads[0].clients', message: expect.stringMatching(/loads only 1 of the 2 readers/) }),
+    ]);
+  });
 });

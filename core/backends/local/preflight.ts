@@ -7,7 +7,10 @@ import { execFile } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
-import { MissingDependencyError } from '../../backend';
+import { MissingDependencyError, UnsupportedOnBackendError } from '../../backend';
+import type { PlanNote } from '../../plan/types';
+import type { Spec } from '../../spec/schema';
+import { localShape } from './instance-classes';
 
 const execFileAsync = promisify(execFile);
 
@@ -111,4 +114,21 @@ export function checkLocalDependencies(): Promise<LocalVersions> {
     cached = undefined; // let a later call retry (the user may have installed it meanwhile)
   });
   return cached;
+}
+
+/**
+ * What the local backend refuses before anything starts: instance classes it has no local shape for
+ * (otherwise the run would fail at ProvisionCell, once per cell).
+ */
+export function localSpecRefusals(spec: Spec): PlanNote[] {
+  const notes: PlanNote[] = [];
+  spec.variants.forEach((v, i) => {
+    try {
+      localShape(v.instanceClass);
+    } catch (e) {
+      if (!(e instanceof UnsupportedOnBackendError)) throw e;
+      notes.push({ level: 'refused', path: `variants[${i}].instanceClass`, message: e.message });
+    }
+  });
+  return notes;
 }
