@@ -8,7 +8,7 @@ import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Validations } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import { STACK_OUTPUTS } from '../core/cli/aws-stack';
-import { grantBackendPermissions } from './backend-permissions';
+import { grantBackendPermissions, grantSweepMarking } from './backend-permissions';
 import { AL2023_AMI_PARAMETERS, Clients } from './clients';
 import type { AppConfig, ExecutionInput } from './config';
 import { buildHandlerEnvironment, RUNNER_PREFIX } from './handler-environment';
@@ -114,6 +114,7 @@ export class AuroraBenchStack extends Stack {
       description: 'aurora-bench sweeper: delete resources of expired or aborted runs (scoped like the workflow)',
     });
     grantBackendPermissions(sweeperRole, permissions);
+    grantSweepMarking(sweeperRole);
     Validations.of(sweeperRole).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) and the Describe* calls the sweeper lists the account with support no resource-level permissions.',

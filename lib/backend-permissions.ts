@@ -15,7 +15,7 @@ import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type { IConstruct } from 'constructs';
-import { RDS_NAME_PREFIX, RUN_ID_TAG } from './handler-environment';
+import { EXPIRES_AT_TAG, RDS_NAME_PREFIX, RUN_ID_TAG } from './handler-environment';
 
 export interface BackendPermissionsProps {
   readonly bucket: s3.IBucket;
@@ -214,6 +214,39 @@ export function grantBackendPermissions(role: iam.Role, props: BackendPermission
   role.addToPolicy(new iam.PolicyStatement({ sid: 'ListLake', actions: ['s3:ListBucket'], resources: [props.bucket.bucketArn] }));
 
   acknowledgeBackendWildcards(role, props.bucket);
+}
+
+/**
+ * The sweeper's re-tagging (core/backends/aws/sweeper.ts teardownRun): what an aborted run leaves
+ * pending gets `aurora-bench:expires-at` = now. Only on resources that already carry the run tag, and
+ * only that one tag key.
+ */
+export function grantSweepMarking(role: iam.Role): void {
+  const onlyExpiresAt = {
+    Null: { [`aws:ResourceTag/${RUN_ID_TAG}`]: 'false' },
+    'ForAllValues:StringEquals': { 'aws:TagKeys': [EXPIRES_AT_TAG] },
+  };
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'MarkRunDatabasesForSweep',
+      actions: ['rds:AddTagsToResource'],
+      resources: [
+        arn(role, 'rds', 'cluster', `${RDS_NAME_PREFIX}*`),
+        arn(role, 'rds', 'db', `${RDS_NAME_PREFIX}*`),
+        arn(role, 'rds', 'cluster-pg', `${RDS_NAME_PREFIX}*`),
+        arn(role, 'rds', 'pg', `${RDS_NAME_PREFIX}*`),
+      ],
+      conditions: onlyExpiresAt,
+    }),
+  );
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'MarkRunClientsForSweep',
+      actions: ['ec2:CreateTags'],
+      resources: [arn(role, 'ec2', 'instance', '*', ArnFormat.SLASH_RESOURCE_NAME)],
+      conditions: onlyExpiresAt,
+    }),
+  );
 }
 
 function acknowledgeBackendWildcards(role: iam.Role, bucket: s3.IBucket): void {

@@ -18,6 +18,8 @@ export const RDS_NAME_PREFIX = 'ab-';
 /** Tag key prefix the backend writes ("aurora-bench:run-id", ...); IAM conditions use the run-id key. */
 export const TAG_KEY_PREFIX = AWS_CONFIG_DEFAULTS.tagKeyPrefix;
 export const RUN_ID_TAG = tagKeys(TAG_KEY_PREFIX).runId;
+/** The tag the sweeper re-sets on what an aborted run left pending (core/backends/aws/sweeper.ts). */
+export const EXPIRES_AT_TAG = tagKeys(TAG_KEY_PREFIX).expiresAt;
 /** Key prefixes in the lake bucket the stack owns (not part of the lake's table layout). */
 export const RUNNER_PREFIX = 'runner/';
 export const SSM_OUTPUT_PREFIX = AWS_CONFIG_DEFAULTS.ssmOutputPrefix;

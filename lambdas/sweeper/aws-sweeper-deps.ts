@@ -45,7 +45,7 @@ export async function buildAwsSweeperDeps(env: Readonly<Record<string, string | 
   return {
     now: () => new Date(),
     sweepExpired: (now) => sweepExpired(clients, config, now),
-    teardownRun: (runId) => teardownRun(clients, config, runId),
+    teardownRun: (runId, now) => teardownRun(clients, config, runId, now),
     runIdOfExecution: (arn) => runIdOfExecution(sfn, arn),
   };
 }

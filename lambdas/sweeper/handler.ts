@@ -3,7 +3,7 @@
  *  - {"action":"sweep-expired"} (EventBridge Scheduler): delete everything tagged with a run whose
  *    expires-at has passed;
  *  - a "Step Functions Execution Status Change" event (ABORTED / TIMED_OUT / FAILED): tear that run
- *    down now. The run id is the execution input's runId when given, else the run.runId PlanRun
+ *    down now (what RDS is still deleting is re-tagged to expire now, for the next scheduled sweep). The run id is the execution input's runId when given, else the run.runId PlanRun
  *    returned (from the execution history); an execution that never got past PlanRun created nothing.
  */
 import type { SweeperDeps, SweepReport } from './sweeper-deps';
@@ -65,7 +65,7 @@ export const makeHandler =
       const { executionArn, input } = event.detail;
       const runId = runIdFromInput(input) ?? (await deps.runIdOfExecution(executionArn));
       if (!runId) return { action: 'nothing-to-do', executionArn, detail: 'the execution ended before PlanRun chose a run id: nothing was created' };
-      const report = await deps.teardownRun(runId);
+      const report = await deps.teardownRun(runId, deps.now());
       return { action: 'teardown-run', runId, executionArn, report };
     }
     throw new InvalidSweeperEventError(`unexpected sweeper event: ${JSON.stringify(event).slice(0, 500)}`);

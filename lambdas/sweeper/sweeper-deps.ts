@@ -7,8 +7,11 @@ export interface SweeperDeps {
   readonly now: () => Date;
   /** Delete every resource tagged with a run whose expires-at is before `now`. Idempotent. */
   sweepExpired(now: Date): Promise<SweepReport>;
-  /** Delete everything tagged with the run, in dependency order. Idempotent. */
-  teardownRun(runId: string): Promise<SweepReport>;
+  /**
+   * Delete everything tagged with the run, in dependency order; what is still pending is re-tagged
+   * to expire at `now` so the next scheduled sweep finishes it. Idempotent.
+   */
+  teardownRun(runId: string, now: Date): Promise<SweepReport>;
   /** The run id PlanRun returned in this execution, or undefined when it never succeeded. */
   runIdOfExecution(executionArn: string): Promise<string | undefined>;
 }

@@ -7,6 +7,7 @@ import { PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
 import { GetResourceMetricsCommand } from '@aws-sdk/client-pi';
 import {
+  AddTagsToResourceCommand,
   DescribeDBClusterParameterGroupsCommand,
   DescribeDBClusterParametersCommand,
   DescribeDBClustersCommand,
@@ -515,7 +516,7 @@ describe('sweeper on moto', () => {
     // Act
     const swept = await sweepExpired(clients, config, sweepAt);
     const sweptAgain = await sweepExpired(clients, config, sweepAt);
-    const aborted = await teardownRun(clients, config, abortedPlan.runId);
+    const aborted = await teardownRun(clients, config, abortedPlan.runId, sweepAt);
 
     // Assert
     const expiredNames = cellNames(expiredPlan.runId, expiredPlan.cells[0]!.cellId);
@@ -534,6 +535,27 @@ describe('sweeper on moto', () => {
     expect(clusters).not.toContain(abortedNames.clusterId);
     const pgs = (await raw.rds.send(new DescribeDBParameterGroupsCommand({}))).DBParameterGroups!.map((g) => g.DBParameterGroupName);
     expect(pgs.filter((n) => n?.startsWith(expiredNames.base))).toEqual([]);
+    destroyAwsClients(clients);
+  });
+
+  it('deletes every cell of a run once any of its resources is marked expired (teardownRun re-tagged it)', async () => {
+    // Arrange: a two-cell run with 48 h to live; one cluster re-tagged to expire now, as teardownRun does.
+    const clients = clientsFor();
+    const plan = spec({ variants: [{ name: 'one', instanceClass: 'db.r6g.large', az: 'a' }, { name: 'two', instanceClass: 'db.r6g.large', az: 'b' }], ttlHours: 48, workloads: [{ name: 'rw', test: 'oltp_read_write' as const }] });
+    const backend = new AwsBackend({ config, clients, now: () => NOW });
+    for (const c of plan.cells) await backend.provisionCell(runOf(plan), c);
+    const [first, second] = plan.cells.map((c) => cellNames(plan.runId, c.cellId));
+    const marked = (await raw.rds.send(new DescribeDBClustersCommand({ DBClusterIdentifier: first!.clusterId }))).DBClusters![0]!;
+    await raw.rds.send(new AddTagsToResourceCommand({ ResourceName: marked.DBClusterArn!, Tags: [{ Key: 'aurora-bench:expires-at', Value: NOW.toISOString() }] }));
+
+    // Act
+    const swept = await sweepExpired(clients, config, new Date(NOW.getTime() + 3600_000));
+
+    // Assert
+    expect(swept.deleted).toEqual(expect.arrayContaining([`rds-cluster:${first!.clusterId}`, `rds-cluster:${second!.clusterId}`, `rds-cluster-parameter-group:${second!.clusterParameterGroup}`]));
+    const clusters = (await raw.rds.send(new DescribeDBClustersCommand({}))).DBClusters!.map((c) => c.DBClusterIdentifier);
+    expect(clusters).not.toContain(first!.clusterId);
+    expect(clusters).not.toContain(second!.clusterId);
     destroyAwsClients(clients);
   });
 });

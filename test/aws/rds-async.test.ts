@@ -2,16 +2,21 @@
  * RDS's asynchronous phases: teardown while instances and the cluster are still "deleting", and
  * readiness while they are still "creating". moto creates and deletes at once and has no state
  * transitions for RDS, so these phases are played by aws-sdk-client-mock here (the synchronous path
- * runs against moto in aws-backend.test.ts).
+ * runs against moto in aws-backend.test.ts). The same holds for the abort rule's teardownRun, which
+ * re-tags what RDS cannot delete yet.
  */
 import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
 import {
+  AddTagsToResourceCommand,
   DeleteDBClusterCommand,
   DeleteDBClusterParameterGroupCommand,
   DeleteDBInstanceCommand,
   DeleteDBParameterGroupCommand,
+  DescribeDBClusterParameterGroupsCommand,
   DescribeDBClustersCommand,
   DescribeDBInstancesCommand,
+  DescribeDBParameterGroupsCommand,
+  ListTagsForResourceCommand,
   type DBInstance,
 } from '@aws-sdk/client-rds';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -20,6 +25,7 @@ import { AwsBackend } from '../../core/backends/aws/aws-backend';
 import { destroyAwsClients, makeAwsClients } from '../../core/backends/aws/clients';
 import type { AwsBackendConfig } from '../../core/backends/aws/config';
 import { cellNames } from '../../core/backends/aws/names';
+import { teardownRun } from '../../core/backends/aws/sweeper';
 import type { CellPlan } from '../../core/plan/types';
 
 const config: AwsBackendConfig = {
@@ -175,6 +181,84 @@ describe('readiness while RDS creates asynchronously', () => {
     expect(state.resources.credentials).toEqual({ user: 'benchadmin', secretRef: 'arn:s' });
     await expect(failed).rejects.toThrow(UnsupportedOnBackendError);
     await expect(failed).rejects.toThrow(/incompatible-parameters/);
+    destroyAwsClients(clients);
+  });
+});
+
+describe('teardownRun (the abort rule) while RDS cannot finish', () => {
+  const NOW = new Date('2026-11-21T12:00:00Z');
+  const arn = (kind: string, id: string) => `arn:aws:rds:us-east-1:123456789012:${kind}:${id}`;
+  const runTags = (runId: string) => [
+    { Key: 'aurora-bench:run-id', Value: runId },
+    { Key: 'aurora-bench:cell-id', Value: cell.cellId },
+    { Key: 'aurora-bench:expires-at', Value: '2026-11-22T10:00:00.000Z' },
+  ];
+  const other = cellNames('someone-elses-run', cell.cellId);
+
+  function abortedRunWithCreatingWriter() {
+    const { clients, rds } = setup();
+    rds.on(DescribeDBClustersCommand).resolves({
+      DBClusters: [
+        { DBClusterIdentifier: names.clusterId, DBClusterArn: arn('cluster', names.clusterId), Status: 'creating', TagList: runTags(run.runId) },
+        { DBClusterIdentifier: other.clusterId, DBClusterArn: arn('cluster', other.clusterId), Status: 'available', TagList: runTags('someone-elses-run') },
+      ],
+    });
+    rds.on(DescribeDBInstancesCommand).resolves({ DBInstances: [{ ...instance(names.writerId, 'creating'), DBInstanceArn: arn('db', names.writerId), TagList: runTags(run.runId) }] });
+    rds.on(DeleteDBInstanceCommand).rejects(Object.assign(new Error('instance is creating'), { name: 'InvalidDBInstanceStateFault' }));
+    rds.on(DescribeDBClusterParameterGroupsCommand).resolves({ DBClusterParameterGroups: [{ DBClusterParameterGroupName: names.clusterParameterGroup, DBClusterParameterGroupArn: arn('cluster-pg', names.clusterParameterGroup) }] });
+    rds.on(DescribeDBParameterGroupsCommand).resolves({ DBParameterGroups: [{ DBParameterGroupName: names.instanceParameterGroup, DBParameterGroupArn: arn('pg', names.instanceParameterGroup) }] });
+    rds.on(ListTagsForResourceCommand).resolves({ TagList: runTags(run.runId) });
+    rds.on(AddTagsToResourceCommand).resolves({});
+    return { clients, rds };
+  }
+
+  it('re-tags what is left of the run to expire now, so the next scheduled sweep deletes it', async () => {
+    // Arrange
+    const { clients, rds } = abortedRunWithCreatingWriter();
+
+    // Act
+    const report = await teardownRun(clients, config, run.runId, NOW);
+
+    // Assert
+    expect(report.pending).toEqual(expect.arrayContaining([`rds-instance:${names.writerId} (creating)`, `rds-cluster:${names.clusterId} (waiting for 1 instance(s))`]));
+    const tagged = rds.commandCalls(AddTagsToResourceCommand).map((c) => c.args[0].input);
+    expect(tagged.map((t) => t.ResourceName).sort()).toEqual(
+      [arn('cluster', names.clusterId), arn('db', names.writerId), arn('cluster-pg', names.clusterParameterGroup), arn('pg', names.instanceParameterGroup)].sort(),
+    );
+    expect(tagged.every((t) => JSON.stringify(t.Tags) === JSON.stringify([{ Key: 'aurora-bench:expires-at', Value: '2026-11-21T12:00:00.000Z' }]))).toBe(true);
+    expect(report.marked).toHaveLength(4);
+    expect(report.markFailed).toEqual([]);
+    destroyAwsClients(clients);
+  });
+
+  it('keeps marking the rest when one resource refuses the tag', async () => {
+    // Arrange
+    const { clients, rds } = abortedRunWithCreatingWriter();
+    rds.on(AddTagsToResourceCommand, { ResourceName: arn('db', names.writerId) }).rejects(Object.assign(new Error('busy'), { name: 'InvalidDBInstanceStateFault' }));
+
+    // Act
+    const report = await teardownRun(clients, config, run.runId, NOW);
+
+    // Assert
+    expect(report.markFailed).toEqual([`rds-instance:${names.writerId} (InvalidDBInstanceStateFault)`]);
+    expect(report.marked).toEqual(expect.arrayContaining([`rds-cluster:${names.clusterId}`, `rds-cluster-parameter-group:${names.clusterParameterGroup}`]));
+    destroyAwsClients(clients);
+  });
+
+  it('tags nothing when the run is gone at once', async () => {
+    // Arrange
+    const { clients, rds } = setup();
+    rds.on(DescribeDBClustersCommand).resolves({ DBClusters: [] });
+    rds.on(DescribeDBInstancesCommand).resolves({ DBInstances: [] });
+    rds.on(DescribeDBClusterParameterGroupsCommand).resolves({ DBClusterParameterGroups: [] });
+    rds.on(DescribeDBParameterGroupsCommand).resolves({ DBParameterGroups: [] });
+
+    // Act
+    const report = await teardownRun(clients, config, run.runId, NOW);
+
+    // Assert
+    expect(report.pending).toEqual([]);
+    expect(rds.commandCalls(AddTagsToResourceCommand)).toHaveLength(0);
     destroyAwsClients(clients);
   });
 });

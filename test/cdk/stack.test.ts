@@ -11,7 +11,7 @@ import { LAKE_COLUMNS } from '../../core/lake/columns';
 import { LAKE_TABLES } from '../../core/lake/rows';
 import { allViewSql } from '../../core/lake/views';
 import { TASK_NAMES } from '../../core/workflow/task-names';
-import { RDS_NAME_PREFIX, RUN_ID_TAG } from '../../lib/handler-environment';
+import { EXPIRES_AT_TAG, RDS_NAME_PREFIX, RUN_ID_TAG } from '../../lib/handler-environment';
 import { actionsOf, PROJECT_ROOT, render, repoContextConfig, resourcesOf, statementsOfRole, synthTestApp, type TestApp } from './cdk-fixture';
 
 let t: TestApp;
@@ -360,6 +360,23 @@ describe('SafetyNet', () => {
     const sweeper = t.template.toJSON().Resources[sweeperId].Properties;
     expect(sweeper.Runtime).toBe('nodejs22.x');
     expect(sweeper.Environment.Variables.AURORA_BENCH_STATE_MACHINE_ARN).toEqual({ Ref: smId });
+  });
+
+  test('the sweeper may re-tag only expires-at, only on resources that carry the run tag; the Task role may not', () => {
+    const roleId = (prefix: string) => resourcesOf(t.template, 'AWS::IAM::Role').find(([id]) => id.startsWith(prefix))![0];
+    const sweeper = statementsOfRole(t.template, roleId('SweeperRole'));
+    const onlyExpiresAt = { Null: { [`aws:ResourceTag/${RUN_ID_TAG}`]: 'false' }, 'ForAllValues:StringEquals': { 'aws:TagKeys': [EXPIRES_AT_TAG] } };
+
+    const rds = sweeper.find((s) => s.Sid === 'MarkRunDatabasesForSweep')!;
+    const ec2 = sweeper.find((s) => s.Sid === 'MarkRunClientsForSweep')!;
+
+    expect(actionsOf(rds)).toEqual(['rds:AddTagsToResource']);
+    expect((rds.Resource as unknown[]).map(render).map((r) => r.replace(/^.*:rds:<AWS::Region>:<AWS::AccountId>:/, '')).sort()).toEqual(['cluster-pg:ab-*', 'cluster:ab-*', 'db:ab-*', 'pg:ab-*']);
+    expect(rds.Condition).toEqual(onlyExpiresAt);
+    expect(actionsOf(ec2)).toEqual(['ec2:CreateTags']);
+    expect(render(ec2.Resource)).toMatch(/:instance\/\*$/);
+    expect(ec2.Condition).toEqual(onlyExpiresAt);
+    expect(statementsOfRole(t.template, roleId('TaskRole')).map((s) => s.Sid)).not.toContain('MarkRunDatabasesForSweep');
   });
 });
 

@@ -13,11 +13,11 @@ function recordingDeps(runIdInHistory?: string) {
     now: () => new Date('2026-11-21T03:00:00Z'),
     sweepExpired: async (now) => {
       calls.push(`sweepExpired ${now.toISOString()}`);
-      return { cells: [], deleted: ['ab-1234-cell'], alreadyGone: [], pending: [] };
+      return { cells: [], deleted: ['ab-1234-cell'], alreadyGone: [], pending: [], marked: [], markFailed: [] };
     },
-    teardownRun: async (runId) => {
-      calls.push(`teardownRun ${runId}`);
-      return { cells: [], deleted: [], alreadyGone: [], pending: [] };
+    teardownRun: async (runId, now) => {
+      calls.push(`teardownRun ${runId} ${now.toISOString()}`);
+      return { cells: [], deleted: [], alreadyGone: [], pending: [], marked: [], markFailed: [] };
     },
     runIdOfExecution: async (arn) => {
       calls.push(`runIdOfExecution ${arn}`);
@@ -48,7 +48,7 @@ describe('sweeper handler', () => {
 
     const result = await makeHandler(deps)(statusChange(JSON.stringify({ spec: {}, runId: 'quickstart-20261121-0200' })));
 
-    expect(calls).toEqual(['teardownRun quickstart-20261121-0200']);
+    expect(calls).toEqual(['teardownRun quickstart-20261121-0200 2026-11-21T03:00:00.000Z']);
     expect(result.runId).toBe('quickstart-20261121-0200');
   });
 
@@ -57,7 +57,7 @@ describe('sweeper handler', () => {
 
     await makeHandler(deps)(statusChange(JSON.stringify({ spec: {} })));
 
-    expect(calls).toEqual(['runIdOfExecution arn:aws:states:eu-central-1:123456789012:execution:aurora-bench-benchmark:e1', 'teardownRun quickstart-from-plan']);
+    expect(calls).toEqual(['runIdOfExecution arn:aws:states:eu-central-1:123456789012:execution:aurora-bench-benchmark:e1', 'teardownRun quickstart-from-plan 2026-11-21T03:00:00.000Z']);
   });
 
   test('an execution that ended before PlanRun created nothing: nothing to tear down', async () => {

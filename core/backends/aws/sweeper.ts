@@ -3,7 +3,12 @@
  * - sweepExpired: the scheduled sweeper; deletes every cell whose resources carry an
  *   `<prefix>expires-at` tag in the past;
  * - teardownRun: the EventBridge rule on ABORTED/TIMED_OUT/FAILED executions; deletes every cell of
- *   one run now.
+ *   one run now. It runs once per execution: when RDS is still creating or deleting something it
+ *   cannot finish, it re-tags what is left of the run with expires-at = now, so the next scheduled
+ *   sweep (hourly) takes over instead of waiting for the run's own expiry (8-24 h later).
+ * The scheduled sweep works per run: once any resource of a run is past its expires-at (the run is
+ * "marked"), every resource of that run is deleted, also those whose own tag says later (a resource
+ * the re-tagging could not reach, e.g. created after it).
  * Both find resources by tag (DescribeDBClusters/DescribeDBInstances return TagList; parameter
  * groups need ListTagsForResource; EC2 DescribeInstances filters on tag-key), group them by
  * (run-id, cell-id) and delete each cell in dependency order (teardown.ts). RDS deletes are
@@ -11,7 +16,9 @@
  * Idempotent: not-found is done.
  */
 import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
+import { CreateTagsCommand } from '@aws-sdk/client-ec2';
 import {
+  AddTagsToResourceCommand,
   DescribeDBClusterParameterGroupsCommand,
   DescribeDBClustersCommand,
   DescribeDBInstancesCommand,
@@ -21,7 +28,7 @@ import {
   type DBInstance,
   type Tag as RdsTag,
 } from '@aws-sdk/client-rds';
-import { call } from './aws-errors';
+import { call, errorCode, isNotFound, rethrow } from './aws-errors';
 import { isWriterInstance } from './aws-backend';
 import type { AwsClients } from './clients';
 import type { AwsBackendConfig } from './config';
@@ -33,6 +40,10 @@ export interface SweepReport {
   readonly deleted: readonly string[];
   readonly alreadyGone: readonly string[];
   readonly pending: readonly string[];
+  /** Resources re-tagged with expires-at = now for the next scheduled sweep (teardownRun only). */
+  readonly marked: readonly string[];
+  /** Resources the re-tagging could not reach, with the error (the rest of the run still marks it). */
+  readonly markFailed: readonly string[];
 }
 
 interface CellKey {
@@ -77,14 +88,14 @@ async function rdsTags(clients: AwsClients, arn: string): Promise<RdsTag[]> {
 }
 
 /** Parameter groups whose name looks like ours ("ab-..."), with their tags. */
-async function ourParameterGroups(clients: AwsClients): Promise<{ kind: 'cluster' | 'instance'; name: string; tags: Tags }[]> {
-  const found: { kind: 'cluster' | 'instance'; name: string; tags: Tags }[] = [];
+async function ourParameterGroups(clients: AwsClients): Promise<{ kind: 'cluster' | 'instance'; name: string; arn: string; tags: Tags }[]> {
+  const found: { kind: 'cluster' | 'instance'; name: string; arn: string; tags: Tags }[] = [];
   let marker: string | undefined;
   do {
     const page = await call('RDS DescribeDBClusterParameterGroups', () => clients.rds.send(new DescribeDBClusterParameterGroupsCommand({ ...(marker ? { Marker: marker } : {}) })));
     for (const g of page.DBClusterParameterGroups ?? []) {
       if (g.DBClusterParameterGroupName?.startsWith('ab-') && g.DBClusterParameterGroupArn) {
-        found.push({ kind: 'cluster', name: g.DBClusterParameterGroupName, tags: tagMap(await rdsTags(clients, g.DBClusterParameterGroupArn)) });
+        found.push({ kind: 'cluster', name: g.DBClusterParameterGroupName, arn: g.DBClusterParameterGroupArn, tags: tagMap(await rdsTags(clients, g.DBClusterParameterGroupArn)) });
       }
     }
     marker = page.Marker;
@@ -94,7 +105,7 @@ async function ourParameterGroups(clients: AwsClients): Promise<{ kind: 'cluster
     const page = await call('RDS DescribeDBParameterGroups', () => clients.rds.send(new DescribeDBParameterGroupsCommand({ ...(marker ? { Marker: marker } : {}) })));
     for (const g of page.DBParameterGroups ?? []) {
       if (g.DBParameterGroupName?.startsWith('ab-') && g.DBParameterGroupArn) {
-        found.push({ kind: 'instance', name: g.DBParameterGroupName, tags: tagMap(await rdsTags(clients, g.DBParameterGroupArn)) });
+        found.push({ kind: 'instance', name: g.DBParameterGroupName, arn: g.DBParameterGroupArn, tags: tagMap(await rdsTags(clients, g.DBParameterGroupArn)) });
       }
     }
     marker = page.Marker;
@@ -102,34 +113,53 @@ async function ourParameterGroups(clients: AwsClients): Promise<{ kind: 'cluster
   return found;
 }
 
-/** Every cell with at least one tagged resource the predicate selects. */
-async function findCells(clients: AwsClients, config: AwsBackendConfig, select: (tags: Tags) => boolean): Promise<CellKey[]> {
+/** One resource carrying the run and cell tags. `ref` is the ARN (RDS) or instance id (EC2). */
+interface TaggedResource {
+  readonly kind: 'rds-cluster' | 'rds-instance' | 'rds-cluster-parameter-group' | 'rds-parameter-group' | 'ec2-instance';
+  readonly name: string;
+  readonly ref: string | undefined;
+  readonly clusterId?: string;
+  readonly tags: Tags;
+}
+
+/** Every resource of ours in the account and region that carries run and cell tags. */
+async function inventory(clients: AwsClients, config: AwsBackendConfig): Promise<TaggedResource[]> {
+  const k = tagKeys(config.tagKeyPrefix);
+  const found: TaggedResource[] = [];
+  for (const cl of await allClusters(clients)) {
+    if (cl.DBClusterIdentifier) found.push({ kind: 'rds-cluster', name: cl.DBClusterIdentifier, ref: cl.DBClusterArn, clusterId: cl.DBClusterIdentifier, tags: tagMap(cl.TagList) });
+  }
+  for (const inst of await allInstances(clients)) {
+    if (inst.DBInstanceIdentifier) {
+      found.push({ kind: 'rds-instance', name: inst.DBInstanceIdentifier, ref: inst.DBInstanceArn, ...(inst.DBClusterIdentifier ? { clusterId: inst.DBClusterIdentifier } : {}), tags: tagMap(inst.TagList) });
+    }
+  }
+  for (const g of await ourParameterGroups(clients)) {
+    found.push({ kind: g.kind === 'cluster' ? 'rds-cluster-parameter-group' : 'rds-parameter-group', name: g.name, ref: g.arn, tags: g.tags });
+  }
+  for (const i of await findLiveInstancesWithTags(clients, k.expiresAt)) found.push({ kind: 'ec2-instance', name: i.id, ref: i.id, tags: i.tags });
+  return found.filter((r) => r.tags.has(k.runId) && r.tags.has(k.cellId));
+}
+
+/** The resources grouped by (run, cell). */
+function groupCells(resources: readonly TaggedResource[], config: AwsBackendConfig): CellKey[] {
   const k = tagKeys(config.tagKeyPrefix);
   const cells = new Map<string, CellKey>();
-  const cellFor = (tags: Tags): CellKey | undefined => {
-    const runId = tags.get(k.runId);
-    const cellId = tags.get(k.cellId);
-    if (runId === undefined || cellId === undefined || !select(tags)) return undefined;
+  for (const r of resources) {
+    const runId = r.tags.get(k.runId)!;
+    const cellId = r.tags.get(k.cellId)!;
     const key = `${runId}\n${cellId}`;
     let c = cells.get(key);
     if (!c) {
-      c = { runId, cellId, expiresAt: tags.get(k.expiresAt) ?? null, clusterIds: new Set(), clusterParameterGroups: new Set(), instanceParameterGroups: new Set(), clientIds: new Set() };
+      c = { runId, cellId, expiresAt: r.tags.get(k.expiresAt) ?? null, clusterIds: new Set(), clusterParameterGroups: new Set(), instanceParameterGroups: new Set(), clientIds: new Set() };
       cells.set(key, c);
     }
-    return c;
-  };
-  for (const cl of await allClusters(clients)) {
-    if (cl.DBClusterIdentifier) cellFor(tagMap(cl.TagList))?.clusterIds.add(cl.DBClusterIdentifier);
+    if (r.kind === 'rds-cluster' || r.kind === 'rds-instance') {
+      if (r.clusterId) c.clusterIds.add(r.clusterId);
+    } else if (r.kind === 'rds-cluster-parameter-group') c.clusterParameterGroups.add(r.name);
+    else if (r.kind === 'rds-parameter-group') c.instanceParameterGroups.add(r.name);
+    else c.clientIds.add(r.name);
   }
-  for (const inst of await allInstances(clients)) {
-    if (inst.DBClusterIdentifier) cellFor(tagMap(inst.TagList))?.clusterIds.add(inst.DBClusterIdentifier);
-  }
-  for (const g of await ourParameterGroups(clients)) {
-    const c = cellFor(g.tags);
-    if (c) (g.kind === 'cluster' ? c.clusterParameterGroups : c.instanceParameterGroups).add(g.name);
-  }
-  const ec2 = await findLiveInstancesWithTags(clients, k.expiresAt);
-  for (const i of ec2) cellFor(i.tags)?.clientIds.add(i.id);
   return [...cells.values()];
 }
 
@@ -180,23 +210,65 @@ async function deleteCells(clients: AwsClients, cells: readonly CellKey[]): Prom
       pending.push(...report.pending);
     }
   }
-  return { cells: cells.map((c) => ({ runId: c.runId, cellId: c.cellId, expiresAt: c.expiresAt })), deleted, alreadyGone, pending };
+  return { cells: cells.map((c) => ({ runId: c.runId, cellId: c.cellId, expiresAt: c.expiresAt })), deleted, alreadyGone, pending, marked: [], markFailed: [] };
 }
 
-/** Delete every cell whose expires-at tag is before `now`. */
+/** Runs with at least one resource whose expires-at tag is before `now`. */
+function markedRuns(resources: readonly TaggedResource[], config: AwsBackendConfig, now: Date): Set<string> {
+  const k = tagKeys(config.tagKeyPrefix);
+  const runs = new Set<string>();
+  for (const r of resources) {
+    const at = Date.parse(r.tags.get(k.expiresAt) ?? '');
+    if (Number.isFinite(at) && at < now.getTime()) runs.add(r.tags.get(k.runId)!);
+  }
+  return runs;
+}
+
+/** Delete every run that has a resource whose expires-at tag is before `now`: all of that run's resources. */
 export async function sweepExpired(clients: AwsClients, config: AwsBackendConfig, now: Date): Promise<SweepReport> {
   const k = tagKeys(config.tagKeyPrefix);
-  const cells = await findCells(clients, config, (tags) => {
-    const at = Date.parse(tags.get(k.expiresAt) ?? '');
-    return Number.isFinite(at) && at < now.getTime();
-  });
-  return deleteCells(clients, cells);
+  const resources = await inventory(clients, config);
+  const runs = markedRuns(resources, config, now);
+  return deleteCells(clients, groupCells(resources.filter((r) => runs.has(r.tags.get(k.runId)!)), config));
 }
 
-/** Delete every cell of one run (the abort/timeout rule), whatever its expiry. */
-export async function teardownRun(clients: AwsClients, config: AwsBackendConfig, runId: string): Promise<SweepReport> {
+/** Sets expires-at = `at` on one resource; not-found (deleted meanwhile) is nothing to mark. */
+async function markForSweep(clients: AwsClients, config: AwsBackendConfig, r: TaggedResource, at: string, report: { marked: string[]; markFailed: string[] }): Promise<void> {
   const k = tagKeys(config.tagKeyPrefix);
-  const cells = await findCells(clients, config, (tags) => tags.get(k.runId) === runId);
-  return deleteCells(clients, cells);
+  const label = `${r.kind}:${r.name}`;
+  if (r.ref === undefined) {
+    report.markFailed.push(`${label} (no ARN)`);
+    return;
+  }
+  const tag = { Key: k.expiresAt, Value: at };
+  try {
+    if (r.kind === 'ec2-instance') await clients.ec2.send(new CreateTagsCommand({ Resources: [r.ref], Tags: [tag] }));
+    else await clients.rds.send(new AddTagsToResourceCommand({ ResourceName: r.ref, Tags: [tag] }));
+    report.marked.push(label);
+  } catch (e) {
+    if (isNotFound(e) || /InvalidInstanceID/.test(errorCode(e))) return;
+    // One resource that cannot be tagged (e.g. in a state that refuses it) does not stop the others:
+    // the scheduled sweep takes the whole run once any of its resources is marked.
+    if (/InvalidDB\w*State|IncorrectInstanceState/.test(errorCode(e))) report.markFailed.push(`${label} (${errorCode(e)})`);
+    else rethrow(e, `tag ${label} with ${k.expiresAt}`);
+  }
 }
 
+/**
+ * Delete every cell of one run (the abort/timeout rule), whatever its expiry. What is still pending
+ * afterwards is re-tagged with expires-at = `now`, for the next scheduled sweep.
+ */
+export async function teardownRun(clients: AwsClients, config: AwsBackendConfig, runId: string, now: Date): Promise<SweepReport> {
+  const k = tagKeys(config.tagKeyPrefix);
+  const ofRun = (resources: readonly TaggedResource[]) => resources.filter((r) => r.tags.get(k.runId) === runId);
+  const report = await deleteCells(clients, groupCells(ofRun(await inventory(clients, config)), config));
+  if (report.pending.length === 0) return report;
+  const marks = { marked: [] as string[], markFailed: [] as string[] };
+  const at = now.toISOString();
+  for (const r of ofRun(await inventory(clients, config))) {
+    const current = Date.parse(r.tags.get(k.expiresAt) ?? '');
+    if (Number.isFinite(current) && current <= now.getTime()) continue;
+    await markForSweep(clients, config, r, at, marks);
+  }
+  return { ...report, ...marks };
+}
