@@ -1,8 +1,8 @@
 /**
  * Benchmark of the harness itself (issue targets in brackets):
- *   1. the same sysbench step run bare (sysbench straight at a local server) and through the
- *      local workflow (the ASL under aws-local-stepfunctions, the runner, the parser, the lake),
- *      in one run, alternating: TPS ratio harness/bare  [>= 0.95]
+ *   1. the same sysbench step run bare (sysbench straight at a local server) and through
+ *      `aurora-bench run --local`'s code path (runLocal: the ASL under aws-local-stepfunctions, the
+ *      runner, the parser, the lake), in one run, alternating: TPS ratio harness/bare  [>= 0.95]
  *   2. the harness's per-step overhead: StartStep entered -> CollectStep exited, minus the
  *      step's warm-up + duration  [<= 1 s, provisioning excluded]
  *   3. local provisioning of a writer + 1 reader until it replicates  [<= 5 s]
@@ -12,7 +12,7 @@
  */
 import '../core/polyfills';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -26,7 +26,8 @@ import { validateSpec } from '../core/spec/validate';
 import { buildSysbenchArgs } from '../core/sysbench/command';
 import { parseSysbenchOutput } from '../core/sysbench/parser';
 import { findRepoRoot } from '../core/cli/tool-info';
-import { executeLocally, type ExecutionEvent } from '../core/workflow/local-runner';
+import type { ExecutionEvent } from '../core/workflow/local-runner';
+import { runLocal } from '../core/cli/run-local';
 
 const REPO = findRepoRoot(__dirname);
 
@@ -83,21 +84,21 @@ async function bareTps(scratch: string, round: number): Promise<number> {
   }
 }
 
-/** The same step through the workflow; TPS from the lake's step row, overhead from the history. */
+/**
+ * The same step through `aurora-bench run --local`'s own code path (runLocal: spec file, plan, the
+ * ASL under aws-local-stepfunctions, runner, parser, lake, cleanup); TPS from CollectStep's output,
+ * overhead and provisioning from the execution history.
+ */
 async function harness(scratch: string, round: number): Promise<{ tps: number; overheadS: number; provisionS: number }> {
   const backend = new LocalBackend({ lakeDir: join(scratch, 'lake'), runRoot: join(scratch, 'runs'), repoRoot: REPO });
+  const specFile = join(scratch, `bench-${round}.json`);
+  writeFileSync(specFile, JSON.stringify(spec));
   const times: Record<string, number> = {};
   const mark = (ev: ExecutionEvent) => {
     const key = `${ev.type}:${ev.state?.name ?? ''}`;
     if (!(key in times)) times[key] = ev.timestamp;
   };
-  const result = await executeLocally({
-    deps: { backend, now: () => new Date(), toolVersion: 'bench', gitSha: null, serverVersion: null, readyTimeoutS: 60 },
-    input: { spec, runId: `bench-harness-${round}` },
-    pollMs: 200,
-    onEvent: mark,
-  });
-  await backend.cleanupRun(`bench-harness-${round}`);
+  const result = await runLocal({ specFile, repoRoot: REPO, lakeDir: join(scratch, 'lake'), backend, serverVersion: null, runId: `bench-harness-${round}`, onEvent: mark });
   if (result.status !== 'SUCCEEDED' || !result.output) throw new Error(`harness run ${result.status}: ${result.cause}`);
   const collected = result.events.find((e) => e.type === 'StateExited' && e.state?.name === 'CollectStep');
   const tps = (collected?.state?.output as { tps: number }).tps;
