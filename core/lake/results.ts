@@ -70,6 +70,13 @@ export interface StepResult {
   readonly client_cpu_avg_pct: number | null;
   readonly client_cpu_max_pct: number | null;
   readonly saturated_clients: number;
+  /**
+   * Read-after-write checks of a script that makes them (rw_consistency.lua; ParsedOutput.readBack):
+   * reads that did not see the session's own write, and checks made. Absent or null when the lake
+   * does not carry them.
+   */
+  readonly stale_reads?: number | null;
+  readonly read_back_checks?: number | null;
   readonly dt: string;
 }
 

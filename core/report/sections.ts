@@ -474,6 +474,15 @@ function writesPerTx(options: Readonly<Record<string, unknown>>): number {
 
 const sameWorkloadShape = (a: StepGroup, b: StepGroup): boolean => a.variant === b.variant && a.test === b.test && JSON.stringify(a.options) === JSON.stringify(b.options) && a.rate === b.rate;
 
+/** Stale reads of a step's successful repeats, as "stale / checks (share)"; null when not measured. */
+export function staleReadsText(g: StepGroup): string | null {
+  const measured = g.ok.filter((r) => typeof r.read_back_checks === 'number' && typeof r.stale_reads === 'number');
+  if (measured.length === 0) return null;
+  const checks = measured.reduce((a, r) => a + r.read_back_checks!, 0);
+  const stale = measured.reduce((a, r) => a + r.stale_reads!, 0);
+  return `${num(stale, 0)} / ${num(checks, 0)}${checks > 0 ? ` (${pct(stale / checks, 2)})` : ''}`;
+}
+
 export function forwardingSection(ctx: Context): ReportSection | null {
   const readerGroups = ctx.groups.filter((g) => g.target !== 'writer');
   const forwardingVariants = ctx.variants.filter((v) => v.writeForwarding);
@@ -549,9 +558,15 @@ export function forwardingSection(ctx: Context): ReportSection | null {
       const lat = estimate(ctx, g, 'lat_pct_ms');
       const avg = estimate(ctx, g, 'lat_avg_ms');
       const cost = eventual && g !== eventual ? ratioOf(lat, estimate(ctx, eventual, 'lat_pct_ms')) : null;
-      return [String(g.options['consistency']), String(g.threads), withCi(estimate(ctx, g, 'tps')), withCi(avg), withCi(lat), cost ? `${ratioText(cost)} ${verdictText(cost, false)}` : '-'];
+      return [String(g.options['consistency']), String(g.threads), withCi(estimate(ctx, g, 'tps')), withCi(avg), withCi(lat), cost ? `${ratioText(cost)} ${verdictText(cost, false)}` : '-', staleReadsText(g) ?? 'not measured'];
     });
-    tables.push({ title: 'Read consistency: the latency cost of each level', head: ['level', 'threads', 'TPS', 'avg ms', `p${consistency[0]!.latPct} ms`, 'vs EVENTUAL'], rows, numeric: [1, 2, 3, 4] });
+    for (const g of consistency) {
+      const stale = staleReadsText(g);
+      if (stale !== null) findings.push(`${String(g.options['consistency'])} (${g.threads} threads): ${stale} reads after the session's own write did not see it.`);
+    }
+    const consistencyNotes = ['Stale reads: each transaction writes a marker row and reads it back in the same session after commit (rw_consistency.lua); a read that does not see the write is stale.'];
+    if (consistency.every((g) => staleReadsText(g) === null)) consistencyNotes.push('This run\'s rows carry no read-after-write counts, so stale reads are not measured.');
+    tables.push({ title: 'Read consistency: the latency cost of each level and the stale reads it prevents', head: ['level', 'threads', 'TPS', 'avg ms', `p${consistency[0]!.latPct} ms`, 'vs EVENTUAL', 'stale reads'], rows, numeric: [1, 2, 3, 4, 6], notes: consistencyNotes });
     charts.push(barChart('fwd-consistency', 'Latency by consistency level', consistency.map((g) => String(g.options['consistency'])), [{ name: `p${consistency[0]!.latPct} ms`, values: consistency.map((g) => estimate(ctx, g, 'lat_pct_ms').value) }, { name: 'avg ms', values: consistency.map((g) => estimate(ctx, g, 'lat_avg_ms').value) }], 'ms'));
   }
   // Reader steps with nothing to compare (read-only work on a reader, no writer twin): no section.

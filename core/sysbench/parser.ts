@@ -11,11 +11,13 @@
  * - checkpoint reports (`[ 5s ] Checkpoint report:`), which is how warmup is done on 1.0.20
  *   (core/sysbench/command.ts): the checkpoint's block is not the summary, and intervals up to
  *   the last checkpoint are warmup and dropped;
+ * - read-after-write counts a workload script prints per thread (`{"aurora_bench_read_back":{..}}`,
+ *   experiments/workloads/rw_consistency.lua), summed;
  * - failures: FATAL lines (connection refused, too many connections, missing table, lost
  *   connection, event queue full...), a crash (exit 139 = signal 11) or a cut output without a
  *   summary. Every interval printed before the failure is kept.
  */
-import type { ClientCpuSample, HistogramBucket, Interval, LatencySummary, ParsedOutput, RunSummary } from './types';
+import type { ClientCpuSample, HistogramBucket, Interval, LatencySummary, ParsedOutput, ReadBackCounts, RunSummary } from './types';
 
 export interface ParseOptions {
   /** sysbench's exit code, from result.json, when known. */
@@ -31,6 +33,18 @@ const TEXT_INTERVAL = new RegExp(
 const QUEUE_LINE = new RegExp(`^\\[ ${NUM}s \\] queue length: (\\d+),? concurrency: (\\d+)\\s*$`);
 const CHECKPOINT_LINE = new RegExp(`^\\[ ${NUM}s \\] Checkpoint report:`);
 const HOOK_PREFIX = '{"aurora_bench":';
+const READ_BACK_PREFIX = '{"aurora_bench_read_back":';
+
+/** One thread's read-after-write counts; undefined for a line cut by a crash. */
+function readBackLine(line: string): ReadBackCounts | undefined {
+  try {
+    const o = (JSON.parse(line) as { aurora_bench_read_back?: Record<string, unknown> }).aurora_bench_read_back ?? {};
+    const n = (k: string): number => (typeof o[k] === 'number' && Number.isFinite(o[k]) ? (o[k] as number) : 0);
+    return { checks: n('checks'), stale: n('stale'), foreign: n('foreign') };
+  } catch {
+    return undefined;
+  }
+}
 const HISTOGRAM_ROW = /^\s*(\d+(?:\.\d+)?) \|\**\s+(\d+)\s*$/;
 
 interface SummaryBlock {
@@ -155,9 +169,15 @@ export function parseSysbenchOutput(text: string, opts: ParseOptions = {}): Pars
   let inHistogram = false;
   let sawBanner = false;
   let runStarted = false;
+  let readBack: ReadBackCounts | undefined;
 
   for (const raw of lines) {
     const line = raw.replace(/\s+$/, '');
+    if (line.startsWith(READ_BACK_PREFIX)) {
+      const counts = readBackLine(line);
+      if (counts) readBack = { checks: (readBack?.checks ?? 0) + counts.checks, stale: (readBack?.stale ?? 0) + counts.stale, foreign: (readBack?.foreign ?? 0) + counts.foreign };
+      continue;
+    }
     if (line.startsWith(HOOK_PREFIX)) {
       const iv = hookInterval(line);
       if (iv) hookIntervals.push(iv);
@@ -269,6 +289,7 @@ export function parseSysbenchOutput(text: string, opts: ParseOptions = {}): Pars
     summary,
     intervals,
     ...(histogram.length > 0 ? { histogram } : {}),
+    ...(readBack !== undefined ? { readBack } : {}),
   };
 }
 

@@ -72,6 +72,19 @@ export interface HistogramBucket {
   readonly count: number;
 }
 
+/**
+ * Read-after-write checks a workload script made (experiments/workloads/rw_consistency.lua prints
+ * one `{"aurora_bench_read_back":{...}}` line per thread): the parser sums them.
+ */
+export interface ReadBackCounts {
+  /** Writes read back in the same session. */
+  readonly checks: number;
+  /** Reads that did not see the session's own committed write. */
+  readonly stale: number;
+  /** Reads that saw another session's token on the same marker row (an id collision, not stale). */
+  readonly foreign: number;
+}
+
 export interface ParsedOutput {
   readonly status: 'ok' | 'failed';
   /** Why the run failed (FATAL line, crash signal, missing summary); null when ok. */
@@ -80,6 +93,8 @@ export interface ParsedOutput {
   readonly summary: RunSummary | null;
   readonly intervals: readonly Interval[];
   readonly histogram?: readonly HistogramBucket[];
+  /** Only when the script checked read-after-write visibility. */
+  readonly readBack?: ReadBackCounts;
 }
 
 export interface ClientCpuSample {

@@ -1,11 +1,13 @@
 /**
  * experiments/workloads/rw_consistency.lua (S3's consistency levels) under the real sysbench 1.0.20
  * against a real MariaDB: it prepares and runs like oltp_read_write, issues the per-session SET
- * when asked (which MariaDB, having no Aurora variable, rejects: the level is AWS only), and
- * refuses an unknown level.
+ * when asked (which MariaDB, having no Aurora variable, rejects: the level is AWS only), refuses
+ * an unknown level, and reads each transaction's own write back: on a single server (the writer) no
+ * read is stale, and the parser sums the threads' counts.
  */
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
+import { parseSysbenchOutput } from '../../core/sysbench/parser';
 import { startMariadb, type ThrowawayMariadb } from '../helpers/sysbench-mariadb';
 
 const script = resolve(__dirname, '../../experiments/workloads/rw_consistency.lua');
@@ -37,7 +39,27 @@ describe('rw_consistency.lua', () => {
     // Assert
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/transactions:\s+[1-9]\d*/);
-    expect(Number(db.sql('SELECT COUNT(*) FROM sbtest.sbtest1').trim())).toBe(200);
+    expect(Number(db.sql('SELECT COUNT(*) FROM sbtest.sbtest1 WHERE id <= 200').trim())).toBe(200);
+  });
+
+  it('reads every transaction\'s write back in the same session and counts no stale read on the writer', () => {
+    // Arrange: no marker rows left by the runs above.
+    db.sql('DELETE FROM sbtest.sbtest1 WHERE id > 200');
+
+    // Act
+    const r = sysbench(['--threads=3', '--time=2', '--range_selects=off', '--point_selects=2', 'run']);
+    const parsed = parseSysbenchOutput(r.out, { exitCode: r.code ?? -1 });
+
+    // Assert: one check per transaction, summed over the three threads, none stale.
+    expect(r.code).toBe(0);
+    expect(r.out.match(/^\{"aurora_bench_read_back":/gm)).toHaveLength(3);
+    expect(parsed.status).toBe('ok');
+    expect(parsed.summary!.transactions).toBeGreaterThan(0);
+    expect(parsed.readBack).toEqual({ checks: parsed.summary!.transactions, stale: 0, foreign: 0 });
+    // Assert: one marker row per thread, above the stock ids, holding that thread's last token.
+    const markers = db.sql('SELECT c FROM sbtest.sbtest1 WHERE id > 200').trim().split('\n');
+    expect(markers).toHaveLength(3);
+    for (const c of markers) expect(c).toMatch(/^rb\d+-\d+:[1-9]\d*$/);
   });
 
   it('sets aurora_replica_read_consistency per session (rejected by MariaDB: AWS only)', () => {
