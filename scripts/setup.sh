@@ -55,4 +55,5 @@ if [ $want_test -eq 1 ]; then
     fi
   fi
 fi
-echo "setup: ok (mariadbd $(mariadbd --version | awk '{print $3}'), $(sysbench --version), node $(node --version))"
+mariadbd_bin=$(command -v mariadbd || echo /usr/sbin/mariadbd)
+echo "setup: ok (mariadbd $("$mariadbd_bin" --version | awk '{print $3}'), $(sysbench --version), node $(node --version))"
