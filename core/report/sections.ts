@@ -664,8 +664,23 @@ export function rateSection(ctx: Context): ReportSection | null {
       const knee = findKnee(points);
       const unlimited = groups.find((g) => g.variant === v.name && g.rate === 0);
       const maxTps = unlimited ? estimate(ctx, unlimited, 'tps').value : null;
-      rows.push([label, v.name, knee.kneeOffered !== null ? num(knee.kneeOffered, 0) : '-', knee.saturatedAtOffered !== null ? `${num(knee.saturatedAtOffered, 0)} (${knee.reason})` : 'not reached', fixed(knee.capacity, 0), maxTps !== null ? fixed(maxTps, 0) : '-']);
-      findings.push(`${label}, ${v.name}: ${knee.summary}`);
+      // A client that saturated its CPU cannot offer the rate asked of it: from there on the curve
+      // describes the client, and a knee at or after that point may be the client's, not the server's.
+      const clientBound = points.filter((p) => p.g.ok.some((r) => r.saturated_clients > 0)).map((p) => p.offered);
+      const kneeMayBeClients = clientBound.length > 0 && (knee.saturatedAtOffered === null || clientBound[0]! <= knee.saturatedAtOffered);
+      rows.push([
+        label,
+        v.name,
+        knee.kneeOffered !== null ? num(knee.kneeOffered, 0) : '-',
+        knee.saturatedAtOffered !== null ? `${num(knee.saturatedAtOffered, 0)} (${knee.reason})` : 'not reached',
+        fixed(knee.capacity, 0),
+        maxTps !== null ? fixed(maxTps, 0) : '-',
+        clientBound.length > 0 ? `${clientBound.map((o) => num(o, 0)).join(', ')} (client-bound)` : '-',
+      ]);
+      findings.push(
+        `${label}, ${v.name}: ${knee.summary}` +
+          (kneeMayBeClients ? ` The client saturated its CPU from ${num(clientBound[0]!, 0)}/s offered: the knee may be the client's, not the server's.` : ''),
+      );
       const failed = points.filter((p) => p.g.ok.length === 0 || p.g.rows.some(significantErrors));
       achieved.push({ name: v.name, points: points.map((p) => [p.offered, p.achieved] as const), errorPoints: failed.map((p) => [p.offered, p.achieved ?? 0] as const) });
       latency.push({ name: v.name, points: points.map((p) => [p.offered, p.p99Ms] as const) });
@@ -682,10 +697,13 @@ export function rateSection(ctx: Context): ReportSection | null {
     tables: [
       {
         title: 'Saturation knee',
-        head: ['sweep', 'variant', 'knee (offered/s)', 'saturated at', 'capacity (max achieved)', 'unlimited-rate TPS'],
+        head: ['sweep', 'variant', 'knee (offered/s)', 'saturated at', 'capacity (max achieved)', 'unlimited-rate TPS', 'client saturated at (offered/s)'],
         rows,
         numeric: [2, 4, 5],
-        notes: ['Knee: the last offered rate where achieved >= 95% of offered (relative to the lowest rate\'s efficiency) and the tail latency <= 3x its value at the lowest rate.'],
+        notes: [
+          'Knee: the last offered rate where achieved >= 95% of offered (relative to the lowest rate\'s efficiency) and the tail latency <= 3x its value at the lowest rate.',
+          'Client-bound: a client saturated its CPU at that offered rate; its numbers describe the client, not the server.',
+        ],
       },
     ],
     charts,
