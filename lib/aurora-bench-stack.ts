@@ -8,7 +8,7 @@ import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Validations } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import { STACK_OUTPUTS } from '../core/cli/aws-stack';
-import { grantBackendPermissions, grantSweepMarking } from './backend-permissions';
+import { grantBackendPermissions, grantSweeperPermissions } from './backend-permissions';
 import { AL2023_AMI_PARAMETERS, Clients } from './clients';
 import type { AppConfig, ExecutionInput } from './config';
 import { buildHandlerEnvironment, RUNNER_PREFIX } from './handler-environment';
@@ -111,10 +111,9 @@ export class AuroraBenchStack extends Stack {
 
     const sweeperRole = new iam.Role(this, 'SweeperRole', {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      description: 'aurora-bench sweeper: delete resources of expired or aborted runs (scoped like the workflow)',
+      description: 'aurora-bench sweeper: list, delete and re-tag resources of expired or aborted runs (by name and run tag)',
     });
-    grantBackendPermissions(sweeperRole, permissions);
-    grantSweepMarking(sweeperRole);
+    grantSweeperPermissions(sweeperRole);
     Validations.of(sweeperRole).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) and the Describe* calls the sweeper lists the account with support no resource-level permissions.',

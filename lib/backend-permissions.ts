@@ -1,8 +1,10 @@
 /**
- * What the AWS backend (core/backends/aws) may do, as IAM statements for the workflow Lambdas and
- * the sweeper. Least privilege by what a run creates:
+ * What the AWS backend (core/backends/aws) may do, as IAM statements for the workflow Lambdas
+ * (grantBackendPermissions) and the sweeper (grantSweeperPermissions: list, delete, re-tag only).
+ * Least privilege by what a run creates:
  *  - RDS clusters, instances and parameter groups by name: every identifier starts with `ab-`
- *    (core/backends/aws/names.ts), creation also requires the run tag on the request;
+ *    (core/backends/aws/names.ts), creation also requires the run tag on the request, modifying and
+ *    deleting require it on the resource;
  *  - EC2 clients by tag: RunInstances must tag the instance with `aurora-bench:run-id`, and
  *    terminate / Run Command only reach instances carrying that tag;
  *  - S3 on the lake bucket only; launch only from the stack's launch templates with its profile.
@@ -34,17 +36,77 @@ function arn(scope: IConstruct, service: string, resource: string, resourceName:
   return Stack.of(scope).formatArn({ service, resource, resourceName, arnFormat: sep });
 }
 
+const RDS_DESCRIBE_ACTIONS = ['rds:DescribeDBClusters', 'rds:DescribeDBInstances', 'rds:DescribeDBClusterParameterGroups', 'rds:DescribeDBParameterGroups'];
+
+/** The ab-* RDS resources of this stack's account and region, by resource type. */
+function runRdsArns(scope: IConstruct) {
+  return {
+    cluster: arn(scope, 'rds', 'cluster', `${RDS_NAME_PREFIX}*`),
+    instance: arn(scope, 'rds', 'db', `${RDS_NAME_PREFIX}*`),
+    clusterParameterGroup: arn(scope, 'rds', 'cluster-pg', `${RDS_NAME_PREFIX}*`),
+    instanceParameterGroup: arn(scope, 'rds', 'pg', `${RDS_NAME_PREFIX}*`),
+  };
+}
+
+/**
+ * Deleting a run's databases (teardown.ts), for the Task role and the sweeper: only ab-* resources
+ * that carry the run tag. The cluster, db, cluster-pg and pg resource types all take
+ * aws:ResourceTag/${TagKey} (Service Authorization Reference, Amazon RDS resource types), and these
+ * Delete* actions authorize against exactly those types. ListTagsForResource stays unconditioned: the
+ * sweeper reads the tags of every ab-* parameter group to find out whether it is a run's.
+ */
+function grantRunDatabaseDeletion(role: iam.Role): void {
+  const rds = runRdsArns(role);
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'DeleteRunDatabases',
+      actions: ['rds:DeleteDBCluster', 'rds:DeleteDBInstance', 'rds:DeleteDBClusterParameterGroup', 'rds:DeleteDBParameterGroup'],
+      resources: [rds.cluster, rds.instance, rds.clusterParameterGroup, rds.instanceParameterGroup],
+      conditions: { Null: { [`aws:ResourceTag/${RUN_ID_TAG}`]: 'false' } },
+    }),
+  );
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'ReadRunDatabaseTags',
+      actions: ['rds:ListTagsForResource'],
+      resources: [rds.cluster, rds.instance, rds.clusterParameterGroup, rds.instanceParameterGroup],
+    }),
+  );
+}
+
+/**
+ * The sweeper's role (lambdas/sweeper, core/backends/aws/sweeper.ts): it lists, deletes and re-tags,
+ * it never creates, launches, runs commands, passes roles or touches the lake.
+ */
+export function grantSweeperPermissions(role: iam.Role): void {
+  grantRunDatabaseDeletion(role);
+  role.addToPolicy(new iam.PolicyStatement({ sid: 'DescribeRds', actions: RDS_DESCRIBE_ACTIONS, resources: ['*'] }));
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'TerminateRunClients',
+      actions: ['ec2:TerminateInstances'],
+      resources: [arn(role, 'ec2', 'instance', '*', ArnFormat.SLASH_RESOURCE_NAME)],
+      conditions: { Null: { [`aws:ResourceTag/${RUN_ID_TAG}`]: 'false' } },
+    }),
+  );
+  role.addToPolicy(new iam.PolicyStatement({ sid: 'DescribeEc2', actions: ['ec2:DescribeInstances'], resources: ['*'] }));
+  grantSweepMarking(role);
+  // Resource "*" (Describe*, X-Ray) is acknowledged where the role is created, with the tracing grant.
+  const findings: Record<string, string> = {
+    'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:cluster:ab-*': 'The backend names every cluster ab-<run>-<cell>; deletes and tags also require the run tag on the cluster.',
+    'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:db:ab-*': 'The backend names every instance ab-<run>-<cell>-w|-rN; deletes and tags also require the run tag on it.',
+    'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:cluster-pg:ab-*': 'Per-cell cluster parameter groups are named ab-<run>-<cell>-cpg; deletes and tags require the run tag.',
+    'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:pg:ab-*': 'Per-cell instance parameter groups are named ab-<run>-<cell>-ipg; deletes and tags require the run tag.',
+    'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:instance/*': 'Client instance ids are only known after launch: terminate and tag require the run tag on the instance.',
+  };
+  for (const [finding, reason] of Object.entries(findings)) Validations.of(role).acknowledge({ id: `AwsSolutions-IAM5[${finding}]`, reason });
+}
+
 /** Adds the backend's statements to the role and acknowledges the unavoidable wildcards on it. */
 export function grantBackendPermissions(role: iam.Role, props: BackendPermissionsProps): void {
   const runTagPresent = { Null: { [`aws:RequestTag/${RUN_ID_TAG}`]: 'false' } };
   const taggedResource = { Null: { [`aws:ResourceTag/${RUN_ID_TAG}`]: 'false' } };
-  const rds = {
-    cluster: arn(role, 'rds', 'cluster', `${RDS_NAME_PREFIX}*`),
-    instance: arn(role, 'rds', 'db', `${RDS_NAME_PREFIX}*`),
-    clusterParameterGroup: arn(role, 'rds', 'cluster-pg', `${RDS_NAME_PREFIX}*`),
-    instanceParameterGroup: arn(role, 'rds', 'pg', `${RDS_NAME_PREFIX}*`),
-    subnetGroup: arn(role, 'rds', 'subgrp', props.dbSubnetGroupName),
-  };
+  const rds = { ...runRdsArns(role), subnetGroup: arn(role, 'rds', 'subgrp', props.dbSubnetGroupName) };
 
   role.addToPolicy(
     new iam.PolicyStatement({
@@ -65,23 +127,17 @@ export function grantBackendPermissions(role: iam.Role, props: BackendPermission
   role.addToPolicy(
     new iam.PolicyStatement({
       sid: 'ManageRunDatabases',
-      actions: [
-        'rds:ModifyDBClusterParameterGroup',
-        'rds:ModifyDBParameterGroup',
-        'rds:DeleteDBCluster',
-        'rds:DeleteDBInstance',
-        'rds:DeleteDBClusterParameterGroup',
-        'rds:DeleteDBParameterGroup',
-        'rds:ListTagsForResource',
-      ],
-      resources: [rds.cluster, rds.instance, rds.clusterParameterGroup, rds.instanceParameterGroup],
+      actions: ['rds:ModifyDBClusterParameterGroup', 'rds:ModifyDBParameterGroup'],
+      resources: [rds.clusterParameterGroup, rds.instanceParameterGroup],
+      conditions: taggedResource,
     }),
   );
+  grantRunDatabaseDeletion(role);
   role.addToPolicy(
     new iam.PolicyStatement({
       sid: 'DescribeRds',
       // Describe calls list the account's clusters/instances/parameter groups (the sweeper finds runs by tag).
-      actions: ['rds:DescribeDBClusters', 'rds:DescribeDBInstances', 'rds:DescribeDBClusterParameterGroups', 'rds:DescribeDBParameterGroups', 'rds:DescribeOrderableDBInstanceOptions'],
+      actions: [...RDS_DESCRIBE_ACTIONS, 'rds:DescribeOrderableDBInstanceOptions'],
       resources: ['*'],
     }),
   );
@@ -221,7 +277,7 @@ export function grantBackendPermissions(role: iam.Role, props: BackendPermission
  * pending gets `aurora-bench:expires-at` = now. Only on resources that already carry the run tag, and
  * only that one tag key.
  */
-export function grantSweepMarking(role: iam.Role): void {
+function grantSweepMarking(role: iam.Role): void {
   const onlyExpiresAt = {
     Null: { [`aws:ResourceTag/${RUN_ID_TAG}`]: 'false' },
     'ForAllValues:StringEquals': { 'aws:TagKeys': [EXPIRES_AT_TAG] },
@@ -230,12 +286,7 @@ export function grantSweepMarking(role: iam.Role): void {
     new iam.PolicyStatement({
       sid: 'MarkRunDatabasesForSweep',
       actions: ['rds:AddTagsToResource'],
-      resources: [
-        arn(role, 'rds', 'cluster', `${RDS_NAME_PREFIX}*`),
-        arn(role, 'rds', 'db', `${RDS_NAME_PREFIX}*`),
-        arn(role, 'rds', 'cluster-pg', `${RDS_NAME_PREFIX}*`),
-        arn(role, 'rds', 'pg', `${RDS_NAME_PREFIX}*`),
-      ],
+      resources: Object.values(runRdsArns(role)),
       conditions: onlyExpiresAt,
     }),
   );

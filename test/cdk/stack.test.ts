@@ -247,6 +247,13 @@ describe('Workflow', () => {
     expect(render(pass.Resource)).toBe(`<${logicalIdOf('Clients/Role/Resource')}.Arn>`);
     expect(pass.Condition).toEqual({ StringEquals: { 'iam:PassedToService': 'ec2.amazonaws.com' } });
 
+    // Modifying and deleting the run's databases require the run tag on them.
+    for (const a of ['rds:ModifyDBClusterParameterGroup', 'rds:ModifyDBParameterGroup', 'rds:DeleteDBCluster', 'rds:DeleteDBInstance', 'rds:DeleteDBClusterParameterGroup', 'rds:DeleteDBParameterGroup']) {
+      const granting = statements.filter((s) => actionsOf(s).includes(a));
+      expect(granting.length).toBeGreaterThan(0);
+      for (const s of granting) expect({ a, condition: s.Condition }).toEqual({ a, condition: { Null: { [`aws:ResourceTag/${RUN_ID_TAG}`]: 'false' } } });
+    }
+
     // Every mutating statement names its resources; only describe-style calls take "*".
     const unscoped = statements.filter((s) => s.Resource === '*').flatMap(actionsOf);
     expect(unscoped.filter((a) => !/:(Describe|Get|List)|xray:Put|ssm:CancelCommand/.test(a))).toEqual([]);
@@ -360,6 +367,20 @@ describe('SafetyNet', () => {
     const sweeper = t.template.toJSON().Resources[sweeperId].Properties;
     expect(sweeper.Runtime).toBe('nodejs22.x');
     expect(sweeper.Environment.Variables.AURORA_BENCH_STATE_MACHINE_ARN).toEqual({ Ref: smId });
+  });
+
+  test('the sweeper lists, deletes, terminates and re-tags, nothing else', () => {
+    const [roleId] = resourcesOf(t.template, 'AWS::IAM::Role').find(([id]) => id.startsWith('SweeperRole'))!;
+    const statements = statementsOfRole(t.template, roleId);
+
+    const actions = [...new Set(statements.flatMap(actionsOf))];
+
+    const allowed = /^(rds:(Describe\w+|ListTagsForResource|Delete(DBCluster|DBInstance|DBClusterParameterGroup|DBParameterGroup)|AddTagsToResource)|ec2:(DescribeInstances|TerminateInstances|CreateTags)|states:(GetExecutionHistory|DescribeExecution)|xray:Put\w+|logs:(CreateLogStream|PutLogEvents))$/;
+    expect(actions.filter((a) => !allowed.test(a))).toEqual([]);
+    for (const forbidden of ['ec2:RunInstances', 'rds:CreateDBCluster', 'ssm:SendCommand', 'iam:PassRole', 's3:PutObject', 's3:GetObject']) expect(actions).not.toContain(forbidden);
+    const mutating = statements.filter((s) => actionsOf(s).some((a) => /:(Delete|Terminate|AddTags|CreateTags)/.test(a)));
+    expect(mutating.length).toBeGreaterThan(0);
+    for (const s of mutating) expect({ sid: s.Sid, runTag: s.Condition?.['Null']?.[`aws:ResourceTag/${RUN_ID_TAG}`] }).toEqual({ sid: s.Sid, runTag: 'false' });
   });
 
   test('the sweeper may re-tag only expires-at, only on resources that carry the run tag; the Task role may not', () => {
