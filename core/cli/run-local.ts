@@ -12,7 +12,7 @@ import type { Plan } from '../plan/types';
 import { scaleSpec, type Scale } from '../spec/scale';
 import { loadSpecFile } from '../spec/validate';
 import { executeLocally, type ExecutionEvent, type LocalExecutionResult } from '../workflow/local-runner';
-import type { TaskDeps } from '../workflow/tasks';
+import { collectStepTask, type CollectStepEvent, type TaskDeps } from '../workflow/tasks';
 import { progressLine } from './progress';
 import { toolInfo } from './tool-info';
 
@@ -80,8 +80,46 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
     // does not (abort, a crash of this process's promise chain): no mariadbd, port or dir is left.
     await options.backend.cleanupRun(plan.runId);
   }
-  if (result.status === 'ABORTED') await markAborted(options.backend, plan);
+  if (result.status === 'ABORTED') {
+    await recordInterruptedSteps(deps, result.events, log);
+    await markAborted(options.backend, plan);
+  }
   return { ...result, plan };
+}
+
+const ABORTED_REASON = 'aborted by the user (Ctrl-C) while the step ran';
+
+/**
+ * The steps that were running when the run was stopped: started (StartStep exited) but never
+ * collected. Their runners were stopped by cleanup and left what sysbench printed until then.
+ */
+export function interruptedSteps(events: readonly ExecutionEvent[]): CollectStepEvent[] {
+  const started = new Map<string, CollectStepEvent>();
+  for (const ev of events) {
+    const state = ev.state?.output as (Omit<CollectStepEvent, 'phase' | 'jobsState'> & { jobs: CollectStepEvent['jobs'] }) | undefined;
+    if (ev.type === 'StateExited' && ev.state?.name === 'StartStep' && state?.cell && state.step) {
+      started.set(`${state.cell.cellId}/${state.step.stepId}`, {
+        ...state,
+        phase: 'run',
+        jobsState: { done: true, running: 0, timedOut: false, jobs: [] },
+        abortedReason: ABORTED_REASON,
+      });
+    }
+    const input = ev.state?.input as { cell?: { cellId: string }; step?: { stepId: string } } | undefined;
+    if (ev.type === 'StateExited' && ev.state?.name === 'CollectStep' && input?.cell && input.step) started.delete(`${input.cell.cellId}/${input.step.stepId}`);
+  }
+  return [...started.values()];
+}
+
+async function recordInterruptedSteps(deps: TaskDeps, events: readonly ExecutionEvent[], log: (line: string) => void): Promise<void> {
+  for (const step of interruptedSteps(events)) {
+    try {
+      await collectStepTask(deps, step);
+      log(`[${step.cell.cellId}] step ${step.step.stepId} recorded as failed: ${ABORTED_REASON}`);
+    } catch (e) {
+      log(`[${step.cell.cellId}] step ${step.step.stepId} could not be recorded: ${(e as Error).message}`);
+    }
+  }
 }
 
 async function markAborted(backend: Backend, plan: Plan): Promise<void> {

@@ -63,6 +63,8 @@ export interface CheckJobsOutput extends JobsState {
 export interface CollectStepEvent extends StartJobsEvent {
   readonly jobs: readonly JobHandle[];
   readonly jobsState: CheckJobsOutput;
+  /** Set when the run was stopped during the step: every client's row is failed with this reason. */
+  readonly abortedReason?: string;
 }
 export interface StepOutcome {
   readonly stepId: string;
@@ -349,7 +351,8 @@ export async function collectStepTask(deps: TaskDeps, event: CollectStepEvent): 
     const clientCpu = (hostPct: number | null, sysbenchPct: number | null) =>
       sharedHost ? (sysbenchPct === null ? null : Math.round((sysbenchPct / cores) * 100) / 100) : hostPct;
     const endpoint = endpointFor(step, resources, clientIndex);
-    const error = event.jobsState.timedOut && o.parsed.status === 'ok' ? 'step did not finish in time and was stopped' : o.parsed.error;
+    const error =
+      event.abortedReason ?? (event.jobsState.timedOut && o.parsed.status === 'ok' ? 'step did not finish in time and was stopped' : o.parsed.error);
     stepRows.push({
       ...base,
       repeat: cell.repeat,

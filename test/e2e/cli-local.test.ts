@@ -201,6 +201,15 @@ describe('aurora-bench CLI, locally', () => {
     expect(readdirSync(runRoot)).toEqual([]);
     const runs = JSON.parse(cli(['results', '--json', '--sql', 'select status from runs']).stdout) as { status: string }[];
     expect(runs).toEqual([{ status: 'aborted' }]);
+    // The interrupted step is recorded, failed with the reason, with the intervals printed before the stop.
+    const steps = JSON.parse(cli(['results', '--json', '--sql', 'select step_id, status, error, interval_count from steps']).stdout) as {
+      step_id: string;
+      status: string;
+      error: string;
+      interval_count: number;
+    }[];
+    expect(steps).toEqual([{ step_id: 'rw-t2', status: 'failed', error: 'aborted by the user (Ctrl-C) while the step ran', interval_count: expect.any(Number) }]);
+    expect(steps[0]!.interval_count).toBeGreaterThanOrEqual(1);
   }, 120_000);
 
   it('after a kill -9 mid-step, `aurora-bench cleanup` stops the servers and removes the run directory', async () => {
