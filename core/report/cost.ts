@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { estimate } from '../plan/plan';
-import type { CellPlan, Plan, PlanNote } from '../plan/types';
+import type { CellPlan, Plan, PlanNote, StepPlan } from '../plan/types';
 // Imported (not read from disk) so a bundled Lambda carries the table too.
 import bundledPriceDoc from '../../prices/aws-prices.json';
 import { READ_ONLY_TESTS, type Spec } from '../spec/schema';
@@ -40,8 +40,11 @@ const AssumptionsSchema = z
 export const PriceTableSchema = z
   .object({
     $comment: z.string().optional(),
-    pricesDate: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a date YYYY-MM-DD'),
-    pricesDateNote: z.string().optional(),
+    /** When the figures were current, as their sources say (a date, a month or a range of years). */
+    pricesAsOf: z.string().min(1, 'when the figures were current, e.g. "2025-2026" or "2026-03"'),
+    pricesAsOfNote: z.string().optional(),
+    /** When the table was put together (not when its figures were current). */
+    collectedOn: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a date YYYY-MM-DD').optional(),
     defaultRegion: z.string(),
     regions: z.record(z.string(), RegionPricesSchema),
     dbInstanceNetworkGbps: z.record(z.string(), z.union([z.number().positive(), z.string()])).default({}),
@@ -51,6 +54,17 @@ export const PriceTableSchema = z
 
 export type PriceTable = z.output<typeof PriceTableSchema>;
 export type RegionPrices = z.output<typeof RegionPricesSchema>;
+
+/** "as of 2025-2026 (collected 2026-11-21)": what the figures' date is, for plan and report lines. */
+export function pricesAsOfText(table: PriceTable): string {
+  return `as of ${table.pricesAsOf}${table.collectedOn ? ` (collected ${table.collectedOn})` : ''}`;
+}
+
+/** A custom script's declared row size: a comment line `-- aurora-bench: bytes-per-row N`. */
+export function declaredBytesPerRow(scriptBody: string | undefined): number | undefined {
+  const m = /^--\s*aurora-bench:\s*bytes-per-row\s+(\d+)\s*$/m.exec(scriptBody ?? '');
+  return m ? Number(m[1]) : undefined;
+}
 
 export class PriceTableError extends Error {
   override readonly name = 'PriceTableError';
@@ -147,7 +161,8 @@ export interface CellCost {
 export interface PlanCost {
   readonly currency: string;
   readonly region: string;
-  readonly pricesDate: string;
+  /** pricesAsOfText of the table. */
+  readonly pricesAsOf: string;
   readonly cells: readonly CellCost[];
   /** null when any price is missing. */
   readonly total: number | null;
@@ -175,6 +190,12 @@ export function estimatePlanCost(plan: Plan, table: PriceTable): PlanCost {
   const missing = new Set<string>();
   const notes: string[] = [];
   if (lookup.fallbackNote) notes.push(lookup.fallbackNote);
+  const declared = new Map<string, number>();
+  const stepBytesPerRow = (s: StepPlan): number => (s.script ? declared.get(s.script.name) : undefined) ?? a.bytesPerRow;
+  for (const [name, body] of Object.entries(plan.scripts ?? {})) {
+    const bytes = declaredBytesPerRow(body);
+    if (bytes !== undefined) declared.set(name, bytes);
+  }
   const cells = plan.cells.map((cell: CellPlan): CellCost => {
     const cellS = estimate([cell], 'aws', 1).wallTimeS;
     const provisionS = estimate([cell], 'aws', 1).provisionS;
@@ -190,24 +211,28 @@ export function estimatePlanCost(plan: Plan, table: PriceTable): PlanCost {
     // Clients start once the cluster is ready (~2 min to boot) and stop at the cell's end.
     const clientS = runS + 120;
     const clientCost = clientHourly === undefined ? null : (clients * clientHourly * Math.max(clientS, a.ec2MinimumBillingS)) / 3600;
-    const dataBytes = cell.data.tables * cell.data.tableSize * a.bytesPerRow;
-    const prepares = cell.steps.filter((s) => s.prepare).length;
+    // Each step's data is as wide as its workload's rows: stock tables by the assumption, a custom
+    // script by what it declares. Storage holds the widest; every prepare writes its own.
+    const rows = cell.data.tables * cell.data.tableSize;
+    const dataBytes = rows * Math.max(...cell.steps.map(stepBytesPerRow));
+    const preparedBytes = cell.steps.filter((s) => s.prepare).reduce((acc, s) => acc + rows * stepBytesPerRow(s), 0);
     const storageCost = ((dataBytes / 1e9) * (prices.storageGbMonth ?? 0) * (cellS / 3600)) / 730;
     const stepIoS = cell.steps.reduce((acc, s) => acc + (s.warmupS + s.durationS) * (stepWrites(s.test) ? a.writeIoPerSecond : a.readIoPerSecond), 0);
-    const ioRequests = Math.ceil((dataBytes / 4096) * prepares + stepIoS);
+    const ioRequests = Math.ceil(preparedBytes / 4096 + stepIoS);
     const ioCost = (ioRequests / 1e6) * (prices.ioPerMillion ?? 0);
     const total = dbCost === null || clientCost === null ? null : dbCost + clientCost + storageCost + ioCost;
     return { cellId: cell.cellId, instanceClass: cell.variant.instanceClass, dbInstances, hours: cellS / 3600, dbCost, clients, clientType, clientCost, storageCost, ioRequests, ioCost, total };
   });
   if (prices.ioPerMillion === undefined) notes.push(`no storage I/O price for ${lookup.region}: I/O not counted`);
+  const scriptRows = [...declared.entries()].filter(([name]) => plan.cells.some((c) => c.steps.some((s) => s.script?.name === name)));
   notes.push(
-    `assumes ${a.bytesPerRow} bytes per row, ${a.writeIoPerSecond} storage I/O/s while a writing step runs and ${a.readIoPerSecond} while a reading one does (data cached); Aurora I/O-Optimized clusters pay no I/O`,
+    `assumes ${a.bytesPerRow} bytes per row${scriptRows.length > 0 ? ` (${scriptRows.map(([name, bytes]) => `${name}: ${bytes}, as it declares`).join('; ')})` : ''}, ${a.writeIoPerSecond} storage I/O/s while a writing step runs and ${a.readIoPerSecond} while a reading one does (data cached); Aurora I/O-Optimized clusters pay no I/O`,
   );
   const totals = cells.map((c) => c.total);
   return {
     currency: prices.currency,
     region: lookup.region,
-    pricesDate: table.pricesDate,
+    pricesAsOf: pricesAsOfText(table),
     cells,
     total: totals.some((t) => t === null) ? null : totals.reduce<number>((acc, t) => acc + t!, 0),
     missing: [...missing].sort(),
@@ -233,7 +258,7 @@ export function checkBudget(plan: Plan, budget: Spec['budget'], table: PriceTabl
   }
   if (cost.total > budget.maxUsd) {
     throw new BudgetExceededError(
-      `estimated cost ${formatMoney(cost.total, 'USD')} exceeds budget.maxUsd ${formatMoney(budget.maxUsd, 'USD')} (${plan.cells.length} cells; prices of ${cost.pricesDate}): ` +
+      `estimated cost ${formatMoney(cost.total, 'USD')} exceeds budget.maxUsd ${formatMoney(budget.maxUsd, 'USD')} (${plan.cells.length} cells; prices ${cost.pricesAsOf}): ` +
         'lower repeats, durations, thread points or instance sizes, or raise the budget',
     );
   }
@@ -265,7 +290,7 @@ export function costLines(cost: PlanCost, budget: Spec['budget'], backend: Plan[
     const clients = cost.cells.reduce((acc, c) => acc + (c.clientCost ?? 0), 0);
     const io = cost.cells.reduce((acc, c) => acc + c.ioCost + c.storageCost, 0);
     lines.push(
-      `${what} ${formatMoney(cost.total, cost.currency)} (DB instances ${formatMoney(db, cost.currency)}, clients ${formatMoney(clients, cost.currency)}, storage and I/O ${formatMoney(io, cost.currency)}; ${cost.region} on-demand prices of ${cost.pricesDate})`,
+      `${what} ${formatMoney(cost.total, cost.currency)} (DB instances ${formatMoney(db, cost.currency)}, clients ${formatMoney(clients, cost.currency)}, storage and I/O ${formatMoney(io, cost.currency)}; ${cost.region} on-demand prices ${cost.pricesAsOf})`,
     );
   }
   for (const n of cost.notes) lines.push(`  ${n}`);

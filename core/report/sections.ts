@@ -7,7 +7,7 @@
 import type { StepResult } from '../lake/results';
 import { classifyBound, type BoundResult } from './bounds';
 import { barChart, lineChart, ratioChart, type XYSeries } from './charts';
-import { networkLimitGbps, regionPrices, variantHourly, type PriceTable } from './cost';
+import { networkLimitGbps, pricesAsOfText, regionPrices, variantHourly, type PriceTable } from './cost';
 import { clip, fixed, num, pct } from './format';
 import { findKnee } from './knee';
 import { stepKey, type RunData } from './load';
@@ -373,7 +373,7 @@ export function priceSection(ctx: Context): ReportSection | null {
     }
   }
   const notes = [
-    `Cost per hour of each variant's DB instances (writer + readers), ${lookup.region} on-demand prices of ${ctx.prices.pricesDate} from prices/aws-prices.json (override with --prices); clients are the load generator and are not counted.`,
+    `Cost per hour of each variant's DB instances (writer + readers), ${lookup.region} on-demand prices ${pricesAsOfText(ctx.prices)} from prices/aws-prices.json (override with --prices); clients are the load generator and are not counted.`,
   ];
   if (lookup.fallbackNote) notes.push(lookup.fallbackNote);
   if (ctx.data.run.backend === 'local') notes.push("Local run: the throughput was measured on MariaDB on this machine, not on the priced classes; the table shows the method, not the classes' value.");
