@@ -137,7 +137,8 @@ export function grantBackendPermissions(role: iam.Role, props: BackendPermission
     new iam.PolicyStatement({
       sid: 'DescribeRds',
       // Describe calls list the account's clusters/instances/parameter groups (the sweeper finds runs by tag).
-      actions: [...RDS_DESCRIBE_ACTIONS, 'rds:DescribeOrderableDBInstanceOptions'],
+      // DescribeDBEngineVersions / DescribeOrderableDBInstanceOptions: the preflight (preflight.ts).
+      actions: [...RDS_DESCRIBE_ACTIONS, 'rds:DescribeOrderableDBInstanceOptions', 'rds:DescribeDBEngineVersions'],
       resources: ['*'],
     }),
   );

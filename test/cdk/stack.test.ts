@@ -247,6 +247,9 @@ describe('Workflow', () => {
     expect(render(pass.Resource)).toBe(`<${logicalIdOf('Clients/Role/Resource')}.Arn>`);
     expect(pass.Condition).toEqual({ StringEquals: { 'iam:PassedToService': 'ec2.amazonaws.com' } });
 
+    // The preflight asks RDS whether the engine version is offered.
+    expect(actionsOf(bySid('DescribeRds'))).toContain('rds:DescribeDBEngineVersions');
+
     // Modifying and deleting the run's databases require the run tag on them.
     for (const a of ['rds:ModifyDBClusterParameterGroup', 'rds:ModifyDBParameterGroup', 'rds:DeleteDBCluster', 'rds:DeleteDBInstance', 'rds:DeleteDBClusterParameterGroup', 'rds:DeleteDBParameterGroup']) {
       const granting = statements.filter((s) => actionsOf(s).includes(a));

@@ -4,14 +4,21 @@
  * configured subnets, DB instance classes orderable for the engine version, client instance types
  * that exist and have a launch template for their architecture.
  *
+ * DescribeDBEngineVersions (Engine aurora-mysql, EngineVersion; without IncludeAll it lists only
+ * versions that are available) is the authority for the engine version: an empty answer means the
+ * version does not exist or is no longer offered in the region, and the spec is refused on
+ * engine.version. Only when the API itself is not implemented (moto 5 answers HTTP 500 with
+ * NotImplementedError for describe_db_engine_versions) is the version accepted unchecked, with an
+ * info note.
+ *
  * DescribeOrderableDBInstanceOptions is the authority for instance classes. When it returns nothing
- * at all for the engine version (moto implements it only for aurora-postgresql and neptune; a
- * private region may lack it), the check falls back to the static table below, from the Aurora
- * User Guide "Supported DB engines for DB instance classes" (Concepts.DBInstanceClass.SupportAurora),
- * and says so in an info note.
+ * at all for an engine version that exists (moto implements it only for aurora-postgresql and
+ * neptune; a private region may lack it), the check falls back to the static table below, from the
+ * Aurora User Guide "Supported DB engines for DB instance classes"
+ * (Concepts.DBInstanceClass.SupportAurora), and says so in an info note.
  */
 import { DescribeSubnetsCommand } from '@aws-sdk/client-ec2';
-import { DescribeOrderableDBInstanceOptionsCommand } from '@aws-sdk/client-rds';
+import { DescribeDBEngineVersionsCommand, DescribeOrderableDBInstanceOptionsCommand } from '@aws-sdk/client-rds';
 import { UnsupportedOnBackendError } from '../../backend';
 import type { Plan, PlanNote, ResolvedVariant } from '../../plan/types';
 import { AwsBackend } from './aws-backend';
@@ -46,6 +53,29 @@ export function variantsInSpecOrder(plan: Plan): ResolvedVariant[] {
   return [...seen.values()];
 }
 
+/**
+ * The API answered that it does not exist: InvalidAction / NotImplemented from an AWS-compatible
+ * endpoint, or a server error without any AWS error code (moto's HTML 500 page for an action it has
+ * not implemented). A real AWS server error carries a code (InternalFailure ...) and is rethrown.
+ */
+function isUnimplemented(e: unknown): boolean {
+  const code = errorCode(e);
+  if (/^(InvalidAction|NotImplemented|UnknownOperation(Exception)?)$/.test(code)) return true;
+  const status = (e as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode;
+  return code === 'Error' && status !== undefined && status >= 500;
+}
+
+/** Whether RDS offers this aurora-mysql version in the region: 'unknown' when the API is not implemented. */
+async function engineVersionOffered(clients: AwsClients, version: AuroraVersion): Promise<'yes' | 'no' | 'unknown'> {
+  try {
+    const out = await clients.rds.send(new DescribeDBEngineVersionsCommand({ Engine: 'aurora-mysql', EngineVersion: version.engineVersion }));
+    return (out.DBEngineVersions ?? []).some((v) => v.EngineVersion === version.engineVersion) ? 'yes' : 'no';
+  } catch (e) {
+    if (isUnimplemented(e)) return 'unknown';
+    return rethrow(e, `RDS DescribeDBEngineVersions aurora-mysql ${version.engineVersion}`);
+  }
+}
+
 async function orderableClasses(clients: AwsClients, version: AuroraVersion, instanceClass: string): Promise<'yes' | 'no' | 'unknown'> {
   const query = async (cls?: string) =>
     call('RDS DescribeOrderableDBInstanceOptions', () =>
@@ -77,6 +107,17 @@ export async function validateForAws(plan: Plan, config: AwsBackendConfig, clien
   } catch (e) {
     if (!(e instanceof EngineVersionError)) throw e;
     refuse('engine.version', e.message);
+  }
+  let versionUnchecked = false;
+  if (version !== undefined) {
+    const offered = await engineVersionOffered(clients, version);
+    if (offered === 'no') {
+      refuse('engine.version', `aurora-mysql ${version.engineVersion} (spec ${plan.engine.version}) is not offered in ${config.region}: it does not exist or is deprecated (DescribeDBEngineVersions lists the available versions)`);
+      // Nothing is orderable for a version that is not offered: no instance class verdicts.
+      version = undefined;
+    } else if (offered === 'unknown') {
+      versionUnchecked = true;
+    }
   }
 
   // The configured subnets really are in the AZs they are listed under.
@@ -143,6 +184,9 @@ export async function validateForAws(plan: Plan, config: AwsBackendConfig, clien
     }
     const clientProblem = archChecked.get(type);
     if (clientProblem) refuse(`${at}.clients.instanceType`, clientProblem);
+  }
+  if (versionUnchecked) {
+    notes.push({ level: 'info', path: 'engine.version', message: 'DescribeDBEngineVersions is not implemented by this endpoint: the engine version was not checked' });
   }
   if (fellBack) {
     notes.push({
