@@ -16,7 +16,7 @@ function numbers(study: Study, cell: CellPlan, step: StepPlan): StepNumbers {
   switch (study) {
     case 'graviton-vs-intel': {
       const base: Record<string, number> = { 'read-only': 9500, 'write-only': 5800, 'read-write': 2550 };
-      const tps = (base[step.workload] ?? 1000) * (cls.includes('r6g') ? 0.93 : 1) * (cell.variant.az === 'c' ? 1.04 : 1) * (1 + 0.01 * (cell.repeat - 2));
+      const tps = (base[step.workload] ?? 1000) * (cls.includes('r6g') ? 0.93 : 1) * (cell.variant.az === 'b' ? 1.04 : 1) * (1 + 0.01 * (cell.repeat - 2));
       return { tps, qps: tps * (step.workload === 'read-only' ? 20 : 18), latPctMs: 60000 / tps };
     }
     case 'thread-sweep': {

@@ -40,9 +40,9 @@ describe('study reports from lake rows', () => {
     // Assert
     expect(report.sections.map((s) => s.id)).toEqual(['ab', 'price']);
     const ab = section(report, 'ab');
-    expect(ab.tables.map((t) => t.title)).toEqual(['AZ a', 'AZ c', 'Same class, different AZ (QPS)']);
+    expect(ab.tables.map((t) => t.title)).toEqual(['AZ a', 'AZ b', 'Same class, different AZ (QPS)']);
     expect(ab.findings[0]).toMatch(/^read-only t32 in AZ a: QPS r6g-a\/r5-a = 93\.0% \(95% CI [\d.]+%–[\d.]+%\): r6g-a is worse beyond the noise\./);
-    expect(ab.tables[2]!.rows[0]).toEqual(['db.r5.2xlarge', 'read-only t32', 'c/a', expect.stringMatching(/^104\.00% .* better$/)]);
+    expect(ab.tables[2]!.rows[0]).toEqual(['db.r5.2xlarge', 'read-only t32', 'b/a', expect.stringMatching(/^104\.00% .* better$/)]);
     const price = section(report, 'price');
     expect(price.findings[0]).toBe("AZ a: r6g-a costs 89.48% of r5-a per hour; its transactions per USD are read-only 103.9%, write-only 103.9%, read-write 103.9% of r5-a's.");
     expect(renderTerminal(report)).toMatch(/TPS ±95% CI/);
