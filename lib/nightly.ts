@@ -1,6 +1,9 @@
 /**
  * Nightly: an EventBridge Scheduler schedule (cron in the configured IANA time zone) that starts the
  * benchmark state machine with a configured experiment as its execution input ({"spec": ...}).
+ * The spec's region is replaced by the stack's own: the preflight refuses a spec whose region is not
+ * the deployment's, and an experiment file (quickstart.json pins us-east-1) should run nightly in
+ * whatever region the stack is deployed to.
  */
 import { Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -25,9 +28,13 @@ export class Nightly extends Construct {
 
   constructor(scope: Construct, id: string, props: NightlyProps) {
     super(scope, id);
-    const input = JSON.stringify(props.executionInput);
-    if (Buffer.byteLength(input, 'utf8') > MAX_EXECUTION_INPUT_BYTES) {
-      throw new Error(`aurora-bench.nightly.experiment: the execution input is ${Buffer.byteLength(input, 'utf8')} bytes, more than the 256 KiB StartExecution accepts`);
+    const stack = Stack.of(this);
+    const executionInput = { ...props.executionInput, spec: { ...(props.executionInput.spec as Record<string, unknown>), region: stack.region } };
+    // An environment-agnostic stack's region is a token ({"Ref": "AWS::Region"}): toJsonString embeds it
+    // so CloudFormation resolves it (Fn::Join); JSON.stringify would write the token's placeholder text.
+    const input = stack.toJsonString(executionInput);
+    if (Buffer.byteLength(JSON.stringify(executionInput), 'utf8') > MAX_EXECUTION_INPUT_BYTES) {
+      throw new Error(`aurora-bench.nightly.experiment: the execution input is ${Buffer.byteLength(JSON.stringify(executionInput), 'utf8')} bytes, more than the 256 KiB StartExecution accepts`);
     }
     this.role = new iam.Role(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', {

@@ -11,7 +11,11 @@ function blank(value: unknown, key = ''): unknown {
   if (key === 'DefinitionString') return '<definition: test/cdk/asl-definition.test.ts>';
   if (key === 'QueryString') return '<view sql: core/lake/sql>';
   if (key === 'Columns') return '<columns: core/lake/columns.ts>';
-  if (key === 'Input' && typeof value === 'string' && value.includes('"spec"')) return '<nightly experiment>';
+  if (key === 'Input' && JSON.stringify(value).includes('spec')) {
+    // The experiment is quickstart.json's (test/cdk/stack.test.ts); the tokens embedded in it are the stack's.
+    const tokens = JSON.stringify(value).match(/\{"Ref":"[^"]+"\}/g) ?? [];
+    return `<nightly experiment${tokens.length > 0 ? ` with ${tokens.join(', ')}` : ''}>`;
+  }
   if (typeof value === 'string') return value.replace(/[0-9a-f]{64}/g, '<asset-hash>');
   if (Array.isArray(value)) return value.map((v) => blank(v));
   if (value && typeof value === 'object') {

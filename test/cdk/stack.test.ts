@@ -327,12 +327,27 @@ describe('Nightly', () => {
     const smId = resourcesOf(t.template, 'AWS::StepFunctions::StateMachine')[0]![0];
     expect(p['Target'].Arn).toEqual({ Ref: smId });
     const experiment = JSON.parse(readFileSync(join(PROJECT_ROOT, 'experiments', 'quickstart.json'), 'utf8'));
-    expect(JSON.parse(p['Target'].Input)).toEqual({ spec: experiment });
+    // The spec runs in the stack's region (resolved by CloudFormation), whatever the file pins.
+    expect(experiment.region).toBe('us-east-1');
+    expect(JSON.parse(render(p['Target'].Input))).toEqual({ spec: { ...experiment, region: '<AWS::Region>' } });
 
     const roleId = (p['Target'].RoleArn as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0]!;
     const statements = statementsOfRole(t.template, roleId);
     expect(statements.flatMap(actionsOf)).toEqual(['states:StartExecution']);
     expect(statements[0]!.Resource).toEqual({ Ref: smId });
+  });
+
+  test('a stack deployed to an explicit region sends that region in the nightly spec', () => {
+    const regional = synthTestApp({ ...repoContextConfig(), account: '123456789012', region: 'eu-central-1' });
+    try {
+      const [, schedule] = resourcesOf(regional.template, 'AWS::Scheduler::Schedule').find(([id]) => id.startsWith('Nightly'))!;
+
+      const input = JSON.parse(render((schedule.Properties as Record<string, any>)['Target'].Input));
+
+      expect(input.spec.region).toBe('eu-central-1');
+    } finally {
+      regional.dispose();
+    }
   });
 
   test('no schedule when the nightly run is disabled', () => {
