@@ -244,7 +244,7 @@ describe('AwsBackend on moto: one cell end to end', () => {
       InstanceType: 'c6g.large',
       SubnetId: config.subnetIdsByAz['us-east-1a'],
       LaunchTemplate: { LaunchTemplateId: config.launchTemplateIds.arm64 },
-      ClientToken: `${cellNames(run.runId, cell.cellId).clientToken}-0`,
+      ClientToken: cellNames(run.runId, cell.cellId).clientToken(0),
     });
     const described = await raw.ec2.send(new DescribeInstancesCommand({ InstanceIds: resources.clients.map((c) => c.clientId) }));
     for (const i of described.Reservations!.flatMap((r) => r.Instances!)) {

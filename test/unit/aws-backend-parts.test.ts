@@ -38,6 +38,21 @@ describe('AWS names', () => {
     expect(cellBaseName('run-1', 'c1')).toBe(`ab-${runShort('run-1')}-c1`);
   });
 
+  it('makes a RunInstances client token of at most 64 characters that keeps the count, for any cell id', () => {
+    // Arrange: a cell id long enough that "<base>-clients-<count>" is past 64 characters.
+    const longCell = 'graviton-vs-intel-r6g-2xlarge-in-az-b-with-a-long-name-r3';
+
+    // Act
+    const names = cellNames('graviton-vs-intel-20261121-0200', longCell);
+    const tokens = [0, 1, 2].map((n) => names.clientToken(n));
+
+    // Assert
+    for (const t of tokens) expect(t).toMatch(/^[0-9a-f]{64}$/);
+    expect(new Set(tokens).size).toBe(3);
+    expect(names.clientToken(1)).toBe(cellNames('graviton-vs-intel-20261121-0200', longCell).clientToken(1));
+    expect(names.clientToken(0)).not.toBe(cellNames('graviton-vs-intel-20261121-0200', `${longCell}x`).clientToken(0));
+  });
+
   it('rejects identifiers that break the rules', () => {
     for (const bad of ['1abc', 'ab--c', 'abc-', 'a'.repeat(64), 'ab_c', '']) expect(isValidRdsIdentifier(bad)).toBe(false);
   });

@@ -423,7 +423,7 @@ export class AwsBackend implements Backend {
             MinCount: missing,
             MaxCount: missing,
             // Deterministic per (run, cell, how many already exist): the same retry gets the same answer.
-            ClientToken: `${names.clientToken}-${live.length}`.slice(0, 64),
+            ClientToken: names.clientToken(live.length),
             LaunchTemplate: { LaunchTemplateId: launchTemplateId, Version: this.config.launchTemplateVersion },
             InstanceType: instanceType as never,
             SubnetId: subnetId,

@@ -56,8 +56,12 @@ export interface CellNames {
   readonly instanceParameterGroup: string;
   readonly writerId: string;
   readonly readerId: (index: number) => string;
-  /** EC2 RunInstances ClientToken (at most 64 ASCII characters, ec2 service-2.json). */
-  readonly clientToken: string;
+  /**
+   * EC2 RunInstances ClientToken for a launch after `launched` clients already exist: at most 64 ASCII
+   * characters (ec2 service-2.json, RunInstancesRequest.ClientToken), so it is the sha256 hex (64
+   * characters) of the full run id, cell id and count, never a cut string that could lose the count.
+   */
+  readonly clientToken: (launched: number) => string;
   readonly clientName: (index: number) => string;
 }
 
@@ -70,8 +74,8 @@ export function cellNames(runId: string, cellId: string): CellNames {
     instanceParameterGroup: `${base}-ipg`,
     writerId: `${base}-w`,
     readerId: (i: number) => `${base}-r${i}`,
-    // The token covers run + cell: a retried StartClients returns the same instances on real EC2.
-    clientToken: `${base}-clients`.slice(0, 64),
+    // The token covers run + cell + count: a retried StartClients returns the same instances on real EC2.
+    clientToken: (launched: number) => hash(`${runId}\n${cellId}\nclients-${launched}`, 64),
     clientName: (i: number) => `${base}-client-${i}`,
   };
 }
