@@ -12,6 +12,12 @@
  * Known risk: the bundled LuaJIT 2.1.0-beta2 can fail on arm64 kernels with a 48-bit address space
  * ("bad light userdata pointer"); the marker is only written when `sysbench --version` and a
  * `sysbench cpu` smoke run succeed, so such a client is reported as not ready instead of failing steps.
+ *
+ * Dead-man's switch: before anything else (a failed build ends the script under `set -e`), the client
+ * schedules its own `shutdown -h` at its run's `aurora-bench:expires-at` tag, read from the instance
+ * metadata (the launch template enables InstanceMetadataTags), and never later than
+ * MAX_CLIENT_LIFETIME_HOURS after boot. The launch template's InstanceInitiatedShutdownBehavior is
+ * terminate, so a client nobody tore down (a crashed workflow, a failed sweep) ends as terminated.
  */
 
 import { CLIENT_INSTALL_DIR, CLIENT_READY_MARKER } from '../core/backends/aws/runner-command';
@@ -22,12 +28,38 @@ export const RUNNER_INSTALL_DIR = CLIENT_INSTALL_DIR;
 /** Written last by the user data; its content is the installed sysbench version line. Jobs wait for it. */
 export { CLIENT_READY_MARKER };
 
+/** The spec's largest ttlHours (core/spec/schema.ts): no run keeps a client longer. */
+export const MAX_CLIENT_LIFETIME_HOURS = 168;
+/** Instance metadata service base URL (IMDSv2: a session token first). */
+export const IMDS_BASE_URL = 'http://169.254.169.254/latest';
+
 export interface ClientUserDataProps {
   /** s3://bucket/runner/ holding client/ (runner.sh, lua/, workloads/), ending in '/'. */
   readonly runnerS3Uri: string;
   readonly sysbenchSourceUrl: string;
   /** The stack's region: the AWS CLI on the client does not guess it. */
   readonly region: string;
+  /** The tag key holding the run's expiry (ISO time), e.g. aurora-bench:expires-at. */
+  readonly expiresAtTag: string;
+}
+
+/**
+ * Shell lines that schedule the shutdown at the instance's expires-at tag, at most
+ * MAX_CLIENT_LIFETIME_HOURS from now (also when the tag or the metadata cannot be read). $IMDS is
+ * the metadata base URL (set by the caller).
+ */
+export function deadMansSwitchCommands(expiresAtTag: string): string[] {
+  return [
+    `max_at=$(( $(date +%s) + ${MAX_CLIENT_LIFETIME_HOURS} * 3600 ))`,
+    'imds_token=$(curl -fsS -m 5 -X PUT "$IMDS/api/token" -H "X-aws-ec2-metadata-token-ttl-seconds: 60" || true)',
+    `expires_at=$(curl -fsS -m 5 -H "X-aws-ec2-metadata-token: $imds_token" "$IMDS/meta-data/tags/instance/${expiresAtTag}" || true)`,
+    'shutdown_at=$(date -d "$expires_at" +%s 2>/dev/null || echo "$max_at")',
+    'if [ -z "$expires_at" ] || [ "$shutdown_at" -gt "$max_at" ]; then shutdown_at=$max_at; fi',
+    'shutdown_minutes=$(( (shutdown_at - $(date +%s) + 59) / 60 ))',
+    'if [ "$shutdown_minutes" -lt 1 ]; then shutdown_minutes=1; fi',
+    'echo "aurora-bench: this client shuts down (and terminates) in ${shutdown_minutes} min (expires-at: ${expires_at:-unknown})"',
+    'shutdown -h "+${shutdown_minutes}"',
+  ];
 }
 
 /** Shell lines (no shebang: CDK's UserData.forLinux adds it). Values may be CloudFormation tokens. */
@@ -35,6 +67,8 @@ export function clientUserDataCommands(props: ClientUserDataProps): string[] {
   return [
     'set -euo pipefail',
     'exec > >(tee -a /var/log/aurora-bench-user-data.log) 2>&1',
+    `IMDS='${IMDS_BASE_URL}'`,
+    ...deadMansSwitchCommands(props.expiresAtTag),
     `export AWS_DEFAULT_REGION='${props.region}'`,
     `SYSBENCH_VERSION='${SYSBENCH_VERSION}'`,
     `SYSBENCH_SOURCE_URL='${props.sysbenchSourceUrl}'`,

@@ -12,7 +12,7 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { clientUserDataCommands } from './client-user-data';
 import type { ClientArchitecture, ClientsConfig } from './config';
-import { RDS_NAME_PREFIX, RUNNER_PREFIX, SSM_OUTPUT_PREFIX } from './handler-environment';
+import { EXPIRES_AT_TAG, RDS_NAME_PREFIX, RUNNER_PREFIX, SSM_OUTPUT_PREFIX } from './handler-environment';
 import { LAKE_PREFIXES } from './results-lake';
 
 /** Public SSM parameters of the latest Amazon Linux 2023 AMI per architecture. */
@@ -125,7 +125,7 @@ export class Clients extends Construct {
     const launchTemplates: Partial<Record<ClientArchitecture, ec2.LaunchTemplate>> = {};
     for (const arch of config.architectures) {
       const userData = ec2.UserData.forLinux();
-      userData.addCommands(...clientUserDataCommands({ runnerS3Uri: `s3://${bucket.bucketName}/${RUNNER_PREFIX}`, sysbenchSourceUrl: config.sysbenchSourceUrl, region: stack.region }));
+      userData.addCommands(...clientUserDataCommands({ runnerS3Uri: `s3://${bucket.bucketName}/${RUNNER_PREFIX}`, sysbenchSourceUrl: config.sysbenchSourceUrl, region: stack.region, expiresAtTag: EXPIRES_AT_TAG }));
       const launchTemplate = new ec2.LaunchTemplate(this, `LaunchTemplate-${arch}`, {
         launchTemplateName: `${props.namePrefix}-client-${arch}`,
         machineImage: ec2.MachineImage.resolveSsmParameterAtLaunch(AL2023_AMI_PARAMETERS[arch], { os: ec2.OperatingSystemType.LINUX }),
@@ -133,6 +133,8 @@ export class Clients extends Construct {
         securityGroup: props.securityGroup,
         userData,
         requireImdsv2: true,
+        // The user data reads the run's expires-at tag from the instance metadata (its dead-man's switch).
+        instanceMetadataTags: true,
         httpPutResponseHopLimit: 2,
         blockDevices: [
           {
@@ -140,6 +142,7 @@ export class Clients extends Construct {
             volume: ec2.BlockDeviceVolume.ebs(config.rootVolumeGiB, { volumeType: ec2.EbsDeviceVolumeType.GP3, encrypted: true, deleteOnTermination: true }),
           },
         ],
+        // The dead-man's switch shuts the client down: it then terminates instead of idling as stopped.
         instanceInitiatedShutdownBehavior: ec2.InstanceInitiatedShutdownBehavior.TERMINATE,
       });
       launchTemplates[arch] = launchTemplate;

@@ -274,6 +274,13 @@ describe('Clients', () => {
       const arch = lt['LaunchTemplateName'].endsWith('arm64') ? 'arm64' : 'x86_64';
       expect(data.ImageId).toBe(`resolve:ssm:/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-${arch}`);
       expect(data.MetadataOptions.HttpTokens).toBe('required');
+      // The dead-man's switch: expires-at readable from the metadata, and a shutdown terminates.
+      expect(data.MetadataOptions.InstanceMetadataTags).toBe('enabled');
+      expect(data.InstanceInitiatedShutdownBehavior).toBe('terminate');
+      const script = render(data.UserData['Fn::Base64']);
+      expect(script).toContain(`/meta-data/tags/instance/${EXPIRES_AT_TAG}`);
+      expect(script.indexOf('shutdown -h')).toBeGreaterThan(-1);
+      expect(script.indexOf('shutdown -h')).toBeLessThan(script.indexOf('dnf install'));
       expect(data.BlockDeviceMappings[0].Ebs).toMatchObject({ Encrypted: true, VolumeType: 'gp3' });
       expect(render(data.IamInstanceProfile.Arn)).toBe(`<${logicalIdOf('Clients/InstanceProfile/Resource')}.Arn>`);
       expect(render(data.SecurityGroupIds)).toBe(`<${logicalIdOf('Network/ClientSecurityGroup/Resource')}.GroupId>`);

@@ -429,7 +429,8 @@ export class AwsBackend implements Backend {
             SubnetId: subnetId,
             SecurityGroupIds: [this.config.clientSecurityGroupId],
             IamInstanceProfile: { Arn: this.config.clientInstanceProfileArn },
-            // A client left behind stops costing money once it shuts itself down.
+            // The client's user data shuts it down at the run's expires-at (lib/client-user-data.ts);
+            // terminate (also the launch template's setting) makes that the end of a client left behind.
             InstanceInitiatedShutdownBehavior: 'terminate',
             TagSpecifications: [
               { ResourceType: 'instance', Tags: tags },

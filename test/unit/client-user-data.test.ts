@@ -1,0 +1,106 @@
+/**
+ * The clients' dead-man's switch (lib/client-user-data.ts) run by bash: the instance metadata is a
+ * local HTTP server answering like IMDSv2 (there is none outside EC2), and `shutdown` is a shell
+ * function recording its arguments (the real one would stop this machine).
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { deadMansSwitchCommands, MAX_CLIENT_LIFETIME_HOURS } from '../../lib/client-user-data';
+import { EXPIRES_AT_TAG } from '../../lib/handler-environment';
+import { validateSpec } from '../../core/spec/validate';
+
+const run = promisify(execFile);
+let server: Server;
+let imds: string;
+let dir: string;
+/** The value the fake metadata serves for the expires-at tag; undefined answers 404 (tag not there). */
+let expiresAt: string | undefined;
+const requests: string[] = [];
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    requests.push(`${req.method} ${req.url} token=${req.headers['x-aws-ec2-metadata-token'] ?? ''}`);
+    if (req.method === 'PUT' && req.url === '/latest/api/token') return void res.end('tok-1');
+    if (req.method === 'GET' && req.url === `/latest/meta-data/tags/instance/${EXPIRES_AT_TAG}` && req.headers['x-aws-ec2-metadata-token'] === 'tok-1' && expiresAt !== undefined) return void res.end(expiresAt);
+    res.statusCode = 404;
+    res.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  imds = `http://127.0.0.1:${(server.address() as AddressInfo).port}/latest`;
+  dir = mkdtempSync(join(tmpdir(), 'aurora-bench-deadman-'));
+});
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Runs the switch; returns the arguments `shutdown` was called with. */
+async function scheduledShutdown(): Promise<string> {
+  const recorded = join(dir, `shutdown-${requests.length}`);
+  const script = ['set -euo pipefail', `IMDS='${imds}'`, `shutdown() { echo "$*" > '${recorded}'; }`, ...deadMansSwitchCommands(EXPIRES_AT_TAG)].join('\n');
+  writeFileSync(join(dir, 'switch.sh'), script);
+  await run('bash', [join(dir, 'switch.sh')]);
+  return readFileSync(recorded, 'utf8').trim();
+}
+
+describe("clients' dead-man's switch", () => {
+  it('shuts down at the run\'s expires-at tag, read with an IMDSv2 token', async () => {
+    // Arrange
+    expiresAt = new Date(Date.now() + 3 * 3600_000).toISOString();
+
+    // Act
+    const args = await scheduledShutdown();
+
+    // Assert
+    expect(args).toBe('-h +180');
+    expect(requests).toContain(`GET /latest/meta-data/tags/instance/${EXPIRES_AT_TAG} token=tok-1`);
+  });
+
+  it('never later than the longest time to live a spec allows', async () => {
+    // Arrange
+    expiresAt = new Date(Date.now() + 30 * 24 * 3600_000).toISOString();
+
+    // Act
+    const args = await scheduledShutdown();
+
+    // Assert
+    expect(args).toBe(`-h +${MAX_CLIENT_LIFETIME_HOURS * 60}`);
+  });
+
+  it('falls back to the longest time to live when the tag cannot be read', async () => {
+    // Arrange
+    expiresAt = undefined;
+
+    // Act
+    const args = await scheduledShutdown();
+
+    // Assert
+    expect(args).toBe(`-h +${MAX_CLIENT_LIFETIME_HOURS * 60}`);
+  });
+
+  it('uses the spec schema\'s largest ttlHours as that longest time', () => {
+    // Arrange
+    const spec = (ttlHours: number) => ({
+      name: 'ttl',
+      region: 'us-east-1',
+      engine: { version: '3.04.0' },
+      variants: [{ name: 'v', instanceClass: 'db.r6g.large' }],
+      data: { tables: 1, tableSize: 10 },
+      workloads: [{ name: 'w', test: 'oltp_read_only', threads: [1] }],
+      ttlHours,
+    });
+
+    // Act
+    const atMax = () => validateSpec(spec(MAX_CLIENT_LIFETIME_HOURS));
+    const overMax = () => validateSpec(spec(MAX_CLIENT_LIFETIME_HOURS + 1));
+
+    // Assert
+    expect(atMax).not.toThrow();
+    expect(overMax).toThrow(/ttlHours/);
+  });
+});
