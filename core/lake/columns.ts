@@ -72,6 +72,8 @@ const STEPS = {
   client_cpu_avg_pct: 'double',
   client_cpu_max_pct: 'double',
   client_saturated: 'boolean',
+  read_back_checks: 'bigint',
+  stale_reads: 'bigint',
 } as const satisfies Columns<StepRow>;
 
 const INTERVALS = {

@@ -91,6 +91,9 @@ export interface StepRow {
   readonly client_cpu_max_pct: number | null;
   /** true when the client itself was CPU-bound during the step (its numbers say more about it than the server). */
   readonly client_saturated: boolean;
+  /** Read-after-write checks a workload made (rw_consistency.lua), and how many did not see the write; null when not measured. */
+  readonly read_back_checks: number | null;
+  readonly stale_reads: number | null;
   readonly dt: string;
 }
 

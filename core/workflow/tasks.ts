@@ -389,6 +389,8 @@ export async function collectStepTask(deps: TaskDeps, event: CollectStepEvent): 
       client_cpu_avg_pct: clientCpu(cpu.avg, cpu.sysbenchAvg),
       client_cpu_max_pct: clientCpu(cpu.max, cpu.sysbenchMax),
       client_saturated: cpu.saturated,
+      read_back_checks: o.parsed.readBack?.checks ?? null,
+      stale_reads: o.parsed.readBack?.stale ?? null,
     });
     for (const iv of o.parsed.intervals) {
       intervalRows.push({

@@ -70,6 +70,8 @@ export function stepRow(over: Partial<StepRow> & Pick<StepRow, 'run_id' | 'varia
     client_cpu_avg_pct: 30,
     client_cpu_max_pct: 45,
     client_saturated: false,
+    read_back_checks: null,
+    stale_reads: null,
     dt: DT,
     ...over,
   };

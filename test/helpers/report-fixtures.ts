@@ -71,7 +71,7 @@ export function writeRunFromSpec(lakeDir: string, specDoc: unknown, fn: StepFn, 
           reads: null, writes: null, other: null, errors: failed ? null : (n.errors ?? 0), reconnects: failed ? null : (n.reconnects ?? 0),
           lat_min_ms: failed ? null : 0.5, lat_avg_ms: failed ? null : (n.latAvgMs ?? (n.latPctMs ?? 10) / 2), lat_max_ms: failed ? null : (n.latPctMs ?? 10) * 3,
           lat_pct: step.percentile, lat_pct_ms: failed ? null : (n.latPctMs ?? 10), interval_count: failed ? 0 : intervalCount,
-          client_cpu_avg_pct: n.clientCpuPct ?? 30, client_cpu_max_pct: (n.clientCpuPct ?? 30) + 10, client_saturated: n.clientSaturated ?? false, dt: DT,
+          client_cpu_avg_pct: n.clientCpuPct ?? 30, client_cpu_max_pct: (n.clientCpuPct ?? 30) + 10, client_saturated: n.clientSaturated ?? false, read_back_checks: null, stale_reads: null, dt: DT,
         });
         if (failed) continue;
         for (let t = 1; t <= intervalCount; t++) {

@@ -13,4 +13,11 @@ describe('experiment deviations from STUDIES.md are named in the description', (
     expect(spec.description).toMatch(/Deviation from STUDIES\.md S3, which has 1 writer \+ 1 reader and a second reader only for the scale-out: this cluster keeps two readers throughout/);
     expect(spec.variants.map((v) => v.readers)).toEqual([2]);
   });
+
+  it('S1 (graviton-vs-intel.json) says each cluster has its own client where the study shares one client per AZ', () => {
+    const { spec } = loadSpecFile(join(repoRoot, 'experiments', 'graviton-vs-intel.json'), join(repoRoot, 'client', 'workloads'));
+    expect(spec.description).toMatch(/Deviation from STUDIES\.md S1, which has one c5\.2xlarge client per AZ serving both clusters of that AZ: here each cluster has its own c5\.2xlarge client/);
+    expect(spec.variants.map((v) => v.clients.count)).toEqual([1, 1, 1, 1]);
+    expect(new Set(spec.variants.map((v) => v.clients.instanceType))).toEqual(new Set(['c5.2xlarge']));
+  });
 });

@@ -50,6 +50,8 @@ SELECT
   AVG(client_cpu_avg_pct) AS client_cpu_avg_pct,
   MAX(client_cpu_max_pct) AS client_cpu_max_pct,
   SUM(CASE WHEN client_saturated THEN 1 ELSE 0 END) AS saturated_clients,
+  SUM(read_back_checks) AS read_back_checks,
+  SUM(stale_reads) AS stale_reads,
   MAX(dt) AS dt
 FROM steps
 GROUP BY run_id, cell_id, variant, step_id
