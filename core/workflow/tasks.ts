@@ -418,7 +418,9 @@ export async function collectStepTask(deps: TaskDeps, event: CollectStepEvent): 
       );
     }
   });
-  const serverRows = await deps.backend.collectServerMetrics(run, cell, resources, { stepId: step.stepId, start: startedAt, end: endedAt });
+  // The measured window: the warm-up is excluded, as it is from sysbench's own summary.
+  const measuredStart = new Date(Date.parse(startedAt) + step.warmupS * 1000).toISOString();
+  const serverRows = await deps.backend.collectServerMetrics(run, cell, resources, { stepId: step.stepId, start: measuredStart, end: endedAt });
   const lake = deps.backend.lake;
   await Promise.all([
     lake.put(lakeKeys.stepTable('steps', run.dt, run.runId, cell.cellId, step.stepId), toJsonLines(stepRows)),

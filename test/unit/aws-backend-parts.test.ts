@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { clusterParametersFor, executionTimeoutS, jobComment, mapInvocation } from '../../core/backends/aws/aws-backend';
+import { cloudWatchWindow, clusterParametersFor, executionTimeoutS, jobComment, mapInvocation } from '../../core/backends/aws/aws-backend';
 import { AWS_CONFIG_ENV, AwsConfigError, awsConfigFromEnv, awsConfigToEnv, type AwsBackendConfig } from '../../core/backends/aws/config';
 import { EngineVersionError, parseAuroraVersion, supportsLocalWriteForwarding } from '../../core/backends/aws/engine';
 import { cellBaseName, cellNames, expiresAt, isValidRdsIdentifier, runShort } from '../../core/backends/aws/names';
@@ -198,5 +198,22 @@ describe('AWS backend helpers', () => {
     expect(missing.stderr).toMatch(/client not ready after \d+ s: the user data did not finish installing sysbench/);
     expect(present.status).toBe(0);
     expect(present.stdout).toBe('ran\n');
+  });
+});
+
+describe('cloudWatchWindow', () => {
+  it('keeps only the whole minutes inside a step, so partly idle minutes do not lower the averages', () => {
+    // A 600 s step from 10:00:20 to 10:10:20 -> the nine whole minutes 10:01..10:10
+    expect(cloudWatchWindow('2026-11-21T10:00:20Z', '2026-11-21T10:10:20Z')).toEqual({
+      start: new Date('2026-11-21T10:01:00Z'),
+      end: new Date('2026-11-21T10:10:00Z'),
+    });
+  });
+
+  it('falls back to the enclosing minutes for a step shorter than two minutes', () => {
+    expect(cloudWatchWindow('2026-11-21T10:00:20Z', '2026-11-21T10:01:30Z')).toEqual({
+      start: new Date('2026-11-21T10:00:00Z'),
+      end: new Date('2026-11-21T10:02:00Z'),
+    });
   });
 });

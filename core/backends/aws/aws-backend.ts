@@ -580,8 +580,7 @@ export class AwsBackend implements Backend {
   async collectServerMetrics(run: RunContext, cell: CellPlan, resources: CellResources, window: MetricsWindow): Promise<ServerMetricRow[]> {
     const endpoints = [...(resources.writer ? [resources.writer] : []), ...resources.readers];
     if (endpoints.length === 0) return [];
-    const start = new Date(Math.floor(Date.parse(window.start) / 60_000) * 60_000);
-    const end = new Date(Math.ceil(Date.parse(window.end) / 60_000) * 60_000 + 60_000);
+    const { start, end } = cloudWatchWindow(window.start, window.end);
     const base = { run_id: run.runId, cell_id: cell.cellId, variant: cell.variant.name, step_id: window.stepId, dt: run.dt };
     const wf = cell.variant.writeForwarding?.enabled === true;
 
@@ -707,6 +706,22 @@ export class AwsBackend implements Backend {
     // A never-created instance parameter group is "already gone": report only what was there.
     return { deleted: report.deleted, alreadyGone: report.alreadyGone };
   }
+}
+
+/**
+ * The GetMetricData time range for a step: only the whole minutes inside it, so a partly idle first
+ * or last minute (warm-up, ramp-down, the minutes around the step) does not pull the averages down —
+ * S4's CPU- and network-bound verdicts compare them with 90% thresholds. A step shorter than two
+ * minutes keeps its enclosing minutes, the only data there is. Minutes CloudWatch has not published
+ * yet (it lags a minute or two) are simply absent, which shortens the sample but does not bias it.
+ */
+export function cloudWatchWindow(startIso: string, endIso: string): { start: Date; end: Date } {
+  const minute = 60_000;
+  const startMs = Date.parse(startIso);
+  const endMs = Date.parse(endIso);
+  const inner = { start: Math.ceil(startMs / minute) * minute, end: Math.floor(endMs / minute) * minute };
+  if (inner.end - inner.start >= minute) return { start: new Date(inner.start), end: new Date(inner.end) };
+  return { start: new Date(Math.floor(startMs / minute) * minute), end: new Date(Math.ceil(endMs / minute) * minute) };
 }
 
 export function isWriterInstance(i: DBInstance, cluster: DBCluster | undefined, writerId: string): boolean {
