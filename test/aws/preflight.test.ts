@@ -8,30 +8,12 @@ import { DescribeInstanceTypesCommand } from '@aws-sdk/client-ec2';
 import { DescribeDBEngineVersionsCommand, DescribeOrderableDBInstanceOptionsCommand } from '@aws-sdk/client-rds';
 import { mockClient } from 'aws-sdk-client-mock';
 import { destroyAwsClients, makeAwsClients } from '../../core/backends/aws/clients';
-import type { AwsBackendConfig } from '../../core/backends/aws/config';
 import { validateForAws } from '../../core/backends/aws/preflight';
 import { planRun } from '../../core/plan/plan';
 import { validateSpec } from '../../core/spec/validate';
+import { offlineAwsConfig } from '../helpers/aws-config';
 
-const config: AwsBackendConfig = {
-  region: 'us-east-1',
-  bucket: 'b',
-  lakePrefix: '',
-  ssmOutputPrefix: 'ssm-output/',
-  subnetIdsByAz: { 'us-east-1a': 'subnet-a' },
-  dbSecurityGroupId: 'sg-db',
-  dbSubnetGroupName: 'dbs',
-  clientSecurityGroupId: 'sg-c',
-  clientInstanceProfileArn: 'arn:aws:iam::1:instance-profile/c',
-  launchTemplateIds: { x86_64: 'lt-x', arm64: 'lt-a' },
-  launchTemplateVersion: '$Default',
-  runnerS3Uri: 's3://b/runner/',
-  tagKeyPrefix: 'aurora-bench:',
-  ssmDocumentName: 'AWS-RunShellScript',
-  masterUsername: 'benchadmin',
-  performanceInsightsRetentionDays: 7,
-  piPeriodS: 60,
-};
+const config = offlineAwsConfig();
 
 function plan(version: string) {
   const spec = validateSpec({

@@ -23,30 +23,12 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { ResourceStillInUseError, UnsupportedOnBackendError, type CellResources, type RunContext } from '../../core/backend';
 import { AwsBackend } from '../../core/backends/aws/aws-backend';
 import { destroyAwsClients, makeAwsClients } from '../../core/backends/aws/clients';
-import type { AwsBackendConfig } from '../../core/backends/aws/config';
 import { cellNames } from '../../core/backends/aws/names';
 import { teardownRun } from '../../core/backends/aws/sweeper';
 import type { CellPlan } from '../../core/plan/types';
+import { offlineAwsConfig } from '../helpers/aws-config';
 
-const config: AwsBackendConfig = {
-  region: 'us-east-1',
-  bucket: 'b',
-  lakePrefix: '',
-  ssmOutputPrefix: 'ssm-output/',
-  subnetIdsByAz: { 'us-east-1a': 'subnet-a' },
-  dbSecurityGroupId: 'sg-db',
-  dbSubnetGroupName: 'dbs',
-  clientSecurityGroupId: 'sg-c',
-  clientInstanceProfileArn: 'arn:aws:iam::1:instance-profile/c',
-  launchTemplateIds: { x86_64: 'lt-x' },
-  launchTemplateVersion: '$Default',
-  runnerS3Uri: 's3://b/runner/',
-  tagKeyPrefix: 'aurora-bench:',
-  ssmDocumentName: 'AWS-RunShellScript',
-  masterUsername: 'benchadmin',
-  performanceInsightsRetentionDays: 7,
-  piPeriodS: 60,
-};
+const config = offlineAwsConfig({ launchTemplateIds: { x86_64: 'lt-x' } });
 const run: RunContext = { runId: 'run-async', specName: 's', backend: 'aws', region: 'us-east-1', engineVersion: '3.04.0', dt: '2026-11-21', ttlHours: 24 };
 const cell = { cellId: 'c-r1', variant: { name: 'c' } } as unknown as CellPlan;
 const names = cellNames(run.runId, cell.cellId);
