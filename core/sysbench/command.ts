@@ -16,6 +16,15 @@ import type { RunnerJob } from '../backend';
 import type { DataPlan, StepPlan } from '../plan/types';
 import type { RunnerPhase } from './types';
 
+/**
+ * The database every sysbench job uses, on both backends, passed explicitly as --mysql-db. It is
+ * sysbench 1.0.20's own default (src/drivers/mysql/drv_mysql.c: SB_OPT("mysql-db", "MySQL database
+ * name", "sbtest", STRING); `sysbench --help` prints [sbtest]), but sysbench never creates it: the AWS
+ * backend asks CreateDBCluster for it (DatabaseName), the local template creates it. Naming it on the
+ * command line keeps the three in step should any default change.
+ */
+export const BENCHMARK_DATABASE = 'sbtest';
+
 export class SysbenchOptionError extends Error {
   override readonly name = 'SysbenchOptionError';
 }
@@ -38,7 +47,6 @@ const GENERAL_OPTIONS: Readonly<Record<string, Kind>> = {
   histogram: 'bool',
   'db-ps-mode': 'string',
   'db-debug': 'bool',
-  'mysql-db': 'string',
   'mysql-ssl': 'bool',
   'mysql-ssl-cipher': 'string',
   'mysql-compression': 'bool',
@@ -69,6 +77,7 @@ const MANAGED_OPTIONS: Readonly<Record<string, string>> = {
   'mysql-password': 'set by the runner from the cell\'s credentials',
   'mysql-socket': 'the runner connects over TCP',
   'db-driver': 'always mysql',
+  'mysql-db': `the benchmark database is always ${BENCHMARK_DATABASE} (the one the backends create)`,
   'config-file': 'the runner uses it for the password',
   help: 'not a benchmark option',
   version: 'not a benchmark option',
@@ -159,14 +168,14 @@ function positiveInt(value: number, field: string, min = 1): number {
 
 /**
  * sysbench options for one step and phase, without connection options.
- * run:     --tables --table-size --threads --time --report-interval --percentile [--rate]
+ * run:     --mysql-db --tables --table-size --threads --time --report-interval --percentile [--rate]
  *          [--report-checkpoints (warmup)] [--histogram] then the step's options.
- * prepare: --tables --table-size --threads=data.prepareThreads then the step's options (the
- *          table-shaping ones, such as auto_inc or mysql_storage_engine, matter to prepare).
+ * prepare: --mysql-db --tables --table-size --threads=data.prepareThreads then the step's options
+ *          (the table-shaping ones, such as auto_inc or mysql_storage_engine, matter to prepare).
  */
 export function buildSysbenchArgs(step: StepPlan, data: DataPlan, phase: RunnerPhase): string[] {
   const workload = workloadOf(step);
-  const args = [`--tables=${positiveInt(data.tables, 'data.tables')}`, `--table-size=${positiveInt(data.tableSize, 'data.tableSize')}`];
+  const args = [`--mysql-db=${BENCHMARK_DATABASE}`, `--tables=${positiveInt(data.tables, 'data.tables')}`, `--table-size=${positiveInt(data.tableSize, 'data.tableSize')}`];
   if (phase === 'prepare') {
     args.push(`--threads=${positiveInt(data.prepareThreads, 'data.prepareThreads')}`);
   } else {

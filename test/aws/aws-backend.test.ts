@@ -32,6 +32,7 @@ import { planRun } from '../../core/plan/plan';
 import type { CellPlan, Plan } from '../../core/plan/types';
 import type { SpecInput } from '../../core/spec/schema';
 import { validateSpec } from '../../core/spec/validate';
+import { BENCHMARK_DATABASE } from '../../core/sysbench/command';
 import { createStandingInfrastructure, CREDENTIALS, destroyRawClients, queueAthenaResults, rawClients, REGION, type RawClients } from './fixtures';
 import { startMoto, type MotoServer } from './moto';
 
@@ -175,6 +176,9 @@ describe('AwsBackend on moto: one cell end to end', () => {
     expect(cluster.Engine).toBe('aurora-mysql');
     expect(cluster.EngineVersion).toBe('8.0.mysql_aurora.3.04.0');
     expect(cluster.DBClusterParameterGroup).toBe(names.clusterParameterGroup);
+    // The database sysbench connects to (--mysql-db): a new Aurora MySQL cluster has none unless asked.
+    expect(cluster.DatabaseName).toBe(BENCHMARK_DATABASE);
+    expect(BENCHMARK_DATABASE).toMatch(/^[A-Za-z0-9]{1,64}$/);
     expect(cluster.MasterUserSecret?.SecretArn).toMatch(/^arn:aws:secretsmanager:/);
     const tags = Object.fromEntries((cluster.TagList ?? []).map((t) => [t.Key, t.Value]));
     expect(tags['aurora-bench:run-id']).toBe(run.runId);

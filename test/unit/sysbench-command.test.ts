@@ -48,8 +48,9 @@ function sysbenchAccepts(script: string, args: string[], env: Record<string, str
 }
 
 describe('buildSysbenchArgs', () => {
-  it('run: tables, size, threads, time, report interval and percentile', () => {
+  it('run: the benchmark database, tables, size, threads, time, report interval and percentile', () => {
     expect(buildSysbenchArgs(step(), data, 'run')).toEqual([
+      '--mysql-db=sbtest',
       '--tables=4',
       '--table-size=1000',
       '--threads=8',
@@ -74,6 +75,7 @@ describe('buildSysbenchArgs', () => {
     );
 
     expect(args).toEqual([
+      '--mysql-db=sbtest',
       '--tables=4',
       '--table-size=1000',
       '--threads=8',
@@ -91,14 +93,14 @@ describe('buildSysbenchArgs', () => {
     ]);
   });
 
-  it('prepare: prepareThreads, no time, no histogram, table-shaping options kept', () => {
+  it('prepare: the benchmark database, prepareThreads, no time, no histogram, table-shaping options kept', () => {
     const args = buildSysbenchArgs(step({ options: { auto_inc: false, mysql_storage_engine: 'innodb', histogram: true } }), data, 'prepare');
 
-    expect(args).toEqual(['--tables=4', '--table-size=1000', '--threads=2', '--auto_inc=off', '--mysql_storage_engine=innodb']);
+    expect(args).toEqual(['--mysql-db=sbtest', '--tables=4', '--table-size=1000', '--threads=2', '--auto_inc=off', '--mysql_storage_engine=innodb']);
   });
 
   it('accepts either spelling and emits sysbench\'s own', () => {
-    expect(buildSysbenchArgs(step({ options: { 'skip-trx': true, 'db-ps-mode': 'auto', 'mysql-ignore-errors': '1213,1020' } }), data, 'run').slice(6)).toEqual([
+    expect(buildSysbenchArgs(step({ options: { 'skip-trx': true, 'db-ps-mode': 'auto', 'mysql-ignore-errors': '1213,1020' } }), data, 'run').slice(7)).toEqual([
       '--skip_trx=on',
       '--db-ps-mode=auto',
       '--mysql-ignore-errors=1213,1020',
@@ -110,6 +112,7 @@ describe('buildSysbenchArgs', () => {
     [{ threads: 4 }, 'sysbench option "threads" (workload rw) cannot be set in options: set by the workload\'s "threads"'],
     [{ 'warmup-time': 10 }, 'sysbench 1.0.20 has no --warmup-time: set "warmupS"'],
     [{ mysql_password: 'x' }, 'cannot be set in options: set by the runner from the cell\'s credentials'],
+    [{ mysql_db: 'other' }, 'sysbench option "mysql_db" (workload rw) cannot be set in options: the benchmark database is always sbtest'],
     [{ skip_trx: true, 'skip-trx': false }, 'sysbench option "skip-trx" (workload rw) is given twice (also as "skip_trx")'],
     [{ range_selects: 3 }, 'sysbench option "range_selects" is on/off (use true or false), got 3'],
     [{ point_selects: 'many' }, 'sysbench option "point_selects" needs a number, got "many"'],

@@ -53,7 +53,7 @@ import { call, errorCode, isAlreadyExists, isNotFound, rethrow } from './aws-err
 import { parseAuroraVersion, type AuroraVersion } from './engine';
 import { cellNames, cellTags, expiresAt, tagKeys, type CellNames, type Tag } from './names';
 import { ssmRunnerCommands } from './runner-command';
-import { runnerArgs } from '../../sysbench/command';
+import { BENCHMARK_DATABASE, runnerArgs } from '../../sysbench/command';
 import { S3LakeStore } from './s3-lake';
 import { deleteCellResources, describeCluster, describeClusterInstances, findLiveInstances } from './teardown';
 
@@ -225,6 +225,12 @@ export class AwsBackend implements Backend {
           Engine: 'aurora-mysql',
           EngineVersion: version.engineVersion,
           MasterUsername: this.config.masterUsername,
+          // Without DatabaseName an Aurora MySQL cluster starts with no database at all ("If you don't
+          // provide a name for an Aurora MySQL DB cluster, Amazon RDS doesn't create a database",
+          // Aurora User Guide, "Settings for Aurora DB clusters": 1-64 alphanumeric characters, not a
+          // reserved word; rds service-2.json CreateDBClusterMessage.DatabaseName), and sysbench never
+          // creates the one it connects to (--mysql-db, core/sysbench/command.ts).
+          DatabaseName: BENCHMARK_DATABASE,
           // RDS generates the password and keeps it in Secrets Manager (MasterUserSecret.SecretArn):
           // it never passes through this code, the state data or the lake.
           ManageMasterUserPassword: true,

@@ -27,6 +27,7 @@ import { launchServer, queryServer, stopServer, writeClientDefaults } from './ma
 import type { VariableCatalog, VariableInfo } from './parameters';
 import type { LocalTools } from './preflight';
 import { sqlString } from './sql-client';
+import { BENCHMARK_DATABASE } from '../../sysbench/command';
 
 const execFileAsync = promisify(execFile);
 
@@ -138,10 +139,10 @@ async function buildTemplate(tools: LocalTools, serverVersion: string, root: str
         server.info,
         [
           drops,
-          'CREATE DATABASE IF NOT EXISTS sbtest;',
+          `CREATE DATABASE IF NOT EXISTS ${BENCHMARK_DATABASE};`,
           ...sbtestHosts.flatMap((h) => [
             `CREATE USER ${sqlString(sbtest.user)}@${sqlString(h)} IDENTIFIED BY ${sqlString(sbtest.password)};`,
-            `GRANT ALL PRIVILEGES ON sbtest.* TO ${sqlString(sbtest.user)}@${sqlString(h)};`,
+            `GRANT ALL PRIVILEGES ON ${BENCHMARK_DATABASE}.* TO ${sqlString(sbtest.user)}@${sqlString(h)};`,
           ]),
           ...replHosts.flatMap((h) => [
             `CREATE USER ${sqlString(replication.user)}@${sqlString(h)} IDENTIFIED BY ${sqlString(replication.password)};`,
