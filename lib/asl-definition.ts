@@ -10,6 +10,31 @@ export class AslDefinitionError extends Error {
   override readonly name = 'AslDefinitionError';
 }
 
+/**
+ * "Maximum execution time: 1 year" for a Standard workflow (Step Functions Developer Guide, Quotas,
+ * "Quotas related to state machine executions"); a longer TimeoutSeconds could never fire.
+ */
+export const MAX_STANDARD_EXECUTION_SECONDS = 365 * 24 * 3600;
+
+/**
+ * The definition's top-level TimeoutSeconds ("The maximum number of seconds an execution of the state
+ * machine can run. If it runs longer than the specified time, the execution fails with a
+ * States.Timeout Error Name": Developer Guide, "State Machine Structure"). Required here: CDK's
+ * StateMachine `timeout` prop is applied only to a definition built from chained states
+ * (aws-cdk-lib aws-stepfunctions/lib/state-machine.js sets graph.timeout for a ChainDefinitionBody
+ * only), never to one given as text, so without it no execution would ever end TIMED_OUT.
+ */
+export function executionTimeoutSeconds(definition: string, source: string): number {
+  const timeout = (JSON.parse(definition) as { TimeoutSeconds?: unknown }).TimeoutSeconds;
+  if (timeout === undefined) {
+    throw new AslDefinitionError(`${source}: no top-level TimeoutSeconds: an execution could run (and keep its resources) for up to a year; set it to the longest a run may take`);
+  }
+  if (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout < 1 || timeout > MAX_STANDARD_EXECUTION_SECONDS) {
+    throw new AslDefinitionError(`${source}: TimeoutSeconds must be a whole number of seconds from 1 to ${MAX_STANDARD_EXECUTION_SECONDS} (a Standard workflow runs at most a year), got ${JSON.stringify(timeout)}`);
+  }
+  return timeout;
+}
+
 /** `${Name}` where Name is an identifier: what CloudFormation-style placeholders look like. */
 const PLACEHOLDER = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 

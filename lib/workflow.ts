@@ -13,7 +13,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { TASK_NAMES, type TaskName } from '../core/workflow/task-names';
-import { readAslFile, substitutePlaceholders, taskPlaceholderValues } from './asl-definition';
+import { executionTimeoutSeconds, readAslFile, substitutePlaceholders, taskPlaceholderValues } from './asl-definition';
 
 /** Powertools settings shared by every function (lambdas/shared/aws-runtime.ts uses the same names). */
 export const POWERTOOLS_SERVICE = 'aurora-bench';
@@ -92,6 +92,8 @@ export class Workflow extends Construct {
   readonly functions: Readonly<Record<TaskName, nodejs.NodejsFunction>>;
   readonly stateMachine: sfn.StateMachine;
   readonly logGroup: logs.LogGroup;
+  /** The definition's top-level TimeoutSeconds: an execution still running then ends TIMED_OUT. */
+  readonly executionTimeoutSeconds: number;
 
   constructor(scope: Construct, id: string, props: WorkflowProps) {
     super(scope, id);
@@ -115,8 +117,11 @@ export class Workflow extends Construct {
     this.functions = functions as Record<TaskName, nodejs.NodejsFunction>;
 
     const definitionPath = join(props.projectRoot, props.definitionFile);
+    const definitionText = readAslFile(definitionPath);
+    // The execution timeout lives in the definition (CDK ignores `timeout` for a text definition).
+    this.executionTimeoutSeconds = executionTimeoutSeconds(definitionText, props.definitionFile);
     const definition = substitutePlaceholders(
-      readAslFile(definitionPath),
+      definitionText,
       taskPlaceholderValues((task) => this.functions[task].functionArn),
       props.definitionFile,
     );
@@ -134,7 +139,6 @@ export class Workflow extends Construct {
       definitionBody: sfn.DefinitionBody.fromString(definition),
       logs: { destination: this.logGroup, level: sfn.LogLevel.ALL, includeExecutionData: true },
       tracingEnabled: true,
-      timeout: Duration.days(2),
     });
     const role = this.stateMachine.role;
 

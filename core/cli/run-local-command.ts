@@ -54,6 +54,10 @@ export async function runLocalCommand(options: RunLocalCommandOptions): Promise<
       log(`run ${result.plan.runId} aborted; everything was torn down.`);
       return 130;
     }
+    if (result.status === 'TIMED_OUT') {
+      log(`run ${result.plan.runId} TIMED OUT (${result.error}): ${result.cause ?? ''}; everything was torn down.`);
+      return 1;
+    }
     log('');
     log(await resultsCommand({ lakeDir: options.lakeDir, run: result.plan.runId, repoRoot: options.repoRoot }));
     if (result.status === 'SUCCEEDED') {

@@ -31,6 +31,8 @@ export interface RunLocalOptions {
   /** 'small' shrinks the experiment for a local rehearsal (core/spec/scale.ts); default 'full'. */
   readonly scale?: Scale;
   readonly pollMs?: number;
+  /** Replaces the state machine's TimeoutSeconds (executeLocally executionTimeoutS). */
+  readonly executionTimeoutS?: number;
   readonly signal?: AbortSignal;
   readonly log?: (line: string) => void;
   readonly onEvent?: (event: ExecutionEvent) => void;
@@ -68,6 +70,7 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
       deps,
       input: { spec: scaled.spec, scripts: loaded.scripts, runId: plan.runId, notes: scaled.notes },
       pollMs: options.pollMs ?? 200,
+      ...(options.executionTimeoutS !== undefined ? { executionTimeoutS: options.executionTimeoutS } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       onEvent: (ev) => {
         options.onEvent?.(ev);
@@ -81,19 +84,26 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
     await options.backend.cleanupRun(plan.runId);
   }
   if (result.status === 'ABORTED') {
-    await recordInterruptedSteps(deps, result.events, log);
-    await markAborted(options.backend, plan);
+    await recordInterruptedSteps(deps, result.events, ABORTED_REASON, log);
+    await markEnded(options.backend, plan, 'aborted', 'aborted by the user (Ctrl-C); everything was torn down');
+  }
+  if (result.status === 'TIMED_OUT') {
+    // What the safety net does for a timed-out execution on AWS (the sweeper tears the run down),
+    // cleanupRun above did here; the lake says why the run ended.
+    await recordInterruptedSteps(deps, result.events, TIMED_OUT_REASON, log);
+    await markEnded(options.backend, plan, 'timed-out', `${result.cause ?? 'the execution timed out'}; everything was torn down`);
   }
   return { ...result, plan };
 }
 
 const ABORTED_REASON = 'aborted by the user (Ctrl-C) while the step ran';
+const TIMED_OUT_REASON = 'the execution timed out (TimeoutSeconds) while the step ran';
 
 /**
  * The steps that were running when the run was stopped: started (StartStep exited) but never
  * collected. Their runners were stopped by cleanup and left what sysbench printed until then.
  */
-export function interruptedSteps(events: readonly ExecutionEvent[]): CollectStepEvent[] {
+export function interruptedSteps(events: readonly ExecutionEvent[], reason: string = ABORTED_REASON): CollectStepEvent[] {
   const started = new Map<string, CollectStepEvent>();
   for (const ev of events) {
     const state = ev.state?.output as (Omit<CollectStepEvent, 'phase' | 'jobsState'> & { jobs: CollectStepEvent['jobs'] }) | undefined;
@@ -102,7 +112,7 @@ export function interruptedSteps(events: readonly ExecutionEvent[]): CollectStep
         ...state,
         phase: 'run',
         jobsState: { done: true, running: 0, timedOut: false, jobs: [] },
-        abortedReason: ABORTED_REASON,
+        abortedReason: reason,
       });
     }
     const input = ev.state?.input as { cell?: { cellId: string }; step?: { stepId: string } } | undefined;
@@ -111,22 +121,22 @@ export function interruptedSteps(events: readonly ExecutionEvent[]): CollectStep
   return [...started.values()];
 }
 
-async function recordInterruptedSteps(deps: TaskDeps, events: readonly ExecutionEvent[], log: (line: string) => void): Promise<void> {
-  for (const step of interruptedSteps(events)) {
+async function recordInterruptedSteps(deps: TaskDeps, events: readonly ExecutionEvent[], reason: string, log: (line: string) => void): Promise<void> {
+  for (const step of interruptedSteps(events, reason)) {
     try {
       await collectStepTask(deps, step);
-      log(`[${step.cell.cellId}] step ${step.step.stepId} recorded as failed: ${ABORTED_REASON}`);
+      log(`[${step.cell.cellId}] step ${step.step.stepId} recorded as failed: ${reason}`);
     } catch (e) {
       log(`[${step.cell.cellId}] step ${step.step.stepId} could not be recorded: ${(e as Error).message}`);
     }
   }
 }
 
-async function markAborted(backend: Backend, plan: Plan): Promise<void> {
+async function markEnded(backend: Backend, plan: Plan, status: 'aborted' | 'timed-out', error: string): Promise<void> {
   const key = lakeKeys.run(plan.dt, plan.runId);
   const text = await backend.lake.get(key);
   if (text === undefined) return;
   const row = JSON.parse(text.trim().split('\n')[0]!) as RunRow;
-  const aborted: RunRow = { ...row, status: 'aborted', ended_at: new Date().toISOString(), error: 'aborted by the user (Ctrl-C); everything was torn down' };
-  await backend.lake.put(key, toJsonLines([aborted]));
+  const ended: RunRow = { ...row, status, ended_at: new Date().toISOString(), error };
+  await backend.lake.put(key, toJsonLines([ended]));
 }

@@ -14,6 +14,13 @@ const name = z
 const parameterValue = z.union([z.string(), z.number(), z.boolean()]);
 const parameters = z.record(z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_.]*$/, 'a parameter name'), parameterValue);
 
+/**
+ * The longest a run may keep anything: the sweeper deletes a run's resources after its ttlHours, the
+ * clients shut themselves down then, and the state machine's TimeoutSeconds
+ * (state-machines/benchmark.asl.json) ends an execution that outlives it.
+ */
+export const MAX_TTL_HOURS = 168;
+
 export const CONSISTENCY_LEVELS = ['EVENTUAL', 'SESSION', 'GLOBAL'] as const;
 
 export const WriteForwardingSchema = z
@@ -195,7 +202,7 @@ export const SpecSchema = z
       .strict()
       .optional()
       .describe('Refuse an AWS run whose estimated cost exceeds this.'),
-    ttlHours: z.number().int().min(1).max(168).default(24).describe('Resources older than this are deleted by the sweeper.'),
+    ttlHours: z.number().int().min(1).max(MAX_TTL_HOURS).default(24).describe('Resources older than this are deleted by the sweeper.'),
   })
   .strict()
   .superRefine((spec, ctx) => {

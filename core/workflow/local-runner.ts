@@ -101,10 +101,16 @@ export interface LocalExecutionOptions {
    * synthesized CloudFormation template), with the task each ARN stands for.
    */
   readonly resolvedDefinition?: { readonly definition: Record<string, unknown>; readonly taskByArn: ReadonlyMap<string, TaskName> };
+  /**
+   * Replaces the definition's top-level TimeoutSeconds (whole seconds, at least 1): a short one
+   * rehearses what happens to a run that outlives it.
+   */
+  readonly executionTimeoutS?: number;
 }
 
 export interface LocalExecutionResult {
-  readonly status: 'SUCCEEDED' | 'FAILED' | 'ABORTED';
+  /** TIMED_OUT: the definition's TimeoutSeconds passed (aws-local-stepfunctions enforces it, as AWS does). */
+  readonly status: 'SUCCEEDED' | 'FAILED' | 'ABORTED' | 'TIMED_OUT';
   readonly output?: FinishRunOutput;
   readonly error?: string;
   readonly cause?: string;
@@ -113,9 +119,40 @@ export interface LocalExecutionResult {
   readonly runId?: string;
 }
 
+/** What a local execution reports when the definition's TimeoutSeconds passed: what AWS names it (States.Timeout). */
+export const EXECUTION_TIMEOUT_ERROR = 'States.Timeout';
+
 export async function executeLocally(options: LocalExecutionOptions): Promise<LocalExecutionResult> {
-  const definition = options.resolvedDefinition?.definition ?? substituteDefinition(options.definitionText ?? readFileSync(ASL_PATH, 'utf8'), localFunctionArn);
-  const handlers = bindHandlers(options.deps);
+  const loaded = options.resolvedDefinition?.definition ?? substituteDefinition(options.definitionText ?? readFileSync(ASL_PATH, 'utf8'), localFunctionArn);
+  if (options.executionTimeoutS !== undefined && !(Number.isInteger(options.executionTimeoutS) && options.executionTimeoutS >= 1)) {
+    throw new Error(`executionTimeoutS must be a whole number of seconds >= 1, got ${options.executionTimeoutS}`);
+  }
+  const definition = options.executionTimeoutS === undefined ? loaded : { ...loaded, TimeoutSeconds: options.executionTimeoutS };
+  const timeoutS = definition['TimeoutSeconds'] as number | undefined;
+  const bound = bindHandlers(options.deps);
+  // aws-local-stepfunctions settles an execution that timed out or was aborted at once, while a Task
+  // handler may still be running (starting a server, a job): the result waits for those, and no new
+  // Task starts once the execution has ended, so the caller's cleanup finds everything they made.
+  const inFlight = new Set<Promise<unknown>>();
+  let ended: string | undefined;
+  const handlers = Object.fromEntries(
+    TASK_NAMES.map((task) => [
+      task,
+      (event: unknown) => {
+        if (ended !== undefined) return Promise.reject(new Error(`${task} not started: the execution ${ended}`));
+        const call = bound[task](event);
+        inFlight.add(call);
+        void call.then(
+          () => inFlight.delete(call),
+          () => inFlight.delete(call),
+        );
+        return call;
+      },
+    ]),
+  ) as Record<TaskName, LocalHandler>;
+  const settleInFlight = async () => {
+    while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+  };
   const taskByArn = options.resolvedDefinition?.taskByArn ?? new Map(TASK_NAMES.map((t) => [localFunctionArn(t), t]));
   const taskOverrides: Record<string, LocalHandler> = {};
   const waitOverrides: Record<string, number> = {};
@@ -153,11 +190,28 @@ export async function executeLocally(options: LocalExecutionOptions): Promise<Lo
   try {
     const output = (await execution.result) as FinishRunOutput | null;
     await drain;
-    if (output === null || options.signal?.aborted) return { status: 'ABORTED', events, ...(runId ? { runId } : {}) };
+    if (output === null || options.signal?.aborted) {
+      ended = 'was aborted';
+      await settleInFlight();
+      return { status: 'ABORTED', events, ...(runId ? { runId } : {}) };
+    }
     return { status: 'SUCCEEDED', output, events, runId: output.runId };
   } catch (e) {
     await drain.catch(() => undefined);
     const err = e as Error & { cause?: unknown };
+    if (err.name === 'ExecutionTimeoutError') {
+      ended = 'timed out';
+      await settleInFlight();
+      return {
+        status: 'TIMED_OUT',
+        error: EXECUTION_TIMEOUT_ERROR,
+        cause: `the execution did not finish within ${timeoutS} s (the state machine's TimeoutSeconds)`,
+        events,
+        ...(runId ? { runId } : {}),
+      };
+    }
+    ended = 'failed';
+    await settleInFlight();
     const failed = [...events].reverse().find((ev) => ev.type === 'ExecutionFailed');
     return {
       status: 'FAILED',

@@ -7,7 +7,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import aslValidator from 'asl-validator';
 import { placeholderFor, TASK_NAMES } from '../../core/workflow/task-names';
-import { AslDefinitionError, escapeLiteralDollarBraces, readAslFile, substitutePlaceholders, taskPlaceholderValues } from '../../lib/asl-definition';
+import { MAX_TTL_HOURS } from '../../core/spec/schema';
+import { validateSpec } from '../../core/spec/validate';
+import {
+  AslDefinitionError,
+  escapeLiteralDollarBraces,
+  executionTimeoutSeconds,
+  MAX_STANDARD_EXECUTION_SECONDS,
+  readAslFile,
+  substitutePlaceholders,
+  taskPlaceholderValues,
+} from '../../lib/asl-definition';
 import { PROJECT_ROOT, repoContextConfig, resourcesOf, synthTestApp } from './cdk-fixture';
 
 const FAKE_ARN = (name: string) => `arn:aws:lambda:eu-central-1:123456789012:function:${name}`;
@@ -97,6 +107,37 @@ describe('the synthesized state machine', () => {
     } finally {
       t.dispose();
     }
+  });
+
+  test('has a top-level TimeoutSeconds of the largest ttlHours a spec may ask for, within a Standard workflow\'s year', () => {
+    // Arrange
+    const t = synthTestApp(repoContextConfig());
+    try {
+      const [, sm] = resourcesOf(t.template, 'AWS::StepFunctions::StateMachine')[0]!;
+
+      // Act
+      const definition = JSON.parse(resolveDefinition(sm.Properties['DefinitionString'])) as { TimeoutSeconds?: number };
+
+      // Assert: the synthesized definition carries it (CDK's `timeout` would not, for a text definition).
+      expect(definition.TimeoutSeconds).toBe(MAX_TTL_HOURS * 3600);
+      expect(t.stack.workflow.executionTimeoutSeconds).toBe(MAX_TTL_HOURS * 3600);
+      expect(definition.TimeoutSeconds).toBeLessThanOrEqual(MAX_STANDARD_EXECUTION_SECONDS);
+      // MAX_TTL_HOURS is the schema's limit, not a copy of it.
+      const spec = { name: 'x', engine: { version: '3.04.0' }, variants: [{ name: 'v', instanceClass: 'db.r6g.large' }], data: { tables: 1, tableSize: 10 }, workloads: [{ name: 'w', test: 'oltp_read_only', threads: [1] }] };
+      expect(validateSpec({ ...spec, ttlHours: MAX_TTL_HOURS }).ttlHours).toBe(MAX_TTL_HOURS);
+      expect(() => validateSpec({ ...spec, ttlHours: MAX_TTL_HOURS + 1 }, 'spec.json')).toThrow(/ttlHours/);
+    } finally {
+      t.dispose();
+    }
+  });
+
+  test('synth refuses a definition without TimeoutSeconds, or one no Standard workflow reaches, naming the file', () => {
+    const source = readFileSync(join(PROJECT_ROOT, 'state-machines', 'benchmark.asl.json'), 'utf8');
+    const { TimeoutSeconds: _dropped, ...withoutTimeout } = JSON.parse(source) as Record<string, unknown>;
+
+    expect(() => executionTimeoutSeconds(JSON.stringify(withoutTimeout), 'state-machines/benchmark.asl.json')).toThrow(/state-machines\/benchmark\.asl\.json: no top-level TimeoutSeconds/);
+    expect(() => executionTimeoutSeconds(JSON.stringify({ ...withoutTimeout, TimeoutSeconds: MAX_STANDARD_EXECUTION_SECONDS + 1 }), 'x.asl.json')).toThrow(/x\.asl\.json: TimeoutSeconds must be a whole number of seconds from 1 to 31536000/);
+    expect(() => executionTimeoutSeconds(JSON.stringify({ ...withoutTimeout, TimeoutSeconds: 1.5 }), 'x.asl.json')).toThrow(AslDefinitionError);
   });
 
   test('synth fails clearly when the definition lacks a function\'s placeholder', () => {

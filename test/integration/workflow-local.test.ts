@@ -5,7 +5,7 @@
  * execution with the cause), and a failing step that does not stop the other cells.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TransientBackendError, type Backend } from '../../core/backend';
@@ -15,6 +15,8 @@ import type { SpecInput } from '../../core/spec/schema';
 import { executeLocally, withInjectedFailures, type ExecutionEvent, type LocalExecutionResult } from '../../core/workflow/local-runner';
 import type { TaskDeps } from '../../core/workflow/tasks';
 import { budgetRefusal } from '../../core/report/cost';
+import { runLocal } from '../../core/cli/run-local';
+import { SWEEP_ON_STATUSES } from '../../lib/safety-net';
 
 const REPO = join(__dirname, '..', '..');
 
@@ -280,6 +282,28 @@ describe('benchmark workflow, locally', () => {
     expect(result.cause).toMatch(/teardown-failed.*cannot delete/);
     await real.cleanupRun(result.runId!);
     expect(serversLeft()).toEqual([]);
+  });
+
+  it('an execution that outlives its TimeoutSeconds ends TIMED_OUT (States.Timeout); the run is torn down and recorded as timed out', async () => {
+    // Arrange: a step far longer than the execution may run, whatever the machine's speed.
+    const backend = newBackend();
+    const specFile = join(lakeDir, 'long.json');
+    writeFileSync(specFile, JSON.stringify(tinySpec({ variants: [{ name: 'one', instanceClass: 'db.t3.medium', readers: 1 }], workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1], durationS: 3600 }] })));
+    const lines: string[] = [];
+    // Act
+    const result = await runLocal({ specFile, repoRoot: REPO, lakeDir, backend, serverVersion: 'test', executionTimeoutS: 4, pollMs: 100, log: (l) => lines.push(l) });
+    // Assert: the status AWS gives it, what the safety net's rule matches (SWEEP_ON_STATUSES)...
+    expect(result.status).toBe('TIMED_OUT');
+    expect(SWEEP_ON_STATUSES).toContain(result.status);
+    expect(result.error).toBe('States.Timeout');
+    expect(result.cause).toContain('did not finish within 4 s');
+    expect(result.events.map((e) => e.type)).toContain('ExecutionTimeout');
+    // ...and the local counterpart of the sweeper left nothing behind, and the lake says why.
+    expect(serversLeft()).toEqual([]);
+    expect(readdirSync(runRoot)).toEqual([]);
+    const manifest = JSON.parse((await backend.lake.get(lakeKeys.run(result.plan.dt, result.plan.runId)))!.trim()) as RunRow;
+    expect(manifest.status).toBe('timed-out');
+    expect(manifest.error).toMatch(/did not finish within 4 s .*everything was torn down/);
   });
 
   it('a step the database refuses (too many connections) is recorded with its reason; the other steps and cells still run', async () => {
