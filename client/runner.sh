@@ -175,7 +175,9 @@ trap 'on_signal TERM' TERM
 trap 'on_signal INT' INT
 
 # ------------------------------------------------------------------ setup
-command -v sysbench >/dev/null 2>&1 || die_setup "sysbench is not installed (Debian: apt-get install sysbench)"
+# EC2 clients build sysbench into the client home (client/install-sysbench.sh): it comes first.
+if [ -x "${AURORA_BENCH_HOME:-/opt/aurora-bench}/sysbench/bin/sysbench" ]; then export PATH="${AURORA_BENCH_HOME:-/opt/aurora-bench}/sysbench/bin:$PATH"; fi
+command -v sysbench >/dev/null 2>&1 || die_setup "sysbench is not installed (Debian: apt-get install sysbench; EC2 clients: client/install-sysbench.sh)"
 [ -f "$HOOK" ] || die_setup "report hook $HOOK is missing (it ships next to runner.sh)"
 if [ $s3_out = 1 ] || [ $have_password_secret = 1 ] || [ $have_script_uri = 1 ]; then
   command -v aws >/dev/null 2>&1 || die_setup "the AWS CLI (aws) is required for s3:// locations and Secrets Manager"

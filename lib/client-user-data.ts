@@ -1,42 +1,56 @@
 /**
- * User data of a sysbench client (Amazon Linux 2023): installs sysbench 1.0.20 and the client runner,
- * then writes a ready marker the backend can poll through SSM. The runner needs the AWS CLI (part of
- * AL2023), jq (installed here; it falls back to python3) and sysbench.
+ * User data of a sysbench client (Amazon Linux 2023, x86_64 or arm64). In order:
+ * 1. the dead-man's switch (below), before anything that can fail;
+ * 2. the client runner (client/ of this repository, deployed by the stack under runner/) into
+ *    ${AURORA_BENCH_HOME:-/opt/aurora-bench}/client: it carries the install and readiness scripts;
+ * 3. build dependencies from the AL2023 repositories (served from S3, reachable without a NAT);
+ * 4. client/install-sysbench.sh: sysbench 1.0.20 built against a current LuaJIT 2.1 (the LuaJIT
+ *    sysbench bundles crashes on arm64; the script says why), installed under
+ *    ${AURORA_BENCH_HOME:-/opt/aurora-bench}/sysbench;
+ * 5. client/client-ready.sh: runs sysbench through the report hook and writes the ready marker,
+ *    locally and as s3://<bucket>/clients/<instance-id>/ready.json, which checkClientsReady reads
+ *    (core/backends/aws/runner-command.ts says why S3). Only then is the client ready for jobs.
+ * When any step fails, the exit trap uploads a not-ready marker with the reason, so the workflow
+ * stops at once instead of at its readiness deadline. The log is /var/log/aurora-bench-user-data.log.
  *
  * Why build from source: Amazon Linux 2023 ships no sysbench package and does not support EPEL; the
- * packagecloud repository script targets el/ubuntu and would be one more external download. So the
- * instance fetches the 1.0.20 source tarball (GitHub by default, or an s3:// copy for VPCs without a
- * NAT: clients.sysbenchSourceUrl), installs the build dependencies from the AL2023 repositories (reached
- * through the S3 gateway endpoint) and builds it with its bundled LuaJIT. The MySQL client library
- * package name differs between AL2023 releases, so both known names are tried.
- * Known risk: the bundled LuaJIT 2.1.0-beta2 can fail on arm64 kernels with a 48-bit address space
- * ("bad light userdata pointer"); the marker is only written when `sysbench --version` and a
- * `sysbench cpu` smoke run succeed, so such a client is reported as not ready instead of failing steps.
+ * packagecloud repository script targets el/ubuntu and would be one more external download. The
+ * sources come from clients.sysbenchSourceUrl and clients.luajitSourceUrl (GitHub by default,
+ * through the NAT; or s3:// copies for VPCs without one). The MySQL client library package name
+ * differs between AL2023 releases, so both known names are tried.
  *
- * Dead-man's switch: before anything else (a failed build ends the script under `set -e`), the client
- * schedules its own `shutdown -h` at its run's `aurora-bench:expires-at` tag, read from the instance
- * metadata (the launch template enables InstanceMetadataTags), and never later than
- * MAX_CLIENT_LIFETIME_HOURS after boot. The launch template's InstanceInitiatedShutdownBehavior is
- * terminate, so a client nobody tore down (a crashed workflow, a failed sweep) ends as terminated.
+ * Every path on the client is written as ${AURORA_BENCH_HOME:-/opt/aurora-bench}/... (CLIENT_HOME),
+ * as the SSM commands are, so the same text can run under another directory.
+ *
+ * Dead-man's switch: the client schedules its own `shutdown -h` at its run's
+ * `aurora-bench:expires-at` tag, read from the instance metadata (the launch template enables
+ * InstanceMetadataTags), and never later than MAX_CLIENT_LIFETIME_HOURS after boot. The launch
+ * template's InstanceInitiatedShutdownBehavior is terminate, so a client nobody tore down (a crashed
+ * workflow, a failed sweep) ends as terminated.
  */
 
-import { CLIENT_INSTALL_DIR, CLIENT_READY_MARKER } from '../core/backends/aws/runner-command';
+import { CLIENT_HOME, CLIENT_INSTALL_DIR, CLIENT_READY_MARKER, CLIENT_READY_PREFIX } from '../core/backends/aws/runner-command';
 
 export const SYSBENCH_VERSION = '1.0.20';
 /** Where the runner lives on a client: the backend copies it there again before each job. */
 export const RUNNER_INSTALL_DIR = CLIENT_INSTALL_DIR;
-/** Written last by the user data; its content is the installed sysbench version line. Jobs wait for it. */
+/** Written by client/client-ready.sh once sysbench works; jobs refuse to start without it. */
 export { CLIENT_READY_MARKER };
 
 /** The spec's largest ttlHours (core/spec/schema.ts): no run keeps a client longer. */
 export const MAX_CLIENT_LIFETIME_HOURS = 168;
 /** Instance metadata service base URL (IMDSv2: a session token first). */
 export const IMDS_BASE_URL = 'http://169.254.169.254/latest';
+/** Where the user data logs (also named in the SSM commands' not-ready message). */
+export const USER_DATA_LOG = '/var/log/aurora-bench-user-data.log';
 
 export interface ClientUserDataProps {
-  /** s3://bucket/runner/ holding client/ (runner.sh, lua/, workloads/), ending in '/'. */
+  /** s3://bucket/runner/ holding client/ (runner.sh, lua/, workloads/, the install and ready scripts), ending in '/'. */
   readonly runnerS3Uri: string;
+  /** s3://bucket/ of the stack's bucket, ending in '/': the ready marker goes under clients/ there. */
+  readonly bucketS3Uri: string;
   readonly sysbenchSourceUrl: string;
+  readonly luajitSourceUrl: string;
   /** The stack's region: the AWS CLI on the client does not guess it. */
   readonly region: string;
   /** The tag key holding the run's expiry (ISO time), e.g. aurora-bench:expires-at. */
@@ -62,44 +76,47 @@ export function deadMansSwitchCommands(expiresAtTag: string): string[] {
   ];
 }
 
+/**
+ * Shell lines that put the runner in place, install sysbench and prove it works (steps 2-5 of the
+ * file comment). Needs $IMDS; the AWS CLI and curl (part of AL2023).
+ */
+export function clientInstallCommands(props: Omit<ClientUserDataProps, 'region' | 'expiresAtTag'>): string[] {
+  const dir = CLIENT_INSTALL_DIR;
+  return [
+    `RUNNER_S3_URI='${props.runnerS3Uri}'`,
+    'imds_token=$(curl -fsS -m 5 -X PUT "$IMDS/api/token" -H "X-aws-ec2-metadata-token-ttl-seconds: 300")',
+    'instance_id=$(curl -fsS -m 5 -H "X-aws-ec2-metadata-token: $imds_token" "$IMDS/meta-data/instance-id")',
+    `ready_marker_uri="${props.bucketS3Uri}${CLIENT_READY_PREFIX}\${instance_id}/ready.json"`,
+    // A failed step ends the script (set -e): report it where checkClientsReady looks, with the log's tail.
+    'report_not_ready() {',
+    '  rc=$?',
+    `  if [ "$rc" -ne 0 ] && [ -x "${dir}/client-ready.sh" ]; then`,
+    `    "${dir}/client-ready.sh" --marker-uri "$ready_marker_uri" --not-ready "user data failed (exit $rc): $(tail -n 12 ${USER_DATA_LOG} 2>/dev/null | tr '\\n' ' ' | cut -c1-1500)" || true`,
+    '  fi',
+    '}',
+    'trap report_not_ready EXIT',
+    `mkdir -p "${CLIENT_HOME}" "${dir}"`,
+    `aws s3 cp --only-show-errors --recursive "$RUNNER_S3_URI" "${dir}/"`,
+    `chmod +x "${dir}"/*.sh`,
+    // Build dependencies: the AL2023 repositories are served from S3, reachable without a NAT.
+    'dnf install -y -q --setopt=install_weak_deps=False gcc make automake autoconf libtool pkgconf-pkg-config openssl-devel libaio-devel zlib-devel tar gzip xz jq',
+    'dnf install -y -q mariadb105-devel || dnf install -y -q mariadb-connector-c-devel',
+    `"${dir}/install-sysbench.sh" --luajit-source '${props.luajitSourceUrl}' --sysbench-source '${props.sysbenchSourceUrl}' --prefix "${CLIENT_HOME}/sysbench"`,
+    // client-ready.sh reports its own failure, with the precise reason: the trap must not overwrite it.
+    'trap - EXIT',
+    `"${dir}/client-ready.sh" --marker-uri "$ready_marker_uri"`,
+  ];
+}
+
 /** Shell lines (no shebang: CDK's UserData.forLinux adds it). Values may be CloudFormation tokens. */
 export function clientUserDataCommands(props: ClientUserDataProps): string[] {
   return [
     'set -euo pipefail',
-    'exec > >(tee -a /var/log/aurora-bench-user-data.log) 2>&1',
+    `exec > >(tee -a ${USER_DATA_LOG}) 2>&1`,
     `IMDS='${IMDS_BASE_URL}'`,
     ...deadMansSwitchCommands(props.expiresAtTag),
     `export AWS_DEFAULT_REGION='${props.region}'`,
-    `SYSBENCH_VERSION='${SYSBENCH_VERSION}'`,
-    `SYSBENCH_SOURCE_URL='${props.sysbenchSourceUrl}'`,
-    `RUNNER_S3_URI='${props.runnerS3Uri}'`,
-    `RUNNER_DIR='${RUNNER_INSTALL_DIR}'`,
-    'mkdir -p /opt/aurora-bench',
-    // Build dependencies: the AL2023 repositories are served from S3, reachable without a NAT.
-    'dnf install -y -q --setopt=install_weak_deps=False gcc make automake autoconf libtool pkgconf-pkg-config openssl-devel libaio-devel zlib-devel tar gzip jq',
-    'dnf install -y -q mariadb105-devel || dnf install -y -q mariadb-connector-c-devel',
-    'if ! sysbench --version 2>/dev/null | grep -q "sysbench ${SYSBENCH_VERSION}"; then',
-    '  workdir=$(mktemp -d)',
-    '  case "$SYSBENCH_SOURCE_URL" in',
-    '    s3://*) aws s3 cp --only-show-errors "$SYSBENCH_SOURCE_URL" "$workdir/sysbench.tar.gz" ;;',
-    '    *) curl -fsSL --retry 5 -o "$workdir/sysbench.tar.gz" "$SYSBENCH_SOURCE_URL" ;;',
-    '  esac',
-    '  tar -xzf "$workdir/sysbench.tar.gz" -C "$workdir"',
-    '  cd "$workdir"/sysbench-*',
-    '  ./autogen.sh',
-    '  ./configure --prefix=/usr/local --with-mysql --without-pgsql',
-    '  make -j"$(nproc)"',
-    '  make install',
-    '  cd /',
-    '  rm -rf "$workdir"',
-    'fi',
-    'export PATH=/usr/local/bin:$PATH',
-    'sysbench --version | grep "sysbench ${SYSBENCH_VERSION}"',
-    'sysbench cpu --time=1 run > /dev/null',
-    // The client runner (client/ of this repository), deployed by the stack under runner/.
-    'rm -rf "$RUNNER_DIR" && mkdir -p "$RUNNER_DIR"',
-    'aws s3 cp --only-show-errors --recursive "$RUNNER_S3_URI" "$RUNNER_DIR/"',
-    'chmod +x "$RUNNER_DIR"/*.sh 2>/dev/null || true',
-    `sysbench --version > ${CLIENT_READY_MARKER}`,
+    `echo "aurora-bench: installing sysbench ${SYSBENCH_VERSION} with a current LuaJIT under ${CLIENT_HOME}"`,
+    ...clientInstallCommands(props),
   ];
 }

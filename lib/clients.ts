@@ -1,8 +1,8 @@
 /**
  * Clients: one launch template per CPU architecture (Amazon Linux 2023 resolved from the public SSM
  * parameter at every launch), the instance profile (SSM managed instance, read the runner and the
- * run's custom scripts, write runner output and SSM command output, read the RDS-managed master
- * secret of the tool's clusters only), and the client runner deployed under runner/ in the lake bucket.
+ * run's custom scripts, write runner output, SSM command output and its ready marker, read the
+ * RDS-managed master secret of the tool's clusters only), and the client runner deployed under runner/ in the lake bucket.
  * The backend launches clients from these templates into the subnet of their target's AZ.
  */
 import { ArnFormat, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
@@ -10,6 +10,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { CLIENT_READY_PREFIX } from '../core/backends/aws/runner-command';
 import { clientUserDataCommands } from './client-user-data';
 import type { ClientArchitecture, ClientsConfig } from './config';
 import { EXPIRES_AT_TAG, RDS_NAME_PREFIX, RUNNER_PREFIX, SSM_OUTPUT_PREFIX } from './handler-environment';
@@ -72,6 +73,15 @@ export class Clients extends Construct {
         resources: [bucket.arnForObjects(`${LAKE_PREFIXES.raw}*`), bucket.arnForObjects(`${SSM_OUTPUT_PREFIX}*`)],
       }),
     );
+    // Write: the ready marker client/client-ready.sh uploads (clients/<instance-id>/ready.json), which
+    // the backend's checkClientsReady reads (core/backends/aws/runner-command.ts).
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'WriteReadyMarker',
+        actions: ['s3:PutObject'],
+        resources: [bucket.arnForObjects(`${CLIENT_READY_PREFIX}*`)],
+      }),
+    );
     // The master password of the tool's clusters: RDS manages it in Secrets Manager (rds!cluster-...)
     // and tags the secret with the owning cluster's ARN, so the read is limited to `ab-*` clusters.
     this.role.addToPolicy(
@@ -86,14 +96,14 @@ export class Clients extends Construct {
         },
       }),
     );
-    // A mirrored sysbench source tarball (clients.sysbenchSourceUrl = s3://bucket/key): that object only.
-    const mirror = /^s3:\/\/([^/]+)\/(.+)$/.exec(config.sysbenchSourceUrl);
-    if (mirror) {
+    // Mirrored source tarballs (clients.sysbenchSourceUrl / luajitSourceUrl = s3://bucket/key): those objects only.
+    const mirrors = [config.sysbenchSourceUrl, config.luajitSourceUrl].map((url) => /^s3:\/\/([^/]+)\/(.+)$/.exec(url)).filter((m): m is RegExpExecArray => m !== null);
+    if (mirrors.length > 0) {
       this.role.addToPolicy(
         new iam.PolicyStatement({
           sid: 'ReadSysbenchSourceMirror',
           actions: ['s3:GetObject'],
-          resources: [stack.formatArn({ service: 's3', region: '', account: '', resource: mirror[1]!, resourceName: mirror[2]!, arnFormat: ArnFormat.SLASH_RESOURCE_NAME })],
+          resources: mirrors.map((m) => stack.formatArn({ service: 's3', region: '', account: '', resource: m[1]!, resourceName: m[2]!, arnFormat: ArnFormat.SLASH_RESOURCE_NAME })),
         }),
       );
     }
@@ -111,6 +121,10 @@ export class Clients extends Construct {
         reason: 'Runner output keys are raw/dt=<date>/<runId>/... and are only known per run; the role is shared by every run, so writes are limited to the raw/ area (expires by lifecycle), never tables/.',
       },
       {
+        id: `AwsSolutions-IAM5[Resource::<${this.logicalIdOfBucket(bucket)}.Arn>/${CLIENT_READY_PREFIX}*]`,
+        reason: 'Each client writes clients/<its instance id>/ready.json; instance ids are not known in advance. The marker only tells the workflow that sysbench works on that client.',
+      },
+      {
         id: `AwsSolutions-IAM5[Resource::<${this.logicalIdOfBucket(bucket)}.Arn>/${SSM_OUTPUT_PREFIX}*]`,
         reason: 'SSM Run Command uploads each command\'s stdout/stderr under ssm-output/<command id>/...; ids are not known in advance.',
       },
@@ -125,7 +139,16 @@ export class Clients extends Construct {
     const launchTemplates: Partial<Record<ClientArchitecture, ec2.LaunchTemplate>> = {};
     for (const arch of config.architectures) {
       const userData = ec2.UserData.forLinux();
-      userData.addCommands(...clientUserDataCommands({ runnerS3Uri: `s3://${bucket.bucketName}/${RUNNER_PREFIX}`, sysbenchSourceUrl: config.sysbenchSourceUrl, region: stack.region, expiresAtTag: EXPIRES_AT_TAG }));
+      userData.addCommands(
+        ...clientUserDataCommands({
+          runnerS3Uri: `s3://${bucket.bucketName}/${RUNNER_PREFIX}`,
+          bucketS3Uri: `s3://${bucket.bucketName}/`,
+          sysbenchSourceUrl: config.sysbenchSourceUrl,
+          luajitSourceUrl: config.luajitSourceUrl,
+          region: stack.region,
+          expiresAtTag: EXPIRES_AT_TAG,
+        }),
+      );
       const launchTemplate = new ec2.LaunchTemplate(this, `LaunchTemplate-${arch}`, {
         launchTemplateName: `${props.namePrefix}-client-${arch}`,
         machineImage: ec2.MachineImage.resolveSsmParameterAtLaunch(AL2023_AMI_PARAMETERS[arch], { os: ec2.OperatingSystemType.LINUX }),

@@ -52,8 +52,9 @@ const networkSchema = z
      */
     maxAzs: z.number().int().min(2).max(6).default(2),
     /**
-     * NAT gateways of a new VPC. Clients download the sysbench 1.0.20 source from GitHub at boot
-     * (see lib/client-user-data.ts), so the default keeps one; 0 needs sysbenchSourceUrl on S3.
+     * NAT gateways of a new VPC. Clients download the sysbench 1.0.20 and LuaJIT sources from GitHub
+     * at boot (see lib/client-user-data.ts), so the default keeps one; 0 needs sysbenchSourceUrl and
+     * luajitSourceUrl on S3.
      */
     natGateways: z.number().int().min(0).max(6).default(1),
     cidr: z.string().regex(/^\d+\.\d+\.\d+\.\d+\/\d+$/, 'an IPv4 CIDR like 10.42.0.0/16').default('10.42.0.0/16'),
@@ -76,12 +77,21 @@ const lakeSchema = z
   })
   .strict();
 
+/** The LuaJIT v2.1 commit clients build by default (client/install-sysbench.sh). */
+export const LUAJIT_COMMIT = '1ee778a4e37122d8ca7d5733c590a47dafd6b15c';
+
 const clientsSchema = z
   .object({
     /** Launch templates to create; a variant's clients.instanceType picks one by its architecture. */
     architectures: z.array(z.enum(['x86_64', 'arm64'])).min(1).default(['x86_64', 'arm64']),
     /** Where the user data fetches the sysbench source tarball (https:// or s3:// of the lake bucket's account). */
     sysbenchSourceUrl: z.string().regex(/^(https|s3):\/\//, 'an https:// or s3:// URL').default('https://github.com/akopytov/sysbench/archive/refs/tags/1.0.20.tar.gz'),
+    /**
+     * Where the user data fetches the LuaJIT 2.1 source tarball sysbench is built against
+     * (client/install-sysbench.sh says why not the bundled one). The default pins a commit of
+     * LuaJIT's v2.1 branch; any LuaJIT 2.1 from 2021 on works (the script checks the source).
+     */
+    luajitSourceUrl: z.string().regex(/^(https|s3):\/\//, 'an https:// or s3:// URL').default(`https://github.com/LuaJIT/LuaJIT/archive/${LUAJIT_COMMIT}.tar.gz`),
     /** Root volume of a client (GiB, gp3, encrypted). */
     rootVolumeGiB: z.number().int().min(8).max(1024).default(20),
   })

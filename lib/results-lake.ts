@@ -11,6 +11,8 @@ import { Construct } from 'constructs';
 import { GLUE_TYPES, LAKE_COLUMNS, PARTITION_COLUMN } from '../core/lake/columns';
 import { LAKE_TABLES, type LakeTable } from '../core/lake/rows';
 import type { LakeConfig } from './config';
+import { CLIENT_READY_PREFIX } from '../core/backends/aws/runner-command';
+import { MAX_CLIENT_LIFETIME_HOURS } from './client-user-data';
 import { SSM_OUTPUT_PREFIX } from './handler-environment';
 
 /** Key prefixes in the bucket (the lake sits at the bucket root: tables/, raw/, scripts/). */
@@ -78,6 +80,8 @@ export class ResultsLake extends Construct {
         { id: 'expire-raw-output', prefix: LAKE_PREFIXES.raw, expiration: Duration.days(config.rawRetentionDays) },
         { id: 'expire-ssm-output', prefix: SSM_OUTPUT_PREFIX, expiration: Duration.days(config.rawRetentionDays) },
         { id: 'expire-athena-results', prefix: LAKE_PREFIXES.athenaResults, expiration: Duration.days(config.athenaResultRetentionDays) },
+        // Clients' ready markers matter only while the client lives (at most MAX_CLIENT_LIFETIME_HOURS).
+        { id: 'expire-client-ready-markers', prefix: CLIENT_READY_PREFIX, expiration: Duration.days(Math.ceil(MAX_CLIENT_LIFETIME_HOURS / 24) + 1) },
         { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(7) },
       ],
       removalPolicy,

@@ -22,7 +22,8 @@ apt_install() {
 apt_install mariadb-server mariadb-client sysbench
 # Debian starts a system mariadb on 3306; aurora-bench does not use it.
 if [ $want_test -eq 1 ]; then
-  apt_install chromium python3-venv
+  # gcc, make, libc headers: test/integration/install-sysbench.test.ts builds LuaJIT as the clients do.
+  apt_install chromium python3-venv gcc make libc6-dev
 fi
 
 node_major=$(node -p 'process.versions.node.split(".")[0]')

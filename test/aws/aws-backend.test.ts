@@ -15,14 +15,15 @@ import {
   DescribeDBParameterGroupsCommand,
   DescribeDBParametersCommand,
 } from '@aws-sdk/client-rds';
-import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { CancelCommandCommand, DescribeInstanceInformationCommand, GetCommandInvocationCommand, ListCommandsCommand, SendCommandCommand } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
-import { ResourceStillInUseError, type CellResources, type RunContext, type RunnerJob } from '../../core/backend';
+import { ResourceStillInUseError, UnsupportedOnBackendError, type CellResources, type RunContext, type RunnerJob } from '../../core/backend';
 import { AwsBackend, MAX_PARAMETERS_PER_MODIFY } from '../../core/backends/aws/aws-backend';
 import { makeAwsClients, destroyAwsClients, type AwsClients } from '../../core/backends/aws/clients';
 import type { AwsBackendConfig } from '../../core/backends/aws/config';
 import { cellNames } from '../../core/backends/aws/names';
+import { clientReadyKey, type ClientReadyMarker } from '../../core/backends/aws/runner-command';
 import { validateForAws } from '../../core/backends/aws/preflight';
 import { S3LakeStore } from '../../core/backends/aws/s3-lake';
 import { sweepExpired, teardownRun } from '../../core/backends/aws/sweeper';
@@ -89,6 +90,11 @@ function spec(over: Partial<SpecInput> = {}): Plan {
     ...over,
   });
   return planRun(s, { backend: 'aws', now: NOW, runId: `aws-test-${Math.random().toString(16).slice(2, 8)}` });
+}
+
+/** The marker client/client-ready.sh uploads for a client (the bucket is the config's, in moto). */
+async function putReadyMarker(instanceId: string, marker: ClientReadyMarker): Promise<void> {
+  await raw.s3.send(new PutObjectCommand({ Bucket: config.bucket, Key: clientReadyKey(instanceId), Body: JSON.stringify(marker), ContentType: 'application/json' }));
 }
 
 function runOf(plan: Plan): RunContext {
@@ -258,8 +264,9 @@ describe('AwsBackend on moto: one cell end to end', () => {
   });
 
   it('waits for the SSM agent to be Online before the clients are ready', async () => {
-    // Arrange
+    // Arrange: both clients have proven sysbench works; one agent is not registered yet.
     const ids = resources.clients.map((c) => c.clientId);
+    for (const id of ids) await putReadyMarker(id, { ready: true, sysbench: 'sysbench 1.0.20 (using system LuaJIT 2.1.1700000000)', sysbenchVersion: '1.0.20' });
     ssm.on(DescribeInstanceInformationCommand).resolvesOnce({ InstanceInformationList: [{ InstanceId: ids[0], PingStatus: 'Online' }] })
       .resolves({ InstanceInformationList: ids.map((id) => ({ InstanceId: id, PingStatus: 'Online' })) });
 
@@ -271,6 +278,28 @@ describe('AwsBackend on moto: one cell end to end', () => {
     expect(first.ready).toBe(false);
     expect(first.detail).toContain(`${ids[1]} not registered with SSM`);
     expect(second.ready).toBe(true);
+    expect(second.detail).toContain('sysbench proven (sysbench 1.0.20 (using system LuaJIT 2.1.1700000000))');
+  });
+
+  it('calls a client ready only once its ready marker says sysbench works, and stops at a not-ready marker', async () => {
+    // Arrange: agents online; the second client has no marker yet, then a failed one.
+    const ids = resources.clients.map((c) => c.clientId);
+    ssm.on(DescribeInstanceInformationCommand).resolves({ InstanceInformationList: ids.map((id) => ({ InstanceId: id, PingStatus: 'Online' })) });
+    await raw.s3.send(new DeleteObjectCommand({ Bucket: config.bucket, Key: clientReadyKey(ids[1]!) }));
+
+    // Act
+    const withoutMarker = await backend.checkClientsReady(run, cell, resources);
+    await putReadyMarker(ids[1]!, { ready: false, reason: 'sysbench autogen.sh failed; last lines: --mysql-password=hunter2 aclocal: not found' });
+    const failed = backend.checkClientsReady(run, cell, resources);
+
+    // Assert
+    expect(withoutMarker.ready).toBe(false);
+    expect(withoutMarker.detail).toBe(`${ids[1]} installing sysbench (no ready marker yet)`);
+    await expect(failed).rejects.toThrow(new RegExp(`client ${ids[1]} could not prove that sysbench works: sysbench autogen.sh failed; last lines: --mysql-password=\\*\\*\\* aclocal: not found`));
+    await expect(backend.checkClientsReady(run, cell, resources)).rejects.toBeInstanceOf(UnsupportedOnBackendError);
+    // Ready again for the tests that follow.
+    await putReadyMarker(ids[1]!, { ready: true, sysbench: 'sysbench 1.0.20 (using system LuaJIT 2.1.1700000000)', sysbenchVersion: '1.0.20' });
+    expect((await backend.checkClientsReady(run, cell, resources)).ready).toBe(true);
   });
 
   it('starts one SSM command per job with the runner argv, the secret ARN and no password; a retry reuses it', async () => {

@@ -31,6 +31,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { awsConfigToEnv, type AwsBackendConfig } from '../../core/backends/aws/config';
 import { destroyAwsClients, makeAwsClients, type AwsClients } from '../../core/backends/aws/clients';
 import { cellNames } from '../../core/backends/aws/names';
+import { clientReadyKey, type ClientReadyMarker } from '../../core/backends/aws/runner-command';
 import { lakeKeys, type IntervalRow, type RunRow, type ServerMetricRow, type StepRow } from '../../core/lake/rows';
 import { planRun } from '../../core/plan/plan';
 import type { SpecInput } from '../../core/spec/schema';
@@ -200,9 +201,16 @@ async function motoTaskDeps(): Promise<{ deps: Awaited<ReturnType<typeof buildAw
     return raw.ssm.send(new SendCommandCommand(input));
   });
   ssm.on(ListCommandsCommand).callsFake((input) => raw.ssm.send(new ListCommandsCommand(input)));
-  ssm.on(DescribeInstanceInformationCommand).callsFake((input: { Filters?: { Key: string; Values: string[] }[] }) => ({
-    InstanceInformationList: (input.Filters?.find((f) => f.Key === 'InstanceIds')?.Values ?? []).map((id) => ({ InstanceId: id, PingStatus: 'Online' })),
-  }));
+  ssm.on(DescribeInstanceInformationCommand).callsFake(async (input: { Filters?: { Key: string; Values: string[] }[] }) => {
+    const ids = input.Filters?.find((f) => f.Key === 'InstanceIds')?.Values ?? [];
+    // moto runs no user data: each client's last boot step, client/client-ready.sh uploading its
+    // ready marker, is done here, by the time its agent is online.
+    for (const id of ids) {
+      const marker: ClientReadyMarker = { ready: true, sysbench: 'sysbench 1.0.20 (using system LuaJIT 2.1.1700000000)', sysbenchVersion: '1.0.20' };
+      await raw.s3.send(new PutObjectCommand({ Bucket: config.bucket, Key: clientReadyKey(id), Body: JSON.stringify(marker) }));
+    }
+    return { InstanceInformationList: ids.map((id) => ({ InstanceId: id, PingStatus: 'Online' })) };
+  });
   // The runner exits 0 whenever it ran sysbench and wrote result.json (sysbench's code is in there).
   ssm.on(GetCommandInvocationCommand).resolves({ Status: 'Success', ResponseCode: 0 });
   ssm.on(CancelCommandCommand).resolves({});

@@ -12,6 +12,7 @@ import { LAKE_TABLES } from '../../core/lake/rows';
 import { allViewSql } from '../../core/lake/views';
 import { TASK_NAMES } from '../../core/workflow/task-names';
 import { EXPIRES_AT_TAG, RDS_NAME_PREFIX, RUN_ID_TAG } from '../../lib/handler-environment';
+import { LUAJIT_COMMIT } from '../../lib/config';
 import { actionsOf, PROJECT_ROOT, render, repoContextConfig, resourcesOf, statementsOfRole, synthTestApp, type TestApp } from './cdk-fixture';
 
 let t: TestApp;
@@ -285,17 +286,22 @@ describe('Clients', () => {
       expect(render(data.IamInstanceProfile.Arn)).toBe(`<${logicalIdOf('Clients/InstanceProfile/Resource')}.Arn>`);
       expect(render(data.SecurityGroupIds)).toBe(`<${logicalIdOf('Network/ClientSecurityGroup/Resource')}.GroupId>`);
       const userData = render(data.UserData['Fn::Base64']);
-      expect(userData).toContain("SYSBENCH_VERSION='1.0.20'");
-      expect(userData).toContain('./configure --prefix=/usr/local --with-mysql');
+      // The runner first (it carries the install and readiness scripts), then the build, then the proof.
       expect(userData).toMatch(/RUNNER_S3_URI='s3:\/\/<Lake.*>\/runner\/'/);
+      const order = ['aws s3 cp --only-show-errors --recursive "$RUNNER_S3_URI"', 'dnf install', '/client/install-sysbench.sh" --luajit-source', '/client/client-ready.sh" --marker-uri "$ready_marker_uri"'].map((s) => userData.lastIndexOf(s));
+      expect(order.every((at, i) => at > (order[i - 1] ?? -1))).toBe(true);
+      expect(userData).toContain(`--luajit-source 'https://github.com/LuaJIT/LuaJIT/archive/${LUAJIT_COMMIT}.tar.gz' --sysbench-source 'https://github.com/akopytov/sysbench/archive/refs/tags/1.0.20.tar.gz'`);
+      expect(userData).toMatch(/ready_marker_uri="s3:\/\/<Lake.*>\/clients\/\$\{instance_id\}\/ready\.json"/);
+      // Every client path under the client home (contract with the SSM commands).
+      expect(userData.split('/opt/aurora-bench').length - 1).toBe(userData.split('${AURORA_BENCH_HOME:-/opt/aurora-bench}').length - 1);
     }
   });
 
-  test('the instance profile writes only raw output and SSM output, reads only the runner and scripts', () => {
+  test('the instance profile writes only raw output, SSM output and ready markers, reads only the runner and scripts', () => {
     const roleId = logicalIdOf('Clients/Role/Resource');
     const statements = statementsOfRole(t.template, roleId);
-    const writes = statements.filter((s) => actionsOf(s).includes('s3:PutObject')).flatMap((s) => (s.Resource as unknown[]).map(render));
-    expect(writes.map((r) => r.replace(/^<[^>]+>/, '<bucket>')).sort()).toEqual(['<bucket>/raw/*', '<bucket>/ssm-output/*']);
+    const writes = statements.filter((s) => actionsOf(s).includes('s3:PutObject')).flatMap((s) => [s.Resource].flat().map(render));
+    expect(writes.map((r) => r.replace(/^<[^>]+>/, '<bucket>')).sort()).toEqual(['<bucket>/clients/*', '<bucket>/raw/*', '<bucket>/ssm-output/*']);
     const reads = statements.filter((s) => actionsOf(s).includes('s3:GetObject')).flatMap((s) => (s.Resource as unknown[]).map(render));
     expect(reads.map((r) => r.replace(/^<[^>]+>/, '<bucket>')).sort()).toEqual(['<bucket>/runner/*', '<bucket>/scripts/*']);
     const secret = statements.find((s) => actionsOf(s).includes('secretsmanager:GetSecretValue'))!;
@@ -304,13 +310,13 @@ describe('Clients', () => {
     expect(render(role.ManagedPolicyArns)).toMatch(/AmazonSSMManagedInstanceCore$/);
   });
 
-  test('an s3:// sysbench source mirror is readable by the clients, that object only', () => {
-    const mirrored = synthTestApp({ ...repoContextConfig(), clients: { sysbenchSourceUrl: 's3://my-mirror/sysbench/1.0.20.tar.gz' } });
+  test('s3:// sysbench and LuaJIT source mirrors are readable by the clients, those objects only', () => {
+    const mirrored = synthTestApp({ ...repoContextConfig(), clients: { sysbenchSourceUrl: 's3://my-mirror/sysbench/1.0.20.tar.gz', luajitSourceUrl: 's3://my-mirror/luajit/v2.1.tar.gz' } });
     try {
       const roleId = mirrored.stack.getLogicalId(mirrored.stack.clients.role.node.defaultChild as never);
       const statement = statementsOfRole(mirrored.template, roleId).find((s) => s.Sid === 'ReadSysbenchSourceMirror')!;
       expect(actionsOf(statement)).toEqual(['s3:GetObject']);
-      expect(render(statement.Resource)).toBe('arn:<AWS::Partition>:s3:::my-mirror/sysbench/1.0.20.tar.gz');
+      expect([statement.Resource].flat().map(render).sort()).toEqual(['arn:<AWS::Partition>:s3:::my-mirror/luajit/v2.1.tar.gz', 'arn:<AWS::Partition>:s3:::my-mirror/sysbench/1.0.20.tar.gz']);
     } finally {
       mirrored.dispose();
     }

@@ -10,7 +10,7 @@ import { cloudWatchWindow, clusterParametersFor, executionTimeoutS, jobComment, 
 import { AWS_CONFIG_ENV, AwsConfigError, awsConfigFromEnv, awsConfigToEnv, type AwsBackendConfig } from '../../core/backends/aws/config';
 import { EngineVersionError, parseAuroraVersion, supportsLocalWriteForwarding } from '../../core/backends/aws/engine';
 import { cellBaseName, cellNames, expiresAt, isValidRdsIdentifier, runShort } from '../../core/backends/aws/names';
-import { shellQuote, ssmRunnerCommands } from '../../core/backends/aws/runner-command';
+import { clientReadyKey, shellQuote, ssmRunnerCommands } from '../../core/backends/aws/runner-command';
 import { planRun } from '../../core/plan/plan';
 import { validateSpec } from '../../core/spec/validate';
 
@@ -176,28 +176,41 @@ describe('AWS backend helpers', () => {
     expect(shellQuote("it's")).toBe(`'it'"'"'s'`);
     expect(shellQuote('a b;rm -rf /')).toBe(`'a b;rm -rf /'`);
     const cmds = ssmRunnerCommands('us-east-1', 's3://b/runner/', ['--phase', 'run', '--', '--threads=4']);
-    expect(cmds[cmds.length - 1]).toBe('exec /opt/aurora-bench/client/runner.sh --phase run -- --threads=4');
+    expect(cmds[cmds.length - 1]).toBe('exec "${AURORA_BENCH_HOME:-/opt/aurora-bench}/client/runner.sh" --phase run -- --threads=4');
   });
 
-  it('makes a job wait for the client\'s ready marker, and fail with a reason when it never comes', () => {
-    // Arrange: a fake marker path under a temp dir stands in for /opt/aurora-bench/ready.
-    const script = (marker: string, waitS: number) =>
-      ssmRunnerCommands('us-east-1', 's3://b/runner/', ['--phase', 'run'])
-        .filter((c) => c.startsWith('waited=0'))
-        .map((c) => c.split('/opt/aurora-bench/ready').join(marker).replace(/-ge \d+/, `-ge ${waitS}`).replace('sleep 5', 'sleep 0.1').replace('waited + 5', 'waited + 1'))
-        .join('\n');
-    const dir = mkdtempSync(join(tmpdir(), 'ab-marker-'));
-    const marker = join(dir, 'ready');
-    // Act: no marker -> exit 3 with the reason
-    const missing = spawnSync('bash', ['-c', script(marker, 2)], { encoding: 'utf8' });
-    writeFileSync(marker, 'sysbench 1.0.20\n');
-    const present = spawnSync('bash', ['-c', script(marker, 2) + '\necho ran'], { encoding: 'utf8' });
-    rmSync(dir, { recursive: true, force: true });
+  it('writes every client path under ${AURORA_BENCH_HOME:-/opt/aurora-bench}, never inside single quotes', () => {
+    // Act
+    const script = ssmRunnerCommands('us-east-1', 's3://b/runner/', ['--phase', 'run']).join('\n');
+
+    // Assert: /opt/aurora-bench only as the default of the variable, and each use expanded by the shell.
+    expect(script.split('/opt/aurora-bench').length - 1).toBe(script.split('${AURORA_BENCH_HOME:-/opt/aurora-bench}').length - 1);
+    expect(script).not.toMatch(/'[^'\n]*\$\{AURORA_BENCH_HOME/);
+    expect(script).toContain('"${AURORA_BENCH_HOME:-/opt/aurora-bench}/ready"');
+  });
+
+  it('refuses a job at once on a client without the ready marker, and runs it under AURORA_BENCH_HOME with one', () => {
+    // Arrange: the commands up to the runner's exec, with bash, under a temp client home.
+    const home = mkdtempSync(join(tmpdir(), 'ab-home-'));
+    const script = ssmRunnerCommands('us-east-1', 's3://b/runner/', ['--phase', 'run']).slice(0, 3).join('\n') + '\necho "past the check"';
+    const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', AURORA_BENCH_HOME: home };
+
+    // Act
+    const missing = spawnSync('bash', ['-c', script], { encoding: 'utf8', env });
+    writeFileSync(join(home, 'ready'), '{"ready":true}\n');
+    const present = spawnSync('bash', ['-c', script], { encoding: 'utf8', env });
+    rmSync(home, { recursive: true, force: true });
+
     // Assert
     expect(missing.status).toBe(3);
-    expect(missing.stderr).toMatch(/client not ready after \d+ s: the user data did not finish installing sysbench/);
+    expect(missing.stderr).toContain(`client not ready: ${home}/ready is missing (client-ready.sh has not proven that sysbench works`);
     expect(present.status).toBe(0);
-    expect(present.stdout).toBe('ran\n');
+    expect(present.stdout).toBe('past the check\n');
+  });
+
+  it('names a client\'s ready marker key by its instance id and refuses anything else', () => {
+    expect(clientReadyKey('i-0123456789abcdef0')).toBe('clients/i-0123456789abcdef0/ready.json');
+    expect(() => clientReadyKey('../raw/x')).toThrow(/not an EC2 instance id/);
   });
 });
 

@@ -1,5 +1,6 @@
 /**
- * The clients' dead-man's switch (lib/client-user-data.ts) run by bash: the instance metadata is a
+ * The client user data (lib/client-user-data.ts): the order and paths of its install steps (they run
+ * with bash in test/integration/client-ready.test.ts), and the dead-man's switch run by bash: the instance metadata is a
  * local HTTP server answering like IMDSv2 (there is none outside EC2), and `shutdown` is a shell
  * function recording its arguments (the real one would stop this machine).
  */
@@ -10,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { deadMansSwitchCommands, MAX_CLIENT_LIFETIME_HOURS } from '../../lib/client-user-data';
+import { clientUserDataCommands, deadMansSwitchCommands, MAX_CLIENT_LIFETIME_HOURS } from '../../lib/client-user-data';
 import { EXPIRES_AT_TAG } from '../../lib/handler-environment';
 import { validateSpec } from '../../core/spec/validate';
 
@@ -102,5 +103,29 @@ describe("clients' dead-man's switch", () => {
     // Assert
     expect(atMax).not.toThrow();
     expect(overMax).toThrow(/ttlHours/);
+  });
+});
+
+describe('the user data install steps', () => {
+  const commands = clientUserDataCommands({
+    runnerS3Uri: 's3://lake/runner/',
+    bucketS3Uri: 's3://lake/',
+    sysbenchSourceUrl: 's3://mirror/sysbench-1.0.20.tar.gz',
+    luajitSourceUrl: 's3://mirror/luajit.tar.gz',
+    region: 'eu-west-1',
+    expiresAtTag: EXPIRES_AT_TAG,
+  });
+  const script = commands.join('\n');
+
+  // That the shell expands it (no single quotes around it) is shown by test/integration/client-ready.test.ts,
+  // which runs these commands under a temp AURORA_BENCH_HOME.
+  it('puts every client path under ${AURORA_BENCH_HOME:-/opt/aurora-bench}', () => {
+    expect(script.split('/opt/aurora-bench').length - 1).toBe(script.split('${AURORA_BENCH_HOME:-/opt/aurora-bench}').length - 1);
+  });
+
+  it('proves sysbench works last, with the failure trap cleared so its own reason is the one reported', () => {
+    expect(commands.slice(-2)).toEqual(['trap - EXIT', '"${AURORA_BENCH_HOME:-/opt/aurora-bench}/client/client-ready.sh" --marker-uri "$ready_marker_uri"']);
+    expect(script).toContain(`--luajit-source 's3://mirror/luajit.tar.gz' --sysbench-source 's3://mirror/sysbench-1.0.20.tar.gz' --prefix "\${AURORA_BENCH_HOME:-/opt/aurora-bench}/sysbench"`);
+    expect(script).toContain('ready_marker_uri="s3://lake/clients/${instance_id}/ready.json"');
   });
 });

@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { GetMetricDataCommand, type MetricDataQuery, type MetricDataResult } from '@aws-sdk/client-cloudwatch';
 import { DescribeInstancesCommand, DescribeInstanceTypesCommand, RunInstancesCommand, type Instance } from '@aws-sdk/client-ec2';
 import { GetResourceMetricsCommand } from '@aws-sdk/client-pi';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
 import {
   CreateDBClusterCommand,
   CreateDBClusterParameterGroupCommand,
@@ -52,7 +53,7 @@ import type { AwsBackendConfig, ClientArchitecture } from './config';
 import { call, errorCode, isAlreadyExists, isNotFound, rethrow } from './aws-errors';
 import { parseAuroraVersion, type AuroraVersion } from './engine';
 import { cellNames, cellTags, expiresAt, tagKeys, type CellNames, type Tag } from './names';
-import { ssmRunnerCommands } from './runner-command';
+import { clientReadyKey, ssmRunnerCommands, type ClientReadyMarker } from './runner-command';
 import { BENCHMARK_DATABASE, runnerArgs } from '../../sysbench/command';
 import { S3LakeStore } from './s3-lake';
 import { deleteCellResources, describeCluster, describeClusterInstances, findLiveInstances } from './teardown';
@@ -491,8 +492,43 @@ export class AwsBackend implements Backend {
       token = out.NextToken;
     } while (token);
     for (const id of ids) if (!online.has(id) && !pending.some((p) => p.startsWith(id))) pending.push(`${id} not registered with SSM yet`);
+    // "sysbench works": the marker client/client-ready.sh uploads at the end of the user data
+    // (runner-command.ts says why an S3 object). Read for every client, also those still booting:
+    // a failed install stops the cell now, with its reason, not at the readiness deadline.
+    const versions = new Set<string>();
+    for (const id of ids) {
+      const marker = await this.readyMarker(id);
+      if (marker === undefined) {
+        if (!pending.some((p) => p.startsWith(id))) pending.push(`${id} installing sysbench (no ready marker yet)`);
+      } else if (!marker.ready) {
+        throw new UnsupportedOnBackendError(`client ${id} could not prove that sysbench works: ${redact(marker.reason ?? 'no reason given').slice(0, 1500)}`);
+      } else if (marker.sysbench) {
+        versions.add(marker.sysbench);
+      }
+    }
     if (pending.length > 0) return { ready: false, resources, detail: pending.join('; ') };
-    return { ready: true, resources, detail: `${ids.length} client(s) running and online in SSM` };
+    return { ready: true, resources, detail: `${ids.length} client(s) running, online in SSM, sysbench proven (${[...versions].join('; ') || 'version not reported'})` };
+  }
+
+  /** The ready marker of a client (clients/<instance-id>/ready.json in the stack's bucket), or undefined while there is none. */
+  private async readyMarker(instanceId: string): Promise<ClientReadyMarker | undefined> {
+    const key = clientReadyKey(instanceId);
+    let text: string;
+    try {
+      const out = await this.clients.s3.send(new GetObjectCommand({ Bucket: this.config.bucket, Key: key }));
+      text = (await out.Body?.transformToString('utf8')) ?? '';
+    } catch (e) {
+      // GetObject: NoSuchKey; a 404 without a body (HEAD-like answers) surfaces as NotFound. NoSuchBucket stays an error.
+      if (/^(NoSuchKey|NotFound)$/.test(errorCode(e))) return undefined;
+      return rethrow(e, `S3 GetObject s3://${this.config.bucket}/${key}`);
+    }
+    try {
+      const parsed = JSON.parse(text) as Partial<ClientReadyMarker>;
+      if (typeof parsed.ready !== 'boolean') throw new Error('no boolean "ready"');
+      return parsed as ClientReadyMarker;
+    } catch (e) {
+      throw new UnsupportedOnBackendError(`ready marker s3://${this.config.bucket}/${key} of client ${instanceId} is not the JSON client-ready.sh writes (${(e as Error).message})`);
+    }
   }
 
   // ------------------------------------------------------------------ jobs

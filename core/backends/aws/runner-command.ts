@@ -1,8 +1,31 @@
 /**
- * The shell commands SSM Run Command (AWS-RunShellScript) executes on a client to run one job:
- * fetch client/ from the runner S3 location, then exec client/runner.sh with the argv that
- * core/sysbench/command.ts `runnerArgs` builds (shared CLI contract, notes/HELPERS.md). Only the
- * secret's ARN travels (--password-secret), never a password.
+ * What runs on a client, as shell text the stack and the backend generate:
+ * - ssmRunnerCommands: the AWS-RunShellScript commands of one job: fetch client/ from the runner S3
+ *   location, then exec client/runner.sh with the argv that core/sysbench/command.ts `runnerArgs`
+ *   builds (shared CLI contract, notes/HELPERS.md). Only the secret's ARN travels
+ *   (--password-secret), never a password.
+ * - the client home and the ready marker (lib/client-user-data.ts writes them at boot).
+ *
+ * Client home: every path on a client is written as `${AURORA_BENCH_HOME:-/opt/aurora-bench}/...`
+ * (CLIENT_HOME), so the same text runs on an EC2 client (variable unset: /opt/aurora-bench) and on
+ * a machine that emulates several clients by giving each its own AURORA_BENCH_HOME.
+ *
+ * Readiness ("sysbench works", not "the SSM agent is online"): the user data installs sysbench
+ * (client/install-sysbench.sh), then runs client/client-ready.sh, which runs sysbench through the
+ * report hook and only then writes the marker twice:
+ *   ${AURORA_BENCH_HOME:-/opt/aurora-bench}/ready      on the client (a job refuses to start without it)
+ *   s3://<bucket>/clients/<instance-id>/ready.json      what checkClientsReady reads ({"ready":true,...})
+ * A failed boot uploads {"ready":false,"reason":...} to the same key, so the workflow stops at once
+ * with the reason instead of waiting for its readiness deadline.
+ *
+ * Why an S3 object rather than an SSM command that cats the marker: checkClientsReady polls every
+ * 15 s for minutes while sysbench builds. A command per poll per client would fill the instances'
+ * Run Command history (startJobs scans ListCommands per instance to find a job's command again on
+ * a retry), cost a round trip of seconds through the agent, and could only start once the agent is
+ * Online. A GetObject is one call, answers in milliseconds, needs no agent, and the Task role already
+ * reads the whole bucket; the client role gains s3:PutObject on clients/* only (lib/clients.ts).
+ * Instance ids are never reused, so a marker cannot be left over from another client. The objects
+ * expire by a lifecycle rule (lib/results-lake.ts).
  */
 
 /** POSIX single-quote quoting: safe for any byte sequence except NUL. */
@@ -10,34 +33,56 @@ export function shellQuote(s: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'"'"'`)}'`;
 }
 
-/** Where the runner is installed on a client. */
-export const CLIENT_INSTALL_DIR = '/opt/aurora-bench/client';
+/** The client's home directory as shell text: expanded by the shell, so it must never sit inside single quotes. */
+export const CLIENT_HOME = '${AURORA_BENCH_HOME:-/opt/aurora-bench}';
 
-/** Written last by the client's user data (lib/client-user-data.ts) once sysbench is built and smoke-tested. */
-export const CLIENT_READY_MARKER = '/opt/aurora-bench/ready';
+/** Where the runner (this repository's client/ directory) is installed on a client. */
+export const CLIENT_INSTALL_DIR = `${CLIENT_HOME}/client`;
 
-/**
- * How long a job waits for the marker: the SSM agent is Online minutes before the user data has
- * built sysbench, so the first job of a fresh client must wait rather than fail.
- */
-export const CLIENT_READY_WAIT_S = 20 * 60;
+/** Written by client/client-ready.sh once sysbench has run through the report hook. Jobs refuse to start without it. */
+export const CLIENT_READY_MARKER = `${CLIENT_HOME}/ready`;
 
-/** Exit code when the client never became ready (the runner's own setup-error code). */
+/** Key prefix (in the stack's bucket, outside the lake) of the clients' ready markers. */
+export const CLIENT_READY_PREFIX = 'clients/';
+
+/** The S3 key of a client's ready marker. */
+export function clientReadyKey(instanceId: string): string {
+  if (!/^[A-Za-z0-9-]+$/.test(instanceId)) throw new Error(`client id "${instanceId}" is not an EC2 instance id`);
+  return `${CLIENT_READY_PREFIX}${instanceId}/ready.json`;
+}
+
+/** The marker client/client-ready.sh writes (JSON). */
+export interface ClientReadyMarker {
+  readonly ready: boolean;
+  /** Why not (ready: false). */
+  readonly reason?: string;
+  /** `sysbench --version` (ready: true). */
+  readonly sysbench?: string;
+  readonly sysbenchVersion?: string;
+  /** `uname -m` */
+  readonly arch?: string;
+  readonly hostname?: string;
+  readonly at?: string;
+}
+
+/** Exit code when the client is not ready (the runner's own setup-error code). */
 export const CLIENT_NOT_READY_EXIT = 3;
 
 /**
  * AWS-RunShellScript `commands`: one script, run by the SSM agent as root. The copy is repeated per
- * job on purpose: a client always runs the runner of the stack that started the job.
+ * job on purpose: a client always runs the runner of the stack that started the job. Jobs are only
+ * sent to clients checkClientsReady found ready, so the marker check here does not wait: a job
+ * deadline (measured from SendCommand) is never spent on a client's boot.
  */
 export function ssmRunnerCommands(region: string, runnerS3Uri: string, runnerArgv: readonly string[]): string[] {
   const dir = CLIENT_INSTALL_DIR;
   return [
     'set -eu',
     `export AWS_DEFAULT_REGION=${shellQuote(region)}`,
-    `waited=0; while [ ! -f ${CLIENT_READY_MARKER} ]; do if [ "$waited" -ge ${CLIENT_READY_WAIT_S} ]; then echo "client not ready after ${CLIENT_READY_WAIT_S} s: the user data did not finish installing sysbench (see /var/log/cloud-init-output.log)" >&2; exit ${CLIENT_NOT_READY_EXIT}; fi; sleep 5; waited=$((waited + 5)); done`,
-    `mkdir -p ${dir}`,
-    `aws s3 cp --recursive --only-show-errors ${shellQuote(runnerS3Uri)} ${dir}/`,
-    `chmod +x ${dir}/runner.sh`,
-    `exec ${dir}/runner.sh ${runnerArgv.map(shellQuote).join(' ')}`,
+    `if [ ! -f "${CLIENT_READY_MARKER}" ]; then echo "client not ready: ${CLIENT_READY_MARKER} is missing (client-ready.sh has not proven that sysbench works; see /var/log/aurora-bench-user-data.log)" >&2; exit ${CLIENT_NOT_READY_EXIT}; fi`,
+    `mkdir -p "${dir}"`,
+    `aws s3 cp --recursive --only-show-errors ${shellQuote(runnerS3Uri)} "${dir}/"`,
+    `chmod +x "${dir}/runner.sh"`,
+    `exec "${dir}/runner.sh" ${runnerArgv.map(shellQuote).join(' ')}`,
   ];
 }
