@@ -79,7 +79,7 @@ program
           const { spec, scripts } = loadSpecFile(file, builtinWorkloads);
           // Planning checks what the schema cannot: sysbench options per test, step expansion.
           const { planRun } = await import('../core/plan/plan');
-          planRun(spec, { backend: 'aws', scripts });
+          planRun(spec, { backend: 'aws', scripts, source: file });
           process.stdout.write(`ok: ${file} (${spec.variants.length} variants, ${spec.workloads.length} workloads, ${spec.repeats} repeats)\n`);
         } catch (e) {
           bad++;
@@ -108,7 +108,7 @@ program
       const { renderPlan } = await import('../core/cli/plan-view');
       const loaded = loadSpecFile(file, builtinWorkloads);
       const scaled = scaleSpec(loaded.spec, opts.scale);
-      const planned = planRun(scaled.spec, { backend: opts.aws ? 'aws' : opts.backend, scripts: loaded.scripts });
+      const planned = planRun(scaled.spec, { backend: opts.aws ? 'aws' : opts.backend, scripts: loaded.scripts, source: file });
       const { localSpecRefusals } = await import('../core/backends/local/preflight');
       const localRefusals = planned.backend === 'local' ? localSpecRefusals(scaled.spec) : [];
       const plan = { ...planned, notes: [...scaled.notes, ...planned.notes, ...localRefusals] };

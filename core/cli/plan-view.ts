@@ -20,7 +20,7 @@ export function renderPlan(plan: Plan, extra: readonly string[] = []): string {
   for (const c of plan.cells) {
     cells.push([
       c.index + 1,
-      c.cellId,
+      c.variant.localOnlyParameters ? `${c.cellId} (local-only what-if)` : c.cellId,
       c.variant.instanceClass,
       c.variant.readers,
       `${c.variant.clients.count} x ${c.variant.clients.instanceType}`,

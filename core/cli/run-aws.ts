@@ -48,7 +48,7 @@ export function describeHistoryEvent(ev: HistoryEvent): string | undefined {
 
 export async function runOnAws(options: RunOnAwsOptions): Promise<number> {
   const { spec, scripts } = loadSpecFile(options.specFile, join(options.repoRoot, 'client', 'workloads'));
-  const plan = planRun(spec, { backend: 'aws', scripts });
+  const plan = planRun(spec, { backend: 'aws', scripts, source: options.specFile });
   for (const n of plan.notes) options.log(`[${n.level}] ${n.path}: ${n.message}`);
   // Refused here, before an execution exists (PlanRun refuses it again for console starts).
   checkBudget(plan, spec.budget, loadPrices(options.repoRoot, options.prices));

@@ -47,10 +47,10 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
   const loaded = loadSpecFile(options.specFile, join(options.repoRoot, 'client', 'workloads'));
   const scaled = scaleSpec(loaded.spec, options.scale ?? 'full');
   const refusals = localSpecRefusals(scaled.spec);
-  if (refusals.length > 0) throw new PlanError(refusals);
+  if (refusals.length > 0) throw new PlanError(refusals, options.specFile);
   // Planned here as well as in PlanRun so a refused plan stops before the workflow starts, and so
   // the run id is known for cleanup whatever happens next.
-  const plan = planRun(scaled.spec, { backend: 'local', scripts: loaded.scripts, ...(options.runId ? { runId: options.runId } : {}) });
+  const plan = planRun(scaled.spec, { backend: 'local', scripts: loaded.scripts, source: options.specFile, ...(options.runId ? { runId: options.runId } : {}) });
   for (const n of [...scaled.notes, ...plan.notes]) log(`[${n.level}] ${n.path}: ${n.message}`);
   log(`run ${plan.runId}: ${plan.cells.length} cells, results in ${options.backend.lake.describe()}`);
 

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { READ_ONLY_TESTS, type Spec, type Variant, type Workload } from '../spec/schema';
+import { auroraParameterCaveats } from '../aurora/spec-parameters';
 import { canonicalJson, sha256 } from '../spec/validate';
 import { buildSysbenchArgs, SysbenchOptionError } from '../sysbench/command';
 import type { BackendKind, CellPlan, Plan, PlanEstimate, PlanNote, ResolvedVariant, StepPlan } from './types';
@@ -20,8 +21,12 @@ const BACKEND_TIMES: Record<BackendKind, { provisionS: number; stepOverheadS: nu
 
 export class PlanError extends Error {
   override readonly name = 'PlanError';
-  constructor(readonly notes: readonly PlanNote[]) {
-    super('the experiment cannot run as specified:\n' + notes.map((n) => `  - ${n.path}: ${n.message}`).join('\n'));
+  /** `source` names the spec file (or execution input) in the message. */
+  constructor(
+    readonly notes: readonly PlanNote[],
+    readonly source?: string,
+  ) {
+    super(`${source ? `${source}: ` : ''}the experiment cannot run as specified:\n` + notes.map((n) => `  - ${n.path}: ${n.message}`).join('\n'));
   }
 }
 
@@ -32,11 +37,29 @@ export interface PlanOptions {
   /** Reuse an id (a retried execution); otherwise one is made from the spec name and time. */
   readonly runId?: string;
   readonly now?: Date;
+  /** The spec file, named in a PlanError. */
+  readonly source?: string;
 }
 
 export function makeRunId(specName: string, now: Date): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
   return `${specName}-${stamp}-${randomBytes(2).toString('hex')}`;
+}
+
+/** A variant's local-only what-if settings, its template's merged under its own. */
+export function localOnlyParametersOf(spec: Spec, variant: Variant): Record<string, string | number | boolean> {
+  const template = variant.parameterTemplate !== undefined ? spec.parameterTemplates[variant.parameterTemplate] : undefined;
+  return { ...(template?.localOnlyParameters ?? {}), ...(variant.localOnlyParameters ?? {}) };
+}
+
+export function hasLocalOnlyParameters(spec: Spec, variant: Variant): boolean {
+  return Object.keys(localOnlyParametersOf(spec, variant)).length > 0;
+}
+
+/** JSON path of a variant's local-only setting: its own, or its template's. */
+function localOnlyPath(spec: Spec, vi: number, name: string): string {
+  const v = spec.variants[vi]!;
+  return v.localOnlyParameters && name in v.localOnlyParameters ? `variants[${vi}].localOnlyParameters.${name}` : `parameterTemplates.${v.parameterTemplate}.localOnlyParameters.${name}`;
 }
 
 export function resolveVariant(spec: Spec, variant: Variant): ResolvedVariant {
@@ -48,6 +71,7 @@ export function resolveVariant(spec: Spec, variant: Variant): ResolvedVariant {
     readers: variant.readers,
     clusterParameters: { ...(template?.clusterParameters ?? {}), ...variant.clusterParameters },
     instanceParameters: { ...(template?.instanceParameters ?? {}), ...variant.instanceParameters },
+    ...(hasLocalOnlyParameters(spec, variant) ? { localOnlyParameters: localOnlyParametersOf(spec, variant) } : {}),
     ...(variant.writeForwarding !== undefined ? { writeForwarding: variant.writeForwarding } : {}),
     performanceInsights: variant.performanceInsights,
     clients: variant.clients,
@@ -133,6 +157,25 @@ export function backendNotes(spec: Spec, backend: BackendKind): PlanNote[] {
           message: `all-readers with ${clients} client(s) loads only ${clients} of the ${v.readers} readers of "${v.name}" (one client per reader): give the variant and workload at least ${v.readers} clients`,
         });
       }
+    });
+  });
+  for (const c of auroraParameterCaveats(spec)) notes.push({ level: 'warning', path: c.path, message: c.message });
+  spec.variants.forEach((v, vi) => {
+    const localOnly = localOnlyParametersOf(spec, v);
+    const names = Object.keys(localOnly);
+    if (names.length === 0) return;
+    if (backend === 'aws') {
+      notes.push({
+        level: 'refused',
+        path: `variants[${vi}].localOnlyParameters`,
+        message: `variant "${v.name}" is a local-only what-if: ${names.join(', ')} exist only in the local rehearsal on MariaDB (Aurora does not let you set them), so it is not planned on AWS; run it locally, or remove its localOnlyParameters to run the variant on Aurora`,
+      });
+      return;
+    }
+    notes.push({
+      level: 'info',
+      path: `variants[${vi}].localOnlyParameters`,
+      message: `local only: ${names.map((n) => `${n}=${String(localOnly[n])}${localOnlyPath(spec, vi, n).startsWith('parameterTemplates') ? ` (from parameterTemplates.${v.parameterTemplate})` : ''}`).join(', ')} applied to the local MariaDB servers of "${v.name}" for this what-if; Aurora does not let you set them (an AWS plan refuses this variant)`,
     });
   });
   if (backend !== 'local') return notes;
@@ -231,6 +274,8 @@ export function planRun(spec: Spec, options: PlanOptions): Plan {
   const cells: CellPlan[] = [];
   for (const { variantIndex, repeat } of orderCells(spec.variants.length, spec.repeats, spec.order)) {
     const variant = spec.variants[variantIndex]!;
+    // A local-only what-if has no Aurora counterpart: refused on AWS (said in the notes).
+    if (options.backend === 'aws' && hasLocalOnlyParameters(spec, variant)) continue;
     const steps = dropRefusedSteps(spec, variant, buildSteps(spec, scripts, variant.clients.count), options.backend);
     if (steps.length === 0) continue;
     cells.push({
@@ -244,9 +289,10 @@ export function planRun(spec: Spec, options: PlanOptions): Plan {
   }
   // sysbench options are checked now, not when a cluster already exists.
   const optionProblems = checkSysbenchOptions(spec, cells);
-  if (optionProblems.length > 0) throw new PlanError(optionProblems);
+  if (optionProblems.length > 0) throw new PlanError(optionProblems, options.source);
   if (cells.length === 0) {
-    throw new PlanError(notes.filter((n) => n.level === 'refused').length > 0 ? notes.filter((n) => n.level === 'refused') : [{ level: 'refused', path: 'workloads', message: 'no step left to run' }]);
+    const refused = notes.filter((n) => n.level === 'refused');
+    throw new PlanError(refused.length > 0 ? refused : [{ level: 'refused', path: 'workloads', message: 'no step left to run' }], options.source);
   }
   // Every script the spec names, also those of steps this backend refused: re-planning the same
   // plan for another backend (the AWS cost of a local plan) needs them.

@@ -15,6 +15,8 @@ export interface ResolvedVariant {
   readonly readers: number;
   readonly clusterParameters: Readonly<Record<string, string | number | boolean>>;
   readonly instanceParameters: Readonly<Record<string, string | number | boolean>>;
+  /** MariaDB-only settings of a local what-if (template's merged under the variant's); absent when none. Only the local backend applies them. */
+  readonly localOnlyParameters?: Readonly<Record<string, string | number | boolean>>;
   readonly writeForwarding?: WriteForwarding;
   readonly performanceInsights: boolean;
   readonly clients: Variant['clients'];

@@ -12,7 +12,20 @@ const name = z
 
 /** A parameter value as it is written in a parameter group. */
 const parameterValue = z.union([z.string(), z.number(), z.boolean()]);
-const parameters = z.record(z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_.]*$/, 'a parameter name'), parameterValue);
+// Hyphens too: some Aurora parameter names have them (gtid-mode, binlog-do-db, replicate-do-table).
+const parameterName = z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_.-]*$/, 'a parameter name');
+const parameters = z.record(parameterName, parameterValue);
+
+/**
+ * MariaDB server variables for a local what-if that Aurora does not let you set (thread_handling,
+ * innodb_flush_method, ...). Only the local backend applies them; `plan` and the run's notes mark
+ * them "local only", and an AWS plan refuses the variant (nothing of it exists on Aurora).
+ */
+const localOnlyParameters = z
+  .record(parameterName, parameterValue)
+  .describe(
+    'LOCAL ONLY: MariaDB server variables for a what-if on the local backend that Aurora does not let you set. Applied only by the local run; an AWS plan refuses the variant.',
+  );
 
 /**
  * The longest a run may keep anything: the sweeper deletes a run's resources after its ttlHours, the
@@ -60,8 +73,9 @@ export const VariantSchema = z
     az: z.string().regex(/^[a-z]$/, 'an AZ letter such as "a" (appended to the region)').optional(),
     readers: z.number().int().min(0).max(15).default(0).describe('Aurora replicas (reader instances) besides the writer.'),
     parameterTemplate: z.string().optional().describe('Name of an entry in parameterTemplates, merged under this variant\'s own parameters.'),
-    clusterParameters: parameters.default({}),
-    instanceParameters: parameters.default({}),
+    clusterParameters: parameters.default({}).describe('Aurora DB cluster parameter group values; checked against Aurora MySQL\'s parameter catalogue for engine.version.'),
+    instanceParameters: parameters.default({}).describe('Aurora DB (instance) parameter group values; checked against Aurora MySQL\'s parameter catalogue for engine.version.'),
+    localOnlyParameters: localOnlyParameters.optional(),
     writeForwarding: WriteForwardingSchema.optional(),
     performanceInsights: z.boolean().default(true),
     clients: ClientsSchema.default({ count: 1, instanceType: 'c6i.large', placement: 'same-az' }),
@@ -183,7 +197,7 @@ export const SpecSchema = z
       .record(
         z.string(),
         z
-          .object({ clusterParameters: parameters.default({}), instanceParameters: parameters.default({}) })
+          .object({ clusterParameters: parameters.default({}), instanceParameters: parameters.default({}), localOnlyParameters: localOnlyParameters.optional() })
           .strict(),
       )
       .default({}),

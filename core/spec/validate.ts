@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { auroraParameterProblems } from '../aurora/spec-parameters';
 import { SpecSchema, type Spec } from './schema';
 
 export interface SpecProblem {
@@ -69,10 +70,17 @@ export function problemsFromZod(error: z.ZodError, doc: unknown): SpecProblem[] 
   });
 }
 
-/** Validate an already-parsed document; `source` names it in errors. */
+/**
+ * Validate an already-parsed document; `source` names it in errors. Past the schema, every Aurora
+ * parameter is checked against the parameter catalogue for the spec's engine version
+ * (core/aurora/parameter-catalogue.ts), so a spec RDS would refuse is refused here, before any
+ * backend, local or AWS, starts anything.
+ */
 export function validateSpec(doc: unknown, source = 'spec'): Spec {
   const result = SpecSchema.safeParse(doc);
   if (!result.success) throw new SpecError(source, problemsFromZod(result.error, doc));
+  const parameterProblems = auroraParameterProblems(result.data);
+  if (parameterProblems.length > 0) throw new SpecError(source, parameterProblems);
   return result.data;
 }
 

@@ -66,6 +66,14 @@ function clientsFor(): AwsClients {
   return clients;
 }
 
+const TWENTY_TWO_CLUSTER_PARAMETERS = [
+  'auto_increment_increment', 'auto_increment_offset', 'binlog_group_commit_sync_delay', 'binlog_group_commit_sync_no_delay_count',
+  'binlog_transaction_dependency_history_size', 'innodb_autoinc_lock_mode', 'innodb_commit_concurrency', 'innodb_ft_max_token_size',
+  'innodb_ft_min_token_size', 'innodb_ft_num_word_optimize', 'innodb_ft_sort_pll_degree', 'innodb_online_alter_log_max_size',
+  'innodb_purge_batch_size', 'innodb_purge_threads', 'innodb_rollback_segments', 'innodb_spin_wait_delay', 'innodb_sync_array_size',
+  'innodb_sync_spin_loops', 'replica_transaction_retries', 'rpl_read_size', 'aurora_binlog_replication_max_yield_seconds', 'thread_cache_size',
+];
+
 function spec(over: Partial<SpecInput> = {}): Plan {
   const s = validateSpec({
     name: 'aws-test',
@@ -77,8 +85,9 @@ function spec(over: Partial<SpecInput> = {}): Plan {
         instanceClass: 'db.r6g.large',
         az: 'a',
         readers: 1,
-        // 25 parameters: more than one ModifyDBClusterParameterGroup call of at most 20.
-        clusterParameters: Object.fromEntries(Array.from({ length: 22 }, (_, i) => [`aurora_bench_p${String(i).padStart(2, '0')}`, i])),
+        // 25 parameters: more than one ModifyDBClusterParameterGroup call of at most 20 (22 numeric
+        // cluster-level parameters of Aurora MySQL 3 from the parameter catalogue, plus write forwarding's 3).
+        clusterParameters: Object.fromEntries(TWENTY_TWO_CLUSTER_PARAMETERS.map((name, i) => [name, i + 1])),
         instanceParameters: { max_prepared_stmt_count: 1048575, performance_schema: true },
         writeForwarding: { enabled: true, consistency: 'SESSION', maxConnectionsPct: 90, idleTimeoutS: 60 },
         clients: { count: 2, instanceType: 'c6g.large', placement: 'same-az' },
@@ -171,7 +180,7 @@ describe('AwsBackend on moto: one cell end to end', () => {
     const params = await raw.rds.send(new DescribeDBClusterParametersCommand({ DBClusterParameterGroupName: names.clusterParameterGroup }));
     const byName = Object.fromEntries((params.Parameters ?? []).map((p) => [p.ParameterName, p.ParameterValue]));
     expect(Object.keys(byName)).toHaveLength(25);
-    expect(byName['aurora_bench_p21']).toBe('21');
+    expect(byName['thread_cache_size']).toBe('22');
     expect(byName['aurora_replica_read_consistency']).toBe('SESSION');
     expect(byName['aurora_fwd_writer_max_connections_pct']).toBe('90');
     expect(byName['aurora_fwd_writer_idle_timeout']).toBe('60');

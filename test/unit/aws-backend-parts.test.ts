@@ -130,7 +130,7 @@ describe('AWS backend helpers', () => {
     validateSpec({
       name: 'helpers',
       engine: { version: '3.04.0' },
-      variants: [{ name: 'wf', instanceClass: 'db.r6g.large', readers: 1, clusterParameters: { sync_binlog: 1000, innodb_flush_neighbors: false }, writeForwarding: { enabled: true, idleTimeoutS: 60 } }],
+      variants: [{ name: 'wf', instanceClass: 'db.r6g.large', readers: 1, clusterParameters: { binlog_group_commit_sync_delay: 1000, innodb_deadlock_detect: false }, writeForwarding: { enabled: true, idleTimeoutS: 60 } }],
       data: { tables: 8, tableSize: 10_000_000 },
       workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [32], durationS: 600 }],
     }),
@@ -140,8 +140,8 @@ describe('AWS backend helpers', () => {
 
   it('adds the write forwarding parameters to the cluster parameters', () => {
     expect(clusterParametersFor(cell)).toEqual({
-      sync_binlog: '1000',
-      innodb_flush_neighbors: '0',
+      binlog_group_commit_sync_delay: '1000',
+      innodb_deadlock_detect: '0',
       aurora_replica_read_consistency: 'EVENTUAL',
       aurora_fwd_writer_idle_timeout: '60',
     });

@@ -66,11 +66,11 @@ describe('plan', () => {
 
   it('merges parameter templates under variant parameters', () => {
     const s = spec({
-      parameterTemplates: { tuned: { clusterParameters: { sync_binlog: 1000, innodb_flush_log_at_trx_commit: 2 }, instanceParameters: {} } },
-      variants: [{ name: 'v', instanceClass: 'db.r5.large', readers: 1, parameterTemplate: 'tuned', clusterParameters: { sync_binlog: 1 } }],
+      parameterTemplates: { tuned: { clusterParameters: { auto_increment_increment: 2, innodb_print_all_deadlocks: 1 }, instanceParameters: {} } },
+      variants: [{ name: 'v', instanceClass: 'db.r5.large', readers: 1, parameterTemplate: 'tuned', clusterParameters: { auto_increment_increment: 1 } }],
     });
     const plan = planRun(s, { backend: 'aws', now: NOW });
-    expect(plan.cells[0]!.variant.clusterParameters).toEqual({ sync_binlog: 1, innodb_flush_log_at_trx_commit: 2 });
+    expect(plan.cells[0]!.variant.clusterParameters).toEqual({ auto_increment_increment: 1, innodb_print_all_deadlocks: 1 });
   });
 
   it('locally refuses the steps that need write forwarding and says it needs AWS', () => {

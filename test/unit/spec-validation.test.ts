@@ -126,6 +126,83 @@ describe('spec validation', () => {
     expect(committed).toEqual(JSON.parse(JSON.stringify(specJsonSchema())));
   });
 
+  it('refuses thread_handling on Aurora with the exact JSON path, why, and how to keep it as a local what-if', () => {
+    // Arrange
+    const doc = minimal();
+    doc.variants.push({ name: 'b', instanceClass: 'db.r6g.large' }, { name: 'c', instanceClass: 'db.r6g.large', instanceParameters: { thread_handling: 'pool-of-threads' } });
+    // Act
+    const problems = problemsOf(doc);
+    // Assert
+    expect(problems).toEqual([
+      {
+        path: 'variants[2].instanceParameters.thread_handling',
+        message: 'not modifiable on Aurora MySQL 3 at the instance level; remove it, or keep it for a MariaDB-only what-if on the local backend in variants[2].localOnlyParameters (an AWS plan refuses that variant)',
+      },
+    ]);
+  });
+
+  it('refuses a cluster-only parameter in instanceParameters, an instance-only one in clusterParameters, and names template paths', () => {
+    // Arrange
+    const doc: SpecInput = {
+      ...minimal(),
+      parameterTemplates: { tuned: { clusterParameters: { sync_binlog: 1000 }, instanceParameters: { innodb_flush_neighbors: 0 } } },
+      variants: [
+        { name: 'a', instanceClass: 'db.r6g.large', parameterTemplate: 'tuned', clusterParameters: { thread_handling: 'pool-of-threads' }, instanceParameters: { innodb_trx_commit_allow_data_loss: 1 } },
+      ],
+    };
+    // Act
+    const problems = problemsOf(doc);
+    // Assert
+    expect(problems.map((p) => p.path)).toEqual([
+      'parameterTemplates.tuned.clusterParameters.sync_binlog',
+      'parameterTemplates.tuned.instanceParameters.innodb_flush_neighbors',
+      'variants[0].clusterParameters.thread_handling',
+      'variants[0].instanceParameters.innodb_trx_commit_allow_data_loss',
+    ]);
+    expect(problems[0]!.message).toBe('instance-level only on Aurora MySQL 3: it belongs in instanceParameters, where it is not modifiable either');
+    expect(problems[1]!.message).toMatch(/^does not apply to Aurora MySQL 3: .*parameterTemplates\.tuned\.localOnlyParameters/);
+    expect(problems[3]!.message).toBe('cluster-level only on Aurora MySQL 3: it belongs in clusterParameters');
+  });
+
+  it('accepts MariaDB-only settings marked localOnlyParameters (they are not Aurora parameters)', () => {
+    // Arrange
+    const doc = minimal();
+    doc.variants[0] = { name: 'a', instanceClass: 'db.r6g.large', localOnlyParameters: { thread_handling: 'pool-of-threads', innodb_flush_method: 'O_DIRECT' } };
+    // Act
+    const spec = validateSpec(doc, 'x.json');
+    // Assert
+    expect(spec.variants[0]!.localOnlyParameters).toEqual({ thread_handling: 'pool-of-threads', innodb_flush_method: 'O_DIRECT' });
+  });
+
+  it('checks the parameters a writeForwarding block stands for against the engine version', () => {
+    // Arrange: local write forwarding on Aurora MySQL 2, where aurora_fwd_writer_* do not exist
+    const doc = minimal();
+    doc.engine = { version: '5.7.mysql_aurora.2.12.5' };
+    doc.variants[0] = { name: 'a', instanceClass: 'db.r6g.large', readers: 1, writeForwarding: { enabled: true, idleTimeoutS: 60 } };
+    // Act
+    const problems = problemsOf(doc);
+    // Assert
+    expect(problems).toEqual([
+      { path: 'variants[0].writeForwarding', message: 'sets aurora_fwd_writer_idle_timeout=60, which Aurora refuses: unknown to Aurora MySQL 2: it exists only in Aurora MySQL 3' },
+    ]);
+  });
+
+  it('names the file and the JSON path when a spec file sets what Aurora refuses', () => {
+    // Arrange
+    const dir = mkdtempSync(join(tmpdir(), 'ab-spec-'));
+    const file = join(dir, 'pool.json');
+    writeFileSync(file, JSON.stringify({ ...minimal(), variants: [{ name: 'a', instanceClass: 'db.r6g.large', instanceParameters: { thread_handling: 'pool-of-threads' } }] }));
+    // Act
+    let message = '';
+    try {
+      loadSpecFile(file, BUILTIN);
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    // Assert
+    expect(message.startsWith(`${file}: invalid experiment spec\n  - variants[0].instanceParameters.thread_handling: not modifiable on Aurora MySQL 3`)).toBe(true);
+  });
+
   it('validates every experiment shipped in experiments/', () => {
     const dir = join(__dirname, '..', '..', 'experiments');
     const files = readdirSync(dir).filter((f) => f.endsWith('.json') && f !== 'schema.json');

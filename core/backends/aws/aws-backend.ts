@@ -46,6 +46,7 @@ import {
   type RunnerJob,
   type TeardownReport,
 } from '../../backend';
+import { writeForwardingParameters } from '../../aurora/write-forwarding';
 import { lakeKeys, SERVER_METRICS, type ServerMetricName, type ServerMetricRow } from '../../lake/rows';
 import type { CellPlan, PlanNote, StepPlan } from '../../plan/types';
 import type { AwsClients } from './clients';
@@ -117,14 +118,8 @@ export function chunk<T>(items: readonly T[], size: number): T[][] {
 export function clusterParametersFor(cell: CellPlan): Record<string, string> {
   const params: Record<string, string> = {};
   for (const [k, v] of Object.entries(cell.variant.clusterParameters)) params[k] = paramValue(v);
-  const wf = cell.variant.writeForwarding;
-  if (wf?.enabled) {
-    // Aurora User Guide, "Configuration parameters for write forwarding": cluster-level parameters.
-    params['aurora_replica_read_consistency'] = wf.consistency;
-    if (wf.maxConnectionsPct !== undefined) params['aurora_fwd_writer_max_connections_pct'] = String(wf.maxConnectionsPct);
-    if (wf.idleTimeoutS !== undefined) params['aurora_fwd_writer_idle_timeout'] = String(wf.idleTimeoutS);
-  }
-  return params;
+  // Aurora User Guide, "Configuration parameters for write forwarding": cluster-level parameters.
+  return { ...params, ...writeForwardingParameters(cell.variant.writeForwarding) };
 }
 
 function toParameters(params: Readonly<Record<string, string>>): Parameter[] {

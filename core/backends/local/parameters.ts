@@ -1,7 +1,8 @@
 /**
  * A variant's cluster and instance parameters, as far as the local MariaDB understands them.
  *
- * For each parameter (instance parameters override cluster ones, as in Aurora):
+ * For each parameter (instance parameters override cluster ones, as in Aurora; a local what-if's
+ * localOnlyParameters override both and are noted "local only"):
  *   - Aurora-only (aurora_*, aws_*, rds.*, or unknown to this MariaDB) -> a warning note
  *     "not applicable locally: ...", never silently dropped;
  *   - managed by the local backend (ports, paths, server_id, log_bin, read_only ...) -> a warning;
@@ -184,9 +185,13 @@ export function resolveValue(name: string, raw: ParameterValue, v: VariableInfo,
 /** Plans every parameter of the variant for one server (writer or reader). Pure: no server needed. */
 export function planParameters(ctx: ParameterContext): ParameterPlan {
   const vpath = `variants[name=${ctx.variant.name}]`;
-  const wanted = new Map<string, { raw: ParameterValue; path: string; original: string }>();
+  const wanted = new Map<string, { raw: ParameterValue; path: string; original: string; localOnly?: boolean }>();
   for (const [k, raw] of Object.entries(ctx.variant.clusterParameters)) wanted.set(k.toLowerCase(), { raw, path: `${vpath}.clusterParameters.${k}`, original: k });
   for (const [k, raw] of Object.entries(ctx.variant.instanceParameters)) wanted.set(k.toLowerCase(), { raw, path: `${vpath}.instanceParameters.${k}`, original: k });
+  // A local what-if's MariaDB-only settings come last: they are what the what-if is about.
+  for (const [k, raw] of Object.entries(ctx.variant.localOnlyParameters ?? {})) {
+    wanted.set(k.toLowerCase(), { raw, path: `${vpath}.localOnlyParameters.${k}`, original: k, localOnly: true });
+  }
 
   // Class-derived defaults, unless the spec sets them.
   if (!wanted.has('innodb_buffer_pool_size')) {
@@ -201,7 +206,7 @@ export function planParameters(ctx: ParameterContext): ParameterPlan {
   const applied: AppliedParameter[] = [];
   const notes: PlanNote[] = [];
 
-  for (const [name, { raw, path, original }] of wanted) {
+  for (const [name, { raw, path, original, localOnly }] of wanted) {
     const classDefault = path.endsWith('.instanceClass');
     if (AURORA_ONLY_PREFIXES.some((p) => name.startsWith(p))) {
       notes.push(warn(path, `not applicable locally: ${original} is an Aurora/RDS-only parameter (MariaDB has no equivalent); it takes effect on AWS only`));
@@ -236,6 +241,9 @@ export function planParameters(ctx: ParameterContext): ParameterPlan {
     const how = v.readOnly || PREFER_STARTUP.has(name) ? 'startup' : 'dynamic';
     (how === 'startup' ? startup : dynamic)[name] = resolved.value;
     applied.push({ name, value: resolved.value, how, path });
+    if (localOnly) {
+      notes.push(info(path, `local only: ${original}=${resolved.value} set on MariaDB ${ctx.serverVersion} (${how === 'startup' ? 'option file' : 'SET GLOBAL'}) for this what-if; Aurora does not let you set it`));
+    }
   }
   return { startup, dynamic, applied, notes };
 }

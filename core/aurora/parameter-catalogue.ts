@@ -1,0 +1,218 @@
+/**
+ * Which Aurora MySQL parameters a spec may set, at which level, with which values: the catalogue in
+ * aurora-mysql-parameters.json, built by scripts/build-aurora-parameter-catalogue.ts from AWS's
+ * parameter reference ("Aurora MySQL configuration parameters", awsdocs/amazon-aurora-user-guide
+ * doc_source/AuroraMySQL.Reference.ParameterGroups.md, plus what AWS changed on the live page
+ * since; the file records its sources).
+ *
+ * RDS refuses a parameter group change with a parameter the engine does not have, one that is not
+ * modifiable (CreateDBClusterParameterGroup succeeds, the Modify call fails), or one given at the
+ * wrong level (cluster-level parameters exist only in DB cluster parameter groups, instance-level
+ * ones only in DB parameter groups). Checking the spec against this catalogue refuses those before
+ * anything is created, on both backends: a local rehearsal must not accept what AWS will refuse.
+ * What the catalogue cannot know (values AWS publishes no range for, parameters added after it was
+ * built) the account preflight checks with DescribeEngineDefault(Cluster)Parameters.
+ */
+import catalogueJson from './aurora-mysql-parameters.json';
+import { EngineVersionError, parseAuroraVersion, type AuroraVersion } from '../backends/aws/engine';
+
+export type ParameterLevel = 'cluster' | 'instance';
+export type ParameterValue = string | number | boolean;
+
+export interface AuroraLevelInfo {
+  /** true, false, or "at-creation" (settable only when the cluster is created, which is when aurora-bench sets it). */
+  readonly modifiable: boolean | 'at-creation';
+  readonly note?: string;
+}
+
+export interface AuroraParameterInfo {
+  readonly name: string;
+  /** Aurora MySQL major version: 2 (MySQL 5.7 compatible) or 3 (MySQL 8.0 compatible). */
+  readonly major: 2 | 3;
+  readonly cluster?: AuroraLevelInfo;
+  readonly instance?: AuroraLevelInfo;
+  /** Not published by AWS's reference pages; RDS reports it (ApplyType) to the account preflight. */
+  readonly applyType?: 'static' | 'dynamic';
+  readonly allowedValues?: readonly string[];
+  /** Inclusive integer range as decimal strings. */
+  readonly range?: { readonly min: string; readonly max: string };
+  readonly minVersion?: string;
+  readonly requires?: { readonly unlessValue: string; readonly parameter: string; readonly value: string };
+  readonly caveats?: Readonly<Record<string, string>>;
+  readonly otherName?: string;
+  readonly source?: string;
+}
+
+interface MajorJson {
+  readonly parameters: Readonly<Record<string, Omit<AuroraParameterInfo, 'name' | 'major'>>>;
+  readonly notApplicable: Readonly<Record<string, string>>;
+}
+const CATALOGUE = catalogueJson as unknown as {
+  readonly source: { readonly repository: string; readonly commit: string; readonly commitDate: string; readonly amendments: { readonly read: string } };
+  readonly majors: Readonly<Record<'2' | '3', MajorJson>>;
+};
+
+/** Where the catalogue comes from, for messages and the README. */
+export const CATALOGUE_SOURCE = `AWS's Aurora MySQL parameter reference (${CATALOGUE.source.repository}@${CATALOGUE.source.commit.slice(0, 7)} of ${CATALOGUE.source.commitDate}, with the live page's changes read ${CATALOGUE.source.amendments.read})`;
+
+export interface ParameterProblem {
+  readonly name: string;
+  readonly reason: string;
+}
+
+function majorOf(v: AuroraVersion): 2 | 3 {
+  return v.aurora[0] as 2 | 3;
+}
+
+function compareVersions(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const d = (a[i] ?? 0) - (b[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/** The catalogue entry for `name` on the spec's engine version; undefined when Aurora MySQL has no such parameter. */
+export function lookupParameter(engineVersion: string, name: string): AuroraParameterInfo | undefined {
+  const major = majorOf(parseAuroraVersion(engineVersion));
+  const entry = CATALOGUE.majors[String(major) as '2' | '3'].parameters[name];
+  return entry ? { name, major, ...entry } : undefined;
+}
+
+/** AWS's note when `name` is a MySQL parameter that does not apply to Aurora MySQL of this major version ("" when AWS gives none). */
+export function notApplicableNote(engineVersion: string, name: string): string | undefined {
+  const major = majorOf(parseAuroraVersion(engineVersion));
+  return CATALOGUE.majors[String(major) as '2' | '3'].notApplicable[name];
+}
+
+/** Every parameter name of a major version (for tests and messages). */
+export function catalogueNames(major: 2 | 3): string[] {
+  return Object.keys(CATALOGUE.majors[String(major) as '2' | '3'].parameters);
+}
+
+/** A spec value as RDS would receive it (booleans as 1/0, as in aws-backend's paramValue). */
+function asParameterText(value: ParameterValue): string {
+  if (typeof value === 'boolean') return value ? '1' : '0';
+  return String(value).trim();
+}
+
+/** Spellings a boolean may take in an allowed-values list. */
+const BOOLEAN_SPELLINGS: Record<'true' | 'false', readonly string[]> = { true: ['1', 'ON', 'TRUE'], false: ['0', 'OFF', 'FALSE'] };
+
+function valueAllowed(value: ParameterValue, allowed: readonly string[]): boolean {
+  const upper = allowed.map((a) => a.toUpperCase());
+  if (typeof value === 'boolean') return BOOLEAN_SPELLINGS[value ? 'true' : 'false'].some((s) => upper.includes(s));
+  return upper.includes(asParameterText(value).toUpperCase());
+}
+
+/** RDS formula values such as {DBInstanceClassMemory*3/4} are evaluated by RDS per instance: no static range check. */
+const isFormula = (text: string) => /^\{.*\}$/.test(text);
+
+function outOfRange(value: ParameterValue, range: { min: string; max: string }): string | undefined {
+  const text = asParameterText(value);
+  if (isFormula(text)) return undefined;
+  if (!/^-?[0-9]+$/.test(text)) return `value ${JSON.stringify(value)} is not an integer (AWS publishes the range ${range.min}–${range.max})`;
+  const n = BigInt(text);
+  if (n < BigInt(range.min) || n > BigInt(range.max)) return `value ${text} is outside the range ${range.min}–${range.max} AWS publishes`;
+  return undefined;
+}
+
+function otherLevel(level: ParameterLevel): ParameterLevel {
+  return level === 'cluster' ? 'instance' : 'cluster';
+}
+
+function unknownReason(version: AuroraVersion, name: string): string {
+  const major = majorOf(version);
+  const na = CATALOGUE.majors[String(major) as '2' | '3'].notApplicable[name];
+  if (na !== undefined) return `does not apply to Aurora MySQL ${major}: AWS lists it among the "MySQL parameters that don't apply to Aurora MySQL"${na ? ` (${na})` : ''}`;
+  const other = major === 2 ? 3 : 2;
+  const otherEntry = CATALOGUE.majors[String(other) as '2' | '3'].parameters[name];
+  if (otherEntry) {
+    const renamed = otherEntry.otherName && CATALOGUE.majors[String(major) as '2' | '3'].parameters[otherEntry.otherName] ? `; Aurora MySQL ${major} calls it ${otherEntry.otherName}` : '';
+    return `unknown to Aurora MySQL ${major}: it exists only in Aurora MySQL ${other}${renamed}`;
+  }
+  const params = CATALOGUE.majors[String(major) as '2' | '3'].parameters;
+  const spelled = [name.replace(/-/g, '_'), name.replace(/_/g, '-'), name.toLowerCase()].find((alt) => alt !== name && params[alt]);
+  if (spelled) return `unknown to Aurora MySQL ${major} as written: the parameter is spelled "${spelled}"`;
+  return `unknown to Aurora MySQL ${major}: not a parameter in AWS's Aurora MySQL parameter reference`;
+}
+
+/**
+ * Every parameter of `params` that RDS would refuse at `level` on `engineVersion`, with why:
+ * unknown (or one of the MySQL parameters that don't apply to Aurora), not modifiable, at the wrong
+ * level, not yet in this version, or a value outside what AWS publishes. Empty: all accepted.
+ * An engine version aurora-bench cannot parse yields one problem named "engine.version".
+ */
+export function parameterProblems(engineVersion: string, level: ParameterLevel, params: Readonly<Record<string, ParameterValue>>): ParameterProblem[] {
+  let version: AuroraVersion;
+  try {
+    version = parseAuroraVersion(engineVersion);
+  } catch (e) {
+    if (e instanceof EngineVersionError) return [{ name: 'engine.version', reason: e.message }];
+    throw e;
+  }
+  const major = majorOf(version);
+  const problems: ParameterProblem[] = [];
+  for (const [name, value] of Object.entries(params)) {
+    const info = lookupParameter(engineVersion, name);
+    if (!info) {
+      problems.push({ name, reason: unknownReason(version, name) });
+      continue;
+    }
+    if (info.minVersion && compareVersions(version.aurora, info.minVersion.split('.').map(Number)) < 0) {
+      problems.push({ name, reason: `needs Aurora MySQL ${info.minVersion} or higher; the engine is ${version.aurora.map((n, i) => (i === 1 ? String(n).padStart(2, '0') : String(n))).join('.')}` });
+      continue;
+    }
+    const here = info[level];
+    if (!here) {
+      const there = info[otherLevel(level)]!;
+      problems.push({
+        name,
+        reason: `${otherLevel(level)}-level only on Aurora MySQL ${major}: it belongs in ${otherLevel(level)}Parameters${there.modifiable === false ? ', where it is not modifiable either' : ''}`,
+      });
+      continue;
+    }
+    if (here.modifiable === false) {
+      const atOther = info[otherLevel(level)];
+      problems.push({
+        name,
+        reason: `not modifiable on Aurora MySQL ${major} at the ${level} level${atOther && atOther.modifiable !== false ? ` (it is modifiable at the ${otherLevel(level)} level: set it in ${otherLevel(level)}Parameters)` : ''}${here.note ? `: ${here.note}` : ''}`,
+      });
+      continue;
+    }
+    if (info.allowedValues && !valueAllowed(value, info.allowedValues)) {
+      problems.push({ name, reason: `value ${JSON.stringify(value)} is not allowed on Aurora MySQL ${major} (AWS lists ${info.allowedValues.join(', ')})` });
+      continue;
+    }
+    const rangeProblem = info.range ? outOfRange(value, info.range) : undefined;
+    if (rangeProblem) {
+      problems.push({ name, reason: rangeProblem });
+      continue;
+    }
+    const req = info.requires;
+    if (req && asParameterText(value) !== req.unlessValue) {
+      const given = params[req.parameter];
+      if (given === undefined || asParameterText(given) !== req.value) {
+        problems.push({ name, reason: `a value other than ${req.unlessValue} needs ${req.parameter}=${req.value} in the same ${level} parameters on Aurora MySQL ${major} (AWS: setting it acknowledges the risk of data loss)` });
+      }
+    }
+  }
+  return problems;
+}
+
+/** Values that RDS accepts but that do not do what a reader of the spec may expect (plan warnings). */
+export function parameterCaveats(engineVersion: string, params: Readonly<Record<string, ParameterValue>>): ParameterProblem[] {
+  const caveats: ParameterProblem[] = [];
+  for (const [name, value] of Object.entries(params)) {
+    let info: AuroraParameterInfo | undefined;
+    try {
+      info = lookupParameter(engineVersion, name);
+    } catch (e) {
+      if (e instanceof EngineVersionError) return [];
+      throw e;
+    }
+    const caveat = info?.caveats?.[asParameterText(value)];
+    if (caveat) caveats.push({ name, reason: caveat });
+  }
+  return caveats;
+}

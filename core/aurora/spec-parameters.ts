@@ -1,0 +1,83 @@
+/**
+ * A spec's Aurora parameters against the parameter catalogue for its engine version: every
+ * parameterTemplates entry and every variant (template merged under the variant, as the plan does),
+ * plus the cluster parameters a variant's writeForwarding block stands for. Each problem is named
+ * by its JSON path and says how to fix it. localOnlyParameters are not Aurora parameters and are
+ * not checked here (the AWS plan refuses them; the local backend checks them against MariaDB).
+ */
+import type { Spec } from '../spec/schema';
+import { parameterCaveats, parameterProblems, type ParameterLevel, type ParameterValue } from './parameter-catalogue';
+import { writeForwardingParameters } from './write-forwarding';
+
+export interface ParameterSpecProblem {
+  /** JSON path, e.g. variants[2].clusterParameters.thread_handling. */
+  readonly path: string;
+  readonly message: string;
+}
+
+const LEVELS: readonly ParameterLevel[] = ['cluster', 'instance'];
+const field = (level: ParameterLevel) => `${level}Parameters` as const;
+
+/** How to fix a refusal: for a setting Aurora has no room for, the local what-if is the way to keep it. */
+function fixHint(reason: string, localOnlyPath: string): string {
+  if (/^(unknown|does not apply|not modifiable)/.test(reason)) {
+    return `; remove it, or keep it for a MariaDB-only what-if on the local backend in ${localOnlyPath} (an AWS plan refuses that variant)`;
+  }
+  return '';
+}
+
+/** Every refusal, deduplicated by path: a template's problem is reported once, not per variant using it. */
+export function auroraParameterProblems(spec: Spec): ParameterSpecProblem[] {
+  const version = spec.engine.version;
+  const found = new Map<string, string>();
+  const add = (path: string, message: string) => {
+    if (!found.has(path)) found.set(path, message);
+  };
+  const check = (level: ParameterLevel, params: Readonly<Record<string, ParameterValue>>, pathOf: (name: string) => string, localOnlyPath: string) => {
+    for (const p of parameterProblems(version, level, params)) {
+      if (p.name === 'engine.version') add('engine.version', p.reason);
+      else add(pathOf(p.name), p.reason + fixHint(p.reason, localOnlyPath));
+    }
+  };
+
+  for (const [t, template] of Object.entries(spec.parameterTemplates)) {
+    for (const level of LEVELS) {
+      check(level, template[field(level)], (name) => `parameterTemplates.${t}.${field(level)}.${name}`, `parameterTemplates.${t}.localOnlyParameters`);
+    }
+  }
+  spec.variants.forEach((v, i) => {
+    const template = v.parameterTemplate !== undefined ? spec.parameterTemplates[v.parameterTemplate] : undefined;
+    for (const level of LEVELS) {
+      const own = v[field(level)];
+      const merged = { ...(template?.[field(level)] ?? {}), ...own };
+      // A problem of a template parameter is the template's (already checked above), unless it only
+      // arises from the merge (a requirement the variant's own values do not meet).
+      check(
+        level,
+        merged,
+        (name) => (name in own || template === undefined ? `variants[${i}].${field(level)}.${name}` : `parameterTemplates.${v.parameterTemplate}.${field(level)}.${name}`),
+        `variants[${i}].localOnlyParameters`,
+      );
+    }
+    const wf = writeForwardingParameters(v.writeForwarding);
+    for (const p of parameterProblems(version, 'cluster', wf)) {
+      if (p.name !== 'engine.version') add(`variants[${i}].writeForwarding`, `sets ${p.name}=${wf[p.name]}, which Aurora refuses: ${p.reason}`);
+    }
+  });
+  return [...found].map(([path, message]) => ({ path, message }));
+}
+
+/** Values RDS accepts that do not do what the spec may mean (plan warnings), by JSON path. */
+export function auroraParameterCaveats(spec: Spec): ParameterSpecProblem[] {
+  const out = new Map<string, string>();
+  const scan = (params: Readonly<Record<string, ParameterValue>>, pathOf: (name: string) => string) => {
+    for (const c of parameterCaveats(spec.engine.version, params)) out.set(pathOf(c.name), c.reason);
+  };
+  for (const [t, template] of Object.entries(spec.parameterTemplates)) {
+    for (const level of LEVELS) scan(template[field(level)], (name) => `parameterTemplates.${t}.${field(level)}.${name}`);
+  }
+  spec.variants.forEach((v, i) => {
+    for (const level of LEVELS) scan(v[field(level)], (name) => `variants[${i}].${field(level)}.${name}`);
+  });
+  return [...out].map(([path, message]) => ({ path, message }));
+}
