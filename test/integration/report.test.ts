@@ -61,17 +61,17 @@ describe('study reports from lake rows', () => {
   });
 
   it('S2: score, peak and fall-off per variant, connection errors marked and failed steps listed', async () => {
-    // Act
-    const report = await study('thread-sweep');
+    // Act: the local run, where the thread pool what-ifs run next to the Aurora variants
+    const report = await reportOf(lakeDir, writeStudyRun(lakeDir, repoRoot, 'thread-sweep', 'local').runId);
     // Assert
     expect(report.sections.map((s) => s.id)).toEqual(['price', 'sweep', 'failures']);
     const sweep = section(report, 'sweep');
-    expect(sweep.findings[0]).toMatch(/^Score: r6g-2xl-threadpool 100\.0, r5-2xl-threadpool \d+\.\d, r6g-2xl-per-conn \d+\.\d\.$/);
-    expect(sweep.findings).toContain('read-write, r6g-2xl-per-conn: peak at 256 threads; falls off from 1024 threads (17% of peak at 3000); errors from 2048 threads.');
-    expect(sweep.findings).toContain('read-write, r6g-2xl-threadpool: peak at 256 threads; no fall-off past the peak.');
+    expect(sweep.findings[0]).toMatch(/^Score: r6g-2xl 100\.0, pool-whatif \d+\.\d, r5-2xl \d+\.\d, per-conn-whatif \d+\.\d\.$/);
+    expect(sweep.findings).toContain('read-write, per-conn-whatif: peak at 256 threads; falls off from 1024 threads (17% of peak at 3000); errors from 2048 threads.');
+    expect(sweep.findings).toContain('read-write, pool-whatif: peak at 256 threads; no fall-off past the peak.');
     const errors = sweep.tables.find((t) => t.title === 'Points with errors')!;
-    expect(errors.rows).toContainEqual(['read-write', 'r5-2xl-threadpool', '3000', 'step failed', '0', '-', '0', 'FATAL: error 1040: Too many connections']);
-    expect(errors.rows).toContainEqual(['read-write', 'r6g-2xl-per-conn', '2048', 'ran with errors', '5,000', expect.stringMatching(/%$/), '12', '']);
+    expect(errors.rows).toContainEqual(['read-write', 'r5-2xl', '3000', 'step failed', '0', '-', '0', 'FATAL: error 1040: Too many connections']);
+    expect(errors.rows).toContainEqual(['read-write', 'per-conn-whatif', '2048', 'ran with errors', '5,000', expect.stringMatching(/%$/), '12', '']);
     expect(sweep.charts.filter((c) => c.id.startsWith('sweep-tps'))).toHaveLength(3);
     expect(section(report, 'failures').tables[0]!.rows).toHaveLength(3);
   });
@@ -102,7 +102,7 @@ describe('study reports from lake rows', () => {
     ]);
   });
 
-  it('S4: each class marked CPU-bound, network-bound or client-bound as the seed found', async () => {
+  it('S4: each class marked CPU-bound, network-bound or client-bound as the original study found', async () => {
     // Act
     const net = section(await study('network-throughput'), 'network');
     // Assert
