@@ -1,13 +1,13 @@
--- fullscan_1kb: study S4's network-throughput workload (shared/STUDIES.md S4, seeds/003).
+-- fullscan_1kb: study S4's network-throughput workload.
 --
 -- Data: --tables tables (S4 uses one) named fullscan1..N, each with --table_size rows of ~1 KB:
 --   id INT PRIMARY KEY, user_id INT, text01..text25 TEXT holding 40 random letters each
---   (25 x 40 = 1,000 bytes of text + 8 bytes of integers per row), the shape the seed
+--   (25 x 40 = 1,000 bytes of text + 8 bytes of integers per row), the shape the original study
 --   created with mysql_random_data_load. 1,000,000 rows is ~1 GB.
 --   Row size for the cost estimate (core/report/cost.ts; text plus length bytes and row header):
 -- aurora-bench: bytes-per-row 1040
 -- Event: one full-table `SELECT *` of one table; every row is fetched into Lua and dropped,
---   like the seed's `mysql -e "SELECT * FROM test.test" > /dev/null` loop. The event is the
+--   like the original study's `mysql -e "SELECT * FROM test.test" > /dev/null` loop. The event is the
 --   transaction, so tps = full scans per second; bytes/s are read from the server's network
 --   metrics, not from sysbench.
 -- Memory: sysbench 1.0.20's MySQL driver buffers the whole result set (mysql_store_result), so a

@@ -1,14 +1,14 @@
 /**
- * S4's bound classification (seeds/003): each (instance class, load) point is CPU-bound,
+ * S4's bound classification: each (instance class, load) point is CPU-bound,
  * network-bound, client-bound, or none of these.
  *
  * Thresholds (documented defaults, overridable):
- *  - CPU-bound: server CPUUtilization >= 90% (the seed's large/xlarge ran at 98–100%).
+ *  - CPU-bound: server CPUUtilization >= 90% (the original study's large/xlarge ran at 98–100%).
  *  - network-bound: NetworkTransmit + NetworkReceive >= 90% of the class's network limit (its
- *    "up to" burst figure from the price table, the only published number): the seed's 2xlarge and
+ *    "up to" burst figure from the price table, the only published number): the original study's 2xlarge and
  *    4xlarge reached 12.32 and 12.44 Gbps of 12.5 (98–99%) at CPU 71% and 29%.
  *  - client-bound: a client was saturated (the runner's client_saturated flag, or its average CPU
- *    >= 90%): the seed's single c6i.large reached 1.17 Gbps with its own CPU at 45–100%. Its numbers
+ *    >= 90%): the original study's single c6i.large reached 1.17 Gbps with its own CPU at 45–100%. Its numbers
  *    describe the client, not the server.
  * Server limits are checked first: when the server is at its CPU or network limit a saturated
  * client is reported alongside, not instead. With no limit reached the point is 'none': the load did

@@ -1,17 +1,17 @@
 /**
- * S5's saturation knee (seeds/004): sweep the offered rate, plot achieved throughput and p99
+ * S5's saturation knee: sweep the offered rate, plot achieved throughput and p99
  * against it, and find where achieved stops tracking offered.
  *
  * The rule, applied in order of increasing offered rate (unlimited-rate points are ignored):
  *  1. Baseline efficiency e0 = achieved / offered at the lowest offered rate, capped at 1. A system
- *     that lags even at the lowest load (the seed's RMW case, ~17% below target throughout) is
+ *     that lags even at the lowest load (the original study's RMW case, ~17% below target throughout) is
  *     judged against its own baseline, and the lag is reported.
  *  2. A point tracks when achieved >= 95% x e0 x offered AND its p99 <= 3 x the baseline p99
  *     (p99 at the lowest rate). Either failing is saturation: a queue that keeps up on throughput
  *     but explodes on latency is saturated too.
  *  3. The knee is the last tracking point before the first non-tracking one: the highest offered
  *     rate the system sustains. The capacity is the highest achieved rate over the whole sweep (the
- *     plateau the seed reads off, e.g. r6g ~64.8k ops/s).
+ *     plateau the original study reads off, e.g. r6g ~64.8k ops/s).
  * A failed step (no achieved rate) counts as not tracking.
  */
 

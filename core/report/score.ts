@@ -1,5 +1,5 @@
 /**
- * S2's 100-point score (seeds/001): for each target, the sum of its mean QPS and mean TPS over
+ * S2's 100-point score: for each target, the sum of its mean QPS and mean TPS over
  * the whole thread sweep; the best target scores 100 and each other one best x (its sum / best sum).
  *
  * A thread count a target could not serve (the step failed, e.g. a connection limit) counts as 0

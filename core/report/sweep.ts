@@ -1,10 +1,10 @@
 /**
- * Thread-sweep findings (S2, seeds/001): the thread count of peak throughput, where throughput
+ * Thread-sweep findings (S2): the thread count of peak throughput, where throughput
  * falls off past the peak, and the points with connection errors, marked rather than dropped.
  *
  * Rules: the peak is the thread count with the highest throughput (ties: fewest threads). Fall-off
  * is the first thread count past the peak whose throughput is below (1 - dropShare) x peak
- * (default 10%): the seed's "past 512 threads performance declines without a thread pool". A point
+ * (default 10%): the original study's "past 512 threads performance declines without a thread pool". A point
  * has errors when its step failed or sysbench counted errors or reconnects.
  */
 

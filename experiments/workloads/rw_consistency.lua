@@ -1,6 +1,6 @@
--- rw_consistency: oltp_read_write with Aurora's read consistency set per session (S3, seeds/002).
+-- rw_consistency: oltp_read_write with Aurora's read consistency set per session (S3).
 --
--- The seed measured what each aurora_replica_read_consistency level (EVENTUAL, SESSION, GLOBAL)
+-- The original study measured what each aurora_replica_read_consistency level (EVENTUAL, SESSION, GLOBAL)
 -- costs a session that reads and writes through a reader with local write forwarding. Aurora lets
 -- each session choose its level (`SET aurora_replica_read_consistency = ...`), so one cluster can
 -- measure all three, and this script is the stock oltp_read_write transaction with that SET run

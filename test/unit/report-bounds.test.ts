@@ -4,7 +4,7 @@ const MB = 1e6;
 
 describe("S4's bound classification", () => {
   it.each([
-    // seeds/003, 12 clients: large and xlarge CPU-bound, 2xlarge and 4xlarge network-bound
+    // 12 clients: large and xlarge CPU-bound, 2xlarge and 4xlarge network-bound
     ['db.r6i.large', 100, 426 + 1.3, 'cpu'],
     ['db.r6i.xlarge', 98, 898 + 2.8, 'cpu'],
     ['db.r6i.2xlarge', 71, 1540 + 3.8, 'network'],
@@ -16,7 +16,7 @@ describe("S4's bound classification", () => {
     expect(r.bound).toBe(expected);
   });
 
-  it("calls the seed's single-client run client-bound, not a server limit", () => {
+  it("calls the original study's single-client run client-bound, not a server limit", () => {
     // Arrange: one c6i.large, server CPU 31%, 146 MB/s, client CPU up to 100%
     // Act
     const r = classifyBound({ serverCpuPct: 31, networkBytesPerS: 146.4 * MB, networkLimitGbps: 12.5, clientSaturated: true, clientCpuPct: 80 });

@@ -80,7 +80,7 @@ describe('AWS cost estimate and budget', () => {
     expect(() => loadPrices(repoRoot, join(dir, 'none.json'))).toThrow(/price file not found/);
   });
 
-  it("keeps the seed's own prices: r6g/r5 2xlarge = 92.61% in cn-northwest-1", () => {
+  it("keeps the original study's own prices: r6g/r5 2xlarge = 92.61% in cn-northwest-1", () => {
     // Arrange
     const table = loadPrices(repoRoot);
     // Act

@@ -30,7 +30,7 @@ describe("S5's saturation knee", () => {
   });
 
   it('judges a system that lags at every rate against its own baseline, and says so', () => {
-    // Arrange: ~17% below target throughout (the seed's RMW case), never saturating
+    // Arrange: ~17% below target throughout (the original study's RMW case), never saturating
     const points = [200, 400, 800].map((offered) => ({ offered, achieved: 0.83 * offered, p99Ms: 1 }));
     // Act
     const knee = findKnee(points);

@@ -2,7 +2,7 @@ import { overallScores, sweepScores } from '../../core/report/score';
 
 describe("S2's 100-point score", () => {
   it('gives the best target 100 and the others their share of the best mean QPS + mean TPS', () => {
-    // Arrange: the seed's example, 1000 vs 900
+    // Arrange: the original study's example, 1000 vs 900
     const series = {
       percona: [
         { threads: 2, tps: 10, qps: 190 },

@@ -81,7 +81,7 @@ describe('report statistics', () => {
   });
 
   it('says a ratio is within the noise when its interval straddles 1, and names the side otherwise', () => {
-    // Arrange: S1 read-only QPS, r6g vs r5 (seeds/000: 190953 vs 206528 = 92.46%) with tight repeats
+    // Arrange: S1 read-only QPS, r6g vs r5 (the study: 190953 vs 206528 = 92.46%) with tight repeats
     const r6g = summarize([190000, 190953, 191900]);
     const r5 = summarize([205600, 206528, 207500]);
     const noisyA = summarize([100, 140, 80]);
