@@ -77,10 +77,13 @@ program
         }
         try {
           const { spec, scripts } = loadSpecFile(file, builtinWorkloads);
-          // Planning checks what the schema cannot: sysbench options per test, step expansion.
-          const { planRun } = await import('../core/plan/plan');
-          planRun(spec, { backend: 'aws', scripts, source: file });
-          process.stdout.write(`ok: ${file} (${spec.variants.length} variants, ${spec.workloads.length} workloads, ${spec.repeats} repeats)\n`);
+          // Planning checks what the schema cannot: sysbench options per test, step expansion. On
+          // AWS unless every variant is a local-only what-if (which only the local backend runs).
+          const { planRun, hasLocalOnlyParameters } = await import('../core/plan/plan');
+          const localOnly = spec.variants.filter((v) => hasLocalOnlyParameters(spec, v)).map((v) => v.name);
+          planRun(spec, { backend: localOnly.length === spec.variants.length ? 'local' : 'aws', scripts, source: file });
+          const whatIfs = localOnly.length > 0 ? `; local-only what-if: ${localOnly.join(', ')} (an AWS plan refuses ${localOnly.length === 1 ? 'it' : 'them'})` : '';
+          process.stdout.write(`ok: ${file} (${spec.variants.length} variants, ${spec.workloads.length} workloads, ${spec.repeats} repeats${whatIfs})\n`);
         } catch (e) {
           bad++;
           const message = (e as Error).message;
