@@ -160,6 +160,14 @@ export function backendNotes(spec: Spec, backend: BackendKind): PlanNote[] {
     });
   });
   for (const c of auroraParameterCaveats(spec)) notes.push({ level: 'warning', path: c.path, message: c.message });
+  if (/^2\.|^5\.7\./.test(spec.engine.version)) {
+    // AWS, "Using Amazon RDS Extended Support": the end of standard support for Aurora MySQL version 2 was 2024-10-31.
+    notes.push({
+      level: 'warning',
+      path: 'engine.version',
+      message: 'Aurora MySQL 2 (MySQL 5.7 compatible) is past the end of standard support (2024-10-31): RDS enrolls new version 2 clusters in Extended Support, billed on top of the instance price, and offers only its last minor versions; use a 3.x version unless the study needs MySQL 5.7',
+    });
+  }
   spec.variants.forEach((v, vi) => {
     const localOnly = localOnlyParametersOf(spec, v);
     const names = Object.keys(localOnly);

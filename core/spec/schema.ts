@@ -50,7 +50,8 @@ export const WriteForwardingSchema = z
       .max(90)
       .optional()
       .describe('aurora_fwd_writer_max_connections_pct: share of writer connections forwarded sessions may use (0 disables forwarding).'),
-    idleTimeoutS: z.number().int().min(1).max(3600).optional().describe('aurora_fwd_writer_idle_timeout in seconds.'),
+    // AWS, "Configuration parameters for write forwarding": 1–86,400 s (default 60).
+    idleTimeoutS: z.number().int().min(1).max(86400).optional().describe('aurora_fwd_writer_idle_timeout in seconds (1 to 86400).'),
   })
   .strict();
 

@@ -59,6 +59,10 @@ describe('the Aurora MySQL parameter catalogue', () => {
     expect(lookupParameter(V3, 'aurora_replica_read_consistency')?.allowedValues).toEqual(['EVENTUAL', 'SESSION', 'GLOBAL']);
     expect(lookupParameter(V3, 'aurora_fwd_writer_max_connections_pct')?.range).toEqual({ min: '0', max: '90' });
     expect(lookupParameter(V3, 'aurora_fwd_writer_idle_timeout')?.range).toEqual({ min: '1', max: '86400' });
+    // The schema's bounds are AWS's: the whole published range and nothing past it.
+    expect(WriteForwardingSchema.safeParse({ enabled: true, maxConnectionsPct: 0, idleTimeoutS: 86400 }).success).toBe(true);
+    expect(WriteForwardingSchema.safeParse({ enabled: true, idleTimeoutS: 86401 }).success).toBe(false);
+    expect(WriteForwardingSchema.safeParse({ enabled: true, maxConnectionsPct: 91 }).success).toBe(false);
   });
 
   it('accepts what Aurora lets you set: an empty problem list', () => {

@@ -64,6 +64,17 @@ describe('plan', () => {
     expect(plan.cells[0]!.steps.every((s) => s.prepare)).toBe(true);
   });
 
+  it('warns that Aurora MySQL 2 is past the end of standard support, on both backends', () => {
+    // Arrange
+    const v2 = spec({ engine: { version: '5.7.mysql_aurora.2.12.5' } });
+    // Act
+    const notes = (['aws', 'local'] as const).map((backend) => planRun(v2, { backend, now: NOW }).notes.filter((n) => n.path === 'engine.version'));
+    const v3 = planRun(spec(), { backend: 'aws', now: NOW }).notes.filter((n) => n.path === 'engine.version');
+    // Assert
+    for (const n of notes) expect(n).toEqual([{ level: 'warning', path: 'engine.version', message: expect.stringMatching(/^Aurora MySQL 2 \(MySQL 5\.7 compatible\) is past the end of standard support \(2024-10-31\)/) }]);
+    expect(v3).toEqual([]);
+  });
+
   it('merges parameter templates under variant parameters', () => {
     const s = spec({
       parameterTemplates: { tuned: { clusterParameters: { auto_increment_increment: 2, innodb_print_all_deadlocks: 1 }, instanceParameters: {} } },

@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadSpecFile, SpecError, validateSpec, specJsonSchema } from '../../core/spec/validate';
-import type { SpecInput } from '../../core/spec/schema';
+import { SpecSchema, type SpecInput } from '../../core/spec/schema';
+import { auroraParameterProblems } from '../../core/aurora/spec-parameters';
 import { readFileSync, readdirSync } from 'node:fs';
 
 const BUILTIN = join(__dirname, '..', '..', 'client', 'workloads');
@@ -201,6 +202,19 @@ describe('spec validation', () => {
     }
     // Assert
     expect(message.startsWith(`${file}: invalid experiment spec\n  - variants[0].instanceParameters.thread_handling: not modifiable on Aurora MySQL 3`)).toBe(true);
+  });
+
+  it('finds nothing Aurora would refuse in any shipped experiment', () => {
+    // Arrange
+    const dir = join(__dirname, '..', '..', 'experiments');
+    const docs = readdirSync(dir)
+      .filter((f) => f.endsWith('.json') && f !== 'schema.json')
+      .map((f) => [f, SpecSchema.parse(JSON.parse(readFileSync(join(dir, f), 'utf8')))] as const);
+    // Act
+    const problems = docs.map(([f, spec]) => [f, auroraParameterProblems(spec)]);
+    // Assert
+    expect(docs.length).toBeGreaterThanOrEqual(6);
+    expect(problems).toEqual(docs.map(([f]) => [f, []]));
   });
 
   it('validates every experiment shipped in experiments/', () => {
