@@ -18,8 +18,8 @@
 # result.json), 2 for usage errors, 3 for setup errors (sysbench missing, secret or script not
 # fetched), 4 when the S3 upload failed. SIGTERM/SIGINT stop sysbench; result.json is still
 # written (and uploaded) before the runner exits.
-# The password never appears in output, in result.json or, when sysbench's config-file syntax can
-# carry it, on any command line.
+# The password never appears in output, in result.json or on any command line (see "Connection
+# options" below for how it reaches sysbench).
 set -euo pipefail
 export LC_ALL=C # EPOCHREALTIME and printf must use '.' as the decimal point
 
@@ -107,6 +107,9 @@ for opt in "${sysbench_opts[@]}"; do
   case "$name" in
     --mysql-host | --mysql-port | --mysql-user | --mysql-password | --mysql-socket | --config-file | --db-driver)
       die_usage "sysbench option ${opt%%=*} is set by the runner from its own flags; do not pass it after --" ;;
+    --mysql-debug)
+      # sysbench 1.0.20 then logs mysql_real_connect()'s arguments, the password among them (drv_mysql.c).
+      die_usage "sysbench option ${opt%%=*} would print the database password into the output; it is not allowed" ;;
   esac
 done
 
@@ -190,18 +193,25 @@ fi
 
 if [ $have_password_env = 1 ]; then
   password=${!password_env}
+  # Read once: nothing the runner starts (the AWS CLI, sysbench) inherits it from here on.
+  unset "$password_env"
 else
   secret_json=$(aws secretsmanager get-secret-value --secret-id "$password_secret" --query SecretString --output text 2>"$work/secret.err") ||
     die_setup "could not read secret $password_secret: $(tr '\n' ' ' <"$work/secret.err")"
-  # The RDS-managed secret is JSON {"username": ..., "password": ...}.
+  # The RDS-managed secret is JSON {"username": ..., "password": ...}. Printed without a newline and
+  # followed by a sentinel, so $(...) cannot strip a trailing newline or space off the password.
   if command -v jq >/dev/null 2>&1; then
-    password=$(jq -er '.password' <<<"$secret_json" 2>/dev/null) || die_setup "secret $password_secret has no \"password\" field"
+    password=$(jq -je '.password | strings' <<<"$secret_json" 2>/dev/null && printf x) || die_setup "secret $password_secret has no \"password\" string"
   else
-    password=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["password"])' <<<"$secret_json" 2>/dev/null) ||
-      die_setup "secret $password_secret has no \"password\" field"
+    password=$(python3 -c 'import json,sys; p=json.load(sys.stdin)["password"]; assert isinstance(p, str); sys.stdout.write(p)' <<<"$secret_json" 2>/dev/null && printf x) ||
+      die_setup "secret $password_secret has no \"password\" string"
   fi
+  password=${password%x}
   unset secret_json
 fi
+# sysbench gets MYSQL_PWD only when the password travels that way (see "Connection options"), never
+# one this runner happened to inherit.
+unset MYSQL_PWD
 
 if [ $custom = 1 ]; then
   if [ $have_script_dir = 1 ]; then
@@ -220,14 +230,40 @@ fi
 sysbench_version=$(sysbench --version 2>/dev/null | awk '{print $2; exit}')
 host_name=$(uname -n)
 
-# Connection options. The password goes into a private sysbench config file when its syntax can
-# carry it (that parser splits on ',' and whitespace), so it is not visible in the process list.
+# Connection options; the password never goes on a command line (the process list shows those to
+# every user). sysbench 1.0.20 passes --mysql-password to mysql_real_connect() and reads no MySQL
+# option file itself (src/drivers/mysql/drv_mysql.c: mysql_drv_init takes args.password from
+# sb_get_value_string("mysql-password"); mysql_drv_real_connect calls mysql_options only for SSL
+# and compression, never MYSQL_READ_DEFAULT_FILE/GROUP). Two ways in, in this order:
+# 1. sysbench's own config file (--config-file, a private 0600 file in the runner's 0700 work dir).
+#    Its parser (src/sb_options.c, read_config) takes `name=value`, splits values at ',' and
+#    whitespace, and treats '#' as the start of a comment, but reads a value that starts with ' or "
+#    verbatim up to the same quote character, with no escapes: so the password is written between
+#    the quote character it does not contain. fgets() reads lines of at most MAXSTRLEN-1 = 255
+#    bytes, newline included, so the password must fit in 255 - len('mysql-password=""\n').
+#    Every password RDS accepts fits: 8 to 41 printable ASCII characters except '/', '"' and '@'
+#    (CreateDBCluster MasterUserPassword, botocore rds service-2.json), so '"' always works.
+# 2. Otherwise (both quote characters, a newline, or too long): MYSQL_PWD in sysbench's own
+#    environment. With no --mysql-password sysbench's option has no value (set_option ignores the
+#    empty default) and passes NULL, and MariaDB Connector/C then reads MYSQL_PWD
+#    (libmariadb/mariadb_lib.c, mthd_my_real_connect: "if (!passwd) passwd=getenv("MYSQL_PWD")").
+#    /proc/<pid>/environ is readable by the process's own user and root only, like the config file.
+# Never: --mysql-debug, which makes drv_mysql.c log the mysql_real_connect() arguments, password
+# included (refused with the other connection options above).
 conn_opts=(--mysql-host="$host" --mysql-port="$port" --mysql-user="$user")
-if [ -n "$password" ] && ! [[ "$password" =~ [,[:space:]] ]]; then
-  (umask 077 && printf 'mysql-password=%s\n' "$password" >"$work/sysbench.cfg")
+password_via_env=0
+# 255 - len('mysql-password=""' + newline); ${#password} counts bytes (LC_ALL=C).
+readonly MAX_CONFIG_PASSWORD_BYTES=237
+password_bytes=${#password}
+if [ -z "$password" ]; then
+  : # no password: nothing to pass
+elif [[ "$password" != *$'\n'* ]] && [ "$password_bytes" -le "$MAX_CONFIG_PASSWORD_BYTES" ] && { [[ "$password" != *'"'* ]] || [[ "$password" != *"'"* ]]; }; then
+  quote='"'
+  [[ "$password" != *'"'* ]] || quote="'"
+  (umask 077 && printf 'mysql-password=%s%s%s\n' "$quote" "$password" "$quote" >"$work/sysbench.cfg")
   conn_opts+=(--config-file="$work/sysbench.cfg")
 else
-  conn_opts+=(--mysql-password="$password")
+  password_via_env=1
 fi
 display_conn=(--mysql-host="$host" --mysql-port="$port" --mysql-user="$user")
 
@@ -278,7 +314,12 @@ quote_words() {
 # its CPU, and sets sb_rc to its exit code (128+N when killed by signal N).
 run_sysbench() {
   local cmd=$1 rc prev=""
-  (cd "$work" && exec env "${workload_env[@]}" sysbench "$HOOK" "$cmd" "${conn_opts[@]}" "${sysbench_opts[@]}") >>"$log_file" 2>&1 &
+  (
+    cd "$work"
+    # export is a shell builtin: the password reaches sysbench's environment without any argv.
+    if [ $password_via_env = 1 ]; then export MYSQL_PWD="$password"; fi
+    exec env "${workload_env[@]}" sysbench "$HOOK" "$cmd" "${conn_opts[@]}" "${sysbench_opts[@]}"
+  ) >>"$log_file" 2>&1 &
   sb_pid=$!
   sample_cpu "$sb_pid" </dev/null &
   sampler_pid=$!

@@ -50,7 +50,6 @@ const GENERAL_OPTIONS: Readonly<Record<string, Kind>> = {
   'mysql-ssl': 'bool',
   'mysql-ssl-cipher': 'string',
   'mysql-compression': 'bool',
-  'mysql-debug': 'bool',
   'mysql-ignore-errors': 'string',
   'mysql-dry-run': 'bool',
 };
@@ -76,6 +75,8 @@ const MANAGED_OPTIONS: Readonly<Record<string, string>> = {
   'mysql-user': 'set by the runner from the cell\'s credentials',
   'mysql-password': 'set by the runner from the cell\'s credentials',
   'mysql-socket': 'the runner connects over TCP',
+  // drv_mysql.c (sysbench 1.0.20) then logs mysql_real_connect()'s arguments, the password among them.
+  'mysql-debug': 'it makes sysbench print the database password into its output',
   'db-driver': 'always mysql',
   'mysql-db': `the benchmark database is always ${BENCHMARK_DATABASE} (the one the backends create)`,
   'config-file': 'the runner uses it for the password',

@@ -13,7 +13,7 @@ import { parseSysbenchOutput } from '../../core/sysbench/parser';
 import type { RunnerResult } from '../../core/sysbench/types';
 import { startMoto, type MotoServer } from '../aws/moto';
 import { awsCliDir } from '../helpers/aws-cli';
-import { startMariadb, type ThrowawayMariadb } from '../helpers/sysbench-mariadb';
+import { sqlString, startMariadb, type ThrowawayMariadb } from '../helpers/sysbench-mariadb';
 
 const ROOT = join(__dirname, '..', '..');
 const RUNNER = join(ROOT, 'client', 'runner.sh');
@@ -91,6 +91,29 @@ describe('client/runner.sh with Secrets Manager and S3 (moto)', () => {
     expect(parsed.summary!.reads).toBe(parsed.summary!.transactions);
     expect(JSON.parse(await object('raw/c1/s1/prepare/client-1/result.json')).exitCode).toBe(0);
     expect(db.sql('SELECT COUNT(*) FROM sbtest.fullscan1').trim()).toBe('200');
+  });
+
+  it('takes the password from the secret exactly, trailing space and both quote characters included', async () => {
+    // Arrange: a secret whose password only MYSQL_PWD can carry to sysbench (both quote characters),
+    // ending in a space that a $(...) capture or a shell read would keep or lose by accident.
+    const odd = `it's "odd" \\ #,= `;
+    db.sql(['%', 'localhost', '127.0.0.1'].map((h) => `CREATE USER 'odd'@'${h}' IDENTIFIED BY ${sqlString(odd)}; GRANT ALL ON *.* TO 'odd'@'${h}';`).join(' '));
+    const clientConfig = { endpoint: moto.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } };
+    const secrets = new SecretsManagerClient(clientConfig);
+    const oddArn = (await secrets.send(new CreateSecretCommand({ Name: 'rds!cluster-odd', SecretString: JSON.stringify({ username: 'odd', password: odd }) }))).ARN!;
+    secrets.destroy();
+
+    // Act
+    const r = await runner([
+      '--phase', 'prepare', '--workload', 'oltp_read_only', '--out', `s3://${BUCKET}/raw/c1/s3/prepare/client-1/`,
+      '--host', '127.0.0.1', '--port', String(db.port), '--user', 'odd', '--password-secret', oddArn, '--', '--tables=1', '--table-size=30',
+    ]);
+
+    // Assert
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(JSON.parse(await object('raw/c1/s3/prepare/client-1/result.json')).exitCode).toBe(0);
+    for (const f of ['output.log', 'result.json']) expect(await object(`raw/c1/s3/prepare/client-1/${f}`)).not.toContain(odd.trim());
+    expect(db.sql("SELECT COUNT(*) FROM sbtest.sbtest1").trim()).toBe('30');
   });
 
   it('a secret it cannot read: exit 3, the reason uploaded in output.log, no result.json', async () => {

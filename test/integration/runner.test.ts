@@ -3,6 +3,7 @@
  * writes, and the parser reading them. Small data (2 x 500 rows), runs of 2-3 s.
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,6 +41,26 @@ async function waitForInterval(outDir: string): Promise<void> {
     await sleep(100);
   }
   throw new Error(`no interval line in ${log}: ${existsSync(log) ? readFileSync(log, 'utf8') : '(missing)'}`);
+}
+
+/** A /proc/<pid>/ file as text (NUL separators kept), or undefined when the process is gone or not ours. */
+function readProc(pid: number, file: 'cmdline' | 'environ'): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/${file}`, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every process's command line, arguments joined by spaces (read-only scan of /proc). */
+function processCommandLines(): { pid: number; cmdline: string }[] {
+  const found: { pid: number; cmdline: string }[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const cmdline = readProc(Number(entry), 'cmdline');
+    if (cmdline !== undefined && cmdline !== '') found.push({ pid: Number(entry), cmdline: cmdline.replace(/\0/g, ' ') });
+  }
+  return found;
 }
 
 /** Processes whose command line holds the given text (read-only scan of /proc). */
@@ -82,6 +103,7 @@ describe('client/runner.sh against a throwaway MariaDB', () => {
       [['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), ...conn().slice(0, -2), '--password-env', 'AB_UNSET_VAR'], {}, '--password-env: environment variable AB_UNSET_VAR is not set'],
       [['--phase', 'run', '--workload', 'fullscan_1kb.lua', '--out', outDir(), ...conn()], {}, '--script-dir or --script-uri is required'],
       [['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), ...conn(), '--', '--mysql-password=x'], {}, 'sysbench option --mysql-password is set by the runner'],
+      [['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), ...conn(), '--', '--mysql_debug=on'], {}, 'sysbench option --mysql_debug would print the database password into the output; it is not allowed'],
       [['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), '--host', 'h', '--port', '99999', '--user', 'u', '--password-env', 'AB_TEST_PASSWORD'], {}, "--port must be a TCP port number, got '99999'"],
     ];
     for (const [args, env, message] of cases) {
@@ -91,21 +113,71 @@ describe('client/runner.sh against a throwaway MariaDB', () => {
     }
   });
 
-  it('passes a password sysbench\'s config file cannot carry (comma, space) on the command line instead', async () => {
-    const odd = 'a,b c';
-    db.sql(['%', 'localhost', '127.0.0.1'].map((h) => `CREATE USER 'odd'@'${h}' IDENTIFIED BY ${sqlString(odd)}; GRANT ALL ON *.* TO 'odd'@'${h}';`).join(' '));
-    const out = outDir();
+  it('connects with any password RDS can generate and others, never putting it on a command line, in the output or in result.json', async () => {
+    // Arrange: one database user per password. The first ones break an unquoted sysbench config
+    // value (src/sb_options.c read_config: '#' starts a comment, ' and " open a quoted value, ','
+    // and whitespace split values); RDS allows every printable ASCII character but '/', '"' and '@'
+    // in 8 to 41 characters (botocore rds CreateDBCluster MasterUserPassword). The last ones fit no
+    // config-file value (both quote characters, a newline, longer than a 255-byte line) and go
+    // through MYSQL_PWD.
+    const rdsAlphabet = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).filter((c) => !'/"@'.includes(c));
+    const randomRds = Array.from(randomBytes(41), (b) => rdsAlphabet[b % rdsAlphabet.length]).join('');
+    const passwords: Record<string, string> = {
+      pw_hash: '#starts-with-a-hash',
+      pw_squote: "'starts-with-a-quote",
+      pw_comma: 'has,commas,inside',
+      pw_space: ' has  spaces inside ',
+      pw_dquote: 'has"double"quotes',
+      pw_bslash: 'back\\slash\\',
+      pw_equals: '=equals=signs==',
+      pw_semi: 'semi;colon;',
+      pw_random: randomRds,
+      pw_both: `both'and"quotes, #`,
+      pw_newline: 'first line\nsecond line',
+      pw_long: randomBytes(150).toString('hex'),
+    };
+    for (const [user, pw] of Object.entries(passwords)) {
+      db.sql(['%', 'localhost', '127.0.0.1'].map((h) => `CREATE USER '${user}'@'${h}' IDENTIFIED BY ${sqlString(pw)}; GRANT ALL ON *.* TO '${user}'@'${h}';`).join(' '));
+    }
+    const prep = await startRunner(['--phase', 'prepare', '--workload', 'oltp_point_select', '--out', outDir(), ...conn(), '--', '--tables=1', '--table-size=20']).done;
+    expect(prep.code).toBe(0);
 
-    const { done } = startRunner(
-      ['--phase', 'prepare', '--workload', 'oltp_read_only', '--out', out, '--host', '127.0.0.1', '--port', String(db.port), '--user', 'odd', '--password-env', 'AB_ODD', '--', '--tables=1', '--table-size=10'],
-      { AB_ODD: odd },
-    );
-    const r = await done;
+    for (const [user, pw] of Object.entries(passwords)) {
+      const out = outDir();
+      const seen = { onCommandLine: 0, sysbench: 0, configFile: false, mysqlPwd: false, inOtherEnvVar: false };
 
-    expect(r.code).toBe(0);
-    expect(readResult(out).exitCode).toBe(0);
-    expect(readFileSync(join(out, 'result.json'), 'utf8')).not.toContain(odd);
-    expect(db.sql('SELECT COUNT(*) FROM sbtest.sbtest1').trim()).toBe('10');
+      // Act: a 1 s run; every process's command line (and sysbench's environment) is sampled while it lasts.
+      const { done } = startRunner(
+        ['--phase', 'run', '--workload', 'oltp_point_select', '--out', out, '--host', '127.0.0.1', '--port', String(db.port), '--user', user, '--password-env', 'AB_PW', '--', '--tables=1', '--table-size=20', '--time=1', '--report-interval=1'],
+        { AB_PW: pw },
+      );
+      let finished = false;
+      void done.then(() => (finished = true));
+      while (!finished) {
+        for (const proc of processCommandLines()) {
+          if (proc.cmdline.includes(pw)) seen.onCommandLine++;
+          if (!proc.cmdline.includes(`--mysql-user=${user}`) || !proc.cmdline.startsWith('sysbench')) continue;
+          seen.sysbench++;
+          if (proc.cmdline.includes('--config-file=')) seen.configFile = true;
+          for (const v of (readProc(proc.pid, 'environ') ?? '').split('\0')) {
+            if (v === `MYSQL_PWD=${pw}`) seen.mysqlPwd = true;
+            else if (v.includes(pw)) seen.inOtherEnvVar = true;
+          }
+        }
+        await sleep(5);
+      }
+      const r = await done;
+
+      // Assert
+      const viaEnv = ['pw_both', 'pw_newline', 'pw_long'].includes(user);
+      expect({ user, code: r.code, exit: readResult(out).exitCode }).toEqual({ user, code: 0, exit: 0 });
+      expect({ user, sawSysbench: seen.sysbench > 0, onCommandLine: seen.onCommandLine, inOtherEnvVar: seen.inOtherEnvVar }).toEqual({ user, sawSysbench: true, onCommandLine: 0, inOtherEnvVar: false });
+      expect({ user, configFile: seen.configFile, mysqlPwd: seen.mysqlPwd }).toEqual({ user, configFile: !viaEnv, mysqlPwd: viaEnv });
+      const parsed = parseRunnerOutput(out);
+      expect({ user, status: parsed.status, transactions: (parsed.summary?.transactions ?? 0) > 0 }).toEqual({ user, status: 'ok', transactions: true });
+      for (const f of ['output.log', 'result.json', 'client_cpu.jsonl']) expect({ user, f, leaked: readFileSync(join(out, f), 'utf8').includes(pw) }).toEqual({ user, f, leaked: false });
+      expect(r.stderr.includes(pw)).toBe(false);
+    }
   });
 
   it('prepare: cleanup then prepare, result.json last, the parser calls it ok', async () => {

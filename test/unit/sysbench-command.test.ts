@@ -112,6 +112,7 @@ describe('buildSysbenchArgs', () => {
     [{ threads: 4 }, 'sysbench option "threads" (workload rw) cannot be set in options: set by the workload\'s "threads"'],
     [{ 'warmup-time': 10 }, 'sysbench 1.0.20 has no --warmup-time: set "warmupS"'],
     [{ mysql_password: 'x' }, 'cannot be set in options: set by the runner from the cell\'s credentials'],
+    [{ 'mysql-debug': true }, 'sysbench option "mysql-debug" (workload rw) cannot be set in options: it makes sysbench print the database password into its output'],
     [{ mysql_db: 'other' }, 'sysbench option "mysql_db" (workload rw) cannot be set in options: the benchmark database is always sbtest'],
     [{ skip_trx: true, 'skip-trx': false }, 'sysbench option "skip-trx" (workload rw) is given twice (also as "skip_trx")'],
     [{ range_selects: 3 }, 'sysbench option "range_selects" is on/off (use true or false), got 3'],

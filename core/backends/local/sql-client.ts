@@ -5,7 +5,10 @@
  *
  * Connection settings come from a per-server client option file (`--defaults-file`, always the
  * first option), so no password appears in argv or the environment, and neither ~/.my.cnf nor
- * /etc/mysql is read.
+ * /etc/mysql is read. The SQL itself goes to the client's stdin, never as `-e SQL`: statements
+ * such as CREATE USER ... IDENTIFIED BY '...' or CHANGE MASTER TO ... MASTER_PASSWORD='...' carry
+ * passwords, and a command line is visible to every user in the process list. For the same reason
+ * an error message never quotes such a literal (redactSql): errors end up in logs and in the lake.
  */
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 
@@ -50,11 +53,51 @@ function unescapeBatchValue(v: string): string {
   return v.replace(/\\(.)/g, (_m, c: string) => (c === 'n' ? '\n' : c === 't' ? '\t' : c === '0' ? '\0' : c));
 }
 
+/**
+ * The string literals of `sql` that hold passwords: after IDENTIFIED BY, MASTER_PASSWORD = and
+ * PASSWORD( (MariaDB's CREATE/ALTER USER, GRANT, SET PASSWORD, CHANGE MASTER TO syntax), as written
+ * in the SQL text (quotes and escapes included).
+ */
+export function passwordLiterals(sql: string): string[] {
+  const literal = String.raw`'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*"`;
+  const re = new RegExp(String.raw`(?:IDENTIFIED\s+BY(?:\s+PASSWORD)?|MASTER_PASSWORD\s*=|PASSWORD\s*\()\s*(${literal})`, 'gi');
+  return [...sql.matchAll(re)].map((m) => m[1]!);
+}
+
+/**
+ * `text` without any password literal of `sql`: each is replaced by '***', both as written (the SQL
+ * itself) and without its quotes (the server echoes the statement near a syntax error).
+ */
+export function redactSql(text: string, sql: string = text): string {
+  let out = text;
+  for (const lit of passwordLiterals(sql)) {
+    out = out.split(lit).join("'***'");
+    const inner = lit.slice(1, -1);
+    if (inner.length >= 3) out = out.split(inner).join('***');
+  }
+  return out;
+}
+
 function errorFromStderr(stderr: string, sql: string): SqlError {
   const text = stderr.trim();
   const errno = /ERROR (\d+)/.exec(text)?.[1];
   const shortSql = sql.length > 200 ? sql.slice(0, 200) + '...' : sql;
-  return new SqlError(`${text || 'mariadb client failed'} (running: ${shortSql})`, errno !== undefined ? Number(errno) : undefined);
+  return new SqlError(redactSql(`${text || 'mariadb client failed'} (running: ${shortSql})`, sql), errno !== undefined ? Number(errno) : undefined);
+}
+
+/** Runs the client with `args`, the SQL on its stdin; resolves with stdout. */
+function runClient(target: SqlTarget, args: readonly string[], sql: string, options: { timeoutMs: number; maxBuffer: number }): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      target.client,
+      [`--defaults-file=${target.clientDefaultsFile}`, ...args],
+      { timeout: options.timeoutMs, maxBuffer: options.maxBuffer, encoding: 'utf8' },
+      (error, stdout, stderr) => (error ? reject(errorFromStderr(stderr || error.message, sql)) : resolve(stdout)),
+    );
+    // EPIPE when the client died before reading everything: reported through the callback.
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(sql.endsWith('\n') ? sql : sql + '\n');
+  });
 }
 
 /** Quote a string literal for SQL. */
@@ -62,19 +105,10 @@ export function sqlString(value: string): string {
   return "'" + value.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\0/g, '\\0').replace(/\n/g, '\\n') + "'";
 }
 
-/** Runs `sql` (one or more statements) and returns the rows of every result, in order. */
-export function query(target: SqlTarget, sql: string, options: { timeoutMs?: number } = {}): Promise<Row[]> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      target.client,
-      [`--defaults-file=${target.clientDefaultsFile}`, '--batch', '--skip-column-names', '--connect-timeout=5', '-e', sql],
-      { timeout: options.timeoutMs ?? 30_000, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' },
-      (error, stdout, stderr) => {
-        if (error) reject(errorFromStderr(stderr || error.message, sql));
-        else resolve(parseBatchOutput(stdout));
-      },
-    );
-  });
+/** Runs `sql` (one or more statements, through stdin) and returns the rows of every result, in order. */
+export async function query(target: SqlTarget, sql: string, options: { timeoutMs?: number } = {}): Promise<Row[]> {
+  const stdout = await runClient(target, ['--batch', '--skip-column-names', '--connect-timeout=5'], sql, { timeoutMs: options.timeoutMs ?? 30_000, maxBuffer: 64 * 1024 * 1024 });
+  return parseBatchOutput(stdout);
 }
 
 /** name -> value rows (SHOW GLOBAL STATUS, SHOW GLOBAL VARIABLES ...) as a map. */
@@ -86,14 +120,7 @@ export function rowsToMap(rows: readonly Row[]): Map<string, string> {
 
 /** SHOW SLAVE STATUS and similar vertical results need column names: one row as an object. */
 export async function queryObjects(target: SqlTarget, sql: string): Promise<Record<string, string | null>[]> {
-  const stdout = await new Promise<string>((resolve, reject) => {
-    execFile(
-      target.client,
-      [`--defaults-file=${target.clientDefaultsFile}`, '--batch', '--connect-timeout=5', '-e', sql],
-      { timeout: 30_000, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' },
-      (error, out, stderr) => (error ? reject(errorFromStderr(stderr || error.message, sql)) : resolve(out)),
-    );
-  });
+  const stdout = await runClient(target, ['--batch', '--connect-timeout=5'], sql, { timeoutMs: 30_000, maxBuffer: 16 * 1024 * 1024 });
   const [header, ...rows] = parseBatchOutput(stdout);
   if (!header) return [];
   return rows.map((r) => Object.fromEntries(header.map((h, i) => [h ?? `col${i}`, r[i] ?? null])));
@@ -126,7 +153,7 @@ export class SqlSession {
     });
     this.proc.stdin.on('error', () => undefined); // EPIPE when the client died: reported through 'close'
     this.proc.on('close', (code) => {
-      this.closedError = new SqlError(`mariadb client session ended (exit ${code ?? 'signal'}): ${this.stderrBuffer.trim() || 'no message'}`);
+      this.closedError = new SqlError(`mariadb client session ended (exit ${code ?? 'signal'}): ${redactSql(this.stderrBuffer.trim() || 'no message', this.current?.sql ?? '')}`);
       this.current?.reject(this.closedError);
       this.current = undefined;
     });
