@@ -20,7 +20,9 @@
 # follow-ups "Reorganize lightuserdata interning code" 836fb5bb and "Avoid conflict between 64 bit
 # lightuserdata and ITERN key" 16d38a4b, 2021), after sysbench's last 1.0 release. Debian builds
 # the same sysbench 1.0.20 against its system LuaJIT (Build-Depends: libluajit2-5.1-dev, configure
-# --with-system-luajit), which shows the 1.0.20 sources work with a current LuaJIT 2.1.
+# --with-system-luajit), which shows the 1.0.20 sources work with a current LuaJIT 2.1. The rest of
+# the 1.0.20 build (its bundled ConcurrencyKit included) builds on arm64: 1.0.20 added arm64 to
+# sysbench's CI (ChangeLog: "Add arm64 to Travis CI matrix (#358)").
 #
 # How sysbench is pointed at it (sysbench 1.0.20 m4/sb_luajit.m4): --with-system-luajit makes
 # configure call PKG_CHECK_MODULES([LUAJIT], [luajit]), which takes LUAJIT_CFLAGS and LUAJIT_LIBS
