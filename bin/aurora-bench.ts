@@ -127,12 +127,20 @@ program
   .argument('<spec>', 'experiment file')
   .option('--local', 'run on this machine (default)')
   .option('--aws', 'start an execution of the deployed stack and follow it')
+  .option('--aws-rehearsal', 'run the AWS path on this machine: the synthesized state machine, the Lambda handlers and the AWS backend against a moto server, with real MariaDB servers and sysbench (see README, "Before your first AWS run")')
   .option('--lake <dir>', 'local results lake directory', defaultLake)
   .option('--run-id <id>', 'use this run id instead of a new one')
   .addOption(scaleOption())
   .option('--stack <name>', 'deployed stack name (with --aws)', 'AuroraBench')
   .action(
-    action(async (file: string, opts: { aws?: boolean; lake: string; runId?: string; stack: string; scale: 'full' | 'small' }) => {
+    action(async (file: string, opts: { aws?: boolean; awsRehearsal?: boolean; lake: string; runId?: string; stack: string; scale: 'full' | 'small' }) => {
+      if (opts.aws && opts.awsRehearsal) throw Object.assign(new Error('give either --aws or --aws-rehearsal'), { name: 'UsageError' });
+      if (opts.awsRehearsal) {
+        const { runRehearsalCommand } = await import('../core/cli/run-rehearsal-command');
+        const { rehearsalWiring } = await import('./aws-rehearsal');
+        const code = await runRehearsalCommand({ specFile: file, repoRoot, scale: opts.scale, ...(opts.runId ? { runId: opts.runId } : {}), ...rehearsalWiring(repoRoot) });
+        process.exit(code);
+      }
       if (opts.aws) {
         if (opts.scale !== 'full') throw Object.assign(new Error('--scale small is for local rehearsals; on AWS run the experiment as written'), { name: 'UsageError' });
         const { runOnAws } = await import('../core/cli/run-aws');

@@ -96,8 +96,8 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
   return { ...result, plan };
 }
 
-const ABORTED_REASON = 'aborted by the user (Ctrl-C) while the step ran';
-const TIMED_OUT_REASON = 'the execution timed out (TimeoutSeconds) while the step ran';
+export const ABORTED_REASON = 'aborted by the user (Ctrl-C) while the step ran';
+export const TIMED_OUT_REASON = 'the execution timed out (TimeoutSeconds) while the step ran';
 
 /**
  * The steps that were running when the run was stopped: started (StartStep exited) but never
@@ -121,7 +121,8 @@ export function interruptedSteps(events: readonly ExecutionEvent[], reason: stri
   return [...started.values()];
 }
 
-async function recordInterruptedSteps(deps: TaskDeps, events: readonly ExecutionEvent[], reason: string, log: (line: string) => void): Promise<void> {
+/** Each step a stop interrupted, recorded as failed with the reason (also used by the AWS rehearsal). */
+export async function recordInterruptedSteps(deps: TaskDeps, events: readonly ExecutionEvent[], reason: string, log: (line: string) => void): Promise<void> {
   for (const step of interruptedSteps(events, reason)) {
     try {
       await collectStepTask(deps, step);
@@ -132,7 +133,8 @@ async function recordInterruptedSteps(deps: TaskDeps, events: readonly Execution
   }
 }
 
-async function markEnded(backend: Backend, plan: Plan, status: 'aborted' | 'timed-out', error: string): Promise<void> {
+/** The run row says why the run ended early (also used by the AWS rehearsal). */
+export async function markEnded(backend: Backend, plan: Plan, status: 'aborted' | 'timed-out', error: string): Promise<void> {
   const key = lakeKeys.run(plan.dt, plan.runId);
   const text = await backend.lake.get(key);
   if (text === undefined) return;

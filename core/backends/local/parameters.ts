@@ -52,7 +52,8 @@ export interface ParameterPlan {
 }
 
 export interface ParameterContext {
-  readonly variant: ResolvedVariant;
+  /** The parameters of a variant (the AWS rehearsal passes those of an instance's parameter groups). */
+  readonly variant: Pick<ResolvedVariant, 'name' | 'clusterParameters' | 'instanceParameters' | 'localOnlyParameters'>;
   readonly shape: LocalInstanceShape;
   readonly catalog: VariableCatalog;
   readonly role: 'writer' | 'reader';

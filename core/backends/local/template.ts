@@ -10,6 +10,9 @@
  *                            anonymous ''@localhost would otherwise shadow sbtest@'%' for local
  *                            logins), repl@127.0.0.1 / @localhost for replication, the sbtest
  *                            database, and aurora_bench.heartbeat for replica-lag probes
+ *   (the 'rds' kind, ~/.cache/aurora-bench/templates/<version>-rds/, is the same without the
+ *   sbtest database and users: what a new Aurora cluster has before anyone creates an account or
+ *   a schema; the AWS rehearsal, core/rehearsal/, starts its servers from it)
  *   system-variables.json  information_schema.SYSTEM_VARIABLES: which variables this version
  *                          has, their types, ranges and whether they are startup-only
  *   template.json          version and format; a template of another format is rebuilt
@@ -46,7 +49,14 @@ export const LOCAL_LOGINS = {
 
 export const HEARTBEAT_TABLE = 'aurora_bench.heartbeat';
 
+/**
+ * 'local': the local backend's servers (sbtest database and users included); 'rds': only the admin,
+ * replication and heartbeat plumbing, for servers that must start as empty as a new Aurora cluster.
+ */
+export type TemplateKind = 'local' | 'rds';
+
 export interface ServerTemplate {
+  readonly kind?: TemplateKind;
   readonly serverVersion: string;
   readonly dir: string;
   readonly datadir: string;
@@ -64,13 +74,13 @@ function dirName(serverVersion: string): string {
   return serverVersion.replace(/[^A-Za-z0-9._+-]/g, '_');
 }
 
-async function readTemplate(dir: string, serverVersion: string): Promise<ServerTemplate | undefined> {
+async function readTemplate(dir: string, serverVersion: string, kind: TemplateKind): Promise<ServerTemplate | undefined> {
   try {
-    const meta = JSON.parse(await readFile(join(dir, 'template.json'), 'utf8')) as { format?: number; serverVersion?: string };
-    if (meta.format !== TEMPLATE_FORMAT || meta.serverVersion !== serverVersion) return undefined;
+    const meta = JSON.parse(await readFile(join(dir, 'template.json'), 'utf8')) as { format?: number; serverVersion?: string; kind?: TemplateKind };
+    if (meta.format !== TEMPLATE_FORMAT || meta.serverVersion !== serverVersion || (meta.kind ?? 'local') !== kind) return undefined;
     const vars = JSON.parse(await readFile(join(dir, 'system-variables.json'), 'utf8')) as VariableInfo[];
     if (!existsSync(join(dir, 'datadir', 'mysql'))) return undefined;
-    return { serverVersion, dir, datadir: join(dir, 'datadir'), catalog: new Map(vars.map((v) => [v.name, v])) };
+    return { kind, serverVersion, dir, datadir: join(dir, 'datadir'), catalog: new Map(vars.map((v) => [v.name, v])) };
   } catch {
     return undefined;
   }
@@ -79,11 +89,11 @@ async function readTemplate(dir: string, serverVersion: string): Promise<ServerT
 const inFlight = new Map<string, Promise<ServerTemplate>>();
 
 /** The template for this server version, built on first use (a few seconds, once per machine and version). */
-export function ensureTemplate(tools: LocalTools, serverVersion: string, root: string = defaultTemplateRoot()): Promise<ServerTemplate> {
-  const dir = join(root, dirName(serverVersion));
+export function ensureTemplate(tools: LocalTools, serverVersion: string, root: string = defaultTemplateRoot(), kind: TemplateKind = 'local'): Promise<ServerTemplate> {
+  const dir = join(root, dirName(serverVersion) + (kind === 'local' ? '' : `-${kind}`));
   let pending = inFlight.get(dir);
   if (!pending) {
-    pending = (async () => (await readTemplate(dir, serverVersion)) ?? (await buildTemplate(tools, serverVersion, root, dir)))();
+    pending = (async () => (await readTemplate(dir, serverVersion, kind)) ?? (await buildTemplate(tools, serverVersion, root, dir, kind)))();
     inFlight.set(dir, pending);
     pending.catch(() => inFlight.delete(dir));
   }
@@ -96,7 +106,7 @@ function numberOrUndefined(v: string | null | undefined): number | undefined {
   return Number.isFinite(n) ? n : undefined;
 }
 
-async function buildTemplate(tools: LocalTools, serverVersion: string, root: string, finalDir: string): Promise<ServerTemplate> {
+async function buildTemplate(tools: LocalTools, serverVersion: string, root: string, finalDir: string, kind: TemplateKind): Promise<ServerTemplate> {
   await mkdir(root, { recursive: true });
   const build = await mkdtemp(join(root, '.build-'));
   try {
@@ -139,11 +149,15 @@ async function buildTemplate(tools: LocalTools, serverVersion: string, root: str
         server.info,
         [
           drops,
-          `CREATE DATABASE IF NOT EXISTS ${BENCHMARK_DATABASE};`,
-          ...sbtestHosts.flatMap((h) => [
-            `CREATE USER ${sqlString(sbtest.user)}@${sqlString(h)} IDENTIFIED BY ${sqlString(sbtest.password)};`,
-            `GRANT ALL PRIVILEGES ON ${BENCHMARK_DATABASE}.* TO ${sqlString(sbtest.user)}@${sqlString(h)};`,
-          ]),
+          ...(kind === 'local'
+            ? [
+                `CREATE DATABASE IF NOT EXISTS ${BENCHMARK_DATABASE};`,
+                ...sbtestHosts.flatMap((h) => [
+                  `CREATE USER ${sqlString(sbtest.user)}@${sqlString(h)} IDENTIFIED BY ${sqlString(sbtest.password)};`,
+                  `GRANT ALL PRIVILEGES ON ${BENCHMARK_DATABASE}.* TO ${sqlString(sbtest.user)}@${sqlString(h)};`,
+                ]),
+              ]
+            : []),
           ...replHosts.flatMap((h) => [
             `CREATE USER ${sqlString(replication.user)}@${sqlString(h)} IDENTIFIED BY ${sqlString(replication.password)};`,
             `GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO ${sqlString(replication.user)}@${sqlString(h)};`,
@@ -182,10 +196,10 @@ async function buildTemplate(tools: LocalTools, serverVersion: string, root: str
     await rm(join(datadir, 'ib_buffer_pool'), { force: true });
     await rename(datadir, join(build, 'datadir'));
     await rm(join(build, 'server'), { recursive: true, force: true });
-    await writeFile(join(build, 'template.json'), JSON.stringify({ format: TEMPLATE_FORMAT, serverVersion, mariadbd: tools.mariadbd, createdAt: new Date().toISOString() }, null, 1) + '\n');
+    await writeFile(join(build, 'template.json'), JSON.stringify({ format: TEMPLATE_FORMAT, kind, serverVersion, mariadbd: tools.mariadbd, createdAt: new Date().toISOString() }, null, 1) + '\n');
 
     // Swap into place; replace a stale template (other format), lose gracefully to a racing build.
-    if (existsSync(finalDir) && !(await readTemplate(finalDir, serverVersion))) {
+    if (existsSync(finalDir) && !(await readTemplate(finalDir, serverVersion, kind))) {
       const stale = `${finalDir}.stale-${process.pid}-${Date.now()}`;
       await rename(finalDir, stale).catch(() => undefined);
       await rm(stale, { recursive: true, force: true });
@@ -196,7 +210,7 @@ async function buildTemplate(tools: LocalTools, serverVersion: string, root: str
       const code = (e as NodeJS.ErrnoException).code;
       if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw e;
     }
-    const ready = await readTemplate(finalDir, serverVersion);
+    const ready = await readTemplate(finalDir, serverVersion, kind);
     if (!ready) throw new Error(`template at ${finalDir} is unreadable after it was built`);
     return ready;
   } finally {

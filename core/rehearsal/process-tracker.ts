@@ -1,0 +1,66 @@
+/**
+ * Every process a rehearsal starts (mariadbd servers, the emulated agent's shells), so that none
+ * outlives it: stopped in order by the emulations, and killed synchronously (SIGKILL to the pid or
+ * its whole process group) if this process exits without getting that far (a second Ctrl-C, a
+ * crash). A pid is only ever signalled while it is still the process that was started: its
+ * /proc/<pid>/cmdline must still mention the marker given with it.
+ */
+import { isAlive, isOurProcess } from '../backends/local/processes';
+import { processesMentioning } from '../backends/local/registry';
+
+interface Tracked {
+  readonly group: boolean;
+  /** Text in the process's command line (a path unique to the rehearsal). */
+  readonly marker: string;
+}
+
+export class ProcessTracker {
+  private readonly tracked = new Map<number, Tracked>();
+  private readonly onExit = () => this.killAllSync();
+  private hooked = false;
+
+  add(pid: number, entry: Tracked): void {
+    this.tracked.set(pid, entry);
+    if (!this.hooked) {
+      this.hooked = true;
+      process.on('exit', this.onExit);
+    }
+  }
+
+  remove(pid: number): void {
+    this.tracked.delete(pid);
+  }
+
+  /** Tracked processes that are still running (and still ours). */
+  live(): number[] {
+    return [...this.tracked].filter(([pid, e]) => isOurProcess(pid, e.marker)).map(([pid]) => pid);
+  }
+
+  /**
+   * SIGKILL to everything still ours, and to any process whose command line mentions a tracked
+   * marker (a group member that outlived its leader, e.g. a sysbench under a killed shell);
+   * forgets what is gone.
+   */
+  killAllSync(): void {
+    const kill = (pid: number) => {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone in between
+      }
+    };
+    for (const [pid, e] of this.tracked) {
+      if (isOurProcess(pid, e.marker)) kill(e.group ? -pid : pid);
+    }
+    for (const marker of new Set([...this.tracked.values()].map((e) => e.marker))) {
+      for (const pid of processesMentioning(marker)) kill(pid);
+    }
+    for (const pid of [...this.tracked.keys()]) if (!isAlive(pid)) this.tracked.delete(pid);
+  }
+
+  /** Stops watching for this process's exit (after an orderly shutdown). */
+  dispose(): void {
+    if (this.hooked) process.off('exit', this.onExit);
+    this.hooked = false;
+  }
+}

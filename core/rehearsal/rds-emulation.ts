@@ -1,0 +1,485 @@
+/**
+ * RDS, as far as the rehearsal needs it to behave like Aurora: moto keeps the API state (clusters,
+ * instances, parameter groups, tags, the master user secret), and this emulation gives every DB
+ * instance created through the API a real MariaDB server on 127.0.0.1, started with the local
+ * backend's code (mariadb-server.ts, cluster.ts, parameters.ts) from the 'rds' template: system
+ * tables and the emulation's own plumbing only (admin login on the socket, the replication user,
+ * the aurora_bench heartbeat schema the metrics sampler uses), no sbtest database or user.
+ *
+ * What a server gets is what the API calls asked for, nothing else:
+ * - the cluster's master user (CreateDBCluster MasterUsername) with the password Secrets Manager
+ *   holds for it, and the privileges Aurora MySQL gives a master user (Aurora User Guide, "Master
+ *   user account privileges", UsingWithRDS.MasterAccounts; LOAD FROM S3 / SELECT INTO S3 have no
+ *   MariaDB equivalent);
+ * - the database CreateDBCluster named in DatabaseName, if it named one;
+ * - the accepted values of its cluster and instance parameter groups, through the local backend's
+ *   parameter plan (class-derived sizing, formulas; what MariaDB has no equivalent for is logged).
+ *
+ * ManageMasterUserPassword: Aurora generates the password and keeps it in a Secrets Manager secret
+ * whose ARN is DBCluster.MasterUserSecret.SecretArn; deleting the cluster deletes the secret (Aurora
+ * User Guide, "Password management with Amazon Aurora and AWS Secrets Manager",
+ * rds-secrets-manager). moto 5 creates that secret (and deletes it with the cluster) but always with
+ * {"username": "admin", "password": "P@55w0rd!"}; the emulation puts what RDS puts there: the
+ * cluster's MasterUsername and a generated password (PutSecretValue, before any server starts), so
+ * a client that reads the secret gets the credentials the servers really have.
+ *
+ * Lifecycle as DescribeDBInstances shows it: "creating" (no Endpoint) until the instance's server
+ * accepts connections (a reader: and has replicated everything the writer had when it attached),
+ * then "available" with Endpoint.Address 127.0.0.1 and Endpoint.Port the server's port; "failed"
+ * when the server could not start. The first instance of a cluster is its writer (as in Aurora);
+ * readers replicate from it with MariaDB GTID replication. DeleteDBInstance stops the server and
+ * removes its data. DBCluster.Endpoint and ReaderEndpoint answer with 127.0.0.1 and the writer's
+ * port (one Port per cluster in the API: the reader endpoint's load balancing is not emulated).
+ *
+ * ModifyDB(Cluster)ParameterGroup is checked before moto sees it: a parameter RDS would refuse for
+ * the group's family (unknown, not modifiable, wrong level, value out of range) fails the call with
+ * InvalidParameterValue, as RDS does (RDS answers "Could not find parameter with name: X" for an
+ * unknown one).
+ */
+import { randomInt } from 'node:crypto';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { GetSecretValueCommand, PutSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { PlanNote } from '../plan/types';
+import { attachReader, replicationOptions, replicationStatus } from '../backends/local/cluster';
+import { currentHost, localShape, type HostResources } from '../backends/local/instance-classes';
+import { queryServer, startServerFromTemplate, stopServer, type ServerInfo } from '../backends/local/mariadb-server';
+import { applyDynamicParameters, planParameters, verifyParameters, type ParameterValue } from '../backends/local/parameters';
+import type { LocalTools } from '../backends/local/preflight';
+import { sqlString } from '../backends/local/sql-client';
+import { LOCAL_LOGINS, type ServerTemplate } from '../backends/local/template';
+import type { ProcessTracker } from './process-tracker';
+import { interceptClient, serviceError, type SdkResult } from './sdk-intercept';
+
+/** What RDS would refuse in a parameter group of a family: [] when it accepts every parameter. */
+export type ParameterCheck = (family: string, level: 'cluster' | 'instance', params: Readonly<Record<string, string>>) => readonly { readonly name: string; readonly reason: string }[];
+
+/**
+ * Characters of a generated master password. CreateDBCluster MasterUserPassword: "Can include any
+ * printable ASCII character except "/", """, or "@". Can't contain spaces." (RDS API reference,
+ * rds service-2.json); a generated password keeps to the same set.
+ */
+const PASSWORD_CHARS = Array.from({ length: 126 - 33 + 1 }, (_, i) => String.fromCharCode(33 + i))
+  .filter((c) => !'/"@'.includes(c))
+  .join('');
+
+/** A password as RDS could generate it: 28 characters of the allowed set, any of them first. */
+export function generateMasterPassword(): string {
+  return Array.from({ length: 28 }, () => PASSWORD_CHARS[randomInt(PASSWORD_CHARS.length)]!).join('');
+}
+
+/** The privileges of an Aurora MySQL master user that MariaDB has (UsingWithRDS.MasterAccounts). */
+export const MASTER_USER_PRIVILEGES = [
+  'SELECT', 'INSERT', 'UPDATE', 'DELETE', 'CREATE', 'DROP', 'RELOAD', 'PROCESS', 'REFERENCES', 'INDEX', 'ALTER', 'SHOW DATABASES',
+  'CREATE TEMPORARY TABLES', 'LOCK TABLES', 'EXECUTE', 'REPLICATION SLAVE', 'REPLICATION CLIENT', 'CREATE VIEW', 'SHOW VIEW',
+  'CREATE ROUTINE', 'ALTER ROUTINE', 'CREATE USER', 'EVENT', 'TRIGGER',
+] as const;
+
+type InstanceState = 'creating' | 'available' | 'failed' | 'deleting';
+
+interface EmulatedInstance {
+  readonly id: string;
+  readonly clusterId: string;
+  readonly role: 'writer' | 'reader';
+  readonly instanceClass: string;
+  readonly parameterGroup: string | undefined;
+  readonly serverId: number;
+  state: InstanceState;
+  server?: ServerInfo;
+  failure?: string;
+  started: Promise<ServerInfo | undefined>;
+}
+
+interface EmulatedCluster {
+  readonly id: string;
+  readonly masterUsername: string;
+  readonly databaseName: string | undefined;
+  readonly parameterGroup: string | undefined;
+  /** ARN of the managed secret, or undefined with a MasterUserPassword given in the call. */
+  readonly secretArn: string | undefined;
+  readonly explicitPassword: string | undefined;
+  readonly instances: Map<string, EmulatedInstance>;
+  nextServerId: number;
+  readonly notesSaid: Set<string>;
+}
+
+interface ParameterGroup {
+  readonly level: 'cluster' | 'instance';
+  readonly family: string;
+  readonly params: Record<string, string>;
+}
+
+export interface ClusterMembers {
+  readonly clusterId: string;
+  readonly writer: ServerInfo | undefined;
+  readonly readers: readonly ServerInfo[];
+}
+
+export interface RdsEmulationOptions {
+  readonly tools: LocalTools;
+  /** The 'rds' template (ensureTemplate(..., 'rds')). */
+  readonly template: ServerTemplate;
+  readonly serverVersion: string;
+  /** Servers go under <dir>/i<n>/ (short: a unix socket path has at most 107 bytes). */
+  readonly dir: string;
+  /** Secrets Manager on moto: where the master user secret lives. */
+  readonly secrets: SecretsManagerClient;
+  readonly tracker: ProcessTracker;
+  /** RDS's parameter rules for a family (contract: the Aurora parameter catalogue). */
+  readonly checkParameters?: ParameterCheck;
+  readonly masterPassword?: () => string;
+  readonly host?: HostResources;
+  /** Called whenever a cluster's set of available servers changes (the metrics publisher follows it). */
+  readonly onMembersChanged?: (members: ClusterMembers) => Promise<void> | void;
+  readonly log?: (line: string) => void;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+function sqlIdentifier(name: string): string {
+  return '`' + name.replace(/`/g, '``') + '`';
+}
+
+export class RdsEmulation {
+  private readonly clusters = new Map<string, EmulatedCluster>();
+  private readonly groups = new Map<string, ParameterGroup>();
+  private readonly host: HostResources;
+  private serverDirs = 0;
+  private closed = false;
+
+  constructor(private readonly o: RdsEmulationOptions) {
+    this.host = o.host ?? currentHost();
+  }
+
+  private log(line: string): void {
+    this.o.log?.(`[rehearsal rds] ${line}`);
+  }
+
+  /** Puts the emulation in front of moto on this RDS client. */
+  install(client: Parameters<typeof interceptClient>[0]): void {
+    interceptClient(client, 'auroraBenchRehearsalRds', (command, input, forward) => this.handle(command, input, forward));
+  }
+
+  private async handle(command: string, input: Record<string, unknown>, forward: (input?: Record<string, unknown>) => Promise<SdkResult>): Promise<SdkResult> {
+    switch (command) {
+      case 'CreateDBClusterParameterGroup':
+      case 'CreateDBParameterGroup': {
+        const result = await forward();
+        const level = command === 'CreateDBClusterParameterGroup' ? 'cluster' : 'instance';
+        const name = str(level === 'cluster' ? input['DBClusterParameterGroupName'] : input['DBParameterGroupName'])!;
+        this.groups.set(name.toLowerCase(), { level, family: str(input['DBParameterGroupFamily']) ?? '', params: {} });
+        return result;
+      }
+      case 'ModifyDBClusterParameterGroup':
+      case 'ModifyDBParameterGroup': {
+        const name = str(command === 'ModifyDBClusterParameterGroup' ? input['DBClusterParameterGroupName'] : input['DBParameterGroupName']) ?? '';
+        const group = this.groups.get(name.toLowerCase());
+        const params: Record<string, string> = {};
+        for (const p of (input['Parameters'] as { ParameterName?: string; ParameterValue?: string }[] | undefined) ?? []) {
+          if (p.ParameterName !== undefined) params[p.ParameterName] = p.ParameterValue ?? '';
+        }
+        if (group && this.o.checkParameters) {
+          const problems = this.o.checkParameters(group.family, group.level, params);
+          if (problems.length > 0) {
+            const first = problems[0]!;
+            const unknown = /unknown|not (a|an) (known|aurora)|no such/i.test(first.reason);
+            throw serviceError(
+              'InvalidParameterValue',
+              unknown ? `Could not find parameter with name: ${first.name}` : `The parameter ${first.name} cannot be modified in a ${group.family} ${group.level} parameter group: ${first.reason}` + (problems.length > 1 ? ` (and ${problems.length - 1} more: ${problems.slice(1).map((p) => p.name).join(', ')})` : ''),
+            );
+          }
+        }
+        const result = await forward();
+        if (group) Object.assign(group.params, params);
+        return result;
+      }
+      case 'DeleteDBClusterParameterGroup':
+      case 'DeleteDBParameterGroup': {
+        const result = await forward();
+        this.groups.delete((str(input['DBClusterParameterGroupName']) ?? str(input['DBParameterGroupName']) ?? '').toLowerCase());
+        return result;
+      }
+      case 'CreateDBCluster':
+        return this.createCluster(input, await forward());
+      case 'DescribeDBClusters':
+        return this.amendClusters(await forward());
+      case 'CreateDBInstance':
+        return this.createInstance(input, await forward());
+      case 'DescribeDBInstances':
+        return this.amendInstances(await forward());
+      case 'DeleteDBInstance': {
+        const id = (str(input['DBInstanceIdentifier']) ?? '').toLowerCase();
+        const result = await forward();
+        await this.deleteInstance(id);
+        return this.amendInstances(result);
+      }
+      case 'DeleteDBCluster': {
+        const id = (str(input['DBClusterIdentifier']) ?? '').toLowerCase();
+        const result = await forward();
+        const cluster = this.clusters.get(id);
+        if (cluster) {
+          for (const i of [...cluster.instances.keys()]) await this.deleteInstance(i);
+          this.clusters.delete(id);
+        }
+        return result;
+      }
+      default:
+        return forward();
+    }
+  }
+
+  // ------------------------------------------------------------------ clusters
+
+  private async createCluster(input: Record<string, unknown>, result: SdkResult): Promise<SdkResult> {
+    const out = result.output['DBCluster'] as Record<string, unknown> | undefined;
+    const id = (str(out?.['DBClusterIdentifier']) ?? str(input['DBClusterIdentifier']) ?? '').toLowerCase();
+    const masterUsername = str(input['MasterUsername']) ?? '';
+    const secretArn = str((out?.['MasterUserSecret'] as Record<string, unknown> | undefined)?.['SecretArn']);
+    if (input['ManageMasterUserPassword'] === true) {
+      if (!secretArn) throw new Error(`moto created cluster ${id} with ManageMasterUserPassword but returned no MasterUserSecret.SecretArn`);
+      const password = (this.o.masterPassword ?? generateMasterPassword)();
+      await this.o.secrets.send(new PutSecretValueCommand({ SecretId: secretArn, SecretString: JSON.stringify({ username: masterUsername, password }) }));
+    }
+    this.clusters.set(id, {
+      id,
+      masterUsername,
+      databaseName: str(input['DatabaseName']),
+      parameterGroup: str(input['DBClusterParameterGroupName'])?.toLowerCase(),
+      secretArn: input['ManageMasterUserPassword'] === true ? secretArn : undefined,
+      explicitPassword: str(input['MasterUserPassword']),
+      instances: new Map(),
+      nextServerId: 1,
+      notesSaid: new Set(),
+    });
+    this.log(`cluster ${id}: master user ${masterUsername}, ${str(input['DatabaseName']) ? `database ${String(input['DatabaseName'])}` : 'no database (CreateDBCluster named none)'}`);
+    return this.amendClusters(result);
+  }
+
+  private amendCluster(c: Record<string, unknown>): Record<string, unknown> {
+    const cluster = this.clusters.get(String(c['DBClusterIdentifier'] ?? '').toLowerCase());
+    if (!cluster) return c;
+    const writer = [...cluster.instances.values()].find((i) => i.role === 'writer' && i.state === 'available');
+    const amended: Record<string, unknown> = { ...c };
+    if (writer?.server) {
+      amended['Endpoint'] = '127.0.0.1';
+      amended['ReaderEndpoint'] = '127.0.0.1';
+      amended['Port'] = writer.server.port;
+    } else {
+      delete amended['Endpoint'];
+      delete amended['ReaderEndpoint'];
+    }
+    return amended;
+  }
+
+  private amendClusters(result: SdkResult): SdkResult {
+    const out = { ...result.output };
+    if (Array.isArray(out['DBClusters'])) out['DBClusters'] = (out['DBClusters'] as Record<string, unknown>[]).map((c) => this.amendCluster(c));
+    if (out['DBCluster']) out['DBCluster'] = this.amendCluster(out['DBCluster'] as Record<string, unknown>);
+    return { ...result, output: out };
+  }
+
+  // ------------------------------------------------------------------ instances
+
+  private createInstance(input: Record<string, unknown>, result: SdkResult): SdkResult {
+    const out = result.output['DBInstance'] as Record<string, unknown> | undefined;
+    const id = (str(out?.['DBInstanceIdentifier']) ?? str(input['DBInstanceIdentifier']) ?? '').toLowerCase();
+    const clusterId = (str(input['DBClusterIdentifier']) ?? '').toLowerCase();
+    const cluster = this.clusters.get(clusterId);
+    if (!cluster) throw new Error(`CreateDBInstance ${id}: cluster ${clusterId} was not created through the rehearsal`);
+    const role = [...cluster.instances.values()].some((i) => i.role === 'writer') ? 'reader' : 'writer';
+    const instance: EmulatedInstance = {
+      id,
+      clusterId,
+      role,
+      instanceClass: str(input['DBInstanceClass']) ?? '',
+      parameterGroup: str(input['DBParameterGroupName'])?.toLowerCase(),
+      serverId: cluster.nextServerId++,
+      state: 'creating',
+      started: Promise.resolve(undefined),
+    };
+    cluster.instances.set(id, instance);
+    instance.started = this.startInstance(cluster, instance).then(
+      (server) => server,
+      (e: Error) => {
+        instance.state = 'failed';
+        instance.failure = e.message;
+        this.log(`instance ${id} failed to start: ${e.message}`);
+        return undefined;
+      },
+    );
+    return this.amendInstances(result);
+  }
+
+  private writerOf(cluster: EmulatedCluster): EmulatedInstance | undefined {
+    return [...cluster.instances.values()].find((i) => i.role === 'writer');
+  }
+
+  private async masterPassword(cluster: EmulatedCluster): Promise<string> {
+    if (cluster.explicitPassword !== undefined) return cluster.explicitPassword;
+    if (!cluster.secretArn) throw new Error(`cluster ${cluster.id} has neither a managed secret nor a MasterUserPassword`);
+    const secret = await this.o.secrets.send(new GetSecretValueCommand({ SecretId: cluster.secretArn }));
+    const password = (JSON.parse(secret.SecretString ?? '{}') as { password?: unknown }).password;
+    if (typeof password !== 'string') throw new Error(`the master user secret of ${cluster.id} has no "password"`);
+    return password;
+  }
+
+  private async startInstance(cluster: EmulatedCluster, instance: EmulatedInstance): Promise<ServerInfo> {
+    const writer = instance.role === 'reader' ? this.writerOf(cluster) : undefined;
+    // A reader replicates from the writer: it can only start once the writer runs.
+    const writerServer = writer ? await writer.started : undefined;
+    if (instance.role === 'reader' && !writerServer) throw new Error(`the writer of ${cluster.id} is not running`);
+    if (this.closed || instance.state !== 'creating') throw new Error('deleted while creating');
+
+    const shape = localShape(instance.instanceClass, this.host);
+    const clusterParameters = cluster.parameterGroup ? (this.groups.get(cluster.parameterGroup)?.params ?? {}) : {};
+    const instanceParameters = instance.parameterGroup ? (this.groups.get(instance.parameterGroup)?.params ?? {}) : {};
+    const plan = planParameters({
+      variant: { name: instance.id, clusterParameters: clusterParameters as Record<string, ParameterValue>, instanceParameters: instanceParameters as Record<string, ParameterValue> },
+      shape,
+      catalog: this.o.template.catalog,
+      role: instance.role,
+      serverVersion: this.o.serverVersion,
+    });
+    const dir = join(this.o.dir, `i${++this.serverDirs}`);
+    await mkdir(this.o.dir, { recursive: true });
+    const started = await startServerFromTemplate(this.o.template.datadir, {
+      tools: this.o.tools,
+      instanceId: instance.id,
+      role: instance.role,
+      serverId: instance.serverId,
+      dir,
+      options: { ...replicationOptions(instance.role), ...plan.startup },
+      admin: LOCAL_LOGINS.admin,
+    });
+    const server = started.info;
+    this.o.tracker.add(server.pid, { group: false, marker: server.defaultsFile });
+    instance.server = server;
+    try {
+      if (instance.role === 'writer') await this.createMasterAccount(cluster, server);
+      else await this.attachAndCatchUp(server, writerServer!);
+      const notes: PlanNote[] = [...plan.notes, ...(await applyDynamicParameters(server, plan, this.o.template.catalog)), ...(await verifyParameters(server, plan, this.o.template.catalog)).notes];
+      for (const n of notes) {
+        // Paths name the instance; say each message once per cluster.
+        const text = n.message.replace(new RegExp(instance.id, 'g'), '<instance>');
+        if (cluster.notesSaid.has(text)) continue;
+        cluster.notesSaid.add(text);
+        this.log(`${cluster.id}: ${n.message}`);
+      }
+    } catch (e) {
+      await this.stop(instance);
+      throw e;
+    }
+    if (instance.state !== 'creating') {
+      // Deleted while it started: deleteInstance waits for this promise and stops it.
+      return server;
+    }
+    instance.state = 'available';
+    this.log(`instance ${instance.id} (${instance.role}) available on 127.0.0.1:${server.port}`);
+    await this.membersChanged(cluster);
+    return server;
+  }
+
+  /** The master user (with Aurora's master privileges) and DatabaseName, on the writer; replicated to readers. */
+  private async createMasterAccount(cluster: EmulatedCluster, writer: ServerInfo): Promise<void> {
+    const password = await this.masterPassword(cluster);
+    const user = `${sqlString(cluster.masterUsername)}@'%'`;
+    await queryServer(
+      writer,
+      [
+        `CREATE USER ${user} IDENTIFIED BY ${sqlString(password)};`,
+        `GRANT ${MASTER_USER_PRIVILEGES.join(', ')} ON *.* TO ${user} WITH GRANT OPTION;`,
+        ...(cluster.databaseName ? [`CREATE DATABASE ${sqlIdentifier(cluster.databaseName)};`] : []),
+      ].join('\n'),
+    );
+  }
+
+  private async attachAndCatchUp(reader: ServerInfo, writer: ServerInfo): Promise<void> {
+    await attachReader(reader, writer);
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      const { replicas } = await replicationStatus({ writer, readers: [reader] });
+      const r = replicas[0]!;
+      if (r.caughtUp) return;
+      if (r.lastIoError || r.lastSqlError) throw new Error(`replication to ${reader.instanceId} failed: ${r.lastSqlError || r.lastIoError}`);
+      if (Date.now() > deadline) throw new Error(`${reader.instanceId} did not catch up with the writer within 120 s`);
+      await sleep(100);
+    }
+  }
+
+  private amendInstance(i: Record<string, unknown>): Record<string, unknown> {
+    const cluster = this.clusters.get(String(i['DBClusterIdentifier'] ?? '').toLowerCase());
+    const instance = cluster?.instances.get(String(i['DBInstanceIdentifier'] ?? '').toLowerCase());
+    if (!instance) return i;
+    const amended: Record<string, unknown> = { ...i, DBInstanceStatus: instance.state };
+    if (instance.state === 'available' && instance.server) amended['Endpoint'] = { ...(i['Endpoint'] as object | undefined), Address: '127.0.0.1', Port: instance.server.port };
+    else delete amended['Endpoint'];
+    return amended;
+  }
+
+  private amendInstances(result: SdkResult): SdkResult {
+    const out = { ...result.output };
+    if (Array.isArray(out['DBInstances'])) out['DBInstances'] = (out['DBInstances'] as Record<string, unknown>[]).map((i) => this.amendInstance(i));
+    if (out['DBInstance']) out['DBInstance'] = this.amendInstance(out['DBInstance'] as Record<string, unknown>);
+    return { ...result, output: out };
+  }
+
+  private async stop(instance: EmulatedInstance): Promise<void> {
+    const server = instance.server;
+    instance.server = undefined;
+    if (!server) return;
+    await stopServer(server, { graceMs: 10_000 });
+    this.o.tracker.remove(server.pid);
+  }
+
+  private async deleteInstance(id: string): Promise<void> {
+    for (const cluster of this.clusters.values()) {
+      const instance = cluster.instances.get(id);
+      if (!instance) continue;
+      const wasAvailable = instance.state === 'available';
+      instance.state = 'deleting';
+      // Whoever samples the server lets go of it before it stops.
+      if (wasAvailable) await this.membersChanged(cluster);
+      await instance.started;
+      await this.stop(instance);
+      cluster.instances.delete(id);
+      this.log(`instance ${id} deleted, its server stopped`);
+    }
+  }
+
+  private async membersChanged(cluster: EmulatedCluster): Promise<void> {
+    if (!this.o.onMembersChanged) return;
+    const available = [...cluster.instances.values()].filter((i) => i.state === 'available' && i.server);
+    await this.o.onMembersChanged({
+      clusterId: cluster.id,
+      writer: available.find((i) => i.role === 'writer')?.server,
+      readers: available.filter((i) => i.role === 'reader').map((i) => i.server!),
+    });
+  }
+
+  // ------------------------------------------------------------------ what is left
+
+  /** Servers still running (the workflow should have deleted every instance). */
+  runningServers(): { instanceId: string; clusterId: string; pid: number; port: number }[] {
+    return [...this.clusters.values()].flatMap((c) =>
+      [...c.instances.values()].filter((i) => i.server).map((i) => ({ instanceId: i.id, clusterId: c.id, pid: i.server!.pid, port: i.server!.port })),
+    );
+  }
+
+  /** Stops every server (in the end, whatever the workflow did) and removes their directories. */
+  async shutdown(): Promise<void> {
+    this.closed = true;
+    for (const cluster of this.clusters.values()) {
+      for (const instance of cluster.instances.values()) {
+        instance.state = 'deleting';
+        await instance.started;
+        await this.stop(instance);
+      }
+    }
+    this.clusters.clear();
+    await rm(this.o.dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,351 @@
+/**
+ * `aurora-bench run SPEC --aws-rehearsal`: the AWS path of a run, executed on this machine. The
+ * state machine as synthesized from the real stack runs through aws-local-stepfunctions with every
+ * Task bound to its Lambda handler and the handlers' AWS deps (the AWS backend, its preflight), whose
+ * SDK clients go to a moto server this rehearsal starts and stops. Between those clients and moto
+ * sit the emulations of what moto does not do (this directory): RDS instances become real MariaDB
+ * servers (rds-emulation.ts), client instances get an SSM agent that runs commands with bash
+ * (ssm-agent.ts), CloudWatch gets the servers' metrics late (cloudwatch-publisher.ts). The backend
+ * and the handlers do not know they are rehearsing.
+ *
+ * Before anything starts, the spec goes through what the local backend refuses (instance classes
+ * without a local shape, writes sent to a reader for write forwarding, which MariaDB replicas
+ * cannot forward: those workloads are left out with the local plan's own message). Afterwards the
+ * rehearsal checks that nothing is left: first what the workflow (and, for a run that did not
+ * succeed, the safety net's teardownRun, as the stack's EventBridge rule would run it) left in moto,
+ * then, after stopping everything itself, every process it started and its directory.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { DescribeInstancesCommand, EC2Client } from '@aws-sdk/client-ec2';
+import { IAMClient } from '@aws-sdk/client-iam';
+import { DescribeDBClusterParameterGroupsCommand, DescribeDBClustersCommand, DescribeDBInstancesCommand, DescribeDBParameterGroupsCommand, RDSClient } from '@aws-sdk/client-rds';
+import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { ListSecretsCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { existsSync } from 'node:fs';
+import type { AwsBackendConfig } from '../backends/aws/config';
+import { destroyAwsClients, makeAwsClients, type AwsClients } from '../backends/aws/clients';
+import { teardownRun } from '../backends/aws/sweeper';
+import { localSpecRefusals, checkLocalDependencies } from '../backends/local/preflight';
+import { LocalLakeStore } from '../backends/local/local-lake';
+import { isAlive } from '../backends/local/processes';
+import { processesMentioning } from '../backends/local/registry';
+import { ensureTemplate } from '../backends/local/template';
+import { ABORTED_REASON, markEnded, recordInterruptedSteps, TIMED_OUT_REASON } from '../cli/run-local';
+import { progressLine } from '../cli/progress';
+import { resultsCommand } from '../cli/results-command';
+import { backendNotes, planRun, PlanError } from '../plan/plan';
+import type { Plan, PlanNote } from '../plan/types';
+import { scaleSpec, type Scale } from '../spec/scale';
+import type { Spec } from '../spec/schema';
+import { loadSpecFile } from '../spec/validate';
+import { executeLocally, type ExecutionEvent, type LocalExecutionResult } from '../workflow/local-runner';
+import type { TaskDeps } from '../workflow/tasks';
+import type { TaskName } from '../workflow/task-names';
+import { CloudWatchPublisher } from './cloudwatch-publisher';
+import { MOTO_CREDENTIALS, sharedMotoServer, startMotoServer, type MotoServer } from './moto-server';
+import { ProcessTracker } from './process-tracker';
+import { RdsEmulation, type ParameterCheck } from './rds-emulation';
+import { answer, interceptClient } from './sdk-intercept';
+import { SsmAgentEmulation, type BootContext } from './ssm-agent';
+import { createStandingInfrastructure } from './standing-infrastructure';
+
+/** Seconds between a server sample and its CloudWatch datapoint (AWS: one to three minutes). */
+export const DEFAULT_METRICS_LAG_S = 5;
+
+export interface SynthesizedDefinition {
+  readonly definition: Record<string, unknown>;
+  readonly taskByArn: ReadonlyMap<string, TaskName>;
+}
+
+export interface RehearsalOptions {
+  readonly specFile: string;
+  readonly repoRoot: string;
+  readonly scale?: Scale;
+  readonly runId?: string;
+  /** The deployed definition (lib/synthesized-workflow.ts), for the spec's region. */
+  readonly synthesize: (region: string) => SynthesizedDefinition;
+  /** What a Task Lambda builds from its environment (lambdas/shared/aws-deps.ts), with these clients. */
+  readonly buildTaskDeps: (config: AwsBackendConfig, clients: AwsClients) => Promise<TaskDeps>;
+  /** RDS's parameter rules (the Aurora parameter catalogue) by parameter group family. */
+  readonly checkParameters?: ParameterCheck;
+  readonly metricsLagS?: number;
+  /** Wait states of the definition become this many ms (the rehearsal's resources are ready in seconds). */
+  readonly pollMs?: number;
+  readonly signal?: AbortSignal;
+  readonly log?: (line: string) => void;
+  readonly onEvent?: (event: ExecutionEvent) => void;
+  /** A copy of the run's lake (moto's S3 goes with moto) is made here; default: a temp dir, removed. */
+  readonly lakeDir?: string;
+  /** A moto server to use (reset first, left running) instead of starting one: tests share one per file. */
+  readonly motoEndpoint?: string;
+  /** Master passwords of new clusters (default: generated the way RDS generates them). */
+  readonly masterPassword?: () => string;
+  /**
+   * Called with the SDK clients the handlers will use, before the emulations are put on them: a
+   * middleware added here sees each call first, so a test can rehearse a variant of the backend's
+   * calls (e.g. a CreateDBCluster without DatabaseName), and the emulations and moto see the variant.
+   */
+  readonly adjustClients?: (clients: AwsClients) => void;
+}
+
+export interface RehearsalResult extends LocalExecutionResult {
+  readonly plan: Plan;
+  /** The results table of the run (as `aurora-bench results` prints it), from the lake copy. */
+  readonly results: string;
+  /** What the workflow left in moto or running (empty when it cleaned up after itself). */
+  readonly leftBehind: readonly string[];
+  /** What was still there after the rehearsal stopped everything itself (should always be empty). */
+  readonly notCleaned: readonly string[];
+  /** What the safety net's teardownRun deleted for a run that did not succeed. */
+  readonly safetyNetDeleted: readonly string[];
+}
+
+/** The lines that say what a rehearsal is and is not, printed before it starts. */
+export function rehearsalScope(serverVersion: string, engineVersion: string, lagS: number): string[] {
+  return [
+    'AWS rehearsal: the synthesized state machine, the Lambda handlers and the AWS backend run on this machine;',
+    '  the AWS APIs are a moto server, the databases real MariaDB servers, the clients an emulated SSM agent running bash.',
+    'Not rehearsed:',
+    `  - Aurora itself: MariaDB ${serverVersion} on 127.0.0.1 stands in for Aurora MySQL ${engineVersion} (no shared storage, no write forwarding, no Aurora-only parameters)`,
+    '  - a real client AMI and its user data: an emulated client boots with this machine\'s sysbench, no package install or sysbench build',
+    '  - IAM: moto does not evaluate the stack\'s policies (test/cdk checks the actions the code calls against them)',
+    `  - real timings: instances are available in seconds, not 10-20 minutes; CloudWatch datapoints arrive ${lagS} s late, not 1-3 minutes`,
+    '  - Performance Insights: not emulated (its API answers with no datapoints)',
+    '  - real network limits and instance class performance: all traffic is loopback on this machine\'s CPUs',
+  ];
+}
+
+/** The workloads the local plan refuses (writes to a reader for write forwarding), left out of the rehearsal with its notes. */
+export function withoutLocallyRefusedWorkloads(spec: Spec): { spec: Spec; notes: PlanNote[] } {
+  const refused = backendNotes(spec, 'local').filter((n) => n.level === 'refused');
+  if (refused.length === 0) return { spec, notes: [] };
+  const indexes = new Set(refused.map((n) => Number(/^workloads\[(\d+)\]/.exec(n.path)?.[1])).filter((i) => Number.isInteger(i)));
+  const workloads = spec.workloads.filter((_, i) => !indexes.has(i));
+  const notes: PlanNote[] = [...new Map(refused.map((n) => [`${n.path}|${n.message}`, n])).values()].map((n) => ({
+    ...n,
+    message: `${n.message}; left out of the AWS rehearsal${spec.variants.length > 1 ? ' (for every variant: workloads are not per variant)' : ''}`,
+  }));
+  if (workloads.length === 0) throw new PlanError(notes);
+  return { spec: { ...spec, workloads }, notes };
+}
+
+/**
+ * What an emulated instance runs at boot: the runner from the bucket, then proof that sysbench
+ * runs, then the ready marker, as the tail of the user data does (lib/client-user-data.ts).
+ */
+function bootCommands(runnerS3Uri: string) {
+  return (_ctx: BootContext): string[] => [
+    'set -eu',
+    'mkdir -p "$AURORA_BENCH_HOME/client"',
+    `aws s3 cp --recursive --only-show-errors '${runnerS3Uri}' "$AURORA_BENCH_HOME/client/"`,
+    'chmod +x "$AURORA_BENCH_HOME"/client/*.sh',
+    'sysbench --version',
+    'sysbench cpu --time=1 run > /dev/null',
+    'sysbench --version > "$AURORA_BENCH_HOME/ready"',
+  ];
+}
+
+/**
+ * Bridge until every client path the backend writes is ${AURORA_BENCH_HOME:-/opt/aurora-bench}:
+ * a literal /opt/aurora-bench becomes the instance's home.
+ */
+function clientHomeOf(commands: readonly string[]): string[] {
+  return commands.map((c) => c.replace(/(?<![-:])\/opt\/aurora-bench(?=[/\s'"]|$)/g, '${AURORA_BENCH_HOME}'));
+}
+
+async function copyLake(s3: S3Client, config: AwsBackendConfig, dir: string): Promise<number> {
+  const lake = new LocalLakeStore(dir);
+  let token: string | undefined;
+  let count = 0;
+  do {
+    const page = await s3.send(new ListObjectsV2Command({ Bucket: config.bucket, Prefix: config.lakePrefix, ...(token ? { ContinuationToken: token } : {}) }));
+    for (const o of page.Contents ?? []) {
+      const key = o.Key!.slice(config.lakePrefix.length);
+      if (!/^tables\//.test(key)) continue;
+      const body = await (await s3.send(new GetObjectCommand({ Bucket: config.bucket, Key: o.Key! }))).Body!.transformToByteArray();
+      await lake.put(key, body);
+      count++;
+    }
+    token = page.NextContinuationToken;
+  } while (token);
+  return count;
+}
+
+/** Everything of the run still in moto: clusters, DB instances, parameter groups, live clients, secrets. */
+async function leftInMoto(endpoint: string, region: string): Promise<string[]> {
+  const common = { region, endpoint, credentials: { ...MOTO_CREDENTIALS } };
+  const rds = new RDSClient(common);
+  const ec2 = new EC2Client(common);
+  const secrets = new SecretsManagerClient(common);
+  try {
+    const left: string[] = [];
+    for (const c of (await rds.send(new DescribeDBClustersCommand({}))).DBClusters ?? []) left.push(`RDS cluster ${c.DBClusterIdentifier}`);
+    for (const i of (await rds.send(new DescribeDBInstancesCommand({}))).DBInstances ?? []) left.push(`RDS instance ${i.DBInstanceIdentifier}`);
+    for (const g of (await rds.send(new DescribeDBClusterParameterGroupsCommand({}))).DBClusterParameterGroups ?? []) {
+      if (!g.DBClusterParameterGroupName?.startsWith('default.')) left.push(`RDS cluster parameter group ${g.DBClusterParameterGroupName}`);
+    }
+    for (const g of (await rds.send(new DescribeDBParameterGroupsCommand({}))).DBParameterGroups ?? []) {
+      if (!g.DBParameterGroupName?.startsWith('default.')) left.push(`RDS parameter group ${g.DBParameterGroupName}`);
+    }
+    const reservations = (await ec2.send(new DescribeInstancesCommand({ Filters: [{ Name: 'instance-state-name', Values: ['pending', 'running', 'stopping', 'stopped'] }] }))).Reservations ?? [];
+    for (const r of reservations) for (const i of r.Instances ?? []) left.push(`EC2 instance ${i.InstanceId} (${i.State?.Name})`);
+    for (const s of (await secrets.send(new ListSecretsCommand({}))).SecretList ?? []) left.push(`secret ${s.Name}`);
+    return left;
+  } finally {
+    rds.destroy();
+    ec2.destroy();
+    secrets.destroy();
+  }
+}
+
+export async function runRehearsal(options: RehearsalOptions): Promise<RehearsalResult> {
+  const log = options.log ?? (() => undefined);
+  const lagS = options.metricsLagS ?? DEFAULT_METRICS_LAG_S;
+
+  // ------------------------------------------------ refusals first: nothing starts when the spec cannot run
+  const loaded = loadSpecFile(options.specFile, join(options.repoRoot, 'client', 'workloads'));
+  const scaled = scaleSpec(loaded.spec, options.scale ?? 'full');
+  const classRefusals = localSpecRefusals(scaled.spec);
+  if (classRefusals.length > 0) throw new PlanError(classRefusals);
+  const { spec, notes: leftOut } = withoutLocallyRefusedWorkloads(scaled.spec);
+  const plan = planRun(spec, { backend: 'aws', scripts: loaded.scripts, ...(options.runId ? { runId: options.runId } : {}) });
+  const versions = await checkLocalDependencies();
+  const definition = options.synthesize(plan.region);
+
+  for (const line of rehearsalScope(versions.serverVersion, plan.engine.version, lagS)) log(line);
+  for (const n of [...scaled.notes, ...leftOut, ...plan.notes]) log(`[${n.level}] ${n.path}: ${n.message}`);
+  log(`run ${plan.runId}: ${plan.cells.length} cells`);
+
+  const dir = await mkdtemp(join(tmpdir(), 'abr-'));
+  const tracker = new ProcessTracker();
+  const notCleaned: string[] = [];
+  const leftBehind: string[] = [];
+  const safetyNetDeleted: string[] = [];
+  let moto: MotoServer | undefined;
+  let clients: AwsClients | undefined;
+  let raw: { ec2: EC2Client; rds: RDSClient; s3: S3Client; iam: IAMClient; secrets: SecretsManagerClient; cloudwatch: CloudWatchClient } | undefined;
+  let rds: RdsEmulation | undefined;
+  let agent: SsmAgentEmulation | undefined;
+  let publisher: CloudWatchPublisher | undefined;
+  let results = '';
+  let result: LocalExecutionResult;
+  try {
+    moto = options.motoEndpoint ? await sharedMotoServer(options.motoEndpoint) : await startMotoServer(options.repoRoot);
+    log(`moto server on ${moto.endpoint}${moto.pid > 0 ? ` (pid ${moto.pid})` : ''}; rehearsal files in ${dir}`);
+    const common = { region: plan.region, endpoint: moto.endpoint, credentials: { ...MOTO_CREDENTIALS } };
+    raw = {
+      ec2: new EC2Client(common),
+      rds: new RDSClient(common),
+      s3: new S3Client({ ...common, forcePathStyle: true }),
+      iam: new IAMClient(common),
+      secrets: new SecretsManagerClient(common),
+      cloudwatch: new CloudWatchClient(common),
+    };
+    const config = await createStandingInfrastructure(raw, { region: plan.region, azLetters: spec.variants.flatMap((v) => (v.az ? [v.az] : [])), repoRoot: options.repoRoot });
+    const template = await ensureTemplate(versions.tools, versions.serverVersion, undefined, 'rds');
+
+    const cw = new CloudWatchPublisher({ cloudwatch: raw.cloudwatch, lagS, log });
+    publisher = cw;
+    rds = new RdsEmulation({
+      tools: versions.tools,
+      template,
+      serverVersion: versions.serverVersion,
+      dir: join(dir, 'db'),
+      secrets: raw.secrets,
+      tracker,
+      ...(options.checkParameters ? { checkParameters: options.checkParameters } : {}),
+      ...(options.masterPassword ? { masterPassword: options.masterPassword } : {}),
+      onMembersChanged: (m) => cw.membersChanged(m),
+      log,
+    });
+    agent = new SsmAgentEmulation({
+      dir: join(dir, 'clients'),
+      region: plan.region,
+      motoEndpoint: moto.endpoint,
+      credentials: MOTO_CREDENTIALS,
+      s3: raw.s3,
+      tracker,
+      bootCommands: bootCommands(config.runnerS3Uri),
+      log,
+    });
+    clients = makeAwsClients({ ...common, maxAttempts: 2 });
+    // Middleware added first runs first: adjustments, then the client home, then the emulations.
+    options.adjustClients?.(clients);
+    interceptClient(clients.ssm, 'auroraBenchRehearsalClientHome', async (command, input, forward) => {
+      if (command !== 'SendCommand') return forward();
+      const params = (input['Parameters'] as Record<string, string[]> | undefined) ?? {};
+      return forward({ ...input, Parameters: { ...params, commands: clientHomeOf(params['commands'] ?? []) } });
+    });
+    rds.install(clients.rds);
+    agent.install(clients);
+    // Performance Insights is not emulated: GetResourceMetrics answers as for an instance without PI data.
+    interceptClient(clients.pi, 'auroraBenchRehearsalPi', async (command, input, forward) =>
+      command === 'GetResourceMetrics' ? answer({ Identifier: input['Identifier'], AlignedStartTime: input['StartTime'], AlignedEndTime: input['EndTime'], MetricList: [] }) : forward(),
+    );
+    cw.start();
+
+    const deps = await options.buildTaskDeps(config, clients);
+    result = await executeLocally({
+      deps,
+      input: { spec, scripts: loaded.scripts, runId: plan.runId, notes: [...scaled.notes, ...leftOut] },
+      resolvedDefinition: definition,
+      pollMs: options.pollMs ?? 500,
+      retryMs: 200,
+      ...(options.signal ? { signal: options.signal } : {}),
+      onEvent: (ev) => {
+        options.onEvent?.(ev);
+        const line = progressLine(ev, () => plan.cells.length);
+        if (line) log(line);
+      },
+    });
+    if (result.status === 'ABORTED') {
+      await recordInterruptedSteps(deps, result.events, ABORTED_REASON, log);
+      await markEnded(deps.backend, plan, 'aborted', 'aborted by the user (Ctrl-C); everything was torn down');
+    }
+    if (result.status === 'TIMED_OUT') {
+      await recordInterruptedSteps(deps, result.events, TIMED_OUT_REASON, log);
+      await markEnded(deps.backend, plan, 'timed-out', `${result.cause ?? 'the execution timed out'}; everything was torn down`);
+    }
+    if (result.status !== 'SUCCEEDED') {
+      // What the stack's EventBridge rule does for an execution that did not succeed.
+      for (let attempt = 1; attempt <= 30; attempt++) {
+        const report = await teardownRun(clients, config, plan.runId, new Date());
+        safetyNetDeleted.push(...report.deleted);
+        if (report.pending.length === 0) break;
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+      if (safetyNetDeleted.length > 0) log(`safety net (teardownRun) deleted: ${safetyNetDeleted.join(', ')}`);
+    }
+
+    leftBehind.push(...(await leftInMoto(moto.endpoint, plan.region)), ...rds.runningServers().map((s) => `MariaDB server of ${s.instanceId} (pid ${s.pid})`), ...agent.leftovers());
+
+    const lakeDir = options.lakeDir ?? join(dir, 'lake');
+    const objects = await copyLake(raw.s3, config, lakeDir);
+    log(`lake: ${objects} table objects in s3://${config.bucket}/${config.lakePrefix} (moto)`);
+    try {
+      results = await resultsCommand({ lakeDir, run: plan.runId, repoRoot: options.repoRoot });
+    } catch (e) {
+      results = `(no results table: ${(e as Error).message})`;
+    }
+  } finally {
+    await publisher?.stop();
+    await agent?.shutdown().catch((e: Error) => notCleaned.push(`clients: ${e.message}`));
+    await rds?.shutdown().catch((e: Error) => notCleaned.push(`servers: ${e.message}`));
+    if (clients) destroyAwsClients(clients);
+    for (const c of Object.values(raw ?? {})) (c as { destroy(): void }).destroy();
+    const motoPid = moto?.pid;
+    await moto?.stop();
+    tracker.killAllSync();
+    for (const pid of tracker.live()) notCleaned.push(`process ${pid}`);
+    for (const pid of processesMentioning(dir)) notCleaned.push(`process ${pid} (${dir})`);
+    if (motoPid !== undefined && motoPid > 0 && isAlive(motoPid)) notCleaned.push(`moto server (pid ${motoPid})`);
+    if (moto?.logFile && existsSync(moto.logFile)) notCleaned.push(`moto log ${moto.logFile}`);
+    tracker.dispose();
+    await rm(dir, { recursive: true, force: true });
+    if (existsSync(dir)) notCleaned.push(`directory ${dir}`);
+  }
+  return { ...result, plan, results, leftBehind, notCleaned, safetyNetDeleted };
+}

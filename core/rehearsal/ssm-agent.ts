@@ -1,0 +1,427 @@
+/**
+ * The SSM agent of every client instance the rehearsal's EC2 (moto) launches, on this machine.
+ * moto records RunInstances and SendCommand but runs nothing; this emulation does what the agent on
+ * an Amazon Linux client does:
+ *
+ * - boot: RunInstances gives each new instance its own home directory (AURORA_BENCH_HOME: every
+ *   path the stack and the backend write for a client is ${AURORA_BENCH_HOME:-/opt/aurora-bench}/...)
+ *   and runs the instance's boot commands there in the background, as its user data would; the
+ *   agent counts as registered (DescribeInstanceInformation PingStatus Online) from launch on, as
+ *   on EC2, where it registers long before the user data has finished.
+ * - SendCommand (AWS-RunShellScript only): after moto recorded the command (it gives the
+ *   CommandId), the commands are written to <orchestration dir>/_script.sh, one per line, and run as
+ *   `sh -c _script.sh` in a process group of their own, stdout and stderr to files there (the agent:
+ *   agent/plugins/runscript/runshellscript.go and runscript.go, executers/executers_unix.go).
+ *   Amazon Linux's sh is bash; this machine's may be dash, so bash runs it, in POSIX mode as sh does.
+ *   executionTimeout is enforced; CancelCommand and a timeout SIGKILL the whole group, as the agent
+ *   does (exit code 137, status Cancelled / TimedOut): a cancelled runner gets no chance to upload.
+ * - the output: with OutputS3BucketName the agent uploads stdout and stderr (when not empty) to
+ *   <OutputS3KeyPrefix>/<CommandId>/<InstanceId>/awsrunShellScript/0.awsrunShellScript/stdout|stderr
+ *   (ssm service-2.json CommandPlugin.OutputS3KeyPrefix); GetCommandInvocation answers from the real
+ *   process: Status, StatusDetails, ResponseCode (-1 while running), the first 24,000 characters of
+ *   stdout and 8,000 of stderr once finished (ssm service-2.json GetCommandInvocationResult).
+ * - TerminateInstances: the instance's processes are killed and its home removed.
+ *
+ * The commands run with the AWS CLI pointed at moto (AWS_ENDPOINT_URL and dummy keys in their
+ * environment only, HOME inside the instance home so no profile of the user is read), so the
+ * runner's `aws s3 cp`, `aws secretsmanager get-secret-value` and its uploads go to the rehearsal's
+ * moto. AWS_DEFAULT_REGION is set too: the AWS CLI v2 of Amazon Linux 2023 takes the region from
+ * the instance metadata, which an emulated instance does not have.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { SSMServiceException } from '@aws-sdk/client-ssm';
+import type { ProcessTracker } from './process-tracker';
+import { answer, interceptClient, serviceError, type Forward, type SdkResult } from './sdk-intercept';
+
+/** GetCommandInvocation StandardOutputContent / StandardErrorContent limits (ssm service-2.json). */
+const STDOUT_LIMIT = 24_000;
+const STDERR_LIMIT = 8_000;
+/** The agent's exit code for a command it stopped (executers_unix.go CommandStoppedPreemptivelyExitCode). */
+const STOPPED_EXIT_CODE = 137;
+/** AWS-RunShellScript's default executionTimeout (its document: 3600 s). */
+const DEFAULT_EXECUTION_TIMEOUT_S = 3600;
+const PLUGIN_DIR = join('awsrunShellScript', '0.awsrunShellScript');
+
+type InvocationStatus = 'InProgress' | 'Success' | 'Failed' | 'Cancelled' | 'TimedOut';
+
+interface Invocation {
+  readonly commandId: string;
+  readonly instanceId: string;
+  readonly comment: string | undefined;
+  readonly documentName: string;
+  readonly dir: string;
+  readonly outputBucket: string | undefined;
+  readonly outputPrefix: string | undefined;
+  readonly startedAt: Date;
+  status: InvocationStatus;
+  responseCode: number;
+  endedAt?: Date;
+  stdout: string;
+  stderr: string;
+  child?: ChildProcess;
+  stopReason?: 'cancel' | 'timeout';
+  done: Promise<void>;
+}
+
+interface EmulatedInstance {
+  readonly instanceId: string;
+  readonly home: string;
+  terminated: boolean;
+  boot?: { child: ChildProcess; exit?: number | null; done: Promise<void> };
+  readonly invocations: Map<string, Invocation>;
+}
+
+export interface BootContext {
+  readonly instanceId: string;
+  /** The instance's AURORA_BENCH_HOME. */
+  readonly home: string;
+}
+
+export interface SsmAgentOptions {
+  /** Instance homes go under <dir>/<n>/. */
+  readonly dir: string;
+  readonly region: string;
+  readonly motoEndpoint: string;
+  readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string };
+  /** S3 on moto: where the agent uploads command output. */
+  readonly s3: S3Client;
+  readonly tracker: ProcessTracker;
+  /** Directories put first on PATH (the AWS CLI's, when it is not on PATH). */
+  readonly extraPath?: readonly string[];
+  /** Shell commands an instance runs at boot (what its user data does that matters here). */
+  readonly bootCommands: (ctx: BootContext) => readonly string[];
+  readonly log?: (line: string) => void;
+}
+
+/** What the agent does to stop a command: SIGKILL to its whole process group (executers_unix.go killProcess). */
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // the group is gone already
+  }
+}
+
+function truncate(text: string, limit: number): string {
+  return text.length <= limit ? text : text.slice(0, limit);
+}
+
+function readText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+export class SsmAgentEmulation {
+  private readonly instances = new Map<string, EmulatedInstance>();
+  private homes = 0;
+
+  constructor(private readonly o: SsmAgentOptions) {}
+
+  private log(line: string): void {
+    this.o.log?.(`[rehearsal ssm] ${line}`);
+  }
+
+  /** The environment of everything an emulated instance runs. */
+  private env(home: string): NodeJS.ProcessEnv {
+    return {
+      PATH: [...(this.o.extraPath ?? []), process.env['PATH'] ?? '/usr/local/bin:/usr/bin:/bin'].join(':'),
+      LANG: 'C.UTF-8',
+      HOME: home,
+      TMPDIR: join(home, 'tmp'),
+      AURORA_BENCH_HOME: home,
+      AWS_ENDPOINT_URL: this.o.motoEndpoint,
+      AWS_ACCESS_KEY_ID: this.o.credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: this.o.credentials.secretAccessKey,
+      AWS_DEFAULT_REGION: this.o.region,
+      // No instance metadata here: never let the CLI wait for it.
+      AWS_EC2_METADATA_DISABLED: 'true',
+    };
+  }
+
+  /** Puts the agent behind the SSM client and the instance lifecycle behind the EC2 client. */
+  install(clients: { ssm: Parameters<typeof interceptClient>[0]; ec2: Parameters<typeof interceptClient>[0] }): void {
+    interceptClient(clients.ssm, 'auroraBenchRehearsalSsm', (command, input, forward) => this.handleSsm(command, input, forward));
+    interceptClient(clients.ec2, 'auroraBenchRehearsalEc2', (command, input, forward) => this.handleEc2(command, input, forward));
+  }
+
+  // ------------------------------------------------------------------ EC2
+
+  private async handleEc2(command: string, input: Record<string, unknown>, forward: Forward): Promise<SdkResult> {
+    if (command === 'RunInstances') {
+      const result = await forward();
+      for (const i of (result.output['Instances'] as { InstanceId?: string }[] | undefined) ?? []) {
+        if (i.InstanceId && !this.instances.has(i.InstanceId)) await this.bootInstance(i.InstanceId);
+      }
+      return result;
+    }
+    if (command === 'TerminateInstances') {
+      const result = await forward();
+      for (const id of (input['InstanceIds'] as string[] | undefined) ?? []) await this.terminateInstance(id);
+      return result;
+    }
+    return forward();
+  }
+
+  private async bootInstance(instanceId: string): Promise<void> {
+    const home = join(this.o.dir, String(++this.homes));
+    await mkdir(join(home, 'tmp'), { recursive: true });
+    const instance: EmulatedInstance = { instanceId, home, terminated: false, invocations: new Map() };
+    this.instances.set(instanceId, instance);
+    const script = join(home, 'boot.sh');
+    await writeFile(script, this.o.bootCommands({ instanceId, home }).join('\n') + '\n', { mode: 0o700 });
+    const logFd = openSync(join(home, 'boot.log'), 'w');
+    let child: ChildProcess;
+    try {
+      child = spawn('bash', [script], { cwd: home, env: this.env(home), detached: true, stdio: ['ignore', logFd, logFd] });
+    } finally {
+      closeSync(logFd);
+    }
+    if (child.pid === undefined) throw new Error(`could not start the boot of ${instanceId}`);
+    child.unref();
+    this.o.tracker.add(child.pid, { group: true, marker: home });
+    const boot: NonNullable<EmulatedInstance['boot']> = {
+      child,
+      done: new Promise<void>((resolve) => {
+        child.once('exit', (code) => {
+          boot.exit = code;
+          this.o.tracker.remove(child.pid!);
+          if (code !== 0 && !instance.terminated) this.log(`${instanceId}: boot failed (exit ${code}): ${readText(join(home, 'boot.log')).trim().split('\n').slice(-5).join(' | ')}`);
+          resolve();
+        });
+      }),
+    };
+    instance.boot = boot;
+    this.log(`${instanceId}: launched, booting in ${home}`);
+  }
+
+  private async terminateInstance(instanceId: string): Promise<void> {
+    const instance = this.instances.get(instanceId);
+    if (!instance || instance.terminated) return;
+    instance.terminated = true;
+    if (instance.boot && instance.boot.exit === undefined && instance.boot.child.pid) killGroup(instance.boot.child.pid);
+    for (const inv of instance.invocations.values()) {
+      if (inv.status === 'InProgress' && inv.child?.pid) {
+        inv.stopReason = 'cancel';
+        killGroup(inv.child.pid);
+      }
+    }
+    await Promise.all([instance.boot?.done, ...[...instance.invocations.values()].map((i) => i.done)]);
+    await rm(instance.home, { recursive: true, force: true });
+    this.log(`${instanceId}: terminated`);
+  }
+
+  // ------------------------------------------------------------------ SSM
+
+  private async handleSsm(command: string, input: Record<string, unknown>, forward: Forward): Promise<SdkResult> {
+    switch (command) {
+      case 'SendCommand':
+        return this.sendCommand(input, forward);
+      case 'GetCommandInvocation':
+        return this.getCommandInvocation(input);
+      case 'ListCommands':
+        return this.listCommands(await forward());
+      case 'CancelCommand':
+        return this.cancelCommand(input);
+      case 'DescribeInstanceInformation':
+        return this.describeInstanceInformation(input);
+      default:
+        return forward();
+    }
+  }
+
+  private ssmError(code: string, message: string): Error {
+    return serviceError(code, message, SSMServiceException as unknown as Parameters<typeof serviceError>[2]);
+  }
+
+  private async sendCommand(input: Record<string, unknown>, forward: Forward): Promise<SdkResult> {
+    const documentName = String(input['DocumentName'] ?? '');
+    if (documentName !== 'AWS-RunShellScript') throw this.ssmError('InvalidDocument', `the rehearsal's agent runs AWS-RunShellScript only, not ${documentName}`);
+    const ids = (input['InstanceIds'] as string[] | undefined) ?? [];
+    for (const id of ids) {
+      const inst = this.instances.get(id);
+      // SendCommand to an instance that is not a running managed node fails with InvalidInstanceId.
+      if (!inst || inst.terminated) throw this.ssmError('InvalidInstanceId', `Instances [${id}] not in a valid state for account`);
+    }
+    const params = (input['Parameters'] as Record<string, string[]> | undefined) ?? {};
+    const commands = params['commands'] ?? [];
+    const timeoutS = Number(params['executionTimeout']?.[0] ?? DEFAULT_EXECUTION_TIMEOUT_S);
+    const result = await forward();
+    const commandId = String((result.output['Command'] as { CommandId?: string } | undefined)?.CommandId ?? '');
+    if (!commandId) throw new Error('moto answered SendCommand without a CommandId');
+    for (const id of ids) await this.startInvocation(this.instances.get(id)!, commandId, input, commands, timeoutS);
+    return result;
+  }
+
+  private async startInvocation(instance: EmulatedInstance, commandId: string, input: Record<string, unknown>, commands: readonly string[], timeoutS: number): Promise<void> {
+    const dir = join(instance.home, 'ssm', commandId, PLUGIN_DIR);
+    await mkdir(dir, { recursive: true });
+    const script = join(dir, '_script.sh');
+    await writeFile(script, commands.join('\n') + '\n', { mode: 0o700 });
+    const stdoutFile = join(dir, 'stdout');
+    const stderrFile = join(dir, 'stderr');
+    const outFd = openSync(stdoutFile, 'w');
+    const errFd = openSync(stderrFile, 'w');
+    let child: ChildProcess;
+    try {
+      child = spawn('bash', ['--posix', '-c', script], { cwd: dir, env: this.env(instance.home), detached: true, stdio: ['ignore', outFd, errFd] });
+    } finally {
+      closeSync(outFd);
+      closeSync(errFd);
+    }
+    if (child.pid === undefined) throw new Error(`could not start command ${commandId} on ${instance.instanceId}`);
+    child.unref();
+    this.o.tracker.add(child.pid, { group: true, marker: instance.home });
+    const prefix = typeof input['OutputS3KeyPrefix'] === 'string' ? input['OutputS3KeyPrefix'] : undefined;
+    const inv: Invocation = {
+      commandId,
+      instanceId: instance.instanceId,
+      comment: typeof input['Comment'] === 'string' ? input['Comment'] : undefined,
+      documentName: String(input['DocumentName']),
+      dir,
+      outputBucket: typeof input['OutputS3BucketName'] === 'string' ? input['OutputS3BucketName'] : undefined,
+      outputPrefix: prefix,
+      startedAt: new Date(),
+      status: 'InProgress',
+      responseCode: -1,
+      stdout: '',
+      stderr: '',
+      child,
+      done: Promise.resolve(),
+    };
+    const timer = setTimeout(() => {
+      if (inv.status !== 'InProgress' || !child.pid) return;
+      inv.stopReason = 'timeout';
+      killGroup(child.pid);
+    }, timeoutS * 1000);
+    timer.unref();
+    inv.done = new Promise<void>((resolve) => {
+      child.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        this.o.tracker.remove(child.pid!);
+        void this.finish(inv, code, signal, stdoutFile, stderrFile).finally(resolve);
+      });
+    });
+    instance.invocations.set(commandId, inv);
+  }
+
+  private async finish(inv: Invocation, code: number | null, signal: NodeJS.Signals | null, stdoutFile: string, stderrFile: string): Promise<void> {
+    inv.stdout = readText(stdoutFile);
+    inv.stderr = readText(stderrFile);
+    const exit = code ?? (signal ? 128 + (signal === 'SIGKILL' ? 9 : 15) : STOPPED_EXIT_CODE);
+    // The agent uploads what the command wrote before anyone reads the final status here.
+    if (inv.outputBucket) {
+      const base = `${inv.outputPrefix ? inv.outputPrefix.replace(/\/+$/, '') + '/' : ''}${inv.commandId}/${inv.instanceId}/awsrunShellScript/0.awsrunShellScript/`;
+      for (const [name, body] of [['stdout', inv.stdout], ['stderr', inv.stderr]] as const) {
+        if (body === '') continue;
+        try {
+          await this.o.s3.send(new PutObjectCommand({ Bucket: inv.outputBucket, Key: base + name, Body: body }));
+        } catch (e) {
+          this.log(`${inv.instanceId}: could not upload ${name} of ${inv.commandId}: ${(e as Error).message}`);
+        }
+      }
+    }
+    inv.responseCode = inv.stopReason ? STOPPED_EXIT_CODE : exit;
+    inv.endedAt = new Date();
+    inv.status = inv.stopReason === 'cancel' ? 'Cancelled' : inv.stopReason === 'timeout' ? 'TimedOut' : exit === 0 ? 'Success' : 'Failed';
+    inv.child = undefined;
+  }
+
+  private findInvocation(commandId: string, instanceId?: string): Invocation[] {
+    const found: Invocation[] = [];
+    for (const inst of this.instances.values()) {
+      if (instanceId !== undefined && inst.instanceId !== instanceId) continue;
+      const inv = inst.invocations.get(commandId);
+      if (inv) found.push(inv);
+    }
+    return found;
+  }
+
+  private outputUrl(inv: Invocation, name: 'stdout' | 'stderr'): string {
+    if (!inv.outputBucket) return '';
+    const prefix = inv.outputPrefix ? inv.outputPrefix.replace(/\/+$/, '') + '/' : '';
+    return `https://s3.${this.o.region}.amazonaws.com/${inv.outputBucket}/${prefix}${inv.commandId}/${inv.instanceId}/awsrunShellScript/0.awsrunShellScript/${name}`;
+  }
+
+  private getCommandInvocation(input: Record<string, unknown>): SdkResult {
+    const [inv] = this.findInvocation(String(input['CommandId'] ?? ''), String(input['InstanceId'] ?? ''));
+    if (!inv) throw this.ssmError('InvocationDoesNotExist', 'An error occurred (InvocationDoesNotExist) when calling the GetCommandInvocation operation');
+    const finished = inv.status !== 'InProgress';
+    const details = inv.status === 'TimedOut' ? 'ExecutionTimedOut' : inv.status;
+    return answer({
+      CommandId: inv.commandId,
+      InstanceId: inv.instanceId,
+      Comment: inv.comment ?? '',
+      DocumentName: inv.documentName,
+      PluginName: 'aws:runShellScript',
+      ResponseCode: inv.responseCode,
+      ExecutionStartDateTime: inv.startedAt.toISOString(),
+      ...(inv.endedAt ? { ExecutionEndDateTime: inv.endedAt.toISOString(), ExecutionElapsedTime: `PT${((inv.endedAt.getTime() - inv.startedAt.getTime()) / 1000).toFixed(3)}S` } : {}),
+      Status: inv.status,
+      StatusDetails: details,
+      StandardOutputContent: finished ? truncate(inv.stdout, STDOUT_LIMIT) : '',
+      StandardOutputUrl: finished ? this.outputUrl(inv, 'stdout') : '',
+      StandardErrorContent: finished ? truncate(inv.stderr, STDERR_LIMIT) : '',
+      StandardErrorUrl: finished ? this.outputUrl(inv, 'stderr') : '',
+    });
+  }
+
+  private listCommands(result: SdkResult): SdkResult {
+    const commands = ((result.output['Commands'] as Record<string, unknown>[] | undefined) ?? []).map((c) => {
+      const invs = this.findInvocation(String(c['CommandId'] ?? ''));
+      if (invs.length === 0) return c;
+      const running = invs.some((i) => i.status === 'InProgress');
+      const status = running ? 'InProgress' : (invs.find((i) => i.status !== 'Success')?.status ?? 'Success');
+      return { ...c, Status: status, StatusDetails: status === 'TimedOut' ? 'ExecutionTimedOut' : status };
+    });
+    return { ...result, output: { ...result.output, Commands: commands } };
+  }
+
+  private async cancelCommand(input: Record<string, unknown>): Promise<SdkResult> {
+    const commandId = String(input['CommandId'] ?? '');
+    const only = input['InstanceIds'] as string[] | undefined;
+    const invs = this.findInvocation(commandId).filter((i) => only === undefined || only.length === 0 || only.includes(i.instanceId));
+    if (this.findInvocation(commandId).length === 0) throw this.ssmError('InvalidCommandId', `command ${commandId} is unknown`);
+    for (const inv of invs) {
+      if (inv.status !== 'InProgress' || !inv.child?.pid) continue;
+      inv.stopReason = 'cancel';
+      killGroup(inv.child.pid);
+    }
+    return answer({});
+  }
+
+  private describeInstanceInformation(input: Record<string, unknown>): SdkResult {
+    const wanted = new Set<string>();
+    for (const f of (input['Filters'] as { Key?: string; Values?: string[] }[] | undefined) ?? []) if (f.Key === 'InstanceIds') for (const v of f.Values ?? []) wanted.add(v);
+    for (const f of (input['InstanceInformationFilterList'] as { key?: string; valueSet?: string[] }[] | undefined) ?? []) if (f.key === 'InstanceIds') for (const v of f.valueSet ?? []) wanted.add(v);
+    const list = [...this.instances.values()]
+      .filter((i) => !i.terminated && (wanted.size === 0 || wanted.has(i.instanceId)))
+      .map((i) => ({ InstanceId: i.instanceId, PingStatus: 'Online', LastPingDateTime: new Date(), PlatformType: 'Linux', PlatformName: 'Amazon Linux', ResourceType: 'EC2Instance', AgentVersion: 'rehearsal' }));
+    return answer({ InstanceInformationList: list });
+  }
+
+  // ------------------------------------------------------------------ what is left
+
+  /** Commands still running and instances not terminated. */
+  leftovers(): string[] {
+    const left: string[] = [];
+    for (const i of this.instances.values()) {
+      if (!i.terminated) left.push(`client ${i.instanceId} (not terminated)`);
+      for (const inv of i.invocations.values()) if (inv.status === 'InProgress') left.push(`command ${inv.commandId} on ${i.instanceId} (still running)`);
+    }
+    return left;
+  }
+
+  /** Kills everything every instance still runs and removes the homes. */
+  async shutdown(): Promise<void> {
+    for (const id of [...this.instances.keys()]) await this.terminateInstance(id);
+    this.instances.clear();
+    await rm(this.o.dir, { recursive: true, force: true });
+  }
+}

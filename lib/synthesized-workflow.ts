@@ -1,0 +1,72 @@
+/**
+ * The state machine as it is deployed, without deploying: the app is synthesized offline (the
+ * repository's cdk.json context, bundling skipped with the standard `aws:cdk:bundling-stacks`
+ * context, no cdk-nag), the template's DefinitionString is taken, and each function it references
+ * (CDK writes Fn::Join over text and Fn::GetAtt [<function logical id>, Arn]) becomes an ARN that
+ * names the Task behind it, found through the construct tree (stack.workflow.functions), not
+ * through the shape of the id. The AWS rehearsal and the workflow-on-moto tests run this definition.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App, Stack, type CfnElement } from 'aws-cdk-lib';
+import { TASK_NAMES, type TaskName } from '../core/workflow/task-names';
+import { buildAuroraBenchApp } from './app';
+import { CONFIG_CONTEXT_KEY } from './config';
+
+export interface SynthesizedWorkflow {
+  readonly definition: Record<string, unknown>;
+  readonly taskByArn: ReadonlyMap<string, TaskName>;
+}
+
+/**
+ * The DefinitionString of a template with each function reference replaced by `functionArn`
+ * (Fn::GetAtt [id, Arn] or Ref id); anything else fails.
+ */
+export function resolveDefinitionString(value: unknown, functionArn: (logicalId: string) => string): string {
+  if (typeof value === 'string') return value;
+  const fnJoin = (value as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
+  if (!fnJoin) throw new Error(`DefinitionString is neither text nor Fn::Join: ${JSON.stringify(value).slice(0, 200)}`);
+  return fnJoin[1]
+    .map((part) => {
+      if (typeof part === 'string') return part;
+      const getAtt = (part as { 'Fn::GetAtt'?: [string, string] })['Fn::GetAtt'];
+      if (getAtt && getAtt[1] === 'Arn') return functionArn(getAtt[0]);
+      const ref = (part as { Ref?: string }).Ref;
+      if (ref !== undefined) return functionArn(ref);
+      throw new Error(`DefinitionString part is not a function reference: ${JSON.stringify(part)}`);
+    })
+    .join(fnJoin[0]);
+}
+
+export interface SynthesizeWorkflowOptions {
+  /** The checkout: cdk.json, lambdas/, state-machines/, client/. */
+  readonly projectRoot: string;
+  /** Region and account the function ARNs are written with. */
+  readonly region: string;
+  readonly account?: string;
+}
+
+export function synthesizeWorkflow(o: SynthesizeWorkflowOptions): SynthesizedWorkflow {
+  const context = (JSON.parse(readFileSync(join(o.projectRoot, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
+  const outdir = mkdtempSync(join(tmpdir(), 'aurora-bench-synth-'));
+  try {
+    const app = new App({ outdir, context: { ...context, [CONFIG_CONTEXT_KEY]: context[CONFIG_CONTEXT_KEY], 'aws:cdk:bundling-stacks': [] } });
+    const stack = buildAuroraBenchApp(app, { projectRoot: o.projectRoot, nag: false });
+    const template = app.synth().getStackByName(stack.stackName).template as { Resources: Record<string, { Type: string; Properties: Record<string, unknown> }> };
+    const taskByLogicalId = new Map<string, TaskName>(TASK_NAMES.map((task) => [Stack.of(stack).getLogicalId(stack.workflow.functions[task].node.defaultChild as CfnElement), task]));
+    const machines = Object.values(template.Resources).filter((r) => r.Type === 'AWS::StepFunctions::StateMachine');
+    if (machines.length !== 1) throw new Error(`expected one state machine in the synthesized template, found ${machines.length}`);
+    const taskByArn = new Map<string, TaskName>();
+    const text = resolveDefinitionString(machines[0]!.Properties['DefinitionString'], (logicalId) => {
+      const task = taskByLogicalId.get(logicalId);
+      if (task === undefined) throw new Error(`the definition references ${logicalId}, which is not one of the workflow's Task functions`);
+      const arn = `arn:aws:lambda:${o.region}:${o.account ?? '123456789012'}:function:${logicalId}`;
+      taskByArn.set(arn, task);
+      return arn;
+    });
+    return { definition: JSON.parse(text) as Record<string, unknown>, taskByArn };
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
+}
