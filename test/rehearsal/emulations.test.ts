@@ -1,0 +1,344 @@
+/**
+ * The rehearsal's emulations one by one, against one moto server and real MariaDB servers / bash:
+ * what an RDS cluster created through the API really contains, what an SSM command really does,
+ * and when CloudWatch datapoints become visible. The whole workflow through them is in
+ * rehearsal-runs.test.ts.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { CloudWatchClient, GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
+import { EC2Client, RunInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
+import {
+  CreateDBClusterCommand,
+  CreateDBClusterParameterGroupCommand,
+  CreateDBInstanceCommand,
+  DeleteDBClusterCommand,
+  DeleteDBInstanceCommand,
+  DescribeDBClustersCommand,
+  DescribeDBInstancesCommand,
+  ModifyDBClusterParameterGroupCommand,
+  RDSClient,
+  type DBInstance,
+} from '@aws-sdk/client-rds';
+import { CreateBucketCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetSecretValueCommand, ListSecretsCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { CancelCommandCommand, DescribeInstanceInformationCommand, GetCommandInvocationCommand, SendCommandCommand, SSMClient, type GetCommandInvocationCommandOutput } from '@aws-sdk/client-ssm';
+import { checkLocalDependencies } from '../../core/backends/local/preflight';
+import { isAlive } from '../../core/backends/local/processes';
+import { query } from '../../core/backends/local/sql-client';
+import { ensureTemplate } from '../../core/backends/local/template';
+import { CloudWatchPublisher } from '../../core/rehearsal/cloudwatch-publisher';
+import { MOTO_CREDENTIALS } from '../../core/rehearsal/moto-server';
+import { ProcessTracker } from '../../core/rehearsal/process-tracker';
+import { MASTER_USER_PRIVILEGES, RdsEmulation, type ClusterMembers } from '../../core/rehearsal/rds-emulation';
+import { SsmAgentEmulation } from '../../core/rehearsal/ssm-agent';
+import { startMoto, type MotoServer } from '../aws/moto';
+
+const execFileAsync = promisify(execFile);
+const REGION = 'us-east-1';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+let moto: MotoServer;
+let work: string;
+let common: { region: string; endpoint: string; credentials: { accessKeyId: string; secretAccessKey: string } };
+
+beforeAll(() => {
+  moto = startMoto();
+  work = mkdtempSync(join(tmpdir(), 'abr-emu-'));
+  common = { region: REGION, endpoint: moto.endpoint, credentials: { ...MOTO_CREDENTIALS } };
+});
+afterAll(() => {
+  moto?.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await sleep(100);
+  }
+}
+
+/** A [client] option file for a TCP login (the password quoted as the mariadb client reads it). */
+function tcpLogin(name: string, port: number, user: string, password: string): { client: string; clientDefaultsFile: string } {
+  const file = join(work, `${name}.cnf`);
+  const quote = (v: string) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+  writeFileSync(file, `[client]\nhost=127.0.0.1\nport=${port}\nprotocol=tcp\nuser=${quote(user)}\npassword=${quote(password)}\n`, { mode: 0o600 });
+  return { client: 'mariadb', clientDefaultsFile: file };
+}
+
+describe('RDS emulation: a cluster created through the API is a real MariaDB cluster with only what the calls asked for', () => {
+  let rds: RDSClient;
+  let secrets: SecretsManagerClient;
+  let emulation: RdsEmulation;
+  let tracker: ProcessTracker;
+  const membersSeen: ClusterMembers[] = [];
+
+  beforeAll(async () => {
+    const versions = await checkLocalDependencies();
+    const template = await ensureTemplate(versions.tools, versions.serverVersion, undefined, 'rds');
+    secrets = new SecretsManagerClient(common);
+    tracker = new ProcessTracker();
+    emulation = new RdsEmulation({
+      tools: versions.tools,
+      template,
+      serverVersion: versions.serverVersion,
+      dir: join(work, 'db'),
+      secrets,
+      tracker,
+      onMembersChanged: (m) => {
+        membersSeen.push(m);
+      },
+    });
+    rds = new RDSClient(common);
+    emulation.install(rds);
+  });
+  afterAll(async () => {
+    await emulation?.shutdown();
+    tracker?.dispose();
+    rds?.destroy();
+    secrets?.destroy();
+  });
+
+  const instance = async (id: string): Promise<DBInstance> => (await rds.send(new DescribeDBInstancesCommand({ DBInstanceIdentifier: id }))).DBInstances![0]!;
+
+  it('starts each instance from creating to available, with the master user from the secret, DatabaseName, the parameter group, and no sbtest', async () => {
+    // Arrange
+    await rds.send(new CreateDBClusterParameterGroupCommand({ DBClusterParameterGroupName: 'emu-cpg', DBParameterGroupFamily: 'aurora-mysql8.0', Description: 'test' }));
+    await rds.send(new ModifyDBClusterParameterGroupCommand({ DBClusterParameterGroupName: 'emu-cpg', Parameters: [{ ParameterName: 'max_prepared_stmt_count', ParameterValue: '23456', ApplyMethod: 'pending-reboot' }] }));
+
+    // Act
+    const cluster = await rds.send(
+      new CreateDBClusterCommand({
+        DBClusterIdentifier: 'emu-c1',
+        Engine: 'aurora-mysql',
+        EngineVersion: '8.0.mysql_aurora.3.04.0',
+        MasterUsername: 'benchadmin',
+        ManageMasterUserPassword: true,
+        DatabaseName: 'benchdata',
+        DBClusterParameterGroupName: 'emu-cpg',
+      }),
+    );
+    const created = await rds.send(new CreateDBInstanceCommand({ DBInstanceIdentifier: 'emu-c1-w', DBClusterIdentifier: 'emu-c1', Engine: 'aurora-mysql', DBInstanceClass: 'db.r6g.large' }));
+    await rds.send(new CreateDBInstanceCommand({ DBInstanceIdentifier: 'emu-c1-r1', DBClusterIdentifier: 'emu-c1', Engine: 'aurora-mysql', DBInstanceClass: 'db.r6g.large' }));
+    const writer = await until('writer available', async () => ((await instance('emu-c1-w')).DBInstanceStatus === 'available' ? instance('emu-c1-w') : undefined));
+    const reader = await until('reader available', async () => ((await instance('emu-c1-r1')).DBInstanceStatus === 'available' ? instance('emu-c1-r1') : undefined));
+
+    // Assert: the API as RDS answers it.
+    expect(created.DBInstance?.DBInstanceStatus).toBe('creating');
+    expect(created.DBInstance?.Endpoint).toBeUndefined();
+    expect(writer.Endpoint?.Address).toBe('127.0.0.1');
+    expect(reader.Endpoint?.Address).toBe('127.0.0.1');
+    expect(reader.Endpoint?.Port).not.toBe(writer.Endpoint?.Port);
+    const described = (await rds.send(new DescribeDBClustersCommand({ DBClusterIdentifier: 'emu-c1' }))).DBClusters![0]!;
+    expect(described.Endpoint).toBe('127.0.0.1');
+    expect(described.Port).toBe(writer.Endpoint?.Port);
+    const secretArn = cluster.DBCluster!.MasterUserSecret!.SecretArn!;
+    const secret = JSON.parse((await secrets.send(new GetSecretValueCommand({ SecretId: secretArn }))).SecretString!) as { username: string; password: string };
+    expect(secret.username).toBe('benchadmin');
+    expect(secret.password).not.toBe('P@55w0rd!'); // moto's fixed value, replaced as RDS would generate one
+    expect(secret.password).toMatch(/^[!#-.0-?A-~]{28}$/);
+
+    // Assert: the servers, reached at those endpoints with the secret's credentials.
+    const onWriter = tcpLogin('w', writer.Endpoint!.Port!, secret.username, secret.password);
+    const onReader = tcpLogin('r', reader.Endpoint!.Port!, secret.username, secret.password);
+    const databases = (await query(onWriter, 'SHOW DATABASES')).map((r) => r[0]);
+    expect(databases).toContain('benchdata');
+    expect(databases).not.toContain('sbtest');
+    expect(await query(onWriter, "SELECT COUNT(*) FROM mysql.user WHERE User = 'sbtest'")).toEqual([['0']]);
+    const grants = (await query(onWriter, 'SHOW GRANTS')).map((r) => r[0]).join('\n');
+    for (const p of MASTER_USER_PRIVILEGES) expect(grants).toContain(p === 'REPLICATION CLIENT' ? 'BINLOG MONITOR' : p);
+    expect(await query(onWriter, 'SELECT @@GLOBAL.max_prepared_stmt_count')).toEqual([['23456']]);
+    expect(await query(onReader, 'SELECT @@GLOBAL.max_prepared_stmt_count, @@GLOBAL.read_only')).toEqual([['23456', '1']]);
+    await query(onWriter, 'CREATE TABLE benchdata.t (id INT PRIMARY KEY); INSERT INTO benchdata.t VALUES (7)');
+    expect(await until('row replicated', async () => ((await query(onReader, 'SELECT id FROM benchdata.t').catch(() => [])).length > 0 ? query(onReader, 'SELECT id FROM benchdata.t') : undefined))).toEqual([['7']]);
+    expect(membersSeen.at(-1)).toMatchObject({ clusterId: 'emu-c1', writer: { instanceId: 'emu-c1-w' }, readers: [{ instanceId: 'emu-c1-r1' }] });
+  });
+
+  it('stops an instance\'s server when it is deleted, and deleting the cluster deletes its secret', async () => {
+    // Arrange
+    const servers = emulation.runningServers();
+    expect(servers.map((s) => s.instanceId).sort()).toEqual(['emu-c1-r1', 'emu-c1-w']);
+
+    // Act
+    await rds.send(new DeleteDBInstanceCommand({ DBInstanceIdentifier: 'emu-c1-r1', SkipFinalSnapshot: true }));
+    await rds.send(new DeleteDBInstanceCommand({ DBInstanceIdentifier: 'emu-c1-w', SkipFinalSnapshot: true }));
+    await rds.send(new DeleteDBClusterCommand({ DBClusterIdentifier: 'emu-c1', SkipFinalSnapshot: true }));
+
+    // Assert
+    expect(emulation.runningServers()).toEqual([]);
+    for (const s of servers) expect(isAlive(s.pid)).toBe(false);
+    expect(tracker.live()).toEqual([]);
+    expect((await secrets.send(new ListSecretsCommand({}))).SecretList ?? []).toEqual([]);
+    expect(membersSeen.at(-1)).toMatchObject({ clusterId: 'emu-c1', writer: undefined, readers: [] });
+  });
+});
+
+describe('SSM agent emulation: commands sent to a client instance run with bash on this machine', () => {
+  let ec2: EC2Client;
+  let ssm: SSMClient;
+  let s3: S3Client;
+  let agent: SsmAgentEmulation;
+  let tracker: ProcessTracker;
+  let instanceId: string;
+  const bucket = 'emu-bucket';
+
+  beforeAll(async () => {
+    ec2 = new EC2Client(common);
+    ssm = new SSMClient(common);
+    s3 = new S3Client({ ...common, forcePathStyle: true });
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    tracker = new ProcessTracker();
+    agent = new SsmAgentEmulation({
+      dir: join(work, 'clients'),
+      region: REGION,
+      motoEndpoint: moto.endpoint,
+      credentials: MOTO_CREDENTIALS,
+      s3,
+      tracker,
+      bootCommands: () => ['set -eu', 'echo "booted as $AURORA_BENCH_HOME" > "$AURORA_BENCH_HOME/ready"'],
+    });
+    agent.install({ ssm, ec2 });
+    const run = await ec2.send(new RunInstancesCommand({ ImageId: 'ami-12c6146b', MinCount: 1, MaxCount: 1, InstanceType: 'c6g.large' }));
+    instanceId = run.Instances![0]!.InstanceId!;
+  });
+  afterAll(async () => {
+    await agent?.shutdown();
+    tracker?.dispose();
+    for (const c of [ec2, ssm, s3]) c?.destroy();
+  });
+
+  const send = async (commands: string[], extra: { executionTimeout?: string } = {}) =>
+    (
+      await ssm.send(
+        new SendCommandCommand({
+          DocumentName: 'AWS-RunShellScript',
+          InstanceIds: [instanceId],
+          Parameters: { commands, ...(extra.executionTimeout ? { executionTimeout: [extra.executionTimeout] } : {}) },
+          OutputS3BucketName: bucket,
+          OutputS3KeyPrefix: 'ssm-output/run-1/job-1',
+        }),
+      )
+    ).Command!.CommandId!;
+  const invocation = (commandId: string) => ssm.send(new GetCommandInvocationCommand({ CommandId: commandId, InstanceId: instanceId }));
+  const finished = (commandId: string) =>
+    until<GetCommandInvocationCommandOutput>('invocation finished', async () => {
+      const inv = await invocation(commandId);
+      return inv.Status === 'InProgress' ? undefined : inv;
+    });
+
+  it('registers the instance, boots it in its own AURORA_BENCH_HOME, and runs a command with the AWS CLI pointed at moto', async () => {
+    // Arrange
+    const info = await ssm.send(new DescribeInstanceInformationCommand({ Filters: [{ Key: 'InstanceIds', Values: [instanceId] }] }));
+
+    // Act: the script reads the boot's marker, calls S3 through the CLI, writes both streams, fails with 3.
+    const commandId = await send([
+      'set -u',
+      'cat "$AURORA_BENCH_HOME/ready"',
+      'echo hello > "$TMPDIR/x" && aws s3 cp --only-show-errors "$TMPDIR/x" s3://emu-bucket/from-the-client.txt',
+      'echo "to stderr" >&2',
+      'exit 3',
+    ]);
+    const running = await invocation(commandId);
+    const done = await finished(commandId);
+
+    // Assert
+    expect(info.InstanceInformationList).toEqual([expect.objectContaining({ InstanceId: instanceId, PingStatus: 'Online' })]);
+    expect(running.Status === 'InProgress' ? running.ResponseCode : -1).toBe(-1);
+    expect(done).toMatchObject({ Status: 'Failed', ResponseCode: 3, StandardErrorContent: 'to stderr\n' });
+    expect(done.StandardOutputContent).toMatch(/^booted as \/.+\/clients\/1\n$/);
+    const object = async (key: string) => (await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }))).Body!.transformToString();
+    expect(await object('from-the-client.txt')).toBe('hello\n');
+    const base = `ssm-output/run-1/job-1/${commandId}/${instanceId}/awsrunShellScript/0.awsrunShellScript/`;
+    expect(await object(base + 'stdout')).toBe(done.StandardOutputContent);
+    expect(await object(base + 'stderr')).toBe('to stderr\n');
+  });
+
+  it('kills the whole process group on CancelCommand and at executionTimeout, as the agent does', async () => {
+    // Arrange: each command leaves a child that outlives the shell unless its group is killed.
+    const cancelled = await send(['sleep 300 & echo $! > "$TMPDIR/cancel.pid"', 'wait']);
+    const timedOut = await send(['sleep 300 & echo $! > "$TMPDIR/timeout.pid"', 'wait'], { executionTimeout: '5' });
+    await until('cancel.pid written', async () => (existsSync(join(work, 'clients', '1', 'tmp', 'cancel.pid')) ? true : undefined));
+
+    // Act
+    await ssm.send(new CancelCommandCommand({ CommandId: cancelled, InstanceIds: [instanceId] }));
+    const c = await finished(cancelled);
+    const t = await finished(timedOut);
+
+    // Assert
+    expect(c).toMatchObject({ Status: 'Cancelled', ResponseCode: 137 });
+    expect(t).toMatchObject({ Status: 'TimedOut', StatusDetails: 'ExecutionTimedOut', ResponseCode: 137 });
+    const { stdout } = await execFileAsync('bash', ['-c', `cat ${join(work, 'clients', '1', 'tmp')}/*.pid`]);
+    for (const pid of stdout.trim().split('\n').map(Number)) expect(isAlive(pid)).toBe(false);
+  });
+
+  it('removes the instance home and stops answering for it once it is terminated', async () => {
+    // Act
+    await ec2.send(new TerminateInstancesCommand({ InstanceIds: [instanceId] }));
+    const info = await ssm.send(new DescribeInstanceInformationCommand({ Filters: [{ Key: 'InstanceIds', Values: [instanceId] }] }));
+
+    // Assert
+    expect(existsSync(join(work, 'clients', '1'))).toBe(false);
+    expect(info.InstanceInformationList).toEqual([]);
+    await expect(send(['true'])).rejects.toMatchObject({ name: 'InvalidInstanceId' });
+    expect(agent.leftovers()).toEqual([]);
+    expect(tracker.live()).toEqual([]);
+  });
+});
+
+describe('CloudWatch publisher: the servers\' datapoints become visible only after the lag', () => {
+  it('publishes every sample of a real server under AWS/RDS at least lagS after it was taken', async () => {
+    // Arrange: a real single-instance cluster through the emulation, and a publisher with a 3 s lag.
+    const versions = await checkLocalDependencies();
+    const template = await ensureTemplate(versions.tools, versions.serverVersion, undefined, 'rds');
+    const secrets = new SecretsManagerClient(common);
+    const rds = new RDSClient(common);
+    const cloudwatch = new CloudWatchClient(common);
+    const tracker = new ProcessTracker();
+    const lagS = 3;
+    const publisher = new CloudWatchPublisher({ cloudwatch, lagS });
+    const emulation = new RdsEmulation({ tools: versions.tools, template, serverVersion: versions.serverVersion, dir: join(work, 'cw-db'), secrets, tracker, onMembersChanged: (m) => publisher.membersChanged(m) });
+    emulation.install(rds);
+    const seen = new Map<number, number>();
+    try {
+      await rds.send(new CreateDBClusterCommand({ DBClusterIdentifier: 'cw-c1', Engine: 'aurora-mysql', MasterUsername: 'benchadmin', ManageMasterUserPassword: true }));
+      await rds.send(new CreateDBInstanceCommand({ DBInstanceIdentifier: 'cw-c1-w', DBClusterIdentifier: 'cw-c1', Engine: 'aurora-mysql', DBInstanceClass: 'db.r6g.large' }));
+      await until('writer available', async () => ((await rds.send(new DescribeDBInstancesCommand({ DBInstanceIdentifier: 'cw-c1-w' }))).DBInstances![0]!.DBInstanceStatus === 'available' ? true : undefined));
+
+      // Act: watch the raw datapoints (1 s period) as they appear, noting when each became visible.
+      publisher.start();
+      const start = new Date(Date.now() - 60_000);
+      await until(
+        'five datapoints',
+        async () => {
+          const out = await cloudwatch.send(
+            new GetMetricDataCommand({
+              StartTime: start,
+              EndTime: new Date(Date.now() + 60_000),
+              MetricDataQueries: [{ Id: 'cpu', MetricStat: { Metric: { Namespace: 'AWS/RDS', MetricName: 'CommitThroughput', Dimensions: [{ Name: 'DBInstanceIdentifier', Value: 'cw-c1-w' }] }, Period: 1, Stat: 'Average' } }],
+            }),
+          );
+          const now = Date.now();
+          for (const ts of out.MetricDataResults?.[0]?.Timestamps ?? []) if (!seen.has(ts.getTime())) seen.set(ts.getTime(), now);
+          return seen.size >= 5 ? true : undefined;
+        },
+        60_000,
+      );
+    } finally {
+      await publisher.stop();
+      await emulation.shutdown();
+      tracker.dispose();
+      for (const c of [secrets, rds, cloudwatch]) c.destroy();
+    }
+
+    // Assert: no datapoint was visible before its sample was lagS old (whole seconds: CloudWatch truncates).
+    for (const [ts, visibleAt] of seen) expect(visibleAt - ts).toBeGreaterThanOrEqual(lagS * 1000 - 1000);
+    expect(publisher.errors).toEqual([]);
+  });
+});

@@ -1,0 +1,116 @@
+/**
+ * Whole rehearsals (runRehearsal, as `aurora-bench run --aws-rehearsal` runs them) of a one-cell
+ * experiment, on one moto server shared by the file: what the AWS path does when a cluster has no
+ * benchmark database, and when the user stops a run. Every test also checks that nothing was left.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { rehearsalWiring } from '../../bin/aws-rehearsal';
+import { runRehearsal, type RehearsalOptions, type RehearsalResult } from '../../core/rehearsal/run-rehearsal';
+import { interceptClient } from '../../core/rehearsal/sdk-intercept';
+import type { RunRow } from '../../core/lake/rows';
+import { LocalLakeStore } from '../../core/backends/local/local-lake';
+import { startMoto, type MotoServer } from '../aws/moto';
+
+const ROOT = join(__dirname, '..', '..');
+const wiring = rehearsalWiring(ROOT);
+let moto: MotoServer;
+let work: string;
+
+beforeAll(() => {
+  moto = startMoto();
+  work = mkdtempSync(join(tmpdir(), 'abr-runs-'));
+});
+afterAll(() => {
+  moto?.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+function specFile(name: string): string {
+  const file = join(work, `${name}.json`);
+  writeFileSync(
+    file,
+    JSON.stringify({
+      name,
+      engine: { version: '3.04.0' },
+      region: 'us-east-1',
+      variants: [{ name: 'one', instanceClass: 'db.r6g.large', az: 'a', readers: 1, clients: { count: 1, instanceType: 'c6g.large' } }],
+      data: { tables: 1, tableSize: 500 },
+      defaults: { durationS: 3, warmupS: 0, reportIntervalS: 1 },
+      workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [2], target: 'writer' }],
+      ttlHours: 1,
+    }),
+  );
+  return file;
+}
+
+async function rehearse(name: string, extra: Partial<RehearsalOptions> = {}): Promise<{ r: RehearsalResult; lines: string[]; lake: LocalLakeStore }> {
+  const lines: string[] = [];
+  const lakeDir = join(work, `${name}-lake`);
+  const r = await runRehearsal({
+    specFile: specFile(name),
+    repoRoot: ROOT,
+    ...wiring,
+    motoEndpoint: moto.endpoint,
+    metricsLagS: 1,
+    pollMs: 200,
+    lakeDir,
+    log: (l) => lines.push(l),
+    ...extra,
+  });
+  return { r, lines, lake: new LocalLakeStore(lakeDir) };
+}
+
+async function runRow(lake: LocalLakeStore, r: RehearsalResult): Promise<RunRow> {
+  const text = await lake.get(`tables/runs/dt=${r.plan.dt}/${r.plan.runId}.jsonl`);
+  if (text === undefined) throw new Error('no run row in the lake');
+  return JSON.parse(text.trim()) as RunRow;
+}
+
+describe('the AWS rehearsal', () => {
+  it('fails the prepare job with sysbench\'s "Unknown database \'sbtest\'" when CreateDBCluster names no DatabaseName, and leaves nothing behind', async () => {
+    // Arrange: the backend's CreateDBCluster without DatabaseName (the code before the fix); a
+    // password without characters the runner's sysbench config file could trip over, so the
+    // database is the only thing missing.
+    const withoutDatabaseName: RehearsalOptions['adjustClients'] = (clients) =>
+      interceptClient(clients.rds, 'withoutDatabaseName', async (command, input, forward) => {
+        if (command !== 'CreateDBCluster') return forward();
+        const { DatabaseName: _dropped, ...rest } = input;
+        return forward(rest);
+      });
+
+    // Act
+    const { r, lines, lake } = await rehearse('no-database', { adjustClients: withoutDatabaseName, masterPassword: () => 'Rehearsal-pw-0123456789' });
+
+    // Assert
+    expect(r.status).toBe('FAILED');
+    expect(r.error).toBe('BenchmarkFailed');
+    expect(r.cause).toContain('DataPrepareFailedError: sysbench prepare for cell one-r1 failed');
+    expect(r.cause).toContain("error 1049: Unknown database 'sbtest'");
+    expect(lines).toEqual(expect.arrayContaining([expect.stringMatching(/cluster ab-\S+-one-r1: master user benchadmin, no database \(CreateDBCluster named none\)/)]));
+    expect(r.events.filter((e) => e.type === 'StateEntered' && e.state?.name === 'TeardownCellOnError')).toHaveLength(1);
+    expect(await runRow(lake, r)).toMatchObject({ status: 'failed', backend: 'aws' });
+    expect(r.safetyNetDeleted).toEqual([]);
+    expect(r.leftBehind).toEqual([]);
+    expect(r.notCleaned).toEqual([]);
+  }, 180_000);
+
+  it('stops on Ctrl-C while a job runs, tears the cell down through the safety net, and leaves nothing behind', async () => {
+    // Arrange: stop the run as soon as the prepare job has been sent to the client.
+    const abort = new AbortController();
+    const onEvent: RehearsalOptions['onEvent'] = (ev) => {
+      if (ev.type === 'StateExited' && ev.state?.name === 'StartPrepare') abort.abort();
+    };
+
+    // Act
+    const { r, lake } = await rehearse('ctrl-c', { signal: abort.signal, onEvent });
+
+    // Assert
+    expect(r.status).toBe('ABORTED');
+    expect(r.safetyNetDeleted).toEqual(expect.arrayContaining([expect.stringMatching(/^rds-cluster:ab-[0-9a-f]{8}-one-r1$/), expect.stringMatching(/^ec2-instance:i-/)]));
+    expect(await runRow(lake, r)).toMatchObject({ status: 'aborted' });
+    expect(r.leftBehind).toEqual([]);
+    expect(r.notCleaned).toEqual([]);
+  }, 180_000);
+});
