@@ -186,7 +186,7 @@ export class RdsEmulation {
           const problems = this.o.checkParameters(group.family, group.level, params);
           if (problems.length > 0) {
             const first = problems[0]!;
-            const unknown = /unknown|not (a|an) (known|aurora)|no such/i.test(first.reason);
+            const unknown = /^unknown|does not apply/.test(first.reason);
             throw serviceError(
               'InvalidParameterValue',
               unknown ? `Could not find parameter with name: ${first.name}` : `The parameter ${first.name} cannot be modified in a ${group.family} ${group.level} parameter group: ${first.reason}` + (problems.length > 1 ? ` (and ${problems.length - 1} more: ${problems.slice(1).map((p) => p.name).join(', ')})` : ''),

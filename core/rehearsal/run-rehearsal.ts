@@ -26,6 +26,7 @@ import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/clien
 import { ListSecretsCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { existsSync } from 'node:fs';
 import type { AwsBackendConfig } from '../backends/aws/config';
+import { CLIENT_HOME, CLIENT_INSTALL_DIR, clientReadyKey, shellQuote } from '../backends/aws/runner-command';
 import { destroyAwsClients, makeAwsClients, type AwsClients } from '../backends/aws/clients';
 import { teardownRun } from '../backends/aws/sweeper';
 import { localSpecRefusals, checkLocalDependencies } from '../backends/local/preflight';
@@ -36,6 +37,7 @@ import { ensureTemplate } from '../backends/local/template';
 import { ABORTED_REASON, markEnded, recordInterruptedSteps, TIMED_OUT_REASON } from '../cli/run-local';
 import { progressLine } from '../cli/progress';
 import { resultsCommand } from '../cli/results-command';
+import { parameterProblems } from '../aurora/parameter-catalogue';
 import { backendNotes, planRun, PlanError } from '../plan/plan';
 import type { Plan, PlanNote } from '../plan/types';
 import { scaleSpec, type Scale } from '../spec/scale';
@@ -51,6 +53,18 @@ import { RdsEmulation, type ParameterCheck } from './rds-emulation';
 import { answer, interceptClient } from './sdk-intercept';
 import { SsmAgentEmulation, type BootContext } from './ssm-agent';
 import { createStandingInfrastructure } from './standing-infrastructure';
+
+/**
+ * RDS's check of a parameter group change, from the Aurora parameter catalogue. RDS checks a group
+ * against its family (aurora-mysql8.0: Aurora MySQL 3, aurora-mysql5.7: 2), before any cluster and
+ * so any engine version uses it: the family is checked as its major version's newest release, so a
+ * parameter only later minor versions have is not refused here (the plan checks the spec's version).
+ */
+export const catalogueCheck: ParameterCheck = (family, level, params) => {
+  const major = family === 'aurora-mysql8.0' ? 3 : family === 'aurora-mysql5.7' ? 2 : undefined;
+  if (major === undefined) return [{ name: 'DBParameterGroupFamily', reason: `family ${family} is not an Aurora MySQL family` }];
+  return parameterProblems(`${major}.99.99`, level, params);
+};
 
 /** Seconds between a server sample and its CloudWatch datapoint (AWS: one to three minutes). */
 export const DEFAULT_METRICS_LAG_S = 5;
@@ -69,7 +83,7 @@ export interface RehearsalOptions {
   readonly synthesize: (region: string) => SynthesizedDefinition;
   /** What a Task Lambda builds from its environment (lambdas/shared/aws-deps.ts), with these clients. */
   readonly buildTaskDeps: (config: AwsBackendConfig, clients: AwsClients) => Promise<TaskDeps>;
-  /** RDS's parameter rules (the Aurora parameter catalogue) by parameter group family. */
+  /** RDS's parameter rules by parameter group family (default: the Aurora parameter catalogue, catalogueCheck). */
   readonly checkParameters?: ParameterCheck;
   readonly metricsLagS?: number;
   /** Wait states of the definition become this many ms (the rehearsal's resources are ready in seconds). */
@@ -133,27 +147,33 @@ export function withoutLocallyRefusedWorkloads(spec: Spec): { spec: Spec; notes:
 }
 
 /**
- * What an emulated instance runs at boot: the runner from the bucket, then proof that sysbench
- * runs, then the ready marker, as the tail of the user data does (lib/client-user-data.ts).
+ * What an emulated instance runs at boot: the user data's install steps that do not change the
+ * machine (lib/client-user-data.ts clientInstallCommands), with the instance id the metadata would
+ * give: the runner from the bucket into the client home, then client/client-ready.sh, which proves
+ * that this machine's sysbench works through the report hook and writes the ready marker locally
+ * and to s3://<bucket>/clients/<instance-id>/ready.json, where checkClientsReady reads it. Not
+ * run: dnf and client/install-sysbench.sh (the build of sysbench), the dead-man's switch.
  */
-function bootCommands(runnerS3Uri: string) {
-  return (_ctx: BootContext): string[] => [
-    'set -eu',
-    'mkdir -p "$AURORA_BENCH_HOME/client"',
-    `aws s3 cp --recursive --only-show-errors '${runnerS3Uri}' "$AURORA_BENCH_HOME/client/"`,
-    'chmod +x "$AURORA_BENCH_HOME"/client/*.sh',
-    'sysbench --version',
-    'sysbench cpu --time=1 run > /dev/null',
-    'sysbench --version > "$AURORA_BENCH_HOME/ready"',
+function bootCommands(config: AwsBackendConfig) {
+  return (ctx: BootContext): string[] => [
+    'set -euo pipefail',
+    `RUNNER_S3_URI=${shellQuote(config.runnerS3Uri)}`,
+    `ready_marker_uri=${shellQuote(`s3://${config.bucket}/${clientReadyKey(ctx.instanceId)}`)}`,
+    `mkdir -p "${CLIENT_INSTALL_DIR}"`,
+    `aws s3 cp --only-show-errors --recursive "$RUNNER_S3_URI" "${CLIENT_INSTALL_DIR}/"`,
+    `chmod +x "${CLIENT_INSTALL_DIR}"/*.sh`,
+    `"${CLIENT_INSTALL_DIR}/client-ready.sh" --marker-uri "$ready_marker_uri"`,
   ];
 }
 
 /**
- * Bridge until every client path the backend writes is ${AURORA_BENCH_HOME:-/opt/aurora-bench}:
- * a literal /opt/aurora-bench becomes the instance's home.
+ * Every client path the stack and the backend write is ${AURORA_BENCH_HOME:-/opt/aurora-bench}/...
+ * (core/backends/aws/runner-command.ts CLIENT_HOME): an emulated client runs in its own home only
+ * because of that. A command naming /opt/aurora-bench any other way would run outside it (on this
+ * machine, in its /opt), so the rehearsal refuses it instead.
  */
-function clientHomeOf(commands: readonly string[]): string[] {
-  return commands.map((c) => c.replace(/(?<![-:])\/opt\/aurora-bench(?=[/\s'"]|$)/g, '${AURORA_BENCH_HOME}'));
+export function bareClientPaths(commands: readonly string[]): string[] {
+  return commands.filter((c) => /\/opt\/aurora-bench/.test(c.split(CLIENT_HOME).join('')));
 }
 
 async function copyLake(s3: S3Client, config: AwsBackendConfig, dir: string): Promise<number> {
@@ -256,7 +276,7 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
       dir: join(dir, 'db'),
       secrets: raw.secrets,
       tracker,
-      ...(options.checkParameters ? { checkParameters: options.checkParameters } : {}),
+      checkParameters: options.checkParameters ?? catalogueCheck,
       ...(options.masterPassword ? { masterPassword: options.masterPassword } : {}),
       onMembersChanged: (m) => cw.membersChanged(m),
       log,
@@ -268,16 +288,16 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
       credentials: MOTO_CREDENTIALS,
       s3: raw.s3,
       tracker,
-      bootCommands: bootCommands(config.runnerS3Uri),
+      bootCommands: bootCommands(config),
       log,
     });
     clients = makeAwsClients({ ...common, maxAttempts: 2 });
-    // Middleware added first runs first: adjustments, then the client home, then the emulations.
+    // Middleware added first runs first: adjustments, then the client-home check, then the emulations.
     options.adjustClients?.(clients);
     interceptClient(clients.ssm, 'auroraBenchRehearsalClientHome', async (command, input, forward) => {
-      if (command !== 'SendCommand') return forward();
-      const params = (input['Parameters'] as Record<string, string[]> | undefined) ?? {};
-      return forward({ ...input, Parameters: { ...params, commands: clientHomeOf(params['commands'] ?? []) } });
+      const bare = command === 'SendCommand' ? bareClientPaths((input['Parameters'] as Record<string, string[]> | undefined)?.['commands'] ?? []) : [];
+      if (bare.length > 0) throw new Error(`the rehearsal cannot run a client command that names /opt/aurora-bench outside ${CLIENT_HOME}: ${bare.join(' | ')}`);
+      return forward();
     });
     rds.install(clients.rds);
     agent.install(clients);

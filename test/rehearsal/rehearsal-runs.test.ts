@@ -27,7 +27,7 @@ afterAll(() => {
   rmSync(work, { recursive: true, force: true });
 });
 
-function specFile(name: string): string {
+function specFile(name: string, clusterParameters: Record<string, string | number> = {}): string {
   const file = join(work, `${name}.json`);
   writeFileSync(
     file,
@@ -35,7 +35,7 @@ function specFile(name: string): string {
       name,
       engine: { version: '3.04.0' },
       region: 'us-east-1',
-      variants: [{ name: 'one', instanceClass: 'db.r6g.large', az: 'a', readers: 1, clients: { count: 1, instanceType: 'c6g.large' } }],
+      variants: [{ name: 'one', instanceClass: 'db.r6g.large', az: 'a', readers: 1, clusterParameters, clients: { count: 1, instanceType: 'c6g.large' } }],
       data: { tables: 1, tableSize: 500 },
       defaults: { durationS: 3, warmupS: 0, reportIntervalS: 1 },
       workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [2], target: 'writer' }],
@@ -45,18 +45,20 @@ function specFile(name: string): string {
   return file;
 }
 
-async function rehearse(name: string, extra: Partial<RehearsalOptions> = {}): Promise<{ r: RehearsalResult; lines: string[]; lake: LocalLakeStore }> {
+async function rehearse(name: string, extra: Partial<RehearsalOptions> = {}, clusterParameters: Record<string, string | number> = {}): Promise<{ r: RehearsalResult; lines: string[]; lake: LocalLakeStore }> {
   const lines: string[] = [];
   const lakeDir = join(work, `${name}-lake`);
+  const started = Date.now();
   const r = await runRehearsal({
-    specFile: specFile(name),
+    specFile: specFile(name, clusterParameters),
     repoRoot: ROOT,
     ...wiring,
     motoEndpoint: moto.endpoint,
     metricsLagS: 1,
     pollMs: 200,
     lakeDir,
-    log: (l) => lines.push(l),
+    // Seconds since the start on every line: a failed expectation on the lines shows where time went.
+    log: (l) => lines.push(`${((Date.now() - started) / 1000).toFixed(1)} ${l}`),
     ...extra,
   });
   return { r, lines, lake: new LocalLakeStore(lakeDir) };
@@ -69,6 +71,54 @@ async function runRow(lake: LocalLakeStore, r: RehearsalResult): Promise<RunRow>
 }
 
 describe('the AWS rehearsal', () => {
+  it('runs a one-cell experiment end to end: prepare and step on real servers, rows in the lake, nothing left', async () => {
+    // Act
+    const { r, lines, lake } = await rehearse('one-cell');
+
+    // Assert
+    expect(r.status).toBe('SUCCEEDED');
+    expect(r.output).toMatchObject({ status: 'succeeded', steps: 1, failedSteps: 0 });
+    expect(lines).toEqual(expect.arrayContaining([expect.stringMatching(/cluster ab-\S+-one-r1: master user benchadmin, database sbtest$/), expect.stringMatching(/one-r1\]   ok: [0-9,.]+ tps/)]));
+    const cell = r.plan.cells[0]!;
+    const step = cell.steps[0]!;
+    const rows = async (table: 'steps' | 'intervals' | 'server_metrics') =>
+      ((await lake.get(`tables/${table}/dt=${r.plan.dt}/${r.plan.runId}__${cell.cellId}__${step.stepId}.jsonl`)) ?? '').trim().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const [stepRow] = await rows('steps');
+    expect(stepRow).toMatchObject({ status: 'ok', error: null, target: 'writer', threads: 2 });
+    expect(stepRow!['endpoint_instance']).toMatch(/^ab-[0-9a-f]{8}-one-r1-w$/);
+    expect((stepRow!['tps'] as number) > 0).toBe(true);
+    expect((await rows('intervals')).length).toBeGreaterThanOrEqual(2);
+    const metrics = await rows('server_metrics');
+    expect(metrics.filter((m) => m['source'] === 'cloudwatch' && m['metric'] === 'CommitThroughput').length).toBeGreaterThan(0);
+    expect(new Set(metrics.filter((m) => m['source'] === 'cloudwatch').map((m) => m['instance_id']))).toEqual(new Set([`${stepRow!['endpoint_instance']}`, `${String(stepRow!['endpoint_instance']).replace(/-w$/, '-r1')}`]));
+    expect(await runRow(lake, r)).toMatchObject({ status: 'succeeded', backend: 'aws' });
+    expect(r.results).toContain('one');
+    expect(r.leftBehind).toEqual([]);
+    expect(r.notCleaned).toEqual([]);
+  }, 180_000);
+
+  it('refuses a parameter group change RDS would refuse: ProvisionCell fails with InvalidParameterValue and the cell is torn down', async () => {
+    // Arrange: the backend sending, with the spec's parameters, one Aurora MySQL 3 keeps at the instance level.
+    const withThreadHandling: RehearsalOptions['adjustClients'] = (clients) =>
+      interceptClient(clients.rds, 'withThreadHandling', async (command, input, forward) => {
+        if (command !== 'ModifyDBClusterParameterGroup') return forward();
+        const params = (input['Parameters'] as object[] | undefined) ?? [];
+        return forward({ ...input, Parameters: [...params, { ParameterName: 'thread_handling', ParameterValue: 'pool-of-threads', ApplyMethod: 'pending-reboot' }] });
+      });
+
+    // Act
+    const { r } = await rehearse('refused-parameter', { adjustClients: withThreadHandling }, { binlog_format: 'ROW' });
+
+    // Assert
+    expect(r.status).toBe('FAILED');
+    expect(r.cause).toContain('InvalidParameterValue');
+    expect(r.cause).toContain('thread_handling');
+    expect(r.events.filter((e) => e.type === 'StateEntered' && e.state?.name === 'StartClients')).toHaveLength(0);
+    expect(r.events.filter((e) => e.type === 'StateEntered' && e.state?.name === 'TeardownCellOnError')).toHaveLength(1);
+    expect(r.leftBehind).toEqual([]);
+    expect(r.notCleaned).toEqual([]);
+  }, 180_000);
+
   it('fails the prepare job with sysbench\'s "Unknown database \'sbtest\'" when CreateDBCluster names no DatabaseName, and leaves nothing behind', async () => {
     // Arrange: the backend's CreateDBCluster without DatabaseName (the code before the fix); a
     // password without characters the runner's sysbench config file could trip over, so the
