@@ -33,6 +33,7 @@ function fail(error: unknown): never {
     'SysbenchOptionError',
     'ServerStartError',
     'AwsConfigError',
+    'TransientBackendError',
   ];
   process.stderr.write(`aurora-bench: ${known.includes(e.name) ? e.message : (e.stack ?? String(e))}\n`);
   process.exit(1);
@@ -122,6 +123,30 @@ program
   );
 
 program
+  .command('preflight')
+  .description('read-only checks of the AWS account against an experiment before anything is created: engine version, instance classes per AZ, parameters, service-linked role, vCPU quota, stack and network, budget')
+  .argument('<spec>', 'experiment file')
+  .option('--aws', 'check against the AWS account (the only kind of preflight)')
+  .option('--stack <name>', 'deployed stack name', 'AuroraBench')
+  .option('--region <region>', 'region of the stack (default: the spec\'s region)')
+  .option('--prices <file>', 'a price table overriding prices/aws-prices.json for the budget check')
+  .action(
+    action(async (file: string, opts: { aws?: boolean; stack: string; region?: string; prices?: string }) => {
+      if (!opts.aws) throw Object.assign(new Error('preflight checks an AWS account: pass --aws (a local run checks its own tools when it starts)'), { name: 'UsageError' });
+      const { preflightOnAws } = await import('../core/cli/preflight-aws');
+      const { code, text } = await preflightOnAws({
+        specFile: file,
+        repoRoot,
+        stackName: opts.stack,
+        ...(opts.region ? { region: opts.region } : {}),
+        ...(opts.prices ? { prices: resolve(opts.prices) } : {}),
+      });
+      process.stdout.write(text + '\n');
+      process.exit(code);
+    }),
+  );
+
+program
   .command('run')
   .description('run an experiment end to end (default: locally, on MariaDB servers this command starts and stops)')
   .argument('<spec>', 'experiment file')
@@ -132,8 +157,9 @@ program
   .option('--run-id <id>', 'use this run id instead of a new one')
   .addOption(scaleOption())
   .option('--stack <name>', 'deployed stack name (with --aws)', 'AuroraBench')
+  .option('--region <region>', 'region of the stack (with --aws; default: the spec\'s region)')
   .action(
-    action(async (file: string, opts: { aws?: boolean; awsRehearsal?: boolean; lake: string; runId?: string; stack: string; scale: 'full' | 'small' }) => {
+    action(async (file: string, opts: { aws?: boolean; awsRehearsal?: boolean; lake: string; runId?: string; stack: string; region?: string; scale: 'full' | 'small' }) => {
       if (opts.aws && opts.awsRehearsal) throw Object.assign(new Error('give either --aws or --aws-rehearsal'), { name: 'UsageError' });
       if (opts.awsRehearsal) {
         const { runRehearsalCommand } = await import('../core/cli/run-rehearsal-command');
@@ -144,7 +170,7 @@ program
       if (opts.aws) {
         if (opts.scale !== 'full') throw Object.assign(new Error('--scale small is for local rehearsals; on AWS run the experiment as written'), { name: 'UsageError' });
         const { runOnAws } = await import('../core/cli/run-aws');
-        const code = await runOnAws({ specFile: file, repoRoot, stackName: opts.stack, log: (l) => process.stdout.write(l + '\n') });
+        const code = await runOnAws({ specFile: file, repoRoot, stackName: opts.stack, ...(opts.region ? { region: opts.region } : {}), log: (l) => process.stdout.write(l + '\n') });
         process.exit(code);
       }
       const { runLocalCommand } = await import('../core/cli/run-local-command');

@@ -7,11 +7,12 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Validations } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
-import { STACK_OUTPUTS } from '../core/cli/aws-stack';
+import { awsConfigToEnv } from '../core/backends/aws/config';
+import { BACKEND_CONFIG_OUTPUT, STACK_OUTPUTS } from '../core/cli/aws-stack';
 import { grantBackendPermissions, grantSweeperPermissions } from './backend-permissions';
 import { AL2023_AMI_PARAMETERS, Clients } from './clients';
 import type { AppConfig, ExecutionInput } from './config';
-import { buildHandlerEnvironment, RUNNER_PREFIX } from './handler-environment';
+import { buildHandlerEnvironment, handlerBackendConfig, RUNNER_PREFIX, type HandlerEnvironmentProps } from './handler-environment';
 import { Network } from './network';
 import { Nightly } from './nightly';
 import { ResultsLake, type ViewDefinition } from './results-lake';
@@ -72,7 +73,7 @@ export class AuroraBenchStack extends Stack {
     });
 
     const launchTemplateIds = Object.fromEntries(Object.entries(this.clients.launchTemplates).map(([arch, lt]) => [arch, lt.launchTemplateId!]));
-    const environment = buildHandlerEnvironment(this, {
+    const handlerProps: HandlerEnvironmentProps = {
       toolVersion: props.toolVersion,
       ...(props.gitSha ? { gitSha: props.gitSha } : {}),
       bucketName: this.lake.bucket.bucketName,
@@ -82,7 +83,9 @@ export class AuroraBenchStack extends Stack {
       dbSubnetGroupName: this.network.dbSubnetGroup.subnetGroupName,
       clientInstanceProfileArn: this.clients.instanceProfile.instanceProfileArn,
       launchTemplateIds,
-    });
+      clientSourceUrls: { sysbench: config.clients.sysbenchSourceUrl },
+    };
+    const environment = buildHandlerEnvironment(this, handlerProps);
     const permissions = {
       bucket: this.lake.bucket,
       clientRole: this.clients.role,
@@ -92,6 +95,7 @@ export class AuroraBenchStack extends Stack {
       subnets: this.network.subnets,
       dbSubnetGroupName: this.network.dbSubnetGroup.subnetGroupName,
       amiParameters: config.clients.architectures.map((arch) => AL2023_AMI_PARAMETERS[arch]),
+      clientSourceUrls: Object.values(handlerProps.clientSourceUrls ?? {}),
     };
 
     const taskRole = new iam.Role(this, 'TaskRole', {
@@ -140,6 +144,11 @@ export class AuroraBenchStack extends Stack {
     for (const [field, output] of Object.entries(outputs) as [keyof typeof STACK_OUTPUTS, { value: string; description: string }][]) {
       new CfnOutput(this, STACK_OUTPUTS[field], { value: output.value, description: output.description });
     }
+    // `aurora-bench preflight` checks the account against what the workflow will use.
+    new CfnOutput(this, BACKEND_CONFIG_OUTPUT, {
+      value: this.toJsonString(awsConfigToEnv(handlerBackendConfig(this, handlerProps))),
+      description: 'The workflow Lambdas\' backend configuration (JSON of their environment), read by aurora-bench preflight',
+    });
 
     if (config.nightly.enabled) {
       if (!props.nightlyInput) throw new Error('aurora-bench.nightly.enabled is true but no experiment input was loaded');

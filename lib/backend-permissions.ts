@@ -8,9 +8,10 @@
  *  - EC2 clients by tag: RunInstances must tag the instance with `aurora-bench:run-id`, and
  *    terminate / Run Command only reach instances carrying that tag;
  *  - S3 on the lake bucket only; launch only from the stack's launch templates with its profile.
- * The actions are the ones core/backends/aws calls (aws-backend.ts, teardown.ts, sweeper.ts,
- * preflight.ts). API calls without resource-level permissions (Describe*, GetMetricData) take
- * Resource "*", acknowledged one by one where the statement is created.
+ * The actions are the ones core/backends/aws calls (aws-backend.ts, teardown.ts, sweeper.ts, and
+ * the read-only preflight*.ts PlanRun runs). API calls without resource-level permissions
+ * (Describe*, GetMetricData, Service Quotas reads) take Resource "*", acknowledged where the
+ * statement is created.
  */
 import { ArnFormat, Stack, Validations } from 'aws-cdk-lib';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -29,6 +30,8 @@ export interface BackendPermissionsProps {
   readonly dbSubnetGroupName: string;
   /** Public SSM parameters the launch templates resolve the AMI from. */
   readonly amiParameters: readonly string[];
+  /** What the clients' user data downloads (https:// or s3://): the preflight HEADs the s3:// ones. */
+  readonly clientSourceUrls?: readonly string[];
 }
 
 /** `arn:<partition>:<service>:<region>:<account>:<resource>:<name>` of this stack's account and region. */
@@ -137,11 +140,19 @@ export function grantBackendPermissions(role: iam.Role, props: BackendPermission
     new iam.PolicyStatement({
       sid: 'DescribeRds',
       // Describe calls list the account's clusters/instances/parameter groups (the sweeper finds runs by tag).
-      // DescribeDBEngineVersions / DescribeOrderableDBInstanceOptions: the preflight (preflight.ts).
-      actions: [...RDS_DESCRIBE_ACTIONS, 'rds:DescribeOrderableDBInstanceOptions', 'rds:DescribeDBEngineVersions'],
+      // DescribeDBEngineVersions / DescribeOrderableDBInstanceOptions / DescribeEngineDefault*Parameters:
+      // the preflight (preflight.ts, preflight-parameters.ts).
+      actions: [
+        ...RDS_DESCRIBE_ACTIONS,
+        'rds:DescribeOrderableDBInstanceOptions',
+        'rds:DescribeDBEngineVersions',
+        'rds:DescribeEngineDefaultClusterParameters',
+        'rds:DescribeEngineDefaultParameters',
+      ],
       resources: ['*'],
     }),
   );
+  grantPreflightReads(role, props);
   // ManageMasterUserPassword: RDS creates the master secret with the caller's permissions.
   role.addToPolicy(
     new iam.PolicyStatement({
@@ -213,7 +224,18 @@ export function grantBackendPermissions(role: iam.Role, props: BackendPermission
   role.addToPolicy(
     new iam.PolicyStatement({
       sid: 'DescribeEc2',
-      actions: ['ec2:DescribeInstances', 'ec2:DescribeInstanceTypes', 'ec2:DescribeSubnets'],
+      // DescribeInstanceTypeOfferings, DescribeRouteTables, DescribeNatGateways, DescribePrefixLists,
+      // DescribeVpcEndpoints: the preflight's client and network checks (preflight-clients.ts, preflight-network.ts).
+      actions: [
+        'ec2:DescribeInstances',
+        'ec2:DescribeInstanceTypes',
+        'ec2:DescribeSubnets',
+        'ec2:DescribeInstanceTypeOfferings',
+        'ec2:DescribeRouteTables',
+        'ec2:DescribeNatGateways',
+        'ec2:DescribePrefixLists',
+        'ec2:DescribeVpcEndpoints',
+      ],
       resources: ['*'],
     }),
   );
@@ -274,6 +296,38 @@ export function grantBackendPermissions(role: iam.Role, props: BackendPermission
 }
 
 /**
+ * The account reads of the preflight PlanRun runs (core/backends/aws/preflight.ts) beyond RDS and EC2
+ * Describe*: the RDS service-linked role (iam:GetRole on that one role; Aurora User Guide, "Using
+ * service-linked roles for Amazon Aurora": arn:aws:iam::<account>:role/aws-service-role/rds.amazonaws.com/AWSServiceRoleForRDS),
+ * the EC2 vCPU quota (servicequotas:GetServiceQuota and GetAWSDefaultServiceQuota, Read actions;
+ * Resource "*"), and that an s3:// client download exists (HeadObject needs s3:GetObject on the object).
+ */
+function grantPreflightReads(role: iam.Role, props: BackendPermissionsProps): void {
+  const stack = Stack.of(role);
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'PreflightReadRdsServiceLinkedRole',
+      actions: ['iam:GetRole'],
+      resources: [stack.formatArn({ service: 'iam', region: '', resource: 'role', resourceName: 'aws-service-role/rds.amazonaws.com/AWSServiceRoleForRDS', arnFormat: ArnFormat.SLASH_RESOURCE_NAME })],
+    }),
+  );
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'PreflightReadEc2Quota',
+      actions: ['servicequotas:GetServiceQuota', 'servicequotas:GetAWSDefaultServiceQuota'],
+      resources: ['*'],
+    }),
+  );
+  const objects = (props.clientSourceUrls ?? []).flatMap((url) => {
+    const m = /^s3:\/\/([^/]+)\/(.+)$/.exec(url);
+    return m ? [stack.formatArn({ service: 's3', region: '', account: '', resource: m[1]!, resourceName: m[2]!, arnFormat: ArnFormat.SLASH_RESOURCE_NAME })] : [];
+  });
+  if (objects.length > 0) {
+    role.addToPolicy(new iam.PolicyStatement({ sid: 'PreflightHeadClientDownloads', actions: ['s3:GetObject'], resources: objects }));
+  }
+}
+
+/**
  * The sweeper's re-tagging (core/backends/aws/sweeper.ts teardownRun): what an aborted run leaves
  * pending gets `aurora-bench:expires-at` = now. Only on resources that already carry the run tag, and
  * only that one tag key.
@@ -304,7 +358,7 @@ function grantSweepMarking(role: iam.Role): void {
 function acknowledgeBackendWildcards(role: iam.Role, bucket: s3.IBucket): void {
   const bucketId = Stack.of(role).getLogicalId(bucket.node.defaultChild as never);
   const findings: Record<string, string> = {
-    'Resource::*': 'Describe*, ssm:GetCommandInvocation/ListCommands/CancelCommand and cloudwatch:GetMetricData support no resource-level permissions (or must list the account, as the sweeper does); every mutating call is scoped by name or tag.',
+    'Resource::*': 'Describe*, ssm:GetCommandInvocation/ListCommands/CancelCommand, cloudwatch:GetMetricData and the preflight\'s Service Quotas reads support no resource-level permissions (or must list the account, as the sweeper does); every mutating call is scoped by name or tag.',
     'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:cluster:ab-*': 'The backend names every cluster ab-<run>-<cell> (core/backends/aws/names.ts); creation also requires the run tag.',
     'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:db:ab-*': 'The backend names every instance ab-<run>-<cell>-w|-rN; creation also requires the run tag.',
     'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:cluster-pg:ab-*': 'Per-cell cluster parameter groups are named ab-<run>-<cell>-cpg.',

@@ -32,6 +32,8 @@ export interface HandlerEnvironmentProps {
   readonly dbSubnetGroupName: string;
   readonly clientInstanceProfileArn: string;
   readonly launchTemplateIds: Readonly<Partial<Record<ClientArchitecture, string>>>;
+  /** What the clients' user data downloads ({"sysbench": clients.sysbenchSourceUrl}): the preflight checks they can. */
+  readonly clientSourceUrls?: Readonly<Record<string, string>>;
   /** package.json version and the commit the stack was synthesized from, for the run manifest. */
   readonly toolVersion: string;
   readonly gitSha?: string;
@@ -57,6 +59,7 @@ export function handlerBackendConfig(scope: IConstruct, props: HandlerEnvironmen
     masterUsername: AWS_CONFIG_DEFAULTS.masterUsername,
     performanceInsightsRetentionDays: AWS_CONFIG_DEFAULTS.performanceInsightsRetentionDays,
     piPeriodS: AWS_CONFIG_DEFAULTS.piPeriodS,
+    ...(props.clientSourceUrls !== undefined ? { clientSourceUrls: props.clientSourceUrls } : {}),
   };
 }
 

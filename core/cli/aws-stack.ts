@@ -3,6 +3,8 @@
  * configuration beyond the stack name (and the usual AWS credentials and region).
  */
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { awsConfigFromEnv } from '../backends/aws/config';
+import type { AwsDeployment } from '../backends/aws/preflight';
 
 /** Output keys the stack (lib/aurora-bench-stack.ts) exports. */
 export const STACK_OUTPUTS = {
@@ -34,4 +36,31 @@ export async function readStackOutputs(cfn: CloudFormationClient, stackName: str
     result[field] = value;
   }
   return result;
+}
+
+/**
+ * The output holding the workflow's backend configuration (the Lambdas' environment as JSON, the
+ * names of core/backends/aws/config.ts AWS_CONFIG_ENV): what the preflight checks the account
+ * against. Read apart from STACK_OUTPUTS so `results --aws` keeps working on stacks deployed before it.
+ */
+export const BACKEND_CONFIG_OUTPUT = 'BackendConfig';
+
+/** The deployed stack's backend configuration, or why it cannot be had (said, not thrown: the preflight reports it). */
+export async function readDeployment(cfn: CloudFormationClient, stackName: string): Promise<AwsDeployment> {
+  let outputs: { OutputKey?: string; OutputValue?: string }[];
+  try {
+    const res = await cfn.send(new DescribeStacksCommand({ StackName: stackName }));
+    outputs = res.Stacks?.[0]?.Outputs ?? [];
+  } catch (e) {
+    return { stackName, problem: `stack "${stackName}" not found (${(e as Error).message}): deploy it with \`npx cdk deploy\` or pass --stack NAME (and --region)` };
+  }
+  const raw = outputs.find((o) => o.OutputKey === BACKEND_CONFIG_OUTPUT)?.OutputValue;
+  if (raw === undefined) {
+    return { stackName, problem: `stack "${stackName}" has no output ${BACKEND_CONFIG_OUTPUT}: it is not an aurora-bench stack, or one deployed by an older version (redeploy it with \`npx cdk deploy\`)` };
+  }
+  try {
+    return { stackName, config: awsConfigFromEnv(JSON.parse(raw) as Record<string, string>) };
+  } catch (e) {
+    return { stackName, problem: `stack "${stackName}" output ${BACKEND_CONFIG_OUTPUT} is not a usable configuration: ${(e as Error).message}` };
+  }
 }

@@ -1,15 +1,18 @@
 /**
- * `aurora-bench run SPEC --aws`: validate and plan here (refusing before anything is created),
+ * `aurora-bench run SPEC --aws`: validate, plan and run the account preflight here (refusing before
+ * anything is created, with the same checks as `aurora-bench preflight` and the workflow's PlanRun),
  * start an execution of the deployed state machine with the same input the console would take,
  * and follow it until it ends, printing the same progress lines as a local run.
  */
 import { join } from 'node:path';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { DescribeExecutionCommand, GetExecutionHistoryCommand, SFNClient, StartExecutionCommand, type HistoryEvent } from '@aws-sdk/client-sfn';
+import type { AwsClients } from '../backends/aws/clients';
+import { preflightRefused } from '../backends/aws/preflight';
 import { planRun } from '../plan/plan';
-import { checkBudget, loadPrices } from '../report/cost';
 import { loadSpecFile } from '../spec/validate';
 import { readStackOutputs } from './aws-stack';
+import { preflightPlan, renderPreflightReport } from './preflight-aws';
 
 export interface RunOnAwsOptions {
   readonly specFile: string;
@@ -18,8 +21,12 @@ export interface RunOnAwsOptions {
   /** A price file merged over prices/aws-prices.json for the budget check. */
   readonly prices?: string;
   readonly log: (line: string) => void;
+  /** Region of the stack (default: the spec's region). */
+  readonly region?: string;
   readonly sfn?: SFNClient;
   readonly cfn?: CloudFormationClient;
+  /** SDK clients of the preflight (tests: a moto endpoint). */
+  readonly clients?: AwsClients;
   /** Poll interval while following the execution. */
   readonly pollMs?: number;
 }
@@ -50,10 +57,20 @@ export async function runOnAws(options: RunOnAwsOptions): Promise<number> {
   const { spec, scripts } = loadSpecFile(options.specFile, join(options.repoRoot, 'client', 'workloads'));
   const plan = planRun(spec, { backend: 'aws', scripts, source: options.specFile });
   for (const n of plan.notes) options.log(`[${n.level}] ${n.path}: ${n.message}`);
-  // Refused here, before an execution exists (PlanRun refuses it again for console starts).
-  checkBudget(plan, spec.budget, loadPrices(options.repoRoot, options.prices));
-  const cfn = options.cfn ?? new CloudFormationClient({});
-  const sfn = options.sfn ?? new SFNClient({});
+  const region = options.region ?? plan.region;
+  const cfn = options.cfn ?? new CloudFormationClient({ region });
+  const sfn = options.sfn ?? new SFNClient({ region });
+  // Refused here, before an execution exists (PlanRun runs the same checks again for console starts).
+  const report = await preflightPlan(plan, spec, {
+    stackName: options.stackName,
+    region,
+    repoRoot: options.repoRoot,
+    cfn,
+    ...(options.prices !== undefined ? { prices: options.prices } : {}),
+    ...(options.clients !== undefined ? { clients: options.clients } : {}),
+  });
+  options.log(renderPreflightReport(report, spec.name));
+  if (preflightRefused(report)) return 1;
   const outputs = await readStackOutputs(cfn, options.stackName);
   const started = await sfn.send(
     new StartExecutionCommand({ stateMachineArn: outputs.stateMachineArn, name: plan.runId, input: executionInput(spec, scripts, plan.runId) }),

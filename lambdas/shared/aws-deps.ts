@@ -1,10 +1,11 @@
 /**
  * The TaskDeps of a Task Lambda: the AWS backend configured from the environment the stack sets
- * (lib/handler-environment.ts), its SDK clients traced by X-Ray, and the AWS-only preflight.
+ * (lib/handler-environment.ts), its SDK clients traced by X-Ray, and the account preflight
+ * (core/backends/aws/preflight.ts) PlanRun runs.
  */
 import type { Tracer } from '@aws-lambda-powertools/tracer';
-import { AwsBackend, awsConfigFromEnv, makeAwsClients, makeAwsPreflight, type AwsClients } from '../../core/backends/aws';
-import { budgetRefusal } from '../../core/report/cost';
+import { AwsBackend, awsConfigFromEnv, makeAwsClients, preflightNotes, runAwsPreflight, type AwsClients } from '../../core/backends/aws';
+import { bundledPrices } from '../../core/report/cost';
 import type { TaskDeps } from '../../core/workflow/tasks';
 
 /** Set by the stack from package.json at synth time. */
@@ -21,18 +22,14 @@ export async function buildAwsTaskDeps(env: Readonly<Record<string, string | und
   const clients = overrides.clients ?? makeAwsClients({ region: config.region });
   for (const client of Object.values(clients) as AwsClients[keyof AwsClients][]) tracer.captureAWSv3Client(client);
   const backend = new AwsBackend({ config, clients });
-  const awsPreflight = makeAwsPreflight(config, clients);
   return {
     backend,
     now: () => new Date(),
     toolVersion: env[TOOL_VERSION_ENV] ?? 'unknown',
     gitSha: env[GIT_SHA_ENV] ?? null,
     serverVersion: null,
-    // A console-started execution gets the same refusals as `aurora-bench run --aws`.
-    preflight: async (plan, spec) => {
-      const budget = budgetRefusal(plan, spec.budget);
-      return [...(await awsPreflight(plan)), ...(budget ? [budget] : [])];
-    },
+    // A console-started execution gets the same checks as `aurora-bench preflight` and `run --aws`.
+    preflight: async (plan, spec) => preflightNotes(await runAwsPreflight({ plan, spec, clients, deployment: { config }, prices: bundledPrices() })),
     // An Aurora cluster with instances takes ~15-20 minutes; clients and SSM registration a few.
     readyTimeoutS: 90 * 60,
   };

@@ -24,7 +24,6 @@ import { makeAwsClients, destroyAwsClients, type AwsClients } from '../../core/b
 import type { AwsBackendConfig } from '../../core/backends/aws/config';
 import { cellNames } from '../../core/backends/aws/names';
 import { clientReadyKey, type ClientReadyMarker } from '../../core/backends/aws/runner-command';
-import { validateForAws } from '../../core/backends/aws/preflight';
 import { S3LakeStore } from '../../core/backends/aws/s3-lake';
 import { sweepExpired, teardownRun } from '../../core/backends/aws/sweeper';
 import { athenaRequestToken, runAthenaQuery } from '../../core/backends/aws/athena';
@@ -494,50 +493,6 @@ describe('S3 lake on moto', () => {
     expect(lake.describe()).toBe('s3://ab-lake/lake-test/');
     const rawList = await raw.s3.send(new ListObjectsV2Command({ Bucket: 'ab-lake', Prefix: 'lake-test/tables/runs/' }));
     expect(rawList.Contents?.map((o) => o.Key)).toEqual(['lake-test/tables/runs/dt=2026-11-21/r.jsonl']);
-    destroyAwsClients(clients);
-  });
-});
-
-describe('preflight on moto', () => {
-  it('refuses write forwarding before 3.04, an AZ without a subnet, an unknown instance class and client type', async () => {
-    // Arrange
-    const clients = clientsFor();
-    const plan = spec({
-      engine: { version: '2.10.0' },
-      variants: [
-        { name: 'ok', instanceClass: 'db.r5.2xlarge', az: 'a' },
-        { name: 'bad', instanceClass: 'db.m1.small', az: 'c', readers: 1, writeForwarding: { enabled: true }, clients: { count: 1, instanceType: 'zz9.large', placement: 'same-az' } },
-      ],
-      workloads: [{ name: 'ro', test: 'oltp_read_only', threads: [4] }],
-    });
-    rdsCalls.length = 0;
-    ec2Calls.length = 0;
-
-    // Act
-    const notes = await validateForAws(plan, config, clients);
-
-    // Assert
-    const refused = notes.filter((n) => n.level === 'refused').map((n) => n.path).sort();
-    expect(refused).toEqual(['variants[1].az', 'variants[1].clients.instanceType', 'variants[1].instanceClass', 'variants[1].writeForwarding.enabled']);
-    expect(notes.find((n) => n.path === 'variants[1].writeForwarding.enabled')!.message).toContain('3.04');
-    expect(notes.find((n) => n.path === 'variants[1].az')!.message).toContain('us-east-1c');
-    // Nothing was created: only Describe calls.
-    expect([...rdsCalls, ...ec2Calls].map((c) => c.command).filter((c) => !c.startsWith('Describe'))).toEqual([]);
-    destroyAwsClients(clients);
-  });
-
-  it('accepts a runnable spec and says the engine version went unchecked and the instance classes came from the built-in table', async () => {
-    // Arrange
-    const clients = clientsFor();
-
-    // Act
-    const notes = await validateForAws(spec(), config, clients);
-
-    // Assert
-    expect(notes.filter((n) => n.level === 'refused')).toEqual([]);
-    expect(notes.some((n) => n.level === 'info' && n.message.includes('built-in Aurora MySQL table'))).toBe(true);
-    // moto 5 does not implement DescribeDBEngineVersions: the version is accepted unchecked, and said so.
-    expect(notes).toContainEqual({ level: 'info', path: 'engine.version', message: expect.stringContaining('DescribeDBEngineVersions is not implemented') });
     destroyAwsClients(clients);
   });
 });

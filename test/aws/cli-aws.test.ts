@@ -1,7 +1,10 @@
 /**
- * The CLI's AWS side against moto: `run --aws` (runOnAws) finds the deployed stack by its
- * CloudFormation outputs, starts an execution of its state machine named with the run id and
- * follows it to its end; `results --aws` (athenaResultsText) renders what Athena returns.
+ * The CLI's AWS side against moto: `run --aws` (runOnAws) runs the account preflight against the
+ * deployed stack (its BackendConfig output names the standing infrastructure made in moto), finds
+ * the state machine by the stack's outputs, starts an execution named with the run id and follows
+ * it to its end; `results --aws` (athenaResultsText) renders what Athena returns. The preflight's
+ * RDS and Service Quotas questions go to moto too, which does not implement them: those checks
+ * warn (test/aws/preflight.test.ts plays RDS's answers).
  *
  * moto's Step Functions does not execute the real workflow (its Tasks are Lambdas). With moto's
  * `execute_state_machine` setting (POST /moto-api/config) it does run Pass, Wait, Choice, Succeed and
@@ -15,12 +18,14 @@ import { join } from 'node:path';
 import { AthenaClient, CreateWorkGroupCommand, GetQueryExecutionCommand, ListQueryExecutionsCommand } from '@aws-sdk/client-athena';
 import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudformation';
 import { CreateStateMachineCommand, DescribeExecutionCommand, ListExecutionsCommand, SFNClient } from '@aws-sdk/client-sfn';
+import { destroyAwsClients, makeAwsClients, type AwsClients } from '../../core/backends/aws/clients';
+import { awsConfigToEnv } from '../../core/backends/aws/config';
 import { athenaResultsText } from '../../core/cli/results-aws';
 import { runOnAws } from '../../core/cli/run-aws';
 import { allViewSql } from '../../core/lake/views';
 import type { SpecInput } from '../../core/spec/schema';
 import { loadSpecFile } from '../../core/spec/validate';
-import { athenaTable, CREDENTIALS, queueAthenaResults, REGION, type MotoAthenaResult } from './fixtures';
+import { athenaTable, createStandingInfrastructure, CREDENTIALS, destroyRawClients, queueAthenaResults, rawClients, REGION, type MotoAthenaResult, type RawClients } from './fixtures';
 import { startMoto, type MotoServer } from './moto';
 
 const REPO = join(__dirname, '..', '..');
@@ -34,6 +39,9 @@ let moto: MotoServer;
 let sfn: SFNClient;
 let cfn: CloudFormationClient;
 let athena: AthenaClient;
+let raw: RawClients;
+/** The preflight's clients, at moto. */
+let clients: AwsClients;
 let stateMachineArn: string;
 let specDir: string;
 /** SFN and CloudFormation API calls the CLI made, by command name. */
@@ -108,7 +116,10 @@ beforeAll(async () => {
   sfn.middlewareStack.add(recordCall as never, { step: 'initialize', name: 'recordCall' });
   cfn.middlewareStack.add(recordCall as never, { step: 'initialize', name: 'recordCall' });
   athena = new AthenaClient(common);
+  raw = rawClients(moto.endpoint);
+  clients = makeAwsClients({ region: REGION, endpoint: moto.endpoint, credentials: CREDENTIALS, maxAttempts: 1 });
   specDir = mkdtempSync(join(tmpdir(), 'ab-cli-aws-'));
+  const backendConfig = await createStandingInfrastructure(moto.endpoint, raw, { bucket: 'ab-results' });
 
   // Executing state machines is a moto setting: on before the state machine is created.
   const configured = await fetch(`${moto.endpoint}/moto-api/config`, {
@@ -125,18 +136,21 @@ beforeAll(async () => {
   // The stack's outputs as lib/aurora-bench-stack.ts exports them (core/cli/aws-stack.ts STACK_OUTPUTS).
   const template = {
     Parameters: { StateMachineArnParameter: { Type: 'String' } },
-    Resources: { ResultsBucket: { Type: 'AWS::S3::Bucket', Properties: { BucketName: 'ab-results' } } },
+    Resources: { Queue: { Type: 'AWS::SQS::Queue' } },
     Outputs: {
       StateMachineArn: { Value: { Ref: 'StateMachineArnParameter' } },
-      ResultsBucketName: { Value: { Ref: 'ResultsBucket' } },
+      ResultsBucketName: { Value: 'ab-results' },
       AthenaWorkGroupName: { Value: WORK_GROUP },
       GlueDatabaseName: { Value: DATABASE },
+      BackendConfig: { Value: JSON.stringify(awsConfigToEnv(backendConfig)) },
     },
   };
   await cfn.send(new CreateStackCommand({ StackName: STACK, TemplateBody: JSON.stringify(template), Parameters: [{ ParameterKey: 'StateMachineArnParameter', ParameterValue: stateMachineArn }] }));
 }, 300_000);
 
 afterAll(() => {
+  if (clients) destroyAwsClients(clients);
+  destroyRawClients(raw);
   sfn?.destroy();
   cfn?.destroy();
   athena?.destroy();
@@ -155,7 +169,7 @@ describe('runOnAws against moto', () => {
     const lines: string[] = [];
 
     // Act
-    const exitCode = await runOnAws({ specFile, repoRoot: REPO, stackName: STACK, log: (l) => lines.push(l), sfn, cfn, pollMs: 50 });
+    const exitCode = await runOnAws({ specFile, repoRoot: REPO, stackName: STACK, log: (l) => lines.push(l), sfn, cfn, clients, pollMs: 50 });
 
     // Assert: the execution moto holds.
     expect(exitCode).toBe(0);
@@ -169,7 +183,10 @@ describe('runOnAws against moto', () => {
     expect(JSON.parse(execution.input!)).toEqual({ spec, scripts, runId });
     // Assert: followed from RUNNING (the Wait) to the end, each history line printed once.
     expect(calls.filter((c) => c === 'DescribeExecutionCommand').length).toBeGreaterThanOrEqual(2);
-    expect(lines.slice(1)).toEqual(['ProvisionCell r6g-r1', '  rw-t2: 622.9 tps', 'execution SUCCEEDED', `results: aurora-bench results --aws --run ${runId}`]);
+    const started = lines.findIndex((l) => l.startsWith('started '));
+    expect(lines.slice(started + 1)).toEqual(['ProvisionCell r6g-r1', '  rw-t2: 622.9 tps', 'execution SUCCEEDED', `results: aurora-bench results --aws --run ${runId}`]);
+    // Assert: the preflight ran first and refused nothing.
+    expect(lines.slice(0, started).join('\n')).toMatch(/^Preflight of "cli-aws-ok" on AWS \(us-east-1, stack aurora-bench-moto\)[\s\S]*0 refused, \d+ with warnings, \d+ ok: the account can run this experiment$/);
   });
 
   it('prints the last events of an execution that ends between reading its history and its status', async () => {
@@ -195,14 +212,15 @@ describe('runOnAws against moto', () => {
     // Act
     let exitCode: number;
     try {
-      exitCode = await runOnAws({ specFile, repoRoot: REPO, stackName: STACK, log: (l) => lines.push(l), sfn: slowSfn, cfn, pollMs: 50 });
+      exitCode = await runOnAws({ specFile, repoRoot: REPO, stackName: STACK, log: (l) => lines.push(l), sfn: slowSfn, cfn, clients, pollMs: 50 });
     } finally {
       slowSfn.destroy();
     }
 
     // Assert
     expect(exitCode).toBe(0);
-    expect(lines.slice(1, 4)).toEqual(['ProvisionCell r6g-r1', '  rw-t2: 622.9 tps', 'execution SUCCEEDED']);
+    const started = lines.findIndex((l) => l.startsWith('started '));
+    expect(lines.slice(started + 1, started + 4)).toEqual(['ProvisionCell r6g-r1', '  rw-t2: 622.9 tps', 'execution SUCCEEDED']);
   });
 
   it('returns 1 with the error and cause when the execution fails', async () => {
@@ -211,12 +229,12 @@ describe('runOnAws against moto', () => {
     const lines: string[] = [];
 
     // Act
-    const exitCode = await runOnAws({ specFile, repoRoot: REPO, stackName: STACK, log: (l) => lines.push(l), sfn, cfn, pollMs: 50 });
+    const exitCode = await runOnAws({ specFile, repoRoot: REPO, stackName: STACK, log: (l) => lines.push(l), sfn, cfn, clients, pollMs: 50 });
 
     // Assert
     expect(exitCode).toBe(1);
     expect(lines).toContain('execution FAILED: BenchmarkStepsFailed\ncell r6g-r1 failed: 1 of 1 steps failed\n  step rw-t2: i-0: exit code 1');
-    const runId = /\(run (\S+)\)/.exec(lines[0] ?? '')?.[1];
+    const runId = /\(run (\S+)\)/.exec(lines.find((l) => l.startsWith('started ')) ?? '')?.[1];
     const failed = await sfn.send(new ListExecutionsCommand({ stateMachineArn, statusFilter: 'FAILED' }));
     expect(failed.executions?.map((e) => e.name)).toEqual([runId]);
   });
@@ -225,28 +243,36 @@ describe('runOnAws against moto', () => {
     // Arrange
     const specFile = writeSpec('cli-aws-no-stack');
     const before = await executionCount();
+    const lines: string[] = [];
 
     // Act
-    const run = runOnAws({ specFile, repoRoot: REPO, stackName: 'no-such-stack', log: () => undefined, sfn, cfn, pollMs: 50 });
+    const exitCode = await runOnAws({ specFile, repoRoot: REPO, stackName: 'no-such-stack', log: (l) => lines.push(l), sfn, cfn, clients, pollMs: 50 });
 
     // Assert
-    await expect(run).rejects.toMatchObject({ name: 'NotFoundError', message: expect.stringMatching(/^stack "no-such-stack" not found \(.*does not exist\); deploy it with `npx cdk deploy` or pass --stack NAME$/) });
+    expect(exitCode).toBe(1);
+    expect(lines.join('\n')).toMatch(/REFUSE {2}deployed stack .*\n {10}- refused: stack no-such-stack: stack "no-such-stack" not found \(.*does not exist\): deploy it with `npx cdk deploy` or pass --stack NAME/);
     expect(calls).not.toContain('StartExecutionCommand');
     expect(await executionCount()).toBe(before);
   });
 
-  it('refuses a spec over its budget before reading the stack or starting an execution', async () => {
+  it('refuses a spec over its budget in the preflight, with every other check, and starts nothing', async () => {
     // Arrange
     const specFile = writeSpec('cli-aws-budget', { budget: { maxUsd: 0.01 } });
     const before = await executionCount();
+    const lines: string[] = [];
     calls.length = 0;
 
     // Act
-    const run = runOnAws({ specFile, repoRoot: REPO, stackName: STACK, log: () => undefined, sfn, cfn, pollMs: 50 });
+    const exitCode = await runOnAws({ specFile, repoRoot: REPO, stackName: STACK, log: (l) => lines.push(l), sfn, cfn, clients, pollMs: 50 });
 
     // Assert
-    await expect(run).rejects.toMatchObject({ name: 'BudgetExceededError', message: expect.stringContaining('exceeds budget.maxUsd $0.01') });
-    expect(calls).toEqual([]);
+    expect(exitCode).toBe(1);
+    const text = lines.join('\n');
+    expect(text).toMatch(/REFUSE {2}budget .*\n {10}- refused: budget\.maxUsd: estimated cost \$[\d.]+ exceeds budget\.maxUsd \$0\.01/);
+    expect(text).toMatch(/ok {6}network and client downloads/);
+    expect(text).toMatch(/1 refused, \d+ with warnings, \d+ ok: fix what is refused above; nothing was created$/);
+    // Only the stack was read (for the preflight's configuration), nothing started.
+    expect(calls).toEqual(['DescribeStacksCommand']);
     expect(await executionCount()).toBe(before);
   });
 });

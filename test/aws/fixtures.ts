@@ -5,7 +5,22 @@
  * arranging and inspecting moto's state; and moto-api helpers (queued Athena results).
  */
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
-import { CreateLaunchTemplateCommand, CreateSecurityGroupCommand, CreateSubnetCommand, CreateVpcCommand, EC2Client } from '@aws-sdk/client-ec2';
+import {
+  AllocateAddressCommand,
+  AssociateRouteTableCommand,
+  AttachInternetGatewayCommand,
+  CreateInternetGatewayCommand,
+  CreateLaunchTemplateCommand,
+  CreateNatGatewayCommand,
+  CreateRouteCommand,
+  CreateRouteTableCommand,
+  CreateSecurityGroupCommand,
+  CreateSubnetCommand,
+  CreateVpcCommand,
+  CreateVpcEndpointCommand,
+  DescribeSubnetsCommand,
+  EC2Client,
+} from '@aws-sdk/client-ec2';
 import { CreateDBSubnetGroupCommand, RDSClient } from '@aws-sdk/client-rds';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { SSMClient } from '@aws-sdk/client-ssm';
@@ -51,12 +66,18 @@ export interface StandingInfrastructureOptions {
   /** The lake bucket (created). */
   readonly bucket?: string;
   readonly lakePrefix?: string;
+  /** How the client subnets reach out (default: as the stack's default VPC, NAT gateway and endpoints). */
+  readonly network?: ClientNetworkOptions;
 }
+
+/** The sysbench source of the stack's default configuration (lib/config.ts clients.sysbenchSourceUrl). */
+export const DEFAULT_SYSBENCH_SOURCE = 'https://github.com/akopytov/sysbench/archive/refs/tags/1.0.20.tar.gz';
 
 /**
  * The resources the stack creates once per account (lib/network.ts, lib/clients.ts,
  * lib/results-lake.ts), made in moto, and the backend config that names them. Subnets in
- * us-east-1a and us-east-1b.
+ * us-east-1a and us-east-1b with a route table of their own (a NAT gateway, the S3 gateway endpoint
+ * and the SSM interface endpoints unless told otherwise), as the account preflight checks.
  */
 export async function createStandingInfrastructure(endpoint: string, raw: RawClients, options: StandingInfrastructureOptions = {}): Promise<AwsBackendConfig> {
   const bucket = options.bucket ?? 'ab-lake';
@@ -74,7 +95,7 @@ export async function createStandingInfrastructure(endpoint: string, raw: RawCli
   const profileXml = await motoIamQuery(endpoint, { Action: 'CreateInstanceProfile', InstanceProfileName: 'ab-client' });
   const profileArn = /<Arn>([^<]+)<\/Arn>/.exec(profileXml)?.[1];
   if (!profileArn) throw new Error(`moto IAM CreateInstanceProfile returned no Arn:\n${profileXml}`);
-  return {
+  const config: AwsBackendConfig = {
     region: REGION,
     bucket,
     lakePrefix: options.lakePrefix ?? 'lake/',
@@ -92,7 +113,50 @@ export async function createStandingInfrastructure(endpoint: string, raw: RawCli
     masterUsername: 'benchadmin',
     performanceInsightsRetentionDays: 7,
     piPeriodS: 60,
+    clientSourceUrls: { sysbench: DEFAULT_SYSBENCH_SOURCE },
   };
+  await addClientNetwork(raw, config, options.network ?? { nat: true, s3Endpoint: true, ssmEndpoints: true });
+  return config;
+}
+
+export interface ClientNetworkOptions {
+  /** A NAT gateway (in a public subnet with an internet gateway) as the subnets' default route. */
+  readonly nat: boolean;
+  /** An S3 gateway endpoint on the subnets' route table. */
+  readonly s3Endpoint: boolean;
+  /** Interface endpoints for ssm, ssmmessages and ec2messages in the subnets. */
+  readonly ssmEndpoints: boolean;
+}
+
+/**
+ * What lib/network.ts gives the client subnets of a config made by createStandingInfrastructure
+ * (all in one VPC): one route table associated with all of them, optionally a NAT gateway as its
+ * default route, the S3 gateway endpoint and the SSM interface endpoints.
+ */
+export async function addClientNetwork(raw: RawClients, config: AwsBackendConfig, options: ClientNetworkOptions): Promise<void> {
+  const subnetIds = Object.values(config.subnetIdsByAz);
+  const subnets = (await raw.ec2.send(new DescribeSubnetsCommand({ SubnetIds: subnetIds }))).Subnets ?? [];
+  const vpcId = subnets[0]!.VpcId!;
+  const table = await raw.ec2.send(new CreateRouteTableCommand({ VpcId: vpcId }));
+  const routeTableId = table.RouteTable!.RouteTableId!;
+  for (const id of subnetIds) await raw.ec2.send(new AssociateRouteTableCommand({ RouteTableId: routeTableId, SubnetId: id }));
+  if (options.nat) {
+    const igw = await raw.ec2.send(new CreateInternetGatewayCommand({}));
+    await raw.ec2.send(new AttachInternetGatewayCommand({ InternetGatewayId: igw.InternetGateway!.InternetGatewayId!, VpcId: vpcId }));
+    const third = Number(/^10\.(\d+)\./.exec(subnets[0]!.CidrBlock ?? '')?.[1] ?? 20);
+    const publicSubnet = await raw.ec2.send(new CreateSubnetCommand({ VpcId: vpcId, CidrBlock: `10.${third}.200.0/24`, AvailabilityZone: subnets[0]!.AvailabilityZone! }));
+    const eip = await raw.ec2.send(new AllocateAddressCommand({ Domain: 'vpc' }));
+    const nat = await raw.ec2.send(new CreateNatGatewayCommand({ SubnetId: publicSubnet.Subnet!.SubnetId!, AllocationId: eip.AllocationId! }));
+    await raw.ec2.send(new CreateRouteCommand({ RouteTableId: routeTableId, DestinationCidrBlock: '0.0.0.0/0', NatGatewayId: nat.NatGateway!.NatGatewayId! }));
+  }
+  if (options.s3Endpoint) {
+    await raw.ec2.send(new CreateVpcEndpointCommand({ VpcId: vpcId, ServiceName: `com.amazonaws.${REGION}.s3`, VpcEndpointType: 'Gateway', RouteTableIds: [routeTableId] }));
+  }
+  if (options.ssmEndpoints) {
+    for (const service of ['ssm', 'ssmmessages', 'ec2messages']) {
+      await raw.ec2.send(new CreateVpcEndpointCommand({ VpcId: vpcId, ServiceName: `com.amazonaws.${REGION}.${service}`, VpcEndpointType: 'Interface', SubnetIds: subnetIds }));
+    }
+  }
 }
 
 /** One canned Athena result set (moto-api shape: rows as GetQueryResults returns them). */

@@ -1,98 +1,652 @@
 /**
- * The engine version check of the AWS preflight against RDS's own answers, played by
- * aws-sdk-client-mock: moto does not implement DescribeDBEngineVersions (it answers HTTP 500), so
- * "not offered" and "offered" cannot be shown on it; the unimplemented fallback runs on moto in
- * aws-backend.test.ts.
+ * The account preflight (core/backends/aws/preflight*.ts), one function for `aurora-bench preflight`,
+ * `run --aws` and the workflow's PlanRun, checked refusal class by refusal class and all-OK.
+ *
+ * moto plays what it implements: EC2 (subnets, route tables, NAT gateways, VPC endpoints, prefix
+ * lists, instance types and their AZ offerings, running instances), S3 HeadObject and IAM GetRole.
+ * aws-sdk-client-mock plays what moto has nothing for: RDS DescribeDBEngineVersions and
+ * DescribeEngineDefaultClusterParameters / DescribeEngineDefaultParameters (moto 5.2 answers HTTP 500),
+ * DescribeOrderableDBInstanceOptions (moto lists no aurora-mysql options), and Service Quotas for the
+ * ec2 service code (moto knows only "vpc"). The mocked answers have the shapes of botocore's
+ * rds/2014-10-31 and service-quotas/2019-06-24 models; parameter rules are those the Aurora User
+ * Guide shows (aurora_binlog_read_buffer_size "8192-536870912", booleans "0,1").
+ * Every test records the operations made and asserts they only read (Describe, Get, List, Head).
  */
-import { DescribeInstanceTypesCommand } from '@aws-sdk/client-ec2';
-import { DescribeDBEngineVersionsCommand, DescribeOrderableDBInstanceOptionsCommand } from '@aws-sdk/client-rds';
-import { mockClient } from 'aws-sdk-client-mock';
-import { destroyAwsClients, makeAwsClients } from '../../core/backends/aws/clients';
-import { validateForAws } from '../../core/backends/aws/preflight';
+import { CreateSubnetCommand, CreateVpcCommand, DescribeInstancesCommand, RunInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
+import { CreateRoleCommand, DeleteRoleCommand, IAMClient } from '@aws-sdk/client-iam';
+import {
+  DescribeDBEngineVersionsCommand,
+  DescribeEngineDefaultClusterParametersCommand,
+  DescribeEngineDefaultParametersCommand,
+  DescribeOrderableDBInstanceOptionsCommand,
+  type Parameter,
+  type RDSClient,
+} from '@aws-sdk/client-rds';
+import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetAWSDefaultServiceQuotaCommand, GetServiceQuotaCommand, type ServiceQuotasClient } from '@aws-sdk/client-service-quotas';
+import { mockClient, type AwsClientStub } from 'aws-sdk-client-mock';
+import { destroyAwsClients, makeAwsClients, type AwsClients } from '../../core/backends/aws/clients';
+import { awsConfigToEnv, type AwsBackendConfig } from '../../core/backends/aws/config';
+import { preflightNotes, runAwsPreflight, type AwsDeployment, type PreflightReport } from '../../core/backends/aws/preflight';
 import { planRun } from '../../core/plan/plan';
+import { bundledPrices } from '../../core/report/cost';
+import type { SpecInput } from '../../core/spec/schema';
 import { validateSpec } from '../../core/spec/validate';
-import { offlineAwsConfig } from '../helpers/aws-config';
+import { planRunTask } from '../../core/workflow/tasks';
+import { buildAwsTaskDeps } from '../../lambdas/shared/aws-deps';
+import { tracer } from '../../lambdas/shared/aws-runtime';
+import { addClientNetwork, createStandingInfrastructure, CREDENTIALS, destroyRawClients, rawClients, REGION, type ClientNetworkOptions, type RawClients } from './fixtures';
+import { startMoto, type MotoServer } from './moto';
 
-const config = offlineAwsConfig();
+const VERSION = '8.0.mysql_aurora.3.08.0';
+const SLR = { RoleName: 'AWSServiceRoleForRDS', Path: '/aws-service-role/rds.amazonaws.com/' };
 
-function plan(version: string) {
-  const spec = validateSpec({
-    name: 'preflight',
-    engine: { version },
-    region: 'us-east-1',
-    variants: [{ name: 'v', instanceClass: 'db.r6g.large', az: 'a', clients: { count: 1, instanceType: 'c6g.large', placement: 'same-az' } }],
-    data: { tables: 1, tableSize: 1000 },
-    workloads: [{ name: 'ro', test: 'oltp_read_only', threads: [4] }],
-    ttlHours: 2,
-  });
-  return planRun(spec, { backend: 'aws', now: new Date('2026-11-21T10:00:00Z'), runId: 'preflight-1' });
+let moto: MotoServer;
+let raw: RawClients;
+let iam: IAMClient;
+let base: AwsBackendConfig;
+/** A VPC whose subnets (a, b) route to a NAT gateway and have the S3 and SSM endpoints. */
+let connected: AwsBackendConfig;
+let vpcCount = 0;
+
+beforeAll(async () => {
+  moto = startMoto();
+  raw = rawClients(moto.endpoint);
+  iam = new IAMClient({ region: REGION, endpoint: moto.endpoint, credentials: CREDENTIALS });
+  base = await createStandingInfrastructure(moto.endpoint, raw, { bucket: 'ab-preflight' });
+  connected = await networkConfig({ nat: true, s3Endpoint: true, ssmEndpoints: true });
+  // The service-linked role as RDS creates it (moto's CreateServiceLinkedRole names it "AWSServiceRoleForrds").
+  await iam.send(new CreateRoleCommand({ ...SLR, AssumeRolePolicyDocument: JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { Service: 'rds.amazonaws.com' }, Action: 'sts:AssumeRole' }] }) }));
+}, 300_000);
+
+afterAll(() => {
+  iam?.destroy();
+  destroyRawClients(raw);
+  moto?.stop();
+});
+
+/** A fresh VPC with subnets in us-east-1a and -b (and -e when asked), wired as told. */
+async function networkConfig(network: ClientNetworkOptions, extraAz?: string): Promise<AwsBackendConfig> {
+  const octet = 30 + ++vpcCount;
+  const vpc = await raw.ec2.send(new CreateVpcCommand({ CidrBlock: `10.${octet}.0.0/16` }));
+  const subnetIdsByAz: Record<string, string> = {};
+  for (const [i, az] of ['us-east-1a', 'us-east-1b', ...(extraAz ? [extraAz] : [])].entries()) {
+    const subnet = await raw.ec2.send(new CreateSubnetCommand({ VpcId: vpc.Vpc!.VpcId!, CidrBlock: `10.${octet}.${i + 1}.0/24`, AvailabilityZone: az }));
+    subnetIdsByAz[az] = subnet.Subnet!.SubnetId!;
+  }
+  const config = { ...base, subnetIdsByAz };
+  await addClientNetwork(raw, config, network);
+  return config;
 }
 
-function setup() {
-  const clients = makeAwsClients({ region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'y' }, maxAttempts: 1 });
+// ------------------------------------------------------------------ what RDS answers (mocked)
+
+const p = (ParameterName: string, DataType: string, AllowedValues: string | undefined, IsModifiable = true, extra: Partial<Parameter> = {}): Parameter => ({
+  ParameterName,
+  DataType,
+  ...(AllowedValues !== undefined ? { AllowedValues } : {}),
+  IsModifiable,
+  ApplyType: 'dynamic',
+  Source: 'engine-default',
+  SupportedEngineModes: ['provisioned'],
+  ...extra,
+});
+
+/** Instance-level parameters: in the DB parameter group family, and (as defaults) in the cluster one. */
+const INSTANCE_PARAMETERS: Parameter[] = [
+  p('max_connections', 'integer', '1-16000'),
+  p('performance_schema', 'boolean', '0,1', true, { ApplyType: 'static' }),
+  p('innodb_buffer_pool_size', 'integer', '5242880-18446744073709551615', true, { ApplyType: 'static' }),
+  p('long_query_time', 'float', '0-31536000'),
+];
+/** Cluster-level only. */
+const CLUSTER_PARAMETERS: Parameter[] = [
+  p('aurora_binlog_read_buffer_size', 'integer', '8192-536870912'),
+  p('binlog_format', 'string', 'ROW,STATEMENT,MIXED,OFF', true, { ApplyType: 'static' }),
+  p('innodb_flush_method', 'string', 'O_DIRECT', false),
+  p('aurora_replica_read_consistency', 'string', 'EVENTUAL,SESSION,GLOBAL'),
+  p('aurora_fwd_writer_max_connections_pct', 'integer', '0-90'),
+  p('aurora_fwd_writer_idle_timeout', 'integer', '1-31536000'),
+  p('aurora_parallel_query', 'boolean', '0,1', true, { MinimumEngineVersion: '8.0.mysql_aurora.3.10.0' }),
+];
+
+/** Two pages per list (EngineDefaults.Marker), so a parameter on the second page must be found. */
+function pagedDefaults(list: Parameter[], marker: string | undefined) {
+  const half = Math.ceil(list.length / 2);
+  return marker === undefined
+    ? { EngineDefaults: { DBParameterGroupFamily: 'aurora-mysql8.0', Parameters: list.slice(0, half), Marker: 'page-2' } }
+    : { EngineDefaults: { DBParameterGroupFamily: 'aurora-mysql8.0', Parameters: list.slice(half) } };
+}
+
+/** Classes orderable for 3.08.0, with their AZs (OrderableDBInstanceOption.AvailabilityZones). */
+const ORDERABLE: Record<string, string[]> = {
+  'db.r6g.large': ['us-east-1a', 'us-east-1b', 'us-east-1c'],
+  'db.r6g.xlarge': ['us-east-1a', 'us-east-1b'],
+  'db.r5.large': ['us-east-1a'],
+};
+
+interface Mocks {
+  readonly clients: AwsClients;
+  readonly rds: AwsClientStub<RDSClient>;
+  readonly quotas: AwsClientStub<ServiceQuotasClient>;
+  /** Every operation made, mocked or sent to moto. */
+  readonly operations: () => string[];
+}
+
+function setup(options: { quota?: number; engineVersions?: string[] } = {}): Mocks {
+  const clients = makeAwsClients({ region: REGION, endpoint: moto.endpoint, credentials: CREDENTIALS, maxAttempts: 1 });
+  const sent: string[] = [];
+  const record = (next: (a: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: unknown) => {
+    sent.push(context.commandName ?? 'unknown');
+    return next(args);
+  };
+  for (const c of [clients.ec2, clients.s3, clients.iam]) (c.middlewareStack as { add(m: unknown, o: object): void }).add(record, { step: 'initialize', name: 'recordOperations' });
   const rds = mockClient(clients.rds);
-  const ec2 = mockClient(clients.ec2);
-  ec2.on(DescribeInstanceTypesCommand).resolves({ InstanceTypes: [{ InstanceType: 'c6g.large', ProcessorInfo: { SupportedArchitectures: ['arm64'] } }] });
-  rds.on(DescribeOrderableDBInstanceOptionsCommand).resolves({ OrderableDBInstanceOptions: [{ Engine: 'aurora-mysql', DBInstanceClass: 'db.r6g.large' }] });
-  return { clients, rds };
+  const offered = options.engineVersions ?? [VERSION];
+  rds.on(DescribeDBEngineVersionsCommand).callsFake((input: { EngineVersion?: string }) => ({
+    DBEngineVersions: offered
+      .filter((v) => v === input.EngineVersion)
+      .map((v) => ({ Engine: 'aurora-mysql', EngineVersion: v, DBParameterGroupFamily: 'aurora-mysql8.0', Status: 'available', SupportsLocalWriteForwarding: !v.includes('3.02') })),
+  }));
+  rds.on(DescribeOrderableDBInstanceOptionsCommand).callsFake((input: { DBInstanceClass?: string; Marker?: string }) => {
+    const classes = input.DBInstanceClass !== undefined ? [input.DBInstanceClass] : Object.keys(ORDERABLE);
+    const options = classes
+      .filter((c) => ORDERABLE[c])
+      .map((c) => ({ Engine: 'aurora-mysql', EngineVersion: VERSION, DBInstanceClass: c, Vpc: true, AvailabilityZones: ORDERABLE[c]!.map((Name) => ({ Name })) }));
+    return { OrderableDBInstanceOptions: options };
+  });
+  rds.on(DescribeEngineDefaultClusterParametersCommand).callsFake((input: { Marker?: string }) => pagedDefaults([...CLUSTER_PARAMETERS, ...INSTANCE_PARAMETERS], input.Marker));
+  rds.on(DescribeEngineDefaultParametersCommand).callsFake((input: { Marker?: string }) => pagedDefaults(INSTANCE_PARAMETERS, input.Marker));
+  const quotas = mockClient(clients.serviceQuotas);
+  quotas.on(GetServiceQuotaCommand).resolves({
+    Quota: { ServiceCode: 'ec2', QuotaCode: 'L-1216C47A', QuotaName: 'Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances', Value: options.quota ?? 64, Unit: 'None' },
+  });
+  const operations = () => [
+    ...sent,
+    ...rds.calls().map((c) => (c.args[0] as { constructor: { name: string } }).constructor.name),
+    ...quotas.calls().map((c) => (c.args[0] as { constructor: { name: string } }).constructor.name),
+  ];
+  return { clients, rds, quotas, operations };
 }
 
-describe('AWS preflight: engine version', () => {
-  it('refuses a version RDS does not offer (nonexistent or deprecated) on engine.version', async () => {
+// ------------------------------------------------------------------ specs and runs
+
+function spec(over: Partial<SpecInput> = {}) {
+  return validateSpec({
+    name: 'preflight',
+    engine: { version: '3.08.0' },
+    region: REGION,
+    variants: [
+      { name: 'graviton', instanceClass: 'db.r6g.large', az: 'a', clients: { count: 2, instanceType: 'c6g.large', placement: 'same-az' } },
+      { name: 'bigger', instanceClass: 'db.r6g.xlarge', az: 'b', readers: 1, clients: { count: 1, instanceType: 'c6i.large', placement: 'same-az' } },
+    ],
+    data: { tables: 2, tableSize: 1000 },
+    defaults: { durationS: 60, warmupS: 0, reportIntervalS: 1, percentile: 95 },
+    workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [8] }],
+    repeats: 2,
+    maxConcurrency: 2,
+    budget: { maxUsd: 500 },
+    ttlHours: 4,
+    ...over,
+  });
+}
+
+async function preflight(s: ReturnType<typeof spec>, mocks: Mocks, deployment: AwsDeployment = { stackName: 'AuroraBench', config: connected }): Promise<PreflightReport> {
+  const plan = planRun(s, { backend: 'aws', now: new Date('2026-11-21T10:00:00Z'), runId: 'preflight-1' });
+  return runAwsPreflight({ plan, spec: s, clients: mocks.clients, deployment, prices: bundledPrices() });
+}
+
+function verdicts(report: PreflightReport): Record<string, string> {
+  return Object.fromEntries(report.checks.map((c) => [c.id, c.verdict]));
+}
+
+function refusals(report: PreflightReport): { path: string; message: string }[] {
+  return preflightNotes(report)
+    .filter((n) => n.level === 'refused')
+    .map(({ path, message }) => ({ path, message }));
+}
+
+/** Nothing was created or changed: every operation only reads. */
+function expectReadOnly(mocks: Mocks): void {
+  const ops = mocks.operations();
+  expect(ops.length).toBeGreaterThan(0);
+  expect(ops.filter((o) => !/^(Describe|Get|List|Head)[A-Za-z0-9]*Command$/.test(o))).toEqual([]);
+}
+
+// ------------------------------------------------------------------ tests
+
+describe('account preflight: all OK', () => {
+  it('says ok for every check of a runnable experiment, and only reads', async () => {
+    // Arrange
+    const mocks = setup();
+
+    // Act
+    const report = await preflight(spec(), mocks);
+
+    // Assert
+    expect(verdicts(report)).toEqual({
+      stack: 'ok',
+      'engine-version': 'ok',
+      'instance-classes': 'ok',
+      parameters: 'ok',
+      'service-linked-role': 'ok',
+      'client-instances': 'ok',
+      'vcpu-quota': 'ok',
+      network: 'ok',
+      budget: 'ok',
+    });
+    expect(preflightNotes(report)).toEqual([]);
+    const summary = Object.fromEntries(report.checks.map((c) => [c.id, c.summary]));
+    expect(summary['engine-version']).toBe(`aurora-mysql ${VERSION} is offered in ${REGION} (parameter family aurora-mysql8.0)`);
+    expect(summary['instance-classes']).toBe('orderable: db.r6g.large in us-east-1a, db.r6g.xlarge in us-east-1b');
+    expect(summary['service-linked-role']).toMatch(/role\/aws-service-role\/rds\.amazonaws\.com\/AWSServiceRoleForRDS exists$/);
+    // c6g.large has 2 vCPUs (DescribeInstanceTypes): at maxConcurrency 2 both repeats of "graviton" (2 clients each) may run together.
+    expect(summary['vcpu-quota']).toBe('8 vCPUs of clients at once (the largest 2 cells, maxConcurrency 2); 0 already running (counted from DescribeInstances); quota 64');
+    expect(summary['network']).toMatch(/us-east-1a subnet-\S+: NAT gateway, S3 gateway endpoint, SSM endpoints; us-east-1b .*; sysbench from https:/);
+    expect(summary['budget']).toMatch(/^estimated \$[\d.]+ within budget.maxUsd \$500\.00/);
+    expectReadOnly(mocks);
+    destroyAwsClients(mocks.clients);
+  });
+
+  it('checks every parameter the parameter groups would get, across both pages of the engine defaults', async () => {
+    // Arrange: a template, a variant's own values, formulas and the write-forwarding parameters the backend adds.
+    const mocks = setup();
+    const s = spec({
+      parameterTemplates: { tuned: { clusterParameters: { binlog_format: 'ROW' }, instanceParameters: { performance_schema: true } } },
+      variants: [
+        {
+          name: 'wf',
+          instanceClass: 'db.r6g.large',
+          az: 'a',
+          readers: 1,
+          parameterTemplate: 'tuned',
+          clusterParameters: { aurora_binlog_read_buffer_size: 536870912 },
+          instanceParameters: { innodb_buffer_pool_size: '{DBInstanceClassMemory*3/4}', max_connections: 16000, long_query_time: 0.5 },
+          writeForwarding: { enabled: true, consistency: 'SESSION', maxConnectionsPct: 50, idleTimeoutS: 60 },
+          clients: { count: 1, instanceType: 'c6g.large', placement: 'same-az' },
+        },
+      ],
+    });
+
+    // Act
+    const report = await preflight(s, mocks);
+
+    // Assert
+    expect(report.checks.find((c) => c.id === 'parameters')).toMatchObject({ verdict: 'ok', summary: expect.stringMatching(/^9 parameters checked against aurora-mysql8\.0's engine defaults/) });
+    const markers = mocks.rds.commandCalls(DescribeEngineDefaultClusterParametersCommand).map((c) => c.args[0].input);
+    expect(markers).toEqual([
+      { DBParameterGroupFamily: 'aurora-mysql8.0', MaxRecords: 100 },
+      { DBParameterGroupFamily: 'aurora-mysql8.0', MaxRecords: 100, Marker: 'page-2' },
+    ]);
+    destroyAwsClients(mocks.clients);
+  });
+});
+
+describe('account preflight: refusals', () => {
+  it('refuses an engine version RDS does not offer on engine.version, and checks no class or parameter against it', async () => {
     // Arrange: without IncludeAll, DescribeDBEngineVersions lists only available versions.
-    const { clients, rds } = setup();
-    rds.on(DescribeDBEngineVersionsCommand).resolves({ DBEngineVersions: [] });
-    rds.on(DescribeOrderableDBInstanceOptionsCommand).resolves({ OrderableDBInstanceOptions: [] });
+    const mocks = setup({ engineVersions: [] });
 
     // Act
-    const notes = await validateForAws(plan('3.01.0'), config, clients, { checkSubnets: false });
+    const report = await preflight(spec({ engine: { version: '3.01.0' } }), mocks);
 
     // Assert
-    expect(rds.commandCalls(DescribeDBEngineVersionsCommand).map((c) => c.args[0].input)).toEqual([{ Engine: 'aurora-mysql', EngineVersion: '8.0.mysql_aurora.3.01.0' }]);
-    const refused = notes.filter((n) => n.level === 'refused');
-    expect(refused.map((n) => n.path)).toEqual(['engine.version']);
-    expect(refused[0]!.message).toMatch(/8\.0\.mysql_aurora\.3\.01\.0.*not offered in us-east-1/);
-    // No instance-class verdict (nor a built-in-table note) for a version that does not exist.
-    expect(notes.some((n) => n.path === 'variants')).toBe(false);
-    destroyAwsClients(clients);
+    expect(refusals(report)).toEqual([
+      { path: 'engine.version', message: expect.stringMatching(/^aurora-mysql 8\.0\.mysql_aurora\.3\.01\.0 \(spec 3\.01\.0\) is not offered in us-east-1: .*describe-db-engine-versions/) },
+    ]);
+    expect(verdicts(report)).toMatchObject({ 'engine-version': 'refuse', 'instance-classes': 'warn', parameters: 'ok' });
+    expect(mocks.rds.commandCalls(DescribeOrderableDBInstanceOptionsCommand)).toEqual([]);
+    expectReadOnly(mocks);
+    destroyAwsClients(mocks.clients);
   });
 
-  it('accepts an offered version and checks the instance classes with RDS, not the built-in table', async () => {
+  it('refuses write forwarding on a version RDS says does not support it', async () => {
     // Arrange
-    const { clients, rds } = setup();
-    rds.on(DescribeDBEngineVersionsCommand).resolves({ DBEngineVersions: [{ Engine: 'aurora-mysql', EngineVersion: '8.0.mysql_aurora.3.08.0', Status: 'available' }] });
+    const mocks = setup({ engineVersions: ['8.0.mysql_aurora.3.02.0'] });
+    const s = spec({
+      engine: { version: '3.02.0' },
+      variants: [{ name: 'wf', instanceClass: 'db.r6g.large', az: 'a', readers: 1, writeForwarding: { enabled: true } }],
+    });
 
     // Act
-    const notes = await validateForAws(plan('3.08.0'), config, clients, { checkSubnets: false });
+    const report = await preflight(s, mocks);
 
     // Assert
-    expect(notes).toEqual([]);
-    destroyAwsClients(clients);
+    expect(refusals(report)).toContainEqual({ path: 'variants[0].writeForwarding.enabled', message: expect.stringContaining('SupportsLocalWriteForwarding false') });
+    destroyAwsClients(mocks.clients);
   });
 
-  it('accepts the version unchecked, with an info note, only when the API is not implemented', async () => {
-    // Arrange: what moto answers (HTTP 500, no AWS error code).
-    const { clients, rds } = setup();
-    rds.on(DescribeDBEngineVersionsCommand).rejects(Object.assign(new Error('XML parse error'), { name: 'Error', $metadata: { httpStatusCode: 500 } }));
-
-    // Act
-    const notes = await validateForAws(plan('3.08.0'), config, clients, { checkSubnets: false });
-
-    // Assert
-    expect(notes).toEqual([{ level: 'info', path: 'engine.version', message: expect.stringContaining('not implemented') }]);
-    destroyAwsClients(clients);
-  });
-
-  it('does not take a real AWS error for "not implemented"', async () => {
+  it('refuses an instance class that is not orderable, or not in the AZ its cell uses', async () => {
     // Arrange
-    const { clients, rds } = setup();
-    rds.on(DescribeDBEngineVersionsCommand).rejects(Object.assign(new Error('not authorized'), { name: 'AccessDenied', $metadata: { httpStatusCode: 403 } }));
+    const mocks = setup();
+    const s = spec({
+      variants: [
+        { name: 'old', instanceClass: 'db.m1.small', az: 'a' },
+        { name: 'wrong-az', instanceClass: 'db.r5.large', az: 'b' },
+        { name: 'fine', instanceClass: 'db.r6g.large', az: 'b' },
+      ],
+      // No price for db.m1.small: a budget would be refused too.
+      budget: undefined,
+    });
 
     // Act
-    const attempt = validateForAws(plan('3.08.0'), config, clients, { checkSubnets: false });
+    const report = await preflight(s, mocks);
 
     // Assert
-    await expect(attempt).rejects.toThrow(/not authorized/);
+    expect(refusals(report)).toEqual([
+      { path: 'variants[0].instanceClass', message: expect.stringMatching(/^db\.m1\.small is not orderable for aurora-mysql 8\.0\.mysql_aurora\.3\.08\.0 in us-east-1/) },
+      {
+        path: 'variants[1].instanceClass',
+        message: 'db.r5.large is orderable for aurora-mysql 8.0.mysql_aurora.3.08.0 in us-east-1a but not in us-east-1b, where variants[1] runs: choose another class, or set variants[1].az to one of those AZs',
+      },
+    ]);
+    expect(mocks.rds.commandCalls(DescribeOrderableDBInstanceOptionsCommand).map((c) => c.args[0].input).find((i) => i.DBInstanceClass === 'db.r5.large')).toEqual({
+      Engine: 'aurora-mysql',
+      EngineVersion: VERSION,
+      DBInstanceClass: 'db.r5.large',
+      Vpc: true,
+      MaxRecords: 100,
+    });
+    destroyAwsClients(mocks.clients);
+  });
+
+  it('refuses unknown, non-modifiable, wrong-level, too-new and out-of-range parameters at the JSON path they were written', async () => {
+    // Arrange
+    const mocks = setup();
+    const s = spec({
+      parameterTemplates: { shared: { clusterParameters: { innodb_flush_method: 'O_DIRECT' }, instanceParameters: {} } },
+      variants: [
+        {
+          name: 'tuned',
+          instanceClass: 'db.r6g.large',
+          az: 'a',
+          parameterTemplate: 'shared',
+          clusterParameters: { thread_handling: 'pool-of-threads', aurora_binlog_read_buffer_size: 1024, binlog_format: 'FANCY', aurora_parallel_query: true },
+          instanceParameters: { binlog_format: 'ROW', max_connections: 'lots', performance_schema: 2 },
+        },
+      ],
+    });
+
+    // Act
+    const report = await preflight(s, mocks);
+
+    // Assert
+    expect(refusals(report)).toEqual([
+      { path: 'parameterTemplates.shared.clusterParameters.innodb_flush_method', message: expect.stringMatching(/^innodb_flush_method is not modifiable on Aurora \(aurora-mysql8\.0: IsModifiable false\)/) },
+      { path: 'variants[0].clusterParameters.thread_handling', message: expect.stringMatching(/^thread_handling is not a parameter of aurora-mysql8\.0 .*remove it or correct its name$/) },
+      { path: 'variants[0].clusterParameters.aurora_binlog_read_buffer_size', message: 'aurora_binlog_read_buffer_size: "1024" is not allowed (allowed: 8192 to 536870912)' },
+      { path: 'variants[0].clusterParameters.binlog_format', message: 'binlog_format: "FANCY" is not allowed (allowed: "ROW", "STATEMENT", "MIXED", "OFF")' },
+      { path: 'variants[0].clusterParameters.aurora_parallel_query', message: expect.stringMatching(/needs engine 8\.0\.mysql_aurora\.3\.10\.0 or later/) },
+      { path: 'variants[0].instanceParameters.binlog_format', message: 'binlog_format is a cluster-level parameter of aurora-mysql8.0: move it to clusterParameters' },
+      { path: 'variants[0].instanceParameters.max_connections', message: 'max_connections: "lots" is not an integer (DataType integer)' },
+      { path: 'variants[0].instanceParameters.performance_schema', message: 'performance_schema: "2" is not allowed (allowed: "0", "1")' },
+    ]);
+    expect(report.checks.find((c) => c.id === 'parameters')!.verdict).toBe('refuse');
+    destroyAwsClients(mocks.clients);
+  });
+
+  it('refuses client instance types that do not exist, are not offered in the AZ, or have no launch template', async () => {
+    // Arrange: a subnet in us-east-1e, where EC2 does not offer c6i.large (moto's offerings data).
+    const mocks = setup();
+    const withE = { ...(await networkConfig({ nat: true, s3Endpoint: true, ssmEndpoints: true }, 'us-east-1e')), launchTemplateIds: { x86_64: base.launchTemplateIds.x86_64! } };
+    const s = spec({
+      variants: [
+        { name: 'typo', instanceClass: 'db.r6g.large', az: 'a', clients: { count: 1, instanceType: 'zz9.large', placement: 'same-az' } },
+        { name: 'graviton', instanceClass: 'db.r6g.large', az: 'a', clients: { count: 1, instanceType: 'c6g.large', placement: 'same-az' } },
+        { name: 'east-e', instanceClass: 'db.r6g.large', az: 'e', clients: { count: 1, instanceType: 'c6i.large', placement: 'same-az' } },
+      ],
+    });
+    ORDERABLE['db.r6g.large']!.push('us-east-1e');
+
+    // Act
+    let report: PreflightReport;
+    try {
+      report = await preflight(s, mocks, { stackName: 'AuroraBench', config: withE });
+    } finally {
+      ORDERABLE['db.r6g.large']!.pop();
+    }
+
+    // Assert
+    expect(refusals(report).filter((r) => r.path.endsWith('clients.instanceType'))).toEqual([
+      { path: 'variants[0].clients.instanceType', message: 'EC2 instance type zz9.large does not exist in us-east-1: choose another client type (e.g. c6i.large)' },
+      { path: 'variants[1].clients.instanceType', message: expect.stringMatching(/^c6g\.large is arm64 but stack AuroraBench has no launch template for arm64 clients: add "arm64" to aurora-bench\.clients\.architectures/) },
+      { path: 'variants[2].clients.instanceType', message: 'EC2 does not offer c6i.large in us-east-1e (DescribeInstanceTypeOfferings): choose another client type, or another AZ with variants[2].az' },
+    ]);
+    destroyAwsClients(mocks.clients);
+  });
+
+  it('refuses when the clients the plan runs at once do not fit the vCPU quota next to what already runs', async () => {
+    // Arrange: 2 running m5.xlarge (4 vCPUs each); quota 20; 2 cells at once of 1 x c6i.2xlarge (8 vCPUs).
+    const mocks = setup({ quota: 20 });
+    const running = await raw.ec2.send(new RunInstancesCommand({ ImageId: 'ami-12c6146b', MinCount: 2, MaxCount: 2, InstanceType: 'm5.xlarge' }));
+    const ids = running.Instances!.map((i) => i.InstanceId!);
+    const s = spec({
+      variants: [
+        { name: 'one', instanceClass: 'db.r6g.large', az: 'a', clients: { count: 1, instanceType: 'c6i.2xlarge', placement: 'same-az' } },
+        { name: 'two', instanceClass: 'db.r6g.large', az: 'b', clients: { count: 1, instanceType: 'c6i.2xlarge', placement: 'same-az' } },
+      ],
+    });
+
+    // Act
+    let report: PreflightReport;
+    try {
+      report = await preflight(s, mocks);
+    } finally {
+      await raw.ec2.send(new TerminateInstancesCommand({ InstanceIds: ids }));
+    }
+
+    // Assert
+    expect(refusals(report)).toEqual([
+      {
+        path: 'account: EC2 quota L-1216C47A (Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances)',
+        message:
+          'the run needs 16 vCPUs of clients at once (the largest 2 cells, maxConcurrency 2), 8 vCPUs already run on 2 On-Demand Standard instances, and the quota is 20: ' +
+          'request an increase to at least 24 (Service Quotas console, Amazon EC2, "Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances"), stop other instances, or lower maxConcurrency or clients.count',
+      },
+    ]);
+    expect(mocks.quotas.commandCalls(GetServiceQuotaCommand).map((c) => c.args[0].input)).toEqual([{ ServiceCode: 'ec2', QuotaCode: 'L-1216C47A' }]);
+    destroyAwsClients(mocks.clients);
+  });
+
+  it('falls back to the default quota when no applied value exists, and warns about quotas it does not check', async () => {
+    // Arrange: GetServiceQuota "NoSuchResourceException" (no applied value); a G-family client.
+    const mocks = setup();
+    mocks.quotas.on(GetServiceQuotaCommand).rejects(Object.assign(new Error('no applied value'), { name: 'NoSuchResourceException', $metadata: { httpStatusCode: 400 } }));
+    mocks.quotas.on(GetAWSDefaultServiceQuotaCommand).resolves({ Quota: { QuotaCode: 'L-1216C47A', Value: 5 } });
+    const s = spec({
+      variants: [
+        { name: 'std', instanceClass: 'db.r6g.large', az: 'a', clients: { count: 4, instanceType: 'c6i.large', placement: 'same-az' } },
+        { name: 'gpu', instanceClass: 'db.r6g.large', az: 'b', clients: { count: 1, instanceType: 'g5.xlarge', placement: 'same-az' } },
+      ],
+    });
+
+    // Act
+    const report = await preflight(s, mocks);
+
+    // Assert
+    const quota = report.checks.find((c) => c.id === 'vcpu-quota')!;
+    expect(quota.verdict).toBe('refuse');
+    expect(quota.notes).toEqual([
+      { level: 'warning', path: 'variants[1].clients.instanceType', message: expect.stringContaining('g5.xlarge draws on the "G and VT" On-Demand vCPU quota') },
+      { level: 'refused', path: expect.stringContaining('L-1216C47A'), message: expect.stringContaining('the run needs 16 vCPUs of clients at once (the largest 2 cells, maxConcurrency 2), 0 vCPUs already run') },
+    ]);
+    destroyAwsClients(mocks.clients);
+  });
+
+  it('refuses an https download from subnets without a NAT route, and clients that cannot reach SSM', async () => {
+    // Arrange: S3 gateway endpoint only.
+    const mocks = setup();
+    const isolated = await networkConfig({ nat: false, s3Endpoint: true, ssmEndpoints: false });
+
+    // Act
+    const report = await preflight(spec(), mocks, { stackName: 'AuroraBench', config: isolated });
+
+    // Assert
+    const subnetA = `stack AuroraBench: subnet ${isolated.subnetIdsByAz['us-east-1a']} (us-east-1a)`;
+    const network = refusals(report).filter((r) => r.path.startsWith(subnetA));
+    expect(network).toEqual([
+      { path: subnetA, message: expect.stringMatching(/^clients there cannot reach Systems Manager .*no interface endpoint for com\.amazonaws\.us-east-1\.ssm, com\.amazonaws\.us-east-1\.ssmmessages, com\.amazonaws\.us-east-1\.ec2messages .* has no default route/) },
+      {
+        path: `${subnetA}: aurora-bench.clients.sysbenchSourceUrl`,
+        message: expect.stringMatching(
+          /^clients download https:\/\/github\.com\/akopytov\/sysbench\/archive\/refs\/tags\/1\.0\.20\.tar\.gz at boot, but its route table rtb-\S+ has no default route \(0\.0\.0\.0\/0\): give the VPC a NAT gateway \(aurora-bench\.network\.natGateways 1/,
+        ),
+      },
+    ]);
+    expect(report.checks.find((c) => c.id === 'network')!.verdict).toBe('refuse');
+    destroyAwsClients(mocks.clients);
+  });
+
+  it('accepts an s3:// download through the S3 gateway endpoint only when the object exists', async () => {
+    // Arrange: no NAT, the S3 and SSM endpoints; one mirrored tarball uploaded, one not.
+    const mocks = setup();
+    const endpointsOnly = await networkConfig({ nat: false, s3Endpoint: true, ssmEndpoints: true });
+    await raw.s3.send(new PutObjectCommand({ Bucket: 'ab-preflight', Key: 'mirror/sysbench-1.0.20.tar.gz', Body: 'tarball' }));
+    const mirrored = { ...endpointsOnly, clientSourceUrls: { sysbench: 's3://ab-preflight/mirror/sysbench-1.0.20.tar.gz' } };
+    const missing = { ...endpointsOnly, clientSourceUrls: { sysbench: 's3://ab-preflight/mirror/nope.tar.gz' } };
+
+    // Act
+    const ok = await preflight(spec(), mocks, { stackName: 'AuroraBench', config: mirrored });
+    const refused = await preflight(spec(), mocks, { stackName: 'AuroraBench', config: missing });
+
+    // Assert
+    expect(ok.checks.find((c) => c.id === 'network')).toMatchObject({ verdict: 'ok', notes: [] });
+    expect(refusals(refused)).toEqual([
+      {
+        path: 'stack AuroraBench: aurora-bench.clients.sysbenchSourceUrl',
+        message: 's3://ab-preflight/mirror/nope.tar.gz does not exist: upload the file there (aws s3 cp FILE s3://ab-preflight/mirror/nope.tar.gz) or point aurora-bench.clients.sysbenchSourceUrl at it and redeploy',
+      },
+    ]);
+    expect(mocks.operations()).toContain('HeadObjectCommand');
+    expectReadOnly(mocks);
+    destroyAwsClients(mocks.clients);
+  });
+
+  it('refuses a variant AZ without a subnet and a subnet that is not where the stack says', async () => {
+    // Arrange: the stack lists us-east-1b's subnet under us-east-1c.
+    const mocks = setup();
+    const misfiled = { ...connected, subnetIdsByAz: { 'us-east-1a': connected.subnetIdsByAz['us-east-1a']!, 'us-east-1c': connected.subnetIdsByAz['us-east-1b']! } };
+    const s = spec({ variants: [{ name: 'a', instanceClass: 'db.r6g.large', az: 'a' }, { name: 'd', instanceClass: 'db.r6g.large', az: 'd' }] });
+
+    // Act
+    const report = await preflight(s, mocks, { stackName: 'AuroraBench', config: misfiled });
+
+    // Assert
+    expect(refusals(report).filter((r) => r.path.includes('subnet') || r.path.endsWith('.az'))).toEqual([
+      { path: `stack AuroraBench: subnet ${connected.subnetIdsByAz['us-east-1b']} (us-east-1c)`, message: expect.stringMatching(/is in us-east-1b, not us-east-1c: fix aurora-bench\.network\.existingVpc/) },
+      { path: 'variants[1].az', message: 'AZ us-east-1d has no subnet of stack AuroraBench (configured: us-east-1a, us-east-1c): use one of those AZs' },
+    ]);
+    destroyAwsClients(mocks.clients);
+  });
+
+  it('refuses a missing stack and a spec for another region, and still runs every other check', async () => {
+    // Arrange
+    const mocks = setup();
+
+    // Act
+    const missing = await preflight(spec(), mocks, { stackName: 'Nope', problem: 'stack "Nope" not found (Stack with id Nope does not exist): deploy it with `npx cdk deploy`' });
+    const otherRegion = await preflight(spec(), mocks, { stackName: 'AuroraBench', config: { ...connected, region: 'eu-west-1' } });
+
+    // Assert
+    expect(refusals(missing)).toEqual([{ path: 'stack Nope', message: expect.stringContaining('deploy it with `npx cdk deploy`') }]);
+    expect(verdicts(missing)).toMatchObject({ stack: 'refuse', 'engine-version': 'ok', parameters: 'ok', network: 'warn', budget: 'ok' });
+    expect(refusals(otherRegion)).toContainEqual({ path: 'region', message: 'the spec asks for region us-east-1 but stack AuroraBench is deployed in eu-west-1: set region to eu-west-1, or deploy the stack in us-east-1' });
+    destroyAwsClients(mocks.clients);
+  });
+
+  it('refuses a run whose estimate exceeds budget.maxUsd', async () => {
+    // Arrange
+    const mocks = setup();
+
+    // Act
+    const report = await preflight(spec({ budget: { maxUsd: 0.01 } }), mocks);
+
+    // Assert
+    expect(refusals(report)).toEqual([{ path: 'budget.maxUsd', message: expect.stringMatching(/^estimated cost \$[\d.]+ exceeds budget\.maxUsd \$0\.01/) }]);
+    destroyAwsClients(mocks.clients);
+  });
+});
+
+describe('account preflight: what it cannot tell', () => {
+  it('says the service-linked role will be created when it does not exist yet', async () => {
+    // Arrange
+    const mocks = setup();
+    await iam.send(new DeleteRoleCommand({ RoleName: SLR.RoleName }));
+
+    // Act
+    let report: PreflightReport;
+    try {
+      report = await preflight(spec(), mocks);
+    } finally {
+      await iam.send(new CreateRoleCommand({ ...SLR, AssumeRolePolicyDocument: JSON.stringify({ Version: '2012-10-17', Statement: [] }) }));
+    }
+
+    // Assert
+    expect(report.checks.find((c) => c.id === 'service-linked-role')).toMatchObject({
+      verdict: 'ok',
+      summary: "AWSServiceRoleForRDS does not exist yet: RDS creates it with the first cluster, through the workflow Task role's iam:CreateServiceLinkedRole (rds.amazonaws.com) that the stack grants",
+    });
+    destroyAwsClients(mocks.clients);
+  });
+
+  it('warns, naming the IAM action, when a read is denied, and does not take it for "not implemented"', async () => {
+    // Arrange
+    const mocks = setup();
+    mocks.rds.on(DescribeDBEngineVersionsCommand).rejects(Object.assign(new Error('not authorized'), { name: 'AccessDenied', $metadata: { httpStatusCode: 403 } }));
+
+    // Act
+    const report = await preflight(spec(), mocks);
+
+    // Assert
+    expect(report.checks.find((c) => c.id === 'engine-version')).toMatchObject({
+      verdict: 'warn',
+      notes: [{ level: 'warning', path: 'engine.version', message: 'not checked: rds:DescribeDBEngineVersions was denied (AccessDenied): allow it to the caller to have this checked' }],
+    });
+    destroyAwsClients(mocks.clients);
+  });
+
+  it('on moto alone (nothing mocked) warns for what moto does not implement and refuses nothing', async () => {
+    // Arrange
+    const clients = makeAwsClients({ region: REGION, endpoint: moto.endpoint, credentials: CREDENTIALS, maxAttempts: 1 });
+    const before = (await raw.ec2.send(new DescribeInstancesCommand({}))).Reservations?.length ?? 0;
+    const s = spec({ variants: [{ name: 'tuned', instanceClass: 'db.r6g.large', az: 'a', clusterParameters: { binlog_format: 'ROW' } }] });
+
+    // Act
+    const report = await runAwsPreflight({
+      plan: planRun(s, { backend: 'aws' }),
+      spec: s,
+      clients,
+      deployment: { stackName: 'AuroraBench', config: connected },
+      prices: bundledPrices(),
+    });
+
+    // Assert
+    expect(verdicts(report)).toMatchObject({ 'engine-version': 'warn', 'instance-classes': 'warn', parameters: 'warn', 'vcpu-quota': 'warn', network: 'ok', 'client-instances': 'ok' });
+    expect(refusals(report)).toEqual([]);
+    expect(preflightNotes(report).find((n) => n.path === 'engine.version')!.message).toBe('not checked: rds:DescribeDBEngineVersions is not implemented by this endpoint');
+    expect((await raw.ec2.send(new DescribeInstancesCommand({}))).Reservations?.length ?? 0).toBe(before);
     destroyAwsClients(clients);
+  });
+});
+
+describe('PlanRun (an execution started from the console) runs the same preflight', () => {
+  it('refuses the execution with every refusal, from the Lambda\'s own configuration, and writes nothing to the lake', async () => {
+    // Arrange: the Task Lambda's deps as lambdas/plan-run builds them, from the stack's environment.
+    const mocks = setup({ engineVersions: [] });
+    const deps = await buildAwsTaskDeps(awsConfigToEnv(connected), tracer, { clients: mocks.clients });
+    const input = spec({ variants: [{ name: 'nowhere', instanceClass: 'db.r6g.large', az: 'd' }] });
+
+    // Act
+    const attempt = planRunTask(deps, { spec: input, runId: 'console-start-1' });
+
+    // Assert
+    await expect(attempt).rejects.toMatchObject({
+      name: 'InvalidSpecError',
+      message: expect.stringMatching(/engine\.version: aurora-mysql 8\.0\.mysql_aurora\.3\.08\.0 .* is not offered[\s\S]*variants\[0\]\.az: AZ us-east-1d has no subnet of the workflow stack/),
+    });
+    const lake = await raw.s3.send(new ListObjectsV2Command({ Bucket: connected.bucket, Prefix: connected.lakePrefix }));
+    expect(lake.Contents ?? []).toEqual([]);
+    expectReadOnly(mocks);
+    destroyAwsClients(mocks.clients);
   });
 });

@@ -48,7 +48,7 @@ import {
 } from '../../backend';
 import { writeForwardingParameters } from '../../aurora/write-forwarding';
 import { lakeKeys, SERVER_METRICS, type ServerMetricName, type ServerMetricRow } from '../../lake/rows';
-import type { CellPlan, PlanNote, StepPlan } from '../../plan/types';
+import type { CellPlan, PlanNote, ResolvedVariant, StepPlan } from '../../plan/types';
 import type { AwsClients } from './clients';
 import type { AwsBackendConfig, ClientArchitecture } from './config';
 import { call, errorCode, isAlreadyExists, isNotFound, rethrow } from './aws-errors';
@@ -122,6 +122,23 @@ export function clusterParametersFor(cell: CellPlan): Record<string, string> {
   return { ...params, ...writeForwardingParameters(cell.variant.writeForwarding) };
 }
 
+/** The instance-level parameters a variant asks for, as RDS takes them. */
+export function instanceParametersFor(cell: CellPlan): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (const [k, v] of Object.entries(cell.variant.instanceParameters)) params[k] = paramValue(v);
+  return params;
+}
+
+/**
+ * The AZ a variant's writer, readers and clients go to: its own letter in the region, else the
+ * first configured AZ (sorted); undefined when none is configured. Whether a subnet exists there is
+ * the caller's question (provisioning refuses, the preflight reports it).
+ */
+export function variantAz(region: string, variant: Pick<ResolvedVariant, 'az'>, subnetIdsByAz: Readonly<Record<string, string>>): string | undefined {
+  if (variant.az !== undefined) return `${region}${variant.az}`;
+  return Object.keys(subnetIdsByAz).sort()[0];
+}
+
 function toParameters(params: Readonly<Record<string, string>>): Parameter[] {
   // pending-reboot is valid for static and dynamic parameters; the values apply when the instances
   // are created with the group, so no reboot is needed.
@@ -175,11 +192,8 @@ export class AwsBackend implements Backend {
   /** The AZ name a cell's cluster and clients go to: the variant's letter, or the first configured AZ. */
   azFor(run: RunContext, cell: CellPlan): string {
     const configured = Object.keys(this.config.subnetIdsByAz).sort();
-    if (cell.variant.az === undefined) {
-      if (configured.length === 0) throw new UnsupportedOnBackendError('no subnets are configured (subnetIdsByAz is empty)');
-      return configured[0]!;
-    }
-    const az = `${run.region}${cell.variant.az}`;
+    const az = variantAz(run.region, cell.variant, this.config.subnetIdsByAz);
+    if (az === undefined) throw new UnsupportedOnBackendError('no subnets are configured (subnetIdsByAz is empty)');
     if (!(az in this.config.subnetIdsByAz)) {
       throw new UnsupportedOnBackendError(`variant "${cell.variant.name}": AZ ${az} has no configured subnet (configured: ${configured.join(', ') || 'none'})`);
     }
@@ -280,8 +294,7 @@ export class AwsBackend implements Backend {
     const description = `aurora-bench ${run.runId} ${cell.cellId}`.slice(0, 255);
 
     await this.ensureParameterGroup('cluster', names.clusterParameterGroup, version.family, description, this.cellTagList(run, cell), clusterParametersFor(cell));
-    const instanceParams: Record<string, string> = {};
-    for (const [k, v] of Object.entries(cell.variant.instanceParameters)) instanceParams[k] = paramValue(v);
+    const instanceParams = instanceParametersFor(cell);
     const hasInstanceGroup = Object.keys(instanceParams).length > 0;
     if (hasInstanceGroup) {
       await this.ensureParameterGroup('instance', names.instanceParameterGroup, version.family, description, this.cellTagList(run, cell), instanceParams);

@@ -5,9 +5,11 @@
 import { AthenaClient } from '@aws-sdk/client-athena';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { EC2Client } from '@aws-sdk/client-ec2';
+import { IAMClient } from '@aws-sdk/client-iam';
 import { PIClient } from '@aws-sdk/client-pi';
 import { RDSClient } from '@aws-sdk/client-rds';
 import { S3Client } from '@aws-sdk/client-s3';
+import { ServiceQuotasClient } from '@aws-sdk/client-service-quotas';
 import { SSMClient } from '@aws-sdk/client-ssm';
 
 export interface AwsClients {
@@ -18,6 +20,10 @@ export interface AwsClients {
   readonly cloudwatch: CloudWatchClient;
   readonly pi: PIClient;
   readonly athena: AthenaClient;
+  /** The preflight only: GetRole of the RDS service-linked role. */
+  readonly iam: IAMClient;
+  /** The preflight only: the EC2 vCPU quota. */
+  readonly serviceQuotas: ServiceQuotasClient;
 }
 
 export interface AwsClientOptions {
@@ -46,6 +52,8 @@ export function makeAwsClients(options: AwsClientOptions): AwsClients {
     cloudwatch: new CloudWatchClient(common),
     pi: new PIClient(common),
     athena: new AthenaClient(common),
+    iam: new IAMClient(common),
+    serviceQuotas: new ServiceQuotasClient(common),
   };
 }
 

@@ -51,6 +51,12 @@ export interface AwsBackendConfig {
   readonly performanceInsightsRetentionDays: number;
   /** PI GetResourceMetrics period: 1, 60, 300, 3600 or 86400 (pi service-2.json GetResourceMetricsRequest). */
   readonly piPeriodS: 1 | 60 | 300 | 3600 | 86400;
+  /**
+   * What the clients' user data downloads at boot, by name ({"sysbench": "https://..." or
+   * "s3://bucket/key"}): the preflight checks the client subnets can reach each one. Absent when
+   * the stack does not say (then that check only warns).
+   */
+  readonly clientSourceUrls?: Readonly<Record<string, string>>;
 }
 
 /** The environment variable names the CDK stack sets on every Task Lambda. */
@@ -74,6 +80,8 @@ export const AWS_CONFIG_ENV = {
   masterUsername: 'AURORA_BENCH_MASTER_USERNAME',
   performanceInsightsRetentionDays: 'AURORA_BENCH_PI_RETENTION_DAYS',
   piPeriodS: 'AURORA_BENCH_PI_PERIOD_S',
+  /** JSON object {"sysbench":"https://..."} */
+  clientSourceUrls: 'AURORA_BENCH_CLIENT_SOURCE_URLS',
 } as const;
 
 export const AWS_CONFIG_DEFAULTS = {
@@ -148,6 +156,22 @@ export function awsConfigFromEnv(env: Readonly<Record<string, string | undefined
   const piPeriodS = num(E.piPeriodS, AWS_CONFIG_DEFAULTS.piPeriodS);
   if (![1, 60, 300, 3600, 86400].includes(piPeriodS)) problems.push(`${E.piPeriodS} must be one of 1, 60, 300, 3600, 86400`);
 
+  let clientSourceUrls: Record<string, string> | undefined;
+  const sourcesRaw = opt(E.clientSourceUrls);
+  if (sourcesRaw !== undefined) {
+    clientSourceUrls = {};
+    try {
+      const parsed = JSON.parse(sourcesRaw) as unknown;
+      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
+      for (const [name, url] of Object.entries(parsed as Record<string, unknown>)) {
+        if (typeof url !== 'string' || !/^(https|s3):\/\/./.test(url)) throw new Error(`value for ${name} is not an https:// or s3:// URL`);
+        clientSourceUrls[name] = url;
+      }
+    } catch (e) {
+      problems.push(`${E.clientSourceUrls} must be a JSON object {"<name>":"https://... or s3://..."}: ${(e as Error).message}`);
+    }
+  }
+
   const runnerS3Uri = req(E.runnerS3Uri);
   if (runnerS3Uri !== '' && !/^s3:\/\/[^/]+\/.*\/$/.test(runnerS3Uri)) problems.push(`${E.runnerS3Uri} must look like s3://bucket/prefix/ (ending in /)`);
 
@@ -169,6 +193,7 @@ export function awsConfigFromEnv(env: Readonly<Record<string, string | undefined
     masterUsername: opt(E.masterUsername) ?? AWS_CONFIG_DEFAULTS.masterUsername,
     performanceInsightsRetentionDays: num(E.performanceInsightsRetentionDays, AWS_CONFIG_DEFAULTS.performanceInsightsRetentionDays),
     piPeriodS: piPeriodS as AwsBackendConfig['piPeriodS'],
+    ...(clientSourceUrls !== undefined ? { clientSourceUrls } : {}),
   };
   if (problems.length > 0) throw new AwsConfigError('AWS backend configuration is incomplete:\n  - ' + problems.join('\n  - '));
   return config;
@@ -196,5 +221,6 @@ export function awsConfigToEnv(config: AwsBackendConfig): Record<string, string>
     [E.masterUsername]: config.masterUsername,
     [E.performanceInsightsRetentionDays]: String(config.performanceInsightsRetentionDays),
     [E.piPeriodS]: String(config.piPeriodS),
+    ...(config.clientSourceUrls !== undefined ? { [E.clientSourceUrls]: JSON.stringify(config.clientSourceUrls) } : {}),
   };
 }

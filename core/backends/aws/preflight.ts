@@ -1,31 +1,51 @@
 /**
- * Checks an AWS run must pass before anything is created (plan-run refuses the execution with
- * these notes): engine version, local write forwarding on the version, the variant's AZ among the
- * configured subnets, DB instance classes orderable for the engine version, client instance types
- * that exist and have a launch template for their architecture.
+ * The AWS preflight: read-only checks against the account before anything is created or paid for.
+ * One function, runAwsPreflight, serves `aurora-bench preflight SPEC --aws`, `run --aws` (before it
+ * starts an execution) and the workflow's PlanRun (an execution started from the console); each
+ * check says ok, warn or refuse, and every refusal names the spec's JSON path or the account setting
+ * and how to fix it. Only Describe*, Get*, List* and Head* calls are made.
+ *
+ * Checks: the deployed stack; the engine version (DescribeDBEngineVersions); each instance class
+ * orderable in the AZ its cell uses (DescribeOrderableDBInstanceOptions); parameters
+ * (preflight-parameters.ts); the RDS service-linked role (IAM GetRole); client instance types and
+ * the EC2 vCPU quota (preflight-clients.ts); subnets, routes and client downloads
+ * (preflight-network.ts); the budget (core/report/cost.ts).
  *
  * DescribeDBEngineVersions (Engine aurora-mysql, EngineVersion; without IncludeAll it lists only
- * versions that are available) is the authority for the engine version: an empty answer means the
- * version does not exist or is no longer offered in the region, and the spec is refused on
- * engine.version. Only when the API itself is not implemented (moto 5 answers HTTP 500 with
- * NotImplementedError for describe_db_engine_versions) is the version accepted unchecked, with an
- * info note.
+ * available versions) is the authority for the version: an empty answer means it does not exist
+ * or is no longer offered in the region. Its DBParameterGroupFamily names the parameter family and
+ * SupportsLocalWriteForwarding whether readers may forward writes (botocore rds/2014-10-31
+ * service-2.json, shape DBEngineVersion). moto 5 does not implement it (HTTP 500): the version is
+ * then accepted unchecked, with a warning.
  *
- * DescribeOrderableDBInstanceOptions is the authority for instance classes. When it returns nothing
- * at all for an engine version that exists (moto implements it only for aurora-postgresql and
- * neptune; a private region may lack it), the check falls back to the static table below, from the
- * Aurora User Guide "Supported DB engines for DB instance classes"
- * (Concepts.DBInstanceClass.SupportAurora), and says so in an info note.
+ * DescribeOrderableDBInstanceOptions (Engine, EngineVersion, DBInstanceClass, Vpc true; MaxRecords
+ * 20-1000 with Marker) lists, per orderable option, the AvailabilityZones it can be created in
+ * (shape OrderableDBInstanceOption). When it returns nothing at all for an engine version that
+ * exists (moto implements it only for aurora-postgresql and neptune), the class is checked against
+ * the static table below, from the Aurora User Guide "Supported DB engines for DB instance classes"
+ * (Concepts.DBInstanceClass.SupportAurora), with a warning.
+ *
+ * AWSServiceRoleForRDS is the service-linked role Aurora uses; RDS creates it with the first DB
+ * cluster when the creator may call iam:CreateServiceLinkedRole for rds.amazonaws.com (Aurora User
+ * Guide, "Using service-linked roles for Amazon Aurora", UsingWithRDS.IAM.ServiceLinkedRoles.md):
+ * the stack grants that to the workflow's Task role, which creates the clusters.
  */
-import { DescribeSubnetsCommand } from '@aws-sdk/client-ec2';
 import { DescribeDBEngineVersionsCommand, DescribeOrderableDBInstanceOptionsCommand } from '@aws-sdk/client-rds';
-import { UnsupportedOnBackendError } from '../../backend';
-import type { Plan, PlanNote, ResolvedVariant } from '../../plan/types';
-import { AwsBackend } from './aws-backend';
-import { call, errorCode, isNotFound, rethrow } from './aws-errors';
+import { GetRoleCommand } from '@aws-sdk/client-iam';
+import type { Plan, PlanNote } from '../../plan/types';
+import { BudgetExceededError, checkBudget, formatMoney, type PriceTable } from '../../report/cost';
+import type { Spec } from '../../spec/schema';
+import { variantAz } from './aws-backend';
+import { errorCode } from './aws-errors';
 import type { AwsClients } from './clients';
 import type { AwsBackendConfig } from './config';
 import { EngineVersionError, parseAuroraVersion, supportsLocalWriteForwarding, type AuroraVersion } from './engine';
+import { checkClientInstances, checkVcpuQuota, InstanceTypeCatalog } from './preflight-clients';
+import { ask, CheckResult, guarded, NotCheckable, type PreflightCheck } from './preflight-common';
+import { checkNetwork } from './preflight-network';
+import { checkParameters } from './preflight-parameters';
+
+export { type CheckVerdict, type PreflightCheck, type PreflightCheckId } from './preflight-common';
 
 /** Aurora MySQL instance classes by major version (fallback only; sizes per class family). */
 const SIZES_R = ['large', 'xlarge', '2xlarge', '4xlarge', '8xlarge', '12xlarge', '16xlarge'];
@@ -43,162 +63,268 @@ const STATIC_CLASSES: Record<2 | 3, ReadonlySet<string>> = {
   ]),
 };
 
-/** Distinct variants in spec order: the first repeat round lists every variant in spec order (plan.ts orderCells). */
-export function variantsInSpecOrder(plan: Plan): ResolvedVariant[] {
-  const seen = new Map<string, ResolvedVariant>();
-  for (const c of [...plan.cells].sort((a, b) => a.repeat - b.repeat || a.index - b.index)) {
-    if (c.repeat === 1 && !seen.has(c.variant.name)) seen.set(c.variant.name, c.variant);
+/** Where the stack's configuration comes from: the CLI reads the deployed stack, a Lambda has its own. */
+export interface AwsDeployment {
+  /** The CloudFormation stack (CLI); undefined inside the workflow. */
+  readonly stackName?: string;
+  readonly config?: AwsBackendConfig;
+  /** Why the stack's configuration could not be read (missing stack, old version). */
+  readonly problem?: string;
+}
+
+export interface AwsPreflightInput {
+  readonly plan: Plan;
+  readonly spec: Spec;
+  readonly clients: AwsClients;
+  readonly deployment: AwsDeployment;
+  /** For the budget (the CLI may merge a user's price file; the Lambda has the bundled table). */
+  readonly prices: PriceTable;
+}
+
+export interface PreflightReport {
+  readonly region: string;
+  readonly stackName?: string;
+  readonly checks: readonly PreflightCheck[];
+}
+
+interface EngineFacts {
+  readonly version: AuroraVersion | undefined;
+  /** 'unknown': the API is not implemented or was denied. */
+  readonly offered: 'yes' | 'no' | 'unknown';
+  readonly family: string | undefined;
+  readonly supportsLocalWriteForwarding: boolean | undefined;
+}
+
+function stackLabelOf(deployment: AwsDeployment): string {
+  return deployment.stackName !== undefined ? `stack ${deployment.stackName}` : 'the workflow stack';
+}
+
+function checkStack(input: AwsPreflightInput): PreflightCheck {
+  const result = new CheckResult('stack', 'deployed stack');
+  const { deployment, plan } = input;
+  const label = stackLabelOf(deployment);
+  if (deployment.problem !== undefined || deployment.config === undefined) {
+    result.refuse(label, deployment.problem ?? 'its configuration is unknown');
+    return result.done('not usable');
   }
-  for (const c of plan.cells) if (!seen.has(c.variant.name)) seen.set(c.variant.name, c.variant);
-  return [...seen.values()];
-}
-
-/**
- * The API answered that it does not exist: InvalidAction / NotImplemented from an AWS-compatible
- * endpoint, or a server error without any AWS error code (moto's HTML 500 page for an action it has
- * not implemented). A real AWS server error carries a code (InternalFailure ...) and is rethrown.
- */
-function isUnimplemented(e: unknown): boolean {
-  const code = errorCode(e);
-  if (/^(InvalidAction|NotImplemented|UnknownOperation(Exception)?)$/.test(code)) return true;
-  const status = (e as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode;
-  return code === 'Error' && status !== undefined && status >= 500;
-}
-
-/** Whether RDS offers this aurora-mysql version in the region: 'unknown' when the API is not implemented. */
-async function engineVersionOffered(clients: AwsClients, version: AuroraVersion): Promise<'yes' | 'no' | 'unknown'> {
-  try {
-    const out = await clients.rds.send(new DescribeDBEngineVersionsCommand({ Engine: 'aurora-mysql', EngineVersion: version.engineVersion }));
-    return (out.DBEngineVersions ?? []).some((v) => v.EngineVersion === version.engineVersion) ? 'yes' : 'no';
-  } catch (e) {
-    if (isUnimplemented(e)) return 'unknown';
-    return rethrow(e, `RDS DescribeDBEngineVersions aurora-mysql ${version.engineVersion}`);
-  }
-}
-
-async function orderableClasses(clients: AwsClients, version: AuroraVersion, instanceClass: string): Promise<'yes' | 'no' | 'unknown'> {
-  const query = async (cls?: string) =>
-    call('RDS DescribeOrderableDBInstanceOptions', () =>
-      clients.rds.send(
-        new DescribeOrderableDBInstanceOptionsCommand({ Engine: 'aurora-mysql', EngineVersion: version.engineVersion, ...(cls ? { DBInstanceClass: cls } : {}), MaxRecords: 20 }),
-      ),
-    );
-  const forClass = await query(instanceClass);
-  if ((forClass.OrderableDBInstanceOptions ?? []).length > 0) return 'yes';
-  const any = await query();
-  return (any.OrderableDBInstanceOptions ?? []).length > 0 ? 'no' : 'unknown';
-}
-
-export interface PreflightOptions {
-  /** Skip EC2 checks of subnets (unit tests without EC2). */
-  readonly checkSubnets?: boolean;
-}
-
-export async function validateForAws(plan: Plan, config: AwsBackendConfig, clients: AwsClients, options: PreflightOptions = {}): Promise<PlanNote[]> {
-  const notes: PlanNote[] = [];
-  const refuse = (path: string, message: string) => notes.push({ level: 'refused', path, message });
-
+  const config = deployment.config;
   if (plan.region !== config.region) {
-    refuse('region', `the spec asks for region ${plan.region} but the aurora-bench stack is deployed in ${config.region}`);
+    result.refuse('region', `the spec asks for region ${plan.region} but ${label} is deployed in ${config.region}: set region to ${config.region}, or deploy the stack in ${plan.region}`);
   }
-  let version: AuroraVersion | undefined;
+  const azs = Object.keys(config.subnetIdsByAz).sort();
+  return result.done(`${label} in ${config.region}: lake s3://${config.bucket}/${config.lakePrefix}, subnets in ${azs.join(', ') || 'no AZ'}`);
+}
+
+async function engineFacts(input: AwsPreflightInput, result: CheckResult): Promise<EngineFacts> {
+  let version: AuroraVersion;
   try {
-    version = parseAuroraVersion(plan.engine.version);
+    version = parseAuroraVersion(input.plan.engine.version);
   } catch (e) {
     if (!(e instanceof EngineVersionError)) throw e;
-    refuse('engine.version', e.message);
+    result.refuse('engine.version', e.message);
+    return { version: undefined, offered: 'no', family: undefined, supportsLocalWriteForwarding: undefined };
   }
-  let versionUnchecked = false;
-  if (version !== undefined) {
-    const offered = await engineVersionOffered(clients, version);
-    if (offered === 'no') {
-      refuse('engine.version', `aurora-mysql ${version.engineVersion} (spec ${plan.engine.version}) is not offered in ${config.region}: it does not exist or is deprecated (DescribeDBEngineVersions lists the available versions)`);
-      // Nothing is orderable for a version that is not offered: no instance class verdicts.
-      version = undefined;
-    } else if (offered === 'unknown') {
-      versionUnchecked = true;
-    }
+  try {
+    const out = await ask('rds:DescribeDBEngineVersions', () =>
+      input.clients.rds.send(new DescribeDBEngineVersionsCommand({ Engine: 'aurora-mysql', EngineVersion: version.engineVersion })),
+    );
+    const found = (out.DBEngineVersions ?? []).find((v) => v.EngineVersion === version.engineVersion);
+    return {
+      version,
+      offered: found ? 'yes' : 'no',
+      family: found?.DBParameterGroupFamily ?? version.family,
+      supportsLocalWriteForwarding: found?.SupportsLocalWriteForwarding,
+    };
+  } catch (e) {
+    if (!(e instanceof NotCheckable)) throw e;
+    result.warn('engine.version', `not checked: ${e.message}`);
+    return { version, offered: 'unknown', family: version.family, supportsLocalWriteForwarding: undefined };
   }
-
-  // The configured subnets really are in the AZs they are listed under.
-  const configuredAzs = new Set(Object.keys(config.subnetIdsByAz));
-  if (options.checkSubnets !== false && configuredAzs.size > 0) {
-    for (const [az, subnetId] of Object.entries(config.subnetIdsByAz)) {
-      try {
-        const out = await clients.ec2.send(new DescribeSubnetsCommand({ SubnetIds: [subnetId] }));
-        const actual = out.Subnets?.[0]?.AvailabilityZone;
-        if (actual !== az) {
-          refuse('region', `configured subnet ${subnetId} is in ${actual ?? 'no AZ'}, not ${az}: fix the stack configuration`);
-          configuredAzs.delete(az);
-        }
-      } catch (e) {
-        if (!isNotFound(e) && !/InvalidSubnet/.test(errorCode(e))) rethrow(e, `EC2 DescribeSubnets ${subnetId}`);
-        refuse('region', `configured subnet ${subnetId} (${az}) does not exist: fix the stack configuration`);
-        configuredAzs.delete(az);
-      }
-    }
-  }
-
-  const backend = new AwsBackend({ config, clients });
-  const archChecked = new Map<string, string | null>();
-  const classChecked = new Map<string, 'yes' | 'no' | 'unknown'>();
-  let fellBack = false;
-
-  for (const [vi, v] of variantsInSpecOrder(plan).entries()) {
-    const at = `variants[${vi}]`;
-    if (v.az !== undefined) {
-      const az = `${plan.region}${v.az}`;
-      if (!configuredAzs.has(az)) {
-        refuse(`${at}.az`, `AZ ${az} is not one of the VPC's configured subnets' AZs (${[...configuredAzs].sort().join(', ') || 'none'})`);
-      }
-    }
-    if (v.writeForwarding?.enabled && version !== undefined && !supportsLocalWriteForwarding(version)) {
-      refuse(
-        `${at}.writeForwarding.enabled`,
-        `local write forwarding requires Aurora MySQL 3.04 or higher; the engine is ${version.engineVersion} (Aurora User Guide, aurora-mysql-write-forwarding)`,
-      );
-    }
-    if (version !== undefined) {
-      let verdict = classChecked.get(v.instanceClass);
-      if (verdict === undefined) {
-        verdict = await orderableClasses(clients, version, v.instanceClass);
-        classChecked.set(v.instanceClass, verdict);
-      }
-      if (verdict === 'unknown') {
-        fellBack = true;
-        verdict = STATIC_CLASSES[version.aurora[0] as 2 | 3]?.has(v.instanceClass) ? 'yes' : 'no';
-      }
-      if (verdict === 'no') {
-        refuse(`${at}.instanceClass`, `${v.instanceClass} is not an orderable instance class for aurora-mysql ${version.engineVersion} in ${config.region}`);
-      }
-    }
-    const type = v.clients.instanceType;
-    if (!archChecked.has(type)) {
-      try {
-        const arch = await backend.architectureOf(type);
-        archChecked.set(type, config.launchTemplateIds[arch] ? null : `no launch template for ${arch} clients is configured (needed by ${type})`);
-      } catch (e) {
-        if (!(e instanceof UnsupportedOnBackendError)) throw e;
-        archChecked.set(type, e.message);
-      }
-    }
-    const clientProblem = archChecked.get(type);
-    if (clientProblem) refuse(`${at}.clients.instanceType`, clientProblem);
-  }
-  if (versionUnchecked) {
-    notes.push({ level: 'info', path: 'engine.version', message: 'DescribeDBEngineVersions is not implemented by this endpoint: the engine version was not checked' });
-  }
-  if (fellBack) {
-    notes.push({
-      level: 'info',
-      path: 'variants',
-      message: 'DescribeOrderableDBInstanceOptions returned no options for this engine version: instance classes were checked against the built-in Aurora MySQL table',
-    });
-  }
-  return notes;
 }
 
-/** The TaskDeps.preflight function for an AWS run. */
-export function makeAwsPreflight(config: AwsBackendConfig, clients: AwsClients): (plan: Plan) => Promise<PlanNote[]> {
-  return (plan) => validateForAws(plan, config, clients);
+async function checkEngine(input: AwsPreflightInput): Promise<{ check: PreflightCheck; facts: EngineFacts }> {
+  const result = new CheckResult('engine-version', 'engine version');
+  const facts = await engineFacts(input, result);
+  const { plan, spec } = input;
+  const region = plan.region;
+  const v = facts.version;
+  if (v && facts.offered === 'no') {
+    result.refuse(
+      'engine.version',
+      `aurora-mysql ${v.engineVersion} (spec ${plan.engine.version}) is not offered in ${region}: it does not exist or is deprecated; ` +
+        `pick one that \`aws rds describe-db-engine-versions --engine aurora-mysql --region ${region}\` lists`,
+    );
+  }
+  if (v && facts.offered !== 'no') {
+    for (const [vi, variant] of spec.variants.entries()) {
+      if (!variant.writeForwarding?.enabled) continue;
+      const supported = facts.supportsLocalWriteForwarding ?? supportsLocalWriteForwarding(v);
+      if (!supported) {
+        result.refuse(
+          `variants[${vi}].writeForwarding.enabled`,
+          `local write forwarding requires Aurora MySQL 3.04 or higher; ${v.engineVersion} does not support it${facts.supportsLocalWriteForwarding === false ? ' (DescribeDBEngineVersions: SupportsLocalWriteForwarding false)' : ''}: raise engine.version or disable it`,
+        );
+      }
+    }
+  }
+  const summary =
+    v === undefined
+      ? 'not an Aurora MySQL version'
+      : facts.offered === 'yes'
+        ? `aurora-mysql ${v.engineVersion} is offered in ${region} (parameter family ${facts.family})`
+        : facts.offered === 'no'
+          ? `aurora-mysql ${v.engineVersion} is not offered in ${region}`
+          : `aurora-mysql ${v.engineVersion} (not checked)`;
+  return { check: result.done(summary), facts };
+}
+
+/** AZ names a class is orderable in for the version; undefined when RDS lists no option for it. */
+async function orderableAzs(clients: AwsClients, engineVersion: string, instanceClass: string): Promise<Set<string> | undefined> {
+  const azs = new Set<string>();
+  let options = 0;
+  let marker: string | undefined;
+  for (let page = 0; page < 50; page++) {
+    const out = await ask('rds:DescribeOrderableDBInstanceOptions', () =>
+      clients.rds.send(
+        new DescribeOrderableDBInstanceOptionsCommand({
+          Engine: 'aurora-mysql',
+          EngineVersion: engineVersion,
+          DBInstanceClass: instanceClass,
+          Vpc: true,
+          MaxRecords: 100,
+          ...(marker !== undefined ? { Marker: marker } : {}),
+        }),
+      ),
+    );
+    for (const o of out.OrderableDBInstanceOptions ?? []) {
+      options++;
+      for (const az of o.AvailabilityZones ?? []) if (az.Name) azs.add(az.Name);
+    }
+    marker = out.Marker || undefined;
+    if (marker === undefined) break;
+  }
+  return options > 0 ? azs : undefined;
+}
+
+async function anyOrderable(clients: AwsClients, engineVersion: string): Promise<boolean> {
+  const out = await ask('rds:DescribeOrderableDBInstanceOptions', () =>
+    clients.rds.send(new DescribeOrderableDBInstanceOptionsCommand({ Engine: 'aurora-mysql', EngineVersion: engineVersion, MaxRecords: 20 })),
+  );
+  return (out.OrderableDBInstanceOptions ?? []).length > 0;
+}
+
+async function checkInstanceClasses(input: AwsPreflightInput, facts: EngineFacts): Promise<PreflightCheck> {
+  const result = new CheckResult('instance-classes', 'DB instance classes');
+  const { plan, spec, clients, deployment } = input;
+  const v = facts.version;
+  if (v === undefined || facts.offered === 'no') {
+    result.warn('engine.version', 'not checked: nothing is orderable for an engine version RDS does not offer');
+    return result.done('not checked');
+  }
+  return guarded(result, 'variants', async () => {
+    const byClass = new Map<string, Set<string> | undefined>();
+    let apiEmpty: boolean | undefined;
+    const lines: string[] = [];
+    for (const [vi, variant] of spec.variants.entries()) {
+      const planned = plan.cells.find((c) => c.variant.name === variant.name)?.variant;
+      if (!planned) continue;
+      const cls = planned.instanceClass;
+      if (!byClass.has(cls)) byClass.set(cls, await orderableAzs(clients, v.engineVersion, cls));
+      const azs = byClass.get(cls);
+      const az = deployment.config ? variantAz(plan.region, planned, deployment.config.subnetIdsByAz) : planned.az !== undefined ? `${plan.region}${planned.az}` : undefined;
+      const path = `variants[${vi}].instanceClass`;
+      if (azs === undefined) {
+        apiEmpty ??= !(await anyOrderable(clients, v.engineVersion));
+        if (apiEmpty) {
+          if (!STATIC_CLASSES[v.aurora[0] as 2 | 3]?.has(cls)) {
+            result.refuse(path, `${cls} is not an Aurora MySQL ${v.aurora[0]}.x instance class (built-in table): choose one the Aurora User Guide lists for it`);
+          }
+          lines.push(`${cls} (built-in table)`);
+        } else {
+          result.refuse(path, `${cls} is not orderable for aurora-mysql ${v.engineVersion} in ${plan.region}: choose a class \`aws rds describe-orderable-db-instance-options --engine aurora-mysql --engine-version ${v.engineVersion}\` lists`);
+        }
+        continue;
+      }
+      if (az !== undefined && azs.size > 0 && !azs.has(az)) {
+        result.refuse(
+          path,
+          `${cls} is orderable for aurora-mysql ${v.engineVersion} in ${[...azs].sort().join(', ')} but not in ${az}, where variants[${vi}] runs: choose another class, or set variants[${vi}].az to one of those AZs`,
+        );
+        continue;
+      }
+      lines.push(`${cls}${az ? ` in ${az}` : ''}`);
+    }
+    if (apiEmpty) {
+      result.warn('variants', `DescribeOrderableDBInstanceOptions returned no options at all for aurora-mysql ${v.engineVersion}: instance classes were checked against the built-in Aurora MySQL table, not the account`);
+    }
+    return `orderable: ${[...new Set(lines)].join(', ')}`;
+  });
+}
+
+const SERVICE_LINKED_ROLE = 'AWSServiceRoleForRDS';
+
+async function checkServiceLinkedRole(input: AwsPreflightInput): Promise<PreflightCheck> {
+  const result = new CheckResult('service-linked-role', 'RDS service-linked role');
+  const where = `account: IAM role ${SERVICE_LINKED_ROLE}`;
+  return guarded(result, where, async () => {
+    try {
+      const out = await input.clients.iam.send(new GetRoleCommand({ RoleName: SERVICE_LINKED_ROLE }));
+      return `${out.Role?.Arn ?? SERVICE_LINKED_ROLE} exists`;
+    } catch (e) {
+      if (errorCode(e) === 'NoSuchEntityException' || errorCode(e) === 'NoSuchEntity') {
+        return `${SERVICE_LINKED_ROLE} does not exist yet: RDS creates it with the first cluster, through the workflow Task role's iam:CreateServiceLinkedRole (rds.amazonaws.com) that the stack grants`;
+      }
+      return ask('iam:GetRole', () => Promise.reject(e));
+    }
+  });
+}
+
+function checkBudgetOf(input: AwsPreflightInput): PreflightCheck {
+  const result = new CheckResult('budget', 'budget');
+  const { plan, spec, prices } = input;
+  try {
+    const cost = checkBudget(plan, spec.budget, prices);
+    const estimate = cost.total === null ? `unknown (no price for ${cost.missing.join(', ')} in ${cost.region})` : formatMoney(cost.total, cost.currency);
+    if (spec.budget === undefined) {
+      if (cost.total === null) result.warn('budget.maxUsd', `the cost cannot be estimated: no price for ${cost.missing.join(', ')} in ${cost.region} (add them with --prices)`);
+      return result.done(`estimated ${estimate}; no budget.maxUsd set`);
+    }
+    return result.done(`estimated ${estimate} within budget.maxUsd ${formatMoney(spec.budget.maxUsd, 'USD')} (prices ${cost.pricesAsOf})`);
+  } catch (e) {
+    if (!(e instanceof BudgetExceededError)) throw e;
+    result.refuse('budget.maxUsd', e.message);
+    return result.done('over budget');
+  }
+}
+
+/** Every check, in the order they are printed. */
+export async function runAwsPreflight(input: AwsPreflightInput): Promise<PreflightReport> {
+  const config = input.deployment.config;
+  const stackLabel = stackLabelOf(input.deployment);
+  const types = new InstanceTypeCatalog(input.clients);
+  const clientInput = { plan: input.plan, spec: input.spec, clients: input.clients, config, types, stackLabel };
+  const stack = checkStack(input);
+  const engine = await checkEngine(input);
+  const rest = await Promise.all([
+    checkInstanceClasses(input, engine.facts),
+    checkParameters({ plan: input.plan, spec: input.spec, clients: input.clients, version: engine.facts.offered === 'no' ? undefined : engine.facts.version, family: engine.facts.family }),
+    checkServiceLinkedRole(input),
+    checkClientInstances(clientInput),
+    checkVcpuQuota(clientInput),
+    checkNetwork({ plan: input.plan, spec: input.spec, clients: input.clients, config, stackLabel }),
+  ]);
+  return {
+    region: config?.region ?? input.plan.region,
+    ...(input.deployment.stackName !== undefined ? { stackName: input.deployment.stackName } : {}),
+    checks: [stack, engine.check, ...rest, checkBudgetOf(input)],
+  };
+}
+
+export function preflightRefused(report: PreflightReport): boolean {
+  return report.checks.some((c) => c.verdict === 'refuse');
+}
+
+/** The report as plan notes (PlanRun refuses the execution on the refused ones). */
+export function preflightNotes(report: PreflightReport): PlanNote[] {
+  return report.checks.flatMap((c) => c.notes);
 }

@@ -1,0 +1,248 @@
+/**
+ * The client checks of the AWS preflight: each variant's client instance type exists, has a launch
+ * template for its architecture, and is offered in the AZ the clients go to; and the EC2 vCPU quota
+ * holds the clients the plan runs at once on top of what already runs.
+ *
+ * - DescribeInstanceTypes: ProcessorInfo.SupportedArchitectures and VCpuInfo.DefaultVCpus; an unknown
+ *   type is the error InvalidInstanceType (botocore ec2/2016-11-15 service-2.json).
+ * - DescribeInstanceTypeOfferings with LocationType availability-zone, filtered by instance-type and
+ *   location: an empty answer means the type cannot be launched in that AZ.
+ * - On-Demand instances draw on vCPU quotas per instance family (EC2 User Guide, "On-Demand Instance
+ *   quotas", ec2-on-demand-instances.md: Standard (A, C, D, H, I, M, R, T, Z), DL, F, G and VT, High
+ *   Memory, HPC, Inf, P, Trn, X). "Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances"
+ *   is quota code L-1216C47A of service code ec2, counted in vCPUs (AWS CLI User Guide, Service
+ *   Quotas examples: get-aws-default-service-quota --service-code ec2 --quota-code L-1216C47A;
+ *   UsageMetric Class Standard/OnDemand, Resource vCPU). GetServiceQuota returns the applied value;
+ *   "if the applied quota value is not available for a quota, the quota is not retrieved"
+ *   (Service Quotas API Reference, GetServiceQuota), then GetAWSDefaultServiceQuota gives the default.
+ * - What already runs: DescribeInstances in state pending or running, without spot instances (they
+ *   have their own quotas), vCPUs from CpuOptions (CoreCount x ThreadsPerCore) or the type's default.
+ *   Usage is counted from the instances, not from the AWS/Usage CloudWatch metric.
+ */
+import {
+  DescribeInstancesCommand,
+  DescribeInstanceTypeOfferingsCommand,
+  DescribeInstanceTypesCommand,
+  type _InstanceType,
+  type Instance,
+} from '@aws-sdk/client-ec2';
+import { GetAWSDefaultServiceQuotaCommand, GetServiceQuotaCommand } from '@aws-sdk/client-service-quotas';
+import type { Plan } from '../../plan/types';
+import type { Spec } from '../../spec/schema';
+import { variantAz } from './aws-backend';
+import { errorCode } from './aws-errors';
+import type { AwsClients } from './clients';
+import type { AwsBackendConfig, ClientArchitecture } from './config';
+import { ask, CheckResult, guarded, NotCheckable, specVariantIndex, type PreflightCheck } from './preflight-common';
+
+export const STANDARD_VCPU_QUOTA = {
+  serviceCode: 'ec2',
+  quotaCode: 'L-1216C47A',
+  name: 'Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances',
+} as const;
+
+export interface InstanceTypeFacts {
+  readonly architecture: ClientArchitecture | undefined;
+  readonly reported: readonly string[];
+  readonly vcpus: number;
+}
+
+/** Which On-Demand vCPU quota an instance type draws on (EC2 User Guide, On-Demand Instance quotas). */
+export function vcpuQuotaGroup(instanceType: string): string {
+  const family = /^[a-z]+/.exec(instanceType)?.[0] ?? '';
+  const named: [RegExp, string][] = [
+    [/^inf/, 'Inf'],
+    [/^trn/, 'Trn'],
+    [/^dl/, 'DL'],
+    [/^hpc/, 'HPC'],
+    [/^mac/, 'Mac (Dedicated Hosts)'],
+    [/^u$/, 'High Memory'],
+    [/^(g|vt)/, 'G and VT'],
+    [/^p/, 'P'],
+    [/^x/, 'X'],
+    [/^f/, 'F'],
+    [/^[acdhimrtz]/, 'Standard'],
+  ];
+  return named.find(([re]) => re.test(family))?.[1] ?? 'unknown';
+}
+
+/** Instance type facts by type, undefined for a type EC2 does not know in the region. */
+export class InstanceTypeCatalog {
+  private readonly known = new Map<string, Promise<InstanceTypeFacts | undefined>>();
+  constructor(private readonly clients: AwsClients) {}
+
+  get(instanceType: string): Promise<InstanceTypeFacts | undefined> {
+    let found = this.known.get(instanceType);
+    if (!found) {
+      found = this.describe(instanceType);
+      this.known.set(instanceType, found);
+    }
+    return found;
+  }
+
+  private async describe(instanceType: string): Promise<InstanceTypeFacts | undefined> {
+    try {
+      const out = await this.clients.ec2.send(new DescribeInstanceTypesCommand({ InstanceTypes: [instanceType as _InstanceType] }));
+      const info = out.InstanceTypes?.[0];
+      if (!info) return undefined;
+      const reported = info.ProcessorInfo?.SupportedArchitectures ?? [];
+      const architecture = reported.includes('arm64') ? 'arm64' : reported.includes('x86_64') ? 'x86_64' : undefined;
+      return { architecture, reported, vcpus: info.VCpuInfo?.DefaultVCpus ?? 0 };
+    } catch (e) {
+      if (/InvalidInstanceType/.test(errorCode(e))) return undefined;
+      return ask('ec2:DescribeInstanceTypes', () => Promise.reject(e));
+    }
+  }
+}
+
+export interface ClientCheckInput {
+  readonly plan: Plan;
+  readonly spec: Spec;
+  readonly clients: AwsClients;
+  readonly config: AwsBackendConfig | undefined;
+  readonly types: InstanceTypeCatalog;
+  readonly stackLabel: string;
+}
+
+export async function checkClientInstances(input: ClientCheckInput): Promise<PreflightCheck> {
+  const result = new CheckResult('client-instances', 'client instances');
+  const { plan, spec, clients, config, types } = input;
+  return guarded(result, 'variants', async () => {
+    const offered = new Map<string, Promise<boolean>>();
+    const offeredIn = (type: string, az: string): Promise<boolean> => {
+      const key = `${type}@${az}`;
+      if (!offered.has(key)) {
+        offered.set(
+          key,
+          ask('ec2:DescribeInstanceTypeOfferings', () =>
+            clients.ec2.send(
+              new DescribeInstanceTypeOfferingsCommand({
+                LocationType: 'availability-zone',
+                Filters: [
+                  { Name: 'instance-type', Values: [type] },
+                  { Name: 'location', Values: [az] },
+                ],
+              }),
+            ),
+          ).then((out) => (out.InstanceTypeOfferings ?? []).length > 0),
+        );
+      }
+      return offered.get(key)!;
+    };
+    const described: string[] = [];
+    for (const variant of spec.variants) {
+      const planned = plan.cells.find((c) => c.variant.name === variant.name)?.variant;
+      if (!planned) continue;
+      const vi = specVariantIndex(spec, variant.name);
+      const path = `variants[${vi}].clients.instanceType`;
+      const type = planned.clients.instanceType;
+      const facts = await types.get(type);
+      if (!facts) {
+        result.refuse(path, `EC2 instance type ${type} does not exist in ${plan.region}: choose another client type (e.g. c6i.large)`);
+        continue;
+      }
+      if (!facts.architecture) {
+        result.refuse(path, `EC2 instance type ${type} is not x86_64 or arm64 (reported: ${facts.reported.join(', ') || 'nothing'}): choose another client type`);
+        continue;
+      }
+      if (config && !config.launchTemplateIds[facts.architecture]) {
+        result.refuse(
+          path,
+          `${type} is ${facts.architecture} but ${input.stackLabel} has no launch template for ${facts.architecture} clients: add "${facts.architecture}" to aurora-bench.clients.architectures in cdk.json and redeploy, or choose a client type of another architecture`,
+        );
+      }
+      const az = config ? variantAz(plan.region, planned, config.subnetIdsByAz) : planned.az !== undefined ? `${plan.region}${planned.az}` : undefined;
+      if (az !== undefined && !(await offeredIn(type, az))) {
+        result.refuse(path, `EC2 does not offer ${type} in ${az} (DescribeInstanceTypeOfferings): choose another client type, or another AZ with variants[${vi}].az`);
+      }
+      described.push(`${planned.clients.count} x ${type} (${facts.architecture}, ${facts.vcpus} vCPUs)${az ? ` in ${az}` : ''}`);
+    }
+    return [...new Set(described)].join('; ');
+  });
+}
+
+/** vCPUs of the running On-Demand instances on the Standard quota. */
+async function runningStandardVcpus(clients: AwsClients, types: InstanceTypeCatalog): Promise<{ vcpus: number; instances: number }> {
+  let vcpus = 0;
+  let instances = 0;
+  let token: string | undefined;
+  do {
+    const out = await ask('ec2:DescribeInstances', () =>
+      clients.ec2.send(
+        new DescribeInstancesCommand({ Filters: [{ Name: 'instance-state-name', Values: ['pending', 'running'] }], MaxResults: 1000, ...(token ? { NextToken: token } : {}) }),
+      ),
+    );
+    const all: Instance[] = (out.Reservations ?? []).flatMap((r) => r.Instances ?? []);
+    for (const i of all) {
+      if (i.InstanceLifecycle === 'spot' || !i.InstanceType || vcpuQuotaGroup(i.InstanceType) !== 'Standard') continue;
+      const cores = i.CpuOptions?.CoreCount;
+      const threads = i.CpuOptions?.ThreadsPerCore;
+      vcpus += cores !== undefined && threads !== undefined ? cores * threads : ((await types.get(i.InstanceType))?.vcpus ?? 0);
+      instances++;
+    }
+    token = out.NextToken || undefined;
+  } while (token);
+  return { vcpus, instances };
+}
+
+async function standardQuota(clients: AwsClients): Promise<number> {
+  const q = { ServiceCode: STANDARD_VCPU_QUOTA.serviceCode, QuotaCode: STANDARD_VCPU_QUOTA.quotaCode };
+  try {
+    const out = await clients.serviceQuotas.send(new GetServiceQuotaCommand(q));
+    if (out.Quota?.Value !== undefined) return out.Quota.Value;
+  } catch (e) {
+    if (errorCode(e) !== 'NoSuchResourceException') await ask('servicequotas:GetServiceQuota', () => Promise.reject(e));
+  }
+  const fallback = await ask('servicequotas:GetAWSDefaultServiceQuota', () => clients.serviceQuotas.send(new GetAWSDefaultServiceQuotaCommand(q)));
+  if (fallback.Quota?.Value === undefined) throw new NotCheckable(`Service Quotas returned no value for ${STANDARD_VCPU_QUOTA.quotaCode}`);
+  return fallback.Quota.Value;
+}
+
+/**
+ * The clients' vCPUs at the worst moment: the spec's maxConcurrency cells at once (a Distributed
+ * Map runs any maxConcurrency of them together), so the largest that many cells, summed.
+ */
+export function peakClientVcpus(plan: Plan, vcpusOf: (instanceType: string) => number | undefined): { vcpus: number; cells: number } {
+  const perCell = plan.cells
+    .filter((c) => vcpuQuotaGroup(c.variant.clients.instanceType) === 'Standard')
+    .map((c) => c.variant.clients.count * (vcpusOf(c.variant.clients.instanceType) ?? 0))
+    .sort((a, b) => b - a);
+  const atOnce = perCell.slice(0, Math.max(1, plan.maxConcurrency));
+  return { vcpus: atOnce.reduce((a, b) => a + b, 0), cells: atOnce.length };
+}
+
+export async function checkVcpuQuota(input: ClientCheckInput): Promise<PreflightCheck> {
+  const result = new CheckResult('vcpu-quota', 'EC2 vCPU quota');
+  const { plan, spec, clients, types } = input;
+  const quotaPath = `account: EC2 quota ${STANDARD_VCPU_QUOTA.quotaCode} (${STANDARD_VCPU_QUOTA.name})`;
+  return guarded(result, quotaPath, async () => {
+    const facts = new Map<string, number | undefined>();
+    for (const c of plan.cells) {
+      const type = c.variant.clients.instanceType;
+      if (!facts.has(type)) facts.set(type, (await types.get(type))?.vcpus);
+    }
+    for (const [type] of facts) {
+      const group = vcpuQuotaGroup(type);
+      if (group !== 'Standard') {
+        const vi = specVariantIndex(spec, plan.cells.find((c) => c.variant.clients.instanceType === type)!.variant.name);
+        result.warn(
+          `variants[${vi}].clients.instanceType`,
+          `${type} draws on the "${group}" On-Demand vCPU quota, which the preflight does not check (only ${STANDARD_VCPU_QUOTA.quotaCode}): look it up in Service Quotas, Amazon EC2`,
+        );
+      }
+    }
+    const peak = peakClientVcpus(plan, (t) => facts.get(t));
+    if (peak.vcpus === 0) return 'no clients on the Standard quota';
+    const [quota, running] = await Promise.all([standardQuota(clients), runningStandardVcpus(clients, types)]);
+    const free = quota - running.vcpus;
+    const need = `${peak.vcpus} vCPUs of clients at once (the largest ${peak.cells} cell${peak.cells === 1 ? '' : 's'}, maxConcurrency ${plan.maxConcurrency})`;
+    if (peak.vcpus > free) {
+      result.refuse(
+        quotaPath,
+        `the run needs ${need}, ${running.vcpus} vCPUs already run on ${running.instances} On-Demand Standard instance${running.instances === 1 ? '' : 's'}, and the quota is ${quota}: ` +
+          `request an increase to at least ${running.vcpus + peak.vcpus} (Service Quotas console, Amazon EC2, "${STANDARD_VCPU_QUOTA.name}"), stop other instances, or lower maxConcurrency or clients.count`,
+      );
+    }
+    return `${need}; ${running.vcpus} already running (counted from DescribeInstances); quota ${quota}`;
+  });
+}

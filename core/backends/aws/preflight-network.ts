@@ -1,0 +1,233 @@
+/**
+ * The network check of the AWS preflight: the stack's subnets are where the configuration says,
+ * every variant's AZ has one, and clients in those subnets can reach what they need without a
+ * public IP: S3 (the runner, their output, an s3:// source), Systems Manager (Run Command), and the
+ * sources their user data downloads at boot (clientSourceUrls: https needs the internet, s3:// an
+ * object that exists).
+ *
+ * A subnet's routes are those of its route table: the one explicitly associated with it
+ * (DescribeRouteTables filter association.subnet-id), else the VPC's main route table (filters
+ * vpc-id and association.main=true) (VPC User Guide, "Route tables": a subnet without an explicit
+ * association uses the main route table). A route's State "blackhole" means its target is gone
+ * (botocore ec2 service-2.json, Route.State). Targets:
+ * - 0.0.0.0/0 to a NatGatewayId: the internet, if the NAT gateway is "available" (DescribeNatGateways);
+ * - 0.0.0.0/0 to an igw-*: the internet only for an instance with a public IP (the subnet's
+ *   MapPublicIpOnLaunch; the launch template asks for none);
+ * - a DestinationPrefixListId route to a vpce-* whose prefix list is com.amazonaws.<region>.s3
+ *   (DescribePrefixLists): the S3 gateway endpoint;
+ * - other targets (transit gateway, peering, an appliance's ENI) may or may not reach the internet:
+ *   said as a warning.
+ * Interface endpoints (DescribeVpcEndpoints, VpcEndpointType Interface, State available) for
+ * com.amazonaws.<region>.ssm, .ssmmessages and .ec2messages are what an SSM managed instance needs
+ * without a NAT (lib/network.ts creates them); com.amazonaws.<region>.s3 as an interface endpoint
+ * also serves S3.
+ * An s3:// source must exist: HeadObject answers 404 when it does not (403 when the caller may not
+ * read it).
+ */
+import {
+  DescribeNatGatewaysCommand,
+  DescribePrefixListsCommand,
+  DescribeRouteTablesCommand,
+  DescribeSubnetsCommand,
+  DescribeVpcEndpointsCommand,
+  type Route,
+  type RouteTable,
+  type Subnet,
+} from '@aws-sdk/client-ec2';
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
+import type { Plan } from '../../plan/types';
+import type { Spec } from '../../spec/schema';
+import { variantAz } from './aws-backend';
+import { errorCode, isNotFound } from './aws-errors';
+import type { AwsClients } from './clients';
+import type { AwsBackendConfig } from './config';
+import { ask, CheckResult, guarded, isAccessDenied, specVariantIndex, type PreflightCheck } from './preflight-common';
+
+export interface NetworkCheckInput {
+  readonly plan: Plan;
+  readonly spec: Spec;
+  readonly clients: AwsClients;
+  readonly config: AwsBackendConfig | undefined;
+  readonly stackLabel: string;
+}
+
+/** How a subnet's instances (without a public IP) reach the internet. */
+type InternetPath = { kind: 'nat' } | { kind: 'igw' } | { kind: 'none'; why: string } | { kind: 'unknown'; why: string };
+
+interface SubnetReach {
+  readonly subnet: Subnet;
+  readonly internet: InternetPath;
+  readonly s3Gateway: boolean;
+}
+
+/** The cdk.json setting a client source comes from (lib/config.ts clients.*SourceUrl). */
+export function sourceSetting(name: string): string {
+  return `aurora-bench.clients.${name}SourceUrl`;
+}
+
+function describeTarget(r: Route): string {
+  return r.TransitGatewayId ?? r.VpcPeeringConnectionId ?? r.NetworkInterfaceId ?? r.InstanceId ?? r.CarrierGatewayId ?? r.CoreNetworkArn ?? r.LocalGatewayId ?? r.GatewayId ?? 'an unknown target';
+}
+
+async function routeTableOf(clients: AwsClients, subnet: Subnet): Promise<RouteTable | undefined> {
+  const explicit = await ask('ec2:DescribeRouteTables', () =>
+    clients.ec2.send(new DescribeRouteTablesCommand({ Filters: [{ Name: 'association.subnet-id', Values: [subnet.SubnetId!] }] })),
+  );
+  if (explicit.RouteTables?.[0]) return explicit.RouteTables[0];
+  const main = await ask('ec2:DescribeRouteTables', () =>
+    clients.ec2.send(
+      new DescribeRouteTablesCommand({
+        Filters: [
+          { Name: 'vpc-id', Values: [subnet.VpcId!] },
+          { Name: 'association.main', Values: ['true'] },
+        ],
+      }),
+    ),
+  );
+  return main.RouteTables?.[0];
+}
+
+async function natAvailable(clients: AwsClients, natGatewayId: string): Promise<boolean> {
+  const out = await ask('ec2:DescribeNatGateways', () => clients.ec2.send(new DescribeNatGatewaysCommand({ NatGatewayIds: [natGatewayId] })));
+  return out.NatGateways?.[0]?.State === 'available';
+}
+
+async function reachOf(clients: AwsClients, subnet: Subnet, s3PrefixListId: string | undefined): Promise<SubnetReach> {
+  const table = await routeTableOf(clients, subnet);
+  const routes = table?.Routes ?? [];
+  const active = routes.filter((r) => r.State !== 'blackhole');
+  const s3Gateway = s3PrefixListId !== undefined && active.some((r) => r.DestinationPrefixListId === s3PrefixListId && (r.GatewayId ?? '').startsWith('vpce-'));
+  const defaults = routes.filter((r) => r.DestinationCidrBlock === '0.0.0.0/0');
+  let internet: InternetPath;
+  const def = defaults[0];
+  if (!def) internet = { kind: 'none', why: `its route table ${table?.RouteTableId ?? '(none)'} has no default route (0.0.0.0/0)` };
+  else if (def.State === 'blackhole') internet = { kind: 'none', why: `its default route to ${describeTarget(def)} is a blackhole (the target was deleted)` };
+  else if (def.NatGatewayId) {
+    internet = (await natAvailable(clients, def.NatGatewayId)) ? { kind: 'nat' } : { kind: 'none', why: `its NAT gateway ${def.NatGatewayId} is not available` };
+  } else if ((def.GatewayId ?? '').startsWith('igw-')) {
+    internet = subnet.MapPublicIpOnLaunch
+      ? { kind: 'igw' }
+      : { kind: 'none', why: `its default route goes to the internet gateway ${def.GatewayId}, but instances there get no public IP (MapPublicIpOnLaunch false)` };
+  } else {
+    internet = { kind: 'unknown', why: `its default route goes to ${describeTarget(def)}, which may or may not reach the internet` };
+  }
+  return { subnet, internet, s3Gateway };
+}
+
+function parseS3Url(url: string): { bucket: string; key: string } | undefined {
+  const m = /^s3:\/\/([^/]+)\/(.+)$/.exec(url);
+  return m ? { bucket: m[1]!, key: m[2]! } : undefined;
+}
+
+export async function checkNetwork(input: NetworkCheckInput): Promise<PreflightCheck> {
+  const result = new CheckResult('network', 'network and client downloads');
+  const { plan, spec, clients, config, stackLabel } = input;
+  if (!config) {
+    result.warn(stackLabel, 'not checked: the stack configuration is unknown');
+    return result.done('not checked');
+  }
+  return guarded(result, stackLabel, async () => {
+    const region = config.region;
+    // The configured subnets really are in the AZs they are listed under.
+    const subnets = new Map<string, Subnet>();
+    for (const [az, subnetId] of Object.entries(config.subnetIdsByAz)) {
+      const where = `${stackLabel}: subnet ${subnetId} (${az})`;
+      let found: Subnet | undefined;
+      try {
+        found = (await clients.ec2.send(new DescribeSubnetsCommand({ SubnetIds: [subnetId] }))).Subnets?.[0];
+      } catch (e) {
+        if (!isNotFound(e) && !/InvalidSubnet/.test(errorCode(e))) await ask('ec2:DescribeSubnets', () => Promise.reject(e));
+      }
+      if (!found) result.refuse(where, `subnet ${subnetId} does not exist: redeploy the stack (npx cdk deploy) or fix aurora-bench.network.existingVpc`);
+      else if (found.AvailabilityZone !== az) result.refuse(where, `subnet ${subnetId} is in ${found.AvailabilityZone ?? 'no AZ'}, not ${az}: fix aurora-bench.network.existingVpc and redeploy`);
+      else subnets.set(az, found);
+    }
+
+    // The AZs the cells use (the backend's own choice, variantAz) and the subnets clients start in.
+    const used = new Map<string, Subnet>();
+    for (const variant of spec.variants) {
+      const planned = plan.cells.find((c) => c.variant.name === variant.name)?.variant;
+      if (!planned) continue;
+      const az = variantAz(plan.region, planned, config.subnetIdsByAz);
+      const vi = specVariantIndex(spec, variant.name);
+      if (az === undefined || !(az in config.subnetIdsByAz)) {
+        result.refuse(`variants[${vi}].az`, `AZ ${az ?? '(none)'} has no subnet of ${stackLabel} (configured: ${Object.keys(config.subnetIdsByAz).sort().join(', ') || 'none'}): use one of those AZs`);
+        continue;
+      }
+      const subnet = subnets.get(az);
+      if (subnet) used.set(az, subnet);
+    }
+    if (used.size === 0) return 'no usable client subnet';
+
+    const prefixLists = await ask('ec2:DescribePrefixLists', () =>
+      clients.ec2.send(new DescribePrefixListsCommand({ Filters: [{ Name: 'prefix-list-name', Values: [`com.amazonaws.${region}.s3`] }] })),
+    );
+    const s3PrefixListId = prefixLists.PrefixLists?.[0]?.PrefixListId;
+    const vpcIds = [...new Set([...used.values()].map((s) => s.VpcId!))];
+    const endpoints = await ask('ec2:DescribeVpcEndpoints', () => clients.ec2.send(new DescribeVpcEndpointsCommand({ Filters: [{ Name: 'vpc-id', Values: vpcIds }] })));
+    const interfaceServices = new Set(
+      (endpoints.VpcEndpoints ?? []).filter((e) => e.VpcEndpointType === 'Interface' && e.State?.toLowerCase() === 'available').map((e) => `${e.VpcId}|${e.ServiceName}`),
+    );
+    const ssmServices = ['ssm', 'ssmmessages', 'ec2messages'].map((s) => `com.amazonaws.${region}.${s}`);
+
+    const sources = config.clientSourceUrls;
+    if (sources === undefined) {
+      result.warn(stackLabel, 'the stack does not say where clients download sysbench from (deployed by an older aurora-bench): redeploy it (npx cdk deploy) to have that checked');
+    }
+    // An s3:// source exists (once per URL, not per subnet).
+    for (const [name, url] of Object.entries(sources ?? {})) {
+      const s3 = parseS3Url(url);
+      if (!s3) continue;
+      try {
+        await clients.s3.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: s3.key }));
+      } catch (e) {
+        if (isNotFound(e) || (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) {
+          result.refuse(`${stackLabel}: ${sourceSetting(name)}`, `${url} does not exist: upload the file there (aws s3 cp FILE ${url}) or point ${sourceSetting(name)} at it and redeploy`);
+        } else if (isAccessDenied(e)) {
+          result.warn(`${stackLabel}: ${sourceSetting(name)}`, `could not check that ${url} exists: s3:GetObject was denied (${errorCode(e)})`);
+        } else {
+          await ask('s3:GetObject', () => Promise.reject(e));
+        }
+      }
+    }
+
+    const lines: string[] = [];
+    for (const [az, subnet] of [...used.entries()].sort()) {
+      const reach = await reachOf(clients, subnet, s3PrefixListId);
+      const where = `${stackLabel}: subnet ${subnet.SubnetId} (${az})`;
+      const online = reach.internet.kind === 'nat' || reach.internet.kind === 'igw';
+      const vpc = subnet.VpcId!;
+      const s3Interface = interfaceServices.has(`${vpc}|com.amazonaws.${region}.s3`);
+      const s3 = reach.s3Gateway ? 'S3 gateway endpoint' : s3Interface ? 'S3 interface endpoint' : online ? 'S3 through the internet route' : undefined;
+      if (!s3 && reach.internet.kind !== 'nat' && reach.internet.kind !== 'igw') {
+        result[reach.internet.kind === 'unknown' ? 'warn' : 'refuse'](
+          where,
+          `clients there may not reach S3 (the runner, their output): no S3 gateway endpoint route or S3 interface endpoint, and ${reach.internet.why}: ` +
+            'add an S3 gateway endpoint to its route table (aurora-bench.network.existingVpc.createEndpoints true) or route 0.0.0.0/0 to a NAT gateway',
+        );
+      }
+      const missingSsm = ssmServices.filter((s) => !interfaceServices.has(`${vpc}|${s}`));
+      if (missingSsm.length > 0 && !online) {
+        const level = reach.internet.kind === 'unknown' ? 'warn' : 'refuse';
+        result[level](
+          where,
+          `clients there cannot reach Systems Manager (Run Command starts every job): no interface endpoint for ${missingSsm.join(', ')} in ${vpc} and ${reach.internet.why}: ` +
+            'create those endpoints (aurora-bench.network.existingVpc.createEndpoints true) or route 0.0.0.0/0 to a NAT gateway',
+        );
+      }
+      for (const [name, url] of Object.entries(sources ?? {})) {
+        if (!url.startsWith('https://') || online) continue;
+        const how =
+          name === 'sysbench'
+            ? `give the VPC a NAT gateway (aurora-bench.network.natGateways 1, or a NAT route in existingVpc), or mirror the tarball to S3 and set ${sourceSetting(name)} to its s3:// URL`
+            : `give the VPC a NAT gateway, or mirror the file to S3 and set ${sourceSetting(name)} to its s3:// URL`;
+        if (reach.internet.kind === 'unknown') result.warn(`${where}: ${sourceSetting(name)}`, `clients download ${url} at boot, but ${reach.internet.why}`);
+        else result.refuse(`${where}: ${sourceSetting(name)}`, `clients download ${url} at boot, but ${reach.internet.why}: ${how}`);
+      }
+      const internetText = reach.internet.kind === 'nat' ? 'NAT gateway' : reach.internet.kind === 'igw' ? 'internet gateway (public IP)' : 'no internet';
+      lines.push(`${az} ${subnet.SubnetId}: ${internetText}, ${s3 ?? 'no S3'}${missingSsm.length === 0 ? ', SSM endpoints' : ''}`);
+    }
+    const sourceText = Object.entries(sources ?? {}).map(([name, url]) => `${name} from ${url}`);
+    return [...lines, ...sourceText].join('; ');
+  });
+}

@@ -1,0 +1,168 @@
+/**
+ * The parameters check of the AWS preflight: every parameter a cell's parameter groups would get
+ * (the spec's, its template's and the write-forwarding ones the backend adds) must be known to RDS
+ * for the engine's parameter group family, modifiable, at the right level, and take the value.
+ *
+ * The authority is the account's own answer for the family: DescribeEngineDefaultClusterParameters
+ * (what a DB cluster parameter group holds) and DescribeEngineDefaultParameters (a DB parameter
+ * group), both paginated with EngineDefaults.Marker, MaxRecords 20-100 (botocore rds/2014-10-31
+ * service-2.json). Per parameter they give IsModifiable, ApplyType, DataType, AllowedValues,
+ * MinimumEngineVersion and SupportedEngineModes (shape "Parameter").
+ *
+ * Levels (Aurora User Guide, "Working with parameter groups", USER_WorkingWithParamGroups.md): a DB
+ * cluster parameter group holds the cluster-level parameters and also default values for all the
+ * instance-level ones, so a cluster parameter is checked against the cluster list; an instance
+ * parameter must be in the instance list, and one found only in the cluster list is cluster-level.
+ */
+import {
+  DescribeEngineDefaultClusterParametersCommand,
+  DescribeEngineDefaultParametersCommand,
+  type EngineDefaults,
+  type Parameter,
+} from '@aws-sdk/client-rds';
+import type { CellPlan, Plan } from '../../plan/types';
+import type { Spec } from '../../spec/schema';
+import { clusterParametersFor, instanceParametersFor } from './aws-backend';
+import type { AwsClients } from './clients';
+import { parseAuroraVersion, type AuroraVersion } from './engine';
+import { valueProblem } from './parameter-values';
+import { ask, CheckResult, guarded, specVariantIndex, type PreflightCheck } from './preflight-common';
+
+export type ParameterLevel = 'cluster' | 'instance';
+
+/** The account's engine defaults of one family and level, by parameter name. */
+export type EngineDefaultParameters = ReadonlyMap<string, Parameter>;
+
+/** A marker loop that never ends would be an endpoint bug; a family has some 500 parameters. */
+const MAX_PAGES = 50;
+
+export async function describeEngineDefaults(clients: AwsClients, family: string, level: ParameterLevel): Promise<EngineDefaultParameters> {
+  const byName = new Map<string, Parameter>();
+  let marker: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const request = { DBParameterGroupFamily: family, MaxRecords: 100, ...(marker !== undefined ? { Marker: marker } : {}) };
+    let defaults: EngineDefaults | undefined;
+    if (level === 'cluster') {
+      defaults = (await ask('rds:DescribeEngineDefaultClusterParameters', () => clients.rds.send(new DescribeEngineDefaultClusterParametersCommand(request))))
+        .EngineDefaults;
+    } else {
+      defaults = (await ask('rds:DescribeEngineDefaultParameters', () => clients.rds.send(new DescribeEngineDefaultParametersCommand(request)))).EngineDefaults;
+    }
+    for (const p of defaults?.Parameters ?? []) if (p.ParameterName) byName.set(p.ParameterName, p);
+    marker = defaults?.Marker || undefined;
+    if (marker === undefined) return byName;
+  }
+  throw new Error(`RDS DescribeEngineDefault${level === 'cluster' ? 'Cluster' : ''}Parameters ${family}: still paginating after ${MAX_PAGES} pages`);
+}
+
+function lookup(defaults: EngineDefaultParameters, name: string): Parameter | undefined {
+  const exact = defaults.get(name);
+  if (exact) return exact;
+  const lower = name.toLowerCase();
+  for (const [n, p] of defaults) if (n.toLowerCase() === lower) return p;
+  return undefined;
+}
+
+const WRITE_FORWARDING_FIELDS: Readonly<Record<string, string>> = {
+  aurora_replica_read_consistency: 'consistency',
+  aurora_fwd_writer_max_connections_pct: 'maxConnectionsPct',
+  aurora_fwd_writer_idle_timeout: 'idleTimeoutS',
+};
+
+/** Where in the spec a parameter of a variant's parameter group was written. */
+export function parameterPath(spec: Spec, variantIndex: number, level: ParameterLevel, name: string): string {
+  const v = spec.variants[variantIndex]!;
+  const key = level === 'cluster' ? 'clusterParameters' : 'instanceParameters';
+  // clusterParametersFor sets the write-forwarding parameters after the spec's own: they win.
+  if (level === 'cluster' && v.writeForwarding?.enabled && WRITE_FORWARDING_FIELDS[name]) return `variants[${variantIndex}].writeForwarding.${WRITE_FORWARDING_FIELDS[name]}`;
+  if (name in v[key]) return `variants[${variantIndex}].${key}.${name}`;
+  const template = v.parameterTemplate !== undefined ? spec.parameterTemplates[v.parameterTemplate] : undefined;
+  if (template && name in template[key]) return `parameterTemplates.${v.parameterTemplate}.${key}.${name}`;
+  return `variants[${variantIndex}].${key}.${name}`;
+}
+
+function olderThan(version: AuroraVersion, minimum: string | undefined): boolean {
+  if (!minimum) return false;
+  try {
+    const min = parseAuroraVersion(minimum).aurora;
+    const [a, b, c] = version.aurora;
+    return a < min[0] || (a === min[0] && (b < min[1] || (b === min[1] && c < min[2])));
+  } catch {
+    return false; // a minimum in another notation (a MySQL version) is not ours to compare
+  }
+}
+
+/** Why RDS would refuse `name = value` in a parameter group of this level, or undefined. */
+export function parameterProblem(
+  name: string,
+  value: string,
+  level: ParameterLevel,
+  version: AuroraVersion,
+  family: string,
+  defaults: { readonly cluster: EngineDefaultParameters; readonly instance: EngineDefaultParameters },
+): string | undefined {
+  const own = lookup(defaults[level], name);
+  if (!own) {
+    if (level === 'instance' && lookup(defaults.cluster, name)) {
+      return `${name} is a cluster-level parameter of ${family}: move it to clusterParameters`;
+    }
+    return `${name} is not a parameter of ${family} (RDS does not list it among the engine defaults of the family): remove it or correct its name`;
+  }
+  if (own.IsModifiable === false) {
+    return `${name} is not modifiable on Aurora (${family}: IsModifiable false): remove it; Aurora sets it itself`;
+  }
+  if (own.SupportedEngineModes && own.SupportedEngineModes.length > 0 && !own.SupportedEngineModes.includes('provisioned')) {
+    return `${name} is only for engine modes ${own.SupportedEngineModes.join(', ')}, not the provisioned clusters aurora-bench creates: remove it`;
+  }
+  if (olderThan(version, own.MinimumEngineVersion)) {
+    return `${name} needs engine ${own.MinimumEngineVersion} or later; the spec asks for ${version.engineVersion}: remove it or raise engine.version`;
+  }
+  const bad = valueProblem(value, own);
+  return bad === undefined ? undefined : `${name}: ${bad}`;
+}
+
+export interface ParametersCheckInput {
+  readonly plan: Plan;
+  readonly spec: Spec;
+  readonly clients: AwsClients;
+  /** undefined when the engine version could not be parsed (refused elsewhere). */
+  readonly version: AuroraVersion | undefined;
+  /** The family RDS reported for the version (DBEngineVersion.DBParameterGroupFamily), else ours. */
+  readonly family: string | undefined;
+}
+
+/** The first cell of each variant: what that variant's parameter groups get. */
+function cellPerVariant(plan: Plan): CellPlan[] {
+  const seen = new Map<string, CellPlan>();
+  for (const c of plan.cells) if (!seen.has(c.variant.name)) seen.set(c.variant.name, c);
+  return [...seen.values()];
+}
+
+export async function checkParameters(input: ParametersCheckInput): Promise<PreflightCheck> {
+  const result = new CheckResult('parameters', 'parameters');
+  const { plan, spec, version, family } = input;
+  const cells = cellPerVariant(plan);
+  const wanted = cells.flatMap((cell) => [
+    ...Object.entries(clusterParametersFor(cell)).map(([name, value]) => ({ cell, level: 'cluster' as const, name, value })),
+    ...Object.entries(instanceParametersFor(cell)).map(([name, value]) => ({ cell, level: 'instance' as const, name, value })),
+  ]);
+  if (wanted.length === 0) return result.done('no parameters set: the engine defaults apply');
+  if (version === undefined || family === undefined) {
+    result.warn('engine.version', 'parameters not checked: the engine version is refused');
+    return result.done('not checked');
+  }
+  return guarded(result, 'engine.version', async () => {
+    const [cluster, instance] = await Promise.all([describeEngineDefaults(input.clients, family, 'cluster'), describeEngineDefaults(input.clients, family, 'instance')]);
+    if (cluster.size === 0 && instance.size === 0) {
+      result.warn('engine.version', `RDS returned no engine default parameters for ${family}: parameters not checked`);
+      return 'not checked';
+    }
+    for (const w of wanted) {
+      const vi = specVariantIndex(spec, w.cell.variant.name);
+      const problem = parameterProblem(w.name, w.value, w.level, version, family, { cluster, instance });
+      if (problem) result.refuse(parameterPath(spec, vi, w.level, w.name), problem);
+    }
+    const distinct = new Set(wanted.map((w) => `${w.level}:${w.name}`)).size;
+    return `${distinct} parameter${distinct === 1 ? '' : 's'} checked against ${family}'s engine defaults in the account (${cluster.size} cluster-level, ${instance.size} instance-level)`;
+  });
+}
