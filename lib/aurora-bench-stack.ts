@@ -83,7 +83,7 @@ export class AuroraBenchStack extends Stack {
       dbSubnetGroupName: this.network.dbSubnetGroup.subnetGroupName,
       clientInstanceProfileArn: this.clients.instanceProfile.instanceProfileArn,
       launchTemplateIds,
-      clientSourceUrls: { sysbench: config.clients.sysbenchSourceUrl },
+      clientSourceUrls: { sysbench: config.clients.sysbenchSourceUrl, luajit: config.clients.luajitSourceUrl },
     };
     const environment = buildHandlerEnvironment(this, handlerProps);
     const permissions = {

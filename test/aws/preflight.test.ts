@@ -99,15 +99,23 @@ const INSTANCE_PARAMETERS: Parameter[] = [
   p('innodb_buffer_pool_size', 'integer', '5242880-18446744073709551615', true, { ApplyType: 'static' }),
   p('long_query_time', 'float', '0-31536000'),
 ];
-/** Cluster-level only. */
+/**
+ * Cluster-level only. Where this account's answers differ from the offline catalogue (the plan has
+ * already refused what the catalogue knows RDS refuses), the account decides: auto_increment_increment
+ * not modifiable, aurora_parallel_query listed at the cluster level, aurora_enable_zdr from a later
+ * version, innodb_default_row_format without REDUNDANT, aurora_jemalloc_tcache_enabled not listed.
+ */
 const CLUSTER_PARAMETERS: Parameter[] = [
-  p('aurora_binlog_read_buffer_size', 'integer', '8192-536870912'),
+  p('aurora_binlog_replication_max_yield_seconds', 'integer', '0-36000'),
   p('binlog_format', 'string', 'ROW,STATEMENT,MIXED,OFF', true, { ApplyType: 'static' }),
-  p('innodb_flush_method', 'string', 'O_DIRECT', false),
+  p('character_set_server', 'string', 'big5,dec8,cp850,hp8,koi8r,latin1,latin2,swe7,ascii,utf8mb3,utf8mb4'),
+  p('auto_increment_increment', 'integer', '1-65535', false),
+  p('aurora_parallel_query', 'boolean', '0,1'),
+  p('aurora_enable_zdr', 'boolean', '0,1', true, { MinimumEngineVersion: '8.0.mysql_aurora.3.10.0' }),
+  p('innodb_default_row_format', 'string', 'DYNAMIC,COMPACT'),
   p('aurora_replica_read_consistency', 'string', 'EVENTUAL,SESSION,GLOBAL'),
   p('aurora_fwd_writer_max_connections_pct', 'integer', '0-90'),
-  p('aurora_fwd_writer_idle_timeout', 'integer', '1-31536000'),
-  p('aurora_parallel_query', 'boolean', '0,1', true, { MinimumEngineVersion: '8.0.mysql_aurora.3.10.0' }),
+  p('aurora_fwd_writer_idle_timeout', 'integer', '1-86400'),
 ];
 
 /** Two pages per list (EngineDefaults.Marker), so a parameter on the second page must be found. */
@@ -260,7 +268,7 @@ describe('account preflight: all OK', () => {
           az: 'a',
           readers: 1,
           parameterTemplate: 'tuned',
-          clusterParameters: { aurora_binlog_read_buffer_size: 536870912 },
+          clusterParameters: { aurora_binlog_replication_max_yield_seconds: 36000 },
           instanceParameters: { innodb_buffer_pool_size: '{DBInstanceClassMemory*3/4}', max_connections: 16000, long_query_time: 0.5 },
           writeForwarding: { enabled: true, consistency: 'SESSION', maxConnectionsPct: 50, idleTimeoutS: 60 },
           clients: { count: 1, instanceType: 'c6g.large', placement: 'same-az' },
@@ -272,7 +280,7 @@ describe('account preflight: all OK', () => {
     const report = await preflight(s, mocks);
 
     // Assert
-    expect(report.checks.find((c) => c.id === 'parameters')).toMatchObject({ verdict: 'ok', summary: expect.stringMatching(/^9 parameters checked against aurora-mysql8\.0's engine defaults/) });
+    expect(report.checks.find((c) => c.id === 'parameters')).toMatchObject({ verdict: 'ok', notes: [], summary: expect.stringMatching(/^9 parameters checked against aurora-mysql8\.0's engine defaults/) });
     const markers = mocks.rds.commandCalls(DescribeEngineDefaultClusterParametersCommand).map((c) => c.args[0].input);
     expect(markers).toEqual([
       { DBParameterGroupFamily: 'aurora-mysql8.0', MaxRecords: 100 },
@@ -351,18 +359,18 @@ describe('account preflight: refusals', () => {
   });
 
   it('refuses unknown, non-modifiable, wrong-level, too-new and out-of-range parameters at the JSON path they were written', async () => {
-    // Arrange
+    // Arrange: all of them pass the offline catalogue (planRun), this account's RDS refuses them.
     const mocks = setup();
     const s = spec({
-      parameterTemplates: { shared: { clusterParameters: { innodb_flush_method: 'O_DIRECT' }, instanceParameters: {} } },
+      parameterTemplates: { shared: { clusterParameters: { auto_increment_increment: 2 }, instanceParameters: {} } },
       variants: [
         {
           name: 'tuned',
           instanceClass: 'db.r6g.large',
           az: 'a',
           parameterTemplate: 'shared',
-          clusterParameters: { thread_handling: 'pool-of-threads', aurora_binlog_read_buffer_size: 1024, binlog_format: 'FANCY', aurora_parallel_query: true },
-          instanceParameters: { binlog_format: 'ROW', max_connections: 'lots', performance_schema: 2 },
+          clusterParameters: { aurora_jemalloc_tcache_enabled: 1, aurora_binlog_replication_max_yield_seconds: 99999, character_set_server: 'klingon', aurora_enable_zdr: true },
+          instanceParameters: { aurora_parallel_query: true, max_connections: 'lots', performance_schema: 2 },
         },
       ],
     });
@@ -372,16 +380,54 @@ describe('account preflight: refusals', () => {
 
     // Assert
     expect(refusals(report)).toEqual([
-      { path: 'parameterTemplates.shared.clusterParameters.innodb_flush_method', message: expect.stringMatching(/^innodb_flush_method is not modifiable on Aurora \(aurora-mysql8\.0: IsModifiable false\)/) },
-      { path: 'variants[0].clusterParameters.thread_handling', message: expect.stringMatching(/^thread_handling is not a parameter of aurora-mysql8\.0 .*remove it or correct its name$/) },
-      { path: 'variants[0].clusterParameters.aurora_binlog_read_buffer_size', message: 'aurora_binlog_read_buffer_size: "1024" is not allowed (allowed: 8192 to 536870912)' },
-      { path: 'variants[0].clusterParameters.binlog_format', message: 'binlog_format: "FANCY" is not allowed (allowed: "ROW", "STATEMENT", "MIXED", "OFF")' },
-      { path: 'variants[0].clusterParameters.aurora_parallel_query', message: expect.stringMatching(/needs engine 8\.0\.mysql_aurora\.3\.10\.0 or later/) },
-      { path: 'variants[0].instanceParameters.binlog_format', message: 'binlog_format is a cluster-level parameter of aurora-mysql8.0: move it to clusterParameters' },
+      { path: 'parameterTemplates.shared.clusterParameters.auto_increment_increment', message: 'auto_increment_increment is not modifiable on Aurora (aurora-mysql8.0: IsModifiable false): remove it; Aurora sets it itself' },
+      {
+        path: 'variants[0].clusterParameters.aurora_jemalloc_tcache_enabled',
+        message: 'aurora_jemalloc_tcache_enabled is not a parameter of aurora-mysql8.0 (RDS does not list it among the engine defaults of the family): remove it or correct its name',
+      },
+      { path: 'variants[0].clusterParameters.aurora_binlog_replication_max_yield_seconds', message: 'aurora_binlog_replication_max_yield_seconds: "99999" is not allowed (allowed: 0 to 36000)' },
+      { path: 'variants[0].clusterParameters.character_set_server', message: expect.stringMatching(/^character_set_server: "klingon" is not allowed \(allowed: "big5", .*"utf8mb4"\)$/) },
+      { path: 'variants[0].clusterParameters.aurora_enable_zdr', message: 'aurora_enable_zdr needs engine 8.0.mysql_aurora.3.10.0 or later; the spec asks for 8.0.mysql_aurora.3.08.0: remove it or raise engine.version' },
+      { path: 'variants[0].instanceParameters.aurora_parallel_query', message: 'aurora_parallel_query is a cluster-level parameter of aurora-mysql8.0: move it to clusterParameters' },
       { path: 'variants[0].instanceParameters.max_connections', message: 'max_connections: "lots" is not an integer (DataType integer)' },
       { path: 'variants[0].instanceParameters.performance_schema', message: 'performance_schema: "2" is not allowed (allowed: "0", "1")' },
     ]);
+    // Where the catalogue accepted what the account refuses, an info note says the account decides.
+    const infos = preflightNotes(report).filter((n) => n.level === 'info');
+    expect(infos.map((n) => n.path)).toEqual([
+      'parameterTemplates.shared.clusterParameters.auto_increment_increment',
+      'variants[0].clusterParameters.aurora_jemalloc_tcache_enabled',
+      'variants[0].clusterParameters.aurora_binlog_replication_max_yield_seconds',
+      'variants[0].clusterParameters.character_set_server',
+      'variants[0].clusterParameters.aurora_enable_zdr',
+      'variants[0].instanceParameters.aurora_parallel_query',
+      'variants[0].instanceParameters.max_connections',
+      'variants[0].instanceParameters.performance_schema',
+    ]);
+    expect(infos[0]!.message).toBe("the offline parameter catalogue (AWS's published reference) accepts auto_increment_increment at the cluster level; RDS in this account does not, and it decides");
     expect(report.checks.find((c) => c.id === 'parameters')!.verdict).toBe('refuse');
+    destroyAwsClients(mocks.clients);
+  });
+
+  it('says where the account allows other values than the offline catalogue, without refusing', async () => {
+    // Arrange: the catalogue allows DYNAMIC, COMPACT, REDUNDANT; this account's RDS only the first two.
+    const mocks = setup();
+    const s = spec({ variants: [{ name: 'rows', instanceClass: 'db.r6g.large', az: 'a', clusterParameters: { innodb_default_row_format: 'DYNAMIC' } }] });
+
+    // Act
+    const report = await preflight(s, mocks);
+
+    // Assert
+    expect(report.checks.find((c) => c.id === 'parameters')).toMatchObject({
+      verdict: 'ok',
+      notes: [
+        {
+          level: 'info',
+          path: 'variants[0].clusterParameters.innodb_default_row_format',
+          message: 'innodb_default_row_format: the catalogue allows DYNAMIC, COMPACT, REDUNDANT, RDS allows DYNAMIC,COMPACT (RDS in this account decides)',
+        },
+      ],
+    });
     destroyAwsClients(mocks.clients);
   });
 

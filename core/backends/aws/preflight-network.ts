@@ -217,10 +217,7 @@ export async function checkNetwork(input: NetworkCheckInput): Promise<PreflightC
       }
       for (const [name, url] of Object.entries(sources ?? {})) {
         if (!url.startsWith('https://') || online) continue;
-        const how =
-          name === 'sysbench'
-            ? `give the VPC a NAT gateway (aurora-bench.network.natGateways 1, or a NAT route in existingVpc), or mirror the tarball to S3 and set ${sourceSetting(name)} to its s3:// URL`
-            : `give the VPC a NAT gateway, or mirror the file to S3 and set ${sourceSetting(name)} to its s3:// URL`;
+        const how = `give the VPC a NAT gateway (aurora-bench.network.natGateways 1, or a NAT route in existingVpc), or mirror the tarball to S3 and set ${sourceSetting(name)} to its s3:// URL`;
         if (reach.internet.kind === 'unknown') result.warn(`${where}: ${sourceSetting(name)}`, `clients download ${url} at boot, but ${reach.internet.why}`);
         else result.refuse(`${where}: ${sourceSetting(name)}`, `clients download ${url} at boot, but ${reach.internet.why}: ${how}`);
       }

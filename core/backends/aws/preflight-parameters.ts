@@ -13,6 +13,12 @@
  * cluster parameter group holds the cluster-level parameters and also default values for all the
  * instance-level ones, so a cluster parameter is checked against the cluster list; an instance
  * parameter must be in the instance list, and one found only in the cluster list is cluster-level.
+ *
+ * The offline catalogue (core/aurora/parameter-catalogue.ts, built from AWS's published reference)
+ * has already refused at plan time what it knows RDS refuses; the account is the authority on the
+ * rest. Where the two disagree about a parameter the spec sets (the account refuses what the
+ * catalogue accepts, or lists other allowed values), an info note says so: the catalogue may be
+ * out of date.
  */
 import {
   DescribeEngineDefaultClusterParametersCommand,
@@ -20,12 +26,13 @@ import {
   type EngineDefaults,
   type Parameter,
 } from '@aws-sdk/client-rds';
+import { lookupParameter } from '../../aurora/parameter-catalogue';
 import type { CellPlan, Plan } from '../../plan/types';
 import type { Spec } from '../../spec/schema';
 import { clusterParametersFor, instanceParametersFor } from './aws-backend';
 import type { AwsClients } from './clients';
 import { parseAuroraVersion, type AuroraVersion } from './engine';
-import { valueProblem } from './parameter-values';
+import { parseAllowedValues, valueProblem } from './parameter-values';
 import { ask, CheckResult, guarded, specVariantIndex, type PreflightCheck } from './preflight-common';
 
 export type ParameterLevel = 'cluster' | 'instance';
@@ -121,6 +128,46 @@ export function parameterProblem(
   return bad === undefined ? undefined : `${name}: ${bad}`;
 }
 
+/**
+ * How the offline catalogue's view of `name` differs from the account's, for a parameter the spec
+ * sets; undefined when they agree (or the catalogue has nothing to compare).
+ */
+export function catalogueDisagreement(
+  engineVersion: string,
+  name: string,
+  level: ParameterLevel,
+  live: Parameter | undefined,
+  liveProblem: string | undefined,
+): string | undefined {
+  let info: ReturnType<typeof lookupParameter>;
+  try {
+    info = lookupParameter(engineVersion, name);
+  } catch {
+    return undefined;
+  }
+  if (!info) return live && !liveProblem ? `${name} is not in the offline parameter catalogue, but RDS in this account accepts it: the catalogue may be out of date` : undefined;
+  const here = info[level];
+  if (liveProblem) {
+    return here && here.modifiable !== false
+      ? `the offline parameter catalogue (AWS's published reference) accepts ${name} at the ${level} level; RDS in this account does not, and it decides`
+      : undefined;
+  }
+  if (!live) return undefined;
+  const differences: string[] = [];
+  const liveAllowed = parseAllowedValues(live.AllowedValues);
+  if (info.allowedValues && liveAllowed.literals.length > 0) {
+    const a = [...info.allowedValues].map((v) => v.toUpperCase()).sort();
+    const b = [...liveAllowed.literals].map((v) => v.toUpperCase()).sort();
+    if (a.join(',') !== b.join(',')) differences.push(`the catalogue allows ${info.allowedValues.join(', ')}, RDS allows ${live.AllowedValues}`);
+  }
+  if (info.range && liveAllowed.ranges.length === 1) {
+    const r = liveAllowed.ranges[0]!;
+    if (r.min !== info.range.min || r.max !== info.range.max) differences.push(`the catalogue's range is ${info.range.min}-${info.range.max}, RDS's is ${r.min}-${r.max}`);
+  }
+  if (info.applyType && live.ApplyType && info.applyType !== live.ApplyType.toLowerCase()) differences.push(`the catalogue says ${info.applyType}, RDS says ${live.ApplyType}`);
+  return differences.length > 0 ? `${name}: ${differences.join('; ')} (RDS in this account decides)` : undefined;
+}
+
 export interface ParametersCheckInput {
   readonly plan: Plan;
   readonly spec: Spec;
@@ -159,8 +206,11 @@ export async function checkParameters(input: ParametersCheckInput): Promise<Pref
     }
     for (const w of wanted) {
       const vi = specVariantIndex(spec, w.cell.variant.name);
+      const path = parameterPath(spec, vi, w.level, w.name);
       const problem = parameterProblem(w.name, w.value, w.level, version, family, { cluster, instance });
-      if (problem) result.refuse(parameterPath(spec, vi, w.level, w.name), problem);
+      if (problem) result.refuse(path, problem);
+      const disagreement = catalogueDisagreement(version.engineVersion, w.name, w.level, lookup(w.level === 'cluster' ? cluster : instance, w.name), problem);
+      if (disagreement) result.info(path, disagreement);
     }
     const distinct = new Set(wanted.map((w) => `${w.level}:${w.name}`)).size;
     return `${distinct} parameter${distinct === 1 ? '' : 's'} checked against ${family}'s engine defaults in the account (${cluster.size} cluster-level, ${instance.size} instance-level)`;
