@@ -1,7 +1,9 @@
 /**
  * What the aurora-bench stack creates once per account (lib/network.ts, lib/clients.ts,
  * lib/results-lake.ts, lib/aurora-bench-stack.ts), created in the rehearsal's moto: a VPC with a
- * private subnet per AZ, the DB subnet group, the DB and client security groups, one client launch
+ * private subnet per AZ and their route to the outside as the default stack has it (a NAT gateway,
+ * the S3 gateway endpoint, the SSM interface endpoints: what the account preflight PlanRun runs
+ * checks the clients can reach), the DB subnet group, the DB and client security groups, one client launch
  * template per CPU architecture, the clients' instance profile (moto checks RunInstances'
  * IamInstanceProfile against IAM), the lake bucket with client/ copied under runner/ (the stack's
  * BucketDeployment), and the AwsBackendConfig naming all of it, with the values the stack gives
@@ -9,7 +11,21 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { CreateLaunchTemplateCommand, CreateSecurityGroupCommand, CreateSubnetCommand, CreateVpcCommand, type EC2Client } from '@aws-sdk/client-ec2';
+import {
+  AllocateAddressCommand,
+  AssociateRouteTableCommand,
+  AttachInternetGatewayCommand,
+  CreateInternetGatewayCommand,
+  CreateLaunchTemplateCommand,
+  CreateNatGatewayCommand,
+  CreateRouteCommand,
+  CreateRouteTableCommand,
+  CreateSecurityGroupCommand,
+  CreateSubnetCommand,
+  CreateVpcCommand,
+  CreateVpcEndpointCommand,
+  type EC2Client,
+} from '@aws-sdk/client-ec2';
 import { CreateInstanceProfileCommand, type IAMClient } from '@aws-sdk/client-iam';
 import { CreateDBSubnetGroupCommand, type RDSClient } from '@aws-sdk/client-rds';
 import { CreateBucketCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
@@ -25,6 +41,8 @@ export interface StandingInfrastructureOptions {
   /** The checkout whose client/ directory is deployed. */
   readonly repoRoot: string;
   readonly bucket?: string;
+  /** What the stack's client user data downloads (AwsBackendConfig.clientSourceUrls), if known. */
+  readonly clientSourceUrls?: Readonly<Record<string, string>>;
 }
 
 export interface RawAwsClients {
@@ -51,6 +69,21 @@ export async function createStandingInfrastructure(raw: RawAwsClients, o: Standi
     const az = `${o.region}${letter}`;
     const subnet = await raw.ec2.send(new CreateSubnetCommand({ VpcId: vpcId, CidrBlock: `10.20.${i + 1}.0/24`, AvailabilityZone: az }));
     subnetIdsByAz[az] = subnet.Subnet!.SubnetId!;
+  }
+  // lib/network.ts with the default natGateways 1: a public subnet with the internet gateway and the
+  // NAT gateway, the private subnets' default route through it, and the endpoints.
+  const routeTable = await raw.ec2.send(new CreateRouteTableCommand({ VpcId: vpcId }));
+  const routeTableId = routeTable.RouteTable!.RouteTableId!;
+  for (const subnetId of Object.values(subnetIdsByAz)) await raw.ec2.send(new AssociateRouteTableCommand({ RouteTableId: routeTableId, SubnetId: subnetId }));
+  const igw = await raw.ec2.send(new CreateInternetGatewayCommand({}));
+  await raw.ec2.send(new AttachInternetGatewayCommand({ InternetGatewayId: igw.InternetGateway!.InternetGatewayId!, VpcId: vpcId }));
+  const publicSubnet = await raw.ec2.send(new CreateSubnetCommand({ VpcId: vpcId, CidrBlock: '10.20.200.0/24', AvailabilityZone: `${o.region}a` }));
+  const eip = await raw.ec2.send(new AllocateAddressCommand({ Domain: 'vpc' }));
+  const nat = await raw.ec2.send(new CreateNatGatewayCommand({ SubnetId: publicSubnet.Subnet!.SubnetId!, AllocationId: eip.AllocationId! }));
+  await raw.ec2.send(new CreateRouteCommand({ RouteTableId: routeTableId, DestinationCidrBlock: '0.0.0.0/0', NatGatewayId: nat.NatGateway!.NatGatewayId! }));
+  await raw.ec2.send(new CreateVpcEndpointCommand({ VpcId: vpcId, ServiceName: `com.amazonaws.${o.region}.s3`, VpcEndpointType: 'Gateway', RouteTableIds: [routeTableId] }));
+  for (const service of ['ssm', 'ssmmessages', 'ec2messages', 'secretsmanager']) {
+    await raw.ec2.send(new CreateVpcEndpointCommand({ VpcId: vpcId, ServiceName: `com.amazonaws.${o.region}.${service}`, VpcEndpointType: 'Interface', SubnetIds: Object.values(subnetIdsByAz) }));
   }
   const dbSubnetGroupName = 'aurora-bench-db';
   await raw.rds.send(new CreateDBSubnetGroupCommand({ DBSubnetGroupName: dbSubnetGroupName, DBSubnetGroupDescription: 'aurora-bench DB subnets', SubnetIds: Object.values(subnetIdsByAz) }));
@@ -85,5 +118,6 @@ export async function createStandingInfrastructure(raw: RawAwsClients, o: Standi
     masterUsername: AWS_CONFIG_DEFAULTS.masterUsername,
     performanceInsightsRetentionDays: AWS_CONFIG_DEFAULTS.performanceInsightsRetentionDays,
     piPeriodS: AWS_CONFIG_DEFAULTS.piPeriodS,
+    ...(o.clientSourceUrls !== undefined ? { clientSourceUrls: o.clientSourceUrls } : {}),
   };
 }
