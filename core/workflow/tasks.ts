@@ -21,7 +21,7 @@ export interface TaskDeps {
   readonly gitSha: string | null;
   /** Server version string for the manifest (locally the mariadbd version; on AWS the engine version). */
   readonly serverVersion: string | null;
-  /** Checks only a backend can make before anything is created (AWS: AZs, orderable classes, budget). */
+  /** Checks only a backend can make before anything is created (AWS: the account preflight, core/backends/aws/preflight.ts; locally: the spec refusals): refused notes stop the run, the others go into its manifest. */
   readonly preflight?: (plan: Plan, spec: Spec) => Promise<readonly PlanNote[]>;
   /** How long provisioning and client start may take before the cell fails. */
   readonly readyTimeoutS: number;
@@ -229,7 +229,9 @@ export async function planRunTask(deps: TaskDeps, event: PlanRunEvent): Promise<
       ...(event.runId ? { runId: event.runId } : {}),
       now: deps.now(),
     });
-    const refusals = deps.preflight ? (await deps.preflight(plan, spec)).filter((n) => n.level === 'refused') : [];
+    // The backend's checks: refusals stop the run; what they warn about or could not check stays in its manifest.
+    const checked = deps.preflight ? await deps.preflight(plan, spec) : [];
+    const refusals = checked.filter((n) => n.level === 'refused');
     if (refusals.length > 0) throw new PlanError(refusals);
     for (const [name, body] of Object.entries(plan.scripts)) await deps.backend.lake.put(lakeKeys.script(plan.runId, name), body);
     const row: RunRow = {
@@ -250,7 +252,7 @@ export async function planRunTask(deps: TaskDeps, event: PlanRunEvent): Promise<
       status: 'running',
       error: null,
       cells: '[]',
-      notes: JSON.stringify([...(event.notes ?? []), ...plan.notes]),
+      notes: JSON.stringify([...(event.notes ?? []), ...plan.notes, ...checked]),
       dt: plan.dt,
     };
     await deps.backend.lake.put(lakeKeys.run(plan.dt, plan.runId), toJsonLines([row]));

@@ -22,7 +22,7 @@ import {
   type Parameter,
   type RDSClient,
 } from '@aws-sdk/client-rds';
-import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { GetAWSDefaultServiceQuotaCommand, GetServiceQuotaCommand, type ServiceQuotasClient } from '@aws-sdk/client-service-quotas';
 import { mockClient, type AwsClientStub } from 'aws-sdk-client-mock';
 import { destroyAwsClients, makeAwsClients, type AwsClients } from '../../core/backends/aws/clients';
@@ -691,8 +691,30 @@ describe('PlanRun (an execution started from the console) runs the same prefligh
       message: expect.stringMatching(/engine\.version: aurora-mysql 8\.0\.mysql_aurora\.3\.08\.0 .* is not offered[\s\S]*variants\[0\]\.az: AZ us-east-1d has no subnet of the workflow stack/),
     });
     const lake = await raw.s3.send(new ListObjectsV2Command({ Bucket: connected.bucket, Prefix: connected.lakePrefix }));
-    expect(lake.Contents ?? []).toEqual([]);
+    expect((lake.Contents ?? []).filter((o) => o.Key!.includes('console-start-1'))).toEqual([]);
     expectReadOnly(mocks);
     destroyAwsClients(mocks.clients);
+  });
+
+  it('starts a run the preflight does not refuse, and keeps what it could not check in the run manifest', async () => {
+    // Arrange: only moto, which implements neither DescribeDBEngineVersions nor the ec2 quotas.
+    const clients = makeAwsClients({ region: REGION, endpoint: moto.endpoint, credentials: CREDENTIALS, maxAttempts: 1 });
+    const deps = await buildAwsTaskDeps(awsConfigToEnv(connected), tracer, { clients });
+
+    // Act
+    const out = await planRunTask(deps, { spec: spec({ budget: undefined }), runId: 'console-start-2' });
+
+    // Assert
+    const listed = await raw.s3.send(new ListObjectsV2Command({ Bucket: connected.bucket, Prefix: `${connected.lakePrefix}tables/runs/` }));
+    const key = (listed.Contents ?? []).map((o) => o.Key!).find((k) => k.includes('console-start-2'))!;
+    const row = JSON.parse((await (await raw.s3.send(new GetObjectCommand({ Bucket: connected.bucket, Key: key }))).Body!.transformToString()).trim()) as { notes: string };
+    expect(out.run.runId).toBe('console-start-2');
+    expect(JSON.parse(row.notes)).toEqual(
+      expect.arrayContaining([
+        { level: 'warning', path: 'engine.version', message: 'not checked: rds:DescribeDBEngineVersions is not implemented by this endpoint' },
+        { level: 'warning', path: expect.stringContaining('L-1216C47A'), message: expect.stringMatching(/^not checked: /) },
+      ]),
+    );
+    destroyAwsClients(clients);
   });
 });
