@@ -124,7 +124,7 @@ export interface ClientNetworkOptions {
   readonly nat: boolean;
   /** An S3 gateway endpoint on the subnets' route table. */
   readonly s3Endpoint: boolean;
-  /** Interface endpoints for ssm, ssmmessages and ec2messages in the subnets. */
+  /** Interface endpoints for ssm, ssmmessages, ec2messages and secretsmanager in the subnets. */
   readonly ssmEndpoints: boolean;
 }
 
@@ -153,7 +153,7 @@ export async function addClientNetwork(raw: RawClients, config: AwsBackendConfig
     await raw.ec2.send(new CreateVpcEndpointCommand({ VpcId: vpcId, ServiceName: `com.amazonaws.${REGION}.s3`, VpcEndpointType: 'Gateway', RouteTableIds: [routeTableId] }));
   }
   if (options.ssmEndpoints) {
-    for (const service of ['ssm', 'ssmmessages', 'ec2messages']) {
+    for (const service of ['ssm', 'ssmmessages', 'ec2messages', 'secretsmanager']) {
       await raw.ec2.send(new CreateVpcEndpointCommand({ VpcId: vpcId, ServiceName: `com.amazonaws.${REGION}.${service}`, VpcEndpointType: 'Interface', SubnetIds: subnetIds }));
     }
   }

@@ -45,7 +45,7 @@ let moto: MotoServer;
 let raw: RawClients;
 let iam: IAMClient;
 let base: AwsBackendConfig;
-/** A VPC whose subnets (a, b) route to a NAT gateway and have the S3 and SSM endpoints. */
+/** A VPC whose subnets (a, b) route to a NAT gateway and have the S3, SSM and Secrets Manager endpoints. */
 let connected: AwsBackendConfig;
 let vpcCount = 0;
 
@@ -250,7 +250,7 @@ describe('account preflight: all OK', () => {
     expect(summary['service-linked-role']).toMatch(/role\/aws-service-role\/rds\.amazonaws\.com\/AWSServiceRoleForRDS exists$/);
     // c6g.large has 2 vCPUs (DescribeInstanceTypes): at maxConcurrency 2 both repeats of "graviton" (2 clients each) may run together.
     expect(summary['vcpu-quota']).toBe('8 vCPUs of clients at once (the largest 2 cells, maxConcurrency 2); 0 already running (counted from DescribeInstances); quota 64');
-    expect(summary['network']).toMatch(/us-east-1a subnet-\S+: NAT gateway, S3 gateway endpoint, SSM endpoints; us-east-1b .*; sysbench from https:/);
+    expect(summary['network']).toMatch(/us-east-1a subnet-\S+: NAT gateway, S3 gateway endpoint, SSM and Secrets Manager endpoints; us-east-1b .*; sysbench from https:/);
     expect(summary['budget']).toMatch(/^estimated \$[\d.]+ within budget.maxUsd \$500\.00/);
     expectReadOnly(mocks);
     destroyAwsClients(mocks.clients);
@@ -531,7 +531,12 @@ describe('account preflight: refusals', () => {
     const subnetA = `stack AuroraBench: subnet ${isolated.subnetIdsByAz['us-east-1a']} (us-east-1a)`;
     const network = refusals(report).filter((r) => r.path.startsWith(subnetA));
     expect(network).toEqual([
-      { path: subnetA, message: expect.stringMatching(/^clients there cannot reach Systems Manager .*no interface endpoint for com\.amazonaws\.us-east-1\.ssm, com\.amazonaws\.us-east-1\.ssmmessages, com\.amazonaws\.us-east-1\.ec2messages .* has no default route/) },
+      {
+        path: subnetA,
+        message: expect.stringMatching(
+          /^clients there cannot reach Systems Manager .* or Secrets Manager .*no interface endpoint for com\.amazonaws\.us-east-1\.ssm, com\.amazonaws\.us-east-1\.ssmmessages, com\.amazonaws\.us-east-1\.ec2messages, com\.amazonaws\.us-east-1\.secretsmanager .* has no default route/,
+        ),
+      },
       {
         path: `${subnetA}: aurora-bench.clients.sysbenchSourceUrl`,
         message: expect.stringMatching(
@@ -540,6 +545,25 @@ describe('account preflight: refusals', () => {
       },
     ]);
     expect(report.checks.find((c) => c.id === 'network')!.verdict).toBe('refuse');
+    destroyAwsClients(mocks.clients);
+  });
+
+  it('refuses subnets that reach neither S3 nor the internet', async () => {
+    // Arrange: the SSM and Secrets Manager endpoints only.
+    const mocks = setup();
+    const noS3 = await networkConfig({ nat: false, s3Endpoint: false, ssmEndpoints: true });
+
+    // Act
+    const report = await preflight(spec(), mocks, { stackName: 'AuroraBench', config: noS3 });
+
+    // Assert
+    const subnetB = `stack AuroraBench: subnet ${noS3.subnetIdsByAz['us-east-1b']} (us-east-1b)`;
+    expect(refusals(report).filter((r) => r.path === subnetB)).toEqual([
+      {
+        path: subnetB,
+        message: expect.stringMatching(/^clients there cannot reach S3 \(the runner, their output, their ready marker\): no S3 gateway endpoint route or S3 interface endpoint, and its route table rtb-\S+ has no default route/),
+      },
+    ]);
     destroyAwsClients(mocks.clients);
   });
 

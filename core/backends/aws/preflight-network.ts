@@ -19,8 +19,8 @@
  *   said as a warning.
  * Interface endpoints (DescribeVpcEndpoints, VpcEndpointType Interface, State available) for
  * com.amazonaws.<region>.ssm, .ssmmessages and .ec2messages are what an SSM managed instance needs
- * without a NAT (lib/network.ts creates them); com.amazonaws.<region>.s3 as an interface endpoint
- * also serves S3.
+ * without a NAT, .secretsmanager what the runner needs for the master password (lib/network.ts
+ * creates all four); com.amazonaws.<region>.s3 as an interface endpoint also serves S3.
  * An s3:// source must exist: HeadObject answers 404 when it does not (403 when the caller may not
  * read it).
  */
@@ -168,7 +168,8 @@ export async function checkNetwork(input: NetworkCheckInput): Promise<PreflightC
     const interfaceServices = new Set(
       (endpoints.VpcEndpoints ?? []).filter((e) => e.VpcEndpointType === 'Interface' && e.State?.toLowerCase() === 'available').map((e) => `${e.VpcId}|${e.ServiceName}`),
     );
-    const ssmServices = ['ssm', 'ssmmessages', 'ec2messages'].map((s) => `com.amazonaws.${region}.${s}`);
+    // The SSM agent's three services, and Secrets Manager for the runner's master password (client/runner.sh).
+    const privateServices = ['ssm', 'ssmmessages', 'ec2messages', 'secretsmanager'].map((s) => `com.amazonaws.${region}.${s}`);
 
     const sources = config.clientSourceUrls;
     if (sources === undefined) {
@@ -200,18 +201,20 @@ export async function checkNetwork(input: NetworkCheckInput): Promise<PreflightC
       const s3Interface = interfaceServices.has(`${vpc}|com.amazonaws.${region}.s3`);
       const s3 = reach.s3Gateway ? 'S3 gateway endpoint' : s3Interface ? 'S3 interface endpoint' : online ? 'S3 through the internet route' : undefined;
       if (!s3 && reach.internet.kind !== 'nat' && reach.internet.kind !== 'igw') {
-        result[reach.internet.kind === 'unknown' ? 'warn' : 'refuse'](
+        const unsure = reach.internet.kind === 'unknown';
+        result[unsure ? 'warn' : 'refuse'](
           where,
-          `clients there may not reach S3 (the runner, their output): no S3 gateway endpoint route or S3 interface endpoint, and ${reach.internet.why}: ` +
+          `clients there ${unsure ? 'may not' : 'cannot'} reach S3 (the runner, their output, their ready marker): no S3 gateway endpoint route or S3 interface endpoint, and ${reach.internet.why}: ` +
             'add an S3 gateway endpoint to its route table (aurora-bench.network.existingVpc.createEndpoints true) or route 0.0.0.0/0 to a NAT gateway',
         );
       }
-      const missingSsm = ssmServices.filter((s) => !interfaceServices.has(`${vpc}|${s}`));
-      if (missingSsm.length > 0 && !online) {
-        const level = reach.internet.kind === 'unknown' ? 'warn' : 'refuse';
-        result[level](
+      const missing = privateServices.filter((s) => !interfaceServices.has(`${vpc}|${s}`));
+      if (missing.length > 0 && !online) {
+        const unsure = reach.internet.kind === 'unknown';
+        result[unsure ? 'warn' : 'refuse'](
           where,
-          `clients there cannot reach Systems Manager (Run Command starts every job): no interface endpoint for ${missingSsm.join(', ')} in ${vpc} and ${reach.internet.why}: ` +
+          `clients there ${unsure ? 'may not' : 'cannot'} reach Systems Manager (Run Command starts every job) or Secrets Manager (the runner reads the master password): ` +
+            `no interface endpoint for ${missing.join(', ')} in ${vpc} and ${reach.internet.why}: ` +
             'create those endpoints (aurora-bench.network.existingVpc.createEndpoints true) or route 0.0.0.0/0 to a NAT gateway',
         );
       }
@@ -222,7 +225,7 @@ export async function checkNetwork(input: NetworkCheckInput): Promise<PreflightC
         else result.refuse(`${where}: ${sourceSetting(name)}`, `clients download ${url} at boot, but ${reach.internet.why}: ${how}`);
       }
       const internetText = reach.internet.kind === 'nat' ? 'NAT gateway' : reach.internet.kind === 'igw' ? 'internet gateway (public IP)' : 'no internet';
-      lines.push(`${az} ${subnet.SubnetId}: ${internetText}, ${s3 ?? 'no S3'}${missingSsm.length === 0 ? ', SSM endpoints' : ''}`);
+      lines.push(`${az} ${subnet.SubnetId}: ${internetText}, ${s3 ?? 'no S3'}${missing.length === 0 ? ', SSM and Secrets Manager endpoints' : ''}`);
     }
     const sourceText = Object.entries(sources ?? {}).map(([name, url]) => `${name} from ${url}`);
     return [...lines, ...sourceText].join('; ');
