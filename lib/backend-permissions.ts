@@ -299,8 +299,9 @@ export function grantBackendPermissions(role: iam.Role, props: BackendPermission
  * The account reads of the preflight PlanRun runs (core/backends/aws/preflight.ts) beyond RDS and EC2
  * Describe*: the RDS service-linked role (iam:GetRole on that one role; Aurora User Guide, "Using
  * service-linked roles for Amazon Aurora": arn:aws:iam::<account>:role/aws-service-role/rds.amazonaws.com/AWSServiceRoleForRDS),
- * the EC2 vCPU quota (servicequotas:GetServiceQuota and GetAWSDefaultServiceQuota, Read actions;
- * Resource "*"), and that an s3:// client download exists (HeadObject needs s3:GetObject on the object).
+ * the EC2 vCPU quota (servicequotas:GetServiceQuota and GetAWSDefaultServiceQuota, Read actions in
+ * the Service Authorization Reference's Service Quotas table; granted on Resource "*"), and that an
+ * s3:// client download exists (HeadObject needs s3:GetObject on the object, S3 API Reference).
  */
 function grantPreflightReads(role: iam.Role, props: BackendPermissionsProps): void {
   const stack = Stack.of(role);
