@@ -6,7 +6,7 @@
  */
 import type { BackendKind, CellPlan, PlanNote } from './plan/types';
 import type { RunnerPhase } from './sysbench/types';
-import type { ServerMetricRow } from './lake/rows';
+import type { MetricSource, ServerMetricRow } from './lake/rows';
 
 /** The slice of the plan every backend call needs. */
 export interface RunContext {
@@ -104,6 +104,26 @@ export interface MetricsWindow {
   readonly end: string;
 }
 
+/** For one instance and server metric of a window: how many datapoints it should have, how many came. */
+export interface MetricWindowCount {
+  readonly instanceId: string;
+  readonly role: 'writer' | 'reader';
+  readonly metric: string;
+  readonly source: MetricSource;
+  /** The window as asked for (a backend may align it, e.g. to whole minutes). */
+  readonly start: string;
+  readonly end: string;
+  readonly periodS: number;
+  readonly expected: number;
+  readonly received: number;
+}
+
+export interface ServerMetricsCollection {
+  readonly rows: readonly ServerMetricRow[];
+  /** One per instance and metric the backend asked for, also when nothing came back. */
+  readonly windows: readonly MetricWindowCount[];
+}
+
 export interface TeardownReport {
   readonly deleted: readonly string[];
   /** Resources that were already gone: teardown is idempotent, not-found is success. */
@@ -123,6 +143,12 @@ export interface LakeStore {
 export interface Backend {
   readonly kind: BackendKind;
   readonly lake: LakeStore;
+  /**
+   * Seconds after a window ends until its server metrics are all published (CloudWatch and
+   * Performance Insights on AWS publish a minute's datapoint after it is over; the local sampler
+   * has them at once: 0). Windows collected earlier are re-collected once this has passed.
+   */
+  readonly metricsPublishDelayS: number;
 
   /** Create (or find, on retry) the cell's parameter groups, cluster and instances. Idempotent. */
   provisionCell(run: RunContext, cell: CellPlan): Promise<CellResources>;
@@ -135,8 +161,11 @@ export interface Backend {
   checkJobs(run: RunContext, handles: readonly JobHandle[]): Promise<JobsState>;
   /** Stop any job still running (step timed out, execution failing). Idempotent. */
   stopJobs(run: RunContext, handles: readonly JobHandle[]): Promise<void>;
-  /** Server-side metrics over the step's window (CloudWatch + PI on AWS, the local sampler locally). */
-  collectServerMetrics(run: RunContext, cell: CellPlan, resources: CellResources, window: MetricsWindow): Promise<ServerMetricRow[]>;
+  /**
+   * Server-side metrics over the step's window (CloudWatch + PI on AWS, the local sampler locally),
+   * with how complete each instance's metric is. Safe to call again for the same window.
+   */
+  collectServerMetrics(run: RunContext, cell: CellPlan, resources: CellResources, window: MetricsWindow): Promise<ServerMetricsCollection>;
   /** Delete everything of the cell in dependency order (clients, instances, cluster, parameter groups). */
   teardownCell(run: RunContext, cell: CellPlan, resources: CellResources | undefined): Promise<TeardownReport>;
 }

@@ -60,6 +60,7 @@ export function handlerBackendConfig(scope: IConstruct, props: HandlerEnvironmen
     performanceInsightsRetentionDays: AWS_CONFIG_DEFAULTS.performanceInsightsRetentionDays,
     piPeriodS: AWS_CONFIG_DEFAULTS.piPeriodS,
     ...(props.clientSourceUrls !== undefined ? { clientSourceUrls: props.clientSourceUrls } : {}),
+    metricsPublishDelayS: AWS_CONFIG_DEFAULTS.metricsPublishDelayS,
   };
 }
 

@@ -6,7 +6,7 @@
  * `dt` is the partition column: it is in every row (rows.ts) but readers take it from the key
  * (`dt=YYYY-MM-DD`), as a string, like Athena partition projection does.
  */
-import type { IntervalRow, LakeTable, RunRow, ServerMetricRow, StepRow } from './rows';
+import type { IntervalRow, LakeTable, MetricWindowRow, RunRow, ServerMetricRow, StepRow } from './rows';
 
 export type ColumnType = 'string' | 'int' | 'bigint' | 'double' | 'boolean';
 
@@ -110,12 +110,31 @@ const SERVER_METRICS = {
   source: 'string',
 } as const satisfies Columns<ServerMetricRow>;
 
+const METRIC_WINDOWS = {
+  run_id: 'string',
+  cell_id: 'string',
+  variant: 'string',
+  step_id: 'string',
+  instance_id: 'string',
+  role: 'string',
+  metric: 'string',
+  source: 'string',
+  window_start: 'string',
+  window_end: 'string',
+  period_s: 'int',
+  expected: 'int',
+  received: 'int',
+  complete: 'boolean',
+  collected_at: 'string',
+} as const satisfies Columns<MetricWindowRow>;
+
 /** Data columns per table, in a stable order (the partition column `dt` is not among them). */
 export const LAKE_COLUMNS: { readonly [T in LakeTable]: Readonly<Record<string, ColumnType>> } = {
   runs: RUNS,
   steps: STEPS,
   intervals: INTERVALS,
   server_metrics: SERVER_METRICS,
+  metric_windows: METRIC_WINDOWS,
 };
 
 /** The partition column every table has, a string `YYYY-MM-DD` taken from the key. */

@@ -6,6 +6,8 @@
  *   tables/steps/dt=YYYY-MM-DD/<runId>__<cellId>__<stepId>.jsonl  one StepRow per client
  *   tables/intervals/dt=.../<runId>__<cellId>__<stepId>.jsonl     one IntervalRow per client and interval
  *   tables/server_metrics/dt=.../<runId>__<cellId>__<stepId>.jsonl
+ *   tables/metric_windows/dt=.../<runId>__<cellId>__<stepId>.jsonl  per instance and server metric: datapoints
+ *                                                                 the window should have, how many arrived
  *   raw/dt=YYYY-MM-DD/<runId>/<cellId>/<stepId>/<phase>/<clientId>/{output.log,client_cpu.jsonl,result.json}
  *   scripts/<runId>/<name>.lua                                   custom workloads, fetched by clients
  *
@@ -13,7 +15,7 @@
  * Column names are snake_case: both Athena (Trino) and DuckDB take them unquoted.
  */
 
-export const LAKE_TABLES = ['runs', 'steps', 'intervals', 'server_metrics'] as const;
+export const LAKE_TABLES = ['runs', 'steps', 'intervals', 'server_metrics', 'metric_windows'] as const;
 export type LakeTable = (typeof LAKE_TABLES)[number];
 
 export interface RunRow {
@@ -136,6 +138,34 @@ export interface ServerMetricRow {
   readonly value: number;
   readonly unit: string;
   readonly source: MetricSource;
+  readonly dt: string;
+}
+
+/**
+ * How complete the server metrics of one step are, per instance and metric: CloudWatch publishes a
+ * minute's datapoint a minute or more after it ends, so a window collected too early misses its
+ * last minutes. An average over an incomplete window covers only the datapoints received; readers
+ * (the report) flag it rather than take it as the whole step's.
+ */
+export interface MetricWindowRow {
+  readonly run_id: string;
+  readonly cell_id: string;
+  readonly variant: string;
+  readonly step_id: string;
+  readonly instance_id: string;
+  readonly role: string;
+  readonly metric: string;
+  readonly source: MetricSource;
+  /** The window the datapoints were asked for (on AWS whole minutes: start inclusive, end exclusive). */
+  readonly window_start: string;
+  readonly window_end: string;
+  /** Seconds per datapoint (CloudWatch 60, PI its period; locally the sampler's interval). */
+  readonly period_s: number;
+  readonly expected: number;
+  readonly received: number;
+  /** received >= expected. */
+  readonly complete: boolean;
+  readonly collected_at: string;
   readonly dt: string;
 }
 

@@ -27,6 +27,11 @@ export interface MetricMean {
   readonly max_value: number;
   readonly samples: number;
   readonly source: string;
+  /**
+   * Some datapoints of the window never arrived (metric_windows.complete = false): the average
+   * covers only the ones received, not the whole step.
+   */
+  readonly partial: boolean;
 }
 
 export interface RunData {
@@ -65,10 +70,15 @@ export async function loadRun(lake: LakeReader, runId?: string): Promise<RunData
     list.push(r);
     intervals.set(k, list);
   }
-  const metrics = await lake.query<MetricMean>(
+  const means = await lake.query<Omit<MetricMean, 'partial'>>(
     `SELECT cell_id, step_id, role, instance_id, metric, AVG(value) AS avg_value, MAX(value) AS max_value, COUNT(*) AS samples, MAX(source) AS source
      FROM server_metrics WHERE run_id = ${quote(run.run_id)}
      GROUP BY cell_id, step_id, role, instance_id, metric`,
   );
+  const incomplete = await lake.query<{ cell_id: string; step_id: string; instance_id: string; metric: string }>(
+    `SELECT cell_id, step_id, instance_id, metric FROM metric_windows WHERE run_id = ${quote(run.run_id)} AND NOT complete`,
+  );
+  const partialKeys = new Set(incomplete.map((w) => `${w.cell_id}\u0000${w.step_id}\u0000${w.instance_id}\u0000${w.metric}`));
+  const metrics = means.map((m) => ({ ...m, partial: partialKeys.has(`${m.cell_id}\u0000${m.step_id}\u0000${m.instance_id}\u0000${m.metric}`) }));
   return { run, spec: parseJson<Spec>(run.spec), plan: parseJson<Plan>(run.plan), steps, intervals, metrics };
 }

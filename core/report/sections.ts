@@ -577,6 +577,9 @@ export function forwardingSection(ctx: Context): ReportSection | null {
 // ---------------------------------------------------------------------------------------------
 // Network bounds (S4)
 
+/** Next to a value averaged over a window with missing datapoints (MetricMean.partial). */
+export const PARTIAL_MARK = 'partial';
+
 export function networkSection(ctx: Context): ReportSection | null {
   // Network metrics exist for every AWS run; the section is for studies built around data transfer:
   // a scan-type custom workload (S4's full-table SELECT *) or a workload named for the network.
@@ -587,14 +590,23 @@ export function networkSection(ctx: Context): ReportSection | null {
   const rows: string[][] = [];
   const findings: string[] = [];
   const results: { g: StepGroup; gbps: number | null; cpu: number | null; bound: BoundResult }[] = [];
+  let partialRows = 0;
   for (const g of ctx.groups) {
     const role = g.target === 'writer' ? 'writer' : 'reader';
     const perCell = g.ok.map((r) => {
       const ms = ctx.data.metrics.filter((m) => m.cell_id === r.cell_id && m.step_id === g.stepId && m.role === role);
       const net = ms.filter((m) => m.metric === 'NetworkTransmitThroughput' || m.metric === 'NetworkReceiveThroughput');
       const cpu = ms.filter((m) => m.metric === 'CPUUtilization');
-      return { net: net.length > 0 ? net.reduce((a, m) => a + m.avg_value, 0) : null, cpu: cpu.length > 0 ? mean(cpu.map((m) => m.avg_value)) : null };
+      return {
+        net: net.length > 0 ? net.reduce((a, m) => a + m.avg_value, 0) : null,
+        cpu: cpu.length > 0 ? mean(cpu.map((m) => m.avg_value)) : null,
+        partialNet: net.some((m) => m.partial),
+        partialCpu: cpu.some((m) => m.partial),
+      };
     });
+    const partialNet = perCell.some((c) => c.partialNet);
+    const partialCpu = perCell.some((c) => c.partialCpu);
+    if (partialNet || partialCpu) partialRows += 1;
     const netVals = perCell.map((c) => c.net).filter((v): v is number => v !== null);
     const cpuVals = perCell.map((c) => c.cpu).filter((v): v is number => v !== null);
     const clientCpu = g.ok.map((r) => r.client_cpu_avg_pct).filter((v): v is number => v !== null);
@@ -612,20 +624,21 @@ export function networkSection(ctx: Context): ReportSection | null {
       g.instanceClass,
       g.workload,
       String(g.rows[0]?.clients ?? 1),
-      bound.networkGbps !== null ? fixed(bound.networkGbps, 2) : '-',
+      bound.networkGbps !== null ? `${fixed(bound.networkGbps, 2)}${partialNet ? ` ${PARTIAL_MARK}` : ''}` : '-',
       limit !== null ? `${limit}` : local ? 'n/a locally' : 'unknown',
-      cpuVals.length > 0 ? fixed(mean(cpuVals), 0) : '-',
+      cpuVals.length > 0 ? `${fixed(mean(cpuVals), 0)}${partialCpu ? ` ${PARTIAL_MARK}` : ''}` : '-',
       clientCpu.length > 0 ? fixed(mean(clientCpu), 0) : '-',
       bound.bound === 'none' ? 'no limit reached' : `${bound.bound}-bound`,
       clip(bound.reason, 70),
     ]);
-    findings.push(`${g.variant} (${g.instanceClass}), ${g.workload}: ${bound.bound === 'none' ? '' : `${bound.bound}-bound, `}${bound.reason}.`);
+    findings.push(`${g.variant} (${g.instanceClass}), ${g.workload}: ${bound.bound === 'none' ? '' : `${bound.bound}-bound, `}${bound.reason}${partialNet || partialCpu ? ` (${PARTIAL_MARK}: server metrics incomplete)` : ''}.`);
   }
   const workloads = uniqueInOrder(results.map((r) => r.g.workload));
   const variants = uniqueInOrder(results.map((r) => r.g.variant));
   const notes = ['CPU-bound: server CPU >= 90%. Network-bound: transmit + receive >= 90% of the class\'s network limit (prices/aws-prices.json). Client-bound: a client saturated its CPU; its numbers describe the client.'];
   if (local) notes.push('Local run: loopback traffic has no class limit, so no point can be network-bound; CloudWatch network metrics per class are AWS only.');
   if (!hasNetwork) notes.push('This run has no network metrics (CloudWatch NetworkTransmitThroughput/NetworkReceiveThroughput): bytes per second are unknown.');
+  if (partialRows > 0) notes.push(`${PARTIAL_MARK}: some datapoints of the step's window never arrived from CloudWatch/Performance Insights (metric_windows.complete = false); the value averages only the minutes received and may not describe the whole step.`);
   return {
     id: 'network',
     title: 'Network throughput and bounds',

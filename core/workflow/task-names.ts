@@ -13,6 +13,7 @@ export const TASK_NAMES = [
   'start-jobs',
   'check-jobs',
   'collect-step',
+  'collect-late-metrics',
   'teardown-cell',
   'finish-run',
 ] as const;

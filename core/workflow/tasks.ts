@@ -3,8 +3,8 @@
  * event, build TaskDeps once and call these; the local runner binds the same handlers with local
  * deps. Everything returned here becomes state data, so it stays small and plain JSON.
  */
-import type { Backend, CellResources, JobHandle, JobsState, RunContext, RunnerJob } from '../backend';
-import { lakeKeys, toJsonLines, type IntervalRow, type RunRow, type ServerMetricRow, type StepRow } from '../lake/rows';
+import type { Backend, CellResources, JobHandle, JobsState, MetricsWindow, RunContext, RunnerJob, ServerMetricsCollection } from '../backend';
+import { lakeKeys, toJsonLines, type IntervalRow, type MetricWindowRow, type RunRow, type ServerMetricRow, type StepRow } from '../lake/rows';
 import { planRun, PlanError } from '../plan/plan';
 import type { CellPlan, Plan, PlanNote, StepPlan } from '../plan/types';
 import type { Spec } from '../spec/schema';
@@ -66,6 +66,16 @@ export interface CollectStepEvent extends StartJobsEvent {
   /** Set when the run was stopped during the step: every client's row is failed with this reason. */
   readonly abortedReason?: string;
 }
+/** The server metrics window of a step, as collected at its end. */
+export interface StepMetricsState {
+  /** The measured window (warm-up excluded), what a later collection asks for again. */
+  readonly start: string;
+  readonly end: string;
+  /** Every instance's metric had all its datapoints (metric_windows). */
+  readonly complete: boolean;
+  /** When the datapoints of the window's last period are all published (its end + metricsPublishDelayS). */
+  readonly dueAt: string;
+}
 export interface StepOutcome {
   readonly stepId: string;
   readonly status: 'ok' | 'failed';
@@ -73,6 +83,22 @@ export interface StepOutcome {
   readonly tps: number | null;
   readonly qps: number | null;
   readonly sysbenchVersion: string | null;
+  /** null when the step never got a window (a prepare). */
+  readonly metrics: StepMetricsState | null;
+}
+export interface CollectLateMetricsEvent extends CellResourcesEvent {
+  /** The RunSteps Map's output: one StepOutcome per step. */
+  readonly steps: readonly (StepOutcome | null)[];
+}
+export interface LateMetricsOutput {
+  /** false: nothing collected yet, ask again after waitS. */
+  readonly done: boolean;
+  readonly waitS: number;
+  /** Steps whose windows were collected again. */
+  readonly recollected: number;
+  /** Steps whose windows are still incomplete after waiting (the first few by id). */
+  readonly incompleteSteps: number;
+  readonly incompleteStepIds: readonly string[];
 }
 /** A Catch's error payload; Cause is the error message locally and a JSON string on Lambda. */
 export interface TaskError {
@@ -83,6 +109,9 @@ export interface TeardownEvent extends CellEvent {
   readonly resources?: CellResources;
   readonly steps?: readonly StepOutcome[];
   readonly error?: TaskError;
+  /** CollectLateMetrics' last answer, or why it failed (the step results stand; the windows stay marked). */
+  readonly lateMetrics?: LateMetricsOutput;
+  readonly lateMetricsError?: TaskError;
 }
 /** Kept small: a Distributed Map's collected output must stay under 256 KB for hundreds of cells. */
 export interface CellOutcome {
@@ -422,12 +451,15 @@ export async function collectStepTask(deps: TaskDeps, event: CollectStepEvent): 
   });
   // The measured window: the warm-up is excluded, as it is from sysbench's own summary.
   const measuredStart = new Date(Date.parse(startedAt) + step.warmupS * 1000).toISOString();
-  const serverRows = await deps.backend.collectServerMetrics(run, cell, resources, { stepId: step.stepId, start: measuredStart, end: endedAt });
+  const window: MetricsWindow = { stepId: step.stepId, start: measuredStart, end: endedAt };
+  // Collected now, so a cell that fails later still has them; on AWS the last minutes are usually not
+  // published yet: the window is marked incomplete and CollectLateMetrics collects it again.
+  const collection = await deps.backend.collectServerMetrics(run, cell, resources, window);
   const lake = deps.backend.lake;
   await Promise.all([
     lake.put(lakeKeys.stepTable('steps', run.dt, run.runId, cell.cellId, step.stepId), toJsonLines(stepRows)),
     lake.put(lakeKeys.stepTable('intervals', run.dt, run.runId, cell.cellId, step.stepId), toJsonLines(intervalRows)),
-    lake.put(lakeKeys.stepTable('server_metrics', run.dt, run.runId, cell.cellId, step.stepId), toJsonLines([...serverRows, ...clientMetricRows])),
+    writeServerMetrics(deps, run, cell, step.stepId, collection, clientMetricRows),
   ]);
   const failed = stepRows.filter((r) => r.status !== 'ok');
   const okRows = stepRows.filter((r) => r.tps !== null);
@@ -438,7 +470,81 @@ export async function collectStepTask(deps: TaskDeps, event: CollectStepEvent): 
     tps: okRows.length > 0 ? okRows.reduce((a, r) => a + (r.tps ?? 0), 0) : null,
     qps: okRows.length > 0 ? okRows.reduce((a, r) => a + (r.qps ?? 0), 0) : null,
     sysbenchVersion: outputs.find((o) => o.result)?.result?.sysbenchVersion ?? null,
+    metrics: metricsState(deps, window, collection),
   };
+}
+
+/** Whether every instance's metric of the window had all its datapoints. */
+export function isComplete(collection: ServerMetricsCollection): boolean {
+  return collection.windows.every((w) => w.received >= w.expected);
+}
+
+function metricsState(deps: TaskDeps, window: MetricsWindow, collection: ServerMetricsCollection): StepMetricsState {
+  // A backend may widen the window (whole minutes): the last period it asked for ends last.
+  const lastEnd = Math.max(Date.parse(window.end), ...collection.windows.map((w) => Date.parse(w.end)));
+  return { start: window.start, end: window.end, complete: isComplete(collection), dueAt: new Date(lastEnd + deps.backend.metricsPublishDelayS * 1000).toISOString() };
+}
+
+/**
+ * The step's server_metrics (the server's rows next to the runner's client rows) and its
+ * metric_windows. Written again by a later collection: the server rows and window counts are
+ * replaced, the client rows kept.
+ */
+async function writeServerMetrics(deps: TaskDeps, run: RunContext, cell: CellPlan, stepId: string, collection: ServerMetricsCollection, clientRows: readonly ServerMetricRow[]): Promise<void> {
+  const base = { run_id: run.runId, cell_id: cell.cellId, variant: cell.variant.name, step_id: stepId, dt: run.dt };
+  const collectedAt = deps.now().toISOString();
+  const windowRows: MetricWindowRow[] = collection.windows.map((w) => ({
+    ...base,
+    instance_id: w.instanceId,
+    role: w.role,
+    metric: w.metric,
+    source: w.source,
+    window_start: w.start,
+    window_end: w.end,
+    period_s: w.periodS,
+    expected: w.expected,
+    received: w.received,
+    complete: w.received >= w.expected,
+    collected_at: collectedAt,
+  }));
+  const lake = deps.backend.lake;
+  await Promise.all([
+    lake.put(lakeKeys.stepTable('server_metrics', run.dt, run.runId, cell.cellId, stepId), toJsonLines([...collection.rows, ...clientRows])),
+    lake.put(lakeKeys.stepTable('metric_windows', run.dt, run.runId, cell.cellId, stepId), toJsonLines(windowRows)),
+  ]);
+}
+
+/** How many incomplete step ids a LateMetricsOutput names (state data stays small). */
+const MAX_INCOMPLETE_STEP_IDS = 10;
+
+/**
+ * After a cell's last step: the steps whose server metrics were incomplete when collected are
+ * collected again once their datapoints are published (StepMetricsState.dueAt). One wait for the
+ * whole cell, not one per step: the state machine waits waitS and calls again while done is false.
+ */
+export async function collectLateMetricsTask(deps: TaskDeps, event: CollectLateMetricsEvent): Promise<LateMetricsOutput> {
+  need(event, ['run', 'cell', 'resources', 'steps'], 'collect-late-metrics');
+  const { run, cell, resources } = event;
+  const pending = event.steps.filter((s): s is StepOutcome & { metrics: StepMetricsState } => s !== null && s.metrics !== null && s.metrics !== undefined && !s.metrics.complete);
+  if (pending.length === 0) return { done: true, waitS: 0, recollected: 0, incompleteSteps: 0, incompleteStepIds: [] };
+  const due = Math.max(...pending.map((s) => Date.parse(s.metrics.dueAt)));
+  const now = deps.now().getTime();
+  if (now < due) return { done: false, waitS: Math.max(1, Math.ceil((due - now) / 1000)), recollected: 0, incompleteSteps: pending.length, incompleteStepIds: pending.slice(0, MAX_INCOMPLETE_STEP_IDS).map((s) => s.stepId) };
+  const lake = deps.backend.lake;
+  const stillIncomplete: string[] = [];
+  for (const step of pending) {
+    const collection = await deps.backend.collectServerMetrics(run, cell, resources, { stepId: step.stepId, start: step.metrics.start, end: step.metrics.end });
+    const key = lakeKeys.stepTable('server_metrics', run.dt, run.runId, cell.cellId, step.stepId);
+    const existing = (await lake.get(key)) ?? '';
+    const clientRows = existing
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as ServerMetricRow)
+      .filter((r) => r.source === 'runner');
+    await writeServerMetrics(deps, run, cell, step.stepId, collection, clientRows);
+    if (!isComplete(collection)) stillIncomplete.push(step.stepId);
+  }
+  return { done: true, waitS: 0, recollected: pending.length, incompleteSteps: stillIncomplete.length, incompleteStepIds: stillIncomplete.slice(0, MAX_INCOMPLETE_STEP_IDS) };
 }
 
 const MAX_FAILED_STEPS_REPORTED = 10;
@@ -468,8 +574,22 @@ export async function teardownCellTask(deps: TaskDeps, event: TeardownEvent): Pr
     failedStepCount: failedSteps.length,
     failedSteps: failedSteps.slice(0, MAX_FAILED_STEPS_REPORTED).map((s) => ({ stepId: s.stepId, error: s.error })),
     sysbenchVersion: steps.find((s) => s.sysbenchVersion)?.sysbenchVersion ?? null,
-    notes: event.resources?.notes ?? [],
+    notes: [...(event.resources?.notes ?? []), ...lateMetricsNotes(event)],
   };
+}
+
+/** A visible word in the run manifest when a cell's server metrics stayed incomplete. */
+function lateMetricsNotes(event: TeardownEvent): PlanNote[] {
+  const path = `cells[${event.cell.cellId}].serverMetrics`;
+  if (event.lateMetricsError) {
+    return [{ level: 'warning', path, message: `late server metrics were not collected (${causeText(event.lateMetricsError)}); windows collected at each step's end stay marked incomplete in metric_windows` }];
+  }
+  const late = event.lateMetrics;
+  if (late && late.incompleteSteps > 0) {
+    const more = late.incompleteSteps > late.incompleteStepIds.length ? ` and ${late.incompleteSteps - late.incompleteStepIds.length} more` : '';
+    return [{ level: 'warning', path, message: `server metrics of ${late.incompleteSteps} step(s) (${late.incompleteStepIds.join(', ')}${more}) were still missing datapoints after waiting for them: averages cover only what arrived (metric_windows.complete = false)` }];
+  }
+  return [];
 }
 
 export async function finishRunTask(deps: TaskDeps, event: FinishRunEvent): Promise<FinishRunOutput> {

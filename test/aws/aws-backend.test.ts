@@ -396,9 +396,28 @@ describe('AwsBackend on moto: one cell end to end', () => {
     });
 
     // Act
-    const rows = await backend.collectServerMetrics(run, cell, resources, { stepId: 's1', start: minute(0).toISOString(), end: minute(4).toISOString() });
+    const { rows, windows } = await backend.collectServerMetrics(run, cell, resources, { stepId: 's1', start: minute(0).toISOString(), end: minute(4).toISOString() });
 
-    // Assert
+    // Assert: four whole minutes were asked for; three came (minutes 1-3), none of the rest.
+    const windowOf = (instance: string, metric: string, source = 'cloudwatch') => windows.find((w) => w.instanceId === instance && w.metric === metric && w.source === source);
+    expect(windowOf(names.writerId, 'CPUUtilization')).toEqual({
+      instanceId: names.writerId,
+      role: 'writer',
+      metric: 'CPUUtilization',
+      source: 'cloudwatch',
+      start: minute(0).toISOString(),
+      end: minute(4).toISOString(),
+      periodS: 60,
+      expected: 4,
+      received: 3,
+    });
+    expect(windowOf(names.writerId, 'DMLThroughput')).toMatchObject({ expected: 4, received: 0 });
+    expect(windowOf(names.readerId(1), 'AuroraReplicaLag')).toMatchObject({ role: 'reader', expected: 4, received: 3 });
+    expect(windowOf(names.writerId, 'AuroraReplicaLag')).toBeUndefined();
+    // PI: the two totals are counted per instance (a wait event is absent from periods it did not occur in).
+    expect(windowOf(names.writerId, 'db.load.avg', 'pi')).toMatchObject({ expected: 4, received: 1, periodS: 60 });
+    expect(windowOf(names.writerId, 'os.cpuUtilization.total.avg', 'pi')).toMatchObject({ expected: 4, received: 1 });
+    expect(windows.filter((w) => w.source === 'pi').map((w) => w.metric).sort()).toEqual(['db.load.avg', 'db.load.avg', 'os.cpuUtilization.total.avg', 'os.cpuUtilization.total.avg']);
     const cwRows = rows.filter((r) => r.source === 'cloudwatch');
     const series = (instance: string, metric: string) => cwRows.filter((r) => r.instance_id === instance && r.metric === metric).map((r) => r.value);
     expect(series(names.writerId, 'CPUUtilization')).toEqual([40, 50, 60]);
@@ -413,6 +432,11 @@ describe('AwsBackend on moto: one cell end to end', () => {
       ['db.load.avg:io/aurora_redo_log_flush', 1.5, 'Sessions'],
       ['os.cpuUtilization.total.avg', 47, 'Percent'],
     ]);
+    // The minute that was missing is published late: the same window, collected again, is complete.
+    await cw.send(new PutMetricDataCommand({ Namespace: 'AWS/RDS', MetricData: [{ MetricName: 'CPUUtilization', Dimensions: [{ Name: 'DBInstanceIdentifier', Value: names.writerId }], Timestamp: minute(0), Value: 30 }] }));
+    const later = await backend.collectServerMetrics(run, cell, resources, { stepId: 's1', start: minute(0).toISOString(), end: minute(4).toISOString() });
+    expect(later.windows.find((w) => w.instanceId === names.writerId && w.metric === 'CPUUtilization')).toMatchObject({ expected: 4, received: 4 });
+    expect(later.rows.filter((r) => r.instance_id === names.writerId && r.metric === 'CPUUtilization').map((r) => r.value)).toEqual([30, 40, 50, 60]);
     const piCall = pi.commandCalls(GetResourceMetricsCommand)[0]!.args[0].input;
     expect(piCall).toMatchObject({ ServiceType: 'RDS', Identifier: resources.backendState[`dbi:${names.writerId}`], PeriodInSeconds: 60 });
     expect(piCall.MetricQueries).toEqual([{ Metric: 'db.load.avg', GroupBy: { Group: 'db.wait_event', Limit: 10 } }, { Metric: 'os.cpuUtilization.total.avg' }]);

@@ -68,6 +68,8 @@ export interface StandingInfrastructureOptions {
   readonly lakePrefix?: string;
   /** How the client subnets reach out (default: as the stack's default VPC, NAT gateway and endpoints). */
   readonly network?: ClientNetworkOptions;
+  /** AwsBackendConfig.metricsPublishDelayS (default 180, as on AWS). */
+  readonly metricsPublishDelayS?: number;
 }
 
 /** The sysbench source of the stack's default configuration (lib/config.ts clients.sysbenchSourceUrl). */
@@ -114,6 +116,7 @@ export async function createStandingInfrastructure(endpoint: string, raw: RawCli
     performanceInsightsRetentionDays: 7,
     piPeriodS: 60,
     clientSourceUrls: { sysbench: DEFAULT_SYSBENCH_SOURCE },
+    metricsPublishDelayS: options.metricsPublishDelayS ?? 180,
   };
   await addClientNetwork(raw, config, options.network ?? { nat: true, s3Endpoint: true, ssmEndpoints: true });
   return config;

@@ -10,6 +10,11 @@
  * the clients, so SendCommand is where the runner "runs": it leaves in moto's S3, at the job's --out
  * location, what client/runner.sh writes there (a recorded sysbench output, client_cpu.jsonl,
  * result.json), and check-jobs / collect-step read those real objects.
+ *
+ * CloudWatch datapoints arrive late, as on AWS: moto's CloudWatch has none for a step's window
+ * when collect-step first asks, and gets them (PutMetricData) right after; collect-late-metrics
+ * then collects the window again. The local runner shortens every Wait to a poll; the Tasks' clock
+ * moves on by the seconds WaitForLateMetrics asked for, as that Wait would have taken on AWS.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,6 +22,7 @@ import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
 import { GetResourceMetricsCommand } from '@aws-sdk/client-pi';
 import { DescribeDBClusterParameterGroupsCommand, DescribeDBClustersCommand, DescribeDBInstancesCommand, DescribeDBParameterGroupsCommand } from '@aws-sdk/client-rds';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { PutMetricDataCommand, type GetMetricDataCommandInput } from '@aws-sdk/client-cloudwatch';
 import {
   CancelCommandCommand,
   DescribeInstanceInformationCommand,
@@ -32,7 +38,7 @@ import { awsConfigToEnv, type AwsBackendConfig } from '../../core/backends/aws/c
 import { destroyAwsClients, makeAwsClients, type AwsClients } from '../../core/backends/aws/clients';
 import { cellNames } from '../../core/backends/aws/names';
 import { clientReadyKey, type ClientReadyMarker } from '../../core/backends/aws/runner-command';
-import { lakeKeys, type IntervalRow, type RunRow, type ServerMetricRow, type StepRow } from '../../core/lake/rows';
+import { lakeKeys, type IntervalRow, type MetricWindowRow, type RunRow, type ServerMetricRow, type StepRow } from '../../core/lake/rows';
 import { planRun } from '../../core/plan/plan';
 import type { SpecInput } from '../../core/spec/schema';
 import { validateSpec } from '../../core/spec/validate';
@@ -118,6 +124,27 @@ let prepareOutcome: PrepareOutcome = 'ok';
 const startedJobs: { phase: string; out: string; instanceId: string }[] = [];
 /** Called as each job starts, while the cell is up. */
 let onJobStart: (() => Promise<void>) | undefined;
+
+/**
+ * What moto's CloudWatch does with a step's datapoints: published right after the first collection
+ * asked for them (late), never, or published late while the second collection is refused.
+ */
+type Publishing = 'late' | 'never' | 'late-collection-refused';
+let publishing: Publishing = 'late';
+/** How far the Tasks' clock is ahead of real time: the seconds WaitForLateMetrics "waited". */
+let clockSkewMs = 0;
+
+/** One datapoint per minute of the asked window for every series of a GetMetricData: what RDS publishes. */
+async function publishWindow(input: GetMetricDataCommandInput): Promise<void> {
+  const start = new Date(input.StartTime!).getTime();
+  const end = new Date(input.EndTime!).getTime();
+  for (const q of input.MetricDataQueries ?? []) {
+    const metric = q.MetricStat!.Metric!;
+    const data = [];
+    for (let t = start; t < end; t += 60_000) data.push({ MetricName: metric.MetricName!, Dimensions: metric.Dimensions, Timestamp: new Date(t), Value: 42 });
+    await raw.cw.send(new PutMetricDataCommand({ Namespace: metric.Namespace!, MetricData: data }));
+  }
+}
 
 /** Words of one POSIX shell line as core/backends/aws/runner-command.ts quotes them ('...' and '"'"'). */
 function shellWords(line: string): string[] {
@@ -214,11 +241,29 @@ async function motoTaskDeps(): Promise<{ deps: Awaited<ReturnType<typeof buildAw
   // The runner exits 0 whenever it ran sysbench and wrote result.json (sysbench's code is in there).
   ssm.on(GetCommandInvocationCommand).resolves({ Status: 'Success', ResponseCode: 0 });
   ssm.on(CancelCommandCommand).resolves({});
+  // Performance Insights: one datapoint per period of the window for the totals (never late here).
   const pi = mockClient(clients.pi);
-  pi.on(GetResourceMetricsCommand).callsFake((input: { StartTime: Date }) => ({
-    MetricList: [{ Key: { Metric: 'db.load.avg' }, DataPoints: [{ Timestamp: input.StartTime, Value: 1.5 }] }],
-  }));
-  const deps = await buildAwsTaskDeps(awsConfigToEnv(config), tracer, { clients });
+  pi.on(GetResourceMetricsCommand).callsFake((input: { StartTime: Date; EndTime: Date; PeriodInSeconds: number }) => {
+    const points = [];
+    for (let t = new Date(input.StartTime).getTime(); t < new Date(input.EndTime).getTime(); t += input.PeriodInSeconds * 1000) points.push({ Timestamp: new Date(t), Value: 1.5 });
+    return { MetricList: [{ Key: { Metric: 'db.load.avg' }, DataPoints: points }, { Key: { Metric: 'os.cpuUtilization.total.avg' }, DataPoints: points.map((p) => ({ ...p, Value: 30 })) }] };
+  });
+  let metricCollections = 0;
+  clients.cloudwatch.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName !== 'GetMetricDataCommand') return next(args);
+      metricCollections += 1;
+      if (publishing === 'late-collection-refused' && metricCollections > 1) {
+        throw Object.assign(new Error('User is not authorized to perform: cloudwatch:GetMetricData'), { name: 'AccessDenied' });
+      }
+      const out = await next(args);
+      if (publishing !== 'never' && metricCollections === 1) await publishWindow(args.input as GetMetricDataCommandInput);
+      return out;
+    },
+    { step: 'initialize', name: 'latePublishing' },
+  );
+  const built = await buildAwsTaskDeps(awsConfigToEnv(config), tracer, { clients });
+  const deps = { ...built, now: () => new Date(Date.now() + clockSkewMs) };
   return {
     deps,
     clients,
@@ -263,6 +308,9 @@ async function runWorkflow(runId: string): Promise<LocalExecutionResult> {
       pollMs: 20,
       retryMs: 10,
       resolvedDefinition: workflow,
+      onEvent: (ev) => {
+        if (ev.type === 'StateEntered' && ev.state?.name === 'WaitForLateMetrics') clockSkewMs += (ev.state.input as { lateMetrics: { waitS: number } }).lateMetrics.waitS * 1000;
+      },
     });
   } finally {
     restore();
@@ -347,6 +395,8 @@ beforeEach(() => {
   startedJobs.length = 0;
   prepareOutcome = 'ok';
   onJobStart = undefined;
+  publishing = 'late';
+  clockSkewMs = 0;
 });
 
 describe('the synthesized state machine definition', () => {
@@ -384,7 +434,7 @@ describe('the synthesized workflow with the AWS handlers on moto', () => {
     expect(result.error ?? null).toBeNull();
     expect(result.status).toBe('SUCCEEDED');
     expect(result.output).toEqual({ status: 'succeeded', runId, error: null, cause: null, steps: 1, failedSteps: 0 });
-    const path = ['PlanRun', 'ProvisionCell', 'CheckCellReady', 'StartClients', 'CheckClientsReady', 'StartPrepare', 'CheckPrepare', 'CollectPrepare', 'StartStep', 'CheckStep', 'CollectStep', 'TeardownCell', 'FinishRun'];
+    const path = ['PlanRun', 'ProvisionCell', 'CheckCellReady', 'StartClients', 'CheckClientsReady', 'StartPrepare', 'CheckPrepare', 'CollectPrepare', 'StartStep', 'CheckStep', 'CollectStep', 'CollectLateMetrics', 'WaitForLateMetrics', 'TeardownCell', 'FinishRun'];
     expect(path.filter((state) => entered(result.events, state) === 0)).toEqual([]);
     expect(entered(result.events, 'TeardownCellOnError')).toBe(0);
     // One prepare and one run job, on the cell's client, each writing under its own lake prefix.
@@ -411,6 +461,20 @@ describe('the synthesized workflow with the AWS handlers on moto', () => {
     );
     expect(metrics.filter((m) => m.metric === 'ClientHostCPU').map((m) => m.value)).toEqual([31, 32, 33]);
 
+    // Assert: the step's CloudWatch window was empty when the step ended; the cell waited once, for
+    // the window's last minute + metricsPublishDelayS, and then found every datapoint.
+    expect(entered(result.events, 'CollectLateMetrics')).toBe(2);
+    expect(entered(result.events, 'WaitForLateMetrics')).toBe(1);
+    const firstAnswer = result.events.find((e) => e.type === 'StateExited' && e.state?.name === 'CollectLateMetrics')!.state!.output as { lateMetrics: { done: boolean; waitS: number } };
+    expect(firstAnswer.lateMetrics.done).toBe(false);
+    expect(firstAnswer.lateMetrics.waitS).toBeGreaterThanOrEqual(config.metricsPublishDelayS);
+    const windows = await lakeRows<MetricWindowRow>(lakeKeys.stepTable('metric_windows', dt, runId, cell.cellId, step.stepId));
+    const cloudwatchWindows = windows.filter((w) => w.source === 'cloudwatch');
+    expect(cloudwatchWindows.map((w) => `${w.instance_id} ${w.metric}`)).toEqual(expect.arrayContaining([`${names.writerId} CPUUtilization`, `${names.readerId(1)} AuroraReplicaLag`]));
+    expect(windows.every((w) => w.complete && w.received === w.expected && w.expected >= 1)).toBe(true);
+    expect(metrics.filter((m) => m.source === 'cloudwatch')).toHaveLength(cloudwatchWindows.reduce((a, w) => a + w.expected, 0));
+    expect(JSON.parse(runRow!.notes) as { message: string }[]).not.toContainEqual(expect.objectContaining({ message: expect.stringContaining('server metrics') }));
+
     // Assert: what the cell had in moto while its jobs ran is gone.
     expect(whileRunning[0]).toEqual(
       expect.arrayContaining([
@@ -422,6 +486,55 @@ describe('the synthesized workflow with the AWS handlers on moto', () => {
         `ec2-instance ${startedJobs[0]!.instanceId} running`,
       ]),
     );
+    expect(await cellResourcesInMoto(runId, cell.cellId)).toEqual([]);
+  }, 60_000);
+
+  it('marks windows whose datapoints never came as incomplete, and says so in the run manifest; the run still succeeds', async () => {
+    // Arrange
+    const runId = 'moto-wf-never-published-20261121';
+    const { cell, step } = plannedCell(runId);
+    publishing = 'never';
+
+    // Act
+    const result = await runWorkflow(runId);
+    const dt = runDt(result);
+
+    // Assert: waited once, collected again, still nothing: every CloudWatch window says so.
+    expect(result.status).toBe('SUCCEEDED');
+    expect(entered(result.events, 'WaitForLateMetrics')).toBe(1);
+    const windows = await lakeRows<MetricWindowRow>(lakeKeys.stepTable('metric_windows', dt, runId, cell.cellId, step.stepId));
+    const cloudwatchWindows = windows.filter((w) => w.source === 'cloudwatch');
+    expect(cloudwatchWindows.length).toBeGreaterThan(0);
+    for (const w of cloudwatchWindows) expect(w).toMatchObject({ received: 0, complete: false });
+    expect(cloudwatchWindows.every((w) => w.expected >= 1)).toBe(true);
+    const [runRow] = await lakeRows<RunRow>(lakeKeys.run(dt, runId));
+    expect(JSON.parse(runRow!.notes)).toContainEqual({
+      level: 'warning',
+      path: `cells[${cell.cellId}].serverMetrics`,
+      message: expect.stringContaining(`server metrics of 1 step(s) (${step.stepId}) were still missing datapoints`),
+    });
+    expect(await cellResourcesInMoto(runId, cell.cellId)).toEqual([]);
+  }, 60_000);
+
+  it('a late collection that fails is caught: the cell is torn down normally, its windows stay marked and the manifest says why', async () => {
+    // Arrange
+    const runId = 'moto-wf-late-refused-20261121';
+    const { cell, step } = plannedCell(runId);
+    publishing = 'late-collection-refused';
+
+    // Act
+    const result = await runWorkflow(runId);
+    const dt = runDt(result);
+
+    // Assert
+    expect(result.status).toBe('SUCCEEDED');
+    expect(result.events.filter((e) => e.type === 'StateCaught').map((e) => e.state?.name)).toContain('CollectLateMetrics');
+    expect(entered(result.events, 'TeardownCell')).toBe(1);
+    expect(entered(result.events, 'TeardownCellOnError')).toBe(0);
+    const windows = await lakeRows<MetricWindowRow>(lakeKeys.stepTable('metric_windows', dt, runId, cell.cellId, step.stepId));
+    expect(windows.filter((w) => w.source === 'cloudwatch').every((w) => !w.complete)).toBe(true);
+    const [runRow] = await lakeRows<RunRow>(lakeKeys.run(dt, runId));
+    expect(JSON.parse(runRow!.notes)).toContainEqual(expect.objectContaining({ level: 'warning', message: expect.stringMatching(/late server metrics were not collected \(AccessDenied: .*GetMetricData/) }));
     expect(await cellResourcesInMoto(runId, cell.cellId)).toEqual([]);
   }, 60_000);
 

@@ -23,6 +23,7 @@ export function offlineAwsConfig(overrides: Partial<AwsBackendConfig> = {}): Aws
     masterUsername: 'benchadmin',
     performanceInsightsRetentionDays: 7,
     piPeriodS: 60,
+    metricsPublishDelayS: 180,
     ...overrides,
   };
 }

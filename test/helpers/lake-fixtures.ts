@@ -4,7 +4,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { lakeKeys, toJsonLines, type IntervalRow, type RunRow, type ServerMetricRow, type StepRow } from '../../core/lake/rows';
+import { lakeKeys, toJsonLines, type IntervalRow, type MetricWindowRow, type RunRow, type ServerMetricRow, type StepRow } from '../../core/lake/rows';
 
 export const DT = '2024-05-01';
 
@@ -121,8 +121,8 @@ export function writeRun(lakeDir: string, run: RunRow): void {
 }
 
 /** Writes each table's rows grouped by (run, cell, step), one file per step as the workflow does. */
-export function writeStepTable(lakeDir: string, table: 'steps' | 'intervals' | 'server_metrics', rows: readonly (StepRow | IntervalRow | ServerMetricRow)[]): void {
-  const groups = new Map<string, (StepRow | IntervalRow | ServerMetricRow)[]>();
+export function writeStepTable(lakeDir: string, table: 'steps' | 'intervals' | 'server_metrics' | 'metric_windows', rows: readonly (StepRow | IntervalRow | ServerMetricRow | MetricWindowRow)[]): void {
+  const groups = new Map<string, (StepRow | IntervalRow | ServerMetricRow | MetricWindowRow)[]>();
   for (const r of rows) {
     const key = lakeKeys.stepTable(table, r.dt, r.run_id, r.cell_id, r.step_id);
     groups.set(key, [...(groups.get(key) ?? []), r]);

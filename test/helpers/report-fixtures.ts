@@ -4,7 +4,7 @@
  * each step's numbers. Deterministic: the interval noise comes from a seeded generator.
  */
 import { planRun } from '../../core/plan/plan';
-import type { IntervalRow, ServerMetricRow, StepRow } from '../../core/lake/rows';
+import type { IntervalRow, MetricWindowRow, ServerMetricRow, StepRow } from '../../core/lake/rows';
 import type { CellPlan, StepPlan } from '../../core/plan/types';
 import type { Spec } from '../../core/spec/schema';
 import { validateSpec } from '../../core/spec/validate';
@@ -41,7 +41,16 @@ export interface WrittenRun {
   readonly spec: Spec;
 }
 
-export function writeRunFromSpec(lakeDir: string, specDoc: unknown, fn: StepFn, options: { runId?: string; backend?: 'local' | 'aws'; intervals?: number; scripts?: Record<string, string> } = {}): WrittenRun {
+export interface RunFixtureOptions {
+  readonly runId?: string;
+  readonly backend?: 'local' | 'aws';
+  readonly intervals?: number;
+  readonly scripts?: Record<string, string>;
+  /** Server metrics whose window lacks datapoints (metric_windows.complete = false); the others are complete. */
+  readonly incompleteMetric?: (cell: CellPlan, step: StepPlan, metric: string) => boolean;
+}
+
+export function writeRunFromSpec(lakeDir: string, specDoc: unknown, fn: StepFn, options: RunFixtureOptions = {}): WrittenRun {
   const spec = validateSpec(specDoc, 'fixture');
   const backend = options.backend ?? 'aws';
   const plan = planRun(spec, { backend, runId: options.runId ?? `${spec.name}-run`, now: new Date('2024-05-01T10:00:00Z'), ...(options.scripts ? { scripts: options.scripts } : {}) });
@@ -49,6 +58,7 @@ export function writeRunFromSpec(lakeDir: string, specDoc: unknown, fn: StepFn, 
   const steps: StepRow[] = [];
   const intervals: IntervalRow[] = [];
   const metrics: ServerMetricRow[] = [];
+  const windows: MetricWindowRow[] = [];
   const intervalCount = options.intervals ?? 20;
   let clock = Date.parse('2024-05-01T10:00:00Z');
   for (const cell of plan.cells) {
@@ -84,6 +94,13 @@ export function writeRunFromSpec(lakeDir: string, specDoc: unknown, fn: StepFn, 
         }
       }
       for (const [metric, value] of Object.entries(n.metrics ?? {})) {
+        // Three minutes of datapoints; an incomplete window asked for five.
+        const expected = options.incompleteMetric?.(cell, step, metric) ? 5 : 3;
+        windows.push({
+          run_id: plan.runId, cell_id: cell.cellId, variant: cell.variant.name, step_id: step.stepId, instance_id: `${cell.cellId}-w`,
+          role: step.target === 'writer' ? 'writer' : 'reader', metric, source: backend === 'aws' ? 'cloudwatch' : 'local', window_start: started, window_end: ended,
+          period_s: 60, expected, received: 3, complete: expected === 3, collected_at: ended, dt: DT,
+        });
         for (let k = 0; k < 3; k++) {
           metrics.push({
             run_id: plan.runId, cell_id: cell.cellId, variant: cell.variant.name, step_id: step.stepId, instance_id: `${cell.cellId}-w`,
@@ -98,5 +115,6 @@ export function writeRunFromSpec(lakeDir: string, specDoc: unknown, fn: StepFn, 
   writeStepTable(lakeDir, 'steps', steps);
   writeStepTable(lakeDir, 'intervals', intervals);
   if (metrics.length > 0) writeStepTable(lakeDir, 'server_metrics', metrics);
+  if (windows.length > 0) writeStepTable(lakeDir, 'metric_windows', windows);
   return { runId: plan.runId, spec };
 }

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CellPlan, StepPlan } from '../../core/plan/types';
-import { writeRunFromSpec, type StepNumbers, type WrittenRun } from './report-fixtures';
+import { writeRunFromSpec, type RunFixtureOptions, type StepNumbers, type WrittenRun } from './report-fixtures';
 
 export const STUDIES = ['graviton-vs-intel', 'thread-sweep', 'write-forwarding', 'network-throughput', 'rate-sweep'] as const;
 export type Study = (typeof STUDIES)[number];
@@ -56,10 +56,11 @@ function numbers(study: Study, cell: CellPlan, step: StepPlan): StepNumbers {
   }
 }
 
-export function writeStudyRun(lakeDir: string, repoRoot: string, study: Study, backend: 'aws' | 'local' = 'aws'): WrittenRun {
+export function writeStudyRun(lakeDir: string, repoRoot: string, study: Study, backend: 'aws' | 'local' = 'aws', incompleteMetric?: RunFixtureOptions['incompleteMetric']): WrittenRun {
   const doc = JSON.parse(readFileSync(join(repoRoot, 'experiments', `${study}.json`), 'utf8')) as unknown;
   return writeRunFromSpec(lakeDir, doc, (cell, step) => numbers(study, cell, step), {
     backend,
+    ...(incompleteMetric ? { incompleteMetric } : {}),
     runId: `${study}-fixture`,
     intervals: 30,
     scripts: { 'fullscan_1kb.lua': '-- fixture', 'rw_consistency.lua': '-- fixture' },

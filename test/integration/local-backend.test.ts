@@ -144,7 +144,9 @@ describe('LocalBackend', () => {
     const ran = await backend.startJobs(run, CELL, resources, [step]);
     const ranState = await waitDone(backend, run, ran);
     const runResult = (await result(backend, ran[0]!))!;
-    const rows = await backend.collectServerMetrics(run, CELL, resources, { stepId: 'rw-t2', start: runResult.startedAt, end: runResult.endedAt });
+    const collected = await backend.collectServerMetrics(run, CELL, resources, { stepId: 'rw-t2', start: runResult.startedAt, end: runResult.endedAt });
+    const again = await backend.collectServerMetrics(run, CELL, resources, { stepId: 'rw-t2', start: runResult.startedAt, end: runResult.endedAt });
+    const rows = collected.rows;
 
     // Assert
     expect(preparedState.jobs).toEqual([{ jobId: prepare.jobId, state: 'exited' }]);
@@ -167,6 +169,13 @@ describe('LocalBackend', () => {
     expect(byMetric('tiny-r1-w', 'AuroraReplicaLag')).toEqual([]);
     // The reader serves no client: its SELECT rate is the sampler's own polls, subtracted.
     expect(byMetric('tiny-r1-r1', 'SelectThroughput').every((r) => r.value === 0)).toBe(true);
+    // Sampled live, nothing comes late: each instance's metric window is complete with what it has,
+    // and asking again answers the same (the workflow may).
+    const cpuWindow = collected.windows.find((w) => w.instanceId === 'tiny-r1-w' && w.metric === 'CPUUtilization');
+    expect(cpuWindow).toMatchObject({ source: 'local', received: byMetric('tiny-r1-w', 'CPUUtilization').length, expected: byMetric('tiny-r1-w', 'CPUUtilization').length });
+    expect(collected.windows.every((w) => w.received === w.expected && w.received > 0)).toBe(true);
+    expect(backend.metricsPublishDelayS).toBe(0);
+    expect(again).toEqual(collected);
   });
 
   it('runs a custom Lua workload the plan put in the lake, from the cell\'s scripts dir', async () => {

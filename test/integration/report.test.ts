@@ -120,6 +120,20 @@ describe('study reports from lake rows', () => {
     expect(net.tables[0]!.rows[5]![4]).toBe('12.36'); // (1540 + 1540/300) MB/s x 8
   });
 
+  it('S4: a class whose server metrics window missed datapoints is flagged partial, not averaged silently', async () => {
+    // Arrange: the 2xlarge cells' network window lacks two of its five minutes.
+    const written = writeStudyRun(lakeDir, repoRoot, 'network-throughput', 'aws', (cell, _step, metric) => cell.variant.instanceClass === 'db.r6i.2xlarge' && metric === 'NetworkTransmitThroughput');
+    // Act
+    const net = section(await reportOf(lakeDir, written.runId), 'network');
+    // Assert
+    const rows = net.tables[0]!.rows;
+    expect(rows[5]![4]).toBe('12.36 partial');
+    expect(rows[5]![6]).not.toContain('partial');
+    expect(rows.filter((r) => r[4]!.includes('partial')).map((r) => r[1])).toEqual(['db.r6i.2xlarge', 'db.r6i.2xlarge']);
+    expect((net.tables[0]!.notes ?? []).join('\n')).toMatch(/partial: some datapoints of the step's window never arrived .*metric_windows\.complete = false/);
+    expect(net.findings.filter((f) => f.includes('(partial: server metrics incomplete)'))).toHaveLength(2);
+  });
+
   it('S5: the knee of each variant and its capacity', async () => {
     // Act
     const rate = section(await study('rate-sweep'), 'rate');

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TransientBackendError, type Backend } from '../../core/backend';
 import { LocalBackend } from '../../core/backends/local/local-backend';
-import { lakeKeys, type RunRow, type StepRow } from '../../core/lake/rows';
+import { lakeKeys, type MetricWindowRow, type RunRow, type StepRow } from '../../core/lake/rows';
 import type { SpecInput } from '../../core/spec/schema';
 import { executeLocally, withInjectedFailures, type ExecutionEvent, type LocalExecutionResult } from '../../core/workflow/local-runner';
 import type { TaskDeps } from '../../core/workflow/tasks';
@@ -100,6 +100,13 @@ describe('benchmark workflow, locally', () => {
     expect(entered(result.events, 'StartStep')).toBe(2);
     expect(entered(result.events, 'TeardownCell')).toBe(1);
     expect(entered(result.events, 'TeardownCellOnError')).toBe(0);
+    // The sampler's metrics are never late: the cell asks once and does not wait.
+    expect(entered(result.events, 'CollectLateMetrics')).toBe(1);
+    expect(entered(result.events, 'WaitForLateMetrics')).toBe(0);
+    const dt = new Date().toISOString().slice(0, 10);
+    const windows = (await backend.lake.get(lakeKeys.stepTable('metric_windows', dt, result.runId!, 'small-r1', 'rw-t2')))!.trim().split('\n').map((l) => JSON.parse(l) as MetricWindowRow);
+    expect(windows.find((w) => w.instance_id === 'small-r1-w' && w.metric === 'CPUUtilization')).toMatchObject({ source: 'local', complete: true });
+    expect(windows.every((w) => w.complete && w.received === w.expected)).toBe(true);
     const rw = await stepRows(backend, result, 'small-r1', 'rw-t2');
     expect(rw).toHaveLength(1);
     expect(rw[0]).toMatchObject({ status: 'ok', threads: 2, target: 'writer', error: null });

@@ -98,10 +98,19 @@ describe('AWS config from the Lambda environment', () => {
     masterUsername: 'benchadmin',
     performanceInsightsRetentionDays: 7,
     piPeriodS: 60,
+    metricsPublishDelayS: 0,
   };
 
   it('round-trips through the environment', () => {
     expect(awsConfigFromEnv(awsConfigToEnv(config))).toEqual(config);
+  });
+
+  it('waits 180 s for late CloudWatch datapoints unless told otherwise, and refuses a delay that is not 0..3600 s', () => {
+    const { [AWS_CONFIG_ENV.metricsPublishDelayS]: _unset, ...withoutDelay } = awsConfigToEnv(config);
+
+    expect(awsConfigFromEnv(withoutDelay).metricsPublishDelayS).toBe(180);
+    expect(() => awsConfigFromEnv({ ...withoutDelay, [AWS_CONFIG_ENV.metricsPublishDelayS]: '-1' })).toThrow(/AURORA_BENCH_METRICS_PUBLISH_DELAY_S must be a whole number of seconds from 0 to 3600/);
+    expect(() => awsConfigFromEnv({ ...withoutDelay, [AWS_CONFIG_ENV.metricsPublishDelayS]: '90.5' })).toThrow(AwsConfigError);
   });
 
   it('names every missing or malformed variable at once', () => {

@@ -41,9 +41,11 @@ import {
   type JobHandle,
   type JobsState,
   type MetricsWindow,
+  type MetricWindowCount,
   type ReadyState,
   type RunContext,
   type RunnerJob,
+  type ServerMetricsCollection,
   type TeardownReport,
 } from '../../backend';
 import { writeForwardingParameters } from '../../aurora/write-forwarding';
@@ -96,6 +98,13 @@ const MAX_METRIC_QUERIES = 500;
 const CLOUDWATCH_PERIOD_S = 60;
 /** Top wait events per instance in the PI breakdown (DimensionGroup.Limit, 1..25). */
 const PI_WAIT_EVENT_LIMIT = 10;
+/** The PI series every period of a window has a datapoint of (the per-wait-event ones need not). */
+const PI_TOTAL_METRICS = ['db.load.avg', 'os.cpuUtilization.total.avg'] as const;
+
+/** Datapoints of `periodS` seconds a window [start, end) holds: what a fully published window has. */
+export function windowDatapoints(start: Date, end: Date, periodS: number): number {
+  return Math.max(0, Math.floor((end.getTime() - start.getTime()) / (periodS * 1000)));
+}
 
 export interface AwsBackendOptions {
   readonly config: AwsBackendConfig;
@@ -174,6 +183,7 @@ function redact(text: string): string {
 export class AwsBackend implements Backend {
   readonly kind = 'aws' as const;
   readonly lake: S3LakeStore;
+  readonly metricsPublishDelayS: number;
   private readonly config: AwsBackendConfig;
   private readonly clients: AwsClients;
   private readonly now: () => Date;
@@ -181,6 +191,7 @@ export class AwsBackend implements Backend {
 
   constructor(options: AwsBackendOptions) {
     this.config = options.config;
+    this.metricsPublishDelayS = options.config.metricsPublishDelayS;
     this.clients = options.clients;
     this.now = options.now ?? (() => new Date());
     this.lake = new S3LakeStore(options.clients.s3, options.config.bucket, options.config.lakePrefix);
@@ -627,9 +638,9 @@ export class AwsBackend implements Backend {
 
   // ------------------------------------------------------------------ metrics
 
-  async collectServerMetrics(run: RunContext, cell: CellPlan, resources: CellResources, window: MetricsWindow): Promise<ServerMetricRow[]> {
+  async collectServerMetrics(run: RunContext, cell: CellPlan, resources: CellResources, window: MetricsWindow): Promise<ServerMetricsCollection> {
     const endpoints = [...(resources.writer ? [resources.writer] : []), ...resources.readers];
-    if (endpoints.length === 0) return [];
+    if (endpoints.length === 0) return { rows: [], windows: [] };
     const { start, end } = cloudWatchWindow(window.start, window.end);
     const base = { run_id: run.runId, cell_id: cell.cellId, variant: cell.variant.name, step_id: window.stepId, dt: run.dt };
     const wf = cell.variant.writeForwarding?.enabled === true;
@@ -640,6 +651,10 @@ export class AwsBackend implements Backend {
       for (const metric of metrics) wantedSeries.push({ instance: ep, metric });
     }
     const rows: ServerMetricRow[] = [];
+    // GetMetricData's StartTime is inclusive and EndTime exclusive, both on whole minutes here: one
+    // datapoint per minute per series is what a fully published window holds.
+    const expected = windowDatapoints(start, end, CLOUDWATCH_PERIOD_S);
+    const received = new Map<string, number>();
     for (const batch of chunk(wantedSeries.map((s, i) => ({ ...s, id: `m${i}` })), MAX_METRIC_QUERIES)) {
       const queries: MetricDataQuery[] = batch.map((s) => ({
         Id: s.id,
@@ -666,13 +681,29 @@ export class AwsBackend implements Backend {
           const value = r.Values?.[k];
           if (value === undefined || !Number.isFinite(value)) return;
           rows.push({ ...base, instance_id: series.instance.instanceId, role: series.instance.role, metric: series.metric, ts: new Date(ts).toISOString(), value, unit: SERVER_METRICS[series.metric], source: 'cloudwatch' });
+          received.set(series.id, (received.get(series.id) ?? 0) + 1);
         });
       }
     }
+    const windows: MetricWindowCount[] = wantedSeries.map((s, i) => ({
+      instanceId: s.instance.instanceId,
+      role: s.instance.role,
+      metric: s.metric,
+      source: 'cloudwatch',
+      start: start.toISOString(),
+      end: end.toISOString(),
+      periodS: CLOUDWATCH_PERIOD_S,
+      expected,
+      received: received.get(`m${i}`) ?? 0,
+    }));
 
-    if (cell.variant.performanceInsights) rows.push(...(await this.collectPerformanceInsights(resources, endpoints, start, end, base)));
+    if (cell.variant.performanceInsights) {
+      const pi = await this.collectPerformanceInsights(resources, endpoints, start, end, base);
+      rows.push(...pi.rows);
+      windows.push(...pi.windows);
+    }
     rows.sort((a, b) => a.instance_id.localeCompare(b.instance_id) || a.metric.localeCompare(b.metric) || a.ts.localeCompare(b.ts));
-    return rows;
+    return { rows, windows };
   }
 
   /**
@@ -680,6 +711,7 @@ export class AwsBackend implements Backend {
    * grouped by db.wait_event (the response also carries the ungrouped total) and
    * os.cpuUtilization.total.avg (RDS User Guide, "Performance Insights counter metrics").
    * Rows: metric "db.load.avg" (total) and "db.load.avg:<wait event name>", unit "Sessions" (AAS).
+   * Completeness is counted for the two totals: a wait event is absent from a period it did not occur in.
    */
   private async collectPerformanceInsights(
     resources: CellResources,
@@ -687,46 +719,54 @@ export class AwsBackend implements Backend {
     start: Date,
     end: Date,
     base: Pick<ServerMetricRow, 'run_id' | 'cell_id' | 'variant' | 'step_id' | 'dt'>,
-  ): Promise<ServerMetricRow[]> {
+  ): Promise<{ rows: ServerMetricRow[]; windows: MetricWindowCount[] }> {
     const rows: ServerMetricRow[] = [];
+    const windows: MetricWindowCount[] = [];
+    const expected = windowDatapoints(start, end, this.config.piPeriodS);
     let dbiIds = new Map<string, string | undefined>(endpoints.map((ep) => [ep.instanceId, resources.backendState[`dbi:${ep.instanceId}`]]));
     if ([...dbiIds.values()].some((v) => !v)) {
       const instances = await describeClusterInstances(this.clients, resources.clusterId);
       dbiIds = new Map(endpoints.map((ep) => [ep.instanceId, instances.find((i) => i.DBInstanceIdentifier === ep.instanceId)?.DbiResourceId]));
     }
     for (const ep of endpoints) {
+      const received = new Map<string, number>(PI_TOTAL_METRICS.map((m) => [m, 0]));
       const identifier = dbiIds.get(ep.instanceId);
-      if (!identifier) continue;
-      let token: string | undefined;
-      do {
-        const out = await call(`PI GetResourceMetrics ${ep.instanceId}`, () =>
-          this.clients.pi.send(
-            new GetResourceMetricsCommand({
-              ServiceType: 'RDS',
-              Identifier: identifier,
-              StartTime: start,
-              EndTime: end,
-              PeriodInSeconds: this.config.piPeriodS,
-              MetricQueries: [{ Metric: 'db.load.avg', GroupBy: { Group: 'db.wait_event', Limit: PI_WAIT_EVENT_LIMIT } }, { Metric: 'os.cpuUtilization.total.avg' }],
-              ...(token ? { NextToken: token } : {}),
-            }),
-          ),
-        );
-        for (const m of out.MetricList ?? []) {
-          const metricName = m.Key?.Metric;
-          if (!metricName) continue;
-          const waitEvent = m.Key?.Dimensions?.['db.wait_event.name'];
-          const metric = waitEvent ? `${metricName}:${waitEvent}` : metricName;
-          const unit = metricName.startsWith('db.load') ? 'Sessions' : metricName.startsWith('os.cpuUtilization') ? 'Percent' : 'None';
-          for (const p of m.DataPoints ?? []) {
-            if (p.Timestamp === undefined || p.Value === undefined || !Number.isFinite(p.Value)) continue;
-            rows.push({ ...base, instance_id: ep.instanceId, role: ep.role, metric, ts: new Date(p.Timestamp).toISOString(), value: p.Value, unit, source: 'pi' });
+      if (identifier) {
+        let token: string | undefined;
+        do {
+          const out = await call(`PI GetResourceMetrics ${ep.instanceId}`, () =>
+            this.clients.pi.send(
+              new GetResourceMetricsCommand({
+                ServiceType: 'RDS',
+                Identifier: identifier,
+                StartTime: start,
+                EndTime: end,
+                PeriodInSeconds: this.config.piPeriodS,
+                MetricQueries: [{ Metric: 'db.load.avg', GroupBy: { Group: 'db.wait_event', Limit: PI_WAIT_EVENT_LIMIT } }, { Metric: 'os.cpuUtilization.total.avg' }],
+                ...(token ? { NextToken: token } : {}),
+              }),
+            ),
+          );
+          for (const m of out.MetricList ?? []) {
+            const metricName = m.Key?.Metric;
+            if (!metricName) continue;
+            const waitEvent = m.Key?.Dimensions?.['db.wait_event.name'];
+            const metric = waitEvent ? `${metricName}:${waitEvent}` : metricName;
+            const unit = metricName.startsWith('db.load') ? 'Sessions' : metricName.startsWith('os.cpuUtilization') ? 'Percent' : 'None';
+            for (const p of m.DataPoints ?? []) {
+              if (p.Timestamp === undefined || p.Value === undefined || !Number.isFinite(p.Value)) continue;
+              rows.push({ ...base, instance_id: ep.instanceId, role: ep.role, metric, ts: new Date(p.Timestamp).toISOString(), value: p.Value, unit, source: 'pi' });
+              if (received.has(metric)) received.set(metric, received.get(metric)! + 1);
+            }
           }
-        }
-        token = out.NextToken;
-      } while (token);
+          token = out.NextToken;
+        } while (token);
+      }
+      for (const metric of PI_TOTAL_METRICS) {
+        windows.push({ instanceId: ep.instanceId, role: ep.role, metric, source: 'pi', start: start.toISOString(), end: end.toISOString(), periodS: this.config.piPeriodS, expected, received: received.get(metric)! });
+      }
     }
-    return rows;
+    return { rows, windows };
   }
 
   // ------------------------------------------------------------------ teardown
@@ -763,7 +803,8 @@ export class AwsBackend implements Backend {
  * or last minute (warm-up, ramp-down, the minutes around the step) does not pull the averages down —
  * S4's CPU- and network-bound verdicts compare them with 90% thresholds. A step shorter than two
  * minutes keeps its enclosing minutes, the only data there is. Minutes CloudWatch has not published
- * yet (it lags a minute or two) are simply absent, which shortens the sample but does not bias it.
+ * yet are absent: the window's counts say so (MetricWindowCount), and the workflow collects it again
+ * once metricsPublishDelayS has passed.
  */
 export function cloudWatchWindow(startIso: string, endIso: string): { start: Date; end: Date } {
   const minute = 60_000;

@@ -57,6 +57,14 @@ export interface AwsBackendConfig {
    * the stack does not say (then that check only warns).
    */
   readonly clientSourceUrls?: Readonly<Record<string, string>>;
+  /**
+   * Seconds after a step's window ends before its CloudWatch and PI datapoints are taken as all
+   * published (Backend.metricsPublishDelayS). Aurora "sends metric data to CloudWatch in 1-minute
+   * periods" (Aurora User Guide, "Overview of Amazon Aurora and Amazon CloudWatch") and AWS documents
+   * no publishing latency; a minute's datapoint commonly appears one to three minutes after it ends.
+   * Completeness is counted, not assumed: a window still short after this is marked incomplete.
+   */
+  readonly metricsPublishDelayS: number;
 }
 
 /** The environment variable names the CDK stack sets on every Task Lambda. */
@@ -82,6 +90,7 @@ export const AWS_CONFIG_ENV = {
   piPeriodS: 'AURORA_BENCH_PI_PERIOD_S',
   /** JSON object {"sysbench":"https://..."} */
   clientSourceUrls: 'AURORA_BENCH_CLIENT_SOURCE_URLS',
+  metricsPublishDelayS: 'AURORA_BENCH_METRICS_PUBLISH_DELAY_S',
 } as const;
 
 export const AWS_CONFIG_DEFAULTS = {
@@ -93,6 +102,7 @@ export const AWS_CONFIG_DEFAULTS = {
   masterUsername: 'benchadmin',
   performanceInsightsRetentionDays: 7,
   piPeriodS: 60,
+  metricsPublishDelayS: 180,
 } as const;
 
 export class AwsConfigError extends Error {
@@ -154,6 +164,12 @@ export function awsConfigFromEnv(env: Readonly<Record<string, string | undefined
     return n;
   };
   const piPeriodS = num(E.piPeriodS, AWS_CONFIG_DEFAULTS.piPeriodS);
+  const delayRaw = opt(E.metricsPublishDelayS);
+  const metricsPublishDelayS = delayRaw === undefined ? AWS_CONFIG_DEFAULTS.metricsPublishDelayS : Number(delayRaw);
+  // At most an hour: the cell's clusters keep running (and costing) while it waits.
+  if (!Number.isInteger(metricsPublishDelayS) || metricsPublishDelayS < 0 || metricsPublishDelayS > 3600) {
+    problems.push(`${E.metricsPublishDelayS} must be a whole number of seconds from 0 to 3600 (got "${delayRaw}")`);
+  }
   if (![1, 60, 300, 3600, 86400].includes(piPeriodS)) problems.push(`${E.piPeriodS} must be one of 1, 60, 300, 3600, 86400`);
 
   let clientSourceUrls: Record<string, string> | undefined;
@@ -194,6 +210,7 @@ export function awsConfigFromEnv(env: Readonly<Record<string, string | undefined
     performanceInsightsRetentionDays: num(E.performanceInsightsRetentionDays, AWS_CONFIG_DEFAULTS.performanceInsightsRetentionDays),
     piPeriodS: piPeriodS as AwsBackendConfig['piPeriodS'],
     ...(clientSourceUrls !== undefined ? { clientSourceUrls } : {}),
+    metricsPublishDelayS,
   };
   if (problems.length > 0) throw new AwsConfigError('AWS backend configuration is incomplete:\n  - ' + problems.join('\n  - '));
   return config;
@@ -222,5 +239,6 @@ export function awsConfigToEnv(config: AwsBackendConfig): Record<string, string>
     [E.performanceInsightsRetentionDays]: String(config.performanceInsightsRetentionDays),
     [E.piPeriodS]: String(config.piPeriodS),
     ...(config.clientSourceUrls !== undefined ? { [E.clientSourceUrls]: JSON.stringify(config.clientSourceUrls) } : {}),
+    [E.metricsPublishDelayS]: String(config.metricsPublishDelayS),
   };
 }

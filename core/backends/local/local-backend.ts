@@ -15,6 +15,8 @@ import { performance } from 'node:perf_hooks';
 import {
   MissingDependencyError,
   type Backend,
+  type MetricWindowCount,
+  type ServerMetricsCollection,
   type CellResources,
   type ClientRef,
   type Endpoint,
@@ -26,7 +28,7 @@ import {
   type RunnerJob,
   type TeardownReport,
 } from '../../backend';
-import { lakeKeys, type ServerMetricRow } from '../../lake/rows';
+import { lakeKeys } from '../../lake/rows';
 import type { CellPlan, PlanNote } from '../../plan/types';
 import { replicationStatus, startCluster, type ClusterInfo } from './cluster';
 import { cpuListFor, currentHost, formatBytes, LOCAL_MEMORY_DIVISOR, localShape, type HostResources, type LocalInstanceShape } from './instance-classes';
@@ -79,6 +81,8 @@ interface CellState {
   readonly resources: CellResources;
   readonly jobs: Map<string, JobProcess>;
   sampler?: ServerMetricsSampler;
+  /** What collectServerMetrics returned per step: asked again, it answers the same. */
+  readonly collected: Map<string, ServerMetricsCollection>;
 }
 
 /** Pids this process started, killed synchronously if it exits without tearing down. */
@@ -128,6 +132,8 @@ function tail(file: string, lines = 10): string {
 export class LocalBackend implements Backend {
   readonly kind = 'local' as const;
   readonly lake: LocalLakeStore;
+  /** The sampler's values are there as soon as it is stopped: nothing is published late. */
+  readonly metricsPublishDelayS = 0;
   readonly runRoot: string;
   private readonly repoRoot: string;
   private readonly cpuAffinity: boolean;
@@ -248,7 +254,7 @@ export class LocalBackend implements Backend {
         pids: [cluster.writer, ...cluster.readers].map((s) => `${s.instanceId}:${s.pid}`).join(','),
       },
     };
-    this.cells.set(key, { runId: run.runId, cellId: cell.cellId, dir, cluster, resources, jobs: new Map() });
+    this.cells.set(key, { runId: run.runId, cellId: cell.cellId, dir, cluster, resources, jobs: new Map(), collected: new Map() });
     return resources;
   }
 
@@ -431,13 +437,26 @@ export class LocalBackend implements Backend {
     );
   }
 
-  async collectServerMetrics(run: RunContext, cell: CellPlan, _resources: CellResources, window: MetricsWindow): Promise<ServerMetricRow[]> {
+  async collectServerMetrics(run: RunContext, cell: CellPlan, _resources: CellResources, window: MetricsWindow): Promise<ServerMetricsCollection> {
     const state = this.cells.get(this.key(run.runId, cell.cellId));
+    const previous = state?.collected.get(window.stepId);
+    if (previous) return previous;
     const sampler = state?.sampler;
-    if (!state || !sampler) return [];
+    if (!state || !sampler) return { rows: [], windows: [] };
     state.sampler = undefined;
     const samples = await sampler.stop();
-    return toServerMetricRows(samples, { run_id: run.runId, cell_id: cell.cellId, variant: cell.variant.name, step_id: window.stepId, dt: run.dt }, window);
+    const rows = toServerMetricRows(samples, { run_id: run.runId, cell_id: cell.cellId, variant: cell.variant.name, step_id: window.stepId, dt: run.dt }, window);
+    // The sampler saw the whole window live: what it has is all there will ever be (expected = received).
+    const counts = new Map<string, MetricWindowCount>();
+    for (const r of rows) {
+      const key = `${r.instance_id}\u0000${r.metric}`;
+      const c = counts.get(key);
+      const received = (c?.received ?? 0) + 1;
+      counts.set(key, { instanceId: r.instance_id, role: r.role as 'writer' | 'reader', metric: r.metric, source: 'local', start: window.start, end: window.end, periodS: Math.max(1, Math.round(this.sampleIntervalMs / 1000)), expected: received, received });
+    }
+    const collection: ServerMetricsCollection = { rows, windows: [...counts.values()] };
+    state.collected.set(window.stepId, collection);
+    return collection;
   }
 
   async teardownCell(run: RunContext, cell: CellPlan, _resources: CellResources | undefined): Promise<TeardownReport> {
