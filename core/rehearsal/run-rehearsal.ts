@@ -264,7 +264,8 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
       secrets: new SecretsManagerClient(common),
       cloudwatch: new CloudWatchClient(common),
     };
-    const config = await createStandingInfrastructure(raw, { region: plan.region, azLetters: spec.variants.flatMap((v) => (v.az ? [v.az] : [])), repoRoot: options.repoRoot });
+    // The backend collects a window again once its datapoints are due: the publisher's lag plus its 0.5 s tick and the sampler's 1 s.
+    const config = await createStandingInfrastructure(raw, { region: plan.region, azLetters: spec.variants.flatMap((v) => (v.az ? [v.az] : [])), repoRoot: options.repoRoot, metricsPublishDelayS: lagS + 2 });
     const template = await ensureTemplate(versions.tools, versions.serverVersion, undefined, 'rds');
 
     const cw = new CloudWatchPublisher({ cloudwatch: raw.cloudwatch, lagS, log });

@@ -43,6 +43,8 @@ export interface StandingInfrastructureOptions {
   readonly bucket?: string;
   /** What the stack's client user data downloads (AwsBackendConfig.clientSourceUrls), if known. */
   readonly clientSourceUrls?: Readonly<Record<string, string>>;
+  /** AwsBackendConfig.metricsPublishDelayS: how late the rehearsal's CloudWatch datapoints may arrive. */
+  readonly metricsPublishDelayS?: number;
 }
 
 export interface RawAwsClients {
@@ -119,5 +121,6 @@ export async function createStandingInfrastructure(raw: RawAwsClients, o: Standi
     performanceInsightsRetentionDays: AWS_CONFIG_DEFAULTS.performanceInsightsRetentionDays,
     piPeriodS: AWS_CONFIG_DEFAULTS.piPeriodS,
     ...(o.clientSourceUrls !== undefined ? { clientSourceUrls: o.clientSourceUrls } : {}),
+    metricsPublishDelayS: o.metricsPublishDelayS ?? AWS_CONFIG_DEFAULTS.metricsPublishDelayS,
   };
 }

@@ -480,9 +480,9 @@ export function isComplete(collection: ServerMetricsCollection): boolean {
 }
 
 function metricsState(deps: TaskDeps, window: MetricsWindow, collection: ServerMetricsCollection): StepMetricsState {
-  // A backend may widen the window (whole minutes): the last period it asked for ends last.
-  const lastEnd = Math.max(Date.parse(window.end), ...collection.windows.map((w) => Date.parse(w.end)));
-  return { start: window.start, end: window.end, complete: isComplete(collection), dueAt: new Date(lastEnd + deps.backend.metricsPublishDelayS * 1000).toISOString() };
+  // From the step's end: a short step's window may be widened to the minute it ends in, whose
+  // datapoint AWS publishes after that minute, well within the default 180 s.
+  return { start: window.start, end: window.end, complete: isComplete(collection), dueAt: new Date(Date.parse(window.end) + deps.backend.metricsPublishDelayS * 1000).toISOString() };
 }
 
 /**

@@ -81,7 +81,7 @@ describe('the AWS rehearsal', () => {
     expect(lines).toEqual(expect.arrayContaining([expect.stringMatching(/cluster ab-\S+-one-r1: master user benchadmin, database sbtest$/), expect.stringMatching(/one-r1\]   ok: [0-9,.]+ tps/)]));
     const cell = r.plan.cells[0]!;
     const step = cell.steps[0]!;
-    const rows = async (table: 'steps' | 'intervals' | 'server_metrics') =>
+    const rows = async (table: 'steps' | 'intervals' | 'server_metrics' | 'metric_windows') =>
       ((await lake.get(`tables/${table}/dt=${r.plan.dt}/${r.plan.runId}__${cell.cellId}__${step.stepId}.jsonl`)) ?? '').trim().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
     const [stepRow] = await rows('steps');
     expect(stepRow).toMatchObject({ status: 'ok', error: null, target: 'writer', threads: 2 });
@@ -91,6 +91,10 @@ describe('the AWS rehearsal', () => {
     const metrics = await rows('server_metrics');
     expect(metrics.filter((m) => m['source'] === 'cloudwatch' && m['metric'] === 'CommitThroughput').length).toBeGreaterThan(0);
     expect(new Set(metrics.filter((m) => m['source'] === 'cloudwatch').map((m) => m['instance_id']))).toEqual(new Set([`${stepRow!['endpoint_instance']}`, `${String(stepRow!['endpoint_instance']).replace(/-w$/, '-r1')}`]));
+    // The datapoints came late: collected again after the cell's last step, every CloudWatch window is complete.
+    const windows = (await rows('metric_windows')).filter((w) => w['source'] === 'cloudwatch');
+    expect(windows.length).toBeGreaterThan(0);
+    expect(windows.filter((w) => w['complete'] !== true)).toEqual([]);
     expect(await runRow(lake, r)).toMatchObject({ status: 'succeeded', backend: 'aws' });
     expect(r.results).toContain('one');
     expect(r.leftBehind).toEqual([]);
