@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import aslValidator from 'asl-validator';
+import { TASK_NAMES } from '../../core/workflow/task-names';
 import { PROJECT_ROOT } from './cdk-fixture';
 
 /** The environment without anything AWS: no credentials, profile, region or endpoint. */
@@ -40,7 +41,8 @@ test('npx cdk synth succeeds without credentials, with cdk-nag on and every Lamb
   expect({ status: synth.status, stderr: synth.status === 0 ? '' : String(synth.stderr).slice(-4000) }).toEqual({ status: 0, stderr: '' });
 
   const functions = Object.values(template().Resources).filter((r) => r.Type === 'AWS::Lambda::Function' && r.Properties['Runtime'] === 'nodejs22.x');
-  expect(functions.length).toBe(11);
+  // One per Task of the workflow, plus the sweeper.
+  expect(functions.length).toBe(TASK_NAMES.length + 1);
   for (const fn of functions) {
     const assetPath = fn.Metadata?.['aws:asset:path'];
     expect(assetPath).toBeDefined();
