@@ -694,6 +694,11 @@ describe('account preflight: what it cannot tell', () => {
     expect(verdicts(report)).toMatchObject({ 'engine-version': 'warn', 'instance-classes': 'warn', parameters: 'warn', 'vcpu-quota': 'warn', network: 'ok', 'client-instances': 'ok' });
     expect(refusals(report)).toEqual([]);
     expect(preflightNotes(report).find((n) => n.path === 'engine.version')!.message).toBe('not checked: rds:DescribeDBEngineVersions is not implemented by this endpoint');
+    expect(preflightNotes(report)).toContainEqual({
+      level: 'warning',
+      path: 'account: RDS engine defaults of aurora-mysql8.0',
+      message: expect.stringMatching(/^not checked: rds:DescribeEngineDefault(Cluster)?Parameters is not implemented by this endpoint$/),
+    });
     expect((await raw.ec2.send(new DescribeInstancesCommand({}))).Reservations?.length ?? 0).toBe(before);
     destroyAwsClients(clients);
   });

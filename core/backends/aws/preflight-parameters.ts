@@ -198,10 +198,11 @@ export async function checkParameters(input: ParametersCheckInput): Promise<Pref
     result.warn('engine.version', 'parameters not checked: the engine version is refused');
     return result.done('not checked');
   }
-  return guarded(result, 'engine.version', async () => {
+  const where = `account: RDS engine defaults of ${family}`;
+  return guarded(result, where, async () => {
     const [cluster, instance] = await Promise.all([describeEngineDefaults(input.clients, family, 'cluster'), describeEngineDefaults(input.clients, family, 'instance')]);
     if (cluster.size === 0 && instance.size === 0) {
-      result.warn('engine.version', `RDS returned no engine default parameters for ${family}: parameters not checked`);
+      result.warn(where, `RDS returned no engine default parameters for ${family}: parameters not checked`);
       return 'not checked';
     }
     for (const w of wanted) {
