@@ -73,6 +73,18 @@ export class Clients extends Construct {
         resources: [bucket.arnForObjects(`${LAKE_PREFIXES.raw}*`), bucket.arnForObjects(`${SSM_OUTPUT_PREFIX}*`)],
       }),
     );
+    // Run Command output to a bucket with default encryption (SSE-S3 here): the SSM agent reads the
+    // bucket's encryption configuration before it uploads. "The GetEncryptionConfiguration element is
+    // required if your S3 bucket is configured to use encryption", on the bucket root (Systems Manager
+    // User Guide, "Create an IAM instance profile for Systems Manager", custom policy for S3 bucket
+    // access). SSE-S3 needs no KMS permission (the stack's bucket is S3_MANAGED, lib/results-lake.ts).
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'ReadLakeEncryptionForCommandOutput',
+        actions: ['s3:GetEncryptionConfiguration'],
+        resources: [bucket.bucketArn],
+      }),
+    );
     // Write: the ready marker client/client-ready.sh uploads (clients/<instance-id>/ready.json), which
     // the backend's checkClientsReady reads (core/backends/aws/runner-command.ts).
     this.role.addToPolicy(

@@ -54,7 +54,7 @@ const networkSchema = z
     /**
      * NAT gateways of a new VPC. Clients download the sysbench 1.0.20 and LuaJIT sources from GitHub
      * at boot (see lib/client-user-data.ts), so the default keeps one; 0 needs sysbenchSourceUrl and
-     * luajitSourceUrl on S3.
+     * luajitSourceUrl on S3 (refused otherwise, below).
      */
     natGateways: z.number().int().min(0).max(6).default(1),
     cidr: z.string().regex(/^\d+\.\d+\.\d+\.\d+\/\d+$/, 'an IPv4 CIDR like 10.42.0.0/16').default('10.42.0.0/16'),
@@ -130,7 +130,25 @@ export const appConfigSchema = z
     nightly: nightlySchema.default(nightlySchema.parse({})),
     safetyNet: safetyNetSchema.default(safetyNetSchema.parse({})),
   })
-  .strict();
+  .strict()
+  .superRefine((c, ctx) => {
+    // A new VPC without a NAT gateway has PRIVATE_ISOLATED subnets (lib/network.ts): the endpoints
+    // reach S3, SSM and Secrets Manager, nothing reaches GitHub. The user data would fail to
+    // download the sources and no client would ever become ready, well after the databases were
+    // paid for. An existing VPC's routes are not known here: the account preflight checks them.
+    if (c.network.existingVpc !== undefined || c.network.natGateways > 0) return;
+    const fromInternet = (['sysbenchSourceUrl', 'luajitSourceUrl'] as const).filter((key) => /^https?:\/\//.test(c.clients[key]));
+    if (fromInternet.length === 0) return;
+    const keys = fromInternet.map((key) => `${CONFIG_CONTEXT_KEY}.clients.${key}`).join(' and ');
+    ctx.addIssue({
+      code: 'custom',
+      path: ['network', 'natGateways'],
+      message:
+        `0 leaves the clients' private subnets without internet access, but ${keys} ${fromInternet.length > 1 ? 'are' : 'is an'} http(s) URL${fromInternet.length > 1 ? 's' : ''} ` +
+        `(${fromInternet.map((key) => c.clients[key]).join(', ')}) the clients download at boot. Either set ${CONFIG_CONTEXT_KEY}.network.natGateways to 1 or more, ` +
+        `or copy each tarball to S3 (aws s3 cp <file> s3://<bucket>/<key>) and set ${keys} to that s3:// URL (a bucket in the stack's region: the stack's S3 gateway endpoint reaches it without a NAT).`,
+    });
+  });
 
 export type AppConfig = Readonly<z.infer<typeof appConfigSchema>>;
 export type NetworkConfig = AppConfig['network'];

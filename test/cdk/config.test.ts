@@ -3,7 +3,7 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadExecutionInput, parseAppConfig } from '../../lib/config';
-import { PROJECT_ROOT, repoContextConfig } from './cdk-fixture';
+import { PROJECT_ROOT, repoContextConfig, synthTestApp } from './cdk-fixture';
 
 describe('parseAppConfig', () => {
   test('the repository cdk.json is valid and schedules the quickstart nightly in Europe/Berlin', () => {
@@ -47,6 +47,42 @@ describe('parseAppConfig', () => {
 
     expect(() => parseAppConfig({ network: { existingVpc: vpc } })).toThrow(/existingVpc\.privateRouteTableIds: the S3 gateway endpoint needs/);
     expect(parseAppConfig({ network: { existingVpc: { ...vpc, createEndpoints: false } } }).network.existingVpc?.createEndpoints).toBe(false);
+  });
+
+  test('a new VPC without a NAT gateway is refused while the clients download sources over https, naming the keys and both fixes', () => {
+    // Arrange
+    let message = '';
+
+    // Act
+    try {
+      parseAppConfig({ network: { natGateways: 0 } });
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      message = (e as Error).message;
+    }
+
+    // Assert
+    expect(message).toMatch(/aurora-bench\.network\.natGateways: 0 leaves the clients' private subnets without internet access/);
+    expect(message).toContain('aurora-bench.clients.sysbenchSourceUrl and aurora-bench.clients.luajitSourceUrl are http(s) URLs');
+    expect(message).toContain('https://github.com/akopytov/sysbench/archive/refs/tags/1.0.20.tar.gz');
+    expect(message).toMatch(/set aurora-bench\.network\.natGateways to 1 or more/);
+    expect(message).toMatch(/aws s3 cp .* s3:\/\/ URL/);
+  });
+
+  test('without a NAT gateway, sources mirrored on S3 are accepted; one left on https is still named', () => {
+    const mirrored = { sysbenchSourceUrl: 's3://my-mirror/sysbench-1.0.20.tar.gz', luajitSourceUrl: 's3://my-mirror/luajit.tar.gz' };
+
+    expect(parseAppConfig({ network: { natGateways: 0 }, clients: mirrored }).network.natGateways).toBe(0);
+    expect(() => parseAppConfig({ network: { natGateways: 0 }, clients: { sysbenchSourceUrl: mirrored.sysbenchSourceUrl } })).toThrow(
+      /aurora-bench\.clients\.luajitSourceUrl is an http\(s\) URL \(https:\/\/github\.com\/LuaJIT/,
+    );
+    // An existing VPC's routes are checked by the account preflight, not here.
+    const vpc = { vpcId: 'vpc-0abc', availabilityZones: ['a', 'b'], privateSubnetIds: ['subnet-01', 'subnet-02'], createEndpoints: false };
+    expect(parseAppConfig({ network: { natGateways: 0, existingVpc: vpc } }).network.existingVpc?.vpcId).toBe('vpc-0abc');
+  });
+
+  test('synth refuses the NAT-less network too (cdk.json context through the app), creating no stack', () => {
+    expect(() => synthTestApp({ ...repoContextConfig(), network: { natGateways: 0 } })).toThrow(/aurora-bench\.network\.natGateways: 0 leaves/);
   });
 
   test('an existing VPC needs one subnet per AZ', () => {

@@ -251,6 +251,17 @@ describe('Workflow', () => {
     // The preflight asks RDS whether the engine version is offered.
     expect(actionsOf(bySid('DescribeRds'))).toContain('rds:DescribeDBEngineVersions');
 
+    // A new account's first cluster makes RDS create its service-linked role with this role's permission.
+    const slr = bySid('CreateRdsServiceLinkedRole');
+    expect(actionsOf(slr)).toEqual(['iam:CreateServiceLinkedRole']);
+    expect(render(slr.Resource)).toBe('arn:<AWS::Partition>:iam::<AWS::AccountId>:role/aws-service-role/rds.amazonaws.com/AWSServiceRoleForRDS');
+    expect(slr.Condition).toEqual({ StringEquals: { 'iam:AWSServiceName': 'rds.amazonaws.com' } });
+    // ManageMasterUserPassword's kms:DescribeKey: this account's keys in this Region, no alias condition.
+    const describeKey = bySid('DescribeSecretsManagerKey');
+    expect(actionsOf(describeKey)).toEqual(['kms:DescribeKey']);
+    expect(render(describeKey.Resource)).toBe('arn:<AWS::Partition>:kms:<AWS::Region>:<AWS::AccountId>:key/*');
+    expect(describeKey.Condition).toBeUndefined();
+
     // Modifying and deleting the run's databases require the run tag on them.
     for (const a of ['rds:ModifyDBClusterParameterGroup', 'rds:ModifyDBParameterGroup', 'rds:DeleteDBCluster', 'rds:DeleteDBInstance', 'rds:DeleteDBClusterParameterGroup', 'rds:DeleteDBParameterGroup']) {
       const granting = statements.filter((s) => actionsOf(s).includes(a));
@@ -308,6 +319,9 @@ describe('Clients', () => {
     expect(render(secret.Condition!['StringLike']!['secretsmanager:ResourceTag/aws:rds:primaryDBClusterArn'])).toMatch(/:cluster:ab-\*$/);
     const role = t.template.toJSON().Resources[roleId].Properties;
     expect(render(role.ManagedPolicyArns)).toMatch(/AmazonSSMManagedInstanceCore$/);
+    // Run Command writes its output to the (SSE-S3 encrypted) bucket: the agent reads its encryption configuration.
+    const encryption = statements.filter((s) => actionsOf(s).includes('s3:GetEncryptionConfiguration'));
+    expect(encryption.map((s) => render(s.Resource))).toEqual([`<${logicalIdOf('Lake/Bucket/Resource')}.Arn>`]);
   });
 
   test('s3:// sysbench and LuaJIT source mirrors are readable by the clients, those objects only', () => {
