@@ -1,0 +1,146 @@
+/**
+ * Every AWS action the code can call, checked against the synthesized IAM policies of the role that
+ * runs it, so a missing permission fails here and not on a first AWS run:
+ *  - each Lambda (the workflow's Tasks, the sweeper): the SDK operations its bundle reaches
+ *    (test/helpers/iam-check.ts: esbuild, tree-shaken, @aws-sdk external as NodejsFunction bundles
+ *    it) plus what services do with its permissions (DEPENDENT_ACTIONS);
+ *  - the clients: the `aws` CLI calls of client/*.sh, of the launch template's user data and of the
+ *    SSM commands the backend sends, on the objects and secrets the code names; and what the SSM
+ *    agent needs to run commands and upload their output (Systems Manager User Guide, "Create an IAM
+ *    instance profile for Systems Manager": AmazonSSMManagedInstanceCore, and for output to a bucket
+ *    of your own s3:PutObject on it and s3:GetEncryptionConfiguration on the bucket when it is
+ *    encrypted);
+ *  - the state machine: lambda:InvokeFunction on every function a Task state names.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CfnElement } from 'aws-cdk-lib';
+import { AWS_CONFIG_DEFAULTS } from '../../core/backends/aws/config';
+import { clientReadyKey, ssmRunnerCommands } from '../../core/backends/aws/runner-command';
+import { lakeKeys } from '../../core/lake/rows';
+import { TASK_NAMES } from '../../core/workflow/task-names';
+import { RUNNER_PREFIX, SSM_OUTPUT_PREFIX } from '../../lib/handler-environment';
+import { cliCallsOf, missingPermissions, sdkCallsOfEntry, type CodeCall, type PolicyStatementJson } from '../helpers/iam-check';
+import { PROJECT_ROOT, render, resourcesOf, statementsOfRole, synthTestApp, type TestApp } from './cdk-fixture';
+
+let t: TestApp;
+beforeAll(() => {
+  t = synthTestApp();
+});
+afterAll(() => t?.dispose());
+
+const renderResource = (r: unknown): string[] => (Array.isArray(r) ? r.map(render) : [render(r)]);
+const logicalId = (c: { node: { defaultChild?: unknown } }) => t.stack.getLogicalId(c.node.defaultChild as CfnElement);
+const statementsOf = (roleId: string) => statementsOfRole(t.template, roleId) as PolicyStatementJson[];
+
+/** Each Lambda of the stack with its entry (as lib/workflow.ts and lib/safety-net.ts build them) and role. */
+function lambdas(): { name: string; entry: string; roleId: string }[] {
+  const { stack } = t;
+  return [
+    ...TASK_NAMES.map((task) => ({ name: task, entry: join(PROJECT_ROOT, 'lambdas', task, 'handler.ts'), roleId: logicalId(stack.workflow.functions[task].role!) })),
+    { name: 'sweeper', entry: join(PROJECT_ROOT, 'lambdas', 'sweeper', 'handler.ts'), roleId: logicalId(stack.safetyNet.sweeper.role!) },
+  ];
+}
+
+describe('every AWS action the code can call is allowed to the role that calls it', () => {
+  test('the stack has no Lambda this check does not know', () => {
+    const functions = resourcesOf(t.template, 'AWS::Lambda::Function').filter(([, f]) => String(f.Properties['Runtime']).startsWith('nodejs22'));
+    expect(functions.map(([id]) => id).sort()).toEqual(lambdas().map((l) => logicalId(l.name === 'sweeper' ? t.stack.safetyNet.sweeper : t.stack.workflow.functions[l.name as (typeof TASK_NAMES)[number]])).sort());
+  });
+
+  test.each([...TASK_NAMES, 'sweeper'].map((name) => [name]))('Lambda %s: every SDK operation its bundle reaches', async (name) => {
+    // Arrange
+    const lambda = lambdas().find((l) => l.name === name)!;
+
+    // Act
+    const calls = await sdkCallsOfEntry(lambda.entry);
+
+    // Assert: every Lambda talks to AWS (at least the lake), and each call is allowed.
+    expect(calls.length).toBeGreaterThan(0);
+    expect(missingPermissions(statementsOf(lambda.roleId), calls, renderResource)).toEqual([]);
+  }, 60_000);
+
+  test('the derivation finds what the code calls (and nothing a role never runs)', async () => {
+    const provision = (await sdkCallsOfEntry(join(PROJECT_ROOT, 'lambdas', 'provision-cell', 'handler.ts'))).map((c) => c.action);
+    const sweeper = (await sdkCallsOfEntry(join(PROJECT_ROOT, 'lambdas', 'sweeper', 'handler.ts'))).map((c) => c.action);
+
+    expect(provision).toEqual(expect.arrayContaining(['rds:CreateDBCluster', 'iam:CreateServiceLinkedRole', 'kms:DescribeKey', 'ec2:RunInstances', 'iam:PassRole', 'ssm:SendCommand', 's3:ListBucket', 'pi:GetResourceMetrics', 'cloudwatch:GetMetricData']));
+    expect(sweeper).toEqual(expect.arrayContaining(['rds:DeleteDBCluster', 'ec2:TerminateInstances', 'states:GetExecutionHistory', 'rds:AddTagsToResource']));
+    // Tree-shaken: the sweeper's bundle creates nothing.
+    expect(sweeper.filter((a) => /:(Create|Run|Send)/.test(a) && a !== 'ec2:CreateTags')).toEqual([]);
+  }, 60_000);
+
+  test('the clients: their scripts\' and commands\' aws calls, on the objects and secrets the code names, and the SSM agent\'s needs', () => {
+    // Arrange
+    const roleId = logicalId(t.stack.clients.role);
+    const statements = statementsOf(roleId);
+    const bucket = `<${logicalId(t.stack.lake.bucket)}.Arn>`;
+    const lake = (key: string) => `${bucket}/${AWS_CONFIG_DEFAULTS.lakePrefix}${key}`;
+    const scripts = readdirSync(join(PROJECT_ROOT, 'client')).filter((f) => f.endsWith('.sh'));
+    const userData = resourcesOf(t.template, 'AWS::EC2::LaunchTemplate').map(([id, lt]) => [id, render((lt.Properties['LaunchTemplateData'] as { UserData: { 'Fn::Base64': unknown } }).UserData['Fn::Base64'])] as const);
+    const ssmCommands = ssmRunnerCommands('eu-west-1', `s3://bucket/${RUNNER_PREFIX}`, ['--phase', 'run']).join('\n');
+    const calls: CodeCall[] = [
+      ...scripts.flatMap((f) => cliCallsOf(`client/${f}`, readFileSync(join(PROJECT_ROOT, 'client', f), 'utf8'))),
+      ...userData.flatMap(([id, text]) => cliCallsOf(`user data of ${id}`, text)),
+      ...cliCallsOf('ssmRunnerCommands (core/backends/aws/runner-command.ts)', ssmCommands),
+      // Where those calls go, by the code's own keys and names:
+      { action: 's3:ListBucket', resource: bucket, via: 'aws s3 cp --recursive of the runner (user data, SSM commands)' },
+      { action: 's3:GetObject', resource: `${bucket}/${RUNNER_PREFIX}runner.sh`, via: 'the runner (user data, SSM commands)' },
+      { action: 's3:GetObject', resource: lake(lakeKeys.script('run-1', 'scan.lua')), via: 'runner.sh --script-uri' },
+      { action: 's3:PutObject', resource: lake(`${lakeKeys.raw('2026-11-21', 'run-1', 'cell-1', 'step-1', 'run', 'i-0123456789abcdef0')}output.log`), via: 'runner.sh --out' },
+      { action: 's3:PutObject', resource: `${bucket}/${clientReadyKey('i-0123456789abcdef0')}`, via: 'client-ready.sh' },
+      { action: 'secretsmanager:GetSecretValue', resource: 'arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:rds!cluster-0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b-AbCdEf', via: 'runner.sh --password-secret (the RDS-managed master secret)' },
+      // The SSM agent: Run Command output under OutputS3KeyPrefix (aws-backend.ts), the bucket's encryption.
+      { action: 's3:PutObject', resource: `${bucket}/${SSM_OUTPUT_PREFIX}run-1/cell-1/step-1/run/i-0123456789abcdef0/cmd-1/i-0123456789abcdef0/awsrunShellScript/0.awsrunShellScript/stdout`, via: 'SSM agent: command output' },
+      { action: 's3:GetEncryptionConfiguration', resource: bucket, via: 'SSM agent: output to an encrypted bucket' },
+    ];
+
+    // Act
+    const missing = missingPermissions(statements, calls, renderResource);
+
+    // Assert
+    expect(calls.map((c) => c.action)).toEqual(expect.arrayContaining(['s3:GetObject', 's3:PutObject', 'secretsmanager:GetSecretValue']));
+    expect(missing).toEqual([]);
+    expect(render(t.template.toJSON().Resources[roleId].Properties.ManagedPolicyArns)).toMatch(/:iam::aws:policy\/AmazonSSMManagedInstanceCore$/);
+  });
+
+  test('the state machine may invoke every function its Task states name', () => {
+    // Arrange
+    const [smId, sm] = resourcesOf(t.template, 'AWS::StepFunctions::StateMachine')[0]!;
+    const definition = sm.Properties['DefinitionString'] as { 'Fn::Join': [string, unknown[]] };
+    const functions = [...new Set(definition['Fn::Join'][1].filter((p) => typeof p !== 'string').map(render))];
+    const roleRef = render(sm.Properties['RoleArn']).replace(/^<|\.Arn>$/g, '');
+
+    // Act
+    const missing = missingPermissions(
+      statementsOf(roleRef),
+      functions.map((fn) => ({ action: 'lambda:InvokeFunction', resource: fn, via: `a Task state of ${smId}` })),
+      renderResource,
+    );
+
+    // Assert
+    expect(functions).toHaveLength(TASK_NAMES.length);
+    expect(missing).toEqual([]);
+  });
+});
+
+describe('the check fails when a permission is missing', () => {
+  test('without the RDS service-linked role statement, provision-cell is refused iam:CreateServiceLinkedRole', async () => {
+    const lambda = lambdas().find((l) => l.name === 'provision-cell')!;
+    const statements = statementsOf(lambda.roleId).filter((s) => s.Sid !== 'CreateRdsServiceLinkedRole');
+
+    const missing = missingPermissions(statements, await sdkCallsOfEntry(lambda.entry), renderResource);
+
+    expect(missing).toEqual([expect.stringMatching(/^iam:CreateServiceLinkedRole \(.*rds:CreateDBCluster|^iam:CreateServiceLinkedRole /)]);
+  }, 60_000);
+
+  test('without s3:GetEncryptionConfiguration the clients\' SSM agent is refused; a write outside raw/ is refused', () => {
+    const statements = statementsOf(logicalId(t.stack.clients.role));
+    const bucket = `<${logicalId(t.stack.lake.bucket)}.Arn>`;
+    const encryption: CodeCall = { action: 's3:GetEncryptionConfiguration', resource: bucket, via: 'SSM agent' };
+    const tables: CodeCall = { action: 's3:PutObject', resource: `${bucket}/${lakeKeys.stepTable('steps', '2026-11-21', 'run-1', 'cell-1', 'step-1')}`, via: 'a client writing the lake tables' };
+
+    expect(missingPermissions(statements, [encryption, tables], renderResource)).toEqual([expect.stringMatching(/^s3:PutObject on .*\/tables\/steps\//)]);
+    expect(missingPermissions(statements.filter((s) => !(Array.isArray(s.Action) ? s.Action : [s.Action]).includes('s3:GetEncryptionConfiguration')), [encryption], renderResource)).toHaveLength(1);
+  });
+});
