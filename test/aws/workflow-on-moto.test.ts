@@ -1,7 +1,7 @@
 /**
  * The deployed workflow, as close as it runs without AWS: the state machine definition extracted
- * from the synthesized CloudFormation template (its Fn::GetAtt of each Task function resolved to a
- * function ARN) passes asl-validator and runs through aws-local-stepfunctions with every Task bound
+ * from the synthesized CloudFormation template (lib/synthesized-workflow.ts: its Fn::GetAtt of each
+ * Task function resolved to a function ARN) passes asl-validator and runs through aws-local-stepfunctions with every Task bound
  * to its Lambda handler, whose deps are the AWS ones (lambdas/shared/aws-deps.ts) pointing at moto.
  *
  * moto runs RDS, EC2, S3, CloudWatch and SSM SendCommand/ListCommands; aws-sdk-client-mock stands
@@ -31,7 +31,6 @@ import {
   SendCommandCommand,
   type SendCommandCommandInput,
 } from '@aws-sdk/client-ssm';
-import { type CfnElement } from 'aws-cdk-lib';
 import aslValidator from 'asl-validator';
 import { mockClient } from 'aws-sdk-client-mock';
 import { awsConfigToEnv, type AwsBackendConfig } from '../../core/backends/aws/config';
@@ -44,75 +43,20 @@ import type { SpecInput } from '../../core/spec/schema';
 import { validateSpec } from '../../core/spec/validate';
 import type { RunnerResult } from '../../core/sysbench/types';
 import { executeLocally, type ExecutionEvent, type LocalExecutionResult } from '../../core/workflow/local-runner';
-import { TASK_NAMES, type TaskName } from '../../core/workflow/task-names';
+import { TASK_NAMES } from '../../core/workflow/task-names';
 import { buildAwsTaskDeps } from '../../lambdas/shared/aws-deps';
 import { tracer } from '../../lambdas/shared/aws-runtime';
-import { repoContextConfig, resourcesOf, synthTestApp } from '../cdk/cdk-fixture';
+import { synthesizeWorkflow, type SynthesizedWorkflow } from '../../lib/synthesized-workflow';
+import { PROJECT_ROOT } from '../cdk/cdk-fixture';
 import { createStandingInfrastructure, CREDENTIALS, destroyRawClients, rawClients, REGION, type RawClients } from './fixtures';
 import { startMoto, type MotoServer } from './moto';
 
 const FIXTURES = join(__dirname, '..', 'fixtures', 'sysbench');
-const ACCOUNT = '123456789012';
 
 let moto: MotoServer;
 let raw: RawClients;
 let config: AwsBackendConfig;
 let workflow: SynthesizedWorkflow;
-
-// ------------------------------------------------------------------ the synthesized definition
-
-interface SynthesizedWorkflow {
-  readonly definition: Record<string, unknown>;
-  readonly taskByArn: ReadonlyMap<string, TaskName>;
-}
-
-/**
- * The DefinitionString of the template's state machine with each function reference replaced by
- * the ARN `functionArn` gives it. CDK writes it as Fn::Join over literal text and Fn::GetAtt
- * [<function logical id>, Arn]; a Ref (the function name) is accepted too; anything else fails.
- */
-function resolveDefinitionString(value: unknown, functionArn: (logicalId: string) => string): string {
-  if (typeof value === 'string') return value;
-  const join = (value as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
-  if (!join) throw new Error(`DefinitionString is neither text nor Fn::Join: ${JSON.stringify(value).slice(0, 200)}`);
-  return join[1]
-    .map((part) => {
-      if (typeof part === 'string') return part;
-      const getAtt = (part as { 'Fn::GetAtt'?: [string, string] })['Fn::GetAtt'];
-      if (getAtt && getAtt[1] === 'Arn') return functionArn(getAtt[0]);
-      const ref = (part as { Ref?: string }).Ref;
-      if (ref !== undefined) return functionArn(ref);
-      throw new Error(`DefinitionString part is not a function reference: ${JSON.stringify(part)}`);
-    })
-    .join(join[0]);
-}
-
-/**
- * Synthesizes the app (bundling skipped) and maps each Task function's logical id to its task
- * through the construct tree (stack.workflow.functions), not through the shape of the id.
- */
-function synthesizeWorkflow(): SynthesizedWorkflow {
-  const app = synthTestApp(repoContextConfig());
-  try {
-    const { stack } = app;
-    const taskByLogicalId = new Map<string, TaskName>(
-      TASK_NAMES.map((task) => [stack.getLogicalId(stack.workflow.functions[task].node.defaultChild as CfnElement), task]),
-    );
-    const machines = resourcesOf(app.template, 'AWS::StepFunctions::StateMachine');
-    if (machines.length !== 1) throw new Error(`expected one state machine in the template, found ${machines.length}`);
-    const taskByArn = new Map<string, TaskName>();
-    const text = resolveDefinitionString(machines[0]![1].Properties['DefinitionString'], (logicalId) => {
-      const task = taskByLogicalId.get(logicalId);
-      if (task === undefined) throw new Error(`the definition references ${logicalId}, which is not one of the workflow's Task functions`);
-      const arn = `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${logicalId}`;
-      taskByArn.set(arn, task);
-      return arn;
-    });
-    return { definition: JSON.parse(text) as Record<string, unknown>, taskByArn };
-  } finally {
-    app.dispose();
-  }
-}
 
 // ------------------------------------------------------------------ the runner, as moto cannot run it
 
@@ -383,7 +327,7 @@ beforeAll(async () => {
   moto = startMoto();
   raw = rawClients(moto.endpoint);
   config = await createStandingInfrastructure(moto.endpoint, raw);
-  workflow = synthesizeWorkflow();
+  workflow = synthesizeWorkflow({ projectRoot: PROJECT_ROOT, region: REGION });
 }, 300_000);
 
 afterAll(() => {

@@ -1,0 +1,94 @@
+/**
+ * `aurora-bench run SPEC --aws-rehearsal` as a user runs it (the built dist/bin/aurora-bench.js):
+ * quickstart at --scale small end to end, and Ctrl-C in the middle of a run. Each time the command
+ * itself says what it left (nothing), and the test checks that its moto server, its servers and
+ * its directory are really gone.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isAlive } from '../../core/backends/local/processes';
+import { processesMentioning } from '../../core/backends/local/registry';
+
+const REPO = join(__dirname, '..', '..');
+const CLI = join(REPO, 'dist', 'bin', 'aurora-bench.js');
+let work: string;
+
+beforeAll(() => {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npx tsc -p .), as scripts/test.sh does`);
+  work = mkdtempSync(join(tmpdir(), 'ab-cli-rehearsal-'));
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** The moto pid and the rehearsal directory the command printed; both must be gone afterwards. */
+function startedResources(stdout: string): { motoPid: number; dir: string } {
+  const m = /moto server on \S+ \(pid (\d+)\); rehearsal files in (\S+)/.exec(stdout);
+  if (!m) throw new Error(`the rehearsal printed no moto/directory line:\n${stdout}`);
+  return { motoPid: Number(m[1]), dir: m[2]! };
+}
+
+describe('aurora-bench run --aws-rehearsal', () => {
+  it('rehearses quickstart at --scale small: says what it does not rehearse, every step ok, results printed, nothing left', () => {
+    // Act
+    const r = spawnSync(process.execPath, [CLI, 'run', join(REPO, 'experiments', 'quickstart.json'), '--aws-rehearsal', '--scale', 'small'], { cwd: work, encoding: 'utf8', timeout: 900_000 });
+
+    // Assert
+    expect({ code: r.status, stderr: r.stderr.replace(/\(node:\d+\) Warning: NodeVersionSupportWarning[\s\S]*?trace-warnings \.\.\.` to show where the warning was created\)\n/, '') }).toEqual({ code: 0, stderr: '' });
+    expect(r.stdout).toMatch(/^AWS rehearsal: /);
+    expect(r.stdout).toContain('Not rehearsed:');
+    expect(r.stdout).toContain('Performance Insights: not emulated');
+    expect(r.stdout.match(/\]   ok: [0-9,.]+ tps/g)).toHaveLength(8);
+    expect(r.stdout).toMatch(/Run quickstart-small-\S+ \(quickstart-small\) on aws us-east-1: succeeded/);
+    expect(r.stdout).toMatch(/rehearsal of run quickstart-small-\S+ succeeded: 8 steps\./);
+    expect(r.stdout).toContain('nothing left behind:');
+    const { motoPid, dir } = startedResources(r.stdout);
+    expect(isAlive(motoPid)).toBe(false);
+    expect(existsSync(dir)).toBe(false);
+    expect(processesMentioning(dir)).toEqual([]);
+  }, 900_000);
+
+  it('on Ctrl-C stops the workflow, tears the cell down through the safety net, exits 130 and leaves nothing', async () => {
+    // Arrange
+    const spec = join(work, 'stop-me.json');
+    writeFileSync(
+      spec,
+      JSON.stringify({
+        name: 'stop-me',
+        engine: { version: '3.04.0' },
+        region: 'us-east-1',
+        variants: [{ name: 'one', instanceClass: 'db.r6g.large', readers: 1, clients: { count: 1, instanceType: 'c6g.large' } }],
+        data: { tables: 1, tableSize: 500 },
+        defaults: { durationS: 60, warmupS: 0, reportIntervalS: 1 },
+        workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [2] }],
+        ttlHours: 1,
+      }),
+    );
+    const child = spawn(process.execPath, [CLI, 'run', spec, '--aws-rehearsal'], { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let interrupted = false;
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      // Stopped while the 60 s step runs: the line comes as the step starts, its job a moment later.
+      if (!interrupted && /step 1\/1 rw-t2/.test(stdout)) {
+        interrupted = true;
+        setTimeout(() => child.kill('SIGINT'), 5_000);
+      }
+    });
+
+    // Act
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+
+    // Assert
+    expect(interrupted).toBe(true);
+    expect(code).toBe(130);
+    expect(stdout).toMatch(/safety net \(teardownRun\) deleted: .*rds-cluster:ab-[0-9a-f]{8}-one-r1/);
+    expect(stdout).toContain('step rw-t2 recorded as failed: aborted by the user (Ctrl-C)');
+    expect(stdout).toContain('nothing left behind:');
+    expect(stdout).toMatch(/rehearsal of run stop-me-\S+ aborted; everything was torn down\./);
+    const { motoPid, dir } = startedResources(stdout);
+    expect(isAlive(motoPid)).toBe(false);
+    expect(existsSync(dir)).toBe(false);
+    expect(processesMentioning(dir)).toEqual([]);
+  }, 300_000);
+});

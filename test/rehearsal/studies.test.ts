@@ -1,0 +1,125 @@
+/**
+ * Every study in experiments/ through the AWS rehearsal, on one moto server for the file: the
+ * study at `--scale small`, then trimmed for the suite's time budget (a study at --scale small takes
+ * minutes to tens of minutes, all of them together far more than the suite may): one cell per
+ * variant, run at once (maxConcurrency = variants, as the Distributed Map would on AWS), and one
+ * step for each kind of workload the AWS path treats differently (stock test or custom Lua fetched
+ * from S3, target, client count, rate limit), at the first point of its sweep, 2 s, no warm-up,
+ * on one table of 1,000 rows. What the trim drops (repeats, sweep points, workloads that differ
+ * only in sysbench's options, rows, seconds) repeats the same AWS calls. Every variant stays: each
+ * is its own cluster (instance class, AZ, readers, parameter groups, write forwarding, Performance
+ * Insights) and its own clients (count, the launch template of their architecture).
+ * `run --aws-rehearsal --scale small` of a study is the untrimmed run; quickstart's runs in
+ * test/e2e/cli-rehearsal.test.ts.
+ */
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { rehearsalWiring } from '../../bin/aws-rehearsal';
+import { LocalLakeStore } from '../../core/backends/local/local-lake';
+import type { MetricWindowRow, ServerMetricRow, StepRow } from '../../core/lake/rows';
+import { runRehearsal } from '../../core/rehearsal/run-rehearsal';
+import { scaleSpec } from '../../core/spec/scale';
+import type { Spec } from '../../core/spec/schema';
+import { isSpecSchemaFile, loadSpecFile } from '../../core/spec/validate';
+import { startMoto, type MotoServer } from '../aws/moto';
+
+const ROOT = join(__dirname, '..', '..');
+const EXPERIMENTS = join(ROOT, 'experiments');
+const wiring = rehearsalWiring(ROOT);
+let moto: MotoServer;
+let work: string;
+
+beforeAll(() => {
+  moto = startMoto();
+  work = mkdtempSync(join(tmpdir(), 'abr-studies-'));
+});
+afterAll(() => {
+  moto?.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** The study at --scale small, trimmed as the file comment says, written where the rehearsal reads it. */
+function trimmedStudy(file: string): string {
+  const small = scaleSpec(loadSpecFile(join(EXPERIMENTS, file), join(ROOT, 'client', 'workloads')).spec, 'small').spec;
+  const first = (values: readonly number[]) => (values.length === 0 ? [] : [[...values].sort((a, b) => a - b).find((v) => v > 0) ?? values[0]!]);
+  const kinds = new Set<string>();
+  const workloads = small.workloads.filter((w) => {
+    const kind = JSON.stringify([w.script !== undefined, w.target, w.clients ?? null, w.rates.some((r) => r > 0)]);
+    if (kinds.has(kind)) return false;
+    kinds.add(kind);
+    return true;
+  });
+  const trimmed: Spec = {
+    ...small,
+    repeats: 1,
+    maxConcurrency: small.variants.length,
+    data: { ...small.data, tables: 1, tableSize: 1000, prepareThreads: 1 },
+    defaults: { ...small.defaults, durationS: 2, warmupS: 0 },
+    workloads: workloads.map((w) => ({
+      ...w,
+      // The spec moves to a temp dir: a script next to the study is named by its absolute path.
+      ...(w.script !== undefined && existsSync(join(EXPERIMENTS, w.script)) ? { script: join(EXPERIMENTS, w.script) } : {}),
+      threads: first(w.threads),
+      rates: first(w.rates),
+      ...(w.durationS !== undefined ? { durationS: 2 } : {}),
+      ...(w.warmupS !== undefined ? { warmupS: 0 } : {}),
+    })),
+  };
+  const out = join(work, file);
+  writeFileSync(out, JSON.stringify(trimmed, null, 1));
+  return out;
+}
+
+const studies = readdirSync(EXPERIMENTS).filter((f) => f.endsWith('.json') && !isSpecSchemaFile(join(EXPERIMENTS, f)) && f !== 'quickstart.json');
+
+describe('every study through the AWS rehearsal', () => {
+  it('finds the studies', () => {
+    expect(studies.sort()).toEqual(['graviton-vs-intel.json', 'network-throughput.json', 'rate-sweep.json', 'thread-sweep.json', 'write-forwarding.json']);
+  });
+
+  it.each(studies)('%s: every step ok, its rows in the lake, nothing left behind', async (file) => {
+    // Arrange
+    const lines: string[] = [];
+    const lakeDir = join(work, `${file}-lake`);
+
+    // Act
+    const r = await runRehearsal({ specFile: trimmedStudy(file), repoRoot: ROOT, ...wiring, motoEndpoint: moto.endpoint, metricsLagS: 1, pollMs: 200, lakeDir, log: (l) => lines.push(l) });
+
+    // Assert
+    expect({ status: r.status, cause: r.cause }).toEqual({ status: 'SUCCEEDED', cause: undefined });
+    const lake = new LocalLakeStore(lakeDir);
+    const planned = r.plan.cells.flatMap((c) => c.steps.map((s) => `${c.cellId}/${s.stepId}`));
+    const rows: StepRow[] = [];
+    for (const c of r.plan.cells) {
+      for (const s of c.steps) {
+        const text = await lake.get(`tables/steps/dt=${r.plan.dt}/${r.plan.runId}__${c.cellId}__${s.stepId}.jsonl`);
+        rows.push(...(text ?? '').trim().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as StepRow));
+      }
+    }
+    // One row per client of each step, every one ok.
+    expect([...new Set(rows.map((s) => `${s.cell_id}/${s.step_id}`))]).toEqual(planned);
+    expect(rows.filter((s) => s.status !== 'ok').map((s) => `${s.cell_id}/${s.step_id}: ${s.error}`)).toEqual([]);
+    expect(rows.every((s) => (s.tps ?? 0) > 0)).toBe(true);
+    // The servers' CloudWatch metrics, published late into moto, reached the lake for every step and
+    // instance: collected again after the cell's last step, every CloudWatch window ends complete.
+    const tableRows = async <T>(table: string, cell: string, step: string) =>
+      ((await lake.get(`tables/${table}/dt=${r.plan.dt}/${r.plan.runId}__${cell}__${step}.jsonl`)) ?? '').trim().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as T);
+    for (const c of r.plan.cells) {
+      for (const s of c.steps) {
+        const metrics = await tableRows<ServerMetricRow>('server_metrics', c.cellId, s.stepId);
+        const instances = new Set(metrics.filter((m) => m.source === 'cloudwatch' && m.metric === 'CPUUtilization').map((m) => m.role));
+        expect([`${c.cellId}/${s.stepId}`, ...instances].sort()).toEqual([`${c.cellId}/${s.stepId}`, 'writer', ...(c.variant.readers > 0 ? ['reader'] : [])].sort());
+        const windows = (await tableRows<MetricWindowRow>('metric_windows', c.cellId, s.stepId)).filter((w) => w.source === 'cloudwatch');
+        expect(windows.length).toBeGreaterThan(0);
+        expect(windows.filter((w) => w.complete !== true).map((w) => `${c.cellId}/${s.stepId} ${w.instance_id} ${w.metric}`)).toEqual([]);
+      }
+    }
+    expect(r.leftBehind).toEqual([]);
+    expect(r.notCleaned).toEqual([]);
+    if (file === 'write-forwarding.json') {
+      // What the local plan says about writes sent to a reader, said by the rehearsal too.
+      expect(lines).toEqual(expect.arrayContaining([expect.stringMatching(/^\[refused\] workloads\[\d+\]: workload "rw-reader" on variant "r5-xl-fwd" sends writes to a reader: .*MariaDB replicas cannot forward writes; left out of the AWS rehearsal$/)]));
+    }
+  }, 600_000);
+});
