@@ -123,7 +123,7 @@ export function rehearsalScope(serverVersion: string, engineVersion: string, lag
     'AWS rehearsal: the synthesized state machine, the Lambda handlers and the AWS backend run on this machine;',
     '  the AWS APIs are a moto server, the databases real MariaDB servers, the clients an emulated SSM agent running bash.',
     'Not rehearsed:',
-    `  - Aurora itself: MariaDB ${serverVersion} on 127.0.0.1 stands in for Aurora MySQL ${engineVersion} (no shared storage, no write forwarding, no Aurora-only parameters)`,
+    `  - Aurora itself: MariaDB ${serverVersion} on 127.0.0.1 stands in for Aurora MySQL ${engineVersion} (no shared storage, no Aurora-only parameters, no write forwarding: its Forwarding* CloudWatch metrics stay empty, their windows incomplete)`,
     '  - a real client AMI and its user data: an emulated client boots with this machine\'s sysbench, no package install or sysbench build',
     '  - IAM: moto does not evaluate the stack\'s policies (test/cdk checks the actions the code calls against them)',
     `  - real timings: instances are available in seconds, not 10-20 minutes; CloudWatch datapoints arrive ${lagS} s late, not 1-3 minutes`,
