@@ -12,6 +12,12 @@ function fmt(n: number | null | undefined, digits = 1): string {
   return n === null || n === undefined ? '-' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 }
 
+/** What WaitForLateMetrics waits for (its input carries CollectLateMetrics' answer). */
+export function lateMetricsWait(input: unknown): string {
+  const late = (input as { lateMetrics?: { waitS?: number; incompleteSteps?: number } } | undefined)?.lateMetrics;
+  return `waiting ${late?.waitS ?? '?'} s for the last CloudWatch/Performance Insights datapoints of ${late?.incompleteSteps ?? '?'} step(s)`;
+}
+
 export function progressLine(ev: ExecutionEvent, cellCount: () => number): string | undefined {
   const input = (ev.state?.input ?? {}) as StateInput;
   const cell = input.cell;
@@ -31,6 +37,8 @@ export function progressLine(ev: ExecutionEvent, cellCount: () => number): strin
       case 'TeardownCell':
       case 'TeardownCellOnError':
         return `${tag} tearing down`;
+      case 'WaitForLateMetrics':
+        return `${tag} ${lateMetricsWait(ev.state?.input)}`;
       default:
         return undefined;
     }

@@ -12,6 +12,7 @@ import { preflightRefused } from '../backends/aws/preflight';
 import { planRun } from '../plan/plan';
 import { loadSpecFile } from '../spec/validate';
 import { readStackOutputs } from './aws-stack';
+import { lateMetricsWait } from './progress';
 import { preflightPlan, renderPreflightReport } from './preflight-aws';
 
 export interface RunOnAwsOptions {
@@ -42,6 +43,10 @@ export function describeHistoryEvent(ev: HistoryEvent): string | undefined {
   if (entered && ['ProvisionCell', 'StartPrepare', 'StartStep', 'TeardownCell', 'TeardownCellOnError'].includes(entered.name ?? '')) {
     const input = JSON.parse(entered.input ?? '{}') as { cell?: { cellId?: string }; step?: { stepId?: string } };
     return `${entered.name}${input.cell?.cellId ? ` ${input.cell.cellId}` : ''}${input.step?.stepId ? ` ${input.step.stepId}` : ''}`;
+  }
+  if (entered?.name === 'WaitForLateMetrics') {
+    const input = JSON.parse(entered.input ?? '{}') as { cell?: { cellId?: string } };
+    return `${input.cell?.cellId ?? ''}: ${lateMetricsWait(input)}`;
   }
   const exited = ev.stateExitedEventDetails;
   if (exited?.name === 'CollectStep') {

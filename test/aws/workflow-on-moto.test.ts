@@ -42,6 +42,7 @@ import { planRun } from '../../core/plan/plan';
 import type { SpecInput } from '../../core/spec/schema';
 import { validateSpec } from '../../core/spec/validate';
 import type { RunnerResult } from '../../core/sysbench/types';
+import { progressLine } from '../../core/cli/progress';
 import { executeLocally, type ExecutionEvent, type LocalExecutionResult } from '../../core/workflow/local-runner';
 import { TASK_NAMES } from '../../core/workflow/task-names';
 import { buildAwsTaskDeps } from '../../lambdas/shared/aws-deps';
@@ -412,6 +413,8 @@ describe('the synthesized workflow with the AWS handlers on moto', () => {
     const firstAnswer = result.events.find((e) => e.type === 'StateExited' && e.state?.name === 'CollectLateMetrics')!.state!.output as { lateMetrics: { done: boolean; waitS: number } };
     expect(firstAnswer.lateMetrics.done).toBe(false);
     expect(firstAnswer.lateMetrics.waitS).toBeGreaterThanOrEqual(config.metricsPublishDelayS);
+    const wait = result.events.find((e) => e.type === 'StateEntered' && e.state?.name === 'WaitForLateMetrics')!;
+    expect(progressLine(wait, () => 1)).toBe(`[1/1 ${cell.cellId}] waiting ${firstAnswer.lateMetrics.waitS} s for the last CloudWatch/Performance Insights datapoints of 1 step(s)`);
     const windows = await lakeRows<MetricWindowRow>(lakeKeys.stepTable('metric_windows', dt, runId, cell.cellId, step.stepId));
     const cloudwatchWindows = windows.filter((w) => w.source === 'cloudwatch');
     expect(cloudwatchWindows.map((w) => `${w.instance_id} ${w.metric}`)).toEqual(expect.arrayContaining([`${names.writerId} CPUUtilization`, `${names.readerId(1)} AuroraReplicaLag`]));
