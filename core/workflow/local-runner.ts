@@ -119,6 +119,9 @@ export interface LocalExecutionResult {
   readonly runId?: string;
 }
 
+/** The longest delay a Node timer keeps (setTimeout: larger values become 1 ms). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** What a local execution reports when the definition's TimeoutSeconds passed: what AWS names it (States.Timeout). */
 export const EXECUTION_TIMEOUT_ERROR = 'States.Timeout';
 
@@ -127,7 +130,12 @@ export async function executeLocally(options: LocalExecutionOptions): Promise<Lo
   if (options.executionTimeoutS !== undefined && !(Number.isInteger(options.executionTimeoutS) && options.executionTimeoutS >= 1)) {
     throw new Error(`executionTimeoutS must be a whole number of seconds >= 1, got ${options.executionTimeoutS}`);
   }
-  const definition = options.executionTimeoutS === undefined ? loaded : { ...loaded, TimeoutSeconds: options.executionTimeoutS };
+  const withTimeout = options.executionTimeoutS === undefined ? loaded : { ...loaded, TimeoutSeconds: options.executionTimeoutS };
+  // aws-local-stepfunctions enforces TimeoutSeconds with one setTimeout; Node runs a delay above
+  // 2^31-1 ms (24.8 days) after 1 ms instead, which would end every local run at once. No local run
+  // lasts that long, so such a timeout is left to AWS.
+  const { TimeoutSeconds: declared, ...withoutTimeout } = withTimeout as { TimeoutSeconds?: number } & Record<string, unknown>;
+  const definition: Record<string, unknown> = declared !== undefined && declared * 1000 > MAX_TIMER_MS ? withoutTimeout : withTimeout;
   const timeoutS = definition['TimeoutSeconds'] as number | undefined;
   const bound = bindHandlers(options.deps);
   // aws-local-stepfunctions settles an execution that timed out or was aborted at once, while a Task
