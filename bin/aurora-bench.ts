@@ -225,6 +225,41 @@ program
   );
 
 program
+  .command('compare')
+  .description('compare two runs step by step: each metric as B/A with a 95% interval, and whether it improved, regressed or is within the noise')
+  .argument('<runA>', 'the run compared against (a run id)')
+  .argument('<runB>', 'the run judged (a run id)')
+  .option('--json', 'print the comparison as JSON')
+  .addOption(new Option('--fail-on <what>', 'exit with code 2 when any judged metric regressed (for CI)').choices(['regression']))
+  .option('--lake <dir>', 'local results lake directory', defaultLake)
+  .action(
+    action(async (runA: string, runB: string, opts: { json?: boolean; failOn?: 'regression'; lake: string }) => {
+      const { compareCommand } = await import('../core/cli/regression-command');
+      const { text, comparison } = await compareCommand({ lakeDir: resolve(opts.lake), runA, runB, ...(opts.json ? { json: true } : {}) });
+      process.stdout.write(text);
+      if (opts.failOn === 'regression' && comparison.regressions > 0) {
+        process.stderr.write(`aurora-bench: ${comparison.regressions} regression${comparison.regressions === 1 ? '' : 's'} from ${runA} to ${runB}\n`);
+        process.exit(2);
+      }
+    }),
+  );
+
+program
+  .command('history')
+  .description('every run of an experiment: per step and metric the series over time, its change points (E-Divisive means), and the latest run\'s verdict')
+  .argument('<experiment>', 'experiment name (or its file)')
+  .option('--json', 'print the history as JSON')
+  .option('--html <file>', 'also write a self-contained HTML page with a trend chart per step, change points marked')
+  .option('--lake <dir>', 'local results lake directory', defaultLake)
+  .action(
+    action(async (experiment: string, opts: { json?: boolean; html?: string; lake: string }) => {
+      const { historyCommand } = await import('../core/cli/regression-command');
+      const { text } = await historyCommand({ lakeDir: resolve(opts.lake), experiment, builtinWorkloads, ...(opts.json ? { json: true } : {}), ...(opts.html ? { html: resolve(opts.html) } : {}) });
+      process.stdout.write(text);
+    }),
+  );
+
+program
   .command('parse')
   .description('parse a sysbench output file (or a runner output directory) into one JSON object')
   .argument('<file>', 'sysbench output, or a directory holding output.log and result.json')

@@ -133,6 +133,72 @@ export function ratioChart(id: string, title: string, rows: readonly { label: st
   };
 }
 
+export interface TrendLine {
+  readonly name: string;
+  /** 0: the left axis, 1: the right one. */
+  readonly axis: 0 | 1;
+  /** [time in ms since the epoch, value]; null values are gaps. */
+  readonly points: readonly (readonly [number, number | null])[];
+  /** Segment means between change points, drawn dashed. */
+  readonly segments?: readonly { readonly from: number; readonly to: number; readonly mean: number }[];
+}
+
+export interface TrendMark {
+  /** Time in ms since the epoch. */
+  readonly at: number;
+  readonly label: string;
+  readonly kind: 'regressed' | 'improved' | 'changed';
+}
+
+const MARK_COLORS: Readonly<Record<TrendMark['kind'], string>> = { regressed: ERROR_COLOR, improved: '#2ca02c', changed: '#7f7f7f' };
+
+/**
+ * A metric over time (runs of a history), one or two y axes, change points as vertical lines
+ * (red: regressed, green: improved, grey: the spread or shape changed), segment means dashed.
+ */
+export function trendChart(id: string, title: string, lines: readonly TrendLine[], marks: readonly TrendMark[], axisNames: readonly [string, string?]): ChartBlock {
+  const series: SeriesOption[] = [];
+  lines.forEach((l, i) => {
+    series.push({
+      type: 'line',
+      name: l.name,
+      yAxisIndex: l.axis,
+      data: l.points.map(([x, y]) => [x, y]),
+      showSymbol: true,
+      symbolSize: 5,
+      connectNulls: false,
+      ...(i === 0 && marks.length > 0
+        ? {
+            markLine: {
+              silent: true,
+              symbol: 'none',
+              data: marks.map((m) => ({ xAxis: m.at, label: { formatter: m.label, position: 'insideEndTop', fontSize: 10 }, lineStyle: { color: MARK_COLORS[m.kind], type: 'solid', width: 1.5 } })),
+            },
+          }
+        : {}),
+    });
+    if (l.segments && l.segments.length > 0) {
+      const data: [number, number | null][] = [];
+      for (const s of l.segments) data.push([s.from, s.mean], [s.to, s.mean], [s.to, null]);
+      series.push({ type: 'line', name: `${l.name} segment mean`, yAxisIndex: l.axis, data, showSymbol: false, connectNulls: false, lineStyle: { type: 'dashed', width: 1 }, tooltip: { show: false } });
+    }
+  });
+  const base = baseOption(title);
+  const yAxis = axisNames.filter((n): n is string => n !== undefined).map((name, i) => ({ type: 'value' as const, name, nameLocation: 'middle' as const, nameGap: 55, scale: true, position: i === 0 ? ('left' as const) : ('right' as const) }));
+  return {
+    id,
+    title,
+    option: {
+      ...base,
+      legend: { ...(base.legend as object), data: lines.map((l) => l.name) },
+      grid: { left: 70, right: axisNames[1] !== undefined ? 70 : 30, top: 45, bottom: 90, containLabel: false },
+      xAxis: { type: 'time', name: 'run started', nameLocation: 'middle', nameGap: 28 },
+      yAxis,
+      series,
+    },
+  };
+}
+
 /** Server-side SVG of a chart (no DOM, no network). */
 export function renderChartSvg(chart: ChartBlock): string {
   const width = chart.width ?? CHART_WIDTH;

@@ -1,0 +1,60 @@
+/** `aurora-bench compare` and `aurora-bench history` over the local lake (DuckDB). */
+import { existsSync, writeFileSync } from 'node:fs';
+import { withLake, type LakeReader } from '../lake/duckdb';
+import { renderHtml, renderTerminal } from '../report/report';
+import { compareRuns, type Comparison } from '../regression/compare';
+import { buildHistory, type History, type HistoryOptions } from '../regression/history';
+import { loadCompareSide, loadHistoryInput } from '../regression/load';
+import { comparisonJson, comparisonReport, historyJson, historyReport } from '../regression/render';
+import { loadSpecFile } from '../spec/validate';
+
+export interface CompareCommandOptions {
+  readonly lakeDir: string;
+  readonly runA: string;
+  readonly runB: string;
+  readonly json?: boolean;
+}
+
+export async function compareFromLake(lake: LakeReader, runA: string, runB: string): Promise<Comparison> {
+  const a = await loadCompareSide(lake, runA);
+  const b = await loadCompareSide(lake, runB);
+  return compareRuns(a, b);
+}
+
+/** The text to print and the comparison (the caller decides the exit code from its regressions). */
+export async function compareCommand(options: CompareCommandOptions): Promise<{ text: string; comparison: Comparison }> {
+  const comparison = await withLake(options.lakeDir, (lake) => compareFromLake(lake, options.runA, options.runB));
+  return { comparison, text: options.json ? comparisonJson(comparison) : renderTerminal(comparisonReport(comparison)) };
+}
+
+export interface HistoryCommandOptions extends HistoryOptions {
+  readonly lakeDir: string;
+  /** An experiment name, or an experiment file whose name is used. */
+  readonly experiment: string;
+  readonly json?: boolean;
+  readonly html?: string;
+  /** Where built-in workloads live (to read an experiment file). */
+  readonly builtinWorkloads: string;
+}
+
+/** An experiment file given instead of a name: its `name`. */
+export function experimentName(arg: string, builtinWorkloads: string): string {
+  if (/\.(json|ya?ml)$/i.test(arg) && existsSync(arg)) return loadSpecFile(arg, builtinWorkloads).spec.name;
+  return arg;
+}
+
+export async function historyFromLake(lake: LakeReader, experiment: string, options: HistoryOptions = {}): Promise<History> {
+  return buildHistory(await loadHistoryInput(lake, experiment), options);
+}
+
+export async function historyCommand(options: HistoryCommandOptions): Promise<{ text: string; history: History }> {
+  const name = experimentName(options.experiment, options.builtinWorkloads);
+  const { lakeDir, experiment: _e, json, html, builtinWorkloads: _b, ...historyOptions } = options;
+  const history = await withLake(lakeDir, (lake) => historyFromLake(lake, name, historyOptions));
+  let text = json ? historyJson(history) : renderTerminal(historyReport(history));
+  if (html !== undefined) {
+    writeFileSync(html, renderHtml(historyReport(history, { charts: true })));
+    if (!json) text += `\nHTML history written to ${html}\n`;
+  }
+  return { text, history };
+}

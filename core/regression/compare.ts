@@ -1,0 +1,215 @@
+/**
+ * `aurora-bench compare RUN_A RUN_B`: for every step both runs ran (matched by variant, workload,
+ * threads, rate and target), each metric as B/A with a 95% interval and a verdict. A pure function
+ * of lake rows (runs, step_summary, interval_totals).
+ *
+ * Where the interval comes from, as the report does it (core/report/sections.ts, estimate()):
+ *  - both runs have two or more repeats of the step: from the repeats (run-to-run noise, the one
+ *    that matters when comparing two runs), Welch's interval for a ratio of means (stats.ts);
+ *  - otherwise from each run's per-interval samples. They are autocorrelated (a slow second
+ *    follows a slow second), so they enter as batch means (stats.ts batchMeans; Law and Kelton,
+ *    Simulation Modeling and Analysis, 3rd ed., §9.5.3), which are nearly independent. This only
+ *    sees the noise within a run: the text says so.
+ * An interval entirely above or below 100% is a change beyond the noise, judged by the metric's
+ * direction (latency and errors up is a regression). Errors are compared as a difference of
+ * errors/s (their mean is often 0) and count only above NORMAL_ERROR_SHARE of the throughput.
+ * A step that failed or whose client was saturated in either run is shown and not judged.
+ */
+import { batchMeans, mean, ratioVerdict, summarize, welchDifferenceCi, welchRatioCi, type Sample } from '../report/stats';
+import { measuredSteps, measurementDifferences } from './measurement';
+import {
+  directedVerdict,
+  metricLabel,
+  metricValue,
+  notJudgedReason,
+  NORMAL_ERROR_SHARE,
+  REGRESSION_METRICS,
+  stepKeyLabel,
+  stepKeyText,
+  type RegressionMetric,
+  type StepKey,
+  type StepRow,
+  type Verdict,
+} from './metrics';
+
+/** Per-interval totals of one step of one cell (the interval_totals view), in time order. */
+export interface IntervalSample {
+  readonly tps: number;
+  readonly qps: number;
+  readonly lat_pct_ms: number;
+  readonly errors_per_s: number;
+}
+
+export interface CompareRunInfo {
+  readonly run_id: string;
+  readonly spec_name: string;
+  readonly started_at: string;
+  readonly status: string;
+  readonly backend: string;
+  readonly plan: string | null;
+}
+
+export interface CompareSide {
+  readonly run: CompareRunInfo;
+  readonly steps: readonly StepRow[];
+  /** Keyed `${cell_id}/${step_id}`. */
+  readonly intervals: ReadonlyMap<string, readonly IntervalSample[]>;
+}
+
+export interface CompareOptions {
+  /** Batches per run for the batch means of per-interval samples. Default 10. */
+  readonly batches?: number;
+}
+
+export type IntervalSource = 'repeats' | 'intervals' | 'none';
+
+export interface ComparedMetric {
+  readonly metric: RegressionMetric;
+  readonly label: string;
+  readonly higherIsBetter: boolean;
+  /** The step's value in each run: the mean over its repeats. */
+  readonly a: number | null;
+  readonly b: number | null;
+  /** B/A with its 95% interval (NaN bounds when it cannot be had); null when A is 0 or missing. */
+  readonly ratio: { readonly estimate: number; readonly low: number; readonly high: number } | null;
+  /** B − A with its 95% interval, for errors/s. */
+  readonly difference: { readonly estimate: number; readonly low: number; readonly high: number } | null;
+  readonly source: IntervalSource;
+  readonly verdict: Verdict;
+}
+
+export interface ComparedStep {
+  readonly key: StepKey;
+  readonly label: string;
+  readonly repeats: { readonly a: number; readonly b: number };
+  readonly judged: boolean;
+  /** Why not judged (failed or client-bound, in which run), or what to keep in mind (measurement differs, within-run noise only). */
+  readonly notes: readonly string[];
+  readonly metrics: readonly ComparedMetric[];
+}
+
+export interface Comparison {
+  readonly a: CompareRunInfo;
+  readonly b: CompareRunInfo;
+  readonly steps: readonly ComparedStep[];
+  readonly onlyInA: readonly string[];
+  readonly onlyInB: readonly string[];
+  readonly regressions: number;
+  readonly improvements: number;
+  readonly notes: readonly string[];
+}
+
+const INTERVAL_FIELD: Readonly<Record<RegressionMetric, keyof IntervalSample>> = { tps: 'tps', qps: 'qps', latency: 'lat_pct_ms', errors: 'errors_per_s' };
+
+function groupByKey(rows: readonly StepRow[]): Map<string, StepRow[]> {
+  const out = new Map<string, StepRow[]>();
+  for (const r of rows) {
+    const k = stepKeyText(r);
+    out.set(k, [...(out.get(k) ?? []), r]);
+  }
+  return out;
+}
+
+function valuesOf(rows: readonly StepRow[], metric: RegressionMetric): number[] {
+  return rows.map((r) => metricValue(r, metric)).filter((v): v is number => v !== null && Number.isFinite(v));
+}
+
+/** The batch means of every repeat's per-interval samples, pooled: the run's within-run sample of a metric. */
+function intervalSample(side: CompareSide, rows: readonly StepRow[], metric: RegressionMetric, batches: number): Sample | null {
+  const means = rows.flatMap((r) => batchMeans((side.intervals.get(`${r.cell_id}/${r.step_id}`) ?? []).map((i) => i[INTERVAL_FIELD[metric]]), batches));
+  return means.length >= 2 ? summarize(means) : null;
+}
+
+function compareMetric(metric: RegressionMetric, higherIsBetter: boolean, label: string, a: CompareSide, rowsA: StepRow[], b: CompareSide, rowsB: StepRow[], judged: boolean, batches: number): ComparedMetric {
+  const va = valuesOf(rowsA, metric);
+  const vb = valuesOf(rowsB, metric);
+  const meanA = va.length > 0 ? mean(va) : null;
+  const meanB = vb.length > 0 ? mean(vb) : null;
+  const base = { metric, label, higherIsBetter, a: meanA, b: meanB };
+  const pointRatio = meanA !== null && meanB !== null && meanA > 0 ? meanB / meanA : null;
+  if (!judged || meanA === null || meanB === null) {
+    return { ...base, ratio: pointRatio === null ? null : { estimate: pointRatio, low: Number.NaN, high: Number.NaN }, difference: null, source: 'none', verdict: 'not-judged' };
+  }
+  let source: IntervalSource = 'none';
+  let sa: Sample | null = null;
+  let sb: Sample | null = null;
+  if (va.length >= 2 && vb.length >= 2) {
+    source = 'repeats';
+    sa = summarize(va);
+    sb = summarize(vb);
+  } else {
+    sa = intervalSample(a, rowsA, metric, batches);
+    sb = intervalSample(b, rowsB, metric, batches);
+    if (sa && sb) source = 'intervals';
+  }
+  if (metric === 'errors') {
+    if (!sa || !sb) return { ...base, ratio: null, difference: { estimate: meanB - meanA, low: Number.NaN, high: Number.NaN }, source: 'none', verdict: 'unknown' };
+    const ci = welchDifferenceCi(sb, sa);
+    // Centred on the step values (as the ratio below): the samples only give the width.
+    const shift = meanB - meanA - ci.estimate;
+    const difference = { estimate: meanB - meanA, low: ci.low + shift, high: ci.high + shift };
+    const tpsA = valuesOf(rowsA, 'tps');
+    const floor = NORMAL_ERROR_SHARE * (tpsA.length > 0 ? mean(tpsA) : 0);
+    const position = !Number.isFinite(difference.low) ? 'unknown' : difference.low > 0 && difference.estimate > floor ? 'above' : difference.high < 0 && -difference.estimate > floor ? 'below' : 'inside';
+    return { ...base, ratio: pointRatio === null ? null : { estimate: pointRatio, low: Number.NaN, high: Number.NaN }, difference, source, verdict: directedVerdict(position, higherIsBetter) };
+  }
+  if (!sa || !sb || pointRatio === null) {
+    return { ...base, ratio: pointRatio === null ? null : { estimate: pointRatio, low: Number.NaN, high: Number.NaN }, difference: null, source: 'none', verdict: 'unknown' };
+  }
+  const ci = welchRatioCi(sb, sa);
+  // With interval samples the ratio of the sample means is not the ratio of the step values (a
+  // step's pNN is not the mean of its per-interval pNN): keep the interval's relative width
+  // around the ratio of the step values, as the report does.
+  const scale = pointRatio / ci.estimate;
+  const ratio = { estimate: pointRatio, low: ci.low * scale, high: ci.high * scale };
+  const v = ratioVerdict({ ...ci, ...ratio });
+  const position = v === 'higher' ? 'above' : v === 'lower' ? 'below' : v === 'within-noise' ? 'inside' : 'unknown';
+  return { ...base, ratio, difference: null, source, verdict: directedVerdict(position, higherIsBetter) };
+}
+
+export function compareRuns(a: CompareSide, b: CompareSide, options: CompareOptions = {}): Comparison {
+  const batches = options.batches ?? 10;
+  const byA = groupByKey(a.steps);
+  const byB = groupByKey(b.steps);
+  const planA = measuredSteps(a.run.plan);
+  const planB = measuredSteps(b.run.plan);
+  const steps: ComparedStep[] = [];
+  for (const [k, rowsA] of byA) {
+    const rowsB = byB.get(k);
+    if (!rowsB) continue;
+    const key: StepKey = { variant: rowsA[0]!.variant, workload: rowsA[0]!.workload, threads: rowsA[0]!.threads, rate: rowsA[0]!.rate, target: rowsA[0]!.target };
+    const notes: string[] = [];
+    for (const r of rowsA) {
+      const why = notJudgedReason(r);
+      if (why) notes.push(`A ${why}`);
+    }
+    for (const r of rowsB) {
+      const why = notJudgedReason(r);
+      if (why) notes.push(`B ${why}`);
+    }
+    const judged = notes.length === 0;
+    const ma = planA.get(k);
+    const mb = planB.get(k);
+    if (ma && mb && ma.hash !== mb.hash) notes.push(`the measurement differs: ${measurementDifferences(ma.measurement, mb.measurement).join(', ')}`);
+    const latencyPct = rowsA[0]!.lat_pct === rowsB[0]!.lat_pct ? rowsA[0]!.lat_pct : null;
+    const metrics = REGRESSION_METRICS.map((info) => compareMetric(info.metric, info.higherIsBetter, metricLabel(info.metric, latencyPct), a, rowsA, b, rowsB, judged, batches));
+    if (judged && metrics.some((m) => m.source === 'intervals')) notes.push('interval from the runs\' per-interval samples (batch means): noise within each run only, not between runs; run two or more repeats for run-to-run noise');
+    steps.push({ key, label: stepKeyLabel(key), repeats: { a: rowsA.length, b: rowsB.length }, judged, notes, metrics });
+  }
+  const onlyInA = [...byA.keys()].filter((k) => !byB.has(k)).map((k) => stepKeyLabel(byA.get(k)![0]!));
+  const onlyInB = [...byB.keys()].filter((k) => !byA.has(k)).map((k) => stepKeyLabel(byB.get(k)![0]!));
+  const all = steps.flatMap((s) => s.metrics);
+  const notes: string[] = [];
+  if (a.run.spec_name !== b.run.spec_name) notes.push(`the runs are of different experiments (${a.run.spec_name}, ${b.run.spec_name}): steps are matched by variant, workload, threads, rate and target`);
+  if (a.run.backend !== b.run.backend) notes.push(`the runs are on different backends (${a.run.backend}, ${b.run.backend})`);
+  return {
+    a: a.run,
+    b: b.run,
+    steps,
+    onlyInA,
+    onlyInB,
+    regressions: all.filter((m) => m.verdict === 'regressed').length,
+    improvements: all.filter((m) => m.verdict === 'improved').length,
+    notes,
+  };
+}

@@ -1,0 +1,316 @@
+/**
+ * Change points of a noisy performance series: E-Divisive means with a permutation significance
+ * test, the method of Matteson and James ("A nonparametric approach for multiple change point
+ * analysis of multivariate data", JASA 109(505), 2014, arXiv:1306.4933) as MongoDB runs it on its
+ * performance CI (Daly et al., "The use of change point detection to identify software performance
+ * regressions in a continuous integration system", ICPE 2020; PyPI signal-processing-algorithms) and
+ * Apache Otava (formerly Hunter; Fleming et al., ICPE 2023; PyPI apache-otava, whose
+ * compute_change_points_orig is this method).
+ *
+ * The series is split where the energy statistic between the part before and the part after is
+ * largest; the split is kept when a permutation test says such a large statistic is unlikely
+ * without a change (the values of every current segment shuffled within it, the largest statistic
+ * over the segments taken each time, p = #(permuted >= observed) / (permutations + 1), as both
+ * implementations count). Then each segment is split again, until the next split is not significant.
+ * No distribution is assumed: a change in level, in spread, or in shape is a change.
+ *
+ * Two statistics, both with distances |x - y| (alpha = 1):
+ *  - 'v-statistic-to-end' (the default; signal-processing-algorithms 2.1.6, energy_statistics.py):
+ *    X = the segment before tau, Y = everything after it up to the segment's end, within-sample
+ *    means over n^2 pairs (V-statistics), q = nm/(n+m) (2 E|X-Y| - E|X-X'| - E|Y-Y'|).
+ *    One scan is O(L log L) here (Fenwick trees over the values' ranks), so a thousand-run history
+ *    of hundreds of series is analysed in well under a second.
+ *  - 'u-statistic-best-end' (Matteson and James; otava/change_point_divisive/calculator.py):
+ *    the same statistic with within-sample means over n(n-1) pairs (U-statistics), maximised over
+ *    the end kappa of Y too. One scan is O(L^2); used to check against Otava and on request.
+ *
+ * The p-values use the seeded generator of random.ts, so a history is reproducible; with
+ * `stopEarly` a permutation test stops as soon as the candidate can no longer be significant
+ * (Besag and Clifford, "Sequential Monte Carlo p-values", Biometrika 78(2), 1991): the decisions,
+ * and the p-values of the change points kept, are exactly those of the full test.
+ */
+import { SeededRandom } from './random';
+
+export type EDivisiveStatistic = 'v-statistic-to-end' | 'u-statistic-best-end';
+
+export interface EDivisiveOptions {
+  /** A split is kept when its p-value is at most this. Default 0.05 (signal-processing-algorithms' default). */
+  readonly significance?: number;
+  /** Permutations per test. Default 100 (both implementations' default). */
+  readonly permutations?: number;
+  /** Seed of the permutations (uint32). Default 1. */
+  readonly seed?: number;
+  readonly statistic?: EDivisiveStatistic;
+  /** Stop a test once it cannot be significant any more (the decision is the full test's). Default true. */
+  readonly stopEarly?: boolean;
+}
+
+export interface ChangePoint {
+  /** Index of the first value after the change (the series' own indexes). */
+  readonly index: number;
+  /** The energy statistic of the split (q-hat). */
+  readonly statistic: number;
+  readonly pValue: number;
+  /** Permutations the test ran, and how many gave a statistic at least as large. */
+  readonly permutations: number;
+  readonly exceedances: number;
+}
+
+export interface EDivisiveResult {
+  /** Significant change points, by index. */
+  readonly changePoints: readonly ChangePoint[];
+  /** Their indexes in the order they were found (the strongest split first). */
+  readonly discoveryOrder: readonly number[];
+  /** The candidate whose test ended the search (not significant), or null when no segment could be split. */
+  readonly rejected: (ChangePoint & { readonly stoppedEarly: boolean }) | null;
+}
+
+/** A segment's values as ranks into its sorted values, with what every scan of it reuses. */
+interface Prepared {
+  readonly start: number;
+  readonly length: number;
+  /** The segment's values, ascending. */
+  readonly sorted: Float64Array;
+  /** Rank (into `sorted`) of the value at each position of the segment, in series order. */
+  readonly ranks: Int32Array;
+  /** Sum of |v - w| over every w of the segment, per rank: the same for every order of the segment. */
+  readonly distanceToAll: Float64Array;
+  /** Sum of |v_i - v_j| over the segment's pairs i < j. */
+  readonly pairSum: number;
+}
+
+interface Best {
+  readonly tau: number;
+  readonly statistic: number;
+}
+
+function prepare(series: ArrayLike<number>, start: number, end: number): Prepared {
+  const length = end - start;
+  const order = Array.from({ length }, (_, i) => i).sort((a, b) => series[start + a]! - series[start + b]! || a - b);
+  const sorted = new Float64Array(length);
+  const ranks = new Int32Array(length);
+  order.forEach((pos, rank) => {
+    sorted[rank] = series[start + pos]!;
+    ranks[pos] = rank;
+  });
+  let total = 0;
+  for (let k = 0; k < length; k++) total += sorted[k]!;
+  const distanceToAll = new Float64Array(length);
+  let below = 0;
+  let pairSum = 0;
+  for (let k = 0; k < length; k++) {
+    const v = sorted[k]!;
+    // k values at or below v, length - 1 - k above it.
+    distanceToAll[k] = v * k - below + (total - below - v) - v * (length - 1 - k);
+    pairSum += v * (2 * k - length + 1);
+    below += v;
+  }
+  return { start, length, sorted, ranks, distanceToAll, pairSum };
+}
+
+/** Scratch reused by every scan: a Fenwick tree of (count, sum) pairs by rank, interleaved. */
+class Scratch {
+  tree: Float64Array;
+  constructor(size: number) {
+    this.tree = new Float64Array(2 * (size + 1));
+  }
+}
+
+/**
+ * signal-processing-algorithms' statistic for every tau of one order of a segment: X = [0, tau),
+ * Y = [tau, L). Moving the value at tau from Y to X changes the three pair sums by its distances to
+ * the values before it (a Fenwick-tree query over ranks) and to those after it (its distance to all
+ * values minus those), so the whole scan is O(L log L) instead of O(L^2).
+ */
+function scanV(p: Prepared, ranks: Int32Array, scratch: Scratch, out?: Float64Array): Best {
+  const L = p.length;
+  const tree = scratch.tree;
+  const sorted = p.sorted;
+  const distanceToAll = p.distanceToAll;
+  tree.fill(0, 0, 2 * (L + 1));
+  let withinX = 0;
+  let withinY = p.pairSum;
+  let cross = 0;
+  let sumX = 0;
+  let bestTau = 0;
+  let best = 0; // tau = 0: X is empty, the statistic is 0
+  if (out) out[0] = 0;
+  for (let tau = 0; tau < L - 1; tau++) {
+    const r = ranks[tau]!;
+    const v = sorted[r]!;
+    let below = 0;
+    let belowSum = 0;
+    for (let i = r; i > 0; i -= i & -i) {
+      below += tree[2 * i]!;
+      belowSum += tree[2 * i + 1]!;
+    }
+    const toBefore = v * below - belowSum + (sumX - belowSum) - v * (tau - below);
+    const toAfter = distanceToAll[r]! - toBefore;
+    withinX += toBefore;
+    withinY -= toAfter;
+    cross += toAfter - toBefore;
+    sumX += v;
+    for (let i = r + 1; i <= L; i += i & -i) {
+      tree[2 * i] += 1;
+      tree[2 * i + 1] += v;
+    }
+    // The split after the value just moved: n = tau + 1 values in X, m in Y. As calculate_t in
+    // e_divisive.c, the within terms are full double sums (2 x the pair sums) over n^2 and m^2.
+    const n = tau + 1;
+    const m = L - n;
+    const stat = ((n * m) / L) * ((2 * cross) / (n * m) - (2 * withinX) / (n * n) - (2 * withinY) / (m * m));
+    if (out) out[n] = stat;
+    if (stat > best) {
+      best = stat;
+      bestTau = n;
+    }
+  }
+  return { tau: bestTau, statistic: best };
+}
+
+/**
+ * Matteson and James' statistic maximised over tau and kappa, as Otava's PairDistanceCalculator:
+ * Q(tau, kappa) = 2/(n+m) sum|X-Y| - 2m/((n+m)(n-1)) sum_{i<k}|X_i-X_k| - 2n/((n+m)(m-1)) sum_{j<k}|Y_j-Y_k|,
+ * the within terms 0 for a one-value side. Otava takes the argmax over its (L-1) x (L-1) matrix in
+ * row order with the entries below the diagonal 0; so does this, so ties and all-negative segments
+ * give the same candidate.
+ */
+function scanU(p: Prepared, ranks: Int32Array, values: Float64Array, columns: Float64Array): Best {
+  const L = p.length;
+  for (let i = 0; i < L; i++) values[i] = p.sorted[ranks[i]!]!;
+  // columns[c * L + i] = sum_{i' < i} |v_i' - v_c| for i <= c.
+  for (let c = 0; c < L; c++) {
+    let acc = 0;
+    const base = c * L;
+    columns[base] = 0;
+    const vc = values[c]!;
+    for (let i = 1; i <= c; i++) {
+      acc += Math.abs(values[i - 1]! - vc);
+      columns[base + i] = acc;
+    }
+  }
+  let best = -Infinity;
+  let bestTau = 1;
+  let withinX = 0;
+  const size = L - 1;
+  for (let row = 0; row < size; row++) {
+    const tau = row + 1;
+    // withinX: pairs inside [0, tau).
+    withinX += columns[(tau - 1) * L + (tau - 1)]!;
+    let cross = 0;
+    let withinY = 0;
+    for (let col = 0; col < size; col++) {
+      let q = 0;
+      if (col >= row) {
+        const kappa = col + 2;
+        const last = kappa - 1; // the value joining Y
+        const base = last * L;
+        cross += columns[base + tau]!;
+        withinY += columns[base + last]! - columns[base + tau]!;
+        const n = tau;
+        const m = kappa - tau;
+        q = (2 / (m + n)) * cross - (n > 1 ? ((2 * m) / ((m + n) * (n - 1))) * withinX : 0) - (m > 1 ? ((2 * n) / ((m + n) * (m - 1))) * withinY : 0);
+      }
+      if (q > best) {
+        best = q;
+        bestTau = tau;
+      }
+    }
+  }
+  return { tau: bestTau, statistic: best };
+}
+
+/** signal-processing-algorithms' statistic at every tau of a series (tau = 0 gives 0), for checks. */
+export function vStatistics(series: readonly number[]): Float64Array {
+  const p = prepare(series, 0, series.length);
+  const out = new Float64Array(series.length);
+  if (series.length > 0) scanV(p, p.ranks, new Scratch(series.length), out);
+  return out;
+}
+
+/** The best split of a whole series under a statistic, for checks: {index, statistic}. */
+export function bestSplit(series: readonly number[], statistic: EDivisiveStatistic = 'v-statistic-to-end'): { index: number; statistic: number } {
+  const p = prepare(series, 0, series.length);
+  const best = statistic === 'v-statistic-to-end' ? scanV(p, p.ranks, new Scratch(series.length)) : scanU(p, p.ranks, new Float64Array(series.length), new Float64Array(series.length * series.length));
+  return { index: best.tau, statistic: best.statistic };
+}
+
+/** Relative difference below which two statistics are the same value computed in a different order. */
+const TIE_TOLERANCE = 1e-9;
+
+export function eDivisive(series: readonly number[], options: EDivisiveOptions = {}): EDivisiveResult {
+  const significance = options.significance ?? 0.05;
+  const permutations = options.permutations ?? 100;
+  const statistic = options.statistic ?? 'v-statistic-to-end';
+  const stopEarly = options.stopEarly ?? true;
+  if (!(significance > 0 && significance < 1)) throw new RangeError(`significance must be in (0, 1), got ${significance}`);
+  if (!Number.isInteger(permutations) || permutations < 1) throw new RangeError(`permutations must be a positive integer, got ${permutations}`);
+  for (let i = 0; i < series.length; i++) {
+    if (!Number.isFinite(series[i])) throw new RangeError(`series[${i}] is not a finite number: ${series[i]}`);
+  }
+  const n = series.length;
+  const rng = new SeededRandom(options.seed ?? 1);
+  const scratch = new Scratch(n);
+  const values = new Float64Array(statistic === 'u-statistic-best-end' ? n : 0);
+  const columns = new Float64Array(statistic === 'u-statistic-best-end' ? n * n : 0);
+  const permuted = new Int32Array(n);
+  const scan = (p: Prepared, ranks: Int32Array): Best => (statistic === 'v-statistic-to-end' ? scanV(p, ranks, scratch) : scanU(p, ranks, values, columns));
+
+  const found: ChangePoint[] = [];
+  const discoveryOrder: number[] = [];
+  const observed = new Map<string, { prepared: Prepared; best: Best }>();
+  const segmentOf = (start: number, end: number) => {
+    const key = `${start}:${end}`;
+    let s = observed.get(key);
+    if (!s) {
+      const prepared = prepare(series, start, end);
+      s = { prepared, best: scan(prepared, prepared.ranks) };
+      observed.set(key, s);
+    }
+    return s;
+  };
+
+  for (;;) {
+    const bounds = [0, ...found.map((c) => c.index).sort((a, b) => a - b), n];
+    const segments = [];
+    for (let i = 0; i + 1 < bounds.length; i++) if (bounds[i + 1]! - bounds[i]! >= 2) segments.push(segmentOf(bounds[i]!, bounds[i + 1]!));
+    if (segments.length === 0) return { changePoints: sorted(found), discoveryOrder, rejected: null };
+    let candidate = segments[0]!;
+    for (const s of segments) if (s.best.statistic > candidate.best.statistic) candidate = s;
+    const observedStatistic = candidate.best.statistic;
+    const index = candidate.prepared.start + candidate.best.tau;
+
+    // A permutation that reproduces the observed split (or its mirror image, which has the same
+    // statistic) is a tie and counts, as it does in exact arithmetic; summed in another order its
+    // statistic can differ in the last bits, so "at least as large" allows for rounding.
+    const atLeast = observedStatistic - TIE_TOLERANCE * Math.abs(observedStatistic);
+    let exceedances = 0;
+    let ran = 0;
+    let stoppedEarly = false;
+    for (let k = 0; k < permutations; k++) {
+      let permutedBest = -Infinity;
+      for (const s of segments) {
+        const ranks = permuted.subarray(0, s.prepared.length);
+        ranks.set(s.prepared.ranks);
+        rng.shuffle(ranks);
+        const b = scan(s.prepared, ranks);
+        if (b.statistic > permutedBest) permutedBest = b.statistic;
+      }
+      ran++;
+      if (permutedBest >= atLeast) exceedances++;
+      if (stopEarly && exceedances > significance * (permutations + 1)) {
+        stoppedEarly = ran < permutations;
+        break;
+      }
+    }
+    const pValue = exceedances / (permutations + 1);
+    const point: ChangePoint = { index, statistic: observedStatistic, pValue, permutations: ran, exceedances };
+    if (pValue > significance) return { changePoints: sorted(found), discoveryOrder, rejected: { ...point, stoppedEarly } };
+    found.push(point);
+    discoveryOrder.push(index);
+  }
+}
+
+function sorted(points: readonly ChangePoint[]): ChangePoint[] {
+  return [...points].sort((a, b) => a.index - b.index);
+}

@@ -1,0 +1,101 @@
+/**
+ * What defines a measurement, as opposed to what is measured. A nightly history compares runs of
+ * one experiment: when the system under test changes (engine version, instance class, a server
+ * parameter), that is exactly what the history should show as a change point. When the measurement
+ * itself changes (the workload, its options, threads, rate, duration, warm-up, report interval,
+ * percentile, data size, the clients driving it, or the backend it ran on), earlier runs measured
+ * something else: the series starts anew, and the history says which of these changed.
+ *
+ * The definition is taken from the run's stored plan (the spec as resolved into steps, defaults
+ * applied), per step, so adding a workload to an experiment does not break the other series.
+ */
+import { createHash } from 'node:crypto';
+import type { CellPlan, Plan, StepPlan } from '../plan/types';
+import { canonicalJson } from '../spec/validate';
+import { stepKeyText, type StepKey } from './metrics';
+
+/** The measurement-defining parts of one step of one variant, as stored in a run's plan. */
+export interface StepMeasurement {
+  readonly backend: string;
+  readonly region: string;
+  readonly test: string | null;
+  /** sha256 of a custom Lua script; null for a stock test. */
+  readonly script: string | null;
+  readonly options: Readonly<Record<string, unknown>>;
+  readonly durationS: number;
+  readonly warmupS: number;
+  readonly reportIntervalS: number;
+  readonly percentile: number;
+  readonly clients: number;
+  readonly clientInstanceType: string | null;
+  readonly tables: number;
+  readonly tableSize: number;
+  readonly dataReuse: string;
+}
+
+export interface MeasuredStep {
+  readonly key: StepKey;
+  readonly measurement: StepMeasurement;
+  /** Short sha256 of the canonical JSON of `measurement`. */
+  readonly hash: string;
+}
+
+function stepMeasurement(plan: Pick<Plan, 'backend' | 'region'>, cell: CellPlan, step: StepPlan): StepMeasurement {
+  return {
+    backend: plan.backend,
+    region: plan.region,
+    test: step.test ?? null,
+    script: step.script?.sha256 ?? null,
+    options: step.options ?? {},
+    durationS: step.durationS,
+    warmupS: step.warmupS,
+    reportIntervalS: step.reportIntervalS,
+    percentile: step.percentile,
+    clients: step.clients,
+    clientInstanceType: cell.variant.clients?.instanceType ?? null,
+    tables: cell.data.tables,
+    tableSize: cell.data.tableSize,
+    dataReuse: cell.data.reuse,
+  };
+}
+
+export function measurementHash(m: StepMeasurement): string {
+  return createHash('sha256').update(canonicalJson(m)).digest('hex').slice(0, 12);
+}
+
+/**
+ * The measured steps of a run, keyed by stepKeyText, from its stored plan (JSON). Steps of the
+ * same variant in several cells (repeats) are one measured step. Empty when the plan cannot be
+ * read (a run row written by hand): such a run's steps are left out of histories, said by the caller.
+ */
+export function measuredSteps(planJson: string | null | undefined): Map<string, MeasuredStep> {
+  const out = new Map<string, MeasuredStep>();
+  let plan: Plan;
+  try {
+    plan = JSON.parse(planJson ?? '') as Plan;
+  } catch {
+    return out;
+  }
+  if (!plan || !Array.isArray(plan.cells)) return out;
+  for (const cell of plan.cells) {
+    for (const step of cell.steps ?? []) {
+      const key: StepKey = { variant: cell.variant.name, workload: step.workload, threads: step.threads, rate: step.rate, target: step.target };
+      const text = stepKeyText(key);
+      if (out.has(text)) continue;
+      const measurement = stepMeasurement(plan, cell, step);
+      out.set(text, { key, measurement, hash: measurementHash(measurement) });
+    }
+  }
+  return out;
+}
+
+/** "durationS 60 → 120, tableSize 10000 → 100000": what differs between two definitions. */
+export function measurementDifferences(before: StepMeasurement, after: StepMeasurement): string[] {
+  const out: string[] = [];
+  for (const k of Object.keys(after) as (keyof StepMeasurement)[]) {
+    const a = canonicalJson(before[k] ?? null);
+    const b = canonicalJson(after[k] ?? null);
+    if (a !== b) out.push(`${k} ${a} → ${b}`);
+  }
+  return out;
+}

@@ -1,0 +1,73 @@
+/**
+ * A small seeded pseudo-random generator for the permutation tests of the change-point detector,
+ * so the same series and seed give the same p-values on every machine and every run.
+ *
+ * xoshiro128** 1.1 (Blackman and Vigna, "Scrambled linear pseudorandom number generators",
+ * ACM Transactions on Mathematical Software 47(4), 2021; reference C code at prng.di.unimi.it):
+ * 128 bits of state, period 2^128 - 1, passes BigCrush; its state is filled from the 32-bit seed
+ * with SplitMix32 as the authors recommend (a seed of zeros would be a fixed point).
+ */
+
+export class SeededRandom {
+  private s0: number;
+  private s1: number;
+  private s2: number;
+  private s3: number;
+
+  constructor(seed: number) {
+    let x = seed >>> 0;
+    const splitMix32 = (): number => {
+      x = (x + 0x9e3779b9) >>> 0;
+      let z = x;
+      z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
+      z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
+      return (z ^ (z >>> 16)) >>> 0;
+    };
+    this.s0 = splitMix32();
+    this.s1 = splitMix32();
+    this.s2 = splitMix32();
+    this.s3 = splitMix32();
+  }
+
+  /** The next 32 random bits as an unsigned integer. */
+  nextUint32(): number {
+    const result = Math.imul(rotl(Math.imul(this.s1, 5), 7), 9) >>> 0;
+    const t = this.s1 << 9;
+    this.s2 ^= this.s0;
+    this.s3 ^= this.s1;
+    this.s1 ^= this.s2;
+    this.s0 ^= this.s3;
+    this.s2 ^= t;
+    this.s3 = rotl(this.s3, 11);
+    return result;
+  }
+
+  /** A uniform integer in [0, bound) (multiply-shift; the bias, bound / 2^32, is far below anything a permutation test resolves). */
+  below(bound: number): number {
+    return Math.floor((this.nextUint32() / 4294967296) * bound);
+  }
+
+  /** Fisher–Yates shuffle of a[from, to) in place (Knuth, TAOCP vol. 2, Algorithm P). */
+  shuffle(a: Int32Array | number[], from = 0, to = a.length): void {
+    for (let i = to - 1; i > from; i--) {
+      const j = from + this.below(i - from + 1);
+      const t = a[i]!;
+      a[i] = a[j]!;
+      a[j] = t;
+    }
+  }
+}
+
+function rotl(x: number, k: number): number {
+  return ((x << k) | (x >>> (32 - k))) >>> 0;
+}
+
+/** A 32-bit seed from a text (FNV-1a), so each series gets its own reproducible permutations. */
+export function seedFromText(text: string, base = 0): number {
+  let h = (0x811c9dc5 ^ base) >>> 0;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h >>> 0;
+}
