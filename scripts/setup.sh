@@ -45,6 +45,19 @@ if [ $want_test -eq 1 ]; then
     python3 -m venv .venv
     .venv/bin/pip install -q --disable-pip-version-check 'moto[server]' cfn-lint
   fi
+  # The change-point detector (core/regression/edivisive.ts) is tested against the published
+  # implementations of E-Divisive on the same series (test/unit/edivisive-references.test.ts). Each
+  # gets its own environment under .venv/references: signal-processing-algorithms 2.1.6 pins
+  # numpy < 2 and Python 3.11, apache-otava 0.8.0 pins numpy 2.2.
+  for reference in signal-processing-algorithms==2.1.6 apache-otava==0.8.0; do
+    ref_dir=".venv/references/${reference%%==*}"
+    if [ ! -f "$ref_dir/installed-$reference" ]; then
+      echo "setup: $reference into $ref_dir"
+      python3 -m venv "$ref_dir"
+      "$ref_dir/bin/pip" install -q --disable-pip-version-check "$reference"
+      touch "$ref_dir/installed-$reference"
+    fi
+  done
   # client/runner.sh calls the AWS CLI for S3 and Secrets Manager (EC2 clients have it); its tests
   # need one too. Its own venv: awscli pins botocore, which could fight moto's.
   if ! command -v aws >/dev/null 2>&1; then

@@ -15,14 +15,15 @@
  * No distribution is assumed: a change in level, in spread, or in shape is a change.
  *
  * Two statistics, both with distances |x - y| (alpha = 1):
- *  - 'v-statistic-to-end' (the default; signal-processing-algorithms 2.1.6, energy_statistics.py):
- *    X = the segment before tau, Y = everything after it up to the segment's end, within-sample
- *    means over n^2 pairs (V-statistics), q = nm/(n+m) (2 E|X-Y| - E|X-X'| - E|Y-Y'|).
- *    One scan is O(L log L) here (Fenwick trees over the values' ranks), so a thousand-run history
- *    of hundreds of series is analysed in well under a second.
- *  - 'u-statistic-best-end' (Matteson and James; otava/change_point_divisive/calculator.py):
- *    the same statistic with within-sample means over n(n-1) pairs (U-statistics), maximised over
- *    the end kappa of Y too. One scan is O(L^2); used to check against Otava and on request.
+ *  - 'u-statistic-best-end' (the default; Matteson and James; otava/change_point_divisive/calculator.py):
+ *    X = [start, tau), Y = [tau, kappa), within-sample means over n(n-1) pairs (U-statistics),
+ *    q = nm/(n+m) (2 E|X-Y| - E|X-X'| - E|Y-Y'|), maximised over tau and kappa. Maximising over
+ *    the end of Y lets it find a change that is undone later (a regression fixed a few runs on).
+ *    One scan is O(L^2).
+ *  - 'v-statistic-to-end' (signal-processing-algorithms 2.1.6, energy_statistics.py): Y always
+ *    runs to the segment's end, within-sample means over n^2 pairs (V-statistics). One scan is
+ *    O(L log L) here (Fenwick trees over the values' ranks), but a change that is undone later is
+ *    diluted in Y and rarely found (test/unit/edivisive.test.ts).
  *
  * The p-values use the seeded generator of random.ts, so a history is reproducible; with
  * `stopEarly` a permutation test stops as soon as the candidate can no longer be significant
@@ -175,8 +176,9 @@ function scanV(p: Prepared, ranks: Int32Array, scratch: Scratch, out?: Float64Ar
  * row order with the entries below the diagonal 0; so does this, so ties and all-negative segments
  * give the same candidate.
  */
-function scanU(p: Prepared, ranks: Int32Array, values: Float64Array, columns: Float64Array): Best {
+function scanU(p: Prepared, ranks: Int32Array, scratch: UScratch): Best {
   const L = p.length;
+  const { values, columns, inverse, inverseLess1 } = scratch;
   for (let i = 0; i < L; i++) values[i] = p.sorted[ranks[i]!]!;
   // columns[c * L + i] = sum_{i' < i} |v_i' - v_c| for i <= c.
   for (let c = 0; c < L; c++) {
@@ -190,34 +192,52 @@ function scanU(p: Prepared, ranks: Int32Array, values: Float64Array, columns: Fl
     }
   }
   let best = -Infinity;
-  let bestTau = 1;
+  let bestRow = 0;
   let withinX = 0;
   const size = L - 1;
   for (let row = 0; row < size; row++) {
-    const tau = row + 1;
-    // withinX: pairs inside [0, tau).
-    withinX += columns[(tau - 1) * L + (tau - 1)]!;
+    const n = row + 1; // tau: X = [0, tau)
+    withinX += columns[(n - 1) * L + (n - 1)]!;
+    const xTerm = inverseLess1[n]! * withinX;
     let cross = 0;
     let withinY = 0;
-    for (let col = 0; col < size; col++) {
-      let q = 0;
-      if (col >= row) {
-        const kappa = col + 2;
-        const last = kappa - 1; // the value joining Y
-        const base = last * L;
-        cross += columns[base + tau]!;
-        withinY += columns[base + last]! - columns[base + tau]!;
-        const n = tau;
-        const m = kappa - tau;
-        q = (2 / (m + n)) * cross - (n > 1 ? ((2 * m) / ((m + n) * (n - 1))) * withinX : 0) - (m > 1 ? ((2 * n) / ((m + n) * (m - 1))) * withinY : 0);
-      }
+    // kappa = n + m runs from n + 1 to L: Y = [tau, kappa), the value at kappa - 1 joins Y.
+    for (let m = 1; n + m <= L; m++) {
+      const base = (n + m - 1) * L;
+      const toX = columns[base + n]!;
+      cross += toX;
+      withinY += columns[base + n + m - 1]! - toX;
+      const q = 2 * inverse[n + m]! * (cross - m * xTerm - n * inverseLess1[m]! * withinY);
       if (q > best) {
         best = q;
-        bestTau = tau;
+        bestRow = row;
       }
     }
   }
-  return { tau: bestTau, statistic: best };
+  // Otava takes the argmax of the whole (L-1) x (L-1) matrix, whose entries below the diagonal are
+  // 0: when no split is positive, its candidate is the first of those zeros, row 1 (tau = 2).
+  if (size >= 2 && (best < 0 || (best === 0 && bestRow >= 1))) return { tau: 2, statistic: 0 };
+  return { tau: bestRow + 1, statistic: best };
+}
+
+/** Scratch of the O(L^2) scan: the permuted values, the column prefix sums and 1/k tables. */
+class UScratch {
+  values: Float64Array;
+  columns: Float64Array;
+  /** 1/k. */
+  inverse: Float64Array;
+  /** 1/(k-1), 0 for k = 1 (a one-value side has no within pairs). */
+  inverseLess1: Float64Array;
+  constructor(size: number) {
+    this.values = new Float64Array(size);
+    this.columns = new Float64Array(size * size);
+    this.inverse = new Float64Array(size + 1);
+    this.inverseLess1 = new Float64Array(size + 1);
+    for (let k = 1; k <= size; k++) {
+      this.inverse[k] = 1 / k;
+      this.inverseLess1[k] = k > 1 ? 1 / (k - 1) : 0;
+    }
+  }
 }
 
 /** signal-processing-algorithms' statistic at every tau of a series (tau = 0 gives 0), for checks. */
@@ -229,9 +249,9 @@ export function vStatistics(series: readonly number[]): Float64Array {
 }
 
 /** The best split of a whole series under a statistic, for checks: {index, statistic}. */
-export function bestSplit(series: readonly number[], statistic: EDivisiveStatistic = 'v-statistic-to-end'): { index: number; statistic: number } {
+export function bestSplit(series: readonly number[], statistic: EDivisiveStatistic = 'u-statistic-best-end'): { index: number; statistic: number } {
   const p = prepare(series, 0, series.length);
-  const best = statistic === 'v-statistic-to-end' ? scanV(p, p.ranks, new Scratch(series.length)) : scanU(p, p.ranks, new Float64Array(series.length), new Float64Array(series.length * series.length));
+  const best = statistic === 'v-statistic-to-end' ? scanV(p, p.ranks, new Scratch(series.length)) : scanU(p, p.ranks, new UScratch(series.length));
   return { index: best.tau, statistic: best.statistic };
 }
 
@@ -241,7 +261,7 @@ const TIE_TOLERANCE = 1e-9;
 export function eDivisive(series: readonly number[], options: EDivisiveOptions = {}): EDivisiveResult {
   const significance = options.significance ?? 0.05;
   const permutations = options.permutations ?? 100;
-  const statistic = options.statistic ?? 'v-statistic-to-end';
+  const statistic = options.statistic ?? 'u-statistic-best-end';
   const stopEarly = options.stopEarly ?? true;
   if (!(significance > 0 && significance < 1)) throw new RangeError(`significance must be in (0, 1), got ${significance}`);
   if (!Number.isInteger(permutations) || permutations < 1) throw new RangeError(`permutations must be a positive integer, got ${permutations}`);
@@ -251,10 +271,9 @@ export function eDivisive(series: readonly number[], options: EDivisiveOptions =
   const n = series.length;
   const rng = new SeededRandom(options.seed ?? 1);
   const scratch = new Scratch(n);
-  const values = new Float64Array(statistic === 'u-statistic-best-end' ? n : 0);
-  const columns = new Float64Array(statistic === 'u-statistic-best-end' ? n * n : 0);
+  const uScratch = statistic === 'u-statistic-best-end' ? new UScratch(n) : null;
   const permuted = new Int32Array(n);
-  const scan = (p: Prepared, ranks: Int32Array): Best => (statistic === 'v-statistic-to-end' ? scanV(p, ranks, scratch) : scanU(p, ranks, values, columns));
+  const scan = (p: Prepared, ranks: Int32Array): Best => (uScratch === null ? scanV(p, ranks, scratch) : scanU(p, ranks, uScratch));
 
   const found: ChangePoint[] = [];
   const discoveryOrder: number[] = [];

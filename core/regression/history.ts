@@ -56,7 +56,18 @@ export interface HistoryOptions {
   readonly significance?: number;
   /** Permutations per test. Default 199 (so a p-value <= 0.01 is 2 exceedances or fewer). */
   readonly permutations?: number;
+  /**
+   * Default 'u-statistic-best-end' (Matteson and James, Otava's compute_change_points_orig): it
+   * also finds a regression that was fixed a few runs later, which the to-end statistic misses
+   * (test/unit/edivisive.test.ts shows both).
+   */
   readonly statistic?: EDivisiveStatistic;
+  /**
+   * Change points are searched in the last `window` runs of each series (one test per series, so
+   * the false-positive rate stays the test's level); 'all' searches the whole series, whose cost
+   * grows with the square of its length per permutation. Default 100 runs.
+   */
+  readonly window?: number | 'all';
   /** Added to every series' seed, to see how much the p-values move with the permutations drawn. Default 0. */
   readonly seed?: number;
   /** Level of the prediction interval the latest run is judged against. Default 0.99. */
@@ -65,7 +76,7 @@ export interface HistoryOptions {
   readonly minStableRuns?: number;
 }
 
-export const HISTORY_DEFAULTS = { significance: 0.01, permutations: 199, statistic: 'v-statistic-to-end', seed: 0, predictionLevel: 0.99, minStableRuns: 3 } as const;
+export const HISTORY_DEFAULTS: Required<HistoryOptions> = { significance: 0.01, permutations: 199, statistic: 'u-statistic-best-end', window: 100, seed: 0, predictionLevel: 0.99, minStableRuns: 3 };
 
 export interface HistoryPoint {
   readonly runId: string;
@@ -127,6 +138,8 @@ export interface MetricHistory {
   readonly higherIsBetter: boolean;
   /** Aligned with the step's points; null where the run's step is left out. */
   readonly values: readonly (number | null)[];
+  /** The first run of the window change points were searched in, when the series is longer than the window. */
+  readonly searchedFrom: string | null;
   readonly changePoints: readonly HistoryChangePoint[];
   readonly latest: LatestVerdict | null;
 }
@@ -289,11 +302,13 @@ function analyseMetric(
       xs.push(v);
     }
   });
+  const offset = opts.window === 'all' ? 0 : Math.max(0, xs.length - opts.window);
+  const searched = xs.slice(offset);
   const found =
-    xs.length >= 2
-      ? eDivisive(xs, { significance: opts.significance, permutations: opts.permutations, statistic: opts.statistic, seed: (seedFromText(`${seriesId}\u0000${metric}`) + opts.seed) >>> 0 }).changePoints
+    searched.length >= 2
+      ? eDivisive(searched, { significance: opts.significance, permutations: opts.permutations, statistic: opts.statistic, seed: (seedFromText(`${seriesId}\u0000${metric}`) + opts.seed) >>> 0 }).changePoints.map((c) => ({ ...c, index: c.index + offset }))
       : [];
-  const bounds = [0, ...found.map((c) => c.index), xs.length];
+  const bounds = [offset, ...found.map((c) => c.index), xs.length];
   const segment = (from: number, to: number): SegmentSummary => {
     const vs = xs.slice(from, to);
     return { runIds: at.slice(from, to).map((i) => points[i]!.runId), mean: mean(vs), sd: sampleStddev(vs) };
@@ -331,7 +346,7 @@ function analyseMetric(
     };
   });
   const latest = current ? latestVerdict(values, xs, at, bounds, points, higherIsBetter, floorAt, opts) : null;
-  return { metric, label, higherIsBetter, values, changePoints, latest };
+  return { metric, label, higherIsBetter, values, searchedFrom: offset > 0 ? points[at[offset]!]!.runId : null, changePoints, latest };
 }
 
 /** after/before as a ratio with Welch's interval on the log scale, or as a difference when a mean is not positive. */

@@ -168,11 +168,8 @@ function trendCharts(h: History): ChartBlock[] {
     if (s.points.length < 2) return;
     const at = s.points.map((p) => Date.parse(p.startedAt));
     const lineOf = (m: MetricHistory, axis: 0 | 1): TrendLine => {
-      const xs: number[] = [];
-      m.values.forEach((v, k) => {
-        if (v !== null) xs.push(at[k]!);
-      });
-      const bounds = [0, ...m.changePoints.map((cp) => s.points.findIndex((p) => p.runId === cp.runId)), s.points.length];
+      const from = m.searchedFrom === null ? 0 : s.points.findIndex((p) => p.runId === m.searchedFrom);
+      const bounds = [from, ...m.changePoints.map((cp) => s.points.findIndex((p) => p.runId === cp.runId)), s.points.length];
       const segments = [];
       for (let k = 0; k + 1 < bounds.length; k++) {
         const vs = m.values.slice(bounds[k]!, bounds[k + 1]!).filter((v): v is number => v !== null);
