@@ -104,8 +104,8 @@ const nightlySchema = z
     cron: z.string().regex(/^(cron|rate)\(.+\)$/, 'a Scheduler expression like cron(0 2 * * ? *)').default('cron(0 2 * * ? *)'),
     /** IANA time zone of the cron expression (ScheduleExpressionTimezone). */
     timeZone: z.string().min(1).default('UTC'),
-    /** The experiment file, relative to cdk.json's directory. */
-    experiment: z.string().min(1).default('experiments/quickstart.json'),
+    /** The experiment file, relative to cdk.json's directory: by default the nightly regression run (`aurora-bench history nightly-regression` judges it). */
+    experiment: z.string().min(1).default('experiments/nightly-regression.json'),
   })
   .strict();
 

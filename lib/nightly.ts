@@ -2,7 +2,7 @@
  * Nightly: an EventBridge Scheduler schedule (cron in the configured IANA time zone) that starts the
  * benchmark state machine with a configured experiment as its execution input ({"spec": ...}).
  * The spec's region is replaced by the stack's own: the preflight refuses a spec whose region is not
- * the deployment's, and an experiment file (quickstart.json pins us-east-1) should run nightly in
+ * the deployment's, and an experiment file (nightly-regression.json pins us-east-1) should run nightly in
  * whatever region the stack is deployed to.
  */
 import { Stack } from 'aws-cdk-lib';

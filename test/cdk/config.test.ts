@@ -6,10 +6,10 @@ import { ConfigError, loadExecutionInput, parseAppConfig } from '../../lib/confi
 import { PROJECT_ROOT, repoContextConfig, synthTestApp } from './cdk-fixture';
 
 describe('parseAppConfig', () => {
-  test('the repository cdk.json is valid and schedules the quickstart nightly in Europe/Berlin', () => {
+  test('the repository cdk.json is valid and schedules the nightly regression run in Europe/Berlin', () => {
     const config = parseAppConfig(repoContextConfig());
 
-    expect(config.nightly).toEqual({ enabled: true, cron: 'cron(0 2 * * ? *)', timeZone: 'Europe/Berlin', experiment: 'experiments/quickstart.json' });
+    expect(config.nightly).toEqual({ enabled: true, cron: 'cron(0 2 * * ? *)', timeZone: 'Europe/Berlin', experiment: 'experiments/nightly-regression.json' });
     expect(config.network.maxAzs).toBeGreaterThanOrEqual(2);
   });
 
@@ -18,6 +18,7 @@ describe('parseAppConfig', () => {
 
     expect(config.stackName).toBe('AuroraBench');
     expect(config.nightly.enabled).toBe(false);
+    expect(config.nightly.experiment).toBe('experiments/nightly-regression.json');
     expect(config.clients.architectures).toEqual(['x86_64', 'arm64']);
   });
 

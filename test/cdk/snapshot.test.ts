@@ -12,7 +12,7 @@ function blank(value: unknown, key = ''): unknown {
   if (key === 'QueryString') return '<view sql: core/lake/sql>';
   if (key === 'Columns') return '<columns: core/lake/columns.ts>';
   if (key === 'Input' && JSON.stringify(value).includes('spec')) {
-    // The experiment is quickstart.json's (test/cdk/stack.test.ts); the tokens embedded in it are the stack's.
+    // The experiment is nightly-regression.json's (test/cdk/stack.test.ts); the tokens embedded in it are the stack's.
     const tokens = JSON.stringify(value).match(/\{"Ref":"[^"]+"\}/g) ?? [];
     return `<nightly experiment${tokens.length > 0 ? ` with ${tokens.join(', ')}` : ''}>`;
   }

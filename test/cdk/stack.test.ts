@@ -353,7 +353,7 @@ describe('Nightly', () => {
     expect(p['FlexibleTimeWindow']).toEqual({ Mode: 'OFF' });
     const smId = resourcesOf(t.template, 'AWS::StepFunctions::StateMachine')[0]![0];
     expect(p['Target'].Arn).toEqual({ Ref: smId });
-    const experiment = JSON.parse(readFileSync(join(PROJECT_ROOT, 'experiments', 'quickstart.json'), 'utf8'));
+    const experiment = JSON.parse(readFileSync(join(PROJECT_ROOT, 'experiments', 'nightly-regression.json'), 'utf8'));
     // The spec runs in the stack's region (resolved by CloudFormation), whatever the file pins.
     expect(experiment.region).toBe('us-east-1');
     expect(JSON.parse(render(p['Target'].Input))).toEqual({ spec: { ...experiment, region: '<AWS::Region>' } });

@@ -1,0 +1,49 @@
+/**
+ * experiments/nightly-regression.json, the default nightly input: it validates, passes the Aurora
+ * parameter catalogue, plans on AWS within its budget, and is what a nightly history needs (the
+ * three OLTP mixes, steps long enough to be stable, interleaved repeats).
+ */
+import { join, resolve } from 'node:path';
+import { auroraParameterProblems } from '../../core/aurora/spec-parameters';
+import { planRun } from '../../core/plan/plan';
+import { checkBudget, loadPrices } from '../../core/report/cost';
+import { loadSpecFile } from '../../core/spec/validate';
+import { parseAppConfig } from '../../lib/config';
+
+const repoRoot = resolve(__dirname, '../..');
+const file = join(repoRoot, 'experiments', 'nightly-regression.json');
+
+describe('the nightly regression experiment', () => {
+  it('validates, has no Aurora parameter problem, and plans on AWS within its budget', () => {
+    // Act
+    const { spec, scripts } = loadSpecFile(file, join(repoRoot, 'client', 'workloads'));
+    const plan = planRun(spec, { backend: 'aws', scripts, source: file });
+    const cost = checkBudget(plan, spec.budget, loadPrices(repoRoot));
+    // Assert
+    expect(auroraParameterProblems(spec)).toEqual([]);
+    expect(plan.cells).toHaveLength(spec.variants.length * spec.repeats);
+    expect(plan.notes.filter((n) => n.level === 'refused')).toEqual([]);
+    expect(cost.total).not.toBeNull();
+    expect(cost.total!).toBeLessThanOrEqual(spec.budget!.maxUsd);
+  });
+
+  it('runs the three OLTP mixes on small classes in long, warmed-up steps with interleaved repeats', () => {
+    // Act
+    const { spec } = loadSpecFile(file, join(repoRoot, 'client', 'workloads'));
+    const plan = planRun(spec, { backend: 'aws' });
+    // Assert
+    expect(spec.workloads.map((w) => w.test).sort()).toEqual(['oltp_read_only', 'oltp_read_write', 'oltp_write_only']);
+    expect(spec.variants.every((v) => /^db\.[a-z0-9]+\.large$/.test(v.instanceClass))).toBe(true);
+    expect(plan.cells.flatMap((c) => c.steps).every((s) => s.durationS >= 300 && s.warmupS >= 60)).toBe(true);
+    expect(spec.repeats).toBeGreaterThanOrEqual(2);
+    expect(spec.order).toBe('interleaved');
+    expect(plan.cells.map((c) => c.variant.name)).toEqual(['r6g-large', 'r7g-large', 'r7g-large', 'r6g-large']);
+  });
+
+  it('is the nightly input by default', () => {
+    // Act
+    const config = parseAppConfig({ nightly: { enabled: true } });
+    // Assert
+    expect(config.nightly.experiment).toBe('experiments/nightly-regression.json');
+  });
+});
