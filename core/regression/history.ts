@@ -185,10 +185,12 @@ export function buildHistory(input: HistoryInput, options: HistoryOptions = {}):
 
   const rowsByRun = new Map<string, Map<string, StepRow[]>>();
   for (const r of input.steps) {
-    const byKey = rowsByRun.get(r.run_id) ?? new Map<string, StepRow[]>();
+    let byKey = rowsByRun.get(r.run_id);
+    if (!byKey) rowsByRun.set(r.run_id, (byKey = new Map<string, StepRow[]>()));
     const k = stepKeyText(r);
-    byKey.set(k, [...(byKey.get(k) ?? []), r]);
-    rowsByRun.set(r.run_id, byKey);
+    const list = byKey.get(k);
+    if (list) list.push(r);
+    else byKey.set(k, [r]);
   }
 
   // Series: step key + measurement hash, in the order of their first run.

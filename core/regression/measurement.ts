@@ -59,8 +59,19 @@ function stepMeasurement(plan: Pick<Plan, 'backend' | 'region'>, cell: CellPlan,
   };
 }
 
+/** Hashes already computed, by canonical text: a history reads the same definitions from every run's plan. */
+const hashes = new Map<string, string>();
+
 export function measurementHash(m: StepMeasurement): string {
-  return createHash('sha256').update(canonicalJson(m)).digest('hex').slice(0, 12);
+  // A cheap exact key first (fixed field order; options, the one nested object, canonical).
+  const key = JSON.stringify([m.backend, m.region, m.test, m.script, canonicalJson(m.options), m.durationS, m.warmupS, m.reportIntervalS, m.percentile, m.clients, m.clientInstanceType, m.tables, m.tableSize, m.dataReuse]);
+  let hash = hashes.get(key);
+  if (hash === undefined) {
+    hash = createHash('sha256').update(canonicalJson(m)).digest('hex').slice(0, 12);
+    if (hashes.size > 10_000) hashes.clear();
+    hashes.set(key, hash);
+  }
+  return hash;
 }
 
 /**
