@@ -24,7 +24,7 @@ import { IAMClient } from '@aws-sdk/client-iam';
 import { DescribeDBClusterParameterGroupsCommand, DescribeDBClustersCommand, DescribeDBInstancesCommand, DescribeDBParameterGroupsCommand, RDSClient } from '@aws-sdk/client-rds';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { ListSecretsCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import type { AwsBackendConfig } from '../backends/aws/config';
 import { CLIENT_HOME, CLIENT_INSTALL_DIR, clientReadyKey, shellQuote } from '../backends/aws/runner-command';
 import { destroyAwsClients, makeAwsClients, type AwsClients } from '../backends/aws/clients';
@@ -240,6 +240,10 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
   log(`run ${plan.runId}: ${plan.cells.length} cells`);
 
   const dir = await mkdtemp(join(tmpdir(), 'abr-'));
+  // A forced exit (a second Ctrl-C) skips the finally below: the tracker's exit hook kills what
+  // runs, this one removes the directory.
+  const removeDir = () => rmSync(dir, { recursive: true, force: true });
+  process.once('exit', removeDir);
   const tracker = new ProcessTracker();
   const notCleaned: string[] = [];
   const leftBehind: string[] = [];
@@ -365,6 +369,7 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
     if (motoPid !== undefined && motoPid > 0 && isAlive(motoPid)) notCleaned.push(`moto server (pid ${motoPid})`);
     if (moto?.logFile && existsSync(moto.logFile)) notCleaned.push(`moto log ${moto.logFile}`);
     tracker.dispose();
+    process.off('exit', removeDir);
     await rm(dir, { recursive: true, force: true });
     if (existsSync(dir)) notCleaned.push(`directory ${dir}`);
   }

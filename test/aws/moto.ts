@@ -4,6 +4,7 @@
  * suite fails with the script's message.
  */
 import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import * as path from 'node:path';
 
 export interface MotoServer {
@@ -25,12 +26,15 @@ export function startMoto(): MotoServer {
   }
   const endpoint = /MOTO_ENDPOINT=(\S+)/.exec(out)?.[1];
   const pid = Number(/MOTO_PID=(\d+)/.exec(out)?.[1]);
+  const log = /MOTO_LOG=(\S+)/.exec(out)?.[1];
   if (!endpoint || !Number.isInteger(pid)) throw new Error(`scripts/moto.sh start printed no endpoint/pid:\n${out}`);
   return {
     endpoint,
     pid,
     stop: () => {
       execFileSync('bash', [script, 'stop', String(pid)], { stdio: 'ignore', timeout: 30_000 });
+      // scripts/moto.sh leaves its log under TMPDIR: nothing of a test file's server stays behind.
+      if (log) rmSync(log, { force: true });
     },
   };
 }

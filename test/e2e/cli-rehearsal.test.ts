@@ -28,6 +28,46 @@ function startedResources(stdout: string): { motoPid: number; dir: string } {
   return { motoPid: Number(m[1]), dir: m[2]! };
 }
 
+/** A one-cell experiment with a step long enough to be interrupted. */
+function stopMeSpec(name: string): string {
+  const spec = join(work, `${name}.json`);
+  writeFileSync(
+    spec,
+    JSON.stringify({
+      name,
+      engine: { version: '3.04.0' },
+      region: 'us-east-1',
+      variants: [{ name: 'one', instanceClass: 'db.r6g.large', readers: 1, clients: { count: 1, instanceType: 'c6g.large' } }],
+      data: { tables: 1, tableSize: 500 },
+      defaults: { durationS: 60, warmupS: 0, reportIntervalS: 1 },
+      workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [2] }],
+      ttlHours: 1,
+    }),
+  );
+  return spec;
+}
+
+/**
+ * Runs the CLI on `spec` and sends it SIGINT `times` times (300 ms apart) while its 60 s step runs:
+ * the progress line comes as the step starts, its job a moment later, so the first one waits 5 s.
+ */
+async function interruptedRun(spec: string, times: number): Promise<{ code: number | null; stdout: string; stderr: string; interrupted: boolean }> {
+  const child = spawn(process.execPath, [CLI, 'run', spec, '--aws-rehearsal'], { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  let interrupted = false;
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
+    if (!interrupted && /step 1\/1 rw-t2/.test(stdout)) {
+      interrupted = true;
+      for (let k = 0; k < times; k++) setTimeout(() => child.kill('SIGINT'), 5_000 + 300 * k);
+    }
+  });
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  return { code, stdout, stderr, interrupted };
+}
+
 describe('aurora-bench run --aws-rehearsal', () => {
   it('rehearses quickstart at --scale small: says what it does not rehearse, every step ok, results printed, nothing left', () => {
     // Act
@@ -49,35 +89,8 @@ describe('aurora-bench run --aws-rehearsal', () => {
   }, 900_000);
 
   it('on Ctrl-C stops the workflow, tears the cell down through the safety net, exits 130 and leaves nothing', async () => {
-    // Arrange
-    const spec = join(work, 'stop-me.json');
-    writeFileSync(
-      spec,
-      JSON.stringify({
-        name: 'stop-me',
-        engine: { version: '3.04.0' },
-        region: 'us-east-1',
-        variants: [{ name: 'one', instanceClass: 'db.r6g.large', readers: 1, clients: { count: 1, instanceType: 'c6g.large' } }],
-        data: { tables: 1, tableSize: 500 },
-        defaults: { durationS: 60, warmupS: 0, reportIntervalS: 1 },
-        workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [2] }],
-        ttlHours: 1,
-      }),
-    );
-    const child = spawn(process.execPath, [CLI, 'run', spec, '--aws-rehearsal'], { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let interrupted = false;
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      stdout += d;
-      // Stopped while the 60 s step runs: the line comes as the step starts, its job a moment later.
-      if (!interrupted && /step 1\/1 rw-t2/.test(stdout)) {
-        interrupted = true;
-        setTimeout(() => child.kill('SIGINT'), 5_000);
-      }
-    });
-
     // Act
-    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+    const { code, stdout, interrupted } = await interruptedRun(stopMeSpec('stop-me'), 1);
 
     // Assert
     expect(interrupted).toBe(true);
@@ -86,6 +99,20 @@ describe('aurora-bench run --aws-rehearsal', () => {
     expect(stdout).toContain('step rw-t2 recorded as failed: aborted by the user (Ctrl-C)');
     expect(stdout).toContain('nothing left behind:');
     expect(stdout).toMatch(/rehearsal of run stop-me-\S+ aborted; everything was torn down\./);
+    const { motoPid, dir } = startedResources(stdout);
+    expect(isAlive(motoPid)).toBe(false);
+    expect(existsSync(dir)).toBe(false);
+    expect(processesMentioning(dir)).toEqual([]);
+  }, 300_000);
+
+  it('on a second Ctrl-C exits at once, and still leaves no process and no directory', async () => {
+    // Act
+    const { code, stdout, stderr, interrupted } = await interruptedRun(stopMeSpec('force-me'), 2);
+
+    // Assert: the exit hooks killed the servers, the client's shells and the moto server, and removed the directory.
+    expect(interrupted).toBe(true);
+    expect(code).toBe(130);
+    expect(stderr).toContain('forced exit: every process of the rehearsal is killed');
     const { motoPid, dir } = startedResources(stdout);
     expect(isAlive(motoPid)).toBe(false);
     expect(existsSync(dir)).toBe(false);
