@@ -75,7 +75,8 @@ const studies = readdirSync(EXPERIMENTS).filter((f) => f.endsWith('.json') && !i
 
 describe('every study through the AWS rehearsal', () => {
   it('finds the studies', () => {
-    expect(studies.sort()).toEqual(['graviton-vs-intel.json', 'network-throughput.json', 'rate-sweep.json', 'thread-sweep.json', 'write-forwarding.json']);
+    // Every experiment file but the schema and quickstart (rehearsed by the CLI test): a new study is rehearsed too.
+    expect(studies).toEqual(expect.arrayContaining(['graviton-vs-intel.json', 'network-throughput.json', 'rate-sweep.json', 'thread-sweep.json', 'write-forwarding.json']));
   });
 
   it.each(studies)('%s: every step ok, its rows in the lake, nothing left behind', async (file) => {
