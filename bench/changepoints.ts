@@ -23,7 +23,7 @@ import { buildHistory, HISTORY_DEFAULTS, type HistoryRunRow } from '../core/regr
 import type { StepRow } from '../core/regression/metrics';
 import { NormalSource, segmentedSeries, seriesOfKind, type SyntheticSeries } from './synthetic-series';
 import { planRun } from '../core/plan/plan';
-import { validateSpec } from '../core/spec/validate';
+import { validateSpec } from '../core/experiment/validate';
 import { lakeKeys, toJsonLines, type RunRow, type StepRow as LakeStepRow } from '../core/lake/rows';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';

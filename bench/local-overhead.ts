@@ -22,7 +22,7 @@ import { measureLocalProvisioning } from '../core/backends/local/provision-bench
 import { checkLocalDependencies } from '../core/backends/local/preflight';
 import { LOCAL_LOGINS } from '../core/backends/local/template';
 import { planRun } from '../core/plan/plan';
-import { validateSpec } from '../core/spec/validate';
+import { validateSpec } from '../core/experiment/validate';
 import { buildSysbenchArgs } from '../core/sysbench/command';
 import { parseSysbenchOutput } from '../core/sysbench/parser';
 import { findRepoRoot } from '../core/cli/tool-info';

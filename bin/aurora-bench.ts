@@ -49,7 +49,7 @@ function action<A extends unknown[]>(fn: (...args: A) => Promise<void> | void) {
   };
 }
 
-/** --scale: the experiment as written, or shrunk for a local rehearsal (core/spec/scale.ts). */
+/** --scale: the experiment as written, or shrunk for a local rehearsal (core/experiment/scale.ts). */
 function scaleOption(): Option {
   return new Option('--scale <scale>', 'full: as written; small: fewer rows, shorter steps, fewer sweep points, for a local rehearsal in minutes')
     .choices(['full', 'small'])
@@ -68,7 +68,7 @@ program
   .argument('<spec...>', 'experiment files (JSON or YAML)')
   .action(
     action(async (specs: string[]) => {
-      const { loadSpecFile, isSpecSchemaFile } = await import('../core/spec/validate');
+      const { loadSpecFile, isSpecSchemaFile } = await import('../core/experiment/validate');
       let bad = 0;
       for (const file of specs) {
         // `validate experiments/*.json` also matches the published JSON Schema itself.
@@ -106,8 +106,8 @@ program
   .option('--json', 'print the plan as JSON')
   .action(
     action(async (file: string, opts: { backend: 'local' | 'aws'; aws?: boolean; json?: boolean; scale: 'full' | 'small'; prices?: string }) => {
-      const { loadSpecFile } = await import('../core/spec/validate');
-      const { scaleSpec } = await import('../core/spec/scale');
+      const { loadSpecFile } = await import('../core/experiment/validate');
+      const { scaleSpec } = await import('../core/experiment/scale');
       const { planRun } = await import('../core/plan/plan');
       const { renderPlan } = await import('../core/cli/plan-view');
       const loaded = loadSpecFile(file, builtinWorkloads);
@@ -276,7 +276,7 @@ program
   .option('--write', 'write experiments/schema.json')
   .action(
     action(async (opts: { write?: boolean }) => {
-      const { specJsonSchema } = await import('../core/spec/validate');
+      const { specJsonSchema } = await import('../core/experiment/validate');
       const text = JSON.stringify(specJsonSchema(), null, 2) + '\n';
       if (opts.write) writeFileSync(join(repoRoot, 'experiments', 'schema.json'), text);
       else process.stdout.write(text);

@@ -37,7 +37,7 @@ export const RUNNER_INSTALL_DIR = CLIENT_INSTALL_DIR;
 /** Written by client/client-ready.sh once sysbench works; jobs refuse to start without it. */
 export { CLIENT_READY_MARKER };
 
-/** The spec's largest ttlHours (core/spec/schema.ts): no run keeps a client longer. */
+/** The spec's largest ttlHours (core/experiment/schema.ts): no run keeps a client longer. */
 export const MAX_CLIENT_LIFETIME_HOURS = 168;
 /** Instance metadata service base URL (IMDSv2: a session token first). */
 export const IMDS_BASE_URL = 'http://169.254.169.254/latest';

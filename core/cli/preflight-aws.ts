@@ -10,8 +10,8 @@ import { preflightRefused, runAwsPreflight, type PreflightReport } from '../back
 import { planRun } from '../plan/plan';
 import type { Plan } from '../plan/types';
 import { loadPrices } from '../report/cost';
-import type { Spec } from '../spec/schema';
-import { loadSpecFile } from '../spec/validate';
+import type { Spec } from '../experiment/schema';
+import { loadSpecFile } from '../experiment/validate';
 import { readDeployment } from './aws-stack';
 
 export interface AwsAccountOptions {

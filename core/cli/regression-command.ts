@@ -6,7 +6,7 @@ import { compareRuns, type Comparison } from '../regression/compare';
 import { buildHistory, type History, type HistoryOptions } from '../regression/history';
 import { loadCompareSide, loadHistoryInput } from '../regression/load';
 import { comparisonJson, comparisonReport, historyJson, historyReport } from '../regression/render';
-import { loadSpecFile } from '../spec/validate';
+import { loadSpecFile } from '../experiment/validate';
 
 export interface CompareCommandOptions {
   readonly lakeDir: string;

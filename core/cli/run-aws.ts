@@ -10,7 +10,7 @@ import { DescribeExecutionCommand, GetExecutionHistoryCommand, SFNClient, StartE
 import type { AwsClients } from '../backends/aws/clients';
 import { preflightRefused } from '../backends/aws/preflight';
 import { planRun } from '../plan/plan';
-import { loadSpecFile } from '../spec/validate';
+import { loadSpecFile } from '../experiment/validate';
 import { readStackOutputs } from './aws-stack';
 import { lateMetricsWait } from './progress';
 import { preflightPlan, renderPreflightReport } from './preflight-aws';

@@ -5,7 +5,7 @@
 import { LocalBackend } from '../backends/local/local-backend';
 import { cleanupAllRuns, defaultRunRoot } from '../backends/local/registry';
 import { checkLocalDependencies } from '../backends/local/preflight';
-import type { Scale } from '../spec/scale';
+import type { Scale } from '../experiment/scale';
 import { runLocal } from './run-local';
 import { resultsCommand } from './results-command';
 

@@ -9,8 +9,8 @@ import { lakeKeys, toJsonLines, type RunRow } from '../lake/rows';
 import { localSpecRefusals } from '../backends/local/preflight';
 import { planRun, PlanError } from '../plan/plan';
 import type { Plan } from '../plan/types';
-import { scaleSpec, type Scale } from '../spec/scale';
-import { loadSpecFile } from '../spec/validate';
+import { scaleSpec, type Scale } from '../experiment/scale';
+import { loadSpecFile } from '../experiment/validate';
 import { executeLocally, type ExecutionEvent, type LocalExecutionResult } from '../workflow/local-runner';
 import { collectStepTask, type CollectStepEvent, type TaskDeps } from '../workflow/tasks';
 import { progressLine } from './progress';
@@ -28,7 +28,7 @@ export interface RunLocalOptions {
   readonly backend: LocalBackendLike;
   readonly serverVersion: string | null;
   readonly runId?: string;
-  /** 'small' shrinks the experiment for a local rehearsal (core/spec/scale.ts); default 'full'. */
+  /** 'small' shrinks the experiment for a local rehearsal (core/experiment/scale.ts); default 'full'. */
   readonly scale?: Scale;
   readonly pollMs?: number;
   /** Replaces the state machine's TimeoutSeconds (executeLocally executionTimeoutS). */

@@ -4,9 +4,9 @@
  * backend cannot do, and an estimate of the wall time.
  */
 import { randomBytes } from 'node:crypto';
-import { READ_ONLY_TESTS, type Spec, type Variant, type Workload } from '../spec/schema';
+import { READ_ONLY_TESTS, type Spec, type Variant, type Workload } from '../experiment/schema';
 import { auroraParameterCaveats } from '../aurora/spec-parameters';
-import { canonicalJson, sha256 } from '../spec/validate';
+import { canonicalJson, sha256 } from '../experiment/validate';
 import { buildSysbenchArgs, SysbenchOptionError } from '../sysbench/command';
 import type { BackendKind, CellPlan, Plan, PlanEstimate, PlanNote, ResolvedVariant, StepPlan } from './types';
 

@@ -2,7 +2,7 @@
  * The plan: a spec expanded into cells (variant x repeat) and steps (workload x threads x rate).
  * It is the execution input the state machine's Map states iterate over, so it stays plain JSON.
  */
-import type { SysbenchOptions, Target, Variant, WriteForwarding } from '../spec/schema';
+import type { SysbenchOptions, Target, Variant, WriteForwarding } from '../experiment/schema';
 
 export type BackendKind = 'local' | 'aws';
 

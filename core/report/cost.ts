@@ -11,7 +11,7 @@ import { estimate } from '../plan/plan';
 import type { CellPlan, Plan, PlanNote, StepPlan } from '../plan/types';
 // Imported (not read from disk) so a bundled Lambda carries the table too.
 import bundledPriceDoc from '../../prices/aws-prices.json';
-import { READ_ONLY_TESTS, type Spec } from '../spec/schema';
+import { READ_ONLY_TESTS, type Spec } from '../experiment/schema';
 
 const hourly = z.record(z.string(), z.number().nonnegative());
 

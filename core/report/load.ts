@@ -5,7 +5,7 @@
 import type { LakeReader } from '../lake/duckdb';
 import { findRun, stepResults, type RunInfo, type StepResult } from '../lake/results';
 import type { Plan } from '../plan/types';
-import type { Spec } from '../spec/schema';
+import type { Spec } from '../experiment/schema';
 
 export interface IntervalTotal {
   readonly cell_id: string;

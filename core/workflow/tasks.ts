@@ -7,8 +7,8 @@ import type { Backend, CellResources, JobHandle, JobsState, MetricsWindow, RunCo
 import { lakeKeys, toJsonLines, type IntervalRow, type MetricWindowRow, type RunRow, type ServerMetricRow, type StepRow } from '../lake/rows';
 import { planRun, PlanError } from '../plan/plan';
 import type { CellPlan, Plan, PlanNote, StepPlan } from '../plan/types';
-import type { Spec } from '../spec/schema';
-import { SpecError, validateSpec } from '../spec/validate';
+import type { Spec } from '../experiment/schema';
+import { SpecError, validateSpec } from '../experiment/validate';
 import { buildSysbenchArgs } from '../sysbench/command';
 import { parseClientCpu, parseSysbenchOutput, summarizeClientCpu } from '../sysbench/parser';
 import type { ParsedOutput, RunnerPhase, RunnerResult } from '../sysbench/types';

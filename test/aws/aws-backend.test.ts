@@ -30,8 +30,8 @@ import { athenaRequestToken, runAthenaQuery } from '../../core/backends/aws/athe
 import { lakeKeys } from '../../core/lake/rows';
 import { planRun } from '../../core/plan/plan';
 import type { CellPlan, Plan } from '../../core/plan/types';
-import type { SpecInput } from '../../core/spec/schema';
-import { validateSpec } from '../../core/spec/validate';
+import type { SpecInput } from '../../core/experiment/schema';
+import { validateSpec } from '../../core/experiment/validate';
 import { BENCHMARK_DATABASE } from '../../core/sysbench/command';
 import { createStandingInfrastructure, CREDENTIALS, destroyRawClients, queueAthenaResults, rawClients, REGION, type RawClients } from './fixtures';
 import { startMoto, type MotoServer } from './moto';

@@ -23,8 +23,8 @@ import { awsConfigToEnv } from '../../core/backends/aws/config';
 import { athenaResultsText } from '../../core/cli/results-aws';
 import { runOnAws } from '../../core/cli/run-aws';
 import { allViewSql } from '../../core/lake/views';
-import type { SpecInput } from '../../core/spec/schema';
-import { loadSpecFile } from '../../core/spec/validate';
+import type { SpecInput } from '../../core/experiment/schema';
+import { loadSpecFile } from '../../core/experiment/validate';
 import { athenaTable, createStandingInfrastructure, CREDENTIALS, destroyRawClients, queueAthenaResults, rawClients, REGION, type MotoAthenaResult, type RawClients } from './fixtures';
 import { startMoto, type MotoServer } from './moto';
 

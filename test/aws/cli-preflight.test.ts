@@ -16,7 +16,7 @@ import { DescribeDBClustersCommand, DescribeDBClusterParameterGroupsCommand } fr
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { awsConfigToEnv } from '../../core/backends/aws/config';
 import { BACKEND_CONFIG_OUTPUT } from '../../core/cli/aws-stack';
-import type { SpecInput } from '../../core/spec/schema';
+import type { SpecInput } from '../../core/experiment/schema';
 import { createStandingInfrastructure, CREDENTIALS, destroyRawClients, rawClients, REGION, type RawClients } from './fixtures';
 import { startMoto, type MotoServer } from './moto';
 

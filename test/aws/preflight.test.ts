@@ -30,8 +30,8 @@ import { awsConfigToEnv, type AwsBackendConfig } from '../../core/backends/aws/c
 import { preflightNotes, runAwsPreflight, type AwsDeployment, type PreflightReport } from '../../core/backends/aws/preflight';
 import { planRun } from '../../core/plan/plan';
 import { bundledPrices } from '../../core/report/cost';
-import type { SpecInput } from '../../core/spec/schema';
-import { validateSpec } from '../../core/spec/validate';
+import type { SpecInput } from '../../core/experiment/schema';
+import { validateSpec } from '../../core/experiment/validate';
 import { planRunTask } from '../../core/workflow/tasks';
 import { buildAwsTaskDeps } from '../../lambdas/shared/aws-deps';
 import { tracer } from '../../lambdas/shared/aws-runtime';

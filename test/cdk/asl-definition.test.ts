@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import aslValidator from 'asl-validator';
 import { placeholderFor, TASK_NAMES } from '../../core/workflow/task-names';
-import { MAX_TTL_HOURS } from '../../core/spec/schema';
-import { validateSpec } from '../../core/spec/validate';
+import { MAX_TTL_HOURS } from '../../core/experiment/schema';
+import { validateSpec } from '../../core/experiment/validate';
 import {
   AslDefinitionError,
   escapeLiteralDollarBraces,

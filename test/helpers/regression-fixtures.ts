@@ -6,8 +6,8 @@
 import { planRun } from '../../core/plan/plan';
 import type { StepRow as SummaryRow } from '../../core/regression/metrics';
 import type { HistoryRunRow } from '../../core/regression/history';
-import type { SpecInput } from '../../core/spec/schema';
-import { validateSpec } from '../../core/spec/validate';
+import type { SpecInput } from '../../core/experiment/schema';
+import { validateSpec } from '../../core/experiment/validate';
 import { intervalRow, runRow, stepRow, writeRun, writeStepTable } from './lake-fixtures';
 import type { IntervalRow, StepRow as LakeStepRow } from '../../core/lake/rows';
 

@@ -6,8 +6,8 @@
 import { planRun } from '../../core/plan/plan';
 import type { IntervalRow, MetricWindowRow, ServerMetricRow, StepRow } from '../../core/lake/rows';
 import type { CellPlan, StepPlan } from '../../core/plan/types';
-import type { Spec } from '../../core/spec/schema';
-import { validateSpec } from '../../core/spec/validate';
+import type { Spec } from '../../core/experiment/schema';
+import { validateSpec } from '../../core/experiment/validate';
 import { DT, runRow, writeRun, writeStepTable } from './lake-fixtures';
 
 export interface StepNumbers {

@@ -4,7 +4,7 @@
  */
 import type { RunInfo, StepResult } from '../../core/lake/results';
 import type { RunData } from '../../core/report/load';
-import type { Spec } from '../../core/spec/schema';
+import type { Spec } from '../../core/experiment/schema';
 
 export function stepResult(over: Partial<StepResult> & Pick<StepResult, 'variant' | 'step_id'>): StepResult {
   return {

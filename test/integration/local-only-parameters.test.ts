@@ -13,7 +13,7 @@ import { query } from '../../core/backends/local/sql-client';
 import { LOCAL_LOGINS } from '../../core/backends/local/template';
 import { planRun } from '../../core/plan/plan';
 import type { Plan } from '../../core/plan/types';
-import { validateSpec } from '../../core/spec/validate';
+import { validateSpec } from '../../core/experiment/validate';
 
 const REPO = join(__dirname, '..', '..');
 

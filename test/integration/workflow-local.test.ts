@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { TransientBackendError, type Backend } from '../../core/backend';
 import { LocalBackend } from '../../core/backends/local/local-backend';
 import { lakeKeys, type MetricWindowRow, type RunRow, type StepRow } from '../../core/lake/rows';
-import type { SpecInput } from '../../core/spec/schema';
+import type { SpecInput } from '../../core/experiment/schema';
 import { executeLocally, withInjectedFailures, type ExecutionEvent, type LocalExecutionResult } from '../../core/workflow/local-runner';
 import type { TaskDeps } from '../../core/workflow/tasks';
 import { budgetRefusal } from '../../core/report/cost';

@@ -19,9 +19,9 @@ import { rehearsalWiring } from '../../bin/aws-rehearsal';
 import { LocalLakeStore } from '../../core/backends/local/local-lake';
 import type { MetricWindowRow, ServerMetricRow, StepRow } from '../../core/lake/rows';
 import { runRehearsal } from '../../core/rehearsal/run-rehearsal';
-import { scaleSpec } from '../../core/spec/scale';
-import type { Spec } from '../../core/spec/schema';
-import { isSpecSchemaFile, loadSpecFile } from '../../core/spec/validate';
+import { scaleSpec } from '../../core/experiment/scale';
+import type { Spec } from '../../core/experiment/schema';
+import { isSpecSchemaFile, loadSpecFile } from '../../core/experiment/validate';
 import { startMoto, type MotoServer } from '../aws/moto';
 
 const ROOT = join(__dirname, '..', '..');

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { catalogueNames, lookupParameter, parameterCaveats, parameterProblems } from '../../core/aurora/parameter-catalogue';
 import { writeForwardingParameters } from '../../core/aurora/write-forwarding';
-import { WriteForwardingSchema } from '../../core/spec/schema';
+import { WriteForwardingSchema } from '../../core/experiment/schema';
 
 const V3 = '3.10.4';
 const V2 = '5.7.mysql_aurora.2.12.5';

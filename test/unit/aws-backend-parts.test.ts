@@ -12,7 +12,7 @@ import { EngineVersionError, parseAuroraVersion, supportsLocalWriteForwarding } 
 import { cellBaseName, cellNames, expiresAt, isValidRdsIdentifier, runShort } from '../../core/backends/aws/names';
 import { clientReadyKey, shellQuote, ssmRunnerCommands } from '../../core/backends/aws/runner-command';
 import { planRun } from '../../core/plan/plan';
-import { validateSpec } from '../../core/spec/validate';
+import { validateSpec } from '../../core/experiment/validate';
 
 describe('AWS names', () => {
   it('makes valid RDS identifiers from any cell id, within 63 characters with every suffix', () => {

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { clientUserDataCommands, deadMansSwitchCommands, MAX_CLIENT_LIFETIME_HOURS } from '../../lib/client-user-data';
 import { EXPIRES_AT_TAG } from '../../lib/handler-environment';
-import { validateSpec } from '../../core/spec/validate';
+import { validateSpec } from '../../core/experiment/validate';
 
 const run = promisify(execFile);
 let server: Server;

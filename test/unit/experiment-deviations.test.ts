@@ -1,6 +1,6 @@
 /** Where a study experiment departs from the original study, its description says so. */
 import { join, resolve } from 'node:path';
-import { loadSpecFile } from '../../core/spec/validate';
+import { loadSpecFile } from '../../core/experiment/validate';
 
 const repoRoot = resolve(__dirname, '../..');
 

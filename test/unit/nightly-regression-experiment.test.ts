@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { auroraParameterProblems } from '../../core/aurora/spec-parameters';
 import { planRun } from '../../core/plan/plan';
 import { checkBudget, loadPrices } from '../../core/report/cost';
-import { loadSpecFile } from '../../core/spec/validate';
+import { loadSpecFile } from '../../core/experiment/validate';
 import { parseAppConfig } from '../../lib/config';
 
 const repoRoot = resolve(__dirname, '../..');

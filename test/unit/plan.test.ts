@@ -1,6 +1,6 @@
 import { orderCells, planRun, PlanError, estimate } from '../../core/plan/plan';
-import { validateSpec } from '../../core/spec/validate';
-import type { SpecInput } from '../../core/spec/schema';
+import { validateSpec } from '../../core/experiment/validate';
+import type { SpecInput } from '../../core/experiment/schema';
 
 const NOW = new Date('2026-11-21T10:20:30Z');
 

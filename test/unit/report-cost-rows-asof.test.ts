@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { planRun } from '../../core/plan/plan';
 import { costLines, declaredBytesPerRow, estimatePlanCost, loadPrices, pricesAsOfText } from '../../core/report/cost';
 import { makeContext, priceSection } from '../../core/report/sections';
-import { validateSpec } from '../../core/spec/validate';
+import { validateSpec } from '../../core/experiment/validate';
 import { runData, stepResult } from '../helpers/step-results';
 
 const repoRoot = resolve(__dirname, '../..');

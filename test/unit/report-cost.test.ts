@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { planRun } from '../../core/plan/plan';
 import { BudgetExceededError, budgetRefusal, bundledPrices, checkBudget, costLines, estimatePlanCost, loadPrices, networkLimitGbps, variantHourly, regionPrices } from '../../core/report/cost';
-import { validateSpec } from '../../core/spec/validate';
+import { validateSpec } from '../../core/experiment/validate';
 
 const repoRoot = resolve(__dirname, '../..');
 

@@ -2,9 +2,9 @@ import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { planRun } from '../../core/plan/plan';
 import { checkBudget, estimatePlanCost, loadPrices } from '../../core/report/cost';
-import { SpecSchema } from '../../core/spec/schema';
-import { scaleSpec, thinSweep } from '../../core/spec/scale';
-import { loadSpecFile, parseSpecText } from '../../core/spec/validate';
+import { SpecSchema } from '../../core/experiment/schema';
+import { scaleSpec, thinSweep } from '../../core/experiment/scale';
+import { loadSpecFile, parseSpecText } from '../../core/experiment/validate';
 import { readFileSync } from 'node:fs';
 
 const repoRoot = resolve(__dirname, '../..');

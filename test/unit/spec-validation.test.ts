@@ -1,8 +1,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadSpecFile, SpecError, validateSpec, specJsonSchema } from '../../core/spec/validate';
-import { SpecSchema, type SpecInput } from '../../core/spec/schema';
+import { loadSpecFile, SpecError, validateSpec, specJsonSchema } from '../../core/experiment/validate';
+import { SpecSchema, type SpecInput } from '../../core/experiment/schema';
 import { auroraParameterProblems } from '../../core/aurora/spec-parameters';
 import { readFileSync, readdirSync } from 'node:fs';
 

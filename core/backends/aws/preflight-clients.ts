@@ -28,7 +28,7 @@ import {
 } from '@aws-sdk/client-ec2';
 import { GetAWSDefaultServiceQuotaCommand, GetServiceQuotaCommand } from '@aws-sdk/client-service-quotas';
 import type { Plan } from '../../plan/types';
-import type { Spec } from '../../spec/schema';
+import type { Spec } from '../../experiment/schema';
 import { variantAz } from './aws-backend';
 import { errorCode } from './aws-errors';
 import type { AwsClients } from './clients';

@@ -4,7 +4,7 @@
  * (denied, not implemented by the endpoint) becomes a warning instead of a verdict.
  */
 import type { PlanNote } from '../../plan/types';
-import type { Spec } from '../../spec/schema';
+import type { Spec } from '../../experiment/schema';
 import { errorCode, rethrow } from './aws-errors';
 
 export type CheckVerdict = 'ok' | 'warn' | 'refuse';

@@ -36,7 +36,7 @@ import {
 } from '@aws-sdk/client-ec2';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import type { Plan } from '../../plan/types';
-import type { Spec } from '../../spec/schema';
+import type { Spec } from '../../experiment/schema';
 import { variantAz } from './aws-backend';
 import { errorCode, isNotFound } from './aws-errors';
 import type { AwsClients } from './clients';

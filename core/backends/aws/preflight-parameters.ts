@@ -28,7 +28,7 @@ import {
 } from '@aws-sdk/client-rds';
 import { lookupParameter } from '../../aurora/parameter-catalogue';
 import type { CellPlan, Plan } from '../../plan/types';
-import type { Spec } from '../../spec/schema';
+import type { Spec } from '../../experiment/schema';
 import { clusterParametersFor, instanceParametersFor } from './aws-backend';
 import type { AwsClients } from './clients';
 import { parseAuroraVersion, type AuroraVersion } from './engine';

@@ -34,7 +34,7 @@ import { DescribeDBEngineVersionsCommand, DescribeOrderableDBInstanceOptionsComm
 import { GetRoleCommand } from '@aws-sdk/client-iam';
 import type { Plan, PlanNote } from '../../plan/types';
 import { BudgetExceededError, checkBudget, formatMoney, type PriceTable } from '../../report/cost';
-import type { Spec } from '../../spec/schema';
+import type { Spec } from '../../experiment/schema';
 import { variantAz } from './aws-backend';
 import { errorCode } from './aws-errors';
 import type { AwsClients } from './clients';

@@ -9,7 +9,7 @@ import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 import { MissingDependencyError, UnsupportedOnBackendError } from '../../backend';
 import type { PlanNote } from '../../plan/types';
-import type { Spec } from '../../spec/schema';
+import type { Spec } from '../../experiment/schema';
 import { localShape } from './instance-classes';
 
 const execFileAsync = promisify(execFile);
