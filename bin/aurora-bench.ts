@@ -116,7 +116,7 @@ program
       const { localSpecRefusals } = await import('../core/backends/local/preflight');
       const localRefusals = planned.backend === 'local' ? localSpecRefusals(scaled.spec) : [];
       const plan = { ...planned, notes: [...scaled.notes, ...planned.notes, ...localRefusals] };
-      const { planCostLines } = await import('../core/report/cost');
+      const { planCostLines } = await import('../core/plan/cost');
       const extra = await planCostLines(scaled.spec, plan, repoRoot, opts.prices ? resolve(opts.prices) : undefined);
       process.stdout.write(opts.json ? JSON.stringify(plan, null, 2) + '\n' : renderPlan(plan, extra) + '\n');
     }),

@@ -4,7 +4,7 @@
 --   id INT PRIMARY KEY, user_id INT, text01..text25 TEXT holding 40 random letters each
 --   (25 x 40 = 1,000 bytes of text + 8 bytes of integers per row), the shape the original study
 --   created with mysql_random_data_load. 1,000,000 rows is ~1 GB.
---   Row size for the cost estimate (core/report/cost.ts; text plus length bytes and row header):
+--   Row size for the cost estimate (core/plan/cost.ts; text plus length bytes and row header):
 -- aurora-bench: bytes-per-row 1040
 -- Event: one full-table `SELECT *` of one table; every row is fetched into Lua and dropped,
 --   like the original study's `mysql -e "SELECT * FROM test.test" > /dev/null` loop. The event is the

@@ -9,7 +9,7 @@ import { destroyAwsClients, makeAwsClients, type AwsClients } from '../backends/
 import { preflightRefused, runAwsPreflight, type PreflightReport } from '../backends/aws/preflight';
 import { planRun } from '../plan/plan';
 import type { Plan } from '../plan/types';
-import { loadPrices } from '../report/cost';
+import { loadPrices } from '../plan/cost';
 import type { Spec } from '../experiment/schema';
 import { loadSpecFile } from '../experiment/validate';
 import { readDeployment } from './aws-stack';

@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import Table from 'cli-table3';
 import { withLake, type LakeReader } from '../lake/duckdb';
 import { chartPointCount, renderChartSvg } from './charts';
-import { loadPrices, type PriceTable } from './cost';
+import { loadPrices, type PriceTable } from '../plan/cost';
 import { COMPACT_TABLE } from './format';
 import { loadRun, type RunData } from './load';
 import type { Report, ReportSection, TableBlock } from './model';

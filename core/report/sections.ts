@@ -7,7 +7,7 @@
 import type { StepResult } from '../lake/results';
 import { classifyBound, type BoundResult } from './bounds';
 import { barChart, lineChart, ratioChart, type XYSeries } from './charts';
-import { networkLimitGbps, pricesAsOfText, regionPrices, variantHourly, type PriceTable } from './cost';
+import { networkLimitGbps, pricesAsOfText, regionPrices, variantHourly, type PriceTable } from '../plan/cost';
 import { clip, fixed, num, pct } from './format';
 import { findKnee } from './knee';
 import { stepKey, type RunData } from './load';

@@ -5,7 +5,7 @@
  */
 import type { Tracer } from '@aws-lambda-powertools/tracer';
 import { AwsBackend, awsConfigFromEnv, makeAwsClients, preflightNotes, runAwsPreflight, type AwsClients } from '../../core/backends/aws';
-import { bundledPrices } from '../../core/report/cost';
+import { bundledPrices } from '../../core/plan/cost';
 import type { TaskDeps } from '../../core/workflow/tasks';
 
 /** Set by the stack from package.json at synth time. */

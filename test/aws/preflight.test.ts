@@ -29,7 +29,7 @@ import { destroyAwsClients, makeAwsClients, type AwsClients } from '../../core/b
 import { awsConfigToEnv, type AwsBackendConfig } from '../../core/backends/aws/config';
 import { preflightNotes, runAwsPreflight, type AwsDeployment, type PreflightReport } from '../../core/backends/aws/preflight';
 import { planRun } from '../../core/plan/plan';
-import { bundledPrices } from '../../core/report/cost';
+import { bundledPrices } from '../../core/plan/cost';
 import type { SpecInput } from '../../core/experiment/schema';
 import { validateSpec } from '../../core/experiment/validate';
 import { planRunTask } from '../../core/workflow/tasks';

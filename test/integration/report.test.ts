@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { withLake } from '../../core/lake/duckdb';
-import { loadPrices } from '../../core/report/cost';
+import { loadPrices } from '../../core/plan/cost';
 import type { Report, ReportSection } from '../../core/report/model';
 import { buildReport, renderHtml, renderTerminal } from '../../core/report/report';
 import { loadRun } from '../../core/report/load';

@@ -14,7 +14,7 @@ import { lakeKeys, type MetricWindowRow, type RunRow, type StepRow } from '../..
 import type { SpecInput } from '../../core/experiment/schema';
 import { executeLocally, withInjectedFailures, type ExecutionEvent, type LocalExecutionResult } from '../../core/workflow/local-runner';
 import type { TaskDeps } from '../../core/workflow/tasks';
-import { budgetRefusal } from '../../core/report/cost';
+import { budgetRefusal } from '../../core/plan/cost';
 import { runLocal } from '../../core/cli/run-local';
 import { SWEEP_ON_STATUSES } from '../../lib/safety-net';
 

@@ -6,7 +6,7 @@
 import { join, resolve } from 'node:path';
 import { auroraParameterProblems } from '../../core/aurora/spec-parameters';
 import { planRun } from '../../core/plan/plan';
-import { checkBudget, loadPrices } from '../../core/report/cost';
+import { checkBudget, loadPrices } from '../../core/plan/cost';
 import { loadSpecFile } from '../../core/experiment/validate';
 import { parseAppConfig } from '../../lib/config';
 

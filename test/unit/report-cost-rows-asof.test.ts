@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { planRun } from '../../core/plan/plan';
-import { costLines, declaredBytesPerRow, estimatePlanCost, loadPrices, pricesAsOfText } from '../../core/report/cost';
+import { costLines, declaredBytesPerRow, estimatePlanCost, loadPrices, pricesAsOfText } from '../../core/plan/cost';
 import { makeContext, priceSection } from '../../core/report/sections';
 import { validateSpec } from '../../core/experiment/validate';
 import { runData, stepResult } from '../helpers/step-results';

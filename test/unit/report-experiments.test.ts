@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { planRun } from '../../core/plan/plan';
-import { checkBudget, estimatePlanCost, loadPrices } from '../../core/report/cost';
+import { checkBudget, estimatePlanCost, loadPrices } from '../../core/plan/cost';
 import { SpecSchema } from '../../core/experiment/schema';
 import { scaleSpec, thinSweep } from '../../core/experiment/scale';
 import { loadSpecFile, parseSpecText } from '../../core/experiment/validate';

@@ -1,6 +1,6 @@
 /** The write-forwarding section shows, per consistency level, the stale reads next to the latency cost. */
 import { resolve } from 'node:path';
-import { loadPrices } from '../../core/report/cost';
+import { loadPrices } from '../../core/plan/cost';
 import { forwardingSection, makeContext } from '../../core/report/sections';
 import { runData, stepResult } from '../helpers/step-results';
 

@@ -1,6 +1,6 @@
 /** The rate-sweep knee says when a client, not the server, was saturated. */
 import { resolve } from 'node:path';
-import { loadPrices } from '../../core/report/cost';
+import { loadPrices } from '../../core/plan/cost';
 import { makeContext, rateSection } from '../../core/report/sections';
 import { runData, stepResult } from '../helpers/step-results';
 

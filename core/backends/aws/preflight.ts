@@ -9,7 +9,7 @@
  * orderable in the AZ its cell uses (DescribeOrderableDBInstanceOptions); parameters
  * (preflight-parameters.ts); the RDS service-linked role (IAM GetRole); client instance types and
  * the EC2 vCPU quota (preflight-clients.ts); subnets, routes and client downloads
- * (preflight-network.ts); the budget (core/report/cost.ts).
+ * (preflight-network.ts); the budget (core/plan/cost.ts).
  *
  * DescribeDBEngineVersions (Engine aurora-mysql, EngineVersion; without IncludeAll it lists only
  * available versions) is the authority for the version: an empty answer means it does not exist
@@ -33,7 +33,7 @@
 import { DescribeDBEngineVersionsCommand, DescribeOrderableDBInstanceOptionsCommand } from '@aws-sdk/client-rds';
 import { GetRoleCommand } from '@aws-sdk/client-iam';
 import type { Plan, PlanNote } from '../../plan/types';
-import { BudgetExceededError, checkBudget, formatMoney, type PriceTable } from '../../report/cost';
+import { BudgetExceededError, checkBudget, formatMoney, type PriceTable } from '../../plan/cost';
 import type { Spec } from '../../experiment/schema';
 import { variantAz } from './aws-backend';
 import { errorCode } from './aws-errors';

@@ -7,8 +7,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { estimate } from '../plan/plan';
-import type { CellPlan, Plan, PlanNote, StepPlan } from '../plan/types';
+import { estimate } from './plan';
+import type { CellPlan, Plan, PlanNote, StepPlan } from './types';
 // Imported (not read from disk) so a bundled Lambda carries the table too.
 import bundledPriceDoc from '../../prices/aws-prices.json';
 import { READ_ONLY_TESTS, type Spec } from '../experiment/schema';
@@ -310,7 +310,7 @@ export async function planCostLines(spec: Spec, plan: Plan, repoRoot: string, pr
   const table = loadPrices(repoRoot, pricesFile);
   let awsPlan = plan;
   if (plan.backend !== 'aws') {
-    const { planRun } = await import('../plan/plan');
+    const { planRun } = await import('./plan');
     awsPlan = planRun(spec, { backend: 'aws', scripts: plan.scripts, runId: plan.runId, now: new Date(plan.createdAt) });
   }
   return costLines(estimatePlanCost(awsPlan, table), spec.budget, plan.backend);
