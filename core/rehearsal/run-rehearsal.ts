@@ -15,7 +15,7 @@
  * succeed, the safety net's teardownRun, as the stack's EventBridge rule would run it) left in moto,
  * then, after stopping everything itself, every process it started and its directory.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
@@ -46,6 +46,7 @@ import { loadSpecFile } from '../experiment/validate';
 import { executeLocally, type ExecutionEvent, type LocalExecutionResult } from '../workflow/local-runner';
 import type { TaskDeps } from '../workflow/tasks';
 import type { TaskName } from '../workflow/task-names';
+import { awsCliPath, checkAwsCliReachesMoto } from './aws-cli';
 import { CloudWatchPublisher } from './cloudwatch-publisher';
 import { MOTO_CREDENTIALS, sharedMotoServer, startMotoServer, type MotoServer } from './moto-server';
 import { ProcessTracker } from './process-tracker';
@@ -134,9 +135,9 @@ export function rehearsalScope(serverVersion: string, engineVersion: string, lag
 
 /** The workloads the local plan refuses (writes to a reader for write forwarding), left out of the rehearsal with its notes. */
 export function withoutLocallyRefusedWorkloads(spec: Spec): { spec: Spec; notes: PlanNote[] } {
-  const refused = backendNotes(spec, 'local').filter((n) => n.level === 'refused');
+  const refused = backendNotes(spec, 'local').filter((n) => n.level === 'refused' && /^workloads\[\d+\]$/.test(n.path));
   if (refused.length === 0) return { spec, notes: [] };
-  const indexes = new Set(refused.map((n) => Number(/^workloads\[(\d+)\]/.exec(n.path)?.[1])).filter((i) => Number.isInteger(i)));
+  const indexes = new Set(refused.map((n) => Number(/^workloads\[(\d+)\]$/.exec(n.path)![1])));
   const workloads = spec.workloads.filter((_, i) => !indexes.has(i));
   const notes: PlanNote[] = [...new Map(refused.map((n) => [`${n.path}|${n.message}`, n])).values()].map((n) => ({
     ...n,
@@ -233,6 +234,7 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
   const { spec, notes: leftOut } = withoutLocallyRefusedWorkloads(scaled.spec);
   const plan = planRun(spec, { backend: 'aws', scripts: loaded.scripts, ...(options.runId ? { runId: options.runId } : {}) });
   const versions = await checkLocalDependencies();
+  const cliPath = awsCliPath();
   const definition = options.synthesize(plan.region);
 
   for (const line of rehearsalScope(versions.serverVersion, plan.engine.version, lagS)) log(line);
@@ -293,9 +295,12 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
       credentials: MOTO_CREDENTIALS,
       s3: raw.s3,
       tracker,
+      extraPath: cliPath,
       bootCommands: bootCommands(config),
       log,
     });
+    await mkdir(join(dir, 'cli-check'));
+    await checkAwsCliReachesMoto(agent.env(join(dir, 'cli-check')), config.bucket);
     clients = makeAwsClients({ ...common, maxAttempts: 2 });
     // Middleware added first runs first: adjustments, then the client-home check, then the emulations.
     options.adjustClients?.(clients);

@@ -128,8 +128,8 @@ export class SsmAgentEmulation {
     this.o.log?.(`[rehearsal ssm] ${line}`);
   }
 
-  /** The environment of everything an emulated instance runs. */
-  private env(home: string): NodeJS.ProcessEnv {
+  /** The environment of everything an emulated instance runs (with `home` as its AURORA_BENCH_HOME). */
+  env(home: string): NodeJS.ProcessEnv {
     return {
       PATH: [...(this.o.extraPath ?? []), process.env['PATH'] ?? '/usr/local/bin:/usr/bin:/bin'].join(':'),
       LANG: 'C.UTF-8',

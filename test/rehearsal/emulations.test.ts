@@ -30,6 +30,7 @@ import { checkLocalDependencies } from '../../core/backends/local/preflight';
 import { isAlive } from '../../core/backends/local/processes';
 import { query } from '../../core/backends/local/sql-client';
 import { ensureTemplate } from '../../core/backends/local/template';
+import { awsCliPath, checkAwsCliReachesMoto } from '../../core/rehearsal/aws-cli';
 import { CloudWatchPublisher } from '../../core/rehearsal/cloudwatch-publisher';
 import { MOTO_CREDENTIALS } from '../../core/rehearsal/moto-server';
 import { ProcessTracker } from '../../core/rehearsal/process-tracker';
@@ -289,6 +290,32 @@ describe('SSM agent emulation: commands sent to a client instance run with bash 
     await expect(send(['true'])).rejects.toMatchObject({ name: 'InvalidInstanceId' });
     expect(agent.leftovers()).toEqual([]);
     expect(tracker.live()).toEqual([]);
+  });
+});
+
+describe('the clients\' AWS CLI', () => {
+  it('is checked to reach moto through AWS_ENDPOINT_URL, and refused with the reason when it does not', async () => {
+    // Arrange: the clients' environment (real AWS CLI), once with moto, once with a port nobody listens on.
+    const s3 = new S3Client({ ...common, forcePathStyle: true });
+    await s3.send(new CreateBucketCommand({ Bucket: 'cli-check-bucket' }));
+    s3.destroy();
+    const env = (endpoint: string) => ({
+      PATH: [...awsCliPath(), process.env['PATH']].join(':'),
+      HOME: work,
+      AWS_ENDPOINT_URL: endpoint,
+      AWS_ACCESS_KEY_ID: MOTO_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: MOTO_CREDENTIALS.secretAccessKey,
+      AWS_DEFAULT_REGION: REGION,
+      AWS_MAX_ATTEMPTS: '1',
+      AWS_EC2_METADATA_DISABLED: 'true',
+    });
+
+    // Act / Assert
+    await expect(checkAwsCliReachesMoto(env(moto.endpoint), 'cli-check-bucket')).resolves.toBeUndefined();
+    await expect(checkAwsCliReachesMoto(env('http://127.0.0.1:9'), 'cli-check-bucket')).rejects.toMatchObject({
+      name: 'MissingDependencyError',
+      message: expect.stringContaining('did not reach the rehearsal\'s moto through AWS_ENDPOINT_URL=http://127.0.0.1:9'),
+    });
   });
 });
 

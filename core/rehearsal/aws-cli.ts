@@ -1,0 +1,43 @@
+/**
+ * The AWS CLI the emulated clients run (client/runner.sh and client-ready.sh call it for S3 and
+ * Secrets Manager; Amazon Linux clients have it): the one on PATH, or the one `bash scripts/setup.sh
+ * --test` installs under ~/.cache/aurora-bench/awscli-venv when there is none. It must send its
+ * calls where AWS_ENDPOINT_URL says (the rehearsal's moto): an AWS CLI v1 whose botocore predates
+ * that variable would call the real AWS with the rehearsal's dummy keys, so this is checked once,
+ * with a real call, before any client boots.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { promisify } from 'node:util';
+import { MissingDependencyError } from '../backend';
+
+const execFileAsync = promisify(execFile);
+
+/** Directories to put before PATH so the clients find an `aws`: none when PATH has one. */
+export function awsCliPath(env: NodeJS.ProcessEnv = process.env): string[] {
+  const onPath = (env['PATH'] ?? '').split(delimiter).some((d) => d !== '' && existsSync(join(d, 'aws')));
+  if (onPath) return [];
+  const venv = join(env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'aurora-bench', 'awscli-venv', 'bin');
+  if (existsSync(join(venv, 'aws'))) return [venv];
+  throw new MissingDependencyError('the AWS rehearsal\'s clients need the AWS CLI (client/runner.sh calls it for S3 and Secrets Manager): install it (`bash scripts/setup.sh --test` does, into ~/.cache/aurora-bench/awscli-venv)');
+}
+
+/** Lists the buckets through the CLI with the clients' environment: the rehearsal's bucket must be among them. */
+export async function checkAwsCliReachesMoto(env: NodeJS.ProcessEnv, bucket: string): Promise<void> {
+  let stdout = '';
+  let failure = '';
+  try {
+    ({ stdout } = await execFileAsync('aws', ['s3api', 'list-buckets', '--query', 'Buckets[].Name', '--output', 'text'], { env, timeout: 60_000, encoding: 'utf8' }));
+  } catch (e) {
+    const err = e as { stderr?: string; message: string };
+    failure = (err.stderr || err.message).trim().split('\n').slice(-3).join(' | ');
+  }
+  if (!stdout.split(/\s+/).includes(bucket)) {
+    const version = await execFileAsync('aws', ['--version'], { env, encoding: 'utf8' }).then((r) => (r.stdout + r.stderr).trim(), (e: Error) => e.message);
+    throw new MissingDependencyError(
+      `the AWS CLI (${version}) did not reach the rehearsal's moto through AWS_ENDPOINT_URL=${env['AWS_ENDPOINT_URL']}${failure ? `: ${failure}` : ''}: an AWS CLI v1 needs a botocore recent enough to read AWS_ENDPOINT_URL; install a current one (pip install -U awscli, or AWS CLI v2)`,
+    );
+  }
+}
