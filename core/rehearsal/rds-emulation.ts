@@ -189,7 +189,7 @@ export class RdsEmulation {
             const unknown = /^unknown|does not apply/.test(first.reason);
             throw serviceError(
               'InvalidParameterValue',
-              unknown ? `Could not find parameter with name: ${first.name}` : `The parameter ${first.name} cannot be modified in a ${group.family} ${group.level} parameter group: ${first.reason}` + (problems.length > 1 ? ` (and ${problems.length - 1} more: ${problems.slice(1).map((p) => p.name).join(', ')})` : ''),
+              unknown ? `Could not find parameter with name: ${first.name}` : `The parameter ${first.name} cannot be modified in an ${group.family} ${group.level} parameter group: ${first.reason}` + (problems.length > 1 ? ` (and ${problems.length - 1} more: ${problems.slice(1).map((p) => p.name).join(', ')})` : ''),
             );
           }
         }

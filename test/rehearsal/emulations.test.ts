@@ -15,11 +15,14 @@ import {
   CreateDBClusterCommand,
   CreateDBClusterParameterGroupCommand,
   CreateDBInstanceCommand,
+  CreateDBParameterGroupCommand,
   DeleteDBClusterCommand,
   DeleteDBInstanceCommand,
+  DescribeDBClusterParametersCommand,
   DescribeDBClustersCommand,
   DescribeDBInstancesCommand,
   ModifyDBClusterParameterGroupCommand,
+  ModifyDBParameterGroupCommand,
   RDSClient,
   type DBInstance,
 } from '@aws-sdk/client-rds';
@@ -35,6 +38,7 @@ import { CloudWatchPublisher } from '../../core/rehearsal/cloudwatch-publisher';
 import { MOTO_CREDENTIALS } from '../../core/rehearsal/moto-server';
 import { ProcessTracker } from '../../core/rehearsal/process-tracker';
 import { MASTER_USER_PRIVILEGES, RdsEmulation, type ClusterMembers } from '../../core/rehearsal/rds-emulation';
+import { catalogueCheck } from '../../core/rehearsal/run-rehearsal';
 import { SsmAgentEmulation } from '../../core/rehearsal/ssm-agent';
 import { startMoto, type MotoServer } from '../aws/moto';
 
@@ -93,6 +97,7 @@ describe('RDS emulation: a cluster created through the API is a real MariaDB clu
       dir: join(work, 'db'),
       secrets,
       tracker,
+      checkParameters: catalogueCheck,
       onMembersChanged: (m) => {
         membersSeen.push(m);
       },
@@ -112,7 +117,9 @@ describe('RDS emulation: a cluster created through the API is a real MariaDB clu
   it('starts each instance from creating to available, with the master user from the secret, DatabaseName, the parameter group, and no sbtest', async () => {
     // Arrange
     await rds.send(new CreateDBClusterParameterGroupCommand({ DBClusterParameterGroupName: 'emu-cpg', DBParameterGroupFamily: 'aurora-mysql8.0', Description: 'test' }));
-    await rds.send(new ModifyDBClusterParameterGroupCommand({ DBClusterParameterGroupName: 'emu-cpg', Parameters: [{ ParameterName: 'max_prepared_stmt_count', ParameterValue: '23456', ApplyMethod: 'pending-reboot' }] }));
+    await rds.send(new ModifyDBClusterParameterGroupCommand({ DBClusterParameterGroupName: 'emu-cpg', Parameters: [{ ParameterName: 'innodb_print_all_deadlocks', ParameterValue: '1', ApplyMethod: 'pending-reboot' }] }));
+    await rds.send(new CreateDBParameterGroupCommand({ DBParameterGroupName: 'emu-ipg', DBParameterGroupFamily: 'aurora-mysql8.0', Description: 'test' }));
+    await rds.send(new ModifyDBParameterGroupCommand({ DBParameterGroupName: 'emu-ipg', Parameters: [{ ParameterName: 'max_prepared_stmt_count', ParameterValue: '23456', ApplyMethod: 'pending-reboot' }] }));
 
     // Act
     const cluster = await rds.send(
@@ -126,8 +133,8 @@ describe('RDS emulation: a cluster created through the API is a real MariaDB clu
         DBClusterParameterGroupName: 'emu-cpg',
       }),
     );
-    const created = await rds.send(new CreateDBInstanceCommand({ DBInstanceIdentifier: 'emu-c1-w', DBClusterIdentifier: 'emu-c1', Engine: 'aurora-mysql', DBInstanceClass: 'db.r6g.large' }));
-    await rds.send(new CreateDBInstanceCommand({ DBInstanceIdentifier: 'emu-c1-r1', DBClusterIdentifier: 'emu-c1', Engine: 'aurora-mysql', DBInstanceClass: 'db.r6g.large' }));
+    const created = await rds.send(new CreateDBInstanceCommand({ DBInstanceIdentifier: 'emu-c1-w', DBClusterIdentifier: 'emu-c1', Engine: 'aurora-mysql', DBInstanceClass: 'db.r6g.large', DBParameterGroupName: 'emu-ipg' }));
+    await rds.send(new CreateDBInstanceCommand({ DBInstanceIdentifier: 'emu-c1-r1', DBClusterIdentifier: 'emu-c1', Engine: 'aurora-mysql', DBInstanceClass: 'db.r6g.large', DBParameterGroupName: 'emu-ipg' }));
     const writer = await until('writer available', async () => ((await instance('emu-c1-w')).DBInstanceStatus === 'available' ? instance('emu-c1-w') : undefined));
     const reader = await until('reader available', async () => ((await instance('emu-c1-r1')).DBInstanceStatus === 'available' ? instance('emu-c1-r1') : undefined));
 
@@ -155,11 +162,23 @@ describe('RDS emulation: a cluster created through the API is a real MariaDB clu
     expect(await query(onWriter, "SELECT COUNT(*) FROM mysql.user WHERE User = 'sbtest'")).toEqual([['0']]);
     const grants = (await query(onWriter, 'SHOW GRANTS')).map((r) => r[0]).join('\n');
     for (const p of MASTER_USER_PRIVILEGES) expect(grants).toContain(p === 'REPLICATION CLIENT' ? 'BINLOG MONITOR' : p);
-    expect(await query(onWriter, 'SELECT @@GLOBAL.max_prepared_stmt_count')).toEqual([['23456']]);
-    expect(await query(onReader, 'SELECT @@GLOBAL.max_prepared_stmt_count, @@GLOBAL.read_only')).toEqual([['23456', '1']]);
+    expect(await query(onWriter, 'SELECT @@GLOBAL.max_prepared_stmt_count, @@GLOBAL.innodb_print_all_deadlocks')).toEqual([['23456', '1']]);
+    expect(await query(onReader, 'SELECT @@GLOBAL.max_prepared_stmt_count, @@GLOBAL.innodb_print_all_deadlocks, @@GLOBAL.read_only')).toEqual([['23456', '1', '1']]);
     await query(onWriter, 'CREATE TABLE benchdata.t (id INT PRIMARY KEY); INSERT INTO benchdata.t VALUES (7)');
     expect(await until('row replicated', async () => ((await query(onReader, 'SELECT id FROM benchdata.t').catch(() => [])).length > 0 ? query(onReader, 'SELECT id FROM benchdata.t') : undefined))).toEqual([['7']]);
     expect(membersSeen.at(-1)).toMatchObject({ clusterId: 'emu-c1', writer: { instanceId: 'emu-c1-w' }, readers: [{ instanceId: 'emu-c1-r1' }] });
+  });
+
+  it('refuses a parameter group change RDS would refuse, naming the parameter, and keeps the group as it was', async () => {
+    // Act
+    const refused = rds.send(new ModifyDBClusterParameterGroupCommand({ DBClusterParameterGroupName: 'emu-cpg', Parameters: [{ ParameterName: 'max_prepared_stmt_count', ParameterValue: '1', ApplyMethod: 'pending-reboot' }] }));
+    const unknown = rds.send(new ModifyDBParameterGroupCommand({ DBParameterGroupName: 'emu-ipg', Parameters: [{ ParameterName: 'no_such_parameter', ParameterValue: '1', ApplyMethod: 'pending-reboot' }] }));
+
+    // Assert
+    await expect(refused).rejects.toMatchObject({ name: 'InvalidParameterValue', message: expect.stringMatching(/^The parameter max_prepared_stmt_count cannot be modified in an aurora-mysql8.0 cluster parameter group: instance-level only/) });
+    await expect(unknown).rejects.toMatchObject({ name: 'InvalidParameterValue', message: 'Could not find parameter with name: no_such_parameter' });
+    const params = await rds.send(new DescribeDBClusterParametersCommand({ DBClusterParameterGroupName: 'emu-cpg', Source: 'user' }));
+    expect((params.Parameters ?? []).map((p) => p.ParameterName)).toEqual(['innodb_print_all_deadlocks']);
   });
 
   it('stops an instance\'s server when it is deleted, and deleting the cluster deletes its secret', async () => {
