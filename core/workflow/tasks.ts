@@ -4,13 +4,14 @@
  * deps. Everything returned here becomes state data, so it stays small and plain JSON.
  */
 import type { Backend, CellResources, JobHandle, JobsState, MetricsWindow, RunContext, RunnerJob, ServerMetricsCollection } from '../backend';
-import { lakeKeys, toJsonLines, type IntervalRow, type MetricWindowRow, type RunRow, type ServerMetricRow, type StepRow } from '../lake/rows';
+import { lakeKeys, toJsonLines, type RunRow, type ServerMetricRow } from '../lake/rows';
+import { metricWindowRows, stepRowsOf, stepTotals } from '../lake/step-rows';
 import { planRun, PlanError } from '../plan/plan';
 import type { CellPlan, Plan, PlanNote, StepPlan } from '../plan/types';
 import type { Spec } from '../experiment/schema';
 import { SpecError, validateSpec } from '../experiment/validate';
 import { buildSysbenchArgs } from '../sysbench/command';
-import { parseClientCpu, parseSysbenchOutput, summarizeClientCpu } from '../sysbench/parser';
+import { parseClientCpu, parseSysbenchOutput } from '../sysbench/parser';
 import type { ParsedOutput, RunnerPhase, RunnerResult } from '../sysbench/types';
 import { DataPrepareFailedError, InvalidSpecError, InvalidTaskInputError, NotReadyInTimeError } from './errors';
 
@@ -366,89 +367,18 @@ export async function collectStepTask(deps: TaskDeps, event: CollectStepEvent): 
     return null;
   }
 
-  const startedAt = outputs.map((o) => o.result?.startedAt ?? o.job.startedAt).sort()[0]!;
-  const endedAt = outputs.map((o) => o.result?.endedAt ?? deps.now().toISOString()).sort().reverse()[0]!;
-  const base = { run_id: run.runId, cell_id: cell.cellId, variant: cell.variant.name, step_id: step.stepId, dt: run.dt };
-  const stepRows: StepRow[] = [];
-  const intervalRows: IntervalRow[] = [];
-  const clientMetricRows: ServerMetricRow[] = [];
-  outputs.forEach((o, clientIndex) => {
-    const s = o.parsed.summary;
-    // Locally clients share the machine with the servers: the client's CPU is sysbench's own,
-    // as a share of the cores its threads can use; on AWS it is the client instance's CPU.
-    const sharedHost = deps.backend.kind === 'local';
-    const cpu = summarizeClientCpu(o.cpuSamples, { threads: step.threads, sharedHost });
-    const cores = Math.min(step.threads, Math.max(1, ...o.cpuSamples.map((c) => c.cores)));
-    const clientCpu = (hostPct: number | null, sysbenchPct: number | null) =>
-      sharedHost ? (sysbenchPct === null ? null : Math.round((sysbenchPct / cores) * 100) / 100) : hostPct;
-    const endpoint = endpointFor(step, resources, clientIndex);
-    const error =
-      event.abortedReason ?? (event.jobsState.timedOut && o.parsed.status === 'ok' ? 'step did not finish in time and was stopped' : o.parsed.error);
-    stepRows.push({
-      ...base,
-      repeat: cell.repeat,
-      instance_class: cell.variant.instanceClass,
-      az: endpoint.az ?? cell.variant.az ?? null,
-      step_index: step.index,
-      workload: step.workload,
-      test: step.test ?? step.script?.name ?? '',
-      threads: step.threads,
-      rate: step.rate,
-      target: step.target,
-      endpoint_instance: endpoint.instanceId,
-      client_id: o.job.clientId,
-      client_index: clientIndex,
-      started_at: o.result?.startedAt ?? o.job.startedAt,
-      ended_at: o.result?.endedAt ?? endedAt,
-      status: error === null ? o.parsed.status : 'failed',
-      error,
-      tps: s?.tps ?? null,
-      qps: s?.qps ?? null,
-      events: s?.events ?? null,
-      total_time_s: s?.totalTimeS ?? null,
-      reads: s?.reads ?? null,
-      writes: s?.writes ?? null,
-      other: s?.other ?? null,
-      errors: s?.errors ?? null,
-      reconnects: s?.reconnects ?? null,
-      lat_min_ms: s?.latencyMs.min ?? null,
-      lat_avg_ms: s?.latencyMs.avg ?? null,
-      lat_max_ms: s?.latencyMs.max ?? null,
-      lat_pct: step.percentile,
-      lat_pct_ms: s?.latencyMs.value ?? null,
-      interval_count: o.parsed.intervals.length,
-      client_cpu_avg_pct: clientCpu(cpu.avg, cpu.sysbenchAvg),
-      client_cpu_max_pct: clientCpu(cpu.max, cpu.sysbenchMax),
-      client_saturated: cpu.saturated,
-      read_back_checks: o.parsed.readBack?.checks ?? null,
-      stale_reads: o.parsed.readBack?.stale ?? null,
-    });
-    for (const iv of o.parsed.intervals) {
-      intervalRows.push({
-        ...base,
-        client_id: o.job.clientId,
-        t: iv.t,
-        threads: iv.threads,
-        tps: iv.tps,
-        qps: iv.qps,
-        reads_per_s: iv.readsPerS,
-        writes_per_s: iv.writesPerS,
-        other_per_s: iv.otherPerS,
-        lat_pct_ms: iv.latencyMs,
-        errors_per_s: iv.errorsPerS,
-        reconnects_per_s: iv.reconnectsPerS,
-        queue_length: iv.queueLength ?? null,
-        concurrency: iv.concurrency ?? null,
-      });
-    }
-    for (const sample of o.cpuSamples) {
-      const ts = new Date(sample.t * 1000).toISOString();
-      clientMetricRows.push(
-        { ...base, instance_id: o.job.clientId, role: 'client', metric: 'ClientSysbenchCPU', ts, value: sample.sysbenchCpuPct, unit: 'Percent', source: 'runner' },
-        { ...base, instance_id: o.job.clientId, role: 'client', metric: 'ClientHostCPU', ts, value: sample.hostCpuPct, unit: 'Percent', source: 'runner' },
-      );
-    }
+  const rows = stepRowsOf({
+    run,
+    cell,
+    step,
+    outputs: outputs.map((o) => ({ clientId: o.job.clientId, jobStartedAt: o.job.startedAt, parsed: o.parsed, result: o.result, cpuSamples: o.cpuSamples })),
+    endpointOf: (clientIndex) => endpointFor(step, resources, clientIndex),
+    sharedHost: deps.backend.kind === 'local',
+    timedOut: event.jobsState.timedOut,
+    ...(event.abortedReason !== undefined ? { abortedReason: event.abortedReason } : {}),
+    now: deps.now().toISOString(),
   });
+  const { startedAt, endedAt } = rows;
   // The measured window: the warm-up is excluded, as it is from sysbench's own summary.
   const measuredStart = new Date(Date.parse(startedAt) + step.warmupS * 1000).toISOString();
   const window: MetricsWindow = { stepId: step.stepId, start: measuredStart, end: endedAt };
@@ -457,18 +387,13 @@ export async function collectStepTask(deps: TaskDeps, event: CollectStepEvent): 
   const collection = await deps.backend.collectServerMetrics(run, cell, resources, window);
   const lake = deps.backend.lake;
   await Promise.all([
-    lake.put(lakeKeys.stepTable('steps', run.dt, run.runId, cell.cellId, step.stepId), toJsonLines(stepRows)),
-    lake.put(lakeKeys.stepTable('intervals', run.dt, run.runId, cell.cellId, step.stepId), toJsonLines(intervalRows)),
-    writeServerMetrics(deps, run, cell, step.stepId, collection, clientMetricRows),
+    lake.put(lakeKeys.stepTable('steps', run.dt, run.runId, cell.cellId, step.stepId), toJsonLines(rows.steps)),
+    lake.put(lakeKeys.stepTable('intervals', run.dt, run.runId, cell.cellId, step.stepId), toJsonLines(rows.intervals)),
+    writeServerMetrics(deps, run, cell, step.stepId, collection, rows.clientMetrics),
   ]);
-  const failed = stepRows.filter((r) => r.status !== 'ok');
-  const okRows = stepRows.filter((r) => r.tps !== null);
   return {
     stepId: step.stepId,
-    status: failed.length === 0 ? 'ok' : 'failed',
-    error: failed.length === 0 ? null : failed.map((r) => `${r.client_id}: ${r.error}`).join('; '),
-    tps: okRows.length > 0 ? okRows.reduce((a, r) => a + (r.tps ?? 0), 0) : null,
-    qps: okRows.length > 0 ? okRows.reduce((a, r) => a + (r.qps ?? 0), 0) : null,
+    ...stepTotals(rows.steps),
     sysbenchVersion: outputs.find((o) => o.result)?.result?.sysbenchVersion ?? null,
     metrics: metricsState(deps, window, collection),
   };
@@ -492,21 +417,7 @@ function metricsState(deps: TaskDeps, window: MetricsWindow, collection: ServerM
  */
 async function writeServerMetrics(deps: TaskDeps, run: RunContext, cell: CellPlan, stepId: string, collection: ServerMetricsCollection, clientRows: readonly ServerMetricRow[]): Promise<void> {
   const base = { run_id: run.runId, cell_id: cell.cellId, variant: cell.variant.name, step_id: stepId, dt: run.dt };
-  const collectedAt = deps.now().toISOString();
-  const windowRows: MetricWindowRow[] = collection.windows.map((w) => ({
-    ...base,
-    instance_id: w.instanceId,
-    role: w.role,
-    metric: w.metric,
-    source: w.source,
-    window_start: w.start,
-    window_end: w.end,
-    period_s: w.periodS,
-    expected: w.expected,
-    received: w.received,
-    complete: w.received >= w.expected,
-    collected_at: collectedAt,
-  }));
+  const windowRows = metricWindowRows(base, collection.windows, deps.now().toISOString());
   const lake = deps.backend.lake;
   await Promise.all([
     lake.put(lakeKeys.stepTable('server_metrics', run.dt, run.runId, cell.cellId, stepId), toJsonLines([...collection.rows, ...clientRows])),
