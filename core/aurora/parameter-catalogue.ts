@@ -90,7 +90,7 @@ export function catalogueNames(major: 2 | 3): string[] {
   return Object.keys(CATALOGUE.majors[String(major) as '2' | '3'].parameters);
 }
 
-/** A spec value as RDS would receive it (booleans as 1/0, as in aws-backend's paramValue). */
+/** A spec value as RDS would receive it (booleans as 1/0, as in the AWS backend's paramValue, core/backends/aws/cluster.ts). */
 function asParameterText(value: ParameterValue): string {
   if (typeof value === 'boolean') return value ? '1' : '0';
   return String(value).trim();

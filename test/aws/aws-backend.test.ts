@@ -19,7 +19,8 @@ import { DeleteObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aw
 import { CancelCommandCommand, DescribeInstanceInformationCommand, GetCommandInvocationCommand, ListCommandsCommand, SendCommandCommand } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import { ResourceStillInUseError, UnsupportedOnBackendError, type CellResources, type RunContext, type RunnerJob } from '../../core/backend';
-import { AwsBackend, MAX_PARAMETERS_PER_MODIFY } from '../../core/backends/aws/aws-backend';
+import { AwsBackend } from '../../core/backends/aws/aws-backend';
+import { MAX_PARAMETERS_PER_MODIFY } from '../../core/backends/aws/cluster';
 import { makeAwsClients, destroyAwsClients, type AwsClients } from '../../core/backends/aws/clients';
 import type { AwsBackendConfig } from '../../core/backends/aws/config';
 import { cellNames } from '../../core/backends/aws/names';

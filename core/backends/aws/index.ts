@@ -1,5 +1,7 @@
 /** The AWS backend: config, clients, the Backend implementation, preflight, lake, sweeper. */
-export { AwsBackend, MAX_PARAMETERS_PER_MODIFY, clusterParametersFor, mapInvocation, type AwsBackendOptions } from './aws-backend';
+export { AwsBackend, type AwsBackendOptions } from './aws-backend';
+export { MAX_PARAMETERS_PER_MODIFY, clusterParametersFor } from './cluster';
+export { mapInvocation } from './jobs';
 export { makeAwsClients, destroyAwsClients, type AwsClients, type AwsClientOptions } from './clients';
 export { awsConfigFromEnv, awsConfigToEnv, AWS_CONFIG_ENV, AWS_CONFIG_DEFAULTS, AwsConfigError, type AwsBackendConfig, type ClientArchitecture } from './config';
 export { runAwsPreflight, preflightNotes, preflightRefused, type AwsDeployment, type AwsPreflightInput, type PreflightReport, type PreflightCheck, type CheckVerdict } from './preflight';

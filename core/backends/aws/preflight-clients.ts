@@ -29,7 +29,7 @@ import {
 import { GetAWSDefaultServiceQuotaCommand, GetServiceQuotaCommand } from '@aws-sdk/client-service-quotas';
 import type { Plan } from '../../plan/types';
 import type { Spec } from '../../experiment/schema';
-import { variantAz } from './aws-backend';
+import { variantAz } from './placement';
 import { errorCode } from './aws-errors';
 import type { AwsClients } from './clients';
 import type { AwsBackendConfig, ClientArchitecture } from './config';

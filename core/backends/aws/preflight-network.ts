@@ -37,7 +37,7 @@ import {
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import type { Plan } from '../../plan/types';
 import type { Spec } from '../../experiment/schema';
-import { variantAz } from './aws-backend';
+import { variantAz } from './placement';
 import { errorCode, isNotFound } from './aws-errors';
 import type { AwsClients } from './clients';
 import type { AwsBackendConfig } from './config';

@@ -29,7 +29,7 @@ import {
 import { lookupParameter } from '../../aurora/parameter-catalogue';
 import type { CellPlan, Plan } from '../../plan/types';
 import type { Spec } from '../../experiment/schema';
-import { clusterParametersFor, instanceParametersFor } from './aws-backend';
+import { clusterParametersFor, instanceParametersFor } from './cluster';
 import type { AwsClients } from './clients';
 import { parseAuroraVersion, type AuroraVersion } from './engine';
 import { parseAllowedValues, valueProblem } from './parameter-values';

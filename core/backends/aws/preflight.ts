@@ -35,7 +35,7 @@ import { GetRoleCommand } from '@aws-sdk/client-iam';
 import type { Plan, PlanNote } from '../../plan/types';
 import { BudgetExceededError, checkBudget, formatMoney, type PriceTable } from '../../plan/cost';
 import type { Spec } from '../../experiment/schema';
-import { variantAz } from './aws-backend';
+import { variantAz } from './placement';
 import { errorCode } from './aws-errors';
 import type { AwsClients } from './clients';
 import type { AwsBackendConfig } from './config';

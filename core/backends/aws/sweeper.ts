@@ -29,11 +29,10 @@ import {
   type Tag as RdsTag,
 } from '@aws-sdk/client-rds';
 import { call, errorCode, isNotFound, rethrow } from './aws-errors';
-import { isWriterInstance } from './aws-backend';
 import type { AwsClients } from './clients';
 import type { AwsBackendConfig } from './config';
 import { cellNames, tagKeys } from './names';
-import { deleteCellResources } from './teardown';
+import { deleteCellResources, isWriterInstance } from './teardown';
 
 export interface SweepReport {
   readonly cells: readonly { readonly runId: string; readonly cellId: string; readonly expiresAt: string | null }[];

@@ -23,8 +23,11 @@ import {
   type DBCluster,
   type DBInstance,
 } from '@aws-sdk/client-rds';
+import { ResourceStillInUseError, type CellResources, type RunContext, type TeardownReport } from '../../backend';
+import type { CellPlan } from '../../plan/types';
 import type { AwsClients } from './clients';
 import { call, errorCode, isNotFound, rethrow } from './aws-errors';
+import { cellNames, type TagKeys } from './names';
 
 export interface CellTarget {
   readonly clusterId: string;
@@ -43,7 +46,7 @@ export interface DeleteReport {
 
 const GONE_EC2_STATES = new Set(['shutting-down', 'terminated']);
 
-export async function describeCluster(clients: AwsClients, clusterId: string): Promise<DBCluster | undefined> {
+export async function describeCluster(clients: Pick<AwsClients, 'rds'>, clusterId: string): Promise<DBCluster | undefined> {
   try {
     const out = await clients.rds.send(new DescribeDBClustersCommand({ DBClusterIdentifier: clusterId }));
     return out.DBClusters?.[0];
@@ -53,7 +56,7 @@ export async function describeCluster(clients: AwsClients, clusterId: string): P
   }
 }
 
-export async function describeClusterInstances(clients: AwsClients, clusterId: string): Promise<DBInstance[]> {
+export async function describeClusterInstances(clients: Pick<AwsClients, 'rds'>, clusterId: string): Promise<DBInstance[]> {
   const instances: DBInstance[] = [];
   let marker: string | undefined;
   do {
@@ -67,7 +70,7 @@ export async function describeClusterInstances(clients: AwsClients, clusterId: s
 }
 
 /** EC2 instances matching the filters that are not already terminating. */
-export async function findLiveInstances(clients: AwsClients, filters: Filter[]): Promise<{ id: string; state: string; az?: string; launchTime?: Date }[]> {
+export async function findLiveInstances(clients: Pick<AwsClients, 'ec2'>, filters: Filter[]): Promise<{ id: string; state: string; az?: string; launchTime?: Date }[]> {
   const found: { id: string; state: string; az?: string; launchTime?: Date }[] = [];
   let token: string | undefined;
   do {
@@ -185,4 +188,42 @@ export async function deleteCellResources(clients: AwsClients, target: CellTarge
     for (const name of target.instanceParameterGroups) report.pending.push(`rds-parameter-group:${name} (cluster still exists)`);
   }
   return report;
+}
+
+/** The writer of a cluster: as the cluster reports its members, else the instance named as the cell's writer. */
+export function isWriterInstance(i: DBInstance, cluster: DBCluster | undefined, writerId: string): boolean {
+  const member = cluster?.DBClusterMembers?.find((m) => m.DBInstanceIdentifier === i.DBInstanceIdentifier);
+  if (member?.IsClusterWriter !== undefined) return member.IsClusterWriter;
+  return i.DBInstanceIdentifier === writerId;
+}
+
+/**
+ * One pass of a cell's teardown (the TeardownCell Task): its clients from the state data plus any its
+ * tags find (a StartClients that failed after RunInstances), its instances, cluster and parameter
+ * groups. Throws ResourceStillInUseError while something is still deleting: the state machine's
+ * Retry calls again.
+ */
+export async function teardownCell(clients: AwsClients, tags: TagKeys, run: RunContext, cell: CellPlan, resources: CellResources | undefined): Promise<TeardownReport> {
+  const names = cellNames(run.runId, cell.cellId);
+  const tagged = await findLiveInstances(clients, [
+    { Name: `tag:${tags.runId}`, Values: [run.runId] },
+    { Name: `tag:${tags.cellId}`, Values: [cell.cellId] },
+    { Name: 'instance-state-name', Values: ['pending', 'running', 'stopping', 'stopped'] },
+  ]);
+  const clientIds = [...(resources?.clients.map((c) => c.clientId) ?? []), ...tagged.map((i) => i.id)];
+  const report = await deleteCellResources(
+    clients,
+    {
+      clusterId: resources?.clusterId ?? names.clusterId,
+      clusterParameterGroups: [names.clusterParameterGroup],
+      instanceParameterGroups: [names.instanceParameterGroup],
+      clientInstanceIds: clientIds,
+    },
+    (i, cluster) => isWriterInstance(i, cluster, names.writerId),
+  );
+  if (report.pending.length > 0) {
+    throw new ResourceStillInUseError(`teardown of cell ${cell.cellId} is waiting for: ${report.pending.join('; ')}`);
+  }
+  // A never-created instance parameter group is "already gone": report only what was there.
+  return { deleted: report.deleted, alreadyGone: report.alreadyGone };
 }

@@ -1,0 +1,277 @@
+/**
+ * A cell's Aurora MySQL cluster: its cluster and instance parameter groups, the cluster, its writer
+ * and readers in the cell's AZ, and whether all of it is ready. Every resource has a deterministic
+ * name (names.ts) and the run/cell/expiry tags, so each call is safe to retry: what exists is found,
+ * not created twice.
+ *
+ * API fields used, as named in the botocore model rds/2014-10-31 service-2.json and the AWS docs
+ * cited inline.
+ */
+import {
+  CreateDBClusterCommand,
+  CreateDBClusterParameterGroupCommand,
+  CreateDBInstanceCommand,
+  CreateDBParameterGroupCommand,
+  ModifyDBClusterParameterGroupCommand,
+  ModifyDBParameterGroupCommand,
+  type DBCluster,
+  type DBInstance,
+  type Parameter,
+} from '@aws-sdk/client-rds';
+import { UnsupportedOnBackendError, type CellResources, type Endpoint, type ReadyState, type RunContext } from '../../backend';
+import { writeForwardingParameters } from '../../aurora/write-forwarding';
+import type { CellPlan, PlanNote } from '../../plan/types';
+import { BENCHMARK_DATABASE } from '../../sysbench/command';
+import { call, isAlreadyExists, rethrow } from './aws-errors';
+import { chunk } from './batches';
+import type { AwsClients } from './clients';
+import type { AwsBackendConfig } from './config';
+import { parseAuroraVersion, type AuroraVersion } from './engine';
+import { cellNames, cellTags, expiresAt, tagKeys, type CellNames, type Tag } from './names';
+import { cellAz } from './placement';
+import { describeCluster, describeClusterInstances } from './teardown';
+
+/** ModifyDB(Cluster)ParameterGroup: "A maximum of 20 parameters can be modified in a single request." (RDS API reference) */
+export const MAX_PARAMETERS_PER_MODIFY = 20;
+
+/** Cluster/instance statuses from which a cell will never become ready (RDS User Guide, "Viewing DB cluster/instance status"). */
+const FAILED_CLUSTER_STATUSES = new Set(['failed', 'inaccessible-encryption-credentials', 'inaccessible-encryption-credentials-recoverable', 'incompatible-parameters', 'incompatible-network', 'incompatible-restore', 'stopped', 'deleting']);
+const FAILED_INSTANCE_STATUSES = new Set(['failed', 'incompatible-parameters', 'incompatible-network', 'incompatible-option-group', 'incompatible-restore', 'inaccessible-encryption-credentials', 'inaccessible-encryption-credentials-recoverable', 'restore-error', 'storage-full', 'stopped', 'deleting', 'insufficient-capacity']);
+
+function paramValue(v: string | number | boolean): string {
+  // MySQL boolean parameters take 1/0 in RDS parameter groups.
+  return typeof v === 'boolean' ? (v ? '1' : '0') : String(v);
+}
+
+/** The cluster parameters a variant asks for, write-forwarding settings included. */
+export function clusterParametersFor(cell: CellPlan): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (const [k, v] of Object.entries(cell.variant.clusterParameters)) params[k] = paramValue(v);
+  // Aurora User Guide, "Configuration parameters for write forwarding": cluster-level parameters.
+  return { ...params, ...writeForwardingParameters(cell.variant.writeForwarding) };
+}
+
+/** The instance-level parameters a variant asks for, as RDS takes them. */
+export function instanceParametersFor(cell: CellPlan): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (const [k, v] of Object.entries(cell.variant.instanceParameters)) params[k] = paramValue(v);
+  return params;
+}
+
+function toParameters(params: Readonly<Record<string, string>>): Parameter[] {
+  // pending-reboot is valid for static and dynamic parameters; the values apply when the instances
+  // are created with the group, so no reboot is needed.
+  return Object.entries(params).map(([ParameterName, ParameterValue]) => ({ ParameterName, ParameterValue, ApplyMethod: 'pending-reboot' }));
+}
+
+export interface AuroraClustersOptions {
+  readonly clients: Pick<AwsClients, 'rds'>;
+  readonly config: AwsBackendConfig;
+  readonly now: () => Date;
+}
+
+/** Provisioning and readiness of the cells' clusters (RDS). */
+export class AuroraClusters {
+  private readonly config: AwsBackendConfig;
+  private readonly clients: Pick<AwsClients, 'rds'>;
+  private readonly now: () => Date;
+  private readonly tags: ReturnType<typeof tagKeys>;
+
+  constructor(options: AuroraClustersOptions) {
+    this.config = options.config;
+    this.clients = options.clients;
+    this.now = options.now;
+    this.tags = tagKeys(options.config.tagKeyPrefix);
+  }
+
+  private cellTagList(run: RunContext, cell: CellPlan, extra: Record<string, string> = {}): Tag[] {
+    return cellTags(this.config.tagKeyPrefix, run.runId, cell.cellId, expiresAt(this.now(), run.ttlHours), extra);
+  }
+
+  private async ensureParameterGroup(kind: 'cluster' | 'instance', name: string, family: string, description: string, tags: Tag[], params: Record<string, string>): Promise<void> {
+    try {
+      if (kind === 'cluster') {
+        await this.clients.rds.send(new CreateDBClusterParameterGroupCommand({ DBClusterParameterGroupName: name, DBParameterGroupFamily: family, Description: description, Tags: tags }));
+      } else {
+        await this.clients.rds.send(new CreateDBParameterGroupCommand({ DBParameterGroupName: name, DBParameterGroupFamily: family, Description: description, Tags: tags }));
+      }
+    } catch (e) {
+      // A retried ProvisionCell: the group was made by an earlier attempt; set its values again.
+      if (!isAlreadyExists(e)) rethrow(e, `RDS Create ${kind} parameter group ${name}`);
+    }
+    for (const batch of chunk(toParameters(params), MAX_PARAMETERS_PER_MODIFY)) {
+      await call(`RDS Modify ${kind} parameter group ${name}`, () =>
+        kind === 'cluster'
+          ? this.clients.rds.send(new ModifyDBClusterParameterGroupCommand({ DBClusterParameterGroupName: name, Parameters: batch }))
+          : this.clients.rds.send(new ModifyDBParameterGroupCommand({ DBParameterGroupName: name, Parameters: batch })),
+      );
+    }
+  }
+
+  private async ensureCluster(run: RunContext, cell: CellPlan, names: CellNames, version: AuroraVersion): Promise<DBCluster | undefined> {
+    const existing = await describeCluster(this.clients, names.clusterId);
+    if (existing) return existing;
+    const wf = cell.variant.writeForwarding?.enabled === true;
+    try {
+      const out = await this.clients.rds.send(
+        new CreateDBClusterCommand({
+          DBClusterIdentifier: names.clusterId,
+          Engine: 'aurora-mysql',
+          EngineVersion: version.engineVersion,
+          MasterUsername: this.config.masterUsername,
+          // Without DatabaseName an Aurora MySQL cluster starts with no database at all ("If you don't
+          // provide a name for an Aurora MySQL DB cluster, Amazon RDS doesn't create a database",
+          // Aurora User Guide, "Settings for Aurora DB clusters": 1-64 alphanumeric characters, not a
+          // reserved word; rds service-2.json CreateDBClusterMessage.DatabaseName), and sysbench never
+          // creates the one it connects to (--mysql-db, core/sysbench/command.ts).
+          DatabaseName: BENCHMARK_DATABASE,
+          // RDS generates the password and keeps it in Secrets Manager (MasterUserSecret.SecretArn):
+          // it never passes through this code, the state data or the lake.
+          ManageMasterUserPassword: true,
+          DBClusterParameterGroupName: names.clusterParameterGroup,
+          DBSubnetGroupName: this.config.dbSubnetGroupName,
+          VpcSecurityGroupIds: [this.config.dbSecurityGroupId],
+          ...(wf ? { EnableLocalWriteForwarding: true } : {}),
+          StorageEncrypted: true,
+          BackupRetentionPeriod: 1,
+          DeletionProtection: false,
+          CopyTagsToSnapshot: false,
+          Tags: this.cellTagList(run, cell),
+        }),
+      );
+      return out.DBCluster;
+    } catch (e) {
+      if (isAlreadyExists(e)) return describeCluster(this.clients, names.clusterId);
+      return rethrow(e, `RDS CreateDBCluster ${names.clusterId}`);
+    }
+  }
+
+  private async ensureInstance(run: RunContext, cell: CellPlan, id: string, role: 'writer' | 'reader', az: string, names: CellNames, hasInstanceGroup: boolean, promotionTier: number): Promise<void> {
+    const pi = cell.variant.performanceInsights;
+    try {
+      await this.clients.rds.send(
+        new CreateDBInstanceCommand({
+          DBInstanceIdentifier: id,
+          DBClusterIdentifier: names.clusterId,
+          Engine: 'aurora-mysql',
+          DBInstanceClass: cell.variant.instanceClass,
+          AvailabilityZone: az,
+          ...(hasInstanceGroup ? { DBParameterGroupName: names.instanceParameterGroup } : {}),
+          EnablePerformanceInsights: pi,
+          ...(pi ? { PerformanceInsightsRetentionPeriod: this.config.performanceInsightsRetentionDays } : {}),
+          PromotionTier: promotionTier,
+          PubliclyAccessible: false,
+          AutoMinorVersionUpgrade: false,
+          Tags: this.cellTagList(run, cell, { [this.tags.role]: role }),
+        }),
+      );
+    } catch (e) {
+      if (!isAlreadyExists(e)) rethrow(e, `RDS CreateDBInstance ${id}`);
+    }
+  }
+
+  async provisionCell(run: RunContext, cell: CellPlan): Promise<CellResources> {
+    const version = parseAuroraVersion(run.engineVersion);
+    const names = cellNames(run.runId, cell.cellId);
+    const az = cellAz(this.config, run, cell);
+    const notes: PlanNote[] = [];
+    const description = `aurora-bench ${run.runId} ${cell.cellId}`.slice(0, 255);
+
+    await this.ensureParameterGroup('cluster', names.clusterParameterGroup, version.family, description, this.cellTagList(run, cell), clusterParametersFor(cell));
+    const instanceParams = instanceParametersFor(cell);
+    const hasInstanceGroup = Object.keys(instanceParams).length > 0;
+    if (hasInstanceGroup) {
+      await this.ensureParameterGroup('instance', names.instanceParameterGroup, version.family, description, this.cellTagList(run, cell), instanceParams);
+    }
+
+    const cluster = await this.ensureCluster(run, cell, names, version);
+    if (cluster?.Status !== undefined && FAILED_CLUSTER_STATUSES.has(cluster.Status)) {
+      throw new UnsupportedOnBackendError(`cluster ${names.clusterId} is ${cluster.Status}`);
+    }
+
+    // The first instance created in an Aurora cluster is its writer: create it before the readers.
+    const existing = new Set((await describeClusterInstances(this.clients, names.clusterId)).map((i) => i.DBInstanceIdentifier));
+    const wanted: { id: string; role: 'writer' | 'reader'; tier: number }[] = [
+      { id: names.writerId, role: 'writer', tier: 0 },
+      ...Array.from({ length: cell.variant.readers }, (_, i) => ({ id: names.readerId(i + 1), role: 'reader' as const, tier: 1 })),
+    ];
+    for (const w of wanted) {
+      if (!existing.has(w.id)) await this.ensureInstance(run, cell, w.id, w.role, az, names, hasInstanceGroup, w.tier);
+    }
+
+    return {
+      cellId: cell.cellId,
+      clusterId: names.clusterId,
+      readers: [],
+      clients: [],
+      credentials: { user: this.config.masterUsername, secretRef: cluster?.MasterUserSecret?.SecretArn ?? '' },
+      notes,
+      backendState: {
+        az,
+        engineVersion: version.engineVersion,
+        clusterParameterGroup: names.clusterParameterGroup,
+        ...(hasInstanceGroup ? { instanceParameterGroup: names.instanceParameterGroup } : {}),
+        writerId: names.writerId,
+        readerIds: wanted.filter((w) => w.role === 'reader').map((w) => w.id).join(','),
+      },
+    };
+  }
+
+  async checkCellReady(_run: RunContext, cell: CellPlan, resources: CellResources): Promise<ReadyState> {
+    const cluster = await describeCluster(this.clients, resources.clusterId);
+    if (!cluster) throw new UnsupportedOnBackendError(`cluster ${resources.clusterId} does not exist (deleted outside the workflow?)`);
+    if (cluster.Status && FAILED_CLUSTER_STATUSES.has(cluster.Status)) throw new UnsupportedOnBackendError(`cluster ${resources.clusterId} is ${cluster.Status}`);
+    const instances = await describeClusterInstances(this.clients, resources.clusterId);
+    const pending: string[] = [];
+    if (cluster.Status !== 'available') pending.push(`cluster ${cluster.Status ?? 'unknown'}`);
+    // MasterUserSecret.SecretStatus: creating | active | rotating | impaired (rds service-2.json).
+    const secret = cluster.MasterUserSecret;
+    if (!secret?.SecretArn) pending.push('master user secret not created yet');
+    else if (secret.SecretStatus === 'impaired') throw new UnsupportedOnBackendError(`master user secret of ${resources.clusterId} is impaired`);
+    else if (secret.SecretStatus !== undefined && secret.SecretStatus !== 'active') pending.push(`master user secret ${secret.SecretStatus}`);
+    // LocalWriteForwardingStatus: enabled | disabled | enabling | disabling | requested (rds service-2.json).
+    if (cell.variant.writeForwarding?.enabled) {
+      const wf = cluster.LocalWriteForwardingStatus;
+      if (wf === 'disabled' || wf === 'disabling') throw new UnsupportedOnBackendError(`local write forwarding of ${resources.clusterId} is ${wf}`);
+      if (wf !== undefined && wf !== 'enabled') pending.push(`local write forwarding ${wf}`);
+    }
+
+    const expectedIds = [resources.backendState['writerId'], ...(resources.backendState['readerIds'] ?? '').split(',')].filter((x): x is string => !!x);
+    const byId = new Map(instances.map((i) => [i.DBInstanceIdentifier!, i]));
+    for (const id of expectedIds) {
+      const inst = byId.get(id);
+      if (!inst) {
+        pending.push(`instance ${id} missing`);
+        continue;
+      }
+      const status = inst.DBInstanceStatus ?? 'unknown';
+      if (FAILED_INSTANCE_STATUSES.has(status)) throw new UnsupportedOnBackendError(`instance ${id} is ${status}`);
+      if (status !== 'available' || !inst.Endpoint?.Address) pending.push(`instance ${id} ${status}`);
+    }
+    if (pending.length > 0) return { ready: false, resources, detail: pending.join('; ') };
+
+    // Roles as the cluster reports them (a reader may have been promoted by a failover).
+    const writerIds = new Set((cluster.DBClusterMembers ?? []).filter((m) => m.IsClusterWriter).map((m) => m.DBInstanceIdentifier));
+    const endpoint = (inst: DBInstance, role: 'writer' | 'reader'): Endpoint => ({
+      instanceId: inst.DBInstanceIdentifier!,
+      role,
+      host: inst.Endpoint!.Address!,
+      port: inst.Endpoint!.Port ?? cluster.Port ?? 3306,
+      ...(inst.AvailabilityZone ? { az: inst.AvailabilityZone } : {}),
+    });
+    const ours = expectedIds.map((id) => byId.get(id)!);
+    const writerInst = ours.find((i) => writerIds.has(i.DBInstanceIdentifier)) ?? byId.get(resources.backendState['writerId'] ?? '');
+    if (!writerInst) return { ready: false, resources, detail: 'no writer instance yet' };
+    const readers = ours.filter((i) => i !== writerInst).sort((a, b) => a.DBInstanceIdentifier!.localeCompare(b.DBInstanceIdentifier!, 'en', { numeric: true }));
+    const dbi: Record<string, string> = {};
+    for (const i of ours) if (i.DbiResourceId) dbi[`dbi:${i.DBInstanceIdentifier}`] = i.DbiResourceId;
+    const ready: CellResources = {
+      ...resources,
+      writer: endpoint(writerInst, 'writer'),
+      readers: readers.map((i) => endpoint(i, 'reader')),
+      credentials: { user: cluster.MasterUsername ?? resources.credentials.user, secretRef: secret!.SecretArn! },
+      backendState: { ...resources.backendState, ...dbi, ...(cluster.EngineVersion ? { engineVersion: cluster.EngineVersion } : {}) },
+    };
+    return { ready: true, resources: ready, detail: `cluster ${resources.clusterId} available with ${ours.length} instance(s)` };
+  }
+}

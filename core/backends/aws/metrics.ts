@@ -1,0 +1,216 @@
+/**
+ * A step's server metrics: CloudWatch AWS/RDS per instance (GetMetricData) and, when the variant has
+ * Performance Insights, its DB load by wait event and OS CPU (GetResourceMetrics), with how many
+ * datapoints each window should have and how many arrived (late publication, MetricWindowCount).
+ *
+ * API fields used, as named in the botocore models monitoring/2010-08-01 and pi/2018-02-27
+ * service-2.json and the AWS docs cited inline.
+ */
+import { GetMetricDataCommand, type MetricDataQuery, type MetricDataResult } from '@aws-sdk/client-cloudwatch';
+import { GetResourceMetricsCommand } from '@aws-sdk/client-pi';
+import type { CellResources, Endpoint, MetricsWindow, MetricWindowCount, RunContext, ServerMetricsCollection } from '../../backend';
+import { SERVER_METRICS, type ServerMetricName, type ServerMetricRow } from '../../lake/rows';
+import type { CellPlan } from '../../plan/types';
+import { call } from './aws-errors';
+import { chunk } from './batches';
+import type { AwsClients } from './clients';
+import type { AwsBackendConfig } from './config';
+import { describeClusterInstances } from './teardown';
+
+/** CloudWatch AWS/RDS metrics per instance role; AuroraReplicaLag is reported by readers only. */
+const BASE_METRICS: readonly ServerMetricName[] = [
+  'CPUUtilization',
+  'SelectThroughput',
+  'DMLThroughput',
+  'CommitThroughput',
+  'NetworkTransmitThroughput',
+  'NetworkReceiveThroughput',
+  'DatabaseConnections',
+  'BufferCacheHitRatio',
+  'Deadlocks',
+];
+/**
+ * Write-forwarding metrics (Aurora User Guide, "Amazon CloudWatch metrics and Aurora MySQL status
+ * variables for write forwarding"): Forwarding Writer* are measured on the writer, ForwardingReplica*
+ * on each reader.
+ */
+const WRITER_FORWARDING_METRICS: readonly ServerMetricName[] = ['ForwardingWriterOpenSessions', 'ForwardingWriterDMLThroughput'];
+const READER_FORWARDING_METRICS: readonly ServerMetricName[] = ['ForwardingReplicaSelectThroughput', 'ForwardingReplicaDMLThroughput', 'ForwardingReplicaOpenSessions'];
+
+/** GetMetricData takes at most 500 MetricDataQuery per request (CloudWatch API reference). */
+const MAX_METRIC_QUERIES = 500;
+/** AWS/RDS metrics are standard resolution: 60 s is the finest period (MetricStat.Period docs). */
+const CLOUDWATCH_PERIOD_S = 60;
+/** Top wait events per instance in the PI breakdown (DimensionGroup.Limit, 1..25). */
+const PI_WAIT_EVENT_LIMIT = 10;
+/** The PI series every period of a window has a datapoint of (the per-wait-event ones need not). */
+const PI_TOTAL_METRICS = ['db.load.avg', 'os.cpuUtilization.total.avg'] as const;
+
+/** Datapoints of `periodS` seconds a window [start, end) holds: what a fully published window has. */
+export function windowDatapoints(start: Date, end: Date, periodS: number): number {
+  return Math.max(0, Math.floor((end.getTime() - start.getTime()) / (periodS * 1000)));
+}
+
+export interface ServerMetricsOptions {
+  readonly clients: Pick<AwsClients, 'cloudwatch' | 'pi' | 'rds'>;
+  readonly config: Pick<AwsBackendConfig, 'piPeriodS'>;
+}
+
+/** Collecting a step window's server metrics (CloudWatch, Performance Insights). */
+export class ServerMetrics {
+  private readonly config: Pick<AwsBackendConfig, 'piPeriodS'>;
+  private readonly clients: Pick<AwsClients, 'cloudwatch' | 'pi' | 'rds'>;
+
+  constructor(options: ServerMetricsOptions) {
+    this.config = options.config;
+    this.clients = options.clients;
+  }
+
+  async collectServerMetrics(run: RunContext, cell: CellPlan, resources: CellResources, window: MetricsWindow): Promise<ServerMetricsCollection> {
+    const endpoints = [...(resources.writer ? [resources.writer] : []), ...resources.readers];
+    if (endpoints.length === 0) return { rows: [], windows: [] };
+    const { start, end } = cloudWatchWindow(window.start, window.end);
+    const base = { run_id: run.runId, cell_id: cell.cellId, variant: cell.variant.name, step_id: window.stepId, dt: run.dt };
+    const wf = cell.variant.writeForwarding?.enabled === true;
+
+    const wantedSeries: { instance: Endpoint; metric: ServerMetricName }[] = [];
+    for (const ep of endpoints) {
+      const metrics = [...BASE_METRICS, ...(ep.role === 'reader' ? (['AuroraReplicaLag'] as const) : []), ...(wf ? (ep.role === 'writer' ? WRITER_FORWARDING_METRICS : READER_FORWARDING_METRICS) : [])];
+      for (const metric of metrics) wantedSeries.push({ instance: ep, metric });
+    }
+    const rows: ServerMetricRow[] = [];
+    // GetMetricData's StartTime is inclusive and EndTime exclusive, both on whole minutes here: one
+    // datapoint per minute per series is what a fully published window holds.
+    const expected = windowDatapoints(start, end, CLOUDWATCH_PERIOD_S);
+    const received = new Map<string, number>();
+    for (const batch of chunk(wantedSeries.map((s, i) => ({ ...s, id: `m${i}` })), MAX_METRIC_QUERIES)) {
+      const queries: MetricDataQuery[] = batch.map((s) => ({
+        Id: s.id,
+        MetricStat: {
+          Metric: { Namespace: 'AWS/RDS', MetricName: s.metric, Dimensions: [{ Name: 'DBInstanceIdentifier', Value: s.instance.instanceId }] },
+          Period: CLOUDWATCH_PERIOD_S,
+          Stat: 'Average',
+        },
+        ReturnData: true,
+      }));
+      const results: MetricDataResult[] = [];
+      let token: string | undefined;
+      do {
+        const out = await call('CloudWatch GetMetricData', () =>
+          this.clients.cloudwatch.send(new GetMetricDataCommand({ MetricDataQueries: queries, StartTime: start, EndTime: end, ScanBy: 'TimestampAscending', ...(token ? { NextToken: token } : {}) })),
+        );
+        results.push(...(out.MetricDataResults ?? []));
+        token = out.NextToken;
+      } while (token);
+      for (const r of results) {
+        const series = batch.find((s) => s.id === r.Id);
+        if (!series) continue;
+        (r.Timestamps ?? []).forEach((ts, k) => {
+          const value = r.Values?.[k];
+          if (value === undefined || !Number.isFinite(value)) return;
+          rows.push({ ...base, instance_id: series.instance.instanceId, role: series.instance.role, metric: series.metric, ts: new Date(ts).toISOString(), value, unit: SERVER_METRICS[series.metric], source: 'cloudwatch' });
+          received.set(series.id, (received.get(series.id) ?? 0) + 1);
+        });
+      }
+    }
+    const windows: MetricWindowCount[] = wantedSeries.map((s, i) => ({
+      instanceId: s.instance.instanceId,
+      role: s.instance.role,
+      metric: s.metric,
+      source: 'cloudwatch',
+      start: start.toISOString(),
+      end: end.toISOString(),
+      periodS: CLOUDWATCH_PERIOD_S,
+      expected,
+      received: received.get(`m${i}`) ?? 0,
+    }));
+
+    if (cell.variant.performanceInsights) {
+      const pi = await this.collectPerformanceInsights(resources, endpoints, start, end, base);
+      rows.push(...pi.rows);
+      windows.push(...pi.windows);
+    }
+    rows.sort((a, b) => a.instance_id.localeCompare(b.instance_id) || a.metric.localeCompare(b.metric) || a.ts.localeCompare(b.ts));
+    return { rows, windows };
+  }
+
+  /**
+   * Performance Insights GetResourceMetrics per instance (Identifier = DbiResourceId): db.load.avg
+   * grouped by db.wait_event (the response also carries the ungrouped total) and
+   * os.cpuUtilization.total.avg (RDS User Guide, "Performance Insights counter metrics").
+   * Rows: metric "db.load.avg" (total) and "db.load.avg:<wait event name>", unit "Sessions" (AAS).
+   * Completeness is counted for the two totals: a wait event is absent from a period it did not occur in.
+   */
+  private async collectPerformanceInsights(
+    resources: CellResources,
+    endpoints: readonly Endpoint[],
+    start: Date,
+    end: Date,
+    base: Pick<ServerMetricRow, 'run_id' | 'cell_id' | 'variant' | 'step_id' | 'dt'>,
+  ): Promise<{ rows: ServerMetricRow[]; windows: MetricWindowCount[] }> {
+    const rows: ServerMetricRow[] = [];
+    const windows: MetricWindowCount[] = [];
+    const expected = windowDatapoints(start, end, this.config.piPeriodS);
+    let dbiIds = new Map<string, string | undefined>(endpoints.map((ep) => [ep.instanceId, resources.backendState[`dbi:${ep.instanceId}`]]));
+    if ([...dbiIds.values()].some((v) => !v)) {
+      const instances = await describeClusterInstances(this.clients, resources.clusterId);
+      dbiIds = new Map(endpoints.map((ep) => [ep.instanceId, instances.find((i) => i.DBInstanceIdentifier === ep.instanceId)?.DbiResourceId]));
+    }
+    for (const ep of endpoints) {
+      const received = new Map<string, number>(PI_TOTAL_METRICS.map((m) => [m, 0]));
+      const identifier = dbiIds.get(ep.instanceId);
+      if (identifier) {
+        let token: string | undefined;
+        do {
+          const out = await call(`PI GetResourceMetrics ${ep.instanceId}`, () =>
+            this.clients.pi.send(
+              new GetResourceMetricsCommand({
+                ServiceType: 'RDS',
+                Identifier: identifier,
+                StartTime: start,
+                EndTime: end,
+                PeriodInSeconds: this.config.piPeriodS,
+                MetricQueries: [{ Metric: 'db.load.avg', GroupBy: { Group: 'db.wait_event', Limit: PI_WAIT_EVENT_LIMIT } }, { Metric: 'os.cpuUtilization.total.avg' }],
+                ...(token ? { NextToken: token } : {}),
+              }),
+            ),
+          );
+          for (const m of out.MetricList ?? []) {
+            const metricName = m.Key?.Metric;
+            if (!metricName) continue;
+            const waitEvent = m.Key?.Dimensions?.['db.wait_event.name'];
+            const metric = waitEvent ? `${metricName}:${waitEvent}` : metricName;
+            const unit = metricName.startsWith('db.load') ? 'Sessions' : metricName.startsWith('os.cpuUtilization') ? 'Percent' : 'None';
+            for (const p of m.DataPoints ?? []) {
+              if (p.Timestamp === undefined || p.Value === undefined || !Number.isFinite(p.Value)) continue;
+              rows.push({ ...base, instance_id: ep.instanceId, role: ep.role, metric, ts: new Date(p.Timestamp).toISOString(), value: p.Value, unit, source: 'pi' });
+              if (received.has(metric)) received.set(metric, received.get(metric)! + 1);
+            }
+          }
+          token = out.NextToken;
+        } while (token);
+      }
+      for (const metric of PI_TOTAL_METRICS) {
+        windows.push({ instanceId: ep.instanceId, role: ep.role, metric, source: 'pi', start: start.toISOString(), end: end.toISOString(), periodS: this.config.piPeriodS, expected, received: received.get(metric)! });
+      }
+    }
+    return { rows, windows };
+  }
+}
+
+/**
+ * The GetMetricData time range for a step: only the whole minutes inside it, so a partly idle first
+ * or last minute (warm-up, ramp-down, the minutes around the step) does not pull the averages down —
+ * S4's CPU- and network-bound verdicts compare them with 90% thresholds. A step shorter than two
+ * minutes keeps its enclosing minutes, the only data there is. Minutes CloudWatch has not published
+ * yet are absent: the window's counts say so (MetricWindowCount), and the workflow collects it again
+ * once metricsPublishDelayS has passed.
+ */
+export function cloudWatchWindow(startIso: string, endIso: string): { start: Date; end: Date } {
+  const minute = 60_000;
+  const startMs = Date.parse(startIso);
+  const endMs = Date.parse(endIso);
+  const inner = { start: Math.ceil(startMs / minute) * minute, end: Math.floor(endMs / minute) * minute };
+  if (inner.end - inner.start >= minute) return { start: new Date(inner.start), end: new Date(inner.end) };
+  return { start: new Date(Math.floor(startMs / minute) * minute), end: new Date(Math.ceil(endMs / minute) * minute) };
+}
