@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { findRepoRoot } from '../core/cli/tool-info';
+import { formatError, UsageError } from '../core/errors';
 
 const repoRoot = findRepoRoot(__dirname);
 const builtinWorkloads = join(repoRoot, 'client', 'workloads');
@@ -14,28 +15,9 @@ const defaultLake = process.env['AURORA_BENCH_LAKE'] ?? join(process.cwd(), '.au
 /** Where local runs keep datadirs, sockets and their registry (default: <tmpdir>/aurora-bench-runs). */
 const localRunRoot = process.env['AURORA_BENCH_RUN_ROOT'];
 
-/** Errors the user can act on are printed as one clear message (no stack); exit code 1. */
+/** Every error ends here: a user-facing one as its message and causes, anything else with its stack (core/errors.ts); exit code 1. */
 function fail(error: unknown): never {
-  const e = error as Error;
-  const known = [
-    'SpecError',
-    'PlanError',
-    'MissingDependencyError',
-    'UnsupportedOnBackendError',
-    'InvalidSpecError',
-    'UsageError',
-    'BudgetExceededError',
-    'NotFoundError',
-    'LakeQueryError',
-    'PriceTableError',
-    'AthenaQueryError',
-    'ParseInputError',
-    'SysbenchOptionError',
-    'ServerStartError',
-    'AwsConfigError',
-    'TransientBackendError',
-  ];
-  process.stderr.write(`aurora-bench: ${known.includes(e.name) ? e.message : (e.stack ?? String(e))}\n`);
+  process.stderr.write(`aurora-bench: ${formatError(error)}\n`);
   process.exit(1);
 }
 
@@ -132,7 +114,7 @@ program
   .option('--prices <file>', 'a price table overriding prices/aws-prices.json for the budget check')
   .action(
     action(async (file: string, opts: { aws?: boolean; stack: string; region?: string; prices?: string }) => {
-      if (!opts.aws) throw Object.assign(new Error('preflight checks an AWS account: pass --aws (a local run checks its own tools when it starts)'), { name: 'UsageError' });
+      if (!opts.aws) throw new UsageError('preflight checks an AWS account: pass --aws (a local run checks its own tools when it starts)');
       const { preflightOnAws } = await import('../core/cli/preflight-aws');
       const { code, text } = await preflightOnAws({
         specFile: file,
@@ -160,7 +142,7 @@ program
   .option('--region <region>', 'region of the stack (with --aws; default: the spec\'s region)')
   .action(
     action(async (file: string, opts: { aws?: boolean; awsRehearsal?: boolean; lake: string; runId?: string; stack: string; region?: string; scale: 'full' | 'small' }) => {
-      if (opts.aws && opts.awsRehearsal) throw Object.assign(new Error('give either --aws or --aws-rehearsal'), { name: 'UsageError' });
+      if (opts.aws && opts.awsRehearsal) throw new UsageError('give either --aws or --aws-rehearsal');
       if (opts.awsRehearsal) {
         const { runRehearsalCommand } = await import('../core/cli/run-rehearsal-command');
         const { rehearsalWiring } = await import('./aws-rehearsal');
@@ -168,7 +150,7 @@ program
         process.exit(code);
       }
       if (opts.aws) {
-        if (opts.scale !== 'full') throw Object.assign(new Error('--scale small is for local rehearsals; on AWS run the experiment as written'), { name: 'UsageError' });
+        if (opts.scale !== 'full') throw new UsageError('--scale small is for local rehearsals; on AWS run the experiment as written');
         const { runOnAws } = await import('../core/cli/run-aws');
         const code = await runOnAws({ specFile: file, repoRoot, stackName: opts.stack, ...(opts.region ? { region: opts.region } : {}), log: (l) => process.stdout.write(l + '\n') });
         process.exit(code);

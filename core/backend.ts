@@ -7,6 +7,7 @@
 import type { BackendKind, CellPlan, PlanNote } from './plan/types';
 import type { RunnerPhase } from './sysbench/types';
 import type { MetricSource, ServerMetricRow } from './lake/rows';
+import { AuroraBenchError } from './errors';
 
 /** The slice of the plan every backend call needs. */
 export interface RunContext {
@@ -171,17 +172,17 @@ export interface Backend {
 }
 
 /** Errors a Retry clause retries: the backend throws these for throttling and transient API failures. */
-export class TransientBackendError extends Error {
+export class TransientBackendError extends AuroraBenchError {
   override readonly name = 'TransientBackendError';
 }
 
 /** The spec asks for something this backend cannot do (unknown instance class, missing AZ...). */
-export class UnsupportedOnBackendError extends Error {
+export class UnsupportedOnBackendError extends AuroraBenchError {
   override readonly name = 'UnsupportedOnBackendError';
 }
 
 /** A required program (mariadbd, sysbench) or service is missing; the message says how to install it. */
-export class MissingDependencyError extends Error {
+export class MissingDependencyError extends AuroraBenchError {
   override readonly name = 'MissingDependencyError';
 }
 

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
+import { AuroraBenchError } from '../core/errors';
 
 /** cdk.json context key holding the whole configuration. */
 export const CONFIG_CONTEXT_KEY = 'aurora-bench';
@@ -157,7 +158,7 @@ export type ClientsConfig = AppConfig['clients'];
 export type NightlyConfig = AppConfig['nightly'];
 export type ClientArchitecture = ClientsConfig['architectures'][number];
 
-export class ConfigError extends Error {
+export class ConfigError extends AuroraBenchError {
   override readonly name = 'ConfigError';
 }
 

@@ -5,6 +5,7 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { awsConfigFromEnv } from '../backends/aws/config';
 import type { AwsDeployment } from '../backends/aws/preflight';
+import { AuroraBenchError } from '../errors';
 
 /** Output keys the stack (lib/aurora-bench-stack.ts) exports. */
 export const STACK_OUTPUTS = {
@@ -16,7 +17,8 @@ export const STACK_OUTPUTS = {
 
 export type StackOutputs = { readonly [K in keyof typeof STACK_OUTPUTS]: string };
 
-export class StackNotFoundError extends Error {
+/** Named like the lake's NotFoundError (core/lake/results.ts): to a user and a script both say "not there". */
+export class StackNotFoundError extends AuroraBenchError {
   override readonly name = 'NotFoundError';
 }
 

@@ -9,6 +9,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { auroraParameterProblems } from '../aurora/spec-parameters';
 import { SpecSchema, type Spec } from './schema';
+import { AuroraBenchError } from '../errors';
 
 export interface SpecProblem {
   /** JSON path such as variants[1].instanceClass, or "" for the whole document. */
@@ -17,7 +18,7 @@ export interface SpecProblem {
 }
 
 /** Thrown for an unreadable or invalid spec; `problems` lists every one found, not just the first. */
-export class SpecError extends Error {
+export class SpecError extends AuroraBenchError {
   override readonly name = 'SpecError';
   constructor(
     readonly source: string,

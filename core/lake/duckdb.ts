@@ -9,6 +9,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { DUCKDB_TYPES, LAKE_COLUMNS, PARTITION_COLUMN } from './columns';
 import { LAKE_TABLES, type LakeTable } from './rows';
 import { allViewSql } from './views';
+import { AuroraBenchError } from '../errors';
 
 export type LakeValue = string | number | boolean | null | LakeValue[] | { [key: string]: LakeValue };
 export type LakeRowObject = Record<string, LakeValue>;
@@ -67,7 +68,7 @@ export interface LakeReader {
   query<T extends object = LakeRowObject>(sql: string): Promise<T[]>;
 }
 
-export class LakeQueryError extends Error {
+export class LakeQueryError extends AuroraBenchError {
   override readonly name = 'LakeQueryError';
 }
 

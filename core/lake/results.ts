@@ -6,8 +6,9 @@
 import Table from 'cli-table3';
 import { clip, COMPACT_TABLE, fixed, num } from '../report/format';
 import { withLake, type LakeReader, type LakeRowObject } from './duckdb';
+import { AuroraBenchError } from '../errors';
 
-export class NotFoundError extends Error {
+export class NotFoundError extends AuroraBenchError {
   override readonly name = 'NotFoundError';
 }
 

@@ -12,6 +12,7 @@ import type { CellPlan, Plan, PlanNote, StepPlan } from './types';
 // Imported (not read from disk) so a bundled Lambda carries the table too.
 import bundledPriceDoc from '../../prices/aws-prices.json';
 import { READ_ONLY_TESTS, type Spec } from '../experiment/schema';
+import { AuroraBenchError } from '../errors';
 
 const hourly = z.record(z.string(), z.number().nonnegative());
 
@@ -66,11 +67,11 @@ export function declaredBytesPerRow(scriptBody: string | undefined): number | un
   return m ? Number(m[1]) : undefined;
 }
 
-export class PriceTableError extends Error {
+export class PriceTableError extends AuroraBenchError {
   override readonly name = 'PriceTableError';
 }
 
-export class BudgetExceededError extends Error {
+export class BudgetExceededError extends AuroraBenchError {
   override readonly name = 'BudgetExceededError';
 }
 

@@ -9,6 +9,7 @@ import { auroraParameterCaveats } from '../aurora/spec-parameters';
 import { canonicalJson, sha256 } from '../experiment/validate';
 import { buildSysbenchArgs, SysbenchOptionError } from '../sysbench/command';
 import type { BackendKind, CellPlan, Plan, PlanEstimate, PlanNote, ResolvedVariant, StepPlan } from './types';
+import { AuroraBenchError } from '../errors';
 
 
 /** Per-backend time assumptions for the estimate (seconds). */
@@ -19,7 +20,7 @@ const BACKEND_TIMES: Record<BackendKind, { provisionS: number; stepOverheadS: nu
   aws: { provisionS: 30 * 60, stepOverheadS: 30, rowsPerS: 200_000 },
 };
 
-export class PlanError extends Error {
+export class PlanError extends AuroraBenchError {
   override readonly name = 'PlanError';
   /** `source` names the spec file (or execution input) in the message. */
   constructor(

@@ -15,6 +15,7 @@
 import type { RunnerJob } from '../backend';
 import type { DataPlan, StepPlan } from '../plan/types';
 import type { RunnerPhase } from './types';
+import { AuroraBenchError } from '../errors';
 
 /**
  * The database every sysbench job uses, on both backends, passed explicitly as --mysql-db. It is
@@ -25,7 +26,7 @@ import type { RunnerPhase } from './types';
  */
 export const BENCHMARK_DATABASE = 'sbtest';
 
-export class SysbenchOptionError extends Error {
+export class SysbenchOptionError extends AuroraBenchError {
   override readonly name = 'SysbenchOptionError';
 }
 

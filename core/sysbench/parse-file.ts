@@ -6,8 +6,9 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseSysbenchOutput } from './parser';
 import type { ParsedOutput, RunnerResult } from './types';
+import { AuroraBenchError } from '../errors';
 
-export class ParseInputError extends Error {
+export class ParseInputError extends AuroraBenchError {
   override readonly name = 'ParseInputError';
 }
 

@@ -1,9 +1,14 @@
 /**
- * Named errors the state machine's Retry/Catch match by name (a Lambda's errorType is error.name).
+ * Errors the workflow's Tasks throw. A Lambda reports a thrown error under its `name` (errorType),
+ * which is what the state machine's Retry/Catch match: these are caught by the Catch (States.ALL)
+ * and fail the cell or run with their name and message; the retried ones (TransientBackendError,
+ * ResourceStillInUseError) are in core/backend.ts. test/unit/asl-error-names.test.ts keeps the ASL's
+ * names and these classes in step.
  */
+import { AuroraBenchError } from '../errors';
 
 /** The execution input is not a valid experiment (nothing is created). */
-export class InvalidSpecError extends Error {
+export class InvalidSpecError extends AuroraBenchError {
   override readonly name = 'InvalidSpecError';
 }
 

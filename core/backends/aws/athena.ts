@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import { GetQueryExecutionCommand, GetQueryResultsCommand, StartQueryExecutionCommand, type AthenaClient, type ColumnInfo } from '@aws-sdk/client-athena';
 import { call } from './aws-errors';
+import { AuroraBenchError } from '../../errors';
 
 export interface AthenaQuery {
   readonly sql: string;
@@ -28,7 +29,7 @@ export interface AthenaResult {
   readonly rows: readonly Record<string, string | null>[];
 }
 
-export class AthenaQueryError extends Error {
+export class AthenaQueryError extends AuroraBenchError {
   override readonly name = 'AthenaQueryError';
 }
 

@@ -7,6 +7,8 @@
  * build the object directly.
  */
 
+import { AuroraBenchError } from '../../errors';
+
 /** CPU architectures EC2 reports in ProcessorInfo.SupportedArchitectures (ec2 service-2.json ArchitectureType). */
 export type ClientArchitecture = 'x86_64' | 'arm64';
 
@@ -105,7 +107,7 @@ export const AWS_CONFIG_DEFAULTS = {
   metricsPublishDelayS: 180,
 } as const;
 
-export class AwsConfigError extends Error {
+export class AwsConfigError extends AuroraBenchError {
   override readonly name = 'AwsConfigError';
 }
 

@@ -8,6 +8,8 @@
  * - Local write forwarding requires Aurora MySQL 3.04 or higher (Aurora User Guide, "Using local
  *   write forwarding in an Amazon Aurora MySQL DB cluster").
  */
+
+import { AuroraBenchError } from '../../errors';
 export interface AuroraVersion {
   /** RDS EngineVersion, e.g. "8.0.mysql_aurora.3.04.0". */
   readonly engineVersion: string;
@@ -17,7 +19,7 @@ export interface AuroraVersion {
   readonly family: 'aurora-mysql8.0' | 'aurora-mysql5.7';
 }
 
-export class EngineVersionError extends Error {
+export class EngineVersionError extends AuroraBenchError {
   override readonly name = 'EngineVersionError';
 }
 

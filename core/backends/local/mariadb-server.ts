@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import type { LocalTools } from './preflight';
 import { findFreePort, isOurProcess, terminate } from './processes';
 import { query, type Row, type SqlTarget } from './sql-client';
+import { AuroraBenchError } from '../../errors';
 
 /** Everything needed to find, query and stop a server again, also from another process: plain JSON. */
 export interface ServerInfo {
@@ -45,7 +46,7 @@ export interface LocalServer {
   readonly child?: ChildProcess;
 }
 
-export class ServerStartError extends Error {
+export class ServerStartError extends AuroraBenchError {
   override readonly name = 'ServerStartError';
 }
 
