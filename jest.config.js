@@ -1,13 +1,23 @@
 /** @type {import('jest').Config} */
-module.exports = {
+// One project per test layer. Unit tests touch no server and run in parallel (`npm run test:unit`);
+// the other layers start MariaDB servers, moto, synthesize stacks or run the CLI end to end on a
+// machine whose cores other suites share: scripts/test.sh runs them one file at a time (--runInBand),
+// as does `npm run test:servers`. maxWorkers is a global Jest option, not a per-project one, hence
+// the split between the two commands rather than a setting here.
+const shared = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
   },
   setupFiles: ['<rootDir>/core/polyfills.ts'],
+};
+
+const layer = (name) => ({ ...shared, displayName: name, testMatch: [`<rootDir>/test/${name}/**/*.test.ts`] });
+
+module.exports = {
+  projects: ['unit', 'integration', 'aws', 'cdk', 'rehearsal', 'e2e'].map(layer),
   testTimeout: 120000,
-  // Suites that start MariaDB servers share the machine's two cores: run them one at a time.
+  // Running a subset by path (`npx jest test/integration/x.test.ts`) starts servers: one at a time
+  // unless a command asks for more (test:unit does).
   maxWorkers: 1,
 };

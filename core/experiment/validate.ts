@@ -153,7 +153,7 @@ export function sha256(text: string): string {
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value as object)
+    const entries = Object.keys(value)
       .sort()
       .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
       .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);

@@ -98,7 +98,7 @@ export class LocalLake implements LakeReader {
     let rows: Record<string, unknown>[];
     try {
       const reader = await this.connection.runAndReadAll(sql);
-      rows = reader.getRowObjectsJS() as Record<string, unknown>[];
+      rows = reader.getRowObjectsJS();
     } catch (e) {
       throw new LakeQueryError(`query failed: ${(e as Error).message}\n  SQL: ${sql.trim().split('\n').join('\n       ')}`);
     }

@@ -152,8 +152,8 @@ function scanV(p: Prepared, ranks: Int32Array, scratch: Scratch, out?: Float64Ar
     cross += toAfter - toBefore;
     sumX += v;
     for (let i = r + 1; i <= L; i += i & -i) {
-      tree[2 * i] += 1;
-      tree[2 * i + 1] += v;
+      tree[2 * i] = tree[2 * i]! + 1;
+      tree[2 * i + 1] = tree[2 * i + 1]! + v;
     }
     // The split after the value just moved: n = tau + 1 values in X, m in Y. As calculate_t in
     // e_divisive.c, the within terms are full double sums (2 x the pair sums) over n^2 and m^2.

@@ -172,7 +172,7 @@ function trendCharts(h: History): ChartBlock[] {
       const bounds = [from, ...m.changePoints.map((cp) => s.points.findIndex((p) => p.runId === cp.runId)), s.points.length];
       const segments = [];
       for (let k = 0; k + 1 < bounds.length; k++) {
-        const vs = m.values.slice(bounds[k]!, bounds[k + 1]!).filter((v): v is number => v !== null);
+        const vs = m.values.slice(bounds[k], bounds[k + 1]).filter((v): v is number => v !== null);
         if (vs.length > 0) segments.push({ from: at[bounds[k]!]!, to: at[bounds[k + 1]! - 1]!, mean: vs.reduce((a, b) => a + b, 0) / vs.length });
       }
       return { name: m.label, axis, points: m.values.map((v, k) => [at[k]!, v] as const), segments };

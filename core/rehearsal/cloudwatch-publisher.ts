@@ -15,7 +15,6 @@
  */
 import { PutMetricDataCommand, type CloudWatchClient, type MetricDatum } from '@aws-sdk/client-cloudwatch';
 import { SERVER_METRICS } from '../lake/rows';
-import type { ServerInfo } from '../backends/local/mariadb-server';
 import { ServerMetricsSampler, type MetricSample } from '../backends/local/metrics';
 import type { ClusterMembers } from './rds-emulation';
 
@@ -65,7 +64,7 @@ export class CloudWatchPublisher {
     this.watched.delete(m.clusterId);
     if (previous) this.enqueue(previous, await previous.sampler.stop());
     if (this.stopped || !m.writer) return;
-    const sampler = new ServerMetricsSampler({ writer: m.writer, readers: m.readers as ServerInfo[], intervalMs: this.o.sampleIntervalMs ?? 1000 });
+    const sampler = new ServerMetricsSampler({ writer: m.writer, readers: m.readers, intervalMs: this.o.sampleIntervalMs ?? 1000 });
     await sampler.start();
     this.watched.set(m.clusterId, { sampler, taken: 0 });
   }

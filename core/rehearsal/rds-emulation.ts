@@ -44,7 +44,7 @@ import type { PlanNote } from '../plan/types';
 import { attachReader, replicationOptions, replicationStatus } from '../backends/local/cluster';
 import { currentHost, localShape, type HostResources } from '../backends/local/instance-classes';
 import { queryServer, startServerFromTemplate, stopServer, type ServerInfo } from '../backends/local/mariadb-server';
-import { applyDynamicParameters, planParameters, verifyParameters, type ParameterValue } from '../backends/local/parameters';
+import { applyDynamicParameters, planParameters, verifyParameters } from '../backends/local/parameters';
 import type { LocalTools } from '../backends/local/preflight';
 import { sqlString } from '../backends/local/sql-client';
 import { LOCAL_LOGINS, type ServerTemplate } from '../backends/local/template';
@@ -338,7 +338,7 @@ export class RdsEmulation {
     const clusterParameters = cluster.parameterGroup ? (this.groups.get(cluster.parameterGroup)?.params ?? {}) : {};
     const instanceParameters = instance.parameterGroup ? (this.groups.get(instance.parameterGroup)?.params ?? {}) : {};
     const plan = planParameters({
-      variant: { name: instance.id, clusterParameters: clusterParameters as Record<string, ParameterValue>, instanceParameters: instanceParameters as Record<string, ParameterValue> },
+      variant: { name: instance.id, clusterParameters: clusterParameters, instanceParameters: instanceParameters },
       shape,
       catalog: this.o.template.catalog,
       role: instance.role,

@@ -237,7 +237,7 @@ export class SsmAgentEmulation {
   }
 
   private ssmError(code: string, message: string): Error {
-    return serviceError(code, message, SSMServiceException as unknown as Parameters<typeof serviceError>[2]);
+    return serviceError(code, message, SSMServiceException);
   }
 
   private async sendCommand(input: Record<string, unknown>, forward: Forward): Promise<SdkResult> {

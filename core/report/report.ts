@@ -45,7 +45,7 @@ function terminalTable(t: TableBlock): string {
   const numeric = new Set(t.numeric ?? []);
   const table = new Table({ head: [...t.head], colAligns: t.head.map((_, i) => (numeric.has(i) ? 'right' : 'left')), ...COMPACT_TABLE });
   for (const row of t.rows) table.push([...row]);
-  const out = [`${t.title}`, table.toString()];
+  const out = [t.title, table.toString()];
   for (const n of t.notes ?? []) out.push(`  ${n}`);
   return out.join('\n');
 }

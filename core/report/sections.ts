@@ -468,7 +468,7 @@ export function sweepSection(ctx: Context): ReportSection | null {
 // Write forwarding (S3)
 
 function writesPerTx(options: Readonly<Record<string, unknown>>): number {
-  const n = (k: string, d: number): number => (typeof options[k] === 'number' ? (options[k] as number) : d);
+  const n = (k: string, d: number): number => (typeof options[k] === 'number' ? (options[k]) : d);
   return n('index_updates', 1) + n('non_index_updates', 1) + 2 * n('delete_inserts', 1);
 }
 
@@ -504,7 +504,7 @@ export function forwardingSection(ctx: Context): ReportSection | null {
     const et = { w: estimate(ctx, w, 'tps'), r: estimate(ctx, r, 'tps') };
     const el = { w: estimate(ctx, w, 'lat_pct_ms'), r: estimate(ctx, r, 'lat_pct_ms') };
     const ratio = ratioOf(et.r, et.w);
-    const ps = typeof r.options['point_selects'] === 'number' && r.options['range_selects'] === false ? (r.options['point_selects'] as number) : null;
+    const ps = typeof r.options['point_selects'] === 'number' && r.options['range_selects'] === false ? (r.options['point_selects']) : null;
     const mix = ps !== null ? `${ps}:${writesPerTx(r.options)}` : 'default';
     pairRows.push([r.workload.replace(/-reader$/, ''), mix, String(r.threads), withCi(et.w), withCi(et.r), `${ratioText(ratio)} ${verdictText(ratio, true)}`, withCi(el.w), withCi(el.r)]);
     if (ps !== null && Number.isFinite(ratio.estimate)) {
@@ -692,7 +692,7 @@ export function rateSection(ctx: Context): ReportSection | null {
       ]);
       findings.push(
         `${label}, ${v.name}: ${knee.summary}` +
-          (kneeMayBeClients ? ` The client saturated its CPU from ${num(clientBound[0]!, 0)}/s offered: the knee may be the client's, not the server's.` : ''),
+          (kneeMayBeClients ? ` The client saturated its CPU from ${num(clientBound[0], 0)}/s offered: the knee may be the client's, not the server's.` : ''),
       );
       const failed = points.filter((p) => p.g.ok.length === 0 || p.g.rows.some(significantErrors));
       achieved.push({ name: v.name, points: points.map((p) => [p.offered, p.achieved] as const), errorPoints: failed.map((p) => [p.offered, p.achieved ?? 0] as const) });

@@ -208,7 +208,7 @@ export function buildSysbenchArgs(step: StepPlan, data: DataPlan, phase: RunnerP
     const previous = seen.get(key(spelling));
     if (previous !== undefined) throw new SysbenchOptionError(`sysbench option "${name}" (workload ${step.workload}) is given twice (also as "${previous}")`);
     seen.set(key(spelling), name);
-    const formatted = formatValue(name, value as string | number | boolean, known?.kind);
+    const formatted = formatValue(name, value, known?.kind);
     if (phase === 'prepare' && RUN_ONLY_GENERAL.has(spelling)) continue;
     args.push(`--${spelling}=${formatted}`);
   }

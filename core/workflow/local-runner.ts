@@ -251,7 +251,7 @@ export function withInjectedFailures(
         if (failure && (failure.when?.(args) ?? true)) {
           const key = `${String(prop)}:failed`;
           calls[key] = (calls[key] ?? 0) + 1;
-          if (calls[key]! <= (failure.times ?? Infinity)) throw failure.error;
+          if (calls[key] <= (failure.times ?? Infinity)) throw failure.error;
         }
         return (value as (...a: unknown[]) => unknown).apply(target, args);
       };

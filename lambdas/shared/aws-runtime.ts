@@ -18,7 +18,6 @@ let depsPromise: Promise<TaskDeps> | undefined;
 
 /** Built lazily so importing a handler (tests, the local runner) touches no AWS configuration. */
 function awsDeps(): Promise<TaskDeps> {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   depsPromise ??= import('./aws-deps').then((m) => m.buildAwsTaskDeps(process.env, tracer));
   return depsPromise;
 }

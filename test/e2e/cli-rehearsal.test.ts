@@ -78,7 +78,7 @@ describe('aurora-bench run --aws-rehearsal', () => {
     expect(r.stdout).toMatch(/^AWS rehearsal: /);
     expect(r.stdout).toContain('Not rehearsed:');
     expect(r.stdout).toContain('Performance Insights: not emulated');
-    expect(r.stdout.match(/\]   ok: [0-9,.]+ tps/g)).toHaveLength(8);
+    expect(r.stdout.match(/\] {3}ok: [0-9,.]+ tps/g)).toHaveLength(8);
     expect(r.stdout).toMatch(/Run quickstart-small-\S+ \(quickstart-small\) on aws us-east-1: succeeded/);
     expect(r.stdout).toMatch(/rehearsal of run quickstart-small-\S+ succeeded: 8 steps\./);
     expect(r.stdout).toContain('nothing left behind:');

@@ -282,7 +282,7 @@ describe('cleanup after the owning process crashed', () => {
       });
       child.kill('SIGKILL');
       await until('the owner to die', async () => (child!.exitCode !== null || child!.signalCode !== null ? true : undefined));
-      return JSON.parse(line!) as { resources: CellResources; handles: JobHandle[] };
+      return JSON.parse(line) as { resources: CellResources; handles: JobHandle[] };
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

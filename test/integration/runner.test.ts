@@ -26,7 +26,7 @@ interface RunnerExit {
 function startRunner(args: string[], env: Record<string, string> = {}) {
   const child = spawn('bash', [RUNNER, ...args], { env: { ...process.env, AB_TEST_PASSWORD: PASSWORD, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const done = new Promise<RunnerExit>((resolve) => child.once('close', (code) => resolve({ code, stderr })));
   return { child, done };
 }
@@ -222,7 +222,11 @@ describe('client/runner.sh against a throwaway MariaDB', () => {
     expect(parsed.status).toBe('ok');
     expect(parsed.intervals.length).toBeGreaterThanOrEqual(2);
     expect(parsed.intervals[0]!.t).toBe(1);
-    expect(parsed.intervals.every((iv) => iv.threads === 2 && iv.tps > 0 && iv.latencyMs > 0)).toBe(true);
+    // Every interval ran the requested threads; on an overloaded machine one 1-s interval may
+    // complete no transaction (tps 0, no latency), so throughput is asserted over the whole run.
+    expect(parsed.intervals.every((iv) => iv.threads === 2 && iv.tps >= 0 && iv.latencyMs >= 0)).toBe(true);
+    expect(parsed.intervals.reduce((sum, iv) => sum + iv.tps, 0)).toBeGreaterThan(0);
+    expect(parsed.intervals.some((iv) => iv.tps > 0 && iv.latencyMs > 0)).toBe(true);
     expect(parsed.summary!.latencyMs.percentile).toBe(99);
     expect(parsed.summary!.transactions).toBeGreaterThan(0);
     expect(parsed.summary!.events).toBe(parsed.summary!.transactions);

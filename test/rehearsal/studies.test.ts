@@ -114,7 +114,7 @@ describe('every study through the AWS rehearsal', () => {
         // Write forwarding is Aurora's: its Forwarding* metrics have no MariaDB counterpart and stay empty (incomplete).
         const windows = (await tableRows<MetricWindowRow>('metric_windows', c.cellId, s.stepId)).filter((w) => w.source === 'cloudwatch' && !w.metric.startsWith('Forwarding'));
         expect(windows.length).toBeGreaterThan(0);
-        expect(windows.filter((w) => w.complete !== true).map((w) => `${c.cellId}/${s.stepId} ${w.instance_id} ${w.metric}`)).toEqual([]);
+        expect(windows.filter((w) => !w.complete).map((w) => `${c.cellId}/${s.stepId} ${w.instance_id} ${w.metric}`)).toEqual([]);
       }
     }
     expect(r.leftBehind).toEqual([]);
