@@ -8,7 +8,7 @@ import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Validations } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import { awsConfigToEnv } from '../core/backends/aws/config';
-import { BACKEND_CONFIG_OUTPUT, STACK_OUTPUTS } from '../core/cli/aws-stack';
+import { BACKEND_CONFIG_OUTPUT, STACK_OUTPUTS } from '../core/backends/aws/stack-outputs';
 import { grantBackendPermissions, grantSweeperPermissions } from './backend-permissions';
 import { AL2023_AMI_PARAMETERS, Clients } from './clients';
 import type { AppConfig, ExecutionInput } from './config';
@@ -30,7 +30,7 @@ export interface AuroraBenchStackProps extends StackProps {
   readonly views: readonly ViewDefinition[];
   /** Required when config.nightly.enabled. */
   readonly nightlyInput?: ExecutionInput;
-  /** Recorded in every run manifest (lambdas/shared/aws-deps.ts TOOL_VERSION_ENV / GIT_SHA_ENV). */
+  /** Recorded in every run manifest (core/backends/aws/config.ts TOOL_VERSION_ENV / GIT_SHA_ENV). */
   readonly toolVersion: string;
   readonly gitSha?: string;
 }
@@ -134,7 +134,7 @@ export class AuroraBenchStack extends Stack {
       role: sweeperRole,
     });
 
-    // What the CLI reads to find the deployment (core/cli/aws-stack.ts STACK_OUTPUTS).
+    // What the CLI reads to find the deployment (core/backends/aws/stack-outputs.ts STACK_OUTPUTS).
     const outputs: Record<keyof typeof STACK_OUTPUTS, { value: string; description: string }> = {
       stateMachineArn: { value: this.workflow.stateMachine.stateMachineArn, description: 'Benchmark state machine' },
       resultsBucket: { value: this.lake.bucket.bucketName, description: 'Results lake bucket' },

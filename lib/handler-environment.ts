@@ -7,9 +7,8 @@
  */
 import { Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
-import { AWS_CONFIG_DEFAULTS, AWS_CONFIG_ENV, awsConfigToEnv, type AwsBackendConfig, type ClientArchitecture } from '../core/backends/aws/config';
+import { AWS_CONFIG_DEFAULTS, AWS_CONFIG_ENV, awsConfigToEnv, GIT_SHA_ENV, TOOL_VERSION_ENV, type AwsBackendConfig, type ClientArchitecture } from '../core/backends/aws/config';
 import { tagKeys } from '../core/backends/aws/names';
-import { GIT_SHA_ENV, TOOL_VERSION_ENV } from '../lambdas/shared/aws-deps';
 
 export { AWS_CONFIG_ENV as HANDLER_ENV };
 

@@ -6,14 +6,7 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { awsConfigFromEnv } from '../backends/aws/config';
 import type { AwsDeployment } from '../backends/aws/preflight';
 import { AuroraBenchError } from '../errors';
-
-/** Output keys the stack (lib/aurora-bench-stack.ts) exports. */
-export const STACK_OUTPUTS = {
-  stateMachineArn: 'StateMachineArn',
-  resultsBucket: 'ResultsBucketName',
-  athenaWorkGroup: 'AthenaWorkGroupName',
-  glueDatabase: 'GlueDatabaseName',
-} as const;
+import { BACKEND_CONFIG_OUTPUT, STACK_OUTPUTS } from '../backends/aws/stack-outputs';
 
 export type StackOutputs = { readonly [K in keyof typeof STACK_OUTPUTS]: string };
 
@@ -39,13 +32,6 @@ export async function readStackOutputs(cfn: CloudFormationClient, stackName: str
   }
   return result;
 }
-
-/**
- * The output holding the workflow's backend configuration (the Lambdas' environment as JSON, the
- * names of core/backends/aws/config.ts AWS_CONFIG_ENV): what the preflight checks the account
- * against. Read apart from STACK_OUTPUTS so `results --aws` keeps working on stacks deployed before it.
- */
-export const BACKEND_CONFIG_OUTPUT = 'BackendConfig';
 
 /** The deployed stack's backend configuration, or why it cannot be had (said, not thrown: the preflight reports it). */
 export async function readDeployment(cfn: CloudFormationClient, stackName: string): Promise<AwsDeployment> {

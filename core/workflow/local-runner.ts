@@ -1,7 +1,7 @@
 /**
  * Runs state-machines/benchmark.asl.json locally with aws-local-stepfunctions: the same definition
- * the AWS stack deploys, its Task states bound to the same handlers (lambdas/<task>/handler.ts)
- * with local deps, its Wait states shortened to a poll interval.
+ * the AWS stack deploys, its Task states bound to the same task functions the Lambda handlers run
+ * (task-registry.ts) with the given deps, its Wait states shortened to a poll interval.
  */
 import '../polyfills';
 import { existsSync, readFileSync } from 'node:fs';
@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { StateMachine } from 'aws-local-stepfunctions';
 import type { Backend } from '../backend';
 import { placeholderFor, TASK_NAMES, type TaskName } from './task-names';
+import { bindTasks } from './task-registry';
 import type { FinishRunOutput, PlanRunEvent, TaskDeps } from './tasks';
 
 /** state-machines/benchmark.asl.json of the checkout, found from core/workflow or dist/core/workflow. */
@@ -62,17 +63,6 @@ export function allStates(definition: Record<string, unknown>): Map<string, AslS
 }
 
 export type LocalHandler = (event: unknown) => Promise<unknown>;
-
-/** Loads each lambdas/<task>/handler.ts and binds its makeHandler to deps. */
-export function bindHandlers(deps: TaskDeps): Record<TaskName, LocalHandler> {
-  const bound = {} as Record<TaskName, LocalHandler>;
-  for (const task of TASK_NAMES) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const mod = require(join(__dirname, '..', '..', 'lambdas', task, 'handler')) as { makeHandler: (d: TaskDeps) => LocalHandler };
-    bound[task] = mod.makeHandler(deps);
-  }
-  return bound;
-}
 
 export interface ExecutionEvent {
   readonly type: string;
@@ -137,7 +127,7 @@ export async function executeLocally(options: LocalExecutionOptions): Promise<Lo
   const { TimeoutSeconds: declared, ...withoutTimeout } = withTimeout as { TimeoutSeconds?: number } & Record<string, unknown>;
   const definition: Record<string, unknown> = declared !== undefined && declared * 1000 > MAX_TIMER_MS ? withoutTimeout : withTimeout;
   const timeoutS = definition['TimeoutSeconds'] as number | undefined;
-  const bound = bindHandlers(options.deps);
+  const bound = bindTasks(options.deps) as Record<TaskName, LocalHandler>;
   // aws-local-stepfunctions settles an execution that timed out or was aborted at once, while a Task
   // handler may still be running (starting a server, a job): the result waits for those, and no new
   // Task starts once the execution has ended, so the caller's cleanup finds everything they made.

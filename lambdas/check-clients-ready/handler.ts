@@ -1,7 +1,4 @@
-import { checkClientsReadyTask, type CellResourcesEvent, type TaskDeps } from '../../core/workflow/tasks';
-import { awsHandler } from '../shared/aws-runtime';
+/** The check-clients-ready Task on Lambda: core/workflow/task-registry.ts TASKS['check-clients-ready'] with the AWS deps. */
+import { awsTaskHandler } from '../shared/aws-runtime';
 
-/** The check-clients-ready Task: the same function runs on Lambda (AWS deps) and in the local runner (local deps). */
-export const makeHandler = (deps: TaskDeps) => (event: CellResourcesEvent) => checkClientsReadyTask(deps, event);
-
-export const handler = awsHandler('check-clients-ready', makeHandler);
+export const handler = awsTaskHandler('check-clients-ready');

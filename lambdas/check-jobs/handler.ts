@@ -1,7 +1,4 @@
-import { checkJobsTask, type CheckJobsEvent, type TaskDeps } from '../../core/workflow/tasks';
-import { awsHandler } from '../shared/aws-runtime';
+/** The check-jobs Task on Lambda: core/workflow/task-registry.ts TASKS['check-jobs'] with the AWS deps. */
+import { awsTaskHandler } from '../shared/aws-runtime';
 
-/** The check-jobs Task: the same function runs on Lambda (AWS deps) and in the local runner (local deps). */
-export const makeHandler = (deps: TaskDeps) => (event: CheckJobsEvent) => checkJobsTask(deps, event);
-
-export const handler = awsHandler('check-jobs', makeHandler);
+export const handler = awsTaskHandler('check-jobs');

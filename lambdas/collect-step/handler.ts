@@ -1,7 +1,4 @@
-import { collectStepTask, type CollectStepEvent, type TaskDeps } from '../../core/workflow/tasks';
-import { awsHandler } from '../shared/aws-runtime';
+/** The collect-step Task on Lambda: core/workflow/task-registry.ts TASKS['collect-step'] with the AWS deps. */
+import { awsTaskHandler } from '../shared/aws-runtime';
 
-/** The collect-step Task: the same function runs on Lambda (AWS deps) and in the local runner (local deps). */
-export const makeHandler = (deps: TaskDeps) => (event: CollectStepEvent) => collectStepTask(deps, event);
-
-export const handler = awsHandler('collect-step', makeHandler);
+export const handler = awsTaskHandler('collect-step');

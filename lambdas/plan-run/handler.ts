@@ -1,7 +1,4 @@
-import { planRunTask, type PlanRunEvent, type TaskDeps } from '../../core/workflow/tasks';
-import { awsHandler } from '../shared/aws-runtime';
+/** The plan-run Task on Lambda: core/workflow/task-registry.ts TASKS['plan-run'] with the AWS deps. */
+import { awsTaskHandler } from '../shared/aws-runtime';
 
-/** The plan-run Task: the same function runs on Lambda (AWS deps) and in the local runner (local deps). */
-export const makeHandler = (deps: TaskDeps) => (event: PlanRunEvent) => planRunTask(deps, event);
-
-export const handler = awsHandler('plan-run', makeHandler);
+export const handler = awsTaskHandler('plan-run');

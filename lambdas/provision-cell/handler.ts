@@ -1,7 +1,4 @@
-import { provisionCellTask, type CellEvent, type TaskDeps } from '../../core/workflow/tasks';
-import { awsHandler } from '../shared/aws-runtime';
+/** The provision-cell Task on Lambda: core/workflow/task-registry.ts TASKS['provision-cell'] with the AWS deps. */
+import { awsTaskHandler } from '../shared/aws-runtime';
 
-/** The provision-cell Task: the same function runs on Lambda (AWS deps) and in the local runner (local deps). */
-export const makeHandler = (deps: TaskDeps) => (event: CellEvent) => provisionCellTask(deps, event);
-
-export const handler = awsHandler('provision-cell', makeHandler);
+export const handler = awsTaskHandler('provision-cell');

@@ -1,11 +1,12 @@
 /**
  * Lambda plumbing shared by every Task handler: Powertools logger/metrics/tracer, and the AWS
- * TaskDeps built once per container (cold start) from the environment the CDK stack sets.
- * The local runner never calls this: it binds each handler's makeHandler to local deps.
+ * TaskDeps built once per container (cold start) from the environment the CDK stack sets. The task
+ * itself comes from core/workflow/task-registry.ts, the same map the local runner binds to local deps.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { Tracer } from '@aws-lambda-powertools/tracer';
+import { bindTask, type BoundTask, type TaskEvent, type TaskResult } from '../../core/workflow/task-registry';
 import type { TaskDeps } from '../../core/workflow/tasks';
 import type { TaskName } from '../../core/workflow/task-names';
 
@@ -33,14 +34,15 @@ function redact(value: unknown): unknown {
   return value;
 }
 
-export function awsHandler<E, R>(task: TaskName, makeHandler: (deps: TaskDeps) => (event: E) => Promise<R>) {
-  let bound: ((event: E) => Promise<R>) | undefined;
-  return async (event: E, context?: { awsRequestId?: string }): Promise<R> => {
+/** The Lambda entry of a task: binds it to the AWS deps once per container, logs the (redacted) input, counts outcomes, rethrows for Retry/Catch. */
+export function awsTaskHandler<T extends TaskName>(task: T) {
+  let bound: BoundTask<T> | undefined;
+  return async (event: TaskEvent<T>, context?: { awsRequestId?: string }): Promise<TaskResult<T>> => {
     logger.appendKeys({ task, requestId: context?.awsRequestId });
     const run = (event as { run?: { runId?: string } } | null)?.run;
     if (run?.runId) logger.appendKeys({ runId: run.runId });
     logger.debug('task input', { event: redact(event) as Record<string, unknown> });
-    bound ??= makeHandler(await awsDeps());
+    bound ??= bindTask(task, await awsDeps());
     const started = Date.now();
     try {
       const result = await bound(event);

@@ -1,7 +1,4 @@
-import { startClientsTask, type CellResourcesEvent, type TaskDeps } from '../../core/workflow/tasks';
-import { awsHandler } from '../shared/aws-runtime';
+/** The start-clients Task on Lambda: core/workflow/task-registry.ts TASKS['start-clients'] with the AWS deps. */
+import { awsTaskHandler } from '../shared/aws-runtime';
 
-/** The start-clients Task: the same function runs on Lambda (AWS deps) and in the local runner (local deps). */
-export const makeHandler = (deps: TaskDeps) => (event: CellResourcesEvent) => startClientsTask(deps, event);
-
-export const handler = awsHandler('start-clients', makeHandler);
+export const handler = awsTaskHandler('start-clients');

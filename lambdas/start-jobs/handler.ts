@@ -1,7 +1,4 @@
-import { startJobsTask, type StartJobsEvent, type TaskDeps } from '../../core/workflow/tasks';
-import { awsHandler } from '../shared/aws-runtime';
+/** The start-jobs Task on Lambda: core/workflow/task-registry.ts TASKS['start-jobs'] with the AWS deps. */
+import { awsTaskHandler } from '../shared/aws-runtime';
 
-/** The start-jobs Task: the same function runs on Lambda (AWS deps) and in the local runner (local deps). */
-export const makeHandler = (deps: TaskDeps) => (event: StartJobsEvent) => startJobsTask(deps, event);
-
-export const handler = awsHandler('start-jobs', makeHandler);
+export const handler = awsTaskHandler('start-jobs');

@@ -1,7 +1,4 @@
-import { teardownCellTask, type TeardownEvent, type TaskDeps } from '../../core/workflow/tasks';
-import { awsHandler } from '../shared/aws-runtime';
+/** The teardown-cell Task on Lambda: core/workflow/task-registry.ts TASKS['teardown-cell'] with the AWS deps. */
+import { awsTaskHandler } from '../shared/aws-runtime';
 
-/** The teardown-cell Task: the same function runs on Lambda (AWS deps) and in the local runner (local deps). */
-export const makeHandler = (deps: TaskDeps) => (event: TeardownEvent) => teardownCellTask(deps, event);
-
-export const handler = awsHandler('teardown-cell', makeHandler);
+export const handler = awsTaskHandler('teardown-cell');

@@ -133,7 +133,7 @@ beforeAll(async () => {
   );
   stateMachineArn = sm.stateMachineArn!;
   await athena.send(new CreateWorkGroupCommand({ Name: WORK_GROUP, Configuration: { ResultConfiguration: { OutputLocation: 's3://ab-results/athena/' } } }));
-  // The stack's outputs as lib/aurora-bench-stack.ts exports them (core/cli/aws-stack.ts STACK_OUTPUTS).
+  // The stack's outputs as lib/aurora-bench-stack.ts exports them (core/backends/aws/stack-outputs.ts STACK_OUTPUTS).
   const template = {
     Parameters: { StateMachineArnParameter: { Type: 'String' } },
     Resources: { Queue: { Type: 'AWS::SQS::Queue' } },

@@ -15,7 +15,7 @@ import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
 import { DescribeDBClustersCommand, DescribeDBClusterParameterGroupsCommand } from '@aws-sdk/client-rds';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { awsConfigToEnv } from '../../core/backends/aws/config';
-import { BACKEND_CONFIG_OUTPUT } from '../../core/cli/aws-stack';
+import { BACKEND_CONFIG_OUTPUT } from '../../core/backends/aws/stack-outputs';
 import type { SpecInput } from '../../core/experiment/schema';
 import { createStandingInfrastructure, CREDENTIALS, destroyRawClients, rawClients, REGION, type RawClients } from './fixtures';
 import { startMoto, type MotoServer } from './moto';

@@ -66,7 +66,7 @@ beforeAll(async () => {
   athena = new AthenaClient(common);
   tempDir = mkdtempSync(join(tmpdir(), 'ab-report-aws-'));
   await athena.send(new CreateWorkGroupCommand({ Name: WORK_GROUP, Configuration: { ResultConfiguration: { OutputLocation: 's3://ab-results/athena/' } } }));
-  // The outputs core/cli/aws-stack.ts STACK_OUTPUTS reads, as lib/aurora-bench-stack.ts exports them.
+  // The outputs core/backends/aws/stack-outputs.ts STACK_OUTPUTS reads, as lib/aurora-bench-stack.ts exports them.
   const template = {
     Resources: { ResultsBucket: { Type: 'AWS::S3::Bucket', Properties: { BucketName: 'ab-report-results' } } },
     Outputs: {

@@ -69,6 +69,14 @@ export interface AwsBackendConfig {
   readonly metricsPublishDelayS: number;
 }
 
+/**
+ * What the stack records about itself in every Task Lambda's environment (set from package.json and
+ * git at synth time), written into each run's manifest. Not part of AwsBackendConfig: the backend
+ * does not use them.
+ */
+export const TOOL_VERSION_ENV = 'AURORA_BENCH_TOOL_VERSION';
+export const GIT_SHA_ENV = 'AURORA_BENCH_GIT_SHA';
+
 /** The environment variable names the CDK stack sets on every Task Lambda. */
 export const AWS_CONFIG_ENV = {
   region: 'AURORA_BENCH_REGION',

@@ -1,0 +1,39 @@
+/**
+ * The TaskDeps of the workflow's tasks on AWS: the AWS backend configured from the environment the
+ * stack sets on every Task Lambda (lib/handler-environment.ts, names in core/backends/aws/config.ts),
+ * and the account preflight (core/backends/aws/preflight.ts) PlanRun runs. The Lambda handlers
+ * (lambdas/shared/aws-deps.ts adds X-Ray tracing) and the AWS rehearsal build them here, so both run
+ * the tasks with the same deps. It sits in the workflow layer, not the backend, because TaskDeps is
+ * the workflow's type: the backend does not know the workflow.
+ */
+import { AwsBackend } from '../backends/aws/aws-backend';
+import { makeAwsClients, type AwsClients } from '../backends/aws/clients';
+import { awsConfigFromEnv, GIT_SHA_ENV, TOOL_VERSION_ENV } from '../backends/aws/config';
+import { preflightNotes, runAwsPreflight } from '../backends/aws/preflight';
+import { bundledPrices } from '../plan/cost';
+import type { TaskDeps } from './tasks';
+
+export interface AwsTaskDepsOptions {
+  /** SDK clients to use instead of the default ones of the Lambda's role (tests, rehearsal: a moto endpoint). */
+  readonly clients?: AwsClients;
+  /** Called once with each SDK client before use (the Lambda: X-Ray capture). */
+  readonly instrumentClient?: (client: AwsClients[keyof AwsClients]) => void;
+}
+
+export async function buildAwsTaskDeps(env: Readonly<Record<string, string | undefined>>, options: AwsTaskDepsOptions = {}): Promise<TaskDeps> {
+  const config = awsConfigFromEnv(env);
+  const clients = options.clients ?? makeAwsClients({ region: config.region });
+  if (options.instrumentClient) for (const client of Object.values(clients) as AwsClients[keyof AwsClients][]) options.instrumentClient(client);
+  const backend = new AwsBackend({ config, clients });
+  return {
+    backend,
+    now: () => new Date(),
+    toolVersion: env[TOOL_VERSION_ENV] ?? 'unknown',
+    gitSha: env[GIT_SHA_ENV] ?? null,
+    serverVersion: null,
+    // A console-started execution gets the same checks as `aurora-bench preflight` and `run --aws`.
+    preflight: async (plan, spec) => preflightNotes(await runAwsPreflight({ plan, spec, clients, deployment: { config }, prices: bundledPrices() })),
+    // An Aurora cluster with instances takes ~15-20 minutes; clients and SSM registration a few.
+    readyTimeoutS: 90 * 60,
+  };
+}

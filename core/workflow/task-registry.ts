@@ -1,0 +1,56 @@
+/**
+ * Every Lambda-backed Task of state-machines/benchmark.asl.json, by name, with the function that
+ * does its work: the one place a task is registered. The local runner binds these to local deps;
+ * each Lambda handler (lambdas/<task>/handler.ts) binds its entry to AWS deps built once per
+ * container. The `satisfies` clause makes the compiler check the map against TASK_NAMES: a task
+ * missing here, or one here that the list does not name, does not compile.
+ */
+import type { TaskName } from './task-names';
+import {
+  checkCellReadyTask,
+  checkClientsReadyTask,
+  checkJobsTask,
+  collectLateMetricsTask,
+  collectStepTask,
+  finishRunTask,
+  planRunTask,
+  provisionCellTask,
+  startClientsTask,
+  startJobsTask,
+  teardownCellTask,
+  type TaskDeps,
+} from './tasks';
+
+export const TASKS = {
+  'plan-run': planRunTask,
+  'provision-cell': provisionCellTask,
+  'check-cell-ready': checkCellReadyTask,
+  'start-clients': startClientsTask,
+  'check-clients-ready': checkClientsReadyTask,
+  'start-jobs': startJobsTask,
+  'check-jobs': checkJobsTask,
+  'collect-step': collectStepTask,
+  'collect-late-metrics': collectLateMetricsTask,
+  'teardown-cell': teardownCellTask,
+  'finish-run': finishRunTask,
+} as const satisfies Record<TaskName, (deps: TaskDeps, event: never) => Promise<unknown>>;
+
+/** What the state machine passes to a task (its Parameters / input). */
+export type TaskEvent<T extends TaskName> = Parameters<(typeof TASKS)[T]>[1];
+/** What a task returns to the state machine. */
+export type TaskResult<T extends TaskName> = Awaited<ReturnType<(typeof TASKS)[T]>>;
+/** A task bound to its deps: what a Task state invokes. */
+export type BoundTask<T extends TaskName> = (event: TaskEvent<T>) => Promise<TaskResult<T>>;
+
+/** One task bound to deps. */
+export function bindTask<T extends TaskName>(task: T, deps: TaskDeps): BoundTask<T> {
+  const run = TASKS[task] as (deps: TaskDeps, event: TaskEvent<T>) => Promise<TaskResult<T>>;
+  return (event) => run(deps, event);
+}
+
+/** Every task bound to the same deps. */
+export function bindTasks(deps: TaskDeps): { readonly [T in TaskName]: BoundTask<T> } {
+  const bound = {} as Record<TaskName, unknown>;
+  for (const task of Object.keys(TASKS) as TaskName[]) bound[task] = bindTask(task, deps);
+  return bound as { readonly [T in TaskName]: BoundTask<T> };
+}
