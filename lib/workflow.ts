@@ -13,7 +13,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { TASK_NAMES, type TaskName } from '../core/workflow/task-names';
-import { executionTimeoutSeconds, readAslFile, substitutePlaceholders, taskPlaceholderValues } from './asl-definition';
+import { executionTimeoutSeconds, readAslFile, substitutePlaceholders, taskPlaceholderValues } from '../core/workflow/asl';
 
 /** Powertools settings shared by every function (lambdas/shared/aws-runtime.ts uses the same names). */
 export const POWERTOOLS_SERVICE = 'aurora-bench';

@@ -2,17 +2,17 @@
  * `aurora-bench run SPEC --aws`: validate, plan and run the account preflight here (refusing before
  * anything is created, with the same checks as `aurora-bench preflight` and the workflow's PlanRun),
  * start an execution of the deployed state machine with the same input the console would take,
- * and follow it until it ends, printing the same progress lines as a local run.
+ * and follow it until it ends, printing the same progress lines as a local run (core/workflow/progress.ts).
  */
 import { join } from 'node:path';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
-import { DescribeExecutionCommand, GetExecutionHistoryCommand, SFNClient, StartExecutionCommand, type HistoryEvent } from '@aws-sdk/client-sfn';
+import { DescribeExecutionCommand, GetExecutionHistoryCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import type { AwsClients } from '../backends/aws/clients';
 import { preflightRefused } from '../backends/aws/preflight';
 import { planRun } from '../plan/plan';
 import { loadSpecFile } from '../experiment/validate';
+import { HistoryProgress, progressLine } from '../workflow/progress';
 import { readStackOutputs } from './aws-stack';
-import { lateMetricsWait } from './progress';
 import { preflightPlan, renderPreflightReport } from './preflight-aws';
 
 export interface RunOnAwsOptions {
@@ -35,27 +35,6 @@ export interface RunOnAwsOptions {
 /** The execution input: what a user pastes into the console's "Start execution" too. */
 export function executionInput(spec: unknown, scripts: Record<string, string>, runId: string): string {
   return JSON.stringify({ spec, scripts, runId });
-}
-
-/** A progress line for the history events a user cares about. */
-export function describeHistoryEvent(ev: HistoryEvent): string | undefined {
-  const entered = ev.stateEnteredEventDetails;
-  if (entered && ['ProvisionCell', 'StartPrepare', 'StartStep', 'TeardownCell', 'TeardownCellOnError'].includes(entered.name ?? '')) {
-    const input = JSON.parse(entered.input ?? '{}') as { cell?: { cellId?: string }; step?: { stepId?: string } };
-    return `${entered.name}${input.cell?.cellId ? ` ${input.cell.cellId}` : ''}${input.step?.stepId ? ` ${input.step.stepId}` : ''}`;
-  }
-  if (entered?.name === 'WaitForLateMetrics') {
-    const input = JSON.parse(entered.input ?? '{}') as { cell?: { cellId?: string } };
-    return `${input.cell?.cellId ?? ''}: ${lateMetricsWait(input)}`;
-  }
-  const exited = ev.stateExitedEventDetails;
-  if (exited?.name === 'CollectStep') {
-    const out = JSON.parse(exited.output ?? 'null') as { stepId?: string; status?: string; tps?: number; error?: string } | null;
-    if (out) return `  ${out.stepId}: ${out.status === 'ok' ? `${out.tps?.toFixed(1)} tps` : `FAILED ${out.error}`}`;
-  }
-  if (ev.taskFailedEventDetails) return `  task failed: ${ev.taskFailedEventDetails.error}: ${ev.taskFailedEventDetails.cause ?? ''}`;
-  if (ev.mapRunStartedEventDetails) return `cells started as map run ${ev.mapRunStartedEventDetails.mapRunArn ?? ''}`;
-  return undefined;
 }
 
 export async function runOnAws(options: RunOnAwsOptions): Promise<number> {
@@ -83,6 +62,7 @@ export async function runOnAws(options: RunOnAwsOptions): Promise<number> {
   const executionArn = started.executionArn!;
   options.log(`started ${executionArn} (run ${plan.runId}); stop it from the console or with Ctrl-C here and everything is torn down by the safety net`);
   let lastEventId = 0;
+  const history = new HistoryProgress();
   for (;;) {
     // Status first, history second: once the status is final so is the history, and reading it
     // after the status cannot miss the events of an execution that ended in between.
@@ -95,7 +75,8 @@ export async function runOnAws(options: RunOnAwsOptions): Promise<number> {
       for (const ev of page.events ?? []) {
         if ((ev.id ?? 0) <= lastEventId) continue; // each poll re-reads the history from the start
         lastEventId = ev.id ?? lastEventId;
-        const line = describeHistoryEvent(ev);
+        const progress = history.toProgressEvent(ev);
+        const line = progress && progressLine(progress, () => plan.cells.length);
         if (line) options.log(line);
       }
       nextToken = page.nextToken;

@@ -12,8 +12,9 @@ import type { Plan } from '../plan/types';
 import { scaleSpec, type Scale } from '../experiment/scale';
 import { loadSpecFile } from '../experiment/validate';
 import { executeLocally, type ExecutionEvent, type LocalExecutionResult } from '../workflow/local-runner';
+import { progressLine } from '../workflow/progress';
+import { STATE } from '../workflow/state-names';
 import { collectStepTask, type CollectStepEvent, type TaskDeps } from '../workflow/tasks';
-import { progressLine } from './progress';
 import { toolInfo } from './tool-info';
 
 /** What the local runner needs beyond the Backend port: removing everything a run left. */
@@ -107,7 +108,7 @@ export function interruptedSteps(events: readonly ExecutionEvent[], reason: stri
   const started = new Map<string, CollectStepEvent>();
   for (const ev of events) {
     const state = ev.state?.output as (Omit<CollectStepEvent, 'phase' | 'jobsState'> & { jobs: CollectStepEvent['jobs'] }) | undefined;
-    if (ev.type === 'StateExited' && ev.state?.name === 'StartStep' && state?.cell && state.step) {
+    if (ev.type === 'StateExited' && ev.state?.name === STATE.StartStep && state?.cell && state.step) {
       started.set(`${state.cell.cellId}/${state.step.stepId}`, {
         ...state,
         phase: 'run',
@@ -116,7 +117,7 @@ export function interruptedSteps(events: readonly ExecutionEvent[], reason: stri
       });
     }
     const input = ev.state?.input as { cell?: { cellId: string }; step?: { stepId: string } } | undefined;
-    if (ev.type === 'StateExited' && ev.state?.name === 'CollectStep' && input?.cell && input.step) started.delete(`${input.cell.cellId}/${input.step.stepId}`);
+    if (ev.type === 'StateExited' && ev.state?.name === STATE.CollectStep && input?.cell && input.step) started.delete(`${input.cell.cellId}/${input.step.stepId}`);
   }
   return [...started.values()];
 }

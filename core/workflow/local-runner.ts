@@ -4,62 +4,17 @@
  * (task-registry.ts) with the given deps, its Wait states shortened to a poll interval.
  */
 import '../polyfills';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { StateMachine } from 'aws-local-stepfunctions';
 import type { Backend } from '../backend';
-import { placeholderFor, TASK_NAMES, type TaskName } from './task-names';
+import { allStates, loadDefinition } from './asl';
+import { STATE } from './state-names';
+import { TASK_NAMES, type TaskName } from './task-names';
 import { bindTasks } from './task-registry';
 import type { FinishRunOutput, PlanRunEvent, TaskDeps } from './tasks';
-
-/** state-machines/benchmark.asl.json of the checkout, found from core/workflow or dist/core/workflow. */
-function findAsl(): string {
-  for (let dir = __dirname; ; dir = dirname(dir)) {
-    const candidate = join(dir, 'state-machines', 'benchmark.asl.json');
-    if (existsSync(candidate)) return candidate;
-    if (dirname(dir) === dir) throw new Error(`cannot find state-machines/benchmark.asl.json above ${__dirname}`);
-  }
-}
-
-export const ASL_PATH = findAsl();
 
 /** The fake ARN a placeholder becomes locally; it names the task so bindings can be checked. */
 export function localFunctionArn(task: TaskName): string {
   return `arn:aws:lambda:us-east-1:000000000000:function:aurora-bench-${task}`;
-}
-
-/** The ASL text with every ${...FunctionArn} replaced; fails on a placeholder no task claims. */
-export function substituteDefinition(text: string, arnFor: (task: TaskName) => string): Record<string, unknown> {
-  let out = text;
-  for (const task of TASK_NAMES) out = out.split('${' + placeholderFor(task) + '}').join(arnFor(task));
-  const left = out.match(/\$\{[A-Za-z0-9]+\}/g);
-  if (left) throw new Error(`${ASL_PATH}: unknown placeholder(s) ${[...new Set(left)].join(', ')}`);
-  return JSON.parse(out) as Record<string, unknown>;
-}
-
-interface AslState {
-  Type: string;
-  Resource?: string;
-  Retry?: unknown[];
-  ItemProcessor?: { States: Record<string, AslState> };
-  Iterator?: { States: Record<string, AslState> };
-  Branches?: { States: Record<string, AslState> }[];
-}
-
-/** Every state of the definition, nested Map and Parallel states included, by name. */
-export function allStates(definition: Record<string, unknown>): Map<string, AslState> {
-  const found = new Map<string, AslState>();
-  const walk = (states: Record<string, AslState>) => {
-    for (const [name, st] of Object.entries(states)) {
-      if (found.has(name)) throw new Error(`state name "${name}" is used twice: local overrides are keyed by state name`);
-      found.set(name, st);
-      if (st.ItemProcessor) walk(st.ItemProcessor.States);
-      if (st.Iterator) walk(st.Iterator.States);
-      for (const b of st.Branches ?? []) walk(b.States);
-    }
-  };
-  walk(definition['States'] as Record<string, AslState>);
-  return found;
 }
 
 export type LocalHandler = (event: unknown) => Promise<unknown>;
@@ -84,11 +39,10 @@ export interface LocalExecutionOptions {
   readonly retryMs?: number;
   readonly onEvent?: (event: ExecutionEvent) => void;
   readonly signal?: AbortSignal;
-  /** Defaults to state-machines/benchmark.asl.json, its placeholders replaced with localFunctionArn. */
-  readonly definitionText?: string;
   /**
    * A definition whose Task resources are already real ARNs (e.g. the DefinitionString of the
-   * synthesized CloudFormation template), with the task each ARN stands for.
+   * synthesized CloudFormation template), with the task each ARN stands for. Default:
+   * state-machines/benchmark.asl.json, its placeholders replaced with localFunctionArn.
    */
   readonly resolvedDefinition?: { readonly definition: Record<string, unknown>; readonly taskByArn: ReadonlyMap<string, TaskName> };
   /**
@@ -116,7 +70,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 export const EXECUTION_TIMEOUT_ERROR = 'States.Timeout';
 
 export async function executeLocally(options: LocalExecutionOptions): Promise<LocalExecutionResult> {
-  const loaded = options.resolvedDefinition?.definition ?? substituteDefinition(options.definitionText ?? readFileSync(ASL_PATH, 'utf8'), localFunctionArn);
+  const loaded = options.resolvedDefinition?.definition ?? loadDefinition(localFunctionArn);
   if (options.executionTimeoutS !== undefined && !(Number.isInteger(options.executionTimeoutS) && options.executionTimeoutS >= 1)) {
     throw new Error(`executionTimeoutS must be a whole number of seconds >= 1, got ${options.executionTimeoutS}`);
   }
@@ -178,7 +132,7 @@ export async function executeLocally(options: LocalExecutionOptions): Promise<Lo
   const drain = (async () => {
     for await (const ev of execution.eventLogs as AsyncIterable<ExecutionEvent>) {
       events.push(ev);
-      if (ev.type === 'StateExited' && ev.state?.name === 'PlanRun') {
+      if (ev.type === 'StateExited' && ev.state?.name === STATE.PlanRun) {
         runId = (ev.state.output as { run?: { runId?: string } } | undefined)?.run?.runId;
       }
       options.onEvent?.(ev);

@@ -5,10 +5,11 @@
  */
 import { GetExecutionHistoryCommand, SFNClient, type HistoryEvent } from '@aws-sdk/client-sfn';
 import { awsConfigFromEnv, makeAwsClients, sweepExpired, teardownRun } from '../../core/backends/aws';
+import { STATE } from '../../core/workflow/state-names';
 import type { SweeperDeps } from './sweeper-deps';
 
 /** The name of the first Task of state-machines/benchmark.asl.json, whose output carries run.runId. */
-export const PLAN_STATE = 'PlanRun';
+export const PLAN_STATE = STATE.PlanRun;
 
 /** Finds run.runId in the output of the PlanRun state (TaskStateExited / TaskSucceeded events). */
 export function runIdFromHistory(events: readonly HistoryEvent[]): string | undefined {

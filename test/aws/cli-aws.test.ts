@@ -57,7 +57,7 @@ const STAND_IN_DEFINITION = {
   States: {
     PlanRun: {
       Type: 'Pass',
-      Parameters: { 'runId.$': '$.runId', 'specName.$': '$.spec.name', cell: { cellId: 'r6g-r1' } },
+      Parameters: { 'runId.$': '$.runId', 'specName.$': '$.spec.name', cell: { cellId: 'r6g-r1', index: 0, repeat: 1, variant: { instanceClass: 'db.r6g.large', readers: 0 } } },
       Next: 'ProvisionCell',
     },
     ProvisionCell: { Type: 'Pass', Next: 'WaitCellReady' },
@@ -184,7 +184,7 @@ describe('runOnAws against moto', () => {
     // Assert: followed from RUNNING (the Wait) to the end, each history line printed once.
     expect(calls.filter((c) => c === 'DescribeExecutionCommand').length).toBeGreaterThanOrEqual(2);
     const started = lines.findIndex((l) => l.startsWith('started '));
-    expect(lines.slice(started + 1)).toEqual(['ProvisionCell r6g-r1', '  rw-t2: 622.9 tps', 'execution SUCCEEDED', `results: aurora-bench results --aws --run ${runId}`]);
+    expect(lines.slice(started + 1)).toEqual(['[1/1 r6g-r1] provisioning db.r6g.large writer + 0 reader(s)', '[1/1 r6g-r1]   ok: 622.9 tps, 12,511.3 qps', 'execution SUCCEEDED', `results: aurora-bench results --aws --run ${runId}`]);
     // Assert: the preflight ran first and refused nothing.
     expect(lines.slice(0, started).join('\n')).toMatch(/^Preflight of "cli-aws-ok" on AWS \(us-east-1, stack aurora-bench-moto\)[\s\S]*0 refused, \d+ with warnings, \d+ ok: the account can run this experiment$/);
   });
@@ -220,7 +220,7 @@ describe('runOnAws against moto', () => {
     // Assert
     expect(exitCode).toBe(0);
     const started = lines.findIndex((l) => l.startsWith('started '));
-    expect(lines.slice(started + 1, started + 4)).toEqual(['ProvisionCell r6g-r1', '  rw-t2: 622.9 tps', 'execution SUCCEEDED']);
+    expect(lines.slice(started + 1, started + 4)).toEqual(['[1/1 r6g-r1] provisioning db.r6g.large writer + 0 reader(s)', '[1/1 r6g-r1]   ok: 622.9 tps, 12,511.3 qps', 'execution SUCCEEDED']);
   });
 
   it('returns 1 with the error and cause when the execution fails', async () => {

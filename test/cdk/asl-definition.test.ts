@@ -17,7 +17,7 @@ import {
   readAslFile,
   substitutePlaceholders,
   taskPlaceholderValues,
-} from '../../lib/asl-definition';
+} from '../../core/workflow/asl';
 import { PROJECT_ROOT, repoContextConfig, resourcesOf, synthTestApp } from './cdk-fixture';
 
 const FAKE_ARN = (name: string) => `arn:aws:lambda:eu-central-1:123456789012:function:${name}`;

@@ -1,10 +1,13 @@
 /**
- * Reads state-machines/benchmark.asl.json at synth time and substitutes its `${<Pascal>FunctionArn}`
- * placeholders (core/workflow/task-names.ts). Synth fails with a clear message when the file is
- * missing or not JSON, when a placeholder has no function, or when a function has no placeholder.
+ * The one loader of state-machines/benchmark.asl.json: reads it and substitutes its
+ * `${<Pascal>FunctionArn}` placeholders (task-names.ts), for the stack at synth time (real function
+ * ARNs, lib/workflow.ts) and for the local runner (fake ARNs naming the task, local-runner.ts), by
+ * the same rules. Loading fails with a clear message when the file is missing or not JSON, when a
+ * placeholder has no function, or when a function has no placeholder.
  */
-import { readFileSync } from 'node:fs';
-import { placeholderFor, TASK_NAMES, type TaskName } from '../core/workflow/task-names';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { placeholderFor, TASK_NAMES, type TaskName } from './task-names';
 
 export class AslDefinitionError extends Error {
   override readonly name = 'AslDefinitionError';
@@ -89,4 +92,49 @@ export function escapeLiteralDollarBraces(definition: string): string {
 /** The placeholder -> value map for the Task functions. */
 export function taskPlaceholderValues(arnOf: (task: TaskName) => string): Record<string, string> {
   return Object.fromEntries(TASK_NAMES.map((t) => [placeholderFor(t), arnOf(t)]));
+}
+
+let benchmarkAsl: string | undefined;
+
+/** state-machines/benchmark.asl.json of the checkout, found from core/workflow or dist/core/workflow. */
+export function benchmarkAslPath(): string {
+  if (benchmarkAsl !== undefined) return benchmarkAsl;
+  for (let dir = __dirname; ; dir = dirname(dir)) {
+    const candidate = join(dir, 'state-machines', 'benchmark.asl.json');
+    if (existsSync(candidate)) return (benchmarkAsl = candidate);
+    if (dirname(dir) === dir) throw new AslDefinitionError(`cannot find state-machines/benchmark.asl.json above ${__dirname}`);
+  }
+}
+
+/** state-machines/benchmark.asl.json with every Task placeholder replaced by arnFor(task), parsed. */
+export function loadDefinition(arnFor: (task: TaskName) => string): Record<string, unknown> {
+  const file = benchmarkAslPath();
+  return JSON.parse(substitutePlaceholders(readAslFile(file), taskPlaceholderValues(arnFor), file)) as Record<string, unknown>;
+}
+
+export interface AslState {
+  readonly Type: string;
+  readonly Resource?: string;
+  readonly Retry?: unknown[];
+  readonly Catch?: unknown[];
+  readonly Comment?: string;
+  readonly ItemProcessor?: { readonly States: Record<string, AslState> };
+  readonly Iterator?: { readonly States: Record<string, AslState> };
+  readonly Branches?: readonly { readonly States: Record<string, AslState> }[];
+}
+
+/** Every state of the definition, nested Map and Parallel states included, by name (unique: overrides and progress lines are keyed by it). */
+export function allStates(definition: Record<string, unknown>): Map<string, AslState> {
+  const found = new Map<string, AslState>();
+  const walk = (states: Record<string, AslState>) => {
+    for (const [name, st] of Object.entries(states)) {
+      if (found.has(name)) throw new AslDefinitionError(`state name "${name}" is used twice: local overrides are keyed by state name`);
+      found.set(name, st);
+      if (st.ItemProcessor) walk(st.ItemProcessor.States);
+      if (st.Iterator) walk(st.Iterator.States);
+      for (const b of st.Branches ?? []) walk(b.States);
+    }
+  };
+  walk(definition['States'] as Record<string, AslState>);
+  return found;
 }

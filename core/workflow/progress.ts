@@ -1,0 +1,126 @@
+/**
+ * The progress lines of a run: one line per thing a user cares about while it goes (cells, data,
+ * steps, failures, teardown). One formatter for every way a run is followed: the local runner's
+ * events (local runs, the AWS rehearsal) directly, an AWS execution's history events through
+ * HistoryProgress, which turns them into the same shape.
+ */
+import type { HistoryEvent } from '@aws-sdk/client-sfn';
+import type { CellPlan, StepPlan } from '../plan/types';
+import type { ExecutionEvent } from './local-runner';
+import { STATE } from './state-names';
+import type { StepOutcome } from './tasks';
+
+/** What the formatter reads of an event: the local runner's ExecutionEvent, or a history event made into one. */
+export type ProgressEvent = Pick<ExecutionEvent, 'type' | 'state' | 'Error' | 'Cause' | 'retry'> & {
+  /** A Distributed Map run started (AWS only: its cells run as child executions). */
+  readonly mapRunArn?: string;
+};
+
+/** The state input fields the lines use; on AWS they come from JSON, so each may be missing. */
+interface StateInput {
+  cell?: Partial<Omit<CellPlan, 'variant' | 'data'>> & { variant?: Partial<CellPlan['variant']>; data?: Partial<CellPlan['data']> };
+  step?: Partial<StepPlan>;
+}
+
+function fmt(n: number | null | undefined, digits = 1): string {
+  return n === null || n === undefined ? '-' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+
+const known = (v: unknown): string => (v === undefined || v === null ? '?' : String(v));
+
+/** What WaitForLateMetrics waits for (its input carries CollectLateMetrics' answer). */
+export function lateMetricsWait(input: unknown): string {
+  const late = (input as { lateMetrics?: { waitS?: number; incompleteSteps?: number } } | undefined)?.lateMetrics;
+  return `waiting ${late?.waitS ?? '?'} s for the last CloudWatch/Performance Insights datapoints of ${late?.incompleteSteps ?? '?'} step(s)`;
+}
+
+export function progressLine(ev: ProgressEvent, cellCount: () => number): string | undefined {
+  const input = (ev.state?.input ?? {}) as StateInput;
+  const cell = input.cell;
+  const tag = cell ? `[${cell.index === undefined ? '?' : cell.index + 1}/${cellCount()} ${cell.cellId}]` : '';
+  const name = ev.state?.name;
+  if (ev.type === 'StateEntered') {
+    switch (name) {
+      case STATE.ProvisionCell:
+        return `${tag} provisioning ${known(cell?.variant?.instanceClass)} writer + ${known(cell?.variant?.readers)} reader(s)`;
+      case STATE.StartPrepare:
+        return `${tag} preparing ${known(cell?.data?.tables)} x ${cell?.data?.tableSize?.toLocaleString('en-US') ?? '?'} rows`;
+      case STATE.StartStep: {
+        const s = input.step ?? {};
+        const rate = (s.rate ?? 0) > 0 ? `, ${s.rate}/s offered` : '';
+        return `${tag} step ${s.index === undefined ? '?' : s.index + 1}/${known(cell?.steps?.length)} ${known(s.stepId)}: ${known(s.test ?? s.script?.name)} on ${known(s.target)}, ${known(s.threads)} threads x ${known(s.clients)} client(s)${rate}, ${s.warmupS ? `${s.warmupS}s warm-up + ` : ''}${known(s.durationS)}s`;
+      }
+      case STATE.TeardownCell:
+      case STATE.TeardownCellOnError:
+        return `${tag} tearing down`;
+      case STATE.WaitForLateMetrics:
+        return `${tag} ${lateMetricsWait(ev.state?.input)}`;
+      default:
+        return undefined;
+    }
+  }
+  if (ev.type === 'StateExited' && name === STATE.ProvisionCell) {
+    // Said once per variant (its first cell), not for every repeat.
+    const notes = ((ev.state?.output as { resources?: { notes?: { level: string; path: string; message: string }[] } } | undefined)?.resources?.notes ?? []);
+    if (cell && cell.repeat === 1 && notes.length > 0) return notes.map((n) => `${tag} [${n.level}] ${n.path}: ${n.message}`).join('\n');
+    return undefined;
+  }
+  if (ev.type === 'StateExited' && name === STATE.CollectStep) {
+    const out = (ev.state?.output ?? null) as StepOutcome | null;
+    if (!out) return undefined;
+    return out.status === 'ok'
+      ? `${tag}   ok: ${fmt(out.tps)} tps, ${fmt(out.qps)} qps`
+      : `${tag}   FAILED: ${out.error}`;
+  }
+  if (ev.type === 'StateRetried') return `${tag} ${name} failed, retrying (attempt ${ev.retry?.attempt ?? '?'})`;
+  if (ev.type === 'StateFailed' && name !== undefined) {
+    return `${tag} ${name} failed: ${ev.Error}: ${String(ev.Cause ?? '').split('\n')[0]}`;
+  }
+  if (ev.type === 'MapRunStarted') return `cells started as map run ${ev.mapRunArn ?? ''}`;
+  return undefined;
+}
+
+function parsed(json: string | undefined): unknown {
+  if (json === undefined) return undefined;
+  try {
+    return JSON.parse(json) as unknown;
+  } catch {
+    // Not JSON: the line is written without its fields rather than ending the follower.
+    return undefined;
+  }
+}
+
+/**
+ * Turns an AWS execution's history events (GetExecutionHistory, oldest first) into ProgressEvents.
+ * A history's StateExited carries only the output, and a TaskFailed no state name: both are taken
+ * from the state last entered, as the local runner's events carry them.
+ */
+export class HistoryProgress {
+  private readonly inputs = new Map<string, unknown>();
+  private lastEntered: { name: string; input: unknown } | undefined;
+
+  toProgressEvent(ev: HistoryEvent): ProgressEvent | undefined {
+    const entered = ev.stateEnteredEventDetails;
+    if (entered?.name !== undefined) {
+      const input = parsed(entered.input);
+      this.inputs.set(entered.name, input);
+      this.lastEntered = { name: entered.name, input };
+      return { type: 'StateEntered', state: { name: entered.name, type: String(ev.type ?? '').replace(/StateEntered$/, ''), input } };
+    }
+    const exited = ev.stateExitedEventDetails;
+    if (exited?.name !== undefined) {
+      return { type: 'StateExited', state: { name: exited.name, type: String(ev.type ?? '').replace(/StateExited$/, ''), input: this.inputs.get(exited.name), output: parsed(exited.output) } };
+    }
+    const failed = ev.taskFailedEventDetails;
+    if (failed) {
+      return {
+        type: 'StateFailed',
+        ...(this.lastEntered ? { state: { name: this.lastEntered.name, type: 'Task', input: this.lastEntered.input } } : {}),
+        ...(failed.error !== undefined ? { Error: failed.error } : {}),
+        ...(failed.cause !== undefined ? { Cause: failed.cause } : {}),
+      };
+    }
+    if (ev.mapRunStartedEventDetails) return { type: 'MapRunStarted', ...(ev.mapRunStartedEventDetails.mapRunArn ? { mapRunArn: ev.mapRunStartedEventDetails.mapRunArn } : {}) };
+    return undefined;
+  }
+}

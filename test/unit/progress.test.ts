@@ -1,0 +1,56 @@
+/**
+ * One progress formatter for local and AWS runs: an AWS execution's history events, turned into
+ * progress events by HistoryProgress, print the lines the local runner's events print.
+ */
+import type { HistoryEvent } from '@aws-sdk/client-sfn';
+import type { ExecutionEvent } from '../../core/workflow/local-runner';
+import { HistoryProgress, progressLine } from '../../core/workflow/progress';
+
+const cell = { cellId: 'r6g-r1', index: 0, repeat: 1, variant: { instanceClass: 'db.r6g.large', readers: 1 }, data: { tables: 2, tableSize: 1000 }, steps: [{}] };
+const step = { stepId: 'rw-t2', index: 0, test: 'oltp_read_write', target: 'writer', threads: 2, clients: 1, rate: 0, warmupS: 0, durationS: 10 };
+const outcome = { stepId: 'rw-t2', status: 'ok', error: null, tps: 622.88, qps: 12511.28 };
+
+describe('progressLine', () => {
+  it('prints the same lines for an AWS history as for the local runner\'s events of the same states', () => {
+    // Arrange
+    const local: ExecutionEvent[] = [
+      { type: 'StateEntered', timestamp: 1, state: { name: 'ProvisionCell', type: 'Task', input: { cell } } },
+      { type: 'StateEntered', timestamp: 2, state: { name: 'StartStep', type: 'Task', input: { cell, step } } },
+      { type: 'StateEntered', timestamp: 3, state: { name: 'CollectStep', type: 'Task', input: { cell, step } } },
+      { type: 'StateExited', timestamp: 4, state: { name: 'CollectStep', type: 'Task', input: { cell, step }, output: outcome } },
+      { type: 'StateEntered', timestamp: 5, state: { name: 'TeardownCell', type: 'Task', input: { cell } } },
+      { type: 'StateFailed', timestamp: 6, state: { name: 'TeardownCell', type: 'Task', input: { cell } }, Error: 'ResourceStillInUseError', Cause: 'cluster busy\nmore' },
+    ];
+    const history: HistoryEvent[] = [
+      { id: 1, timestamp: new Date(1), type: 'TaskStateEntered', stateEnteredEventDetails: { name: 'ProvisionCell', input: JSON.stringify({ cell }) } },
+      { id: 2, timestamp: new Date(2), type: 'TaskStateEntered', stateEnteredEventDetails: { name: 'StartStep', input: JSON.stringify({ cell, step }) } },
+      { id: 3, timestamp: new Date(3), type: 'TaskStateEntered', stateEnteredEventDetails: { name: 'CollectStep', input: JSON.stringify({ cell, step }) } },
+      { id: 4, timestamp: new Date(4), type: 'TaskStateExited', stateExitedEventDetails: { name: 'CollectStep', output: JSON.stringify(outcome) } },
+      { id: 5, timestamp: new Date(5), type: 'TaskStateEntered', stateEnteredEventDetails: { name: 'TeardownCell', input: JSON.stringify({ cell }) } },
+      { id: 6, timestamp: new Date(6), type: 'TaskFailed', taskFailedEventDetails: { resourceType: 'lambda', resource: 'invoke', error: 'ResourceStillInUseError', cause: 'cluster busy\nmore' } },
+    ];
+    const progress = new HistoryProgress();
+
+    // Act
+    const localLines = local.map((ev) => progressLine(ev, () => 1)).filter((l) => l !== undefined);
+    const awsLines = history.map((ev) => progress.toProgressEvent(ev)).map((ev) => ev && progressLine(ev, () => 1)).filter((l) => l !== undefined);
+
+    // Assert
+    expect(localLines).toEqual([
+      '[1/1 r6g-r1] provisioning db.r6g.large writer + 1 reader(s)',
+      '[1/1 r6g-r1] step 1/1 rw-t2: oltp_read_write on writer, 2 threads x 1 client(s), 10s',
+      '[1/1 r6g-r1]   ok: 622.9 tps, 12,511.3 qps',
+      '[1/1 r6g-r1] tearing down',
+      '[1/1 r6g-r1] TeardownCell failed: ResourceStillInUseError: cluster busy',
+    ]);
+    expect(awsLines).toEqual(localLines);
+  });
+
+  it('writes a line with ? for fields an input lacks instead of failing', () => {
+    // Act
+    const line = progressLine({ type: 'StateEntered', state: { name: 'ProvisionCell', type: 'Task', input: { cell: { cellId: 'x' } } } }, () => 3);
+
+    // Assert
+    expect(line).toBe('[?/3 x] provisioning ? writer + ? reader(s)');
+  });
+});
