@@ -81,15 +81,26 @@ function changeText(cp: HistoryChangePoint): string {
   return `${c.estimate >= 0 ? '+' : ''}${num(c.estimate, 3)}${range(c.low, c.high, (x) => num(x, 3))}`;
 }
 
+/** The change as a signed relative size, for chart marks: "-30.2%", "+12.0%" (or "+0.35" for a difference). */
+function signedChange(cp: HistoryChangePoint): string {
+  const c = cp.change;
+  if (c.kind === 'ratio') {
+    const r = (c.estimate - 1) * 100;
+    return `${r >= 0 ? '+' : '-'}${Math.abs(r).toFixed(1)}%`;
+  }
+  return `${c.estimate >= 0 ? '+' : '-'}${num(Math.abs(c.estimate), 3)}`;
+}
+
 const directionText = (d: HistoryChangePoint['direction']): string => (d === 'regressed' ? 'REGRESSED' : d === 'improved' ? 'improved' : 'changed (level within the noise)');
 
-function latestCells(l: LatestVerdict): string[] {
+function latestCells(l: LatestVerdict, metric: MetricHistory['metric']): string[] {
   const b = l.baseline;
   return [
     l.value === null ? '-' : fixed(l.value),
     b ? `${fixed(b.mean)} ±${fixed(b.sd)} (${b.n} runs${l.sinceRunId ? `, before ${l.sinceRunId}` : ''})` : '-',
     l.ratio === null ? '-' : pct(l.ratio, 1),
-    l.interval ? `${fixed(l.interval.low)}–${fixed(l.interval.high)}` : '-',
+    // An error rate cannot be negative: the interval's low end is shown from 0.
+    l.interval ? `${fixed(metric === 'errors' ? Math.max(0, l.interval.low) : l.interval.low)}–${fixed(l.interval.high)}` : '-',
     VERDICT_TEXT[l.verdict],
   ];
 }
@@ -101,7 +112,7 @@ function historyTables(h: History): { latest: TableBlock; changes: TableBlock; s
   for (const s of current) {
     for (const m of s.metrics) {
       if (!m.latest) continue;
-      latestRows.push([s.label, m.label, ...latestCells(m.latest)]);
+      latestRows.push([s.label, m.label, ...latestCells(m.latest, m.metric)]);
       if (m.latest.verdict === 'not-judged' || m.latest.verdict === 'unknown') latestNotes.push(`${s.label} ${m.label}: ${m.latest.reason}`);
     }
   }
@@ -179,9 +190,18 @@ function trendCharts(h: History): ChartBlock[] {
     };
     const tps = s.metrics.find((m) => m.metric === 'tps')!;
     const lat = s.metrics.find((m) => m.metric === 'latency')!;
-    const marks: TrendMark[] = s.metrics.flatMap((m) =>
-      m.changePoints.map((cp) => ({ at: Date.parse(cp.startedAt), label: `${m.label} ${changeText(cp).split(' ')[0]}`, kind: cp.direction })),
-    );
+    // One line per run where something changed, naming every metric that changed there.
+    const byRun = new Map<number, { labels: string[]; kinds: Set<HistoryChangePoint['direction']> }>();
+    for (const m of s.metrics) {
+      for (const cp of m.changePoints) {
+        const at = Date.parse(cp.startedAt);
+        const mark = byRun.get(at) ?? { labels: [], kinds: new Set() };
+        mark.labels.push(`${m.label} ${signedChange(cp)}`);
+        mark.kinds.add(cp.direction);
+        byRun.set(at, mark);
+      }
+    }
+    const marks: TrendMark[] = [...byRun].map(([at, m]) => ({ at, label: m.labels.join(', '), kind: m.kinds.has('regressed') ? 'regressed' : m.kinds.has('improved') ? 'improved' : 'changed' }));
     charts.push(trendChart(`trend-${i}`, `${s.label}${s.current ? '' : ' (earlier series)'}`, [lineOf(tps, 0), lineOf(lat, 1)], marks, ['TPS', `${lat.label} (ms)`]));
   });
   return charts;

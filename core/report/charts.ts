@@ -172,7 +172,7 @@ export function trendChart(id: string, title: string, lines: readonly TrendLine[
             markLine: {
               silent: true,
               symbol: 'none',
-              data: marks.map((m) => ({ xAxis: m.at, label: { formatter: m.label, position: 'insideEndTop', fontSize: 10 }, lineStyle: { color: MARK_COLORS[m.kind], type: 'solid', width: 1.5 } })),
+              data: marks.map((m) => ({ xAxis: m.at, label: { formatter: m.label, position: 'end', fontSize: 10 }, lineStyle: { color: MARK_COLORS[m.kind], type: 'solid', width: 1.5 } })),
             },
           }
         : {}),
@@ -191,7 +191,7 @@ export function trendChart(id: string, title: string, lines: readonly TrendLine[
     option: {
       ...base,
       legend: { ...(base.legend as object), data: lines.map((l) => l.name) },
-      grid: { left: 70, right: axisNames[1] !== undefined ? 70 : 30, top: 45, bottom: 90, containLabel: false },
+      grid: { left: 70, right: axisNames[1] !== undefined ? 70 : 30, top: 60, bottom: 90, containLabel: false },
       xAxis: { type: 'time', name: 'run started', nameLocation: 'middle', nameGap: 28 },
       yAxis,
       series,

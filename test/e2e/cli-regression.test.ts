@@ -1,0 +1,117 @@
+/**
+ * `aurora-bench compare` and `aurora-bench history` as a user runs them (the built CLI) over a lake
+ * directory written in the workflow's layout: tables, JSON, the HTML page with its trend charts,
+ * the exit code CI reads from --fail-on regression, and clear errors for what is not there.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { writeLakeRun } from '../helpers/regression-fixtures';
+
+const REPO = join(__dirname, '..', '..');
+const CLI = join(REPO, 'dist', 'bin', 'aurora-bench.js');
+
+let work: string;
+let lake: string;
+
+function cli(args: string[]) {
+  const r = spawnSync(process.execPath, [CLI, ...args, '--lake', lake], { cwd: work, encoding: 'utf8', timeout: 120_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const day = (i: number): string => new Date(Date.UTC(2026, 2, 1) + i * 86_400_000).toISOString();
+
+beforeAll(() => {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npx tsc -p .), as scripts/test.sh does`);
+  work = mkdtempSync(join(tmpdir(), 'ab-cli-regression-'));
+  lake = join(work, 'lake');
+  // Ten nights at 1000 TPS, then five at 700 (latency up accordingly); two repeats each.
+  for (let i = 1; i <= 15; i++) {
+    const tps = i <= 10 ? 1000 : 700;
+    const wobble = 1 + 0.01 * Math.sin(i * 2.1);
+    writeLakeRun(lake, `night-${String(i).padStart(2, '0')}`, day(i), [
+      { tps: tps * wobble, latencyMs: 10_000 / (tps * wobble) },
+      { tps: tps * wobble * 1.01, latencyMs: 10_000 / (tps * wobble * 1.01) },
+    ]);
+  }
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('aurora-bench compare', () => {
+  it('prints B/A per metric and exits 0 for two runs within the noise, even with --fail-on regression', () => {
+    // Act
+    const r = cli(['compare', 'night-01', 'night-02', '--fail-on', 'regression']);
+    // Assert
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/aurora-bench compare: night-01 → night-02/);
+    expect(r.stdout).toMatch(/rw t8 \[r6g\] .*within the noise.*repeats/);
+    expect(r.stdout).toMatch(/0 regressed, 0 improved, 4 within the noise/);
+  });
+
+  it('exits 2 with --fail-on regression when B regressed, and prints the regressions', () => {
+    // Act
+    const r = cli(['compare', 'night-10', 'night-11', '--fail-on', 'regression']);
+    const json = JSON.parse(cli(['compare', 'night-10', 'night-11', '--json']).stdout) as { regressions: number; steps: { metrics: { metric: string; verdict: string }[] }[] };
+    // Assert
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(/REGRESSED: rw t8 \[r6g\] TPS 6\d\.\d% \(6\d\.\d%–7\d\.\d%\) \(B\/A\)/);
+    expect(r.stderr).toMatch(/aurora-bench: 3 regressions from night-10 to night-11/);
+    expect(json.regressions).toBe(3);
+    expect(json.steps[0]!.metrics.map((m) => [m.metric, m.verdict])).toEqual([
+      ['tps', 'regressed'],
+      ['qps', 'regressed'],
+      ['latency', 'regressed'],
+      ['errors', 'within-noise'],
+    ]);
+  });
+
+  it('names a run that is not in the lake', () => {
+    // Act
+    const r = cli(['compare', 'night-01', 'nope']);
+    // Assert
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^aurora-bench: run "nope" is not in the results lake at .* \(latest runs: night-15/);
+  });
+});
+
+describe('aurora-bench history', () => {
+  it('prints the latest run\'s verdicts and the change point with its runs, size and p-value', () => {
+    // Act
+    const r = cli(['history', 'nightly']);
+    // Assert
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/aurora-bench history: nightly/);
+    expect(r.stdout).toMatch(/runs: 15 on local/);
+    expect(r.stdout).toMatch(/rw t8 \[r6g\] +│ TPS +│ night-11 \(2026-03-12 00:00\) +│ 10 runs, 1,00\d\.\d\d +│ 5 runs, 70\d\.\d\d +│ 69\.\d% \(6\d\.\d%–7\d\.\d%\) +│ p < 0\.005 +│ REGRESSED/);
+    expect(r.stdout).toMatch(/Latest run night-15 against the last stable segment/);
+  });
+
+  it('--json gives the series and --html writes a page with one trend chart per step, the change point marked', () => {
+    // Arrange
+    const page = join(work, 'history.html');
+    // Act
+    const json = JSON.parse(cli(['history', 'nightly', '--json']).stdout) as { latestRunId: string; steps: { points: unknown[]; metrics: { metric: string; changePoints: { runId: string; direction: string }[] }[] }[] };
+    const r = cli(['history', 'nightly', '--html', page]);
+    const html = readFileSync(page, 'utf8');
+    // Assert
+    expect(json.latestRunId).toBe('night-15');
+    expect(json.steps[0]!.points).toHaveLength(15);
+    expect(json.steps[0]!.metrics.find((m) => m.metric === 'tps')!.changePoints).toEqual([expect.objectContaining({ runId: 'night-11', direction: 'regressed' })]);
+    expect(r.stdout).toMatch(/HTML history written to .*history\.html/);
+    expect(html.match(/<figure class="chart"/g)).toHaveLength(1);
+    expect(html).toMatch(/<svg[^>]*>/);
+    expect(html).toMatch(/TPS -30\.\d%/);
+    expect(html).toMatch(/p95 latency \+4\d\.\d%/);
+    expect(html).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org)/);
+  });
+
+  it('names the experiments the lake has when the one asked for has no run', () => {
+    // Act
+    const r = cli(['history', 'weekly']);
+    // Assert
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^aurora-bench: no run of experiment "weekly" in the results lake at .* \(experiments with runs: nightly \(15\)\)/);
+  });
+});
