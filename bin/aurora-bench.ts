@@ -232,11 +232,13 @@ program
   .argument('<experiment>', 'experiment name (or its file)')
   .option('--json', 'print the history as JSON')
   .option('--html <file>', 'also write a self-contained HTML page with a trend chart per step, change points marked')
+  .option('--window <runs>', 'search change points in the last N runs of each series, or "all" (cost grows with the square of the runs)', '100')
   .option('--lake <dir>', 'local results lake directory', defaultLake)
   .action(
-    action(async (experiment: string, opts: { json?: boolean; html?: string; lake: string }) => {
-      const { historyCommand } = await import('../core/cli/regression-command');
-      const { text } = await historyCommand({ lakeDir: resolve(opts.lake), experiment, builtinWorkloads, ...(opts.json ? { json: true } : {}), ...(opts.html ? { html: resolve(opts.html) } : {}) });
+    action(async (experiment: string, opts: { json?: boolean; html?: string; window: string; lake: string }) => {
+      const { historyCommand, parseWindow } = await import('../core/cli/regression-command');
+      const window = parseWindow(opts.window);
+      const { text } = await historyCommand({ lakeDir: resolve(opts.lake), experiment, builtinWorkloads, window, ...(opts.json ? { json: true } : {}), ...(opts.html ? { html: resolve(opts.html) } : {}) });
       process.stdout.write(text);
     }),
   );

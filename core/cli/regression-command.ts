@@ -37,6 +37,13 @@ export interface HistoryCommandOptions extends HistoryOptions {
   readonly builtinWorkloads: string;
 }
 
+/** --window: a number of runs (at least 2) or "all"; anything else is refused with how to write it. */
+export function parseWindow(text: string): number | 'all' {
+  if (text === 'all') return 'all';
+  if (/^[0-9]+$/.test(text) && Number(text) >= 2) return Number(text);
+  throw Object.assign(new Error(`--window ${text}: give a number of runs (2 or more, e.g. --window 100) or "all"`), { name: 'UsageError' });
+}
+
 /** An experiment file given instead of a name: its `name`. */
 export function experimentName(arg: string, builtinWorkloads: string): string {
   if (/\.(json|ya?ml)$/i.test(arg) && existsSync(arg)) return loadSpecFile(arg, builtinWorkloads).spec.name;

@@ -408,3 +408,55 @@ function latestVerdict(
       : `${position} the ${Math.round(opts.predictionLevel * 100)}% prediction interval of the last stable segment (${segmentText})`;
   return { runId: lastPoint.runId, value, verdict, reason, baseline: { runIds, n, mean: m, sd }, ratio: m !== 0 ? value / m : null, interval, sinceRunId };
 }
+
+/**
+ * The latest run's verdicts as flat rows, one per step and metric of the current series: what a
+ * workflow step would write to a verdicts table, or a CI job would check.
+ */
+export interface VerdictRow {
+  readonly experiment: string;
+  readonly run_id: string;
+  readonly variant: string;
+  readonly workload: string;
+  readonly threads: number;
+  readonly rate: number;
+  readonly target: string;
+  readonly measurement_hash: string;
+  readonly metric: RegressionMetric;
+  readonly verdict: Verdict;
+  readonly value: number | null;
+  readonly baseline_mean: number | null;
+  readonly baseline_runs: number;
+  readonly ratio: number | null;
+  readonly interval_low: number | null;
+  readonly interval_high: number | null;
+  readonly since_run_id: string | null;
+  readonly reason: string;
+}
+
+export function verdictRows(history: History): VerdictRow[] {
+  const rows: VerdictRow[] = [];
+  for (const s of history.steps) {
+    for (const m of s.metrics) {
+      const l = m.latest;
+      if (!l) continue;
+      rows.push({
+        experiment: history.experiment,
+        run_id: l.runId,
+        ...s.key,
+        measurement_hash: s.measurementHash,
+        metric: m.metric,
+        verdict: l.verdict,
+        value: l.value,
+        baseline_mean: l.baseline?.mean ?? null,
+        baseline_runs: l.baseline?.n ?? 0,
+        ratio: l.ratio,
+        interval_low: l.interval?.low ?? null,
+        interval_high: l.interval?.high ?? null,
+        since_run_id: l.sinceRunId,
+        reason: l.reason,
+      });
+    }
+  }
+  return rows;
+}

@@ -107,6 +107,18 @@ describe('aurora-bench history', () => {
     expect(html).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org)/);
   });
 
+  it('searches a shorter window when asked, and refuses a window that is not a number of runs', () => {
+    // Act
+    const short = JSON.parse(cli(['history', 'nightly', '--json', '--window', '4']).stdout) as { options: { window: number }; steps: { metrics: { searchedFrom: string | null; changePoints: unknown[] }[] }[] };
+    const bad = cli(['history', 'nightly', '--window', 'forever']);
+    // Assert
+    expect(short.options.window).toBe(4);
+    expect(short.steps[0]!.metrics[0]!.searchedFrom).toBe('night-12');
+    expect(short.steps[0]!.metrics[0]!.changePoints).toEqual([]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toBe('aurora-bench: --window forever: give a number of runs (2 or more, e.g. --window 100) or "all"\n');
+  });
+
   it('names the experiments the lake has when the one asked for has no run', () => {
     // Act
     const r = cli(['history', 'weekly']);

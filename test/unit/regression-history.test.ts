@@ -3,7 +3,7 @@
  * runs on each side and the size of the change, and the latest run's verdict against the last
  * stable segment.
  */
-import { buildHistory, type HistoryRunRow } from '../../core/regression/history';
+import { buildHistory, verdictRows, type HistoryRunRow } from '../../core/regression/history';
 import type { StepRow } from '../../core/regression/metrics';
 import { NormalSource } from '../../bench/synthetic-series';
 import { historyRun, nightlySpec, summaryRow } from '../helpers/regression-fixtures';
@@ -64,6 +64,13 @@ describe('history of an experiment', () => {
     expect(latest.interval!.low).toBeGreaterThan(latest.value!);
     expect(latest.baseline!.n).toBe(15);
     expect(metric(h, 'latency').latest!.verdict).toBe('regressed');
+    // The same as flat rows, one per metric, for a verdicts table or a CI check
+    expect(verdictRows(h).map((r) => [r.run_id, r.variant, r.workload, r.metric, r.verdict, r.baseline_runs])).toEqual([
+      ['nightly-016', 'r6g', 'rw', 'tps', 'regressed', 15],
+      ['nightly-016', 'r6g', 'rw', 'qps', 'regressed', 15],
+      ['nightly-016', 'r6g', 'rw', 'latency', 'regressed', 15],
+      ['nightly-016', 'r6g', 'rw', 'errors', 'within-noise', 15],
+    ]);
   });
 
   it('calls a TPS rise an improvement and judges runs just after a change against the segment before it', () => {
