@@ -7,8 +7,8 @@
  *  - both runs have two or more repeats of the step: from the repeats (run-to-run noise, the one
  *    that matters when comparing two runs), Welch's interval for a ratio of means (stats.ts);
  *  - otherwise from each run's per-interval samples. They are autocorrelated (a slow second
- *    follows a slow second), so they enter as batch means (stats.ts batchMeans; Law and Kelton,
- *    Simulation Modeling and Analysis, 3rd ed., §9.5.3), which are nearly independent. This only
+ *    follows a slow second), so they enter as batch means (stats.ts batchMeans; the method of batch
+ *    means, Law and Kelton, Simulation Modeling and Analysis), which are nearly independent. This only
  *    sees the noise within a run: the text says so.
  * An interval entirely above or below 100% is a change beyond the noise, judged by the metric's
  * direction (latency and errors up is a regression). Errors are compared as a difference of

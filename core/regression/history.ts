@@ -11,10 +11,10 @@
  * when it has at least `minStableRuns` earlier runs, else the latest earlier segment that has
  * (the runs since a recent change point are not yet a level to compare with). The latest value is
  * judged against the prediction interval of that segment for one new observation,
- * mean ± t(1 - (1 - level)/2, n - 1) · s · sqrt(1 + 1/n) (NIST/SEMATECH e-Handbook of Statistical
- * Methods, 7.1.4 "What are prediction intervals?"; the segment's runs are independent repeats of the
- * same measurement, nights apart): outside it, the run regressed or improved (by the metric's
- * direction), inside it, it is within the noise.
+ * mean ± t(1 - (1 - level)/2, n - 1) · s · sqrt(1 + 1/n), the normal-theory interval for one future
+ * observation (Hahn and Meeker, Statistical Intervals: A Guide for Practitioners, Wiley 1991; the
+ * segment's runs are independent repeats of the same measurement, nights apart): outside it, the
+ * run regressed or improved (by the metric's direction), inside it, it is within the noise.
  */
 import { eDivisive, type EDivisiveStatistic } from './edivisive';
 import { measuredSteps, measurementDifferences, type StepMeasurement } from './measurement';
