@@ -1,5 +1,6 @@
 /** `aurora-bench compare` and `aurora-bench history` over the local lake (DuckDB). */
 import { existsSync, writeFileSync } from 'node:fs';
+import { UsageError } from '../errors';
 import { withLake, type LakeReader } from '../lake/duckdb';
 import { renderHtml, renderTerminal } from '../report/report';
 import { compareRuns, type Comparison } from '../regression/compare';
@@ -41,7 +42,7 @@ export interface HistoryCommandOptions extends HistoryOptions {
 export function parseWindow(text: string): number | 'all' {
   if (text === 'all') return 'all';
   if (/^[0-9]+$/.test(text) && Number(text) >= 2) return Number(text);
-  throw Object.assign(new Error(`--window ${text}: give a number of runs (2 or more, e.g. --window 100) or "all"`), { name: 'UsageError' });
+  throw new UsageError(`--window ${text}: give a number of runs (2 or more, e.g. --window 100) or "all"`);
 }
 
 /** An experiment file given instead of a name: its `name`. */
