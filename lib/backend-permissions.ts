@@ -8,10 +8,10 @@
  *  - EC2 clients by tag: RunInstances must tag the instance with `aurora-bench:run-id`, and
  *    terminate / Run Command only reach instances carrying that tag;
  *  - S3 on the lake bucket only; launch only from the stack's launch templates with its profile.
- * The actions are the ones core/backends/aws calls (aws-backend.ts, teardown.ts, sweeper.ts, and
- * the read-only preflight*.ts PlanRun runs). API calls without resource-level permissions
- * (Describe*, GetMetricData, Service Quotas reads) take Resource "*", acknowledged where the
- * statement is created.
+ * The actions are the ones core/backends/aws calls (cluster.ts, client-fleet.ts, jobs.ts, metrics.ts,
+ * s3-lake.ts, teardown.ts, sweeper.ts, and the read-only preflight*.ts PlanRun runs). API calls
+ * without resource-level permissions (Describe*, GetMetricData, Service Quotas reads) take
+ * Resource "*", acknowledged where the statement is created.
  */
 import { ArnFormat, Stack, Validations } from 'aws-cdk-lib';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';

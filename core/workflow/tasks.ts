@@ -5,7 +5,7 @@
  */
 import type { Backend, CellResources, JobHandle, JobsState, MetricsWindow, RunContext, RunnerJob, ServerMetricsCollection } from '../backend';
 import { lakeKeys, toJsonLines, type RunRow, type ServerMetricRow } from '../lake/rows';
-import { metricWindowRows, stepRowsOf, stepTotals } from '../lake/step-rows';
+import { metricWindowRows, stepRowsOf, stepTotals, type ClientStepOutput } from '../lake/step-rows';
 import { planRun, PlanError } from '../plan/plan';
 import type { CellPlan, Plan, PlanNote, StepPlan } from '../plan/types';
 import type { Spec } from '../experiment/schema';
@@ -219,11 +219,8 @@ export function jobDeadlineS(step: StepPlan, cell: CellPlan, phase: RunnerPhase)
   return step.warmupS + step.durationS + Math.max(60, Math.ceil(step.durationS * 0.5));
 }
 
-interface ClientOutput {
+interface ClientOutput extends ClientStepOutput {
   readonly job: JobHandle;
-  readonly parsed: ParsedOutput;
-  readonly result: RunnerResult | undefined;
-  readonly cpuSamples: ReturnType<typeof parseClientCpu>;
 }
 
 async function readClientOutput(deps: TaskDeps, job: JobHandle, step: StepPlan, lostDetail: string | undefined): Promise<ClientOutput> {
@@ -243,7 +240,7 @@ async function readClientOutput(deps: TaskDeps, job: JobHandle, step: StepPlan, 
       parsed = { ...parsed, status: 'failed', error: lostDetail ?? 'runner did not finish (no result.json)' };
     }
   }
-  return { job, parsed, result, cpuSamples: cpuText !== undefined ? parseClientCpu(cpuText) : [] };
+  return { job, clientId: job.clientId, jobStartedAt: job.startedAt, parsed, result, cpuSamples: cpuText !== undefined ? parseClientCpu(cpuText) : [] };
 }
 
 // ---------------------------------------------------------------- tasks
@@ -371,7 +368,7 @@ export async function collectStepTask(deps: TaskDeps, event: CollectStepEvent): 
     run,
     cell,
     step,
-    outputs: outputs.map((o) => ({ clientId: o.job.clientId, jobStartedAt: o.job.startedAt, parsed: o.parsed, result: o.result, cpuSamples: o.cpuSamples })),
+    outputs,
     endpointOf: (clientIndex) => endpointFor(step, resources, clientIndex),
     sharedHost: deps.backend.kind === 'local',
     timedOut: event.jobsState.timedOut,
