@@ -137,7 +137,7 @@ export class RunCommandJobs {
         }
         rethrow(e, `SSM GetCommandInvocation ${h.ref}`);
       }
-      jobs.push(mapInvocation(h, inv!));
+      jobs.push(mapInvocation(h, inv));
     }
     const running = jobs.filter((j) => j.state === 'running').length;
     return { done: running === 0, running, jobs };
