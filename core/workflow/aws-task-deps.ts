@@ -20,7 +20,7 @@ export interface AwsTaskDepsOptions {
   readonly instrumentClient?: (client: AwsClients[keyof AwsClients]) => void;
 }
 
-export async function buildAwsTaskDeps(env: Readonly<Record<string, string | undefined>>, options: AwsTaskDepsOptions = {}): Promise<TaskDeps> {
+export function buildAwsTaskDeps(env: Readonly<Record<string, string | undefined>>, options: AwsTaskDepsOptions = {}): TaskDeps {
   const config = awsConfigFromEnv(env);
   const clients = options.clients ?? makeAwsClients({ region: config.region });
   if (options.instrumentClient) for (const client of Object.values(clients) as AwsClients[keyof AwsClients][]) options.instrumentClient(client);

@@ -26,7 +26,7 @@ function fmt(n: number | null | undefined, digits = 1): string {
   return n === null || n === undefined ? '-' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 }
 
-const known = (v: unknown): string => (v === undefined || v === null ? '?' : String(v));
+const known = (v: string | number | undefined | null): string => (v === undefined || v === null ? '?' : `${v}`);
 
 /** What WaitForLateMetrics waits for (its input carries CollectLateMetrics' answer). */
 export function lateMetricsWait(input: unknown): string {
@@ -74,7 +74,7 @@ export function progressLine(ev: ProgressEvent, cellCount: () => number): string
   }
   if (ev.type === 'StateRetried') return `${tag} ${name} failed, retrying (attempt ${ev.retry?.attempt ?? '?'})`;
   if (ev.type === 'StateFailed' && name !== undefined) {
-    return `${tag} ${name} failed: ${ev.Error}: ${String(ev.Cause ?? '').split('\n')[0]}`;
+    return `${tag} ${name} failed: ${ev.Error}: ${(ev.Cause ?? '').split('\n')[0]}`;
   }
   if (ev.type === 'MapRunStarted') return `cells started as map run ${ev.mapRunArn ?? ''}`;
   return undefined;
@@ -105,11 +105,11 @@ export class HistoryProgress {
       const input = parsed(entered.input);
       this.inputs.set(entered.name, input);
       this.lastEntered = { name: entered.name, input };
-      return { type: 'StateEntered', state: { name: entered.name, type: String(ev.type ?? '').replace(/StateEntered$/, ''), input } };
+      return { type: 'StateEntered', state: { name: entered.name, type: (ev.type ?? '').replace(/StateEntered$/, ''), input } };
     }
     const exited = ev.stateExitedEventDetails;
     if (exited?.name !== undefined) {
-      return { type: 'StateExited', state: { name: exited.name, type: String(ev.type ?? '').replace(/StateExited$/, ''), input: this.inputs.get(exited.name), output: parsed(exited.output) } };
+      return { type: 'StateExited', state: { name: exited.name, type: (ev.type ?? '').replace(/StateExited$/, ''), input: this.inputs.get(exited.name), output: parsed(exited.output) } };
     }
     const failed = ev.taskFailedEventDetails;
     if (failed) {

@@ -13,5 +13,6 @@ export interface AwsTaskDepsOverrides {
 }
 
 export function buildAwsTaskDeps(env: Readonly<Record<string, string | undefined>>, tracer: Tracer, overrides: AwsTaskDepsOverrides = {}): Promise<TaskDeps> {
-  return buildDeps(env, { ...overrides, instrumentClient: (client) => tracer.captureAWSv3Client(client) });
+  // A promise (a bad environment rejects it) as the handlers and tests await it.
+  return Promise.resolve().then(() => buildDeps(env, { ...overrides, instrumentClient: (client) => tracer.captureAWSv3Client(client) }));
 }
