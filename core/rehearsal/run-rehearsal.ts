@@ -68,7 +68,7 @@ export const catalogueCheck: ParameterCheck = (family, level, params) => {
 };
 
 /** Seconds between a server sample and its CloudWatch datapoint (AWS: one to three minutes). */
-export const DEFAULT_METRICS_LAG_S = 5;
+export const DEFAULT_METRICS_LAG_S = 2;
 
 export interface SynthesizedDefinition {
   readonly definition: Record<string, unknown>;
