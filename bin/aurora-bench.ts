@@ -59,12 +59,14 @@ program
           continue;
         }
         try {
-          const { spec, scripts } = loadSpecFile(file, builtinWorkloads);
+          const loaded = loadSpecFile(file, builtinWorkloads);
+          const { spec } = loaded;
           // Planning checks what the schema cannot: sysbench options per test, step expansion. On
           // AWS unless every variant is a local-only what-if (which only the local backend runs).
-          const { planRun, hasLocalOnlyParameters } = await import('../core/plan/plan');
+          const { hasLocalOnlyParameters } = await import('../core/plan/plan');
+          const { preparePlan } = await import('../core/plan/prepare');
           const localOnly = spec.variants.filter((v) => hasLocalOnlyParameters(spec, v)).map((v) => v.name);
-          planRun(spec, { backend: localOnly.length === spec.variants.length ? 'local' : 'aws', scripts, source: file });
+          preparePlan(loaded, { backend: localOnly.length === spec.variants.length ? 'local' : 'aws', source: file });
           const whatIfs = localOnly.length > 0 ? `; local-only what-if: ${localOnly.join(', ')} (an AWS plan refuses ${localOnly.length === 1 ? 'it' : 'them'})` : '';
           process.stdout.write(`ok: ${file} (${spec.variants.length} variants, ${spec.workloads.length} workloads, ${spec.repeats} repeats${whatIfs})\n`);
         } catch (e) {
@@ -88,18 +90,20 @@ program
   .option('--json', 'print the plan as JSON')
   .action(
     action(async (file: string, opts: { backend: 'local' | 'aws'; aws?: boolean; json?: boolean; scale: 'full' | 'small'; prices?: string }) => {
-      const { loadSpecFile } = await import('../core/experiment/validate');
-      const { scaleSpec } = await import('../core/experiment/scale');
-      const { planRun } = await import('../core/plan/plan');
+      const { preparePlanFromFile } = await import('../core/plan/prepare');
       const { renderPlan } = await import('../core/cli/plan-view');
-      const loaded = loadSpecFile(file, builtinWorkloads);
-      const scaled = scaleSpec(loaded.spec, opts.scale);
-      const planned = planRun(scaled.spec, { backend: opts.aws ? 'aws' : opts.backend, scripts: loaded.scripts, source: file });
       const { localSpecRefusals } = await import('../core/backends/local/preflight');
-      const localRefusals = planned.backend === 'local' ? localSpecRefusals(scaled.spec) : [];
-      const plan = { ...planned, notes: [...scaled.notes, ...planned.notes, ...localRefusals] };
+      const backend = opts.aws ? 'aws' : opts.backend;
+      // The same preparation as `run`; the local backend's refusals are shown here, refused there.
+      const prepared = preparePlanFromFile(file, builtinWorkloads, {
+        backend,
+        scale: opts.scale,
+        refusals: 'show',
+        ...(backend === 'local' ? { backendRefusals: localSpecRefusals } : {}),
+      });
+      const plan = { ...prepared.plan, notes: [...prepared.notes] };
       const { planCostLines } = await import('../core/plan/cost');
-      const extra = await planCostLines(scaled.spec, plan, repoRoot, opts.prices ? resolve(opts.prices) : undefined);
+      const extra = await planCostLines(prepared.spec, plan, repoRoot, opts.prices ? resolve(opts.prices) : undefined);
       process.stdout.write(opts.json ? JSON.stringify(plan, null, 2) + '\n' : renderPlan(plan, extra) + '\n');
     }),
   );

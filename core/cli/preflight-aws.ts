@@ -7,11 +7,10 @@ import { join } from 'node:path';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { destroyAwsClients, makeAwsClients, type AwsClients } from '../backends/aws/clients';
 import { preflightRefused, runAwsPreflight, type PreflightReport } from '../backends/aws/preflight';
-import { planRun } from '../plan/plan';
+import { preparePlanFromFile } from '../plan/prepare';
 import type { Plan } from '../plan/types';
 import { loadPrices } from '../plan/cost';
 import type { Spec } from '../experiment/schema';
-import { loadSpecFile } from '../experiment/validate';
 import { readDeployment } from './aws-stack';
 
 export interface AwsAccountOptions {
@@ -63,10 +62,9 @@ export async function preflightPlan(plan: Plan, spec: Spec, options: AwsAccountO
 
 /** The preflight command: the report text and the exit code (1 when anything is refused). */
 export async function preflightOnAws(options: PreflightOnAwsOptions): Promise<{ code: number; text: string; report: PreflightReport }> {
-  const { spec, scripts } = loadSpecFile(options.specFile, join(options.repoRoot, 'client', 'workloads'));
-  const plan = planRun(spec, { backend: 'aws', scripts });
+  const { spec, plan, notes } = preparePlanFromFile(options.specFile, join(options.repoRoot, 'client', 'workloads'), { backend: 'aws' });
   const report = await preflightPlan(plan, spec, options);
-  const planNotes = plan.notes.map((n) => `[${n.level}] ${n.path}: ${n.message}`);
+  const planNotes = notes.map((n) => `[${n.level}] ${n.path}: ${n.message}`);
   const text = [...planNotes, renderPreflightReport(report, spec.name)].join('\n');
   return { code: preflightRefused(report) ? 1 : 0, text, report };
 }

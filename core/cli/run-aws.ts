@@ -9,8 +9,7 @@ import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { DescribeExecutionCommand, GetExecutionHistoryCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import type { AwsClients } from '../backends/aws/clients';
 import { preflightRefused } from '../backends/aws/preflight';
-import { planRun } from '../plan/plan';
-import { loadSpecFile } from '../experiment/validate';
+import { preparePlanFromFile } from '../plan/prepare';
 import { HistoryProgress, progressLine } from '../workflow/progress';
 import { readStackOutputs } from './aws-stack';
 import { preflightPlan, renderPreflightReport } from './preflight-aws';
@@ -38,9 +37,8 @@ export function executionInput(spec: unknown, scripts: Record<string, string>, r
 }
 
 export async function runOnAws(options: RunOnAwsOptions): Promise<number> {
-  const { spec, scripts } = loadSpecFile(options.specFile, join(options.repoRoot, 'client', 'workloads'));
-  const plan = planRun(spec, { backend: 'aws', scripts, source: options.specFile });
-  for (const n of plan.notes) options.log(`[${n.level}] ${n.path}: ${n.message}`);
+  const { spec, scripts, plan, notes } = preparePlanFromFile(options.specFile, join(options.repoRoot, 'client', 'workloads'), { backend: 'aws' });
+  for (const n of notes) options.log(`[${n.level}] ${n.path}: ${n.message}`);
   const region = options.region ?? plan.region;
   const cfn = options.cfn ?? new CloudFormationClient({ region });
   const sfn = options.sfn ?? new SFNClient({ region });

@@ -7,10 +7,9 @@ import { join } from 'node:path';
 import type { Backend } from '../backend';
 import { lakeKeys, toJsonLines, type RunRow } from '../lake/rows';
 import { localSpecRefusals } from '../backends/local/preflight';
-import { planRun, PlanError } from '../plan/plan';
+import { preparePlanFromFile } from '../plan/prepare';
 import type { Plan } from '../plan/types';
-import { scaleSpec, type Scale } from '../experiment/scale';
-import { loadSpecFile } from '../experiment/validate';
+import type { Scale } from '../experiment/scale';
 import { executeLocally, type ExecutionEvent, type LocalExecutionResult } from '../workflow/local-runner';
 import { progressLine } from '../workflow/progress';
 import { STATE } from '../workflow/state-names';
@@ -45,14 +44,16 @@ export interface RunLocalResult extends LocalExecutionResult {
 
 export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult> {
   const log = options.log ?? (() => undefined);
-  const loaded = loadSpecFile(options.specFile, join(options.repoRoot, 'client', 'workloads'));
-  const scaled = scaleSpec(loaded.spec, options.scale ?? 'full');
-  const refusals = localSpecRefusals(scaled.spec);
-  if (refusals.length > 0) throw new PlanError(refusals, options.specFile);
   // Planned here as well as in PlanRun so a refused plan stops before the workflow starts, and so
   // the run id is known for cleanup whatever happens next.
-  const plan = planRun(scaled.spec, { backend: 'local', scripts: loaded.scripts, source: options.specFile, ...(options.runId ? { runId: options.runId } : {}) });
-  for (const n of [...scaled.notes, ...plan.notes]) log(`[${n.level}] ${n.path}: ${n.message}`);
+  const prepared = preparePlanFromFile(options.specFile, join(options.repoRoot, 'client', 'workloads'), {
+    backend: 'local',
+    scale: options.scale ?? 'full',
+    backendRefusals: localSpecRefusals,
+    ...(options.runId ? { runId: options.runId } : {}),
+  });
+  const { plan } = prepared;
+  for (const n of prepared.notes) log(`[${n.level}] ${n.path}: ${n.message}`);
   log(`run ${plan.runId}: ${plan.cells.length} cells, results in ${options.backend.lake.describe()}`);
 
   const info = toolInfo(options.repoRoot);
@@ -69,7 +70,7 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
   try {
     result = await executeLocally({
       deps,
-      input: { spec: scaled.spec, scripts: loaded.scripts, runId: plan.runId, notes: scaled.notes },
+      input: { spec: prepared.spec, scripts: prepared.scripts, runId: plan.runId, notes: prepared.preparationNotes },
       pollMs: options.pollMs ?? 200,
       ...(options.executionTimeoutS !== undefined ? { executionTimeoutS: options.executionTimeoutS } : {}),
       ...(options.signal ? { signal: options.signal } : {}),

@@ -37,11 +37,11 @@ import { ensureTemplate } from '../backends/local/template';
 import { ABORTED_REASON, markEnded, recordInterruptedSteps, TIMED_OUT_REASON } from '../cli/run-local';
 import { resultsCommand } from '../cli/results-command';
 import { parameterProblems } from '../aurora/parameter-catalogue';
-import { backendNotes, planRun, PlanError } from '../plan/plan';
+import { backendNotes, PlanError } from '../plan/plan';
+import { preparePlanFromFile } from '../plan/prepare';
 import type { Plan, PlanNote } from '../plan/types';
-import { scaleSpec, type Scale } from '../experiment/scale';
+import type { Scale } from '../experiment/scale';
 import type { Spec } from '../experiment/schema';
-import { loadSpecFile } from '../experiment/validate';
 import { executeLocally, type ExecutionEvent, type LocalExecutionResult } from '../workflow/local-runner';
 import { progressLine } from '../workflow/progress';
 import type { TaskDeps } from '../workflow/tasks';
@@ -227,18 +227,21 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
   const lagS = options.metricsLagS ?? DEFAULT_METRICS_LAG_S;
 
   // ------------------------------------------------ refusals first: nothing starts when the spec cannot run
-  const loaded = loadSpecFile(options.specFile, join(options.repoRoot, 'client', 'workloads'));
-  const scaled = scaleSpec(loaded.spec, options.scale ?? 'full');
-  const classRefusals = localSpecRefusals(scaled.spec);
-  if (classRefusals.length > 0) throw new PlanError(classRefusals);
-  const { spec, notes: leftOut } = withoutLocallyRefusedWorkloads(scaled.spec);
-  const plan = planRun(spec, { backend: 'aws', scripts: loaded.scripts, ...(options.runId ? { runId: options.runId } : {}) });
+  // Planned for AWS; the local servers that stand in for Aurora refuse what a local run refuses.
+  const prepared = preparePlanFromFile(options.specFile, join(options.repoRoot, 'client', 'workloads'), {
+    backend: 'aws',
+    scale: options.scale ?? 'full',
+    backendRefusals: localSpecRefusals,
+    narrow: withoutLocallyRefusedWorkloads,
+    ...(options.runId ? { runId: options.runId } : {}),
+  });
+  const { spec, plan } = prepared;
   const versions = await checkLocalDependencies();
   const cliPath = awsCliPath();
   const definition = options.synthesize(plan.region);
 
   for (const line of rehearsalScope(versions.serverVersion, plan.engine.version, lagS)) log(line);
-  for (const n of [...scaled.notes, ...leftOut, ...plan.notes]) log(`[${n.level}] ${n.path}: ${n.message}`);
+  for (const n of prepared.notes) log(`[${n.level}] ${n.path}: ${n.message}`);
   log(`run ${plan.runId}: ${plan.cells.length} cells`);
 
   const dir = await mkdtemp(join(tmpdir(), 'abr-'));
@@ -320,7 +323,7 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
     const deps = await options.buildTaskDeps(config, clients);
     result = await executeLocally({
       deps,
-      input: { spec, scripts: loaded.scripts, runId: plan.runId, notes: [...scaled.notes, ...leftOut] },
+      input: { spec, scripts: prepared.scripts, runId: plan.runId, notes: prepared.preparationNotes },
       resolvedDefinition: definition,
       pollMs: options.pollMs ?? 500,
       retryMs: 200,

@@ -6,7 +6,8 @@
 import type { Backend, CellResources, JobHandle, JobsState, MetricsWindow, RunContext, RunnerJob, ServerMetricsCollection } from '../backend';
 import { lakeKeys, toJsonLines, type RunRow, type ServerMetricRow } from '../lake/rows';
 import { metricWindowRows, stepRowsOf, stepTotals, type ClientStepOutput } from '../lake/step-rows';
-import { planRun, PlanError } from '../plan/plan';
+import { PlanError } from '../plan/plan';
+import { preparePlan } from '../plan/prepare';
 import type { CellPlan, Plan, PlanNote, StepPlan } from '../plan/types';
 import type { Spec } from '../experiment/schema';
 import { SpecError, validateSpec } from '../experiment/validate';
@@ -250,12 +251,12 @@ export async function planRunTask(deps: TaskDeps, event: PlanRunEvent): Promise<
   let plan: Plan;
   try {
     const spec = validateSpec(event.spec, 'execution input "spec"');
-    plan = planRun(spec, {
+    // The input's spec is already scaled (the CLI prepared it); the backend's own checks need the plan: deps.preflight below.
+    ({ plan } = preparePlan({ spec, scripts: event.scripts ?? {} }, {
       backend: deps.backend.kind,
-      ...(event.scripts ? { scripts: event.scripts } : {}),
       ...(event.runId ? { runId: event.runId } : {}),
       now: deps.now(),
-    });
+    }));
     // The backend's checks: refusals stop the run; what they warn about or could not check stays in its manifest.
     const checked = deps.preflight ? await deps.preflight(plan, spec) : [];
     const refusals = checked.filter((n) => n.level === 'refused');
