@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One command on a fresh machine: set everything up, then run every test (unit, integration with
-# real MariaDB and sysbench, moto-backed AWS tests, CDK synth + cdk-nag + cfn-lint, end to end).
+# real MariaDB and sysbench, moto-backed AWS tests, CDK synth + cdk-nag + cfn-lint, end to end),
+# after typecheck, asl-validator and lint. Ends with 'jest: N passed, N failed'.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
@@ -8,16 +9,25 @@ echo "test: typecheck"
 npx tsc -p tsconfig.json --noEmit
 echo "test: asl-validator"
 npx asl-validator --json-path state-machines/benchmark.asl.json
-mkdir -p test-output
+echo "test: lint"
 set +e
-npx jest --ci --json --outputFile=test-output/jest.json "$@"
-code=$?
+npm run --silent lint
+lint_code=$?
+mkdir -p test-output
+# Unit tests in parallel; the layers that start servers (MariaDB, moto, the CLI) one file at a time
+# on the shared cores (jest.config.js). Arguments, if any, go to both runs (e.g. -t 'a name').
+npx jest --ci --selectProjects unit --maxWorkers=50% --passWithNoTests --json --outputFile=test-output/jest-unit.json "$@"
+unit_code=$?
+npx jest --ci --selectProjects integration aws cdk rehearsal e2e --runInBand --passWithNoTests --json --outputFile=test-output/jest-servers.json "$@"
+servers_code=$?
 set -e
 # A plain closing line CI can read whatever the runner.
 node -e '
-const r = require("./test-output/jest.json");
-const skipped = r.numPendingTests + r.numTodoTests;
-console.log(`jest: ${r.numPassedTests} passed, ${r.numFailedTests} failed` + (skipped ? `, ${skipped} skipped` : ""));
-if (r.numTotalTests === 0) { console.error("no test ran"); process.exit(1); }
+const runs = ["unit", "servers"].map((n) => require("./test-output/jest-" + n + ".json"));
+const sum = (k) => runs.reduce((s, r) => s + r[k], 0);
+const skipped = sum("numPendingTests") + sum("numTodoTests");
+console.log(`jest: ${sum("numPassedTests")} passed, ${sum("numFailedTests")} failed` + (skipped ? `, ${skipped} skipped` : ""));
+if (sum("numTotalTests") === 0) { console.error("no test ran"); process.exit(1); }
 '
-exit $code
+if [ "$lint_code" -ne 0 ]; then echo "test: lint failed (see above)"; fi
+[ "$lint_code" -eq 0 ] && [ "$unit_code" -eq 0 ] && [ "$servers_code" -eq 0 ]

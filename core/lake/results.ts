@@ -201,11 +201,3 @@ export async function resultsText(lakeDir: string, options: ResultsOptions = {})
     return options.json ? JSON.stringify(steps, null, 2) + '\n' : renderStepTable(run, steps);
   });
 }
-
-/** The step rows of a run (latest by default), for callers that want objects rather than text. */
-export async function resultsRows(lakeDir: string, runId?: string): Promise<{ run: RunInfo; steps: StepResult[] }> {
-  return withLake(lakeDir, async (lake) => {
-    const run = await findRun(lake, runId);
-    return { run, steps: await stepResults(lake, run.run_id) };
-  });
-}

@@ -12,12 +12,6 @@ export function pct(value: number | null | undefined, digits = 2): string {
   return `${(value * 100).toFixed(digits)}%`;
 }
 
-/** "±x" half-width, or '' when unknown. */
-export function plusMinus(halfWidth: number | null | undefined, digits = 2): string {
-  if (halfWidth === null || halfWidth === undefined || !Number.isFinite(halfWidth)) return '';
-  return `±${num(halfWidth, digits)}`;
-}
-
 /** Long text cut to `max` characters for a terminal cell. */
 export function clip(text: string | null | undefined, max = 60): string {
   if (text === null || text === undefined) return '';

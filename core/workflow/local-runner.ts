@@ -5,7 +5,6 @@
  */
 import '../polyfills';
 import { StateMachine } from 'aws-local-stepfunctions';
-import type { Backend } from '../backend';
 import { allStates, loadDefinition } from './asl';
 import { STATE } from './state-names';
 import { TASK_NAMES, type TaskName } from './task-names';
@@ -175,30 +174,4 @@ export async function executeLocally(options: LocalExecutionOptions): Promise<Lo
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
   }
-}
-
-/** A backend whose listed methods throw, for exercising the workflow's Retry and Catch paths. */
-export function withInjectedFailures(
-  backend: Backend,
-  /** `when`: fail only the calls whose arguments match (e.g. the run phase's jobs, not the prepare's). */
-  failures: Partial<Record<keyof Backend, { error: Error; times?: number; when?: (args: unknown[]) => boolean }>>,
-): Backend & { readonly calls: Record<string, number> } {
-  const calls: Record<string, number> = {};
-  return new Proxy(backend, {
-    get(target, prop, receiver) {
-      if (prop === 'calls') return calls;
-      const value = Reflect.get(target, prop, receiver) as unknown;
-      const failure = failures[prop as keyof Backend];
-      if (typeof value !== 'function') return value;
-      return async (...args: unknown[]) => {
-        calls[String(prop)] = (calls[String(prop)] ?? 0) + 1;
-        if (failure && (failure.when?.(args) ?? true)) {
-          const key = `${String(prop)}:failed`;
-          calls[key] = (calls[key] ?? 0) + 1;
-          if (calls[key] <= (failure.times ?? Infinity)) throw failure.error;
-        }
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  }) as Backend & { readonly calls: Record<string, number> };
 }

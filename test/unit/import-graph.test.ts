@@ -1,0 +1,113 @@
+/**
+ * The import graph follows the data's one-way path (docs/architecture.md): a folder imports only
+ * folders in layers below its own, never one above (a back edge). The layers, lowest first, are the
+ * path's stages as code depends on them: what a stage consumes (the contracts of the stages before
+ * it) and the port it calls (core/backend.ts) sit below it; entry points (CLI, Lambdas, the CDK app)
+ * sit on top.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import ts from 'typescript';
+
+const repoRoot = resolve(__dirname, '../..');
+
+/** Lowest first. A folder may import its own layer's folders and any below; see docs/architecture.md. */
+const LAYERS: readonly (readonly string[])[] = [
+  ['core/polyfills', 'core/errors', 'prices'], // the user-facing error base every stage throws
+  ['core/aurora'], // facts about Aurora MySQL (parameter catalogue, write forwarding)
+  ['core/experiment'], // spec: schema, validation, scaling
+  ['core/plan'], // plan: cells, steps, order, cost
+  ['core/sysbench'], // runner command and output parser
+  ['core/lake'], // lake rows, their columns and queries
+  ['core/backend'], // the Backend port the workflow calls
+  ['core/workflow'], // the Tasks of the state machine
+  ['core/backends/local', 'core/backends/aws'], // the two implementations of the port
+  ['core/report'], // reports over the lake
+  ['core/regression'], // verdicts over many runs' lake rows
+  ['core/cli', 'core/rehearsal'], // commands: local run, AWS run, the AWS rehearsal
+  ['lambdas', 'lib'], // AWS entry points: the Task handlers, the CDK app
+  ['bin', 'bench', 'scripts'], // command-line entry points
+];
+
+/**
+ * Back edges that exist today, each with why and where the code belongs instead. Nothing may be
+ * added here; remove an entry with the change that removes its edge.
+ */
+const KNOWN_BACK_EDGES: Readonly<Record<string, string>> = {
+  'core/aurora -> core/backends/aws': 'the Aurora version parser (engine.ts) lives with the AWS backend; it is a fact about Aurora and belongs in core/aurora',
+  'core/aurora -> core/experiment': 'spec-parameters.ts and write-forwarding.ts apply Aurora rules to the experiment types; they belong with core/experiment',
+  'core/experiment -> core/plan': 'scaling (scale.ts) reports what it changed as PlanNote values, a plan type',
+  'core/plan -> core/sysbench': 'planning checks sysbench options with the command builder before any cluster exists; the option check could move below the plan',
+  'core/sysbench -> core/backend': "the command builder takes the port's RunnerJob; the job type could move to core/sysbench",
+  'core/lake -> core/backends/aws': "the Athena lake queries through the AWS backend's Athena client",
+  'core/lake -> core/report': "the results table (results.ts) uses the report's number formatting",
+};
+
+function areaOf(file: string): string {
+  const parts = relative(repoRoot, file).split(sep);
+  if (parts[0] === 'core' && parts[1] === 'backends') return parts.slice(0, 3).join('/');
+  if (parts[0] === 'core') return `core/${parts[1]!.replace(/\.ts$/, '')}`;
+  return parts[0]!;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) return sourceFiles(p);
+    return p.endsWith('.ts') ? [p] : [];
+  });
+}
+
+function layerOf(area: string): number {
+  const i = LAYERS.findIndex((layer) => layer.includes(area));
+  if (i < 0) throw new Error(`${area} is in no layer of test/unit/import-graph.test.ts: add it where it belongs in the data path (docs/architecture.md)`);
+  return i;
+}
+
+/** Every relative import, require and import() of the production code between two folders: "from -> to" and the importing files. */
+function edges(): Map<string, string[]> {
+  const found = new Map<string, string[]>();
+  for (const top of ['core', 'lib', 'lambdas', 'bin', 'bench', 'scripts']) {
+    for (const file of sourceFiles(join(repoRoot, top))) {
+      const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
+      for (const imported of importedFiles) {
+        if (!imported.fileName.startsWith('.')) continue;
+        const from = areaOf(file);
+        const to = areaOf(resolve(dirname(file), imported.fileName));
+        if (from === to) continue;
+        const edge = `${from} -> ${to}`;
+        found.set(edge, [...(found.get(edge) ?? []), relative(repoRoot, file)]);
+      }
+    }
+  }
+  return found;
+}
+
+function backEdges(): Map<string, string[]> {
+  return new Map([...edges()].filter(([edge]) => {
+    const [from, to] = edge.split(' -> ') as [string, string];
+    return layerOf(to) > layerOf(from);
+  }));
+}
+
+describe('import graph: the one-way path of docs/architecture.md', () => {
+  it('no folder imports a folder of a later layer, except the listed known back edges', () => {
+    // Act
+    const back = backEdges();
+
+    // Assert
+    const unexpected = [...back].filter(([edge]) => !(edge in KNOWN_BACK_EDGES)).map(([edge, files]) => `${edge} (${[...new Set(files)].join(', ')})`);
+    expect(unexpected).toEqual([]);
+  });
+
+  it('core never imports lambdas, bin or lib; lib never imports CLI code', () => {
+    // Arrange: the rules of the agreement, stated on their own so a change of the layers cannot drop them.
+    const forbidden = (edge: string) => /^core\/\S+ -> (lambdas|bin|lib)$/.test(edge) || /^lib -> (core\/cli|bin)$/.test(edge);
+
+    // Act
+    const all = [...edges().keys()];
+
+    // Assert
+    expect(all.filter(forbidden)).toEqual([]);
+  });
+});
