@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # aurora-bench client runner: runs one sysbench phase and leaves its output where it is told.
 # Runs on Debian (locally, started by the local backend) and on Amazon Linux 2023 EC2 clients
-# (through SSM Run Command). The CLI is a shared contract (notes/HELPERS.md):
+# (through SSM Run Command). The CLI is a shared contract (docs/architecture.md, "The runner's command line"):
 #
 #   client/runner.sh --phase prepare|run --workload NAME --out LOCATION \
 #       --host H --port P --user U (--password-env VAR | --password-secret SECRET_ARN) \

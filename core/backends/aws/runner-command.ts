@@ -2,7 +2,7 @@
  * What runs on a client, as shell text the stack and the backend generate:
  * - ssmRunnerCommands: the AWS-RunShellScript commands of one job: fetch client/ from the runner S3
  *   location, then exec client/runner.sh with the argv that core/sysbench/command.ts `runnerArgs`
- *   builds (shared CLI contract, notes/HELPERS.md). Only the secret's ARN travels
+ *   builds (shared CLI contract, docs/architecture.md, "The runner's command line"). Only the secret's ARN travels
  *   (--password-secret), never a password.
  * - the client home and the ready marker (lib/client-user-data.ts writes them at boot).
  *
