@@ -32,8 +32,6 @@
 import { CLIENT_HOME, CLIENT_INSTALL_DIR, CLIENT_READY_MARKER, CLIENT_READY_PREFIX } from '../core/backends/aws/runner-command';
 
 export const SYSBENCH_VERSION = '1.0.20';
-/** Where the runner lives on a client: the backend copies it there again before each job. */
-export const RUNNER_INSTALL_DIR = CLIENT_INSTALL_DIR;
 /** Written by client/client-ready.sh once sysbench works; jobs refuse to start without it. */
 export { CLIENT_READY_MARKER };
 

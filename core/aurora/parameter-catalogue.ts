@@ -52,9 +52,6 @@ const CATALOGUE = catalogueJson as unknown as {
   readonly majors: Readonly<Record<'2' | '3', MajorJson>>;
 };
 
-/** Where the catalogue comes from, for messages and the README. */
-export const CATALOGUE_SOURCE = `AWS's Aurora MySQL parameter reference (${CATALOGUE.source.repository}@${CATALOGUE.source.commit.slice(0, 7)} of ${CATALOGUE.source.commitDate}, with the live page's changes read ${CATALOGUE.source.amendments.read})`;
-
 export interface ParameterProblem {
   readonly name: string;
   readonly reason: string;
@@ -77,12 +74,6 @@ export function lookupParameter(engineVersion: string, name: string): AuroraPara
   const major = majorOf(parseAuroraVersion(engineVersion));
   const entry = CATALOGUE.majors[String(major) as '2' | '3'].parameters[name];
   return entry ? { name, major, ...entry } : undefined;
-}
-
-/** AWS's note when `name` is a MySQL parameter that does not apply to Aurora MySQL of this major version ("" when AWS gives none). */
-export function notApplicableNote(engineVersion: string, name: string): string | undefined {
-  const major = majorOf(parseAuroraVersion(engineVersion));
-  return CATALOGUE.majors[String(major) as '2' | '3'].notApplicable[name];
 }
 
 /** Every parameter name of a major version (for tests and messages). */

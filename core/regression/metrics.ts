@@ -57,10 +57,6 @@ export interface StepKey {
   readonly target: string;
 }
 
-export function stepKeyOf(row: StepKey): StepKey {
-  return { variant: row.variant, workload: row.workload, threads: row.threads, rate: row.rate, target: row.target };
-}
-
 export function stepKeyText(k: StepKey): string {
   return `${k.variant}\u0000${k.workload}\u0000${k.threads}\u0000${k.rate}\u0000${k.target}`;
 }
