@@ -63,7 +63,19 @@ function accuracy(statistic: EDivisiveStatistic): void {
     { name: 'step down 10%, 40 runs', make: (s) => seriesOfKind('step-down', 40, s) },
     { name: 'step up 10%, 40 runs', make: (s) => seriesOfKind('step-up', 40, s) },
     { name: 'step down 5%, 100 runs', make: (s) => seriesOfKind('step-down', 100, s, 0.02, 0.05) },
-    { name: 'down 30% for 6 runs, then back (18 runs)', make: (s) => segmentedSeries('fixed later', [{ length: 6, mean: 1000, sd: 20 }, { length: 6, mean: 700, sd: 20 }, { length: 6, mean: 1000, sd: 20 }], s) },
+    {
+      name: 'down 30% for 6 runs, then back (18 runs)',
+      make: (s) =>
+        segmentedSeries(
+          'fixed later',
+          [
+            { length: 6, mean: 1000, sd: 20 },
+            { length: 6, mean: 700, sd: 20 },
+            { length: 6, mean: 1000, sd: 20 },
+          ],
+          s,
+        ),
+    },
     { name: 'down 10% then back, 60 runs', make: (s) => seriesOfKind('down-up', 60, s) },
     { name: 'spread x5, 160 runs', make: (s) => seriesOfKind('variance', 160, s) },
   ];
@@ -107,7 +119,9 @@ function falsePositives(statistic: EDivisiveStatistic): void {
       if (found > 0) withAny++;
       points += found;
     }
-    console.log(`  ${`${kind === 'none' ? 'no change' : 'no change, 3 outliers of 6 sd'}, ${length} runs`.padEnd(42)} ${pct(withAny / n).padStart(6)} of series (${points} change points)`);
+    console.log(
+      `  ${`${kind === 'none' ? 'no change' : 'no change, 3 outliers of 6 sd'}, ${length} runs`.padEnd(42)} ${pct(withAny / n).padStart(6)} of series (${points} change points)`,
+    );
   }
 }
 
@@ -178,8 +192,25 @@ function writeLake(dir: string, runs: readonly HistoryRunRow[], steps: readonly 
   };
   for (const r of runs) {
     const row: RunRow = {
-      run_id: r.run_id, spec_name: 'bench-history', spec: '{}', spec_sha256: '0', plan: r.plan ?? '{}', backend: 'local', region: 'us-east-1', engine_version: '3.10.4',
-      server_version: null, sysbench_version: null, tool_version: 'bench', git_sha: null, started_at: r.started_at, ended_at: r.started_at, status: 'succeeded', error: null, cells: '[]', notes: '[]', dt: r.started_at.slice(0, 10),
+      run_id: r.run_id,
+      spec_name: 'bench-history',
+      spec: '{}',
+      spec_sha256: '0',
+      plan: r.plan ?? '{}',
+      backend: 'local',
+      region: 'us-east-1',
+      engine_version: '3.10.4',
+      server_version: null,
+      sysbench_version: null,
+      tool_version: 'bench',
+      git_sha: null,
+      started_at: r.started_at,
+      ended_at: r.started_at,
+      status: 'succeeded',
+      error: null,
+      cells: '[]',
+      notes: '[]',
+      dt: r.started_at.slice(0, 10),
     };
     put(lakeKeys.run(row.dt, row.run_id), [row]);
   }
@@ -187,10 +218,47 @@ function writeLake(dir: string, runs: readonly HistoryRunRow[], steps: readonly 
   for (const s of steps) {
     const dt = dtOf.get(s.run_id)!;
     const row: LakeStepRow = {
-      run_id: s.run_id, cell_id: s.cell_id, variant: s.variant, repeat: 1, instance_class: 'db.r6g.large', az: null, step_id: s.step_id, step_index: 0, workload: s.workload, test: 'oltp_read_write',
-      threads: s.threads, rate: 0, target: 'writer', endpoint_instance: 'w', client_id: 'c1', client_index: 0, started_at: '', ended_at: '', status: 'ok', error: null, tps: s.tps, qps: s.qps,
-      events: Math.round(s.tps! * 60), total_time_s: 60, reads: 0, writes: 0, other: 0, errors: 0, reconnects: 0, lat_min_ms: 1, lat_avg_ms: 5, lat_max_ms: 50, lat_pct: 95, lat_pct_ms: s.lat_pct_ms,
-      interval_count: 60, client_cpu_avg_pct: 20, client_cpu_max_pct: 30, client_saturated: false, read_back_checks: null, stale_reads: null, dt,
+      run_id: s.run_id,
+      cell_id: s.cell_id,
+      variant: s.variant,
+      repeat: 1,
+      instance_class: 'db.r6g.large',
+      az: null,
+      step_id: s.step_id,
+      step_index: 0,
+      workload: s.workload,
+      test: 'oltp_read_write',
+      threads: s.threads,
+      rate: 0,
+      target: 'writer',
+      endpoint_instance: 'w',
+      client_id: 'c1',
+      client_index: 0,
+      started_at: '',
+      ended_at: '',
+      status: 'ok',
+      error: null,
+      tps: s.tps,
+      qps: s.qps,
+      events: Math.round(s.tps! * 60),
+      total_time_s: 60,
+      reads: 0,
+      writes: 0,
+      other: 0,
+      errors: 0,
+      reconnects: 0,
+      lat_min_ms: 1,
+      lat_avg_ms: 5,
+      lat_max_ms: 50,
+      lat_pct: 95,
+      lat_pct_ms: s.lat_pct_ms,
+      interval_count: 60,
+      client_cpu_avg_pct: 20,
+      client_cpu_max_pct: 30,
+      client_saturated: false,
+      read_back_checks: null,
+      stale_reads: null,
+      dt,
     };
     put(lakeKeys.stepTable('steps', dt, s.run_id, s.cell_id, s.step_id), [row]);
   }
@@ -198,7 +266,9 @@ function writeLake(dir: string, runs: readonly HistoryRunRow[], steps: readonly 
 
 async function historyTiming(): Promise<void> {
   const { runs, steps, truth } = syntheticHistory();
-  console.log(`\nhistory over ${RUNS} runs x ${STEPS * 4} series (${STEPS} steps x TPS, QPS, p95 latency, errors/s; ${truth} level changes across the steps), defaults: ${HISTORY_DEFAULTS.statistic}, last ${HISTORY_DEFAULTS.window} runs, ${HISTORY_DEFAULTS.permutations} permutations`);
+  console.log(
+    `\nhistory over ${RUNS} runs x ${STEPS * 4} series (${STEPS} steps x TPS, QPS, p95 latency, errors/s; ${truth} level changes across the steps), defaults: ${HISTORY_DEFAULTS.statistic}, last ${HISTORY_DEFAULTS.window} runs, ${HISTORY_DEFAULTS.permutations} permutations`,
+  );
   const times: number[] = [];
   const cpu: number[] = [];
   let history = buildHistory({ experiment: 'bench-history', runs, steps });
@@ -216,7 +286,9 @@ async function historyTiming(): Promise<void> {
   times.sort((a, b) => a - b);
   // The analysis is single-threaded: its CPU time is its wall time on a machine nobody else uses;
   // the wall time here includes waiting for whatever else runs on the machine.
-  console.log(`  analysis (buildHistory), median of 3: CPU ${(cpu[1]! / 1000).toFixed(3)} s, wall ${(times[1]! / 1000).toFixed(3)} s   [target < 1 s, on CPU time] ${cpu[1]! < 1000 ? 'ok' : 'MISSED'}   (${changePoints} change points in the searched windows, ${regressed} latest-run regressions)`);
+  console.log(
+    `  analysis (buildHistory), median of 3: CPU ${(cpu[1]! / 1000).toFixed(3)} s, wall ${(times[1]! / 1000).toFixed(3)} s   [target < 1 s, on CPU time] ${cpu[1]! < 1000 ? 'ok' : 'MISSED'}   (${changePoints} change points in the searched windows, ${regressed} latest-run regressions)`,
+  );
   if (!values.lake) return;
   const dir = mkdtempSync(join(tmpdir(), 'ab-bench-history-'));
   try {

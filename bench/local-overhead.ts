@@ -70,7 +70,13 @@ async function bareTps(scratch: string, round: number): Promise<number> {
   }
   try {
     const w = resources.writer!;
-    const conn = [`--mysql-host=${w.host}`, `--mysql-port=${w.port}`, `--mysql-user=${LOCAL_LOGINS.sbtest.user}`, `--mysql-password=${LOCAL_LOGINS.sbtest.password}`, '--mysql-db=sbtest'];
+    const conn = [
+      `--mysql-host=${w.host}`,
+      `--mysql-port=${w.port}`,
+      `--mysql-user=${LOCAL_LOGINS.sbtest.user}`,
+      `--mysql-password=${LOCAL_LOGINS.sbtest.password}`,
+      '--mysql-db=sbtest',
+    ];
     const sysbench = (phase: 'prepare' | 'run') => spawnSync('sysbench', [step.test!, ...buildSysbenchArgs(step, cell.data, phase), ...conn, phase], { encoding: 'utf8' });
     const prep = sysbench('prepare');
     if (prep.status !== 0) throw new Error(`bare prepare failed: ${prep.stderr}`);
@@ -108,7 +114,9 @@ async function harness(scratch: string, round: number): Promise<{ tps: number; o
 
 async function main(): Promise<void> {
   const versions = await checkLocalDependencies();
-  console.log(`aurora-bench harness benchmark: ${versions.serverVersion}, sysbench ${versions.sysbenchVersion}, oltp_read_write ${threads} threads, ${durationS} s steps, ${rounds} round(s)`);
+  console.log(
+    `aurora-bench harness benchmark: ${versions.serverVersion}, sysbench ${versions.sysbenchVersion}, oltp_read_write ${threads} threads, ${durationS} s steps, ${rounds} round(s)`,
+  );
   const scratch = mkdtempSync(join(tmpdir(), 'ab-bench-'));
   try {
     const bare: number[] = [];
@@ -134,8 +142,12 @@ async function main(): Promise<void> {
     console.log('');
     console.log(`TPS ratio harness/bare (median):         ${ratio.toFixed(3)}   [target >= 0.95] ${ratio >= 0.95 ? 'ok' : 'MISSED'}`);
     console.log(`per-step harness overhead (median):      ${median(overhead).toFixed(2)} s [target <= 1 s]   ${median(overhead) <= 1 ? 'ok' : 'MISSED'}`);
-    console.log(`provisioning writer + 1 reader (median): ${(provisioning.medianProvisionMs / 1000).toFixed(2)} s [target <= 5 s]   ${provisioning.medianProvisionMs <= 5000 ? 'ok' : 'MISSED'}`);
-    console.log(`  (samples ${provisioning.provisionMs.map((ms) => (ms / 1000).toFixed(2)).join(', ')} s; teardown ${provisioning.teardownMs.map((ms) => (ms / 1000).toFixed(2)).join(', ')} s; in the workflow incl. clients: ${workflowProvision.map((s) => s.toFixed(2)).join(', ')} s)`);
+    console.log(
+      `provisioning writer + 1 reader (median): ${(provisioning.medianProvisionMs / 1000).toFixed(2)} s [target <= 5 s]   ${provisioning.medianProvisionMs <= 5000 ? 'ok' : 'MISSED'}`,
+    );
+    console.log(
+      `  (samples ${provisioning.provisionMs.map((ms) => (ms / 1000).toFixed(2)).join(', ')} s; teardown ${provisioning.teardownMs.map((ms) => (ms / 1000).toFixed(2)).join(', ')} s; in the workflow incl. clients: ${workflowProvision.map((s) => s.toFixed(2)).join(', ')} s)`,
+    );
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

@@ -67,21 +67,51 @@ export function seriesOfKind(kind: 'none' | 'step-down' | 'step-up' | 'down-up' 
     case 'none':
       return segmentedSeries('no change', [{ length, mean: level, sd }], seed);
     case 'step-down':
-      return segmentedSeries(`step down ${shift * 100}%`, [{ length: at(0.6), mean: level, sd }, { length: length - at(0.6), mean: level * (1 - shift), sd }], seed);
+      return segmentedSeries(
+        `step down ${shift * 100}%`,
+        [
+          { length: at(0.6), mean: level, sd },
+          { length: length - at(0.6), mean: level * (1 - shift), sd },
+        ],
+        seed,
+      );
     case 'step-up':
-      return segmentedSeries(`step up ${shift * 100}%`, [{ length: at(0.4), mean: level, sd }, { length: length - at(0.4), mean: level * (1 + shift), sd }], seed);
+      return segmentedSeries(
+        `step up ${shift * 100}%`,
+        [
+          { length: at(0.4), mean: level, sd },
+          { length: length - at(0.4), mean: level * (1 + shift), sd },
+        ],
+        seed,
+      );
     case 'down-up':
       return segmentedSeries(
         `down ${shift * 100}% then back`,
-        [{ length: at(0.4), mean: level, sd }, { length: at(0.7) - at(0.4), mean: level * (1 - shift), sd }, { length: length - at(0.7), mean: level, sd }],
+        [
+          { length: at(0.4), mean: level, sd },
+          { length: at(0.7) - at(0.4), mean: level * (1 - shift), sd },
+          { length: length - at(0.7), mean: level, sd },
+        ],
         seed,
       );
     case 'variance':
-      return segmentedSeries('spread x5', [{ length: at(0.5), mean: level, sd }, { length: length - at(0.5), mean: level, sd: sd * 5 }], seed);
+      return segmentedSeries(
+        'spread x5',
+        [
+          { length: at(0.5), mean: level, sd },
+          { length: length - at(0.5), mean: level, sd: sd * 5 },
+        ],
+        seed,
+      );
     case 'outliers': {
       // Single runs far off (a noisy neighbour, a stuck client), nowhere near the ends.
       const idx = [at(0.25), at(0.5), at(0.8)];
-      return segmentedSeries('no change, 3 outliers of 6 sd', [{ length, mean: level, sd }], seed, idx.map((index, i) => ({ index, sds: i % 2 === 0 ? 6 : -6 })));
+      return segmentedSeries(
+        'no change, 3 outliers of 6 sd',
+        [{ length, mean: level, sd }],
+        seed,
+        idx.map((index, i) => ({ index, sds: i % 2 === 0 ? 6 : -6 })),
+      );
     }
   }
 }

@@ -110,11 +110,13 @@ program
 
 program
   .command('preflight')
-  .description('read-only checks of the AWS account against an experiment before anything is created: engine version, instance classes per AZ, parameters, service-linked role, vCPU quota, stack and network, budget')
+  .description(
+    'read-only checks of the AWS account against an experiment before anything is created: engine version, instance classes per AZ, parameters, service-linked role, vCPU quota, stack and network, budget',
+  )
   .argument('<spec>', 'experiment file')
   .option('--aws', 'check against the AWS account (the only kind of preflight)')
   .option('--stack <name>', 'deployed stack name', 'AuroraBench')
-  .option('--region <region>', 'region of the stack (default: the spec\'s region)')
+  .option('--region <region>', "region of the stack (default: the spec's region)")
   .option('--prices <file>', 'a price table overriding prices/aws-prices.json for the budget check')
   .action(
     action(async (file: string, opts: { aws?: boolean; stack: string; region?: string; prices?: string }) => {
@@ -138,12 +140,15 @@ program
   .argument('<spec>', 'experiment file')
   .option('--local', 'run on this machine (default)')
   .option('--aws', 'start an execution of the deployed stack and follow it')
-  .option('--aws-rehearsal', 'run the AWS path on this machine: the synthesized state machine, the Lambda handlers and the AWS backend against a moto server, with real MariaDB servers and sysbench (see README, "Before your first AWS run")')
+  .option(
+    '--aws-rehearsal',
+    'run the AWS path on this machine: the synthesized state machine, the Lambda handlers and the AWS backend against a moto server, with real MariaDB servers and sysbench (see README, "Before your first AWS run")',
+  )
   .option('--lake <dir>', 'local results lake directory', defaultLake)
   .option('--run-id <id>', 'use this run id instead of a new one')
   .addOption(scaleOption())
   .option('--stack <name>', 'deployed stack name (with --aws)', 'AuroraBench')
-  .option('--region <region>', 'region of the stack (with --aws; default: the spec\'s region)')
+  .option('--region <region>', "region of the stack (with --aws; default: the spec's region)")
   .action(
     action(async (file: string, opts: { aws?: boolean; awsRehearsal?: boolean; lake: string; runId?: string; stack: string; region?: string; scale: 'full' | 'small' }) => {
       if (opts.aws && opts.awsRehearsal) throw new UsageError('give either --aws or --aws-rehearsal');
@@ -156,7 +161,13 @@ program
       if (opts.aws) {
         if (opts.scale !== 'full') throw new UsageError('--scale small is for local rehearsals; on AWS run the experiment as written');
         const { runOnAws } = await import('../core/cli/run-aws');
-        const code = await runOnAws({ specFile: file, repoRoot, stackName: opts.stack, ...(opts.region ? { region: opts.region } : {}), log: (l) => process.stdout.write(l + '\n') });
+        const code = await runOnAws({
+          specFile: file,
+          repoRoot,
+          stackName: opts.stack,
+          ...(opts.region ? { region: opts.region } : {}),
+          log: (l) => process.stdout.write(l + '\n'),
+        });
         process.exit(code);
       }
       const { runLocalCommand } = await import('../core/cli/run-local-command');
@@ -190,12 +201,12 @@ program
 
 program
   .command('report')
-  .description('the report that answers the study\'s question: tables in the terminal, and an HTML page with charts')
+  .description("the report that answers the study's question: tables in the terminal, and an HTML page with charts")
   .argument('[run]', 'run id (default: the latest run)')
   .option('--html <file>', 'also write a self-contained HTML report')
   .option('--prices <file>', 'a price table overriding prices/aws-prices.json')
   .option('--lake <dir>', 'local results lake directory', defaultLake)
-  .option('--aws', 'read the run from Athena over the deployed stack\'s lake instead of the local lake')
+  .option('--aws', "read the run from Athena over the deployed stack's lake instead of the local lake")
   .option('--stack <name>', 'deployed stack name (with --aws)', 'AuroraBench')
   .action(
     action(async (run: string | undefined, opts: { html?: string; prices?: string; lake: string; aws?: boolean; stack: string }) => {
@@ -232,7 +243,7 @@ program
 
 program
   .command('history')
-  .description('every run of an experiment: per step and metric the series over time, its change points (E-Divisive means), and the latest run\'s verdict')
+  .description("every run of an experiment: per step and metric the series over time, its change points (E-Divisive means), and the latest run's verdict")
   .argument('<experiment>', 'experiment name (or its file)')
   .option('--json', 'print the history as JSON')
   .option('--html <file>', 'also write a self-contained HTML page with a trend chart per step, change points marked')
@@ -242,7 +253,14 @@ program
     action(async (experiment: string, opts: { json?: boolean; html?: string; window: string; lake: string }) => {
       const { historyCommand, parseWindow } = await import('../core/cli/regression-command');
       const window = parseWindow(opts.window);
-      const { text } = await historyCommand({ lakeDir: resolve(opts.lake), experiment, builtinWorkloads, window, ...(opts.json ? { json: true } : {}), ...(opts.html ? { html: resolve(opts.html) } : {}) });
+      const { text } = await historyCommand({
+        lakeDir: resolve(opts.lake),
+        experiment,
+        builtinWorkloads,
+        window,
+        ...(opts.json ? { json: true } : {}),
+        ...(opts.html ? { html: resolve(opts.html) } : {}),
+      });
       process.stdout.write(text);
     }),
   );

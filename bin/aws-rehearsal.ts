@@ -21,6 +21,8 @@ export function rehearsalWiring(repoRoot: string): Pick<RehearsalOptions, 'synth
       return synthesized.get(region)!;
     },
     buildTaskDeps: (config, clients) =>
-      Promise.resolve().then(() => buildAwsTaskDeps({ ...awsConfigToEnv(config), [TOOL_VERSION_ENV]: info.version, ...(info.gitSha ? { [GIT_SHA_ENV]: info.gitSha } : {}) }, { clients })),
+      Promise.resolve().then(() =>
+        buildAwsTaskDeps({ ...awsConfigToEnv(config), [TOOL_VERSION_ENV]: info.version, ...(info.gitSha ? { [GIT_SHA_ENV]: info.gitSha } : {}) }, { clients }),
+      ),
   };
 }

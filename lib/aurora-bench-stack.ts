@@ -147,7 +147,7 @@ export class AuroraBenchStack extends Stack {
     // `aurora-bench preflight` checks the account against what the workflow will use.
     new CfnOutput(this, BACKEND_CONFIG_OUTPUT, {
       value: this.toJsonString(awsConfigToEnv(handlerBackendConfig(this, handlerProps))),
-      description: 'The workflow Lambdas\' backend configuration (JSON of their environment), read by aurora-bench preflight',
+      description: "The workflow Lambdas' backend configuration (JSON of their environment), read by aurora-bench preflight",
     });
 
     if (config.nightly.enabled) {
@@ -166,7 +166,7 @@ export class AuroraBenchStack extends Stack {
 function acknowledgeBucketDeployment(stack: Stack, deployment: s3deploy.BucketDeployment): void {
   const reasons = {
     'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]':
-      'CDK\'s BucketDeployment provider Lambda: its logging role is created by CDK and only writes its own logs.',
+      "CDK's BucketDeployment provider Lambda: its logging role is created by CDK and only writes its own logs.",
     'AwsSolutions-IAM5[Action::s3:GetObject*]': 'CDK grants the BucketDeployment provider read on the asset object it copies.',
     'AwsSolutions-IAM5[Action::s3:GetBucket*]': 'CDK grants the BucketDeployment provider read on the asset bucket.',
     'AwsSolutions-IAM5[Action::s3:List*]': 'CDK grants the BucketDeployment provider listing of the asset and destination buckets.',

@@ -99,11 +99,16 @@ export function grantSweeperPermissions(role: iam.Role): void {
   grantSweepMarking(role);
   // Resource "*" (Describe*, X-Ray) is acknowledged where the role is created, with the tracing grant.
   const findings: Record<string, string> = {
-    'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:cluster:ab-*': 'The backend names every cluster ab-<run>-<cell>; deletes and tags also require the run tag on the cluster.',
-    'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:db:ab-*': 'The backend names every instance ab-<run>-<cell>-w|-rN; deletes and tags also require the run tag on it.',
-    'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:cluster-pg:ab-*': 'Per-cell cluster parameter groups are named ab-<run>-<cell>-cpg; deletes and tags require the run tag.',
-    'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:pg:ab-*': 'Per-cell instance parameter groups are named ab-<run>-<cell>-ipg; deletes and tags require the run tag.',
-    'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:instance/*': 'Client instance ids are only known after launch: terminate and tag require the run tag on the instance.',
+    'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:cluster:ab-*':
+      'The backend names every cluster ab-<run>-<cell>; deletes and tags also require the run tag on the cluster.',
+    'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:db:ab-*':
+      'The backend names every instance ab-<run>-<cell>-w|-rN; deletes and tags also require the run tag on it.',
+    'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:cluster-pg:ab-*':
+      'Per-cell cluster parameter groups are named ab-<run>-<cell>-cpg; deletes and tags require the run tag.',
+    'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:pg:ab-*':
+      'Per-cell instance parameter groups are named ab-<run>-<cell>-ipg; deletes and tags require the run tag.',
+    'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:instance/*':
+      'Client instance ids are only known after launch: terminate and tag require the run tag on the instance.',
   };
   for (const [finding, reason] of Object.entries(findings)) Validations.of(role).acknowledge({ id: `AwsSolutions-IAM5[${finding}]`, reason });
 }
@@ -228,7 +233,9 @@ export function grantBackendPermissions(role: iam.Role, props: BackendPermission
       sid: 'ResolveClientAmiParameter',
       // The launch templates name the AMI as resolve:ssm:<public parameter>; EC2 resolves it with the caller's permission.
       actions: ['ssm:GetParameters'],
-      resources: props.amiParameters.map((name) => Stack.of(role).formatArn({ service: 'ssm', account: '', resource: 'parameter', resourceName: name.replace(/^\//, ''), arnFormat: ArnFormat.SLASH_RESOURCE_NAME })),
+      resources: props.amiParameters.map((name) =>
+        Stack.of(role).formatArn({ service: 'ssm', account: '', resource: 'parameter', resourceName: name.replace(/^\//, ''), arnFormat: ArnFormat.SLASH_RESOURCE_NAME }),
+      ),
     }),
   );
   role.addToPolicy(
@@ -385,21 +392,31 @@ function grantSweepMarking(role: iam.Role): void {
 function acknowledgeBackendWildcards(role: iam.Role, bucket: s3.IBucket): void {
   const bucketId = Stack.of(role).getLogicalId(bucket.node.defaultChild as never);
   const findings: Record<string, string> = {
-    'Resource::*': 'Describe*, ssm:GetCommandInvocation/ListCommands/CancelCommand, cloudwatch:GetMetricData and the preflight\'s Service Quotas reads support no resource-level permissions (or must list the account, as the sweeper does); every mutating call is scoped by name or tag.',
-    'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:cluster:ab-*': 'The backend names every cluster ab-<run>-<cell> (core/backends/aws/names.ts); creation also requires the run tag.',
+    'Resource::*':
+      "Describe*, ssm:GetCommandInvocation/ListCommands/CancelCommand, cloudwatch:GetMetricData and the preflight's Service Quotas reads support no resource-level permissions (or must list the account, as the sweeper does); every mutating call is scoped by name or tag.",
+    'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:cluster:ab-*':
+      'The backend names every cluster ab-<run>-<cell> (core/backends/aws/names.ts); creation also requires the run tag.',
     'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:db:ab-*': 'The backend names every instance ab-<run>-<cell>-w|-rN; creation also requires the run tag.',
     'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:cluster-pg:ab-*': 'Per-cell cluster parameter groups are named ab-<run>-<cell>-cpg.',
     'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:pg:ab-*': 'Per-cell instance parameter groups are named ab-<run>-<cell>-ipg.',
-    'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:og:default:*': 'Aurora instances are created with the engine\'s default option group, whose name depends on the engine version.',
+    'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:og:default:*':
+      "Aurora instances are created with the engine's default option group, whose name depends on the engine version.",
     'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:pg:default.*': 'Default parameter groups are referenced, never modified (no Modify/Delete on them).',
     'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:cluster-pg:default.*': 'Default cluster parameter groups are referenced, never modified.',
-    'Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:rds!*': 'RDS creates the managed master secret (rds!cluster-<uuid>) with the caller\'s CreateSecret/TagResource permissions; the name is generated by RDS.',
-    'Resource::arn:<AWS::Partition>:kms:<AWS::Region>:<AWS::AccountId>:key/*': 'kms:DescribeKey only (key metadata), which ManageMasterUserPassword needs on the AWS managed aws/secretsmanager key; its key id differs per account and the key may not exist before the first cluster.',
-    'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:instance/*': 'Client instance ids are only known after launch: RunInstances requires the run tag on the request, terminate and SendCommand require it on the instance.',
-    'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:volume/*': 'The root volume created by RunInstances from the stack\'s template; the request must carry the run tag.',
-    'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:network-interface/*': 'The primary network interface RunInstances creates with the instance; the instance itself must carry the run tag.',
-    'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>::image/*': 'The AMI is resolved at launch from the public Amazon Linux 2023 SSM parameter; its id changes with every release.',
-    'Resource::arn:<AWS::Partition>:pi:<AWS::Region>:<AWS::AccountId>:metrics/rds/*': 'Performance Insights metrics are addressed by the instance\'s DbiResourceId, known only after creation.',
+    'Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:rds!*':
+      "RDS creates the managed master secret (rds!cluster-<uuid>) with the caller's CreateSecret/TagResource permissions; the name is generated by RDS.",
+    'Resource::arn:<AWS::Partition>:kms:<AWS::Region>:<AWS::AccountId>:key/*':
+      'kms:DescribeKey only (key metadata), which ManageMasterUserPassword needs on the AWS managed aws/secretsmanager key; its key id differs per account and the key may not exist before the first cluster.',
+    'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:instance/*':
+      'Client instance ids are only known after launch: RunInstances requires the run tag on the request, terminate and SendCommand require it on the instance.',
+    'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:volume/*':
+      "The root volume created by RunInstances from the stack's template; the request must carry the run tag.",
+    'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:network-interface/*':
+      'The primary network interface RunInstances creates with the instance; the instance itself must carry the run tag.',
+    'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>::image/*':
+      'The AMI is resolved at launch from the public Amazon Linux 2023 SSM parameter; its id changes with every release.',
+    'Resource::arn:<AWS::Partition>:pi:<AWS::Region>:<AWS::AccountId>:metrics/rds/*':
+      "Performance Insights metrics are addressed by the instance's DbiResourceId, known only after creation.",
     [`Resource::<${bucketId}.Arn>/*`]: 'The backend reads and writes the whole lake layout (tables/, raw/, scripts/, ssm-output/) of this one bucket.',
   };
   for (const [finding, reason] of Object.entries(findings)) {

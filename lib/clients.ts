@@ -103,7 +103,12 @@ export class Clients extends Construct {
         resources: [stack.formatArn({ service: 'secretsmanager', resource: 'secret', resourceName: 'rds!cluster-*', arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
         conditions: {
           StringLike: {
-            'secretsmanager:ResourceTag/aws:rds:primaryDBClusterArn': stack.formatArn({ service: 'rds', resource: 'cluster', resourceName: `${RDS_NAME_PREFIX}*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME }),
+            'secretsmanager:ResourceTag/aws:rds:primaryDBClusterArn': stack.formatArn({
+              service: 'rds',
+              resource: 'cluster',
+              resourceName: `${RDS_NAME_PREFIX}*`,
+              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+            }),
           },
         },
       }),
@@ -115,7 +120,9 @@ export class Clients extends Construct {
         new iam.PolicyStatement({
           sid: 'ReadSysbenchSourceMirror',
           actions: ['s3:GetObject'],
-          resources: mirrors.map((m) => stack.formatArn({ service: 's3', region: '', account: '', resource: m[1]!, resourceName: m[2]!, arnFormat: ArnFormat.SLASH_RESOURCE_NAME })),
+          resources: mirrors.map((m) =>
+            stack.formatArn({ service: 's3', region: '', account: '', resource: m[1]!, resourceName: m[2]!, arnFormat: ArnFormat.SLASH_RESOURCE_NAME }),
+          ),
         }),
       );
     }
@@ -130,19 +137,21 @@ export class Clients extends Construct {
       },
       {
         id: `AwsSolutions-IAM5[Resource::<${this.logicalIdOfBucket(bucket)}.Arn>/${LAKE_PREFIXES.raw}*]`,
-        reason: 'Runner output keys are raw/dt=<date>/<runId>/... and are only known per run; the role is shared by every run, so writes are limited to the raw/ area (expires by lifecycle), never tables/.',
+        reason:
+          'Runner output keys are raw/dt=<date>/<runId>/... and are only known per run; the role is shared by every run, so writes are limited to the raw/ area (expires by lifecycle), never tables/.',
       },
       {
         id: `AwsSolutions-IAM5[Resource::<${this.logicalIdOfBucket(bucket)}.Arn>/${CLIENT_READY_PREFIX}*]`,
-        reason: 'Each client writes clients/<its instance id>/ready.json; instance ids are not known in advance. The marker only tells the workflow that sysbench works on that client.',
+        reason:
+          'Each client writes clients/<its instance id>/ready.json; instance ids are not known in advance. The marker only tells the workflow that sysbench works on that client.',
       },
       {
         id: `AwsSolutions-IAM5[Resource::<${this.logicalIdOfBucket(bucket)}.Arn>/${SSM_OUTPUT_PREFIX}*]`,
-        reason: 'SSM Run Command uploads each command\'s stdout/stderr under ssm-output/<command id>/...; ids are not known in advance.',
+        reason: "SSM Run Command uploads each command's stdout/stderr under ssm-output/<command id>/...; ids are not known in advance.",
       },
       {
         id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:rds!cluster-*]',
-        reason: 'RDS names managed master secrets rds!cluster-<uuid>; the statement is further limited by the aws:rds:primaryDBClusterArn tag to the tool\'s ab-* clusters.',
+        reason: "RDS names managed master secrets rds!cluster-<uuid>; the statement is further limited by the aws:rds:primaryDBClusterArn tag to the tool's ab-* clusters.",
       },
     );
 

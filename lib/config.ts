@@ -38,7 +38,7 @@ const existingVpcSchema = z
       ctx.addIssue({ code: 'custom', message: 'needs one subnet per availability zone (same length and order)', path: ['privateSubnetIds'] });
     }
     if (v.createEndpoints && !v.privateRouteTableIds) {
-      ctx.addIssue({ code: 'custom', message: 'the S3 gateway endpoint needs the subnets\' route tables (or set createEndpoints: false)', path: ['privateRouteTableIds'] });
+      ctx.addIssue({ code: 'custom', message: "the S3 gateway endpoint needs the subnets' route tables (or set createEndpoints: false)", path: ['privateRouteTableIds'] });
     }
     if (v.privateRouteTableIds && v.privateRouteTableIds.length !== v.privateSubnetIds.length) {
       ctx.addIssue({ code: 'custom', message: 'needs one route table per subnet (same length and order)', path: ['privateRouteTableIds'] });
@@ -58,7 +58,10 @@ const networkSchema = z
      * luajitSourceUrl on S3 (refused otherwise, below).
      */
     natGateways: z.number().int().min(0).max(6).default(1),
-    cidr: z.string().regex(/^\d+\.\d+\.\d+\.\d+\/\d+$/, 'an IPv4 CIDR like 10.42.0.0/16').default('10.42.0.0/16'),
+    cidr: z
+      .string()
+      .regex(/^\d+\.\d+\.\d+\.\d+\/\d+$/, 'an IPv4 CIDR like 10.42.0.0/16')
+      .default('10.42.0.0/16'),
     existingVpc: existingVpcSchema.optional(),
     flowLogRetentionDays: z.number().int().min(1).default(30),
   })
@@ -70,9 +73,16 @@ const lakeSchema = z
     rawRetentionDays: z.number().int().min(1).default(90),
     athenaResultRetentionDays: z.number().int().min(1).default(30),
     /** Athena stops a query of the workgroup after scanning this much (BytesScannedCutoffPerQuery). */
-    athenaBytesScannedCutoffMb: z.number().int().min(10).default(10 * 1024),
+    athenaBytesScannedCutoffMb: z
+      .number()
+      .int()
+      .min(10)
+      .default(10 * 1024),
     /** First date of the dt partition projection range (yyyy-MM-dd); the range ends at NOW. */
-    projectionStartDate: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a date yyyy-MM-dd').default('2024-01-01'),
+    projectionStartDate: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}$/, 'a date yyyy-MM-dd')
+      .default('2024-01-01'),
     /** RETAIN keeps results when the stack is deleted (the default: results outlive the tool). */
     removalPolicy: z.enum(['RETAIN', 'DESTROY']).default('RETAIN'),
   })
@@ -84,15 +94,24 @@ export const LUAJIT_COMMIT = '1ee778a4e37122d8ca7d5733c590a47dafd6b15c';
 const clientsSchema = z
   .object({
     /** Launch templates to create; a variant's clients.instanceType picks one by its architecture. */
-    architectures: z.array(z.enum(['x86_64', 'arm64'])).min(1).default(['x86_64', 'arm64']),
+    architectures: z
+      .array(z.enum(['x86_64', 'arm64']))
+      .min(1)
+      .default(['x86_64', 'arm64']),
     /** Where the user data fetches the sysbench source tarball (https:// or s3:// of the lake bucket's account). */
-    sysbenchSourceUrl: z.string().regex(/^(https|s3):\/\//, 'an https:// or s3:// URL').default('https://github.com/akopytov/sysbench/archive/refs/tags/1.0.20.tar.gz'),
+    sysbenchSourceUrl: z
+      .string()
+      .regex(/^(https|s3):\/\//, 'an https:// or s3:// URL')
+      .default('https://github.com/akopytov/sysbench/archive/refs/tags/1.0.20.tar.gz'),
     /**
      * Where the user data fetches the LuaJIT 2.1 source tarball sysbench is built against
      * (client/install-sysbench.sh says why not the bundled one). The default pins a commit of
      * LuaJIT's v2.1 branch; any LuaJIT 2.1 from 2021 on works (the script checks the source).
      */
-    luajitSourceUrl: z.string().regex(/^(https|s3):\/\//, 'an https:// or s3:// URL').default(`https://github.com/LuaJIT/LuaJIT/archive/${LUAJIT_COMMIT}.tar.gz`),
+    luajitSourceUrl: z
+      .string()
+      .regex(/^(https|s3):\/\//, 'an https:// or s3:// URL')
+      .default(`https://github.com/LuaJIT/LuaJIT/archive/${LUAJIT_COMMIT}.tar.gz`),
     /** Root volume of a client (GiB, gp3, encrypted). */
     rootVolumeGiB: z.number().int().min(8).max(1024).default(20),
   })
@@ -102,7 +121,10 @@ const nightlySchema = z
   .object({
     enabled: z.boolean().default(false),
     /** EventBridge Scheduler expression, evaluated in timeZone. */
-    cron: z.string().regex(/^(cron|rate)\(.+\)$/, 'a Scheduler expression like cron(0 2 * * ? *)').default('cron(0 2 * * ? *)'),
+    cron: z
+      .string()
+      .regex(/^(cron|rate)\(.+\)$/, 'a Scheduler expression like cron(0 2 * * ? *)')
+      .default('cron(0 2 * * ? *)'),
     /** IANA time zone of the cron expression (ScheduleExpressionTimezone). */
     timeZone: z.string().min(1).default('UTC'),
     /** The experiment file, relative to cdk.json's directory: by default the nightly regression run (`aurora-bench history nightly-regression` judges it). */
@@ -113,17 +135,29 @@ const nightlySchema = z
 const safetyNetSchema = z
   .object({
     /** How often the sweeper deletes what a run left behind after its ttlHours. */
-    sweepSchedule: z.string().regex(/^(cron|rate)\(.+\)$/, 'a Scheduler expression like rate(1 hour)').default('rate(1 hour)'),
+    sweepSchedule: z
+      .string()
+      .regex(/^(cron|rate)\(.+\)$/, 'a Scheduler expression like rate(1 hour)')
+      .default('rate(1 hour)'),
   })
   .strict();
 
 export const appConfigSchema = z
   .object({
-    stackName: z.string().regex(/^[A-Za-z][A-Za-z0-9-]*$/, 'a CloudFormation stack name').default('AuroraBench'),
+    stackName: z
+      .string()
+      .regex(/^[A-Za-z][A-Za-z0-9-]*$/, 'a CloudFormation stack name')
+      .default('AuroraBench'),
     namePrefix: namePrefix.default('aurora-bench'),
     /** Optional fixed account/region; without them the stack is environment-agnostic. */
-    account: z.string().regex(/^\d{12}$/, 'a 12-digit account id').optional(),
-    region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'a region like us-east-1').optional(),
+    account: z
+      .string()
+      .regex(/^\d{12}$/, 'a 12-digit account id')
+      .optional(),
+    region: z
+      .string()
+      .regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'a region like us-east-1')
+      .optional(),
     logRetentionDays: z.number().int().min(1).default(30),
     network: networkSchema.default(networkSchema.parse({})),
     lake: lakeSchema.default(lakeSchema.parse({})),

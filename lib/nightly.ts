@@ -34,7 +34,9 @@ export class Nightly extends Construct {
     // so CloudFormation resolves it (Fn::Join); JSON.stringify would write the token's placeholder text.
     const input = stack.toJsonString(executionInput);
     if (Buffer.byteLength(JSON.stringify(executionInput), 'utf8') > MAX_EXECUTION_INPUT_BYTES) {
-      throw new Error(`aurora-bench.nightly.experiment: the execution input is ${Buffer.byteLength(JSON.stringify(executionInput), 'utf8')} bytes, more than the 256 KiB StartExecution accepts`);
+      throw new Error(
+        `aurora-bench.nightly.experiment: the execution input is ${Buffer.byteLength(JSON.stringify(executionInput), 'utf8')} bytes, more than the 256 KiB StartExecution accepts`,
+      );
     }
     this.role = new iam.Role(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', {

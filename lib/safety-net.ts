@@ -55,7 +55,7 @@ export class SafetyNet extends Construct {
     this.sweeper = sweeper.fn;
     Validations.of(this.sweeper).acknowledge({
       id: 'AwsSolutions-L1',
-      reason: 'NODEJS_22_X is the project\'s pinned runtime, the same as the workflow Lambdas.',
+      reason: "NODEJS_22_X is the project's pinned runtime, the same as the workflow Lambdas.",
     });
 
     // The run id of an execution that did not say it in its input is in the PlanRun output.
@@ -79,7 +79,7 @@ export class SafetyNet extends Construct {
     });
     Validations.of(this.deadLetterQueue).acknowledge({
       id: 'AwsSolutions-SQS3',
-      reason: 'This queue is itself the dead-letter queue of the sweeper\'s rule and schedule.',
+      reason: "This queue is itself the dead-letter queue of the sweeper's rule and schedule.",
     });
 
     this.rule = new events.Rule(this, 'ExecutionEndedRule', {

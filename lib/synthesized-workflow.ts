@@ -54,7 +54,9 @@ export function synthesizeWorkflow(o: SynthesizeWorkflowOptions): SynthesizedWor
     const app = new App({ outdir, context: { ...context, [CONFIG_CONTEXT_KEY]: context[CONFIG_CONTEXT_KEY], 'aws:cdk:bundling-stacks': [] } });
     const stack = buildAuroraBenchApp(app, { projectRoot: o.projectRoot, nag: false });
     const template = app.synth().getStackByName(stack.stackName).template as { Resources: Record<string, { Type: string; Properties: Record<string, unknown> }> };
-    const taskByLogicalId = new Map<string, TaskName>(TASK_NAMES.map((task) => [Stack.of(stack).getLogicalId(stack.workflow.functions[task].node.defaultChild as CfnElement), task]));
+    const taskByLogicalId = new Map<string, TaskName>(
+      TASK_NAMES.map((task) => [Stack.of(stack).getLogicalId(stack.workflow.functions[task].node.defaultChild as CfnElement), task]),
+    );
     const machines = Object.values(template.Resources).filter((r) => r.Type === 'AWS::StepFunctions::StateMachine');
     if (machines.length !== 1) throw new Error(`expected one state machine in the synthesized template, found ${machines.length}`);
     const taskByArn = new Map<string, TaskName>();

@@ -177,20 +177,20 @@ export class Workflow extends Construct {
         reason: 'Executions of this state machine only; their names are generated per run.',
       },
     );
-    Validations.of(role).acknowledge(
-      {
-        id: 'AwsSolutions-IAM5[Resource::*]',
-        reason: 'CloudWatch Logs vended delivery (logs:CreateLogDelivery and friends) and X-Ray PutTraceSegments support no resource-level permissions; CDK adds exactly these for logging and tracing.',
-      },
-    );
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'CloudWatch Logs vended delivery (logs:CreateLogDelivery and friends) and X-Ray PutTraceSegments support no resource-level permissions; CDK adds exactly these for logging and tracing.',
+    });
     Validations.of(props.taskRole).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) and the backend\'s Describe*/GetMetricData calls support no resource-level permissions.',
+      reason: "X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) and the backend's Describe*/GetMetricData calls support no resource-level permissions.",
     });
     for (const task of TASK_NAMES) {
       Validations.of(this.functions[task]).acknowledge({
         id: 'AwsSolutions-L1',
-        reason: 'NODEJS_22_X is the project\'s pinned runtime (the issue requires it; the local runner and CI run the same code on Node 20/22); moving to a newer runtime is a deliberate change.',
+        reason:
+          "NODEJS_22_X is the project's pinned runtime (the issue requires it; the local runner and CI run the same code on Node 20/22); moving to a newer runtime is a deliberate change.",
       });
     }
   }

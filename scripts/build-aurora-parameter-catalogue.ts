@@ -111,7 +111,16 @@ export function section(md: string, title: string): string[] {
 
 /** Rows of the first pipe table in `lines` (header and separator skipped), cells as raw markdown. */
 export function tableRows(lines: readonly string[]): string[][] {
-  const rows = lines.filter((l) => l.trimStart().startsWith('|')).map((l) => l.trim().replace(/^\|/, '').replace(/\|\s*$/, '').split('|').map((c) => c.trim()));
+  const rows = lines
+    .filter((l) => l.trimStart().startsWith('|'))
+    .map((l) =>
+      l
+        .trim()
+        .replace(/^\|/, '')
+        .replace(/\|\s*$/, '')
+        .split('|')
+        .map((c) => c.trim()),
+    );
   return rows.slice(2);
 }
 
@@ -178,7 +187,9 @@ export function allowedValuesIn(note: string): string[] | undefined {
 const RENAMED = /^Aurora MySQL version 2\. Use (\S+) in Aurora MySQL version 3/;
 
 function emptyMajor(major: Major): MajorCatalogue {
-  return major === '2' ? { mysql: '5.7', family: 'aurora-mysql5.7', parameters: {}, notApplicable: {} } : { mysql: '8.0', family: 'aurora-mysql8.0', parameters: {}, notApplicable: {} };
+  return major === '2'
+    ? { mysql: '5.7', family: 'aurora-mysql5.7', parameters: {}, notApplicable: {} }
+    : { mysql: '8.0', family: 'aurora-mysql8.0', parameters: {}, notApplicable: {} };
 }
 
 function setLevel(entry: CatalogueEntry, level: Level, info: LevelInfo): void {
@@ -228,7 +239,10 @@ export function catalogueFromReference(referenceMd: string, writeForwardingMd: s
     const majorsOf: readonly Major[] = m[2] ? [m[2] as Major] : MAJORS;
     const validText = plainText(valid);
     for (const major of majorsOf) {
-      const entry: CatalogueEntry = { cluster: { modifiable: true, note: `${plainText(type)}; valid values ${validText}` }, source: `${WRITE_FORWARDING_PATH} (Configuration parameters for write forwarding)` };
+      const entry: CatalogueEntry = {
+        cluster: { modifiable: true, note: `${plainText(type)}; valid values ${validText}` },
+        source: `${WRITE_FORWARDING_PATH} (Configuration parameters for write forwarding)`,
+      };
       const range = /^([0-9,]+)\s*[–-]\s*([0-9,]+)$/.exec(validText);
       if (range) entry.range = { min: range[1]!.replace(/,/g, ''), max: range[2]!.replace(/,/g, '') };
       else entry.allowedValues = validText.split(',').map((v) => v.trim());
@@ -263,20 +277,87 @@ const v3: readonly Major[] = ['3'];
 /** From the live pages, read on AMENDMENTS_READ; the wording in notes is AWS's. */
 export const AMENDMENTS: readonly Amendment[] = [
   // Cluster-level table.
-  { majors: v3, name: 'aurora_binlog_replication_sec_index_parallel_workers', levels: { cluster: yes('Parallel threads applying secondary index changes in binlog replication; 0 (disabled) by default.') }, minVersion: '3.06', source: CURRENT_REFERENCE_PAGE },
-  { majors: v3, name: 'aurora_in_memory_relaylog', levels: { cluster: yes('In-memory relay log mode for binlog replicas.') }, allowedValues: ['ON', 'OFF'], minVersion: '3.10', source: `${CURRENT_REFERENCE_PAGE}; ${RELEASE_NOTES_3100}` },
-  { majors: both, name: 'aurora_full_double_precision_in_json', levels: { cluster: yes('Parse floating point numbers in JSON documents with full precision.') }, source: CURRENT_REFERENCE_PAGE },
-  { majors: v3, name: 'aurora_jemalloc_background_thread', levels: { cluster: yes('Background thread for memory maintenance; 0 (disabled, default) or 1.') }, allowedValues: ['0', '1'], minVersion: '3.05', source: CURRENT_REFERENCE_PAGE },
-  { majors: v3, name: 'aurora_jemalloc_dirty_decay_ms', levels: { cluster: yes('How long freed memory is retained, in milliseconds; default 10000.') }, range: { min: '0', max: '18446744073709551615' }, minVersion: '3.05', source: CURRENT_REFERENCE_PAGE },
-  { majors: v3, name: 'aurora_jemalloc_tcache_enabled', levels: { cluster: yes('Thread-local cache for small memory requests; 0 or 1 (default).') }, allowedValues: ['0', '1'], minVersion: '3.05', source: CURRENT_REFERENCE_PAGE },
-  { majors: v3, name: 'authentication_kerberos_caseins_cmp', levels: { cluster: yes('Case-insensitive user name comparison for authentication_kerberos.') }, minVersion: '3.03', source: CURRENT_REFERENCE_PAGE },
-  { majors: ['2'], name: 'binlog_transaction_dependency_history_size', levels: { cluster: yes('Applies to Aurora MySQL version 2.12 and higher, and version 3.') }, minVersion: '2.12', source: CURRENT_REFERENCE_PAGE },
-  { majors: v3, name: 'information_schema_stats_expiry', levels: { cluster: yes('Seconds after which cached information_schema statistics are refreshed.') }, range: { min: '0', max: '31536000' }, source: CURRENT_REFERENCE_PAGE },
-  { majors: v3, name: 'innodb_aurora_instant_alter_column_allowed', levels: { cluster: yes('Whether ALTER COLUMN may use the INSTANT algorithm; 0 or 1 (default).') }, allowedValues: ['0', '1'], minVersion: '3.05', source: CURRENT_REFERENCE_PAGE },
+  {
+    majors: v3,
+    name: 'aurora_binlog_replication_sec_index_parallel_workers',
+    levels: { cluster: yes('Parallel threads applying secondary index changes in binlog replication; 0 (disabled) by default.') },
+    minVersion: '3.06',
+    source: CURRENT_REFERENCE_PAGE,
+  },
+  {
+    majors: v3,
+    name: 'aurora_in_memory_relaylog',
+    levels: { cluster: yes('In-memory relay log mode for binlog replicas.') },
+    allowedValues: ['ON', 'OFF'],
+    minVersion: '3.10',
+    source: `${CURRENT_REFERENCE_PAGE}; ${RELEASE_NOTES_3100}`,
+  },
+  {
+    majors: both,
+    name: 'aurora_full_double_precision_in_json',
+    levels: { cluster: yes('Parse floating point numbers in JSON documents with full precision.') },
+    source: CURRENT_REFERENCE_PAGE,
+  },
+  {
+    majors: v3,
+    name: 'aurora_jemalloc_background_thread',
+    levels: { cluster: yes('Background thread for memory maintenance; 0 (disabled, default) or 1.') },
+    allowedValues: ['0', '1'],
+    minVersion: '3.05',
+    source: CURRENT_REFERENCE_PAGE,
+  },
+  {
+    majors: v3,
+    name: 'aurora_jemalloc_dirty_decay_ms',
+    levels: { cluster: yes('How long freed memory is retained, in milliseconds; default 10000.') },
+    range: { min: '0', max: '18446744073709551615' },
+    minVersion: '3.05',
+    source: CURRENT_REFERENCE_PAGE,
+  },
+  {
+    majors: v3,
+    name: 'aurora_jemalloc_tcache_enabled',
+    levels: { cluster: yes('Thread-local cache for small memory requests; 0 or 1 (default).') },
+    allowedValues: ['0', '1'],
+    minVersion: '3.05',
+    source: CURRENT_REFERENCE_PAGE,
+  },
+  {
+    majors: v3,
+    name: 'authentication_kerberos_caseins_cmp',
+    levels: { cluster: yes('Case-insensitive user name comparison for authentication_kerberos.') },
+    minVersion: '3.03',
+    source: CURRENT_REFERENCE_PAGE,
+  },
+  {
+    majors: ['2'],
+    name: 'binlog_transaction_dependency_history_size',
+    levels: { cluster: yes('Applies to Aurora MySQL version 2.12 and higher, and version 3.') },
+    minVersion: '2.12',
+    source: CURRENT_REFERENCE_PAGE,
+  },
+  {
+    majors: v3,
+    name: 'information_schema_stats_expiry',
+    levels: { cluster: yes('Seconds after which cached information_schema statistics are refreshed.') },
+    range: { min: '0', max: '31536000' },
+    source: CURRENT_REFERENCE_PAGE,
+  },
+  {
+    majors: v3,
+    name: 'innodb_aurora_instant_alter_column_allowed',
+    levels: { cluster: yes('Whether ALTER COLUMN may use the INSTANT algorithm; 0 or 1 (default).') },
+    allowedValues: ['0', '1'],
+    minVersion: '3.05',
+    source: CURRENT_REFERENCE_PAGE,
+  },
   {
     majors: ['2'],
     name: 'innodb_deadlock_detect',
-    levels: { cluster: yes('Disables deadlock detection in Aurora MySQL version 2.11 and higher and version 3.'), instance: yes('Disables deadlock detection in Aurora MySQL version 2.11 and higher and version 3.') },
+    levels: {
+      cluster: yes('Disables deadlock detection in Aurora MySQL version 2.11 and higher and version 3.'),
+      instance: yes('Disables deadlock detection in Aurora MySQL version 2.11 and higher and version 3.'),
+    },
     minVersion: '2.11',
     source: CURRENT_REFERENCE_PAGE,
   },
@@ -294,29 +375,111 @@ export const AMENDMENTS: readonly Amendment[] = [
     caveats: { '2': 'on Aurora MySQL version 3 the value 2 waits for the cluster volume like 1; only 0 does not wait (AWS: to get the behaviour of 0 or 2 in version 2, set 0)' },
     source: FLUSH_PAGE,
   },
-  { majors: both, name: 'innodb_stats_include_delete_marked', levels: { cluster: yes('Include delete-marked records in persistent statistics; version 2.12 and higher, and version 3.') }, source: CURRENT_REFERENCE_PAGE },
+  {
+    majors: both,
+    name: 'innodb_stats_include_delete_marked',
+    levels: { cluster: yes('Include delete-marked records in persistent statistics; version 2.12 and higher, and version 3.') },
+    source: CURRENT_REFERENCE_PAGE,
+  },
   { majors: ['2'], name: 'innodb_stats_include_delete_marked', minVersion: '2.12', source: CURRENT_REFERENCE_PAGE },
-  { majors: v3, name: 'innodb_trx_commit_allow_data_loss', levels: { cluster: yes('Set to 1 so that innodb_flush_log_at_trx_commit can be changed; default 0.') }, allowedValues: ['0', '1'], source: `${CURRENT_REFERENCE_PAGE}; ${FLUSH_PAGE}` },
-  { majors: v3, name: 'log_error_suppression_list', levels: { cluster: yes('Error codes not written to the error log.'), instance: yes('Error codes not written to the error log.') }, minVersion: '3.03', source: CURRENT_REFERENCE_PAGE },
-  { majors: both, name: 'max_execution_time', levels: { cluster: yes('Timeout for SELECT statements in milliseconds; 0 = none.'), instance: yes('Timeout for SELECT statements in milliseconds; 0 = none.') }, range: { min: '0', max: '18446744073709551615' }, source: CURRENT_REFERENCE_PAGE },
+  {
+    majors: v3,
+    name: 'innodb_trx_commit_allow_data_loss',
+    levels: { cluster: yes('Set to 1 so that innodb_flush_log_at_trx_commit can be changed; default 0.') },
+    allowedValues: ['0', '1'],
+    source: `${CURRENT_REFERENCE_PAGE}; ${FLUSH_PAGE}`,
+  },
+  {
+    majors: v3,
+    name: 'log_error_suppression_list',
+    levels: { cluster: yes('Error codes not written to the error log.'), instance: yes('Error codes not written to the error log.') },
+    minVersion: '3.03',
+    source: CURRENT_REFERENCE_PAGE,
+  },
+  {
+    majors: both,
+    name: 'max_execution_time',
+    levels: { cluster: yes('Timeout for SELECT statements in milliseconds; 0 = none.'), instance: yes('Timeout for SELECT statements in milliseconds; 0 = none.') },
+    range: { min: '0', max: '18446744073709551615' },
+    source: CURRENT_REFERENCE_PAGE,
+  },
   { majors: ['2'], name: 'read_only', allowedValues: ['0', '1', '{TrueIfReplica}', '{TrueIfClusterReplica}'], source: CURRENT_REFERENCE_PAGE },
   { majors: v3, name: 'read_only', allowedValues: ['0', '1', '{TrueIfClusterReplica}'], source: CURRENT_REFERENCE_PAGE },
-  { majors: v3, name: 'replica_type_conversions', levels: { cluster: yes('Type conversions on replicas: ALL_LOSSY, ALL_NON_LOSSY, ALL_SIGNED, ALL_UNSIGNED.') }, source: CURRENT_REFERENCE_PAGE },
-  { majors: both, name: 'server_audit_cw_upload', levels: { cluster: { modifiable: false, note: 'Deprecated in Aurora MySQL: use server_audit_logs_upload.' } }, source: CURRENT_REFERENCE_PAGE },
-  { majors: both, name: 'server_audit_logs_upload', levels: { cluster: yes('1 publishes audit logs to CloudWatch Logs; default 0.') }, allowedValues: ['0', '1'], source: CURRENT_REFERENCE_PAGE },
-  { majors: both, name: 'thread_cache_size', levels: { cluster: yes('The number of threads to be cached. Applies to Aurora MySQL versions 2 and 3.') }, source: CURRENT_REFERENCE_PAGE },
+  {
+    majors: v3,
+    name: 'replica_type_conversions',
+    levels: { cluster: yes('Type conversions on replicas: ALL_LOSSY, ALL_NON_LOSSY, ALL_SIGNED, ALL_UNSIGNED.') },
+    source: CURRENT_REFERENCE_PAGE,
+  },
+  {
+    majors: both,
+    name: 'server_audit_cw_upload',
+    levels: { cluster: { modifiable: false, note: 'Deprecated in Aurora MySQL: use server_audit_logs_upload.' } },
+    source: CURRENT_REFERENCE_PAGE,
+  },
+  {
+    majors: both,
+    name: 'server_audit_logs_upload',
+    levels: { cluster: yes('1 publishes audit logs to CloudWatch Logs; default 0.') },
+    allowedValues: ['0', '1'],
+    source: CURRENT_REFERENCE_PAGE,
+  },
+  {
+    majors: both,
+    name: 'thread_cache_size',
+    levels: { cluster: yes('The number of threads to be cached. Applies to Aurora MySQL versions 2 and 3.') },
+    source: CURRENT_REFERENCE_PAGE,
+  },
   { majors: both, name: 'innodb_undo_logs', notApplicable: '', source: CURRENT_REFERENCE_PAGE },
   { majors: both, name: 'innodb_undo_tablespaces', notApplicable: '', source: CURRENT_REFERENCE_PAGE },
   { majors: both, name: 'innodb_log_writer_threads', notApplicable: '', source: CURRENT_REFERENCE_PAGE },
   // Instance-level table.
-  { majors: both, name: 'aurora_read_replica_read_committed', levels: { instance: yes('READ COMMITTED isolation for Aurora Replicas (less strict than the MySQL default).') }, source: CURRENT_REFERENCE_PAGE },
-  { majors: v3, name: 'aurora_tmptable_enable_per_table_limit', levels: { instance: yes('Whether tmp_table_size limits TempTable in-memory tables.') }, minVersion: '3.04', source: CURRENT_REFERENCE_PAGE },
-  { majors: v3, name: 'aurora_use_vector_instructions', levels: { instance: yes('Vector processing instructions; on by default in 3.05 and higher.') }, source: CURRENT_REFERENCE_PAGE },
-  { majors: v3, name: 'innodb_aurora_max_partitions_for_range', levels: { instance: yes('Partitions checked for row count estimation; 0 = all.') }, range: { min: '0', max: '8192' }, minVersion: '3.03.1', source: CURRENT_REFERENCE_PAGE },
-  { majors: v3, name: 'internal_tmp_mem_storage_engine', levels: { cluster: yes('Allowed values are MEMORY and TempTable.'), instance: yes('Writers: MEMORY or TempTable; on readers it is TempTable and cannot be modified.') }, source: CURRENT_REFERENCE_PAGE },
-  { majors: both, name: 'performance_schema_show_processlist', levels: { instance: yes('SHOW PROCESSLIST from the Performance Schema; version 2.12 and higher, and version 3.') }, source: CURRENT_REFERENCE_PAGE },
+  {
+    majors: both,
+    name: 'aurora_read_replica_read_committed',
+    levels: { instance: yes('READ COMMITTED isolation for Aurora Replicas (less strict than the MySQL default).') },
+    source: CURRENT_REFERENCE_PAGE,
+  },
+  {
+    majors: v3,
+    name: 'aurora_tmptable_enable_per_table_limit',
+    levels: { instance: yes('Whether tmp_table_size limits TempTable in-memory tables.') },
+    minVersion: '3.04',
+    source: CURRENT_REFERENCE_PAGE,
+  },
+  {
+    majors: v3,
+    name: 'aurora_use_vector_instructions',
+    levels: { instance: yes('Vector processing instructions; on by default in 3.05 and higher.') },
+    source: CURRENT_REFERENCE_PAGE,
+  },
+  {
+    majors: v3,
+    name: 'innodb_aurora_max_partitions_for_range',
+    levels: { instance: yes('Partitions checked for row count estimation; 0 = all.') },
+    range: { min: '0', max: '8192' },
+    minVersion: '3.03.1',
+    source: CURRENT_REFERENCE_PAGE,
+  },
+  {
+    majors: v3,
+    name: 'internal_tmp_mem_storage_engine',
+    levels: { cluster: yes('Allowed values are MEMORY and TempTable.'), instance: yes('Writers: MEMORY or TempTable; on readers it is TempTable and cannot be modified.') },
+    source: CURRENT_REFERENCE_PAGE,
+  },
+  {
+    majors: both,
+    name: 'performance_schema_show_processlist',
+    levels: { instance: yes('SHOW PROCESSLIST from the Performance Schema; version 2.12 and higher, and version 3.') },
+    source: CURRENT_REFERENCE_PAGE,
+  },
   { majors: ['2'], name: 'performance_schema_show_processlist', minVersion: '2.12', source: CURRENT_REFERENCE_PAGE },
-  { majors: both, name: 'show_create_table_verbosity', levels: { instance: yes('SHOW CREATE TABLE displays ROW_FORMAT; version 2.12 and higher, and version 3.') }, source: CURRENT_REFERENCE_PAGE },
+  {
+    majors: both,
+    name: 'show_create_table_verbosity',
+    levels: { instance: yes('SHOW CREATE TABLE displays ROW_FORMAT; version 2.12 and higher, and version 3.') },
+    source: CURRENT_REFERENCE_PAGE,
+  },
   { majors: ['2'], name: 'show_create_table_verbosity', minVersion: '2.12', source: CURRENT_REFERENCE_PAGE },
   // The live page no longer limits these Performance Schema sizes to version 2.
   ...[
@@ -380,7 +543,11 @@ export function checkCatalogue(majors: Record<Major, MajorCatalogue>): void {
 }
 
 function sorted<T>(record: Record<string, T>): Record<string, T> {
-  return Object.fromEntries(Object.keys(record).sort().map((k) => [k, record[k]!]));
+  return Object.fromEntries(
+    Object.keys(record)
+      .sort()
+      .map((k) => [k, record[k]!]),
+  );
 }
 
 export function buildCatalogue(referenceMd: string, writeForwardingMd: string, commit: string, commitDate: string): Catalogue {
@@ -393,7 +560,7 @@ export function buildCatalogue(referenceMd: string, writeForwardingMd: string, c
   }
   const pages = [...new Set(AMENDMENTS.flatMap((a) => a.source.split('; ')))].sort();
   return {
-    $comment: 'Generated by scripts/build-aurora-parameter-catalogue.ts from AWS\'s Aurora MySQL parameter reference; do not edit by hand, rebuild it.',
+    $comment: "Generated by scripts/build-aurora-parameter-catalogue.ts from AWS's Aurora MySQL parameter reference; do not edit by hand, rebuild it.",
     source: {
       repository: REFERENCE_REPOSITORY,
       commit,
@@ -403,7 +570,7 @@ export function buildCatalogue(referenceMd: string, writeForwardingMd: string, c
       amendments: { read: AMENDMENTS_READ, pages, count: AMENDMENTS.length },
     },
     applyType:
-      'AWS\'s reference pages do not publish whether a parameter is static or dynamic, nor most ranges: RDS reports both (ApplyType, AllowedValues) through DescribeEngineDefaultClusterParameters and DescribeEngineDefaultParameters, which the account preflight reads. aurora-bench sets every parameter with ApplyMethod pending-reboot on a new cluster, so the apply type does not change what it can set.',
+      "AWS's reference pages do not publish whether a parameter is static or dynamic, nor most ranges: RDS reports both (ApplyType, AllowedValues) through DescribeEngineDefaultClusterParameters and DescribeEngineDefaultParameters, which the account preflight reads. aurora-bench sets every parameter with ApplyMethod pending-reboot on a new cluster, so the apply type does not change what it can set.",
     majors,
   };
 }

@@ -9,8 +9,10 @@ echo "test: typecheck"
 npx tsc -p tsconfig.json --noEmit
 echo "test: asl-validator"
 npx asl-validator --json-path state-machines/benchmark.asl.json
-echo "test: lint"
+echo "test: format (prettier --check) and lint"
 set +e
+npm run --silent format:check
+format_code=$?
 npm run --silent lint
 lint_code=$?
 mkdir -p test-output
@@ -30,4 +32,5 @@ console.log(`jest: ${sum("numPassedTests")} passed, ${sum("numFailedTests")} fai
 if (sum("numTotalTests") === 0) { console.error("no test ran"); process.exit(1); }
 '
 if [ "$lint_code" -ne 0 ]; then echo "test: lint failed (see above)"; fi
-[ "$lint_code" -eq 0 ] && [ "$unit_code" -eq 0 ] && [ "$servers_code" -eq 0 ]
+if [ "$format_code" -ne 0 ]; then echo "test: format check failed: run npm run format"; fi
+[ "$format_code" -eq 0 ] && [ "$lint_code" -eq 0 ] && [ "$unit_code" -eq 0 ] && [ "$servers_code" -eq 0 ]

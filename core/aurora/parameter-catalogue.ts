@@ -119,7 +119,8 @@ function unknownReason(version: AuroraVersion, name: string): string {
   const other = major === 2 ? 3 : 2;
   const otherEntry = CATALOGUE.majors[String(other) as '2' | '3'].parameters[name];
   if (otherEntry) {
-    const renamed = otherEntry.otherName && CATALOGUE.majors[String(major) as '2' | '3'].parameters[otherEntry.otherName] ? `; Aurora MySQL ${major} calls it ${otherEntry.otherName}` : '';
+    const renamed =
+      otherEntry.otherName && CATALOGUE.majors[String(major) as '2' | '3'].parameters[otherEntry.otherName] ? `; Aurora MySQL ${major} calls it ${otherEntry.otherName}` : '';
     return `unknown to Aurora MySQL ${major}: it exists only in Aurora MySQL ${other}${renamed}`;
   }
   const params = CATALOGUE.majors[String(major) as '2' | '3'].parameters;
@@ -151,7 +152,10 @@ export function parameterProblems(engineVersion: string, level: ParameterLevel, 
       continue;
     }
     if (info.minVersion && compareVersions(version.aurora, info.minVersion.split('.').map(Number)) < 0) {
-      problems.push({ name, reason: `needs Aurora MySQL ${info.minVersion} or higher; the engine is ${version.aurora.map((n, i) => (i === 1 ? String(n).padStart(2, '0') : String(n))).join('.')}` });
+      problems.push({
+        name,
+        reason: `needs Aurora MySQL ${info.minVersion} or higher; the engine is ${version.aurora.map((n, i) => (i === 1 ? String(n).padStart(2, '0') : String(n))).join('.')}`,
+      });
       continue;
     }
     const here = info[level];
@@ -184,7 +188,10 @@ export function parameterProblems(engineVersion: string, level: ParameterLevel, 
     if (req && asParameterText(value) !== req.unlessValue) {
       const given = params[req.parameter];
       if (given === undefined || asParameterText(given) !== req.value) {
-        problems.push({ name, reason: `a value other than ${req.unlessValue} needs ${req.parameter}=${req.value} in the same ${level} parameters on Aurora MySQL ${major} (AWS: setting it acknowledges the risk of data loss)` });
+        problems.push({
+          name,
+          reason: `a value other than ${req.unlessValue} needs ${req.parameter}=${req.value} in the same ${level} parameters on Aurora MySQL ${major} (AWS: setting it acknowledges the risk of data loss)`,
+        });
       }
     }
   }

@@ -44,7 +44,10 @@ export async function readDeployment(cfn: CloudFormationClient, stackName: strin
   }
   const raw = outputs.find((o) => o.OutputKey === BACKEND_CONFIG_OUTPUT)?.OutputValue;
   if (raw === undefined) {
-    return { stackName, problem: `stack "${stackName}" has no output ${BACKEND_CONFIG_OUTPUT}: it is not an aurora-bench stack, or one deployed by an older version (redeploy it with \`npx cdk deploy\`)` };
+    return {
+      stackName,
+      problem: `stack "${stackName}" has no output ${BACKEND_CONFIG_OUTPUT}: it is not an aurora-bench stack, or one deployed by an older version (redeploy it with \`npx cdk deploy\`)`,
+    };
   }
   try {
     return { stackName, config: awsConfigFromEnv(JSON.parse(raw) as Record<string, string>) };

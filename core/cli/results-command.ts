@@ -14,7 +14,12 @@ export interface ResultsCommandOptions {
 export async function resultsCommand(options: ResultsCommandOptions): Promise<string> {
   if (options.aws) {
     const { athenaResultsText } = await import('./results-aws');
-    return athenaResultsText({ stackName: options.stack ?? 'AuroraBench', ...(options.run ? { runId: options.run } : {}), ...(options.sql ? { sql: options.sql } : {}), json: options.json === true });
+    return athenaResultsText({
+      stackName: options.stack ?? 'AuroraBench',
+      ...(options.run ? { runId: options.run } : {}),
+      ...(options.sql ? { sql: options.sql } : {}),
+      json: options.json === true,
+    });
   }
   return resultsText(options.lakeDir, {
     ...(options.run ? { runId: options.run } : {}),

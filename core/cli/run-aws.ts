@@ -54,9 +54,7 @@ export async function runOnAws(options: RunOnAwsOptions): Promise<number> {
   options.log(renderPreflightReport(report, spec.name));
   if (preflightRefused(report)) return 1;
   const outputs = await readStackOutputs(cfn, options.stackName);
-  const started = await sfn.send(
-    new StartExecutionCommand({ stateMachineArn: outputs.stateMachineArn, name: plan.runId, input: executionInput(spec, scripts, plan.runId) }),
-  );
+  const started = await sfn.send(new StartExecutionCommand({ stateMachineArn: outputs.stateMachineArn, name: plan.runId, input: executionInput(spec, scripts, plan.runId) }));
   const executionArn = started.executionArn!;
   options.log(`started ${executionArn} (run ${plan.runId}); stop it from the console or with Ctrl-C here and everything is torn down by the safety net`);
   let lastEventId = 0;

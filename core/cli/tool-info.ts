@@ -24,7 +24,10 @@ export function toolInfo(repoRoot: string): ToolInfo {
   const { version } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string };
   let gitSha: string | null = null;
   try {
-    gitSha = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim() || null;
+    gitSha =
+      execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'ignore'] })
+        .toString()
+        .trim() || null;
   } catch {
     gitSha = null; // not a git checkout (an npm install): the manifest says so with null
   }

@@ -105,7 +105,10 @@ export function scaleSpec(spec: Spec, scale: Scale): ScaledSpec {
   };
   const data = { ...spec.data };
   if (data.tables > SMALL.tables || data.tableSize > SMALL.tableSize) {
-    changed('data', `${spec.data.tables} x ${spec.data.tableSize.toLocaleString('en-US')} rows -> ${Math.min(data.tables, SMALL.tables)} x ${Math.min(data.tableSize, SMALL.tableSize).toLocaleString('en-US')}`);
+    changed(
+      'data',
+      `${spec.data.tables} x ${spec.data.tableSize.toLocaleString('en-US')} rows -> ${Math.min(data.tables, SMALL.tables)} x ${Math.min(data.tableSize, SMALL.tableSize).toLocaleString('en-US')}`,
+    );
     data.tables = Math.min(data.tables, SMALL.tables);
     data.tableSize = Math.min(data.tableSize, SMALL.tableSize);
   }

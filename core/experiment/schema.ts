@@ -6,9 +6,7 @@
  */
 import { z } from 'zod';
 
-const name = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'lowercase letters, digits and dashes, at most 40 characters, starting with a letter or digit');
+const name = z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'lowercase letters, digits and dashes, at most 40 characters, starting with a letter or digit');
 
 /** A parameter value as it is written in a parameter group. */
 const parameterValue = z.union([z.string(), z.number(), z.boolean()]);
@@ -39,10 +37,7 @@ export const CONSISTENCY_LEVELS = ['EVENTUAL', 'SESSION', 'GLOBAL'] as const;
 export const WriteForwardingSchema = z
   .object({
     enabled: z.boolean().describe('Aurora MySQL local write forwarding (readers forward writes to the writer).'),
-    consistency: z
-      .enum(CONSISTENCY_LEVELS)
-      .default('EVENTUAL')
-      .describe('aurora_replica_read_consistency for forwarded sessions.'),
+    consistency: z.enum(CONSISTENCY_LEVELS).default('EVENTUAL').describe('aurora_replica_read_consistency for forwarded sessions.'),
     maxConnectionsPct: z
       .number()
       .int()
@@ -58,11 +53,11 @@ export const WriteForwardingSchema = z
 export const ClientsSchema = z
   .object({
     count: z.number().int().min(1).max(64).default(1).describe('Client machines for this variant.'),
-    instanceType: z.string().regex(/^[a-z][a-z0-9-]*\.[a-z0-9]+$/, 'an EC2 instance type such as c6i.large').default('c6i.large'),
-    placement: z
-      .enum(['same-az', 'any'])
-      .default('same-az')
-      .describe('same-az puts every client in the AZ of the cluster writer (lowest latency, as in S1).'),
+    instanceType: z
+      .string()
+      .regex(/^[a-z][a-z0-9-]*\.[a-z0-9]+$/, 'an EC2 instance type such as c6i.large')
+      .default('c6i.large'),
+    placement: z.enum(['same-az', 'any']).default('same-az').describe('same-az puts every client in the AZ of the cluster writer (lowest latency, as in S1).'),
   })
   .strict();
 
@@ -71,11 +66,14 @@ export const VariantSchema = z
     name,
     description: z.string().optional(),
     instanceClass: z.string().regex(/^db\.[a-z0-9]+\.[a-z0-9]+$/, 'an RDS instance class such as db.r6g.2xlarge'),
-    az: z.string().regex(/^[a-z]$/, 'an AZ letter such as "a" (appended to the region)').optional(),
+    az: z
+      .string()
+      .regex(/^[a-z]$/, 'an AZ letter such as "a" (appended to the region)')
+      .optional(),
     readers: z.number().int().min(0).max(15).default(0).describe('Aurora replicas (reader instances) besides the writer.'),
-    parameterTemplate: z.string().optional().describe('Name of an entry in parameterTemplates, merged under this variant\'s own parameters.'),
-    clusterParameters: parameters.default({}).describe('Aurora DB cluster parameter group values; checked against Aurora MySQL\'s parameter catalogue for engine.version.'),
-    instanceParameters: parameters.default({}).describe('Aurora DB (instance) parameter group values; checked against Aurora MySQL\'s parameter catalogue for engine.version.'),
+    parameterTemplate: z.string().optional().describe("Name of an entry in parameterTemplates, merged under this variant's own parameters."),
+    clusterParameters: parameters.default({}).describe("Aurora DB cluster parameter group values; checked against Aurora MySQL's parameter catalogue for engine.version."),
+    instanceParameters: parameters.default({}).describe("Aurora DB (instance) parameter group values; checked against Aurora MySQL's parameter catalogue for engine.version."),
     localOnlyParameters: localOnlyParameters.optional(),
     writeForwarding: WriteForwardingSchema.optional(),
     performanceInsights: z.boolean().default(true),
@@ -133,22 +131,13 @@ export const WorkloadSchema = z
     script: z.string().optional().describe('A custom Lua workload, path relative to the spec file.'),
     options: SysbenchOptionsSchema.default({}),
     threads: z.array(z.number().int().min(1).max(10000)).min(1).default([1]).describe('Threads per client; one step per value.'),
-    rates: z
-      .array(z.number().int().min(0))
-      .min(1)
-      .default([0])
-      .describe('Offered transactions/s per client (sysbench --rate); 0 means unlimited. One step per value.'),
+    rates: z.array(z.number().int().min(0)).min(1).default([0]).describe('Offered transactions/s per client (sysbench --rate); 0 means unlimited. One step per value.'),
     durationS: z.number().int().min(1).max(86400).optional(),
     warmupS: z.number().int().min(0).max(3600).optional(),
     reportIntervalS: z.number().int().min(1).max(3600).optional(),
     percentile: z.number().int().min(1).max(100).optional(),
     target: z.enum(TARGETS).default('writer').describe('Endpoint the clients connect to.'),
-    clients: z
-      .number()
-      .int()
-      .min(1)
-      .optional()
-      .describe('Client machines running this workload at once (default: all of the variant). With all-readers, spread across readers.'),
+    clients: z.number().int().min(1).optional().describe('Client machines running this workload at once (default: all of the variant). With all-readers, spread across readers.'),
   })
   .strict()
   .superRefine((w, ctx) => {
@@ -161,10 +150,7 @@ export const DataSchema = z
   .object({
     tables: z.number().int().min(1).max(100000),
     tableSize: z.number().int().min(1).describe('Rows per table (sysbench --table_size).'),
-    reuse: z
-      .enum(['cell', 'step'])
-      .default('cell')
-      .describe('cell: prepare once per cell on the writer and reuse for every step; step: prepare afresh before each step.'),
+    reuse: z.enum(['cell', 'step']).default('cell').describe('cell: prepare once per cell on the writer and reuse for every step; step: prepare afresh before each step.'),
     prepareThreads: z.number().int().min(1).max(256).default(8),
   })
   .strict();
@@ -181,9 +167,7 @@ export const DefaultsSchema = z
 export const EngineSchema = z
   .object({
     kind: z.literal('aurora-mysql').default('aurora-mysql'),
-    version: z
-      .string()
-      .regex(/^[0-9]+\.[0-9]+(\.[0-9]+)?$|^[0-9]+\.[0-9]+\.mysql_aurora\.[0-9.]+$/, 'an Aurora MySQL version such as "3.04.0" or "5.7.mysql_aurora.2.10.0"'),
+    version: z.string().regex(/^[0-9]+\.[0-9]+(\.[0-9]+)?$|^[0-9]+\.[0-9]+\.mysql_aurora\.[0-9.]+$/, 'an Aurora MySQL version such as "3.04.0" or "5.7.mysql_aurora.2.10.0"'),
   })
   .strict();
 
@@ -193,13 +177,14 @@ export const SpecSchema = z
     name,
     description: z.string().optional(),
     engine: EngineSchema,
-    region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-[0-9]$/, 'an AWS region such as us-east-1').default('us-east-1'),
+    region: z
+      .string()
+      .regex(/^[a-z]{2}(-[a-z]+)+-[0-9]$/, 'an AWS region such as us-east-1')
+      .default('us-east-1'),
     parameterTemplates: z
       .record(
         z.string(),
-        z
-          .object({ clusterParameters: parameters.default({}), instanceParameters: parameters.default({}), localOnlyParameters: localOnlyParameters.optional() })
-          .strict(),
+        z.object({ clusterParameters: parameters.default({}), instanceParameters: parameters.default({}), localOnlyParameters: localOnlyParameters.optional() }).strict(),
       )
       .default({}),
     variants: z.array(VariantSchema).min(1).max(50),
@@ -207,16 +192,9 @@ export const SpecSchema = z
     defaults: DefaultsSchema.default({ durationS: 60, warmupS: 0, reportIntervalS: 1, percentile: 95 }),
     workloads: z.array(WorkloadSchema).min(1),
     repeats: z.number().int().min(1).max(100).default(1),
-    order: z
-      .enum(['interleaved', 'sequential'])
-      .default('interleaved')
-      .describe('interleaved alternates variants within each repeat round (drift does not fall on one variant).'),
+    order: z.enum(['interleaved', 'sequential']).default('interleaved').describe('interleaved alternates variants within each repeat round (drift does not fall on one variant).'),
     maxConcurrency: z.number().int().min(1).max(40).default(1).describe('Cells provisioned and run at once.'),
-    budget: z
-      .object({ maxUsd: z.number().positive() })
-      .strict()
-      .optional()
-      .describe('Refuse an AWS run whose estimated cost exceeds this.'),
+    budget: z.object({ maxUsd: z.number().positive() }).strict().optional().describe('Refuse an AWS run whose estimated cost exceeds this.'),
     ttlHours: z.number().int().min(1).max(MAX_TTL_HOURS).default(24).describe('Resources older than this are deleted by the sweeper.'),
   })
   .strict()

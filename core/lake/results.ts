@@ -135,7 +135,11 @@ function cellStatusLines(run: RunInfo): string[] {
 export function renderStepTable(run: RunInfo, steps: readonly StepResult[]): string {
   const out: string[] = [];
   out.push(`Run ${run.run_id} (${run.spec_name}) on ${run.backend}${run.backend === 'aws' ? ` ${run.region}` : ''}: ${run.status}`);
-  out.push(`  started ${run.started_at}${run.ended_at ? `, ended ${run.ended_at}` : ''}` + (run.server_version ? `, server ${run.server_version}` : '') + (run.sysbench_version ? `, ${run.sysbench_version}` : ''));
+  out.push(
+    `  started ${run.started_at}${run.ended_at ? `, ended ${run.ended_at}` : ''}` +
+      (run.server_version ? `, server ${run.server_version}` : '') +
+      (run.sysbench_version ? `, ${run.sysbench_version}` : ''),
+  );
   if (run.error) out.push(`  error: ${run.error}`);
   out.push(...cellStatusLines(run));
   if (steps.length === 0) {

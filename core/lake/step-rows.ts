@@ -56,7 +56,10 @@ export interface StepRows {
 export function stepSpan(outputs: readonly Pick<ClientStepOutput, 'jobStartedAt' | 'result'>[], now: string): { startedAt: string; endedAt: string } {
   return {
     startedAt: outputs.map((o) => o.result?.startedAt ?? o.jobStartedAt).sort()[0]!,
-    endedAt: outputs.map((o) => o.result?.endedAt ?? now).sort().reverse()[0]!,
+    endedAt: outputs
+      .map((o) => o.result?.endedAt ?? now)
+      .sort()
+      .reverse()[0]!,
   };
 }
 

@@ -24,7 +24,9 @@ export function viewSqlDir(): string {
 
 /** The statement of one view, without comments' trailing whitespace; no trailing semicolon. */
 export function viewSql(view: LakeView, dir = viewSqlDir()): string {
-  const text = readFileSync(join(dir, `${view}.sql`), 'utf8').trim().replace(/;\s*$/, '');
+  const text = readFileSync(join(dir, `${view}.sql`), 'utf8')
+    .trim()
+    .replace(/;\s*$/, '');
   if (!new RegExp(`CREATE OR REPLACE VIEW ${view} AS`, 'i').test(text)) {
     throw new Error(`${join(dir, `${view}.sql`)}: expected "CREATE OR REPLACE VIEW ${view} AS SELECT ..."`);
   }

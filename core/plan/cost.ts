@@ -45,7 +45,10 @@ export const PriceTableSchema = z
     pricesAsOf: z.string().min(1, 'when the figures were current, e.g. "2025-2026" or "2026-03"'),
     pricesAsOfNote: z.string().optional(),
     /** When the table was put together (not when its figures were current). */
-    collectedOn: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a date YYYY-MM-DD').optional(),
+    collectedOn: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}$/, 'a date YYYY-MM-DD')
+      .optional(),
     defaultRegion: z.string(),
     regions: z.record(z.string(), RegionPricesSchema),
     dbInstanceNetworkGbps: z.record(z.string(), z.union([z.number().positive(), z.string()])).default({}),
@@ -222,7 +225,20 @@ export function estimatePlanCost(plan: Plan, table: PriceTable): PlanCost {
     const ioRequests = Math.ceil(preparedBytes / 4096 + stepIoS);
     const ioCost = (ioRequests / 1e6) * (prices.ioPerMillion ?? 0);
     const total = dbCost === null || clientCost === null ? null : dbCost + clientCost + storageCost + ioCost;
-    return { cellId: cell.cellId, instanceClass: cell.variant.instanceClass, dbInstances, hours: cellS / 3600, dbCost, clients, clientType, clientCost, storageCost, ioRequests, ioCost, total };
+    return {
+      cellId: cell.cellId,
+      instanceClass: cell.variant.instanceClass,
+      dbInstances,
+      hours: cellS / 3600,
+      dbCost,
+      clients,
+      clientType,
+      clientCost,
+      storageCost,
+      ioRequests,
+      ioCost,
+      total,
+    };
   });
   if (prices.ioPerMillion === undefined) notes.push(`no storage I/O price for ${lookup.region}: I/O not counted`);
   const scriptRows = [...declared.entries()].filter(([name]) => plan.cells.some((c) => c.steps.some((s) => s.script?.name === name)));
@@ -255,7 +271,9 @@ export function checkBudget(plan: Plan, budget: Spec['budget'], table: PriceTabl
     throw new BudgetExceededError(`budget.maxUsd is in USD but the prices for ${cost.region} are in ${cost.currency}: give USD prices for ${plan.region} with --prices`);
   }
   if (cost.total === null) {
-    throw new BudgetExceededError(`cannot check budget.maxUsd ${formatMoney(budget.maxUsd, 'USD')}: no price for ${cost.missing.join(', ')} in ${cost.region} (add them with --prices)`);
+    throw new BudgetExceededError(
+      `cannot check budget.maxUsd ${formatMoney(budget.maxUsd, 'USD')}: no price for ${cost.missing.join(', ')} in ${cost.region} (add them with --prices)`,
+    );
   }
   if (cost.total > budget.maxUsd) {
     throw new BudgetExceededError(
@@ -297,7 +315,8 @@ export function costLines(cost: PlanCost, budget: Spec['budget'], backend: Plan[
   for (const n of cost.notes) lines.push(`  ${n}`);
   if (budget !== undefined) {
     if (cost.total === null) lines.push(`  budget ${formatMoney(budget.maxUsd, 'USD')}: cannot be checked (missing prices); an AWS run will be refused`);
-    else if (cost.currency === 'USD') lines.push(`  budget ${formatMoney(budget.maxUsd, 'USD')}: ${cost.total <= budget.maxUsd ? 'within' : 'EXCEEDED, an AWS run will be refused'}`);
+    else if (cost.currency === 'USD')
+      lines.push(`  budget ${formatMoney(budget.maxUsd, 'USD')}: ${cost.total <= budget.maxUsd ? 'within' : 'EXCEEDED, an AWS run will be refused'}`);
   }
   return lines;
 }

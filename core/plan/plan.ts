@@ -11,7 +11,6 @@ import { buildSysbenchArgs, SysbenchOptionError } from '../sysbench/command';
 import type { BackendKind, CellPlan, Plan, PlanEstimate, PlanNote, ResolvedVariant, StepPlan } from './types';
 import { AuroraBenchError } from '../errors';
 
-
 /** Per-backend time assumptions for the estimate (seconds). */
 const BACKEND_TIMES: Record<BackendKind, { provisionS: number; stepOverheadS: number; rowsPerS: number }> = {
   // Local: copy a template datadir and start mariadbd (~2 s), teardown ~1 s; sysbench prepare ~100k rows/s.
@@ -60,7 +59,9 @@ export function hasLocalOnlyParameters(spec: Spec, variant: Variant): boolean {
 /** JSON path of a variant's local-only setting: its own, or its template's. */
 function localOnlyPath(spec: Spec, vi: number, name: string): string {
   const v = spec.variants[vi]!;
-  return v.localOnlyParameters && name in v.localOnlyParameters ? `variants[${vi}].localOnlyParameters.${name}` : `parameterTemplates.${v.parameterTemplate}.localOnlyParameters.${name}`;
+  return v.localOnlyParameters && name in v.localOnlyParameters
+    ? `variants[${vi}].localOnlyParameters.${name}`
+    : `parameterTemplates.${v.parameterTemplate}.localOnlyParameters.${name}`;
 }
 
 export function resolveVariant(spec: Spec, variant: Variant): ResolvedVariant {
@@ -166,7 +167,8 @@ export function backendNotes(spec: Spec, backend: BackendKind): PlanNote[] {
     notes.push({
       level: 'warning',
       path: 'engine.version',
-      message: 'Aurora MySQL 2 (MySQL 5.7 compatible) is past the end of standard support (2024-10-31): RDS enrolls new version 2 clusters in Extended Support, billed on top of the instance price, and offers only its last minor versions; use a 3.x version unless the study needs MySQL 5.7',
+      message:
+        'Aurora MySQL 2 (MySQL 5.7 compatible) is past the end of standard support (2024-10-31): RDS enrolls new version 2 clusters in Extended Support, billed on top of the instance price, and offers only its last minor versions; use a 3.x version unless the study needs MySQL 5.7',
     });
   }
   spec.variants.forEach((v, vi) => {
@@ -207,7 +209,11 @@ export function backendNotes(spec: Spec, backend: BackendKind): PlanNote[] {
       });
     }
     if (v.performanceInsights) {
-      notes.push({ level: 'info', path: `variants[${vi}].performanceInsights`, message: 'Performance Insights is AWS only; locally /proc and SHOW GLOBAL STATUS are sampled instead' });
+      notes.push({
+        level: 'info',
+        path: `variants[${vi}].performanceInsights`,
+        message: 'Performance Insights is AWS only; locally /proc and SHOW GLOBAL STATUS are sampled instead',
+      });
     }
     if (v.az !== undefined) {
       notes.push({ level: 'info', path: `variants[${vi}].az`, message: `AZ "${v.az}" has no local meaning: all servers run on 127.0.0.1` });
@@ -219,9 +225,7 @@ export function backendNotes(spec: Spec, backend: BackendKind): PlanNote[] {
 /** Remove the steps a refusal names, per variant; a refusal that leaves a cell empty fails the plan. */
 function dropRefusedSteps(spec: Spec, variant: Variant, steps: StepPlan[], backend: BackendKind): StepPlan[] {
   const refusedWorkloads = new Set(
-    spec.workloads
-      .filter((w) => backend === 'local' && w.target !== 'writer' && workloadWrites(w) && variant.writeForwarding?.enabled === true)
-      .map((w) => w.name),
+    spec.workloads.filter((w) => backend === 'local' && w.target !== 'writer' && workloadWrites(w) && variant.writeForwarding?.enabled === true).map((w) => w.name),
   );
   const kept = steps.filter((s) => !refusedWorkloads.has(s.workload));
   // Renumber and move the data preparation onto the first kept step of each data set.

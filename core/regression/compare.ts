@@ -116,11 +116,26 @@ function valuesOf(rows: readonly StepRow[], metric: RegressionMetric): number[] 
 
 /** The batch means of every repeat's per-interval samples, pooled: the run's within-run sample of a metric. */
 function intervalSample(side: CompareSide, rows: readonly StepRow[], metric: RegressionMetric, batches: number): Sample | null {
-  const means = rows.flatMap((r) => batchMeans((side.intervals.get(`${r.cell_id}/${r.step_id}`) ?? []).map((i) => i[INTERVAL_FIELD[metric]]), batches));
+  const means = rows.flatMap((r) =>
+    batchMeans(
+      (side.intervals.get(`${r.cell_id}/${r.step_id}`) ?? []).map((i) => i[INTERVAL_FIELD[metric]]),
+      batches,
+    ),
+  );
   return means.length >= 2 ? summarize(means) : null;
 }
 
-function compareMetric(metric: RegressionMetric, higherIsBetter: boolean, label: string, a: CompareSide, rowsA: StepRow[], b: CompareSide, rowsB: StepRow[], judged: boolean, batches: number): ComparedMetric {
+function compareMetric(
+  metric: RegressionMetric,
+  higherIsBetter: boolean,
+  label: string,
+  a: CompareSide,
+  rowsA: StepRow[],
+  b: CompareSide,
+  rowsB: StepRow[],
+  judged: boolean,
+  batches: number,
+): ComparedMetric {
   const va = valuesOf(rowsA, metric);
   const vb = valuesOf(rowsB, metric);
   const meanA = va.length > 0 ? mean(va) : null;
@@ -150,8 +165,20 @@ function compareMetric(metric: RegressionMetric, higherIsBetter: boolean, label:
     const difference = { estimate: meanB - meanA, low: ci.low + shift, high: ci.high + shift };
     const tpsA = valuesOf(rowsA, 'tps');
     const floor = NORMAL_ERROR_SHARE * (tpsA.length > 0 ? mean(tpsA) : 0);
-    const position = !Number.isFinite(difference.low) ? 'unknown' : difference.low > 0 && difference.estimate > floor ? 'above' : difference.high < 0 && -difference.estimate > floor ? 'below' : 'inside';
-    return { ...base, ratio: pointRatio === null ? null : { estimate: pointRatio, low: Number.NaN, high: Number.NaN }, difference, source, verdict: directedVerdict(position, higherIsBetter) };
+    const position = !Number.isFinite(difference.low)
+      ? 'unknown'
+      : difference.low > 0 && difference.estimate > floor
+        ? 'above'
+        : difference.high < 0 && -difference.estimate > floor
+          ? 'below'
+          : 'inside';
+    return {
+      ...base,
+      ratio: pointRatio === null ? null : { estimate: pointRatio, low: Number.NaN, high: Number.NaN },
+      difference,
+      source,
+      verdict: directedVerdict(position, higherIsBetter),
+    };
   }
   if (!sa || !sb || pointRatio === null) {
     return { ...base, ratio: pointRatio === null ? null : { estimate: pointRatio, low: Number.NaN, high: Number.NaN }, difference: null, source: 'none', verdict: 'unknown' };
@@ -193,14 +220,16 @@ export function compareRuns(a: CompareSide, b: CompareSide, options: CompareOpti
     if (ma && mb && ma.hash !== mb.hash) notes.push(`the measurement differs: ${measurementDifferences(ma.measurement, mb.measurement).join(', ')}`);
     const latencyPct = rowsA[0]!.lat_pct === rowsB[0]!.lat_pct ? rowsA[0]!.lat_pct : null;
     const metrics = REGRESSION_METRICS.map((info) => compareMetric(info.metric, info.higherIsBetter, metricLabel(info.metric, latencyPct), a, rowsA, b, rowsB, judged, batches));
-    if (judged && metrics.some((m) => m.source === 'intervals')) notes.push('interval from the runs\' per-interval samples (batch means): noise within each run only, not between runs; run two or more repeats for run-to-run noise');
+    if (judged && metrics.some((m) => m.source === 'intervals'))
+      notes.push("interval from the runs' per-interval samples (batch means): noise within each run only, not between runs; run two or more repeats for run-to-run noise");
     steps.push({ key, label: stepKeyLabel(key), repeats: { a: rowsA.length, b: rowsB.length }, judged, notes, metrics });
   }
   const onlyInA = [...byA.keys()].filter((k) => !byB.has(k)).map((k) => stepKeyLabel(byA.get(k)![0]!));
   const onlyInB = [...byB.keys()].filter((k) => !byA.has(k)).map((k) => stepKeyLabel(byB.get(k)![0]!));
   const all = steps.flatMap((s) => s.metrics);
   const notes: string[] = [];
-  if (a.run.spec_name !== b.run.spec_name) notes.push(`the runs are of different experiments (${a.run.spec_name}, ${b.run.spec_name}): steps are matched by variant, workload, threads, rate and target`);
+  if (a.run.spec_name !== b.run.spec_name)
+    notes.push(`the runs are of different experiments (${a.run.spec_name}, ${b.run.spec_name}): steps are matched by variant, workload, threads, rate and target`);
   if (a.run.backend !== b.run.backend) notes.push(`the runs are on different backends (${a.run.backend}, ${b.run.backend})`);
   return {
     a: a.run,

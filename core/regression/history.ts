@@ -76,7 +76,15 @@ export interface HistoryOptions {
   readonly minStableRuns?: number;
 }
 
-export const HISTORY_DEFAULTS: Required<HistoryOptions> = { significance: 0.01, permutations: 199, statistic: 'u-statistic-best-end', window: 100, seed: 0, predictionLevel: 0.99, minStableRuns: 3 };
+export const HISTORY_DEFAULTS: Required<HistoryOptions> = {
+  significance: 0.01,
+  permutations: 199,
+  statistic: 'u-statistic-best-end',
+  window: 100,
+  seed: 0,
+  predictionLevel: 0.99,
+  minStableRuns: 3,
+};
 
 export interface HistoryPoint {
   readonly runId: string;
@@ -175,7 +183,8 @@ interface SeriesBuilder {
   readonly points: { runId: string; startedAt: string; rows: StepRow[] }[];
 }
 
-const byTime = (a: HistoryRunRow, b: HistoryRunRow): number => (a.started_at < b.started_at ? -1 : a.started_at > b.started_at ? 1 : a.run_id < b.run_id ? -1 : a.run_id > b.run_id ? 1 : 0);
+const byTime = (a: HistoryRunRow, b: HistoryRunRow): number =>
+  a.started_at < b.started_at ? -1 : a.started_at > b.started_at ? 1 : a.run_id < b.run_id ? -1 : a.run_id > b.run_id ? 1 : 0;
 
 export function buildHistory(input: HistoryInput, options: HistoryOptions = {}): History {
   const opts: Required<HistoryOptions> = { ...HISTORY_DEFAULTS, ...options };
@@ -215,7 +224,10 @@ export function buildHistory(input: HistoryInput, options: HistoryOptions = {}):
       s.points.push({ runId: run.run_id, startedAt: run.started_at, rows: stepRows });
     }
   }
-  if (unreadable.length > 0) notices.push(`${unreadable.length} run(s) have no readable plan, so their steps form a series of their own: ${unreadable.slice(0, 5).join(', ')}${unreadable.length > 5 ? ', ...' : ''}`);
+  if (unreadable.length > 0)
+    notices.push(
+      `${unreadable.length} run(s) have no readable plan, so their steps form a series of their own: ${unreadable.slice(0, 5).join(', ')}${unreadable.length > 5 ? ', ...' : ''}`,
+    );
 
   const steps: StepHistory[] = [];
   const lastOfKey = new Map<string, SeriesBuilder>();
@@ -230,7 +242,9 @@ export function buildHistory(input: HistoryInput, options: HistoryOptions = {}):
       const differences = previous.measurement && s.measurement ? measurementDifferences(previous.measurement, s.measurement) : ['the plan of one of the runs is not readable'];
       const lastRunBefore = [...previous.points].reverse().find((p) => p.startedAt < s.points[0]!.startedAt)?.runId ?? previous.points[previous.points.length - 1]!.runId;
       startedBecause = { previousHash: previous.hash, lastRunBefore, differences };
-      notices.push(`${stepKeyLabel(s.key)}: the measurement changed at run ${s.points[0]!.runId} (${differences.join(', ') || 'definition'}): a new series starts there; the ${previous.points.length} run(s) before are series ${previous.hash}.`);
+      notices.push(
+        `${stepKeyLabel(s.key)}: the measurement changed at run ${s.points[0]!.runId} (${differences.join(', ') || 'definition'}): a new series starts there; the ${previous.points.length} run(s) before are series ${previous.hash}.`,
+      );
     }
     steps.push(analyseSeries(s, startedBecause, latestRunId, opts));
   }
@@ -256,7 +270,14 @@ function analyseSeries(s: SeriesBuilder, startedBecause: StepHistory['startedBec
     const reasons = p.rows.map(notJudgedReason).filter((r): r is string => r !== null);
     const ok = p.rows.filter((r) => notJudgedReason(r) === null);
     judged.push(ok);
-    const note = p.rows.length === 0 ? 'no result in this run' : ok.length === 0 ? reasons.join('; ') : reasons.length > 0 ? `${reasons.length} of ${p.rows.length} repeats left out: ${reasons.join('; ')}` : null;
+    const note =
+      p.rows.length === 0
+        ? 'no result in this run'
+        : ok.length === 0
+          ? reasons.join('; ')
+          : reasons.length > 0
+            ? `${reasons.length} of ${p.rows.length} repeats left out: ${reasons.join('; ')}`
+            : null;
     points.push({ runId: p.runId, startedAt: p.startedAt, repeats: ok.length, note });
   }
   const latencyPct = s.points.flatMap((p) => p.rows).find((r) => r.lat_pct !== null)?.lat_pct ?? s.measurement?.percentile ?? null;
@@ -308,7 +329,12 @@ function analyseMetric(
   const searched = xs.slice(offset);
   const found =
     searched.length >= 2
-      ? eDivisive(searched, { significance: opts.significance, permutations: opts.permutations, statistic: opts.statistic, seed: (seedFromText(`${seriesId}\u0000${metric}`) + opts.seed) >>> 0 }).changePoints.map((c) => ({ ...c, index: c.index + offset }))
+      ? eDivisive(searched, {
+          significance: opts.significance,
+          permutations: opts.permutations,
+          statistic: opts.statistic,
+          seed: (seedFromText(`${seriesId}\u0000${metric}`) + opts.seed) >>> 0,
+        }).changePoints.map((c) => ({ ...c, index: c.index + offset }))
       : [];
   const bounds = [offset, ...found.map((c) => c.index), xs.length];
   const segment = (from: number, to: number): SegmentSummary => {
@@ -317,7 +343,10 @@ function analyseMetric(
   };
   const floorAt = (from: number, to: number): number => {
     if (metric !== 'errors') return 0;
-    const tps = at.slice(from, to).map((i) => tpsValues[i]).filter((v): v is number => v !== null);
+    const tps = at
+      .slice(from, to)
+      .map((i) => tpsValues[i])
+      .filter((v): v is number => v !== null);
     return tps.length > 0 ? NORMAL_ERROR_SHARE * mean(tps) : 0;
   };
   const changePoints: HistoryChangePoint[] = found.map((c, k) => {

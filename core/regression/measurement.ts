@@ -64,7 +64,22 @@ const hashes = new Map<string, string>();
 
 export function measurementHash(m: StepMeasurement): string {
   // A cheap exact key first (fixed field order; options, the one nested object, canonical).
-  const key = JSON.stringify([m.backend, m.region, m.test, m.script, canonicalJson(m.options), m.durationS, m.warmupS, m.reportIntervalS, m.percentile, m.clients, m.clientInstanceType, m.tables, m.tableSize, m.dataReuse]);
+  const key = JSON.stringify([
+    m.backend,
+    m.region,
+    m.test,
+    m.script,
+    canonicalJson(m.options),
+    m.durationS,
+    m.warmupS,
+    m.reportIntervalS,
+    m.percentile,
+    m.clients,
+    m.clientInstanceType,
+    m.tables,
+    m.tableSize,
+    m.dataReuse,
+  ]);
   let hash = hashes.get(key);
   if (hash === undefined) {
     hash = createHash('sha256').update(canonicalJson(m)).digest('hex').slice(0, 12);

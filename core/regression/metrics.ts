@@ -45,7 +45,23 @@ export const NORMAL_ERROR_SHARE = 0.001;
 /** The fields of a step_summary row this module reads. */
 export type StepRow = Pick<
   StepResult,
-  'run_id' | 'cell_id' | 'step_id' | 'variant' | 'repeat' | 'workload' | 'threads' | 'rate' | 'target' | 'status' | 'error' | 'saturated_clients' | 'tps' | 'qps' | 'lat_pct' | 'lat_pct_ms' | 'errors_per_s'
+  | 'run_id'
+  | 'cell_id'
+  | 'step_id'
+  | 'variant'
+  | 'repeat'
+  | 'workload'
+  | 'threads'
+  | 'rate'
+  | 'target'
+  | 'status'
+  | 'error'
+  | 'saturated_clients'
+  | 'tps'
+  | 'qps'
+  | 'lat_pct'
+  | 'lat_pct_ms'
+  | 'errors_per_s'
 >;
 
 export interface StepKey {

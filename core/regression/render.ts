@@ -15,7 +15,11 @@ const pct1 = (x: number): string => pct(x, 1);
 function comparedCell(m: ComparedMetric): string {
   if (m.metric === 'errors') {
     const d = m.difference;
-    const head = d ? `${d.estimate >= 0 ? '+' : ''}${num(d.estimate, 3)}${range(d.low, d.high, (x) => num(x, 3))}` : m.a !== null && m.b !== null ? `${num(m.a, 3)} → ${num(m.b, 3)}` : '-';
+    const head = d
+      ? `${d.estimate >= 0 ? '+' : ''}${num(d.estimate, 3)}${range(d.low, d.high, (x) => num(x, 3))}`
+      : m.a !== null && m.b !== null
+        ? `${num(m.a, 3)} → ${num(m.b, 3)}`
+        : '-';
     return `${head} ${VERDICT_TEXT[m.verdict]}`;
   }
   const r = m.ratio;
@@ -39,7 +43,11 @@ export function comparisonReport(c: Comparison): Report {
     head: ['step', 'repeats A/B', ...metricsHead, 'interval from'],
     rows,
     numeric: [1],
-    notes: [...notes, ...(c.onlyInA.length > 0 ? [`only in A (not compared): ${c.onlyInA.join(', ')}`] : []), ...(c.onlyInB.length > 0 ? [`only in B (not compared): ${c.onlyInB.join(', ')}`] : [])],
+    notes: [
+      ...notes,
+      ...(c.onlyInA.length > 0 ? [`only in A (not compared): ${c.onlyInA.join(', ')}`] : []),
+      ...(c.onlyInB.length > 0 ? [`only in B (not compared): ${c.onlyInB.join(', ')}`] : []),
+    ],
   };
   const findings: string[] = [];
   for (const s of c.steps) {
@@ -58,7 +66,14 @@ export function comparisonReport(c: Comparison): Report {
       (notJudged > 0 ? `; ${notJudged} step${notJudged === 1 ? '' : 's'} not judged (failed or client-bound)` : '') +
       (c.steps.length === 0 ? '; the runs have no step in common' : ''),
   );
-  const section: ReportSection = { id: 'compare', title: 'B compared with A', question: 'Did anything change from run A to run B beyond the noise?', findings, tables: [table], charts: [] };
+  const section: ReportSection = {
+    id: 'compare',
+    title: 'B compared with A',
+    question: 'Did anything change from run A to run B beyond the noise?',
+    findings,
+    tables: [table],
+    charts: [],
+  };
   return {
     title: `aurora-bench compare: ${c.a.run_id} → ${c.b.run_id}`,
     meta: [
@@ -137,7 +152,14 @@ function historyTables(h: History): { latest: TableBlock; changes: TableBlock; s
   const seriesRows = h.steps.map((s) => {
     const judged = s.points.filter((p) => p.repeats > 0).length;
     const cps = s.metrics.reduce((acc, m) => acc + m.changePoints.length, 0);
-    return [s.label, s.measurementHash, s.current ? 'yes' : 'no', `${s.points.length} (${judged} judged)`, `${s.points[0]!.runId} … ${s.points[s.points.length - 1]!.runId}`, String(cps)];
+    return [
+      s.label,
+      s.measurementHash,
+      s.current ? 'yes' : 'no',
+      `${s.points.length} (${judged} judged)`,
+      `${s.points[0]!.runId} … ${s.points[s.points.length - 1]!.runId}`,
+      String(cps),
+    ];
   });
   return {
     latest: {
@@ -165,11 +187,17 @@ function historyTables(h: History): { latest: TableBlock; changes: TableBlock; s
 function verdictFindings(h: History): string[] {
   const out: string[] = [];
   const byVerdict = (v: Verdict) => h.steps.filter((s) => s.current).flatMap((s) => s.metrics.filter((m) => m.latest?.verdict === v).map((m) => ({ s, m })));
-  for (const { s, m } of byVerdict('regressed')) out.push(`REGRESSED in the latest run: ${s.label} ${m.label} ${fixed(m.latest!.value)} is ${pct(m.latest!.ratio, 1)} of the stable segment (${m.latest!.reason}).`);
-  for (const { s, m } of byVerdict('improved')) out.push(`improved in the latest run: ${s.label} ${m.label} ${fixed(m.latest!.value)} is ${pct(m.latest!.ratio, 1)} of the stable segment.`);
+  for (const { s, m } of byVerdict('regressed'))
+    out.push(`REGRESSED in the latest run: ${s.label} ${m.label} ${fixed(m.latest!.value)} is ${pct(m.latest!.ratio, 1)} of the stable segment (${m.latest!.reason}).`);
+  for (const { s, m } of byVerdict('improved'))
+    out.push(`improved in the latest run: ${s.label} ${m.label} ${fixed(m.latest!.value)} is ${pct(m.latest!.ratio, 1)} of the stable segment.`);
   const within = byVerdict('within-noise').length;
   const regressed = byVerdict('regressed').length;
-  out.push(regressed === 0 ? `No regression in the latest run (${within} step metric${within === 1 ? '' : 's'} within the noise).` : `${regressed} regression${regressed === 1 ? '' : 's'} in the latest run.`);
+  out.push(
+    regressed === 0
+      ? `No regression in the latest run (${within} step metric${within === 1 ? '' : 's'} within the noise).`
+      : `${regressed} regression${regressed === 1 ? '' : 's'} in the latest run.`,
+  );
   return out;
 }
 
@@ -201,7 +229,11 @@ function trendCharts(h: History): ChartBlock[] {
         byRun.set(at, mark);
       }
     }
-    const marks: TrendMark[] = [...byRun].map(([at, m]) => ({ at, label: m.labels.join(', '), kind: m.kinds.has('regressed') ? 'regressed' : m.kinds.has('improved') ? 'improved' : 'changed' }));
+    const marks: TrendMark[] = [...byRun].map(([at, m]) => ({
+      at,
+      label: m.labels.join(', '),
+      kind: m.kinds.has('regressed') ? 'regressed' : m.kinds.has('improved') ? 'improved' : 'changed',
+    }));
     charts.push(trendChart(`trend-${i}`, `${s.label}${s.current ? '' : ' (earlier series)'}`, [lineOf(tps, 0), lineOf(lat, 1)], marks, ['TPS', `${lat.label} (ms)`]));
   });
   return charts;
@@ -213,16 +245,41 @@ export function historyReport(h: History, options: { charts?: boolean } = {}): R
   const last = h.runs[h.runs.length - 1];
   const backends = [...new Set(h.runs.map((r) => r.backend))].join(', ');
   const sections: ReportSection[] = [
-    { id: 'latest', title: 'Latest run', question: 'Is the latest run beyond the noise of the last stable segment of each series?', findings: verdictFindings(h), tables: [t.latest], charts: [] },
-    { id: 'change-points', title: 'Change points', question: 'Where did each series change, by how much, and between which runs?', findings: [], tables: [t.changes, t.series], charts: [] },
+    {
+      id: 'latest',
+      title: 'Latest run',
+      question: 'Is the latest run beyond the noise of the last stable segment of each series?',
+      findings: verdictFindings(h),
+      tables: [t.latest],
+      charts: [],
+    },
+    {
+      id: 'change-points',
+      title: 'Change points',
+      question: 'Where did each series change, by how much, and between which runs?',
+      findings: [],
+      tables: [t.changes, t.series],
+      charts: [],
+    },
   ];
-  if (options.charts) sections.push({ id: 'trends', title: 'Trends', question: 'Each step over time: TPS (left axis) and latency (right axis), change points marked, segment means dashed.', findings: [], tables: [], charts: trendCharts(h) });
+  if (options.charts)
+    sections.push({
+      id: 'trends',
+      title: 'Trends',
+      question: 'Each step over time: TPS (left axis) and latency (right axis), change points marked, segment means dashed.',
+      findings: [],
+      tables: [],
+      charts: trendCharts(h),
+    });
   return {
     title: `aurora-bench history: ${h.experiment}`,
     meta: [
       ['runs', `${h.runs.length} on ${backends || '-'}${first && last ? `, ${first.startedAt} … ${last.startedAt}` : ''}`],
       ['latest run', h.latestRunId ?? '-'],
-      ['method', `E-Divisive means (${h.options.statistic}), significance ${h.options.significance}, ${h.options.permutations} permutations, seeded; the latest run against the ${Math.round(h.options.predictionLevel * 100)}% prediction interval of the last stable segment (at least ${h.options.minStableRuns} runs)`],
+      [
+        'method',
+        `E-Divisive means (${h.options.statistic}), significance ${h.options.significance}, ${h.options.permutations} permutations, seeded; the latest run against the ${Math.round(h.options.predictionLevel * 100)}% prediction interval of the last stable segment (at least ${h.options.minStableRuns} runs)`,
+      ],
     ],
     notes: [...h.notices],
     sections,
@@ -237,4 +294,3 @@ export function historyJson(h: History): string {
 export function comparisonJson(c: Comparison): string {
   return JSON.stringify(c, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2) + '\n';
 }
-

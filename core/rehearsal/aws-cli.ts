@@ -21,7 +21,9 @@ export function awsCliPath(env: NodeJS.ProcessEnv = process.env): string[] {
   if (onPath) return [];
   const venv = join(env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'aurora-bench', 'awscli-venv', 'bin');
   if (existsSync(join(venv, 'aws'))) return [venv];
-  throw new MissingDependencyError('the AWS rehearsal\'s clients need the AWS CLI (client/runner.sh calls it for S3 and Secrets Manager): install it (`bash scripts/setup.sh --test` does, into ~/.cache/aurora-bench/awscli-venv)');
+  throw new MissingDependencyError(
+    "the AWS rehearsal's clients need the AWS CLI (client/runner.sh calls it for S3 and Secrets Manager): install it (`bash scripts/setup.sh --test` does, into ~/.cache/aurora-bench/awscli-venv)",
+  );
 }
 
 /** Lists the buckets through the CLI with the clients' environment: the rehearsal's bucket must be among them. */
@@ -35,7 +37,10 @@ export async function checkAwsCliReachesMoto(env: NodeJS.ProcessEnv, bucket: str
     failure = (err.stderr || err.message).trim().split('\n').slice(-3).join(' | ');
   }
   if (!stdout.split(/\s+/).includes(bucket)) {
-    const version = await execFileAsync('aws', ['--version'], { env, encoding: 'utf8' }).then((r) => (r.stdout + r.stderr).trim(), (e: Error) => e.message);
+    const version = await execFileAsync('aws', ['--version'], { env, encoding: 'utf8' }).then(
+      (r) => (r.stdout + r.stderr).trim(),
+      (e: Error) => e.message,
+    );
     throw new MissingDependencyError(
       `the AWS CLI (${version}) did not reach the rehearsal's moto through AWS_ENDPOINT_URL=${env['AWS_ENDPOINT_URL']}${failure ? `: ${failure}` : ''}: an AWS CLI v1 needs a botocore recent enough to read AWS_ENDPOINT_URL; install a current one (pip install -U awscli, or AWS CLI v2)`,
     );

@@ -74,7 +74,13 @@ export class CloudWatchPublisher {
       const at = Date.parse(s.ts);
       this.queue.push({
         dueMs: at + this.o.lagS * 1000,
-        datum: { MetricName: s.metric, Dimensions: [{ Name: 'DBInstanceIdentifier', Value: s.instanceId }], Timestamp: new Date(at), Value: s.value, Unit: SERVER_METRICS[s.metric] },
+        datum: {
+          MetricName: s.metric,
+          Dimensions: [{ Name: 'DBInstanceIdentifier', Value: s.instanceId }],
+          Timestamp: new Date(at),
+          Value: s.value,
+          Unit: SERVER_METRICS[s.metric],
+        },
       });
     }
     w.taken = samples.length;

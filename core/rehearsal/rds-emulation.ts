@@ -52,7 +52,11 @@ import type { ProcessTracker } from './process-tracker';
 import { interceptClient, serviceError, type SdkResult } from './sdk-intercept';
 
 /** What RDS would refuse in a parameter group of a family: [] when it accepts every parameter. */
-export type ParameterCheck = (family: string, level: 'cluster' | 'instance', params: Readonly<Record<string, string>>) => readonly { readonly name: string; readonly reason: string }[];
+export type ParameterCheck = (
+  family: string,
+  level: 'cluster' | 'instance',
+  params: Readonly<Record<string, string>>,
+) => readonly { readonly name: string; readonly reason: string }[];
 
 /**
  * Characters of a generated master password. CreateDBCluster MasterUserPassword: "Can include any
@@ -70,9 +74,30 @@ export function generateMasterPassword(): string {
 
 /** The privileges of an Aurora MySQL master user that MariaDB has (UsingWithRDS.MasterAccounts). */
 export const MASTER_USER_PRIVILEGES = [
-  'SELECT', 'INSERT', 'UPDATE', 'DELETE', 'CREATE', 'DROP', 'RELOAD', 'PROCESS', 'REFERENCES', 'INDEX', 'ALTER', 'SHOW DATABASES',
-  'CREATE TEMPORARY TABLES', 'LOCK TABLES', 'EXECUTE', 'REPLICATION SLAVE', 'REPLICATION CLIENT', 'CREATE VIEW', 'SHOW VIEW',
-  'CREATE ROUTINE', 'ALTER ROUTINE', 'CREATE USER', 'EVENT', 'TRIGGER',
+  'SELECT',
+  'INSERT',
+  'UPDATE',
+  'DELETE',
+  'CREATE',
+  'DROP',
+  'RELOAD',
+  'PROCESS',
+  'REFERENCES',
+  'INDEX',
+  'ALTER',
+  'SHOW DATABASES',
+  'CREATE TEMPORARY TABLES',
+  'LOCK TABLES',
+  'EXECUTE',
+  'REPLICATION SLAVE',
+  'REPLICATION CLIENT',
+  'CREATE VIEW',
+  'SHOW VIEW',
+  'CREATE ROUTINE',
+  'ALTER ROUTINE',
+  'CREATE USER',
+  'EVENT',
+  'TRIGGER',
 ] as const;
 
 type InstanceState = 'creating' | 'available' | 'failed' | 'deleting';
@@ -189,7 +214,15 @@ export class RdsEmulation {
             const unknown = /^unknown|does not apply/.test(first.reason);
             throw serviceError(
               'InvalidParameterValue',
-              unknown ? `Could not find parameter with name: ${first.name}` : `The parameter ${first.name} cannot be modified in an ${group.family} ${group.level} parameter group: ${first.reason}` + (problems.length > 1 ? ` (and ${problems.length - 1} more: ${problems.slice(1).map((p) => p.name).join(', ')})` : ''),
+              unknown
+                ? `Could not find parameter with name: ${first.name}`
+                : `The parameter ${first.name} cannot be modified in an ${group.family} ${group.level} parameter group: ${first.reason}` +
+                    (problems.length > 1
+                      ? ` (and ${problems.length - 1} more: ${problems
+                          .slice(1)
+                          .map((p) => p.name)
+                          .join(', ')})`
+                      : ''),
             );
           }
         }
@@ -255,7 +288,9 @@ export class RdsEmulation {
       nextServerId: 1,
       notesSaid: new Set(),
     });
-    this.log(`cluster ${id}: master user ${masterUsername}, ${str(input['DatabaseName']) ? `database ${String(input['DatabaseName'])}` : 'no database (CreateDBCluster named none)'}`);
+    this.log(
+      `cluster ${id}: master user ${masterUsername}, ${str(input['DatabaseName']) ? `database ${String(input['DatabaseName'])}` : 'no database (CreateDBCluster named none)'}`,
+    );
     return this.amendClusters(result);
   }
 
@@ -361,7 +396,11 @@ export class RdsEmulation {
     try {
       if (instance.role === 'writer') await this.createMasterAccount(cluster, server);
       else await this.attachAndCatchUp(server, writerServer!);
-      const notes: PlanNote[] = [...plan.notes, ...(await applyDynamicParameters(server, plan, this.o.template.catalog)), ...(await verifyParameters(server, plan, this.o.template.catalog)).notes];
+      const notes: PlanNote[] = [
+        ...plan.notes,
+        ...(await applyDynamicParameters(server, plan, this.o.template.catalog)),
+        ...(await verifyParameters(server, plan, this.o.template.catalog)).notes,
+      ];
       for (const n of notes) {
         // Paths name the instance; say each message once per cluster.
         const text = n.message.replace(new RegExp(instance.id, 'g'), '<instance>');

@@ -125,11 +125,11 @@ export function rehearsalScope(serverVersion: string, engineVersion: string, lag
     '  the AWS APIs are a moto server, the databases real MariaDB servers, the clients an emulated SSM agent running bash.',
     'Not rehearsed:',
     `  - Aurora itself: MariaDB ${serverVersion} on 127.0.0.1 stands in for Aurora MySQL ${engineVersion} (no shared storage, no Aurora-only parameters, no write forwarding: its Forwarding* CloudWatch metrics stay empty, their windows incomplete)`,
-    '  - a real client AMI and its user data: an emulated client boots with this machine\'s sysbench, no package install or sysbench build',
-    '  - IAM: moto does not evaluate the stack\'s policies (test/cdk checks the actions the code calls against them)',
+    "  - a real client AMI and its user data: an emulated client boots with this machine's sysbench, no package install or sysbench build",
+    "  - IAM: moto does not evaluate the stack's policies (test/cdk checks the actions the code calls against them)",
     `  - real timings: instances are available in seconds, not 10-20 minutes; CloudWatch datapoints arrive ${lagS} s late, not 1-3 minutes`,
     '  - Performance Insights: not emulated (its API answers with no datapoints)',
-    '  - real network limits and instance class performance: all traffic is loopback on this machine\'s CPUs',
+    "  - real network limits and instance class performance: all traffic is loopback on this machine's CPUs",
   ];
 }
 
@@ -211,7 +211,8 @@ async function leftInMoto(endpoint: string, region: string): Promise<string[]> {
     for (const g of (await rds.send(new DescribeDBParameterGroupsCommand({}))).DBParameterGroups ?? []) {
       if (!g.DBParameterGroupName?.startsWith('default.')) left.push(`RDS parameter group ${g.DBParameterGroupName}`);
     }
-    const reservations = (await ec2.send(new DescribeInstancesCommand({ Filters: [{ Name: 'instance-state-name', Values: ['pending', 'running', 'stopping', 'stopped'] }] }))).Reservations ?? [];
+    const reservations =
+      (await ec2.send(new DescribeInstancesCommand({ Filters: [{ Name: 'instance-state-name', Values: ['pending', 'running', 'stopping', 'stopped'] }] }))).Reservations ?? [];
     for (const r of reservations) for (const i of r.Instances ?? []) left.push(`EC2 instance ${i.InstanceId} (${i.State?.Name})`);
     for (const s of (await secrets.send(new ListSecretsCommand({}))).SecretList ?? []) left.push(`secret ${s.Name}`);
     return left;
@@ -274,7 +275,12 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
       cloudwatch: new CloudWatchClient(common),
     };
     // The backend collects a window again once its datapoints are due: the publisher's lag plus its 0.5 s tick and the sampler's 1 s.
-    const config = await createStandingInfrastructure(raw, { region: plan.region, azLetters: spec.variants.flatMap((v) => (v.az ? [v.az] : [])), repoRoot: options.repoRoot, metricsPublishDelayS: lagS + 2 });
+    const config = await createStandingInfrastructure(raw, {
+      region: plan.region,
+      azLetters: spec.variants.flatMap((v) => (v.az ? [v.az] : [])),
+      repoRoot: options.repoRoot,
+      metricsPublishDelayS: lagS + 2,
+    });
     const template = await ensureTemplate(versions.tools, versions.serverVersion, undefined, 'rds');
 
     const cw = new CloudWatchPublisher({ cloudwatch: raw.cloudwatch, lagS, log });
@@ -316,7 +322,9 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
     agent.install(clients);
     // Performance Insights is not emulated: GetResourceMetrics answers as for an instance without PI data.
     interceptClient(clients.pi, 'auroraBenchRehearsalPi', async (command, input, forward) =>
-      command === 'GetResourceMetrics' ? answer({ Identifier: input['Identifier'], AlignedStartTime: input['StartTime'], AlignedEndTime: input['EndTime'], MetricList: [] }) : forward(),
+      command === 'GetResourceMetrics'
+        ? answer({ Identifier: input['Identifier'], AlignedStartTime: input['StartTime'], AlignedEndTime: input['EndTime'], MetricList: [] })
+        : forward(),
     );
     cw.start();
 
@@ -353,7 +361,11 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
       if (safetyNetDeleted.length > 0) log(`safety net (teardownRun) deleted: ${safetyNetDeleted.join(', ')}`);
     }
 
-    leftBehind.push(...(await leftInMoto(moto.endpoint, plan.region)), ...rds.runningServers().map((s) => `MariaDB server of ${s.instanceId} (pid ${s.pid})`), ...agent.leftovers());
+    leftBehind.push(
+      ...(await leftInMoto(moto.endpoint, plan.region)),
+      ...rds.runningServers().map((s) => `MariaDB server of ${s.instanceId} (pid ${s.pid})`),
+      ...agent.leftovers(),
+    );
 
     const lakeDir = options.lakeDir ?? join(dir, 'lake');
     const objects = await copyLake(raw.s3, config, lakeDir);

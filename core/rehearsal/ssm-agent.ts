@@ -192,7 +192,8 @@ export class SsmAgentEmulation {
         child.once('exit', (code) => {
           boot.exit = code;
           this.o.tracker.remove(child.pid!);
-          if (code !== 0 && !instance.terminated) this.log(`${instanceId}: boot failed (exit ${code}): ${readText(join(home, 'boot.log')).trim().split('\n').slice(-5).join(' | ')}`);
+          if (code !== 0 && !instance.terminated)
+            this.log(`${instanceId}: boot failed (exit ${code}): ${readText(join(home, 'boot.log')).trim().split('\n').slice(-5).join(' | ')}`);
           resolve();
         });
       }),
@@ -318,7 +319,10 @@ export class SsmAgentEmulation {
     // The agent uploads what the command wrote before anyone reads the final status here.
     if (inv.outputBucket) {
       const base = `${inv.outputPrefix ? inv.outputPrefix.replace(/\/+$/, '') + '/' : ''}${inv.commandId}/${inv.instanceId}/awsrunShellScript/0.awsrunShellScript/`;
-      for (const [name, body] of [['stdout', inv.stdout], ['stderr', inv.stderr]] as const) {
+      for (const [name, body] of [
+        ['stdout', inv.stdout],
+        ['stderr', inv.stderr],
+      ] as const) {
         if (body === '') continue;
         try {
           await this.o.s3.send(new PutObjectCommand({ Bucket: inv.outputBucket, Key: base + name, Body: body }));
@@ -362,7 +366,9 @@ export class SsmAgentEmulation {
       PluginName: 'aws:runShellScript',
       ResponseCode: inv.responseCode,
       ExecutionStartDateTime: inv.startedAt.toISOString(),
-      ...(inv.endedAt ? { ExecutionEndDateTime: inv.endedAt.toISOString(), ExecutionElapsedTime: `PT${((inv.endedAt.getTime() - inv.startedAt.getTime()) / 1000).toFixed(3)}S` } : {}),
+      ...(inv.endedAt
+        ? { ExecutionEndDateTime: inv.endedAt.toISOString(), ExecutionElapsedTime: `PT${((inv.endedAt.getTime() - inv.startedAt.getTime()) / 1000).toFixed(3)}S` }
+        : {}),
       Status: inv.status,
       StatusDetails: details,
       StandardOutputContent: finished ? truncate(inv.stdout, STDOUT_LIMIT) : '',
@@ -399,10 +405,19 @@ export class SsmAgentEmulation {
   private describeInstanceInformation(input: Record<string, unknown>): SdkResult {
     const wanted = new Set<string>();
     for (const f of (input['Filters'] as { Key?: string; Values?: string[] }[] | undefined) ?? []) if (f.Key === 'InstanceIds') for (const v of f.Values ?? []) wanted.add(v);
-    for (const f of (input['InstanceInformationFilterList'] as { key?: string; valueSet?: string[] }[] | undefined) ?? []) if (f.key === 'InstanceIds') for (const v of f.valueSet ?? []) wanted.add(v);
+    for (const f of (input['InstanceInformationFilterList'] as { key?: string; valueSet?: string[] }[] | undefined) ?? [])
+      if (f.key === 'InstanceIds') for (const v of f.valueSet ?? []) wanted.add(v);
     const list = [...this.instances.values()]
       .filter((i) => !i.terminated && (wanted.size === 0 || wanted.has(i.instanceId)))
-      .map((i) => ({ InstanceId: i.instanceId, PingStatus: 'Online', LastPingDateTime: new Date(), PlatformType: 'Linux', PlatformName: 'Amazon Linux', ResourceType: 'EC2Instance', AgentVersion: 'rehearsal' }));
+      .map((i) => ({
+        InstanceId: i.instanceId,
+        PingStatus: 'Online',
+        LastPingDateTime: new Date(),
+        PlatformType: 'Linux',
+        PlatformName: 'Amazon Linux',
+        ResourceType: 'EC2Instance',
+        AgentVersion: 'rehearsal',
+      }));
     return answer({ InstanceInformationList: list });
   }
 

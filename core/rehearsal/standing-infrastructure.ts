@@ -85,15 +85,24 @@ export async function createStandingInfrastructure(raw: RawAwsClients, o: Standi
   await raw.ec2.send(new CreateRouteCommand({ RouteTableId: routeTableId, DestinationCidrBlock: '0.0.0.0/0', NatGatewayId: nat.NatGateway!.NatGatewayId! }));
   await raw.ec2.send(new CreateVpcEndpointCommand({ VpcId: vpcId, ServiceName: `com.amazonaws.${o.region}.s3`, VpcEndpointType: 'Gateway', RouteTableIds: [routeTableId] }));
   for (const service of ['ssm', 'ssmmessages', 'ec2messages', 'secretsmanager']) {
-    await raw.ec2.send(new CreateVpcEndpointCommand({ VpcId: vpcId, ServiceName: `com.amazonaws.${o.region}.${service}`, VpcEndpointType: 'Interface', SubnetIds: Object.values(subnetIdsByAz) }));
+    await raw.ec2.send(
+      new CreateVpcEndpointCommand({ VpcId: vpcId, ServiceName: `com.amazonaws.${o.region}.${service}`, VpcEndpointType: 'Interface', SubnetIds: Object.values(subnetIdsByAz) }),
+    );
   }
   const dbSubnetGroupName = 'aurora-bench-db';
-  await raw.rds.send(new CreateDBSubnetGroupCommand({ DBSubnetGroupName: dbSubnetGroupName, DBSubnetGroupDescription: 'aurora-bench DB subnets', SubnetIds: Object.values(subnetIdsByAz) }));
+  await raw.rds.send(
+    new CreateDBSubnetGroupCommand({ DBSubnetGroupName: dbSubnetGroupName, DBSubnetGroupDescription: 'aurora-bench DB subnets', SubnetIds: Object.values(subnetIdsByAz) }),
+  );
   const dbSg = await raw.ec2.send(new CreateSecurityGroupCommand({ GroupName: 'aurora-bench-db', Description: 'aurora-bench DB instances', VpcId: vpcId }));
   const clientSg = await raw.ec2.send(new CreateSecurityGroupCommand({ GroupName: 'aurora-bench-client', Description: 'aurora-bench clients', VpcId: vpcId }));
   const launchTemplateIds: AwsBackendConfig['launchTemplateIds'] = {};
   for (const arch of ['x86_64', 'arm64'] as const) {
-    const lt = await raw.ec2.send(new CreateLaunchTemplateCommand({ LaunchTemplateName: `aurora-bench-client-${arch}`, LaunchTemplateData: { ImageId: 'ami-12c6146b', InstanceInitiatedShutdownBehavior: 'terminate' } }));
+    const lt = await raw.ec2.send(
+      new CreateLaunchTemplateCommand({
+        LaunchTemplateName: `aurora-bench-client-${arch}`,
+        LaunchTemplateData: { ImageId: 'ami-12c6146b', InstanceInitiatedShutdownBehavior: 'terminate' },
+      }),
+    );
     (launchTemplateIds as Record<string, string>)[arch] = lt.LaunchTemplate!.LaunchTemplateId!;
   }
   const profile = await raw.iam.send(new CreateInstanceProfileCommand({ InstanceProfileName: 'aurora-bench-client' }));

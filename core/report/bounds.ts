@@ -71,6 +71,9 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
   if (clientSaturated) {
     return { bound: 'client', networkShare: share, networkGbps: gbps, clientSaturated, reason: 'a client was CPU-saturated: the numbers measure the client, add clients' };
   }
-  const known = [input.serverCpuPct !== null ? `CPU ${input.serverCpuPct.toFixed(0)}%` : 'CPU unknown', share !== null ? `network ${(share * 100).toFixed(0)}% of limit` : 'network limit unknown'];
+  const known = [
+    input.serverCpuPct !== null ? `CPU ${input.serverCpuPct.toFixed(0)}%` : 'CPU unknown',
+    share !== null ? `network ${(share * 100).toFixed(0)}% of limit` : 'network limit unknown',
+  ];
   return { bound: 'none', networkShare: share, networkGbps: gbps, clientSaturated, reason: `no limit reached (${known.join(', ')})` };
 }

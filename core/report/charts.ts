@@ -59,14 +59,22 @@ export function lineChart(id: string, title: string, xName: string, yName: strin
       ...base,
       // Error markers are explained by the title; keeping them out of the legend keeps it one line.
       legend: { ...(base.legend as object), data: series.map((s) => s.name) },
-      xAxis: options.logX ? { type: 'log', logBase: options.logBase ?? 2, min: 'dataMin', max: 'dataMax', name: xName, nameLocation: 'middle', nameGap: 28 } : { type: 'value', name: xName, nameLocation: 'middle', nameGap: 28, scale: true },
+      xAxis: options.logX
+        ? { type: 'log', logBase: options.logBase ?? 2, min: 'dataMin', max: 'dataMax', name: xName, nameLocation: 'middle', nameGap: 28 }
+        : { type: 'value', name: xName, nameLocation: 'middle', nameGap: 28, scale: true },
       yAxis: { type: 'value', name: yName, nameLocation: 'middle', nameGap: 55 },
       series: out,
     },
   };
 }
 
-export function barChart(id: string, title: string, categories: readonly string[], series: readonly { name: string; values: readonly (number | null)[] }[], yName: string): ChartBlock {
+export function barChart(
+  id: string,
+  title: string,
+  categories: readonly string[],
+  series: readonly { name: string; values: readonly (number | null)[] }[],
+  yName: string,
+): ChartBlock {
   return {
     id,
     title,
@@ -110,7 +118,10 @@ export function ratioChart(id: string, title: string, rows: readonly { label: st
     itemStyle: { color: '#1f77b4' },
     markLine: { silent: true, symbol: 'none', lineStyle: { type: 'dashed', color: '#333' }, data: [{ xAxis: 100 }], label: { formatter: '100%', position: 'start' } },
   });
-  const all = rows.flatMap((r) => [r.estimate, r.low, r.high]).filter((x): x is number => x !== null && Number.isFinite(x)).map((x) => x * 100);
+  const all = rows
+    .flatMap((r) => [r.estimate, r.low, r.high])
+    .filter((x): x is number => x !== null && Number.isFinite(x))
+    .map((x) => x * 100);
   const lo = Math.min(100, ...all);
   const hi = Math.max(100, ...all);
   const pad = Math.max(2, (hi - lo) * 0.1);
@@ -172,7 +183,11 @@ export function trendChart(id: string, title: string, lines: readonly TrendLine[
             markLine: {
               silent: true,
               symbol: 'none',
-              data: marks.map((m) => ({ xAxis: m.at, label: { formatter: m.label, position: 'end', fontSize: 10 }, lineStyle: { color: MARK_COLORS[m.kind], type: 'solid', width: 1.5 } })),
+              data: marks.map((m) => ({
+                xAxis: m.at,
+                label: { formatter: m.label, position: 'end', fontSize: 10 },
+                lineStyle: { color: MARK_COLORS[m.kind], type: 'solid', width: 1.5 },
+              })),
             },
           }
         : {}),
@@ -180,11 +195,22 @@ export function trendChart(id: string, title: string, lines: readonly TrendLine[
     if (l.segments && l.segments.length > 0) {
       const data: [number, number | null][] = [];
       for (const s of l.segments) data.push([s.from, s.mean], [s.to, s.mean], [s.to, null]);
-      series.push({ type: 'line', name: `${l.name} segment mean`, yAxisIndex: l.axis, data, showSymbol: false, connectNulls: false, lineStyle: { type: 'dashed', width: 1 }, tooltip: { show: false } });
+      series.push({
+        type: 'line',
+        name: `${l.name} segment mean`,
+        yAxisIndex: l.axis,
+        data,
+        showSymbol: false,
+        connectNulls: false,
+        lineStyle: { type: 'dashed', width: 1 },
+        tooltip: { show: false },
+      });
     }
   });
   const base = baseOption(title);
-  const yAxis = axisNames.filter((n): n is string => n !== undefined).map((name, i) => ({ type: 'value' as const, name, nameLocation: 'middle' as const, nameGap: 55, scale: true, position: i === 0 ? ('left' as const) : ('right' as const) }));
+  const yAxis = axisNames
+    .filter((n): n is string => n !== undefined)
+    .map((name, i) => ({ type: 'value' as const, name, nameLocation: 'middle' as const, nameGap: 55, scale: true, position: i === 0 ? ('left' as const) : ('right' as const) }));
   return {
     id,
     title,

@@ -51,12 +51,25 @@ export interface KneeResult {
 export function findKnee(input: readonly RatePoint[], options: KneeOptions = {}): KneeResult {
   const trackingRatio = options.trackingRatio ?? 0.95;
   const latencyFactor = options.latencyFactor ?? 3;
-  const points = input.filter((p) => p.offered > 0).slice().sort((a, b) => a.offered - b.offered);
+  const points = input
+    .filter((p) => p.offered > 0)
+    .slice()
+    .sort((a, b) => a.offered - b.offered);
   const achievedAll = points.map((p) => p.achieved).filter((a): a is number => a !== null);
   const capacity = achievedAll.length > 0 ? Math.max(...achievedAll) : null;
   const first = points[0];
   if (first === undefined) {
-    return { kneeOffered: null, kneeAchieved: null, saturatedAtOffered: null, reason: null, capacity, baselineEfficiency: null, baselineP99Ms: null, points: 0, summary: 'no offered-rate points (rate > 0) to find a knee in' };
+    return {
+      kneeOffered: null,
+      kneeAchieved: null,
+      saturatedAtOffered: null,
+      reason: null,
+      capacity,
+      baselineEfficiency: null,
+      baselineP99Ms: null,
+      points: 0,
+      summary: 'no offered-rate points (rate > 0) to find a knee in',
+    };
   }
   const e0 = first.achieved !== null ? Math.min(1, first.achieved / first.offered) : null;
   const p0 = first.p99Ms;
@@ -89,7 +102,12 @@ export function findKnee(input: readonly RatePoint[], options: KneeOptions = {})
   } else if (knee === undefined) {
     summary = `saturated from the lowest rate tried (${fmt(saturated.offered)}/s, ${reason}); capacity ${capacity !== null ? fmt(capacity) + '/s' : 'unknown'}.${lag}`;
   } else {
-    const why = reason === 'latency' ? `p99 rose above ${latencyFactor}x its baseline` : reason === 'failed' ? 'the step failed' : `achieved fell below ${(trackingRatio * 100).toFixed(0)}% of offered`;
+    const why =
+      reason === 'latency'
+        ? `p99 rose above ${latencyFactor}x its baseline`
+        : reason === 'failed'
+          ? 'the step failed'
+          : `achieved fell below ${(trackingRatio * 100).toFixed(0)}% of offered`;
     summary = `knee at ${fmt(knee.offered)}/s offered; at ${fmt(saturated.offered)}/s ${why}; capacity ~${capacity !== null ? fmt(capacity) : '?'}/s.${lag}`;
   }
   return {

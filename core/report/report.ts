@@ -32,7 +32,10 @@ export function buildReport(data: RunData, prices: PriceTable): Report {
     ['status', r.status + (r.error ? `: ${r.error}` : '')],
     ['started', `${r.started_at}${r.ended_at ? ` — ended ${r.ended_at}` : ''}`],
     ['versions', [r.server_version, r.sysbench_version].filter(Boolean).join(', ') || '-'],
-    ['variants', ctx.variants.map((v) => `${v.name} (${v.instanceClass}${v.az ? `, AZ ${v.az}` : ''}${v.readers ? `, ${v.readers} reader${v.readers > 1 ? 's' : ''}` : ''})`).join('; ')],
+    [
+      'variants',
+      ctx.variants.map((v) => `${v.name} (${v.instanceClass}${v.az ? `, AZ ${v.az}` : ''}${v.readers ? `, ${v.readers} reader${v.readers > 1 ? 's' : ''}` : ''})`).join('; '),
+    ],
     ['steps', `${data.steps.length} step results (${data.steps.filter((s) => s.status !== 'ok').length} failed), repeats interleaved: ${data.spec?.order ?? 'unknown'}`],
   ];
   return { title: `aurora-bench report: ${r.spec_name}`, meta, notes: planNotes(data), sections: buildSections(ctx) };
@@ -113,7 +116,9 @@ export function renderHtml(report: Report): string {
     parts.push(`<h2>${escapeHtml(s.title)}</h2><p class="question">${escapeHtml(s.question)}</p>`);
     if (s.findings.length > 0) parts.push(`<ul class="findings">${s.findings.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul>`);
     for (const c of s.charts) {
-      parts.push(`<figure class="chart" id="chart-${escapeHtml(c.id)}" role="img" aria-label="${escapeHtml(c.title)}" data-series-points="${chartPointCount(c)}">${renderChartSvg(c)}</figure>`);
+      parts.push(
+        `<figure class="chart" id="chart-${escapeHtml(c.id)}" role="img" aria-label="${escapeHtml(c.title)}" data-series-points="${chartPointCount(c)}">${renderChartSvg(c)}</figure>`,
+      );
     }
     for (const t of s.tables) parts.push(htmlTable(t));
     parts.push('</section>');

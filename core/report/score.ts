@@ -37,9 +37,7 @@ export function sweepScores(series: ReadonlyMap<string, readonly SweepPoint[]> |
     return { target, meanTps, meanQps, sum: meanTps + meanQps, points: n, failedThreads };
   });
   const best = Math.max(0, ...raw.map((r) => r.sum));
-  return raw
-    .map((r) => ({ ...r, score: best > 0 ? (100 * r.sum) / best : 0 }))
-    .sort((a, b) => b.score - a.score || a.target.localeCompare(b.target));
+  return raw.map((r) => ({ ...r, score: best > 0 ? (100 * r.sum) / best : 0 })).sort((a, b) => b.score - a.score || a.target.localeCompare(b.target));
 }
 
 /** The overall score of each target: the mean of its per-workload scores (each workload weighs the same). */

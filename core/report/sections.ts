@@ -131,7 +131,12 @@ export function estimate(ctx: Context, g: StepGroup, metric: Metric): Estimate {
     const batches = batchMeans(series, 10);
     if (batches.length >= 2) {
       const ci = meanCi(batches);
-      return { value: values[0]!, ci: { ...ci, estimate: values[0]!, low: values[0]! - ci.halfWidth, high: values[0]! + ci.halfWidth }, sample: summarize(batches), source: 'intervals' };
+      return {
+        value: values[0]!,
+        ci: { ...ci, estimate: values[0]!, low: values[0]! - ci.halfWidth, high: values[0]! + ci.halfWidth },
+        sample: summarize(batches),
+        source: 'intervals',
+      };
     }
     return { value: values[0]!, ci: null, sample: null, source: 'single' };
   }
@@ -264,8 +269,15 @@ export function abSection(ctx: Context): ReportSection | null {
         const where = az !== null ? ` in AZ ${az}` : '';
         const latName = pctName.split(' ')[0]!;
         const tpsToo = ratioVerdict(r.tps) !== ratioVerdict(r.qps) ? ` ${describeRatio('TPS', v.name, baseline.name, r.tps)}` : '';
-        findings.push(`${stepLabel(g)}${where}: ${describeRatio('QPS', v.name, baseline.name, r.qps)}${tpsToo} ${latName} latency ${ratioText(r.lat)}: ${verdictText(r.lat, false)}.`);
-        forest.push({ label: `${stepLabel(g)}: ${v.name}/${baseline.name}`, estimate: r.qps.estimate, low: Number.isFinite(r.qps.low) ? r.qps.low : null, high: Number.isFinite(r.qps.high) ? r.qps.high : null });
+        findings.push(
+          `${stepLabel(g)}${where}: ${describeRatio('QPS', v.name, baseline.name, r.qps)}${tpsToo} ${latName} latency ${ratioText(r.lat)}: ${verdictText(r.lat, false)}.`,
+        );
+        forest.push({
+          label: `${stepLabel(g)}: ${v.name}/${baseline.name}`,
+          estimate: r.qps.estimate,
+          low: Number.isFinite(r.qps.low) ? r.qps.low : null,
+          high: Number.isFinite(r.qps.high) ? r.qps.high : null,
+        });
       }
     }
     if (rows.length === 0) continue;
@@ -310,7 +322,13 @@ export function abSection(ctx: Context): ReportSection | null {
       'ab-tps',
       'TPS by variant (mean over repeats)',
       labels,
-      ctx.variants.map((v) => ({ name: v.name, values: keys.map((k) => { const g = ctx.groups.find((x) => x.variant === v.name && comparableKey(x) === k); return g ? estimate(ctx, g, 'tps').value : null; }) })),
+      ctx.variants.map((v) => ({
+        name: v.name,
+        values: keys.map((k) => {
+          const g = ctx.groups.find((x) => x.variant === v.name && comparableKey(x) === k);
+          return g ? estimate(ctx, g, 'tps').value : null;
+        }),
+      })),
       'TPS',
     ),
   );
@@ -337,7 +355,10 @@ export function priceSection(ctx: Context): ReportSection | null {
   const hourly = new Map(ctx.variants.map((v) => [v.name, variantHourly(lookup.prices, v.instanceClass, v.readers)]));
   if ([...hourly.values()].every((h) => h === null)) return null;
   const meanTps = (variant: string, workload: string): number | null => {
-    const vals = ctx.groups.filter((g) => g.variant === variant && g.workload === workload).map((g) => estimate(ctx, g, 'tps').value).filter((v): v is number => v !== null);
+    const vals = ctx.groups
+      .filter((g) => g.variant === variant && g.workload === workload)
+      .map((g) => estimate(ctx, g, 'tps').value)
+      .filter((v): v is number => v !== null);
     return vals.length > 0 ? mean(vals) : null;
   };
   const perMoney = (variant: string, workload: string): number | null => {
@@ -356,7 +377,14 @@ export function priceSection(ctx: Context): ReportSection | null {
       for (const v of variants) {
         const h = hourly.get(v.name) ?? null;
         const pd = perMoney(v.name, w);
-        rows.push([w, v.name, `${v.instanceClass}${v.readers > 0 ? ` x${1 + v.readers}` : ''}`, h !== null ? `${num(h, 3)} ${currency}` : 'no price', fixed(meanTps(v.name, w)), pd !== null ? num(pd, 0) : '-']);
+        rows.push([
+          w,
+          v.name,
+          `${v.instanceClass}${v.readers > 0 ? ` x${1 + v.readers}` : ''}`,
+          h !== null ? `${num(h, 3)} ${currency}` : 'no price',
+          fixed(meanTps(v.name, w)),
+          pd !== null ? num(pd, 0) : '-',
+        ]);
         const hb = hourly.get(baseline.name) ?? null;
         const pdb = perMoney(baseline.name, w);
         if (v.name === baseline.name || h === null || hb === null) continue;
@@ -368,22 +396,48 @@ export function priceSection(ctx: Context): ReportSection | null {
       const h = hourly.get(v.name) ?? null;
       const hb = hourly.get(baseline.name) ?? null;
       if (h === null || hb === null) continue;
-      const per = workloads.map((w) => { const a = perMoney(v.name, w); const b = perMoney(baseline.name, w); return a !== null && b !== null && b > 0 ? `${w} ${pct(a / b, 1)}` : null; }).filter((x): x is string => x !== null);
-      findings.push(`${az !== null ? `AZ ${az}: ` : ''}${v.name} costs ${pct(h / hb)} of ${baseline.name} per hour; its transactions per ${currency} are ${per.join(', ')} of ${baseline.name}'s.`);
+      const per = workloads
+        .map((w) => {
+          const a = perMoney(v.name, w);
+          const b = perMoney(baseline.name, w);
+          return a !== null && b !== null && b > 0 ? `${w} ${pct(a / b, 1)}` : null;
+        })
+        .filter((x): x is string => x !== null);
+      findings.push(
+        `${az !== null ? `AZ ${az}: ` : ''}${v.name} costs ${pct(h / hb)} of ${baseline.name} per hour; its transactions per ${currency} are ${per.join(', ')} of ${baseline.name}'s.`,
+      );
     }
   }
   const notes = [
     `Cost per hour of each variant's DB instances (writer + readers), ${lookup.region} on-demand prices ${pricesAsOfText(ctx.prices)} from prices/aws-prices.json (override with --prices); clients are the load generator and are not counted.`,
   ];
   if (lookup.fallbackNote) notes.push(lookup.fallbackNote);
-  if (ctx.data.run.backend === 'local') notes.push("Local run: the throughput was measured on MariaDB on this machine, not on the priced classes; the table shows the method, not the classes' value.");
+  if (ctx.data.run.backend === 'local')
+    notes.push("Local run: the throughput was measured on MariaDB on this machine, not on the priced classes; the table shows the method, not the classes' value.");
   return {
     id: 'price',
     title: 'Price-performance',
     question: 'Which variant gives the most transactions per unit of money?',
     findings,
-    tables: [{ title: `Transactions per ${currency} (TPS mean over each workload's steps)`, head: ['workload', 'variant', 'class', `${currency}/hour`, 'TPS', `transactions per ${currency}`], rows, numeric: [3, 4, 5], emphasis, notes }],
-    charts: [barChart('price-tx-per-money', `Transactions per ${currency}`, workloads, ctx.variants.map((v) => ({ name: v.name, values: workloads.map((w) => perMoney(v.name, w)) })), `transactions per ${currency}`)],
+    tables: [
+      {
+        title: `Transactions per ${currency} (TPS mean over each workload's steps)`,
+        head: ['workload', 'variant', 'class', `${currency}/hour`, 'TPS', `transactions per ${currency}`],
+        rows,
+        numeric: [3, 4, 5],
+        emphasis,
+        notes,
+      },
+    ],
+    charts: [
+      barChart(
+        'price-tx-per-money',
+        `Transactions per ${currency}`,
+        workloads,
+        ctx.variants.map((v) => ({ name: v.name, values: workloads.map((w) => perMoney(v.name, w)) })),
+        `transactions per ${currency}`,
+      ),
+    ],
   };
 }
 
@@ -418,8 +472,15 @@ export function sweepSection(ctx: Context): ReportSection | null {
         points: points.map((p) => [p.g.threads, p.tps] as const),
         errorPoints: points.filter((p) => hasErrors(p.g)).map((p) => [p.g.threads, p.tps ?? 0] as const),
       });
-      latSeries.push({ name: v.name, points: points.map((p) => [p.g.threads, p.lat] as const), errorPoints: points.filter((p) => hasErrors(p.g) && p.lat !== null).map((p) => [p.g.threads, p.lat!] as const) });
-      scoreInput.set(v.name, points.map((p) => ({ threads: p.g.threads, tps: p.tps, qps: p.qps })));
+      latSeries.push({
+        name: v.name,
+        points: points.map((p) => [p.g.threads, p.lat] as const),
+        errorPoints: points.filter((p) => hasErrors(p.g) && p.lat !== null).map((p) => [p.g.threads, p.lat!] as const),
+      });
+      scoreInput.set(
+        v.name,
+        points.map((p) => ({ threads: p.g.threads, tps: p.tps, qps: p.qps })),
+      );
       const f = analyzeSweep(
         points.map((p) => ({
           threads: p.g.threads,
@@ -431,12 +492,29 @@ export function sweepSection(ctx: Context): ReportSection | null {
           error: p.g.rows.find((r) => r.error)?.error ?? null,
         })),
       );
-      findingRows.push([label, v.name, f.peakThreads !== null ? String(f.peakThreads) : '-', fixed(f.peakThroughput), f.fallOffThreads !== null ? String(f.fallOffThreads) : 'none', f.lastShareOfPeak !== null ? pct(f.lastShareOfPeak, 0) : '-', f.firstErrorThreads !== null ? String(f.firstErrorThreads) : 'none']);
+      findingRows.push([
+        label,
+        v.name,
+        f.peakThreads !== null ? String(f.peakThreads) : '-',
+        fixed(f.peakThroughput),
+        f.fallOffThreads !== null ? String(f.fallOffThreads) : 'none',
+        f.lastShareOfPeak !== null ? pct(f.lastShareOfPeak, 0) : '-',
+        f.firstErrorThreads !== null ? String(f.firstErrorThreads) : 'none',
+      ]);
       findings.push(`${label}, ${v.name}: ${f.summary}.`);
       for (const e of f.errorPoints) {
         const g = vg.find((x) => x.threads === e.threads)!;
         const events = g.rows.reduce((a, r) => a + (r.events ?? 0), 0);
-        errorRows.push([label, v.name, String(e.threads), e.failed ? 'step failed' : 'ran with errors', num(e.errors, 0), events > 0 ? pct(e.errors / events, 2) : '-', num(e.reconnects, 0), clip(e.error, 70)]);
+        errorRows.push([
+          label,
+          v.name,
+          String(e.threads),
+          e.failed ? 'step failed' : 'ran with errors',
+          num(e.errors, 0),
+          events > 0 ? pct(e.errors / events, 2) : '-',
+          num(e.reconnects, 0),
+          clip(e.error, 70),
+        ]);
       }
     }
     const scores = sweepScores(scoreInput);
@@ -444,12 +522,33 @@ export function sweepSection(ctx: Context): ReportSection | null {
     charts.push(lineChart(`sweep-tps-${i}`, `${label}: TPS by threads (red: errors)`, 'threads', 'TPS', tpsSeries, { logX: true }));
     charts.push(lineChart(`sweep-lat-${i}`, `${label}: p${first.latPct} latency by threads`, 'threads', `p${first.latPct} ms`, latSeries, { logX: true }));
   });
-  tables.push({ title: 'Peak and fall-off (TPS)', head: ['sweep', 'variant', 'peak threads', 'peak TPS', 'falls off from', 'last vs peak', 'errors from'], rows: findingRows, numeric: [2, 3, 4, 5, 6], notes: ['Fall-off: the first thread count past the peak below 90% of it. Errors: failed steps, reconnects, or sysbench errors above 0.1% of transactions; those points are kept and marked, not dropped.'] });
+  tables.push({
+    title: 'Peak and fall-off (TPS)',
+    head: ['sweep', 'variant', 'peak threads', 'peak TPS', 'falls off from', 'last vs peak', 'errors from'],
+    rows: findingRows,
+    numeric: [2, 3, 4, 5, 6],
+    notes: [
+      'Fall-off: the first thread count past the peak below 90% of it. Errors: failed steps, reconnects, or sysbench errors above 0.1% of transactions; those points are kept and marked, not dropped.',
+    ],
+  });
   if (ctx.variants.length >= 2) {
     const overall = overallScores(scoresPerWorkload);
     const heads = [...scoresPerWorkload.keys()];
-    const rows = overall.map((o) => [o.target, ...heads.map((h) => { const s = scoresPerWorkload.get(h)!.find((x) => x.target === o.target); return s ? `${s.score.toFixed(1)}${s.failedThreads.length > 0 ? ` (${s.failedThreads.length} failed)` : ''}` : '-'; }), o.score.toFixed(1)]);
-    tables.push({ title: '100-point score (S2): mean QPS + mean TPS over the sweep, best = 100', head: ['variant', ...heads, 'overall'], rows, numeric: heads.map((_, i) => i + 1).concat([heads.length + 1]), notes: ['A thread count a variant could not serve counts as 0 throughput.'] });
+    const rows = overall.map((o) => [
+      o.target,
+      ...heads.map((h) => {
+        const s = scoresPerWorkload.get(h)!.find((x) => x.target === o.target);
+        return s ? `${s.score.toFixed(1)}${s.failedThreads.length > 0 ? ` (${s.failedThreads.length} failed)` : ''}` : '-';
+      }),
+      o.score.toFixed(1),
+    ]);
+    tables.push({
+      title: '100-point score (S2): mean QPS + mean TPS over the sweep, best = 100',
+      head: ['variant', ...heads, 'overall'],
+      rows,
+      numeric: heads.map((_, i) => i + 1).concat([heads.length + 1]),
+      notes: ['A thread count a variant could not serve counts as 0 throughput.'],
+    });
     findings.unshift(`Score: ${overall.map((o) => `${o.target} ${o.score.toFixed(1)}`).join(', ')}.`);
   }
   if (errorRows.length > 0) {
@@ -458,21 +557,31 @@ export function sweepSection(ctx: Context): ReportSection | null {
       head: ['sweep', 'variant', 'threads', 'what', 'errors', 'of transactions', 'reconnects', 'error'],
       rows: errorRows,
       numeric: [2, 4, 5, 6],
-      notes: [`Marked: a failed step (e.g. a connection limit), any reconnect, or sysbench errors (deadlocks, lock waits, dropped connections) above ${pct(SIGNIFICANT_ERROR_SHARE, 1)} of transactions.`],
+      notes: [
+        `Marked: a failed step (e.g. a connection limit), any reconnect, or sysbench errors (deadlocks, lock waits, dropped connections) above ${pct(SIGNIFICANT_ERROR_SHARE, 1)} of transactions.`,
+      ],
     });
   }
-  return { id: 'sweep', title: 'Thread sweep', question: 'How does throughput scale with threads, where does it peak and fall off, and where do connections fail?', findings, tables, charts };
+  return {
+    id: 'sweep',
+    title: 'Thread sweep',
+    question: 'How does throughput scale with threads, where does it peak and fall off, and where do connections fail?',
+    findings,
+    tables,
+    charts,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Write forwarding (S3)
 
 function writesPerTx(options: Readonly<Record<string, unknown>>): number {
-  const n = (k: string, d: number): number => (typeof options[k] === 'number' ? (options[k]) : d);
+  const n = (k: string, d: number): number => (typeof options[k] === 'number' ? options[k] : d);
   return n('index_updates', 1) + n('non_index_updates', 1) + 2 * n('delete_inserts', 1);
 }
 
-const sameWorkloadShape = (a: StepGroup, b: StepGroup): boolean => a.variant === b.variant && a.test === b.test && JSON.stringify(a.options) === JSON.stringify(b.options) && a.rate === b.rate;
+const sameWorkloadShape = (a: StepGroup, b: StepGroup): boolean =>
+  a.variant === b.variant && a.test === b.test && JSON.stringify(a.options) === JSON.stringify(b.options) && a.rate === b.rate;
 
 /** Stale reads of a step's successful repeats, as "stale / checks (share)"; null when not measured. */
 export function staleReadsText(g: StepGroup): string | null {
@@ -491,8 +600,17 @@ export function forwardingSection(ctx: Context): ReportSection | null {
   const tables: TableBlock[] = [];
   const charts: ChartBlock[] = [];
   if (readerGroups.length === 0) {
-    findings.push('No step of this run targets a reader: write forwarding, reader scale-out and consistency levels are Aurora features (AWS only); a local run keeps only the writer steps.');
-    return { id: 'forwarding', title: 'Write forwarding', question: 'When does sending reads and writes to a reader (writes forwarded) beat the writer?', findings, tables, charts };
+    findings.push(
+      'No step of this run targets a reader: write forwarding, reader scale-out and consistency levels are Aurora features (AWS only); a local run keeps only the writer steps.',
+    );
+    return {
+      id: 'forwarding',
+      title: 'Write forwarding',
+      question: 'When does sending reads and writes to a reader (writes forwarded) beat the writer?',
+      findings,
+      tables,
+      charts,
+    };
   }
   // Writer vs reader, same workload shape and threads.
   const pairRows: string[][] = [];
@@ -504,9 +622,18 @@ export function forwardingSection(ctx: Context): ReportSection | null {
     const et = { w: estimate(ctx, w, 'tps'), r: estimate(ctx, r, 'tps') };
     const el = { w: estimate(ctx, w, 'lat_pct_ms'), r: estimate(ctx, r, 'lat_pct_ms') };
     const ratio = ratioOf(et.r, et.w);
-    const ps = typeof r.options['point_selects'] === 'number' && r.options['range_selects'] === false ? (r.options['point_selects']) : null;
+    const ps = typeof r.options['point_selects'] === 'number' && r.options['range_selects'] === false ? r.options['point_selects'] : null;
     const mix = ps !== null ? `${ps}:${writesPerTx(r.options)}` : 'default';
-    pairRows.push([r.workload.replace(/-reader$/, ''), mix, String(r.threads), withCi(et.w), withCi(et.r), `${ratioText(ratio)} ${verdictText(ratio, true)}`, withCi(el.w), withCi(el.r)]);
+    pairRows.push([
+      r.workload.replace(/-reader$/, ''),
+      mix,
+      String(r.threads),
+      withCi(et.w),
+      withCi(et.r),
+      `${ratioText(ratio)} ${verdictText(ratio, true)}`,
+      withCi(el.w),
+      withCi(el.r),
+    ]);
     if (ps !== null && Number.isFinite(ratio.estimate)) {
       const share = ps / (ps + writesPerTx(r.options));
       ratioPoints.set(r.threads, [...(ratioPoints.get(r.threads) ?? []), [share * 100, ratio.estimate * 100]]);
@@ -516,7 +643,12 @@ export function forwardingSection(ctx: Context): ReportSection | null {
     }
   }
   if (pairRows.length > 0) {
-    tables.push({ title: 'Writer vs reader (writes forwarded)', head: ['workload', 'reads:writes', 'threads', 'writer TPS', 'reader TPS', 'reader/writer', `writer p${readerGroups[0]!.latPct} ms`, `reader p${readerGroups[0]!.latPct} ms`], rows: pairRows, numeric: [2, 3, 4, 6, 7] });
+    tables.push({
+      title: 'Writer vs reader (writes forwarded)',
+      head: ['workload', 'reads:writes', 'threads', 'writer TPS', 'reader TPS', 'reader/writer', `writer p${readerGroups[0]!.latPct} ms`, `reader p${readerGroups[0]!.latPct} ms`],
+      rows: pairRows,
+      numeric: [2, 3, 4, 6, 7],
+    });
   }
   for (const [threads, pts] of [...ratioPoints.entries()].sort((a, b) => a[0] - b[0])) {
     const sorted = pts.sort((a, b) => a[0] - b[0]);
@@ -547,9 +679,16 @@ export function forwardingSection(ctx: Context): ReportSection | null {
     const ew = w ? estimate(ctx, w, 'tps') : null;
     const ratio = ew ? ratioOf(er, ew) : null;
     scaleRows.push([r.workload, `${clients} x ${r.threads}`, withCi(er), ew ? withCi(ew) : 'no writer step', ratio ? `${ratioText(ratio)} ${verdictText(ratio, true)}` : '-']);
-    if (ratio && Number.isFinite(ratio.estimate)) findings.push(`${r.workload}: ${clients} readers x ${r.threads} threads give ${pct(ratio.estimate, 1)} of the writer's TPS at ${r.threads * clients} threads.`);
+    if (ratio && Number.isFinite(ratio.estimate))
+      findings.push(`${r.workload}: ${clients} readers x ${r.threads} threads give ${pct(ratio.estimate, 1)} of the writer's TPS at ${r.threads * clients} threads.`);
   }
-  if (scaleRows.length > 0) tables.push({ title: 'Scale-out: readers summed vs the writer at the same total threads', head: ['workload', 'readers x threads', 'summed TPS', 'writer TPS', 'readers/writer'], rows: scaleRows, numeric: [2, 3] });
+  if (scaleRows.length > 0)
+    tables.push({
+      title: 'Scale-out: readers summed vs the writer at the same total threads',
+      head: ['workload', 'readers x threads', 'summed TPS', 'writer TPS', 'readers/writer'],
+      rows: scaleRows,
+      numeric: [2, 3],
+    });
   // Consistency levels.
   const consistency = readerGroups.filter((g) => typeof g.options['consistency'] === 'string');
   if (consistency.length > 0) {
@@ -558,16 +697,43 @@ export function forwardingSection(ctx: Context): ReportSection | null {
       const lat = estimate(ctx, g, 'lat_pct_ms');
       const avg = estimate(ctx, g, 'lat_avg_ms');
       const cost = eventual && g !== eventual ? ratioOf(lat, estimate(ctx, eventual, 'lat_pct_ms')) : null;
-      return [String(g.options['consistency']), String(g.threads), withCi(estimate(ctx, g, 'tps')), withCi(avg), withCi(lat), cost ? `${ratioText(cost)} ${verdictText(cost, false)}` : '-', staleReadsText(g) ?? 'not measured'];
+      return [
+        String(g.options['consistency']),
+        String(g.threads),
+        withCi(estimate(ctx, g, 'tps')),
+        withCi(avg),
+        withCi(lat),
+        cost ? `${ratioText(cost)} ${verdictText(cost, false)}` : '-',
+        staleReadsText(g) ?? 'not measured',
+      ];
     });
     for (const g of consistency) {
       const stale = staleReadsText(g);
       if (stale !== null) findings.push(`${String(g.options['consistency'])} (${g.threads} threads): ${stale} reads after the session's own write did not see it.`);
     }
-    const consistencyNotes = ['Stale reads: each transaction writes a marker row and reads it back in the same session after commit (rw_consistency.lua); a read that does not see the write is stale.'];
-    if (consistency.every((g) => staleReadsText(g) === null)) consistencyNotes.push('This run\'s rows carry no read-after-write counts, so stale reads are not measured.');
-    tables.push({ title: 'Read consistency: the latency cost of each level and the stale reads it prevents', head: ['level', 'threads', 'TPS', 'avg ms', `p${consistency[0]!.latPct} ms`, 'vs EVENTUAL', 'stale reads'], rows, numeric: [1, 2, 3, 4, 6], notes: consistencyNotes });
-    charts.push(barChart('fwd-consistency', 'Latency by consistency level', consistency.map((g) => String(g.options['consistency'])), [{ name: `p${consistency[0]!.latPct} ms`, values: consistency.map((g) => estimate(ctx, g, 'lat_pct_ms').value) }, { name: 'avg ms', values: consistency.map((g) => estimate(ctx, g, 'lat_avg_ms').value) }], 'ms'));
+    const consistencyNotes = [
+      'Stale reads: each transaction writes a marker row and reads it back in the same session after commit (rw_consistency.lua); a read that does not see the write is stale.',
+    ];
+    if (consistency.every((g) => staleReadsText(g) === null)) consistencyNotes.push("This run's rows carry no read-after-write counts, so stale reads are not measured.");
+    tables.push({
+      title: 'Read consistency: the latency cost of each level and the stale reads it prevents',
+      head: ['level', 'threads', 'TPS', 'avg ms', `p${consistency[0]!.latPct} ms`, 'vs EVENTUAL', 'stale reads'],
+      rows,
+      numeric: [1, 2, 3, 4, 6],
+      notes: consistencyNotes,
+    });
+    charts.push(
+      barChart(
+        'fwd-consistency',
+        'Latency by consistency level',
+        consistency.map((g) => String(g.options['consistency'])),
+        [
+          { name: `p${consistency[0]!.latPct} ms`, values: consistency.map((g) => estimate(ctx, g, 'lat_pct_ms').value) },
+          { name: 'avg ms', values: consistency.map((g) => estimate(ctx, g, 'lat_avg_ms').value) },
+        ],
+        'ms',
+      ),
+    );
   }
   // Reader steps with nothing to compare (read-only work on a reader, no writer twin): no section.
   if (tables.length === 0 && findings.length === 0) return null;
@@ -631,23 +797,50 @@ export function networkSection(ctx: Context): ReportSection | null {
       bound.bound === 'none' ? 'no limit reached' : `${bound.bound}-bound`,
       clip(bound.reason, 70),
     ]);
-    findings.push(`${g.variant} (${g.instanceClass}), ${g.workload}: ${bound.bound === 'none' ? '' : `${bound.bound}-bound, `}${bound.reason}${partialNet || partialCpu ? ` (${PARTIAL_MARK}: server metrics incomplete)` : ''}.`);
+    findings.push(
+      `${g.variant} (${g.instanceClass}), ${g.workload}: ${bound.bound === 'none' ? '' : `${bound.bound}-bound, `}${bound.reason}${partialNet || partialCpu ? ` (${PARTIAL_MARK}: server metrics incomplete)` : ''}.`,
+    );
   }
   const workloads = uniqueInOrder(results.map((r) => r.g.workload));
   const variants = uniqueInOrder(results.map((r) => r.g.variant));
-  const notes = ['CPU-bound: server CPU >= 90%. Network-bound: transmit + receive >= 90% of the class\'s network limit (prices/aws-prices.json). Client-bound: a client saturated its CPU; its numbers describe the client.'];
+  const notes = [
+    "CPU-bound: server CPU >= 90%. Network-bound: transmit + receive >= 90% of the class's network limit (prices/aws-prices.json). Client-bound: a client saturated its CPU; its numbers describe the client.",
+  ];
   if (local) notes.push('Local run: loopback traffic has no class limit, so no point can be network-bound; CloudWatch network metrics per class are AWS only.');
   if (!hasNetwork) notes.push('This run has no network metrics (CloudWatch NetworkTransmitThroughput/NetworkReceiveThroughput): bytes per second are unknown.');
-  if (partialRows > 0) notes.push(`${PARTIAL_MARK}: some datapoints of the step's window never arrived from CloudWatch/Performance Insights (metric_windows.complete = false); the value averages only the minutes received and may not describe the whole step.`);
+  if (partialRows > 0)
+    notes.push(
+      `${PARTIAL_MARK}: some datapoints of the step's window never arrived from CloudWatch/Performance Insights (metric_windows.complete = false); the value averages only the minutes received and may not describe the whole step.`,
+    );
   return {
     id: 'network',
     title: 'Network throughput and bounds',
     question: 'How many bytes per second does each class deliver, and what limits it: CPU, network, or the clients?',
     findings,
-    tables: [{ title: 'Throughput per class', head: ['variant', 'class', 'workload', 'clients', 'Gbps', 'limit Gbps', 'server CPU%', 'client CPU%', 'bound', 'why'], rows, numeric: [3, 4, 5, 6, 7], notes }],
+    tables: [
+      {
+        title: 'Throughput per class',
+        head: ['variant', 'class', 'workload', 'clients', 'Gbps', 'limit Gbps', 'server CPU%', 'client CPU%', 'bound', 'why'],
+        rows,
+        numeric: [3, 4, 5, 6, 7],
+        notes,
+      },
+    ],
     charts: [
-      barChart('net-gbps', 'Network throughput (Gbps) by class', variants, workloads.map((w) => ({ name: w, values: variants.map((v) => results.find((r) => r.g.variant === v && r.g.workload === w)?.gbps ?? null) })), 'Gbps'),
-      barChart('net-cpu', 'Server CPU % by class', variants, workloads.map((w) => ({ name: w, values: variants.map((v) => results.find((r) => r.g.variant === v && r.g.workload === w)?.cpu ?? null) })), 'CPU %'),
+      barChart(
+        'net-gbps',
+        'Network throughput (Gbps) by class',
+        variants,
+        workloads.map((w) => ({ name: w, values: variants.map((v) => results.find((r) => r.g.variant === v && r.g.workload === w)?.gbps ?? null) })),
+        'Gbps',
+      ),
+      barChart(
+        'net-cpu',
+        'Server CPU % by class',
+        variants,
+        workloads.map((w) => ({ name: w, values: variants.map((v) => results.find((r) => r.g.variant === v && r.g.workload === w)?.cpu ?? null) })),
+        'CPU %',
+      ),
     ],
   };
 }
@@ -698,7 +891,14 @@ export function rateSection(ctx: Context): ReportSection | null {
       achieved.push({ name: v.name, points: points.map((p) => [p.offered, p.achieved] as const), errorPoints: failed.map((p) => [p.offered, p.achieved ?? 0] as const) });
       latency.push({ name: v.name, points: points.map((p) => [p.offered, p.p99Ms] as const) });
     }
-    achieved.push({ name: 'ideal (achieved = offered)', points: [[0, 0], [maxOffered, maxOffered]], dashed: true });
+    achieved.push({
+      name: 'ideal (achieved = offered)',
+      points: [
+        [0, 0],
+        [maxOffered, maxOffered],
+      ],
+      dashed: true,
+    });
     charts.push(lineChart(`rate-achieved-${i}`, `${label}: achieved vs offered TPS`, 'offered TPS', 'achieved TPS', achieved));
     charts.push(lineChart(`rate-latency-${i}`, `${label}: p${first.latPct} latency vs offered TPS`, 'offered TPS', `p${first.latPct} ms`, latency));
   });
@@ -714,7 +914,7 @@ export function rateSection(ctx: Context): ReportSection | null {
         rows,
         numeric: [2, 4, 5],
         notes: [
-          'Knee: the last offered rate where achieved >= 95% of offered (relative to the lowest rate\'s efficiency) and the tail latency <= 3x its value at the lowest rate.',
+          "Knee: the last offered rate where achieved >= 95% of offered (relative to the lowest rate's efficiency) and the tail latency <= 3x its value at the lowest rate.",
           'Client-bound: a client saturated its CPU at that offered rate; its numbers describe the client, not the server.',
         ],
       },
@@ -734,12 +934,21 @@ export function failuresSection(ctx: Context): ReportSection | null {
     title: 'Failed steps',
     question: 'What did not run, and why?',
     findings: [`${failed.length} step${failed.length === 1 ? '' : 's'} failed; their metrics are left out of means and shown as errors in the charts.`],
-    tables: [{ title: 'Failed steps', head: ['variant', 'repeat', 'step', 'clients ok', 'error'], rows: failed.map((s) => [s.variant, String(s.repeat), s.step_id, `${s.ok_clients}/${s.clients}`, clip(s.error, 90)]), numeric: [1] }],
+    tables: [
+      {
+        title: 'Failed steps',
+        head: ['variant', 'repeat', 'step', 'clients ok', 'error'],
+        rows: failed.map((s) => [s.variant, String(s.repeat), s.step_id, `${s.ok_clients}/${s.clients}`, clip(s.error, 90)]),
+        numeric: [1],
+      },
+    ],
     charts: [],
   };
 }
 
 /** Every section that applies to the run, in reading order. */
 export function buildSections(ctx: Context): ReportSection[] {
-  return [abSection(ctx), priceSection(ctx), sweepSection(ctx), forwardingSection(ctx), networkSection(ctx), rateSection(ctx), failuresSection(ctx)].filter((s): s is ReportSection => s !== null);
+  return [abSection(ctx), priceSection(ctx), sweepSection(ctx), forwardingSection(ctx), networkSection(ctx), rateSection(ctx), failuresSection(ctx)].filter(
+    (s): s is ReportSection => s !== null,
+  );
 }

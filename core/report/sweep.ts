@@ -55,7 +55,8 @@ export function analyzeSweep(input: readonly ThreadPoint[], dropShare = 0.1): Sw
   if (peak === undefined) parts.push('no successful point');
   else {
     parts.push(`peak at ${peak.threads} threads`);
-    if (fallOff !== undefined) parts.push(`falls off from ${fallOff.threads} threads` + (lastShare !== null ? ` (${(lastShare * 100).toFixed(0)}% of peak at ${last!.threads})` : ''));
+    if (fallOff !== undefined)
+      parts.push(`falls off from ${fallOff.threads} threads` + (lastShare !== null ? ` (${(lastShare * 100).toFixed(0)}% of peak at ${last!.threads})` : ''));
     else parts.push('no fall-off past the peak');
   }
   if (errorPoints.length > 0) parts.push(`errors from ${errorPoints[0]!.threads} threads`);

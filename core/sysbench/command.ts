@@ -71,10 +71,10 @@ const MANAGED_OPTIONS: Readonly<Record<string, string>> = {
   percentile: 'set by "percentile"',
   tables: 'set by data.tables',
   'table-size': 'set by data.tableSize',
-  'mysql-host': 'set by the runner from the cell\'s endpoint',
-  'mysql-port': 'set by the runner from the cell\'s endpoint',
-  'mysql-user': 'set by the runner from the cell\'s credentials',
-  'mysql-password': 'set by the runner from the cell\'s credentials',
+  'mysql-host': "set by the runner from the cell's endpoint",
+  'mysql-port': "set by the runner from the cell's endpoint",
+  'mysql-user': "set by the runner from the cell's credentials",
+  'mysql-password': "set by the runner from the cell's credentials",
   'mysql-socket': 'the runner connects over TCP',
   // drv_mysql.c (sysbench 1.0.20) then logs mysql_real_connect()'s arguments, the password among them.
   'mysql-debug': 'it makes sysbench print the database password into its output',
@@ -245,14 +245,7 @@ export function runnerArgs(job: RunnerJob, opts: RunnerArgsOptions): string[] {
   if (opts.user === '') throw fail('user is empty');
   const port = job.endpoint.port;
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw fail(`endpoint port ${port} is not a TCP port`);
-  const args = [
-    '--phase', job.phase,
-    '--workload', job.workload,
-    '--out', opts.outLocation,
-    '--host', job.endpoint.host,
-    '--port', String(port),
-    '--user', opts.user,
-  ];
+  const args = ['--phase', job.phase, '--workload', job.workload, '--out', opts.outLocation, '--host', job.endpoint.host, '--port', String(port), '--user', opts.user];
   if (opts.passwordEnv !== undefined) args.push('--password-env', opts.passwordEnv);
   if (opts.passwordSecret !== undefined) args.push('--password-secret', opts.passwordSecret);
   if (opts.scriptDir !== undefined) args.push('--script-dir', opts.scriptDir);

@@ -39,7 +39,7 @@ const READ_BACK_PREFIX = '{"aurora_bench_read_back":';
 function readBackLine(line: string): ReadBackCounts | undefined {
   try {
     const o = (JSON.parse(line) as { aurora_bench_read_back?: Record<string, unknown> }).aurora_bench_read_back ?? {};
-    const n = (k: string): number => (typeof o[k] === 'number' && Number.isFinite(o[k]) ? (o[k]) : 0);
+    const n = (k: string): number => (typeof o[k] === 'number' && Number.isFinite(o[k]) ? o[k] : 0);
     return { checks: n('checks'), stale: n('stale'), foreign: n('foreign') };
   } catch {
     return undefined;
@@ -105,7 +105,7 @@ function hookInterval(line: string): Interval | undefined {
   } catch {
     return undefined; // a line cut by a crash
   }
-  const n = (k: string): number | undefined => (typeof o[k] === 'number' && Number.isFinite(o[k]) ? (o[k]) : undefined);
+  const n = (k: string): number | undefined => (typeof o[k] === 'number' && Number.isFinite(o[k]) ? o[k] : undefined);
   const t = n('t');
   const threads = n('threads');
   const tps = n('tps');

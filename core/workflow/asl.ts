@@ -33,7 +33,9 @@ export function executionTimeoutSeconds(definition: string, source: string): num
     throw new AslDefinitionError(`${source}: no top-level TimeoutSeconds: an execution could run (and keep its resources) for up to a year; set it to the longest a run may take`);
   }
   if (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout < 1 || timeout > MAX_STANDARD_EXECUTION_SECONDS) {
-    throw new AslDefinitionError(`${source}: TimeoutSeconds must be a whole number of seconds from 1 to ${MAX_STANDARD_EXECUTION_SECONDS} (a Standard workflow runs at most a year), got ${JSON.stringify(timeout)}`);
+    throw new AslDefinitionError(
+      `${source}: TimeoutSeconds must be a whole number of seconds from 1 to ${MAX_STANDARD_EXECUTION_SECONDS} (a Standard workflow runs at most a year), got ${JSON.stringify(timeout)}`,
+    );
   }
   return timeout;
 }

@@ -61,16 +61,14 @@ export function progressLine(ev: ProgressEvent, cellCount: () => number): string
   }
   if (ev.type === 'StateExited' && name === STATE.ProvisionCell) {
     // Said once per variant (its first cell), not for every repeat.
-    const notes = ((ev.state?.output as { resources?: { notes?: { level: string; path: string; message: string }[] } } | undefined)?.resources?.notes ?? []);
+    const notes = (ev.state?.output as { resources?: { notes?: { level: string; path: string; message: string }[] } } | undefined)?.resources?.notes ?? [];
     if (cell && cell.repeat === 1 && notes.length > 0) return notes.map((n) => `${tag} [${n.level}] ${n.path}: ${n.message}`).join('\n');
     return undefined;
   }
   if (ev.type === 'StateExited' && name === STATE.CollectStep) {
     const out = (ev.state?.output ?? null) as StepOutcome | null;
     if (!out) return undefined;
-    return out.status === 'ok'
-      ? `${tag}   ok: ${fmt(out.tps)} tps, ${fmt(out.qps)} qps`
-      : `${tag}   FAILED: ${out.error}`;
+    return out.status === 'ok' ? `${tag}   ok: ${fmt(out.tps)} tps, ${fmt(out.qps)} qps` : `${tag}   FAILED: ${out.error}`;
   }
   if (ev.type === 'StateRetried') return `${tag} ${name} failed, retrying (attempt ${ev.retry?.attempt ?? '?'})`;
   if (ev.type === 'StateFailed' && name !== undefined) {
@@ -109,7 +107,10 @@ export class HistoryProgress {
     }
     const exited = ev.stateExitedEventDetails;
     if (exited?.name !== undefined) {
-      return { type: 'StateExited', state: { name: exited.name, type: (ev.type ?? '').replace(/StateExited$/, ''), input: this.inputs.get(exited.name), output: parsed(exited.output) } };
+      return {
+        type: 'StateExited',
+        state: { name: exited.name, type: (ev.type ?? '').replace(/StateExited$/, ''), input: this.inputs.get(exited.name), output: parsed(exited.output) },
+      };
     }
     const failed = ev.taskFailedEventDetails;
     if (failed) {

@@ -252,11 +252,14 @@ export async function planRunTask(deps: TaskDeps, event: PlanRunEvent): Promise<
   try {
     const spec = validateSpec(event.spec, 'execution input "spec"');
     // The input's spec is already scaled (the CLI prepared it); the backend's own checks need the plan: deps.preflight below.
-    ({ plan } = preparePlan({ spec, scripts: event.scripts ?? {} }, {
-      backend: deps.backend.kind,
-      ...(event.runId ? { runId: event.runId } : {}),
-      now: deps.now(),
-    }));
+    ({ plan } = preparePlan(
+      { spec, scripts: event.scripts ?? {} },
+      {
+        backend: deps.backend.kind,
+        ...(event.runId ? { runId: event.runId } : {}),
+        now: deps.now(),
+      },
+    ));
     // The backend's checks: refusals stop the run; what they warn about or could not check stays in its manifest.
     const checked = deps.preflight ? await deps.preflight(plan, spec) : [];
     const refusals = checked.filter((n) => n.level === 'refused');
@@ -358,9 +361,7 @@ export async function collectStepTask(deps: TaskDeps, event: CollectStepEvent): 
     const failed = outputs.filter((o) => o.parsed.status === 'failed' || (o.result?.exitCode ?? 1) !== 0);
     if (failed.length > 0) {
       const o = failed[0]!;
-      throw new DataPrepareFailedError(
-        `sysbench prepare for cell ${cell.cellId} failed on ${o.job.clientId}: ${o.parsed.error ?? `exit code ${o.result?.exitCode ?? 'unknown'}`}`,
-      );
+      throw new DataPrepareFailedError(`sysbench prepare for cell ${cell.cellId} failed on ${o.job.clientId}: ${o.parsed.error ?? `exit code ${o.result?.exitCode ?? 'unknown'}`}`);
     }
     return null;
   }
@@ -405,7 +406,12 @@ export function isComplete(collection: ServerMetricsCollection): boolean {
 function metricsState(deps: TaskDeps, window: MetricsWindow, collection: ServerMetricsCollection): StepMetricsState {
   // From the step's end: a short step's window may be widened to the minute it ends in, whose
   // datapoint AWS publishes after that minute, well within the default 180 s.
-  return { start: window.start, end: window.end, complete: isComplete(collection), dueAt: new Date(Date.parse(window.end) + deps.backend.metricsPublishDelayS * 1000).toISOString() };
+  return {
+    start: window.start,
+    end: window.end,
+    complete: isComplete(collection),
+    dueAt: new Date(Date.parse(window.end) + deps.backend.metricsPublishDelayS * 1000).toISOString(),
+  };
 }
 
 /**
@@ -413,7 +419,14 @@ function metricsState(deps: TaskDeps, window: MetricsWindow, collection: ServerM
  * metric_windows. Written again by a later collection: the server rows and window counts are
  * replaced, the client rows kept.
  */
-async function writeServerMetrics(deps: TaskDeps, run: RunContext, cell: CellPlan, stepId: string, collection: ServerMetricsCollection, clientRows: readonly ServerMetricRow[]): Promise<void> {
+async function writeServerMetrics(
+  deps: TaskDeps,
+  run: RunContext,
+  cell: CellPlan,
+  stepId: string,
+  collection: ServerMetricsCollection,
+  clientRows: readonly ServerMetricRow[],
+): Promise<void> {
   const base = { run_id: run.runId, cell_id: cell.cellId, variant: cell.variant.name, step_id: stepId, dt: run.dt };
   const windowRows = metricWindowRows(base, collection.windows, deps.now().toISOString());
   const lake = deps.backend.lake;
@@ -438,7 +451,14 @@ export async function collectLateMetricsTask(deps: TaskDeps, event: CollectLateM
   if (pending.length === 0) return { done: true, waitS: 0, recollected: 0, incompleteSteps: 0, incompleteStepIds: [] };
   const due = Math.max(...pending.map((s) => Date.parse(s.metrics.dueAt)));
   const now = deps.now().getTime();
-  if (now < due) return { done: false, waitS: Math.max(1, Math.ceil((due - now) / 1000)), recollected: 0, incompleteSteps: pending.length, incompleteStepIds: pending.slice(0, MAX_INCOMPLETE_STEP_IDS).map((s) => s.stepId) };
+  if (now < due)
+    return {
+      done: false,
+      waitS: Math.max(1, Math.ceil((due - now) / 1000)),
+      recollected: 0,
+      incompleteSteps: pending.length,
+      incompleteStepIds: pending.slice(0, MAX_INCOMPLETE_STEP_IDS).map((s) => s.stepId),
+    };
   const lake = deps.backend.lake;
   const stillIncomplete: string[] = [];
   for (const step of pending) {
@@ -491,12 +511,24 @@ export async function teardownCellTask(deps: TaskDeps, event: TeardownEvent): Pr
 function lateMetricsNotes(event: TeardownEvent): PlanNote[] {
   const path = `cells[${event.cell.cellId}].serverMetrics`;
   if (event.lateMetricsError) {
-    return [{ level: 'warning', path, message: `late server metrics were not collected (${causeText(event.lateMetricsError)}); windows collected at each step's end stay marked incomplete in metric_windows` }];
+    return [
+      {
+        level: 'warning',
+        path,
+        message: `late server metrics were not collected (${causeText(event.lateMetricsError)}); windows collected at each step's end stay marked incomplete in metric_windows`,
+      },
+    ];
   }
   const late = event.lateMetrics;
   if (late && late.incompleteSteps > 0) {
     const more = late.incompleteSteps > late.incompleteStepIds.length ? ` and ${late.incompleteSteps - late.incompleteStepIds.length} more` : '';
-    return [{ level: 'warning', path, message: `server metrics of ${late.incompleteSteps} step(s) (${late.incompleteStepIds.join(', ')}${more}) were still missing datapoints after waiting for them: averages cover only what arrived (metric_windows.complete = false)` }];
+    return [
+      {
+        level: 'warning',
+        path,
+        message: `server metrics of ${late.incompleteSteps} step(s) (${late.incompleteStepIds.join(', ')}${more}) were still missing datapoints after waiting for them: averages cover only what arrived (metric_windows.complete = false)`,
+      },
+    ];
   }
   return [];
 }
@@ -508,10 +540,7 @@ export async function finishRunTask(deps: TaskDeps, event: FinishRunEvent): Prom
   const failedCells = results.filter((r) => r.status !== 'succeeded');
   const problems = [
     ...(event.error ? [`run: ${causeText(event.error)}`] : []),
-    ...failedCells.flatMap((c) => [
-      `cell ${c.cellId} ${c.status}: ${c.error ?? 'unknown'}`,
-      ...c.failedSteps.map((s) => `  step ${s.stepId}: ${s.error ?? 'failed'}`),
-    ]),
+    ...failedCells.flatMap((c) => [`cell ${c.cellId} ${c.status}: ${c.error ?? 'unknown'}`, ...c.failedSteps.map((s) => `  step ${s.stepId}: ${s.error ?? 'failed'}`)]),
     ...missing.map((id) => `cell ${id}: did not report (aborted?)`),
   ];
   const status = problems.length === 0 ? 'succeeded' : 'failed';
@@ -527,7 +556,12 @@ export async function finishRunTask(deps: TaskDeps, event: FinishRunEvent): Prom
       ended_at: deps.now().toISOString(),
       sysbench_version: results.find((r) => r.sysbenchVersion)?.sysbenchVersion ?? previous.sysbench_version,
       cells: JSON.stringify(results.map((r) => ({ cell_id: r.cellId, status: r.status, error: r.error }))),
-      notes: JSON.stringify(mergeNotes(JSON.parse(previous.notes || '[]') as PlanNote[], results.flatMap((r) => r.notes ?? []))),
+      notes: JSON.stringify(
+        mergeNotes(
+          JSON.parse(previous.notes || '[]') as PlanNote[],
+          results.flatMap((r) => r.notes ?? []),
+        ),
+      ),
     };
     await deps.backend.lake.put(lakeKeys.run(event.run.dt, event.run.runId), toJsonLines([row]));
   }

@@ -67,11 +67,28 @@ function clientsFor(): AwsClients {
 }
 
 const TWENTY_TWO_CLUSTER_PARAMETERS = [
-  'auto_increment_increment', 'auto_increment_offset', 'binlog_group_commit_sync_delay', 'binlog_group_commit_sync_no_delay_count',
-  'binlog_transaction_dependency_history_size', 'innodb_autoinc_lock_mode', 'innodb_commit_concurrency', 'innodb_ft_max_token_size',
-  'innodb_ft_min_token_size', 'innodb_ft_num_word_optimize', 'innodb_ft_sort_pll_degree', 'innodb_online_alter_log_max_size',
-  'innodb_purge_batch_size', 'innodb_purge_threads', 'innodb_rollback_segments', 'innodb_spin_wait_delay', 'innodb_sync_array_size',
-  'innodb_sync_spin_loops', 'replica_transaction_retries', 'rpl_read_size', 'aurora_binlog_replication_max_yield_seconds', 'thread_cache_size',
+  'auto_increment_increment',
+  'auto_increment_offset',
+  'binlog_group_commit_sync_delay',
+  'binlog_group_commit_sync_no_delay_count',
+  'binlog_transaction_dependency_history_size',
+  'innodb_autoinc_lock_mode',
+  'innodb_commit_concurrency',
+  'innodb_ft_max_token_size',
+  'innodb_ft_min_token_size',
+  'innodb_ft_num_word_optimize',
+  'innodb_ft_sort_pll_degree',
+  'innodb_online_alter_log_max_size',
+  'innodb_purge_batch_size',
+  'innodb_purge_threads',
+  'innodb_rollback_segments',
+  'innodb_spin_wait_delay',
+  'innodb_sync_array_size',
+  'innodb_sync_spin_loops',
+  'replica_transaction_retries',
+  'rpl_read_size',
+  'aurora_binlog_replication_max_yield_seconds',
+  'thread_cache_size',
 ];
 
 function spec(over: Partial<SpecInput> = {}): Plan {
@@ -185,7 +202,10 @@ describe('AwsBackend on moto: one cell end to end', () => {
     expect(byName['aurora_fwd_writer_max_connections_pct']).toBe('90');
     expect(byName['aurora_fwd_writer_idle_timeout']).toBe('60');
     const instanceParams = await raw.rds.send(new DescribeDBParametersCommand({ DBParameterGroupName: names.instanceParameterGroup }));
-    expect(Object.fromEntries((instanceParams.Parameters ?? []).map((p) => [p.ParameterName, p.ParameterValue]))).toEqual({ max_prepared_stmt_count: '1048575', performance_schema: '1' });
+    expect(Object.fromEntries((instanceParams.Parameters ?? []).map((p) => [p.ParameterName, p.ParameterValue]))).toEqual({
+      max_prepared_stmt_count: '1048575',
+      performance_schema: '1',
+    });
 
     const cluster = (await raw.rds.send(new DescribeDBClustersCommand({ DBClusterIdentifier: names.clusterId }))).DBClusters![0]!;
     expect(cluster.Engine).toBe('aurora-mysql');
@@ -276,7 +296,9 @@ describe('AwsBackend on moto: one cell end to end', () => {
     // Arrange: both clients have proven sysbench works; one agent is not registered yet.
     const ids = resources.clients.map((c) => c.clientId);
     for (const id of ids) await putReadyMarker(id, { ready: true, sysbench: 'sysbench 1.0.20 (using system LuaJIT 2.1.1700000000)', sysbenchVersion: '1.0.20' });
-    ssm.on(DescribeInstanceInformationCommand).resolvesOnce({ InstanceInformationList: [{ InstanceId: ids[0], PingStatus: 'Online' }] })
+    ssm
+      .on(DescribeInstanceInformationCommand)
+      .resolvesOnce({ InstanceInformationList: [{ InstanceId: ids[0], PingStatus: 'Online' }] })
       .resolves({ InstanceInformationList: ids.map((id) => ({ InstanceId: id, PingStatus: 'Online' })) });
 
     // Act
@@ -304,7 +326,9 @@ describe('AwsBackend on moto: one cell end to end', () => {
     // Assert
     expect(withoutMarker.ready).toBe(false);
     expect(withoutMarker.detail).toBe(`${ids[1]} installing sysbench (no ready marker yet)`);
-    await expect(failed).rejects.toThrow(new RegExp(`client ${ids[1]} could not prove that sysbench works: sysbench autogen.sh failed; last lines: --mysql-password=\\*\\*\\* aclocal: not found`));
+    await expect(failed).rejects.toThrow(
+      new RegExp(`client ${ids[1]} could not prove that sysbench works: sysbench autogen.sh failed; last lines: --mysql-password=\\*\\*\\* aclocal: not found`),
+    );
     await expect(backend.checkClientsReady(run, cell, resources)).rejects.toBeInstanceOf(UnsupportedOnBackendError);
     // Ready again for the tests that follow.
     await putReadyMarker(ids[1]!, { ready: true, sysbench: 'sysbench 1.0.20 (using system LuaJIT 2.1.1700000000)', sysbenchVersion: '1.0.20' });
@@ -348,7 +372,14 @@ describe('AwsBackend on moto: one cell end to end', () => {
 
   it('maps SSM invocation states to running, exited and lost, and cancels on stop', async () => {
     // Arrange
-    const handles = resources.clients.map((c) => ({ jobId: `j-${c.clientId}`, clientId: c.clientId, phase: 'run' as const, outputPrefix: 'x/', ref: 'cmd-1', startedAt: NOW.toISOString() }));
+    const handles = resources.clients.map((c) => ({
+      jobId: `j-${c.clientId}`,
+      clientId: c.clientId,
+      phase: 'run' as const,
+      outputPrefix: 'x/',
+      ref: 'cmd-1',
+      startedAt: NOW.toISOString(),
+    }));
     ssm.on(GetCommandInvocationCommand, { InstanceId: handles[0]!.clientId }).resolves({ Status: 'InProgress' });
     ssm.on(GetCommandInvocationCommand, { InstanceId: handles[1]!.clientId }).resolves({ Status: 'Success', ResponseCode: 0 });
     const running = await backend.checkJobs(run, handles);
@@ -382,7 +413,12 @@ describe('AwsBackend on moto: one cell end to end', () => {
     const t0 = new Date(Date.now() - 10 * 60_000);
     const minute = (k: number) => new Date(Math.floor(t0.getTime() / 60_000) * 60_000 + k * 60_000);
     const put = (instance: string, metric: string, values: number[]) =>
-      cw.send(new PutMetricDataCommand({ Namespace: 'AWS/RDS', MetricData: values.map((v, k) => ({ MetricName: metric, Dimensions: [{ Name: 'DBInstanceIdentifier', Value: instance }], Timestamp: minute(k + 1), Value: v })) }));
+      cw.send(
+        new PutMetricDataCommand({
+          Namespace: 'AWS/RDS',
+          MetricData: values.map((v, k) => ({ MetricName: metric, Dimensions: [{ Name: 'DBInstanceIdentifier', Value: instance }], Timestamp: minute(k + 1), Value: v })),
+        }),
+      );
     await put(names.writerId, 'CPUUtilization', [40, 50, 60]);
     await put(names.writerId, 'ForwardingWriterOpenSessions', [3, 3, 4]);
     await put(names.readerId(1), 'AuroraReplicaLag', [12, 15, 11]);
@@ -391,7 +427,13 @@ describe('AwsBackend on moto: one cell end to end', () => {
     pi.on(GetResourceMetricsCommand).resolves({
       MetricList: [
         { Key: { Metric: 'db.load.avg' }, DataPoints: [{ Timestamp: minute(1), Value: 2.5 }] },
-        { Key: { Metric: 'db.load.avg', Dimensions: { 'db.wait_event.name': 'io/aurora_redo_log_flush', 'db.wait_event.type': 'IO' } }, DataPoints: [{ Timestamp: minute(1), Value: 1.5 }, { Timestamp: minute(2), Value: Number.NaN }] },
+        {
+          Key: { Metric: 'db.load.avg', Dimensions: { 'db.wait_event.name': 'io/aurora_redo_log_flush', 'db.wait_event.type': 'IO' } },
+          DataPoints: [
+            { Timestamp: minute(1), Value: 1.5 },
+            { Timestamp: minute(2), Value: Number.NaN },
+          ],
+        },
         { Key: { Metric: 'os.cpuUtilization.total.avg' }, DataPoints: [{ Timestamp: minute(1), Value: 47 }] },
       ],
     });
@@ -418,7 +460,12 @@ describe('AwsBackend on moto: one cell end to end', () => {
     // PI: the two totals are counted per instance (a wait event is absent from periods it did not occur in).
     expect(windowOf(names.writerId, 'db.load.avg', 'pi')).toMatchObject({ expected: 4, received: 1, periodS: 60 });
     expect(windowOf(names.writerId, 'os.cpuUtilization.total.avg', 'pi')).toMatchObject({ expected: 4, received: 1 });
-    expect(windows.filter((w) => w.source === 'pi').map((w) => w.metric).sort()).toEqual(['db.load.avg', 'db.load.avg', 'os.cpuUtilization.total.avg', 'os.cpuUtilization.total.avg']);
+    expect(
+      windows
+        .filter((w) => w.source === 'pi')
+        .map((w) => w.metric)
+        .sort(),
+    ).toEqual(['db.load.avg', 'db.load.avg', 'os.cpuUtilization.total.avg', 'os.cpuUtilization.total.avg']);
     const cwRows = rows.filter((r) => r.source === 'cloudwatch');
     const series = (instance: string, metric: string) => cwRows.filter((r) => r.instance_id === instance && r.metric === metric).map((r) => r.value);
     expect(series(names.writerId, 'CPUUtilization')).toEqual([40, 50, 60]);
@@ -426,7 +473,14 @@ describe('AwsBackend on moto: one cell end to end', () => {
     expect(series(names.readerId(1), 'AuroraReplicaLag')).toEqual([12, 15, 11]);
     expect(series(names.readerId(1), 'ForwardingReplicaDMLThroughput')).toEqual([100, 120, 90]);
     expect(cwRows.some((r) => r.instance_id === 'some-other-instance')).toBe(false);
-    expect(cwRows.find((r) => r.metric === 'CPUUtilization')).toMatchObject({ run_id: run.runId, cell_id: cell.cellId, step_id: 's1', role: 'writer', unit: 'Percent', dt: run.dt });
+    expect(cwRows.find((r) => r.metric === 'CPUUtilization')).toMatchObject({
+      run_id: run.runId,
+      cell_id: cell.cellId,
+      step_id: 's1',
+      role: 'writer',
+      unit: 'Percent',
+      dt: run.dt,
+    });
     const piRows = rows.filter((r) => r.source === 'pi');
     expect(piRows.filter((r) => r.instance_id === names.writerId).map((r) => [r.metric, r.value, r.unit])).toEqual([
       ['db.load.avg', 2.5, 'Sessions'],
@@ -434,7 +488,12 @@ describe('AwsBackend on moto: one cell end to end', () => {
       ['os.cpuUtilization.total.avg', 47, 'Percent'],
     ]);
     // The minute that was missing is published late: the same window, collected again, is complete.
-    await cw.send(new PutMetricDataCommand({ Namespace: 'AWS/RDS', MetricData: [{ MetricName: 'CPUUtilization', Dimensions: [{ Name: 'DBInstanceIdentifier', Value: names.writerId }], Timestamp: minute(0), Value: 30 }] }));
+    await cw.send(
+      new PutMetricDataCommand({
+        Namespace: 'AWS/RDS',
+        MetricData: [{ MetricName: 'CPUUtilization', Dimensions: [{ Name: 'DBInstanceIdentifier', Value: names.writerId }], Timestamp: minute(0), Value: 30 }],
+      }),
+    );
     const later = await backend.collectServerMetrics(run, cell, resources, { stepId: 's1', start: minute(0).toISOString(), end: minute(4).toISOString() });
     expect(later.windows.find((w) => w.instanceId === names.writerId && w.metric === 'CPUUtilization')).toMatchObject({ expected: 4, received: 4 });
     expect(later.rows.filter((r) => r.instance_id === names.writerId && r.metric === 'CPUUtilization').map((r) => r.value)).toEqual([30, 40, 50, 60]);
@@ -454,7 +513,12 @@ describe('AwsBackend on moto: one cell end to end', () => {
     const again = await backend.teardownCell(run, cell, resources);
 
     // Assert
-    const deletes = rdsCalls.filter((c) => c.command.startsWith('Delete')).map((c) => `${c.command}:${String(c.input['DBInstanceIdentifier'] ?? c.input['DBClusterIdentifier'] ?? c.input['DBClusterParameterGroupName'] ?? c.input['DBParameterGroupName'])}`);
+    const deletes = rdsCalls
+      .filter((c) => c.command.startsWith('Delete'))
+      .map(
+        (c) =>
+          `${c.command}:${String(c.input['DBInstanceIdentifier'] ?? c.input['DBClusterIdentifier'] ?? c.input['DBClusterParameterGroupName'] ?? c.input['DBParameterGroupName'])}`,
+      );
     expect(deletes.slice(0, 5)).toEqual([
       `DeleteDBInstanceCommand:${names.readerId(1)}`,
       `DeleteDBInstanceCommand:${names.writerId}`,
@@ -464,7 +528,11 @@ describe('AwsBackend on moto: one cell end to end', () => {
     ]);
     expect(ec2Calls.findIndex((c) => c.command === 'TerminateInstancesCommand')).toBeLessThan(ec2Calls.length);
     expect(report.deleted).toEqual(
-      expect.arrayContaining([...resources.clients.map((c) => `ec2-instance:${c.clientId}`), `rds-cluster:${names.clusterId}`, `rds-cluster-parameter-group:${names.clusterParameterGroup}`]),
+      expect.arrayContaining([
+        ...resources.clients.map((c) => `ec2-instance:${c.clientId}`),
+        `rds-cluster:${names.clusterId}`,
+        `rds-cluster-parameter-group:${names.clusterParameterGroup}`,
+      ]),
     );
     expect(again.deleted).toEqual([]);
     expect(again.alreadyGone).toEqual(expect.arrayContaining([`rds-cluster:${names.clusterId}`, `rds-parameter-group:${names.instanceParameterGroup}`]));
@@ -487,7 +555,9 @@ describe('AwsBackend on moto: one cell end to end', () => {
 
     // Assert
     const names = cellNames(otherRun.runId, otherCell.cellId);
-    expect(report.deleted).toEqual(expect.arrayContaining([`rds-instance:${names.writerId}`, `rds-cluster:${names.clusterId}`, `rds-cluster-parameter-group:${names.clusterParameterGroup}`]));
+    expect(report.deleted).toEqual(
+      expect.arrayContaining([`rds-instance:${names.writerId}`, `rds-cluster:${names.clusterId}`, `rds-cluster-parameter-group:${names.clusterParameterGroup}`]),
+    );
     expect(report.alreadyGone).toContain(`rds-parameter-group:${names.instanceParameterGroup}`);
   });
 
@@ -527,7 +597,11 @@ describe('sweeper on moto', () => {
     const onWriter = { workloads: [{ name: 'rw', test: 'oltp_read_write' as const }] };
     // Arrange: an expired cell (ttl 1 h, swept 2 h later), a fresh one (ttl 48 h), and a third run.
     const clients = clientsFor();
-    const expiredPlan = spec({ variants: [{ name: 'old', instanceClass: 'db.r6g.large', az: 'a', readers: 1, clients: { count: 1, instanceType: 'c6i.large', placement: 'same-az' } }], ttlHours: 1, ...onWriter });
+    const expiredPlan = spec({
+      variants: [{ name: 'old', instanceClass: 'db.r6g.large', az: 'a', readers: 1, clients: { count: 1, instanceType: 'c6i.large', placement: 'same-az' } }],
+      ttlHours: 1,
+      ...onWriter,
+    });
     const freshPlan = spec({ variants: [{ name: 'new', instanceClass: 'db.r6g.large', az: 'b' }], ttlHours: 48, ...onWriter });
     const abortedPlan = spec({ variants: [{ name: 'abort', instanceClass: 'db.r6g.large', az: 'a' }], ttlHours: 48, ...onWriter });
     const backend = new AwsBackend({ config, clients, now: () => NOW });
@@ -548,7 +622,14 @@ describe('sweeper on moto', () => {
     const abortedNames = cellNames(abortedPlan.runId, abortedPlan.cells[0]!.cellId);
     expect(swept.cells.map((c) => c.runId)).toContain(expiredPlan.runId);
     expect(swept.cells.map((c) => c.runId)).not.toContain(freshPlan.runId);
-    expect(swept.deleted).toEqual(expect.arrayContaining([`rds-cluster:${expiredNames.clusterId}`, `rds-instance:${expiredNames.readerId(1)}`, `rds-cluster-parameter-group:${expiredNames.clusterParameterGroup}`, ...expired.clients.map((c) => `ec2-instance:${c.clientId}`)]));
+    expect(swept.deleted).toEqual(
+      expect.arrayContaining([
+        `rds-cluster:${expiredNames.clusterId}`,
+        `rds-instance:${expiredNames.readerId(1)}`,
+        `rds-cluster-parameter-group:${expiredNames.clusterParameterGroup}`,
+        ...expired.clients.map((c) => `ec2-instance:${c.clientId}`),
+      ]),
+    );
     expect(swept.pending).toEqual([]);
     expect(sweptAgain.cells.map((c) => c.runId)).not.toContain(expiredPlan.runId);
     expect(aborted.cells.map((c) => c.runId)).toEqual([abortedPlan.runId]);
@@ -565,7 +646,14 @@ describe('sweeper on moto', () => {
   it('deletes every cell of a run once any of its resources is marked expired (teardownRun re-tagged it)', async () => {
     // Arrange: a two-cell run with 48 h to live; one cluster re-tagged to expire now, as teardownRun does.
     const clients = clientsFor();
-    const plan = spec({ variants: [{ name: 'one', instanceClass: 'db.r6g.large', az: 'a' }, { name: 'two', instanceClass: 'db.r6g.large', az: 'b' }], ttlHours: 48, workloads: [{ name: 'rw', test: 'oltp_read_write' as const }] });
+    const plan = spec({
+      variants: [
+        { name: 'one', instanceClass: 'db.r6g.large', az: 'a' },
+        { name: 'two', instanceClass: 'db.r6g.large', az: 'b' },
+      ],
+      ttlHours: 48,
+      workloads: [{ name: 'rw', test: 'oltp_read_write' as const }],
+    });
     const backend = new AwsBackend({ config, clients, now: () => NOW });
     for (const c of plan.cells) await backend.provisionCell(runOf(plan), c);
     const [first, second] = plan.cells.map((c) => cellNames(plan.runId, c.cellId));
@@ -576,7 +664,9 @@ describe('sweeper on moto', () => {
     const swept = await sweepExpired(clients, config, new Date(NOW.getTime() + 3600_000));
 
     // Assert
-    expect(swept.deleted).toEqual(expect.arrayContaining([`rds-cluster:${first!.clusterId}`, `rds-cluster:${second!.clusterId}`, `rds-cluster-parameter-group:${second!.clusterParameterGroup}`]));
+    expect(swept.deleted).toEqual(
+      expect.arrayContaining([`rds-cluster:${first!.clusterId}`, `rds-cluster:${second!.clusterId}`, `rds-cluster-parameter-group:${second!.clusterParameterGroup}`]),
+    );
     const clusters = (await raw.rds.send(new DescribeDBClustersCommand({}))).DBClusters!.map((c) => c.DBClusterIdentifier);
     expect(clusters).not.toContain(first!.clusterId);
     expect(clusters).not.toContain(second!.clusterId);
@@ -606,7 +696,12 @@ describe('Athena on moto', () => {
     // Act
     const result = await runAthenaQuery(
       clients.athena,
-      { sql: 'SELECT variant, avg(tps) AS tps FROM steps GROUP BY 1', database: 'aurora_bench', outputLocation: 's3://ab-lake/athena/', requestToken: athenaRequestToken('run-1', 'variant_summary') },
+      {
+        sql: 'SELECT variant, avg(tps) AS tps FROM steps GROUP BY 1',
+        database: 'aurora_bench',
+        outputLocation: 's3://ab-lake/athena/',
+        requestToken: athenaRequestToken('run-1', 'variant_summary'),
+      },
       { pollMs: 10 },
     );
 

@@ -25,7 +25,17 @@ import { runOnAws } from '../../core/cli/run-aws';
 import { allViewSql } from '../../core/lake/views';
 import type { SpecInput } from '../../core/experiment/schema';
 import { loadSpecFile } from '../../core/experiment/validate';
-import { athenaTable, createStandingInfrastructure, CREDENTIALS, destroyRawClients, queueAthenaResults, rawClients, REGION, type MotoAthenaResult, type RawClients } from './fixtures';
+import {
+  athenaTable,
+  createStandingInfrastructure,
+  CREDENTIALS,
+  destroyRawClients,
+  queueAthenaResults,
+  rawClients,
+  REGION,
+  type MotoAthenaResult,
+  type RawClients,
+} from './fixtures';
 import { startMoto, type MotoServer } from './moto';
 
 const REPO = join(__dirname, '..', '..');
@@ -145,7 +155,13 @@ beforeAll(async () => {
       BackendConfig: { Value: JSON.stringify(awsConfigToEnv(backendConfig)) },
     },
   };
-  await cfn.send(new CreateStackCommand({ StackName: STACK, TemplateBody: JSON.stringify(template), Parameters: [{ ParameterKey: 'StateMachineArnParameter', ParameterValue: stateMachineArn }] }));
+  await cfn.send(
+    new CreateStackCommand({
+      StackName: STACK,
+      TemplateBody: JSON.stringify(template),
+      Parameters: [{ ParameterKey: 'StateMachineArnParameter', ParameterValue: stateMachineArn }],
+    }),
+  );
 }, 300_000);
 
 afterAll(() => {
@@ -184,9 +200,16 @@ describe('runOnAws against moto', () => {
     // Assert: followed from RUNNING (the Wait) to the end, each history line printed once.
     expect(calls.filter((c) => c === 'DescribeExecutionCommand').length).toBeGreaterThanOrEqual(2);
     const started = lines.findIndex((l) => l.startsWith('started '));
-    expect(lines.slice(started + 1)).toEqual(['[1/1 r6g-r1] provisioning db.r6g.large writer + 0 reader(s)', '[1/1 r6g-r1]   ok: 622.9 tps, 12,511.3 qps', 'execution SUCCEEDED', `results: aurora-bench results --aws --run ${runId}`]);
+    expect(lines.slice(started + 1)).toEqual([
+      '[1/1 r6g-r1] provisioning db.r6g.large writer + 0 reader(s)',
+      '[1/1 r6g-r1]   ok: 622.9 tps, 12,511.3 qps',
+      'execution SUCCEEDED',
+      `results: aurora-bench results --aws --run ${runId}`,
+    ]);
     // Assert: the preflight ran first and refused nothing.
-    expect(lines.slice(0, started).join('\n')).toMatch(/^Preflight of "cli-aws-ok" on AWS \(us-east-1, stack aurora-bench-moto\)[\s\S]*0 refused, \d+ with warnings, \d+ ok: the account can run this experiment$/);
+    expect(lines.slice(0, started).join('\n')).toMatch(
+      /^Preflight of "cli-aws-ok" on AWS \(us-east-1, stack aurora-bench-moto\)[\s\S]*0 refused, \d+ with warnings, \d+ ok: the account can run this experiment$/,
+    );
   });
 
   it('prints the last events of an execution that ends between reading its history and its status', async () => {
@@ -196,17 +219,18 @@ describe('runOnAws against moto', () => {
     const lines: string[] = [];
     const slowSfn = new SFNClient({ region: REGION, endpoint: moto.endpoint, credentials: CREDENTIALS, maxAttempts: 1 });
     let historyReads = 0;
-    const staleFirstHistory = (next: (args: { input: { executionArn?: string } }) => Promise<unknown>, context: { commandName?: string }) => async (args: { input: { executionArn?: string } }) => {
-      const result = await next(args);
-      if (context.commandName === 'GetExecutionHistoryCommand' && historyReads++ === 0) {
-        for (let i = 0; i < 200; i++) {
-          const now = await sfn.send(new DescribeExecutionCommand({ executionArn: args.input.executionArn! }));
-          if (now.status !== 'RUNNING') break;
-          await new Promise((r) => setTimeout(r, 25));
+    const staleFirstHistory =
+      (next: (args: { input: { executionArn?: string } }) => Promise<unknown>, context: { commandName?: string }) => async (args: { input: { executionArn?: string } }) => {
+        const result = await next(args);
+        if (context.commandName === 'GetExecutionHistoryCommand' && historyReads++ === 0) {
+          for (let i = 0; i < 200; i++) {
+            const now = await sfn.send(new DescribeExecutionCommand({ executionArn: args.input.executionArn! }));
+            if (now.status !== 'RUNNING') break;
+            await new Promise((r) => setTimeout(r, 25));
+          }
         }
-      }
-      return result;
-    };
+        return result;
+      };
     slowSfn.middlewareStack.add(staleFirstHistory as never, { step: 'initialize', name: 'staleFirstHistory' });
 
     // Act
@@ -220,7 +244,11 @@ describe('runOnAws against moto', () => {
     // Assert
     expect(exitCode).toBe(0);
     const started = lines.findIndex((l) => l.startsWith('started '));
-    expect(lines.slice(started + 1, started + 4)).toEqual(['[1/1 r6g-r1] provisioning db.r6g.large writer + 0 reader(s)', '[1/1 r6g-r1]   ok: 622.9 tps, 12,511.3 qps', 'execution SUCCEEDED']);
+    expect(lines.slice(started + 1, started + 4)).toEqual([
+      '[1/1 r6g-r1] provisioning db.r6g.large writer + 0 reader(s)',
+      '[1/1 r6g-r1]   ok: 622.9 tps, 12,511.3 qps',
+      'execution SUCCEEDED',
+    ]);
   });
 
   it('returns 1 with the error and cause when the execution fails', async () => {
@@ -250,7 +278,9 @@ describe('runOnAws against moto', () => {
 
     // Assert
     expect(exitCode).toBe(1);
-    expect(lines.join('\n')).toMatch(/REFUSE {2}deployed stack .*\n {10}- refused: stack no-such-stack: stack "no-such-stack" not found \(.*does not exist\): deploy it with `npx cdk deploy` or pass --stack NAME/);
+    expect(lines.join('\n')).toMatch(
+      /REFUSE {2}deployed stack .*\n {10}- refused: stack no-such-stack: stack "no-such-stack" not found \(.*does not exist\): deploy it with `npx cdk deploy` or pass --stack NAME/,
+    );
     expect(calls).not.toContain('StartExecutionCommand');
     expect(await executionCount()).toBe(before);
   });
@@ -291,8 +321,26 @@ describe('athenaResultsText against moto Athena', () => {
     // Arrange
     const runId = 'moto-wf-20261121-100000-abcd';
     const run = athenaTable(
-      ['run_id', 'spec_name', 'backend', 'region', 'status', 'started_at', 'ended_at', 'error', 'server_version', 'sysbench_version', 'cells', 'dt'].map((name) => ({ name, type: 'varchar' })),
-      [[runId, 'moto-wf', 'aws', REGION, 'succeeded', '2026-11-21T10:00:00.000Z', '2026-11-21T10:40:00.000Z', null, '8.0.mysql_aurora.3.04.0', '1.0.20', '[{"cell_id":"r6g-r1","status":"succeeded","error":null}]', '2026-11-21']],
+      ['run_id', 'spec_name', 'backend', 'region', 'status', 'started_at', 'ended_at', 'error', 'server_version', 'sysbench_version', 'cells', 'dt'].map((name) => ({
+        name,
+        type: 'varchar',
+      })),
+      [
+        [
+          runId,
+          'moto-wf',
+          'aws',
+          REGION,
+          'succeeded',
+          '2026-11-21T10:00:00.000Z',
+          '2026-11-21T10:40:00.000Z',
+          null,
+          '8.0.mysql_aurora.3.04.0',
+          '1.0.20',
+          '[{"cell_id":"r6g-r1","status":"succeeded","error":null}]',
+          '2026-11-21',
+        ],
+      ],
     );
     const stepColumns: { name: string; type: string }[] = [
       { name: 'variant', type: 'varchar' },
@@ -355,7 +403,13 @@ describe('athenaResultsText against moto Athena', () => {
     await queueAthenaResults(moto.endpoint, [...viewResults(), result]);
 
     // Act
-    const text = await athenaResultsText({ stackName: STACK, json: true, sql: 'SELECT variant, avg(tps) AS tps, count(*) AS steps, bool_or(client_saturated) AS saturated FROM steps GROUP BY 1', athena, cfn });
+    const text = await athenaResultsText({
+      stackName: STACK,
+      json: true,
+      sql: 'SELECT variant, avg(tps) AS tps, count(*) AS steps, bool_or(client_saturated) AS saturated FROM steps GROUP BY 1',
+      athena,
+      cfn,
+    });
 
     // Assert
     expect(JSON.parse(text)).toEqual([

@@ -112,7 +112,17 @@ describe('aurora-bench preflight --aws (the built CLI against moto)', () => {
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe(`Preflight of "preflight-ok" on AWS (us-east-1, stack ${STACK}): read-only checks, nothing is created`);
-    for (const title of ['deployed stack', 'engine version', 'DB instance classes', 'parameters', 'RDS service-linked role', 'client instances', 'EC2 vCPU quota', 'network and client downloads', 'budget']) {
+    for (const title of [
+      'deployed stack',
+      'engine version',
+      'DB instance classes',
+      'parameters',
+      'RDS service-linked role',
+      'client instances',
+      'EC2 vCPU quota',
+      'network and client downloads',
+      'budget',
+    ]) {
       expect(lines.some((l) => new RegExp(`^  (ok|warn) +${title} `).test(l))).toBe(true);
     }
     expect(lines.at(-1)).toMatch(/^0 refused, \d+ with warnings, \d+ ok: the account can run this experiment$/);
@@ -133,8 +143,12 @@ describe('aurora-bench preflight --aws (the built CLI against moto)', () => {
     // Assert
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/REFUSE {2}client instances .*\n {10}- refused: variants\[0\]\.clients\.instanceType: EC2 instance type zz9\.large does not exist in us-east-1/);
-    expect(r.stdout).toMatch(/REFUSE {2}network and client downloads .*\n {10}- refused: variants\[0\]\.az: AZ us-east-1d has no subnet of stack AuroraBenchMoto \(configured: us-east-1a, us-east-1b\): use one of those AZs/);
-    expect(r.stdout).toMatch(/REFUSE {2}budget .*\n {10}- refused: budget\.maxUsd: cannot check budget\.maxUsd \$0\.01: no price for zz9\.large in us-east-1 \(add them with --prices\)/);
+    expect(r.stdout).toMatch(
+      /REFUSE {2}network and client downloads .*\n {10}- refused: variants\[0\]\.az: AZ us-east-1d has no subnet of stack AuroraBenchMoto \(configured: us-east-1a, us-east-1b\): use one of those AZs/,
+    );
+    expect(r.stdout).toMatch(
+      /REFUSE {2}budget .*\n {10}- refused: budget\.maxUsd: cannot check budget\.maxUsd \$0\.01: no price for zz9\.large in us-east-1 \(add them with --prices\)/,
+    );
     expect(r.stdout.trimEnd().split('\n').at(-1)).toMatch(/^3 refused, \d+ with warnings, \d+ ok: fix what is refused above; nothing was created$/);
     expect(await accountState()).toBe(before);
   });
@@ -148,7 +162,9 @@ describe('aurora-bench preflight --aws (the built CLI against moto)', () => {
 
     // Assert
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/REFUSE {2}deployed stack +not usable\n {10}- refused: stack NoSuchStack: stack "NoSuchStack" not found \(.*\): deploy it with `npx cdk deploy` or pass --stack NAME \(and --region\)/);
+    expect(r.stdout).toMatch(
+      /REFUSE {2}deployed stack +not usable\n {10}- refused: stack NoSuchStack: stack "NoSuchStack" not found \(.*\): deploy it with `npx cdk deploy` or pass --stack NAME \(and --region\)/,
+    );
   });
 
   it('says that preflight needs --aws', () => {

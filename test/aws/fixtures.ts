@@ -40,7 +40,13 @@ export interface RawClients {
 
 export function rawClients(endpoint: string): RawClients {
   const common = { region: REGION, endpoint, credentials: CREDENTIALS };
-  return { rds: new RDSClient(common), ec2: new EC2Client(common), s3: new S3Client({ ...common, forcePathStyle: true }), cw: new CloudWatchClient(common), ssm: new SSMClient(common) };
+  return {
+    rds: new RDSClient(common),
+    ec2: new EC2Client(common),
+    s3: new S3Client({ ...common, forcePathStyle: true }),
+    cw: new CloudWatchClient(common),
+    ssm: new SSMClient(common),
+  };
 }
 
 export function destroyRawClients(raw: RawClients | undefined): void {
@@ -54,7 +60,10 @@ export function destroyRawClients(raw: RawClients | undefined): void {
 export async function motoIamQuery(endpoint: string, params: Record<string, string>): Promise<string> {
   const res = await fetch(endpoint, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'AWS4-HMAC-SHA256 Credential=testing/20261121/us-east-1/iam/aws4_request, SignedHeaders=host, Signature=0' },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: 'AWS4-HMAC-SHA256 Credential=testing/20261121/us-east-1/iam/aws4_request, SignedHeaders=host, Signature=0',
+    },
     body: new URLSearchParams({ ...params, Version: '2010-05-08' }).toString(),
   });
   const text = await res.text();
@@ -87,7 +96,9 @@ export async function createStandingInfrastructure(endpoint: string, raw: RawCli
   const vpcId = vpc.Vpc!.VpcId!;
   const subnetA = await raw.ec2.send(new CreateSubnetCommand({ VpcId: vpcId, CidrBlock: '10.20.1.0/24', AvailabilityZone: 'us-east-1a' }));
   const subnetB = await raw.ec2.send(new CreateSubnetCommand({ VpcId: vpcId, CidrBlock: '10.20.2.0/24', AvailabilityZone: 'us-east-1b' }));
-  await raw.rds.send(new CreateDBSubnetGroupCommand({ DBSubnetGroupName: 'aurora-bench-db', DBSubnetGroupDescription: 'test', SubnetIds: [subnetA.Subnet!.SubnetId!, subnetB.Subnet!.SubnetId!] }));
+  await raw.rds.send(
+    new CreateDBSubnetGroupCommand({ DBSubnetGroupName: 'aurora-bench-db', DBSubnetGroupDescription: 'test', SubnetIds: [subnetA.Subnet!.SubnetId!, subnetB.Subnet!.SubnetId!] }),
+  );
   const dbSg = await raw.ec2.send(new CreateSecurityGroupCommand({ GroupName: 'ab-db', Description: 'db', VpcId: vpcId }));
   const clientSg = await raw.ec2.send(new CreateSecurityGroupCommand({ GroupName: 'ab-client', Description: 'client', VpcId: vpcId }));
   const ltX86 = await raw.ec2.send(new CreateLaunchTemplateCommand({ LaunchTemplateName: 'ab-client-x86', LaunchTemplateData: { ImageId: 'ami-12c6146b' } }));

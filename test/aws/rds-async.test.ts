@@ -48,7 +48,18 @@ describe('teardown while RDS deletes asynchronously', () => {
   it('deletes readers then the writer, and waits (ResourceStillInUseError) before touching the cluster', async () => {
     // Arrange
     const { clients, rds, backend } = setup();
-    rds.on(DescribeDBClustersCommand).resolves({ DBClusters: [{ DBClusterIdentifier: names.clusterId, Status: 'available', DBClusterMembers: [{ DBInstanceIdentifier: names.writerId, IsClusterWriter: true }, { DBInstanceIdentifier: names.readerId(1), IsClusterWriter: false }] }] });
+    rds.on(DescribeDBClustersCommand).resolves({
+      DBClusters: [
+        {
+          DBClusterIdentifier: names.clusterId,
+          Status: 'available',
+          DBClusterMembers: [
+            { DBInstanceIdentifier: names.writerId, IsClusterWriter: true },
+            { DBInstanceIdentifier: names.readerId(1), IsClusterWriter: false },
+          ],
+        },
+      ],
+    });
     rds
       .on(DescribeDBInstancesCommand)
       .resolvesOnce({ DBInstances: [instance(names.writerId, 'available'), instance(names.readerId(1), 'available')] })
@@ -85,7 +96,9 @@ describe('teardown while RDS deletes asynchronously', () => {
 
     // Assert
     await expect(attempt).rejects.toThrow(ResourceStillInUseError);
-    expect(rds.commandCalls(DeleteDBClusterCommand).map((c) => c.args[0].input)).toEqual([{ DBClusterIdentifier: names.clusterId, SkipFinalSnapshot: true, DeleteAutomatedBackups: true }]);
+    expect(rds.commandCalls(DeleteDBClusterCommand).map((c) => c.args[0].input)).toEqual([
+      { DBClusterIdentifier: names.clusterId, SkipFinalSnapshot: true, DeleteAutomatedBackups: true },
+    ]);
     expect(rds.commandCalls(DeleteDBClusterParameterGroupCommand)).toHaveLength(0);
     destroyAwsClients(clients);
   });
@@ -122,15 +135,28 @@ describe('readiness while RDS creates asynchronously', () => {
     backendState: { writerId: names.writerId, readerIds: names.readerId(1), az: 'us-east-1a' },
   };
   const endpoint = (id: string) => ({ Address: `${id}.x.us-east-1.rds.amazonaws.com`, Port: 3306 });
-  const members = [{ DBInstanceIdentifier: names.writerId, IsClusterWriter: true }, { DBInstanceIdentifier: names.readerId(1), IsClusterWriter: false }];
+  const members = [
+    { DBInstanceIdentifier: names.writerId, IsClusterWriter: true },
+    { DBInstanceIdentifier: names.readerId(1), IsClusterWriter: false },
+  ];
 
   it('is not ready while the cluster, the secret, write forwarding or an instance is still being created', async () => {
     // Arrange
     const { clients, rds, backend } = setup();
     rds.on(DescribeDBClustersCommand).resolves({
-      DBClusters: [{ DBClusterIdentifier: names.clusterId, Status: 'available', LocalWriteForwardingStatus: 'requested', MasterUserSecret: { SecretArn: 'arn:aws:secretsmanager:us-east-1:1:secret:rds!cluster-x', SecretStatus: 'creating' }, DBClusterMembers: members }],
+      DBClusters: [
+        {
+          DBClusterIdentifier: names.clusterId,
+          Status: 'available',
+          LocalWriteForwardingStatus: 'requested',
+          MasterUserSecret: { SecretArn: 'arn:aws:secretsmanager:us-east-1:1:secret:rds!cluster-x', SecretStatus: 'creating' },
+          DBClusterMembers: members,
+        },
+      ],
     });
-    rds.on(DescribeDBInstancesCommand).resolves({ DBInstances: [{ ...instance(names.writerId, 'available'), Endpoint: endpoint(names.writerId) }, instance(names.readerId(1), 'creating')] });
+    rds
+      .on(DescribeDBInstancesCommand)
+      .resolves({ DBInstances: [{ ...instance(names.writerId, 'available'), Endpoint: endpoint(names.writerId) }, instance(names.readerId(1), 'creating')] });
 
     // Act
     const state = await backend.checkCellReady(run, wfCell, provisioned);
@@ -145,11 +171,24 @@ describe('readiness while RDS creates asynchronously', () => {
     // Arrange: the reader was promoted.
     const { clients, rds, backend } = setup();
     rds.on(DescribeDBClustersCommand).resolves({
-      DBClusters: [{ DBClusterIdentifier: names.clusterId, Status: 'available', LocalWriteForwardingStatus: 'enabled', MasterUserSecret: { SecretArn: 'arn:s', SecretStatus: 'active' }, DBClusterMembers: members.map((m) => ({ ...m, IsClusterWriter: !m.IsClusterWriter })) }],
+      DBClusters: [
+        {
+          DBClusterIdentifier: names.clusterId,
+          Status: 'available',
+          LocalWriteForwardingStatus: 'enabled',
+          MasterUserSecret: { SecretArn: 'arn:s', SecretStatus: 'active' },
+          DBClusterMembers: members.map((m) => ({ ...m, IsClusterWriter: !m.IsClusterWriter })),
+        },
+      ],
     });
     rds
       .on(DescribeDBInstancesCommand)
-      .resolvesOnce({ DBInstances: [{ ...instance(names.writerId, 'available'), Endpoint: endpoint(names.writerId) }, { ...instance(names.readerId(1), 'available'), Endpoint: endpoint(names.readerId(1)) }] })
+      .resolvesOnce({
+        DBInstances: [
+          { ...instance(names.writerId, 'available'), Endpoint: endpoint(names.writerId) },
+          { ...instance(names.readerId(1), 'available'), Endpoint: endpoint(names.readerId(1)) },
+        ],
+      })
       .resolves({ DBInstances: [{ ...instance(names.writerId, 'available'), Endpoint: endpoint(names.writerId) }, instance(names.readerId(1), 'incompatible-parameters')] });
 
     // Act
@@ -185,10 +224,16 @@ describe('teardownRun (the abort rule) while RDS cannot finish', () => {
         { DBClusterIdentifier: other.clusterId, DBClusterArn: arn('cluster', other.clusterId), Status: 'available', TagList: runTags('someone-elses-run') },
       ],
     });
-    rds.on(DescribeDBInstancesCommand).resolves({ DBInstances: [{ ...instance(names.writerId, 'creating'), DBInstanceArn: arn('db', names.writerId), TagList: runTags(run.runId) }] });
+    rds
+      .on(DescribeDBInstancesCommand)
+      .resolves({ DBInstances: [{ ...instance(names.writerId, 'creating'), DBInstanceArn: arn('db', names.writerId), TagList: runTags(run.runId) }] });
     rds.on(DeleteDBInstanceCommand).rejects(Object.assign(new Error('instance is creating'), { name: 'InvalidDBInstanceStateFault' }));
-    rds.on(DescribeDBClusterParameterGroupsCommand).resolves({ DBClusterParameterGroups: [{ DBClusterParameterGroupName: names.clusterParameterGroup, DBClusterParameterGroupArn: arn('cluster-pg', names.clusterParameterGroup) }] });
-    rds.on(DescribeDBParameterGroupsCommand).resolves({ DBParameterGroups: [{ DBParameterGroupName: names.instanceParameterGroup, DBParameterGroupArn: arn('pg', names.instanceParameterGroup) }] });
+    rds.on(DescribeDBClusterParameterGroupsCommand).resolves({
+      DBClusterParameterGroups: [{ DBClusterParameterGroupName: names.clusterParameterGroup, DBClusterParameterGroupArn: arn('cluster-pg', names.clusterParameterGroup) }],
+    });
+    rds
+      .on(DescribeDBParameterGroupsCommand)
+      .resolves({ DBParameterGroups: [{ DBParameterGroupName: names.instanceParameterGroup, DBParameterGroupArn: arn('pg', names.instanceParameterGroup) }] });
     rds.on(ListTagsForResourceCommand).resolves({ TagList: runTags(run.runId) });
     rds.on(AddTagsToResourceCommand).resolves({});
     return { clients, rds };

@@ -47,7 +47,12 @@ function recordingLake(lake: LakeReader & { queryWithColumns(sql: string): Promi
       const { columns, rows } = await lake.queryWithColumns(sql);
       queries.push(sql);
       const text = (v: unknown): string | null => (v === null || v === undefined ? null : typeof v === 'object' ? JSON.stringify(v) : String(v));
-      results.push(athenaTable(columns.map((name) => ({ name, type: athenaType(rows, name) })), rows.map((r) => columns.map((c) => text(r[c])))));
+      results.push(
+        athenaTable(
+          columns.map((name) => ({ name, type: athenaType(rows, name) })),
+          rows.map((r) => columns.map((c) => text(r[c]))),
+        ),
+      );
       return rows as T[];
     },
   };

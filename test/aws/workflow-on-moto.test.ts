@@ -191,7 +191,12 @@ async function motoTaskDeps(): Promise<{ deps: Awaited<ReturnType<typeof buildAw
   pi.on(GetResourceMetricsCommand).callsFake((input: { StartTime: Date; EndTime: Date; PeriodInSeconds: number }) => {
     const points = [];
     for (let t = new Date(input.StartTime).getTime(); t < new Date(input.EndTime).getTime(); t += input.PeriodInSeconds * 1000) points.push({ Timestamp: new Date(t), Value: 1.5 });
-    return { MetricList: [{ Key: { Metric: 'db.load.avg' }, DataPoints: points }, { Key: { Metric: 'os.cpuUtilization.total.avg' }, DataPoints: points.map((p) => ({ ...p, Value: 30 })) }] };
+    return {
+      MetricList: [
+        { Key: { Metric: 'db.load.avg' }, DataPoints: points },
+        { Key: { Metric: 'os.cpuUtilization.total.avg' }, DataPoints: points.map((p) => ({ ...p, Value: 30 })) },
+      ],
+    };
   });
   let metricCollections = 0;
   clients.cloudwatch.middlewareStack.add(
@@ -293,7 +298,12 @@ async function lakeObject(key: string): Promise<string | undefined> {
 async function lakeRows<T>(key: string): Promise<T[]> {
   const text = await lakeObject(key);
   if (text === undefined) throw new Error(`lake object ${config.lakePrefix}${key} is missing`);
-  return text.trim() === '' ? [] : text.trim().split('\n').map((l) => JSON.parse(l) as T);
+  return text.trim() === ''
+    ? []
+    : text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as T);
 }
 
 /** What moto holds of a run's cell: cluster, DB instances, parameter groups, live clients. */
@@ -379,7 +389,23 @@ describe('the synthesized workflow with the AWS handlers on moto', () => {
     expect(result.error ?? null).toBeNull();
     expect(result.status).toBe('SUCCEEDED');
     expect(result.output).toEqual({ status: 'succeeded', runId, error: null, cause: null, steps: 1, failedSteps: 0 });
-    const path = ['PlanRun', 'ProvisionCell', 'CheckCellReady', 'StartClients', 'CheckClientsReady', 'StartPrepare', 'CheckPrepare', 'CollectPrepare', 'StartStep', 'CheckStep', 'CollectStep', 'CollectLateMetrics', 'WaitForLateMetrics', 'TeardownCell', 'FinishRun'];
+    const path = [
+      'PlanRun',
+      'ProvisionCell',
+      'CheckCellReady',
+      'StartClients',
+      'CheckClientsReady',
+      'StartPrepare',
+      'CheckPrepare',
+      'CollectPrepare',
+      'StartStep',
+      'CheckStep',
+      'CollectStep',
+      'CollectLateMetrics',
+      'WaitForLateMetrics',
+      'TeardownCell',
+      'FinishRun',
+    ];
     expect(path.filter((state) => entered(result.events, state) === 0)).toEqual([]);
     expect(entered(result.events, 'TeardownCellOnError')).toBe(0);
     // One prepare and one run job, on the cell's client, each writing under its own lake prefix.
@@ -401,23 +427,27 @@ describe('the synthesized workflow with the AWS handlers on moto', () => {
       [3, 543.001],
     ]);
     const metrics = await lakeRows<ServerMetricRow>(lakeKeys.stepTable('server_metrics', dt, runId, cell.cellId, step.stepId));
-    expect(metrics.filter((m) => m.source === 'pi').map((m) => [m.instance_id, m.metric, m.value])).toEqual(
-      expect.arrayContaining([[names.writerId, 'db.load.avg', 1.5]]),
-    );
+    expect(metrics.filter((m) => m.source === 'pi').map((m) => [m.instance_id, m.metric, m.value])).toEqual(expect.arrayContaining([[names.writerId, 'db.load.avg', 1.5]]));
     expect(metrics.filter((m) => m.metric === 'ClientHostCPU').map((m) => m.value)).toEqual([31, 32, 33]);
 
     // Assert: the step's CloudWatch window was empty when the step ended; the cell waited once, for
     // the window's last minute + metricsPublishDelayS, and then found every datapoint.
     expect(entered(result.events, 'CollectLateMetrics')).toBe(2);
     expect(entered(result.events, 'WaitForLateMetrics')).toBe(1);
-    const firstAnswer = result.events.find((e) => e.type === 'StateExited' && e.state?.name === 'CollectLateMetrics')!.state!.output as { lateMetrics: { done: boolean; waitS: number } };
+    const firstAnswer = result.events.find((e) => e.type === 'StateExited' && e.state?.name === 'CollectLateMetrics')!.state!.output as {
+      lateMetrics: { done: boolean; waitS: number };
+    };
     expect(firstAnswer.lateMetrics.done).toBe(false);
     expect(firstAnswer.lateMetrics.waitS).toBeGreaterThanOrEqual(config.metricsPublishDelayS);
     const wait = result.events.find((e) => e.type === 'StateEntered' && e.state?.name === 'WaitForLateMetrics')!;
-    expect(progressLine(wait, () => 1)).toBe(`[1/1 ${cell.cellId}] waiting ${firstAnswer.lateMetrics.waitS} s for the last CloudWatch/Performance Insights datapoints of 1 step(s)`);
+    expect(progressLine(wait, () => 1)).toBe(
+      `[1/1 ${cell.cellId}] waiting ${firstAnswer.lateMetrics.waitS} s for the last CloudWatch/Performance Insights datapoints of 1 step(s)`,
+    );
     const windows = await lakeRows<MetricWindowRow>(lakeKeys.stepTable('metric_windows', dt, runId, cell.cellId, step.stepId));
     const cloudwatchWindows = windows.filter((w) => w.source === 'cloudwatch');
-    expect(cloudwatchWindows.map((w) => `${w.instance_id} ${w.metric}`)).toEqual(expect.arrayContaining([`${names.writerId} CPUUtilization`, `${names.readerId(1)} AuroraReplicaLag`]));
+    expect(cloudwatchWindows.map((w) => `${w.instance_id} ${w.metric}`)).toEqual(
+      expect.arrayContaining([`${names.writerId} CPUUtilization`, `${names.readerId(1)} AuroraReplicaLag`]),
+    );
     expect(windows.every((w) => w.complete && w.received === w.expected && w.expected >= 1)).toBe(true);
     expect(metrics.filter((m) => m.source === 'cloudwatch')).toHaveLength(cloudwatchWindows.reduce((a, w) => a + w.expected, 0));
     expect(JSON.parse(runRow!.notes) as { message: string }[]).not.toContainEqual(expect.objectContaining({ message: expect.stringContaining('server metrics') }));
@@ -481,7 +511,9 @@ describe('the synthesized workflow with the AWS handlers on moto', () => {
     const windows = await lakeRows<MetricWindowRow>(lakeKeys.stepTable('metric_windows', dt, runId, cell.cellId, step.stepId));
     expect(windows.filter((w) => w.source === 'cloudwatch').every((w) => !w.complete)).toBe(true);
     const [runRow] = await lakeRows<RunRow>(lakeKeys.run(dt, runId));
-    expect(JSON.parse(runRow!.notes)).toContainEqual(expect.objectContaining({ level: 'warning', message: expect.stringMatching(/late server metrics were not collected \(AccessDenied: .*GetMetricData/) }));
+    expect(JSON.parse(runRow!.notes)).toContainEqual(
+      expect.objectContaining({ level: 'warning', message: expect.stringMatching(/late server metrics were not collected \(AccessDenied: .*GetMetricData/) }),
+    );
     expect(await cellResourcesInMoto(runId, cell.cellId)).toEqual([]);
   }, 60_000);
 

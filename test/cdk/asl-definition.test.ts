@@ -99,17 +99,20 @@ describe('the synthesized state machine', () => {
       expect(errorsText('\n')).toBe('');
       expect(isValid).toBe(true);
       const source = JSON.parse(readFileSync(join(PROJECT_ROOT, 'state-machines', 'benchmark.asl.json'), 'utf8'));
-      const placeholdersBack = JSON.stringify(definition).replace(/arn:aws:lambda:eu-central-1:123456789012:function:WorkflowTask([a-z]+)Function[0-9A-F]{8}/g, (_m, id: string) => {
-        const task = TASK_NAMES.find((n) => n.replace(/-/g, '') === id)!;
-        return '${' + placeholderFor(task) + '}';
-      });
+      const placeholdersBack = JSON.stringify(definition).replace(
+        /arn:aws:lambda:eu-central-1:123456789012:function:WorkflowTask([a-z]+)Function[0-9A-F]{8}/g,
+        (_m, id: string) => {
+          const task = TASK_NAMES.find((n) => n.replace(/-/g, '') === id)!;
+          return '${' + placeholderFor(task) + '}';
+        },
+      );
       expect(JSON.parse(placeholdersBack)).toEqual(source);
     } finally {
       t.dispose();
     }
   });
 
-  test('has a top-level TimeoutSeconds of the largest ttlHours a spec may ask for, within a Standard workflow\'s year', () => {
+  test("has a top-level TimeoutSeconds of the largest ttlHours a spec may ask for, within a Standard workflow's year", () => {
     // Arrange
     const t = synthTestApp(repoContextConfig());
     try {
@@ -123,7 +126,13 @@ describe('the synthesized state machine', () => {
       expect(t.stack.workflow.executionTimeoutSeconds).toBe(MAX_TTL_HOURS * 3600);
       expect(definition.TimeoutSeconds).toBeLessThanOrEqual(MAX_STANDARD_EXECUTION_SECONDS);
       // MAX_TTL_HOURS is the schema's limit, not a copy of it.
-      const spec = { name: 'x', engine: { version: '3.04.0' }, variants: [{ name: 'v', instanceClass: 'db.r6g.large' }], data: { tables: 1, tableSize: 10 }, workloads: [{ name: 'w', test: 'oltp_read_only', threads: [1] }] };
+      const spec = {
+        name: 'x',
+        engine: { version: '3.04.0' },
+        variants: [{ name: 'v', instanceClass: 'db.r6g.large' }],
+        data: { tables: 1, tableSize: 10 },
+        workloads: [{ name: 'w', test: 'oltp_read_only', threads: [1] }],
+      };
       expect(validateSpec({ ...spec, ttlHours: MAX_TTL_HOURS }).ttlHours).toBe(MAX_TTL_HOURS);
       expect(() => validateSpec({ ...spec, ttlHours: MAX_TTL_HOURS + 1 }, 'spec.json')).toThrow(/ttlHours/);
     } finally {
@@ -135,12 +144,16 @@ describe('the synthesized state machine', () => {
     const source = readFileSync(join(PROJECT_ROOT, 'state-machines', 'benchmark.asl.json'), 'utf8');
     const { TimeoutSeconds: _dropped, ...withoutTimeout } = JSON.parse(source) as Record<string, unknown>;
 
-    expect(() => executionTimeoutSeconds(JSON.stringify(withoutTimeout), 'state-machines/benchmark.asl.json')).toThrow(/state-machines\/benchmark\.asl\.json: no top-level TimeoutSeconds/);
-    expect(() => executionTimeoutSeconds(JSON.stringify({ ...withoutTimeout, TimeoutSeconds: MAX_STANDARD_EXECUTION_SECONDS + 1 }), 'x.asl.json')).toThrow(/x\.asl\.json: TimeoutSeconds must be a whole number of seconds from 1 to 31536000/);
+    expect(() => executionTimeoutSeconds(JSON.stringify(withoutTimeout), 'state-machines/benchmark.asl.json')).toThrow(
+      /state-machines\/benchmark\.asl\.json: no top-level TimeoutSeconds/,
+    );
+    expect(() => executionTimeoutSeconds(JSON.stringify({ ...withoutTimeout, TimeoutSeconds: MAX_STANDARD_EXECUTION_SECONDS + 1 }), 'x.asl.json')).toThrow(
+      /x\.asl\.json: TimeoutSeconds must be a whole number of seconds from 1 to 31536000/,
+    );
     expect(() => executionTimeoutSeconds(JSON.stringify({ ...withoutTimeout, TimeoutSeconds: 1.5 }), 'x.asl.json')).toThrow(AslDefinitionError);
   });
 
-  test('synth fails clearly when the definition lacks a function\'s placeholder', () => {
+  test("synth fails clearly when the definition lacks a function's placeholder", () => {
     const dir = mkdtempSync(join(PROJECT_ROOT, 'test-output-asl-'));
     try {
       const source = readFileSync(join(PROJECT_ROOT, 'state-machines', 'benchmark.asl.json'), 'utf8');

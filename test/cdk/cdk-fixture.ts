@@ -33,10 +33,7 @@ export interface TestApp {
   dispose(): void;
 }
 
-export function synthTestApp(
-  config: Record<string, unknown> = repoContextConfig(),
-  options: Partial<BuildAppOptions> = {},
-): TestApp {
+export function synthTestApp(config: Record<string, unknown> = repoContextConfig(), options: Partial<BuildAppOptions> = {}): TestApp {
   const outdir = mkdtempSync(join(tmpdir(), 'aurora-bench-cdk-'));
   const app = new App({
     outdir,

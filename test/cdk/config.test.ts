@@ -105,7 +105,16 @@ describe('loadExecutionInput', () => {
     try {
       mkdirSync(join(dir, 'lua'));
       writeFileSync(join(dir, 'lua', 'scan.lua'), '-- scan\n');
-      writeFileSync(join(dir, 'exp.json'), JSON.stringify({ name: 'x', workloads: [{ name: 'scan', script: 'lua/scan.lua' }, { name: 'ro', test: 'oltp_read_only' }] }));
+      writeFileSync(
+        join(dir, 'exp.json'),
+        JSON.stringify({
+          name: 'x',
+          workloads: [
+            { name: 'scan', script: 'lua/scan.lua' },
+            { name: 'ro', test: 'oltp_read_only' },
+          ],
+        }),
+      );
 
       const input = loadExecutionInput(join(dir, 'exp.json'), PROJECT_ROOT);
 

@@ -26,7 +26,9 @@ describe('cdk-nag AwsSolutions', () => {
   test('every acknowledgement carries a reason of at least a sentence', () => {
     const acknowledged = t.app.node
       .findAll()
-      .flatMap((c) => c.node.metadata.filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY).map((m) => ({ path: c.node.path, data: m.data as Record<string, string> })));
+      .flatMap((c) =>
+        c.node.metadata.filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY).map((m) => ({ path: c.node.path, data: m.data as Record<string, string> })),
+      );
 
     expect(acknowledged.length).toBeGreaterThan(0);
     for (const { path, data } of acknowledged) {

@@ -45,39 +45,61 @@ function lambdas(): { name: string; entry: string; roleId: string }[] {
 describe('every AWS action the code can call is allowed to the role that calls it', () => {
   test('the stack has no Lambda this check does not know', () => {
     const functions = resourcesOf(t.template, 'AWS::Lambda::Function').filter(([, f]) => String(f.Properties['Runtime']).startsWith('nodejs22'));
-    expect(functions.map(([id]) => id).sort()).toEqual(lambdas().map((l) => logicalId(l.name === 'sweeper' ? t.stack.safetyNet.sweeper : t.stack.workflow.functions[l.name as (typeof TASK_NAMES)[number]])).sort());
+    expect(functions.map(([id]) => id).sort()).toEqual(
+      lambdas()
+        .map((l) => logicalId(l.name === 'sweeper' ? t.stack.safetyNet.sweeper : t.stack.workflow.functions[l.name as (typeof TASK_NAMES)[number]]))
+        .sort(),
+    );
   });
 
-  test.each([...TASK_NAMES, 'sweeper'].map((name) => [name]))('Lambda %s: every SDK operation its bundle reaches', async (name) => {
-    // Arrange
-    const lambda = lambdas().find((l) => l.name === name)!;
+  test.each([...TASK_NAMES, 'sweeper'].map((name) => [name]))(
+    'Lambda %s: every SDK operation its bundle reaches',
+    async (name) => {
+      // Arrange
+      const lambda = lambdas().find((l) => l.name === name)!;
 
-    // Act
-    const calls = await sdkCallsOfEntry(lambda.entry);
+      // Act
+      const calls = await sdkCallsOfEntry(lambda.entry);
 
-    // Assert: every Lambda talks to AWS (at least the lake), and each call is allowed.
-    expect(calls.length).toBeGreaterThan(0);
-    expect(missingPermissions(statementsOf(lambda.roleId), calls, renderResource)).toEqual([]);
-  }, 60_000);
+      // Assert: every Lambda talks to AWS (at least the lake), and each call is allowed.
+      expect(calls.length).toBeGreaterThan(0);
+      expect(missingPermissions(statementsOf(lambda.roleId), calls, renderResource)).toEqual([]);
+    },
+    60_000,
+  );
 
   test('the derivation finds what the code calls (and nothing a role never runs)', async () => {
     const provision = (await sdkCallsOfEntry(join(PROJECT_ROOT, 'lambdas', 'provision-cell', 'handler.ts'))).map((c) => c.action);
     const sweeper = (await sdkCallsOfEntry(join(PROJECT_ROOT, 'lambdas', 'sweeper', 'handler.ts'))).map((c) => c.action);
 
-    expect(provision).toEqual(expect.arrayContaining(['rds:CreateDBCluster', 'iam:CreateServiceLinkedRole', 'kms:DescribeKey', 'ec2:RunInstances', 'iam:PassRole', 'ssm:SendCommand', 's3:ListBucket', 'pi:GetResourceMetrics', 'cloudwatch:GetMetricData']));
+    expect(provision).toEqual(
+      expect.arrayContaining([
+        'rds:CreateDBCluster',
+        'iam:CreateServiceLinkedRole',
+        'kms:DescribeKey',
+        'ec2:RunInstances',
+        'iam:PassRole',
+        'ssm:SendCommand',
+        's3:ListBucket',
+        'pi:GetResourceMetrics',
+        'cloudwatch:GetMetricData',
+      ]),
+    );
     expect(sweeper).toEqual(expect.arrayContaining(['rds:DeleteDBCluster', 'ec2:TerminateInstances', 'states:GetExecutionHistory', 'rds:AddTagsToResource']));
     // Tree-shaken: the sweeper's bundle creates nothing.
     expect(sweeper.filter((a) => /:(Create|Run|Send)/.test(a) && a !== 'ec2:CreateTags')).toEqual([]);
   }, 60_000);
 
-  test('the clients: their scripts\' and commands\' aws calls, on the objects and secrets the code names, and the SSM agent\'s needs', () => {
+  test("the clients: their scripts' and commands' aws calls, on the objects and secrets the code names, and the SSM agent's needs", () => {
     // Arrange
     const roleId = logicalId(t.stack.clients.role);
     const statements = statementsOf(roleId);
     const bucket = `<${logicalId(t.stack.lake.bucket)}.Arn>`;
     const lake = (key: string) => `${bucket}/${AWS_CONFIG_DEFAULTS.lakePrefix}${key}`;
     const scripts = readdirSync(join(PROJECT_ROOT, 'client')).filter((f) => f.endsWith('.sh'));
-    const userData = resourcesOf(t.template, 'AWS::EC2::LaunchTemplate').map(([id, lt]) => [id, render((lt.Properties['LaunchTemplateData'] as { UserData: { 'Fn::Base64': unknown } }).UserData['Fn::Base64'])] as const);
+    const userData = resourcesOf(t.template, 'AWS::EC2::LaunchTemplate').map(
+      ([id, lt]) => [id, render((lt.Properties['LaunchTemplateData'] as { UserData: { 'Fn::Base64': unknown } }).UserData['Fn::Base64'])] as const,
+    );
     const ssmCommands = ssmRunnerCommands('eu-west-1', `s3://bucket/${RUNNER_PREFIX}`, ['--phase', 'run']).join('\n');
     const calls: CodeCall[] = [
       ...scripts.flatMap((f) => cliCallsOf(`client/${f}`, readFileSync(join(PROJECT_ROOT, 'client', f), 'utf8'))),
@@ -89,9 +111,17 @@ describe('every AWS action the code can call is allowed to the role that calls i
       { action: 's3:GetObject', resource: lake(lakeKeys.script('run-1', 'scan.lua')), via: 'runner.sh --script-uri' },
       { action: 's3:PutObject', resource: lake(`${lakeKeys.raw('2026-11-21', 'run-1', 'cell-1', 'step-1', 'run', 'i-0123456789abcdef0')}output.log`), via: 'runner.sh --out' },
       { action: 's3:PutObject', resource: `${bucket}/${clientReadyKey('i-0123456789abcdef0')}`, via: 'client-ready.sh' },
-      { action: 'secretsmanager:GetSecretValue', resource: 'arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:rds!cluster-0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b-AbCdEf', via: 'runner.sh --password-secret (the RDS-managed master secret)' },
+      {
+        action: 'secretsmanager:GetSecretValue',
+        resource: 'arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:rds!cluster-0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b-AbCdEf',
+        via: 'runner.sh --password-secret (the RDS-managed master secret)',
+      },
       // The SSM agent: Run Command output under OutputS3KeyPrefix (core/backends/aws/jobs.ts), the bucket's encryption.
-      { action: 's3:PutObject', resource: `${bucket}/${SSM_OUTPUT_PREFIX}run-1/cell-1/step-1/run/i-0123456789abcdef0/cmd-1/i-0123456789abcdef0/awsrunShellScript/0.awsrunShellScript/stdout`, via: 'SSM agent: command output' },
+      {
+        action: 's3:PutObject',
+        resource: `${bucket}/${SSM_OUTPUT_PREFIX}run-1/cell-1/step-1/run/i-0123456789abcdef0/cmd-1/i-0123456789abcdef0/awsrunShellScript/0.awsrunShellScript/stdout`,
+        via: 'SSM agent: command output',
+      },
       { action: 's3:GetEncryptionConfiguration', resource: bucket, via: 'SSM agent: output to an encrypted bucket' },
     ];
 
@@ -134,13 +164,23 @@ describe('the check fails when a permission is missing', () => {
     expect(missing).toEqual([expect.stringMatching(/^iam:CreateServiceLinkedRole \(.*rds:CreateDBCluster|^iam:CreateServiceLinkedRole /)]);
   }, 60_000);
 
-  test('without s3:GetEncryptionConfiguration the clients\' SSM agent is refused; a write outside raw/ is refused', () => {
+  test("without s3:GetEncryptionConfiguration the clients' SSM agent is refused; a write outside raw/ is refused", () => {
     const statements = statementsOf(logicalId(t.stack.clients.role));
     const bucket = `<${logicalId(t.stack.lake.bucket)}.Arn>`;
     const encryption: CodeCall = { action: 's3:GetEncryptionConfiguration', resource: bucket, via: 'SSM agent' };
-    const tables: CodeCall = { action: 's3:PutObject', resource: `${bucket}/${lakeKeys.stepTable('steps', '2026-11-21', 'run-1', 'cell-1', 'step-1')}`, via: 'a client writing the lake tables' };
+    const tables: CodeCall = {
+      action: 's3:PutObject',
+      resource: `${bucket}/${lakeKeys.stepTable('steps', '2026-11-21', 'run-1', 'cell-1', 'step-1')}`,
+      via: 'a client writing the lake tables',
+    };
 
     expect(missingPermissions(statements, [encryption, tables], renderResource)).toEqual([expect.stringMatching(/^s3:PutObject on .*\/tables\/steps\//)]);
-    expect(missingPermissions(statements.filter((s) => !(Array.isArray(s.Action) ? s.Action : [s.Action]).includes('s3:GetEncryptionConfiguration')), [encryption], renderResource)).toHaveLength(1);
+    expect(
+      missingPermissions(
+        statements.filter((s) => !(Array.isArray(s.Action) ? s.Action : [s.Action]).includes('s3:GetEncryptionConfiguration')),
+        [encryption],
+        renderResource,
+      ),
+    ).toHaveLength(1);
   });
 });

@@ -155,8 +155,7 @@ describe('ResultsLake', () => {
 });
 
 describe('Workflow', () => {
-  const taskFunctions = () =>
-    resourcesOf(t.template, 'AWS::Lambda::Function').filter(([id]) => id.startsWith('WorkflowTask'));
+  const taskFunctions = () => resourcesOf(t.template, 'AWS::Lambda::Function').filter(([id]) => id.startsWith('WorkflowTask'));
 
   test('one NodejsFunction per Task on Node.js 22 with tracing, Powertools and the backend environment', () => {
     const fns = taskFunctions();
@@ -216,7 +215,11 @@ describe('Workflow', () => {
     const statements = statementsOfRole(t.template, roleId);
     const invoke = statements.find((s) => actionsOf(s).includes('lambda:InvokeFunction'))!;
     const invoked = (invoke.Resource as unknown[]).map(render).sort();
-    expect(invoked).toEqual(taskFunctions().map(([id]) => `<${id}.Arn>`).sort());
+    expect(invoked).toEqual(
+      taskFunctions()
+        .map(([id]) => `<${id}.Arn>`)
+        .sort(),
+    );
     const start = statements.find((s) => actionsOf(s).includes('states:StartExecution'))!;
     expect(render(start.Resource)).toMatch(/:stateMachine:aurora-bench-benchmark$/);
     const follow = statements.find((s) => actionsOf(s).includes('states:DescribeExecution'))!;
@@ -263,7 +266,14 @@ describe('Workflow', () => {
     expect(describeKey.Condition).toBeUndefined();
 
     // Modifying and deleting the run's databases require the run tag on them.
-    for (const a of ['rds:ModifyDBClusterParameterGroup', 'rds:ModifyDBParameterGroup', 'rds:DeleteDBCluster', 'rds:DeleteDBInstance', 'rds:DeleteDBClusterParameterGroup', 'rds:DeleteDBParameterGroup']) {
+    for (const a of [
+      'rds:ModifyDBClusterParameterGroup',
+      'rds:ModifyDBParameterGroup',
+      'rds:DeleteDBCluster',
+      'rds:DeleteDBInstance',
+      'rds:DeleteDBClusterParameterGroup',
+      'rds:DeleteDBParameterGroup',
+    ]) {
       const granting = statements.filter((s) => actionsOf(s).includes(a));
       expect(granting.length).toBeGreaterThan(0);
       for (const s of granting) expect({ a, condition: s.Condition }).toEqual({ a, condition: { Null: { [`aws:ResourceTag/${RUN_ID_TAG}`]: 'false' } } });
@@ -299,9 +309,16 @@ describe('Clients', () => {
       const userData = render(data.UserData['Fn::Base64']);
       // The runner first (it carries the install and readiness scripts), then the build, then the proof.
       expect(userData).toMatch(/RUNNER_S3_URI='s3:\/\/<Lake.*>\/runner\/'/);
-      const order = ['aws s3 cp --only-show-errors --recursive "$RUNNER_S3_URI"', 'dnf install', '/client/install-sysbench.sh" --luajit-source', '/client/client-ready.sh" --marker-uri "$ready_marker_uri"'].map((s) => userData.lastIndexOf(s));
+      const order = [
+        'aws s3 cp --only-show-errors --recursive "$RUNNER_S3_URI"',
+        'dnf install',
+        '/client/install-sysbench.sh" --luajit-source',
+        '/client/client-ready.sh" --marker-uri "$ready_marker_uri"',
+      ].map((s) => userData.lastIndexOf(s));
       expect(order.every((at, i) => at > (order[i - 1] ?? -1))).toBe(true);
-      expect(userData).toContain(`--luajit-source 'https://github.com/LuaJIT/LuaJIT/archive/${LUAJIT_COMMIT}.tar.gz' --sysbench-source 'https://github.com/akopytov/sysbench/archive/refs/tags/1.0.20.tar.gz'`);
+      expect(userData).toContain(
+        `--luajit-source 'https://github.com/LuaJIT/LuaJIT/archive/${LUAJIT_COMMIT}.tar.gz' --sysbench-source 'https://github.com/akopytov/sysbench/archive/refs/tags/1.0.20.tar.gz'`,
+      );
       expect(userData).toMatch(/ready_marker_uri="s3:\/\/<Lake.*>\/clients\/\$\{instance_id\}\/ready\.json"/);
       // Every client path under the client home (contract with the SSM commands).
       expect(userData.split('/opt/aurora-bench').length - 1).toBe(userData.split('${AURORA_BENCH_HOME:-/opt/aurora-bench}').length - 1);
@@ -325,12 +342,18 @@ describe('Clients', () => {
   });
 
   test('s3:// sysbench and LuaJIT source mirrors are readable by the clients, those objects only', () => {
-    const mirrored = synthTestApp({ ...repoContextConfig(), clients: { sysbenchSourceUrl: 's3://my-mirror/sysbench/1.0.20.tar.gz', luajitSourceUrl: 's3://my-mirror/luajit/v2.1.tar.gz' } });
+    const mirrored = synthTestApp({
+      ...repoContextConfig(),
+      clients: { sysbenchSourceUrl: 's3://my-mirror/sysbench/1.0.20.tar.gz', luajitSourceUrl: 's3://my-mirror/luajit/v2.1.tar.gz' },
+    });
     try {
       const roleId = mirrored.stack.getLogicalId(mirrored.stack.clients.role.node.defaultChild as never);
       const statement = statementsOfRole(mirrored.template, roleId).find((s) => s.Sid === 'ReadSysbenchSourceMirror')!;
       expect(actionsOf(statement)).toEqual(['s3:GetObject']);
-      expect([statement.Resource].flat().map(render).sort()).toEqual(['arn:<AWS::Partition>:s3:::my-mirror/luajit/v2.1.tar.gz', 'arn:<AWS::Partition>:s3:::my-mirror/sysbench/1.0.20.tar.gz']);
+      expect([statement.Resource].flat().map(render).sort()).toEqual([
+        'arn:<AWS::Partition>:s3:::my-mirror/luajit/v2.1.tar.gz',
+        'arn:<AWS::Partition>:s3:::my-mirror/sysbench/1.0.20.tar.gz',
+      ]);
     } finally {
       mirrored.dispose();
     }
@@ -380,7 +403,11 @@ describe('Nightly', () => {
   test('no schedule when the nightly run is disabled', () => {
     const off = synthTestApp({ ...repoContextConfig(), nightly: { enabled: false } });
     try {
-      expect(resourcesOf(off.template, 'AWS::Scheduler::Schedule').map(([id]) => id).filter((id) => id.startsWith('Nightly'))).toEqual([]);
+      expect(
+        resourcesOf(off.template, 'AWS::Scheduler::Schedule')
+          .map(([id]) => id)
+          .filter((id) => id.startsWith('Nightly')),
+      ).toEqual([]);
     } finally {
       off.dispose();
     }
@@ -420,9 +447,11 @@ describe('SafetyNet', () => {
 
     const actions = [...new Set(statements.flatMap(actionsOf))];
 
-    const allowed = /^(rds:(Describe\w+|ListTagsForResource|Delete(DBCluster|DBInstance|DBClusterParameterGroup|DBParameterGroup)|AddTagsToResource)|ec2:(DescribeInstances|TerminateInstances|CreateTags)|states:(GetExecutionHistory|DescribeExecution)|xray:Put\w+|logs:(CreateLogStream|PutLogEvents))$/;
+    const allowed =
+      /^(rds:(Describe\w+|ListTagsForResource|Delete(DBCluster|DBInstance|DBClusterParameterGroup|DBParameterGroup)|AddTagsToResource)|ec2:(DescribeInstances|TerminateInstances|CreateTags)|states:(GetExecutionHistory|DescribeExecution)|xray:Put\w+|logs:(CreateLogStream|PutLogEvents))$/;
     expect(actions.filter((a) => !allowed.test(a))).toEqual([]);
-    for (const forbidden of ['ec2:RunInstances', 'rds:CreateDBCluster', 'ssm:SendCommand', 'iam:PassRole', 's3:PutObject', 's3:GetObject']) expect(actions).not.toContain(forbidden);
+    for (const forbidden of ['ec2:RunInstances', 'rds:CreateDBCluster', 'ssm:SendCommand', 'iam:PassRole', 's3:PutObject', 's3:GetObject'])
+      expect(actions).not.toContain(forbidden);
     const mutating = statements.filter((s) => actionsOf(s).some((a) => /:(Delete|Terminate|AddTags|CreateTags)/.test(a)));
     expect(mutating.length).toBeGreaterThan(0);
     for (const s of mutating) expect({ sid: s.Sid, runTag: s.Condition?.['Null']?.[`aws:ResourceTag/${RUN_ID_TAG}`] }).toEqual({ sid: s.Sid, runTag: 'false' });
@@ -437,7 +466,12 @@ describe('SafetyNet', () => {
     const ec2 = sweeper.find((s) => s.Sid === 'MarkRunClientsForSweep')!;
 
     expect(actionsOf(rds)).toEqual(['rds:AddTagsToResource']);
-    expect((rds.Resource as unknown[]).map(render).map((r) => r.replace(/^.*:rds:<AWS::Region>:<AWS::AccountId>:/, '')).sort()).toEqual(['cluster-pg:ab-*', 'cluster:ab-*', 'db:ab-*', 'pg:ab-*']);
+    expect(
+      (rds.Resource as unknown[])
+        .map(render)
+        .map((r) => r.replace(/^.*:rds:<AWS::Region>:<AWS::AccountId>:/, ''))
+        .sort(),
+    ).toEqual(['cluster-pg:ab-*', 'cluster:ab-*', 'db:ab-*', 'pg:ab-*']);
     expect(rds.Condition).toEqual(onlyExpiresAt);
     expect(actionsOf(ec2)).toEqual(['ec2:CreateTags']);
     expect(render(ec2.Resource)).toMatch(/:instance\/\*$/);

@@ -57,7 +57,10 @@ describe('sweeper handler', () => {
 
     await makeHandler(deps)(statusChange(JSON.stringify({ spec: {} })));
 
-    expect(calls).toEqual(['runIdOfExecution arn:aws:states:eu-central-1:123456789012:execution:aurora-bench-benchmark:e1', 'teardownRun quickstart-from-plan 2026-11-21T03:00:00.000Z']);
+    expect(calls).toEqual([
+      'runIdOfExecution arn:aws:states:eu-central-1:123456789012:execution:aurora-bench-benchmark:e1',
+      'teardownRun quickstart-from-plan 2026-11-21T03:00:00.000Z',
+    ]);
   });
 
   test('an execution that ended before PlanRun created nothing: nothing to tear down', async () => {

@@ -60,9 +60,7 @@ test('cfn-lint finds no errors in the synthesized template', () => {
 test('the written state machine definition passes asl-validator', () => {
   const sm = Object.values(template().Resources).find((r) => r.Type === 'AWS::StepFunctions::StateMachine')!;
   const [sep, parts] = sm.Properties['DefinitionString']['Fn::Join'] as [string, unknown[]];
-  const text = parts
-    .map((p) => (typeof p === 'string' ? p : `arn:aws:lambda:eu-central-1:123456789012:function:${(p as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0]}`))
-    .join(sep);
+  const text = parts.map((p) => (typeof p === 'string' ? p : `arn:aws:lambda:eu-central-1:123456789012:function:${(p as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0]}`)).join(sep);
 
   const result = aslValidator(JSON.parse(text));
 

@@ -101,14 +101,19 @@ describe('aurora-bench CLI and the Aurora parameter catalogue', () => {
     expect(local.stdout).toMatch(/whatif-r1 \(local-only what-if\)/);
     expect(local.stdout).toContain('[info] variants[1].localOnlyParameters: local only: thread_handling=pool-of-threads applied to the local MariaDB servers of "whatif"');
     expect(aws.code).toBe(0);
-    expect(aws.stdout).toContain('[refused] variants[1].localOnlyParameters: variant "whatif" is a local-only what-if: thread_handling exist only in the local rehearsal on MariaDB');
+    expect(aws.stdout).toContain(
+      '[refused] variants[1].localOnlyParameters: variant "whatif" is a local-only what-if: thread_handling exist only in the local rehearsal on MariaDB',
+    );
     expect(aws.stdout).toMatch(/aurora-r1/);
     expect(aws.stdout).not.toMatch(/whatif-r1/);
   });
 
   it('refuses an AWS plan of a spec that is only a local-only what-if, naming the file and the JSON path', () => {
     // Arrange
-    const spec = writeSpec('only-whatif.json', { ...base, variants: [{ name: 'whatif', instanceClass: 'db.r6g.large', localOnlyParameters: { thread_handling: 'pool-of-threads' } }] });
+    const spec = writeSpec('only-whatif.json', {
+      ...base,
+      variants: [{ name: 'whatif', instanceClass: 'db.r6g.large', localOnlyParameters: { thread_handling: 'pool-of-threads' } }],
+    });
     // Act
     const aws = cli(['plan', spec, '--aws']);
     const validate = cli(['validate', spec]);

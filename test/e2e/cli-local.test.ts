@@ -82,7 +82,16 @@ describe('aurora-bench CLI, locally', () => {
     // Assert: results --json gives step rows with tps, qps and latency
     const json = cli(['results', '--json']);
     expect(json.code).toBe(0);
-    const steps = JSON.parse(json.stdout) as { step_id: string; tps: number; qps: number; lat_pct: number; lat_pct_ms: number; status: string; saturated_clients: number; client_cpu_avg_pct: number }[];
+    const steps = JSON.parse(json.stdout) as {
+      step_id: string;
+      tps: number;
+      qps: number;
+      lat_pct: number;
+      lat_pct_ms: number;
+      status: string;
+      saturated_clients: number;
+      client_cpu_avg_pct: number;
+    }[];
     expect(steps.map((s) => s.step_id)).toEqual(['rw-t2', 'ro-t2']);
     for (const s of steps) {
       expect(s.status).toBe('ok');
@@ -101,7 +110,7 @@ describe('aurora-bench CLI, locally', () => {
     expect(sql.code).toBe(0);
     const metrics = (JSON.parse(sql.stdout) as { metric: string }[]).map((m) => m.metric);
     expect(metrics).toEqual(expect.arrayContaining(['CPUUtilization', 'SelectThroughput', 'DMLThroughput', 'NetworkTransmitThroughput', 'AuroraReplicaLag']));
-    const intervals = cli(['results', '--json', '--sql', "select step_id, count(*) as n from intervals group by step_id order by step_id"]);
+    const intervals = cli(['results', '--json', '--sql', 'select step_id, count(*) as n from intervals group by step_id order by step_id']);
     for (const row of JSON.parse(intervals.stdout) as { n: number }[]) expect(row.n).toBeGreaterThanOrEqual(2);
     // Assert: parse reads a runner output directory the run left in the lake
     const rawRoot = join(work, 'lake', 'raw');
@@ -128,7 +137,9 @@ describe('aurora-bench CLI, locally', () => {
 
   it('validates every shipped experiment, skipping the JSON Schema itself', () => {
     const experiments = join(REPO, 'experiments');
-    const files = readdirSync(experiments).filter((f) => f.endsWith('.json')).map((f) => join(experiments, f));
+    const files = readdirSync(experiments)
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => join(experiments, f));
     const r = cli(['validate', ...files]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/skip: .*schema\.json \(the experiment JSON Schema/);

@@ -77,14 +77,16 @@ describe('aurora-bench compare', () => {
 });
 
 describe('aurora-bench history', () => {
-  it('prints the latest run\'s verdicts and the change point with its runs, size and p-value', () => {
+  it("prints the latest run's verdicts and the change point with its runs, size and p-value", () => {
     // Act
     const r = cli(['history', 'nightly']);
     // Assert
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/aurora-bench history: nightly/);
     expect(r.stdout).toMatch(/runs: 15 on local/);
-    expect(r.stdout).toMatch(/rw t8 \[r6g\] +│ TPS +│ night-11 \(2026-03-12 00:00\) +│ 10 runs, 1,00\d\.\d\d +│ 5 runs, 70\d\.\d\d +│ 69\.\d% \(6\d\.\d%–7\d\.\d%\) +│ p < 0\.005 +│ REGRESSED/);
+    expect(r.stdout).toMatch(
+      /rw t8 \[r6g\] +│ TPS +│ night-11 \(2026-03-12 00:00\) +│ 10 runs, 1,00\d\.\d\d +│ 5 runs, 70\d\.\d\d +│ 69\.\d% \(6\d\.\d%–7\d\.\d%\) +│ p < 0\.005 +│ REGRESSED/,
+    );
     expect(r.stdout).toMatch(/Latest run night-15 against the last stable segment/);
   });
 
@@ -92,7 +94,10 @@ describe('aurora-bench history', () => {
     // Arrange
     const page = join(work, 'history.html');
     // Act
-    const json = JSON.parse(cli(['history', 'nightly', '--json']).stdout) as { latestRunId: string; steps: { points: unknown[]; metrics: { metric: string; changePoints: { runId: string; direction: string }[] }[] }[] };
+    const json = JSON.parse(cli(['history', 'nightly', '--json']).stdout) as {
+      latestRunId: string;
+      steps: { points: unknown[]; metrics: { metric: string; changePoints: { runId: string; direction: string }[] }[] }[];
+    };
     const r = cli(['history', 'nightly', '--html', page]);
     const html = readFileSync(page, 'utf8');
     // Assert
@@ -109,7 +114,10 @@ describe('aurora-bench history', () => {
 
   it('searches a shorter window when asked, and refuses a window that is not a number of runs', () => {
     // Act
-    const short = JSON.parse(cli(['history', 'nightly', '--json', '--window', '4']).stdout) as { options: { window: number }; steps: { metrics: { searchedFrom: string | null; changePoints: unknown[] }[] }[] };
+    const short = JSON.parse(cli(['history', 'nightly', '--json', '--window', '4']).stdout) as {
+      options: { window: number };
+      steps: { metrics: { searchedFrom: string | null; changePoints: unknown[] }[] }[];
+    };
     const bad = cli(['history', 'nightly', '--window', 'forever']);
     // Assert
     expect(short.options.window).toBe(4);

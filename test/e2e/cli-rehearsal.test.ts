@@ -71,10 +71,17 @@ async function interruptedRun(spec: string, times: number): Promise<{ code: numb
 describe('aurora-bench run --aws-rehearsal', () => {
   it('rehearses quickstart at --scale small: says what it does not rehearse, every step ok, results printed, nothing left', () => {
     // Act
-    const r = spawnSync(process.execPath, [CLI, 'run', join(REPO, 'experiments', 'quickstart.json'), '--aws-rehearsal', '--scale', 'small'], { cwd: work, encoding: 'utf8', timeout: 900_000 });
+    const r = spawnSync(process.execPath, [CLI, 'run', join(REPO, 'experiments', 'quickstart.json'), '--aws-rehearsal', '--scale', 'small'], {
+      cwd: work,
+      encoding: 'utf8',
+      timeout: 900_000,
+    });
 
     // Assert
-    expect({ code: r.status, stderr: r.stderr.replace(/\(node:\d+\) Warning: NodeVersionSupportWarning[\s\S]*?trace-warnings \.\.\.` to show where the warning was created\)\n/, '') }).toEqual({ code: 0, stderr: '' });
+    expect({
+      code: r.status,
+      stderr: r.stderr.replace(/\(node:\d+\) Warning: NodeVersionSupportWarning[\s\S]*?trace-warnings \.\.\.` to show where the warning was created\)\n/, ''),
+    }).toEqual({ code: 0, stderr: '' });
     expect(r.stdout).toMatch(/^AWS rehearsal: /);
     expect(r.stdout).toContain('Not rehearsed:');
     expect(r.stdout).toContain('Performance Insights: not emulated');

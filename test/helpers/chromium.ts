@@ -45,7 +45,14 @@ export class Chromium {
       while ((end = this.buffer.indexOf('\0')) >= 0) {
         const text = this.buffer.slice(0, end);
         this.buffer = this.buffer.slice(end + 1);
-        const msg = JSON.parse(text) as { id?: number; result?: Record<string, unknown>; error?: { message: string }; method?: string; params?: Record<string, unknown>; sessionId?: string };
+        const msg = JSON.parse(text) as {
+          id?: number;
+          result?: Record<string, unknown>;
+          error?: { message: string };
+          method?: string;
+          params?: Record<string, unknown>;
+          sessionId?: string;
+        };
         if (msg.id !== undefined) {
           const p = this.pending.get(msg.id);
           this.pending.delete(msg.id);
@@ -130,7 +137,10 @@ export class Chromium {
   }
 
   async evaluate<T>(sessionId: string, expression: string): Promise<T> {
-    const result = (await this.send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, sessionId)) as { result: { value: T }; exceptionDetails?: unknown };
+    const result = (await this.send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, sessionId)) as {
+      result: { value: T };
+      exceptionDetails?: unknown;
+    };
     if (result.exceptionDetails) throw new Error(`evaluate failed: ${JSON.stringify(result.exceptionDetails)}`);
     return result.result.value;
   }

@@ -51,19 +51,28 @@ export interface DebianSourceDownload {
  */
 export function downloadDebianSource(pkg: string, workDir = mkdtempSync(join(tmpdir(), 'debian-source-'))): DebianSourceDownload {
   const { deb822, oneLine } = debSrcSources();
-  if (deb822.length === 0 && oneLine.length === 0) throw new Error(`no "deb" entry in ${APT_DIR}/sources.list or ${APT_DIR}/sources.list.d/: cannot make a deb-src list for ${pkg}`);
+  if (deb822.length === 0 && oneLine.length === 0)
+    throw new Error(`no "deb" entry in ${APT_DIR}/sources.list or ${APT_DIR}/sources.list.d/: cannot make a deb-src list for ${pkg}`);
   const apt = join(workDir, 'apt');
   for (const d of ['parts', 'lists/partial', 'archives/partial', 'download']) mkdirSync(join(apt, d), { recursive: true });
   if (deb822.length > 0) writeFileSync(join(apt, 'parts', 'deb-src.sources'), deb822.join('\n\n') + '\n');
   if (oneLine.length > 0) writeFileSync(join(apt, 'parts', 'deb-src.list'), oneLine.join('\n') + '\n');
   const options = [
-    '-o', 'Dir::Etc::sourcelist=/dev/null',
-    '-o', `Dir::Etc::sourceparts=${join(apt, 'parts')}`,
-    '-o', `Dir::State::Lists=${join(apt, 'lists')}`,
-    '-o', `Dir::Cache::archives=${join(apt, 'archives')}`,
-    '-o', 'Dir::Cache::pkgcache=', '-o', 'Dir::Cache::srcpkgcache=',
+    '-o',
+    'Dir::Etc::sourcelist=/dev/null',
+    '-o',
+    `Dir::Etc::sourceparts=${join(apt, 'parts')}`,
+    '-o',
+    `Dir::State::Lists=${join(apt, 'lists')}`,
+    '-o',
+    `Dir::Cache::archives=${join(apt, 'archives')}`,
+    '-o',
+    'Dir::Cache::pkgcache=',
+    '-o',
+    'Dir::Cache::srcpkgcache=',
     // apt drops privileges to _apt for downloads; the private dirs belong to whoever runs the test.
-    '-o', 'APT::Sandbox::User=root',
+    '-o',
+    'APT::Sandbox::User=root',
   ];
   const dir = join(apt, 'download');
   try {

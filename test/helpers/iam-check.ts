@@ -83,7 +83,8 @@ export function actionsOfSdkOperation(pkg: string, operation: string): string[] 
   if (prefix === undefined) throw new Error(`${pkg} has no IAM service prefix in SDK_SERVICE_PREFIX (test/helpers/iam-check.ts): add it from the Service Authorization Reference`);
   if (prefix === 's3') {
     const s3 = S3_OPERATION_ACTIONS[operation];
-    if (s3 === undefined) throw new Error(`S3 ${operation}: its IAM action is not in S3_OPERATION_ACTIONS (test/helpers/iam-check.ts); S3 action names differ from API names, look it up`);
+    if (s3 === undefined)
+      throw new Error(`S3 ${operation}: its IAM action is not in S3_OPERATION_ACTIONS (test/helpers/iam-check.ts); S3 action names differ from API names, look it up`);
     return [...s3];
   }
   return [`${prefix}:${operation}`];
@@ -117,7 +118,8 @@ export async function sdkCallsOfEntry(entry: string): Promise<CodeCall[]> {
   for (const [name, pkg] of vars) {
     for (const m of text.matchAll(new RegExp(`\\b${name}\\.(\\w+)\\b`, 'g'))) {
       const member = m[1]!;
-      if (/^(paginate|waitUntil|waitFor)/.test(member)) throw new Error(`${entry}: ${pkg}.${member} calls operations this check cannot see; list them here or call the Commands directly`);
+      if (/^(paginate|waitUntil|waitFor)/.test(member))
+        throw new Error(`${entry}: ${pkg}.${member} calls operations this check cannot see; list them here or call the Commands directly`);
       if (!member.endsWith('Command')) continue;
       const operation = member.slice(0, -'Command'.length);
       for (const action of actionsOfSdkOperation(pkg, operation)) calls.set(action, { action, via: `${relative(process.cwd(), entry)}: ${pkg} ${member}` });
@@ -159,7 +161,10 @@ export function cliCallsOf(source: string, text: string): CodeCall[] {
       }
       const prefix = CLI_SERVICE_PREFIX[service];
       if (prefix === undefined) throw new Error(`${source}: aws ${service} ${command}: add the CLI service's IAM prefix to CLI_SERVICE_PREFIX (test/helpers/iam-check.ts)`);
-      const operation = command.split('-').map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+      const operation = command
+        .split('-')
+        .map((w) => w[0]!.toUpperCase() + w.slice(1))
+        .join('');
       add(`${prefix}:${operation}`, line);
     }
   }
@@ -175,7 +180,18 @@ export interface PolicyStatementJson {
 }
 
 function glob(pattern: string, value: string, ignoreCase: boolean): boolean {
-  const re = new RegExp(`^${pattern.split('*').map((p) => p.split('?').map((q) => q.replace(/[.+^${}()|[\]\\]/g, '\\$&')).join('.')).join('.*')}$`, ignoreCase ? 'i' : '');
+  const re = new RegExp(
+    `^${pattern
+      .split('*')
+      .map((p) =>
+        p
+          .split('?')
+          .map((q) => q.replace(/[.+^${}()|[\]\\]/g, '\\$&'))
+          .join('.'),
+      )
+      .join('.*')}$`,
+    ignoreCase ? 'i' : '',
+  );
   return re.test(value);
 }
 

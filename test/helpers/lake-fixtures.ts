@@ -121,7 +121,11 @@ export function writeRun(lakeDir: string, run: RunRow): void {
 }
 
 /** Writes each table's rows grouped by (run, cell, step), one file per step as the workflow does. */
-export function writeStepTable(lakeDir: string, table: 'steps' | 'intervals' | 'server_metrics' | 'metric_windows', rows: readonly (StepRow | IntervalRow | ServerMetricRow | MetricWindowRow)[]): void {
+export function writeStepTable(
+  lakeDir: string,
+  table: 'steps' | 'intervals' | 'server_metrics' | 'metric_windows',
+  rows: readonly (StepRow | IntervalRow | ServerMetricRow | MetricWindowRow)[],
+): void {
   const groups = new Map<string, (StepRow | IntervalRow | ServerMetricRow | MetricWindowRow)[]>();
   for (const r of rows) {
     const key = lakeKeys.stepTable(table, r.dt, r.run_id, r.cell_id, r.step_id);

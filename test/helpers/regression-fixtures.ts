@@ -61,7 +61,14 @@ export function summaryRow(runId: string, over: Partial<SummaryRow> = {}): Summa
  * A run in a lake directory: its runs row (with a real plan) and, per (repeat, tps), one client's
  * step row and `seconds` interval rows around that tps (a fixed wobble, so batch means have spread).
  */
-export function writeLakeRun(lakeDir: string, runId: string, startedAt: string, repeats: readonly { tps: number; latencyMs?: number; status?: string; saturated?: boolean }[], spec: SpecInput = nightlySpec(), seconds = 20): void {
+export function writeLakeRun(
+  lakeDir: string,
+  runId: string,
+  startedAt: string,
+  repeats: readonly { tps: number; latencyMs?: number; status?: string; saturated?: boolean }[],
+  spec: SpecInput = nightlySpec(),
+  seconds = 20,
+): void {
   writeRun(lakeDir, runRow({ run_id: runId, spec_name: spec.name, started_at: startedAt, plan: planJson(spec, runId) }));
   const steps: LakeStepRow[] = [];
   const intervals: IntervalRow[] = [];
@@ -90,7 +97,18 @@ export function writeLakeRun(lakeDir: string, runId: string, startedAt: string, 
     );
     for (let t = 1; t <= seconds && !failed; t++) {
       const wobble = 1 + 0.02 * Math.sin(t * 1.7 + repeat);
-      intervals.push(intervalRow({ run_id: runId, variant: 'r6g', cell_id: `r6g-r${repeat}`, step_id: 'rw-t8-max', t, tps: r.tps * wobble, qps: r.tps * 20 * wobble, lat_pct_ms: (r.latencyMs ?? 10) / wobble }));
+      intervals.push(
+        intervalRow({
+          run_id: runId,
+          variant: 'r6g',
+          cell_id: `r6g-r${repeat}`,
+          step_id: 'rw-t8-max',
+          t,
+          tps: r.tps * wobble,
+          qps: r.tps * 20 * wobble,
+          lat_pct_ms: (r.latencyMs ?? 10) / wobble,
+        }),
+      );
     }
   });
   writeStepTable(lakeDir, 'steps', steps);

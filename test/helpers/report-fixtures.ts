@@ -53,7 +53,12 @@ export interface RunFixtureOptions {
 export function writeRunFromSpec(lakeDir: string, specDoc: unknown, fn: StepFn, options: RunFixtureOptions = {}): WrittenRun {
   const spec = validateSpec(specDoc, 'fixture');
   const backend = options.backend ?? 'aws';
-  const plan = planRun(spec, { backend, runId: options.runId ?? `${spec.name}-run`, now: new Date('2024-05-01T10:00:00Z'), ...(options.scripts ? { scripts: options.scripts } : {}) });
+  const plan = planRun(spec, {
+    backend,
+    runId: options.runId ?? `${spec.name}-run`,
+    now: new Date('2024-05-01T10:00:00Z'),
+    ...(options.scripts ? { scripts: options.scripts } : {}),
+  });
   const random = rng(42);
   const steps: StepRow[] = [];
   const intervals: IntervalRow[] = [];
@@ -73,23 +78,70 @@ export function writeRunFromSpec(lakeDir: string, specDoc: unknown, fn: StepFn, 
         const tps = failed ? null : n.tps * share;
         const qps = failed ? null : (n.qps ?? n.tps * 20) * share;
         steps.push({
-          run_id: plan.runId, cell_id: cell.cellId, variant: cell.variant.name, repeat: cell.repeat, instance_class: cell.variant.instanceClass,
-          az: cell.variant.az ?? null, step_id: step.stepId, step_index: step.index, workload: step.workload, test: step.test ?? step.script?.name ?? '',
-          threads: step.threads, rate: step.rate, target: step.target, endpoint_instance: `${cell.cellId}-w`, client_id: `client-${c + 1}`, client_index: c,
-          started_at: started, ended_at: ended, status: failed ? 'failed' : 'ok', error: n.failed ?? null, tps, qps,
-          events: tps === null ? null : Math.round(tps * step.durationS), total_time_s: failed ? null : step.durationS,
-          reads: null, writes: null, other: null, errors: failed ? null : (n.errors ?? 0), reconnects: failed ? null : (n.reconnects ?? 0),
-          lat_min_ms: failed ? null : 0.5, lat_avg_ms: failed ? null : (n.latAvgMs ?? (n.latPctMs ?? 10) / 2), lat_max_ms: failed ? null : (n.latPctMs ?? 10) * 3,
-          lat_pct: step.percentile, lat_pct_ms: failed ? null : (n.latPctMs ?? 10), interval_count: failed ? 0 : intervalCount,
-          client_cpu_avg_pct: n.clientCpuPct ?? 30, client_cpu_max_pct: (n.clientCpuPct ?? 30) + 10, client_saturated: n.clientSaturated ?? false, read_back_checks: null, stale_reads: null, dt: DT,
+          run_id: plan.runId,
+          cell_id: cell.cellId,
+          variant: cell.variant.name,
+          repeat: cell.repeat,
+          instance_class: cell.variant.instanceClass,
+          az: cell.variant.az ?? null,
+          step_id: step.stepId,
+          step_index: step.index,
+          workload: step.workload,
+          test: step.test ?? step.script?.name ?? '',
+          threads: step.threads,
+          rate: step.rate,
+          target: step.target,
+          endpoint_instance: `${cell.cellId}-w`,
+          client_id: `client-${c + 1}`,
+          client_index: c,
+          started_at: started,
+          ended_at: ended,
+          status: failed ? 'failed' : 'ok',
+          error: n.failed ?? null,
+          tps,
+          qps,
+          events: tps === null ? null : Math.round(tps * step.durationS),
+          total_time_s: failed ? null : step.durationS,
+          reads: null,
+          writes: null,
+          other: null,
+          errors: failed ? null : (n.errors ?? 0),
+          reconnects: failed ? null : (n.reconnects ?? 0),
+          lat_min_ms: failed ? null : 0.5,
+          lat_avg_ms: failed ? null : (n.latAvgMs ?? (n.latPctMs ?? 10) / 2),
+          lat_max_ms: failed ? null : (n.latPctMs ?? 10) * 3,
+          lat_pct: step.percentile,
+          lat_pct_ms: failed ? null : (n.latPctMs ?? 10),
+          interval_count: failed ? 0 : intervalCount,
+          client_cpu_avg_pct: n.clientCpuPct ?? 30,
+          client_cpu_max_pct: (n.clientCpuPct ?? 30) + 10,
+          client_saturated: n.clientSaturated ?? false,
+          read_back_checks: null,
+          stale_reads: null,
+          dt: DT,
         });
         if (failed) continue;
         for (let t = 1; t <= intervalCount; t++) {
           const wobble = 1 + (n.noise ?? 0.03) * (random() * 2 - 1);
           intervals.push({
-            run_id: plan.runId, cell_id: cell.cellId, variant: cell.variant.name, step_id: step.stepId, client_id: `client-${c + 1}`, t, threads: step.threads,
-            tps: tps! * wobble, qps: qps! * wobble, reads_per_s: 0, writes_per_s: 0, other_per_s: 0, lat_pct_ms: (n.latPctMs ?? 10) / wobble,
-            errors_per_s: 0, reconnects_per_s: 0, queue_length: null, concurrency: null, dt: DT,
+            run_id: plan.runId,
+            cell_id: cell.cellId,
+            variant: cell.variant.name,
+            step_id: step.stepId,
+            client_id: `client-${c + 1}`,
+            t,
+            threads: step.threads,
+            tps: tps! * wobble,
+            qps: qps! * wobble,
+            reads_per_s: 0,
+            writes_per_s: 0,
+            other_per_s: 0,
+            lat_pct_ms: (n.latPctMs ?? 10) / wobble,
+            errors_per_s: 0,
+            reconnects_per_s: 0,
+            queue_length: null,
+            concurrency: null,
+            dt: DT,
           });
         }
       }
@@ -97,21 +149,56 @@ export function writeRunFromSpec(lakeDir: string, specDoc: unknown, fn: StepFn, 
         // Three minutes of datapoints; an incomplete window asked for five.
         const expected = options.incompleteMetric?.(cell, step, metric) ? 5 : 3;
         windows.push({
-          run_id: plan.runId, cell_id: cell.cellId, variant: cell.variant.name, step_id: step.stepId, instance_id: `${cell.cellId}-w`,
-          role: step.target === 'writer' ? 'writer' : 'reader', metric, source: backend === 'aws' ? 'cloudwatch' : 'local', window_start: started, window_end: ended,
-          period_s: 60, expected, received: 3, complete: expected === 3, collected_at: ended, dt: DT,
+          run_id: plan.runId,
+          cell_id: cell.cellId,
+          variant: cell.variant.name,
+          step_id: step.stepId,
+          instance_id: `${cell.cellId}-w`,
+          role: step.target === 'writer' ? 'writer' : 'reader',
+          metric,
+          source: backend === 'aws' ? 'cloudwatch' : 'local',
+          window_start: started,
+          window_end: ended,
+          period_s: 60,
+          expected,
+          received: 3,
+          complete: expected === 3,
+          collected_at: ended,
+          dt: DT,
         });
         for (let k = 0; k < 3; k++) {
           metrics.push({
-            run_id: plan.runId, cell_id: cell.cellId, variant: cell.variant.name, step_id: step.stepId, instance_id: `${cell.cellId}-w`,
-            role: step.target === 'writer' ? 'writer' : 'reader', metric, ts: new Date(Date.parse(started) + k * 60000).toISOString(), value,
-            unit: metric.startsWith('Network') ? 'Bytes/Second' : 'Percent', source: backend === 'aws' ? 'cloudwatch' : 'local', dt: DT,
+            run_id: plan.runId,
+            cell_id: cell.cellId,
+            variant: cell.variant.name,
+            step_id: step.stepId,
+            instance_id: `${cell.cellId}-w`,
+            role: step.target === 'writer' ? 'writer' : 'reader',
+            metric,
+            ts: new Date(Date.parse(started) + k * 60000).toISOString(),
+            value,
+            unit: metric.startsWith('Network') ? 'Bytes/Second' : 'Percent',
+            source: backend === 'aws' ? 'cloudwatch' : 'local',
+            dt: DT,
           });
         }
       }
     }
   }
-  writeRun(lakeDir, runRow({ run_id: plan.runId, spec_name: spec.name, spec: JSON.stringify(spec), plan: JSON.stringify({ ...plan, scripts: {} }), backend, region: spec.region, notes: JSON.stringify(plan.notes), started_at: '2024-05-01T10:00:00.000Z', ended_at: new Date(clock).toISOString() }));
+  writeRun(
+    lakeDir,
+    runRow({
+      run_id: plan.runId,
+      spec_name: spec.name,
+      spec: JSON.stringify(spec),
+      plan: JSON.stringify({ ...plan, scripts: {} }),
+      backend,
+      region: spec.region,
+      notes: JSON.stringify(plan.notes),
+      started_at: '2024-05-01T10:00:00.000Z',
+      ended_at: new Date(clock).toISOString(),
+    }),
+  );
   writeStepTable(lakeDir, 'steps', steps);
   writeStepTable(lakeDir, 'intervals', intervals);
   if (metrics.length > 0) writeStepTable(lakeDir, 'server_metrics', metrics);

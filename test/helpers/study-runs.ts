@@ -27,8 +27,14 @@ function numbers(study: Study, cell: CellPlan, step: StepPlan): StepNumbers {
       if (cell.variant.localOnlyParameters !== undefined) tps *= 0.8;
       if (perConn && step.threads > 512) tps *= 512 / step.threads;
       if (cls.includes('r5')) tps *= 0.9;
-      if (cls.includes('r5') && step.threads >= 3000) return { tps: 0, failed: "FATAL: error 1040: Too many connections" };
-      return { tps, qps: tps * 20, latPctMs: (step.threads * 1000) / tps, errors: perConn && step.threads >= 2048 ? 5000 : 0, reconnects: perConn && step.threads >= 2048 ? 12 : 0 };
+      if (cls.includes('r5') && step.threads >= 3000) return { tps: 0, failed: 'FATAL: error 1040: Too many connections' };
+      return {
+        tps,
+        qps: tps * 20,
+        latPctMs: (step.threads * 1000) / tps,
+        errors: perConn && step.threads >= 2048 ? 5000 : 0,
+        reconnects: perConn && step.threads >= 2048 ? 12 : 0,
+      };
     }
     case 'write-forwarding': {
       const ps = typeof step.options.point_selects === 'number' ? step.options.point_selects : 10;
@@ -45,7 +51,14 @@ function numbers(study: Study, cell: CellPlan, step: StepPlan): StepNumbers {
       const twelve = step.clients > 1;
       const table: Record<string, [number, number]> = { large: [426e6, 100], xlarge: [898e6, 98], '2xlarge': [1540e6, 71], '4xlarge': [1555e6, 29] };
       const [bytes, cpu] = twelve ? table[size]! : [146e6, 31];
-      return { tps: bytes / 1e9, qps: bytes / 1e9, latPctMs: 8000, clientCpuPct: twelve ? 60 : 95, clientSaturated: !twelve, metrics: { NetworkTransmitThroughput: bytes, NetworkReceiveThroughput: bytes / 300, CPUUtilization: cpu } };
+      return {
+        tps: bytes / 1e9,
+        qps: bytes / 1e9,
+        latPctMs: 8000,
+        clientCpuPct: twelve ? 60 : 95,
+        clientSaturated: !twelve,
+        metrics: { NetworkTransmitThroughput: bytes, NetworkReceiveThroughput: bytes / 300, CPUUtilization: cpu },
+      };
     }
     case 'rate-sweep': {
       const capacity = cls.includes('r6g') ? 64800 : 29800;
@@ -56,7 +69,13 @@ function numbers(study: Study, cell: CellPlan, step: StepPlan): StepNumbers {
   }
 }
 
-export function writeStudyRun(lakeDir: string, repoRoot: string, study: Study, backend: 'aws' | 'local' = 'aws', incompleteMetric?: RunFixtureOptions['incompleteMetric']): WrittenRun {
+export function writeStudyRun(
+  lakeDir: string,
+  repoRoot: string,
+  study: Study,
+  backend: 'aws' | 'local' = 'aws',
+  incompleteMetric?: RunFixtureOptions['incompleteMetric'],
+): WrittenRun {
   const doc = JSON.parse(readFileSync(join(repoRoot, 'experiments', `${study}.json`), 'utf8')) as unknown;
   return writeRunFromSpec(lakeDir, doc, (cell, step) => numbers(study, cell, step), {
     backend,

@@ -103,9 +103,7 @@ export async function startMariadb(opts: { user?: string; password: string; extr
     const user = opts.user ?? 'sbtest';
     const pw = sqlString(opts.password);
     sql(
-      ['%', 'localhost', '127.0.0.1']
-        .map((h) => `CREATE USER '${user}'@'${h}' IDENTIFIED BY ${pw}; GRANT ALL ON *.* TO '${user}'@'${h}';`)
-        .join(' ') + ' CREATE DATABASE sbtest;',
+      ['%', 'localhost', '127.0.0.1'].map((h) => `CREATE USER '${user}'@'${h}' IDENTIFIED BY ${pw}; GRANT ALL ON *.* TO '${user}'@'${h}';`).join(' ') + ' CREATE DATABASE sbtest;',
     );
   } catch (e) {
     await stop();

@@ -104,7 +104,8 @@ describe('client readiness and the SSM job commands, with bash under AURORA_BENC
     // Instance metadata (IMDSv2) for the user data: a token, then the instance id.
     imds = createServer((req, res) => {
       if (req.method === 'PUT' && req.url === '/latest/api/token') return void res.end('tok-ready');
-      if (req.method === 'GET' && req.url === '/latest/meta-data/instance-id' && req.headers['x-aws-ec2-metadata-token'] === 'tok-ready') return void res.end('i-0badbadbadbad0001');
+      if (req.method === 'GET' && req.url === '/latest/meta-data/instance-id' && req.headers['x-aws-ec2-metadata-token'] === 'tok-ready')
+        return void res.end('i-0badbadbadbad0001');
       res.statusCode = 404;
       res.end();
     });

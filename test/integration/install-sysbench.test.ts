@@ -37,7 +37,7 @@ function runScript(args: string[]): Promise<{ code: number | null; stdout: strin
   });
 }
 
-describe('client/install-sysbench.sh: LuaJIT from Debian\'s source package, built and linked as sysbench would be', () => {
+describe("client/install-sysbench.sh: LuaJIT from Debian's source package, built and linked as sysbench would be", () => {
   let work: string;
   let source: DebianSourceDownload;
 
@@ -66,7 +66,7 @@ describe('client/install-sysbench.sh: LuaJIT from Debian\'s source package, buil
     expect(existsSync(join(prefix, 'bin'))).toBe(false);
   }, 600_000);
 
-  it('the installed static LuaJIT links into a program that Lua code calls back through FFI, as sysbench\'s does', () => {
+  it("the installed static LuaJIT links into a program that Lua code calls back through FFI, as sysbench's does", () => {
     // Arrange: the flags install-sysbench.sh gives sysbench's configure, plus what sb_luajit.m4 adds on Linux.
     const luajit = join(work, 'home', 'sysbench', 'luajit');
     const program = join(work, 'embed');
@@ -78,13 +78,13 @@ describe('client/install-sysbench.sh: LuaJIT from Debian\'s source package, buil
         '#include "lua.h"',
         '#include "lauxlib.h"',
         '#include "lualib.h"',
-        '/* Exported by -rdynamic, found by ffi.C like sysbench\'s sb_rand_* functions. */',
+        "/* Exported by -rdynamic, found by ffi.C like sysbench's sb_rand_* functions. */",
         'int host_add(int a, int b) { return a + b; }',
         'int main(void) {',
         '  lua_State *L = luaL_newstate();',
         '  luaL_openlibs(L);',
-        '  const char *code = "local ffi = require(\\"ffi\\") ffi.cdef(\\"int host_add(int, int);\\") '
-        + 'local s = 0 for i = 1, 100000 do s = ffi.C.host_add(s, 1) end assert(s == 100000) print(jit.version .. \\" ok \\" .. s)";',
+        '  const char *code = "local ffi = require(\\"ffi\\") ffi.cdef(\\"int host_add(int, int);\\") ' +
+          'local s = 0 for i = 1, 100000 do s = ffi.C.host_add(s, 1) end assert(s == 100000) print(jit.version .. \\" ok \\" .. s)";',
         '  if (luaL_dostring(L, code) != 0) { fprintf(stderr, "%s\\n", lua_tostring(L, -1)); return 1; }',
         '  lua_close(L);',
         '  return 0;',
@@ -118,7 +118,7 @@ describe('client/install-sysbench.sh: LuaJIT from Debian\'s source package, buil
 
     // Assert
     expect(r.code).toBe(3);
-    expect(r.stderr).toContain('predates LuaJIT\'s full-range 64 bit lightuserdata support (commit e9af1abec542, 2020), without which sysbench crashes on aarch64');
+    expect(r.stderr).toContain("predates LuaJIT's full-range 64 bit lightuserdata support (commit e9af1abec542, 2020), without which sysbench crashes on aarch64");
     expect(existsSync(join(work, 'old-home', 'luajit'))).toBe(false);
   });
 
@@ -129,7 +129,15 @@ describe('client/install-sysbench.sh: LuaJIT from Debian\'s source package, buil
     // Act
     const noSysbench = await runScript(['--luajit-source', join(work, 'luajit.tar.gz')]);
     const relative = await runScript(['--luajit-source', join(work, 'luajit.tar.gz'), '--luajit-only', '--prefix', 'opt/x']);
-    const http = await runScript(['--luajit-source', 'http://example.invalid/luajit.tar.gz', '--luajit-only', '--prefix', join(work, 'http-home'), '--work', join(work, 'http-build')]);
+    const http = await runScript([
+      '--luajit-source',
+      'http://example.invalid/luajit.tar.gz',
+      '--luajit-only',
+      '--prefix',
+      join(work, 'http-home'),
+      '--work',
+      join(work, 'http-build'),
+    ]);
 
     // Assert
     expect([noSysbench.code, noSysbench.stderr.split('\n')[0]]).toEqual([2, 'install-sysbench.sh: --sysbench-source is required (or --luajit-only)']);

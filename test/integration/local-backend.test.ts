@@ -105,7 +105,11 @@ describe('LocalBackend', () => {
     expect(resources.readers).toEqual([expect.objectContaining({ instanceId: 'tiny-r1-r1', role: 'reader', host: '127.0.0.1' })]);
     expect(resources.credentials).toEqual({ user: 'sbtest', secretRef: 'local:sbtest' });
     expect(resources.notes).toContainEqual(
-      expect.objectContaining({ level: 'warning', path: 'variants[name=tiny].clusterParameters.aurora_replica_read_consistency', message: expect.stringMatching(/^not applicable locally/) }),
+      expect.objectContaining({
+        level: 'warning',
+        path: 'variants[name=tiny].clusterParameters.aurora_replica_read_consistency',
+        message: expect.stringMatching(/^not applicable locally/),
+      }),
     );
     expect(Number(resources.backendState['provisionMs'])).toBeGreaterThan(0);
   });
@@ -157,10 +161,25 @@ describe('LocalBackend', () => {
 
     const byMetric = (instance: string, metric: string) => rows.filter((r) => r.instance_id === instance && r.metric === metric);
     const metrics = new Set(rows.map((r) => r.metric));
-    for (const name of ['CPUUtilization', 'SelectThroughput', 'DMLThroughput', 'CommitThroughput', 'NetworkTransmitThroughput', 'NetworkReceiveThroughput', 'DatabaseConnections', 'BufferCacheHitRatio', 'Deadlocks', 'AuroraReplicaLag']) {
+    for (const name of [
+      'CPUUtilization',
+      'SelectThroughput',
+      'DMLThroughput',
+      'CommitThroughput',
+      'NetworkTransmitThroughput',
+      'NetworkReceiveThroughput',
+      'DatabaseConnections',
+      'BufferCacheHitRatio',
+      'Deadlocks',
+      'AuroraReplicaLag',
+    ]) {
       expect(metrics).toContain(name);
     }
-    expect(rows.every((r: ServerMetricRow) => r.source === 'local' && r.step_id === 'rw-t2' && r.cell_id === 'tiny-r1' && r.unit === SERVER_METRICS[r.metric as keyof typeof SERVER_METRICS])).toBe(true);
+    expect(
+      rows.every(
+        (r: ServerMetricRow) => r.source === 'local' && r.step_id === 'rw-t2' && r.cell_id === 'tiny-r1' && r.unit === SERVER_METRICS[r.metric as keyof typeof SERVER_METRICS],
+      ),
+    ).toBe(true);
     expect(Math.max(...byMetric('tiny-r1-w', 'SelectThroughput').map((r) => r.value))).toBeGreaterThan(0);
     expect(Math.max(...byMetric('tiny-r1-w', 'CommitThroughput').map((r) => r.value))).toBeGreaterThan(0);
     expect(Math.max(...byMetric('tiny-r1-w', 'DatabaseConnections').map((r) => r.value))).toBe(2);
@@ -178,7 +197,7 @@ describe('LocalBackend', () => {
     expect(again).toEqual(collected);
   });
 
-  it('runs a custom Lua workload the plan put in the lake, from the cell\'s scripts dir', async () => {
+  it("runs a custom Lua workload the plan put in the lake, from the cell's scripts dir", async () => {
     // Arrange: PlanRun writes custom scripts to scripts/<runId>/<name>.
     await backend.lake.put(
       lakeKeys.script(run.runId, 'select_one.lua'),

@@ -96,7 +96,10 @@ describe('local cluster', () => {
     });
 
     // Assert
-    expect(status.replicas.map((r) => [r.ioRunning, r.sqlRunning])).toEqual([['Yes', 'Yes'], ['Yes', 'Yes']]);
+    expect(status.replicas.map((r) => [r.ioRunning, r.sqlRunning])).toEqual([
+      ['Yes', 'Yes'],
+      ['Yes', 'Yes'],
+    ]);
     for (const reader of c.readers) {
       expect(await queryServer(reader, 'SELECT id, note FROM sbtest.replicated')).toEqual([['1', 'from the writer']]);
     }
@@ -143,7 +146,14 @@ describe('local cluster', () => {
     const c = cluster!;
 
     // Act
-    const values = await Promise.all([c.writer, ...c.readers].map((s) => queryServer(s, 'SELECT @@thread_handling, @@sync_binlog, @@max_prepared_stmt_count, @@innodb_flush_log_at_trx_commit, @@innodb_buffer_pool_size, @@max_connections, @@read_only')));
+    const values = await Promise.all(
+      [c.writer, ...c.readers].map((s) =>
+        queryServer(
+          s,
+          'SELECT @@thread_handling, @@sync_binlog, @@max_prepared_stmt_count, @@innodb_flush_log_at_trx_commit, @@innodb_buffer_pool_size, @@max_connections, @@read_only',
+        ),
+      ),
+    );
     const [[poolThreads]] = (await queryServer(c.writer, "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'THREADPOOL_THREADS'")) as [[string]];
 
     // Assert
@@ -155,7 +165,13 @@ describe('local cluster', () => {
     expect(Number(poolThreads)).toBeGreaterThan(0);
     const [[running]] = (await queryServer(c.writer, 'SELECT VERSION()')) as [[string]];
     expect(running.startsWith(versions.serverVersion)).toBe(true); // preflight reports what runs (VERSION() adds -log with a binlog)
-    expect(notes).toContainEqual(expect.objectContaining({ level: 'warning', path: 'variants[name=pool].clusterParameters.aurora_fwd_writer_idle_timeout', message: expect.stringMatching(/^not applicable locally/) }));
+    expect(notes).toContainEqual(
+      expect.objectContaining({
+        level: 'warning',
+        path: 'variants[name=pool].clusterParameters.aurora_fwd_writer_idle_timeout',
+        message: expect.stringMatching(/^not applicable locally/),
+      }),
+    );
     expect(notes.filter((n) => /not applied|adjusted/.test(n.message))).toEqual([]);
   });
 
@@ -175,7 +191,15 @@ describe('local cluster', () => {
     // Act
     let server;
     try {
-      server = await startServerFromTemplate(template.datadir, { tools: versions.tools, instanceId: 'race-w', role: 'writer', serverId: 1, dir, admin: LOCAL_LOGINS.admin, findPort });
+      server = await startServerFromTemplate(template.datadir, {
+        tools: versions.tools,
+        instanceId: 'race-w',
+        role: 'writer',
+        serverId: 1,
+        dir,
+        admin: LOCAL_LOGINS.admin,
+        findPort,
+      });
     } finally {
       busy.close();
     }
@@ -198,7 +222,16 @@ describe('local cluster', () => {
     const dir = join(root, 'port-taken');
 
     // Act
-    const start = startServerFromTemplate(template.datadir, { tools: versions.tools, instanceId: 'taken-w', role: 'writer', serverId: 1, dir, admin: LOCAL_LOGINS.admin, findPort: async () => busyPort, portAttempts: 2 });
+    const start = startServerFromTemplate(template.datadir, {
+      tools: versions.tools,
+      instanceId: 'taken-w',
+      role: 'writer',
+      serverId: 1,
+      dir,
+      admin: LOCAL_LOGINS.admin,
+      findPort: async () => busyPort,
+      portAttempts: 2,
+    });
 
     // Assert
     try {
@@ -216,7 +249,15 @@ describe('local cluster', () => {
     const dir = join(root, 'pinned');
 
     // Act
-    const server = await startServerFromTemplate(template.datadir, { tools: versions.tools, instanceId: 'pinned-w', role: 'writer', serverId: 1, dir, admin: LOCAL_LOGINS.admin, cpuList: '0' });
+    const server = await startServerFromTemplate(template.datadir, {
+      tools: versions.tools,
+      instanceId: 'pinned-w',
+      role: 'writer',
+      serverId: 1,
+      dir,
+      admin: LOCAL_LOGINS.admin,
+      cpuList: '0',
+    });
 
     // Assert
     try {

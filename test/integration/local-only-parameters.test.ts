@@ -43,7 +43,12 @@ beforeAll(async () => {
       engine: { version: '3.10.4' },
       variants: [
         { name: 'aurora', instanceClass: 'db.t3.medium', instanceParameters: { max_prepared_stmt_count: 50000 } },
-        { name: 'whatif', instanceClass: 'db.t3.medium', instanceParameters: { max_prepared_stmt_count: 50000 }, localOnlyParameters: { thread_handling: 'pool-of-threads', innodb_flush_neighbors: 0 } },
+        {
+          name: 'whatif',
+          instanceClass: 'db.t3.medium',
+          instanceParameters: { max_prepared_stmt_count: 50000 },
+          localOnlyParameters: { thread_handling: 'pool-of-threads', innodb_flush_neighbors: 0 },
+        },
       ],
       data: { tables: 1, tableSize: 100 },
       workloads: [{ name: 'rw', test: 'oltp_read_write' }],
@@ -71,9 +76,19 @@ describe('localOnlyParameters on the local backend', () => {
     expect(whatIf).toEqual(['pool-of-threads', '0', '50000']);
     expect(aurora).toEqual(['one-thread-per-connection', '50000']);
     // Assert: in the plan and in the provision notes the run records
-    expect(plan.notes).toContainEqual(expect.objectContaining({ level: 'info', path: 'variants[1].localOnlyParameters', message: expect.stringMatching(/^local only: thread_handling=pool-of-threads, innodb_flush_neighbors=0 applied/) }));
+    expect(plan.notes).toContainEqual(
+      expect.objectContaining({
+        level: 'info',
+        path: 'variants[1].localOnlyParameters',
+        message: expect.stringMatching(/^local only: thread_handling=pool-of-threads, innodb_flush_neighbors=0 applied/),
+      }),
+    );
     expect(provisioned['whatif']!.notes).toContainEqual(
-      expect.objectContaining({ level: 'info', path: 'variants[name=whatif].localOnlyParameters.thread_handling', message: expect.stringMatching(/^local only: thread_handling=pool-of-threads set on MariaDB .* \(option file\) for this what-if; Aurora does not let you set it$/) }),
+      expect.objectContaining({
+        level: 'info',
+        path: 'variants[name=whatif].localOnlyParameters.thread_handling',
+        message: expect.stringMatching(/^local only: thread_handling=pool-of-threads set on MariaDB .* \(option file\) for this what-if; Aurora does not let you set it$/),
+      }),
     );
     expect(provisioned['aurora']!.notes.filter((n) => n.message.startsWith('local only'))).toEqual([]);
   });

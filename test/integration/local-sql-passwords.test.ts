@@ -71,7 +71,7 @@ describe('local SQL with passwords: stdin, not argv; redacted errors (real maria
 
     // Act
     await attachReader(reader, writer);
-    await query(writer, "CREATE TABLE sbtest.pw_probe (id INT PRIMARY KEY); INSERT INTO sbtest.pw_probe VALUES (7)");
+    await query(writer, 'CREATE TABLE sbtest.pw_probe (id INT PRIMARY KEY); INSERT INTO sbtest.pw_probe VALUES (7)');
     let caughtUp = false;
     for (let i = 0; i < 200 && !caughtUp; i++) {
       caughtUp = (await replicationStatus({ writer, readers: [reader] })).replicas[0]!.caughtUp;

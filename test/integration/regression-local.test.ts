@@ -98,8 +98,16 @@ describe('history and compare over real local runs with durable commits switched
     const latency = metric('latency').changePoints;
     // Assert: the switches are before runs 7 and 13 (indexes 6 and 12). Other processes on the
     // machine can make one run slow, so a change point may sit one run off; never more.
-    const values = metric('tps').values.map((v) => Math.round(v ?? -1)).join(', ');
-    expect({ values, found: tps.map((c) => [c.runId, c.direction]) }).toEqual({ values, found: [[expect.any(String), 'regressed'], [expect.any(String), 'improved']] });
+    const values = metric('tps')
+      .values.map((v) => Math.round(v ?? -1))
+      .join(', ');
+    expect({ values, found: tps.map((c) => [c.runId, c.direction]) }).toEqual({
+      values,
+      found: [
+        [expect.any(String), 'regressed'],
+        [expect.any(String), 'improved'],
+      ],
+    });
     expect(Math.abs(at(tps[0]!.runId) - 6)).toBeLessThanOrEqual(1);
     expect(Math.abs(at(tps[1]!.runId) - 12)).toBeLessThanOrEqual(1);
     expect(tps[0]!.change.high).toBeLessThan(1); // the whole 95% interval of after/before is below 100%
@@ -131,7 +139,12 @@ describe('history and compare over real local runs with durable commits switched
     // Assert
     const verdicts = (c: Comparison) => Object.fromEntries(c.steps[0]!.metrics.map((m) => [m.metric, [m.verdict, m.source]]));
     expect(same.steps).toHaveLength(1);
-    expect(verdicts(same)).toEqual({ tps: ['within-noise', 'repeats'], qps: ['within-noise', 'repeats'], latency: ['within-noise', 'repeats'], errors: ['within-noise', 'repeats'] });
+    expect(verdicts(same)).toEqual({
+      tps: ['within-noise', 'repeats'],
+      qps: ['within-noise', 'repeats'],
+      latency: ['within-noise', 'repeats'],
+      errors: ['within-noise', 'repeats'],
+    });
     expect(same.regressions).toBe(0);
     expect(verdicts(worse)['tps']).toEqual(['regressed', 'intervals']);
     expect(worse.steps[0]!.metrics[0]!.ratio!.high).toBeLessThan(1);

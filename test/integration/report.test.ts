@@ -78,7 +78,13 @@ describe('study reports from lake rows', () => {
 
   it('S2: a few deadlocks are normal OLTP behaviour, not an error point', async () => {
     // Arrange: 3 errors in ~30,000 transactions at every thread count
-    const doc = { name: 'deadlocks', engine: { version: '3.04.0' }, variants: [{ name: 'a', instanceClass: 'db.r6g.large' }], data: { tables: 1, tableSize: 100 }, workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1, 2, 4, 8] }] };
+    const doc = {
+      name: 'deadlocks',
+      engine: { version: '3.04.0' },
+      variants: [{ name: 'a', instanceClass: 'db.r6g.large' }],
+      data: { tables: 1, tableSize: 100 },
+      workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1, 2, 4, 8] }],
+    };
     const { runId } = writeRunFromSpec(lakeDir, doc, (_c, step) => ({ tps: 500 * step.threads, errors: 3 }));
     // Act
     const sweep = section(await reportOf(lakeDir, runId), 'sweep');
@@ -122,7 +128,13 @@ describe('study reports from lake rows', () => {
 
   it('S4: a class whose server metrics window missed datapoints is flagged partial, not averaged silently', async () => {
     // Arrange: the 2xlarge cells' network window lacks two of its five minutes.
-    const written = writeStudyRun(lakeDir, repoRoot, 'network-throughput', 'aws', (cell, _step, metric) => cell.variant.instanceClass === 'db.r6i.2xlarge' && metric === 'NetworkTransmitThroughput');
+    const written = writeStudyRun(
+      lakeDir,
+      repoRoot,
+      'network-throughput',
+      'aws',
+      (cell, _step, metric) => cell.variant.instanceClass === 'db.r6i.2xlarge' && metric === 'NetworkTransmitThroughput',
+    );
     // Act
     const net = section(await reportOf(lakeDir, written.runId), 'network');
     // Assert

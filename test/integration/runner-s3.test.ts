@@ -34,13 +34,9 @@ describe('client/runner.sh with Secrets Manager and S3 (moto)', () => {
     const clientConfig = { endpoint: moto.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } };
     s3 = new S3Client(clientConfig);
     await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
-    await s3.send(
-      new PutObjectCommand({ Bucket: BUCKET, Key: 'scripts/run-1/fullscan_1kb.lua', Body: readFileSync(join(ROOT, 'client', 'workloads', 'fullscan_1kb.lua')) }),
-    );
+    await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'scripts/run-1/fullscan_1kb.lua', Body: readFileSync(join(ROOT, 'client', 'workloads', 'fullscan_1kb.lua')) }));
     const secrets = new SecretsManagerClient(clientConfig);
-    const secret = await secrets.send(
-      new CreateSecretCommand({ Name: 'rds!cluster-test', SecretString: JSON.stringify({ username: 'sbtest', password: PASSWORD }) }),
-    );
+    const secret = await secrets.send(new CreateSecretCommand({ Name: 'rds!cluster-test', SecretString: JSON.stringify({ username: 'sbtest', password: PASSWORD }) }));
     secrets.destroy();
     secretArn = secret.ARN!;
     const { AWS_REGION: _r, AWS_DEFAULT_REGION: _d, AWS_PROFILE: _p, ...base } = process.env as Record<string, string>;
@@ -73,11 +69,36 @@ describe('client/runner.sh with Secrets Manager and S3 (moto)', () => {
   const keys = async (prefix: string) => ((await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix }))).Contents ?? []).map((o) => o.Key!).sort();
   const object = async (key: string) => (await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }))).Body!.transformToString();
 
-  it('prepares and runs fullscan_1kb.lua fetched from S3, with the secret\'s password, and uploads its files', async () => {
-    const common = ['--workload', 'fullscan_1kb.lua', '--host', '127.0.0.1', '--port', String(db.port), '--user', 'sbtest', '--password-secret', secretArn, '--script-uri', `s3://${BUCKET}/scripts/run-1`];
+  it("prepares and runs fullscan_1kb.lua fetched from S3, with the secret's password, and uploads its files", async () => {
+    const common = [
+      '--workload',
+      'fullscan_1kb.lua',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(db.port),
+      '--user',
+      'sbtest',
+      '--password-secret',
+      secretArn,
+      '--script-uri',
+      `s3://${BUCKET}/scripts/run-1`,
+    ];
 
     const prep = await runner(['--phase', 'prepare', '--out', `s3://${BUCKET}/raw/c1/s1/prepare/client-1/`, ...common, '--', '--tables=1', '--table-size=200', '--threads=2']);
-    const run = await runner(['--phase', 'run', '--out', `s3://${BUCKET}/raw/c1/s1/run/client-1/`, ...common, '--', '--tables=1', '--table-size=200', '--threads=1', '--time=2', '--report-interval=1']);
+    const run = await runner([
+      '--phase',
+      'run',
+      '--out',
+      `s3://${BUCKET}/raw/c1/s1/run/client-1/`,
+      ...common,
+      '--',
+      '--tables=1',
+      '--table-size=200',
+      '--threads=1',
+      '--time=2',
+      '--report-interval=1',
+    ]);
 
     expect([prep.code, prep.stderr, run.code, run.stderr]).toEqual([0, '', 0, '']);
     const files = ['raw/c1/s1/run/client-1/client_cpu.jsonl', 'raw/c1/s1/run/client-1/output.log', 'raw/c1/s1/run/client-1/result.json'];
@@ -105,23 +126,52 @@ describe('client/runner.sh with Secrets Manager and S3 (moto)', () => {
 
     // Act
     const r = await runner([
-      '--phase', 'prepare', '--workload', 'oltp_read_only', '--out', `s3://${BUCKET}/raw/c1/s3/prepare/client-1/`,
-      '--host', '127.0.0.1', '--port', String(db.port), '--user', 'odd', '--password-secret', oddArn, '--', '--tables=1', '--table-size=30',
+      '--phase',
+      'prepare',
+      '--workload',
+      'oltp_read_only',
+      '--out',
+      `s3://${BUCKET}/raw/c1/s3/prepare/client-1/`,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(db.port),
+      '--user',
+      'odd',
+      '--password-secret',
+      oddArn,
+      '--',
+      '--tables=1',
+      '--table-size=30',
     ]);
 
     // Assert
     expect([r.code, r.stderr]).toEqual([0, '']);
     expect(JSON.parse(await object('raw/c1/s3/prepare/client-1/result.json')).exitCode).toBe(0);
     for (const f of ['output.log', 'result.json']) expect(await object(`raw/c1/s3/prepare/client-1/${f}`)).not.toContain(odd.trim());
-    expect(db.sql("SELECT COUNT(*) FROM sbtest.sbtest1").trim()).toBe('30');
+    expect(db.sql('SELECT COUNT(*) FROM sbtest.sbtest1').trim()).toBe('30');
   });
 
   it('a secret it cannot read: exit 3, the reason uploaded in output.log, no result.json', async () => {
     const missing = secretArn.replace('rds!cluster-test', 'rds!cluster-gone');
 
     const r = await runner([
-      '--phase', 'run', '--workload', 'oltp_read_only', '--out', `s3://${BUCKET}/raw/c1/s2/run/client-1/`,
-      '--host', '127.0.0.1', '--port', String(db.port), '--user', 'sbtest', '--password-secret', missing, '--', '--time=1',
+      '--phase',
+      'run',
+      '--workload',
+      'oltp_read_only',
+      '--out',
+      `s3://${BUCKET}/raw/c1/s2/run/client-1/`,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(db.port),
+      '--user',
+      'sbtest',
+      '--password-secret',
+      missing,
+      '--',
+      '--time=1',
     ]);
 
     expect(r.code).toBe(3);

@@ -100,11 +100,23 @@ describe('client/runner.sh against a throwaway MariaDB', () => {
       [['--workload', 'oltp_read_only', '--out', outDir(), ...conn()], {}, '--phase is required'],
       [['--phase', 'warm', '--workload', 'oltp_read_only', '--out', outDir(), ...conn()], {}, "--phase must be prepare or run, got 'warm'"],
       [['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), ...conn(), '--bogus', 'x'], {}, 'unknown flag --bogus'],
-      [['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), ...conn().slice(0, -2), '--password-env', 'AB_UNSET_VAR'], {}, '--password-env: environment variable AB_UNSET_VAR is not set'],
+      [
+        ['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), ...conn().slice(0, -2), '--password-env', 'AB_UNSET_VAR'],
+        {},
+        '--password-env: environment variable AB_UNSET_VAR is not set',
+      ],
       [['--phase', 'run', '--workload', 'fullscan_1kb.lua', '--out', outDir(), ...conn()], {}, '--script-dir or --script-uri is required'],
       [['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), ...conn(), '--', '--mysql-password=x'], {}, 'sysbench option --mysql-password is set by the runner'],
-      [['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), ...conn(), '--', '--mysql_debug=on'], {}, 'sysbench option --mysql_debug would print the database password into the output; it is not allowed'],
-      [['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), '--host', 'h', '--port', '99999', '--user', 'u', '--password-env', 'AB_TEST_PASSWORD'], {}, "--port must be a TCP port number, got '99999'"],
+      [
+        ['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), ...conn(), '--', '--mysql_debug=on'],
+        {},
+        'sysbench option --mysql_debug would print the database password into the output; it is not allowed',
+      ],
+      [
+        ['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), '--host', 'h', '--port', '99999', '--user', 'u', '--password-env', 'AB_TEST_PASSWORD'],
+        {},
+        "--port must be a TCP port number, got '99999'",
+      ],
     ];
     for (const [args, env, message] of cases) {
       const { done } = startRunner(args, env);
@@ -148,7 +160,27 @@ describe('client/runner.sh against a throwaway MariaDB', () => {
 
       // Act: a 1 s run; every process's command line (and sysbench's environment) is sampled while it lasts.
       const { done } = startRunner(
-        ['--phase', 'run', '--workload', 'oltp_point_select', '--out', out, '--host', '127.0.0.1', '--port', String(db.port), '--user', user, '--password-env', 'AB_PW', '--', '--tables=1', '--table-size=20', '--time=1', '--report-interval=1'],
+        [
+          '--phase',
+          'run',
+          '--workload',
+          'oltp_point_select',
+          '--out',
+          out,
+          '--host',
+          '127.0.0.1',
+          '--port',
+          String(db.port),
+          '--user',
+          user,
+          '--password-env',
+          'AB_PW',
+          '--',
+          '--tables=1',
+          '--table-size=20',
+          '--time=1',
+          '--report-interval=1',
+        ],
         { AB_PW: pw },
       );
       let finished = false;
@@ -171,11 +203,17 @@ describe('client/runner.sh against a throwaway MariaDB', () => {
       // Assert
       const viaEnv = ['pw_both', 'pw_newline', 'pw_long'].includes(user);
       expect({ user, code: r.code, exit: readResult(out).exitCode }).toEqual({ user, code: 0, exit: 0 });
-      expect({ user, sawSysbench: seen.sysbench > 0, onCommandLine: seen.onCommandLine, inOtherEnvVar: seen.inOtherEnvVar }).toEqual({ user, sawSysbench: true, onCommandLine: 0, inOtherEnvVar: false });
+      expect({ user, sawSysbench: seen.sysbench > 0, onCommandLine: seen.onCommandLine, inOtherEnvVar: seen.inOtherEnvVar }).toEqual({
+        user,
+        sawSysbench: true,
+        onCommandLine: 0,
+        inOtherEnvVar: false,
+      });
       expect({ user, configFile: seen.configFile, mysqlPwd: seen.mysqlPwd }).toEqual({ user, configFile: !viaEnv, mysqlPwd: viaEnv });
       const parsed = parseRunnerOutput(out);
       expect({ user, status: parsed.status, transactions: (parsed.summary?.transactions ?? 0) > 0 }).toEqual({ user, status: 'ok', transactions: true });
-      for (const f of ['output.log', 'result.json', 'client_cpu.jsonl']) expect({ user, f, leaked: readFileSync(join(out, f), 'utf8').includes(pw) }).toEqual({ user, f, leaked: false });
+      for (const f of ['output.log', 'result.json', 'client_cpu.jsonl'])
+        expect({ user, f, leaked: readFileSync(join(out, f), 'utf8').includes(pw) }).toEqual({ user, f, leaked: false });
       expect(r.stderr.includes(pw)).toBe(false);
     }
   });
@@ -201,12 +239,24 @@ describe('client/runner.sh against a throwaway MariaDB', () => {
     expect(db.sql('SELECT COUNT(*) FROM sbtest.sbtest1; SELECT COUNT(*) FROM sbtest.sbtest2').trim().split('\n')).toEqual(['500', '500']);
   });
 
-  it('run: the hook\'s JSON intervals, the summary, CPU samples, and no password anywhere', async () => {
+  it("run: the hook's JSON intervals, the summary, CPU samples, and no password anywhere", async () => {
     const out = outDir();
 
     const { done } = startRunner([
-      '--phase', 'run', '--workload', 'oltp_read_write', '--out', out, ...conn(),
-      '--', '--tables=2', '--table-size=500', '--threads=2', '--time=3', '--report-interval=1', '--percentile=99',
+      '--phase',
+      'run',
+      '--workload',
+      'oltp_read_write',
+      '--out',
+      out,
+      ...conn(),
+      '--',
+      '--tables=2',
+      '--table-size=500',
+      '--threads=2',
+      '--time=3',
+      '--report-interval=1',
+      '--percentile=99',
     ]);
     const r = await done;
 
@@ -230,7 +280,11 @@ describe('client/runner.sh against a throwaway MariaDB', () => {
     expect(parsed.summary!.latencyMs.percentile).toBe(99);
     expect(parsed.summary!.transactions).toBeGreaterThan(0);
     expect(parsed.summary!.events).toBe(parsed.summary!.transactions);
-    expect(readFileSync(join(out, 'output.log'), 'utf8').split('\n').filter((l) => l.startsWith('{"aurora_bench":1,'))).toHaveLength(parsed.intervals.length);
+    expect(
+      readFileSync(join(out, 'output.log'), 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith('{"aurora_bench":1,')),
+    ).toHaveLength(parsed.intervals.length);
 
     const samples = parseClientCpu(readFileSync(join(out, 'client_cpu.jsonl'), 'utf8'));
     expect(samples.length).toBeGreaterThanOrEqual(2);
@@ -249,10 +303,37 @@ describe('client/runner.sh against a throwaway MariaDB', () => {
     const prepareOut = outDir();
     const runOut = outDir();
 
-    const prep = await startRunner(['--phase', 'prepare', '--workload', 'fullscan_1kb.lua', '--script-dir', WORKLOADS, '--out', prepareOut, ...conn(), '--', '--tables=1', '--table-size=300', '--threads=2']).done;
+    const prep = await startRunner([
+      '--phase',
+      'prepare',
+      '--workload',
+      'fullscan_1kb.lua',
+      '--script-dir',
+      WORKLOADS,
+      '--out',
+      prepareOut,
+      ...conn(),
+      '--',
+      '--tables=1',
+      '--table-size=300',
+      '--threads=2',
+    ]).done;
     const run = await startRunner([
-      '--phase', 'run', '--workload', 'fullscan_1kb.lua', '--script-dir', WORKLOADS, '--out', runOut, ...conn(),
-      '--', '--tables=1', '--table-size=300', '--threads=2', '--time=2', '--report-interval=1',
+      '--phase',
+      'run',
+      '--workload',
+      'fullscan_1kb.lua',
+      '--script-dir',
+      WORKLOADS,
+      '--out',
+      runOut,
+      ...conn(),
+      '--',
+      '--tables=1',
+      '--table-size=300',
+      '--threads=2',
+      '--time=2',
+      '--report-interval=1',
     ]).done;
 
     expect([prep.code, readResult(prepareOut).exitCode, run.code, readResult(runOut).exitCode]).toEqual([0, 0, 0, 0]);
@@ -269,8 +350,19 @@ describe('client/runner.sh against a throwaway MariaDB', () => {
   it('SIGTERM: stops sysbench, still writes result.json, exits (and the password was never on a command line)', async () => {
     const out = outDir();
     const { child, done } = startRunner([
-      '--phase', 'run', '--workload', 'oltp_read_only', '--out', out, ...conn(),
-      '--', '--tables=2', '--table-size=500', '--threads=2', '--time=120', '--report-interval=1',
+      '--phase',
+      'run',
+      '--workload',
+      'oltp_read_only',
+      '--out',
+      out,
+      ...conn(),
+      '--',
+      '--tables=2',
+      '--table-size=500',
+      '--threads=2',
+      '--time=120',
+      '--report-interval=1',
     ]);
     await waitForInterval(out);
     // While sysbench runs: its command line is visible, the password (in the config file) is not.
@@ -293,8 +385,19 @@ describe('client/runner.sh against a throwaway MariaDB', () => {
   it('the server dies mid-run: the runner still reports, the parser keeps the intervals and says why', async () => {
     const out = outDir();
     const { done } = startRunner([
-      '--phase', 'run', '--workload', 'oltp_read_write', '--out', out, ...conn(),
-      '--', '--tables=2', '--table-size=500', '--threads=2', '--time=60', '--report-interval=1',
+      '--phase',
+      'run',
+      '--workload',
+      'oltp_read_write',
+      '--out',
+      out,
+      ...conn(),
+      '--',
+      '--tables=2',
+      '--table-size=500',
+      '--threads=2',
+      '--time=60',
+      '--report-interval=1',
     ]);
     await waitForInterval(out);
 

@@ -18,7 +18,18 @@ describe('rw_consistency.lua', () => {
   const sysbench = (args: string[]) => {
     const r = spawnSync(
       'sysbench',
-      [script, '--db-driver=mysql', '--mysql-host=127.0.0.1', `--mysql-port=${db.port}`, '--mysql-user=sbtest', `--mysql-password=${password}`, '--mysql-db=sbtest', '--tables=1', '--table-size=200', ...args],
+      [
+        script,
+        '--db-driver=mysql',
+        '--mysql-host=127.0.0.1',
+        `--mysql-port=${db.port}`,
+        '--mysql-user=sbtest',
+        `--mysql-password=${password}`,
+        '--mysql-db=sbtest',
+        '--tables=1',
+        '--table-size=200',
+        ...args,
+      ],
       { encoding: 'utf8', timeout: 60_000 },
     );
     return { code: r.status, out: `${r.stdout}\n${r.stderr}` };
@@ -42,7 +53,7 @@ describe('rw_consistency.lua', () => {
     expect(Number(db.sql('SELECT COUNT(*) FROM sbtest.sbtest1 WHERE id <= 200').trim())).toBe(200);
   });
 
-  it('reads every transaction\'s write back in the same session and counts no stale read on the writer', () => {
+  it("reads every transaction's write back in the same session and counts no stale read on the writer", () => {
     // Arrange: no marker rows left by the runs above.
     db.sql('DELETE FROM sbtest.sbtest1 WHERE id > 200');
 

@@ -84,7 +84,10 @@ async function runRow(backend: Backend, result: LocalExecutionResult): Promise<R
 async function stepRows(backend: Backend, result: LocalExecutionResult, cellId: string, stepId: string): Promise<StepRow[]> {
   const dt = new Date().toISOString().slice(0, 10);
   const text = await backend.lake.get(lakeKeys.stepTable('steps', dt, result.runId!, cellId, stepId));
-  return text!.trim().split('\n').map((l) => JSON.parse(l) as StepRow);
+  return text!
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as StepRow);
 }
 
 describe('benchmark workflow, locally', () => {
@@ -105,7 +108,10 @@ describe('benchmark workflow, locally', () => {
     expect(entered(result.events, 'CollectLateMetrics')).toBe(1);
     expect(entered(result.events, 'WaitForLateMetrics')).toBe(0);
     const dt = new Date().toISOString().slice(0, 10);
-    const windows = (await backend.lake.get(lakeKeys.stepTable('metric_windows', dt, result.runId!, 'small-r1', 'rw-t2')))!.trim().split('\n').map((l) => JSON.parse(l) as MetricWindowRow);
+    const windows = (await backend.lake.get(lakeKeys.stepTable('metric_windows', dt, result.runId!, 'small-r1', 'rw-t2')))!
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as MetricWindowRow);
     expect(windows.find((w) => w.instance_id === 'small-r1-w' && w.metric === 'CPUUtilization')).toMatchObject({ source: 'local', complete: true });
     expect(windows.every((w) => w.complete && w.received === w.expected)).toBe(true);
     const rw = await stepRows(backend, result, 'small-r1', 'rw-t2');
@@ -144,7 +150,7 @@ describe('benchmark workflow, locally', () => {
     expect(serversLeft()).toEqual([]);
   });
 
-  it('carries a custom Lua workload\'s read-after-write checks into the lake (rw_consistency.lua on the writer)', async () => {
+  it("carries a custom Lua workload's read-after-write checks into the lake (rw_consistency.lua on the writer)", async () => {
     // Arrange
     const backend = newBackend();
     const body = readFileSync(join(REPO, 'experiments', 'workloads', 'rw_consistency.lua'), 'utf8');
@@ -296,7 +302,12 @@ describe('benchmark workflow, locally', () => {
     // Arrange: a step far longer than the execution may run, whatever the machine's speed.
     const backend = newBackend();
     const specFile = join(lakeDir, 'long.json');
-    writeFileSync(specFile, JSON.stringify(tinySpec({ variants: [{ name: 'one', instanceClass: 'db.t3.medium', readers: 1 }], workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1], durationS: 3600 }] })));
+    writeFileSync(
+      specFile,
+      JSON.stringify(
+        tinySpec({ variants: [{ name: 'one', instanceClass: 'db.t3.medium', readers: 1 }], workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1], durationS: 3600 }] }),
+      ),
+    );
     const lines: string[] = [];
     // Act
     const result = await runLocal({ specFile, repoRoot: REPO, lakeDir, backend, serverVersion: 'test', executionTimeoutS: 4, pollMs: 100, log: (l) => lines.push(l) });

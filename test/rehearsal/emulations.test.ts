@@ -28,7 +28,14 @@ import {
 } from '@aws-sdk/client-rds';
 import { CreateBucketCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { GetSecretValueCommand, ListSecretsCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { CancelCommandCommand, DescribeInstanceInformationCommand, GetCommandInvocationCommand, SendCommandCommand, SSMClient, type GetCommandInvocationCommandOutput } from '@aws-sdk/client-ssm';
+import {
+  CancelCommandCommand,
+  DescribeInstanceInformationCommand,
+  GetCommandInvocationCommand,
+  SendCommandCommand,
+  SSMClient,
+  type GetCommandInvocationCommandOutput,
+} from '@aws-sdk/client-ssm';
 import { checkLocalDependencies } from '../../core/backends/local/preflight';
 import { isAlive } from '../../core/backends/local/processes';
 import { query } from '../../core/backends/local/sql-client';
@@ -117,9 +124,19 @@ describe('RDS emulation: a cluster created through the API is a real MariaDB clu
   it('starts each instance from creating to available, with the master user from the secret, DatabaseName, the parameter group, and no sbtest', async () => {
     // Arrange
     await rds.send(new CreateDBClusterParameterGroupCommand({ DBClusterParameterGroupName: 'emu-cpg', DBParameterGroupFamily: 'aurora-mysql8.0', Description: 'test' }));
-    await rds.send(new ModifyDBClusterParameterGroupCommand({ DBClusterParameterGroupName: 'emu-cpg', Parameters: [{ ParameterName: 'innodb_print_all_deadlocks', ParameterValue: '1', ApplyMethod: 'pending-reboot' }] }));
+    await rds.send(
+      new ModifyDBClusterParameterGroupCommand({
+        DBClusterParameterGroupName: 'emu-cpg',
+        Parameters: [{ ParameterName: 'innodb_print_all_deadlocks', ParameterValue: '1', ApplyMethod: 'pending-reboot' }],
+      }),
+    );
     await rds.send(new CreateDBParameterGroupCommand({ DBParameterGroupName: 'emu-ipg', DBParameterGroupFamily: 'aurora-mysql8.0', Description: 'test' }));
-    await rds.send(new ModifyDBParameterGroupCommand({ DBParameterGroupName: 'emu-ipg', Parameters: [{ ParameterName: 'max_prepared_stmt_count', ParameterValue: '23456', ApplyMethod: 'pending-reboot' }] }));
+    await rds.send(
+      new ModifyDBParameterGroupCommand({
+        DBParameterGroupName: 'emu-ipg',
+        Parameters: [{ ParameterName: 'max_prepared_stmt_count', ParameterValue: '23456', ApplyMethod: 'pending-reboot' }],
+      }),
+    );
 
     // Act
     const cluster = await rds.send(
@@ -133,8 +150,24 @@ describe('RDS emulation: a cluster created through the API is a real MariaDB clu
         DBClusterParameterGroupName: 'emu-cpg',
       }),
     );
-    const created = await rds.send(new CreateDBInstanceCommand({ DBInstanceIdentifier: 'emu-c1-w', DBClusterIdentifier: 'emu-c1', Engine: 'aurora-mysql', DBInstanceClass: 'db.r6g.large', DBParameterGroupName: 'emu-ipg' }));
-    await rds.send(new CreateDBInstanceCommand({ DBInstanceIdentifier: 'emu-c1-r1', DBClusterIdentifier: 'emu-c1', Engine: 'aurora-mysql', DBInstanceClass: 'db.r6g.large', DBParameterGroupName: 'emu-ipg' }));
+    const created = await rds.send(
+      new CreateDBInstanceCommand({
+        DBInstanceIdentifier: 'emu-c1-w',
+        DBClusterIdentifier: 'emu-c1',
+        Engine: 'aurora-mysql',
+        DBInstanceClass: 'db.r6g.large',
+        DBParameterGroupName: 'emu-ipg',
+      }),
+    );
+    await rds.send(
+      new CreateDBInstanceCommand({
+        DBInstanceIdentifier: 'emu-c1-r1',
+        DBClusterIdentifier: 'emu-c1',
+        Engine: 'aurora-mysql',
+        DBInstanceClass: 'db.r6g.large',
+        DBParameterGroupName: 'emu-ipg',
+      }),
+    );
     const writer = await until('writer available', async () => ((await instance('emu-c1-w')).DBInstanceStatus === 'available' ? instance('emu-c1-w') : undefined));
     const reader = await until('reader available', async () => ((await instance('emu-c1-r1')).DBInstanceStatus === 'available' ? instance('emu-c1-r1') : undefined));
 
@@ -165,23 +198,40 @@ describe('RDS emulation: a cluster created through the API is a real MariaDB clu
     expect(await query(onWriter, 'SELECT @@GLOBAL.max_prepared_stmt_count, @@GLOBAL.innodb_print_all_deadlocks')).toEqual([['23456', '1']]);
     expect(await query(onReader, 'SELECT @@GLOBAL.max_prepared_stmt_count, @@GLOBAL.innodb_print_all_deadlocks, @@GLOBAL.read_only')).toEqual([['23456', '1', '1']]);
     await query(onWriter, 'CREATE TABLE benchdata.t (id INT PRIMARY KEY); INSERT INTO benchdata.t VALUES (7)');
-    expect(await until('row replicated', async () => ((await query(onReader, 'SELECT id FROM benchdata.t').catch(() => [])).length > 0 ? query(onReader, 'SELECT id FROM benchdata.t') : undefined))).toEqual([['7']]);
+    expect(
+      await until('row replicated', async () =>
+        (await query(onReader, 'SELECT id FROM benchdata.t').catch(() => [])).length > 0 ? query(onReader, 'SELECT id FROM benchdata.t') : undefined,
+      ),
+    ).toEqual([['7']]);
     expect(membersSeen.at(-1)).toMatchObject({ clusterId: 'emu-c1', writer: { instanceId: 'emu-c1-w' }, readers: [{ instanceId: 'emu-c1-r1' }] });
   });
 
   it('refuses a parameter group change RDS would refuse, naming the parameter, and keeps the group as it was', async () => {
     // Act
-    const refused = rds.send(new ModifyDBClusterParameterGroupCommand({ DBClusterParameterGroupName: 'emu-cpg', Parameters: [{ ParameterName: 'max_prepared_stmt_count', ParameterValue: '1', ApplyMethod: 'pending-reboot' }] }));
-    const unknown = rds.send(new ModifyDBParameterGroupCommand({ DBParameterGroupName: 'emu-ipg', Parameters: [{ ParameterName: 'no_such_parameter', ParameterValue: '1', ApplyMethod: 'pending-reboot' }] }));
+    const refused = rds.send(
+      new ModifyDBClusterParameterGroupCommand({
+        DBClusterParameterGroupName: 'emu-cpg',
+        Parameters: [{ ParameterName: 'max_prepared_stmt_count', ParameterValue: '1', ApplyMethod: 'pending-reboot' }],
+      }),
+    );
+    const unknown = rds.send(
+      new ModifyDBParameterGroupCommand({
+        DBParameterGroupName: 'emu-ipg',
+        Parameters: [{ ParameterName: 'no_such_parameter', ParameterValue: '1', ApplyMethod: 'pending-reboot' }],
+      }),
+    );
 
     // Assert
-    await expect(refused).rejects.toMatchObject({ name: 'InvalidParameterValue', message: expect.stringMatching(/^The parameter max_prepared_stmt_count cannot be modified in an aurora-mysql8.0 cluster parameter group: instance-level only/) });
+    await expect(refused).rejects.toMatchObject({
+      name: 'InvalidParameterValue',
+      message: expect.stringMatching(/^The parameter max_prepared_stmt_count cannot be modified in an aurora-mysql8.0 cluster parameter group: instance-level only/),
+    });
     await expect(unknown).rejects.toMatchObject({ name: 'InvalidParameterValue', message: 'Could not find parameter with name: no_such_parameter' });
     const params = await rds.send(new DescribeDBClusterParametersCommand({ DBClusterParameterGroupName: 'emu-cpg', Source: 'user' }));
     expect((params.Parameters ?? []).map((p) => p.ParameterName)).toEqual(['innodb_print_all_deadlocks']);
   });
 
-  it('stops an instance\'s server when it is deleted, and deleting the cluster deletes its secret', async () => {
+  it("stops an instance's server when it is deleted, and deleting the cluster deletes its secret", async () => {
     // Arrange
     const servers = emulation.runningServers();
     expect(servers.map((s) => s.instanceId).sort()).toEqual(['emu-c1-r1', 'emu-c1-w']);
@@ -312,7 +362,7 @@ describe('SSM agent emulation: commands sent to a client instance run with bash 
   });
 });
 
-describe('the clients\' AWS CLI', () => {
+describe("the clients' AWS CLI", () => {
   it('is checked to reach moto through AWS_ENDPOINT_URL, and refused with the reason when it does not', async () => {
     // Arrange: the clients' environment (real AWS CLI), once with moto, once with a port nobody listens on.
     const s3 = new S3Client({ ...common, forcePathStyle: true });
@@ -333,12 +383,12 @@ describe('the clients\' AWS CLI', () => {
     await expect(checkAwsCliReachesMoto(env(moto.endpoint), 'cli-check-bucket')).resolves.toBeUndefined();
     await expect(checkAwsCliReachesMoto(env('http://127.0.0.1:9'), 'cli-check-bucket')).rejects.toMatchObject({
       name: 'MissingDependencyError',
-      message: expect.stringContaining('did not reach the rehearsal\'s moto through AWS_ENDPOINT_URL=http://127.0.0.1:9'),
+      message: expect.stringContaining("did not reach the rehearsal's moto through AWS_ENDPOINT_URL=http://127.0.0.1:9"),
     });
   });
 });
 
-describe('CloudWatch publisher: the servers\' datapoints become visible only after the lag', () => {
+describe("CloudWatch publisher: the servers' datapoints become visible only after the lag", () => {
   it('publishes every sample of a real server under AWS/RDS at least lagS after it was taken', async () => {
     // Arrange: a real single-instance cluster through the emulation, and a publisher with a 3 s lag.
     const versions = await checkLocalDependencies();
@@ -349,13 +399,23 @@ describe('CloudWatch publisher: the servers\' datapoints become visible only aft
     const tracker = new ProcessTracker();
     const lagS = 3;
     const publisher = new CloudWatchPublisher({ cloudwatch, lagS });
-    const emulation = new RdsEmulation({ tools: versions.tools, template, serverVersion: versions.serverVersion, dir: join(work, 'cw-db'), secrets, tracker, onMembersChanged: (m) => publisher.membersChanged(m) });
+    const emulation = new RdsEmulation({
+      tools: versions.tools,
+      template,
+      serverVersion: versions.serverVersion,
+      dir: join(work, 'cw-db'),
+      secrets,
+      tracker,
+      onMembersChanged: (m) => publisher.membersChanged(m),
+    });
     emulation.install(rds);
     const seen = new Map<number, number>();
     try {
       await rds.send(new CreateDBClusterCommand({ DBClusterIdentifier: 'cw-c1', Engine: 'aurora-mysql', MasterUsername: 'benchadmin', ManageMasterUserPassword: true }));
       await rds.send(new CreateDBInstanceCommand({ DBInstanceIdentifier: 'cw-c1-w', DBClusterIdentifier: 'cw-c1', Engine: 'aurora-mysql', DBInstanceClass: 'db.r6g.large' }));
-      await until('writer available', async () => ((await rds.send(new DescribeDBInstancesCommand({ DBInstanceIdentifier: 'cw-c1-w' }))).DBInstances![0]!.DBInstanceStatus === 'available' ? true : undefined));
+      await until('writer available', async () =>
+        (await rds.send(new DescribeDBInstancesCommand({ DBInstanceIdentifier: 'cw-c1-w' }))).DBInstances![0]!.DBInstanceStatus === 'available' ? true : undefined,
+      );
 
       // Act: watch the raw datapoints (1 s period) as they appear, noting when each became visible.
       publisher.start();
@@ -367,7 +427,16 @@ describe('CloudWatch publisher: the servers\' datapoints become visible only aft
             new GetMetricDataCommand({
               StartTime: start,
               EndTime: new Date(Date.now() + 60_000),
-              MetricDataQueries: [{ Id: 'cpu', MetricStat: { Metric: { Namespace: 'AWS/RDS', MetricName: 'CommitThroughput', Dimensions: [{ Name: 'DBInstanceIdentifier', Value: 'cw-c1-w' }] }, Period: 1, Stat: 'Average' } }],
+              MetricDataQueries: [
+                {
+                  Id: 'cpu',
+                  MetricStat: {
+                    Metric: { Namespace: 'AWS/RDS', MetricName: 'CommitThroughput', Dimensions: [{ Name: 'DBInstanceIdentifier', Value: 'cw-c1-w' }] },
+                    Period: 1,
+                    Stat: 'Average',
+                  },
+                },
+              ],
             }),
           );
           const now = Date.now();

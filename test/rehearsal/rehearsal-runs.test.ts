@@ -47,7 +47,11 @@ function specFile(name: string, clusterParameters: Record<string, string | numbe
   return file;
 }
 
-async function rehearse(name: string, extra: Partial<RehearsalOptions> = {}, clusterParameters: Record<string, string | number> = {}): Promise<{ r: RehearsalResult; lines: string[]; lake: LocalLakeStore }> {
+async function rehearse(
+  name: string,
+  extra: Partial<RehearsalOptions> = {},
+  clusterParameters: Record<string, string | number> = {},
+): Promise<{ r: RehearsalResult; lines: string[]; lake: LocalLakeStore }> {
   const lines: string[] = [];
   const lakeDir = join(work, `${name}-lake`);
   const started = Date.now();
@@ -95,7 +99,7 @@ describe('the AWS rehearsal', () => {
     expect(r.notCleaned).toEqual([]);
   }, 180_000);
 
-  it('fails the prepare job with sysbench\'s "Unknown database \'sbtest\'" when CreateDBCluster names no DatabaseName, and leaves nothing behind', async () => {
+  it("fails the prepare job with sysbench's \"Unknown database 'sbtest'\" when CreateDBCluster names no DatabaseName, and leaves nothing behind", async () => {
     // Arrange: the backend's CreateDBCluster without DatabaseName (the code before the fix); a
     // password without characters the runner's sysbench config file could trip over, so the
     // database is the only thing missing.

@@ -79,49 +79,78 @@ describe('every study through the AWS rehearsal', () => {
     expect(studies).toEqual(expect.arrayContaining(['graviton-vs-intel.json', 'network-throughput.json', 'rate-sweep.json', 'thread-sweep.json', 'write-forwarding.json']));
   });
 
-  it.each(studies)('%s: every step ok, its rows in the lake, nothing left behind', async (file) => {
-    // Arrange
-    const lines: string[] = [];
-    const lakeDir = join(work, `${file}-lake`);
+  it.each(studies)(
+    '%s: every step ok, its rows in the lake, nothing left behind',
+    async (file) => {
+      // Arrange
+      const lines: string[] = [];
+      const lakeDir = join(work, `${file}-lake`);
 
-    // Act
-    const r = await runRehearsal({ specFile: trimmedStudy(file), repoRoot: ROOT, ...wiring, motoEndpoint: moto.endpoint, metricsLagS: 1, pollMs: 200, lakeDir, log: (l) => lines.push(l) });
+      // Act
+      const r = await runRehearsal({
+        specFile: trimmedStudy(file),
+        repoRoot: ROOT,
+        ...wiring,
+        motoEndpoint: moto.endpoint,
+        metricsLagS: 1,
+        pollMs: 200,
+        lakeDir,
+        log: (l) => lines.push(l),
+      });
 
-    // Assert
-    expect({ status: r.status, cause: r.cause }).toEqual({ status: 'SUCCEEDED', cause: undefined });
-    const lake = new LocalLakeStore(lakeDir);
-    const planned = r.plan.cells.flatMap((c) => c.steps.map((s) => `${c.cellId}/${s.stepId}`));
-    const rows: StepRow[] = [];
-    for (const c of r.plan.cells) {
-      for (const s of c.steps) {
-        const text = await lake.get(`tables/steps/dt=${r.plan.dt}/${r.plan.runId}__${c.cellId}__${s.stepId}.jsonl`);
-        rows.push(...(text ?? '').trim().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as StepRow));
+      // Assert
+      expect({ status: r.status, cause: r.cause }).toEqual({ status: 'SUCCEEDED', cause: undefined });
+      const lake = new LocalLakeStore(lakeDir);
+      const planned = r.plan.cells.flatMap((c) => c.steps.map((s) => `${c.cellId}/${s.stepId}`));
+      const rows: StepRow[] = [];
+      for (const c of r.plan.cells) {
+        for (const s of c.steps) {
+          const text = await lake.get(`tables/steps/dt=${r.plan.dt}/${r.plan.runId}__${c.cellId}__${s.stepId}.jsonl`);
+          rows.push(
+            ...(text ?? '')
+              .trim()
+              .split('\n')
+              .filter((l) => l !== '')
+              .map((l) => JSON.parse(l) as StepRow),
+          );
+        }
       }
-    }
-    // One row per client of each step, every one ok.
-    expect([...new Set(rows.map((s) => `${s.cell_id}/${s.step_id}`))]).toEqual(planned);
-    expect(rows.filter((s) => s.status !== 'ok').map((s) => `${s.cell_id}/${s.step_id}: ${s.error}`)).toEqual([]);
-    expect(rows.every((s) => (s.tps ?? 0) > 0)).toBe(true);
-    // The servers' CloudWatch metrics, published late into moto, reached the lake for every step and
-    // instance: collected again after the cell's last step, every CloudWatch window ends complete.
-    const tableRows = async <T>(table: string, cell: string, step: string) =>
-      ((await lake.get(`tables/${table}/dt=${r.plan.dt}/${r.plan.runId}__${cell}__${step}.jsonl`)) ?? '').trim().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as T);
-    for (const c of r.plan.cells) {
-      for (const s of c.steps) {
-        const metrics = await tableRows<ServerMetricRow>('server_metrics', c.cellId, s.stepId);
-        const instances = new Set(metrics.filter((m) => m.source === 'cloudwatch' && m.metric === 'CPUUtilization').map((m) => m.role));
-        expect([`${c.cellId}/${s.stepId}`, ...instances].sort()).toEqual([`${c.cellId}/${s.stepId}`, 'writer', ...(c.variant.readers > 0 ? ['reader'] : [])].sort());
-        // Write forwarding is Aurora's: its Forwarding* metrics have no MariaDB counterpart and stay empty (incomplete).
-        const windows = (await tableRows<MetricWindowRow>('metric_windows', c.cellId, s.stepId)).filter((w) => w.source === 'cloudwatch' && !w.metric.startsWith('Forwarding'));
-        expect(windows.length).toBeGreaterThan(0);
-        expect(windows.filter((w) => !w.complete).map((w) => `${c.cellId}/${s.stepId} ${w.instance_id} ${w.metric}`)).toEqual([]);
+      // One row per client of each step, every one ok.
+      expect([...new Set(rows.map((s) => `${s.cell_id}/${s.step_id}`))]).toEqual(planned);
+      expect(rows.filter((s) => s.status !== 'ok').map((s) => `${s.cell_id}/${s.step_id}: ${s.error}`)).toEqual([]);
+      expect(rows.every((s) => (s.tps ?? 0) > 0)).toBe(true);
+      // The servers' CloudWatch metrics, published late into moto, reached the lake for every step and
+      // instance: collected again after the cell's last step, every CloudWatch window ends complete.
+      const tableRows = async <T>(table: string, cell: string, step: string) =>
+        ((await lake.get(`tables/${table}/dt=${r.plan.dt}/${r.plan.runId}__${cell}__${step}.jsonl`)) ?? '')
+          .trim()
+          .split('\n')
+          .filter((l) => l !== '')
+          .map((l) => JSON.parse(l) as T);
+      for (const c of r.plan.cells) {
+        for (const s of c.steps) {
+          const metrics = await tableRows<ServerMetricRow>('server_metrics', c.cellId, s.stepId);
+          const instances = new Set(metrics.filter((m) => m.source === 'cloudwatch' && m.metric === 'CPUUtilization').map((m) => m.role));
+          expect([`${c.cellId}/${s.stepId}`, ...instances].sort()).toEqual([`${c.cellId}/${s.stepId}`, 'writer', ...(c.variant.readers > 0 ? ['reader'] : [])].sort());
+          // Write forwarding is Aurora's: its Forwarding* metrics have no MariaDB counterpart and stay empty (incomplete).
+          const windows = (await tableRows<MetricWindowRow>('metric_windows', c.cellId, s.stepId)).filter((w) => w.source === 'cloudwatch' && !w.metric.startsWith('Forwarding'));
+          expect(windows.length).toBeGreaterThan(0);
+          expect(windows.filter((w) => !w.complete).map((w) => `${c.cellId}/${s.stepId} ${w.instance_id} ${w.metric}`)).toEqual([]);
+        }
       }
-    }
-    expect(r.leftBehind).toEqual([]);
-    expect(r.notCleaned).toEqual([]);
-    if (file === 'write-forwarding.json') {
-      // What the local plan says about writes sent to a reader, said by the rehearsal too.
-      expect(lines).toEqual(expect.arrayContaining([expect.stringMatching(/^\[refused\] workloads\[\d+\]: workload "rw-reader" on variant "r5-xl-fwd" sends writes to a reader: .*MariaDB replicas cannot forward writes; left out of the AWS rehearsal$/)]));
-    }
-  }, 600_000);
+      expect(r.leftBehind).toEqual([]);
+      expect(r.notCleaned).toEqual([]);
+      if (file === 'write-forwarding.json') {
+        // What the local plan says about writes sent to a reader, said by the rehearsal too.
+        expect(lines).toEqual(
+          expect.arrayContaining([
+            expect.stringMatching(
+              /^\[refused\] workloads\[\d+\]: workload "rw-reader" on variant "r5-xl-fwd" sends writes to a reader: .*MariaDB replicas cannot forward writes; left out of the AWS rehearsal$/,
+            ),
+          ]),
+        );
+      }
+    },
+    600_000,
+  );
 });

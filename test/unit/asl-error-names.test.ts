@@ -103,4 +103,3 @@ describe('ASL error names and error classes', () => {
     expect(notRetriedButMatched).toEqual([]);
   });
 });
-

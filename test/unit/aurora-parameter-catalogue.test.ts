@@ -138,7 +138,11 @@ describe('the Aurora MySQL parameter catalogue', () => {
       aurora_fwd_writer_idle_timeout: 'soon',
       aurora_jemalloc_dirty_decay_ms: '18446744073709551616',
     });
-    const edges = parameterProblems(V3, 'cluster', { aurora_replica_read_consistency: 'session', aurora_fwd_writer_max_connections_pct: 90, aurora_jemalloc_dirty_decay_ms: '18446744073709551615' });
+    const edges = parameterProblems(V3, 'cluster', {
+      aurora_replica_read_consistency: 'session',
+      aurora_fwd_writer_max_connections_pct: 90,
+      aurora_jemalloc_dirty_decay_ms: '18446744073709551615',
+    });
     // Assert
     expect(problems.map((p) => p.reason)).toEqual([
       'value "STRONG" is not allowed on Aurora MySQL 3 (AWS lists EVENTUAL, SESSION, GLOBAL)',

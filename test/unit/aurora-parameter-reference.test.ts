@@ -34,12 +34,12 @@ const REFERENCE = [
   '|  `replica_parallel_workers`  |   Yes   |  Aurora MySQL version 3   | ',
   '|  `thread_handling`  |  No  |    | ',
   '',
-  "## MySQL parameters that don't apply to Aurora MySQL<a name=\"AuroraMySQL.Reference.Parameters.Inapplicable\"></a>",
+  '## MySQL parameters that don\'t apply to Aurora MySQL<a name="AuroraMySQL.Reference.Parameters.Inapplicable"></a>',
   '',
-  '+ `innodb_deadlock_detect` – This parameter doesn\'t apply to Aurora MySQL version 2\\. It is available in Aurora MySQL version 3\\.',
+  "+ `innodb_deadlock_detect` – This parameter doesn't apply to Aurora MySQL version 2\\. It is available in Aurora MySQL version 3\\.",
   '+ `innodb_flush_method`',
   '',
-  '## MySQL status variables that don\'t apply to Aurora MySQL',
+  "## MySQL status variables that don't apply to Aurora MySQL",
   '',
 ].join('\n');
 
@@ -53,7 +53,7 @@ const WRITE_FORWARDING = [
   '',
 ].join('\n');
 
-describe('building the parameter catalogue from AWS\'s reference', () => {
+describe("building the parameter catalogue from AWS's reference", () => {
   it('reads which major versions a note limits a row to', () => {
     // Act / Assert
     expect(versionsOf('Removed from Aurora MySQL version 3.')).toEqual(['2']);
@@ -101,7 +101,10 @@ describe('building the parameter catalogue from AWS\'s reference', () => {
     expect(v2['slave_parallel_workers']?.otherName).toBe('replica_parallel_workers');
     expect(v3['replica_parallel_workers']?.otherName).toBe('slave_parallel_workers');
     expect(v3['thread_handling']?.instance).toEqual({ modifiable: false });
-    expect(majors['2'].notApplicable).toEqual({ innodb_deadlock_detect: "This parameter doesn't apply to Aurora MySQL version 2. It is available in Aurora MySQL version 3.", innodb_flush_method: '' });
+    expect(majors['2'].notApplicable).toEqual({
+      innodb_deadlock_detect: "This parameter doesn't apply to Aurora MySQL version 2. It is available in Aurora MySQL version 3.",
+      innodb_flush_method: '',
+    });
     expect(majors['3'].notApplicable).toEqual({ innodb_flush_method: '' });
     expect(v3['aurora_fwd_writer_idle_timeout']).toMatchObject({ cluster: { modifiable: true }, range: { min: '1', max: '86400' } });
     expect(v2['aurora_fwd_writer_idle_timeout']).toBeUndefined();
@@ -118,7 +121,11 @@ describe('building the parameter catalogue from AWS\'s reference', () => {
     // Act
     applyAmendments(majors, amendments);
     // Assert
-    expect(majors['3'].parameters['innodb_flush_log_at_trx_commit']).toMatchObject({ cluster: { modifiable: true }, allowedValues: ['0', '1', '2'], source: 'https://docs.aws.amazon.com/x' });
+    expect(majors['3'].parameters['innodb_flush_log_at_trx_commit']).toMatchObject({
+      cluster: { modifiable: true },
+      allowedValues: ['0', '1', '2'],
+      source: 'https://docs.aws.amazon.com/x',
+    });
     expect(majors['2'].parameters['innodb_undo_logs']).toBeUndefined();
     expect(majors['2'].notApplicable['innodb_undo_logs']).toBe('');
   });

@@ -111,7 +111,9 @@ describe('AWS config from the Lambda environment', () => {
     const { [AWS_CONFIG_ENV.metricsPublishDelayS]: _unset, ...withoutDelay } = awsConfigToEnv(config);
 
     expect(awsConfigFromEnv(withoutDelay).metricsPublishDelayS).toBe(180);
-    expect(() => awsConfigFromEnv({ ...withoutDelay, [AWS_CONFIG_ENV.metricsPublishDelayS]: '-1' })).toThrow(/AURORA_BENCH_METRICS_PUBLISH_DELAY_S must be a whole number of seconds from 0 to 3600/);
+    expect(() => awsConfigFromEnv({ ...withoutDelay, [AWS_CONFIG_ENV.metricsPublishDelayS]: '-1' })).toThrow(
+      /AURORA_BENCH_METRICS_PUBLISH_DELAY_S must be a whole number of seconds from 0 to 3600/,
+    );
     expect(() => awsConfigFromEnv({ ...withoutDelay, [AWS_CONFIG_ENV.metricsPublishDelayS]: '90.5' })).toThrow(AwsConfigError);
   });
 
@@ -141,7 +143,15 @@ describe('AWS backend helpers', () => {
     validateSpec({
       name: 'helpers',
       engine: { version: '3.04.0' },
-      variants: [{ name: 'wf', instanceClass: 'db.r6g.large', readers: 1, clusterParameters: { binlog_group_commit_sync_delay: 1000, innodb_deadlock_detect: false }, writeForwarding: { enabled: true, idleTimeoutS: 60 } }],
+      variants: [
+        {
+          name: 'wf',
+          instanceClass: 'db.r6g.large',
+          readers: 1,
+          clusterParameters: { binlog_group_commit_sync_delay: 1000, innodb_deadlock_detect: false },
+          writeForwarding: { enabled: true, idleTimeoutS: 60 },
+        },
+      ],
       data: { tables: 8, tableSize: 10_000_000 },
       workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [32], durationS: 600 }],
     }),
@@ -219,7 +229,7 @@ describe('AWS backend helpers', () => {
     expect(present.stdout).toBe('past the check\n');
   });
 
-  it('names a client\'s ready marker key by its instance id and refuses anything else', () => {
+  it("names a client's ready marker key by its instance id and refuses anything else", () => {
     expect(clientReadyKey('i-0123456789abcdef0')).toBe('clients/i-0123456789abcdef0/ready.json');
     expect(() => clientReadyKey('../raw/x')).toThrow(/not an EC2 instance id/);
   });

@@ -27,7 +27,8 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     requests.push(`${req.method} ${req.url} token=${req.headers['x-aws-ec2-metadata-token'] ?? ''}`);
     if (req.method === 'PUT' && req.url === '/latest/api/token') return void res.end('tok-1');
-    if (req.method === 'GET' && req.url === `/latest/meta-data/tags/instance/${EXPIRES_AT_TAG}` && req.headers['x-aws-ec2-metadata-token'] === 'tok-1' && expiresAt !== undefined) return void res.end(expiresAt);
+    if (req.method === 'GET' && req.url === `/latest/meta-data/tags/instance/${EXPIRES_AT_TAG}` && req.headers['x-aws-ec2-metadata-token'] === 'tok-1' && expiresAt !== undefined)
+      return void res.end(expiresAt);
     res.statusCode = 404;
     res.end();
   });
@@ -50,7 +51,7 @@ async function scheduledShutdown(): Promise<string> {
 }
 
 describe("clients' dead-man's switch", () => {
-  it('shuts down at the run\'s expires-at tag, read with an IMDSv2 token', async () => {
+  it("shuts down at the run's expires-at tag, read with an IMDSv2 token", async () => {
     // Arrange
     expiresAt = new Date(Date.now() + 3 * 3600_000).toISOString();
 
@@ -84,7 +85,7 @@ describe("clients' dead-man's switch", () => {
     expect(args).toBe(`-h +${MAX_CLIENT_LIFETIME_HOURS * 60}`);
   });
 
-  it('uses the spec schema\'s largest ttlHours as that longest time', () => {
+  it("uses the spec schema's largest ttlHours as that longest time", () => {
     // Arrange
     const spec = (ttlHours: number) => ({
       name: 'ttl',
@@ -125,7 +126,9 @@ describe('the user data install steps', () => {
 
   it('proves sysbench works last, with the failure trap cleared so its own reason is the one reported', () => {
     expect(commands.slice(-2)).toEqual(['trap - EXIT', '"${AURORA_BENCH_HOME:-/opt/aurora-bench}/client/client-ready.sh" --marker-uri "$ready_marker_uri"']);
-    expect(script).toContain(`--luajit-source 's3://mirror/luajit.tar.gz' --sysbench-source 's3://mirror/sysbench-1.0.20.tar.gz' --prefix "\${AURORA_BENCH_HOME:-/opt/aurora-bench}/sysbench"`);
+    expect(script).toContain(
+      `--luajit-source 's3://mirror/luajit.tar.gz' --sysbench-source 's3://mirror/sysbench-1.0.20.tar.gz' --prefix "\${AURORA_BENCH_HOME:-/opt/aurora-bench}/sysbench"`,
+    );
     expect(script).toContain('ready_marker_uri="s3://lake/clients/${instance_id}/ready.json"');
   });
 });

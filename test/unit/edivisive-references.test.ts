@@ -48,8 +48,24 @@ const SERIES: SyntheticSeries[] = [
   seriesOfKind('step-down', 40, 1),
   seriesOfKind('step-up', 40, 2),
   seriesOfKind('down-up', 45, 3, 0.02, 0.1),
-  segmentedSeries('fixed later, 6 runs each', [{ length: 6, mean: 1000, sd: 20 }, { length: 6, mean: 700, sd: 20 }, { length: 6, mean: 1000, sd: 20 }], 4),
-  segmentedSeries('three levels', [{ length: 15, mean: 100, sd: 3 }, { length: 15, mean: 90, sd: 3 }, { length: 15, mean: 95, sd: 3 }], 5),
+  segmentedSeries(
+    'fixed later, 6 runs each',
+    [
+      { length: 6, mean: 1000, sd: 20 },
+      { length: 6, mean: 700, sd: 20 },
+      { length: 6, mean: 1000, sd: 20 },
+    ],
+    4,
+  ),
+  segmentedSeries(
+    'three levels',
+    [
+      { length: 15, mean: 100, sd: 3 },
+      { length: 15, mean: 90, sd: 3 },
+      { length: 15, mean: 95, sd: 3 },
+    ],
+    5,
+  ),
   seriesOfKind('variance', 80, 6),
   seriesOfKind('outliers', 40, 7),
   seriesOfKind('none', 40, 8),

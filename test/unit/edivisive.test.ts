@@ -66,7 +66,15 @@ describe('E-Divisive means on series with known change points', () => {
     let toEnd = 0;
     for (let seed = 1; seed <= 10; seed++) {
       // Arrange: 6 runs at 1000, 6 at 700, 6 at 1000 (noise 2%)
-      const s = segmentedSeries('fixed later', [{ length: 6, mean: 1000, sd: 20 }, { length: 6, mean: 700, sd: 20 }, { length: 6, mean: 1000, sd: 20 }], seed);
+      const s = segmentedSeries(
+        'fixed later',
+        [
+          { length: 6, mean: 1000, sd: 20 },
+          { length: 6, mean: 700, sd: 20 },
+          { length: 6, mean: 1000, sd: 20 },
+        ],
+        seed,
+      );
       // Act
       const u = eDivisive(s.values, { ...HISTORY, seed, statistic: 'u-statistic-best-end' });
       const v = eDivisive(s.values, { ...HISTORY, seed, statistic: 'v-statistic-to-end' });
@@ -102,7 +110,7 @@ describe('E-Divisive means on series with known change points', () => {
     }
   });
 
-  it('finds nothing in at most 2 of 40 change-free series (the test\'s level is 1%)', () => {
+  it("finds nothing in at most 2 of 40 change-free series (the test's level is 1%)", () => {
     // Arrange
     const series = Array.from({ length: 40 }, (_, i) => seriesOfKind('none', 50, 100 + i));
     // Act
@@ -113,7 +121,15 @@ describe('E-Divisive means on series with known change points', () => {
 
   it('gives the same change points and p-values for the same seed, and stops early only where the decision is already made', () => {
     // Arrange
-    const s = segmentedSeries('two steps', [{ length: 15, mean: 100, sd: 3 }, { length: 15, mean: 90, sd: 3 }, { length: 15, mean: 95, sd: 3 }], 3);
+    const s = segmentedSeries(
+      'two steps',
+      [
+        { length: 15, mean: 100, sd: 3 },
+        { length: 15, mean: 90, sd: 3 },
+        { length: 15, mean: 95, sd: 3 },
+      ],
+      3,
+    );
     // Act
     const a = eDivisive(s.values, { ...HISTORY, seed: 9 });
     const b = eDivisive(s.values, { ...HISTORY, seed: 9 });
@@ -127,7 +143,7 @@ describe('E-Divisive means on series with known change points', () => {
     expect(full.rejected!.pValue).toBeGreaterThan(0.01);
   });
 
-  it('computes signal-processing-algorithms\' statistic at every split as its definition does', () => {
+  it("computes signal-processing-algorithms' statistic at every split as its definition does", () => {
     // Arrange
     const s = seriesOfKind('down-up', 37, 5, 0.05).values;
     // Act
@@ -136,14 +152,15 @@ describe('E-Divisive means on series with known change points', () => {
     fast.forEach((v, tau) => expect(v).toBeCloseTo(vSlow(s, tau), 8));
   });
 
-  it('finds Matteson and James\' best split (over tau and kappa) as the definition does', () => {
+  it("finds Matteson and James' best split (over tau and kappa) as the definition does", () => {
     // Arrange
     const s = seriesOfKind('down-up', 25, 8, 0.03).values;
     let best = { index: -1, statistic: -Infinity };
-    for (let tau = 1; tau < s.length; tau++) for (let kappa = tau + 1; kappa <= s.length; kappa++) {
-      const q = qSlow(s, tau, kappa);
-      if (q > best.statistic) best = { index: tau, statistic: q };
-    }
+    for (let tau = 1; tau < s.length; tau++)
+      for (let kappa = tau + 1; kappa <= s.length; kappa++) {
+        const q = qSlow(s, tau, kappa);
+        if (q > best.statistic) best = { index: tau, statistic: q };
+      }
     // Act
     const fast = bestSplit(s, 'u-statistic-best-end');
     // Assert

@@ -37,7 +37,12 @@ describe('formatError', () => {
 
   it('keeps the names the state machine and the tests match, and marks them user-facing', () => {
     // Arrange
-    const errors = [new UsageError('u'), new PlanError([{ level: 'refused', path: 'workloads', message: 'none' }], 'exp.json'), new SpecError('exp.json', []), new TransientBackendError('t')];
+    const errors = [
+      new UsageError('u'),
+      new PlanError([{ level: 'refused', path: 'workloads', message: 'none' }], 'exp.json'),
+      new SpecError('exp.json', []),
+      new TransientBackendError('t'),
+    ];
 
     // Act
     const names = errors.map((e) => e.name);

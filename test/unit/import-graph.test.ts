@@ -40,7 +40,8 @@ const KNOWN_BACK_EDGES: Readonly<Record<string, string>> = {
   'core/plan -> core/sysbench': 'planning checks sysbench options with the command builder before any cluster exists; the option check could move below the plan',
   'core/sysbench -> core/backend': "the command builder takes the port's RunnerJob; the job type could move to core/sysbench",
   'core/lake -> core/backends/aws': "the Athena lake queries through the AWS backend's Athena client",
-  'core/workflow -> core/backends/aws': 'aws-task-deps.ts composes the AWS TaskDeps (backend, lake) for the Lambda handlers and the rehearsal: wiring, not workflow logic; it belongs above the backends',
+  'core/workflow -> core/backends/aws':
+    'aws-task-deps.ts composes the AWS TaskDeps (backend, lake) for the Lambda handlers and the rehearsal: wiring, not workflow logic; it belongs above the backends',
   'core/lake -> core/report': "the results table (results.ts) uses the report's number formatting",
 };
 
@@ -85,10 +86,12 @@ function edges(): Map<string, string[]> {
 }
 
 function backEdges(): Map<string, string[]> {
-  return new Map([...edges()].filter(([edge]) => {
-    const [from, to] = edge.split(' -> ') as [string, string];
-    return layerOf(to) > layerOf(from);
-  }));
+  return new Map(
+    [...edges()].filter(([edge]) => {
+      const [from, to] = edge.split(' -> ') as [string, string];
+      return layerOf(to) > layerOf(from);
+    }),
+  );
 }
 
 describe('import graph: the one-way path of docs/architecture.md', () => {

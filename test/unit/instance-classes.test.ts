@@ -12,13 +12,7 @@ describe('instance class table', () => {
   it('has every size large..16xlarge of r5, r6g, r6i and r7g, and the t3/t4g classes', () => {
     // Arrange
     const sizes = ['large', 'xlarge', '2xlarge', '4xlarge', '8xlarge', '12xlarge', '16xlarge'];
-    const expected = [
-      ...['r5', 'r6g', 'r6i', 'r7g'].flatMap((f) => sizes.map((s) => `db.${f}.${s}`)),
-      'db.t3.medium',
-      'db.t3.large',
-      'db.t4g.medium',
-      'db.t4g.large',
-    ];
+    const expected = [...['r5', 'r6g', 'r6i', 'r7g'].flatMap((f) => sizes.map((s) => `db.${f}.${s}`)), 'db.t3.medium', 'db.t3.large', 'db.t4g.medium', 'db.t4g.large'];
 
     // Act
     const missing = expected.filter((c) => INSTANCE_CLASSES[c] === undefined);
@@ -124,7 +118,12 @@ describe('docs/local-backend.md', () => {
     const rows = doc
       .split('\n')
       .filter((l) => /^\| (r|t)[0-9]/.test(l))
-      .map((l) => l.split('|').slice(1, -1).map((c) => c.trim()));
+      .map((l) =>
+        l
+          .split('|')
+          .slice(1, -1)
+          .map((c) => c.trim()),
+      );
 
     // Act
     const documented = rows.flatMap(([families, size, ...cells]) => families!.split(', ').map((f) => [`db.${f}.${size}`, cells.join(' | ')]));

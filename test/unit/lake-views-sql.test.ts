@@ -21,7 +21,10 @@ const NOT_PORTABLE: [RegExp, string][] = [
 describe('shared lake views (core/lake/sql)', () => {
   it('has one file per declared view and no other', () => {
     // Arrange
-    const files = readdirSync(viewSqlDir()).filter((f) => f.endsWith('.sql')).map((f) => f.replace(/\.sql$/, '')).sort();
+    const files = readdirSync(viewSqlDir())
+      .filter((f) => f.endsWith('.sql'))
+      .map((f) => f.replace(/\.sql$/, ''))
+      .sort();
     // Act / Assert
     expect(files).toEqual([...LAKE_VIEWS].sort());
   });

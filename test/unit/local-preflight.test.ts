@@ -45,7 +45,13 @@ describe('findLocalTools', () => {
     const tools = findLocalTools([dir]);
 
     // Assert
-    expect(tools).toMatchObject({ mariadbd: join(dir, 'mysqld'), installDb: join(dir, 'mysql_install_db'), client: join(dir, 'mysql'), sysbench: join(dir, 'sysbench'), taskset: undefined });
+    expect(tools).toMatchObject({
+      mariadbd: join(dir, 'mysqld'),
+      installDb: join(dir, 'mysql_install_db'),
+      client: join(dir, 'mysql'),
+      sysbench: join(dir, 'sysbench'),
+      taskset: undefined,
+    });
   });
 });
 

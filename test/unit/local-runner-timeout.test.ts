@@ -21,7 +21,7 @@ function waitThenPass(timeoutSeconds: number) {
 }
 
 describe('executeLocally and TimeoutSeconds', () => {
-  it('a year (a Standard workflow\'s most) does not end the run at once', async () => {
+  it("a year (a Standard workflow's most) does not end the run at once", async () => {
     // Act: the Wait lasts pollMs; a timer of 31,536,000,000 ms would fire after 1 ms.
     const result = await executeLocally({ deps, input: { spec: {} }, resolvedDefinition: waitThenPass(365 * 24 * 3600), pollMs: 200 });
 
@@ -40,6 +40,8 @@ describe('executeLocally and TimeoutSeconds', () => {
   });
 
   it('refuses an override that is not a whole number of seconds', async () => {
-    await expect(executeLocally({ deps, input: { spec: {} }, resolvedDefinition: waitThenPass(3600), executionTimeoutS: 0.5 })).rejects.toThrow(/executionTimeoutS must be a whole number of seconds >= 1/);
+    await expect(executeLocally({ deps, input: { spec: {} }, resolvedDefinition: waitThenPass(3600), executionTimeoutS: 0.5 })).rejects.toThrow(
+      /executionTimeoutS must be a whole number of seconds >= 1/,
+    );
   });
 });

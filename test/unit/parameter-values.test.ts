@@ -9,7 +9,13 @@ describe('AllowedValues', () => {
   it('splits literals and inclusive ranges, negative and decimal bounds included', () => {
     expect(parseAllowedValues('8192-536870912')).toEqual({ literals: [], ranges: [{ min: '8192', max: '536870912' }] });
     expect(parseAllowedValues('ROW, STATEMENT,MIXED')).toEqual({ literals: ['ROW', 'STATEMENT', 'MIXED'], ranges: [] });
-    expect(parseAllowedValues('-1-65535,0.5-1.5')).toEqual({ literals: [], ranges: [{ min: '-1', max: '65535' }, { min: '0.5', max: '1.5' }] });
+    expect(parseAllowedValues('-1-65535,0.5-1.5')).toEqual({
+      literals: [],
+      ranges: [
+        { min: '-1', max: '65535' },
+        { min: '0.5', max: '1.5' },
+      ],
+    });
     expect(parseAllowedValues(undefined)).toEqual({ literals: [], ranges: [] });
   });
 
@@ -35,7 +41,9 @@ describe('AllowedValues', () => {
     expect(valueProblem('ON', { DataType: 'boolean', AllowedValues: '0,1' })).toBe('"ON" is not allowed (allowed: "0", "1")');
     expect(valueProblem('row', { DataType: 'string', AllowedValues: 'ROW,STATEMENT,MIXED,OFF' })).toBeUndefined();
     expect(valueProblem('STRICT_TRANS_TABLES,ANSI_QUOTES', { DataType: 'list', AllowedValues: 'ANSI_QUOTES,STRICT_TRANS_TABLES,NO_ZERO_DATE' })).toBeUndefined();
-    expect(valueProblem('STRICT_TRANS_TABLES,NOPE', { DataType: 'list', AllowedValues: 'ANSI_QUOTES,STRICT_TRANS_TABLES' })).toBe('"NOPE" not among the allowed values ("ANSI_QUOTES", "STRICT_TRANS_TABLES")');
+    expect(valueProblem('STRICT_TRANS_TABLES,NOPE', { DataType: 'list', AllowedValues: 'ANSI_QUOTES,STRICT_TRANS_TABLES' })).toBe(
+      '"NOPE" not among the allowed values ("ANSI_QUOTES", "STRICT_TRANS_TABLES")',
+    );
   });
 
   it('accepts anything for a string without AllowedValues, and checks decimals against decimal ranges', () => {

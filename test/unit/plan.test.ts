@@ -71,7 +71,14 @@ describe('plan', () => {
     const notes = (['aws', 'local'] as const).map((backend) => planRun(v2, { backend, now: NOW }).notes.filter((n) => n.path === 'engine.version'));
     const v3 = planRun(spec(), { backend: 'aws', now: NOW }).notes.filter((n) => n.path === 'engine.version');
     // Assert
-    for (const n of notes) expect(n).toEqual([{ level: 'warning', path: 'engine.version', message: expect.stringMatching(/^Aurora MySQL 2 \(MySQL 5\.7 compatible\) is past the end of standard support \(2024-10-31\)/) }]);
+    for (const n of notes)
+      expect(n).toEqual([
+        {
+          level: 'warning',
+          path: 'engine.version',
+          message: expect.stringMatching(/^Aurora MySQL 2 \(MySQL 5\.7 compatible\) is past the end of standard support \(2024-10-31\)/),
+        },
+      ]);
     expect(v3).toEqual([]);
   });
 
@@ -150,8 +157,6 @@ describe('plan', () => {
       workloads: [{ name: 'ro', test: 'oltp_read_only', target: 'all-readers' }],
     });
     const plan = planRun(s, { backend: 'aws', now: NOW });
-    expect(plan.notes).toEqual([
-      expect.objectContaining({ level: 'warning', path: 'workloads[0].clients', message: expect.stringMatching(/loads only 1 of the 2 readers/) }),
-    ]);
+    expect(plan.notes).toEqual([expect.objectContaining({ level: 'warning', path: 'workloads[0].clients', message: expect.stringMatching(/loads only 1 of the 2 readers/) })]);
   });
 });

@@ -11,7 +11,7 @@ const step = { stepId: 'rw-t2', index: 0, test: 'oltp_read_write', target: 'writ
 const outcome = { stepId: 'rw-t2', status: 'ok', error: null, tps: 622.88, qps: 12511.28 };
 
 describe('progressLine', () => {
-  it('prints the same lines for an AWS history as for the local runner\'s events of the same states', () => {
+  it("prints the same lines for an AWS history as for the local runner's events of the same states", () => {
     // Arrange
     const local: ExecutionEvent[] = [
       { type: 'StateEntered', timestamp: 1, state: { name: 'ProvisionCell', type: 'Task', input: { cell } } },
@@ -27,13 +27,21 @@ describe('progressLine', () => {
       { id: 3, timestamp: new Date(3), type: 'TaskStateEntered', stateEnteredEventDetails: { name: 'CollectStep', input: JSON.stringify({ cell, step }) } },
       { id: 4, timestamp: new Date(4), type: 'TaskStateExited', stateExitedEventDetails: { name: 'CollectStep', output: JSON.stringify(outcome) } },
       { id: 5, timestamp: new Date(5), type: 'TaskStateEntered', stateEnteredEventDetails: { name: 'TeardownCell', input: JSON.stringify({ cell }) } },
-      { id: 6, timestamp: new Date(6), type: 'TaskFailed', taskFailedEventDetails: { resourceType: 'lambda', resource: 'invoke', error: 'ResourceStillInUseError', cause: 'cluster busy\nmore' } },
+      {
+        id: 6,
+        timestamp: new Date(6),
+        type: 'TaskFailed',
+        taskFailedEventDetails: { resourceType: 'lambda', resource: 'invoke', error: 'ResourceStillInUseError', cause: 'cluster busy\nmore' },
+      },
     ];
     const progress = new HistoryProgress();
 
     // Act
     const localLines = local.map((ev) => progressLine(ev, () => 1)).filter((l) => l !== undefined);
-    const awsLines = history.map((ev) => progress.toProgressEvent(ev)).map((ev) => ev && progressLine(ev, () => 1)).filter((l) => l !== undefined);
+    const awsLines = history
+      .map((ev) => progress.toProgressEvent(ev))
+      .map((ev) => ev && progressLine(ev, () => 1))
+      .filter((l) => l !== undefined);
 
     // Assert
     expect(localLines).toEqual([

@@ -32,8 +32,16 @@ const verdicts = (c: ReturnType<typeof compareRuns>) => Object.fromEntries(c.ste
 describe('compare two runs', () => {
   it('from repeats: 3 repeats each at the same level are within the noise', () => {
     // Arrange
-    const a = side(1, [{ tps: 1000, qps: 20000, lat_pct_ms: 10 }, { tps: 1030, qps: 20600, lat_pct_ms: 9.8 }, { tps: 980, qps: 19600, lat_pct_ms: 10.3 }]);
-    const b = side(2, [{ tps: 1010, qps: 20200, lat_pct_ms: 10.1 }, { tps: 990, qps: 19800, lat_pct_ms: 9.9 }, { tps: 1020, qps: 20400, lat_pct_ms: 10 }]);
+    const a = side(1, [
+      { tps: 1000, qps: 20000, lat_pct_ms: 10 },
+      { tps: 1030, qps: 20600, lat_pct_ms: 9.8 },
+      { tps: 980, qps: 19600, lat_pct_ms: 10.3 },
+    ]);
+    const b = side(2, [
+      { tps: 1010, qps: 20200, lat_pct_ms: 10.1 },
+      { tps: 990, qps: 19800, lat_pct_ms: 9.9 },
+      { tps: 1020, qps: 20400, lat_pct_ms: 10 },
+    ]);
     // Act
     const c = compareRuns(a, b);
     // Assert
@@ -47,8 +55,16 @@ describe('compare two runs', () => {
 
   it('from repeats: 20% less TPS and 25% more latency are regressions, and the ratio is B/A with its interval', () => {
     // Arrange
-    const a = side(1, [{ tps: 1000, qps: 20000, lat_pct_ms: 10 }, { tps: 1020, qps: 20400, lat_pct_ms: 10.2 }, { tps: 990, qps: 19800, lat_pct_ms: 9.9 }]);
-    const b = side(2, [{ tps: 800, qps: 16000, lat_pct_ms: 12.5 }, { tps: 810, qps: 16200, lat_pct_ms: 12.6 }, { tps: 795, qps: 15900, lat_pct_ms: 12.4 }]);
+    const a = side(1, [
+      { tps: 1000, qps: 20000, lat_pct_ms: 10 },
+      { tps: 1020, qps: 20400, lat_pct_ms: 10.2 },
+      { tps: 990, qps: 19800, lat_pct_ms: 9.9 },
+    ]);
+    const b = side(2, [
+      { tps: 800, qps: 16000, lat_pct_ms: 12.5 },
+      { tps: 810, qps: 16200, lat_pct_ms: 12.6 },
+      { tps: 795, qps: 15900, lat_pct_ms: 12.4 },
+    ]);
     // Act
     const c = compareRuns(a, b);
     // Assert
@@ -83,10 +99,7 @@ describe('compare two runs', () => {
     const c = compareRuns(a, b);
     // Assert
     expect(c.steps[0]!.judged).toBe(false);
-    expect(c.steps[0]!.notes).toEqual([
-      expect.stringMatching(/^A client-bound in r6g-r2/),
-      'B failed in r6g-r2: FATAL: Too many connections',
-    ]);
+    expect(c.steps[0]!.notes).toEqual([expect.stringMatching(/^A client-bound in r6g-r2/), 'B failed in r6g-r2: FATAL: Too many connections']);
     expect(new Set(c.steps[0]!.metrics.map((m) => m.verdict))).toEqual(new Set(['not-judged']));
     expect(c.regressions).toBe(0);
     expect(c.onlyInB).toEqual(['ro t8 [r6g]']);
@@ -94,9 +107,18 @@ describe('compare two runs', () => {
 
   it('judges errors/s as a difference, and only beyond 0.1% of the transactions', () => {
     // Arrange
-    const a = side(1, [{ tps: 1000, errors_per_s: 0 }, { tps: 1000, errors_per_s: 0 }]);
-    const few = side(2, [{ tps: 1000, errors_per_s: 0.2 }, { tps: 1000, errors_per_s: 0.3 }]);
-    const many = side(3, [{ tps: 1000, errors_per_s: 40 }, { tps: 1000, errors_per_s: 45 }]);
+    const a = side(1, [
+      { tps: 1000, errors_per_s: 0 },
+      { tps: 1000, errors_per_s: 0 },
+    ]);
+    const few = side(2, [
+      { tps: 1000, errors_per_s: 0.2 },
+      { tps: 1000, errors_per_s: 0.3 },
+    ]);
+    const many = side(3, [
+      { tps: 1000, errors_per_s: 40 },
+      { tps: 1000, errors_per_s: 45 },
+    ]);
     // Act
     const cFew = compareRuns(a, few);
     const cMany = compareRuns(a, many);

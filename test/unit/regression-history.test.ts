@@ -107,7 +107,12 @@ describe('history of an experiment', () => {
     // Arrange: runs 1-4 as specified, 5-8 with another parameter value, 9-12 with 120 s steps
     const parameter = nightlySpec({ variants: [{ name: 'r6g', instanceClass: 'db.r6g.large', instanceParameters: { max_prepared_stmt_count: 50000 } }] });
     const longer = nightlySpec({ defaults: { durationS: 120, warmupS: 10, reportIntervalS: 1, percentile: 95 } });
-    const runs = [1, 2, 3, 4].map((i) => historyRun(i)).concat([5, 6, 7, 8].map((i) => historyRun(i, parameter)), [9, 10, 11, 12].map((i) => historyRun(i, longer)));
+    const runs = [1, 2, 3, 4]
+      .map((i) => historyRun(i))
+      .concat(
+        [5, 6, 7, 8].map((i) => historyRun(i, parameter)),
+        [9, 10, 11, 12].map((i) => historyRun(i, longer)),
+      );
     const steps = runs.map((r) => summaryRow(r.run_id));
     // Act
     const h = buildHistory({ experiment: 'nightly', runs, steps });

@@ -15,18 +15,21 @@ const repoRoot = resolve(__dirname, '../..');
 const fullscan = readFileSync(join(repoRoot, 'client', 'workloads', 'fullscan_1kb.lua'), 'utf8');
 
 function plan(workload: Record<string, unknown>, scripts: Record<string, string> = {}) {
-  const spec = validateSpec({
-    name: 'rows',
-    engine: { version: '3.04.0' },
-    variants: [{ name: 'a', instanceClass: 'db.r6g.large', clients: { count: 1, instanceType: 'c6i.large' } }],
-    data: { tables: 1, tableSize: 100000 },
-    workloads: [{ threads: [1], durationS: 60, ...workload }],
-  }, 'rows-spec');
+  const spec = validateSpec(
+    {
+      name: 'rows',
+      engine: { version: '3.04.0' },
+      variants: [{ name: 'a', instanceClass: 'db.r6g.large', clients: { count: 1, instanceType: 'c6i.large' } }],
+      data: { tables: 1, tableSize: 100000 },
+      workloads: [{ threads: [1], durationS: 60, ...workload }],
+    },
+    'rows-spec',
+  );
   return planRun(spec, { backend: 'aws', scripts });
 }
 
 describe('cost estimate: bytes per row from the workload', () => {
-  it('sizes fullscan_1kb.lua\'s data by the 1040 bytes per row the script declares', () => {
+  it("sizes fullscan_1kb.lua's data by the 1040 bytes per row the script declares", () => {
     // Arrange
     const scan = plan({ name: 'scan', script: 'fullscan_1kb.lua' }, { 'fullscan_1kb.lua': fullscan });
     const prices = loadPrices(repoRoot);
@@ -40,7 +43,7 @@ describe('cost estimate: bytes per row from the workload', () => {
     expect(cost.notes.some((n) => n.includes('fullscan_1kb.lua: 1040, as it declares'))).toBe(true);
   });
 
-  it('keeps the table\'s 250 bytes per row for stock sysbench tables', () => {
+  it("keeps the table's 250 bytes per row for stock sysbench tables", () => {
     // Arrange
     const ro = plan({ name: 'ro', test: 'oltp_read_only' });
 
@@ -60,7 +63,7 @@ describe('price table date: when the figures were current', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('ships the figures\' own date, apart from the day the table was put together', () => {
+  it("ships the figures' own date, apart from the day the table was put together", () => {
     // Act
     const prices = loadPrices(repoRoot);
     // Assert
@@ -69,7 +72,7 @@ describe('price table date: when the figures were current', () => {
     expect(prices).not.toHaveProperty('pricesDate');
   });
 
-  it('prints it in the plan\'s cost line and in the report\'s price section', () => {
+  it("prints it in the plan's cost line and in the report's price section", () => {
     // Arrange
     const prices = loadPrices(repoRoot);
     const ro = plan({ name: 'ro', test: 'oltp_read_only' });
@@ -85,7 +88,7 @@ describe('price table date: when the figures were current', () => {
     expect(JSON.stringify(section)).toContain('on-demand prices as of 2025-2026 (collected 2026-11-21) from prices/aws-prices.json');
   });
 
-  it('takes a user table\'s date, and names pricesAsOf when it is empty', () => {
+  it("takes a user table's date, and names pricesAsOf when it is empty", () => {
     // Arrange
     const dated = join(dir, 'dated.json');
     writeFileSync(dated, JSON.stringify({ pricesAsOf: '2026-03', collectedOn: '2026-03-15' }));

@@ -93,7 +93,9 @@ describe('the study experiments (experiments/*.json)', () => {
     // Act
     const s3Small = scaleSpec(s3.spec, 'small');
     const s3Plan = planRun(s3Small.spec, { backend: 'local', scripts: s3.scripts });
-    const s4Notes = scaleSpec(s4.spec, 'small').notes.map((n) => n.message).join('\n');
+    const s4Notes = scaleSpec(s4.spec, 'small')
+      .notes.map((n) => n.message)
+      .join('\n');
     // Assert
     const s3Text = [...s3Small.notes, ...s3Plan.notes].map((n) => n.message).join('\n');
     expect(s3Text).toMatch(/consistency levels \(EVENTUAL\/SESSION\/GLOBAL\)/);

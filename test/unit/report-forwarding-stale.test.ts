@@ -8,17 +8,28 @@ const prices = loadPrices(resolve(__dirname, '../..'));
 
 function consistencyTable(steps: Parameters<typeof runData>[0]) {
   // Each step's workload options come from the spec: here the level only.
-  const spec = { name: 'fwd', variants: [], workloads: ['EVENTUAL', 'SESSION', 'GLOBAL'].map((level) => ({ name: `rw-${level}`, script: 'rw_consistency.lua', threads: [8], options: { consistency: level } })) } as never;
+  const spec = {
+    name: 'fwd',
+    variants: [],
+    workloads: ['EVENTUAL', 'SESSION', 'GLOBAL'].map((level) => ({ name: `rw-${level}`, script: 'rw_consistency.lua', threads: [8], options: { consistency: level } })),
+  } as never;
   const section = forwardingSection(makeContext(runData(steps, spec), prices));
   return { section, table: section?.tables.find((t) => t.title.startsWith('Read consistency')) };
 }
 
 describe('forwardingSection: stale reads per consistency level', () => {
-  it('puts each level\'s stale reads (summed over repeats) next to its latency, and names them in the findings', () => {
+  it("puts each level's stale reads (summed over repeats) next to its latency, and names them in the findings", () => {
     // Arrange: EVENTUAL misses some of its own writes, SESSION and GLOBAL none.
     const level = (name: string, repeat: number, stale: number, latPct: number) =>
       stepResult({ variant: 'wf', step_id: `rw-${name}-t8`, workload: `rw-${name}`, target: 'reader', repeat, lat_pct_ms: latPct, stale_reads: stale, read_back_checks: 1000 });
-    const steps = [level('EVENTUAL', 1, 30, 25), level('EVENTUAL', 2, 20, 26), level('SESSION', 1, 0, 28), level('SESSION', 2, 0, 29), level('GLOBAL', 1, 0, 40), level('GLOBAL', 2, 0, 41)];
+    const steps = [
+      level('EVENTUAL', 1, 30, 25),
+      level('EVENTUAL', 2, 20, 26),
+      level('SESSION', 1, 0, 28),
+      level('SESSION', 2, 0, 29),
+      level('GLOBAL', 1, 0, 40),
+      level('GLOBAL', 2, 0, 41),
+    ];
 
     // Act
     const { section, table } = consistencyTable(steps);

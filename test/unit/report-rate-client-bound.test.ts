@@ -9,14 +9,29 @@ const prices = loadPrices(resolve(__dirname, '../..'));
 /** One variant's sweep: offered rates with achieved TPS, and which points had a saturated client. */
 function sweep(points: readonly { rate: number; tps: number; saturated?: boolean }[]) {
   return points.map((p, i) =>
-    stepResult({ variant: 'r6g', step_id: `rw-r${p.rate}`, workload: 'rw', step_index: i, rate: p.rate, offered_tps: p.rate, tps: p.tps, lat_pct_ms: 1, saturated_clients: p.saturated ? 1 : 0 }),
+    stepResult({
+      variant: 'r6g',
+      step_id: `rw-r${p.rate}`,
+      workload: 'rw',
+      step_index: i,
+      rate: p.rate,
+      offered_tps: p.rate,
+      tps: p.tps,
+      lat_pct_ms: 1,
+      saturated_clients: p.saturated ? 1 : 0,
+    }),
   );
 }
 
 describe('rateSection: client saturation', () => {
-  it('marks the client-bound points and says the knee may be the client\'s when the client saturated before the knee', () => {
+  it("marks the client-bound points and says the knee may be the client's when the client saturated before the knee", () => {
     // Arrange: achieved stops tracking at 4000/s, where the client's CPU was already saturated.
-    const steps = sweep([{ rate: 1000, tps: 1000 }, { rate: 2000, tps: 2000 }, { rate: 4000, tps: 2600, saturated: true }, { rate: 8000, tps: 2700, saturated: true }]);
+    const steps = sweep([
+      { rate: 1000, tps: 1000 },
+      { rate: 2000, tps: 2000 },
+      { rate: 4000, tps: 2600, saturated: true },
+      { rate: 8000, tps: 2700, saturated: true },
+    ]);
 
     // Act
     const section = rateSection(makeContext(runData(steps), prices))!;
@@ -31,7 +46,11 @@ describe('rateSection: client saturation', () => {
 
   it('says nothing of the client when no client saturated', () => {
     // Arrange
-    const steps = sweep([{ rate: 1000, tps: 1000 }, { rate: 2000, tps: 2000 }, { rate: 4000, tps: 2600 }]);
+    const steps = sweep([
+      { rate: 1000, tps: 1000 },
+      { rate: 2000, tps: 2000 },
+      { rate: 4000, tps: 2600 },
+    ]);
 
     // Act
     const section = rateSection(makeContext(runData(steps), prices))!;
@@ -41,9 +60,14 @@ describe('rateSection: client saturation', () => {
     expect(section.findings[0]).not.toMatch(/client/);
   });
 
-  it('does not blame the client when it saturated only after the server\'s knee', () => {
+  it("does not blame the client when it saturated only after the server's knee", () => {
     // Arrange: the server saturates at 4000/s; the client only at 8000/s.
-    const steps = sweep([{ rate: 1000, tps: 1000 }, { rate: 2000, tps: 2000 }, { rate: 4000, tps: 2600 }, { rate: 8000, tps: 2700, saturated: true }]);
+    const steps = sweep([
+      { rate: 1000, tps: 1000 },
+      { rate: 2000, tps: 2000 },
+      { rate: 4000, tps: 2600 },
+      { rate: 8000, tps: 2700, saturated: true },
+    ]);
 
     // Act
     const section = rateSection(makeContext(runData(steps), prices))!;

@@ -25,8 +25,20 @@ describe("S2's 100-point score", () => {
   it('counts a failed thread count as zero and lists it', () => {
     // Arrange: b cannot serve 3000 threads (connection limit)
     const series = new Map([
-      ['a', [{ threads: 1024, tps: 100, qps: 100 }, { threads: 3000, tps: 100, qps: 100 }]],
-      ['b', [{ threads: 1024, tps: 100, qps: 100 }, { threads: 3000, tps: null, qps: null }]],
+      [
+        'a',
+        [
+          { threads: 1024, tps: 100, qps: 100 },
+          { threads: 3000, tps: 100, qps: 100 },
+        ],
+      ],
+      [
+        'b',
+        [
+          { threads: 1024, tps: 100, qps: 100 },
+          { threads: 3000, tps: null, qps: null },
+        ],
+      ],
     ]);
     // Act
     const scores = sweepScores(series);

@@ -108,7 +108,13 @@ describe('spec validation', () => {
     const file = join(dir, 'exp.yaml');
     writeFileSync(
       file,
-      ['name: yaml-one', 'engine: {version: "3.04.0"}', 'variants: [{name: a, instanceClass: db.r6g.large}]', 'data: {tables: 1, tableSize: 10}', 'workloads: [{name: scan, script: scan.lua}]'].join('\n'),
+      [
+        'name: yaml-one',
+        'engine: {version: "3.04.0"}',
+        'variants: [{name: a, instanceClass: db.r6g.large}]',
+        'data: {tables: 1, tableSize: 10}',
+        'workloads: [{name: scan, script: scan.lua}]',
+      ].join('\n'),
     );
     const loaded = loadSpecFile(file, BUILTIN);
     expect(loaded.spec.name).toBe('yaml-one');
@@ -137,7 +143,8 @@ describe('spec validation', () => {
     expect(problems).toEqual([
       {
         path: 'variants[2].instanceParameters.thread_handling',
-        message: 'not modifiable on Aurora MySQL 3 at the instance level; remove it, or keep it for a MariaDB-only what-if on the local backend in variants[2].localOnlyParameters (an AWS plan refuses that variant)',
+        message:
+          'not modifiable on Aurora MySQL 3 at the instance level; remove it, or keep it for a MariaDB-only what-if on the local backend in variants[2].localOnlyParameters (an AWS plan refuses that variant)',
       },
     ]);
   });
@@ -148,7 +155,13 @@ describe('spec validation', () => {
       ...minimal(),
       parameterTemplates: { tuned: { clusterParameters: { sync_binlog: 1000 }, instanceParameters: { innodb_flush_neighbors: 0 } } },
       variants: [
-        { name: 'a', instanceClass: 'db.r6g.large', parameterTemplate: 'tuned', clusterParameters: { thread_handling: 'pool-of-threads' }, instanceParameters: { innodb_trx_commit_allow_data_loss: 1 } },
+        {
+          name: 'a',
+          instanceClass: 'db.r6g.large',
+          parameterTemplate: 'tuned',
+          clusterParameters: { thread_handling: 'pool-of-threads' },
+          instanceParameters: { innodb_trx_commit_allow_data_loss: 1 },
+        },
       ],
     };
     // Act

@@ -48,7 +48,10 @@ const client = (clientId: string, parsed: ParsedOutput, ended: string | undefine
   clientId,
   jobStartedAt: '2026-11-21T10:00:00.000Z',
   parsed,
-  result: ended === undefined ? undefined : { phase: 'run', exitCode: 0, startedAt: '2026-11-21T10:00:01.000Z', endedAt: ended, sysbenchVersion: '1.0.20', hostname: clientId, command: 'sysbench' },
+  result:
+    ended === undefined
+      ? undefined
+      : { phase: 'run', exitCode: 0, startedAt: '2026-11-21T10:00:01.000Z', endedAt: ended, sysbenchVersion: '1.0.20', hostname: clientId, command: 'sysbench' },
   cpuSamples: cpu,
 });
 const input = (outputs: readonly ClientStepOutput[], extra: Partial<StepRowsInput> = {}): StepRowsInput => ({
@@ -76,7 +79,17 @@ describe('stepRowsOf', () => {
       ['i-a', 0, 'inst-0', 'b', 'ok', null, 100, 2000, 4, 2],
       ['i-b', 1, 'inst-1', 'eu-west-1c', 'ok', null, 50, 1000, 4, 2],
     ]);
-    expect(rows.steps[0]).toMatchObject({ run_id: 'run-1', cell_id: cell.cellId, variant: 'v', step_id: step.stepId, dt: '2026-11-21', test: 'oltp_read_write', threads: 4, started_at: '2026-11-21T10:00:01.000Z', ended_at: '2026-11-21T10:01:01.000Z' });
+    expect(rows.steps[0]).toMatchObject({
+      run_id: 'run-1',
+      cell_id: cell.cellId,
+      variant: 'v',
+      step_id: step.stepId,
+      dt: '2026-11-21',
+      test: 'oltp_read_write',
+      threads: 4,
+      started_at: '2026-11-21T10:00:01.000Z',
+      ended_at: '2026-11-21T10:01:01.000Z',
+    });
     expect({ startedAt: rows.startedAt, endedAt: rows.endedAt }).toEqual({ startedAt: '2026-11-21T10:00:01.000Z', endedAt: '2026-11-21T10:01:03.000Z' });
   });
 
@@ -89,7 +102,14 @@ describe('stepRowsOf', () => {
     const rows = stepRowsOf(input(outputs));
 
     // Assert
-    expect(rows.steps[1]).toMatchObject({ status: 'failed', error: 'SSM TimedOut', tps: null, lat_min_ms: null, started_at: '2026-11-21T10:00:00.000Z', ended_at: '2026-11-21T10:05:00.000Z' });
+    expect(rows.steps[1]).toMatchObject({
+      status: 'failed',
+      error: 'SSM TimedOut',
+      tps: null,
+      lat_min_ms: null,
+      started_at: '2026-11-21T10:00:00.000Z',
+      ended_at: '2026-11-21T10:05:00.000Z',
+    });
     expect(rows.endedAt).toBe('2026-11-21T10:05:00.000Z');
     expect(rows.startedAt).toBe('2026-11-21T10:00:00.000Z');
   });
@@ -169,9 +189,24 @@ describe('stepTotals', () => {
 describe('metricWindowRows', () => {
   it('marks a window complete only when every expected datapoint arrived', () => {
     const base = { run_id: 'run-1', cell_id: 'c', variant: 'v', step_id: 's', dt: '2026-11-21' };
-    const w = { instanceId: 'db-1', role: 'writer' as const, metric: 'CPUUtilization', source: 'cloudwatch' as const, start: '2026-11-21T10:01:00.000Z', end: '2026-11-21T10:05:00.000Z', periodS: 60 };
+    const w = {
+      instanceId: 'db-1',
+      role: 'writer' as const,
+      metric: 'CPUUtilization',
+      source: 'cloudwatch' as const,
+      start: '2026-11-21T10:01:00.000Z',
+      end: '2026-11-21T10:05:00.000Z',
+      periodS: 60,
+    };
 
-    const rows = metricWindowRows(base, [{ ...w, expected: 4, received: 4 }, { ...w, metric: 'DMLThroughput', expected: 4, received: 3 }], '2026-11-21T10:06:00.000Z');
+    const rows = metricWindowRows(
+      base,
+      [
+        { ...w, expected: 4, received: 4 },
+        { ...w, metric: 'DMLThroughput', expected: 4, received: 3 },
+      ],
+      '2026-11-21T10:06:00.000Z',
+    );
 
     expect(rows.map((r) => [r.metric, r.expected, r.received, r.complete, r.window_start, r.period_s, r.collected_at])).toEqual([
       ['CPUUtilization', 4, 4, true, '2026-11-21T10:01:00.000Z', 60, '2026-11-21T10:06:00.000Z'],

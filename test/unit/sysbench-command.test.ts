@@ -99,7 +99,7 @@ describe('buildSysbenchArgs', () => {
     expect(args).toEqual(['--mysql-db=sbtest', '--tables=4', '--table-size=1000', '--threads=2', '--auto_inc=off', '--mysql_storage_engine=innodb']);
   });
 
-  it('accepts either spelling and emits sysbench\'s own', () => {
+  it("accepts either spelling and emits sysbench's own", () => {
     expect(buildSysbenchArgs(step({ options: { 'skip-trx': true, 'db-ps-mode': 'auto', 'mysql-ignore-errors': '1213,1020' } }), data, 'run').slice(7)).toEqual([
       '--skip_trx=on',
       '--db-ps-mode=auto',
@@ -111,7 +111,7 @@ describe('buildSysbenchArgs', () => {
     [{ foo: 1 }, 'sysbench option "foo" (workload rw) is not accepted by sysbench 1.0.20\'s oltp_read_write'],
     [{ threads: 4 }, 'sysbench option "threads" (workload rw) cannot be set in options: set by the workload\'s "threads"'],
     [{ 'warmup-time': 10 }, 'sysbench 1.0.20 has no --warmup-time: set "warmupS"'],
-    [{ mysql_password: 'x' }, 'cannot be set in options: set by the runner from the cell\'s credentials'],
+    [{ mysql_password: 'x' }, "cannot be set in options: set by the runner from the cell's credentials"],
     [{ 'mysql-debug': true }, 'sysbench option "mysql-debug" (workload rw) cannot be set in options: it makes sysbench print the database password into its output'],
     [{ mysql_db: 'other' }, 'sysbench option "mysql_db" (workload rw) cannot be set in options: the benchmark database is always sbtest'],
     [{ skip_trx: true, 'skip-trx': false }, 'sysbench option "skip-trx" (workload rw) is given twice (also as "skip_trx")'],
@@ -189,14 +189,23 @@ describe('runnerArgs', () => {
 
   it('local: password from an environment variable, output directory', () => {
     expect(runnerArgs(job(), { user: 'sbtest', passwordEnv: 'AB_PASSWORD', outLocation: '/tmp/lake/raw/x/' })).toEqual([
-      '--phase', 'run',
-      '--workload', 'oltp_read_write',
-      '--out', '/tmp/lake/raw/x/',
-      '--host', '127.0.0.1',
-      '--port', '40123',
-      '--user', 'sbtest',
-      '--password-env', 'AB_PASSWORD',
-      '--', '--tables=4', '--threads=8',
+      '--phase',
+      'run',
+      '--workload',
+      'oltp_read_write',
+      '--out',
+      '/tmp/lake/raw/x/',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '40123',
+      '--user',
+      'sbtest',
+      '--password-env',
+      'AB_PASSWORD',
+      '--',
+      '--tables=4',
+      '--threads=8',
     ]);
   });
 
@@ -209,15 +218,25 @@ describe('runnerArgs', () => {
     });
 
     expect(args).toEqual([
-      '--phase', 'prepare',
-      '--workload', 'fullscan_1kb.lua',
-      '--out', 's3://lake/raw/x/',
-      '--host', '127.0.0.1',
-      '--port', '40123',
-      '--user', 'admin',
-      '--password-secret', 'arn:aws:secretsmanager:us-east-1:123456789012:secret:rds!cluster-abc',
-      '--script-uri', 's3://lake/scripts/run-1/',
-      '--', '--tables=4', '--threads=8',
+      '--phase',
+      'prepare',
+      '--workload',
+      'fullscan_1kb.lua',
+      '--out',
+      's3://lake/raw/x/',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '40123',
+      '--user',
+      'admin',
+      '--password-secret',
+      'arn:aws:secretsmanager:us-east-1:123456789012:secret:rds!cluster-abc',
+      '--script-uri',
+      's3://lake/scripts/run-1/',
+      '--',
+      '--tables=4',
+      '--threads=8',
     ]);
   });
 

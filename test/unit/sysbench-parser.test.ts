@@ -156,9 +156,7 @@ describe('parseSysbenchOutput: failures', () => {
     const parsed = parseFixture('fatal_connection_refused');
 
     expect(parsed.status).toBe('failed');
-    expect(parsed.error).toBe(
-      "unable to connect to MySQL server on host '127.0.0.1', port 36365, aborting...; error 2002: Can't connect to server on '127.0.0.1' (115)",
-    );
+    expect(parsed.error).toBe("unable to connect to MySQL server on host '127.0.0.1', port 36365, aborting...; error 2002: Can't connect to server on '127.0.0.1' (115)");
     expect(parsed.summary).toBeNull();
     expect(parsed.intervals).toEqual([]);
   });
@@ -174,7 +172,7 @@ describe('parseSysbenchOutput: failures', () => {
     const parsed = parseFixture('fatal_table_missing');
 
     expect(parsed.status).toBe('failed');
-    expect(parsed.error).toBe('mysql_stmt_prepare() failed; MySQL error: 1146 "Table \'empty.sbtest1\' doesn\'t exist"');
+    expect(parsed.error).toBe("mysql_stmt_prepare() failed; MySQL error: 1146 \"Table 'empty.sbtest1' doesn't exist\"");
   });
 
   it('rate mode overloaded: the event queue filled up', () => {
@@ -241,7 +239,7 @@ describe('parseSysbenchOutput: failures', () => {
     expect(parsed.error).toBe('sysbench exited with code 1');
   });
 
-  it('the runner\'s own error line', () => {
+  it("the runner's own error line", () => {
     const parsed = parseSysbenchOutput('aurora-bench runner: could not read secret arn:aws:secretsmanager:us-east-1:1:secret:x: AccessDenied\n');
 
     expect(parsed.status).toBe('failed');

@@ -79,7 +79,9 @@ export async function runAthenaQuery(athena: AthenaClient, query: AthenaQuery, o
   let token: string | undefined;
   let firstPage = true;
   do {
-    const page = await call(`Athena GetQueryResults ${id}`, () => athena.send(new GetQueryResultsCommand({ QueryExecutionId: id, MaxResults: 1000, ...(token ? { NextToken: token } : {}) })));
+    const page = await call(`Athena GetQueryResults ${id}`, () =>
+      athena.send(new GetQueryResultsCommand({ QueryExecutionId: id, MaxResults: 1000, ...(token ? { NextToken: token } : {}) })),
+    );
     if (firstPage) columns = page.ResultSet?.ResultSetMetadata?.ColumnInfo ?? [];
     const names = columns.map((c, i) => c.Name ?? c.Label ?? `_col${i}`);
     let pageRows = page.ResultSet?.Rows ?? [];

@@ -9,18 +9,7 @@
  *   teardown.ts      deleting a cell's resources (EC2, RDS)
  *   s3-lake.ts       the results lake (S3)
  */
-import type {
-  Backend,
-  CellResources,
-  JobHandle,
-  JobsState,
-  MetricsWindow,
-  ReadyState,
-  RunContext,
-  RunnerJob,
-  ServerMetricsCollection,
-  TeardownReport,
-} from '../../backend';
+import type { Backend, CellResources, JobHandle, JobsState, MetricsWindow, ReadyState, RunContext, RunnerJob, ServerMetricsCollection, TeardownReport } from '../../backend';
 import type { CellPlan } from '../../plan/types';
 import { ClientFleet } from './client-fleet';
 import type { AwsClients } from './clients';

@@ -105,7 +105,13 @@ export class ClientFleet {
         ),
       );
       for (const i of out.Instances ?? []) {
-        if (i.InstanceId) live.push({ id: i.InstanceId, state: i.State?.Name ?? 'pending', ...(i.Placement?.AvailabilityZone ? { az: i.Placement.AvailabilityZone } : {}), ...(i.LaunchTime ? { launchTime: i.LaunchTime } : {}) });
+        if (i.InstanceId)
+          live.push({
+            id: i.InstanceId,
+            state: i.State?.Name ?? 'pending',
+            ...(i.Placement?.AvailabilityZone ? { az: i.Placement.AvailabilityZone } : {}),
+            ...(i.LaunchTime ? { launchTime: i.LaunchTime } : {}),
+          });
       }
     }
     // Stable client order: launch time, then id.
@@ -185,7 +191,9 @@ export class ClientFleet {
       if (typeof parsed.ready !== 'boolean') throw new Error('no boolean "ready"');
       return parsed as ClientReadyMarker;
     } catch (e) {
-      throw new UnsupportedOnBackendError(`ready marker s3://${this.config.bucket}/${key} of client ${instanceId} is not the JSON client-ready.sh writes (${(e as Error).message})`);
+      throw new UnsupportedOnBackendError(
+        `ready marker s3://${this.config.bucket}/${key} of client ${instanceId} is not the JSON client-ready.sh writes (${(e as Error).message})`,
+      );
     }
   }
 }

@@ -35,8 +35,30 @@ import { describeCluster, describeClusterInstances } from './teardown';
 export const MAX_PARAMETERS_PER_MODIFY = 20;
 
 /** Cluster/instance statuses from which a cell will never become ready (RDS User Guide, "Viewing DB cluster/instance status"). */
-const FAILED_CLUSTER_STATUSES = new Set(['failed', 'inaccessible-encryption-credentials', 'inaccessible-encryption-credentials-recoverable', 'incompatible-parameters', 'incompatible-network', 'incompatible-restore', 'stopped', 'deleting']);
-const FAILED_INSTANCE_STATUSES = new Set(['failed', 'incompatible-parameters', 'incompatible-network', 'incompatible-option-group', 'incompatible-restore', 'inaccessible-encryption-credentials', 'inaccessible-encryption-credentials-recoverable', 'restore-error', 'storage-full', 'stopped', 'deleting', 'insufficient-capacity']);
+const FAILED_CLUSTER_STATUSES = new Set([
+  'failed',
+  'inaccessible-encryption-credentials',
+  'inaccessible-encryption-credentials-recoverable',
+  'incompatible-parameters',
+  'incompatible-network',
+  'incompatible-restore',
+  'stopped',
+  'deleting',
+]);
+const FAILED_INSTANCE_STATUSES = new Set([
+  'failed',
+  'incompatible-parameters',
+  'incompatible-network',
+  'incompatible-option-group',
+  'incompatible-restore',
+  'inaccessible-encryption-credentials',
+  'inaccessible-encryption-credentials-recoverable',
+  'restore-error',
+  'storage-full',
+  'stopped',
+  'deleting',
+  'insufficient-capacity',
+]);
 
 function paramValue(v: string | number | boolean): string {
   // MySQL boolean parameters take 1/0 in RDS parameter groups.
@@ -91,7 +113,9 @@ export class AuroraClusters {
   private async ensureParameterGroup(kind: 'cluster' | 'instance', name: string, family: string, description: string, tags: Tag[], params: Record<string, string>): Promise<void> {
     try {
       if (kind === 'cluster') {
-        await this.clients.rds.send(new CreateDBClusterParameterGroupCommand({ DBClusterParameterGroupName: name, DBParameterGroupFamily: family, Description: description, Tags: tags }));
+        await this.clients.rds.send(
+          new CreateDBClusterParameterGroupCommand({ DBClusterParameterGroupName: name, DBParameterGroupFamily: family, Description: description, Tags: tags }),
+        );
       } else {
         await this.clients.rds.send(new CreateDBParameterGroupCommand({ DBParameterGroupName: name, DBParameterGroupFamily: family, Description: description, Tags: tags }));
       }
@@ -146,7 +170,16 @@ export class AuroraClusters {
     }
   }
 
-  private async ensureInstance(run: RunContext, cell: CellPlan, id: string, role: 'writer' | 'reader', az: string, names: CellNames, hasInstanceGroup: boolean, promotionTier: number): Promise<void> {
+  private async ensureInstance(
+    run: RunContext,
+    cell: CellPlan,
+    id: string,
+    role: 'writer' | 'reader',
+    az: string,
+    names: CellNames,
+    hasInstanceGroup: boolean,
+    promotionTier: number,
+  ): Promise<void> {
     const pi = cell.variant.performanceInsights;
     try {
       await this.clients.rds.send(
@@ -212,7 +245,10 @@ export class AuroraClusters {
         clusterParameterGroup: names.clusterParameterGroup,
         ...(hasInstanceGroup ? { instanceParameterGroup: names.instanceParameterGroup } : {}),
         writerId: names.writerId,
-        readerIds: wanted.filter((w) => w.role === 'reader').map((w) => w.id).join(','),
+        readerIds: wanted
+          .filter((w) => w.role === 'reader')
+          .map((w) => w.id)
+          .join(','),
       },
     };
   }

@@ -6,13 +6,7 @@
  * API fields used, as named in the botocore model ssm/2014-11-06 service-2.json.
  */
 import { createHash } from 'node:crypto';
-import {
-  CancelCommandCommand,
-  GetCommandInvocationCommand,
-  ListCommandsCommand,
-  SendCommandCommand,
-  type GetCommandInvocationCommandOutput,
-} from '@aws-sdk/client-ssm';
+import { CancelCommandCommand, GetCommandInvocationCommand, ListCommandsCommand, SendCommandCommand, type GetCommandInvocationCommandOutput } from '@aws-sdk/client-ssm';
 import { UnsupportedOnBackendError, type CellResources, type JobHandle, type JobsState, type RunContext, type RunnerJob } from '../../backend';
 import { lakeKeys } from '../../lake/rows';
 import type { CellPlan, StepPlan } from '../../plan/types';
@@ -74,7 +68,9 @@ export class RunCommandJobs {
   private async findCommand(clientId: string, comment: string): Promise<{ commandId: string; requested?: Date } | undefined> {
     let token: string | undefined;
     do {
-      const out = await call(`SSM ListCommands ${clientId}`, () => this.clients.ssm.send(new ListCommandsCommand({ InstanceId: clientId, ...(token ? { NextToken: token } : {}) })));
+      const out = await call(`SSM ListCommands ${clientId}`, () =>
+        this.clients.ssm.send(new ListCommandsCommand({ InstanceId: clientId, ...(token ? { NextToken: token } : {}) })),
+      );
       const found = (out.Commands ?? []).find((c) => c.Comment === comment && c.CommandId);
       if (found) return { commandId: found.CommandId!, ...(found.RequestedDateTime ? { requested: found.RequestedDateTime } : {}) };
       token = out.NextToken;
@@ -91,7 +87,14 @@ export class RunCommandJobs {
       // A retried StartJobs must not start a second runner for the same job.
       const previous = await this.findCommand(job.clientId, comment);
       if (previous) {
-        handles.push({ jobId: job.jobId, clientId: job.clientId, phase: job.phase, outputPrefix: job.outputPrefix, ref: previous.commandId, startedAt: (previous.requested ?? this.now()).toISOString() });
+        handles.push({
+          jobId: job.jobId,
+          clientId: job.clientId,
+          phase: job.phase,
+          outputPrefix: job.outputPrefix,
+          ref: previous.commandId,
+          startedAt: (previous.requested ?? this.now()).toISOString(),
+        });
         continue;
       }
       const scriptUri = job.workload.endsWith('.lua') ? this.lake.uri(lakeKeys.script(run.runId, job.workload)).replace(/[^/]+$/, '') : undefined;
@@ -160,7 +163,10 @@ export class RunCommandJobs {
  * SSM invocation status -> job state. Status: Pending | InProgress | Delayed | Success | Cancelled |
  * TimedOut | Failed | Cancelling (ssm service-2.json CommandInvocationStatus).
  */
-export function mapInvocation(h: JobHandle, inv: Pick<GetCommandInvocationCommandOutput, 'Status' | 'StatusDetails' | 'ResponseCode' | 'StandardErrorContent'>): JobsState['jobs'][number] {
+export function mapInvocation(
+  h: JobHandle,
+  inv: Pick<GetCommandInvocationCommandOutput, 'Status' | 'StatusDetails' | 'ResponseCode' | 'StandardErrorContent'>,
+): JobsState['jobs'][number] {
   switch (inv.Status) {
     case 'Pending':
     case 'InProgress':

@@ -75,7 +75,11 @@ export class ServerMetrics {
 
     const wantedSeries: { instance: Endpoint; metric: ServerMetricName }[] = [];
     for (const ep of endpoints) {
-      const metrics = [...BASE_METRICS, ...(ep.role === 'reader' ? (['AuroraReplicaLag'] as const) : []), ...(wf ? (ep.role === 'writer' ? WRITER_FORWARDING_METRICS : READER_FORWARDING_METRICS) : [])];
+      const metrics = [
+        ...BASE_METRICS,
+        ...(ep.role === 'reader' ? (['AuroraReplicaLag'] as const) : []),
+        ...(wf ? (ep.role === 'writer' ? WRITER_FORWARDING_METRICS : READER_FORWARDING_METRICS) : []),
+      ];
       for (const metric of metrics) wantedSeries.push({ instance: ep, metric });
     }
     const rows: ServerMetricRow[] = [];
@@ -83,7 +87,10 @@ export class ServerMetrics {
     // datapoint per minute per series is what a fully published window holds.
     const expected = windowDatapoints(start, end, CLOUDWATCH_PERIOD_S);
     const received = new Map<string, number>();
-    for (const batch of chunk(wantedSeries.map((s, i) => ({ ...s, id: `m${i}` })), MAX_METRIC_QUERIES)) {
+    for (const batch of chunk(
+      wantedSeries.map((s, i) => ({ ...s, id: `m${i}` })),
+      MAX_METRIC_QUERIES,
+    )) {
       const queries: MetricDataQuery[] = batch.map((s) => ({
         Id: s.id,
         MetricStat: {
@@ -97,7 +104,9 @@ export class ServerMetrics {
       let token: string | undefined;
       do {
         const out = await call('CloudWatch GetMetricData', () =>
-          this.clients.cloudwatch.send(new GetMetricDataCommand({ MetricDataQueries: queries, StartTime: start, EndTime: end, ScanBy: 'TimestampAscending', ...(token ? { NextToken: token } : {}) })),
+          this.clients.cloudwatch.send(
+            new GetMetricDataCommand({ MetricDataQueries: queries, StartTime: start, EndTime: end, ScanBy: 'TimestampAscending', ...(token ? { NextToken: token } : {}) }),
+          ),
         );
         results.push(...(out.MetricDataResults ?? []));
         token = out.NextToken;
@@ -108,7 +117,16 @@ export class ServerMetrics {
         (r.Timestamps ?? []).forEach((ts, k) => {
           const value = r.Values?.[k];
           if (value === undefined || !Number.isFinite(value)) return;
-          rows.push({ ...base, instance_id: series.instance.instanceId, role: series.instance.role, metric: series.metric, ts: new Date(ts).toISOString(), value, unit: SERVER_METRICS[series.metric], source: 'cloudwatch' });
+          rows.push({
+            ...base,
+            instance_id: series.instance.instanceId,
+            role: series.instance.role,
+            metric: series.metric,
+            ts: new Date(ts).toISOString(),
+            value,
+            unit: SERVER_METRICS[series.metric],
+            source: 'cloudwatch',
+          });
           received.set(series.id, (received.get(series.id) ?? 0) + 1);
         });
       }
@@ -191,7 +209,17 @@ export class ServerMetrics {
         } while (token);
       }
       for (const metric of PI_TOTAL_METRICS) {
-        windows.push({ instanceId: ep.instanceId, role: ep.role, metric, source: 'pi', start: start.toISOString(), end: end.toISOString(), periodS: this.config.piPeriodS, expected, received: received.get(metric)! });
+        windows.push({
+          instanceId: ep.instanceId,
+          role: ep.role,
+          metric,
+          source: 'pi',
+          start: start.toISOString(),
+          end: end.toISOString(),
+          periodS: this.config.piPeriodS,
+          expected,
+          received: received.get(metric)!,
+        });
       }
     }
     return { rows, windows };

@@ -110,10 +110,5 @@ export function expiresAt(now: Date, ttlHours: number): string {
 
 export function cellTags(prefix: string, runId: string, cellId: string, expires: string, extra: Readonly<Record<string, string>> = {}): Tag[] {
   const k = tagKeys(prefix);
-  return [
-    { Key: k.runId, Value: runId },
-    { Key: k.cellId, Value: cellId },
-    { Key: k.expiresAt, Value: expires },
-    ...Object.entries(extra).map(([Key, Value]) => ({ Key, Value })),
-  ];
+  return [{ Key: k.runId, Value: runId }, { Key: k.cellId, Value: cellId }, { Key: k.expiresAt, Value: expires }, ...Object.entries(extra).map(([Key, Value]) => ({ Key, Value }))];
 }

@@ -86,7 +86,10 @@ export function valueProblem(value: string, rule: RdsParameterRule): string | un
     return NUMBER.test(v) && allowed.ranges.some((r) => inRange(v, r));
   };
   if (type === 'list') {
-    const bad = value.split(',').map((i) => i.trim()).filter((i) => i !== '' && !fits(i));
+    const bad = value
+      .split(',')
+      .map((i) => i.trim())
+      .filter((i) => i !== '' && !fits(i));
     return bad.length === 0 ? undefined : `${bad.map((b) => `"${b}"`).join(', ')} not among the allowed values (${describeAllowed(allowed)})`;
   }
   return fits(value) ? undefined : `"${value}" is not allowed (allowed: ${describeAllowed(allowed)})`;

@@ -19,13 +19,7 @@
  *   have their own quotas), vCPUs from CpuOptions (CoreCount x ThreadsPerCore) or the type's default.
  *   Usage is counted from the instances, not from the AWS/Usage CloudWatch metric.
  */
-import {
-  DescribeInstancesCommand,
-  DescribeInstanceTypeOfferingsCommand,
-  DescribeInstanceTypesCommand,
-  type _InstanceType,
-  type Instance,
-} from '@aws-sdk/client-ec2';
+import { DescribeInstancesCommand, DescribeInstanceTypeOfferingsCommand, DescribeInstanceTypesCommand, type _InstanceType, type Instance } from '@aws-sdk/client-ec2';
 import { GetAWSDefaultServiceQuotaCommand, GetServiceQuotaCommand } from '@aws-sdk/client-service-quotas';
 import type { Plan } from '../../plan/types';
 import type { Spec } from '../../experiment/schema';

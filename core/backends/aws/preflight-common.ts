@@ -9,16 +9,7 @@ import { errorCode, rethrow } from './aws-errors';
 
 export type CheckVerdict = 'ok' | 'warn' | 'refuse';
 
-export type PreflightCheckId =
-  | 'stack'
-  | 'engine-version'
-  | 'instance-classes'
-  | 'parameters'
-  | 'service-linked-role'
-  | 'client-instances'
-  | 'vcpu-quota'
-  | 'network'
-  | 'budget';
+export type PreflightCheckId = 'stack' | 'engine-version' | 'instance-classes' | 'parameters' | 'service-linked-role' | 'client-instances' | 'vcpu-quota' | 'network' | 'budget';
 
 export interface PreflightCheck {
   readonly id: PreflightCheckId;
@@ -87,7 +78,10 @@ export function isUnimplemented(e: unknown): boolean {
 
 /** AccessDenied (RDS, IAM, S3), AccessDeniedException (Service Quotas), UnauthorizedOperation (EC2). */
 export function isAccessDenied(e: unknown): boolean {
-  return /^(AccessDenied(Exception)?|UnauthorizedOperation|Forbidden)$/.test(errorCode(e)) || (e as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode === 403;
+  return (
+    /^(AccessDenied(Exception)?|UnauthorizedOperation|Forbidden)$/.test(errorCode(e)) ||
+    (e as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode === 403
+  );
 }
 
 /**

@@ -66,7 +66,17 @@ export function sourceSetting(name: string): string {
 }
 
 function describeTarget(r: Route): string {
-  return r.TransitGatewayId ?? r.VpcPeeringConnectionId ?? r.NetworkInterfaceId ?? r.InstanceId ?? r.CarrierGatewayId ?? r.CoreNetworkArn ?? r.LocalGatewayId ?? r.GatewayId ?? 'an unknown target';
+  return (
+    r.TransitGatewayId ??
+    r.VpcPeeringConnectionId ??
+    r.NetworkInterfaceId ??
+    r.InstanceId ??
+    r.CarrierGatewayId ??
+    r.CoreNetworkArn ??
+    r.LocalGatewayId ??
+    r.GatewayId ??
+    'an unknown target'
+  );
 }
 
 async function routeTableOf(clients: AwsClients, subnet: Subnet): Promise<RouteTable | undefined> {
@@ -139,7 +149,8 @@ export async function checkNetwork(input: NetworkCheckInput): Promise<PreflightC
         if (!isNotFound(e) && !/InvalidSubnet/.test(errorCode(e))) await ask('ec2:DescribeSubnets', () => Promise.reject(e));
       }
       if (!found) result.refuse(where, `subnet ${subnetId} does not exist: redeploy the stack (npx cdk deploy) or fix aurora-bench.network.existingVpc`);
-      else if (found.AvailabilityZone !== az) result.refuse(where, `subnet ${subnetId} is in ${found.AvailabilityZone ?? 'no AZ'}, not ${az}: fix aurora-bench.network.existingVpc and redeploy`);
+      else if (found.AvailabilityZone !== az)
+        result.refuse(where, `subnet ${subnetId} is in ${found.AvailabilityZone ?? 'no AZ'}, not ${az}: fix aurora-bench.network.existingVpc and redeploy`);
       else subnets.set(az, found);
     }
 
@@ -151,7 +162,10 @@ export async function checkNetwork(input: NetworkCheckInput): Promise<PreflightC
       const az = variantAz(plan.region, planned, config.subnetIdsByAz);
       const vi = specVariantIndex(spec, variant.name);
       if (az === undefined || !(az in config.subnetIdsByAz)) {
-        result.refuse(`variants[${vi}].az`, `AZ ${az ?? '(none)'} has no subnet of ${stackLabel} (configured: ${Object.keys(config.subnetIdsByAz).sort().join(', ') || 'none'}): use one of those AZs`);
+        result.refuse(
+          `variants[${vi}].az`,
+          `AZ ${az ?? '(none)'} has no subnet of ${stackLabel} (configured: ${Object.keys(config.subnetIdsByAz).sort().join(', ') || 'none'}): use one of those AZs`,
+        );
         continue;
       }
       const subnet = subnets.get(az);
@@ -183,7 +197,10 @@ export async function checkNetwork(input: NetworkCheckInput): Promise<PreflightC
         await clients.s3.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: s3.key }));
       } catch (e) {
         if (isNotFound(e) || (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) {
-          result.refuse(`${stackLabel}: ${sourceSetting(name)}`, `${url} does not exist: upload the file there (aws s3 cp FILE ${url}) or point ${sourceSetting(name)} at it and redeploy`);
+          result.refuse(
+            `${stackLabel}: ${sourceSetting(name)}`,
+            `${url} does not exist: upload the file there (aws s3 cp FILE ${url}) or point ${sourceSetting(name)} at it and redeploy`,
+          );
         } else if (isAccessDenied(e)) {
           result.warn(`${stackLabel}: ${sourceSetting(name)}`, `could not check that ${url} exists: s3:GetObject was denied (${errorCode(e)})`);
         } else {

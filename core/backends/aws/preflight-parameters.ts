@@ -20,12 +20,7 @@
  * catalogue accepts, or lists other allowed values), an info note says so: the catalogue may be
  * out of date.
  */
-import {
-  DescribeEngineDefaultClusterParametersCommand,
-  DescribeEngineDefaultParametersCommand,
-  type EngineDefaults,
-  type Parameter,
-} from '@aws-sdk/client-rds';
+import { DescribeEngineDefaultClusterParametersCommand, DescribeEngineDefaultParametersCommand, type EngineDefaults, type Parameter } from '@aws-sdk/client-rds';
 import { lookupParameter } from '../../aurora/parameter-catalogue';
 import type { CellPlan, Plan } from '../../plan/types';
 import type { Spec } from '../../experiment/schema';
@@ -50,8 +45,7 @@ export async function describeEngineDefaults(clients: AwsClients, family: string
     const request = { DBParameterGroupFamily: family, MaxRecords: 100, ...(marker !== undefined ? { Marker: marker } : {}) };
     let defaults: EngineDefaults | undefined;
     if (level === 'cluster') {
-      defaults = (await ask('rds:DescribeEngineDefaultClusterParameters', () => clients.rds.send(new DescribeEngineDefaultClusterParametersCommand(request))))
-        .EngineDefaults;
+      defaults = (await ask('rds:DescribeEngineDefaultClusterParameters', () => clients.rds.send(new DescribeEngineDefaultClusterParametersCommand(request)))).EngineDefaults;
     } else {
       defaults = (await ask('rds:DescribeEngineDefaultParameters', () => clients.rds.send(new DescribeEngineDefaultParametersCommand(request)))).EngineDefaults;
     }

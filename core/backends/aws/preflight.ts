@@ -52,14 +52,29 @@ const SIZES_R = ['large', 'xlarge', '2xlarge', '4xlarge', '8xlarge', '12xlarge',
 const STATIC_CLASSES: Record<2 | 3, ReadonlySet<string>> = {
   3: new Set([
     ...['r5', 'r6g', 'r6i', 'r7g', 'r7i', 'r8g'].flatMap((f) => SIZES_R.map((s) => `db.${f}.${s}`)),
-    'db.r5.24xlarge', 'db.r6i.24xlarge', 'db.r6i.32xlarge', 'db.r7i.24xlarge', 'db.r7i.48xlarge', 'db.r8g.24xlarge', 'db.r8g.48xlarge',
+    'db.r5.24xlarge',
+    'db.r6i.24xlarge',
+    'db.r6i.32xlarge',
+    'db.r7i.24xlarge',
+    'db.r7i.48xlarge',
+    'db.r8g.24xlarge',
+    'db.r8g.48xlarge',
     ...['r6gd', 'r6id', 'r8gd'].flatMap((f) => SIZES_R.map((s) => `db.${f}.${s}`)),
     ...['x2g'].flatMap((f) => SIZES_R.map((s) => `db.${f}.${s}`)),
-    'db.t3.medium', 'db.t3.large', 'db.t4g.medium', 'db.t4g.large',
+    'db.t3.medium',
+    'db.t3.large',
+    'db.t4g.medium',
+    'db.t4g.large',
   ]),
   2: new Set([
     ...['r4', 'r5', 'r6g'].flatMap((f) => SIZES_R.map((s) => `db.${f}.${s}`)),
-    'db.r5.24xlarge', 'db.t2.small', 'db.t2.medium', 'db.t3.small', 'db.t3.medium', 'db.t4g.medium', 'db.t4g.large',
+    'db.r5.24xlarge',
+    'db.t2.small',
+    'db.t2.medium',
+    'db.t3.small',
+    'db.t3.medium',
+    'db.t4g.medium',
+    'db.t4g.large',
   ]),
 };
 
@@ -109,7 +124,10 @@ function checkStack(input: AwsPreflightInput): PreflightCheck {
   }
   const config = deployment.config;
   if (plan.region !== config.region) {
-    result.refuse('region', `the spec asks for region ${plan.region} but ${label} is deployed in ${config.region}: set region to ${config.region}, or deploy the stack in ${plan.region}`);
+    result.refuse(
+      'region',
+      `the spec asks for region ${plan.region} but ${label} is deployed in ${config.region}: set region to ${config.region}, or deploy the stack in ${plan.region}`,
+    );
   }
   const azs = Object.keys(config.subnetIdsByAz).sort();
   return result.done(`${label} in ${config.region}: lake s3://${config.bucket}/${config.lakePrefix}, subnets in ${azs.join(', ') || 'no AZ'}`);
@@ -241,7 +259,10 @@ async function checkInstanceClasses(input: AwsPreflightInput, facts: EngineFacts
           }
           lines.push(`${cls} (built-in table)`);
         } else {
-          result.refuse(path, `${cls} is not orderable for aurora-mysql ${v.engineVersion} in ${plan.region}: choose a class \`aws rds describe-orderable-db-instance-options --engine aurora-mysql --engine-version ${v.engineVersion}\` lists`);
+          result.refuse(
+            path,
+            `${cls} is not orderable for aurora-mysql ${v.engineVersion} in ${plan.region}: choose a class \`aws rds describe-orderable-db-instance-options --engine aurora-mysql --engine-version ${v.engineVersion}\` lists`,
+          );
         }
         continue;
       }
@@ -255,7 +276,10 @@ async function checkInstanceClasses(input: AwsPreflightInput, facts: EngineFacts
       lines.push(`${cls}${az ? ` in ${az}` : ''}`);
     }
     if (apiEmpty) {
-      result.warn('variants', `DescribeOrderableDBInstanceOptions returned no options at all for aurora-mysql ${v.engineVersion}: instance classes were checked against the built-in Aurora MySQL table, not the account`);
+      result.warn(
+        'variants',
+        `DescribeOrderableDBInstanceOptions returned no options at all for aurora-mysql ${v.engineVersion}: instance classes were checked against the built-in Aurora MySQL table, not the account`,
+      );
     }
     return `orderable: ${[...new Set(lines)].join(', ')}`;
   });
@@ -307,7 +331,13 @@ export async function runAwsPreflight(input: AwsPreflightInput): Promise<Preflig
   const engine = await checkEngine(input);
   const rest = await Promise.all([
     checkInstanceClasses(input, engine.facts),
-    checkParameters({ plan: input.plan, spec: input.spec, clients: input.clients, version: engine.facts.offered === 'no' ? undefined : engine.facts.version, family: engine.facts.family }),
+    checkParameters({
+      plan: input.plan,
+      spec: input.spec,
+      clients: input.clients,
+      version: engine.facts.offered === 'no' ? undefined : engine.facts.version,
+      family: engine.facts.family,
+    }),
     checkServiceLinkedRole(input),
     checkClientInstances(clientInput),
     checkVcpuQuota(clientInput),

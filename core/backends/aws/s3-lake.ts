@@ -60,7 +60,14 @@ export class S3LakeStore implements LakeStore {
     let token: string | undefined;
     do {
       const out = await call(`S3 ListObjectsV2 s3://${this.bucket}/${this.prefix}${prefix}`, () =>
-        this.s3.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix + prefix, ...(this.pageSize ? { MaxKeys: this.pageSize } : {}), ...(token ? { ContinuationToken: token } : {}) })),
+        this.s3.send(
+          new ListObjectsV2Command({
+            Bucket: this.bucket,
+            Prefix: this.prefix + prefix,
+            ...(this.pageSize ? { MaxKeys: this.pageSize } : {}),
+            ...(token ? { ContinuationToken: token } : {}),
+          }),
+        ),
       );
       for (const o of out.Contents ?? []) if (o.Key !== undefined) keys.push(o.Key.slice(this.prefix.length));
       token = out.IsTruncated ? out.NextContinuationToken : undefined;

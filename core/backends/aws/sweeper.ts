@@ -126,11 +126,18 @@ async function inventory(clients: AwsClients, config: AwsBackendConfig): Promise
   const k = tagKeys(config.tagKeyPrefix);
   const found: TaggedResource[] = [];
   for (const cl of await allClusters(clients)) {
-    if (cl.DBClusterIdentifier) found.push({ kind: 'rds-cluster', name: cl.DBClusterIdentifier, ref: cl.DBClusterArn, clusterId: cl.DBClusterIdentifier, tags: tagMap(cl.TagList) });
+    if (cl.DBClusterIdentifier)
+      found.push({ kind: 'rds-cluster', name: cl.DBClusterIdentifier, ref: cl.DBClusterArn, clusterId: cl.DBClusterIdentifier, tags: tagMap(cl.TagList) });
   }
   for (const inst of await allInstances(clients)) {
     if (inst.DBInstanceIdentifier) {
-      found.push({ kind: 'rds-instance', name: inst.DBInstanceIdentifier, ref: inst.DBInstanceArn, ...(inst.DBClusterIdentifier ? { clusterId: inst.DBClusterIdentifier } : {}), tags: tagMap(inst.TagList) });
+      found.push({
+        kind: 'rds-instance',
+        name: inst.DBInstanceIdentifier,
+        ref: inst.DBInstanceArn,
+        ...(inst.DBClusterIdentifier ? { clusterId: inst.DBClusterIdentifier } : {}),
+        tags: tagMap(inst.TagList),
+      });
     }
   }
   for (const g of await ourParameterGroups(clients)) {
@@ -150,7 +157,15 @@ function groupCells(resources: readonly TaggedResource[], config: AwsBackendConf
     const key = `${runId}\n${cellId}`;
     let c = cells.get(key);
     if (!c) {
-      c = { runId, cellId, expiresAt: r.tags.get(k.expiresAt) ?? null, clusterIds: new Set(), clusterParameterGroups: new Set(), instanceParameterGroups: new Set(), clientIds: new Set() };
+      c = {
+        runId,
+        cellId,
+        expiresAt: r.tags.get(k.expiresAt) ?? null,
+        clusterIds: new Set(),
+        clusterParameterGroups: new Set(),
+        instanceParameterGroups: new Set(),
+        clientIds: new Set(),
+      };
       cells.set(key, c);
     }
     if (r.kind === 'rds-cluster' || r.kind === 'rds-instance') {
@@ -228,7 +243,13 @@ export async function sweepExpired(clients: AwsClients, config: AwsBackendConfig
   const k = tagKeys(config.tagKeyPrefix);
   const resources = await inventory(clients, config);
   const runs = markedRuns(resources, config, now);
-  return deleteCells(clients, groupCells(resources.filter((r) => runs.has(r.tags.get(k.runId)!)), config));
+  return deleteCells(
+    clients,
+    groupCells(
+      resources.filter((r) => runs.has(r.tags.get(k.runId)!)),
+      config,
+    ),
+  );
 }
 
 /** Sets expires-at = `at` on one resource; not-found (deleted meanwhile) is nothing to mark. */

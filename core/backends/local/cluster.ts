@@ -93,7 +93,10 @@ export async function attachReader(reader: ServerInfo, writer: ServerInfo): Prom
  */
 export async function startCluster(o: StartClusterOptions): Promise<ClusterInfo> {
   await mkdir(o.dir, { recursive: true });
-  const roles: { role: 'writer' | 'reader'; index: number }[] = [{ role: 'writer', index: 0 }, ...Array.from({ length: o.readers }, (_, i) => ({ role: 'reader' as const, index: i + 1 }))];
+  const roles: { role: 'writer' | 'reader'; index: number }[] = [
+    { role: 'writer', index: 0 },
+    ...Array.from({ length: o.readers }, (_, i) => ({ role: 'reader' as const, index: i + 1 })),
+  ];
   const results = await Promise.allSettled(roles.map((r) => startMember(o, r.role, r.index)));
   const started = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value.info] : []));
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');

@@ -226,7 +226,14 @@ export class LocalBackend implements Backend {
       throw e;
     }
 
-    const notes: PlanNote[] = [shapeNote(cell.variant.name, shape, [cluster.writer, ...cluster.readers].map((s) => s.cpuList), versions.serverVersion)];
+    const notes: PlanNote[] = [
+      shapeNote(
+        cell.variant.name,
+        shape,
+        [cluster.writer, ...cluster.readers].map((s) => s.cpuList),
+        versions.serverVersion,
+      ),
+    ];
     notes.push(...plans.writer.notes, ...(cluster.readers.length > 0 ? plans.reader.notes : []));
     if (this.cpuAffinity && !versions.tools.taskset) {
       notes.push({ level: 'warning', path: `variants[name=${cell.variant.name}].instanceClass`, message: 'taskset (util-linux) not found: servers are not pinned to CPUs' });
@@ -344,13 +351,20 @@ export class LocalBackend implements Backend {
       await mkdir(out, { recursive: true });
       const args = [
         this.runnerPath,
-        '--phase', job.phase,
-        '--workload', job.workload,
-        '--out', out,
-        '--host', job.endpoint.host,
-        '--port', String(job.endpoint.port),
-        '--user', resources.credentials.user,
-        '--password-env', PASSWORD_ENV,
+        '--phase',
+        job.phase,
+        '--workload',
+        job.workload,
+        '--out',
+        out,
+        '--host',
+        job.endpoint.host,
+        '--port',
+        String(job.endpoint.port),
+        '--user',
+        resources.credentials.user,
+        '--password-env',
+        PASSWORD_ENV,
         ...(scriptDir ? ['--script-dir', scriptDir] : []),
         '--',
         ...job.sysbenchArgs,
@@ -371,7 +385,14 @@ export class LocalBackend implements Backend {
       if (child.pid === undefined) throw new Error(`could not start ${this.runnerPath} for job ${job.jobId}`);
       child.unref();
       track(child.pid, { group: true });
-      const handle: JobHandle = { jobId: job.jobId, clientId: job.clientId, phase: job.phase, outputPrefix: job.outputPrefix, ref: String(child.pid), startedAt: new Date().toISOString() };
+      const handle: JobHandle = {
+        jobId: job.jobId,
+        clientId: job.clientId,
+        phase: job.phase,
+        outputPrefix: job.outputPrefix,
+        ref: String(child.pid),
+        startedAt: new Date().toISOString(),
+      };
       const proc: JobProcess = { handle, child, stderrFile: `${base}.stderr` };
       child.on('exit', (code, signal) => {
         proc.exit = { code, signal };
@@ -452,7 +473,17 @@ export class LocalBackend implements Backend {
       const key = `${r.instance_id}\u0000${r.metric}`;
       const c = counts.get(key);
       const received = (c?.received ?? 0) + 1;
-      counts.set(key, { instanceId: r.instance_id, role: r.role as 'writer' | 'reader', metric: r.metric, source: 'local', start: window.start, end: window.end, periodS: Math.max(1, Math.round(this.sampleIntervalMs / 1000)), expected: received, received });
+      counts.set(key, {
+        instanceId: r.instance_id,
+        role: r.role as 'writer' | 'reader',
+        metric: r.metric,
+        source: 'local',
+        start: window.start,
+        end: window.end,
+        periodS: Math.max(1, Math.round(this.sampleIntervalMs / 1000)),
+        expected: received,
+        received,
+      });
     }
     const collection: ServerMetricsCollection = { rows, windows: [...counts.values()] };
     state.collected.set(window.stepId, collection);
@@ -475,7 +506,12 @@ export class LocalBackend implements Backend {
     const jobs = [...(record?.jobs ?? [])];
     for (const proc of state?.jobs.values() ?? []) {
       if (!jobs.some((j) => j.jobId === proc.handle.jobId)) {
-        jobs.push({ jobId: proc.handle.jobId, pid: Number(proc.handle.ref), marker: this.lake.pathOf(proc.handle.outputPrefix.replace(/\/+$/, '')), startedAt: proc.handle.startedAt });
+        jobs.push({
+          jobId: proc.handle.jobId,
+          pid: Number(proc.handle.ref),
+          marker: this.lake.pathOf(proc.handle.outputPrefix.replace(/\/+$/, '')),
+          startedAt: proc.handle.startedAt,
+        });
       }
     }
     this.cells.delete(key);

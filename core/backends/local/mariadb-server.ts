@@ -171,7 +171,9 @@ async function waitReady(child: ChildProcess, socket: string, errorLog: string, 
   for (;;) {
     const code = exited();
     if (code !== undefined) {
-      throw new ServerStartError(`mariadbd exited (${code === null ? 'killed by a signal' : `exit code ${code}`}) before it was ready; ${errorLog}:\n${await errorLogTail(errorLog)}`);
+      throw new ServerStartError(
+        `mariadbd exited (${code === null ? 'killed by a signal' : `exit code ${code}`}) before it was ready; ${errorLog}:\n${await errorLogTail(errorLog)}`,
+      );
     }
     try {
       await handshake(socket, 1_000);

@@ -139,7 +139,11 @@ export class ServerMetricsSampler {
     const [writer, ...readers] = this.targets;
     this.probe =
       readers.length > 0 && writer
-        ? new HeartbeatProbe(writer.exec, readers.map((r) => ({ instanceId: r.info.instanceId, exec: r.exec })), Math.floor(this.intervalMs * 0.8))
+        ? new HeartbeatProbe(
+            writer.exec,
+            readers.map((r) => ({ instanceId: r.info.instanceId, exec: r.exec })),
+            Math.floor(this.intervalMs * 0.8),
+          )
         : undefined;
   }
 
@@ -209,14 +213,22 @@ export class ServerMetricsSampler {
     const delta = (name: StatusName) => Math.max(0, n(b, name) - n(a, name));
     const rate = (v: number) => Math.max(0, v) / seconds;
     const ts = b.wall.toISOString();
-    const push = (metric: ServerMetricName, value: number) => this.collected.push({ instanceId: t.info.instanceId, role: t.info.role, metric, ts, value: Math.round(value * 1000) / 1000 });
+    const push = (metric: ServerMetricName, value: number) =>
+      this.collected.push({ instanceId: t.info.instanceId, role: t.info.role, metric, ts, value: Math.round(value * 1000) / 1000 });
 
     if (a.cpuSeconds !== undefined && b.cpuSeconds !== undefined) {
       push('CPUUtilization', Math.min(100, ((b.cpuSeconds - a.cpuSeconds) / seconds / t.cores) * 100));
     }
     push('SelectThroughput', rate(delta('Com_select') - (b.ownSelects - a.ownSelects)));
     const dml =
-      delta('Com_insert') + delta('Com_insert_select') + delta('Com_update') + delta('Com_update_multi') + delta('Com_delete') + delta('Com_delete_multi') + delta('Com_replace') + delta('Com_replace_select');
+      delta('Com_insert') +
+      delta('Com_insert_select') +
+      delta('Com_update') +
+      delta('Com_update_multi') +
+      delta('Com_delete') +
+      delta('Com_delete_multi') +
+      delta('Com_replace') +
+      delta('Com_replace_select');
     // The replication applier counts the writer's heartbeat UPDATEs again on each reader.
     const replicatedHeartbeats = a.heartbeatsApplied !== undefined && b.heartbeatsApplied !== undefined ? b.heartbeatsApplied - a.heartbeatsApplied : 0;
     push('DMLThroughput', rate(dml - (b.ownUpdates - a.ownUpdates) - replicatedHeartbeats));

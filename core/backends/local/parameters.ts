@@ -67,22 +67,57 @@ const AURORA_ONLY_PREFIXES = ['aurora_', 'aws_', 'rds.', 'rds_'];
 const NOT_APPLICABLE_VALUES: Readonly<Record<string, (v: string) => string | undefined>> = {
   // On Aurora binlog_format only switches external binlog replication on/off (OFF = no binlog);
   // local replicas replicate through the binlog, so it cannot be turned off.
-  binlog_format: (v) => (v.toUpperCase() === 'OFF' ? 'binlog_format=OFF turns off Aurora\'s binlog (Aurora replicas do not use it); local replicas replicate through the binlog, which stays on (ROW)' : undefined),
+  binlog_format: (v) =>
+    v.toUpperCase() === 'OFF'
+      ? "binlog_format=OFF turns off Aurora's binlog (Aurora replicas do not use it); local replicas replicate through the binlog, which stays on (ROW)"
+      : undefined,
 };
 
 /** Set by the local backend itself: a spec value would break the cluster or the bookkeeping. */
 const MANAGED = new Set([
-  'port', 'socket', 'datadir', 'basedir', 'tmpdir', 'pid_file', 'log_error', 'bind_address', 'user', 'server_id', 'log_bin',
-  'log_bin_basename', 'log_bin_index', 'relay_log', 'relay_log_index', 'log_slave_updates', 'log_replica_updates', 'read_only',
-  'gtid_strict_mode', 'gtid_domain_id', 'skip_slave_start', 'skip_networking', 'skip_name_resolve', 'plugin_dir',
-  'innodb_data_home_dir', 'innodb_log_group_home_dir', 'innodb_undo_directory', 'general_log_file', 'slow_query_log_file',
+  'port',
+  'socket',
+  'datadir',
+  'basedir',
+  'tmpdir',
+  'pid_file',
+  'log_error',
+  'bind_address',
+  'user',
+  'server_id',
+  'log_bin',
+  'log_bin_basename',
+  'log_bin_index',
+  'relay_log',
+  'relay_log_index',
+  'log_slave_updates',
+  'log_replica_updates',
+  'read_only',
+  'gtid_strict_mode',
+  'gtid_domain_id',
+  'skip_slave_start',
+  'skip_networking',
+  'skip_name_resolve',
+  'plugin_dir',
+  'innodb_data_home_dir',
+  'innodb_log_group_home_dir',
+  'innodb_undo_directory',
+  'general_log_file',
+  'slow_query_log_file',
 ]);
 
 /** Fixed when the datadir is created: the template was initialised with MariaDB's defaults. */
 const FIXED_AT_INIT = new Set(['innodb_page_size', 'lower_case_table_names', 'innodb_undo_tablespaces', 'innodb_data_file_path']);
 
 /** Dynamic in MariaDB but best decided before start (no online buffer pool / log resize, fd limits). */
-const PREFER_STARTUP = new Set(['innodb_buffer_pool_size', 'max_connections', 'innodb_log_file_size', 'innodb_log_buffer_size', 'table_open_cache', 'innodb_buffer_pool_chunk_size']);
+const PREFER_STARTUP = new Set([
+  'innodb_buffer_pool_size',
+  'max_connections',
+  'innodb_log_file_size',
+  'innodb_log_buffer_size',
+  'table_open_cache',
+  'innodb_buffer_pool_chunk_size',
+]);
 
 /** Sizes written as in my.cnf / parameter groups: 512K, 64M, 12G, 1T (binary multiples). */
 const SIZE = /^\s*([0-9]+(?:\.[0-9]+)?)\s*([KMGTkmgt])(?:i?[Bb])?\s*$/;
@@ -128,7 +163,12 @@ export function resolveValue(name: string, raw: ParameterValue, v: VariableInfo,
         AllocatedStorage: undefined,
       });
       value = String(n);
-      notes.push(info(path, `formula ${raw} evaluated locally to ${n}${name.includes('size') ? ` (${formatBytes(n)})` : ''} with DBInstanceClassMemory=${formatBytes(ctx.shape.localMemoryBytes)}, DBInstanceVCPU=${ctx.shape.cores}`));
+      notes.push(
+        info(
+          path,
+          `formula ${raw} evaluated locally to ${n}${name.includes('size') ? ` (${formatBytes(n)})` : ''} with DBInstanceClassMemory=${formatBytes(ctx.shape.localMemoryBytes)}, DBInstanceVCPU=${ctx.shape.cores}`,
+        ),
+      );
     } catch (e) {
       const why = e instanceof FormulaError ? e.message : String(e);
       return { notes: [warn(path, `not applicable locally: cannot evaluate formula ${raw}: ${why}`)] };
@@ -163,11 +203,18 @@ export function resolveValue(name: string, raw: ParameterValue, v: VariableInfo,
     // memory locally, the way the instance memory itself is scaled.
     if (name === 'innodb_buffer_pool_size' && typeof raw !== 'boolean' && !(typeof raw === 'string' && isFormula(raw))) {
       const scaled = Math.max(1024 * 1024, Math.floor((n * ctx.shape.memoryScale) / (1024 * 1024)) * 1024 * 1024);
-      notes.push(info(path, `innodb_buffer_pool_size ${raw} is sized for ${ctx.shape.memoryGiB} GiB of ${ctx.shape.instanceClass}; scaled locally by the instance memory ratio (1/${Math.round(1 / ctx.shape.memoryScale)}) to ${formatBytes(scaled)}`));
+      notes.push(
+        info(
+          path,
+          `innodb_buffer_pool_size ${raw} is sized for ${ctx.shape.memoryGiB} GiB of ${ctx.shape.instanceClass}; scaled locally by the instance memory ratio (1/${Math.round(1 / ctx.shape.memoryScale)}) to ${formatBytes(scaled)}`,
+        ),
+      );
       n = scaled;
     }
     if (name === 'innodb_buffer_pool_size' && n > ctx.shape.memoryCapBytes) {
-      notes.push(warn(path, `innodb_buffer_pool_size ${formatBytes(n)} exceeds what one local server may use (${formatBytes(ctx.shape.memoryCapBytes)} = host memory / 8): capped`));
+      notes.push(
+        warn(path, `innodb_buffer_pool_size ${formatBytes(n)} exceeds what one local server may use (${formatBytes(ctx.shape.memoryCapBytes)} = host memory / 8): capped`),
+      );
       n = ctx.shape.memoryCapBytes;
     }
     if (v.min !== undefined && n < v.min) {
@@ -228,7 +275,9 @@ export function planParameters(ctx: ParameterContext): ParameterPlan {
     }
     const v = ctx.catalog.get(name);
     if (!v) {
-      notes.push(warn(path, `not applicable locally: MariaDB ${ctx.serverVersion} has no system variable ${original} (an Aurora MySQL/MySQL-only parameter); it takes effect on AWS only`));
+      notes.push(
+        warn(path, `not applicable locally: MariaDB ${ctx.serverVersion} has no system variable ${original} (an Aurora MySQL/MySQL-only parameter); it takes effect on AWS only`),
+      );
       continue;
     }
     if (v.scope === 'SESSION ONLY') {
@@ -243,7 +292,12 @@ export function planParameters(ctx: ParameterContext): ParameterPlan {
     (how === 'startup' ? startup : dynamic)[name] = resolved.value;
     applied.push({ name, value: resolved.value, how, path });
     if (localOnly) {
-      notes.push(info(path, `local only: ${original}=${resolved.value} set on MariaDB ${ctx.serverVersion} (${how === 'startup' ? 'option file' : 'SET GLOBAL'}) for this what-if; Aurora does not let you set it`));
+      notes.push(
+        info(
+          path,
+          `local only: ${original}=${resolved.value} set on MariaDB ${ctx.serverVersion} (${how === 'startup' ? 'option file' : 'SET GLOBAL'}) for this what-if; Aurora does not let you set it`,
+        ),
+      );
     }
   }
   return { startup, dynamic, applied, notes };
@@ -279,10 +333,17 @@ function sameValue(asked: string, actual: string, v: VariableInfo | undefined): 
 }
 
 /** Reads back every applied variable; where MariaDB adjusted a value (rounding, fd limits) says so in an info note. */
-export async function verifyParameters(server: SqlTarget & { instanceId: string }, plan: ParameterPlan, catalog: VariableCatalog): Promise<{ effective: Record<string, string>; notes: PlanNote[] }> {
+export async function verifyParameters(
+  server: SqlTarget & { instanceId: string },
+  plan: ParameterPlan,
+  catalog: VariableCatalog,
+): Promise<{ effective: Record<string, string>; notes: PlanNote[] }> {
   if (plan.applied.length === 0) return { effective: {}, notes: [] };
   const names = plan.applied.map((a) => a.name.toUpperCase());
-  const rows = await query(server, `SELECT LOWER(VARIABLE_NAME), VARIABLE_VALUE FROM information_schema.GLOBAL_VARIABLES WHERE VARIABLE_NAME IN (${names.map(sqlString).join(',')})`);
+  const rows = await query(
+    server,
+    `SELECT LOWER(VARIABLE_NAME), VARIABLE_VALUE FROM information_schema.GLOBAL_VARIABLES WHERE VARIABLE_NAME IN (${names.map(sqlString).join(',')})`,
+  );
   const effective: Record<string, string> = {};
   for (const r of rows) if (r[0]) effective[r[0]] = r[1] ?? '';
   const notes: PlanNote[] = [];

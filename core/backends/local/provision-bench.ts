@@ -60,7 +60,15 @@ export async function measureLocalProvisioning(options: ProvisioningOptions = {}
   const teardownMs: number[] = [];
   try {
     for (let i = 0; i < samples; i++) {
-      const run: RunContext = { runId: `provision-bench-${i}`, specName: 'provision-bench', backend: 'local', region: 'local', engineVersion: '-', dt: new Date().toISOString().slice(0, 10), ttlHours: 1 };
+      const run: RunContext = {
+        runId: `provision-bench-${i}`,
+        specName: 'provision-bench',
+        backend: 'local',
+        region: 'local',
+        engineVersion: '-',
+        dt: new Date().toISOString().slice(0, 10),
+        ttlHours: 1,
+      };
       const cell: CellPlan = {
         cellId: 'bench-r1',
         index: 0,

@@ -114,7 +114,10 @@ export class RunRegistry {
       await rename(tmp, this.file);
       return record;
     });
-    locks.set(this.file, next.catch(() => undefined));
+    locks.set(
+      this.file,
+      next.catch(() => undefined),
+    );
     return next;
   }
 
@@ -156,7 +159,10 @@ export class RunRegistry {
         const again = await this.read();
         if (again && Object.keys(again.cells).length === 0) await rm(this.dir, { recursive: true, force: true });
       });
-      locks.set(this.file, chained.catch(() => undefined));
+      locks.set(
+        this.file,
+        chained.catch(() => undefined),
+      );
       await chained;
     }
   }

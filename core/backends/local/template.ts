@@ -115,13 +115,7 @@ async function buildTemplate(tools: LocalTools, serverVersion: string, root: str
     try {
       await execFileAsync(
         tools.installDb,
-        [
-          '--no-defaults',
-          `--datadir=${datadir}`,
-          '--skip-test-db',
-          '--auth-root-authentication-method=normal',
-          ...(process.getuid?.() === 0 ? ['--user=root'] : []),
-        ],
+        ['--no-defaults', `--datadir=${datadir}`, '--skip-test-db', '--auth-root-authentication-method=normal', ...(process.getuid?.() === 0 ? ['--user=root'] : [])],
         { timeout: 180_000, maxBuffer: 16 * 1024 * 1024 },
       );
     } catch (e) {
@@ -196,7 +190,10 @@ async function buildTemplate(tools: LocalTools, serverVersion: string, root: str
     await rm(join(datadir, 'ib_buffer_pool'), { force: true });
     await rename(datadir, join(build, 'datadir'));
     await rm(join(build, 'server'), { recursive: true, force: true });
-    await writeFile(join(build, 'template.json'), JSON.stringify({ format: TEMPLATE_FORMAT, kind, serverVersion, mariadbd: tools.mariadbd, createdAt: new Date().toISOString() }, null, 1) + '\n');
+    await writeFile(
+      join(build, 'template.json'),
+      JSON.stringify({ format: TEMPLATE_FORMAT, kind, serverVersion, mariadbd: tools.mariadbd, createdAt: new Date().toISOString() }, null, 1) + '\n',
+    );
 
     // Swap into place; replace a stale template (other format), lose gracefully to a racing build.
     if (existsSync(finalDir) && !(await readTemplate(finalDir, serverVersion, kind))) {
