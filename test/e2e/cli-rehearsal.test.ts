@@ -48,10 +48,10 @@ function stopMeSpec(name: string): string {
 }
 
 /**
- * Runs the CLI on `spec` and sends it SIGINT `times` times (300 ms apart) while its 60 s step runs:
- * the progress line comes as the step starts, its job a moment later, so the first one waits 5 s.
+ * Runs the CLI on `spec` and sends it SIGINT `times` times (300 ms apart) once `when` shows in its
+ * output, 5 s later (for the step: its line comes as it starts, its job a moment later).
  */
-async function interruptedRun(spec: string, times: number): Promise<{ code: number | null; stdout: string; stderr: string; interrupted: boolean }> {
+async function interruptedRun(spec: string, times: number, when: RegExp): Promise<{ code: number | null; stdout: string; stderr: string; interrupted: boolean }> {
   const child = spawn(process.execPath, [CLI, 'run', spec, '--aws-rehearsal'], { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -59,7 +59,7 @@ async function interruptedRun(spec: string, times: number): Promise<{ code: numb
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   child.stdout.setEncoding('utf8').on('data', (d: string) => {
     stdout += d;
-    if (!interrupted && /step 1\/1 rw-t2/.test(stdout)) {
+    if (!interrupted && when.test(stdout)) {
       interrupted = true;
       for (let k = 0; k < times; k++) setTimeout(() => child.kill('SIGINT'), 5_000 + 300 * k);
     }
@@ -97,7 +97,7 @@ describe('aurora-bench run --aws-rehearsal', () => {
 
   it('on Ctrl-C stops the workflow, tears the cell down through the safety net, exits 130 and leaves nothing', async () => {
     // Act
-    const { code, stdout, interrupted } = await interruptedRun(stopMeSpec('stop-me'), 1);
+    const { code, stdout, interrupted } = await interruptedRun(stopMeSpec('stop-me'), 1, /step 1\/1 rw-t2/);
 
     // Assert
     expect(interrupted).toBe(true);
@@ -114,7 +114,7 @@ describe('aurora-bench run --aws-rehearsal', () => {
 
   it('on a second Ctrl-C exits at once, and still leaves no process and no directory', async () => {
     // Act
-    const { code, stdout, stderr, interrupted } = await interruptedRun(stopMeSpec('force-me'), 2);
+    const { code, stdout, stderr, interrupted } = await interruptedRun(stopMeSpec('force-me'), 2, /\[rehearsal ssm\] i-\S+: launched/);
 
     // Assert: the exit hooks killed the servers, the client's shells and the moto server, and removed the directory.
     expect(interrupted).toBe(true);

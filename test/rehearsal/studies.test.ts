@@ -1,16 +1,18 @@
 /**
  * Every study in experiments/ through the AWS rehearsal, on one moto server for the file: the
  * study at `--scale small`, then trimmed for the suite's time budget (a study at --scale small takes
- * minutes to tens of minutes, all of them together far more than the suite may): one cell per
- * variant, run at once (maxConcurrency = variants, as the Distributed Map would on AWS), and one
- * step for each kind of workload the AWS path treats differently (stock test or custom Lua fetched
- * from S3, target, client count, rate limit), at the first point of its sweep, 2 s, no warm-up,
- * on one table of 1,000 rows. What the trim drops (repeats, sweep points, workloads that differ
- * only in sysbench's options, rows, seconds) repeats the same AWS calls. Every variant stays: each
- * is its own cluster (instance class, AZ, readers, parameter groups, write forwarding, Performance
- * Insights) and its own clients (count, the launch template of their architecture).
- * `run --aws-rehearsal --scale small` of a study is the untrimmed run; quickstart's runs in
- * test/e2e/cli-rehearsal.test.ts.
+ * minutes to tens of minutes, all of them together far more than the suite may):
+ * - one cell for each kind of variant the AWS path treats differently (AZ, readers, client count
+ *   and instance type, so the launch template of its architecture, write forwarding, Performance
+ *   Insights), all run at once (maxConcurrency, as the Distributed Map would on AWS); variants that
+ *   differ only in instance class or parameter values make the same calls with other values (the
+ *   plan checks every variant's parameters against the catalogue before anything starts);
+ * - one step for each kind of workload the AWS path treats differently (stock test or custom Lua
+ *   fetched from S3, target, client count, rate limit), at the first point of its sweep, 2 s, no
+ *   warm-up, on one table of 1,000 rows.
+ * What the trim drops (repeats, sweep points, rows, seconds, look-alike variants and workloads)
+ * repeats the same AWS calls. `run --aws-rehearsal --scale small` of a study is the untrimmed run;
+ * quickstart's runs in test/e2e/cli-rehearsal.test.ts.
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,6 +45,13 @@ afterAll(() => {
 function trimmedStudy(file: string): string {
   const small = scaleSpec(loadSpecFile(join(EXPERIMENTS, file), join(ROOT, 'client', 'workloads')).spec, 'small').spec;
   const first = (values: readonly number[]) => (values.length === 0 ? [] : [[...values].sort((a, b) => a - b).find((v) => v > 0) ?? values[0]!]);
+  const variantKinds = new Set<string>();
+  const variants = small.variants.filter((v) => {
+    const kind = JSON.stringify([v.az ?? null, v.readers, v.clients, v.writeForwarding ?? null, v.performanceInsights]);
+    if (variantKinds.has(kind)) return false;
+    variantKinds.add(kind);
+    return true;
+  });
   const kinds = new Set<string>();
   const workloads = small.workloads.filter((w) => {
     const kind = JSON.stringify([w.script !== undefined, w.target, w.clients ?? null, w.rates.some((r) => r > 0)]);
@@ -52,8 +61,9 @@ function trimmedStudy(file: string): string {
   });
   const trimmed: Spec = {
     ...small,
+    variants,
     repeats: 1,
-    maxConcurrency: small.variants.length,
+    maxConcurrency: variants.length,
     data: { ...small.data, tables: 1, tableSize: 1000, prepareThreads: 1 },
     defaults: { ...small.defaults, durationS: 2, warmupS: 0 },
     workloads: workloads.map((w) => ({
