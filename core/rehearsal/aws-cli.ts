@@ -39,7 +39,7 @@ export async function checkAwsCliReachesMoto(env: NodeJS.ProcessEnv, bucket: str
   if (!stdout.split(/\s+/).includes(bucket)) {
     const version = await execFileAsync('aws', ['--version'], { env, encoding: 'utf8' }).then(
       (r) => (r.stdout + r.stderr).trim(),
-      (e: Error) => e.message,
+      (e: unknown) => (e as Error).message,
     );
     throw new MissingDependencyError(
       `the AWS CLI (${version}) did not reach the rehearsal's moto through AWS_ENDPOINT_URL=${env['AWS_ENDPOINT_URL']}${failure ? `: ${failure}` : ''}: an AWS CLI v1 needs a botocore recent enough to read AWS_ENDPOINT_URL; install a current one (pip install -U awscli, or AWS CLI v2)`,

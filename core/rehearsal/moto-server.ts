@@ -31,7 +31,7 @@ export const MOTO_CREDENTIALS = { accessKeyId: 'rehearsal', secretAccessKey: 're
 export async function sharedMotoServer(endpoint: string): Promise<MotoServer> {
   const res = await fetch(`${endpoint}/moto-api/reset`, { method: 'POST' });
   if (!res.ok) throw new Error(`moto at ${endpoint} did not reset: ${res.status} ${await res.text()}`);
-  return { endpoint, pid: -1, logFile: undefined, stop: async () => undefined };
+  return { endpoint, pid: -1, logFile: undefined, stop: () => Promise.resolve() };
 }
 
 export async function startMotoServer(repoRoot: string): Promise<MotoServer> {

@@ -161,8 +161,18 @@ export interface RdsEmulationOptions {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Read anew after an await: DeleteDBInstance may have come in while the server started. */
+function deletedMeanwhile(instance: { readonly state: InstanceState }): boolean {
+  return instance.state !== 'creating';
+}
+
 function str(v: unknown): string | undefined {
   return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+/** An identifier from an API answer, as RDS stores it (lower case); '' when absent. */
+function idOf(v: unknown): string {
+  return (str(v) ?? '').toLowerCase();
 }
 
 function sqlIdentifier(name: string): string {
@@ -295,7 +305,7 @@ export class RdsEmulation {
   }
 
   private amendCluster(c: Record<string, unknown>): Record<string, unknown> {
-    const cluster = this.clusters.get(String(c['DBClusterIdentifier'] ?? '').toLowerCase());
+    const cluster = this.clusters.get(idOf(c['DBClusterIdentifier']));
     if (!cluster) return c;
     const writer = [...cluster.instances.values()].find((i) => i.role === 'writer' && i.state === 'available');
     const amended: Record<string, unknown> = { ...c };
@@ -339,10 +349,10 @@ export class RdsEmulation {
     cluster.instances.set(id, instance);
     instance.started = this.startInstance(cluster, instance).then(
       (server) => server,
-      (e: Error) => {
+      (e: unknown) => {
         instance.state = 'failed';
-        instance.failure = e.message;
-        this.log(`instance ${id} failed to start: ${e.message}`);
+        instance.failure = (e as Error).message;
+        this.log(`instance ${id} failed to start: ${instance.failure}`);
         return undefined;
       },
     );
@@ -412,7 +422,7 @@ export class RdsEmulation {
       await this.stop(instance);
       throw e;
     }
-    if (instance.state !== 'creating') {
+    if (deletedMeanwhile(instance)) {
       // Deleted while it started: deleteInstance waits for this promise and stops it.
       return server;
     }
@@ -450,8 +460,8 @@ export class RdsEmulation {
   }
 
   private amendInstance(i: Record<string, unknown>): Record<string, unknown> {
-    const cluster = this.clusters.get(String(i['DBClusterIdentifier'] ?? '').toLowerCase());
-    const instance = cluster?.instances.get(String(i['DBInstanceIdentifier'] ?? '').toLowerCase());
+    const cluster = this.clusters.get(idOf(i['DBClusterIdentifier']));
+    const instance = cluster?.instances.get(idOf(i['DBInstanceIdentifier']));
     if (!instance) return i;
     const amended: Record<string, unknown> = { ...i, DBInstanceStatus: instance.state };
     if (instance.state === 'available' && instance.server) amended['Endpoint'] = { ...(i['Endpoint'] as object | undefined), Address: '127.0.0.1', Port: instance.server.port };

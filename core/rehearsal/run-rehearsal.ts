@@ -260,7 +260,7 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
   let rds: RdsEmulation | undefined;
   let agent: SsmAgentEmulation | undefined;
   let publisher: CloudWatchPublisher | undefined;
-  let results = '';
+  let results: string;
   let result: LocalExecutionResult;
   try {
     moto = options.motoEndpoint ? await sharedMotoServer(options.motoEndpoint) : await startMotoServer(options.repoRoot);
@@ -377,8 +377,8 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
     }
   } finally {
     await publisher?.stop();
-    await agent?.shutdown().catch((e: Error) => notCleaned.push(`clients: ${e.message}`));
-    await rds?.shutdown().catch((e: Error) => notCleaned.push(`servers: ${e.message}`));
+    await agent?.shutdown().catch((e: unknown) => notCleaned.push(`clients: ${(e as Error).message}`));
+    await rds?.shutdown().catch((e: unknown) => notCleaned.push(`servers: ${(e as Error).message}`));
     if (clients) destroyAwsClients(clients);
     for (const c of Object.values(raw ?? {})) (c as { destroy(): void }).destroy();
     const motoPid = moto?.pid;

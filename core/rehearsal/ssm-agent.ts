@@ -106,6 +106,11 @@ function killGroup(pid: number): void {
   }
 }
 
+/** A string field of an API input or answer; '' when absent. */
+function text(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
 function truncate(text: string, limit: number): string {
   return text.length <= limit ? text : text.slice(0, limit);
 }
@@ -242,7 +247,7 @@ export class SsmAgentEmulation {
   }
 
   private async sendCommand(input: Record<string, unknown>, forward: Forward): Promise<SdkResult> {
-    const documentName = String(input['DocumentName'] ?? '');
+    const documentName = text(input['DocumentName']);
     if (documentName !== 'AWS-RunShellScript') throw this.ssmError('InvalidDocument', `the rehearsal's agent runs AWS-RunShellScript only, not ${documentName}`);
     const ids = (input['InstanceIds'] as string[] | undefined) ?? [];
     for (const id of ids) {
@@ -254,7 +259,7 @@ export class SsmAgentEmulation {
     const commands = params['commands'] ?? [];
     const timeoutS = Number(params['executionTimeout']?.[0] ?? DEFAULT_EXECUTION_TIMEOUT_S);
     const result = await forward();
-    const commandId = String((result.output['Command'] as { CommandId?: string } | undefined)?.CommandId ?? '');
+    const commandId = (result.output['Command'] as { CommandId?: string } | undefined)?.CommandId ?? '';
     if (!commandId) throw new Error('moto answered SendCommand without a CommandId');
     for (const id of ids) await this.startInvocation(this.instances.get(id)!, commandId, input, commands, timeoutS);
     return result;
@@ -284,7 +289,7 @@ export class SsmAgentEmulation {
       commandId,
       instanceId: instance.instanceId,
       comment: typeof input['Comment'] === 'string' ? input['Comment'] : undefined,
-      documentName: String(input['DocumentName']),
+      documentName: text(input['DocumentName']),
       dir,
       outputBucket: typeof input['OutputS3BucketName'] === 'string' ? input['OutputS3BucketName'] : undefined,
       outputPrefix: prefix,
@@ -354,7 +359,7 @@ export class SsmAgentEmulation {
   }
 
   private getCommandInvocation(input: Record<string, unknown>): SdkResult {
-    const [inv] = this.findInvocation(String(input['CommandId'] ?? ''), String(input['InstanceId'] ?? ''));
+    const [inv] = this.findInvocation(text(input['CommandId']), text(input['InstanceId']));
     if (!inv) throw this.ssmError('InvocationDoesNotExist', 'An error occurred (InvocationDoesNotExist) when calling the GetCommandInvocation operation');
     const finished = inv.status !== 'InProgress';
     const details = inv.status === 'TimedOut' ? 'ExecutionTimedOut' : inv.status;
@@ -380,7 +385,7 @@ export class SsmAgentEmulation {
 
   private listCommands(result: SdkResult): SdkResult {
     const commands = ((result.output['Commands'] as Record<string, unknown>[] | undefined) ?? []).map((c) => {
-      const invs = this.findInvocation(String(c['CommandId'] ?? ''));
+      const invs = this.findInvocation(text(c['CommandId']));
       if (invs.length === 0) return c;
       const running = invs.some((i) => i.status === 'InProgress');
       const status = running ? 'InProgress' : (invs.find((i) => i.status !== 'Success')?.status ?? 'Success');
@@ -389,8 +394,8 @@ export class SsmAgentEmulation {
     return { ...result, output: { ...result.output, Commands: commands } };
   }
 
-  private async cancelCommand(input: Record<string, unknown>): Promise<SdkResult> {
-    const commandId = String(input['CommandId'] ?? '');
+  private cancelCommand(input: Record<string, unknown>): SdkResult {
+    const commandId = text(input['CommandId']);
     const only = input['InstanceIds'] as string[] | undefined;
     const invs = this.findInvocation(commandId).filter((i) => only === undefined || only.length === 0 || only.includes(i.instanceId));
     if (this.findInvocation(commandId).length === 0) throw this.ssmError('InvalidCommandId', `command ${commandId} is unknown`);

@@ -63,7 +63,7 @@ beforeAll(() => {
   common = { region: REGION, endpoint: moto.endpoint, credentials: { ...MOTO_CREDENTIALS } };
 });
 afterAll(() => {
-  moto?.stop();
+  moto.stop();
   rmSync(work, { recursive: true, force: true });
 });
 
@@ -113,10 +113,10 @@ describe('RDS emulation: a cluster created through the API is a real MariaDB clu
     emulation.install(rds);
   });
   afterAll(async () => {
-    await emulation?.shutdown();
-    tracker?.dispose();
-    rds?.destroy();
-    secrets?.destroy();
+    await emulation.shutdown();
+    tracker.dispose();
+    rds.destroy();
+    secrets.destroy();
   });
 
   const instance = async (id: string): Promise<DBInstance> => (await rds.send(new DescribeDBInstancesCommand({ DBInstanceIdentifier: id }))).DBInstances![0]!;
@@ -279,9 +279,9 @@ describe('SSM agent emulation: commands sent to a client instance run with bash 
     instanceId = run.Instances![0]!.InstanceId!;
   });
   afterAll(async () => {
-    await agent?.shutdown();
-    tracker?.dispose();
-    for (const c of [ec2, ssm, s3]) c?.destroy();
+    await agent.shutdown();
+    tracker.dispose();
+    for (const c of [ec2, ssm, s3]) c.destroy();
   });
 
   const send = async (commands: string[], extra: { executionTimeout?: string } = {}) =>
@@ -334,7 +334,7 @@ describe('SSM agent emulation: commands sent to a client instance run with bash 
     // Arrange: each command leaves a child that outlives the shell unless its group is killed.
     const cancelled = await send(['sleep 300 & echo $! > "$TMPDIR/cancel.pid"', 'wait']);
     const timedOut = await send(['sleep 300 & echo $! > "$TMPDIR/timeout.pid"', 'wait'], { executionTimeout: '5' });
-    await until('cancel.pid written', async () => (existsSync(join(work, 'clients', '1', 'tmp', 'cancel.pid')) ? true : undefined));
+    await until('cancel.pid written', () => Promise.resolve(existsSync(join(work, 'clients', '1', 'tmp', 'cancel.pid')) ? true : undefined));
 
     // Act
     await ssm.send(new CancelCommandCommand({ CommandId: cancelled, InstanceIds: [instanceId] }));

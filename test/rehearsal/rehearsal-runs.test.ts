@@ -25,7 +25,7 @@ beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'abr-runs-'));
 });
 afterAll(() => {
-  moto?.stop();
+  moto.stop();
   rmSync(work, { recursive: true, force: true });
 });
 
@@ -106,7 +106,8 @@ describe('the AWS rehearsal', () => {
     const withoutDatabaseName: RehearsalOptions['adjustClients'] = (clients) =>
       interceptClient(clients.rds, 'withoutDatabaseName', async (command, input, forward) => {
         if (command !== 'CreateDBCluster') return forward();
-        const { DatabaseName: _dropped, ...rest } = input;
+        const rest = { ...input };
+        delete rest['DatabaseName'];
         return forward(rest);
       });
 

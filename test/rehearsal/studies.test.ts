@@ -37,7 +37,7 @@ beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'abr-studies-'));
 });
 afterAll(() => {
-  moto?.stop();
+  moto.stop();
   rmSync(work, { recursive: true, force: true });
 });
 
