@@ -26,6 +26,8 @@ export LC_ALL=C
 readonly PROG=client-ready.sh
 SCRIPT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 readonly SCRIPT_ROOT
+# shellcheck source=lib/json.sh
+. "$SCRIPT_ROOT/lib/json.sh"
 readonly HOME_DIR="${AURORA_BENCH_HOME:-/opt/aurora-bench}"
 readonly LOCAL_MARKER="$HOME_DIR/ready"
 readonly HOOK="$SCRIPT_ROOT/lua/aurora_bench_hook.lua"
@@ -49,16 +51,6 @@ if [ $have_not_ready = 1 ] && [ -z "$marker_uri" ]; then
   exit 2
 fi
 
-json_string() {
-  local s=$1
-  s=${s//\\/\\\\}
-  s=${s//\"/\\\"}
-  s=${s//$'\n'/\\n}
-  s=${s//$'\r'/\\r}
-  s=${s//$'\t'/\\t}
-  s=$(tr -d '\000-\037' <<<"$s")
-  printf '"%s"' "$s"
-}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/aurora-bench-ready.XXXXXX")
 trap 'rm -rf "$work"' EXIT

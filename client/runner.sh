@@ -26,6 +26,8 @@ export LC_ALL=C # EPOCHREALTIME and printf must use '.' as the decimal point
 readonly PROG=runner.sh
 SCRIPT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 readonly SCRIPT_ROOT
+# shellcheck source=lib/json.sh
+. "$SCRIPT_ROOT/lib/json.sh"
 readonly HOOK="$SCRIPT_ROOT/lua/aurora_bench_hook.lua"
 readonly USAGE="usage: $PROG --phase prepare|run --workload NAME --out LOCATION --host H --port P --user U (--password-env VAR | --password-secret SECRET_ARN) [--script-dir DIR | --script-uri s3://bucket/prefix/] -- <sysbench options...>"
 
@@ -342,16 +344,6 @@ run_sysbench() {
 }
 
 iso_now() { date -u +%Y-%m-%dT%H:%M:%S.%3NZ; }
-json_string() {
-  local s=$1
-  s=${s//\\/\\\\}
-  s=${s//\"/\\\"}
-  s=${s//$'\n'/\\n}
-  s=${s//$'\r'/\\r}
-  s=${s//$'\t'/\\t}
-  s=$(tr -d '\000-\037' <<<"$s")
-  printf '"%s"' "$s"
-}
 
 display_command() {
   printf '%s sysbench %s %s %s --mysql-password=***** %s' "$(quote_words "${workload_env[@]}")" "$(quote_words "$HOOK")" "$1" \
