@@ -55,9 +55,11 @@ export class CloudWatchPublisher {
 
   /** Follows a cluster's available servers (rds-emulation's onMembersChanged): a new sampler per change. */
   membersChanged(m: ClusterMembers): Promise<void> {
-    this.changes = this.changes.then(() => this.rewatch(m)).catch((e: unknown) => {
-      this.problem(`${m.clusterId}: ${(e as Error).message}`);
-    });
+    this.changes = this.changes
+      .then(() => this.rewatch(m))
+      .catch((e: unknown) => {
+        this.problem(`${m.clusterId}: ${(e as Error).message}`);
+      });
     return this.changes;
   }
 
