@@ -1,8 +1,19 @@
 /**
- * Parses what sysbench 1.0.20 printed (output.log of client/runner.sh, or any sysbench log) into
- * ParsedOutput, and the runner's client_cpu.jsonl into samples.
+ * Parses what sysbench 1.0.x or 1.1.x printed (output.log of client/runner.sh, or any sysbench log,
+ * with the mysql or the pgsql driver) into ParsedOutput, and the runner's client_cpu.jsonl into samples.
  *
- * Understood, all as recorded in test/fixtures/sysbench/:
+ * Understood, all as recorded in test/fixtures/sysbench/ (1.1.x and the versions refused in
+ * test/fixtures/sysbench/versions/, whose README says how each was made):
+ * - the banner `sysbench 1.0.20 (using ...)` / `sysbench 1.1.0-<sha> (using ...)` (print_header in
+ *   src/sysbench.c); output before it and after the summary (a script's own lines) is ignored;
+ * - the summary's timing block: 1.0 prints `General statistics:` / `total time: %.4fs`, 1.1 prints
+ *   `Throughput:` / `events/s (eps):` / `time elapsed: %.4fs` (sb_report_cumulative in
+ *   src/sysbench.c at 1.0.20 and at 1.1.0); the SQL statistics block is the same in both
+ *   (db_report_cumulative in src/db_driver.c), whichever driver (mysql, pgsql) ran;
+ * - `DEBUG: ` lines (--debug, --db-debug: sb_logger.c's prefix for LOG_DEBUG) are skipped;
+ * - sysbench 0.4 and 0.5 (banner `sysbench 0.5:  multi-threaded system evaluation benchmark`, summary
+ *   `OLTP test statistics:` and `approx.  95 percentile`) are refused with a clear error: their
+ *   numbers mean other things (0.5's per-request statistics, no per-interval r/w/o split);
  * - interval lines of the hook (client/lua/aurora_bench_hook.lua): `{"aurora_bench":1,"t":..}`;
  * - sysbench's own interval lines `[ 1s ] thds: 4 tps: ... err/s: ... reconn/s: ...`, with any
  *   percentile, and in rate mode the extra `[ 1s ] queue length: N, concurrency: N` line;
@@ -45,6 +56,9 @@ function readBackLine(line: string): ReadBackCounts | undefined {
     return undefined;
   }
 }
+const BANNER = /^sysbench (\d+)\.(\d+)(?:\.(\d+))?(\S*)/;
+/** The summary heading of sysbench 0.4 and 0.5 (src/db_driver.c at branch 0.5, sb_oltp.c at 0.4). */
+const OLD_SUMMARY = 'OLTP test statistics:';
 const HISTOGRAM_ROW = /^\s*(\d+(?:\.\d+)?) \|\**\s+(\d+)\s*$/;
 
 interface SummaryBlock {
@@ -78,6 +92,8 @@ const SUMMARY_LINES: readonly [RegExp, readonly (keyof SummaryBlock)[]][] = [
   [new RegExp(`^\\s*ignored errors:\\s+(\\d+)\\s+\\(${NUM} per sec\\.\\)`), ['errors']],
   [new RegExp(`^\\s*reconnects:\\s+(\\d+)\\s+\\(${NUM} per sec\\.\\)`), ['reconnects']],
   [new RegExp(`^\\s*total time:\\s+${NUM}s\\s*$`), ['totalTimeS']],
+  // 1.1's name for it (sb_report_cumulative, src/sysbench.c at 1.1.0: "time elapsed: %.4fs").
+  [new RegExp(`^\\s*time elapsed:\\s+${NUM}s\\s*$`), ['totalTimeS']],
   [/^\s*total number of events:\s+(\d+)\s*$/, ['events']],
   [new RegExp(`^\\s*min:\\s+${NUM}\\s*$`), ['latMin']],
   [new RegExp(`^\\s*avg:\\s+${NUM}\\s*$`), ['latAvg']],
@@ -168,6 +184,8 @@ export function parseSysbenchOutput(text: string, opts: ParseOptions = {}): Pars
   let lastCheckpointT: number | undefined;
   let inHistogram = false;
   let sawBanner = false;
+  let version: string | undefined;
+  let oldVersion: string | undefined;
   let runStarted = false;
   let readBack: ReadBackCounts | undefined;
 
@@ -192,8 +210,16 @@ export function parseSysbenchOutput(text: string, opts: ParseOptions = {}): Pars
       runnerErrors.push(line.slice('aurora-bench runner: '.length));
       continue;
     }
-    if (/^sysbench \d+\.\d+/.test(line)) {
+    if (line.startsWith('DEBUG: ')) continue;
+    const banner = BANNER.exec(line);
+    if (banner) {
       sawBanner = true;
+      version = `${banner[1]}.${banner[2]}${banner[3] !== undefined ? `.${banner[3]}` : ''}`;
+      if (banner[1] === '0') oldVersion = version;
+      continue;
+    }
+    if (line.trim() === OLD_SUMMARY) {
+      oldVersion ??= '0.4 or 0.5';
       continue;
     }
     if (line.startsWith('Running the test with following options:') || line === 'Threads started!') {
@@ -273,6 +299,11 @@ export function parseSysbenchOutput(text: string, opts: ParseOptions = {}): Pars
   // two distinct FATAL lines (sysbench repeats them per thread); a plain non-zero exit code only
   // when nothing else says why.
   const reasons: string[] = [...runnerErrors];
+  if (oldVersion !== undefined) {
+    reasons.push(
+      `sysbench ${oldVersion} output is not supported: aurora-bench reads the output of sysbench 1.0.x and 1.1.x (0.4 and 0.5 print another summary, "OLTP test statistics:" with per-request figures); re-run the benchmark with sysbench 1.0 or later`,
+    );
+  }
   const exitCode = opts.exitCode;
   const signalled = exitCode !== undefined && exitCode > 128;
   if (signalled) reasons.push(exitCodeReason(exitCode));
@@ -286,10 +317,11 @@ export function parseSysbenchOutput(text: string, opts: ParseOptions = {}): Pars
   return {
     status: error === null ? 'ok' : 'failed',
     error,
-    summary,
+    summary: oldVersion !== undefined ? null : summary,
     intervals,
     ...(histogram.length > 0 ? { histogram } : {}),
     ...(readBack !== undefined ? { readBack } : {}),
+    ...(version !== undefined ? { sysbenchVersion: version } : {}),
   };
 }
 

@@ -95,6 +95,8 @@ export interface ParsedOutput {
   readonly histogram?: readonly HistogramBucket[];
   /** Only when the script checked read-after-write visibility. */
   readonly readBack?: ReadBackCounts;
+  /** From sysbench's banner (`1.0.20`, `1.1.0`), when the output has one. */
+  readonly sysbenchVersion?: string;
 }
 
 export interface ClientCpuSample {

@@ -147,7 +147,7 @@ describe('parseSysbenchOutput: successful runs', () => {
   it.each(['prepare_read_write', 'fullscan_prepare'])('calls a clean prepare output (%s) ok, without summary', (name) => {
     const parsed = parseFixture(name);
 
-    expect(parsed).toEqual({ status: 'ok', error: null, summary: null, intervals: [] });
+    expect(parsed).toEqual({ status: 'ok', error: null, summary: null, intervals: [], sysbenchVersion: '1.0.20' });
   });
 });
 
