@@ -235,7 +235,7 @@ describe('client/runner.sh against a throwaway MariaDB', () => {
     expect(log).toContain("Dropping table 'sbtest1'...");
     expect(log).toContain("Inserting 500 records into 'sbtest2'");
     expect(log.indexOf("Dropping table 'sbtest2'...")).toBeLessThan(log.indexOf("Creating table 'sbtest1'..."));
-    expect(parseRunnerOutput(out)).toEqual({ status: 'ok', error: null, summary: null, intervals: [] });
+    expect(parseRunnerOutput(out)).toEqual({ status: 'ok', error: null, summary: null, intervals: [], sysbenchVersion: '1.0.20' });
     expect(db.sql('SELECT COUNT(*) FROM sbtest.sbtest1; SELECT COUNT(*) FROM sbtest.sbtest2').trim().split('\n')).toEqual(['500', '500']);
   });
 
