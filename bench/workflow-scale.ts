@@ -1,0 +1,245 @@
+/**
+ * The workflow at scale: what a run of N steps costs in Step Functions' terms, measured by running
+ * state-machines/benchmark.asl.json locally (core/workflow/local-runner.ts, aws-local-stepfunctions)
+ * with the real Task functions, and mapping each local event to the history events AWS records.
+ *
+ * The Tasks talk to an in-process backend (bench/in-process-backend.ts: ready at the first check,
+ * every job done at its second check, an in-memory lake): this measures the workflow's states and
+ * data, not the database.
+ *
+ * For 10, 100, 1,000 and 10,000 steps, in one cell and spread over 10 cells:
+ * - eventsPerStep: history events of the states that run for steps (everything nested in a cell
+ *   below its own provisioning/teardown states), per step;
+ * - maxChildEvents: the most history events of one child execution (a Distributed Map item);
+ *   parentEvents: those of the parent execution;
+ * - maxStateBytes: the largest state input or output, UTF-8 bytes;
+ * - transitions and their cost at list price.
+ * Limits (Step Functions Developer Guide, "Step Functions service quotas",
+ * https://docs.aws.amazon.com/step-functions/latest/dg/service-quotas.html):
+ * - "Maximum execution history size: 25,000 events in a single state machine execution history. If
+ *   the execution history reaches this quota, the execution will fail."
+ * - "Maximum input or output size for a task, state, or execution: 256 KiB of data as a UTF-8
+ *   encoded string" (StateEnteredEventDetails.input: "Maximum length of 262144").
+ * `fits` is true when both hold with 2x margin for every execution and state.
+ * Price: "$0.025 per 1,000 state transitions" (US East (N. Virginia), https://aws.amazon.com/step-functions/pricing/);
+ * "each retry will be charged as an additional state transition".
+ *
+ * History events per state, as AWS records them: a Lambda Task 5 (TaskStateEntered, TaskScheduled,
+ * TaskStarted, TaskSucceeded, TaskStateExited), each retry 3 more (TaskFailed, TaskScheduled,
+ * TaskStarted); Wait, Choice, Pass, Succeed, Fail 2 (entered, exited); an inline Map 4
+ * (MapStateEntered, MapStateStarted, MapStateSucceeded, MapStateExited) and 2 per iteration
+ * (MapIterationStarted, MapIterationSucceeded); a Distributed Map 6 in its execution (the four
+ * above plus MapRunStarted, MapRunSucceeded), and each item a child execution of its own with
+ * ExecutionStarted and ExecutionSucceeded.
+ *
+ * Run: `node dist/bench/workflow-scale.js [--json] [--sizes 10,100,1000,10000] [--layouts one,spread]`
+ * after `npm run build`. Prints figures; asserts nothing.
+ */
+import '../core/polyfills';
+import { parseArgs } from 'node:util';
+import type { SpecInput } from '../core/experiment/schema';
+import { allStates, loadDefinition, type AslState } from '../core/workflow/asl';
+import { executeLocally, localFunctionArn, type ExecutionEvent } from '../core/workflow/local-runner';
+import type { TaskDeps } from '../core/workflow/tasks';
+import { InProcessBenchBackend } from './in-process-backend';
+
+const HISTORY_EVENTS_LIMIT = 25_000;
+const PAYLOAD_BYTES_LIMIT = 256 * 1024;
+const USD_PER_TRANSITION = 0.025 / 1000;
+const MARGIN = 2;
+
+export interface ScaleFigures {
+  readonly layout: 'one cell' | 'spread';
+  readonly steps: number;
+  readonly cells: number;
+  readonly status: string;
+  readonly eventsPerStep: number;
+  readonly maxChildEvents: number;
+  readonly childExecutions: number;
+  readonly parentEvents: number;
+  readonly maxStateBytes: number;
+  readonly transitions: number;
+  readonly costUsd: number;
+  readonly fits: boolean;
+  readonly seconds: number;
+}
+
+interface Tally {
+  events: number;
+  transitions: number;
+  stepEvents: number;
+}
+
+interface DefinitionShape {
+  readonly states: ReadonlyMap<string, AslState>;
+  readonly distributed: ReadonlySet<string>;
+  /** States of the cell's own execution level (provisioning, teardown...): not per-step. */
+  readonly cellLevel: ReadonlySet<string>;
+  /** The Distributed Map whose items are cells. */
+  readonly cellsMap: string;
+}
+
+function shapeOf(definition: Record<string, unknown>): DefinitionShape {
+  const states = allStates(definition);
+  const isDistributed = (st: AslState) => (st.ItemProcessor as { ProcessorConfig?: { Mode?: string } } | undefined)?.ProcessorConfig?.Mode === 'DISTRIBUTED';
+  const distributed = new Set([...states].filter(([, st]) => isDistributed(st)).map(([name]) => name));
+  const top = definition['States'] as Record<string, AslState>;
+  const cellsMap = Object.keys(top).find((name) => distributed.has(name));
+  if (cellsMap === undefined) throw new Error('the definition has no top-level Distributed Map over cells');
+  const cellStates = top[cellsMap]!.ItemProcessor!.States;
+  return { states, distributed, cellLevel: new Set(Object.keys(cellStates)), cellsMap };
+}
+
+const bytes = (value: unknown) => (value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value), 'utf8'));
+
+/** AWS history events of entering (and leaving) one state. */
+function eventsOfState(st: AslState, distributed: boolean): number {
+  if (st.Type === 'Task') return 5;
+  if (st.Type === 'Map') return distributed ? 6 : 4;
+  return 2;
+}
+
+/**
+ * Attributes the local events to executions as AWS runs them: the parent, and one child per item of
+ * a Distributed Map. Items run one at a time here (maxConcurrency 1), so a child's events are the
+ * ones between its MapIterationStarted and MapIterationSucceeded.
+ */
+class HistoryCounter {
+  readonly parent: Tally = { events: 2, transitions: 0, stepEvents: 0 };
+  readonly children: Tally[] = [];
+  private readonly stack: Tally[] = [this.parent];
+  maxStateBytes = 0;
+  /** Depth of Distributed Maps we are inside of: 1 = a cell's own execution. */
+  private depth = 0;
+
+  constructor(private readonly shape: DefinitionShape) {}
+
+  private get current(): Tally {
+    return this.stack[this.stack.length - 1]!;
+  }
+
+  /** Events of states below the cell's own level are the steps' events. */
+  private add(n: number, stateName: string | undefined) {
+    this.current.events += n;
+    const perStep = this.depth > 1 || (this.depth === 1 && stateName !== undefined && !this.shape.cellLevel.has(stateName));
+    if (perStep) this.current.stepEvents += n;
+  }
+
+  onEvent(ev: ExecutionEvent): void {
+    const parentName = (ev as { parentState?: { name: string } }).parentState?.name;
+    const name = ev.state?.name;
+    switch (ev.type) {
+      case 'MapIterationStarted':
+        if (parentName !== undefined && this.shape.distributed.has(parentName)) {
+          const child: Tally = { events: 2, transitions: 0, stepEvents: this.depth >= 1 ? 2 : 0 };
+          this.children.push(child);
+          this.stack.push(child);
+          this.depth++;
+        } else this.add(2, undefined);
+        return;
+      case 'MapIterationSucceeded':
+      case 'MapIterationFailed':
+        if (parentName !== undefined && this.shape.distributed.has(parentName)) {
+          this.stack.pop();
+          this.depth--;
+        }
+        return;
+      case 'StateEntered': {
+        const st = this.shape.states.get(name ?? '');
+        if (!st) return;
+        this.current.transitions++;
+        this.add(eventsOfState(st, this.shape.distributed.has(name!)), name);
+        this.maxStateBytes = Math.max(this.maxStateBytes, bytes(ev.state?.input));
+        return;
+      }
+      case 'StateExited':
+        this.maxStateBytes = Math.max(this.maxStateBytes, bytes(ev.state?.output));
+        return;
+      case 'StateRetried':
+        this.current.transitions++;
+        this.add(3, name);
+        return;
+      default:
+        return;
+    }
+  }
+}
+
+function specOf(steps: number, cells: number): SpecInput {
+  const perCell = steps / cells;
+  return {
+    name: `scale-${steps}x${cells}`,
+    engine: { version: '3.04.0' },
+    variants: [{ name: 'v', instanceClass: 'db.r6g.large', readers: 0 }],
+    repeats: cells,
+    maxConcurrency: 1,
+    data: { tables: 1, tableSize: 1000, prepareThreads: 1 },
+    defaults: { durationS: 1, warmupS: 0, reportIntervalS: 1 },
+    workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1], rates: Array.from({ length: perCell }, (_, i) => i + 1) }],
+  };
+}
+
+export async function measure(steps: number, layout: 'one cell' | 'spread'): Promise<ScaleFigures> {
+  const cells = layout === 'one cell' ? 1 : Math.min(10, steps);
+  const backend = new InProcessBenchBackend();
+  const deps: TaskDeps = { backend, now: () => new Date(), toolVersion: 'bench', gitSha: null, serverVersion: null, readyTimeoutS: 3600 };
+  const counter = new HistoryCounter(shapeOf(loadDefinition(localFunctionArn)));
+  const started = process.hrtime.bigint();
+  const result = await executeLocally({ deps, input: { spec: specOf(steps, cells) }, pollMs: 0, retryMs: 0, onEvent: (ev) => counter.onEvent(ev) });
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const all = [counter.parent, ...counter.children];
+  const transitions = all.reduce((a, t) => a + t.transitions, 0);
+  const stepEvents = all.reduce((a, t) => a + t.stepEvents, 0);
+  const maxChildEvents = Math.max(0, ...counter.children.map((c) => c.events));
+  const fits =
+    result.status === 'SUCCEEDED' && Math.max(maxChildEvents, counter.parent.events) * MARGIN <= HISTORY_EVENTS_LIMIT && counter.maxStateBytes * MARGIN <= PAYLOAD_BYTES_LIMIT;
+  return {
+    layout,
+    steps,
+    cells,
+    status: result.status === 'SUCCEEDED' ? 'SUCCEEDED' : `${result.status}: ${result.error ?? ''} ${(result.cause ?? '').split('\n')[0]}`,
+    eventsPerStep: Math.round((stepEvents / steps) * 10) / 10,
+    maxChildEvents,
+    childExecutions: counter.children.length,
+    parentEvents: counter.parent.events,
+    maxStateBytes: counter.maxStateBytes,
+    transitions,
+    costUsd: Math.round(transitions * USD_PER_TRANSITION * 10000) / 10000,
+    fits,
+    seconds: Math.round(seconds * 10) / 10,
+  };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      json: { type: 'boolean', default: false },
+      sizes: { type: 'string', default: '10,100,1000,10000' },
+      layouts: { type: 'string', default: 'one,spread' },
+    },
+  });
+  const sizes = values.sizes.split(',').map(Number);
+  const layouts = values.layouts.split(',').map((l) => (l === 'one' ? ('one cell' as const) : ('spread' as const)));
+  const rows: ScaleFigures[] = [];
+  for (const steps of sizes) {
+    for (const layout of layouts) {
+      if (layout === 'spread' && steps <= 10) continue;
+      const row = await measure(steps, layout);
+      rows.push(row);
+      if (!values.json) {
+        console.log(
+          `${String(steps).padStart(6)} steps, ${String(row.cells).padStart(2)} cell(s): ${row.eventsPerStep} events/step, max child ${row.maxChildEvents} events (parent ${row.parentEvents}), ` +
+            `largest state ${row.maxStateBytes} B, ${row.transitions} transitions ($${row.costUsd}), fits with 2x: ${row.fits} [${row.status}, ${row.seconds} s]`,
+        );
+      }
+    }
+  }
+  if (values.json) console.log(JSON.stringify(rows, null, 2));
+}
+
+if (require.main === module) {
+  main().catch((e: unknown) => {
+    console.error(e);
+    process.exit(1);
+  });
+}
