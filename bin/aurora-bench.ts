@@ -105,6 +105,14 @@ program
       const { planCostLines } = await import('../core/plan/cost');
       const extra = await planCostLines(prepared.spec, plan, repoRoot, opts.prices ? resolve(opts.prices) : undefined);
       process.stdout.write(opts.json ? JSON.stringify(plan, null, 2) + '\n' : renderPlan(plan, extra) + '\n');
+      // A plan that shows a refusal is not what `run` would do as written: scripts and CI see it in the exit code.
+      const refused = plan.notes.filter((n) => n.level === 'refused');
+      if (refused.length > 0) {
+        process.stderr.write(
+          `aurora-bench: ${file}: ${refused.length} refusal${refused.length === 1 ? '' : 's'} in the plan (${refused.map((n) => n.path).join(', ')}): see [refused] above\n`,
+        );
+        process.exitCode = 1;
+      }
     }),
   );
 

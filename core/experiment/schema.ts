@@ -32,6 +32,17 @@ const localOnlyParameters = z
  */
 export const MAX_TTL_HOURS = 168;
 
+/**
+ * The most steps one run may expand to (variants x repeats x, per workload, threads x rates). Every
+ * step is planned up front and is one turn of the workflow's step loop with a sysbench run of at
+ * least durationS plus a few seconds of overhead: 10,000 steps of the shortest kind already take
+ * about 8 hours locally, and a study larger than that is several experiments. The limit stops a
+ * typo such as a 1,000-value sweep from planning millions of steps.
+ */
+export const MAX_STEPS_PER_RUN = 10_000;
+/** Values of one sweep (threads or rates): sweeps in the studies have fewer than 20 points. */
+export const MAX_SWEEP_VALUES = 100;
+
 export const CONSISTENCY_LEVELS = ['EVENTUAL', 'SESSION', 'GLOBAL'] as const;
 
 export const WriteForwardingSchema = z
@@ -130,8 +141,13 @@ export const WorkloadSchema = z
     test: z.enum(STOCK_TESTS).optional().describe('A stock sysbench test.'),
     script: z.string().optional().describe('A custom Lua workload, path relative to the spec file.'),
     options: SysbenchOptionsSchema.default({}),
-    threads: z.array(z.number().int().min(1).max(10000)).min(1).default([1]).describe('Threads per client; one step per value.'),
-    rates: z.array(z.number().int().min(0)).min(1).default([0]).describe('Offered transactions/s per client (sysbench --rate); 0 means unlimited. One step per value.'),
+    threads: z.array(z.number().int().min(1).max(10000)).min(1).max(MAX_SWEEP_VALUES).default([1]).describe('Threads per client; one step per value.'),
+    rates: z
+      .array(z.number().int().min(0))
+      .min(1)
+      .max(MAX_SWEEP_VALUES)
+      .default([0])
+      .describe('Offered transactions/s per client (sysbench --rate); 0 means unlimited. One step per value.'),
     durationS: z.number().int().min(1).max(86400).optional(),
     warmupS: z.number().int().min(0).max(3600).optional(),
     reportIntervalS: z.number().int().min(1).max(3600).optional(),
@@ -143,6 +159,19 @@ export const WorkloadSchema = z
   .superRefine((w, ctx) => {
     if ((w.test === undefined) === (w.script === undefined)) {
       ctx.addIssue({ code: 'custom', message: 'exactly one of "test" (a stock sysbench test) or "script" (a Lua file) is required', path: ['test'] });
+    }
+    // A step's id is the workload, threads and rate: a repeated value would make two steps with one id.
+    for (const key of ['threads', 'rates'] as const) {
+      w[key].forEach((value, i) => {
+        const first = w[key].indexOf(value);
+        if (first !== i) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `${value} is listed twice (also ${key}[${first}]): both would be the step "${w.name}-${key === 'threads' ? 't' : 'r'}${value}"; remove one, or use repeats to run a step again`,
+            path: [key, i],
+          });
+        }
+      });
     }
   });
 
@@ -190,7 +219,7 @@ export const SpecSchema = z
     variants: z.array(VariantSchema).min(1).max(50),
     data: DataSchema,
     defaults: DefaultsSchema.default({ durationS: 60, warmupS: 0, reportIntervalS: 1, percentile: 95 }),
-    workloads: z.array(WorkloadSchema).min(1),
+    workloads: z.array(WorkloadSchema).min(1).max(100),
     repeats: z.number().int().min(1).max(100).default(1),
     order: z.enum(['interleaved', 'sequential']).default('interleaved').describe('interleaved alternates variants within each repeat round (drift does not fall on one variant).'),
     maxConcurrency: z.number().int().min(1).max(40).default(1).describe('Cells provisioned and run at once.'),
@@ -208,6 +237,27 @@ export const SpecSchema = z
     };
     unique(spec.variants, 'variants');
     unique(spec.workloads, 'workloads');
+    const stepsPerCell = spec.workloads.reduce((n, w) => n + w.threads.length * w.rates.length, 0);
+    const steps = stepsPerCell * spec.variants.length * spec.repeats;
+    if (steps > MAX_STEPS_PER_RUN) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `expands to ${steps.toLocaleString('en-US')} steps (${spec.variants.length} variants x ${spec.repeats} repeats x ${stepsPerCell} steps per cell); one run may have at most ${MAX_STEPS_PER_RUN.toLocaleString('en-US')}, about 8 hours of the shortest steps: split the study into several experiments or sweep fewer values`,
+        path: ['workloads'],
+      });
+    }
+    spec.workloads.forEach((w, i) => {
+      const durationS = w.durationS ?? spec.defaults.durationS;
+      const reportIntervalS = w.reportIntervalS ?? spec.defaults.reportIntervalS;
+      if (reportIntervalS > durationS) {
+        const at = w.reportIntervalS !== undefined ? ['workloads', i, 'reportIntervalS'] : ['defaults', 'reportIntervalS'];
+        ctx.addIssue({
+          code: 'custom',
+          message: `reportIntervalS ${reportIntervalS} is longer than durationS ${durationS} of workload "${w.name}": sysbench would report no interval; make it at most ${durationS}`,
+          path: at,
+        });
+      }
+    });
     spec.variants.forEach((v, i) => {
       if (v.parameterTemplate !== undefined && !(v.parameterTemplate in spec.parameterTemplates)) {
         ctx.addIssue({

@@ -3,12 +3,14 @@
  * what was expected, so nothing starts from a spec that is wrong.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { basename, dirname, extname, join, resolve } from 'node:path';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { auroraParameterProblems } from '../aurora/spec-parameters';
+import { awsNameProblems } from '../aurora/aws-names';
 import { SpecSchema, type Spec } from './schema';
+import { MAX_SPEC_BYTES, parseStrictJson, specBytesToText, SpecTextError } from './spec-text';
 import { AuroraBenchError } from '../errors';
 
 export interface SpecProblem {
@@ -52,6 +54,10 @@ function valueAt(doc: unknown, path: readonly PropertyKey[]): unknown {
   return cur;
 }
 
+function joinOr(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]!}`;
+}
+
 /** zod issues to problems that say what was expected and what was found. */
 export function problemsFromZod(error: z.ZodError, doc: unknown): SpecProblem[] {
   return error.issues.map((issue) => {
@@ -64,6 +70,10 @@ export function problemsFromZod(error: z.ZodError, doc: unknown): SpecProblem[] 
     } else if (issue.code === 'invalid_type') {
       const found = valueAt(doc, issue.path);
       message = found === undefined ? `required (${issue.expected})` : `expected ${issue.expected}, got ${describeValue(found)}`;
+    } else if (issue.code === 'invalid_union') {
+      const expected = [...new Set(issue.errors.flat().flatMap((e) => (e.code === 'invalid_type' ? [e.expected] : [])))];
+      const found = valueAt(doc, issue.path);
+      message = `expected ${expected.length > 0 ? joinOr(expected) : 'another value'}, got ${found === null ? 'null' : describeValue(found)}`;
     } else if (issue.code === 'invalid_format' || issue.code === 'too_small' || issue.code === 'too_big') {
       message = `${issue.message}, got ${describeValue(valueAt(doc, issue.path))}`;
     }
@@ -80,25 +90,31 @@ export function problemsFromZod(error: z.ZodError, doc: unknown): SpecProblem[] 
 export function validateSpec(doc: unknown, source = 'spec'): Spec {
   const result = SpecSchema.safeParse(doc);
   if (!result.success) throw new SpecError(source, problemsFromZod(result.error, doc));
-  const parameterProblems = auroraParameterProblems(result.data);
-  if (parameterProblems.length > 0) throw new SpecError(source, parameterProblems);
+  const problems = [...awsNameProblems(result.data), ...auroraParameterProblems(result.data)];
+  if (problems.length > 0) throw new SpecError(source, problems);
   return result.data;
 }
 
-/** Parse JSON or YAML text (by extension; JSON when unsure), with the file named in syntax errors. */
+/**
+ * Parse JSON, JSONC or YAML text (by extension; JSON when unsure), with the file named in errors:
+ * line and column for a syntax error, every duplicate key by JSON path, comments in a .json file
+ * named as needing YAML or JSONC.
+ */
 export function parseSpecText(text: string, source: string): unknown {
   const ext = extname(source).toLowerCase();
   if (ext === '.yaml' || ext === '.yml') {
     try {
-      return parseYaml(text);
+      // uniqueKeys (the default) refuses a duplicate key: YAML 1.2 requires map keys to be unique.
+      return parseYaml(text, { uniqueKeys: true });
     } catch (e) {
-      throw new SpecError(source, [{ path: '', message: `not valid YAML: ${(e as Error).message}` }]);
+      throw new SpecError(source, [{ path: '', message: `not valid YAML: ${(e as Error).message.split('\n')[0]!}` }]);
     }
   }
   try {
-    return JSON.parse(text);
+    return parseStrictJson(text, { allowComments: ext === '.jsonc' });
   } catch (e) {
-    throw new SpecError(source, [{ path: '', message: `not valid JSON: ${(e as Error).message}` }]);
+    if (e instanceof SpecTextError) throw new SpecError(source, e.problems);
+    throw e;
   }
 }
 
@@ -111,32 +127,91 @@ export interface LoadedSpec {
 
 /**
  * Where a workload's `script` is looked for: relative to the spec file first, then the workloads
- * shipped with the client runner (client/workloads), so ready experiments can name those directly.
+ * shipped with the client runner (client/workloads, by file name), so ready experiments can name
+ * those directly. A script is copied into the lake and, on AWS, shipped to every client, so it must
+ * stay where the spec's author put workloads: an absolute path, a ".." segment or a symbolic link
+ * leading out of the spec's folder is refused, never read.
  */
 export function resolveScriptPath(script: string, specDir: string, builtinDir: string): string | undefined {
-  for (const candidate of [resolve(specDir, script), join(builtinDir, basename(script))]) {
-    if (existsSync(candidate)) return candidate;
-  }
+  const confined = confinedScriptPath(script, specDir);
+  if (confined !== undefined && existsSync(confined)) return confined;
+  const builtin = join(builtinDir, basename(script));
+  return existsSync(builtin) ? builtin : undefined;
+}
+
+/** Why a script path is refused (it leaves the spec's folder), or undefined when it may be read. */
+export function scriptPathProblem(script: string): string | undefined {
+  if (!script.endsWith('.lua')) return `"${script}" is not a Lua file: a workload script is a .lua file`;
+  if (isAbsolute(script)) return `"${script}" is an absolute path: give a path relative to the spec's folder (or a file name from client/workloads)`;
+  if (script.split(/[\\/]/).includes('..')) return `"${script}" leaves the spec's folder (".."): put the script next to the spec, or in client/workloads`;
   return undefined;
 }
 
-export function loadSpecFile(file: string, builtinWorkloadsDir: string): LoadedSpec {
-  if (!existsSync(file)) throw new SpecError(file, [{ path: '', message: 'file not found' }]);
-  let text: string;
+function confinedScriptPath(script: string, specDir: string): string | undefined {
+  if (scriptPathProblem(script) !== undefined) return undefined;
+  const candidate = resolve(specDir, script);
+  if (!existsSync(candidate)) return candidate;
+  // A symbolic link inside the folder may still point out of it: compare real paths.
+  const realDir = realpathSync(specDir);
+  const real = realpathSync(candidate);
+  const rel = relative(realDir, real);
+  return rel !== '' && !rel.startsWith('..' + sep) && rel !== '..' && !isAbsolute(rel) ? candidate : undefined;
+}
+
+/** The spec file's text: refused when missing, a directory, larger than MAX_SPEC_BYTES, binary or not UTF-8. */
+export function readSpecFileText(file: string): string {
+  let size: number;
   try {
-    text = readFileSync(file, 'utf8');
+    const info = statSync(file);
+    if (info.isDirectory()) throw new SpecError(file, [{ path: '', message: 'is a directory, not an experiment file' }]);
+    size = info.size;
   } catch (e) {
-    throw new SpecError(file, [{ path: '', message: `cannot read: ${(e as Error).message}` }]);
+    if (e instanceof SpecError) throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new SpecError(file, [{ path: '', message: code === 'ENOENT' ? 'file not found' : `cannot read: ${code ?? (e as Error).message}` }]);
   }
+  if (size > MAX_SPEC_BYTES) {
+    throw new SpecError(file, [
+      {
+        path: '',
+        message: `the file is ${size} bytes; a spec may be at most ${MAX_SPEC_BYTES} bytes (1 MiB): the whole spec travels in the workflow's input, which Step Functions limits to 256 KiB per state`,
+      },
+    ]);
+  }
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (e) {
+    throw new SpecError(file, [{ path: '', message: `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }]);
+  }
+  try {
+    return specBytesToText(bytes);
+  } catch (e) {
+    if (e instanceof SpecTextError) throw new SpecError(file, e.problems);
+    throw e;
+  }
+}
+
+export function loadSpecFile(file: string, builtinWorkloadsDir: string): LoadedSpec {
+  const text = readSpecFileText(file);
   const doc = parseSpecText(text, file);
   const spec = validateSpec(doc, file);
   const scripts: Record<string, string> = {};
   const problems: SpecProblem[] = [];
+  const specDir = dirname(resolve(file));
   spec.workloads.forEach((w, i) => {
     if (w.script === undefined) return;
-    const found = resolveScriptPath(w.script, dirname(resolve(file)), builtinWorkloadsDir);
+    const refused = scriptPathProblem(w.script);
+    if (refused !== undefined) {
+      problems.push({ path: `workloads[${i}].script`, message: refused });
+      return;
+    }
+    const found = resolveScriptPath(w.script, specDir, builtinWorkloadsDir);
     if (found === undefined) {
-      problems.push({ path: `workloads[${i}].script`, message: `Lua file "${w.script}" not found next to the spec or in client/workloads` });
+      problems.push({
+        path: `workloads[${i}].script`,
+        message: `Lua file "${w.script}" not found next to the spec or in client/workloads (a link out of the spec's folder is not followed)`,
+      });
       return;
     }
     scripts[basename(found)] = readFileSync(found, 'utf8');

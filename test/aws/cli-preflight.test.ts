@@ -132,7 +132,7 @@ describe('aurora-bench preflight --aws (the built CLI against moto)', () => {
   it('prints every refusal at once with its JSON path or account setting, exits 1 and creates nothing', async () => {
     // Arrange: an AZ without a subnet, an instance type that does not exist (so it has no price for the budget either).
     const spec = writeSpec('preflight-refused', {
-      variants: [{ name: 'nowhere', instanceClass: 'db.r6g.large', az: 'd', clients: { count: 1, instanceType: 'zz9.large', placement: 'same-az' } }],
+      variants: [{ name: 'nowhere', instanceClass: 'db.r6g.large', az: 'd', clients: { count: 1, instanceType: 'cc2.8xlarge', placement: 'same-az' } }],
       budget: { maxUsd: 0.01 },
     });
     const before = await accountState();
@@ -142,12 +142,12 @@ describe('aurora-bench preflight --aws (the built CLI against moto)', () => {
 
     // Assert
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/REFUSE {2}client instances .*\n {10}- refused: variants\[0\]\.clients\.instanceType: EC2 instance type zz9\.large does not exist in us-east-1/);
+    expect(r.stdout).toMatch(/REFUSE {2}client instances .*\n {10}- refused: variants\[0\]\.clients\.instanceType: EC2 instance type cc2\.8xlarge does not exist in us-east-1/);
     expect(r.stdout).toMatch(
       /REFUSE {2}network and client downloads .*\n {10}- refused: variants\[0\]\.az: AZ us-east-1d has no subnet of stack AuroraBenchMoto \(configured: us-east-1a, us-east-1b\): use one of those AZs/,
     );
     expect(r.stdout).toMatch(
-      /REFUSE {2}budget .*\n {10}- refused: budget\.maxUsd: cannot check budget\.maxUsd \$0\.01: no price for zz9\.large in us-east-1 \(add them with --prices\)/,
+      /REFUSE {2}budget .*\n {10}- refused: budget\.maxUsd: cannot check budget\.maxUsd \$0\.01: no price for cc2\.8xlarge in us-east-1 \(add them with --prices\)/,
     );
     expect(r.stdout.trimEnd().split('\n').at(-1)).toMatch(/^3 refused, \d+ with warnings, \d+ ok: fix what is refused above; nothing was created$/);
     expect(await accountState()).toBe(before);

@@ -347,11 +347,11 @@ describe('account preflight: refusals', () => {
     const mocks = setup();
     const s = spec({
       variants: [
-        { name: 'old', instanceClass: 'db.m1.small', az: 'a' },
+        { name: 'old', instanceClass: 'db.x2g.large', az: 'a' },
         { name: 'wrong-az', instanceClass: 'db.r5.large', az: 'b' },
         { name: 'fine', instanceClass: 'db.r6g.large', az: 'b' },
       ],
-      // No price for db.m1.small: a budget would be refused too.
+      // No price for db.x2g.large: a budget would be refused too.
       budget: undefined,
     });
 
@@ -360,7 +360,7 @@ describe('account preflight: refusals', () => {
 
     // Assert
     expect(refusals(report)).toEqual([
-      { path: 'variants[0].instanceClass', message: expect.stringMatching(/^db\.m1\.small is not orderable for aurora-mysql 8\.0\.mysql_aurora\.3\.08\.0 in us-east-1/) },
+      { path: 'variants[0].instanceClass', message: expect.stringMatching(/^db\.x2g\.large is not orderable for aurora-mysql 8\.0\.mysql_aurora\.3\.08\.0 in us-east-1/) },
       {
         path: 'variants[1].instanceClass',
         message:
@@ -479,7 +479,7 @@ describe('account preflight: refusals', () => {
     const withE = { ...(await networkConfig({ nat: true, s3Endpoint: true, ssmEndpoints: true }, 'us-east-1e')), launchTemplateIds: { x86_64: base.launchTemplateIds.x86_64! } };
     const s = spec({
       variants: [
-        { name: 'typo', instanceClass: 'db.r6g.large', az: 'a', clients: { count: 1, instanceType: 'zz9.large', placement: 'same-az' } },
+        { name: 'typo', instanceClass: 'db.r6g.large', az: 'a', clients: { count: 1, instanceType: 'cc2.8xlarge', placement: 'same-az' } },
         { name: 'graviton', instanceClass: 'db.r6g.large', az: 'a', clients: { count: 1, instanceType: 'c6g.large', placement: 'same-az' } },
         { name: 'east-e', instanceClass: 'db.r6g.large', az: 'e', clients: { count: 1, instanceType: 'c6i.large', placement: 'same-az' } },
       ],
@@ -496,7 +496,7 @@ describe('account preflight: refusals', () => {
 
     // Assert
     expect(refusals(report).filter((r) => r.path.endsWith('clients.instanceType'))).toEqual([
-      { path: 'variants[0].clients.instanceType', message: 'EC2 instance type zz9.large does not exist in us-east-1: choose another client type (e.g. c6i.large)' },
+      { path: 'variants[0].clients.instanceType', message: 'EC2 instance type cc2.8xlarge does not exist in us-east-1: choose another client type (e.g. c6i.large)' },
       {
         path: 'variants[1].clients.instanceType',
         message: expect.stringMatching(/^c6g\.large is arm64 but stack AuroraBench has no launch template for arm64 clients: add "arm64" to aurora-bench\.clients\.architectures/),

@@ -100,7 +100,7 @@ describe('aurora-bench CLI and the Aurora parameter catalogue', () => {
     expect(local.code).toBe(0);
     expect(local.stdout).toMatch(/whatif-r1 \(local-only what-if\)/);
     expect(local.stdout).toContain('[info] variants[1].localOnlyParameters: local only: thread_handling=pool-of-threads applied to the local MariaDB servers of "whatif"');
-    expect(aws.code).toBe(0);
+    expect(aws.code).toBe(1);
     expect(aws.stdout).toContain(
       '[refused] variants[1].localOnlyParameters: variant "whatif" is a local-only what-if: thread_handling exist only in the local rehearsal on MariaDB',
     );

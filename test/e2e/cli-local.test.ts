@@ -148,7 +148,8 @@ describe('aurora-bench CLI, locally', () => {
 
   it('plans a study scaled down for a local rehearsal, naming what was scaled and what only AWS can do', () => {
     const r = cli(['plan', join(REPO, 'experiments', 'write-forwarding.json'), '--scale', 'small']);
-    expect(r.code).toBe(0);
+    // The plan shows a refusal (writes to a reader need AWS), so it exits 1.
+    expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/\[info\] data: scaled for a local rehearsal: 8 x 10,000,000 rows -> 4 x 10,000/);
     expect(r.stdout).toMatch(/\[refused\] workloads\[1\]: .*needs AWS/);
     expect(r.stdout).toMatch(/On AWS the same experiment would cost about \$/);
@@ -160,18 +161,18 @@ describe('aurora-bench CLI, locally', () => {
   it('refuses, before anything starts, sysbench options sysbench rejects and classes with no local mapping', () => {
     const spec = writeSpec('refused.json', {
       ...small,
-      variants: [{ name: 'one', instanceClass: 'db.zz9.huge', readers: 1 }],
+      variants: [{ name: 'one', instanceClass: 'db.x2g.large', readers: 1 }],
       workloads: [{ name: 'rw', test: 'oltp_read_write', options: { rnage_size: 5 } }],
     });
     const validate = cli(['validate', spec]);
     expect(validate.code).toBe(1);
     expect(validate.stderr).toMatch(/refused\.json: the experiment cannot run as specified:\n {2}- workloads\[0\]\.options: sysbench option "rnage_size"/);
-    const fixed = writeSpec('class.json', { ...small, variants: [{ name: 'one', instanceClass: 'db.zz9.huge', readers: 1 }] });
+    const fixed = writeSpec('class.json', { ...small, variants: [{ name: 'one', instanceClass: 'db.x2g.large', readers: 1 }] });
     const plan = cli(['plan', fixed]);
-    expect(plan.stdout).toMatch(/\[refused\] variants\[0\]\.instanceClass: instance class "db\.zz9\.huge" has no local mapping/);
+    expect(plan.stdout).toMatch(/\[refused\] variants\[0\]\.instanceClass: instance class "db\.x2g\.large" has no local mapping/);
     const run = cli(['run', fixed]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/variants\[0\]\.instanceClass: instance class "db\.zz9\.huge" has no local mapping/);
+    expect(run.stderr).toMatch(/variants\[0\]\.instanceClass: instance class "db\.x2g\.large" has no local mapping/);
     expect(existsSync(join(work, 'lake'))).toBe(false);
   });
 
@@ -185,7 +186,8 @@ describe('aurora-bench CLI, locally', () => {
       ],
     });
     const r = cli(['plan', spec]);
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/1 refusal in the plan \(workloads\[0\]\)/);
     expect(r.stdout).toMatch(/\[refused\] workloads\[0\]: .*needs AWS/);
     expect(r.stdout).toMatch(/Estimated wall time/);
     expect(r.stdout).not.toMatch(/fwd-t1/);

@@ -57,11 +57,11 @@ describe('AWS cost estimate and budget', () => {
     // Arrange
     const prices = loadPrices(repoRoot);
     const cheap = spec({ budget: { maxUsd: 0.1 } });
-    const unknown = spec({ variants: [{ name: 'a', instanceClass: 'db.x9z.large' }], budget: { maxUsd: 100 } });
+    const unknown = spec({ variants: [{ name: 'a', instanceClass: 'db.x2g.large' }], budget: { maxUsd: 100 } });
     // Act / Assert
     expect(() => checkBudget(planRun(cheap, { backend: 'aws' }), cheap.budget, prices)).toThrow(BudgetExceededError);
     expect(() => checkBudget(planRun(cheap, { backend: 'aws' }), cheap.budget, prices)).toThrow(/estimated cost \$0\.\d\d exceeds budget.maxUsd \$0\.10/);
-    expect(() => checkBudget(planRun(unknown, { backend: 'aws' }), unknown.budget, prices)).toThrow(/no price for db\.x9z\.large/);
+    expect(() => checkBudget(planRun(unknown, { backend: 'aws' }), unknown.budget, prices)).toThrow(/no price for db\.x2g\.large/);
     expect(checkBudget(planRun(cheap, { backend: 'aws' }), { maxUsd: 5 }, prices).total).toBeGreaterThan(0);
   });
 

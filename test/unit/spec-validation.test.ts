@@ -197,6 +197,7 @@ describe('spec validation', () => {
     const problems = problemsOf(doc);
     // Assert
     expect(problems).toEqual([
+      { path: 'variants[0].writeForwarding.enabled', message: expect.stringMatching(/^local write forwarding needs Aurora MySQL 3\.04 or higher/) as string },
       { path: 'variants[0].writeForwarding', message: 'sets aurora_fwd_writer_idle_timeout=60, which Aurora refuses: unknown to Aurora MySQL 2: it exists only in Aurora MySQL 3' },
     ]);
   });

@@ -22,7 +22,7 @@
  * 20-1000 with Marker) lists, per orderable option, the AvailabilityZones it can be created in
  * (shape OrderableDBInstanceOption). When it returns nothing at all for an engine version that
  * exists (moto implements it only for aurora-postgresql and neptune), the class is checked against
- * the static table below, from the Aurora User Guide "Supported DB engines for DB instance classes"
+ * the static table in core/aurora/aws-names.ts, from the Aurora User Guide "Supported DB engines for DB instance classes"
  * (Concepts.DBInstanceClass.SupportAurora), with a warning.
  *
  * AWSServiceRoleForRDS is the service-linked role Aurora uses; RDS creates it with the first DB
@@ -44,39 +44,9 @@ import { checkClientInstances, checkVcpuQuota, InstanceTypeCatalog } from './pre
 import { ask, CheckResult, guarded, NotCheckable, type PreflightCheck } from './preflight-common';
 import { checkNetwork } from './preflight-network';
 import { checkParameters } from './preflight-parameters';
+import { AURORA_MYSQL_INSTANCE_CLASSES } from '../../aurora/aws-names';
 
 export { type CheckVerdict, type PreflightCheck, type PreflightCheckId } from './preflight-common';
-
-/** Aurora MySQL instance classes by major version (fallback only; sizes per class family). */
-const SIZES_R = ['large', 'xlarge', '2xlarge', '4xlarge', '8xlarge', '12xlarge', '16xlarge'];
-const STATIC_CLASSES: Record<2 | 3, ReadonlySet<string>> = {
-  3: new Set([
-    ...['r5', 'r6g', 'r6i', 'r7g', 'r7i', 'r8g'].flatMap((f) => SIZES_R.map((s) => `db.${f}.${s}`)),
-    'db.r5.24xlarge',
-    'db.r6i.24xlarge',
-    'db.r6i.32xlarge',
-    'db.r7i.24xlarge',
-    'db.r7i.48xlarge',
-    'db.r8g.24xlarge',
-    'db.r8g.48xlarge',
-    ...['r6gd', 'r6id', 'r8gd'].flatMap((f) => SIZES_R.map((s) => `db.${f}.${s}`)),
-    ...['x2g'].flatMap((f) => SIZES_R.map((s) => `db.${f}.${s}`)),
-    'db.t3.medium',
-    'db.t3.large',
-    'db.t4g.medium',
-    'db.t4g.large',
-  ]),
-  2: new Set([
-    ...['r4', 'r5', 'r6g'].flatMap((f) => SIZES_R.map((s) => `db.${f}.${s}`)),
-    'db.r5.24xlarge',
-    'db.t2.small',
-    'db.t2.medium',
-    'db.t3.small',
-    'db.t3.medium',
-    'db.t4g.medium',
-    'db.t4g.large',
-  ]),
-};
 
 /** Where the stack's configuration comes from: the CLI reads the deployed stack, a Lambda has its own. */
 export interface AwsDeployment {
@@ -254,7 +224,7 @@ async function checkInstanceClasses(input: AwsPreflightInput, facts: EngineFacts
       if (azs === undefined) {
         apiEmpty ??= !(await anyOrderable(clients, v.engineVersion));
         if (apiEmpty) {
-          if (!STATIC_CLASSES[v.aurora[0] as 2 | 3]?.has(cls)) {
+          if (!AURORA_MYSQL_INSTANCE_CLASSES[v.aurora[0] as 2 | 3].has(cls)) {
             result.refuse(path, `${cls} is not an Aurora MySQL ${v.aurora[0]}.x instance class (built-in table): choose one the Aurora User Guide lists for it`);
           }
           lines.push(`${cls} (built-in table)`);
