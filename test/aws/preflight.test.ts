@@ -164,7 +164,8 @@ function setup(options: { quota?: number; engineVersions?: string[] } = {}): Moc
         EngineVersion: v,
         DBParameterGroupFamily: 'aurora-mysql8.0',
         Status: 'available',
-        SupportsLocalWriteForwarding: !v.includes('3.02'),
+        // RDS is the authority: 3.04.1 stands for a version `validate` accepts (3.04 or higher) that RDS says lacks it.
+        SupportsLocalWriteForwarding: !v.includes('3.02') && !v.endsWith('3.04.1'),
       })),
   }));
   rds.on(DescribeOrderableDBInstanceOptionsCommand).callsFake((input: { DBInstanceClass?: string; Marker?: string }) => {
@@ -328,9 +329,9 @@ describe('account preflight: refusals', () => {
 
   it('refuses write forwarding on a version RDS says does not support it', async () => {
     // Arrange
-    const mocks = setup({ engineVersions: ['8.0.mysql_aurora.3.02.0'] });
+    const mocks = setup({ engineVersions: ['8.0.mysql_aurora.3.04.1'] });
     const s = spec({
-      engine: { version: '3.02.0' },
+      engine: { version: '3.04.1' },
       variants: [{ name: 'wf', instanceClass: 'db.r6g.large', az: 'a', readers: 1, writeForwarding: { enabled: true } }],
     });
 
