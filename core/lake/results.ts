@@ -66,6 +66,12 @@ export interface StepResult {
   readonly lat_pct: number;
   readonly lat_pct_ms: number | null;
   readonly lat_max_ms: number | null;
+  /** The step's latency distribution (the worst client's); null when no histogram was recorded; absent from lakes written before. */
+  readonly lat_p50_ms?: number | null;
+  readonly lat_p90_ms?: number | null;
+  readonly lat_p95_ms?: number | null;
+  readonly lat_p99_ms?: number | null;
+  readonly lat_p999_ms?: number | null;
   readonly total_time_s: number | null;
   readonly interval_count: number;
   readonly client_cpu_avg_pct: number | null;
@@ -148,9 +154,43 @@ export function renderStepTable(run: RunInfo, steps: readonly StepResult[]): str
   }
   const pcts = [...new Set(steps.map((s) => s.lat_pct))];
   const pctHead = pcts.length === 1 ? `p${pcts[0]} ms` : 'pNN ms';
+  // The distribution column only when some step recorded a histogram (lakes written before did not).
+  const distribution = steps.some((s) => s.lat_p99_ms !== undefined && s.lat_p99_ms !== null);
   const table = new Table({
-    head: ['variant', 'rep', 'workload', 'threads', 'rate/s', 'target', 'status', 'tps', 'qps', 'lat avg ms', pctHead, 'errors', 'client CPU%', 'error'],
-    colAligns: ['left', 'right', 'left', 'right', 'right', 'left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'left'],
+    head: [
+      'variant',
+      'rep',
+      'workload',
+      'threads',
+      'rate/s',
+      'target',
+      'status',
+      'tps',
+      'qps',
+      'lat avg ms',
+      pctHead,
+      ...(distribution ? ['p50/p99/p99.9/max ms'] : []),
+      'errors',
+      'client CPU%',
+      'error',
+    ],
+    colAligns: [
+      'left',
+      'right',
+      'left',
+      'right',
+      'right',
+      'left',
+      'left',
+      'right',
+      'right',
+      'right',
+      'right',
+      ...(distribution ? (['right'] as const) : []),
+      'right',
+      'right',
+      'left',
+    ],
     ...COMPACT_TABLE,
   });
   for (const s of steps) {
@@ -166,6 +206,7 @@ export function renderStepTable(run: RunInfo, steps: readonly StepResult[]): str
       fixed(s.qps),
       fixed(s.lat_avg_ms),
       pcts.length === 1 ? fixed(s.lat_pct_ms) : `${fixed(s.lat_pct_ms)} (p${s.lat_pct})`,
+      ...(distribution ? [[s.lat_p50_ms, s.lat_p99_ms, s.lat_p999_ms, s.lat_max_ms].map((v) => fixed(v ?? null)).join('/')] : []),
       num(s.errors, 0),
       num(s.client_cpu_avg_pct, 0),
       s.status === 'ok' ? '' : clip(s.error, 60),

@@ -84,6 +84,12 @@ export interface StepRow {
   readonly lat_max_ms: number | null;
   readonly lat_pct: number;
   readonly lat_pct_ms: number | null;
+  /** The latency distribution from the step's histogram (LatencySummary.percentiles); null without one. */
+  readonly lat_p50_ms: number | null;
+  readonly lat_p90_ms: number | null;
+  readonly lat_p95_ms: number | null;
+  readonly lat_p99_ms: number | null;
+  readonly lat_p999_ms: number | null;
   readonly interval_count: number;
   /**
    * The client's CPU busy %: on AWS the client instance's CPU; locally (servers on the same machine)

@@ -78,8 +78,13 @@ export interface ComparedMetric {
   readonly verdict: Verdict;
 }
 
+/** A step's latency distribution in ms (p50, p90, p95, p99, p99.9, max), the mean over its repeats. */
+export type LatencyDistribution = readonly [number, number, number, number, number, number];
+
 export interface ComparedStep {
   readonly key: StepKey;
+  /** The distribution in each run; null for a run whose steps recorded no histogram (or failed). */
+  readonly latency: { readonly a: LatencyDistribution | null; readonly b: LatencyDistribution | null };
   readonly label: string;
   readonly repeats: { readonly a: number; readonly b: number };
   readonly judged: boolean;
@@ -100,6 +105,14 @@ export interface Comparison {
 }
 
 const INTERVAL_FIELD: Readonly<Record<RegressionMetric, keyof IntervalSample>> = { tps: 'tps', qps: 'qps', latency: 'lat_pct_ms', errors: 'errors_per_s' };
+
+/** The mean over the repeats that have one; null when any lacks it (no histogram, failed). */
+function latencyDistribution(rows: readonly StepRow[]): LatencyDistribution | null {
+  const per = rows.map((r) => [r.lat_p50_ms, r.lat_p90_ms, r.lat_p95_ms, r.lat_p99_ms, r.lat_p999_ms, r.lat_max_ms]);
+  if (per.length === 0 || per.some((p) => p.some((v) => v === null || v === undefined))) return null;
+  const at = (i: number): number => mean(per.map((p) => p[i]!));
+  return [at(0), at(1), at(2), at(3), at(4), at(5)];
+}
 
 function groupByKey(rows: readonly StepRow[]): Map<string, StepRow[]> {
   const out = new Map<string, StepRow[]>();
@@ -222,7 +235,8 @@ export function compareRuns(a: CompareSide, b: CompareSide, options: CompareOpti
     const metrics = REGRESSION_METRICS.map((info) => compareMetric(info.metric, info.higherIsBetter, metricLabel(info.metric, latencyPct), a, rowsA, b, rowsB, judged, batches));
     if (judged && metrics.some((m) => m.source === 'intervals'))
       notes.push("interval from the runs' per-interval samples (batch means): noise within each run only, not between runs; run two or more repeats for run-to-run noise");
-    steps.push({ key, label: stepKeyLabel(key), repeats: { a: rowsA.length, b: rowsB.length }, judged, notes, metrics });
+    const latency = { a: latencyDistribution(rowsA), b: latencyDistribution(rowsB) };
+    steps.push({ key, label: stepKeyLabel(key), repeats: { a: rowsA.length, b: rowsB.length }, judged, notes, metrics, latency });
   }
   const onlyInA = [...byA.keys()].filter((k) => !byB.has(k)).map((k) => stepKeyLabel(byA.get(k)![0]!));
   const onlyInB = [...byB.keys()].filter((k) => !byA.has(k)).map((k) => stepKeyLabel(byB.get(k)![0]!));

@@ -11,7 +11,9 @@ import type { StepRow } from './metrics';
 
 const quote = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 
-const STEP_COLUMNS = 'run_id, cell_id, step_id, variant, repeat, workload, threads, rate, target, status, error, saturated_clients, tps, qps, lat_pct, lat_pct_ms, errors_per_s';
+const STEP_COLUMNS =
+  'run_id, cell_id, step_id, variant, repeat, workload, threads, rate, target, status, error, saturated_clients, tps, qps, lat_pct, lat_pct_ms, errors_per_s, ' +
+  'lat_p50_ms, lat_p90_ms, lat_p95_ms, lat_p99_ms, lat_p999_ms, lat_max_ms';
 
 export async function loadCompareSide(lake: LakeReader, runId: string): Promise<CompareSide> {
   const run = await findRun(lake, runId);

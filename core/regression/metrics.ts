@@ -62,7 +62,8 @@ export type StepRow = Pick<
   | 'lat_pct'
   | 'lat_pct_ms'
   | 'errors_per_s'
->;
+> &
+  Partial<Pick<StepResult, 'lat_p50_ms' | 'lat_p90_ms' | 'lat_p95_ms' | 'lat_p99_ms' | 'lat_p999_ms' | 'lat_max_ms'>>;
 
 export interface StepKey {
   readonly variant: string;

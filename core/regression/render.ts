@@ -66,12 +66,21 @@ export function comparisonReport(c: Comparison): Report {
       (notJudged > 0 ? `; ${notJudged} step${notJudged === 1 ? '' : 's'} not judged (failed or client-bound)` : '') +
       (c.steps.length === 0 ? '; the runs have no step in common' : ''),
   );
+  // The whole distribution where both runs recorded one (the verdicts above judge the configured percentile).
+  const withDistribution = c.steps.filter((s) => s.latency.a !== null && s.latency.b !== null);
+  const distribution: TableBlock = {
+    title: 'Latency distribution, A → B (ms; mean over repeats)',
+    head: ['step', 'p50', 'p90', 'p95', 'p99', 'p99.9', 'max'],
+    rows: withDistribution.map((s) => [s.label, ...s.latency.a!.map((a, i) => `${fixed(a)} → ${fixed(s.latency.b![i])}`)]),
+    numeric: [],
+    notes: c.steps.length > withDistribution.length ? ['steps without a latency histogram in either run (failed, or recorded before percentiles were kept) are left out'] : [],
+  };
   const section: ReportSection = {
     id: 'compare',
     title: 'B compared with A',
     question: 'Did anything change from run A to run B beyond the noise?',
     findings,
-    tables: [table],
+    tables: withDistribution.length > 0 ? [table, distribution] : [table],
     charts: [],
   };
   return {

@@ -14,6 +14,7 @@ import { stepKey, type RunData } from './load';
 import type { ChartBlock, ReportSection, TableBlock } from './model';
 import { overallScores, sweepScores, type TargetScore } from './score';
 import { batchMeans, describeRatio, mean, meanCi, ratioVerdict, sampleStddev, summarize, welchRatioCi, type ConfidenceInterval, type Sample } from './stats';
+import { latencySection } from './latency-section';
 import { analyzeSweep } from './sweep';
 
 // ---------------------------------------------------------------------------------------------
@@ -948,7 +949,7 @@ export function failuresSection(ctx: Context): ReportSection | null {
 
 /** Every section that applies to the run, in reading order. */
 export function buildSections(ctx: Context): ReportSection[] {
-  return [abSection(ctx), priceSection(ctx), sweepSection(ctx), forwardingSection(ctx), networkSection(ctx), rateSection(ctx), failuresSection(ctx)].filter(
+  return [abSection(ctx), priceSection(ctx), sweepSection(ctx), forwardingSection(ctx), networkSection(ctx), rateSection(ctx), latencySection(ctx), failuresSection(ctx)].filter(
     (s): s is ReportSection => s !== null,
   );
 }

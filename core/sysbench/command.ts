@@ -188,6 +188,9 @@ export function buildSysbenchArgs(step: StepPlan, data: DataPlan, phase: RunnerP
     args.push(`--report-interval=${positiveInt(step.reportIntervalS, `step ${step.stepId} reportIntervalS`)}`);
     args.push(`--percentile=${positiveInt(step.percentile, `step ${step.stepId} percentile`, 0)}`);
     if (positiveInt(step.rate, `step ${step.stepId} rate`, 0) > 0) args.push(`--rate=${step.rate}`);
+    // The latency distribution (p50 ... p99.9) comes from the histogram sysbench prints at the end
+    // of a run (sb_histogram_print, src/sysbench.c); on unless the step's options say otherwise.
+    if (!Object.keys(step.options).some((name) => key(name) === 'histogram')) args.push('--histogram=on');
   }
   const seen = new Map<string, string>();
   for (const [name, value] of Object.entries(step.options)) {

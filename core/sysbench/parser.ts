@@ -28,7 +28,8 @@
  *   connection, event queue full...), a crash (exit 139 = signal 11) or a cut output without a
  *   summary. Every interval printed before the failure is kept.
  */
-import type { ClientCpuSample, HistogramBucket, Interval, LatencySummary, ParsedOutput, ReadBackCounts, RunSummary } from './types';
+import { LATENCY_PERCENTILES } from './types';
+import type { ClientCpuSample, HistogramBucket, Interval, LatencyPercentileKey, LatencySummary, ParsedOutput, ReadBackCounts, RunSummary } from './types';
 
 export interface ParseOptions {
   /** sysbench's exit code, from result.json, when known. */
@@ -171,6 +172,35 @@ function toSummary(b: SummaryBlock, percentile: number): RunSummary | null {
   };
 }
 
+/**
+ * The latency at `percentile` (0-100) of a printed histogram, as sysbench computes its own
+ * percentile from the same buckets (get_pct_cumulative in src/sb_histogram.c, 1.0.20 and 1.1.0):
+ * the first bucket at which the running count reaches floor(n * p / 100 + 0.5). The histogram is
+ * reset at each checkpoint (sb_histogram_get_pct_checkpoint), so after a warmup it covers the
+ * measured part only. null for an empty histogram.
+ */
+export function histogramPercentile(histogram: readonly HistogramBucket[], percentile: number): number | null {
+  const total = histogram.reduce((a, b) => a + b.count, 0);
+  if (total === 0) return null;
+  const target = Math.floor((total * percentile) / 100 + 0.5);
+  let seen = 0;
+  for (const bucket of histogram) {
+    seen += bucket.count;
+    if (seen >= target) return bucket.valueMs;
+  }
+  return histogram[histogram.length - 1]!.valueMs;
+}
+
+function histogramPercentiles(histogram: readonly HistogramBucket[]): Record<LatencyPercentileKey, number> | undefined {
+  const out: Partial<Record<LatencyPercentileKey, number>> = {};
+  for (const key of LATENCY_PERCENTILES) {
+    const value = histogramPercentile(histogram, Number(key));
+    if (value === null) return undefined;
+    out[key] = value;
+  }
+  return out as Record<LatencyPercentileKey, number>;
+}
+
 export function parseSysbenchOutput(text: string, opts: ParseOptions = {}): ParsedOutput {
   const lines = text.split(/\r?\n/);
   const hookIntervals: Interval[] = [];
@@ -290,7 +320,9 @@ export function parseSysbenchOutput(text: string, opts: ParseOptions = {}): Pars
 
   const percentile = opts.percentile ?? 95;
   const finalBlock = [...blocks].reverse().find((b) => !b.checkpoint);
-  const summary = finalBlock ? toSummary(finalBlock, percentile) : null;
+  const blockSummary = finalBlock ? toSummary(finalBlock, percentile) : null;
+  const percentiles = blockSummary && histogram.length > 0 ? histogramPercentiles(histogram) : undefined;
+  const summary = blockSummary && percentiles ? { ...blockSummary, latencyMs: { ...blockSummary.latencyMs, percentiles } } : blockSummary;
   // The hook replaces sysbench's interval lines; if both appear, the hook's are the complete ones.
   let intervals = hookIntervals.length > 0 ? hookIntervals : textIntervals;
   if (lastCheckpointT !== undefined) intervals = intervals.filter((iv) => iv.t > lastCheckpointT);

@@ -23,6 +23,10 @@ export interface RunnerResult {
   readonly command: string;
 }
 
+/** The percentiles of the latency distribution a step records, as keys of LatencySummary.percentiles. */
+export const LATENCY_PERCENTILES = ['50', '90', '95', '99', '99.9'] as const;
+export type LatencyPercentileKey = (typeof LATENCY_PERCENTILES)[number];
+
 export interface LatencySummary {
   readonly min: number;
   readonly avg: number;
@@ -32,6 +36,11 @@ export interface LatencySummary {
   /** Latency at that percentile, ms. */
   readonly value: number;
   readonly sum: number;
+  /**
+   * p50, p90, p95, p99 and p99.9 in ms, read off the latency histogram (--histogram=on) the way
+   * sysbench reads its own percentile off it; only when the output holds a histogram.
+   */
+  readonly percentiles?: Readonly<Record<LatencyPercentileKey, number>>;
 }
 
 export interface RunSummary {

@@ -15,6 +15,8 @@ export interface StepNumbers {
   readonly qps?: number;
   readonly latPctMs?: number;
   readonly latAvgMs?: number;
+  /** p50, p90, p95, p99, p99.9 (ms); without it the step has no histogram (null percentiles). */
+  readonly latPercentilesMs?: readonly [number, number, number, number, number];
   readonly failed?: string;
   readonly errors?: number;
   readonly reconnects?: number;
@@ -112,6 +114,11 @@ export function writeRunFromSpec(lakeDir: string, specDoc: unknown, fn: StepFn, 
           lat_max_ms: failed ? null : (n.latPctMs ?? 10) * 3,
           lat_pct: step.percentile,
           lat_pct_ms: failed ? null : (n.latPctMs ?? 10),
+          lat_p50_ms: failed ? null : (n.latPercentilesMs?.[0] ?? null),
+          lat_p90_ms: failed ? null : (n.latPercentilesMs?.[1] ?? null),
+          lat_p95_ms: failed ? null : (n.latPercentilesMs?.[2] ?? null),
+          lat_p99_ms: failed ? null : (n.latPercentilesMs?.[3] ?? null),
+          lat_p999_ms: failed ? null : (n.latPercentilesMs?.[4] ?? null),
           interval_count: failed ? 0 : intervalCount,
           client_cpu_avg_pct: n.clientCpuPct ?? 30,
           client_cpu_max_pct: (n.clientCpuPct ?? 30) + 10,

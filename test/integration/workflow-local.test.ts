@@ -118,6 +118,12 @@ describe('benchmark workflow, locally', () => {
     expect(rw).toHaveLength(1);
     expect(rw[0]).toMatchObject({ status: 'ok', threads: 2, target: 'writer', error: null });
     expect(rw[0]!.tps).toBeGreaterThan(0);
+    // The latency distribution from the run's histogram: ordered, and within the step's min and max.
+    const distribution = [rw[0]!.lat_p50_ms, rw[0]!.lat_p90_ms, rw[0]!.lat_p95_ms, rw[0]!.lat_p99_ms, rw[0]!.lat_p999_ms];
+    expect(distribution.every((v) => typeof v === 'number' && v > 0)).toBe(true);
+    expect([...(distribution as number[])].sort((x, y) => x - y)).toEqual(distribution);
+    expect(distribution[0]!).toBeGreaterThanOrEqual(rw[0]!.lat_min_ms! * 0.9);
+    expect(distribution[4]!).toBeLessThanOrEqual(rw[0]!.lat_max_ms! * 1.1);
     const ro = await stepRows(backend, result, 'small-r1', 'ro-t2');
     expect(ro[0]!.endpoint_instance).toMatch(/-r1$/);
     const manifest = await runRow(backend, result);

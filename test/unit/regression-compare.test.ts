@@ -139,3 +139,40 @@ describe('compare two runs', () => {
     expect(c.steps[0]!.notes).toContain('the measurement differs: durationS 60 → 300');
   });
 });
+
+describe('compare: the latency distribution', () => {
+  it('shows p50 ... max of both runs (mean over repeats) where both recorded a histogram', () => {
+    // Arrange
+    const dist = (p50: number, max: number) => ({ lat_p50_ms: p50, lat_p90_ms: p50 * 2, lat_p95_ms: p50 * 3, lat_p99_ms: p50 * 5, lat_p999_ms: p50 * 8, lat_max_ms: max });
+    const a = side(1, [
+      { tps: 1000, qps: 20000, lat_pct_ms: 10, ...dist(2, 40) },
+      { tps: 1000, qps: 20000, lat_pct_ms: 10, ...dist(4, 60) },
+    ]);
+    const b = side(2, [
+      { tps: 1000, qps: 20000, lat_pct_ms: 10, ...dist(5, 90) },
+      { tps: 1000, qps: 20000, lat_pct_ms: 10, ...dist(5, 110) },
+    ]);
+
+    // Act
+    const c = compareRuns(a, b);
+    const text = renderTerminal(comparisonReport(c));
+
+    // Assert
+    expect(c.steps[0]!.latency).toEqual({ a: [3, 6, 9, 15, 24, 50], b: [5, 10, 15, 25, 40, 100] });
+    expect(text).toContain('Latency distribution, A → B');
+    expect(text).toContain('15.00 → 25.00');
+  });
+
+  it('leaves the distribution out when a run has no histogram (older lakes)', () => {
+    // Arrange
+    const a = side(1, [{ tps: 1000, qps: 20000, lat_pct_ms: 10 }]);
+    const b = side(2, [{ tps: 1000, qps: 20000, lat_pct_ms: 10, lat_p50_ms: 1, lat_p90_ms: 2, lat_p95_ms: 3, lat_p99_ms: 4, lat_p999_ms: 5, lat_max_ms: 6 }]);
+
+    // Act
+    const c = compareRuns(a, b);
+
+    // Assert
+    expect(c.steps[0]!.latency.a).toBeNull();
+    expect(renderTerminal(comparisonReport(c))).not.toContain('Latency distribution');
+  });
+});

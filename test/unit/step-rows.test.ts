@@ -93,6 +93,25 @@ describe('stepRowsOf', () => {
     expect({ startedAt: rows.startedAt, endedAt: rows.endedAt }).toEqual({ startedAt: '2026-11-21T10:00:01.000Z', endedAt: '2026-11-21T10:01:03.000Z' });
   });
 
+  it('carries the latency distribution of a histogram, null percentiles without one', () => {
+    // Arrange
+    const base = okParsed(100, 2000);
+    const withHistogram: ParsedOutput = {
+      ...base,
+      summary: { ...base.summary!, latencyMs: { ...base.summary!.latencyMs, percentiles: { '50': 1.5, '90': 2.6, '95': 3.7, '99': 8.9, '99.9': 24.4 } } },
+    };
+    const outputs = [client('i-a', withHistogram, '2026-11-21T10:01:01.000Z'), client('i-b', base, '2026-11-21T10:01:01.000Z')];
+
+    // Act
+    const rows = stepRowsOf(input(outputs));
+
+    // Assert
+    expect(rows.steps.map((r) => [r.lat_p50_ms, r.lat_p90_ms, r.lat_p95_ms, r.lat_p99_ms, r.lat_p999_ms, r.lat_max_ms])).toEqual([
+      [1.5, 2.6, 3.7, 8.9, 24.4, 9],
+      [null, null, null, null, null, 9],
+    ]);
+  });
+
   it('fails a client without output with its reason; the step end is now while one has no result', () => {
     // Arrange
     const lost: ParsedOutput = { status: 'failed', error: 'SSM TimedOut', summary: null, intervals: [] };

@@ -57,6 +57,7 @@ describe('buildSysbenchArgs', () => {
       '--time=60',
       '--report-interval=1',
       '--percentile=95',
+      '--histogram=on',
     ]);
   });
 
@@ -99,8 +100,14 @@ describe('buildSysbenchArgs', () => {
     expect(args).toEqual(['--mysql-db=sbtest', '--tables=4', '--table-size=1000', '--threads=2', '--auto_inc=off', '--mysql_storage_engine=innodb']);
   });
 
+  it('run: the histogram (the latency distribution) is on unless the step sets it', () => {
+    expect(buildSysbenchArgs(step(), data, 'run')).toContain('--histogram=on');
+    expect(buildSysbenchArgs(step({ options: { histogram: false } }), data, 'run').filter((a) => a.startsWith('--histogram'))).toEqual(['--histogram=off']);
+    expect(buildSysbenchArgs(step(), data, 'prepare').some((a) => a.startsWith('--histogram'))).toBe(false);
+  });
+
   it("accepts either spelling and emits sysbench's own", () => {
-    expect(buildSysbenchArgs(step({ options: { 'skip-trx': true, 'db-ps-mode': 'auto', 'mysql-ignore-errors': '1213,1020' } }), data, 'run').slice(7)).toEqual([
+    expect(buildSysbenchArgs(step({ options: { 'skip-trx': true, 'db-ps-mode': 'auto', 'mysql-ignore-errors': '1213,1020' } }), data, 'run').slice(8)).toEqual([
       '--skip_trx=on',
       '--db-ps-mode=auto',
       '--mysql-ignore-errors=1213,1020',

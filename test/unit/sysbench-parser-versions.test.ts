@@ -32,7 +32,15 @@ describe('sysbench 1.1.x', () => {
       queries: 64860,
       errors: 0,
       reconnects: 0,
-      latencyMs: { min: 0.61, avg: 1.85, max: 31.93, percentile: 95, value: 3.75, sum: 5999.21 },
+      latencyMs: {
+        min: 0.61,
+        avg: 1.85,
+        max: 31.93,
+        percentile: 95,
+        value: 3.75,
+        sum: 5999.21,
+        percentiles: { '50': 1.496, '90': 2.662, '95': 3.748, '99': 8.895, '99.9': 24.384 },
+      },
     });
     expect(parsed.intervals.map((i) => [i.t, i.tps, i.latencyMs])).toEqual([
       [1, 1196.48, 3.25],
@@ -107,7 +115,7 @@ describe('sysbench 1.0.x: the pgsql driver, debug lines, text around', () => {
 
     expect(parsed.status).toBe('ok');
     expect(parsed.summary?.transactions).toBe(4476);
-    expect(parsed.summary?.latencyMs).toEqual({ min: 0.39, avg: 0.89, max: 14.72, percentile: 95, value: 1.82, sum: 3997.36 });
+    expect(parsed.summary?.latencyMs).toMatchObject({ min: 0.39, avg: 0.89, max: 14.72, percentile: 95, value: 1.82, sum: 3997.36 });
     expect(parsed.intervals.map((i) => i.tps)).toEqual([2059.06]);
   });
 });
@@ -134,5 +142,36 @@ describe('sysbench 0.4 and 0.5: refused', () => {
 
     expect(parsed.status).toBe('failed');
     expect(parsed.error).toContain('sysbench 0.4 or 0.5 output is not supported');
+  });
+});
+
+describe('latency percentiles from the histogram (summary.latencyMs.percentiles)', () => {
+  it.each([
+    ['v1_0_pgsql_read_write', 95],
+    ['v1_0_text_around', 95],
+    ['v1_1_mysql_read_write', 95],
+  ])('%s: the p95 read off the histogram is the 95th percentile sysbench printed (2 decimals)', (name, pct) => {
+    const parsed = parseFixture(name);
+
+    const p = parsed.summary?.latencyMs.percentiles;
+    expect(parsed.summary?.latencyMs.percentile).toBe(pct);
+    expect(p).toBeDefined();
+    expect(p!['95'].toFixed(2)).toBe(parsed.summary!.latencyMs.value.toFixed(2));
+  });
+
+  it('p50 <= p90 <= p95 <= p99 <= p99.9, all within [min, max] of the summary (bucket values, 3 decimals)', () => {
+    const parsed = parseFixture('v1_1_mysql_read_write');
+
+    const p = parsed.summary!.latencyMs.percentiles!;
+    const series = [p['50'], p['90'], p['95'], p['99'], p['99.9']];
+    expect([...series].sort((a, b) => a - b)).toEqual(series);
+    expect(series[0]).toBeGreaterThanOrEqual(parsed.summary!.latencyMs.min - 0.01);
+    expect(series[4]).toBeLessThanOrEqual(parsed.summary!.latencyMs.max * 1.02);
+  });
+
+  it('no histogram, no percentiles', () => {
+    const parsed = parseFixture('v1_1_pgsql_read_write');
+
+    expect(parsed.summary?.latencyMs.percentiles).toBeUndefined();
   });
 });

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseRunnerOutput } from '../../core/sysbench/parse-file';
-import { parseClientCpu, parseSysbenchOutput, summarizeClientCpu } from '../../core/sysbench/parser';
+import { histogramPercentile, parseClientCpu, parseSysbenchOutput, summarizeClientCpu } from '../../core/sysbench/parser';
 
 const FIXTURES = join(__dirname, '..', 'fixtures', 'sysbench');
 const log = (name: string): string => readFileSync(join(FIXTURES, `${name}.log`), 'utf8');
@@ -330,5 +330,28 @@ describe('parseRunnerOutput (aurora-bench parse)', () => {
     writeFileSync(join(dir, 'output.log'), log('plain_read_write'));
     writeFileSync(join(dir, 'result.json'), '{"exitCode":"zero"}');
     expect(() => parseRunnerOutput(dir)).toThrow(`${join(dir, 'result.json')}: field "exitCode" must be an integer, got "zero"`);
+  });
+});
+
+describe('histogramPercentile', () => {
+  it('is the first bucket whose running count reaches floor(n * p / 100 + 0.5), as sysbench reads its own', () => {
+    const histogram = [
+      { valueMs: 1, count: 5 },
+      { valueMs: 2, count: 4 },
+      { valueMs: 3, count: 1 },
+    ];
+
+    expect(histogramPercentile(histogram, 50)).toBe(1);
+    expect(histogramPercentile(histogram, 56)).toBe(2);
+    expect(histogramPercentile(histogram, 90)).toBe(2);
+    expect(histogramPercentile(histogram, 95)).toBe(3);
+    expect(histogramPercentile(histogram, 99.9)).toBe(3);
+    expect(histogramPercentile([], 50)).toBeNull();
+  });
+
+  it('the recorded 1.0.20 histogram: every percentile of the summary', () => {
+    const parsed = parseFixture('plain_histogram');
+
+    expect(parsed.summary?.latencyMs.percentiles).toEqual({ '50': 0.039, '90': 0.044, '95': 0.048, '99': 0.063, '99.9': 2.264 });
   });
 });

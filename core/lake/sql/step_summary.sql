@@ -2,7 +2,7 @@
 -- Written in the SQL subset both Athena (Trino) and DuckDB run: no engine-specific functions,
 -- explicit CASTs to DOUBLE so Trino never does integer division, no trailing semicolon (Athena).
 -- Throughput is summed over clients (they ran at once against the same endpoint); latency is the
--- worst client's percentile and max (a percentile cannot be averaged), the mean latency weighted by
+-- worst client's percentiles and max (a percentile cannot be averaged), the mean latency weighted by
 -- each client's events. A step with any failed client is failed; its metrics stay NULL when no
 -- client produced a summary (SUM over NULLs is NULL), so a failure is never read as zero throughput.
 CREATE OR REPLACE VIEW step_summary AS
@@ -44,6 +44,11 @@ SELECT
   END AS lat_avg_ms,
   MAX(lat_pct) AS lat_pct,
   MAX(lat_pct_ms) AS lat_pct_ms,
+  MAX(lat_p50_ms) AS lat_p50_ms,
+  MAX(lat_p90_ms) AS lat_p90_ms,
+  MAX(lat_p95_ms) AS lat_p95_ms,
+  MAX(lat_p99_ms) AS lat_p99_ms,
+  MAX(lat_p999_ms) AS lat_p999_ms,
   MAX(lat_max_ms) AS lat_max_ms,
   MAX(total_time_s) AS total_time_s,
   SUM(interval_count) AS interval_count,

@@ -1,0 +1,71 @@
+/**
+ * The latency distribution of every step: p50, p90, p95, p99, p99.9 and max from the histogram
+ * sysbench prints at the end of a run (core/sysbench/parser.ts, LatencySummary.percentiles), the
+ * mean over the step's successful repeats; and, for a rate sweep, p99 against the offered rate.
+ * Applies when some step recorded a histogram (runs before percentiles were kept did not).
+ */
+import type { StepResult } from '../lake/results';
+import { lineChart, type XYSeries } from './charts';
+import { fixed, num } from './format';
+import type { ChartBlock, ReportSection } from './model';
+import { mean } from './stats';
+import type { Context, StepGroup } from './sections';
+
+const FIELDS = ['lat_p50_ms', 'lat_p90_ms', 'lat_p95_ms', 'lat_p99_ms', 'lat_p999_ms', 'lat_max_ms'] as const satisfies readonly (keyof StepResult)[];
+
+/** The mean of a field over the repeats that have it; null when none has. */
+function meanOf(rows: readonly StepResult[], field: (typeof FIELDS)[number]): number | null {
+  const values = rows.map((r) => r[field]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+  return values.length > 0 ? mean(values) : null;
+}
+
+const stepLabel = (g: StepGroup): string => `${g.workload} t${g.threads}${g.rate > 0 ? ` @${num(g.offered, 0)}/s` : ''}${g.target !== 'writer' ? ` → ${g.target}` : ''}`;
+
+export function latencySection(ctx: Context): ReportSection | null {
+  const groups = ctx.groups.filter((g) => g.ok.some((r) => typeof r.lat_p99_ms === 'number'));
+  if (groups.length === 0) return null;
+  const rows = groups.map((g) => {
+    const clientBound = g.ok.some((r) => r.saturated_clients > 0);
+    return [g.variant, stepLabel(g) + (clientBound ? ' (client-bound)' : ''), String(g.ok.length), ...FIELDS.map((f) => fixed(meanOf(g.ok, f)))];
+  });
+  const findings: string[] = [];
+  // The tail against the middle: how much slower the slowest 1% are than the typical transaction.
+  const spread = groups
+    .map((g) => ({ g, p50: meanOf(g.ok, 'lat_p50_ms'), p99: meanOf(g.ok, 'lat_p99_ms') }))
+    .filter((x): x is { g: StepGroup; p50: number; p99: number } => x.p50 !== null && x.p99 !== null && x.p50 > 0);
+  const widest = spread.sort((a, b) => b.p99 / b.p50 - a.p99 / a.p50)[0];
+  if (widest)
+    findings.push(`Widest tail: ${widest.g.variant} ${stepLabel(widest.g)}, p99 ${fixed(widest.p99)} ms is ${num(widest.p99 / widest.p50, 1)}× its p50 (${fixed(widest.p50)} ms).`);
+  const charts: ChartBlock[] = [];
+  const rated = groups.filter((g) => g.rate > 0);
+  if (new Set(rated.map((g) => g.offered)).size >= 2) {
+    const series: XYSeries[] = [];
+    for (const variant of [...new Set(rated.map((g) => g.variant))]) {
+      const points = rated
+        .filter((g) => g.variant === variant)
+        .sort((a, b) => a.offered - b.offered)
+        .map((g) => [g.offered, meanOf(g.ok, 'lat_p99_ms')] as const);
+      series.push({ name: variant, points });
+    }
+    charts.push(lineChart('latency-p99-vs-rate', 'p99 latency against offered rate (from the histogram)', 'offered transactions/s', 'p99 ms', series));
+  }
+  return {
+    id: 'latency',
+    title: 'Latency distribution',
+    question: 'How are the transactions spread between the typical one and the slowest?',
+    findings,
+    tables: [
+      {
+        title: 'Latency percentiles per step (ms; mean over successful repeats)',
+        head: ['variant', 'step', 'repeats', 'p50', 'p90', 'p95', 'p99', 'p99.9', 'max'],
+        rows,
+        numeric: [2, 3, 4, 5, 6, 7, 8],
+        notes: [
+          "Percentiles are read off sysbench's latency histogram the way sysbench reads its own; max is the exact slowest transaction.",
+          "With several clients a step shows the worst client's percentiles (a percentile cannot be averaged across clients).",
+        ],
+      },
+    ],
+    charts,
+  };
+}
