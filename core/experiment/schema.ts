@@ -148,6 +148,20 @@ export const WorkloadSchema = z
       .max(MAX_SWEEP_VALUES)
       .default([0])
       .describe('Offered transactions/s per client (sysbench --rate); 0 means unlimited. One step per value.'),
+    ratesOfCapacity: z
+      .array(z.number().gt(0).max(1000))
+      .min(1)
+      .max(MAX_SWEEP_VALUES)
+      .optional()
+      .describe(
+        "Offered rates as multiples of the capacity measured in the same cell: an unlimited-rate probe (rate 0) of this workload runs first at each thread count, and each value x offers x times the probe's achieved transactions/s (split over the clients). Replaces the positive values of rates: useful where the capacity is not known in advance (a local rehearsal on this machine).",
+      ),
+    stopAtOverload: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Skip this workload's higher offered rates in a cell once one rate overloaded (sysbench's event queue filled: offered > capacity). Past capacity more rates only measure the same plateau; on AWS the skipped steps are not paid for.",
+      ),
     durationS: z.number().int().min(1).max(86400).optional(),
     warmupS: z.number().int().min(0).max(3600).optional(),
     reportIntervalS: z.number().int().min(1).max(3600).optional(),
@@ -171,6 +185,13 @@ export const WorkloadSchema = z
             path: [key, i],
           });
         }
+      });
+    }
+    if (w.ratesOfCapacity !== undefined && w.rates.some((r) => r > 0)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'give either rates (absolute transactions/s) or ratesOfCapacity (multiples of the measured capacity), not both: remove the positive values from rates',
+        path: ['ratesOfCapacity'],
       });
     }
   });

@@ -67,7 +67,11 @@ export interface StepRow {
   readonly client_index: number;
   readonly started_at: string;
   readonly ended_at: string;
-  /** ok | failed */
+  /**
+   * ok | overloaded | failed. overloaded: a rate step whose offered rate sysbench could not keep
+   * up with (its event queue filled, core/lake/step-rows.ts EVENT_QUEUE_FULL); tps/qps are the
+   * achieved rates of the intervals before it stopped, lat_pct_ms the worst interval's.
+   */
   readonly status: string;
   readonly error: string | null;
   readonly tps: number | null;

@@ -8,6 +8,40 @@ import { summarizeClientCpu } from '../sysbench/parser';
 import type { ClientCpuSample, ParsedOutput, RunnerResult } from '../sysbench/types';
 import type { IntervalRow, MetricSource, MetricWindowRow, ServerMetricRow, StepRow } from './rows';
 
+/**
+ * sysbench 1.0.20 with --rate gives up when its event queue fills: the event generator thread
+ * enqueues one event per offered transaction into a ring of MAX_QUEUE_LEN (131072) slots and, when
+ * the workers fall that far behind, logs this FATAL message and stops the run
+ * (akopytov/sysbench 1.0.20, src/sysbench.c: eventgen_thread_proc, "The event queue is full. This
+ * means the worker threads are unable to keep up with the specified event generation rate").
+ * That is a measurement, not a failure: the offered rate is above what the server (or client)
+ * sustains, and the intervals printed before the abort say what was achieved.
+ */
+export const EVENT_QUEUE_FULL = 'The event queue is full';
+
+/**
+ * A rate step (rate > 0) whose only problem is the full event queue: the achieved rates are the
+ * means of the intervals printed before the abort; the latency is the worst interval's percentile
+ * (in rate mode sysbench's latency includes the time an event waited in the queue, src/sb_timer.h
+ * sb_timer_stop: `elapsed = ... + t->queue_time`, so it grows with the backlog). null when the
+ * step is not an overloaded rate step.
+ */
+export function overloadOf(parsed: ParsedOutput, rate: number): { tps: number | null; qps: number | null; latPctMs: number | null; totalTimeS: number | null } | null {
+  if (rate <= 0 || parsed.status !== 'failed' || parsed.error === null) return null;
+  // Only the queue message: a crash, a lost connection or a runner error alongside it is a failure.
+  const reasons = parsed.error.split('; ');
+  if (!reasons.every((r) => r.startsWith(EVENT_QUEUE_FULL))) return null;
+  const ivs = parsed.intervals;
+  if (ivs.length === 0) return { tps: null, qps: null, latPctMs: null, totalTimeS: null };
+  const meanOf = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+  return {
+    tps: meanOf(ivs.map((i) => i.tps)),
+    qps: meanOf(ivs.map((i) => i.qps)),
+    latPctMs: Math.max(...ivs.map((i) => i.latencyMs)),
+    totalTimeS: ivs[ivs.length - 1]!.t,
+  };
+}
+
 /** What one client's runner left under its output prefix, parsed. */
 export interface ClientStepOutput {
   readonly clientId: string;
@@ -81,6 +115,7 @@ export function stepRowsOf(input: StepRowsInput): StepRows {
       sharedHost ? (sysbenchPct === null ? null : Math.round((sysbenchPct / cores) * 100) / 100) : hostPct;
     const endpoint = input.endpointOf(clientIndex);
     const error = input.abortedReason ?? (input.timedOut && o.parsed.status === 'ok' ? 'step did not finish in time and was stopped' : o.parsed.error);
+    const overload = input.abortedReason === undefined && !input.timedOut ? overloadOf(o.parsed, step.rate) : null;
     steps.push({
       ...base,
       repeat: cell.repeat,
@@ -97,12 +132,12 @@ export function stepRowsOf(input: StepRowsInput): StepRows {
       client_index: clientIndex,
       started_at: o.result?.startedAt ?? o.jobStartedAt,
       ended_at: o.result?.endedAt ?? endedAt,
-      status: error === null ? o.parsed.status : 'failed',
+      status: overload !== null ? 'overloaded' : error === null ? o.parsed.status : 'failed',
       error,
-      tps: s?.tps ?? null,
-      qps: s?.qps ?? null,
+      tps: overload !== null ? overload.tps : (s?.tps ?? null),
+      qps: overload !== null ? overload.qps : (s?.qps ?? null),
       events: s?.events ?? null,
-      total_time_s: s?.totalTimeS ?? null,
+      total_time_s: overload !== null ? overload.totalTimeS : (s?.totalTimeS ?? null),
       reads: s?.reads ?? null,
       writes: s?.writes ?? null,
       other: s?.other ?? null,
@@ -112,7 +147,7 @@ export function stepRowsOf(input: StepRowsInput): StepRows {
       lat_avg_ms: s?.latencyMs.avg ?? null,
       lat_max_ms: s?.latencyMs.max ?? null,
       lat_pct: step.percentile,
-      lat_pct_ms: s?.latencyMs.value ?? null,
+      lat_pct_ms: overload !== null ? overload.latPctMs : (s?.latencyMs.value ?? null),
       lat_p50_ms: s?.latencyMs.percentiles?.['50'] ?? null,
       lat_p90_ms: s?.latencyMs.percentiles?.['90'] ?? null,
       lat_p95_ms: s?.latencyMs.percentiles?.['95'] ?? null,
@@ -154,18 +189,90 @@ export function stepRowsOf(input: StepRowsInput): StepRows {
   return { steps, intervals, clientMetrics, startedAt, endedAt };
 }
 
-/** A step's result over its clients: failed if any client failed; throughput summed over the clients that measured one. */
+/**
+ * The one row of a rate step that did not run (stopAtOverload after a lower rate overloaded, or no
+ * capacity measured for its multiple): status skipped, the reason in error, no measurements. Kept
+ * so the report can say which rates were not tried and why.
+ */
+export function skippedStepRow(input: {
+  readonly run: StepRowsInput['run'];
+  readonly cell: StepRowsInput['cell'];
+  readonly step: StepPlan;
+  readonly endpoint: ClientEndpoint;
+  readonly reason: string;
+  readonly now: string;
+}): StepRow {
+  const { run, cell, step } = input;
+  return {
+    run_id: run.runId,
+    cell_id: cell.cellId,
+    variant: cell.variant.name,
+    step_id: step.stepId,
+    dt: run.dt,
+    repeat: cell.repeat,
+    instance_class: cell.variant.instanceClass,
+    az: input.endpoint.az ?? cell.variant.az ?? null,
+    step_index: step.index,
+    workload: step.workload,
+    test: step.test ?? step.script?.name ?? '',
+    threads: step.threads,
+    rate: step.rate,
+    target: step.target,
+    endpoint_instance: input.endpoint.instanceId,
+    client_id: '-',
+    client_index: 0,
+    started_at: input.now,
+    ended_at: input.now,
+    status: 'skipped',
+    error: input.reason,
+    tps: null,
+    qps: null,
+    events: null,
+    total_time_s: null,
+    reads: null,
+    writes: null,
+    other: null,
+    errors: null,
+    reconnects: null,
+    lat_min_ms: null,
+    lat_avg_ms: null,
+    lat_max_ms: null,
+    lat_pct: step.percentile,
+    lat_pct_ms: null,
+    lat_p50_ms: null,
+    lat_p90_ms: null,
+    lat_p95_ms: null,
+    lat_p99_ms: null,
+    lat_p999_ms: null,
+    interval_count: 0,
+    client_cpu_avg_pct: null,
+    client_cpu_max_pct: null,
+    client_saturated: false,
+    read_back_checks: null,
+    stale_reads: null,
+  };
+}
+
+/** A step's status over its clients (step_summary.sql says the same): failed if any client failed, else overloaded if any was. */
+export type StepStatus = 'ok' | 'overloaded' | 'failed';
+
+/**
+ * A step's result over its clients: failed if any client failed, overloaded if any client's rate
+ * overflowed sysbench's event queue (a measurement: offered > capacity); throughput summed over
+ * the clients that measured one (an overloaded client's achieved rate included).
+ */
 export function stepTotals(steps: readonly Pick<StepRow, 'client_id' | 'status' | 'error' | 'tps' | 'qps'>[]): {
-  status: 'ok' | 'failed';
+  status: StepStatus;
   error: string | null;
   tps: number | null;
   qps: number | null;
 } {
-  const failed = steps.filter((r) => r.status !== 'ok');
+  const notOk = steps.filter((r) => r.status !== 'ok');
+  const failed = notOk.filter((r) => r.status !== 'overloaded');
   const measured = steps.filter((r) => r.tps !== null);
   return {
-    status: failed.length === 0 ? 'ok' : 'failed',
-    error: failed.length === 0 ? null : failed.map((r) => `${r.client_id}: ${r.error}`).join('; '),
+    status: failed.length > 0 ? 'failed' : notOk.length > 0 ? 'overloaded' : 'ok',
+    error: notOk.length === 0 ? null : notOk.map((r) => `${r.client_id}: ${r.error}`).join('; '),
     tps: measured.length > 0 ? measured.reduce((a, r) => a + (r.tps ?? 0), 0) : null,
     qps: measured.length > 0 ? measured.reduce((a, r) => a + (r.qps ?? 0), 0) : null,
   };

@@ -98,8 +98,20 @@ export function orderCells(variantCount: number, repeats: number, order: Spec['o
   return cells;
 }
 
-function stepIdFor(w: Workload, threads: number, rate: number): string {
+function stepIdFor(w: Workload, threads: number, rate: number, rateOfCapacity?: number): string {
+  if (rateOfCapacity !== undefined) return `${w.name}-t${threads}-c${Math.round(rateOfCapacity * 100)}`;
   return `${w.name}-t${threads}` + (rate > 0 ? `-r${rate}` : '');
+}
+
+/**
+ * The rate points of a workload, in run order: absolute rates as written; with ratesOfCapacity
+ * the unlimited-rate probe first, then the multiples in increasing order (each needs the probe's
+ * achieved rate, and stopAtOverload needs lower rates first).
+ */
+function ratePoints(w: Workload): { rate: number; rateOfCapacity?: number }[] {
+  if (w.ratesOfCapacity === undefined) return w.rates.map((rate) => ({ rate }));
+  const multiples = [...new Set(w.ratesOfCapacity)].sort((a, b) => a - b);
+  return [{ rate: 0 }, ...multiples.map((m) => ({ rate: 0, rateOfCapacity: m }))];
 }
 
 function scriptRef(w: Workload, scripts: Readonly<Record<string, string>>): StepPlan['script'] {
@@ -116,14 +128,14 @@ function buildSteps(spec: Spec, scripts: Readonly<Record<string, string>>, clien
   for (const w of spec.workloads) {
     const dataSet = w.script ?? 'sbtest';
     for (const threads of w.threads) {
-      for (const rate of w.rates) {
+      for (const { rate, rateOfCapacity } of ratePoints(w)) {
         const durationS = w.durationS ?? spec.defaults.durationS;
         const warmupS = w.warmupS ?? spec.defaults.warmupS;
         const prepare = spec.data.reuse === 'step' || !prepared.has(dataSet);
         prepared.add(dataSet);
         const script = scriptRef(w, scripts);
         steps.push({
-          stepId: stepIdFor(w, threads, rate),
+          stepId: stepIdFor(w, threads, rate, rateOfCapacity),
           index: steps.length,
           workload: w.name,
           ...(w.test !== undefined ? { test: w.test } : {}),
@@ -131,6 +143,8 @@ function buildSteps(spec: Spec, scripts: Readonly<Record<string, string>>, clien
           options: w.options,
           threads,
           rate,
+          ...(rateOfCapacity !== undefined ? { rateOfCapacity } : {}),
+          ...(w.stopAtOverload ? { stopAtOverload: true } : {}),
           durationS,
           warmupS,
           reportIntervalS: w.reportIntervalS ?? spec.defaults.reportIntervalS,

@@ -47,8 +47,18 @@ export interface StepPlan {
   readonly script?: ScriptRef;
   readonly options: SysbenchOptions;
   readonly threads: number;
-  /** Offered transactions/s per client; 0 = unlimited. */
+  /**
+   * Offered transactions/s per client; 0 = unlimited. A step with rateOfCapacity has rate 0 in the
+   * plan: its rate is decided when it starts (core/workflow/step-rates.ts).
+   */
   readonly rate: number;
+  /**
+   * Offer this multiple of the achieved rate of the cell's capacity probe (the same workload and
+   * threads at rate 0, which runs before it); absent for an absolute rate.
+   */
+  readonly rateOfCapacity?: number;
+  /** Skip this rate step when a lower rate of the same workload and threads overloaded in this cell. */
+  readonly stopAtOverload?: boolean;
   readonly durationS: number;
   readonly warmupS: number;
   readonly reportIntervalS: number;

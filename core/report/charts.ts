@@ -16,6 +16,28 @@ export interface XYSeries {
   /** Points to mark as errors (connection errors, failed steps), drawn as red triangles. */
   readonly errorPoints?: readonly (readonly [number, number])[];
   readonly dashed?: boolean;
+  /** More marked points of this series (e.g. overloaded rate steps), each kind with its own symbol. */
+  readonly marks?: readonly { readonly label: string; readonly symbol: string; readonly color: string; readonly points: readonly (readonly [number, number])[] }[];
+}
+
+/** A horizontal reference line (a capacity, 100%). */
+export interface ReferenceLine {
+  readonly value: number;
+  readonly label: string;
+  readonly color?: string;
+}
+
+export interface LineChartOptions {
+  readonly logX?: boolean;
+  readonly logY?: boolean;
+  readonly logBase?: number;
+  readonly hLines?: readonly ReferenceLine[];
+}
+
+/** Whether positive values span at least a decade (max >= 10 x min): then a log axis reads better. */
+export function spansDecades(values: readonly (number | null | undefined)[]): boolean {
+  const pos = values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v) && v > 0);
+  return pos.length >= 2 && Math.max(...pos) >= 10 * Math.min(...pos);
 }
 
 function baseOption(title: string): EChartsOption {
@@ -28,8 +50,17 @@ function baseOption(title: string): EChartsOption {
   };
 }
 
-export function lineChart(id: string, title: string, xName: string, yName: string, series: readonly XYSeries[], options: { logX?: boolean; logBase?: number } = {}): ChartBlock {
+export function lineChart(id: string, title: string, xName: string, yName: string, series: readonly XYSeries[], options: LineChartOptions = {}): ChartBlock {
   const out: SeriesOption[] = [];
+  // A log axis cannot show 0 or negative values: those points are left out of it.
+  const keepX = (x: number): boolean => !options.logX || x > 0;
+  const keepY = (y: number | null): boolean => !options.logY || y === null || y > 0;
+  series = series.map((s) => ({
+    ...s,
+    points: s.points.filter(([x, y]) => keepX(x) && keepY(y)),
+    ...(s.errorPoints ? { errorPoints: s.errorPoints.filter(([x, y]) => keepX(x) && keepY(y)) } : {}),
+    ...(s.marks ? { marks: s.marks.map((m) => ({ ...m, points: m.points.filter(([x, y]) => keepX(x) && keepY(y)) })) } : {}),
+  }));
   for (const s of series) {
     out.push({
       type: 'line',
@@ -50,19 +81,40 @@ export function lineChart(id: string, title: string, xName: string, yName: strin
         itemStyle: { color: ERROR_COLOR },
       });
     }
+    for (const m of s.marks ?? []) {
+      if (m.points.length === 0) continue;
+      out.push({ type: 'scatter', name: `${s.name}: ${m.label}`, data: m.points.map(([x, y]) => [x, y]), symbol: m.symbol, symbolSize: 13, itemStyle: { color: m.color } });
+    }
+  }
+  if (options.hLines && options.hLines.length > 0) {
+    out.push({
+      type: 'line',
+      name: 'reference',
+      data: [],
+      markLine: {
+        silent: true,
+        symbol: 'none',
+        data: options.hLines.map((l) => ({
+          yAxis: l.value,
+          label: { formatter: l.label, position: 'insideEndTop', fontSize: 11 },
+          lineStyle: { type: 'dashed', color: l.color ?? '#555' },
+        })),
+      },
+    });
   }
   const base = baseOption(title);
+  const markLabels = series.flatMap((s) => (s.marks ?? []).filter((m) => m.points.length > 0).map((m) => `${s.name}: ${m.label}`));
   return {
     id,
     title,
     option: {
       ...base,
       // Error markers are explained by the title; keeping them out of the legend keeps it one line.
-      legend: { ...(base.legend as object), data: series.map((s) => s.name) },
+      legend: { ...(base.legend as object), data: [...series.map((s) => s.name), ...markLabels] },
       xAxis: options.logX
         ? { type: 'log', logBase: options.logBase ?? 2, min: 'dataMin', max: 'dataMax', name: xName, nameLocation: 'middle', nameGap: 28 }
         : { type: 'value', name: xName, nameLocation: 'middle', nameGap: 28, scale: true },
-      yAxis: { type: 'value', name: yName, nameLocation: 'middle', nameGap: 55 },
+      yAxis: options.logY ? { type: 'log', logBase: 10, name: yName, nameLocation: 'middle', nameGap: 55 } : { type: 'value', name: yName, nameLocation: 'middle', nameGap: 55 },
       series: out,
     },
   };

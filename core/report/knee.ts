@@ -6,14 +6,19 @@
  *  1. Baseline efficiency e0 = achieved / offered at the lowest offered rate, capped at 1. A system
  *     that lags even at the lowest load (the original study's RMW case, ~17% below target throughout) is
  *     judged against its own baseline, and the lag is reported.
- *  2. A point tracks when achieved >= 95% x e0 x offered AND its p99 <= 3 x the baseline p99
- *     (p99 at the lowest rate). Either failing is saturation: a queue that keeps up on throughput
- *     but explodes on latency is saturated too.
+ *  2. A point tracks when achieved >= 95% x e0 x offered AND its p99 <= max(3 x the baseline p99
+ *     (p99 at the lowest rate), an absolute floor of 10 ms). Either failing is saturation: a queue
+ *     that keeps up on throughput but explodes on latency is saturated too. The floor keeps a
+ *     sub-millisecond baseline from calling 3 ms "saturated" (3x of 0.8 ms is noise, not a queue).
+ *     An overloaded point (sysbench's event queue filled: offered > capacity) never tracks.
  *  3. The knee is the last tracking point before the first non-tracking one: the highest offered
  *     rate the system sustains. The capacity is the highest achieved rate over the whole sweep (the
  *     plateau the original study reads off, e.g. r6g ~64.8k ops/s).
  * A failed step (no achieved rate) counts as not tracking.
  */
+
+/** The default absolute latency floor of the knee rule, ms. */
+export const DEFAULT_LATENCY_FLOOR_MS = 10;
 
 export interface RatePoint {
   /** Offered transactions/s (all clients). */
@@ -22,6 +27,8 @@ export interface RatePoint {
   readonly achieved: number | null;
   /** Tail latency (p99 or the run's percentile) in ms; null when unknown. */
   readonly p99Ms: number | null;
+  /** sysbench's event queue filled (offered > capacity); achieved is the rate before it stopped. */
+  readonly overloaded?: boolean;
 }
 
 export interface KneeOptions {
@@ -29,6 +36,8 @@ export interface KneeOptions {
   readonly trackingRatio?: number;
   /** p99 above this multiple of the baseline p99 is saturation. Default 3. */
   readonly latencyFactor?: number;
+  /** ... but only when also above this many ms. Default DEFAULT_LATENCY_FLOOR_MS. */
+  readonly latencyFloorMs?: number;
 }
 
 export interface KneeResult {
@@ -38,7 +47,11 @@ export interface KneeResult {
   /** Lowest offered rate that no longer tracks; null when every point tracks (not saturated). */
   readonly saturatedAtOffered: number | null;
   /** Why saturatedAtOffered does not track. */
-  readonly reason: 'throughput' | 'latency' | 'failed' | null;
+  readonly reason: 'throughput' | 'latency' | 'overloaded' | 'failed' | null;
+  /** Lowest offered rate whose step overloaded; null when none did. */
+  readonly firstOverloadedOffered: number | null;
+  /** The p99 limit the latency rule applied: max(latencyFactor x baseline, floor); null without a baseline. */
+  readonly latencyLimitMs: number | null;
   /** Highest achieved rate over the sweep. */
   readonly capacity: number | null;
   readonly baselineEfficiency: number | null;
@@ -51,6 +64,7 @@ export interface KneeResult {
 export function findKnee(input: readonly RatePoint[], options: KneeOptions = {}): KneeResult {
   const trackingRatio = options.trackingRatio ?? 0.95;
   const latencyFactor = options.latencyFactor ?? 3;
+  const latencyFloorMs = options.latencyFloorMs ?? DEFAULT_LATENCY_FLOOR_MS;
   const points = input
     .filter((p) => p.offered > 0)
     .slice()
@@ -64,6 +78,8 @@ export function findKnee(input: readonly RatePoint[], options: KneeOptions = {})
       kneeAchieved: null,
       saturatedAtOffered: null,
       reason: null,
+      firstOverloadedOffered: null,
+      latencyLimitMs: null,
       capacity,
       baselineEfficiency: null,
       baselineP99Ms: null,
@@ -73,10 +89,16 @@ export function findKnee(input: readonly RatePoint[], options: KneeOptions = {})
   }
   const e0 = first.achieved !== null ? Math.min(1, first.achieved / first.offered) : null;
   const p0 = first.p99Ms;
+  const latencyLimit = p0 !== null && p0 > 0 ? Math.max(latencyFactor * p0, latencyFloorMs) : null;
   let knee: RatePoint | undefined;
   let saturated: RatePoint | undefined;
   let reason: KneeResult['reason'] = null;
   for (const p of points) {
+    if (p.overloaded === true) {
+      saturated = p;
+      reason = 'overloaded';
+      break;
+    }
     if (p.achieved === null || e0 === null) {
       saturated = p;
       reason = 'failed';
@@ -87,7 +109,7 @@ export function findKnee(input: readonly RatePoint[], options: KneeOptions = {})
       reason = 'throughput';
       break;
     }
-    if (p0 !== null && p0 > 0 && p.p99Ms !== null && p.p99Ms > latencyFactor * p0) {
+    if (latencyLimit !== null && p.p99Ms !== null && p.p99Ms > latencyLimit) {
       saturated = p;
       reason = 'latency';
       break;
@@ -95,6 +117,7 @@ export function findKnee(input: readonly RatePoint[], options: KneeOptions = {})
     knee = p;
   }
   const fmt = (x: number): string => Math.round(x).toLocaleString('en-US');
+  const fmtMs = (x: number): string => (x >= 10 ? x.toFixed(0) : x.toFixed(1));
   const lag = e0 !== null && e0 < trackingRatio ? ` Even the lowest rate achieved only ${(e0 * 100).toFixed(0)}% of offered; tracking is judged against that.` : '';
   let summary: string;
   if (saturated === undefined) {
@@ -104,10 +127,12 @@ export function findKnee(input: readonly RatePoint[], options: KneeOptions = {})
   } else {
     const why =
       reason === 'latency'
-        ? `p99 rose above ${latencyFactor}x its baseline`
-        : reason === 'failed'
-          ? 'the step failed'
-          : `achieved fell below ${(trackingRatio * 100).toFixed(0)}% of offered`;
+        ? `p99 rose above ${latencyLimit !== null ? `${fmtMs(latencyLimit)} ms` : '?'} (${latencyFactor}x its baseline, at least ${latencyFloorMs} ms)`
+        : reason === 'overloaded'
+          ? `the server could not keep up (sysbench's event queue filled; ${saturated.achieved !== null ? `achieved ${fmt(saturated.achieved)}/s` : 'achieved unknown'})`
+          : reason === 'failed'
+            ? 'the step failed'
+            : `achieved fell below ${(trackingRatio * 100).toFixed(0)}% of offered`;
     summary = `knee at ${fmt(knee.offered)}/s offered; at ${fmt(saturated.offered)}/s ${why}; capacity ~${capacity !== null ? fmt(capacity) : '?'}/s.${lag}`;
   }
   return {
@@ -115,6 +140,8 @@ export function findKnee(input: readonly RatePoint[], options: KneeOptions = {})
     kneeAchieved: knee?.achieved ?? null,
     saturatedAtOffered: saturated?.offered ?? null,
     reason,
+    firstOverloadedOffered: points.find((p) => p.overloaded === true)?.offered ?? null,
+    latencyLimitMs: latencyLimit,
     capacity,
     baselineEfficiency: e0,
     baselineP99Ms: p0,

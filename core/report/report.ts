@@ -22,6 +22,15 @@ function planNotes(data: RunData): string[] {
   }
 }
 
+/** "3 failed, 4 overloaded, 2 skipped": the steps that are not plain ok, by status. */
+function stepCounts(data: RunData): string {
+  const count = (status: string): number => data.steps.filter((s) => s.status === status).length;
+  const parts = [`${count('failed')} failed`];
+  if (count('overloaded') > 0) parts.push(`${count('overloaded')} overloaded (offered > capacity, measured)`);
+  if (count('skipped') > 0) parts.push(`${count('skipped')} skipped`);
+  return parts.join(', ');
+}
+
 export function buildReport(data: RunData, prices: PriceTable): Report {
   const ctx = makeContext(data, prices);
   const r = data.run;
@@ -36,7 +45,7 @@ export function buildReport(data: RunData, prices: PriceTable): Report {
       'variants',
       ctx.variants.map((v) => `${v.name} (${v.instanceClass}${v.az ? `, AZ ${v.az}` : ''}${v.readers ? `, ${v.readers} reader${v.readers > 1 ? 's' : ''}` : ''})`).join('; '),
     ],
-    ['steps', `${data.steps.length} step results (${data.steps.filter((s) => s.status !== 'ok').length} failed), repeats interleaved: ${data.spec?.order ?? 'unknown'}`],
+    ['steps', `${data.steps.length} step results (${stepCounts(data)}), repeats interleaved: ${data.spec?.order ?? 'unknown'}`],
   ];
   return { title: `aurora-bench report: ${r.spec_name}`, meta, notes: planNotes(data), sections: buildSections(ctx) };
 }

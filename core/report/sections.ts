@@ -6,10 +6,10 @@
  */
 import type { StepResult } from '../lake/results';
 import { classifyBound, type BoundResult } from './bounds';
-import { barChart, lineChart, ratioChart, type XYSeries } from './charts';
+import { barChart, lineChart, ratioChart, spansDecades, type XYSeries } from './charts';
 import { networkLimitGbps, pricesAsOfText, regionPrices, variantHourly, type PriceTable } from '../plan/cost';
 import { clip, fixed, num, pct } from './format';
-import { findKnee } from './knee';
+import { DEFAULT_LATENCY_FLOOR_MS, findKnee } from './knee';
 import { stepKey, type RunData } from './load';
 import type { ChartBlock, ReportSection, TableBlock } from './model';
 import { overallScores, sweepScores, type TargetScore } from './score';
@@ -32,9 +32,17 @@ export interface StepGroup {
   readonly instanceClass: string;
   readonly az: string | null;
   readonly latPct: number;
-  /** One row per repeat (cell), failed ones included. */
+  /** One row per repeat (cell), failed and skipped ones included. */
   readonly rows: readonly StepResult[];
+  /**
+   * The repeats that measured: ok, and overloaded rate steps (their tps is the achieved rate before
+   * sysbench's event queue filled: a measurement of offered > capacity, not a failure).
+   */
   readonly ok: readonly StepResult[];
+  /** Repeats whose rate overloaded the server. */
+  readonly overloaded: readonly StepResult[];
+  /** Repeats not run (stopAtOverload after a lower rate overloaded, or no capacity measured). */
+  readonly skipped: readonly StepResult[];
   /** Options of the workload (from the spec), {} when unknown. */
   readonly options: Readonly<Record<string, unknown>>;
 }
@@ -80,13 +88,16 @@ export function groupSteps(data: RunData): StepGroup[] {
       test: first.test,
       threads: first.threads,
       rate: first.rate,
-      offered: first.offered_tps,
+      // Rates relative to a measured capacity differ per repeat: the mean of what was offered.
+      offered: mean(rows.map((r) => r.offered_tps)),
       target: first.target,
       instanceClass: first.instance_class,
       az: first.az,
       latPct: first.lat_pct,
       rows: rows.slice().sort((a, b) => a.repeat - b.repeat),
-      ok: rows.filter((r) => r.status === 'ok' && r.tps !== null),
+      ok: rows.filter((r) => (r.status === 'ok' || r.status === 'overloaded') && r.tps !== null),
+      overloaded: rows.filter((r) => r.status === 'overloaded'),
+      skipped: rows.filter((r) => r.status === 'skipped'),
       options: optionsOf.get(first.workload) ?? {},
     };
   });
@@ -151,7 +162,7 @@ function withCi(e: Estimate, digits = 2): string {
 }
 
 function sourceLabel(g: StepGroup, e: Estimate): string {
-  const failed = g.rows.length - g.ok.length;
+  const failed = g.rows.filter((r) => r.status === 'failed').length;
   const base = e.source === 'repeats' ? `${g.ok.length} repeats` : e.source === 'intervals' ? '1 run, interval batches' : e.source === 'single' ? '1 run' : 'no result';
   return failed > 0 ? `${base}, ${failed} failed` : base;
 }
@@ -208,6 +219,7 @@ const SIGNIFICANT_ERROR_SHARE = 0.001;
 
 /** A failed step, a reconnect, or errors above SIGNIFICANT_ERROR_SHARE of the step's transactions. */
 function significantErrors(r: StepResult): boolean {
+  if (r.status === 'overloaded' || r.status === 'skipped') return false;
   if (r.status !== 'ok' || r.reconnects > 0) return true;
   const events = r.events ?? 0;
   return r.errors > 0 && (events === 0 || r.errors / events > SIGNIFICANT_ERROR_SHARE);
@@ -849,28 +861,80 @@ export function networkSection(ctx: Context): ReportSection | null {
 // ---------------------------------------------------------------------------------------------
 // Rate sweep (S5)
 
-export function rateSection(ctx: Context): ReportSection | null {
+const OVERLOAD_COLOR = '#ff7f0e';
+
+/** The spread of a step's measured repeats, e.g. "1,980–2,010" (or the interval half-width for one run). */
+function spreadText(ctx: Context, g: StepGroup, metric: Metric, digits = 0): string {
+  const values = g.ok.map((r) => r[metric]).filter((v): v is number => v !== null);
+  if (values.length >= 2) return `${num(Math.min(...values), digits)}–${num(Math.max(...values), digits)}`;
+  const e = estimate(ctx, g, metric);
+  return e.ci !== null && Number.isFinite(e.ci.halfWidth) ? `±${num(e.ci.halfWidth, digits)} (within run)` : '-';
+}
+
+/** A point's status over its repeats: "ok", "overloaded 2/2", "skipped 1/2, failed 1/2"... */
+function pointStatus(g: StepGroup): string {
+  const n = g.rows.length;
+  const failed = g.rows.filter((r) => r.status === 'failed').length;
+  const parts: string[] = [];
+  if (g.overloaded.length > 0) parts.push(`overloaded ${g.overloaded.length}/${n}`);
+  if (g.skipped.length > 0) parts.push(`skipped ${g.skipped.length}/${n}`);
+  if (failed > 0) parts.push(`failed ${failed}/${n}`);
+  return parts.join(', ') || 'ok';
+}
+
+export interface RateSweepResult {
+  readonly label: string;
+  readonly variant: string;
+  readonly knee: ReturnType<typeof findKnee>;
+  /** Achieved TPS of the unlimited-rate step (the capacity probe), null when none ran. */
+  readonly unlimitedTps: number | null;
+}
+
+export function rateSweeps(ctx: Context): { key: string; label: string; groups: StepGroup[] }[] {
   const keyOf = (g: StepGroup): string => `${g.workload}\u0000${g.threads}\u0000${g.target}`;
-  const sweeps = uniqueInOrder(ctx.groups.map(keyOf)).filter((k) => uniqueInOrder(ctx.groups.filter((g) => keyOf(g) === k && g.rate > 0).map((g) => g.rate)).length >= 2);
+  return uniqueInOrder(ctx.groups.map(keyOf))
+    .filter((k) => uniqueInOrder(ctx.groups.filter((g) => keyOf(g) === k && g.rate > 0).map((g) => g.stepId)).length >= 2)
+    .map((key) => {
+      const groups = ctx.groups.filter((g) => keyOf(g) === key);
+      const first = groups[0]!;
+      return { key, label: `${first.workload} (${first.threads} threads${first.target !== 'writer' ? `, ${first.target}` : ''})`, groups };
+    });
+}
+
+export function rateSection(ctx: Context): ReportSection | null {
+  const sweeps = rateSweeps(ctx);
   if (sweeps.length === 0) return null;
   const findings: string[] = [];
   const rows: string[][] = [];
+  const pointRows: string[][] = [];
   const charts: ChartBlock[] = [];
-  sweeps.forEach((key, i) => {
-    const groups = ctx.groups.filter((g) => keyOf(g) === key);
+  const anyOverloaded = sweeps.some((sw) => sw.groups.some((g) => g.overloaded.length > 0));
+  const anySkipped = sweeps.some((sw) => sw.groups.some((g) => g.skipped.length > 0));
+  sweeps.forEach(({ label, groups }, i) => {
     const first = groups[0]!;
-    const label = `${first.workload} (${first.threads} threads${first.target !== 'writer' ? `, ${first.target}` : ''})`;
     const achieved: XYSeries[] = [];
     const latency: XYSeries[] = [];
-    let maxOffered = 0;
+    const capacityLines: { value: number; label: string }[] = [];
+    const offeredAll: number[] = [];
+    const latAll: number[] = [];
     for (const v of ctx.variants) {
       const vg = groups.filter((g) => g.variant === v.name && g.rate > 0).sort((a, b) => a.offered - b.offered);
       if (vg.length === 0) continue;
-      const points = vg.map((g) => ({ offered: g.offered, achieved: estimate(ctx, g, 'tps').value, p99Ms: estimate(ctx, g, 'lat_pct_ms').value, g }));
-      maxOffered = Math.max(maxOffered, ...points.map((p) => p.offered));
+      // Skipped points were never offered: they are listed, not drawn.
+      const tried = vg.filter((g) => g.skipped.length < g.rows.length);
+      const points = tried.map((g) => ({
+        offered: g.offered,
+        achieved: estimate(ctx, g, 'tps').value,
+        p99Ms: estimate(ctx, g, 'lat_pct_ms').value,
+        overloaded: g.overloaded.length > 0,
+        g,
+      }));
+      offeredAll.push(...points.map((p) => p.offered));
+      latAll.push(...points.map((p) => p.p99Ms ?? 0));
       const knee = findKnee(points);
-      const unlimited = groups.find((g) => g.variant === v.name && g.rate === 0);
+      const unlimited = groups.find((g) => g.variant === v.name && g.rate === 0 && g.ok.length > 0);
       const maxTps = unlimited ? estimate(ctx, unlimited, 'tps').value : null;
+      if (maxTps !== null) capacityLines.push({ value: maxTps, label: `${v.name} unlimited-rate ${num(maxTps, 0)}/s` });
       // A client that saturated its CPU cannot offer the rate asked of it: from there on the curve
       // describes the client, and a knee at or after that point may be the client's, not the server's.
       const clientBound = points.filter((p) => p.g.ok.some((r) => r.saturated_clients > 0)).map((p) => p.offered);
@@ -886,23 +950,76 @@ export function rateSection(ctx: Context): ReportSection | null {
       ]);
       findings.push(
         `${label}, ${v.name}: ${knee.summary}` +
+          (maxTps !== null ? ` Unlimited-rate capacity ${num(maxTps, 0)}/s.` : '') +
           (kneeMayBeClients ? ` The client saturated its CPU from ${num(clientBound[0], 0)}/s offered: the knee may be the client's, not the server's.` : ''),
       );
-      const failed = points.filter((p) => p.g.ok.length === 0 || p.g.rows.some(significantErrors));
-      achieved.push({ name: v.name, points: points.map((p) => [p.offered, p.achieved] as const), errorPoints: failed.map((p) => [p.offered, p.achieved ?? 0] as const) });
-      latency.push({ name: v.name, points: points.map((p) => [p.offered, p.p99Ms] as const) });
+      for (const g of vg) {
+        const e = estimate(ctx, g, 'tps');
+        pointRows.push([
+          label,
+          v.name,
+          num(g.offered, 0),
+          e.value !== null ? num(e.value, 0) : '-',
+          spreadText(ctx, g, 'tps'),
+          e.value !== null && g.offered > 0 ? pct(e.value / g.offered, 0) : '-',
+          fixed(estimate(ctx, g, 'lat_pct_ms').value, 1),
+          pointStatus(g),
+        ]);
+      }
+      const failed = points.filter((p) => p.g.rows.some(significantErrors));
+      const measured = points.filter((p) => !p.overloaded);
+      const overloaded = points.filter((p) => p.overloaded && p.achieved !== null);
+      achieved.push({
+        name: v.name,
+        points: measured.map((p) => [p.offered, p.achieved] as const),
+        errorPoints: failed.filter((p) => p.achieved !== null).map((p) => [p.offered, p.achieved!] as const),
+        marks: [{ label: 'overloaded (drawn at achieved)', symbol: 'diamond', color: OVERLOAD_COLOR, points: overloaded.map((p) => [p.offered, p.achieved!] as const) }],
+      });
+      latency.push({
+        name: v.name,
+        points: measured.map((p) => [p.offered, p.p99Ms] as const),
+        marks: [
+          {
+            label: 'overloaded (worst interval before the abort)',
+            symbol: 'diamond',
+            color: OVERLOAD_COLOR,
+            points: overloaded.filter((p) => p.p99Ms !== null && p.p99Ms > 0).map((p) => [p.offered, p.p99Ms!] as const),
+          },
+        ],
+      });
     }
+    const lo = Math.min(...offeredAll);
+    const hi = Math.max(...offeredAll);
     achieved.push({
       name: 'ideal (achieved = offered)',
       points: [
-        [0, 0],
-        [maxOffered, maxOffered],
+        [lo, lo],
+        [hi, hi],
       ],
       dashed: true,
     });
-    charts.push(lineChart(`rate-achieved-${i}`, `${label}: achieved vs offered TPS`, 'offered TPS', 'achieved TPS', achieved));
-    charts.push(lineChart(`rate-latency-${i}`, `${label}: p${first.latPct} latency vs offered TPS`, 'offered TPS', `p${first.latPct} ms`, latency));
+    const logX = spansDecades(offeredAll);
+    charts.push(
+      lineChart(`rate-achieved-${i}`, `${label}: achieved vs offered TPS`, 'offered TPS', 'achieved TPS', achieved, {
+        logX,
+        logY: logX,
+        logBase: 10,
+        hLines: capacityLines,
+      }),
+    );
+    charts.push(
+      lineChart(`rate-latency-${i}`, `${label}: p${first.latPct} latency vs offered TPS`, 'offered TPS', `p${first.latPct} ms`, latency, {
+        logX,
+        logY: spansDecades(latAll),
+        logBase: 10,
+      }),
+    );
   });
+  const pointNotes = [
+    'Spread: lowest–highest achieved over the repeats (or the within-run interval when one repeat measured).',
+    `Overloaded: sysbench's event queue filled (offered > capacity; sysbench 1.0.20 stops a --rate run when 131,072 events wait): achieved is the mean of the intervals before it stopped and p${sweeps[0]!.groups[0]!.latPct} the worst of them (queue time included). A measurement, not a failure.`,
+  ];
+  if (anySkipped) pointNotes.push('Skipped: not run because a lower rate already overloaded (stopAtOverload), or no capacity was measured for a rate relative to it.');
   return {
     id: 'rate',
     title: 'Rate sweep: offered vs achieved',
@@ -915,9 +1032,16 @@ export function rateSection(ctx: Context): ReportSection | null {
         rows,
         numeric: [2, 4, 5],
         notes: [
-          "Knee: the last offered rate where achieved >= 95% of offered (relative to the lowest rate's efficiency) and the tail latency <= 3x its value at the lowest rate.",
+          `Knee: the last offered rate where achieved >= 95% of offered (relative to the lowest rate's efficiency), its tail latency <= 3x its value at the lowest rate or under ${DEFAULT_LATENCY_FLOOR_MS} ms (an absolute floor: 3x a sub-millisecond baseline is noise), and the step not overloaded.`,
           'Client-bound: a client saturated its CPU at that offered rate; its numbers describe the client, not the server.',
         ],
+      },
+      {
+        title: 'Points',
+        head: ['sweep', 'variant', 'offered/s', 'achieved/s', 'spread', 'achieved/offered', `p${sweeps[0]!.groups[0]!.latPct} ms`, 'status'],
+        rows: pointRows,
+        numeric: [2, 3, 4, 5, 6],
+        notes: anyOverloaded || anySkipped ? pointNotes : pointNotes.slice(0, 1),
       },
     ],
     charts,
@@ -928,7 +1052,7 @@ export function rateSection(ctx: Context): ReportSection | null {
 // Failures
 
 export function failuresSection(ctx: Context): ReportSection | null {
-  const failed = ctx.data.steps.filter((s) => s.status !== 'ok');
+  const failed = ctx.data.steps.filter((s) => s.status === 'failed');
   if (failed.length === 0) return null;
   return {
     id: 'failures',

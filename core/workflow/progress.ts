@@ -68,7 +68,10 @@ export function progressLine(ev: ProgressEvent, cellCount: () => number): string
   if (ev.type === 'StateExited' && name === STATE.CollectStep) {
     const out = (ev.state?.output ?? null) as StepOutcome | null;
     if (!out) return undefined;
-    return out.status === 'ok' ? `${tag}   ok: ${fmt(out.tps)} tps, ${fmt(out.qps)} qps` : `${tag}   FAILED: ${out.error}`;
+    if (out.status === 'ok') return `${tag}   ok: ${fmt(out.tps)} tps, ${fmt(out.qps)} qps`;
+    if (out.status === 'overloaded') return `${tag}   overloaded (offered > capacity): achieved ${fmt(out.tps)} tps before sysbench's event queue filled`;
+    if (out.status === 'skipped') return `${tag}   ${out.error ?? 'skipped'}`;
+    return `${tag}   FAILED: ${out.error}`;
   }
   if (ev.type === 'StateRetried') return `${tag} ${name} failed, retrying (attempt ${ev.retry?.attempt ?? '?'})`;
   if (ev.type === 'StateFailed' && name !== undefined) {

@@ -26,6 +26,7 @@ export const STATE = {
   PollPrepare: 'PollPrepare',
   CollectPrepare: 'CollectPrepare',
   StartStep: 'StartStep',
+  IsStepSkipped: 'IsStepSkipped',
   WaitStep: 'WaitStep',
   CheckStep: 'CheckStep',
   IsStepDone: 'IsStepDone',

@@ -5,7 +5,7 @@
  */
 import type { Backend, CellResources, JobHandle, JobsState, MetricsWindow, RunContext, RunnerJob, ServerMetricsCollection } from '../backend';
 import { lakeKeys, toJsonLines, type RunRow, type ServerMetricRow } from '../lake/rows';
-import { metricWindowRows, stepRowsOf, stepTotals, type ClientStepOutput } from '../lake/step-rows';
+import { metricWindowRows, skippedStepRow, stepRowsOf, stepTotals, type ClientStepOutput } from '../lake/step-rows';
 import { PlanError } from '../plan/plan';
 import { preparePlan } from '../plan/prepare';
 import type { CellPlan, Plan, PlanNote, StepPlan } from '../plan/types';
@@ -15,6 +15,7 @@ import { buildSysbenchArgs } from '../sysbench/command';
 import { parseClientCpu, parseSysbenchOutput } from '../sysbench/parser';
 import type { ParsedOutput, RunnerPhase, RunnerResult } from '../sysbench/types';
 import { DataPrepareFailedError, InvalidSpecError, InvalidTaskInputError, NotReadyInTimeError } from './errors';
+import { decideStep, stepsToConsult, type EarlierStepRows, type StepDecision } from './step-rates';
 
 export interface TaskDeps {
   readonly backend: Backend;
@@ -80,7 +81,8 @@ export interface StepMetricsState {
 }
 export interface StepOutcome {
   readonly stepId: string;
-  readonly status: 'ok' | 'failed';
+  /** overloaded: the rate outran the server (a measurement); skipped: not run (stopAtOverload, no capacity measured). */
+  readonly status: 'ok' | 'overloaded' | 'failed' | 'skipped';
   readonly error: string | null;
   readonly tps: number | null;
   readonly qps: number | null;
@@ -326,9 +328,29 @@ export async function checkClientsReadyTask(deps: TaskDeps, event: CellResources
   return state;
 }
 
+/** The rows of the cell's earlier steps a rate decision reads (core/workflow/step-rates.ts), from the lake. */
+async function decide(deps: TaskDeps, run: RunContext, cell: CellPlan, step: StepPlan): Promise<StepDecision> {
+  const consult = stepsToConsult(cell, step);
+  if (consult.length === 0) return { run: true, step };
+  const earlier: EarlierStepRows[] = await Promise.all(
+    consult.map(async (s) => {
+      const text = await deps.backend.lake.get(lakeKeys.stepTable('steps', run.dt, run.runId, cell.cellId, s.stepId));
+      const rows = (text ?? '')
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => JSON.parse(l) as { status: string; tps: number | null; rate: number });
+      return { stepId: s.stepId, rows };
+    }),
+  );
+  return decideStep(cell, step, earlier);
+}
+
+/** Starts the step's runners; none (an empty list, the workflow goes straight to collecting) for a rate step decided to be skipped. */
 export async function startJobsTask(deps: TaskDeps, event: StartJobsEvent): Promise<JobHandle[]> {
   need(event, ['run', 'cell', 'resources', 'step', 'phase'], 'start-jobs');
-  const jobs = buildJobs(event.run, event.cell, event.resources, event.step, event.phase);
+  const decision = event.phase === 'run' ? await decide(deps, event.run, event.cell, event.step) : { run: true, step: event.step };
+  if (!decision.run) return [];
+  const jobs = buildJobs(event.run, event.cell, event.resources, decision.step, event.phase);
   return deps.backend.startJobs(event.run, event.cell, event.resources, jobs);
 }
 
@@ -366,10 +388,16 @@ export async function collectStepTask(deps: TaskDeps, event: CollectStepEvent): 
     return null;
   }
 
+  const decision = await decide(deps, run, cell, event.step);
+  if (!decision.run) {
+    const row = skippedStepRow({ run, cell, step: decision.step, endpoint: endpointFor(decision.step, resources, 0), reason: decision.reason, now: deps.now().toISOString() });
+    await deps.backend.lake.put(lakeKeys.stepTable('steps', run.dt, run.runId, cell.cellId, step.stepId), toJsonLines([row]));
+    return { stepId: step.stepId, status: 'skipped', error: decision.reason, tps: null, qps: null, sysbenchVersion: null, metrics: null };
+  }
   const rows = stepRowsOf({
     run,
     cell,
-    step,
+    step: decision.step,
     outputs,
     endpointOf: (clientIndex) => endpointFor(step, resources, clientIndex),
     sharedHost: deps.backend.kind === 'local',
@@ -494,7 +522,8 @@ export async function teardownCellTask(deps: TaskDeps, event: TeardownEvent): Pr
   await deps.backend.teardownCell(event.run, event.cell, event.resources);
   const steps = (event.steps ?? []).filter((s): s is StepOutcome => s !== null);
   const error = causeText(event.error);
-  const failedSteps = steps.filter((s) => s.status !== 'ok');
+  // Overloaded (a measurement) and skipped (by the spec's choice) steps are results, not failures.
+  const failedSteps = steps.filter((s) => s.status === 'failed');
   return {
     cellId: event.cell.cellId,
     status: error !== null || failedSteps.length > 0 ? 'failed' : 'succeeded',

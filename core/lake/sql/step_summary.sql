@@ -5,6 +5,9 @@
 -- worst client's percentiles and max (a percentile cannot be averaged), the mean latency weighted by
 -- each client's events. A step with any failed client is failed; its metrics stay NULL when no
 -- client produced a summary (SUM over NULLs is NULL), so a failure is never read as zero throughput.
+-- A step whose clients are ok or overloaded (a rate sysbench could not keep up with; their tps is the
+-- achieved rate before sysbench stopped, core/lake/step-rows.ts) is overloaded: a measurement, not a failure.
+-- A skipped step (one row, status skipped: a rate not tried after a lower one overloaded) stays skipped.
 CREATE OR REPLACE VIEW step_summary AS
 SELECT
   run_id,
@@ -23,7 +26,12 @@ SELECT
   MAX(target) AS target,
   COUNT(*) AS clients,
   SUM(CASE WHEN status = 'ok' THEN 1 ELSE 0 END) AS ok_clients,
-  CASE WHEN SUM(CASE WHEN status = 'ok' THEN 0 ELSE 1 END) > 0 THEN 'failed' ELSE 'ok' END AS status,
+  CASE
+    WHEN SUM(CASE WHEN status = 'skipped' THEN 1 ELSE 0 END) = COUNT(*) THEN 'skipped'
+    WHEN SUM(CASE WHEN status IN ('ok', 'overloaded') THEN 0 ELSE 1 END) > 0 THEN 'failed'
+    WHEN SUM(CASE WHEN status = 'overloaded' THEN 1 ELSE 0 END) > 0 THEN 'overloaded'
+    ELSE 'ok'
+  END AS status,
   MAX(error) AS error,
   MIN(started_at) AS started_at,
   MAX(ended_at) AS ended_at,
