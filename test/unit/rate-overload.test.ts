@@ -156,7 +156,7 @@ describe('--scale small: rate sweeps around this machine’s capacity', () => {
     // Act
     const { spec: small, notes } = scaleSpec(spec, 'small');
     // Assert
-    expect(small.workloads.map((w) => [w.rates, w.ratesOfCapacity])).toEqual(small.workloads.map(() => [[0], [0.5, 0.9, 1.5, 20]]));
+    expect(small.workloads.map((w) => [w.rates, w.ratesOfCapacity])).toEqual(small.workloads.map(() => [[0], [0.5, 0.9, 1.5, 6]]));
     expect(notes.some((n) => n.path === 'workloads[0].rates' && /capacity probe first/.test(n.message))).toBe(true);
   });
 });
