@@ -195,15 +195,17 @@ program
   .command('results')
   .description('summary table per step of the latest run (or --run), or SQL over the results lake (DuckDB; Athena with --aws)')
   .option('--run <id>', 'a run id (default: the latest run)')
-  .option('--sql <query>', 'run SQL over the tables runs, steps, intervals, server_metrics and the summary views')
+  .option('--sql <query>', 'run a read-only query (SELECT) over the tables runs, steps, intervals, server_metrics and the summary views; it can read nothing outside the lake')
+  .option('--export <file>', 'write the --sql result to this new file (.csv, .json or .jsonl) instead of printing it')
   .option('--json', 'print the step rows as a JSON array')
   .option('--lake <dir>', 'local results lake directory', defaultLake)
   .option('--aws', 'query Athena instead of the local lake')
   .option('--stack <name>', 'deployed stack name (with --aws)', 'AuroraBench')
   .action(
-    action(async (opts: { run?: string; sql?: string; json?: boolean; lake: string; aws?: boolean; stack: string }) => {
+    action(async (opts: { run?: string; sql?: string; export?: string; json?: boolean; lake: string; aws?: boolean; stack: string }) => {
       const { resultsCommand } = await import('../core/cli/results-command');
-      process.stdout.write(await resultsCommand({ ...opts, lakeDir: resolve(opts.lake), repoRoot }));
+      if (opts.export && opts.aws) throw new UsageError('--export writes a local lake query; Athena writes its results to the workgroup output location');
+      process.stdout.write(await resultsCommand({ ...opts, ...(opts.export ? { export: resolve(opts.export) } : {}), lakeDir: resolve(opts.lake), repoRoot }));
     }),
   );
 

@@ -6,6 +6,8 @@ export interface ResultsCommandOptions {
   readonly repoRoot: string;
   readonly run?: string;
   readonly sql?: string;
+  /** Write the --sql result to this new file instead of printing it (local lake only). */
+  readonly export?: string;
   readonly json?: boolean;
   readonly aws?: boolean;
   readonly stack?: string;
@@ -24,6 +26,7 @@ export async function resultsCommand(options: ResultsCommandOptions): Promise<st
   return resultsText(options.lakeDir, {
     ...(options.run ? { runId: options.run } : {}),
     ...(options.sql ? { sql: options.sql } : {}),
+    ...(options.export ? { exportFile: options.export } : {}),
     ...(options.json ? { json: true } : {}),
   });
 }

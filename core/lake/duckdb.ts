@@ -5,7 +5,7 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance, StatementType, type DuckDBConnection } from '@duckdb/node-api';
 import { DUCKDB_TYPES, LAKE_COLUMNS, PARTITION_COLUMN } from './columns';
 import { LAKE_TABLES, type LakeTable } from './rows';
 import { allViewSql } from './views';
@@ -72,21 +72,62 @@ export class LakeQueryError extends AuroraBenchError {
   override readonly name = 'LakeQueryError';
 }
 
+/** A lake file left out of the views because DuckDB could not read it (truncated line, wrong type), and why. */
+export interface SkippedLakeFile {
+  readonly file: string;
+  readonly reason: string;
+}
+
+/**
+ * What DuckDB may touch once the views exist. 'lake': only files under <lake>/tables (enable_external_access
+ * off, allowed_directories the tables folder, configuration locked, so a query can neither read
+ * /etc/passwd with read_text nor lift the restriction with SET). 'any': no restriction, for code that
+ * writes elsewhere on purpose.
+ */
+export type LakeFileAccess = 'lake' | 'any';
+
+/** Statements `results --sql` runs: reading ones only (WITH, DESCRIBE, SHOW and PRAGMA queries are SELECTs to DuckDB). */
+const READ_STATEMENTS: ReadonlySet<StatementType> = new Set([StatementType.SELECT, StatementType.EXPLAIN]);
+
+/** How often a query is retried with one more unreadable file left out. */
+const MAX_SKIPPED_FILES = 50;
+
+/** The lake file a DuckDB read error names, and the error's first sentence (DuckDB quotes no file content in it). */
+function unreadableFile(message: string, files: ReadonlySet<string>): SkippedLakeFile | undefined {
+  const file = /in file "([^"]+)"/.exec(message)?.[1];
+  if (file === undefined || !files.has(file)) return undefined;
+  const reason = message
+    .split('\n')[0]!
+    .replace(/^Invalid Input Error: /, '')
+    .replace(/ in file "[^"]+",?/, '')
+    .trim();
+  return { file, reason };
+}
+
 /** An open lake: `query` returns plain row objects (BIGINT/HUGEINT/DECIMAL as numbers). */
 export class LocalLake implements LakeReader {
+  private readonly skipped: SkippedLakeFile[] = [];
+
   private constructor(
     readonly lakeDir: string,
     private readonly instance: DuckDBInstance,
     private readonly connection: DuckDBConnection,
+    private readonly files: Map<LakeTable, string[]>,
   ) {}
 
-  static async open(lakeDir: string): Promise<LocalLake> {
+  static async open(lakeDir: string, options: { fileAccess?: LakeFileAccess } = {}): Promise<LocalLake> {
     const instance = await DuckDBInstance.create(':memory:');
     const connection = await instance.connect();
-    const lake = new LocalLake(lakeDir, instance, connection);
+    const files = new Map(LAKE_TABLES.map((t) => [t, lakeTableFiles(lakeDir, t)] as const));
+    const lake = new LocalLake(lakeDir, instance, connection, files);
     try {
-      for (const table of LAKE_TABLES) await connection.run(tableViewSql(table, lakeTableFiles(lakeDir, table)));
+      for (const table of LAKE_TABLES) await connection.run(tableViewSql(table, files.get(table)!));
       for (const view of allViewSql()) await connection.run(view.sql);
+      if ((options.fileAccess ?? 'lake') === 'lake') {
+        await connection.run(`SET allowed_directories = [${sqlString(join(lakeDir, 'tables') + '/')}]`);
+        await connection.run('SET enable_external_access = false');
+        await connection.run('SET lock_configuration = true');
+      }
     } catch (e) {
       lake.close();
       throw new LakeQueryError(`cannot open the results lake at ${lakeDir}: ${(e as Error).message}`);
@@ -94,32 +135,81 @@ export class LocalLake implements LakeReader {
     return lake;
   }
 
+  /** Files left out so far because they could not be read: results and reports name them. */
+  get skippedFiles(): readonly SkippedLakeFile[] {
+    return this.skipped;
+  }
+
+  /**
+   * Runs `read`; when DuckDB cannot read one lake file (a truncated line, a value of the wrong type),
+   * that file is left out of its table's view, named in skippedFiles, and `read` runs again, so one
+   * bad file does not hide every other run.
+   */
+  private async readSkippingBadFiles<T>(read: () => Promise<T>): Promise<T> {
+    for (;;) {
+      try {
+        return await read();
+      } catch (e) {
+        const all = new Set([...this.files.values()].flat());
+        const bad = this.skipped.length < MAX_SKIPPED_FILES ? unreadableFile((e as Error).message, all) : undefined;
+        if (bad === undefined) throw e;
+        this.skipped.push(bad);
+        for (const [table, list] of this.files) {
+          if (!list.includes(bad.file)) continue;
+          const kept = list.filter((f) => f !== bad.file);
+          this.files.set(table, kept);
+          await this.connection.run(tableViewSql(table, kept));
+        }
+      }
+    }
+  }
+
   async query<T extends object = LakeRowObject>(sql: string): Promise<T[]> {
     let rows: Record<string, unknown>[];
     try {
-      const reader = await this.connection.runAndReadAll(sql);
-      rows = reader.getRowObjectsJS();
+      rows = await this.readSkippingBadFiles(async () => (await this.connection.runAndReadAll(sql)).getRowObjectsJS());
     } catch (e) {
       throw new LakeQueryError(`query failed: ${(e as Error).message}\n  SQL: ${sql.trim().split('\n').join('\n       ')}`);
     }
     return rows.map((r) => toPlain(r) as T);
   }
 
-  /** Column names of a query's result, in order (for tables of an arbitrary --sql). */
+  /**
+   * A user's query (`results --sql`): only reading statements, their result's columns in order. Anything
+   * else (COPY, ATTACH, CREATE, SET, INSTALL ...) is refused before it runs; --export writes a result to a file.
+   */
   async queryWithColumns(sql: string): Promise<{ columns: string[]; rows: LakeRowObject[] }> {
-    let reader;
+    let result;
     try {
-      reader = await this.connection.runAndReadAll(sql);
+      const statements = await this.connection.extractStatements(sql);
+      for (let i = 0; i < statements.count; i++) {
+        const type = (await statements.prepare(i)).statementType;
+        if (!READ_STATEMENTS.has(type)) {
+          throw new LakeQueryError(
+            `results --sql runs read-only queries over the lake (SELECT, WITH, EXPLAIN, DESCRIBE, SHOW): a ${StatementType[type]} statement is refused; to write a result to a file, use --export FILE`,
+          );
+        }
+      }
+      result = await this.readSkippingBadFiles(async () => {
+        const reader = await this.connection.runAndReadAll(sql);
+        return { columns: reader.columnNames(), rows: reader.getRowObjectsJS() };
+      });
     } catch (e) {
+      if (e instanceof LakeQueryError) throw e;
       throw new LakeQueryError(`query failed: ${(e as Error).message}`);
     }
-    return { columns: reader.columnNames(), rows: (reader.getRowObjectsJS() as Record<string, unknown>[]).map((r) => toPlain(r) as LakeRowObject) };
+    return { columns: result.columns, rows: result.rows.map((r) => toPlain(r) as LakeRowObject) };
   }
 
   close(): void {
     this.connection.closeSync();
     this.instance.closeSync();
   }
+}
+
+/** Lines that name the lake files a command had to leave out (empty when none). */
+export function skippedFilesText(lake: { readonly skippedFiles?: readonly SkippedLakeFile[] }): string {
+  return (lake.skippedFiles ?? []).map((s) => `warning: lake file ${s.file} left out (${s.reason}): the other rows are shown; fix or remove the file\n`).join('');
 }
 
 /** Open the lake, run `fn`, always close. */

@@ -5,7 +5,9 @@
  */
 import Table from 'cli-table3';
 import { clip, COMPACT_TABLE, fixed, num } from '../report/format';
-import { withLake, type LakeReader, type LakeRowObject } from './duckdb';
+import { writeFileSync } from 'node:fs';
+import { extname } from 'node:path';
+import { skippedFilesText, withLake, type LakeReader, type LakeRowObject } from './duckdb';
 import { AuroraBenchError } from '../errors';
 
 export class NotFoundError extends AuroraBenchError {
@@ -123,6 +125,47 @@ export interface ResultsOptions {
   readonly json?: boolean;
   /** Run this SQL instead and print its result as a table (or JSON with `json`). */
   readonly sql?: string;
+  /** Write the SQL's result to this new file (.csv, .json or .jsonl) instead of printing it. */
+  readonly exportFile?: string;
+}
+
+export class ExportError extends AuroraBenchError {
+  override readonly name = 'ExportError';
+}
+
+const csvField = (v: LakeRowObject[string] | undefined): string => {
+  if (v === null || v === undefined) return '';
+  const text = typeof v === 'object' ? JSON.stringify(v) : String(v);
+  return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+};
+
+/** A query result as the file type its name asks for. */
+export function exportText(file: string, columns: readonly string[], rows: readonly LakeRowObject[]): string {
+  switch (extname(file).toLowerCase()) {
+    case '.csv':
+      return [columns.map(csvField).join(','), ...rows.map((r) => columns.map((c) => csvField(r[c])).join(','))].join('\n') + '\n';
+    case '.json':
+      return JSON.stringify(rows, null, 2) + '\n';
+    case '.jsonl':
+      return rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length > 0 ? '\n' : '');
+    default:
+      throw new ExportError(`--export ${file}: the file name must end in .csv, .json or .jsonl (the format written)`);
+  }
+}
+
+/** Writes the result to a new file (never over an existing one: an export must not destroy anything). */
+function exportResult(file: string, columns: readonly string[], rows: readonly LakeRowObject[]): string {
+  const text = exportText(file, columns, rows);
+  try {
+    writeFileSync(file, text, { flag: 'wx' });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new ExportError(
+      code === 'EEXIST' ? `--export ${file}: the file exists; choose a new name or remove it first` : `--export ${file}: cannot write: ${code ?? (e as Error).message}`,
+      { cause: e },
+    );
+  }
+  return `${rows.length} row${rows.length === 1 ? '' : 's'} written to ${file}\n`;
 }
 
 function cellStatusLines(run: RunInfo): string[] {
@@ -236,13 +279,15 @@ export function renderRowsTable(columns: readonly string[], rows: readonly LakeR
 
 /** Everything `aurora-bench results` prints, for a local lake directory. */
 export async function resultsText(lakeDir: string, options: ResultsOptions = {}): Promise<string> {
+  if (options.exportFile !== undefined && options.sql === undefined) throw new ExportError('--export writes the result of --sql: give the query with --sql');
   return withLake(lakeDir, async (lake) => {
     if (options.sql !== undefined) {
       const { columns, rows } = await lake.queryWithColumns(options.sql);
-      return options.json ? JSON.stringify(rows, null, 2) + '\n' : renderRowsTable(columns, rows);
+      if (options.exportFile !== undefined) return exportResult(options.exportFile, columns, rows) + skippedFilesText(lake);
+      return (options.json ? JSON.stringify(rows, null, 2) + '\n' : renderRowsTable(columns, rows)) + skippedFilesText(lake);
     }
     const run = await findRun(lake, options.runId);
     const steps = await stepResults(lake, run.run_id);
-    return options.json ? JSON.stringify(steps, null, 2) + '\n' : renderStepTable(run, steps);
+    return (options.json ? JSON.stringify(steps, null, 2) + '\n' : renderStepTable(run, steps)) + skippedFilesText(lake);
   });
 }

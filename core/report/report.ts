@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import Table from 'cli-table3';
-import { withLake, type LakeReader } from '../lake/duckdb';
+import { skippedFilesText, withLake, type LakeReader } from '../lake/duckdb';
 import { chartPointCount, renderChartSvg } from './charts';
 import { loadPrices, type PriceTable } from '../plan/cost';
 import { COMPACT_TABLE } from './format';
@@ -173,10 +173,12 @@ export async function reportFromLake(lake: LakeReader, options: ReportOptions): 
 export async function reportCommand(options: ReportOptions & { readonly lakeDir: string }): Promise<string> {
   return withLake(options.lakeDir, async (lake) => {
     const { text, html } = await reportFromLake(lake, options);
+    // One unreadable lake file does not stop the report; it is named.
+    const skipped = skippedFilesText(lake);
     if (options.html !== undefined && html !== undefined) {
       writeFileSync(options.html, html);
-      return text + `\nHTML report written to ${options.html}\n`;
+      return text + `\nHTML report written to ${options.html}\n` + skipped;
     }
-    return text;
+    return text + skipped;
   });
 }
