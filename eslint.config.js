@@ -31,6 +31,11 @@ module.exports = tseslint.config(
       // uses; wrapping each in braces says nothing more. Void used anywhere else stays an error.
       '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
+      // `const { a: _a, ...rest } = x` is how the code says "x without a" (options passed on, a
+      // record less one key); the named sibling exists only to be left out of `rest`.
+      // A parameter an implementation of a port method does not need keeps its place in the
+      // signature, named with a leading underscore.
+      '@typescript-eslint/no-unused-vars': ['error', { ignoreRestSiblings: true, argsIgnorePattern: '^_' }],
     },
   },
   {

@@ -317,7 +317,7 @@ async function main(): Promise<void> {
   await historyTiming();
 }
 
-main().catch((e) => {
+main().catch((e: unknown) => {
   console.error(e);
   process.exit(1);
 });

@@ -3,7 +3,7 @@
  * The aurora-bench CLI. It only wires: every command's work is in core/ (and lib/ for the stack).
  */
 import '../core/polyfills';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { findRepoRoot } from '../core/cli/tool-info';
@@ -42,7 +42,7 @@ const program = new Command();
 program
   .name('aurora-bench')
   .description('Run a database benchmark study from one experiment file: locally on MariaDB, or on Aurora through Step Functions.')
-  .version((require(join(repoRoot, 'package.json')) as { version: string }).version);
+  .version((JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version);
 
 program
   .command('validate')

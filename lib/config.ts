@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, resolve } from 'node:path';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { z } from 'zod';
 import { AuroraBenchError } from '../core/errors';
 
@@ -20,6 +21,23 @@ const namePrefix = z
   .string()
   .regex(/^[a-z][a-z0-9]*(-[a-z0-9]+)*$/, 'lowercase letters, digits and single hyphens, starting with a letter')
   .max(20, 'at most 20 characters (RDS identifiers are limited to 63 and the backend appends run and cell ids)');
+
+/**
+ * A log group's retention: CloudWatch Logs accepts only the periods of PutRetentionPolicy's
+ * retentionInDays (1, 3, 5, 7, 14, 30, 60, 90, ... 3653: CloudWatch Logs API reference,
+ * PutRetentionPolicy), which aws-cdk-lib lists as aws-logs RetentionDays; any other number fails
+ * at deploy time, so it is refused here with its path.
+ */
+const LOG_RETENTIONS: ReadonlyMap<number, RetentionDays> = new Map(
+  Object.values(RetentionDays)
+    .filter((v): v is RetentionDays => typeof v === 'number')
+    .map((r) => [r, r]),
+);
+const LOG_RETENTION_LIST = [...LOG_RETENTIONS.keys()].join(', ');
+const logRetentionDays = z
+  .number()
+  .int()
+  .refine((d) => LOG_RETENTIONS.has(d), `a CloudWatch Logs retention period in days: one of ${LOG_RETENTION_LIST}`);
 
 const existingVpcSchema = z
   .object({
@@ -63,7 +81,7 @@ const networkSchema = z
       .regex(/^\d+\.\d+\.\d+\.\d+\/\d+$/, 'an IPv4 CIDR like 10.42.0.0/16')
       .default('10.42.0.0/16'),
     existingVpc: existingVpcSchema.optional(),
-    flowLogRetentionDays: z.number().int().min(1).default(30),
+    flowLogRetentionDays: logRetentionDays.default(30),
   })
   .strict();
 
@@ -158,7 +176,7 @@ export const appConfigSchema = z
       .string()
       .regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'a region like us-east-1')
       .optional(),
-    logRetentionDays: z.number().int().min(1).default(30),
+    logRetentionDays: logRetentionDays.default(30),
     network: networkSchema.default(networkSchema.parse({})),
     lake: lakeSchema.default(lakeSchema.parse({})),
     clients: clientsSchema.default(clientsSchema.parse({})),
@@ -196,13 +214,20 @@ export class ConfigError extends AuroraBenchError {
   override readonly name = 'ConfigError';
 }
 
+/** The RetentionDays member for a validated number of days (the schema refused any other). */
+export function logRetention(days: number): RetentionDays {
+  const match = LOG_RETENTIONS.get(days);
+  if (match === undefined) throw new ConfigError(`${days} days is not a CloudWatch Logs retention period (one of ${LOG_RETENTION_LIST})`);
+  return match;
+}
+
 /** Parse the context value; every problem is reported with its path under "aurora-bench". */
 export function parseAppConfig(raw: unknown): AppConfig {
-  let value = raw ?? {};
+  let value: unknown = raw ?? {};
   if (typeof value === 'string') {
     // `cdk synth -c aurora-bench='{...}'` passes a string.
     try {
-      value = JSON.parse(value);
+      value = JSON.parse(value) as unknown;
     } catch (e) {
       throw new ConfigError(`context "${CONFIG_CONTEXT_KEY}" is not valid JSON: ${(e as Error).message}`);
     }
@@ -229,7 +254,7 @@ export function loadExecutionInput(experimentPath: string, baseDir: string): Exe
   const file = isAbsolute(experimentPath) ? experimentPath : resolve(baseDir, experimentPath);
   let spec: { workloads?: { script?: unknown }[] };
   try {
-    spec = JSON.parse(readFileSync(file, 'utf8'));
+    spec = JSON.parse(readFileSync(file, 'utf8')) as typeof spec;
   } catch (e) {
     throw new ConfigError(`${CONFIG_CONTEXT_KEY}.nightly.experiment: cannot read ${file}: ${(e as Error).message}`);
   }

@@ -8,7 +8,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as rds from 'aws-cdk-lib/aws-rds';
 import { Construct } from 'constructs';
-import type { NetworkConfig } from './config';
+import { logRetention, type NetworkConfig } from './config';
 
 export const MYSQL_PORT = 3306;
 
@@ -42,7 +42,7 @@ export class Network extends Construct {
       createEndpoints = existing.createEndpoints;
     } else {
       const flowLogGroup = new logs.LogGroup(this, 'FlowLogs', {
-        retention: config.flowLogRetentionDays as logs.RetentionDays,
+        retention: logRetention(config.flowLogRetentionDays),
         removalPolicy: RemovalPolicy.DESTROY,
       });
       const privateType = config.natGateways > 0 ? ec2.SubnetType.PRIVATE_WITH_EGRESS : ec2.SubnetType.PRIVATE_ISOLATED;

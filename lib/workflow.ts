@@ -14,6 +14,7 @@ import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { TASK_NAMES, type TaskName } from '../core/workflow/task-names';
 import { executionTimeoutSeconds, readAslFile, substitutePlaceholders, taskPlaceholderValues } from '../core/workflow/asl';
+import { logRetention } from './config';
 
 /** Powertools settings shared by every function (lambdas/shared/aws-runtime.ts uses the same names). */
 export const POWERTOOLS_SERVICE = 'aurora-bench';
@@ -38,7 +39,7 @@ export class TaskFunction extends Construct {
   constructor(scope: Construct, id: string, props: TaskFunctionProps) {
     super(scope, id);
     this.logGroup = new logs.LogGroup(this, 'Logs', {
-      retention: props.logRetentionDays as logs.RetentionDays,
+      retention: logRetention(props.logRetentionDays),
       removalPolicy: RemovalPolicy.DESTROY,
     });
     this.fn = new nodejs.NodejsFunction(this, 'Function', {
@@ -129,7 +130,7 @@ export class Workflow extends Construct {
     this.logGroup = new logs.LogGroup(this, 'StateMachineLogs', {
       // Vended-logs delivery for Step Functions wants the /aws/vendedlogs/ prefix.
       logGroupName: `/aws/vendedlogs/states/${props.stateMachineName}`,
-      retention: props.logRetentionDays as logs.RetentionDays,
+      retention: logRetention(props.logRetentionDays),
       removalPolicy: RemovalPolicy.DESTROY,
     });
 

@@ -225,7 +225,7 @@ export function catalogueFromReference(referenceMd: string, writeForwardingMd: s
     // "This parameter doesn't apply to Aurora MySQL version 2. It is available in Aurora MySQL version 3."
     const onlyV2 = /doesn't apply to Aurora MySQL version 2\b/.test(note);
     for (const major of onlyV2 ? (['2'] as const) : MAJORS) {
-      if (onlyV2) delete majors[major].parameters[name];
+      if (onlyV2) majors[major].parameters = without(majors[major].parameters, name);
       if (!majors[major].parameters[name]) majors[major].notApplicable[name] = note;
     }
   }
@@ -496,16 +496,22 @@ export const AMENDMENTS: readonly Amendment[] = [
   ].map((name): Amendment => ({ majors: v3, name, levels: { instance: yes() }, source: CURRENT_REFERENCE_PAGE })),
 ];
 
+/** The record less one key (the others keep their order, which the written catalogue shows). */
+function without<T>(record: Record<string, T>, key: string): Record<string, T> {
+  const { [key]: _removed, ...rest } = record;
+  return rest;
+}
+
 export function applyAmendments(majors: Record<Major, MajorCatalogue>, amendments: readonly Amendment[]): void {
   for (const a of amendments) {
     for (const major of a.majors) {
       const cat = majors[major];
       if (a.notApplicable !== undefined) {
-        delete cat.parameters[a.name];
+        cat.parameters = without(cat.parameters, a.name);
         cat.notApplicable[a.name] = a.notApplicable;
         continue;
       }
-      delete cat.notApplicable[a.name];
+      cat.notApplicable = without(cat.notApplicable, a.name);
       const entry = (cat.parameters[a.name] ??= {});
       for (const level of ['cluster', 'instance'] as const) {
         const info = a.levels?.[level];

@@ -64,7 +64,7 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
     gitSha: info.gitSha,
     serverVersion: options.serverVersion,
     readyTimeoutS: 120,
-    preflight: async (_plan, spec) => localSpecRefusals(spec),
+    preflight: (_plan, spec) => Promise.resolve(localSpecRefusals(spec)),
   };
   let result: LocalExecutionResult;
   try {
@@ -109,7 +109,7 @@ export function interruptedSteps(events: readonly ExecutionEvent[], reason: stri
   const started = new Map<string, CollectStepEvent>();
   for (const ev of events) {
     const state = ev.state?.output as (Omit<CollectStepEvent, 'phase' | 'jobsState'> & { jobs: CollectStepEvent['jobs'] }) | undefined;
-    if (ev.type === 'StateExited' && ev.state?.name === STATE.StartStep && state?.cell && state.step) {
+    if (ev.type === 'StateExited' && ev.state?.name === STATE.StartStep && state !== undefined) {
       started.set(`${state.cell.cellId}/${state.step.stepId}`, {
         ...state,
         phase: 'run',

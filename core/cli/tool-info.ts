@@ -22,7 +22,7 @@ export function findRepoRoot(from: string): string {
 
 export function toolInfo(repoRoot: string): ToolInfo {
   const { version } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string };
-  let gitSha: string | null = null;
+  let gitSha: string | null;
   try {
     gitSha =
       execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'ignore'] })

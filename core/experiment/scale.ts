@@ -94,7 +94,7 @@ export function awsOnlyNotes(spec: Spec): PlanNote[] {
     }
     const options = w.options as Record<string, unknown>;
     if (typeof options['consistency'] === 'string' && options['consistency'] !== '') {
-      notes.push({ level: 'info', path: `workloads[${i}].options.consistency`, message: `aurora_replica_read_consistency ${String(options['consistency'])}: Aurora only` });
+      notes.push({ level: 'info', path: `workloads[${i}].options.consistency`, message: `aurora_replica_read_consistency ${options['consistency']}: Aurora only` });
     }
   });
   if (spec.budget !== undefined) {
@@ -109,7 +109,7 @@ export function awsOnlyNotes(spec: Spec): PlanNote[] {
  */
 export function scaleSpec(spec: Spec, scale: Scale): ScaledSpec {
   if (scale === 'full') return { spec, notes: [] };
-  if (scale !== 'small') throw new Error(`unknown scale "${String(scale)}" (expected one of ${SCALES.join(', ')})`);
+  // scale is 'small' here: the type has two members and callers pass only those (commander's choices, PreparePlanOptions).
   const notes: PlanNote[] = [];
   const changed = (path: string, message: string): void => {
     notes.push({ level: 'info', path, message: `scaled for a local rehearsal: ${message}` });

@@ -58,7 +58,8 @@ function toPlain(value: unknown): LakeValue {
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = toPlain(v);
     return out;
   }
-  return String(value);
+  // Only a symbol or a function is left, which no DuckDB column holds.
+  throw new TypeError(`unexpected ${typeof value} in a DuckDB result`);
 }
 
 /** What the results and report code needs from a lake: DuckDB locally, Athena on AWS. */

@@ -26,7 +26,7 @@ const RegionPricesSchema = z
     storageGbMonth: z.number().nonnegative().optional(),
     ioPerMillion: z.number().nonnegative().optional(),
   })
-  .passthrough();
+  .loose();
 
 const AssumptionsSchema = z
   .object({
@@ -36,7 +36,7 @@ const AssumptionsSchema = z
     rdsMinimumBillingS: z.number().nonnegative(),
     ec2MinimumBillingS: z.number().nonnegative(),
   })
-  .passthrough();
+  .loose();
 
 export const PriceTableSchema = z
   .object({
@@ -54,7 +54,7 @@ export const PriceTableSchema = z
     dbInstanceNetworkGbps: z.record(z.string(), z.union([z.number().positive(), z.string()])).default({}),
     assumptions: AssumptionsSchema,
   })
-  .passthrough();
+  .loose();
 
 export type PriceTable = z.output<typeof PriceTableSchema>;
 export type RegionPrices = z.output<typeof RegionPricesSchema>;
@@ -196,7 +196,7 @@ export function estimatePlanCost(plan: Plan, table: PriceTable): PlanCost {
   if (lookup.fallbackNote) notes.push(lookup.fallbackNote);
   const declared = new Map<string, number>();
   const stepBytesPerRow = (s: StepPlan): number => (s.script ? declared.get(s.script.name) : undefined) ?? a.bytesPerRow;
-  for (const [name, body] of Object.entries(plan.scripts ?? {})) {
+  for (const [name, body] of Object.entries(plan.scripts)) {
     const bytes = declaredBytesPerRow(body);
     if (bytes !== undefined) declared.set(name, bytes);
   }

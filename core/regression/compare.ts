@@ -159,8 +159,8 @@ function compareMetric(
     return { ...base, ratio: pointRatio === null ? null : { estimate: pointRatio, low: Number.NaN, high: Number.NaN }, difference: null, source: 'none', verdict: 'not-judged' };
   }
   let source: IntervalSource = 'none';
-  let sa: Sample | null = null;
-  let sb: Sample | null = null;
+  let sa: Sample | null;
+  let sb: Sample | null;
   if (va.length >= 2 && vb.length >= 2) {
     source = 'repeats';
     sa = summarize(va);

@@ -280,7 +280,7 @@ function analyseSeries(s: SeriesBuilder, startedBecause: StepHistory['startedBec
             : null;
     points.push({ runId: p.runId, startedAt: p.startedAt, repeats: ok.length, note });
   }
-  const latencyPct = s.points.flatMap((p) => p.rows).find((r) => r.lat_pct !== null)?.lat_pct ?? s.measurement?.percentile ?? null;
+  const latencyPct = s.points.flatMap((p) => p.rows)[0]?.lat_pct ?? s.measurement?.percentile ?? null;
   const seriesId = `${stepKeyText(s.key)}\u0000${s.hash}`;
   const valuesOf = (metric: RegressionMetric): (number | null)[] =>
     judged.map((rows) => {

@@ -40,7 +40,18 @@ export interface MeasuredStep {
   readonly hash: string;
 }
 
-function stepMeasurement(plan: Pick<Plan, 'backend' | 'region'>, cell: CellPlan, step: StepPlan): StepMeasurement {
+/**
+ * A plan as a run row stores it: written by whichever version ran it, so fields added to the plan
+ * since (step options, the variant's clients, the cells' steps) may be missing.
+ */
+type StoredStep = Omit<StepPlan, 'options'> & { readonly options?: StepPlan['options'] };
+type StoredCell = Omit<CellPlan, 'steps' | 'variant'> & {
+  readonly steps?: readonly StoredStep[];
+  readonly variant: Omit<CellPlan['variant'], 'clients'> & { readonly clients?: CellPlan['variant']['clients'] };
+};
+type StoredPlan = Pick<Plan, 'backend' | 'region'> & { readonly cells?: unknown };
+
+function stepMeasurement(plan: Pick<Plan, 'backend' | 'region'>, cell: StoredCell, step: StoredStep): StepMeasurement {
   return {
     backend: plan.backend,
     region: plan.region,
@@ -96,14 +107,14 @@ export function measurementHash(m: StepMeasurement): string {
  */
 export function measuredSteps(planJson: string | null | undefined): Map<string, MeasuredStep> {
   const out = new Map<string, MeasuredStep>();
-  let plan: Plan;
+  let plan: StoredPlan | null;
   try {
-    plan = JSON.parse(planJson ?? '') as Plan;
+    plan = JSON.parse(planJson ?? '') as StoredPlan | null;
   } catch {
     return out;
   }
   if (!plan || !Array.isArray(plan.cells)) return out;
-  for (const cell of plan.cells) {
+  for (const cell of plan.cells as StoredCell[]) {
     for (const step of cell.steps ?? []) {
       const key: StepKey = { variant: cell.variant.name, workload: step.workload, threads: step.threads, rate: step.rate, target: step.target };
       const text = stepKeyText(key);

@@ -46,10 +46,10 @@ export interface RunData {
 
 const quote = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 
-function parseJson<T>(text: string | null | undefined): T | null {
+function parseJson(text: string | null | undefined): unknown {
   if (!text) return null;
   try {
-    return JSON.parse(text) as T;
+    return JSON.parse(text) as unknown;
   } catch {
     return null; // an unreadable manifest field: the report falls back to what the step rows say
   }
@@ -80,5 +80,5 @@ export async function loadRun(lake: LakeReader, runId?: string): Promise<RunData
   );
   const partialKeys = new Set(incomplete.map((w) => `${w.cell_id}\u0000${w.step_id}\u0000${w.instance_id}\u0000${w.metric}`));
   const metrics = means.map((m) => ({ ...m, partial: partialKeys.has(`${m.cell_id}\u0000${m.step_id}\u0000${m.instance_id}\u0000${m.metric}`) }));
-  return { run, spec: parseJson<Spec>(run.spec), plan: parseJson<Plan>(run.plan), steps, intervals, metrics };
+  return { run, spec: parseJson(run.spec) as Spec | null, plan: parseJson(run.plan) as Plan | null, steps, intervals, metrics };
 }

@@ -78,7 +78,7 @@ export function groupSteps(data: RunData): StepGroup[] {
     const k = `${s.variant}\u0000${s.step_id}`;
     byKey.set(k, [...(byKey.get(k) ?? []), s]);
   }
-  const optionsOf = new Map((data.spec?.workloads ?? []).map((w) => [w.name, (w.options ?? {}) as Record<string, unknown>]));
+  const optionsOf = new Map((data.spec?.workloads ?? []).map((w) => [w.name, w.options as Record<string, unknown>]));
   return [...byKey.values()].map((rows) => {
     const first = rows[0]!;
     return {
@@ -108,7 +108,7 @@ function variantInfos(data: RunData, groups: readonly StepGroup[]): VariantInfo[
     name: v.name,
     instanceClass: v.instanceClass,
     az: v.az ?? null,
-    readers: v.readers ?? 0,
+    readers: v.readers,
     writeForwarding: v.writeForwarding?.enabled === true,
   }));
   const seen = new Set(fromSpec.map((v) => v.name));

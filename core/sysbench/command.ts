@@ -193,7 +193,8 @@ export function buildSysbenchArgs(step: StepPlan, data: DataPlan, phase: RunnerP
     if (!Object.keys(step.options).some((name) => key(name) === 'histogram')) args.push('--histogram=on');
   }
   const seen = new Map<string, string>();
-  for (const [name, value] of Object.entries(step.options)) {
+  // An optional option set to undefined in code (the type allows it without exactOptionalPropertyTypes) is left out.
+  for (const [name, value] of Object.entries(step.options) as [string, string | number | boolean | undefined][]) {
     if (value === undefined) continue;
     if (!/^[A-Za-z][A-Za-z0-9_-]*$/.test(name)) {
       throw new SysbenchOptionError(`sysbench option name "${name}" (workload ${step.workload}) is not a valid option name`);

@@ -111,7 +111,8 @@ export interface TaskError {
 }
 export interface TeardownEvent extends CellEvent {
   readonly resources?: CellResources;
-  readonly steps?: readonly StepOutcome[];
+  /** The RunSteps Map's output, as CollectLateMetricsEvent.steps. */
+  readonly steps?: readonly (StepOutcome | null)[];
   readonly error?: TaskError;
   /** CollectLateMetrics' last answer, or why it failed (the step results stand; the windows stay marked). */
   readonly lateMetrics?: LateMetricsOutput;
@@ -133,7 +134,8 @@ export interface CellOutcome {
 export interface FinishRunEvent {
   readonly run: RunContext;
   readonly cells: readonly CellPlan[];
-  readonly cellResults?: readonly CellOutcome[];
+  /** The RunCells Map's output: one CellOutcome per cell that reported (as with steps, an entry may be null). */
+  readonly cellResults?: readonly (CellOutcome | null)[];
   readonly error?: TaskError;
 }
 export interface FinishRunOutput {
@@ -148,7 +150,8 @@ export interface FinishRunOutput {
 // ---------------------------------------------------------------- helpers
 
 function need<T extends object>(event: T, fields: readonly (keyof T & string)[], task: string): void {
-  if (event === null || typeof event !== 'object') throw new InvalidTaskInputError(`${task}: event is not an object`);
+  const received: unknown = event; // the state machine's JSON: the type is what it should be, not a guarantee
+  if (received === null || typeof received !== 'object') throw new InvalidTaskInputError(`${task}: event is not an object`);
   for (const f of fields) {
     if ((event as Record<string, unknown>)[f] === undefined) throw new InvalidTaskInputError(`${task}: event.${f} is missing`);
   }
@@ -159,7 +162,7 @@ export function causeText(error: TaskError | undefined): string | null {
   if (error === undefined) return null;
   const cause = error.Cause ?? '';
   try {
-    const parsed = JSON.parse(cause) as { errorMessage?: string; errorType?: string };
+    const parsed = JSON.parse(cause) as { errorMessage?: string; errorType?: string } | null;
     if (parsed && typeof parsed.errorMessage === 'string') return `${parsed.errorType ?? error.Error}: ${parsed.errorMessage}`;
   } catch {
     // a plain message
@@ -475,7 +478,7 @@ const MAX_INCOMPLETE_STEP_IDS = 10;
 export async function collectLateMetricsTask(deps: TaskDeps, event: CollectLateMetricsEvent): Promise<LateMetricsOutput> {
   need(event, ['run', 'cell', 'resources', 'steps'], 'collect-late-metrics');
   const { run, cell, resources } = event;
-  const pending = event.steps.filter((s): s is StepOutcome & { metrics: StepMetricsState } => s !== null && s.metrics !== null && s.metrics !== undefined && !s.metrics.complete);
+  const pending = event.steps.filter((s): s is StepOutcome & { metrics: StepMetricsState } => s !== null && s.metrics !== null && !s.metrics.complete);
   if (pending.length === 0) return { done: true, waitS: 0, recollected: 0, incompleteSteps: 0, incompleteStepIds: [] };
   const due = Math.max(...pending.map((s) => Date.parse(s.metrics.dueAt)));
   const now = deps.now().getTime();
@@ -564,8 +567,8 @@ function lateMetricsNotes(event: TeardownEvent): PlanNote[] {
 
 export async function finishRunTask(deps: TaskDeps, event: FinishRunEvent): Promise<FinishRunOutput> {
   need(event, ['run'], 'finish-run');
-  const results = (event.cellResults ?? []).filter((r): r is CellOutcome => r !== null && typeof r === 'object');
-  const missing = (event.cells ?? []).filter((c) => !results.some((r) => r.cellId === c.cellId)).map((c) => c.cellId);
+  const results = (event.cellResults ?? []).filter((r): r is CellOutcome => r !== null);
+  const missing = event.cells.filter((c) => !results.some((r) => r.cellId === c.cellId)).map((c) => c.cellId);
   const failedCells = results.filter((r) => r.status !== 'succeeded');
   const problems = [
     ...(event.error ? [`run: ${causeText(event.error)}`] : []),
@@ -575,7 +578,7 @@ export async function finishRunTask(deps: TaskDeps, event: FinishRunEvent): Prom
   const status = problems.length === 0 ? 'succeeded' : 'failed';
   const cause = problems.length === 0 ? null : problems.join('\n');
   const stepCount = results.reduce((a, r) => a + r.steps, 0);
-  const failedStepCount = results.reduce((a, r) => a + (r.failedStepCount ?? r.failedSteps.length), 0);
+  const failedStepCount = results.reduce((a, r) => a + r.failedStepCount, 0);
   const previous = await readRunRow(deps, event.run);
   if (previous) {
     const row: RunRow = {
@@ -588,7 +591,7 @@ export async function finishRunTask(deps: TaskDeps, event: FinishRunEvent): Prom
       notes: JSON.stringify(
         mergeNotes(
           JSON.parse(previous.notes || '[]') as PlanNote[],
-          results.flatMap((r) => r.notes ?? []),
+          results.flatMap((r) => r.notes),
         ),
       ),
     };

@@ -39,14 +39,17 @@ export async function runIdOfExecution(sfn: SFNClient, executionArn: string): Pr
 }
 
 /** Built once per container from the environment the stack sets (the same as the Task Lambdas'). */
-export async function buildAwsSweeperDeps(env: Readonly<Record<string, string | undefined>>): Promise<SweeperDeps> {
-  const config = awsConfigFromEnv(env);
-  const clients = makeAwsClients({ region: config.region });
-  const sfn = new SFNClient({ region: config.region });
-  return {
-    now: () => new Date(),
-    sweepExpired: (now) => sweepExpired(clients, config, now),
-    teardownRun: (runId, now) => teardownRun(clients, config, runId, now),
-    runIdOfExecution: (arn) => runIdOfExecution(sfn, arn),
-  };
+export function buildAwsSweeperDeps(env: Readonly<Record<string, string | undefined>>): Promise<SweeperDeps> {
+  // A promise (a bad environment rejects it) as the handler awaits it.
+  return Promise.resolve().then(() => {
+    const config = awsConfigFromEnv(env);
+    const clients = makeAwsClients({ region: config.region });
+    const sfn = new SFNClient({ region: config.region });
+    return {
+      now: () => new Date(),
+      sweepExpired: (now: Date) => sweepExpired(clients, config, now),
+      teardownRun: (runId: string, now: Date) => teardownRun(clients, config, runId, now),
+      runIdOfExecution: (arn: string) => runIdOfExecution(sfn, arn),
+    };
+  });
 }

@@ -27,7 +27,7 @@ import { variantAz } from './placement';
 import { errorCode } from './aws-errors';
 import type { AwsClients } from './clients';
 import type { AwsBackendConfig, ClientArchitecture } from './config';
-import { ask, CheckResult, guarded, NotCheckable, specVariantIndex, type PreflightCheck } from './preflight-common';
+import { ask, CheckResult, guarded, NotCheckable, specVariantIndex, unanswered, type PreflightCheck } from './preflight-common';
 
 export const STANDARD_VCPU_QUOTA = {
   serviceCode: 'ec2',
@@ -84,7 +84,7 @@ export class InstanceTypeCatalog {
       return { architecture, reported, vcpus: info.VCpuInfo?.DefaultVCpus ?? 0 };
     } catch (e) {
       if (/InvalidInstanceType/.test(errorCode(e))) return undefined;
-      return ask('ec2:DescribeInstanceTypes', () => Promise.reject(e));
+      return unanswered('ec2:DescribeInstanceTypes', e);
     }
   }
 }
@@ -185,7 +185,7 @@ async function standardQuota(clients: AwsClients): Promise<number> {
     const out = await clients.serviceQuotas.send(new GetServiceQuotaCommand(q));
     if (out.Quota?.Value !== undefined) return out.Quota.Value;
   } catch (e) {
-    if (errorCode(e) !== 'NoSuchResourceException') await ask('servicequotas:GetServiceQuota', () => Promise.reject(e));
+    if (errorCode(e) !== 'NoSuchResourceException') unanswered('servicequotas:GetServiceQuota', e);
   }
   const fallback = await ask('servicequotas:GetAWSDefaultServiceQuota', () => clients.serviceQuotas.send(new GetAWSDefaultServiceQuotaCommand(q)));
   if (fallback.Quota?.Value === undefined) throw new NotCheckable(`Service Quotas returned no value for ${STANDARD_VCPU_QUOTA.quotaCode}`);

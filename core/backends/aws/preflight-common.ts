@@ -93,10 +93,15 @@ export async function ask<T>(action: string, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (e) {
-    if (isUnimplemented(e)) throw new NotCheckable(`${action} is not implemented by this endpoint`);
-    if (isAccessDenied(e)) throw new NotCheckable(`${action} was denied (${errorCode(e)}): allow it to the caller to have this checked`);
-    return rethrow(e, action);
+    return unanswered(action, e);
   }
+}
+
+/** What `ask` does with an error: for a call whose error the check looked at first (a not-found it handles) and passes on. */
+export function unanswered(action: string, e: unknown): never {
+  if (isUnimplemented(e)) throw new NotCheckable(`${action} is not implemented by this endpoint`, { cause: e });
+  if (isAccessDenied(e)) throw new NotCheckable(`${action} was denied (${errorCode(e)}): allow it to the caller to have this checked`, { cause: e });
+  return rethrow(e, action);
 }
 
 /** Runs a check; a NotCheckable anywhere in it turns it into a warning with the reason. */

@@ -41,7 +41,7 @@ import { variantAz } from './placement';
 import { errorCode, isNotFound } from './aws-errors';
 import type { AwsClients } from './clients';
 import type { AwsBackendConfig } from './config';
-import { ask, CheckResult, guarded, isAccessDenied, specVariantIndex, type PreflightCheck } from './preflight-common';
+import { ask, CheckResult, guarded, isAccessDenied, specVariantIndex, unanswered, type PreflightCheck } from './preflight-common';
 
 export interface NetworkCheckInput {
   readonly plan: Plan;
@@ -146,7 +146,7 @@ export async function checkNetwork(input: NetworkCheckInput): Promise<PreflightC
       try {
         found = (await clients.ec2.send(new DescribeSubnetsCommand({ SubnetIds: [subnetId] }))).Subnets?.[0];
       } catch (e) {
-        if (!isNotFound(e) && !/InvalidSubnet/.test(errorCode(e))) await ask('ec2:DescribeSubnets', () => Promise.reject(e));
+        if (!isNotFound(e) && !/InvalidSubnet/.test(errorCode(e))) unanswered('ec2:DescribeSubnets', e);
       }
       if (!found) result.refuse(where, `subnet ${subnetId} does not exist: redeploy the stack (npx cdk deploy) or fix aurora-bench.network.existingVpc`);
       else if (found.AvailabilityZone !== az)
@@ -204,7 +204,7 @@ export async function checkNetwork(input: NetworkCheckInput): Promise<PreflightC
         } else if (isAccessDenied(e)) {
           result.warn(`${stackLabel}: ${sourceSetting(name)}`, `could not check that ${url} exists: s3:GetObject was denied (${errorCode(e)})`);
         } else {
-          await ask('s3:GetObject', () => Promise.reject(e));
+          unanswered('s3:GetObject', e);
         }
       }
     }

@@ -41,7 +41,7 @@ import type { AwsClients } from './clients';
 import type { AwsBackendConfig } from './config';
 import { EngineVersionError, parseAuroraVersion, supportsLocalWriteForwarding, type AuroraVersion } from './engine';
 import { checkClientInstances, checkVcpuQuota, InstanceTypeCatalog } from './preflight-clients';
-import { ask, CheckResult, guarded, NotCheckable, type PreflightCheck } from './preflight-common';
+import { ask, CheckResult, guarded, NotCheckable, unanswered, type PreflightCheck } from './preflight-common';
 import { checkNetwork } from './preflight-network';
 import { checkParameters } from './preflight-parameters';
 import { AURORA_MYSQL_INSTANCE_CLASSES } from '../../aurora/aws-names';
@@ -268,7 +268,7 @@ async function checkServiceLinkedRole(input: AwsPreflightInput): Promise<Preflig
       if (errorCode(e) === 'NoSuchEntityException' || errorCode(e) === 'NoSuchEntity') {
         return `${SERVICE_LINKED_ROLE} does not exist yet: RDS creates it with the first cluster, through the workflow Task role's iam:CreateServiceLinkedRole (rds.amazonaws.com) that the stack grants`;
       }
-      return ask('iam:GetRole', () => Promise.reject(e));
+      return unanswered('iam:GetRole', e);
     }
   });
 }

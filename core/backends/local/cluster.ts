@@ -221,11 +221,10 @@ export class HeartbeatProbe {
   private async readerLag(instanceId: string, exec: SqlExec, seq: number, committedAt: number): Promise<number> {
     const deadline = committedAt + this.maxWaitMs;
     let pause = 1;
-    let visible = 0;
     for (;;) {
       const [[value]] = (await exec(`SELECT seq FROM ${HEARTBEAT_TABLE} WHERE id = 1`)) as [Row];
       const now = performance.now();
-      visible = Number(value ?? 0);
+      const visible = Number(value ?? 0);
       this.visible.set(instanceId, visible);
       if (visible >= seq) return round(now - committedAt);
       if (now >= deadline) {

@@ -289,9 +289,9 @@ export class LocalBackend implements Backend {
     };
   }
 
-  async startClients(_run: RunContext, cell: CellPlan, resources: CellResources): Promise<CellResources> {
+  startClients(_run: RunContext, cell: CellPlan, resources: CellResources): Promise<CellResources> {
     const clients: ClientRef[] = Array.from({ length: cell.variant.clients.count }, (_, i) => ({ clientId: `client-${i + 1}` }));
-    return { ...resources, clients };
+    return Promise.resolve({ ...resources, clients });
   }
 
   async checkClientsReady(_run: RunContext, _cell: CellPlan, resources: CellResources): Promise<ReadyState> {

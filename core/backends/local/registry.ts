@@ -90,17 +90,17 @@ export class RunRegistry {
       return JSON.parse(await readFile(this.file, 'utf8')) as RunRecord;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw new Error(`unreadable run registry ${this.file}: ${(e as Error).message}`);
+      throw new Error(`unreadable run registry ${this.file}: ${(e as Error).message}`, { cause: e });
     }
   }
 
   /** Read-modify-write under a per-file lock; atomic on disk (temp + rename). */
-  update(change: (cells: Record<string, CellRecord>) => void): Promise<RunRecord> {
+  /** `change` returns the cells to record from the recorded ones. */
+  update(change: (cells: Readonly<Record<string, CellRecord>>) => Record<string, CellRecord>): Promise<RunRecord> {
     const previous = locks.get(this.file) ?? Promise.resolve();
     const next = previous.then(async () => {
       const current = await this.read();
-      const cells: Record<string, CellRecord> = { ...(current?.cells ?? {}) };
-      change(cells);
+      const cells = change(current?.cells ?? {});
       const record: RunRecord = {
         runId: this.runId,
         ownerPid: process.pid,
@@ -122,38 +122,33 @@ export class RunRegistry {
   }
 
   setCell(cell: CellRecord): Promise<RunRecord> {
+    return this.update((cells) => ({ ...cells, [cell.cellId]: cell }));
+  }
+
+  /** Changes one recorded cell; nothing if it is not recorded. */
+  private editCell(cellId: string, edit: (cell: CellRecord) => CellRecord): Promise<RunRecord> {
     return this.update((cells) => {
-      cells[cell.cellId] = cell;
+      const cell = cells[cellId];
+      return cell ? { ...cells, [cellId]: edit(cell) } : { ...cells };
     });
   }
 
   /** Records a server as soon as it runs. */
   addServer(cellId: string, server: ServerInfo): Promise<RunRecord> {
-    return this.update((cells) => {
-      const cell = cells[cellId];
-      if (cell) cells[cellId] = { ...cell, servers: [...cell.servers.filter((s) => s.instanceId !== server.instanceId), server] };
-    });
+    return this.editCell(cellId, (cell) => ({ ...cell, servers: [...cell.servers.filter((s) => s.instanceId !== server.instanceId), server] }));
   }
 
   addJobs(cellId: string, jobs: readonly JobRecord[]): Promise<RunRecord> {
-    return this.update((cells) => {
-      const cell = cells[cellId];
-      if (cell) cells[cellId] = { ...cell, jobs: [...cell.jobs.filter((j) => !jobs.some((n) => n.jobId === j.jobId)), ...jobs] };
-    });
+    return this.editCell(cellId, (cell) => ({ ...cell, jobs: [...cell.jobs.filter((j) => !jobs.some((n) => n.jobId === j.jobId)), ...jobs] }));
   }
 
   removeJobs(cellId: string, jobIds: readonly string[]): Promise<RunRecord> {
-    return this.update((cells) => {
-      const cell = cells[cellId];
-      if (cell) cells[cellId] = { ...cell, jobs: cell.jobs.filter((j) => !jobIds.includes(j.jobId)) };
-    });
+    return this.editCell(cellId, (cell) => ({ ...cell, jobs: cell.jobs.filter((j) => !jobIds.includes(j.jobId)) }));
   }
 
   /** Forgets a cell; when none is left the run directory (registry included) is removed. */
   async removeCell(cellId: string): Promise<void> {
-    const record = await this.update((cells) => {
-      delete cells[cellId];
-    });
+    const record = await this.update(({ [cellId]: _removed, ...others }) => others);
     if (Object.keys(record.cells).length === 0) {
       const chained = (locks.get(this.file) ?? Promise.resolve()).then(async () => {
         const again = await this.read();

@@ -120,7 +120,7 @@ async function buildTemplate(tools: LocalTools, serverVersion: string, root: str
       );
     } catch (e) {
       const err = e as { stderr?: string; stdout?: string; message: string };
-      throw new Error(`${tools.installDb} failed: ${(err.stderr || err.stdout || err.message).trim().split('\n').slice(-10).join('\n')}`);
+      throw new Error(`${tools.installDb} failed: ${(err.stderr || err.stdout || err.message).trim().split('\n').slice(-10).join('\n')}`, { cause: e });
     }
     // Bootstrap server: socket only, no binlog (the template must carry no GTID history).
     const server = await launchServer({
