@@ -28,7 +28,8 @@ export interface TargetScore {
 }
 
 export function sweepScores(series: ReadonlyMap<string, readonly SweepPoint[]> | Readonly<Record<string, readonly SweepPoint[]>>): TargetScore[] {
-  const entries: [string, readonly SweepPoint[]][] = series instanceof Map ? [...(series as ReadonlyMap<string, readonly SweepPoint[]>).entries()] : Object.entries(series as Readonly<Record<string, readonly SweepPoint[]>>);
+  const entries: [string, readonly SweepPoint[]][] =
+    series instanceof Map ? [...(series as ReadonlyMap<string, readonly SweepPoint[]>).entries()] : Object.entries(series as Readonly<Record<string, readonly SweepPoint[]>>);
   const raw = entries.map(([target, points]) => {
     const n = points.length;
     const meanTps = n === 0 ? 0 : points.reduce((a, p) => a + (p.tps ?? 0), 0) / n;
