@@ -5,7 +5,7 @@
  */
 import { PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
-import { GetResourceMetricsCommand } from '@aws-sdk/client-pi';
+import { GetResourceMetricsCommand, type PIClientResolvedConfig, type ServiceInputTypes as PiInput, type ServiceOutputTypes as PiOutput } from '@aws-sdk/client-pi';
 import {
   AddTagsToResourceCommand,
   DescribeDBClusterParameterGroupsCommand,
@@ -16,8 +16,17 @@ import {
   DescribeDBParametersCommand,
 } from '@aws-sdk/client-rds';
 import { DeleteObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
-import { CancelCommandCommand, DescribeInstanceInformationCommand, GetCommandInvocationCommand, ListCommandsCommand, SendCommandCommand } from '@aws-sdk/client-ssm';
-import { mockClient } from 'aws-sdk-client-mock';
+import {
+  CancelCommandCommand,
+  DescribeInstanceInformationCommand,
+  GetCommandInvocationCommand,
+  ListCommandsCommand,
+  SendCommandCommand,
+  type ServiceInputTypes as SsmInput,
+  type ServiceOutputTypes as SsmOutput,
+  type SSMClientResolvedConfig,
+} from '@aws-sdk/client-ssm';
+import { mockClient, type AwsStub } from 'aws-sdk-client-mock';
 import { ResourceStillInUseError, UnsupportedOnBackendError, type CellResources, type RunContext, type RunnerJob } from '../../core/backend';
 import { AwsBackend } from '../../core/backends/aws/aws-backend';
 import { MAX_PARAMETERS_PER_MODIFY } from '../../core/backends/aws/cluster';
@@ -147,7 +156,7 @@ beforeAll(async () => {
 
 afterAll(() => {
   destroyRawClients(raw);
-  moto?.stop();
+  moto.stop();
 });
 
 describe('AwsBackend on moto: one cell end to end', () => {
@@ -157,10 +166,8 @@ describe('AwsBackend on moto: one cell end to end', () => {
   let run: RunContext;
   let cell: CellPlan;
   let resources: CellResources;
-  const ssmMock = () => mockClient(clients.ssm);
-  const piMock = () => mockClient(clients.pi);
-  let ssm: ReturnType<typeof ssmMock>;
-  let pi: ReturnType<typeof piMock>;
+  let ssm: AwsStub<SsmInput, SsmOutput, SSMClientResolvedConfig>;
+  let pi: AwsStub<PiInput, PiOutput, PIClientResolvedConfig>;
 
   beforeAll(() => {
     clients = clientsFor();

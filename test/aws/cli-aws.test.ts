@@ -165,13 +165,13 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(() => {
-  if (clients) destroyAwsClients(clients);
+  destroyAwsClients(clients);
   destroyRawClients(raw);
-  sfn?.destroy();
-  cfn?.destroy();
-  athena?.destroy();
+  sfn.destroy();
+  cfn.destroy();
+  athena.destroy();
   if (specDir) rmSync(specDir, { recursive: true, force: true });
-  moto?.stop();
+  moto.stop();
 });
 
 beforeEach(() => {

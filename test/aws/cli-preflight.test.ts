@@ -44,10 +44,10 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(() => {
-  cfn?.destroy();
+  cfn.destroy();
   destroyRawClients(raw);
   if (work) rmSync(work, { recursive: true, force: true });
-  moto?.stop();
+  moto.stop();
 });
 
 function writeSpec(name: string, over: Partial<SpecInput> = {}): string {

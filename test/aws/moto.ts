@@ -22,7 +22,7 @@ export function startMoto(): MotoServer {
     out = execFileSync('bash', [script, 'start'], { encoding: 'utf8', timeout: 300_000, stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (e) {
     const err = e as { stderr?: string; message: string };
-    throw new Error(`moto server could not be started by scripts/moto.sh (the AWS backend tests need it): ${err.stderr?.trim() || err.message}`);
+    throw new Error(`moto server could not be started by scripts/moto.sh (the AWS backend tests need it): ${err.stderr?.trim() || err.message}`, { cause: e });
   }
   const endpoint = /MOTO_ENDPOINT=(\S+)/.exec(out)?.[1];
   const pid = Number(/MOTO_PID=(\d+)/.exec(out)?.[1]);

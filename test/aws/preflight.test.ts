@@ -65,9 +65,9 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(() => {
-  iam?.destroy();
+  iam.destroy();
   destroyRawClients(raw);
-  moto?.stop();
+  moto.stop();
 });
 
 /** A fresh VPC with subnets in us-east-1a and -b (and -e when asked), wired as told. */

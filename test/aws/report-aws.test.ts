@@ -46,7 +46,7 @@ function recordingLake(lake: LakeReader & { queryWithColumns(sql: string): Promi
     async query<T extends object = LakeRowObject>(sql: string): Promise<T[]> {
       const { columns, rows } = await lake.queryWithColumns(sql);
       queries.push(sql);
-      const text = (v: unknown): string | null => (v === null || v === undefined ? null : typeof v === 'object' ? JSON.stringify(v) : String(v));
+      const text = (v: unknown): string | null => (v === null || v === undefined ? null : typeof v === 'object' ? JSON.stringify(v) : `${v as string | number | boolean}`);
       results.push(
         athenaTable(
           columns.map((name) => ({ name, type: athenaType(rows, name) })),
@@ -85,10 +85,10 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(() => {
-  cfn?.destroy();
-  athena?.destroy();
-  if (tempDir) rmSync(tempDir, { recursive: true, force: true });
-  moto?.stop();
+  cfn.destroy();
+  athena.destroy();
+  rmSync(tempDir, { recursive: true, force: true });
+  moto.stop();
 });
 
 describe('athenaReportText against moto Athena', () => {

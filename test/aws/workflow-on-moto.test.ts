@@ -343,7 +343,7 @@ beforeAll(async () => {
 
 afterAll(() => {
   destroyRawClients(raw);
-  moto?.stop();
+  moto.stop();
 });
 
 beforeEach(() => {

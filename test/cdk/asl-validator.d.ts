@@ -3,7 +3,8 @@ declare module 'asl-validator' {
   interface AslValidationResult {
     readonly isValid: boolean;
     readonly errors: readonly { readonly 'Error code': string; readonly Message: string }[];
-    errorsText(separator?: string): string;
+    /** A closure over the result (the tests destructure it). */
+    readonly errorsText: (separator?: string) => string;
   }
   function aslValidator(definition: unknown, options?: { checkPaths?: boolean; checkArn?: boolean }): AslValidationResult;
   export = aslValidator;

@@ -12,7 +12,7 @@ let t: TestApp;
 beforeAll(() => {
   t = synthTestApp();
 });
-afterAll(() => t?.dispose());
+afterAll(() => t.dispose());
 
 describe('cdk-nag AwsSolutions', () => {
   test('reports no unacknowledged finding', () => {

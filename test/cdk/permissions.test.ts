@@ -27,7 +27,7 @@ let t: TestApp;
 beforeAll(() => {
   t = synthTestApp();
 });
-afterAll(() => t?.dispose());
+afterAll(() => t.dispose());
 
 const renderResource = (r: unknown): string[] => (Array.isArray(r) ? r.map(render) : [render(r)]);
 const logicalId = (c: { node: { defaultChild?: unknown } }) => t.stack.getLogicalId(c.node.defaultChild as CfnElement);

@@ -19,7 +19,7 @@ let t: TestApp;
 beforeAll(() => {
   t = synthTestApp();
 });
-afterAll(() => t?.dispose());
+afterAll(() => t.dispose());
 
 function logicalIdOf(path: string): string {
   const child = t.stack.node.findAll().find((c) => c.node.path === `${t.stack.stackName}/${path}`);
@@ -36,7 +36,7 @@ describe('Network', () => {
     const azs = privateSubnets.map(([, s]) => JSON.stringify(s.Properties['AvailabilityZone']));
     expect(new Set(azs).size).toBe(2);
 
-    const services = resourcesOf(template, 'AWS::EC2::VPCEndpoint').map(([, e]) => `${e.Properties['VpcEndpointType']}:${render(e.Properties['ServiceName'])}`);
+    const services = resourcesOf(template, 'AWS::EC2::VPCEndpoint').map(([, e]) => `${render(e.Properties['VpcEndpointType'])}:${render(e.Properties['ServiceName'])}`);
     for (const svc of ['ssm', 'ssmmessages', 'ec2messages', 'secretsmanager']) {
       expect(services).toContainEqual(expect.stringMatching(new RegExp(`^Interface:com\\.amazonaws\\..*\\.${svc}$`)));
     }
@@ -86,7 +86,7 @@ describe('Network with an existing VPC', () => {
       },
     });
   });
-  afterAll(() => existing?.dispose());
+  afterAll(() => existing.dispose());
 
   test('creates no VPC and hands the given subnets per AZ to the handlers', () => {
     existing.template.resourceCountIs('AWS::EC2::VPC', 0);

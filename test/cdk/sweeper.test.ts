@@ -11,17 +11,17 @@ function recordingDeps(runIdInHistory?: string) {
   const calls: string[] = [];
   const deps: SweeperDeps = {
     now: () => new Date('2026-11-21T03:00:00Z'),
-    sweepExpired: async (now) => {
+    sweepExpired: (now) => {
       calls.push(`sweepExpired ${now.toISOString()}`);
-      return { cells: [], deleted: ['ab-1234-cell'], alreadyGone: [], pending: [], marked: [], markFailed: [] };
+      return Promise.resolve({ cells: [], deleted: ['ab-1234-cell'], alreadyGone: [], pending: [], marked: [], markFailed: [] });
     },
-    teardownRun: async (runId, now) => {
+    teardownRun: (runId, now) => {
       calls.push(`teardownRun ${runId} ${now.toISOString()}`);
-      return { cells: [], deleted: [], alreadyGone: [], pending: [], marked: [], markFailed: [] };
+      return Promise.resolve({ cells: [], deleted: [], alreadyGone: [], pending: [], marked: [], markFailed: [] });
     },
-    runIdOfExecution: async (arn) => {
+    runIdOfExecution: (arn) => {
       calls.push(`runIdOfExecution ${arn}`);
-      return runIdInHistory;
+      return Promise.resolve(runIdInHistory);
     },
   };
   return { deps, calls };

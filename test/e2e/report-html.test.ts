@@ -8,7 +8,7 @@
  * the last test renders the report of a real local run (MariaDB + sysbench through the local
  * workflow) the same way.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -75,7 +75,7 @@ describe('HTML report in headless Chromium', () => {
     const charts = await browser!.evaluate<ChartCheck[]>(sessionId, CHART_CHECK);
     const sections = await browser!.evaluate<string[]>(sessionId, `Array.from(document.querySelectorAll('section h2')).map((h) => h.textContent)`);
     writeFileSync(join(outputDir, `${study}.png`), await browser!.screenshot(sessionId));
-    writeFileSync(join(outputDir, `${study}.html`), require('node:fs').readFileSync(html));
+    writeFileSync(join(outputDir, `${study}.html`), readFileSync(html));
     // Assert
     expect(text).toMatch(/HTML report written to/);
     expect(events.consoleErrors).toEqual([]);

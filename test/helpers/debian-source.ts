@@ -80,7 +80,7 @@ export function downloadDebianSource(pkg: string, workDir = mkdtempSync(join(tmp
     execFileSync('apt-get', [...options, '-q', 'source', '--download-only', pkg], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000 });
   } catch (e) {
     const err = e as { stderr?: Buffer; message: string };
-    throw new Error(`apt-get source --download-only ${pkg} failed: ${err.stderr?.toString().trim() || err.message}`);
+    throw new Error(`apt-get source --download-only ${pkg} failed: ${err.stderr?.toString().trim() || err.message}`, { cause: e });
   }
   const files = readdirSync(dir);
   const orig = files.find((f) => f.startsWith(`${pkg}_`) && /\.orig\.tar\.(gz|xz|bz2)$/.test(f));

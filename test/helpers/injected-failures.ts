@@ -16,14 +16,15 @@ export function withInjectedFailures(
       const value = Reflect.get(target, prop, receiver) as unknown;
       const failure = failures[prop as keyof Backend];
       if (typeof value !== 'function') return value;
-      return async (...args: unknown[]) => {
+      // Every Backend method returns a promise: an injected failure is a rejection, as the real one's would be.
+      return (...args: unknown[]) => {
         calls[String(prop)] = (calls[String(prop)] ?? 0) + 1;
         if (failure && (failure.when?.(args) ?? true)) {
           const key = `${String(prop)}:failed`;
           calls[key] = (calls[key] ?? 0) + 1;
-          if (calls[key] <= (failure.times ?? Infinity)) throw failure.error;
+          if (calls[key] <= (failure.times ?? Infinity)) return Promise.reject(failure.error);
         }
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
+        return Promise.resolve((value as (...a: unknown[]) => unknown).apply(target, args));
       };
     },
   }) as Backend & { readonly calls: Record<string, number> };

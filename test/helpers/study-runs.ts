@@ -42,7 +42,8 @@ function numbers(study: Study, cell: CellPlan, step: StepPlan): StepNumbers {
       let tps = 1500 * (32 / step.threads) ** 0.1;
       if (step.target === 'reader') tps *= 0.7 + 0.5 * (readShare - 0.5) * (step.threads === 32 ? 2 : 1);
       if (step.target === 'all-readers') tps *= 1.3;
-      const level = String((step.options as Record<string, unknown>)['consistency'] ?? '');
+      const consistency = (step.options as Record<string, unknown>)['consistency'];
+      const level = typeof consistency === 'string' ? consistency : '';
       const lat = level === 'GLOBAL' ? 40 : level === 'SESSION' ? 28 : 25;
       return { tps, qps: tps * (ps + 4), latPctMs: lat, latAvgMs: lat / 2 };
     }

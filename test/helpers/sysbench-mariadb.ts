@@ -77,13 +77,15 @@ export async function startMariadb(opts: { user?: string; password: string; extr
     if (r.status !== 0) throw new Error(`mariadb: ${r.stderr}`);
     return r.stdout;
   };
+  // A function, not an expression: the compiler would take the second look (after the wait) as the first's answer.
+  const running = (): boolean => child.exitCode === null && child.signalCode === null;
   const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
+    if (running()) {
       child.kill('SIGTERM');
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([exited(child), new Promise((r) => (timer = setTimeout(r, 20000)))]);
       clearTimeout(timer);
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      if (running()) child.kill('SIGKILL');
       await exited(child);
     }
     rmSync(dir, { recursive: true, force: true });

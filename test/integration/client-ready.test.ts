@@ -114,10 +114,10 @@ describe('client readiness and the SSM job commands, with bash under AURORA_BENC
   }, 300_000);
 
   afterAll(async () => {
-    s3?.destroy();
-    await db?.stop();
-    moto?.stop();
-    await new Promise((resolve) => (imds ? imds.close(resolve) : resolve(undefined)));
+    s3.destroy();
+    await db.stop();
+    moto.stop();
+    await new Promise((resolve) => imds.close(resolve));
     rmSync(work, { recursive: true, force: true });
   });
 

@@ -295,12 +295,12 @@ describe('cleanup after the owning process crashed', () => {
       let err = '';
       child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
       child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-      const line = await until('the owner to provision', async () => {
-        if (child!.exitCode !== null) throw new Error(`owner exited early: ${err}`);
-        return out.includes('\n') ? out.split('\n')[0] : undefined;
+      const line = await until('the owner to provision', () => {
+        if (child!.exitCode !== null) return Promise.reject(new Error(`owner exited early: ${err}`));
+        return Promise.resolve(out.includes('\n') ? out.split('\n')[0] : undefined);
       });
       child.kill('SIGKILL');
-      await until('the owner to die', async () => (child!.exitCode !== null || child!.signalCode !== null ? true : undefined));
+      await until('the owner to die', () => Promise.resolve(child!.exitCode !== null || child!.signalCode !== null ? true : undefined));
       return JSON.parse(line) as { resources: CellResources; handles: JobHandle[] };
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -229,7 +229,7 @@ describe('local cluster', () => {
       serverId: 1,
       dir,
       admin: LOCAL_LOGINS.admin,
-      findPort: async () => busyPort,
+      findPort: () => Promise.resolve(busyPort),
       portAttempts: 2,
     });
 

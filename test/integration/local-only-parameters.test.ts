@@ -33,7 +33,7 @@ async function variablesOf(resources: CellResources, names: readonly string[]): 
   return rows[0]!.map((v) => v ?? '');
 }
 
-beforeAll(async () => {
+beforeAll(() => {
   lakeDir = mkdtempSync(join(tmpdir(), 'ab-local-only-lake-'));
   runRoot = mkdtempSync(join(tmpdir(), 'ab-local-only-runs-'));
   backend = new LocalBackend({ lakeDir, runRoot, repoRoot: REPO });

@@ -53,9 +53,9 @@ describe('client/runner.sh with Secrets Manager and S3 (moto)', () => {
     db = await startMariadb({ password: PASSWORD });
   });
   afterAll(async () => {
-    s3?.destroy();
-    await db?.stop();
-    moto?.stop();
+    s3.destroy();
+    await db.stop();
+    moto.stop();
     rmSync(work, { recursive: true, force: true });
   });
 

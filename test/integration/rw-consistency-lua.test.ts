@@ -41,7 +41,7 @@ describe('rw_consistency.lua', () => {
     if (prepared.code !== 0) throw new Error(`prepare failed: ${prepared.out}`);
   });
   afterAll(async () => {
-    await db?.stop();
+    await db.stop();
   });
 
   it('runs the oltp_read_write transaction with the server default level', () => {

@@ -198,7 +198,7 @@ describe('benchmark workflow, locally', () => {
   it('fails at PlanRun when the preflight refuses (a budget below the estimate), creating nothing', async () => {
     // Arrange: the preflight the AWS Lambda uses for budgets, with a budget no cluster fits in.
     const backend = withInjectedFailures(newBackend(), {});
-    const d: TaskDeps = { ...deps(backend), preflight: async (plan, spec) => [budgetRefusal(plan, spec.budget)].filter((n) => n !== null) };
+    const d: TaskDeps = { ...deps(backend), preflight: (plan, spec) => Promise.resolve([budgetRefusal(plan, spec.budget)].filter((n) => n !== null)) };
     // Act
     const result = await executeLocally({ deps: d, input: { spec: tinySpec({ budget: { maxUsd: 0.0001 } }) }, pollMs: 100, retryMs: 10 });
     // Assert

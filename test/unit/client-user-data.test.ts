@@ -25,7 +25,7 @@ const requests: string[] = [];
 
 beforeAll(async () => {
   server = createServer((req, res) => {
-    requests.push(`${req.method} ${req.url} token=${req.headers['x-aws-ec2-metadata-token'] ?? ''}`);
+    requests.push(`${req.method} ${req.url} token=${String(req.headers['x-aws-ec2-metadata-token'] ?? '')}`);
     if (req.method === 'PUT' && req.url === '/latest/api/token') return void res.end('tok-1');
     if (req.method === 'GET' && req.url === `/latest/meta-data/tags/instance/${EXPIRES_AT_TAG}` && req.headers['x-aws-ec2-metadata-token'] === 'tok-1' && expiresAt !== undefined)
       return void res.end(expiresAt);

@@ -21,7 +21,7 @@ const CATALOG: VariableCatalog = new Map<string, VariableInfo>(
       { name: 'binlog_format', readOnly: false, type: 'ENUM', enumValues: ['MIXED', 'STATEMENT', 'ROW'], scope: 'SESSION' },
       { name: 'slow_query_log', readOnly: false, type: 'BOOLEAN', enumValues: ['OFF', 'ON'], scope: 'GLOBAL' },
       { name: 'server_id', readOnly: false, type: 'INT UNSIGNED', min: 1, max: 4294967295, scope: 'SESSION' },
-      { name: 'tmp_table_size', readOnly: false, type: 'BIGINT UNSIGNED', min: 0, max: 18446744073709551615, scope: 'SESSION' },
+      { name: 'tmp_table_size', readOnly: false, type: 'BIGINT UNSIGNED', min: 0, max: 2 ** 64 /* BIGINT UNSIGNED's 2^64-1 as a double rounds to 2^64 */, scope: 'SESSION' },
     ] satisfies VariableInfo[]
   ).map((v) => [v.name, v]),
 );
