@@ -23,7 +23,7 @@ import { checkLocalDependencies } from '../core/backends/local/preflight';
 import { LOCAL_LOGINS } from '../core/backends/local/template';
 import { planRun } from '../core/plan/plan';
 import { validateSpec } from '../core/experiment/validate';
-import { buildSysbenchArgs } from '../core/sysbench/command';
+import { buildSysbenchArgs } from '../core/plan/sysbench-args';
 import { parseSysbenchOutput } from '../core/sysbench/parser';
 import { findRepoRoot } from '../core/cli/tool-info';
 import type { ExecutionEvent } from '../core/workflow/local-runner';

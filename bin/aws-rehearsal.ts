@@ -1,14 +1,14 @@
 /**
  * What `aurora-bench run --aws-rehearsal` is made of, put together where core/ may not: the state
  * machine synthesized from the real stack (lib/), and the deps a Task Lambda builds from the
- * environment the stack gives it (core/workflow/aws-task-deps.ts), here from the rehearsal's
+ * environment the stack gives it (core/task-deps/aws-task-deps.ts), here from the rehearsal's
  * AwsBackendConfig through the same environment variables (awsConfigToEnv, parsed back by the
  * handler code). The CLI and the rehearsal tests use this one wiring.
  */
 import type { RehearsalOptions } from '../core/rehearsal/run-rehearsal';
 import { awsConfigToEnv, GIT_SHA_ENV, TOOL_VERSION_ENV } from '../core/backends/aws/config';
 import { toolInfo } from '../core/cli/tool-info';
-import { buildAwsTaskDeps } from '../core/workflow/aws-task-deps';
+import { buildAwsTaskDeps } from '../core/task-deps/aws-task-deps';
 import { synthesizeWorkflow } from '../lib/synthesized-workflow';
 
 export function rehearsalWiring(repoRoot: string): Pick<RehearsalOptions, 'synthesize' | 'buildTaskDeps'> {

@@ -1,8 +1,8 @@
 /**
- * The AWS-only values of a spec checked offline, so a typo is refused by `validate` (and every
- * command that loads a spec) instead of by the AWS preflight or, worse, by RDS half-way through a
- * run: the DB instance class, the client EC2 instance type, the region, the AZ letter, and local
- * write forwarding against the engine version. The account preflight (core/backends/aws/preflight.ts)
+ * The AWS names a spec may use, known offline: Aurora MySQL DB instance classes per major version,
+ * EC2 instance types, Regions and AZ letters (core/experiment/aws-name-checks.ts checks a spec
+ * against them, so a typo is refused by `validate` instead of by the AWS preflight or, worse, by
+ * RDS half-way through a run). The account preflight (core/backends/aws/preflight.ts)
  * still checks what only the account knows (orderable in that AZ, offered in that region, quotas).
  *
  * Sources:
@@ -19,13 +19,6 @@
  *   forwarding of global databases, which is not what `writeForwarding` sets up.
  */
 import awsNamesJson from './aws-names.json';
-import type { Spec } from '../experiment/schema';
-import { parseAuroraVersion, supportsLocalWriteForwarding } from '../backends/aws/engine';
-
-export interface AwsNameProblem {
-  readonly path: string;
-  readonly message: string;
-}
 
 const SIZES_R = ['large', 'xlarge', '2xlarge', '4xlarge', '8xlarge', '12xlarge', '16xlarge'];
 
@@ -89,51 +82,4 @@ export function closestNames(value: string, known: Iterable<string>, max = 3): s
     }
   }
   return found.sort().slice(0, max);
-}
-
-const didYouMean = (value: string, known: Iterable<string>): string => {
-  const close = closestNames(value, known);
-  return close.length > 0 ? ` (did you mean ${close.join(' or ')}?)` : '';
-};
-
-/** Every AWS-only value of the spec that AWS would refuse, by JSON path. Empty when all are known. */
-export function awsNameProblems(spec: Spec): AwsNameProblem[] {
-  const problems: AwsNameProblem[] = [];
-  if (!AWS_REGIONS.has(spec.region)) {
-    problems.push({ path: 'region', message: `unknown AWS Region "${spec.region}"${didYouMean(spec.region, AWS_REGIONS)}: use a Region code such as us-east-1` });
-  }
-  let major: 2 | 3 | undefined;
-  let localWriteForwarding = false;
-  try {
-    const version = parseAuroraVersion(spec.engine.version);
-    major = version.aurora[0] as 2 | 3;
-    localWriteForwarding = supportsLocalWriteForwarding(version);
-  } catch (e) {
-    problems.push({ path: 'engine.version', message: (e as Error).message });
-  }
-  spec.variants.forEach((v, i) => {
-    if (major !== undefined && !AURORA_MYSQL_INSTANCE_CLASSES[major].has(v.instanceClass)) {
-      const other = major === 3 ? 2 : 3;
-      const why = AURORA_MYSQL_INSTANCE_CLASSES[other].has(v.instanceClass)
-        ? `an Aurora MySQL ${other} class that Aurora MySQL ${major} (engine.version ${spec.engine.version}) does not offer`
-        : `not an Aurora MySQL ${major} DB instance class${didYouMean(v.instanceClass, AURORA_MYSQL_INSTANCE_CLASSES[major])}`;
-      problems.push({ path: `variants[${i}].instanceClass`, message: `"${v.instanceClass}" is ${why}: choose one the Aurora User Guide lists, e.g. db.r6g.large` });
-    }
-    if (!EC2_INSTANCE_TYPES.has(v.clients.instanceType)) {
-      problems.push({
-        path: `variants[${i}].clients.instanceType`,
-        message: `"${v.clients.instanceType}" is not an EC2 instance type${didYouMean(v.clients.instanceType, EC2_INSTANCE_TYPES)}: use one such as c6i.large`,
-      });
-    }
-    if (v.az !== undefined && !(AZ_LETTERS as readonly string[]).includes(v.az)) {
-      problems.push({ path: `variants[${i}].az`, message: `no AWS Region has an Availability Zone "${spec.region}${v.az}": AZ letters run from a to f (fewer in most Regions)` });
-    }
-    if (v.writeForwarding?.enabled && major !== undefined && !localWriteForwarding) {
-      problems.push({
-        path: `variants[${i}].writeForwarding.enabled`,
-        message: `local write forwarding needs Aurora MySQL 3.04 or higher, but engine.version is ${spec.engine.version}: raise engine.version, or remove writeForwarding`,
-      });
-    }
-  });
-  return problems;
 }

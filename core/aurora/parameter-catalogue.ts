@@ -14,7 +14,7 @@
  * built) the account preflight checks with DescribeEngineDefault(Cluster)Parameters.
  */
 import catalogueJson from './aurora-mysql-parameters.json';
-import { EngineVersionError, parseAuroraVersion, type AuroraVersion } from '../backends/aws/engine';
+import { EngineVersionError, parseAuroraVersion, type AuroraVersion } from './engine';
 
 export type ParameterLevel = 'cluster' | 'instance';
 export type ParameterValue = string | number | boolean;

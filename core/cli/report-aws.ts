@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { AthenaClient } from '@aws-sdk/client-athena';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
-import { AthenaLake } from '../lake/athena';
+import { AthenaLake } from '../backends/aws/athena-lake';
 import { reportFromLake, type ReportOptions } from '../report/report';
 import { readStackOutputs } from './aws-stack';
 

@@ -1,7 +1,7 @@
 /** `aurora-bench results --aws`: the same summaries, from Athena over the deployed stack's lake. */
 import { AthenaClient } from '@aws-sdk/client-athena';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
-import { AthenaLake } from '../lake/athena';
+import { AthenaLake } from '../backends/aws/athena-lake';
 import { findRun, renderRowsTable, renderStepTable, stepResults } from '../lake/results';
 import type { LocalLake } from '../lake/duckdb';
 import { readStackOutputs } from './aws-stack';

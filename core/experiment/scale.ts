@@ -8,7 +8,7 @@
  * as a note, and so is every part of the study only AWS can do: the plan names them instead of
  * skipping them silently.
  */
-import type { PlanNote } from '../plan/types';
+import type { PlanNote } from './notes';
 import { SpecSchema, type Spec } from './schema';
 
 export type Scale = 'full' | 'small';

@@ -4,7 +4,7 @@
  * return text; the CLI only wires them to commander.
  */
 import Table from 'cli-table3';
-import { clip, COMPACT_TABLE, fixed, num } from '../report/format';
+import { clip, COMPACT_TABLE, fixed, num } from '../format';
 import { writeFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { skippedFilesText, withLake, type LakeReader, type LakeRowObject } from './duckdb';

@@ -5,9 +5,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { READ_ONLY_TESTS, type Spec, type Variant, type Workload } from '../experiment/schema';
-import { auroraParameterCaveats } from '../aurora/spec-parameters';
+import { auroraParameterCaveats } from '../experiment/aurora-parameters';
 import { canonicalJson, sha256 } from '../experiment/validate';
-import { buildSysbenchArgs, SysbenchOptionError } from '../sysbench/command';
+import { buildSysbenchArgs, SysbenchOptionError } from './sysbench-args';
 import type { BackendKind, CellPlan, Plan, PlanEstimate, PlanNote, ResolvedVariant, StepPlan } from './types';
 import { AuroraBenchError } from '../errors';
 

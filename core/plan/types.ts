@@ -2,9 +2,13 @@
  * The plan: a spec expanded into cells (variant x repeat) and steps (workload x threads x rate).
  * It is the execution input the state machine's Map states iterate over, so it stays plain JSON.
  */
+import type { PlanNote } from '../experiment/notes';
 import type { SysbenchOptions, Target, Variant, WriteForwarding } from '../experiment/schema';
 
 export type BackendKind = 'local' | 'aws';
+
+/** A step's data is prepared once (prepare), then measured (run): the runner's two phases. */
+export type RunnerPhase = 'prepare' | 'run';
 
 /** A variant with its parameter template merged in: what one cell provisions. */
 export interface ResolvedVariant {
@@ -83,13 +87,8 @@ export interface CellPlan {
   readonly steps: readonly StepPlan[];
 }
 
-/** Something the plan cannot do on the chosen backend, said out loud instead of silently skipped. */
-export interface PlanNote {
-  readonly level: 'info' | 'warning' | 'refused';
-  /** JSON path into the spec, e.g. "variants[1].clusterParameters.aurora_fwd_writer_idle_timeout". */
-  readonly path: string;
-  readonly message: string;
-}
+/** Defined with the experiment (scaling notes are PlanNotes too); the plan's notes are the same kind. */
+export type { PlanNote } from '../experiment/notes';
 
 export interface PlanEstimate {
   /** Estimated wall time of the whole run, seconds, at the spec's maxConcurrency. */

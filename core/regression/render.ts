@@ -3,7 +3,7 @@
  * tables and the self-contained HTML page (charts rendered to SVG by ECharts) are the report's own.
  */
 import { trendChart, type TrendLine, type TrendMark } from '../report/charts';
-import { fixed, num, pct } from '../report/format';
+import { fixed, num, pct } from '../format';
 import type { ChartBlock, Report, ReportSection, TableBlock } from '../report/model';
 import type { ComparedMetric, Comparison } from './compare';
 import type { History, HistoryChangePoint, LatestVerdict, MetricHistory } from './history';

@@ -82,7 +82,7 @@ export interface RehearsalOptions {
   readonly runId?: string;
   /** The deployed definition (lib/synthesized-workflow.ts), for the spec's region. */
   readonly synthesize: (region: string) => SynthesizedDefinition;
-  /** What a Task Lambda builds from its environment (core/workflow/aws-task-deps.ts), with these clients. */
+  /** What a Task Lambda builds from its environment (core/task-deps/aws-task-deps.ts), with these clients. */
   readonly buildTaskDeps: (config: AwsBackendConfig, clients: AwsClients) => Promise<TaskDeps>;
   /** RDS's parameter rules by parameter group family (default: the Aurora parameter catalogue, catalogueCheck). */
   readonly checkParameters?: ParameterCheck;

@@ -6,7 +6,7 @@
  */
 import type { StepResult } from '../lake/results';
 import { lineChart, type XYSeries } from './charts';
-import { fixed, num } from './format';
+import { fixed, num } from '../format';
 import type { ChartBlock, ReportSection } from './model';
 import { mean } from './stats';
 import type { Context, StepGroup } from './sections';

@@ -8,7 +8,7 @@ import Table from 'cli-table3';
 import { skippedFilesText, withLake, type LakeReader } from '../lake/duckdb';
 import { chartPointCount, renderChartSvg } from './charts';
 import { loadPrices, type PriceTable } from '../plan/cost';
-import { COMPACT_TABLE } from './format';
+import { COMPACT_TABLE } from '../format';
 import { loadRun, type RunData } from './load';
 import type { Report, ReportSection, TableBlock } from './model';
 import { buildSections, makeContext } from './sections';

@@ -8,7 +8,7 @@ import type { StepResult } from '../lake/results';
 import { classifyBound, type BoundResult } from './bounds';
 import { barChart, lineChart, ratioChart, spansDecades, type XYSeries } from './charts';
 import { networkLimitGbps, pricesAsOfText, regionPrices, variantHourly, type PriceTable } from '../plan/cost';
-import { clip, fixed, num, pct } from './format';
+import { clip, fixed, num, pct } from '../format';
 import { DEFAULT_LATENCY_FLOOR_MS, findKnee } from './knee';
 import { stepKey, type RunData } from './load';
 import type { ChartBlock, ReportSection, TableBlock } from './model';

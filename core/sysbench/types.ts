@@ -9,7 +9,9 @@
  *   result.json       written last, when the job has ended: RunnerResult
  */
 
-export type RunnerPhase = 'prepare' | 'run';
+import type { RunnerPhase } from '../plan/types';
+
+export type { RunnerPhase };
 
 export interface RunnerResult {
   readonly phase: RunnerPhase;

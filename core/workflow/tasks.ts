@@ -11,7 +11,7 @@ import { preparePlan } from '../plan/prepare';
 import type { CellPlan, Plan, PlanNote, StepPlan } from '../plan/types';
 import type { Spec } from '../experiment/schema';
 import { SpecError, validateSpec } from '../experiment/validate';
-import { buildSysbenchArgs } from '../sysbench/command';
+import { buildSysbenchArgs } from '../plan/sysbench-args';
 import { parseClientCpu, parseSysbenchOutput } from '../sysbench/parser';
 import type { ParsedOutput, RunnerPhase, RunnerResult } from '../sysbench/types';
 import { DataPrepareFailedError, InvalidSpecError, InvalidTaskInputError, NotReadyInTimeError } from './errors';

@@ -1,10 +1,10 @@
 /**
- * The TaskDeps of a Task Lambda: core/workflow/aws-task-deps.ts from the Lambda's environment, with
+ * The TaskDeps of a Task Lambda: core/task-deps/aws-task-deps.ts from the Lambda's environment, with
  * every SDK client traced by X-Ray.
  */
 import type { Tracer } from '@aws-lambda-powertools/tracer';
 import type { AwsClients } from '../../core/backends/aws/clients';
-import { buildAwsTaskDeps as buildDeps } from '../../core/workflow/aws-task-deps';
+import { buildAwsTaskDeps as buildDeps } from '../../core/task-deps/aws-task-deps';
 import type { TaskDeps } from '../../core/workflow/tasks';
 
 export interface AwsTaskDepsOverrides {

@@ -42,7 +42,7 @@ import { planRun } from '../../core/plan/plan';
 import type { CellPlan, Plan } from '../../core/plan/types';
 import type { SpecInput } from '../../core/experiment/schema';
 import { validateSpec } from '../../core/experiment/validate';
-import { BENCHMARK_DATABASE } from '../../core/sysbench/command';
+import { BENCHMARK_DATABASE } from '../../core/plan/sysbench-args';
 import { createStandingInfrastructure, CREDENTIALS, destroyRawClients, queueAthenaResults, rawClients, REGION, type RawClients } from './fixtures';
 import { startMoto, type MotoServer } from './moto';
 

@@ -15,6 +15,7 @@ import { join, relative } from 'node:path';
 import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { clientReadyKey, ssmRunnerCommands, type ClientReadyMarker } from '../../core/backends/aws/runner-command';
+import type { RunnerJob } from '../../core/backend';
 import { runnerArgs } from '../../core/sysbench/command';
 import type { RunnerResult } from '../../core/sysbench/types';
 import { clientInstallCommands } from '../../lib/client-user-data';
@@ -159,18 +160,16 @@ describe('client readiness and the SSM job commands, with bash under AURORA_BENC
 
   it('the SSM job commands refuse a client that has not passed, and run the runner from S3 once it has', async () => {
     // Arrange: a prepare job with the argv the backend builds, the secret's ARN as the only credential.
-    const argv = runnerArgs(
-      {
-        jobId: 'c1/s1/prepare/i-0ready0000000001',
-        phase: 'prepare',
-        clientId: 'i-0ready0000000001',
-        endpoint: { instanceId: 'w', role: 'writer', host: '127.0.0.1', port: db.port },
-        workload: 'oltp_read_only',
-        sysbenchArgs: ['--tables=1', '--table-size=50', '--threads=1'],
-        outputPrefix: 'raw/c1/s1/prepare/i-0ready0000000001/',
-      },
-      { user: 'sbtest', passwordSecret: secretArn, outLocation: `s3://${BUCKET}/raw/c1/s1/prepare/i-0ready0000000001/` },
-    );
+    const job: RunnerJob = {
+      jobId: 'c1/s1/prepare/i-0ready0000000001',
+      phase: 'prepare',
+      clientId: 'i-0ready0000000001',
+      endpoint: { instanceId: 'w', role: 'writer', host: '127.0.0.1', port: db.port },
+      workload: 'oltp_read_only',
+      sysbenchArgs: ['--tables=1', '--table-size=50', '--threads=1'],
+      outputPrefix: 'raw/c1/s1/prepare/i-0ready0000000001/',
+    };
+    const argv = runnerArgs(job, { user: 'sbtest', passwordSecret: secretArn, outLocation: `s3://${BUCKET}/raw/c1/s1/prepare/i-0ready0000000001/` });
     const script = ssmRunnerCommands(REGION, `s3://${BUCKET}/runner/`, argv).join('\n');
     const freshHome = homeOf('i-0fresh000000001');
 

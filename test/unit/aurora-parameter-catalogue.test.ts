@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { catalogueNames, lookupParameter, parameterCaveats, parameterProblems } from '../../core/aurora/parameter-catalogue';
-import { writeForwardingParameters } from '../../core/aurora/write-forwarding';
+import { writeForwardingParameters } from '../../core/experiment/write-forwarding';
 import { WriteForwardingSchema } from '../../core/experiment/schema';
 
 const V3 = '3.10.4';

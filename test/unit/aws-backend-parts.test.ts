@@ -10,7 +10,7 @@ import { clusterParametersFor } from '../../core/backends/aws/cluster';
 import { executionTimeoutS, jobComment, mapInvocation } from '../../core/backends/aws/jobs';
 import { cloudWatchWindow } from '../../core/backends/aws/metrics';
 import { AWS_CONFIG_ENV, AwsConfigError, awsConfigFromEnv, awsConfigToEnv, type AwsBackendConfig } from '../../core/backends/aws/config';
-import { EngineVersionError, parseAuroraVersion, supportsLocalWriteForwarding } from '../../core/backends/aws/engine';
+import { EngineVersionError, parseAuroraVersion, supportsLocalWriteForwarding } from '../../core/aurora/engine';
 import { cellBaseName, cellNames, expiresAt, isValidRdsIdentifier, runShort } from '../../core/backends/aws/names';
 import { clientReadyKey, shellQuote, ssmRunnerCommands } from '../../core/backends/aws/runner-command';
 import { planRun } from '../../core/plan/plan';

@@ -4,7 +4,7 @@
  * three OLTP mixes, steps long enough to be stable, interleaved repeats).
  */
 import { join, resolve } from 'node:path';
-import { auroraParameterProblems } from '../../core/aurora/spec-parameters';
+import { auroraParameterProblems } from '../../core/experiment/aurora-parameters';
 import { planRun } from '../../core/plan/plan';
 import { checkBudget, loadPrices } from '../../core/plan/cost';
 import { loadSpecFile } from '../../core/experiment/validate';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadSpecFile, SpecError, validateSpec, specJsonSchema } from '../../core/experiment/validate';
 import { SpecSchema, type SpecInput } from '../../core/experiment/schema';
-import { auroraParameterProblems } from '../../core/aurora/spec-parameters';
+import { auroraParameterProblems } from '../../core/experiment/aurora-parameters';
 import { readFileSync, readdirSync } from 'node:fs';
 
 const BUILTIN = join(__dirname, '..', '..', 'client', 'workloads');

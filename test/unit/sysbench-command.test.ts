@@ -7,7 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { RunnerJob } from '../../core/backend';
 import type { DataPlan, StepPlan } from '../../core/plan/types';
-import { buildSysbenchArgs, runnerArgs, SysbenchOptionError } from '../../core/sysbench/command';
+import { buildSysbenchArgs, SysbenchOptionError } from '../../core/plan/sysbench-args';
+import { runnerArgs } from '../../core/sysbench/command';
 
 const ROOT = join(__dirname, '..', '..');
 const HOOK = join(ROOT, 'client', 'lua', 'aurora_bench_hook.lua');

@@ -19,14 +19,14 @@ import {
   type Parameter,
 } from '@aws-sdk/client-rds';
 import { UnsupportedOnBackendError, type CellResources, type Endpoint, type ReadyState, type RunContext } from '../../backend';
-import { writeForwardingParameters } from '../../aurora/write-forwarding';
+import { writeForwardingParameters } from '../../experiment/write-forwarding';
 import type { CellPlan, PlanNote } from '../../plan/types';
-import { BENCHMARK_DATABASE } from '../../sysbench/command';
+import { BENCHMARK_DATABASE } from '../../plan/sysbench-args';
 import { call, isAlreadyExists, rethrow } from './aws-errors';
 import { chunk } from './batches';
 import type { AwsClients } from './clients';
 import type { AwsBackendConfig } from './config';
-import { parseAuroraVersion, type AuroraVersion } from './engine';
+import { parseAuroraVersion, type AuroraVersion } from '../../aurora/engine';
 import { cellNames, cellTags, expiresAt, tagKeys, type CellNames, type Tag } from './names';
 import { cellAz } from './placement';
 import { describeCluster, describeClusterInstances } from './teardown';

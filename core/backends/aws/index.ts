@@ -17,5 +17,5 @@ export {
 export { S3LakeStore } from './s3-lake';
 export { sweepExpired, teardownRun, type SweepReport } from './sweeper';
 export { cellNames, runShort, isValidRdsIdentifier } from './names';
-export { parseAuroraVersion, supportsLocalWriteForwarding } from './engine';
+export { parseAuroraVersion, supportsLocalWriteForwarding } from '../../aurora/engine';
 export { runAthenaQuery, athenaRequestToken, AthenaQueryError, type AthenaQuery, type AthenaResult } from './athena';

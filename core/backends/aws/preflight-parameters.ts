@@ -26,7 +26,7 @@ import type { CellPlan, Plan } from '../../plan/types';
 import type { Spec } from '../../experiment/schema';
 import { clusterParametersFor, instanceParametersFor } from './cluster';
 import type { AwsClients } from './clients';
-import { parseAuroraVersion, type AuroraVersion } from './engine';
+import { parseAuroraVersion, type AuroraVersion } from '../../aurora/engine';
 import { parseAllowedValues, valueProblem } from './parameter-values';
 import { ask, CheckResult, guarded, specVariantIndex, type PreflightCheck } from './preflight-common';
 

@@ -39,7 +39,7 @@ import { variantAz } from './placement';
 import { errorCode } from './aws-errors';
 import type { AwsClients } from './clients';
 import type { AwsBackendConfig } from './config';
-import { EngineVersionError, parseAuroraVersion, supportsLocalWriteForwarding, type AuroraVersion } from './engine';
+import { EngineVersionError, parseAuroraVersion, supportsLocalWriteForwarding, type AuroraVersion } from '../../aurora/engine';
 import { checkClientInstances, checkVcpuQuota, InstanceTypeCatalog } from './preflight-clients';
 import { ask, CheckResult, guarded, NotCheckable, unanswered, type PreflightCheck } from './preflight-common';
 import { checkNetwork } from './preflight-network';

@@ -30,7 +30,7 @@ import { launchServer, queryServer, stopServer, writeClientDefaults } from './ma
 import type { VariableCatalog, VariableInfo } from './parameters';
 import type { LocalTools } from './preflight';
 import { sqlString } from './sql-client';
-import { BENCHMARK_DATABASE } from '../../sysbench/command';
+import { BENCHMARK_DATABASE } from '../../plan/sysbench-args';
 
 const execFileAsync = promisify(execFile);
 

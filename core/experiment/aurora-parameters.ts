@@ -5,8 +5,8 @@
  * by its JSON path and says how to fix it. localOnlyParameters are not Aurora parameters and are
  * not checked here (the AWS plan refuses them; the local backend checks them against MariaDB).
  */
-import type { Spec } from '../experiment/schema';
-import { parameterCaveats, parameterProblems, type ParameterLevel, type ParameterValue } from './parameter-catalogue';
+import type { Spec } from './schema';
+import { parameterCaveats, parameterProblems, type ParameterLevel, type ParameterValue } from '../aurora/parameter-catalogue';
 import { writeForwardingParameters } from './write-forwarding';
 
 export interface ParameterSpecProblem {

@@ -4,9 +4,9 @@
  * run through the AWS backend's runAthenaQuery; this adds the views and typed values.
  */
 import type { AthenaClient } from '@aws-sdk/client-athena';
-import { runAthenaQuery } from '../backends/aws/athena';
-import { allViewSql } from './views';
-import type { LakeRowObject, LakeValue } from './duckdb';
+import { runAthenaQuery } from './athena';
+import { allViewSql } from '../../lake/views';
+import type { LakeRowObject, LakeValue } from '../../lake/duckdb';
 
 export interface AthenaLakeOptions {
   readonly client: AthenaClient;

@@ -7,7 +7,7 @@
  * aurora_fwd_writer_max_connections_pct and aurora_fwd_writer_idle_timeout are cluster parameters
  * (Aurora MySQL version 3 names; version 2 calls the last two aurora_fwd_master_*).
  */
-import type { WriteForwarding } from '../experiment/schema';
+import type { WriteForwarding } from './schema';
 
 export function writeForwardingParameters(wf: WriteForwarding | undefined): Record<string, string> {
   if (!wf?.enabled) return {};

@@ -9,7 +9,7 @@
  *   write forwarding in an Amazon Aurora MySQL DB cluster").
  */
 
-import { AuroraBenchError } from '../../errors';
+import { AuroraBenchError } from '../errors';
 export interface AuroraVersion {
   /** RDS EngineVersion, e.g. "8.0.mysql_aurora.3.04.0". */
   readonly engineVersion: string;

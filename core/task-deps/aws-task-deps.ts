@@ -3,15 +3,15 @@
  * stack sets on every Task Lambda (lib/handler-environment.ts, names in core/backends/aws/config.ts),
  * and the account preflight (core/backends/aws/preflight.ts) PlanRun runs. The Lambda handlers
  * (lambdas/shared/aws-deps.ts adds X-Ray tracing) and the AWS rehearsal build them here, so both run
- * the tasks with the same deps. It sits in the workflow layer, not the backend, because TaskDeps is
- * the workflow's type: the backend does not know the workflow.
+ * the tasks with the same deps. It sits above both the workflow (TaskDeps is its type) and the
+ * backends: wiring, so neither has to know the other.
  */
 import { AwsBackend } from '../backends/aws/aws-backend';
 import { makeAwsClients, type AwsClients } from '../backends/aws/clients';
 import { awsConfigFromEnv, GIT_SHA_ENV, TOOL_VERSION_ENV } from '../backends/aws/config';
 import { preflightNotes, runAwsPreflight } from '../backends/aws/preflight';
 import { bundledPrices } from '../plan/cost';
-import type { TaskDeps } from './tasks';
+import type { TaskDeps } from '../workflow/tasks';
 
 export interface AwsTaskDepsOptions {
   /** SDK clients to use instead of the default ones of the Lambda's role (tests, rehearsal: a moto endpoint). */
