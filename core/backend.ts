@@ -190,6 +190,6 @@ export class MissingDependencyError extends AuroraBenchError {
  * Teardown made every call it could, but something is still deleting (an RDS cluster waits for its
  * instances, a parameter group for its cluster). The ASL's TeardownCell Retry waits and calls again.
  */
-export class ResourceStillInUseError extends Error {
+export class ResourceStillInUseError extends AuroraBenchError {
   override readonly name = 'ResourceStillInUseError';
 }

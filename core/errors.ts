@@ -45,6 +45,8 @@ export function isUserFacingError(error: unknown): error is AuroraBenchError {
 /** How deep a cause chain is followed (a cycle must not hang the printer). */
 const MAX_CAUSES = 10;
 
+const messageOf = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause));
+
 function causeLine(cause: unknown): string {
   if (isUserFacingError(cause)) return cause.message;
   if (cause instanceof Error) return `${cause.name}: ${cause.message}`;
@@ -53,14 +55,17 @@ function causeLine(cause: unknown): string {
 
 /**
  * The text for any error: a user-facing one as its message and then its cause chain, one
- * "caused by:" line each, no stack; an unexpected one as its stack, which is what is needed to fix it.
+ * "caused by:" line each, no stack; an unexpected one as its stack (what is needed to fix it) and
+ * then its cause chain. Each text is printed once: a wrapper that carries its cause's message in its
+ * own (an error crossing a Lambda keeps only name and message) gets no line repeating it.
  */
 export function formatError(error: unknown): string {
-  if (!isUserFacingError(error)) return error instanceof Error ? (error.stack ?? String(error)) : String(error);
-  const lines = [error.message];
+  if (!(error instanceof Error)) return String(error);
+  const lines = [isUserFacingError(error) ? error.message : (error.stack ?? String(error))];
   let cause: unknown = error.cause;
   for (let depth = 0; cause !== undefined && depth < MAX_CAUSES; depth++) {
-    lines.push(`  caused by: ${causeLine(cause)}`);
+    const message = messageOf(cause);
+    if (message === '' || !lines.some((line) => line.includes(message))) lines.push(`  caused by: ${causeLine(cause)}`);
     cause = cause instanceof Error ? cause.cause : undefined;
   }
   return lines.join('\n');

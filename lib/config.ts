@@ -229,7 +229,7 @@ export function parseAppConfig(raw: unknown): AppConfig {
     try {
       value = JSON.parse(value) as unknown;
     } catch (e) {
-      throw new ConfigError(`context "${CONFIG_CONTEXT_KEY}" is not valid JSON: ${(e as Error).message}`);
+      throw new ConfigError(`context "${CONFIG_CONTEXT_KEY}" is not valid JSON`, { cause: e });
     }
   }
   const result = appConfigSchema.safeParse(value);
@@ -256,7 +256,7 @@ export function loadExecutionInput(experimentPath: string, baseDir: string): Exe
   try {
     spec = JSON.parse(readFileSync(file, 'utf8')) as typeof spec;
   } catch (e) {
-    throw new ConfigError(`${CONFIG_CONTEXT_KEY}.nightly.experiment: cannot read ${file}: ${(e as Error).message}`);
+    throw new ConfigError(`${CONFIG_CONTEXT_KEY}.nightly.experiment: cannot read ${file}`, { cause: e, source: file });
   }
   const scripts: Record<string, string> = {};
   for (const w of spec.workloads ?? []) {
@@ -265,7 +265,7 @@ export function loadExecutionInput(experimentPath: string, baseDir: string): Exe
     try {
       scripts[basename(w.script)] = readFileSync(scriptFile, 'utf8');
     } catch (e) {
-      throw new ConfigError(`${CONFIG_CONTEXT_KEY}.nightly.experiment: workload script ${scriptFile}: ${(e as Error).message}`);
+      throw new ConfigError(`${CONFIG_CONTEXT_KEY}.nightly.experiment: cannot read workload script ${scriptFile}`, { cause: e, source: scriptFile });
     }
   }
   return Object.keys(scripts).length > 0 ? { spec, scripts } : { spec };

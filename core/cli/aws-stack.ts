@@ -21,7 +21,7 @@ export async function readStackOutputs(cfn: CloudFormationClient, stackName: str
     const res = await cfn.send(new DescribeStacksCommand({ StackName: stackName }));
     outputs = res.Stacks?.[0]?.Outputs ?? [];
   } catch (e) {
-    throw new StackNotFoundError(`stack "${stackName}" not found (${(e as Error).message}); deploy it with \`npx cdk deploy\` or pass --stack NAME`);
+    throw new StackNotFoundError(`stack "${stackName}" not found (${(e as Error).message}); deploy it with \`npx cdk deploy\` or pass --stack NAME`, { cause: e });
   }
   const byKey = new Map(outputs.map((o) => [o.OutputKey, o.OutputValue]));
   const result = {} as Record<keyof typeof STACK_OUTPUTS, string>;

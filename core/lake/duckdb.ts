@@ -131,7 +131,7 @@ export class LocalLake implements LakeReader {
       }
     } catch (e) {
       lake.close();
-      throw new LakeQueryError(`cannot open the results lake at ${lakeDir}: ${(e as Error).message}`);
+      throw new LakeQueryError(`cannot open the results lake at ${lakeDir}`, { cause: e, source: lakeDir });
     }
     return lake;
   }
@@ -170,7 +170,7 @@ export class LocalLake implements LakeReader {
     try {
       rows = await this.readSkippingBadFiles(async () => (await this.connection.runAndReadAll(sql)).getRowObjectsJS());
     } catch (e) {
-      throw new LakeQueryError(`query failed: ${(e as Error).message}\n  SQL: ${sql.trim().split('\n').join('\n       ')}`);
+      throw new LakeQueryError(`query failed: ${(e as Error).message}\n  SQL: ${sql.trim().split('\n').join('\n       ')}`, { cause: e });
     }
     return rows.map((r) => toPlain(r) as T);
   }
@@ -197,7 +197,7 @@ export class LocalLake implements LakeReader {
       });
     } catch (e) {
       if (e instanceof LakeQueryError) throw e;
-      throw new LakeQueryError(`query failed: ${(e as Error).message}`);
+      throw new LakeQueryError(`query failed: ${(e as Error).message}`, { cause: e });
     }
     return { columns: result.columns, rows: result.rows.map((r) => toPlain(r) as LakeRowObject) };
   }

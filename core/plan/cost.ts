@@ -95,7 +95,7 @@ function readJson(file: string): unknown {
   try {
     return JSON.parse(readFileSync(file, 'utf8'));
   } catch (e) {
-    throw new PriceTableError(`${file}: not valid JSON: ${(e as Error).message}`);
+    throw new PriceTableError(`${file}: not valid JSON`, { cause: e, source: file });
   }
 }
 

@@ -42,7 +42,7 @@ export async function startMotoServer(repoRoot: string): Promise<MotoServer> {
     ({ stdout } = await execFileAsync('bash', [script, 'start'], { encoding: 'utf8', timeout: 300_000 }));
   } catch (e) {
     const err = e as { stderr?: string; message: string };
-    throw new MissingDependencyError(`the AWS rehearsal needs a moto server and scripts/moto.sh could not start one: ${err.stderr?.trim() || err.message}`);
+    throw new MissingDependencyError(`the AWS rehearsal needs a moto server and scripts/moto.sh could not start one: ${err.stderr?.trim() || err.message}`, { cause: e });
   }
   const endpoint = /MOTO_ENDPOINT=(\S+)/.exec(stdout)?.[1];
   const pid = Number(/MOTO_PID=(\d+)/.exec(stdout)?.[1]);

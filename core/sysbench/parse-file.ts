@@ -17,7 +17,7 @@ function readResult(path: string): RunnerResult {
   try {
     value = JSON.parse(readFileSync(path, 'utf8'));
   } catch (e) {
-    throw new ParseInputError(`${path}: not valid JSON (${(e as Error).message})`);
+    throw new ParseInputError(`${path}: not valid JSON`, { cause: e, source: path });
   }
   const exitCode = (value as { exitCode?: unknown } | null)?.exitCode;
   if (typeof exitCode !== 'number' || !Number.isInteger(exitCode)) {

@@ -7,9 +7,11 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { AuroraBenchError } from '../errors';
 import { placeholderFor, TASK_NAMES, type TaskName } from './task-names';
 
-export class AslDefinitionError extends Error {
+/** The state machine definition cannot be used as it is: the message names the file and what to fix. */
+export class AslDefinitionError extends AuroraBenchError {
   override readonly name = 'AslDefinitionError';
 }
 
@@ -48,12 +50,12 @@ export function readAslFile(file: string): string {
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new AslDefinitionError(`state machine definition ${file}: ${(e as Error).message}`);
+    throw new AslDefinitionError(`cannot read the state machine definition ${file}`, { cause: e, source: file });
   }
   try {
     JSON.parse(text);
   } catch (e) {
-    throw new AslDefinitionError(`state machine definition ${file} is not valid JSON: ${(e as Error).message}`);
+    throw new AslDefinitionError(`state machine definition ${file} is not valid JSON`, { cause: e, source: file });
   }
   return text;
 }

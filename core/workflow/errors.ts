@@ -13,16 +13,16 @@ export class InvalidSpecError extends AuroraBenchError {
 }
 
 /** A Task was called with an event missing a field: a bug in the ASL or a hand-started execution. */
-export class InvalidTaskInputError extends Error {
+export class InvalidTaskInputError extends AuroraBenchError {
   override readonly name = 'InvalidTaskInputError';
 }
 
 /** The cluster or the clients did not become ready in time. */
-export class NotReadyInTimeError extends Error {
+export class NotReadyInTimeError extends AuroraBenchError {
   override readonly name = 'NotReadyInTimeError';
 }
 
 /** sysbench prepare failed: the cell has no data to run on. */
-export class DataPrepareFailedError extends Error {
+export class DataPrepareFailedError extends AuroraBenchError {
   override readonly name = 'DataPrepareFailedError';
 }

@@ -293,7 +293,8 @@ export async function planRunTask(deps: TaskDeps, event: PlanRunEvent): Promise<
     };
     await deps.backend.lake.put(lakeKeys.run(plan.dt, plan.runId), toJsonLines([row]));
   } catch (e) {
-    if (e instanceof SpecError || e instanceof PlanError) throw new InvalidSpecError(e.message);
+    // Under the name the ASL's Catch reports; the message is what crosses the state machine.
+    if (e instanceof SpecError || e instanceof PlanError) throw new InvalidSpecError(e.message, { cause: e });
     throw e;
   }
   return { run: runContext(plan), cells: plan.cells, maxConcurrency: plan.maxConcurrency };

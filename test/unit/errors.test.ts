@@ -31,6 +31,30 @@ describe('formatError', () => {
     expect(text).toMatch(/^TypeError: x is undefined\n\s+at /);
   });
 
+  it('prints a cause whose message the wrapper already carries once', () => {
+    // Arrange: a Task error keeps its cause's text in its message (only name and message cross a Lambda).
+    const root = new Error('Throttling: Rate exceeded');
+    const error = new TransientBackendError(`DescribeDBClusters: Throttling: ${root.message}`, { cause: root });
+
+    // Act
+    const text = formatError(error);
+
+    // Assert
+    expect(text).toBe('DescribeDBClusters: Throttling: Throttling: Rate exceeded');
+  });
+
+  it('prints an unexpected error with its stack, then its cause chain', () => {
+    // Arrange
+    const root = new Error('EACCES: permission denied');
+    const error = new Error('unreadable run registry /runs/r1/resources.json', { cause: root });
+
+    // Act
+    const text = formatError(error);
+
+    // Assert
+    expect(text).toBe(`${error.stack}\n  caused by: Error: EACCES: permission denied`);
+  });
+
   it('prints a thrown non-Error as its string', () => {
     expect(formatError('plain string')).toBe('plain string');
   });

@@ -44,7 +44,8 @@ export function isTransient(e: unknown): boolean {
 
 /** Rethrow throttling/5xx as TransientBackendError (the ASL retries it), anything else unchanged. */
 export function rethrow(e: unknown, what: string): never {
-  if (isTransient(e)) throw new TransientBackendError(`${what}: ${errorCode(e) || 'error'}: ${(e as Error).message}`);
+  // The message keeps the SDK error's text: a Lambda's error crosses the state machine as name and message only.
+  if (isTransient(e)) throw new TransientBackendError(`${what}: ${errorCode(e) || 'error'}: ${(e as Error).message}`, { cause: e });
   throw e;
 }
 

@@ -28,6 +28,7 @@ import {
   type RunnerJob,
   type TeardownReport,
 } from '../../backend';
+import { AuroraBenchError } from '../../errors';
 import { lakeKeys } from '../../lake/rows';
 import type { CellPlan, PlanNote } from '../../plan/types';
 import { replicationStatus, startCluster, type ClusterInfo } from './cluster';
@@ -62,7 +63,7 @@ export interface LocalBackendOptions {
 export const PASSWORD_ENV = 'AURORA_BENCH_DB_PASSWORD';
 
 /** Replication broke (an IO or SQL thread stopped with an error): the cell cannot become ready. */
-export class LocalReplicationError extends Error {
+export class LocalReplicationError extends AuroraBenchError {
   override readonly name = 'LocalReplicationError';
 }
 
