@@ -10,7 +10,19 @@
  * - server metrics come back empty and complete (nothing is re-collected late).
  * Everything the Tasks write (run row, step rows, intervals) goes to the in-memory lake as usual.
  */
-import type { Backend, CellResources, JobHandle, JobsState, LakeStore, ReadyState, RunContext, RunnerJob, ServerMetricsCollection, TeardownReport } from '../core/backend';
+import type {
+  Backend,
+  CellResources,
+  JobHandle,
+  JobsState,
+  LakeStore,
+  ReadyState,
+  RunContext,
+  RunnerJob,
+  ServerMetricsCollection,
+  TeardownReport,
+  VerdictPublication,
+} from '../core/backend';
 import type { CellPlan } from '../core/plan/types';
 import type { RunnerResult } from '../core/sysbench/types';
 
@@ -137,5 +149,8 @@ export class InProcessBenchBackend implements Backend {
   }
   teardownCell(): Promise<TeardownReport> {
     return Promise.resolve({ deleted: [], alreadyGone: [] });
+  }
+  publishVerdicts(): Promise<VerdictPublication> {
+    return Promise.resolve({ channel: 'none', metricDatapoints: 0, eventId: null, notificationId: null });
   }
 }

@@ -182,7 +182,17 @@ function specOf(steps: number, cells: number): SpecInput {
 export async function measure(steps: number, layout: 'one cell' | 'spread'): Promise<ScaleFigures> {
   const cells = layout === 'one cell' ? 1 : Math.min(10, steps);
   const backend = new InProcessBenchBackend();
-  const deps: TaskDeps = { backend, now: () => new Date(), toolVersion: 'bench', gitSha: null, serverVersion: null, readyTimeoutS: 3600 };
+  const deps: TaskDeps = {
+    backend,
+    now: () => new Date(),
+    toolVersion: 'bench',
+    gitSha: null,
+    serverVersion: null,
+    readyTimeoutS: 3600,
+    // The bench counts the state machine's events and state; judging reads a lake's history, which
+    // this in-memory backend does not keep: ComputeVerdicts runs with no verdicts to write.
+    judgeRun: () => Promise.resolve([]),
+  };
   const counter = new HistoryCounter(shapeOf(loadDefinition(localFunctionArn)));
   const started = process.hrtime.bigint();
   const result = await executeLocally({ deps, input: { spec: specOf(steps, cells) }, pollMs: 0, retryMs: 0, onEvent: (ev) => counter.onEvent(ev) });

@@ -8,6 +8,7 @@
 import type { RehearsalOptions } from '../core/rehearsal/run-rehearsal';
 import { awsConfigToEnv, GIT_SHA_ENV, TOOL_VERSION_ENV } from '../core/backends/aws/config';
 import { toolInfo } from '../core/cli/tool-info';
+import { athenaJudge } from '../core/regression/judge';
 import { buildAwsTaskDeps } from '../core/task-deps/aws-task-deps';
 import { synthesizeWorkflow } from '../lib/synthesized-workflow';
 
@@ -22,7 +23,13 @@ export function rehearsalWiring(repoRoot: string): Pick<RehearsalOptions, 'synth
     },
     buildTaskDeps: (config, clients) =>
       Promise.resolve().then(() =>
-        buildAwsTaskDeps({ ...awsConfigToEnv(config), [TOOL_VERSION_ENV]: info.version, ...(info.gitSha ? { [GIT_SHA_ENV]: info.gitSha } : {}) }, { clients }),
+        buildAwsTaskDeps(
+          { ...awsConfigToEnv(config), [TOOL_VERSION_ENV]: info.version, ...(info.gitSha ? { [GIT_SHA_ENV]: info.gitSha } : {}) },
+          {
+            clients,
+            judge: (c, cl) => athenaJudge(c, cl.athena),
+          },
+        ),
       ),
   };
 }

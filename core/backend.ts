@@ -6,7 +6,7 @@
  */
 import type { BackendKind, CellPlan, PlanNote } from './plan/types';
 import type { RunnerPhase } from './sysbench/types';
-import type { MetricSource, ServerMetricRow } from './lake/rows';
+import type { MetricSource, ServerMetricRow, VerdictsRow } from './lake/rows';
 import { AuroraBenchError } from './errors';
 
 /** The slice of the plan every backend call needs. */
@@ -169,6 +169,25 @@ export interface Backend {
   collectServerMetrics(run: RunContext, cell: CellPlan, resources: CellResources, window: MetricsWindow): Promise<ServerMetricsCollection>;
   /** Delete everything of the cell in dependency order (clients, instances, cluster, parameter groups). */
   teardownCell(run: RunContext, cell: CellPlan, resources: CellResources | undefined): Promise<TeardownReport>;
+  /**
+   * Tell the people who watch the runs what a finished run's verdicts are (the rows written to the
+   * lake's verdicts table). On AWS: a CloudWatch datapoint per verdict (and the run's count of
+   * regressions, which an alarm watches), and on a regression an EventBridge event and an SNS
+   * notification. Locally the lake and the run's own output are the only channel: nothing is sent.
+   */
+  publishVerdicts(run: RunContext, verdicts: readonly VerdictsRow[]): Promise<VerdictPublication>;
+}
+
+/** What publishVerdicts sent. */
+export interface VerdictPublication {
+  /** Where: "aws" (CloudWatch, EventBridge, SNS) or "none" (the local backend has no channel). */
+  readonly channel: 'aws' | 'none';
+  /** CloudWatch datapoints put. */
+  readonly metricDatapoints: number;
+  /** The EventBridge event's id, when one was put (only on a regression). */
+  readonly eventId: string | null;
+  /** The SNS message id, when a notification was published (only on a regression, with a topic). */
+  readonly notificationId: string | null;
 }
 
 /** Errors a Retry clause retries: the backend throws these for throttling and transient API failures. */

@@ -9,7 +9,8 @@ import { Validations } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import { awsConfigToEnv } from '../core/backends/aws/config';
 import { BACKEND_CONFIG_OUTPUT, STACK_OUTPUTS } from '../core/backends/aws/stack-outputs';
-import { grantBackendPermissions, grantSweeperPermissions } from './backend-permissions';
+import { grantBackendPermissions, grantSweeperPermissions, grantVerdictPermissions } from './backend-permissions';
+import { Alerts } from './alerts';
 import { AL2023_AMI_PARAMETERS, Clients } from './clients';
 import type { AppConfig, ExecutionInput } from './config';
 import { buildHandlerEnvironment, handlerBackendConfig, RUNNER_PREFIX, type HandlerEnvironmentProps } from './handler-environment';
@@ -41,6 +42,7 @@ export class AuroraBenchStack extends Stack {
   readonly clients: Clients;
   readonly workflow: Workflow;
   readonly safetyNet: SafetyNet;
+  readonly alerts: Alerts;
   readonly nightly?: Nightly;
 
   constructor(scope: Construct, id: string, props: AuroraBenchStackProps) {
@@ -72,6 +74,8 @@ export class AuroraBenchStack extends Stack {
       securityGroup: this.network.clientSecurityGroup,
     });
 
+    this.alerts = new Alerts(this, 'Alerts', { config: config.alerts, namePrefix: config.namePrefix });
+
     const launchTemplateIds = Object.fromEntries(Object.entries(this.clients.launchTemplates).map(([arch, lt]) => [arch, lt.launchTemplateId!]));
     const handlerProps: HandlerEnvironmentProps = {
       toolVersion: props.toolVersion,
@@ -84,6 +88,9 @@ export class AuroraBenchStack extends Stack {
       clientInstanceProfileArn: this.clients.instanceProfile.instanceProfileArn,
       launchTemplateIds,
       clientSourceUrls: { sysbench: config.clients.sysbenchSourceUrl, luajit: config.clients.luajitSourceUrl },
+      athenaWorkGroup: this.lake.workGroupName,
+      glueDatabase: this.lake.databaseName,
+      alertTopicArn: this.alerts.topic.topicArn,
     };
     const environment = buildHandlerEnvironment(this, handlerProps);
     const permissions = {
@@ -103,6 +110,7 @@ export class AuroraBenchStack extends Stack {
       description: 'aurora-bench workflow Lambdas: the AWS backend (RDS/EC2/SSM scoped by name and run tag, the lake)',
     });
     grantBackendPermissions(taskRole, permissions);
+    grantVerdictPermissions(taskRole, { bucket: this.lake.bucket, workGroupName: this.lake.workGroupName, databaseName: this.lake.databaseName, topic: this.alerts.topic });
     this.workflow = new Workflow(this, 'Workflow', {
       projectRoot: props.projectRoot,
       definitionFile: props.definitionFile ?? 'state-machines/benchmark.asl.json',

@@ -17,8 +17,10 @@ import { ArnFormat, Stack, Validations } from 'aws-cdk-lib';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as sns from 'aws-cdk-lib/aws-sns';
 import type { IConstruct } from 'constructs';
-import { EXPIRES_AT_TAG, RDS_NAME_PREFIX, RUN_ID_TAG } from './handler-environment';
+import { VERDICT_METRIC_NAMESPACE } from '../core/backends/aws/verdict-alerts';
+import { DEFAULT_EVENT_BUS, EXPIRES_AT_TAG, RDS_NAME_PREFIX, RUN_ID_TAG } from './handler-environment';
 
 export interface BackendPermissionsProps {
   readonly bucket: s3.IBucket;
@@ -422,4 +424,71 @@ function acknowledgeBackendWildcards(role: iam.Role, bucket: s3.IBucket): void {
   for (const [finding, reason] of Object.entries(findings)) {
     Validations.of(role).acknowledge({ id: `AwsSolutions-IAM5[${finding}]`, reason });
   }
+}
+
+export interface VerdictPermissionsProps {
+  readonly bucket: s3.IBucket;
+  readonly workGroupName: string;
+  readonly databaseName: string;
+  readonly topic: sns.ITopic;
+}
+
+/**
+ * The ComputeVerdicts Task (core/regression/judge.ts, core/backends/aws/verdict-alerts.ts):
+ *  - Athena queries in the stack's work group (StartQueryExecution, GetQueryExecution,
+ *    GetQueryResults on the workgroup resource, Service Authorization Reference, Amazon Athena);
+ *    Athena reads the Glue catalog and S3 with the caller's permissions: glue:GetDatabase,
+ *    GetTable(s), GetPartitions on the catalog, the database and its tables, and, for the CREATE OR
+ *    REPLACE VIEW the lake reader runs first (core/lake/athena.ts ensureViews), glue:CreateTable and
+ *    UpdateTable ("For any non-delete Athena action on a resource, you must include access to the
+ *    parent of that resource", Athena User Guide, "Configure access to databases and tables in the
+ *    AWS Glue Data Catalog"); s3:GetBucketLocation on the bucket holding data and results, beside
+ *    the lake's object reads and writes granted above (Athena User Guide, "Control access to Amazon
+ *    S3 from Athena");
+ *  - cloudwatch:PutMetricData, which has no resource-level permission: limited by the
+ *    cloudwatch:namespace condition key to the verdicts' namespace (Service Authorization Reference,
+ *    Amazon CloudWatch);
+ *  - events:PutEvents on the default event bus (resource type event-bus), sns:Publish on the topic.
+ */
+export function grantVerdictPermissions(role: iam.Role, props: VerdictPermissionsProps): void {
+  const stack = Stack.of(role);
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'QueryLakeWithAthena',
+      actions: ['athena:StartQueryExecution', 'athena:GetQueryExecution', 'athena:GetQueryResults'],
+      resources: [arn(role, 'athena', 'workgroup', props.workGroupName, ArnFormat.SLASH_RESOURCE_NAME)],
+    }),
+  );
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'ReadLakeCatalogAndViews',
+      actions: ['glue:GetDatabase', 'glue:GetTable', 'glue:GetTables', 'glue:GetPartitions', 'glue:CreateTable', 'glue:UpdateTable'],
+      resources: [
+        stack.formatArn({ service: 'glue', resource: 'catalog' }),
+        arn(role, 'glue', 'database', props.databaseName, ArnFormat.SLASH_RESOURCE_NAME),
+        arn(role, 'glue', 'table', `${props.databaseName}/*`, ArnFormat.SLASH_RESOURCE_NAME),
+      ],
+    }),
+  );
+  role.addToPolicy(new iam.PolicyStatement({ sid: 'LocateLakeBucket', actions: ['s3:GetBucketLocation'], resources: [props.bucket.bucketArn] }));
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'PutVerdictMetrics',
+      actions: ['cloudwatch:PutMetricData'],
+      resources: ['*'],
+      conditions: { StringEquals: { 'cloudwatch:namespace': VERDICT_METRIC_NAMESPACE } },
+    }),
+  );
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'PutRegressionEvents',
+      actions: ['events:PutEvents'],
+      resources: [arn(role, 'events', 'event-bus', DEFAULT_EVENT_BUS, ArnFormat.SLASH_RESOURCE_NAME)],
+    }),
+  );
+  role.addToPolicy(new iam.PolicyStatement({ sid: 'NotifyRegressions', actions: ['sns:Publish'], resources: [props.topic.topicArn] }));
+  Validations.of(role).acknowledge({
+    id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:glue:<AWS::Region>:<AWS::AccountId>:table/${props.databaseName}/*]`,
+    reason: "The lake's tables and views of this one Glue database: the views are (re)created by the lake reader, their names come from core/lake/sql.",
+  });
 }

@@ -150,6 +150,16 @@ const nightlySchema = z
   })
   .strict();
 
+const alertsSchema = z
+  .object({
+    /**
+     * E-mail addresses subscribed to the regression topic (lib/alerts.ts). SNS sends each a
+     * confirmation message first: nothing is delivered to an address until it confirms.
+     */
+    emails: z.array(z.email('an e-mail address like team@example.com')).default([]),
+  })
+  .strict();
+
 const safetyNetSchema = z
   .object({
     /** How often the sweeper deletes what a run left behind after its ttlHours. */
@@ -182,6 +192,7 @@ export const appConfigSchema = z
     clients: clientsSchema.default(clientsSchema.parse({})),
     nightly: nightlySchema.default(nightlySchema.parse({})),
     safetyNet: safetyNetSchema.default(safetyNetSchema.parse({})),
+    alerts: alertsSchema.default(alertsSchema.parse({})),
   })
   .strict()
   .superRefine((c, ctx) => {
@@ -208,6 +219,7 @@ export type NetworkConfig = AppConfig['network'];
 export type LakeConfig = AppConfig['lake'];
 export type ClientsConfig = AppConfig['clients'];
 export type NightlyConfig = AppConfig['nightly'];
+export type AlertsConfig = AppConfig['alerts'];
 export type ClientArchitecture = ClientsConfig['architectures'][number];
 
 export class ConfigError extends AuroraBenchError {

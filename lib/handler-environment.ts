@@ -22,6 +22,8 @@ export const EXPIRES_AT_TAG = tagKeys(TAG_KEY_PREFIX).expiresAt;
 /** Key prefixes in the lake bucket the stack owns (not part of the lake's table layout). */
 export const RUNNER_PREFIX = 'runner/';
 export const SSM_OUTPUT_PREFIX = AWS_CONFIG_DEFAULTS.ssmOutputPrefix;
+/** Regression events go to the account's default event bus (every account and Region has it). */
+export const DEFAULT_EVENT_BUS = 'default';
 
 export interface HandlerEnvironmentProps {
   readonly bucketName: string;
@@ -33,6 +35,11 @@ export interface HandlerEnvironmentProps {
   readonly launchTemplateIds: Readonly<Partial<Record<ClientArchitecture, string>>>;
   /** What the clients' user data downloads ({"sysbench": clients.sysbenchSourceUrl}): the preflight checks they can. */
   readonly clientSourceUrls?: Readonly<Record<string, string>>;
+  /** The lake through Athena (the verdicts of a run read the experiment's history there). */
+  readonly athenaWorkGroup: string;
+  readonly glueDatabase: string;
+  /** The SNS topic regressions are notified to (lib/alerts.ts). */
+  readonly alertTopicArn: string;
   /** package.json version and the commit the stack was synthesized from, for the run manifest. */
   readonly toolVersion: string;
   readonly gitSha?: string;
@@ -60,6 +67,10 @@ export function handlerBackendConfig(scope: IConstruct, props: HandlerEnvironmen
     piPeriodS: AWS_CONFIG_DEFAULTS.piPeriodS,
     ...(props.clientSourceUrls !== undefined ? { clientSourceUrls: props.clientSourceUrls } : {}),
     metricsPublishDelayS: AWS_CONFIG_DEFAULTS.metricsPublishDelayS,
+    athenaWorkGroup: props.athenaWorkGroup,
+    glueDatabase: props.glueDatabase,
+    alertTopicArn: props.alertTopicArn,
+    eventBusName: DEFAULT_EVENT_BUS,
   };
 }
 

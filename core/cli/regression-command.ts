@@ -4,8 +4,10 @@ import { UsageError } from '../errors';
 import { withLake, type LakeReader } from '../lake/duckdb';
 import { renderHtml, renderTerminal } from '../report/report';
 import { compareRuns, type Comparison } from '../regression/compare';
-import { buildHistory, type History, type HistoryOptions } from '../regression/history';
-import { loadCompareSide, loadHistoryInput } from '../regression/load';
+import { buildHistory, HISTORY_DEFAULTS, type History, type HistoryOptions } from '../regression/history';
+import { readHistoryInput, readerOpener, type LakeOpener } from '../regression/judge';
+import { localLakeOpener } from '../regression/judge-local';
+import { loadCompareSide } from '../regression/load';
 import { comparisonJson, comparisonReport, historyJson, historyReport } from '../regression/render';
 import { loadSpecFile } from '../experiment/validate';
 
@@ -51,14 +53,19 @@ export function experimentName(arg: string, builtinWorkloads: string): string {
   return arg;
 }
 
-export async function historyFromLake(lake: LakeReader, experiment: string, options: HistoryOptions = {}): Promise<History> {
-  return buildHistory(await loadHistoryInput(lake, experiment), options);
+/**
+ * The history of an experiment from a lake: the runs of the window only (HistoryOptions.window,
+ * default 100; --window all reads every run), each read over only its files locally (judge.ts).
+ */
+export async function historyFromLake(lake: LakeOpener | LakeReader, experiment: string, options: HistoryOptions = {}): Promise<History> {
+  const open = typeof lake === 'function' ? lake : readerOpener(lake);
+  return buildHistory(await readHistoryInput(open, experiment, { window: options.window ?? HISTORY_DEFAULTS.window }), options);
 }
 
 export async function historyCommand(options: HistoryCommandOptions): Promise<{ text: string; history: History }> {
   const name = experimentName(options.experiment, options.builtinWorkloads);
   const { lakeDir, experiment: _e, json, html, builtinWorkloads: _b, ...historyOptions } = options;
-  const history = await withLake(lakeDir, (lake) => historyFromLake(lake, name, historyOptions));
+  const history = await historyFromLake(localLakeOpener(lakeDir), name, historyOptions);
   let text = json ? historyJson(history) : renderTerminal(historyReport(history));
   if (html !== undefined) {
     writeFileSync(html, renderHtml(historyReport(history, { charts: true })));

@@ -14,6 +14,7 @@ import { executeLocally, type ExecutionEvent, type LocalExecutionResult } from '
 import { progressLine } from '../workflow/progress';
 import { STATE } from '../workflow/state-names';
 import { collectStepTask, type CollectStepEvent, type TaskDeps } from '../workflow/tasks';
+import { localJudge } from '../regression/judge-local';
 import { toolInfo } from './tool-info';
 
 /** What the local runner needs beyond the Backend port: removing everything a run left. */
@@ -65,6 +66,7 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
     serverVersion: options.serverVersion,
     readyTimeoutS: 120,
     preflight: (_plan, spec) => Promise.resolve(localSpecRefusals(spec)),
+    judgeRun: localJudge(options.lakeDir),
   };
   let result: LocalExecutionResult;
   try {

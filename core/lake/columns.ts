@@ -6,7 +6,7 @@
  * `dt` is the partition column: it is in every row (rows.ts) but readers take it from the key
  * (`dt=YYYY-MM-DD`), as a string, like Athena partition projection does.
  */
-import type { IntervalRow, LakeTable, MetricWindowRow, RunRow, ServerMetricRow, StepRow } from './rows';
+import type { IntervalRow, LakeTable, MetricWindowRow, RunRow, ServerMetricRow, StepRow, VerdictsRow } from './rows';
 
 export type ColumnType = 'string' | 'int' | 'bigint' | 'double' | 'boolean';
 
@@ -133,6 +133,29 @@ const METRIC_WINDOWS = {
   collected_at: 'string',
 } as const satisfies Columns<MetricWindowRow>;
 
+const VERDICTS = {
+  run_id: 'string',
+  experiment: 'string',
+  variant: 'string',
+  workload: 'string',
+  threads: 'int',
+  rate: 'bigint',
+  target: 'string',
+  measurement_hash: 'string',
+  metric: 'string',
+  metric_label: 'string',
+  verdict: 'string',
+  value: 'double',
+  baseline_mean: 'double',
+  baseline_runs: 'int',
+  ratio: 'double',
+  interval_low: 'double',
+  interval_high: 'double',
+  since_run_id: 'string',
+  reason: 'string',
+  computed_at: 'string',
+} as const satisfies Columns<VerdictsRow>;
+
 /** Data columns per table, in a stable order (the partition column `dt` is not among them). */
 export const LAKE_COLUMNS: { readonly [T in LakeTable]: Readonly<Record<string, ColumnType>> } = {
   runs: RUNS,
@@ -140,6 +163,7 @@ export const LAKE_COLUMNS: { readonly [T in LakeTable]: Readonly<Record<string, 
   intervals: INTERVALS,
   server_metrics: SERVER_METRICS,
   metric_windows: METRIC_WINDOWS,
+  verdicts: VERDICTS,
 };
 
 /** The partition column every table has, a string `YYYY-MM-DD` taken from the key. */

@@ -7,7 +7,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance, StatementType, type DuckDBConnection } from '@duckdb/node-api';
 import { DUCKDB_TYPES, LAKE_COLUMNS, PARTITION_COLUMN } from './columns';
-import { LAKE_TABLES, type LakeTable } from './rows';
+import { filesOfRuns, LAKE_TABLES, type LakeTable } from './rows';
 import { allViewSql } from './views';
 import { AuroraBenchError } from '../errors';
 
@@ -105,6 +105,17 @@ function unreadableFile(message: string, files: ReadonlySet<string>): SkippedLak
   return { file, reason };
 }
 
+/**
+ * Which files an open lake reads. DuckDB's cost over a lake of one file per step is per file, so a
+ * reader that needs a few runs of a large lake opens only their files.
+ */
+export interface LakeScope {
+  /** Only these tables' files (the others are empty). */
+  readonly tables?: readonly LakeTable[];
+  /** Only these runs' files, of every table. */
+  readonly runIds?: readonly string[];
+}
+
 /** An open lake: `query` returns plain row objects (BIGINT/HUGEINT/DECIMAL as numbers). */
 export class LocalLake implements LakeReader {
   private readonly skipped: SkippedLakeFile[] = [];
@@ -116,10 +127,15 @@ export class LocalLake implements LakeReader {
     private readonly files: Map<LakeTable, string[]>,
   ) {}
 
-  static async open(lakeDir: string, options: { fileAccess?: LakeFileAccess } = {}): Promise<LocalLake> {
+  static async open(lakeDir: string, options: { fileAccess?: LakeFileAccess } & LakeScope = {}): Promise<LocalLake> {
     const instance = await DuckDBInstance.create(':memory:');
     const connection = await instance.connect();
-    const files = new Map(LAKE_TABLES.map((t) => [t, lakeTableFiles(lakeDir, t)] as const));
+    const ofRuns = options.runIds === undefined ? undefined : filesOfRuns(options.runIds);
+    const filesOf = (table: LakeTable): string[] => {
+      const all = options.tables === undefined || options.tables.includes(table) ? lakeTableFiles(lakeDir, table) : [];
+      return ofRuns === undefined ? all : all.filter(ofRuns);
+    };
+    const files = new Map(LAKE_TABLES.map((t) => [t, filesOf(t)] as const));
     const lake = new LocalLake(lakeDir, instance, connection, files);
     try {
       for (const table of LAKE_TABLES) await connection.run(tableViewSql(table, files.get(table)!));
@@ -213,9 +229,9 @@ export function skippedFilesText(lake: { readonly skippedFiles?: readonly Skippe
   return (lake.skippedFiles ?? []).map((s) => `warning: lake file ${s.file} left out (${s.reason}): the other rows are shown; fix or remove the file\n`).join('');
 }
 
-/** Open the lake, run `fn`, always close. */
-export async function withLake<T>(lakeDir: string, fn: (lake: LocalLake) => Promise<T>): Promise<T> {
-  const lake = await LocalLake.open(lakeDir);
+/** Open the lake (or the part of it `scope` names), run `fn`, always close. */
+export async function withLake<T>(lakeDir: string, fn: (lake: LocalLake) => Promise<T>, scope: LakeScope = {}): Promise<T> {
+  const lake = await LocalLake.open(lakeDir, scope);
   try {
     return await fn(lake);
   } finally {

@@ -8,6 +8,8 @@
  *   tables/server_metrics/dt=.../<runId>__<cellId>__<stepId>.jsonl
  *   tables/metric_windows/dt=.../<runId>__<cellId>__<stepId>.jsonl  per instance and server metric: datapoints
  *                                                                 the window should have, how many arrived
+ *   tables/verdicts/dt=.../<runId>.jsonl                          one VerdictsRow per step and metric: the run judged against
+ *                                                                its experiment's history (written after the run)
  *   raw/dt=YYYY-MM-DD/<runId>/<cellId>/<stepId>/<phase>/<clientId>/{output.log,client_cpu.jsonl,result.json}
  *   scripts/<runId>/<name>.lua                                   custom workloads, fetched by clients
  *
@@ -15,7 +17,7 @@
  * Column names are snake_case: both Athena (Trino) and DuckDB take them unquoted.
  */
 
-export const LAKE_TABLES = ['runs', 'steps', 'intervals', 'server_metrics', 'metric_windows'] as const;
+export const LAKE_TABLES = ['runs', 'steps', 'intervals', 'server_metrics', 'metric_windows', 'verdicts'] as const;
 export type LakeTable = (typeof LAKE_TABLES)[number];
 
 export interface RunRow {
@@ -180,6 +182,43 @@ export interface MetricWindowRow {
 }
 
 /**
+ * One verdict of a run: a step (by what it ran) and metric of the run judged against the last stable
+ * segment of its experiment's history (core/regression/history.ts, latestVerdict). Written once per
+ * run after it finished (the ComputeVerdicts Task), so the lake keeps every night's verdicts.
+ */
+export interface VerdictsRow {
+  readonly run_id: string;
+  /** The experiment's name (runs.spec_name). */
+  readonly experiment: string;
+  readonly variant: string;
+  readonly workload: string;
+  readonly threads: number;
+  readonly rate: number;
+  readonly target: string;
+  /** Short hash of the step's measurement definition: a new hash starts a new series. */
+  readonly measurement_hash: string;
+  /** tps | qps | latency | errors */
+  readonly metric: string;
+  /** "TPS", "p95 latency", ... */
+  readonly metric_label: string;
+  /** improved | regressed | within-noise | unknown | not-judged */
+  readonly verdict: string;
+  readonly value: number | null;
+  readonly baseline_mean: number | null;
+  readonly baseline_runs: number;
+  /** value / baseline_mean. */
+  readonly ratio: number | null;
+  /** The prediction interval of the baseline the value was judged against. */
+  readonly interval_low: number | null;
+  readonly interval_high: number | null;
+  /** The change point after the baseline, when the run is in a segment too young to judge against. */
+  readonly since_run_id: string | null;
+  readonly reason: string;
+  readonly computed_at: string;
+  readonly dt: string;
+}
+
+/**
  * The CloudWatch AWS/RDS names both backends use for server metrics. The local backend maps
  * SHOW GLOBAL STATUS deltas and /proc onto these; names are case-sensitive as in CloudWatch.
  */
@@ -207,12 +246,28 @@ const safe = (s: string): string => s.replace(/[^A-Za-z0-9._-]/g, '_');
 
 export const lakeKeys = {
   run: (dt: string, runId: string): string => `tables/runs/dt=${dt}/${safe(runId)}.jsonl`,
-  stepTable: (table: Exclude<LakeTable, 'runs'>, dt: string, runId: string, cellId: string, stepId: string): string =>
+  stepTable: (table: Exclude<LakeTable, 'runs' | 'verdicts'>, dt: string, runId: string, cellId: string, stepId: string): string =>
     `tables/${table}/dt=${dt}/${safe(runId)}__${safe(cellId)}__${safe(stepId)}.jsonl`,
+  verdicts: (dt: string, runId: string): string => `tables/verdicts/dt=${dt}/${safe(runId)}.jsonl`,
   raw: (dt: string, runId: string, cellId: string, stepId: string, phase: string, clientId: string): string =>
     `raw/dt=${dt}/${safe(runId)}/${safe(cellId)}/${safe(stepId)}/${phase}/${safe(clientId)}/`,
   script: (runId: string, name: string): string => `scripts/${safe(runId)}/${safe(name)}`,
 };
+
+/**
+ * A filter of lake data files by run, from their names: a run's own file is <runId>.jsonl (runs,
+ * verdicts), a step's <runId>__<cellId>__<stepId>.jsonl (lakeKeys above, run ids as `safe` writes them).
+ */
+export function filesOfRuns(runIds: Iterable<string>): (file: string) => boolean {
+  const names = new Set([...runIds].map(safe));
+  return (file) => {
+    const base = file.slice(file.lastIndexOf('/') + 1).replace(/\.jsonl(\.gz)?$/, '');
+    if (names.has(base)) return true;
+    // A run id may itself contain "__": try every cut.
+    for (let cut = base.indexOf('__'); cut >= 0; cut = base.indexOf('__', cut + 1)) if (names.has(base.slice(0, cut))) return true;
+    return false;
+  };
+}
 
 /** Rows to JSON Lines. */
 export function toJsonLines(rows: readonly object[]): string {

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-export const LAKE_VIEWS = ['step_summary', 'variant_summary', 'interval_totals', 'latest_run'] as const;
+export const LAKE_VIEWS = ['step_summary', 'variant_summary', 'interval_totals', 'latest_run', 'verdict_history'] as const;
 export type LakeView = (typeof LAKE_VIEWS)[number];
 
 /** The folder holding the .sql files: next to this module in the checkout, or found from dist/. */

@@ -49,6 +49,8 @@ export interface HistoryInput {
   readonly experiment: string;
   readonly runs: readonly HistoryRunRow[];
   readonly steps: readonly StepRow[];
+  /** Earlier runs of the experiment that were not read (load.ts reads the last `window`). */
+  readonly runsNotRead?: number;
 }
 
 export interface HistoryOptions {
@@ -224,6 +226,8 @@ export function buildHistory(input: HistoryInput, options: HistoryOptions = {}):
       s.points.push({ runId: run.run_id, startedAt: run.started_at, rows: stepRows });
     }
   }
+  if ((input.runsNotRead ?? 0) > 0)
+    notices.push(`the ${input.runsNotRead} earlier run(s) of the experiment before the window of ${runs.length} were not read (--window all reads every run)`);
   if (unreadable.length > 0)
     notices.push(
       `${unreadable.length} run(s) have no readable plan, so their steps form a series of their own: ${unreadable.slice(0, 5).join(', ')}${unreadable.length > 5 ? ', ...' : ''}`,
@@ -452,6 +456,7 @@ export interface VerdictRow {
   readonly target: string;
   readonly measurement_hash: string;
   readonly metric: RegressionMetric;
+  readonly metric_label: string;
   readonly verdict: Verdict;
   readonly value: number | null;
   readonly baseline_mean: number | null;
@@ -475,6 +480,7 @@ export function verdictRows(history: History): VerdictRow[] {
         ...s.key,
         measurement_hash: s.measurementHash,
         metric: m.metric,
+        metric_label: m.label,
         verdict: l.verdict,
         value: l.value,
         baseline_mean: l.baseline?.mean ?? null,

@@ -1,6 +1,12 @@
 /**
  * The lake rows `compare` and `history` need, from any lake (DuckDB locally, Athena on AWS): plain
  * SELECTs over runs, step_summary and interval_totals in the SQL both engines run.
+ *
+ * A history reads only what it analyses: the experiment's runs (id and start), then for the last
+ * `window` of them (the runs change points are searched in, HistoryOptions.window) their plans and
+ * the step columns the analysis uses. A local lake is opened twice for that (regression-command.ts):
+ * over the runs table alone, then over the files of the runs read, since DuckDB's cost over a lake
+ * of one file per step is per file opened.
  */
 import type { LakeReader } from '../lake/duckdb';
 import { findRun, NotFoundError } from '../lake/results';
@@ -29,9 +35,32 @@ export async function loadCompareSide(lake: LakeReader, runId: string): Promise<
   return { run: { run_id: run.run_id, spec_name: run.spec_name, started_at: run.started_at, status: run.status, backend: run.backend, plan: run.plan }, steps, intervals };
 }
 
-/** Every run of an experiment (by its name) and their step rows; a clear error naming the experiments the lake has when none. */
-export async function loadHistoryInput(lake: LakeReader, experiment: string): Promise<HistoryInput> {
-  const runs = await lake.query<HistoryRunRow>(`SELECT run_id, started_at, status, backend, plan FROM runs WHERE spec_name = ${quote(experiment)} ORDER BY started_at, run_id`);
+/** A run of the experiment as the first read finds it. */
+export interface HistoryRunRef {
+  readonly run_id: string;
+  readonly started_at: string;
+}
+
+export interface HistoryReadOptions {
+  /** Runs to read, the latest ones (HistoryOptions.window); 'all' reads every run. Default 'all'. */
+  readonly window?: number | 'all';
+  /** Judge this run: runs that started after it are left out (a verdict is computed as of its run). */
+  readonly untilRunId?: string;
+}
+
+/**
+ * Every run of an experiment (by its name), oldest first, up to `untilRunId`; a clear error naming
+ * the experiments the lake has when none.
+ */
+export async function loadHistoryRuns(lake: LakeReader, experiment: string, untilRunId?: string): Promise<HistoryRunRef[]> {
+  const until = untilRunId === undefined ? '' : ` AND started_at <= (SELECT MAX(started_at) FROM runs WHERE run_id = ${quote(untilRunId)})`;
+  let runs = await lake.query<HistoryRunRef>(`SELECT run_id, started_at FROM runs WHERE spec_name = ${quote(experiment)}${until} ORDER BY started_at, run_id`);
+  if (untilRunId !== undefined) {
+    const own = runs.find((r) => r.run_id === untilRunId);
+    if (own === undefined) throw new NotFoundError(`run "${untilRunId}" of experiment "${experiment}" is not in the results lake at ${lake.lakeDir}`);
+    // A run that started in the same instant is not before it.
+    runs = runs.filter((r) => r.started_at < own.started_at || r.run_id === untilRunId);
+  }
   if (runs.length === 0) {
     const known = await lake.query<{ spec_name: string; n: number }>('SELECT spec_name, COUNT(*) AS n FROM runs GROUP BY spec_name ORDER BY spec_name');
     throw new NotFoundError(
@@ -39,6 +68,25 @@ export async function loadHistoryInput(lake: LakeReader, experiment: string): Pr
         (known.length > 0 ? ` (experiments with runs: ${known.map((k) => `${k.spec_name} (${k.n})`).join(', ')})` : ' (the lake has no run)'),
     );
   }
-  const steps = await lake.query<StepRow>(`SELECT ${STEP_COLUMNS} FROM step_summary WHERE run_id IN (SELECT run_id FROM runs WHERE spec_name = ${quote(experiment)})`);
-  return { experiment, runs, steps };
+  return runs;
+}
+
+/** The runs a history reads: the last `window` (all of them for 'all'). */
+export function runsToRead(runs: readonly HistoryRunRef[], window: number | 'all' = 'all'): HistoryRunRef[] {
+  return window === 'all' ? [...runs] : runs.slice(Math.max(0, runs.length - window));
+}
+
+/** The plans and step rows of the runs read: the history's input. */
+export async function loadHistoryDetails(lake: LakeReader, experiment: string, read: readonly HistoryRunRef[], allRuns: number): Promise<HistoryInput> {
+  const ids = read.map((r) => quote(r.run_id)).join(', ');
+  const runs =
+    read.length === 0 ? [] : await lake.query<HistoryRunRow>(`SELECT run_id, started_at, status, backend, plan FROM runs WHERE run_id IN (${ids}) ORDER BY started_at, run_id`);
+  const steps = read.length === 0 ? [] : await lake.query<StepRow>(`SELECT ${STEP_COLUMNS} FROM step_summary WHERE run_id IN (${ids})`);
+  return { experiment, runs, steps, runsNotRead: allRuns - read.length };
+}
+
+/** The history input from one lake reader (Athena, or a local lake opened whole). */
+export async function loadHistoryInput(lake: LakeReader, experiment: string, options: HistoryReadOptions = {}): Promise<HistoryInput> {
+  const runs = await loadHistoryRuns(lake, experiment, options.untilRunId);
+  return loadHistoryDetails(lake, experiment, runsToRead(runs, options.window), runs.length);
 }

@@ -4,6 +4,7 @@
  */
 import type { LakeReader } from '../lake/duckdb';
 import { findRun, stepResults, type RunInfo, type StepResult } from '../lake/results';
+import type { VerdictsRow } from '../lake/rows';
 import type { Plan } from '../plan/types';
 import type { Spec } from '../experiment/schema';
 
@@ -42,6 +43,8 @@ export interface RunData {
   /** Keyed `${cell_id}/${step_id}`, in time order. */
   readonly intervals: ReadonlyMap<string, readonly IntervalTotal[]>;
   readonly metrics: readonly MetricMean[];
+  /** The run's verdicts against its experiment's history (the verdicts table), when it was judged. */
+  readonly verdicts?: readonly VerdictsRow[];
 }
 
 const quote = (s: string): string => `'${s.replace(/'/g, "''")}'`;
@@ -80,5 +83,6 @@ export async function loadRun(lake: LakeReader, runId?: string): Promise<RunData
   );
   const partialKeys = new Set(incomplete.map((w) => `${w.cell_id}\u0000${w.step_id}\u0000${w.instance_id}\u0000${w.metric}`));
   const metrics = means.map((m) => ({ ...m, partial: partialKeys.has(`${m.cell_id}\u0000${m.step_id}\u0000${m.instance_id}\u0000${m.metric}`) }));
-  return { run, spec: parseJson(run.spec) as Spec | null, plan: parseJson(run.plan) as Plan | null, steps, intervals, metrics };
+  const verdicts = await lake.query<VerdictsRow>(`SELECT * FROM verdicts WHERE run_id = ${quote(run.run_id)}`);
+  return { run, spec: parseJson(run.spec) as Spec | null, plan: parseJson(run.plan) as Plan | null, steps, intervals, metrics, verdicts };
 }

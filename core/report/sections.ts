@@ -16,6 +16,7 @@ import { overallScores, sweepScores, type TargetScore } from './score';
 import { batchMeans, describeRatio, mean, meanCi, ratioVerdict, sampleStddev, summarize, welchRatioCi, type ConfidenceInterval, type Sample } from './stats';
 import { latencySection } from './latency-section';
 import { analyzeSweep } from './sweep';
+import { verdictsSection } from './verdicts-section';
 
 // ---------------------------------------------------------------------------------------------
 // Steps grouped across repeats, and their estimates with confidence intervals
@@ -1073,7 +1074,15 @@ export function failuresSection(ctx: Context): ReportSection | null {
 
 /** Every section that applies to the run, in reading order. */
 export function buildSections(ctx: Context): ReportSection[] {
-  return [abSection(ctx), priceSection(ctx), sweepSection(ctx), forwardingSection(ctx), networkSection(ctx), rateSection(ctx), latencySection(ctx), failuresSection(ctx)].filter(
-    (s): s is ReportSection => s !== null,
-  );
+  return [
+    abSection(ctx),
+    priceSection(ctx),
+    sweepSection(ctx),
+    forwardingSection(ctx),
+    networkSection(ctx),
+    rateSection(ctx),
+    latencySection(ctx),
+    failuresSection(ctx),
+    verdictsSection(ctx),
+  ].filter((s): s is ReportSection => s !== null);
 }

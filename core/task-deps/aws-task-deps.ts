@@ -9,6 +9,7 @@
 import { AwsBackend } from '../backends/aws/aws-backend';
 import { makeAwsClients, type AwsClients } from '../backends/aws/clients';
 import { awsConfigFromEnv, GIT_SHA_ENV, TOOL_VERSION_ENV } from '../backends/aws/config';
+import type { AwsBackendConfig } from '../backends/aws/config';
 import { preflightNotes, runAwsPreflight } from '../backends/aws/preflight';
 import { bundledPrices } from '../plan/cost';
 import type { TaskDeps } from '../workflow/tasks';
@@ -18,9 +19,14 @@ export interface AwsTaskDepsOptions {
   readonly clients?: AwsClients;
   /** Called once with each SDK client before use (the Lambda: X-Ray capture). */
   readonly instrumentClient?: (client: AwsClients[keyof AwsClients]) => void;
+  /**
+   * TaskDeps.judgeRun over this configuration's lake (core/regression/judge.ts athenaJudge): given by
+   * the caller, since the judging sits above the workflow in the data path.
+   */
+  readonly judge: (config: AwsBackendConfig, clients: AwsClients) => TaskDeps['judgeRun'];
 }
 
-export function buildAwsTaskDeps(env: Readonly<Record<string, string | undefined>>, options: AwsTaskDepsOptions = {}): TaskDeps {
+export function buildAwsTaskDeps(env: Readonly<Record<string, string | undefined>>, options: AwsTaskDepsOptions): TaskDeps {
   const config = awsConfigFromEnv(env);
   const clients = options.clients ?? makeAwsClients({ region: config.region });
   if (options.instrumentClient) for (const client of Object.values(clients) as AwsClients[keyof AwsClients][]) options.instrumentClient(client);
@@ -35,5 +41,6 @@ export function buildAwsTaskDeps(env: Readonly<Record<string, string | undefined
     preflight: async (plan, spec) => preflightNotes(await runAwsPreflight({ plan, spec, clients, deployment: { config }, prices: bundledPrices() })),
     // An Aurora cluster with instances takes ~15-20 minutes; clients and SSM registration a few.
     readyTimeoutS: 90 * 60,
+    judgeRun: options.judge(config, clients),
   };
 }

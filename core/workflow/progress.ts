@@ -8,7 +8,7 @@ import type { HistoryEvent } from '@aws-sdk/client-sfn';
 import type { CellPlan, StepPlan } from '../plan/types';
 import type { ExecutionEvent } from './local-runner';
 import { STATE } from './state-names';
-import type { StepOutcome } from './tasks';
+import type { ComputeVerdictsOutput, StepOutcome } from './tasks';
 
 /** What the formatter reads of an event: the local runner's ExecutionEvent, or a history event made into one. */
 export type ProgressEvent = Pick<ExecutionEvent, 'type' | 'state' | 'Error' | 'Cause' | 'retry'> & {
@@ -73,12 +73,26 @@ export function progressLine(ev: ProgressEvent, cellCount: () => number): string
     if (out.status === 'skipped') return `${tag}   ${out.error ?? 'skipped'}`;
     return `${tag}   FAILED: ${out.error}`;
   }
+  if (ev.type === 'StateExited' && name === STATE.ComputeVerdicts) return verdictsLine(ev.state?.output);
   if (ev.type === 'StateRetried') return `${tag} ${name} failed, retrying (attempt ${ev.retry?.attempt ?? '?'})`;
   if (ev.type === 'StateFailed' && name !== undefined) {
     return `${tag} ${name} failed: ${ev.Error}: ${(ev.Cause ?? '').split('\n')[0]}`;
   }
   if (ev.type === 'MapRunStarted') return `cells started as map run ${ev.mapRunArn ?? ''}`;
   return undefined;
+}
+
+/** What ComputeVerdicts found (its output is under the state's `verdicts`), or why it could not. */
+function verdictsLine(output: unknown): string | undefined {
+  const state = output as { verdicts?: Partial<ComputeVerdictsOutput>; verdictsError?: { Error?: string; Cause?: string } } | undefined;
+  const v = state?.verdicts;
+  if (v?.verdicts === undefined) {
+    const e = state?.verdictsError;
+    return e ? `verdicts not computed: ${e.Error ?? 'error'}: ${(e.Cause ?? '').split('\n')[0]}` : undefined;
+  }
+  const counts = `${v.regressed ?? 0} regressed, ${v.improved ?? 0} improved, ${v.withinNoise ?? 0} within the noise, ${v.unknown ?? 0} noise unknown, ${v.notJudged ?? 0} not judged`;
+  const list = (v.regressions ?? []).length > 0 ? `\n  REGRESSED: ${(v.regressions ?? []).join('\n  REGRESSED: ')}` : '';
+  return `verdicts against the experiment's history: ${counts}${list}`;
 }
 
 function parsed(json: string | undefined): unknown {

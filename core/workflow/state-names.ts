@@ -39,6 +39,7 @@ export const STATE = {
   TeardownCellOnError: 'TeardownCellOnError',
   TeardownFailed: 'TeardownFailed',
   FinishRun: 'FinishRun',
+  ComputeVerdicts: 'ComputeVerdicts',
   DidRunSucceed: 'DidRunSucceed',
   RunSucceeded: 'RunSucceeded',
   RunStepsFailed: 'RunStepsFailed',

@@ -16,6 +16,7 @@ export const TASK_NAMES = [
   'collect-late-metrics',
   'teardown-cell',
   'finish-run',
+  'compute-verdicts',
 ] as const;
 export type TaskName = (typeof TASK_NAMES)[number];
 

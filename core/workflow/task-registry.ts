@@ -12,6 +12,7 @@ import {
   checkJobsTask,
   collectLateMetricsTask,
   collectStepTask,
+  computeVerdictsTask,
   finishRunTask,
   planRunTask,
   provisionCellTask,
@@ -33,6 +34,7 @@ export const TASKS = {
   'collect-late-metrics': collectLateMetricsTask,
   'teardown-cell': teardownCellTask,
   'finish-run': finishRunTask,
+  'compute-verdicts': computeVerdictsTask,
 } as const satisfies Record<TaskName, (deps: TaskDeps, event: never) => Promise<unknown>>;
 
 /** What the state machine passes to a task (its Parameters / input). */

@@ -3,8 +3,8 @@
  * event, build TaskDeps once and call these; the local runner binds the same handlers with local
  * deps. Everything returned here becomes state data, so it stays small and plain JSON.
  */
-import type { Backend, CellResources, JobHandle, JobsState, MetricsWindow, RunContext, RunnerJob, ServerMetricsCollection } from '../backend';
-import { lakeKeys, toJsonLines, type RunRow, type ServerMetricRow } from '../lake/rows';
+import type { Backend, CellResources, JobHandle, JobsState, MetricsWindow, RunContext, RunnerJob, ServerMetricsCollection, VerdictPublication } from '../backend';
+import { lakeKeys, toJsonLines, type RunRow, type ServerMetricRow, type VerdictsRow } from '../lake/rows';
 import { metricWindowRows, skippedStepRow, stepRowsOf, stepTotals, type ClientStepOutput } from '../lake/step-rows';
 import { PlanError } from '../plan/plan';
 import { preparePlan } from '../plan/prepare';
@@ -28,6 +28,12 @@ export interface TaskDeps {
   readonly preflight?: (plan: Plan, spec: Spec) => Promise<readonly PlanNote[]>;
   /** How long provisioning and client start may take before the cell fails. */
   readonly readyTimeoutS: number;
+  /**
+   * A finished run judged against its experiment's history in the lake (core/regression/judge.ts:
+   * DuckDB over the lake directory locally, Athena on AWS): one verdict row per step and metric.
+   * Injected because the judging sits above the workflow in the data path.
+   */
+  readonly judgeRun: (run: RunContext) => Promise<readonly VerdictsRow[]>;
 }
 
 // ---------------------------------------------------------------- event shapes
@@ -137,6 +143,23 @@ export interface FinishRunEvent {
   /** The RunCells Map's output: one CellOutcome per cell that reported (as with steps, an entry may be null). */
   readonly cellResults?: readonly (CellOutcome | null)[];
   readonly error?: TaskError;
+}
+export interface ComputeVerdictsEvent {
+  readonly run: RunContext;
+}
+/** Small (state data): the counts, the first regressions, where the rows are and what was sent. */
+export interface ComputeVerdictsOutput {
+  readonly runId: string;
+  readonly verdicts: number;
+  readonly regressed: number;
+  readonly improved: number;
+  readonly withinNoise: number;
+  readonly unknown: number;
+  readonly notJudged: number;
+  /** The first few regressions, "<variant> <workload> t<threads> <metric> <ratio>". */
+  readonly regressions: readonly string[];
+  readonly lakeKey: string;
+  readonly published: VerdictPublication;
 }
 export interface FinishRunOutput {
   readonly status: 'succeeded' | 'failed';
@@ -606,5 +629,40 @@ export async function finishRunTask(deps: TaskDeps, event: FinishRunEvent): Prom
     cause,
     steps: stepCount,
     failedSteps: failedStepCount,
+  };
+}
+
+const MAX_REGRESSIONS_LISTED = 5;
+
+/**
+ * After FinishRun: the run judged against its experiment's history (deps.judgeRun), the verdicts
+ * written to the lake's verdicts table (one file per run, rewritten if the Task runs again), then
+ * published (Backend.publishVerdicts: metrics, and on a regression an event and a notification).
+ * Its failure changes neither the run's status nor its teardown (the ASL catches it).
+ */
+export async function computeVerdictsTask(deps: TaskDeps, event: ComputeVerdictsEvent): Promise<ComputeVerdictsOutput> {
+  need(event, ['run'], 'compute-verdicts');
+  const { run } = event;
+  const verdicts = await deps.judgeRun(run);
+  const lakeKey = lakeKeys.verdicts(run.dt, run.runId);
+  await deps.backend.lake.put(lakeKey, toJsonLines(verdicts));
+  const published = await deps.backend.publishVerdicts(run, verdicts);
+  const count = (verdict: string) => verdicts.filter((v) => v.verdict === verdict).length;
+  return {
+    runId: run.runId,
+    verdicts: verdicts.length,
+    regressed: count('regressed'),
+    improved: count('improved'),
+    withinNoise: count('within-noise'),
+    unknown: count('unknown'),
+    notJudged: count('not-judged'),
+    regressions: verdicts
+      .filter((v) => v.verdict === 'regressed')
+      .slice(0, MAX_REGRESSIONS_LISTED)
+      .map((v) =>
+        `${v.variant} ${v.workload} t${v.threads}${v.rate > 0 ? ` @${v.rate}/s` : ''} ${v.metric_label} ${v.ratio === null ? '' : `${(v.ratio * 100).toFixed(1)}%`}`.trim(),
+      ),
+    lakeKey,
+    published,
   };
 }

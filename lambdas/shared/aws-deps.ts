@@ -4,6 +4,7 @@
  */
 import type { Tracer } from '@aws-lambda-powertools/tracer';
 import type { AwsClients } from '../../core/backends/aws/clients';
+import { athenaJudge } from '../../core/regression/judge';
 import { buildAwsTaskDeps as buildDeps } from '../../core/task-deps/aws-task-deps';
 import type { TaskDeps } from '../../core/workflow/tasks';
 
@@ -14,5 +15,7 @@ export interface AwsTaskDepsOverrides {
 
 export function buildAwsTaskDeps(env: Readonly<Record<string, string | undefined>>, tracer: Tracer, overrides: AwsTaskDepsOverrides = {}): Promise<TaskDeps> {
   // A promise (a bad environment rejects it) as the handlers and tests await it.
-  return Promise.resolve().then(() => buildDeps(env, { ...overrides, instrumentClient: (client) => tracer.captureAWSv3Client(client) }));
+  return Promise.resolve().then(() =>
+    buildDeps(env, { ...overrides, instrumentClient: (client) => tracer.captureAWSv3Client(client), judge: (config, clients) => athenaJudge(config, clients.athena) }),
+  );
 }

@@ -60,7 +60,9 @@ interface PolicyStatementJson {
 /** Every statement of the IAM policies attached to a role (by the role's logical id). */
 export function statementsOfRole(template: Template, roleLogicalId: string): PolicyStatementJson[] {
   const statements: PolicyStatementJson[] = [];
-  for (const [, policy] of resourcesOf(template, 'AWS::IAM::Policy')) {
+  // A role's inline policies may hold 10,240 characters in all (IAM quotas); CDK moves what does not
+  // fit into managed policies attached to the role (OverflowPolicy<n>): both kinds count.
+  for (const [, policy] of [...resourcesOf(template, 'AWS::IAM::Policy'), ...resourcesOf(template, 'AWS::IAM::ManagedPolicy')]) {
     const roles = (policy.Properties['Roles'] as { Ref?: string }[] | undefined) ?? [];
     if (!roles.some((r) => r.Ref === roleLogicalId)) continue;
     const doc = policy.Properties['PolicyDocument'] as { Statement: PolicyStatementJson[] };

@@ -11,6 +11,7 @@ import { LAKE_COLUMNS } from '../../core/lake/columns';
 import { LAKE_TABLES } from '../../core/lake/rows';
 import { allViewSql } from '../../core/lake/views';
 import { TASK_NAMES } from '../../core/workflow/task-names';
+import { REGRESSIONS_METRIC, VERDICT_METRIC_NAMESPACE } from '../../core/backends/aws/verdict-alerts';
 import { EXPIRES_AT_TAG, RDS_NAME_PREFIX, RUN_ID_TAG } from '../../lib/handler-environment';
 import { LUAJIT_COMMIT } from '../../lib/config';
 import { actionsOf, PROJECT_ROOT, render, repoContextConfig, resourcesOf, statementsOfRole, synthTestApp, type TestApp } from './cdk-fixture';
@@ -279,11 +280,78 @@ describe('Workflow', () => {
       for (const s of granting) expect({ a, condition: s.Condition }).toEqual({ a, condition: { Null: { [`aws:ResourceTag/${RUN_ID_TAG}`]: 'false' } } });
     }
 
-    // Every mutating statement names its resources; only describe-style calls take "*".
-    const unscoped = statements.filter((s) => s.Resource === '*').flatMap(actionsOf);
+    // Every mutating statement names its resources; only describe-style calls take "*", and
+    // PutMetricData (no resource-level permission) only under its namespace condition.
+    const unscoped = statements.filter((s) => s.Resource === '*' && s.Condition === undefined).flatMap(actionsOf);
     expect(unscoped.filter((a) => !/:(Describe|Get|List)|xray:Put|ssm:CancelCommand/.test(a))).toEqual([]);
     const s3 = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('s3:')));
     for (const s of s3) expect(render(s.Resource)).toContain(logicalIdOf('Lake/Bucket/Resource'));
+  });
+});
+
+describe('Alerts', () => {
+  test('the regression topic: e-mail subscriptions from the context, the AWS managed key, TLS only; the Tasks know it', () => {
+    // Arrange: the repository's context with two addresses
+    const withEmails = synthTestApp({ ...repoContextConfig(), alerts: { emails: ['a@example.com', 'b@example.org'] } });
+    try {
+      const topicId = withEmails.stack.getLogicalId(withEmails.stack.alerts.topic.node.defaultChild as never);
+
+      // Act
+      const subscriptions = resourcesOf(withEmails.template, 'AWS::SNS::Subscription').map(([, s]) => [
+        s.Properties['Protocol'],
+        s.Properties['Endpoint'],
+        render(s.Properties['TopicArn']),
+      ]);
+      const topic = withEmails.template.toJSON().Resources[topicId];
+      const policies = resourcesOf(withEmails.template, 'AWS::SNS::TopicPolicy').map(([, p]) => JSON.stringify(p.Properties['PolicyDocument']));
+      const env = resourcesOf(withEmails.template, 'AWS::Lambda::Function').map(
+        ([, f]) => (f.Properties['Environment'] as { Variables?: Record<string, unknown> } | undefined)?.Variables?.[AWS_CONFIG_ENV.alertTopicArn],
+      );
+
+      // Assert
+      expect(subscriptions).toEqual([
+        ['email', 'a@example.com', `<${topicId}>`],
+        ['email', 'b@example.org', `<${topicId}>`],
+      ]);
+      expect(render(topic.Properties.KmsMasterKeyId)).toMatch(/alias\/aws\/sns$/);
+      expect(policies.some((p) => p.includes('aws:SecureTransport'))).toBe(true);
+      // Every Task function and the sweeper share the backend environment.
+      expect(env.filter((v) => v !== undefined).map((v) => render(v))).toEqual([...TASK_NAMES, 'sweeper'].map(() => `<${topicId}>`));
+    } finally {
+      withEmails.dispose();
+    }
+    // Without addresses (the repository's cdk.json) the topic has no subscription.
+    t.template.resourceCountIs('AWS::SNS::Subscription', 0);
+  });
+
+  test("an alarm on the latest run's regressions that keeps its state between runs", () => {
+    const alarms = resourcesOf(t.template, 'AWS::CloudWatch::Alarm').filter(([, a]) => a.Properties['Namespace'] === VERDICT_METRIC_NAMESPACE);
+
+    expect(alarms).toHaveLength(1);
+    expect(alarms[0]![1].Properties).toMatchObject({
+      MetricName: REGRESSIONS_METRIC,
+      Statistic: 'Maximum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      EvaluationPeriods: 1,
+      TreatMissingData: 'ignore',
+    });
+    // The Task publishes the count without dimensions (verdict-alerts.ts): the alarm names none.
+    expect(alarms[0]![1].Properties['Dimensions']).toBeUndefined();
+  });
+
+  test('the Task role may put events on the default bus, publish to the topic only, and put metrics in the verdicts namespace only', () => {
+    const roleId = logicalIdOf('TaskRole/Resource');
+    const statements = statementsOfRole(t.template, roleId);
+    const topicId = t.stack.getLogicalId(t.stack.alerts.topic.node.defaultChild as never);
+    const granting = (action: string) => statements.filter((s) => actionsOf(s).includes(action));
+
+    expect(granting('events:PutEvents').map((s) => render(s.Resource))).toEqual([expect.stringMatching(/:events:<AWS::Region>:<AWS::AccountId>:event-bus\/default$/)]);
+    expect(granting('sns:Publish').map((s) => render(s.Resource))).toEqual([`<${topicId}>`]);
+    expect(granting('cloudwatch:PutMetricData').map((s) => s.Condition)).toEqual([{ StringEquals: { 'cloudwatch:namespace': VERDICT_METRIC_NAMESPACE } }]);
+    expect(granting('athena:StartQueryExecution').map((s) => render(s.Resource))).toEqual([
+      expect.stringMatching(/:athena:<AWS::Region>:<AWS::AccountId>:workgroup\/aurora-bench$/),
+    ]);
   });
 });
 

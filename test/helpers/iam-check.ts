@@ -18,6 +18,8 @@ export const SDK_SERVICE_PREFIX: Readonly<Record<string, string>> = {
   // The CloudWatch API is served at monitoring.<region>.amazonaws.com; its IAM prefix is cloudwatch.
   '@aws-sdk/client-cloudwatch': 'cloudwatch',
   '@aws-sdk/client-ec2': 'ec2',
+  // EventBridge: prefix events.
+  '@aws-sdk/client-eventbridge': 'events',
   '@aws-sdk/client-iam': 'iam',
   // Performance Insights: prefix pi.
   '@aws-sdk/client-pi': 'pi',
@@ -25,6 +27,7 @@ export const SDK_SERVICE_PREFIX: Readonly<Record<string, string>> = {
   '@aws-sdk/client-s3': 's3',
   '@aws-sdk/client-secrets-manager': 'secretsmanager',
   '@aws-sdk/client-service-quotas': 'servicequotas',
+  '@aws-sdk/client-sns': 'sns',
   // Step Functions: prefix states.
   '@aws-sdk/client-sfn': 'states',
   '@aws-sdk/client-ssm': 'ssm',
@@ -58,7 +61,11 @@ export const S3_OPERATION_ACTIONS: Readonly<Record<string, readonly string[]>> =
  *    resources during creation"); with an instance profile: iam:PassRole (EC2 User Guide, "IAM roles
  *    for Amazon EC2"); from a launch template whose image is resolve:ssm:...: ssm:GetParameters
  *    ("Anyone who uses the launch template also needs the ssm:GetParameters permission", EC2 Auto
- *    Scaling User Guide, "Use AWS Systems Manager parameters instead of AMI IDs in launch templates").
+ *    Scaling User Guide, "Use AWS Systems Manager parameters instead of AMI IDs in launch templates");
+ *  - athena:StartQueryExecution: Athena reads the Glue catalog (and, for CREATE OR REPLACE VIEW,
+ *    writes it) and locates the S3 bucket with the caller's permissions (Athena User Guide,
+ *    "Configure access to databases and tables in the AWS Glue Data Catalog", "Control access to
+ *    Amazon S3 from Athena").
  */
 export const DEPENDENT_ACTIONS: Readonly<Record<string, readonly string[]>> = {
   'rds:CreateDBCluster': ['kms:DescribeKey', 'secretsmanager:CreateSecret', 'secretsmanager:TagResource', 'iam:CreateServiceLinkedRole', 'rds:AddTagsToResource'],
@@ -66,6 +73,7 @@ export const DEPENDENT_ACTIONS: Readonly<Record<string, readonly string[]>> = {
   'rds:CreateDBClusterParameterGroup': ['rds:AddTagsToResource'],
   'rds:CreateDBParameterGroup': ['rds:AddTagsToResource'],
   'ec2:RunInstances': ['ec2:CreateTags', 'iam:PassRole', 'ssm:GetParameters'],
+  'athena:StartQueryExecution': ['glue:GetDatabase', 'glue:GetTable', 'glue:GetPartitions', 'glue:CreateTable', 'glue:UpdateTable', 's3:GetBucketLocation'],
 };
 
 export interface CodeCall {

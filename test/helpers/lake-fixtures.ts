@@ -4,7 +4,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { lakeKeys, toJsonLines, type IntervalRow, type MetricWindowRow, type RunRow, type ServerMetricRow, type StepRow } from '../../core/lake/rows';
+import { lakeKeys, toJsonLines, type IntervalRow, type MetricWindowRow, type RunRow, type ServerMetricRow, type StepRow, type VerdictsRow } from '../../core/lake/rows';
 
 export const DT = '2024-05-01';
 
@@ -137,4 +137,33 @@ export function writeStepTable(
     groups.set(key, [...(groups.get(key) ?? []), r]);
   }
   for (const [key, group] of groups) put(lakeDir, key, group);
+}
+
+export function verdictRow(over: Partial<VerdictsRow> & Pick<VerdictsRow, 'run_id' | 'metric' | 'verdict'>): VerdictsRow {
+  return {
+    experiment: 'exp',
+    variant: 'a',
+    workload: 'rw',
+    threads: 4,
+    rate: 0,
+    target: 'writer',
+    measurement_hash: 'abc123def456',
+    metric_label: over.metric === 'latency' ? 'p95 latency' : over.metric.toUpperCase(),
+    value: 100,
+    baseline_mean: 100,
+    baseline_runs: 3,
+    ratio: 1,
+    interval_low: 90,
+    interval_high: 110,
+    since_run_id: null,
+    reason: 'inside the 99% prediction interval of the last stable segment',
+    computed_at: '2024-05-01T11:00:00.000Z',
+    dt: DT,
+    ...over,
+  };
+}
+
+/** One run's verdicts file, as ComputeVerdicts writes it. */
+export function writeVerdicts(lakeDir: string, rows: readonly VerdictsRow[]): void {
+  put(lakeDir, lakeKeys.verdicts(rows[0]!.dt, rows[0]!.run_id), rows);
 }

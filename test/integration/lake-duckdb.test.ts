@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { withLake } from '../../core/lake/duckdb';
 import { resultsText } from '../../core/lake/results';
-import { DT, intervalRow, metricRow, runRow, stepRow, writeRun, writeStepTable } from '../helpers/lake-fixtures';
+import { DT, intervalRow, metricRow, runRow, stepRow, verdictRow, writeRun, writeStepTable, writeVerdicts } from '../helpers/lake-fixtures';
 
 describe('results lake through DuckDB', () => {
   let lakeDir: string;
@@ -17,13 +17,13 @@ describe('results lake through DuckDB', () => {
     // Act
     const counts = await withLake(lakeDir, async (lake) => {
       const out: Record<string, number> = {};
-      for (const t of ['runs', 'steps', 'intervals', 'server_metrics', 'step_summary', 'variant_summary', 'interval_totals', 'latest_run']) {
+      for (const t of ['runs', 'steps', 'intervals', 'server_metrics', 'verdicts', 'step_summary', 'variant_summary', 'interval_totals', 'latest_run', 'verdict_history']) {
         out[t] = (await lake.query<{ n: number }>(`SELECT COUNT(*) AS n FROM ${t}`))[0]!.n;
       }
       return out;
     });
     // Assert
-    expect(Object.values(counts)).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
+    expect(Object.values(counts)).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
     await expect(resultsText(lakeDir)).rejects.toThrow(/no run in the results lake/);
   });
 
@@ -141,5 +141,51 @@ describe('results lake through DuckDB', () => {
     writeRun(lakeDir, runRow({ run_id: 'exists' }));
     // Act / Assert
     await expect(resultsText(lakeDir, { runId: 'missing' })).rejects.toThrow(/run "missing" is not in the results lake .*latest runs: exists/);
+  });
+
+  it("verdict_history: each run's verdicts with the run's start and status, in the SQL Athena runs too", async () => {
+    // Arrange: two nights of one experiment, the second regressed on TPS; a run without verdicts.
+    writeRun(lakeDir, runRow({ run_id: 'n1', spec_name: 'exp', started_at: '2024-05-01T02:00:00.000Z', status: 'succeeded' }));
+    writeRun(lakeDir, runRow({ run_id: 'n2', spec_name: 'exp', started_at: '2024-05-02T02:00:00.000Z', status: 'failed' }));
+    writeRun(lakeDir, runRow({ run_id: 'n3', spec_name: 'exp', started_at: '2024-05-03T02:00:00.000Z' }));
+    writeVerdicts(lakeDir, [
+      verdictRow({ run_id: 'n1', metric: 'tps', verdict: 'within-noise' }),
+      verdictRow({ run_id: 'n1', metric: 'latency', verdict: 'unknown', ratio: null }),
+    ]);
+    writeVerdicts(lakeDir, [
+      verdictRow({ run_id: 'n2', metric: 'tps', verdict: 'regressed', value: 70, ratio: 0.7 }),
+      verdictRow({ run_id: 'n2', metric: 'latency', verdict: 'within-noise' }),
+    ]);
+
+    // Act
+    const rows = await withLake(lakeDir, (lake) =>
+      lake.query(`SELECT run_id, started_at, run_status, metric, verdict, regressed, ratio FROM verdict_history WHERE experiment = 'exp' ORDER BY started_at, metric`),
+    );
+
+    // Assert
+    expect(rows).toEqual([
+      { run_id: 'n1', started_at: '2024-05-01T02:00:00.000Z', run_status: 'succeeded', metric: 'latency', verdict: 'unknown', regressed: 0, ratio: null },
+      { run_id: 'n1', started_at: '2024-05-01T02:00:00.000Z', run_status: 'succeeded', metric: 'tps', verdict: 'within-noise', regressed: 0, ratio: 1 },
+      { run_id: 'n2', started_at: '2024-05-02T02:00:00.000Z', run_status: 'failed', metric: 'latency', verdict: 'within-noise', regressed: 0, ratio: 1 },
+      { run_id: 'n2', started_at: '2024-05-02T02:00:00.000Z', run_status: 'failed', metric: 'tps', verdict: 'regressed', regressed: 1, ratio: 0.7 },
+    ]);
+  });
+
+  it('opened for some runs or tables, reads only their files', async () => {
+    // Arrange: three runs with a step each (one run id with "__" in it)
+    for (const id of ['r1', 'r2', 'r__3']) {
+      writeRun(lakeDir, runRow({ run_id: id }));
+      writeStepTable(lakeDir, 'steps', [stepRow({ run_id: id, variant: 'a', step_id: 'rw-t4' })]);
+    }
+    const count = (table: string) => async (lake: { query<T extends object>(sql: string): Promise<T[]> }) =>
+      (await lake.query<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`))[0]!.n;
+
+    // Act
+    const scoped = await withLake(lakeDir, async (lake) => [await count('runs')(lake), await count('step_summary')(lake)], { runIds: ['r2', 'r__3'] });
+    const runsOnly = await withLake(lakeDir, async (lake) => [await count('runs')(lake), await count('steps')(lake)], { tables: ['runs'] });
+
+    // Assert
+    expect(scoped).toEqual([2, 2]);
+    expect(runsOnly).toEqual([3, 0]);
   });
 });

@@ -10,13 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TransientBackendError, type Backend } from '../../core/backend';
 import { LocalBackend } from '../../core/backends/local/local-backend';
-import { lakeKeys, type MetricWindowRow, type RunRow, type StepRow } from '../../core/lake/rows';
+import { lakeKeys, type MetricWindowRow, type RunRow, type StepRow, type VerdictsRow } from '../../core/lake/rows';
 import type { SpecInput } from '../../core/experiment/schema';
 import { executeLocally, type ExecutionEvent, type LocalExecutionResult } from '../../core/workflow/local-runner';
 import { withInjectedFailures } from '../helpers/injected-failures';
 import type { TaskDeps } from '../../core/workflow/tasks';
 import { budgetRefusal } from '../../core/plan/cost';
 import { runLocal } from '../../core/cli/run-local';
+import { localJudge } from '../../core/regression/judge-local';
 import { SWEEP_ON_STATUSES } from '../../lib/safety-net';
 
 const REPO = join(__dirname, '..', '..');
@@ -53,7 +54,7 @@ function newBackend(): LocalBackend {
 }
 
 function deps(backend: Backend): TaskDeps {
-  return { backend, now: () => new Date(), toolVersion: 'test', gitSha: null, serverVersion: 'test', readyTimeoutS: 60 };
+  return { backend, now: () => new Date(), toolVersion: 'test', gitSha: null, serverVersion: 'test', readyTimeoutS: 60, judgeRun: localJudge(lakeDir) };
 }
 
 async function run(backend: Backend, spec: SpecInput = tinySpec()): Promise<LocalExecutionResult> {
@@ -129,6 +130,16 @@ describe('benchmark workflow, locally', () => {
     const manifest = await runRow(backend, result);
     expect(manifest).toMatchObject({ status: 'succeeded', backend: 'local', error: null });
     expect(manifest.sysbench_version).toMatch(/^1\.0\.\d+$/);
+    // After FinishRun the run is judged against its experiment's history: a first run has no
+    // earlier runs to judge against, so each step's four metrics are "unknown", in the lake.
+    expect(entered(result.events, 'ComputeVerdicts')).toBe(1);
+    const verdicts = (await backend.lake.get(lakeKeys.verdicts(dt, result.runId!)))!
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as VerdictsRow);
+    expect(verdicts.map((v) => [v.experiment, v.run_id, v.workload, v.verdict])).toEqual(
+      ['rw', 'ro'].flatMap((w) => ['tps', 'qps', 'latency', 'errors'].map(() => ['wf-test', result.runId, w, 'unknown'])),
+    );
     expect(serversLeft()).toEqual([]);
   });
 

@@ -8,7 +8,15 @@ import { executeLocally } from '../../core/workflow/local-runner';
 import type { TaskDeps } from '../../core/workflow/tasks';
 
 // No Task state below calls a handler: the backend is never used.
-const deps: TaskDeps = { backend: {} as Backend, now: () => new Date(), toolVersion: 'test', gitSha: null, serverVersion: null, readyTimeoutS: 60 };
+const deps: TaskDeps = {
+  backend: {} as Backend,
+  now: () => new Date(),
+  toolVersion: 'test',
+  gitSha: null,
+  serverVersion: null,
+  readyTimeoutS: 60,
+  judgeRun: () => Promise.reject(new Error('no Task runs in these tests')),
+};
 
 /** A definition without Task states: nothing to bind. */
 function waitThenPass(timeoutSeconds: number) {

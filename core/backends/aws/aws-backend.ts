@@ -8,8 +8,22 @@
  *   metrics.ts       server metrics of a step window (CloudWatch, Performance Insights)
  *   teardown.ts      deleting a cell's resources (EC2, RDS)
  *   s3-lake.ts       the results lake (S3)
+ *   verdict-alerts.ts a run's verdicts as metrics, and on a regression an event and a notification
  */
-import type { Backend, CellResources, JobHandle, JobsState, MetricsWindow, ReadyState, RunContext, RunnerJob, ServerMetricsCollection, TeardownReport } from '../../backend';
+import type {
+  Backend,
+  CellResources,
+  JobHandle,
+  JobsState,
+  MetricsWindow,
+  ReadyState,
+  RunContext,
+  RunnerJob,
+  ServerMetricsCollection,
+  TeardownReport,
+  VerdictPublication,
+} from '../../backend';
+import { lakeKeys, type VerdictsRow } from '../../lake/rows';
 import type { CellPlan } from '../../plan/types';
 import { ClientFleet } from './client-fleet';
 import type { AwsClients } from './clients';
@@ -20,6 +34,7 @@ import { ServerMetrics } from './metrics';
 import { tagKeys, type TagKeys } from './names';
 import { S3LakeStore } from './s3-lake';
 import { teardownCell } from './teardown';
+import { publishVerdicts } from './verdict-alerts';
 
 export interface AwsBackendOptions {
   readonly config: AwsBackendConfig;
@@ -37,12 +52,16 @@ export class AwsBackend implements Backend {
   private readonly fleet: ClientFleet;
   private readonly jobs: RunCommandJobs;
   private readonly metrics: ServerMetrics;
+  private readonly config: AwsBackendConfig;
+  private readonly now: () => Date;
 
   constructor(options: AwsBackendOptions) {
     const { config, clients } = options;
     const now = options.now ?? (() => new Date());
     this.metricsPublishDelayS = config.metricsPublishDelayS;
     this.clients = clients;
+    this.config = config;
+    this.now = now;
     this.tags = tagKeys(config.tagKeyPrefix);
     this.lake = new S3LakeStore(clients.s3, config.bucket, config.lakePrefix);
     this.clusters = new AuroraClusters({ clients, config, now });
@@ -85,5 +104,22 @@ export class AwsBackend implements Backend {
 
   teardownCell(run: RunContext, cell: CellPlan, resources: CellResources | undefined): Promise<TeardownReport> {
     return teardownCell(this.clients, this.tags, run, cell, resources);
+  }
+
+  publishVerdicts(run: RunContext, verdicts: readonly VerdictsRow[]): Promise<VerdictPublication> {
+    const { cloudwatch, events, sns } = this.clients;
+    return publishVerdicts(
+      {
+        cloudwatch,
+        events,
+        sns,
+        eventBusName: this.config.eventBusName ?? 'default',
+        ...(this.config.alertTopicArn !== undefined ? { topicArn: this.config.alertTopicArn } : {}),
+        now: this.now,
+      },
+      run,
+      verdicts,
+      `s3://${this.config.bucket}/${this.config.lakePrefix}${lakeKeys.verdicts(run.dt, run.runId)}`,
+    );
   }
 }

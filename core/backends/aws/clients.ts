@@ -5,11 +5,13 @@
 import { AthenaClient } from '@aws-sdk/client-athena';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { EC2Client } from '@aws-sdk/client-ec2';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { IAMClient } from '@aws-sdk/client-iam';
 import { PIClient } from '@aws-sdk/client-pi';
 import { RDSClient } from '@aws-sdk/client-rds';
 import { S3Client } from '@aws-sdk/client-s3';
 import { ServiceQuotasClient } from '@aws-sdk/client-service-quotas';
+import { SNSClient } from '@aws-sdk/client-sns';
 import { SSMClient } from '@aws-sdk/client-ssm';
 
 export interface AwsClients {
@@ -20,6 +22,10 @@ export interface AwsClients {
   readonly cloudwatch: CloudWatchClient;
   readonly pi: PIClient;
   readonly athena: AthenaClient;
+  /** The verdicts of a run: regression events (verdict-alerts.ts). */
+  readonly events: EventBridgeClient;
+  /** The verdicts of a run: regression notifications (verdict-alerts.ts). */
+  readonly sns: SNSClient;
   /** The preflight only: GetRole of the RDS service-linked role. */
   readonly iam: IAMClient;
   /** The preflight only: the EC2 vCPU quota. */
@@ -52,6 +58,8 @@ export function makeAwsClients(options: AwsClientOptions): AwsClients {
     cloudwatch: new CloudWatchClient(common),
     pi: new PIClient(common),
     athena: new AthenaClient(common),
+    events: new EventBridgeClient(common),
+    sns: new SNSClient(common),
     iam: new IAMClient(common),
     serviceQuotas: new ServiceQuotasClient(common),
   };

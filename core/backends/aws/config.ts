@@ -67,6 +67,17 @@ export interface AwsBackendConfig {
    * Completeness is counted, not assumed: a window still short after this is marked incomplete.
    */
   readonly metricsPublishDelayS: number;
+  /**
+   * The lake through Athena, for the verdicts of a run (the ComputeVerdicts Task reads the
+   * experiment's history there): the stack's work group and Glue database. Absent in a configuration
+   * without them (the Task then says what is missing).
+   */
+  readonly athenaWorkGroup?: string;
+  readonly glueDatabase?: string;
+  /** The SNS topic regressions are notified to (the stack's, with the e-mail subscriptions of its context); absent: no notification. */
+  readonly alertTopicArn?: string;
+  /** The EventBridge bus regression events are put on; absent: "default", the account's default bus. */
+  readonly eventBusName?: string;
 }
 
 /**
@@ -101,6 +112,10 @@ export const AWS_CONFIG_ENV = {
   /** JSON object {"sysbench":"https://..."} */
   clientSourceUrls: 'AURORA_BENCH_CLIENT_SOURCE_URLS',
   metricsPublishDelayS: 'AURORA_BENCH_METRICS_PUBLISH_DELAY_S',
+  athenaWorkGroup: 'AURORA_BENCH_ATHENA_WORK_GROUP',
+  glueDatabase: 'AURORA_BENCH_GLUE_DATABASE',
+  alertTopicArn: 'AURORA_BENCH_ALERT_TOPIC_ARN',
+  eventBusName: 'AURORA_BENCH_EVENT_BUS_NAME',
 } as const;
 
 export const AWS_CONFIG_DEFAULTS = {
@@ -221,7 +236,15 @@ export function awsConfigFromEnv(env: Readonly<Record<string, string | undefined
     piPeriodS: piPeriodS as AwsBackendConfig['piPeriodS'],
     ...(clientSourceUrls !== undefined ? { clientSourceUrls } : {}),
     metricsPublishDelayS,
+    ...optionalEntries({
+      athenaWorkGroup: opt(E.athenaWorkGroup),
+      glueDatabase: opt(E.glueDatabase),
+      alertTopicArn: opt(E.alertTopicArn),
+      eventBusName: opt(E.eventBusName),
+    }),
   };
+  const topic = config.alertTopicArn;
+  if (topic !== undefined && !/^arn:aws[\w-]*:sns:[a-z0-9-]+:\d{12}:[\w-]+$/.test(topic)) problems.push(`${E.alertTopicArn} must be an SNS topic ARN (got "${topic}")`);
   if (problems.length > 0) throw new AwsConfigError('AWS backend configuration is incomplete:\n  - ' + problems.join('\n  - '));
   return config;
 }
@@ -250,5 +273,16 @@ export function awsConfigToEnv(config: AwsBackendConfig): Record<string, string>
     [E.piPeriodS]: String(config.piPeriodS),
     ...(config.clientSourceUrls !== undefined ? { [E.clientSourceUrls]: JSON.stringify(config.clientSourceUrls) } : {}),
     [E.metricsPublishDelayS]: String(config.metricsPublishDelayS),
+    ...optionalEntries({
+      [E.athenaWorkGroup]: config.athenaWorkGroup,
+      [E.glueDatabase]: config.glueDatabase,
+      [E.alertTopicArn]: config.alertTopicArn,
+      [E.eventBusName]: config.eventBusName,
+    }),
   };
+}
+
+/** The entries whose value is set. */
+function optionalEntries<K extends string>(entries: Record<K, string | undefined>): Partial<Record<K, string>> {
+  return Object.fromEntries(Object.entries(entries).filter((e): e is [string, string] => e[1] !== undefined)) as Partial<Record<K, string>>;
 }

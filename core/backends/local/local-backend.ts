@@ -27,6 +27,7 @@ import {
   type RunContext,
   type RunnerJob,
   type TeardownReport,
+  type VerdictPublication,
 } from '../../backend';
 import { AuroraBenchError } from '../../errors';
 import { lakeKeys } from '../../lake/rows';
@@ -489,6 +490,11 @@ export class LocalBackend implements Backend {
     const collection: ServerMetricsCollection = { rows, windows: [...counts.values()] };
     state.collected.set(window.stepId, collection);
     return collection;
+  }
+
+  /** No notification channel locally: the verdicts are in the lake and `run` prints them (progress.ts). */
+  publishVerdicts(): Promise<VerdictPublication> {
+    return Promise.resolve({ channel: 'none', metricDatapoints: 0, eventId: null, notificationId: null });
   }
 
   async teardownCell(run: RunContext, cell: CellPlan, _resources: CellResources | undefined): Promise<TeardownReport> {

@@ -1,0 +1,16 @@
+/** The local lake's side of judge.ts: DuckDB over the lake directory (not for the Lambdas, which ship no DuckDB). */
+import type { RunContext } from '../backend';
+import { withLake } from '../lake/duckdb';
+import type { VerdictsRow } from '../lake/rows';
+import { judgeRun, type LakeOpener } from './judge';
+
+/** Each read opens the lake directory over the files its scope names. */
+export const localLakeOpener =
+  (lakeDir: string): LakeOpener =>
+  (read, scope) =>
+    withLake(lakeDir, read, scope);
+
+/** TaskDeps.judgeRun of the local backend. */
+export function localJudge(lakeDir: string, now: () => Date = () => new Date()): (run: RunContext) => Promise<VerdictsRow[]> {
+  return (run) => judgeRun(localLakeOpener(lakeDir), run, now());
+}

@@ -1,0 +1,69 @@
+/**
+ * A finished run judged against its experiment's history: the ComputeVerdicts Task's judging
+ * (TaskDeps.judgeRun), and the reading of a history `history` does, from either lake. The history is
+ * taken as of the run (runs that started after it are left out) and over the last
+ * HISTORY_DEFAULTS.window runs, the ones change points are searched in; the rows are the run's
+ * verdicts as the lake's verdicts table keeps them.
+ *
+ * Nothing here loads DuckDB (a native module the Lambdas do not ship): the local lake's opener and
+ * judge are in judge-local.ts.
+ */
+import type { AthenaClient } from '@aws-sdk/client-athena';
+import type { RunContext } from '../backend';
+import type { AwsBackendConfig } from '../backends/aws/config';
+import { AuroraBenchError } from '../errors';
+import { AthenaLake } from '../backends/aws/athena-lake';
+import type { LakeReader, LakeScope } from '../lake/duckdb';
+import type { VerdictsRow } from '../lake/rows';
+import { buildHistory, HISTORY_DEFAULTS, verdictRows, type HistoryInput, type HistoryOptions } from './history';
+import { loadHistoryDetails, loadHistoryRuns, runsToRead, type HistoryReadOptions } from './load';
+
+/**
+ * Runs one read over a lake: a local lake is opened over the files `scope` names (DuckDB's cost is
+ * per file); Athena reads by the SQL alone and ignores it.
+ */
+export type LakeOpener = <T>(read: (lake: LakeReader) => Promise<T>, scope: LakeScope) => Promise<T>;
+
+export const readerOpener =
+  (lake: LakeReader): LakeOpener =>
+  (read) =>
+    read(lake);
+
+/** The history input: the experiment's runs (the runs table alone), then the plans and steps of the runs read (their files alone). */
+export async function readHistoryInput(open: LakeOpener, experiment: string, options: HistoryReadOptions = {}): Promise<HistoryInput> {
+  const runs = await open((lake) => loadHistoryRuns(lake, experiment, options.untilRunId), { tables: ['runs'] });
+  const read = runsToRead(runs, options.window);
+  return open((lake) => loadHistoryDetails(lake, experiment, read, runs.length), { runIds: read.map((r) => r.run_id) });
+}
+
+export class VerdictError extends AuroraBenchError {
+  override readonly name = 'VerdictError';
+}
+
+/** The run's verdicts, one row per step and metric of its current series, as the lake's verdicts table keeps them. */
+export async function judgeRun(open: LakeOpener, run: Pick<RunContext, 'runId' | 'specName' | 'dt'>, now: Date, options: HistoryOptions = {}): Promise<VerdictsRow[]> {
+  const opts = { ...HISTORY_DEFAULTS, ...options };
+  const input = await readHistoryInput(open, run.specName, { window: opts.window, untilRunId: run.runId });
+  const history = buildHistory(input, opts);
+  if (history.latestRunId !== run.runId) throw new VerdictError(`run ${run.runId}: the history of ${run.specName} read as of the run ends at ${history.latestRunId ?? 'no run'}`);
+  const computedAt = now.toISOString();
+  return verdictRows(history)
+    .filter((r) => r.run_id === run.runId)
+    .map((r) => ({ ...r, computed_at: computedAt, dt: run.dt }));
+}
+
+/**
+ * TaskDeps.judgeRun on AWS: Athena over the lake with the stack's work group and Glue database
+ * (AwsBackendConfig.athenaWorkGroup, glueDatabase); without them it says which settings are missing.
+ */
+export function athenaJudge(config: AwsBackendConfig, athena: AthenaClient, now: () => Date = () => new Date(), pollMs?: number): (run: RunContext) => Promise<VerdictsRow[]> {
+  return async (run) => {
+    if (config.athenaWorkGroup === undefined || config.glueDatabase === undefined) {
+      throw new VerdictError(
+        'the verdicts need the lake through Athena, and the Task environment has no AURORA_BENCH_ATHENA_WORK_GROUP / AURORA_BENCH_GLUE_DATABASE: redeploy the stack (npx cdk deploy), which sets them',
+      );
+    }
+    const lake = new AthenaLake({ client: athena, workGroup: config.athenaWorkGroup, database: config.glueDatabase, ...(pollMs !== undefined ? { pollMs } : {}) });
+    return judgeRun(readerOpener(lake), run, now());
+  };
+}

@@ -1,0 +1,58 @@
+/**
+ * The run judged against its experiment's history: the verdicts the ComputeVerdicts Task wrote for
+ * it (the lake's verdicts table), regressions first. Shown only for a run that has verdicts.
+ */
+import type { VerdictsRow } from '../lake/rows';
+import { clip, num, pct } from '../format';
+import type { ReportSection } from './model';
+import type { Context } from './sections';
+
+const ORDER: Readonly<Record<string, number>> = { regressed: 0, improved: 1, 'within-noise': 2, unknown: 3, 'not-judged': 4 };
+const TEXT: Readonly<Record<string, string>> = {
+  regressed: 'REGRESSED',
+  improved: 'improved',
+  'within-noise': 'within the noise',
+  unknown: 'noise unknown',
+  'not-judged': 'not judged',
+};
+
+const stepLabel = (v: VerdictsRow): string => `${v.workload} t${v.threads}${v.rate > 0 ? ` @${v.rate}/s` : ''}${v.target !== 'writer' ? ` → ${v.target}` : ''} [${v.variant}]`;
+
+export function verdictsSection(ctx: Context): ReportSection | null {
+  const verdicts = [...(ctx.data.verdicts ?? [])].sort((a, b) => (ORDER[a.verdict] ?? 9) - (ORDER[b.verdict] ?? 9) || stepLabel(a).localeCompare(stepLabel(b)));
+  if (verdicts.length === 0) return null;
+  const count = (verdict: string) => verdicts.filter((v) => v.verdict === verdict).length;
+  const findings = [
+    `${count('regressed')} regressed, ${count('improved')} improved, ${count('within-noise')} within the noise, ${count('unknown')} with the noise unknown, ${count('not-judged')} not judged (of ${verdicts.length} step metrics).`,
+    ...verdicts
+      .filter((v) => v.verdict === 'regressed' || v.verdict === 'improved')
+      .map(
+        (v) =>
+          `${TEXT[v.verdict]}: ${stepLabel(v)} ${v.metric_label} ${num(v.value, 2)} against ${num(v.baseline_mean, 2)} (${v.ratio === null ? '-' : pct(v.ratio, 1)} of the baseline of ${v.baseline_runs} runs)`,
+      ),
+  ];
+  return {
+    id: 'verdicts',
+    title: "Verdicts against the experiment's history",
+    question: 'Did this run change anything beyond the noise of the earlier runs of its experiment?',
+    findings,
+    tables: [
+      {
+        title: `Each step and metric against the last stable segment (${verdicts[0]!.experiment})`,
+        head: ['step', 'metric', 'verdict', 'value', 'baseline', 'runs', 'value/baseline', 'why'],
+        rows: verdicts.map((v) => [
+          stepLabel(v),
+          v.metric_label,
+          TEXT[v.verdict] ?? v.verdict,
+          num(v.value, 2),
+          num(v.baseline_mean, 2),
+          String(v.baseline_runs),
+          v.ratio === null ? '-' : pct(v.ratio, 1),
+          clip(v.reason, 120),
+        ]),
+        numeric: [3, 4, 5, 6],
+      },
+    ],
+    charts: [],
+  };
+}
