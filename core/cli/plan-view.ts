@@ -1,6 +1,7 @@
 /** How `aurora-bench plan` shows a plan: cells in order, their steps, notes, and the estimate. */
 import Table from 'cli-table3';
-import type { Plan } from '../plan/types';
+import { cellEngine, type Plan } from '../plan/types';
+import { engineName } from '../aurora/engines';
 
 export function formatDuration(totalS: number): string {
   const s = Math.round(totalS);
@@ -15,12 +16,13 @@ export function formatDuration(totalS: number): string {
 export function renderPlan(plan: Plan, extra: readonly string[] = []): string {
   const out: string[] = [];
   out.push(`Plan for "${plan.specName}" on ${plan.backend} (run id ${plan.runId})`);
-  out.push(`  engine aurora-mysql ${plan.engine.version}, region ${plan.region}, ${plan.cells.length} cells, max ${plan.maxConcurrency} at once`);
-  const cells = new Table({ head: ['#', 'cell', 'instance class', 'readers', 'clients', 'steps', 'data'], style: { head: [], border: [] } });
+  out.push(`  engine ${engineName(plan.engine)}, region ${plan.region}, ${plan.cells.length} cells, max ${plan.maxConcurrency} at once`);
+  const cells = new Table({ head: ['#', 'cell', 'engine', 'instance class', 'readers', 'clients', 'steps', 'data'], style: { head: [], border: [] } });
   for (const c of plan.cells) {
     cells.push([
       c.index + 1,
       c.variant.localOnlyParameters ? `${c.cellId} (local-only what-if)` : c.cellId,
+      engineName(cellEngine(plan, c)),
       c.variant.instanceClass,
       c.variant.readers,
       `${c.variant.clients.count} x ${c.variant.clients.instanceType}`,

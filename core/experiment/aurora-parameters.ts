@@ -28,24 +28,29 @@ function fixHint(reason: string, localOnlyPath: string): string {
 
 /** Every refusal, deduplicated by path: a template's problem is reported once, not per variant using it. */
 export function auroraParameterProblems(spec: Spec): ParameterSpecProblem[] {
-  const version = spec.engine.version;
   const found = new Map<string, string>();
   const add = (path: string, message: string) => {
     if (!found.has(path)) found.set(path, message);
   };
-  const check = (level: ParameterLevel, params: Readonly<Record<string, ParameterValue>>, pathOf: (name: string) => string, localOnlyPath: string) => {
+  const check = (version: string, level: ParameterLevel, params: Readonly<Record<string, ParameterValue>>, pathOf: (name: string) => string, localOnlyPath: string) => {
     for (const p of parameterProblems(version, level, params)) {
       if (p.name === 'engine.version') add('engine.version', p.reason);
       else add(pathOf(p.name), p.reason + fixHint(p.reason, localOnlyPath));
     }
   };
 
-  for (const [t, template] of Object.entries(spec.parameterTemplates)) {
+  // Only Aurora MySQL has a catalogue: templates are checked when the spec's engine is Aurora MySQL,
+  // variants when theirs is (at their own version); other engines' parameters are named in the plan.
+  const catalogued = spec.engine.kind === 'aurora-mysql';
+  for (const [t, template] of catalogued ? Object.entries(spec.parameterTemplates) : []) {
     for (const level of LEVELS) {
-      check(level, template[field(level)], (name) => `parameterTemplates.${t}.${field(level)}.${name}`, `parameterTemplates.${t}.localOnlyParameters`);
+      check(spec.engine.version, level, template[field(level)], (name) => `parameterTemplates.${t}.${field(level)}.${name}`, `parameterTemplates.${t}.localOnlyParameters`);
     }
   }
   spec.variants.forEach((v, i) => {
+    const engine = v.engine ?? spec.engine;
+    if (engine.kind !== 'aurora-mysql') return;
+    const version = engine.version;
     const template = v.parameterTemplate !== undefined ? spec.parameterTemplates[v.parameterTemplate] : undefined;
     for (const level of LEVELS) {
       const own = v[field(level)];
@@ -53,6 +58,7 @@ export function auroraParameterProblems(spec: Spec): ParameterSpecProblem[] {
       // A problem of a template parameter is the template's (already checked above), unless it only
       // arises from the merge (a requirement the variant's own values do not meet).
       check(
+        version,
         level,
         merged,
         (name) => (name in own || template === undefined ? `variants[${i}].${field(level)}.${name}` : `parameterTemplates.${v.parameterTemplate}.${field(level)}.${name}`),
@@ -70,14 +76,16 @@ export function auroraParameterProblems(spec: Spec): ParameterSpecProblem[] {
 /** Values RDS accepts that do not do what the spec may mean (plan warnings), by JSON path. */
 export function auroraParameterCaveats(spec: Spec): ParameterSpecProblem[] {
   const out = new Map<string, string>();
-  const scan = (params: Readonly<Record<string, ParameterValue>>, pathOf: (name: string) => string) => {
-    for (const c of parameterCaveats(spec.engine.version, params)) out.set(pathOf(c.name), c.reason);
+  const scan = (version: string, params: Readonly<Record<string, ParameterValue>>, pathOf: (name: string) => string) => {
+    for (const c of parameterCaveats(version, params)) out.set(pathOf(c.name), c.reason);
   };
-  for (const [t, template] of Object.entries(spec.parameterTemplates)) {
-    for (const level of LEVELS) scan(template[field(level)], (name) => `parameterTemplates.${t}.${field(level)}.${name}`);
+  for (const [t, template] of spec.engine.kind === 'aurora-mysql' ? Object.entries(spec.parameterTemplates) : []) {
+    for (const level of LEVELS) scan(spec.engine.version, template[field(level)], (name) => `parameterTemplates.${t}.${field(level)}.${name}`);
   }
   spec.variants.forEach((v, i) => {
-    for (const level of LEVELS) scan(v[field(level)], (name) => `variants[${i}].${field(level)}.${name}`);
+    const engine = v.engine ?? spec.engine;
+    if (engine.kind !== 'aurora-mysql') return;
+    for (const level of LEVELS) scan(engine.version, v[field(level)], (name) => `variants[${i}].${field(level)}.${name}`);
   });
   return [...out].map(([path, message]) => ({ path, message }));
 }

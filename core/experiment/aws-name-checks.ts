@@ -25,22 +25,41 @@ export function awsNameProblems(spec: Spec): AwsNameProblem[] {
   if (!AWS_REGIONS.has(spec.region)) {
     problems.push({ path: 'region', message: `unknown AWS Region "${spec.region}"${didYouMean(spec.region, AWS_REGIONS)}: use a Region code such as us-east-1` });
   }
-  let major: 2 | 3 | undefined;
-  let localWriteForwarding = false;
-  try {
-    const version = parseAuroraVersion(spec.engine.version);
-    major = version.aurora[0] as 2 | 3;
-    localWriteForwarding = supportsLocalWriteForwarding(version);
-  } catch (e) {
-    problems.push({ path: 'engine.version', message: (e as Error).message });
-  }
+  // The Aurora MySQL rules (instance classes per major version, local write forwarding from 3.04)
+  // apply to the variants that run Aurora MySQL, at their own version.
+  const auroraChecks = new Map<string, { major: 2 | 3; localWriteForwarding: boolean } | undefined>();
+  const auroraFacts = (version: string, path: string) => {
+    if (!auroraChecks.has(version)) {
+      try {
+        const parsed = parseAuroraVersion(version);
+        auroraChecks.set(version, { major: parsed.aurora[0] as 2 | 3, localWriteForwarding: supportsLocalWriteForwarding(parsed) });
+      } catch (e) {
+        auroraChecks.set(version, undefined);
+        problems.push({ path, message: (e as Error).message });
+      }
+    }
+    return auroraChecks.get(version);
+  };
+  if (spec.engine.kind === 'aurora-mysql') auroraFacts(spec.engine.version, 'engine.version');
   spec.variants.forEach((v, i) => {
+    const engine = v.engine ?? spec.engine;
+    const aurora = engine.kind === 'aurora-mysql' ? auroraFacts(engine.version, v.engine !== undefined ? `variants[${i}].engine.version` : 'engine.version') : undefined;
+    const major = aurora?.major;
+    const localWriteForwarding = aurora?.localWriteForwarding ?? false;
     if (major !== undefined && !AURORA_MYSQL_INSTANCE_CLASSES[major].has(v.instanceClass)) {
       const other = major === 3 ? 2 : 3;
       const why = AURORA_MYSQL_INSTANCE_CLASSES[other].has(v.instanceClass)
-        ? `an Aurora MySQL ${other} class that Aurora MySQL ${major} (engine.version ${spec.engine.version}) does not offer`
+        ? `an Aurora MySQL ${other} class that Aurora MySQL ${major} (engine.version ${engine.version}) does not offer`
         : `not an Aurora MySQL ${major} DB instance class${didYouMean(v.instanceClass, AURORA_MYSQL_INSTANCE_CLASSES[major])}`;
       problems.push({ path: `variants[${i}].instanceClass`, message: `"${v.instanceClass}" is ${why}: choose one the Aurora User Guide lists, e.g. db.r6g.large` });
+    }
+    // A self-managed server runs on the EC2 instance type of the same name without "db.".
+    const ec2Type = v.instanceClass.replace(/^db\./, '');
+    if (engine.kind === 'self-managed' && !EC2_INSTANCE_TYPES.has(ec2Type)) {
+      problems.push({
+        path: `variants[${i}].instanceClass`,
+        message: `"${v.instanceClass}": a self-managed server runs on the EC2 instance type "${ec2Type}", which is not one${didYouMean(ec2Type, EC2_INSTANCE_TYPES)}: use e.g. db.r6g.large (EC2 r6g.large)`,
+      });
     }
     if (!EC2_INSTANCE_TYPES.has(v.clients.instanceType)) {
       problems.push({
@@ -54,7 +73,7 @@ export function awsNameProblems(spec: Spec): AwsNameProblem[] {
     if (v.writeForwarding?.enabled && major !== undefined && !localWriteForwarding) {
       problems.push({
         path: `variants[${i}].writeForwarding.enabled`,
-        message: `local write forwarding needs Aurora MySQL 3.04 or higher, but engine.version is ${spec.engine.version}: raise engine.version, or remove writeForwarding`,
+        message: `local write forwarding needs Aurora MySQL 3.04 or higher, but engine.version is ${engine.version}: raise engine.version, or remove writeForwarding`,
       });
     }
   });

@@ -5,6 +5,7 @@
  * `experiments/schema.json` (for editors) is generated from it (`aurora-bench schema`).
  */
 import { z } from 'zod';
+import { ENGINE_KINDS, ENGINES } from '../aurora/engines';
 
 const name = z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'lowercase letters, digits and dashes, at most 40 characters, starting with a letter or digit');
 
@@ -45,6 +46,32 @@ export const MAX_SWEEP_VALUES = 100;
 
 export const CONSISTENCY_LEVELS = ['EVENTUAL', 'SESSION', 'GLOBAL'] as const;
 
+/**
+ * The database engine: the spec's for every variant, or a variant's own (`variants[i].engine`) to
+ * compare engines in one experiment. What each kind is and has: core/aurora/engines.ts.
+ */
+export const EngineSchema = z
+  .object({
+    kind: z
+      .enum(ENGINE_KINDS)
+      .default('aurora-mysql')
+      .describe('aurora-mysql, aurora-postgresql, rds-mysql, rds-mariadb, rds-postgresql, or self-managed (a server on an EC2 instance).'),
+    version: z
+      .string()
+      .describe('The engine version: "3.04.0" (Aurora MySQL), "16.4" (Aurora/RDS PostgreSQL), "8.0.39" (RDS MySQL), "10.11.9" (RDS MariaDB), "mariadb-10.11" (self-managed).'),
+  })
+  .strict()
+  .superRefine((engine, ctx) => {
+    const facts = ENGINES[engine.kind];
+    if (!facts.versionPattern.test(engine.version)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${engine.version}" is not a version of ${facts.label}: use e.g. ${facts.versionExample}`,
+        path: ['version'],
+      });
+    }
+  });
+
 export const WriteForwardingSchema = z
   .object({
     enabled: z.boolean().describe('Aurora MySQL local write forwarding (readers forward writes to the writer).'),
@@ -76,12 +103,22 @@ export const VariantSchema = z
   .object({
     name,
     description: z.string().optional(),
-    instanceClass: z.string().regex(/^db\.[a-z0-9]+\.[a-z0-9]+$/, 'an RDS instance class such as db.r6g.2xlarge'),
+    engine: EngineSchema.optional().describe("This variant's engine when it differs from the spec's engine (e.g. RDS for MariaDB beside Aurora MySQL)."),
+    instanceClass: z
+      .string()
+      .regex(/^db\.[a-z0-9]+\.[a-z0-9]+$/, 'an RDS instance class such as db.r6g.2xlarge')
+      .describe('The DB instance class; for a self-managed engine the EC2 instance type is the class without "db." (db.r6g.large runs on r6g.large).'),
     az: z
       .string()
       .regex(/^[a-z]$/, 'an AZ letter such as "a" (appended to the region)')
       .optional(),
-    readers: z.number().int().min(0).max(15).default(0).describe('Aurora replicas (reader instances) besides the writer.'),
+    readers: z
+      .number()
+      .int()
+      .min(0)
+      .max(15)
+      .default(0)
+      .describe('Readers besides the writer: Aurora Replicas, RDS read replicas, or replicas of a self-managed server (at most 15 for every engine).'),
     parameterTemplate: z.string().optional().describe("Name of an entry in parameterTemplates, merged under this variant's own parameters."),
     clusterParameters: parameters.default({}).describe("Aurora DB cluster parameter group values; checked against Aurora MySQL's parameter catalogue for engine.version."),
     instanceParameters: parameters.default({}).describe("Aurora DB (instance) parameter group values; checked against Aurora MySQL's parameter catalogue for engine.version."),
@@ -211,13 +248,6 @@ export const DefaultsSchema = z
     warmupS: z.number().int().min(0).max(3600).default(0),
     reportIntervalS: z.number().int().min(1).max(3600).default(1),
     percentile: z.number().int().min(1).max(100).default(95),
-  })
-  .strict();
-
-export const EngineSchema = z
-  .object({
-    kind: z.literal('aurora-mysql').default('aurora-mysql'),
-    version: z.string().regex(/^[0-9]+\.[0-9]+(\.[0-9]+)?$|^[0-9]+\.[0-9]+\.mysql_aurora\.[0-9.]+$/, 'an Aurora MySQL version such as "3.04.0" or "5.7.mysql_aurora.2.10.0"'),
   })
   .strict();
 

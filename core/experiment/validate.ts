@@ -9,6 +9,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { auroraParameterProblems } from './aurora-parameters';
 import { awsNameProblems } from './aws-name-checks';
+import { engineProblems } from './engine-checks';
 import { SpecSchema, type Spec } from './schema';
 import { MAX_SPEC_BYTES, parseStrictJson, specBytesToText, SpecTextError } from './spec-text';
 import { AuroraBenchError } from '../errors';
@@ -90,7 +91,7 @@ export function problemsFromZod(error: z.ZodError, doc: unknown): SpecProblem[] 
 export function validateSpec(doc: unknown, source = 'spec'): Spec {
   const result = SpecSchema.safeParse(doc);
   if (!result.success) throw new SpecError(source, problemsFromZod(result.error, doc));
-  const problems = [...awsNameProblems(result.data), ...auroraParameterProblems(result.data)];
+  const problems = [...awsNameProblems(result.data), ...engineProblems(result.data), ...auroraParameterProblems(result.data)];
   if (problems.length > 0) throw new SpecError(source, problems);
   return result.data;
 }

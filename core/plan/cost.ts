@@ -8,7 +8,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { estimate } from './plan';
-import type { CellPlan, Plan, PlanNote, StepPlan } from './types';
+import { cellEngine, type CellPlan, type Plan, type PlanNote, type StepPlan } from './types';
+import { ENGINES, type EngineRef } from '../aurora/engines';
 // Imported (not read from disk) so a bundled Lambda carries the table too.
 import bundledPriceDoc from '../../prices/aws-prices.json';
 import { READ_ONLY_TESTS, type Spec } from '../experiment/schema';
@@ -22,6 +23,8 @@ const RegionPricesSchema = z
     source: z.string().optional(),
     unconfirmed: z.array(z.string()).optional(),
     dbInstanceHourly: hourly.default({}),
+    /** DB instance $/h of engines other than Aurora MySQL (whose prices are dbInstanceHourly), by engine kind. */
+    dbInstanceHourlyByEngine: z.record(z.string(), hourly).optional(),
     ec2Hourly: hourly.default({}),
     storageGbMonth: z.number().nonnegative().optional(),
     ioPerMillion: z.number().nonnegative().optional(),
@@ -147,6 +150,8 @@ export function networkLimitGbps(table: PriceTable, instanceClass: string): numb
   return typeof v === 'number' ? v : null;
 }
 
+const EBS_NOT_COUNTED = 'RDS and self-managed variants: provisioned EBS storage (gp3) is not in the estimate; only their instance hours are';
+
 export interface CellCost {
   readonly cellId: string;
   readonly instanceClass: string;
@@ -173,6 +178,34 @@ export interface PlanCost {
   /** Instance classes / types without a price. */
   readonly missing: readonly string[];
   readonly notes: readonly string[];
+}
+
+/**
+ * $/h of one DB instance of `instanceClass` on `engine`, and under what name a missing price is
+ * reported. Aurora MySQL: dbInstanceHourly. A self-managed server: the EC2 instance of the same
+ * name without "db.". Others: dbInstanceHourlyByEngine[kind]; Aurora PostgreSQL without its own
+ * entry falls back to the Aurora MySQL figures, said in a note (AWS's Aurora pricing page: "The
+ * prices below apply to both the MySQL-compatible and the PostgreSQL-compatible editions of Amazon
+ * Aurora, except where noted", with the instance prices of each edition on their own tab).
+ */
+export function dbInstancePrice(prices: RegionPrices, engine: EngineRef, instanceClass: string): { hourly: number | undefined; missingAs: string; fallback?: string } {
+  if (engine.kind === 'aurora-mysql') return { hourly: prices.dbInstanceHourly[instanceClass], missingAs: instanceClass };
+  if (engine.kind === 'self-managed') {
+    const ec2Type = instanceClass.replace(/^db\./, '');
+    return { hourly: prices.ec2Hourly[ec2Type], missingAs: `${ec2Type} (self-managed server)` };
+  }
+  const own = prices.dbInstanceHourlyByEngine?.[engine.kind]?.[instanceClass];
+  if (own !== undefined || engine.kind !== 'aurora-postgresql') return { hourly: own, missingAs: `${engine.kind} ${instanceClass}` };
+  const mysql = prices.dbInstanceHourly[instanceClass];
+  return {
+    hourly: mysql,
+    missingAs: `${engine.kind} ${instanceClass}`,
+    ...(mysql !== undefined
+      ? {
+          fallback: `Aurora PostgreSQL ${instanceClass} priced at the Aurora MySQL-Compatible figure (no aurora-postgresql entry in dbInstanceHourlyByEngine): confirm it on the PostgreSQL-Compatible tab of https://aws.amazon.com/rds/aurora/pricing/ and add it with --prices`,
+        }
+      : {}),
+  };
 }
 
 /** Whether a step's workload writes (stock tests known read-only, custom scripts read: S4's scan). */
@@ -205,8 +238,14 @@ export function estimatePlanCost(plan: Plan, table: PriceTable): PlanCost {
     const provisionS = estimate([cell], 'aws', 1).provisionS;
     const runS = Math.max(0, cellS - provisionS);
     const dbInstances = 1 + cell.variant.readers;
-    const dbHourly = prices.dbInstanceHourly[cell.variant.instanceClass];
-    if (dbHourly === undefined) missing.add(cell.variant.instanceClass);
+    const engine = cellEngine(plan, cell);
+    const price = dbInstancePrice(prices, engine, cell.variant.instanceClass);
+    const dbHourly = price.hourly;
+    if (dbHourly === undefined) missing.add(price.missingAs);
+    if (price.fallback !== undefined && !notes.includes(price.fallback)) notes.push(price.fallback);
+    // Aurora bills its cluster volume and (Standard) its I/O; RDS and EC2 bill provisioned EBS storage instead, not estimated yet.
+    const aurora = ENGINES[engine.kind].topology === 'cluster';
+    if (!aurora && !notes.includes(EBS_NOT_COUNTED)) notes.push(EBS_NOT_COUNTED);
     const dbCost = dbHourly === undefined ? null : (dbInstances * dbHourly * Math.max(cellS, a.rdsMinimumBillingS)) / 3600;
     const clientType = cell.variant.clients.instanceType;
     const clients = cell.variant.clients.count;
@@ -220,10 +259,10 @@ export function estimatePlanCost(plan: Plan, table: PriceTable): PlanCost {
     const rows = cell.data.tables * cell.data.tableSize;
     const dataBytes = rows * Math.max(...cell.steps.map(stepBytesPerRow));
     const preparedBytes = cell.steps.filter((s) => s.prepare).reduce((acc, s) => acc + rows * stepBytesPerRow(s), 0);
-    const storageCost = ((dataBytes / 1e9) * (prices.storageGbMonth ?? 0) * (cellS / 3600)) / 730;
+    const storageCost = aurora ? ((dataBytes / 1e9) * (prices.storageGbMonth ?? 0) * (cellS / 3600)) / 730 : 0;
     const stepIoS = cell.steps.reduce((acc, s) => acc + (s.warmupS + s.durationS) * (stepWrites(s.test) ? a.writeIoPerSecond : a.readIoPerSecond), 0);
     const ioRequests = Math.ceil(preparedBytes / 4096 + stepIoS);
-    const ioCost = (ioRequests / 1e6) * (prices.ioPerMillion ?? 0);
+    const ioCost = aurora ? (ioRequests / 1e6) * (prices.ioPerMillion ?? 0) : 0;
     const total = dbCost === null || clientCost === null ? null : dbCost + clientCost + storageCost + ioCost;
     return {
       cellId: cell.cellId,

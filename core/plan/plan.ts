@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { READ_ONLY_TESTS, type Spec, type Variant, type Workload } from '../experiment/schema';
 import { auroraParameterCaveats } from '../experiment/aurora-parameters';
+import { engineNotes, variantEngine } from '../experiment/engine-checks';
 import { canonicalJson, sha256 } from '../experiment/validate';
 import { buildSysbenchArgs, SysbenchOptionError } from './sysbench-args';
 import type { BackendKind, CellPlan, Plan, PlanEstimate, PlanNote, ResolvedVariant, StepPlan } from './types';
@@ -68,6 +69,7 @@ export function resolveVariant(spec: Spec, variant: Variant): ResolvedVariant {
   const template = variant.parameterTemplate !== undefined ? spec.parameterTemplates[variant.parameterTemplate] : undefined;
   return {
     name: variant.name,
+    engine: variantEngine(spec, variant),
     instanceClass: variant.instanceClass,
     ...(variant.az !== undefined ? { az: variant.az } : {}),
     readers: variant.readers,
@@ -176,7 +178,8 @@ export function backendNotes(spec: Spec, backend: BackendKind): PlanNote[] {
     });
   });
   for (const c of auroraParameterCaveats(spec)) notes.push({ level: 'warning', path: c.path, message: c.message });
-  if (/^2\.|^5\.7\./.test(spec.engine.version)) {
+  notes.push(...engineNotes(spec, backend));
+  if (spec.engine.kind === 'aurora-mysql' && /^2\.|^5\.7\./.test(spec.engine.version)) {
     // AWS, "Using Amazon RDS Extended Support": the end of standard support for Aurora MySQL version 2 was 2024-10-31.
     notes.push({
       level: 'warning',

@@ -8,6 +8,7 @@
 import type { Spec } from '../experiment/schema';
 import { scaleSpec, type Scale } from '../experiment/scale';
 import { loadSpecFile } from '../experiment/validate';
+import { awsEngineRefusals } from '../experiment/engine-checks';
 import { planRun, PlanError, type PlanOptions } from './plan';
 import type { Plan, PlanNote } from './types';
 
@@ -45,7 +46,8 @@ export interface PreparedPlan {
 export function preparePlan(loaded: LoadedExperiment, options: PreparePlanOptions): PreparedPlan {
   const { scale = 'full', backendRefusals, refusals: onRefusal = 'refuse', narrow, ...planOptions } = options;
   const scaled = scaleSpec(loaded.spec, scale);
-  const refused = backendRefusals ? backendRefusals(scaled.spec) : [];
+  // The engines the AWS backend does not provision yet are its refusals from the spec alone.
+  const refused = [...(planOptions.backend === 'aws' ? awsEngineRefusals(scaled.spec) : []), ...(backendRefusals ? backendRefusals(scaled.spec) : [])];
   if (onRefusal === 'refuse' && refused.length > 0) throw new PlanError(refused, planOptions.source);
   const narrowed = narrow ? narrow(scaled.spec) : { spec: scaled.spec, notes: [] };
   const plan = planRun(narrowed.spec, { ...planOptions, scripts: loaded.scripts });

@@ -4,6 +4,7 @@
  */
 import type { PlanNote } from '../experiment/notes';
 import type { SysbenchOptions, Target, Variant, WriteForwarding } from '../experiment/schema';
+import type { EngineRef } from '../aurora/engines';
 
 export type BackendKind = 'local' | 'aws';
 
@@ -13,6 +14,8 @@ export type RunnerPhase = 'prepare' | 'run';
 /** A variant with its parameter template merged in: what one cell provisions. */
 export interface ResolvedVariant {
   readonly name: string;
+  /** The variant's engine (its own, or the spec's); absent only in plans made before engines were a dimension, which ran aurora-mysql at the plan's version. */
+  readonly engine?: EngineRef;
   readonly instanceClass: string;
   /** AZ letter, or undefined for "let the backend choose". */
   readonly az?: string;
@@ -106,7 +109,8 @@ export interface Plan {
   readonly specSha256: string;
   readonly backend: BackendKind;
   readonly region: string;
-  readonly engine: { readonly kind: 'aurora-mysql'; readonly version: string };
+  /** The spec's engine; a variant may have its own (ResolvedVariant.engine). */
+  readonly engine: EngineRef;
   readonly maxConcurrency: number;
   readonly ttlHours: number;
   /** ISO date (UTC) the lake partitions this run's rows under. */
@@ -117,4 +121,9 @@ export interface Plan {
   readonly estimate: PlanEstimate;
   /** Custom Lua bodies keyed by ScriptRef.name. */
   readonly scripts: Readonly<Record<string, string>>;
+}
+
+/** The engine a cell provisions: its variant's, or (a plan from before variants had one) the plan's. */
+export function cellEngine(plan: Pick<Plan, 'engine'>, cell: Pick<CellPlan, 'variant'>): EngineRef {
+  return cell.variant.engine ?? plan.engine;
 }

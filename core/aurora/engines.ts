@@ -1,0 +1,211 @@
+/**
+ * The database engines an experiment can run on (`engine.kind`, per spec and per variant), and what
+ * aurora-bench knows about each, in one place: how the spec writes its version, the RDS engine name
+ * and parameter group family it maps to, the sysbench driver that talks to it, which server stands
+ * in for it locally, which features exist on it, and whether the AWS backend provisions it yet.
+ *
+ * Sources:
+ * - RDS engine names (`Engine` of CreateDBCluster/CreateDBInstance): botocore
+ *   data/rds/2014-10-31/service-2.json, CreateDBInstanceMessage.Engine: aurora-mysql,
+ *   aurora-postgresql, mariadb, mysql, postgres (among others).
+ * - Parameter group families (`DBParameterGroupFamily`): botocore CreateDBParameterGroupMessage /
+ *   DescribeEngineDefaultParametersMessage: aurora-mysql8.0, aurora-postgresql14, mysql8.0,
+ *   mariadb10.6, postgres14 ... (one per engine major version; `aws rds describe-db-engine-versions
+ *   --query "DBEngineVersions[].DBParameterGroupFamily" --engine <engine>` lists them).
+ * - Readers: Aurora clusters have up to 15 Aurora Replicas (Aurora User Guide, "Replication with
+ *   Amazon Aurora"); an RDS for MySQL, MariaDB or PostgreSQL DB instance up to 15 read replicas
+ *   (botocore CreateDBInstanceReadReplicaMessage.SourceDBInstanceIdentifier: "Each DB instance can
+ *   have up to 15 read replicas, except for ... Db2 ... Oracle ... SQL Server").
+ * - Local write forwarding: Aurora MySQL 3.04 and higher (Aurora User Guide, "Using local write
+ *   forwarding in an Amazon Aurora MySQL DB cluster"); Aurora PostgreSQL 16.4 and higher 16
+ *   versions, 15.8 and higher 15 versions, 14.13 and higher 14 versions (Aurora User Guide, "Local
+ *   write forwarding in Aurora PostgreSQL", aurora-postgresql-write-forwarding.md). botocore
+ *   CreateDBClusterMessage.EnableLocalWriteForwarding: "Valid for: Aurora DB clusters only", so no
+ *   RDS engine and no self-managed server has it.
+ */
+
+export const ENGINE_KINDS = ['aurora-mysql', 'aurora-postgresql', 'rds-mysql', 'rds-mariadb', 'rds-postgresql', 'self-managed'] as const;
+export type EngineKind = (typeof ENGINE_KINDS)[number];
+
+/** The sysbench 1.0.20 database driver (`--db-driver`; `sysbench --help` lists mysql and pgsql). */
+export type SysbenchDriver = 'mysql' | 'pgsql';
+
+/** The server this machine runs for an engine: MariaDB for the MySQL family, PostgreSQL for the PostgreSQL family. */
+export type LocalServerKind = 'mariadb' | 'postgresql';
+
+export interface EngineRef {
+  readonly kind: EngineKind;
+  readonly version: string;
+}
+
+export interface EngineFacts {
+  readonly kind: EngineKind;
+  /** How a person names it: "Aurora PostgreSQL". */
+  readonly label: string;
+  readonly driver: SysbenchDriver;
+  readonly localServer: LocalServerKind;
+  /** RDS `Engine`; undefined for a server aurora-bench installs itself. */
+  readonly rdsEngine?: 'aurora-mysql' | 'aurora-postgresql' | 'mysql' | 'mariadb' | 'postgres';
+  /** cluster: Aurora (cluster + instances on one volume); instance: RDS DB instance + read replicas; ec2: a server on an EC2 instance. */
+  readonly topology: 'cluster' | 'instance' | 'ec2';
+  readonly maxReaders: number;
+  /** The version as the spec writes it; `versionExample` is shown when it does not match. */
+  readonly versionPattern: RegExp;
+  readonly versionExample: string;
+  /** Whether the Aurora MySQL parameter catalogue (core/aurora/parameter-catalogue.ts) checks its parameters offline. */
+  readonly parameterCatalogue: boolean;
+  /** Whether the AWS backend (core/backends/aws) provisions it today. */
+  readonly awsBackend: boolean;
+}
+
+const MAX_READERS = 15;
+
+export const ENGINES: Readonly<Record<EngineKind, EngineFacts>> = {
+  'aurora-mysql': {
+    kind: 'aurora-mysql',
+    label: 'Aurora MySQL',
+    driver: 'mysql',
+    localServer: 'mariadb',
+    rdsEngine: 'aurora-mysql',
+    topology: 'cluster',
+    maxReaders: MAX_READERS,
+    // Parsed in full by parseAuroraVersion (core/backends/aws/engine.ts).
+    versionPattern: /^[0-9]+\.[0-9]+(\.[0-9]+)?$|^[0-9]+\.[0-9]+\.mysql_aurora\.[0-9.]+$/,
+    versionExample: '"3.04.0" or "8.0.mysql_aurora.3.04.0"',
+    parameterCatalogue: true,
+    awsBackend: true,
+  },
+  'aurora-postgresql': {
+    kind: 'aurora-postgresql',
+    label: 'Aurora PostgreSQL',
+    driver: 'pgsql',
+    localServer: 'postgresql',
+    rdsEngine: 'aurora-postgresql',
+    topology: 'cluster',
+    maxReaders: MAX_READERS,
+    versionPattern: /^1[0-9]\.[0-9]+$/,
+    versionExample: '"16.4" or "15.8"',
+    parameterCatalogue: false,
+    awsBackend: false,
+  },
+  'rds-mysql': {
+    kind: 'rds-mysql',
+    label: 'RDS for MySQL',
+    driver: 'mysql',
+    localServer: 'mariadb',
+    rdsEngine: 'mysql',
+    topology: 'instance',
+    maxReaders: MAX_READERS,
+    versionPattern: /^[58]\.[0-9]+\.[0-9]+$/,
+    versionExample: '"8.0.39" or "8.4.3"',
+    parameterCatalogue: false,
+    awsBackend: false,
+  },
+  'rds-mariadb': {
+    kind: 'rds-mariadb',
+    label: 'RDS for MariaDB',
+    driver: 'mysql',
+    localServer: 'mariadb',
+    rdsEngine: 'mariadb',
+    topology: 'instance',
+    maxReaders: MAX_READERS,
+    versionPattern: /^1[01]\.[0-9]+\.[0-9]+$/,
+    versionExample: '"10.11.9" or "11.4.3"',
+    parameterCatalogue: false,
+    awsBackend: false,
+  },
+  'rds-postgresql': {
+    kind: 'rds-postgresql',
+    label: 'RDS for PostgreSQL',
+    driver: 'pgsql',
+    localServer: 'postgresql',
+    rdsEngine: 'postgres',
+    topology: 'instance',
+    maxReaders: MAX_READERS,
+    versionPattern: /^1[0-9]\.[0-9]+$/,
+    versionExample: '"16.4" or "17.2"',
+    parameterCatalogue: false,
+    awsBackend: false,
+  },
+  'self-managed': {
+    kind: 'self-managed',
+    label: 'self-managed',
+    driver: 'mysql',
+    localServer: 'mariadb',
+    topology: 'ec2',
+    maxReaders: MAX_READERS,
+    // The server and its major version: what the EC2 instance installs.
+    versionPattern: /^(mariadb|mysql|percona)-[0-9]+\.[0-9]+$/,
+    versionExample: '"mariadb-10.11", "mysql-8.0" or "percona-8.0"',
+    parameterCatalogue: false,
+    awsBackend: false,
+  },
+};
+
+export function engineFacts(kind: EngineKind): EngineFacts {
+  return ENGINES[kind];
+}
+
+/** "Aurora PostgreSQL 16.4", "self-managed mariadb-10.11". */
+export function engineName(engine: EngineRef): string {
+  return `${ENGINES[engine.kind].label} ${engine.version}`;
+}
+
+function majorMinor(version: string): [number, number] {
+  const m = /^(?:[a-z]+-)?([0-9]+)\.([0-9]+)/.exec(version);
+  return m ? [Number(m[1]), Number(m[2])] : [NaN, NaN];
+}
+
+/**
+ * The parameter group family of an engine version (DBParameterGroupFamily); undefined for a
+ * self-managed server (its parameters go to its own configuration file) or a version the pattern
+ * refuses.
+ */
+export function parameterGroupFamily(engine: EngineRef): string | undefined {
+  const facts = ENGINES[engine.kind];
+  if (!facts.versionPattern.test(engine.version)) return undefined;
+  const [major, minor] = majorMinor(engine.version);
+  switch (engine.kind) {
+    case 'aurora-mysql':
+      // 3.x is MySQL 8.0 compatible, 2.x 5.7 (core/backends/aws/engine.ts).
+      if (/mysql_aurora/.test(engine.version)) return `aurora-mysql${engine.version.split('.mysql_aurora')[0]!}`;
+      return major === 3 ? 'aurora-mysql8.0' : major === 2 ? 'aurora-mysql5.7' : undefined;
+    case 'aurora-postgresql':
+      return `aurora-postgresql${major}`;
+    case 'rds-mysql':
+      return `mysql${major}.${minor}`;
+    case 'rds-mariadb':
+      return `mariadb${major}.${minor}`;
+    case 'rds-postgresql':
+      return `postgres${major}`;
+    case 'self-managed':
+      return undefined;
+  }
+}
+
+/** Whether the engine version has local (in-cluster) write forwarding, and why not when it does not. */
+export function localWriteForwarding(engine: EngineRef): { readonly supported: boolean; readonly why: string } {
+  const [major, minor] = majorMinor(engine.version);
+  switch (engine.kind) {
+    case 'aurora-mysql': {
+      const aurora = /mysql_aurora\.([0-9]+)\.([0-9]+)/.exec(engine.version);
+      const [m, n] = aurora ? [Number(aurora[1]), Number(aurora[2])] : [major, minor];
+      const supported = m > 3 || (m === 3 && n >= 4);
+      return { supported, why: supported ? '' : `local write forwarding needs Aurora MySQL 3.04 or higher, but the version is ${engine.version}` };
+    }
+    case 'aurora-postgresql': {
+      // 16.4+, 15.8+, 14.13+; a later major than 16 is taken to keep it.
+      const minimum: Record<number, number> = { 14: 13, 15: 8, 16: 4 };
+      const least = minimum[major];
+      const supported = major > 16 || (least !== undefined && minor >= least);
+      return {
+        supported,
+        why: supported
+          ? ''
+          : `local write forwarding in Aurora PostgreSQL needs 16.4 or a later 16, 15.8 or a later 15, or 14.13 or a later 14, but the version is ${engine.version}`,
+      };
+    }
+    default:
+      return { supported: false, why: `${ENGINES[engine.kind].label} has no local write forwarding (RDS offers it for Aurora DB clusters only)` };
+  }
+}

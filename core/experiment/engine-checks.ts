@@ -1,0 +1,144 @@
+/**
+ * A spec's engines (the spec's `engine`, a variant's own `engine`) against the engine facts of
+ * core/aurora/engines.ts: what validation refuses (a feature the engine does not have), what the
+ * plan says (what only AWS can show, which server stands in locally, parameters no catalogue
+ * checks), and what the AWS backend cannot provision yet.
+ */
+import type { Spec, Variant } from './schema';
+import { ENGINES, engineName, localWriteForwarding, parameterGroupFamily, type EngineRef } from '../aurora/engines';
+
+export interface EngineSpecProblem {
+  readonly path: string;
+  readonly message: string;
+}
+
+/** A plan note (core/plan/types.ts PlanNote has this shape; planning sits above the spec). */
+export interface EngineNote extends EngineSpecProblem {
+  readonly level: 'info' | 'warning' | 'refused';
+}
+
+export function variantEngine(spec: Spec, variant: Variant): EngineRef {
+  const e = variant.engine ?? spec.engine;
+  return { kind: e.kind, version: e.version };
+}
+
+/** Where a variant's engine is written: its own engine, or the spec's. */
+function enginePath(variant: Variant, vi: number): string {
+  return variant.engine !== undefined ? `variants[${vi}].engine` : 'engine';
+}
+
+/** What no engine of the spec can do as written, by JSON path (validation refuses these). */
+export function engineProblems(spec: Spec): EngineSpecProblem[] {
+  const problems: EngineSpecProblem[] = [];
+  spec.variants.forEach((v, vi) => {
+    const engine = variantEngine(spec, v);
+    const facts = ENGINES[engine.kind];
+    if (v.readers > facts.maxReaders) {
+      problems.push({ path: `variants[${vi}].readers`, message: `${facts.label} has at most ${facts.maxReaders} readers, got ${v.readers}` });
+    }
+    const wf = v.writeForwarding;
+    if (wf?.enabled === true && engine.kind !== 'aurora-mysql') {
+      // Aurora MySQL's version rule is checked with its version parser (core/aurora/aws-names.ts).
+      const support = localWriteForwarding(engine);
+      if (!support.supported) {
+        problems.push({
+          path: `variants[${vi}].writeForwarding.enabled`,
+          message: `${support.why} (${enginePath(v, vi)}): ${engine.kind === 'aurora-postgresql' ? 'raise the version, or ' : ''}remove writeForwarding`,
+        });
+      }
+    }
+    if (wf?.enabled === true && engine.kind === 'aurora-postgresql') {
+      // The block's maxConnectionsPct and idleTimeoutS stand for Aurora MySQL's aurora_fwd_writer_*
+      // cluster parameters (core/aurora/write-forwarding.ts); Aurora PostgreSQL names its own
+      // apg_write_forward.* (Aurora User Guide, "Working with local write forwarding for Aurora PostgreSQL").
+      for (const field of ['maxConnectionsPct', 'idleTimeoutS'] as const) {
+        if (wf[field] !== undefined) {
+          problems.push({
+            path: `variants[${vi}].writeForwarding.${field}`,
+            message: `${field} sets an Aurora MySQL parameter (aurora_fwd_writer_*); for Aurora PostgreSQL set its apg_write_forward.* cluster parameters in clusterParameters instead`,
+          });
+        }
+      }
+    }
+    if (Object.keys(v.localOnlyParameters ?? {}).length > 0 && facts.localServer === 'postgresql') {
+      problems.push({
+        path: `variants[${vi}].localOnlyParameters`,
+        message: `localOnlyParameters are MariaDB server variables for a local what-if; ${facts.label} runs locally on PostgreSQL: put PostgreSQL settings in instanceParameters`,
+      });
+    }
+  });
+  return problems;
+}
+
+/**
+ * Plan notes on the engines: the engine of each variant that differs from the spec's, the
+ * parameter group family, parameters no offline catalogue checks, and on the local backend which
+ * server stands in for it and what only AWS shows.
+ */
+export function engineNotes(spec: Spec, backend: 'local' | 'aws'): EngineNote[] {
+  const notes: EngineNote[] = [];
+  const seen = new Set<string>();
+  spec.variants.forEach((v, vi) => {
+    const engine = variantEngine(spec, v);
+    const facts = ENGINES[engine.kind];
+    const path = enginePath(v, vi);
+    const key = `${path}\u0000${engine.kind}\u0000${engine.version}`;
+    const hasParameters = Object.keys(v.clusterParameters).length + Object.keys(v.instanceParameters).length > 0 || v.parameterTemplate !== undefined;
+    if (!facts.parameterCatalogue && hasParameters) {
+      notes.push({
+        level: 'warning',
+        path: `variants[${vi}]`,
+        message: `${engineName(engine)}: aurora-bench has no parameter catalogue for ${facts.label} yet, so its parameters are not checked offline; ${
+          facts.localServer === 'postgresql' ? 'locally PostgreSQL checks each against pg_settings' : "locally MariaDB's system variables check them"
+        }${facts.topology === 'ec2' ? ', on AWS they go to the server configuration file' : `, on AWS RDS checks them against the ${parameterGroupFamily(engine) ?? facts.label} parameter group family`}`,
+      });
+    }
+    // Aurora MySQL is the engine every earlier plan ran: its stand-in is named with the instance
+    // shape in the cell's notes, and its family by the AWS preflight.
+    if (seen.has(key) || engine.kind === 'aurora-mysql') return;
+    seen.add(key);
+    if (backend === 'local') {
+      const server = facts.localServer === 'postgresql' ? 'PostgreSQL (a primary and streaming replicas)' : 'MariaDB (a writer and GTID replicas)';
+      const awsOnly =
+        facts.topology === 'cluster'
+          ? `Aurora's shared storage volume, its replica lag and storage I/O, Aurora-only parameters${localWriteForwarding(engine).supported ? ' and local write forwarding' : ''}`
+          : facts.topology === 'instance'
+            ? `RDS's EBS storage (gp3 IOPS and throughput), its read replicas' lag over the network, and RDS-only parameters`
+            : `the EC2 instance's own disks and network`;
+      notes.push({
+        level: 'info',
+        path,
+        message: `${engineName(engine)} runs locally on ${server} through sysbench's ${facts.driver} driver; only AWS shows ${awsOnly}`,
+      });
+    } else if (facts.rdsEngine !== undefined) {
+      notes.push({ level: 'info', path, message: `${engineName(engine)}: RDS engine ${facts.rdsEngine}, parameter group family ${parameterGroupFamily(engine) ?? '(unknown)'}` });
+    }
+  });
+  return notes;
+}
+
+/**
+ * What the AWS backend cannot provision yet: every engine but Aurora MySQL, and a variant whose
+ * Aurora MySQL version differs from the spec's (a run creates its clusters at one engine version).
+ */
+export function awsEngineRefusals(spec: Spec): EngineNote[] {
+  const notes: EngineNote[] = [];
+  spec.variants.forEach((v, vi) => {
+    const engine = variantEngine(spec, v);
+    const facts = ENGINES[engine.kind];
+    if (!facts.awsBackend) {
+      notes.push({
+        level: 'refused',
+        path: enginePath(v, vi),
+        message: `variant "${v.name}": the AWS backend does not provision ${facts.label} yet (only Aurora MySQL); plan it for its cost, rehearse it locally, or run it on Aurora MySQL`,
+      });
+    } else if (engine.version !== spec.engine.version) {
+      notes.push({
+        level: 'refused',
+        path: `variants[${vi}].engine.version`,
+        message: `variant "${v.name}" asks for ${engineName(engine)} but the run's engine is ${engineName({ kind: spec.engine.kind, version: spec.engine.version })}: the AWS backend creates one run's clusters at one engine version; run the versions as separate experiments`,
+      });
+    }
+  });
+  return notes;
+}

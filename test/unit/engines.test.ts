@@ -1,0 +1,173 @@
+/**
+ * Engine kinds in the spec: validation against each engine's facts (core/aurora/engines.ts),
+ * plans naming the engine and what only AWS shows, the AWS backend's refusal of engines it does not
+ * provision yet, and cost per engine.
+ */
+import { join } from 'node:path';
+import { SpecError, validateSpec } from '../../core/experiment/validate';
+import type { SpecInput } from '../../core/experiment/schema';
+import { localWriteForwarding, parameterGroupFamily, ENGINE_KINDS, ENGINES } from '../../core/aurora/engines';
+import { planRun, PlanError } from '../../core/plan/plan';
+import { preparePlan } from '../../core/plan/prepare';
+import { cellEngine } from '../../core/plan/types';
+import { estimatePlanCost, loadPrices } from '../../core/plan/cost';
+import { renderPlan } from '../../core/cli/plan-view';
+
+const repoRoot = join(__dirname, '..', '..');
+const NOW = new Date('2026-11-22T22:00:00Z');
+
+function spec(engine: SpecInput['engine'], variant: Partial<SpecInput['variants'][number]> = {}): SpecInput {
+  return {
+    name: 'eng',
+    engine,
+    variants: [{ name: 'a', instanceClass: 'db.r6g.large', ...variant }],
+    data: { tables: 1, tableSize: 100 },
+    workloads: [{ name: 'rw', test: 'oltp_read_write', durationS: 60 }],
+  };
+}
+
+function problemsOf(doc: unknown): { path: string; message: string }[] {
+  try {
+    validateSpec(doc, 'exp.json');
+  } catch (e) {
+    expect(e).toBeInstanceOf(SpecError);
+    expect((e as SpecError).message).toMatch(/^exp\.json: invalid experiment spec/);
+    return [...(e as SpecError).problems];
+  }
+  throw new Error('expected the spec to be invalid');
+}
+
+describe('engine facts', () => {
+  it('maps each engine version to its RDS parameter group family', () => {
+    // Arrange / Act / Assert: families as botocore's CreateDBParameterGroup examples spell them.
+    expect(parameterGroupFamily({ kind: 'aurora-mysql', version: '3.04.0' })).toBe('aurora-mysql8.0');
+    expect(parameterGroupFamily({ kind: 'aurora-mysql', version: '5.7.mysql_aurora.2.11.2' })).toBe('aurora-mysql5.7');
+    expect(parameterGroupFamily({ kind: 'aurora-postgresql', version: '16.4' })).toBe('aurora-postgresql16');
+    expect(parameterGroupFamily({ kind: 'rds-mysql', version: '8.0.39' })).toBe('mysql8.0');
+    expect(parameterGroupFamily({ kind: 'rds-mariadb', version: '10.11.9' })).toBe('mariadb10.11');
+    expect(parameterGroupFamily({ kind: 'rds-postgresql', version: '15.8' })).toBe('postgres15');
+    expect(parameterGroupFamily({ kind: 'self-managed', version: 'mariadb-10.11' })).toBeUndefined();
+  });
+
+  it('has local write forwarding only where AWS documents it, from the documented versions', () => {
+    // Aurora PostgreSQL: 16.4+, 15.8+, 14.13+ (Aurora User Guide, "Local write forwarding in Aurora PostgreSQL").
+    const apg = (version: string) => localWriteForwarding({ kind: 'aurora-postgresql', version }).supported;
+    expect([apg('16.4'), apg('16.6'), apg('15.8'), apg('14.13'), apg('17.2')]).toEqual([true, true, true, true, true]);
+    expect([apg('16.3'), apg('15.7'), apg('14.12'), apg('13.9')]).toEqual([false, false, false, false]);
+    expect(localWriteForwarding({ kind: 'aurora-mysql', version: '3.04.0' }).supported).toBe(true);
+    expect(localWriteForwarding({ kind: 'aurora-mysql', version: '3.03.1' }).supported).toBe(false);
+    for (const kind of ['rds-mysql', 'rds-mariadb', 'rds-postgresql', 'self-managed'] as const) {
+      expect(localWriteForwarding({ kind, version: 'any' }).supported).toBe(false);
+    }
+  });
+
+  it('gives every kind a sysbench driver matching its local server', () => {
+    for (const kind of ENGINE_KINDS) {
+      expect(ENGINES[kind].driver).toBe(ENGINES[kind].localServer === 'postgresql' ? 'pgsql' : 'mysql');
+    }
+  });
+});
+
+describe('engine kinds in the spec', () => {
+  it('accepts each kind with a version of its own form, and a variant with its own engine', () => {
+    // Arrange
+    const docs: SpecInput[] = [
+      spec({ kind: 'aurora-postgresql', version: '16.4' }),
+      spec({ kind: 'rds-mysql', version: '8.0.39' }),
+      spec({ kind: 'rds-mariadb', version: '10.11.9' }, { instanceParameters: { thread_handling: 'pool-of-threads' } }),
+      spec({ kind: 'rds-postgresql', version: '16.4' }),
+      spec({ kind: 'self-managed', version: 'mariadb-10.11' }),
+      spec({ version: '3.04.0' }, { engine: { kind: 'rds-mariadb', version: '10.11.9' } }),
+    ];
+    // Act
+    const specs = docs.map((d) => validateSpec(d, 'exp.json'));
+    // Assert
+    expect(specs.map((s) => s.variants[0]!.engine?.kind ?? s.engine.kind)).toEqual([
+      'aurora-postgresql',
+      'rds-mysql',
+      'rds-mariadb',
+      'rds-postgresql',
+      'self-managed',
+      'rds-mariadb',
+    ]);
+  });
+
+  it('refuses a version that is not of the engine, naming the JSON path and the expected form', () => {
+    const problems = problemsOf(spec({ kind: 'aurora-postgresql', version: '3.04.0' }));
+    expect(problems).toEqual([{ path: 'engine.version', message: expect.stringMatching(/"3\.04\.0" is not a version of Aurora PostgreSQL: use e\.g\. "16\.4"/) }]);
+    const variant = problemsOf(spec({ version: '3.04.0' }, { engine: { kind: 'rds-mariadb', version: '8.0.39' } }));
+    expect(variant).toEqual([{ path: 'variants[0].engine.version', message: expect.stringMatching(/is not a version of RDS for MariaDB/) }]);
+    expect(problemsOf(spec({ kind: 'oracle' as never, version: '19' }))[0]!.path).toBe('engine.kind');
+  });
+
+  it('refuses write forwarding where the engine or its version lacks it', () => {
+    const wf = { writeForwarding: { enabled: true }, readers: 1 };
+    expect(problemsOf(spec({ kind: 'aurora-postgresql', version: '15.4' }, wf))).toEqual([
+      { path: 'variants[0].writeForwarding.enabled', message: expect.stringMatching(/needs 16\.4 or a later 16, 15\.8 or a later 15.*15\.4/) },
+    ]);
+    expect(problemsOf(spec({ kind: 'rds-mysql', version: '8.0.39' }, wf))).toEqual([
+      { path: 'variants[0].writeForwarding.enabled', message: expect.stringMatching(/RDS for MySQL has no local write forwarding/) },
+    ]);
+    expect(problemsOf(spec({ kind: 'aurora-postgresql', version: '15.8' }, { ...wf, writeForwarding: { enabled: true, maxConnectionsPct: 20 } }))).toEqual([
+      { path: 'variants[0].writeForwarding.maxConnectionsPct', message: expect.stringMatching(/apg_write_forward/) },
+    ]);
+    expect(() => validateSpec(spec({ kind: 'aurora-postgresql', version: '15.8' }, wf))).not.toThrow();
+  });
+
+  it('checks Aurora MySQL parameters only on Aurora MySQL variants', () => {
+    // thread_handling: Aurora MySQL refuses it (not modifiable); RDS for MariaDB has it.
+    const mixed = spec({ version: '3.04.0' }, { engine: { kind: 'rds-mariadb', version: '10.11.9' }, instanceParameters: { thread_handling: 'pool-of-threads' } });
+    mixed.variants.push({ name: 'b', instanceClass: 'db.r6g.large', instanceParameters: { thread_handling: 'pool-of-threads' } });
+    expect(problemsOf(mixed).map((p) => p.path)).toEqual(['variants[1].instanceParameters.thread_handling']);
+  });
+
+  it('refuses a self-managed class whose EC2 instance type does not exist', () => {
+    expect(problemsOf(spec({ kind: 'self-managed', version: 'mariadb-10.11' }, { instanceClass: 'db.r6x.large' }))).toEqual([
+      { path: 'variants[0].instanceClass', message: expect.stringMatching(/EC2 instance type "r6x\.large"/) },
+    ]);
+  });
+});
+
+describe('engines in the plan', () => {
+  it('names each cell engine and, locally, what only AWS shows', () => {
+    // Arrange
+    const s = validateSpec(spec({ version: '3.04.0' }, { engine: { kind: 'aurora-postgresql', version: '16.4' } }));
+    // Act
+    const plan = planRun(s, { backend: 'local', now: NOW });
+    // Assert
+    expect(cellEngine(plan, plan.cells[0]!)).toEqual({ kind: 'aurora-postgresql', version: '16.4' });
+    expect(plan.notes).toContainEqual({
+      level: 'info',
+      path: 'variants[0].engine',
+      message: expect.stringMatching(/runs locally on PostgreSQL .* pgsql driver; only AWS shows Aurora's shared storage volume/),
+    });
+    expect(renderPlan(plan)).toMatch(/Aurora PostgreSQL 16\.4/);
+  });
+
+  it('refuses on AWS the engines the AWS backend does not provision yet (run), and shows them (plan)', () => {
+    const s = validateSpec(spec({ kind: 'rds-postgresql', version: '16.4' }));
+    expect(() => preparePlan({ spec: s, scripts: {} }, { backend: 'aws', now: NOW, source: 'exp.json' })).toThrow(PlanError);
+    expect(() => preparePlan({ spec: s, scripts: {} }, { backend: 'aws', now: NOW, source: 'exp.json' })).toThrow(
+      /exp\.json: .*engine: variant "a": the AWS backend does not provision RDS for PostgreSQL yet/s,
+    );
+    const shown = preparePlan({ spec: s, scripts: {} }, { backend: 'aws', now: NOW, refusals: 'show' });
+    expect(shown.notes.filter((n) => n.level === 'refused').map((n) => n.path)).toEqual(['engine']);
+    expect(() => preparePlan({ spec: validateSpec(spec({ version: '3.04.0' })), scripts: {} }, { backend: 'aws', now: NOW })).not.toThrow();
+  });
+
+  it('prices Aurora PostgreSQL at the Aurora figures with a note, and names an engine without prices', () => {
+    // Arrange
+    const prices = loadPrices(repoRoot);
+    const apg = planRun(validateSpec(spec({ kind: 'aurora-postgresql', version: '16.4' })), { backend: 'aws', now: NOW });
+    const ams = planRun(validateSpec(spec({ version: '3.04.0' })), { backend: 'aws', now: NOW });
+    const rds = planRun(validateSpec(spec({ kind: 'rds-mariadb', version: '10.11.9' })), { backend: 'aws', now: NOW });
+    // Act
+    const [apgCost, amsCost, rdsCost] = [apg, ams, rds].map((p) => estimatePlanCost(p, prices));
+    // Assert
+    expect(apgCost!.total).not.toBeNull();
+    expect(apgCost!.cells[0]!.dbCost).toBe(amsCost!.cells[0]!.dbCost);
+    expect(apgCost!.notes.join('\n')).toMatch(/Aurora PostgreSQL db\.r6g\.large priced at the Aurora MySQL-Compatible figure/);
+    expect(rdsCost!.total).toBeNull();
+    expect(rdsCost!.missing).toEqual(['rds-mariadb db.r6g.large']);
+  });
+});
