@@ -11,11 +11,12 @@
  *    >= 90%): the original study's single c6i.large reached 1.17 Gbps with its own CPU at 45–100%. Its numbers
  *    describe the client, not the server.
  * Server limits are checked first: when the server is at its CPU or network limit a saturated
- * client is reported alongside, not instead. With no limit reached the point is 'none': the load did
+ * client is reported alongside, not instead. Locally (servers and clients on one machine) a host
+ * whose CPUs are >= 90% busy is the limit (host-bound): adding clients would not find a server limit. With no limit reached the point is 'none': the load did
  * not find the server's limit (add clients).
  */
 
-export type Bound = 'cpu' | 'network' | 'client' | 'none';
+export type Bound = 'cpu' | 'network' | 'client' | 'host' | 'none';
 
 export interface BoundInput {
   /** Mean server CPU %, null when not measured. */
@@ -28,6 +29,11 @@ export interface BoundInput {
   readonly clientSaturated: boolean;
   /** Mean client CPU %, null when not measured. */
   readonly clientCpuPct: number | null;
+  /**
+   * Locally, servers and clients share one machine: its CPU busy % (the runner's ClientHostCPU),
+   * null on AWS or when not measured. A saturated host limits everything on it.
+   */
+  readonly sharedHostCpuPct?: number | null;
 }
 
 export interface BoundThresholds {
@@ -66,6 +72,15 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
       networkGbps: gbps,
       clientSaturated,
       reason: `${gbps!.toFixed(2)} Gbps is ${(share * 100).toFixed(0)}% of the class's ${input.networkLimitGbps} Gbps${also}`,
+    };
+  }
+  if (input.sharedHostCpuPct !== undefined && input.sharedHostCpuPct !== null && input.sharedHostCpuPct >= thresholds.cpuPct) {
+    return {
+      bound: 'host',
+      networkShare: share,
+      networkGbps: gbps,
+      clientSaturated,
+      reason: `this machine's CPUs were ${input.sharedHostCpuPct.toFixed(0)}% busy (servers and clients share them): the point measures the host, not a class; more clients would not help`,
     };
   }
   if (clientSaturated) {

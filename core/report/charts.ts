@@ -126,7 +126,21 @@ export function barChart(
   categories: readonly string[],
   series: readonly { name: string; values: readonly (number | null)[] }[],
   yName: string,
+  /** Per-category reference values drawn as a dashed line with markers (e.g. each class's network limit). */
+  limits?: { readonly name: string; readonly values: readonly (number | null)[] },
 ): ChartBlock {
+  const bars: SeriesOption[] = series.map((s) => ({ type: 'bar', name: s.name, data: [...s.values] }));
+  if (limits !== undefined && limits.values.some((v) => v !== null)) {
+    bars.push({
+      type: 'line',
+      name: limits.name,
+      data: [...limits.values],
+      symbol: 'rect',
+      symbolSize: 10,
+      lineStyle: { type: 'dashed', color: ERROR_COLOR },
+      itemStyle: { color: ERROR_COLOR },
+    });
+  }
   return {
     id,
     title,
@@ -135,7 +149,7 @@ export function barChart(
       tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' } },
       xAxis: { type: 'category', data: [...categories], axisLabel: { interval: 0, rotate: categories.length > 4 ? 20 : 0 } },
       yAxis: { type: 'value', name: yName, nameLocation: 'middle', nameGap: 55 },
-      series: series.map((s) => ({ type: 'bar', name: s.name, data: [...s.values] })),
+      series: bars,
     },
   };
 }

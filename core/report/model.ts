@@ -29,11 +29,26 @@ export interface ReportSection {
   readonly findings: readonly string[];
   readonly tables: readonly TableBlock[];
   readonly charts: readonly ChartBlock[];
+  /**
+   * This section's part of the study's answer, in the shape its author asked the question: shown
+   * first, before every section's evidence (its tables and charts are not repeated below).
+   */
+  readonly answer?: AnswerPart;
+  /** Error details and the like: shown in the appendix (collapsed in HTML), not among the evidence. */
+  readonly appendix?: boolean;
+}
+
+export interface AnswerPart {
+  readonly lines: readonly string[];
+  readonly tables: readonly TableBlock[];
+  readonly charts: readonly ChartBlock[];
 }
 
 export interface Report {
   readonly title: string;
   readonly meta: readonly [string, string][];
   readonly notes: readonly string[];
+  /** The study's answer first: the sections' answer parts in section order; null when none applies. */
+  readonly answer?: AnswerPart | null;
   readonly sections: readonly ReportSection[];
 }

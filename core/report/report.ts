@@ -10,7 +10,7 @@ import { chartPointCount, renderChartSvg } from './charts';
 import { loadPrices, type PriceTable } from '../plan/cost';
 import { COMPACT_TABLE } from '../format';
 import { loadRun, type RunData } from './load';
-import type { Report, ReportSection, TableBlock } from './model';
+import type { AnswerPart, ChartBlock, Report, ReportSection, TableBlock } from './model';
 import { buildSections, makeContext } from './sections';
 
 function planNotes(data: RunData): string[] {
@@ -47,8 +47,23 @@ export function buildReport(data: RunData, prices: PriceTable): Report {
     ],
     ['steps', `${data.steps.length} step results (${stepCounts(data)}), repeats interleaved: ${data.spec?.order ?? 'unknown'}`],
   ];
-  return { title: `aurora-bench report: ${r.spec_name}`, meta, notes: planNotes(data), sections: buildSections(ctx) };
+  const sections = buildSections(ctx);
+  return { title: `aurora-bench report: ${r.spec_name}`, meta, notes: planNotes(data), answer: composeAnswer(sections), sections };
 }
+
+/** The sections' answer parts, in section order: the study's answer, before any evidence. */
+function composeAnswer(sections: readonly ReportSection[]): AnswerPart | null {
+  // The study's own comparison first, price-performance after it ("performance ratio vs price ratio").
+  const ordered = [...sections.filter((s) => s.id !== 'price'), ...sections.filter((s) => s.id === 'price')];
+  const parts = ordered.map((s) => s.answer).filter((a): a is AnswerPart => a !== undefined);
+  if (parts.length === 0) return null;
+  return { lines: parts.flatMap((p) => p.lines), tables: parts.flatMap((p) => p.tables), charts: parts.flatMap((p) => p.charts) };
+}
+
+const evidenceOf = (report: Report): ReportSection[] => report.sections.filter((s) => s.appendix !== true);
+const appendixOf = (report: Report): ReportSection[] => report.sections.filter((s) => s.appendix === true);
+/** A section with nothing left once its answer part moved up: no heading for it. */
+const hasEvidence = (s: ReportSection): boolean => s.tables.length > 0 || s.charts.length > 0 || (s.answer === undefined && s.findings.length > 0);
 
 // ---------------------------------------------------------------------------------------------
 // Terminal
@@ -70,11 +85,29 @@ function terminalSection(s: ReportSection): string {
   return out.join('\n');
 }
 
-export function renderTerminal(report: Report): string {
+/** Reports without a study answer (compare, history): the run details first, then the sections. */
+function renderTerminalPlain(report: Report): string {
   const out = [report.title, ...report.meta.map(([k, v]) => `  ${k}: ${v}`)];
   if (report.notes.length > 0) out.push('  notes:', ...report.notes.map((n) => `    ${n}`));
   if (report.sections.length === 0) out.push('', 'Nothing to report: the run has no step results.');
   for (const s of report.sections) out.push('', terminalSection(s));
+  return out.join('\n') + '\n';
+}
+
+export function renderTerminal(report: Report): string {
+  if (report.answer === undefined) return renderTerminalPlain(report);
+  const out = [report.title];
+  const answer = report.answer ?? null;
+  if (answer !== null) {
+    out.push('', '== Answer ==', ...answer.lines.map((l) => `  * ${l}`));
+    for (const t of answer.tables) out.push('', terminalTable(t));
+    if (answer.charts.length > 0) out.push('', `  (${answer.charts.length} chart${answer.charts.length === 1 ? '' : 's'} in the HTML report: --html FILE)`);
+  }
+  if (report.sections.length === 0) out.push('', 'Nothing to report: the run has no step results.');
+  for (const s of evidenceOf(report).filter(hasEvidence)) out.push('', terminalSection(s));
+  out.push('', '== Appendix ==', ...report.meta.map(([k, v]) => `  ${k}: ${v}`));
+  if (report.notes.length > 0) out.push('  plan notes:', ...report.notes.map((n) => `    ${n}`));
+  for (const s of appendixOf(report)) out.push('', terminalSection(s));
   return out.join('\n') + '\n';
 }
 
@@ -84,7 +117,10 @@ export function renderTerminal(report: Report): string {
 const escapeHtml = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 const CSS = `
-body { font-family: -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; margin: 2rem auto; max-width: 1100px; color: #222; padding: 0 1rem; }
+body { font-family: -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; margin: 2rem auto; max-width: 1180px; color: #222; padding: 0 1rem; }
+section.answer { background: #f7fbff; border: 1px solid #cfe3f7; border-radius: 6px; padding: 0 1rem 1rem; }
+details#appendix { margin-top: 2.5rem; border-top: 1px solid #ddd; padding-top: 1rem; }
+details#appendix summary { font-weight: 600; cursor: pointer; }
 h1 { font-size: 1.5rem; } h2 { font-size: 1.25rem; margin-top: 2.5rem; border-bottom: 1px solid #ddd; padding-bottom: .3rem; }
 h3 { font-size: 1rem; margin-top: 1.5rem; }
 dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; font-size: .9rem; }
@@ -93,7 +129,7 @@ dl.meta dt { font-weight: 600; color: #555; }
 ul.findings li { margin: .25rem 0; }
 div.table-wrap { overflow-x: auto; }
 table { border-collapse: collapse; font-size: .85rem; margin: .5rem 0; }
-th, td { border: 1px solid #ddd; padding: .25rem .5rem; vertical-align: top; }
+th, td { border: 1px solid #ddd; padding: .25rem .5rem; vertical-align: top; overflow-wrap: break-word; }
 th { background: #f4f5f7; text-align: left; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tr.emphasis td { background: #f7fbff; font-weight: 600; }
@@ -114,30 +150,54 @@ function htmlTable(t: TableBlock): string {
   return `<h3>${escapeHtml(t.title)}</h3>\n<div class="table-wrap"><table>\n<thead>${head}</thead>\n<tbody>\n${body}\n</tbody>\n</table></div>${notes}`;
 }
 
+function htmlChart(c: ChartBlock): string {
+  return `<figure class="chart" id="chart-${escapeHtml(c.id)}" role="img" aria-label="${escapeHtml(c.title)}" data-series-points="${chartPointCount(c)}">${renderChartSvg(c)}</figure>`;
+}
+
+function htmlSection(s: ReportSection): string {
+  const parts = [`<section id="${s.id}">`, `<h2>${escapeHtml(s.title)}</h2><p class="question">${escapeHtml(s.question)}</p>`];
+  // Findings already in the answer are not repeated under the evidence.
+  if (s.findings.length > 0 && s.answer === undefined) parts.push(`<ul class="findings">${s.findings.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul>`);
+  for (const c of s.charts) parts.push(htmlChart(c));
+  for (const t of s.tables) parts.push(htmlTable(t));
+  parts.push('</section>');
+  return parts.join('\n');
+}
+
 export function renderHtml(report: Report): string {
   const parts: string[] = [];
   parts.push(`<h1>${escapeHtml(report.title)}</h1>`);
-  parts.push(`<dl class="meta">${report.meta.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('')}</dl>`);
-  if (report.notes.length > 0) parts.push(`<h3>Plan notes</h3><ul class="notes">${report.notes.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>`);
-  if (report.sections.length === 0) parts.push('<p>Nothing to report: the run has no step results.</p>');
-  for (const s of report.sections) {
-    parts.push(`<section id="${s.id}">`);
-    parts.push(`<h2>${escapeHtml(s.title)}</h2><p class="question">${escapeHtml(s.question)}</p>`);
-    if (s.findings.length > 0) parts.push(`<ul class="findings">${s.findings.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul>`);
-    for (const c of s.charts) {
-      parts.push(
-        `<figure class="chart" id="chart-${escapeHtml(c.id)}" role="img" aria-label="${escapeHtml(c.title)}" data-series-points="${chartPointCount(c)}">${renderChartSvg(c)}</figure>`,
-      );
-    }
-    for (const t of s.tables) parts.push(htmlTable(t));
+  if (report.answer === undefined) {
+    // Reports without a study answer (compare, history): the run details first, then the sections.
+    parts.push(`<dl class="meta">${report.meta.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('')}</dl>`);
+    for (const s of report.sections) parts.push(htmlSection({ ...s, answer: undefined }));
+    return page(report.title, parts);
+  }
+  const answer = report.answer;
+  if (answer !== null) {
+    parts.push('<section id="answer" class="answer">', '<h2>Answer</h2>');
+    parts.push(`<ul class="findings">${answer.lines.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul>`);
+    for (const t of answer.tables) parts.push(htmlTable(t));
+    for (const c of answer.charts) parts.push(htmlChart(c));
     parts.push('</section>');
   }
+  if (report.sections.length === 0) parts.push('<p>Nothing to report: the run has no step results.</p>');
+  for (const s of evidenceOf(report).filter(hasEvidence)) parts.push(htmlSection(s));
+  parts.push('<details id="appendix"><summary>Appendix: run details, plan notes and error details</summary>');
+  parts.push(`<dl class="meta">${report.meta.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('')}</dl>`);
+  if (report.notes.length > 0) parts.push(`<h3>Plan notes</h3><ul class="notes">${report.notes.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>`);
+  for (const s of appendixOf(report)) parts.push(htmlSection(s));
+  parts.push('</details>');
+  return page(report.title, parts);
+}
+
+function page(title: string, parts: readonly string[]): string {
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(report.title)}</title>
+<title>${escapeHtml(title)}</title>
 <style>${CSS}</style>
 </head>
 <body>

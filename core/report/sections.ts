@@ -5,15 +5,15 @@
  * Which sections apply is decided from the run's spec and rows, not from the study's name.
  */
 import type { StepResult } from '../lake/results';
-import { classifyBound, type BoundResult } from './bounds';
+import { bytesPerSToGbps, classifyBound, type BoundResult } from './bounds';
 import { barChart, lineChart, ratioChart, spansDecades, type XYSeries } from './charts';
 import { networkLimitGbps, pricesAsOfText, regionPrices, variantHourly, type PriceTable } from '../plan/cost';
-import { clip, fixed, num, pct } from '../format';
+import { clip, errorKind, fixed, num, pct } from '../format';
 import { DEFAULT_LATENCY_FLOOR_MS, findKnee } from './knee';
 import { stepKey, type RunData } from './load';
 import type { ChartBlock, ReportSection, TableBlock } from './model';
 import { overallScores, sweepScores, type TargetScore } from './score';
-import { batchMeans, describeRatio, mean, meanCi, ratioVerdict, sampleStddev, summarize, welchRatioCi, type ConfidenceInterval, type Sample } from './stats';
+import { batchMeans, describeRatio, mean, meanCi, ratioVerdict, repeatsToResolve, sampleStddev, summarize, welchRatioCi, type ConfidenceInterval, type Sample } from './stats';
 import { latencySection } from './latency-section';
 import { analyzeSweep } from './sweep';
 import { verdictsSection } from './verdicts-section';
@@ -174,6 +174,13 @@ function ratioText(ci: ConfidenceInterval): string {
   return `${pct(ci.estimate)}${range}`;
 }
 
+/** A ratio in few characters for grids: "83% (79–88) worse". */
+function compactRatio(ci: ConfidenceInterval, higherIsBetter: boolean): string {
+  if (!Number.isFinite(ci.estimate)) return '-';
+  const range = Number.isFinite(ci.low) ? ` (${(ci.low * 100).toFixed(0)}–${(ci.high * 100).toFixed(0)})` : '';
+  return `${(ci.estimate * 100).toFixed(0)}%${range} ${verdictText(ci, higherIsBetter)}`;
+}
+
 function verdictText(ci: ConfidenceInterval, higherIsBetter: boolean): string {
   switch (ratioVerdict(ci)) {
     case 'within-noise':
@@ -242,8 +249,25 @@ function inSweep(ctx: Context, g: StepGroup): boolean {
 // ---------------------------------------------------------------------------------------------
 // A/B (S1): per AZ and workload, each variant's TPS, QPS and pNN with intervals, and the ratios
 
+/**
+ * A study built around data transfer (S4's full-table SELECT *): a scan-type custom workload or a
+ * workload named for the network. Its transactions are scans: no A/B of TPS, no transactions per dollar.
+ */
+export function isNetworkStudy(ctx: Context): boolean {
+  return ctx.data.spec?.workloads.some((w) => (w.script !== undefined && /scan/i.test(w.script)) || /scan|network/i.test(w.name)) ?? false;
+}
+
+/** "18 more" / "n/a": repeats per side a ratio needs to be resolved (stats.repeatsToResolve), from run-to-run samples only. */
+export function powerText(a: Estimate, b: Estimate): string {
+  if (a.source !== 'repeats' || b.source !== 'repeats' || a.sample === null || b.sample === null) return 'needs 2+ repeats to tell';
+  const n = repeatsToResolve(a.sample, b.sample);
+  if (n === null) return a.value === b.value ? 'no difference' : '> 1,000 repeats';
+  return `${n} repeats`;
+}
+
 export function abSection(ctx: Context): ReportSection | null {
-  if (ctx.variants.length < 2) return null;
+  if (ctx.variants.length < 2 || isNetworkStudy(ctx)) return null;
+  const answerRows: string[][] = [];
   const tables: TableBlock[] = [];
   const charts: ChartBlock[] = [];
   const findings: string[] = [];
@@ -286,6 +310,15 @@ export function abSection(ctx: Context): ReportSection | null {
         findings.push(
           `${stepLabel(g)}${where}: ${describeRatio('QPS', v.name, baseline.name, r.qps)}${tpsToo} ${latName} latency ${ratioText(r.lat)}: ${verdictText(r.lat, false)}.`,
         );
+        answerRows.push([
+          az ?? '-',
+          stepLabel(g),
+          `${v.name}/${baseline.name}`,
+          `${ratioText(r.qps)} ${verdictText(r.qps, true)}`,
+          `${ratioText(r.tps)} ${verdictText(r.tps, true)}`,
+          `${ratioText(r.lat)} ${verdictText(r.lat, false)}`,
+          ratioVerdict(r.qps) === 'within-noise' || ratioVerdict(r.qps) === 'unknown' ? powerText(e.qps, b.qps) : 'resolved',
+        ]);
         forest.push({
           label: `${stepLabel(g)}: ${v.name}/${baseline.name}`,
           estimate: r.qps.estimate,
@@ -346,7 +379,8 @@ export function abSection(ctx: Context): ReportSection | null {
       'TPS',
     ),
   );
-  if (forest.length > 0) charts.push(ratioChart('ab-ratio', 'QPS ratio to the baseline, with 95% intervals', forest));
+  const forestChart = forest.length > 0 ? ratioChart('ab-ratio', 'QPS ratio to the baseline, with 95% intervals (dashed: 100%)', forest) : null;
+  const latName = `p${ctx.groups[0]?.latPct ?? 95} latency`;
   return {
     id: 'ab',
     title: 'Variants compared (A/B)',
@@ -354,6 +388,25 @@ export function abSection(ctx: Context): ReportSection | null {
     findings,
     tables,
     charts,
+    ...(answerRows.length > 0
+      ? {
+          answer: {
+            lines: [],
+            tables: [
+              {
+                title: 'Per AZ: each variant over the baseline, with 95% intervals',
+                head: ['AZ', 'step', 'ratio', 'QPS', 'TPS', `${latName} (lower is better)`, 'repeats a side to resolve QPS'],
+                rows: answerRows,
+                numeric: [3, 4, 5],
+                notes: [
+                  'Interval: Welch on the log scale over the repeats (each a fresh cluster); "within noise": it includes 100%. Repeats to resolve: per side, for a difference of the observed size to be found 80% of the time at 95% confidence, given the run-to-run spread measured.',
+                ],
+              },
+            ],
+            charts: forestChart !== null ? [forestChart] : [],
+          },
+        }
+      : {}),
   };
 }
 
@@ -361,15 +414,19 @@ export function abSection(ctx: Context): ReportSection | null {
 // Price-performance
 
 export function priceSection(ctx: Context): ReportSection | null {
-  if (ctx.variants.length < 1 || ctx.groups.length === 0) return null;
+  // Transactions per dollar of full scans say nothing (S4), and a rate sweep's throughput is what
+  // was offered: only its unlimited-rate steps (the capacity) are priced.
+  if (ctx.variants.length < 1 || ctx.groups.length === 0 || isNetworkStudy(ctx)) return null;
+  const priced = ctx.groups.filter((g) => !(g.rate > 0 && inSweep(ctx, g)));
+  if (priced.length === 0) return null;
   const region = ctx.data.run.region || ctx.data.spec?.region || ctx.prices.defaultRegion;
   const lookup = regionPrices(ctx.prices, region);
   const currency = lookup.prices.currency;
-  const workloads = uniqueInOrder(ctx.groups.map((g) => g.workload));
+  const workloads = uniqueInOrder(priced.map((g) => g.workload));
   const hourly = new Map(ctx.variants.map((v) => [v.name, variantHourly(lookup.prices, v.instanceClass, v.readers)]));
   if ([...hourly.values()].every((h) => h === null)) return null;
   const meanTps = (variant: string, workload: string): number | null => {
-    const vals = ctx.groups
+    const vals = priced
       .filter((g) => g.variant === variant && g.workload === workload)
       .map((g) => estimate(ctx, g, 'tps').value)
       .filter((v): v is number => v !== null);
@@ -422,6 +479,27 @@ export function priceSection(ctx: Context): ReportSection | null {
       );
     }
   }
+  // The author's shape: performance ratio against price ratio, per AZ and step, with the interval
+  // of the performance ratio carried into the price-performance ratio (the price ratio is exact).
+  const answerRows: string[][] = [];
+  for (const az of uniqueInOrder(ctx.variants.map((v) => v.az))) {
+    const variants = ctx.variants.filter((v) => v.az === az);
+    const baseline = variants[0]!;
+    const hb = hourly.get(baseline.name) ?? null;
+    for (const v of variants.slice(1)) {
+      const h = hourly.get(v.name) ?? null;
+      if (h === null || hb === null || !(hb > 0)) continue;
+      const priceRatio = h / hb;
+      // A sweep's single points are not the comparison (its score or knee is): only standalone steps here.
+      for (const g of priced.filter((x) => x.variant === v.name && !inSweep(ctx, x))) {
+        const base = priced.find((x) => x.variant === baseline.name && comparableKey(x) === comparableKey(g));
+        if (base === undefined) continue;
+        const perf = ratioOf(estimate(ctx, g, 'tps'), estimate(ctx, base, 'tps'));
+        const pp: ConfidenceInterval = { ...perf, estimate: perf.estimate / priceRatio, low: perf.low / priceRatio, high: perf.high / priceRatio };
+        answerRows.push([az ?? '-', stepLabel(g), `${v.name}/${baseline.name}`, ratioText(perf), pct(priceRatio, 1), `${ratioText(pp)} ${verdictText(pp, true)}`]);
+      }
+    }
+  }
   const notes = [
     `Cost per hour of each variant's DB instances (writer + readers), ${lookup.region} on-demand prices ${pricesAsOfText(ctx.prices)} from prices/aws-prices.json (override with --prices); clients are the load generator and are not counted.`,
   ];
@@ -452,6 +530,25 @@ export function priceSection(ctx: Context): ReportSection | null {
         `transactions per ${currency}`,
       ),
     ],
+    ...(answerRows.length > 0
+      ? {
+          answer: {
+            lines: [],
+            tables: [
+              {
+                title: 'Performance ratio vs price ratio (TPS; transactions per unit of money = performance / price)',
+                head: ['AZ', 'step', 'ratio', 'performance (95% CI)', 'price', 'price-performance (95% CI)'],
+                rows: answerRows,
+                numeric: [3, 4, 5],
+                notes: [
+                  `Price: on-demand DB instance price per hour (${lookup.region}); the price-performance interval is the performance interval divided by the price ratio.${ctx.data.run.backend === 'local' ? ' Local run: performance was measured on MariaDB on this machine, not on the priced classes.' : ''}`,
+                ],
+              },
+            ],
+            charts: [],
+          },
+        }
+      : {}),
   };
 }
 
@@ -467,8 +564,12 @@ export function sweepSection(ctx: Context): ReportSection | null {
   const tables: TableBlock[] = [];
   const charts: ChartBlock[] = [];
   const scoresPerWorkload = new Map<string, TargetScore[]>();
+  const fallOffs = new Map<string, string[]>();
+  const pointRows: string[][] = [];
+  const threadCounts = uniqueInOrder(ctx.groups.filter((g) => sweeps.includes(`${g.workload}\u0000${g.rate}\u0000${g.target}`)).map((g) => g.threads)).sort((a, b) => a - b);
   const findingRows: string[][] = [];
   const errorRows: string[][] = [];
+  const scoreLines: string[] = [];
   sweeps.forEach((key, i) => {
     const groups = ctx.groups.filter((g) => `${g.workload}\u0000${g.rate}\u0000${g.target}` === key);
     const first = groups[0]!;
@@ -516,6 +617,23 @@ export function sweepSection(ctx: Context): ReportSection | null {
         f.firstErrorThreads !== null ? String(f.firstErrorThreads) : 'none',
       ]);
       findings.push(`${label}, ${v.name}: ${f.summary}.`);
+      fallOffs.set(label, [
+        ...(fallOffs.get(label) ?? []),
+        f.peakThreads === null
+          ? `${v.name} no successful point`
+          : `${v.name} peaks at ${f.peakThreads}${f.fallOffThreads !== null ? ` and falls off from ${f.fallOffThreads}` : ', no fall-off'}`,
+      ]);
+      pointRows.push([
+        label,
+        v.name,
+        ...threadCounts.map((t) => {
+          const g = vg.find((x) => x.threads === t);
+          if (g === undefined) return '-';
+          const e = estimate(ctx, g, 'tps');
+          if (e.value === null) return g.rows.some((r) => r.status === 'failed') ? 'failed' : '-';
+          return `${num(e.value, 0)} ${spreadText(ctx, g, 'tps').replace(' (within run)', '')}`;
+        }),
+      ]);
       for (const e of f.errorPoints) {
         const g = vg.find((x) => x.threads === e.threads)!;
         const events = g.rows.reduce((a, r) => a + (r.events ?? 0), 0);
@@ -523,7 +641,7 @@ export function sweepSection(ctx: Context): ReportSection | null {
           label,
           v.name,
           String(e.threads),
-          e.failed ? 'step failed' : 'ran with errors',
+          `${e.failed ? 'step failed' : 'ran with errors'}: ${errorKind(e.error)}`,
           num(e.errors, 0),
           events > 0 ? pct(e.errors / events, 2) : '-',
           num(e.reconnects, 0),
@@ -534,7 +652,12 @@ export function sweepSection(ctx: Context): ReportSection | null {
     const scores = sweepScores(scoreInput);
     scoresPerWorkload.set(label, scores);
     charts.push(lineChart(`sweep-tps-${i}`, `${label}: TPS by threads (red: errors)`, 'threads', 'TPS', tpsSeries, { logX: true }));
-    charts.push(lineChart(`sweep-lat-${i}`, `${label}: p${first.latPct} latency by threads`, 'threads', `p${first.latPct} ms`, latSeries, { logX: true }));
+    charts.push(
+      lineChart(`sweep-lat-${i}`, `${label}: p${first.latPct} latency by threads`, 'threads', `p${first.latPct} ms`, latSeries, {
+        logX: true,
+        logY: spansDecades(latSeries.flatMap((x) => x.points.map((p) => p[1]))),
+      }),
+    );
   });
   tables.push({
     title: 'Peak and fall-off (TPS)',
@@ -564,6 +687,9 @@ export function sweepSection(ctx: Context): ReportSection | null {
       notes: ['A thread count a variant could not serve counts as 0 throughput.'],
     });
     findings.unshift(`Score: ${overall.map((o) => `${o.target} ${o.score.toFixed(1)}`).join(', ')}.`);
+    scoreLines.push(`Score (mean QPS + mean TPS over the sweep, best = 100): ${overall.map((o) => `${o.target} ${o.score.toFixed(1)}`).join(', ')}.`);
+    const [best, second] = overall;
+    if (best !== undefined && second !== undefined) scoreLines.push(scoreNoiseText(ctx, sweeps, best.target, second.target));
   }
   if (errorRows.length > 0) {
     tables.push({
@@ -576,14 +702,64 @@ export function sweepSection(ctx: Context): ReportSection | null {
       ],
     });
   }
+  tables.push({
+    title: 'TPS per thread count, with its spread',
+    head: ['sweep', 'variant', ...threadCounts.map((t) => `${t} thr`)],
+    rows: pointRows,
+    numeric: threadCounts.map((_, i) => i + 2),
+    notes: ['Spread: lowest–highest over the repeats, or ± the 95% interval of the run’s interval batch means when one repeat ran (within-run noise only).'],
+  });
+  const scoreTable = tables.find((t) => t.title.startsWith('100-point score'));
+  const tpsCharts = charts.filter((c) => c.id.startsWith('sweep-tps-'));
   return {
     id: 'sweep',
     title: 'Thread sweep',
     question: 'How does throughput scale with threads, where does it peak and fall off, and where do connections fail?',
     findings,
-    tables,
-    charts,
+    tables: tables.filter((t) => t !== scoreTable),
+    charts: charts.filter((c) => !tpsCharts.includes(c)),
+    answer: {
+      lines: [...scoreLines, ...[...fallOffs.entries()].map(([label, parts]) => `${label}: ${parts.join('; ')} threads (fall-off: below 90% of the peak).`)],
+      tables: scoreTable !== undefined ? [scoreTable] : [],
+      charts: tpsCharts,
+    },
   };
+}
+
+/**
+ * Whether the score's ranking of the best two variants is beyond the noise: each variant's score
+ * sum (mean QPS + mean TPS over every sweep point) per repeat when every point has 2+ repeats,
+ * else per batch of its runs' intervals (within-run noise only, said so); the two compared by a
+ * Welch ratio interval, and with repeats the number a side needed to resolve the difference.
+ */
+function scoreNoiseText(ctx: Context, sweeps: readonly string[], bestName: string, secondName: string): string {
+  const groupsOf = (variant: string): StepGroup[] => ctx.groups.filter((g) => g.variant === variant && sweeps.includes(`${g.workload}\u0000${g.rate}\u0000${g.target}`));
+  const byRepeats = [bestName, secondName].every((v) => groupsOf(v).every((g) => g.rows.length >= 2));
+  const samples = [bestName, secondName].map((v) => {
+    const gs = groupsOf(v);
+    if (byRepeats) {
+      const repeats = uniqueInOrder(gs.flatMap((g) => g.rows.map((r) => r.repeat)));
+      return repeats.map((rep) => mean(gs.map((g) => g.rows.filter((r) => r.repeat === rep && r.status !== 'failed').reduce((a, r) => a + (r.tps ?? 0) + (r.qps ?? 0), 0))));
+    }
+    const perGroup = gs.map((g) =>
+      g.ok.length === 0
+        ? []
+        : batchMeans(
+            (ctx.data.intervals.get(stepKey(g.ok[0]!.cell_id, g.stepId)) ?? []).map((i) => i.tps + i.qps),
+            5,
+          ),
+    );
+    const k = Math.min(...perGroup.map((b) => (b.length === 0 ? Infinity : b.length)));
+    if (!Number.isFinite(k) || k < 2) return [];
+    return Array.from({ length: k }, (_, i) => mean(perGroup.map((b) => b[i] ?? 0)));
+  });
+  const [a, b] = samples as [number[], number[]];
+  if (a.length < 2 || b.length < 2) return `${bestName} ranks above ${secondName}; the noise is not measured (one repeat and too few intervals).`;
+  const ci = welchRatioCi(summarize(a), summarize(b));
+  const source = byRepeats ? `over ${a.length} repeats` : 'from one repeat’s interval batches (within-run noise only; run 2+ repeats to measure run-to-run noise)';
+  if (ratioVerdict(ci) === 'higher') return `${bestName} ranks above ${secondName} beyond the noise: score ratio ${ratioText(ci)} ${source}.`;
+  const power = byRepeats ? ` About ${repeatsToResolve(summarize(a), summarize(b)) ?? 'more than 1,000'} repeats a side would resolve a difference of this size.` : '';
+  return `The ranking of ${bestName} above ${secondName} is within the noise: score ratio ${ratioText(ci)} ${source}.${power}`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -592,6 +768,13 @@ export function sweepSection(ctx: Context): ReportSection | null {
 function writesPerTx(options: Readonly<Record<string, unknown>>): number {
   const n = (k: string, d: number): number => (typeof options[k] === 'number' ? options[k] : d);
   return n('index_updates', 1) + n('non_index_updates', 1) + 2 * n('delete_inserts', 1);
+}
+
+/** A read share as reads:writes, e.g. 0.714 -> "≈70:30", 0.5 -> "50:50". */
+export function readShareLabel(share: number): string {
+  const reads = Math.round(share * 100);
+  const tens = Math.round(share * 10) * 10;
+  return Math.abs(reads - tens) <= 2 ? `${reads === tens ? '' : '≈'}${tens}:${100 - tens}` : `${reads}:${100 - reads}`;
 }
 
 const sameWorkloadShape = (a: StepGroup, b: StepGroup): boolean =>
@@ -628,6 +811,7 @@ export function forwardingSection(ctx: Context): ReportSection | null {
   }
   // Writer vs reader, same workload shape and threads.
   const pairRows: string[][] = [];
+  const grid = new Map<string, string>();
   const ratioPoints = new Map<number, [number, number][]>();
   const readerWins = new Map<string, boolean>();
   for (const r of readerGroups.filter((g) => g.target === 'reader' && g.options['consistency'] === undefined)) {
@@ -648,6 +832,7 @@ export function forwardingSection(ctx: Context): ReportSection | null {
       withCi(el.w),
       withCi(el.r),
     ]);
+    if (ps !== null) grid.set(`${r.threads}/${readShareLabel(ps / (ps + writesPerTx(r.options)))}`, compactRatio(ratio, true));
     if (ps !== null && Number.isFinite(ratio.estimate)) {
       const share = ps / (ps + writesPerTx(r.options));
       ratioPoints.set(r.threads, [...(ratioPoints.get(r.threads) ?? []), [share * 100, ratio.estimate * 100]]);
@@ -669,7 +854,7 @@ export function forwardingSection(ctx: Context): ReportSection | null {
     const wins = sorted.findIndex((_, i) => sorted.slice(i).every(([share]) => readerWins.get(`${threads}/${share}`) === true));
     findings.push(
       wins >= 0
-        ? `${threads} threads: the reader beats the writer beyond the noise from a read share of ${sorted[wins]![0].toFixed(0)}% (reads:writes ≈ ${sorted[wins]![0].toFixed(0)}:${(100 - sorted[wins]![0]).toFixed(0)}) upwards.`
+        ? `${threads} threads: the reader beats the writer beyond the noise from a read share of ${readShareLabel(sorted[wins]![0] / 100)} (reads:writes) upwards.`
         : `${threads} threads: the reader does not beat the writer beyond the noise at any read share tried (best ${Math.max(...sorted.map(([, r]) => r)).toFixed(1)}% of the writer).`,
     );
   }
@@ -681,6 +866,7 @@ export function forwardingSection(ctx: Context): ReportSection | null {
         'reads, % of statements',
         'reader TPS / writer TPS, %',
         [...ratioPoints.entries()].sort((a, b) => a[0] - b[0]).map(([t, pts]) => ({ name: `${t} threads`, points: pts.sort((a, b) => a[0] - b[0]) })),
+        { hLines: [{ value: 100, label: '100%: reader = writer' }] },
       ),
     );
   }
@@ -704,7 +890,13 @@ export function forwardingSection(ctx: Context): ReportSection | null {
       numeric: [2, 3],
     });
   // Consistency levels.
-  const consistency = readerGroups.filter((g) => typeof g.options['consistency'] === 'string');
+  const LEVEL_ORDER = ['EVENTUAL', 'SESSION', 'GLOBAL'];
+  const levelRank = (g: StepGroup): number => {
+    const i = LEVEL_ORDER.indexOf(String(g.options['consistency']).toUpperCase());
+    return i < 0 ? LEVEL_ORDER.length : i;
+  };
+  // In the order of what each level guarantees: EVENTUAL, SESSION, GLOBAL.
+  const consistency = readerGroups.filter((g) => typeof g.options['consistency'] === 'string').sort((a, b) => levelRank(a) - levelRank(b) || a.threads - b.threads);
   if (consistency.length > 0) {
     const eventual = consistency.find((g) => String(g.options['consistency']).toUpperCase() === 'EVENTUAL');
     const rows = consistency.map((g) => {
@@ -751,7 +943,35 @@ export function forwardingSection(ctx: Context): ReportSection | null {
   }
   // Reader steps with nothing to compare (read-only work on a reader, no writer twin): no section.
   if (tables.length === 0 && findings.length === 0) return null;
-  return { id: 'forwarding', title: 'Write forwarding', question: 'When does sending reads and writes to a reader (writes forwarded) beat the writer?', findings, tables, charts };
+  const answerTables: TableBlock[] = [];
+  if (grid.size > 0) {
+    const threadsList = uniqueInOrder([...grid.keys()].map((k) => Number(k.split('/')[0]))).sort((a, b) => a - b);
+    const shares = uniqueInOrder([...grid.keys()].map((k) => k.split('/')[1]!)).sort((a, b) => parseFloat(a.replace('≈', '')) - parseFloat(b.replace('≈', '')));
+    answerTables.push({
+      title: 'Reader/writer TPS (writes forwarded) by threads and read share (reads:writes)',
+      head: ['threads', ...shares],
+      rows: threadsList.map((t) => [String(t), ...shares.map((sh) => grid.get(`${t}/${sh}`) ?? '-')]),
+      numeric: shares.map((_, i) => i + 1),
+      notes: ['Each cell: reader TPS over writer TPS at the same threads and statement mix, in % with its 95% interval; "better"/"worse": beyond the noise.'],
+    });
+  }
+  const consistencyTable = tables.find((t) => t.title.startsWith('Read consistency'));
+  if (consistencyTable !== undefined) answerTables.push(consistencyTable);
+  const ratioChartBlock = charts.find((c) => c.id === 'fwd-ratio');
+  if (ctx.data.run.backend === 'local' && readerGroups.length > 0) {
+    findings.push(
+      'Local rehearsal: MariaDB has no write forwarding; the reader steps ran a client-side emulation on real GTID replication (writes on a second connection to the writer; SESSION waits for the session’s last write GTID on the replica, GLOBAL for the writer’s current GTID). It shows the method and the cost of waiting for replication on this machine, not Aurora’s numbers.',
+    );
+  }
+  return {
+    id: 'forwarding',
+    title: 'Write forwarding',
+    question: 'When does sending reads and writes to a reader (writes forwarded) beat the writer?',
+    findings,
+    tables: tables.filter((t) => t !== consistencyTable),
+    charts: charts.filter((c) => c !== ratioChartBlock),
+    answer: { lines: findings, tables: answerTables, charts: ratioChartBlock !== undefined ? [ratioChartBlock] : [] },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -760,59 +980,84 @@ export function forwardingSection(ctx: Context): ReportSection | null {
 /** Next to a value averaged over a window with missing datapoints (MetricMean.partial). */
 export const PARTIAL_MARK = 'partial';
 
+/**
+ * A workload's label with the clients that really ran: a name that promises more clients than ran
+ * (scan-12-clients with 2 clients in a local rehearsal) says why.
+ */
+function clientsLabel(ctx: Context, g: StepGroup): string {
+  const ran = g.rows[0]?.clients ?? 1;
+  const named = /(\d+)-clients?\b/.exec(g.workload);
+  if (named !== null && Number(named[1]) !== ran) {
+    const why = ctx.data.run.backend === 'local' ? 'scaled down for the local rehearsal' : 'fewer clients than the name';
+    return `${g.workload} (${ran} client${ran === 1 ? '' : 's'} ran: ${why})`;
+  }
+  return `${g.workload} (${ran} client${ran === 1 ? '' : 's'})`;
+}
+
 export function networkSection(ctx: Context): ReportSection | null {
-  // Network metrics exist for every AWS run; the section is for studies built around data transfer:
-  // a scan-type custom workload (S4's full-table SELECT *) or a workload named for the network.
-  const networkStudy = ctx.data.spec?.workloads.some((w) => (w.script !== undefined && /scan/i.test(w.script)) || /scan|network/i.test(w.name)) ?? false;
-  if (!networkStudy) return null;
+  // Network metrics exist for every AWS run; the section is for studies built around data transfer.
+  if (!isNetworkStudy(ctx)) return null;
   const hasNetwork = ctx.data.metrics.some((m) => m.metric.startsWith('Network'));
   const local = ctx.data.run.backend === 'local';
   const rows: string[][] = [];
   const findings: string[] = [];
-  const results: { g: StepGroup; gbps: number | null; cpu: number | null; bound: BoundResult }[] = [];
+  const results: { g: StepGroup; tx: number | null; rx: number | null; cpu: number | null; limit: number | null; bound: BoundResult }[] = [];
   let partialRows = 0;
   for (const g of ctx.groups) {
     const role = g.target === 'writer' ? 'writer' : 'reader';
     const perCell = g.ok.map((r) => {
-      const ms = ctx.data.metrics.filter((m) => m.cell_id === r.cell_id && m.step_id === g.stepId && m.role === role);
-      const net = ms.filter((m) => m.metric === 'NetworkTransmitThroughput' || m.metric === 'NetworkReceiveThroughput');
-      const cpu = ms.filter((m) => m.metric === 'CPUUtilization');
+      const ms = ctx.data.metrics.filter((m) => m.cell_id === r.cell_id && m.step_id === g.stepId);
+      const server = ms.filter((m) => m.role === role);
+      const tx = server.filter((m) => m.metric === 'NetworkTransmitThroughput');
+      const rx = server.filter((m) => m.metric === 'NetworkReceiveThroughput');
+      const cpu = server.filter((m) => m.metric === 'CPUUtilization');
+      const host = ms.filter((m) => m.role === 'client' && m.metric === 'ClientHostCPU');
+      const sum = (xs: typeof ms): number | null => (xs.length > 0 ? xs.reduce((a, m) => a + m.avg_value, 0) : null);
       return {
-        net: net.length > 0 ? net.reduce((a, m) => a + m.avg_value, 0) : null,
+        tx: sum(tx),
+        rx: sum(rx),
         cpu: cpu.length > 0 ? mean(cpu.map((m) => m.avg_value)) : null,
-        partialNet: net.some((m) => m.partial),
+        host: host.length > 0 ? mean(host.map((m) => m.avg_value)) : null,
+        partialNet: [...tx, ...rx].some((m) => m.partial),
         partialCpu: cpu.some((m) => m.partial),
       };
     });
     const partialNet = perCell.some((c) => c.partialNet);
     const partialCpu = perCell.some((c) => c.partialCpu);
     if (partialNet || partialCpu) partialRows += 1;
-    const netVals = perCell.map((c) => c.net).filter((v): v is number => v !== null);
-    const cpuVals = perCell.map((c) => c.cpu).filter((v): v is number => v !== null);
-    const clientCpu = g.ok.map((r) => r.client_cpu_avg_pct).filter((v): v is number => v !== null);
-    const bound = classifyBound({
-      serverCpuPct: cpuVals.length > 0 ? mean(cpuVals) : null,
-      networkBytesPerS: netVals.length > 0 ? mean(netVals) : null,
-      networkLimitGbps: local ? null : networkLimitGbps(ctx.prices, g.instanceClass),
-      clientSaturated: g.ok.some((r) => r.saturated_clients > 0),
-      clientCpuPct: clientCpu.length > 0 ? mean(clientCpu) : null,
-    });
-    results.push({ g, gbps: bound.networkGbps, cpu: cpuVals.length > 0 ? mean(cpuVals) : null, bound });
+    const avg = (xs: (number | null)[]): number | null => {
+      const v = xs.filter((x): x is number => x !== null);
+      return v.length > 0 ? mean(v) : null;
+    };
+    const tx = avg(perCell.map((c) => c.tx));
+    const rx = avg(perCell.map((c) => c.rx));
+    const cpu = avg(perCell.map((c) => c.cpu));
+    const clientCpu = avg(g.ok.map((r) => r.client_cpu_avg_pct));
     const limit = local ? null : networkLimitGbps(ctx.prices, g.instanceClass);
+    const bound = classifyBound({
+      serverCpuPct: cpu,
+      networkBytesPerS: tx !== null || rx !== null ? (tx ?? 0) + (rx ?? 0) : null,
+      networkLimitGbps: limit,
+      clientSaturated: g.ok.some((r) => r.saturated_clients > 0),
+      clientCpuPct: clientCpu,
+      sharedHostCpuPct: local ? avg(perCell.map((c) => c.host)) : null,
+    });
+    const gbps = (b: number | null): number | null => (b === null ? null : bytesPerSToGbps(b));
+    results.push({ g, tx: gbps(tx), rx: gbps(rx), cpu, limit, bound });
+    const mark = (p: boolean): string => (p ? ` ${PARTIAL_MARK}` : '');
     rows.push([
       g.variant,
       g.instanceClass,
-      g.workload,
-      String(g.rows[0]?.clients ?? 1),
-      bound.networkGbps !== null ? `${fixed(bound.networkGbps, 2)}${partialNet ? ` ${PARTIAL_MARK}` : ''}` : '-',
+      clientsLabel(ctx, g),
+      tx !== null ? `${fixed(gbps(tx), 2)}${mark(partialNet)}` : '-',
+      rx !== null ? `${fixed(gbps(rx), 3)}${mark(partialNet)}` : '-',
       limit !== null ? `${limit}` : local ? 'n/a locally' : 'unknown',
-      cpuVals.length > 0 ? `${fixed(mean(cpuVals), 0)}${partialCpu ? ` ${PARTIAL_MARK}` : ''}` : '-',
-      clientCpu.length > 0 ? fixed(mean(clientCpu), 0) : '-',
+      cpu !== null ? `${fixed(cpu, 0)}${mark(partialCpu)}` : '-',
+      clientCpu !== null ? fixed(clientCpu, 0) : '-',
       bound.bound === 'none' ? 'no limit reached' : `${bound.bound}-bound`,
-      clip(bound.reason, 70),
     ]);
     findings.push(
-      `${g.variant} (${g.instanceClass}), ${g.workload}: ${bound.bound === 'none' ? '' : `${bound.bound}-bound, `}${bound.reason}${partialNet || partialCpu ? ` (${PARTIAL_MARK}: server metrics incomplete)` : ''}.`,
+      `${g.variant} (${g.instanceClass}), ${clientsLabel(ctx, g)}: ${bound.bound === 'none' ? '' : `${bound.bound}-bound, `}${bound.reason}${partialNet || partialCpu ? ` (${PARTIAL_MARK}: server metrics incomplete)` : ''}.`,
     );
   }
   const workloads = uniqueInOrder(results.map((r) => r.g.workload));
@@ -820,12 +1065,39 @@ export function networkSection(ctx: Context): ReportSection | null {
   const notes = [
     "CPU-bound: server CPU >= 90%. Network-bound: transmit + receive >= 90% of the class's network limit (prices/aws-prices.json). Client-bound: a client saturated its CPU; its numbers describe the client.",
   ];
-  if (local) notes.push('Local run: loopback traffic has no class limit, so no point can be network-bound; CloudWatch network metrics per class are AWS only.');
+  if (local)
+    notes.push(
+      "Local run: loopback traffic has no class limit, so no point can be network-bound; host-bound: this machine's CPUs (shared by the servers and the clients) were >= 90% busy. CloudWatch network metrics per class are AWS only.",
+    );
   if (!hasNetwork) notes.push('This run has no network metrics (CloudWatch NetworkTransmitThroughput/NetworkReceiveThroughput): bytes per second are unknown.');
   if (partialRows > 0)
     notes.push(
       `${PARTIAL_MARK}: some datapoints of the step's window never arrived from CloudWatch/Performance Insights (metric_windows.complete = false); the value averages only the minutes received and may not describe the whole step.`,
     );
+  const charts: ChartBlock[] = workloads.map((w, i) => {
+    const of = (v: string): (typeof results)[number] | undefined => results.find((r) => r.g.variant === v && r.g.workload === w);
+    return barChart(
+      `net-gbps-${i}`,
+      `${w}: Gbps transmitted and received per class${local ? '' : ' (dashed: the class limit)'}`,
+      variants,
+      [
+        { name: 'transmit Gbps', values: variants.map((v) => of(v)?.tx ?? null) },
+        { name: 'receive Gbps', values: variants.map((v) => of(v)?.rx ?? null) },
+      ],
+      'Gbps',
+      { name: 'class limit Gbps', values: variants.map((v) => of(v)?.limit ?? null) },
+    );
+  });
+  charts.push(
+    barChart(
+      'net-cpu',
+      'Server CPU % by class (the 90% CPU-bound line dashed)',
+      variants,
+      workloads.map((w) => ({ name: w, values: variants.map((v) => results.find((r) => r.g.variant === v && r.g.workload === w)?.cpu ?? null) })),
+      'CPU %',
+      { name: 'CPU-bound at 90%', values: variants.map(() => 90) },
+    ),
+  );
   return {
     id: 'network',
     title: 'Network throughput and bounds',
@@ -834,29 +1106,25 @@ export function networkSection(ctx: Context): ReportSection | null {
     tables: [
       {
         title: 'Throughput per class',
-        head: ['variant', 'class', 'workload', 'clients', 'Gbps', 'limit Gbps', 'server CPU%', 'client CPU%', 'bound', 'why'],
+        head: ['variant', 'class', 'workload (clients that ran)', 'transmit Gbps', 'receive Gbps', 'limit Gbps', 'server CPU%', 'client CPU%', 'bound'],
         rows,
         numeric: [3, 4, 5, 6, 7],
         notes,
       },
     ],
-    charts: [
-      barChart(
-        'net-gbps',
-        'Network throughput (Gbps) by class',
-        variants,
-        workloads.map((w) => ({ name: w, values: variants.map((v) => results.find((r) => r.g.variant === v && r.g.workload === w)?.gbps ?? null) })),
-        'Gbps',
-      ),
-      barChart(
-        'net-cpu',
-        'Server CPU % by class',
-        variants,
-        workloads.map((w) => ({ name: w, values: variants.map((v) => results.find((r) => r.g.variant === v && r.g.workload === w)?.cpu ?? null) })),
-        'CPU %',
-      ),
-    ],
+    charts: [],
+    answer: { lines: boundLines(results), tables: [], charts },
   };
+}
+
+/** The bound verdicts, one line per kind of bound: which points, and why (the first point's reason). */
+function boundLines(results: readonly { g: StepGroup; bound: BoundResult }[]): string[] {
+  const kinds = uniqueInOrder(results.map((r) => r.bound.bound));
+  return kinds.map((k) => {
+    const of = results.filter((r) => r.bound.bound === k);
+    const points = of.map((r) => `${r.g.variant} ${r.g.workload}`).join(', ');
+    return `${k === 'none' ? 'No limit reached' : `${k[0]!.toUpperCase()}${k.slice(1)}-bound`} (${of.length} of ${results.length} points: ${points}): ${of[0]!.bound.reason}.`;
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1045,7 +1313,8 @@ export function rateSection(ctx: Context): ReportSection | null {
         notes: anyOverloaded || anySkipped ? pointNotes : pointNotes.slice(0, 1),
       },
     ],
-    charts,
+    charts: [],
+    answer: { lines: findings, tables: [], charts },
   };
 }
 
@@ -1063,12 +1332,13 @@ export function failuresSection(ctx: Context): ReportSection | null {
     tables: [
       {
         title: 'Failed steps',
-        head: ['variant', 'repeat', 'step', 'clients ok', 'error'],
-        rows: failed.map((s) => [s.variant, String(s.repeat), s.step_id, `${s.ok_clients}/${s.clients}`, clip(s.error, 90)]),
+        head: ['variant', 'repeat', 'step', 'clients ok', 'kind', 'error'],
+        rows: failed.map((s) => [s.variant, String(s.repeat), s.step_id, `${s.ok_clients}/${s.clients}`, errorKind(s.error), clip(s.error, 90)]),
         numeric: [1],
       },
     ],
     charts: [],
+    appendix: true,
   };
 }
 

@@ -215,3 +215,30 @@ export function batchMeans(series: readonly number[], batches = 10): number[] {
   for (let b = 0; b < k; b++) means.push(mean(series.slice(start + b * size, start + (b + 1) * size)));
   return means;
 }
+
+/**
+ * How many repeats per side a comparison needs to resolve a ratio of the observed size: the
+ * smallest n for which a two-sided Welch test on the log scale (as welchRatioCi) at `level` would
+ * find a true ratio of a.mean / b.mean with probability `power`, given each side's run-to-run
+ * coefficient of variation (sd / mean): n such that
+ *   (t(1 - alpha/2, df) + t(power, df)) * sqrt((cv_a^2 + cv_b^2) / n) <= |ln(a.mean / b.mean)|,
+ * df the Welch degrees of freedom at n per side. null when it cannot be said (fewer than two
+ * samples a side, no difference at all) or when more than `max` repeats would be needed.
+ */
+export function repeatsToResolve(a: Sample, b: Sample, options: { power?: number; level?: number; max?: number } = {}): number | null {
+  const power = options.power ?? 0.8;
+  const level = options.level ?? 0.95;
+  const max = options.max ?? 1000;
+  if (a.n < 2 || b.n < 2 || !(a.mean > 0 && b.mean > 0)) return null;
+  const effect = Math.abs(Math.log(a.mean / b.mean));
+  const va = (a.sd / a.mean) ** 2;
+  const vb = (b.sd / b.mean) ** 2;
+  if (!(effect > 0) || !Number.isFinite(va + vb)) return null;
+  if (va + vb === 0) return 2;
+  for (let n = 2; n <= max; n++) {
+    const df = welchDf(va / n, n, vb / n, n);
+    const needed = (studentTQuantile(1 - (1 - level) / 2, df) + studentTQuantile(power, df)) * Math.sqrt((va + vb) / n);
+    if (needed <= effect) return n;
+  }
+  return null;
+}

@@ -35,6 +35,30 @@ const CHART_CHECK = `Array.from(document.querySelectorAll('figure.chart')).map((
   visiblePoints: Array.from(f.querySelectorAll('svg [ecmeta_data_index]')).filter((e) => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; }).length,
 }))`;
 
+interface Layout {
+  firstSection: string | null;
+  answerItems: number;
+  answerCharts: number;
+  answerTables: number;
+  /** Tables wider than their column at a 1,280 px window (they would scroll sideways). */
+  tooWideTables: string[];
+  appendixOpen: boolean;
+}
+
+/** The page's order and fit: the answer first, with content; no table wider than the page; the appendix collapsed. */
+const LAYOUT_CHECK = `(() => {
+  const first = document.querySelector('body > section');
+  const answer = document.querySelector('section#answer');
+  return {
+    firstSection: first ? first.id : null,
+    answerItems: answer ? answer.querySelectorAll('ul.findings li').length + answer.querySelectorAll('table').length : 0,
+    answerCharts: answer ? answer.querySelectorAll('figure.chart').length : 0,
+    answerTables: answer ? answer.querySelectorAll('table').length : 0,
+    tooWideTables: Array.from(document.querySelectorAll('div.table-wrap')).filter((d) => d.scrollWidth > d.clientWidth + 1).map((d) => (d.previousElementSibling || {}).textContent || '?'),
+    appendixOpen: document.querySelector('details#appendix')?.open ?? true,
+  };
+})()`;
+
 describe('HTML report in headless Chromium', () => {
   const binary = findChromium();
   let work: string;
@@ -71,9 +95,10 @@ describe('HTML report in headless Chromium', () => {
     const html = join(work, `${study}.html`);
     const text = await reportCommand({ lakeDir: lake, repoRoot, runId, html });
     // Act
-    const { sessionId, events } = await browser!.open(pathToFileURL(html).href);
+    const { sessionId, events } = await browser!.open(pathToFileURL(html).href, { width: 1280, height: 900 });
     const charts = await browser!.evaluate<ChartCheck[]>(sessionId, CHART_CHECK);
     const sections = await browser!.evaluate<string[]>(sessionId, `Array.from(document.querySelectorAll('section h2')).map((h) => h.textContent)`);
+    const layout = await browser!.evaluate<Layout>(sessionId, LAYOUT_CHECK);
     writeFileSync(join(outputDir, `${study}.png`), await browser!.screenshot(sessionId));
     writeFileSync(join(outputDir, `${study}.html`), readFileSync(html));
     // Assert
@@ -85,6 +110,11 @@ describe('HTML report in headless Chromium', () => {
     expect(charts.length).toBeGreaterThan(0);
     for (const c of charts) expect({ id: c.id, hasPoints: c.visiblePoints > 0 }).toEqual({ id: c.id, hasPoints: true });
     expect(sections.length).toBeGreaterThan(0);
+    expect(layout.firstSection).toBe('answer');
+    expect(layout.answerItems).toBeGreaterThan(0);
+    expect(layout.answerCharts + layout.answerTables).toBeGreaterThan(0);
+    expect(layout.tooWideTables).toEqual([]);
+    expect(layout.appendixOpen).toBe(false);
   });
 
   it('a real local run (two variants, a thread sweep, two repeats): the report loads cleanly with data points', async () => {

@@ -46,6 +46,16 @@ describe('study reports from lake rows', () => {
     const price = section(report, 'price');
     expect(price.findings[0]).toBe("AZ a: r6g-a costs 89.48% of r5-a per hour; its transactions per USD are read-only 103.9%, write-only 103.9%, read-write 103.9% of r5-a's.");
     expect(renderTerminal(report)).toMatch(/TPS ±95% CI/);
+    // The answer first: per AZ the ratios with intervals, then performance ratio vs price ratio with its interval.
+    expect(report.answer!.tables.map((t) => t.title)).toEqual([
+      'Per AZ: each variant over the baseline, with 95% intervals',
+      'Performance ratio vs price ratio (TPS; transactions per unit of money = performance / price)',
+    ]);
+    const pp = report.answer!.tables[1]!.rows[0]!;
+    expect(pp.slice(0, 3)).toEqual(['a', 'read-only t32', 'r6g-a/r5-a']);
+    expect(pp[4]).toBe('89.5%');
+    expect(pp[5]).toMatch(/^103\.9\d% \(\d+\.\d%–\d+\.\d%\) (better|within noise)$/);
+    expect(renderTerminal(report).indexOf('== Answer ==')).toBeLessThan(renderTerminal(report).indexOf('== Variants compared'));
   });
 
   it('S1 with one repeat and equal variants: intervals from the per-interval samples, and "within the noise"', async () => {
@@ -70,9 +80,30 @@ describe('study reports from lake rows', () => {
     expect(sweep.findings).toContain('read-write, per-conn-whatif: peak at 256 threads; falls off from 1024 threads (17% of peak at 3000); errors from 2048 threads.');
     expect(sweep.findings).toContain('read-write, pool-whatif: peak at 256 threads; no fall-off past the peak.');
     const errors = sweep.tables.find((t) => t.title === 'Points with errors')!;
-    expect(errors.rows).toContainEqual(['read-write', 'r5-2xl', '3000', 'step failed', '0', '-', '0', 'FATAL: error 1040: Too many connections']);
-    expect(errors.rows).toContainEqual(['read-write', 'per-conn-whatif', '2048', 'ran with errors', '5,000', expect.stringMatching(/%$/), '12', '']);
-    expect(sweep.charts.filter((c) => c.id.startsWith('sweep-tps'))).toHaveLength(3);
+    expect(errors.rows).toContainEqual([
+      'read-write',
+      'r5-2xl',
+      '3000',
+      'step failed: connection limit (1040 too many connections)',
+      '0',
+      '-',
+      '0',
+      'FATAL: error 1040: Too many connections',
+    ]);
+    expect(errors.rows).toContainEqual([
+      'read-write',
+      'per-conn-whatif',
+      '2048',
+      expect.stringMatching(/^ran with errors: ignored SQL errors \(deadlocks 1213/),
+      '5,000',
+      expect.stringMatching(/%$/),
+      '12',
+      '',
+    ]);
+    // The score and the TPS curves are the answer, shown first; the evidence keeps the rest.
+    expect(sweep.answer!.charts.filter((c) => c.id.startsWith('sweep-tps'))).toHaveLength(3);
+    expect(sweep.answer!.tables[0]!.title).toMatch(/^100-point score/);
+    expect(sweep.answer!.lines[1]).toMatch(/^The ranking of r6g-2xl above pool-whatif is (within the noise|beyond)|^r6g-2xl ranks above pool-whatif beyond the noise/);
     expect(section(report, 'failures').tables[0]!.rows).toHaveLength(3);
   });
 
@@ -90,17 +121,18 @@ describe('study reports from lake rows', () => {
     const sweep = section(await reportOf(lakeDir, runId), 'sweep');
     // Assert
     expect(sweep.findings).toEqual(['rw, a: peak at 8 threads; no fall-off past the peak.']);
-    expect(sweep.tables.map((t) => t.title)).toEqual(['Peak and fall-off (TPS)']);
+    expect(sweep.tables.map((t) => t.title)).toEqual(['Peak and fall-off (TPS)', 'TPS per thread count, with its spread']);
   });
 
   it('S3: writer vs reader, the read share from which the reader wins, scale-out and consistency cost', async () => {
     // Act
     const fwd = section(await study('write-forwarding'), 'forwarding');
     // Assert
-    expect(fwd.findings).toContain('32 threads: the reader beats the writer beyond the noise from a read share of 90% (reads:writes ≈ 90:10) upwards.');
+    expect(fwd.findings).toContain('32 threads: the reader beats the writer beyond the noise from a read share of 90:10 (reads:writes) upwards.');
+    expect(fwd.answer!.tables[0]!.head).toEqual(['threads', '50:50', '60:40', '≈70:30', '80:20', '90:10']);
     expect(fwd.findings).toContain('64 threads: the reader does not beat the writer beyond the noise at any read share tried (best 89.9% of the writer).');
     expect(fwd.findings.filter((f) => /^ps\d+-2readers: 2 readers x 32 threads give 1[34]\d\.\d% of the writer's TPS at 64 threads\.$/.test(f))).toHaveLength(5);
-    const consistency = fwd.tables.find((t) => t.title.startsWith('Read consistency'))!;
+    const consistency = fwd.answer!.tables.find((t) => t.title.startsWith('Read consistency'))!;
     expect(consistency.rows.map((r) => [r[0], r[5]!.split(' ').pop()])).toEqual([
       ['EVENTUAL', '-'],
       ['SESSION', 'worse'],
@@ -114,16 +146,17 @@ describe('study reports from lake rows', () => {
     // Assert
     const bounds = net.tables[0]!.rows.map((r) => `${r[1]} ${r[2]}: ${r[8]}`);
     expect(bounds).toEqual([
-      'db.r6i.large scan-1-client: client-bound',
-      'db.r6i.large scan-12-clients: cpu-bound',
-      'db.r6i.xlarge scan-1-client: client-bound',
-      'db.r6i.xlarge scan-12-clients: cpu-bound',
-      'db.r6i.2xlarge scan-1-client: client-bound',
-      'db.r6i.2xlarge scan-12-clients: network-bound',
-      'db.r6i.4xlarge scan-1-client: client-bound',
-      'db.r6i.4xlarge scan-12-clients: network-bound',
+      'db.r6i.large scan-1-client (1 client): client-bound',
+      'db.r6i.large scan-12-clients (12 clients): cpu-bound',
+      'db.r6i.xlarge scan-1-client (1 client): client-bound',
+      'db.r6i.xlarge scan-12-clients (12 clients): cpu-bound',
+      'db.r6i.2xlarge scan-1-client (1 client): client-bound',
+      'db.r6i.2xlarge scan-12-clients (12 clients): network-bound',
+      'db.r6i.4xlarge scan-1-client (1 client): client-bound',
+      'db.r6i.4xlarge scan-12-clients (12 clients): network-bound',
     ]);
-    expect(net.tables[0]!.rows[5]![4]).toBe('12.36'); // (1540 + 1540/300) MB/s x 8
+    expect([net.tables[0]!.rows[5]![3], net.tables[0]!.rows[5]![4]]).toEqual(['12.32', '0.041']); // 1540 MB/s and 1540/300 MB/s x 8
+    expect(net.answer!.lines.map((l) => l.split(' (')[0])).toEqual(['Client-bound', 'Cpu-bound', 'Network-bound']);
   });
 
   it('S4: a class whose server metrics window missed datapoints is flagged partial, not averaged silently', async () => {
@@ -139,9 +172,9 @@ describe('study reports from lake rows', () => {
     const net = section(await reportOf(lakeDir, written.runId), 'network');
     // Assert
     const rows = net.tables[0]!.rows;
-    expect(rows[5]![4]).toBe('12.36 partial');
+    expect(rows[5]![3]).toBe('12.32 partial');
     expect(rows[5]![6]).not.toContain('partial');
-    expect(rows.filter((r) => r[4]!.includes('partial')).map((r) => r[1])).toEqual(['db.r6i.2xlarge', 'db.r6i.2xlarge']);
+    expect(rows.filter((r) => r[3]!.includes('partial')).map((r) => r[1])).toEqual(['db.r6i.2xlarge', 'db.r6i.2xlarge']);
     expect((net.tables[0]!.notes ?? []).join('\n')).toMatch(/partial: some datapoints of the step's window never arrived .*metric_windows\.complete = false/);
     expect(net.findings.filter((f) => f.includes('(partial: server metrics incomplete)'))).toHaveLength(2);
   });
@@ -155,7 +188,7 @@ describe('study reports from lake rows', () => {
       ['r6g-2xl', '64,000', '80,000 (throughput)', '64,800'],
       ['r5-2xl', '24,000', '32,000 (throughput)', '29,800'],
     ]);
-    expect(rate.charts.map((c) => c.id)).toEqual(['rate-achieved-0', 'rate-latency-0', 'rate-achieved-1', 'rate-latency-1', 'rate-achieved-2', 'rate-latency-2']);
+    expect(rate.answer!.charts.map((c) => c.id)).toEqual(['rate-achieved-0', 'rate-latency-0', 'rate-achieved-1', 'rate-latency-1', 'rate-achieved-2', 'rate-latency-2']);
   });
 
   it('writes self-contained HTML: inline SVG charts, no script, no external reference', async () => {
@@ -164,7 +197,7 @@ describe('study reports from lake rows', () => {
     // Act
     const html = renderHtml(report);
     // Assert
-    expect(html.match(/<svg /g)!.length).toBe(report.sections.reduce((a, s) => a + s.charts.length, 0));
+    expect(html.match(/<svg /g)!.length).toBe(report.sections.reduce((a, s) => a + s.charts.length + (s.answer?.charts.length ?? 0), 0));
     expect(html).not.toMatch(/<script|<link |src="http|href="http|@import/);
     expect(html).toMatch(/ecmeta_data_index/);
   });

@@ -14,7 +14,7 @@ function consistencyTable(steps: Parameters<typeof runData>[0]) {
     workloads: ['EVENTUAL', 'SESSION', 'GLOBAL'].map((level) => ({ name: `rw-${level}`, script: 'rw_consistency.lua', threads: [8], options: { consistency: level } })),
   } as never;
   const section = forwardingSection(makeContext(runData(steps, spec), prices));
-  return { section, table: section?.tables.find((t) => t.title.startsWith('Read consistency')) };
+  return { section, table: [...(section?.tables ?? []), ...(section?.answer?.tables ?? [])].find((t) => t.title.startsWith('Read consistency')) };
 }
 
 describe('forwardingSection: stale reads per consistency level', () => {
