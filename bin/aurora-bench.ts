@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { findRepoRoot } from '../core/cli/tool-info';
 import { formatError, UsageError } from '../core/errors';
+import { SCALES } from '../core/experiment/scale';
 
 const repoRoot = findRepoRoot(__dirname);
 const builtinWorkloads = join(repoRoot, 'client', 'workloads');
@@ -33,9 +34,7 @@ function action<A extends unknown[]>(fn: (...args: A) => Promise<void> | void) {
 
 /** --scale: the experiment as written, or shrunk for a local rehearsal (core/experiment/scale.ts). */
 function scaleOption(): Option {
-  return new Option('--scale <scale>', 'full: as written; small: fewer rows, shorter steps, fewer sweep points, for a local rehearsal in minutes')
-    .choices(['full', 'small'])
-    .default('full');
+  return new Option('--scale <scale>', 'full: as written; small: fewer rows, shorter steps, fewer sweep points, for a local rehearsal in minutes').choices(SCALES).default('full');
 }
 
 const program = new Command();

@@ -37,7 +37,7 @@ export interface ClientRef {
 }
 
 /** Where the database user's password lives; the password itself never crosses this port. */
-export interface CredentialRef {
+interface CredentialRef {
   readonly user: string;
   /** Secrets Manager ARN on AWS; a local key the local backend resolves. */
   readonly secretRef: string;

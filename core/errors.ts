@@ -38,6 +38,7 @@ export class UsageError extends AuroraBenchError {
   override readonly name = 'UsageError';
 }
 
+/** @internal exported for its tests (a test seam) */
 export function isUserFacingError(error: unknown): error is AuroraBenchError {
   return error instanceof AuroraBenchError || (error instanceof Error && (error as unknown as Record<symbol, unknown>)[USER_FACING] === true);
 }

@@ -25,7 +25,7 @@ export interface BuildAppOptions {
 }
 
 /** package.json version of the project. */
-export function toolVersionOf(projectRoot: string): string {
+function toolVersionOf(projectRoot: string): string {
   return (JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
 }
 

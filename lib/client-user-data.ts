@@ -29,18 +29,16 @@
  * workflow, a failed sweep) ends as terminated.
  */
 
-import { CLIENT_HOME, CLIENT_INSTALL_DIR, CLIENT_READY_MARKER, CLIENT_READY_PREFIX } from '../core/backends/aws/runner-command';
+import { CLIENT_HOME, CLIENT_INSTALL_DIR, CLIENT_READY_PREFIX } from '../core/backends/aws/runner-command';
 
-export const SYSBENCH_VERSION = '1.0.20';
-/** Written by client/client-ready.sh once sysbench works; jobs refuse to start without it. */
-export { CLIENT_READY_MARKER };
+const SYSBENCH_VERSION = '1.0.20';
 
 /** The spec's largest ttlHours (core/experiment/schema.ts): no run keeps a client longer. */
 export const MAX_CLIENT_LIFETIME_HOURS = 168;
 /** Instance metadata service base URL (IMDSv2: a session token first). */
-export const IMDS_BASE_URL = 'http://169.254.169.254/latest';
+const IMDS_BASE_URL = 'http://169.254.169.254/latest';
 /** Where the user data logs (also named in the SSM commands' not-ready message). */
-export const USER_DATA_LOG = '/var/log/aurora-bench-user-data.log';
+const USER_DATA_LOG = '/var/log/aurora-bench-user-data.log';
 
 export interface ClientUserDataProps {
   /** s3://bucket/runner/ holding client/ (runner.sh, lua/, workloads/, the install and ready scripts), ending in '/'. */
@@ -59,6 +57,7 @@ export interface ClientUserDataProps {
  * Shell lines that schedule the shutdown at the instance's expires-at tag, at most
  * MAX_CLIENT_LIFETIME_HOURS from now (also when the tag or the metadata cannot be read). $IMDS is
  * the metadata base URL (set by the caller).
+ * @internal exported for its tests (a test seam)
  */
 export function deadMansSwitchCommands(expiresAtTag: string): string[] {
   return [
@@ -77,6 +76,7 @@ export function deadMansSwitchCommands(expiresAtTag: string): string[] {
 /**
  * Shell lines that put the runner in place, install sysbench and prove it works (steps 2-5 of the
  * file comment). Needs $IMDS; the AWS CLI and curl (part of AL2023).
+ * @internal exported for its tests (a test seam)
  */
 export function clientInstallCommands(props: Omit<ClientUserDataProps, 'region' | 'expiresAtTag'>): string[] {
   const dir = CLIENT_INSTALL_DIR;

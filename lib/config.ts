@@ -106,7 +106,10 @@ const lakeSchema = z
   })
   .strict();
 
-/** The LuaJIT v2.1 commit clients build by default (client/install-sysbench.sh). */
+/**
+ * The LuaJIT v2.1 commit clients build by default (client/install-sysbench.sh).
+ * @internal exported for its tests (a test seam)
+ */
 export const LUAJIT_COMMIT = '1ee778a4e37122d8ca7d5733c590a47dafd6b15c';
 
 const clientsSchema = z
@@ -170,7 +173,7 @@ const safetyNetSchema = z
   })
   .strict();
 
-export const appConfigSchema = z
+const appConfigSchema = z
   .object({
     stackName: z
       .string()
@@ -222,6 +225,7 @@ export type NightlyConfig = AppConfig['nightly'];
 export type AlertsConfig = AppConfig['alerts'];
 export type ClientArchitecture = ClientsConfig['architectures'][number];
 
+/** @internal exported for its tests (a test seam) */
 export class ConfigError extends AuroraBenchError {
   override readonly name = 'ConfigError';
 }

@@ -7,15 +7,13 @@
  */
 import { Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
-import { AWS_CONFIG_DEFAULTS, AWS_CONFIG_ENV, awsConfigToEnv, GIT_SHA_ENV, TOOL_VERSION_ENV, type AwsBackendConfig, type ClientArchitecture } from '../core/backends/aws/config';
+import { AWS_CONFIG_DEFAULTS, awsConfigToEnv, GIT_SHA_ENV, TOOL_VERSION_ENV, type AwsBackendConfig, type ClientArchitecture } from '../core/backends/aws/config';
 import { tagKeys } from '../core/backends/aws/names';
-
-export { AWS_CONFIG_ENV as HANDLER_ENV };
 
 /** Prefix of every RDS identifier the backend creates (core/backends/aws/names.ts cellBaseName). */
 export const RDS_NAME_PREFIX = 'ab-';
 /** Tag key prefix the backend writes ("aurora-bench:run-id", ...); IAM conditions use the run-id key. */
-export const TAG_KEY_PREFIX = AWS_CONFIG_DEFAULTS.tagKeyPrefix;
+const TAG_KEY_PREFIX = AWS_CONFIG_DEFAULTS.tagKeyPrefix;
 export const RUN_ID_TAG = tagKeys(TAG_KEY_PREFIX).runId;
 /** The tag the sweeper re-sets on what an aborted run left pending (core/backends/aws/sweeper.ts). */
 export const EXPIRES_AT_TAG = tagKeys(TAG_KEY_PREFIX).expiresAt;

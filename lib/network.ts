@@ -10,7 +10,7 @@ import * as rds from 'aws-cdk-lib/aws-rds';
 import { Construct } from 'constructs';
 import { logRetention, type NetworkConfig } from './config';
 
-export const MYSQL_PORT = 3306;
+const MYSQL_PORT = 3306;
 
 export interface NetworkProps {
   readonly config: NetworkConfig;

@@ -13,7 +13,7 @@ import { Construct } from 'constructs';
 import type { ExecutionInput, NightlyConfig } from './config';
 
 /** StartExecution accepts at most 256 KiB of input (Step Functions quotas). */
-export const MAX_EXECUTION_INPUT_BYTES = 256 * 1024;
+const MAX_EXECUTION_INPUT_BYTES = 256 * 1024;
 
 export interface NightlyProps {
   readonly config: NightlyConfig;

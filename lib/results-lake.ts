@@ -37,7 +37,7 @@ export interface ResultsLakeProps {
 }
 
 /** Glue database names allow lowercase letters, digits and underscores. */
-export function glueDatabaseName(namePrefix: string): string {
+function glueDatabaseName(namePrefix: string): string {
   return namePrefix.replace(/-/g, '_');
 }
 

@@ -16,7 +16,10 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { TaskFunction } from './workflow';
 
-/** Execution statuses after which nothing of the run should stay behind unless Teardown ran. */
+/**
+ * Execution statuses after which nothing of the run should stay behind unless Teardown ran.
+ * @internal exported for its tests (a test seam)
+ */
 export const SWEEP_ON_STATUSES = ['ABORTED', 'TIMED_OUT', 'FAILED'] as const;
 
 export interface SafetyNetProps {

@@ -23,7 +23,7 @@ export interface SynthesizedWorkflow {
  * The DefinitionString of a template with each function reference replaced by `functionArn`
  * (Fn::GetAtt [id, Arn] or Ref id); anything else fails.
  */
-export function resolveDefinitionString(value: unknown, functionArn: (logicalId: string) => string): string {
+function resolveDefinitionString(value: unknown, functionArn: (logicalId: string) => string): string {
   if (typeof value === 'string') return value;
   const fnJoin = (value as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
   if (!fnJoin) throw new Error(`DefinitionString is neither text nor Fn::Join: ${JSON.stringify(value).slice(0, 200)}`);

@@ -17,8 +17,8 @@ import { executionTimeoutSeconds, readAslFile, substitutePlaceholders, taskPlace
 import { logRetention } from './config';
 
 /** Powertools settings shared by every function (lambdas/shared/aws-runtime.ts uses the same names). */
-export const POWERTOOLS_SERVICE = 'aurora-bench';
-export const POWERTOOLS_NAMESPACE = 'AuroraBench';
+const POWERTOOLS_SERVICE = 'aurora-bench';
+const POWERTOOLS_NAMESPACE = 'AuroraBench';
 
 export interface TaskFunctionProps {
   /** Repository root: entries and the lock file are resolved against it. */

@@ -9,12 +9,14 @@ echo "test: typecheck"
 npx tsc -p tsconfig.json --noEmit
 echo "test: asl-validator"
 npx asl-validator --json-path state-machines/benchmark.asl.json
-echo "test: format (prettier --check) and lint"
+echo "test: format (prettier --check), lint and dead code (knip)"
 set +e
 npm run --silent format:check
 format_code=$?
 npm run --silent lint
 lint_code=$?
+npm run --silent deadcode
+deadcode_code=$?
 mkdir -p test-output
 # Unit tests in parallel; the layers that start servers (MariaDB, moto, the CLI) one file at a time
 # on the shared cores (jest.config.js). Arguments, if any, go to both runs (e.g. -t 'a name').
@@ -33,4 +35,5 @@ if (sum("numTotalTests") === 0) { console.error("no test ran"); process.exit(1);
 '
 if [ "$lint_code" -ne 0 ]; then echo "test: lint failed (see above)"; fi
 if [ "$format_code" -ne 0 ]; then echo "test: format check failed: run npm run format"; fi
-[ "$format_code" -eq 0 ] && [ "$lint_code" -eq 0 ] && [ "$unit_code" -eq 0 ] && [ "$servers_code" -eq 0 ]
+if [ "$deadcode_code" -ne 0 ]; then echo "test: unused exports, files or dependencies (see above): remove them, or tag a test seam @internal"; fi
+[ "$format_code" -eq 0 ] && [ "$lint_code" -eq 0 ] && [ "$deadcode_code" -eq 0 ] && [ "$unit_code" -eq 0 ] && [ "$servers_code" -eq 0 ]

@@ -58,7 +58,7 @@ export const AWS_REGIONS: ReadonlySet<string> = new Set(Object.values(awsNames.r
 export const AZ_LETTERS = ['a', 'b', 'c', 'd', 'e', 'f'] as const;
 
 /** Edit distance (insert, delete, substitute), for "did you mean". */
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];

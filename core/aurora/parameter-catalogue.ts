@@ -19,7 +19,7 @@ import { EngineVersionError, parseAuroraVersion, type AuroraVersion } from './en
 export type ParameterLevel = 'cluster' | 'instance';
 export type ParameterValue = string | number | boolean;
 
-export interface AuroraLevelInfo {
+interface AuroraLevelInfo {
   /** true, false, or "at-creation" (settable only when the cluster is created, which is when aurora-bench sets it). */
   readonly modifiable: boolean | 'at-creation';
   readonly note?: string;
@@ -76,7 +76,10 @@ export function lookupParameter(engineVersion: string, name: string): AuroraPara
   return entry ? { name, major, ...entry } : undefined;
 }
 
-/** Every parameter name of a major version (for tests and messages). */
+/**
+ * Every parameter name of a major version (for tests and messages).
+ * @internal exported for its tests (a test seam)
+ */
 export function catalogueNames(major: 2 | 3): string[] {
   return Object.keys(CATALOGUE.majors[String(major) as '2' | '3'].parameters);
 }

@@ -11,7 +11,7 @@ import { BACKEND_CONFIG_OUTPUT, STACK_OUTPUTS } from '../backends/aws/stack-outp
 export type StackOutputs = { readonly [K in keyof typeof STACK_OUTPUTS]: string };
 
 /** Named like the lake's NotFoundError (core/lake/results.ts): to a user and a script both say "not there". */
-export class StackNotFoundError extends AuroraBenchError {
+class StackNotFoundError extends AuroraBenchError {
   override readonly name = 'NotFoundError';
 }
 

@@ -3,7 +3,7 @@ import Table from 'cli-table3';
 import { cellEngine, type Plan } from '../plan/types';
 import { engineName } from '../aurora/engines';
 
-export function formatDuration(totalS: number): string {
+function formatDuration(totalS: number): string {
   const s = Math.round(totalS);
   const h = Math.floor(s / 3600);
   const m = Math.floor((s % 3600) / 60);

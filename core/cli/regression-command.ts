@@ -18,6 +18,7 @@ export interface CompareCommandOptions {
   readonly json?: boolean;
 }
 
+/** @internal exported for its tests (a test seam) */
 export async function compareFromLake(lake: LakeReader, runA: string, runB: string): Promise<Comparison> {
   const a = await loadCompareSide(lake, runA);
   const b = await loadCompareSide(lake, runB);
@@ -48,7 +49,7 @@ export function parseWindow(text: string): number | 'all' {
 }
 
 /** An experiment file given instead of a name: its `name`. */
-export function experimentName(arg: string, builtinWorkloads: string): string {
+function experimentName(arg: string, builtinWorkloads: string): string {
   if (/\.(json|ya?ml)$/i.test(arg) && existsSync(arg)) return loadSpecFile(arg, builtinWorkloads).spec.name;
   return arg;
 }

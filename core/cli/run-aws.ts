@@ -32,7 +32,7 @@ export interface RunOnAwsOptions {
 }
 
 /** The execution input: what a user pastes into the console's "Start execution" too. */
-export function executionInput(spec: unknown, scripts: Record<string, string>, runId: string): string {
+function executionInput(spec: unknown, scripts: Record<string, string>, runId: string): string {
   return JSON.stringify({ spec, scripts, runId });
 }
 

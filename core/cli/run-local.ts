@@ -18,7 +18,7 @@ import { localJudge } from '../regression/judge-local';
 import { toolInfo } from './tool-info';
 
 /** What the local runner needs beyond the Backend port: removing everything a run left. */
-export interface LocalBackendLike extends Backend {
+interface LocalBackendLike extends Backend {
   cleanupRun(runId: string): Promise<void>;
 }
 
@@ -107,7 +107,7 @@ export const TIMED_OUT_REASON = 'the execution timed out (TimeoutSeconds) while 
  * The steps that were running when the run was stopped: started (StartStep exited) but never
  * collected. Their runners were stopped by cleanup and left what sysbench printed until then.
  */
-export function interruptedSteps(events: readonly ExecutionEvent[], reason: string = ABORTED_REASON): CollectStepEvent[] {
+function interruptedSteps(events: readonly ExecutionEvent[], reason: string = ABORTED_REASON): CollectStepEvent[] {
   const started = new Map<string, CollectStepEvent>();
   for (const ev of events) {
     const state = ev.state?.output as (Omit<CollectStepEvent, 'phase' | 'jobsState'> & { jobs: CollectStepEvent['jobs'] }) | undefined;

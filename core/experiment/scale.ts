@@ -15,7 +15,7 @@ export type Scale = 'full' | 'small';
 export const SCALES: readonly Scale[] = ['full', 'small'];
 
 /** The limits of the small scale. */
-export const SMALL = {
+const SMALL = {
   tables: 4,
   tableSize: 10_000,
   prepareThreads: 4,
@@ -46,7 +46,10 @@ export interface ScaledSpec {
   readonly notes: readonly PlanNote[];
 }
 
-/** At most `max` points, evenly spread over the sorted list, always the first and the last. */
+/**
+ * At most `max` points, evenly spread over the sorted list, always the first and the last.
+ * @internal exported for its tests (a test seam)
+ */
 export function thinSweep(values: readonly number[], max: number): number[] {
   const sorted = [...new Set(values)].sort((a, b) => a - b);
   if (sorted.length <= max) return sorted;
@@ -56,7 +59,7 @@ export function thinSweep(values: readonly number[], max: number): number[] {
 }
 
 /** The parts of a spec only AWS can do, named for the plan of a local run. */
-export function awsOnlyNotes(spec: Spec): PlanNote[] {
+function awsOnlyNotes(spec: Spec): PlanNote[] {
   const notes: PlanNote[] = [];
   const classes = [...new Set(spec.variants.map((v) => v.instanceClass))];
   if (classes.length > 1) {

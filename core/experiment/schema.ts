@@ -30,6 +30,7 @@ const localOnlyParameters = z
  * The longest a run may keep anything: the sweeper deletes a run's resources after its ttlHours, the
  * clients shut themselves down then, and the state machine's TimeoutSeconds
  * (state-machines/benchmark.asl.json) ends an execution that outlives it.
+ * @internal exported for its tests (a test seam)
  */
 export const MAX_TTL_HOURS = 168;
 
@@ -39,12 +40,13 @@ export const MAX_TTL_HOURS = 168;
  * least durationS plus a few seconds of overhead: 10,000 steps of the shortest kind already take
  * about 8 hours locally, and a study larger than that is several experiments. The limit stops a
  * typo such as a 1,000-value sweep from planning millions of steps.
+ * @internal exported for its tests (a test seam)
  */
 export const MAX_STEPS_PER_RUN = 10_000;
 /** Values of one sweep (threads or rates): sweeps in the studies have fewer than 20 points. */
-export const MAX_SWEEP_VALUES = 100;
+const MAX_SWEEP_VALUES = 100;
 
-export const CONSISTENCY_LEVELS = ['EVENTUAL', 'SESSION', 'GLOBAL'] as const;
+const CONSISTENCY_LEVELS = ['EVENTUAL', 'SESSION', 'GLOBAL'] as const;
 
 /**
  * The database engine: the spec's for every variant, or a variant's own (`variants[i].engine`) to
@@ -88,7 +90,7 @@ export const WriteForwardingSchema = z
   })
   .strict();
 
-export const ClientsSchema = z
+const ClientsSchema = z
   .object({
     count: z.number().int().min(1).max(64).default(1).describe('Client machines for this variant.'),
     instanceType: z
@@ -99,7 +101,7 @@ export const ClientsSchema = z
   })
   .strict();
 
-export const VariantSchema = z
+const VariantSchema = z
   .object({
     name,
     description: z.string().optional(),
@@ -129,7 +131,7 @@ export const VariantSchema = z
   })
   .strict();
 
-export const STOCK_TESTS = [
+const STOCK_TESTS = [
   'oltp_read_only',
   'oltp_write_only',
   'oltp_read_write',
@@ -143,7 +145,7 @@ export const STOCK_TESTS = [
 ] as const;
 
 /** sysbench options of the stock OLTP tests that a spec may set (names as sysbench spells them). */
-export const SysbenchOptionsSchema = z
+const SysbenchOptionsSchema = z
   .object({
     range_selects: z.boolean().optional(),
     skip_trx: z.boolean().optional(),
@@ -170,9 +172,9 @@ export const SysbenchOptionsSchema = z
 /** Stock tests that only read: they can target a reader without write forwarding. */
 export const READ_ONLY_TESTS: ReadonlySet<string> = new Set(['oltp_read_only', 'oltp_point_select', 'select_random_points', 'select_random_ranges']);
 
-export const TARGETS = ['writer', 'reader', 'all-readers'] as const;
+const TARGETS = ['writer', 'reader', 'all-readers'] as const;
 
-export const WorkloadSchema = z
+const WorkloadSchema = z
   .object({
     name,
     test: z.enum(STOCK_TESTS).optional().describe('A stock sysbench test.'),
@@ -233,7 +235,7 @@ export const WorkloadSchema = z
     }
   });
 
-export const DataSchema = z
+const DataSchema = z
   .object({
     tables: z.number().int().min(1).max(100000),
     tableSize: z.number().int().min(1).describe('Rows per table (sysbench --table_size).'),
@@ -242,7 +244,7 @@ export const DataSchema = z
   })
   .strict();
 
-export const DefaultsSchema = z
+const DefaultsSchema = z
   .object({
     durationS: z.number().int().min(1).max(86400).default(60),
     warmupS: z.number().int().min(0).max(3600).default(0),

@@ -31,7 +31,7 @@ export class SpecError extends AuroraBenchError {
   }
 }
 
-export function formatPath(path: readonly PropertyKey[]): string {
+function formatPath(path: readonly PropertyKey[]): string {
   let out = '';
   for (const seg of path) {
     if (typeof seg === 'number') out += `[${seg}]`;
@@ -60,7 +60,7 @@ function joinOr(items: readonly string[]): string {
 }
 
 /** zod issues to problems that say what was expected and what was found. */
-export function problemsFromZod(error: z.ZodError, doc: unknown): SpecProblem[] {
+function problemsFromZod(error: z.ZodError, doc: unknown): SpecProblem[] {
   return error.issues.map((issue) => {
     const path = formatPath(issue.path);
     let message = issue.message;
@@ -100,6 +100,7 @@ export function validateSpec(doc: unknown, source = 'spec'): Spec {
  * Parse JSON, JSONC or YAML text (by extension; JSON when unsure), with the file named in errors:
  * line and column for a syntax error, every duplicate key by JSON path, comments in a .json file
  * named as needing YAML or JSONC.
+ * @internal exported for its tests (a test seam)
  */
 export function parseSpecText(text: string, source: string): unknown {
   const ext = extname(source).toLowerCase();
@@ -133,7 +134,7 @@ export interface LoadedSpec {
  * stay where the spec's author put workloads: an absolute path, a ".." segment or a symbolic link
  * leading out of the spec's folder is refused, never read.
  */
-export function resolveScriptPath(script: string, specDir: string, builtinDir: string): string | undefined {
+function resolveScriptPath(script: string, specDir: string, builtinDir: string): string | undefined {
   const confined = confinedScriptPath(script, specDir);
   if (confined !== undefined && existsSync(confined)) return confined;
   const builtin = join(builtinDir, basename(script));
@@ -141,7 +142,7 @@ export function resolveScriptPath(script: string, specDir: string, builtinDir: s
 }
 
 /** Why a script path is refused (it leaves the spec's folder), or undefined when it may be read. */
-export function scriptPathProblem(script: string): string | undefined {
+function scriptPathProblem(script: string): string | undefined {
   if (!script.endsWith('.lua')) return `"${script}" is not a Lua file: a workload script is a .lua file`;
   if (isAbsolute(script)) return `"${script}" is an absolute path: give a path relative to the spec's folder (or a file name from client/workloads)`;
   if (script.split(/[\\/]/).includes('..')) return `"${script}" leaves the spec's folder (".."): put the script next to the spec, or in client/workloads`;
@@ -160,7 +161,7 @@ function confinedScriptPath(script: string, specDir: string): string | undefined
 }
 
 /** The spec file's text: refused when missing, a directory, larger than MAX_SPEC_BYTES, binary or not UTF-8. */
-export function readSpecFileText(file: string): string {
+function readSpecFileText(file: string): string {
   let size: number;
   try {
     const info = statSync(file);
@@ -238,7 +239,7 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-export const SPEC_SCHEMA_ID = 'https://github.com/aurora-bench/aurora-bench/experiments/schema.json';
+const SPEC_SCHEMA_ID = 'https://github.com/aurora-bench/aurora-bench/experiments/schema.json';
 
 /** Whether a file is the published experiment JSON Schema (by its $id), not an experiment. */
 export function isSpecSchemaFile(file: string): boolean {

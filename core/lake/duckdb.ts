@@ -15,7 +15,7 @@ export type LakeValue = string | number | boolean | null | LakeValue[] | { [key:
 export type LakeRowObject = Record<string, LakeValue>;
 
 /** The data files of one table: tables/<table>/dt=*\/*.jsonl (gzip too), sorted for stable order. */
-export function lakeTableFiles(lakeDir: string, table: LakeTable): string[] {
+function lakeTableFiles(lakeDir: string, table: LakeTable): string[] {
   const tableDir = join(lakeDir, 'tables', table);
   if (!existsSync(tableDir)) return [];
   const files: string[] = [];
@@ -32,7 +32,7 @@ const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 const ident = (s: string): string => `"${s.replace(/"/g, '""')}"`;
 
 /** The statement that makes one lake table a view (an empty, typed one when it has no file yet). */
-export function tableViewSql(table: LakeTable, files: readonly string[]): string {
+function tableViewSql(table: LakeTable, files: readonly string[]): string {
   const columns = Object.entries(LAKE_COLUMNS[table]);
   if (files.length === 0) {
     const select = [...columns.map(([c, t]) => `CAST(NULL AS ${DUCKDB_TYPES[t]}) AS ${ident(c)}`), `CAST(NULL AS VARCHAR) AS ${PARTITION_COLUMN}`];
@@ -69,7 +69,7 @@ export interface LakeReader {
   query<T extends object = LakeRowObject>(sql: string): Promise<T[]>;
 }
 
-export class LakeQueryError extends AuroraBenchError {
+class LakeQueryError extends AuroraBenchError {
   override readonly name = 'LakeQueryError';
 }
 

@@ -129,7 +129,7 @@ export interface ResultsOptions {
   readonly exportFile?: string;
 }
 
-export class ExportError extends AuroraBenchError {
+class ExportError extends AuroraBenchError {
   override readonly name = 'ExportError';
 }
 
@@ -140,7 +140,7 @@ const csvField = (v: LakeRowObject[string] | undefined): string => {
 };
 
 /** A query result as the file type its name asks for. */
-export function exportText(file: string, columns: readonly string[], rows: readonly LakeRowObject[]): string {
+function exportText(file: string, columns: readonly string[], rows: readonly LakeRowObject[]): string {
   switch (extname(file).toLowerCase()) {
     case '.csv':
       return [columns.map(csvField).join(','), ...rows.map((r) => columns.map((c) => csvField(r[c])).join(','))].join('\n') + '\n';

@@ -17,7 +17,7 @@ import type { IntervalRow, MetricSource, MetricWindowRow, ServerMetricRow, StepR
  * That is a measurement, not a failure: the offered rate is above what the server (or client)
  * sustains, and the intervals printed before the abort say what was achieved.
  */
-export const EVENT_QUEUE_FULL = 'The event queue is full';
+const EVENT_QUEUE_FULL = 'The event queue is full';
 
 /**
  * A rate step (rate > 0) whose only problem is the full event queue: the achieved rates are the
@@ -25,6 +25,7 @@ export const EVENT_QUEUE_FULL = 'The event queue is full';
  * (in rate mode sysbench's latency includes the time an event waited in the queue, src/sb_timer.h
  * sb_timer_stop: `elapsed = ... + t->queue_time`, so it grows with the backlog). null when the
  * step is not an overloaded rate step.
+ * @internal exported for its tests (a test seam)
  */
 export function overloadOf(parsed: ParsedOutput, rate: number): { tps: number | null; qps: number | null; latPctMs: number | null; totalTimeS: number | null } | null {
   if (rate <= 0 || parsed.status !== 'failed' || parsed.error === null) return null;
@@ -87,7 +88,7 @@ export interface StepRows {
 }
 
 /** The step's client span: the earliest start, the latest end (now for a client still without result.json). */
-export function stepSpan(outputs: readonly Pick<ClientStepOutput, 'jobStartedAt' | 'result'>[], now: string): { startedAt: string; endedAt: string } {
+function stepSpan(outputs: readonly Pick<ClientStepOutput, 'jobStartedAt' | 'result'>[], now: string): { startedAt: string; endedAt: string } {
   return {
     startedAt: outputs.map((o) => o.result?.startedAt ?? o.jobStartedAt).sort()[0]!,
     endedAt: outputs

@@ -9,7 +9,10 @@ import { dirname, join } from 'node:path';
 export const LAKE_VIEWS = ['step_summary', 'variant_summary', 'interval_totals', 'latest_run', 'verdict_history'] as const;
 export type LakeView = (typeof LAKE_VIEWS)[number];
 
-/** The folder holding the .sql files: next to this module in the checkout, or found from dist/. */
+/**
+ * The folder holding the .sql files: next to this module in the checkout, or found from dist/.
+ * @internal exported for its tests (a test seam)
+ */
 export function viewSqlDir(): string {
   let dir = __dirname;
   for (;;) {
@@ -23,7 +26,7 @@ export function viewSqlDir(): string {
 }
 
 /** The statement of one view, without comments' trailing whitespace; no trailing semicolon. */
-export function viewSql(view: LakeView, dir = viewSqlDir()): string {
+function viewSql(view: LakeView, dir = viewSqlDir()): string {
   const text = readFileSync(join(dir, `${view}.sql`), 'utf8')
     .trim()
     .replace(/;\s*$/, '');

@@ -41,7 +41,7 @@ const AssumptionsSchema = z
   })
   .loose();
 
-export const PriceTableSchema = z
+const PriceTableSchema = z
   .object({
     $comment: z.string().optional(),
     /** When the figures were current, as their sources say (a date, a month or a range of years). */
@@ -67,13 +67,16 @@ export function pricesAsOfText(table: PriceTable): string {
   return `as of ${table.pricesAsOf}${table.collectedOn ? ` (collected ${table.collectedOn})` : ''}`;
 }
 
-/** A custom script's declared row size: a comment line `-- aurora-bench: bytes-per-row N`. */
+/**
+ * A custom script's declared row size: a comment line `-- aurora-bench: bytes-per-row N`.
+ * @internal exported for its tests (a test seam)
+ */
 export function declaredBytesPerRow(scriptBody: string | undefined): number | undefined {
   const m = /^--\s*aurora-bench:\s*bytes-per-row\s+(\d+)\s*$/m.exec(scriptBody ?? '');
   return m ? Number(m[1]) : undefined;
 }
 
-export class PriceTableError extends AuroraBenchError {
+class PriceTableError extends AuroraBenchError {
   override readonly name = 'PriceTableError';
 }
 
@@ -86,7 +89,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 /** Deep merge: objects merge key by key, everything else (numbers, arrays) is replaced. */
-export function mergePrices(base: unknown, override: unknown): unknown {
+function mergePrices(base: unknown, override: unknown): unknown {
   if (!isObject(base) || !isObject(override)) return override === undefined ? base : override;
   const out: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(override)) out[k] = mergePrices(base[k], v);
@@ -219,6 +222,7 @@ function stepWrites(test: string | undefined): boolean {
  * 1-minute minimum), the data's storage for those hours and storage I/O (Aurora Standard): the
  * data written once per prepare plus an assumed I/O rate while steps run (prices/assumptions).
  * Cells that run at once do not share instances, so concurrency changes wall time, not cost.
+ * @internal exported for its tests (a test seam)
  */
 export function estimatePlanCost(plan: Plan, table: PriceTable): PlanCost {
   const lookup = regionPrices(table, plan.region);
@@ -324,20 +328,9 @@ export function checkBudget(plan: Plan, budget: Spec['budget'], table: PriceTabl
 }
 
 /**
- * The budget check as a plan note, for code that reports refusals as notes (the AWS preflight of
- * an execution started from the console): null when within budget or no budget is set.
+ * The lines `aurora-bench plan` adds under the plan: the estimated AWS cost and the budget verdict.
+ * @internal exported for its tests (a test seam)
  */
-export function budgetRefusal(plan: Plan, budget: Spec['budget'], table: PriceTable = bundledPrices()): PlanNote | null {
-  try {
-    checkBudget(plan, budget, table);
-    return null;
-  } catch (e) {
-    if (e instanceof BudgetExceededError) return { level: 'refused', path: 'budget.maxUsd', message: e.message };
-    throw e;
-  }
-}
-
-/** The lines `aurora-bench plan` adds under the plan: the estimated AWS cost and the budget verdict. */
 export function costLines(cost: PlanCost, budget: Spec['budget'], backend: Plan['backend']): string[] {
   const lines: string[] = [];
   const what = backend === 'aws' ? 'Estimated AWS cost:' : 'On AWS the same experiment would cost about';

@@ -42,13 +42,13 @@ export interface PlanOptions {
   readonly source?: string;
 }
 
-export function makeRunId(specName: string, now: Date): string {
+function makeRunId(specName: string, now: Date): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
   return `${specName}-${stamp}-${randomBytes(2).toString('hex')}`;
 }
 
 /** A variant's local-only what-if settings, its template's merged under its own. */
-export function localOnlyParametersOf(spec: Spec, variant: Variant): Record<string, string | number | boolean> {
+function localOnlyParametersOf(spec: Spec, variant: Variant): Record<string, string | number | boolean> {
   const template = variant.parameterTemplate !== undefined ? spec.parameterTemplates[variant.parameterTemplate] : undefined;
   return { ...(template?.localOnlyParameters ?? {}), ...(variant.localOnlyParameters ?? {}) };
 }
@@ -65,7 +65,7 @@ function localOnlyPath(spec: Spec, vi: number, name: string): string {
     : `parameterTemplates.${v.parameterTemplate}.localOnlyParameters.${name}`;
 }
 
-export function resolveVariant(spec: Spec, variant: Variant): ResolvedVariant {
+function resolveVariant(spec: Spec, variant: Variant): ResolvedVariant {
   const template = variant.parameterTemplate !== undefined ? spec.parameterTemplates[variant.parameterTemplate] : undefined;
   return {
     name: variant.name,
@@ -82,12 +82,15 @@ export function resolveVariant(spec: Spec, variant: Variant): ResolvedVariant {
   };
 }
 
-export function workloadWrites(w: Workload): boolean {
+function workloadWrites(w: Workload): boolean {
   // A custom script may write; only stock read-only tests are known not to.
   return w.script !== undefined || !READ_ONLY_TESTS.has(w.test ?? '');
 }
 
-/** Cells in execution order: interleaved rotates the variant order every repeat round. */
+/**
+ * Cells in execution order: interleaved rotates the variant order every repeat round.
+ * @internal exported for its tests (a test seam)
+ */
 export function orderCells(variantCount: number, repeats: number, order: Spec['order']): { variantIndex: number; repeat: number }[] {
   const cells: { variantIndex: number; repeat: number }[] = [];
   if (order === 'sequential') {
@@ -275,7 +278,7 @@ export function estimate(cells: readonly CellPlan[], backend: BackendKind, maxCo
 }
 
 /** Every workload's options through the command builder, for both phases; problems by JSON path. */
-export function checkSysbenchOptions(spec: Spec, cells: readonly CellPlan[]): PlanNote[] {
+function checkSysbenchOptions(spec: Spec, cells: readonly CellPlan[]): PlanNote[] {
   const problems: PlanNote[] = [];
   const checked = new Set<string>();
   for (const cell of cells) {

@@ -37,7 +37,7 @@ export interface DataPlan {
 }
 
 /** A custom Lua workload; `body` travels in the plan so AWS clients can fetch it from the run prefix. */
-export interface ScriptRef {
+interface ScriptRef {
   /** File name the runner writes it under, e.g. "fullscan_1kb.lua". */
   readonly name: string;
   readonly sha256: string;

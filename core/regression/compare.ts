@@ -40,7 +40,7 @@ export interface IntervalSample {
   readonly errors_per_s: number;
 }
 
-export interface CompareRunInfo {
+interface CompareRunInfo {
   readonly run_id: string;
   readonly spec_name: string;
   readonly started_at: string;
@@ -61,7 +61,7 @@ export interface CompareOptions {
   readonly batches?: number;
 }
 
-export type IntervalSource = 'repeats' | 'intervals' | 'none';
+type IntervalSource = 'repeats' | 'intervals' | 'none';
 
 export interface ComparedMetric {
   readonly metric: RegressionMetric;
@@ -79,9 +79,9 @@ export interface ComparedMetric {
 }
 
 /** A step's latency distribution in ms (p50, p90, p95, p99, p99.9, max), the mean over its repeats. */
-export type LatencyDistribution = readonly [number, number, number, number, number, number];
+type LatencyDistribution = readonly [number, number, number, number, number, number];
 
-export interface ComparedStep {
+interface ComparedStep {
   readonly key: StepKey;
   /** The distribution in each run; null for a run whose steps recorded no histogram (or failed). */
   readonly latency: { readonly a: LatencyDistribution | null; readonly b: LatencyDistribution | null };

@@ -46,7 +46,7 @@ export interface EDivisiveOptions {
   readonly stopEarly?: boolean;
 }
 
-export interface ChangePoint {
+interface ChangePoint {
   /** Index of the first value after the change (the series' own indexes). */
   readonly index: number;
   /** The energy statistic of the split (q-hat). */
@@ -240,7 +240,10 @@ class UScratch {
   }
 }
 
-/** signal-processing-algorithms' statistic at every tau of a series (tau = 0 gives 0), for checks. */
+/**
+ * signal-processing-algorithms' statistic at every tau of a series (tau = 0 gives 0), for checks.
+ * @internal exported for its tests (a test seam)
+ */
 export function vStatistics(series: readonly number[]): Float64Array {
   const p = prepare(series, 0, series.length);
   const out = new Float64Array(series.length);
@@ -248,7 +251,10 @@ export function vStatistics(series: readonly number[]): Float64Array {
   return out;
 }
 
-/** The best split of a whole series under a statistic, for checks: {index, statistic}. */
+/**
+ * The best split of a whole series under a statistic, for checks: {index, statistic}.
+ * @internal exported for its tests (a test seam)
+ */
 export function bestSplit(series: readonly number[], statistic: EDivisiveStatistic = 'u-statistic-best-end'): { index: number; statistic: number } {
   const p = prepare(series, 0, series.length);
   const best = statistic === 'v-statistic-to-end' ? scanV(p, p.ranks, new Scratch(series.length)) : scanU(p, p.ranks, new UScratch(series.length));

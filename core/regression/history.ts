@@ -88,7 +88,7 @@ export const HISTORY_DEFAULTS: Required<HistoryOptions> = {
   minStableRuns: 3,
 };
 
-export interface HistoryPoint {
+interface HistoryPoint {
   readonly runId: string;
   readonly startedAt: string;
   /** Repeats whose numbers count (ok, client not saturated). */
@@ -97,14 +97,14 @@ export interface HistoryPoint {
   readonly note: string | null;
 }
 
-export interface Interval {
+interface Interval {
   readonly estimate: number;
   /** NaN when not enough runs on a side. */
   readonly low: number;
   readonly high: number;
 }
 
-export interface SegmentSummary {
+interface SegmentSummary {
   readonly runIds: readonly string[];
   readonly mean: number;
   readonly sd: number;
@@ -154,7 +154,7 @@ export interface MetricHistory {
   readonly latest: LatestVerdict | null;
 }
 
-export interface StepHistory {
+interface StepHistory {
   readonly key: StepKey;
   readonly label: string;
   /** Short hash of the step's measurement definition (measurement.ts). */
@@ -445,6 +445,7 @@ function latestVerdict(
 /**
  * The latest run's verdicts as flat rows, one per step and metric of the current series: what a
  * workflow step would write to a verdicts table, or a CI job would check.
+ * @internal exported for its tests (a test seam)
  */
 export interface VerdictRow {
   readonly experiment: string;
@@ -468,6 +469,7 @@ export interface VerdictRow {
   readonly reason: string;
 }
 
+/** @internal exported for its tests (a test seam) */
 export function verdictRows(history: History): VerdictRow[] {
   const rows: VerdictRow[] = [];
   for (const s of history.steps) {

@@ -73,7 +73,7 @@ function stepMeasurement(plan: Pick<Plan, 'backend' | 'region'>, cell: StoredCel
 /** Hashes already computed, by canonical text: a history reads the same definitions from every run's plan. */
 const hashes = new Map<string, string>();
 
-export function measurementHash(m: StepMeasurement): string {
+function measurementHash(m: StepMeasurement): string {
   // A cheap exact key first (fixed field order; options, the one nested object, canonical).
   const key = JSON.stringify([
     m.backend,

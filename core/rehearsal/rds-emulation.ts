@@ -68,11 +68,14 @@ const PASSWORD_CHARS = Array.from({ length: 126 - 33 + 1 }, (_, i) => String.fro
   .join('');
 
 /** A password as RDS could generate it: 28 characters of the allowed set, any of them first. */
-export function generateMasterPassword(): string {
+function generateMasterPassword(): string {
   return Array.from({ length: 28 }, () => PASSWORD_CHARS[randomInt(PASSWORD_CHARS.length)]!).join('');
 }
 
-/** The privileges of an Aurora MySQL master user that MariaDB has (UsingWithRDS.MasterAccounts). */
+/**
+ * The privileges of an Aurora MySQL master user that MariaDB has (UsingWithRDS.MasterAccounts).
+ * @internal exported for its tests (a test seam)
+ */
 export const MASTER_USER_PRIVILEGES = [
   'SELECT',
   'INSERT',

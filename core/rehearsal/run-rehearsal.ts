@@ -60,6 +60,7 @@ import { createStandingInfrastructure } from './standing-infrastructure';
  * against its family (aurora-mysql8.0: Aurora MySQL 3, aurora-mysql5.7: 2), before any cluster and
  * so any engine version uses it: the family is checked as its major version's newest release, so a
  * parameter only later minor versions have is not refused here (the plan checks the spec's version).
+ * @internal exported for its tests (a test seam)
  */
 export const catalogueCheck: ParameterCheck = (family, level, params) => {
   const major = family === 'aurora-mysql8.0' ? 3 : family === 'aurora-mysql5.7' ? 2 : undefined;
@@ -68,9 +69,9 @@ export const catalogueCheck: ParameterCheck = (family, level, params) => {
 };
 
 /** Seconds between a server sample and its CloudWatch datapoint (AWS: one to three minutes). */
-export const DEFAULT_METRICS_LAG_S = 2;
+const DEFAULT_METRICS_LAG_S = 2;
 
-export interface SynthesizedDefinition {
+interface SynthesizedDefinition {
   readonly definition: Record<string, unknown>;
   readonly taskByArn: ReadonlyMap<string, TaskName>;
 }
@@ -119,7 +120,7 @@ export interface RehearsalResult extends LocalExecutionResult {
 }
 
 /** The lines that say what a rehearsal is and is not, printed before it starts. */
-export function rehearsalScope(serverVersion: string, engineVersion: string, lagS: number): string[] {
+function rehearsalScope(serverVersion: string, engineVersion: string, lagS: number): string[] {
   return [
     'AWS rehearsal: the synthesized state machine, the Lambda handlers and the AWS backend run on this machine;',
     '  the AWS APIs are a moto server, the databases real MariaDB servers, the clients an emulated SSM agent running bash.',
@@ -134,7 +135,7 @@ export function rehearsalScope(serverVersion: string, engineVersion: string, lag
 }
 
 /** The workloads the local plan refuses (writes to a reader for write forwarding), left out of the rehearsal with its notes. */
-export function withoutLocallyRefusedWorkloads(spec: Spec): { spec: Spec; notes: PlanNote[] } {
+function withoutLocallyRefusedWorkloads(spec: Spec): { spec: Spec; notes: PlanNote[] } {
   const refused = backendNotes(spec, 'local').filter((n) => n.level === 'refused' && /^workloads\[\d+\]$/.test(n.path));
   if (refused.length === 0) return { spec, notes: [] };
   const indexes = new Set(refused.map((n) => Number(/^workloads\[(\d+)\]$/.exec(n.path)![1])));
@@ -173,7 +174,7 @@ function bootCommands(config: AwsBackendConfig) {
  * because of that. A command naming /opt/aurora-bench any other way would run outside it (on this
  * machine, in its /opt), so the rehearsal refuses it instead.
  */
-export function bareClientPaths(commands: readonly string[]): string[] {
+function bareClientPaths(commands: readonly string[]): string[] {
   return commands.filter((c) => /\/opt\/aurora-bench/.test(c.split(CLIENT_HOME).join('')));
 }
 

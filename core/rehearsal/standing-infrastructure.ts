@@ -32,7 +32,7 @@ import { CreateBucketCommand, PutObjectCommand, type S3Client } from '@aws-sdk/c
 import { AWS_CONFIG_DEFAULTS, type AwsBackendConfig } from '../backends/aws/config';
 
 /** Where the stack deploys client/ in the bucket (lib/handler-environment.ts RUNNER_PREFIX). */
-export const RUNNER_PREFIX = 'runner/';
+const RUNNER_PREFIX = 'runner/';
 
 export interface StandingInfrastructureOptions {
   readonly region: string;

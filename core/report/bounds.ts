@@ -42,7 +42,7 @@ export interface BoundThresholds {
   readonly clientCpuPct: number;
 }
 
-export const DEFAULT_BOUND_THRESHOLDS: BoundThresholds = { cpuPct: 90, networkShare: 0.9, clientCpuPct: 90 };
+const DEFAULT_BOUND_THRESHOLDS: BoundThresholds = { cpuPct: 90, networkShare: 0.9, clientCpuPct: 90 };
 
 export interface BoundResult {
   readonly bound: Bound;
@@ -53,7 +53,7 @@ export interface BoundResult {
   readonly reason: string;
 }
 
-export function bytesPerSToGbps(bytesPerS: number): number {
+function bytesPerSToGbps(bytesPerS: number): number {
   return (bytesPerS * 8) / 1e9;
 }
 

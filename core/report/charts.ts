@@ -6,8 +6,8 @@ import * as echarts from 'echarts';
 import type { EChartsOption, SeriesOption } from 'echarts';
 import type { ChartBlock } from './model';
 
-export const CHART_WIDTH = 760;
-export const CHART_HEIGHT = 380;
+const CHART_WIDTH = 760;
+const CHART_HEIGHT = 380;
 const ERROR_COLOR = '#d62728';
 
 export interface XYSeries {
@@ -21,7 +21,7 @@ export interface XYSeries {
 }
 
 /** A horizontal reference line (a capacity, 100%). */
-export interface ReferenceLine {
+interface ReferenceLine {
   readonly value: number;
   readonly label: string;
   readonly color?: string;

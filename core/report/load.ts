@@ -8,7 +8,7 @@ import type { VerdictsRow } from '../lake/rows';
 import type { Plan } from '../plan/types';
 import type { Spec } from '../experiment/schema';
 
-export interface IntervalTotal {
+interface IntervalTotal {
   readonly cell_id: string;
   readonly step_id: string;
   readonly t: number;
@@ -18,7 +18,7 @@ export interface IntervalTotal {
   readonly errors_per_s: number;
 }
 
-export interface MetricMean {
+interface MetricMean {
   readonly cell_id: string;
   readonly step_id: string;
   readonly role: string;

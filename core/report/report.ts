@@ -31,6 +31,7 @@ function stepCounts(data: RunData): string {
   return parts.join(', ');
 }
 
+/** @internal exported for its tests (a test seam) */
 export function buildReport(data: RunData, prices: PriceTable): Report {
   const ctx = makeContext(data, prices);
   const r = data.run;

@@ -48,9 +48,9 @@ export interface StepGroup {
   readonly options: Readonly<Record<string, unknown>>;
 }
 
-export type Metric = 'tps' | 'qps' | 'lat_pct_ms' | 'lat_avg_ms';
+type Metric = 'tps' | 'qps' | 'lat_pct_ms' | 'lat_avg_ms';
 
-export interface Estimate {
+interface Estimate {
   readonly value: number | null;
   readonly ci: ConfidenceInterval | null;
   /** What the ratio intervals use: per-repeat values, or batch means of one run's intervals. */
@@ -73,7 +73,7 @@ export interface Context {
   readonly variants: readonly VariantInfo[];
 }
 
-export function groupSteps(data: RunData): StepGroup[] {
+function groupSteps(data: RunData): StepGroup[] {
   const byKey = new Map<string, StepResult[]>();
   for (const s of data.steps) {
     const k = `${s.variant}\u0000${s.step_id}`;
@@ -135,7 +135,7 @@ const INTERVAL_FIELD: Partial<Record<Metric, 'tps' | 'qps' | 'lat_pct_ms'>> = { 
  * them (run-to-run noise, the one that matters for a comparison); with one, from batch means of
  * that run's per-interval samples (within-run noise only, and said so).
  */
-export function estimate(ctx: Context, g: StepGroup, metric: Metric): Estimate {
+function estimate(ctx: Context, g: StepGroup, metric: Metric): Estimate {
   const values = g.ok.map((r) => r[metric]).filter((v): v is number => v !== null);
   if (values.length >= 2) return { value: mean(values), ci: meanCi(values), sample: summarize(values), source: 'repeats' };
   if (values.length === 1) {
@@ -413,6 +413,7 @@ export function abSection(ctx: Context): ReportSection | null {
 // ---------------------------------------------------------------------------------------------
 // Price-performance
 
+/** @internal exported for its tests (a test seam) */
 export function priceSection(ctx: Context): ReportSection | null {
   // Transactions per dollar of full scans say nothing (S4), and a rate sweep's throughput is what
   // was offered: only its unlimited-rate steps (the capacity) are priced.
@@ -555,7 +556,7 @@ export function priceSection(ctx: Context): ReportSection | null {
 // ---------------------------------------------------------------------------------------------
 // Thread sweeps (S2)
 
-export function sweepSection(ctx: Context): ReportSection | null {
+function sweepSection(ctx: Context): ReportSection | null {
   const sweeps = uniqueInOrder(ctx.groups.map((g) => `${g.workload}\u0000${g.rate}\u0000${g.target}`)).filter(
     (k) => uniqueInOrder(ctx.groups.filter((g) => `${g.workload}\u0000${g.rate}\u0000${g.target}` === k).map((g) => g.threads)).length >= MIN_SWEEP_THREADS,
   );
@@ -781,7 +782,7 @@ const sameWorkloadShape = (a: StepGroup, b: StepGroup): boolean =>
   a.variant === b.variant && a.test === b.test && JSON.stringify(a.options) === JSON.stringify(b.options) && a.rate === b.rate;
 
 /** Stale reads of a step's successful repeats, as "stale / checks (share)"; null when not measured. */
-export function staleReadsText(g: StepGroup): string | null {
+function staleReadsText(g: StepGroup): string | null {
   const measured = g.ok.filter((r) => typeof r.read_back_checks === 'number' && typeof r.stale_reads === 'number');
   if (measured.length === 0) return null;
   const checks = measured.reduce((a, r) => a + r.read_back_checks!, 0);
@@ -789,6 +790,7 @@ export function staleReadsText(g: StepGroup): string | null {
   return `${num(stale, 0)} / ${num(checks, 0)}${checks > 0 ? ` (${pct(stale / checks, 2)})` : ''}`;
 }
 
+/** @internal exported for its tests (a test seam) */
 export function forwardingSection(ctx: Context): ReportSection | null {
   const readerGroups = ctx.groups.filter((g) => g.target !== 'writer');
   const forwardingVariants = ctx.variants.filter((v) => v.writeForwarding);
@@ -978,7 +980,7 @@ export function forwardingSection(ctx: Context): ReportSection | null {
 // Network bounds (S4)
 
 /** Next to a value averaged over a window with missing datapoints (MetricMean.partial). */
-export const PARTIAL_MARK = 'partial';
+const PARTIAL_MARK = 'partial';
 
 /**
  * A workload's label with the clients that really ran: a name that promises more clients than ran
@@ -1151,15 +1153,7 @@ function pointStatus(g: StepGroup): string {
   return parts.join(', ') || 'ok';
 }
 
-export interface RateSweepResult {
-  readonly label: string;
-  readonly variant: string;
-  readonly knee: ReturnType<typeof findKnee>;
-  /** Achieved TPS of the unlimited-rate step (the capacity probe), null when none ran. */
-  readonly unlimitedTps: number | null;
-}
-
-export function rateSweeps(ctx: Context): { key: string; label: string; groups: StepGroup[] }[] {
+function rateSweeps(ctx: Context): { key: string; label: string; groups: StepGroup[] }[] {
   const keyOf = (g: StepGroup): string => `${g.workload}\u0000${g.threads}\u0000${g.target}`;
   return uniqueInOrder(ctx.groups.map(keyOf))
     .filter((k) => uniqueInOrder(ctx.groups.filter((g) => keyOf(g) === k && g.rate > 0).map((g) => g.stepId)).length >= 2)
@@ -1170,6 +1164,7 @@ export function rateSweeps(ctx: Context): { key: string; label: string; groups: 
     });
 }
 
+/** @internal exported for its tests (a test seam) */
 export function rateSection(ctx: Context): ReportSection | null {
   const sweeps = rateSweeps(ctx);
   if (sweeps.length === 0) return null;
@@ -1321,7 +1316,7 @@ export function rateSection(ctx: Context): ReportSection | null {
 // ---------------------------------------------------------------------------------------------
 // Failures
 
-export function failuresSection(ctx: Context): ReportSection | null {
+function failuresSection(ctx: Context): ReportSection | null {
   const failed = ctx.data.steps.filter((s) => s.status === 'failed');
   if (failed.length === 0) return null;
   return {

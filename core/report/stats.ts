@@ -63,14 +63,17 @@ function betaContinuedFraction(a: number, b: number, x: number): number {
 }
 
 /** Regularized incomplete beta I_x(a, b). */
-export function regularizedBeta(x: number, a: number, b: number): number {
+function regularizedBeta(x: number, a: number, b: number): number {
   if (x <= 0) return 0;
   if (x >= 1) return 1;
   const front = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log(1 - x));
   return x < (a + 1) / (a + b + 2) ? (front * betaContinuedFraction(a, b, x)) / a : 1 - (front * betaContinuedFraction(b, a, 1 - x)) / b;
 }
 
-/** P(T <= t) for Student's t with `df` degrees of freedom (df may be fractional). */
+/**
+ * P(T <= t) for Student's t with `df` degrees of freedom (df may be fractional).
+ * @internal exported for its tests (a test seam)
+ */
 export function studentTCdf(t: number, df: number): number {
   const x = df / (df + t * t);
   const tail = 0.5 * regularizedBeta(x, df / 2, 0.5);
@@ -119,6 +122,7 @@ export function meanCi(xs: readonly number[], level = 0.95): ConfidenceInterval 
  * plain t interval over them is far too narrow. The method of batch means splits the series into
  * `batches` consecutive blocks, takes each block's mean and builds the t interval over those
  * (nearly independent) means. Fewer than 2 samples per batch: fewer batches.
+ * @internal exported for its tests (a test seam)
  */
 export function batchMeansCi(series: readonly number[], batches = 10, level = 0.95): ConfidenceInterval {
   const k = Math.min(batches, Math.floor(series.length / 2));

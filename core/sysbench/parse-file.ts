@@ -8,7 +8,7 @@ import { parseSysbenchOutput } from './parser';
 import type { ParsedOutput, RunnerResult } from './types';
 import { AuroraBenchError } from '../errors';
 
-export class ParseInputError extends AuroraBenchError {
+class ParseInputError extends AuroraBenchError {
   override readonly name = 'ParseInputError';
 }
 

@@ -178,6 +178,7 @@ function toSummary(b: SummaryBlock, percentile: number): RunSummary | null {
  * the first bucket at which the running count reaches floor(n * p / 100 + 0.5). The histogram is
  * reset at each checkpoint (sb_histogram_get_pct_checkpoint), so after a warmup it covers the
  * measured part only. null for an empty histogram.
+ * @internal exported for its tests (a test seam)
  */
 export function histogramPercentile(histogram: readonly HistogramBucket[], percentile: number): number | null {
   const total = histogram.reduce((a, b) => a + b.count, 0);

@@ -10,7 +10,10 @@ import { dirname, join } from 'node:path';
 import { AuroraBenchError } from '../errors';
 import { placeholderFor, TASK_NAMES, type TaskName } from './task-names';
 
-/** The state machine definition cannot be used as it is: the message names the file and what to fix. */
+/**
+ * The state machine definition cannot be used as it is: the message names the file and what to fix.
+ * @internal exported for its tests (a test seam)
+ */
 export class AslDefinitionError extends AuroraBenchError {
   override readonly name = 'AslDefinitionError';
 }
@@ -18,6 +21,7 @@ export class AslDefinitionError extends AuroraBenchError {
 /**
  * "Maximum execution time: 1 year" for a Standard workflow (Step Functions Developer Guide, Quotas,
  * "Quotas related to state machine executions"); a longer TimeoutSeconds could never fire.
+ * @internal exported for its tests (a test seam)
  */
 export const MAX_STANDARD_EXECUTION_SECONDS = 365 * 24 * 3600;
 
@@ -61,7 +65,7 @@ export function readAslFile(file: string): string {
 }
 
 /** The distinct placeholders of a definition, in order of first appearance. */
-export function placeholdersIn(definition: string): string[] {
+function placeholdersIn(definition: string): string[] {
   return [...new Set([...definition.matchAll(PLACEHOLDER)].map((m) => m[1]!))];
 }
 
@@ -88,6 +92,7 @@ export function substitutePlaceholders(definition: string, values: Readonly<Reco
  * linters read it as a parameter outside Fn::Sub (cfn-lint E1029), so write the `$` as the JSON
  * escape \u0024: the state machine parses exactly the same string. `$` only occurs inside JSON
  * strings, so the escape is always valid there.
+ * @internal exported for its tests (a test seam)
  */
 export function escapeLiteralDollarBraces(definition: string): string {
   return definition.replace(/\$\{(?![A-Za-z_][A-Za-z0-9_]*\})/g, '\\u0024{');
@@ -101,7 +106,7 @@ export function taskPlaceholderValues(arnOf: (task: TaskName) => string): Record
 let benchmarkAsl: string | undefined;
 
 /** state-machines/benchmark.asl.json of the checkout, found from core/workflow or dist/core/workflow. */
-export function benchmarkAslPath(): string {
+function benchmarkAslPath(): string {
   if (benchmarkAsl !== undefined) return benchmarkAsl;
   for (let dir = __dirname; ; dir = dirname(dir)) {
     const candidate = join(dir, 'state-machines', 'benchmark.asl.json');

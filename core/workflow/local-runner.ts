@@ -16,7 +16,7 @@ export function localFunctionArn(task: TaskName): string {
   return `arn:aws:lambda:us-east-1:000000000000:function:aurora-bench-${task}`;
 }
 
-export type LocalHandler = (event: unknown) => Promise<unknown>;
+type LocalHandler = (event: unknown) => Promise<unknown>;
 
 export interface ExecutionEvent {
   readonly type: string;
@@ -66,7 +66,7 @@ export interface LocalExecutionResult {
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** What a local execution reports when the definition's TimeoutSeconds passed: what AWS names it (States.Timeout). */
-export const EXECUTION_TIMEOUT_ERROR = 'States.Timeout';
+const EXECUTION_TIMEOUT_ERROR = 'States.Timeout';
 
 export async function executeLocally(options: LocalExecutionOptions): Promise<LocalExecutionResult> {
   const loaded = options.resolvedDefinition?.definition ?? loadDefinition(localFunctionArn);

@@ -29,7 +29,7 @@ function fmt(n: number | null | undefined, digits = 1): string {
 const known = (v: string | number | undefined | null): string => (v === undefined || v === null ? '?' : `${v}`);
 
 /** What WaitForLateMetrics waits for (its input carries CollectLateMetrics' answer). */
-export function lateMetricsWait(input: unknown): string {
+function lateMetricsWait(input: unknown): string {
   const late = (input as { lateMetrics?: { waitS?: number; incompleteSteps?: number } } | undefined)?.lateMetrics;
   return `waiting ${late?.waitS ?? '?'} s for the last CloudWatch/Performance Insights datapoints of ${late?.incompleteSteps ?? '?'} step(s)`;
 }

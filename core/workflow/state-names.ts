@@ -45,5 +45,3 @@ export const STATE = {
   RunStepsFailed: 'RunStepsFailed',
   RunFailed: 'RunFailed',
 } as const;
-
-export type StateName = (typeof STATE)[keyof typeof STATE];

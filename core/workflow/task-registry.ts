@@ -22,6 +22,7 @@ import {
   type TaskDeps,
 } from './tasks';
 
+/** @internal exported for its tests (a test seam) */
 export const TASKS = {
   'plan-run': planRunTask,
   'provision-cell': provisionCellTask,

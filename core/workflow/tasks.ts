@@ -76,7 +76,7 @@ export interface CollectStepEvent extends StartJobsEvent {
   readonly abortedReason?: string;
 }
 /** The server metrics window of a step, as collected at its end. */
-export interface StepMetricsState {
+interface StepMetricsState {
   /** The measured window (warm-up excluded), what a later collection asks for again. */
   readonly start: string;
   readonly end: string;
@@ -111,7 +111,7 @@ export interface LateMetricsOutput {
   readonly incompleteStepIds: readonly string[];
 }
 /** A Catch's error payload; Cause is the error message locally and a JSON string on Lambda. */
-export interface TaskError {
+interface TaskError {
   readonly Error: string;
   readonly Cause?: string;
 }
@@ -181,7 +181,7 @@ function need<T extends object>(event: T, fields: readonly (keyof T & string)[],
 }
 
 /** The readable part of a Catch Cause: Lambda wraps it as JSON {errorType, errorMessage, trace}. */
-export function causeText(error: TaskError | undefined): string | null {
+function causeText(error: TaskError | undefined): string | null {
   if (error === undefined) return null;
   const cause = error.Cause ?? '';
   try {
@@ -212,7 +212,7 @@ async function readRunRow(deps: TaskDeps, run: RunContext): Promise<RunRow | und
 }
 
 /** Which endpoint the i-th client of a step connects to. */
-export function endpointFor(step: StepPlan, resources: CellResources, clientIndex: number) {
+function endpointFor(step: StepPlan, resources: CellResources, clientIndex: number) {
   if (step.target === 'writer') {
     if (!resources.writer) throw new InvalidTaskInputError(`cell ${resources.cellId} has no writer endpoint yet`);
     return resources.writer;
@@ -221,7 +221,7 @@ export function endpointFor(step: StepPlan, resources: CellResources, clientInde
   return step.target === 'reader' ? resources.readers[0]! : resources.readers[clientIndex % resources.readers.length]!;
 }
 
-export function buildJobs(run: RunContext, cell: CellPlan, resources: CellResources, step: StepPlan, phase: RunnerPhase): RunnerJob[] {
+function buildJobs(run: RunContext, cell: CellPlan, resources: CellResources, step: StepPlan, phase: RunnerPhase): RunnerJob[] {
   if (resources.clients.length === 0) throw new InvalidTaskInputError(`cell ${cell.cellId} has no clients`);
   const workload = step.script?.name ?? step.test;
   if (workload === undefined) throw new InvalidTaskInputError(`step ${step.stepId} has neither test nor script`);
@@ -240,7 +240,7 @@ export function buildJobs(run: RunContext, cell: CellPlan, resources: CellResour
 }
 
 /** Seconds a job may run before it is stopped and its step marked failed. */
-export function jobDeadlineS(step: StepPlan, cell: CellPlan, phase: RunnerPhase): number {
+function jobDeadlineS(step: StepPlan, cell: CellPlan, phase: RunnerPhase): number {
   if (phase === 'prepare') {
     // Generous: 2,000 rows/s is far below what sysbench prepare does anywhere we run it.
     return Math.max(600, Math.ceil((cell.data.tables * cell.data.tableSize) / 2000));
@@ -454,7 +454,7 @@ export async function collectStepTask(deps: TaskDeps, event: CollectStepEvent): 
 }
 
 /** Whether every instance's metric of the window had all its datapoints. */
-export function isComplete(collection: ServerMetricsCollection): boolean {
+function isComplete(collection: ServerMetricsCollection): boolean {
   return collection.windows.every((w) => w.received >= w.expected);
 }
 

@@ -11,8 +11,9 @@ import type { TaskDeps } from '../../core/workflow/tasks';
 import type { TaskName } from '../../core/workflow/task-names';
 
 const serviceName = 'aurora-bench';
-export const logger = new Logger({ serviceName });
-export const metrics = new Metrics({ namespace: 'AuroraBench', serviceName });
+const logger = new Logger({ serviceName });
+const metrics = new Metrics({ namespace: 'AuroraBench', serviceName });
+/** @internal exported for its tests (a test seam) */
 export const tracer = new Tracer({ serviceName });
 
 let depsPromise: Promise<TaskDeps> | undefined;

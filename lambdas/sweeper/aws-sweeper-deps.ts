@@ -4,14 +4,19 @@
  * environment as the Task Lambdas.
  */
 import { GetExecutionHistoryCommand, SFNClient, type HistoryEvent } from '@aws-sdk/client-sfn';
-import { awsConfigFromEnv, makeAwsClients, sweepExpired, teardownRun } from '../../core/backends/aws';
+import { makeAwsClients } from '../../core/backends/aws/clients';
+import { awsConfigFromEnv } from '../../core/backends/aws/config';
+import { sweepExpired, teardownRun } from '../../core/backends/aws/sweeper';
 import { STATE } from '../../core/workflow/state-names';
 import type { SweeperDeps } from './sweeper-deps';
 
 /** The name of the first Task of state-machines/benchmark.asl.json, whose output carries run.runId. */
-export const PLAN_STATE = STATE.PlanRun;
+const PLAN_STATE = STATE.PlanRun;
 
-/** Finds run.runId in the output of the PlanRun state (TaskStateExited / TaskSucceeded events). */
+/**
+ * Finds run.runId in the output of the PlanRun state (TaskStateExited / TaskSucceeded events).
+ * @internal exported for its tests (a test seam)
+ */
 export function runIdFromHistory(events: readonly HistoryEvent[]): string | undefined {
   for (const e of events) {
     const exited = e.stateExitedEventDetails;
@@ -27,7 +32,7 @@ export function runIdFromHistory(events: readonly HistoryEvent[]): string | unde
   return undefined;
 }
 
-export async function runIdOfExecution(sfn: SFNClient, executionArn: string): Promise<string | undefined> {
+async function runIdOfExecution(sfn: SFNClient, executionArn: string): Promise<string | undefined> {
   let nextToken: string | undefined;
   do {
     const page = await sfn.send(new GetExecutionHistoryCommand({ executionArn, maxResults: 1000, nextToken, includeExecutionData: true }));

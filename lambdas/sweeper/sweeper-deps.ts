@@ -1,5 +1,5 @@
 /** What the sweeper needs from the world: the AWS backend's sweeping (core/backends/aws/sweeper.ts). */
-import type { SweepReport } from '../../core/backends/aws';
+import type { SweepReport } from '../../core/backends/aws/sweeper';
 
 export type { SweepReport };
 

@@ -57,7 +57,7 @@ export function destroyRawClients(raw: RawClients | undefined): void {
  * Calls moto's IAM query API directly (no IAM SDK client is installed; moto does not check
  * signatures) and returns the response XML.
  */
-export async function motoIamQuery(endpoint: string, params: Record<string, string>): Promise<string> {
+async function motoIamQuery(endpoint: string, params: Record<string, string>): Promise<string> {
   const res = await fetch(endpoint, {
     method: 'POST',
     headers: {
@@ -82,7 +82,7 @@ export interface StandingInfrastructureOptions {
 }
 
 /** The sysbench source of the stack's default configuration (lib/config.ts clients.sysbenchSourceUrl). */
-export const DEFAULT_SYSBENCH_SOURCE = 'https://github.com/akopytov/sysbench/archive/refs/tags/1.0.20.tar.gz';
+const DEFAULT_SYSBENCH_SOURCE = 'https://github.com/akopytov/sysbench/archive/refs/tags/1.0.20.tar.gz';
 
 /**
  * The resources the stack creates once per account (lib/network.ts, lib/clients.ts,

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 const APT_DIR = '/etc/apt';
 
 /** deb-src entries for every deb entry of this machine's apt sources. */
-export function debSrcSources(): { deb822: string[]; oneLine: string[] } {
+function debSrcSources(): { deb822: string[]; oneLine: string[] } {
   const deb822: string[] = [];
   const oneLine: string[] = [];
   const partsDir = join(APT_DIR, 'sources.list.d');

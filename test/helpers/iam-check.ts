@@ -12,7 +12,7 @@ import { relative } from 'node:path';
 import { build } from 'esbuild';
 
 /** IAM service prefix of each AWS SDK v3 client package the code may import (Service Authorization Reference). */
-export const SDK_SERVICE_PREFIX: Readonly<Record<string, string>> = {
+const SDK_SERVICE_PREFIX: Readonly<Record<string, string>> = {
   '@aws-sdk/client-athena': 'athena',
   '@aws-sdk/client-cloudformation': 'cloudformation',
   // The CloudWatch API is served at monitoring.<region>.amazonaws.com; its IAM prefix is cloudwatch.
@@ -39,7 +39,7 @@ export const SDK_SERVICE_PREFIX: Readonly<Record<string, string>> = {
  * ListObjectsV2 is authorized by s3:ListBucket, HeadObject by s3:GetObject, GetBucketEncryption by
  * s3:GetEncryptionConfiguration). An S3 operation not listed fails the check: add it from there.
  */
-export const S3_OPERATION_ACTIONS: Readonly<Record<string, readonly string[]>> = {
+const S3_OPERATION_ACTIONS: Readonly<Record<string, readonly string[]>> = {
   GetObject: ['s3:GetObject'],
   HeadObject: ['s3:GetObject'],
   PutObject: ['s3:PutObject'],
@@ -67,7 +67,7 @@ export const S3_OPERATION_ACTIONS: Readonly<Record<string, readonly string[]>> =
  *    "Configure access to databases and tables in the AWS Glue Data Catalog", "Control access to
  *    Amazon S3 from Athena").
  */
-export const DEPENDENT_ACTIONS: Readonly<Record<string, readonly string[]>> = {
+const DEPENDENT_ACTIONS: Readonly<Record<string, readonly string[]>> = {
   'rds:CreateDBCluster': ['kms:DescribeKey', 'secretsmanager:CreateSecret', 'secretsmanager:TagResource', 'iam:CreateServiceLinkedRole', 'rds:AddTagsToResource'],
   'rds:CreateDBInstance': ['rds:AddTagsToResource'],
   'rds:CreateDBClusterParameterGroup': ['rds:AddTagsToResource'],
@@ -86,7 +86,7 @@ export interface CodeCall {
 }
 
 /** The IAM actions of one SDK operation of a client package. */
-export function actionsOfSdkOperation(pkg: string, operation: string): string[] {
+function actionsOfSdkOperation(pkg: string, operation: string): string[] {
   const prefix = SDK_SERVICE_PREFIX[pkg];
   if (prefix === undefined) throw new Error(`${pkg} has no IAM service prefix in SDK_SERVICE_PREFIX (test/helpers/iam-check.ts): add it from the Service Authorization Reference`);
   if (prefix === 's3') {
@@ -208,7 +208,7 @@ function glob(pattern: string, value: string, ignoreCase: boolean): boolean {
  * are matched as rendered ARNs with * and ? wildcards) and no Deny statement matches it. Conditions
  * are not evaluated: test/cdk/stack.test.ts asserts them statement by statement.
  */
-export function isAllowed(statements: readonly PolicyStatementJson[], call: CodeCall, renderResource: (r: unknown) => string[]): boolean {
+function isAllowed(statements: readonly PolicyStatementJson[], call: CodeCall, renderResource: (r: unknown) => string[]): boolean {
   const matches = (s: PolicyStatementJson) => {
     const actions = Array.isArray(s.Action) ? s.Action : [s.Action];
     if (!actions.some((a) => glob(a, call.action, true))) return false;

@@ -24,7 +24,7 @@ export function nightlySpec(over: Partial<SpecInput> = {}): SpecInput {
   };
 }
 
-export function planJson(spec: SpecInput, runId: string): string {
+function planJson(spec: SpecInput, runId: string): string {
   return JSON.stringify(planRun(validateSpec(spec, 'test spec'), { backend: 'local', runId }));
 }
 

@@ -15,7 +15,7 @@ import type { SpecInput } from '../../core/experiment/schema';
 import { executeLocally, type ExecutionEvent, type LocalExecutionResult } from '../../core/workflow/local-runner';
 import { withInjectedFailures } from '../helpers/injected-failures';
 import type { TaskDeps } from '../../core/workflow/tasks';
-import { budgetRefusal } from '../../core/plan/cost';
+import { budgetRefusal } from '../helpers/budget';
 import { runLocal } from '../../core/cli/run-local';
 import { localJudge } from '../../core/regression/judge-local';
 import { SWEEP_ON_STATUSES } from '../../lib/safety-net';

@@ -2,18 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { planRun } from '../../core/plan/plan';
-import {
-  BudgetExceededError,
-  budgetRefusal,
-  bundledPrices,
-  checkBudget,
-  costLines,
-  estimatePlanCost,
-  loadPrices,
-  networkLimitGbps,
-  variantHourly,
-  regionPrices,
-} from '../../core/plan/cost';
+import { budgetRefusal } from '../helpers/budget';
+import { BudgetExceededError, bundledPrices, checkBudget, costLines, estimatePlanCost, loadPrices, networkLimitGbps, variantHourly, regionPrices } from '../../core/plan/cost';
 import { validateSpec } from '../../core/experiment/validate';
 
 const repoRoot = resolve(__dirname, '../..');

@@ -17,7 +17,7 @@ export interface AthenaLakeOptions {
 }
 
 /** Athena returns every value as a string: convert by the column's declared type. */
-export function convertValue(raw: string | null | undefined, type: string): LakeValue {
+function convertValue(raw: string | null | undefined, type: string): LakeValue {
   if (raw === undefined || raw === null) return null;
   switch (type.toLowerCase()) {
     case 'tinyint':

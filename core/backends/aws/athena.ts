@@ -29,7 +29,7 @@ export interface AthenaResult {
   readonly rows: readonly Record<string, string | null>[];
 }
 
-export class AthenaQueryError extends AuroraBenchError {
+class AthenaQueryError extends AuroraBenchError {
   override readonly name = 'AthenaQueryError';
 }
 
@@ -42,6 +42,7 @@ export interface AthenaRunOptions {
 
 const FINAL = new Set(['SUCCEEDED', 'FAILED', 'CANCELLED']);
 
+/** @internal exported for its tests (a test seam) */
 export function athenaRequestToken(...parts: string[]): string {
   // 64 hex characters: inside the 32..128 range.
   return createHash('sha256').update(parts.join('\n')).digest('hex');

@@ -35,7 +35,7 @@ export function isAlreadyExists(e: unknown): boolean {
 
 const THROTTLING = /Throttl|RequestLimitExceeded|TooManyRequests|SlowDown|RequestTimeout|ServiceUnavailable|InternalError|InternalFailure/;
 
-export function isTransient(e: unknown): boolean {
+function isTransient(e: unknown): boolean {
   const err = e as SdkError | null;
   if (THROTTLING.test(errorCode(e))) return true;
   const status = err?.$metadata?.httpStatusCode;

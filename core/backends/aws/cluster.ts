@@ -31,7 +31,10 @@ import { cellNames, cellTags, expiresAt, tagKeys, type CellNames, type Tag } fro
 import { cellAz } from './placement';
 import { describeCluster, describeClusterInstances } from './teardown';
 
-/** ModifyDB(Cluster)ParameterGroup: "A maximum of 20 parameters can be modified in a single request." (RDS API reference) */
+/**
+ * ModifyDB(Cluster)ParameterGroup: "A maximum of 20 parameters can be modified in a single request." (RDS API reference)
+ * @internal exported for its tests (a test seam)
+ */
 export const MAX_PARAMETERS_PER_MODIFY = 20;
 
 /** Cluster/instance statuses from which a cell will never become ready (RDS User Guide, "Viewing DB cluster/instance status"). */

@@ -88,7 +88,10 @@ export interface AwsBackendConfig {
 export const TOOL_VERSION_ENV = 'AURORA_BENCH_TOOL_VERSION';
 export const GIT_SHA_ENV = 'AURORA_BENCH_GIT_SHA';
 
-/** The environment variable names the CDK stack sets on every Task Lambda. */
+/**
+ * The environment variable names the CDK stack sets on every Task Lambda.
+ * @internal exported for its tests (a test seam)
+ */
 export const AWS_CONFIG_ENV = {
   region: 'AURORA_BENCH_REGION',
   bucket: 'AURORA_BENCH_BUCKET',
@@ -130,6 +133,7 @@ export const AWS_CONFIG_DEFAULTS = {
   metricsPublishDelayS: 180,
 } as const;
 
+/** @internal exported for its tests (a test seam) */
 export class AwsConfigError extends AuroraBenchError {
   override readonly name = 'AwsConfigError';
 }

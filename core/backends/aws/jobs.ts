@@ -29,7 +29,10 @@ function stepOfJob(cell: CellPlan, jobId: string): StepPlan | undefined {
   return cell.steps.find((s) => s.stepId === stepId);
 }
 
-/** How long SSM lets the runner run: past the workflow's own deadline (it stops jobs first). */
+/**
+ * How long SSM lets the runner run: past the workflow's own deadline (it stops jobs first).
+ * @internal exported for its tests (a test seam)
+ */
 export function executionTimeoutS(cell: CellPlan, step: StepPlan | undefined, phase: 'prepare' | 'run'): number {
   let deadline: number;
   if (phase === 'prepare' || step === undefined) deadline = Math.max(600, Math.ceil((cell.data.tables * cell.data.tableSize) / 2000));
@@ -37,7 +40,10 @@ export function executionTimeoutS(cell: CellPlan, step: StepPlan | undefined, ph
   return Math.min(MAX_EXECUTION_TIMEOUT_S, deadline + 600);
 }
 
-/** SSM Comment (at most 100 characters) that finds a job's command again on retry. */
+/**
+ * SSM Comment (at most 100 characters) that finds a job's command again on retry.
+ * @internal exported for its tests (a test seam)
+ */
 export function jobComment(runId: string, jobId: string): string {
   const key = createHash('sha256').update(`${runId}\n${jobId}`).digest('hex').slice(0, 16);
   return `ab ${key} ${jobId}`.slice(0, 100);
@@ -162,6 +168,7 @@ export class RunCommandJobs {
 /**
  * SSM invocation status -> job state. Status: Pending | InProgress | Delayed | Success | Cancelled |
  * TimedOut | Failed | Cancelling (ssm service-2.json CommandInvocationStatus).
+ * @internal exported for its tests (a test seam)
  */
 export function mapInvocation(
   h: JobHandle,

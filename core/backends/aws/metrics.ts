@@ -47,7 +47,7 @@ const PI_WAIT_EVENT_LIMIT = 10;
 const PI_TOTAL_METRICS = ['db.load.avg', 'os.cpuUtilization.total.avg'] as const;
 
 /** Datapoints of `periodS` seconds a window [start, end) holds: what a fully published window has. */
-export function windowDatapoints(start: Date, end: Date, periodS: number): number {
+function windowDatapoints(start: Date, end: Date, periodS: number): number {
   return Math.max(0, Math.floor((end.getTime() - start.getTime()) / (periodS * 1000)));
 }
 
@@ -233,6 +233,7 @@ export class ServerMetrics {
  * minutes keeps its enclosing minutes, the only data there is. Minutes CloudWatch has not published
  * yet are absent: the window's counts say so (MetricWindowCount), and the workflow collects it again
  * once metricsPublishDelayS has passed.
+ * @internal exported for its tests (a test seam)
  */
 export function cloudWatchWindow(startIso: string, endIso: string): { start: Date; end: Date } {
   const minute = 60_000;

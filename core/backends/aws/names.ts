@@ -9,9 +9,10 @@
  */
 import { createHash } from 'node:crypto';
 
-export const RDS_IDENTIFIER_MAX = 63;
+const RDS_IDENTIFIER_MAX = 63;
 const RDS_IDENTIFIER = /^[a-z](?!.*--)[a-z0-9-]*[a-z0-9]$|^[a-z]$/;
 
+/** @internal exported for its tests (a test seam) */
 export function isValidRdsIdentifier(id: string): boolean {
   return id.length >= 1 && id.length <= RDS_IDENTIFIER_MAX && RDS_IDENTIFIER.test(id);
 }
@@ -29,7 +30,10 @@ function clean(text: string): string {
     .replace(/^-+|-+$/g, '');
 }
 
-/** Short stable id of a run: 8 hex characters of its sha256 (the full id is in the tags). */
+/**
+ * Short stable id of a run: 8 hex characters of its sha256 (the full id is in the tags).
+ * @internal exported for its tests (a test seam)
+ */
 export function runShort(runId: string): string {
   return hash(runId, 8);
 }
@@ -40,6 +44,7 @@ const SUFFIX_ROOM = 4;
 /**
  * `ab-<runShort>-<cellId>`, shortened (with a hash of the full cell id) when it would not leave room
  * for the longest suffix within 63 characters.
+ * @internal exported for its tests (a test seam)
  */
 export function cellBaseName(runId: string, cellId: string): string {
   const head = `ab-${runShort(runId)}-`;

@@ -57,7 +57,10 @@ function inRange(value: string, r: NumericRange): boolean {
   return lessOrEqual(r.min, value) && lessOrEqual(value, r.max);
 }
 
-/** A formula, log expression or function RDS evaluates per instance (USER_ParamValuesRef.md). */
+/**
+ * A formula, log expression or function RDS evaluates per instance (USER_ParamValuesRef.md).
+ * @internal exported for its tests (a test seam)
+ */
 export function isRdsExpression(value: string): boolean {
   const v = value.trim();
   return /^\{.*\}$/.test(v) || /^(IF|GREATEST|LEAST|SUM)\s*\(.*\)$/i.test(v);

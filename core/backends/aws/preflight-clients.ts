@@ -29,7 +29,7 @@ import type { AwsClients } from './clients';
 import type { AwsBackendConfig, ClientArchitecture } from './config';
 import { ask, CheckResult, guarded, NotCheckable, specVariantIndex, unanswered, type PreflightCheck } from './preflight-common';
 
-export const STANDARD_VCPU_QUOTA = {
+const STANDARD_VCPU_QUOTA = {
   serviceCode: 'ec2',
   quotaCode: 'L-1216C47A',
   name: 'Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances',
@@ -42,7 +42,7 @@ export interface InstanceTypeFacts {
 }
 
 /** Which On-Demand vCPU quota an instance type draws on (EC2 User Guide, On-Demand Instance quotas). */
-export function vcpuQuotaGroup(instanceType: string): string {
+function vcpuQuotaGroup(instanceType: string): string {
   const family = /^[a-z]+/.exec(instanceType)?.[0] ?? '';
   const named: [RegExp, string][] = [
     [/^inf/, 'Inf'],
@@ -196,7 +196,7 @@ async function standardQuota(clients: AwsClients): Promise<number> {
  * The clients' vCPUs at the worst moment: the spec's maxConcurrency cells at once (a Distributed
  * Map runs any maxConcurrency of them together), so the largest that many cells, summed.
  */
-export function peakClientVcpus(plan: Plan, vcpusOf: (instanceType: string) => number | undefined): { vcpus: number; cells: number } {
+function peakClientVcpus(plan: Plan, vcpusOf: (instanceType: string) => number | undefined): { vcpus: number; cells: number } {
   const perCell = plan.cells
     .filter((c) => vcpuQuotaGroup(c.variant.clients.instanceType) === 'Standard')
     .map((c) => c.variant.clients.count * (vcpusOf(c.variant.clients.instanceType) ?? 0))

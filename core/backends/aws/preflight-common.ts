@@ -7,7 +7,7 @@ import type { PlanNote } from '../../plan/types';
 import type { Spec } from '../../experiment/schema';
 import { errorCode, rethrow } from './aws-errors';
 
-export type CheckVerdict = 'ok' | 'warn' | 'refuse';
+type CheckVerdict = 'ok' | 'warn' | 'refuse';
 
 export type PreflightCheckId = 'stack' | 'engine-version' | 'instance-classes' | 'parameters' | 'service-linked-role' | 'client-instances' | 'vcpu-quota' | 'network' | 'budget';
 
@@ -69,7 +69,7 @@ export class NotCheckable extends Error {
  * not implemented: the SDK names it "Error" for XML protocols, "SyntaxError" when a JSON protocol
  * cannot parse it). A real AWS server error carries a code (InternalFailure ...) and is rethrown.
  */
-export function isUnimplemented(e: unknown): boolean {
+function isUnimplemented(e: unknown): boolean {
   const code = errorCode(e);
   if (/^(InvalidAction|NotImplemented|UnknownOperation(Exception)?)$/.test(code)) return true;
   const status = (e as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode;

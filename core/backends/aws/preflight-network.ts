@@ -61,7 +61,7 @@ interface SubnetReach {
 }
 
 /** The cdk.json setting a client source comes from (lib/config.ts clients.*SourceUrl). */
-export function sourceSetting(name: string): string {
+function sourceSetting(name: string): string {
   return `aurora-bench.clients.${name}SourceUrl`;
 }
 

@@ -30,15 +30,15 @@ import { parseAuroraVersion, type AuroraVersion } from '../../aurora/engine';
 import { parseAllowedValues, valueProblem } from './parameter-values';
 import { ask, CheckResult, guarded, specVariantIndex, type PreflightCheck } from './preflight-common';
 
-export type ParameterLevel = 'cluster' | 'instance';
+type ParameterLevel = 'cluster' | 'instance';
 
 /** The account's engine defaults of one family and level, by parameter name. */
-export type EngineDefaultParameters = ReadonlyMap<string, Parameter>;
+type EngineDefaultParameters = ReadonlyMap<string, Parameter>;
 
 /** A marker loop that never ends would be an endpoint bug; a family has some 500 parameters. */
 const MAX_PAGES = 50;
 
-export async function describeEngineDefaults(clients: AwsClients, family: string, level: ParameterLevel): Promise<EngineDefaultParameters> {
+async function describeEngineDefaults(clients: AwsClients, family: string, level: ParameterLevel): Promise<EngineDefaultParameters> {
   const byName = new Map<string, Parameter>();
   let marker: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
@@ -71,7 +71,7 @@ const WRITE_FORWARDING_FIELDS: Readonly<Record<string, string>> = {
 };
 
 /** Where in the spec a parameter of a variant's parameter group was written. */
-export function parameterPath(spec: Spec, variantIndex: number, level: ParameterLevel, name: string): string {
+function parameterPath(spec: Spec, variantIndex: number, level: ParameterLevel, name: string): string {
   const v = spec.variants[variantIndex]!;
   const key = level === 'cluster' ? 'clusterParameters' : 'instanceParameters';
   // clusterParametersFor sets the write-forwarding parameters after the spec's own: they win.
@@ -94,7 +94,7 @@ function olderThan(version: AuroraVersion, minimum: string | undefined): boolean
 }
 
 /** Why RDS would refuse `name = value` in a parameter group of this level, or undefined. */
-export function parameterProblem(
+function parameterProblem(
   name: string,
   value: string,
   level: ParameterLevel,
@@ -126,13 +126,7 @@ export function parameterProblem(
  * How the offline catalogue's view of `name` differs from the account's, for a parameter the spec
  * sets; undefined when they agree (or the catalogue has nothing to compare).
  */
-export function catalogueDisagreement(
-  engineVersion: string,
-  name: string,
-  level: ParameterLevel,
-  live: Parameter | undefined,
-  liveProblem: string | undefined,
-): string | undefined {
+function catalogueDisagreement(engineVersion: string, name: string, level: ParameterLevel, live: Parameter | undefined, liveProblem: string | undefined): string | undefined {
   let info: ReturnType<typeof lookupParameter>;
   try {
     info = lookupParameter(engineVersion, name);

@@ -46,8 +46,6 @@ import { checkNetwork } from './preflight-network';
 import { checkParameters } from './preflight-parameters';
 import { AURORA_MYSQL_INSTANCE_CLASSES } from '../../aurora/aws-names';
 
-export { type CheckVerdict, type PreflightCheck, type PreflightCheckId } from './preflight-common';
-
 /** Where the stack's configuration comes from: the CLI reads the deployed stack, a Lambda has its own. */
 export interface AwsDeployment {
   /** The CloudFormation stack (CLI); undefined inside the workflow. */

@@ -40,7 +40,7 @@ export const CLIENT_HOME = '${AURORA_BENCH_HOME:-/opt/aurora-bench}';
 export const CLIENT_INSTALL_DIR = `${CLIENT_HOME}/client`;
 
 /** Written by client/client-ready.sh once sysbench has run through the report hook. Jobs refuse to start without it. */
-export const CLIENT_READY_MARKER = `${CLIENT_HOME}/ready`;
+const CLIENT_READY_MARKER = `${CLIENT_HOME}/ready`;
 
 /** Key prefix (in the stack's bucket, outside the lake) of the clients' ready markers. */
 export const CLIENT_READY_PREFIX = 'clients/';
@@ -66,7 +66,7 @@ export interface ClientReadyMarker {
 }
 
 /** Exit code when the client is not ready (the runner's own setup-error code). */
-export const CLIENT_NOT_READY_EXIT = 3;
+const CLIENT_NOT_READY_EXIT = 3;
 
 /**
  * AWS-RunShellScript `commands`: one script, run by the SSM agent as root. The copy is repeated per

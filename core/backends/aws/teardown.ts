@@ -91,7 +91,7 @@ export async function findLiveInstances(clients: Pick<AwsClients, 'ec2'>, filter
   return found;
 }
 
-export async function terminateClients(clients: AwsClients, ids: readonly string[], report: DeleteReport): Promise<void> {
+async function terminateClients(clients: AwsClients, ids: readonly string[], report: DeleteReport): Promise<void> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return;
   // One by one: TerminateInstances fails the whole call when any id is unknown (InvalidInstanceID.NotFound).

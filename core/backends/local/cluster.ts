@@ -18,7 +18,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { queryServer, sqlTarget, startServerFromTemplate, stopServer, type LocalServer, type ServerInfo, type ServerOptions, type StopOutcome } from './mariadb-server';
+import { queryServer, sqlTarget, startServerFromTemplate, stopServer, type LocalServer, type ServerInfo, type ServerOptions } from './mariadb-server';
 import type { LocalTools } from './preflight';
 import { queryObjects, sqlString, type Row } from './sql-client';
 import { HEARTBEAT_TABLE, LOCAL_LOGINS, type ServerTemplate } from './template';
@@ -45,7 +45,7 @@ export interface StartClusterOptions {
   readonly onServerStarted?: (server: ServerInfo) => void | Promise<void>;
 }
 
-export function instanceIdFor(clusterId: string, role: 'writer' | 'reader', readerIndex = 0): string {
+function instanceIdFor(clusterId: string, role: 'writer' | 'reader', readerIndex = 0): string {
   return role === 'writer' ? `${clusterId}-w` : `${clusterId}-r${readerIndex}`;
 }
 
@@ -114,14 +114,7 @@ export async function startCluster(o: StartClusterOptions): Promise<ClusterInfo>
   return { clusterId: o.clusterId, dir: o.dir, writer, readers };
 }
 
-/** Stops every member (readers first would not matter: they are independent processes) and removes their dirs. */
-export async function stopCluster(cluster: Pick<ClusterInfo, 'writer' | 'readers'>, graceMs = 15_000): Promise<Record<string, StopOutcome>> {
-  const members = [...cluster.readers, cluster.writer];
-  const outcomes = await Promise.all(members.map((s) => stopServer(s, { graceMs })));
-  return Object.fromEntries(members.map((s, i) => [s.instanceId, outcomes[i]!]));
-}
-
-export interface ReplicaState {
+interface ReplicaState {
   readonly instanceId: string;
   readonly ioRunning: string;
   readonly sqlRunning: string;
@@ -166,7 +159,7 @@ export async function replicationStatus(cluster: Pick<ClusterInfo, 'writer' | 'r
 }
 
 /** "0-1-42,1-3-7": does position `have` include every domain's sequence of `want`? */
-export function gtidCovers(have: string, want: string): boolean {
+function gtidCovers(have: string, want: string): boolean {
   const parse = (s: string) =>
     new Map(
       s
@@ -239,14 +232,4 @@ export class HeartbeatProbe {
 
 function round(ms: number): number {
   return Math.round(ms * 100) / 100;
-}
-
-/** One-shot lag of every reader (tests, readiness diagnostics): a probe over one-shot client calls. */
-export async function measureReplicaLag(cluster: Pick<ClusterInfo, 'writer' | 'readers'>, maxWaitMs = 5_000): Promise<Map<string, number>> {
-  const probe = new HeartbeatProbe(
-    (sql) => queryServer(cluster.writer, sql),
-    cluster.readers.map((r) => ({ instanceId: r.instanceId, exec: (sql: string) => queryServer(r, sql) })),
-    maxWaitMs,
-  );
-  return probe.probe();
 }

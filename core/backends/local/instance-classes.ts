@@ -16,6 +16,7 @@
 import { availableParallelism, totalmem } from 'node:os';
 import { UnsupportedOnBackendError } from '../../backend';
 
+/** @internal exported for its tests (a test seam) */
 export interface InstanceClassSpec {
   readonly vcpu: number;
   readonly memoryGiB: number;
@@ -46,6 +47,7 @@ const R_FAMILY_SIZES: Readonly<Record<string, readonly string[]>> = {
   r7i: ['large', 'xlarge', '2xlarge', '4xlarge', '8xlarge', '12xlarge', '16xlarge', '24xlarge'],
 };
 
+/** @internal exported for its tests (a test seam) */
 export const INSTANCE_CLASSES: Readonly<Record<string, InstanceClassSpec>> = Object.freeze({
   ...Object.fromEntries(Object.entries(R_FAMILY_SIZES).flatMap(([family, sizes]) => sizes.map((s) => [`db.${family}.${s}`, R_SIZES[s]!]))),
   'db.t3.small': { vcpu: 2, memoryGiB: 2, maxConnections: 45 },
@@ -84,6 +86,7 @@ export interface LocalInstanceShape {
   readonly memoryCapBytes: number;
 }
 
+/** @internal exported for its tests (a test seam) */
 export function localMemoryCap(host: HostResources): number {
   return Math.max(256 * MiB, Math.floor(host.memoryBytes / 8 / MiB) * MiB);
 }

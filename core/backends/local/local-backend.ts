@@ -61,10 +61,10 @@ export interface LocalBackendOptions {
 }
 
 /** Environment variable the runner reads the database password from (--password-env). */
-export const PASSWORD_ENV = 'AURORA_BENCH_DB_PASSWORD';
+const PASSWORD_ENV = 'AURORA_BENCH_DB_PASSWORD';
 
 /** Replication broke (an IO or SQL thread stopped with an error): the cell cannot become ready. */
-export class LocalReplicationError extends AuroraBenchError {
+class LocalReplicationError extends AuroraBenchError {
   override readonly name = 'LocalReplicationError';
 }
 
@@ -550,9 +550,4 @@ export class LocalBackend implements Backend {
   async cleanupAll(options: { includeLive?: boolean } = {}): Promise<string[]> {
     return (await cleanupAllRuns(this.runRoot, options)).removed;
   }
-}
-
-/** `aurora-bench cleanup`: every local run under the default run root whose owner process is gone. */
-export async function cleanupAllLocalRuns(runRoot: string = defaultRunRoot()): Promise<string[]> {
-  return (await cleanupAllRuns(runRoot)).removed;
 }

@@ -46,6 +46,7 @@ export interface LocalServer {
   readonly child?: ChildProcess;
 }
 
+/** @internal exported for its tests (a test seam) */
 export class ServerStartError extends AuroraBenchError {
   override readonly name = 'ServerStartError';
 }
@@ -75,7 +76,7 @@ export interface LaunchOptions {
 /** sun_path is 108 bytes including the NUL. */
 const MAX_SOCKET_PATH = 107;
 
-export function serverPaths(dir: string) {
+function serverPaths(dir: string) {
   return {
     datadir: join(dir, 'data'),
     socket: join(dir, 's.sock'),

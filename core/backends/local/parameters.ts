@@ -31,9 +31,9 @@ export interface VariableInfo {
 }
 export type VariableCatalog = ReadonlyMap<string, VariableInfo>;
 
-export type ParameterValue = string | number | boolean;
+type ParameterValue = string | number | boolean;
 
-export interface AppliedParameter {
+interface AppliedParameter {
   readonly name: string;
   /** The value sent to MariaDB (option file or SET GLOBAL). */
   readonly value: string;
@@ -123,6 +123,7 @@ const PREFER_STARTUP = new Set([
 const SIZE = /^\s*([0-9]+(?:\.[0-9]+)?)\s*([KMGTkmgt])(?:i?[Bb])?\s*$/;
 const UNIT: Readonly<Record<string, number>> = { k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 };
 
+/** @internal exported for its tests (a test seam) */
 export function parseSize(text: string): number | undefined {
   const m = SIZE.exec(text);
   if (!m) return undefined;
@@ -144,7 +145,7 @@ function info(path: string, message: string): PlanNote {
 }
 
 /** Normalises one value for MariaDB: returns the value to send, or notes saying why it is not sent. */
-export function resolveValue(name: string, raw: ParameterValue, v: VariableInfo, ctx: ParameterContext, path: string): Resolved {
+function resolveValue(name: string, raw: ParameterValue, v: VariableInfo, ctx: ParameterContext, path: string): Resolved {
   const notes: PlanNote[] = [];
   const numeric = isNumericType(v.type);
   let value: string;

@@ -15,7 +15,7 @@ import { localShape } from './instance-classes';
 
 const execFileAsync = promisify(execFile);
 
-export const INSTALL_HINT = 'install them with `sudo apt-get install -y mariadb-server mariadb-client sysbench` (Debian/Ubuntu) or run `bash scripts/setup.sh`';
+const INSTALL_HINT = 'install them with `sudo apt-get install -y mariadb-server mariadb-client sysbench` (Debian/Ubuntu) or run `bash scripts/setup.sh`';
 
 export interface LocalTools {
   readonly mariadbd: string;
@@ -44,7 +44,7 @@ function searchDirs(): string[] {
 }
 
 /** The first executable named one of `names` on PATH (plus sbin dirs), or undefined. */
-export function findExecutable(names: readonly string[], dirs: readonly string[] = searchDirs()): string | undefined {
+function findExecutable(names: readonly string[], dirs: readonly string[] = searchDirs()): string | undefined {
   for (const name of names) {
     for (const dir of dirs) {
       const candidate = join(dir, name);
@@ -64,17 +64,26 @@ async function versionOutput(binary: string): Promise<string> {
   return (stdout + stderr).trim();
 }
 
-/** "mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu ..." -> "10.11.19-MariaDB-0+deb12u1". */
+/**
+ * "mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu ..." -> "10.11.19-MariaDB-0+deb12u1".
+ * @internal exported for its tests (a test seam)
+ */
 export function parseServerVersion(text: string): string | undefined {
   return /\bVer\s+(\S+)/.exec(text)?.[1];
 }
 
-/** "sysbench 1.0.20" (or "sysbench 1.0.20 (using bundled LuaJIT 2.1.0-beta2)") -> "1.0.20". */
+/**
+ * "sysbench 1.0.20" (or "sysbench 1.0.20 (using bundled LuaJIT 2.1.0-beta2)") -> "1.0.20".
+ * @internal exported for its tests (a test seam)
+ */
 export function parseSysbenchVersion(text: string): string | undefined {
   return /sysbench\s+([0-9][0-9A-Za-z.+-]*)/.exec(text)?.[1];
 }
 
-/** Finds every program (in `dirs`: PATH plus the sbin dirs); throws one MissingDependencyError naming all that are missing. */
+/**
+ * Finds every program (in `dirs`: PATH plus the sbin dirs); throws one MissingDependencyError naming all that are missing.
+ * @internal exported for its tests (a test seam)
+ */
 export function findLocalTools(dirs: readonly string[] = searchDirs()): LocalTools {
   const mariadbd = findExecutable(['mariadbd', 'mysqld'], dirs);
   const installDb = findExecutable(['mariadb-install-db', 'mysql_install_db'], dirs);

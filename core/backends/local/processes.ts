@@ -20,7 +20,7 @@ export function findFreePort(): Promise<number> {
 }
 
 /** The process state letter from /proc/<pid>/stat (R, S, D, Z, ...), or undefined when there is no such process. */
-export function processState(pid: number): string | undefined {
+function processState(pid: number): string | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
@@ -55,7 +55,7 @@ export function isOurProcess(pid: number, marker: string): boolean {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Waits until `pid` is gone (or a zombie); false on timeout. */
-export async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
+async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   let pause = 10;
   while (isAlive(pid)) {
@@ -125,7 +125,7 @@ export function allowedCpuCount(pid: number): number | undefined {
 }
 
 /** "0-2,5" -> [0,1,2,5] */
-export function parseCpuList(list: string): number[] {
+function parseCpuList(list: string): number[] {
   const cpus: number[] = [];
   for (const part of list.trim().split(',')) {
     if (part === '') continue;

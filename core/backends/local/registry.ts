@@ -51,7 +51,7 @@ export function defaultRunRoot(): string {
 
 const safe = (s: string) => s.replace(/[^A-Za-z0-9._-]/g, '_');
 
-export function runDirOf(runRoot: string, runId: string): string {
+function runDirOf(runRoot: string, runId: string): string {
   return join(runRoot, safe(runId));
 }
 
@@ -65,7 +65,7 @@ function processStartTime(pid: number): string | null {
 }
 
 /** Is the process that owns this run still running (same pid and same start time)? */
-export function ownerAlive(record: Pick<RunRecord, 'ownerPid' | 'ownerStartTime'>): boolean {
+function ownerAlive(record: Pick<RunRecord, 'ownerPid' | 'ownerStartTime'>): boolean {
   if (!isAlive(record.ownerPid)) return false;
   return record.ownerStartTime === null || processStartTime(record.ownerPid) === record.ownerStartTime;
 }

@@ -21,6 +21,7 @@ export interface SqlTarget {
 /** One result row: column values as text; SQL NULL as null. */
 export type Row = (string | null)[];
 
+/** @internal exported for its tests (a test seam) */
 export class SqlError extends Error {
   override readonly name = 'SqlError';
   constructor(
@@ -36,7 +37,7 @@ export class SqlError extends Error {
  * Batch mode (-B) escapes tab, newline, backslash and NUL inside values, so splitting on tabs is
  * exact. A value that is the text "NULL" cannot be told from SQL NULL: nothing here selects one.
  */
-export function parseBatchOutput(stdout: string): Row[] {
+function parseBatchOutput(stdout: string): Row[] {
   if (stdout === '') return [];
   // Every row ends with a newline; an empty line is a row of one empty string (SELECT '').
   const lines = stdout.split('\n');
@@ -44,7 +45,7 @@ export function parseBatchOutput(stdout: string): Row[] {
   return lines.map(parseBatchLine);
 }
 
-export function parseBatchLine(line: string): Row {
+function parseBatchLine(line: string): Row {
   return line.split('\t').map((v) => (v === 'NULL' ? null : unescapeBatchValue(v)));
 }
 
@@ -57,6 +58,7 @@ function unescapeBatchValue(v: string): string {
  * The string literals of `sql` that hold passwords: after IDENTIFIED BY, MASTER_PASSWORD = and
  * PASSWORD( (MariaDB's CREATE/ALTER USER, GRANT, SET PASSWORD, CHANGE MASTER TO syntax), as written
  * in the SQL text (quotes and escapes included).
+ * @internal exported for its tests (a test seam)
  */
 export function passwordLiterals(sql: string): string[] {
   const literal = String.raw`'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*"`;
@@ -67,6 +69,7 @@ export function passwordLiterals(sql: string): string[] {
 /**
  * `text` without any password literal of `sql`: each is replaced by '***', both as written (the SQL
  * itself) and without its quotes (the server echoes the statement near a syntax error).
+ * @internal exported for its tests (a test seam)
  */
 export function redactSql(text: string, sql: string = text): string {
   let out = text;

@@ -35,7 +35,7 @@ import { BENCHMARK_DATABASE } from '../../plan/sysbench-args';
 const execFileAsync = promisify(execFile);
 
 /** Bump when the template's content changes: older templates are rebuilt. */
-export const TEMPLATE_FORMAT = 1;
+const TEMPLATE_FORMAT = 1;
 
 /**
  * Local-only logins. The servers listen on 127.0.0.1 only and live for one cell; the passwords
@@ -63,7 +63,7 @@ export interface ServerTemplate {
   readonly catalog: VariableCatalog;
 }
 
-export function defaultTemplateRoot(): string {
+function defaultTemplateRoot(): string {
   const override = process.env['AURORA_BENCH_CACHE_DIR'];
   const cache = override ?? join(process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'aurora-bench');
   return join(cache, 'templates');
