@@ -28,10 +28,10 @@ export const ENGINE_KINDS = ['aurora-mysql', 'aurora-postgresql', 'rds-mysql', '
 export type EngineKind = (typeof ENGINE_KINDS)[number];
 
 /** The sysbench 1.0.20 database driver (`--db-driver`; `sysbench --help` lists mysql and pgsql). */
-export type SysbenchDriver = 'mysql' | 'pgsql';
+type SysbenchDriver = 'mysql' | 'pgsql';
 
 /** The server this machine runs for an engine: MariaDB for the MySQL family, PostgreSQL for the PostgreSQL family. */
-export type LocalServerKind = 'mariadb' | 'postgresql';
+type LocalServerKind = 'mariadb' | 'postgresql';
 
 export interface EngineRef {
   readonly kind: EngineKind;
@@ -141,10 +141,6 @@ export const ENGINES: Readonly<Record<EngineKind, EngineFacts>> = {
     awsBackend: false,
   },
 };
-
-export function engineFacts(kind: EngineKind): EngineFacts {
-  return ENGINES[kind];
-}
 
 /** "Aurora PostgreSQL 16.4", "self-managed mariadb-10.11". */
 export function engineName(engine: EngineRef): string {

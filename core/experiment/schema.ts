@@ -52,7 +52,7 @@ const CONSISTENCY_LEVELS = ['EVENTUAL', 'SESSION', 'GLOBAL'] as const;
  * The database engine: the spec's for every variant, or a variant's own (`variants[i].engine`) to
  * compare engines in one experiment. What each kind is and has: core/aurora/engines.ts.
  */
-export const EngineSchema = z
+const EngineSchema = z
   .object({
     kind: z
       .enum(ENGINE_KINDS)
@@ -74,6 +74,7 @@ export const EngineSchema = z
     }
   });
 
+/** @internal exported for its tests (a test seam) */
 export const WriteForwardingSchema = z
   .object({
     enabled: z.boolean().describe('Aurora MySQL local write forwarding (readers forward writes to the writer).'),

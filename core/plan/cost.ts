@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { estimate } from './plan';
-import { cellEngine, type CellPlan, type Plan, type PlanNote, type StepPlan } from './types';
+import { cellEngine, type CellPlan, type Plan, type StepPlan } from './types';
 import { ENGINES, type EngineRef } from '../aurora/engines';
 // Imported (not read from disk) so a bundled Lambda carries the table too.
 import bundledPriceDoc from '../../prices/aws-prices.json';
@@ -155,7 +155,7 @@ export function networkLimitGbps(table: PriceTable, instanceClass: string): numb
 
 const EBS_NOT_COUNTED = 'RDS and self-managed variants: provisioned EBS storage (gp3) is not in the estimate; only their instance hours are';
 
-export interface CellCost {
+interface CellCost {
   readonly cellId: string;
   readonly instanceClass: string;
   readonly dbInstances: number;
@@ -191,7 +191,7 @@ export interface PlanCost {
  * prices below apply to both the MySQL-compatible and the PostgreSQL-compatible editions of Amazon
  * Aurora, except where noted", with the instance prices of each edition on their own tab).
  */
-export function dbInstancePrice(prices: RegionPrices, engine: EngineRef, instanceClass: string): { hourly: number | undefined; missingAs: string; fallback?: string } {
+function dbInstancePrice(prices: RegionPrices, engine: EngineRef, instanceClass: string): { hourly: number | undefined; missingAs: string; fallback?: string } {
   if (engine.kind === 'aurora-mysql') return { hourly: prices.dbInstanceHourly[instanceClass], missingAs: instanceClass };
   if (engine.kind === 'self-managed') {
     const ec2Type = instanceClass.replace(/^db\./, '');

@@ -445,7 +445,6 @@ function latestVerdict(
 /**
  * The latest run's verdicts as flat rows, one per step and metric of the current series: what a
  * workflow step would write to a verdicts table, or a CI job would check.
- * @internal exported for its tests (a test seam)
  */
 export interface VerdictRow {
   readonly experiment: string;
@@ -469,7 +468,6 @@ export interface VerdictRow {
   readonly reason: string;
 }
 
-/** @internal exported for its tests (a test seam) */
 export function verdictRows(history: History): VerdictRow[] {
   const rows: VerdictRow[] = [];
   for (const s of history.steps) {

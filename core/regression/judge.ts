@@ -36,7 +36,7 @@ export async function readHistoryInput(open: LakeOpener, experiment: string, opt
   return open((lake) => loadHistoryDetails(lake, experiment, read, runs.length), { runIds: read.map((r) => r.run_id) });
 }
 
-export class VerdictError extends AuroraBenchError {
+class VerdictError extends AuroraBenchError {
   override readonly name = 'VerdictError';
 }
 

@@ -84,9 +84,3 @@ export async function loadHistoryDetails(lake: LakeReader, experiment: string, r
   const steps = read.length === 0 ? [] : await lake.query<StepRow>(`SELECT ${STEP_COLUMNS} FROM step_summary WHERE run_id IN (${ids})`);
   return { experiment, runs, steps, runsNotRead: allRuns - read.length };
 }
-
-/** The history input from one lake reader (Athena, or a local lake opened whole). */
-export async function loadHistoryInput(lake: LakeReader, experiment: string, options: HistoryReadOptions = {}): Promise<HistoryInput> {
-  const runs = await loadHistoryRuns(lake, experiment, options.untilRunId);
-  return loadHistoryDetails(lake, experiment, runsToRead(runs, options.window), runs.length);
-}

@@ -16,7 +16,7 @@
  * not find the server's limit (add clients).
  */
 
-export type Bound = 'cpu' | 'network' | 'client' | 'host' | 'none';
+type Bound = 'cpu' | 'network' | 'client' | 'host' | 'none';
 
 export interface BoundInput {
   /** Mean server CPU %, null when not measured. */
@@ -53,7 +53,7 @@ export interface BoundResult {
   readonly reason: string;
 }
 
-function bytesPerSToGbps(bytesPerS: number): number {
+export function bytesPerSToGbps(bytesPerS: number): number {
   return (bytesPerS * 8) / 1e9;
 }
 

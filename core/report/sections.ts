@@ -253,19 +253,19 @@ function inSweep(ctx: Context, g: StepGroup): boolean {
  * A study built around data transfer (S4's full-table SELECT *): a scan-type custom workload or a
  * workload named for the network. Its transactions are scans: no A/B of TPS, no transactions per dollar.
  */
-export function isNetworkStudy(ctx: Context): boolean {
+function isNetworkStudy(ctx: Context): boolean {
   return ctx.data.spec?.workloads.some((w) => (w.script !== undefined && /scan/i.test(w.script)) || /scan|network/i.test(w.name)) ?? false;
 }
 
 /** "18 more" / "n/a": repeats per side a ratio needs to be resolved (stats.repeatsToResolve), from run-to-run samples only. */
-export function powerText(a: Estimate, b: Estimate): string {
+function powerText(a: Estimate, b: Estimate): string {
   if (a.source !== 'repeats' || b.source !== 'repeats' || a.sample === null || b.sample === null) return 'needs 2+ repeats to tell';
   const n = repeatsToResolve(a.sample, b.sample);
   if (n === null) return a.value === b.value ? 'no difference' : '> 1,000 repeats';
   return `${n} repeats`;
 }
 
-export function abSection(ctx: Context): ReportSection | null {
+function abSection(ctx: Context): ReportSection | null {
   if (ctx.variants.length < 2 || isNetworkStudy(ctx)) return null;
   const answerRows: string[][] = [];
   const tables: TableBlock[] = [];
@@ -772,7 +772,7 @@ function writesPerTx(options: Readonly<Record<string, unknown>>): number {
 }
 
 /** A read share as reads:writes, e.g. 0.714 -> "≈70:30", 0.5 -> "50:50". */
-export function readShareLabel(share: number): string {
+function readShareLabel(share: number): string {
   const reads = Math.round(share * 100);
   const tens = Math.round(share * 10) * 10;
   return Math.abs(reads - tens) <= 2 ? `${reads === tens ? '' : '≈'}${tens}:${100 - tens}` : `${reads}:${100 - reads}`;
@@ -996,7 +996,7 @@ function clientsLabel(ctx: Context, g: StepGroup): string {
   return `${g.workload} (${ran} client${ran === 1 ? '' : 's'})`;
 }
 
-export function networkSection(ctx: Context): ReportSection | null {
+function networkSection(ctx: Context): ReportSection | null {
   // Network metrics exist for every AWS run; the section is for studies built around data transfer.
   if (!isNetworkStudy(ctx)) return null;
   const hasNetwork = ctx.data.metrics.some((m) => m.metric.startsWith('Network'));

@@ -33,29 +33,42 @@ import type { VerdictsRow } from '../../lake/rows';
 import { call } from './aws-errors';
 
 export const VERDICT_METRIC_NAMESPACE = 'AuroraBench/Verdicts';
-/** Per verdict: 1 when regressed, 0 when judged otherwise (improved, within the noise). */
+/**
+ * Per verdict: 1 when regressed, 0 when judged otherwise (improved, within the noise).
+ * @internal exported for its tests (a test seam)
+ */
 export const REGRESSED_METRIC = 'Regressed';
 /** Per run: how many of its verdicts regressed (the alarm's metric, published without dimensions). */
 export const REGRESSIONS_METRIC = 'Regressions';
-export const VERDICT_EVENT_SOURCE = 'aurora-bench';
+const VERDICT_EVENT_SOURCE = 'aurora-bench';
+/** @internal exported for its tests (a test seam) */
 export const VERDICT_EVENT_DETAIL_TYPE = 'aurora-bench regression';
 
 /** PutMetricData: at most 1000 metrics per request. */
 const MAX_METRICS_PER_REQUEST = 1000;
-/** PutEvents: the entry must be smaller than 256 KB. */
+/**
+ * PutEvents: the entry must be smaller than 256 KB.
+ * @internal exported for its tests (a test seam)
+ */
 export const MAX_EVENT_ENTRY_BYTES = 256 * 1024 - 1;
-/** SNS: a message of at most 256 KB; a subject of fewer than 100 characters. */
+/**
+ * SNS: a message of at most 256 KB; a subject of fewer than 100 characters.
+ * @internal exported for its tests (a test seam)
+ */
 export const MAX_SNS_MESSAGE_BYTES = 256 * 1024;
-export const MAX_SNS_SUBJECT_CHARS = 99;
+const MAX_SNS_SUBJECT_CHARS = 99;
 const MAX_DIMENSION_VALUE_CHARS = 1024;
 
-export class VerdictPublishError extends AuroraBenchError {
+class VerdictPublishError extends AuroraBenchError {
   override readonly name = 'VerdictPublishError';
 }
 
 const utf8Bytes = (s: string): number => Buffer.byteLength(s, 'utf8');
 
-/** A dimension value CloudWatch accepts: ASCII without control characters, 1..1024 characters. */
+/**
+ * A dimension value CloudWatch accepts: ASCII without control characters, 1..1024 characters.
+ * @internal exported for its tests (a test seam)
+ */
 export function dimensionValue(text: string): string {
   // Control characters go (all of them: below space, and DEL), other non-ASCII characters become "?".
   let ascii = '';
@@ -65,13 +78,16 @@ export function dimensionValue(text: string): string {
 }
 
 /** "r6g-large/oltp_read_write/t16/max/writer": a step by what it ran, in ASCII. */
-export function stepName(v: Pick<VerdictsRow, 'variant' | 'workload' | 'threads' | 'rate' | 'target'>): string {
+function stepName(v: Pick<VerdictsRow, 'variant' | 'workload' | 'threads' | 'rate' | 'target'>): string {
   return `${v.variant}/${v.workload}/t${v.threads}/${v.rate > 0 ? `${v.rate}per-s` : 'max'}/${v.target}`;
 }
 
 const isJudged = (v: VerdictsRow): boolean => v.verdict === 'regressed' || v.verdict === 'improved' || v.verdict === 'within-noise';
 
-/** The datapoints of a run's verdicts, in requests of at most 1000 metrics. */
+/**
+ * The datapoints of a run's verdicts, in requests of at most 1000 metrics.
+ * @internal exported for its tests (a test seam)
+ */
 export function verdictMetricRequests(experiment: string, verdicts: readonly VerdictsRow[], timestamp: Date): MetricDatum[][] {
   const exp = { Name: 'Experiment', Value: dimensionValue(experiment) };
   const regressions = verdicts.filter((v) => v.verdict === 'regressed').length;
@@ -92,7 +108,7 @@ export function verdictMetricRequests(experiment: string, verdicts: readonly Ver
 }
 
 /** One regression as the event and the message list it. */
-export interface RegressionLine {
+interface RegressionLine {
   readonly step: string;
   readonly metric: string;
   readonly value: number | null;
@@ -124,7 +140,10 @@ function countsOf(verdicts: readonly VerdictsRow[]): Record<string, number> {
   return counts;
 }
 
-/** PutEvents entry size as EventBridge computes it. */
+/**
+ * PutEvents entry size as EventBridge computes it.
+ * @internal exported for its tests (a test seam)
+ */
 export function eventEntrySize(entry: PutEventsRequestEntry): number {
   return (
     (entry.Time !== undefined ? 14 : 0) +
@@ -138,6 +157,7 @@ export function eventEntrySize(entry: PutEventsRequestEntry): number {
 /**
  * The regression event of a run: the counts and the regressed steps, as many as fit in an entry
  * (the rest counted in `regressionsNotListed`; all of them are in the lake's verdicts table).
+ * @internal exported for its tests (a test seam)
  */
 export function regressionEvent(run: RunContext, verdicts: readonly VerdictsRow[], lakeKey: string, eventBusName: string, time: Date): PutEventsRequestEntry {
   const all = regressionLines(verdicts);
@@ -163,7 +183,10 @@ export function regressionEvent(run: RunContext, verdicts: readonly VerdictsRow[
   return entryWith(listed);
 }
 
-/** "aurora-bench: 3 regressions in nightly-regression": ASCII, one line, under 100 characters. */
+/**
+ * "aurora-bench: 3 regressions in nightly-regression": ASCII, one line, under 100 characters.
+ * @internal exported for its tests (a test seam)
+ */
 export function regressionSubject(experiment: string, regressions: number): string {
   const head = `aurora-bench: ${regressions} regression${regressions === 1 ? '' : 's'} in `;
   const name = experiment.replace(/[^\x20-\x7e]/g, '?');
@@ -173,7 +196,10 @@ export function regressionSubject(experiment: string, regressions: number): stri
 
 const fmt = (x: number | null, digits = 1): string => (x === null ? '-' : x.toFixed(digits));
 
-/** The e-mail text of a regression: each regressed step and metric, then where the rest is. */
+/**
+ * The e-mail text of a regression: each regressed step and metric, then where the rest is.
+ * @internal exported for its tests (a test seam)
+ */
 export function regressionMessage(run: RunContext, verdicts: readonly VerdictsRow[], lakeKey: string): string {
   const lines = regressionLines(verdicts);
   const counts = countsOf(verdicts);
