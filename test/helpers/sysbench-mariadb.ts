@@ -72,8 +72,10 @@ export async function startMariadb(opts: { user?: string; password: string; extr
     ],
     { stdio: 'ignore' },
   );
+  // Statements go in on stdin, not with -e: they can carry a password (CREATE USER ... IDENTIFIED BY),
+  // and a command line is readable by every process on the machine (/proc/<pid>/cmdline).
   const sql = (statements: string): string => {
-    const r = spawnSync('mariadb', ['--no-defaults', '-uroot', '-S', socket, '-N', '-e', statements], { encoding: 'utf8' });
+    const r = spawnSync('mariadb', ['--no-defaults', '-uroot', '-S', socket, '-N', '--batch'], { input: statements, encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`mariadb: ${r.stderr}`);
     return r.stdout;
   };
