@@ -5,7 +5,12 @@
 #
 #   client/runner.sh --phase prepare|run --workload NAME --out LOCATION \
 #       --host H --port P --user U (--password-env VAR | --password-secret SECRET_ARN) \
-#       [--script-dir DIR | --script-uri s3://bucket/key-prefix/] -- <sysbench options...>
+#       [--script-dir DIR | --script-uri s3://bucket/key-prefix/] [--extra-port P2] -- <sysbench options...>
+#
+# --extra-port  a second port on the same host: sysbench then connects round-robin to P and P2
+#           (--mysql-port=P,P2; sysbench 1.0.20 src/drivers/mysql/drv_mysql.c takes the next port of
+#           the list for each connection). Used by the local write-forwarding emulation
+#           (client/workloads/wf_emulation.lua), whose threads hold a reader and a writer connection.
 #
 # NAME      a stock test (oltp_read_only, ...) or a custom script file name (fullscan_1kb.lua),
 #           found in --script-dir or downloaded from --script-uri + NAME.
@@ -29,7 +34,7 @@ readonly SCRIPT_ROOT
 # shellcheck source=lib/json.sh
 . "$SCRIPT_ROOT/lib/json.sh"
 readonly HOOK="$SCRIPT_ROOT/lua/aurora_bench_hook.lua"
-readonly USAGE="usage: $PROG --phase prepare|run --workload NAME --out LOCATION --host H --port P --user U (--password-env VAR | --password-secret SECRET_ARN) [--script-dir DIR | --script-uri s3://bucket/prefix/] -- <sysbench options...>"
+readonly USAGE="usage: $PROG --phase prepare|run --workload NAME --out LOCATION --host H --port P --user U (--password-env VAR | --password-secret SECRET_ARN) [--script-dir DIR | --script-uri s3://bucket/prefix/] [--extra-port P2] -- <sysbench options...>"
 
 die_usage() {
   echo "$PROG: $*" >&2
@@ -38,7 +43,7 @@ die_usage() {
 }
 
 # ------------------------------------------------------------------ arguments
-phase="" workload="" out="" host="" port="" user=""
+phase="" workload="" out="" host="" port="" user="" extra_port=""
 password_env="" password_secret="" script_dir="" script_uri=""
 have_password_env=0 have_password_secret=0 have_script_dir=0 have_script_uri=0
 
@@ -61,6 +66,7 @@ while [ $# -gt 0 ]; do
     --out) out=$value ;;
     --host) host=$value ;;
     --port) port=$value ;;
+    --extra-port) extra_port=$value ;;
     --user) user=$value ;;
     --password-env) password_env=$value; have_password_env=1 ;;
     --password-secret) password_secret=$value; have_password_secret=1 ;;
@@ -87,6 +93,9 @@ fi
 [ -n "$out" ] || die_usage "--out is required (a directory or s3://bucket/prefix/)"
 [ -n "$host" ] || die_usage "--host is required"
 [[ "$port" =~ ^[0-9]+$ ]] && [ "$port" -ge 1 ] && [ "$port" -le 65535 ] || die_usage "--port must be a TCP port number, got '$port'"
+if [ -n "$extra_port" ]; then
+  [[ "$extra_port" =~ ^[0-9]+$ ]] && [ "$extra_port" -ge 1 ] && [ "$extra_port" -le 65535 ] || die_usage "--extra-port must be a TCP port number, got '$extra_port'"
+fi
 [ -n "$user" ] || die_usage "--user is required"
 if [ $((have_password_env + have_password_secret)) -ne 1 ]; then
   die_usage "exactly one of --password-env or --password-secret is required"
@@ -252,7 +261,8 @@ host_name=$(uname -n)
 #    /proc/<pid>/environ is readable by the process's own user and root only, like the config file.
 # Never: --mysql-debug, which makes drv_mysql.c log the mysql_real_connect() arguments, password
 # included (refused with the other connection options above).
-conn_opts=(--mysql-host="$host" --mysql-port="$port" --mysql-user="$user")
+ports=$port${extra_port:+,$extra_port}
+conn_opts=(--mysql-host="$host" --mysql-port="$ports" --mysql-user="$user")
 password_via_env=0
 # 255 - len('mysql-password=""' + newline); ${#password} counts bytes (LC_ALL=C).
 readonly MAX_CONFIG_PASSWORD_BYTES=237
@@ -267,7 +277,7 @@ elif [[ "$password" != *$'\n'* ]] && [ "$password_bytes" -le "$MAX_CONFIG_PASSWO
 else
   password_via_env=1
 fi
-display_conn=(--mysql-host="$host" --mysql-port="$port" --mysql-user="$user")
+display_conn=(--mysql-host="$host" --mysql-port="$ports" --mysql-user="$user")
 
 # ------------------------------------------------------------------ CPU sampler
 # One JSON line a second: sysbench's CPU (utime+stime of /proc/PID/stat) as % of one core, and the

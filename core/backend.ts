@@ -64,6 +64,12 @@ export interface ReadyState {
   readonly detail: string;
 }
 
+/**
+ * The client-side emulation of write forwarding (client/workloads/wf_emulation.lua), run for the
+ * steps a local plan marks (StepPlan.forwardingEmulation); the local backend ships it itself.
+ */
+export const WF_EMULATION_SCRIPT = 'wf_emulation.lua';
+
 /** One invocation of client/runner.sh on one client. */
 export interface RunnerJob {
   /** `${cellId}/${stepId}/${phase}/${clientId}`: unique within a run. */
@@ -80,6 +86,11 @@ export interface RunnerJob {
   readonly sysbenchArgs: readonly string[];
   /** Lake key prefix, ending in '/', the runner writes output.log, client_cpu.jsonl, result.json under. */
   readonly outputPrefix: string;
+  /**
+   * Local write-forwarding emulation only: the writer's port on the endpoint's host, given to the
+   * runner as --extra-port (the script's second connection).
+   */
+  readonly extraPort?: number;
 }
 
 export interface JobHandle {

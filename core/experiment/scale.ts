@@ -75,7 +75,7 @@ function awsOnlyNotes(spec: Spec): PlanNote[] {
         level: 'warning',
         path: `variants[${i}].writeForwarding`,
         message:
-          'local write forwarding, the aurora_replica_read_consistency levels (EVENTUAL/SESSION/GLOBAL), read-after-write visibility on a reader and the aurora_fwd_writer_max_connections_pct limit are Aurora features: AWS only',
+          "local write forwarding, the aurora_replica_read_consistency levels (EVENTUAL/SESSION/GLOBAL) and the aurora_fwd_writer_max_connections_pct limit are Aurora features: AWS only. The local rehearsal runs the reader steps as a client-side emulation on MariaDB GTID replication (client/workloads/wf_emulation.lua: writes on a second connection to the writer, SESSION/GLOBAL as GTID waits): the study's method and what waiting for replication costs here, not Aurora's forwarding",
       });
     }
     const auroraParams = [...Object.keys(v.clusterParameters), ...Object.keys(v.instanceParameters)].filter((k) => k.startsWith('aurora_'));

@@ -214,18 +214,26 @@ export function backendNotes(spec: Spec, backend: BackendKind): PlanNote[] {
     const wf = v.writeForwarding;
     spec.workloads.forEach((w, wi) => {
       if (w.target !== 'writer' && workloadWrites(w) && wf?.enabled) {
-        notes.push({
-          level: 'refused',
-          path: `workloads[${wi}]`,
-          message: `workload "${w.name}" on variant "${v.name}" sends writes to a reader: Aurora local write forwarding needs AWS (run with --aws); MariaDB replicas cannot forward writes`,
-        });
+        notes.push(
+          emulatable(w)
+            ? {
+                level: 'warning',
+                path: `workloads[${wi}]`,
+                message: `workload "${w.name}" on variant "${v.name}" sends writes to a reader: MariaDB replicas cannot forward writes, so locally it runs as a client-side EMULATION of Aurora write forwarding (client/workloads/wf_emulation.lua: reads on the reader, writes on a second connection to the writer, SESSION/GLOBAL as waits for GTIDs on real replication); the numbers are this machine's, not Aurora's`,
+              }
+            : {
+                level: 'refused',
+                path: `workloads[${wi}]`,
+                message: `workload "${w.name}" on variant "${v.name}" sends writes to a reader: Aurora local write forwarding needs AWS (run with --aws); MariaDB replicas cannot forward writes, and the local emulation covers only ${EMULATED_WORKLOADS.join(', ')}`,
+              },
+        );
       }
     });
     if (wf?.enabled) {
       notes.push({
         level: 'warning',
         path: `variants[${vi}].writeForwarding`,
-        message: `write forwarding and read consistency ${wf.consistency} are Aurora features: not applicable locally (AWS only)`,
+        message: `write forwarding and read consistency ${wf.consistency} are Aurora features: locally emulated on the client (wf_emulation.lua), not measured`,
       });
     }
     if (v.performanceInsights) {
@@ -242,12 +250,24 @@ export function backendNotes(spec: Spec, backend: BackendKind): PlanNote[] {
   return notes;
 }
 
-/** Remove the steps a refusal names, per variant; a refusal that leaves a cell empty fails the plan. */
+/** The workloads the local write-forwarding emulation (client/workloads/wf_emulation.lua) can run. */
+const EMULATED_WORKLOADS = ['oltp_read_write', 'oltp_write_only', 'rw_consistency.lua'];
+const emulatable = (w: Workload): boolean => EMULATED_WORKLOADS.includes(w.test ?? w.script?.split('/').pop() ?? '');
+
+/**
+ * Remove the steps a refusal names, per variant; a refusal that leaves a cell empty fails the plan.
+ * Locally, writes sent to a reader of a write-forwarding variant run as the client-side emulation
+ * where it covers the workload, and are refused otherwise.
+ */
 function dropRefusedSteps(spec: Spec, variant: Variant, steps: StepPlan[], backend: BackendKind): StepPlan[] {
-  const refusedWorkloads = new Set(
-    spec.workloads.filter((w) => backend === 'local' && w.target !== 'writer' && workloadWrites(w) && variant.writeForwarding?.enabled === true).map((w) => w.name),
-  );
-  const kept = steps.filter((s) => !refusedWorkloads.has(s.workload));
+  const forwarded = spec.workloads.filter((w) => backend === 'local' && w.target !== 'writer' && workloadWrites(w) && variant.writeForwarding?.enabled === true);
+  const refusedWorkloads = new Set(forwarded.filter((w) => !emulatable(w)).map((w) => w.name));
+  const emulated = new Set(forwarded.filter(emulatable).map((w) => w.name));
+  const levelOf = (s: StepPlan): string => {
+    const own = (s.options as Record<string, unknown>)['consistency'];
+    return typeof own === 'string' && own !== '' ? own.toUpperCase() : (variant.writeForwarding?.consistency ?? 'EVENTUAL');
+  };
+  const kept = steps.filter((s) => !refusedWorkloads.has(s.workload)).map((s) => (emulated.has(s.workload) ? { ...s, forwardingEmulation: { consistency: levelOf(s) } } : s));
   // Renumber and move the data preparation onto the first kept step of each data set.
   const prepared = new Set<string>();
   return kept.map((s, index) => {

@@ -66,6 +66,13 @@ export interface StepPlan {
   readonly rateOfCapacity?: number;
   /** Skip this rate step when a lower rate of the same workload and threads overloaded in this cell. */
   readonly stopAtOverload?: boolean;
+  /**
+   * Local plans only: a step that sends writes to a reader of a variant with write forwarding runs
+   * as a client-side emulation (client/workloads/wf_emulation.lua: reads on the reader, writes on a
+   * second connection to the writer, the consistency level's GTID waits), since MariaDB replicas
+   * cannot forward writes. `consistency` is the level emulated.
+   */
+  readonly forwardingEmulation?: { readonly consistency: string };
   readonly durationS: number;
   readonly warmupS: number;
   readonly reportIntervalS: number;

@@ -3,7 +3,7 @@
  * event, build TaskDeps once and call these; the local runner binds the same handlers with local
  * deps. Everything returned here becomes state data, so it stays small and plain JSON.
  */
-import type { Backend, CellResources, JobHandle, JobsState, MetricsWindow, RunContext, RunnerJob, ServerMetricsCollection, VerdictPublication } from '../backend';
+import { WF_EMULATION_SCRIPT, type Backend, type CellResources, type JobHandle, type JobsState, type MetricsWindow, type RunContext, type RunnerJob, type ServerMetricsCollection, type VerdictPublication } from '../backend';
 import { lakeKeys, toJsonLines, type RunRow, type ServerMetricRow, type VerdictsRow } from '../lake/rows';
 import { metricWindowRows, skippedStepRow, stepRowsOf, stepTotals, type ClientStepOutput } from '../lake/step-rows';
 import { PlanError } from '../plan/plan';
@@ -228,15 +228,29 @@ function buildJobs(run: RunContext, cell: CellPlan, resources: CellResources, st
   // Data is prepared once, by the first client, on the writer; a run uses step.clients clients.
   const count = phase === 'prepare' ? 1 : Math.min(step.clients, resources.clients.length);
   const prepareStep: StepPlan = { ...step, target: 'writer' };
+  const emulation = phase === 'run' ? forwardingEmulationOf(step, resources) : null;
   return resources.clients.slice(0, count).map((client, i) => ({
     jobId: `${cell.cellId}/${step.stepId}/${phase}/${client.clientId}`,
     phase,
     clientId: client.clientId,
     endpoint: endpointFor(phase === 'prepare' ? prepareStep : step, resources, i),
-    workload,
-    sysbenchArgs: buildSysbenchArgs(step, cell.data, phase),
+    workload: emulation?.workload ?? workload,
+    sysbenchArgs: [...buildSysbenchArgs(step, cell.data, phase), ...(emulation?.args ?? [])],
     outputPrefix: lakeKeys.raw(run.dt, run.runId, cell.cellId, step.stepId, phase, client.clientId),
+    ...(emulation !== null ? { extraPort: emulation.writerPort } : {}),
   }));
+}
+
+function forwardingEmulationOf(step: StepPlan, resources: CellResources): { workload: string; args: string[]; writerPort: number } | null {
+  if (step.forwardingEmulation === undefined) return null;
+  if (!resources.writer) throw new InvalidTaskInputError(`cell ${resources.cellId} has no writer endpoint yet`);
+  const base = step.test === 'oltp_write_only' ? 'oltp_write_only' : step.script?.name === 'rw_consistency.lua' ? 'rw_consistency' : 'oltp_read_write';
+  const ownLevel = typeof (step.options as Record<string, unknown>)['consistency'] === 'string';
+  return {
+    workload: WF_EMULATION_SCRIPT,
+    args: [`--wf_base=${base}`, `--wf_writer_port=${resources.writer.port}`, ...(ownLevel ? [] : [`--consistency=${step.forwardingEmulation.consistency}`])],
+    writerPort: resources.writer.port,
+  };
 }
 
 /** Seconds a job may run before it is stopped and its step marked failed. */

@@ -99,8 +99,11 @@ describe('the study experiments (experiments/*.json)', () => {
     // Assert
     const s3Text = [...s3Small.notes, ...s3Plan.notes].map((n) => n.message).join('\n');
     expect(s3Text).toMatch(/consistency levels \(EVENTUAL\/SESSION\/GLOBAL\)/);
-    expect(s3Text).toMatch(/write forwarding needs AWS/);
-    expect(s3Plan.cells[0]!.steps.every((s) => s.target === 'writer')).toBe(true);
+    expect(s3Text).toMatch(/client-side EMULATION of Aurora write forwarding/);
+    // Every reader step runs locally, as the emulation; the writer steps as they are.
+    expect(s3Plan.cells[0]!.steps.filter((s) => s.target !== 'writer').every((s) => s.forwardingEmulation !== undefined)).toBe(true);
+    expect(s3Plan.cells[0]!.steps.filter((s) => s.target === 'writer').every((s) => s.forwardingEmulation === undefined)).toBe(true);
+    expect(s3Plan.cells[0]!.steps.filter((s) => s.forwardingEmulation?.consistency === 'GLOBAL').map((s) => s.workload)).toEqual(['consistency-global']);
     expect(s4Notes).toMatch(/CloudWatch NetworkTransmitThroughput/);
     expect(s4Notes).toMatch(/instance classes .* are only emulated locally/);
   });

@@ -9,7 +9,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, openSync, closeSync, readFileSync, rmSync } from 'node:fs';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import {
@@ -28,6 +28,7 @@ import {
   type RunnerJob,
   type TeardownReport,
   type VerdictPublication,
+  WF_EMULATION_SCRIPT,
 } from '../../backend';
 import { AuroraBenchError } from '../../errors';
 import { lakeKeys } from '../../lake/rows';
@@ -315,6 +316,11 @@ export class LocalBackend implements Backend {
     if (!workload.endsWith('.lua')) return undefined;
     const dir = join(state.dir, 'scripts');
     const file = join(dir, workload);
+    if (!existsSync(file) && workload === WF_EMULATION_SCRIPT) {
+      // The write-forwarding emulation is the local backend's own script, not the spec's.
+      await mkdir(dir, { recursive: true });
+      await writeFile(file, await readFile(join(this.repoRoot, 'client', 'workloads', WF_EMULATION_SCRIPT), 'utf8'));
+    }
     if (!existsSync(file)) {
       const key = lakeKeys.script(run.runId, workload);
       const body = await this.lake.get(key);
@@ -368,6 +374,7 @@ export class LocalBackend implements Backend {
         '--password-env',
         PASSWORD_ENV,
         ...(scriptDir ? ['--script-dir', scriptDir] : []),
+        ...(job.extraPort !== undefined ? ['--extra-port', String(job.extraPort)] : []),
         '--',
         ...job.sysbenchArgs,
       ];
