@@ -3,7 +3,18 @@
  * event, build TaskDeps once and call these; the local runner binds the same handlers with local
  * deps. Everything returned here becomes state data, so it stays small and plain JSON.
  */
-import { WF_EMULATION_SCRIPT, type Backend, type CellResources, type JobHandle, type JobsState, type MetricsWindow, type RunContext, type RunnerJob, type ServerMetricsCollection, type VerdictPublication } from '../backend';
+import {
+  WF_EMULATION_SCRIPT,
+  type Backend,
+  type CellResources,
+  type JobHandle,
+  type JobsState,
+  type MetricsWindow,
+  type RunContext,
+  type RunnerJob,
+  type ServerMetricsCollection,
+  type VerdictPublication,
+} from '../backend';
 import { lakeKeys, toJsonLines, type RunRow, type ServerMetricRow, type VerdictsRow } from '../lake/rows';
 import { metricWindowRows, skippedStepRow, stepRowsOf, stepTotals, type ClientStepOutput } from '../lake/step-rows';
 import { PlanError } from '../plan/plan';

@@ -30,7 +30,8 @@ describe('write forwarding emulated locally (wf_emulation.lua)', () => {
       .filter((l) => l.trim() !== '')
       .map((l) => JSON.parse(l) as StepRow);
   };
-  const output = (stepId: string): string => readFileSync(join(lakeDir, lakeKeys.raw(new Date().toISOString().slice(0, 10), result.runId!, 'fwd-r1', stepId, 'run', 'client-1'), 'output.log'), 'utf8');
+  const output = (stepId: string): string =>
+    readFileSync(join(lakeDir, lakeKeys.raw(new Date().toISOString().slice(0, 10), result.runId!, 'fwd-r1', stepId, 'run', 'client-1'), 'output.log'), 'utf8');
 
   beforeAll(async () => {
     // Arrange: one cell, a writer and a reader with write forwarding on; the S3 shapes at 4 threads
