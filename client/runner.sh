@@ -5,12 +5,16 @@
 #
 #   client/runner.sh --phase prepare|run --workload NAME --out LOCATION \
 #       --host H --port P --user U (--password-env VAR | --password-secret SECRET_ARN) \
-#       [--script-dir DIR | --script-uri s3://bucket/key-prefix/] [--extra-port P2] -- <sysbench options...>
+#       [--driver mysql|pgsql] [--script-dir DIR | --script-uri s3://bucket/key-prefix/] [--extra-port P2] -- <sysbench options...>
 #
 # --extra-port  a second port on the same host: sysbench then connects round-robin to P and P2
 #           (--mysql-port=P,P2; sysbench 1.0.20 src/drivers/mysql/drv_mysql.c takes the next port of
 #           the list for each connection). Used by the local write-forwarding emulation
 #           (client/workloads/wf_emulation.lua), whose threads hold a reader and a writer connection.
+#
+# DRIVER    sysbench's database driver (default mysql): mysql for MySQL/MariaDB/Aurora MySQL, pgsql
+#           for PostgreSQL/Aurora PostgreSQL. The runner gives it the connection options (--mysql-* or
+#           --pgsql-*); the same OLTP scripts run on both (sysbench 1.0.20 src/lua/oltp_common.lua).
 #
 # NAME      a stock test (oltp_read_only, ...) or a custom script file name (fullscan_1kb.lua),
 #           found in --script-dir or downloaded from --script-uri + NAME.
@@ -34,7 +38,7 @@ readonly SCRIPT_ROOT
 # shellcheck source=lib/json.sh
 . "$SCRIPT_ROOT/lib/json.sh"
 readonly HOOK="$SCRIPT_ROOT/lua/aurora_bench_hook.lua"
-readonly USAGE="usage: $PROG --phase prepare|run --workload NAME --out LOCATION --host H --port P --user U (--password-env VAR | --password-secret SECRET_ARN) [--script-dir DIR | --script-uri s3://bucket/prefix/] [--extra-port P2] -- <sysbench options...>"
+readonly USAGE="usage: $PROG --phase prepare|run --workload NAME --out LOCATION --host H --port P --user U (--password-env VAR | --password-secret SECRET_ARN) [--driver mysql|pgsql] [--script-dir DIR | --script-uri s3://bucket/prefix/] [--extra-port P2] -- <sysbench options...>"
 
 die_usage() {
   echo "$PROG: $*" >&2
@@ -43,7 +47,7 @@ die_usage() {
 }
 
 # ------------------------------------------------------------------ arguments
-phase="" workload="" out="" host="" port="" user="" extra_port=""
+phase="" workload="" out="" host="" port="" user="" extra_port="" driver=mysql
 password_env="" password_secret="" script_dir="" script_uri=""
 have_password_env=0 have_password_secret=0 have_script_dir=0 have_script_uri=0
 
@@ -68,6 +72,7 @@ while [ $# -gt 0 ]; do
     --port) port=$value ;;
     --extra-port) extra_port=$value ;;
     --user) user=$value ;;
+    --driver) driver=$value ;;
     --password-env) password_env=$value; have_password_env=1 ;;
     --password-secret) password_secret=$value; have_password_secret=1 ;;
     --script-dir) script_dir=$value; have_script_dir=1 ;;
@@ -81,6 +86,10 @@ case "$phase" in
   prepare | run) ;;
   "") die_usage "--phase is required (prepare or run)" ;;
   *) die_usage "--phase must be prepare or run, got '$phase'" ;;
+esac
+case "$driver" in
+  mysql | pgsql) ;;
+  *) die_usage "--driver must be mysql or pgsql, got '$driver'" ;;
 esac
 [ -n "$workload" ] || die_usage "--workload is required"
 custom=0
@@ -116,7 +125,7 @@ for opt in "${sysbench_opts[@]}"; do
   name=${opt%%=*}
   name=${name//_/-}
   case "$name" in
-    --mysql-host | --mysql-port | --mysql-user | --mysql-password | --mysql-socket | --config-file | --db-driver)
+    --mysql-host | --mysql-port | --mysql-user | --mysql-password | --mysql-socket | --config-file | --db-driver | --pgsql-host | --pgsql-port | --pgsql-user | --pgsql-password)
       die_usage "sysbench option ${opt%%=*} is set by the runner from its own flags; do not pass it after --" ;;
     --mysql-debug)
       # sysbench 1.0.20 then logs mysql_real_connect()'s arguments, the password among them (drv_mysql.c).
@@ -220,9 +229,9 @@ else
   password=${password%x}
   unset secret_json
 fi
-# sysbench gets MYSQL_PWD only when the password travels that way (see "Connection options"), never
-# one this runner happened to inherit.
-unset MYSQL_PWD
+# sysbench gets MYSQL_PWD (PGPASSWORD) only when the password travels that way (see "Connection
+# options"), never one this runner happened to inherit.
+unset MYSQL_PWD PGPASSWORD
 
 if [ $custom = 1 ]; then
   if [ $have_script_dir = 1 ]; then
@@ -261,10 +270,18 @@ host_name=$(uname -n)
 #    /proc/<pid>/environ is readable by the process's own user and root only, like the config file.
 # Never: --mysql-debug, which makes drv_mysql.c log the mysql_real_connect() arguments, password
 # included (refused with the other connection options above).
+# The pgsql driver is the same in every respect that matters here (src/drivers/pgsql/drv_pgsql.c,
+# 1.0.20): --pgsql-host/-port/-user/-password/-db options, the password passed to PQsetdbLogin(),
+# which leaves an empty one unset so that libpq reads PGPASSWORD (libpq's documented fallback for a
+# connection without a password); its config-file line is pgsql-password="...".
+opt_prefix=mysql password_env_var=MYSQL_PWD
+if [ "$driver" = pgsql ]; then opt_prefix=pgsql password_env_var=PGPASSWORD; fi
 ports=$port${extra_port:+,$extra_port}
-conn_opts=(--mysql-host="$host" --mysql-port="$ports" --mysql-user="$user")
+conn_opts=(--"$opt_prefix"-host="$host" --"$opt_prefix"-port="$ports" --"$opt_prefix"-user="$user")
+if [ "$driver" = pgsql ]; then conn_opts=(--db-driver=pgsql "${conn_opts[@]}"); fi
+display_conn=("${conn_opts[@]}")
 password_via_env=0
-# 255 - len('mysql-password=""' + newline); ${#password} counts bytes (LC_ALL=C).
+# 255 - len('mysql-password=""' + newline); ${#password} counts bytes (LC_ALL=C). pgsql- is as long.
 readonly MAX_CONFIG_PASSWORD_BYTES=237
 password_bytes=${#password}
 if [ -z "$password" ]; then
@@ -272,12 +289,11 @@ if [ -z "$password" ]; then
 elif [[ "$password" != *$'\n'* ]] && [ "$password_bytes" -le "$MAX_CONFIG_PASSWORD_BYTES" ] && { [[ "$password" != *'"'* ]] || [[ "$password" != *"'"* ]]; }; then
   quote='"'
   [[ "$password" != *'"'* ]] || quote="'"
-  (umask 077 && printf 'mysql-password=%s%s%s\n' "$quote" "$password" "$quote" >"$work/sysbench.cfg")
+  (umask 077 && printf '%s-password=%s%s%s\n' "$opt_prefix" "$quote" "$password" "$quote" >"$work/sysbench.cfg")
   conn_opts+=(--config-file="$work/sysbench.cfg")
 else
   password_via_env=1
 fi
-display_conn=(--mysql-host="$host" --mysql-port="$ports" --mysql-user="$user")
 
 # ------------------------------------------------------------------ CPU sampler
 # One JSON line a second: sysbench's CPU (utime+stime of /proc/PID/stat) as % of one core, and the
@@ -329,7 +345,7 @@ run_sysbench() {
   (
     cd "$work"
     # export is a shell builtin: the password reaches sysbench's environment without any argv.
-    if [ $password_via_env = 1 ]; then export MYSQL_PWD="$password"; fi
+    if [ $password_via_env = 1 ]; then export "$password_env_var=$password"; fi
     exec env "${workload_env[@]}" sysbench "$HOOK" "$cmd" "${conn_opts[@]}" "${sysbench_opts[@]}"
   ) >>"$log_file" 2>&1 &
   sb_pid=$!
@@ -356,8 +372,8 @@ run_sysbench() {
 iso_now() { date -u +%Y-%m-%dT%H:%M:%S.%3NZ; }
 
 display_command() {
-  printf '%s sysbench %s %s %s --mysql-password=***** %s' "$(quote_words "${workload_env[@]}")" "$(quote_words "$HOOK")" "$1" \
-    "$(quote_words "${display_conn[@]}")" "$(quote_words "${sysbench_opts[@]}")"
+  printf '%s sysbench %s %s %s --%s-password=***** %s' "$(quote_words "${workload_env[@]}")" "$(quote_words "$HOOK")" "$1" \
+    "$(quote_words "${display_conn[@]}")" "$opt_prefix" "$(quote_words "${sysbench_opts[@]}")"
 }
 
 started_at=$(iso_now)

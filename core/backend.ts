@@ -84,6 +84,8 @@ export interface RunnerJob {
    * --mysql-host/--mysql-port/--mysql-user/--mysql-password from the job and the credential.
    */
   readonly sysbenchArgs: readonly string[];
+  /** sysbench's database driver for the cell's engine (client/runner.sh --driver); absent: mysql. */
+  readonly driver?: 'mysql' | 'pgsql';
   /** Lake key prefix, ending in '/', the runner writes output.log, client_cpu.jsonl, result.json under. */
   readonly outputPrefix: string;
   /**

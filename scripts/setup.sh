@@ -20,6 +20,11 @@ apt_install() {
 }
 
 apt_install mariadb-server mariadb-client sysbench
+# PostgreSQL engines (aurora-postgresql, rds-postgresql) run locally on the installed PostgreSQL
+# server (postgres, initdb, pg_basebackup, psql under /usr/lib/postgresql/<major>/bin); Debian's
+# sysbench 1.0.20 has the pgsql driver built in. Like mariadb-server, the package starts a system
+# service of its own that aurora-bench does not use.
+apt_install postgresql
 # Debian starts a system mariadb on 3306; aurora-bench does not use it.
 if [ $want_test -eq 1 ]; then
   # gcc, make, libc headers: test/integration/install-sysbench.test.ts builds LuaJIT as the clients do.
@@ -70,4 +75,5 @@ if [ $want_test -eq 1 ]; then
   fi
 fi
 mariadbd_bin=$(command -v mariadbd || echo /usr/sbin/mariadbd)
-echo "setup: ok (mariadbd $("$mariadbd_bin" --version | awk '{print $3}'), $(sysbench --version), node $(node --version))"
+pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+echo "setup: ok (mariadbd $("$mariadbd_bin" --version | awk '{print $3}'), $("$pg_bin/postgres" --version), $(sysbench --version), node $(node --version))"

@@ -13,6 +13,8 @@ export interface RunnerInvocation {
   readonly workload: string;
   readonly endpoint: { readonly host: string; readonly port: number };
   readonly sysbenchArgs: readonly string[];
+  /** sysbench's database driver (the engine's, core/aurora/engines.ts); absent: mysql. */
+  readonly driver?: 'mysql' | 'pgsql';
 }
 
 export interface RunnerArgsOptions {
@@ -46,6 +48,7 @@ export function runnerArgs(job: RunnerInvocation, opts: RunnerArgsOptions): stri
   const port = job.endpoint.port;
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw fail(`endpoint port ${port} is not a TCP port`);
   const args = ['--phase', job.phase, '--workload', job.workload, '--out', opts.outLocation, '--host', job.endpoint.host, '--port', String(port), '--user', opts.user];
+  if (job.driver === 'pgsql') args.push('--driver', 'pgsql');
   if (opts.passwordEnv !== undefined) args.push('--password-env', opts.passwordEnv);
   if (opts.passwordSecret !== undefined) args.push('--password-secret', opts.passwordSecret);
   if (opts.scriptDir !== undefined) args.push('--script-dir', opts.scriptDir);

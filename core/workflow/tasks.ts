@@ -23,6 +23,7 @@ import type { CellPlan, Plan, PlanNote, StepPlan } from '../plan/types';
 import type { Spec } from '../experiment/schema';
 import { SpecError, validateSpec } from '../experiment/validate';
 import { buildSysbenchArgs } from '../plan/sysbench-args';
+import { ENGINES } from '../aurora/engines';
 import { parseClientCpu, parseSysbenchOutput } from '../sysbench/parser';
 import type { ParsedOutput, RunnerPhase, RunnerResult } from '../sysbench/types';
 import { DataPrepareFailedError, InvalidSpecError, InvalidTaskInputError, NotReadyInTimeError } from './errors';
@@ -232,6 +233,11 @@ function endpointFor(step: StepPlan, resources: CellResources, clientIndex: numb
   return step.target === 'reader' ? resources.readers[0]! : resources.readers[clientIndex % resources.readers.length]!;
 }
 
+/** The cell's sysbench driver: its engine's (a plan from before engines were a dimension ran Aurora MySQL). */
+function cellDriver(cell: CellPlan): 'mysql' | 'pgsql' {
+  return ENGINES[cell.variant.engine?.kind ?? 'aurora-mysql'].driver;
+}
+
 function buildJobs(run: RunContext, cell: CellPlan, resources: CellResources, step: StepPlan, phase: RunnerPhase): RunnerJob[] {
   if (resources.clients.length === 0) throw new InvalidTaskInputError(`cell ${cell.cellId} has no clients`);
   const workload = step.script?.name ?? step.test;
@@ -247,6 +253,7 @@ function buildJobs(run: RunContext, cell: CellPlan, resources: CellResources, st
     endpoint: endpointFor(phase === 'prepare' ? prepareStep : step, resources, i),
     workload: emulation?.workload ?? workload,
     sysbenchArgs: [...buildSysbenchArgs(step, cell.data, phase), ...(emulation?.args ?? [])],
+    ...(cellDriver(cell) === 'pgsql' ? { driver: 'pgsql' as const } : {}),
     outputPrefix: lakeKeys.raw(run.dt, run.runId, cell.cellId, step.stepId, phase, client.clientId),
     ...(emulation !== null ? { extraPort: emulation.writerPort } : {}),
   }));

@@ -217,6 +217,12 @@ describe('runnerArgs', () => {
     ]);
   });
 
+  it('a PostgreSQL engine: --driver pgsql before the password flag; mysql (absent) adds nothing', () => {
+    const pg = runnerArgs(job({ driver: 'pgsql' }), { user: 'sbtest', passwordEnv: 'AB_PASSWORD', outLocation: '/tmp/o/' });
+    expect(pg.slice(pg.indexOf('--user'), pg.indexOf('--'))).toEqual(['--user', 'sbtest', '--driver', 'pgsql', '--password-env', 'AB_PASSWORD']);
+    expect(runnerArgs(job({ driver: 'mysql' }), { user: 'sbtest', passwordEnv: 'AB_PASSWORD', outLocation: '/tmp/o/' })).not.toContain('--driver');
+  });
+
   it('AWS: secret ARN, custom script from S3 (prefix gets its slash), S3 output', () => {
     const args = runnerArgs(job({ workload: 'fullscan_1kb.lua', phase: 'prepare' }), {
       user: 'admin',

@@ -37,7 +37,17 @@ import { replicationStatus, startCluster, type ClusterInfo } from './cluster';
 import { cpuListFor, currentHost, formatBytes, LOCAL_MEMORY_DIVISOR, localShape, type HostResources, type LocalInstanceShape } from './instance-classes';
 import { LocalLakeStore } from './local-lake';
 import { isServerRunning, type ServerInfo } from './mariadb-server';
-import { ServerMetricsSampler, toServerMetricRows } from './metrics';
+import { ServerMetricsSampler, toServerMetricRows, type MetricSample } from './metrics';
+import { ENGINES, engineName } from '../../aurora/engines';
+import {
+  planPostgresParameters,
+  PostgresMetricsSampler,
+  postgresReplicationStatus,
+  startPostgresCluster,
+  verifyPostgresParameters,
+  type PostgresCluster,
+} from './postgres-cluster';
+import { ensurePostgresTemplate, findPostgresTools, isPostgresRunning, type PostgresServer } from './postgres-server';
 import { applyDynamicParameters, dedupeNotes, planParameters, verifyParameters } from './parameters';
 import { checkLocalDependencies, type LocalVersions } from './preflight';
 import { isAlive, isOurProcess, terminate } from './processes';
@@ -80,10 +90,13 @@ interface CellState {
   readonly runId: string;
   readonly cellId: string;
   readonly dir: string;
-  readonly cluster: ClusterInfo;
+  /** The MariaDB servers of a MySQL-family engine's cell. */
+  readonly cluster?: ClusterInfo;
+  /** The PostgreSQL servers of a PostgreSQL engine's cell. */
+  readonly pg?: PostgresCluster;
   readonly resources: CellResources;
   readonly jobs: Map<string, JobProcess>;
-  sampler?: ServerMetricsSampler;
+  sampler?: { stop(): Promise<readonly MetricSample[]> };
   /** What collectServerMetrics returned per step: asked again, it answers the same. */
   readonly collected: Map<string, ServerMetricsCollection>;
 }
@@ -130,6 +143,33 @@ function tail(file: string, lines = 10): string {
   } catch {
     return '';
   }
+}
+
+/** A PostgreSQL server in the registry's server shape (destroyCell stops it by its engine). */
+function postgresServerRecord(s: PostgresServer): ServerInfo {
+  return {
+    instanceId: s.instanceId,
+    role: s.role,
+    serverId: 0,
+    host: s.host,
+    port: s.port,
+    pid: s.pid,
+    dir: s.dir,
+    datadir: s.datadir,
+    socket: s.socketDir,
+    // The datadir is on the postmaster's command line: what tells our process from a reused pid.
+    defaultsFile: s.datadir,
+    clientDefaultsFile: '',
+    errorLog: s.log,
+    ...(s.cpuList !== undefined ? { cpuList: s.cpuList } : {}),
+    client: join(s.bindir, 'psql'),
+    engine: 'postgresql',
+  };
+}
+
+function cellServersRunning(state: CellState): boolean {
+  if (state.pg) return [state.pg.writer, ...state.pg.readers].every(isPostgresRunning);
+  return state.cluster !== undefined && [state.cluster.writer, ...state.cluster.readers].every(isServerRunning);
 }
 
 export class LocalBackend implements Backend {
@@ -181,8 +221,9 @@ export class LocalBackend implements Backend {
   async provisionCell(run: RunContext, cell: CellPlan): Promise<CellResources> {
     const key = this.key(run.runId, cell.cellId);
     const existing = this.cells.get(key);
-    if (existing && [existing.cluster.writer, ...existing.cluster.readers].every(isServerRunning)) return existing.resources;
+    if (existing && cellServersRunning(existing)) return existing.resources;
     if (existing) await this.teardownCell(run, cell, existing.resources);
+    if (ENGINES[cell.variant.engine?.kind ?? 'aurora-mysql'].localServer === 'postgresql') return this.provisionPostgresCell(run, cell);
 
     const started = performance.now();
     const shape = localShape(cell.variant.instanceClass, this.host); // UnsupportedOnBackendError for unknown classes
@@ -270,7 +311,8 @@ export class LocalBackend implements Backend {
 
   async checkCellReady(run: RunContext, cell: CellPlan, resources: CellResources): Promise<ReadyState> {
     const state = this.cellState(run, cell.cellId);
-    const { cluster } = state;
+    if (state.pg) return this.checkPostgresReady(state.pg, resources);
+    const cluster = state.cluster!;
     for (const s of [cluster.writer, ...cluster.readers]) {
       if (!isServerRunning(s)) throw new LocalReplicationError(`${s.instanceId} (pid ${s.pid}) is not running; ${s.errorLog}:\n${tail(s.errorLog, 15)}`);
     }
@@ -289,6 +331,101 @@ export class LocalBackend implements Backend {
         pending.length === 0
           ? `${status.replicas.length} reader(s) replicating, caught up at ${status.writerGtidPos || 'an empty binlog'}`
           : pending.map((r) => `${r.instanceId}: IO ${r.ioRunning}, SQL ${r.sqlRunning}, at ${r.gtidSlavePos || '-'} of ${status.writerGtidPos || '-'}`).join('; '),
+    };
+  }
+
+  /**
+   * A PostgreSQL engine's cell: the version's template (initdb once), a primary and streaming
+   * replicas (postgres-cluster.ts), the variant's parameters through aurora_bench.conf, read back.
+   */
+  private async provisionPostgresCell(run: RunContext, cell: CellPlan): Promise<CellResources> {
+    const key = this.key(run.runId, cell.cellId);
+    const started = performance.now();
+    const engine = cell.variant.engine!;
+    const shape = localShape(cell.variant.instanceClass, this.host);
+    const tools = findPostgresTools();
+    const template = await ensurePostgresTemplate(tools, this.templateRoot);
+    const registry = this.registry(run.runId);
+    const previous = (await registry.read())?.cells[cell.cellId];
+    if (previous) {
+      await destroyCell(previous);
+      await registry.removeCell(cell.cellId);
+    }
+    await mkdir(registry.dir, { recursive: true });
+    const dir = await mkdtemp(join(registry.dir, 'c-'));
+    const clusterId = cell.cellId;
+    await registry.setCell({ cellId: cell.cellId, clusterId, dir, servers: [], jobs: [], createdAt: new Date().toISOString() });
+    const ctx = { variant: cell.variant, shape, settings: template.settings, version: tools.version };
+    const plans = { writer: planPostgresParameters({ ...ctx, role: 'writer' }), reader: planPostgresParameters({ ...ctx, role: 'reader' }) };
+    const taskset = this.cpuAffinity && (await checkLocalDependencies()).tools.taskset !== undefined;
+    let pg: PostgresCluster;
+    try {
+      pg = await startPostgresCluster({
+        tools,
+        template,
+        clusterId,
+        dir,
+        runRoot: this.runRoot,
+        readers: cell.variant.readers,
+        conf: (role) => plans[role].conf,
+        cpuList: (slot) => (taskset ? cpuListFor(shape.cores, slot, this.host.cpus) : undefined),
+        onServerStarted: async (s) => {
+          track(s.pid, { group: true, dir: s.dir });
+          await registry.addServer(cell.cellId, postgresServerRecord(s));
+        },
+      });
+    } catch (e) {
+      const record = (await registry.read())?.cells[cell.cellId];
+      if (record) await destroyCell(record, 5_000);
+      await registry.removeCell(cell.cellId);
+      throw e;
+    }
+    const notes: PlanNote[] = [
+      {
+        level: 'info',
+        path: `variants[name=${cell.variant.name}].instanceClass`,
+        message:
+          `${shape.instanceClass} (${shape.vcpu} vCPU, ${shape.memoryGiB} GiB) runs locally as PostgreSQL ${tools.version} standing in for ${engineName(engine)}, with ${shape.cores} CPU(s), ` +
+          `memory ${formatBytes(shape.localMemoryBytes)} (class memory / ${LOCAL_MEMORY_DIVISOR}): shared_buffers a quarter of it unless set, max_connections ${Math.min(shape.maxConnections, 500)} unless set`,
+      },
+      ...plans.writer.notes,
+      ...(pg.readers.length > 0 ? plans.reader.notes : []),
+    ];
+    for (const s of [pg.writer, ...pg.readers]) notes.push(...(await verifyPostgresParameters(s, cell.variant.name, plans[s.role])));
+    const resources: CellResources = {
+      cellId: cell.cellId,
+      clusterId,
+      writer: { instanceId: pg.writer.instanceId, role: 'writer', host: pg.writer.host, port: pg.writer.port },
+      readers: pg.readers.map((r) => ({ instanceId: r.instanceId, role: 'reader' as const, host: r.host, port: r.port })),
+      clients: [],
+      credentials: { user: LOCAL_LOGINS.sbtest.user, secretRef: LOCAL_LOGINS.sbtest.secretRef },
+      notes: dedupeNotes(notes),
+      backendState: {
+        runDir: registry.dir,
+        cellDir: dir,
+        serverVersion: `PostgreSQL ${tools.version}`,
+        provisionMs: String(Math.round(performance.now() - started)),
+        pids: [pg.writer, ...pg.readers].map((s) => `${s.instanceId}:${s.pid}`).join(','),
+      },
+    };
+    this.cells.set(key, { runId: run.runId, cellId: cell.cellId, dir, pg, resources, jobs: new Map(), collected: new Map() });
+    return resources;
+  }
+
+  private async checkPostgresReady(pg: PostgresCluster, resources: CellResources): Promise<ReadyState> {
+    for (const s of [pg.writer, ...pg.readers]) {
+      if (!isPostgresRunning(s)) throw new LocalReplicationError(`${s.instanceId} (pid ${s.pid}) is not running; ${s.log}:\n${tail(s.log, 15)}`);
+    }
+    if (pg.readers.length === 0) return { ready: true, resources, detail: 'primary running (no replicas)' };
+    const status = await postgresReplicationStatus(pg);
+    const pending = status.replicas.filter((r) => !r.caughtUp);
+    return {
+      ready: pending.length === 0,
+      resources,
+      detail:
+        pending.length === 0
+          ? `${status.replicas.length} replica(s) streaming, replayed up to ${status.writerLsn}`
+          : pending.map((r) => `${r.instanceId}: ${r.state}, replayed ${r.replayLsn || '-'} of ${status.writerLsn}`).join('; '),
     };
   }
 
@@ -338,7 +475,9 @@ export class LocalBackend implements Backend {
 
     // The sampler's first snapshot must come before the load starts.
     if (jobs.some((j) => j.phase === 'run') && !state.sampler) {
-      const sampler = new ServerMetricsSampler({ writer: state.cluster.writer, readers: state.cluster.readers, intervalMs: this.sampleIntervalMs });
+      const sampler = state.pg
+        ? new PostgresMetricsSampler({ writer: state.pg.writer, readers: state.pg.readers, intervalMs: this.sampleIntervalMs })
+        : new ServerMetricsSampler({ writer: state.cluster!.writer, readers: state.cluster!.readers, intervalMs: this.sampleIntervalMs });
       await sampler.start();
       state.sampler = sampler;
     }
@@ -373,6 +512,7 @@ export class LocalBackend implements Backend {
         resources.credentials.user,
         '--password-env',
         PASSWORD_ENV,
+        ...(job.driver === 'pgsql' ? ['--driver', 'pgsql'] : []),
         ...(scriptDir ? ['--script-dir', scriptDir] : []),
         ...(job.extraPort !== undefined ? ['--extra-port', String(job.extraPort)] : []),
         '--',
@@ -514,7 +654,8 @@ export class LocalBackend implements Backend {
     const registry = this.registry(run.runId);
     let record: CellRecord | undefined = (await registry.read())?.cells[cell.cellId];
     if (!record && state) {
-      record = { cellId: state.cellId, clusterId: state.cluster.clusterId, dir: state.dir, servers: [state.cluster.writer, ...state.cluster.readers], jobs: [], createdAt: '' };
+      const servers = state.pg ? [state.pg.writer, ...state.pg.readers].map(postgresServerRecord) : state.cluster ? [state.cluster.writer, ...state.cluster.readers] : [];
+      record = { cellId: state.cellId, clusterId: state.cluster?.clusterId ?? state.pg?.clusterId ?? state.cellId, dir: state.dir, servers, jobs: [], createdAt: '' };
     }
     // Jobs this process started are stopped even if the registry missed them.
     const jobs = [...(record?.jobs ?? [])];

@@ -36,8 +36,10 @@ export interface ServerInfo {
   readonly errorLog: string;
   /** CPUs it is pinned to (taskset list), when pinned. */
   readonly cpuList?: string;
-  /** The mariadb client binary, for SQL. */
+  /** The mariadb client binary, for SQL (psql for a PostgreSQL server). */
   readonly client: string;
+  /** A PostgreSQL server (postgres-server.ts) recorded in the same shape; absent: mariadbd. */
+  readonly engine?: 'postgresql';
 }
 
 export interface LocalServer {

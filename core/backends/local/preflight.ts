@@ -3,7 +3,6 @@
  * sysbench, optionally taskset) and their versions. A missing one is a MissingDependencyError that
  * says how to install it, raised before anything is started.
  */
-import { ENGINES } from '../../aurora/engines';
 import { execFile } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
@@ -133,14 +132,6 @@ export function checkLocalDependencies(): Promise<LocalVersions> {
 export function localSpecRefusals(spec: Spec): PlanNote[] {
   const notes: PlanNote[] = [];
   spec.variants.forEach((v, i) => {
-    const engine = v.engine ?? spec.engine;
-    if (ENGINES[engine.kind].localServer === 'postgresql') {
-      notes.push({
-        level: 'refused',
-        path: v.engine !== undefined ? `variants[${i}].engine` : 'engine',
-        message: `variant "${v.name}": ${ENGINES[engine.kind].label} needs a local PostgreSQL server, which the local backend does not start yet; plan it with --aws for its cost`,
-      });
-    }
     try {
       localShape(v.instanceClass);
     } catch (e) {

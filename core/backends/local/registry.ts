@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerInfo } from './mariadb-server';
 import { stopServer } from './mariadb-server';
+import { stopPostgres } from './postgres-server';
 import { isAlive, isOurProcess, processCmdline, terminate } from './processes';
 
 export interface JobRecord {
@@ -190,8 +191,11 @@ export async function destroyCell(cell: CellRecord, graceMs = 10_000): Promise<{
     cell.jobs.map(async (j) => [j.jobId, isOurProcess(j.pid, j.marker) ? await terminate(j.pid, { graceMs, group: true }) : ('already-gone' as const)] as const),
   );
   for (const [jobId, outcome] of jobOutcomes) (outcome === 'already-gone' ? alreadyGone : deleted).push(`job ${jobId}`);
-  const serverOutcomes = await Promise.all(cell.servers.map((s) => stopServer(s, { graceMs }).then((o) => [s.instanceId, o] as const)));
-  for (const [id, outcome] of serverOutcomes) (outcome === 'already-gone' ? alreadyGone : deleted).push(`mariadbd ${id}`);
+  const serverOutcomes = await Promise.all(
+    cell.servers.map((s) => (s.engine === 'postgresql' ? stopPostgres(s, { graceMs }) : stopServer(s, { graceMs })).then((o) => [s.instanceId, o] as const)),
+  );
+  for (const [id, outcome] of serverOutcomes)
+    (outcome === 'already-gone' ? alreadyGone : deleted).push(`${cell.servers.find((s) => s.instanceId === id)?.engine === 'postgresql' ? 'postgres' : 'mariadbd'} ${id}`);
   // Anything still naming the cell dir (a server that was mid-start) goes too.
   for (const pid of processesMentioning(cell.dir + '/')) {
     await terminate(pid, { graceMs: 2_000 });
