@@ -66,7 +66,7 @@ const SHOW_STATUS = `SHOW GLOBAL STATUS WHERE Variable_name IN (${STATUS_VARIABL
 
 let clockTicksCache: number | undefined;
 /** Kernel clock ticks per second for /proc/<pid>/stat times (almost always 100). */
-function clockTicks(): number {
+export function clockTicks(): number {
   if (clockTicksCache === undefined) {
     try {
       clockTicksCache = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;

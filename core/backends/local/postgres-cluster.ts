@@ -36,7 +36,6 @@ import {
   pgQuery,
   preparePostgresDir,
   startPostgres,
-  stopPostgres,
   type PgSettingsCatalog,
   type PgTarget,
   type PostgresServer,
@@ -180,7 +179,7 @@ export async function verifyPostgresParameters(server: PostgresServer, variantNa
   return notes;
 }
 
-export function targetOf(s: PostgresServer, database = 'sbtest'): PgTarget {
+function targetOf(s: PostgresServer, database = 'sbtest'): PgTarget {
   return { bindir: s.bindir, socketDir: s.socketDir, port: s.port, database };
 }
 
@@ -236,11 +235,6 @@ export async function startPostgresCluster(o: StartPostgresClusterOptions): Prom
   return { clusterId: o.clusterId, writer, readers };
 }
 
-export async function stopPostgresCluster(c: PostgresCluster): Promise<void> {
-  for (const s of [...c.readers].reverse()) await stopPostgres(s);
-  await stopPostgres(c.writer);
-}
-
 export interface PgReplicaStatus {
   readonly instanceId: string;
   readonly state: string;
@@ -279,7 +273,7 @@ const COUNTERS_SQL =
   "SELECT (SELECT sum(xact_commit) FROM pg_stat_database)::bigint, (SELECT sum(deadlocks) FROM pg_stat_database)::bigint, (SELECT sum(blks_read) FROM pg_stat_database)::bigint, (SELECT sum(blks_hit) FROM pg_stat_database)::bigint, (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid())";
 
 /** CPU seconds of a postmaster and everything it started: its own, its reaped children's (cutime/cstime) and its live children's. */
-export function postgresCpuSeconds(postmasterPid: number, ticks: number): number | undefined {
+function postgresCpuSeconds(postmasterPid: number, ticks: number): number | undefined {
   const fields = (pid: number): string[] | undefined => {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

@@ -39,7 +39,7 @@ export interface PostgresTools {
   readonly runAs?: { readonly uid: number; readonly gid: number };
 }
 
-export class PostgresError extends AuroraBenchError {
+class PostgresError extends AuroraBenchError {
   override readonly name = 'PostgresError';
 }
 
@@ -166,7 +166,7 @@ export function pgQuery(target: PgTarget, sql: string, options: { timeoutMs?: nu
 }
 
 /** One row of pg_settings: what the server has and accepts. */
-export interface PgSetting {
+interface PgSetting {
   readonly name: string;
   readonly vartype: 'bool' | 'enum' | 'integer' | 'real' | 'string';
   /** postmaster (restart), sighup, superuser, user, ... */

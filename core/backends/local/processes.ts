@@ -55,7 +55,7 @@ export function isOurProcess(pid: number, marker: string): boolean {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Waits until `pid` is gone (or a zombie); false on timeout. */
-async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
+export async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   let pause = 10;
   while (isAlive(pid)) {

@@ -63,7 +63,7 @@ export interface ServerTemplate {
   readonly catalog: VariableCatalog;
 }
 
-function defaultTemplateRoot(): string {
+export function defaultTemplateRoot(): string {
   const override = process.env['AURORA_BENCH_CACHE_DIR'];
   const cache = override ?? join(process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'aurora-bench');
   return join(cache, 'templates');
