@@ -14,9 +14,9 @@
  * repeats the same AWS calls. `run --aws-rehearsal --scale small` of a study is the untrimmed run;
  * quickstart's runs in test/e2e/cli-rehearsal.test.ts.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { rehearsalWiring } from '../../bin/aws-rehearsal';
 import { LocalLakeStore } from '../../core/backends/local/local-lake';
 import type { MetricWindowRow, ServerMetricRow, StepRow } from '../../core/lake/rows';
@@ -40,6 +40,12 @@ afterAll(() => {
   moto.stop();
   rmSync(work, { recursive: true, force: true });
 });
+
+/** Copies a study's own workload script into the work folder; its name there, relative to the trimmed spec. */
+function copyNextTo(script: string): string {
+  copyFileSync(script, join(work, basename(script)));
+  return basename(script);
+}
 
 /** The study at --scale small, trimmed as the file comment says, written where the rehearsal reads it. */
 function trimmedStudy(file: string): string {
@@ -68,8 +74,9 @@ function trimmedStudy(file: string): string {
     defaults: { ...small.defaults, durationS: 2, warmupS: 0 },
     workloads: workloads.map((w) => ({
       ...w,
-      // The spec moves to a temp dir: a script next to the study is named by its absolute path.
-      ...(w.script !== undefined && existsSync(join(EXPERIMENTS, w.script)) ? { script: join(EXPERIMENTS, w.script) } : {}),
+      // The spec moves to a temp dir, and a script path must stay inside the spec's folder: a script
+      // next to the study moves with it.
+      ...(w.script !== undefined && existsSync(join(EXPERIMENTS, w.script)) ? { script: copyNextTo(join(EXPERIMENTS, w.script)) } : {}),
       threads: first(w.threads),
       rates: first(w.rates),
       ...(w.durationS !== undefined ? { durationS: 2 } : {}),
