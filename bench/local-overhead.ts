@@ -3,7 +3,8 @@
  *   1. the same sysbench step run bare (sysbench straight at a local server) and through
  *      `aurora-bench run --local`'s code path (runLocal: the ASL under aws-local-stepfunctions, the
  *      runner, the parser, the lake), in one run, alternating: TPS ratio harness/bare  [>= 0.95]
- *   2. the harness's per-step overhead: StartStep entered -> CollectStep exited, minus the
+ *   2. the harness's per-step overhead: the RunStep call that starts the step's run -> the RunStep
+ *      call that collects it, minus the
  *      step's warm-up + duration  [<= 1 s, provisioning excluded]
  *   3. local provisioning of a writer + 1 reader until it replicates  [<= 5 s]
  *
@@ -27,6 +28,7 @@ import { buildSysbenchArgs } from '../core/plan/sysbench-args';
 import { parseSysbenchOutput } from '../core/sysbench/parser';
 import { findRepoRoot } from '../core/cli/tool-info';
 import type { ExecutionEvent } from '../core/workflow/local-runner';
+import type { RunStepOutput } from '../core/workflow/tasks';
 import { runLocal } from '../core/cli/run-local';
 
 const REPO = findRepoRoot(__dirname);
@@ -92,7 +94,7 @@ async function bareTps(scratch: string, round: number): Promise<number> {
 
 /**
  * The same step through `aurora-bench run --local`'s own code path (runLocal: spec file, plan, the
- * ASL under aws-local-stepfunctions, runner, parser, lake, cleanup); TPS from CollectStep's output,
+ * ASL under aws-local-stepfunctions, runner, parser, lake, cleanup); TPS from the outcome RunStep collected,
  * overhead and provisioning from the execution history.
  */
 async function harness(scratch: string, round: number): Promise<{ tps: number; overheadS: number; provisionS: number }> {
@@ -106,9 +108,16 @@ async function harness(scratch: string, round: number): Promise<{ tps: number; o
   };
   const result = await runLocal({ specFile, repoRoot: REPO, lakeDir: join(scratch, 'lake'), backend, serverVersion: null, runId: `bench-harness-${round}`, onEvent: mark });
   if (result.status !== 'SUCCEEDED' || !result.output) throw new Error(`harness run ${result.status}: ${result.cause}`);
-  const collected = result.events.find((e) => e.type === 'StateExited' && e.state?.name === 'CollectStep');
-  const tps = (collected?.state?.output as { tps: number }).tps;
-  const stepWallS = (times['StateExited:CollectStep']! - times['StateEntered:StartStep']!) / 1000;
+  // RunStep's calls: the one that starts the run (its last attempt: earlier ones waited for the
+  // prepare) and the first one after it that collects the step.
+  const runStep = result.events.filter((e) => e.state?.name === 'RunStep' && ['StateEntered', 'StateRetried', 'StateExited'].includes(e.type));
+  const output = (e: ExecutionEvent) => (e.state?.output as { step?: RunStepOutput } | undefined)?.step;
+  const startedAt = runStep.findIndex((e) => e.type === 'StateExited' && output(e)?.started?.phase === 'run');
+  const attempt = runStep.slice(0, startedAt).findLast((e) => e.type !== 'StateExited');
+  const collected = runStep.slice(startedAt + 1).find((e) => e.type === 'StateExited' && output(e)?.collected);
+  if (startedAt < 0 || !attempt || !collected) throw new Error('harness run: no RunStep call started and collected the step');
+  const tps = output(collected)!.collected!.tps!;
+  const stepWallS = (collected.timestamp - attempt.timestamp) / 1000;
   return { tps, overheadS: stepWallS - durationS, provisionS: (times['StateExited:ClientsReady']! - times['StateEntered:ProvisionCell']!) / 1000 };
 }
 

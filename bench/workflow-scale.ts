@@ -37,7 +37,7 @@
  */
 import '../core/polyfills';
 import { parseArgs } from 'node:util';
-import type { SpecInput } from '../core/experiment/schema';
+import { MAX_SWEEP_VALUES, type SpecInput } from '../core/experiment/schema';
 import { allStates, loadDefinition, type AslState } from '../core/workflow/asl';
 import { executeLocally, localFunctionArn, type ExecutionEvent } from '../core/workflow/local-runner';
 import type { TaskDeps } from '../core/workflow/tasks';
@@ -73,21 +73,29 @@ interface Tally {
 interface DefinitionShape {
   readonly states: ReadonlyMap<string, AslState>;
   readonly distributed: ReadonlySet<string>;
-  /** States of the cell's own execution level (provisioning, teardown...): not per-step. */
+  /** For each state inside a Distributed Map's item processor, that (innermost) Map: its child execution runs the state. */
+  readonly owner: ReadonlyMap<string, string>;
+  /** States of a cell's own execution (provisioning, teardown...): not per-step. */
   readonly cellLevel: ReadonlySet<string>;
-  /** The Distributed Map whose items are cells. */
-  readonly cellsMap: string;
 }
+
+const isDistributed = (st: AslState) => (st.ItemProcessor as { ProcessorConfig?: { Mode?: string } } | undefined)?.ProcessorConfig?.Mode === 'DISTRIBUTED';
 
 function shapeOf(definition: Record<string, unknown>): DefinitionShape {
   const states = allStates(definition);
-  const isDistributed = (st: AslState) => (st.ItemProcessor as { ProcessorConfig?: { Mode?: string } } | undefined)?.ProcessorConfig?.Mode === 'DISTRIBUTED';
   const distributed = new Set([...states].filter(([, st]) => isDistributed(st)).map(([name]) => name));
+  const owner = new Map<string, string>();
+  const walk = (inner: Record<string, AslState>, enclosing: string | undefined) => {
+    for (const [name, st] of Object.entries(inner)) {
+      if (enclosing !== undefined) owner.set(name, enclosing);
+      if (st.ItemProcessor) walk(st.ItemProcessor.States, distributed.has(name) ? name : enclosing);
+    }
+  };
   const top = definition['States'] as Record<string, AslState>;
+  walk(top, undefined);
   const cellsMap = Object.keys(top).find((name) => distributed.has(name));
   if (cellsMap === undefined) throw new Error('the definition has no top-level Distributed Map over cells');
-  const cellStates = top[cellsMap]!.ItemProcessor!.States;
-  return { states, distributed, cellLevel: new Set(Object.keys(cellStates)), cellsMap };
+  return { states, distributed, owner, cellLevel: new Set(Object.keys(top[cellsMap]!.ItemProcessor!.States)) };
 }
 
 const bytes = (value: unknown) => (value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value), 'utf8'));
@@ -100,55 +108,53 @@ function eventsOfState(st: AslState, distributed: boolean): number {
 }
 
 /**
- * Attributes the local events to executions as AWS runs them: the parent, and one child per item of
- * a Distributed Map. Items run one at a time here (maxConcurrency 1), so a child's events are the
- * ones between its MapIterationStarted and MapIterationSucceeded.
+ * Attributes the local events to executions as AWS runs them: the parent, and one child per item
+ * of a Distributed Map. aws-local-stepfunctions runs an item as a nested execution and forwards its
+ * events out of order with the next item's, so a child is told by what its states carry: the cell
+ * (every state of a cell has it in its input) and, in a cell's step segments, the segment.
  */
 class HistoryCounter {
   readonly parent: Tally = { events: 2, transitions: 0, stepEvents: 0 };
-  readonly children: Tally[] = [];
-  private readonly stack: Tally[] = [this.parent];
+  readonly children = new Map<string, Tally>();
   maxStateBytes = 0;
-  /** Depth of Distributed Maps we are inside of: 1 = a cell's own execution. */
-  private depth = 0;
 
   constructor(private readonly shape: DefinitionShape) {}
 
-  private get current(): Tally {
-    return this.stack[this.stack.length - 1]!;
+  private executionOf(stateName: string, input: unknown): { tally: Tally; perStep: boolean } {
+    const map = this.shape.owner.get(stateName);
+    if (map === undefined) return { tally: this.parent, perStep: false };
+    const data = input as { cell?: { cellId?: string }; segment?: { from?: number } } | undefined;
+    const key = `${map}|${data?.cell?.cellId ?? '?'}|${data?.segment?.from ?? ''}`;
+    let tally = this.children.get(key);
+    // A child execution's own ExecutionStarted and ExecutionSucceeded.
+    const nested = data?.segment !== undefined;
+    if (!tally) this.children.set(key, (tally = { events: 2, transitions: 0, stepEvents: nested ? 2 : 0 }));
+    return { tally, perStep: nested || !this.shape.cellLevel.has(stateName) };
   }
 
-  /** Events of states below the cell's own level are the steps' events. */
-  private add(n: number, stateName: string | undefined) {
-    this.current.events += n;
-    const perStep = this.depth > 1 || (this.depth === 1 && stateName !== undefined && !this.shape.cellLevel.has(stateName));
-    if (perStep) this.current.stepEvents += n;
+  private add(stateName: string, input: unknown, events: number, transitions: number) {
+    const { tally, perStep } = this.executionOf(stateName, input);
+    tally.events += events;
+    tally.transitions += transitions;
+    if (perStep) tally.stepEvents += events;
   }
 
   onEvent(ev: ExecutionEvent): void {
-    const parentName = (ev as { parentState?: { name: string } }).parentState?.name;
+    const parentState = (ev as { parentState?: { name: string; input?: unknown } }).parentState;
     const name = ev.state?.name;
     switch (ev.type) {
       case 'MapIterationStarted':
-        if (parentName !== undefined && this.shape.distributed.has(parentName)) {
-          const child: Tally = { events: 2, transitions: 0, stepEvents: this.depth >= 1 ? 2 : 0 };
-          this.children.push(child);
-          this.stack.push(child);
-          this.depth++;
-        } else this.add(2, undefined);
-        return;
-      case 'MapIterationSucceeded':
-      case 'MapIterationFailed':
-        if (parentName !== undefined && this.shape.distributed.has(parentName)) {
-          this.stack.pop();
-          this.depth--;
+        // An inline Map's iteration (a Distributed Map's item is a child execution, counted above).
+        if (parentState !== undefined && !this.shape.distributed.has(parentState.name)) {
+          const { tally } = this.executionOf(parentState.name, parentState.input);
+          tally.events += 2;
+          tally.stepEvents += 2;
         }
         return;
       case 'StateEntered': {
         const st = this.shape.states.get(name ?? '');
-        if (!st) return;
-        this.current.transitions++;
-        this.add(eventsOfState(st, this.shape.distributed.has(name!)), name);
+        if (!st || name === undefined) return;
+        this.add(name, ev.state?.input, eventsOfState(st, this.shape.distributed.has(name)), 1);
         this.maxStateBytes = Math.max(this.maxStateBytes, bytes(ev.state?.input));
         return;
       }
@@ -156,8 +162,7 @@ class HistoryCounter {
         this.maxStateBytes = Math.max(this.maxStateBytes, bytes(ev.state?.output));
         return;
       case 'StateRetried':
-        this.current.transitions++;
-        this.add(3, name);
+        if (name !== undefined) this.add(name, ev.state?.input, 3, 1);
         return;
       default:
         return;
@@ -165,8 +170,14 @@ class HistoryCounter {
   }
 }
 
+const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
+
 function specOf(steps: number, cells: number): SpecInput {
   const perCell = steps / cells;
+  const threadCount = Math.min(MAX_SWEEP_VALUES, perCell);
+  if (!Number.isInteger(perCell) || perCell % threadCount !== 0 || perCell / threadCount > MAX_SWEEP_VALUES) {
+    throw new Error(`${steps} steps over ${cells} cells: a cell takes 1 to 100 steps, or a multiple of 100 up to 10,000`);
+  }
   return {
     name: `scale-${steps}x${cells}`,
     engine: { version: '3.04.0' },
@@ -175,7 +186,8 @@ function specOf(steps: number, cells: number): SpecInput {
     maxConcurrency: 1,
     data: { tables: 1, tableSize: 1000, prepareThreads: 1 },
     defaults: { durationS: 1, warmupS: 0, reportIntervalS: 1 },
-    workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1], rates: Array.from({ length: perCell }, (_, i) => i + 1) }],
+    // A spec lists at most 100 thread counts and 100 rates per workload (MAX_SWEEP_VALUES): one step per pair.
+    workloads: [{ name: 'rw', test: 'oltp_read_write', threads: range(threadCount), rates: range(perCell / threadCount) }],
   };
 }
 
@@ -197,10 +209,11 @@ export async function measure(steps: number, layout: 'one cell' | 'spread'): Pro
   const started = process.hrtime.bigint();
   const result = await executeLocally({ deps, input: { spec: specOf(steps, cells) }, pollMs: 0, retryMs: 0, onEvent: (ev) => counter.onEvent(ev) });
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  const all = [counter.parent, ...counter.children];
+  const children = [...counter.children.values()];
+  const all = [counter.parent, ...children];
   const transitions = all.reduce((a, t) => a + t.transitions, 0);
   const stepEvents = all.reduce((a, t) => a + t.stepEvents, 0);
-  const maxChildEvents = Math.max(0, ...counter.children.map((c) => c.events));
+  const maxChildEvents = Math.max(0, ...children.map((c) => c.events));
   const fits =
     result.status === 'SUCCEEDED' && Math.max(maxChildEvents, counter.parent.events) * MARGIN <= HISTORY_EVENTS_LIMIT && counter.maxStateBytes * MARGIN <= PAYLOAD_BYTES_LIMIT;
   return {
@@ -210,7 +223,7 @@ export async function measure(steps: number, layout: 'one cell' | 'spread'): Pro
     status: result.status === 'SUCCEEDED' ? 'SUCCEEDED' : `${result.status}: ${result.error ?? ''} ${(result.cause ?? '').split('\n')[0]}`,
     eventsPerStep: Math.round((stepEvents / steps) * 10) / 10,
     maxChildEvents,
-    childExecutions: counter.children.length,
+    childExecutions: children.length,
     parentEvents: counter.parent.events,
     maxStateBytes: counter.maxStateBytes,
     transitions,

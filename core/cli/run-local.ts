@@ -4,7 +4,7 @@
  * also when the user presses Ctrl-C or a step crashes.
  */
 import { join } from 'node:path';
-import type { Backend } from '../backend';
+import type { Backend, RunContext } from '../backend';
 import { lakeKeys, toJsonLines, type RunRow } from '../lake/rows';
 import { localSpecRefusals } from '../backends/local/preflight';
 import { preparePlanFromFile } from '../plan/prepare';
@@ -13,7 +13,7 @@ import type { Scale } from '../experiment/scale';
 import { executeLocally, type ExecutionEvent, type LocalExecutionResult } from '../workflow/local-runner';
 import { progressLine } from '../workflow/progress';
 import { STATE } from '../workflow/state-names';
-import { collectStepTask, type CollectStepEvent, type TaskDeps } from '../workflow/tasks';
+import { collectStepTask, interruptedSteps, type TaskDeps } from '../workflow/tasks';
 import { localJudge } from '../regression/judge-local';
 import { toolInfo } from './tool-info';
 
@@ -103,31 +103,12 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
 export const ABORTED_REASON = 'aborted by the user (Ctrl-C) while the step ran';
 export const TIMED_OUT_REASON = 'the execution timed out (TimeoutSeconds) while the step ran';
 
-/**
- * The steps that were running when the run was stopped: started (StartStep exited) but never
- * collected. Their runners were stopped by cleanup and left what sysbench printed until then.
- */
-function interruptedSteps(events: readonly ExecutionEvent[], reason: string = ABORTED_REASON): CollectStepEvent[] {
-  const started = new Map<string, CollectStepEvent>();
-  for (const ev of events) {
-    const state = ev.state?.output as (Omit<CollectStepEvent, 'phase' | 'jobsState'> & { jobs: CollectStepEvent['jobs'] }) | undefined;
-    if (ev.type === 'StateExited' && ev.state?.name === STATE.StartStep && state !== undefined) {
-      started.set(`${state.cell.cellId}/${state.step.stepId}`, {
-        ...state,
-        phase: 'run',
-        jobsState: { done: true, running: 0, timedOut: false, jobs: [] },
-        abortedReason: reason,
-      });
-    }
-    const input = ev.state?.input as { cell?: { cellId: string }; step?: { stepId: string } } | undefined;
-    if (ev.type === 'StateExited' && ev.state?.name === STATE.CollectStep && input?.cell && input.step) started.delete(`${input.cell.cellId}/${input.step.stepId}`);
-  }
-  return [...started.values()];
-}
-
 /** Each step a stop interrupted, recorded as failed with the reason (also used by the AWS rehearsal). */
 export async function recordInterruptedSteps(deps: TaskDeps, events: readonly ExecutionEvent[], reason: string, log: (line: string) => void): Promise<void> {
-  for (const step of interruptedSteps(events, reason)) {
+  // The run PlanRun started; the steps in flight are in its cells' cursors in the lake.
+  const planned = events.find((ev) => ev.type === 'StateExited' && ev.state?.name === STATE.PlanRun)?.state?.output as { run?: RunContext } | undefined;
+  if (!planned?.run) return;
+  for (const step of await interruptedSteps(deps, planned.run, reason)) {
     try {
       await collectStepTask(deps, step);
       log(`[${step.cell.cellId}] step ${step.step.stepId} recorded as failed: ${reason}`);

@@ -44,7 +44,7 @@ export const MAX_TTL_HOURS = 168;
  */
 export const MAX_STEPS_PER_RUN = 10_000;
 /** Values of one sweep (threads or rates): sweeps in the studies have fewer than 20 points. */
-const MAX_SWEEP_VALUES = 100;
+export const MAX_SWEEP_VALUES = 100;
 
 const CONSISTENCY_LEVELS = ['EVENTUAL', 'SESSION', 'GLOBAL'] as const;
 

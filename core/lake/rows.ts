@@ -252,6 +252,20 @@ export const lakeKeys = {
   raw: (dt: string, runId: string, cellId: string, stepId: string, phase: string, clientId: string): string =>
     `raw/dt=${dt}/${safe(runId)}/${safe(cellId)}/${safe(stepId)}/${phase}/${safe(clientId)}/`,
   script: (runId: string, name: string): string => `scripts/${safe(runId)}/${safe(name)}`,
+  /** The workflow's own objects (not tables): what the state machine's state no longer carries. */
+  workflow: {
+    /** A cell's plan with its steps, written by PlanRun. */
+    cellPlan: (runId: string, cellId: string): string => `workflow/${safe(runId)}/cells/${safe(cellId)}.json`,
+    /** Where a cell's step segments are: the next step, and the phase in flight with its jobs. */
+    stepCursor: (runId: string, cellId: string): string => `workflow/${safe(runId)}/cursors/${safe(cellId)}.json`,
+    /** One step's outcome (CollectLateMetrics and teardown read them). */
+    stepOutcomes: (runId: string, cellId: string): string => `workflow/${safe(runId)}/steps/${safe(cellId)}/`,
+    stepOutcome: (runId: string, cellId: string, stepId: string): string => `workflow/${safe(runId)}/steps/${safe(cellId)}/${safe(stepId)}.json`,
+    /** A cell's outcome, written by its teardown, read by FinishRun. */
+    cellOutcome: (runId: string, cellId: string): string => `workflow/${safe(runId)}/outcomes/${safe(cellId)}.json`,
+    /** Everything of a run's workflow objects. */
+    run: (runId: string): string => `workflow/${safe(runId)}/`,
+  },
 };
 
 /**

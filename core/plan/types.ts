@@ -134,3 +134,21 @@ export interface Plan {
 export function cellEngine(plan: Pick<Plan, 'engine'>, cell: Pick<CellPlan, 'variant'>): EngineRef {
   return cell.variant.engine ?? plan.engine;
 }
+
+/** A run of consecutive steps of a cell (indexes from..to-1) executed by one child execution. */
+export interface StepSegment {
+  readonly from: number;
+  readonly to: number;
+}
+
+/** What the workflow's state carries of a cell: its plan without the steps (they stay in the lake). */
+export interface CellHeader extends Omit<CellPlan, 'steps'> {
+  readonly stepCount: number;
+  readonly segments: readonly StepSegment[];
+}
+
+/** How a cell is named in the parent execution's state: the cell's plan is read from the lake. */
+export interface CellRef {
+  readonly cellId: string;
+  readonly index: number;
+}

@@ -5,10 +5,11 @@
  * HistoryProgress, which turns them into the same shape.
  */
 import type { HistoryEvent } from '@aws-sdk/client-sfn';
-import type { CellPlan, StepPlan } from '../plan/types';
+import type { CellHeader } from '../plan/types';
 import type { ExecutionEvent } from './local-runner';
+import { StepNotDoneError } from './errors';
 import { STATE } from './state-names';
-import type { ComputeVerdictsOutput, StepOutcome } from './tasks';
+import type { ComputeVerdictsOutput, RunStepOutput, StepOutcome, StepSummary } from './tasks';
 
 /** What the formatter reads of an event: the local runner's ExecutionEvent, or a history event made into one. */
 export type ProgressEvent = Pick<ExecutionEvent, 'type' | 'state' | 'Error' | 'Cause' | 'retry'> & {
@@ -18,9 +19,10 @@ export type ProgressEvent = Pick<ExecutionEvent, 'type' | 'state' | 'Error' | 'C
 
 /** The state input fields the lines use; on AWS they come from JSON, so each may be missing. */
 interface StateInput {
-  cell?: Partial<Omit<CellPlan, 'variant' | 'data'>> & { variant?: Partial<CellPlan['variant']>; data?: Partial<CellPlan['data']> };
-  step?: Partial<StepPlan>;
+  cell?: Partial<Omit<CellHeader, 'variant' | 'data'>> & { variant?: Partial<CellHeader['variant']>; data?: Partial<CellHeader['data']> };
 }
+
+const STEP_NOT_DONE = new StepNotDoneError('').name;
 
 function fmt(n: number | null | undefined, digits = 1): string {
   return n === null || n === undefined ? '-' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -42,14 +44,8 @@ export function progressLine(ev: ProgressEvent, cellCount: () => number): string
   if (ev.type === 'StateEntered') {
     switch (name) {
       case STATE.ProvisionCell:
-        return `${tag} provisioning ${known(cell?.variant?.instanceClass)} writer + ${known(cell?.variant?.readers)} reader(s)`;
-      case STATE.StartPrepare:
-        return `${tag} preparing ${known(cell?.data?.tables)} x ${cell?.data?.tableSize?.toLocaleString('en-US') ?? '?'} rows`;
-      case STATE.StartStep: {
-        const s = input.step ?? {};
-        const rate = (s.rate ?? 0) > 0 ? `, ${s.rate}/s offered` : '';
-        return `${tag} step ${s.index === undefined ? '?' : s.index + 1}/${known(cell?.steps?.length)} ${known(s.stepId)}: ${known(s.test ?? s.script?.name)} on ${known(s.target)}, ${known(s.threads)} threads x ${known(s.clients)} client(s)${rate}, ${s.warmupS ? `${s.warmupS}s warm-up + ` : ''}${known(s.durationS)}s`;
-      }
+        // The item is a reference to the cell; what is provisioned is said once it is known (below).
+        return `${tag} provisioning`;
       case STATE.TeardownCell:
       case STATE.TeardownCellOnError:
         return `${tag} tearing down`;
@@ -60,21 +56,28 @@ export function progressLine(ev: ProgressEvent, cellCount: () => number): string
     }
   }
   if (ev.type === 'StateExited' && name === STATE.ProvisionCell) {
-    // Said once per variant (its first cell), not for every repeat.
-    const notes = (ev.state?.output as { resources?: { notes?: { level: string; path: string; message: string }[] } } | undefined)?.resources?.notes ?? [];
-    if (cell && cell.repeat === 1 && notes.length > 0) return notes.map((n) => `${tag} [${n.level}] ${n.path}: ${n.message}`).join('\n');
-    return undefined;
+    const out = ev.state?.output as { cell?: StateInput['cell']; resources?: { notes?: { level: string; path: string; message: string }[] } } | undefined;
+    const c = out?.cell;
+    const lines = [`${tag} ${known(c?.variant?.instanceClass)} writer + ${known(c?.variant?.readers)} reader(s), ${known(c?.stepCount)} step(s)`];
+    // Notes are said once per variant (its first cell), not for every repeat.
+    const notes = out?.resources?.notes ?? [];
+    if (c?.repeat === 1) lines.push(...notes.map((n) => `${tag} [${n.level}] ${n.path}: ${n.message}`));
+    return lines.join('\n');
   }
-  if (ev.type === 'StateExited' && name === STATE.CollectStep) {
-    const out = (ev.state?.output ?? null) as StepOutcome | null;
+  if (ev.type === 'StateExited' && name === STATE.RunStep) {
+    const out = (ev.state?.output as { step?: RunStepOutput } | undefined)?.step;
     if (!out) return undefined;
-    if (out.status === 'ok') return `${tag}   ok: ${fmt(out.tps)} tps, ${fmt(out.qps)} qps`;
-    if (out.status === 'overloaded') return `${tag}   overloaded (offered > capacity): achieved ${fmt(out.tps)} tps before sysbench's event queue filled`;
-    if (out.status === 'skipped') return `${tag}   ${out.error ?? 'skipped'}`;
-    return `${tag}   FAILED: ${out.error}`;
+    const lines: string[] = [];
+    const done = out.collected;
+    if (done) lines.push(outcomeLine(tag, done));
+    if (out.started?.phase === 'prepare') lines.push(`${tag} preparing ${known(cell?.data?.tables)} x ${cell?.data?.tableSize?.toLocaleString('en-US') ?? '?'} rows`);
+    if (out.started?.phase === 'run') lines.push(`${tag} ${stepLine(out.started.step, cell?.stepCount)}`);
+    return lines.length > 0 ? lines.join('\n') : undefined;
   }
   if (ev.type === 'StateExited' && name === STATE.ComputeVerdicts) return verdictsLine(ev.state?.output);
-  if (ev.type === 'StateRetried') return `${tag} ${name} failed, retrying (attempt ${ev.retry?.attempt ?? '?'})`;
+  // RunStep retries while a step runs (StepNotDone): looking again is not a failure worth a line.
+  if (ev.type === 'StateRetried') return name === STATE.RunStep ? undefined : `${tag} ${name} failed, retrying (attempt ${ev.retry?.attempt ?? '?'})`;
+  if (ev.type === 'StateFailed' && ev.Error === STEP_NOT_DONE) return undefined;
   if (ev.type === 'StateFailed' && name !== undefined) {
     return `${tag} ${name} failed: ${ev.Error}: ${(ev.Cause ?? '').split('\n')[0]}`;
   }
@@ -93,6 +96,18 @@ function verdictsLine(output: unknown): string | undefined {
   const counts = `${v.regressed ?? 0} regressed, ${v.improved ?? 0} improved, ${v.withinNoise ?? 0} within the noise, ${v.unknown ?? 0} noise unknown, ${v.notJudged ?? 0} not judged`;
   const list = (v.regressions ?? []).length > 0 ? `\n  REGRESSED: ${(v.regressions ?? []).join('\n  REGRESSED: ')}` : '';
   return `verdicts against the experiment's history: ${counts}${list}`;
+}
+
+function outcomeLine(tag: string, out: StepOutcome): string {
+  if (out.status === 'ok') return `${tag}   ok: ${fmt(out.tps)} tps, ${fmt(out.qps)} qps`;
+  if (out.status === 'overloaded') return `${tag}   overloaded (offered > capacity): achieved ${fmt(out.tps)} tps before sysbench's event queue filled`;
+  if (out.status === 'skipped') return `${tag}   ${out.error ?? 'skipped'}`;
+  return `${tag}   FAILED: ${out.error}`;
+}
+
+function stepLine(s: StepSummary, stepCount: number | undefined): string {
+  const rate = s.rate > 0 ? `, ${s.rate}/s offered` : '';
+  return `step ${s.index + 1}/${known(stepCount)} ${s.stepId}: ${known(s.test ?? s.script?.name)} on ${s.target}, ${s.threads} threads x ${s.clients} client(s)${rate}, ${s.warmupS ? `${s.warmupS}s warm-up + ` : ''}${s.durationS}s`;
 }
 
 function parsed(json: string | undefined): unknown {

@@ -7,7 +7,8 @@
  *  - stopAtOverload: once a lower rate of the same workload and threads overloaded (sysbench's
  *    event queue filled, core/lake/step-rows.ts), the higher rates are skipped: past capacity they
  *    only measure the same plateau, and on AWS they would be paid for.
- * StartJobs and CollectStep both decide from the same rows, so they agree on the rate recorded.
+ * Starting and collecting a step (RunStep: startJobsTask, collectStepTask) both decide from the same
+ * rows, so they agree on the rate recorded.
  */
 import type { CellPlan, StepPlan } from '../plan/types';
 

@@ -4,6 +4,7 @@
  * deps. Everything returned here becomes state data, so it stays small and plain JSON.
  */
 import {
+  TransientBackendError,
   WF_EMULATION_SCRIPT,
   type Backend,
   type CellResources,
@@ -19,14 +20,15 @@ import { lakeKeys, toJsonLines, type RunRow, type ServerMetricRow, type Verdicts
 import { metricWindowRows, skippedStepRow, stepRowsOf, stepTotals, type ClientStepOutput } from '../lake/step-rows';
 import { PlanError } from '../plan/plan';
 import { preparePlan } from '../plan/prepare';
-import type { CellPlan, Plan, PlanNote, StepPlan } from '../plan/types';
+import { cellHeader, cellRef } from '../plan/segments';
+import type { CellHeader, CellPlan, CellRef, Plan, PlanNote, StepPlan, StepSegment } from '../plan/types';
 import type { Spec } from '../experiment/schema';
 import { SpecError, validateSpec } from '../experiment/validate';
 import { buildSysbenchArgs } from '../plan/sysbench-args';
 import { ENGINES } from '../aurora/engines';
 import { parseClientCpu, parseSysbenchOutput } from '../sysbench/parser';
 import type { ParsedOutput, RunnerPhase, RunnerResult } from '../sysbench/types';
-import { DataPrepareFailedError, InvalidSpecError, InvalidTaskInputError, NotReadyInTimeError } from './errors';
+import { DataPrepareFailedError, InvalidSpecError, InvalidTaskInputError, NotReadyInTimeError, StepNotDoneError } from './errors';
 import { decideStep, stepsToConsult, type EarlierStepRows, type StepDecision } from './step-rates';
 
 export interface TaskDeps {
@@ -59,23 +61,73 @@ export interface PlanRunEvent {
 }
 export interface PlanRunOutput {
   readonly run: RunContext;
-  readonly cells: readonly CellPlan[];
+  /** References only: each cell's plan (with its steps) is in the lake (lakeKeys.workflow.cellPlan). */
+  readonly cells: readonly CellRef[];
   readonly maxConcurrency: number;
 }
+/** What a cell's states carry of the cell: a reference before provisioning, the header after. */
+export type CellInState = CellRef | CellHeader;
 export interface CellEvent {
   readonly run: RunContext;
-  readonly cell: CellPlan;
+  readonly cell: CellInState;
 }
 export interface CellResourcesEvent extends CellEvent {
   readonly resources: CellResources;
 }
-export interface StartJobsEvent extends CellResourcesEvent {
+/** ProvisionCell's result, which replaces the cell's state. */
+export interface ProvisionedCell {
+  readonly run: RunContext;
+  readonly cell: CellHeader;
+  readonly resources: CellResources;
+}
+/** The calls RunStep makes for one phase of a step (and the run-local/rehearsal stop paths). */
+interface PlannedCellEvent {
+  readonly run: RunContext;
+  readonly cell: CellPlan;
+}
+export interface StartJobsEvent extends PlannedCellEvent {
+  readonly resources: CellResources;
   readonly step: StepPlan;
   readonly phase: RunnerPhase;
 }
-export interface CheckJobsEvent extends CellEvent {
+export interface CheckJobsEvent extends PlannedCellEvent {
   readonly step: StepPlan;
   readonly jobs: readonly JobHandle[];
+}
+export interface RunStepEvent extends CellResourcesEvent {
+  readonly cell: CellHeader;
+  readonly segment: StepSegment;
+}
+/** The few fields of a step its progress line shows. */
+export type StepSummary = Pick<StepPlan, 'stepId' | 'index' | 'test' | 'script' | 'target' | 'threads' | 'clients' | 'rate' | 'warmupS' | 'durationS'>;
+export interface RunStepOutput {
+  /** The segment's last step is collected: the segment's execution ends. */
+  readonly done: boolean;
+  /** Seconds until the phase just started should be over (the Wait before the next call). */
+  readonly waitS: number;
+  /** The phase this call started, if any. */
+  readonly started: { readonly phase: RunnerPhase; readonly step: StepSummary } | null;
+  /** The step this call collected, if it collected a run. */
+  readonly collected: StepOutcome | null;
+}
+/**
+ * Where a cell's steps are, in the lake (lakeKeys.workflow.stepCursor): the state machine's state
+ * stays the same size whatever the step count, and a retried or repeated call finds the jobs it
+ * started.
+ */
+export interface StepCursor {
+  readonly cellId: string;
+  /** Index of the next step to start. */
+  readonly next: number;
+  readonly inflight?: {
+    readonly stepIndex: number;
+    readonly phase: RunnerPhase;
+    readonly jobs: readonly JobHandle[];
+    /** The resources the jobs were started with (what a stop path needs to record the step). */
+    readonly resources: CellResources;
+  };
+  /** Why a step failed the cell (the cell's teardown reports it; on AWS the segment's Map error does not carry it). */
+  readonly failure?: TaskError;
 }
 export interface CheckJobsOutput extends JobsState {
   /** The jobs ran past their deadline and were stopped. */
@@ -99,6 +151,8 @@ interface StepMetricsState {
 }
 export interface StepOutcome {
   readonly stepId: string;
+  /** The step's position in its cell. */
+  readonly index: number;
   /** overloaded: the rate outran the server (a measurement); skipped: not run (stopAtOverload, no capacity measured). */
   readonly status: 'ok' | 'overloaded' | 'failed' | 'skipped';
   readonly error: string | null;
@@ -108,10 +162,7 @@ export interface StepOutcome {
   /** null when the step never got a window (a prepare). */
   readonly metrics: StepMetricsState | null;
 }
-export interface CollectLateMetricsEvent extends CellResourcesEvent {
-  /** The RunSteps Map's output: one StepOutcome per step. */
-  readonly steps: readonly (StepOutcome | null)[];
-}
+export type CollectLateMetricsEvent = CellResourcesEvent;
 export interface LateMetricsOutput {
   /** false: nothing collected yet, ask again after waitS. */
   readonly done: boolean;
@@ -129,8 +180,6 @@ interface TaskError {
 }
 export interface TeardownEvent extends CellEvent {
   readonly resources?: CellResources;
-  /** The RunSteps Map's output, as CollectLateMetricsEvent.steps. */
-  readonly steps?: readonly (StepOutcome | null)[];
   readonly error?: TaskError;
   /** CollectLateMetrics' last answer, or why it failed (the step results stand; the windows stay marked). */
   readonly lateMetrics?: LateMetricsOutput;
@@ -149,11 +198,12 @@ export interface CellOutcome {
   /** What the backend could not apply (parameters not applicable locally...), for the manifest. */
   readonly notes: readonly PlanNote[];
 }
+/** What a cell's child execution returns (its outcome is in the lake); a failed teardown returns more. */
+export type CellResult = Pick<CellOutcome, 'cellId' | 'status'> & Partial<CellOutcome>;
 export interface FinishRunEvent {
   readonly run: RunContext;
-  readonly cells: readonly CellPlan[];
-  /** The RunCells Map's output: one CellOutcome per cell that reported (as with steps, an entry may be null). */
-  readonly cellResults?: readonly (CellOutcome | null)[];
+  readonly cells: readonly CellRef[];
+  readonly cellResults?: readonly (CellResult | null)[];
   readonly error?: TaskError;
 }
 export interface ComputeVerdictsEvent {
@@ -221,6 +271,41 @@ async function readRunRow(deps: TaskDeps, run: RunContext): Promise<RunRow | und
   const text = await deps.backend.lake.get(lakeKeys.run(run.dt, run.runId));
   if (text === undefined || text.trim() === '') return undefined;
   return JSON.parse(text.trim().split('\n')[0]!) as RunRow;
+}
+
+/** Cell plans read by this process, by lake, run and cell: a plan never changes once PlanRun wrote it. */
+const cellPlans = new Map<string, CellPlan>();
+const CELL_PLANS_KEPT = 64;
+
+/** A cell's plan with its steps, from the lake (the state machine carries only a reference or header). */
+export async function loadCellPlan(deps: TaskDeps, run: RunContext, cellId: string): Promise<CellPlan> {
+  const key = lakeKeys.workflow.cellPlan(run.runId, cellId);
+  const cacheKey = `${deps.backend.lake.describe()}|${key}`;
+  const cached = cellPlans.get(cacheKey);
+  if (cached) return cached;
+  const text = await deps.backend.lake.get(key);
+  if (text === undefined) throw new InvalidTaskInputError(`cell ${cellId} of run ${run.runId} has no plan at ${deps.backend.lake.describe()}/${key} (PlanRun writes it)`);
+  const plan = JSON.parse(text) as CellPlan;
+  if (cellPlans.size >= CELL_PLANS_KEPT) cellPlans.delete(cellPlans.keys().next().value!);
+  cellPlans.set(cacheKey, plan);
+  return plan;
+}
+
+async function readJson<T>(deps: TaskDeps, key: string): Promise<T | undefined> {
+  const text = await deps.backend.lake.get(key);
+  return text === undefined || text.trim() === '' ? undefined : (JSON.parse(text) as T);
+}
+
+/** Every step outcome a cell wrote so far (one object per step), in step order. */
+async function readStepOutcomes(deps: TaskDeps, run: RunContext, cellId: string): Promise<StepOutcome[]> {
+  const keys = await deps.backend.lake.list(lakeKeys.workflow.stepOutcomes(run.runId, cellId));
+  const outcomes: StepOutcome[] = [];
+  // A few at a time: a cell may have a thousand steps, and S3 serves parallel GETs well.
+  for (let i = 0; i < keys.length; i += 16) {
+    const batch = await Promise.all(keys.slice(i, i + 16).map((k) => readJson<StepOutcome>(deps, k)));
+    for (const o of batch) if (o) outcomes.push(o);
+  }
+  return outcomes.sort((a, b) => a.index - b.index);
 }
 
 /** Which endpoint the i-th client of a step connects to. */
@@ -325,6 +410,10 @@ export async function planRunTask(deps: TaskDeps, event: PlanRunEvent): Promise<
     const refusals = checked.filter((n) => n.level === 'refused');
     if (refusals.length > 0) throw new PlanError(refusals);
     for (const [name, body] of Object.entries(plan.scripts)) await deps.backend.lake.put(lakeKeys.script(plan.runId, name), body);
+    // Each cell's plan with its steps: the state carries references, the Tasks read the plan here.
+    for (let i = 0; i < plan.cells.length; i += 16) {
+      await Promise.all(plan.cells.slice(i, i + 16).map((cell) => deps.backend.lake.put(lakeKeys.workflow.cellPlan(plan.runId, cell.cellId), JSON.stringify(cell))));
+    }
     const row: RunRow = {
       run_id: plan.runId,
       spec_name: plan.specName,
@@ -352,13 +441,18 @@ export async function planRunTask(deps: TaskDeps, event: PlanRunEvent): Promise<
     if (e instanceof SpecError || e instanceof PlanError) throw new InvalidSpecError(e.message, { cause: e });
     throw e;
   }
-  return { run: runContext(plan), cells: plan.cells, maxConcurrency: plan.maxConcurrency };
+  return { run: runContext(plan), cells: plan.cells.map(cellRef), maxConcurrency: plan.maxConcurrency };
 }
 
-export async function provisionCellTask(deps: TaskDeps, event: CellEvent): Promise<CellResources> {
+export async function provisionCellTask(deps: TaskDeps, event: CellEvent): Promise<ProvisionedCell> {
   need(event, ['run', 'cell'], 'provision-cell');
-  const resources = await deps.backend.provisionCell(event.run, event.cell);
-  return { ...resources, backendState: { ...resources.backendState, provisionStartedAt: resources.backendState['provisionStartedAt'] ?? deps.now().toISOString() } };
+  const cell = await loadCellPlan(deps, event.run, event.cell.cellId);
+  const resources = await deps.backend.provisionCell(event.run, cell);
+  return {
+    run: event.run,
+    cell: cellHeader(cell),
+    resources: { ...resources, backendState: { ...resources.backendState, provisionStartedAt: resources.backendState['provisionStartedAt'] ?? deps.now().toISOString() } },
+  };
 }
 
 function checkDeadline(deps: TaskDeps, resources: CellResources, what: string, detail: string): void {
@@ -370,19 +464,19 @@ function checkDeadline(deps: TaskDeps, resources: CellResources, what: string, d
 
 export async function checkCellReadyTask(deps: TaskDeps, event: CellResourcesEvent) {
   need(event, ['run', 'cell', 'resources'], 'check-cell-ready');
-  const state = await deps.backend.checkCellReady(event.run, event.cell, event.resources);
+  const state = await deps.backend.checkCellReady(event.run, await loadCellPlan(deps, event.run, event.cell.cellId), event.resources);
   if (!state.ready) checkDeadline(deps, event.resources, 'cluster', state.detail);
   return state;
 }
 
 export async function startClientsTask(deps: TaskDeps, event: CellResourcesEvent): Promise<CellResources> {
   need(event, ['run', 'cell', 'resources'], 'start-clients');
-  return deps.backend.startClients(event.run, event.cell, event.resources);
+  return deps.backend.startClients(event.run, await loadCellPlan(deps, event.run, event.cell.cellId), event.resources);
 }
 
 export async function checkClientsReadyTask(deps: TaskDeps, event: CellResourcesEvent) {
   need(event, ['run', 'cell', 'resources'], 'check-clients-ready');
-  const state = await deps.backend.checkClientsReady(event.run, event.cell, event.resources);
+  const state = await deps.backend.checkClientsReady(event.run, await loadCellPlan(deps, event.run, event.cell.cellId), event.resources);
   if (!state.ready) checkDeadline(deps, event.resources, 'clients', state.detail);
   return state;
 }
@@ -451,7 +545,7 @@ export async function collectStepTask(deps: TaskDeps, event: CollectStepEvent): 
   if (!decision.run) {
     const row = skippedStepRow({ run, cell, step: decision.step, endpoint: endpointFor(decision.step, resources, 0), reason: decision.reason, now: deps.now().toISOString() });
     await deps.backend.lake.put(lakeKeys.stepTable('steps', run.dt, run.runId, cell.cellId, step.stepId), toJsonLines([row]));
-    return { stepId: step.stepId, status: 'skipped', error: decision.reason, tps: null, qps: null, sysbenchVersion: null, metrics: null };
+    return { stepId: step.stepId, index: step.index, status: 'skipped', error: decision.reason, tps: null, qps: null, sysbenchVersion: null, metrics: null };
   }
   const rows = stepRowsOf({
     run,
@@ -479,10 +573,113 @@ export async function collectStepTask(deps: TaskDeps, event: CollectStepEvent): 
   ]);
   return {
     stepId: step.stepId,
+    index: step.index,
     ...stepTotals(rows.steps),
     sysbenchVersion: outputs.find((o) => o.result)?.result?.sysbenchVersion ?? null,
     metrics: metricsState(deps, window, collection),
   };
+}
+
+/** A prepare's first look, seconds after it started; later looks back off (RunStep's StepNotDone retrier). */
+export const PREPARE_FIRST_LOOK_S = 10;
+
+function stepSummary(step: StepPlan): StepSummary {
+  const { stepId, index, test, script, target, threads, clients, rate, warmupS, durationS } = step;
+  return { stepId, index, ...(test !== undefined ? { test } : {}), ...(script !== undefined ? { script } : {}), target, threads, clients, rate, warmupS, durationS };
+}
+
+/**
+ * One step of a cell's segment forward (the RunStep state): collect the phase in flight when its
+ * jobs are done (StepNotDone while they run: the state retries with backoff), then start the next
+ * phase (a step's prepare, then its run) or step. Where the cell is lives in the lake (StepCursor),
+ * so the state stays small and a repeated call neither starts jobs twice nor loses them.
+ */
+export async function runStepTask(deps: TaskDeps, event: RunStepEvent): Promise<RunStepOutput> {
+  need(event, ['run', 'cell', 'resources', 'segment'], 'run-step');
+  const { run, resources, segment } = event;
+  const lake = deps.backend.lake;
+  const cursorKey = lakeKeys.workflow.stepCursor(run.runId, event.cell.cellId);
+  const cell = await loadCellPlan(deps, run, event.cell.cellId);
+  let cursor: StepCursor = (await readJson<StepCursor>(deps, cursorKey)) ?? { cellId: cell.cellId, next: segment.from };
+  const putOutcome = (step: StepPlan, outcome: StepOutcome) => lake.put(lakeKeys.workflow.stepOutcome(run.runId, cell.cellId, step.stepId), JSON.stringify(outcome));
+  // A rate step decided not to run (core/workflow/step-rates.ts) starts no runner: its row is
+  // written now and the next call, after no wait, goes on (one progress line per step).
+  const recordSkipped = async (step: StepPlan, earlier: StepOutcome | null = null): Promise<RunStepOutput> => {
+    const outcome = await collectStepTask(deps, { run, cell, resources, step, phase: 'run', jobs: [], jobsState: { done: true, running: 0, timedOut: false, jobs: [] } });
+    if (outcome) await putOutcome(step, outcome);
+    cursor = { cellId: cell.cellId, next: step.index + 1 };
+    await lake.put(cursorKey, JSON.stringify(cursor));
+    return { done: false, waitS: 0, started: null, collected: outcome ?? earlier };
+  };
+  try {
+    let collected: StepOutcome | null = null;
+    const inflight = cursor.inflight;
+    if (inflight) {
+      const step = cell.steps[inflight.stepIndex];
+      if (!step) throw new InvalidTaskInputError(`cell ${cell.cellId} has no step ${inflight.stepIndex}`);
+      const jobsState = await checkJobsTask(deps, { run, cell, step, jobs: inflight.jobs });
+      if (!jobsState.done) throw new StepNotDoneError(`${step.stepId} ${inflight.phase}: ${jobsState.running} job(s) still running`);
+      const outcome = await collectStepTask(deps, { run, cell, resources: inflight.resources, step, phase: inflight.phase, jobs: inflight.jobs, jobsState });
+      if (inflight.phase === 'prepare') {
+        // The data is there: the step's run starts now, in this call.
+        const jobs = await startJobsTask(deps, { run, cell, resources, step, phase: 'run' });
+        if (jobs.length === 0) return await recordSkipped(step);
+        cursor = { cellId: cell.cellId, next: step.index, inflight: { stepIndex: step.index, phase: 'run', jobs, resources } };
+        await lake.put(cursorKey, JSON.stringify(cursor));
+        return { done: false, waitS: step.waitS, started: { phase: 'run', step: stepSummary(step) }, collected: null };
+      }
+      if (outcome) await putOutcome(step, outcome);
+      collected = outcome;
+      cursor = { cellId: cell.cellId, next: step.index + 1 };
+      await lake.put(cursorKey, JSON.stringify(cursor));
+    }
+    const next = Math.max(cursor.next, segment.from);
+    const step = next < segment.to ? cell.steps[next] : undefined;
+    if (!step) return { done: true, waitS: 0, started: null, collected };
+    const phase: RunnerPhase = step.prepare ? 'prepare' : 'run';
+    const jobs = await startJobsTask(deps, { run, cell, resources, step, phase });
+    if (phase === 'run' && jobs.length === 0) return await recordSkipped(step, collected);
+    cursor = { cellId: cell.cellId, next: step.index, inflight: { stepIndex: step.index, phase, jobs, resources } };
+    await lake.put(cursorKey, JSON.stringify(cursor));
+    return { done: false, waitS: phase === 'prepare' ? PREPARE_FIRST_LOOK_S : step.waitS, started: { phase, step: stepSummary(step) }, collected };
+  } catch (e) {
+    // Not a look too early nor a transient error the state retries: the cell fails, and its
+    // teardown reports why (the lake keeps it; on AWS the segment Map's own error does not).
+    if (!(e instanceof StepNotDoneError) && !(e instanceof TransientBackendError)) {
+      const err = e as Error;
+      await lake.put(cursorKey, JSON.stringify({ ...cursor, failure: { Error: err.name, Cause: err.message } } satisfies StepCursor)).catch(() => undefined);
+    }
+    throw e;
+  }
+}
+
+/**
+ * The steps a stopped run left running (a run phase in flight in a cell's cursor), as the
+ * CollectStep events that record them as failed with the reason; the cursors say which.
+ */
+export async function interruptedSteps(deps: TaskDeps, run: RunContext, reason: string): Promise<CollectStepEvent[]> {
+  const lake = deps.backend.lake;
+  const keys = (await lake.list(lakeKeys.workflow.run(run.runId))).filter((k) => k.includes('/cursors/'));
+  const events: CollectStepEvent[] = [];
+  for (const key of keys) {
+    const cursor = await readJson<StepCursor>(deps, key);
+    const inflight = cursor?.inflight;
+    if (!cursor || inflight?.phase !== 'run') continue;
+    const cell = await loadCellPlan(deps, run, cursor.cellId);
+    const step = cell.steps[inflight.stepIndex];
+    if (!step) continue;
+    events.push({
+      run,
+      cell,
+      resources: inflight.resources,
+      step,
+      phase: 'run',
+      jobs: inflight.jobs,
+      jobsState: { done: true, running: 0, timedOut: false, jobs: [] },
+      abortedReason: reason,
+    });
+  }
+  return events;
 }
 
 /** Whether every instance's metric of the window had all its datapoints. */
@@ -532,10 +729,12 @@ const MAX_INCOMPLETE_STEP_IDS = 10;
  * whole cell, not one per step: the state machine waits waitS and calls again while done is false.
  */
 export async function collectLateMetricsTask(deps: TaskDeps, event: CollectLateMetricsEvent): Promise<LateMetricsOutput> {
-  need(event, ['run', 'cell', 'resources', 'steps'], 'collect-late-metrics');
-  const { run, cell, resources } = event;
-  const pending = event.steps.filter((s): s is StepOutcome & { metrics: StepMetricsState } => s !== null && s.metrics !== null && !s.metrics.complete);
+  need(event, ['run', 'cell', 'resources'], 'collect-late-metrics');
+  const { run, resources } = event;
+  const steps = await readStepOutcomes(deps, run, event.cell.cellId);
+  const pending = steps.filter((s): s is StepOutcome & { metrics: StepMetricsState } => s.metrics !== null && !s.metrics.complete);
   if (pending.length === 0) return { done: true, waitS: 0, recollected: 0, incompleteSteps: 0, incompleteStepIds: [] };
+  const cell = await loadCellPlan(deps, run, event.cell.cellId);
   const due = Math.max(...pending.map((s) => Date.parse(s.metrics.dueAt)));
   const now = deps.now().getTime();
   if (now < due)
@@ -578,13 +777,16 @@ function mergeNotes(planNotes: readonly PlanNote[], cellNotes: readonly PlanNote
 
 export async function teardownCellTask(deps: TaskDeps, event: TeardownEvent): Promise<CellOutcome> {
   need(event, ['run', 'cell'], 'teardown-cell');
-  await deps.backend.teardownCell(event.run, event.cell, event.resources);
-  const steps = (event.steps ?? []).filter((s): s is StepOutcome => s !== null);
-  const error = causeText(event.error);
+  const cell = await loadCellPlan(deps, event.run, event.cell.cellId);
+  await deps.backend.teardownCell(event.run, cell, event.resources);
+  const steps = await readStepOutcomes(deps, event.run, cell.cellId);
+  const cursor = await readJson<StepCursor>(deps, lakeKeys.workflow.stepCursor(event.run.runId, cell.cellId));
+  // The step's own error where the cell's is only its segment Map's (on AWS: States.ExceedToleratedFailureThreshold).
+  const error = event.error === undefined ? null : cursor?.failure ? causeText(cursor.failure) : causeText(event.error);
   // Overloaded (a measurement) and skipped (by the spec's choice) steps are results, not failures.
   const failedSteps = steps.filter((s) => s.status === 'failed');
-  return {
-    cellId: event.cell.cellId,
+  const outcome: CellOutcome = {
+    cellId: cell.cellId,
     status: error !== null || failedSteps.length > 0 ? 'failed' : 'succeeded',
     error: error ?? (failedSteps.length > 0 ? `${failedSteps.length} of ${steps.length} steps failed` : null),
     steps: steps.length,
@@ -593,6 +795,8 @@ export async function teardownCellTask(deps: TaskDeps, event: TeardownEvent): Pr
     sysbenchVersion: steps.find((s) => s.sysbenchVersion)?.sysbenchVersion ?? null,
     notes: [...(event.resources?.notes ?? []), ...lateMetricsNotes(event)],
   };
+  await deps.backend.lake.put(lakeKeys.workflow.cellOutcome(event.run.runId, cell.cellId), JSON.stringify(outcome));
+  return outcome;
 }
 
 /** A visible word in the run manifest when a cell's server metrics stayed incomplete. */
@@ -623,8 +827,25 @@ function lateMetricsNotes(event: TeardownEvent): PlanNote[] {
 
 export async function finishRunTask(deps: TaskDeps, event: FinishRunEvent): Promise<FinishRunOutput> {
   need(event, ['run'], 'finish-run');
-  const results = (event.cellResults ?? []).filter((r): r is CellOutcome => r !== null);
-  const missing = event.cells.filter((c) => !results.some((r) => r.cellId === c.cellId)).map((c) => c.cellId);
+  // Each cell's outcome is in the lake; a cell whose teardown failed wrote none and says so in its result.
+  const reported = (event.cellResults ?? []).filter((r): r is CellResult => r !== null && typeof r === 'object' && typeof r.cellId === 'string');
+  const results: CellOutcome[] = [];
+  const missing: string[] = [];
+  const written = new Map<string, CellOutcome>();
+  for (let i = 0; i < event.cells.length; i += 16) {
+    const batch = event.cells.slice(i, i + 16);
+    const outcomes = await Promise.all(batch.map((ref) => readJson<CellOutcome>(deps, lakeKeys.workflow.cellOutcome(event.run.runId, ref.cellId))));
+    outcomes.forEach((o, j) => {
+      if (o) written.set(batch[j]!.cellId, o);
+    });
+  }
+  for (const ref of event.cells) {
+    const result = reported.find((r) => r.cellId === ref.cellId);
+    const outcome = written.get(ref.cellId);
+    if (outcome && result?.status !== 'teardown-failed') results.push(outcome);
+    else if (result) results.push({ steps: 0, failedStepCount: 0, failedSteps: [], sysbenchVersion: null, notes: [], error: null, ...result });
+    else missing.push(ref.cellId);
+  }
   const failedCells = results.filter((r) => r.status !== 'succeeded');
   const problems = [
     ...(event.error ? [`run: ${causeText(event.error)}`] : []),

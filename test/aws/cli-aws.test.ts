@@ -59,28 +59,36 @@ const calls: string[] = [];
 
 /**
  * A stand-in for the benchmark workflow that moto can execute: the states the CLI reports on
- * (ProvisionCell with the cell, CollectStep with the step outcome), a Wait so the execution is
+ * (ProvisionCell with the cell, RunStep with the step it collected), a Wait so the execution is
  * still RUNNING when the CLI first looks, and the workflow's two ends.
  */
+const CELL_HEADER = { cellId: 'r6g-r1', index: 0, repeat: 1, variant: { instanceClass: 'db.r6g.large', readers: 0 }, stepCount: 1 };
 const STAND_IN_DEFINITION = {
   StartAt: 'PlanRun',
   States: {
     PlanRun: {
       Type: 'Pass',
-      Parameters: { 'runId.$': '$.runId', 'specName.$': '$.spec.name', cell: { cellId: 'r6g-r1', index: 0, repeat: 1, variant: { instanceClass: 'db.r6g.large', readers: 0 } } },
+      Parameters: { 'runId.$': '$.runId', 'specName.$': '$.spec.name', cell: { cellId: 'r6g-r1', index: 0 } },
       Next: 'ProvisionCell',
     },
-    ProvisionCell: { Type: 'Pass', Next: 'WaitCellReady' },
+    // The workflow's ProvisionCell replaces the state with {run, cell (its header), resources}.
+    ProvisionCell: { Type: 'Pass', Parameters: { 'specName.$': '$.specName', cell: CELL_HEADER, resources: { notes: [] } }, Next: 'WaitCellReady' },
     WaitCellReady: { Type: 'Wait', Seconds: 1, Next: 'DidStepsSucceed' },
     DidStepsSucceed: {
       Type: 'Choice',
       Choices: [{ Variable: '$.specName', StringEquals: FAILING_SPEC_NAME, Next: 'RunStepsFailed' }],
-      Default: 'CollectStep',
+      Default: 'RunStep',
     },
-    // The workflow's CollectStep outputs the step outcome (OutputPath $.result).
-    CollectStep: {
+    // The workflow's RunStep puts what it collected at $.step.collected.
+    RunStep: {
       Type: 'Pass',
-      Result: { stepId: 'rw-t2', status: 'ok', error: null, tps: 622.88, qps: 12511.28, sysbenchVersion: '1.0.20' },
+      Result: {
+        done: true,
+        waitS: 0,
+        started: null,
+        collected: { stepId: 'rw-t2', index: 0, status: 'ok', error: null, tps: 622.88, qps: 12511.28, sysbenchVersion: '1.0.20', metrics: null },
+      },
+      ResultPath: '$.step',
       Next: 'RunSucceeded',
     },
     RunSucceeded: { Type: 'Succeed' },
@@ -201,7 +209,8 @@ describe('runOnAws against moto', () => {
     expect(calls.filter((c) => c === 'DescribeExecutionCommand').length).toBeGreaterThanOrEqual(2);
     const started = lines.findIndex((l) => l.startsWith('started '));
     expect(lines.slice(started + 1)).toEqual([
-      '[1/1 r6g-r1] provisioning db.r6g.large writer + 0 reader(s)',
+      '[1/1 r6g-r1] provisioning',
+      '[1/1 r6g-r1] db.r6g.large writer + 0 reader(s), 1 step(s)',
       '[1/1 r6g-r1]   ok: 622.9 tps, 12,511.3 qps',
       'execution SUCCEEDED',
       `results: aurora-bench results --aws --run ${runId}`,
@@ -244,8 +253,9 @@ describe('runOnAws against moto', () => {
     // Assert
     expect(exitCode).toBe(0);
     const started = lines.findIndex((l) => l.startsWith('started '));
-    expect(lines.slice(started + 1, started + 4)).toEqual([
-      '[1/1 r6g-r1] provisioning db.r6g.large writer + 0 reader(s)',
+    expect(lines.slice(started + 1, started + 5)).toEqual([
+      '[1/1 r6g-r1] provisioning',
+      '[1/1 r6g-r1] db.r6g.large writer + 0 reader(s), 1 step(s)',
       '[1/1 r6g-r1]   ok: 622.9 tps, 12,511.3 qps',
       'execution SUCCEEDED',
     ]);

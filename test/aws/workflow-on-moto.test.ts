@@ -9,10 +9,10 @@
  * status (GetCommandInvocation), CancelCommand and Performance Insights. moto's SSM runs nothing on
  * the clients, so SendCommand is where the runner "runs": it leaves in moto's S3, at the job's --out
  * location, what client/runner.sh writes there (a recorded sysbench output, client_cpu.jsonl,
- * result.json), and check-jobs / collect-step read those real objects.
+ * result.json), and run-step reads those real objects.
  *
  * CloudWatch datapoints arrive late, as on AWS: moto's CloudWatch has none for a step's window
- * when collect-step first asks, and gets them (PutMetricData) right after; collect-late-metrics
+ * when run-step first collects, and gets them (PutMetricData) right after; collect-late-metrics
  * then collects the window again. The local runner shortens every Wait to a poll; the Tasks' clock
  * moves on by the seconds WaitForLateMetrics asked for, as that Wait would have taken on AWS.
  */
@@ -395,12 +395,10 @@ describe('the synthesized workflow with the AWS handlers on moto', () => {
       'CheckCellReady',
       'StartClients',
       'CheckClientsReady',
-      'StartPrepare',
-      'CheckPrepare',
-      'CollectPrepare',
-      'StartStep',
-      'CheckStep',
-      'CollectStep',
+      'RunStepSegments',
+      'RunStep',
+      'WaitForStep',
+      'SegmentDone',
       'CollectLateMetrics',
       'WaitForLateMetrics',
       'TeardownCell',
@@ -536,10 +534,10 @@ describe('the synthesized workflow with the AWS handlers on moto', () => {
     expect(result.error).toBe('BenchmarkFailed');
     expect(result.cause).toContain(`cell ${cell.cellId} failed: DataPrepareFailedError: sysbench prepare for cell ${cell.cellId} failed`);
     expect(result.cause).toContain('unable to connect to MySQL server');
-    expect(entered(result.events, 'CollectPrepare')).toBe(1);
+    // RunStep collected the failed prepare and failed; the step's run never started.
+    expect(result.events.filter((e) => e.type === 'StateFailed' && e.state?.name === 'RunStep')).toHaveLength(1);
     expect(entered(result.events, 'TeardownCellOnError')).toBe(1);
     expect(entered(result.events, 'TeardownCell')).toBe(0);
-    expect(entered(result.events, 'StartStep')).toBe(0);
     expect(startedJobs.map((j) => j.phase)).toEqual(['prepare']);
     const [runRow] = await lakeRows<RunRow>(lakeKeys.run(dt, runId));
     expect(runRow).toMatchObject({ run_id: runId, status: 'failed' });

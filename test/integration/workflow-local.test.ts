@@ -14,7 +14,7 @@ import { lakeKeys, type MetricWindowRow, type RunRow, type StepRow, type Verdict
 import type { SpecInput } from '../../core/experiment/schema';
 import { executeLocally, type ExecutionEvent, type LocalExecutionResult } from '../../core/workflow/local-runner';
 import { withInjectedFailures } from '../helpers/injected-failures';
-import type { TaskDeps } from '../../core/workflow/tasks';
+import type { RunStepOutput, TaskDeps } from '../../core/workflow/tasks';
 import { budgetRefusal } from '../helpers/budget';
 import { runLocal } from '../../core/cli/run-local';
 import { localJudge } from '../../core/regression/judge-local';
@@ -65,6 +65,14 @@ function entered(events: readonly ExecutionEvent[], state: string): number {
   return events.filter((e) => e.type === 'StateEntered' && e.state?.name === state).length;
 }
 
+/** The phases RunStep started, in order (its output says what it started). */
+function startedPhases(events: readonly ExecutionEvent[]): string[] {
+  return events
+    .filter((e) => e.type === 'StateExited' && e.state?.name === 'RunStep')
+    .map((e) => (e.state?.output as { step?: RunStepOutput } | undefined)?.step?.started?.phase)
+    .filter((p) => p !== undefined);
+}
+
 /** mariadbd processes whose datadir is under this test's run root. */
 function serversLeft(): string[] {
   try {
@@ -101,8 +109,7 @@ describe('benchmark workflow, locally', () => {
     expect(result.status).toBe('SUCCEEDED');
     expect(result.output).toMatchObject({ status: 'succeeded', steps: 2, failedSteps: 0 });
     expect(entered(result.events, 'ProvisionCell')).toBe(1);
-    expect(entered(result.events, 'StartPrepare')).toBe(1);
-    expect(entered(result.events, 'StartStep')).toBe(2);
+    expect(startedPhases(result.events)).toEqual(['prepare', 'run', 'run']);
     expect(entered(result.events, 'TeardownCell')).toBe(1);
     expect(entered(result.events, 'TeardownCellOnError')).toBe(0);
     // The sampler's metrics are never late: the cell asks once and does not wait.
@@ -192,8 +199,10 @@ describe('benchmark workflow, locally', () => {
     const backend = withInjectedFailures(newBackend(), { checkJobs: { error: new TransientBackendError('throttled'), times: 1 } });
     const result = await run(backend, tinySpec({ workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1] }] }));
     expect(result.status).toBe('SUCCEEDED');
+    // RunStep also retries while a step runs (StepNotDone); a transient error that were not retried would fail the run.
     const retried = result.events.filter((e) => e.type === 'StateRetried');
-    expect(retried.map((e) => e.state?.name)).toEqual(['CheckPrepare']);
+    expect(new Set(retried.map((e) => e.state?.name))).toEqual(new Set(['RunStep']));
+    expect(backend.calls['checkJobs']).toBeGreaterThan(1);
     expect(serversLeft()).toEqual([]);
   });
 
@@ -228,11 +237,11 @@ describe('benchmark workflow, locally', () => {
     ['checkCellReady', 'CheckCellReady', undefined],
     ['startClients', 'StartClients', undefined],
     ['checkClientsReady', 'CheckClientsReady', undefined],
-    ['startJobs', 'StartPrepare', preparePhase],
-    ['checkJobs', 'CheckPrepare', preparePhase],
-    ['startJobs', 'StartStep', runPhase],
-    ['checkJobs', 'CheckStep', runPhase],
-    ['collectServerMetrics', 'CollectStep', undefined],
+    ['startJobs', 'RunStep', preparePhase],
+    ['checkJobs', 'RunStep', preparePhase],
+    ['startJobs', 'RunStep', runPhase],
+    ['checkJobs', 'RunStep', runPhase],
+    ['collectServerMetrics', 'RunStep', undefined],
   ];
   it.each(injected)('a failure in %s (state %s) is caught, the cell torn down, the execution failed with the cause', async (method, state, when) => {
     // Arrange
@@ -246,8 +255,8 @@ describe('benchmark workflow, locally', () => {
     const failedStates = result.events.filter((e) => e.type === 'StateFailed').map((e) => e.state?.name);
     expect(failedStates).toContain(state);
     const caught = result.events.filter((e) => e.type === 'StateCaught').map((e) => e.state?.name);
-    // Step states fail the step Map, whose Catch routes the cell to teardown.
-    expect(caught).toContain(['StartPrepare', 'CheckPrepare', 'StartStep', 'CheckStep', 'CollectStep'].includes(state) ? 'RunSteps' : state);
+    // RunStep fails its segment, whose Map's Catch routes the cell to teardown.
+    expect(caught).toContain(state === 'RunStep' ? 'RunStepSegments' : state);
     expect(entered(result.events, 'TeardownCellOnError')).toBe(1);
     expect(backend.calls['teardownCell']).toBe(1);
     expect(serversLeft()).toEqual([]);

@@ -6,30 +6,46 @@ import type { HistoryEvent } from '@aws-sdk/client-sfn';
 import type { ExecutionEvent } from '../../core/workflow/local-runner';
 import { HistoryProgress, progressLine } from '../../core/workflow/progress';
 
-const cell = { cellId: 'r6g-r1', index: 0, repeat: 1, variant: { instanceClass: 'db.r6g.large', readers: 1 }, data: { tables: 2, tableSize: 1000 }, steps: [{}] };
+const ref = { cellId: 'r6g-r1', index: 0 };
+const cell = {
+  cellId: 'r6g-r1',
+  index: 0,
+  repeat: 1,
+  variant: { instanceClass: 'db.r6g.large', readers: 1 },
+  data: { tables: 2, tableSize: 1000 },
+  stepCount: 1,
+  segments: [{ from: 0, to: 1 }],
+};
 const step = { stepId: 'rw-t2', index: 0, test: 'oltp_read_write', target: 'writer', threads: 2, clients: 1, rate: 0, warmupS: 0, durationS: 10 };
-const outcome = { stepId: 'rw-t2', status: 'ok', error: null, tps: 622.88, qps: 12511.28 };
+const outcome = { stepId: 'rw-t2', index: 0, status: 'ok', error: null, tps: 622.88, qps: 12511.28 };
+const provisioned = { cell, resources: { notes: [] } };
+const started = { step: { done: false, waitS: 10, started: { phase: 'run', step }, collected: null } };
+const collected = { step: { done: true, waitS: 0, started: null, collected: outcome } };
 
 describe('progressLine', () => {
   it("prints the same lines for an AWS history as for the local runner's events of the same states", () => {
     // Arrange
     const local: ExecutionEvent[] = [
-      { type: 'StateEntered', timestamp: 1, state: { name: 'ProvisionCell', type: 'Task', input: { cell } } },
-      { type: 'StateEntered', timestamp: 2, state: { name: 'StartStep', type: 'Task', input: { cell, step } } },
-      { type: 'StateEntered', timestamp: 3, state: { name: 'CollectStep', type: 'Task', input: { cell, step } } },
-      { type: 'StateExited', timestamp: 4, state: { name: 'CollectStep', type: 'Task', input: { cell, step }, output: outcome } },
-      { type: 'StateEntered', timestamp: 5, state: { name: 'TeardownCell', type: 'Task', input: { cell } } },
-      { type: 'StateFailed', timestamp: 6, state: { name: 'TeardownCell', type: 'Task', input: { cell } }, Error: 'ResourceStillInUseError', Cause: 'cluster busy\nmore' },
+      { type: 'StateEntered', timestamp: 1, state: { name: 'ProvisionCell', type: 'Task', input: { cell: ref } } },
+      { type: 'StateExited', timestamp: 2, state: { name: 'ProvisionCell', type: 'Task', input: { cell: ref }, output: provisioned } },
+      { type: 'StateEntered', timestamp: 3, state: { name: 'RunStep', type: 'Task', input: { cell } } },
+      { type: 'StateExited', timestamp: 4, state: { name: 'RunStep', type: 'Task', input: { cell }, output: { cell, ...started } } },
+      { type: 'StateEntered', timestamp: 5, state: { name: 'RunStep', type: 'Task', input: { cell } } },
+      { type: 'StateExited', timestamp: 6, state: { name: 'RunStep', type: 'Task', input: { cell }, output: { cell, ...collected } } },
+      { type: 'StateEntered', timestamp: 7, state: { name: 'TeardownCell', type: 'Task', input: { cell } } },
+      { type: 'StateFailed', timestamp: 8, state: { name: 'TeardownCell', type: 'Task', input: { cell } }, Error: 'ResourceStillInUseError', Cause: 'cluster busy\nmore' },
     ];
     const history: HistoryEvent[] = [
-      { id: 1, timestamp: new Date(1), type: 'TaskStateEntered', stateEnteredEventDetails: { name: 'ProvisionCell', input: JSON.stringify({ cell }) } },
-      { id: 2, timestamp: new Date(2), type: 'TaskStateEntered', stateEnteredEventDetails: { name: 'StartStep', input: JSON.stringify({ cell, step }) } },
-      { id: 3, timestamp: new Date(3), type: 'TaskStateEntered', stateEnteredEventDetails: { name: 'CollectStep', input: JSON.stringify({ cell, step }) } },
-      { id: 4, timestamp: new Date(4), type: 'TaskStateExited', stateExitedEventDetails: { name: 'CollectStep', output: JSON.stringify(outcome) } },
-      { id: 5, timestamp: new Date(5), type: 'TaskStateEntered', stateEnteredEventDetails: { name: 'TeardownCell', input: JSON.stringify({ cell }) } },
+      { id: 1, timestamp: new Date(1), type: 'TaskStateEntered', stateEnteredEventDetails: { name: 'ProvisionCell', input: JSON.stringify({ cell: ref }) } },
+      { id: 2, timestamp: new Date(2), type: 'TaskStateExited', stateExitedEventDetails: { name: 'ProvisionCell', output: JSON.stringify(provisioned) } },
+      { id: 3, timestamp: new Date(3), type: 'TaskStateEntered', stateEnteredEventDetails: { name: 'RunStep', input: JSON.stringify({ cell }) } },
+      { id: 4, timestamp: new Date(4), type: 'TaskStateExited', stateExitedEventDetails: { name: 'RunStep', output: JSON.stringify({ cell, ...started }) } },
+      { id: 5, timestamp: new Date(5), type: 'TaskStateEntered', stateEnteredEventDetails: { name: 'RunStep', input: JSON.stringify({ cell }) } },
+      { id: 6, timestamp: new Date(6), type: 'TaskStateExited', stateExitedEventDetails: { name: 'RunStep', output: JSON.stringify({ cell, ...collected }) } },
+      { id: 7, timestamp: new Date(7), type: 'TaskStateEntered', stateEnteredEventDetails: { name: 'TeardownCell', input: JSON.stringify({ cell }) } },
       {
-        id: 6,
-        timestamp: new Date(6),
+        id: 8,
+        timestamp: new Date(8),
         type: 'TaskFailed',
         taskFailedEventDetails: { resourceType: 'lambda', resource: 'invoke', error: 'ResourceStillInUseError', cause: 'cluster busy\nmore' },
       },
@@ -45,7 +61,8 @@ describe('progressLine', () => {
 
     // Assert
     expect(localLines).toEqual([
-      '[1/1 r6g-r1] provisioning db.r6g.large writer + 1 reader(s)',
+      '[1/1 r6g-r1] provisioning',
+      '[1/1 r6g-r1] db.r6g.large writer + 1 reader(s), 1 step(s)',
       '[1/1 r6g-r1] step 1/1 rw-t2: oltp_read_write on writer, 2 threads x 1 client(s), 10s',
       '[1/1 r6g-r1]   ok: 622.9 tps, 12,511.3 qps',
       '[1/1 r6g-r1] tearing down',
@@ -56,9 +73,37 @@ describe('progressLine', () => {
 
   it('writes a line with ? for fields an input lacks instead of failing', () => {
     // Act
-    const line = progressLine({ type: 'StateEntered', state: { name: 'ProvisionCell', type: 'Task', input: { cell: { cellId: 'x' } } } }, () => 3);
+    const line = progressLine(
+      { type: 'StateExited', state: { name: 'ProvisionCell', type: 'Task', input: { cell: { cellId: 'x' } }, output: { cell: { cellId: 'x' } } } },
+      () => 3,
+    );
 
     // Assert
-    expect(line).toBe('[?/3 x] provisioning ? writer + ? reader(s)');
+    expect(line).toBe('[?/3 x] ? writer + ? reader(s), ? step(s)');
+  });
+
+  it('says nothing while RunStep looks again at a running step (StepNotDone), but names other RunStep failures', () => {
+    // Arrange
+    const notDone: ExecutionEvent = {
+      type: 'StateFailed',
+      timestamp: 1,
+      state: { name: 'RunStep', type: 'Task', input: { cell } },
+      Error: 'StepNotDone',
+      Cause: 'rw-t2 run: 1 job(s) still running',
+    };
+    const retried: ExecutionEvent = { type: 'StateRetried', timestamp: 2, state: { name: 'RunStep', type: 'Task', input: { cell } }, retry: { attempt: 1 } };
+    const failed: ExecutionEvent = {
+      type: 'StateFailed',
+      timestamp: 3,
+      state: { name: 'RunStep', type: 'Task', input: { cell } },
+      Error: 'DataPrepareFailedError',
+      Cause: 'prepare failed',
+    };
+
+    // Act
+    const lines = [notDone, retried, failed].map((ev) => progressLine(ev, () => 1));
+
+    // Assert
+    expect(lines).toEqual([undefined, undefined, '[1/1 r6g-r1] RunStep failed: DataPrepareFailedError: prepare failed']);
   });
 });
