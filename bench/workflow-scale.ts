@@ -233,6 +233,34 @@ export async function measure(steps: number, layout: 'one cell' | 'spread'): Pro
   };
 }
 
+interface Retrier {
+  readonly ErrorEquals: readonly string[];
+  readonly IntervalSeconds?: number;
+  readonly BackoffRate?: number;
+  readonly MaxDelaySeconds?: number;
+  readonly MaxAttempts?: number;
+}
+
+/**
+ * History events of one RunStep call that looks at a prepare until its deadline (jobDeadlineS:
+ * rows / 2,000 s), from the definition's StepNotDone retrier: 5 for the Task, 3 per look. Undefined
+ * when the definition polls another way (the baseline's Wait/Check/Choice loop: 9 events every 10 s).
+ */
+function preparePollEvents(definition: Record<string, unknown>, rows: number): number | undefined {
+  const retrier = (allStates(definition).get('RunStep')?.Retry as Retrier[] | undefined)?.find((r) => r.ErrorEquals.includes('StepNotDone'));
+  if (!retrier) return undefined;
+  const deadlineS = Math.max(600, Math.ceil(rows / 2000));
+  let waited = 0;
+  let interval = retrier.IntervalSeconds ?? 1;
+  let looks = 0;
+  while (waited < deadlineS && looks < (retrier.MaxAttempts ?? 3)) {
+    waited += Math.min(interval, retrier.MaxDelaySeconds ?? Infinity);
+    interval *= retrier.BackoffRate ?? 2;
+    looks++;
+  }
+  return 5 + 3 * looks;
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -258,6 +286,14 @@ async function main(): Promise<void> {
     }
   }
   if (values.json) console.log(JSON.stringify(rows, null, 2));
+  else {
+    const events = preparePollEvents(loadDefinition(localFunctionArn), 100_000_000);
+    console.log(
+      events === undefined
+        ? 'a prepare of 100M rows polled to its 50,000 s deadline: the definition has no StepNotDone retrier (a Wait/Check/Choice loop every 10 s: 5,000 looks x 9 = 45,000 events)'
+        : `a prepare of 100M rows polled to its 50,000 s deadline: ${events} history events in its segment's execution (limit ${HISTORY_EVENTS_LIMIT})`,
+    );
+  }
 }
 
 if (require.main === module) {
