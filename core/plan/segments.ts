@@ -11,9 +11,9 @@ import type { CellHeader, CellPlan, CellRef, StepSegment } from './types';
  * stay near 2,400 events with one look each, and under the limit even when every step runs to its
  * deadline (bench/workflow-scale.ts measures it).
  */
-export const STEPS_PER_SEGMENT = 200;
+const STEPS_PER_SEGMENT = 200;
 
-export function stepSegments(stepCount: number, perSegment: number = STEPS_PER_SEGMENT): StepSegment[] {
+function stepSegments(stepCount: number, perSegment: number = STEPS_PER_SEGMENT): StepSegment[] {
   const segments: StepSegment[] = [];
   for (let from = 0; from < stepCount; from += perSegment) segments.push({ from, to: Math.min(stepCount, from + perSegment) });
   return segments;

@@ -66,7 +66,7 @@ export interface PlanRunOutput {
   readonly maxConcurrency: number;
 }
 /** What a cell's states carry of the cell: a reference before provisioning, the header after. */
-export type CellInState = CellRef | CellHeader;
+type CellInState = CellRef | CellHeader;
 export interface CellEvent {
   readonly run: RunContext;
   readonly cell: CellInState;
@@ -85,12 +85,12 @@ interface PlannedCellEvent {
   readonly run: RunContext;
   readonly cell: CellPlan;
 }
-export interface StartJobsEvent extends PlannedCellEvent {
+interface StartJobsEvent extends PlannedCellEvent {
   readonly resources: CellResources;
   readonly step: StepPlan;
   readonly phase: RunnerPhase;
 }
-export interface CheckJobsEvent extends PlannedCellEvent {
+interface CheckJobsEvent extends PlannedCellEvent {
   readonly step: StepPlan;
   readonly jobs: readonly JobHandle[];
 }
@@ -115,7 +115,7 @@ export interface RunStepOutput {
  * stays the same size whatever the step count, and a retried or repeated call finds the jobs it
  * started.
  */
-export interface StepCursor {
+interface StepCursor {
   readonly cellId: string;
   /** Index of the next step to start. */
   readonly next: number;
@@ -129,7 +129,7 @@ export interface StepCursor {
   /** Why a step failed the cell (the cell's teardown reports it; on AWS the segment's Map error does not carry it). */
   readonly failure?: TaskError;
 }
-export interface CheckJobsOutput extends JobsState {
+interface CheckJobsOutput extends JobsState {
   /** The jobs ran past their deadline and were stopped. */
   readonly timedOut: boolean;
 }
@@ -199,7 +199,7 @@ export interface CellOutcome {
   readonly notes: readonly PlanNote[];
 }
 /** What a cell's child execution returns (its outcome is in the lake); a failed teardown returns more. */
-export type CellResult = Pick<CellOutcome, 'cellId' | 'status'> & Partial<CellOutcome>;
+type CellResult = Pick<CellOutcome, 'cellId' | 'status'> & Partial<CellOutcome>;
 export interface FinishRunEvent {
   readonly run: RunContext;
   readonly cells: readonly CellRef[];
@@ -278,7 +278,7 @@ const cellPlans = new Map<string, CellPlan>();
 const CELL_PLANS_KEPT = 64;
 
 /** A cell's plan with its steps, from the lake (the state machine carries only a reference or header). */
-export async function loadCellPlan(deps: TaskDeps, run: RunContext, cellId: string): Promise<CellPlan> {
+async function loadCellPlan(deps: TaskDeps, run: RunContext, cellId: string): Promise<CellPlan> {
   const key = lakeKeys.workflow.cellPlan(run.runId, cellId);
   const cacheKey = `${deps.backend.lake.describe()}|${key}`;
   const cached = cellPlans.get(cacheKey);
@@ -499,7 +499,7 @@ async function decide(deps: TaskDeps, run: RunContext, cell: CellPlan, step: Ste
 }
 
 /** Starts the step's runners; none (an empty list, the workflow goes straight to collecting) for a rate step decided to be skipped. */
-export async function startJobsTask(deps: TaskDeps, event: StartJobsEvent): Promise<JobHandle[]> {
+async function startJobsTask(deps: TaskDeps, event: StartJobsEvent): Promise<JobHandle[]> {
   need(event, ['run', 'cell', 'resources', 'step', 'phase'], 'start-jobs');
   const decision = event.phase === 'run' ? await decide(deps, event.run, event.cell, event.step) : { run: true, step: event.step };
   if (!decision.run) return [];
@@ -507,7 +507,7 @@ export async function startJobsTask(deps: TaskDeps, event: StartJobsEvent): Prom
   return deps.backend.startJobs(event.run, event.cell, event.resources, jobs);
 }
 
-export async function checkJobsTask(deps: TaskDeps, event: CheckJobsEvent): Promise<CheckJobsOutput> {
+async function checkJobsTask(deps: TaskDeps, event: CheckJobsEvent): Promise<CheckJobsOutput> {
   need(event, ['run', 'cell', 'step', 'jobs'], 'check-jobs');
   const state = await deps.backend.checkJobs(event.run, event.jobs);
   if (state.done || event.jobs.length === 0) return { ...state, timedOut: false };
@@ -581,7 +581,7 @@ export async function collectStepTask(deps: TaskDeps, event: CollectStepEvent): 
 }
 
 /** A prepare's first look, seconds after it started; later looks back off (RunStep's StepNotDone retrier). */
-export const PREPARE_FIRST_LOOK_S = 10;
+const PREPARE_FIRST_LOOK_S = 10;
 
 function stepSummary(step: StepPlan): StepSummary {
   const { stepId, index, test, script, target, threads, clients, rate, warmupS, durationS } = step;
