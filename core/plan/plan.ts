@@ -255,12 +255,20 @@ const EMULATED_WORKLOADS = ['oltp_read_write', 'oltp_write_only', 'rw_consistenc
 const emulatable = (w: Workload): boolean => EMULATED_WORKLOADS.includes(w.test ?? w.script?.split('/').pop() ?? '');
 
 /**
+ * The workloads that send writes to a reader of this variant while it forwards writes: what only
+ * Aurora's write forwarding (or, locally, the client-side emulation) can run.
+ */
+export function forwardedWorkloads(spec: Spec, variant: Variant): Workload[] {
+  return spec.workloads.filter((w) => w.target !== 'writer' && workloadWrites(w) && variant.writeForwarding?.enabled === true);
+}
+
+/**
  * Remove the steps a refusal names, per variant; a refusal that leaves a cell empty fails the plan.
  * Locally, writes sent to a reader of a write-forwarding variant run as the client-side emulation
  * where it covers the workload, and are refused otherwise.
  */
 function dropRefusedSteps(spec: Spec, variant: Variant, steps: StepPlan[], backend: BackendKind): StepPlan[] {
-  const forwarded = spec.workloads.filter((w) => backend === 'local' && w.target !== 'writer' && workloadWrites(w) && variant.writeForwarding?.enabled === true);
+  const forwarded = backend === 'local' ? forwardedWorkloads(spec, variant) : [];
   const refusedWorkloads = new Set(forwarded.filter((w) => !emulatable(w)).map((w) => w.name));
   const emulated = new Set(forwarded.filter(emulatable).map((w) => w.name));
   const levelOf = (s: StepPlan): string => {

@@ -37,7 +37,7 @@ import { ensureTemplate } from '../backends/local/template';
 import { ABORTED_REASON, markEnded, recordInterruptedSteps, TIMED_OUT_REASON } from '../cli/run-local';
 import { resultsCommand } from '../cli/results-command';
 import { parameterProblems } from '../aurora/parameter-catalogue';
-import { backendNotes, PlanError } from '../plan/plan';
+import { forwardedWorkloads, PlanError } from '../plan/plan';
 import { preparePlanFromFile } from '../plan/prepare';
 import type { Plan, PlanNote } from '../plan/types';
 import type { Scale } from '../experiment/scale';
@@ -134,16 +134,26 @@ function rehearsalScope(serverVersion: string, engineVersion: string, lagS: numb
   ];
 }
 
-/** The workloads the local plan refuses (writes to a reader for write forwarding), left out of the rehearsal with its notes. */
-function withoutLocallyRefusedWorkloads(spec: Spec): { spec: Spec; notes: PlanNote[] } {
-  const refused = backendNotes(spec, 'local').filter((n) => n.level === 'refused' && /^workloads\[\d+\]$/.test(n.path));
-  if (refused.length === 0) return { spec, notes: [] };
-  const indexes = new Set(refused.map((n) => Number(/^workloads\[(\d+)\]$/.exec(n.path)![1])));
-  const workloads = spec.workloads.filter((_, i) => !indexes.has(i));
-  const notes: PlanNote[] = [...new Map(refused.map((n) => [`${n.path}|${n.message}`, n])).values()].map((n) => ({
-    ...n,
-    message: `${n.message}; left out of the AWS rehearsal${spec.variants.length > 1 ? ' (for every variant: workloads are not per variant)' : ''}`,
+/**
+ * The workloads that send writes to a reader of a write-forwarding variant, left out of the
+ * rehearsal with a note: MariaDB replicas cannot forward writes, and the AWS path's clients run
+ * plain sysbench (the local backend's client-side emulation, wf_emulation.lua, is not on it).
+ */
+function withoutForwardedWorkloads(spec: Spec): { spec: Spec; notes: PlanNote[] } {
+  const left = new Map<number, string[]>();
+  for (const v of spec.variants) {
+    for (const w of forwardedWorkloads(spec, v)) {
+      const i = spec.workloads.indexOf(w);
+      left.set(i, [...(left.get(i) ?? []), v.name]);
+    }
+  }
+  if (left.size === 0) return { spec, notes: [] };
+  const notes: PlanNote[] = [...left].map(([i, variants]) => ({
+    level: 'refused',
+    path: `workloads[${i}]`,
+    message: `workload "${spec.workloads[i]!.name}" on variant "${variants.join('", "')}" sends writes to a reader: Aurora local write forwarding needs AWS, and MariaDB replicas cannot forward writes; left out of the AWS rehearsal${spec.variants.length > 1 ? ' (for every variant: workloads are not per variant)' : ''}`,
   }));
+  const workloads = spec.workloads.filter((_, i) => !left.has(i));
   if (workloads.length === 0) throw new PlanError(notes);
   return { spec: { ...spec, workloads }, notes };
 }
@@ -234,7 +244,7 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
     backend: 'aws',
     scale: options.scale ?? 'full',
     backendRefusals: localSpecRefusals,
-    narrow: withoutLocallyRefusedWorkloads,
+    narrow: withoutForwardedWorkloads,
     ...(options.runId ? { runId: options.runId } : {}),
   });
   const { spec, plan } = prepared;
