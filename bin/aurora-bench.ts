@@ -238,10 +238,18 @@ program
   .option('--json', 'print the comparison as JSON')
   .addOption(new Option('--fail-on <what>', 'exit with code 2 when any judged metric regressed (for CI)').choices(['regression']))
   .option('--lake <dir>', 'local results lake directory', defaultLake)
+  .option('--aws', "read the runs from Athena over the deployed stack's lake instead of the local lake")
+  .option('--stack <name>', 'deployed stack name (with --aws)', 'AuroraBench')
   .action(
-    action(async (runA: string, runB: string, opts: { json?: boolean; failOn?: 'regression'; lake: string }) => {
+    action(async (runA: string, runB: string, opts: { json?: boolean; failOn?: 'regression'; lake: string; aws?: boolean; stack: string }) => {
       const { compareCommand } = await import('../core/cli/regression-command');
-      const { text, comparison } = await compareCommand({ lakeDir: resolve(opts.lake), runA, runB, ...(opts.json ? { json: true } : {}) });
+      const { text, comparison } = await compareCommand({
+        lakeDir: resolve(opts.lake),
+        ...(opts.aws ? { aws: { stackName: opts.stack } } : {}),
+        runA,
+        runB,
+        ...(opts.json ? { json: true } : {}),
+      });
       process.stdout.write(text);
       if (opts.failOn === 'regression' && comparison.regressions > 0) {
         process.stderr.write(`aurora-bench: ${comparison.regressions} regression${comparison.regressions === 1 ? '' : 's'} from ${runA} to ${runB}\n`);
@@ -258,12 +266,15 @@ program
   .option('--html <file>', 'also write a self-contained HTML page with a trend chart per step, change points marked')
   .option('--window <runs>', 'search change points in the last N runs of each series, or "all" (cost grows with the square of the runs)', '100')
   .option('--lake <dir>', 'local results lake directory', defaultLake)
+  .option('--aws', "read the runs from Athena over the deployed stack's lake instead of the local lake")
+  .option('--stack <name>', 'deployed stack name (with --aws)', 'AuroraBench')
   .action(
-    action(async (experiment: string, opts: { json?: boolean; html?: string; window: string; lake: string }) => {
+    action(async (experiment: string, opts: { json?: boolean; html?: string; window: string; lake: string; aws?: boolean; stack: string }) => {
       const { historyCommand, parseWindow } = await import('../core/cli/regression-command');
       const window = parseWindow(opts.window);
       const { text } = await historyCommand({
         lakeDir: resolve(opts.lake),
+        ...(opts.aws ? { aws: { stackName: opts.stack } } : {}),
         experiment,
         builtinWorkloads,
         window,

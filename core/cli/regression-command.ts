@@ -1,5 +1,8 @@
-/** `aurora-bench compare` and `aurora-bench history` over the local lake (DuckDB). */
+/** `aurora-bench compare` and `aurora-bench history` over the local lake (DuckDB), or with --aws over the deployed stack's lake (Athena). */
 import { existsSync, writeFileSync } from 'node:fs';
+import { AthenaClient } from '@aws-sdk/client-athena';
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { AthenaLake } from '../backends/aws/athena-lake';
 import { UsageError } from '../errors';
 import { withLake, type LakeReader } from '../lake/duckdb';
 import { renderHtml, renderTerminal } from '../report/report';
@@ -10,9 +13,31 @@ import { localLakeOpener } from '../regression/judge-local';
 import { loadCompareSide } from '../regression/load';
 import { comparisonJson, comparisonReport, historyJson, historyReport } from '../regression/render';
 import { loadSpecFile } from '../experiment/validate';
+import { readStackOutputs } from './aws-stack';
+
+/** --aws: the deployed stack's lake through Athena, as `results --aws` and `report --aws` read it. */
+export interface AthenaSource {
+  readonly stackName: string;
+  readonly athena?: AthenaClient;
+  readonly cfn?: CloudFormationClient;
+  /** Poll interval while an Athena query runs (tests shorten it). */
+  readonly pollMs?: number;
+}
+
+async function athenaLakeOf(source: AthenaSource): Promise<AthenaLake> {
+  const outputs = await readStackOutputs(source.cfn ?? new CloudFormationClient({}), source.stackName);
+  return new AthenaLake({
+    client: source.athena ?? new AthenaClient({}),
+    workGroup: outputs.athenaWorkGroup,
+    database: outputs.glueDatabase,
+    ...(source.pollMs !== undefined ? { pollMs: source.pollMs } : {}),
+  });
+}
 
 export interface CompareCommandOptions {
   readonly lakeDir: string;
+  /** Read the deployed stack's lake instead of lakeDir. */
+  readonly aws?: AthenaSource;
   readonly runA: string;
   readonly runB: string;
   readonly json?: boolean;
@@ -27,12 +52,16 @@ export async function compareFromLake(lake: LakeReader, runA: string, runB: stri
 
 /** The text to print and the comparison (the caller decides the exit code from its regressions). */
 export async function compareCommand(options: CompareCommandOptions): Promise<{ text: string; comparison: Comparison }> {
-  const comparison = await withLake(options.lakeDir, (lake) => compareFromLake(lake, options.runA, options.runB));
+  const comparison = options.aws
+    ? await compareFromLake(await athenaLakeOf(options.aws), options.runA, options.runB)
+    : await withLake(options.lakeDir, (lake) => compareFromLake(lake, options.runA, options.runB));
   return { comparison, text: options.json ? comparisonJson(comparison) : renderTerminal(comparisonReport(comparison)) };
 }
 
 export interface HistoryCommandOptions extends HistoryOptions {
   readonly lakeDir: string;
+  /** Read the deployed stack's lake instead of lakeDir. */
+  readonly aws?: AthenaSource;
   /** An experiment name, or an experiment file whose name is used. */
   readonly experiment: string;
   readonly json?: boolean;
@@ -65,8 +94,8 @@ export async function historyFromLake(lake: LakeOpener | LakeReader, experiment:
 
 export async function historyCommand(options: HistoryCommandOptions): Promise<{ text: string; history: History }> {
   const name = experimentName(options.experiment, options.builtinWorkloads);
-  const { lakeDir, experiment: _e, json, html, builtinWorkloads: _b, ...historyOptions } = options;
-  const history = await historyFromLake(localLakeOpener(lakeDir), name, historyOptions);
+  const { lakeDir, aws, experiment: _e, json, html, builtinWorkloads: _b, ...historyOptions } = options;
+  const history = await historyFromLake(aws ? await athenaLakeOf(aws) : localLakeOpener(lakeDir), name, historyOptions);
   let text = json ? historyJson(history) : renderTerminal(historyReport(history));
   if (html !== undefined) {
     writeFileSync(html, renderHtml(historyReport(history, { charts: true })));

@@ -18,12 +18,14 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AthenaClient, CreateWorkGroupCommand } from '@aws-sdk/client-athena';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { DescribeInstancesCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { IAMClient } from '@aws-sdk/client-iam';
 import { DescribeDBClusterParameterGroupsCommand, DescribeDBClustersCommand, DescribeDBInstancesCommand, DescribeDBParameterGroupsCommand, RDSClient } from '@aws-sdk/client-rds';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { ListSecretsCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { CreateTopicCommand, SNSClient } from '@aws-sdk/client-sns';
 import { existsSync, rmSync } from 'node:fs';
 import type { AwsBackendConfig } from '../backends/aws/config';
 import { CLIENT_HOME, CLIENT_INSTALL_DIR, clientReadyKey, shellQuote } from '../backends/aws/runner-command';
@@ -46,6 +48,7 @@ import { executeLocally, type ExecutionEvent, type LocalExecutionResult } from '
 import { progressLine } from '../workflow/progress';
 import type { TaskDeps } from '../workflow/tasks';
 import type { TaskName } from '../workflow/task-names';
+import { AthenaEmulation } from './athena-emulation';
 import { awsCliPath, checkAwsCliReachesMoto } from './aws-cli';
 import { CloudWatchPublisher } from './cloudwatch-publisher';
 import { MOTO_CREDENTIALS, sharedMotoServer, startMotoServer, type MotoServer } from './moto-server';
@@ -188,6 +191,27 @@ function bareClientPaths(commands: readonly string[]): string[] {
   return commands.filter((c) => /\/opt\/aurora-bench/.test(c.split(CLIENT_HOME).join('')));
 }
 
+/**
+ * What the stack gives the ComputeVerdicts Task (lib/results-lake.ts, lib/alerts.ts), in moto: an
+ * Athena work group over the lake and the regression topic (moto keeps what is published to it).
+ */
+async function verdictInfrastructure(
+  common: { region: string; endpoint: string; credentials: { accessKeyId: string; secretAccessKey: string } },
+  config: AwsBackendConfig,
+): Promise<AwsBackendConfig> {
+  const athena = new AthenaClient(common);
+  const sns = new SNSClient(common);
+  try {
+    const workGroup = 'aurora-bench';
+    await athena.send(new CreateWorkGroupCommand({ Name: workGroup, Configuration: { ResultConfiguration: { OutputLocation: `s3://${config.bucket}/athena-results/` } } }));
+    const topic = await sns.send(new CreateTopicCommand({ Name: 'aurora-bench-regressions' }));
+    return { ...config, athenaWorkGroup: workGroup, glueDatabase: 'aurora_bench', alertTopicArn: topic.TopicArn!, eventBusName: 'default' };
+  } finally {
+    athena.destroy();
+    sns.destroy();
+  }
+}
+
 async function copyLake(s3: S3Client, config: AwsBackendConfig, dir: string): Promise<number> {
   const lake = new LocalLakeStore(dir);
   let token: string | undefined;
@@ -286,12 +310,13 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
       cloudwatch: new CloudWatchClient(common),
     };
     // The backend collects a window again once its datapoints are due: the publisher's lag plus its 0.5 s tick and the sampler's 1 s.
-    const config = await createStandingInfrastructure(raw, {
+    const standing = await createStandingInfrastructure(raw, {
       region: plan.region,
       azLetters: spec.variants.flatMap((v) => (v.az ? [v.az] : [])),
       repoRoot: options.repoRoot,
       metricsPublishDelayS: lagS + 2,
     });
+    const config = await verdictInfrastructure(common, standing);
     const template = await ensureTemplate(versions.tools, versions.serverVersion, undefined, 'rds');
 
     const cw = new CloudWatchPublisher({ cloudwatch: raw.cloudwatch, lagS, log });
@@ -331,6 +356,15 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
     });
     rds.install(clients.rds);
     agent.install(clients);
+    // The verdicts read the lake through Athena, which moto does not run: DuckDB answers the same SQL.
+    new AthenaEmulation({
+      s3: raw.s3,
+      bucket: config.bucket,
+      lakePrefix: config.lakePrefix,
+      motoEndpoint: moto.endpoint,
+      region: plan.region,
+      dir: join(dir, 'athena-lake'),
+    }).install(clients.athena);
     // Performance Insights is not emulated: GetResourceMetrics answers as for an instance without PI data.
     interceptClient(clients.pi, 'auroraBenchRehearsalPi', async (command, input, forward) =>
       command === 'GetResourceMetrics'

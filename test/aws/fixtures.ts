@@ -4,7 +4,11 @@
  * bucket, the clients' instance profile) and the AwsBackendConfig naming it; raw SDK clients for
  * arranging and inspecting moto's state; and moto-api helpers (queued Athena results).
  */
+import { AthenaClient, CreateWorkGroupCommand } from '@aws-sdk/client-athena';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { EventBridgeClient, PutRuleCommand, PutTargetsCommand } from '@aws-sdk/client-eventbridge';
+import { CreateTopicCommand, SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
+import { CreateQueueCommand, DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import {
   AllocateAddressCommand,
   AssociateRouteTableCommand,
@@ -25,6 +29,7 @@ import { CreateDBSubnetGroupCommand, RDSClient } from '@aws-sdk/client-rds';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import type { AwsBackendConfig } from '../../core/backends/aws/config';
+import { VERDICT_EVENT_DETAIL_TYPE } from '../../core/backends/aws/verdict-alerts';
 
 export const REGION = 'us-east-1';
 export const CREDENTIALS = { accessKeyId: 'testing', secretAccessKey: 'testing' };
@@ -198,4 +203,64 @@ export function athenaTable(columns: readonly { name: string; type: string }[], 
     column_info: columns.map((c) => ({ Name: c.name, Type: c.type, Label: c.name })),
     rows: [{ Data: columns.map((c) => ({ VarCharValue: c.name })) }, ...rows.map((r) => ({ Data: r.map((v) => (v === null ? {} : { VarCharValue: v })) }))],
   };
+}
+
+/** Where a run's verdicts go on moto, and the queues that receive what EventBridge and SNS deliver. */
+export interface VerdictTargets {
+  /** The config with the Athena work group, Glue database, regression topic and bus. */
+  readonly config: AwsBackendConfig;
+  readonly sqs: SQSClient;
+  /** Receives the events a rule on the default bus matches (detail-type VERDICT_EVENT_DETAIL_TYPE). */
+  readonly eventsQueueUrl: string;
+  /** Subscribed to the regression topic. */
+  readonly notificationsQueueUrl: string;
+}
+
+/**
+ * What the stack gives the ComputeVerdicts Task (lib/alerts.ts, lib/results-lake.ts), made in moto:
+ * an Athena work group, the regression topic, and, to see what is delivered, an SQS queue behind an
+ * EventBridge rule on the default bus and one subscribed to the topic (moto delivers to both).
+ */
+export async function createVerdictTargets(endpoint: string, config: AwsBackendConfig): Promise<VerdictTargets> {
+  const common = { region: REGION, endpoint, credentials: CREDENTIALS };
+  const athena = new AthenaClient(common);
+  const sns = new SNSClient(common);
+  const events = new EventBridgeClient(common);
+  const sqs = new SQSClient(common);
+  try {
+    const workGroup = `ab-wg-${config.bucket}`;
+    await athena.send(new CreateWorkGroupCommand({ Name: workGroup, Configuration: { ResultConfiguration: { OutputLocation: `s3://${config.bucket}/athena-results/` } } }));
+    const topic = await sns.send(new CreateTopicCommand({ Name: `ab-regressions-${config.bucket}` }));
+    const queueArn = async (url: string) => (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }))).Attributes!['QueueArn']!;
+    const eventsQueueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `ab-events-${config.bucket}` }))).QueueUrl!;
+    const notificationsQueueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `ab-notifications-${config.bucket}` }))).QueueUrl!;
+    const rule = `ab-regressions-${config.bucket}`;
+    await events.send(new PutRuleCommand({ Name: rule, EventBusName: 'default', EventPattern: JSON.stringify({ 'detail-type': [VERDICT_EVENT_DETAIL_TYPE] }) }));
+    await events.send(new PutTargetsCommand({ Rule: rule, EventBusName: 'default', Targets: [{ Id: 'queue', Arn: await queueArn(eventsQueueUrl) }] }));
+    await sns.send(new SubscribeCommand({ TopicArn: topic.TopicArn, Protocol: 'sqs', Endpoint: await queueArn(notificationsQueueUrl) }));
+    return {
+      config: { ...config, athenaWorkGroup: workGroup, glueDatabase: 'aurora_bench', alertTopicArn: topic.TopicArn!, eventBusName: 'default' },
+      sqs,
+      eventsQueueUrl,
+      notificationsQueueUrl,
+    };
+  } finally {
+    athena.destroy();
+    sns.destroy();
+    events.destroy();
+  }
+}
+
+/** The messages waiting in a queue (all of them, removed). */
+export async function drainQueue(sqs: SQSClient, queueUrl: string): Promise<string[]> {
+  const bodies: string[] = [];
+  for (;;) {
+    const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
+    const messages = out.Messages ?? [];
+    if (messages.length === 0) return bodies;
+    for (const m of messages) {
+      bodies.push(m.Body ?? '');
+      await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: m.ReceiptHandle }));
+    }
+  }
 }

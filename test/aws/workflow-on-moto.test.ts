@@ -16,7 +16,8 @@
  * then collects the window again. The local runner shortens every Wait to a poll; the Tasks' clock
  * moves on by the seconds WaitForLateMetrics asked for, as that Wait would have taken on AWS.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
 import { GetResourceMetricsCommand } from '@aws-sdk/client-pi';
@@ -37,11 +38,12 @@ import { awsConfigToEnv, type AwsBackendConfig } from '../../core/backends/aws/c
 import { destroyAwsClients, makeAwsClients, type AwsClients } from '../../core/backends/aws/clients';
 import { cellNames } from '../../core/backends/aws/names';
 import { clientReadyKey, type ClientReadyMarker } from '../../core/backends/aws/runner-command';
-import { lakeKeys, type IntervalRow, type MetricWindowRow, type RunRow, type ServerMetricRow, type StepRow } from '../../core/lake/rows';
+import { lakeKeys, type IntervalRow, type MetricWindowRow, type RunRow, type ServerMetricRow, type StepRow, type VerdictsRow } from '../../core/lake/rows';
 import { planRun } from '../../core/plan/plan';
 import type { SpecInput } from '../../core/experiment/schema';
 import { validateSpec } from '../../core/experiment/validate';
 import type { RunnerResult } from '../../core/sysbench/types';
+import { AthenaEmulation } from '../../core/rehearsal/athena-emulation';
 import { progressLine } from '../../core/workflow/progress';
 import { executeLocally, type ExecutionEvent, type LocalExecutionResult } from '../../core/workflow/local-runner';
 import { TASK_NAMES } from '../../core/workflow/task-names';
@@ -49,7 +51,7 @@ import { buildAwsTaskDeps } from '../../lambdas/shared/aws-deps';
 import { tracer } from '../../lambdas/shared/aws-runtime';
 import { synthesizeWorkflow, type SynthesizedWorkflow } from '../../lib/synthesized-workflow';
 import { PROJECT_ROOT } from '../cdk/cdk-fixture';
-import { createStandingInfrastructure, CREDENTIALS, destroyRawClients, rawClients, REGION, type RawClients } from './fixtures';
+import { createStandingInfrastructure, createVerdictTargets, CREDENTIALS, destroyRawClients, rawClients, REGION, type RawClients, type VerdictTargets } from './fixtures';
 import { startMoto, type MotoServer } from './moto';
 
 const FIXTURES = join(__dirname, '..', 'fixtures', 'sysbench');
@@ -58,6 +60,8 @@ let moto: MotoServer;
 let raw: RawClients;
 let config: AwsBackendConfig;
 let workflow: SynthesizedWorkflow;
+let verdictTargets: VerdictTargets;
+let athenaLakeDir: string;
 
 // ------------------------------------------------------------------ the runner, as moto cannot run it
 
@@ -164,6 +168,10 @@ async function writeRunnerOutput(out: string, phase: string): Promise<void> {
  */
 async function motoTaskDeps(): Promise<{ deps: Awaited<ReturnType<typeof buildAwsTaskDeps>>; clients: AwsClients; restore: () => void }> {
   const clients = makeAwsClients({ region: REGION, endpoint: moto.endpoint, credentials: CREDENTIALS, maxAttempts: 1 });
+  // ComputeVerdicts reads the lake through Athena: the same SQL on DuckDB over moto's S3 lake.
+  new AthenaEmulation({ s3: raw.s3, bucket: config.bucket, lakePrefix: config.lakePrefix, motoEndpoint: moto.endpoint, region: REGION, dir: athenaLakeDir }).install(
+    clients.athena,
+  );
   const ssm = mockClient(clients.ssm);
   ssm.on(SendCommandCommand).callsFake(async (input: SendCommandCommandInput) => {
     const job = runnerJobOf(input);
@@ -337,11 +345,15 @@ beforeAll(async () => {
   // On a fresh machine scripts/moto.sh first installs moto from PyPI.
   moto = startMoto();
   raw = rawClients(moto.endpoint);
-  config = await createStandingInfrastructure(moto.endpoint, raw);
+  verdictTargets = await createVerdictTargets(moto.endpoint, await createStandingInfrastructure(moto.endpoint, raw));
+  config = verdictTargets.config;
+  athenaLakeDir = mkdtempSync(join(tmpdir(), 'ab-wf-moto-athena-'));
   workflow = synthesizeWorkflow({ projectRoot: PROJECT_ROOT, region: REGION });
 }, 300_000);
 
 afterAll(() => {
+  verdictTargets.sqs.destroy();
+  rmSync(athenaLakeDir, { recursive: true, force: true });
   destroyRawClients(raw);
   moto.stop();
 });
@@ -403,6 +415,7 @@ describe('the synthesized workflow with the AWS handlers on moto', () => {
       'WaitForLateMetrics',
       'TeardownCell',
       'FinishRun',
+      'ComputeVerdicts',
     ];
     expect(path.filter((state) => entered(result.events, state) === 0)).toEqual([]);
     expect(entered(result.events, 'TeardownCellOnError')).toBe(0);
@@ -411,6 +424,10 @@ describe('the synthesized workflow with the AWS handlers on moto', () => {
     expect(startedJobs[1]!.out).toBe(`s3://${config.bucket}/${config.lakePrefix}${lakeKeys.raw(dt, runId, cell.cellId, step.stepId, 'run', startedJobs[1]!.instanceId)}`);
 
     // Assert: the lake in moto's S3 holds the parsed recorded output.
+    // A first run of its experiment: judged, with no earlier run to judge it against.
+    expect((await lakeRows<VerdictsRow>(lakeKeys.verdicts(dt, runId))).map((v) => [v.run_id, v.metric, v.verdict])).toEqual(
+      ['tps', 'qps', 'latency', 'errors'].map((m) => [runId, m, 'unknown']),
+    );
     const [runRow] = await lakeRows<RunRow>(lakeKeys.run(dt, runId));
     expect(runRow).toMatchObject({ run_id: runId, backend: 'aws', region: REGION, status: 'succeeded', error: null, sysbench_version: '1.0.20' });
     const steps = await lakeRows<StepRow>(lakeKeys.stepTable('steps', dt, runId, cell.cellId, step.stepId));

@@ -289,6 +289,30 @@ describe('benchmark workflow, locally', () => {
     expect(serversLeft()).toEqual([]);
   });
 
+  it('a verdict failure is recorded and changes nothing of the run: it succeeds, its cells torn down, its manifest final', async () => {
+    // Arrange: the judging fails (as an unreachable Athena would)
+    const backend = newBackend();
+    const judgeRun = () => Promise.reject(new Error('history unavailable'));
+
+    // Act
+    const result = await executeLocally({
+      deps: { ...deps(backend), judgeRun },
+      input: { spec: tinySpec({ workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1] }] }) },
+      pollMs: 100,
+      retryMs: 10,
+    });
+
+    // Assert
+    expect(result.status).toBe('SUCCEEDED');
+    expect(result.output).toMatchObject({ status: 'succeeded', failedSteps: 0 });
+    const verdictsExit = result.events.find((e) => e.type === 'StateEntered' && e.state?.name === 'DidRunSucceed');
+    expect(verdictsExit?.state?.input).toMatchObject({ verdictsError: { Error: 'Error', Cause: expect.stringContaining('history unavailable') as unknown } });
+    expect(entered(result.events, 'TeardownCell')).toBe(1);
+    expect((await runRow(backend, result)).status).toBe('succeeded');
+    expect(await backend.lake.get(lakeKeys.verdicts(new Date().toISOString().slice(0, 10), result.runId!))).toBeUndefined();
+    expect(serversLeft()).toEqual([]);
+  });
+
   it('a cell that fails does not stop the next one: it runs, and the run fails naming only the failed cell', async () => {
     // Arrange: provisioning fails for the first cell only
     const backend = withInjectedFailures(newBackend(), {
