@@ -16,7 +16,7 @@ import { loadSpecFile } from '../experiment/validate';
 import { readStackOutputs } from './aws-stack';
 
 /** --aws: the deployed stack's lake through Athena, as `results --aws` and `report --aws` read it. */
-export interface AthenaSource {
+interface AthenaSource {
   readonly stackName: string;
   readonly athena?: AthenaClient;
   readonly cfn?: CloudFormationClient;

@@ -45,7 +45,7 @@ function athenaType(rows: readonly LakeRowObject[], column: string): string {
 /** A value as Athena returns it: a string, JSON for arrays and rows; no value for NULL (or a column the row lacks). */
 const text = (v: LakeRowObject[string] | undefined): string | undefined => (v === null || v === undefined ? undefined : typeof v === 'object' ? JSON.stringify(v) : String(v));
 
-export function resultSet(rows: readonly LakeRowObject[]): MotoResultSet {
+function resultSet(rows: readonly LakeRowObject[]): MotoResultSet {
   const columns = rows.length > 0 ? Object.keys(rows[0]!) : [];
   return {
     column_info: columns.map((name) => ({ Name: name, Type: athenaType(rows, name), Label: name })),

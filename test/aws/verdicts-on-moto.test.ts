@@ -15,7 +15,7 @@ import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import type { RunContext } from '../../core/backend';
 import { awsConfigToEnv } from '../../core/backends/aws/config';
 import { destroyAwsClients, makeAwsClients, type AwsClients } from '../../core/backends/aws/clients';
-import { REGRESSED_METRIC, REGRESSIONS_METRIC, VERDICT_EVENT_DETAIL_TYPE, VERDICT_EVENT_SOURCE, VERDICT_METRIC_NAMESPACE } from '../../core/backends/aws/verdict-alerts';
+import { REGRESSED_METRIC, REGRESSIONS_METRIC, VERDICT_EVENT_DETAIL_TYPE, VERDICT_METRIC_NAMESPACE } from '../../core/backends/aws/verdict-alerts';
 import { compareCommand, historyCommand } from '../../core/cli/regression-command';
 import { lakeKeys, type VerdictsRow } from '../../core/lake/rows';
 import { AthenaEmulation } from '../../core/rehearsal/athena-emulation';
@@ -132,7 +132,7 @@ describe('ComputeVerdicts on the AWS handlers (moto)', () => {
     const events = (await drainQueue(targets.sqs, targets.eventsQueueUrl)).map((b) => JSON.parse(b) as { source: string; 'detail-type': string; detail: Record<string, unknown> });
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({
-      source: VERDICT_EVENT_SOURCE,
+      source: 'aurora-bench',
       'detail-type': VERDICT_EVENT_DETAIL_TYPE,
       detail: { experiment: 'nightly', runId: 'nightly-009', regressionsNotListed: 0 },
     });
