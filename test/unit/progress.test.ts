@@ -107,3 +107,20 @@ describe('progressLine', () => {
     expect(lines).toEqual([undefined, undefined, '[1/1 r6g-r1] RunStep failed: DataPrepareFailedError: prepare failed']);
   });
 });
+
+describe('the verdicts line', () => {
+  it("prints the run's verdict counts and each regression listed, or why there are none", () => {
+    // Arrange: ComputeVerdicts' result under $.verdicts, or its caught error under $.verdictsError
+    const judged = {
+      verdicts: { verdicts: 8, regressed: 1, improved: 0, withinNoise: 6, unknown: 1, notJudged: 0, regressions: ['r6g oltp_read_write t16 TPS 70.0%'] },
+    };
+    const failed = { verdictsError: { Error: 'VerdictError', Cause: 'the verdicts need the lake through Athena\nmore' } };
+    const exited = (output: unknown) => progressLine({ type: 'StateExited', state: { name: 'ComputeVerdicts', type: 'Task', input: {}, output } }, () => 1);
+
+    // Act / Assert
+    expect(exited(judged)).toBe(
+      "verdicts against the experiment's history: 1 regressed, 0 improved, 6 within the noise, 1 noise unknown, 0 not judged\n  REGRESSED: r6g oltp_read_write t16 TPS 70.0%",
+    );
+    expect(exited(failed)).toBe('verdicts not computed: VerdictError: the verdicts need the lake through Athena');
+  });
+});
