@@ -71,12 +71,14 @@ local function connect_pair()
       error("could not get one connection to the reader and one to the writer (ports: --mysql-port must list both)")
    end
    rcon, wcon = r, w
-   -- Set-up, not measurement: the replica must have the data the step prepared on the writer (a
-   -- fresh prepare drops and re-creates the tables) before statements are prepared against it.
+   -- Set-up, not measurement: the replica should have the data the step prepared on the writer (a
+   -- fresh prepare drops and re-creates the tables) before statements are prepared against it. At
+   -- most 20 s: sysbench 1.0.20 gives up on threads that take 30 s to initialize ("Worker threads
+   -- failed to initialize within 30 seconds", src/sysbench.c); a replica still behind after that
+   -- (a backlog from the writer steps before) is what EVENTUAL reads see, and the step goes on.
    local pos = wcon:query_row("SELECT @@gtid_binlog_pos")
    if pos ~= nil and pos ~= "" then
-      local rc = rcon:query_row(string.format("SELECT MASTER_GTID_WAIT('%s', 120)", pos))
-      if tonumber(rc) ~= 0 then error("the replica did not catch up with the writer's data within 120 s") end
+      rcon:query_row(string.format("SELECT MASTER_GTID_WAIT('%s', 20)", pos))
    end
 end
 
