@@ -133,6 +133,7 @@ table { border-collapse: collapse; font-size: .85rem; margin: .5rem 0; }
 th, td { border: 1px solid #ddd; padding: .25rem .5rem; vertical-align: top; overflow-wrap: break-word; }
 th { background: #f4f5f7; text-align: left; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+tr.emphasis td.num, section.answer td.num { white-space: normal; }
 tr.emphasis td { background: #f7fbff; font-weight: 600; }
 p.note { font-size: .8rem; color: #555; margin: .2rem 0; }
 figure.chart { margin: 1rem 0; }

@@ -156,8 +156,10 @@ function estimate(ctx: Context, g: StepGroup, metric: Metric): Estimate {
   return { value: null, ci: null, sample: null, source: 'none' };
 }
 
-function withCi(e: Estimate, digits = 2): string {
+/** A value ± its interval; without `digits`, whole numbers from 100 up (tables must fit a 1,280-px page). */
+function withCi(e: Estimate, fractionDigits?: number): string {
   if (e.value === null) return '-';
+  const digits = fractionDigits ?? (Math.abs(e.value) >= 100 ? 0 : 2);
   if (e.ci === null || !Number.isFinite(e.ci.halfWidth)) return fixed(e.value, digits);
   return `${fixed(e.value, digits)} ±${fixed(e.ci.halfWidth, digits)}`;
 }
