@@ -166,7 +166,7 @@ function buildSteps(spec: Spec, scripts: Readonly<Record<string, string>>, clien
 }
 
 /** What a backend cannot do, per variant and workload: warnings (run anyway, said) and refusals (steps dropped, said). */
-export function backendNotes(spec: Spec, backend: BackendKind): PlanNote[] {
+function backendNotes(spec: Spec, backend: BackendKind): PlanNote[] {
   const notes: PlanNote[] = [];
   spec.workloads.forEach((w, wi) => {
     spec.variants.forEach((v) => {
