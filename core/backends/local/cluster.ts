@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { queryServer, sqlTarget, startServerFromTemplate, stopServer, type LocalServer, type ServerInfo, type ServerOptions } from './mariadb-server';
 import type { LocalTools } from './preflight';
-import { queryObjects, sqlString, type Row } from './sql-client';
+import { query, queryObjects, sqlString, type Row } from './sql-client';
 import { HEARTBEAT_TABLE, LOCAL_LOGINS, type ServerTemplate } from './template';
 
 export interface ClusterInfo {
@@ -129,6 +129,24 @@ interface ReplicaState {
 export interface ReplicationStatus {
   readonly writerGtidPos: string;
   readonly replicas: readonly ReplicaState[];
+}
+
+/**
+ * Wait until every reader has applied what the writer has written so far (MariaDB
+ * MASTER_GTID_WAIT(pos, timeout): 0 once the replica's gtid_slave_pos reaches pos, -1 on timeout).
+ * Set-up for the write-forwarding emulation: its reader steps must not start on a replica that
+ * lacks the tables a prepare just re-created. Returns whether all caught up within timeoutS.
+ */
+export async function waitForReplicas(cluster: Pick<ClusterInfo, 'writer' | 'readers'>, timeoutS: number): Promise<boolean> {
+  const [[writerPos]] = (await queryServer(cluster.writer, 'SELECT @@GLOBAL.gtid_binlog_pos')) as [Row];
+  if (!writerPos) return true;
+  const results = await Promise.all(
+    cluster.readers.map(async (r) => {
+      const [[rc]] = (await query(sqlTarget(r), `SELECT MASTER_GTID_WAIT(${sqlString(writerPos)}, ${Math.round(timeoutS)})`, { timeoutMs: (timeoutS + 30) * 1000 })) as [Row];
+      return rc === '0';
+    }),
+  );
+  return results.every(Boolean);
 }
 
 /** SHOW SLAVE STATUS of every reader against the writer's @@gtid_binlog_pos. */

@@ -33,7 +33,10 @@ import {
 import { AuroraBenchError } from '../../errors';
 import { lakeKeys } from '../../lake/rows';
 import type { CellPlan, PlanNote } from '../../plan/types';
-import { replicationStatus, startCluster, type ClusterInfo } from './cluster';
+import { replicationStatus, startCluster, waitForReplicas, type ClusterInfo } from './cluster';
+
+/** How long an emulated write-forwarding step waits for the replicas to apply the writer's backlog before it starts. */
+const REPLICA_CATCH_UP_S = 300;
 import { cpuListFor, currentHost, formatBytes, LOCAL_MEMORY_DIVISOR, localShape, type HostResources, type LocalInstanceShape } from './instance-classes';
 import { LocalLakeStore } from './local-lake';
 import { isServerRunning, type ServerInfo } from './mariadb-server';
@@ -482,6 +485,13 @@ export class LocalBackend implements Backend {
       state.sampler = sampler;
     }
 
+    // The write-forwarding emulation reads on a replica: it starts once the replicas have what the
+    // writer has (a prepare re-creates the tables; writer steps leave a backlog). Set-up, not measured.
+    if (state.cluster !== undefined && jobs.some((j) => j.phase === 'run' && j.extraPort !== undefined)) {
+      if (!(await waitForReplicas(state.cluster, REPLICA_CATCH_UP_S))) {
+        throw new Error(`the replicas of cell ${cell.cellId} did not catch up with the writer within ${REPLICA_CATCH_UP_S} s; the write-forwarding emulation needs their data`);
+      }
+    }
     const handles: JobHandle[] = [];
     const records: JobRecord[] = [];
     const logDir = join(state.dir, 'jobs');
