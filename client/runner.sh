@@ -20,7 +20,8 @@
 #           found in --script-dir or downloaded from --script-uri + NAME.
 # LOCATION  a local directory, or s3://bucket/prefix/ (written to a temp dir, then uploaded).
 # Writes (core/sysbench/types.ts): output.log (sysbench stdout+stderr, appended as printed),
-# client_cpu.jsonl (one sample a second while sysbench runs), result.json (last).
+# client_cpu.jsonl (one sample a second while sysbench runs), after a successful prepare
+# server_variables.jsonl (the server's global variables, client/lua/server_config.lua), result.json (last).
 # Every workload runs through client/lua/aurora_bench_hook.lua, which prints one JSON line per
 # report interval. prepare = `sysbench cleanup` (failure ignored) then `sysbench prepare`.
 # Exit status: 0 when sysbench ran and result.json was written (sysbench's own exit code is in
@@ -38,6 +39,7 @@ readonly SCRIPT_ROOT
 # shellcheck source=lib/json.sh
 . "$SCRIPT_ROOT/lib/json.sh"
 readonly HOOK="$SCRIPT_ROOT/lua/aurora_bench_hook.lua"
+readonly SERVER_CONFIG_LUA="$SCRIPT_ROOT/lua/server_config.lua"
 readonly USAGE="usage: $PROG --phase prepare|run --workload NAME --out LOCATION --host H --port P --user U (--password-env VAR | --password-secret SECRET_ARN) [--driver mysql|pgsql] [--script-dir DIR | --script-uri s3://bucket/prefix/] [--extra-port P2] -- <sysbench options...>"
 
 die_usage() {
@@ -369,6 +371,18 @@ run_sysbench() {
   sb_rc=$rc
 }
 
+# dump_server_variables: after a successful prepare (MySQL driver: SHOW GLOBAL VARIABLES), the server's global variables as it runs
+# (client/lua/server_config.lua) into server_variables.jsonl; its own errors stay in that file (the
+# workflow then reports the configuration as unread). Not part of sysbench's exit code.
+dump_server_variables() {
+  [ -f "$SERVER_CONFIG_LUA" ] || { echo "aurora-bench runner: $SERVER_CONFIG_LUA is missing" >"$out_dir/server_variables.jsonl"; return 0; }
+  (
+    cd "$work"
+    if [ $password_via_env = 1 ]; then export MYSQL_PWD="$password"; fi
+    exec sysbench "$SERVER_CONFIG_LUA" dump "${conn_opts[@]}"
+  ) >"$out_dir/server_variables.jsonl" 2>&1 || true
+}
+
 iso_now() { date -u +%Y-%m-%dT%H:%M:%S.%3NZ; }
 
 display_command() {
@@ -386,6 +400,7 @@ if [ "$phase" = prepare ]; then
     cleanup_rc=$sb_rc
     if [ -z "$stop_signal" ]; then
       run_sysbench prepare
+      if [ "$sb_rc" = 0 ] && [ -z "$stop_signal" ] && [ "$driver" = mysql ]; then dump_server_variables; fi
     else
       sb_rc=$cleanup_rc
     fi

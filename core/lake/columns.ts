@@ -6,7 +6,7 @@
  * `dt` is the partition column: it is in every row (rows.ts) but readers take it from the key
  * (`dt=YYYY-MM-DD`), as a string, like Athena partition projection does.
  */
-import type { IntervalRow, LakeTable, MetricWindowRow, RunRow, ServerMetricRow, StepRow, VerdictsRow } from './rows';
+import type { IntervalRow, LakeTable, MetricWindowRow, RunRow, ServerConfigRow, ServerMetricRow, StepRow, VerdictsRow } from './rows';
 
 export type ColumnType = 'string' | 'int' | 'bigint' | 'double' | 'boolean';
 
@@ -31,6 +31,7 @@ const RUNS = {
   error: 'string',
   cells: 'string',
   notes: 'string',
+  server_config: 'string',
 } as const satisfies Columns<RunRow>;
 
 const STEPS = {
@@ -156,6 +157,18 @@ const VERDICTS = {
   computed_at: 'string',
 } as const satisfies Columns<VerdictsRow>;
 
+const SERVER_CONFIG = {
+  run_id: 'string',
+  cell_id: 'string',
+  variant: 'string',
+  instance_id: 'string',
+  kind: 'string',
+  name: 'string',
+  value: 'string',
+  requested: 'string',
+  in_effect: 'boolean',
+} as const satisfies Columns<ServerConfigRow>;
+
 /** Data columns per table, in a stable order (the partition column `dt` is not among them). */
 export const LAKE_COLUMNS: { readonly [T in LakeTable]: Readonly<Record<string, ColumnType>> } = {
   runs: RUNS,
@@ -164,6 +177,7 @@ export const LAKE_COLUMNS: { readonly [T in LakeTable]: Readonly<Record<string, 
   server_metrics: SERVER_METRICS,
   metric_windows: METRIC_WINDOWS,
   verdicts: VERDICTS,
+  server_config: SERVER_CONFIG,
 };
 
 /** The partition column every table has, a string `YYYY-MM-DD` taken from the key. */

@@ -10,6 +10,8 @@
  *                                                                 the window should have, how many arrived
  *   tables/verdicts/dt=.../<runId>.jsonl                          one VerdictsRow per step and metric: the run judged against
  *                                                                its experiment's history (written after the run)
+ *   tables/server_config/dt=.../<runId>__<cellId>__<prepareStepId>.jsonl  the configuration the cell's
+ *                                                                 writer really ran with, read at prepare
  *   raw/dt=YYYY-MM-DD/<runId>/<cellId>/<stepId>/<phase>/<clientId>/{output.log,client_cpu.jsonl,result.json}
  *   scripts/<runId>/<name>.lua                                   custom workloads, fetched by clients
  *
@@ -17,7 +19,7 @@
  * Column names are snake_case: both Athena (Trino) and DuckDB take them unquoted.
  */
 
-export const LAKE_TABLES = ['runs', 'steps', 'intervals', 'server_metrics', 'metric_windows', 'verdicts'] as const;
+export const LAKE_TABLES = ['runs', 'steps', 'intervals', 'server_metrics', 'metric_windows', 'verdicts', 'server_config'] as const;
 export type LakeTable = (typeof LAKE_TABLES)[number];
 
 export interface RunRow {
@@ -46,6 +48,33 @@ export interface RunRow {
   readonly cells: string;
   /** JSON array of plan notes (not applicable parameters etc.). */
   readonly notes: string;
+  /**
+   * JSON object cell id -> {server version, effective values}: what each cell's writer ran with,
+   * read at prepare (the server_config table has every row). Absent from runs written before.
+   */
+  readonly server_config?: string | null;
+  readonly dt: string;
+}
+
+/**
+ * One value of the configuration a cell's writer really ran with, read from the server after prepare
+ * (core/workflow/effective-config.ts).
+ */
+export interface ServerConfigRow {
+  readonly run_id: string;
+  readonly cell_id: string;
+  readonly variant: string;
+  readonly instance_id: string;
+  /** version (server version strings) | requested (a parameter the spec set) | performance (the fixed list) | apply-status (AWS parameter groups) */
+  readonly kind: string;
+  /** Variable name; for apply-status the parameter group's name. */
+  readonly name: string;
+  /** As the server (or DescribeDBInstances/DescribeDBClusters) reports it; null when it does not. */
+  readonly value: string | null;
+  /** What the experiment asked for; null for values it did not set. */
+  readonly requested: string | null;
+  /** Whether the requested value is what runs; null when nothing was requested or it cannot be told. */
+  readonly in_effect: boolean | null;
   readonly dt: string;
 }
 
@@ -249,6 +278,8 @@ export const lakeKeys = {
   stepTable: (table: Exclude<LakeTable, 'runs' | 'verdicts'>, dt: string, runId: string, cellId: string, stepId: string): string =>
     `tables/${table}/dt=${dt}/${safe(runId)}__${safe(cellId)}__${safe(stepId)}.jsonl`,
   verdicts: (dt: string, runId: string): string => `tables/verdicts/dt=${dt}/${safe(runId)}.jsonl`,
+  /** The common prefix of a run's files of a step table. */
+  runTablePrefix: (table: Exclude<LakeTable, 'runs'>, dt: string, runId: string): string => `tables/${table}/dt=${dt}/${safe(runId)}__`,
   raw: (dt: string, runId: string, cellId: string, stepId: string, phase: string, clientId: string): string =>
     `raw/dt=${dt}/${safe(runId)}/${safe(cellId)}/${safe(stepId)}/${phase}/${safe(clientId)}/`,
   script: (runId: string, name: string): string => `scripts/${safe(runId)}/${safe(name)}`,

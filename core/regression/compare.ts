@@ -49,8 +49,17 @@ interface CompareRunInfo {
   readonly plan: string | null;
 }
 
+/** One value of the configuration a run's cells ran with (the server_config table). */
+export interface ConfigValue {
+  readonly variant: string;
+  readonly name: string;
+  readonly value: string | null;
+}
+
 export interface CompareSide {
   readonly run: CompareRunInfo;
+  /** What the servers ran with, read at prepare; empty for runs recorded before it was. */
+  readonly config?: readonly ConfigValue[];
   readonly steps: readonly StepRow[];
   /** Keyed `${cell_id}/${step_id}`. */
   readonly intervals: ReadonlyMap<string, readonly IntervalSample[]>;
@@ -93,8 +102,18 @@ interface ComparedStep {
   readonly metrics: readonly ComparedMetric[];
 }
 
+/** A configuration value that differs between the runs, for a variant both ran. */
+export interface ConfigDifference {
+  readonly variant: string;
+  readonly name: string;
+  /** The distinct values over the run's cells ("" when the server did not report it), joined by " | ". */
+  readonly a: string;
+  readonly b: string;
+}
+
 export interface Comparison {
   readonly a: CompareRunInfo;
+  readonly configDifferences: readonly ConfigDifference[];
   readonly b: CompareRunInfo;
   readonly steps: readonly ComparedStep[];
   readonly onlyInA: readonly string[];
@@ -207,6 +226,32 @@ function compareMetric(
   return { ...base, ratio, difference: null, source, verdict: directedVerdict(position, higherIsBetter) };
 }
 
+function configValues(side: CompareSide): Map<string, string> {
+  const values = new Map<string, Set<string>>();
+  for (const c of side.config ?? []) {
+    const key = `${c.variant}\u0000${c.name}`;
+    values.set(key, (values.get(key) ?? new Set()).add(c.value ?? ''));
+  }
+  return new Map([...values].map(([k, v]) => [k, [...v].sort().join(' | ')]));
+}
+
+/** Values that differ between two runs' configurations, for the variants both recorded one of. */
+export function configDifferences(a: CompareSide, b: CompareSide): ConfigDifference[] {
+  const va = configValues(a);
+  const vb = configValues(b);
+  const variantsA = new Set((a.config ?? []).map((c) => c.variant));
+  const variantsB = new Set((b.config ?? []).map((c) => c.variant));
+  const out: ConfigDifference[] = [];
+  for (const key of [...new Set([...va.keys(), ...vb.keys()])].sort()) {
+    const [variant, name] = key.split('\u0000') as [string, string];
+    if (!variantsA.has(variant) || !variantsB.has(variant)) continue;
+    const x = va.get(key) ?? '';
+    const y = vb.get(key) ?? '';
+    if (x !== y) out.push({ variant, name, a: x, b: y });
+  }
+  return out;
+}
+
 export function compareRuns(a: CompareSide, b: CompareSide, options: CompareOptions = {}): Comparison {
   const batches = options.batches ?? 10;
   const byA = groupByKey(a.steps);
@@ -245,8 +290,12 @@ export function compareRuns(a: CompareSide, b: CompareSide, options: CompareOpti
   if (a.run.spec_name !== b.run.spec_name)
     notes.push(`the runs are of different experiments (${a.run.spec_name}, ${b.run.spec_name}): steps are matched by variant, workload, threads, rate and target`);
   if (a.run.backend !== b.run.backend) notes.push(`the runs are on different backends (${a.run.backend}, ${b.run.backend})`);
+  const differences = configDifferences(a, b);
+  if (differences.length > 0)
+    notes.push(`the servers ran with ${differences.length} different configuration value${differences.length === 1 ? '' : 's'} (see the configuration table)`);
   return {
     a: a.run,
+    configDifferences: differences,
     b: b.run,
     steps,
     onlyInA,

@@ -11,7 +11,7 @@
 import type { LakeReader } from '../lake/duckdb';
 import { findRun, NotFoundError } from '../lake/results';
 import { stepKey } from '../report/load';
-import type { CompareSide, IntervalSample } from './compare';
+import type { CompareSide, ConfigValue, IntervalSample } from './compare';
 import type { HistoryInput, HistoryRunRow } from './history';
 import type { StepRow } from './metrics';
 
@@ -32,7 +32,11 @@ export async function loadCompareSide(lake: LakeReader, runId: string): Promise<
     const k = stepKey(r.cell_id, r.step_id);
     intervals.set(k, [...(intervals.get(k) ?? []), r]);
   }
-  return { run: { run_id: run.run_id, spec_name: run.spec_name, started_at: run.started_at, status: run.status, backend: run.backend, plan: run.plan }, steps, intervals };
+  // The configuration each cell's server ran with (read at prepare); apply-status rows are AWS bookkeeping, not values.
+  const config = await lake.query<ConfigValue>(
+    `SELECT DISTINCT variant, name, value FROM server_config WHERE run_id = ${quote(run.run_id)} AND kind <> 'apply-status' ORDER BY variant, name`,
+  );
+  return { run: { run_id: run.run_id, spec_name: run.spec_name, started_at: run.started_at, status: run.status, backend: run.backend, plan: run.plan }, steps, intervals, config };
 }
 
 /** A run of the experiment as the first read finds it. */

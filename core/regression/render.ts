@@ -75,12 +75,18 @@ export function comparisonReport(c: Comparison): Report {
     numeric: [],
     notes: c.steps.length > withDistribution.length ? ['steps without a latency histogram in either run (failed, or recorded before percentiles were kept) are left out'] : [],
   };
+  const configuration: TableBlock = {
+    title: 'Configuration differences (what the servers ran with, read at prepare)',
+    head: ['variant', 'name', 'A', 'B'],
+    rows: c.configDifferences.map((d) => [d.variant, d.name, d.a || '-', d.b || '-']),
+    numeric: [],
+  };
   const section: ReportSection = {
     id: 'compare',
     title: 'B compared with A',
     question: 'Did anything change from run A to run B beyond the noise?',
     findings,
-    tables: withDistribution.length > 0 ? [table, distribution] : [table],
+    tables: [table, ...(withDistribution.length > 0 ? [distribution] : []), ...(c.configDifferences.length > 0 ? [configuration] : [])],
     charts: [],
   };
   return {

@@ -6,6 +6,8 @@
  *                     report interval from client/lua/aurora_bench_hook.lua (lines starting `{"aurora_bench":`)
  *   client_cpu.jsonl  one line per second: {"t": epoch seconds, "sysbenchCpuPct": % of one core used by
  *                     sysbench, "hostCpuPct": % of all cores busy, "cores": n}
+ *   server_variables.jsonl  after a successful prepare only: the server's global variables
+ *                     (client/lua/server_config.lua), {"aurora_bench_variable":{"name":..,"value":..}} per line
  *   result.json       written last, when the job has ended: RunnerResult
  */
 

@@ -22,6 +22,14 @@ export class NotReadyInTimeError extends AuroraBenchError {
   override readonly name = 'NotReadyInTimeError';
 }
 
+/**
+ * A parameter value the experiment asked for is not what the server runs with (read at prepare,
+ * core/workflow/effective-config.ts): measuring would describe another configuration.
+ */
+export class ConfigurationNotInEffectError extends AuroraBenchError {
+  override readonly name = 'ConfigurationNotInEffectError';
+}
+
 /** sysbench prepare failed: the cell has no data to run on. */
 export class DataPrepareFailedError extends AuroraBenchError {
   override readonly name = 'DataPrepareFailedError';

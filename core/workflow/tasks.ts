@@ -16,7 +16,7 @@ import {
   type ServerMetricsCollection,
   type VerdictPublication,
 } from '../backend';
-import { lakeKeys, toJsonLines, type RunRow, type ServerMetricRow, type VerdictsRow } from '../lake/rows';
+import { lakeKeys, toJsonLines, type RunRow, type ServerConfigRow, type ServerMetricRow, type VerdictsRow } from '../lake/rows';
 import { metricWindowRows, skippedStepRow, stepRowsOf, stepTotals, type ClientStepOutput } from '../lake/step-rows';
 import { PlanError } from '../plan/plan';
 import { preparePlan } from '../plan/prepare';
@@ -28,7 +28,9 @@ import { buildSysbenchArgs } from '../plan/sysbench-args';
 import { ENGINES } from '../aurora/engines';
 import { parseClientCpu, parseSysbenchOutput } from '../sysbench/parser';
 import type { ParsedOutput, RunnerPhase, RunnerResult } from '../sysbench/types';
-import { DataPrepareFailedError, InvalidSpecError, InvalidTaskInputError, NotReadyInTimeError, StepNotDoneError } from './errors';
+import { parseServerVariables } from '../sysbench/server-variables';
+import { applyStatuses, effectiveConfiguration, requestedParameters } from './effective-config';
+import { ConfigurationNotInEffectError, DataPrepareFailedError, InvalidSpecError, InvalidTaskInputError, NotReadyInTimeError, StepNotDoneError } from './errors';
 import { decideStep, stepsToConsult, type EarlierStepRows, type StepDecision } from './step-rates';
 
 export interface TaskDeps {
@@ -265,6 +267,26 @@ function runContext(plan: Plan): RunContext {
     dt: plan.dt,
     ttlHours: plan.ttlHours,
   };
+}
+
+/** The manifest's view of the server_config table: per cell, the writer's version and the values read at prepare. */
+async function serverConfigSummary(deps: TaskDeps, run: RunContext): Promise<string | null> {
+  const keys = (await deps.backend.lake.list(lakeKeys.runTablePrefix('server_config', run.dt, run.runId))).filter((k) => k.endsWith('.jsonl'));
+  if (keys.length === 0) return null;
+  const summary: Record<string, { version: string | null; values: Record<string, string | null>; notInEffect: string[] }> = {};
+  for (const key of keys.sort()) {
+    const rows = ((await deps.backend.lake.get(key)) ?? '')
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as ServerConfigRow);
+    for (const r of rows) {
+      const cell = (summary[r.cell_id] ??= { version: null, values: {}, notInEffect: [] });
+      if (r.kind === 'version' && (r.name === 'version' || r.name === 'aurora_version')) cell.version = cell.version === null ? r.value : `${cell.version} / ${r.value}`;
+      else if (r.kind !== 'version') cell.values[r.name] = r.value;
+      if (r.in_effect === false) cell.notInEffect.push(r.name);
+    }
+  }
+  return JSON.stringify(summary);
 }
 
 async function readRunRow(deps: TaskDeps, run: RunContext): Promise<RunRow | undefined> {
@@ -538,6 +560,7 @@ export async function collectStepTask(deps: TaskDeps, event: CollectStepEvent): 
       const o = failed[0]!;
       throw new DataPrepareFailedError(`sysbench prepare for cell ${cell.cellId} failed on ${o.job.clientId}: ${o.parsed.error ?? `exit code ${o.result?.exitCode ?? 'unknown'}`}`);
     }
+    await checkEffectiveConfiguration(deps, event, outputs[0]?.job);
     return null;
   }
 
@@ -680,6 +703,28 @@ export async function interruptedSteps(deps: TaskDeps, run: RunContext, reason: 
     });
   }
   return events;
+}
+
+/**
+ * After prepare, before anything is measured: the configuration the writer really runs with
+ * (core/workflow/effective-config.ts) into the server_config table; a requested value that is not
+ * in effect fails the cell with the names and both values.
+ */
+async function checkEffectiveConfiguration(deps: TaskDeps, event: CollectStepEvent, job: JobHandle | undefined): Promise<void> {
+  const { run, cell, resources, step } = event;
+  if (job === undefined || !resources.writer) return;
+  const server = parseServerVariables(await deps.backend.lake.get(job.outputPrefix + 'server_variables.jsonl'));
+  const config = effectiveConfiguration({
+    base: { run_id: run.runId, cell_id: cell.cellId, variant: cell.variant.name, dt: run.dt },
+    instanceId: resources.writer.instanceId,
+    server,
+    requested: requestedParameters(cell, resources),
+    applyStatus: applyStatuses(resources),
+  });
+  await deps.backend.lake.put(lakeKeys.stepTable('server_config', run.dt, run.runId, cell.cellId, step.stepId), toJsonLines(config.rows));
+  if (config.notInEffect.length > 0) {
+    throw new ConfigurationNotInEffectError(`cell ${cell.cellId} does not run with the configuration asked for (nothing measured): ${config.notInEffect.join('; ')}`);
+  }
 }
 
 /** Whether every instance's metric of the window had all its datapoints. */
@@ -865,6 +910,7 @@ export async function finishRunTask(deps: TaskDeps, event: FinishRunEvent): Prom
       ended_at: deps.now().toISOString(),
       sysbench_version: results.find((r) => r.sysbenchVersion)?.sysbenchVersion ?? previous.sysbench_version,
       cells: JSON.stringify(results.map((r) => ({ cell_id: r.cellId, status: r.status, error: r.error }))),
+      server_config: await serverConfigSummary(deps, event.run),
       notes: JSON.stringify(
         mergeNotes(
           JSON.parse(previous.notes || '[]') as PlanNote[],

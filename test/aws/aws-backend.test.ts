@@ -269,6 +269,15 @@ describe('AwsBackend on moto: one cell end to end', () => {
     expect(resources.readers.map((r) => r.instanceId)).toEqual([names.readerId(1)]);
     expect(resources.credentials.secretRef).toMatch(/^arn:aws:secretsmanager:/);
     expect(resources.backendState[`dbi:${names.writerId}`]).toMatch(/^db-/);
+    // Each instance's parameter group apply status, for the check at prepare (core/workflow/effective-config.ts).
+    const applyStatus = JSON.parse(resources.backendState['parameterApplyStatus']!) as { instanceId: string; kind: string; status: string }[];
+    expect(
+      applyStatus
+        .filter((s) => s.kind === 'instance')
+        .map((s) => s.instanceId)
+        .sort(),
+    ).toEqual([names.writerId, names.readerId(1)].sort());
+    expect(applyStatus.every((s) => s.status === 'in-sync')).toBe(true);
   });
 
   it('starts the clients from the arm64 launch template in the writer subnet, once', async () => {

@@ -49,7 +49,15 @@ const RETRIED_ON_EVERY_TASK = ['TransientBackendError'];
 const RETRIED_ON_TEARDOWN = ['ResourceStillInUseError'];
 /** Not a failure: RunStep looks again, with backoff, while a step's jobs run. */
 const RETRIED_ON_RUN_STEP = ['StepNotDone'];
-const NOT_RETRIED = ['InvalidSpecError', 'InvalidTaskInputError', 'NotReadyInTimeError', 'DataPrepareFailedError', 'UnsupportedOnBackendError', 'MissingDependencyError'];
+const NOT_RETRIED = [
+  'InvalidSpecError',
+  'InvalidTaskInputError',
+  'NotReadyInTimeError',
+  'DataPrepareFailedError',
+  'ConfigurationNotInEffectError',
+  'UnsupportedOnBackendError',
+  'MissingDependencyError',
+];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((f) => {

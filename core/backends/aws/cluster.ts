@@ -304,12 +304,34 @@ export class AuroraClusters {
     const readers = ours.filter((i) => i !== writerInst).sort((a, b) => a.DBInstanceIdentifier!.localeCompare(b.DBInstanceIdentifier!, 'en', { numeric: true }));
     const dbi: Record<string, string> = {};
     for (const i of ours) if (i.DbiResourceId) dbi[`dbi:${i.DBInstanceIdentifier}`] = i.DbiResourceId;
+    // Whether the parameter groups' values are what runs (core/workflow/effective-config.ts checks it
+    // at prepare): DBInstance.DBParameterGroups[].ParameterApplyStatus ("applying | failed-to-apply |
+    // in-sync | pending-database-upgrade | pending-reboot") and DBCluster.DBClusterMembers[].
+    // DBClusterParameterGroupStatus (botocore rds service-2.json, DBParameterGroupStatus, DBClusterMember).
+    const applyStatus = [
+      ...ours.flatMap((i) =>
+        (i.DBParameterGroups ?? []).map((g) => ({
+          instanceId: i.DBInstanceIdentifier!,
+          kind: 'instance',
+          group: g.DBParameterGroupName ?? '?',
+          status: g.ParameterApplyStatus ?? 'unknown',
+        })),
+      ),
+      ...(cluster.DBClusterMembers ?? [])
+        .filter((m) => m.DBInstanceIdentifier !== undefined && expectedIds.includes(m.DBInstanceIdentifier) && m.DBClusterParameterGroupStatus !== undefined)
+        .map((m) => ({ instanceId: m.DBInstanceIdentifier!, kind: 'cluster', group: cluster.DBClusterParameterGroup ?? '?', status: m.DBClusterParameterGroupStatus! })),
+    ];
     const ready: CellResources = {
       ...resources,
       writer: endpoint(writerInst, 'writer'),
       readers: readers.map((i) => endpoint(i, 'reader')),
       credentials: { user: cluster.MasterUsername ?? resources.credentials.user, secretRef: secret!.SecretArn! },
-      backendState: { ...resources.backendState, ...dbi, ...(cluster.EngineVersion ? { engineVersion: cluster.EngineVersion } : {}) },
+      backendState: {
+        ...resources.backendState,
+        ...dbi,
+        ...(cluster.EngineVersion ? { engineVersion: cluster.EngineVersion } : {}),
+        parameterApplyStatus: JSON.stringify(applyStatus),
+      },
     };
     return { ready: true, resources: ready, detail: `cluster ${resources.clusterId} available with ${ours.length} instance(s)` };
   }

@@ -306,6 +306,9 @@ export class LocalBackend implements Backend {
         serverVersion: versions.serverVersion,
         provisionMs: String(provisionMs),
         pids: [cluster.writer, ...cluster.readers].map((s) => `${s.instanceId}:${s.pid}`).join(','),
+        // What the writer was asked to run with in MariaDB's terms (sizes scaled, booleans and enums
+        // spelt as MariaDB does): the prepare check compares the server's values with these.
+        requestedParameters: JSON.stringify(Object.fromEntries(plans.writer.applied.map((a) => [a.name.toLowerCase(), a.value]))),
       },
     };
     this.cells.set(key, { runId: run.runId, cellId: cell.cellId, dir, cluster, resources, jobs: new Map(), collected: new Map() });

@@ -1,0 +1,34 @@
+/**
+ * The server's global variables as client/lua/server_config.lua printed them after prepare
+ * (server_variables.jsonl under the prepare job's output): the configuration that really runs.
+ */
+
+export interface ServerVariables {
+  /** Lower-case variable name -> value as the server reports it. */
+  readonly variables: ReadonlyMap<string, string>;
+  /** Why the variables could not be read (the script's FATAL line, a missing file); null when read. */
+  readonly error: string | null;
+}
+
+const PREFIX = '{"aurora_bench_variable":';
+
+export function parseServerVariables(text: string | undefined): ServerVariables {
+  if (text === undefined) return { variables: new Map(), error: 'the runner left no server_variables.jsonl' };
+  const variables = new Map<string, string>();
+  const problems: string[] = [];
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line.startsWith(PREFIX)) {
+      try {
+        const v = (JSON.parse(line) as { aurora_bench_variable?: { name?: unknown; value?: unknown } }).aurora_bench_variable;
+        if (typeof v?.name === 'string' && typeof v.value === 'string') variables.set(v.name.toLowerCase(), v.value);
+      } catch {
+        // a line cut short: the others still count
+      }
+    } else if (line.startsWith('FATAL: ') || line.startsWith('aurora-bench runner: ')) {
+      problems.push(line.replace(/^(FATAL|aurora-bench runner): /, ''));
+    }
+  }
+  if (variables.size > 0) return { variables, error: null };
+  return { variables, error: problems.length > 0 ? problems.slice(0, 2).join('; ') : 'server_variables.jsonl holds no variables' };
+}

@@ -1,0 +1,166 @@
+/**
+ * The configuration a cell really runs with, checked before anything is measured: the server's
+ * global variables read at prepare (client/lua/server_config.lua, on the writer) against the
+ * parameter values the experiment asked for, plus on AWS the parameter groups' apply status.
+ *
+ * - requested: each parameter of the variant (instance parameters over cluster ones, as in Aurora),
+ *   or, where the backend had to translate them (locally: sizes scaled to the local machine,
+ *   booleans and enums in MariaDB's spelling), the values it applied (CellResources.backendState
+ *   `requestedParameters`, JSON). Formula values ({DBInstanceClassMemory*3/4}) are shown, not
+ *   compared: the instance's own memory decides them. A parameter the server does not report as a
+ *   variable (rds.*, some aurora_* settings) is recorded with in_effect null.
+ * - apply status (AWS, backendState `parameterApplyStatus`, JSON, set when the cell became ready):
+ *   DescribeDBInstances DBInstance.DBParameterGroups[].ParameterApplyStatus and DescribeDBClusters
+ *   DBCluster.DBClusterMembers[].DBClusterParameterGroupStatus (botocore rds service-2.json,
+ *   DBParameterGroupStatus: "applying | failed-to-apply | in-sync | pending-database-upgrade |
+ *   pending-reboot"). Anything but in-sync means the groups' values are not (all) what runs.
+ * - performance: a fixed list of variables that shape performance, recorded whether or not the
+ *   experiment set them, so runs can be compared on them (`compare`).
+ * A requested value that is not in effect fails the cell (ConfigurationNotInEffectError) with the
+ * names and both values.
+ */
+import type { CellResources } from '../backend';
+import type { ServerConfigRow } from '../lake/rows';
+import type { CellPlan } from '../plan/types';
+import type { ServerVariables } from '../sysbench/server-variables';
+
+/** Variables that shape performance (buffer pool, flushing, binlog, threads, connections, caches, isolation). */
+export const PERFORMANCE_VARIABLES = [
+  'innodb_buffer_pool_size',
+  'innodb_buffer_pool_instances',
+  'innodb_flush_log_at_trx_commit',
+  'innodb_flush_method',
+  'innodb_doublewrite',
+  'innodb_io_capacity',
+  'innodb_io_capacity_max',
+  'innodb_log_file_size',
+  'innodb_log_buffer_size',
+  'innodb_read_io_threads',
+  'innodb_write_io_threads',
+  'innodb_thread_concurrency',
+  'innodb_adaptive_hash_index',
+  'log_bin',
+  'binlog_format',
+  'sync_binlog',
+  'thread_handling',
+  'thread_pool_size',
+  'max_connections',
+  'table_open_cache',
+  'max_prepared_stmt_count',
+  'performance_schema',
+  'query_cache_type',
+  'transaction_isolation',
+  'tx_isolation',
+] as const;
+
+/** The server's own version strings (aurora_version on Aurora MySQL). */
+export const VERSION_VARIABLES = ['version', 'version_comment', 'aurora_version'] as const;
+
+export interface ApplyStatus {
+  readonly instanceId: string;
+  readonly kind: 'instance' | 'cluster';
+  readonly group: string;
+  readonly status: string;
+}
+
+export interface EffectiveConfiguration {
+  readonly rows: ServerConfigRow[];
+  /** "innodb_io_capacity: asked 400, runs with 300" / "instance x: parameter group g is pending-reboot". */
+  readonly notInEffect: string[];
+  /** The server version as reported (aurora_version over version), null when unread. */
+  readonly serverVersion: string | null;
+  /** Why the server's variables could not be read; null when they were. */
+  readonly unread: string | null;
+}
+
+type Literal = string | number | boolean;
+
+const isFormula = (v: Literal): boolean => typeof v === 'string' && /^\s*\{.*\}\s*$/.test(v);
+
+/** Sizes as parameter groups write them (512K, 64M, 12G). */
+function sizeBytes(text: string): number | undefined {
+  const m = /^\s*([0-9]+(?:\.[0-9]+)?)\s*([KMGTkmgt])(?:i?[Bb])?\s*$/.exec(text);
+  if (!m) return undefined;
+  return Math.round(Number(m[1]) * 1024 ** ('kmgt'.indexOf(m[2]!.toLowerCase()) + 1));
+}
+
+const TRUE = new Set(['1', 'on', 'true', 'yes']);
+const FALSE = new Set(['0', 'off', 'false', 'no']);
+
+/** Whether the server's value is the requested one: same text (any case), number, size or boolean. */
+export function sameSetting(requested: Literal, actual: string): boolean {
+  const asked = String(requested).trim();
+  const a = asked.toLowerCase();
+  const b = actual.trim().toLowerCase();
+  if (a === b) return true;
+  const na = sizeBytes(asked) ?? (asked !== '' && Number.isFinite(Number(asked)) ? Number(asked) : undefined);
+  const nb = b !== '' && Number.isFinite(Number(b)) ? Number(b) : undefined;
+  if (na !== undefined && nb !== undefined) return na === nb;
+  if ((TRUE.has(a) && TRUE.has(b)) || (FALSE.has(a) && FALSE.has(b))) return true;
+  return false;
+}
+
+/** What the cell asked the writer to run with: the backend's applied values when it recorded them, else the variant's. */
+export function requestedParameters(cell: Pick<CellPlan, 'variant'>, resources: Pick<CellResources, 'backendState'>): Record<string, Literal> {
+  const recorded = resources.backendState['requestedParameters'];
+  if (recorded !== undefined) return JSON.parse(recorded) as Record<string, Literal>;
+  const out: Record<string, Literal> = {};
+  for (const [k, v] of Object.entries(cell.variant.clusterParameters)) out[k.toLowerCase()] = v;
+  for (const [k, v] of Object.entries(cell.variant.instanceParameters)) out[k.toLowerCase()] = v;
+  return out;
+}
+
+export function applyStatuses(resources: Pick<CellResources, 'backendState'>): ApplyStatus[] {
+  const recorded = resources.backendState['parameterApplyStatus'];
+  return recorded === undefined ? [] : (JSON.parse(recorded) as ApplyStatus[]);
+}
+
+export function effectiveConfiguration(input: {
+  readonly base: Pick<ServerConfigRow, 'run_id' | 'cell_id' | 'variant' | 'dt'>;
+  readonly instanceId: string;
+  readonly server: ServerVariables;
+  readonly requested: Readonly<Record<string, Literal>>;
+  readonly applyStatus: readonly ApplyStatus[];
+}): EffectiveConfiguration {
+  const { base, instanceId, server, requested } = input;
+  const rows: ServerConfigRow[] = [];
+  const notInEffect: string[] = [];
+  const row = (kind: string, name: string, value: string | null, asked: string | null, inEffect: boolean | null): ServerConfigRow => ({
+    ...base,
+    instance_id: instanceId,
+    kind,
+    name,
+    value,
+    requested: asked,
+    in_effect: inEffect,
+  });
+  for (const name of VERSION_VARIABLES) {
+    const v = server.variables.get(name);
+    if (v !== undefined) rows.push(row('version', name, v, null, null));
+  }
+  const unread = server.error;
+  for (const [name, asked] of Object.entries(requested)) {
+    const actual = server.variables.get(name.toLowerCase());
+    if (unread !== null || actual === undefined || isFormula(asked)) {
+      rows.push(row('requested', name, actual ?? null, String(asked), null));
+      continue;
+    }
+    const inEffect = sameSetting(asked, actual);
+    rows.push(row('requested', name, actual, String(asked), inEffect));
+    if (!inEffect) notInEffect.push(`${name}: asked ${String(asked)}, ${instanceId} runs with ${actual}`);
+  }
+  for (const name of PERFORMANCE_VARIABLES) {
+    if (name in requested) continue;
+    const v = server.variables.get(name);
+    if (v !== undefined) rows.push(row('performance', name, v, null, null));
+  }
+  for (const s of input.applyStatus) {
+    const inSync = s.status === 'in-sync';
+    rows.push({ ...base, instance_id: s.instanceId, kind: 'apply-status', name: `${s.kind}:${s.group}`, value: s.status, requested: 'in-sync', in_effect: inSync });
+    if (!inSync) notInEffect.push(`${s.instanceId}: ${s.kind} parameter group ${s.group} is ${s.status} (its values are not all in effect)`);
+  }
+  const version = server.variables.get('version');
+  const aurora = server.variables.get('aurora_version');
+  const serverVersion = aurora !== undefined ? `${version ?? '?'} (Aurora MySQL ${aurora})` : (version ?? null);
+  return { rows, notInEffect, serverVersion, unread };
+}
