@@ -116,6 +116,8 @@ interface EmulatedInstance {
   server?: ServerInfo;
   failure?: string;
   started: Promise<ServerInfo | undefined>;
+  /** The parameter values the MariaDB stand-in was given, in its own terms (sizes scaled like the local backend's). */
+  applied?: Record<string, string>;
 }
 
 interface EmulatedCluster {
@@ -188,6 +190,18 @@ export class RdsEmulation {
   private readonly host: HostResources;
   private serverDirs = 0;
   private closed = false;
+
+  /**
+   * What an instance's MariaDB stand-in was asked to run with: the prepare check compares the
+   * server with these rather than with the parameter groups' Aurora values (TaskDeps.requestedParametersOf).
+   */
+  appliedParameters(instanceId: string): Record<string, string> | undefined {
+    for (const c of this.clusters.values()) {
+      const i = c.instances.get(instanceId);
+      if (i) return i.applied;
+    }
+    return undefined;
+  }
 
   constructor(private readonly o: RdsEmulationOptions) {
     this.host = o.host ?? currentHost();
@@ -392,6 +406,7 @@ export class RdsEmulation {
       role: instance.role,
       serverVersion: this.o.serverVersion,
     });
+    instance.applied = Object.fromEntries(plan.applied.map((a) => [a.name.toLowerCase(), a.value]));
     const dir = join(this.o.dir, `i${++this.serverDirs}`);
     await mkdir(this.o.dir, { recursive: true });
     const started = await startServerFromTemplate(this.o.template.datadir, {

@@ -373,7 +373,8 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
     );
     cw.start();
 
-    const deps = await options.buildTaskDeps(config, clients);
+    const emulation = rds;
+    const deps: TaskDeps = { ...(await options.buildTaskDeps(config, clients)), requestedParametersOf: (instanceId) => emulation.appliedParameters(instanceId) };
     result = await executeLocally({
       deps,
       input: { spec, scripts: prepared.scripts, runId: plan.runId, notes: prepared.preparationNotes },

@@ -50,6 +50,12 @@ export interface TaskDeps {
    * Injected because the judging sits above the workflow in the data path.
    */
   readonly judgeRun: (run: RunContext) => Promise<readonly VerdictsRow[]>;
+  /**
+   * What an instance was really asked to run with when that is not the variant's values (the AWS
+   * rehearsal: its MariaDB stand-ins scale sizes like the local backend); the prepare check compares
+   * the server with these. Undefined everywhere else.
+   */
+  readonly requestedParametersOf?: (instanceId: string) => Record<string, string> | undefined;
 }
 
 // ---------------------------------------------------------------- event shapes
@@ -718,7 +724,7 @@ async function checkEffectiveConfiguration(deps: TaskDeps, event: CollectStepEve
     base: { run_id: run.runId, cell_id: cell.cellId, variant: cell.variant.name, dt: run.dt },
     instanceId: resources.writer.instanceId,
     server,
-    requested: requestedParameters(cell, resources),
+    requested: deps.requestedParametersOf?.(resources.writer.instanceId) ?? requestedParameters(cell, resources),
     applyStatus: applyStatuses(resources),
   });
   await deps.backend.lake.put(lakeKeys.stepTable('server_config', run.dt, run.runId, cell.cellId, step.stepId), toJsonLines(config.rows));
