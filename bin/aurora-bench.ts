@@ -217,9 +217,16 @@ program
   .option('--lake <dir>', 'local results lake directory', defaultLake)
   .option('--aws', "read the run from Athena over the deployed stack's lake instead of the local lake")
   .option('--stack <name>', 'deployed stack name (with --aws)', 'AuroraBench')
+  .option('--include-saturated', 'keep steps whose client saturated its CPU in ratios, scores and price-performance (left out by default)')
   .action(
-    action(async (run: string | undefined, opts: { html?: string; prices?: string; lake: string; aws?: boolean; stack: string }) => {
-      const common = { ...(run ? { runId: run } : {}), repoRoot, ...(opts.html ? { html: resolve(opts.html) } : {}), ...(opts.prices ? { prices: resolve(opts.prices) } : {}) };
+    action(async (run: string | undefined, opts: { html?: string; prices?: string; lake: string; aws?: boolean; stack: string; includeSaturated?: boolean }) => {
+      const common = {
+        ...(run ? { runId: run } : {}),
+        repoRoot,
+        ...(opts.html ? { html: resolve(opts.html) } : {}),
+        ...(opts.prices ? { prices: resolve(opts.prices) } : {}),
+        ...(opts.includeSaturated ? { includeSaturated: true } : {}),
+      };
       if (opts.aws) {
         const { athenaReportText } = await import('../core/cli/report-aws');
         process.stdout.write(await athenaReportText({ ...common, stackName: opts.stack }));

@@ -262,13 +262,50 @@ export const SERVER_METRICS = {
   AuroraReplicaLag: 'Milliseconds',
   BufferCacheHitRatio: 'Percent',
   Deadlocks: 'Count/Second',
+  /**
+   * Average statement latencies, free memory and storage I/O (Aurora User Guide, "Instance-level
+   * metrics for Amazon Aurora", Aurora.AuroraMonitoring.Metrics.md: CommitLatency, DMLLatency,
+   * SelectLatency in milliseconds, FreeableMemory). ReadIOPS/WriteIOPS are instance metrics of Aurora
+   * PostgreSQL only there; the local backend measures them (InnoDB data reads/writes per second).
+   */
+  CommitLatency: 'Milliseconds',
+  DMLLatency: 'Milliseconds',
+  SelectLatency: 'Milliseconds',
+  FreeableMemory: 'Bytes',
+  ReadIOPS: 'Count/Second',
+  WriteIOPS: 'Count/Second',
   /** Aurora local write forwarding (AWS only). */
   ForwardingReplicaSelectThroughput: 'Count/Second',
   ForwardingReplicaDMLThroughput: 'Count/Second',
   ForwardingReplicaOpenSessions: 'Count',
   ForwardingWriterOpenSessions: 'Count',
   ForwardingWriterDMLThroughput: 'Count/Second',
+  /**
+   * Write-forwarding latencies in milliseconds (Aurora User Guide, aurora-global-database-write-forwarding.md,
+   * "CloudWatch metrics and Aurora MySQL status variables for write forwarding"): on the writer the
+   * time to process each forwarded DML; on a reader the forwarded DML response time, the time a
+   * SELECT waits to catch up with the writer (read consistency), and the forwarded SELECT latency.
+   */
+  ForwardingWriterDMLLatency: 'Milliseconds',
+  ForwardingReplicaDMLLatency: 'Milliseconds',
+  ForwardingReplicaReadWaitLatency: 'Milliseconds',
+  ForwardingReplicaSelectLatency: 'Milliseconds',
 } as const;
+
+/**
+ * Metrics the local backend cannot measure, with why (the report and the run's notes say so rather
+ * than show nothing).
+ */
+export const LOCAL_UNMEASURED_METRICS: Readonly<Partial<Record<ServerMetricName, string>>> = {
+  CommitLatency: 'MariaDB keeps no statement durations in its status counters (only performance_schema, off by default)',
+  DMLLatency: 'MariaDB keeps no statement durations in its status counters (only performance_schema, off by default)',
+  SelectLatency: 'MariaDB keeps no statement durations in its status counters (only performance_schema, off by default)',
+  FreeableMemory: "the local servers share this machine's memory: there is no per-instance free memory",
+  ForwardingWriterDMLLatency: 'MariaDB has no write forwarding',
+  ForwardingReplicaDMLLatency: 'MariaDB has no write forwarding',
+  ForwardingReplicaReadWaitLatency: 'MariaDB has no write forwarding',
+  ForwardingReplicaSelectLatency: 'MariaDB has no write forwarding',
+};
 export type ServerMetricName = keyof typeof SERVER_METRICS;
 
 const safe = (s: string): string => s.replace(/[^A-Za-z0-9._-]/g, '_');

@@ -11,7 +11,7 @@ import { loadPrices, type PriceTable } from '../plan/cost';
 import { COMPACT_TABLE } from '../format';
 import { loadRun, type RunData } from './load';
 import type { AnswerPart, ChartBlock, Report, ReportSection, TableBlock } from './model';
-import { buildSections, makeContext } from './sections';
+import { buildSections, makeContext, type ContextOptions } from './sections';
 
 function planNotes(data: RunData): string[] {
   try {
@@ -32,8 +32,8 @@ function stepCounts(data: RunData): string {
 }
 
 /** @internal exported for its tests (a test seam) */
-export function buildReport(data: RunData, prices: PriceTable): Report {
-  const ctx = makeContext(data, prices);
+export function buildReport(data: RunData, prices: PriceTable, options: ContextOptions = {}): Report {
+  const ctx = makeContext(data, prices, options);
   const r = data.run;
   const meta: [string, string][] = [
     ['run', r.run_id],
@@ -48,8 +48,15 @@ export function buildReport(data: RunData, prices: PriceTable): Report {
     ],
     ['steps', `${data.steps.length} step results (${stepCounts(data)}), repeats interleaved: ${data.spec?.order ?? 'unknown'}`],
   ];
+  const leftOut = ctx.leftOutSaturated.map((s) => `${s.variant} ${s.step_id} (repeat ${s.repeat})`);
+  const saturationNotes =
+    leftOut.length > 0
+      ? [
+          `Left out of every ratio, score and price-performance figure: ${leftOut.length} step result${leftOut.length === 1 ? '' : 's'} whose client saturated its CPU (the numbers measure the client, not the server): ${leftOut.join(', ')}. Keep them with --include-saturated.`,
+        ]
+      : [];
   const sections = buildSections(ctx);
-  return { title: `aurora-bench report: ${r.spec_name}`, meta, notes: planNotes(data), answer: composeAnswer(sections), sections };
+  return { title: `aurora-bench report: ${r.spec_name}`, meta, notes: [...saturationNotes, ...planNotes(data)], answer: composeAnswer(sections), sections };
 }
 
 /** The sections' answer parts, in section order: the study's answer, before any evidence. */
@@ -221,13 +228,15 @@ export interface ReportOptions {
   readonly prices?: string;
   /** Also write the HTML report here. */
   readonly html?: string;
+  /** Keep client-bound repeats in ratios, scores and price-performance. */
+  readonly includeSaturated?: boolean;
 }
 
 /** The report of a run from any lake (DuckDB or Athena). */
 export async function reportFromLake(lake: LakeReader, options: ReportOptions): Promise<{ report: Report; text: string; html?: string }> {
   const prices = loadPrices(options.repoRoot, options.prices);
   const data = await loadRun(lake, options.runId);
-  const report = buildReport(data, prices);
+  const report = buildReport(data, prices, { includeSaturated: options.includeSaturated === true });
   return { report, text: renderTerminal(report), ...(options.html !== undefined ? { html: renderHtml(report) } : {}) };
 }
 

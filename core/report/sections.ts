@@ -71,9 +71,25 @@ export interface Context {
   readonly prices: PriceTable;
   readonly groups: readonly StepGroup[];
   readonly variants: readonly VariantInfo[];
+  /** Client-bound repeats left out of the estimates (ratios, scores, price-performance); empty when asked to keep them. */
+  readonly leftOutSaturated: readonly StepResult[];
 }
 
-function groupSteps(data: RunData): StepGroup[] {
+export interface ContextOptions {
+  /** Keep repeats whose client was CPU-saturated in the estimates (by default they are left out, and the report says so). */
+  readonly includeSaturated?: boolean;
+}
+
+/**
+ * A repeat whose client saturated its CPU measures the client, not the server: it is left out of
+ * `ok` (what estimates, ratios and scores use) unless asked. Rate-sweep points (rate > 0) keep
+ * theirs: the rate section draws the whole curve and marks the client-bound points on it.
+ */
+function measuredOk(rows: readonly StepResult[], includeSaturated: boolean): StepResult[] {
+  return rows.filter((r) => (r.status === 'ok' || r.status === 'overloaded') && r.tps !== null && (includeSaturated || r.rate > 0 || r.saturated_clients === 0));
+}
+
+function groupSteps(data: RunData, options: ContextOptions = {}): StepGroup[] {
   const byKey = new Map<string, StepResult[]>();
   for (const s of data.steps) {
     const k = `${s.variant}\u0000${s.step_id}`;
@@ -96,7 +112,7 @@ function groupSteps(data: RunData): StepGroup[] {
       az: first.az,
       latPct: first.lat_pct,
       rows: rows.slice().sort((a, b) => a.repeat - b.repeat),
-      ok: rows.filter((r) => (r.status === 'ok' || r.status === 'overloaded') && r.tps !== null),
+      ok: measuredOk(rows, options.includeSaturated === true),
       overloaded: rows.filter((r) => r.status === 'overloaded'),
       skipped: rows.filter((r) => r.status === 'skipped'),
       options: optionsOf.get(first.workload) ?? {},
@@ -123,9 +139,10 @@ function variantInfos(data: RunData, groups: readonly StepGroup[]): VariantInfo[
   return fromSpec.filter((v) => present.has(v.name));
 }
 
-export function makeContext(data: RunData, prices: PriceTable): Context {
-  const groups = groupSteps(data);
-  return { data, prices, groups, variants: variantInfos(data, groups) };
+export function makeContext(data: RunData, prices: PriceTable, options: ContextOptions = {}): Context {
+  const groups = groupSteps(data, options);
+  const leftOutSaturated = options.includeSaturated === true ? [] : data.steps.filter((s) => s.status === 'ok' && s.tps !== null && s.rate === 0 && s.saturated_clients > 0);
+  return { data, prices, groups, variants: variantInfos(data, groups), leftOutSaturated };
 }
 
 const INTERVAL_FIELD: Partial<Record<Metric, 'tps' | 'qps' | 'lat_pct_ms'>> = { tps: 'tps', qps: 'qps', lat_pct_ms: 'lat_pct_ms' };
@@ -421,18 +438,30 @@ export function priceSection(ctx: Context): ReportSection | null {
   // was offered: only its unlimited-rate steps (the capacity) are priced.
   if (ctx.variants.length < 1 || ctx.groups.length === 0 || isNetworkStudy(ctx)) return null;
   const priced = ctx.groups.filter((g) => !(g.rate > 0 && inSweep(ctx, g)));
-  if (priced.length === 0) return null;
+  // A sweep without an unlimited-rate step is priced at its knee's capacity (meanTps below).
+  const sweptOnly = ctx.groups.filter((g) => g.rate > 0 && inSweep(ctx, g) && !priced.some((p) => p.variant === g.variant && p.workload === g.workload));
+  if (priced.length === 0 && sweptOnly.length === 0) return null;
   const region = ctx.data.run.region || ctx.data.spec?.region || ctx.prices.defaultRegion;
   const lookup = regionPrices(ctx.prices, region);
   const currency = lookup.prices.currency;
-  const workloads = uniqueInOrder(priced.map((g) => g.workload));
+  const workloads = uniqueInOrder([...priced, ...sweptOnly].map((g) => g.workload));
   const hourly = new Map(ctx.variants.map((v) => [v.name, variantHourly(lookup.prices, v.instanceClass, v.readers)]));
   if ([...hourly.values()].every((h) => h === null)) return null;
+  // A rate sweep's throughput is what was offered up to its knee: its capacity is the plateau past
+  // the knee (findKnee), not the mean over the offered rates, most of which ask for less.
+  const sweptAtRates = new Set<string>();
   const meanTps = (variant: string, workload: string): number | null => {
-    const vals = priced
-      .filter((g) => g.variant === variant && g.workload === workload)
-      .map((g) => estimate(ctx, g, 'tps').value)
-      .filter((v): v is number => v !== null);
+    // The unlimited-rate steps are the capacity; a sweep without one is priced at its knee.
+    const unlimited = priced.filter((g) => g.variant === variant && g.workload === workload);
+    const rated = ctx.groups.filter((g) => g.variant === variant && g.workload === workload && g.rate > 0);
+    if (unlimited.length === 0 && rated.length >= 2) {
+      const knee = findKnee(rated.map((g) => ({ offered: g.offered, achieved: estimate(ctx, g, 'tps').value, p99Ms: estimate(ctx, g, 'lat_pct_ms').value })));
+      if (knee.capacity !== null) {
+        sweptAtRates.add(workload);
+        return knee.capacity;
+      }
+    }
+    const vals = unlimited.map((g) => estimate(ctx, g, 'tps').value).filter((v): v is number => v !== null);
     return vals.length > 0 ? mean(vals) : null;
   };
   const perMoney = (variant: string, workload: string): number | null => {
@@ -507,6 +536,8 @@ export function priceSection(ctx: Context): ReportSection | null {
     `Cost per hour of each variant's DB instances (writer + readers), ${lookup.region} on-demand prices ${pricesAsOfText(ctx.prices)} from prices/aws-prices.json (override with --prices); clients are the load generator and are not counted.`,
   ];
   if (lookup.fallbackNote) notes.push(lookup.fallbackNote);
+  if (sweptAtRates.size > 0)
+    notes.push(`${[...sweptAtRates].join(', ')}: a rate sweep; TPS is its capacity at the knee (the plateau the achieved rate reaches), not the mean over the offered rates.`);
   if (ctx.data.run.backend === 'local')
     notes.push("Local run: the throughput was measured on MariaDB on this machine, not on the priced classes; the table shows the method, not the classes' value.");
   return {

@@ -464,7 +464,13 @@ describe('the synthesized workflow with the AWS handlers on moto', () => {
       expect.arrayContaining([`${names.writerId} CPUUtilization`, `${names.readerId(1)} AuroraReplicaLag`]),
     );
     expect(windows.every((w) => w.complete && w.received === w.expected && w.expected >= 1)).toBe(true);
-    expect(metrics.filter((m) => m.source === 'cloudwatch')).toHaveLength(cloudwatchWindows.reduce((a, w) => a + w.expected, 0));
+    // Every counted series has its datapoints; the latency/memory series are collected alongside
+    // without windows of their own (the base metrics' windows say whether the minute is published).
+    const counted = new Set(cloudwatchWindows.map((w) => w.metric));
+    expect(metrics.filter((m) => m.source === 'cloudwatch' && counted.has(m.metric))).toHaveLength(cloudwatchWindows.reduce((a, w) => a + w.expected, 0));
+    expect(new Set(metrics.filter((m) => m.source === 'cloudwatch' && !counted.has(m.metric)).map((m) => m.metric))).toEqual(
+      new Set(['CommitLatency', 'DMLLatency', 'SelectLatency', 'FreeableMemory']),
+    );
     expect(JSON.parse(runRow!.notes) as { message: string }[]).not.toContainEqual(expect.objectContaining({ message: expect.stringContaining('server metrics') }));
 
     // Assert: what the cell had in moto while its jobs ran is gone.

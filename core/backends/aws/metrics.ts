@@ -37,6 +37,16 @@ const BASE_METRICS: readonly ServerMetricName[] = [
 const WRITER_FORWARDING_METRICS: readonly ServerMetricName[] = ['ForwardingWriterOpenSessions', 'ForwardingWriterDMLThroughput'];
 const READER_FORWARDING_METRICS: readonly ServerMetricName[] = ['ForwardingReplicaSelectThroughput', 'ForwardingReplicaDMLThroughput', 'ForwardingReplicaOpenSessions'];
 
+/**
+ * Collected too, but not counted in the window's completeness: the base metrics are published on
+ * the same schedule and say whether the window is complete (Aurora User Guide, "Instance-level
+ * metrics for Amazon Aurora": CommitLatency, DMLLatency, SelectLatency, FreeableMemory; the
+ * forwarding latencies: "CloudWatch metrics and Aurora MySQL status variables for write forwarding").
+ */
+const LATENCY_METRICS: readonly ServerMetricName[] = ['CommitLatency', 'DMLLatency', 'SelectLatency', 'FreeableMemory'];
+const WRITER_FORWARDING_LATENCY: readonly ServerMetricName[] = ['ForwardingWriterDMLLatency'];
+const READER_FORWARDING_LATENCY: readonly ServerMetricName[] = ['ForwardingReplicaDMLLatency', 'ForwardingReplicaReadWaitLatency', 'ForwardingReplicaSelectLatency'];
+
 /** GetMetricData takes at most 500 MetricDataQuery per request (CloudWatch API reference). */
 const MAX_METRIC_QUERIES = 500;
 /** AWS/RDS metrics are standard resolution: 60 s is the finest period (MetricStat.Period docs). */
@@ -73,14 +83,17 @@ export class ServerMetrics {
     const base = { run_id: run.runId, cell_id: cell.cellId, variant: cell.variant.name, step_id: window.stepId, dt: run.dt };
     const wf = cell.variant.writeForwarding?.enabled === true;
 
-    const wantedSeries: { instance: Endpoint; metric: ServerMetricName }[] = [];
+    const wantedSeries: { instance: Endpoint; metric: ServerMetricName; counted: boolean }[] = [];
     for (const ep of endpoints) {
       const metrics = [
         ...BASE_METRICS,
         ...(ep.role === 'reader' ? (['AuroraReplicaLag'] as const) : []),
         ...(wf ? (ep.role === 'writer' ? WRITER_FORWARDING_METRICS : READER_FORWARDING_METRICS) : []),
       ];
-      for (const metric of metrics) wantedSeries.push({ instance: ep, metric });
+      for (const metric of metrics) wantedSeries.push({ instance: ep, metric, counted: true });
+      for (const metric of [...LATENCY_METRICS, ...(wf ? (ep.role === 'writer' ? WRITER_FORWARDING_LATENCY : READER_FORWARDING_LATENCY) : [])]) {
+        wantedSeries.push({ instance: ep, metric, counted: false });
+      }
     }
     const rows: ServerMetricRow[] = [];
     // GetMetricData's StartTime is inclusive and EndTime exclusive, both on whole minutes here: one
@@ -131,17 +144,19 @@ export class ServerMetrics {
         });
       }
     }
-    const windows: MetricWindowCount[] = wantedSeries.map((s, i) => ({
-      instanceId: s.instance.instanceId,
-      role: s.instance.role,
-      metric: s.metric,
-      source: 'cloudwatch',
-      start: start.toISOString(),
-      end: end.toISOString(),
-      periodS: CLOUDWATCH_PERIOD_S,
-      expected,
-      received: received.get(`m${i}`) ?? 0,
-    }));
+    const windows: MetricWindowCount[] = wantedSeries
+      .flatMap((s, i) => (s.counted ? [{ s, i }] : []))
+      .map(({ s, i }) => ({
+        instanceId: s.instance.instanceId,
+        role: s.instance.role,
+        metric: s.metric,
+        source: 'cloudwatch',
+        start: start.toISOString(),
+        end: end.toISOString(),
+        periodS: CLOUDWATCH_PERIOD_S,
+        expected,
+        received: received.get(`m${i}`) ?? 0,
+      }));
 
     if (cell.variant.performanceInsights) {
       const pi = await this.collectPerformanceInsights(resources, endpoints, start, end, base);

@@ -31,7 +31,7 @@ import {
   WF_EMULATION_SCRIPT,
 } from '../../backend';
 import { AuroraBenchError } from '../../errors';
-import { lakeKeys } from '../../lake/rows';
+import { lakeKeys, LOCAL_UNMEASURED_METRICS } from '../../lake/rows';
 import type { CellPlan, PlanNote } from '../../plan/types';
 import { replicationStatus, startCluster, waitForReplicas, type ClusterInfo } from './cluster';
 
@@ -175,6 +175,17 @@ function cellServersRunning(state: CellState): boolean {
   return state.cluster !== undefined && [state.cluster.writer, ...state.cluster.readers].every(isServerRunning);
 }
 
+/** The server metrics AWS reports that the local sampler cannot, and why: said once per run rather than shown as missing. */
+function unmeasuredMetricsNote(): PlanNote {
+  const byReason = new Map<string, string[]>();
+  for (const [metric, why] of Object.entries(LOCAL_UNMEASURED_METRICS)) byReason.set(why, [...(byReason.get(why) ?? []), metric]);
+  return {
+    level: 'info',
+    path: 'serverMetrics',
+    message: `not measured locally: ${[...byReason].map(([why, metrics]) => `${metrics.join(', ')} (${why})`).join('; ')}`,
+  };
+}
+
 export class LocalBackend implements Backend {
   readonly kind = 'local' as const;
   readonly lake: LocalLakeStore;
@@ -282,6 +293,7 @@ export class LocalBackend implements Backend {
       ),
     ];
     notes.push(...plans.writer.notes, ...(cluster.readers.length > 0 ? plans.reader.notes : []));
+    notes.push(unmeasuredMetricsNote());
     if (this.cpuAffinity && !versions.tools.taskset) {
       notes.push({ level: 'warning', path: `variants[name=${cell.variant.name}].instanceClass`, message: 'taskset (util-linux) not found: servers are not pinned to CPUs' });
     }

@@ -13,6 +13,8 @@
  *                             no row for a second without read requests
  *   Deadlocks                 Innodb_deadlocks / s
  *   AuroraReplicaLag          readers only: the heartbeat probe of cluster.ts, ms
+ *   ReadIOPS / WriteIOPS      Innodb_data_reads / Innodb_data_writes per s (InnoDB's own file reads and writes)
+ * What it cannot measure (statement latencies, free memory, forwarding) is LOCAL_UNMEASURED_METRICS.
  *
  * The sampler's own statements are subtracted from Com_select / Com_update (the heartbeat UPDATE,
  * its replicated copy on readers, reader polls, and the marker SELECT its client session sends
@@ -60,6 +62,8 @@ const STATUS_VARIABLES = [
   'Innodb_buffer_pool_read_requests',
   'Innodb_buffer_pool_reads',
   'Innodb_deadlocks',
+  'Innodb_data_reads',
+  'Innodb_data_writes',
 ] as const;
 type StatusName = (typeof STATUS_VARIABLES)[number];
 const SHOW_STATUS = `SHOW GLOBAL STATUS WHERE Variable_name IN (${STATUS_VARIABLES.map((v) => `'${v}'`).join(',')})`;
@@ -239,6 +243,8 @@ export class ServerMetricsSampler {
     const requests = delta('Innodb_buffer_pool_read_requests');
     if (requests > 0) push('BufferCacheHitRatio', 100 * (1 - Math.min(requests, delta('Innodb_buffer_pool_reads')) / requests));
     push('Deadlocks', rate(delta('Innodb_deadlocks')));
+    push('ReadIOPS', rate(delta('Innodb_data_reads')));
+    push('WriteIOPS', rate(delta('Innodb_data_writes')));
     if (t.info.role === 'reader' && lagMs !== undefined) push('AuroraReplicaLag', lagMs);
   }
 
