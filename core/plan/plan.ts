@@ -240,7 +240,7 @@ function backendNotes(spec: Spec, backend: BackendKind): PlanNote[] {
       notes.push({
         level: 'info',
         path: `variants[${vi}].performanceInsights`,
-        message: 'Performance Insights is AWS only; locally /proc and SHOW GLOBAL STATUS are sampled instead',
+        message: 'Performance Insights is AWS only; locally /proc and the server status counters (SHOW GLOBAL STATUS, pg_stat_*) are sampled instead',
       });
     }
     if (v.az !== undefined) {

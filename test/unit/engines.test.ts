@@ -4,13 +4,13 @@
  * provision yet, and cost per engine.
  */
 import { join } from 'node:path';
-import { SpecError, validateSpec } from '../../core/experiment/validate';
+import { loadSpecFile, SpecError, validateSpec } from '../../core/experiment/validate';
 import type { SpecInput } from '../../core/experiment/schema';
 import { localWriteForwarding, parameterGroupFamily, ENGINE_KINDS, ENGINES } from '../../core/aurora/engines';
 import { planRun, PlanError } from '../../core/plan/plan';
 import { preparePlan } from '../../core/plan/prepare';
 import { cellEngine } from '../../core/plan/types';
-import { estimatePlanCost, loadPrices } from '../../core/plan/cost';
+import { checkBudget, estimatePlanCost, loadPrices } from '../../core/plan/cost';
 import { renderPlan } from '../../core/cli/plan-view';
 
 const repoRoot = join(__dirname, '..', '..');
@@ -169,5 +169,26 @@ describe('engines in the plan', () => {
     expect(apgCost!.notes.join('\n')).toMatch(/Aurora PostgreSQL db\.r6g\.large priced at the Aurora MySQL-Compatible figure/);
     expect(rdsCost!.total).toBeNull();
     expect(rdsCost!.missing).toEqual(['rds-mariadb db.r6g.large']);
+  });
+});
+
+describe('experiments/apg-graviton-vs-intel.json', () => {
+  it('validates, plans on AWS with a cost within its budget, and names what the AWS backend cannot run yet', () => {
+    // Arrange
+    const file = join(repoRoot, 'experiments', 'apg-graviton-vs-intel.json');
+    const loaded = loadSpecFile(file, join(repoRoot, 'client', 'workloads'));
+    // Act
+    const shown = preparePlan(loaded, { backend: 'aws', now: NOW, refusals: 'show', source: file });
+    const cost = checkBudget(shown.plan, loaded.spec.budget, loadPrices(repoRoot));
+    // Assert
+    expect(loaded.spec.engine).toEqual({ kind: 'aurora-postgresql', version: '16.4' });
+    expect(loaded.spec.variants.map((v) => v.instanceClass).sort()).toEqual(['db.r5.2xlarge', 'db.r6g.2xlarge']);
+    expect(shown.plan.cells).toHaveLength(6);
+    expect(cost.total).not.toBeNull();
+    expect(cost.total!).toBeLessThanOrEqual(loaded.spec.budget!.maxUsd);
+    expect(shown.notes.filter((n) => n.level === 'refused').map((n) => n.path)).toEqual(['engine', 'engine']);
+    expect(() => preparePlan(loaded, { backend: 'aws', now: NOW, source: file })).toThrow(/does not provision Aurora PostgreSQL yet/);
+    const local = preparePlan(loaded, { backend: 'local', now: NOW, scale: 'small', source: file });
+    expect(local.plan.cells.every((c) => cellEngine(local.plan, c).kind === 'aurora-postgresql')).toBe(true);
   });
 });

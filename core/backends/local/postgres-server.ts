@@ -43,6 +43,9 @@ class PostgresError extends AuroraBenchError {
   override readonly name = 'PostgresError';
 }
 
+/** sun_path is 108 bytes including the NUL. */
+const MAX_SOCKET_PATH = 107;
+
 const INSTALL_HINT = 'sudo apt-get install -y postgresql (Debian/Ubuntu), or bash scripts/setup.sh';
 
 function binDirCandidates(): string[] {
@@ -296,6 +299,24 @@ function logTail(file: string, lines = 15): string {
 
 /** Start postgres and wait until it answers SQL on its socket (a replica: once it accepts read-only connections). */
 export async function startPostgres(o: StartPostgresOptions): Promise<PostgresServer> {
+  let socketDir = o.dir;
+  // A unix socket path holds at most 107 bytes (sun_path, with its NUL); a deep run directory's
+  // <dir>/.s.PGSQL.<port> can be longer, and postgres then refuses to start. Such a server gets a
+  // short socket directory of its own under /tmp, removed with it (stopPostgres).
+  if (Buffer.byteLength(join(o.dir, '.s.PGSQL.65535.lock')) > MAX_SOCKET_PATH) {
+    socketDir = await mkdtemp(join('/tmp', 'abpg-'));
+    chownTree(socketDir, o.tools);
+    await chmod(socketDir, 0o700);
+  }
+  try {
+    return await startPostgresOn(o, socketDir);
+  } catch (e) {
+    if (socketDir !== o.dir) await rm(socketDir, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+async function startPostgresOn(o: StartPostgresOptions, socketDir: string): Promise<PostgresServer> {
   const attempts = o.portAttempts ?? 3;
   let last: Error | undefined;
   for (let attempt = 0; attempt < attempts; attempt++) {
@@ -304,7 +325,7 @@ export async function startPostgres(o: StartPostgresOptions): Promise<PostgresSe
     const settings: Record<string, string> = {
       port: String(port),
       listen_addresses: o.listen === false ? '' : '127.0.0.1',
-      unix_socket_directories: o.dir,
+      unix_socket_directories: socketDir,
       // Streaming replication: every server can be a primary with replicas or a hot standby.
       wal_level: 'replica',
       max_wal_senders: '16',
@@ -335,7 +356,7 @@ export async function startPostgres(o: StartPostgresOptions): Promise<PostgresSe
       pid,
       dir: o.dir,
       datadir: o.datadir,
-      socketDir: o.dir,
+      socketDir,
       log,
       bindir: o.tools.bindir,
       ...(o.cpuList ? { cpuList: o.cpuList } : {}),
@@ -346,7 +367,7 @@ export async function startPostgres(o: StartPostgresOptions): Promise<PostgresSe
     child.on('exit', () => (status.exited = true));
     while (Date.now() < deadline && !status.exited) {
       try {
-        await pgQuery({ bindir: o.tools.bindir, socketDir: o.dir, port, database: 'postgres' }, 'SELECT 1', { timeoutMs: 5_000 });
+        await pgQuery({ bindir: o.tools.bindir, socketDir, port, database: 'postgres' }, 'SELECT 1', { timeoutMs: 5_000 });
         return server;
       } catch {
         await new Promise((r) => setTimeout(r, 100));
@@ -373,7 +394,7 @@ export function isPostgresRunning(s: Pick<PostgresServer, 'pid' | 'datadir'>): b
  * A pid that no longer names this datadir is never signalled.
  */
 export async function stopPostgres(
-  s: Pick<PostgresServer, 'pid' | 'datadir' | 'dir'>,
+  s: Pick<PostgresServer, 'pid' | 'datadir' | 'dir'> & { readonly socketDir?: string },
   options: { graceMs?: number; keepDir?: boolean } = {},
 ): Promise<'already-gone' | 'terminated' | 'killed'> {
   let outcome: 'already-gone' | 'terminated' | 'killed' = 'already-gone';
@@ -403,6 +424,8 @@ export async function stopPostgres(
     }
   }
   if (!options.keepDir) await rm(s.dir, { recursive: true, force: true });
+  // A short socket directory of its own (startPostgres) goes with it.
+  if (s.socketDir !== undefined && s.socketDir !== s.dir && s.socketDir.startsWith('/tmp/abpg-')) await rm(s.socketDir, { recursive: true, force: true });
   return outcome;
 }
 

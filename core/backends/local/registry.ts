@@ -192,7 +192,9 @@ export async function destroyCell(cell: CellRecord, graceMs = 10_000): Promise<{
   );
   for (const [jobId, outcome] of jobOutcomes) (outcome === 'already-gone' ? alreadyGone : deleted).push(`job ${jobId}`);
   const serverOutcomes = await Promise.all(
-    cell.servers.map((s) => (s.engine === 'postgresql' ? stopPostgres(s, { graceMs }) : stopServer(s, { graceMs })).then((o) => [s.instanceId, o] as const)),
+    cell.servers.map((s) =>
+      (s.engine === 'postgresql' ? stopPostgres({ ...s, socketDir: s.socket }, { graceMs }) : stopServer(s, { graceMs })).then((o) => [s.instanceId, o] as const),
+    ),
   );
   for (const [id, outcome] of serverOutcomes)
     (outcome === 'already-gone' ? alreadyGone : deleted).push(`${cell.servers.find((s) => s.instanceId === id)?.engine === 'postgresql' ? 'postgres' : 'mariadbd'} ${id}`);
