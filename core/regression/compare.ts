@@ -102,7 +102,10 @@ interface ComparedStep {
   readonly metrics: readonly ComparedMetric[];
 }
 
-/** A configuration value that differs between the runs, for a variant both ran. */
+/**
+ * A configuration value that differs between the runs, for a variant both ran.
+ * @internal exported for its tests (a test seam)
+ */
 export interface ConfigDifference {
   readonly variant: string;
   readonly name: string;
@@ -235,7 +238,10 @@ function configValues(side: CompareSide): Map<string, string> {
   return new Map([...values].map(([k, v]) => [k, [...v].sort().join(' | ')]));
 }
 
-/** Values that differ between two runs' configurations, for the variants both recorded one of. */
+/**
+ * Values that differ between two runs' configurations, for the variants both recorded one of.
+ * @internal exported for its tests (a test seam)
+ */
 export function configDifferences(a: CompareSide, b: CompareSide): ConfigDifference[] {
   const va = configValues(a);
   const vb = configValues(b);

@@ -25,7 +25,7 @@ import type { CellPlan } from '../plan/types';
 import type { ServerVariables } from '../sysbench/server-variables';
 
 /** Variables that shape performance (buffer pool, flushing, binlog, threads, connections, caches, isolation). */
-export const PERFORMANCE_VARIABLES = [
+const PERFORMANCE_VARIABLES = [
   'innodb_buffer_pool_size',
   'innodb_buffer_pool_instances',
   'innodb_flush_log_at_trx_commit',
@@ -54,7 +54,7 @@ export const PERFORMANCE_VARIABLES = [
 ] as const;
 
 /** The server's own version strings (aurora_version on Aurora MySQL). */
-export const VERSION_VARIABLES = ['version', 'version_comment', 'aurora_version'] as const;
+const VERSION_VARIABLES = ['version', 'version_comment', 'aurora_version'] as const;
 
 export interface ApplyStatus {
   readonly instanceId: string;
@@ -87,7 +87,10 @@ function sizeBytes(text: string): number | undefined {
 const TRUE = new Set(['1', 'on', 'true', 'yes']);
 const FALSE = new Set(['0', 'off', 'false', 'no']);
 
-/** Whether the server's value is the requested one: same text (any case), number, size or boolean. */
+/**
+ * Whether the server's value is the requested one: same text (any case), number, size or boolean.
+ * @internal exported for its tests (a test seam)
+ */
 export function sameSetting(requested: Literal, actual: string): boolean {
   const asked = String(requested).trim();
   const a = asked.toLowerCase();
