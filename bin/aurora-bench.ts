@@ -207,7 +207,16 @@ program
     action(async (opts: { run?: string; sql?: string; export?: string; json?: boolean; lake: string; aws?: boolean; stack: string }) => {
       const { resultsCommand } = await import('../core/cli/results-command');
       if (opts.export && opts.aws) throw new UsageError('--export writes a local lake query; Athena writes its results to the workgroup output location');
-      process.stdout.write(await resultsCommand({ ...opts, ...(opts.export ? { export: resolve(opts.export) } : {}), lakeDir: resolve(opts.lake), repoRoot }));
+      const { defaultRunRoot } = await import('../core/backends/local/registry');
+      process.stdout.write(
+        await resultsCommand({
+          ...opts,
+          ...(opts.export ? { export: resolve(opts.export) } : {}),
+          lakeDir: resolve(opts.lake),
+          repoRoot,
+          runRoot: localRunRoot ?? defaultRunRoot(),
+        }),
+      );
     }),
   );
 
@@ -236,7 +245,10 @@ program
         return;
       }
       const { reportCommand } = await import('../core/report/report');
-      process.stdout.write(await reportCommand({ ...common, lakeDir: resolve(opts.lake) }));
+      const { ownerGoneNote } = await import('../core/cli/results-command');
+      const { defaultRunRoot } = await import('../core/backends/local/registry');
+      const note = await ownerGoneNote(resolve(opts.lake), localRunRoot ?? defaultRunRoot(), run);
+      process.stdout.write(note + (await reportCommand({ ...common, lakeDir: resolve(opts.lake) })));
     }),
   );
 

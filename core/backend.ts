@@ -180,6 +180,12 @@ export interface Backend {
    * with how complete each instance's metric is. Safe to call again for the same window.
    */
   collectServerMetrics(run: RunContext, cell: CellPlan, resources: CellResources, window: MetricsWindow): Promise<ServerMetricsCollection>;
+  /**
+   * After a step that read from readers: whether each reader still replicates from the writer. A
+   * reader whose replication broke during the step served stale data however well sysbench did.
+   * Optional: a backend that cannot tell (AWS, where Aurora replicas share the cluster volume) omits it.
+   */
+  replicationHealth?(run: RunContext, cell: CellPlan, resources: CellResources): Promise<readonly ReplicaHealth[]>;
   /** Delete everything of the cell in dependency order (clients, instances, cluster, parameter groups). */
   teardownCell(run: RunContext, cell: CellPlan, resources: CellResources | undefined): Promise<TeardownReport>;
   /**
@@ -201,6 +207,13 @@ export interface VerdictPublication {
   readonly eventId: string | null;
   /** The SNS message id, when a notification was published (only on a regression, with a topic). */
   readonly notificationId: string | null;
+}
+
+export interface ReplicaHealth {
+  readonly instanceId: string;
+  readonly healthy: boolean;
+  /** Why not (a stopped thread and its error, a writer that is gone); empty when healthy. */
+  readonly detail: string;
 }
 
 /** Errors a Retry clause retries: the backend throws these for throttling and transient API failures. */

@@ -22,7 +22,7 @@ mkdir -p test-output
 # on the shared cores (jest.config.js). Arguments, if any, go to both runs (e.g. -t 'a name').
 npx jest --ci --selectProjects unit --maxWorkers=50% --passWithNoTests --json --outputFile=test-output/jest-unit.json "$@"
 unit_code=$?
-npx jest --ci --selectProjects integration aws cdk rehearsal e2e --runInBand --passWithNoTests --json --outputFile=test-output/jest-servers.json "$@"
+npx jest --ci --selectProjects integration aws cdk rehearsal e2e faults --runInBand --passWithNoTests --json --outputFile=test-output/jest-servers.json "$@"
 servers_code=$?
 set -e
 # A plain closing line CI can read whatever the runner.

@@ -1,5 +1,7 @@
 /** `aurora-bench results`: the local lake through DuckDB, or Athena with --aws. */
-import { resultsText } from '../lake/results';
+import { withLake } from '../lake/duckdb';
+import { findRun, resultsText } from '../lake/results';
+import { ownerAlive, readClaim } from '../backends/local/registry';
 
 export interface ResultsCommandOptions {
   readonly lakeDir: string;
@@ -11,6 +13,8 @@ export interface ResultsCommandOptions {
   readonly json?: boolean;
   readonly aws?: boolean;
   readonly stack?: string;
+  /** The local run root: a run marked running whose owner is gone there is said to be (ownerGoneNote). */
+  readonly runRoot?: string;
 }
 
 export async function resultsCommand(options: ResultsCommandOptions): Promise<string> {
@@ -23,10 +27,28 @@ export async function resultsCommand(options: ResultsCommandOptions): Promise<st
       json: options.json === true,
     });
   }
-  return resultsText(options.lakeDir, {
-    ...(options.run ? { runId: options.run } : {}),
-    ...(options.sql ? { sql: options.sql } : {}),
-    ...(options.export ? { exportFile: options.export } : {}),
-    ...(options.json ? { json: true } : {}),
-  });
+  const note = options.sql === undefined && options.runRoot !== undefined ? await ownerGoneNote(options.lakeDir, options.runRoot, options.run) : '';
+  return (
+    note +
+    (await resultsText(options.lakeDir, {
+      ...(options.run ? { runId: options.run } : {}),
+      ...(options.sql ? { sql: options.sql } : {}),
+      ...(options.export ? { exportFile: options.export } : {}),
+      ...(options.json ? { json: true } : {}),
+    }))
+  );
+}
+
+/**
+ * A line saying that the run shown is marked running but no aurora-bench on this machine runs it
+ * any more (killed, crashed, forced out, a full disk): its status in the lake would otherwise lie
+ * until `aurora-bench cleanup` settles it. Empty when the run is not marked running or its owner lives.
+ */
+export async function ownerGoneNote(lakeDir: string, runRoot: string, runId?: string): Promise<string> {
+  const run = await withLake(lakeDir, (lake) => findRun(lake, runId)).catch(() => undefined);
+  if (run?.status !== 'running') return '';
+  const claim = await readClaim(runRoot, run.run_id);
+  if (claim && ownerAlive(claim)) return '';
+  const who = claim ? `its aurora-bench (pid ${claim.ownerPid}) is gone` : `no aurora-bench on this machine runs it (nothing of it under ${runRoot})`;
+  return `warning: run ${run.run_id} is marked running, but ${who}: it was interrupted (killed, crashed, a forced exit or a full disk); \`aurora-bench cleanup\` records it as aborted\n`;
 }

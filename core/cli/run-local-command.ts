@@ -29,8 +29,10 @@ export async function runLocalCommand(options: RunLocalCommandOptions): Promise<
   const onSignal = (signal: NodeJS.Signals) => {
     interrupts++;
     if (interrupts === 1) {
-      process.stderr.write(`\n${signal}: stopping the run and tearing everything down (press again to force)...\n`);
-      abort.abort();
+      process.stderr.write(
+        `\n${signal === 'SIGINT' ? 'Ctrl-C (SIGINT)' : signal}: stopping the run: nothing new starts, what runs is waited for and torn down (${signal === 'SIGINT' ? 'press again' : 'send it again'} to force)...\n`,
+      );
+      abort.abort(signal);
     } else {
       process.stderr.write('forced exit: run `aurora-bench cleanup` to remove what is left\n');
       process.exit(130);
@@ -51,8 +53,9 @@ export async function runLocalCommand(options: RunLocalCommandOptions): Promise<
       ...(options.scale ? { scale: options.scale } : {}),
     });
     if (result.status === 'ABORTED') {
-      log(`run ${result.plan.runId} aborted; everything was torn down.`);
-      return 130;
+      log(`run ${result.plan.runId} aborted (${result.cause ?? 'stopped'}); everything was torn down.`);
+      // The shell's convention: 128 + the signal's number.
+      return abort.signal.reason === 'SIGTERM' ? 143 : 130;
     }
     if (result.status === 'TIMED_OUT') {
       log(`run ${result.plan.runId} TIMED OUT (${result.error}): ${result.cause ?? ''}; everything was torn down.`);
@@ -73,8 +76,9 @@ export async function runLocalCommand(options: RunLocalCommandOptions): Promise<
 }
 
 export async function cleanupLocalLeftovers(runRoot?: string): Promise<string> {
-  const { removed, skippedLive } = await cleanupAllRuns(runRoot ?? defaultRunRoot());
+  const { removed, skippedLive, settled } = await cleanupAllRuns(runRoot ?? defaultRunRoot());
   const lines = [removed.length === 0 ? 'nothing left behind by a finished aurora-bench' : `cleaned up: ${removed.join(', ')}`];
+  if (settled.length > 0) lines.push(`recorded as aborted in the lake (they were still marked running): ${settled.join(', ')}`);
   if (skippedLive.length > 0) lines.push(`left alone (their aurora-bench is still running): ${skippedLive.join(', ')}`);
   return lines.join('\n');
 }

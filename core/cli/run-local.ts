@@ -4,7 +4,8 @@
  * also when the user presses Ctrl-C or a step crashes.
  */
 import { join } from 'node:path';
-import type { Backend, RunContext } from '../backend';
+import type { Backend, LakeStore, RunContext } from '../backend';
+import { AuroraBenchError } from '../errors';
 import { lakeKeys, toJsonLines, type RunRow } from '../lake/rows';
 import { localSpecRefusals } from '../backends/local/preflight';
 import { preparePlanFromFile } from '../plan/prepare';
@@ -17,9 +18,81 @@ import { collectStepTask, interruptedSteps, type TaskDeps } from '../workflow/ta
 import { localJudge } from '../regression/judge-local';
 import { toolInfo } from './tool-info';
 
-/** What the local runner needs beyond the Backend port: removing everything a run left. */
+/** What the local runner needs beyond the Backend port: claiming a run id, removing everything a run left. */
 interface LocalBackendLike extends Backend {
+  /** Refuses an id that exists or is live; records where the run row goes (for `cleanup`). */
+  claimRun(runId: string, runKey: string, endReason?: string): Promise<void>;
   cleanupRun(runId: string): Promise<void>;
+}
+
+/** The results lake's disk is full (or a file-size limit was hit): the run stops, naming the path. */
+export class LakeFullError extends AuroraBenchError {
+  override readonly name = 'LakeFullError';
+}
+
+/** Write errors that mean "no room": no cell after this one could record anything either. */
+const NO_SPACE = new Set(['ENOSPC', 'EDQUOT', 'EFBIG']);
+
+/**
+ * The backend with its lake's writes watched: a write that finds no room calls `onFull` (which stops
+ * the run) and fails with a LakeFullError naming the file, the lake and what to do.
+ */
+function watchLakeSpace(backend: LocalBackendLike, onFull: (error: LakeFullError) => void): LocalBackendLike {
+  const lake = backend.lake;
+  const guarded: LakeStore = {
+    get: (key) => lake.get(key),
+    list: (prefix) => lake.list(prefix),
+    describe: () => lake.describe(),
+    put: async (key, body) => {
+      try {
+        await lake.put(key, body);
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === undefined || !NO_SPACE.has(code)) throw e;
+        const full = new LakeFullError(
+          `the results lake ${lake.describe()} has no room (${code}) writing ${key}: the run stops here; free space there (or give --lake a disk with room), then run it again`,
+          { cause: e },
+        );
+        onFull(full);
+        throw full;
+      }
+    },
+  };
+  return new Proxy(backend, {
+    get(target, property, receiver) {
+      if (property === 'lake') return guarded;
+      const value: unknown = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/** Why a run was stopped, from the AbortSignal's reason: SIGINT is Ctrl-C, SIGTERM is not. */
+export function stopReason(reason: unknown): string {
+  if (reason === 'SIGINT') return 'interrupted by the user (Ctrl-C, SIGINT)';
+  if (reason === 'SIGTERM') return 'stopped by SIGTERM (another process asked it to end: kill, a service manager, a CI timeout)';
+  if (typeof reason === 'string') return `stopped by ${reason}`;
+  if (reason instanceof Error) return reason.message;
+  return 'aborted by the user (Ctrl-C)';
+}
+
+/**
+ * The Task and Wait states that were running when the execution stopped (entered, never left), with
+ * the cell they worked on: where a stop interrupted the run.
+ */
+export function statesInFlight(events: readonly ExecutionEvent[]): string[] {
+  const open = new Map<string, string>();
+  for (const ev of events) {
+    if (ev.state?.type !== 'Task' && ev.state?.type !== 'Wait') continue;
+    const key = `${ev.parentState?.name ?? ''}/${ev.index ?? ''}/${ev.state.name}`;
+    if (ev.type === 'StateEntered') {
+      const cell = (ev.state.input as { cell?: { cellId?: string } } | undefined)?.cell?.cellId;
+      open.set(key, `${ev.state.name}${cell ? ` (cell ${cell})` : ''}`);
+    } else if (ev.type === 'StateExited' || ev.type === 'StateFailed' || ev.type === 'StateCaught') {
+      open.delete(key);
+    }
+  }
+  return [...new Set(open.values())];
 }
 
 export interface RunLocalOptions {
@@ -57,9 +130,30 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
   for (const n of prepared.notes) log(`[${n.level}] ${n.path}: ${n.message}`);
   log(`run ${plan.runId}: ${plan.cells.length} cells, results in ${options.backend.lake.describe()}`);
 
+  // Nothing of the run exists before its id is claimed (a live run with the same id is refused here).
+  await options.backend.claimRun(plan.runId, lakeKeys.run(plan.dt, plan.runId));
+  // An id given with --run-id must also be new to the lake: a second run would overwrite the first one's rows.
+  if (options.runId !== undefined) {
+    const file = lakeKeys.run(plan.dt, plan.runId).split('/').pop()!;
+    const existing = (await options.backend.lake.list('tables/runs/')).find((k) => k.endsWith(`/${file}`));
+    if (existing !== undefined) {
+      await options.backend.cleanupRun(plan.runId);
+      throw new RunIdTakenError(
+        `run id "${plan.runId}" already has results in ${options.backend.lake.describe()} (${existing}): choose another --run-id; a run never overwrites another's rows`,
+      );
+    }
+  }
+
+  // One stop for everything: the user's signal, or a lake with no room left.
+  const stop = new AbortController();
+  const onUserStop = () => stop.abort(options.signal?.reason);
+  options.signal?.addEventListener('abort', onUserStop, { once: true });
+  if (options.signal?.aborted) onUserStop();
+  const backend = watchLakeSpace(options.backend, (full) => stop.abort(full));
+
   const info = toolInfo(options.repoRoot);
   const deps: TaskDeps = {
-    backend: options.backend,
+    backend,
     now: () => new Date(),
     toolVersion: info.version,
     gitSha: info.gitSha,
@@ -75,7 +169,7 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
       input: { spec: prepared.spec, scripts: prepared.scripts, runId: plan.runId, notes: prepared.preparationNotes },
       pollMs: options.pollMs ?? 200,
       ...(options.executionTimeoutS !== undefined ? { executionTimeoutS: options.executionTimeoutS } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
+      signal: stop.signal,
       onEvent: (ev) => {
         options.onEvent?.(ev);
         const line = progressLine(ev, () => plan.cells.length);
@@ -83,13 +177,26 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
       },
     });
   } finally {
+    options.signal?.removeEventListener('abort', onUserStop);
     // Teardown states already ran on every path the workflow controls; this catches the ones it
     // does not (abort, a crash of this process's promise chain): no mariadbd, port or dir is left.
     await options.backend.cleanupRun(plan.runId);
   }
   if (result.status === 'ABORTED') {
-    await recordInterruptedSteps(deps, result.events, ABORTED_REASON, log);
-    await markEnded(options.backend, plan, 'aborted', 'aborted by the user (Ctrl-C); everything was torn down');
+    const why = stopReason(stop.signal.reason);
+    const where = statesInFlight(result.events);
+    const during = where.length > 0 ? ` during ${where.join(', ')}` : '';
+    const full = stop.signal.reason instanceof LakeFullError ? stop.signal.reason : undefined;
+    // Recording may itself find no room: what can be written is, the rest is said.
+    await recordInterruptedSteps(deps, result.events, `${why} while the step ran`, log);
+    const ending = `${why}${during}; everything was torn down`;
+    await markEnded(options.backend, plan, full ? 'failed' : 'aborted', ending).catch(async (e: unknown) => {
+      // The run row still says running: a claim left for `cleanup` records the ending once there is room.
+      await options.backend.claimRun(plan.runId, lakeKeys.run(plan.dt, plan.runId), ending).catch(() => undefined);
+      log(`run ${plan.runId}: could not record how it ended (${(e as Error).message}); \`aurora-bench cleanup\` records it once the lake has room`);
+    });
+    if (full) return { ...result, status: 'FAILED', error: full.name, cause: full.message, plan };
+    return { ...result, cause: `${why}${during}`, plan };
   }
   if (result.status === 'TIMED_OUT') {
     // What the safety net does for a timed-out execution on AWS (the sweeper tears the run down),
@@ -98,6 +205,10 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
     await markEnded(options.backend, plan, 'timed-out', `${result.cause ?? 'the execution timed out'}; everything was torn down`);
   }
   return { ...result, plan };
+}
+
+export class RunIdTakenError extends AuroraBenchError {
+  override readonly name = 'RunIdTakenError';
 }
 
 export const ABORTED_REASON = 'aborted by the user (Ctrl-C) while the step ran';
@@ -119,7 +230,7 @@ export async function recordInterruptedSteps(deps: TaskDeps, events: readonly Ex
 }
 
 /** The run row says why the run ended early (also used by the AWS rehearsal). */
-export async function markEnded(backend: Backend, plan: Plan, status: 'aborted' | 'timed-out', error: string): Promise<void> {
+export async function markEnded(backend: Backend, plan: Plan, status: 'aborted' | 'timed-out' | 'failed', error: string): Promise<void> {
   const key = lakeKeys.run(plan.dt, plan.runId);
   const text = await backend.lake.get(key);
   if (text === undefined) return;

@@ -129,8 +129,14 @@ export async function executeLocally(options: LocalExecutionOptions): Promise<Lo
     overrides: { taskResourceLocalHandlers: taskOverrides as never, waitTimeOverrides: waitOverrides, retryIntervalOverrides: retryOverrides },
     noThrowOnAbort: true,
   });
-  const onAbort = () => execution.abort();
+  // Marked ended before the emulator is told: between the two, it may still start a queued Map
+  // iteration's Task (a ProvisionCell), which must not start anything once the user said stop.
+  const onAbort = () => {
+    ended ??= 'was aborted';
+    execution.abort();
+  };
   options.signal?.addEventListener('abort', onAbort, { once: true });
+  if (options.signal?.aborted) onAbort();
 
   const events: ExecutionEvent[] = [];
   let runId: string | undefined;
@@ -148,7 +154,7 @@ export async function executeLocally(options: LocalExecutionOptions): Promise<Lo
     const output = (await execution.result) as FinishRunOutput | null;
     await drain;
     if (output === null || options.signal?.aborted) {
-      ended = 'was aborted';
+      ended ??= 'was aborted';
       await settleInFlight();
       return { status: 'ABORTED', events, ...(runId ? { runId } : {}) };
     }

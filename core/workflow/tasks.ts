@@ -576,7 +576,7 @@ export async function collectStepTask(deps: TaskDeps, event: CollectStepEvent): 
     await deps.backend.lake.put(lakeKeys.stepTable('steps', run.dt, run.runId, cell.cellId, step.stepId), toJsonLines([row]));
     return { stepId: step.stepId, index: step.index, status: 'skipped', error: decision.reason, tps: null, qps: null, sysbenchVersion: null, metrics: null };
   }
-  const rows = stepRowsOf({
+  const measured = stepRowsOf({
     run,
     cell,
     step: decision.step,
@@ -587,6 +587,8 @@ export async function collectStepTask(deps: TaskDeps, event: CollectStepEvent): 
     ...(event.abortedReason !== undefined ? { abortedReason: event.abortedReason } : {}),
     now: deps.now().toISOString(),
   });
+  // An interrupted step is failed already, and its servers may be gone.
+  const rows = event.abortedReason !== undefined ? measured : { ...measured, steps: await withReplicationHealth(deps, run, cell, resources, step, measured.steps) };
   const { startedAt, endedAt } = rows;
   // The measured window: the warm-up is excluded, as it is from sysbench's own summary.
   const measuredStart = new Date(Date.parse(startedAt) + step.warmupS * 1000).toISOString();
@@ -731,6 +733,25 @@ async function checkEffectiveConfiguration(deps: TaskDeps, event: CollectStepEve
   if (config.notInEffect.length > 0) {
     throw new ConfigurationNotInEffectError(`cell ${cell.cellId} does not run with the configuration asked for (nothing measured): ${config.notInEffect.join('; ')}`);
   }
+}
+
+/**
+ * A step that read from readers is failed when a reader's replication broke during it (its writer
+ * killed, a replication thread stopped): the reads succeeded, but on data that had stopped changing.
+ */
+async function withReplicationHealth<R extends { status: string; error: string | null }>(
+  deps: TaskDeps,
+  run: RunContext,
+  cell: CellPlan,
+  resources: CellResources,
+  step: StepPlan,
+  steps: readonly R[],
+): Promise<R[]> {
+  if (step.target === 'writer' || deps.backend.replicationHealth === undefined) return [...steps];
+  const broken = (await deps.backend.replicationHealth(run, cell, resources)).filter((r) => !r.healthy);
+  if (broken.length === 0) return [...steps];
+  const why = `replication broke during the step: ${broken.map((r) => `${r.instanceId}: ${r.detail}`).join('; ')}`;
+  return steps.map((row) => ({ ...row, status: 'failed', error: row.error ? `${row.error}; ${why}` : why }));
 }
 
 /** Whether every instance's metric of the window had all its datapoints. */

@@ -209,7 +209,7 @@ describe('aurora-bench CLI, locally', () => {
     });
     // Assert
     expect(code).toBe(130);
-    expect(stdout).toMatch(/aborted; everything was torn down/);
+    expect(stdout).toMatch(/aborted \(interrupted by the user \(Ctrl-C, SIGINT\) during \w+ \(cell one-r1\)\); everything was torn down/);
     expect(mariadbdUnder(runRoot)).toEqual([]);
     expect(readdirSync(runRoot)).toEqual([]);
     const runs = JSON.parse(cli(['results', '--json', '--sql', 'select status from runs']).stdout) as { status: string }[];
@@ -221,7 +221,7 @@ describe('aurora-bench CLI, locally', () => {
       error: string;
       interval_count: number;
     }[];
-    expect(steps).toEqual([{ step_id: 'rw-t2', status: 'failed', error: 'aborted by the user (Ctrl-C) while the step ran', interval_count: expect.any(Number) }]);
+    expect(steps).toEqual([{ step_id: 'rw-t2', status: 'failed', error: 'interrupted by the user (Ctrl-C, SIGINT) while the step ran', interval_count: expect.any(Number) }]);
     expect(steps[0]!.interval_count).toBeGreaterThanOrEqual(1);
   }, 120_000);
 
@@ -247,7 +247,10 @@ describe('aurora-bench CLI, locally', () => {
     // Assert
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/cleaned up: /);
+    expect(r.stdout).toMatch(/recorded as aborted in the lake \(they were still marked running\): cli-e2e-/);
     expect(mariadbdUnder(runRoot)).toEqual([]);
     expect(readdirSync(runRoot)).toEqual([]);
+    const runs = JSON.parse(cli(['results', '--json', '--sql', 'select status, error from runs']).stdout) as { status: string; error: string }[];
+    expect(runs).toEqual([{ status: 'aborted', error: expect.stringMatching(/ended without finishing the run .*settled by `aurora-bench cleanup`/) as string }]);
   }, 120_000);
 });

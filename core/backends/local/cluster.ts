@@ -21,6 +21,7 @@ import { performance } from 'node:perf_hooks';
 import { queryServer, sqlTarget, startServerFromTemplate, stopServer, type LocalServer, type ServerInfo, type ServerOptions } from './mariadb-server';
 import type { LocalTools } from './preflight';
 import { query, queryObjects, sqlString, type Row } from './sql-client';
+import type { ReplicaHealth } from '../../backend';
 import { HEARTBEAT_TABLE, LOCAL_LOGINS, type ServerTemplate } from './template';
 
 export interface ClusterInfo {
@@ -147,6 +148,30 @@ export async function waitForReplicas(cluster: Pick<ClusterInfo, 'writer' | 'rea
     }),
   );
   return results.every(Boolean);
+}
+
+/**
+ * Whether each reader still replicates: its writer's mariadbd runs, and its IO and SQL threads are
+ * running (SHOW SLAVE STATUS Slave_IO_Running / Slave_SQL_Running = Yes). Asks only the readers, so
+ * a writer that was killed is reported, not an error.
+ */
+export async function replicaHealth(cluster: Pick<ClusterInfo, 'writer' | 'readers'>, writerRunning: boolean): Promise<ReplicaHealth[]> {
+  return Promise.all(
+    cluster.readers.map(async (r): Promise<ReplicaHealth> => {
+      const problems: string[] = [];
+      if (!writerRunning) problems.push(`its writer ${cluster.writer.instanceId} (pid ${cluster.writer.pid}) is not running`);
+      try {
+        const [status] = await queryObjects(sqlTarget(r), 'SHOW SLAVE STATUS');
+        const io = status?.['Slave_IO_Running'] ?? 'No';
+        const sql = status?.['Slave_SQL_Running'] ?? 'No';
+        if (io !== 'Yes') problems.push(`IO thread ${io}${status?.['Last_IO_Error'] ? ` (${status['Last_IO_Error']})` : ''}`);
+        if (sql !== 'Yes') problems.push(`SQL thread ${sql}${status?.['Last_SQL_Error'] ? ` (${status['Last_SQL_Error']})` : ''}`);
+      } catch (e) {
+        problems.push(`the reader did not answer: ${(e as Error).message.split('\n')[0]!}`);
+      }
+      return { instanceId: r.instanceId, healthy: problems.length === 0, detail: problems.join(', ') };
+    }),
+  );
 }
 
 /** SHOW SLAVE STATUS of every reader against the writer's @@gtid_binlog_pos. */

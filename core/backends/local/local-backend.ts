@@ -24,6 +24,7 @@ import {
   type JobsState,
   type MetricsWindow,
   type ReadyState,
+  type ReplicaHealth,
   type RunContext,
   type RunnerJob,
   type TeardownReport,
@@ -33,7 +34,7 @@ import {
 import { AuroraBenchError } from '../../errors';
 import { lakeKeys, LOCAL_UNMEASURED_METRICS } from '../../lake/rows';
 import type { CellPlan, PlanNote } from '../../plan/types';
-import { replicationStatus, startCluster, waitForReplicas, type ClusterInfo } from './cluster';
+import { replicaHealth, replicationStatus, startCluster, waitForReplicas, type ClusterInfo } from './cluster';
 
 /** How long an emulated write-forwarding step waits for the replicas to apply the writer's backlog before it starts. */
 const REPLICA_CATCH_UP_S = 300;
@@ -54,7 +55,7 @@ import { ensurePostgresTemplate, findPostgresTools, isPostgresRunning, type Post
 import { applyDynamicParameters, dedupeNotes, planParameters, verifyParameters } from './parameters';
 import { checkLocalDependencies, type LocalVersions } from './preflight';
 import { isAlive, isOurProcess, terminate } from './processes';
-import { cleanupAllRuns, cleanupRunDir, defaultRunRoot, destroyCell, RunRegistry, type CellRecord, type JobRecord } from './registry';
+import { claimRunDir, cleanupAllRuns, cleanupRunDir, defaultRunRoot, destroyCell, RunRegistry, type CellRecord, type JobRecord } from './registry';
 import { ensureTemplate, LOCAL_LOGINS } from './template';
 
 export interface LocalBackendOptions {
@@ -447,6 +448,14 @@ export class LocalBackend implements Backend {
     };
   }
 
+  replicationHealth(run: RunContext, cell: CellPlan): Promise<readonly ReplicaHealth[]> {
+    // A cell already torn down (a stopped run recording its interrupted step) has nothing to ask;
+    // PostgreSQL cells are not checked yet (their replicas stream; checkCellReady watches them).
+    const state = this.cells.get(this.key(run.runId, cell.cellId));
+    if (!state?.cluster) return Promise.resolve([]);
+    return replicaHealth(state.cluster, isServerRunning(state.cluster.writer));
+  }
+
   startClients(_run: RunContext, cell: CellPlan, resources: CellResources): Promise<CellResources> {
     const clients: ClientRef[] = Array.from({ length: cell.variant.clients.count }, (_, i) => ({ clientId: `client-${i + 1}` }));
     return Promise.resolve({ ...resources, clients });
@@ -717,6 +726,14 @@ export class LocalBackend implements Backend {
     const removed = await cleanupRunDir(this.runRoot, runId);
     for (const [pid] of startedHere) if (!isAlive(pid)) startedHere.delete(pid);
     return removed;
+  }
+
+  /**
+   * Claims `runId` in the run root before the run starts (refused when the id exists or is live),
+   * recording where its run row will be so `cleanup` can settle a run this process never ends.
+   */
+  async claimRun(runId: string, runKey: string, endReason?: string): Promise<void> {
+    await claimRunDir(this.runRoot, runId, { lakeRoot: this.lake.root, runKey, ...(endReason !== undefined ? { endReason } : {}) });
   }
 
   /** The sweeper for this backend's run root: runs whose owner process is gone. */

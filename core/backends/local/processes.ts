@@ -45,9 +45,27 @@ export function processCmdline(pid: number): string[] | undefined {
   }
 }
 
-/** True when `pid` is alive and its command line mentions `marker` (a path unique to what we started). */
+/** The real user id a process runs as (/proc/<pid>/status Uid, first field); undefined when it is gone. */
+export function processUid(pid: number): number | undefined {
+  try {
+    const uid = /^Uid:\s*([0-9]+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return uid === undefined ? undefined : Number(uid);
+  } catch {
+    return undefined;
+  }
+}
+
+/** This process's user id (undefined where the platform has none). */
+export const currentUid = (): number | undefined => process.getuid?.();
+
+/**
+ * True when `pid` is alive, runs as this user, and its command line mentions `marker` (a path unique
+ * to what we started): the proof needed before signalling a pid a registry file names.
+ */
 export function isOurProcess(pid: number, marker: string): boolean {
-  if (!Number.isInteger(pid) || pid <= 1 || !isAlive(pid)) return false;
+  if (!Number.isInteger(pid) || pid <= 1 || pid === process.pid || !isAlive(pid)) return false;
+  const uid = currentUid();
+  if (uid !== undefined && processUid(pid) !== uid) return false;
   const cmdline = processCmdline(pid);
   return cmdline !== undefined && cmdline.some((a) => a.includes(marker));
 }

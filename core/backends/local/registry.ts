@@ -9,14 +9,18 @@
  * starting when the owner crashed is not in the registry yet).
  */
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { lstat, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir, userInfo } from 'node:os';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import { AuroraBenchError } from '../../errors';
+import type { RunRow } from '../../lake/rows';
+import { toJsonLines } from '../../lake/rows';
+import { LocalLakeStore } from './local-lake';
 import type { ServerInfo } from './mariadb-server';
 import { stopServer } from './mariadb-server';
 import { stopPostgres } from './postgres-server';
-import { isAlive, isOurProcess, processCmdline, terminate } from './processes';
+import { currentUid, isAlive, isOurProcess, processCmdline, processUid, terminate } from './processes';
 
 export interface JobRecord {
   readonly jobId: string;
@@ -45,9 +49,46 @@ export interface RunRecord {
   readonly updatedAt: string;
 }
 
-/** Default root of local runs: under the OS temp dir (cleared on reboot, when the processes are gone too). */
+/**
+ * Default root of local runs: under the OS temp dir (cleared on reboot, when the processes are gone
+ * too), one per user (aurora-bench-runs-<uid>), created private (0700): `cleanup` only ever looks
+ * at this user's own runs.
+ */
 export function defaultRunRoot(): string {
-  return join(tmpdir(), 'aurora-bench-runs');
+  return join(tmpdir(), `aurora-bench-runs-${currentUid() ?? userInfo().username}`);
+}
+
+export class RunRootError extends AuroraBenchError {
+  override readonly name = 'RunRootError';
+}
+
+/** Creates the run root private to this user, or refuses one that another user owns or others may write into. */
+export async function ensureRunRoot(runRoot: string): Promise<void> {
+  await mkdir(runRoot, { recursive: true, mode: 0o700 });
+  await checkRunRoot(runRoot);
+}
+
+/** The run root must be a real directory of this user that no one else may write into: servers, their data and pids live there. */
+async function checkRunRoot(runRoot: string): Promise<void> {
+  const info = await lstat(runRoot);
+  const uid = currentUid();
+  if (!info.isDirectory()) throw new RunRootError(`the local run root ${runRoot} is not a directory (a symbolic link?): set AURORA_BENCH_RUN_ROOT to a directory of your own`);
+  if (uid !== undefined && info.uid !== uid) {
+    throw new RunRootError(
+      `the local run root ${runRoot} belongs to user ${info.uid}, not to you (${uid}): aurora-bench touches only its own runs; set AURORA_BENCH_RUN_ROOT to a directory of your own`,
+    );
+  }
+  if ((info.mode & 0o022) !== 0) {
+    throw new RunRootError(
+      `the local run root ${runRoot} is writable by other users (mode ${(info.mode & 0o777).toString(8)}): anyone could plant a registry there; chmod 700 it, or set AURORA_BENCH_RUN_ROOT to a private directory`,
+    );
+  }
+}
+
+/** Whether `child` is strictly inside `parent` (after resolving "." and ".."). */
+function inside(parent: string, child: string): boolean {
+  const rel = relative(resolve(parent), resolve(child));
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
 }
 
 const safe = (s: string) => s.replace(/[^A-Za-z0-9._-]/g, '_');
@@ -109,7 +150,8 @@ export class RunRegistry {
         cells,
         updatedAt: new Date().toISOString(),
       };
-      await mkdir(this.dir, { recursive: true });
+      await ensureRunRoot(this.runRoot);
+      await mkdir(this.dir, { recursive: true, mode: 0o700 });
       const tmp = join(this.dir, `.resources-${randomBytes(4).toString('hex')}.tmp`);
       await writeFile(tmp, JSON.stringify(record, null, 1) + '\n');
       await rename(tmp, this.file);
@@ -153,7 +195,11 @@ export class RunRegistry {
     if (Object.keys(record.cells).length === 0) {
       const chained = (locks.get(this.file) ?? Promise.resolve()).then(async () => {
         const again = await this.read();
-        if (again && Object.keys(again.cells).length === 0) await rm(this.dir, { recursive: true, force: true });
+        if (!again || Object.keys(again.cells).length > 0) return;
+        // A claimed run keeps its directory (and claim) until cleanupRun: a crash between two cells
+        // must still leave the run for `cleanup` to find and settle.
+        if (existsSync(join(this.dir, CLAIM_FILE))) await rm(this.file, { force: true });
+        else await rm(this.dir, { recursive: true, force: true, maxRetries: 3 });
       });
       locks.set(
         this.file,
@@ -178,32 +224,45 @@ export function processesMentioning(marker: string): number[] {
     const pid = Number(entry);
     if (pid === process.pid) continue;
     const cmdline = processCmdline(pid);
-    if (cmdline?.some((a) => a.includes(marker)) && isAlive(pid)) pids.push(pid);
+    if (!cmdline?.some((a) => a.includes(marker)) || !isAlive(pid)) continue;
+    // Another user's process that happens to name the path is not ours to stop.
+    const uid = currentUid();
+    if (uid === undefined || processUid(pid) === uid) pids.push(pid);
   }
   return pids;
 }
 
-/** Stops a cell's jobs (whole process groups) and servers and removes its directory. What it did, by name. */
-export async function destroyCell(cell: CellRecord, graceMs = 10_000): Promise<{ deleted: string[]; alreadyGone: string[] }> {
+/**
+ * Stops a cell's jobs (whole process groups) and servers and removes its directory. What it did, by
+ * name. Only what the record can be proven to own is touched: processes of this user whose command
+ * line names their own file (isOurProcess), directories inside `runDir` (a registry naming any other
+ * path is not followed).
+ */
+export async function destroyCell(cell: CellRecord, graceMs = 10_000, runDir?: string): Promise<{ deleted: string[]; alreadyGone: string[] }> {
   const deleted: string[] = [];
   const alreadyGone: string[] = [];
+  const cellDirOk = runDir === undefined || inside(runDir, cell.dir);
   const jobOutcomes = await Promise.all(
     cell.jobs.map(async (j) => [j.jobId, isOurProcess(j.pid, j.marker) ? await terminate(j.pid, { graceMs, group: true }) : ('already-gone' as const)] as const),
   );
   for (const [jobId, outcome] of jobOutcomes) (outcome === 'already-gone' ? alreadyGone : deleted).push(`job ${jobId}`);
   const serverOutcomes = await Promise.all(
-    cell.servers.map((s) =>
-      (s.engine === 'postgresql' ? stopPostgres({ ...s, socketDir: s.socket }, { graceMs }) : stopServer(s, { graceMs })).then((o) => [s.instanceId, o] as const),
-    ),
+    cell.servers.map((s) => {
+      const keepDir = !cellDirOk || !inside(cell.dir, s.dir);
+      return (s.engine === 'postgresql' ? stopPostgres({ ...s, socketDir: s.socket }, { graceMs, keepDir }) : stopServer(s, { graceMs, keepDir })).then(
+        (o) => [s.instanceId, o] as const,
+      );
+    }),
   );
   for (const [id, outcome] of serverOutcomes)
     (outcome === 'already-gone' ? alreadyGone : deleted).push(`${cell.servers.find((s) => s.instanceId === id)?.engine === 'postgresql' ? 'postgres' : 'mariadbd'} ${id}`);
+  if (!cellDirOk) return { deleted, alreadyGone: [...alreadyGone, `directory ${cell.dir} (outside the run directory: not touched)`] };
   // Anything still naming the cell dir (a server that was mid-start) goes too.
   for (const pid of processesMentioning(cell.dir + '/')) {
     await terminate(pid, { graceMs: 2_000 });
     deleted.push(`process ${pid}`);
   }
-  await rm(cell.dir, { recursive: true, force: true });
+  await rm(cell.dir, { recursive: true, force: true, maxRetries: 3 });
   return { deleted, alreadyGone };
 }
 
@@ -218,7 +277,7 @@ export async function cleanupRunDir(runRoot: string, runId: string): Promise<str
     record = undefined; // unreadable: the /proc scan and rm below still clean up
   }
   for (const cell of Object.values(record?.cells ?? {})) {
-    const { deleted } = await destroyCell(cell, 5_000);
+    const { deleted } = await destroyCell(cell, 5_000, registry.dir);
     removed.push(...deleted.map((d) => `${runId}/${cell.cellId}: ${d}`));
   }
   for (const pid of processesMentioning(registry.dir + '/')) {
@@ -227,7 +286,7 @@ export async function cleanupRunDir(runRoot: string, runId: string): Promise<str
   }
   try {
     await readdir(registry.dir);
-    await rm(registry.dir, { recursive: true, force: true });
+    await rm(registry.dir, { recursive: true, force: true, maxRetries: 3 });
     removed.push(`${runId}: ${registry.dir}`);
   } catch {
     // no directory: nothing left
@@ -235,21 +294,112 @@ export async function cleanupRunDir(runRoot: string, runId: string): Promise<str
   return removed;
 }
 
+/** What a run claims when it starts: its owner, and where its run row is, so `cleanup` can settle it. */
+export interface RunClaim {
+  readonly runId: string;
+  readonly ownerPid: number;
+  readonly ownerStartTime: string | null;
+  /** The results lake directory and the key of the run's row in it. */
+  readonly lakeRoot: string;
+  readonly runKey: string;
+  readonly claimedAt: string;
+  /** Why the run ended, when its owner could not record it (a full lake): `cleanup` records this reason. */
+  readonly endReason?: string;
+}
+
+export const CLAIM_FILE = 'run.json';
+
+export class RunIdInUseError extends AuroraBenchError {
+  override readonly name = 'RunIdInUseError';
+}
+
+export async function readClaim(runRoot: string, runId: string): Promise<RunClaim | undefined> {
+  try {
+    return JSON.parse(await readFile(join(runDirOf(runRoot, runId), CLAIM_FILE), 'utf8')) as RunClaim;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Cleans every run under `runRoot` whose owner process is gone (crashed, killed, Ctrl-C'd twice).
- * Runs of live processes are left alone unless `includeLive` (they belong to someone running now).
+ * Claims a run id for this process before anything of the run starts: the run directory is made
+ * with an exclusive mkdir, so two runs with one id cannot share (and destroy) each other's servers.
+ * A directory that exists is refused, saying whose it is.
  */
-export async function cleanupAllRuns(runRoot: string = defaultRunRoot(), options: { includeLive?: boolean } = {}): Promise<{ removed: string[]; skippedLive: string[] }> {
+export async function claimRunDir(runRoot: string, runId: string, where: { lakeRoot: string; runKey: string; endReason?: string }): Promise<RunClaim> {
+  await ensureRunRoot(runRoot);
+  const dir = runDirOf(runRoot, runId);
+  try {
+    await mkdir(dir, { mode: 0o700 });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    const owner = (await readClaim(runRoot, runId)) ?? (await new RunRegistry(runRoot, runId).read().catch(() => undefined));
+    if (owner && ownerAlive(owner)) {
+      throw new RunIdInUseError(`run id "${runId}" is in use by a running aurora-bench (pid ${owner.ownerPid}): choose another --run-id, or wait for it to end`);
+    }
+    throw new RunIdInUseError(`run id "${runId}" was left in ${dir} by an aurora-bench that is gone: run \`aurora-bench cleanup\` first, or choose another --run-id`);
+  }
+  const claim: RunClaim = {
+    runId,
+    ownerPid: process.pid,
+    ownerStartTime: processStartTime(process.pid),
+    lakeRoot: where.lakeRoot,
+    runKey: where.runKey,
+    claimedAt: new Date().toISOString(),
+    ...(where.endReason !== undefined ? { endReason: where.endReason } : {}),
+  };
+  await writeFile(join(dir, CLAIM_FILE), JSON.stringify(claim, null, 1) + '\n', { mode: 0o600 });
+  return claim;
+}
+
+/**
+ * A run left `running` in the lake by an owner that is gone becomes `aborted`, with why: what
+ * `cleanup` does for every run it cleans, so no status stays a lie. Returns whether it changed the row.
+ */
+export async function settleRunRow(claim: RunClaim, reason: string): Promise<boolean> {
+  const lake = new LocalLakeStore(claim.lakeRoot);
+  // The run row's date partition is the day the workflow planned it, which may be after the claim's.
+  const file = claim.runKey.split('/').pop()!;
+  const key =
+    (await lake.get(claim.runKey).catch(() => undefined)) !== undefined ? claim.runKey : (await lake.list('tables/runs/').catch(() => [])).find((k) => k.endsWith(`/${file}`));
+  const text = key === undefined ? undefined : await lake.get(key).catch(() => undefined);
+  if (key === undefined || text === undefined) return false;
+  let row: RunRow;
+  try {
+    row = JSON.parse(text.trim().split('\n')[0]!) as RunRow;
+  } catch {
+    return false;
+  }
+  if (row.status !== 'running') return false;
+  await lake.put(key, toJsonLines([{ ...row, status: 'aborted', ended_at: new Date().toISOString(), error: reason }]));
+  return true;
+}
+
+/**
+ * Cleans every run under `runRoot` whose owner process is gone (crashed, killed, Ctrl-C'd twice),
+ * and settles its run row (`aborted`, with why). Runs of live processes are left alone unless
+ * `includeLive` (they belong to someone running now). Only this user's private run root and the
+ * directories in it that this user owns are looked at; a symbolic link is never followed.
+ */
+export async function cleanupAllRuns(
+  runRoot: string = defaultRunRoot(),
+  options: { includeLive?: boolean } = {},
+): Promise<{ removed: string[]; skippedLive: string[]; settled: string[] }> {
   let entries: string[];
   try {
     entries = await readdir(runRoot);
   } catch {
-    return { removed: [], skippedLive: [] };
+    return { removed: [], skippedLive: [], settled: [] };
   }
+  await checkRunRoot(runRoot);
+  const uid = currentUid();
   const removed: string[] = [];
   const skippedLive: string[] = [];
+  const settled: string[] = [];
   for (const entry of entries) {
     if (entry.startsWith('.')) continue;
+    const info = await lstat(join(runRoot, entry)).catch(() => undefined);
+    if (!info?.isDirectory() || (uid !== undefined && info.uid !== uid)) continue;
     const registry = new RunRegistry(runRoot, entry);
     let record: RunRecord | undefined;
     try {
@@ -257,16 +407,26 @@ export async function cleanupAllRuns(runRoot: string = defaultRunRoot(), options
     } catch {
       record = undefined;
     }
-    if (record && ownerAlive(record) && !options.includeLive) {
-      skippedLive.push(record.runId);
+    const claim = await readClaim(runRoot, entry);
+    const owner = claim ?? record;
+    if (owner && ownerAlive(owner) && !options.includeLive) {
+      skippedLive.push(owner.runId);
       continue;
     }
-    if (!record) {
-      // No registry: a directory being created right now (keep it) or a leftover (remove it).
-      const info = await stat(join(runRoot, entry)).catch(() => undefined);
-      if (!info?.isDirectory() || Date.now() - info.mtimeMs < 60_000) continue;
+    // No registry and no claim: a directory being created right now (keep it) or a leftover (remove it).
+    if (!owner && Date.now() - info.mtimeMs < 60_000) continue;
+    const runId = owner?.runId ?? entry;
+    removed.push(...(await cleanupRunDir(runRoot, runId)));
+    if (claim) {
+      const pid = `pid ${claim.ownerPid}`;
+      const why =
+        claim.endReason !== undefined
+          ? `${claim.endReason}; recorded by \`aurora-bench cleanup\``
+          : ownerAlive(claim)
+            ? `stopped by \`aurora-bench cleanup\` while its aurora-bench (${pid}) still ran`
+            : `its aurora-bench (${pid}) ended without finishing the run (killed, crashed, a forced exit or a full disk); settled by \`aurora-bench cleanup\``;
+      if (await settleRunRow(claim, why).catch(() => false)) settled.push(claim.runId);
     }
-    removed.push(...(await cleanupRunDir(runRoot, record?.runId ?? entry)));
   }
-  return { removed, skippedLive };
+  return { removed, skippedLive, settled };
 }

@@ -153,10 +153,19 @@ export class SqlSession {
     this.proc.stdout.on('data', (chunk: string) => this.onStdout(chunk));
     this.proc.stderr.on('data', (chunk: string) => {
       this.stderrBuffer += chunk;
+      // The server is gone (killed, crashed): with --force the client carries on, fails to reconnect
+      // for the marker SELECT too, and the marker never comes. The session ends here instead.
+      const cur = this.current;
+      if (cur && /^ERROR 20(02|03|06|13) /m.test(this.stderrBuffer)) {
+        this.current = undefined;
+        this.closedError = new SqlError(`lost the connection to the server: ${redactSql(this.stderrBuffer.trim().split('\n')[0]!, cur.sql)}`);
+        cur.reject(this.closedError);
+        this.proc.kill('SIGKILL');
+      }
     });
     this.proc.stdin.on('error', () => undefined); // EPIPE when the client died: reported through 'close'
     this.proc.on('close', (code) => {
-      this.closedError = new SqlError(`mariadb client session ended (exit ${code ?? 'signal'}): ${redactSql(this.stderrBuffer.trim() || 'no message', this.current?.sql ?? '')}`);
+      this.closedError ??= new SqlError(`mariadb client session ended (exit ${code ?? 'signal'}): ${redactSql(this.stderrBuffer.trim() || 'no message', this.current?.sql ?? '')}`);
       this.current?.reject(this.closedError);
       this.current = undefined;
     });

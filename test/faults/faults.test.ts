@@ -1,0 +1,404 @@
+/**
+ * Fault injection: the built CLI (dist/bin/aurora-bench.js) runs small experiments on real MariaDB
+ * servers and the real sysbench while this suite injects faults with real signals, a killed server,
+ * a full disk, a reused run id, a broken lake file and a planted registry. For each fault it asserts
+ * the run's final status in the lake, the rows kept, that no mariadbd, port or run directory is
+ * left, and the message the user sees.
+ *
+ * The full disk is a real one: a 3 MiB tmpfs mounted over the lake (this suite runs as root on the
+ * project's machine; without the privilege to mount, that one test says so and fails). A file-size
+ * limit (ulimit -f) was not used: it raises SIGXFSZ, which ends the process rather than failing the
+ * write with ENOSPC.
+ *
+ * Kept lean for CI: one tiny table, 1-thread steps of a few seconds, one cell per run where the fault
+ * allows; the whole file takes about 3 minutes on the 2-core development machine.
+ */
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const REPO = join(__dirname, '..', '..');
+const CLI = join(REPO, 'dist', 'bin', 'aurora-bench.js');
+
+const base = {
+  name: 'faults',
+  engine: { version: '3.04.0' },
+  variants: [{ name: 'a', instanceClass: 'db.t3.medium', readers: 1 }],
+  data: { tables: 1, tableSize: 200, prepareThreads: 1 },
+  defaults: { durationS: 3, warmupS: 0, reportIntervalS: 1 },
+  workloads: [{ name: 'ro', test: 'oltp_read_only', threads: [1], target: 'reader', options: { skip_trx: true } }],
+};
+/** Two cells in sequence, the first with a long step: a stop during it must not start the second. */
+const twoCells = { ...base, variants: [...base.variants, { name: 'b', instanceClass: 'db.t3.medium', readers: 1 }], defaults: { ...base.defaults, durationS: 30 } };
+
+let work: string;
+let runRoot: string;
+let lake: string;
+const children: ChildProcess[] = [];
+
+beforeAll(() => {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npx tsc -p .), as scripts/test.sh does`);
+});
+beforeEach(() => {
+  work = mkdtempSync(join(tmpdir(), 'ab-faults-'));
+  runRoot = join(work, 'runs');
+  lake = join(work, 'lake');
+});
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  spawnSync(process.execPath, [CLI, 'cleanup'], { env: envFor() });
+  rmSync(work, { recursive: true, force: true });
+});
+
+function envFor(): NodeJS.ProcessEnv {
+  return { ...process.env, AURORA_BENCH_LAKE: lake, AURORA_BENCH_RUN_ROOT: runRoot };
+}
+
+function cli(args: string[]) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: work, env: envFor(), encoding: 'utf8', timeout: 300_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function writeSpec(name: string, spec: object): string {
+  const file = join(work, name);
+  writeFileSync(file, JSON.stringify(spec, null, 2));
+  return file;
+}
+
+/** A CLI run in the background: its output so far, a wait for a line, its exit. */
+function background(args: string[]) {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: work, env: envFor() });
+  children.push(child);
+  let stdout = '';
+  let stderr = '';
+  const waiters: { re: RegExp; resolve: () => void }[] = [];
+  const check = () => {
+    for (const w of waiters.splice(0)) (w.re.test(stdout) ? w.resolve : () => waiters.push(w))();
+  };
+  child.stdout.on('data', (d: Buffer) => {
+    stdout += d.toString();
+    check();
+  });
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  return {
+    child,
+    output: () => ({ stdout, stderr }),
+    /** Resolves when stdout matches (or rejects when the process ends first). */
+    waitFor: (re: RegExp) =>
+      Promise.race([
+        new Promise<void>((resolve) => {
+          waiters.push({ re, resolve });
+          check();
+        }),
+        exited.then(() => {
+          if (!re.test(stdout)) throw new Error(`the run ended before ${String(re)}:\n${stdout}\n${stderr}`);
+        }),
+      ]),
+    exited,
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** mariadbd processes whose command line names a path under `dir`. */
+function mariadbdUnder(dir: string): string[] {
+  try {
+    return execFileSync('pgrep', ['-af', 'mariadbd'], { encoding: 'utf8' })
+      .split('\n')
+      .filter((l) => l.includes(dir));
+  } catch {
+    return [];
+  }
+}
+
+/** The servers the running run registered (resources.json of each run directory). */
+function registeredServers(): { instanceId: string; pid: number; port: number; role: string }[] {
+  if (!existsSync(runRoot)) return [];
+  const out: { instanceId: string; pid: number; port: number; role: string }[] = [];
+  for (const run of readdirSync(runRoot)) {
+    const file = join(runRoot, run, 'resources.json');
+    if (!existsSync(file)) continue;
+    const record = JSON.parse(readFileSync(file, 'utf8')) as { cells: Record<string, { servers: { instanceId: string; pid: number; port: number; role: string }[] }> };
+    for (const cell of Object.values(record.cells)) out.push(...cell.servers);
+  }
+  return out;
+}
+
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** Nothing of the runs is left: no mariadbd, no listening port of theirs, no run directory. */
+async function expectNothingLeft(ports: readonly number[]): Promise<void> {
+  expect(mariadbdUnder(work)).toEqual([]);
+  expect((await Promise.all(ports.map(portOpen))).filter(Boolean)).toEqual([]);
+  expect(existsSync(runRoot) ? readdirSync(runRoot) : []).toEqual([]);
+}
+
+function lakeQuery<T>(sql: string): T[] {
+  const r = cli(['results', '--json', '--sql', sql]);
+  if (r.code !== 0) throw new Error(`results --sql failed: ${r.stderr}`);
+  return JSON.parse(r.stdout) as T[];
+}
+
+describe('faults injected into local runs', () => {
+  it('SIGTERM during a step: nothing new starts, the step and the run are recorded as stopped by SIGTERM, nothing is left', async () => {
+    // Arrange
+    const run = background(['run', writeSpec('term.json', twoCells)]);
+    await run.waitFor(/ a-r1\] step 1\/1 ro-t1/);
+    await sleep(1500);
+    const ports = registeredServers().map((s) => s.port);
+    // Act
+    run.child.kill('SIGTERM');
+    const { code } = await run.exited;
+    // Assert: the message
+    const { stdout, stderr } = run.output();
+    expect(code).toBe(143);
+    expect(stderr).toMatch(/^SIGTERM: stopping the run: nothing new starts/m);
+    expect(stdout).toMatch(/aborted \(stopped by SIGTERM .* during \w+ \(cell a-r1\)\); everything was torn down/);
+    expect(stdout + stderr).not.toMatch(/Ctrl-C/);
+    // Assert: nothing of cell b started after the stop
+    expect(stdout).not.toMatch(/ b-r1\]/);
+    // Assert: the lake
+    expect(lakeQuery<{ status: string; error: string }>('select status, error from runs')).toEqual([
+      { status: 'aborted', error: expect.stringMatching(/^stopped by SIGTERM .*; everything was torn down$/) as string },
+    ]);
+    expect(lakeQuery('select cell_id, step_id, status, error from steps')).toEqual([
+      { cell_id: 'a-r1', step_id: 'ro-t1', status: 'failed', error: expect.stringMatching(/^stopped by SIGTERM .* while the step ran$/) as string },
+    ]);
+    expect(ports.length).toBe(2);
+    await expectNothingLeft(ports);
+  }, 180_000);
+
+  it('SIGTERM while a cell is being provisioned: the provisioning in flight is waited for and torn down', async () => {
+    // Arrange
+    const run = background(['run', writeSpec('term-provision.json', twoCells)]);
+    await run.waitFor(/ a-r1\] provisioning/);
+    // Act
+    run.child.kill('SIGTERM');
+    const { code } = await run.exited;
+    // Assert
+    const { stdout } = run.output();
+    expect(code).toBe(143);
+    expect(stdout).toMatch(/aborted \(stopped by SIGTERM .*\); everything was torn down/);
+    expect(stdout).not.toMatch(/ b-r1\]/);
+    expect(lakeQuery<{ status: string }>('select status from runs')).toEqual([{ status: 'aborted' }]);
+    await expectNothingLeft([]);
+  }, 180_000);
+
+  it('kill -9 mid-step: results and report say the owner is gone; cleanup settles the run as aborted and leaves nothing', async () => {
+    // Arrange
+    const run = background(['run', writeSpec('killed.json', twoCells)]);
+    await run.waitFor(/ a-r1\] step 1\/1 ro-t1/);
+    const ports = registeredServers().map((s) => s.port);
+    run.child.kill('SIGKILL');
+    await run.exited;
+    // Act
+    const results = cli(['results']);
+    const report = cli(['report']);
+    const cleanup = cli(['cleanup']);
+    // Assert: before cleanup the status is shown for what it is
+    expect(results.stdout).toMatch(/^warning: run faults-\S+ is marked running, but its aurora-bench \(pid \d+\) is gone/);
+    expect(report.stdout).toMatch(/^warning: run faults-\S+ is marked running, but its aurora-bench \(pid \d+\) is gone/);
+    // Assert: cleanup settles it
+    expect(cleanup.code).toBe(0);
+    expect(cleanup.stdout).toMatch(/recorded as aborted in the lake \(they were still marked running\): faults-/);
+    expect(lakeQuery<{ status: string; error: string }>('select status, error from runs')).toEqual([
+      { status: 'aborted', error: expect.stringMatching(/ended without finishing the run .*settled by `aurora-bench cleanup`/) as string },
+    ]);
+    expect(cli(['results']).stdout).not.toMatch(/warning: run/);
+    await expectNothingLeft(ports);
+  }, 180_000);
+
+  it('a double Ctrl-C forces the exit; cleanup then settles the run and removes everything', async () => {
+    // Arrange
+    const run = background(['run', writeSpec('double.json', twoCells)]);
+    await run.waitFor(/ a-r1\] step 1\/1 ro-t1/);
+    const ports = registeredServers().map((s) => s.port);
+    // Act
+    run.child.kill('SIGINT');
+    await sleep(50);
+    run.child.kill('SIGINT');
+    const { code } = await run.exited;
+    const cleanup = cli(['cleanup']);
+    // Assert
+    expect(code).toBe(130);
+    expect(run.output().stderr).toMatch(/forced exit: run `aurora-bench cleanup`/);
+    expect(cleanup.code).toBe(0);
+    expect(lakeQuery<{ status: string }>('select status from runs')).toEqual([{ status: 'aborted' }]);
+    await expectNothingLeft(ports);
+  }, 180_000);
+
+  it('run ids: an existing one is refused (its rows stay as they were), a live one too; one bad lake file is named while the other runs are served', async () => {
+    // Arrange: a finished run with a fixed id
+    const spec = writeSpec('ids.json', base);
+    expect(cli(['run', spec, '--run-id', 'fixed-1']).code).toBe(0);
+    const stepFile = readdirSync(join(lake, 'tables', 'steps'), { recursive: true, encoding: 'utf8' }).find((f) => f.includes('fixed-1') && f.endsWith('.jsonl'))!;
+    const before = readFileSync(join(lake, 'tables', 'steps', stepFile), 'utf8');
+    // Act: the same id again
+    const again = cli(['run', spec, '--run-id', 'fixed-1']);
+    // Assert
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/run id "fixed-1" already has results in file:\/\/.*: choose another --run-id/);
+    expect(readFileSync(join(lake, 'tables', 'steps', stepFile), 'utf8')).toBe(before);
+    expect(lakeQuery('select run_id, status from runs')).toEqual([{ run_id: 'fixed-1', status: 'succeeded' }]);
+
+    // Arrange: a live run with another id
+    const live = background(['run', writeSpec('live.json', { ...base, defaults: { ...base.defaults, durationS: 30 } }), '--run-id', 'live-1']);
+    await live.waitFor(/ a-r1\] step 1\/1 ro-t1/);
+    const servers = registeredServers();
+    // Act: a second run with the live id
+    const clash = cli(['run', spec, '--run-id', 'live-1']);
+    // Assert: refused, and the live run's servers untouched
+    expect(clash.code).toBe(1);
+    expect(clash.stderr).toMatch(/run id "live-1" is in use by a running aurora-bench \(pid \d+\): choose another --run-id/);
+    expect(servers.map((s) => existsSync(`/proc/${s.pid}`))).toEqual([true, true]);
+    live.child.kill('SIGINT');
+    expect((await live.exited).code).toBe(130);
+
+    // Act: one step file of fixed-1 truncated mid-line
+    writeFileSync(join(lake, 'tables', 'steps', stepFile), before.slice(0, Math.floor(before.length / 2)));
+    const results = cli(['results', '--run', 'live-1']);
+    const report = cli(['report', 'live-1']);
+    // Assert: the other run is served, the bad file named
+    expect(results.code).toBe(0);
+    expect(results.stdout).toMatch(/^Run live-1 /m);
+    expect(results.stdout).toContain(`warning: lake file ${join(lake, 'tables', 'steps', stepFile)} left out (Malformed JSON`);
+    expect(report.code).toBe(0);
+    expect(report.stdout).toContain(`warning: lake file ${join(lake, 'tables', 'steps', stepFile)} left out`);
+    await expectNothingLeft(servers.map((s) => s.port));
+  }, 240_000);
+
+  it('a full disk under the lake: ENOSPC names the lake, the run stops before the next cell, earlier runs stay intact, cleanup records the end', async () => {
+    // Arrange: the lake on a 3 MiB tmpfs, an earlier run already in it
+    mkdirSync(lake, { recursive: true });
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=3m', 'tmpfs', lake], { stdio: 'pipe' });
+    } catch (e) {
+      throw new Error(`this test mounts a 3 MiB tmpfs as the full disk and needs the privilege to (root): ${(e as Error).message}`, { cause: e });
+    }
+    try {
+      const earlier = join(lake, 'tables', 'runs', 'dt=2024-05-01');
+      mkdirSync(earlier, { recursive: true });
+      const earlierRow = JSON.stringify({ run_id: 'earlier', spec_name: 'faults', status: 'succeeded', started_at: '2024-05-01T09:00:00.000Z' }) + '\n';
+      writeFileSync(join(earlier, 'earlier.jsonl'), earlierRow);
+      const run = background(['run', writeSpec('full.json', { ...twoCells, defaults: { ...base.defaults, durationS: 4 } })]);
+      await run.waitFor(/ a-r1\] step 1\/1 ro-t1/);
+      const ports = registeredServers().map((s) => s.port);
+      // Act: the disk fills up while the step runs
+      const filler = join(lake, 'filler');
+      try {
+        writeFileSync(filler, Buffer.alloc(4 * 1024 * 1024));
+      } catch {
+        // ENOSPC: the filler took what was left
+      }
+      const { code } = await run.exited;
+      // Assert: the message names the lake and ENOSPC; the second cell never started
+      const { stdout, stderr } = run.output();
+      expect(code).toBe(1);
+      expect(stdout + stderr).toMatch(new RegExp(`the results lake file://${lake}/? has no room \\(ENOSPC\\)`));
+      expect(stdout).not.toMatch(/ b-r1\]/);
+      expect(readFileSync(join(earlier, 'earlier.jsonl'), 'utf8')).toBe(earlierRow);
+      expect(mariadbdUnder(work)).toEqual([]);
+      // The run row could not be rewritten: only the run's claim is left, for cleanup to record the end.
+      const left = readdirSync(runRoot);
+      expect(left.map((d) => readdirSync(join(runRoot, d)))).toEqual([['run.json']]);
+      // Act: room again, then cleanup records how the run ended
+      rmSync(filler, { force: true });
+      const cleanup = cli(['cleanup']);
+      // Assert
+      expect(cleanup.code).toBe(0);
+      await expectNothingLeft(ports);
+      const runs = lakeQuery<{ run_id: string; status: string; error: string | null }>("select run_id, status, error from runs where run_id <> 'earlier'");
+      expect(runs).toEqual([
+        {
+          run_id: expect.stringMatching(/^faults-/) as string,
+          status: expect.stringMatching(/^(failed|aborted)$/) as string,
+          error: expect.stringMatching(/has no room \(ENOSPC\)/) as string,
+        },
+      ]);
+    } finally {
+      execFileSync('umount', ['-l', lake]);
+    }
+  }, 180_000);
+
+  it('a reader whose writer is killed during a reader step: the step is failed for broken replication, everything is torn down', async () => {
+    // Arrange
+    const run = background(['run', writeSpec('replication.json', { ...base, defaults: { ...base.defaults, durationS: 6 } })]);
+    await run.waitFor(/ a-r1\] step 1\/1 ro-t1/);
+    await sleep(1000);
+    const servers = registeredServers();
+    const writer = servers.find((s) => s.role === 'writer')!;
+    // Act
+    process.kill(writer.pid, 'SIGKILL');
+    const { code } = await run.exited;
+    // Assert
+    expect(code).toBe(1);
+    expect(lakeQuery('select step_id, status, error from steps')).toEqual([
+      { step_id: 'ro-t1', status: 'failed', error: expect.stringMatching(/replication broke during the step: .*its writer .* is not running/) as string },
+    ]);
+    expect(run.output().stdout).toMatch(/FAILED: .*replication broke during the step/);
+    await expectNothingLeft(servers.map((s) => s.port));
+  }, 180_000);
+
+  it('cleanup touches only what it can prove it started, and refuses a run root others may write into', () => {
+    // Arrange: a planted run whose registry names a process and a directory aurora-bench did not make
+    mkdirSync(runRoot, { recursive: true, mode: 0o700 });
+    chmodSync(runRoot, 0o700);
+    const outside = join(work, 'precious');
+    mkdirSync(outside);
+    writeFileSync(join(outside, 'keep.txt'), 'keep\n');
+    const bystander = spawn('sleep', ['300']);
+    children.push(bystander);
+    const planted = join(runRoot, 'planted');
+    mkdirSync(planted);
+    const server = {
+      instanceId: 'w',
+      role: 'writer',
+      pid: bystander.pid,
+      port: 1,
+      dir: outside,
+      defaultsFile: join(outside, 'my.cnf'),
+      socket: join(outside, 's.sock'),
+      errorLog: join(outside, 'e.log'),
+    };
+    writeFileSync(
+      join(planted, 'resources.json'),
+      JSON.stringify({
+        runId: 'planted',
+        ownerPid: 999_999_999,
+        ownerStartTime: null,
+        updatedAt: new Date().toISOString(),
+        cells: { c: { cellId: 'c', clusterId: 'c', dir: outside, servers: [server], jobs: [{ jobId: 'j', pid: bystander.pid, marker: outside, startedAt: '' }], createdAt: '' } },
+      }),
+    );
+    // Act
+    const cleanup = cli(['cleanup']);
+    // Assert: the planted run directory is gone; the bystander process and the outside directory are not
+    expect(cleanup.code).toBe(0);
+    expect(existsSync(planted)).toBe(false);
+    expect(bystander.exitCode).toBeNull();
+    expect(existsSync(`/proc/${bystander.pid}`)).toBe(true);
+    expect(readFileSync(join(outside, 'keep.txt'), 'utf8')).toBe('keep\n');
+
+    // Arrange: a run root anyone may write into
+    chmodSync(runRoot, 0o777);
+    // Act
+    const refused = cli(['cleanup']);
+    // Assert
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/the local run root .* is writable by other users \(mode 777\)/);
+    expect(statSync(runRoot).isDirectory()).toBe(true);
+    chmodSync(runRoot, 0o700);
+  });
+});
