@@ -26,7 +26,7 @@ interface LocalBackendLike extends Backend {
 }
 
 /** The results lake's disk is full (or a file-size limit was hit): the run stops, naming the path. */
-export class LakeFullError extends AuroraBenchError {
+class LakeFullError extends AuroraBenchError {
   override readonly name = 'LakeFullError';
 }
 
@@ -68,7 +68,7 @@ function watchLakeSpace(backend: LocalBackendLike, onFull: (error: LakeFullError
 }
 
 /** Why a run was stopped, from the AbortSignal's reason: SIGINT is Ctrl-C, SIGTERM is not. */
-export function stopReason(reason: unknown): string {
+function stopReason(reason: unknown): string {
   if (reason === 'SIGINT') return 'interrupted by the user (Ctrl-C, SIGINT)';
   if (reason === 'SIGTERM') return 'stopped by SIGTERM (another process asked it to end: kill, a service manager, a CI timeout)';
   if (typeof reason === 'string') return `stopped by ${reason}`;
@@ -80,7 +80,7 @@ export function stopReason(reason: unknown): string {
  * The Task and Wait states that were running when the execution stopped (entered, never left), with
  * the cell they worked on: where a stop interrupted the run.
  */
-export function statesInFlight(events: readonly ExecutionEvent[]): string[] {
+function statesInFlight(events: readonly ExecutionEvent[]): string[] {
   const open = new Map<string, string>();
   for (const ev of events) {
     if (ev.state?.type !== 'Task' && ev.state?.type !== 'Wait') continue;
@@ -207,7 +207,7 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
   return { ...result, plan };
 }
 
-export class RunIdTakenError extends AuroraBenchError {
+class RunIdTakenError extends AuroraBenchError {
   override readonly name = 'RunIdTakenError';
 }
 

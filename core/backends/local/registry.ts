@@ -58,12 +58,12 @@ export function defaultRunRoot(): string {
   return join(tmpdir(), `aurora-bench-runs-${currentUid() ?? userInfo().username}`);
 }
 
-export class RunRootError extends AuroraBenchError {
+class RunRootError extends AuroraBenchError {
   override readonly name = 'RunRootError';
 }
 
 /** Creates the run root private to this user, or refuses one that another user owns or others may write into. */
-export async function ensureRunRoot(runRoot: string): Promise<void> {
+async function ensureRunRoot(runRoot: string): Promise<void> {
   await mkdir(runRoot, { recursive: true, mode: 0o700 });
   await checkRunRoot(runRoot);
 }
@@ -107,7 +107,7 @@ function processStartTime(pid: number): string | null {
 }
 
 /** Is the process that owns this run still running (same pid and same start time)? */
-function ownerAlive(record: Pick<RunRecord, 'ownerPid' | 'ownerStartTime'>): boolean {
+export function ownerAlive(record: Pick<RunRecord, 'ownerPid' | 'ownerStartTime'>): boolean {
   if (!isAlive(record.ownerPid)) return false;
   return record.ownerStartTime === null || processStartTime(record.ownerPid) === record.ownerStartTime;
 }
@@ -307,9 +307,9 @@ export interface RunClaim {
   readonly endReason?: string;
 }
 
-export const CLAIM_FILE = 'run.json';
+const CLAIM_FILE = 'run.json';
 
-export class RunIdInUseError extends AuroraBenchError {
+class RunIdInUseError extends AuroraBenchError {
   override readonly name = 'RunIdInUseError';
 }
 
@@ -356,7 +356,7 @@ export async function claimRunDir(runRoot: string, runId: string, where: { lakeR
  * A run left `running` in the lake by an owner that is gone becomes `aborted`, with why: what
  * `cleanup` does for every run it cleans, so no status stays a lie. Returns whether it changed the row.
  */
-export async function settleRunRow(claim: RunClaim, reason: string): Promise<boolean> {
+async function settleRunRow(claim: RunClaim, reason: string): Promise<boolean> {
   const lake = new LocalLakeStore(claim.lakeRoot);
   // The run row's date partition is the day the workflow planned it, which may be after the claim's.
   const file = claim.runKey.split('/').pop()!;
