@@ -88,7 +88,8 @@ function statesInFlight(events: readonly ExecutionEvent[]): string[] {
     if (ev.type === 'StateEntered') {
       const cell = (ev.state.input as { cell?: { cellId?: string } } | undefined)?.cell?.cellId;
       open.set(key, `${ev.state.name}${cell ? ` (cell ${cell})` : ''}`);
-    } else if (ev.type === 'StateExited' || ev.type === 'StateFailed' || ev.type === 'StateCaught') {
+    } else if (ev.type === 'StateExited' || ev.type === 'StateCaught') {
+      // Not on StateFailed: a state retried (RunStep while its jobs run) is still the one in flight.
       open.delete(key);
     }
   }
