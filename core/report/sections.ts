@@ -1040,7 +1040,10 @@ function networkSection(ctx: Context): ReportSection | null {
   let partialRows = 0;
   for (const g of ctx.groups) {
     const role = g.target === 'writer' ? 'writer' : 'reader';
-    const perCell = g.ok.map((r) => {
+    // Every repeat that ran, client-bound ones included: telling client-bound from server-bound is
+    // this section's verdict (estimates elsewhere leave client-bound repeats out).
+    const ran = g.rows.filter((r) => r.status === 'ok' || r.status === 'overloaded');
+    const perCell = ran.map((r) => {
       const ms = ctx.data.metrics.filter((m) => m.cell_id === r.cell_id && m.step_id === g.stepId);
       const server = ms.filter((m) => m.role === role);
       const tx = server.filter((m) => m.metric === 'NetworkTransmitThroughput');
@@ -1067,13 +1070,13 @@ function networkSection(ctx: Context): ReportSection | null {
     const tx = avg(perCell.map((c) => c.tx));
     const rx = avg(perCell.map((c) => c.rx));
     const cpu = avg(perCell.map((c) => c.cpu));
-    const clientCpu = avg(g.ok.map((r) => r.client_cpu_avg_pct));
+    const clientCpu = avg(ran.map((r) => r.client_cpu_avg_pct));
     const limit = local ? null : networkLimitGbps(ctx.prices, g.instanceClass);
     const bound = classifyBound({
       serverCpuPct: cpu,
       networkBytesPerS: tx !== null || rx !== null ? (tx ?? 0) + (rx ?? 0) : null,
       networkLimitGbps: limit,
-      clientSaturated: g.ok.some((r) => r.saturated_clients > 0),
+      clientSaturated: ran.some((r) => r.saturated_clients > 0),
       clientCpuPct: clientCpu,
       sharedHostCpuPct: local ? avg(perCell.map((c) => c.host)) : null,
     });
