@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import type { Backend, LakeStore, RunContext } from '../backend';
 import { AuroraBenchError } from '../errors';
+import { compactRun } from '../lake/compact';
 import { lakeKeys, toJsonLines, type RunRow } from '../lake/rows';
 import { localSpecRefusals } from '../backends/local/preflight';
 import { preparePlanFromFile } from '../plan/prepare';
@@ -204,6 +205,13 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
     // cleanupRun above did here; the lake says why the run ended.
     await recordInterruptedSteps(deps, result.events, TIMED_OUT_REASON, log);
     await markEnded(options.backend, plan, 'timed-out', `${result.cause ?? 'the execution timed out'}; everything was torn down`);
+  }
+  // The run has ended, however: its step files become one Parquet file per table. The JSON Lines
+  // files stay (and serve every query) if that fails.
+  try {
+    await compactRun(options.lakeDir, plan);
+  } catch (e) {
+    log(`warning: the run's lake files were not compacted to Parquet (${(e as Error).message}); its JSON Lines files are kept and read as they are`);
   }
   return { ...result, plan };
 }

@@ -14,22 +14,45 @@ import { AuroraBenchError } from '../errors';
 export type LakeValue = string | number | boolean | null | LakeValue[] | { [key: string]: LakeValue };
 export type LakeRowObject = Record<string, LakeValue>;
 
-/** The data files of one table: tables/<table>/dt=*\/*.jsonl (gzip too), sorted for stable order. */
-function lakeTableFiles(lakeDir: string, table: LakeTable): string[] {
+/**
+ * The data files of one table: tables/<table>/dt=*\/*.jsonl (gzip too) and the runs compacted to
+ * Parquet (<run>.parquet, core/lake/compact.ts), sorted for stable order. A run's JSON Lines files
+ * are left out once its Parquet file is there (compaction removes them; if it stopped before, the
+ * rows are not counted twice).
+ */
+export function lakeTableFiles(lakeDir: string, table: LakeTable): string[] {
   const tableDir = join(lakeDir, 'tables', table);
   if (!existsSync(tableDir)) return [];
   const files: string[] = [];
   for (const part of readdirSync(tableDir, { withFileTypes: true })) {
     if (!part.isDirectory() || !/^dt=\d{4}-\d{2}-\d{2}$/.test(part.name)) continue;
-    for (const f of readdirSync(join(tableDir, part.name), { withFileTypes: true })) {
-      if (f.isFile() && /\.jsonl(\.gz)?$/.test(f.name)) files.push(join(tableDir, part.name, f.name));
+    const names = readdirSync(join(tableDir, part.name), { withFileTypes: true })
+      .filter((f) => f.isFile())
+      .map((f) => f.name);
+    const compacted = new Set(names.filter((n) => n.endsWith(PARQUET_SUFFIX)).map((n) => n.slice(0, -PARQUET_SUFFIX.length)));
+    for (const name of names) {
+      const isJson = /\.jsonl(\.gz)?$/.test(name);
+      if (!isJson && !(name.endsWith(PARQUET_SUFFIX) && !name.startsWith('.'))) continue;
+      if (isJson && [...compacted].some((run) => name.startsWith(run + '__'))) continue;
+      files.push(join(tableDir, part.name, name));
     }
   }
   return files.sort();
 }
 
+/** A compacted run's file name ends so: <run>.parquet. */
+const PARQUET_SUFFIX = '.parquet';
+
 const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 const ident = (s: string): string => `"${s.replace(/"/g, '""')}"`;
+
+/** DuckDB's read_json over JSON Lines files of one table, typed as the table's columns (no dt). */
+export function jsonLinesReader(table: LakeTable, files: readonly string[], options: { hivePartitioning: boolean }): string {
+  const columns = Object.entries(LAKE_COLUMNS[table]);
+  const columnSpec = `{${columns.map(([c, t]) => `${sqlString(c)}: ${sqlString(DUCKDB_TYPES[t])}`).join(', ')}}`;
+  const hive = options.hivePartitioning ? `, hive_partitioning = true, hive_types = {'${PARTITION_COLUMN}': 'VARCHAR'}` : ', hive_partitioning = false';
+  return `read_json([${files.map(sqlString).join(', ')}], format = 'newline_delimited', columns = ${columnSpec}${hive}, union_by_name = true)`;
+}
 
 /** The statement that makes one lake table a view (an empty, typed one when it has no file yet). */
 function tableViewSql(table: LakeTable, files: readonly string[]): string {
@@ -38,13 +61,19 @@ function tableViewSql(table: LakeTable, files: readonly string[]): string {
     const select = [...columns.map(([c, t]) => `CAST(NULL AS ${DUCKDB_TYPES[t]}) AS ${ident(c)}`), `CAST(NULL AS VARCHAR) AS ${PARTITION_COLUMN}`];
     return `CREATE OR REPLACE VIEW ${table} AS SELECT ${select.join(', ')} WHERE false`;
   }
-  const columnSpec = `{${columns.map(([c, t]) => `${sqlString(c)}: ${sqlString(DUCKDB_TYPES[t])}`).join(', ')}}`;
   // dt comes from the key (hive partition), as a string like Athena's partition projection gives it;
   // the copy inside each row is not read, so a row can never disagree with its partition.
-  const reader =
-    `read_json([${files.map(sqlString).join(', ')}], format = 'newline_delimited', columns = ${columnSpec}, ` +
-    `hive_partitioning = true, hive_types = {'${PARTITION_COLUMN}': 'VARCHAR'}, union_by_name = true)`;
-  return `CREATE OR REPLACE VIEW ${table} AS SELECT ${columns.map(([c]) => ident(c)).join(', ')}, ${PARTITION_COLUMN} FROM ${reader}`;
+  const selectList = `${columns.map(([c]) => ident(c)).join(', ')}, ${PARTITION_COLUMN}`;
+  const json = files.filter((f) => !f.endsWith(PARQUET_SUFFIX));
+  const parquet = files.filter((f) => f.endsWith(PARQUET_SUFFIX));
+  const parts = [
+    ...(json.length > 0 ? [`SELECT ${selectList} FROM ${jsonLinesReader(table, json, { hivePartitioning: true })}`] : []),
+    // Compacted runs: the same columns and types (compact.ts writes them from the same reader).
+    ...(parquet.length > 0
+      ? [`SELECT ${selectList} FROM read_parquet([${parquet.map(sqlString).join(', ')}], hive_partitioning = true, hive_types = {'${PARTITION_COLUMN}': 'VARCHAR'})`]
+      : []),
+  ];
+  return `CREATE OR REPLACE VIEW ${table} AS ${parts.join(' UNION ALL ')}`;
 }
 
 function toPlain(value: unknown): LakeValue {

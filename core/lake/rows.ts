@@ -317,6 +317,8 @@ export const lakeKeys = {
   verdicts: (dt: string, runId: string): string => `tables/verdicts/dt=${dt}/${safe(runId)}.jsonl`,
   /** The common prefix of a run's files of a step table. */
   runTablePrefix: (table: Exclude<LakeTable, 'runs'>, dt: string, runId: string): string => `tables/${table}/dt=${dt}/${safe(runId)}__`,
+  /** A finished run's rows of one table, compacted to Parquet (core/lake/compact.ts). */
+  compacted: (table: Exclude<LakeTable, 'runs' | 'verdicts'>, dt: string, runId: string): string => `tables/${table}/dt=${dt}/${safe(runId)}.parquet`,
   raw: (dt: string, runId: string, cellId: string, stepId: string, phase: string, clientId: string): string =>
     `raw/dt=${dt}/${safe(runId)}/${safe(cellId)}/${safe(stepId)}/${phase}/${safe(clientId)}/`,
   script: (runId: string, name: string): string => `scripts/${safe(runId)}/${safe(name)}`,
@@ -343,7 +345,7 @@ export const lakeKeys = {
 export function filesOfRuns(runIds: Iterable<string>): (file: string) => boolean {
   const names = new Set([...runIds].map(safe));
   return (file) => {
-    const base = file.slice(file.lastIndexOf('/') + 1).replace(/\.jsonl(\.gz)?$/, '');
+    const base = file.slice(file.lastIndexOf('/') + 1).replace(/\.(jsonl(\.gz)?|parquet)$/, '');
     if (names.has(base)) return true;
     // A run id may itself contain "__": try every cut.
     for (let cut = base.indexOf('__'); cut >= 0; cut = base.indexOf('__', cut + 1)) if (names.has(base.slice(0, cut))) return true;
