@@ -3,7 +3,7 @@
  * path and what to do, whatever the example within the class. AWS-only values are checked against
  * the offline tables of core/aurora/aws-names.ts (sources cited there).
  */
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadSpecFile, SpecError, validateSpec, type SpecProblem } from '../../core/experiment/validate';
@@ -53,8 +53,13 @@ function fileProblems(file: string): { message: string; problems: SpecProblem[] 
 }
 
 let dir: string;
+/** Folders a test made beside its spec folder (a link target outside it), removed with it. */
+const alsoMade: string[] = [];
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'ab-bad-'));
+});
+afterEach(() => {
+  for (const d of [dir, ...alsoMade.splice(0)]) rmSync(d, { recursive: true, force: true });
 });
 
 function writeText(name: string, text: string | Buffer): string {
@@ -157,6 +162,7 @@ describe('workload script paths stay in the spec folder or client/workloads', ()
   it('does not follow a symbolic link out of the spec folder', () => {
     // Arrange
     const outside = mkdtempSync(join(tmpdir(), 'ab-outside-'));
+    alsoMade.push(outside);
     writeFileSync(join(outside, 'secret.lua'), 'secret\n');
     symlinkSync(join(outside, 'secret.lua'), join(dir, 'linked.lua'));
     // Act
