@@ -148,10 +148,11 @@ describe('aurora-bench CLI, locally', () => {
 
   it('plans a study scaled down for a local rehearsal, naming what was scaled and what only AWS can do', () => {
     const r = cli(['plan', join(REPO, 'experiments', 'write-forwarding.json'), '--scale', 'small']);
-    // The plan shows a refusal (writes to a reader need AWS), so it exits 1.
-    expect(r.code).toBe(1);
+    // Writes sent to a reader run locally as the labelled client-side emulation: a warning, no refusal.
+    expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/\[info\] data: scaled for a local rehearsal: 8 x 10,000,000 rows -> 4 x 10,000/);
-    expect(r.stdout).toMatch(/\[refused\] workloads\[1\]: .*needs AWS/);
+    expect(r.stdout).toMatch(/\[warning\] workloads\[1\]: .*client-side EMULATION of Aurora write forwarding/);
+    expect(r.stdout).not.toMatch(/\[refused\]/);
     expect(r.stdout).toMatch(/On AWS the same experiment would cost about \$/);
     const bad = cli(['plan', join(REPO, 'experiments', 'write-forwarding.json'), '--scale', 'tiny']);
     expect(bad.code).not.toBe(0);
@@ -176,12 +177,13 @@ describe('aurora-bench CLI, locally', () => {
     expect(existsSync(join(work, 'lake'))).toBe(false);
   });
 
-  it('plans locally with write forwarding refused and said to need AWS', () => {
+  it('plans locally with write forwarding refused and said to need AWS where the emulation does not cover the workload', () => {
+    // oltp_update_index writes, and the client-side emulation covers only oltp_read_write, oltp_write_only and rw_consistency.lua.
     const spec = writeSpec('wf.json', {
       ...small,
       variants: [{ name: 'wf', instanceClass: 'db.r5.xlarge', readers: 1, writeForwarding: { enabled: true, consistency: 'GLOBAL' } }],
       workloads: [
-        { name: 'fwd', test: 'oltp_write_only', target: 'reader' },
+        { name: 'fwd', test: 'oltp_update_index', target: 'reader' },
         { name: 'rw', test: 'oltp_read_write' },
       ],
     });
