@@ -243,14 +243,17 @@ describe('faults injected into local runs', () => {
     // Arrange: a finished run with a fixed id
     const spec = writeSpec('ids.json', base);
     expect(cli(['run', spec, '--run-id', 'fixed-1']).code).toBe(0);
-    const stepFile = readdirSync(join(lake, 'tables', 'steps'), { recursive: true, encoding: 'utf8' }).find((f) => f.includes('fixed-1') && f.endsWith('.jsonl'))!;
-    const before = readFileSync(join(lake, 'tables', 'steps', stepFile), 'utf8');
+    // A finished run's step rows are compacted to Parquet (core/lake/compact.ts); an aborted run's stay JSON Lines.
+    const stepFileOf = (runId: string, ext: string) =>
+      readdirSync(join(lake, 'tables', 'steps'), { recursive: true, encoding: 'utf8' }).find((f) => f.includes(runId) && f.endsWith(ext))!;
+    const stepFile = stepFileOf('fixed-1', '.parquet');
+    const before = readFileSync(join(lake, 'tables', 'steps', stepFile));
     // Act: the same id again
     const again = cli(['run', spec, '--run-id', 'fixed-1']);
     // Assert
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/run id "fixed-1" already has results in file:\/\/.*: choose another --run-id/);
-    expect(readFileSync(join(lake, 'tables', 'steps', stepFile), 'utf8')).toBe(before);
+    expect(readFileSync(join(lake, 'tables', 'steps', stepFile)).equals(before)).toBe(true);
     expect(lakeQuery('select run_id, status from runs')).toEqual([{ run_id: 'fixed-1', status: 'succeeded' }]);
 
     // Arrange: a live run with another id
@@ -266,16 +269,18 @@ describe('faults injected into local runs', () => {
     live.child.kill('SIGINT');
     expect((await live.exited).code).toBe(130);
 
-    // Act: one step file of fixed-1 truncated mid-line
-    writeFileSync(join(lake, 'tables', 'steps', stepFile), before.slice(0, Math.floor(before.length / 2)));
-    const results = cli(['results', '--run', 'live-1']);
-    const report = cli(['report', 'live-1']);
+    // Act: the aborted run's step file (JSON Lines) truncated mid-line
+    const badFile = join(lake, 'tables', 'steps', stepFileOf('live-1', '.jsonl'));
+    const text = readFileSync(badFile, 'utf8');
+    writeFileSync(badFile, text.slice(0, Math.floor(text.length / 2)));
+    const results = cli(['results', '--run', 'fixed-1']);
+    const report = cli(['report', 'fixed-1']);
     // Assert: the other run is served, the bad file named
     expect(results.code).toBe(0);
-    expect(results.stdout).toMatch(/^Run live-1 /m);
-    expect(results.stdout).toContain(`warning: lake file ${join(lake, 'tables', 'steps', stepFile)} left out (Malformed JSON`);
+    expect(results.stdout).toMatch(/^Run fixed-1 /m);
+    expect(results.stdout).toContain(`warning: lake file ${badFile} left out (Malformed JSON`);
     expect(report.code).toBe(0);
-    expect(report.stdout).toContain(`warning: lake file ${join(lake, 'tables', 'steps', stepFile)} left out`);
+    expect(report.stdout).toContain(`warning: lake file ${badFile} left out`);
     await expectNothingLeft(servers.map((s) => s.port));
   }, 240_000);
 
