@@ -275,7 +275,7 @@ describe('client/runner.sh against a throwaway MariaDB', () => {
     expect(parsed.intervals[0]!.t).toBe(1);
     // Every interval ran the requested threads; on an overloaded machine one 1-s interval may
     // complete no transaction (tps 0, no latency), so throughput is asserted over the whole run.
-    expect(parsed.intervals.every((iv) => iv.threads === 2 && iv.tps >= 0 && iv.latencyMs >= 0)).toBe(true);
+    expect(parsed.intervals.filter((iv) => !(iv.threads === 2 && iv.tps >= 0 && iv.latencyMs >= 0))).toEqual([]);
     expect(parsed.intervals.reduce((sum, iv) => sum + iv.tps, 0)).toBeGreaterThan(0);
     expect(parsed.intervals.some((iv) => iv.tps > 0 && iv.latencyMs > 0)).toBe(true);
     expect(parsed.summary!.latencyMs.percentile).toBe(99);
