@@ -250,7 +250,9 @@ export function buildHistory(input: HistoryInput, options: HistoryOptions = {}):
         `${stepKeyLabel(s.key)}: the measurement changed at run ${s.points[0]!.runId} (${differences.join(', ') || 'definition'}): a new series starts there; the ${previous.points.length} run(s) before are series ${previous.hash}.`,
       );
     }
-    steps.push(analyseSeries(s, startedBecause, latestRunId, opts));
+    // A series that starts at the first run read may go on before it, in runs the window left unread.
+    const continuesUnread = (input.runsNotRead ?? 0) > 0 && s.points[0]!.runId === runs[0]?.run_id;
+    steps.push(analyseSeries(s, startedBecause, latestRunId, continuesUnread, opts));
   }
 
   return {
@@ -267,7 +269,13 @@ function stepKeyFromRow(r: StepRow): StepKey {
   return { variant: r.variant, workload: r.workload, threads: r.threads, rate: r.rate, target: r.target };
 }
 
-function analyseSeries(s: SeriesBuilder, startedBecause: StepHistory['startedBecause'], latestRunId: string | null, opts: Required<HistoryOptions>): StepHistory {
+function analyseSeries(
+  s: SeriesBuilder,
+  startedBecause: StepHistory['startedBecause'],
+  latestRunId: string | null,
+  continuesUnread: boolean,
+  opts: Required<HistoryOptions>,
+): StepHistory {
   const points: HistoryPoint[] = [];
   const judged: StepRow[][] = [];
   for (const p of s.points) {
@@ -295,7 +303,7 @@ function analyseSeries(s: SeriesBuilder, startedBecause: StepHistory['startedBec
   const current = latestRunId !== null && points.length > 0 && points[points.length - 1]!.runId === latestRunId;
   const metrics = REGRESSION_METRICS.map((info) => {
     const values = info.metric === 'tps' ? tpsValues : valuesOf(info.metric);
-    return analyseMetric(info.metric, info.higherIsBetter, metricLabel(info.metric, latencyPct), values, tpsValues, points, current, seriesId, opts);
+    return analyseMetric(info.metric, info.higherIsBetter, metricLabel(info.metric, latencyPct), values, tpsValues, points, current, seriesId, continuesUnread, opts);
   });
   return {
     key: s.key,
@@ -318,6 +326,7 @@ function analyseMetric(
   points: readonly HistoryPoint[],
   current: boolean,
   seriesId: string,
+  continuesUnread: boolean,
   opts: Required<HistoryOptions>,
 ): MetricHistory {
   // The series without its gaps; `at` maps back to the step's points.
@@ -381,7 +390,7 @@ function analyseMetric(
     };
   });
   const latest = current ? latestVerdict(values, xs, at, bounds, points, higherIsBetter, floorAt, opts) : null;
-  return { metric, label, higherIsBetter, values, searchedFrom: offset > 0 ? points[at[offset]!]!.runId : null, changePoints, latest };
+  return { metric, label, higherIsBetter, values, searchedFrom: (offset > 0 || continuesUnread) && xs.length > 0 ? points[at[offset]!]!.runId : null, changePoints, latest };
 }
 
 /** after/before as a ratio with Welch's interval on the log scale, or as a difference when a mean is not positive. */

@@ -385,7 +385,14 @@ async function startPostgresOn(o: StartPostgresOptions, socketDir: string): Prom
 }
 
 export function isPostgresRunning(s: Pick<PostgresServer, 'pid' | 'datadir'>): boolean {
-  return isOurProcess(s.pid, s.datadir);
+  return isOurProcess(s.pid, s.datadir, postgresOwnerUid());
+}
+
+let ownerUid: { value: number | undefined } | undefined;
+/** The uid PostgreSQL servers run as: the postgres user when this process is root (it refuses root), else ours. */
+export function postgresOwnerUid(): number | undefined {
+  ownerUid ??= { value: process.getuid?.() === 0 ? postgresUser()?.uid : process.getuid?.() };
+  return ownerUid.value;
 }
 
 /**

@@ -59,13 +59,13 @@ export function processUid(pid: number): number | undefined {
 export const currentUid = (): number | undefined => process.getuid?.();
 
 /**
- * True when `pid` is alive, runs as this user, and its command line mentions `marker` (a path unique
- * to what we started): the proof needed before signalling a pid a registry file names.
+ * True when `pid` is alive, runs as `owner` (this user unless the caller started it as another, e.g.
+ * PostgreSQL as the postgres user when this process is root), and its command line mentions `marker`
+ * (a path unique to what we started): the proof needed before signalling a pid a registry file names.
  */
-export function isOurProcess(pid: number, marker: string): boolean {
+export function isOurProcess(pid: number, marker: string, owner: number | undefined = currentUid()): boolean {
   if (!Number.isInteger(pid) || pid <= 1 || pid === process.pid || !isAlive(pid)) return false;
-  const uid = currentUid();
-  if (uid !== undefined && processUid(pid) !== uid) return false;
+  if (owner !== undefined && processUid(pid) !== owner) return false;
   const cmdline = processCmdline(pid);
   return cmdline !== undefined && cmdline.some((a) => a.includes(marker));
 }

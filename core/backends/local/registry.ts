@@ -19,7 +19,7 @@ import { toJsonLines } from '../../lake/rows';
 import { LocalLakeStore } from './local-lake';
 import type { ServerInfo } from './mariadb-server';
 import { stopServer } from './mariadb-server';
-import { stopPostgres } from './postgres-server';
+import { postgresOwnerUid, stopPostgres } from './postgres-server';
 import { currentUid, isAlive, isOurProcess, processCmdline, processUid, terminate } from './processes';
 
 export interface JobRecord {
@@ -225,9 +225,11 @@ export function processesMentioning(marker: string): number[] {
     if (pid === process.pid) continue;
     const cmdline = processCmdline(pid);
     if (!cmdline?.some((a) => a.includes(marker)) || !isAlive(pid)) continue;
-    // Another user's process that happens to name the path is not ours to stop.
+    // Another user's process that happens to name the path is not ours to stop (PostgreSQL servers run
+    // as the postgres user when we are root: those are ours).
     const uid = currentUid();
-    if (uid === undefined || processUid(pid) === uid) pids.push(pid);
+    const owner = processUid(pid);
+    if (uid === undefined || owner === uid || owner === postgresOwnerUid()) pids.push(pid);
   }
   return pids;
 }
