@@ -261,6 +261,9 @@ describe('syntax, binary input, nulls and comments', () => {
     ['{"name": \'a\'}', 'line 1, column 10', /double quotes/],
     ['{"name": "a"} x', 'line 1, column 15', /after the end of the document/],
     ['{"name": "a', 'line 1, column 10', /never closed/],
+    ['{"threads": [1 2]}', 'line 1, column 16', /expected ',' or '\]' after an array element, found '2'/],
+    ['{"name": "a" "data": {}}', 'line 1, column 14', /expected ',' or '\}' after a property value/],
+    ['{"name": "a\tb"}', 'line 1, column 10', /control character inside a string/],
   ])('says line and column of a JSON syntax error (%#)', (text, where, what) => {
     const { problems } = fileProblems(writeText('syntax.json', text));
     expect(problems).toHaveLength(1);
