@@ -16,6 +16,12 @@
 -- report_cumulative is deliberately left alone: sysbench keeps printing its text summary (and the
 -- checkpoint reports that implement warmup), which the parser reads.
 
+-- The modules workloads share (aurora_bench_read_back.lua) sit next to this file.
+local here = debug.getinfo(1, "S").source:match("^@(.*/)")
+if here ~= nil then
+   package.path = here .. "?.lua;" .. package.path
+end
+
 local script = os.getenv("AURORA_BENCH_SCRIPT")
 local test = os.getenv("AURORA_BENCH_TEST")
 

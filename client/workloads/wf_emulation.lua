@@ -23,11 +23,12 @@
 --   --wf-wait-timeout=S                                        MASTER_GTID_WAIT timeout, seconds (counted, then read anyway)
 --
 -- With --wf-base=rw_consistency each transaction also writes a marker row on the writer and, after
--- the commit and the level's wait, reads it back on the reader, as workloads/rw_consistency.lua
--- does: each thread prints {"aurora_bench_read_back":{"checks":N,"stale":N,"foreign":N}} at its
--- end (core/sysbench/parser.ts sums them) and {"aurora_bench_gtid_waits":{...}} for the waits.
+-- the commit and the level's wait, reads it back on the reader (client/lua/aurora_bench_read_back.lua,
+-- shared with workloads/rw_consistency.lua); each thread also prints {"aurora_bench_gtid_waits":{...}}
+-- for the waits at its end (core/sysbench/parser.ts reads both).
 
 require("oltp_common")
+local ReadBack = require("aurora_bench_read_back")
 
 sysbench.cmdline.options.wf_base = { "the workload emulated: oltp_read_write, oltp_write_only or rw_consistency", "oltp_read_write" }
 sysbench.cmdline.options.wf_writer_port = { "the writer's port (connections to the other port are the reader's)", 0 }
@@ -38,7 +39,6 @@ local LEVELS = { EVENTUAL = true, SESSION = true, GLOBAL = true }
 local level = "EVENTUAL"
 local base = "oltp_read_write"
 local rcon, wcon
-local read_back = { checks = 0, stale = 0, foreign = 0 }
 local waits = { waits = 0, timeouts = 0 }
 local marker = nil
 
@@ -82,20 +82,6 @@ local function connect_pair()
    end
 end
 
-local function client_pid()
-   local f = io.open("/proc/self/stat", "r")
-   if f == nil then return 0 end
-   local pid = tonumber(string.match(f:read("*l") or "", "^(%d+)")) or 0
-   f:close()
-   return pid
-end
-
-local function init_marker()
-   local slot = (client_pid() * 7919 + sysbench.tid * 104729 + sysbench.rand.uniform(0, 1000000)) % 1000000000
-   local id = sysbench.opt.table_size + 1 + slot
-   marker = { id = id, owner = string.format("rb%d-", id) .. sysbench.rand.uniform(0, 1000000000), seq = 0 }
-end
-
 -- Wait on the reader for a GTID position (SESSION: this session's last write; GLOBAL: the writer's).
 local function wait_for(pos)
    if pos == nil or pos == "" then return end
@@ -121,7 +107,7 @@ function prepare_statements()
       if level == "" then level = "EVENTUAL" end
       if not LEVELS[level] then error("--consistency must be EVENTUAL, SESSION or GLOBAL, got '" .. sysbench.opt.consistency .. "'") end
       base = sysbench.opt.wf_base
-      if base == "rw_consistency" then init_marker() end
+      if base == "rw_consistency" then marker = ReadBack.new() end
    end
    -- oltp_common prepares every statement on the global con: point it at the server that runs them.
    con = wcon
@@ -145,22 +131,9 @@ function prepare_statements()
    con = rcon
 end
 
-local function write_marker()
-   marker.seq = marker.seq + 1
-   marker.token = marker.owner .. ":" .. marker.seq
-   wcon:query(string.format("INSERT INTO sbtest1 (id, k, c, pad) VALUES (%d, 0, '%s', '') ON DUPLICATE KEY UPDATE c = VALUES(c)", marker.id, marker.token))
-end
-
 local function read_back_marker()
    before_reads()
-   local seen = rcon:query_row(string.format("SELECT c FROM sbtest1 WHERE id = %d", marker.id))
-   read_back.checks = read_back.checks + 1
-   if seen == marker.token then return end
-   if seen == nil or string.sub(seen, 1, #marker.owner + 1) == marker.owner .. ":" then
-      read_back.stale = read_back.stale + 1
-   else
-      read_back.foreign = read_back.foreign + 1
-   end
+   marker:read_back(rcon)
 end
 
 function event()
@@ -180,7 +153,7 @@ function event()
    execute_index_updates()
    execute_non_index_updates()
    execute_delete_inserts()
-   if marker ~= nil then write_marker() end
+   if marker ~= nil then marker:write(wcon) end
    if not sysbench.opt.skip_trx then commit() end
    if level == "SESSION" then last_write_gtid = wcon:query_row("SELECT @@last_gtid") end
    if marker ~= nil then read_back_marker() end
@@ -188,7 +161,7 @@ end
 
 function thread_done()
    if marker ~= nil then
-      print(string.format('{"aurora_bench_read_back":{"checks":%d,"stale":%d,"foreign":%d}}', read_back.checks, read_back.stale, read_back.foreign))
+      marker:report()
    end
    print(string.format('{"aurora_bench_gtid_waits":{"level":"%s","waits":%d,"timeouts":%d}}', level, waits.waits, waits.timeouts))
    close_statements()

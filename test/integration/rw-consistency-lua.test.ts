@@ -11,6 +11,8 @@ import { parseSysbenchOutput } from '../../core/sysbench/parser';
 import { startMariadb, type ThrowawayMariadb } from '../helpers/sysbench-mariadb';
 
 const script = resolve(__dirname, '../../experiments/workloads/rw_consistency.lua');
+// The runner's hook puts client/lua (the shared read-back marker) on the Lua path; run directly, LUA_PATH does.
+const luaPath = `${resolve(__dirname, '../../client/lua')}/?.lua;;`;
 const password = 'consistency-pw';
 
 describe('rw_consistency.lua', () => {
@@ -30,7 +32,7 @@ describe('rw_consistency.lua', () => {
         '--table-size=200',
         ...args,
       ],
-      { encoding: 'utf8', timeout: 60_000 },
+      { encoding: 'utf8', timeout: 60_000, env: { ...process.env, LUA_PATH: luaPath } },
     );
     return { code: r.status, out: `${r.stdout}\n${r.stderr}` };
   };
