@@ -2,7 +2,7 @@
 # aurora-bench: builds sysbench 1.0.20 against a current LuaJIT 2.1 and installs it under a prefix.
 # Run by the client user data (lib/client-user-data.ts) on Amazon Linux 2023, x86_64 and arm64,
 # after the build dependencies are installed (gcc, make, autoconf, automake, libtool, pkgconf, the
-# MariaDB client library headers, openssl, libaio, zlib).
+# MariaDB client library headers, libpq's headers and pg_config, openssl, libaio, zlib).
 #
 #   client/install-sysbench.sh --luajit-source SRC --sysbench-source SRC [--prefix DIR] [--work DIR] [--jobs N]
 #   client/install-sysbench.sh --luajit-source SRC --luajit-only [--prefix DIR] [--work DIR] [--jobs N]
@@ -164,7 +164,9 @@ if [ ! -x "$sysbench_dir/configure" ]; then
   (cd "$sysbench_dir" && ./autogen.sh) >"$work/sysbench-autogen.log" 2>&1 ||
     die "sysbench autogen.sh failed; last lines: $(tail -n 15 "$work/sysbench-autogen.log")"
 fi
-(cd "$sysbench_dir" && ./configure --prefix="$prefix" --with-mysql --without-pgsql --with-system-luajit \
+# --with-pgsql: the pgsql driver for the PostgreSQL engines (Aurora PostgreSQL, RDS for PostgreSQL);
+# sysbench's m4/ac_check_pgsql.m4 finds libpq through pg_config (AL2023: libpq-devel).
+(cd "$sysbench_dir" && ./configure --prefix="$prefix" --with-mysql --with-pgsql --with-system-luajit \
   LUAJIT_CFLAGS="-I$luajit_include" LUAJIT_LIBS="$luajit_static") >"$work/sysbench-configure.log" 2>&1 ||
   die "sysbench configure failed; last lines: $(tail -n 15 "$work/sysbench-configure.log")"
 make -C "$sysbench_dir" -j "$jobs" >"$work/sysbench-build.log" 2>&1 ||

@@ -124,7 +124,18 @@ export function grantBackendPermissions(role: iam.Role, props: BackendPermission
   role.addToPolicy(
     new iam.PolicyStatement({
       sid: 'CreateRunDatabases',
-      actions: ['rds:CreateDBCluster', 'rds:CreateDBInstance', 'rds:CreateDBClusterParameterGroup', 'rds:CreateDBParameterGroup', 'rds:AddTagsToResource'],
+      // CreateDBInstanceReadReplica (RDS for MySQL, MariaDB, PostgreSQL cells, db-instances.ts)
+      // authorizes the new replica and its source, both ab-* db resources (Service Authorization
+      // Reference, Amazon RDS: CreateDBInstanceReadReplica, resource type db, condition keys
+      // aws:RequestTag/${TagKey}).
+      actions: [
+        'rds:CreateDBCluster',
+        'rds:CreateDBInstance',
+        'rds:CreateDBInstanceReadReplica',
+        'rds:CreateDBClusterParameterGroup',
+        'rds:CreateDBParameterGroup',
+        'rds:AddTagsToResource',
+      ],
       resources: [rds.cluster, rds.instance, rds.clusterParameterGroup, rds.instanceParameterGroup],
       conditions: runTagPresent,
     }),
@@ -132,8 +143,8 @@ export function grantBackendPermissions(role: iam.Role, props: BackendPermission
   role.addToPolicy(
     new iam.PolicyStatement({
       sid: 'UseStackDatabaseNetworkAndDefaults',
-      // CreateDBCluster/Instance also authorize the subnet group and the default option/parameter groups they use.
-      actions: ['rds:CreateDBCluster', 'rds:CreateDBInstance'],
+      // CreateDBCluster/Instance/InstanceReadReplica also authorize the subnet group and the default option/parameter groups they use.
+      actions: ['rds:CreateDBCluster', 'rds:CreateDBInstance', 'rds:CreateDBInstanceReadReplica'],
       resources: [rds.subnetGroup, arn(role, 'rds', 'og', 'default:*'), arn(role, 'rds', 'pg', 'default.*'), arn(role, 'rds', 'cluster-pg', 'default.*')],
     }),
   );

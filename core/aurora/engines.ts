@@ -16,6 +16,11 @@
  *   Amazon Aurora"); an RDS for MySQL, MariaDB or PostgreSQL DB instance up to 15 read replicas
  *   (botocore CreateDBInstanceReadReplicaMessage.SourceDBInstanceIdentifier: "Each DB instance can
  *   have up to 15 read replicas, except for ... Db2 ... Oracle ... SQL Server").
+ * - EngineVersion as RDS takes it: Aurora MySQL "8.0.mysql_aurora.3.04.0" (core/aurora/engine.ts);
+ *   Aurora PostgreSQL "16.4", RDS for MySQL "8.0.39", RDS for MariaDB "10.11.9", RDS for PostgreSQL
+ *   "16.4": the version as the spec writes it (DescribeDBEngineVersions lists them in that form;
+ *   CreateDBInstanceMessage.EngineVersion: "aws rds describe-db-engine-versions --engine mariadb
+ *   --query "DBEngineVersions[].EngineVersion"").
  * - Local write forwarding: Aurora MySQL 3.04 and higher (Aurora User Guide, "Using local write
  *   forwarding in an Amazon Aurora MySQL DB cluster"); Aurora PostgreSQL 16.4 and higher 16
  *   versions, 15.8 and higher 15 versions, 14.13 and higher 14 versions (Aurora User Guide, "Local
@@ -23,6 +28,8 @@
  *   CreateDBClusterMessage.EnableLocalWriteForwarding: "Valid for: Aurora DB clusters only", so no
  *   RDS engine and no self-managed server has it.
  */
+
+import { parseAuroraVersion } from './engine';
 
 export const ENGINE_KINDS = ['aurora-mysql', 'aurora-postgresql', 'rds-mysql', 'rds-mariadb', 'rds-postgresql', 'self-managed'] as const;
 export type EngineKind = (typeof ENGINE_KINDS)[number];
@@ -56,6 +63,13 @@ export interface EngineFacts {
   readonly parameterCatalogue: boolean;
   /** Whether the AWS backend (core/backends/aws) provisions it today. */
   readonly awsBackend: boolean;
+  /**
+   * The port RDS gives the engine when CreateDBCluster/CreateDBInstance names none (botocore rds
+   * service-2.json CreateDBInstanceMessage.Port: "Default: 3306" for MySQL and MariaDB, "Default:
+   * 5432" for PostgreSQL; CreateDBClusterMessage.Port: 3306 for Aurora MySQL, 5432 for Aurora
+   * PostgreSQL). Used only when an answer carries no Endpoint.Port.
+   */
+  readonly defaultPort: 3306 | 5432;
 }
 
 const MAX_READERS = 15;
@@ -74,6 +88,7 @@ export const ENGINES: Readonly<Record<EngineKind, EngineFacts>> = {
     versionExample: '"3.04.0" or "8.0.mysql_aurora.3.04.0"',
     parameterCatalogue: true,
     awsBackend: true,
+    defaultPort: 3306,
   },
   'aurora-postgresql': {
     kind: 'aurora-postgresql',
@@ -86,7 +101,8 @@ export const ENGINES: Readonly<Record<EngineKind, EngineFacts>> = {
     versionPattern: /^1[0-9]\.[0-9]+$/,
     versionExample: '"16.4" or "15.8"',
     parameterCatalogue: false,
-    awsBackend: false,
+    awsBackend: true,
+    defaultPort: 5432,
   },
   'rds-mysql': {
     kind: 'rds-mysql',
@@ -99,7 +115,8 @@ export const ENGINES: Readonly<Record<EngineKind, EngineFacts>> = {
     versionPattern: /^[58]\.[0-9]+\.[0-9]+$/,
     versionExample: '"8.0.39" or "8.4.3"',
     parameterCatalogue: false,
-    awsBackend: false,
+    awsBackend: true,
+    defaultPort: 3306,
   },
   'rds-mariadb': {
     kind: 'rds-mariadb',
@@ -112,7 +129,8 @@ export const ENGINES: Readonly<Record<EngineKind, EngineFacts>> = {
     versionPattern: /^1[01]\.[0-9]+\.[0-9]+$/,
     versionExample: '"10.11.9" or "11.4.3"',
     parameterCatalogue: false,
-    awsBackend: false,
+    awsBackend: true,
+    defaultPort: 3306,
   },
   'rds-postgresql': {
     kind: 'rds-postgresql',
@@ -125,7 +143,8 @@ export const ENGINES: Readonly<Record<EngineKind, EngineFacts>> = {
     versionPattern: /^1[0-9]\.[0-9]+$/,
     versionExample: '"16.4" or "17.2"',
     parameterCatalogue: false,
-    awsBackend: false,
+    awsBackend: true,
+    defaultPort: 5432,
   },
   'self-managed': {
     kind: 'self-managed',
@@ -139,6 +158,7 @@ export const ENGINES: Readonly<Record<EngineKind, EngineFacts>> = {
     versionExample: '"mariadb-10.11", "mysql-8.0" or "percona-8.0"',
     parameterCatalogue: false,
     awsBackend: false,
+    defaultPort: 3306,
   },
 };
 
@@ -204,4 +224,12 @@ export function localWriteForwarding(engine: EngineRef): { readonly supported: b
     default:
       return { supported: false, why: `${ENGINES[engine.kind].label} has no local write forwarding (RDS offers it for Aurora DB clusters only)` };
   }
+}
+
+/**
+ * The RDS EngineVersion of an engine the AWS backend provisions: Aurora MySQL in RDS's long form
+ * (parseAuroraVersion), every other RDS engine as the spec writes it (see the sources above).
+ */
+export function awsEngineVersion(engine: EngineRef): string {
+  return engine.kind === 'aurora-mysql' ? parseAuroraVersion(engine.version).engineVersion : engine.version;
 }

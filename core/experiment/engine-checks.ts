@@ -118,8 +118,10 @@ export function engineNotes(spec: Spec, backend: 'local' | 'aws'): EngineNote[] 
 }
 
 /**
- * What the AWS backend cannot provision yet: every engine but Aurora MySQL, and a variant whose
- * Aurora MySQL version differs from the spec's (a run creates its clusters at one engine version).
+ * What the AWS backend cannot provision yet: a self-managed server (launched on EC2 beside the
+ * clients, not built yet), and an Aurora MySQL variant whose version differs from the spec's (the
+ * preflight checks the spec's Aurora MySQL version and its instance classes at that version). Other
+ * engines are provisioned at each variant's own version (core/backends/aws/db-instances.ts, cluster.ts).
  */
 export function awsEngineRefusals(spec: Spec): EngineNote[] {
   const notes: EngineNote[] = [];
@@ -130,13 +132,13 @@ export function awsEngineRefusals(spec: Spec): EngineNote[] {
       notes.push({
         level: 'refused',
         path: enginePath(v, vi),
-        message: `variant "${v.name}": the AWS backend does not provision ${facts.label} yet (only Aurora MySQL); plan it for its cost, rehearse it locally, or run it on Aurora MySQL`,
+        message: `variant "${v.name}": the AWS backend does not provision ${facts.label} yet (Aurora MySQL, Aurora PostgreSQL and RDS for MySQL, MariaDB and PostgreSQL only); plan it for its cost, rehearse it locally, or run it on one of those`,
       });
-    } else if (engine.version !== spec.engine.version) {
+    } else if (engine.kind === 'aurora-mysql' && spec.engine.kind === 'aurora-mysql' && engine.version !== spec.engine.version) {
       notes.push({
         level: 'refused',
         path: `variants[${vi}].engine.version`,
-        message: `variant "${v.name}" asks for ${engineName(engine)} but the run's engine is ${engineName({ kind: spec.engine.kind, version: spec.engine.version })}: the AWS backend creates one run's clusters at one engine version; run the versions as separate experiments`,
+        message: `variant "${v.name}" asks for ${engineName(engine)} but the run's engine is ${engineName({ kind: spec.engine.kind, version: spec.engine.version })}: the AWS backend creates one run's Aurora MySQL clusters at one engine version; run the versions as separate experiments`,
       });
     }
   });

@@ -274,6 +274,12 @@ export const SERVER_METRICS = {
   FreeableMemory: 'Bytes',
   ReadIOPS: 'Count/Second',
   WriteIOPS: 'Count/Second',
+  /**
+   * How far an RDS read replica (MySQL, MariaDB, PostgreSQL; not Aurora) lags behind its source, in
+   * seconds (CloudWatch User Guide, "Amazon RDS metrics and dimensions", rds-metricscollected.md:
+   * "Applies to MySQL, MariaDB, and PostgreSQL Read Replicas. Units: Seconds").
+   */
+  ReplicaLag: 'Seconds',
   /** Aurora local write forwarding (AWS only). */
   ForwardingReplicaSelectThroughput: 'Count/Second',
   ForwardingReplicaDMLThroughput: 'Count/Second',

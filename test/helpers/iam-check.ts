@@ -56,6 +56,9 @@ const S3_OPERATION_ACTIONS: Readonly<Record<string, readonly string[]>> = {
  *    secretsmanager:TagResource (Aurora User Guide, "Password management with Amazon Aurora and AWS
  *    Secrets Manager", Permissions required); an account's first cluster: iam:CreateServiceLinkedRole
  *    (Aurora User Guide, "Using service-linked roles for Amazon Aurora");
+ *  - rds:CreateDBInstance with ManageMasterUserPassword (an RDS for MySQL, MariaDB or PostgreSQL
+ *    source instance): the same kms:DescribeKey, secretsmanager:CreateSecret, secretsmanager:TagResource
+ *    (RDS User Guide, "Password management with Amazon RDS and AWS Secrets Manager", Permissions required);
  *  - RDS Create* with Tags: rds:AddTagsToResource (Service Authorization Reference, dependent action);
  *  - ec2:RunInstances with TagSpecifications: ec2:CreateTags (EC2 User Guide, "Grant permission to tag
  *    resources during creation"); with an instance profile: iam:PassRole (EC2 User Guide, "IAM roles
@@ -69,7 +72,8 @@ const S3_OPERATION_ACTIONS: Readonly<Record<string, readonly string[]>> = {
  */
 const DEPENDENT_ACTIONS: Readonly<Record<string, readonly string[]>> = {
   'rds:CreateDBCluster': ['kms:DescribeKey', 'secretsmanager:CreateSecret', 'secretsmanager:TagResource', 'iam:CreateServiceLinkedRole', 'rds:AddTagsToResource'],
-  'rds:CreateDBInstance': ['rds:AddTagsToResource'],
+  'rds:CreateDBInstance': ['kms:DescribeKey', 'secretsmanager:CreateSecret', 'secretsmanager:TagResource', 'rds:AddTagsToResource'],
+  'rds:CreateDBInstanceReadReplica': ['rds:AddTagsToResource'],
   'rds:CreateDBClusterParameterGroup': ['rds:AddTagsToResource'],
   'rds:CreateDBParameterGroup': ['rds:AddTagsToResource'],
   'ec2:RunInstances': ['ec2:CreateTags', 'iam:PassRole', 'ssm:GetParameters'],

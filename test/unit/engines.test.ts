@@ -144,15 +144,27 @@ describe('engines in the plan', () => {
     expect(renderPlan(plan)).toMatch(/Aurora PostgreSQL 16\.4/);
   });
 
-  it('refuses on AWS the engines the AWS backend does not provision yet (run), and shows them (plan)', () => {
-    const s = validateSpec(spec({ kind: 'rds-postgresql', version: '16.4' }));
-    expect(() => preparePlan({ spec: s, scripts: {} }, { backend: 'aws', now: NOW, source: 'exp.json' })).toThrow(PlanError);
-    expect(() => preparePlan({ spec: s, scripts: {} }, { backend: 'aws', now: NOW, source: 'exp.json' })).toThrow(
-      /exp\.json: .*engine: variant "a": the AWS backend does not provision RDS for PostgreSQL yet/s,
+  it('refuses on AWS the engine the AWS backend does not provision yet (self-managed; run), shows it (plan), and plans the RDS engines', () => {
+    // Arrange
+    const selfManaged = validateSpec(spec({ kind: 'self-managed', version: 'mariadb-10.11' }, { instanceClass: 'db.r6g.large' }));
+    // Act
+    const shown = preparePlan({ spec: selfManaged, scripts: {} }, { backend: 'aws', now: NOW, refusals: 'show' });
+    // Assert
+    expect(() => preparePlan({ spec: selfManaged, scripts: {} }, { backend: 'aws', now: NOW, source: 'exp.json' })).toThrow(PlanError);
+    expect(() => preparePlan({ spec: selfManaged, scripts: {} }, { backend: 'aws', now: NOW, source: 'exp.json' })).toThrow(
+      /exp\.json: .*engine: variant "a": the AWS backend does not provision self-managed yet/s,
     );
-    const shown = preparePlan({ spec: s, scripts: {} }, { backend: 'aws', now: NOW, refusals: 'show' });
     expect(shown.notes.filter((n) => n.level === 'refused').map((n) => n.path)).toEqual(['engine']);
-    expect(() => preparePlan({ spec: validateSpec(spec({ version: '3.04.0' })), scripts: {} }, { backend: 'aws', now: NOW })).not.toThrow();
+    const onAws: SpecInput['engine'][] = [
+      { kind: 'rds-postgresql', version: '16.4' },
+      { kind: 'rds-mysql', version: '8.0.39' },
+      { kind: 'rds-mariadb', version: '10.11.9' },
+      { kind: 'aurora-postgresql', version: '16.4' },
+      { kind: 'aurora-mysql', version: '3.04.0' },
+    ];
+    for (const engine of onAws) {
+      expect(() => preparePlan({ spec: validateSpec(spec(engine)), scripts: {} }, { backend: 'aws', now: NOW })).not.toThrow();
+    }
   });
 
   it('prices Aurora PostgreSQL at the Aurora figures with a note, and names an engine without prices', () => {
@@ -173,7 +185,7 @@ describe('engines in the plan', () => {
 });
 
 describe('experiments/apg-graviton-vs-intel.json', () => {
-  it('validates, plans on AWS with a cost within its budget, and names what the AWS backend cannot run yet', () => {
+  it('validates, plans on AWS with a cost within its budget, and runs on the AWS backend', () => {
     // Arrange
     const file = join(repoRoot, 'experiments', 'apg-graviton-vs-intel.json');
     const loaded = loadSpecFile(file, join(repoRoot, 'client', 'workloads'));
@@ -186,8 +198,8 @@ describe('experiments/apg-graviton-vs-intel.json', () => {
     expect(shown.plan.cells).toHaveLength(6);
     expect(cost.total).not.toBeNull();
     expect(cost.total!).toBeLessThanOrEqual(loaded.spec.budget!.maxUsd);
-    expect(shown.notes.filter((n) => n.level === 'refused').map((n) => n.path)).toEqual(['engine', 'engine']);
-    expect(() => preparePlan(loaded, { backend: 'aws', now: NOW, source: file })).toThrow(/does not provision Aurora PostgreSQL yet/);
+    expect(shown.notes.filter((n) => n.level === 'refused')).toEqual([]);
+    expect(() => preparePlan(loaded, { backend: 'aws', now: NOW, source: file })).not.toThrow();
     const local = preparePlan(loaded, { backend: 'local', now: NOW, scale: 'small', source: file });
     expect(local.plan.cells.every((c) => cellEngine(local.plan, c).kind === 'aurora-postgresql')).toBe(true);
   });

@@ -1,8 +1,11 @@
 /**
- * The AWS backend: one cell = one Aurora MySQL cluster (writer + readers in the variant's AZ, its
- * own cluster and instance parameter groups) plus EC2 clients driven by SSM Run Command. This class
- * only composes the Backend port from one module per concern, each given the SDK clients it uses:
- *   cluster.ts       parameter groups, cluster, instances, cell readiness (RDS)
+ * The AWS backend: one cell = one Aurora cluster (Aurora MySQL or PostgreSQL: writer + readers in
+ * the variant's AZ, its own cluster and instance parameter groups) or one RDS DB instance with read
+ * replicas (RDS for MySQL, MariaDB, PostgreSQL: its own DB parameter group), plus EC2 clients driven
+ * by SSM Run Command. This class only composes the Backend port from one module per concern, each
+ * given the SDK clients it uses:
+ *   cluster.ts       Aurora: parameter groups, cluster, instances, cell readiness (RDS)
+ *   db-instances.ts  RDS DB instances: parameter group, source instance, read replicas, readiness
  *   client-fleet.ts  client instances and their readiness (EC2, SSM, the ready marker in S3)
  *   jobs.ts          runner jobs (SSM Run Command)
  *   metrics.ts       server metrics of a step window (CloudWatch, Performance Insights)
@@ -27,7 +30,9 @@ import { lakeKeys, type VerdictsRow } from '../../lake/rows';
 import type { CellPlan } from '../../plan/types';
 import { ClientFleet } from './client-fleet';
 import type { AwsClients } from './clients';
-import { AuroraClusters } from './cluster';
+import { AuroraClusters, cellEngineOf } from './cluster';
+import { RdsInstances } from './db-instances';
+import { ENGINES } from '../../aurora/engines';
 import type { AwsBackendConfig } from './config';
 import { RunCommandJobs } from './jobs';
 import { ServerMetrics } from './metrics';
@@ -49,6 +54,7 @@ export class AwsBackend implements Backend {
   private readonly clients: AwsClients;
   private readonly tags: TagKeys;
   private readonly clusters: AuroraClusters;
+  private readonly instances: RdsInstances;
   private readonly fleet: ClientFleet;
   private readonly jobs: RunCommandJobs;
   private readonly metrics: ServerMetrics;
@@ -65,17 +71,23 @@ export class AwsBackend implements Backend {
     this.tags = tagKeys(config.tagKeyPrefix);
     this.lake = new S3LakeStore(clients.s3, config.bucket, config.lakePrefix);
     this.clusters = new AuroraClusters({ clients, config, now });
+    this.instances = new RdsInstances({ clients, config, now });
     this.fleet = new ClientFleet({ clients, config, now });
     this.jobs = new RunCommandJobs({ clients, config, lake: this.lake, now });
     this.metrics = new ServerMetrics({ clients, config });
   }
 
+  /** Where a cell's databases come from: an Aurora cluster, or RDS DB instances. */
+  private databasesOf(run: RunContext, cell: CellPlan): AuroraClusters | RdsInstances {
+    return ENGINES[cellEngineOf(run, cell).kind].topology === 'instance' ? this.instances : this.clusters;
+  }
+
   provisionCell(run: RunContext, cell: CellPlan): Promise<CellResources> {
-    return this.clusters.provisionCell(run, cell);
+    return this.databasesOf(run, cell).provisionCell(run, cell);
   }
 
   checkCellReady(run: RunContext, cell: CellPlan, resources: CellResources): Promise<ReadyState> {
-    return this.clusters.checkCellReady(run, cell, resources);
+    return this.databasesOf(run, cell).checkCellReady(run, cell, resources);
   }
 
   startClients(run: RunContext, cell: CellPlan, resources: CellResources): Promise<CellResources> {

@@ -1,5 +1,6 @@
 /**
- * A cell's Aurora MySQL cluster: its cluster and instance parameter groups, the cluster, its writer
+ * A cell's Aurora cluster (Aurora MySQL or Aurora PostgreSQL: `Engine` aurora-mysql or
+ * aurora-postgresql, the engine's parameter group family, core/aurora/engines.ts): its cluster and instance parameter groups, the cluster, its writer
  * and readers in the cell's AZ, and whether all of it is ready. Every resource has a deterministic
  * name (names.ts) and the run/cell/expiry tags, so each call is safe to retry: what exists is found,
  * not created twice.
@@ -26,14 +27,13 @@ import { call, isAlreadyExists, rethrow } from './aws-errors';
 import { chunk } from './batches';
 import type { AwsClients } from './clients';
 import type { AwsBackendConfig } from './config';
-import { parseAuroraVersion, type AuroraVersion } from '../../aurora/engine';
+import { awsEngineVersion, ENGINES, parameterGroupFamily, type EngineRef } from '../../aurora/engines';
 import { cellNames, cellTags, expiresAt, tagKeys, type CellNames, type Tag } from './names';
 import { cellAz } from './placement';
 import { describeCluster, describeClusterInstances } from './teardown';
 
 /**
  * ModifyDB(Cluster)ParameterGroup: "A maximum of 20 parameters can be modified in a single request." (RDS API reference)
- * @internal exported for its tests (a test seam)
  */
 export const MAX_PARAMETERS_PER_MODIFY = 20;
 
@@ -48,7 +48,7 @@ const FAILED_CLUSTER_STATUSES = new Set([
   'stopped',
   'deleting',
 ]);
-const FAILED_INSTANCE_STATUSES = new Set([
+export const FAILED_INSTANCE_STATUSES: ReadonlySet<string> = new Set([
   'failed',
   'incompatible-parameters',
   'incompatible-network',
@@ -68,11 +68,22 @@ function paramValue(v: string | number | boolean): string {
   return typeof v === 'boolean' ? (v ? '1' : '0') : String(v);
 }
 
+/**
+ * The engine a cell provisions: its variant's, else (a plan made before engines were a dimension)
+ * Aurora MySQL at the run's version.
+ */
+export function cellEngineOf(run: Pick<RunContext, 'engineVersion'>, cell: Pick<CellPlan, 'variant'>): EngineRef {
+  return cell.variant.engine ?? { kind: 'aurora-mysql', version: run.engineVersion };
+}
+
 /** The cluster parameters a variant asks for, write-forwarding settings included. */
 export function clusterParametersFor(cell: CellPlan): Record<string, string> {
   const params: Record<string, string> = {};
   for (const [k, v] of Object.entries(cell.variant.clusterParameters)) params[k] = paramValue(v);
-  // Aurora User Guide, "Configuration parameters for write forwarding": cluster-level parameters.
+  // Aurora User Guide, "Configuration parameters for write forwarding": cluster-level parameters of
+  // Aurora MySQL. Aurora PostgreSQL names its own (apg_write_forward.*), which a spec sets in
+  // clusterParameters itself (core/experiment/engine-checks.ts refuses the Aurora MySQL fields there).
+  if ((cell.variant.engine?.kind ?? 'aurora-mysql') !== 'aurora-mysql') return params;
   return { ...params, ...writeForwardingParameters(cell.variant.writeForwarding) };
 }
 
@@ -83,7 +94,7 @@ export function instanceParametersFor(cell: CellPlan): Record<string, string> {
   return params;
 }
 
-function toParameters(params: Readonly<Record<string, string>>): Parameter[] {
+export function toParameters(params: Readonly<Record<string, string>>): Parameter[] {
   // pending-reboot is valid for static and dynamic parameters; the values apply when the instances
   // are created with the group, so no reboot is needed.
   return Object.entries(params).map(([ParameterName, ParameterValue]) => ({ ParameterName, ParameterValue, ApplyMethod: 'pending-reboot' }));
@@ -135,7 +146,7 @@ export class AuroraClusters {
     }
   }
 
-  private async ensureCluster(run: RunContext, cell: CellPlan, names: CellNames, version: AuroraVersion): Promise<DBCluster | undefined> {
+  private async ensureCluster(run: RunContext, cell: CellPlan, names: CellNames, engine: EngineRef): Promise<DBCluster | undefined> {
     const existing = await describeCluster(this.clients, names.clusterId);
     if (existing) return existing;
     const wf = cell.variant.writeForwarding?.enabled === true;
@@ -143,9 +154,11 @@ export class AuroraClusters {
       const out = await this.clients.rds.send(
         new CreateDBClusterCommand({
           DBClusterIdentifier: names.clusterId,
-          Engine: 'aurora-mysql',
-          EngineVersion: version.engineVersion,
+          Engine: ENGINES[engine.kind].rdsEngine,
+          EngineVersion: awsEngineVersion(engine),
           MasterUsername: this.config.masterUsername,
+          // Aurora PostgreSQL creates "postgres" and, with DatabaseName, this one too (1-63 alphanumeric
+          // characters; CreateDBClusterMessage.DatabaseName).
           // Without DatabaseName an Aurora MySQL cluster starts with no database at all ("If you don't
           // provide a name for an Aurora MySQL DB cluster, Amazon RDS doesn't create a database",
           // Aurora User Guide, "Settings for Aurora DB clusters": 1-64 alphanumeric characters, not a
@@ -158,6 +171,8 @@ export class AuroraClusters {
           DBClusterParameterGroupName: names.clusterParameterGroup,
           DBSubnetGroupName: this.config.dbSubnetGroupName,
           VpcSecurityGroupIds: [this.config.dbSecurityGroupId],
+          // EnableLocalWriteForwarding: "Valid for: Aurora DB clusters only" (both Aurora engines; the
+          // versions are checked at validation, core/aurora/engines.ts localWriteForwarding).
           ...(wf ? { EnableLocalWriteForwarding: true } : {}),
           StorageEncrypted: true,
           BackupRetentionPeriod: 1,
@@ -182,6 +197,7 @@ export class AuroraClusters {
     names: CellNames,
     hasInstanceGroup: boolean,
     promotionTier: number,
+    engine: EngineRef,
   ): Promise<void> {
     const pi = cell.variant.performanceInsights;
     try {
@@ -189,7 +205,8 @@ export class AuroraClusters {
         new CreateDBInstanceCommand({
           DBInstanceIdentifier: id,
           DBClusterIdentifier: names.clusterId,
-          Engine: 'aurora-mysql',
+          // "The name of the database engine to be used for this instance" (the cluster's, for an Aurora instance).
+          Engine: ENGINES[engine.kind].rdsEngine,
           DBInstanceClass: cell.variant.instanceClass,
           AvailabilityZone: az,
           ...(hasInstanceGroup ? { DBParameterGroupName: names.instanceParameterGroup } : {}),
@@ -207,20 +224,23 @@ export class AuroraClusters {
   }
 
   async provisionCell(run: RunContext, cell: CellPlan): Promise<CellResources> {
-    const version = parseAuroraVersion(run.engineVersion);
+    const engine = cellEngineOf(run, cell);
+    const family = parameterGroupFamily(engine);
+    if (ENGINES[engine.kind].topology !== 'cluster') throw new UnsupportedOnBackendError(`${engine.kind} is not an Aurora cluster engine`);
+    if (family === undefined) throw new UnsupportedOnBackendError(`no parameter group family for ${engine.kind} ${engine.version}`);
     const names = cellNames(run.runId, cell.cellId);
     const az = cellAz(this.config, run, cell);
     const notes: PlanNote[] = [];
     const description = `aurora-bench ${run.runId} ${cell.cellId}`.slice(0, 255);
 
-    await this.ensureParameterGroup('cluster', names.clusterParameterGroup, version.family, description, this.cellTagList(run, cell), clusterParametersFor(cell));
+    await this.ensureParameterGroup('cluster', names.clusterParameterGroup, family, description, this.cellTagList(run, cell), clusterParametersFor(cell));
     const instanceParams = instanceParametersFor(cell);
     const hasInstanceGroup = Object.keys(instanceParams).length > 0;
     if (hasInstanceGroup) {
-      await this.ensureParameterGroup('instance', names.instanceParameterGroup, version.family, description, this.cellTagList(run, cell), instanceParams);
+      await this.ensureParameterGroup('instance', names.instanceParameterGroup, family, description, this.cellTagList(run, cell), instanceParams);
     }
 
-    const cluster = await this.ensureCluster(run, cell, names, version);
+    const cluster = await this.ensureCluster(run, cell, names, engine);
     if (cluster?.Status !== undefined && FAILED_CLUSTER_STATUSES.has(cluster.Status)) {
       throw new UnsupportedOnBackendError(`cluster ${names.clusterId} is ${cluster.Status}`);
     }
@@ -232,7 +252,7 @@ export class AuroraClusters {
       ...Array.from({ length: cell.variant.readers }, (_, i) => ({ id: names.readerId(i + 1), role: 'reader' as const, tier: 1 })),
     ];
     for (const w of wanted) {
-      if (!existing.has(w.id)) await this.ensureInstance(run, cell, w.id, w.role, az, names, hasInstanceGroup, w.tier);
+      if (!existing.has(w.id)) await this.ensureInstance(run, cell, w.id, w.role, az, names, hasInstanceGroup, w.tier, engine);
     }
 
     return {
@@ -244,7 +264,8 @@ export class AuroraClusters {
       notes,
       backendState: {
         az,
-        engineVersion: version.engineVersion,
+        engine: engine.kind,
+        engineVersion: awsEngineVersion(engine),
         clusterParameterGroup: names.clusterParameterGroup,
         ...(hasInstanceGroup ? { instanceParameterGroup: names.instanceParameterGroup } : {}),
         writerId: names.writerId,
@@ -256,7 +277,7 @@ export class AuroraClusters {
     };
   }
 
-  async checkCellReady(_run: RunContext, cell: CellPlan, resources: CellResources): Promise<ReadyState> {
+  async checkCellReady(run: RunContext, cell: CellPlan, resources: CellResources): Promise<ReadyState> {
     const cluster = await describeCluster(this.clients, resources.clusterId);
     if (!cluster) throw new UnsupportedOnBackendError(`cluster ${resources.clusterId} does not exist (deleted outside the workflow?)`);
     if (cluster.Status && FAILED_CLUSTER_STATUSES.has(cluster.Status)) throw new UnsupportedOnBackendError(`cluster ${resources.clusterId} is ${cluster.Status}`);
@@ -295,7 +316,7 @@ export class AuroraClusters {
       instanceId: inst.DBInstanceIdentifier!,
       role,
       host: inst.Endpoint!.Address!,
-      port: inst.Endpoint!.Port ?? cluster.Port ?? 3306,
+      port: inst.Endpoint!.Port ?? cluster.Port ?? ENGINES[cellEngineOf(run, cell).kind].defaultPort,
       ...(inst.AvailabilityZone ? { az: inst.AvailabilityZone } : {}),
     });
     const ours = expectedIds.map((id) => byId.get(id)!);

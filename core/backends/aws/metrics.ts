@@ -15,7 +15,9 @@ import { call } from './aws-errors';
 import { chunk } from './batches';
 import type { AwsClients } from './clients';
 import type { AwsBackendConfig } from './config';
-import { describeClusterInstances } from './teardown';
+import { describeClusterInstances, describeInstance } from './teardown';
+import { cellEngineOf } from './cluster';
+import { ENGINES, type EngineKind } from '../../aurora/engines';
 
 /** CloudWatch AWS/RDS metrics per instance role; AuroraReplicaLag is reported by readers only. */
 const BASE_METRICS: readonly ServerMetricName[] = [
@@ -46,6 +48,42 @@ const READER_FORWARDING_METRICS: readonly ServerMetricName[] = ['ForwardingRepli
 const LATENCY_METRICS: readonly ServerMetricName[] = ['CommitLatency', 'DMLLatency', 'SelectLatency', 'FreeableMemory'];
 const WRITER_FORWARDING_LATENCY: readonly ServerMetricName[] = ['ForwardingWriterDMLLatency'];
 const READER_FORWARDING_LATENCY: readonly ServerMetricName[] = ['ForwardingReplicaDMLLatency', 'ForwardingReplicaReadWaitLatency', 'ForwardingReplicaSelectLatency'];
+
+/**
+ * Aurora PostgreSQL's instance metrics among the ones above (Aurora User Guide, "Instance-level
+ * metrics for Amazon Aurora", Aurora.AuroraMySQL.Monitoring.Metrics.md, column "Applies to"):
+ * SelectThroughput and DMLThroughput (and DMLLatency, SelectLatency) are Aurora MySQL only.
+ */
+const AURORA_POSTGRESQL_BASE: readonly ServerMetricName[] = BASE_METRICS.filter((m) => m !== 'SelectThroughput' && m !== 'DMLThroughput');
+const AURORA_POSTGRESQL_LATENCY: readonly ServerMetricName[] = ['CommitLatency', 'FreeableMemory', 'ReadIOPS', 'WriteIOPS'];
+/**
+ * An RDS DB instance's metrics (CloudWatch User Guide, "Amazon RDS metrics and dimensions",
+ * rds-metricscollected.md: CPUUtilization, DatabaseConnections, NetworkReceiveThroughput,
+ * NetworkTransmitThroughput, ReadIOPS, WriteIOPS, FreeableMemory for every engine; ReplicaLag for
+ * MySQL, MariaDB and PostgreSQL read replicas). The Aurora throughput counters (Commit/DML/Select
+ * Throughput, BufferCacheHitRatio, Deadlocks) are Aurora's only.
+ */
+const RDS_INSTANCE_BASE: readonly ServerMetricName[] = ['CPUUtilization', 'NetworkTransmitThroughput', 'NetworkReceiveThroughput', 'DatabaseConnections', 'ReadIOPS', 'WriteIOPS'];
+const RDS_INSTANCE_LATENCY: readonly ServerMetricName[] = ['FreeableMemory'];
+
+/**
+ * The CloudWatch metrics an instance of the engine publishes: counted toward completeness, collected only, and the replica lag a reader has.
+ * @internal exported for its tests (a test seam)
+ */
+export function engineMetrics(kind: EngineKind): {
+  readonly base: readonly ServerMetricName[];
+  readonly extra: readonly ServerMetricName[];
+  readonly replicaLag: ServerMetricName;
+} {
+  switch (ENGINES[kind].topology === 'instance' ? 'rds' : kind) {
+    case 'rds':
+      return { base: RDS_INSTANCE_BASE, extra: RDS_INSTANCE_LATENCY, replicaLag: 'ReplicaLag' };
+    case 'aurora-postgresql':
+      return { base: AURORA_POSTGRESQL_BASE, extra: AURORA_POSTGRESQL_LATENCY, replicaLag: 'AuroraReplicaLag' };
+    default:
+      return { base: BASE_METRICS, extra: LATENCY_METRICS, replicaLag: 'AuroraReplicaLag' };
+  }
+}
 
 /** GetMetricData takes at most 500 MetricDataQuery per request (CloudWatch API reference). */
 const MAX_METRIC_QUERIES = 500;
@@ -81,17 +119,20 @@ export class ServerMetrics {
     if (endpoints.length === 0) return { rows: [], windows: [] };
     const { start, end } = cloudWatchWindow(window.start, window.end);
     const base = { run_id: run.runId, cell_id: cell.cellId, variant: cell.variant.name, step_id: window.stepId, dt: run.dt };
-    const wf = cell.variant.writeForwarding?.enabled === true;
+    const engine = cellEngineOf(run, cell);
+    const metricsOf = engineMetrics(engine.kind);
+    // Aurora PostgreSQL publishes no write-forwarding metrics under the Aurora MySQL names.
+    const wf = cell.variant.writeForwarding?.enabled === true && engine.kind === 'aurora-mysql';
 
     const wantedSeries: { instance: Endpoint; metric: ServerMetricName; counted: boolean }[] = [];
     for (const ep of endpoints) {
       const metrics = [
-        ...BASE_METRICS,
-        ...(ep.role === 'reader' ? (['AuroraReplicaLag'] as const) : []),
+        ...metricsOf.base,
+        ...(ep.role === 'reader' ? [metricsOf.replicaLag] : []),
         ...(wf ? (ep.role === 'writer' ? WRITER_FORWARDING_METRICS : READER_FORWARDING_METRICS) : []),
       ];
       for (const metric of metrics) wantedSeries.push({ instance: ep, metric, counted: true });
-      for (const metric of [...LATENCY_METRICS, ...(wf ? (ep.role === 'writer' ? WRITER_FORWARDING_LATENCY : READER_FORWARDING_LATENCY) : [])]) {
+      for (const metric of [...metricsOf.extra, ...(wf ? (ep.role === 'writer' ? WRITER_FORWARDING_LATENCY : READER_FORWARDING_LATENCY) : [])]) {
         wantedSeries.push({ instance: ep, metric, counted: false });
       }
     }
@@ -186,7 +227,8 @@ export class ServerMetrics {
     const expected = windowDatapoints(start, end, this.config.piPeriodS);
     let dbiIds = new Map<string, string | undefined>(endpoints.map((ep) => [ep.instanceId, resources.backendState[`dbi:${ep.instanceId}`]]));
     if ([...dbiIds.values()].some((v) => !v)) {
-      const instances = await describeClusterInstances(this.clients, resources.clusterId);
+      const inCluster = await describeClusterInstances(this.clients, resources.clusterId);
+      const instances = inCluster.length > 0 ? inCluster : (await Promise.all(endpoints.map((ep) => describeInstance(this.clients, ep.instanceId)))).filter((i) => i !== undefined);
       dbiIds = new Map(endpoints.map((ep) => [ep.instanceId, instances.find((i) => i.DBInstanceIdentifier === ep.instanceId)?.DbiResourceId]));
     }
     for (const ep of endpoints) {

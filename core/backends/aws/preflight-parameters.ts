@@ -28,7 +28,9 @@ import { clusterParametersFor, instanceParametersFor } from './cluster';
 import type { AwsClients } from './clients';
 import { parseAuroraVersion, type AuroraVersion } from '../../aurora/engine';
 import { parseAllowedValues, valueProblem } from './parameter-values';
-import { ask, CheckResult, guarded, specVariantIndex, type PreflightCheck } from './preflight-common';
+import { ask, CheckResult, guarded, NotCheckable, specVariantIndex, type PreflightCheck } from './preflight-common';
+import { dbInstanceParametersFor } from './db-instances';
+import { ENGINES, parameterGroupFamily } from '../../aurora/engines';
 
 type ParameterLevel = 'cluster' | 'instance';
 
@@ -173,15 +175,75 @@ function cellPerVariant(plan: Plan): CellPlan[] {
   return [...seen.values()];
 }
 
+/**
+ * The parameters of variants on the other engines (Aurora PostgreSQL, RDS for MySQL, MariaDB,
+ * PostgreSQL) against the account's engine defaults of their own family: known, modifiable, a value
+ * RDS takes. An RDS DB instance has one DB parameter group (db-instances.ts), so all of its
+ * parameters are checked at the instance level. Returns one summary line per family.
+ */
+async function checkOtherEngineParameters(input: ParametersCheckInput, cells: readonly CellPlan[], result: CheckResult): Promise<string[]> {
+  const lines: string[] = [];
+  const byFamily = new Map<string, { level: ParameterLevel; name: string; value: string; cell: CellPlan }[]>();
+  for (const cell of cells) {
+    const engine = cell.variant.engine!;
+    const family = parameterGroupFamily(engine);
+    if (family === undefined) continue;
+    const onInstance = ENGINES[engine.kind].topology === 'instance';
+    const wanted = onInstance
+      ? Object.entries(dbInstanceParametersFor(cell)).map(([name, value]) => ({ cell, level: 'instance' as const, name, value }))
+      : [
+          ...Object.entries(clusterParametersFor(cell)).map(([name, value]) => ({ cell, level: 'cluster' as const, name, value })),
+          ...Object.entries(instanceParametersFor(cell)).map(([name, value]) => ({ cell, level: 'instance' as const, name, value })),
+        ];
+    if (wanted.length > 0) byFamily.set(family, [...(byFamily.get(family) ?? []), ...wanted]);
+  }
+  for (const [family, wanted] of byFamily) {
+    const where = `account: RDS engine defaults of ${family}`;
+    try {
+      const onInstance = ENGINES[wanted[0]!.cell.variant.engine!.kind].topology === 'instance';
+      const instance = await describeEngineDefaults(input.clients, family, 'instance');
+      const cluster = onInstance ? new Map<string, Parameter>() : await describeEngineDefaults(input.clients, family, 'cluster');
+      if (cluster.size === 0 && instance.size === 0) {
+        result.warn(where, `RDS returned no engine default parameters for ${family}: parameters not checked`);
+        lines.push(`${family} not checked`);
+        continue;
+      }
+      for (const w of wanted) {
+        const vi = specVariantIndex(input.spec, w.cell.variant.name);
+        const own = lookup(w.level === 'cluster' ? cluster : instance, w.name);
+        const path = parameterPath(input.spec, vi, w.level, w.name);
+        if (!own) result.refuse(path, `${w.name} is not a parameter of ${family} (RDS does not list it among the engine defaults of the family): remove it or correct its name`);
+        else if (own.IsModifiable === false) result.refuse(path, `${w.name} is not modifiable in ${family} (IsModifiable false): remove it`);
+        else {
+          const bad = valueProblem(w.value, own);
+          if (bad !== undefined) result.refuse(path, `${w.name}: ${bad}`);
+        }
+      }
+      lines.push(`${new Set(wanted.map((w) => w.name)).size} parameter(s) checked against ${family}'s engine defaults`);
+    } catch (e) {
+      if (!(e instanceof NotCheckable)) throw e;
+      result.warn(where, `not checked: ${e.message}`);
+      lines.push(`${family} not checked`);
+    }
+  }
+  return lines;
+}
+
 export async function checkParameters(input: ParametersCheckInput): Promise<PreflightCheck> {
   const result = new CheckResult('parameters', 'parameters');
   const { plan, spec, version, family } = input;
-  const cells = cellPerVariant(plan);
+  const allCells = cellPerVariant(plan);
+  const others = await checkOtherEngineParameters(
+    input,
+    allCells.filter((c) => (c.variant.engine?.kind ?? 'aurora-mysql') !== 'aurora-mysql'),
+    result,
+  );
+  const cells = allCells.filter((c) => (c.variant.engine?.kind ?? 'aurora-mysql') === 'aurora-mysql');
   const wanted = cells.flatMap((cell) => [
     ...Object.entries(clusterParametersFor(cell)).map(([name, value]) => ({ cell, level: 'cluster' as const, name, value })),
     ...Object.entries(instanceParametersFor(cell)).map(([name, value]) => ({ cell, level: 'instance' as const, name, value })),
   ]);
-  if (wanted.length === 0) return result.done('no parameters set: the engine defaults apply');
+  if (wanted.length === 0) return result.done(others.length > 0 ? others.join('; ') : 'no parameters set: the engine defaults apply');
   if (version === undefined || family === undefined) {
     result.warn('engine.version', 'parameters not checked: the engine version is refused');
     return result.done('not checked');

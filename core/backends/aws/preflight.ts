@@ -45,6 +45,8 @@ import { ask, CheckResult, guarded, NotCheckable, unanswered, type PreflightChec
 import { checkNetwork } from './preflight-network';
 import { checkParameters } from './preflight-parameters';
 import { AURORA_MYSQL_INSTANCE_CLASSES } from '../../aurora/aws-names';
+import { awsEngineVersion, ENGINES, parameterGroupFamily, type EngineRef } from '../../aurora/engines';
+import { variantEngine } from '../../experiment/engine-checks';
 
 /** Where the stack's configuration comes from: the CLI reads the deployed stack, a Lambda has its own. */
 export interface AwsDeployment {
@@ -101,8 +103,55 @@ function checkStack(input: AwsPreflightInput): PreflightCheck {
   return result.done(`${label} in ${config.region}: lake s3://${config.bucket}/${config.lakePrefix}, subnets in ${azs.join(', ') || 'no AZ'}`);
 }
 
+/** The variants' engines other than Aurora MySQL, each (kind, version) once, with the first variant using it. */
+function otherEngines(spec: Spec): { engine: EngineRef; vi: number }[] {
+  const seen = new Map<string, { engine: EngineRef; vi: number }>();
+  spec.variants.forEach((v, vi) => {
+    const engine = variantEngine(spec, v);
+    if (engine.kind === 'aurora-mysql') return;
+    const key = `${engine.kind}\u0000${engine.version}`;
+    if (!seen.has(key)) seen.set(key, { engine, vi });
+  });
+  return [...seen.values()];
+}
+
+function usesAuroraMysql(spec: Spec): boolean {
+  return spec.variants.some((v) => variantEngine(spec, v).kind === 'aurora-mysql');
+}
+
+/**
+ * The other engines' versions, as for Aurora MySQL: DescribeDBEngineVersions (Engine mysql |
+ * mariadb | postgres | aurora-postgresql, EngineVersion) lists a version only while RDS offers it.
+ */
+async function checkOtherEngineVersions(input: AwsPreflightInput, result: CheckResult): Promise<string[]> {
+  const lines: string[] = [];
+  for (const { engine, vi } of otherEngines(input.spec)) {
+    const rdsEngine = ENGINES[engine.kind].rdsEngine;
+    const path = input.spec.variants[vi]!.engine !== undefined ? `variants[${vi}].engine.version` : 'engine.version';
+    if (rdsEngine === undefined) continue;
+    const version = awsEngineVersion(engine);
+    try {
+      const out = await ask('rds:DescribeDBEngineVersions', () => input.clients.rds.send(new DescribeDBEngineVersionsCommand({ Engine: rdsEngine, EngineVersion: version })));
+      const found = (out.DBEngineVersions ?? []).find((v) => v.EngineVersion === version);
+      if (!found) {
+        result.refuse(
+          path,
+          `${rdsEngine} ${version} is not offered in ${input.plan.region}: it does not exist or is deprecated; pick one that \`aws rds describe-db-engine-versions --engine ${rdsEngine} --region ${input.plan.region}\` lists`,
+        );
+        lines.push(`${rdsEngine} ${version} is not offered`);
+      } else lines.push(`${rdsEngine} ${version} is offered (parameter family ${found.DBParameterGroupFamily ?? parameterGroupFamily(engine)})`);
+    } catch (e) {
+      if (!(e instanceof NotCheckable)) throw e;
+      result.warn(path, `not checked: ${e.message}`);
+      lines.push(`${rdsEngine} ${version} (not checked)`);
+    }
+  }
+  return lines;
+}
+
 async function engineFacts(input: AwsPreflightInput, result: CheckResult): Promise<EngineFacts> {
   let version: AuroraVersion;
+  if (input.plan.engine.kind !== 'aurora-mysql') return { version: undefined, offered: 'unknown', family: undefined, supportsLocalWriteForwarding: undefined };
   try {
     version = parseAuroraVersion(input.plan.engine.version);
   } catch (e) {
@@ -153,19 +202,22 @@ async function checkEngine(input: AwsPreflightInput): Promise<{ check: Preflight
       }
     }
   }
-  const summary =
-    v === undefined
+  const others = await checkOtherEngineVersions(input, result);
+  const auroraSummary = !usesAuroraMysql(spec)
+    ? undefined
+    : v === undefined
       ? 'not an Aurora MySQL version'
       : facts.offered === 'yes'
         ? `aurora-mysql ${v.engineVersion} is offered in ${region} (parameter family ${facts.family})`
         : facts.offered === 'no'
           ? `aurora-mysql ${v.engineVersion} is not offered in ${region}`
           : `aurora-mysql ${v.engineVersion} (not checked)`;
+  const summary = [...(auroraSummary !== undefined ? [auroraSummary] : []), ...others].join('; ');
   return { check: result.done(summary), facts };
 }
 
 /** AZ names a class is orderable in for the version; undefined when RDS lists no option for it. */
-async function orderableAzs(clients: AwsClients, engineVersion: string, instanceClass: string): Promise<Set<string> | undefined> {
+async function orderableAzs(clients: AwsClients, engineVersion: string, instanceClass: string, rdsEngine = 'aurora-mysql'): Promise<Set<string> | undefined> {
   const azs = new Set<string>();
   let options = 0;
   let marker: string | undefined;
@@ -173,7 +225,7 @@ async function orderableAzs(clients: AwsClients, engineVersion: string, instance
     const out = await ask('rds:DescribeOrderableDBInstanceOptions', () =>
       clients.rds.send(
         new DescribeOrderableDBInstanceOptionsCommand({
-          Engine: 'aurora-mysql',
+          Engine: rdsEngine,
           EngineVersion: engineVersion,
           DBInstanceClass: instanceClass,
           Vpc: true,
@@ -203,10 +255,8 @@ async function checkInstanceClasses(input: AwsPreflightInput, facts: EngineFacts
   const result = new CheckResult('instance-classes', 'DB instance classes');
   const { plan, spec, clients, deployment } = input;
   const v = facts.version;
-  if (v === undefined || facts.offered === 'no') {
-    result.warn('engine.version', 'not checked: nothing is orderable for an engine version RDS does not offer');
-    return result.done('not checked');
-  }
+  const auroraMysqlChecked = !usesAuroraMysql(spec) || (v !== undefined && facts.offered !== 'no');
+  if (!auroraMysqlChecked) result.warn('engine.version', 'Aurora MySQL classes not checked: nothing is orderable for an engine version RDS does not offer');
   return guarded(result, 'variants', async () => {
     const byClass = new Map<string, Set<string> | undefined>();
     let apiEmpty: boolean | undefined;
@@ -215,6 +265,26 @@ async function checkInstanceClasses(input: AwsPreflightInput, facts: EngineFacts
       const planned = plan.cells.find((c) => c.variant.name === variant.name)?.variant;
       if (!planned) continue;
       const cls = planned.instanceClass;
+      const engine = variantEngine(spec, variant);
+      if (engine.kind !== 'aurora-mysql') {
+        // Another RDS engine: orderable at its own version; RDS (or moto) answering nothing leaves it unchecked.
+        const rdsEngine = ENGINES[engine.kind].rdsEngine;
+        if (rdsEngine === undefined) continue;
+        const version = awsEngineVersion(engine);
+        const azs = await orderableAzs(clients, version, cls, rdsEngine);
+        const az = deployment.config ? variantAz(plan.region, planned, deployment.config.subnetIdsByAz) : planned.az !== undefined ? `${plan.region}${planned.az}` : undefined;
+        if (azs === undefined) {
+          result.warn(`variants[${vi}].instanceClass`, `not checked: DescribeOrderableDBInstanceOptions lists no option for ${rdsEngine} ${version} ${cls}`);
+          lines.push(`${cls} for ${rdsEngine} (not checked)`);
+        } else if (az !== undefined && azs.size > 0 && !azs.has(az)) {
+          result.refuse(
+            `variants[${vi}].instanceClass`,
+            `${cls} is orderable for ${rdsEngine} ${version} in ${[...azs].sort().join(', ')} but not in ${az}: choose another class or AZ`,
+          );
+        } else lines.push(`${cls} for ${rdsEngine}${az ? ` in ${az}` : ''}`);
+        continue;
+      }
+      if (v === undefined || !auroraMysqlChecked) continue;
       if (!byClass.has(cls)) byClass.set(cls, await orderableAzs(clients, v.engineVersion, cls));
       const azs = byClass.get(cls);
       const az = deployment.config ? variantAz(plan.region, planned, deployment.config.subnetIdsByAz) : planned.az !== undefined ? `${plan.region}${planned.az}` : undefined;
@@ -243,7 +313,7 @@ async function checkInstanceClasses(input: AwsPreflightInput, facts: EngineFacts
       }
       lines.push(`${cls}${az ? ` in ${az}` : ''}`);
     }
-    if (apiEmpty) {
+    if (apiEmpty && v !== undefined) {
       result.warn(
         'variants',
         `DescribeOrderableDBInstanceOptions returned no options at all for aurora-mysql ${v.engineVersion}: instance classes were checked against the built-in Aurora MySQL table, not the account`,

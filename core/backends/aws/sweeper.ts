@@ -53,6 +53,8 @@ interface CellKey {
   clusterParameterGroups: Set<string>;
   instanceParameterGroups: Set<string>;
   clientIds: Set<string>;
+  /** DB instances outside any cluster (RDS for MySQL, MariaDB, PostgreSQL cells). */
+  dbInstanceIds: Set<string>;
 }
 
 type Tags = ReadonlyMap<string, string>;
@@ -165,11 +167,13 @@ function groupCells(resources: readonly TaggedResource[], config: AwsBackendConf
         clusterParameterGroups: new Set(),
         instanceParameterGroups: new Set(),
         clientIds: new Set(),
+        dbInstanceIds: new Set(),
       };
       cells.set(key, c);
     }
     if (r.kind === 'rds-cluster' || r.kind === 'rds-instance') {
       if (r.clusterId) c.clusterIds.add(r.clusterId);
+      else if (r.kind === 'rds-instance') c.dbInstanceIds.add(r.name);
     } else if (r.kind === 'rds-cluster-parameter-group') c.clusterParameterGroups.add(r.name);
     else if (r.kind === 'rds-parameter-group') c.instanceParameterGroups.add(r.name);
     else c.clientIds.add(r.name);
@@ -215,6 +219,7 @@ async function deleteCells(clients: AwsClients, cells: readonly CellKey[]): Prom
           clusterParameterGroups: first ? [...new Set([...c.clusterParameterGroups, names.clusterParameterGroup])] : [],
           instanceParameterGroups: first ? [...new Set([...c.instanceParameterGroups, names.instanceParameterGroup])] : [],
           clientInstanceIds: first ? [...c.clientIds] : [],
+          ...(first && c.dbInstanceIds.size > 0 ? { dbInstanceIds: [...c.dbInstanceIds] } : {}),
         },
         (i, cluster) => isWriterInstance(i, cluster, names.writerId),
       );

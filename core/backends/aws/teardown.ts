@@ -1,6 +1,10 @@
 /**
  * Deleting one cell's AWS resources in dependency order: client instances, DB instances (readers
- * first, then the writer), the cluster, then its parameter groups. Not-found is done. Deletion is
+ * first, then the writer), the cluster, then its parameter groups. A cell on RDS DB instances (no
+ * cluster, db-instances.ts) has its read replicas deleted first, then their source once none is
+ * left (deleting a source first would promote its MySQL/MariaDB replicas to standalone instances
+ * and, for PostgreSQL, leave them replicating from nothing: RDS User Guide, "Working with DB
+ * instance read replicas"), then its DB parameter group. Not-found is done. Deletion is
  * asynchronous in RDS: what is still deleting (or still blocks the next step) is returned in
  * `pending`, and the caller decides whether to throw ResourceStillInUseError (teardownCell: the
  * state machine's Retry waits) or leave it for the next sweep.
@@ -28,6 +32,7 @@ import type { CellPlan } from '../../plan/types';
 import type { AwsClients } from './clients';
 import { call, errorCode, isNotFound, rethrow } from './aws-errors';
 import { cellNames, type TagKeys } from './names';
+import { ENGINES } from '../../aurora/engines';
 
 export interface CellTarget {
   readonly clusterId: string;
@@ -35,6 +40,8 @@ export interface CellTarget {
   readonly instanceParameterGroups: readonly string[];
   /** EC2 instance ids known to belong to the cell (from the state data or a tag search). */
   readonly clientInstanceIds: readonly string[];
+  /** DB instances outside any cluster (RDS for MySQL, MariaDB, PostgreSQL): the source and its read replicas. */
+  readonly dbInstanceIds?: readonly string[];
 }
 
 export interface DeleteReport {
@@ -54,6 +61,47 @@ export async function describeCluster(clients: Pick<AwsClients, 'rds'>, clusterI
     if (isNotFound(e)) return undefined;
     return rethrow(e, `RDS DescribeDBClusters ${clusterId}`);
   }
+}
+
+/** One DB instance by identifier; undefined when it does not exist (DBInstanceNotFound). */
+export async function describeInstance(clients: Pick<AwsClients, 'rds'>, id: string): Promise<DBInstance | undefined> {
+  try {
+    const out = await clients.rds.send(new DescribeDBInstancesCommand({ DBInstanceIdentifier: id }));
+    return out.DBInstances?.[0];
+  } catch (e) {
+    if (isNotFound(e)) return undefined;
+    return rethrow(e, `RDS DescribeDBInstances ${id}`);
+  }
+}
+
+/**
+ * The cell's DB instances outside a cluster, replicas first, then sources; a source is deleted only
+ * once it has no replica left. Returns whether every one of them is gone.
+ */
+async function deleteStandaloneInstances(clients: AwsClients, ids: readonly string[], report: DeleteReport): Promise<boolean> {
+  const found: DBInstance[] = [];
+  for (const id of new Set(ids)) {
+    const i = await describeInstance(clients, id);
+    if (i === undefined) report.alreadyGone.push(`rds-instance:${id}`);
+    else if (i.DBClusterIdentifier === undefined) found.push(i);
+  }
+  const isReplica = (i: DBInstance) => i.ReadReplicaSourceDBInstanceIdentifier !== undefined && i.ReadReplicaSourceDBInstanceIdentifier !== '';
+  for (const i of found.filter(isReplica)) await deleteDbInstance(clients, i, report);
+  for (const i of found.filter((x) => !isReplica(x))) {
+    const replicasLeft = [];
+    for (const r of i.ReadReplicaDBInstanceIdentifiers ?? []) if (await describeInstance(clients, r)) replicasLeft.push(r);
+    if (replicasLeft.length > 0) report.pending.push(`rds-instance:${i.DBInstanceIdentifier} (waiting for its read replica(s) ${replicasLeft.join(', ')})`);
+    else await deleteDbInstance(clients, i, report);
+  }
+  let allGone = true;
+  for (const i of found) {
+    const after = await describeInstance(clients, i.DBInstanceIdentifier!);
+    if (after === undefined) continue;
+    allGone = false;
+    const label = `rds-instance:${i.DBInstanceIdentifier}`;
+    if (!report.pending.some((p) => p.startsWith(label))) report.pending.push(`${label} (${after.DBInstanceStatus ?? 'deleting'})`);
+  }
+  return allGone;
 }
 
 export async function describeClusterInstances(clients: Pick<AwsClients, 'rds'>, clusterId: string): Promise<DBInstance[]> {
@@ -158,9 +206,12 @@ export async function deleteCellResources(clients: AwsClients, target: CellTarge
     if (!report.pending.some((p) => p.startsWith(label))) report.pending.push(`${label} (${i.DBInstanceStatus ?? 'deleting'})`);
   }
 
+  const standaloneGone = await deleteStandaloneInstances(clients, target.dbInstanceIds ?? [], report);
+
   let clusterGone = cluster === undefined;
   if (cluster === undefined) {
-    report.alreadyGone.push(`rds-cluster:${target.clusterId}`);
+    // A cell on DB instances never had a cluster: nothing to report for it.
+    if ((target.dbInstanceIds ?? []).length === 0) report.alreadyGone.push(`rds-cluster:${target.clusterId}`);
   } else if (remaining.length > 0) {
     report.pending.push(`rds-cluster:${target.clusterId} (waiting for ${remaining.length} instance(s))`);
   } else if (cluster.Status === 'deleting') {
@@ -180,7 +231,9 @@ export async function deleteCellResources(clients: AwsClients, target: CellTarge
     else if (!report.pending.some((p) => p.startsWith(`rds-cluster:${target.clusterId}`))) report.pending.push(`rds-cluster:${target.clusterId} (${after.Status ?? 'deleting'})`);
   }
 
-  if (clusterGone) {
+  if (!standaloneGone) {
+    for (const name of [...target.clusterParameterGroups, ...target.instanceParameterGroups]) report.pending.push(`rds-parameter-group:${name} (DB instances still exist)`);
+  } else if (clusterGone) {
     for (const name of target.clusterParameterGroups) await deleteParameterGroup(clients, 'cluster', name, report);
     for (const name of target.instanceParameterGroups) await deleteParameterGroup(clients, 'instance', name, report);
   } else {
@@ -211,11 +264,14 @@ export async function teardownCell(clients: AwsClients, tags: TagKeys, run: RunC
     { Name: 'instance-state-name', Values: ['pending', 'running', 'stopping', 'stopped'] },
   ]);
   const clientIds = [...(resources?.clients.map((c) => c.clientId) ?? []), ...tagged.map((i) => i.id)];
+  // A cell on RDS DB instances (db-instances.ts): its source and every replica it may have asked for.
+  const onInstances = cell.variant.engine !== undefined && ENGINES[cell.variant.engine.kind].topology === 'instance';
   const report = await deleteCellResources(
     clients,
     {
-      clusterId: resources?.clusterId ?? names.clusterId,
-      clusterParameterGroups: [names.clusterParameterGroup],
+      ...(onInstances ? { dbInstanceIds: [names.writerId, ...Array.from({ length: cell.variant.readers }, (_, i) => names.readerId(i + 1))] } : {}),
+      clusterId: onInstances ? names.clusterId : (resources?.clusterId ?? names.clusterId),
+      clusterParameterGroups: onInstances ? [] : [names.clusterParameterGroup],
       instanceParameterGroups: [names.instanceParameterGroup],
       clientInstanceIds: clientIds,
     },
