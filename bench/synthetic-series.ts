@@ -3,7 +3,7 @@
  * throughput-like values (a level around 1000 with a few percent of noise) whose level or spread
  * changes at known indexes, with outliers where asked. Deterministic for a seed.
  */
-import { SeededRandom } from '../core/regression/random';
+import { SeededRandom } from '../core/random';
 
 export interface SeriesSegment {
   /** Values in the segment. */

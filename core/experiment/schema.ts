@@ -275,7 +275,19 @@ export const SpecSchema = z
     defaults: DefaultsSchema.default({ durationS: 60, warmupS: 0, reportIntervalS: 1, percentile: 95 }),
     workloads: z.array(WorkloadSchema).min(1).max(100),
     repeats: z.number().int().min(1).max(100).default(1),
-    order: z.enum(['interleaved', 'sequential']).default('interleaved').describe('interleaved alternates variants within each repeat round (drift does not fall on one variant).'),
+    order: z
+      .enum(['interleaved', 'sequential', 'randomized', 'duet'])
+      .default('interleaved')
+      .describe(
+        'interleaved alternates variants within each repeat round (drift does not fall on one variant); randomized shuffles the variants of each round with orderSeed (randomized multiple interleaved trials); duet runs the variants of a round at the same time, each step started on all of them together, so their ratios come from time-paired intervals; sequential runs all repeats of a variant before the next.',
+      ),
+    orderSeed: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 32 - 1)
+      .optional()
+      .describe('Seed of the randomized order (0 to 4294967295); when absent one is drawn and recorded in the plan and the run manifest, so the order can be repeated.'),
     maxConcurrency: z.number().int().min(1).max(40).default(1).describe('Cells provisioned and run at once.'),
     budget: z.object({ maxUsd: z.number().positive() }).strict().optional().describe('Refuse an AWS run whose estimated cost exceeds this.'),
     ttlHours: z.number().int().min(1).max(MAX_TTL_HOURS).default(24).describe('Resources older than this are deleted by the sweeper.'),
@@ -291,6 +303,22 @@ export const SpecSchema = z
     };
     unique(spec.variants, 'variants');
     unique(spec.workloads, 'workloads');
+    // Duet benchmarking (Bulej et al., "Duet Benchmarking: Improving Measurement Accuracy in the
+    // Cloud", ICPE 2020) pairs variants that run at the same moment: one variant has nothing to pair with.
+    if (spec.order === 'duet' && spec.variants.length < 2) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `order "duet" runs the variants of each round at the same time and pairs their intervals, so it needs at least 2 variants (this experiment has ${spec.variants.length}): add a variant to compare with, or use order "interleaved"`,
+        path: ['order'],
+      });
+    }
+    if (spec.orderSeed !== undefined && spec.order !== 'randomized') {
+      ctx.addIssue({
+        code: 'custom',
+        message: `orderSeed seeds the shuffle of order "randomized"; with order "${spec.order}" nothing is shuffled: remove orderSeed, or set order to "randomized"`,
+        path: ['orderSeed'],
+      });
+    }
     const stepsPerCell = spec.workloads.reduce((n, w) => n + w.threads.length * w.rates.length, 0);
     const steps = stepsPerCell * spec.variants.length * spec.repeats;
     if (steps > MAX_STEPS_PER_RUN) {

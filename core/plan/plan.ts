@@ -1,6 +1,6 @@
 /**
- * Expanding a validated spec into the plan the workflow runs: cells (variant x repeat) in an
- * interleaved order, steps (workload x threads x rate) with stable ids, notes on what the chosen
+ * Expanding a validated spec into the plan the workflow runs: cells (variant x repeat) in the
+ * spec's order (interleaved, randomized, duet or sequential), steps (workload x threads x rate) with stable ids, notes on what the chosen
  * backend cannot do, and an estimate of the wall time.
  */
 import { randomBytes } from 'node:crypto';
@@ -9,8 +9,9 @@ import { auroraParameterCaveats } from '../experiment/aurora-parameters';
 import { engineNotes, variantEngine } from '../experiment/engine-checks';
 import { canonicalJson, sha256 } from '../experiment/validate';
 import { buildSysbenchArgs, SysbenchOptionError } from './sysbench-args';
-import type { BackendKind, CellPlan, Plan, PlanEstimate, PlanNote, ResolvedVariant, StepPlan } from './types';
+import type { BackendKind, CellOrder, CellPlan, DuetPlan, Plan, PlanEstimate, PlanNote, ResolvedVariant, StepPlan } from './types';
 import { AuroraBenchError } from '../errors';
+import { SeededRandom } from '../random';
 
 /** Per-backend time assumptions for the estimate (seconds). */
 const BACKEND_TIMES: Record<BackendKind, { provisionS: number; stepOverheadS: number; rowsPerS: number }> = {
@@ -40,6 +41,11 @@ export interface PlanOptions {
   readonly now?: Date;
   /** The spec file, named in a PlanError. */
   readonly source?: string;
+}
+
+/** A fresh seed for a randomized order (recorded in the plan, so the order can be asked for again). */
+export function drawOrderSeed(): number {
+  return randomBytes(4).readUInt32BE(0);
 }
 
 function makeRunId(specName: string, now: Date): string {
@@ -88,19 +94,73 @@ function workloadWrites(w: Workload): boolean {
 }
 
 /**
- * Cells in execution order: interleaved rotates the variant order every repeat round.
+ * Cells in execution order. interleaved rotates the variant order every repeat round; randomized
+ * shuffles each round's variants with a generator seeded by `seed` (randomized multiple interleaved
+ * trials: Abedi and Brecht, "Conducting Repeatable Experiments in Highly Variable Cloud Computing
+ * Environments", ICPE 2017), so no variant keeps a position a periodic disturbance could favour;
+ * duet keeps each round's variants together in variant order (they run at once); sequential runs
+ * all repeats of a variant before the next.
  * @internal exported for its tests (a test seam)
  */
-export function orderCells(variantCount: number, repeats: number, order: Spec['order']): { variantIndex: number; repeat: number }[] {
+export function orderCells(variantCount: number, repeats: number, order: CellOrder, seed = 0): { variantIndex: number; repeat: number }[] {
   const cells: { variantIndex: number; repeat: number }[] = [];
   if (order === 'sequential') {
     for (let v = 0; v < variantCount; v++) for (let r = 1; r <= repeats; r++) cells.push({ variantIndex: v, repeat: r });
     return cells;
   }
+  const rng = new SeededRandom(seed);
   for (let r = 1; r <= repeats; r++) {
-    for (let k = 0; k < variantCount; k++) cells.push({ variantIndex: (k + r - 1) % variantCount, repeat: r });
+    const round = Array.from({ length: variantCount }, (_, k) => (order === 'interleaved' ? (k + r - 1) % variantCount : k));
+    if (order === 'randomized') rng.shuffle(round);
+    for (const variantIndex of round) cells.push({ variantIndex, repeat: r });
   }
   return cells;
+}
+
+/** The id of a round's duet: it ends in "-duet", which no `${variant}-r${repeat}` cell id does. */
+export const duetId = (repeat: number): string => `r${repeat}-duet`;
+
+/**
+ * Order "duet": each round's cells grouped into one DuetPlan. Its members must run the same steps
+ * (a step starts on all of them at once): a variant whose steps the backend narrowed differently,
+ * or a round left with one variant, is refused.
+ */
+function duetsOf(cells: readonly CellPlan[], spec: Spec, source: string | undefined): DuetPlan[] {
+  const rounds = new Map<number, CellPlan[]>();
+  for (const c of cells) rounds.set(c.repeat, [...(rounds.get(c.repeat) ?? []), c]);
+  const duets: DuetPlan[] = [];
+  for (const [repeat, members] of rounds) {
+    if (members.length < 2) {
+      throw new PlanError(
+        [
+          {
+            level: 'refused',
+            path: 'order',
+            message: `order "duet" needs at least 2 variants in each round, but round ${repeat} has only "${members[0]?.variant.name ?? '?'}" on this backend (the others were refused: see the notes); use order "interleaved" here`,
+          },
+        ],
+        source,
+      );
+    }
+    const first = members[0]!;
+    const steps = first.steps.map((st) => st.stepId).join(',');
+    const differing = members.find((m) => m.steps.map((st) => st.stepId).join(',') !== steps);
+    if (differing !== undefined) {
+      const vi = spec.variants.findIndex((v) => v.name === differing.variant.name);
+      throw new PlanError(
+        [
+          {
+            level: 'refused',
+            path: `variants[${vi}]`,
+            message: `order "duet" starts every step on all variants at once, but "${differing.variant.name}" runs steps ${differing.steps.map((st) => st.stepId).join(', ')} and "${first.variant.name}" runs ${first.steps.map((st) => st.stepId).join(', ')} on this backend; give the variants the same steps, or use order "interleaved"`,
+          },
+        ],
+        source,
+      );
+    }
+    duets.push({ cellId: duetId(repeat), index: duets.length, repeat, members: members.map((m) => m.cellId), stepCount: first.steps.length });
+  }
+  return duets;
 }
 
 function stepIdFor(w: Workload, threads: number, rate: number, rateOfCapacity?: number): string {
@@ -292,9 +352,12 @@ export function estimate(cells: readonly CellPlan[], backend: BackendKind, maxCo
     const prepareS = c.steps.filter((s) => s.prepare).length * Math.ceil((c.data.tables * c.data.tableSize) / t.rowsPerS);
     return prepareS + c.steps.reduce((acc, s) => acc + s.warmupS + s.durationS + t.stepOverheadS, 0);
   });
+  // The workflow's Map items: a cell, or a duet whose members run together (as long as the slowest).
+  const items = new Map<string, number>();
+  cells.forEach((c, i) => items.set(c.duet ?? c.cellId, Math.max(items.get(c.duet ?? c.cellId) ?? 0, cellTimes[i]!)));
   // Greedy list scheduling onto maxConcurrency lanes, in plan order (what the Map state does).
   const lanes = new Array<number>(Math.max(1, maxConcurrency)).fill(0);
-  cellTimes.forEach((ct) => {
+  items.forEach((ct) => {
     const i = lanes.indexOf(Math.min(...lanes));
     lanes[i]! += ct + t.provisionS;
   });
@@ -333,7 +396,23 @@ export function planRun(spec: Spec, options: PlanOptions): Plan {
   const scripts = options.scripts ?? {};
   const notes = backendNotes(spec, options.backend);
   const cells: CellPlan[] = [];
-  for (const { variantIndex, repeat } of orderCells(spec.variants.length, spec.repeats, spec.order)) {
+  // A randomized order without a seed draws one here; preparePlan draws it first and puts it in the spec, so the workflow's PlanRun plans the same order.
+  const orderSeed = spec.order === 'randomized' ? (spec.orderSeed ?? drawOrderSeed()) : undefined;
+  if (orderSeed !== undefined) {
+    notes.push({
+      level: 'info',
+      path: 'order',
+      message: `randomized: each round's variants run in an order shuffled with seed ${orderSeed}${spec.orderSeed === undefined ? ' (drawn now)' : ''}; "orderSeed": ${orderSeed} in the experiment repeats this order`,
+    });
+  }
+  if (spec.order === 'duet') {
+    notes.push({
+      level: 'info',
+      path: 'order',
+      message: `duet: the ${spec.variants.length} variants of each round are provisioned together and every step starts on all of them at once (the next step when all are done), so their ratios come from time-paired intervals${options.backend === 'local' ? '; locally their servers and clients share this machine, so a disturbance reaches every variant at the same moment' : ''}`,
+    });
+  }
+  for (const { variantIndex, repeat } of orderCells(spec.variants.length, spec.repeats, spec.order, orderSeed)) {
     const variant = spec.variants[variantIndex]!;
     // A local-only what-if has no Aurora counterpart: refused on AWS (said in the notes).
     if (options.backend === 'aws' && hasLocalOnlyParameters(spec, variant)) continue;
@@ -346,6 +425,7 @@ export function planRun(spec: Spec, options: PlanOptions): Plan {
       variant: resolveVariant(spec, variant),
       data: spec.data,
       steps,
+      ...(spec.order === 'duet' ? { duet: duetId(repeat) } : {}),
     });
   }
   // sysbench options are checked now, not when a cluster already exists.
@@ -355,6 +435,7 @@ export function planRun(spec: Spec, options: PlanOptions): Plan {
     const refused = notes.filter((n) => n.level === 'refused');
     throw new PlanError(refused.length > 0 ? refused : [{ level: 'refused', path: 'workloads', message: 'no step left to run' }], options.source);
   }
+  const duets = spec.order === 'duet' ? duetsOf(cells, spec, options.source) : undefined;
   // Every script the spec names, also those of steps this backend refused: re-planning the same
   // plan for another backend (the AWS cost of a local plan) needs them.
   const usedScripts: Record<string, string> = {};
@@ -378,5 +459,8 @@ export function planRun(spec: Spec, options: PlanOptions): Plan {
     notes,
     estimate: estimate(cells, options.backend, spec.maxConcurrency),
     scripts: usedScripts,
+    order: spec.order,
+    ...(orderSeed !== undefined ? { orderSeed } : {}),
+    ...(duets !== undefined ? { duets } : {}),
   };
 }

@@ -9,7 +9,7 @@ import type { Spec } from '../experiment/schema';
 import { scaleSpec, type Scale } from '../experiment/scale';
 import { loadSpecFile } from '../experiment/validate';
 import { awsEngineRefusals } from '../experiment/engine-checks';
-import { planRun, PlanError, type PlanOptions } from './plan';
+import { drawOrderSeed, planRun, PlanError, type PlanOptions } from './plan';
 import type { Plan, PlanNote } from './types';
 
 export interface LoadedExperiment {
@@ -50,10 +50,16 @@ export function preparePlan(loaded: LoadedExperiment, options: PreparePlanOption
   const refused = [...(planOptions.backend === 'aws' ? awsEngineRefusals(scaled.spec) : []), ...(backendRefusals ? backendRefusals(scaled.spec) : [])];
   if (onRefusal === 'refuse' && refused.length > 0) throw new PlanError(refused, planOptions.source);
   const narrowed = narrow ? narrow(scaled.spec) : { spec: scaled.spec, notes: [] };
-  const plan = planRun(narrowed.spec, { ...planOptions, scripts: loaded.scripts });
+  // A randomized order's seed is drawn here, into the spec the run starts with: the workflow's PlanRun plans the same order from it.
+  const spec = narrowed.spec.order === 'randomized' && narrowed.spec.orderSeed === undefined ? { ...narrowed.spec, orderSeed: drawOrderSeed() } : narrowed.spec;
+  const plan = planRun(spec, { ...planOptions, scripts: loaded.scripts });
   const shown = onRefusal === 'show' ? refused : [];
-  const preparationNotes = [...scaled.notes, ...narrowed.notes];
-  return { spec: narrowed.spec, scripts: loaded.scripts, plan, preparationNotes, notes: [...preparationNotes, ...plan.notes, ...shown] };
+  const drawn: PlanNote[] =
+    spec.orderSeed !== narrowed.spec.orderSeed
+      ? [{ level: 'info', path: 'orderSeed', message: `drawn: ${spec.orderSeed} (order "randomized" without a seed); the plan and the run manifest record it` }]
+      : [];
+  const preparationNotes = [...scaled.notes, ...narrowed.notes, ...drawn];
+  return { spec, scripts: loaded.scripts, plan, preparationNotes, notes: [...preparationNotes, ...plan.notes, ...shown] };
 }
 
 /** Load an experiment file (its custom scripts from `builtinWorkloads`) and prepare it; errors name the file. */

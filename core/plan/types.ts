@@ -95,6 +95,30 @@ export interface CellPlan {
   readonly variant: ResolvedVariant;
   readonly data: DataPlan;
   readonly steps: readonly StepPlan[];
+  /** Order "duet": the id of the duet (DuetPlan.cellId) this cell runs in, beside the round's other variants. */
+  readonly duet?: string;
+}
+
+/** How the cells of the repeat rounds are ordered (the spec's `order`). */
+export type CellOrder = 'interleaved' | 'sequential' | 'randomized' | 'duet';
+
+/**
+ * Order "duet" (Bulej et al., "Duet Benchmarking: Improving Measurement Accuracy in the Cloud",
+ * ICPE 2020): one round's cells, one per variant, provisioned together and run as one item of the
+ * workflow's cell Map; each step starts on all of them in the same Task call and the next step
+ * starts only when every member's step is collected (a barrier), so the members' per-interval
+ * samples are paired by time. The members stay ordinary cells in the plan and the lake.
+ */
+export interface DuetPlan {
+  /** Stable: `r${repeat}-duet` (never the `${variant}-r${repeat}` of a cell). */
+  readonly cellId: string;
+  /** 0-based position among the duets, the workflow Map's item order. */
+  readonly index: number;
+  readonly repeat: number;
+  /** The member cells' ids, in variant order. */
+  readonly members: readonly string[];
+  /** Steps per member: every member runs the same steps (the plan refuses a duet whose members differ). */
+  readonly stepCount: number;
 }
 
 /** Defined with the experiment (scaling notes are PlanNotes too); the plan's notes are the same kind. */
@@ -128,6 +152,12 @@ export interface Plan {
   readonly estimate: PlanEstimate;
   /** Custom Lua bodies keyed by ScriptRef.name. */
   readonly scripts: Readonly<Record<string, string>>;
+  /** The spec's order (absent in plans made before it was recorded: interleaved or sequential). */
+  readonly order?: CellOrder;
+  /** Order "randomized": the seed the rounds were shuffled with (the spec's, or one drawn at planning). */
+  readonly orderSeed?: number;
+  /** Order "duet": the workflow's Map items, each running one round's cells together. */
+  readonly duets?: readonly DuetPlan[];
 }
 
 /** The engine a cell provisions: its variant's, or (a plan from before variants had one) the plan's. */
@@ -151,4 +181,6 @@ export interface CellHeader extends Omit<CellPlan, 'steps'> {
 export interface CellRef {
   readonly cellId: string;
   readonly index: number;
+  /** A duet (DuetPlan): the member cells it runs together. */
+  readonly members?: readonly string[];
 }

@@ -30,7 +30,7 @@
  * (Besag and Clifford, "Sequential Monte Carlo p-values", Biometrika 78(2), 1991): the decisions,
  * and the p-values of the change points kept, are exactly those of the full test.
  */
-import { SeededRandom } from './random';
+import { SeededRandom } from '../random';
 
 export type EDivisiveStatistic = 'v-statistic-to-end' | 'u-statistic-best-end';
 

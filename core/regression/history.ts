@@ -32,7 +32,7 @@ import {
   type StepRow,
   type Verdict,
 } from './metrics';
-import { seedFromText } from './random';
+import { seedFromText } from '../random';
 import { mean, sampleStddev, studentTQuantile, summarize, welchDifferenceCi, welchRatioCi } from '../report/stats';
 
 /** The fields of a runs row a history reads. */

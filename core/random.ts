@@ -1,6 +1,7 @@
 /**
- * A small seeded pseudo-random generator for the permutation tests of the change-point detector,
- * so the same series and seed give the same p-values on every machine and every run.
+ * A small seeded pseudo-random generator for the permutation tests of the change-point detector
+ * and the plan's randomized order: the same seed gives the same p-values and the same order of
+ * variants on every machine and every run.
  *
  * xoshiro128** 1.1 (Blackman and Vigna, "Scrambled linear pseudorandom number generators",
  * ACM Transactions on Mathematical Software 47(4), 2021; reference C code at prng.di.unimi.it):
