@@ -72,7 +72,7 @@ export async function runOnAws(options: RunOnAwsOptions): Promise<number> {
         if ((ev.id ?? 0) <= lastEventId) continue; // each poll re-reads the history from the start
         lastEventId = ev.id ?? lastEventId;
         const progress = history.toProgressEvent(ev);
-        const line = progress && progressLine(progress, () => plan.cells.length);
+        const line = progress && progressLine(progress, () => plan.duets?.length ?? plan.cells.length);
         if (line) options.log(line);
       }
       nextToken = page.nextToken;

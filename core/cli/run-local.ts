@@ -174,7 +174,7 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
       signal: stop.signal,
       onEvent: (ev) => {
         options.onEvent?.(ev);
-        const line = progressLine(ev, () => plan.cells.length);
+        const line = progressLine(ev, () => plan.duets?.length ?? plan.cells.length);
         if (line) log(line);
       },
     });

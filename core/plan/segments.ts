@@ -4,7 +4,7 @@
  * number of steps: Step Functions ends an execution at 25,000 history events ("Maximum execution
  * history size", Step Functions Developer Guide, "Step Functions service quotas").
  */
-import type { CellHeader, CellPlan, CellRef, StepSegment } from './types';
+import type { CellHeader, CellPlan, CellRef, DuetPlan, StepSegment } from './types';
 
 /**
  * Steps per segment. A step costs 9 history events plus 3 per look while its jobs run; 200 steps
@@ -22,6 +22,15 @@ function stepSegments(stepCount: number, perSegment: number = STEPS_PER_SEGMENT)
 export function cellHeader(cell: CellPlan): CellHeader {
   const { steps, ...rest } = cell;
   return { ...rest, stepCount: steps.length, segments: stepSegments(steps.length) };
+}
+
+/** What the workflow's state carries of a duet: the DuetPlan and its members' step segments. */
+export interface DuetHeader extends DuetPlan {
+  readonly segments: readonly StepSegment[];
+}
+
+export function duetHeader(duet: DuetPlan): DuetHeader {
+  return { ...duet, segments: stepSegments(duet.stepCount) };
 }
 
 export function cellRef(cell: Pick<CellPlan, 'cellId' | 'index'>): CellRef {

@@ -384,7 +384,7 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
       ...(options.signal ? { signal: options.signal } : {}),
       onEvent: (ev) => {
         options.onEvent?.(ev);
-        const line = progressLine(ev, () => plan.cells.length);
+        const line = progressLine(ev, () => plan.duets?.length ?? plan.cells.length);
         if (line) log(line);
       },
     });

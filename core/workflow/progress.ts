@@ -10,6 +10,7 @@ import type { ExecutionEvent } from './local-runner';
 import { StepNotDoneError } from './errors';
 import { STATE } from './state-names';
 import type { ComputeVerdictsOutput, RunStepOutput, StepOutcome, StepSummary } from './tasks';
+import type { DuetStepOutput } from './duet';
 
 /** What the formatter reads of an event: the local runner's ExecutionEvent, or a history event made into one. */
 export type ProgressEvent = Pick<ExecutionEvent, 'type' | 'state' | 'Error' | 'Cause' | 'retry'> & {
@@ -19,8 +20,11 @@ export type ProgressEvent = Pick<ExecutionEvent, 'type' | 'state' | 'Error' | 'C
 
 /** The state input fields the lines use; on AWS they come from JSON, so each may be missing. */
 interface StateInput {
-  cell?: Partial<Omit<CellHeader, 'variant' | 'data'>> & { variant?: Partial<CellHeader['variant']>; data?: Partial<CellHeader['data']> };
+  cell?: Partial<Omit<CellHeader, 'variant' | 'data'>> & { variant?: Partial<CellHeader['variant']>; data?: Partial<CellHeader['data']>; members?: readonly string[] };
 }
+
+/** RunStep's output for a duet (core/workflow/duet.ts DuetStepOutput), as far as the lines use it. */
+type DuetStepFields = Partial<Pick<DuetStepOutput, 'collectedByMember' | 'startSpreadMs'>>;
 
 const STEP_NOT_DONE = new StepNotDoneError('').name;
 
@@ -58,20 +62,31 @@ export function progressLine(ev: ProgressEvent, cellCount: () => number): string
   if (ev.type === 'StateExited' && name === STATE.ProvisionCell) {
     const out = ev.state?.output as { cell?: StateInput['cell']; resources?: { notes?: { level: string; path: string; message: string }[] } } | undefined;
     const c = out?.cell;
-    const lines = [`${tag} ${known(c?.variant?.instanceClass)} writer + ${known(c?.variant?.readers)} reader(s), ${known(c?.stepCount)} step(s)`];
+    const lines = [
+      c?.members !== undefined
+        ? `${tag} duet of ${c.members.join(' + ')}: ${known(c.stepCount)} step(s), each started on all ${c.members.length} at once`
+        : `${tag} ${known(c?.variant?.instanceClass)} writer + ${known(c?.variant?.readers)} reader(s), ${known(c?.stepCount)} step(s)`,
+    ];
     // Notes are said once per variant (its first cell), not for every repeat.
     const notes = out?.resources?.notes ?? [];
     if (c?.repeat === 1) lines.push(...notes.map((n) => `${tag} [${n.level}] ${n.path}: ${n.message}`));
     return lines.join('\n');
   }
   if (ev.type === 'StateExited' && name === STATE.RunStep) {
-    const out = (ev.state?.output as { step?: RunStepOutput } | undefined)?.step;
+    const out = (ev.state?.output as { step?: RunStepOutput & DuetStepFields } | undefined)?.step;
     if (!out) return undefined;
     const lines: string[] = [];
     const done = out.collected;
     if (done) lines.push(outcomeLine(tag, done));
-    if (out.started?.phase === 'prepare') lines.push(`${tag} preparing ${known(cell?.data?.tables)} x ${cell?.data?.tableSize?.toLocaleString('en-US') ?? '?'} rows`);
-    if (out.started?.phase === 'run') lines.push(`${tag} ${stepLine(out.started.step, cell?.stepCount)}`);
+    for (const m of out.collectedByMember ?? []) lines.push(outcomeLine(`${tag} ${m.cellId}`, m.outcome));
+    if (out.started?.phase === 'prepare')
+      lines.push(
+        cell?.members !== undefined
+          ? `${tag} preparing the data of each member`
+          : `${tag} preparing ${known(cell?.data?.tables)} x ${cell?.data?.tableSize?.toLocaleString('en-US') ?? '?'} rows`,
+      );
+    const together = cell?.members !== undefined && typeof out.startSpreadMs === 'number' ? `, started on ${cell.members.length} variants within ${out.startSpreadMs} ms` : '';
+    if (out.started?.phase === 'run') lines.push(`${tag} ${stepLine(out.started.step, cell?.stepCount)}${together}`);
     return lines.length > 0 ? lines.join('\n') : undefined;
   }
   if (ev.type === 'StateExited' && name === STATE.ComputeVerdicts) return verdictsLine(ev.state?.output);

@@ -6,30 +6,28 @@
  * missing here, or one here that the list does not name, does not compile.
  */
 import type { TaskName } from './task-names';
+import { computeVerdictsTask, finishRunTask, planRunTask, type TaskDeps } from './tasks';
 import {
-  checkCellReadyTask,
-  checkClientsReadyTask,
-  collectLateMetricsTask,
-  computeVerdictsTask,
-  finishRunTask,
-  planRunTask,
-  provisionCellTask,
-  runStepTask,
-  startClientsTask,
-  teardownCellTask,
-  type TaskDeps,
-} from './tasks';
+  checkCellOrDuetClientsReady,
+  checkCellOrDuetReady,
+  collectCellOrDuetLateMetrics,
+  provisionCellOrDuet,
+  runCellOrDuetStep,
+  startCellOrDuetClients,
+  teardownCellOrDuet,
+} from './duet';
 
 /** @internal exported for its tests (a test seam) */
 export const TASKS = {
   'plan-run': planRunTask,
-  'provision-cell': provisionCellTask,
-  'check-cell-ready': checkCellReadyTask,
-  'start-clients': startClientsTask,
-  'check-clients-ready': checkClientsReadyTask,
-  'run-step': runStepTask,
-  'collect-late-metrics': collectLateMetricsTask,
-  'teardown-cell': teardownCellTask,
+  // A cell Map item is a cell, or (order "duet") a duet of cells run together: core/workflow/duet.ts.
+  'provision-cell': provisionCellOrDuet,
+  'check-cell-ready': checkCellOrDuetReady,
+  'start-clients': startCellOrDuetClients,
+  'check-clients-ready': checkCellOrDuetClientsReady,
+  'run-step': runCellOrDuetStep,
+  'collect-late-metrics': collectCellOrDuetLateMetrics,
+  'teardown-cell': teardownCellOrDuet,
   'finish-run': finishRunTask,
   'compute-verdicts': computeVerdictsTask,
 } as const satisfies Record<TaskName, (deps: TaskDeps, event: never) => Promise<unknown>>;

@@ -93,7 +93,7 @@ interface PlannedCellEvent {
   readonly run: RunContext;
   readonly cell: CellPlan;
 }
-interface StartJobsEvent extends PlannedCellEvent {
+export interface StartJobsEvent extends PlannedCellEvent {
   readonly resources: CellResources;
   readonly step: StepPlan;
   readonly phase: RunnerPhase;
@@ -123,7 +123,7 @@ export interface RunStepOutput {
  * stays the same size whatever the step count, and a retried or repeated call finds the jobs it
  * started.
  */
-interface StepCursor {
+export interface StepCursor {
   readonly cellId: string;
   /** Index of the next step to start. */
   readonly next: number;
@@ -135,6 +135,21 @@ interface StepCursor {
     readonly resources: CellResources;
   };
   /** Why a step failed the cell (the cell's teardown reports it; on AWS the segment's Map error does not carry it). */
+  readonly failure?: TaskError;
+}
+/**
+ * Where a duet's steps are (core/workflow/duet.ts): one step index for all members, and per member
+ * the jobs started together for it.
+ */
+export interface DuetCursor {
+  /** The duet's id (DuetPlan.cellId). */
+  readonly cellId: string;
+  readonly next: number;
+  readonly inflight?: {
+    readonly stepIndex: number;
+    readonly phase: RunnerPhase;
+    readonly members: readonly { readonly cellId: string; readonly jobs: readonly JobHandle[]; readonly resources: CellResources }[];
+  };
   readonly failure?: TaskError;
 }
 interface CheckJobsOutput extends JobsState {
@@ -182,7 +197,7 @@ export interface LateMetricsOutput {
   readonly incompleteStepIds: readonly string[];
 }
 /** A Catch's error payload; Cause is the error message locally and a JSON string on Lambda. */
-interface TaskError {
+export interface TaskError {
   readonly Error: string;
   readonly Cause?: string;
 }
@@ -242,7 +257,7 @@ export interface FinishRunOutput {
 
 // ---------------------------------------------------------------- helpers
 
-function need<T extends object>(event: T, fields: readonly (keyof T & string)[], task: string): void {
+export function need<T extends object>(event: T, fields: readonly (keyof T & string)[], task: string): void {
   const received: unknown = event; // the state machine's JSON: the type is what it should be, not a guarantee
   if (received === null || typeof received !== 'object') throw new InvalidTaskInputError(`${task}: event is not an object`);
   for (const f of fields) {
@@ -251,7 +266,7 @@ function need<T extends object>(event: T, fields: readonly (keyof T & string)[],
 }
 
 /** The readable part of a Catch Cause: Lambda wraps it as JSON {errorType, errorMessage, trace}. */
-function causeText(error: TaskError | undefined): string | null {
+export function causeText(error: TaskError | undefined): string | null {
   if (error === undefined) return null;
   const cause = error.Cause ?? '';
   try {
@@ -306,7 +321,7 @@ const cellPlans = new Map<string, CellPlan>();
 const CELL_PLANS_KEPT = 64;
 
 /** A cell's plan with its steps, from the lake (the state machine carries only a reference or header). */
-async function loadCellPlan(deps: TaskDeps, run: RunContext, cellId: string): Promise<CellPlan> {
+export async function loadCellPlan(deps: TaskDeps, run: RunContext, cellId: string): Promise<CellPlan> {
   const key = lakeKeys.workflow.cellPlan(run.runId, cellId);
   const cacheKey = `${deps.backend.lake.describe()}|${key}`;
   const cached = cellPlans.get(cacheKey);
@@ -319,7 +334,7 @@ async function loadCellPlan(deps: TaskDeps, run: RunContext, cellId: string): Pr
   return plan;
 }
 
-async function readJson<T>(deps: TaskDeps, key: string): Promise<T | undefined> {
+export async function readJson<T>(deps: TaskDeps, key: string): Promise<T | undefined> {
   const text = await deps.backend.lake.get(key);
   return text === undefined || text.trim() === '' ? undefined : (JSON.parse(text) as T);
 }
@@ -442,6 +457,8 @@ export async function planRunTask(deps: TaskDeps, event: PlanRunEvent): Promise<
     for (let i = 0; i < plan.cells.length; i += 16) {
       await Promise.all(plan.cells.slice(i, i + 16).map((cell) => deps.backend.lake.put(lakeKeys.workflow.cellPlan(plan.runId, cell.cellId), JSON.stringify(cell))));
     }
+    // Order "duet": the Map's items are the duets (core/workflow/duet.ts), each naming its member cells.
+    for (const duet of plan.duets ?? []) await deps.backend.lake.put(lakeKeys.workflow.cellPlan(plan.runId, duet.cellId), JSON.stringify(duet));
     const row: RunRow = {
       run_id: plan.runId,
       spec_name: plan.specName,
@@ -469,7 +486,8 @@ export async function planRunTask(deps: TaskDeps, event: PlanRunEvent): Promise<
     if (e instanceof SpecError || e instanceof PlanError) throw new InvalidSpecError(e.message, { cause: e });
     throw e;
   }
-  return { run: runContext(plan), cells: plan.cells.map(cellRef), maxConcurrency: plan.maxConcurrency };
+  const items = plan.duets !== undefined ? plan.duets.map((d) => ({ ...cellRef(d), members: d.members })) : plan.cells.map(cellRef);
+  return { run: runContext(plan), cells: items, maxConcurrency: plan.maxConcurrency };
 }
 
 export async function provisionCellTask(deps: TaskDeps, event: CellEvent): Promise<ProvisionedCell> {
@@ -526,16 +544,22 @@ async function decide(deps: TaskDeps, run: RunContext, cell: CellPlan, step: Ste
   return decideStep(cell, step, earlier);
 }
 
-/** Starts the step's runners; none (an empty list, the workflow goes straight to collecting) for a rate step decided to be skipped. */
-async function startJobsTask(deps: TaskDeps, event: StartJobsEvent): Promise<JobHandle[]> {
+/** The runner jobs of a step's phase; none for a rate step decided to be skipped. Nothing is started yet. */
+export async function jobsToStart(deps: TaskDeps, event: StartJobsEvent): Promise<RunnerJob[]> {
   need(event, ['run', 'cell', 'resources', 'step', 'phase'], 'start-jobs');
   const decision = event.phase === 'run' ? await decide(deps, event.run, event.cell, event.step) : { run: true, step: event.step };
   if (!decision.run) return [];
-  const jobs = buildJobs(event.run, event.cell, event.resources, decision.step, event.phase);
+  return buildJobs(event.run, event.cell, event.resources, decision.step, event.phase);
+}
+
+/** Starts the step's runners; none (an empty list, the workflow goes straight to collecting) for a rate step decided to be skipped. */
+async function startJobsTask(deps: TaskDeps, event: StartJobsEvent): Promise<JobHandle[]> {
+  const jobs = await jobsToStart(deps, event);
+  if (jobs.length === 0) return [];
   return deps.backend.startJobs(event.run, event.cell, event.resources, jobs);
 }
 
-async function checkJobsTask(deps: TaskDeps, event: CheckJobsEvent): Promise<CheckJobsOutput> {
+export async function checkJobsTask(deps: TaskDeps, event: CheckJobsEvent): Promise<CheckJobsOutput> {
   need(event, ['run', 'cell', 'step', 'jobs'], 'check-jobs');
   const state = await deps.backend.checkJobs(event.run, event.jobs);
   if (state.done || event.jobs.length === 0) return { ...state, timedOut: false };
@@ -612,9 +636,9 @@ export async function collectStepTask(deps: TaskDeps, event: CollectStepEvent): 
 }
 
 /** A prepare's first look, seconds after it started; later looks back off (RunStep's StepNotDone retrier). */
-const PREPARE_FIRST_LOOK_S = 10;
+export const PREPARE_FIRST_LOOK_S = 10;
 
-function stepSummary(step: StepPlan): StepSummary {
+export function stepSummary(step: StepPlan): StepSummary {
   const { stepId, index, test, script, target, threads, clients, rate, warmupS, durationS } = step;
   return { stepId, index, ...(test !== undefined ? { test } : {}), ...(script !== undefined ? { script } : {}), target, threads, clients, rate, warmupS, durationS };
 }
@@ -693,8 +717,12 @@ export async function interruptedSteps(deps: TaskDeps, run: RunContext, reason: 
   const keys = (await lake.list(lakeKeys.workflow.run(run.runId))).filter((k) => k.includes('/cursors/'));
   const events: CollectStepEvent[] = [];
   for (const key of keys) {
-    const cursor = await readJson<StepCursor>(deps, key);
-    const inflight = cursor?.inflight;
+    const cursor = await readJson<StepCursor | DuetCursor>(deps, key);
+    if (cursor !== undefined && 'members' in (cursor.inflight ?? {})) {
+      events.push(...(await interruptedDuetSteps(deps, run, cursor as DuetCursor, reason)));
+      continue;
+    }
+    const inflight = (cursor as StepCursor | undefined)?.inflight;
     if (!cursor || inflight?.phase !== 'run') continue;
     const cell = await loadCellPlan(deps, run, cursor.cellId);
     const step = cell.steps[inflight.stepIndex];
@@ -709,6 +737,21 @@ export async function interruptedSteps(deps: TaskDeps, run: RunContext, reason: 
       jobsState: { done: true, running: 0, timedOut: false, jobs: [] },
       abortedReason: reason,
     });
+  }
+  return events;
+}
+
+/** A duet's run phase in flight, as one CollectStep event per member cell. */
+async function interruptedDuetSteps(deps: TaskDeps, run: RunContext, cursor: DuetCursor, reason: string): Promise<CollectStepEvent[]> {
+  const inflight = cursor.inflight;
+  if (inflight?.phase !== 'run') return [];
+  const events: CollectStepEvent[] = [];
+  for (const member of inflight.members) {
+    const cell = await loadCellPlan(deps, run, member.cellId);
+    const step = cell.steps[inflight.stepIndex];
+    if (!step) continue;
+    const jobsState = { done: true, running: 0, timedOut: false, jobs: [] };
+    events.push({ run, cell, resources: member.resources, step, phase: 'run', jobs: member.jobs, jobsState, abortedReason: reason });
   }
   return events;
 }
@@ -904,15 +947,25 @@ export async function finishRunTask(deps: TaskDeps, event: FinishRunEvent): Prom
   const results: CellOutcome[] = [];
   const missing: string[] = [];
   const written = new Map<string, CellOutcome>();
-  for (let i = 0; i < event.cells.length; i += 16) {
-    const batch = event.cells.slice(i, i + 16);
+  // A duet's result stands for each of its member cells (each wrote its own outcome).
+  const duetOf = new Map<string, string>();
+  const cells: CellRef[] = event.cells.flatMap((ref) => {
+    if (ref.members === undefined) return [ref];
+    for (const m of ref.members) duetOf.set(m, ref.cellId);
+    return ref.members.map((cellId) => ({ cellId, index: ref.index }));
+  });
+  for (let i = 0; i < cells.length; i += 16) {
+    const batch = cells.slice(i, i + 16);
     const outcomes = await Promise.all(batch.map((ref) => readJson<CellOutcome>(deps, lakeKeys.workflow.cellOutcome(event.run.runId, ref.cellId))));
     outcomes.forEach((o, j) => {
       if (o) written.set(batch[j]!.cellId, o);
     });
   }
-  for (const ref of event.cells) {
-    const result = reported.find((r) => r.cellId === ref.cellId);
+  for (const ref of cells) {
+    const duet = duetOf.get(ref.cellId);
+    const own = reported.find((r) => r.cellId === ref.cellId);
+    const ofDuet = duet === undefined ? undefined : reported.find((r) => r.cellId === duet);
+    const result = own ?? (ofDuet !== undefined ? { ...ofDuet, cellId: ref.cellId } : undefined);
     const outcome = written.get(ref.cellId);
     if (outcome && result?.status !== 'teardown-failed') results.push(outcome);
     else if (result) results.push({ steps: 0, failedStepCount: 0, failedSteps: [], sysbenchVersion: null, notes: [], error: null, ...result });

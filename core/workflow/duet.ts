@@ -1,0 +1,335 @@
+/**
+ * Order "duet" in the workflow: the variants of a round measured at the same moment, so a
+ * disturbance of the shared machine or cloud (a noisy neighbour, a CPU hog, a network burst)
+ * reaches all of them and cancels out of their ratio. The rule is duet benchmarking's (Bulej et al.,
+ * "Duet Benchmarking: Improving Measurement Accuracy in the Cloud", ICPE 2020): run the compared
+ * versions in parallel on the same machine, start them together, and compare their time-paired
+ * samples.
+ *
+ * How it maps onto the one workflow definition (state-machines/benchmark.asl.json, unchanged in
+ * shape): PlanRun hands the RunCells Map one item per duet (DuetPlan: `r<repeat>-duet` with its
+ * member cells) instead of one per cell, and every Task the item reaches does, in one call, for each
+ * member what it does for a single cell: ProvisionCell provisions every member's cluster,
+ * CheckCellReady / StartClients / CheckClientsReady pass only when all members are, RunStep starts a
+ * step's runner jobs on all members together and collects them all before the next step starts (the
+ * barrier), CollectLateMetrics and TeardownCell cover every member. The members stay ordinary cells
+ * in the plan and the lake (rows, outcomes), so results, reports and compare read them as before;
+ * the report pairs their intervals by time (core/report/duet-pairs.ts). On AWS a duet's members are
+ * separate clusters and client fleets started by the same Lambda call; locally their servers and
+ * runners are processes on this one machine.
+ */
+import type { CellResources, JobHandle, RunContext } from '../backend';
+import { TransientBackendError } from '../backend';
+import { lakeKeys } from '../lake/rows';
+import { duetHeader, type DuetHeader } from '../plan/segments';
+import type { CellPlan, DuetPlan, PlanNote, StepSegment } from '../plan/types';
+import type { RunnerPhase } from '../sysbench/types';
+import { InvalidTaskInputError, StepNotDoneError } from './errors';
+import {
+  causeText,
+  checkCellReadyTask,
+  checkClientsReadyTask,
+  checkJobsTask,
+  collectLateMetricsTask,
+  collectStepTask,
+  jobsToStart,
+  loadCellPlan,
+  need,
+  PREPARE_FIRST_LOOK_S,
+  provisionCellTask,
+  readJson,
+  runStepTask,
+  startClientsTask,
+  stepSummary,
+  teardownCellTask,
+  type CellEvent,
+  type CellOutcome,
+  type CellResourcesEvent,
+  type DuetCursor,
+  type LateMetricsOutput,
+  type ProvisionedCell,
+  type RunStepEvent,
+  type RunStepOutput,
+  type StepOutcome,
+  type TaskDeps,
+  type TeardownEvent,
+} from './tasks';
+
+/** What the state carries of a duet's resources: each member cell's, as the backend returned them. */
+export interface DuetResources {
+  /** The duet's id (DuetPlan.cellId). */
+  readonly cellId: string;
+  readonly members: readonly CellResources[];
+  /** The members' notes, for the progress lines (each member's outcome keeps its own). */
+  readonly notes: readonly PlanNote[];
+}
+
+interface DuetEvent {
+  readonly run: RunContext;
+  readonly cell: { readonly cellId: string; readonly index: number; readonly members: readonly string[] };
+}
+interface DuetResourcesEvent extends DuetEvent {
+  readonly resources: DuetResources;
+}
+interface DuetStepEvent extends DuetResourcesEvent {
+  readonly cell: DuetHeader;
+  readonly segment: StepSegment;
+}
+type DuetTeardownEvent = Omit<TeardownEvent, 'cell' | 'resources'> & DuetEvent & { readonly resources?: DuetResources };
+
+/** The state's cell is a duet (its reference or header names member cells). */
+export function isDuet(cell: unknown): cell is DuetEvent['cell'] {
+  return typeof cell === 'object' && cell !== null && Array.isArray((cell as { members?: unknown }).members);
+}
+
+async function loadDuetPlan(deps: TaskDeps, run: RunContext, duetId: string): Promise<DuetPlan> {
+  const duet = await readJson<DuetPlan>(deps, lakeKeys.workflow.cellPlan(run.runId, duetId));
+  if (duet === undefined || !Array.isArray(duet.members)) {
+    throw new InvalidTaskInputError(`duet ${duetId} of run ${run.runId} has no plan at ${deps.backend.lake.describe()} (PlanRun writes it)`);
+  }
+  return duet;
+}
+
+/** Every member's call settled before the first failure is thrown: none is left running unseen. */
+async function allMembers<T>(calls: readonly Promise<T>[]): Promise<T[]> {
+  const settled = await Promise.allSettled(calls);
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((r) => (r as PromiseFulfilledResult<T>).value);
+}
+
+function memberResources(resources: DuetResources, cellId: string): CellResources {
+  const own = resources.members.find((m) => m.cellId === cellId);
+  if (own === undefined) throw new InvalidTaskInputError(`duet ${resources.cellId} carries no resources of its member ${cellId}`);
+  return own;
+}
+
+function duetResources(duetId: string, members: readonly CellResources[]): DuetResources {
+  const seen = new Set<string>();
+  const notes = members
+    .flatMap((m) => m.notes)
+    .filter((n) => {
+      const key = `${n.level}|${n.path}|${n.message}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+  return { cellId: duetId, members, notes };
+}
+
+const memberRef = (duet: DuetEvent['cell'], cellId: string) => ({ cellId, index: duet.index });
+
+export async function provisionDuetTask(deps: TaskDeps, event: DuetEvent): Promise<{ run: RunContext; cell: DuetHeader; resources: DuetResources }> {
+  need(event, ['run', 'cell'], 'provision-cell');
+  const duet = await loadDuetPlan(deps, event.run, event.cell.cellId);
+  const provisioned = await allMembers(duet.members.map((cellId) => provisionCellTask(deps, { run: event.run, cell: memberRef(event.cell, cellId) })));
+  return {
+    run: event.run,
+    cell: duetHeader(duet),
+    resources: duetResources(
+      duet.cellId,
+      provisioned.map((p) => p.resources),
+    ),
+  };
+}
+
+/** CheckCellReady and CheckClientsReady of a duet: ready when every member is. */
+async function checkDuetReady(
+  deps: TaskDeps,
+  event: DuetResourcesEvent,
+  check: typeof checkCellReadyTask | typeof checkClientsReadyTask,
+): Promise<{ ready: boolean; resources: DuetResources; detail: string }> {
+  need(event, ['run', 'cell', 'resources'], 'check-ready');
+  const states = await allMembers(
+    event.cell.members.map((cellId) => check(deps, { run: event.run, cell: memberRef(event.cell, cellId), resources: memberResources(event.resources, cellId) })),
+  );
+  const pending = states.filter((s) => !s.ready).map((s) => `${s.resources.cellId}: ${s.detail}`);
+  return {
+    ready: pending.length === 0,
+    resources: duetResources(
+      event.cell.cellId,
+      states.map((s) => s.resources),
+    ),
+    detail: pending.join('; ') || 'all members ready',
+  };
+}
+
+async function startDuetClientsTask(deps: TaskDeps, event: DuetResourcesEvent): Promise<DuetResources> {
+  need(event, ['run', 'cell', 'resources'], 'start-clients');
+  const started = await allMembers(
+    event.cell.members.map((cellId) => startClientsTask(deps, { run: event.run, cell: memberRef(event.cell, cellId), resources: memberResources(event.resources, cellId) })),
+  );
+  return duetResources(event.cell.cellId, started);
+}
+
+/** What RunStep returns for a duet: a single cell's output, with each member's collected step. */
+export interface DuetStepOutput extends RunStepOutput {
+  readonly collectedByMember: readonly { readonly cellId: string; readonly outcome: StepOutcome }[];
+  /** Milliseconds between the first and the last member's runner start of the phase just started (null: none started). */
+  readonly startSpreadMs: number | null;
+}
+
+type DuetInflight = NonNullable<DuetCursor['inflight']>;
+
+/**
+ * One step of a duet forward: the phase in flight is collected only when every member's jobs are
+ * done (StepNotDone until then), then the next phase starts on every member in this one call.
+ * Every member's jobs are decided and built before any is started, so the starts are as close as
+ * the backend's start calls (a process spawn locally, an SSM SendCommand on AWS).
+ */
+export async function runDuetStepTask(deps: TaskDeps, event: DuetStepEvent): Promise<DuetStepOutput> {
+  need(event, ['run', 'cell', 'resources', 'segment'], 'run-step');
+  const { run, resources, segment } = event;
+  const lake = deps.backend.lake;
+  const cursorKey = lakeKeys.workflow.stepCursor(run.runId, event.cell.cellId);
+  const cells: CellPlan[] = await Promise.all(event.cell.members.map((cellId) => loadCellPlan(deps, run, cellId)));
+  const res = (cell: CellPlan): CellResources => memberResources(resources, cell.cellId);
+  let cursor: DuetCursor = (await readJson<DuetCursor>(deps, cursorKey)) ?? { cellId: event.cell.cellId, next: segment.from };
+
+  const start = async (index: number, phase: RunnerPhase): Promise<DuetInflight> => {
+    const planned = await Promise.all(cells.map((cell) => jobsToStart(deps, { run, cell, resources: res(cell), step: cell.steps[index]!, phase })));
+    const settled = await Promise.allSettled(cells.map((cell, i) => (planned[i]!.length === 0 ? Promise.resolve([]) : deps.backend.startJobs(run, cell, res(cell), planned[i]!))));
+    const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) {
+      // A step that cannot start on every member runs on none: a lone member's intervals pair with nothing.
+      const started = settled.flatMap((r) => (r.status === 'fulfilled' ? r.value : []));
+      await deps.backend.stopJobs(run, started).catch(() => undefined);
+      throw failed.reason;
+    }
+    const handles = settled.map((r) => (r as PromiseFulfilledResult<JobHandle[]>).value);
+    return { stepIndex: index, phase, members: cells.map((cell, i) => ({ cellId: cell.cellId, jobs: handles[i]!, resources: res(cell) })) };
+  };
+  const spread = (inflight: DuetInflight): number | null => {
+    const starts = inflight.members.flatMap((m) => m.jobs.map((j) => Date.parse(j.startedAt)));
+    return starts.length === 0 ? null : Math.max(...starts) - Math.min(...starts);
+  };
+  const begin = async (index: number, phase: RunnerPhase, collectedByMember: DuetStepOutput['collectedByMember']): Promise<DuetStepOutput> => {
+    const step = cells[0]!.steps[index]!;
+    const inflight = await start(index, phase);
+    cursor = { cellId: cursor.cellId, next: index, inflight };
+    await lake.put(cursorKey, JSON.stringify(cursor));
+    const anyJobs = inflight.members.some((m) => m.jobs.length > 0);
+    const waitS = phase === 'prepare' ? PREPARE_FIRST_LOOK_S : anyJobs ? step.waitS : 0;
+    return { done: false, waitS, started: { phase, step: stepSummary(step) }, collected: null, collectedByMember, startSpreadMs: spread(inflight) };
+  };
+
+  try {
+    let collectedByMember: DuetStepOutput['collectedByMember'] = [];
+    const inflight = cursor.inflight;
+    if (inflight) {
+      const stepOf = (cellId: string) => {
+        const cell = cells.find((c) => c.cellId === cellId);
+        const step = cell?.steps[inflight.stepIndex];
+        if (cell === undefined || step === undefined) throw new InvalidTaskInputError(`duet ${cursor.cellId}: member ${cellId} has no step ${inflight.stepIndex}`);
+        return { cell, step };
+      };
+      // The barrier: nothing is collected, and nothing starts, until every member's jobs are done.
+      const states = await Promise.all(
+        inflight.members.map((m) => {
+          const { cell, step } = stepOf(m.cellId);
+          return m.jobs.length === 0 ? Promise.resolve({ done: true, running: 0, timedOut: false, jobs: [] }) : checkJobsTask(deps, { run, cell, step, jobs: m.jobs });
+        }),
+      );
+      const running = states.filter((s) => !s.done);
+      if (running.length > 0) {
+        const { step } = stepOf(inflight.members[0]!.cellId);
+        throw new StepNotDoneError(`${step.stepId} ${inflight.phase}: ${running.reduce((a, s) => a + s.running, 0)} job(s) of ${running.length} member(s) still running`);
+      }
+      const outcomes = await allMembers(
+        inflight.members.map((m, i) => {
+          const { cell, step } = stepOf(m.cellId);
+          return collectStepTask(deps, { run, cell, resources: m.resources, step, phase: inflight.phase, jobs: m.jobs, jobsState: states[i]! });
+        }),
+      );
+      if (inflight.phase === 'prepare') return await begin(inflight.stepIndex, 'run', []);
+      collectedByMember = inflight.members.flatMap((m, i) => (outcomes[i] ? [{ cellId: m.cellId, outcome: outcomes[i] }] : []));
+      await Promise.all(collectedByMember.map((c) => lake.put(lakeKeys.workflow.stepOutcome(run.runId, c.cellId, c.outcome.stepId), JSON.stringify(c.outcome))));
+      cursor = { cellId: cursor.cellId, next: inflight.stepIndex + 1 };
+      await lake.put(cursorKey, JSON.stringify(cursor));
+    }
+    const next = Math.max(cursor.next, segment.from);
+    const step = next < segment.to ? cells[0]!.steps[next] : undefined;
+    if (!step) return { done: true, waitS: 0, started: null, collected: null, collectedByMember, startSpreadMs: null };
+    return await begin(next, step.prepare ? 'prepare' : 'run', collectedByMember);
+  } catch (e) {
+    // As for a cell: why a step failed the duet stays in its cursor, which the teardown reports.
+    if (!(e instanceof StepNotDoneError) && !(e instanceof TransientBackendError)) {
+      const err = e as Error;
+      await lake.put(cursorKey, JSON.stringify({ ...cursor, failure: { Error: err.name, Cause: err.message } } satisfies DuetCursor)).catch(() => undefined);
+    }
+    throw e;
+  }
+}
+
+async function collectDuetLateMetricsTask(deps: TaskDeps, event: DuetResourcesEvent): Promise<LateMetricsOutput> {
+  need(event, ['run', 'cell', 'resources'], 'collect-late-metrics');
+  const outputs = await allMembers(
+    event.cell.members.map((cellId) => collectLateMetricsTask(deps, { run: event.run, cell: memberRef(event.cell, cellId), resources: memberResources(event.resources, cellId) })),
+  );
+  const waiting = outputs.filter((o) => !o.done);
+  return {
+    done: waiting.length === 0,
+    waitS: Math.max(0, ...waiting.map((o) => o.waitS)),
+    recollected: outputs.reduce((a, o) => a + o.recollected, 0),
+    incompleteSteps: outputs.reduce((a, o) => a + o.incompleteSteps, 0),
+    incompleteStepIds: outputs.flatMap((o, i) => o.incompleteStepIds.map((id) => `${event.cell.members[i]}/${id}`)).slice(0, 10),
+  };
+}
+
+/** Every member torn down and its outcome written; the duet's result is the worst of them. */
+async function teardownDuetTask(deps: TaskDeps, event: DuetTeardownEvent): Promise<CellOutcome> {
+  need(event, ['run', 'cell'], 'teardown-cell');
+  const duet = await loadDuetPlan(deps, event.run, event.cell.cellId);
+  const cursor = await readJson<DuetCursor>(deps, lakeKeys.workflow.stepCursor(event.run.runId, duet.cellId));
+  // The step's own error where the duet's is only its segment Map's (as teardownCellTask does for a cell).
+  const error = event.error === undefined ? undefined : (cursor?.failure ?? event.error);
+  const outcomes = await allMembers(
+    duet.members.map((cellId) => {
+      const resources = event.resources?.members.find((m) => m.cellId === cellId);
+      return teardownCellTask(deps, {
+        run: event.run,
+        cell: memberRef(event.cell, cellId),
+        ...(resources !== undefined ? { resources } : {}),
+        ...(error !== undefined ? { error } : {}),
+        ...(event.lateMetrics !== undefined ? { lateMetrics: event.lateMetrics } : {}),
+        ...(event.lateMetricsError !== undefined ? { lateMetricsError: event.lateMetricsError } : {}),
+      });
+    }),
+  );
+  const failed = outcomes.filter((o) => o.status !== 'succeeded');
+  return {
+    cellId: duet.cellId,
+    status: failed.length > 0 ? 'failed' : 'succeeded',
+    error: failed.length > 0 ? failed.map((o) => `${o.cellId}: ${o.error ?? o.status}`).join('; ') : error !== undefined ? causeText(error) : null,
+    steps: outcomes.reduce((a, o) => a + o.steps, 0),
+    failedStepCount: outcomes.reduce((a, o) => a + o.failedStepCount, 0),
+    failedSteps: outcomes.flatMap((o) => o.failedSteps).slice(0, 10),
+    sysbenchVersion: outcomes.find((o) => o.sysbenchVersion)?.sysbenchVersion ?? null,
+    notes: outcomes.flatMap((o) => o.notes),
+  };
+}
+
+// ------------------------------------------------------------- the Tasks, for a cell or a duet
+
+/** The item of the cell Map the Task received: a cell (the tasks.ts function) or a duet (this file's). */
+export function provisionCellOrDuet(deps: TaskDeps, event: CellEvent | DuetEvent): Promise<ProvisionedCell | Awaited<ReturnType<typeof provisionDuetTask>>> {
+  return isDuet(event.cell) ? provisionDuetTask(deps, event as DuetEvent) : provisionCellTask(deps, event);
+}
+export function checkCellOrDuetReady(deps: TaskDeps, event: CellResourcesEvent | DuetResourcesEvent) {
+  return isDuet(event.cell) ? checkDuetReady(deps, event as DuetResourcesEvent, checkCellReadyTask) : checkCellReadyTask(deps, event as CellResourcesEvent);
+}
+export function startCellOrDuetClients(deps: TaskDeps, event: CellResourcesEvent | DuetResourcesEvent): Promise<CellResources | DuetResources> {
+  return isDuet(event.cell) ? startDuetClientsTask(deps, event as DuetResourcesEvent) : startClientsTask(deps, event as CellResourcesEvent);
+}
+export function checkCellOrDuetClientsReady(deps: TaskDeps, event: CellResourcesEvent | DuetResourcesEvent) {
+  return isDuet(event.cell) ? checkDuetReady(deps, event as DuetResourcesEvent, checkClientsReadyTask) : checkClientsReadyTask(deps, event as CellResourcesEvent);
+}
+export function runCellOrDuetStep(deps: TaskDeps, event: RunStepEvent | DuetStepEvent): Promise<RunStepOutput | DuetStepOutput> {
+  return isDuet(event.cell) ? runDuetStepTask(deps, event as DuetStepEvent) : runStepTask(deps, event as RunStepEvent);
+}
+export function collectCellOrDuetLateMetrics(deps: TaskDeps, event: CellResourcesEvent | DuetResourcesEvent): Promise<LateMetricsOutput> {
+  return isDuet(event.cell) ? collectDuetLateMetricsTask(deps, event as DuetResourcesEvent) : collectLateMetricsTask(deps, event as CellResourcesEvent);
+}
+export function teardownCellOrDuet(deps: TaskDeps, event: TeardownEvent | DuetTeardownEvent): Promise<CellOutcome> {
+  return isDuet(event.cell) ? teardownDuetTask(deps, event as DuetTeardownEvent) : teardownCellTask(deps, event as TeardownEvent);
+}
