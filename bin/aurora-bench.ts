@@ -308,6 +308,64 @@ program
   );
 
 program
+  .command('import')
+  .description(
+    'bring hand-run sysbench logs (1.0.x and 1.1.x, mysql and pgsql) into the results lake as one run (backend "import"), so results, report, compare and history read them; each file\'s parse status is printed, and nothing is imported unless every file parses and maps',
+  )
+  .argument('<paths...>', 'log files, or directories of them')
+  .option(
+    '--mapping <file>',
+    'a mapping file (JSON or YAML): experiment, defaults, and files entries by name or pattern ({variant}, {workload}, {threads}, {rate}, {repeat}, {date}, * and ?)',
+  )
+  .option('--experiment <name>', 'the experiment the logs belong to (history groups runs by it)')
+  .option('--variant <name>', 'the variant of every log (unless a pattern or mapping entry says otherwise)')
+  .option('--variant-pattern <name=pattern>', 'logs whose file name matches pattern are variant name (repeatable)', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
+  .option('--workload <name>', 'the workload of every log')
+  .option('--test <test>', 'the stock sysbench test the logs ran (oltp_read_write, ...)')
+  .option('--threads <n>', 'threads (default: the log\'s "Number of threads")')
+  .option('--rate <n>', 'offered transactions/s (default: the log\'s "Target transaction rate", else unlimited)')
+  .option('--date <date>', "the day (or ISO instant) the logs were taken (default: each file's modification time)")
+  .option('--instance-class <class>', 'the DB instance class the logs measured (db.r6g.large ...)')
+  .option('--run-id <id>', 'the run id (default: the experiment and a hash of the logs and mapping; an id the lake has is refused)')
+  .option('--allow-failed', 'import logs that did not parse as failed steps instead of refusing the import')
+  .option('--lake <dir>', 'local results lake directory', defaultLake)
+  .action(
+    action(
+      async (
+        paths: string[],
+        opts: {
+          mapping?: string;
+          experiment?: string;
+          variant?: string;
+          variantPattern?: string[];
+          workload?: string;
+          test?: string;
+          threads?: string;
+          rate?: string;
+          date?: string;
+          instanceClass?: string;
+          runId?: string;
+          allowFailed?: boolean;
+          lake: string;
+        },
+      ) => {
+        const { importLogs } = await import('../core/cli/import-logs');
+        const { mapping, runId, allowFailed, lake, ...flags } = opts;
+        importLogs({
+          paths,
+          lakeDir: resolve(lake),
+          repoRoot,
+          ...(mapping !== undefined ? { mappingFile: mapping } : {}),
+          flags,
+          ...(runId !== undefined ? { runId } : {}),
+          ...(allowFailed ? { allowFailed: true } : {}),
+          log: (l) => process.stdout.write(l + '\n'),
+        });
+      },
+    ),
+  );
+
+program
   .command('parse')
   .description('parse a sysbench output file (or a runner output directory) into one JSON object')
   .argument('<file>', 'sysbench output, or a directory holding output.log and result.json')

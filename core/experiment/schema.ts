@@ -8,6 +8,8 @@ import { z } from 'zod';
 import { ENGINE_KINDS, ENGINES } from '../aurora/engines';
 
 const name = z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'lowercase letters, digits and dashes, at most 40 characters, starting with a letter or digit');
+/** The form of an experiment, variant or workload name (also what `aurora-bench import` names them by). */
+export const ItemNameSchema = name;
 
 /** A parameter value as it is written in a parameter group. */
 const parameterValue = z.union([z.string(), z.number(), z.boolean()]);
@@ -52,7 +54,7 @@ const CONSISTENCY_LEVELS = ['EVENTUAL', 'SESSION', 'GLOBAL'] as const;
  * The database engine: the spec's for every variant, or a variant's own (`variants[i].engine`) to
  * compare engines in one experiment. What each kind is and has: core/aurora/engines.ts.
  */
-const EngineSchema = z
+export const EngineSchema = z
   .object({
     kind: z
       .enum(ENGINE_KINDS)
@@ -132,7 +134,7 @@ const VariantSchema = z
   })
   .strict();
 
-const STOCK_TESTS = [
+export const STOCK_TESTS = [
   'oltp_read_only',
   'oltp_write_only',
   'oltp_read_write',

@@ -60,7 +60,7 @@ function joinOr(items: readonly string[]): string {
 }
 
 /** zod issues to problems that say what was expected and what was found. */
-function problemsFromZod(error: z.ZodError, doc: unknown): SpecProblem[] {
+export function problemsFromZod(error: z.ZodError, doc: unknown): SpecProblem[] {
   return error.issues.map((issue) => {
     const path = formatPath(issue.path);
     let message = issue.message;

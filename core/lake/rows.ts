@@ -30,7 +30,8 @@ export interface RunRow {
   readonly spec_sha256: string;
   /** The plan (cells x steps) as JSON, minus script bodies. */
   readonly plan: string;
-  readonly backend: 'local' | 'aws';
+  /** Where the run ran; import: hand-run sysbench logs brought in by `aurora-bench import` (core/cli/import-logs.ts). */
+  readonly backend: 'local' | 'aws' | 'import';
   readonly region: string;
   readonly engine_version: string;
   /** e.g. "10.11.19-MariaDB" locally; the Aurora version on AWS. */

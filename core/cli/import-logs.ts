@@ -1,0 +1,405 @@
+/**
+ * `aurora-bench import DIR|FILES`: hand-run sysbench logs (1.0.x and 1.1.x text outputs, mysql
+ * and pgsql drivers; core/sysbench/parser.ts reads them) into the results lake as one run with
+ * backend "import", so `results`, `report`, `compare` and `history` read them beside the runs
+ * aurora-bench made. What each log measured (variant, workload, threads, repeat, date) comes from the
+ * mapping (core/cli/import-mapping.ts).
+ *
+ * The rows are the workflow's (core/lake/step-rows.ts: one step row per log, its intervals, the log
+ * kept under raw/), the run row carries a spec and a plan built from the mapping, so a history
+ * groups the imported steps into series like any run's. Nothing is half-imported: every log is
+ * parsed and mapped first, the files are written to a staging directory inside the lake (not under
+ * tables/, so no reader sees them) and then renamed into place, the run's row last; a failure
+ * removes what was moved. A run id the lake has is refused.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { lakeTableFiles } from '../lake/duckdb';
+import { filesOfRuns, lakeKeys, toJsonLines, type IntervalRow, type RunRow, type StepRow } from '../lake/rows';
+import { stepRowsOf } from '../lake/step-rows';
+import type { CellPlan, Plan, ResolvedVariant, StepPlan } from '../plan/types';
+import type { PlanNote } from '../experiment/notes';
+import type { Spec } from '../experiment/schema';
+import { canonicalJson, sha256 } from '../experiment/validate';
+import { parseSysbenchOutput } from '../sysbench/parser';
+import type { ParsedOutput } from '../sysbench/types';
+import { AuroraBenchError } from '../errors';
+import { assignFiles, headerFacts, ImportMappingError, resolveMapping, type FileAssignment, type ImportFlags, type ImportMapping, type LogFacts } from './import-mapping';
+import { toolInfo } from './tool-info';
+
+/** The import could not be done as asked (a run id that exists, logs that do not parse); nothing was written. */
+class ImportError extends AuroraBenchError {
+  override readonly name = 'ImportError';
+}
+
+/** What an imported run's plan is: the workflow's plan shape, with the backend "import" and the engine only when the mapping names it. */
+type ImportedPlan = Omit<Plan, 'backend' | 'engine'> & { readonly backend: 'import'; readonly engine: Plan['engine'] | null };
+
+export interface ImportOptions {
+  /** Files and directories (walked, dot files skipped). */
+  readonly paths: readonly string[];
+  readonly lakeDir: string;
+  readonly repoRoot: string;
+  /** A mapping file (JSON or YAML). */
+  readonly mappingFile?: string;
+  readonly flags: ImportFlags;
+  readonly runId?: string;
+  /** Keep logs that did not parse as failed steps instead of refusing the import. */
+  readonly allowFailed?: boolean;
+  readonly log: (line: string) => void;
+}
+
+export interface ImportResult {
+  readonly runId: string;
+  readonly files: number;
+  readonly failed: number;
+}
+
+interface LogFile {
+  readonly facts: LogFacts;
+  readonly text: string;
+  readonly parsed: ParsedOutput;
+  readonly reportIntervalS?: number;
+}
+
+/** Every regular file under the paths given, in name order; a directory's own files keep their path under it for patterns. */
+function collectFiles(paths: readonly string[]): { path: string; relativePath: string }[] {
+  const out: { path: string; relativePath: string }[] = [];
+  for (const given of paths) {
+    if (!existsSync(given)) throw new ImportError(`${given}: no such file or directory`);
+    if (!statSync(given).isDirectory()) {
+      out.push({ path: given, relativePath: given.slice(given.lastIndexOf('/') + 1) });
+      continue;
+    }
+    const walk = (dir: string): void => {
+      for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+        if (entry.name.startsWith('.')) continue;
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) walk(path);
+        else if (entry.isFile()) out.push({ path, relativePath: relative(given, path) });
+      }
+    };
+    walk(given);
+  }
+  if (out.length === 0) throw new ImportError(`no log files in ${paths.join(', ')}`);
+  return out;
+}
+
+function readMappingFile(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ImportMappingError(file, [{ path: '', message: `cannot read it: ${(e as Error).message}` }]);
+  }
+  try {
+    // YAML 1.2 reads JSON too; uniqueKeys refuses a key given twice.
+    return parseYaml(text, { uniqueKeys: true }) as unknown;
+  } catch (e) {
+    throw new ImportMappingError(file, [{ path: '', message: `not valid JSON or YAML: ${(e as Error).message.split('\n')[0]!}` }]);
+  }
+}
+
+const stepIdOf = (a: Pick<FileAssignment, 'workload' | 'threads' | 'rate'>): string => `${a.workload}-t${a.threads}` + (a.rate > 0 ? `-r${a.rate}` : '');
+const cellIdOf = (variant: string, repeat: number): string => `${variant}-r${repeat}`;
+const DEFAULT_INSTANCE_CLASS = 'unknown';
+const CLIENT_ID = 'log';
+
+/** The run's spec, cells and steps as the mapping and the logs say; what they do not say is named in the notes. */
+function buildPlan(mapping: ImportMapping, runId: string, assigned: readonly { a: FileAssignment; log: LogFile }[], createdAt: string, dt: string) {
+  const variants = [...new Set(assigned.map(({ a }) => a.variant))];
+  const workloads = [...new Set(assigned.map(({ a }) => a.workload))];
+  const classOf = (v: string): string => assigned.find(({ a }) => a.variant === v && a.instanceClass)?.a.instanceClass ?? DEFAULT_INSTANCE_CLASS;
+  const resolved = (name: string): ResolvedVariant => ({
+    name,
+    ...(mapping.engine ? { engine: mapping.engine } : {}),
+    instanceClass: classOf(name),
+    readers: 0,
+    clusterParameters: {},
+    instanceParameters: {},
+    performanceInsights: false,
+    clients: { count: 1, instanceType: 'unknown', placement: 'any' },
+  });
+  const data = { tables: 0, tableSize: 0, reuse: 'cell' as const, prepareThreads: 0 };
+  const repeats = Math.max(...assigned.map(({ a }) => a.repeat));
+  const cells: CellPlan[] = [];
+  const stepOf = new Map<string, StepPlan>();
+  for (let repeat = 1; repeat <= repeats; repeat++) {
+    for (const variant of variants) {
+      const logs = assigned
+        .filter(({ a }) => a.variant === variant && a.repeat === repeat)
+        .sort((x, y) => workloads.indexOf(x.a.workload) - workloads.indexOf(y.a.workload) || x.a.threads - y.a.threads || x.a.rate - y.a.rate);
+      if (logs.length === 0) continue;
+      const steps = logs.map(({ a, log }, index): StepPlan => {
+        const summary = log.parsed.summary;
+        const step: StepPlan = {
+          stepId: stepIdOf(a),
+          index,
+          workload: a.workload,
+          ...(a.test !== undefined ? { test: a.test } : {}),
+          options: {},
+          threads: a.threads,
+          rate: a.rate,
+          durationS: Math.round(summary?.totalTimeS ?? log.parsed.intervals.at(-1)?.t ?? 0),
+          warmupS: 0,
+          reportIntervalS: log.reportIntervalS ?? 0,
+          percentile: summary?.latencyMs.percentile ?? 95,
+          target: 'writer',
+          clients: 1,
+          prepare: false,
+          waitS: 0,
+        };
+        stepOf.set(a.path, step);
+        return step;
+      });
+      cells.push({ cellId: cellIdOf(variant, repeat), index: cells.length, repeat, variant: resolved(variant), data, steps });
+    }
+  }
+  const spec = {
+    name: mapping.experiment,
+    description: mapping.description ?? `sysbench logs imported with aurora-bench import (${assigned.length} file${assigned.length === 1 ? '' : 's'})`,
+    ...(mapping.engine ? { engine: mapping.engine } : {}),
+    region: mapping.region ?? '',
+    parameterTemplates: {},
+    variants: variants.map((v) => ({ name: v, instanceClass: classOf(v), readers: 0, clusterParameters: {}, instanceParameters: {}, performanceInsights: false })),
+    data,
+    workloads: workloads.map((w) => {
+      const of = assigned.filter(({ a }) => a.workload === w);
+      const test = of.find(({ a }) => a.test)?.a.test;
+      return {
+        name: w,
+        ...(test !== undefined ? { test } : {}),
+        options: {},
+        threads: [...new Set(of.map(({ a }) => a.threads))].sort((x, y) => x - y),
+        rates: [...new Set(of.map(({ a }) => a.rate))].sort((x, y) => x - y),
+        stopAtOverload: false,
+        target: 'writer',
+      };
+    }),
+    repeats,
+    order: 'sequential',
+    maxConcurrency: 1,
+    ttlHours: 1,
+  } as unknown as Spec;
+  const notes: PlanNote[] = [
+    {
+      level: 'info',
+      path: '',
+      message: `imported from ${assigned.length} sysbench log${assigned.length === 1 ? '' : 's'}: data size, sysbench options and server configuration are not in the logs and are not recorded (0 where a number is required)`,
+    },
+    ...assigned.map(({ a }) => ({
+      level: 'info' as const,
+      path: `cells.${cellIdOf(a.variant, a.repeat)}.${stepIdOf(a)}`,
+      message: `from ${a.path}${a.dateFrom === 'mtime' ? ' (date: the file modification time)' : ''}`,
+    })),
+  ];
+  const plan: ImportedPlan = {
+    planVersion: 1,
+    runId,
+    specName: mapping.experiment,
+    specSha256: sha256(canonicalJson(spec)),
+    backend: 'import',
+    region: mapping.region ?? '',
+    engine: mapping.engine ?? null,
+    maxConcurrency: 1,
+    ttlHours: 1,
+    dt,
+    createdAt,
+    cells,
+    notes,
+    estimate: { wallTimeS: 0, stepTimeS: 0, provisionS: 0 },
+    scripts: {},
+  };
+  return { spec, plan, stepOf };
+}
+
+/** The default run id: the experiment and a hash of the logs' content and their mapping, so importing the same logs again is refused. */
+function defaultRunId(experiment: string, assigned: readonly { a: FileAssignment; log: LogFile }[]): string {
+  const h = createHash('sha256');
+  for (const { a, log } of [...assigned].sort((x, y) => x.a.path.localeCompare(y.a.path))) h.update(canonicalJson({ ...a, path: undefined, content: sha256(log.text) }));
+  return `${experiment}-import-${h.digest('hex').slice(0, 10)}`;
+}
+
+function statusLine(path: string, parsed: ParsedOutput, a: FileAssignment | undefined): string {
+  const version = parsed.sysbenchVersion ? `sysbench ${parsed.sysbenchVersion}` : 'sysbench version not in the log';
+  const where = a ? ` → ${cellIdOf(a.variant, a.repeat)} ${stepIdOf(a)}` : '';
+  if (parsed.status === 'ok' && parsed.summary) {
+    const s = parsed.summary;
+    return `ok      ${path}${where} (${version}, ${s.tps.toFixed(2)} tps, p${s.latencyMs.percentile} ${s.latencyMs.value} ms, ${parsed.intervals.length} intervals)`;
+  }
+  return `failed  ${path}${where} (${version}): ${parsed.error ?? 'no summary'}`;
+}
+
+export function importLogs(options: ImportOptions): ImportResult {
+  const { log } = options;
+  const mappingFile = options.mappingFile !== undefined ? resolve(options.mappingFile) : undefined;
+  const mapping = resolveMapping(mappingFile !== undefined ? readMappingFile(mappingFile) : undefined, options.mappingFile, options.flags);
+
+  // 1. Read and parse every log; say how each parsed.
+  const files: LogFile[] = collectFiles(options.paths).map(({ path, relativePath }) => {
+    const text = readFileSync(path, 'utf8');
+    const header = headerFacts(text);
+    return {
+      text,
+      parsed: parseSysbenchOutput(text, {}),
+      ...(header.reportIntervalS !== undefined ? { reportIntervalS: header.reportIntervalS } : {}),
+      facts: {
+        path,
+        relativePath,
+        ...(header.threads !== undefined ? { threads: header.threads } : {}),
+        ...(header.rate !== undefined ? { rate: header.rate } : {}),
+        modifiedAt: statSync(path).mtime.toISOString(),
+      },
+    };
+  });
+  // 2. Map them (every problem at once, each naming its file).
+  let assignments: FileAssignment[];
+  try {
+    assignments = assignFiles(
+      mapping,
+      files.map((f) => f.facts),
+      options.mappingFile ?? 'the mapping',
+    );
+  } catch (e) {
+    for (const f of files) log(statusLine(f.facts.path, f.parsed, undefined));
+    throw e;
+  }
+  const assigned = assignments.map((a) => ({ a, log: files.find((f) => f.facts.path === a.path)! }));
+  for (const { a, log: f } of assigned) log(statusLine(f.facts.path, f.parsed, a));
+  const failed = assigned.filter(({ log: f }) => f.parsed.status !== 'ok');
+  if (failed.length > 0 && options.allowFailed !== true) {
+    throw new ImportError(
+      `${failed.length} of ${files.length} log${files.length === 1 ? '' : 's'} did not parse (${failed.map(({ log: f }) => f.facts.path).join(', ')}): nothing was imported; remove ${failed.length === 1 ? 'it' : 'them'} from the paths, or pass --allow-failed to keep ${failed.length === 1 ? 'it' : 'them'} as failed steps`,
+    );
+  }
+
+  // 3. The rows, staged.
+  const startedAt = assignments.map((a) => a.startedAt).sort()[0]!;
+  const dt = startedAt.slice(0, 10);
+  const runId = options.runId ?? defaultRunId(mapping.experiment, assigned);
+  if (!/^[A-Za-z0-9._-]+$/.test(runId)) throw new ImportError(`--run-id ${JSON.stringify(runId)}: use letters, digits, ".", "_" and "-"`);
+  const lakeDir = resolve(options.lakeDir);
+  const existing = lakeTableFiles(lakeDir, 'runs').filter(filesOfRuns([runId]));
+  if (existing.length > 0) {
+    throw new ImportError(
+      `run ${runId} is already in the lake (${existing[0]!}): ${options.runId === undefined ? 'these logs were imported before with the same mapping' : 'pick another --run-id'}; nothing was imported`,
+    );
+  }
+  const { spec, plan, stepOf } = buildPlan(mapping, runId, assigned, new Date().toISOString(), dt);
+  const staged = new Map<string, string>();
+  const stepRows: StepRow[] = [];
+  for (const cell of plan.cells) {
+    for (const step of cell.steps) {
+      const { a, log: f } = assigned.find((x) => cellIdOf(x.a.variant, x.a.repeat) === cell.cellId && stepOf.get(x.a.path) === step)!;
+      const ended = new Date(Date.parse(a.startedAt) + Math.round((f.parsed.summary?.totalTimeS ?? step.durationS) * 1000)).toISOString();
+      const rows = stepRowsOf({
+        run: { runId, dt },
+        cell,
+        step,
+        outputs: [
+          {
+            clientId: CLIENT_ID,
+            jobStartedAt: a.startedAt,
+            parsed: f.parsed,
+            result: { phase: 'run', exitCode: 0, startedAt: a.startedAt, endedAt: ended, sysbenchVersion: f.parsed.sysbenchVersion ?? '', hostname: '', command: '' },
+            cpuSamples: [],
+          },
+        ],
+        endpointOf: () => ({ instanceId: 'writer' }),
+        sharedHost: false,
+        timedOut: false,
+        now: ended,
+      });
+      stepRows.push(...rows.steps);
+      staged.set(lakeKeys.stepTable('steps', dt, runId, cell.cellId, step.stepId), toJsonLines(rows.steps));
+      if (rows.intervals.length > 0) staged.set(lakeKeys.stepTable('intervals', dt, runId, cell.cellId, step.stepId), toJsonLines(rows.intervals satisfies IntervalRow[]));
+      staged.set(lakeKeys.raw(dt, runId, cell.cellId, step.stepId, 'run', CLIENT_ID) + 'output.log', f.text);
+    }
+  }
+  const failedSteps = stepRows.filter((r) => r.status === 'failed');
+  const versions = [...new Set(files.map((f) => f.parsed.sysbenchVersion).filter((v): v is string => v !== undefined))];
+  const tool = toolInfo(options.repoRoot);
+  const row: RunRow = {
+    run_id: runId,
+    spec_name: mapping.experiment,
+    spec: JSON.stringify(spec),
+    spec_sha256: plan.specSha256,
+    plan: JSON.stringify(plan),
+    backend: 'import',
+    region: mapping.region ?? '',
+    engine_version: mapping.engine?.version ?? 'unknown',
+    server_version: null,
+    sysbench_version: versions.join(', ') || null,
+    tool_version: tool.version,
+    git_sha: tool.gitSha,
+    started_at: startedAt,
+    ended_at: stepRows
+      .map((r) => r.ended_at)
+      .sort()
+      .at(-1)!,
+    status: failedSteps.length > 0 ? 'failed' : 'succeeded',
+    error: failedSteps.length > 0 ? failedSteps.map((r) => `step ${r.cell_id}/${r.step_id}: ${r.error ?? 'failed'}`).join('\n') : null,
+    cells: JSON.stringify(
+      plan.cells.map((c) => {
+        const bad = failedSteps.filter((r) => r.cell_id === c.cellId);
+        return { cell_id: c.cellId, status: bad.length > 0 ? 'failed' : 'succeeded', error: bad.length > 0 ? `${bad.length} step${bad.length === 1 ? '' : 's'} failed` : null };
+      }),
+    ),
+    notes: JSON.stringify(plan.notes),
+    server_config: null,
+    dt,
+  };
+  moveIntoLake(lakeDir, staged, lakeKeys.run(dt, runId), toJsonLines([row]));
+  log(
+    `imported ${assigned.length} log${assigned.length === 1 ? '' : 's'} as run ${runId} (experiment ${mapping.experiment}, ${plan.cells.length} cells, backend import) into ${lakeDir}`,
+  );
+  return { runId, files: assigned.length, failed: failedSteps.length };
+}
+
+/**
+ * Every file written under a staging directory in the lake first, then renamed into place (one
+ * filesystem: a rename is atomic), the run's row last so no reader lists the run before its rows.
+ * On any failure what was moved is removed again and the staging directory goes: the lake is as before.
+ */
+function moveIntoLake(lakeDir: string, files: ReadonlyMap<string, string>, runKey: string, runRow: string): void {
+  const staging = join(lakeDir, '.staging', `import-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const moved: string[] = [];
+  const createdDirs: string[] = [];
+  try {
+    const all = [...files.entries(), [runKey, runRow] as const];
+    for (const [key, body] of all) {
+      const path = join(staging, key);
+      mkdirSync(dirname(path), { recursive: true });
+      // A plain write: the staging directory is invisible to readers until the rename below.
+      writeFileSync(path, body, { flag: 'wx' });
+    }
+    for (const [key] of all) {
+      const target = join(lakeDir, key);
+      if (existsSync(target)) throw new ImportError(`${target} exists already: nothing was imported`);
+      const dir = dirname(target);
+      if (!existsSync(dir)) {
+        // Remember the topmost directory created, to remove it on failure.
+        let top = dir;
+        while (!existsSync(dirname(top))) top = dirname(top);
+        mkdirSync(dir, { recursive: true });
+        createdDirs.push(top);
+      }
+      renameSync(join(staging, key), target);
+      moved.push(target);
+    }
+  } catch (e) {
+    for (const path of moved.reverse()) rmSync(path, { force: true });
+    for (const dir of createdDirs.reverse()) rmSync(dir, { recursive: true, force: true });
+    throw e;
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+    try {
+      // The .staging folder itself, when no other import is using it.
+      if (readdirSync(join(lakeDir, '.staging')).length === 0) rmSync(join(lakeDir, '.staging'), { recursive: true, force: true });
+    } catch {
+      // already gone
+    }
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * `aurora-bench import` as a user runs it (the built CLI): the recorded sysbench logs of
+ * test/fixtures/sysbench/versions (1.0.20 and 1.1.0, mysql and pgsql drivers, one with the
+ * engineer's own text around it) brought into a lake as two runs, then `results` and `compare` on
+ * them; a log that does not parse, a run id the lake has and a bad mapping file change nothing.
+ * No server: the logs are the recorded outputs.
+ */
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const REPO = join(__dirname, '..', '..');
+const CLI = join(REPO, 'dist', 'bin', 'aurora-bench.js');
+const VERSIONS = join(REPO, 'test', 'fixtures', 'sysbench', 'versions');
+
+let work: string;
+let lake: string;
+
+function cli(args: string[]) {
+  const r = spawnSync(process.execPath, [CLI, ...args, '--lake', lake], { cwd: work, encoding: 'utf8', timeout: 120_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Copies fixtures into a folder under new names (the names the mapping reads). */
+function logsDir(name: string, files: Record<string, string>): string {
+  const dir = join(work, name);
+  mkdirSync(dir, { recursive: true });
+  for (const [to, from] of Object.entries(files)) copyFileSync(join(VERSIONS, `${from}.log`), join(dir, to));
+  return dir;
+}
+
+beforeAll(() => {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npx tsc -p .), as scripts/test.sh does`);
+  work = mkdtempSync(join(tmpdir(), 'ab-cli-import-'));
+  lake = join(work, 'lake');
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('aurora-bench import', () => {
+  it('refuses logs of which one does not parse, printing every status, and creates nothing', () => {
+    // Arrange
+    const dir = logsDir('mixed', { 'r5_2024-03-01.log': 'v1_0_pgsql_read_write', 'r5_2019-01-01.log': 'v0_5_constructed' });
+    // Act
+    const r = cli(['import', dir, '--experiment', 'imported', '--variant', 'r5', '--workload', 'rw']);
+    // Assert
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^failed {2}.*r5_2019-01-01\.log → r5-r1 rw-t8 \(sysbench 0\.5\): sysbench 0\.5 output is not supported/m);
+    expect(r.stdout).toMatch(/^ok {6}.*r5_2024-03-01\.log → r5-r1 rw-t2 \(sysbench 1\.0\.20, 682\.32 tps/m);
+    expect(r.stderr).toMatch(/1 of 2 logs did not parse \(.*r5_2019-01-01\.log\): nothing was imported; remove it from the paths, or pass --allow-failed/);
+    expect(existsSync(lake)).toBe(false);
+  });
+
+  it('names the mapping file and the JSON path of a bad mapping, and creates nothing', () => {
+    // Arrange
+    const dir = logsDir('bad-mapping', { 'r5.log': 'v1_0_pgsql_read_write' });
+    const mapping = join(work, 'bad.json');
+    writeFileSync(mapping, JSON.stringify({ experiment: 'imported', files: [{ match: 'r5*', variant: 'R5!', threads: 'two' }] }));
+    // Act
+    const r = cli(['import', dir, '--mapping', mapping]);
+    // Assert
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${mapping}: invalid import mapping`);
+    expect(r.stderr).toMatch(/- files\[0\]\.variant: lowercase letters/);
+    expect(r.stderr).toMatch(/- files\[0\]\.threads: expected number, got "two"/);
+    expect(existsSync(lake)).toBe(false);
+  });
+
+  it('imports 1.0 and 1.1 logs of both drivers as runs that results and compare read; the same logs again are refused', () => {
+    // Arrange: run A from a mapping file's pattern, run B from flags.
+    const a = logsDir('a', { 'r5_rw_2024-03-01.log': 'v1_0_pgsql_read_write', 'r6g_rw_2024-03-01.log': 'v1_1_mysql_read_write' });
+    const b = logsDir('b', { 'r5_rw.log': 'v1_1_pgsql_read_write', 'r6g_rw.log': 'v1_0_text_around' });
+    const mapping = join(work, 'mapping.yaml');
+    writeFileSync(
+      mapping,
+      [
+        'experiment: imported',
+        'defaults: { workload: rw, instanceClass: db.r5.large }',
+        'files:',
+        '  - match: "{variant}_rw_{date}.log"',
+        '  - match: "r6g_*"',
+        '    instanceClass: db.r6g.large',
+        '',
+      ].join('\n'),
+    );
+    // Act
+    const importA = cli(['import', a, '--mapping', mapping, '--run-id', 'imported-a']);
+    const again = cli(['import', a, '--mapping', mapping, '--run-id', 'imported-a']);
+    const importB = cli([
+      'import',
+      join(b, 'r5_rw.log'),
+      join(b, 'r6g_rw.log'),
+      '--experiment',
+      'imported',
+      '--workload',
+      'rw',
+      '--variant-pattern',
+      'r5=r5_*',
+      '--variant-pattern',
+      'r6g=r6g_*',
+      '--date',
+      '2024-03-08',
+      '--run-id',
+      'imported-b',
+    ]);
+    const results = cli(['results', '--run', 'imported-a', '--json']);
+    const compare = cli(['compare', 'imported-a', 'imported-b']);
+    // Assert
+    expect(importA.stderr).toBe('');
+    expect(importA.code).toBe(0);
+    expect(importA.stdout).toMatch(/^ok .*r5_rw_2024-03-01\.log → r5-r1 rw-t2 \(sysbench 1\.0\.20, 682\.32 tps/m);
+    expect(importA.stdout).toMatch(/^ok .*r6g_rw_2024-03-01\.log → r6g-r1 rw-t2 \(sysbench 1\.1\.0, 1079\.54 tps/m);
+    expect(importA.stdout).toMatch(/imported 2 logs as run imported-a \(experiment imported, 2 cells, backend import\)/);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/run imported-a is already in the lake .*pick another --run-id; nothing was imported/);
+    expect(importB.code).toBe(0);
+    expect(importB.stdout).toMatch(/r6g_rw\.log → r6g-r1 rw-t2 \(sysbench 1\.0\.20, 2234\.85 tps/);
+    const rows = JSON.parse(results.stdout) as {
+      variant: string;
+      tps: number;
+      lat_pct: number;
+      lat_p99_ms: number | null;
+      instance_class: string;
+      started_at: string;
+      interval_count: number;
+    }[];
+    expect(rows.map((s) => [s.variant, s.instance_class, s.tps, s.started_at, s.interval_count])).toEqual([
+      ['r5', 'db.r5.large', 682.32, '2024-03-01T00:00:00.000Z', 3],
+      ['r6g', 'db.r6g.large', 1079.54, '2024-03-01T00:00:00.000Z', 3],
+    ]);
+    expect(rows[1]!.lat_p99_ms).toBeCloseTo(8.895, 3);
+    expect(compare.code).toBe(0);
+    expect(compare.stdout).toMatch(/A: imported-a \(imported, import, started 2024-03-01/);
+    expect(compare.stdout).toMatch(/B: imported-b \(imported, import, started 2024-03-08/);
+    // B/A of the two r6g logs: 2234.85 / 1079.54 = 207.0%.
+    expect(compare.stdout).toMatch(/rw t2 \[r6g\] +│ +1\/1 │ 207\.0%/);
+    expect(readdirSync(lake).sort()).toEqual(['raw', 'tables']);
+  });
+});
