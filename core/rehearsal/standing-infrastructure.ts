@@ -24,6 +24,7 @@ import {
   CreateSubnetCommand,
   CreateVpcCommand,
   CreateVpcEndpointCommand,
+  DescribeSubnetsCommand,
   type EC2Client,
 } from '@aws-sdk/client-ec2';
 import { CreateInstanceProfileCommand, type IAMClient } from '@aws-sdk/client-iam';
@@ -45,7 +46,22 @@ export interface StandingInfrastructureOptions {
   readonly clientSourceUrls?: Readonly<Record<string, string>>;
   /** AwsBackendConfig.metricsPublishDelayS: how late the rehearsal's CloudWatch datapoints may arrive. */
   readonly metricsPublishDelayS?: number;
+  readonly lakePrefix?: string;
+  /** How the client subnets reach out; default: as the stack's default VPC (NAT gateway and every endpoint). */
+  readonly network?: ClientNetworkOptions;
 }
+
+/** @internal test seam: the account preflight's tests build networks without some parts. */
+export interface ClientNetworkOptions {
+  /** A NAT gateway (in a public subnet with an internet gateway) as the subnets' default route. */
+  readonly nat: boolean;
+  /** An S3 gateway endpoint on the subnets' route table. */
+  readonly s3Endpoint: boolean;
+  /** Interface endpoints for ssm, ssmmessages, ec2messages and secretsmanager in the subnets. */
+  readonly ssmEndpoints: boolean;
+}
+
+const STACK_NETWORK: ClientNetworkOptions = { nat: true, s3Endpoint: true, ssmEndpoints: true };
 
 export interface RawAwsClients {
   readonly ec2: EC2Client;
@@ -72,23 +88,7 @@ export async function createStandingInfrastructure(raw: RawAwsClients, o: Standi
     const subnet = await raw.ec2.send(new CreateSubnetCommand({ VpcId: vpcId, CidrBlock: `10.20.${i + 1}.0/24`, AvailabilityZone: az }));
     subnetIdsByAz[az] = subnet.Subnet!.SubnetId!;
   }
-  // lib/network.ts with the default natGateways 1: a public subnet with the internet gateway and the
-  // NAT gateway, the private subnets' default route through it, and the endpoints.
-  const routeTable = await raw.ec2.send(new CreateRouteTableCommand({ VpcId: vpcId }));
-  const routeTableId = routeTable.RouteTable!.RouteTableId!;
-  for (const subnetId of Object.values(subnetIdsByAz)) await raw.ec2.send(new AssociateRouteTableCommand({ RouteTableId: routeTableId, SubnetId: subnetId }));
-  const igw = await raw.ec2.send(new CreateInternetGatewayCommand({}));
-  await raw.ec2.send(new AttachInternetGatewayCommand({ InternetGatewayId: igw.InternetGateway!.InternetGatewayId!, VpcId: vpcId }));
-  const publicSubnet = await raw.ec2.send(new CreateSubnetCommand({ VpcId: vpcId, CidrBlock: '10.20.200.0/24', AvailabilityZone: `${o.region}a` }));
-  const eip = await raw.ec2.send(new AllocateAddressCommand({ Domain: 'vpc' }));
-  const nat = await raw.ec2.send(new CreateNatGatewayCommand({ SubnetId: publicSubnet.Subnet!.SubnetId!, AllocationId: eip.AllocationId! }));
-  await raw.ec2.send(new CreateRouteCommand({ RouteTableId: routeTableId, DestinationCidrBlock: '0.0.0.0/0', NatGatewayId: nat.NatGateway!.NatGatewayId! }));
-  await raw.ec2.send(new CreateVpcEndpointCommand({ VpcId: vpcId, ServiceName: `com.amazonaws.${o.region}.s3`, VpcEndpointType: 'Gateway', RouteTableIds: [routeTableId] }));
-  for (const service of ['ssm', 'ssmmessages', 'ec2messages', 'secretsmanager']) {
-    await raw.ec2.send(
-      new CreateVpcEndpointCommand({ VpcId: vpcId, ServiceName: `com.amazonaws.${o.region}.${service}`, VpcEndpointType: 'Interface', SubnetIds: Object.values(subnetIdsByAz) }),
-    );
-  }
+  await addClientNetwork(raw.ec2, o.region, subnetIdsByAz, o.network ?? STACK_NETWORK);
   const dbSubnetGroupName = 'aurora-bench-db';
   await raw.rds.send(
     new CreateDBSubnetGroupCommand({ DBSubnetGroupName: dbSubnetGroupName, DBSubnetGroupDescription: 'aurora-bench DB subnets', SubnetIds: Object.values(subnetIdsByAz) }),
@@ -114,7 +114,7 @@ export async function createStandingInfrastructure(raw: RawAwsClients, o: Standi
   return {
     region: o.region,
     bucket,
-    lakePrefix: AWS_CONFIG_DEFAULTS.lakePrefix,
+    lakePrefix: o.lakePrefix ?? AWS_CONFIG_DEFAULTS.lakePrefix,
     ssmOutputPrefix: AWS_CONFIG_DEFAULTS.ssmOutputPrefix,
     subnetIdsByAz,
     dbSecurityGroupId: dbSg.GroupId!,
@@ -132,4 +132,37 @@ export async function createStandingInfrastructure(raw: RawAwsClients, o: Standi
     ...(o.clientSourceUrls !== undefined ? { clientSourceUrls: o.clientSourceUrls } : {}),
     metricsPublishDelayS: o.metricsPublishDelayS ?? AWS_CONFIG_DEFAULTS.metricsPublishDelayS,
   };
+}
+
+/**
+ * lib/network.ts for subnets of one VPC (10.N.x.0/24): one route table associated with all of them;
+ * with the default natGateways 1, a public subnet (10.N.200.0/24) with the internet gateway and the
+ * NAT gateway as the default route; the S3 gateway endpoint and the SSM and Secrets Manager
+ * interface endpoints. Each part optional, for the account preflight's tests of a network without it.
+ * @internal test seam
+ */
+export async function addClientNetwork(ec2: EC2Client, region: string, subnetIdsByAz: Readonly<Record<string, string>>, options: ClientNetworkOptions): Promise<void> {
+  const subnetIds = Object.values(subnetIdsByAz);
+  const subnets = (await ec2.send(new DescribeSubnetsCommand({ SubnetIds: subnetIds }))).Subnets ?? [];
+  const vpcId = subnets[0]!.VpcId!;
+  const routeTable = await ec2.send(new CreateRouteTableCommand({ VpcId: vpcId }));
+  const routeTableId = routeTable.RouteTable!.RouteTableId!;
+  for (const subnetId of subnetIds) await ec2.send(new AssociateRouteTableCommand({ RouteTableId: routeTableId, SubnetId: subnetId }));
+  if (options.nat) {
+    const igw = await ec2.send(new CreateInternetGatewayCommand({}));
+    await ec2.send(new AttachInternetGatewayCommand({ InternetGatewayId: igw.InternetGateway!.InternetGatewayId!, VpcId: vpcId }));
+    const second = Number(/^10\.(\d+)\./.exec(subnets[0]!.CidrBlock ?? '')?.[1] ?? 20);
+    const publicSubnet = await ec2.send(new CreateSubnetCommand({ VpcId: vpcId, CidrBlock: `10.${second}.200.0/24`, AvailabilityZone: subnets[0]!.AvailabilityZone! }));
+    const eip = await ec2.send(new AllocateAddressCommand({ Domain: 'vpc' }));
+    const nat = await ec2.send(new CreateNatGatewayCommand({ SubnetId: publicSubnet.Subnet!.SubnetId!, AllocationId: eip.AllocationId! }));
+    await ec2.send(new CreateRouteCommand({ RouteTableId: routeTableId, DestinationCidrBlock: '0.0.0.0/0', NatGatewayId: nat.NatGateway!.NatGatewayId! }));
+  }
+  if (options.s3Endpoint) {
+    await ec2.send(new CreateVpcEndpointCommand({ VpcId: vpcId, ServiceName: `com.amazonaws.${region}.s3`, VpcEndpointType: 'Gateway', RouteTableIds: [routeTableId] }));
+  }
+  if (options.ssmEndpoints) {
+    for (const service of ['ssm', 'ssmmessages', 'ec2messages', 'secretsmanager']) {
+      await ec2.send(new CreateVpcEndpointCommand({ VpcId: vpcId, ServiceName: `com.amazonaws.${region}.${service}`, VpcEndpointType: 'Interface', SubnetIds: subnetIds }));
+    }
+  }
 }

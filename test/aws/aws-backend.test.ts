@@ -377,7 +377,7 @@ describe('AwsBackend on moto: one cell end to end', () => {
     expect(command.DocumentName).toBe('AWS-RunShellScript');
     expect(command.OutputS3BucketName).toBe('ab-lake');
     const script = command.Parameters!['commands']!.join('\n');
-    expect(script).toContain('aws s3 cp --recursive --only-show-errors s3://ab-lake/runner/client/');
+    expect(script).toContain('aws s3 cp --recursive --only-show-errors s3://ab-lake/runner/');
     expect(script).toContain(`--password-secret '${resources.credentials.secretRef}'`);
     expect(script).toContain(`--out s3://ab-lake/lake/${jobs[0]!.outputPrefix}`);
     expect(script).toContain(`--host ${resources.readers[0]!.host}`);

@@ -1,35 +1,28 @@
 /**
  * What the AWS tests set up in their moto server: the standing infrastructure the CDK stack would
- * create (VPC, a subnet per AZ, the DB subnet group, security groups, launch templates, the lake
- * bucket, the clients' instance profile) and the AwsBackendConfig naming it; raw SDK clients for
+ * create (the AWS rehearsal's own code: VPC, a subnet per AZ, routes and endpoints, the DB subnet
+ * group, security groups, launch templates, the lake bucket with client/, the clients' instance
+ * profile) and the AwsBackendConfig naming it; raw SDK clients for
  * arranging and inspecting moto's state; and moto-api helpers (queued Athena results).
  */
+import { join } from 'node:path';
 import { AthenaClient, CreateWorkGroupCommand } from '@aws-sdk/client-athena';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { EventBridgeClient, PutRuleCommand, PutTargetsCommand } from '@aws-sdk/client-eventbridge';
 import { CreateTopicCommand, SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
 import { CreateQueueCommand, DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import {
-  AllocateAddressCommand,
-  AssociateRouteTableCommand,
-  AttachInternetGatewayCommand,
-  CreateInternetGatewayCommand,
-  CreateLaunchTemplateCommand,
-  CreateNatGatewayCommand,
-  CreateRouteCommand,
-  CreateRouteTableCommand,
-  CreateSecurityGroupCommand,
-  CreateSubnetCommand,
-  CreateVpcCommand,
-  CreateVpcEndpointCommand,
-  DescribeSubnetsCommand,
-  EC2Client,
-} from '@aws-sdk/client-ec2';
-import { CreateDBSubnetGroupCommand, RDSClient } from '@aws-sdk/client-rds';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { EC2Client } from '@aws-sdk/client-ec2';
+import { IAMClient } from '@aws-sdk/client-iam';
+import { RDSClient } from '@aws-sdk/client-rds';
+import { S3Client } from '@aws-sdk/client-s3';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import type { AwsBackendConfig } from '../../core/backends/aws/config';
 import { VERDICT_EVENT_DETAIL_TYPE } from '../../core/backends/aws/verdict-alerts';
+import {
+  addClientNetwork as addStackClientNetwork,
+  createStandingInfrastructure as createStackInfrastructure,
+  type ClientNetworkOptions,
+} from '../../core/rehearsal/standing-infrastructure';
 
 export const REGION = 'us-east-1';
 export const CREDENTIALS = { accessKeyId: 'testing', secretAccessKey: 'testing' };
@@ -58,24 +51,6 @@ export function destroyRawClients(raw: RawClients | undefined): void {
   for (const c of Object.values(raw ?? {}) as { destroy(): void }[]) c.destroy();
 }
 
-/**
- * Calls moto's IAM query API directly (no IAM SDK client is installed; moto does not check
- * signatures) and returns the response XML.
- */
-async function motoIamQuery(endpoint: string, params: Record<string, string>): Promise<string> {
-  const res = await fetch(endpoint, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      authorization: 'AWS4-HMAC-SHA256 Credential=testing/20261121/us-east-1/iam/aws4_request, SignedHeaders=host, Signature=0',
-    },
-    body: new URLSearchParams({ ...params, Version: '2010-05-08' }).toString(),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`moto IAM ${params['Action']} failed: ${res.status} ${text}`);
-  return text;
-}
-
 export interface StandingInfrastructureOptions {
   /** The lake bucket (created). */
   readonly bucket?: string;
@@ -90,92 +65,35 @@ export interface StandingInfrastructureOptions {
 const DEFAULT_SYSBENCH_SOURCE = 'https://github.com/akopytov/sysbench/archive/refs/tags/1.0.20.tar.gz';
 
 /**
- * The resources the stack creates once per account (lib/network.ts, lib/clients.ts,
- * lib/results-lake.ts), made in moto, and the backend config that names them. Subnets in
- * us-east-1a and us-east-1b with a route table of their own (a NAT gateway, the S3 gateway endpoint
- * and the SSM interface endpoints unless told otherwise), as the account preflight checks.
+ * The resources the stack creates once per account, made in moto by the AWS rehearsal's own code
+ * (core/rehearsal/standing-infrastructure.ts), with subnets in us-east-1a and us-east-1b and the
+ * backend config that names them.
  */
 export async function createStandingInfrastructure(endpoint: string, raw: RawClients, options: StandingInfrastructureOptions = {}): Promise<AwsBackendConfig> {
-  const bucket = options.bucket ?? 'ab-lake';
-  const vpc = await raw.ec2.send(new CreateVpcCommand({ CidrBlock: '10.20.0.0/16' }));
-  const vpcId = vpc.Vpc!.VpcId!;
-  const subnetA = await raw.ec2.send(new CreateSubnetCommand({ VpcId: vpcId, CidrBlock: '10.20.1.0/24', AvailabilityZone: 'us-east-1a' }));
-  const subnetB = await raw.ec2.send(new CreateSubnetCommand({ VpcId: vpcId, CidrBlock: '10.20.2.0/24', AvailabilityZone: 'us-east-1b' }));
-  await raw.rds.send(
-    new CreateDBSubnetGroupCommand({ DBSubnetGroupName: 'aurora-bench-db', DBSubnetGroupDescription: 'test', SubnetIds: [subnetA.Subnet!.SubnetId!, subnetB.Subnet!.SubnetId!] }),
-  );
-  const dbSg = await raw.ec2.send(new CreateSecurityGroupCommand({ GroupName: 'ab-db', Description: 'db', VpcId: vpcId }));
-  const clientSg = await raw.ec2.send(new CreateSecurityGroupCommand({ GroupName: 'ab-client', Description: 'client', VpcId: vpcId }));
-  const ltX86 = await raw.ec2.send(new CreateLaunchTemplateCommand({ LaunchTemplateName: 'ab-client-x86', LaunchTemplateData: { ImageId: 'ami-12c6146b' } }));
-  const ltArm = await raw.ec2.send(new CreateLaunchTemplateCommand({ LaunchTemplateName: 'ab-client-arm', LaunchTemplateData: { ImageId: 'ami-12c6146b' } }));
-  await raw.s3.send(new CreateBucketCommand({ Bucket: bucket }));
-  // moto checks RunInstances' IamInstanceProfile against IAM.
-  const profileXml = await motoIamQuery(endpoint, { Action: 'CreateInstanceProfile', InstanceProfileName: 'ab-client' });
-  const profileArn = /<Arn>([^<]+)<\/Arn>/.exec(profileXml)?.[1];
-  if (!profileArn) throw new Error(`moto IAM CreateInstanceProfile returned no Arn:\n${profileXml}`);
-  const config: AwsBackendConfig = {
-    region: REGION,
-    bucket,
-    lakePrefix: options.lakePrefix ?? 'lake/',
-    ssmOutputPrefix: 'ssm-output/',
-    subnetIdsByAz: { 'us-east-1a': subnetA.Subnet!.SubnetId!, 'us-east-1b': subnetB.Subnet!.SubnetId! },
-    dbSecurityGroupId: dbSg.GroupId!,
-    dbSubnetGroupName: 'aurora-bench-db',
-    clientSecurityGroupId: clientSg.GroupId!,
-    clientInstanceProfileArn: profileArn,
-    launchTemplateIds: { x86_64: ltX86.LaunchTemplate!.LaunchTemplateId!, arm64: ltArm.LaunchTemplate!.LaunchTemplateId! },
-    launchTemplateVersion: '$Latest',
-    runnerS3Uri: `s3://${bucket}/runner/client/`,
-    tagKeyPrefix: 'aurora-bench:',
-    ssmDocumentName: 'AWS-RunShellScript',
-    masterUsername: 'benchadmin',
-    performanceInsightsRetentionDays: 7,
-    piPeriodS: 60,
-    clientSourceUrls: { sysbench: DEFAULT_SYSBENCH_SOURCE },
-    metricsPublishDelayS: options.metricsPublishDelayS ?? 180,
-  };
-  await addClientNetwork(raw, config, options.network ?? { nat: true, s3Endpoint: true, ssmEndpoints: true });
-  return config;
+  const iam = new IAMClient({ region: REGION, endpoint, credentials: CREDENTIALS });
+  try {
+    return await createStackInfrastructure(
+      { ...raw, iam },
+      {
+        region: REGION,
+        azLetters: ['a', 'b'],
+        repoRoot: join(__dirname, '..', '..'),
+        bucket: options.bucket ?? 'ab-lake',
+        clientSourceUrls: { sysbench: DEFAULT_SYSBENCH_SOURCE },
+        metricsPublishDelayS: options.metricsPublishDelayS ?? 180,
+        // Not the stack's empty default: a prefix the tests can see applied to every lake key.
+        lakePrefix: options.lakePrefix ?? 'lake/',
+        ...(options.network !== undefined ? { network: options.network } : {}),
+      },
+    );
+  } finally {
+    iam.destroy();
+  }
 }
 
-export interface ClientNetworkOptions {
-  /** A NAT gateway (in a public subnet with an internet gateway) as the subnets' default route. */
-  readonly nat: boolean;
-  /** An S3 gateway endpoint on the subnets' route table. */
-  readonly s3Endpoint: boolean;
-  /** Interface endpoints for ssm, ssmmessages, ec2messages and secretsmanager in the subnets. */
-  readonly ssmEndpoints: boolean;
-}
-
-/**
- * What lib/network.ts gives the client subnets of a config made by createStandingInfrastructure
- * (all in one VPC): one route table associated with all of them, optionally a NAT gateway as its
- * default route, the S3 gateway endpoint and the SSM interface endpoints.
- */
+/** lib/network.ts's client routes for a config's subnets (one VPC), each part as told. */
 export async function addClientNetwork(raw: RawClients, config: AwsBackendConfig, options: ClientNetworkOptions): Promise<void> {
-  const subnetIds = Object.values(config.subnetIdsByAz);
-  const subnets = (await raw.ec2.send(new DescribeSubnetsCommand({ SubnetIds: subnetIds }))).Subnets ?? [];
-  const vpcId = subnets[0]!.VpcId!;
-  const table = await raw.ec2.send(new CreateRouteTableCommand({ VpcId: vpcId }));
-  const routeTableId = table.RouteTable!.RouteTableId!;
-  for (const id of subnetIds) await raw.ec2.send(new AssociateRouteTableCommand({ RouteTableId: routeTableId, SubnetId: id }));
-  if (options.nat) {
-    const igw = await raw.ec2.send(new CreateInternetGatewayCommand({}));
-    await raw.ec2.send(new AttachInternetGatewayCommand({ InternetGatewayId: igw.InternetGateway!.InternetGatewayId!, VpcId: vpcId }));
-    const third = Number(/^10\.(\d+)\./.exec(subnets[0]!.CidrBlock ?? '')?.[1] ?? 20);
-    const publicSubnet = await raw.ec2.send(new CreateSubnetCommand({ VpcId: vpcId, CidrBlock: `10.${third}.200.0/24`, AvailabilityZone: subnets[0]!.AvailabilityZone! }));
-    const eip = await raw.ec2.send(new AllocateAddressCommand({ Domain: 'vpc' }));
-    const nat = await raw.ec2.send(new CreateNatGatewayCommand({ SubnetId: publicSubnet.Subnet!.SubnetId!, AllocationId: eip.AllocationId! }));
-    await raw.ec2.send(new CreateRouteCommand({ RouteTableId: routeTableId, DestinationCidrBlock: '0.0.0.0/0', NatGatewayId: nat.NatGateway!.NatGatewayId! }));
-  }
-  if (options.s3Endpoint) {
-    await raw.ec2.send(new CreateVpcEndpointCommand({ VpcId: vpcId, ServiceName: `com.amazonaws.${REGION}.s3`, VpcEndpointType: 'Gateway', RouteTableIds: [routeTableId] }));
-  }
-  if (options.ssmEndpoints) {
-    for (const service of ['ssm', 'ssmmessages', 'ec2messages', 'secretsmanager']) {
-      await raw.ec2.send(new CreateVpcEndpointCommand({ VpcId: vpcId, ServiceName: `com.amazonaws.${REGION}.${service}`, VpcEndpointType: 'Interface', SubnetIds: subnetIds }));
-    }
-  }
+  await addStackClientNetwork(raw.ec2, REGION, config.subnetIdsByAz, options);
 }
 
 /** One canned Athena result set (moto-api shape: rows as GetQueryResults returns them). */

@@ -35,7 +35,8 @@ import { validateSpec } from '../../core/experiment/validate';
 import { planRunTask } from '../../core/workflow/tasks';
 import { buildAwsTaskDeps } from '../../lambdas/shared/aws-deps';
 import { tracer } from '../../lambdas/shared/aws-runtime';
-import { addClientNetwork, createStandingInfrastructure, CREDENTIALS, destroyRawClients, rawClients, REGION, type ClientNetworkOptions, type RawClients } from './fixtures';
+import type { ClientNetworkOptions } from '../../core/rehearsal/standing-infrastructure';
+import { addClientNetwork, createStandingInfrastructure, CREDENTIALS, destroyRawClients, rawClients, REGION, type RawClients } from './fixtures';
 import { startMoto, type MotoServer } from './moto';
 
 const VERSION = '8.0.mysql_aurora.3.08.0';
