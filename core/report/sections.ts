@@ -15,6 +15,7 @@ import type { ChartBlock, ReportSection, TableBlock } from './model';
 import { overallScores, sweepScores, type TargetScore } from './score';
 import { batchMeans, describeRatio, mean, meanCi, ratioVerdict, repeatsToResolve, sampleStddev, summarize, welchRatioCi, type ConfidenceInterval, type Sample } from './stats';
 import { latencySection } from './latency-section';
+import { pairByTime, pairedRatioCi, roundsToResolve, type PairedRatio } from './duet-pairs';
 import { analyzeSweep } from './sweep';
 import { verdictsSection } from './verdicts-section';
 
@@ -284,8 +285,59 @@ function powerText(a: Estimate, b: Estimate): string {
   return `${n} repeats`;
 }
 
+/** The order the run's cells ran in (the plan's; the spec's for a plan that did not record it). */
+function runOrder(ctx: Context): { order: string; seed: number | null } {
+  return { order: ctx.data.plan?.order ?? ctx.data.spec?.order ?? 'interleaved', seed: ctx.data.plan?.orderSeed ?? ctx.data.spec?.orderSeed ?? null };
+}
+
+/** What the order means for the ratios below, in a sentence. */
+function orderSentence(ctx: Context): string {
+  const { order, seed } = runOrder(ctx);
+  switch (order) {
+    case 'duet':
+      return 'Order: duet. The variants of each round ran at the same time, every step started on all of them together, so the ratios come from time-paired intervals (per round: the variant over the baseline in the same seconds) and noise both saw cancels out (duet benchmarking: Bulej et al., ICPE 2020).';
+    case 'randomized':
+      return `Order: randomized (seed ${seed ?? 'not recorded'}). Each round ran the variants one after another in a shuffled order (randomized multiple interleaved trials: Abedi and Brecht, ICPE 2017); the ratios compare the variants' repeats (Welch).`;
+    case 'sequential':
+      return "Order: sequential. All repeats of a variant ran before the next variant: drift over the run falls on one variant; the ratios compare the variants' repeats (Welch).";
+    default:
+      return "Order: interleaved. Each round ran the variants one after another, rotating who goes first; the ratios compare the variants' repeats (Welch).";
+  }
+}
+
+/** The report interval of a step (seconds), from the plan; 1 when the plan does not say. */
+function reportIntervalOf(ctx: Context, cellId: string, stepId: string): number {
+  return ctx.data.plan?.cells.find((c) => c.cellId === cellId)?.steps.find((s) => s.stepId === stepId)?.reportIntervalS ?? 1;
+}
+
+/** A duet's ratio of `g` over `base` from their time-paired intervals, round by round (core/report/duet-pairs.ts). */
+function duetRatio(ctx: Context, g: StepGroup, base: StepGroup, field: 'tps' | 'qps' | 'lat_pct_ms'): PairedRatio {
+  const series = (r: StepResult, stepId: string) => ({
+    startedAt: r.started_at,
+    points: (ctx.data.intervals.get(stepKey(r.cell_id, stepId)) ?? []).map((i) => ({ t: i.t, value: i[field] })),
+  });
+  const rounds = g.ok.flatMap((row) => {
+    const other = base.ok.find((b) => b.repeat === row.repeat);
+    return other === undefined ? [] : [pairByTime(series(row, g.stepId), series(other, base.stepId), reportIntervalOf(ctx, row.cell_id, g.stepId))];
+  });
+  return pairedRatioCi(rounds);
+}
+
+/** The width of a ratio's 95% interval in percentage points of the ratio ("-" when there is none). */
+function widthText(ci: ConfidenceInterval): string {
+  return Number.isFinite(ci.low) && Number.isFinite(ci.high) ? `${((ci.high - ci.low) * 100).toFixed(1)} pts` : '-';
+}
+
+/** "6 rounds" / "n/a": rounds a duet needs to resolve its ratio (duet-pairs.roundsToResolve). */
+function roundsText(r: PairedRatio): string {
+  if (r.rounds < 2) return 'needs 2+ rounds to tell';
+  const n = roundsToResolve(r.roundLogRatios);
+  return n === null ? (r.roundLogRatios.every((x) => x === 0) ? 'no difference' : '> 1,000 rounds') : `${n} rounds`;
+}
+
 function abSection(ctx: Context): ReportSection | null {
   if (ctx.variants.length < 2 || isNetworkStudy(ctx)) return null;
+  const duet = runOrder(ctx).order === 'duet';
   const answerRows: string[][] = [];
   const tables: TableBlock[] = [];
   const charts: ChartBlock[] = [];
@@ -311,7 +363,17 @@ function abSection(ctx: Context): ReportSection | null {
         rows.push([stepLabel(g), v.name, v.instanceClass, withCi(e.tps), withCi(e.qps), withCi(e.lat), noiseText(ctx, g), sourceLabel(g, e.tps)]);
         if (base === undefined || v.name === baseline.name) continue;
         const b = { tps: estimate(ctx, base, 'tps'), qps: estimate(ctx, base, 'qps'), lat: estimate(ctx, base, 'lat_pct_ms') };
-        const r = { tps: ratioOf(e.tps, b.tps), qps: ratioOf(e.qps, b.qps), lat: ratioOf(e.lat, b.lat) };
+        // A duet pairs the variants' intervals by time; the other orders compare their repeats.
+        const paired = duet ? { tps: duetRatio(ctx, g, base, 'tps'), qps: duetRatio(ctx, g, base, 'qps'), lat: duetRatio(ctx, g, base, 'lat_pct_ms') } : null;
+        const r = paired ?? { tps: ratioOf(e.tps, b.tps), qps: ratioOf(e.qps, b.qps), lat: ratioOf(e.lat, b.lat) };
+        const from =
+          paired !== null
+            ? paired.qps.source === 'none'
+              ? 'no time-paired intervals'
+              : `time-paired: ${paired.qps.pairs} intervals, ${paired.qps.rounds} round${paired.qps.rounds === 1 ? ', interval batches' : 's'}`
+            : e.qps.source === 'repeats' && b.qps.source === 'repeats'
+              ? `Welch: ${e.qps.sample?.n ?? 0} + ${b.qps.sample?.n ?? 0} repeats`
+              : `Welch: ${e.qps.source === 'intervals' ? 'interval batches' : e.qps.source}`;
         emphasis.push(rows.length);
         rows.push([
           '',
@@ -320,8 +382,8 @@ function abSection(ctx: Context): ReportSection | null {
           `${ratioText(r.tps)} ${verdictText(r.tps, true)}`,
           `${ratioText(r.qps)} ${verdictText(r.qps, true)}`,
           `${ratioText(r.lat)} ${verdictText(r.lat, false)}`,
-          '',
-          '',
+          `QPS CI width ${widthText(r.qps)}`,
+          from,
         ]);
         const where = az !== null ? ` in AZ ${az}` : '';
         const latName = pctName.split(' ')[0]!;
@@ -336,7 +398,8 @@ function abSection(ctx: Context): ReportSection | null {
           `${ratioText(r.qps)} ${verdictText(r.qps, true)}`,
           `${ratioText(r.tps)} ${verdictText(r.tps, true)}`,
           `${ratioText(r.lat)} ${verdictText(r.lat, false)}`,
-          ratioVerdict(r.qps) === 'within-noise' || ratioVerdict(r.qps) === 'unknown' ? powerText(e.qps, b.qps) : 'resolved',
+          widthText(r.qps),
+          ratioVerdict(r.qps) === 'within-noise' || ratioVerdict(r.qps) === 'unknown' ? (paired !== null ? roundsText(paired.qps) : powerText(e.qps, b.qps)) : 'resolved',
         ]);
         forest.push({
           label: `${stepLabel(g)}: ${v.name}/${baseline.name}`,
@@ -354,10 +417,13 @@ function abSection(ctx: Context): ReportSection | null {
       numeric: [3, 4, 5],
       emphasis,
       notes: [
+        orderSentence(ctx),
         `Ratios are ${variants
           .slice(1)
           .map((v) => v.name)
-          .join(', ')} over ${baseline.name}, with a 95% interval (Welch, on the log scale); "within noise" means the interval includes 100%.`,
+          .join(
+            ', ',
+          )} over ${baseline.name}, with a 95% interval (${duet ? 'paired t over the rounds' : 'Welch'}, on the log scale) and its width; "within noise" means the interval includes 100%.`,
       ],
     });
   }
@@ -414,11 +480,14 @@ function abSection(ctx: Context): ReportSection | null {
             tables: [
               {
                 title: 'Per AZ: each variant over the baseline, with 95% intervals',
-                head: ['AZ', 'step', 'ratio', 'QPS', 'TPS', `${latName} (lower is better)`, 'repeats a side to resolve QPS'],
+                head: ['AZ', 'step', 'ratio', 'QPS', 'TPS', `${latName} (lower is better)`, 'QPS 95% CI width', duet ? 'rounds to resolve QPS' : 'repeats a side to resolve QPS'],
                 rows: answerRows,
-                numeric: [3, 4, 5],
+                numeric: [3, 4, 5, 6],
                 notes: [
-                  'Interval: Welch on the log scale over the repeats (each a fresh cluster); "within noise": it includes 100%. Repeats to resolve: per side, for a difference of the observed size to be found 80% of the time at 95% confidence, given the run-to-run spread measured.',
+                  orderSentence(ctx),
+                  duet
+                    ? 'Interval: a paired t interval on the log scale over the rounds, each round the ratio of the variants\' time-paired intervals (one round: batch means of its pairs, within-run noise only); "within noise": it includes 100%. Width: high minus low, in percentage points of the ratio. Rounds to resolve: for a difference of the observed size to be found 80% of the time at 95% confidence, given the spread of the rounds\' ratios.'
+                    : 'Interval: Welch on the log scale over the repeats (each a fresh cluster); "within noise": it includes 100%. Width: high minus low, in percentage points of the ratio. Repeats to resolve: per side, for a difference of the observed size to be found 80% of the time at 95% confidence, given the run-to-run spread measured.',
                 ],
               },
             ],
