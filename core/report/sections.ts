@@ -369,7 +369,9 @@ function abSection(ctx: Context): ReportSection | null {
         const from =
           paired !== null
             ? paired.qps.source === 'none'
-              ? 'no time-paired intervals'
+              ? paired.qps.pairs === 0
+                ? 'no time-paired intervals'
+                : `time-paired: ${paired.qps.pairs} intervals, too few for an interval`
               : `time-paired: ${paired.qps.pairs} intervals, ${paired.qps.rounds} round${paired.qps.rounds === 1 ? ', interval batches' : 's'}`
             : e.qps.source === 'repeats' && b.qps.source === 'repeats'
               ? `Welch: ${e.qps.sample?.n ?? 0} + ${b.qps.sample?.n ?? 0} repeats`
