@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { allViewSql } from '../core/lake/views';
+import { athenaViewSql } from '../core/lake/athena-storage';
 import { AuroraBenchStack } from './aurora-bench-stack';
 import { CONFIG_CONTEXT_KEY, loadExecutionInput, parseAppConfig } from './config';
 
@@ -35,7 +35,7 @@ export function buildAuroraBenchApp(app: App, options: BuildAppOptions): AuroraB
   const stack = new AuroraBenchStack(app, config.stackName, {
     config,
     projectRoot: options.projectRoot,
-    views: allViewSql(join(options.projectRoot, 'core', 'lake', 'sql')),
+    views: athenaViewSql(join(options.projectRoot, 'core', 'lake', 'sql')),
     ...(options.definitionFile ? { definitionFile: options.definitionFile } : {}),
     ...(options.lambdasDir ? { lambdasDir: options.lambdasDir } : {}),
     ...(options.clientDir ? { clientDir: options.clientDir } : {}),

@@ -9,7 +9,7 @@ import { Validations } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import { awsConfigToEnv } from '../core/backends/aws/config';
 import { BACKEND_CONFIG_OUTPUT, STACK_OUTPUTS } from '../core/backends/aws/stack-outputs';
-import { grantBackendPermissions, grantSweeperPermissions, grantVerdictPermissions } from './backend-permissions';
+import { grantBackendPermissions, grantCompactionPermissions, grantSweeperPermissions, grantVerdictPermissions } from './backend-permissions';
 import { Alerts } from './alerts';
 import { AL2023_AMI_PARAMETERS, Clients } from './clients';
 import type { AppConfig, ExecutionInput } from './config';
@@ -111,6 +111,7 @@ export class AuroraBenchStack extends Stack {
     });
     grantBackendPermissions(taskRole, permissions);
     grantVerdictPermissions(taskRole, { bucket: this.lake.bucket, workGroupName: this.lake.workGroupName, databaseName: this.lake.databaseName, topic: this.alerts.topic });
+    grantCompactionPermissions(taskRole, { bucket: this.lake.bucket, databaseName: this.lake.databaseName });
     this.workflow = new Workflow(this, 'Workflow', {
       projectRoot: props.projectRoot,
       definitionFile: props.definitionFile ?? 'state-machines/benchmark.asl.json',

@@ -503,3 +503,50 @@ export function grantVerdictPermissions(role: iam.Role, props: VerdictPermission
     reason: "The lake's tables and views of this one Glue database: the views are (re)created by the lake reader, their names come from core/lake/sql.",
   });
 }
+
+export interface CompactionPermissionsProps {
+  readonly bucket: s3.IBucket;
+  readonly databaseName: string;
+}
+
+/**
+ * FinishRun's compaction of a run to Parquet (core/backends/aws/athena-compaction.ts), beyond the
+ * Athena and lake access granted above:
+ *  - the partition of a compacted run registered by ALTER TABLE ADD PARTITION, which Athena performs
+ *    with the caller's Glue permissions: glue:CreatePartition (Athena User Guide, "ALTER TABLE ADD
+ *    PARTITION") and glue:BatchCreatePartition (AWS re:Post Knowledge Center, "Athena fails to add
+ *    partitions ... glue:BatchCreatePartition"), glue:GetPartition for the IF NOT EXISTS check;
+ *  - s3:DeleteObject, which DeleteObjects needs for each key (Service Authorization Reference,
+ *    Amazon S3), only under tables/ (the run's JSON Lines once its Parquet partition is registered)
+ *    and compacted/ (what a failed UNLOAD left); UNLOAD writes its files with the caller's
+ *    s3:PutObject, granted on the lake above.
+ */
+export function grantCompactionPermissions(role: iam.Role, props: CompactionPermissionsProps): void {
+  const stack = Stack.of(role);
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'RegisterCompactedRuns',
+      actions: ['glue:GetPartition', 'glue:CreatePartition', 'glue:BatchCreatePartition'],
+      resources: [
+        stack.formatArn({ service: 'glue', resource: 'catalog' }),
+        arn(role, 'glue', 'database', props.databaseName, ArnFormat.SLASH_RESOURCE_NAME),
+        arn(role, 'glue', 'table', `${props.databaseName}/*`, ArnFormat.SLASH_RESOURCE_NAME),
+      ],
+    }),
+  );
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'RemoveCompactedJsonLines',
+      actions: ['s3:DeleteObject'],
+      resources: [props.bucket.arnForObjects('tables/*'), props.bucket.arnForObjects('compacted/*')],
+    }),
+  );
+  const bucketId = stack.getLogicalId(props.bucket.node.defaultChild as never);
+  for (const [finding, reason] of Object.entries({
+    [`Resource::<${bucketId}.Arn>/tables/*`]:
+      "A compacted run's JSON Lines objects, named by run under tables/<table>/dt=<date>/, are deleted once its Parquet partition is registered.",
+    [`Resource::<${bucketId}.Arn>/compacted/*`]: "What a failed UNLOAD left in a run's Parquet folder under compacted/ is removed before it is unloaded again.",
+  })) {
+    Validations.of(role).acknowledge({ id: `AwsSolutions-IAM5[${finding}]`, reason });
+  }
+}

@@ -1,7 +1,10 @@
 /**
  * Results lake: the encrypted bucket (same key layout as the local lake, core/lake/rows.ts), the Glue
  * tables over tables/<table>/dt=YYYY-MM-DD/ with partition projection on dt, and an Athena
- * workgroup with named queries holding the shared view SQL (core/lake/sql/*.sql).
+ * workgroup with named queries holding the view SQL (core/lake/athena-storage.ts athenaViewSql).
+ * The step tables have two Glue tables each (core/lake/athena-storage.ts): <table>_json over the
+ * JSON Lines the workflow writes, and <table>_parquet over the runs FinishRun compacted, with one
+ * partition (dt, run_id) registered per run; the view <table> reads both.
  */
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as athena from 'aws-cdk-lib/aws-athena';
@@ -9,6 +12,7 @@ import * as glue from 'aws-cdk-lib/aws-glue';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { GLUE_TYPES, LAKE_COLUMNS, PARTITION_COLUMN } from '../core/lake/columns';
+import { compactedTablePrefix, jsonTableName, parquetDataColumns, parquetTableName, RUN_PARTITION_COLUMN, STEP_TABLES, type StepTable } from '../core/lake/athena-storage';
 import { LAKE_TABLES, type LakeTable } from '../core/lake/rows';
 import type { LakeConfig } from './config';
 import { CLIENT_READY_PREFIX } from '../core/backends/aws/runner-command';
@@ -46,7 +50,10 @@ export class ResultsLake extends Construct {
   readonly accessLogsBucket: s3.Bucket;
   readonly databaseName: string;
   readonly workGroupName: string;
+  /** The JSON Lines tables, by lake table (a step table's is named <table>_json). */
   readonly tables: Readonly<Record<LakeTable, glue.CfnTable>>;
+  /** The compacted runs' Parquet tables, by step table. */
+  readonly parquetTables: Readonly<Record<StepTable, glue.CfnTable>>;
   readonly workGroup: athena.CfnWorkGroup;
   readonly namedQueries: readonly athena.CfnNamedQuery[];
 
@@ -105,6 +112,13 @@ export class ResultsLake extends Construct {
       tables[table] = cfnTable;
     }
     this.tables = tables as Record<LakeTable, glue.CfnTable>;
+    const parquetTables: Partial<Record<StepTable, glue.CfnTable>> = {};
+    for (const table of STEP_TABLES) {
+      const cfnTable = new glue.CfnTable(this, `ParquetTable-${table}`, { catalogId: account, databaseName: this.databaseName, tableInput: this.parquetTableInput(table) });
+      cfnTable.addResourceDependency(database);
+      parquetTables[table] = cfnTable;
+    }
+    this.parquetTables = parquetTables as Record<StepTable, glue.CfnTable>;
 
     this.workGroupName = props.namePrefix;
     this.workGroup = new athena.CfnWorkGroup(this, 'WorkGroup', {
@@ -143,8 +157,10 @@ export class ResultsLake extends Construct {
     const location = this.bucket.s3UrlForObject(`${LAKE_PREFIXES.tables}${table}/`);
     const columns = Object.entries(LAKE_COLUMNS[table]).map(([name, type]) => ({ name, type: GLUE_TYPES[type] }));
     const dt = PARTITION_COLUMN;
+    const stepTable = (STEP_TABLES as readonly string[]).includes(table);
     return {
-      name: table,
+      // A step table's name is its view's (JSON Lines and Parquet together, core/lake/athena-storage.ts).
+      name: stepTable ? jsonTableName(table as StepTable) : table,
       description: `aurora-bench ${table} rows (core/lake/rows.ts), JSON Lines`,
       tableType: 'EXTERNAL_TABLE',
       parameters: {
@@ -168,6 +184,41 @@ export class ResultsLake extends Construct {
         compressed: false,
         serdeInfo: {
           serializationLibrary: 'org.openx.data.jsonserde.JsonSerDe',
+          parameters: { 'serialization.format': '1' },
+        },
+      },
+    };
+  }
+
+  /**
+   * Parquet over compacted/<table>/dt=<dt>/run_id=<run>/ (what Athena's UNLOAD writes, partitioned by
+   * dt and run_id). No partition projection: a partition is known once FinishRun registers it after
+   * its UNLOAD succeeded (ALTER TABLE ADD PARTITION), which is what makes the run's Parquet rows
+   * visible. run_id is a partition key, so not a data column (a partition column may not share a name
+   * with one: Athena User Guide, "ALTER TABLE ADD PARTITION"). SerDe and formats: Athena User Guide,
+   * "Parquet SerDe" (org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe with the
+   * MapredParquetInputFormat/OutputFormat pair).
+   */
+  private parquetTableInput(table: StepTable): glue.CfnTable.TableInputProperty {
+    const location = this.bucket.s3UrlForObject(compactedTablePrefix(table));
+    const types = LAKE_COLUMNS[table];
+    return {
+      name: parquetTableName(table),
+      description: `aurora-bench ${table} rows of compacted runs (core/lake/athena-storage.ts), Parquet, one partition per run`,
+      tableType: 'EXTERNAL_TABLE',
+      parameters: { classification: 'parquet', EXTERNAL: 'TRUE' },
+      partitionKeys: [
+        { name: PARTITION_COLUMN, type: 'string' },
+        { name: RUN_PARTITION_COLUMN, type: 'string' },
+      ],
+      storageDescriptor: {
+        location,
+        columns: parquetDataColumns(table).map((name) => ({ name, type: GLUE_TYPES[types[name]!] })),
+        inputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat',
+        outputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat',
+        compressed: false,
+        serdeInfo: {
+          serializationLibrary: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe',
           parameters: { 'serialization.format': '1' },
         },
       },

@@ -197,6 +197,8 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
       await options.backend.claimRun(plan.runId, lakeKeys.run(plan.dt, plan.runId), ending).catch(() => undefined);
       log(`run ${plan.runId}: could not record how it ended (${(e as Error).message}); \`aurora-bench cleanup\` records it once the lake has room`);
     });
+    // An aborted run has ended too: its rows are compacted like a finished run's (a full lake has no room for that).
+    if (!full) await compactEnded(options.lakeDir, plan, log);
     if (full) return { ...result, status: 'FAILED', error: full.name, cause: full.message, plan };
     return { ...result, cause: `${why}${during}`, plan };
   }
@@ -206,14 +208,17 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
     await recordInterruptedSteps(deps, result.events, TIMED_OUT_REASON, log);
     await markEnded(options.backend, plan, 'timed-out', `${result.cause ?? 'the execution timed out'}; everything was torn down`);
   }
-  // The run has ended, however: its step files become one Parquet file per table. The JSON Lines
-  // files stay (and serve every query) if that fails.
+  await compactEnded(options.lakeDir, plan, log);
+  return { ...result, plan };
+}
+
+/** The run has ended, however: its step files become one Parquet file per table. The JSON Lines files stay (and serve every query) if that fails. */
+async function compactEnded(lakeDir: string, plan: { readonly runId: string; readonly dt: string }, log: (line: string) => void): Promise<void> {
   try {
-    await compactRun(options.lakeDir, plan);
+    await compactRun(lakeDir, plan);
   } catch (e) {
     log(`warning: the run's lake files were not compacted to Parquet (${(e as Error).message}); its JSON Lines files are kept and read as they are`);
   }
-  return { ...result, plan };
 }
 
 class RunIdTakenError extends AuroraBenchError {

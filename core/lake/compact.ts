@@ -7,18 +7,16 @@
  * Lines files are removed. The lake views read both kinds (core/lake/duckdb.ts tableViewSql), with
  * the same columns and types, so a query cannot tell them apart; a one-run query reads only the
  * row groups whose run_id statistics match, and only the columns it names.
- * The runs and verdicts tables stay JSON Lines: one small file per run.
+ * The runs and verdicts tables stay JSON Lines: one small file per run. On AWS the same tables are
+ * compacted by Athena into their own Parquet tables (core/lake/athena-storage.ts).
  */
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { LAKE_COLUMNS } from './columns';
 import { jsonLinesReader, lakeTableFiles } from './duckdb';
+import { COMPACTED_ORDER_BY, STEP_TABLES, type StepTable } from './athena-storage';
 import { lakeKeys } from './rows';
-
-/** The tables the workflow writes one file per step of (the runs and verdicts tables hold one file per run). */
-type StepTable = 'steps' | 'intervals' | 'server_metrics' | 'metric_windows';
-const STEP_TABLES: readonly StepTable[] = ['steps', 'intervals', 'server_metrics', 'metric_windows'];
 
 interface TableCompaction {
   readonly table: StepTable;
@@ -27,14 +25,6 @@ interface TableCompaction {
   readonly parquetBytes: number;
   readonly rows: number;
 }
-
-/** The sort order of a compacted file: rows of a step together, intervals in time order. */
-const ORDER_BY: Readonly<Record<StepTable, string>> = {
-  steps: 'cell_id, step_id',
-  intervals: 'cell_id, step_id, client_id, t',
-  server_metrics: 'cell_id, step_id, instance_id, metric, ts',
-  metric_windows: 'cell_id, step_id, instance_id, metric',
-};
 
 const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 
@@ -60,7 +50,7 @@ export async function compactRun(lakeDir: string, run: { readonly runId: string;
         .join(', ');
       const sources = [`SELECT ${columns} FROM ${jsonLinesReader(table, json, { hivePartitioning: false })}`];
       if (existsSync(target)) sources.push(`SELECT ${columns} FROM read_parquet(${sqlString(target)}, hive_partitioning = false)`);
-      await connection.run(`COPY (SELECT * FROM (${sources.join(' UNION ALL ')}) ORDER BY ${ORDER_BY[table]}) TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION zstd)`);
+      await connection.run(`COPY (SELECT * FROM (${sources.join(' UNION ALL ')}) ORDER BY ${COMPACTED_ORDER_BY[table]}) TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION zstd)`);
       const rows = Number((await connection.runAndReadAll(`SELECT count(*) AS n FROM read_parquet(${sqlString(tmp)})`)).getRowObjectsJS()[0]!['n']);
       const jsonBytes = json.reduce((a, f) => a + statSync(f).size, 0);
       renameSync(tmp, target);

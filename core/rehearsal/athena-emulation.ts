@@ -9,12 +9,23 @@
  *
  * DDL (the lake reader's CREATE OR REPLACE VIEW) answers no rows: the DuckDB copy has the views
  * already. The copy is refreshed before each query from the objects whose ETag changed.
+ *
+ * FinishRun's compaction (core/backends/aws/athena-compaction.ts, core/lake/athena-storage.ts) is
+ * answered as Athena would: UNLOAD runs its own SELECT on DuckDB over the run's JSON Lines objects
+ * and puts the hive-partitioned Parquet files DuckDB writes (dt=<dt>/run_id=<run>/) under its TO
+ * location in S3; ALTER TABLE ... ADD PARTITION registers the partition here, and the
+ * "<table>_parquet$partitions" count answers from those registrations. The lake copy that queries
+ * read is refreshed before each UNLOAD and keeps the JSON Lines rows the compaction then deletes from
+ * S3 (it reads no Parquet), so every later answer counts a compacted run once, from those rows.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
 import type { AthenaClient } from '@aws-sdk/client-athena';
-import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
-import { withLake, type LakeRowObject } from '../lake/duckdb';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { DuckDBInstance } from '@duckdb/node-api';
+import type { StepTable } from '../lake/athena-storage';
+import { jsonLinesReader, withLake, type LakeRowObject } from '../lake/duckdb';
 import { interceptClient } from './sdk-intercept';
 
 export interface AthenaEmulationOptions {
@@ -57,6 +68,8 @@ export class AthenaEmulation {
   private readonly etags = new Map<string, string>();
   /** Every query answered, in order (tests look at them). */
   readonly queries: string[] = [];
+  /** Partitions registered by ALTER TABLE <table>_parquet ADD PARTITION: "<table>|<dt>|<run>". */
+  private readonly partitions = new Set<string>();
 
   constructor(private readonly options: AthenaEmulationOptions) {}
 
@@ -66,13 +79,74 @@ export class AthenaEmulation {
       const query = input['QueryString'];
       const sql = typeof query === 'string' ? query : '';
       this.queries.push(sql);
-      await this.queue(/^\s*(CREATE|DROP|ALTER)\b/i.test(sql) ? resultSet([]) : resultSet(await this.answer(sql)));
+      await this.queue(await this.result(sql));
       return forward();
     });
   }
 
+  private async result(sql: string): Promise<MotoResultSet> {
+    const partition = /^ALTER TABLE (\w+)_parquet ADD IF NOT EXISTS PARTITION \(dt = '([^']+)', run_id = '([^']+)'\)/.exec(sql);
+    if (partition) this.partitions.add(partition.slice(1, 4).join('|'));
+    if (/^\s*(CREATE|DROP|ALTER)\b/i.test(sql)) return resultSet([]);
+    const registered = /FROM "(\w+)_parquet\$partitions" WHERE dt = '([^']+)' AND "run_id" = '([^']+)'/.exec(sql);
+    if (registered) return resultSet([{ partitions: this.partitions.has(registered.slice(1, 4).join('|')) ? 1 : 0 }]);
+    if (/^UNLOAD \(/.test(sql)) {
+      await this.unload(sql);
+      return resultSet([]);
+    }
+    return resultSet(await this.answer(sql));
+  }
+
+  /** UNLOAD (SELECT ... FROM <table>_json WHERE dt = ... ) TO 's3://bucket/key/': the SELECT on DuckDB over the partition's JSON Lines objects, the files into S3. */
+  private async unload(sql: string): Promise<void> {
+    const { s3, bucket, lakePrefix } = this.options;
+    const parsed = /^UNLOAD \((SELECT .* FROM (\w+)_json WHERE dt = '([^']+)' .*)\)\nTO 's3:\/\/[^/]+\/([^']*)'/.exec(sql);
+    if (!parsed) throw new Error(`the Athena emulation cannot run this UNLOAD: ${sql}`);
+    // The copy takes the run's JSON Lines rows before the compaction deletes them from S3 (see the header).
+    await this.refresh();
+    const [, select, table, dt, target] = parsed as unknown as [string, string, StepTable, string, string];
+    const work = mkdtempSync(join(tmpdir(), 'ab-athena-unload-'));
+    const instance = await DuckDBInstance.create(':memory:');
+    const db = await instance.connect();
+    try {
+      const partition = join(work, 'tables', table, `dt=${dt}`);
+      mkdirSync(partition, { recursive: true });
+      const files: string[] = [];
+      let token: string | undefined;
+      do {
+        const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: `${lakePrefix}tables/${table}/dt=${dt}/`, ...(token ? { ContinuationToken: token } : {}) }));
+        for (const o of page.Contents ?? []) {
+          const file = join(partition, o.Key!.slice(o.Key!.lastIndexOf('/') + 1));
+          writeFileSync(file, await (await s3.send(new GetObjectCommand({ Bucket: bucket, Key: o.Key! }))).Body!.transformToByteArray());
+          files.push(file);
+        }
+        token = page.NextContinuationToken;
+      } while (token);
+      if (files.length === 0) return;
+      await db.run(`CREATE VIEW ${table}_json AS SELECT * FROM ${jsonLinesReader(table, files, { hivePartitioning: true })}`);
+      const out = join(work, 'out');
+      mkdirSync(out);
+      await db.run(`COPY (${select}) TO '${out}' (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (dt, run_id))`);
+      for (const d of readdirSync(out, { recursive: true, withFileTypes: true })) {
+        if (!d.isFile()) continue;
+        const file = join(d.parentPath, d.name);
+        await s3.send(new PutObjectCommand({ Bucket: bucket, Key: `${target}${relative(out, file)}`, Body: readFileSync(file) }));
+      }
+    } finally {
+      db.closeSync();
+      instance.closeSync();
+      rmSync(work, { recursive: true, force: true });
+    }
+  }
+
   /** The lake's tables/ copied (what changed since the last copy), then the query on DuckDB. */
   private async answer(sql: string): Promise<LakeRowObject[]> {
+    await this.refresh();
+    return withLake(this.options.dir, (lake) => lake.query(sql));
+  }
+
+  /** The lake's tables/ copied: what changed since the last copy; a key deleted from S3 stays in the copy. */
+  private async refresh(): Promise<void> {
     const { s3, bucket, lakePrefix, dir } = this.options;
     let token: string | undefined;
     do {
@@ -88,7 +162,6 @@ export class AthenaEmulation {
       token = page.NextContinuationToken;
     } while (token);
     mkdirSync(dir, { recursive: true });
-    return withLake(dir, (lake) => lake.query(sql));
   }
 
   private async queue(result: MotoResultSet): Promise<void> {

@@ -6,6 +6,7 @@
  * the tasks with the same deps. It sits above both the workflow (TaskDeps is its type) and the
  * backends: wiring, so neither has to know the other.
  */
+import { compactRunOnAthena } from '../backends/aws/athena-compaction';
 import { AwsBackend } from '../backends/aws/aws-backend';
 import { makeAwsClients, type AwsClients } from '../backends/aws/clients';
 import { awsConfigFromEnv, GIT_SHA_ENV, TOOL_VERSION_ENV } from '../backends/aws/config';
@@ -24,6 +25,26 @@ export interface AwsTaskDepsOptions {
    * the caller, since the judging sits above the workflow in the data path.
    */
   readonly judge: (config: AwsBackendConfig, clients: AwsClients) => TaskDeps['judgeRun'];
+  /**
+   * FinishRun compacts the run's step rows to Parquet with Athena (core/backends/aws/athena-compaction.ts).
+   * The Lambdas do; the rehearsal does not (its Athena emulation answers queries, it does not write files).
+   */
+  readonly compactWithAthena?: boolean;
+}
+
+/** TaskDeps.compactRun on AWS: Athena UNLOAD into the lake's Parquet tables, summarised in one line. */
+function athenaCompaction(config: AwsBackendConfig, clients: AwsClients): TaskDeps['compactRun'] {
+  return async (run) => {
+    if (config.athenaWorkGroup === undefined || config.glueDatabase === undefined) {
+      throw new Error('the Task environment has no AURORA_BENCH_ATHENA_WORK_GROUP / AURORA_BENCH_GLUE_DATABASE: redeploy the stack (npx cdk deploy), which sets them');
+    }
+    const tables = await compactRunOnAthena(
+      { athena: clients.athena, s3: clients.s3, bucket: config.bucket, lakePrefix: config.lakePrefix, workGroup: config.athenaWorkGroup, database: config.glueDatabase },
+      run,
+    );
+    if (tables.length === 0) return 'nothing to compact (no JSON Lines rows left)';
+    return `compacted to Parquet: ${tables.map((t) => `${t.table} (${t.jsonObjects} JSON Lines object(s)${t.unloaded ? `, ${t.parquetObjects} Parquet file(s)` : ', registered before'})`).join(', ')}`;
+  };
 }
 
 export function buildAwsTaskDeps(env: Readonly<Record<string, string | undefined>>, options: AwsTaskDepsOptions): TaskDeps {
@@ -42,5 +63,6 @@ export function buildAwsTaskDeps(env: Readonly<Record<string, string | undefined
     // An Aurora cluster with instances takes ~15-20 minutes; clients and SSM registration a few.
     readyTimeoutS: 90 * 60,
     judgeRun: options.judge(config, clients),
+    ...(options.compactWithAthena ? { compactRun: athenaCompaction(config, clients) } : {}),
   };
 }

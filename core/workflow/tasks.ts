@@ -56,6 +56,13 @@ export interface TaskDeps {
    * the server with these. Undefined everywhere else.
    */
   readonly requestedParametersOf?: (instanceId: string) => Record<string, string> | undefined;
+  /**
+   * A finished run's step rows compacted to Parquet (on AWS by Athena,
+   * core/backends/aws/athena-compaction.ts), called by FinishRun once every row is written; returns
+   * what it did, in a few words. Undefined: FinishRun compacts nothing (locally the run command
+   * compacts after the execution, core/lake/compact.ts, since an aborted run never reaches FinishRun).
+   */
+  readonly compactRun?: (run: RunContext) => Promise<string>;
 }
 
 // ---------------------------------------------------------------- event shapes
@@ -253,6 +260,8 @@ export interface FinishRunOutput {
   readonly cause: string | null;
   readonly steps: number;
   readonly failedSteps: number;
+  /** What compaction did, or why it did not (the JSON Lines rows then stay and are read as they are); absent when the deps compact nothing. */
+  readonly compaction?: string;
 }
 
 // ---------------------------------------------------------------- helpers
@@ -1001,6 +1010,16 @@ export async function finishRunTask(deps: TaskDeps, event: FinishRunEvent): Prom
     await deps.backend.lake.put(lakeKeys.run(event.run.dt, event.run.runId), toJsonLines([row]));
   }
   const onlyStepsFailed = event.error === undefined && missing.length === 0 && failedCells.every((c) => c.status === 'failed' && c.failedSteps.length > 0);
+  // Every row of the run is written (late metrics were collected before each cell's teardown). A
+  // compaction that fails leaves the JSON Lines rows, which the lake reads as before: not a run failure.
+  let compaction: string | undefined;
+  if (deps.compactRun) {
+    try {
+      compaction = await deps.compactRun(event.run);
+    } catch (e) {
+      compaction = `not compacted: ${(e as Error).message}`;
+    }
+  }
   return {
     status,
     runId: event.run.runId,
@@ -1008,6 +1027,7 @@ export async function finishRunTask(deps: TaskDeps, event: FinishRunEvent): Prom
     cause,
     steps: stepCount,
     failedSteps: failedStepCount,
+    ...(compaction !== undefined ? { compaction } : {}),
   };
 }
 

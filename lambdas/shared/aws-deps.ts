@@ -16,6 +16,11 @@ export interface AwsTaskDepsOverrides {
 export function buildAwsTaskDeps(env: Readonly<Record<string, string | undefined>>, tracer: Tracer, overrides: AwsTaskDepsOverrides = {}): Promise<TaskDeps> {
   // A promise (a bad environment rejects it) as the handlers and tests await it.
   return Promise.resolve().then(() =>
-    buildDeps(env, { ...overrides, instrumentClient: (client) => tracer.captureAWSv3Client(client), judge: (config, clients) => athenaJudge(config, clients.athena) }),
+    buildDeps(env, {
+      ...overrides,
+      instrumentClient: (client) => tracer.captureAWSv3Client(client),
+      judge: (config, clients) => athenaJudge(config, clients.athena),
+      compactWithAthena: true,
+    }),
   );
 }

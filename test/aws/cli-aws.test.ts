@@ -22,7 +22,7 @@ import { destroyAwsClients, makeAwsClients, type AwsClients } from '../../core/b
 import { awsConfigToEnv } from '../../core/backends/aws/config';
 import { athenaResultsText } from '../../core/cli/results-aws';
 import { runOnAws } from '../../core/cli/run-aws';
-import { allViewSql } from '../../core/lake/views';
+import { athenaViewSql } from '../../core/lake/athena-storage';
 import type { SpecInput } from '../../core/experiment/schema';
 import { loadSpecFile } from '../../core/experiment/validate';
 import {
@@ -319,7 +319,7 @@ describe('runOnAws against moto', () => {
 
 describe('athenaResultsText against moto Athena', () => {
   /** moto hands queued results out in query order: first the shared views the lake creates. */
-  const viewResults = (): MotoAthenaResult[] => allViewSql().map(() => ({ column_info: [], rows: [] }));
+  const viewResults = (): MotoAthenaResult[] => athenaViewSql().map(() => ({ column_info: [], rows: [] }));
 
   async function queriesSent(): Promise<string[]> {
     const ids = (await athena.send(new ListQueryExecutionsCommand({ WorkGroup: WORK_GROUP }))).QueryExecutionIds ?? [];
@@ -391,7 +391,7 @@ describe('athenaResultsText against moto Athena', () => {
     expect(scan).toContain('failed');
     expect(scan).toContain('i-0: FATAL: table missing');
     const queries = await queriesSent();
-    expect(queries.filter((q) => /CREATE OR REPLACE VIEW/.test(q))).toHaveLength(allViewSql().length);
+    expect(queries.filter((q) => /CREATE OR REPLACE VIEW/.test(q))).toHaveLength(athenaViewSql().length);
     expect(queries.some((q) => /FROM latest_run/.test(q))).toBe(true);
     expect(queries.some((q) => q.includes('step_summary') && q.includes(`run_id = '${runId}'`))).toBe(true);
   });

@@ -13,7 +13,7 @@ import { AthenaClient, CreateWorkGroupCommand, GetQueryExecutionCommand, ListQue
 import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudformation';
 import { athenaReportText } from '../../core/cli/report-aws';
 import { withLake, type LakeReader, type LakeRowObject } from '../../core/lake/duckdb';
-import { allViewSql } from '../../core/lake/views';
+import { athenaViewSql } from '../../core/lake/athena-storage';
 import { reportFromLake } from '../../core/report/report';
 import { writeRunFromSpec } from '../helpers/report-fixtures';
 import { athenaTable, CREDENTIALS, queueAthenaResults, REGION, type MotoAthenaResult } from './fixtures';
@@ -103,7 +103,7 @@ describe('athenaReportText against moto Athena', () => {
       const { text } = await reportFromLake(recording.reader, { repoRoot: REPO });
       return { text, queries: recording.queries, results: recording.results };
     });
-    await queueAthenaResults(moto.endpoint, [...allViewSql().map(() => ({ column_info: [], rows: [] })), ...local.results]);
+    await queueAthenaResults(moto.endpoint, [...athenaViewSql().map(() => ({ column_info: [], rows: [] })), ...local.results]);
     const htmlFile = join(tempDir, 'report.html');
 
     // Act
@@ -114,7 +114,7 @@ describe('athenaReportText against moto Athena', () => {
     expect(local.text).toContain('r6g-large');
     expect(text).toBe(`${local.text}\nHTML report written to ${htmlFile}\n`);
     const sent = await athenaQueries();
-    expect(sent.filter((q) => /CREATE OR REPLACE VIEW/.test(q))).toHaveLength(allViewSql().length);
+    expect(sent.filter((q) => /CREATE OR REPLACE VIEW/.test(q))).toHaveLength(athenaViewSql().length);
     expect(sent.filter((q) => !/CREATE OR REPLACE VIEW/.test(q))).toEqual(local.queries);
     expect(existsSync(htmlFile)).toBe(true);
     expect(readFileSync(htmlFile, 'utf8')).toContain(`<dd>${runId}</dd>`);

@@ -16,13 +16,14 @@
  * then collects the window again. The local runner shortens every Wait to a poll; the Tasks' clock
  * moves on by the seconds WaitForLateMetrics asked for, as that Wait would have taken on AWS.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
 import { GetResourceMetricsCommand } from '@aws-sdk/client-pi';
 import { DescribeDBClusterParameterGroupsCommand, DescribeDBClustersCommand, DescribeDBInstancesCommand, DescribeDBParameterGroupsCommand } from '@aws-sdk/client-rds';
-import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { PutMetricDataCommand, type GetMetricDataCommandInput } from '@aws-sdk/client-cloudwatch';
 import {
   CancelCommandCommand,
@@ -38,6 +39,7 @@ import { awsConfigToEnv, type AwsBackendConfig } from '../../core/backends/aws/c
 import { destroyAwsClients, makeAwsClients, type AwsClients } from '../../core/backends/aws/clients';
 import { cellNames } from '../../core/backends/aws/names';
 import { clientReadyKey, type ClientReadyMarker } from '../../core/backends/aws/runner-command';
+import { compactedRunPrefix, type StepTable } from '../../core/lake/athena-storage';
 import { lakeKeys, type IntervalRow, type MetricWindowRow, type RunRow, type ServerMetricRow, type StepRow, type VerdictsRow } from '../../core/lake/rows';
 import { planRun } from '../../core/plan/plan';
 import type { SpecInput } from '../../core/experiment/schema';
@@ -314,6 +316,35 @@ async function lakeRows<T>(key: string): Promise<T[]> {
         .map((l) => JSON.parse(l) as T);
 }
 
+/**
+ * A run's rows of a step table, as FinishRun left them: compacted to Parquet by the (emulated) Athena
+ * UNLOAD under compacted/<table>/dt=<dt>/run_id=<run>/, read back with DuckDB, run_id from the
+ * partition path as the Parquet table's partition key gives it.
+ */
+async function compactedRows<T>(table: StepTable, dt: string, runId: string): Promise<T[]> {
+  const prefix = config.lakePrefix + compactedRunPrefix(table, dt, runId);
+  const keys = ((await raw.s3.send(new ListObjectsV2Command({ Bucket: config.bucket, Prefix: prefix }))).Contents ?? []).map((o) => o.Key!);
+  if (keys.length === 0) throw new Error(`no Parquet file under ${prefix}`);
+  const dir = mkdtempSync(join(tmpdir(), 'ab-wf-moto-parquet-'));
+  const instance = await DuckDBInstance.create(':memory:');
+  const db = await instance.connect();
+  try {
+    for (const key of keys) {
+      const file = join(dir, key.slice(config.lakePrefix.length));
+      mkdirSync(join(file, '..'), { recursive: true });
+      writeFileSync(file, await (await raw.s3.send(new GetObjectCommand({ Bucket: config.bucket, Key: key }))).Body!.transformToByteArray());
+    }
+    const rows = (
+      await db.runAndReadAll(`SELECT * FROM read_parquet('${dir}/**', hive_partitioning = true, hive_types = {'dt': 'VARCHAR', 'run_id': 'VARCHAR'})`)
+    ).getRowObjectsJS();
+    return rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v])) as T);
+  } finally {
+    db.closeSync();
+    instance.closeSync();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** What moto holds of a run's cell: cluster, DB instances, parameter groups, live clients. */
 async function cellResourcesInMoto(runId: string, cellId: string): Promise<string[]> {
   const base = cellNames(runId, cellId).base;
@@ -400,7 +431,19 @@ describe('the synthesized workflow with the AWS handlers on moto', () => {
     // Assert: the execution and the path it took.
     expect(result.error ?? null).toBeNull();
     expect(result.status).toBe('SUCCEEDED');
-    expect(result.output).toEqual({ status: 'succeeded', runId, error: null, cause: null, steps: 1, failedSteps: 0 });
+    expect(result.output).toEqual({
+      status: 'succeeded',
+      runId,
+      error: null,
+      cause: null,
+      steps: 1,
+      failedSteps: 0,
+      compaction: `compacted to Parquet: ${['steps', 'intervals', 'server_metrics', 'metric_windows'].map((t) => `${t} (1 JSON Lines object(s), 1 Parquet file(s))`).join(', ')}`,
+    });
+    // FinishRun compacted the run: its step tables' JSON Lines objects are gone, their rows are read from Parquet below.
+    for (const table of ['steps', 'intervals', 'server_metrics', 'metric_windows'] as const) {
+      expect(await lakeObject(lakeKeys.stepTable(table, dt, runId, cell.cellId, step.stepId))).toBeUndefined();
+    }
     const path = [
       'PlanRun',
       'ProvisionCell',
@@ -430,18 +473,18 @@ describe('the synthesized workflow with the AWS handlers on moto', () => {
     );
     const [runRow] = await lakeRows<RunRow>(lakeKeys.run(dt, runId));
     expect(runRow).toMatchObject({ run_id: runId, backend: 'aws', region: REGION, status: 'succeeded', error: null, sysbench_version: '1.0.20' });
-    const steps = await lakeRows<StepRow>(lakeKeys.stepTable('steps', dt, runId, cell.cellId, step.stepId));
+    const steps = await compactedRows<StepRow>('steps', dt, runId);
     expect(steps).toHaveLength(1);
     expect(steps[0]).toMatchObject({ status: 'ok', error: null, threads: 2, target: 'writer', tps: 622.88, qps: 12511.28, lat_pct_ms: 8.13, errors: 10, az: 'us-east-1a' });
     expect(steps[0]!.endpoint_instance).toBe(names.writerId);
     expect(steps[0]!.client_cpu_avg_pct).toBe(32);
-    const intervals = await lakeRows<IntervalRow>(lakeKeys.stepTable('intervals', dt, runId, cell.cellId, step.stepId));
+    const intervals = await compactedRows<IntervalRow>('intervals', dt, runId);
     expect(intervals.map((i) => [i.t, i.tps])).toEqual([
       [1, 647.479],
       [2, 685.569],
       [3, 543.001],
     ]);
-    const metrics = await lakeRows<ServerMetricRow>(lakeKeys.stepTable('server_metrics', dt, runId, cell.cellId, step.stepId));
+    const metrics = await compactedRows<ServerMetricRow>('server_metrics', dt, runId);
     expect(metrics.filter((m) => m.source === 'pi').map((m) => [m.instance_id, m.metric, m.value])).toEqual(expect.arrayContaining([[names.writerId, 'db.load.avg', 1.5]]));
     expect(metrics.filter((m) => m.metric === 'ClientHostCPU').map((m) => m.value)).toEqual([31, 32, 33]);
 
@@ -458,7 +501,7 @@ describe('the synthesized workflow with the AWS handlers on moto', () => {
     expect(progressLine(wait, () => 1)).toBe(
       `[1/1 ${cell.cellId}] waiting ${firstAnswer.lateMetrics.waitS} s for the last CloudWatch/Performance Insights datapoints of 1 step(s)`,
     );
-    const windows = await lakeRows<MetricWindowRow>(lakeKeys.stepTable('metric_windows', dt, runId, cell.cellId, step.stepId));
+    const windows = await compactedRows<MetricWindowRow>('metric_windows', dt, runId);
     const cloudwatchWindows = windows.filter((w) => w.source === 'cloudwatch');
     expect(cloudwatchWindows.map((w) => `${w.instance_id} ${w.metric}`)).toEqual(
       expect.arrayContaining([`${names.writerId} CPUUtilization`, `${names.readerId(1)} AuroraReplicaLag`]),
@@ -500,7 +543,7 @@ describe('the synthesized workflow with the AWS handlers on moto', () => {
     // Assert: waited once, collected again, still nothing: every CloudWatch window says so.
     expect(result.status).toBe('SUCCEEDED');
     expect(entered(result.events, 'WaitForLateMetrics')).toBe(1);
-    const windows = await lakeRows<MetricWindowRow>(lakeKeys.stepTable('metric_windows', dt, runId, cell.cellId, step.stepId));
+    const windows = await compactedRows<MetricWindowRow>('metric_windows', dt, runId);
     const cloudwatchWindows = windows.filter((w) => w.source === 'cloudwatch');
     expect(cloudwatchWindows.length).toBeGreaterThan(0);
     for (const w of cloudwatchWindows) expect(w).toMatchObject({ received: 0, complete: false });
@@ -517,7 +560,7 @@ describe('the synthesized workflow with the AWS handlers on moto', () => {
   it('a late collection that fails is caught: the cell is torn down normally, its windows stay marked and the manifest says why', async () => {
     // Arrange
     const runId = 'moto-wf-late-refused-20261121';
-    const { cell, step } = plannedCell(runId);
+    const { cell } = plannedCell(runId);
     publishing = 'late-collection-refused';
 
     // Act
@@ -529,7 +572,7 @@ describe('the synthesized workflow with the AWS handlers on moto', () => {
     expect(result.events.filter((e) => e.type === 'StateCaught').map((e) => e.state?.name)).toContain('CollectLateMetrics');
     expect(entered(result.events, 'TeardownCell')).toBe(1);
     expect(entered(result.events, 'TeardownCellOnError')).toBe(0);
-    const windows = await lakeRows<MetricWindowRow>(lakeKeys.stepTable('metric_windows', dt, runId, cell.cellId, step.stepId));
+    const windows = await compactedRows<MetricWindowRow>('metric_windows', dt, runId);
     expect(windows.filter((w) => w.source === 'cloudwatch').every((w) => !w.complete)).toBe(true);
     const [runRow] = await lakeRows<RunRow>(lakeKeys.run(dt, runId));
     expect(JSON.parse(runRow!.notes)).toContainEqual(

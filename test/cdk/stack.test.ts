@@ -9,7 +9,7 @@ import { AWS_CONFIG_ENV } from '../../core/backends/aws/config';
 import { cellNames } from '../../core/backends/aws/names';
 import { LAKE_COLUMNS } from '../../core/lake/columns';
 import { LAKE_TABLES } from '../../core/lake/rows';
-import { allViewSql } from '../../core/lake/views';
+import { athenaViewSql, jsonTableName, parquetDataColumns, STEP_TABLES, type StepTable } from '../../core/lake/athena-storage';
 import { TASK_NAMES } from '../../core/workflow/task-names';
 import { REGRESSIONS_METRIC, VERDICT_METRIC_NAMESPACE } from '../../core/backends/aws/verdict-alerts';
 import { EXPIRES_AT_TAG, RDS_NAME_PREFIX, RUN_ID_TAG } from '../../lib/handler-environment';
@@ -117,7 +117,9 @@ describe('ResultsLake', () => {
 
   test.each(LAKE_TABLES)('table %s: the row columns, JSON SerDe, dt projected as a date', (table) => {
     const tables = resourcesOf(t.template, 'AWS::Glue::Table').map(([, r]) => r.Properties['TableInput'] as Record<string, any>);
-    const input = tables.find((i) => i['Name'] === table)!;
+    // A step table's JSON Lines table is <table>_json: <table> is the view over it and its Parquet table.
+    const name = (STEP_TABLES as readonly string[]).includes(table) ? jsonTableName(table as StepTable) : table;
+    const input = tables.find((i) => i['Name'] === name)!;
     expect(input).toBeDefined();
     const sd = input['StorageDescriptor'];
     expect(sd.Columns.map((c: { Name: string }) => c.Name)).toEqual(Object.keys(LAKE_COLUMNS[table]));
@@ -135,6 +137,24 @@ describe('ResultsLake', () => {
     expect(render(sd.Location)).toBe(`s3://<${bucketId}>/tables/${table}/`);
   });
 
+  test.each(STEP_TABLES)('table %s_parquet: the row columns but run_id, Parquet SerDe, partitions (dt, run_id) registered per run, not projected', (table) => {
+    const tables = resourcesOf(t.template, 'AWS::Glue::Table').map(([, r]) => r.Properties['TableInput'] as Record<string, any>);
+    const input = tables.find((i) => i['Name'] === `${table}_parquet`)!;
+    expect(input).toBeDefined();
+    const sd = input['StorageDescriptor'];
+    expect(sd.Columns.map((c: { Name: string }) => c.Name)).toEqual(Object.keys(LAKE_COLUMNS[table]).filter((c) => c !== 'run_id'));
+    expect(sd.Columns.map((c: { Name: string }) => c.Name)).toEqual(parquetDataColumns(table));
+    expect(sd.Columns.map((c: { Type: string }) => c.Type)).toEqual(parquetDataColumns(table).map((c) => LAKE_COLUMNS[table][c]));
+    expect(sd.SerdeInfo.SerializationLibrary).toBe('org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe');
+    expect(sd.InputFormat).toBe('org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat');
+    expect(input['PartitionKeys']).toEqual([
+      { Name: 'dt', Type: 'string' },
+      { Name: 'run_id', Type: 'string' },
+    ]);
+    expect(input['Parameters']['projection.enabled']).toBeUndefined();
+    expect(render(sd.Location)).toBe(`s3://<${logicalIdOf('Lake/Bucket/Resource')}>/compacted/${table}/`);
+  });
+
   test('the Athena workgroup enforces its result location, encryption and bytes-scanned cutoff', () => {
     const wg = resourcesOf(t.template, 'AWS::Athena::WorkGroup')[0]![1].Properties as Record<string, any>;
     const cfg = wg['WorkGroupConfiguration'];
@@ -145,8 +165,8 @@ describe('ResultsLake', () => {
     expect(render(cfg.ResultConfiguration.OutputLocation)).toBe(`s3://<${logicalIdOf('Lake/Bucket/Resource')}>/athena-results/`);
   });
 
-  test('one named query per shared view, in creation order, with the view SQL', () => {
-    const views = allViewSql(join(PROJECT_ROOT, 'core', 'lake', 'sql'));
+  test('one named query per view (the step tables over both formats, then the shared views), in creation order, with the view SQL', () => {
+    const views = athenaViewSql(join(PROJECT_ROOT, 'core', 'lake', 'sql'));
     const queries = resourcesOf(t.template, 'AWS::Athena::NamedQuery')
       .map(([, q]) => q.Properties as { Name: string; QueryString: string; Database: string; WorkGroup: string })
       .sort((a, b) => a.Name.localeCompare(b.Name));

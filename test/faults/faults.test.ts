@@ -176,6 +176,10 @@ describe('faults injected into local runs', () => {
     expect(lakeQuery('select cell_id, step_id, status, error from steps')).toEqual([
       { cell_id: 'a-r1', step_id: 'ro-t1', status: 'failed', error: expect.stringMatching(/^stopped by SIGTERM .* while the step ran$/) as string },
     ]);
+    // An aborted run has ended too: its step rows are compacted to Parquet (core/cli/run-local.ts).
+    expect(readdirSync(join(lake, 'tables', 'steps'), { recursive: true, encoding: 'utf8' }).filter((f) => /\.(jsonl|parquet)$/.test(f))).toEqual([
+      expect.stringMatching(/^dt=[\d-]+\/faults-\S+\.parquet$/) as string,
+    ]);
     expect(ports.length).toBe(2);
     await expectNothingLeft(ports);
   }, 180_000);
@@ -243,10 +247,10 @@ describe('faults injected into local runs', () => {
     // Arrange: a finished run with a fixed id
     const spec = writeSpec('ids.json', base);
     expect(cli(['run', spec, '--run-id', 'fixed-1']).code).toBe(0);
-    // A finished run's step rows are compacted to Parquet (core/lake/compact.ts); an aborted run's stay JSON Lines.
-    const stepFileOf = (runId: string, ext: string) =>
-      readdirSync(join(lake, 'tables', 'steps'), { recursive: true, encoding: 'utf8' }).find((f) => f.includes(runId) && f.endsWith(ext))!;
-    const stepFile = stepFileOf('fixed-1', '.parquet');
+    // A run's step rows are compacted to Parquet once it has ended (core/lake/compact.ts); its run row stays JSON Lines.
+    const fileOf = (table: string, runId: string, ext: string) =>
+      readdirSync(join(lake, 'tables', table), { recursive: true, encoding: 'utf8' }).find((f) => f.includes(runId) && f.endsWith(ext))!;
+    const stepFile = fileOf('steps', 'fixed-1', '.parquet');
     const before = readFileSync(join(lake, 'tables', 'steps', stepFile));
     // Act: the same id again
     const again = cli(['run', spec, '--run-id', 'fixed-1']);
@@ -269,8 +273,8 @@ describe('faults injected into local runs', () => {
     live.child.kill('SIGINT');
     expect((await live.exited).code).toBe(130);
 
-    // Act: the aborted run's step file (JSON Lines) truncated mid-line
-    const badFile = join(lake, 'tables', 'steps', stepFileOf('live-1', '.jsonl'));
+    // Act: the aborted run's row (JSON Lines) truncated mid-line
+    const badFile = join(lake, 'tables', 'runs', fileOf('runs', 'live-1', '.jsonl'));
     const text = readFileSync(badFile, 'utf8');
     writeFileSync(badFile, text.slice(0, Math.floor(text.length / 2)));
     const results = cli(['results', '--run', 'fixed-1']);

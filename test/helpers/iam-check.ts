@@ -46,6 +46,8 @@ const S3_OPERATION_ACTIONS: Readonly<Record<string, readonly string[]>> = {
   ListObjectsV2: ['s3:ListBucket'],
   HeadBucket: ['s3:ListBucket'],
   DeleteObject: ['s3:DeleteObject'],
+  // DeleteObjects is authorized per key by s3:DeleteObject.
+  DeleteObjects: ['s3:DeleteObject'],
   GetBucketEncryption: ['s3:GetEncryptionConfiguration'],
 };
 
@@ -77,7 +79,21 @@ const DEPENDENT_ACTIONS: Readonly<Record<string, readonly string[]>> = {
   'rds:CreateDBClusterParameterGroup': ['rds:AddTagsToResource'],
   'rds:CreateDBParameterGroup': ['rds:AddTagsToResource'],
   'ec2:RunInstances': ['ec2:CreateTags', 'iam:PassRole', 'ssm:GetParameters'],
-  'athena:StartQueryExecution': ['glue:GetDatabase', 'glue:GetTable', 'glue:GetPartitions', 'glue:CreateTable', 'glue:UpdateTable', 's3:GetBucketLocation'],
+  // With FinishRun's compaction (core/backends/aws/athena-compaction.ts) also ALTER TABLE ADD
+  // PARTITION (Athena User Guide, "ALTER TABLE ADD PARTITION": glue:CreatePartition; and
+  // glue:BatchCreatePartition, glue:GetPartition) and UNLOAD, which writes with s3:PutObject.
+  'athena:StartQueryExecution': [
+    'glue:GetDatabase',
+    'glue:GetTable',
+    'glue:GetPartitions',
+    'glue:GetPartition',
+    'glue:CreatePartition',
+    'glue:BatchCreatePartition',
+    'glue:CreateTable',
+    'glue:UpdateTable',
+    's3:GetBucketLocation',
+    's3:PutObject',
+  ],
 };
 
 export interface CodeCall {

@@ -5,7 +5,7 @@
  */
 import type { AthenaClient } from '@aws-sdk/client-athena';
 import { runAthenaQuery } from './athena';
-import { allViewSql } from '../../lake/views';
+import { athenaViewSql } from '../../lake/athena-storage';
 import type { LakeRowObject, LakeValue } from '../../lake/duckdb';
 
 export interface AthenaLakeOptions {
@@ -48,10 +48,13 @@ export class AthenaLake {
     return runAthenaQuery(this.options.client, { sql, database: this.options.database, workGroup: this.options.workGroup }, { pollMs: this.options.pollMs ?? 500 });
   }
 
-  /** CREATE OR REPLACE VIEW is idempotent and cheap: run the shared views before the first query. */
+  /**
+   * CREATE OR REPLACE VIEW is idempotent and cheap: before the first query, the step tables' views
+   * over JSON Lines and Parquet (core/lake/athena-storage.ts), then the shared views that read them.
+   */
   async ensureViews(): Promise<void> {
     if (this.viewsReady) return;
-    for (const view of allViewSql()) await this.run(view.sql);
+    for (const view of athenaViewSql()) await this.run(view.sql);
     this.viewsReady = true;
   }
 

@@ -14,6 +14,7 @@ import { lstat, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/
 import { tmpdir, userInfo } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { AuroraBenchError } from '../../errors';
+import { compactRun } from '../../lake/compact';
 import type { RunRow } from '../../lake/rows';
 import { toJsonLines } from '../../lake/rows';
 import { LocalLakeStore } from './local-lake';
@@ -354,16 +355,17 @@ export async function claimRunDir(runRoot: string, runId: string, where: { lakeR
   return claim;
 }
 
+/** The key of the claimed run's row: the date partition is the day the workflow planned it, which may be after the claim's. */
+async function runRowKey(lake: LocalLakeStore, claim: RunClaim): Promise<string | undefined> {
+  const file = claim.runKey.split('/').pop()!;
+  return (await lake.get(claim.runKey).catch(() => undefined)) !== undefined ? claim.runKey : (await lake.list('tables/runs/').catch(() => [])).find((k) => k.endsWith(`/${file}`));
+}
+
 /**
  * A run left `running` in the lake by an owner that is gone becomes `aborted`, with why: what
  * `cleanup` does for every run it cleans, so no status stays a lie. Returns whether it changed the row.
  */
-async function settleRunRow(claim: RunClaim, reason: string): Promise<boolean> {
-  const lake = new LocalLakeStore(claim.lakeRoot);
-  // The run row's date partition is the day the workflow planned it, which may be after the claim's.
-  const file = claim.runKey.split('/').pop()!;
-  const key =
-    (await lake.get(claim.runKey).catch(() => undefined)) !== undefined ? claim.runKey : (await lake.list('tables/runs/').catch(() => [])).find((k) => k.endsWith(`/${file}`));
+async function settleRunRow(lake: LocalLakeStore, key: string | undefined, reason: string): Promise<boolean> {
   const text = key === undefined ? undefined : await lake.get(key).catch(() => undefined);
   if (key === undefined || text === undefined) return false;
   let row: RunRow;
@@ -378,6 +380,18 @@ async function settleRunRow(claim: RunClaim, reason: string): Promise<boolean> {
 }
 
 /**
+ * A run `cleanup` settles has ended: its step files become Parquet as a finished run's do
+ * (core/lake/compact.ts; its owner, gone, never got to it). Whether anything was compacted; a
+ * failure leaves the JSON Lines files, which the lake reads as before.
+ */
+async function compactSettledRun(lakeRoot: string, runId: string, key: string | undefined): Promise<boolean> {
+  const dt = key === undefined ? undefined : /\/dt=(\d{4}-\d{2}-\d{2})\//.exec(key)?.[1];
+  if (dt === undefined) return false;
+  const done = await compactRun(lakeRoot, { runId, dt }).catch(() => []);
+  return done.length > 0;
+}
+
+/**
  * Cleans every run under `runRoot` whose owner process is gone (crashed, killed, Ctrl-C'd twice),
  * and settles its run row (`aborted`, with why). Runs of live processes are left alone unless
  * `includeLive` (they belong to someone running now). Only this user's private run root and the
@@ -386,18 +400,19 @@ async function settleRunRow(claim: RunClaim, reason: string): Promise<boolean> {
 export async function cleanupAllRuns(
   runRoot: string = defaultRunRoot(),
   options: { includeLive?: boolean } = {},
-): Promise<{ removed: string[]; skippedLive: string[]; settled: string[] }> {
+): Promise<{ removed: string[]; skippedLive: string[]; settled: string[]; compacted: string[] }> {
   let entries: string[];
   try {
     entries = await readdir(runRoot);
   } catch {
-    return { removed: [], skippedLive: [], settled: [] };
+    return { removed: [], skippedLive: [], settled: [], compacted: [] };
   }
   await checkRunRoot(runRoot);
   const uid = currentUid();
   const removed: string[] = [];
   const skippedLive: string[] = [];
   const settled: string[] = [];
+  const compacted: string[] = [];
   for (const entry of entries) {
     if (entry.startsWith('.')) continue;
     const info = await lstat(join(runRoot, entry)).catch(() => undefined);
@@ -427,8 +442,11 @@ export async function cleanupAllRuns(
           : ownerAlive(claim)
             ? `stopped by \`aurora-bench cleanup\` while its aurora-bench (${pid}) still ran`
             : `its aurora-bench (${pid}) ended without finishing the run (killed, crashed, a forced exit or a full disk); settled by \`aurora-bench cleanup\``;
-      if (await settleRunRow(claim, why).catch(() => false)) settled.push(claim.runId);
+      const lake = new LocalLakeStore(claim.lakeRoot);
+      const key = await runRowKey(lake, claim);
+      if (await settleRunRow(lake, key, why).catch(() => false)) settled.push(claim.runId);
+      if (await compactSettledRun(claim.lakeRoot, claim.runId, key)) compacted.push(claim.runId);
     }
   }
-  return { removed, skippedLive, settled };
+  return { removed, skippedLive, settled, compacted };
 }

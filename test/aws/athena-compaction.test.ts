@@ -1,0 +1,172 @@
+/**
+ * FinishRun's compaction on AWS (core/backends/aws/athena-compaction.ts) against moto's S3 and Athena.
+ * moto's Athena records queries but runs no SQL and writes no file, so Athena's part is played by the
+ * rehearsal's emulation (core/rehearsal/athena-emulation.ts): DuckDB runs the UNLOAD's own SELECT over
+ * the run's JSON Lines objects and puts the hive-partitioned Parquet files where UNLOAD would, and
+ * keeps the registered partitions (the SQL itself is checked on DuckDB in
+ * test/unit/athena-storage.test.ts). What is checked here are the requests: which statements are sent
+ * in which order, what is deleted, what is kept, and that a repeat does nothing twice.
+ */
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AthenaClient, CreateWorkGroupCommand } from '@aws-sdk/client-athena';
+import { CreateBucketCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { runAthenaQuery } from '../../core/backends/aws/athena';
+import { compactRunOnAthena, type AthenaCompactionOptions } from '../../core/backends/aws/athena-compaction';
+import { addRunPartitionSql } from '../../core/lake/athena-storage';
+import { lakeKeys, toJsonLines } from '../../core/lake/rows';
+import { AthenaEmulation } from '../../core/rehearsal/athena-emulation';
+import { interceptClient } from '../../core/rehearsal/sdk-intercept';
+import { CREDENTIALS, destroyRawClients, rawClients, REGION, type RawClients } from './fixtures';
+import { startMoto, type MotoServer } from './moto';
+
+jest.setTimeout(120_000);
+
+const BUCKET = 'compaction-lake';
+const PREFIX = 'lake/';
+const DT = '2026-11-20';
+const RUN = { runId: 'nightly-7', dt: DT };
+
+let moto: MotoServer | undefined;
+let raw: RawClients;
+let athena: AthenaClient | undefined;
+let bare: AthenaClient | undefined;
+let emulation: AthenaEmulation;
+const bareSent: string[] = [];
+/** What the emulated Athena was sent since the test began. */
+let sentFrom = 0;
+const sent = () => emulation.queries.slice(sentFrom);
+
+async function keys(s3: S3Client, prefix: string): Promise<string[]> {
+  const out = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix }));
+  return (out.Contents ?? []).map((o) => o.Key!).sort();
+}
+
+beforeAll(async () => {
+  const server = startMoto();
+  moto = server;
+  raw = rawClients(server.endpoint);
+  const client = new AthenaClient({ region: REGION, endpoint: server.endpoint, credentials: CREDENTIALS });
+  athena = client;
+  emulation = new AthenaEmulation({
+    s3: raw.s3,
+    bucket: BUCKET,
+    lakePrefix: PREFIX,
+    motoEndpoint: server.endpoint,
+    region: REGION,
+    dir: join(tmpdir(), `ab-compaction-lake-copy-${process.pid}`),
+  });
+  emulation.install(client);
+  // A bare Athena (moto alone): every query "succeeds", UNLOAD writes nothing.
+  const bareClient = new AthenaClient({ region: REGION, endpoint: server.endpoint, credentials: CREDENTIALS });
+  bare = bareClient;
+  interceptClient(bareClient, 'compactionTestBareAthena', async (command, input, forward) => {
+    if (command === 'StartQueryExecution') bareSent.push(String(input['QueryString']));
+    return forward();
+  });
+  await raw.s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
+  await client.send(new CreateWorkGroupCommand({ Name: 'aurora-bench', Configuration: { ResultConfiguration: { OutputLocation: `s3://${BUCKET}/athena-results/` } } }));
+});
+afterAll(() => {
+  athena?.destroy();
+  bare?.destroy();
+  rmSync(join(tmpdir(), `ab-compaction-lake-copy-${process.pid}`), { recursive: true, force: true });
+  destroyRawClients(raw);
+  moto?.stop();
+});
+beforeEach(() => {
+  sentFrom = emulation.queries.length;
+});
+
+function started<T>(value: T | undefined): T {
+  if (value === undefined) throw new Error('moto did not start (see beforeAll)');
+  return value;
+}
+
+const options = (client = athena): AthenaCompactionOptions => ({
+  athena: started(client),
+  s3: raw.s3,
+  bucket: BUCKET,
+  lakePrefix: PREFIX,
+  workGroup: 'aurora-bench',
+  database: 'aurora_bench',
+  query: { pollMs: 1 },
+});
+
+/** Two steps of interval rows of the run, one of another run the same day, and the run's row (not a step table). */
+async function writeRun(runId: string): Promise<void> {
+  for (const step of ['s1', 's2']) {
+    const rows = [1, 2, 3].map((t) => ({ run_id: runId, cell_id: 'c1', variant: 'base', step_id: step, client_id: 'client-0', t, threads: 8, tps: 100 + t, qps: 2000, dt: DT }));
+    await raw.s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: PREFIX + lakeKeys.stepTable('intervals', DT, runId, 'c1', step), Body: toJsonLines(rows) }));
+  }
+}
+
+describe('compactRunOnAthena on moto', () => {
+  it('asks whether the run is registered, UNLOADs it, registers the partition, then deletes only its JSON Lines objects; a repeat does nothing', async () => {
+    // Arrange
+    await writeRun(RUN.runId);
+    await writeRun('nightly-8');
+    await raw.s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: `${PREFIX}compacted/intervals/dt=${DT}/run_id=${RUN.runId}/orphan-of-a-failed-unload`, Body: 'x' }));
+
+    // Act
+    const first = await compactRunOnAthena(options(), RUN);
+    const firstSent = sent();
+    const again = await compactRunOnAthena(options(), RUN);
+
+    // Assert: one table had rows; the statements in order, the orphan gone, Parquet in the run's partition.
+    expect(first).toEqual([{ table: 'intervals', jsonObjects: 2, parquetObjects: 1, unloaded: true }]);
+    expect(firstSent).toHaveLength(3);
+    expect(firstSent[0]).toMatch(/^SELECT count\(\*\) AS partitions FROM "intervals_parquet\$partitions" WHERE dt = '2026-11-20' AND "run_id" = 'nightly-7'$/);
+    expect(firstSent[1]).toMatch(
+      /^UNLOAD \(SELECT .* FROM intervals_json WHERE dt = '2026-11-20' AND "run_id" = 'nightly-7' ORDER BY cell_id, step_id, client_id, t\)\nTO 's3:\/\/compaction-lake\/lake\/compacted\/intervals\/'/,
+    );
+    expect(firstSent[2]).toBe(
+      "ALTER TABLE intervals_parquet ADD IF NOT EXISTS PARTITION (dt = '2026-11-20', run_id = 'nightly-7') LOCATION 's3://compaction-lake/lake/compacted/intervals/dt=2026-11-20/run_id=nightly-7/'",
+    );
+    const parquet = await keys(raw.s3, `${PREFIX}compacted/intervals/dt=${DT}/run_id=${RUN.runId}/`);
+    expect(parquet).toHaveLength(1);
+    expect(parquet[0]).not.toMatch(/orphan/);
+    expect(await keys(raw.s3, `${PREFIX}tables/intervals/dt=${DT}/`)).toEqual([
+      `${PREFIX}tables/intervals/dt=${DT}/nightly-8__c1__s1.jsonl`,
+      `${PREFIX}tables/intervals/dt=${DT}/nightly-8__c1__s2.jsonl`,
+    ]);
+    expect(again).toEqual([]);
+    expect(sent()).toHaveLength(3);
+  });
+
+  it('after a crash between the registration and the deletion, deletes the JSON Lines objects without unloading again', async () => {
+    // Arrange: the run's partition is registered (the crashed call's last statement), its JSON Lines objects are still there.
+    await writeRun('nightly-9');
+    const location = `s3://${BUCKET}/${PREFIX}compacted/intervals/dt=${DT}/run_id=nightly-9/`;
+    await runAthenaQuery(
+      started(athena),
+      { sql: addRunPartitionSql('intervals', { runId: 'nightly-9', dt: DT }, location), database: 'aurora_bench', workGroup: 'aurora-bench' },
+      { pollMs: 1 },
+    );
+    sentFrom = emulation.queries.length;
+
+    // Act
+    const done = await compactRunOnAthena(options(), { runId: 'nightly-9', dt: DT });
+
+    // Assert
+    expect(done).toEqual([{ table: 'intervals', jsonObjects: 2, parquetObjects: 0, unloaded: false }]);
+    expect(sent().map((q) => q.split(' ')[0])).toEqual(['SELECT']);
+    expect(await keys(raw.s3, `${PREFIX}tables/intervals/dt=${DT}/nightly-9__`)).toEqual([]);
+  });
+
+  it('an UNLOAD that wrote nothing registers nothing and keeps the JSON Lines objects, with an error that says so', async () => {
+    // Arrange
+    await writeRun('nightly-10');
+
+    // Act: moto alone answers (the UNLOAD "succeeds" and writes nothing).
+    const compaction = compactRunOnAthena(options(bare), { runId: 'nightly-10', dt: DT });
+
+    // Assert
+    await expect(compaction).rejects.toThrow(
+      /Athena UNLOAD of intervals for run nightly-10 wrote nothing under s3:\/\/compaction-lake\/lake\/compacted\/intervals\/dt=2026-11-20\/run_id=nightly-10\/; its JSON Lines objects are kept/,
+    );
+    expect(bareSent.map((q) => q.split(' ')[0])).toEqual(['SELECT', 'UNLOAD']);
+    expect(await keys(raw.s3, `${PREFIX}tables/intervals/dt=${DT}/nightly-10__`)).toHaveLength(2);
+  });
+});
