@@ -17,6 +17,9 @@ export function renderPlan(plan: Plan, extra: readonly string[] = []): string {
   const out: string[] = [];
   out.push(`Plan for "${plan.specName}" on ${plan.backend} (run id ${plan.runId})`);
   out.push(`  engine ${engineName(plan.engine)}, region ${plan.region}, ${plan.cells.length} cells, max ${plan.maxConcurrency} at once`);
+  if (plan.order === 'duet')
+    out.push(`  order duet: ${plan.duets?.length ?? 0} duet(s), each running one round's cells together (${plan.duets?.[0]?.members.join(' + ') ?? ''}, ...)`);
+  else if (plan.order === 'randomized') out.push(`  order randomized, seed ${plan.orderSeed ?? '?'}`);
   const cells = new Table({ head: ['#', 'cell', 'engine', 'instance class', 'readers', 'clients', 'steps', 'data'], style: { head: [], border: [] } });
   for (const c of plan.cells) {
     cells.push([

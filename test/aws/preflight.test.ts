@@ -237,6 +237,20 @@ function expectReadOnly(mocks: Mocks): void {
 // ------------------------------------------------------------------ tests
 
 describe('account preflight: all OK', () => {
+  it("counts a duet's clients together: its variants run at once in one Map item", async () => {
+    // Arrange: maxConcurrency 1, but a duet runs "graviton" (2 x c6g.large) and "bigger" (1 x c6i.large) together.
+    const mocks = setup();
+
+    // Act
+    const report = await preflight(spec({ order: 'duet', maxConcurrency: 1 }), mocks);
+
+    // Assert
+    const summary = Object.fromEntries(report.checks.map((c) => [c.id, c.summary]));
+    expect(summary['vcpu-quota']).toBe('6 vCPUs of clients at once (the largest 2 cells, maxConcurrency 1); 0 already running (counted from DescribeInstances); quota 64');
+    expectReadOnly(mocks);
+    destroyAwsClients(mocks.clients);
+  });
+
   it('says ok for every check of a runnable experiment, and only reads', async () => {
     // Arrange
     const mocks = setup();

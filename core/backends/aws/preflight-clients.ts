@@ -193,16 +193,19 @@ async function standardQuota(clients: AwsClients): Promise<number> {
 }
 
 /**
- * The clients' vCPUs at the worst moment: the spec's maxConcurrency cells at once (a Distributed
- * Map runs any maxConcurrency of them together), so the largest that many cells, summed.
+ * The clients' vCPUs at the worst moment: the spec's maxConcurrency Map items at once (a
+ * Distributed Map runs any maxConcurrency of them together), so the largest that many, summed. An
+ * item is a cell, or with order "duet" one round's cells, whose clients all run together.
  */
 function peakClientVcpus(plan: Plan, vcpusOf: (instanceType: string) => number | undefined): { vcpus: number; cells: number } {
-  const perCell = plan.cells
-    .filter((c) => vcpuQuotaGroup(c.variant.clients.instanceType) === 'Standard')
-    .map((c) => c.variant.clients.count * (vcpusOf(c.variant.clients.instanceType) ?? 0))
-    .sort((a, b) => b - a);
-  const atOnce = perCell.slice(0, Math.max(1, plan.maxConcurrency));
-  return { vcpus: atOnce.reduce((a, b) => a + b, 0), cells: atOnce.length };
+  const perItem = new Map<string, { vcpus: number; cells: number }>();
+  for (const c of plan.cells) {
+    if (vcpuQuotaGroup(c.variant.clients.instanceType) !== 'Standard') continue;
+    const item = perItem.get(c.duet ?? c.cellId) ?? { vcpus: 0, cells: 0 };
+    perItem.set(c.duet ?? c.cellId, { vcpus: item.vcpus + c.variant.clients.count * (vcpusOf(c.variant.clients.instanceType) ?? 0), cells: item.cells + 1 });
+  }
+  const atOnce = [...perItem.values()].sort((a, b) => b.vcpus - a.vcpus).slice(0, Math.max(1, plan.maxConcurrency));
+  return { vcpus: atOnce.reduce((a, b) => a + b.vcpus, 0), cells: atOnce.reduce((a, b) => a + b.cells, 0) };
 }
 
 export async function checkVcpuQuota(input: ClientCheckInput): Promise<PreflightCheck> {
