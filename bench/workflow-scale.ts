@@ -32,7 +32,7 @@
  * above plus MapRunStarted, MapRunSucceeded), and each item a child execution of its own with
  * ExecutionStarted and ExecutionSucceeded.
  *
- * Run: `node dist/bench/workflow-scale.js [--json] [--sizes 10,100,1000,10000] [--layouts one,spread]`
+ * Run: `node dist/bench/workflow-scale.js [--json] [--sizes 10,100,1000,10000] [--layouts one,spread] [--reuse cell|step]`
  * after `npm run build`. Prints figures; asserts nothing.
  */
 import '../core/polyfills';
@@ -40,7 +40,7 @@ import { parseArgs } from 'node:util';
 import { MAX_SWEEP_VALUES, type SpecInput } from '../core/experiment/schema';
 import { allStates, loadDefinition, type AslState } from '../core/workflow/asl';
 import { executeLocally, localFunctionArn, type ExecutionEvent } from '../core/workflow/local-runner';
-import type { TaskDeps } from '../core/workflow/tasks';
+import { planRunTask, type TaskDeps } from '../core/workflow/tasks';
 import { InProcessBenchBackend } from './in-process-backend';
 
 const HISTORY_EVENTS_LIMIT = 25_000;
@@ -172,7 +172,7 @@ class HistoryCounter {
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 
-function specOf(steps: number, cells: number): SpecInput {
+function specOf(steps: number, cells: number, reuse: 'cell' | 'step'): SpecInput {
   const perCell = steps / cells;
   const threadCount = Math.min(MAX_SWEEP_VALUES, perCell);
   if (!Number.isInteger(perCell) || perCell % threadCount !== 0 || perCell / threadCount > MAX_SWEEP_VALUES) {
@@ -184,14 +184,14 @@ function specOf(steps: number, cells: number): SpecInput {
     variants: [{ name: 'v', instanceClass: 'db.r6g.large', readers: 0 }],
     repeats: cells,
     maxConcurrency: 1,
-    data: { tables: 1, tableSize: 1000, prepareThreads: 1 },
+    data: { tables: 1, tableSize: 1000, prepareThreads: 1, reuse },
     defaults: { durationS: 1, warmupS: 0, reportIntervalS: 1 },
     // A spec lists at most 100 thread counts and 100 rates per workload (MAX_SWEEP_VALUES): one step per pair.
     workloads: [{ name: 'rw', test: 'oltp_read_write', threads: range(threadCount), rates: range(perCell / threadCount) }],
   };
 }
 
-export async function measure(steps: number, layout: 'one cell' | 'spread'): Promise<ScaleFigures> {
+export async function measure(steps: number, layout: 'one cell' | 'spread', reuse: 'cell' | 'step' = 'cell'): Promise<ScaleFigures> {
   const cells = layout === 'one cell' ? 1 : Math.min(10, steps);
   const backend = new InProcessBenchBackend();
   const deps: TaskDeps = {
@@ -207,7 +207,7 @@ export async function measure(steps: number, layout: 'one cell' | 'spread'): Pro
   };
   const counter = new HistoryCounter(shapeOf(loadDefinition(localFunctionArn)));
   const started = process.hrtime.bigint();
-  const result = await executeLocally({ deps, input: { spec: specOf(steps, cells) }, pollMs: 0, retryMs: 0, onEvent: (ev) => counter.onEvent(ev) });
+  const result = await executeLocally({ deps, input: { spec: specOf(steps, cells, reuse) }, pollMs: 0, retryMs: 0, onEvent: (ev) => counter.onEvent(ev) });
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const children = [...counter.children.values()];
   const all = [counter.parent, ...children];
@@ -231,6 +231,39 @@ export async function measure(steps: number, layout: 'one cell' | 'spread'): Pro
     fits,
     seconds: Math.round(seconds * 10) / 10,
   };
+}
+
+/**
+ * The parent execution's largest state at the most cells a spec allows (50 variants x 100 repeats):
+ * PlanRun's output carries one reference per cell, RunCells collects one {cellId, status} per cell,
+ * and FinishRun's input holds both. Measured from PlanRun itself (the in-process backend), the
+ * collected results written as the cells return them.
+ */
+async function parentStateAtMaxCells(variants: number, repeats: number): Promise<{ cells: number; planOutputBytes: number; finishInputBytes: number; fits: boolean }> {
+  const deps: TaskDeps = {
+    backend: new InProcessBenchBackend(),
+    now: () => new Date(),
+    toolVersion: 'bench',
+    gitSha: null,
+    serverVersion: null,
+    readyTimeoutS: 3600,
+    judgeRun: () => Promise.resolve([]),
+  };
+  const spec: SpecInput = {
+    name: `cells-${variants}x${repeats}`,
+    engine: { version: '3.04.0' },
+    variants: Array.from({ length: variants }, (_, i) => ({ name: `variant-${String(i + 1).padStart(2, '0')}`, instanceClass: 'db.r6g.large', readers: 0 })),
+    repeats,
+    maxConcurrency: 1,
+    data: { tables: 1, tableSize: 1000, prepareThreads: 1 },
+    defaults: { durationS: 1, warmupS: 0, reportIntervalS: 1 },
+    workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1] }],
+  };
+  const planned = await planRunTask(deps, { spec });
+  const cellResults = planned.cells.map((c) => ({ cellId: c.cellId, status: 'succeeded' }));
+  const planOutputBytes = bytes(planned);
+  const finishInputBytes = bytes({ ...planned, cellResults });
+  return { cells: planned.cells.length, planOutputBytes, finishInputBytes, fits: Math.max(planOutputBytes, finishInputBytes) * MARGIN <= PAYLOAD_BYTES_LIMIT };
 }
 
 interface Retrier {
@@ -267,15 +300,19 @@ async function main(): Promise<void> {
       json: { type: 'boolean', default: false },
       sizes: { type: 'string', default: '10,100,1000,10000' },
       layouts: { type: 'string', default: 'one,spread' },
+      // data.reuse of the measured spec: 'step' prepares afresh before every step (a prepare phase per step).
+      reuse: { type: 'string', default: 'cell' },
     },
   });
+  if (values.reuse !== 'cell' && values.reuse !== 'step') throw new Error(`--reuse ${values.reuse}: cell or step`);
+  const reuse = values.reuse;
   const sizes = values.sizes.split(',').map(Number);
   const layouts = values.layouts.split(',').map((l) => (l === 'one' ? ('one cell' as const) : ('spread' as const)));
   const rows: ScaleFigures[] = [];
   for (const steps of sizes) {
     for (const layout of layouts) {
       if (layout === 'spread' && steps <= 10) continue;
-      const row = await measure(steps, layout);
+      const row = await measure(steps, layout, reuse);
       rows.push(row);
       if (!values.json) {
         console.log(
@@ -287,6 +324,10 @@ async function main(): Promise<void> {
   }
   if (values.json) console.log(JSON.stringify(rows, null, 2));
   else {
+    const maxCells = await parentStateAtMaxCells(50, 100);
+    console.log(
+      `${maxCells.cells} cells (50 variants x 100 repeats, the most a spec allows): PlanRun output ${maxCells.planOutputBytes} B, FinishRun input ${maxCells.finishInputBytes} B (limit ${PAYLOAD_BYTES_LIMIT}), fits with 2x: ${maxCells.fits}`,
+    );
     const events = preparePollEvents(loadDefinition(localFunctionArn), 100_000_000);
     console.log(
       events === undefined
