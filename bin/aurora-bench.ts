@@ -171,12 +171,32 @@ program
       if (opts.aws) {
         if (opts.scale !== 'full') throw new UsageError('--scale small is for local rehearsals; on AWS run the experiment as written');
         const { runOnAws } = await import('../core/cli/run-aws');
+        const { askOnInterrupt } = await import('../core/cli/interrupt-choice');
+        // First Ctrl-C: the follower asks whether to stop the execution or leave it (core/cli/aws-follow.ts);
+        // a second one while it asks exits at once, leaving the execution as it is, and says so.
+        const interrupt = new AbortController();
+        let executionArn: string | undefined;
+        process.on('SIGINT', () => {
+          if (!interrupt.signal.aborted) {
+            interrupt.abort();
+            return;
+          }
+          process.stderr.write(
+            `\naurora-bench: second Ctrl-C: exiting without stopping the execution${executionArn ? `; it goes on: stop it with aws stepfunctions stop-execution --execution-arn ${executionArn}` : ''}\n`,
+          );
+          process.exit(130);
+        });
         const code = await runOnAws({
           specFile: file,
           repoRoot,
           stackName: opts.stack,
           ...(opts.region ? { region: opts.region } : {}),
           log: (l) => process.stdout.write(l + '\n'),
+          interrupt: interrupt.signal,
+          onInterrupt: (arn) => {
+            executionArn = arn;
+            return askOnInterrupt({ input: process.stdin, output: process.stderr }, arn);
+          },
         });
         process.exit(code);
       }

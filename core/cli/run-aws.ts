@@ -2,16 +2,18 @@
  * `aurora-bench run SPEC --aws`: validate, plan and run the account preflight here (refusing before
  * anything is created, with the same checks as `aurora-bench preflight` and the workflow's PlanRun),
  * start an execution of the deployed state machine with the same input the console would take,
- * and follow it until it ends, printing the same progress lines as a local run (core/workflow/progress.ts).
+ * and follow it until it ends, printing the same progress lines as a local run with the ETA, from the
+ * parent and the child executions (core/cli/aws-follow.ts); Ctrl-C asks whether to stop it or leave it running.
  */
 import { join } from 'node:path';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
-import { DescribeExecutionCommand, GetExecutionHistoryCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import type { AwsClients } from '../backends/aws/clients';
 import { preflightRefused } from '../backends/aws/preflight';
 import { preparePlanFromFile } from '../plan/prepare';
-import { HistoryProgress, progressLine } from '../workflow/progress';
+import { followExecution, INTERRUPTED_EXIT_CODE } from './aws-follow';
 import { readStackOutputs } from './aws-stack';
+import type { InterruptChoice } from './interrupt-choice';
 import { preflightPlan, renderPreflightReport } from './preflight-aws';
 
 export interface RunOnAwsOptions {
@@ -29,6 +31,10 @@ export interface RunOnAwsOptions {
   readonly clients?: AwsClients;
   /** Poll interval while following the execution. */
   readonly pollMs?: number;
+  /** Aborted on Ctrl-C: the follower asks onInterrupt what to do with the execution (core/cli/aws-follow.ts). */
+  readonly interrupt?: AbortSignal;
+  /** Stop the execution or leave it running (default: stop). */
+  readonly onInterrupt?: (executionArn: string) => Promise<InterruptChoice>;
 }
 
 /** The execution input: what a user pastes into the console's "Start execution" too. */
@@ -53,35 +59,21 @@ export async function runOnAws(options: RunOnAwsOptions): Promise<number> {
   });
   options.log(renderPreflightReport(report, spec.name));
   if (preflightRefused(report)) return 1;
+  if (options.interrupt?.aborted) {
+    options.log('interrupted before the execution started: nothing was started');
+    return INTERRUPTED_EXIT_CODE;
+  }
   const outputs = await readStackOutputs(cfn, options.stackName);
   const started = await sfn.send(new StartExecutionCommand({ stateMachineArn: outputs.stateMachineArn, name: plan.runId, input: executionInput(spec, scripts, plan.runId) }));
   const executionArn = started.executionArn!;
-  options.log(`started ${executionArn} (run ${plan.runId}); stop it from the console or with Ctrl-C here and everything is torn down by the safety net`);
-  let lastEventId = 0;
-  const history = new HistoryProgress();
-  for (;;) {
-    // Status first, history second: once the status is final so is the history, and reading it
-    // after the status cannot miss the events of an execution that ended in between.
-    const desc = await sfn.send(new DescribeExecutionCommand({ executionArn }));
-    let nextToken: string | undefined;
-    // Distributed Map cells run as child executions: the parent's history shows the map run, the
-    // per-step lines come from the children, which the console links to.
-    do {
-      const page = await sfn.send(new GetExecutionHistoryCommand({ executionArn, maxResults: 200, ...(nextToken ? { nextToken } : {}) }));
-      for (const ev of page.events ?? []) {
-        if ((ev.id ?? 0) <= lastEventId) continue; // each poll re-reads the history from the start
-        lastEventId = ev.id ?? lastEventId;
-        const progress = history.toProgressEvent(ev);
-        const line = progress && progressLine(progress, () => plan.duets?.length ?? plan.cells.length);
-        if (line) options.log(line);
-      }
-      nextToken = page.nextToken;
-    } while (nextToken);
-    if (desc.status !== 'RUNNING') {
-      options.log(`execution ${desc.status}${desc.error ? `: ${desc.error}` : ''}${desc.cause ? `\n${desc.cause}` : ''}`);
-      options.log(`results: aurora-bench results --aws --run ${plan.runId}`);
-      return desc.status === 'SUCCEEDED' ? 0 : 1;
-    }
-    await new Promise((r) => setTimeout(r, options.pollMs ?? 15_000));
-  }
+  options.log(`started ${executionArn} (run ${plan.runId}); Ctrl-C here asks whether to stop it (everything is torn down) or leave it running`);
+  return followExecution({
+    sfn,
+    executionArn,
+    plan: { ...plan, region },
+    log: options.log,
+    ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
+    ...(options.interrupt !== undefined ? { interrupt: options.interrupt } : {}),
+    ...(options.onInterrupt !== undefined ? { onInterrupt: () => options.onInterrupt!(executionArn) } : {}),
+  });
 }

@@ -13,7 +13,7 @@ import { preparePlanFromFile } from '../plan/prepare';
 import type { Plan } from '../plan/types';
 import type { Scale } from '../experiment/scale';
 import { executeLocally, type ExecutionEvent, type LocalExecutionResult } from '../workflow/local-runner';
-import { progressLine } from '../workflow/progress';
+import { RunProgressLines } from '../workflow/progress';
 import { STATE } from '../workflow/state-names';
 import { collectStepTask, interruptedSteps, type TaskDeps } from '../workflow/tasks';
 import { localJudge } from '../regression/judge-local';
@@ -165,6 +165,9 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
     judgeRun: localJudge(options.lakeDir),
   };
   let result: LocalExecutionResult;
+  // The same lines as an AWS run's, with the run's ETA from the plan on each step's start.
+  const progress = new RunProgressLines(plan);
+  log(`plan: ${progress.etaLine()}`);
   try {
     result = await executeLocally({
       deps,
@@ -174,7 +177,7 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
       signal: stop.signal,
       onEvent: (ev) => {
         options.onEvent?.(ev);
-        const line = progressLine(ev, () => plan.duets?.length ?? plan.cells.length);
+        const line = progress.line(ev);
         if (line) log(line);
       },
     });

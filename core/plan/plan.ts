@@ -13,12 +13,15 @@ import type { BackendKind, CellOrder, CellPlan, DuetPlan, Plan, PlanEstimate, Pl
 import { AuroraBenchError } from '../errors';
 import { SeededRandom } from '../random';
 
-/** Per-backend time assumptions for the estimate (seconds). */
-const BACKEND_TIMES: Record<BackendKind, { provisionS: number; stepOverheadS: number; rowsPerS: number }> = {
+/**
+ * Per-backend time assumptions for the estimate and the run's ETA (seconds): provisionS is a cell's
+ * whole set-up and teardown, of which teardownS comes after its last step.
+ */
+export const BACKEND_TIMES: Record<BackendKind, { provisionS: number; teardownS: number; stepOverheadS: number; rowsPerS: number }> = {
   // Local: copy a template datadir and start mariadbd (~2 s), teardown ~1 s; sysbench prepare ~100k rows/s.
-  local: { provisionS: 5, stepOverheadS: 2, rowsPerS: 100_000 },
+  local: { provisionS: 5, teardownS: 1, stepOverheadS: 2, rowsPerS: 100_000 },
   // AWS: an Aurora cluster + instances take ~15-20 min to create and ~10 min to delete; clients ~2 min.
-  aws: { provisionS: 30 * 60, stepOverheadS: 30, rowsPerS: 200_000 },
+  aws: { provisionS: 30 * 60, teardownS: 10 * 60, stepOverheadS: 30, rowsPerS: 200_000 },
 };
 
 export class PlanError extends AuroraBenchError {

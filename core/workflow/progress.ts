@@ -5,7 +5,8 @@
  * HistoryProgress, which turns them into the same shape.
  */
 import type { HistoryEvent } from '@aws-sdk/client-sfn';
-import type { CellHeader } from '../plan/types';
+import { etaText, RunEta } from '../plan/eta';
+import type { CellHeader, Plan } from '../plan/types';
 import type { ExecutionEvent } from './local-runner';
 import { StepNotDoneError } from './errors';
 import { STATE } from './state-names';
@@ -96,8 +97,46 @@ export function progressLine(ev: ProgressEvent, cellCount: () => number): string
   if (ev.type === 'StateFailed' && name !== undefined) {
     return `${tag} ${name} failed: ${ev.Error}: ${(ev.Cause ?? '').split('\n')[0]}`;
   }
-  if (ev.type === 'MapRunStarted') return `cells started as map run ${ev.mapRunArn ?? ''}`;
+  // The cells' Map Run (their child executions, which the AWS follower reads too); a cell's steps' Map Run is said by its step lines.
+  if (ev.type === 'MapRunStarted') return name === STATE.RunStepSegments ? undefined : `cells started as map run ${ev.mapRunArn ?? ''}`;
   return undefined;
+}
+
+/**
+ * The progress lines of one run with its ETA (core/plan/eta.ts): progressLine for each event, and
+ * on each line that starts a step the run's ETA from the plan; the ETA follows the cells through the
+ * same events (provisioning started, steps collected, teardown done). One instance per run, fed the
+ * events in order: the local runner's, or those of every execution of an AWS run.
+ */
+export class RunProgressLines {
+  private readonly eta: RunEta;
+
+  constructor(
+    private readonly plan: Pick<Plan, 'backend' | 'cells' | 'maxConcurrency' | 'duets'>,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.eta = new RunEta(plan);
+  }
+
+  /** The ETA as of now, e.g. before the run starts: "ETA 2 h 10 min (about 03:10 UTC), 0 of 12 steps done". */
+  etaLine(): string {
+    return etaText(this.eta, this.now());
+  }
+
+  line(ev: ProgressEvent): string | undefined {
+    const cellId = (ev.state?.input as StateInput | undefined)?.cell?.cellId;
+    const name = ev.state?.name;
+    const out = ev.type === 'StateExited' && name === STATE.RunStep ? (ev.state?.output as { step?: RunStepOutput & DuetStepFields } | undefined)?.step : undefined;
+    if (cellId !== undefined) {
+      if (ev.type === 'StateEntered' && name === STATE.ProvisionCell) this.eta.itemStarted(cellId, this.now());
+      if (out && (out.collected || (out.collectedByMember ?? []).length > 0)) this.eta.stepDone(cellId, this.now());
+      if ((ev.type === 'StateExited' && (name === STATE.TeardownCell || name === STATE.TeardownCellOnError)) || (ev.type === 'StateEntered' && name === STATE.TeardownFailed)) {
+        this.eta.itemFinished(cellId);
+      }
+    }
+    const text = progressLine(ev, () => this.plan.duets?.length ?? this.plan.cells.length);
+    return text !== undefined && out?.started?.phase === 'run' ? `${text} · ${etaText(this.eta, this.now())}` : text;
+  }
 }
 
 /** What ComputeVerdicts found (its output is under the state's `verdicts`), or why it could not. */
@@ -168,7 +207,14 @@ export class HistoryProgress {
         ...(failed.cause !== undefined ? { Cause: failed.cause } : {}),
       };
     }
-    if (ev.mapRunStartedEventDetails) return { type: 'MapRunStarted', ...(ev.mapRunStartedEventDetails.mapRunArn ? { mapRunArn: ev.mapRunStartedEventDetails.mapRunArn } : {}) };
+    if (ev.mapRunStartedEventDetails) {
+      // Named by the Map state last entered (RunCells or RunStepSegments), as its MapStateEntered comes just before.
+      return {
+        type: 'MapRunStarted',
+        ...(this.lastEntered ? { state: { name: this.lastEntered.name, type: 'Map', input: this.lastEntered.input } } : {}),
+        ...(ev.mapRunStartedEventDetails.mapRunArn ? { mapRunArn: ev.mapRunStartedEventDetails.mapRunArn } : {}),
+      };
+    }
     return undefined;
   }
 }

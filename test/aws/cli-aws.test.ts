@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AthenaClient, CreateWorkGroupCommand, GetQueryExecutionCommand, ListQueryExecutionsCommand } from '@aws-sdk/client-athena';
 import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudformation';
-import { CreateStateMachineCommand, DescribeExecutionCommand, ListExecutionsCommand, SFNClient } from '@aws-sdk/client-sfn';
+import { CreateStateMachineCommand, DescribeExecutionCommand, ListExecutionsCommand, SFNClient, StopExecutionCommand } from '@aws-sdk/client-sfn';
 import { destroyAwsClients, makeAwsClients, type AwsClients } from '../../core/backends/aws/clients';
 import { awsConfigToEnv } from '../../core/backends/aws/config';
 import { athenaResultsText } from '../../core/cli/results-aws';
@@ -44,6 +44,7 @@ const STACK = 'aurora-bench-moto';
 const WORK_GROUP = 'aurora-bench-wg';
 const DATABASE = 'aurora_bench';
 const FAILING_SPEC_NAME = 'cli-aws-fails';
+const LONG_SPEC_NAME = 'cli-aws-long';
 
 let moto: MotoServer;
 let sfn: SFNClient;
@@ -76,7 +77,10 @@ const STAND_IN_DEFINITION = {
     WaitCellReady: { Type: 'Wait', Seconds: 1, Next: 'DidStepsSucceed' },
     DidStepsSucceed: {
       Type: 'Choice',
-      Choices: [{ Variable: '$.specName', StringEquals: FAILING_SPEC_NAME, Next: 'RunStepsFailed' }],
+      Choices: [
+        { Variable: '$.specName', StringEquals: FAILING_SPEC_NAME, Next: 'RunStepsFailed' },
+        { Variable: '$.specName', StringEquals: LONG_SPEC_NAME, Next: 'LongStep' },
+      ],
       Default: 'RunStep',
     },
     // The workflow's RunStep puts what it collected at $.step.collected.
@@ -91,6 +95,8 @@ const STAND_IN_DEFINITION = {
       ResultPath: '$.step',
       Next: 'RunSucceeded',
     },
+    // A step that runs long enough for Ctrl-C to come while the execution is RUNNING.
+    LongStep: { Type: 'Wait', Seconds: 60, Next: 'RunSucceeded' },
     RunSucceeded: { Type: 'Succeed' },
     RunStepsFailed: { Type: 'Fail', Error: 'BenchmarkStepsFailed', Cause: 'cell r6g-r1 failed: 1 of 1 steps failed\n  step rw-t2: i-0: exit code 1' },
   },
@@ -208,7 +214,9 @@ describe('runOnAws against moto', () => {
     // Assert: followed from RUNNING (the Wait) to the end, each history line printed once.
     expect(calls.filter((c) => c === 'DescribeExecutionCommand').length).toBeGreaterThanOrEqual(2);
     const started = lines.findIndex((l) => l.startsWith('started '));
-    expect(lines.slice(started + 1)).toEqual([
+    // The ETA from the plan: one cell's provisioning and teardown on AWS (30 min) and two short steps (core/plan/eta.ts).
+    expect(lines[started + 1]).toMatch(/^plan: ETA 31 min \(about \d\d:\d\d UTC[^)]*\), 0 of 2 steps done$/);
+    expect(lines.slice(started + 2)).toEqual([
       '[1/1 r6g-r1] provisioning',
       '[1/1 r6g-r1] db.r6g.large writer + 0 reader(s), 1 step(s)',
       '[1/1 r6g-r1]   ok: 622.9 tps, 12,511.3 qps',
@@ -253,12 +261,54 @@ describe('runOnAws against moto', () => {
     // Assert
     expect(exitCode).toBe(0);
     const started = lines.findIndex((l) => l.startsWith('started '));
-    expect(lines.slice(started + 1, started + 5)).toEqual([
+    expect(lines.slice(started + 2, started + 6)).toEqual([
       '[1/1 r6g-r1] provisioning',
       '[1/1 r6g-r1] db.r6g.large writer + 0 reader(s), 1 step(s)',
       '[1/1 r6g-r1]   ok: 622.9 tps, 12,511.3 qps',
       'execution SUCCEEDED',
     ]);
+  });
+
+  it.each([
+    ['stop', 'ABORTED', /^stopping: StopExecution sent for \S+; it ends ABORTED and the safety net's rule on ABORTED executions tears down every cell of run /],
+    ['leave', 'RUNNING', /^left running: execution \S+ goes on/],
+  ] as const)('on Ctrl-C asks what to do; answered %s, the execution is %s and the follower says so', async (choice, status, said) => {
+    // Arrange: Ctrl-C once the cell's first line is printed (the execution then waits in LongStep).
+    const specFile = writeSpec(LONG_SPEC_NAME);
+    const lines: string[] = [];
+    const interrupt = new AbortController();
+    const asked: string[] = [];
+    const log = (l: string) => {
+      lines.push(l);
+      if (l.endsWith('provisioning')) interrupt.abort();
+    };
+
+    // Act
+    const exitCode = await runOnAws({
+      specFile,
+      repoRoot: REPO,
+      stackName: STACK,
+      log,
+      sfn,
+      cfn,
+      clients,
+      pollMs: 50,
+      interrupt: interrupt.signal,
+      onInterrupt: (arn) => {
+        asked.push(arn);
+        return Promise.resolve(choice);
+      },
+    });
+
+    // Assert
+    const executionArn = /^started (\S+)/.exec(lines.find((l) => l.startsWith('started ')) ?? '')?.[1];
+    expect(exitCode).toBe(130);
+    expect(asked).toEqual([executionArn]);
+    expect(lines.some((l) => said.test(l))).toBe(true);
+    const execution = await sfn.send(new DescribeExecutionCommand({ executionArn: executionArn! }));
+    expect(execution.status).toBe(status);
+    if (choice === 'stop') expect(lines.some((l) => l.startsWith('execution ABORTED'))).toBe(true);
+    else await sfn.send(new StopExecutionCommand({ executionArn: executionArn! }));
   });
 
   it('returns 1 with the error and cause when the execution fails', async () => {

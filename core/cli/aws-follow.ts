@@ -1,0 +1,161 @@
+/**
+ * Following an AWS execution of the workflow the way a local run prints: the same progress lines
+ * (core/workflow/progress.ts) with the run's ETA from the plan, read from the parent execution and
+ * from its child executions. The workflow's cells run in a Distributed Map (state-machines/
+ * benchmark.asl.json RunCells: one child execution per cell) and each cell's steps in a nested one
+ * (RunStepSegments), so the cell and step lines are in the children's histories: every Map Run a
+ * history starts (its MapRunStarted event) is listed with ListExecutions' mapRunArn ("a list of all
+ * of the child workflow executions started by a Map Run", botocore stepfunctions 2016-11-23
+ * service-2.json ListExecutionsInput.mapRunArn; either mapRunArn or stateMachineArn, not both), and
+ * each child's history is read until it has ended and been read to the end.
+ *
+ * Ctrl-C (the `interrupt` signal) asks what to do with the execution (core/cli/interrupt-choice.ts):
+ * stop it with StopExecution, so the execution ends ABORTED and the safety net's rule on ABORTED
+ * executions tears its cells down (lib/safety-net.ts SWEEP_ON_STATUSES), or leave it running; the
+ * follower says which it did and how to follow or stop it later.
+ */
+import { DescribeExecutionCommand, GetExecutionHistoryCommand, ListExecutionsCommand, StopExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
+import type { Plan } from '../plan/types';
+import { HistoryProgress, RunProgressLines } from '../workflow/progress';
+import type { InterruptChoice } from './interrupt-choice';
+
+export interface FollowOptions {
+  readonly sfn: SFNClient;
+  readonly executionArn: string;
+  readonly plan: Pick<Plan, 'runId' | 'backend' | 'cells' | 'maxConcurrency' | 'duets' | 'region'>;
+  readonly log: (line: string) => void;
+  /** Poll interval. */
+  readonly pollMs?: number;
+  /** Aborted on Ctrl-C. */
+  readonly interrupt?: AbortSignal;
+  /** What to do after Ctrl-C (default: stop). */
+  readonly onInterrupt?: () => Promise<InterruptChoice>;
+  readonly now?: () => number;
+}
+
+/** The exit code of a follower the user interrupted (128 + SIGINT), whichever they chose. */
+export const INTERRUPTED_EXIT_CODE = 130;
+
+interface Followed {
+  readonly arn: string;
+  readonly history: HistoryProgress;
+  lastEventId: number;
+  /** Ended and read to its end: not read again. */
+  done: boolean;
+}
+
+interface MapRun {
+  /** The execution whose history started it. */
+  readonly owner: string;
+  /** Listed once after its owner ended: no child can be added any more. */
+  settled: boolean;
+}
+
+const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    if (signal?.aborted) {
+      resolve();
+      return;
+    }
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+
+function consoleUrl(region: string, executionArn: string): string {
+  return `https://${region}.console.aws.amazon.com/states/home?region=${region}#/v2/executions/details/${executionArn}`;
+}
+
+/** Follows the execution to its end (or to the user's choice after Ctrl-C); returns the exit code. */
+export async function followExecution(options: FollowOptions): Promise<number> {
+  const { sfn, executionArn, plan, log } = options;
+  const now = options.now ?? Date.now;
+  const lines = new RunProgressLines(plan, now);
+  const executions = new Map<string, Followed>([[executionArn, { arn: executionArn, history: new HistoryProgress(), lastEventId: 0, done: false }]]);
+  const mapRuns = new Map<string, MapRun>();
+  let stopSent = false;
+  log(`plan: ${lines.etaLine()}`);
+
+  /** Reads one execution's new events (each read starts from the first page: the API has no "after event N"). */
+  const readHistory = async (f: Followed): Promise<void> => {
+    let nextToken: string | undefined;
+    do {
+      const page = await sfn.send(new GetExecutionHistoryCommand({ executionArn: f.arn, maxResults: 1000, ...(nextToken ? { nextToken } : {}) }));
+      for (const ev of page.events ?? []) {
+        if ((ev.id ?? 0) <= f.lastEventId) continue;
+        f.lastEventId = ev.id ?? f.lastEventId;
+        const mapRunArn = ev.mapRunStartedEventDetails?.mapRunArn;
+        if (mapRunArn !== undefined && !mapRuns.has(mapRunArn)) mapRuns.set(mapRunArn, { owner: f.arn, settled: false });
+        const progress = f.history.toProgressEvent(ev);
+        const line = progress && lines.line(progress);
+        if (line) log(line);
+      }
+      nextToken = page.nextToken;
+    } while (nextToken);
+  };
+
+  /** The children of every Map Run not yet settled: new ones are followed, ended ones marked so their last read is the last. */
+  const listChildren = async (): Promise<Map<string, boolean>> => {
+    const ended = new Map<string, boolean>();
+    for (const [mapRunArn, run] of mapRuns) {
+      if (run.settled) continue;
+      const ownerDone = executions.get(run.owner)?.done === true;
+      let nextToken: string | undefined;
+      do {
+        const page = await sfn.send(new ListExecutionsCommand({ mapRunArn, maxResults: 1000, ...(nextToken ? { nextToken } : {}) }));
+        // Newest first: followed in the order they started.
+        for (const item of [...(page.executions ?? [])].reverse()) {
+          if (item.executionArn === undefined) continue;
+          if (!executions.has(item.executionArn)) executions.set(item.executionArn, { arn: item.executionArn, history: new HistoryProgress(), lastEventId: 0, done: false });
+          ended.set(item.executionArn, item.status !== 'RUNNING');
+        }
+        nextToken = page.nextToken;
+      } while (nextToken);
+      if (ownerDone) run.settled = true;
+    }
+    return ended;
+  };
+
+  for (;;) {
+    // Status first, histories second: once a status is final so is its history, and reading it
+    // after the status cannot miss the events of an execution that ended in between.
+    const desc = await sfn.send(new DescribeExecutionCommand({ executionArn }));
+    const parent = executions.get(executionArn)!;
+    await readHistory(parent);
+    if (desc.status !== 'RUNNING') parent.done = true;
+    // Children found through the parent's Map Run, grandchildren through theirs: until nothing new.
+    for (let depth = 0; depth < 4; depth++) {
+      const before = executions.size;
+      const ended = await listChildren();
+      for (const [arn, f] of executions) {
+        if (arn === executionArn || f.done) continue;
+        await readHistory(f);
+        if (ended.get(arn) === true) f.done = true;
+      }
+      if (executions.size === before) break;
+    }
+    if (desc.status !== 'RUNNING') {
+      log(`execution ${desc.status}${desc.error ? `: ${desc.error}` : ''}${desc.cause ? `\n${desc.cause}` : ''}`);
+      log(`results: aurora-bench results --aws --run ${plan.runId}`);
+      if (stopSent) return INTERRUPTED_EXIT_CODE;
+      return desc.status === 'SUCCEEDED' ? 0 : 1;
+    }
+    await sleep(options.pollMs ?? 15_000, stopSent ? undefined : options.interrupt);
+    if (options.interrupt?.aborted && !stopSent) {
+      const choice = options.onInterrupt ? await options.onInterrupt() : 'stop';
+      if (choice === 'leave') {
+        log(`left running: execution ${executionArn} goes on (its cells are torn down when it ends, or by the safety net past the spec's ttlHours)`);
+        log(`  follow it: ${consoleUrl(plan.region, executionArn)}`);
+        log(`  stop it:   aws stepfunctions stop-execution --execution-arn ${executionArn}`);
+        return INTERRUPTED_EXIT_CODE;
+      }
+      await sfn.send(new StopExecutionCommand({ executionArn, error: 'UserInterrupted', cause: 'stopped with Ctrl-C in aurora-bench run --aws' }));
+      stopSent = true;
+      log(`stopping: StopExecution sent for ${executionArn}; it ends ABORTED and the safety net's rule on ABORTED executions tears down every cell of run ${plan.runId}`);
+    }
+  }
+}
