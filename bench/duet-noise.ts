@@ -22,8 +22,10 @@ import { LocalBackend } from '../core/backends/local/local-backend';
 import type { SpecInput } from '../core/experiment/schema';
 import { withLake } from '../core/lake/duckdb';
 import { loadPrices } from '../core/plan/cost';
-import { loadRun } from '../core/report/load';
+import { loadRun, stepKey, type RunData } from '../core/report/load';
+import { pairByTime } from '../core/report/duet-pairs';
 import { buildReport } from '../core/report/report';
+import { sampleStddev } from '../core/report/stats';
 import { localJudge } from '../core/regression/judge-local';
 import { SeededRandom } from '../core/random';
 import { findRepoRoot } from '../core/cli/tool-info';
@@ -116,8 +118,30 @@ class CpuHog {
   }
 }
 
+/**
+ * Each round's QPS ratio b/a: for a duet over its time-paired intervals, otherwise of the two cells'
+ * step results (the round's a and b ran one after the other).
+ */
+function roundRatios(data: RunData, order: 'interleaved' | 'duet'): number[] {
+  const ratios: number[] = [];
+  for (let repeat = 1; repeat <= rounds; repeat++) {
+    const a = data.steps.find((s) => s.variant === 'a' && s.repeat === repeat && s.status === 'ok');
+    const b = data.steps.find((s) => s.variant === 'b' && s.repeat === repeat && s.status === 'ok');
+    if (!a || !b || a.qps === null || b.qps === null) continue;
+    if (order === 'interleaved') {
+      ratios.push(b.qps / a.qps);
+      continue;
+    }
+    const series = (r: typeof a) => ({ startedAt: r.started_at, points: (data.intervals.get(stepKey(r.cell_id, r.step_id)) ?? []).map((i) => ({ t: i.t, value: i.qps })) });
+    const pairs = pairByTime(series(b), series(a), 1);
+    if (pairs.length > 0) ratios.push(pairs.reduce((x, [v]) => x + v, 0) / pairs.reduce((x, [, v]) => x + v, 0));
+  }
+  return ratios;
+}
+
 interface ModeResult {
   readonly order: string;
+  readonly roundRatios: readonly number[];
   readonly wallS: number;
   readonly ratio: string;
   readonly widthPts: number;
@@ -143,14 +167,16 @@ async function runMode(order: 'interleaved' | 'duet', scratch: string): Promise<
   const wallS = (Date.now() - started) / 1000;
   if (result.status !== 'SUCCEEDED' || result.runId === undefined) throw new Error(`${order} run ${result.status}: ${result.error ?? ''} ${result.cause ?? ''}`);
   const runId = result.runId;
-  const row = await withLake(lakeDir, async (lake) => {
-    const ab = buildReport(await loadRun(lake, runId), loadPrices(REPO)).sections.find((s) => s.id === 'ab');
-    return ab?.tables[0]?.rows.find((r) => r[1] === 'b/a');
+  const { row, perRound } = await withLake(lakeDir, async (lake) => {
+    const data = await loadRun(lake, runId);
+    const ab = buildReport(data, loadPrices(REPO)).sections.find((s) => s.id === 'ab');
+    return { row: ab?.tables[0]?.rows.find((r) => r[1] === 'b/a'), perRound: roundRatios(data, order) };
   });
   if (row === undefined) throw new Error(`${order}: the report has no b/a ratio row`);
   const width = /width ([\d.]+) pts/.exec(row[6] ?? '');
   return {
     order,
+    roundRatios: perRound,
     wallS,
     ratio: row[4] ?? '-',
     widthPts: width ? Number(width[1]) : Number.NaN,
@@ -172,6 +198,8 @@ async function main(): Promise<void> {
       console.log(
         `  ${order.padEnd(11)} QPS b/a ${r.ratio}; 95% CI width ${r.widthPts.toFixed(1)} pts (${r.from}); wall ${r.wallS.toFixed(0)} s${r.loadOnShare !== null ? `, load on ${(r.loadOnShare * 100).toFixed(0)}% of the time` : ''}`,
       );
+      const logs = r.roundRatios.map((x) => Math.log(x));
+      console.log(`  ${''.padEnd(11)} per round b/a: ${r.roundRatios.map((x) => `${(x * 100).toFixed(1)}%`).join(' ')} (sd of log ratio ${sampleStddev(logs).toFixed(3)})`);
     }
     const [interleaved, duet] = results as [ModeResult, ModeResult];
     console.log(`  width interleaved / duet: ${(interleaved.widthPts / duet.widthPts).toFixed(2)}x`);

@@ -121,7 +121,7 @@ export function orderCells(variantCount: number, repeats: number, order: CellOrd
 }
 
 /** The id of a round's duet: it ends in "-duet", which no `${variant}-r${repeat}` cell id does. */
-export const duetId = (repeat: number): string => `r${repeat}-duet`;
+const duetId = (repeat: number): string => `r${repeat}-duet`;
 
 /**
  * Order "duet": each round's cells grouped into one DuetPlan. Its members must run the same steps

@@ -78,7 +78,7 @@ interface DuetStepEvent extends DuetResourcesEvent {
 type DuetTeardownEvent = Omit<TeardownEvent, 'cell' | 'resources'> & DuetEvent & { readonly resources?: DuetResources };
 
 /** The state's cell is a duet (its reference or header names member cells). */
-export function isDuet(cell: unknown): cell is DuetEvent['cell'] {
+function isDuet(cell: unknown): cell is DuetEvent['cell'] {
   return typeof cell === 'object' && cell !== null && Array.isArray((cell as { members?: unknown }).members);
 }
 
@@ -119,7 +119,7 @@ function duetResources(duetId: string, members: readonly CellResources[]): DuetR
 
 const memberRef = (duet: DuetEvent['cell'], cellId: string) => ({ cellId, index: duet.index });
 
-export async function provisionDuetTask(deps: TaskDeps, event: DuetEvent): Promise<{ run: RunContext; cell: DuetHeader; resources: DuetResources }> {
+async function provisionDuetTask(deps: TaskDeps, event: DuetEvent): Promise<{ run: RunContext; cell: DuetHeader; resources: DuetResources }> {
   need(event, ['run', 'cell'], 'provision-cell');
   const duet = await loadDuetPlan(deps, event.run, event.cell.cellId);
   const provisioned = await allMembers(duet.members.map((cellId) => provisionCellTask(deps, { run: event.run, cell: memberRef(event.cell, cellId) })));
@@ -177,7 +177,7 @@ type DuetInflight = NonNullable<DuetCursor['inflight']>;
  * Every member's jobs are decided and built before any is started, so the starts are as close as
  * the backend's start calls (a process spawn locally, an SSM SendCommand on AWS).
  */
-export async function runDuetStepTask(deps: TaskDeps, event: DuetStepEvent): Promise<DuetStepOutput> {
+async function runDuetStepTask(deps: TaskDeps, event: DuetStepEvent): Promise<DuetStepOutput> {
   need(event, ['run', 'cell', 'resources', 'segment'], 'run-step');
   const { run, resources, segment } = event;
   const lake = deps.backend.lake;

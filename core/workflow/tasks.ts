@@ -130,7 +130,7 @@ export interface RunStepOutput {
  * stays the same size whatever the step count, and a retried or repeated call finds the jobs it
  * started.
  */
-export interface StepCursor {
+interface StepCursor {
   readonly cellId: string;
   /** Index of the next step to start. */
   readonly next: number;
