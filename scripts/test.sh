@@ -18,11 +18,12 @@ lint_code=$?
 npm run --silent deadcode
 deadcode_code=$?
 mkdir -p test-output
-# Unit tests in parallel; the layers that start servers (MariaDB, moto, the CLI) one file at a time
-# on the shared cores (jest.config.js). Arguments, if any, go to both runs (e.g. -t 'a name').
+# Unit tests in parallel; the layers that start servers (MariaDB, moto, the CLI) two files at a time:
+# most of their time is fixed-length sysbench steps and waits, which overlap, and every file keeps its
+# servers, ports and directories to itself (jest.config.js). Arguments, if any, go to both runs (e.g. -t 'a name').
 npx jest --ci --selectProjects unit --maxWorkers=50% --passWithNoTests --json --outputFile=test-output/jest-unit.json "$@"
 unit_code=$?
-npx jest --ci --selectProjects integration aws cdk rehearsal e2e faults --runInBand --passWithNoTests --json --outputFile=test-output/jest-servers.json "$@"
+npx jest --ci --selectProjects integration aws cdk rehearsal e2e faults --maxWorkers=2 --passWithNoTests --json --outputFile=test-output/jest-servers.json "$@"
 servers_code=$?
 set -e
 # A plain closing line CI can read whatever the runner.
