@@ -54,7 +54,11 @@ export async function startMotoServer(repoRoot: string): Promise<MotoServer> {
     } catch {
       // already gone
     }
-    if (logFile) rmSync(logFile, { force: true });
+    try {
+      if (logFile) rmSync(logFile, { force: true });
+    } catch {
+      // an exit handler must not throw (the handlers after it would be skipped)
+    }
   };
   // A forced exit (second Ctrl-C) must not leave the server running: it was started with setsid.
   process.once('exit', stopSync);

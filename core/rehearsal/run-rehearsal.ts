@@ -281,11 +281,24 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
   log(`run ${plan.runId}: ${plan.cells.length} cells`);
 
   const dir = await mkdtemp(join(tmpdir(), 'abr-'));
-  // A forced exit (a second Ctrl-C) skips the finally below: the tracker's exit hook kills what
-  // runs, this one removes the directory.
-  const removeDir = () => rmSync(dir, { recursive: true, force: true });
-  process.once('exit', removeDir);
   const tracker = new ProcessTracker();
+  // A forced exit (a second Ctrl-C) skips the finally below. Processes first: a server still
+  // writing into the directory makes its removal fail (ENOTEMPTY). Nothing may throw out of an exit
+  // handler, or Node skips the handlers after it (the moto server's among them), and the server
+  // would outlive the rehearsal.
+  const removeDir = () => {
+    try {
+      tracker.killAllSync();
+    } catch {
+      // the tracker's own exit hook tries again
+    }
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
+    } catch {
+      // what is left is reported by nobody: the process is exiting
+    }
+  };
+  process.once('exit', removeDir);
   const notCleaned: string[] = [];
   const leftBehind: string[] = [];
   const safetyNetDeleted: string[] = [];
