@@ -21,7 +21,8 @@ export interface ChartBlock {
 }
 
 export interface ReportSection {
-  readonly id: 'ab' | 'price' | 'sweep' | 'forwarding' | 'network' | 'rate' | 'latency' | 'failures' | 'compare' | 'latest' | 'change-points' | 'trends' | 'verdicts';
+  readonly id:
+    'ab' | 'price' | 'sweep' | 'forwarding' | 'network' | 'rate' | 'latency' | 'server-metrics' | 'failures' | 'compare' | 'latest' | 'change-points' | 'trends' | 'verdicts';
   readonly title: string;
   /** What the section answers, in one line. */
   readonly question: string;

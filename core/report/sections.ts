@@ -17,6 +17,7 @@ import { batchMeans, describeRatio, mean, meanCi, ratioVerdict, repeatsToResolve
 import { latencySection } from './latency-section';
 import { pairByTime, pairedRatioCi, roundsToResolve, type PairedRatio } from './duet-pairs';
 import { analyzeSweep } from './sweep';
+import { serverMetricsSection } from './server-metrics-section';
 import { verdictsSection } from './verdicts-section';
 
 // ---------------------------------------------------------------------------------------------
@@ -236,6 +237,33 @@ function noiseText(ctx: Context, g: StepGroup): string {
 }
 
 const stepLabel = (g: StepGroup): string => `${g.workload} t${g.threads}${g.rate > 0 ? ` @${num(g.offered, 0)}/s` : ''}${g.target !== 'writer' ? ` → ${g.target}` : ''}`;
+
+/** The repeats of a step whose client saturated its CPU (they measure the client, not the server). */
+const clientBoundRows = (g: StepGroup): StepResult[] => g.rows.filter((r) => (r.status === 'ok' || r.status === 'overloaded') && r.saturated_clients > 0);
+
+/** " [client-bound 1/3, left out]" next to a step in a table: shown in every section, not just the network and rate ones. */
+function clientBoundMark(ctx: Context, g: StepGroup): string {
+  const n = clientBoundRows(g).length;
+  if (n === 0) return '';
+  const leftOut = ctx.leftOutSaturated.some((r) => r.variant === g.variant && r.step_id === g.stepId);
+  return ` [client-bound ${n}/${g.rows.length}${leftOut ? ', left out' : ''}]`;
+}
+
+/**
+ * The finding that names a section's client-bound steps, and whether their repeats were left out of
+ * its estimates and ratios (the default) or kept (--include-saturated); null when none was.
+ */
+function clientBoundFinding(ctx: Context, groups: readonly StepGroup[]): string | null {
+  const bound = groups.filter((g) => clientBoundRows(g).length > 0);
+  if (bound.length === 0) return null;
+  const listed = bound.map((g) => `${g.variant} ${stepLabel(g)} (${clientBoundRows(g).length} of ${g.rows.length} repeats)`).join(', ');
+  const leftOut = bound.some((g) => ctx.leftOutSaturated.some((r) => r.variant === g.variant && r.step_id === g.stepId));
+  return `Client-bound: ${listed}: the client saturated its CPU, so those repeats measure the client, not the server${
+    leftOut
+      ? '; they are left out of the estimates and ratios here (aurora-bench report --include-saturated keeps them)'
+      : '; they are kept in the estimates here (--include-saturated)'
+  }.`;
+}
 const comparableKey = (g: StepGroup): string => `${g.workload}\u0000${g.threads}\u0000${g.rate}\u0000${g.target}`;
 
 function uniqueInOrder<T>(xs: readonly T[]): T[] {
@@ -360,7 +388,7 @@ function abSection(ctx: Context): ReportSection | null {
         const g = byVariant.get(v.name);
         if (g === undefined) continue;
         const e = { tps: estimate(ctx, g, 'tps'), qps: estimate(ctx, g, 'qps'), lat: estimate(ctx, g, 'lat_pct_ms') };
-        rows.push([stepLabel(g), v.name, v.instanceClass, withCi(e.tps), withCi(e.qps), withCi(e.lat), noiseText(ctx, g), sourceLabel(g, e.tps)]);
+        rows.push([stepLabel(g) + clientBoundMark(ctx, g), v.name, v.instanceClass, withCi(e.tps), withCi(e.qps), withCi(e.lat), noiseText(ctx, g), sourceLabel(g, e.tps)]);
         if (base === undefined || v.name === baseline.name) continue;
         const b = { tps: estimate(ctx, base, 'tps'), qps: estimate(ctx, base, 'qps'), lat: estimate(ctx, base, 'lat_pct_ms') };
         // A duet pairs the variants' intervals by time; the other orders compare their repeats.
@@ -468,6 +496,8 @@ function abSection(ctx: Context): ReportSection | null {
   );
   const forestChart = forest.length > 0 ? ratioChart('ab-ratio', 'QPS ratio to the baseline, with 95% intervals (dashed: 100%)', forest) : null;
   const latName = `p${ctx.groups[0]?.latPct ?? 95} latency`;
+  const bound = clientBoundFinding(ctx, ctx.groups);
+  if (bound !== null) findings.push(bound);
   return {
     id: 'ab',
     title: 'Variants compared (A/B)',
@@ -736,7 +766,7 @@ function sweepSection(ctx: Context): ReportSection | null {
           if (g === undefined) return '-';
           const e = estimate(ctx, g, 'tps');
           if (e.value === null) return g.rows.some((r) => r.status === 'failed') ? 'failed' : '-';
-          return `${num(e.value, 0)} ${spreadText(ctx, g, 'tps').replace(' (within run)', '')}`;
+          return `${num(e.value, 0)} ${spreadText(ctx, g, 'tps').replace(' (within run)', '')}${clientBoundMark(ctx, g)}`;
         }),
       ]);
       for (const e of f.errorPoints) {
@@ -814,6 +844,11 @@ function sweepSection(ctx: Context): ReportSection | null {
     numeric: threadCounts.map((_, i) => i + 2),
     notes: ['Spread: lowest–highest over the repeats, or ± the 95% interval of the run’s interval batch means when one repeat ran (within-run noise only).'],
   });
+  const sweepBound = clientBoundFinding(
+    ctx,
+    ctx.groups.filter((g) => sweeps.includes(`${g.workload}\u0000${g.rate}\u0000${g.target}`)),
+  );
+  if (sweepBound !== null) findings.push(sweepBound);
   const scoreTable = tables.find((t) => t.title.startsWith('100-point score'));
   const tpsCharts = charts.filter((c) => c.id.startsWith('sweep-tps-'));
   return {
@@ -1061,6 +1096,8 @@ export function forwardingSection(ctx: Context): ReportSection | null {
       notes: ['Each cell: reader TPS over writer TPS at the same threads and statement mix, in % with its 95% interval; "better"/"worse": beyond the noise.'],
     });
   }
+  const forwardingBound = clientBoundFinding(ctx, ctx.groups);
+  if (forwardingBound !== null) findings.push(forwardingBound);
   const consistencyTable = tables.find((t) => t.title.startsWith('Read consistency'));
   if (consistencyTable !== undefined) answerTables.push(consistencyTable);
   const ratioChartBlock = charts.find((c) => c.id === 'fwd-ratio');
@@ -1454,6 +1491,7 @@ export function buildSections(ctx: Context): ReportSection[] {
     networkSection(ctx),
     rateSection(ctx),
     latencySection(ctx),
+    serverMetricsSection(ctx),
     failuresSection(ctx),
     verdictsSection(ctx),
   ].filter((s): s is ReportSection => s !== null);

@@ -1,0 +1,103 @@
+/**
+ * The server's own view of each step: statement latencies (CommitLatency, DMLLatency,
+ * SelectLatency), the write-forwarding latencies, storage I/O (ReadIOPS, WriteIOPS) and free memory,
+ * as collected into server_metrics (AWS: CloudWatch AWS/RDS, names and units as in the Aurora User
+ * Guide's instance-level metrics, core/lake/rows.ts SERVER_METRICS; locally what MariaDB can say,
+ * the rest named as not measured). Per variant, step and instance role: the mean over the step's
+ * repeats and instances of each metric's average over the step, and its maximum.
+ * Applies when some step has one of these metrics.
+ */
+import { fixed, num } from '../format';
+import { LOCAL_UNMEASURED_METRICS, SERVER_METRICS, type ServerMetricName } from '../lake/rows';
+import type { ReportSection } from './model';
+import { mean } from './stats';
+import type { Context, StepGroup } from './sections';
+
+/** The metrics shown, in column order. */
+const SHOWN = [
+  'CommitLatency',
+  'DMLLatency',
+  'SelectLatency',
+  'ForwardingWriterDMLLatency',
+  'ForwardingReplicaDMLLatency',
+  'ForwardingReplicaReadWaitLatency',
+  'ForwardingReplicaSelectLatency',
+  'ReadIOPS',
+  'WriteIOPS',
+  'FreeableMemory',
+] as const satisfies readonly ServerMetricName[];
+type Shown = (typeof SHOWN)[number];
+
+const unitText = (metric: Shown): string => {
+  const unit = SERVER_METRICS[metric];
+  return unit === 'Milliseconds' ? 'ms' : unit === 'Bytes' ? 'GiB' : '/s';
+};
+
+const valueText = (metric: Shown, value: number | null): string => {
+  if (value === null) return '-';
+  if (SERVER_METRICS[metric] === 'Bytes') return fixed(value / 2 ** 30);
+  if (SERVER_METRICS[metric] === 'Milliseconds') return fixed(value);
+  return num(value, 0);
+};
+
+const stepLabel = (g: StepGroup): string => `${g.workload} t${g.threads}${g.rate > 0 ? ` @${num(g.offered, 0)}/s` : ''}${g.target !== 'writer' ? ` → ${g.target}` : ''}`;
+
+export function serverMetricsSection(ctx: Context): ReportSection | null {
+  const shown = new Set<string>(SHOWN);
+  const metrics = ctx.data.metrics.filter((m) => shown.has(m.metric) && m.role !== 'client');
+  if (metrics.length === 0) return null;
+  const present = SHOWN.filter((m) => metrics.some((x) => x.metric === m));
+  const rows: string[][] = [];
+  const highest = new Map<Shown, { value: number; where: string }>();
+  for (const g of ctx.groups) {
+    const cells = new Set(g.rows.map((r) => r.cell_id));
+    const ofStep = metrics.filter((m) => m.step_id === g.stepId && cells.has(m.cell_id));
+    for (const role of [...new Set(ofStep.map((m) => m.role))].sort()) {
+      const ofRole = ofStep.filter((m) => m.role === role);
+      const bound = g.rows.some((r) => r.saturated_clients > 0) ? ' (client-bound)' : '';
+      rows.push([
+        g.variant,
+        stepLabel(g) + bound,
+        role,
+        ...present.map((metric) => {
+          const these = ofRole.filter((m) => m.metric === metric);
+          if (these.length === 0) return '-';
+          const avg = mean(these.map((m) => m.avg_value));
+          const max = Math.max(...these.map((m) => m.max_value));
+          const isPartial = these.some((m) => m.partial);
+          if (SERVER_METRICS[metric] === 'Milliseconds' && avg > (highest.get(metric)?.value ?? -1))
+            highest.set(metric, { value: avg, where: `${g.variant} ${stepLabel(g)} (${role})` });
+          return `${valueText(metric, avg)} (max ${valueText(metric, max)})${isPartial ? ' partial' : ''}`;
+        }),
+      ]);
+    }
+  }
+  const findings = [...highest.entries()].map(([metric, h]) => `${metric}: highest at ${h.where}, ${fixed(h.value)} ms on average over the step.`);
+  const notes = [
+    'Each value: the mean over the repeats and instances of the metric’s average over the step, and its largest datapoint. Latencies are the server’s own per-statement averages (they leave out the network and the client).',
+  ];
+  if (metrics.some((m) => m.partial)) notes.push('partial: some datapoints of the window never arrived (metric_windows), so the average covers only those received.');
+  const missing = SHOWN.filter((m) => !present.includes(m));
+  if (ctx.data.run.backend === 'local') {
+    const why = missing.filter((m) => LOCAL_UNMEASURED_METRICS[m] !== undefined).map((m) => `${m} (${LOCAL_UNMEASURED_METRICS[m]!})`);
+    if (why.length > 0) notes.push(`Not measured locally: ${why.join('; ')}.`);
+  } else if (missing.length > 0) {
+    notes.push(`Not in this run: ${missing.join(', ')} (not published for this engine or these instances, or the step had no such statements).`);
+  }
+  return {
+    id: 'server-metrics',
+    title: 'Server latencies and resources',
+    question: 'What did the server itself see: statement latencies, forwarding waits, I/O and memory?',
+    findings,
+    tables: [
+      {
+        title: 'Server metrics per step and instance role',
+        head: ['variant', 'step', 'role', ...present.map((m) => `${m} ${unitText(m)}`)],
+        rows,
+        numeric: present.map((_, i) => i + 3),
+        notes,
+      },
+    ],
+    charts: [],
+  };
+}
