@@ -12,6 +12,50 @@ import { awsEngineRefusals } from '../experiment/engine-checks';
 import { drawOrderSeed, planRun, PlanError, type PlanOptions } from './plan';
 import type { Plan, PlanNote } from './types';
 
+/**
+ * Step Functions: "Maximum input or output size for a task, state, or execution: 256 KiB of data as
+ * a UTF-8 encoded string" (Step Functions Developer Guide, "Step Functions service quotas").
+ */
+const STATE_BYTES_LIMIT = 256 * 1024;
+
+/**
+ * The least the workflow's parent execution carries into FinishRun on AWS: a reference per cell out
+ * of PlanRun ({cellId, index}) and what each cell returned ({cellId, status}), the shortest status
+ * (state-machines/benchmark.asl.json, RunCells). bench/workflow-scale.js measures the real states.
+ * @internal exported for its tests (a test seam)
+ */
+export function parentStateBytesAtLeast(plan: Plan): number {
+  const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');
+  return plan.cells.reduce((sum, cell, index) => sum + bytes({ cellId: cell.cellId, index }) + bytes({ cellId: cell.cellId, status: 'failed' }) + 2, 0);
+}
+
+/**
+ * On AWS a plan of more cells than the parent execution's state can carry is refused before anything
+ * starts: otherwise every cell would run and be torn down, and the execution would then fail on the
+ * state limit, before FinishRun records the run. Within the limit but without 2x margin: a warning.
+ * Duet rounds are one reference per round and are not estimated here.
+ */
+function awsWorkflowStateNotes(plan: Plan, spec: Spec): PlanNote[] {
+  if (spec.order === 'duet') return [];
+  const bytes = parentStateBytesAtLeast(plan);
+  const perCell = bytes / Math.max(1, plan.cells.length);
+  const kib = (n: number) => `${Math.ceil(n / 1024)} KiB`;
+  const what = `${plan.cells.length} cells (${spec.variants.length} variant(s) x ${spec.repeats} repeat(s)): the workflow's parent execution carries a reference and a result per cell into FinishRun, at least ${kib(bytes)}`;
+  if (bytes > STATE_BYTES_LIMIT) {
+    return [
+      {
+        level: 'refused',
+        path: 'repeats',
+        message: `${what}, over Step Functions' 256 KiB state limit: the execution would fail after every cell ran; on AWS keep an experiment under about ${Math.floor(STATE_BYTES_LIMIT / perCell)} cells (fewer repeats or variants, or split it)`,
+      },
+    ];
+  }
+  if (bytes * 2 > STATE_BYTES_LIMIT) {
+    return [{ level: 'warning', path: 'repeats', message: `${what}, more than half of Step Functions' 256 KiB state limit: long cell errors could still push it over` }];
+  }
+  return [];
+}
+
 export interface LoadedExperiment {
   readonly spec: Spec;
   /** Custom Lua bodies by file name (from loadSpecFile). */
@@ -53,7 +97,10 @@ export function preparePlan(loaded: LoadedExperiment, options: PreparePlanOption
   // A randomized order's seed is drawn here, into the spec the run starts with: the workflow's PlanRun plans the same order from it.
   const spec = narrowed.spec.order === 'randomized' && narrowed.spec.orderSeed === undefined ? { ...narrowed.spec, orderSeed: drawOrderSeed() } : narrowed.spec;
   const plan = planRun(spec, { ...planOptions, scripts: loaded.scripts });
-  const shown = onRefusal === 'show' ? refused : [];
+  const stateNotes = planOptions.backend === 'aws' ? awsWorkflowStateNotes(plan, spec) : [];
+  const stateRefusals = stateNotes.filter((n) => n.level === 'refused');
+  if (onRefusal === 'refuse' && stateRefusals.length > 0) throw new PlanError(stateRefusals, planOptions.source);
+  const shown = [...(onRefusal === 'show' ? refused : []), ...stateNotes.filter((n) => n.level !== 'refused' || onRefusal === 'show')];
   const drawn: PlanNote[] =
     spec.orderSeed !== narrowed.spec.orderSeed
       ? [{ level: 'info', path: 'orderSeed', message: `drawn: ${spec.orderSeed} (order "randomized" without a seed); the plan and the run manifest record it` }]
