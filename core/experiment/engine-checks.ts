@@ -6,6 +6,7 @@
  */
 import type { Spec, Variant } from './schema';
 import { ENGINES, engineName, localWriteForwarding, parameterGroupFamily, type EngineRef } from '../aurora/engines';
+import { rdsParameterProblem } from '../aurora/rds-parameters';
 
 export interface EngineSpecProblem {
   readonly path: string;
@@ -60,6 +61,22 @@ export function engineProblems(spec: Spec): EngineSpecProblem[] {
         }
       }
     }
+    if (engine.kind !== 'aurora-mysql' && engine.kind !== 'self-managed') {
+      // The documented rules of the engine's parameter groups (core/aurora/rds-parameters.ts).
+      const template = v.parameterTemplate !== undefined ? spec.parameterTemplates[v.parameterTemplate] : undefined;
+      for (const level of ['clusterParameters', 'instanceParameters'] as const) {
+        const sources: [string, Readonly<Record<string, string | number | boolean>>][] = [
+          ...(template ? [[`parameterTemplates.${v.parameterTemplate}.${level}`, template[level]] as [string, Readonly<Record<string, string | number | boolean>>]] : []),
+          [`variants[${vi}].${level}`, v[level]],
+        ];
+        for (const [at, params] of sources) {
+          for (const [name, value] of Object.entries(params)) {
+            const reason = rdsParameterProblem(engine.kind, name, typeof value === 'boolean' ? (value ? '1' : '0') : String(value));
+            if (reason !== undefined) problems.push({ path: `${at}.${name}`, message: `${facts.label}: ${reason}` });
+          }
+        }
+      }
+    }
     if (Object.keys(v.localOnlyParameters ?? {}).length > 0 && facts.localServer === 'postgresql') {
       problems.push({
         path: `variants[${vi}].localOnlyParameters`,
@@ -88,7 +105,7 @@ export function engineNotes(spec: Spec, backend: 'local' | 'aws'): EngineNote[] 
       notes.push({
         level: 'warning',
         path: `variants[${vi}]`,
-        message: `${engineName(engine)}: aurora-bench has no parameter catalogue for ${facts.label} yet, so its parameters are not checked offline; ${
+        message: `${engineName(engine)}: aurora-bench has no full parameter catalogue for ${facts.label}, so beyond the rules the AWS documentation states by name (core/aurora/rds-parameters.ts) its parameters are not checked offline; ${
           facts.localServer === 'postgresql' ? 'locally PostgreSQL checks each against pg_settings' : "locally MariaDB's system variables check them"
         }${facts.topology === 'ec2' ? ', on AWS they go to the server configuration file' : `, on AWS RDS checks them against the ${parameterGroupFamily(engine) ?? facts.label} parameter group family`}`,
       });

@@ -13,9 +13,10 @@
  * of a period as CloudWatch does). A minute's average is then the same; its completeness follows
  * the sample times, not the minute boundary.
  */
-import { PutMetricDataCommand, type CloudWatchClient, type MetricDatum } from '@aws-sdk/client-cloudwatch';
+import { PutMetricDataCommand, type CloudWatchClient, type MetricDatum, type StandardUnit } from '@aws-sdk/client-cloudwatch';
 import { SERVER_METRICS } from '../lake/rows';
 import { ServerMetricsSampler, type MetricSample } from '../backends/local/metrics';
+import { PostgresMetricsSampler } from '../backends/local/postgres-cluster';
 import type { ClusterMembers } from './rds-emulation';
 
 /** PutMetricData: "Each request is also limited to no more than 1000 different metrics" (CloudWatch API reference). */
@@ -30,10 +31,27 @@ export interface CloudWatchPublisherOptions {
 }
 
 interface Watched {
-  readonly sampler: ServerMetricsSampler;
+  readonly sampler: Pick<ServerMetricsSampler, 'samples' | 'stop'>;
   /** Samples already queued. */
   taken: number;
+  /** The CloudWatch datapoint of a sample (RDS DB instances publish other names), or undefined when the engine publishes none. */
+  readonly datum: (s: MetricSample) => { metric: string; value: number; unit: string } | undefined;
 }
+
+/**
+ * What an RDS DB instance (MySQL, MariaDB, PostgreSQL; not Aurora) publishes of the samplers'
+ * metrics (CloudWatch User Guide, "Amazon RDS metrics and dimensions", rds-metricscollected.md):
+ * CPU, connections, network, read/write IOPS, free memory; a read replica's lag as ReplicaLag in
+ * seconds. The Aurora counters (Commit/DML/Select throughput, buffer cache hit ratio, deadlocks) it
+ * does not have.
+ */
+function rdsInstanceDatum(s: MetricSample): { metric: string; value: number; unit: string } | undefined {
+  if (s.metric === 'AuroraReplicaLag') return { metric: 'ReplicaLag', value: s.value / 1000, unit: SERVER_METRICS.ReplicaLag };
+  const published = ['CPUUtilization', 'DatabaseConnections', 'NetworkReceiveThroughput', 'NetworkTransmitThroughput', 'ReadIOPS', 'WriteIOPS', 'FreeableMemory'];
+  return published.includes(s.metric) ? { metric: s.metric, value: s.value, unit: SERVER_METRICS[s.metric] } : undefined;
+}
+
+const auroraDatum = (s: MetricSample) => ({ metric: s.metric, value: s.value, unit: SERVER_METRICS[s.metric] });
 
 export class CloudWatchPublisher {
   private readonly watched = new Map<string, Watched>();
@@ -67,23 +85,34 @@ export class CloudWatchPublisher {
     const previous = this.watched.get(m.clusterId);
     this.watched.delete(m.clusterId);
     if (previous) this.enqueue(previous, await previous.sampler.stop());
-    if (this.stopped || !m.writer) return;
-    const sampler = new ServerMetricsSampler({ writer: m.writer, readers: m.readers, intervalMs: this.o.sampleIntervalMs ?? 1000 });
+    if (this.stopped) return;
+    const intervalMs = this.o.sampleIntervalMs ?? 1000;
+    const datum = m.rdsInstances ? rdsInstanceDatum : auroraDatum;
+    if (m.postgres?.writer) {
+      const sampler = new PostgresMetricsSampler({ writer: m.postgres.writer, readers: m.postgres.readers, intervalMs });
+      await sampler.start();
+      this.watched.set(m.clusterId, { sampler, taken: 0, datum });
+      return;
+    }
+    if (!m.writer) return;
+    const sampler = new ServerMetricsSampler({ writer: m.writer, readers: m.readers, intervalMs });
     await sampler.start();
-    this.watched.set(m.clusterId, { sampler, taken: 0 });
+    this.watched.set(m.clusterId, { sampler, taken: 0, datum });
   }
 
   private enqueue(w: Watched, samples: readonly MetricSample[]): void {
     for (const s of samples.slice(w.taken)) {
       const at = Date.parse(s.ts);
+      const d = w.datum(s);
+      if (d === undefined) continue;
       this.queue.push({
         dueMs: at + this.o.lagS * 1000,
         datum: {
-          MetricName: s.metric,
+          MetricName: d.metric,
           Dimensions: [{ Name: 'DBInstanceIdentifier', Value: s.instanceId }],
           Timestamp: new Date(at),
-          Value: s.value,
-          Unit: SERVER_METRICS[s.metric],
+          Value: d.value,
+          Unit: d.unit as StandardUnit,
         },
       });
     }

@@ -12,6 +12,8 @@ interface Tracked {
   readonly group: boolean;
   /** Text in the process's command line (a path unique to the rehearsal). */
   readonly marker: string;
+  /** The uid it runs as when not ours (a PostgreSQL server started as the postgres user by root). */
+  readonly owner?: number;
 }
 
 export class ProcessTracker {
@@ -33,7 +35,7 @@ export class ProcessTracker {
 
   /** Tracked processes that are still running (and still ours). */
   live(): number[] {
-    return [...this.tracked].filter(([pid, e]) => isOurProcess(pid, e.marker)).map(([pid]) => pid);
+    return [...this.tracked].filter(([pid, e]) => isOurProcess(pid, e.marker, e.owner)).map(([pid]) => pid);
   }
 
   /**
@@ -50,7 +52,7 @@ export class ProcessTracker {
       }
     };
     for (const [pid, e] of this.tracked) {
-      if (isOurProcess(pid, e.marker)) kill(e.group ? -pid : pid);
+      if (isOurProcess(pid, e.marker, e.owner)) kill(e.group ? -pid : pid);
     }
     for (const marker of new Set([...this.tracked.values()].map((e) => e.marker))) {
       for (const pid of processesMentioning(marker)) kill(pid);

@@ -1,7 +1,12 @@
 /**
- * RDS, as far as the rehearsal needs it to behave like Aurora: moto keeps the API state (clusters,
- * instances, parameter groups, tags, the master user secret), and this emulation gives every DB
- * instance created through the API a real MariaDB server on 127.0.0.1, started with the local
+ * RDS, as far as the rehearsal needs it to behave like Aurora and RDS: moto keeps the API state
+ * (clusters, instances, parameter groups, tags, the master user secret), and this emulation gives
+ * every DB instance created through the API a real server on 127.0.0.1: PostgreSQL for the
+ * PostgreSQL engines (aurora-postgresql, postgres; the local backend's postgres-server.ts and
+ * postgres-cluster.ts, a primary from its template and streaming replicas from pg_basebackup, the
+ * master user a LOGIN role with CREATEDB and CREATEROLE, as the RDS master user of PostgreSQL is
+ * (RDS User Guide, "Master user account privileges": rds_superuser), owning DBName), and for every
+ * other engine a real MariaDB server, started with the local
  * backend's code (mariadb-server.ts, cluster.ts, parameters.ts) from the 'rds' template: system
  * tables and the emulation's own plumbing only (admin login on the socket, the replication user,
  * the aurora_bench heartbeat schema the metrics sampler uses), no sbtest database or user.
@@ -31,6 +36,14 @@
  * removes its data. DBCluster.Endpoint and ReaderEndpoint answer with 127.0.0.1 and the writer's
  * port (one Port per cluster in the API: the reader endpoint's load balancing is not emulated).
  *
+ * RDS DB instances outside a cluster (RDS for MySQL, MariaDB, PostgreSQL): CreateDBInstance without
+ * DBClusterIdentifier is a source with its own master user (MasterUsername, the secret of its
+ * MasterUserSecret) and database (DBName); CreateDBInstanceReadReplica adds a replica of it, which
+ * runs the source's DB parameter group (a same-Region replica takes the source's, botocore
+ * CreateDBInstanceReadReplicaMessage.DBParameterGroupName). moto 5 copies the source for a replica,
+ * MasterUserSecret included, and deletes that shared secret with the first instance deleted: the
+ * password is read once, when the source's server starts.
+ *
  * ModifyDB(Cluster)ParameterGroup is checked before moto sees it: a parameter RDS would refuse for
  * the group's family (unknown, not modifiable, wrong level, value out of range) fails the call with
  * InvalidParameterValue, as RDS does (RDS answers "Could not find parameter with name: X" for an
@@ -45,6 +58,22 @@ import { attachReader, replicationOptions, replicationStatus } from '../backends
 import { currentHost, localShape, type HostResources } from '../backends/local/instance-classes';
 import { queryServer, startServerFromTemplate, stopServer, type ServerInfo } from '../backends/local/mariadb-server';
 import { applyDynamicParameters, planParameters, verifyParameters } from '../backends/local/parameters';
+import { planPostgresParameters, postgresReplicationStatus, verifyPostgresParameters } from '../backends/local/postgres-cluster';
+import {
+  baseBackup,
+  openPathFor,
+  PG_CONF_INCLUDE,
+  pgQuery,
+  postgresOwnerUid,
+  preparePostgresDir,
+  startPostgres,
+  stopPostgres,
+  type PostgresServer,
+  type PostgresTemplate,
+  type PostgresTools,
+} from '../backends/local/postgres-server';
+import type { ResolvedVariant } from '../plan/types';
+import { writeFile } from 'node:fs/promises';
 import type { LocalTools } from '../backends/local/preflight';
 import { sqlString } from '../backends/local/sql-client';
 import { LOCAL_LOGINS, type ServerTemplate } from '../backends/local/template';
@@ -105,6 +134,13 @@ export const MASTER_USER_PRIVILEGES = [
 
 type InstanceState = 'creating' | 'available' | 'failed' | 'deleting';
 
+/** The server that stands in for an engine: PostgreSQL for aurora-postgresql and postgres, MariaDB for the rest. */
+type ServerKind = 'mariadb' | 'postgresql';
+
+function serverKindOf(engine: unknown): ServerKind {
+  return engine === 'aurora-postgresql' || engine === 'postgres' ? 'postgresql' : 'mariadb';
+}
+
 interface EmulatedInstance {
   readonly id: string;
   readonly clusterId: string;
@@ -114,8 +150,11 @@ interface EmulatedInstance {
   readonly serverId: number;
   state: InstanceState;
   server?: ServerInfo;
+  /** The PostgreSQL stand-in (a cluster or source of a PostgreSQL engine). */
+  pg?: PostgresServer;
   failure?: string;
-  started: Promise<ServerInfo | undefined>;
+  /** Settles once the server runs (or failed): its port, or undefined. */
+  started: Promise<number | undefined>;
   /** The parameter values the MariaDB stand-in was given, in its own terms (sizes scaled like the local backend's). */
   applied?: Record<string, string>;
 }
@@ -131,6 +170,9 @@ interface EmulatedCluster {
   readonly instances: Map<string, EmulatedInstance>;
   nextServerId: number;
   readonly notesSaid: Set<string>;
+  readonly serverKind: ServerKind;
+  /** RDS DB instances (a source and its read replicas), not an Aurora cluster: named by the source's id. */
+  readonly standalone: boolean;
 }
 
 interface ParameterGroup {
@@ -141,8 +183,13 @@ interface ParameterGroup {
 
 export interface ClusterMembers {
   readonly clusterId: string;
+  /** MariaDB stand-ins (empty for a PostgreSQL engine). */
   readonly writer: ServerInfo | undefined;
   readonly readers: readonly ServerInfo[];
+  /** PostgreSQL stand-ins, for the PostgreSQL engines. */
+  readonly postgres?: { readonly writer: PostgresServer | undefined; readonly readers: readonly PostgresServer[] };
+  /** RDS DB instances with read replicas (they publish ReplicaLag, not Aurora's metrics). */
+  readonly rdsInstances: boolean;
 }
 
 export interface RdsEmulationOptions {
@@ -159,6 +206,10 @@ export interface RdsEmulationOptions {
   readonly checkParameters?: ParameterCheck;
   readonly masterPassword?: () => string;
   readonly host?: HostResources;
+  /** PostgreSQL's programs and template, made on first use (a rehearsal of a PostgreSQL engine). */
+  readonly postgres?: () => Promise<{ readonly tools: PostgresTools; readonly template: PostgresTemplate }>;
+  /** The rehearsal's own directory above `dir`: opened to the postgres user down to each server's (openPathFor). */
+  readonly ownedRoot?: string;
   /** Called whenever a cluster's set of available servers changes (the metrics publisher follows it). */
   readonly onMembersChanged?: (members: ClusterMembers) => Promise<void> | void;
   readonly log?: (line: string) => void;
@@ -178,6 +229,11 @@ function str(v: unknown): string | undefined {
 /** An identifier from an API answer, as RDS stores it (lower case); '' when absent. */
 function idOf(v: unknown): string {
   return (str(v) ?? '').toLowerCase();
+}
+
+/** A PostgreSQL string literal (standard_conforming_strings: a backslash is itself, a quote doubled). */
+function pgString(value: string): string {
+  return `'${value.replace(/'/g, "''")}'`;
 }
 
 function sqlIdentifier(name: string): string {
@@ -268,7 +324,9 @@ export class RdsEmulation {
       case 'DescribeDBClusters':
         return this.amendClusters(await forward());
       case 'CreateDBInstance':
-        return this.createInstance(input, await forward());
+        return str(input['DBClusterIdentifier']) === undefined ? this.createSource(input, await forward()) : this.createInstance(input, await forward());
+      case 'CreateDBInstanceReadReplica':
+        return this.createReplica(input, await forward());
       case 'DescribeDBInstances':
         return this.amendInstances(await forward());
       case 'DeleteDBInstance': {
@@ -314,6 +372,8 @@ export class RdsEmulation {
       instances: new Map(),
       nextServerId: 1,
       notesSaid: new Set(),
+      serverKind: serverKindOf(input['Engine']),
+      standalone: false,
     });
     this.log(
       `cluster ${id}: master user ${masterUsername}, ${str(input['DatabaseName']) ? `database ${String(input['DatabaseName'])}` : 'no database (CreateDBCluster named none)'}`,
@@ -326,10 +386,11 @@ export class RdsEmulation {
     if (!cluster) return c;
     const writer = [...cluster.instances.values()].find((i) => i.role === 'writer' && i.state === 'available');
     const amended: Record<string, unknown> = { ...c };
-    if (writer?.server) {
+    const port = writer?.server?.port ?? writer?.pg?.port;
+    if (port !== undefined) {
       amended['Endpoint'] = '127.0.0.1';
       amended['ReaderEndpoint'] = '127.0.0.1';
-      amended['Port'] = writer.server.port;
+      amended['Port'] = port;
     } else {
       delete amended['Endpoint'];
       delete amended['ReaderEndpoint'];
@@ -353,19 +414,76 @@ export class RdsEmulation {
     const cluster = this.clusters.get(clusterId);
     if (!cluster) throw new Error(`CreateDBInstance ${id}: cluster ${clusterId} was not created through the rehearsal`);
     const role = [...cluster.instances.values()].some((i) => i.role === 'writer') ? 'reader' : 'writer';
+    this.addInstance(cluster, id, role, str(input['DBInstanceClass']) ?? '', str(input['DBParameterGroupName'])?.toLowerCase());
+    return this.amendInstances(result);
+  }
+
+  /** CreateDBInstance outside a cluster: an RDS source DB instance with its own master user and database. */
+  private async createSource(input: Record<string, unknown>, result: SdkResult): Promise<SdkResult> {
+    const out = result.output['DBInstance'] as Record<string, unknown> | undefined;
+    const id = (str(out?.['DBInstanceIdentifier']) ?? str(input['DBInstanceIdentifier']) ?? '').toLowerCase();
+    const masterUsername = str(input['MasterUsername']) ?? '';
+    const secretArn = str((out?.['MasterUserSecret'] as Record<string, unknown> | undefined)?.['SecretArn']);
+    if (input['ManageMasterUserPassword'] === true) {
+      if (!secretArn) throw new Error(`moto created DB instance ${id} with ManageMasterUserPassword but returned no MasterUserSecret.SecretArn`);
+      const password = (this.o.masterPassword ?? generateMasterPassword)();
+      await this.o.secrets.send(new PutSecretValueCommand({ SecretId: secretArn, SecretString: JSON.stringify({ username: masterUsername, password }) }));
+    }
+    const group: EmulatedCluster = {
+      id,
+      masterUsername,
+      databaseName: str(input['DBName']),
+      parameterGroup: undefined,
+      secretArn: input['ManageMasterUserPassword'] === true ? secretArn : undefined,
+      explicitPassword: str(input['MasterUserPassword']),
+      instances: new Map(),
+      nextServerId: 1,
+      notesSaid: new Set(),
+      serverKind: serverKindOf(input['Engine']),
+      standalone: true,
+    };
+    this.clusters.set(id, group);
+    this.log(
+      `DB instance ${id} (${String(input['Engine'])}): master user ${masterUsername}, ${group.databaseName ? `database ${group.databaseName}` : 'no database (CreateDBInstance named none)'}`,
+    );
+    this.addInstance(group, id, 'writer', str(input['DBInstanceClass']) ?? '', str(input['DBParameterGroupName'])?.toLowerCase());
+    return this.amendInstances(result);
+  }
+
+  /** CreateDBInstanceReadReplica: a replica of a source, on the source's DB parameter group. */
+  private createReplica(input: Record<string, unknown>, result: SdkResult): SdkResult {
+    const out = result.output['DBInstance'] as Record<string, unknown> | undefined;
+    const id = (str(out?.['DBInstanceIdentifier']) ?? str(input['DBInstanceIdentifier']) ?? '').toLowerCase();
+    const sourceId = (str(input['SourceDBInstanceIdentifier']) ?? '').toLowerCase();
+    const found = this.findInstance(sourceId);
+    if (!found?.cluster.standalone) throw new Error(`CreateDBInstanceReadReplica ${id}: source ${sourceId} was not created through the rehearsal as an RDS DB instance`);
+    this.addInstance(found.cluster, id, 'reader', str(input['DBInstanceClass']) ?? found.instance.instanceClass, found.instance.parameterGroup);
+    return this.amendInstances(result);
+  }
+
+  private findInstance(id: string): { cluster: EmulatedCluster; instance: EmulatedInstance } | undefined {
+    for (const cluster of this.clusters.values()) {
+      const instance = cluster.instances.get(id);
+      if (instance) return { cluster, instance };
+    }
+    return undefined;
+  }
+
+  private addInstance(cluster: EmulatedCluster, id: string, role: 'writer' | 'reader', instanceClass: string, parameterGroup: string | undefined): void {
     const instance: EmulatedInstance = {
       id,
-      clusterId,
+      clusterId: cluster.id,
       role,
-      instanceClass: str(input['DBInstanceClass']) ?? '',
-      parameterGroup: str(input['DBParameterGroupName'])?.toLowerCase(),
+      instanceClass,
+      parameterGroup,
       serverId: cluster.nextServerId++,
       state: 'creating',
       started: Promise.resolve(undefined),
     };
     cluster.instances.set(id, instance);
-    instance.started = this.startInstance(cluster, instance).then(
-      (server) => server,
+    const start = cluster.serverKind === 'postgresql' ? this.startPostgresInstance(cluster, instance) : this.startInstance(cluster, instance).then((s) => s.port);
+    instance.started = start.then(
+      (port) => port,
       (e: unknown) => {
         instance.state = 'failed';
         instance.failure = (e as Error).message;
@@ -373,7 +491,6 @@ export class RdsEmulation {
         return undefined;
       },
     );
-    return this.amendInstances(result);
   }
 
   private writerOf(cluster: EmulatedCluster): EmulatedInstance | undefined {
@@ -392,7 +509,8 @@ export class RdsEmulation {
   private async startInstance(cluster: EmulatedCluster, instance: EmulatedInstance): Promise<ServerInfo> {
     const writer = instance.role === 'reader' ? this.writerOf(cluster) : undefined;
     // A reader replicates from the writer: it can only start once the writer runs.
-    const writerServer = writer ? await writer.started : undefined;
+    if (writer) await writer.started;
+    const writerServer = writer?.server;
     if (instance.role === 'reader' && !writerServer) throw new Error(`the writer of ${cluster.id} is not running`);
     if (this.closed || instance.state !== 'creating') throw new Error('deleted while creating');
 
@@ -477,12 +595,99 @@ export class RdsEmulation {
     }
   }
 
+  private postgresTools?: Promise<{ readonly tools: PostgresTools; readonly template: PostgresTemplate }>;
+
+  private postgres(): Promise<{ readonly tools: PostgresTools; readonly template: PostgresTemplate }> {
+    if (!this.o.postgres) throw new Error('a PostgreSQL engine was asked for, but the rehearsal was given no PostgreSQL');
+    this.postgresTools ??= this.o.postgres();
+    return this.postgresTools;
+  }
+
+  /** A PostgreSQL stand-in: the source/writer from the template, a replica from a base backup of it. */
+  private async startPostgresInstance(cluster: EmulatedCluster, instance: EmulatedInstance): Promise<number> {
+    const writer = instance.role === 'reader' ? this.writerOf(cluster) : undefined;
+    if (writer) await writer.started;
+    const primary = writer?.pg;
+    if (instance.role === 'reader' && !primary) throw new Error(`the writer of ${cluster.id} is not running`);
+    if (this.closed || instance.state !== 'creating') throw new Error('deleted while creating');
+    const { tools, template } = await this.postgres();
+    const clusterParameters = cluster.parameterGroup ? (this.groups.get(cluster.parameterGroup)?.params ?? {}) : {};
+    const instanceParameters = instance.parameterGroup ? (this.groups.get(instance.parameterGroup)?.params ?? {}) : {};
+    const plan = planPostgresParameters({
+      variant: { name: instance.id, clusterParameters, instanceParameters } as unknown as ResolvedVariant,
+      shape: localShape(instance.instanceClass, this.host),
+      settings: template.settings,
+      version: tools.version,
+      role: instance.role,
+    });
+    instance.applied = { ...plan.applied };
+    const dir = join(this.o.dir, `i${++this.serverDirs}`);
+    await mkdir(this.o.dir, { recursive: true });
+    await openPathFor(tools, this.o.dir, this.o.ownedRoot ?? this.o.dir);
+    const datadir = await preparePostgresDir(tools, dir, primary ? undefined : template.datadir);
+    if (primary) await baseBackup(tools, primary, datadir);
+    await writeFile(join(datadir, PG_CONF_INCLUDE), plan.conf);
+    await preparePostgresDir(tools, dir);
+    const server = await startPostgres({
+      tools,
+      instanceId: instance.id,
+      role: instance.role,
+      dir,
+      datadir,
+      ...(primary ? { managed: { primary_conninfo: `host=${primary.socketDir} port=${primary.port} user=postgres application_name=${instance.id}` } } : {}),
+    });
+    const owner = postgresOwnerUid();
+    this.o.tracker.add(server.pid, { group: false, marker: server.datadir, ...(owner !== undefined ? { owner } : {}) });
+    instance.pg = server;
+    try {
+      if (primary) await this.postgresCatchUp(cluster.id, primary, server);
+      else await this.createPostgresMasterAccount(cluster, server);
+      for (const n of [...plan.notes, ...(await verifyPostgresParameters(server, instance.id, plan))]) {
+        const text = n.message.replace(new RegExp(instance.id, 'g'), '<instance>');
+        if (cluster.notesSaid.has(text)) continue;
+        cluster.notesSaid.add(text);
+        this.log(`${cluster.id}: ${n.message}`);
+      }
+    } catch (e) {
+      await this.stop(instance);
+      throw e;
+    }
+    if (deletedMeanwhile(instance)) return server.port;
+    instance.state = 'available';
+    this.log(`instance ${instance.id} (${instance.role}, PostgreSQL) available on 127.0.0.1:${server.port}`);
+    await this.membersChanged(cluster);
+    return server.port;
+  }
+
+  /** The master user: a LOGIN role with CREATEDB and CREATEROLE, owner of DBName (created, or the template's). */
+  private async createPostgresMasterAccount(cluster: EmulatedCluster, server: PostgresServer): Promise<void> {
+    const password = await this.masterPassword(cluster);
+    const role = `"${cluster.masterUsername.replace(/"/g, '""')}"`;
+    const admin = { bindir: server.bindir, socketDir: server.socketDir, port: server.port, database: 'postgres' };
+    await pgQuery(admin, `CREATE ROLE ${role} LOGIN CREATEDB CREATEROLE PASSWORD ${pgString(password)}`);
+    if (!cluster.databaseName) return;
+    const db = `"${cluster.databaseName.replace(/"/g, '""')}"`;
+    const exists = await pgQuery(admin, `SELECT 1 FROM pg_database WHERE datname = ${pgString(cluster.databaseName)}`);
+    // The template already holds a database of that name (with the stand-in's heartbeat schema): hand it over.
+    await pgQuery(admin, exists.length > 0 ? `ALTER DATABASE ${db} OWNER TO ${role}` : `CREATE DATABASE ${db} OWNER ${role}`);
+  }
+
+  private async postgresCatchUp(clusterId: string, primary: PostgresServer, replica: PostgresServer): Promise<void> {
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      const { replicas } = await postgresReplicationStatus({ clusterId, writer: primary, readers: [replica] });
+      if (replicas[0]?.caughtUp) return;
+      if (Date.now() > deadline) throw new Error(`${replica.instanceId} did not catch up with ${primary.instanceId} within 120 s (${replicas[0]?.state ?? 'not connected'})`);
+      await sleep(100);
+    }
+  }
+
   private amendInstance(i: Record<string, unknown>): Record<string, unknown> {
-    const cluster = this.clusters.get(idOf(i['DBClusterIdentifier']));
-    const instance = cluster?.instances.get(idOf(i['DBInstanceIdentifier']));
+    const instance = this.findInstance(idOf(i['DBInstanceIdentifier']))?.instance;
     if (!instance) return i;
     const amended: Record<string, unknown> = { ...i, DBInstanceStatus: instance.state };
-    if (instance.state === 'available' && instance.server) amended['Endpoint'] = { ...(i['Endpoint'] as object | undefined), Address: '127.0.0.1', Port: instance.server.port };
+    const port = instance.server?.port ?? instance.pg?.port;
+    if (instance.state === 'available' && port !== undefined) amended['Endpoint'] = { ...(i['Endpoint'] as object | undefined), Address: '127.0.0.1', Port: port };
     else delete amended['Endpoint'];
     return amended;
   }
@@ -495,6 +700,12 @@ export class RdsEmulation {
   }
 
   private async stop(instance: EmulatedInstance): Promise<void> {
+    const pg = instance.pg;
+    instance.pg = undefined;
+    if (pg) {
+      await stopPostgres(pg, { graceMs: 10_000 });
+      this.o.tracker.remove(pg.pid);
+    }
     const server = instance.server;
     instance.server = undefined;
     if (!server) return;
@@ -519,11 +730,16 @@ export class RdsEmulation {
 
   private async membersChanged(cluster: EmulatedCluster): Promise<void> {
     if (!this.o.onMembersChanged) return;
-    const available = [...cluster.instances.values()].filter((i) => i.state === 'available' && i.server);
+    const available = [...cluster.instances.values()].filter((i) => i.state === 'available' && (i.server || i.pg));
+    const pg = available.filter((i) => i.pg);
     await this.o.onMembersChanged({
       clusterId: cluster.id,
       writer: available.find((i) => i.role === 'writer')?.server,
-      readers: available.filter((i) => i.role === 'reader').map((i) => i.server!),
+      readers: available.filter((i) => i.role === 'reader' && i.server).map((i) => i.server!),
+      ...(cluster.serverKind === 'postgresql'
+        ? { postgres: { writer: pg.find((i) => i.role === 'writer')?.pg, readers: pg.filter((i) => i.role === 'reader').map((i) => i.pg!) } }
+        : {}),
+      rdsInstances: cluster.standalone,
     });
   }
 
@@ -532,7 +748,10 @@ export class RdsEmulation {
   /** Servers still running (the workflow should have deleted every instance). */
   runningServers(): { instanceId: string; clusterId: string; pid: number; port: number }[] {
     return [...this.clusters.values()].flatMap((c) =>
-      [...c.instances.values()].filter((i) => i.server).map((i) => ({ instanceId: i.id, clusterId: c.id, pid: i.server!.pid, port: i.server!.port })),
+      [...c.instances.values()].flatMap((i) => {
+        const s = i.server ?? i.pg;
+        return s ? [{ instanceId: i.id, clusterId: c.id, pid: s.pid, port: s.port }] : [];
+      }),
     );
   }
 

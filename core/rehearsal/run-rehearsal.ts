@@ -39,6 +39,10 @@ import { ensureTemplate } from '../backends/local/template';
 import { ABORTED_REASON, markEnded, recordInterruptedSteps, TIMED_OUT_REASON } from '../cli/run-local';
 import { resultsCommand } from '../cli/results-command';
 import { parameterProblems } from '../aurora/parameter-catalogue';
+import { engineOfFamily, rdsParameterProblems } from '../aurora/rds-parameters';
+import { ENGINES } from '../aurora/engines';
+import { cellEngine } from '../plan/types';
+import { ensurePostgresTemplate, findPostgresTools } from '../backends/local/postgres-server';
 import { forwardedWorkloads, PlanError } from '../plan/plan';
 import { preparePlanFromFile } from '../plan/prepare';
 import type { Plan, PlanNote } from '../plan/types';
@@ -66,8 +70,11 @@ import { createStandingInfrastructure } from './standing-infrastructure';
  * @internal exported for its tests (a test seam)
  */
 export const catalogueCheck: ParameterCheck = (family, level, params) => {
+  // The other engines' families: the rules their documentation states by name (core/aurora/rds-parameters.ts).
+  const engine = engineOfFamily(family);
+  if (engine !== undefined && engine !== 'aurora-mysql') return rdsParameterProblems(engine, params);
   const major = family === 'aurora-mysql8.0' ? 3 : family === 'aurora-mysql5.7' ? 2 : undefined;
-  if (major === undefined) return [{ name: 'DBParameterGroupFamily', reason: `family ${family} is not an Aurora MySQL family` }];
+  if (major === undefined) return [{ name: 'DBParameterGroupFamily', reason: `family ${family} is not a parameter group family of an engine aurora-bench provisions` }];
   return parameterProblems(`${major}.99.99`, level, params);
 };
 
@@ -123,12 +130,12 @@ export interface RehearsalResult extends LocalExecutionResult {
 }
 
 /** The lines that say what a rehearsal is and is not, printed before it starts. */
-function rehearsalScope(serverVersion: string, engineVersion: string, lagS: number): string[] {
+function rehearsalScope(serverVersion: string, engines: readonly string[], lagS: number): string[] {
   return [
     'AWS rehearsal: the synthesized state machine, the Lambda handlers and the AWS backend run on this machine;',
-    '  the AWS APIs are a moto server, the databases real MariaDB servers, the clients an emulated SSM agent running bash.',
+    '  the AWS APIs are a moto server, the databases real MariaDB (or, for the PostgreSQL engines, PostgreSQL) servers, the clients an emulated SSM agent running bash.',
     'Not rehearsed:',
-    `  - Aurora itself: MariaDB ${serverVersion} on 127.0.0.1 stands in for Aurora MySQL ${engineVersion} (no shared storage, no Aurora-only parameters, no write forwarding: its Forwarding* CloudWatch metrics stay empty, their windows incomplete)`,
+    `  - the engines themselves: MariaDB ${serverVersion} or PostgreSQL on 127.0.0.1 stand in for ${engines.join(', ')} (no shared storage or EBS volumes, no Aurora- or RDS-only parameters, no write forwarding: its Forwarding* CloudWatch metrics stay empty, their windows incomplete)`,
     "  - a real client AMI and its user data: an emulated client boots with this machine's sysbench, no package install or sysbench build",
     "  - IAM: moto does not evaluate the stack's policies (test/cdk checks the actions the code calls against them)",
     `  - real timings: instances are available in seconds, not 10-20 minutes; CloudWatch datapoints arrive ${lagS} s late, not 1-3 minutes`,
@@ -276,7 +283,8 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
   const cliPath = awsCliPath();
   const definition = options.synthesize(plan.region);
 
-  for (const line of rehearsalScope(versions.serverVersion, plan.engine.version, lagS)) log(line);
+  const engines = [...new Set(plan.cells.map((c) => cellEngine(plan, c)).map((e) => `${ENGINES[e.kind].label} ${e.version}`))];
+  for (const line of rehearsalScope(versions.serverVersion, engines, lagS)) log(line);
   for (const n of prepared.notes) log(`[${n.level}] ${n.path}: ${n.message}`);
   log(`run ${plan.runId}: ${plan.cells.length} cells`);
 
@@ -342,6 +350,11 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
       secrets: raw.secrets,
       tracker,
       checkParameters: options.checkParameters ?? catalogueCheck,
+      postgres: async () => {
+        const tools = findPostgresTools();
+        return { tools, template: await ensurePostgresTemplate(tools) };
+      },
+      ownedRoot: dir,
       ...(options.masterPassword ? { masterPassword: options.masterPassword } : {}),
       onMembersChanged: (m) => cw.membersChanged(m),
       log,

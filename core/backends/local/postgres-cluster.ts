@@ -401,6 +401,11 @@ export class PostgresMetricsSampler {
     loop();
   }
 
+  /** What was sampled so far (the rehearsal's CloudWatch publisher reads it while the sampler runs). */
+  get samples(): readonly MetricSample[] {
+    return this.collected;
+  }
+
   async stop(): Promise<readonly MetricSample[]> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
