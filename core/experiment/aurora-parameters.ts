@@ -27,6 +27,13 @@ function fixHint(reason: string, localOnlyPath: string): string {
 }
 
 /** Every refusal, deduplicated by path: a template's problem is reported once, not per variant using it. */
+/** Whether a parameter template goes to Aurora MySQL: a variant on it uses it, or none uses it and the spec's engine is Aurora MySQL. */
+function auroraMysqlTemplate(spec: Spec, name: string): boolean {
+  const users = spec.variants.filter((v) => v.parameterTemplate === name);
+  if (users.length === 0) return spec.engine.kind === 'aurora-mysql';
+  return users.some((v) => (v.engine ?? spec.engine).kind === 'aurora-mysql');
+}
+
 export function auroraParameterProblems(spec: Spec): ParameterSpecProblem[] {
   const found = new Map<string, string>();
   const add = (path: string, message: string) => {
@@ -39,10 +46,10 @@ export function auroraParameterProblems(spec: Spec): ParameterSpecProblem[] {
     }
   };
 
-  // Only Aurora MySQL has a catalogue: templates are checked when the spec's engine is Aurora MySQL,
-  // variants when theirs is (at their own version); other engines' parameters are named in the plan.
-  const catalogued = spec.engine.kind === 'aurora-mysql';
-  for (const [t, template] of catalogued ? Object.entries(spec.parameterTemplates) : []) {
+  // Only Aurora MySQL has a catalogue: templates are checked when an Aurora MySQL variant uses them
+  // (or, unused, when the spec's engine is Aurora MySQL), variants when theirs is (at their own
+  // version); other engines' parameters are checked by engine-checks.ts and named in the plan.
+  for (const [t, template] of Object.entries(spec.parameterTemplates).filter(([t]) => auroraMysqlTemplate(spec, t))) {
     for (const level of LEVELS) {
       check(spec.engine.version, level, template[field(level)], (name) => `parameterTemplates.${t}.${field(level)}.${name}`, `parameterTemplates.${t}.localOnlyParameters`);
     }
@@ -79,7 +86,7 @@ export function auroraParameterCaveats(spec: Spec): ParameterSpecProblem[] {
   const scan = (version: string, params: Readonly<Record<string, ParameterValue>>, pathOf: (name: string) => string) => {
     for (const c of parameterCaveats(version, params)) out.set(pathOf(c.name), c.reason);
   };
-  for (const [t, template] of spec.engine.kind === 'aurora-mysql' ? Object.entries(spec.parameterTemplates) : []) {
+  for (const [t, template] of Object.entries(spec.parameterTemplates).filter(([t]) => auroraMysqlTemplate(spec, t))) {
     for (const level of LEVELS) scan(spec.engine.version, template[field(level)], (name) => `parameterTemplates.${t}.${field(level)}.${name}`);
   }
   spec.variants.forEach((v, i) => {

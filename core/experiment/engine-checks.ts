@@ -105,7 +105,9 @@ export function engineNotes(spec: Spec, backend: 'local' | 'aws'): EngineNote[] 
       notes.push({
         level: 'warning',
         path: `variants[${vi}]`,
-        message: `${engineName(engine)}: aurora-bench has no full parameter catalogue for ${facts.label}, so beyond the rules the AWS documentation states by name (core/aurora/rds-parameters.ts) its parameters are not checked offline; ${
+        message: `${engineName(engine)}: aurora-bench has no full parameter catalogue for ${facts.label}, so ${
+          facts.topology === 'ec2' ? '' : 'beyond the rules the AWS documentation states by name (core/aurora/rds-parameters.ts) '
+        }its parameters are not checked offline; ${
           facts.localServer === 'postgresql' ? 'locally PostgreSQL checks each against pg_settings' : "locally MariaDB's system variables check them"
         }${facts.topology === 'ec2' ? ', on AWS they go to the server configuration file' : `, on AWS RDS checks them against the ${parameterGroupFamily(engine) ?? facts.label} parameter group family`}`,
       });

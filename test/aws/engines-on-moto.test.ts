@@ -12,7 +12,7 @@ import type { CellResources, RunContext } from '../../core/backend';
 import { AwsBackend } from '../../core/backends/aws/aws-backend';
 import { makeAwsClients, destroyAwsClients, type AwsClients } from '../../core/backends/aws/clients';
 import type { AwsBackendConfig } from '../../core/backends/aws/config';
-import { ALLOCATED_STORAGE_GIB } from '../../core/backends/aws/db-instances';
+import { allocatedStorageGib } from '../../core/backends/aws/db-instances';
 import { engineMetrics } from '../../core/backends/aws/metrics';
 import { cellNames } from '../../core/backends/aws/names';
 import { teardownRun } from '../../core/backends/aws/sweeper';
@@ -113,7 +113,8 @@ describe('RDS for MariaDB: a DB instance and its read replica', () => {
       DBInstanceIdentifier: names.writerId,
       Engine: 'mariadb',
       EngineVersion: '10.11.9',
-      AllocatedStorage: ALLOCATED_STORAGE_GIB,
+      AllocatedStorage: 20,
+      MaxAllocatedStorage: 40,
       ManageMasterUserPassword: true,
       DBName: 'sbtest',
       DBParameterGroupName: names.instanceParameterGroup,
@@ -196,6 +197,15 @@ describe('Aurora PostgreSQL and RDS for PostgreSQL', () => {
     );
     expect(report.pending).toEqual([]);
     expect(again.deleted).toEqual([]);
+  });
+});
+
+describe('RDS storage for the data', () => {
+  it("is RDS's least for small data, grows with the tables, and stops at RDS's most", () => {
+    expect(allocatedStorageGib({ tables: 1, tableSize: 100 })).toEqual({ allocated: 20, max: 40 });
+    // 10 x 10,000,000 rows x 500 bytes = 46.6 GiB, x 1.5 = 70 GiB.
+    expect(allocatedStorageGib({ tables: 10, tableSize: 10_000_000 })).toEqual({ allocated: 70, max: 140 });
+    expect(allocatedStorageGib({ tables: 1000, tableSize: 1_000_000_000 }).allocated).toBe(65536);
   });
 });
 

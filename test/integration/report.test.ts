@@ -71,18 +71,20 @@ describe('study reports from lake rows', () => {
   });
 
   it('S2: score, peak and fall-off per variant, connection errors marked and failed steps listed', async () => {
-    // Act: the local run, where the thread pool what-ifs run next to the Aurora variants
+    // Act: the local run, where every offering runs (the self-managed ones are not on the AWS backend yet)
     const report = await reportOf(lakeDir, writeStudyRun(lakeDir, repoRoot, 'thread-sweep', 'local').runId);
     // Assert
     expect(report.sections.map((s) => s.id)).toEqual(['price', 'sweep', 'failures']);
     const sweep = section(report, 'sweep');
-    expect(sweep.findings[0]).toMatch(/^Score: r6g-2xl 100\.0, pool-whatif \d+\.\d, r5-2xl \d+\.\d, per-conn-whatif \d+\.\d\.$/);
-    expect(sweep.findings).toContain('read-write, per-conn-whatif: peak at 256 threads; falls off from 1024 threads (17% of peak at 3000); errors from 2048 threads.');
-    expect(sweep.findings).toContain('read-write, pool-whatif: peak at 256 threads; no fall-off past the peak.');
+    expect(sweep.findings[0]).toMatch(
+      /^Score: aurora-mysql 100\.0, rds-mariadb-pool 95\.0, self-managed-pool 80\.0, rds-mysql \d+\.\d, rds-mariadb-per-conn \d+\.\d, self-managed-per-conn \d+\.\d\.$/,
+    );
+    expect(sweep.findings).toContain('read-write, rds-mariadb-per-conn: peak at 256 threads; falls off from 1024 threads (17% of peak at 3000); errors from 2048 threads.');
+    expect(sweep.findings).toContain('read-write, rds-mariadb-pool: peak at 256 threads; no fall-off past the peak.');
     const errors = sweep.tables.find((t) => t.title === 'Points with errors')!;
     expect(errors.rows).toContainEqual([
       'read-write',
-      'r5-2xl',
+      'rds-mysql',
       '3000',
       'step failed: connection limit (1040 too many connections)',
       '0',
@@ -92,7 +94,7 @@ describe('study reports from lake rows', () => {
     ]);
     expect(errors.rows).toContainEqual([
       'read-write',
-      'per-conn-whatif',
+      'rds-mariadb-per-conn',
       '2048',
       expect.stringMatching(/^ran with errors: ignored SQL errors \(deadlocks 1213/),
       '5,000',
@@ -103,7 +105,9 @@ describe('study reports from lake rows', () => {
     // The score and the TPS curves are the answer, shown first; the evidence keeps the rest.
     expect(sweep.answer!.charts.filter((c) => c.id.startsWith('sweep-tps'))).toHaveLength(3);
     expect(sweep.answer!.tables[0]!.title).toMatch(/^100-point score/);
-    expect(sweep.answer!.lines[1]).toMatch(/^The ranking of r6g-2xl above pool-whatif is (within the noise|beyond)|^r6g-2xl ranks above pool-whatif beyond the noise/);
+    expect(sweep.answer!.lines[1]).toMatch(
+      /^The ranking of aurora-mysql above rds-mariadb-pool is (within the noise|beyond)|^aurora-mysql ranks above rds-mariadb-pool beyond the noise/,
+    );
     expect(section(report, 'failures').tables[0]!.rows).toHaveLength(3);
   });
 

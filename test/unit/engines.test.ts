@@ -231,13 +231,17 @@ describe('experiments/apg-graviton-vs-intel.json', () => {
     const cost = checkBudget(shown.plan, loaded.spec.budget, loadPrices(repoRoot));
     // Assert
     expect(loaded.spec.engine).toEqual({ kind: 'aurora-postgresql', version: '16.4' });
-    expect(loaded.spec.variants.map((v) => v.instanceClass).sort()).toEqual(['db.r5.2xlarge', 'db.r6g.2xlarge']);
-    expect(shown.plan.cells).toHaveLength(6);
+    expect(loaded.spec.variants.map((v) => `${v.engine?.kind ?? loaded.spec.engine.kind} ${v.instanceClass}`)).toEqual([
+      'aurora-postgresql db.r5.2xlarge',
+      'aurora-postgresql db.r6g.2xlarge',
+      'rds-postgresql db.r6g.2xlarge',
+    ]);
+    expect(shown.plan.cells).toHaveLength(9);
     expect(cost.total).not.toBeNull();
     expect(cost.total!).toBeLessThanOrEqual(loaded.spec.budget!.maxUsd);
     expect(shown.notes.filter((n) => n.level === 'refused')).toEqual([]);
     expect(() => preparePlan(loaded, { backend: 'aws', now: NOW, source: file })).not.toThrow();
     const local = preparePlan(loaded, { backend: 'local', now: NOW, scale: 'small', source: file });
-    expect(local.plan.cells.every((c) => cellEngine(local.plan, c).kind === 'aurora-postgresql')).toBe(true);
+    expect(new Set(local.plan.cells.map((c) => cellEngine(local.plan, c).kind))).toEqual(new Set(['aurora-postgresql', 'rds-postgresql']));
   });
 });

@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { planRun } from '../../core/plan/plan';
+import { preparePlan } from '../../core/plan/prepare';
 import { checkBudget, estimatePlanCost, loadPrices } from '../../core/plan/cost';
 import { SpecSchema } from '../../core/experiment/schema';
 import { scaleSpec, thinSweep } from '../../core/experiment/scale';
@@ -108,25 +109,34 @@ describe('the study experiments (experiments/*.json)', () => {
     expect(s4Notes).toMatch(/instance classes .* are only emulated locally/);
   });
 
-  it('runs S2 on Aurora with what Aurora lets you tune, and keeps the thread pool comparison as a local-only what-if', () => {
+  it('runs S2 across offerings: Aurora MySQL, RDS for MySQL, RDS for MariaDB and self-managed MariaDB with and without the thread pool', () => {
     // Arrange
     const { spec, scripts } = loadSpecFile(join(experimentsDir, 'thread-sweep.json'), builtinWorkloads);
     // Act
     const { spec: small } = scaleSpec(spec, 'small');
     const local = planRun(small, { backend: 'local', scripts });
-    const aws = planRun(spec, { backend: 'aws', scripts });
-    // Assert: thread_handling only as local-only settings, the comparison past 512 threads locally
-    expect(small.variants.map((v) => v.localOnlyParameters?.['thread_handling'])).toEqual([undefined, undefined, 'pool-of-threads', 'one-thread-per-connection']);
-    expect(small.variants.every((v) => !('thread_handling' in v.instanceParameters))).toBe(true);
+    const aws = preparePlan({ spec, scripts }, { backend: 'aws', refusals: 'show' });
+    // Assert: the thread pool is a parameter where the engine has one, never on Aurora
+    expect(small.variants.map((v) => [v.name, v.engine?.kind ?? spec.engine.kind, v.instanceParameters['thread_handling']])).toEqual([
+      ['aurora-mysql', 'aurora-mysql', undefined],
+      ['rds-mysql', 'rds-mysql', undefined],
+      ['rds-mariadb-pool', 'rds-mariadb', 'pool-of-threads'],
+      ['rds-mariadb-per-conn', 'rds-mariadb', 'one-thread-per-connection'],
+      ['self-managed-pool', 'self-managed', 'pool-of-threads'],
+      ['self-managed-per-conn', 'self-managed', 'one-thread-per-connection'],
+    ]);
     expect(small.workloads[0]!.threads).toEqual([2, 8, 64, 256, 1024]);
-    expect(new Set(local.cells.map((c) => c.variant.name))).toEqual(new Set(['r6g-2xl', 'r5-2xl', 'pool-whatif', 'per-conn-whatif']));
-    expect(aws.cells.map((c) => c.variant.name)).toEqual(['r6g-2xl', 'r5-2xl']);
-    expect(aws.notes.filter((n) => n.level === 'refused').map((n) => n.path)).toEqual(['variants[2].localOnlyParameters', 'variants[3].localOnlyParameters']);
-    // Aurora's relaxed durability: 0 with the acknowledgement Aurora MySQL 3 requires
+    expect(new Set(local.cells.map((c) => c.variant.name)).size).toBe(6);
+    // On AWS: priced, within the budget; the self-managed offerings named as not on the AWS backend yet.
+    const cost = estimatePlanCost(aws.plan, loadPrices(repoRoot))!;
+    expect(cost.total).not.toBeNull();
+    expect(cost.total!).toBeLessThanOrEqual(spec.budget!.maxUsd);
+    expect(aws.notes.filter((n) => n.level === 'refused').map((n) => n.path)).toEqual(['variants[4].engine', 'variants[5].engine']);
+    // Aurora's relaxed durability: 0 with the acknowledgement Aurora MySQL 3 requires; the original template only where a server takes it
     expect(spec.parameterTemplates['aurora-tuned']!.clusterParameters).toEqual({ innodb_flush_log_at_trx_commit: 0, innodb_trx_commit_allow_data_loss: 1 });
+    expect(spec.parameterTemplates['self-managed']!.instanceParameters).toMatchObject({ innodb_flush_method: 'O_DIRECT', innodb_flush_neighbors: 0, sync_binlog: 1000 });
     // sizing stays as written: the local backend scales the class (12G buffer pool -> 192 MiB)
     expect(small.parameterTemplates['aurora-tuned']!.instanceParameters['innodb_buffer_pool_size']).toBe(12884901888);
-    expect(spec.description).toMatch(/thread_handling is settable: MariaDB or Percona Server/);
   });
 
   it('thins sweeps keeping both ends', () => {

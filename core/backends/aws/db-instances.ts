@@ -8,7 +8,7 @@
  * documentation is generated from it):
  * - CreateDBInstance: Engine mysql | mariadb | postgres, EngineVersion, DBInstanceClass,
  *   AllocatedStorage ("General Purpose (SSD) storage (gp2, gp3): Must be an integer from 20 to
- *   65536" for RDS for MariaDB, MySQL and PostgreSQL), StorageType left out ("Default: io1, if the
+ *   65536" for RDS for MariaDB, MySQL and PostgreSQL; sized from the cell's data, allocatedStorageGib), StorageType left out ("Default: io1, if the
  *   Iops parameter is specified. Otherwise, gp3"), MasterUsername ("required for RDS DB instances"),
  *   ManageMasterUserPassword (the secret is DBInstance.MasterUserSecret), DBName ("The name of the
  *   database to create when the DB instance is created. If this parameter isn't specified, no
@@ -47,13 +47,28 @@ import { cellNames, cellTags, expiresAt, tagKeys, type Tag } from './names';
 import { cellAz } from './placement';
 import { describeInstance } from './teardown';
 
+/** The least gp3 storage RDS takes for MySQL, MariaDB and PostgreSQL, and the most (CreateDBInstanceMessage.AllocatedStorage: "from 20 to 65536"). */
+const MIN_STORAGE_GIB = 20;
+const MAX_STORAGE_GIB = 65536;
 /**
- * GiB of gp3 storage per DB instance: the least RDS takes for MySQL, MariaDB and PostgreSQL (20,
- * CreateDBInstanceMessage.AllocatedStorage); sysbench's tables of a benchmark fit in it, and the
- * plan's cost names the storage it leaves out (core/plan/cost.ts).
+ * Bytes a stock sysbench row takes on disk: the price table's 250 bytes of row data
+ * (prices/aws-prices.json assumptions.bytesPerRow), doubled for the pages' free space and the
+ * secondary index on k (sbtest tables have one, sysbench's oltp_common.lua create_table).
+ */
+const DISK_BYTES_PER_ROW = 500;
+
+/**
+ * GiB of gp3 storage for a cell's source instance: its data with half as much again for binary logs
+ * or WAL and temporary files, at least RDS's minimum; storage autoscaling may grow it to twice that
+ * (MaxAllocatedStorage: "The upper limit in gibibytes (GiB) to which Amazon RDS can automatically
+ * scale the storage of the DB instance"). A replica gets its source's storage.
  * @internal exported for its tests (a test seam)
  */
-export const ALLOCATED_STORAGE_GIB = 20;
+export function allocatedStorageGib(data: Pick<CellPlan['data'], 'tables' | 'tableSize'>): { allocated: number; max: number } {
+  const dataGib = (data.tables * data.tableSize * DISK_BYTES_PER_ROW) / 2 ** 30;
+  const allocated = Math.min(MAX_STORAGE_GIB, Math.max(MIN_STORAGE_GIB, Math.ceil(dataGib * 1.5)));
+  return { allocated, max: Math.min(MAX_STORAGE_GIB, allocated * 2) };
+}
 
 /** The parameters of an RDS DB instance's one DB parameter group: the variant's cluster parameters, then its instance parameters on top. */
 export function dbInstanceParametersFor(cell: CellPlan): Record<string, string> {
@@ -111,6 +126,7 @@ export class RdsInstances {
     let source = await describeInstance(this.clients, names.writerId);
     if (!source) {
       const pi = cell.variant.performanceInsights;
+      const storage = allocatedStorageGib(cell.data);
       try {
         const out = await this.clients.rds.send(
           new CreateDBInstanceCommand({
@@ -118,7 +134,8 @@ export class RdsInstances {
             Engine: facts.rdsEngine,
             EngineVersion: awsEngineVersion(engine),
             DBInstanceClass: cell.variant.instanceClass,
-            AllocatedStorage: ALLOCATED_STORAGE_GIB,
+            AllocatedStorage: storage.allocated,
+            MaxAllocatedStorage: storage.max,
             MasterUsername: this.config.masterUsername,
             // RDS generates the password and keeps it in Secrets Manager (MasterUserSecret.SecretArn).
             ManageMasterUserPassword: true,
