@@ -128,7 +128,7 @@ describe('the study experiments (experiments/*.json)', () => {
     expect(small.workloads[0]!.threads).toEqual([2, 8, 64, 256, 1024]);
     expect(new Set(local.cells.map((c) => c.variant.name)).size).toBe(6);
     // On AWS: priced, within the budget; the self-managed offerings named as not on the AWS backend yet.
-    const cost = estimatePlanCost(aws.plan, loadPrices(repoRoot))!;
+    const cost = estimatePlanCost(aws.plan, loadPrices(repoRoot));
     expect(cost.total).not.toBeNull();
     expect(cost.total!).toBeLessThanOrEqual(spec.budget!.maxUsd);
     expect(aws.notes.filter((n) => n.level === 'refused').map((n) => n.path)).toEqual(['variants[4].engine', 'variants[5].engine']);
