@@ -27,11 +27,9 @@ function fixHint(reason: string, localOnlyPath: string): string {
 }
 
 /** Every refusal, deduplicated by path: a template's problem is reported once, not per variant using it. */
-/** Whether a parameter template goes to Aurora MySQL: a variant on it uses it, or none uses it and the spec's engine is Aurora MySQL. */
+/** Whether a parameter template goes to Aurora MySQL: an Aurora MySQL variant uses it. */
 function auroraMysqlTemplate(spec: Spec, name: string): boolean {
-  const users = spec.variants.filter((v) => v.parameterTemplate === name);
-  if (users.length === 0) return spec.engine.kind === 'aurora-mysql';
-  return users.some((v) => (v.engine ?? spec.engine).kind === 'aurora-mysql');
+  return spec.variants.some((v) => v.parameterTemplate === name && (v.engine ?? spec.engine).kind === 'aurora-mysql');
 }
 
 export function auroraParameterProblems(spec: Spec): ParameterSpecProblem[] {
@@ -47,8 +45,9 @@ export function auroraParameterProblems(spec: Spec): ParameterSpecProblem[] {
   };
 
   // Only Aurora MySQL has a catalogue: templates are checked when an Aurora MySQL variant uses them
-  // (or, unused, when the spec's engine is Aurora MySQL), variants when theirs is (at their own
-  // version); other engines' parameters are checked by engine-checks.ts and named in the plan.
+  // (a template no variant uses goes to no engine: an AWS run left without the variants it cannot
+  // run keeps their template), variants when theirs is (at their own version); other engines'
+  // parameters are checked by engine-checks.ts and named in the plan.
   for (const [t, template] of Object.entries(spec.parameterTemplates).filter(([t]) => auroraMysqlTemplate(spec, t))) {
     for (const level of LEVELS) {
       check(spec.engine.version, level, template[field(level)], (name) => `parameterTemplates.${t}.${field(level)}.${name}`, `parameterTemplates.${t}.localOnlyParameters`);
