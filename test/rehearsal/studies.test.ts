@@ -2,7 +2,8 @@
  * Every study in experiments/ through the AWS rehearsal, on one moto server for the file: the
  * study at `--scale small`, then trimmed for the suite's time budget (a study at --scale small takes
  * minutes to tens of minutes, all of them together far more than the suite may):
- * - one cell for each kind of variant the AWS path treats differently (AZ, readers, client count
+ * - one cell for each kind of variant the AWS path treats differently (engine topology and the
+ *   server standing in for it, AZ, readers, client count
  *   and instance type, so the launch template of its architecture, write forwarding, Performance
  *   Insights), all run at once (maxConcurrency, as the Distributed Map would on AWS); variants that
  *   differ only in instance class or parameter values make the same calls with other values (the
@@ -21,6 +22,7 @@ import { rehearsalWiring } from '../../bin/aws-rehearsal';
 import { LocalLakeStore } from '../../core/backends/local/local-lake';
 import type { MetricWindowRow, ServerMetricRow, StepRow } from '../../core/lake/rows';
 import { runRehearsal } from '../../core/rehearsal/run-rehearsal';
+import { ENGINES } from '../../core/aurora/engines';
 import { scaleSpec } from '../../core/experiment/scale';
 import type { Spec } from '../../core/experiment/schema';
 import { isSpecSchemaFile, loadSpecFile } from '../../core/experiment/validate';
@@ -52,12 +54,14 @@ function trimmedStudy(file: string): string {
   const small = scaleSpec(loadSpecFile(join(EXPERIMENTS, file), join(ROOT, 'client', 'workloads')).spec, 'small').spec;
   const first = (values: readonly number[]) => (values.length === 0 ? [] : [[...values].sort((a, b) => a - b).find((v) => v > 0) ?? values[0]!]);
   const variantKinds = new Set<string>();
-  // The engine is a kind of its own (Aurora cluster, RDS DB instance and replicas, MariaDB or
-  // PostgreSQL stand-in); a self-managed variant is left out: the AWS backend does not provision it yet.
+  // The engine's topology (an Aurora cluster, or an RDS DB instance and its replicas) and the server
+  // standing in for it (MariaDB, PostgreSQL) are kinds of their own: RDS for MySQL and RDS for
+  // MariaDB make the same calls with another Engine. A self-managed variant is left out: the AWS
+  // backend does not provision it yet.
   const variants = small.variants.filter((v) => {
-    const engine = v.engine?.kind ?? small.engine.kind;
-    if (engine === 'self-managed') return false;
-    const kind = JSON.stringify([engine, v.az ?? null, v.readers, v.clients, v.writeForwarding ?? null, v.performanceInsights]);
+    const engine = ENGINES[v.engine?.kind ?? small.engine.kind];
+    if (engine.topology === 'ec2') return false;
+    const kind = JSON.stringify([engine.topology, engine.localServer, v.az ?? null, v.readers, v.clients, v.writeForwarding ?? null, v.performanceInsights]);
     if (variantKinds.has(kind)) return false;
     variantKinds.add(kind);
     return true;
