@@ -89,7 +89,7 @@ describe('A/B section of a duet run', () => {
     [0.4, 0.4, 1, 1, 0.4, 0.4],
     [1, 1, 1, 0.3, 0.3, 1],
   ];
-  function data(order: 'duet' | 'interleaved'): RunData {
+  function data(order: 'duet' | 'interleaved' | 'randomized'): RunData {
     const steps = load.flatMap((f, i) => {
       const repeat = i + 1;
       const started = `2026-11-23T01:0${repeat}:00.000Z`;
@@ -110,7 +110,7 @@ describe('A/B section of a duet run', () => {
         }),
       ),
     );
-    const plan = { order, cells: [] } as unknown as Plan;
+    const plan = { order, ...(order === 'randomized' ? { orderSeed: 7 } : {}), cells: [] } as unknown as Plan;
     return { ...runData(steps), plan, intervals };
   }
 
@@ -133,5 +133,11 @@ describe('A/B section of a duet run', () => {
     const answer = buildReport(data('duet'), prices).answer!.tables[0]!;
     expect(answer.head).toEqual(['AZ', 'step', 'ratio', 'QPS', 'TPS', 'p99 latency (lower is better)', 'QPS 95% CI width', 'rounds to resolve QPS']);
     expect(answer.notes![0]).toMatch(/^Order: duet\./);
+  });
+
+  it('names a randomized order with its seed', () => {
+    const ab = buildReport(data('randomized'), prices).sections.find((s) => s.id === 'ab')!;
+    expect(ab.tables[0]!.notes![0]).toMatch(/^Order: randomized \(seed 7\)\. .*shuffled order/);
+    expect(ab.tables[0]!.rows[2]![7]).toBe('Welch: 3 + 3 repeats');
   });
 });
