@@ -371,14 +371,14 @@ run_sysbench() {
   sb_rc=$rc
 }
 
-# dump_server_variables: after a successful prepare (MySQL driver: SHOW GLOBAL VARIABLES), the server's global variables as it runs
+# dump_server_variables: after a successful prepare (MySQL: SHOW GLOBAL VARIABLES; PostgreSQL: pg_settings), the server's settings as it runs
 # (client/lua/server_config.lua) into server_variables.jsonl; its own errors stay in that file (the
 # workflow then reports the configuration as unread). Not part of sysbench's exit code.
 dump_server_variables() {
   [ -f "$SERVER_CONFIG_LUA" ] || { echo "aurora-bench runner: $SERVER_CONFIG_LUA is missing" >"$out_dir/server_variables.jsonl"; return 0; }
   (
     cd "$work"
-    if [ $password_via_env = 1 ]; then export MYSQL_PWD="$password"; fi
+    if [ $password_via_env = 1 ]; then export "$password_env_var=$password"; fi
     exec sysbench "$SERVER_CONFIG_LUA" dump "${conn_opts[@]}"
   ) >"$out_dir/server_variables.jsonl" 2>&1 || true
 }
@@ -400,7 +400,7 @@ if [ "$phase" = prepare ]; then
     cleanup_rc=$sb_rc
     if [ -z "$stop_signal" ]; then
       run_sysbench prepare
-      if [ "$sb_rc" = 0 ] && [ -z "$stop_signal" ] && [ "$driver" = mysql ]; then dump_server_variables; fi
+      if [ "$sb_rc" = 0 ] && [ -z "$stop_signal" ]; then dump_server_variables; fi
     else
       sb_rc=$cleanup_rc
     fi

@@ -6,6 +6,8 @@
 export interface ServerVariables {
   /** Lower-case variable name -> value as the server reports it. */
   readonly variables: ReadonlyMap<string, string>;
+  /** PostgreSQL only: lower-case name -> the unit its value is in (pg_settings.unit: 8kB, kB, MB, ms, s, min). */
+  readonly units?: ReadonlyMap<string, string>;
   /** Why the variables could not be read (the script's FATAL line, a missing file); null when read. */
   readonly error: string | null;
 }
@@ -15,13 +17,17 @@ const PREFIX = '{"aurora_bench_variable":';
 export function parseServerVariables(text: string | undefined): ServerVariables {
   if (text === undefined) return { variables: new Map(), error: 'the runner left no server_variables.jsonl' };
   const variables = new Map<string, string>();
+  const units = new Map<string, string>();
   const problems: string[] = [];
   for (const raw of text.split('\n')) {
     const line = raw.trim();
     if (line.startsWith(PREFIX)) {
       try {
-        const v = (JSON.parse(line) as { aurora_bench_variable?: { name?: unknown; value?: unknown } }).aurora_bench_variable;
-        if (typeof v?.name === 'string' && typeof v.value === 'string') variables.set(v.name.toLowerCase(), v.value);
+        const v = (JSON.parse(line) as { aurora_bench_variable?: { name?: unknown; value?: unknown; unit?: unknown } }).aurora_bench_variable;
+        if (typeof v?.name === 'string' && typeof v.value === 'string') {
+          variables.set(v.name.toLowerCase(), v.value);
+          if (typeof v.unit === 'string' && v.unit !== '') units.set(v.name.toLowerCase(), v.unit);
+        }
       } catch {
         // a line cut short: the others still count
       }
@@ -29,6 +35,6 @@ export function parseServerVariables(text: string | undefined): ServerVariables 
       problems.push(line.replace(/^(FATAL|aurora-bench runner): /, ''));
     }
   }
-  if (variables.size > 0) return { variables, error: null };
+  if (variables.size > 0) return { variables, ...(units.size > 0 ? { units } : {}), error: null };
   return { variables, error: problems.length > 0 ? problems.slice(0, 2).join('; ') : 'server_variables.jsonl holds no variables' };
 }

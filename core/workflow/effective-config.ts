@@ -53,8 +53,48 @@ const PERFORMANCE_VARIABLES = [
   'tx_isolation',
 ] as const;
 
-/** The server's own version strings (aurora_version on Aurora MySQL). */
-const VERSION_VARIABLES = ['version', 'version_comment', 'aurora_version'] as const;
+/** PostgreSQL settings that shape performance (memory, WAL and checkpoints, commit durability, planner costs, parallelism, connections, isolation). */
+const POSTGRES_PERFORMANCE_SETTINGS = [
+  'shared_buffers',
+  'effective_cache_size',
+  'work_mem',
+  'maintenance_work_mem',
+  'wal_buffers',
+  'max_wal_size',
+  'checkpoint_timeout',
+  'checkpoint_completion_target',
+  'synchronous_commit',
+  'fsync',
+  'full_page_writes',
+  'wal_level',
+  'random_page_cost',
+  'effective_io_concurrency',
+  'max_worker_processes',
+  'max_parallel_workers',
+  'max_parallel_workers_per_gather',
+  'max_connections',
+  'huge_pages',
+  'jit',
+  'default_transaction_isolation',
+] as const;
+
+/** The server's own version strings (aurora_version on Aurora MySQL; server_version on PostgreSQL). */
+const VERSION_VARIABLES = ['version', 'version_comment', 'aurora_version', 'server_version'] as const;
+
+/** A PostgreSQL size unit (pg_settings.unit) in bytes: "8kB" is 8192. */
+function unitBytes(unit: string): number | undefined {
+  const m = /^([0-9]+)?(B|kB|MB|GB|TB)$/.exec(unit);
+  if (!m) return undefined;
+  return Number(m[1] ?? 1) * 1024 ** ['B', 'kB', 'MB', 'GB', 'TB'].indexOf(m[2]!);
+}
+
+const TIME_MS: Readonly<Record<string, number>> = { us: 0.001, ms: 1, s: 1000, min: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A time as PostgreSQL reads it in a configuration value ("30s", "5min", "200ms"), in ms. */
+function timeMs(text: string): number | undefined {
+  const m = /^\s*([0-9]+(?:\.[0-9]+)?)\s*(us|ms|s|min|h|d)\s*$/.exec(text);
+  return m ? Number(m[1]) * TIME_MS[m[2]!]! : undefined;
+}
 
 export interface ApplyStatus {
   readonly instanceId: string;
@@ -91,8 +131,17 @@ const FALSE = new Set(['0', 'off', 'false', 'no']);
  * Whether the server's value is the requested one: same text (any case), number, size or boolean.
  * @internal exported for its tests (a test seam)
  */
-export function sameSetting(requested: Literal, actual: string): boolean {
+export function sameSetting(requested: Literal, actual: string, unit?: string): boolean {
   const asked = String(requested).trim();
+  // PostgreSQL: the server's value is in the setting's base unit; a requested "64MB" or "30s" is compared in bytes or ms.
+  if (unit !== undefined && asked !== '' && !Number.isFinite(Number(asked)) && Number.isFinite(Number(actual))) {
+    const bytes = unitBytes(unit);
+    const askedBytes = sizeBytes(asked);
+    if (bytes !== undefined && askedBytes !== undefined) return askedBytes === Number(actual) * bytes;
+    const unitMs = TIME_MS[unit];
+    const askedMs = timeMs(asked);
+    if (unitMs !== undefined && askedMs !== undefined) return askedMs === Number(actual) * unitMs;
+  }
   const a = asked.toLowerCase();
   const b = actual.trim().toLowerCase();
   if (a === b) return true;
@@ -148,11 +197,11 @@ export function effectiveConfiguration(input: {
       rows.push(row('requested', name, actual ?? null, String(asked), null));
       continue;
     }
-    const inEffect = sameSetting(asked, actual);
+    const inEffect = sameSetting(asked, actual, server.units?.get(name.toLowerCase()));
     rows.push(row('requested', name, actual, String(asked), inEffect));
     if (!inEffect) notInEffect.push(`${name}: asked ${String(asked)}, ${instanceId} runs with ${actual}`);
   }
-  for (const name of PERFORMANCE_VARIABLES) {
+  for (const name of server.units !== undefined || server.variables.has('server_version') ? POSTGRES_PERFORMANCE_SETTINGS : PERFORMANCE_VARIABLES) {
     if (name in requested) continue;
     const v = server.variables.get(name);
     if (v !== undefined) rows.push(row('performance', name, v, null, null));
@@ -164,6 +213,7 @@ export function effectiveConfiguration(input: {
   }
   const version = server.variables.get('version');
   const aurora = server.variables.get('aurora_version');
-  const serverVersion = aurora !== undefined ? `${version ?? '?'} (Aurora MySQL ${aurora})` : (version ?? null);
+  const postgres = server.variables.get('server_version');
+  const serverVersion = aurora !== undefined ? `${version ?? '?'} (Aurora MySQL ${aurora})` : (version ?? (postgres !== undefined ? `PostgreSQL ${postgres}` : null));
   return { rows, notInEffect, serverVersion, unread };
 }

@@ -311,7 +311,8 @@ async function serverConfigSummary(deps: TaskDeps, run: RunContext): Promise<str
       .map((l) => JSON.parse(l) as ServerConfigRow);
     for (const r of rows) {
       const cell = (summary[r.cell_id] ??= { version: null, values: {}, notInEffect: [] });
-      if (r.kind === 'version' && (r.name === 'version' || r.name === 'aurora_version')) cell.version = cell.version === null ? r.value : `${cell.version} / ${r.value}`;
+      if (r.kind === 'version' && (r.name === 'version' || r.name === 'aurora_version' || r.name === 'server_version'))
+        cell.version = cell.version === null ? r.value : `${cell.version} / ${r.value}`;
       else if (r.kind !== 'version') cell.values[r.name] = r.value;
       if (r.in_effect === false) cell.notInEffect.push(r.name);
     }

@@ -9,7 +9,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalBackend } from '../../core/backends/local/local-backend';
-import type { RunRow, ServerMetricRow, StepRow } from '../../core/lake/rows';
+import type { RunRow, ServerConfigRow, ServerMetricRow, StepRow } from '../../core/lake/rows';
 import type { SpecInput } from '../../core/experiment/schema';
 import { executeLocally, type LocalExecutionResult } from '../../core/workflow/local-runner';
 import { localJudge } from '../../core/regression/judge-local';
@@ -126,6 +126,20 @@ describe('a PostgreSQL experiment through the local workflow', () => {
     expect(notes).toMatch(/work_mem=8192 kB/);
     expect(notes).toMatch(/apg_ccm_enabled is an Aurora\/RDS-only parameter/);
     expect(notes).toMatch(/PostgreSQL 15\.\d+ has no setting "no_such_setting"/);
+  });
+
+  it('records at prepare what the primary runs with in server_config: server_version, the requested values compared in their units, the performance list', () => {
+    const config = jsonLines<ServerConfigRow>(join(lakeDir, 'tables', 'server_config'));
+    const byName = new Map(config.map((r) => [r.name, r]));
+    expect(byName.get('server_version')).toMatchObject({ kind: 'version', value: expect.stringMatching(/^15\.\d+/) });
+    // work_mem 8MB is 8192 in pg_settings' unit (kB); both requested values are in effect.
+    expect(byName.get('work_mem')).toMatchObject({ kind: 'requested', value: '8192', requested: '8MB', in_effect: true });
+    expect(byName.get('synchronous_commit')).toMatchObject({ kind: 'requested', value: 'off', in_effect: true });
+    // A setting PostgreSQL does not have is recorded as unread, not as a mismatch.
+    expect(byName.get('apg_ccm_enabled')).toMatchObject({ value: null, in_effect: null });
+    expect(byName.get('shared_buffers')).toMatchObject({ kind: 'performance', value: expect.stringMatching(/^\d+$/) });
+    const runs = jsonLines<RunRow>(join(lakeDir, 'tables', 'runs'));
+    expect(JSON.parse(runs[0]!.server_config ?? '{}')).toMatchObject({ 'apg-r1': { version: expect.stringMatching(/^15\./) } });
   });
 
   it('leaves no postgres process of the run behind', () => {

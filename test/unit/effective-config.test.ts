@@ -22,7 +22,49 @@ describe('sameSetting', () => {
   });
 });
 
+describe('sameSetting on PostgreSQL (the server value in pg_settings.unit)', () => {
+  it.each([
+    ['8MB', '8192', 'kB', true],
+    ['128MB', '16384', '8kB', true],
+    ['64MB', '4096', '8kB', false],
+    ['30s', '30', 's', true],
+    ['5min', '300', 's', true],
+    ['200ms', '1', 's', false],
+    [16384, '16384', '8kB', true],
+    ['off', 'off', undefined, true],
+  ] as const)('%p vs %p %p: %p', (asked, actual, unit, same) => {
+    expect(sameSetting(asked, actual, unit)).toBe(same);
+  });
+});
+
 describe('effectiveConfiguration', () => {
+  it('records a PostgreSQL server: server_version, requested values compared in their units, the PostgreSQL performance list', () => {
+    const config = effectiveConfiguration({
+      base,
+      instanceId: 'w',
+      server: {
+        variables: new Map(
+          Object.entries({ server_version: '15.14 (Debian 15.14-0+deb12u1)', work_mem: '8192', synchronous_commit: 'on', shared_buffers: '16384', max_connections: '100' }),
+        ),
+        units: new Map(Object.entries({ work_mem: 'kB', shared_buffers: '8kB' })),
+        error: null,
+      },
+      requested: { work_mem: '8MB', synchronous_commit: 'off', apg_ccm_enabled: 1 },
+      applyStatus: [],
+    });
+
+    expect(config.serverVersion).toBe('PostgreSQL 15.14 (Debian 15.14-0+deb12u1)');
+    expect(config.notInEffect).toEqual(['synchronous_commit: asked off, w runs with on']);
+    expect(config.rows.map((r) => [r.kind, r.name, r.value, r.requested, r.in_effect])).toEqual([
+      ['version', 'server_version', '15.14 (Debian 15.14-0+deb12u1)', null, null],
+      ['requested', 'work_mem', '8192', '8MB', true],
+      ['requested', 'synchronous_commit', 'on', 'off', false],
+      ['requested', 'apg_ccm_enabled', null, '1', null],
+      ['performance', 'shared_buffers', '16384', null, null],
+      ['performance', 'max_connections', '100', null, null],
+    ]);
+  });
+
   it('compares each requested value, skips formulas and values the server does not report, records version and the performance list', () => {
     const config = effectiveConfiguration({
       base,
