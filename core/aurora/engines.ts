@@ -233,3 +233,27 @@ export function localWriteForwarding(engine: EngineRef): { readonly supported: b
 export function awsEngineVersion(engine: EngineRef): string {
   return engine.kind === 'aurora-mysql' ? parseAuroraVersion(engine.version).engineVersion : engine.version;
 }
+
+/** The least gp3 storage RDS takes for MySQL, MariaDB and PostgreSQL, and the most (CreateDBInstanceMessage.AllocatedStorage: "from 20 to 65536"). */
+const MIN_STORAGE_GIB = 20;
+const MAX_STORAGE_GIB = 65536;
+/**
+ * Bytes a stock sysbench row takes on disk: the price table's 250 bytes of row data
+ * (prices/aws-prices.json assumptions.bytesPerRow), doubled for the pages' free space and the
+ * secondary index on k (sbtest tables have one, sysbench's oltp_common.lua create_table).
+ */
+const DISK_BYTES_PER_ROW = 500;
+
+/**
+ * GiB of gp3 storage for an RDS cell's source instance (core/backends/aws/db-instances.ts; the plan's cost prices it): its data with half as much again for binary logs
+ * or WAL and temporary files, at least RDS's minimum; storage autoscaling may grow it to twice that
+ * (MaxAllocatedStorage: "The upper limit in gibibytes (GiB) to which Amazon RDS can automatically
+ * scale the storage of the DB instance"). A replica gets its source's storage.
+ */
+export function rdsAllocatedStorageGib(data: { readonly tables: number; readonly tableSize: number }): { allocated: number; max: number } {
+  const dataGib = (data.tables * data.tableSize * DISK_BYTES_PER_ROW) / 2 ** 30;
+  const allocated = Math.min(MAX_STORAGE_GIB, Math.max(MIN_STORAGE_GIB, Math.ceil(dataGib * 1.5)));
+  return { allocated, max: Math.min(MAX_STORAGE_GIB, allocated * 2) };
+}
+
+/** The parameters of an RDS DB instance's one DB parameter group: the variant's cluster parameters, then its instance parameters on top. */

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { estimate } from './plan';
 import { cellEngine, type CellPlan, type Plan, type StepPlan } from './types';
-import { ENGINES, type EngineRef } from '../aurora/engines';
+import { ENGINES, rdsAllocatedStorageGib, type EngineRef } from '../aurora/engines';
 // Imported (not read from disk) so a bundled Lambda carries the table too.
 import bundledPriceDoc from '../../prices/aws-prices.json';
 import { READ_ONLY_TESTS, type Spec } from '../experiment/schema';
@@ -27,6 +27,8 @@ const RegionPricesSchema = z
     dbInstanceHourlyByEngine: z.record(z.string(), hourly).optional(),
     ec2Hourly: hourly.default({}),
     storageGbMonth: z.number().nonnegative().optional(),
+    /** RDS DB instance gp3 storage, $ per GB-month (RDS for MySQL, MariaDB, PostgreSQL). */
+    rdsGp3GbMonth: z.number().nonnegative().optional(),
     ioPerMillion: z.number().nonnegative().optional(),
   })
   .loose();
@@ -153,7 +155,9 @@ export function networkLimitGbps(table: PriceTable, instanceClass: string): numb
   return typeof v === 'number' ? v : null;
 }
 
-const EBS_NOT_COUNTED = 'RDS and self-managed variants: provisioned EBS storage (gp3) is not in the estimate; only their instance hours are';
+const EBS_NOT_COUNTED = "self-managed variants: the EC2 instance's EBS volume is not in the estimate; only its instance hours are";
+const RDS_STORAGE =
+  'RDS variants: gp3 storage as allocated for the data (core/aurora/engines.ts rdsAllocatedStorageGib) on the source and each read replica, at rdsGp3GbMonth; no I/O charge (gp3 includes 3,000 IOPS)';
 
 interface CellCost {
   readonly cellId: string;
@@ -247,9 +251,14 @@ export function estimatePlanCost(plan: Plan, table: PriceTable): PlanCost {
     const dbHourly = price.hourly;
     if (dbHourly === undefined) missing.add(price.missingAs);
     if (price.fallback !== undefined && !notes.includes(price.fallback)) notes.push(price.fallback);
-    // Aurora bills its cluster volume and (Standard) its I/O; RDS and EC2 bill provisioned EBS storage instead, not estimated yet.
-    const aurora = ENGINES[engine.kind].topology === 'cluster';
-    if (!aurora && !notes.includes(EBS_NOT_COUNTED)) notes.push(EBS_NOT_COUNTED);
+    // Aurora bills its cluster volume and (Standard) its I/O; RDS bills the gp3 storage allocated to
+    // each instance (a replica has its source's) and no I/O below gp3's baseline ("3,000 IOPS and
+    // 125 MiB/s" included below 400 GiB, RDS User Guide, "Amazon RDS DB instance storage", gp3);
+    // a self-managed server's EBS volume is not estimated yet.
+    const topology = ENGINES[engine.kind].topology;
+    const aurora = topology === 'cluster';
+    if (topology === 'ec2' && !notes.includes(EBS_NOT_COUNTED)) notes.push(EBS_NOT_COUNTED);
+    if (topology === 'instance' && !notes.includes(RDS_STORAGE)) notes.push(RDS_STORAGE);
     const dbCost = dbHourly === undefined ? null : (dbInstances * dbHourly * Math.max(cellS, a.rdsMinimumBillingS)) / 3600;
     const clientType = cell.variant.clients.instanceType;
     const clients = cell.variant.clients.count;
@@ -263,7 +272,10 @@ export function estimatePlanCost(plan: Plan, table: PriceTable): PlanCost {
     const rows = cell.data.tables * cell.data.tableSize;
     const dataBytes = rows * Math.max(...cell.steps.map(stepBytesPerRow));
     const preparedBytes = cell.steps.filter((s) => s.prepare).reduce((acc, s) => acc + rows * stepBytesPerRow(s), 0);
-    const storageCost = aurora ? ((dataBytes / 1e9) * (prices.storageGbMonth ?? 0) * (cellS / 3600)) / 730 : 0;
+    const rdsStorageGb = topology === 'instance' ? (dbInstances * rdsAllocatedStorageGib(cell.data).allocated * 2 ** 30) / 1e9 : 0;
+    const storageCost = aurora
+      ? ((dataBytes / 1e9) * (prices.storageGbMonth ?? 0) * (cellS / 3600)) / 730
+      : (rdsStorageGb * (prices.rdsGp3GbMonth ?? 0) * (Math.max(cellS, a.rdsMinimumBillingS) / 3600)) / 730;
     const stepIoS = cell.steps.reduce((acc, s) => acc + (s.warmupS + s.durationS) * (stepWrites(s.test) ? a.writeIoPerSecond : a.readIoPerSecond), 0);
     const ioRequests = Math.ceil(preparedBytes / 4096 + stepIoS);
     const ioCost = aurora ? (ioRequests / 1e6) * (prices.ioPerMillion ?? 0) : 0;

@@ -214,6 +214,9 @@ describe('engines in the plan', () => {
     expect(rdsCost!.total).not.toBeNull();
     // RDS for MariaDB's db.r6g.large is listed below Aurora's (no shared storage layer in its price).
     expect(rdsCost!.cells[0]!.dbCost!).toBeLessThan(amsCost!.cells[0]!.dbCost!);
+    // RDS bills the gp3 storage allocated to each instance (20 GiB here, the least RDS takes), no I/O.
+    expect(rdsCost!.cells[0]!.storageCost).toBeGreaterThan(0);
+    expect(rdsCost!.cells[0]!.ioCost).toBe(0);
     expect(apgFallback.cells[0]!.dbCost).toBe(amsCost!.cells[0]!.dbCost);
     expect(apgFallback.notes.join('\n')).toMatch(/Aurora PostgreSQL db\.r6g\.large priced at the Aurora MySQL-Compatible figure/);
     expect(rdsMissing.total).toBeNull();

@@ -8,7 +8,7 @@
  * documentation is generated from it):
  * - CreateDBInstance: Engine mysql | mariadb | postgres, EngineVersion, DBInstanceClass,
  *   AllocatedStorage ("General Purpose (SSD) storage (gp2, gp3): Must be an integer from 20 to
- *   65536" for RDS for MariaDB, MySQL and PostgreSQL; sized from the cell's data, allocatedStorageGib), StorageType left out ("Default: io1, if the
+ *   65536" for RDS for MariaDB, MySQL and PostgreSQL; sized from the cell's data, core/aurora/engines.ts rdsAllocatedStorageGib), StorageType left out ("Default: io1, if the
  *   Iops parameter is specified. Otherwise, gp3"), MasterUsername ("required for RDS DB instances"),
  *   ManageMasterUserPassword (the secret is DBInstance.MasterUserSecret), DBName ("The name of the
  *   database to create when the DB instance is created. If this parameter isn't specified, no
@@ -35,7 +35,7 @@
  */
 import { CreateDBInstanceCommand, CreateDBInstanceReadReplicaCommand, CreateDBParameterGroupCommand, ModifyDBParameterGroupCommand, type DBInstance } from '@aws-sdk/client-rds';
 import { UnsupportedOnBackendError, type CellResources, type Endpoint, type ReadyState, type RunContext } from '../../backend';
-import { awsEngineVersion, ENGINES, parameterGroupFamily } from '../../aurora/engines';
+import { awsEngineVersion, ENGINES, parameterGroupFamily, rdsAllocatedStorageGib } from '../../aurora/engines';
 import type { CellPlan } from '../../plan/types';
 import { BENCHMARK_DATABASE } from '../../plan/sysbench-args';
 import { call, isAlreadyExists, rethrow } from './aws-errors';
@@ -47,30 +47,6 @@ import { cellNames, cellTags, expiresAt, tagKeys, type Tag } from './names';
 import { cellAz } from './placement';
 import { describeInstance } from './teardown';
 
-/** The least gp3 storage RDS takes for MySQL, MariaDB and PostgreSQL, and the most (CreateDBInstanceMessage.AllocatedStorage: "from 20 to 65536"). */
-const MIN_STORAGE_GIB = 20;
-const MAX_STORAGE_GIB = 65536;
-/**
- * Bytes a stock sysbench row takes on disk: the price table's 250 bytes of row data
- * (prices/aws-prices.json assumptions.bytesPerRow), doubled for the pages' free space and the
- * secondary index on k (sbtest tables have one, sysbench's oltp_common.lua create_table).
- */
-const DISK_BYTES_PER_ROW = 500;
-
-/**
- * GiB of gp3 storage for a cell's source instance: its data with half as much again for binary logs
- * or WAL and temporary files, at least RDS's minimum; storage autoscaling may grow it to twice that
- * (MaxAllocatedStorage: "The upper limit in gibibytes (GiB) to which Amazon RDS can automatically
- * scale the storage of the DB instance"). A replica gets its source's storage.
- * @internal exported for its tests (a test seam)
- */
-export function allocatedStorageGib(data: Pick<CellPlan['data'], 'tables' | 'tableSize'>): { allocated: number; max: number } {
-  const dataGib = (data.tables * data.tableSize * DISK_BYTES_PER_ROW) / 2 ** 30;
-  const allocated = Math.min(MAX_STORAGE_GIB, Math.max(MIN_STORAGE_GIB, Math.ceil(dataGib * 1.5)));
-  return { allocated, max: Math.min(MAX_STORAGE_GIB, allocated * 2) };
-}
-
-/** The parameters of an RDS DB instance's one DB parameter group: the variant's cluster parameters, then its instance parameters on top. */
 export function dbInstanceParametersFor(cell: CellPlan): Record<string, string> {
   return { ...clusterParametersFor(cell), ...instanceParametersFor(cell) };
 }
@@ -126,7 +102,7 @@ export class RdsInstances {
     let source = await describeInstance(this.clients, names.writerId);
     if (!source) {
       const pi = cell.variant.performanceInsights;
-      const storage = allocatedStorageGib(cell.data);
+      const storage = rdsAllocatedStorageGib(cell.data);
       try {
         const out = await this.clients.rds.send(
           new CreateDBInstanceCommand({
