@@ -141,13 +141,13 @@ export class InProcessBenchBackend implements Backend {
     const done = seen >= 2;
     return Promise.resolve({ done, running: done ? 0 : handles.length, jobs: handles.map((h) => ({ jobId: h.jobId, state: done ? ('exited' as const) : ('running' as const) })) });
   }
-  stopJobs(): Promise<void> {
+  stopJobs(_run: RunContext, _handles: readonly JobHandle[]): Promise<void> {
     return Promise.resolve();
   }
   collectServerMetrics(): Promise<ServerMetricsCollection> {
     return Promise.resolve({ rows: [], windows: [] });
   }
-  teardownCell(): Promise<TeardownReport> {
+  teardownCell(_run: RunContext, _cell: CellPlan): Promise<TeardownReport> {
     return Promise.resolve({ deleted: [], alreadyGone: [] });
   }
   publishVerdicts(): Promise<VerdictPublication> {

@@ -47,11 +47,11 @@ class RecordingBackend extends InProcessBenchBackend {
   }
   override stopJobs(run: RunContext, handles: readonly JobHandle[]): Promise<void> {
     this.log.push(`stop ${handles.map((h) => h.jobId.split('/').slice(0, 3).join(' ')).join(', ')}`);
-    return super.stopJobs();
+    return super.stopJobs(run, handles);
   }
   override teardownCell(run: RunContext, cell: CellPlan): Promise<TeardownReport> {
     this.log.push(`teardown ${cell.cellId}`);
-    return super.teardownCell();
+    return super.teardownCell(run, cell);
   }
 }
 
