@@ -51,6 +51,49 @@ describe('aurora-bench import', () => {
     expect(existsSync(lake)).toBe(false);
   });
 
+  it('keeps a log that does not parse as a failed step with --allow-failed, with the parser’s reason', () => {
+    // Arrange
+    const dir = logsDir('allow-failed', { 'r5_ok.log': 'v1_0_pgsql_read_write', 'r5_old.log': 'v0_4_constructed' });
+    const ownLake = join(work, 'allow-failed-lake');
+    // Act
+    const r = spawnSync(
+      process.execPath,
+      [
+        CLI,
+        'import',
+        dir,
+        '--experiment',
+        'imported',
+        '--variant',
+        'r5',
+        '--workload',
+        'rw',
+        '--date',
+        '2024-01-01',
+        '--run-id',
+        'with-failed',
+        '--allow-failed',
+        '--lake',
+        ownLake,
+      ],
+      {
+        cwd: work,
+        encoding: 'utf8',
+      },
+    );
+    const results = spawnSync(process.execPath, [CLI, 'results', '--run', 'with-failed', '--json', '--lake', ownLake], { cwd: work, encoding: 'utf8' });
+    // Assert
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^failed {2}.*r5_old\.log → r5-r1 rw-t8 \(sysbench 0\.4\.12\): sysbench 0\.4\.12 output is not supported/m);
+    expect(r.stdout).toMatch(/imported 2 logs as run with-failed/);
+    const rows = JSON.parse(results.stdout) as { step_id: string; status: string; error: string | null }[];
+    expect(rows.map((s) => [s.step_id, s.status])).toEqual([
+      ['rw-t2', 'ok'],
+      ['rw-t8', 'failed'],
+    ]);
+    expect(rows[1]!.error).toMatch(/sysbench 0\.4\.12 output is not supported/);
+  });
+
   it('names the mapping file and the JSON path of a bad mapping, and creates nothing', () => {
     // Arrange
     const dir = logsDir('bad-mapping', { 'r5.log': 'v1_0_pgsql_read_write' });
