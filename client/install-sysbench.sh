@@ -165,8 +165,11 @@ if [ ! -x "$sysbench_dir/configure" ]; then
     die "sysbench autogen.sh failed; last lines: $(tail -n 15 "$work/sysbench-autogen.log")"
 fi
 # --with-pgsql: the pgsql driver for the PostgreSQL engines (Aurora PostgreSQL, RDS for PostgreSQL);
-# sysbench's m4/ac_check_pgsql.m4 finds libpq through pg_config (AL2023: libpq-devel).
-(cd "$sysbench_dir" && ./configure --prefix="$prefix" --with-mysql --with-pgsql --with-system-luajit \
+# sysbench's m4/ac_check_pgsql.m4 finds libpq through pg_config (AL2023: libpq-devel). Without
+# pg_config the build goes on without it: the MySQL engines need only the mysql driver.
+pgsql_option=--without-pgsql
+if command -v pg_config >/dev/null 2>&1; then pgsql_option=--with-pgsql; else echo "$PROG: pg_config not found: sysbench is built without its pgsql driver" >&2; fi
+(cd "$sysbench_dir" && ./configure --prefix="$prefix" --with-mysql "$pgsql_option" --with-system-luajit \
   LUAJIT_CFLAGS="-I$luajit_include" LUAJIT_LIBS="$luajit_static") >"$work/sysbench-configure.log" 2>&1 ||
   die "sysbench configure failed; last lines: $(tail -n 15 "$work/sysbench-configure.log")"
 make -C "$sysbench_dir" -j "$jobs" >"$work/sysbench-build.log" 2>&1 ||
