@@ -348,6 +348,7 @@ program
   .option('--instance-class <class>', 'the DB instance class the logs measured (db.r6g.large ...)')
   .option('--run-id <id>', 'the run id (default: the experiment and a hash of the logs and mapping; an id the lake has is refused)')
   .option('--allow-failed', 'import logs that did not parse as failed steps instead of refusing the import')
+  .option('--run-per-date', 'one run per day the logs were taken (so history has a point per day), instead of one run; with --run-id, ID-YYYY-MM-DD')
   .option('--lake <dir>', 'local results lake directory', defaultLake)
   .action(
     action(
@@ -366,11 +367,12 @@ program
           instanceClass?: string;
           runId?: string;
           allowFailed?: boolean;
+          runPerDate?: boolean;
           lake: string;
         },
       ) => {
         const { importLogs } = await import('../core/cli/import-logs');
-        const { mapping, runId, allowFailed, lake, ...flags } = opts;
+        const { mapping, runId, allowFailed, runPerDate, lake, ...flags } = opts;
         importLogs({
           paths,
           lakeDir: resolve(lake),
@@ -379,6 +381,7 @@ program
           flags,
           ...(runId !== undefined ? { runId } : {}),
           ...(allowFailed ? { allowFailed: true } : {}),
+          ...(runPerDate ? { runPerDate: true } : {}),
           log: (l) => process.stdout.write(l + '\n'),
         });
       },

@@ -48,11 +48,13 @@ export interface ImportOptions {
   readonly runId?: string;
   /** Keep logs that did not parse as failed steps instead of refusing the import. */
   readonly allowFailed?: boolean;
+  /** One run per day the logs were taken (a history's series), instead of one run. */
+  readonly runPerDate?: boolean;
   readonly log: (line: string) => void;
 }
 
 export interface ImportResult {
-  readonly runId: string;
+  readonly runIds: readonly string[];
   readonly files: number;
   readonly failed: number;
 }
@@ -267,7 +269,9 @@ export function importLogs(options: ImportOptions): ImportResult {
     throw e;
   }
   const assigned = assignments.map((a) => ({ a, log: files.find((f) => f.facts.path === a.path)! }));
-  for (const { a, log: f } of assigned) log(statusLine(f.facts.path, f.parsed, a));
+  // One run, or one per date with each day's repeats numbered within it: the status lines name the cell each log lands in.
+  const groups = options.runPerDate === true ? byDate(assigned) : [assigned];
+  for (const group of groups) for (const { a, log: f } of group) log(statusLine(f.facts.path, f.parsed, a));
   const failed = assigned.filter(({ log: f }) => f.parsed.status !== 'ok');
   if (failed.length > 0 && options.allowFailed !== true) {
     throw new ImportError(
@@ -275,18 +279,66 @@ export function importLogs(options: ImportOptions): ImportResult {
     );
   }
 
-  // 3. The rows, staged.
-  const startedAt = assignments.map((a) => a.startedAt).sort()[0]!;
-  const dt = startedAt.slice(0, 10);
-  const runId = options.runId ?? defaultRunId(mapping.experiment, assigned);
-  if (!/^[A-Za-z0-9._-]+$/.test(runId)) throw new ImportError(`--run-id ${JSON.stringify(runId)}: use letters, digits, ".", "_" and "-"`);
+  // 3. The runs, staged in memory, then moved into the lake together.
   const lakeDir = resolve(options.lakeDir);
-  const existing = lakeTableFiles(lakeDir, 'runs').filter(filesOfRuns([runId]));
-  if (existing.length > 0) {
-    throw new ImportError(
-      `run ${runId} is already in the lake (${existing[0]!}): ${options.runId === undefined ? 'these logs were imported before with the same mapping' : 'pick another --run-id'}; nothing was imported`,
-    );
+  const existingRuns = lakeTableFiles(lakeDir, 'runs');
+  const runs = groups.map((group) => {
+    const dt = group
+      .map(({ a }) => a.startedAt)
+      .sort()[0]!
+      .slice(0, 10);
+    const runId = options.runId !== undefined ? (groups.length > 1 ? `${options.runId}-${dt}` : options.runId) : defaultRunId(mapping.experiment, group);
+    if (!/^[A-Za-z0-9._-]+$/.test(runId)) throw new ImportError(`--run-id ${JSON.stringify(runId)}: use letters, digits, ".", "_" and "-"`);
+    const existing = existingRuns.filter(filesOfRuns([runId]));
+    if (existing.length > 0) {
+      throw new ImportError(
+        `run ${runId} is already in the lake (${existing[0]!}): ${options.runId === undefined ? 'these logs were imported before with the same mapping' : 'pick another --run-id'}; nothing was imported`,
+      );
+    }
+    return stageRun(mapping, runId, group, options.repoRoot);
+  });
+  moveIntoLake(lakeDir, runs);
+  for (const run of runs) {
+    log(`imported ${run.logs} log${run.logs === 1 ? '' : 's'} as run ${run.runId} (experiment ${mapping.experiment}, ${run.cells} cells, backend import) into ${lakeDir}`);
   }
+  return { runIds: runs.map((r) => r.runId), files: assigned.length, failed: runs.reduce((n, r) => n + r.failedSteps, 0) };
+}
+
+type Assigned = { a: FileAssignment; log: LogFile };
+
+/** The logs by the day they were taken, each day's repeats renumbered 1, 2, ... per step in their order. */
+function byDate(assigned: readonly Assigned[]): Assigned[][] {
+  const days = new Map<string, Assigned[]>();
+  for (const x of [...assigned].sort((p, q) => p.a.startedAt.localeCompare(q.a.startedAt)))
+    days.set(x.a.startedAt.slice(0, 10), [...(days.get(x.a.startedAt.slice(0, 10)) ?? []), x]);
+  return [...days.values()].map((day) => {
+    const next = new Map<string, number>();
+    return [...day]
+      .sort((p, q) => p.a.repeat - q.a.repeat)
+      .map((x) => {
+        const key = `${x.a.variant}\u0000${stepIdOf(x.a)}`;
+        const repeat = (next.get(key) ?? 0) + 1;
+        next.set(key, repeat);
+        return { ...x, a: { ...x.a, repeat } };
+      });
+  });
+}
+
+interface StagedRun {
+  readonly runId: string;
+  /** Lake key -> body: the step tables and raw logs. */
+  readonly files: ReadonlyMap<string, string>;
+  readonly runKey: string;
+  readonly runRow: string;
+  readonly cells: number;
+  readonly logs: number;
+  readonly failedSteps: number;
+}
+
+/** One run's rows and files, in memory: nothing is written here. */
+function stageRun(mapping: ImportMapping, runId: string, assigned: readonly Assigned[], repoRoot: string): StagedRun {
+  const startedAt = assigned.map(({ a }) => a.startedAt).sort()[0]!;
+  const dt = startedAt.slice(0, 10);
   const { spec, plan, stepOf } = buildPlan(mapping, runId, assigned, new Date().toISOString(), dt);
   const staged = new Map<string, string>();
   const stepRows: StepRow[] = [];
@@ -319,8 +371,8 @@ export function importLogs(options: ImportOptions): ImportResult {
     }
   }
   const failedSteps = stepRows.filter((r) => r.status === 'failed');
-  const versions = [...new Set(files.map((f) => f.parsed.sysbenchVersion).filter((v): v is string => v !== undefined))];
-  const tool = toolInfo(options.repoRoot);
+  const versions = [...new Set(assigned.map(({ log: f }) => f.parsed.sysbenchVersion).filter((v): v is string => v !== undefined))];
+  const tool = toolInfo(repoRoot);
   const row: RunRow = {
     run_id: runId,
     spec_name: mapping.experiment,
@@ -351,24 +403,20 @@ export function importLogs(options: ImportOptions): ImportResult {
     server_config: null,
     dt,
   };
-  moveIntoLake(lakeDir, staged, lakeKeys.run(dt, runId), toJsonLines([row]));
-  log(
-    `imported ${assigned.length} log${assigned.length === 1 ? '' : 's'} as run ${runId} (experiment ${mapping.experiment}, ${plan.cells.length} cells, backend import) into ${lakeDir}`,
-  );
-  return { runId, files: assigned.length, failed: failedSteps.length };
+  return { runId, files: staged, runKey: lakeKeys.run(dt, runId), runRow: toJsonLines([row]), cells: plan.cells.length, logs: assigned.length, failedSteps: failedSteps.length };
 }
 
 /**
  * Every file written under a staging directory in the lake first, then renamed into place (one
- * filesystem: a rename is atomic), the run's row last so no reader lists the run before its rows.
+ * filesystem: a rename is atomic), the runs' rows last so no reader lists a run before its rows.
  * On any failure what was moved is removed again and the staging directory goes: the lake is as before.
  */
-function moveIntoLake(lakeDir: string, files: ReadonlyMap<string, string>, runKey: string, runRow: string): void {
+function moveIntoLake(lakeDir: string, runs: readonly StagedRun[]): void {
   const staging = join(lakeDir, '.staging', `import-${process.pid}-${randomBytes(4).toString('hex')}`);
   const moved: string[] = [];
   const createdDirs: string[] = [];
   try {
-    const all = [...files.entries(), [runKey, runRow] as const];
+    const all = [...runs.flatMap((r) => [...r.files.entries()]), ...runs.map((r) => [r.runKey, r.runRow] as const)];
     for (const [key, body] of all) {
       const path = join(staging, key);
       mkdirSync(dirname(path), { recursive: true });

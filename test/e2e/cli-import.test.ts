@@ -179,4 +179,26 @@ describe('aurora-bench import', () => {
     expect(compare.stdout).toMatch(/rw t2 \[r6g\] +│ +1\/1 │ 207\.0%/);
     expect(readdirSync(lake).sort()).toEqual(['raw', 'tables']);
   });
+
+  it('imports one run per day with --run-per-date, repeats numbered within each day, and history shows each day', () => {
+    // Arrange: two logs of 2024-02-01 and one of 2024-02-02, the date in the file name.
+    const dir = logsDir('daily', {
+      'r5-2024-02-01-a.log': 'v1_0_pgsql_read_write',
+      'r5-2024-02-01-b.log': 'v1_1_mysql_read_write',
+      'r5-2024-02-02-a.log': 'v1_1_mysql_read_write',
+    });
+    const mapping = join(work, 'daily.json');
+    writeFileSync(mapping, JSON.stringify({ experiment: 'daily', defaults: { workload: 'rw' }, files: [{ match: '{variant}-{date}-*.log' }] }));
+    // Act
+    const r = cli(['import', dir, '--mapping', mapping, '--run-per-date', '--run-id', 'daily']);
+    const history = cli(['history', 'daily']);
+    // Assert
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/r5-2024-02-01-a\.log → r5-r1 rw-t2/);
+    expect(r.stdout).toMatch(/r5-2024-02-01-b\.log → r5-r2 rw-t2/);
+    expect(r.stdout).toMatch(/r5-2024-02-02-a\.log → r5-r1 rw-t2/);
+    expect(r.stdout).toMatch(/imported 2 logs as run daily-2024-02-01 .*\nimported 1 log as run daily-2024-02-02 /);
+    expect(history.code).toBe(0);
+    expect(history.stdout).toMatch(/runs: 2 on import, 2024-02-01T00:00:00\.000Z … 2024-02-02T00:00:00\.000Z/);
+  });
 });
