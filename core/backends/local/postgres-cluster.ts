@@ -15,6 +15,12 @@
  *   BufferCacheHitRatio  100 * blks_hit / (blks_hit + blks_read), deltas; no row for a second without reads
  *   DatabaseConnections  client backends in pg_stat_activity, less the sampler's own
  *   AuroraReplicaLag     readers: heartbeat UPDATE on the primary → visible on the replica, ms
+ *   ReadIOPS             pg_stat_database.blks_read delta / s (blocks read from outside shared
+ *                        buffers: the server's own file reads, like MariaDB's Innodb_data_reads)
+ *   WriteIOPS            pg_stat_bgwriter buffers_checkpoint + buffers_clean + buffers_backend
+ *                        delta / s (data blocks written by the checkpointer, background writer and
+ *                        backends; PostgreSQL 15 and 16's columns: none on 17, which moved them)
+ *   No network counters: PostgreSQL keeps none per server (NetworkReceive/TransmitThroughput are not produced).
  *
  * Like the MariaDB cluster, replicas apply the primary's WAL and count nothing of it as their own
  * transactions; the heartbeat resolution is one psql round trip (~10-30 ms here).
@@ -267,10 +273,15 @@ interface PgCounters {
   readonly blksHit: number;
   readonly connections: number;
   readonly cpuS: number;
+  /** undefined where pg_stat_bgwriter has no such columns (PostgreSQL 17): no WriteIOPS then. */
+  readonly blocksWritten: number | undefined;
 }
 
 const COUNTERS_SQL =
   "SELECT (SELECT sum(xact_commit) FROM pg_stat_database)::bigint, (SELECT sum(deadlocks) FROM pg_stat_database)::bigint, (SELECT sum(blks_read) FROM pg_stat_database)::bigint, (SELECT sum(blks_hit) FROM pg_stat_database)::bigint, (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid())";
+
+/** Data blocks written (checkpointer, background writer, backends): PostgreSQL 15/16's pg_stat_bgwriter; 17 moved these columns. */
+const BLOCKS_WRITTEN_SQL = 'SELECT (buffers_checkpoint + buffers_clean + buffers_backend)::bigint FROM pg_stat_bgwriter';
 
 /** CPU seconds of a postmaster and everything it started: its own, its reaped children's (cutime/cstime) and its live children's. */
 function postgresCpuSeconds(postmasterPid: number, ticks: number): number | undefined {
@@ -318,8 +329,22 @@ export class PostgresMetricsSampler {
       const [row] = await pgQuery(targetOf(s), COUNTERS_SQL, { timeoutMs: 5_000 });
       if (!row || cpuS === undefined) return undefined;
       const n = (i: number) => Number(row[i] ?? 0);
-      return { t, commits: n(0), deadlocks: n(1), blksRead: n(2), blksHit: n(3), connections: n(4), cpuS };
+      return { t, commits: n(0), deadlocks: n(1), blksRead: n(2), blksHit: n(3), connections: n(4), cpuS, blocksWritten: await this.blocksWritten(s) };
     } catch {
+      return undefined;
+    }
+  }
+
+  private writesUnavailable = false;
+
+  /** Blocks written so far, or undefined (asked no more once the server's version lacks the columns). */
+  private async blocksWritten(s: PostgresServer): Promise<number | undefined> {
+    if (this.writesUnavailable) return undefined;
+    try {
+      const [row] = await pgQuery(targetOf(s), BLOCKS_WRITTEN_SQL, { timeoutMs: 5_000 });
+      return row?.[0] === undefined || row[0] === null ? undefined : Number(row[0]);
+    } catch {
+      this.writesUnavailable = true;
       return undefined;
     }
   }
@@ -384,6 +409,8 @@ export class PostgresMetricsSampler {
       const reads = now.blksRead - before.blksRead;
       const hits = now.blksHit - before.blksHit;
       if (reads + hits > 0) push('BufferCacheHitRatio', (100 * hits) / (reads + hits));
+      push('ReadIOPS', Math.max(0, reads) / dt);
+      if (now.blocksWritten !== undefined && before.blocksWritten !== undefined) push('WriteIOPS', Math.max(0, now.blocksWritten - before.blocksWritten) / dt);
       const cpus = allowedCpuCount(s.pid) ?? 1;
       push('CPUUtilization', Math.min(100, ((now.cpuS - before.cpuS) / dt / cpus) * 100));
     }
