@@ -3,7 +3,7 @@
  * duet (a round's variants run together as one workflow item), and the refusals that name the file
  * and the JSON path.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { estimate, orderCells, planRun, PlanError } from '../../core/plan/plan';
@@ -31,8 +31,13 @@ function specInput(over: Partial<SpecInput> = {}): SpecInput {
   };
 }
 
+const written: string[] = [];
+afterAll(() => written.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
 function writeSpec(doc: unknown): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'ab-order-')), 'exp.json');
+  const dir = mkdtempSync(join(tmpdir(), 'ab-order-'));
+  written.push(dir);
+  const file = join(dir, 'exp.json');
   writeFileSync(file, JSON.stringify(doc));
   return file;
 }
