@@ -1,9 +1,10 @@
 /** @type {import('jest').Config} */
 // One project per test layer. Unit tests touch no server and run in parallel (`npm run test:unit`);
-// the other layers start MariaDB servers, moto, synthesize stacks or run the CLI end to end on a
-// machine whose cores other suites share: scripts/test.sh runs them one file at a time (--runInBand),
-// as does `npm run test:servers`. maxWorkers is a global Jest option, not a per-project one, hence
-// the split between the two commands rather than a setting here.
+// the other layers start MariaDB servers, moto, synthesize stacks or run the CLI end to end:
+// scripts/test.sh and `npm run test:servers` run them two files at a time (most of their time is
+// fixed-length sysbench steps and waits; each file keeps its servers, ports and directories to
+// itself). maxWorkers is a global Jest option, not a per-project one, hence the split between the
+// two commands rather than a setting here.
 const shared = {
   testEnvironment: 'node',
   transform: {
