@@ -88,10 +88,13 @@ describe('aurora-bench run --aws-rehearsal', () => {
     });
 
     // Assert
+    // On a failure the end of what it printed says why (what it left, or the cause).
+    const ending = r.status === 0 ? '' : r.stdout.split('\n').slice(-15).join('\n');
     expect({
       code: r.status,
       stderr: r.stderr.replace(/\(node:\d+\) Warning: NodeVersionSupportWarning[\s\S]*?trace-warnings \.\.\.` to show where the warning was created\)\n/, ''),
-    }).toEqual({ code: 0, stderr: '' });
+      ending,
+    }).toEqual({ code: 0, stderr: '', ending: '' });
     expect(r.stdout).toMatch(/^AWS rehearsal: /);
     expect(r.stdout).toContain('Not rehearsed:');
     expect(r.stdout).toContain('Performance Insights: not emulated');
