@@ -33,7 +33,7 @@ import { destroyAwsClients, makeAwsClients, type AwsClients } from '../backends/
 import { teardownRun } from '../backends/aws/sweeper';
 import { localSpecRefusals, checkLocalDependencies } from '../backends/local/preflight';
 import { LocalLakeStore } from '../backends/local/local-lake';
-import { isAlive } from '../backends/local/processes';
+import { isAlive, waitForExit } from '../backends/local/processes';
 import { processesMentioning } from '../backends/local/registry';
 import { ensureTemplate } from '../backends/local/template';
 import { ABORTED_REASON, markEnded, recordInterruptedSteps, TIMED_OUT_REASON } from '../cli/run-local';
@@ -456,6 +456,10 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
     const motoPid = moto?.pid;
     await moto?.stop();
     tracker.killAllSync();
+    // A killed process is gone only once it has finished exiting, which a loaded machine can take
+    // seconds over: wait for that before calling anything left behind.
+    const killed = [...tracker.live(), ...processesMentioning(dir), ...(motoPid !== undefined && motoPid > 0 ? [motoPid] : [])];
+    await Promise.all(killed.map((pid) => waitForExit(pid, 10_000)));
     for (const pid of tracker.live()) notCleaned.push(`process ${pid}`);
     for (const pid of processesMentioning(dir)) notCleaned.push(`process ${pid} (${dir})`);
     if (motoPid !== undefined && motoPid > 0 && isAlive(motoPid)) notCleaned.push(`moto server (pid ${motoPid})`);
