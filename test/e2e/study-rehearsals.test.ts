@@ -44,6 +44,8 @@ const CI_CUTS: Record<string, (d: Doc) => void> = {
   },
   'rate-sweep': (d) => {
     d.workloads = d.workloads.filter((w) => w.name === 'update');
+    // The curve and its knee per variant need every rate, not a second round of them.
+    d['repeats'] = 1;
   },
 };
 
