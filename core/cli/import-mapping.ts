@@ -243,7 +243,7 @@ export interface FileAssignment {
   readonly instanceClass?: string;
 }
 
-/** Log files the mapping cannot place: every problem, each naming its file. */
+/** Log files the mapping cannot place: every problem, each naming its file. @internal exported for its tests (a test seam) */
 export class ImportAssignmentError extends AuroraBenchError {
   override readonly name = 'ImportAssignmentError';
   constructor(readonly problems: readonly string[]) {

@@ -116,7 +116,7 @@ export class RunEta {
   }
 }
 
-/** "1 h 05 min", "12 min", "40 s". */
+/** "1 h 05 min", "12 min", "40 s". @internal exported for its tests (a test seam) */
 export function durationText(seconds: number): string {
   const s = Math.max(0, Math.round(seconds));
   if (s < 60) return `${s} s`;

@@ -31,7 +31,6 @@ function stepCounts(data: RunData): string {
   return parts.join(', ');
 }
 
-/** @internal exported for its tests (a test seam) */
 export function buildReport(data: RunData, prices: PriceTable, options: ContextOptions = {}): Report {
   const ctx = makeContext(data, prices, options);
   const r = data.run;
