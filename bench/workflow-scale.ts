@@ -32,7 +32,12 @@
  * above plus MapRunStarted, MapRunSucceeded), and each item a child execution of its own with
  * ExecutionStarted and ExecutionSucceeded.
  *
- * Run: `node dist/bench/workflow-scale.js [--json] [--sizes 10,100,1000,10000] [--layouts one,spread] [--reuse cell|step]`
+ * Then the parent execution at the most cells a spec allows (50 variants x 100 repeats), for variant
+ * names of 10 and 40 characters (a cell's id, the cell Map's item, grows with its variant's name):
+ * PlanRun's output, FinishRun's input, the parent's largest state and the cells' results as the
+ * Map collects them, each against the 256 KiB limit with 2x margin (a row with layout "max cells").
+ *
+ * Run: `node dist/bench/workflow-scale.js [--json] [--sizes 10,100,1000,10000] [--layouts one,spread] [--reuse cell|step] [--max-cells-names 10,40]`
  * after `npm run build`. Prints figures; asserts nothing.
  */
 import '../core/polyfills';
@@ -40,7 +45,7 @@ import { parseArgs } from 'node:util';
 import { MAX_SWEEP_VALUES, type SpecInput } from '../core/experiment/schema';
 import { allStates, loadDefinition, type AslState } from '../core/workflow/asl';
 import { executeLocally, localFunctionArn, type ExecutionEvent } from '../core/workflow/local-runner';
-import { planRunTask, type TaskDeps } from '../core/workflow/tasks';
+import type { TaskDeps } from '../core/workflow/tasks';
 import { InProcessBenchBackend } from './in-process-backend';
 
 const HISTORY_EVENTS_LIMIT = 25_000;
@@ -49,7 +54,7 @@ const USD_PER_TRANSITION = 0.025 / 1000;
 const MARGIN = 2;
 
 export interface ScaleFigures {
-  readonly layout: 'one cell' | 'spread';
+  readonly layout: 'one cell' | 'spread' | 'max cells';
   readonly steps: number;
   readonly cells: number;
   readonly status: string;
@@ -77,6 +82,8 @@ interface DefinitionShape {
   readonly owner: ReadonlyMap<string, string>;
   /** States of a cell's own execution (provisioning, teardown...): not per-step. */
   readonly cellLevel: ReadonlySet<string>;
+  /** The states that end a cell's execution: their output is the cell's result, which the cell Map collects. */
+  readonly cellEnds: ReadonlySet<string>;
 }
 
 const isDistributed = (st: AslState) => (st.ItemProcessor as { ProcessorConfig?: { Mode?: string } } | undefined)?.ProcessorConfig?.Mode === 'DISTRIBUTED';
@@ -95,7 +102,18 @@ function shapeOf(definition: Record<string, unknown>): DefinitionShape {
   walk(top, undefined);
   const cellsMap = Object.keys(top).find((name) => distributed.has(name));
   if (cellsMap === undefined) throw new Error('the definition has no top-level Distributed Map over cells');
-  return { states, distributed, owner, cellLevel: new Set(Object.keys(top[cellsMap]!.ItemProcessor!.States)) };
+  const cellStates = top[cellsMap]!.ItemProcessor!.States;
+  return {
+    states,
+    distributed,
+    owner,
+    cellLevel: new Set(Object.keys(cellStates)),
+    cellEnds: new Set(
+      Object.entries(cellStates)
+        .filter(([, st]) => (st as { End?: boolean }).End === true)
+        .map(([name]) => name),
+    ),
+  };
 }
 
 const bytes = (value: unknown) => (value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value), 'utf8'));
@@ -117,6 +135,12 @@ class HistoryCounter {
   readonly parent: Tally = { events: 2, transitions: 0, stepEvents: 0 };
   readonly children = new Map<string, Tally>();
   maxStateBytes = 0;
+  /** The parent execution's largest state input or output (its own states, not a child's). */
+  maxParentStateBytes = 0;
+  planRunOutputBytes = 0;
+  finishRunInputBytes = 0;
+  /** What the cell Map collects of its children's results (a JSON array of each cell's final output), before its ResultPath. */
+  collectedResultBytes = 2;
 
   constructor(private readonly shape: DefinitionShape) {}
 
@@ -155,12 +179,21 @@ class HistoryCounter {
         const st = this.shape.states.get(name ?? '');
         if (!st || name === undefined) return;
         this.add(name, ev.state?.input, eventsOfState(st, this.shape.distributed.has(name)), 1);
-        this.maxStateBytes = Math.max(this.maxStateBytes, bytes(ev.state?.input));
+        const size = bytes(ev.state?.input);
+        this.maxStateBytes = Math.max(this.maxStateBytes, size);
+        if (!this.shape.owner.has(name)) this.maxParentStateBytes = Math.max(this.maxParentStateBytes, size);
+        if (name === 'FinishRun') this.finishRunInputBytes = size;
         return;
       }
-      case 'StateExited':
-        this.maxStateBytes = Math.max(this.maxStateBytes, bytes(ev.state?.output));
+      case 'StateExited': {
+        const size = bytes(ev.state?.output);
+        this.maxStateBytes = Math.max(this.maxStateBytes, size);
+        if (name !== undefined && !this.shape.owner.has(name)) this.maxParentStateBytes = Math.max(this.maxParentStateBytes, size);
+        if (name === 'PlanRun') this.planRunOutputBytes = size;
+        // Each cell's final output, with the comma between array elements.
+        if (name !== undefined && this.shape.cellEnds.has(name)) this.collectedResultBytes += size + (this.collectedResultBytes > 2 ? 1 : 0);
         return;
+      }
       case 'StateRetried':
         if (name !== undefined) this.add(name, ev.state?.input, 3, 1);
         return;
@@ -193,6 +226,11 @@ function specOf(steps: number, cells: number, reuse: 'cell' | 'step'): SpecInput
 
 export async function measure(steps: number, layout: 'one cell' | 'spread', reuse: 'cell' | 'step' = 'cell'): Promise<ScaleFigures> {
   const cells = layout === 'one cell' ? 1 : Math.min(10, steps);
+  const { figures } = await measureSpec(specOf(steps, cells, reuse), layout, steps, cells);
+  return figures;
+}
+
+async function measureSpec(spec: SpecInput, layout: ScaleFigures['layout'], steps: number, cells: number): Promise<{ figures: ScaleFigures; counter: HistoryCounter }> {
   const backend = new InProcessBenchBackend();
   const deps: TaskDeps = {
     backend,
@@ -207,7 +245,7 @@ export async function measure(steps: number, layout: 'one cell' | 'spread', reus
   };
   const counter = new HistoryCounter(shapeOf(loadDefinition(localFunctionArn)));
   const started = process.hrtime.bigint();
-  const result = await executeLocally({ deps, input: { spec: specOf(steps, cells, reuse) }, pollMs: 0, retryMs: 0, onEvent: (ev) => counter.onEvent(ev) });
+  const result = await executeLocally({ deps, input: { spec }, pollMs: 0, retryMs: 0, onEvent: (ev) => counter.onEvent(ev) });
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const children = [...counter.children.values()];
   const all = [counter.parent, ...children];
@@ -216,7 +254,7 @@ export async function measure(steps: number, layout: 'one cell' | 'spread', reus
   const maxChildEvents = Math.max(0, ...children.map((c) => c.events));
   const fits =
     result.status === 'SUCCEEDED' && Math.max(maxChildEvents, counter.parent.events) * MARGIN <= HISTORY_EVENTS_LIMIT && counter.maxStateBytes * MARGIN <= PAYLOAD_BYTES_LIMIT;
-  return {
+  const figures: ScaleFigures = {
     layout,
     steps,
     cells,
@@ -231,39 +269,52 @@ export async function measure(steps: number, layout: 'one cell' | 'spread', reus
     fits,
     seconds: Math.round(seconds * 10) / 10,
   };
+  return { figures, counter };
 }
 
 /**
- * The parent execution's largest state at the most cells a spec allows (50 variants x 100 repeats):
- * PlanRun's output carries one reference per cell, RunCells collects one {cellId, status} per cell,
- * and FinishRun's input holds both. Measured from PlanRun itself (the in-process backend), the
- * collected results written as the cells return them.
+ * The parent execution's largest state at the most cells a spec allows (50 variants x 100 repeats,
+ * one 1-second step each), measured by running the real definition with the in-process backend:
+ * PlanRun's output (the cell Map's items), FinishRun's input, the largest state of the parent's own
+ * states, and what the cell Map collects of its children's results before its ResultPath (on AWS a
+ * Distributed Map's collected results count against the same limit unless written elsewhere).
  */
-async function parentStateAtMaxCells(variants: number, repeats: number): Promise<{ cells: number; planOutputBytes: number; finishInputBytes: number; fits: boolean }> {
-  const deps: TaskDeps = {
-    backend: new InProcessBenchBackend(),
-    now: () => new Date(),
-    toolVersion: 'bench',
-    gitSha: null,
-    serverVersion: null,
-    readyTimeoutS: 3600,
-    judgeRun: () => Promise.resolve([]),
-  };
+export interface MaxCellsFigures extends ScaleFigures {
+  readonly variantNameLength: number;
+  readonly planOutputBytes: number;
+  readonly finishInputBytes: number;
+  readonly maxParentStateBytes: number;
+  readonly collectedResultBytes: number;
+}
+
+export async function parentStateAtMaxCells(variants: number, repeats: number, variantNameLength = 10): Promise<MaxCellsFigures> {
   const spec: SpecInput = {
     name: `cells-${variants}x${repeats}`,
     engine: { version: '3.04.0' },
-    variants: Array.from({ length: variants }, (_, i) => ({ name: `variant-${String(i + 1).padStart(2, '0')}`, instanceClass: 'db.r6g.large', readers: 0 })),
+    // "variant-01" by default; a longer length pads the name with "x" (a spec allows 40 characters).
+    variants: Array.from({ length: variants }, (_, i) => ({
+      name: `variant-${String(i + 1).padStart(2, '0')}`.padEnd(variantNameLength, 'x'),
+      instanceClass: 'db.r6g.large',
+      readers: 0,
+    })),
     repeats,
-    maxConcurrency: 1,
+    maxConcurrency: 40,
     data: { tables: 1, tableSize: 1000, prepareThreads: 1 },
     defaults: { durationS: 1, warmupS: 0, reportIntervalS: 1 },
     workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1] }],
   };
-  const planned = await planRunTask(deps, { spec });
-  const cellResults = planned.cells.map((c) => ({ cellId: c.cellId, status: 'succeeded' }));
-  const planOutputBytes = bytes(planned);
-  const finishInputBytes = bytes({ ...planned, cellResults });
-  return { cells: planned.cells.length, planOutputBytes, finishInputBytes, fits: Math.max(planOutputBytes, finishInputBytes) * MARGIN <= PAYLOAD_BYTES_LIMIT };
+  const cells = variants * repeats;
+  const { figures, counter } = await measureSpec(spec, 'max cells', cells, cells);
+  const parentWorst = Math.max(counter.maxParentStateBytes, counter.collectedResultBytes);
+  return {
+    ...figures,
+    variantNameLength,
+    planOutputBytes: counter.planRunOutputBytes,
+    finishInputBytes: counter.finishRunInputBytes,
+    maxParentStateBytes: counter.maxParentStateBytes,
+    collectedResultBytes: counter.collectedResultBytes,
+    fits: figures.fits && parentWorst * MARGIN <= PAYLOAD_BYTES_LIMIT,
+  };
 }
 
 interface Retrier {
@@ -302,13 +353,15 @@ async function main(): Promise<void> {
       layouts: { type: 'string', default: 'one,spread' },
       // data.reuse of the measured spec: 'step' prepares afresh before every step (a prepare phase per step).
       reuse: { type: 'string', default: 'cell' },
+      // The parent's state at the most cells a spec allows, with variant names of these lengths ('' skips it).
+      'max-cells-names': { type: 'string', default: '10,40' },
     },
   });
   if (values.reuse !== 'cell' && values.reuse !== 'step') throw new Error(`--reuse ${values.reuse}: cell or step`);
   const reuse = values.reuse;
   const sizes = values.sizes.split(',').map(Number);
   const layouts = values.layouts.split(',').map((l) => (l === 'one' ? ('one cell' as const) : ('spread' as const)));
-  const rows: ScaleFigures[] = [];
+  const rows: (ScaleFigures | MaxCellsFigures)[] = [];
   for (const steps of sizes) {
     for (const layout of layouts) {
       if (layout === 'spread' && steps <= 10) continue;
@@ -322,12 +375,20 @@ async function main(): Promise<void> {
       }
     }
   }
+  const nameLengths = values['max-cells-names'] === '' ? [] : values['max-cells-names'].split(',').map(Number);
+  for (const length of nameLengths) {
+    const maxCells = await parentStateAtMaxCells(50, 100, length);
+    rows.push(maxCells);
+    if (!values.json) {
+      console.log(
+        `${maxCells.cells} cells (50 variants x 100 repeats, the most a spec allows; ${length}-character variant names): PlanRun output ${maxCells.planOutputBytes} B, ` +
+          `FinishRun input ${maxCells.finishInputBytes} B, largest parent state ${maxCells.maxParentStateBytes} B, the cells' results as the Map collects them ${maxCells.collectedResultBytes} B ` +
+          `(limit ${PAYLOAD_BYTES_LIMIT}), fits with 2x: ${maxCells.fits} [${maxCells.status}, ${maxCells.seconds} s]`,
+      );
+    }
+  }
   if (values.json) console.log(JSON.stringify(rows, null, 2));
   else {
-    const maxCells = await parentStateAtMaxCells(50, 100);
-    console.log(
-      `${maxCells.cells} cells (50 variants x 100 repeats, the most a spec allows): PlanRun output ${maxCells.planOutputBytes} B, FinishRun input ${maxCells.finishInputBytes} B (limit ${PAYLOAD_BYTES_LIMIT}), fits with 2x: ${maxCells.fits}`,
-    );
     const events = preparePollEvents(loadDefinition(localFunctionArn), 100_000_000);
     console.log(
       events === undefined

@@ -338,6 +338,8 @@ export const lakeKeys = {
     /** One step's outcome (CollectLateMetrics and teardown read them). */
     stepOutcomes: (runId: string, cellId: string): string => `workflow/${safe(runId)}/steps/${safe(cellId)}/`,
     stepOutcome: (runId: string, cellId: string, stepId: string): string => `workflow/${safe(runId)}/steps/${safe(cellId)}/${safe(stepId)}.json`,
+    /** The run's cells in plan order (ids; a duet's members, not the duet), written by PlanRun, read by FinishRun: the state carries none of it to FinishRun. */
+    cellList: (runId: string): string => `workflow/${safe(runId)}/cell-list.json`,
     /** A cell's outcome, written by its teardown, read by FinishRun. */
     cellOutcome: (runId: string, cellId: string): string => `workflow/${safe(runId)}/outcomes/${safe(cellId)}.json`,
     /** Everything of a run's workflow objects. */

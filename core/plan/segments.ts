@@ -4,7 +4,7 @@
  * number of steps: Step Functions ends an execution at 25,000 history events ("Maximum execution
  * history size", Step Functions Developer Guide, "Step Functions service quotas").
  */
-import type { CellHeader, CellPlan, CellRef, DuetPlan, StepSegment } from './types';
+import type { CellHeader, CellPlan, DuetPlan, StepSegment } from './types';
 
 /**
  * Steps per segment. A step costs 9 history events plus 3 per look while its jobs run; 200 steps
@@ -31,8 +31,4 @@ export interface DuetHeader extends DuetPlan {
 
 export function duetHeader(duet: DuetPlan): DuetHeader {
   return { ...duet, segments: stepSegments(duet.stepCount) };
-}
-
-export function cellRef(cell: Pick<CellPlan, 'cellId' | 'index'>): CellRef {
-  return { cellId: cell.cellId, index: cell.index };
 }

@@ -7,8 +7,8 @@
  * samples.
  *
  * How it maps onto the one workflow definition (state-machines/benchmark.asl.json, unchanged in
- * shape): PlanRun hands the RunCells Map one item per duet (DuetPlan: `r<repeat>-duet` with its
- * member cells) instead of one per cell, and every Task the item reaches does, in one call, for each
+ * shape): PlanRun hands the RunCells Map one item per duet (its id `r<repeat>-duet`; its DuetPlan,
+ * with the member cells, is in the lake) instead of one per cell, and every Task the item reaches does, in one call, for each
  * member what it does for a single cell: ProvisionCell provisions every member's cluster,
  * CheckCellReady / StartClients / CheckClientsReady pass only when all members are, RunStep starts a
  * step's runner jobs on all members together and collects them all before the next step starts (the
@@ -21,6 +21,7 @@
 import type { CellResources, JobHandle, RunContext } from '../backend';
 import { TransientBackendError } from '../backend';
 import { lakeKeys } from '../lake/rows';
+import { isDuetId } from '../plan/plan';
 import { duetHeader, type DuetHeader } from '../plan/segments';
 import type { CellPlan, DuetPlan, PlanNote, StepSegment } from '../plan/types';
 import type { RunnerPhase } from '../sysbench/types';
@@ -77,9 +78,15 @@ interface DuetStepEvent extends DuetResourcesEvent {
 }
 type DuetTeardownEvent = Omit<TeardownEvent, 'cell' | 'resources'> & DuetEvent & { readonly resources?: DuetResources };
 
-/** The state's cell is a duet (its reference or header names member cells). */
+/**
+ * The state's cell is a duet: its header names member cells; its reference (the cell Map's item,
+ * {cellId, index}) only the duet's id, and the Tasks that receive a reference (provisioning, a
+ * teardown before it) read the members from the duet's plan.
+ */
 function isDuet(cell: unknown): cell is DuetEvent['cell'] {
-  return typeof cell === 'object' && cell !== null && Array.isArray((cell as { members?: unknown }).members);
+  if (typeof cell !== 'object' || cell === null) return false;
+  const { members, cellId } = cell as { members?: unknown; cellId?: unknown };
+  return Array.isArray(members) || (typeof cellId === 'string' && isDuetId(cellId));
 }
 
 async function loadDuetPlan(deps: TaskDeps, run: RunContext, duetId: string): Promise<DuetPlan> {

@@ -20,7 +20,7 @@ import { lakeKeys, toJsonLines, type RunRow, type ServerConfigRow, type ServerMe
 import { metricWindowRows, skippedStepRow, stepRowsOf, stepTotals, type ClientStepOutput } from '../lake/step-rows';
 import { PlanError } from '../plan/plan';
 import { preparePlan } from '../plan/prepare';
-import { cellHeader, cellRef } from '../plan/segments';
+import { cellHeader } from '../plan/segments';
 import type { CellHeader, CellPlan, CellRef, Plan, PlanNote, StepPlan, StepSegment } from '../plan/types';
 import type { Spec } from '../experiment/schema';
 import { SpecError, validateSpec } from '../experiment/validate';
@@ -76,8 +76,12 @@ export interface PlanRunEvent {
 }
 export interface PlanRunOutput {
   readonly run: RunContext;
-  /** References only: each cell's plan (with its steps) is in the lake (lakeKeys.workflow.cellPlan). */
-  readonly cells: readonly CellRef[];
+  /**
+   * The cell Map's items: each only a cell's id (a duet's with order "duet"); RunCells' ItemSelector
+   * makes it the reference {cellId, index}. Each cell's plan (with its steps) is in the lake
+   * (lakeKeys.workflow.cellPlan), the list of cells too (lakeKeys.workflow.cellList).
+   */
+  readonly cells: readonly string[];
   readonly maxConcurrency: number;
 }
 /** What a cell's states carry of the cell: a reference before provisioning, the header after. */
@@ -228,12 +232,10 @@ export interface CellOutcome {
   /** What the backend could not apply (parameters not applicable locally...), for the manifest. */
   readonly notes: readonly PlanNote[];
 }
-/** What a cell's child execution returns (its outcome is in the lake); a failed teardown returns more. */
-type CellResult = Pick<CellOutcome, 'cellId' | 'status'> & Partial<CellOutcome>;
 export interface FinishRunEvent {
   readonly run: RunContext;
-  readonly cells: readonly CellRef[];
-  readonly cellResults?: readonly (CellResult | null)[];
+  /** The Map's items; read only when the run's cell list is not in the lake (a run planned before PlanRun wrote it). */
+  readonly cells?: readonly (string | CellRef)[];
   readonly error?: TaskError;
 }
 export interface ComputeVerdictsEvent {
@@ -469,6 +471,8 @@ export async function planRunTask(deps: TaskDeps, event: PlanRunEvent): Promise<
     }
     // Order "duet": the Map's items are the duets (core/workflow/duet.ts), each naming its member cells.
     for (const duet of plan.duets ?? []) await deps.backend.lake.put(lakeKeys.workflow.cellPlan(plan.runId, duet.cellId), JSON.stringify(duet));
+    // FinishRun reads the cells from here, not from the state.
+    await deps.backend.lake.put(lakeKeys.workflow.cellList(plan.runId), JSON.stringify(plan.cells.map((c) => c.cellId)));
     const row: RunRow = {
       run_id: plan.runId,
       spec_name: plan.specName,
@@ -496,7 +500,8 @@ export async function planRunTask(deps: TaskDeps, event: PlanRunEvent): Promise<
     if (e instanceof SpecError || e instanceof PlanError) throw new InvalidSpecError(e.message, { cause: e });
     throw e;
   }
-  const items = plan.duets !== undefined ? plan.duets.map((d) => ({ ...cellRef(d), members: d.members })) : plan.cells.map(cellRef);
+  // Ids only: the item's position is the cell's (or duet's) index (RunCells' ItemSelector adds it).
+  const items = (plan.duets ?? plan.cells).map((c) => c.cellId);
   return { run: runContext(plan), cells: items, maxConcurrency: plan.maxConcurrency };
 }
 
@@ -903,7 +908,24 @@ function mergeNotes(planNotes: readonly PlanNote[], cellNotes: readonly PlanNote
 export async function teardownCellTask(deps: TaskDeps, event: TeardownEvent): Promise<CellOutcome> {
   need(event, ['run', 'cell'], 'teardown-cell');
   const cell = await loadCellPlan(deps, event.run, event.cell.cellId);
-  await deps.backend.teardownCell(event.run, cell, event.resources);
+  try {
+    await deps.backend.teardownCell(event.run, cell, event.resources);
+  } catch (e) {
+    // The Map discards the cells' results: FinishRun learns of a teardown that failed from here (a
+    // retry that succeeds replaces it with the cell's outcome).
+    const failed: CellOutcome = {
+      cellId: cell.cellId,
+      status: 'teardown-failed',
+      error: `${(e as Error).name}: ${(e as Error).message}`,
+      steps: 0,
+      failedStepCount: 0,
+      failedSteps: [],
+      sysbenchVersion: null,
+      notes: [],
+    };
+    await deps.backend.lake.put(lakeKeys.workflow.cellOutcome(event.run.runId, cell.cellId), JSON.stringify(failed));
+    throw e;
+  }
   const steps = await readStepOutcomes(deps, event.run, cell.cellId);
   const cursor = await readJson<StepCursor>(deps, lakeKeys.workflow.stepCursor(event.run.runId, cell.cellId));
   // The step's own error where the cell's is only its segment Map's (on AWS: States.ExceedToleratedFailureThreshold).
@@ -950,36 +972,35 @@ function lateMetricsNotes(event: TeardownEvent): PlanNote[] {
   return [];
 }
 
+/**
+ * The run's cells in plan order, from the list PlanRun wrote; for a run planned before that list
+ * existed, from the Map's items (a duet's reference names its members).
+ */
+async function runCellIds(deps: TaskDeps, event: FinishRunEvent): Promise<string[]> {
+  const listed = await readJson<string[]>(deps, lakeKeys.workflow.cellList(event.run.runId));
+  if (listed !== undefined) return listed;
+  return (event.cells ?? []).flatMap((item) => (typeof item === 'string' ? [item] : (item.members ?? [item.cellId])));
+}
+
 export async function finishRunTask(deps: TaskDeps, event: FinishRunEvent): Promise<FinishRunOutput> {
   need(event, ['run'], 'finish-run');
-  // Each cell's outcome is in the lake; a cell whose teardown failed wrote none and says so in its result.
-  const reported = (event.cellResults ?? []).filter((r): r is CellResult => r !== null && typeof r === 'object' && typeof r.cellId === 'string');
+  // The run's cells and each cell's outcome are in the lake (a duet's members each wrote their own,
+  // a teardown that failed wrote that): nothing of them travels in the state.
+  const cells = await runCellIds(deps, event);
   const results: CellOutcome[] = [];
   const missing: string[] = [];
   const written = new Map<string, CellOutcome>();
-  // A duet's result stands for each of its member cells (each wrote its own outcome).
-  const duetOf = new Map<string, string>();
-  const cells: CellRef[] = event.cells.flatMap((ref) => {
-    if (ref.members === undefined) return [ref];
-    for (const m of ref.members) duetOf.set(m, ref.cellId);
-    return ref.members.map((cellId) => ({ cellId, index: ref.index }));
-  });
   for (let i = 0; i < cells.length; i += 16) {
     const batch = cells.slice(i, i + 16);
-    const outcomes = await Promise.all(batch.map((ref) => readJson<CellOutcome>(deps, lakeKeys.workflow.cellOutcome(event.run.runId, ref.cellId))));
+    const outcomes = await Promise.all(batch.map((cellId) => readJson<CellOutcome>(deps, lakeKeys.workflow.cellOutcome(event.run.runId, cellId))));
     outcomes.forEach((o, j) => {
-      if (o) written.set(batch[j]!.cellId, o);
+      if (o) written.set(batch[j]!, o);
     });
   }
-  for (const ref of cells) {
-    const duet = duetOf.get(ref.cellId);
-    const own = reported.find((r) => r.cellId === ref.cellId);
-    const ofDuet = duet === undefined ? undefined : reported.find((r) => r.cellId === duet);
-    const result = own ?? (ofDuet !== undefined ? { ...ofDuet, cellId: ref.cellId } : undefined);
-    const outcome = written.get(ref.cellId);
-    if (outcome && result?.status !== 'teardown-failed') results.push(outcome);
-    else if (result) results.push({ steps: 0, failedStepCount: 0, failedSteps: [], sysbenchVersion: null, notes: [], error: null, ...result });
-    else missing.push(ref.cellId);
+  for (const cellId of cells) {
+    const outcome = written.get(cellId);
+    if (outcome) results.push(outcome);
+    else missing.push(cellId);
   }
   const failedCells = results.filter((r) => r.status !== 'succeeded');
   const problems = [
