@@ -276,6 +276,15 @@ export const SERVER_METRICS = {
   ReadIOPS: 'Count/Second',
   WriteIOPS: 'Count/Second',
   /**
+   * The cluster volume's billed I/O operations, Aurora's storage I/O for Aurora MySQL (which has no
+   * instance ReadIOPS/WriteIOPS): cluster-level metrics, "Count per 5 minutes", published at
+   * 5-minute intervals (Aurora User Guide, "Cluster-level metrics for Amazon Aurora",
+   * Aurora.AuroraMySQL.Monitoring.Metrics.md). Collected per step for the 5-minute intervals that
+   * overlap it, role "cluster".
+   */
+  VolumeReadIOPs: 'Count/5 minutes',
+  VolumeWriteIOPs: 'Count/5 minutes',
+  /**
    * How far an RDS read replica (MySQL, MariaDB, PostgreSQL; not Aurora) lags behind its source, in
    * seconds (CloudWatch User Guide, "Amazon RDS metrics and dimensions", rds-metricscollected.md:
    * "Applies to MySQL, MariaDB, and PostgreSQL Read Replicas. Units: Seconds").
@@ -308,6 +317,8 @@ export const LOCAL_UNMEASURED_METRICS: Readonly<Partial<Record<ServerMetricName,
   DMLLatency: 'MariaDB keeps no statement durations in its status counters (only performance_schema, off by default)',
   SelectLatency: 'MariaDB keeps no statement durations in its status counters (only performance_schema, off by default)',
   FreeableMemory: "the local servers share this machine's memory: there is no per-instance free memory",
+  VolumeReadIOPs: 'there is no shared cluster volume locally (ReadIOPS and WriteIOPS are each server’s InnoDB data reads and writes)',
+  VolumeWriteIOPs: 'there is no shared cluster volume locally (ReadIOPS and WriteIOPS are each server’s InnoDB data reads and writes)',
   ForwardingWriterDMLLatency: 'MariaDB has no write forwarding',
   ForwardingReplicaDMLLatency: 'MariaDB has no write forwarding',
   ForwardingReplicaReadWaitLatency: 'MariaDB has no write forwarding',

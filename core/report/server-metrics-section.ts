@@ -1,6 +1,7 @@
 /**
  * The server's own view of each step: statement latencies (CommitLatency, DMLLatency,
- * SelectLatency), the write-forwarding latencies, storage I/O (ReadIOPS, WriteIOPS) and free memory,
+ * SelectLatency), the write-forwarding latencies, storage I/O (ReadIOPS, WriteIOPS; on Aurora the cluster
+ * volume's VolumeReadIOPs/VolumeWriteIOPs per 5 minutes, role "cluster") and free memory,
  * as collected into server_metrics (AWS: CloudWatch AWS/RDS, names and units as in the Aurora User
  * Guide's instance-level metrics, core/lake/rows.ts SERVER_METRICS; locally what MariaDB can say,
  * the rest named as not measured). Per variant, step and instance role: the mean over the step's
@@ -24,13 +25,15 @@ const SHOWN = [
   'ForwardingReplicaSelectLatency',
   'ReadIOPS',
   'WriteIOPS',
+  'VolumeReadIOPs',
+  'VolumeWriteIOPs',
   'FreeableMemory',
 ] as const satisfies readonly ServerMetricName[];
 type Shown = (typeof SHOWN)[number];
 
 const unitText = (metric: Shown): string => {
   const unit = SERVER_METRICS[metric];
-  return unit === 'Milliseconds' ? 'ms' : unit === 'Bytes' ? 'GiB' : '/s';
+  return unit === 'Milliseconds' ? 'ms' : unit === 'Bytes' ? 'GiB' : unit === 'Count/5 minutes' ? '/5 min' : '/s';
 };
 
 const valueText = (metric: Shown, value: number | null): string => {

@@ -440,6 +440,13 @@ describe('AwsBackend on moto: one cell end to end', () => {
     await put(names.readerId(1), 'AuroraReplicaLag', [12, 15, 11]);
     await put(names.readerId(1), 'ForwardingReplicaDMLThroughput', [100, 120, 90]);
     await put('some-other-instance', 'CPUUtilization', [99]);
+    // The cluster volume's I/O: a cluster-level count per 5 minutes (Aurora MySQL has no instance IOPS).
+    await cw.send(
+      new PutMetricDataCommand({
+        Namespace: 'AWS/RDS',
+        MetricData: [{ MetricName: 'VolumeWriteIOPs', Dimensions: [{ Name: 'DBClusterIdentifier', Value: names.clusterId }], Timestamp: minute(1), Value: 4200 }],
+      }),
+    );
     pi.on(GetResourceMetricsCommand).resolves({
       MetricList: [
         { Key: { Metric: 'db.load.avg' }, DataPoints: [{ Timestamp: minute(1), Value: 2.5 }] },
@@ -489,6 +496,10 @@ describe('AwsBackend on moto: one cell end to end', () => {
     expect(series(names.readerId(1), 'AuroraReplicaLag')).toEqual([12, 15, 11]);
     expect(series(names.readerId(1), 'ForwardingReplicaDMLThroughput')).toEqual([100, 120, 90]);
     expect(cwRows.some((r) => r.instance_id === 'some-other-instance')).toBe(false);
+    expect(cwRows.filter((r) => r.role === 'cluster').map((r) => [r.instance_id, r.metric, r.value, r.unit])).toEqual([
+      [names.clusterId, 'VolumeWriteIOPs', 4200, 'Count/5 minutes'],
+    ]);
+    expect(windows.some((w) => w.metric.startsWith('Volume'))).toBe(false);
     expect(cwRows.find((r) => r.metric === 'CPUUtilization')).toMatchObject({
       run_id: run.runId,
       cell_id: cell.cellId,

@@ -512,7 +512,7 @@ describe('the synthesized workflow with the AWS handlers on moto', () => {
     const counted = new Set(cloudwatchWindows.map((w) => w.metric));
     expect(metrics.filter((m) => m.source === 'cloudwatch' && counted.has(m.metric))).toHaveLength(cloudwatchWindows.reduce((a, w) => a + w.expected, 0));
     expect(new Set(metrics.filter((m) => m.source === 'cloudwatch' && !counted.has(m.metric)).map((m) => m.metric))).toEqual(
-      new Set(['CommitLatency', 'DMLLatency', 'SelectLatency', 'FreeableMemory']),
+      new Set(['CommitLatency', 'DMLLatency', 'SelectLatency', 'FreeableMemory', 'VolumeReadIOPs', 'VolumeWriteIOPs']),
     );
     expect(JSON.parse(runRow!.notes) as { message: string }[]).not.toContainEqual(expect.objectContaining({ message: expect.stringContaining('server metrics') }));
 

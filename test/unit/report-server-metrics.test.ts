@@ -36,17 +36,19 @@ describe('serverMetricsSection', () => {
         metric({ cell_id: 'a-r1', metric: 'FreeableMemory', avg_value: 2 * 2 ** 30 }),
         metric({ cell_id: 'b-r1', metric: 'ForwardingReplicaReadWaitLatency', avg_value: 0.75, role: 'reader', instance_id: 'b-r1-reader-1' }),
         metric({ cell_id: 'a-r1', metric: 'CPUUtilization', avg_value: 50 }),
+        metric({ cell_id: 'a-r1', metric: 'VolumeWriteIOPs', avg_value: 4200, role: 'cluster', instance_id: 'a-r1-cluster' }),
       ],
     };
     // Act
     const section = serverMetricsSection(makeContext(data, prices))!;
     // Assert
     const table = section.tables[0]!;
-    expect(table.head).toEqual(['variant', 'step', 'role', 'CommitLatency ms', 'ForwardingReplicaReadWaitLatency ms', 'FreeableMemory GiB']);
+    expect(table.head).toEqual(['variant', 'step', 'role', 'CommitLatency ms', 'ForwardingReplicaReadWaitLatency ms', 'VolumeWriteIOPs /5 min', 'FreeableMemory GiB']);
     expect(table.rows).toEqual([
-      ['a', 'rw t8', 'writer', '3.00 (max 9.00)', '-', '2.00 (max 2.00)'],
-      ['b', 'rw t8', 'reader', '-', '0.75 (max 0.75)', '-'],
-      ['b', 'rw t8', 'writer', '1.50 (max 1.50) partial', '-', '-'],
+      ['a', 'rw t8', 'cluster', '-', '-', '4,200 (max 4,200)', '-'],
+      ['a', 'rw t8', 'writer', '3.00 (max 9.00)', '-', '-', '2.00 (max 2.00)'],
+      ['b', 'rw t8', 'reader', '-', '0.75 (max 0.75)', '-', '-'],
+      ['b', 'rw t8', 'writer', '1.50 (max 1.50) partial', '-', '-', '-'],
     ]);
     expect(section.findings).toEqual([
       'CommitLatency: highest at a rw t8 (writer), 3.00 ms on average over the step.',

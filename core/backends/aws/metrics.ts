@@ -85,6 +85,10 @@ export function engineMetrics(kind: EngineKind): {
   }
 }
 
+/** Aurora's cluster-level storage I/O (see SERVER_METRICS): one datapoint per 5 minutes, per cluster. */
+const CLUSTER_VOLUME_METRICS: readonly ServerMetricName[] = ['VolumeReadIOPs', 'VolumeWriteIOPs'];
+const CLUSTER_VOLUME_PERIOD_S = 300;
+
 /** GetMetricData takes at most 500 MetricDataQuery per request (CloudWatch API reference). */
 const MAX_METRIC_QUERIES = 500;
 /** AWS/RDS metrics are standard resolution: 60 s is the finest period (MetricStat.Period docs). */
@@ -124,7 +128,14 @@ export class ServerMetrics {
     // Aurora PostgreSQL publishes no write-forwarding metrics under the Aurora MySQL names.
     const wf = cell.variant.writeForwarding?.enabled === true && engine.kind === 'aurora-mysql';
 
-    const wantedSeries: { instance: Endpoint; metric: ServerMetricName; counted: boolean }[] = [];
+    interface Series {
+      readonly instance: { readonly instanceId: string; readonly role: Endpoint['role'] | 'cluster' };
+      readonly metric: ServerMetricName;
+      readonly counted: boolean;
+      /** CloudWatch dimension: the instance's, or the cluster's for the cluster volume metrics. */
+      readonly dimension?: 'DBClusterIdentifier';
+    }
+    const wantedSeries: Series[] = [];
     for (const ep of endpoints) {
       const metrics = [
         ...metricsOf.base,
@@ -135,6 +146,11 @@ export class ServerMetrics {
       for (const metric of [...metricsOf.extra, ...(wf ? (ep.role === 'writer' ? WRITER_FORWARDING_LATENCY : READER_FORWARDING_LATENCY) : [])]) {
         wantedSeries.push({ instance: ep, metric, counted: false });
       }
+    }
+    // Aurora clusters (not RDS instances): the volume's I/O, 5-minute datapoints, not counted in completeness.
+    if (ENGINES[engine.kind].topology !== 'instance' && resources.clusterId !== '') {
+      for (const metric of CLUSTER_VOLUME_METRICS)
+        wantedSeries.push({ instance: { instanceId: resources.clusterId, role: 'cluster' }, metric, counted: false, dimension: 'DBClusterIdentifier' });
     }
     const rows: ServerMetricRow[] = [];
     // GetMetricData's StartTime is inclusive and EndTime exclusive, both on whole minutes here: one
@@ -148,9 +164,10 @@ export class ServerMetrics {
       const queries: MetricDataQuery[] = batch.map((s) => ({
         Id: s.id,
         MetricStat: {
-          Metric: { Namespace: 'AWS/RDS', MetricName: s.metric, Dimensions: [{ Name: 'DBInstanceIdentifier', Value: s.instance.instanceId }] },
-          Period: CLOUDWATCH_PERIOD_S,
-          Stat: 'Average',
+          Metric: { Namespace: 'AWS/RDS', MetricName: s.metric, Dimensions: [{ Name: s.dimension ?? 'DBInstanceIdentifier', Value: s.instance.instanceId }] },
+          // A count per 5 minutes: the 5-minute Sum is the published value.
+          Period: s.dimension === 'DBClusterIdentifier' ? CLUSTER_VOLUME_PERIOD_S : CLOUDWATCH_PERIOD_S,
+          Stat: s.dimension === 'DBClusterIdentifier' ? 'Sum' : 'Average',
         },
         ReturnData: true,
       }));
@@ -186,10 +203,10 @@ export class ServerMetrics {
       }
     }
     const windows: MetricWindowCount[] = wantedSeries
-      .flatMap((s, i) => (s.counted ? [{ s, i }] : []))
-      .map(({ s, i }) => ({
+      .flatMap((s, i) => (s.counted && s.instance.role !== 'cluster' ? [{ s, i, role: s.instance.role }] : []))
+      .map(({ s, i, role }) => ({
         instanceId: s.instance.instanceId,
-        role: s.instance.role,
+        role,
         metric: s.metric,
         source: 'cloudwatch',
         start: start.toISOString(),
