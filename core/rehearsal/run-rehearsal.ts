@@ -297,6 +297,14 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
   const removeDir = () => {
     try {
       tracker.killAllSync();
+      // Anything else started under the directory (a client shell's child, a one-off SQL client).
+      for (const pid of processesMentioning(dir + '/')) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone in between
+        }
+      }
     } catch {
       // the tracker's own exit hook tries again
     }

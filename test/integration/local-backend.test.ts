@@ -289,8 +289,12 @@ describe('cleanup after the owning process crashed', () => {
            setInterval(() => undefined, 1000);
          })().catch((e) => { console.error(e); process.exit(1); });`,
       );
-      buildSync({ entryPoints: [entry], bundle: true, platform: 'node', outfile: join(dir, 'owner.js'), logLevel: 'silent' });
-      child = spawn(process.execPath, [join(dir, 'owner.js'), lakeDir, runRoot, runId, JSON.stringify(CELL), REPO, DT], { stdio: ['ignore', 'pipe', 'pipe'] });
+      // DuckDB (the lake's compaction) is a native module: left out of the bundle, found in the repo's node_modules.
+      buildSync({ entryPoints: [entry], bundle: true, platform: 'node', outfile: join(dir, 'owner.js'), logLevel: 'silent', external: ['@duckdb/*'] });
+      child = spawn(process.execPath, [join(dir, 'owner.js'), lakeDir, runRoot, runId, JSON.stringify(CELL), REPO, DT], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, NODE_PATH: join(REPO, 'node_modules') },
+      });
       let out = '';
       let err = '';
       child.stdout!.on('data', (d: Buffer) => (out += d.toString()));

@@ -636,6 +636,15 @@ export class LocalBackend implements Backend {
         if (found ? found.proc.exit === undefined : isOurProcess(pid, this.runnerPath)) {
           // The runner stops sysbench and still writes result.json on SIGTERM; SIGKILL after 15 s.
           await terminate(pid, { graceMs: 15_000, group: true });
+          // Gone from /proc is not yet reaped: wait for Node's exit event, so a checkJobs right after
+          // this sees the job exited (a loaded machine delivers it a moment later).
+          const proc = found?.proc;
+          if (proc && proc.exit === undefined && proc.child.exitCode === null && proc.child.signalCode === null) {
+            await new Promise<void>((resolve) => {
+              proc.child.once('exit', () => resolve());
+              setTimeout(resolve, 5_000).unref();
+            });
+          }
         }
       }),
     );

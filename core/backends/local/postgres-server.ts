@@ -164,6 +164,9 @@ export function pgQuery(target: PgTarget, sql: string, options: { timeoutMs?: nu
       const lines = out.split('\n').filter((l) => l !== '');
       resolve(lines.map((l) => l.split('\t').map((v) => (v === NULL ? null : v))));
     });
+    // psql may exit before it reads its input (the server not up yet): the write then fails with
+    // EPIPE, which must not become an uncaught error; the close handler reports psql's own message.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(sql.endsWith(';') ? sql : sql + ';');
   });
 }
