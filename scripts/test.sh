@@ -25,10 +25,14 @@ npx jest --ci --selectProjects unit --maxWorkers=50% --passWithNoTests --json --
 unit_code=$?
 npx jest --ci --selectProjects integration aws cdk rehearsal e2e faults --maxWorkers=2 --passWithNoTests --json --outputFile=test-output/jest-servers.json "$@"
 servers_code=$?
+# Tests that judge measured performance levels against each other run alone: another file's load
+# moves the levels they compare.
+npx jest --ci --selectProjects measurements --runInBand --passWithNoTests --json --outputFile=test-output/jest-measurements.json "$@"
+measurements_code=$?
 set -e
 # A plain closing line CI can read whatever the runner.
 node -e '
-const runs = ["unit", "servers"].map((n) => require("./test-output/jest-" + n + ".json"));
+const runs = ["unit", "servers", "measurements"].map((n) => require("./test-output/jest-" + n + ".json"));
 const sum = (k) => runs.reduce((s, r) => s + r[k], 0);
 const skipped = sum("numPendingTests") + sum("numTodoTests");
 console.log(`jest: ${sum("numPassedTests")} passed, ${sum("numFailedTests")} failed` + (skipped ? `, ${skipped} skipped` : ""));
@@ -37,4 +41,4 @@ if (sum("numTotalTests") === 0) { console.error("no test ran"); process.exit(1);
 if [ "$lint_code" -ne 0 ]; then echo "test: lint failed (see above)"; fi
 if [ "$format_code" -ne 0 ]; then echo "test: format check failed: run npm run format"; fi
 if [ "$deadcode_code" -ne 0 ]; then echo "test: unused exports, files or dependencies (see above): remove them, or tag a test seam @internal"; fi
-[ "$format_code" -eq 0 ] && [ "$lint_code" -eq 0 ] && [ "$deadcode_code" -eq 0 ] && [ "$unit_code" -eq 0 ] && [ "$servers_code" -eq 0 ]
+[ "$format_code" -eq 0 ] && [ "$lint_code" -eq 0 ] && [ "$deadcode_code" -eq 0 ] && [ "$unit_code" -eq 0 ] && [ "$servers_code" -eq 0 ] && [ "$measurements_code" -eq 0 ]

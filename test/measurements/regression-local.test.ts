@@ -1,5 +1,6 @@
 /**
- * Regression verdicts on real databases: twenty-two local runs (real MariaDB, real sysbench) of one
+ * Regression verdicts on real databases (alone in the jest project "measurements": a neighbouring test
+ * file's load moves the TPS levels it judges): twenty-two local runs (real MariaDB, real sysbench) of one
  * tiny write-only experiment. Runs 1-8 relax durability on the writer (innodb_flush_log_at_trx_commit
  * = 0 and sync_binlog = 0: a commit does not wait for the redo log or the binlog to reach the disk),
  * runs 9-14 make every commit durable (1 and 1: an fsync of each per commit), runs 15-22 relax it
