@@ -18,12 +18,12 @@ lint_code=$?
 npm run --silent deadcode
 deadcode_code=$?
 mkdir -p test-output
-# Unit tests in parallel; the layers that start servers (MariaDB, moto, the CLI) two files at a time:
+# Unit tests in parallel; the layers that start servers (MariaDB, moto, the CLI) three files at a time:
 # most of their time is fixed-length sysbench steps and waits, which overlap, and every file keeps its
-# servers, ports and directories to itself (jest.config.js). Arguments, if any, go to both runs (e.g. -t 'a name').
+# servers, ports and directories to itself (jest.config.js). Arguments, if any, go to every run (e.g. -t 'a name').
 npx jest --ci --selectProjects unit --maxWorkers=50% --passWithNoTests --json --outputFile=test-output/jest-unit.json "$@"
 unit_code=$?
-npx jest --ci --selectProjects integration aws cdk rehearsal e2e faults --maxWorkers=2 --passWithNoTests --json --outputFile=test-output/jest-servers.json "$@"
+npx jest --ci --selectProjects integration aws cdk rehearsal e2e faults --maxWorkers=3 --passWithNoTests --json --outputFile=test-output/jest-servers.json "$@"
 servers_code=$?
 # Tests that judge measured performance levels against each other run alone: another file's load
 # moves the levels they compare.
