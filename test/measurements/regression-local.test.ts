@@ -48,7 +48,7 @@ function experiment(durable: boolean, repeats: number): object {
       },
     ],
     data: { tables: 1, tableSize: 1000 },
-    defaults: { durationS: 3, warmupS: 1, reportIntervalS: 1 },
+    defaults: { durationS: 4, warmupS: 1, reportIntervalS: 1 },
     workloads: [{ name: 'write', test: 'oltp_write_only', threads: [4] }],
     repeats,
   };
