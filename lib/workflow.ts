@@ -16,7 +16,7 @@ import { TASK_NAMES, type TaskName } from '../core/workflow/task-names';
 import { executionTimeoutSeconds, readAslFile, substitutePlaceholders, taskPlaceholderValues } from '../core/workflow/asl';
 import { logRetention } from './config';
 
-/** Powertools settings shared by every function (lambdas/shared/aws-runtime.ts uses the same names). */
+/** Powertools settings shared by every function (lambdas/runtime/aws-runtime.ts uses the same names). */
 const POWERTOOLS_SERVICE = 'aurora-bench';
 const POWERTOOLS_NAMESPACE = 'AuroraBench';
 

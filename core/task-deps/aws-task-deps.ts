@@ -2,7 +2,7 @@
  * The TaskDeps of the workflow's tasks on AWS: the AWS backend configured from the environment the
  * stack sets on every Task Lambda (lib/handler-environment.ts, names in core/backends/aws/config.ts),
  * and the account preflight (core/backends/aws/preflight.ts) PlanRun runs. The Lambda handlers
- * (lambdas/shared/aws-deps.ts adds X-Ray tracing) and the AWS rehearsal build them here, so both run
+ * (lambdas/runtime/aws-deps.ts adds X-Ray tracing) and the AWS rehearsal build them here, so both run
  * the tasks with the same deps. It sits above both the workflow (TaskDeps is its type) and the
  * backends: wiring, so neither has to know the other.
  */
