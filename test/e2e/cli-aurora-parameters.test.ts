@@ -3,10 +3,11 @@
  * Aurora refuses is refused by validate, plan and run on both backends, by file and JSON path,
  * before anything starts; a local-only what-if is planned locally and refused by an AWS plan.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { serverProcessesUnder } from '../helpers/server-processes';
 
 const REPO = join(__dirname, '..', '..');
 const CLI = join(REPO, 'dist', 'bin', 'aurora-bench.js');
@@ -40,15 +41,7 @@ function writeSpec(name: string, spec: object): string {
   return file;
 }
 
-function mariadbdUnder(dir: string): string[] {
-  try {
-    return execFileSync('pgrep', ['-af', 'mariadbd'], { encoding: 'utf8' })
-      .split('\n')
-      .filter((l) => l.includes(dir));
-  } catch {
-    return [];
-  }
-}
+const mariadbdUnder = (dir: string): string[] => serverProcessesUnder('mariadbd', dir);
 
 const base = {
   name: 'params-e2e',

@@ -3,10 +3,11 @@
  * a small experiment against real MariaDB and sysbench, then the lake queried through DuckDB,
  * a sysbench output parsed, bad input refused, and Ctrl-C leaving nothing behind.
  */
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { serverProcessesUnder } from '../helpers/server-processes';
 
 const REPO = join(__dirname, '..', '..');
 const CLI = join(REPO, 'dist', 'bin', 'aurora-bench.js');
@@ -56,15 +57,7 @@ const small = {
   ],
 };
 
-function mariadbdUnder(dir: string): string[] {
-  try {
-    return execFileSync('pgrep', ['-af', 'mariadbd'], { encoding: 'utf8' })
-      .split('\n')
-      .filter((l) => l.includes(dir));
-  } catch {
-    return [];
-  }
-}
+const mariadbdUnder = (dir: string): string[] => serverProcessesUnder('mariadbd', dir);
 
 describe('aurora-bench CLI, locally', () => {
   it('runs an experiment end to end and the lake answers through DuckDB', () => {

@@ -18,6 +18,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { serverProcessesUnder } from '../helpers/server-processes';
 
 const REPO = join(__dirname, '..', '..');
 const CLI = join(REPO, 'dist', 'bin', 'aurora-bench.js');
@@ -103,16 +104,7 @@ function background(args: string[]) {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** mariadbd processes whose command line names a path under `dir`. */
-function mariadbdUnder(dir: string): string[] {
-  try {
-    return execFileSync('pgrep', ['-af', 'mariadbd'], { encoding: 'utf8' })
-      .split('\n')
-      .filter((l) => l.includes(dir));
-  } catch {
-    return [];
-  }
-}
+const mariadbdUnder = (dir: string): string[] => serverProcessesUnder('mariadbd', dir);
 
 /** The servers the running run registered (resources.json of each run directory). */
 function registeredServers(): { instanceId: string; pid: number; port: number; role: string }[] {

@@ -13,6 +13,7 @@ import type { RunRow, ServerConfigRow, ServerMetricRow, StepRow } from '../../co
 import type { SpecInput } from '../../core/experiment/schema';
 import { executeLocally, type LocalExecutionResult } from '../../core/workflow/local-runner';
 import { localJudge } from '../../core/regression/judge-local';
+import { serverProcessesUnder } from '../helpers/server-processes';
 
 const REPO = join(__dirname, '..', '..');
 
@@ -56,15 +57,7 @@ function jsonLines<T>(dir: string): T[] {
   return out;
 }
 
-function postgresLeft(runRoot: string): string[] {
-  try {
-    return execFileSync('pgrep', ['-af', 'postgres'], { encoding: 'utf8' })
-      .split('\n')
-      .filter((l) => l.includes(runRoot));
-  } catch {
-    return [];
-  }
-}
+const postgresLeft = (runRoot: string): string[] => serverProcessesUnder('postgres', runRoot);
 
 let lakeDir: string;
 let runRoot: string;

@@ -4,7 +4,6 @@
  * transient error, a failure injected at each Task (each must end in teardown and a failed
  * execution with the cause), and a failing step that does not stop the other cells.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +18,7 @@ import { budgetRefusal } from '../helpers/budget';
 import { runLocal } from '../../core/cli/run-local';
 import { localJudge } from '../../core/regression/judge-local';
 import { SWEEP_ON_STATUSES } from '../../lib/safety-net';
+import { serverProcessesUnder } from '../helpers/server-processes';
 
 const REPO = join(__dirname, '..', '..');
 
@@ -73,16 +73,7 @@ function startedPhases(events: readonly ExecutionEvent[]): string[] {
     .filter((p) => p !== undefined);
 }
 
-/** mariadbd processes whose datadir is under this test's run root. */
-function serversLeft(): string[] {
-  try {
-    return execFileSync('pgrep', ['-af', 'mariadbd'], { encoding: 'utf8' })
-      .split('\n')
-      .filter((l) => l.includes(runRoot));
-  } catch {
-    return []; // pgrep exits 1 when nothing matches
-  }
-}
+const serversLeft = (): string[] => serverProcessesUnder('mariadbd', runRoot);
 
 async function runRow(backend: Backend, result: LocalExecutionResult): Promise<RunRow> {
   const dt = new Date().toISOString().slice(0, 10);
