@@ -15,7 +15,10 @@
 #      name the bundled LuaJIT 2.1.0-beta2, which crashes there (sysbench issue #384).
 # Then writes ${AURORA_BENCH_HOME:-/opt/aurora-bench}/ready and, with --marker-uri, uploads the same
 # JSON there: {"ready":true,"sysbench":"sysbench 1.0.20 (using system LuaJIT ...)","sysbenchVersion":
-# "1.0.20","arch":"aarch64","hostname":...,"at":...}. A failed check removes the local marker and
+# "1.0.20","drivers":["mysql","pgsql"],"arch":"aarch64","hostname":...,"at":...}. "drivers" is the
+# "Compiled-in database drivers:" list of `sysbench --help` (sysbench src/db_driver.c db_print_help prints it from
+# the drivers the build linked: without libpq and pg_config at build time there is no pgsql), so a
+# PostgreSQL cell stops at readiness with the reason instead of failing every step. A failed check removes the local marker and
 # uploads {"ready":false,"reason":...} instead, so the workflow stops with the reason.
 # --not-ready REASON only uploads that failure marker (the user data's exit trap, when the install
 # itself failed).
@@ -88,6 +91,11 @@ version=$(awk '$1 == "sysbench" {print $2; exit}' <<<"$version_line")
 [[ "$version" == 1.0.* ]] || not_ready "sysbench --version says '$version_line'; aurora-bench needs sysbench 1.0.x (its output format and options)"
 arch=$(uname -m)
 
+# The compiled-in drivers: the lines "  <name> - <description>" after "Compiled-in database drivers:".
+# awk reads to the end (no early exit): with pipefail, sysbench killed by SIGPIPE would fail the check.
+drivers=$(sysbench --help 2>&1 | awk '/^Compiled-in database drivers:/ {on = 1; next} on && /^  [a-z]+ - / {print $1; next} {on = 0}' | paste -sd, -)
+[ -n "$drivers" ] || not_ready "sysbench --help lists no compiled-in database driver (a build without the MySQL client library?)"
+drivers_json=$(tr ',' '\n' <<<"$drivers" | while read -r d; do json_string "$d"; echo; done | paste -sd, -)
 # ------------------------------------------------------------------ 3. a run through the hook
 rc=0
 (cd "$work" && AURORA_BENCH_SCRIPT="$CHECK_SCRIPT" sysbench "$HOOK" run --threads=2 --time=2 --report-interval=1) >"$work/run.log" 2>&1 || rc=$?
@@ -106,12 +114,12 @@ events=$(awk -F: '/total number of events:/ {gsub(/ /, "", $2); print $2; exit}'
 [[ "$events" =~ ^[0-9]+$ ]] && [ "$events" -gt 0 ] || not_ready "sysbench's summary counted no events in the smoke run: $(tail_of_run)"
 
 # ------------------------------------------------------------------ marker
-printf '{"ready":true,"sysbench":%s,"sysbenchVersion":%s,"arch":%s,"hostname":%s,"at":%s}\n' \
-  "$(json_string "${build_line:-$version_line}")" "$(json_string "$version")" "$(json_string "$arch")" "$(json_string "$(uname -n)")" \
+printf '{"ready":true,"sysbench":%s,"sysbenchVersion":%s,"drivers":[%s],"arch":%s,"hostname":%s,"at":%s}\n' \
+  "$(json_string "${build_line:-$version_line}")" "$(json_string "$version")" "$drivers_json" "$(json_string "$arch")" "$(json_string "$(uname -n)")" \
   "$(json_string "$(date -u +%Y-%m-%dT%H:%M:%SZ)")" >"$work/marker.json"
 mkdir -p "$HOME_DIR"
 # The local marker first (renamed into place): once S3 says ready, a job's own check finds it.
 cp "$work/marker.json" "$LOCAL_MARKER.tmp"
 mv "$LOCAL_MARKER.tmp" "$LOCAL_MARKER"
 upload_marker "$work/marker.json"
-echo "$PROG: ready: ${build_line:-$version_line} on $arch; smoke run: $intervals interval(s), $events events"
+echo "$PROG: ready: ${build_line:-$version_line} on $arch, drivers $drivers; smoke run: $intervals interval(s), $events events"

@@ -100,8 +100,12 @@ export function clientInstallCommands(props: Omit<ClientUserDataProps, 'region' 
     'dnf install -y -q --setopt=install_weak_deps=False gcc make automake autoconf libtool pkgconf-pkg-config openssl-devel libaio-devel zlib-devel tar gzip xz jq',
     'dnf install -y -q mariadb105-devel || dnf install -y -q mariadb-connector-c-devel',
     // libpq and pg_config for sysbench's pgsql driver (client/install-sysbench.sh --with-pgsql); without
-    // them sysbench is built for the MySQL engines only, so a missing package does not fail the client.
-    "dnf install -y -q libpq-devel || echo 'libpq-devel not installed: sysbench without its pgsql driver'",
+    // them sysbench is built for the MySQL engines only, so a missing package does not fail the client:
+    // client-ready.sh reports the compiled-in drivers and a PostgreSQL cell refuses clients without
+    // pgsql (client-fleet.ts). The package name is tried first; then whichever package provides
+    // /usr/bin/pg_config (dnf installs by file path: "dnf install /usr/bin/<file>", dnf command
+    // reference, install specs), in case the repositories name the headers differently.
+    "dnf install -y -q libpq-devel || dnf install -y -q /usr/bin/pg_config || echo 'libpq headers / pg_config not installed: sysbench without its pgsql driver'",
     `"${dir}/install-sysbench.sh" --luajit-source '${props.luajitSourceUrl}' --sysbench-source '${props.sysbenchSourceUrl}' --prefix "${CLIENT_HOME}/sysbench"`,
     // client-ready.sh reports its own failure, with the precise reason: the trap must not overwrite it.
     'trap - EXIT',

@@ -351,6 +351,22 @@ describe('AwsBackend on moto: one cell end to end', () => {
     expect((await backend.checkClientsReady(run, cell, resources)).ready).toBe(true);
   });
 
+  it("refuses a client whose sysbench lacks the cell engine's driver, and takes one that has it", async () => {
+    // Arrange: this cell is Aurora MySQL (sysbench's mysql driver); the second client's build reports pgsql only.
+    const ids = resources.clients.map((c) => c.clientId);
+    ssm.on(DescribeInstanceInformationCommand).resolves({ InstanceInformationList: ids.map((id) => ({ InstanceId: id, PingStatus: 'Online' })) });
+    const proven = { ready: true, sysbench: 'sysbench 1.0.20 (using system LuaJIT 2.1.1700000000)', sysbenchVersion: '1.0.20' };
+    await putReadyMarker(ids[1]!, { ...proven, drivers: ['pgsql'] });
+
+    // Act
+    const without = backend.checkClientsReady(run, cell, resources);
+
+    // Assert
+    await expect(without).rejects.toThrow(new RegExp(`client ${ids[1]}: its sysbench was built without the mysql driver .*\\(compiled-in: pgsql\\)`));
+    await putReadyMarker(ids[1]!, { ...proven, drivers: ['mysql', 'pgsql'] });
+    expect((await backend.checkClientsReady(run, cell, resources)).ready).toBe(true);
+  });
+
   it('starts one SSM command per job with the runner argv, the secret ARN and no password; a retry reuses it', async () => {
     // Arrange
     const step = cell.steps[0]!;

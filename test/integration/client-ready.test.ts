@@ -132,9 +132,12 @@ describe('client readiness and the SSM job commands, with bash under AURORA_BENC
     // Assert
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/client-ready\.sh: ready: sysbench 1\.0\.20 \(using (system|bundled) LuaJIT [^)]+\) on \w+; smoke run: [1-9]\d* interval\(s\), [1-9]\d* events/);
+    expect(r.stdout).toMatch(
+      /client-ready\.sh: ready: sysbench 1\.0\.20 \(using (system|bundled) LuaJIT [^)]+\) on \w+, drivers mysql,pgsql; smoke run: [1-9]\d* interval\(s\), [1-9]\d* events/,
+    );
     const uploaded = await marker('i-0ready0000000001');
-    expect(uploaded).toMatchObject({ ready: true, sysbenchVersion: '1.0.20' });
+    // Debian's sysbench 1.0.20 is built with both drivers (`sysbench --help`: Compiled-in database drivers).
+    expect(uploaded).toMatchObject({ ready: true, sysbenchVersion: '1.0.20', drivers: ['mysql', 'pgsql'] });
     expect(uploaded!.sysbench).toMatch(/^sysbench 1\.0\.20 \(using .*LuaJIT/);
     expect(JSON.parse(readFileSync(join(home, 'ready'), 'utf8'))).toEqual(uploaded);
   });

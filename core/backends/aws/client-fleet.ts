@@ -14,6 +14,8 @@ import { call, errorCode, isNotFound, rethrow } from './aws-errors';
 import type { AwsClients } from './clients';
 import type { AwsBackendConfig, ClientArchitecture } from './config';
 import { cellNames, cellTags, expiresAt, tagKeys, type Tag } from './names';
+import { ENGINES } from '../../aurora/engines';
+import { cellEngineOf } from './cluster';
 import { cellAz } from './placement';
 import { redact } from './redact';
 import { clientReadyKey, type ClientReadyMarker } from './runner-command';
@@ -120,7 +122,7 @@ export class ClientFleet {
     return { ...resources, clients, backendState: { ...resources.backendState, clientArch: arch, clientInstanceType: instanceType } };
   }
 
-  async checkClientsReady(_run: RunContext, _cell: CellPlan, resources: CellResources): Promise<ReadyState> {
+  async checkClientsReady(run: RunContext, cell: CellPlan, resources: CellResources): Promise<ReadyState> {
     const ids = resources.clients.map((c) => c.clientId);
     if (ids.length === 0) return { ready: false, resources, detail: 'no clients started' };
     const instances: Instance[] = [];
@@ -160,14 +162,23 @@ export class ClientFleet {
     // (runner-command.ts says why an S3 object). Read for every client, also those still booting:
     // a failed install stops the cell now, with its reason, not at the readiness deadline.
     const versions = new Set<string>();
+    const driver = ENGINES[cellEngineOf(run, cell).kind].driver;
     for (const id of ids) {
       const marker = await this.readyMarker(id);
       if (marker === undefined) {
         if (!pending.some((p) => p.startsWith(id))) pending.push(`${id} installing sysbench (no ready marker yet)`);
       } else if (!marker.ready) {
         throw new UnsupportedOnBackendError(`client ${id} could not prove that sysbench works: ${redact(marker.reason ?? 'no reason given').slice(0, 1500)}`);
-      } else if (marker.sysbench) {
-        versions.add(marker.sysbench);
+      } else {
+        // The pgsql driver is built only when the boot found libpq and pg_config (lib/client-user-data.ts):
+        // a PostgreSQL cell on clients without it stops here, with the reason, not at its first step.
+        if (marker.drivers !== undefined && !marker.drivers.includes(driver)) {
+          throw new UnsupportedOnBackendError(
+            `client ${id}: its sysbench was built without the ${driver} driver this cell's engine needs (compiled-in: ${marker.drivers.join(', ') || 'none'}); ` +
+              `for pgsql the client's boot must install libpq's headers and pg_config (see the instance's /var/log/cloud-init-output.log)`,
+          );
+        }
+        if (marker.sysbench) versions.add(marker.sysbench);
       }
     }
     if (pending.length > 0) return { ready: false, resources, detail: pending.join('; ') };

@@ -59,6 +59,11 @@ export interface ClientReadyMarker {
   /** `sysbench --version` (ready: true). */
   readonly sysbench?: string;
   readonly sysbenchVersion?: string;
+  /**
+   * The database drivers the client's sysbench was built with (`sysbench --help`, "Compiled-in database
+   * drivers"); absent in markers written before client-ready.sh reported them.
+   */
+  readonly drivers?: readonly string[];
   /** `uname -m` */
   readonly arch?: string;
   readonly hostname?: string;
