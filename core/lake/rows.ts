@@ -306,6 +306,19 @@ export const SERVER_METRICS = {
   ForwardingReplicaDMLLatency: 'Milliseconds',
   ForwardingReplicaReadWaitLatency: 'Milliseconds',
   ForwardingReplicaSelectLatency: 'Milliseconds',
+  /**
+   * Aurora PostgreSQL's local write forwarding publishes its own names (Aurora User Guide,
+   * "Monitoring local write forwarding in Aurora PostgreSQL", aurora-postgresql-write-forwarding-monitoring.md):
+   * on the writer the forwarded DML per second and the open forwarded sessions; on each reader the
+   * forwarded DML and commits per second, the forwarded DML response time and the time a read waits
+   * for the consistency mode (milliseconds).
+   */
+  AuroraLocalForwardingWriterDMLThroughput: 'Count/Second',
+  AuroraLocalForwardingWriterOpenSessions: 'Count',
+  AuroraForwardingReplicaDMLThroughput: 'Count/Second',
+  AuroraForwardingReplicaCommitThroughput: 'Count/Second',
+  AuroraForwardingReplicaDMLLatency: 'Milliseconds',
+  AuroraForwardingReplicaReadWaitLatency: 'Milliseconds',
 } as const;
 
 /**
@@ -323,6 +336,8 @@ export const LOCAL_UNMEASURED_METRICS: Readonly<Partial<Record<ServerMetricName,
   ForwardingReplicaDMLLatency: 'MariaDB has no write forwarding',
   ForwardingReplicaReadWaitLatency: 'MariaDB has no write forwarding',
   ForwardingReplicaSelectLatency: 'MariaDB has no write forwarding',
+  AuroraForwardingReplicaDMLLatency: 'PostgreSQL has no write forwarding',
+  AuroraForwardingReplicaReadWaitLatency: 'PostgreSQL has no write forwarding',
 };
 export type ServerMetricName = keyof typeof SERVER_METRICS;
 

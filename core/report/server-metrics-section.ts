@@ -23,6 +23,8 @@ const SHOWN = [
   'ForwardingReplicaDMLLatency',
   'ForwardingReplicaReadWaitLatency',
   'ForwardingReplicaSelectLatency',
+  'AuroraForwardingReplicaDMLLatency',
+  'AuroraForwardingReplicaReadWaitLatency',
   'ReadIOPS',
   'WriteIOPS',
   'VolumeReadIOPs',

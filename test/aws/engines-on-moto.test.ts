@@ -12,7 +12,7 @@ import type { CellResources, RunContext } from '../../core/backend';
 import { AwsBackend } from '../../core/backends/aws/aws-backend';
 import { makeAwsClients, destroyAwsClients, type AwsClients } from '../../core/backends/aws/clients';
 import type { AwsBackendConfig } from '../../core/backends/aws/config';
-import { engineMetrics } from '../../core/backends/aws/metrics';
+import { engineMetrics, forwardingMetrics } from '../../core/backends/aws/metrics';
 import { rdsAllocatedStorageGib as allocatedStorageGib } from '../../core/aurora/engines';
 import { cellNames } from '../../core/backends/aws/names';
 import { teardownRun } from '../../core/backends/aws/sweeper';
@@ -157,9 +157,9 @@ describe('RDS for MariaDB: a DB instance and its read replica', () => {
 });
 
 describe('Aurora PostgreSQL and RDS for PostgreSQL', () => {
-  it('creates an aurora-postgresql cluster of family aurora-postgresql16 whose endpoints are on 5432', async () => {
+  it('creates an aurora-postgresql cluster of family aurora-postgresql16 whose endpoints are on 5432, its write-forwarding level as apg_write_forward.consistency_mode', async () => {
     // Arrange
-    const plan = planOf({ kind: 'aurora-postgresql', version: '16.4' }, { readers: 0, clusterParameters: { 'apg_write_forward.consistency_mode': 'session' } });
+    const plan = planOf({ kind: 'aurora-postgresql', version: '16.4' }, { readers: 0, writeForwarding: { enabled: true, consistency: 'GLOBAL' } });
     const run = runOf(plan);
     const cell = plan.cells[0]!;
     const names = cellNames(run.runId, cell.cellId);
@@ -174,6 +174,11 @@ describe('Aurora PostgreSQL and RDS for PostgreSQL', () => {
       DBParameterGroupFamily: 'aurora-postgresql16',
     });
     expect(rdsCalls.find((c) => c.command === 'CreateDBInstance' && c.input['DBInstanceIdentifier'] === names.writerId)!.input).toMatchObject({ Engine: 'aurora-postgresql' });
+    expect(rdsCalls.find((c) => c.command === 'CreateDBCluster')!.input).toMatchObject({ EnableLocalWriteForwarding: true });
+    const parameters = rdsCalls
+      .filter((c) => c.command === 'ModifyDBClusterParameterGroup' && c.input['DBClusterParameterGroupName'] === names.clusterParameterGroup)
+      .flatMap((c) => c.input['Parameters'] as { ParameterName: string; ParameterValue: string }[]);
+    expect(parameters).toEqual([expect.objectContaining({ ParameterName: 'apg_write_forward.consistency_mode', ParameterValue: 'GLOBAL' })]);
     expect(resources.writer).toMatchObject({ port: 5432 });
   });
 
@@ -216,5 +221,12 @@ describe('CloudWatch metrics per engine', () => {
     expect(engineMetrics('aurora-postgresql').base).toEqual(expect.arrayContaining(['CommitThroughput', 'BufferCacheHitRatio', 'Deadlocks']));
     expect(engineMetrics('aurora-postgresql').base).not.toContain('DMLThroughput');
     expect(engineMetrics('aurora-mysql').base).toContain('SelectThroughput');
+  });
+
+  it("asks for write forwarding's metrics under each Aurora engine's own names, and none on RDS", () => {
+    expect(forwardingMetrics('aurora-mysql')!.writer).toContain('ForwardingWriterDMLThroughput');
+    expect(forwardingMetrics('aurora-postgresql')!.writer).toEqual(['AuroraLocalForwardingWriterDMLThroughput', 'AuroraLocalForwardingWriterOpenSessions']);
+    expect(forwardingMetrics('aurora-postgresql')!.readerLatency).toContain('AuroraForwardingReplicaReadWaitLatency');
+    expect(forwardingMetrics('rds-mysql')).toBeUndefined();
   });
 });

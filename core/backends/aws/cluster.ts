@@ -81,10 +81,8 @@ export function clusterParametersFor(cell: CellPlan): Record<string, string> {
   const params: Record<string, string> = {};
   for (const [k, v] of Object.entries(cell.variant.clusterParameters)) params[k] = paramValue(v);
   // Aurora User Guide, "Configuration parameters for write forwarding": cluster-level parameters of
-  // Aurora MySQL. Aurora PostgreSQL names its own (apg_write_forward.*), which a spec sets in
-  // clusterParameters itself (core/experiment/engine-checks.ts refuses the Aurora MySQL fields there).
-  if ((cell.variant.engine?.kind ?? 'aurora-mysql') !== 'aurora-mysql') return params;
-  return { ...params, ...writeForwardingParameters(cell.variant.writeForwarding) };
+  // Aurora MySQL; Aurora PostgreSQL's level is apg_write_forward.consistency_mode (write-forwarding.ts).
+  return { ...params, ...writeForwardingParameters(cell.variant.writeForwarding, cell.variant.engine?.kind ?? 'aurora-mysql') };
 }
 
 /** The instance-level parameters a variant asks for, as RDS takes them. */

@@ -49,6 +49,35 @@ const LATENCY_METRICS: readonly ServerMetricName[] = ['CommitLatency', 'DMLLaten
 const WRITER_FORWARDING_LATENCY: readonly ServerMetricName[] = ['ForwardingWriterDMLLatency'];
 const READER_FORWARDING_LATENCY: readonly ServerMetricName[] = ['ForwardingReplicaDMLLatency', 'ForwardingReplicaReadWaitLatency', 'ForwardingReplicaSelectLatency'];
 
+/** Write forwarding's metrics per engine and role: counted in the window's completeness, and not. */
+interface ForwardingMetrics {
+  readonly writer: readonly ServerMetricName[];
+  readonly reader: readonly ServerMetricName[];
+  readonly writerLatency: readonly ServerMetricName[];
+  readonly readerLatency: readonly ServerMetricName[];
+}
+const AURORA_MYSQL_FORWARDING: ForwardingMetrics = {
+  writer: WRITER_FORWARDING_METRICS,
+  reader: READER_FORWARDING_METRICS,
+  writerLatency: WRITER_FORWARDING_LATENCY,
+  readerLatency: READER_FORWARDING_LATENCY,
+};
+/**
+ * Aurora PostgreSQL publishes local write forwarding under its own names (Aurora User Guide,
+ * "Monitoring local write forwarding in Aurora PostgreSQL", aurora-postgresql-write-forwarding-monitoring.md).
+ */
+const AURORA_POSTGRESQL_FORWARDING: ForwardingMetrics = {
+  writer: ['AuroraLocalForwardingWriterDMLThroughput', 'AuroraLocalForwardingWriterOpenSessions'],
+  reader: ['AuroraForwardingReplicaDMLThroughput', 'AuroraForwardingReplicaCommitThroughput'],
+  writerLatency: [],
+  readerLatency: ['AuroraForwardingReplicaDMLLatency', 'AuroraForwardingReplicaReadWaitLatency'],
+};
+
+/** The write-forwarding metrics of a cell's engine, or none when it has no local write forwarding. */
+export function forwardingMetrics(engine: EngineKind): ForwardingMetrics | undefined {
+  return engine === 'aurora-mysql' ? AURORA_MYSQL_FORWARDING : engine === 'aurora-postgresql' ? AURORA_POSTGRESQL_FORWARDING : undefined;
+}
+
 /**
  * Aurora PostgreSQL's instance metrics among the ones above (Aurora User Guide, "Instance-level
  * metrics for Amazon Aurora", Aurora.AuroraMySQL.Monitoring.Metrics.md, column "Applies to"):
@@ -125,8 +154,7 @@ export class ServerMetrics {
     const base = { run_id: run.runId, cell_id: cell.cellId, variant: cell.variant.name, step_id: window.stepId, dt: run.dt };
     const engine = cellEngineOf(run, cell);
     const metricsOf = engineMetrics(engine.kind);
-    // Aurora PostgreSQL publishes no write-forwarding metrics under the Aurora MySQL names.
-    const wf = cell.variant.writeForwarding?.enabled === true && engine.kind === 'aurora-mysql';
+    const wf = cell.variant.writeForwarding?.enabled === true ? forwardingMetrics(engine.kind) : undefined;
 
     interface Series {
       readonly instance: { readonly instanceId: string; readonly role: Endpoint['role'] | 'cluster' };
@@ -137,13 +165,9 @@ export class ServerMetrics {
     }
     const wantedSeries: Series[] = [];
     for (const ep of endpoints) {
-      const metrics = [
-        ...metricsOf.base,
-        ...(ep.role === 'reader' ? [metricsOf.replicaLag] : []),
-        ...(wf ? (ep.role === 'writer' ? WRITER_FORWARDING_METRICS : READER_FORWARDING_METRICS) : []),
-      ];
+      const metrics = [...metricsOf.base, ...(ep.role === 'reader' ? [metricsOf.replicaLag] : []), ...(wf ? (ep.role === 'writer' ? wf.writer : wf.reader) : [])];
       for (const metric of metrics) wantedSeries.push({ instance: ep, metric, counted: true });
-      for (const metric of [...metricsOf.extra, ...(wf ? (ep.role === 'writer' ? WRITER_FORWARDING_LATENCY : READER_FORWARDING_LATENCY) : [])]) {
+      for (const metric of [...metricsOf.extra, ...(wf ? (ep.role === 'writer' ? wf.writerLatency : wf.readerLatency) : [])]) {
         wantedSeries.push({ instance: ep, metric, counted: false });
       }
     }
