@@ -153,9 +153,11 @@ export const ENGINES: Readonly<Record<EngineKind, EngineFacts>> = {
     localServer: 'mariadb',
     topology: 'ec2',
     maxReaders: MAX_READERS,
-    // The server and its major version: what the EC2 instance installs.
-    versionPattern: /^(mariadb|mysql|percona)-[0-9]+\.[0-9]+$/,
-    versionExample: '"mariadb-10.11", "mysql-8.0" or "percona-8.0"',
+    // The server and its major version: what client/server-install.sh installs on the EC2 instance
+    // (MariaDB 10.11, from Amazon Linux 2023's mariadb1011 packages or MariaDB's own repository).
+    // MySQL and Percona Server have no install path yet, so they are refused here, not on the instance.
+    versionPattern: /^mariadb-10\.11$/,
+    versionExample: '"mariadb-10.11" (the server client/server-install.sh installs)',
     parameterCatalogue: false,
     awsBackend: false,
     defaultPort: 3306,

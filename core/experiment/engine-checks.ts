@@ -7,6 +7,7 @@
 import type { Spec, Variant } from './schema';
 import { ENGINES, engineName, localWriteForwarding, parameterGroupFamily, type EngineRef } from '../aurora/engines';
 import { rdsParameterProblem } from '../aurora/rds-parameters';
+import { serverOptionProblem } from '../aurora/server-config';
 
 export interface EngineSpecProblem {
   readonly path: string;
@@ -61,8 +62,9 @@ export function engineProblems(spec: Spec): EngineSpecProblem[] {
         }
       }
     }
-    if (engine.kind !== 'aurora-mysql' && engine.kind !== 'self-managed') {
-      // The documented rules of the engine's parameter groups (core/aurora/rds-parameters.ts).
+    if (engine.kind !== 'aurora-mysql') {
+      // The documented rules of the engine's parameter groups (core/aurora/rds-parameters.ts); for a
+      // self-managed server, what its own configuration file cannot take (core/aurora/server-config.ts).
       const template = v.parameterTemplate !== undefined ? spec.parameterTemplates[v.parameterTemplate] : undefined;
       for (const level of ['clusterParameters', 'instanceParameters'] as const) {
         const sources: [string, Readonly<Record<string, string | number | boolean>>][] = [
@@ -71,7 +73,10 @@ export function engineProblems(spec: Spec): EngineSpecProblem[] {
         ];
         for (const [at, params] of sources) {
           for (const [name, value] of Object.entries(params)) {
-            const reason = rdsParameterProblem(engine.kind, name, typeof value === 'boolean' ? (value ? '1' : '0') : String(value));
+            const reason =
+              engine.kind === 'self-managed'
+                ? serverOptionProblem(name, value)
+                : rdsParameterProblem(engine.kind, name, typeof value === 'boolean' ? (value ? '1' : '0') : String(value));
             if (reason !== undefined) problems.push({ path: `${at}.${name}`, message: `${facts.label}: ${reason}` });
           }
         }

@@ -1,6 +1,6 @@
 import { localShape } from '../../core/backends/local/instance-classes';
 import { parseSize, planParameters, type ParameterContext, type VariableCatalog, type VariableInfo } from '../../core/backends/local/parameters';
-import { evaluateFormula, FormulaError } from '../../core/backends/local/rds-formula';
+import { evaluateFormula, FormulaError } from '../../core/aurora/rds-formula';
 import type { ResolvedVariant } from '../../core/plan/types';
 
 const MiB = 1024 * 1024;

@@ -133,3 +133,17 @@ export function formatBytes(bytes: number): string {
   if (bytes >= MiB) return `${Math.round(bytes / MiB)} MiB`;
   return `${Math.round(bytes / 1024)} KiB`;
 }
+
+/**
+ * What a self-managed server's EC2 instance has: the variant's class without "db." is the EC2
+ * type (core/experiment/schema.ts instanceClass), with the class's vCPUs and memory from the table
+ * above (the r families' EC2 types and DB classes have the same sizes) and the class's default
+ * max_connections, for core/aurora/server-config.ts renderServerOptions.
+ * @public the AWS backend's self-managed servers (core/backends/aws) render their options with it
+ */
+export function serverHardware(instanceClass: string): { memoryBytes: number; vcpu: number; maxConnections: number } {
+  const spec = INSTANCE_CLASSES[instanceClass];
+  if (!spec)
+    throw new UnsupportedOnBackendError(`instance class "${instanceClass}" has no known vCPU and memory: add it to core/backends/local/instance-classes.ts or pick a listed class`);
+  return { memoryBytes: spec.memoryGiB * GiB, vcpu: spec.vcpu, maxConnections: spec.maxConnections };
+}

@@ -19,6 +19,7 @@ import type { LocalTools } from './preflight';
 import { findFreePort, isOurProcess, terminate } from './processes';
 import { query, type Row, type SqlTarget } from './sql-client';
 import { AuroraBenchError } from '../../errors';
+import { optionFileLines, optionFileValue } from '../../aurora/server-config';
 
 /** Everything needed to find, query and stop a server again, also from another process: plain JSON. */
 export interface ServerInfo {
@@ -90,18 +91,10 @@ function serverPaths(dir: string) {
   };
 }
 
-/** Option file values may not span lines; quoting keeps spaces and # intact. */
-function cnfValue(value: string): string {
-  if (/[\n\r]/.test(value)) throw new Error(`option value contains a newline: ${JSON.stringify(value)}`);
-  return /[\s#;"'\\]/.test(value) ? `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"` : value;
-}
-
-function optionLines(options: ServerOptions): string[] {
-  return Object.entries(options).map(([k, v]) => (v === null ? k : `${k}=${cnfValue(typeof v === 'boolean' ? (v ? 'ON' : 'OFF') : String(v))}`));
-}
-
 export async function writeClientDefaults(file: string, socket: string, admin: { user: string; password: string }): Promise<void> {
-  await writeFile(file, `[client]\nuser=${cnfValue(admin.user)}\npassword=${cnfValue(admin.password)}\nsocket=${cnfValue(socket)}\nprotocol=socket\n`, { mode: 0o600 });
+  await writeFile(file, `[client]\nuser=${optionFileValue(admin.user)}\npassword=${optionFileValue(admin.password)}\nsocket=${optionFileValue(socket)}\nprotocol=socket\n`, {
+    mode: 0o600,
+  });
 }
 
 function baseOptions(o: LaunchOptions, port: number): ServerOptions {
@@ -210,7 +203,7 @@ export async function launchServer(o: LaunchOptions): Promise<LocalServer> {
   for (let attempt = 1; attempt <= attempts; attempt++) {
     const port = o.skipNetworking ? 0 : await (o.findPort ?? findFreePort)();
     const options = { ...baseOptions(o, port), ...(o.options ?? {}) };
-    await writeFile(p.defaultsFile, ['# written by aurora-bench (core/backends/local/mariadb-server.ts)', '[mariadbd]', ...optionLines(options)].join('\n') + '\n');
+    await writeFile(p.defaultsFile, ['# written by aurora-bench (core/backends/local/mariadb-server.ts)', '[mariadbd]', ...optionFileLines(options)].join('\n') + '\n');
     await rm(p.errorLog, { force: true });
     const argv = [`--defaults-file=${p.defaultsFile}`];
     const [cmd, args] = o.cpuList && o.tools.taskset ? [o.tools.taskset, ['-c', o.cpuList, o.tools.mariadbd, ...argv]] : [o.tools.mariadbd, argv];

@@ -14,8 +14,9 @@
  */
 import type { ResolvedVariant, PlanNote } from '../../plan/types';
 import { formatBytes, type LocalInstanceShape } from './instance-classes';
-import { evaluateFormula, FormulaError, isFormula } from './rds-formula';
+import { evaluateFormula, FormulaError, isFormula } from '../../aurora/rds-formula';
 import { query, sqlString, type SqlTarget } from './sql-client';
+import { FIXED_AT_INIT, SERVER_MANAGED_OPTIONS } from '../../aurora/server-config';
 
 /** One row of information_schema.SYSTEM_VARIABLES, as the template records it. */
 export interface VariableInfo {
@@ -72,42 +73,6 @@ const NOT_APPLICABLE_VALUES: Readonly<Record<string, (v: string) => string | und
       ? "binlog_format=OFF turns off Aurora's binlog (Aurora replicas do not use it); local replicas replicate through the binlog, which stays on (ROW)"
       : undefined,
 };
-
-/** Set by the local backend itself: a spec value would break the cluster or the bookkeeping. */
-const MANAGED = new Set([
-  'port',
-  'socket',
-  'datadir',
-  'basedir',
-  'tmpdir',
-  'pid_file',
-  'log_error',
-  'bind_address',
-  'user',
-  'server_id',
-  'log_bin',
-  'log_bin_basename',
-  'log_bin_index',
-  'relay_log',
-  'relay_log_index',
-  'log_slave_updates',
-  'log_replica_updates',
-  'read_only',
-  'gtid_strict_mode',
-  'gtid_domain_id',
-  'skip_slave_start',
-  'skip_networking',
-  'skip_name_resolve',
-  'plugin_dir',
-  'innodb_data_home_dir',
-  'innodb_log_group_home_dir',
-  'innodb_undo_directory',
-  'general_log_file',
-  'slow_query_log_file',
-]);
-
-/** Fixed when the datadir is created: the template was initialised with MariaDB's defaults. */
-const FIXED_AT_INIT = new Set(['innodb_page_size', 'lower_case_table_names', 'innodb_undo_tablespaces', 'innodb_data_file_path']);
 
 /** Dynamic in MariaDB but best decided before start (no online buffer pool / log resize, fd limits). */
 const PREFER_STARTUP = new Set([
@@ -261,7 +226,7 @@ export function planParameters(ctx: ParameterContext): ParameterPlan {
       notes.push(warn(path, `not applicable locally: ${original} is an Aurora/RDS-only parameter (MariaDB has no equivalent); it takes effect on AWS only`));
       continue;
     }
-    if (MANAGED.has(name)) {
+    if (SERVER_MANAGED_OPTIONS.has(name)) {
       notes.push(warn(path, `not applicable locally: ${original} is set by the local backend (ports, paths, replication roles); the spec value ${String(raw)} is ignored`));
       continue;
     }

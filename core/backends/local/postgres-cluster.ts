@@ -34,7 +34,7 @@ import { formatBytes, type LocalInstanceShape } from './instance-classes';
 import type { MetricSample } from './metrics';
 import { clockTicks } from './metrics';
 import { allowedCpuCount } from './processes';
-import { evaluateFormula, isFormula } from './rds-formula';
+import { evaluateFormula, isFormula } from '../../aurora/rds-formula';
 import {
   baseBackup,
   openPathFor,

@@ -1,0 +1,191 @@
+/**
+ * A MariaDB server's own configuration file, in one place for both places aurora-bench writes one:
+ * the local backend's servers (core/backends/local/mariadb-server.ts) and a self-managed server on
+ * EC2 (client/server-setup.sh, which gets the option lines rendered here, base64-encoded, in the
+ * SSM command the AWS backend sends it).
+ *
+ * - SERVER_MANAGED_OPTIONS: what the one who starts the server sets itself (paths, ports, server
+ *   ids, binary log and replication roles); a spec value for one of them would break the cluster or
+ *   the bookkeeping, so it is refused for a self-managed variant and noted for a local one.
+ * - renderServerOptions: a self-managed variant's cluster and instance parameters (the instance's
+ *   win, as in Aurora and RDS) as `name=value` lines of the [mariadbd] group. No server is at hand
+ *   when the backend renders them (the Lambda has none), so this checks what it can offline; MariaDB
+ *   checks the rest when it starts, and server-setup.sh fails with MariaDB's own reason.
+ *
+ * Sources:
+ * - Option file syntax: MariaDB Server documentation, "Configuring MariaDB with Option Files":
+ *   `name=value` lines in a group ([mariadbd] is read by the server), dashes and underscores
+ *   interchangeable in names, values with spaces quoted, sizes with K/M/G/T suffixes.
+ * - The thread pool: MariaDB Server documentation, "Thread Pool in MariaDB" and "Thread Pool
+ *   System and Status Variables": thread_handling=pool-of-threads is a startup option (not
+ *   dynamic), so it belongs in this file; thread_pool_size defaults to the number of CPUs.
+ * - Defaults a spec does not set: innodb_buffer_pool_size is 3/4 of the instance's memory, the
+ *   default Aurora and RDS give it ({DBInstanceClassMemory*3/4}, Aurora User Guide, "Specifying DB
+ *   parameters"); max_connections is the instance class's default the local backend uses too
+ *   (core/backends/local/instance-classes.ts), not MariaDB's 151, which a thread sweep past 151
+ *   threads would hit as connection errors that no managed offering has.
+ */
+import { evaluateFormula, FormulaError, isFormula } from './rds-formula';
+
+/** Option names as MariaDB reads them: lower case, '-' and '_' alike (normalised to '_'). */
+function optionName(name: string): string {
+  return name.trim().toLowerCase().replace(/-/g, '_');
+}
+
+/**
+ * Set by whoever starts the server (the local backend, client/server-setup.sh): ports, paths,
+ * server ids, the binary log and the replication roles.
+ */
+export const SERVER_MANAGED_OPTIONS: ReadonlySet<string> = new Set([
+  'port',
+  'socket',
+  'datadir',
+  'basedir',
+  'tmpdir',
+  'pid_file',
+  'log_error',
+  'bind_address',
+  'user',
+  'server_id',
+  'log_bin',
+  'log_bin_basename',
+  'log_bin_index',
+  'relay_log',
+  'relay_log_index',
+  'log_slave_updates',
+  'log_replica_updates',
+  'read_only',
+  'gtid_strict_mode',
+  'gtid_domain_id',
+  'skip_slave_start',
+  'skip_networking',
+  'skip_name_resolve',
+  'plugin_dir',
+  'innodb_data_home_dir',
+  'innodb_log_group_home_dir',
+  'innodb_undo_directory',
+  'general_log_file',
+  'slow_query_log_file',
+  'report_host',
+  'report_port',
+]);
+
+/** Fixed when the datadir is created: a later option file cannot change them. */
+export const FIXED_AT_INIT: ReadonlySet<string> = new Set(['innodb_page_size', 'lower_case_table_names', 'innodb_undo_tablespaces', 'innodb_data_file_path']);
+
+/** Names that exist only in Aurora or RDS parameter groups (MariaDB has no such variable). */
+const AWS_ONLY_PREFIXES = ['aurora_', 'aws_', 'rds.', 'rds_', 'apg_', 'apg.'];
+
+/** An option file value on one line; quoted when it holds spaces, #, ; or quotes. */
+export function optionFileValue(value: string): string {
+  if (/[\n\r]/.test(value)) throw new Error(`option value contains a newline: ${JSON.stringify(value)}`);
+  return /[\s#;"'\\]/.test(value) ? `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"` : value;
+}
+
+/** `name=value` lines (null: a flag without value; booleans ON/OFF). */
+export function optionFileLines(options: Readonly<Record<string, string | number | boolean | null>>): string[] {
+  return Object.entries(options).map(([k, v]) => (v === null ? k : `${k}=${optionFileValue(typeof v === 'boolean' ? (v ? 'ON' : 'OFF') : String(v))}`));
+}
+
+/**
+ * What the server's instance has: the EC2 instance type of the variant's class.
+ * @public the AWS backend's self-managed servers (core/backends/aws) render their options with it
+ */
+export interface ServerHardware {
+  readonly memoryBytes: number;
+  readonly vcpu: number;
+  /** The class's default max_connections (see the sources above). */
+  readonly maxConnections: number;
+}
+
+interface ServerOptionProblem {
+  readonly path: string;
+  readonly message: string;
+}
+
+/** @public for the AWS backend's self-managed servers (core/backends/aws) */
+export interface RenderedServerOptions {
+  /** name -> value as written (names normalised). */
+  readonly options: Readonly<Record<string, string>>;
+  /** The [mariadbd] lines, `name=value`, in the order the spec gives them, defaults last. */
+  readonly lines: readonly string[];
+  /** What cannot go to the file, by spec path; the backend refuses the variant when there is any. */
+  readonly problems: readonly ServerOptionProblem[];
+}
+
+type ParameterValue = string | number | boolean;
+
+/** The parts of a plan's variant (core/plan/types.ts ResolvedVariant) the file is rendered from. @public */
+export interface ServerVariant {
+  readonly name: string;
+  readonly clusterParameters: Readonly<Record<string, ParameterValue>>;
+  readonly instanceParameters: Readonly<Record<string, ParameterValue>>;
+}
+
+/** Why `name` cannot be set in a self-managed server's file, or undefined. Shared with validation. */
+export function serverOptionProblem(rawName: string, value: ParameterValue): string | undefined {
+  const name = optionName(rawName);
+  if (!/^[a-z0-9_.]+$/.test(name)) return `"${rawName}" is not a MariaDB option name (letters, digits, _ - and . only)`;
+  if (AWS_ONLY_PREFIXES.some((p) => name.startsWith(p)))
+    return `${rawName} is an Aurora or RDS parameter; a self-managed MariaDB has no such variable: remove it (or set it on an Aurora or RDS variant)`;
+  if (SERVER_MANAGED_OPTIONS.has(name))
+    return `${rawName} is set by client/server-setup.sh (ports, paths, server ids, binary log and replication roles): remove it from the self-managed variant`;
+  if (FIXED_AT_INIT.has(name)) return `${rawName} is fixed when the data directory is initialised, which uses MariaDB's default: remove it`;
+  if (typeof value === 'string' && /[\n\r]/.test(value)) return `the value of ${rawName} spans lines; an option file value is one line`;
+  return undefined;
+}
+
+/**
+ * The [mariadbd] option lines of a self-managed variant's server on `hardware`. Formulas
+ * ({DBInstanceClassMemory*3/4} ...) are evaluated with the instance's memory and vCPUs, as RDS
+ * evaluates them for its own instances.
+ * @public the AWS backend's self-managed servers (core/backends/aws) render their options with it
+ */
+export function renderServerOptions(variant: ServerVariant, hardware: ServerHardware, role: 'writer' | 'replica' = 'writer'): RenderedServerOptions {
+  const vpath = `variants[name=${variant.name}]`;
+  const wanted = new Map<string, { raw: ParameterValue; path: string; original: string }>();
+  for (const [k, raw] of Object.entries(variant.clusterParameters)) wanted.set(optionName(k), { raw, path: `${vpath}.clusterParameters.${k}`, original: k });
+  for (const [k, raw] of Object.entries(variant.instanceParameters)) wanted.set(optionName(k), { raw, path: `${vpath}.instanceParameters.${k}`, original: k });
+  if (!wanted.has('innodb_buffer_pool_size'))
+    wanted.set('innodb_buffer_pool_size', { raw: '{DBInstanceClassMemory*3/4}', path: `${vpath}.instanceClass`, original: 'innodb_buffer_pool_size' });
+  if (!wanted.has('max_connections')) wanted.set('max_connections', { raw: hardware.maxConnections, path: `${vpath}.instanceClass`, original: 'max_connections' });
+
+  const options: Record<string, string> = {};
+  const problems: ServerOptionProblem[] = [];
+  for (const [name, { raw, path, original }] of wanted) {
+    const problem = serverOptionProblem(original, raw);
+    if (problem !== undefined) {
+      problems.push({ path, message: problem });
+      continue;
+    }
+    let value: string;
+    if (typeof raw === 'boolean') value = raw ? 'ON' : 'OFF';
+    else if (typeof raw === 'number') value = String(raw);
+    else if (isFormula(raw)) {
+      try {
+        value = String(
+          evaluateFormula(raw, {
+            DBInstanceClassMemory: hardware.memoryBytes,
+            DBInstanceVCPU: hardware.vcpu,
+            TrueIfReplica: role === 'replica' ? 1 : 0,
+            EndPointPort: undefined,
+            AllocatedStorage: undefined,
+          }),
+        );
+      } catch (e) {
+        problems.push({ path, message: `cannot evaluate the formula ${raw} for ${original}: ${e instanceof FormulaError ? e.message : String(e)}` });
+        continue;
+      }
+    } else value = raw.trim();
+    options[name] = value;
+  }
+  return { options, lines: optionFileLines(options), problems };
+}
+
+/**
+ * The `--options-b64` argument of client/server-setup.sh: the lines, one per line, base64.
+ * @public the AWS backend's self-managed servers (core/backends/aws) render their options with it
+ */
+export function serverOptionsBase64(lines: readonly string[]): string {
+  return Buffer.from(lines.map((l) => `${l}\n`).join(''), 'utf8').toString('base64');
+}
