@@ -10,15 +10,25 @@ import { awsConfigToEnv, GIT_SHA_ENV, TOOL_VERSION_ENV } from '../core/backends/
 import { toolInfo } from '../core/cli/tool-info';
 import { athenaJudge } from '../core/regression/judge';
 import { buildAwsTaskDeps } from '../core/task-deps/aws-task-deps';
-import { synthesizeWorkflow } from '../lib/synthesized-workflow';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { synthesizeWorkflowCached, type SynthesizedWorkflow } from '../lib/synthesized-workflow';
+
+/** Where syntheses are kept between processes: $XDG_CACHE_HOME/aurora-bench, else ~/.cache/aurora-bench. */
+function synthesisCacheDir(): string {
+  const base = process.env['XDG_CACHE_HOME'];
+  return join(base !== undefined && base !== '' ? base : join(homedir(), '.cache'), 'aurora-bench');
+}
 
 export function rehearsalWiring(repoRoot: string): Pick<RehearsalOptions, 'synthesize' | 'buildTaskDeps'> {
   const info = toolInfo(repoRoot);
-  // One synthesis per region (seconds each): a process that rehearses several runs reuses it.
-  const synthesized = new Map<string, ReturnType<typeof synthesizeWorkflow>>();
+  // One synthesis per region (seconds each): a process that rehearses several runs reuses it, and the
+  // next process finds it on disk while nothing it depends on has changed (synthesizeWorkflowCached).
+  const synthesized = new Map<string, SynthesizedWorkflow>();
+  const cacheDir = synthesisCacheDir();
   return {
     synthesize: (region) => {
-      if (!synthesized.has(region)) synthesized.set(region, synthesizeWorkflow({ projectRoot: repoRoot, region }));
+      if (!synthesized.has(region)) synthesized.set(region, synthesizeWorkflowCached({ projectRoot: repoRoot, region }, cacheDir));
       return synthesized.get(region)!;
     },
     buildTaskDeps: (config, clients) =>

@@ -6,9 +6,10 @@
  * names the Task behind it, found through the construct tree (stack.workflow.functions), not
  * through the shape of the id. The AWS rehearsal and the workflow-on-moto tests run this definition.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { App, Stack, type CfnElement } from 'aws-cdk-lib';
 import { TASK_NAMES, type TaskName } from '../core/workflow/task-names';
 import { buildAuroraBenchApp } from './app';
@@ -71,4 +72,65 @@ export function synthesizeWorkflow(o: SynthesizeWorkflowOptions): SynthesizedWor
   } finally {
     rmSync(outdir, { recursive: true, force: true });
   }
+}
+
+/**
+ * What a synthesis depends on, as one digest: the region and account the ARNs are written with,
+ * aws-cdk-lib's version, the checkout's cdk.json and state machine definitions, and every file of
+ * the code that builds the app (this module's lib/ and the core/ and lambdas/ it imports, as
+ * running: sources under ts-node/jest, JavaScript under dist/). Any change gives a new digest.
+ */
+export function synthesisDigest(o: SynthesizeWorkflowOptions): string {
+  const hash = createHash('sha256');
+  hash.update(JSON.stringify({ region: o.region, account: o.account ?? null, cdk: cdkLibVersion() }));
+  const codeRoot = join(__dirname, '..');
+  const files = [
+    join(o.projectRoot, 'cdk.json'),
+    ...filesUnder(join(o.projectRoot, 'state-machines')),
+    ...['lib', 'core', 'lambdas'].flatMap((d) => filesUnder(join(codeRoot, d))),
+  ];
+  for (const file of files) {
+    hash.update(`\0${relative(codeRoot, file)}\0`);
+    hash.update(readFileSync(file));
+  }
+  return hash.digest('hex').slice(0, 32);
+}
+
+function cdkLibVersion(): string {
+  return (JSON.parse(readFileSync(require.resolve('aws-cdk-lib/package.json'), 'utf8')) as { version: string }).version;
+}
+
+function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && /\.(ts|js|json)$/.test(e.name) && !e.name.endsWith('.d.ts'))
+    .map((e) => join(e.parentPath, e.name))
+    .sort();
+}
+
+/**
+ * synthesizeWorkflow, kept in `cacheDir` under the digest of everything it depends on: a synthesis
+ * takes seconds (5-10 s on a small machine) and every `run --aws-rehearsal` process needs one. A
+ * cache entry that cannot be read is synthesized again; one that cannot be written only costs the
+ * next run its synthesis.
+ */
+export function synthesizeWorkflowCached(o: SynthesizeWorkflowOptions, cacheDir: string): SynthesizedWorkflow {
+  const file = join(cacheDir, `workflow-${synthesisDigest(o)}.json`);
+  try {
+    const cached = JSON.parse(readFileSync(file, 'utf8')) as { definition: Record<string, unknown>; taskByArn: [string, TaskName][] };
+    if (typeof cached.definition === 'object' && Array.isArray(cached.taskByArn)) return { definition: cached.definition, taskByArn: new Map(cached.taskByArn) };
+  } catch {
+    // Not cached yet, or unreadable: synthesize.
+  }
+  const synthesized = synthesizeWorkflow(o);
+  try {
+    mkdirSync(cacheDir, { recursive: true });
+    // Written whole under a temporary name, then renamed: a concurrent reader sees all or nothing.
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify({ definition: synthesized.definition, taskByArn: [...synthesized.taskByArn] }));
+    renameSync(tmp, file);
+  } catch {
+    // A read-only or full disk: the synthesis is still good.
+  }
+  return synthesized;
 }
