@@ -184,7 +184,9 @@ function bootCommands(config: AwsBackendConfig) {
     `mkdir -p "${CLIENT_INSTALL_DIR}"`,
     `aws s3 cp --only-show-errors --recursive "$RUNNER_S3_URI" "${CLIENT_INSTALL_DIR}/"`,
     `chmod +x "${CLIENT_INSTALL_DIR}"/*.sh`,
-    `"${CLIENT_INSTALL_DIR}/client-ready.sh" --marker-uri "$ready_marker_uri"`,
+    // A server instance installs its MariaDB (client/server-install.sh: nothing to install here, it
+    // finds this machine's mariadbd and writes the marker client/server-setup.sh waits for).
+    ctx.role === 'server' ? `"${CLIENT_INSTALL_DIR}/server-install.sh"` : `"${CLIENT_INSTALL_DIR}/client-ready.sh" --marker-uri "$ready_marker_uri"`,
   ];
 }
 

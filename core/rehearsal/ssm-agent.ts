@@ -21,6 +21,13 @@
  *   process: Status, StatusDetails, ResponseCode (-1 while running), the first 24,000 characters of
  *   stdout and 8,000 of stderr once finished (ssm service-2.json GetCommandInvocationResult).
  * - TerminateInstances: the instance's processes are killed and its home removed.
+ * - server instances (a self-managed variant's MariaDB: instance tag `<prefix>role` = `server`, as
+ *   client instances carry `client`): the same boot and commands, so the real
+ *   client/server-install.sh and server-setup.sh run here (the install finds this machine's
+ *   mariadbd and installs nothing); their commands also get AURORA_BENCH_SERVER_HOST=127.0.0.1 and
+ *   a free AURORA_BENCH_SERVER_PORT of the instance's own (on EC2 both are unset: the private IPv4
+ *   and port 3306 of each instance), and TerminateInstances stops the instance's mariadbd (SIGTERM,
+ *   as the instance's shutdown sends it, SIGKILL after a grace period) before its home goes.
  *
  * The commands run with the AWS CLI pointed at moto (AWS_ENDPOINT_URL and dummy keys in their
  * environment only, HOME inside the instance home so no profile of the user is read), so the
@@ -34,6 +41,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { SSMServiceException } from '@aws-sdk/client-ssm';
+import { findFreePort, isAlive, processCmdline, processUid, waitForExit } from '../backends/local/processes';
 import type { ProcessTracker } from './process-tracker';
 import { answer, interceptClient, serviceError, type Forward, type SdkResult } from './sdk-intercept';
 
@@ -70,6 +78,8 @@ interface Invocation {
 interface EmulatedInstance {
   readonly instanceId: string;
   readonly home: string;
+  /** A server instance: the port its MariaDB listens on (AURORA_BENCH_SERVER_PORT). */
+  readonly server?: { readonly port: number };
   terminated: boolean;
   boot?: { child: ChildProcess; exit?: number | null; done: Promise<void> };
   readonly invocations: Map<string, Invocation>;
@@ -79,6 +89,8 @@ export interface BootContext {
   readonly instanceId: string;
   /** The instance's AURORA_BENCH_HOME. */
   readonly home: string;
+  /** A self-managed variant's server instance, or a client. */
+  readonly role: 'client' | 'server';
 }
 
 export interface SsmAgentOptions {
@@ -104,6 +116,12 @@ function killGroup(pid: number): void {
   } catch {
     // the group is gone already
   }
+}
+
+/** Whether RunInstances launches server instances: an instance tag `<prefix>role` = `server` (core/backends/aws/names.ts tagKeys). */
+function launchesServers(input: Record<string, unknown>): boolean {
+  const specs = (input['TagSpecifications'] as { ResourceType?: string; Tags?: { Key?: string; Value?: string }[] }[] | undefined) ?? [];
+  return specs.some((t) => t.ResourceType === 'instance' && (t.Tags ?? []).some((tag) => tag.Key?.endsWith('role') === true && tag.Value === 'server'));
 }
 
 /** A string field of an API input or answer; '' when absent. */
@@ -134,8 +152,9 @@ export class SsmAgentEmulation {
   }
 
   /** The environment of everything an emulated instance runs (with `home` as its AURORA_BENCH_HOME). */
-  env(home: string): NodeJS.ProcessEnv {
+  env(home: string, server?: { readonly port: number }): NodeJS.ProcessEnv {
     return {
+      ...(server ? { AURORA_BENCH_SERVER_HOST: '127.0.0.1', AURORA_BENCH_SERVER_PORT: String(server.port) } : {}),
       PATH: [...(this.o.extraPath ?? []), process.env['PATH'] ?? '/usr/local/bin:/usr/bin:/bin'].join(':'),
       LANG: 'C.UTF-8',
       HOME: home,
@@ -161,8 +180,9 @@ export class SsmAgentEmulation {
   private async handleEc2(command: string, input: Record<string, unknown>, forward: Forward): Promise<SdkResult> {
     if (command === 'RunInstances') {
       const result = await forward();
+      const role = launchesServers(input) ? 'server' : 'client';
       for (const i of (result.output['Instances'] as { InstanceId?: string }[] | undefined) ?? []) {
-        if (i.InstanceId && !this.instances.has(i.InstanceId)) await this.bootInstance(i.InstanceId);
+        if (i.InstanceId && !this.instances.has(i.InstanceId)) await this.bootInstance(i.InstanceId, role);
       }
       return result;
     }
@@ -174,17 +194,17 @@ export class SsmAgentEmulation {
     return forward();
   }
 
-  private async bootInstance(instanceId: string): Promise<void> {
+  private async bootInstance(instanceId: string, role: 'client' | 'server'): Promise<void> {
     const home = join(this.o.dir, String(++this.homes));
     await mkdir(join(home, 'tmp'), { recursive: true });
-    const instance: EmulatedInstance = { instanceId, home, terminated: false, invocations: new Map() };
+    const instance: EmulatedInstance = { instanceId, home, terminated: false, invocations: new Map(), ...(role === 'server' ? { server: { port: await findFreePort() } } : {}) };
     this.instances.set(instanceId, instance);
     const script = join(home, 'boot.sh');
-    await writeFile(script, this.o.bootCommands({ instanceId, home }).join('\n') + '\n', { mode: 0o700 });
+    await writeFile(script, this.o.bootCommands({ instanceId, home, role }).join('\n') + '\n', { mode: 0o700 });
     const logFd = openSync(join(home, 'boot.log'), 'w');
     let child: ChildProcess;
     try {
-      child = spawn('bash', [script], { cwd: home, env: this.env(home), detached: true, stdio: ['ignore', logFd, logFd] });
+      child = spawn('bash', [script], { cwd: home, env: this.env(home, instance.server), detached: true, stdio: ['ignore', logFd, logFd] });
     } finally {
       closeSync(logFd);
     }
@@ -204,7 +224,7 @@ export class SsmAgentEmulation {
       }),
     };
     instance.boot = boot;
-    this.log(`${instanceId}: launched, booting in ${home}`);
+    this.log(`${instanceId}: launched${instance.server ? ` (server, port ${instance.server.port})` : ''}, booting in ${home}`);
   }
 
   private async terminateInstance(instanceId: string): Promise<void> {
@@ -219,8 +239,32 @@ export class SsmAgentEmulation {
       }
     }
     await Promise.all([instance.boot?.done, ...[...instance.invocations.values()].map((i) => i.done)]);
+    if (instance.server) await this.stopServer(instance);
     await rm(instance.home, { recursive: true, force: true });
     this.log(`${instanceId}: terminated`);
+  }
+
+  /** The mariadbd client/server-setup.sh started for a server instance (its pid file), if it still runs there. */
+  private serverPid(instance: EmulatedInstance): number | undefined {
+    const pid = Number(readText(join(instance.home, 'server', 'mariadbd.pid')).trim());
+    if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return undefined;
+    // Only the process whose command line names this instance's option file (a reused pid is not).
+    return processCmdline(pid)?.some((a) => a.includes(instance.home)) ? pid : undefined;
+  }
+
+  /** Tracks a server instance's mariadbd (it may run as the mysql user), so a crash of the rehearsal still kills it. */
+  private trackServer(instance: EmulatedInstance): void {
+    const pid = this.serverPid(instance);
+    if (pid !== undefined) this.o.tracker.add(pid, { group: false, marker: instance.home, owner: processUid(pid) });
+  }
+
+  private async stopServer(instance: EmulatedInstance): Promise<void> {
+    const pid = this.serverPid(instance);
+    if (pid === undefined) return;
+    process.kill(pid, 'SIGTERM');
+    if (!(await waitForExit(pid, 30_000)) && this.serverPid(instance) === pid) process.kill(pid, 'SIGKILL');
+    await waitForExit(pid, 5_000);
+    this.o.tracker.remove(pid);
   }
 
   // ------------------------------------------------------------------ SSM
@@ -276,7 +320,7 @@ export class SsmAgentEmulation {
     const errFd = openSync(stderrFile, 'w');
     let child: ChildProcess;
     try {
-      child = spawn('bash', ['--posix', '-c', script], { cwd: dir, env: this.env(instance.home), detached: true, stdio: ['ignore', outFd, errFd] });
+      child = spawn('bash', ['--posix', '-c', script], { cwd: dir, env: this.env(instance.home, instance.server), detached: true, stdio: ['ignore', outFd, errFd] });
     } finally {
       closeSync(outFd);
       closeSync(errFd);
@@ -311,6 +355,7 @@ export class SsmAgentEmulation {
       child.once('exit', (code, signal) => {
         clearTimeout(timer);
         this.o.tracker.remove(child.pid!);
+        if (instance.server) this.trackServer(instance);
         void this.finish(inv, code, signal, stdoutFile, stderrFile).finally(resolve);
       });
     });
@@ -432,7 +477,7 @@ export class SsmAgentEmulation {
   leftovers(): string[] {
     const left: string[] = [];
     for (const i of this.instances.values()) {
-      if (!i.terminated) left.push(`client ${i.instanceId} (not terminated)`);
+      if (!i.terminated) left.push(`${i.server ? 'server' : 'client'} ${i.instanceId} (not terminated)`);
       for (const inv of i.invocations.values()) if (inv.status === 'InProgress') left.push(`command ${inv.commandId} on ${i.instanceId} (still running)`);
     }
     return left;

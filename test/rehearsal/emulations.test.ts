@@ -27,7 +27,7 @@ import {
   type DBInstance,
 } from '@aws-sdk/client-rds';
 import { CreateBucketCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { GetSecretValueCommand, ListSecretsCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { CreateSecretCommand, GetSecretValueCommand, ListSecretsCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import {
   CancelCommandCommand,
   DescribeInstanceInformationCommand,
@@ -36,6 +36,7 @@ import {
   SSMClient,
   type GetCommandInvocationCommandOutput,
 } from '@aws-sdk/client-ssm';
+import { renderServerOptions, serverOptionsBase64 } from '../../core/aurora/server-config';
 import { checkLocalDependencies } from '../../core/backends/local/preflight';
 import { isAlive } from '../../core/backends/local/processes';
 import { query } from '../../core/backends/local/sql-client';
@@ -359,6 +360,85 @@ describe('SSM agent emulation: commands sent to a client instance run with bash 
     await expect(send(['true'])).rejects.toMatchObject({ name: 'InvalidInstanceId' });
     expect(agent.leftovers()).toEqual([]);
     expect(tracker.live()).toEqual([]);
+  });
+});
+
+describe('SSM agent emulation: a server instance (role=server) runs the real client/server-install.sh and server-setup.sh', () => {
+  it('boots it with the install, gives its commands a port of its own, and stops its mariadbd when it is terminated', async () => {
+    // Arrange: a server instance as the backend launches one (instance tag <prefix>role=server),
+    // its boot the install from the client bundle, its admin secret in moto's Secrets Manager.
+    const ec2 = new EC2Client(common);
+    const ssm = new SSMClient(common);
+    const s3 = new S3Client({ ...common, forcePathStyle: true });
+    const secrets = new SecretsManagerClient(common);
+    const tracker = new ProcessTracker();
+    const clientDir = join(__dirname, '..', '..', 'client');
+    const agent = new SsmAgentEmulation({
+      dir: join(work, 'servers'),
+      region: REGION,
+      motoEndpoint: moto.endpoint,
+      credentials: MOTO_CREDENTIALS,
+      s3,
+      tracker,
+      extraPath: awsCliPath(),
+      bootCommands: (ctx) => (ctx.role === 'server' ? ['set -eu', `cp -r ${clientDir} "$AURORA_BENCH_HOME/client"`, '"$AURORA_BENCH_HOME/client/server-install.sh"'] : ['false']),
+    });
+    agent.install({ ssm, ec2 });
+    try {
+      const run = await ec2.send(
+        new RunInstancesCommand({
+          ImageId: 'ami-12c6146b',
+          MinCount: 1,
+          MaxCount: 1,
+          InstanceType: 'r6g.large',
+          TagSpecifications: [{ ResourceType: 'instance', Tags: [{ Key: 'aurora-bench:role', Value: 'server' }] }],
+        }),
+      );
+      const id = run.Instances![0]!.InstanceId!;
+      const secret = await secrets.send(new CreateSecretCommand({ Name: 'ab-sm-emu', SecretString: JSON.stringify({ username: 'bench', password: 'Emu#pw1' }) }));
+      const options = renderServerOptions(
+        { name: 'sm', clusterParameters: {}, instanceParameters: { thread_handling: 'pool-of-threads', innodb_buffer_pool_size: '32M' } },
+        { memoryBytes: 2 * 1024 ** 3, vcpu: 2, maxConnections: 100 },
+      );
+
+      // Act: the backend's command (it does not wait for the install: the script does)
+      const commandId = (
+        await ssm.send(
+          new SendCommandCommand({
+            DocumentName: 'AWS-RunShellScript',
+            InstanceIds: [id],
+            Parameters: {
+              commands: [
+                `bash "\${AURORA_BENCH_HOME:-/opt/aurora-bench}/client/server-setup.sh" --role writer --server-id 1 --port 3306 --options-b64 ${serverOptionsBase64(options.lines)} --secret-arn ${secret.ARN!}`,
+              ],
+            },
+          }),
+        )
+      ).Command!.CommandId!;
+      const done = await until<GetCommandInvocationCommandOutput>('server setup finished', async () => {
+        const inv = await ssm.send(new GetCommandInvocationCommand({ CommandId: commandId, InstanceId: id }));
+        return inv.Status === 'InProgress' ? undefined : inv;
+      });
+      const ready = JSON.parse(done.StandardOutputContent!.trim().split('\n').pop()!) as { port: number; host: string; role: string };
+      const [row] = await query(tcpLogin('sm-emu', ready.port, 'bench', 'Emu#pw1'), 'SELECT @@thread_handling, @@port');
+      const home = join(work, 'servers', '1');
+      const { stdout: pid } = await execFileAsync('cat', [join(home, 'server', 'mariadbd.pid')]);
+      await ec2.send(new TerminateInstancesCommand({ InstanceIds: [id] }));
+
+      // Assert
+      expect(done).toMatchObject({ Status: 'Success', ResponseCode: 0, StandardErrorContent: '' });
+      expect(ready).toMatchObject({ ready: true, role: 'writer', host: '127.0.0.1' });
+      expect(ready.port).not.toBe(3306);
+      expect(row).toEqual(['pool-of-threads', String(ready.port)]);
+      expect(isAlive(Number(pid.trim()))).toBe(false);
+      expect(existsSync(home)).toBe(false);
+      expect(agent.leftovers()).toEqual([]);
+      expect(tracker.live()).toEqual([]);
+    } finally {
+      await agent.shutdown();
+      tracker.dispose();
+      for (const c of [ec2, ssm, s3, secrets]) c.destroy();
+    }
   });
 });
 
