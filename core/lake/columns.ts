@@ -82,11 +82,24 @@ const STEPS = {
   stale_reads: 'bigint',
 } as const satisfies Columns<StepRow>;
 
-const INTERVALS = {
+/** What a step's rows are keyed by, first in the tables of per-step measurements. */
+const STEP_KEY = {
   run_id: 'string',
   cell_id: 'string',
   variant: 'string',
   step_id: 'string',
+} as const;
+
+/** A server metric of one instance in one step: server_metrics' rows and metric_windows' windows. */
+const INSTANCE_METRIC_KEY = {
+  ...STEP_KEY,
+  instance_id: 'string',
+  role: 'string',
+  metric: 'string',
+} as const;
+
+const INTERVALS = {
+  ...STEP_KEY,
   client_id: 'string',
   t: 'double',
   threads: 'int',
@@ -103,13 +116,7 @@ const INTERVALS = {
 } as const satisfies Columns<IntervalRow>;
 
 const SERVER_METRICS = {
-  run_id: 'string',
-  cell_id: 'string',
-  variant: 'string',
-  step_id: 'string',
-  instance_id: 'string',
-  role: 'string',
-  metric: 'string',
+  ...INSTANCE_METRIC_KEY,
   ts: 'string',
   value: 'double',
   unit: 'string',
@@ -117,13 +124,7 @@ const SERVER_METRICS = {
 } as const satisfies Columns<ServerMetricRow>;
 
 const METRIC_WINDOWS = {
-  run_id: 'string',
-  cell_id: 'string',
-  variant: 'string',
-  step_id: 'string',
-  instance_id: 'string',
-  role: 'string',
-  metric: 'string',
+  ...INSTANCE_METRIC_KEY,
   source: 'string',
   window_start: 'string',
   window_end: 'string',
