@@ -12,11 +12,19 @@
  * periods the backend asks for (GetMetricData Period 60, Stat Average; moto averages the raw values
  * of a period as CloudWatch does). A minute's average is then the same; its completeness follows
  * the sample times, not the minute boundary.
+ *
+ * A self-managed variant's server instances (ssm-agent.ts, once client/server-setup.sh reported
+ * ready) get what EC2 publishes under AWS/EC2, dimension InstanceId (EC2 User Guide, "List the
+ * available CloudWatch metrics for your instances"): CPUUtilization (Percent), NetworkIn/NetworkOut
+ * (bytes in the period) and EBSReadOps/EBSWriteOps (operations in the period). A per-second sample
+ * of a rate becomes that second's bytes or operations, so CloudWatch's Sum over a period is the
+ * period's total, as EC2's own datapoint is.
  */
 import { PutMetricDataCommand, type CloudWatchClient, type MetricDatum, type StandardUnit } from '@aws-sdk/client-cloudwatch';
 import { SERVER_METRICS } from '../lake/rows';
 import { ServerMetricsSampler, type MetricSample } from '../backends/local/metrics';
 import { PostgresMetricsSampler } from '../backends/local/postgres-cluster';
+import type { ServerInfo } from '../backends/local/mariadb-server';
 import type { ClusterMembers } from './rds-emulation';
 
 /** PutMetricData: "Each request is also limited to no more than 1000 different metrics" (CloudWatch API reference). */
@@ -36,6 +44,8 @@ interface Watched {
   taken: number;
   /** The CloudWatch datapoint of a sample (RDS DB instances publish other names), or undefined when the engine publishes none. */
   readonly datum: (s: MetricSample) => { metric: string; value: number; unit: string } | undefined;
+  readonly namespace: 'AWS/RDS' | 'AWS/EC2';
+  readonly dimension: 'DBInstanceIdentifier' | 'InstanceId';
 }
 
 /**
@@ -53,9 +63,24 @@ function rdsInstanceDatum(s: MetricSample): { metric: string; value: number; uni
 
 const auroraDatum = (s: MetricSample) => ({ metric: s.metric, value: s.value, unit: SERVER_METRICS[s.metric] });
 
+/** An EC2 instance's datapoint of a sample taken every `intervalS` (see the file comment). */
+function ec2Datum(intervalS: number) {
+  const counts: Readonly<Record<string, [string, string]>> = {
+    NetworkReceiveThroughput: ['NetworkIn', 'Bytes'],
+    NetworkTransmitThroughput: ['NetworkOut', 'Bytes'],
+    ReadIOPS: ['EBSReadOps', 'Count'],
+    WriteIOPS: ['EBSWriteOps', 'Count'],
+  };
+  return (s: MetricSample): { metric: string; value: number; unit: string } | undefined => {
+    if (s.metric === 'CPUUtilization') return { metric: 'CPUUtilization', value: s.value, unit: 'Percent' };
+    const count = counts[s.metric];
+    return count ? { metric: count[0], value: s.value * intervalS, unit: count[1] } : undefined;
+  };
+}
+
 export class CloudWatchPublisher {
   private readonly watched = new Map<string, Watched>();
-  private readonly queue: { dueMs: number; datum: MetricDatum }[] = [];
+  private readonly queue: { dueMs: number; namespace: Watched['namespace']; datum: MetricDatum }[] = [];
   private timer: NodeJS.Timeout | undefined;
   private publishing: Promise<void> | undefined;
   private changes: Promise<void> = Promise.resolve();
@@ -88,16 +113,41 @@ export class CloudWatchPublisher {
     if (this.stopped) return;
     const intervalMs = this.o.sampleIntervalMs ?? 1000;
     const datum = m.rdsInstances ? rdsInstanceDatum : auroraDatum;
+    const rds = { namespace: 'AWS/RDS', dimension: 'DBInstanceIdentifier' } as const;
     if (m.postgres?.writer) {
       const sampler = new PostgresMetricsSampler({ writer: m.postgres.writer, readers: m.postgres.readers, intervalMs });
       await sampler.start();
-      this.watched.set(m.clusterId, { sampler, taken: 0, datum });
+      this.watched.set(m.clusterId, { sampler, taken: 0, datum, ...rds });
       return;
     }
     if (!m.writer) return;
     const sampler = new ServerMetricsSampler({ writer: m.writer, readers: m.readers, intervalMs });
     await sampler.start();
-    this.watched.set(m.clusterId, { sampler, taken: 0, datum });
+    this.watched.set(m.clusterId, { sampler, taken: 0, datum, ...rds });
+  }
+
+  /**
+   * Follows a self-managed server's EC2 instance (`server` describes its mariadbd, with
+   * `instanceId` the EC2 instance id), or stops following it (`server` undefined, at terminate).
+   */
+  ec2ServerChanged(instanceId: string, server: ServerInfo | undefined): Promise<void> {
+    const key = `ec2:${instanceId}`;
+    this.changes = this.changes
+      .then(async () => {
+        const previous = this.watched.get(key);
+        this.watched.delete(key);
+        if (previous) this.enqueue(previous, await previous.sampler.stop());
+        if (this.stopped || !server) return;
+        const intervalMs = this.o.sampleIntervalMs ?? 1000;
+        // One sampler per instance: no replica-lag heartbeat (EC2 has no such metric).
+        const sampler = new ServerMetricsSampler({ writer: server, readers: [], intervalMs });
+        await sampler.start();
+        this.watched.set(key, { sampler, taken: 0, datum: ec2Datum(intervalMs / 1000), namespace: 'AWS/EC2', dimension: 'InstanceId' });
+      })
+      .catch((e: unknown) => {
+        this.problem(`${instanceId}: ${(e as Error).message}`);
+      });
+    return this.changes;
   }
 
   private enqueue(w: Watched, samples: readonly MetricSample[]): void {
@@ -107,9 +157,10 @@ export class CloudWatchPublisher {
       if (d === undefined) continue;
       this.queue.push({
         dueMs: at + this.o.lagS * 1000,
+        namespace: w.namespace,
         datum: {
           MetricName: d.metric,
-          Dimensions: [{ Name: 'DBInstanceIdentifier', Value: s.instanceId }],
+          Dimensions: [{ Name: w.dimension, Value: s.instanceId }],
           Timestamp: new Date(at),
           Value: d.value,
           Unit: d.unit as StandardUnit,
@@ -124,13 +175,17 @@ export class CloudWatchPublisher {
     const now = Date.now();
     const due = this.queue.filter((q) => q.dueMs <= now);
     if (due.length === 0) return;
-    for (let i = 0; i < due.length; i += MAX_DATUMS_PER_PUT) {
-      const batch = due.slice(i, i + MAX_DATUMS_PER_PUT);
-      try {
-        await this.o.cloudwatch.send(new PutMetricDataCommand({ Namespace: 'AWS/RDS', MetricData: batch.map((b) => b.datum) }));
-        this.published += batch.length;
-      } catch (e) {
-        this.problem(`PutMetricData: ${(e as Error).message}`);
+    // PutMetricData takes one namespace per request.
+    for (const namespace of ['AWS/RDS', 'AWS/EC2'] as const) {
+      const ofNamespace = due.filter((q) => q.namespace === namespace);
+      for (let i = 0; i < ofNamespace.length; i += MAX_DATUMS_PER_PUT) {
+        const batch = ofNamespace.slice(i, i + MAX_DATUMS_PER_PUT);
+        try {
+          await this.o.cloudwatch.send(new PutMetricDataCommand({ Namespace: namespace, MetricData: batch.map((b) => b.datum) }));
+          this.published += batch.length;
+        } catch (e) {
+          this.problem(`PutMetricData: ${(e as Error).message}`);
+        }
       }
     }
     const sent = new Set(due);

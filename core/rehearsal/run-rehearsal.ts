@@ -378,6 +378,8 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
       tracker,
       extraPath: cliPath,
       bootCommands: bootCommands(config),
+      // A self-managed server's EC2 metrics (AWS/EC2), from its mariadbd.
+      onServerChanged: (instanceId, server) => cw.ec2ServerChanged(instanceId, server),
       log,
     });
     await mkdir(join(dir, 'cli-check'));

@@ -42,6 +42,7 @@ import { join } from 'node:path';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { SSMServiceException } from '@aws-sdk/client-ssm';
 import { findFreePort, isAlive, processCmdline, processUid, waitForExit } from '../backends/local/processes';
+import type { ServerInfo } from '../backends/local/mariadb-server';
 import type { ProcessTracker } from './process-tracker';
 import { answer, interceptClient, serviceError, type Forward, type SdkResult } from './sdk-intercept';
 
@@ -106,6 +107,8 @@ export interface SsmAgentOptions {
   readonly extraPath?: readonly string[];
   /** Shell commands an instance runs at boot (what its user data does that matters here). */
   readonly bootCommands: (ctx: BootContext) => readonly string[];
+  /** A server instance's mariadbd is up (client/server-setup.sh reported ready), or gone (undefined, at terminate). */
+  readonly onServerChanged?: (instanceId: string, server: ServerInfo | undefined) => Promise<void>;
   readonly log?: (line: string) => void;
 }
 
@@ -118,10 +121,13 @@ function killGroup(pid: number): void {
   }
 }
 
-/** Whether RunInstances launches server instances: an instance tag `<prefix>role` = `server` (core/backends/aws/names.ts tagKeys). */
+/** Whether RunInstances launches server instances: an instance tag `<prefix>role` = `server` or `server-...` (core/backends/aws/names.ts tagKeys; self-managed-servers.ts tags server-writer and server-replica). */
 function launchesServers(input: Record<string, unknown>): boolean {
   const specs = (input['TagSpecifications'] as { ResourceType?: string; Tags?: { Key?: string; Value?: string }[] }[] | undefined) ?? [];
-  return specs.some((t) => t.ResourceType === 'instance' && (t.Tags ?? []).some((tag) => tag.Key?.endsWith('role') === true && tag.Value === 'server'));
+  return specs.some(
+    (t) =>
+      t.ResourceType === 'instance' && (t.Tags ?? []).some((tag) => tag.Key?.endsWith('role') === true && (tag.Value === 'server' || tag.Value?.startsWith('server-') === true)),
+  );
 }
 
 /** A string field of an API input or answer; '' when absent. */
@@ -239,7 +245,10 @@ export class SsmAgentEmulation {
       }
     }
     await Promise.all([instance.boot?.done, ...[...instance.invocations.values()].map((i) => i.done)]);
-    if (instance.server) await this.stopServer(instance);
+    if (instance.server) {
+      await this.o.onServerChanged?.(instanceId, undefined);
+      await this.stopServer(instance);
+    }
     await rm(instance.home, { recursive: true, force: true });
     this.log(`${instanceId}: terminated`);
   }
@@ -253,9 +262,34 @@ export class SsmAgentEmulation {
   }
 
   /** Tracks a server instance's mariadbd (it may run as the mysql user), so a crash of the rehearsal still kills it. */
-  private trackServer(instance: EmulatedInstance): void {
+  private async trackServer(instance: EmulatedInstance, inv: Invocation): Promise<void> {
     const pid = this.serverPid(instance);
-    if (pid !== undefined) this.o.tracker.add(pid, { group: false, marker: instance.home, owner: processUid(pid) });
+    if (pid === undefined) return;
+    this.o.tracker.add(pid, { group: false, marker: instance.home, owner: processUid(pid) });
+    // The setup's last line when it succeeded: {"ready":true,"role":...,"port":...,"serverId":...}.
+    let ready: { ready?: unknown; role?: unknown; port?: unknown; serverId?: unknown } | undefined;
+    try {
+      ready = JSON.parse(inv.stdout.trim().split('\n').pop() ?? '') as typeof ready;
+    } catch {
+      return; // not a setup command, or a failed one
+    }
+    if (ready?.ready !== true || typeof ready.port !== 'number' || !this.o.onServerChanged) return;
+    const dir = join(instance.home, 'server');
+    await this.o.onServerChanged(instance.instanceId, {
+      instanceId: instance.instanceId,
+      role: ready.role === 'replica' ? 'reader' : 'writer',
+      serverId: typeof ready.serverId === 'number' ? ready.serverId : 0,
+      host: '127.0.0.1',
+      port: ready.port,
+      pid,
+      dir,
+      datadir: join(dir, 'data'),
+      socket: join(dir, 'mariadbd.sock'),
+      defaultsFile: join(dir, 'my.cnf'),
+      clientDefaultsFile: join(dir, 'client.cnf'),
+      errorLog: join(dir, 'error.log'),
+      client: 'mariadb',
+    });
   }
 
   private async stopServer(instance: EmulatedInstance): Promise<void> {
@@ -355,8 +389,10 @@ export class SsmAgentEmulation {
       child.once('exit', (code, signal) => {
         clearTimeout(timer);
         this.o.tracker.remove(child.pid!);
-        if (instance.server) this.trackServer(instance);
-        void this.finish(inv, code, signal, stdoutFile, stderrFile).finally(resolve);
+        void this.finish(inv, code, signal, stdoutFile, stderrFile)
+          .then(() => (instance.server && inv.status === 'Success' ? this.trackServer(instance, inv) : undefined))
+          .catch((e: unknown) => this.log(`${instance.instanceId}: ${(e as Error).message}`))
+          .finally(resolve);
       });
     });
     instance.invocations.set(commandId, inv);
