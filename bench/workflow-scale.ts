@@ -33,7 +33,7 @@
  * ExecutionStarted and ExecutionSucceeded.
  *
  * Then the parent execution at the most cells a spec allows (50 variants x 100 repeats), for variant
- * names of 10 and 40 characters (a cell's id, the cell Map's item, grows with its variant's name):
+ * names of 10 and 40 characters (the cell Map's items are positions, so the names should not show):
  * PlanRun's output, FinishRun's input, the parent's largest state and the cells' results as the
  * Map collects them, each against the 256 KiB limit with 2x margin (a row with layout "max cells").
  *
@@ -128,8 +128,9 @@ function eventsOfState(st: AslState, distributed: boolean): number {
 /**
  * Attributes the local events to executions as AWS runs them: the parent, and one child per item
  * of a Distributed Map. aws-local-stepfunctions runs an item as a nested execution and forwards its
- * events out of order with the next item's, so a child is told by what its states carry: the cell
- * (every state of a cell has it in its input) and, in a cell's step segments, the segment.
+ * events out of order with the next item's, so a child is told by what its states carry: the cell's
+ * position (every state of a cell has it in its input: the Map item, then the cell's header) and, in a
+ * cell's step segments, the segment.
  */
 class HistoryCounter {
   readonly parent: Tally = { events: 2, transitions: 0, stepEvents: 0 };
@@ -147,8 +148,8 @@ class HistoryCounter {
   private executionOf(stateName: string, input: unknown): { tally: Tally; perStep: boolean } {
     const map = this.shape.owner.get(stateName);
     if (map === undefined) return { tally: this.parent, perStep: false };
-    const data = input as { cell?: { cellId?: string }; segment?: { from?: number } } | undefined;
-    const key = `${map}|${data?.cell?.cellId ?? '?'}|${data?.segment?.from ?? ''}`;
+    const data = input as { cell?: { index?: number }; segment?: { from?: number } } | undefined;
+    const key = `${map}|${data?.cell?.index ?? '?'}|${data?.segment?.from ?? ''}`;
     let tally = this.children.get(key);
     // A child execution's own ExecutionStarted and ExecutionSucceeded.
     const nested = data?.segment !== undefined;

@@ -366,6 +366,12 @@ export const lakeKeys = {
     stepOutcome: (runId: string, cellId: string, stepId: string): string => `workflow/${safe(runId)}/steps/${safe(cellId)}/${safe(stepId)}.json`,
     /** The run's cells in plan order (ids; a duet's members, not the duet), written by PlanRun, read by FinishRun: the state carries none of it to FinishRun. */
     cellList: (runId: string): string => `workflow/${safe(runId)}/cell-list.json`,
+    /**
+     * The cell Map's item at a position: which cell (or duet) it is, written by PlanRun, read by the
+     * Tasks that receive only the position (provisioning, a teardown before it). One small object
+     * per item, so a child reads its own and not the whole list.
+     */
+    item: (runId: string, index: number): string => `workflow/${safe(runId)}/items/${index}.json`,
     /** A cell's outcome, written by its teardown, read by FinishRun. */
     cellOutcome: (runId: string, cellId: string): string => `workflow/${safe(runId)}/outcomes/${safe(cellId)}.json`,
     /** Everything of a run's workflow objects. */

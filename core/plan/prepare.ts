@@ -19,37 +19,39 @@ import type { Plan, PlanNote } from './types';
 const STATE_BYTES_LIMIT = 256 * 1024;
 
 /**
- * The least the workflow's parent execution carries: PlanRun's output holds one item per cell Map
- * item, only its id (a cell's, or a duet's with order "duet"), and FinishRun's input the same (the
- * cells' results are discarded, ResultPath null, and read from the lake by run id):
- * state-machines/benchmark.asl.json, RunCells. An item costs its JSON string and a comma.
- * bench/workflow-scale.js measures the real states.
+ * The least the workflow's parent execution carries: PlanRun's output holds the cell Map's items,
+ * each only its position (a cell's, or a duet's with order "duet"), and FinishRun's input the same
+ * (the cells' results are discarded, ResultPath null, and read from the lake by run id):
+ * state-machines/benchmark.asl.json, RunCells. An item costs its decimal digits and a comma, whatever
+ * the names. bench/workflow-scale.js measures the real states.
  * @internal exported for its tests (a test seam)
  */
 export function parentStateBytesAtLeast(plan: Plan): number {
-  const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');
-  return (plan.duets ?? plan.cells).reduce((sum, item) => sum + bytes(item.cellId) + 1, 0);
+  const items = (plan.duets ?? plan.cells).length;
+  let sum = 0;
+  for (let i = 0; i < items; i++) sum += String(i).length + 1;
+  return sum;
 }
 
 /**
  * On AWS a plan of more cells than the parent execution's state can carry is refused before anything
  * starts: otherwise the execution would fail on the state limit. Within the limit but without 2x
- * margin: a warning. A cell id is at most 45 characters (a 40-character variant name and
- * "-r<repeat>"), so the spec's most cells (5,000) stay under the limit, but not under half of it
- * when the variant names are long.
+ * margin: a warning. Neither happens to a plan a spec can make: its most cells (5,000) are 23,890
+ * bytes of positions, under a tenth of the limit, whatever the variant names. The bound stays for a
+ * spec schema that allows more.
  */
 function awsWorkflowStateNotes(plan: Plan, spec: Spec): PlanNote[] {
   const items = (plan.duets ?? plan.cells).length;
   const bytes = parentStateBytesAtLeast(plan);
   const perItem = bytes / Math.max(1, items);
   const kib = (n: number) => `${Math.ceil(n / 1024)} KiB`;
-  const what = `${plan.cells.length} cells (${spec.variants.length} variant(s) x ${spec.repeats} repeat(s)): the workflow's parent execution carries the id of each of its ${items} cell Map item(s), at least ${kib(bytes)}`;
+  const what = `${plan.cells.length} cells (${spec.variants.length} variant(s) x ${spec.repeats} repeat(s)): the workflow's parent execution carries the position of each of its ${items} cell Map item(s), at least ${kib(bytes)}`;
   if (bytes > STATE_BYTES_LIMIT) {
     return [
       {
         level: 'refused',
         path: 'repeats',
-        message: `${what}, over Step Functions' 256 KiB state limit: the execution would fail; on AWS keep an experiment under about ${Math.floor(STATE_BYTES_LIMIT / perItem)} items (fewer repeats or variants, shorter variant names, or split it)`,
+        message: `${what}, over Step Functions' 256 KiB state limit: the execution would fail; on AWS keep an experiment under about ${Math.floor(STATE_BYTES_LIMIT / perItem)} items (fewer repeats or variants, or split it)`,
       },
     ];
   }
@@ -58,7 +60,7 @@ function awsWorkflowStateNotes(plan: Plan, spec: Spec): PlanNote[] {
       {
         level: 'warning',
         path: 'repeats',
-        message: `${what}, more than half of Step Functions' 256 KiB state limit (shorter variant names or fewer cells keep it under half)`,
+        message: `${what}, more than half of Step Functions' 256 KiB state limit (fewer cells keep it under half)`,
       },
     ];
   }

@@ -177,7 +177,16 @@ export interface CellHeader extends Omit<CellPlan, 'steps'> {
   readonly segments: readonly StepSegment[];
 }
 
-/** How a cell is named in the parent execution's state: the cell's plan is read from the lake. */
+/**
+ * The cell Map's item as a child execution receives it: only its position in the plan's items (its
+ * cells, or with order "duet" its duets). Which cell that is is read from the lake
+ * (lakeKeys.workflow.item), so the parent execution's state does not grow with the cells' names.
+ */
+export interface CellItem {
+  readonly index: number;
+}
+
+/** A cell (or duet) named: the cell's plan is read from the lake. */
 export interface CellRef {
   readonly cellId: string;
   readonly index: number;

@@ -422,7 +422,11 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
       ...(options.signal ? { signal: options.signal } : {}),
       onEvent: (ev) => {
         options.onEvent?.(ev);
-        const line = progressLine(ev, () => plan.duets?.length ?? plan.cells.length);
+        const line = progressLine(
+          ev,
+          () => plan.duets?.length ?? plan.cells.length,
+          (index) => (plan.duets ?? plan.cells)[index]?.cellId,
+        );
         if (line) log(line);
       },
     });

@@ -35,6 +35,7 @@ import {
   collectStepTask,
   jobsToStart,
   loadCellPlan,
+  namedCell,
   need,
   PREPARE_FIRST_LOOK_S,
   provisionCellTask,
@@ -43,7 +44,7 @@ import {
   startClientsTask,
   stepSummary,
   teardownCellTask,
-  type CellEvent,
+  type CellItemEvent,
   type CellOutcome,
   type CellResourcesEvent,
   type DuetCursor,
@@ -318,9 +319,14 @@ async function teardownDuetTask(deps: TaskDeps, event: DuetTeardownEvent): Promi
 
 // ------------------------------------------------------------- the Tasks, for a cell or a duet
 
-/** The item of the cell Map the Task received: a cell (the tasks.ts function) or a duet (this file's). */
-export function provisionCellOrDuet(deps: TaskDeps, event: CellEvent | DuetEvent): Promise<ProvisionedCell | Awaited<ReturnType<typeof provisionDuetTask>>> {
-  return isDuet(event.cell) ? provisionDuetTask(deps, event as DuetEvent) : provisionCellTask(deps, event);
+/**
+ * The item of the cell Map the Task received: a cell (the tasks.ts function) or a duet (this file's).
+ * Provisioning receives only the item's position and reads which cell or duet it is (namedCell).
+ */
+export async function provisionCellOrDuet(deps: TaskDeps, event: CellItemEvent | DuetEvent): Promise<ProvisionedCell | Awaited<ReturnType<typeof provisionDuetTask>>> {
+  need(event, ['run', 'cell'], 'provision-cell');
+  const named = { ...event, cell: await namedCell(deps, event.run, event.cell) };
+  return isDuet(named.cell) ? provisionDuetTask(deps, named as DuetEvent) : provisionCellTask(deps, named);
 }
 export function checkCellOrDuetReady(deps: TaskDeps, event: CellResourcesEvent | DuetResourcesEvent) {
   return isDuet(event.cell) ? checkDuetReady(deps, event as DuetResourcesEvent, checkCellReadyTask) : checkCellReadyTask(deps, event as CellResourcesEvent);
@@ -337,6 +343,9 @@ export function runCellOrDuetStep(deps: TaskDeps, event: RunStepEvent | DuetStep
 export function collectCellOrDuetLateMetrics(deps: TaskDeps, event: CellResourcesEvent | DuetResourcesEvent): Promise<LateMetricsOutput> {
   return isDuet(event.cell) ? collectDuetLateMetricsTask(deps, event as DuetResourcesEvent) : collectLateMetricsTask(deps, event as CellResourcesEvent);
 }
-export function teardownCellOrDuet(deps: TaskDeps, event: TeardownEvent | DuetTeardownEvent): Promise<CellOutcome> {
-  return isDuet(event.cell) ? teardownDuetTask(deps, event as DuetTeardownEvent) : teardownCellTask(deps, event as TeardownEvent);
+/** A teardown after provisioning failed receives only the item's position, as provisioning did. */
+export async function teardownCellOrDuet(deps: TaskDeps, event: CellItemEvent<TeardownEvent> | DuetTeardownEvent): Promise<CellOutcome> {
+  need(event, ['run', 'cell'], 'teardown-cell');
+  const named = { ...event, cell: await namedCell(deps, event.run, event.cell) };
+  return isDuet(named.cell) ? teardownDuetTask(deps, named as DuetTeardownEvent) : teardownCellTask(deps, named as TeardownEvent);
 }

@@ -41,15 +41,29 @@ function lateMetricsWait(input: unknown): string {
   return `waiting ${late?.waitS ?? '?'} s for the last CloudWatch/Performance Insights datapoints of ${late?.incompleteSteps ?? '?'} step(s)`;
 }
 
-export function progressLine(ev: ProgressEvent, cellCount: () => number): string | undefined {
+/**
+ * A cell's id as the lines show it: its state's, or (before provisioning, when the state names the
+ * cell only by its Map item's position) the plan's item at that position.
+ */
+function cellIdOf(cell: StateInput['cell'], itemId: ((index: number) => string | undefined) | undefined): string | undefined {
+  if (cell?.cellId !== undefined) return cell.cellId;
+  return cell?.index === undefined ? undefined : itemId?.(cell.index);
+}
+
+/**
+ * The line an event prints, if any. itemId names the cell Map's item at a position (the plan's
+ * cells, or its duets): the states before provisioning carry only the position.
+ */
+export function progressLine(ev: ProgressEvent, cellCount: () => number, itemId?: (index: number) => string | undefined): string | undefined {
   const input = (ev.state?.input ?? {}) as StateInput;
   const cell = input.cell;
-  const tag = cell ? `[${cell.index === undefined ? '?' : cell.index + 1}/${cellCount()} ${cell.cellId}]` : '';
+  const id = cellIdOf(cell, itemId);
+  const tag = cell ? `[${cell.index === undefined ? '?' : cell.index + 1}/${cellCount()}${id === undefined ? '' : ` ${id}`}]` : '';
   const name = ev.state?.name;
   if (ev.type === 'StateEntered') {
     switch (name) {
       case STATE.ProvisionCell:
-        // The item is a reference to the cell; what is provisioned is said once it is known (below).
+        // The item is the cell's position; what is provisioned is said once it is read (below).
         return `${tag} provisioning`;
       case STATE.TeardownCell:
       case STATE.TeardownCellOnError:
@@ -123,8 +137,11 @@ export class RunProgressLines {
     return etaText(this.eta, this.now());
   }
 
+  /** The id of the cell Map's item at a position (a cell's, or a duet's). */
+  private readonly itemId = (index: number): string | undefined => (this.plan.duets ?? this.plan.cells)[index]?.cellId;
+
   line(ev: ProgressEvent): string | undefined {
-    const cellId = (ev.state?.input as StateInput | undefined)?.cell?.cellId;
+    const cellId = cellIdOf((ev.state?.input as StateInput | undefined)?.cell, this.itemId);
     const name = ev.state?.name;
     const out = ev.type === 'StateExited' && name === STATE.RunStep ? (ev.state?.output as { step?: RunStepOutput & DuetStepFields } | undefined)?.step : undefined;
     if (cellId !== undefined) {
@@ -134,7 +151,7 @@ export class RunProgressLines {
         this.eta.itemFinished(cellId);
       }
     }
-    const text = progressLine(ev, () => this.plan.duets?.length ?? this.plan.cells.length);
+    const text = progressLine(ev, () => this.plan.duets?.length ?? this.plan.cells.length, this.itemId);
     return text !== undefined && out?.started?.phase === 'run' ? `${text} · ${etaText(this.eta, this.now())}` : text;
   }
 }

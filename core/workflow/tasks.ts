@@ -21,7 +21,7 @@ import { metricWindowRows, skippedStepRow, stepRowsOf, stepTotals, type ClientSt
 import { PlanError } from '../plan/plan';
 import { preparePlan } from '../plan/prepare';
 import { cellHeader } from '../plan/segments';
-import type { CellHeader, CellPlan, CellRef, Plan, PlanNote, StepPlan, StepSegment } from '../plan/types';
+import type { CellHeader, CellItem, CellPlan, CellRef, Plan, PlanNote, StepPlan, StepSegment } from '../plan/types';
 import type { Spec } from '../experiment/schema';
 import { SpecError, validateSpec } from '../experiment/validate';
 import { buildSysbenchArgs } from '../plan/sysbench-args';
@@ -77,19 +77,23 @@ export interface PlanRunEvent {
 export interface PlanRunOutput {
   readonly run: RunContext;
   /**
-   * The cell Map's items: each only a cell's id (a duet's with order "duet"); RunCells' ItemSelector
-   * makes it the reference {cellId, index}. Each cell's plan (with its steps) is in the lake
-   * (lakeKeys.workflow.cellPlan), the list of cells too (lakeKeys.workflow.cellList).
+   * The cell Map's items: their positions 0..n-1 in the plan's cells (its duets with order "duet"),
+   * nothing of their names, so the parent execution's state grows by a few bytes per cell whatever
+   * the variant names: RunCells' ItemSelector makes each the child's {cell: {index}}. Which cell is
+   * at a position (lakeKeys.workflow.item), each cell's plan with its steps
+   * (lakeKeys.workflow.cellPlan) and the list of cells (lakeKeys.workflow.cellList) are in the lake.
    */
-  readonly cells: readonly string[];
+  readonly items: readonly number[];
   readonly maxConcurrency: number;
 }
-/** What a cell's states carry of the cell: a reference before provisioning, the header after. */
+/** What a cell's states carry of the cell once it is named: a reference, or after provisioning the header. */
 type CellInState = CellRef | CellHeader;
 export interface CellEvent {
   readonly run: RunContext;
   readonly cell: CellInState;
 }
+/** A Task's event as the cell Map's child starts it: the cell may be only the item's position (CellItem). */
+export type CellItemEvent<E extends CellEvent = CellEvent> = Omit<E, 'cell'> & { readonly cell: CellItem | CellInState };
 export interface CellResourcesEvent extends CellEvent {
   readonly resources: CellResources;
 }
@@ -234,7 +238,11 @@ export interface CellOutcome {
 }
 export interface FinishRunEvent {
   readonly run: RunContext;
-  /** The Map's items; read only when the run's cell list is not in the lake (a run planned before PlanRun wrote it). */
+  /**
+   * The Map's items of an execution planned before the items became positions (ids, or earlier
+   * references); read only when the run's cell list is not in the lake (a run planned before PlanRun
+   * wrote it).
+   */
   readonly cells?: readonly (string | CellRef)[];
   readonly error?: TaskError;
 }
@@ -344,6 +352,27 @@ export async function loadCellPlan(deps: TaskDeps, run: RunContext, cellId: stri
   if (cellPlans.size >= CELL_PLANS_KEPT) cellPlans.delete(cellPlans.keys().next().value!);
   cellPlans.set(cacheKey, plan);
   return plan;
+}
+
+/**
+ * The cell (or duet) a cell Map item names. The child execution receives only the item's position
+ * (RunCells' ItemSelector); the Tasks that see it before provisioning (ProvisionCell, a teardown
+ * after provisioning failed) read which cell it is from the object PlanRun wrote for that position.
+ * A state that already names its cell (the header after provisioning, or an execution planned when
+ * the items were ids) is returned as it is.
+ */
+export async function namedCell(deps: TaskDeps, run: RunContext, cell: CellItem | CellInState): Promise<CellInState> {
+  if (typeof (cell as Partial<CellRef>).cellId === 'string') return cell as CellInState;
+  const index: unknown = (cell as Partial<CellItem> | null)?.index;
+  if (typeof index !== 'number' || !Number.isInteger(index) || index < 0) {
+    throw new InvalidTaskInputError(`event.cell names no cell: it needs cellId, or index (the cell Map item's position, a non-negative integer); got ${JSON.stringify(cell)}`);
+  }
+  const key = lakeKeys.workflow.item(run.runId, index);
+  const ref = await readJson<CellRef>(deps, key);
+  if (ref === undefined || typeof ref.cellId !== 'string') {
+    throw new InvalidTaskInputError(`item ${index} of run ${run.runId} has no cell at ${deps.backend.lake.describe()}/${key} (PlanRun writes one per item)`);
+  }
+  return { cellId: ref.cellId, index };
 }
 
 export async function readJson<T>(deps: TaskDeps, key: string): Promise<T | undefined> {
@@ -473,6 +502,16 @@ export async function planRunTask(deps: TaskDeps, event: PlanRunEvent): Promise<
     for (const duet of plan.duets ?? []) await deps.backend.lake.put(lakeKeys.workflow.cellPlan(plan.runId, duet.cellId), JSON.stringify(duet));
     // FinishRun reads the cells from here, not from the state.
     await deps.backend.lake.put(lakeKeys.workflow.cellList(plan.runId), JSON.stringify(plan.cells.map((c) => c.cellId)));
+    // Which cell (or duet) each Map item is: the state carries only the item's position.
+    const mapItems = plan.duets ?? plan.cells;
+    for (let i = 0; i < mapItems.length; i += 16) {
+      await Promise.all(
+        mapItems.slice(i, i + 16).map((item, j) => {
+          const ref: CellRef = { cellId: item.cellId, index: i + j };
+          return deps.backend.lake.put(lakeKeys.workflow.item(plan.runId, i + j), JSON.stringify(ref));
+        }),
+      );
+    }
     const row: RunRow = {
       run_id: plan.runId,
       spec_name: plan.specName,
@@ -500,9 +539,9 @@ export async function planRunTask(deps: TaskDeps, event: PlanRunEvent): Promise<
     if (e instanceof SpecError || e instanceof PlanError) throw new InvalidSpecError(e.message, { cause: e });
     throw e;
   }
-  // Ids only: the item's position is the cell's (or duet's) index (RunCells' ItemSelector adds it).
-  const items = (plan.duets ?? plan.cells).map((c) => c.cellId);
-  return { run: runContext(plan), cells: items, maxConcurrency: plan.maxConcurrency };
+  // Positions only (a cell's or duet's index is its position: both are assigned in plan order).
+  const items = (plan.duets ?? plan.cells).map((_, i) => i);
+  return { run: runContext(plan), items, maxConcurrency: plan.maxConcurrency };
 }
 
 export async function provisionCellTask(deps: TaskDeps, event: CellEvent): Promise<ProvisionedCell> {

@@ -79,7 +79,7 @@ it('prints the cells’ and steps’ lines from the child executions of both Map
   mock.on(GetExecutionHistoryCommand, { executionArn: PARENT }).resolves({ events: [entered(1, 'RunCells', {}), mapRunStarted(2, CELLS_MAP_RUN)] });
   mock.on(GetExecutionHistoryCommand, { executionArn: CELL_CHILD }).resolves({
     events: [
-      entered(1, 'ProvisionCell', { cell: { cellId: 'r6g-r1', index: 0 } }),
+      entered(1, 'ProvisionCell', { cell: { index: 0 } }),
       exited(2, 'ProvisionCell', { cell: header, resources: { notes: [] } }),
       entered(3, 'RunStepSegments', { cell: header }),
       mapRunStarted(4, STEPS_MAP_RUN),

@@ -1,17 +1,20 @@
 /**
  * The cells of one AWS run travel through the workflow's parent execution as the cell Map's items,
- * an id each, out of PlanRun and into FinishRun (the cells' results are discarded and read from the
- * lake), and a state is at most 256 KiB (Step Functions Developer Guide, "Step Functions service
- * quotas": "Maximum input or output size for a task, state, or execution"). A plan over that is
- * refused on AWS before anything starts, a plan over half of it is warned about.
+ * out of PlanRun and into FinishRun (the cells' results are discarded and read from the lake), and a
+ * state is at most 256 KiB (Step Functions Developer Guide, "Step Functions service quotas":
+ * "Maximum input or output size for a task, state, or execution"). The items are positions only:
+ * the state does not grow with the variant names, and a child execution reads which cell its
+ * position is from the lake (namedCell).
  */
 import { preparePlan, parentStateBytesAtLeast } from '../../core/plan/prepare';
 import type { SpecInput } from '../../core/experiment/schema';
 import { validateSpec } from '../../core/experiment/validate';
-import { planRunTask, type TaskDeps } from '../../core/workflow/tasks';
+import { InvalidTaskInputError } from '../../core/workflow/errors';
+import { namedCell, planRunTask, type TaskDeps } from '../../core/workflow/tasks';
 import { InProcessBenchBackend } from '../../bench/in-process-backend';
 
 const NOW = new Date('2026-11-23T01:00:00Z');
+const STATE_LIMIT = 256 * 1024;
 
 function spec(variants: number, repeats: number, nameLength = 10): SpecInput {
   return {
@@ -30,34 +33,31 @@ function spec(variants: number, repeats: number, nameLength = 10): SpecInput {
   };
 }
 
+function taskDeps(): TaskDeps {
+  return {
+    backend: new InProcessBenchBackend(),
+    now: () => NOW,
+    toolVersion: 't',
+    gitSha: null,
+    serverVersion: null,
+    readyTimeoutS: 60,
+    judgeRun: () => Promise.resolve([]),
+  };
+}
+
 describe('the parent execution state of an AWS run', () => {
-  it('plans 5,000 cells on AWS without a note: the cells travel as ids only, under half the limit', () => {
-    // Arrange
-    const loaded = { spec: validateSpec(spec(50, 100)), scripts: {} };
+  it.each([10, 40])('plans 5,000 cells with %i-character variant names on AWS without a note, under a tenth of the limit', (nameLength) => {
+    // Arrange: 40 characters is the longest name a spec allows.
+    const loaded = { spec: validateSpec(spec(50, 100, nameLength)), scripts: {} };
 
     // Act
     const prepared = preparePlan(loaded, { backend: 'aws', now: NOW, source: 'many.json' });
 
-    // Assert
+    // Assert: the positions 0..4999 and a comma each, whatever the names.
     expect(prepared.plan.cells).toHaveLength(5000);
-    expect(parentStateBytesAtLeast(prepared.plan) * 2).toBeLessThanOrEqual(256 * 1024);
+    expect(parentStateBytesAtLeast(prepared.plan)).toBe(23_890);
+    expect(parentStateBytesAtLeast(prepared.plan) * 10).toBeLessThanOrEqual(STATE_LIMIT);
     expect(prepared.notes.some((n) => /state limit/.test(n.message))).toBe(false);
-  });
-
-  it('warns when the longest variant names put 5,000 cell ids above half the limit, and refuses nothing', () => {
-    // Arrange: 40 characters, the longest name a spec allows.
-    const long = spec(50, 100, 40);
-    const loaded = { spec: validateSpec(long), scripts: {} };
-
-    // Act
-    const prepared = preparePlan(loaded, { backend: 'aws', now: NOW, source: 'long-names.json' });
-
-    // Assert
-    const bytes = parentStateBytesAtLeast(prepared.plan);
-    expect(bytes * 2).toBeGreaterThan(256 * 1024);
-    expect(bytes).toBeLessThanOrEqual(256 * 1024);
-    expect(prepared.notes.filter((n) => /state limit/.test(n.message)).map((n) => [n.level, n.path])).toEqual([['warning', 'repeats']]);
-    expect(prepared.notes.find((n) => /state limit/.test(n.message))?.message).toMatch(/5000 cells \(50 variant\(s\) x 100 repeat\(s\)\): .* at least \d+ KiB, more than half/);
   });
 
   it.each([
@@ -65,25 +65,51 @@ describe('the parent execution state of an AWS run', () => {
     ['one item per duet', 'duet' as const],
   ])('estimates no more than the real PlanRun output carries: its items, byte for byte (%s)', async (_what, order) => {
     // Arrange: PlanRun itself, over an in-memory lake (the local kind: no refusal).
-    const deps: TaskDeps = {
-      backend: new InProcessBenchBackend(),
-      now: () => NOW,
-      toolVersion: 't',
-      gitSha: null,
-      serverVersion: null,
-      readyTimeoutS: 60,
-      judgeRun: () => Promise.resolve([]),
-    };
-    const input = { ...spec(20, 20), ...(order ? { order } : {}) };
-    const planned = await planRunTask(deps, { spec: input });
+    const input = { ...spec(20, 20, 40), ...(order ? { order } : {}) };
+    const planned = await planRunTask(taskDeps(), { spec: input });
 
     // Act: FinishRun's input is PlanRun's output (RunCells discards the cells' results).
     const real = Buffer.byteLength(JSON.stringify(planned));
     const estimate = parentStateBytesAtLeast(preparePlan({ spec: validateSpec(input), scripts: {} }, { backend: 'aws', now: NOW }).plan);
 
     // Assert: a lower bound, and exactly the items PlanRun hands the Map (less the array's brackets, plus a comma each).
-    expect(planned.cells).toHaveLength(order === 'duet' ? 20 : 400);
+    expect(planned.items).toEqual(Array.from({ length: order === 'duet' ? 20 : 400 }, (_, i) => i));
     expect(estimate).toBeLessThanOrEqual(real);
-    expect(estimate).toBe(Buffer.byteLength(JSON.stringify(planned.cells)) - 1);
+    expect(estimate).toBe(Buffer.byteLength(JSON.stringify(planned.items)) - 1);
+  });
+
+  it.each([
+    ['cell', undefined],
+    ['duet', 'duet' as const],
+  ])('names the %s at each Map position from what PlanRun wrote, in plan order', async (_what, order) => {
+    // Arrange
+    const deps = taskDeps();
+    const input = { ...spec(3, 2, 40), ...(order ? { order } : {}) };
+    const planned = await planRunTask(deps, { spec: input });
+    const plan = preparePlan({ spec: validateSpec(input), scripts: {} }, { backend: 'aws', now: NOW }).plan;
+
+    // Act
+    const named = await Promise.all(planned.items.map((index) => namedCell(deps, planned.run, { index })));
+
+    // Assert: the plan's items, by position (a duet's id names the duet: its members are read from its plan).
+    expect(named).toEqual((plan.duets ?? plan.cells).map((c, index) => ({ cellId: c.cellId, index })));
+  });
+
+  it('returns a state that already names its cell as it is, and refuses a position PlanRun wrote nothing for', async () => {
+    // Arrange
+    const deps = taskDeps();
+    const planned = await planRunTask(deps, { spec: spec(2, 1) });
+    const header = { cellId: 'variant-01-r1', index: 0, members: undefined };
+
+    // Act
+    const asIs = await namedCell(deps, planned.run, header);
+    const missing = namedCell(deps, planned.run, { index: 2 });
+    const malformed = namedCell(deps, planned.run, { index: -1 });
+
+    // Assert
+    expect(asIs).toBe(header);
+    await expect(missing).rejects.toThrow(InvalidTaskInputError);
+    await expect(missing).rejects.toThrow(/item 2 of run .* has no cell at .*workflow\/.*\/items\/2\.json \(PlanRun writes one per item\)/);
+    await expect(malformed).rejects.toThrow(/event\.cell names no cell: it needs cellId, or index/);
   });
 });

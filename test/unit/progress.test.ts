@@ -6,7 +6,9 @@ import type { HistoryEvent } from '@aws-sdk/client-sfn';
 import type { ExecutionEvent } from '../../core/workflow/local-runner';
 import { HistoryProgress, progressLine } from '../../core/workflow/progress';
 
-const ref = { cellId: 'r6g-r1', index: 0 };
+/** The cell Map's item as its child receives it: the position only (the plan names the cell at it). */
+const ref = { index: 0 };
+const itemId = (index: number) => ['r6g-r1'][index];
 const cell = {
   cellId: 'r6g-r1',
   index: 0,
@@ -53,10 +55,10 @@ describe('progressLine', () => {
     const progress = new HistoryProgress();
 
     // Act
-    const localLines = local.map((ev) => progressLine(ev, () => 1)).filter((l) => l !== undefined);
+    const localLines = local.map((ev) => progressLine(ev, () => 1, itemId)).filter((l) => l !== undefined);
     const awsLines = history
       .map((ev) => progress.toProgressEvent(ev))
-      .map((ev) => ev && progressLine(ev, () => 1))
+      .map((ev) => ev && progressLine(ev, () => 1, itemId))
       .filter((l) => l !== undefined);
 
     // Assert

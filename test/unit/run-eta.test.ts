@@ -112,7 +112,7 @@ describe('RunProgressLines', () => {
     const x = { stepId: 'x', index: 0, test: 'oltp_read_write', target: 'writer', threads: 2, clients: 1, rate: 0, warmupS: 0, durationS: 10 };
     const y = { ...x, stepId: 'y', index: 1 };
     const events: [number, ExecutionEvent][] = [
-      [0, { type: 'StateEntered', timestamp: 0, state: { name: 'ProvisionCell', type: 'Task', input: { cell: { cellId: 'a-r1', index: 0 } } } }],
+      [0, { type: 'StateEntered', timestamp: 0, state: { name: 'ProvisionCell', type: 'Task', input: { cell: { index: 0 } } } }],
       [
         4,
         {
