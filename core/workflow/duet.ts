@@ -80,9 +80,9 @@ interface DuetStepEvent extends DuetResourcesEvent {
 type DuetTeardownEvent = Omit<TeardownEvent, 'cell' | 'resources'> & DuetEvent & { readonly resources?: DuetResources };
 
 /**
- * The state's cell is a duet: its header names member cells; its reference (the cell Map's item,
- * {cellId, index}) only the duet's id, and the Tasks that receive a reference (provisioning, a
- * teardown before it) read the members from the duet's plan.
+ * The state's cell is a duet: its header names member cells; its reference (what namedCell reads for
+ * the cell Map's item, {cellId, index}) only the duet's id, and the Tasks that receive a reference
+ * (provisioning, a teardown before it) read the members from the duet's plan.
  */
 function isDuet(cell: unknown): cell is DuetEvent['cell'] {
   if (typeof cell !== 'object' || cell === null) return false;
