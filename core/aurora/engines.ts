@@ -159,7 +159,7 @@ export const ENGINES: Readonly<Record<EngineKind, EngineFacts>> = {
     versionPattern: /^mariadb-10\.11$/,
     versionExample: '"mariadb-10.11" (the server client/server-install.sh installs)',
     parameterCatalogue: false,
-    awsBackend: false,
+    awsBackend: true,
     defaultPort: 3306,
   },
 };
@@ -256,6 +256,26 @@ export function rdsAllocatedStorageGib(data: { readonly tables: number; readonly
   const dataGib = (data.tables * data.tableSize * DISK_BYTES_PER_ROW) / 2 ** 30;
   const allocated = Math.min(MAX_STORAGE_GIB, Math.max(MIN_STORAGE_GIB, Math.ceil(dataGib * 1.5)));
   return { allocated, max: Math.min(MAX_STORAGE_GIB, allocated * 2) };
+}
+
+/**
+ * The Amazon Linux 2023 AMI's root volume (its snapshot is 8 GiB) holds the OS and the server
+ * packages; a self-managed server's datadir lives on the same volume, so that much is added to the
+ * data's share. EBS gp3: "1 - 65,536 GiB", and a volume from a snapshot must be "equal to or larger
+ * than the snapshot size" (botocore ec2 service-2.json EbsBlockDevice.VolumeSize).
+ */
+const SERVER_OS_GIB = 8;
+const SERVER_MIN_VOLUME_GIB = 20;
+const GP3_MAX_GIB = 65536;
+
+/**
+ * GiB of the gp3 root volume of one self-managed server (core/backends/aws/self-managed-servers.ts
+ * sets it at launch; the plan's cost prices it): the OS, then the data with half as much again for
+ * binary and relay logs and temporary files, at least 20 GiB. Each replica holds a full copy.
+ */
+export function serverVolumeGib(data: { readonly tables: number; readonly tableSize: number }): number {
+  const dataGib = (data.tables * data.tableSize * DISK_BYTES_PER_ROW) / 2 ** 30;
+  return Math.min(GP3_MAX_GIB, Math.max(SERVER_MIN_VOLUME_GIB, SERVER_OS_GIB + Math.ceil(dataGib * 1.5)));
 }
 
 /** The parameters of an RDS DB instance's one DB parameter group: the variant's cluster parameters, then its instance parameters on top. */

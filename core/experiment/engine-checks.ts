@@ -142,8 +142,8 @@ export function engineNotes(spec: Spec, backend: 'local' | 'aws'): EngineNote[] 
 }
 
 /**
- * What the AWS backend cannot provision yet: a self-managed server (launched on EC2 beside the
- * clients, not built yet), and an Aurora MySQL variant whose version differs from the spec's (the
+ * What the AWS backend cannot provision: an engine it does not provision (none today: Aurora,
+ * RDS and self-managed servers on EC2, core/backends/aws/self-managed-servers.ts, all are), and an Aurora MySQL variant whose version differs from the spec's (the
  * preflight checks the spec's Aurora MySQL version and its instance classes at that version). Other
  * engines are provisioned at each variant's own version (core/backends/aws/db-instances.ts, cluster.ts).
  */
@@ -156,7 +156,7 @@ export function awsEngineRefusals(spec: Spec): EngineNote[] {
       notes.push({
         level: 'refused',
         path: enginePath(v, vi),
-        message: `variant "${v.name}": the AWS backend does not provision ${facts.label} yet (Aurora MySQL, Aurora PostgreSQL and RDS for MySQL, MariaDB and PostgreSQL only); plan it for its cost, rehearse it locally, or run it on one of those`,
+        message: `variant "${v.name}": the AWS backend does not provision ${facts.label}; plan it for its cost, rehearse it locally, or run it on another engine`,
       });
     } else if (engine.kind === 'aurora-mysql' && spec.engine.kind === 'aurora-mysql' && engine.version !== spec.engine.version) {
       notes.push({

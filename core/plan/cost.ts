@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { estimate } from './plan';
 import { cellEngine, type CellPlan, type Plan, type StepPlan } from './types';
-import { ENGINES, rdsAllocatedStorageGib, type EngineRef } from '../aurora/engines';
+import { ENGINES, rdsAllocatedStorageGib, serverVolumeGib, type EngineRef } from '../aurora/engines';
 // Imported (not read from disk) so a bundled Lambda carries the table too.
 import bundledPriceDoc from '../../prices/aws-prices.json';
 import { READ_ONLY_TESTS, type Spec } from '../experiment/schema';
@@ -29,6 +29,8 @@ const RegionPricesSchema = z
     storageGbMonth: z.number().nonnegative().optional(),
     /** RDS DB instance gp3 storage, $ per GB-month (RDS for MySQL, MariaDB, PostgreSQL). */
     rdsGp3GbMonth: z.number().nonnegative().optional(),
+    /** EBS gp3 storage, $ per GB-month (self-managed servers' root volumes). */
+    ebsGp3GbMonth: z.number().nonnegative().optional(),
     ioPerMillion: z.number().nonnegative().optional(),
   })
   .loose();
@@ -155,7 +157,8 @@ export function networkLimitGbps(table: PriceTable, instanceClass: string): numb
   return typeof v === 'number' ? v : null;
 }
 
-const EBS_NOT_COUNTED = "self-managed variants: the EC2 instance's EBS volume is not in the estimate; only its instance hours are";
+const EBS_STORAGE =
+  "self-managed variants: each server's gp3 root volume as sized for the data (core/aurora/engines.ts serverVolumeGib) at ebsGp3GbMonth for the cell's hours; no IOPS or throughput charge (gp3 includes 3,000 IOPS and 125 MB/s)";
 const RDS_STORAGE =
   'RDS variants: gp3 storage as allocated for the data (core/aurora/engines.ts rdsAllocatedStorageGib) on the source and each read replica, at rdsGp3GbMonth; no I/O charge (gp3 includes 3,000 IOPS)';
 
@@ -254,10 +257,11 @@ export function estimatePlanCost(plan: Plan, table: PriceTable): PlanCost {
     // Aurora bills its cluster volume and (Standard) its I/O; RDS bills the gp3 storage allocated to
     // each instance (a replica has its source's) and no I/O below gp3's baseline ("3,000 IOPS and
     // 125 MiB/s" included below 400 GiB, RDS User Guide, "Amazon RDS DB instance storage", gp3);
-    // a self-managed server's EBS volume is not estimated yet.
+    // a self-managed server its gp3 root volume (EC2 and EBS bill per second, at least a minute).
     const topology = ENGINES[engine.kind].topology;
     const aurora = topology === 'cluster';
-    if (topology === 'ec2' && !notes.includes(EBS_NOT_COUNTED)) notes.push(EBS_NOT_COUNTED);
+    if (topology === 'ec2' && !notes.includes(EBS_STORAGE)) notes.push(EBS_STORAGE);
+    if (topology === 'ec2' && prices.ebsGp3GbMonth === undefined) missing.add(`ebsGp3GbMonth (self-managed servers' EBS volumes)`);
     if (topology === 'instance' && !notes.includes(RDS_STORAGE)) notes.push(RDS_STORAGE);
     const dbCost = dbHourly === undefined ? null : (dbInstances * dbHourly * Math.max(cellS, a.rdsMinimumBillingS)) / 3600;
     const clientType = cell.variant.clients.instanceType;
@@ -273,9 +277,12 @@ export function estimatePlanCost(plan: Plan, table: PriceTable): PlanCost {
     const dataBytes = rows * Math.max(...cell.steps.map(stepBytesPerRow));
     const preparedBytes = cell.steps.filter((s) => s.prepare).reduce((acc, s) => acc + rows * stepBytesPerRow(s), 0);
     const rdsStorageGb = topology === 'instance' ? (dbInstances * rdsAllocatedStorageGib(cell.data).allocated * 2 ** 30) / 1e9 : 0;
+    const serverVolumesGb = topology === 'ec2' ? dbInstances * serverVolumeGib(cell.data) : 0;
     const storageCost = aurora
       ? ((dataBytes / 1e9) * (prices.storageGbMonth ?? 0) * (cellS / 3600)) / 730
-      : (rdsStorageGb * (prices.rdsGp3GbMonth ?? 0) * (Math.max(cellS, a.rdsMinimumBillingS) / 3600)) / 730;
+      : topology === 'ec2'
+        ? (serverVolumesGb * (prices.ebsGp3GbMonth ?? 0) * (Math.max(cellS, a.ec2MinimumBillingS) / 3600)) / 730
+        : (rdsStorageGb * (prices.rdsGp3GbMonth ?? 0) * (Math.max(cellS, a.rdsMinimumBillingS) / 3600)) / 730;
     const stepIoS = cell.steps.reduce((acc, s) => acc + (s.warmupS + s.durationS) * (stepWrites(s.test) ? a.writeIoPerSecond : a.readIoPerSecond), 0);
     const ioRequests = Math.ceil(preparedBytes / 4096 + stepIoS);
     const ioCost = aurora ? (ioRequests / 1e6) * (prices.ioPerMillion ?? 0) : 0;

@@ -106,6 +106,19 @@ export async function createStandingInfrastructure(raw: RawAwsClients, o: Standi
     (launchTemplateIds as Record<string, string>)[arch] = lt.LaunchTemplate!.LaunchTemplateId!;
   }
   const profile = await raw.iam.send(new CreateInstanceProfileCommand({ InstanceProfileName: 'aurora-bench-client' }));
+  // Self-managed servers (lib/servers.ts): their own launch templates, security group and profile.
+  const serverSg = await raw.ec2.send(new CreateSecurityGroupCommand({ GroupName: 'aurora-bench-server', Description: 'aurora-bench self-managed servers', VpcId: vpcId }));
+  const serverLaunchTemplateIds: Partial<Record<'x86_64' | 'arm64', string>> = {};
+  for (const arch of ['x86_64', 'arm64'] as const) {
+    const lt = await raw.ec2.send(
+      new CreateLaunchTemplateCommand({
+        LaunchTemplateName: `aurora-bench-server-${arch}`,
+        LaunchTemplateData: { ImageId: 'ami-12c6146b', InstanceInitiatedShutdownBehavior: 'terminate' },
+      }),
+    );
+    serverLaunchTemplateIds[arch] = lt.LaunchTemplate!.LaunchTemplateId!;
+  }
+  const serverProfile = await raw.iam.send(new CreateInstanceProfileCommand({ InstanceProfileName: 'aurora-bench-server' }));
   await raw.s3.send(new CreateBucketCommand({ Bucket: bucket }));
   const clientDir = join(o.repoRoot, 'client');
   for (const file of filesUnder(clientDir)) {
@@ -123,6 +136,9 @@ export async function createStandingInfrastructure(raw: RawAwsClients, o: Standi
     clientInstanceProfileArn: profile.InstanceProfile!.Arn!,
     launchTemplateIds,
     launchTemplateVersion: AWS_CONFIG_DEFAULTS.launchTemplateVersion,
+    serverLaunchTemplateIds,
+    serverSecurityGroupId: serverSg.GroupId!,
+    serverInstanceProfileArn: serverProfile.InstanceProfile!.Arn!,
     runnerS3Uri: `s3://${bucket}/${RUNNER_PREFIX}`,
     tagKeyPrefix: AWS_CONFIG_DEFAULTS.tagKeyPrefix,
     ssmDocumentName: AWS_CONFIG_DEFAULTS.ssmDocumentName,

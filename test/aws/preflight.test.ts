@@ -266,6 +266,7 @@ describe('account preflight: all OK', () => {
       parameters: 'ok',
       'service-linked-role': 'ok',
       'client-instances': 'ok',
+      'server-instances': 'ok',
       'vcpu-quota': 'ok',
       network: 'ok',
       budget: 'ok',

@@ -6,8 +6,8 @@
 import { join } from 'node:path';
 import { loadSpecFile, SpecError, validateSpec } from '../../core/experiment/validate';
 import type { SpecInput } from '../../core/experiment/schema';
-import { localWriteForwarding, parameterGroupFamily, ENGINE_KINDS, ENGINES } from '../../core/aurora/engines';
-import { planRun, PlanError } from '../../core/plan/plan';
+import { localWriteForwarding, parameterGroupFamily, serverVolumeGib, ENGINE_KINDS, ENGINES } from '../../core/aurora/engines';
+import { planRun } from '../../core/plan/plan';
 import { preparePlan } from '../../core/plan/prepare';
 import { cellEngine } from '../../core/plan/types';
 import { checkBudget, estimatePlanCost, loadPrices } from '../../core/plan/cost';
@@ -171,17 +171,9 @@ describe('engines in the plan', () => {
     expect(renderPlan(plan)).toMatch(/Aurora PostgreSQL 16\.4/);
   });
 
-  it('refuses on AWS the engine the AWS backend does not provision yet (self-managed; run), shows it (plan), and plans the RDS engines', () => {
+  it('plans every engine on AWS, self-managed servers included, and prices their EBS volumes', () => {
     // Arrange
     const selfManaged = validateSpec(spec({ kind: 'self-managed', version: 'mariadb-10.11' }, { instanceClass: 'db.r6g.large' }));
-    // Act
-    const shown = preparePlan({ spec: selfManaged, scripts: {} }, { backend: 'aws', now: NOW, refusals: 'show' });
-    // Assert
-    expect(() => preparePlan({ spec: selfManaged, scripts: {} }, { backend: 'aws', now: NOW, source: 'exp.json' })).toThrow(PlanError);
-    expect(() => preparePlan({ spec: selfManaged, scripts: {} }, { backend: 'aws', now: NOW, source: 'exp.json' })).toThrow(
-      /exp\.json: .*engine: variant "a": the AWS backend does not provision self-managed yet/s,
-    );
-    expect(shown.notes.filter((n) => n.level === 'refused').map((n) => n.path)).toEqual(['engine']);
     const onAws: SpecInput['engine'][] = [
       { kind: 'rds-postgresql', version: '16.4' },
       { kind: 'rds-mysql', version: '8.0.39' },
@@ -189,9 +181,24 @@ describe('engines in the plan', () => {
       { kind: 'aurora-postgresql', version: '16.4' },
       { kind: 'aurora-mysql', version: '3.04.0' },
     ];
+    const prices = loadPrices(repoRoot);
+    // Act
+    const shown = preparePlan({ spec: selfManaged, scripts: {} }, { backend: 'aws', now: NOW, source: 'exp.json' });
+    const cost = estimatePlanCost(shown.plan, prices);
+    const withoutEbs = structuredClone(prices);
+    delete withoutEbs.regions['us-east-1']!.ebsGp3GbMonth;
+    // Assert
+    expect(shown.notes.filter((n) => n.level === 'refused')).toEqual([]);
     for (const engine of onAws) {
       expect(() => preparePlan({ spec: validateSpec(spec(engine)), scripts: {} }, { backend: 'aws', now: NOW })).not.toThrow();
     }
+    // Each server (writer and readers) has a gp3 volume of serverVolumeGib for the cell's hours.
+    const cell = shown.plan.cells[0]!;
+    const gib = serverVolumeGib(cell.data) * (1 + cell.variant.readers);
+    expect(cost.cells[0]!.storageCost).toBeCloseTo((gib * prices.regions['us-east-1']!.ebsGp3GbMonth! * cost.cells[0]!.hours) / 730, 9);
+    expect(cost.cells[0]!.storageCost).toBeGreaterThan(0);
+    expect(cost.notes.join('\n')).toMatch(/self-managed variants: each server's gp3 root volume/);
+    expect(estimatePlanCost(shown.plan, withoutEbs).missing).toContain("ebsGp3GbMonth (self-managed servers' EBS volumes)");
   });
 
   it('prices each engine from its own entries, falls back for Aurora PostgreSQL with a note, and names an engine without prices', () => {

@@ -6,6 +6,7 @@
  * given the SDK clients it uses:
  *   cluster.ts       Aurora: parameter groups, cluster, instances, cell readiness (RDS)
  *   db-instances.ts  RDS DB instances: parameter group, source instance, read replicas, readiness
+ *   self-managed-servers.ts  self-managed servers on EC2: credentials secret, instances, setup through SSM
  *   client-fleet.ts  client instances and their readiness (EC2, SSM, the ready marker in S3)
  *   jobs.ts          runner jobs (SSM Run Command)
  *   metrics.ts       server metrics of a step window (CloudWatch, Performance Insights)
@@ -32,6 +33,7 @@ import { ClientFleet } from './client-fleet';
 import type { AwsClients } from './clients';
 import { AuroraClusters, cellEngineOf } from './cluster';
 import { RdsInstances } from './db-instances';
+import { SelfManagedServers } from './self-managed-servers';
 import { ENGINES } from '../../aurora/engines';
 import type { AwsBackendConfig } from './config';
 import { RunCommandJobs } from './jobs';
@@ -55,6 +57,7 @@ export class AwsBackend implements Backend {
   private readonly tags: TagKeys;
   private readonly clusters: AuroraClusters;
   private readonly instances: RdsInstances;
+  private readonly servers: SelfManagedServers;
   private readonly fleet: ClientFleet;
   private readonly jobs: RunCommandJobs;
   private readonly metrics: ServerMetrics;
@@ -73,13 +76,15 @@ export class AwsBackend implements Backend {
     this.clusters = new AuroraClusters({ clients, config, now });
     this.instances = new RdsInstances({ clients, config, now });
     this.fleet = new ClientFleet({ clients, config, now });
+    this.servers = new SelfManagedServers({ clients, config, now, architectureOf: (type) => this.fleet.architectureOf(type) });
     this.jobs = new RunCommandJobs({ clients, config, lake: this.lake, now });
     this.metrics = new ServerMetrics({ clients, config });
   }
 
-  /** Where a cell's databases come from: an Aurora cluster, or RDS DB instances. */
-  private databasesOf(run: RunContext, cell: CellPlan): AuroraClusters | RdsInstances {
-    return ENGINES[cellEngineOf(run, cell).kind].topology === 'instance' ? this.instances : this.clusters;
+  /** Where a cell's databases come from: an Aurora cluster, RDS DB instances, or self-managed servers on EC2. */
+  private databasesOf(run: RunContext, cell: CellPlan): AuroraClusters | RdsInstances | SelfManagedServers {
+    const topology = ENGINES[cellEngineOf(run, cell).kind].topology;
+    return topology === 'instance' ? this.instances : topology === 'ec2' ? this.servers : this.clusters;
   }
 
   provisionCell(run: RunContext, cell: CellPlan): Promise<CellResources> {

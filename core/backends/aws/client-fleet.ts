@@ -13,7 +13,7 @@ import type { CellPlan } from '../../plan/types';
 import { call, errorCode, isNotFound, rethrow } from './aws-errors';
 import type { AwsClients } from './clients';
 import type { AwsBackendConfig, ClientArchitecture } from './config';
-import { cellNames, cellTags, expiresAt, tagKeys, type Tag } from './names';
+import { cellNames, cellTagger, tagKeys } from './names';
 import { ENGINES } from '../../aurora/engines';
 import { cellEngineOf } from './cluster';
 import { cellAz } from './placement';
@@ -31,18 +31,14 @@ export interface ClientFleetOptions {
 export class ClientFleet {
   private readonly config: AwsBackendConfig;
   private readonly clients: Pick<AwsClients, 'ec2' | 'ssm' | 's3'>;
-  private readonly now: () => Date;
   private readonly tags: ReturnType<typeof tagKeys>;
+  private readonly cellTagList: ReturnType<typeof cellTagger>;
 
   constructor(options: ClientFleetOptions) {
     this.config = options.config;
     this.clients = options.clients;
-    this.now = options.now;
     this.tags = tagKeys(options.config.tagKeyPrefix);
-  }
-
-  private cellTagList(run: RunContext, cell: CellPlan, extra: Record<string, string> = {}): Tag[] {
-    return cellTags(this.config.tagKeyPrefix, run.runId, cell.cellId, expiresAt(this.now(), run.ttlHours), extra);
+    this.cellTagList = cellTagger(options.config.tagKeyPrefix, options.now);
   }
 
   /** x86_64 or arm64 for an EC2 instance type (DescribeInstanceTypes ProcessorInfo.SupportedArchitectures). */
@@ -64,6 +60,8 @@ export class ClientFleet {
     return [
       { Name: `tag:${this.tags.runId}`, Values: [run.runId] },
       { Name: `tag:${this.tags.cellId}`, Values: [cell.cellId] },
+      // A self-managed cell's server instances carry the same run and cell tags (self-managed-servers.ts).
+      { Name: `tag:${this.tags.role}`, Values: ['client'] },
       { Name: 'instance-state-name', Values: ['pending', 'running'] },
     ];
   }

@@ -10,6 +10,7 @@ import { IAMClient } from '@aws-sdk/client-iam';
 import { PIClient } from '@aws-sdk/client-pi';
 import { RDSClient } from '@aws-sdk/client-rds';
 import { S3Client } from '@aws-sdk/client-s3';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ServiceQuotasClient } from '@aws-sdk/client-service-quotas';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SSMClient } from '@aws-sdk/client-ssm';
@@ -30,6 +31,8 @@ export interface AwsClients {
   readonly iam: IAMClient;
   /** The preflight only: the EC2 vCPU quota. */
   readonly serviceQuotas: ServiceQuotasClient;
+  /** A self-managed cell's database credentials (self-managed-servers.ts, teardown, sweeper). */
+  readonly secrets: SecretsManagerClient;
 }
 
 export interface AwsClientOptions {
@@ -62,6 +65,7 @@ export function makeAwsClients(options: AwsClientOptions): AwsClients {
     sns: new SNSClient(common),
     iam: new IAMClient(common),
     serviceQuotas: new ServiceQuotasClient(common),
+    secrets: new SecretsManagerClient(common),
   };
 }
 

@@ -28,7 +28,7 @@ import { chunk } from './batches';
 import type { AwsClients } from './clients';
 import type { AwsBackendConfig } from './config';
 import { awsEngineVersion, ENGINES, parameterGroupFamily, type EngineRef } from '../../aurora/engines';
-import { cellNames, cellTags, expiresAt, tagKeys, type CellNames, type Tag } from './names';
+import { cellNames, cellTagger, tagKeys, type CellNames, type Tag } from './names';
 import { cellAz } from './placement';
 import { describeCluster, describeClusterInstances } from './teardown';
 
@@ -108,18 +108,14 @@ export interface AuroraClustersOptions {
 export class AuroraClusters {
   private readonly config: AwsBackendConfig;
   private readonly clients: Pick<AwsClients, 'rds'>;
-  private readonly now: () => Date;
   private readonly tags: ReturnType<typeof tagKeys>;
+  private readonly cellTagList: ReturnType<typeof cellTagger>;
 
   constructor(options: AuroraClustersOptions) {
     this.config = options.config;
     this.clients = options.clients;
-    this.now = options.now;
     this.tags = tagKeys(options.config.tagKeyPrefix);
-  }
-
-  private cellTagList(run: RunContext, cell: CellPlan, extra: Record<string, string> = {}): Tag[] {
-    return cellTags(this.config.tagKeyPrefix, run.runId, cell.cellId, expiresAt(this.now(), run.ttlHours), extra);
+    this.cellTagList = cellTagger(options.config.tagKeyPrefix, options.now);
   }
 
   private async ensureParameterGroup(kind: 'cluster' | 'instance', name: string, family: string, description: string, tags: Tag[], params: Record<string, string>): Promise<void> {

@@ -39,6 +39,16 @@ export interface AwsBackendConfig {
    * instance type, subnet, tags and the client token.
    */
   readonly launchTemplateIds: Readonly<Partial<Record<ClientArchitecture, string>>>;
+  /**
+   * Self-managed servers (engine "self-managed", self-managed-servers.ts): launch templates per CPU
+   * architecture (Amazon Linux 2023, user data that fetches client/ like the clients' and runs
+   * client/server-install.sh), the servers' security group (the DB port from the clients and from
+   * each other) and instance profile (SSM core, read client/, read the cell's secret). Absent in a
+   * stack without them: such a cell is refused when it is provisioned, naming what is missing.
+   */
+  readonly serverLaunchTemplateIds?: Readonly<Partial<Record<ClientArchitecture, string>>>;
+  readonly serverSecurityGroupId?: string;
+  readonly serverInstanceProfileArn?: string;
   /** Launch template version to use: "$Default" (as the stack publishes it) or "$Latest" or a number. */
   readonly launchTemplateVersion: string;
   /** s3://bucket/prefix/ holding client/ (runner.sh and lua/), copied to each client before a job. */
@@ -106,6 +116,10 @@ export const AWS_CONFIG_ENV = {
   launchTemplateIdX86: 'AURORA_BENCH_LAUNCH_TEMPLATE_ID_X86_64',
   launchTemplateIdArm: 'AURORA_BENCH_LAUNCH_TEMPLATE_ID_ARM64',
   launchTemplateVersion: 'AURORA_BENCH_LAUNCH_TEMPLATE_VERSION',
+  serverLaunchTemplateIdX86: 'AURORA_BENCH_SERVER_LAUNCH_TEMPLATE_ID_X86_64',
+  serverLaunchTemplateIdArm: 'AURORA_BENCH_SERVER_LAUNCH_TEMPLATE_ID_ARM64',
+  serverSecurityGroupId: 'AURORA_BENCH_SERVER_SECURITY_GROUP_ID',
+  serverInstanceProfileArn: 'AURORA_BENCH_SERVER_INSTANCE_PROFILE_ARN',
   runnerS3Uri: 'AURORA_BENCH_RUNNER_S3_URI',
   tagKeyPrefix: 'AURORA_BENCH_TAG_KEY_PREFIX',
   ssmDocumentName: 'AURORA_BENCH_SSM_DOCUMENT',
@@ -185,6 +199,12 @@ export function awsConfigFromEnv(env: Readonly<Record<string, string | undefined
   if (arm) launchTemplateIds.arm64 = arm;
   if (!x86 && !arm) problems.push(`${E.launchTemplateIdX86} or ${E.launchTemplateIdArm} must be set`);
 
+  const serverLaunchTemplateIds: Partial<Record<ClientArchitecture, string>> = {};
+  const serverX86 = opt(E.serverLaunchTemplateIdX86);
+  const serverArm = opt(E.serverLaunchTemplateIdArm);
+  if (serverX86) serverLaunchTemplateIds.x86_64 = serverX86;
+  if (serverArm) serverLaunchTemplateIds.arm64 = serverArm;
+
   const num = (name: string, fallback: number): number => {
     const raw = opt(name);
     if (raw === undefined) return fallback;
@@ -232,6 +252,8 @@ export function awsConfigFromEnv(env: Readonly<Record<string, string | undefined
     clientInstanceProfileArn: req(E.clientInstanceProfileArn),
     launchTemplateIds,
     launchTemplateVersion: opt(E.launchTemplateVersion) ?? AWS_CONFIG_DEFAULTS.launchTemplateVersion,
+    ...(serverX86 || serverArm ? { serverLaunchTemplateIds } : {}),
+    ...optionalEntries({ serverSecurityGroupId: opt(E.serverSecurityGroupId), serverInstanceProfileArn: opt(E.serverInstanceProfileArn) }),
     runnerS3Uri,
     tagKeyPrefix: opt(E.tagKeyPrefix) ?? AWS_CONFIG_DEFAULTS.tagKeyPrefix,
     ssmDocumentName: opt(E.ssmDocumentName) ?? AWS_CONFIG_DEFAULTS.ssmDocumentName,
@@ -269,6 +291,12 @@ export function awsConfigToEnv(config: AwsBackendConfig): Record<string, string>
     ...(config.launchTemplateIds.x86_64 ? { [E.launchTemplateIdX86]: config.launchTemplateIds.x86_64 } : {}),
     ...(config.launchTemplateIds.arm64 ? { [E.launchTemplateIdArm]: config.launchTemplateIds.arm64 } : {}),
     [E.launchTemplateVersion]: config.launchTemplateVersion,
+    ...optionalEntries({
+      [E.serverLaunchTemplateIdX86]: config.serverLaunchTemplateIds?.x86_64,
+      [E.serverLaunchTemplateIdArm]: config.serverLaunchTemplateIds?.arm64,
+      [E.serverSecurityGroupId]: config.serverSecurityGroupId,
+      [E.serverInstanceProfileArn]: config.serverInstanceProfileArn,
+    }),
     [E.runnerS3Uri]: config.runnerS3Uri,
     [E.tagKeyPrefix]: config.tagKeyPrefix,
     [E.ssmDocumentName]: config.ssmDocumentName,

@@ -43,7 +43,7 @@ import { chunk } from './batches';
 import type { AwsClients } from './clients';
 import { cellEngineOf, clusterParametersFor, FAILED_INSTANCE_STATUSES, instanceParametersFor, MAX_PARAMETERS_PER_MODIFY, toParameters } from './cluster';
 import type { AwsBackendConfig } from './config';
-import { cellNames, cellTags, expiresAt, tagKeys, type Tag } from './names';
+import { cellNames, cellTagger, tagKeys, type Tag } from './names';
 import { cellAz } from './placement';
 import { describeInstance } from './teardown';
 
@@ -61,18 +61,14 @@ export interface RdsInstancesOptions {
 export class RdsInstances {
   private readonly config: AwsBackendConfig;
   private readonly clients: Pick<AwsClients, 'rds'>;
-  private readonly now: () => Date;
   private readonly tags: ReturnType<typeof tagKeys>;
+  private readonly cellTagList: ReturnType<typeof cellTagger>;
 
   constructor(options: RdsInstancesOptions) {
     this.config = options.config;
     this.clients = options.clients;
-    this.now = options.now;
     this.tags = tagKeys(options.config.tagKeyPrefix);
-  }
-
-  private cellTagList(run: RunContext, cell: CellPlan, extra: Record<string, string> = {}): Tag[] {
-    return cellTags(this.config.tagKeyPrefix, run.runId, cell.cellId, expiresAt(this.now(), run.ttlHours), extra);
+    this.cellTagList = cellTagger(options.config.tagKeyPrefix, options.now);
   }
 
   private async ensureParameterGroup(name: string, family: string, description: string, tags: Tag[], params: Record<string, string>): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * A step's server metrics: CloudWatch AWS/RDS per instance (GetMetricData) and, when the variant has
+ * A step's server metrics: CloudWatch AWS/RDS per instance (AWS/EC2 for self-managed servers) (GetMetricData) and, when the variant has
  * Performance Insights, its DB load by wait event and OS CPU (GetResourceMetrics), with how many
  * datapoints each window should have and how many arrived (late publication, MetricWindowCount).
  *
@@ -114,6 +114,34 @@ export function engineMetrics(kind: EngineKind): {
   }
 }
 
+/**
+ * A self-managed server's EC2 instance (namespace AWS/EC2, dimension InstanceId; EC2 User Guide,
+ * "List the available CloudWatch metrics for your instances", viewing_metrics_with_cloudwatch.md):
+ * CPUUtilization (Percent); NetworkIn/NetworkOut, "the number of bytes received/sent during the
+ * period ... If you have detailed (one-minute) monitoring, divide it by 60"; and for Nitro-based
+ * instances EBSReadOps/EBSWriteOps, completed operations in the period ("divide the total
+ * operations in the period by the number of seconds in that period"). The servers are launched
+ * with detailed monitoring (self-managed-servers.ts), so the 60 s Sum divided by 60 is the rate the
+ * RDS names below carry. The EBS counts exist on Nitro-based types only, so they are collected but
+ * not counted in completeness. Memory, connections and replica lag need an agent on the instance:
+ * not collected (self-managed-servers.ts SERVER_METRICS_UNAVAILABLE says so in the cell's notes).
+ */
+const EC2_SERVER_METRICS: readonly { readonly metric: ServerMetricName; readonly ec2Name: string; readonly stat: 'Average' | 'Sum'; readonly counted: boolean }[] = [
+  { metric: 'CPUUtilization', ec2Name: 'CPUUtilization', stat: 'Average', counted: true },
+  { metric: 'NetworkReceiveThroughput', ec2Name: 'NetworkIn', stat: 'Sum', counted: true },
+  { metric: 'NetworkTransmitThroughput', ec2Name: 'NetworkOut', stat: 'Sum', counted: true },
+  { metric: 'ReadIOPS', ec2Name: 'EBSReadOps', stat: 'Sum', counted: false },
+  { metric: 'WriteIOPS', ec2Name: 'EBSWriteOps', stat: 'Sum', counted: false },
+];
+
+/**
+ * The AWS/EC2 metric behind each name a self-managed server's rows carry, and the statistic asked.
+ * @internal exported for its tests (a test seam)
+ */
+export function ec2ServerMetrics(): typeof EC2_SERVER_METRICS {
+  return EC2_SERVER_METRICS;
+}
+
 /** Aurora's cluster-level storage I/O (see SERVER_METRICS): one datapoint per 5 minutes, per cluster. */
 const CLUSTER_VOLUME_METRICS: readonly ServerMetricName[] = ['VolumeReadIOPs', 'VolumeWriteIOPs'];
 const CLUSTER_VOLUME_PERIOD_S = 300;
@@ -162,9 +190,16 @@ export class ServerMetrics {
       readonly counted: boolean;
       /** CloudWatch dimension: the instance's, or the cluster's for the cluster volume metrics. */
       readonly dimension?: 'DBClusterIdentifier';
+      /** A self-managed server's EC2 metric: its AWS/EC2 name and statistic (a Sum is divided by the period). */
+      readonly ec2?: { readonly name: string; readonly stat: 'Average' | 'Sum' };
     }
     const wantedSeries: Series[] = [];
-    for (const ep of endpoints) {
+    const onEc2 = ENGINES[engine.kind].topology === 'ec2';
+    if (onEc2) {
+      for (const ep of endpoints)
+        for (const m of EC2_SERVER_METRICS) wantedSeries.push({ instance: ep, metric: m.metric, counted: m.counted, ec2: { name: m.ec2Name, stat: m.stat } });
+    }
+    for (const ep of onEc2 ? [] : endpoints) {
       const metrics = [...metricsOf.base, ...(ep.role === 'reader' ? [metricsOf.replicaLag] : []), ...(wf ? (ep.role === 'writer' ? wf.writer : wf.reader) : [])];
       for (const metric of metrics) wantedSeries.push({ instance: ep, metric, counted: true });
       for (const metric of [...metricsOf.extra, ...(wf ? (ep.role === 'writer' ? wf.writerLatency : wf.readerLatency) : [])]) {
@@ -172,7 +207,7 @@ export class ServerMetrics {
       }
     }
     // Aurora clusters (not RDS instances): the volume's I/O, 5-minute datapoints, not counted in completeness.
-    if (ENGINES[engine.kind].topology !== 'instance' && resources.clusterId !== '') {
+    if (ENGINES[engine.kind].topology === 'cluster' && resources.clusterId !== '') {
       for (const metric of CLUSTER_VOLUME_METRICS)
         wantedSeries.push({ instance: { instanceId: resources.clusterId, role: 'cluster' }, metric, counted: false, dimension: 'DBClusterIdentifier' });
     }
@@ -187,12 +222,18 @@ export class ServerMetrics {
     )) {
       const queries: MetricDataQuery[] = batch.map((s) => ({
         Id: s.id,
-        MetricStat: {
-          Metric: { Namespace: 'AWS/RDS', MetricName: s.metric, Dimensions: [{ Name: s.dimension ?? 'DBInstanceIdentifier', Value: s.instance.instanceId }] },
-          // A count per 5 minutes: the 5-minute Sum is the published value.
-          Period: s.dimension === 'DBClusterIdentifier' ? CLUSTER_VOLUME_PERIOD_S : CLOUDWATCH_PERIOD_S,
-          Stat: s.dimension === 'DBClusterIdentifier' ? 'Sum' : 'Average',
-        },
+        MetricStat: s.ec2
+          ? {
+              Metric: { Namespace: 'AWS/EC2', MetricName: s.ec2.name, Dimensions: [{ Name: 'InstanceId', Value: s.instance.instanceId }] },
+              Period: CLOUDWATCH_PERIOD_S,
+              Stat: s.ec2.stat,
+            }
+          : {
+              Metric: { Namespace: 'AWS/RDS', MetricName: s.metric, Dimensions: [{ Name: s.dimension ?? 'DBInstanceIdentifier', Value: s.instance.instanceId }] },
+              // A count per 5 minutes: the 5-minute Sum is the published value.
+              Period: s.dimension === 'DBClusterIdentifier' ? CLUSTER_VOLUME_PERIOD_S : CLOUDWATCH_PERIOD_S,
+              Stat: s.dimension === 'DBClusterIdentifier' ? 'Sum' : 'Average',
+            },
         ReturnData: true,
       }));
       const results: MetricDataResult[] = [];
@@ -218,7 +259,8 @@ export class ServerMetrics {
             role: series.instance.role,
             metric: series.metric,
             ts: new Date(ts).toISOString(),
-            value,
+            // An EC2 count or byte Sum per minute, as the per-second rate the name carries.
+            value: series.ec2?.stat === 'Sum' ? value / CLOUDWATCH_PERIOD_S : value,
             unit: SERVER_METRICS[series.metric],
             source: 'cloudwatch',
           });
@@ -240,7 +282,8 @@ export class ServerMetrics {
         received: received.get(`m${i}`) ?? 0,
       }));
 
-    if (cell.variant.performanceInsights) {
+    // Performance Insights is an RDS feature: a self-managed server has none.
+    if (cell.variant.performanceInsights && !onEc2) {
       const pi = await this.collectPerformanceInsights(resources, endpoints, start, end, base);
       rows.push(...pi.rows);
       windows.push(...pi.windows);

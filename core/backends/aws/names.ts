@@ -68,6 +68,18 @@ export interface CellNames {
    */
   readonly clientToken: (launched: number) => string;
   readonly clientName: (index: number) => string;
+  /**
+   * RunInstances ClientToken of a self-managed cell's server `index` (0 the writer, 1..N its
+   * replicas): the sha256 hex (64 characters, the field's limit) of run, cell and index.
+   */
+  readonly serverToken: (index: number) => string;
+  /**
+   * The Secrets Manager name of a self-managed cell's database credentials. Secret names take ASCII
+   * letters, digits and /_+=.@- and should not end in a hyphen followed by six characters (Secrets
+   * Manager appends that to the ARN; botocore secretsmanager service-2.json CreateSecretRequest.Name):
+   * "-credentials" ends the name whatever the base ends with.
+   */
+  readonly serverSecretName: string;
 }
 
 export function cellNames(runId: string, cellId: string): CellNames {
@@ -82,6 +94,8 @@ export function cellNames(runId: string, cellId: string): CellNames {
     // The token covers run + cell + count: a retried StartClients returns the same instances on real EC2.
     clientToken: (launched: number) => hash(`${runId}\n${cellId}\nclients-${launched}`, 64),
     clientName: (i: number) => `${base}-client-${i}`,
+    serverToken: (index: number) => hash(`${runId}\n${cellId}\nserver-${index}`, 64),
+    serverSecretName: `${base}-server-credentials`,
   };
 }
 
@@ -91,6 +105,8 @@ export interface TagKeys {
   readonly expiresAt: string;
   readonly role: string;
   readonly clientIndex: string;
+  /** A self-managed cell's server: 0 the writer, 1..N its replicas. */
+  readonly serverIndex: string;
 }
 
 export function tagKeys(prefix: string): TagKeys {
@@ -100,6 +116,7 @@ export function tagKeys(prefix: string): TagKeys {
     expiresAt: `${prefix}expires-at`,
     role: `${prefix}role`,
     clientIndex: `${prefix}client-index`,
+    serverIndex: `${prefix}server-index`,
   };
 }
 
@@ -116,4 +133,16 @@ export function expiresAt(now: Date, ttlHours: number): string {
 export function cellTags(prefix: string, runId: string, cellId: string, expires: string, extra: Readonly<Record<string, string>> = {}): Tag[] {
   const k = tagKeys(prefix);
   return [{ Key: k.runId, Value: runId }, { Key: k.cellId, Value: cellId }, { Key: k.expiresAt, Value: expires }, ...Object.entries(extra).map(([Key, Value]) => ({ Key, Value }))];
+}
+
+/**
+ * The tag list of one cell's resources at `now`: run, cell, expiry (the run's ttlHours from now) and
+ * `extra`. The one place the backend's modules (cluster.ts, db-instances.ts, client-fleet.ts,
+ * self-managed-servers.ts) build it from.
+ */
+export function cellTagger(
+  tagKeyPrefix: string,
+  now: () => Date,
+): (run: { readonly runId: string; readonly ttlHours: number }, cell: { readonly cellId: string }, extra?: Readonly<Record<string, string>>) => Tag[] {
+  return (run, cell, extra = {}) => cellTags(tagKeyPrefix, run.runId, cell.cellId, expiresAt(now(), run.ttlHours), extra);
 }

@@ -1,7 +1,9 @@
 /**
  * The client checks of the AWS preflight: each variant's client instance type exists, has a launch
- * template for its architecture, and is offered in the AZ the clients go to; and the EC2 vCPU quota
- * holds the clients the plan runs at once on top of what already runs.
+ * template for its architecture, and is offered in the AZ the clients go to; the same for a
+ * self-managed variant's server type (its instanceClass without "db.", with the stack's server
+ * launch templates); and the EC2 vCPU quota holds the clients and servers the plan runs at once on
+ * top of what already runs.
  *
  * - DescribeInstanceTypes: ProcessorInfo.SupportedArchitectures and VCpuInfo.DefaultVCpus; an unknown
  *   type is the error InvalidInstanceType (botocore ec2/2016-11-15 service-2.json).
@@ -22,6 +24,7 @@
 import { DescribeInstancesCommand, DescribeInstanceTypeOfferingsCommand, DescribeInstanceTypesCommand, type _InstanceType, type Instance } from '@aws-sdk/client-ec2';
 import { GetAWSDefaultServiceQuotaCommand, GetServiceQuotaCommand } from '@aws-sdk/client-service-quotas';
 import type { Plan } from '../../plan/types';
+import { ENGINES } from '../../aurora/engines';
 import type { Spec } from '../../experiment/schema';
 import { variantAz } from './placement';
 import { errorCode } from './aws-errors';
@@ -98,31 +101,81 @@ export interface ClientCheckInput {
   readonly stackLabel: string;
 }
 
+/** Whether EC2 offers an instance type in an AZ (DescribeInstanceTypeOfferings), asked once per pair. */
+function typeOfferings(clients: AwsClients): (type: string, az: string) => Promise<boolean> {
+  const offered = new Map<string, Promise<boolean>>();
+  return (type, az) => {
+    const key = `${type}@${az}`;
+    if (!offered.has(key)) {
+      offered.set(
+        key,
+        ask('ec2:DescribeInstanceTypeOfferings', () =>
+          clients.ec2.send(
+            new DescribeInstanceTypeOfferingsCommand({
+              LocationType: 'availability-zone',
+              Filters: [
+                { Name: 'instance-type', Values: [type] },
+                { Name: 'location', Values: [az] },
+              ],
+            }),
+          ),
+        ).then((out) => (out.InstanceTypeOfferings ?? []).length > 0),
+      );
+    }
+    return offered.get(key)!;
+  };
+}
+
+/** The EC2 type of a self-managed cell's servers (its instanceClass without "db."), or undefined for a managed engine. */
+function serverTypeOf(plan: Plan, variant: Plan['cells'][number]['variant']): string | undefined {
+  const engine = variant.engine ?? plan.engine;
+  return ENGINES[engine.kind].topology === 'ec2' ? variant.instanceClass.replace(/^db\./, '') : undefined;
+}
+
+/** A self-managed variant's server type exists, is x86_64 or arm64 with a server launch template, and is offered in its AZ. */
+export async function checkServerInstances(input: ClientCheckInput): Promise<PreflightCheck> {
+  const result = new CheckResult('server-instances', 'self-managed server instances');
+  const { plan, spec, clients, config, types } = input;
+  return guarded(result, 'variants', async () => {
+    const offeredIn = typeOfferings(clients);
+    const described: string[] = [];
+    for (const variant of spec.variants) {
+      const planned = plan.cells.find((c) => c.variant.name === variant.name)?.variant;
+      const type = planned ? serverTypeOf(plan, planned) : undefined;
+      if (!planned || type === undefined) continue;
+      const path = `variants[${specVariantIndex(spec, variant.name)}].instanceClass`;
+      const facts = await types.get(type);
+      if (!facts) {
+        result.refuse(
+          path,
+          `EC2 instance type ${type} (the self-managed server of ${planned.instanceClass}) does not exist in ${plan.region}: choose another class (e.g. db.r6g.large)`,
+        );
+        continue;
+      }
+      if (!facts.architecture) {
+        result.refuse(path, `EC2 instance type ${type} is not x86_64 or arm64 (reported: ${facts.reported.join(', ') || 'nothing'}): choose another class`);
+        continue;
+      }
+      if (config && (!config.serverLaunchTemplateIds?.[facts.architecture] || !config.serverSecurityGroupId || !config.serverInstanceProfileArn)) {
+        result.refuse(
+          path,
+          `${type} is ${facts.architecture} but ${input.stackLabel} has no self-managed server launch template for ${facts.architecture} (or no server security group or instance profile): deploy the current stack with "${facts.architecture}" in aurora-bench.clients.architectures`,
+        );
+      }
+      const az = config ? variantAz(plan.region, planned, config.subnetIdsByAz) : planned.az !== undefined ? `${plan.region}${planned.az}` : undefined;
+      if (az !== undefined && !(await offeredIn(type, az)))
+        result.refuse(path, `EC2 does not offer ${type} in ${az} (DescribeInstanceTypeOfferings): choose another class, or another AZ`);
+      described.push(`${1 + planned.readers} x ${type} (${facts.architecture}, ${facts.vcpus} vCPUs)${az ? ` in ${az}` : ''}`);
+    }
+    return described.length === 0 ? 'no self-managed variant' : [...new Set(described)].join('; ');
+  });
+}
+
 export async function checkClientInstances(input: ClientCheckInput): Promise<PreflightCheck> {
   const result = new CheckResult('client-instances', 'client instances');
   const { plan, spec, clients, config, types } = input;
   return guarded(result, 'variants', async () => {
-    const offered = new Map<string, Promise<boolean>>();
-    const offeredIn = (type: string, az: string): Promise<boolean> => {
-      const key = `${type}@${az}`;
-      if (!offered.has(key)) {
-        offered.set(
-          key,
-          ask('ec2:DescribeInstanceTypeOfferings', () =>
-            clients.ec2.send(
-              new DescribeInstanceTypeOfferingsCommand({
-                LocationType: 'availability-zone',
-                Filters: [
-                  { Name: 'instance-type', Values: [type] },
-                  { Name: 'location', Values: [az] },
-                ],
-              }),
-            ),
-          ).then((out) => (out.InstanceTypeOfferings ?? []).length > 0),
-        );
-      }
-      return offered.get(key)!;
-    };
+    const offeredIn = typeOfferings(clients);
     const described: string[] = [];
     for (const variant of spec.variants) {
       const planned = plan.cells.find((c) => c.variant.name === variant.name)?.variant;
@@ -200,9 +253,13 @@ async function standardQuota(clients: AwsClients): Promise<number> {
 function peakClientVcpus(plan: Plan, vcpusOf: (instanceType: string) => number | undefined): { vcpus: number; cells: number } {
   const perItem = new Map<string, { vcpus: number; cells: number }>();
   for (const c of plan.cells) {
-    if (vcpuQuotaGroup(c.variant.clients.instanceType) !== 'Standard') continue;
+    const serverType = serverTypeOf(plan, c.variant);
+    const clientVcpus = vcpuQuotaGroup(c.variant.clients.instanceType) === 'Standard' ? c.variant.clients.count * (vcpusOf(c.variant.clients.instanceType) ?? 0) : 0;
+    // A self-managed cell's writer and replicas are On-Demand instances too.
+    const serverVcpus = serverType !== undefined && vcpuQuotaGroup(serverType) === 'Standard' ? (1 + c.variant.readers) * (vcpusOf(serverType) ?? 0) : 0;
+    if (clientVcpus + serverVcpus === 0) continue;
     const item = perItem.get(c.duet ?? c.cellId) ?? { vcpus: 0, cells: 0 };
-    perItem.set(c.duet ?? c.cellId, { vcpus: item.vcpus + c.variant.clients.count * (vcpusOf(c.variant.clients.instanceType) ?? 0), cells: item.cells + 1 });
+    perItem.set(c.duet ?? c.cellId, { vcpus: item.vcpus + clientVcpus + serverVcpus, cells: item.cells + 1 });
   }
   const atOnce = [...perItem.values()].sort((a, b) => b.vcpus - a.vcpus).slice(0, Math.max(1, plan.maxConcurrency));
   return { vcpus: atOnce.reduce((a, b) => a + b.vcpus, 0), cells: atOnce.reduce((a, b) => a + b.cells, 0) };
@@ -217,10 +274,12 @@ export async function checkVcpuQuota(input: ClientCheckInput): Promise<Preflight
     for (const c of plan.cells) {
       const type = c.variant.clients.instanceType;
       if (!facts.has(type)) facts.set(type, (await types.get(type))?.vcpus);
+      const serverType = serverTypeOf(plan, c.variant);
+      if (serverType !== undefined && !facts.has(serverType)) facts.set(serverType, (await types.get(serverType))?.vcpus);
     }
     for (const [type] of facts) {
       const group = vcpuQuotaGroup(type);
-      if (group !== 'Standard') {
+      if (group !== 'Standard' && plan.cells.some((c) => c.variant.clients.instanceType === type)) {
         const vi = specVariantIndex(spec, plan.cells.find((c) => c.variant.clients.instanceType === type)!.variant.name);
         result.warn(
           `variants[${vi}].clients.instanceType`,
@@ -232,7 +291,7 @@ export async function checkVcpuQuota(input: ClientCheckInput): Promise<Preflight
     if (peak.vcpus === 0) return 'no clients on the Standard quota';
     const [quota, running] = await Promise.all([standardQuota(clients), runningStandardVcpus(clients, types)]);
     const free = quota - running.vcpus;
-    const need = `${peak.vcpus} vCPUs of clients at once (the largest ${peak.cells} cell${peak.cells === 1 ? '' : 's'}, maxConcurrency ${plan.maxConcurrency})`;
+    const need = `${peak.vcpus} vCPUs of clients${plan.cells.some((c) => serverTypeOf(plan, c.variant) !== undefined) ? ' and self-managed servers' : ''} at once (the largest ${peak.cells} cell${peak.cells === 1 ? '' : 's'}, maxConcurrency ${plan.maxConcurrency})`;
     if (peak.vcpus > free) {
       result.refuse(
         quotaPath,

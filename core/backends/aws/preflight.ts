@@ -40,7 +40,7 @@ import { errorCode } from './aws-errors';
 import type { AwsClients } from './clients';
 import type { AwsBackendConfig } from './config';
 import { EngineVersionError, parseAuroraVersion, supportsLocalWriteForwarding, type AuroraVersion } from '../../aurora/engine';
-import { checkClientInstances, checkVcpuQuota, InstanceTypeCatalog } from './preflight-clients';
+import { checkClientInstances, checkServerInstances, checkVcpuQuota, InstanceTypeCatalog } from './preflight-clients';
 import { ask, CheckResult, guarded, NotCheckable, unanswered, type PreflightCheck } from './preflight-common';
 import { checkNetwork } from './preflight-network';
 import { checkParameters } from './preflight-parameters';
@@ -378,6 +378,7 @@ export async function runAwsPreflight(input: AwsPreflightInput): Promise<Preflig
     }),
     checkServiceLinkedRole(input),
     checkClientInstances(clientInput),
+    checkServerInstances(clientInput),
     checkVcpuQuota(clientInput),
     checkNetwork({ plan: input.plan, spec: input.spec, clients: input.clients, config, stackLabel }),
   ]);

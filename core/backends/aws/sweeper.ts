@@ -13,6 +13,10 @@
  * groups need ListTagsForResource; EC2 DescribeInstances filters on tag-key), group them by
  * (run-id, cell-id) and delete each cell in dependency order (teardown.ts). RDS deletes are
  * asynchronous: what is still deleting is reported as pending and finished by the next call.
+ * Secrets Manager secrets (a self-managed cell's credentials) are found with ListSecrets filtered on
+ * the expires-at tag key (Filters Key "tag-key": "Prefix match, case-sensitive"; secrets already
+ * scheduled for deletion are not listed unless IncludePlannedDeletion, botocore secretsmanager
+ * service-2.json ListSecretsRequest) and deleted with the cell's other resources.
  * Idempotent: not-found is done.
  */
 import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
@@ -28,11 +32,12 @@ import {
   type DBInstance,
   type Tag as RdsTag,
 } from '@aws-sdk/client-rds';
+import { ListSecretsCommand, TagResourceCommand } from '@aws-sdk/client-secrets-manager';
 import { call, errorCode, isNotFound, rethrow } from './aws-errors';
 import type { AwsClients } from './clients';
 import type { AwsBackendConfig } from './config';
 import { cellNames, tagKeys } from './names';
-import { deleteCellResources, isWriterInstance } from './teardown';
+import { deleteCellResources, deleteSecret, isWriterInstance, type DeleteReport } from './teardown';
 
 export interface SweepReport {
   readonly cells: readonly { readonly runId: string; readonly cellId: string; readonly expiresAt: string | null }[];
@@ -55,6 +60,8 @@ interface CellKey {
   clientIds: Set<string>;
   /** DB instances outside any cluster (RDS for MySQL, MariaDB, PostgreSQL cells). */
   dbInstanceIds: Set<string>;
+  /** Secrets Manager ARNs (self-managed cells' credentials). */
+  secretArns: Set<string>;
 }
 
 type Tags = ReadonlyMap<string, string>;
@@ -116,7 +123,7 @@ async function ourParameterGroups(clients: AwsClients): Promise<{ kind: 'cluster
 
 /** One resource carrying the run and cell tags. `ref` is the ARN (RDS) or instance id (EC2). */
 interface TaggedResource {
-  readonly kind: 'rds-cluster' | 'rds-instance' | 'rds-cluster-parameter-group' | 'rds-parameter-group' | 'ec2-instance';
+  readonly kind: 'rds-cluster' | 'rds-instance' | 'rds-cluster-parameter-group' | 'rds-parameter-group' | 'ec2-instance' | 'secret';
   readonly name: string;
   readonly ref: string | undefined;
   readonly clusterId?: string;
@@ -146,6 +153,7 @@ async function inventory(clients: AwsClients, config: AwsBackendConfig): Promise
     found.push({ kind: g.kind === 'cluster' ? 'rds-cluster-parameter-group' : 'rds-parameter-group', name: g.name, ref: g.arn, tags: g.tags });
   }
   for (const i of await findLiveInstancesWithTags(clients, k.expiresAt)) found.push({ kind: 'ec2-instance', name: i.id, ref: i.id, tags: i.tags });
+  for (const secret of await ourSecrets(clients, k.expiresAt)) found.push({ kind: 'secret', name: secret.name, ref: secret.arn, tags: secret.tags });
   return found.filter((r) => r.tags.has(k.runId) && r.tags.has(k.cellId));
 }
 
@@ -168,6 +176,7 @@ function groupCells(resources: readonly TaggedResource[], config: AwsBackendConf
         instanceParameterGroups: new Set(),
         clientIds: new Set(),
         dbInstanceIds: new Set(),
+        secretArns: new Set(),
       };
       cells.set(key, c);
     }
@@ -176,9 +185,24 @@ function groupCells(resources: readonly TaggedResource[], config: AwsBackendConf
       else if (r.kind === 'rds-instance') c.dbInstanceIds.add(r.name);
     } else if (r.kind === 'rds-cluster-parameter-group') c.clusterParameterGroups.add(r.name);
     else if (r.kind === 'rds-parameter-group') c.instanceParameterGroups.add(r.name);
+    else if (r.kind === 'secret') c.secretArns.add(r.ref ?? r.name);
     else c.clientIds.add(r.name);
   }
   return [...cells.values()];
+}
+
+/** Secrets named like ours ("ab-...") that carry the tag key, with their tags. */
+async function ourSecrets(clients: AwsClients, tagKey: string): Promise<{ name: string; arn: string; tags: Tags }[]> {
+  const found: { name: string; arn: string; tags: Tags }[] = [];
+  let token: string | undefined;
+  do {
+    const page = await call('Secrets Manager ListSecrets tag-key', () =>
+      clients.secrets.send(new ListSecretsCommand({ Filters: [{ Key: 'tag-key', Values: [tagKey] }], ...(token ? { NextToken: token } : {}) })),
+    );
+    for (const s of page.SecretList ?? []) if (s.Name?.startsWith('ab-') && s.ARN) found.push({ name: s.Name, arn: s.ARN, tags: tagMap(s.Tags) });
+    token = page.NextToken;
+  } while (token);
+  return found;
 }
 
 async function findLiveInstancesWithTags(clients: AwsClients, tagKey: string): Promise<{ id: string; tags: Tags }[]> {
@@ -223,6 +247,12 @@ async function deleteCells(clients: AwsClients, cells: readonly CellKey[]): Prom
         },
         (i, cluster) => isWriterInstance(i, cluster, names.writerId),
       );
+      if (first) {
+        const secrets: DeleteReport = { deleted: [], alreadyGone: [], pending: [] };
+        for (const arn of c.secretArns) await deleteSecret(clients, arn, secrets);
+        report.deleted.push(...secrets.deleted);
+        report.alreadyGone.push(...secrets.alreadyGone);
+      }
       first = false;
       deleted.push(...report.deleted);
       alreadyGone.push(...report.alreadyGone);
@@ -268,6 +298,7 @@ async function markForSweep(clients: AwsClients, config: AwsBackendConfig, r: Ta
   const tag = { Key: k.expiresAt, Value: at };
   try {
     if (r.kind === 'ec2-instance') await clients.ec2.send(new CreateTagsCommand({ Resources: [r.ref], Tags: [tag] }));
+    else if (r.kind === 'secret') await clients.secrets.send(new TagResourceCommand({ SecretId: r.ref, Tags: [tag] }));
     else await clients.rds.send(new AddTagsToResourceCommand({ ResourceName: r.ref, Tags: [tag] }));
     report.marked.push(label);
   } catch (e) {

@@ -4,7 +4,8 @@
  * cluster, db-instances.ts) has its read replicas deleted first, then their source once none is
  * left (deleting a source first would promote its MySQL/MariaDB replicas to standalone instances
  * and, for PostgreSQL, leave them replicating from nothing: RDS User Guide, "Working with DB
- * instance read replicas"), then its DB parameter group. Not-found is done. Deletion is
+ * instance read replicas"), then its DB parameter group. A cell on self-managed servers has its
+ * server instances terminated with the clients and its credentials secret deleted. Not-found is done. Deletion is
  * asynchronous in RDS: what is still deleting (or still blocks the next step) is returned in
  * `pending`, and the caller decides whether to throw ResourceStillInUseError (teardownCell: the
  * state machine's Retry waits) or leave it for the next sweep.
@@ -27,6 +28,7 @@ import {
   type DBCluster,
   type DBInstance,
 } from '@aws-sdk/client-rds';
+import { DeleteSecretCommand, DescribeSecretCommand } from '@aws-sdk/client-secrets-manager';
 import { ResourceStillInUseError, type CellResources, type RunContext, type TeardownReport } from '../../backend';
 import type { CellPlan } from '../../plan/types';
 import type { AwsClients } from './clients';
@@ -139,7 +141,33 @@ export async function findLiveInstances(clients: Pick<AwsClients, 'ec2'>, filter
   return found;
 }
 
-async function terminateClients(clients: AwsClients, ids: readonly string[], report: DeleteReport): Promise<void> {
+/**
+ * A self-managed cell's credentials secret, by name or ARN. Asked for first (DescribeSecret): a
+ * force-deletion of a name that no longer exists need not fail (moto answers it as deleted), so
+ * only what exists is reported deleted. ForceDeleteWithoutRecovery: no recovery window (the default
+ * is 30 days) for a password nobody needs after the cell; Secrets Manager then deletes it
+ * asynchronously (botocore secretsmanager service-2.json DeleteSecretRequest). Not found, or
+ * already scheduled for deletion (DeletedDate set; DeleteSecret then fails with
+ * InvalidRequestException), is gone.
+ */
+export async function deleteSecret(clients: Pick<AwsClients, 'secrets'>, secretId: string, report: DeleteReport): Promise<void> {
+  const label = `secret:${secretId}`;
+  try {
+    const found = await clients.secrets.send(new DescribeSecretCommand({ SecretId: secretId }));
+    if (found.DeletedDate !== undefined) {
+      report.alreadyGone.push(label);
+      return;
+    }
+    await clients.secrets.send(new DeleteSecretCommand({ SecretId: secretId, ForceDeleteWithoutRecovery: true }));
+    report.deleted.push(label);
+  } catch (e) {
+    if (isNotFound(e) || (/InvalidRequest/.test(errorCode(e)) && /delet/i.test((e as Error).message))) report.alreadyGone.push(label);
+    else rethrow(e, `Secrets Manager DeleteSecret ${secretId}`);
+  }
+}
+
+/** Terminates each instance (clients, and a self-managed cell's servers); not found or already terminating is gone. */
+export async function terminateClients(clients: Pick<AwsClients, 'ec2'>, ids: readonly string[], report: DeleteReport): Promise<void> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return;
   // One by one: TerminateInstances fails the whole call when any id is unknown (InvalidInstanceID.NotFound).
@@ -264,6 +292,15 @@ export async function teardownCell(clients: AwsClients, tags: TagKeys, run: RunC
     { Name: 'instance-state-name', Values: ['pending', 'running', 'stopping', 'stopped'] },
   ]);
   const clientIds = [...(resources?.clients.map((c) => c.clientId) ?? []), ...tagged.map((i) => i.id)];
+  if (cell.variant.engine !== undefined && ENGINES[cell.variant.engine.kind].topology === 'ec2') {
+    // Self-managed servers (self-managed-servers.ts): the instances (the tag search above finds the
+    // servers with the clients) and the credentials secret. Nothing waits on EC2's termination.
+    const serverIds = (resources?.backendState['serverIds'] ?? '').split(',').filter((id) => id !== '');
+    const report: DeleteReport = { deleted: [], alreadyGone: [], pending: [] };
+    await terminateClients(clients, [...clientIds, ...serverIds], report);
+    await deleteSecret(clients, names.serverSecretName, report);
+    return { deleted: report.deleted, alreadyGone: report.alreadyGone };
+  }
   // A cell on RDS DB instances (db-instances.ts): its source and every replica it may have asked for.
   const onInstances = cell.variant.engine !== undefined && ENGINES[cell.variant.engine.kind].topology === 'instance';
   const report = await deleteCellResources(
