@@ -22,6 +22,7 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { ResourceStillInUseError, UnsupportedOnBackendError, type CellResources, type RunContext } from '../../core/backend';
 import { AwsBackend } from '../../core/backends/aws/aws-backend';
+import { ListSecretsCommand } from '@aws-sdk/client-secrets-manager';
 import { destroyAwsClients, makeAwsClients } from '../../core/backends/aws/clients';
 import { cellNames } from '../../core/backends/aws/names';
 import { teardownRun } from '../../core/backends/aws/sweeper';
@@ -38,6 +39,8 @@ function setup() {
   const rds = mockClient(clients.rds);
   const ec2 = mockClient(clients.ec2);
   ec2.on(DescribeInstancesCommand).resolves({ Reservations: [] });
+  // No self-managed cell here: the sweeper's secret search finds none.
+  mockClient(clients.secrets).on(ListSecretsCommand).resolves({ SecretList: [] });
   const backend = new AwsBackend({ config, clients });
   return { clients, rds, backend };
 }

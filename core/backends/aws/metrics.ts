@@ -134,14 +134,6 @@ const EC2_SERVER_METRICS: readonly { readonly metric: ServerMetricName; readonly
   { metric: 'WriteIOPS', ec2Name: 'EBSWriteOps', stat: 'Sum', counted: false },
 ];
 
-/**
- * The AWS/EC2 metric behind each name a self-managed server's rows carry, and the statistic asked.
- * @internal exported for its tests (a test seam)
- */
-export function ec2ServerMetrics(): typeof EC2_SERVER_METRICS {
-  return EC2_SERVER_METRICS;
-}
-
 /** Aurora's cluster-level storage I/O (see SERVER_METRICS): one datapoint per 5 minutes, per cluster. */
 const CLUSTER_VOLUME_METRICS: readonly ServerMetricName[] = ['VolumeReadIOPs', 'VolumeWriteIOPs'];
 const CLUSTER_VOLUME_PERIOD_S = 300;

@@ -125,12 +125,15 @@ export interface Tag {
   readonly Value: string;
 }
 
-/** ISO time the sweeper may delete the resource after: run start (now) + ttlHours. */
+/**
+ * ISO time the sweeper may delete the resource after: run start (now) + ttlHours.
+ * @internal exported for its tests (a test seam)
+ */
 export function expiresAt(now: Date, ttlHours: number): string {
   return new Date(now.getTime() + ttlHours * 3600_000).toISOString();
 }
 
-export function cellTags(prefix: string, runId: string, cellId: string, expires: string, extra: Readonly<Record<string, string>> = {}): Tag[] {
+function cellTags(prefix: string, runId: string, cellId: string, expires: string, extra: Readonly<Record<string, string>> = {}): Tag[] {
   const k = tagKeys(prefix);
   return [{ Key: k.runId, Value: runId }, { Key: k.cellId, Value: cellId }, { Key: k.expiresAt, Value: expires }, ...Object.entries(extra).map(([Key, Value]) => ({ Key, Value }))];
 }

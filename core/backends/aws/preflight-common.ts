@@ -9,7 +9,8 @@ import { errorCode, rethrow } from './aws-errors';
 
 type CheckVerdict = 'ok' | 'warn' | 'refuse';
 
-export type PreflightCheckId = 'stack' | 'engine-version' | 'instance-classes' | 'parameters' | 'service-linked-role' | 'client-instances' | 'server-instances' | 'vcpu-quota' | 'network' | 'budget';
+export type PreflightCheckId =
+  'stack' | 'engine-version' | 'instance-classes' | 'parameters' | 'service-linked-role' | 'client-instances' | 'server-instances' | 'vcpu-quota' | 'network' | 'budget';
 
 export interface PreflightCheck {
   readonly id: PreflightCheckId;

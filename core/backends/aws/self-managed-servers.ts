@@ -56,13 +56,17 @@ import { redact } from './redact';
 import { CLIENT_INSTALL_DIR, shellQuote } from './runner-command';
 import { findLiveInstances } from './teardown';
 
-/** A server's setup script failed (or printed no result): the cell cannot run; the message is the script's reason. */
+/**
+ * A server's setup script failed (or printed no result): the cell cannot run; the message is the
+ * script's reason. The workflow's Catch (States.ALL) fails the cell under this name.
+ * @internal exported for its tests (a test seam)
+ */
 export class ServerSetupFailedError extends AuroraBenchError {
   override readonly name = 'ServerSetupFailedError';
 }
 
 /** The port the servers listen on (client/server-setup.sh --port; the stack's security group rules open it). */
-export const SELF_MANAGED_PORT = 3306;
+const SELF_MANAGED_PORT = 3306;
 /** The database user the setup script creates from the secret (as RDS's master user). */
 const SERVER_USER = 'benchadmin';
 /** Characters of the generated password: letters and digits only, so no shell or SQL quoting is at stake. */
@@ -87,11 +91,11 @@ const ROOT_DEVICE = '/dev/xvda';
  * What EC2 does not publish for an instance without an agent on it, named once in the cell's notes
  * (metrics.ts collects what AWS/EC2 has: CPU, network, EBS operations).
  */
-export const SERVER_METRICS_UNAVAILABLE =
+const SERVER_METRICS_UNAVAILABLE =
   'self-managed servers: FreeableMemory, DatabaseConnections and ReplicaLag are not collected (EC2 publishes no memory or database metrics without an agent on the instance; AWS/EC2 gives CPUUtilization, NetworkIn/Out and, on Nitro-based types, EBSReadOps/EBSWriteOps)';
 
 /** The JSON line server-setup.sh prints last on success. */
-export interface ServerSetupResult {
+interface ServerSetupResult {
   readonly ready: true;
   readonly role: 'writer' | 'replica';
   readonly host: string;
@@ -103,9 +107,8 @@ export interface ServerSetupResult {
 /**
  * The result line of a setup's stdout: its last non-empty line, a JSON object with ready true, a
  * host and a port; undefined when there is none.
- * @internal exported for its tests (a test seam)
  */
-export function parseSetupResult(stdout: string): ServerSetupResult | undefined {
+function parseSetupResult(stdout: string): ServerSetupResult | undefined {
   const last = stdout
     .split('\n')
     .map((l) => l.trim())
@@ -140,9 +143,8 @@ function serverOptionsOf(cell: CellPlan): { writer: string; replica: string } {
 
 /**
  * AWS-RunShellScript `commands` of one server's setup (the contract's command line).
- * @internal exported for its tests (a test seam)
  */
-export function serverSetupCommands(options: {
+function serverSetupCommands(options: {
   readonly region: string;
   readonly role: 'writer' | 'replica';
   readonly serverId: number;

@@ -167,7 +167,7 @@ export async function deleteSecret(clients: Pick<AwsClients, 'secrets'>, secretI
 }
 
 /** Terminates each instance (clients, and a self-managed cell's servers); not found or already terminating is gone. */
-export async function terminateClients(clients: Pick<AwsClients, 'ec2'>, ids: readonly string[], report: DeleteReport): Promise<void> {
+async function terminateClients(clients: Pick<AwsClients, 'ec2'>, ids: readonly string[], report: DeleteReport): Promise<void> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return;
   // One by one: TerminateInstances fails the whole call when any id is unknown (InvalidInstanceID.NotFound).
