@@ -48,6 +48,10 @@ export interface SynthesizeWorkflowOptions {
   readonly account?: string;
 }
 
+/**
+ * The workflow synthesized now (seconds); the CLI goes through synthesizeWorkflowCached.
+ * @internal exported for the tests that need a fresh synthesis (a test seam)
+ */
 export function synthesizeWorkflow(o: SynthesizeWorkflowOptions): SynthesizedWorkflow {
   const context = (JSON.parse(readFileSync(join(o.projectRoot, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
   const outdir = mkdtempSync(join(tmpdir(), 'aurora-bench-synth-'));
@@ -79,6 +83,7 @@ export function synthesizeWorkflow(o: SynthesizeWorkflowOptions): SynthesizedWor
  * aws-cdk-lib's version, the checkout's cdk.json and state machine definitions, and every file of
  * the code that builds the app (this module's lib/ and the core/ and lambdas/ it imports, as
  * running: sources under ts-node/jest, JavaScript under dist/). Any change gives a new digest.
+ * @internal exported for its tests (a test seam)
  */
 export function synthesisDigest(o: SynthesizeWorkflowOptions): string {
   const hash = createHash('sha256');

@@ -73,7 +73,10 @@ const AURORA_POSTGRESQL_FORWARDING: ForwardingMetrics = {
   readerLatency: ['AuroraForwardingReplicaDMLLatency', 'AuroraForwardingReplicaReadWaitLatency'],
 };
 
-/** The write-forwarding metrics of a cell's engine, or none when it has no local write forwarding. */
+/**
+ * The write-forwarding metrics of a cell's engine, or none when it has no local write forwarding.
+ * @internal exported for its tests (a test seam)
+ */
 export function forwardingMetrics(engine: EngineKind): ForwardingMetrics | undefined {
   return engine === 'aurora-mysql' ? AURORA_MYSQL_FORWARDING : engine === 'aurora-postgresql' ? AURORA_POSTGRESQL_FORWARDING : undefined;
 }
