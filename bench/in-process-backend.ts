@@ -4,9 +4,10 @@
  * costs), not the database, so no server or sysbench runs. What it does instead, deterministically:
  * - provisioning and clients are ready at the first check;
  * - a started job writes a small but complete runner output (output.log in sysbench's format with
- *   the report hook's interval lines, result.json, client_cpu.jsonl) into an in-memory lake, and is
- *   reported running at its first check and exited at the second: every step and every prepare
- *   costs one poll beyond the first look, the same for every workflow design measured;
+ *   the report hook's interval lines, result.json, client_cpu.jsonl) into an in-memory lake (a run
+ *   that prepares first, the prepare's files too), and is reported running at its first check and
+ *   exited at the second: every job costs one poll beyond the first look, the same for every
+ *   workflow design measured;
  * - server metrics come back empty and complete (nothing is re-collected late).
  * Everything the Tasks write (run row, step rows, intervals) goes to the in-memory lake as usual.
  */
@@ -123,14 +124,18 @@ export class InProcessBenchBackend implements Backend {
   }
   async startJobs(_run: RunContext, _cell: CellPlan, _resources: CellResources, jobs: readonly RunnerJob[]): Promise<JobHandle[]> {
     const now = new Date().toISOString();
-    for (const job of jobs) {
-      const seconds = job.phase === 'run' ? 2 : 0;
-      const result: RunnerResult = { phase: job.phase, exitCode: 0, startedAt: now, endedAt: now, sysbenchVersion: '1.0.20', hostname: 'bench', command: 'sysbench' };
+    const write = async (outputPrefix: string, phase: RunnerJob['phase']) => {
+      const result: RunnerResult = { phase, exitCode: 0, startedAt: now, endedAt: now, sysbenchVersion: '1.0.20', hostname: 'bench', command: 'sysbench' };
       await Promise.all([
-        this.lake.put(job.outputPrefix + 'output.log', runnerOutput(seconds)),
-        this.lake.put(job.outputPrefix + 'result.json', JSON.stringify(result)),
-        this.lake.put(job.outputPrefix + 'client_cpu.jsonl', ''),
+        this.lake.put(outputPrefix + 'output.log', runnerOutput(phase === 'run' ? 2 : 0)),
+        this.lake.put(outputPrefix + 'result.json', JSON.stringify(result)),
+        this.lake.put(outputPrefix + 'client_cpu.jsonl', ''),
       ]);
+    };
+    for (const job of jobs) {
+      // A run that prepares first (data.reuse "step") also leaves the prepare's files, as the runner does.
+      if (job.prepareFirst) await write(job.prepareFirst.outputPrefix, 'prepare');
+      await write(job.outputPrefix, job.phase);
     }
     return jobs.map((j) => ({ jobId: j.jobId, clientId: j.clientId, phase: j.phase, outputPrefix: j.outputPrefix, ref: j.jobId, startedAt: now }));
   }

@@ -5,7 +5,22 @@
 #
 #   client/runner.sh --phase prepare|run --workload NAME --out LOCATION \
 #       --host H --port P --user U (--password-env VAR | --password-secret SECRET_ARN) \
-#       [--driver mysql|pgsql] [--script-dir DIR | --script-uri s3://bucket/key-prefix/] [--extra-port P2] -- <sysbench options...>
+#       [--driver mysql|pgsql] [--script-dir DIR | --script-uri s3://bucket/key-prefix/] [--extra-port P2] \
+#       [--prepare-out LOCATION2 [--prepare-host H2 --prepare-port P2'] [--prepare-option OPT]... | --await-prepare LOCATION2] \
+#       -- <sysbench options...>
+#
+# --prepare-out (run only) the step's data is prepared afresh by this same job, one job per step
+#           instead of a prepare job and a run job (data.reuse "step"): first `sysbench cleanup`
+#           and `sysbench prepare` on H2:P2' (default H:P) with the --prepare-option options (each one
+#           sysbench option, --name=value), their files (output.log, client_cpu.jsonl,
+#           server_variables.jsonl, result.json with phase "prepare") written to LOCATION2 exactly
+#           as a prepare job writes them; then, only when that prepare exited 0, the run into
+#           LOCATION. A failed prepare leaves a run that did not run: its result.json has the
+#           prepare's exit code (1 if it was 0 but stopped) and its output.log says why.
+# --await-prepare (run only) another client's job prepares (--prepare-out LOCATION2): this job
+#           waits until LOCATION2/result.json exists (a look a second), then runs only if that
+#           prepare exited 0, else records that it did not run, as above. It waits until stopped
+#           (SIGTERM: the workflow stops a step's jobs at its deadline).
 #
 # --extra-port  a second port on the same host: sysbench then connects round-robin to P and P2
 #           (--mysql-port=P,P2; sysbench 1.0.20 src/drivers/mysql/drv_mysql.c takes the next port of
@@ -40,7 +55,7 @@ readonly SCRIPT_ROOT
 . "$SCRIPT_ROOT/lib/json.sh"
 readonly HOOK="$SCRIPT_ROOT/lua/aurora_bench_hook.lua"
 readonly SERVER_CONFIG_LUA="$SCRIPT_ROOT/lua/server_config.lua"
-readonly USAGE="usage: $PROG --phase prepare|run --workload NAME --out LOCATION --host H --port P --user U (--password-env VAR | --password-secret SECRET_ARN) [--driver mysql|pgsql] [--script-dir DIR | --script-uri s3://bucket/prefix/] [--extra-port P2] -- <sysbench options...>"
+readonly USAGE="usage: $PROG --phase prepare|run --workload NAME --out LOCATION --host H --port P --user U (--password-env VAR | --password-secret SECRET_ARN) [--driver mysql|pgsql] [--script-dir DIR | --script-uri s3://bucket/prefix/] [--extra-port P2] [--prepare-out LOCATION2 [--prepare-host H2 --prepare-port P2] [--prepare-option OPT]... | --await-prepare LOCATION2] -- <sysbench options...>"
 
 die_usage() {
   echo "$PROG: $*" >&2
@@ -51,6 +66,7 @@ die_usage() {
 # ------------------------------------------------------------------ arguments
 phase="" workload="" out="" host="" port="" user="" extra_port="" driver=mysql
 password_env="" password_secret="" script_dir="" script_uri=""
+prepare_out="" prepare_host="" prepare_port="" await_prepare="" prepare_opts=()
 have_password_env=0 have_password_secret=0 have_script_dir=0 have_script_uri=0
 
 while [ $# -gt 0 ]; do
@@ -79,6 +95,11 @@ while [ $# -gt 0 ]; do
     --password-secret) password_secret=$value; have_password_secret=1 ;;
     --script-dir) script_dir=$value; have_script_dir=1 ;;
     --script-uri) script_uri=$value; have_script_uri=1 ;;
+    --prepare-out) prepare_out=$value ;;
+    --prepare-host) prepare_host=$value ;;
+    --prepare-port) prepare_port=$value ;;
+    --prepare-option) prepare_opts+=("$value") ;;
+    --await-prepare) await_prepare=$value ;;
     *) die_usage "unknown flag $flag" ;;
   esac
 done
@@ -122,7 +143,17 @@ if [ $custom = 1 ] && [ $((have_script_dir + have_script_uri)) -ne 1 ]; then
 fi
 if [ $have_script_uri = 1 ] && [[ "$script_uri" != s3://?* ]]; then die_usage "--script-uri must start with s3://, got '$script_uri'"; fi
 if [ $have_script_dir = 1 ] && [ ! -d "$script_dir" ]; then die_usage "--script-dir $script_dir is not a directory"; fi
-for opt in "${sysbench_opts[@]}"; do
+if [ -n "$prepare_out" ] || [ -n "$await_prepare" ]; then
+  [ "$phase" = run ] || die_usage "--prepare-out and --await-prepare go with --phase run"
+  [ -z "$prepare_out" ] || [ -z "$await_prepare" ] || die_usage "give only one of --prepare-out or --await-prepare"
+fi
+if [ -z "$prepare_out" ] && { [ -n "$prepare_host$prepare_port" ] || [ ${#prepare_opts[@]} -gt 0 ]; }; then
+  die_usage "--prepare-host, --prepare-port and --prepare-option need --prepare-out"
+fi
+prepare_host=${prepare_host:-$host}
+prepare_port=${prepare_port:-$port}
+[[ "$prepare_port" =~ ^[0-9]+$ ]] && [ "$prepare_port" -ge 1 ] && [ "$prepare_port" -le 65535 ] || die_usage "--prepare-port must be a TCP port number, got '$prepare_port'"
+for opt in "${sysbench_opts[@]}" "${prepare_opts[@]}"; do
   [[ "$opt" == --?* ]] || die_usage "sysbench option '$opt' after -- must look like --name=value"
   name=${opt%%=*}
   name=${name//_/-}
@@ -136,11 +167,9 @@ for opt in "${sysbench_opts[@]}"; do
 done
 
 # ------------------------------------------------------------------ workspace and output
-s3_out=0
-if [[ "$out" == s3://* ]]; then
-  [[ "$out" == s3://?* ]] || die_usage "--out s3:// needs a bucket"
-  s3_out=1
-fi
+for location in "$out" "$prepare_out" "$await_prepare"; do
+  if [[ "$location" == s3://* ]] && [[ "$location" != s3://?* ]]; then die_usage "$location: s3:// needs a bucket"; fi
+done
 work=$(mktemp -d "${TMPDIR:-/tmp}/aurora-bench-runner.XXXXXX")
 chmod 700 "$work"
 sb_pid="" sampler_pid="" watchdog_pid=""
@@ -151,34 +180,79 @@ cleanup_workspace() {
 }
 trap cleanup_workspace EXIT
 
-if [ $s3_out = 1 ]; then
-  out_dir="$work/out"
-else
-  mkdir -p "$out" || die_usage "--out: cannot create directory $out"
-  out_dir=$(cd "$out" && pwd)
-fi
-mkdir -p "$out_dir"
-log_file="$out_dir/output.log"
-cpu_file="$out_dir/client_cpu.jsonl"
-result_file="$out_dir/result.json"
-rm -f "$result_file" # a reader takes result.json as "the job has ended"
-: >"$log_file"
-: >"$cpu_file"
+# output_dir_of LOCATION NAME: the local directory LOCATION's files are written in (LOCATION itself,
+# or for s3:// a work directory uploaded to it), its files emptied: a reader takes result.json as
+# "the job has ended", so an old one goes first.
+output_dir_of() {
+  local dir
+  if [[ "$1" == s3://* ]]; then
+    dir="$work/$2"
+    mkdir -p "$dir"
+  else
+    mkdir -p "$1" 2>/dev/null || return 1
+    dir=$(cd "$1" && pwd)
+  fi
+  rm -f "$dir/result.json"
+  : >"$dir/output.log"
+  : >"$dir/client_cpu.jsonl"
+  printf '%s' "$dir"
+}
+run_dir=$(output_dir_of "$out" out) || die_usage "--out: cannot create directory $out"
+prep_dir=""
+if [ -n "$prepare_out" ]; then prep_dir=$(output_dir_of "$prepare_out" prepare-out) || die_usage "--prepare-out: cannot create directory $prepare_out"; fi
 
-# Uploads output.log and client_cpu.jsonl, then result.json (if written) on its own, so a reader
-# polling the prefix never sees result.json before the files it describes.
-upload_outputs() {
-  [ $s3_out = 1 ] || return 0
-  local dest="${out%/}/"
-  aws s3 cp --recursive --only-show-errors --exclude result.json --exclude .result.json.tmp "$out_dir/" "$dest" || return 1
-  if [ -f "$result_file" ]; then aws s3 cp --only-show-errors "$result_file" "${dest}result.json" || return 1; fi
+# use_output DIR LOCATION: where the sysbench commands that follow write (output.log, client_cpu.jsonl, result.json).
+use_output() {
+  out_dir=$1 out_location=$2
+  log_file="$out_dir/output.log"
+  cpu_file="$out_dir/client_cpu.jsonl"
+  result_file="$out_dir/result.json"
+}
+use_output "$run_dir" "$out"
+
+# upload_dir DIR LOCATION: for an s3:// LOCATION, uploads output.log and client_cpu.jsonl, then
+# result.json (if written) on its own, so a reader polling the prefix never sees result.json
+# before the files it describes.
+upload_dir() {
+  [[ "$2" == s3://* ]] || return 0
+  local dest="${2%/}/"
+  aws s3 cp --recursive --only-show-errors --exclude result.json --exclude .result.json.tmp "$1/" "$dest" || return 1
+  if [ -f "$1/result.json" ]; then aws s3 cp --only-show-errors "$1/result.json" "${dest}result.json" || return 1; fi
+}
+upload_outputs() { upload_dir "$out_dir" "$out_location"; }
+
+sysbench_version="" host_name=""
+iso_now() { date -u +%Y-%m-%dT%H:%M:%S.%3NZ; }
+
+# write_result DIR PHASE EXIT_CODE STARTED_AT ENDED_AT COMMAND: result.json (core/sysbench/types.ts RunnerResult).
+write_result() {
+  {
+    printf '{\n'
+    printf '  "phase": %s,\n' "$(json_string "$2")"
+    printf '  "exitCode": %d,\n' "$3"
+    printf '  "startedAt": %s,\n' "$(json_string "$4")"
+    printf '  "endedAt": %s,\n' "$(json_string "$5")"
+    printf '  "sysbenchVersion": %s,\n' "$(json_string "$sysbench_version")"
+    printf '  "hostname": %s,\n' "$(json_string "$host_name")"
+    printf '  "command": %s\n' "$(json_string "$6")"
+    printf '}\n'
+  } >"$1/.result.json.tmp"
+  # Renamed into place in the same directory: a reader never sees a half-written result.json.
+  mv "$1/.result.json.tmp" "$1/result.json"
 }
 
 die_setup() {
   echo "$PROG: $*" >&2
   # Also into output.log, so the reason reaches the results lake even when nobody reads stderr.
-  echo "aurora-bench runner: $*" >>"$log_file" || true
-  upload_outputs || echo "$PROG: could not upload output to $out" >&2
+  echo "aurora-bench runner: $*" >>"$run_dir/output.log" || true
+  if [ -n "$prep_dir" ]; then
+    # The prepare this job owes ends too (exit code 3), with the reason: the workflow reports it as
+    # the prepare's failure, and the clients awaiting it stop waiting.
+    echo "aurora-bench runner: $*" >>"$prep_dir/output.log" || true
+    write_result "$prep_dir" prepare 3 "$(iso_now)" "$(iso_now)" "" || true
+    upload_dir "$prep_dir" "$prepare_out" || echo "$PROG: could not upload output to $prepare_out" >&2
+  fi
+  upload_dir "$run_dir" "$out" || echo "$PROG: could not upload output to $out" >&2
   exit 3
 }
 
@@ -204,7 +278,7 @@ trap 'on_signal INT' INT
 if [ -x "${AURORA_BENCH_HOME:-/opt/aurora-bench}/sysbench/bin/sysbench" ]; then export PATH="${AURORA_BENCH_HOME:-/opt/aurora-bench}/sysbench/bin:$PATH"; fi
 command -v sysbench >/dev/null 2>&1 || die_setup "sysbench is not installed (Debian: apt-get install sysbench; EC2 clients: client/install-sysbench.sh)"
 [ -f "$HOOK" ] || die_setup "report hook $HOOK is missing (it ships next to runner.sh)"
-if [ $s3_out = 1 ] || [ $have_password_secret = 1 ] || [ $have_script_uri = 1 ]; then
+if [[ "$out$prepare_out$await_prepare" == *s3://* ]] || [ $have_password_secret = 1 ] || [ $have_script_uri = 1 ]; then
   command -v aws >/dev/null 2>&1 || die_setup "the AWS CLI (aws) is required for s3:// locations and Secrets Manager"
 fi
 # The CLI needs a region; a secret ARN carries one (arn:aws:secretsmanager:REGION:...).
@@ -278,10 +352,7 @@ host_name=$(uname -n)
 # connection without a password); its config-file line is pgsql-password="...".
 opt_prefix=mysql password_env_var=MYSQL_PWD
 if [ "$driver" = pgsql ]; then opt_prefix=pgsql password_env_var=PGPASSWORD; fi
-ports=$port${extra_port:+,$extra_port}
-conn_opts=(--"$opt_prefix"-host="$host" --"$opt_prefix"-port="$ports" --"$opt_prefix"-user="$user")
-if [ "$driver" = pgsql ]; then conn_opts=(--db-driver=pgsql "${conn_opts[@]}"); fi
-display_conn=("${conn_opts[@]}")
+password_opts=()
 password_via_env=0
 # 255 - len('mysql-password=""' + newline); ${#password} counts bytes (LC_ALL=C). pgsql- is as long.
 readonly MAX_CONFIG_PASSWORD_BYTES=237
@@ -292,10 +363,20 @@ elif [[ "$password" != *$'\n'* ]] && [ "$password_bytes" -le "$MAX_CONFIG_PASSWO
   quote='"'
   [[ "$password" != *'"'* ]] || quote="'"
   (umask 077 && printf '%s-password=%s%s%s\n' "$opt_prefix" "$quote" "$password" "$quote" >"$work/sysbench.cfg")
-  conn_opts+=(--config-file="$work/sysbench.cfg")
+  password_opts=(--config-file="$work/sysbench.cfg")
 else
   password_via_env=1
 fi
+# connect_to HOST PORTS: the connection options of the sysbench commands that follow.
+connect_to() {
+  display_conn=(--"$opt_prefix"-host="$1" --"$opt_prefix"-port="$2" --"$opt_prefix"-user="$user")
+  if [ "$driver" = pgsql ]; then display_conn=(--db-driver=pgsql "${display_conn[@]}"); fi
+  conn_opts=("${display_conn[@]}" "${password_opts[@]}")
+}
+run_ports=$port${extra_port:+,$extra_port}
+connect_to "$host" "$run_ports"
+# The sysbench options of the commands that follow (the step's, or its prepare's with --prepare-out).
+phase_opts=("${sysbench_opts[@]}")
 
 # ------------------------------------------------------------------ CPU sampler
 # One JSON line a second: sysbench's CPU (utime+stime of /proc/PID/stat) as % of one core, and the
@@ -348,7 +429,7 @@ run_sysbench() {
     cd "$work"
     # export is a shell builtin: the password reaches sysbench's environment without any argv.
     if [ $password_via_env = 1 ]; then export "$password_env_var=$password"; fi
-    exec env "${workload_env[@]}" sysbench "$HOOK" "$cmd" "${conn_opts[@]}" "${sysbench_opts[@]}"
+    exec env "${workload_env[@]}" sysbench "$HOOK" "$cmd" "${conn_opts[@]}" "${phase_opts[@]}"
   ) >>"$log_file" 2>&1 &
   sb_pid=$!
   sample_cpu "$sb_pid" </dev/null &
@@ -383,21 +464,21 @@ dump_server_variables() {
   ) >"$out_dir/server_variables.jsonl" 2>&1 || true
 }
 
-iso_now() { date -u +%Y-%m-%dT%H:%M:%S.%3NZ; }
-
 display_command() {
   printf '%s sysbench %s %s %s --%s-password=***** %s' "$(quote_words "${workload_env[@]}")" "$(quote_words "$HOOK")" "$1" \
-    "$(quote_words "${display_conn[@]}")" "$opt_prefix" "$(quote_words "${sysbench_opts[@]}")"
+    "$(quote_words "${display_conn[@]}")" "$opt_prefix" "$(quote_words "${phase_opts[@]}")"
 }
 
-started_at=$(iso_now)
 sb_rc=0
 signal_rc() { case "$stop_signal" in TERM) echo 143 ;; INT) echo 130 ;; *) echo 0 ;; esac; }
-if [ "$phase" = prepare ]; then
+
+# prepare_data: `sysbench cleanup` (failure ignored: the tables may not exist yet) then `sysbench
+# prepare`, into the current output; sets sb_rc and command_text.
+prepare_data() {
   command_text="$(display_command cleanup) && $(display_command prepare)"
   if [ -z "$stop_signal" ]; then
-    run_sysbench cleanup # failure ignored: the tables may not exist yet
-    cleanup_rc=$sb_rc
+    run_sysbench cleanup
+    local cleanup_rc=$sb_rc
     if [ -z "$stop_signal" ]; then
       run_sysbench prepare
       if [ "$sb_rc" = 0 ] && [ -z "$stop_signal" ]; then dump_server_variables; fi
@@ -407,25 +488,73 @@ if [ "$phase" = prepare ]; then
   else
     sb_rc=$(signal_rc)
   fi
-else
-  command_text=$(display_command run)
-  if [ -z "$stop_signal" ]; then run_sysbench run; else sb_rc=$(signal_rc); fi
-fi
-ended_at=$(iso_now)
+}
 
-{
-  printf '{\n'
-  printf '  "phase": %s,\n' "$(json_string "$phase")"
-  printf '  "exitCode": %d,\n' "$sb_rc"
-  printf '  "startedAt": %s,\n' "$(json_string "$started_at")"
-  printf '  "endedAt": %s,\n' "$(json_string "$ended_at")"
-  printf '  "sysbenchVersion": %s,\n' "$(json_string "$sysbench_version")"
-  printf '  "hostname": %s,\n' "$(json_string "$host_name")"
-  printf '  "command": %s\n' "$(json_string "$command_text")"
-  printf '}\n'
-} >"$out_dir/.result.json.tmp"
-# Renamed into place in the same directory: a reader never sees a half-written result.json.
-mv "$out_dir/.result.json.tmp" "$result_file"
+# Why the run of this job is not run (a prepare that failed or never ended), and the exit code its result.json gets.
+not_run="" not_run_rc=0
+
+# await_prepare_result: waits for another client's prepare (--await-prepare), a look a second, until
+# its result.json exists or this job is stopped; sets not_run unless that prepare exited 0.
+await_prepare_result() {
+  local copy="$work/awaited-result.json" rc
+  while [ -z "$stop_signal" ]; do
+    if [[ "$await_prepare" == s3://* ]]; then
+      aws s3 cp --only-show-errors "${await_prepare%/}/result.json" "$copy" >/dev/null 2>&1 && break
+    elif [ -f "${await_prepare%/}/result.json" ]; then
+      cp "${await_prepare%/}/result.json" "$copy" && break
+    fi
+    sleep 1 &
+    wait $! || true # a trapped signal ends the wait early
+  done
+  if [ -n "$stop_signal" ]; then
+    not_run="stopped by SIG$stop_signal while waiting for the data's prepare ($await_prepare)" not_run_rc=$(signal_rc)
+    return 0
+  fi
+  rc=$(sed -n 's/^ *"exitCode": *\(-\{0,1\}[0-9][0-9]*\).*/\1/p' "$copy" | head -n 1)
+  if [ "$rc" != 0 ]; then not_run="the data's prepare ($await_prepare) failed: exit code ${rc:-unknown}" not_run_rc=${rc:-1}; fi
+}
+
+if [ "$phase" = prepare ]; then
+  started_at=$(iso_now)
+  prepare_data
+  write_result "$out_dir" prepare "$sb_rc" "$started_at" "$(iso_now)" "$command_text"
+else
+  if [ -n "$prepare_out" ]; then
+    use_output "$prep_dir" "$prepare_out"
+    connect_to "$prepare_host" "$prepare_port"
+    phase_opts=("${prepare_opts[@]}")
+    started_at=$(iso_now)
+    prepare_data
+    write_result "$out_dir" prepare "$sb_rc" "$started_at" "$(iso_now)" "$command_text"
+    # Uploaded before the run starts: the clients awaiting it start their runs on it.
+    if ! upload_outputs; then
+      echo "$PROG: could not upload the prepare's output to $prepare_out" >&2
+      exit 4
+    fi
+    if [ "$sb_rc" != 0 ] || [ -n "$stop_signal" ]; then
+      not_run="the data's prepare ($prepare_out) failed: exit code $sb_rc" not_run_rc=$sb_rc
+      [ "$not_run_rc" != 0 ] || not_run_rc=$(signal_rc)
+    fi
+    use_output "$run_dir" "$out"
+    connect_to "$host" "$run_ports"
+    phase_opts=("${sysbench_opts[@]}")
+  elif [ -n "$await_prepare" ]; then
+    await_prepare_result
+  fi
+  # The run's own times: a prepare before it is not part of the measured step.
+  started_at=$(iso_now)
+  command_text=$(display_command run)
+  if [ -n "$not_run" ]; then
+    echo "aurora-bench runner: not run: $not_run" >>"$log_file"
+    sb_rc=$not_run_rc
+    [ "$sb_rc" != 0 ] || sb_rc=1
+  elif [ -z "$stop_signal" ]; then
+    run_sysbench run
+  else
+    sb_rc=$(signal_rc)
+  fi
+  write_result "$out_dir" run "$sb_rc" "$started_at" "$(iso_now)" "$command_text"
+fi
 
 if ! upload_outputs; then
   echo "$PROG: could not upload the output to $out" >&2

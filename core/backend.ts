@@ -93,6 +93,15 @@ export interface RunnerJob {
    * runner as --extra-port (the script's second connection).
    */
   readonly extraPort?: number;
+  /**
+   * A step whose data is prepared afresh (data.reuse "step"), the first client's job: it drops and
+   * prepares the tables on this endpoint with these sysbench options, its files under this prefix
+   * as a prepare job writes them, and runs only if that prepare succeeded (client/runner.sh
+   * --prepare-out): one job per step instead of a prepare job and a run job.
+   */
+  readonly prepareFirst?: { readonly outputPrefix: string; readonly endpoint: Endpoint; readonly sysbenchArgs: readonly string[] };
+  /** The same step's other clients: the job waits for the prepare whose files are under this prefix, and runs only if it succeeded (client/runner.sh --await-prepare). */
+  readonly awaitPrepareOf?: string;
 }
 
 export interface JobHandle {

@@ -15,6 +15,10 @@ export interface RunnerInvocation {
   readonly sysbenchArgs: readonly string[];
   /** sysbench's database driver (the engine's, core/aurora/engines.ts); absent: mysql. */
   readonly driver?: 'mysql' | 'pgsql';
+  /** The job prepares the step's data first (Backend RunnerJob.prepareFirst). */
+  readonly prepareFirst?: { readonly outputPrefix: string; readonly endpoint: { readonly host: string; readonly port: number }; readonly sysbenchArgs: readonly string[] };
+  /** The job waits for another client's prepare under this prefix (RunnerJob.awaitPrepareOf). */
+  readonly awaitPrepareOf?: string;
 }
 
 export interface RunnerArgsOptions {
@@ -30,6 +34,34 @@ export interface RunnerArgsOptions {
   readonly scriptUri?: string;
   /** Local directory or s3://bucket/prefix/ the runner writes its files under. */
   readonly outLocation: string;
+  /** Where a lake prefix is for the runner (a local directory, s3://bucket/prefix/): the prepare's output of a job that prepares first or waits for one. */
+  readonly locationOf?: (outputPrefix: string) => string;
+}
+
+/**
+ * The runner flags of a job that prepares its step's data first (--prepare-out, --prepare-host,
+ * --prepare-port, one --prepare-option per sysbench option) or waits for another client's prepare
+ * (--await-prepare); none for any other job.
+ */
+export function prepareRunnerArgs(job: Pick<RunnerInvocation, 'jobId' | 'phase' | 'prepareFirst' | 'awaitPrepareOf'>, locationOf: ((outputPrefix: string) => string) | undefined): string[] {
+  if (job.prepareFirst === undefined && job.awaitPrepareOf === undefined) return [];
+  const fail = (msg: string) => new SysbenchOptionError(`runner for job ${job.jobId}: ${msg}`);
+  if (job.phase !== 'run') throw fail('only a run job prepares first or waits for a prepare');
+  if (job.prepareFirst !== undefined && job.awaitPrepareOf !== undefined) throw fail('a job either prepares first or waits for a prepare, not both');
+  if (locationOf === undefined) throw fail('the prepare output location is unknown (locationOf)');
+  if (job.awaitPrepareOf !== undefined) return ['--await-prepare', locationOf(job.awaitPrepareOf)];
+  const prepare = job.prepareFirst!;
+  const port = prepare.endpoint.port;
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw fail(`prepare endpoint port ${port} is not a TCP port`);
+  return [
+    '--prepare-out',
+    locationOf(prepare.outputPrefix),
+    '--prepare-host',
+    prepare.endpoint.host,
+    '--prepare-port',
+    String(port),
+    ...prepare.sysbenchArgs.flatMap((opt) => ['--prepare-option', opt]),
+  ];
 }
 
 /** The argv of client/runner.sh (without the script path itself) for one job. */
@@ -53,6 +85,7 @@ export function runnerArgs(job: RunnerInvocation, opts: RunnerArgsOptions): stri
   if (opts.passwordSecret !== undefined) args.push('--password-secret', opts.passwordSecret);
   if (opts.scriptDir !== undefined) args.push('--script-dir', opts.scriptDir);
   if (opts.scriptUri !== undefined) args.push('--script-uri', opts.scriptUri.endsWith('/') ? opts.scriptUri : `${opts.scriptUri}/`);
+  args.push(...prepareRunnerArgs(job, opts.locationOf));
   args.push('--', ...job.sysbenchArgs);
   return args;
 }

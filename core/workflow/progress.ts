@@ -94,7 +94,8 @@ export function progressLine(ev: ProgressEvent, cellCount: () => number, itemId?
     const done = out.collected;
     if (done) lines.push(outcomeLine(tag, done));
     for (const m of out.collectedByMember ?? []) lines.push(outcomeLine(`${tag} ${m.cellId}`, m.outcome));
-    if (out.started?.phase === 'prepare')
+    // A run that prepares first (data.reuse "step") says both, the prepare first.
+    if (out.started?.phase === 'prepare' || out.started?.withPrepare === true)
       lines.push(
         cell?.members !== undefined
           ? `${tag} preparing the data of each member`

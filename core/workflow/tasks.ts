@@ -18,7 +18,7 @@ import {
 } from '../backend';
 import { lakeKeys, toJsonLines, type RunRow, type ServerConfigRow, type ServerMetricRow, type VerdictsRow } from '../lake/rows';
 import { metricWindowRows, skippedStepRow, stepRowsOf, stepTotals, type ClientStepOutput } from '../lake/step-rows';
-import { PlanError } from '../plan/plan';
+import { BACKEND_TIMES, PlanError } from '../plan/plan';
 import { preparePlan } from '../plan/prepare';
 import { cellHeader } from '../plan/segments';
 import type { CellHeader, CellItem, CellPlan, CellRef, Plan, PlanNote, StepPlan, StepSegment } from '../plan/types';
@@ -112,10 +112,17 @@ export interface StartJobsEvent extends PlannedCellEvent {
   readonly resources: CellResources;
   readonly step: StepPlan;
   readonly phase: RunnerPhase;
+  /**
+   * A run whose jobs prepare the step's data first (preparesInRun): the first client's job drops and
+   * prepares the tables, the others wait for it, then all run; one job per client and step instead
+   * of a prepare job and then the run's.
+   */
+  readonly withPrepare?: boolean;
 }
 interface CheckJobsEvent extends PlannedCellEvent {
   readonly step: StepPlan;
   readonly jobs: readonly JobHandle[];
+  readonly withPrepare?: boolean;
 }
 export interface RunStepEvent extends CellResourcesEvent {
   readonly cell: CellHeader;
@@ -128,8 +135,8 @@ export interface RunStepOutput {
   readonly done: boolean;
   /** Seconds until the phase just started should be over (the Wait before the next call). */
   readonly waitS: number;
-  /** The phase this call started, if any. */
-  readonly started: { readonly phase: RunnerPhase; readonly step: StepSummary } | null;
+  /** The phase this call started, if any; withPrepare: a run whose jobs prepare the data first. */
+  readonly started: { readonly phase: RunnerPhase; readonly withPrepare?: boolean; readonly step: StepSummary } | null;
   /** The step this call collected, if it collected a run. */
   readonly collected: StepOutcome | null;
 }
@@ -145,10 +152,14 @@ interface StepCursor {
   readonly inflight?: {
     readonly stepIndex: number;
     readonly phase: RunnerPhase;
+    /** The run's jobs prepare the data first (StartJobsEvent.withPrepare). */
+    readonly withPrepare?: boolean;
     readonly jobs: readonly JobHandle[];
     /** The resources the jobs were started with (what a stop path needs to record the step). */
     readonly resources: CellResources;
   };
+  /** Seconds the cell's last prepare took (its result.json): the next step's prepare is expected to take as long. */
+  readonly lastPrepareS?: number;
   /** Why a step failed the cell (the cell's teardown reports it; on AWS the segment's Map error does not carry it). */
   readonly failure?: TaskError;
 }
@@ -407,7 +418,22 @@ function cellDriver(cell: CellPlan): 'mysql' | 'pgsql' {
   return ENGINES[cell.variant.engine?.kind ?? 'aurora-mysql'].driver;
 }
 
-function buildJobs(run: RunContext, cell: CellPlan, resources: CellResources, step: StepPlan, phase: RunnerPhase): RunnerJob[] {
+/**
+ * Whether a step's run jobs prepare its data themselves (data.reuse "step": every step prepares):
+ * one runner job per client and step, so a step costs the workflow one look-until-done instead of
+ * two. Not for the local write-forwarding emulation, whose run waits for the replicas to catch up
+ * with a fresh prepare (the local backend does that between the two jobs).
+ */
+export function preparesInRun(step: StepPlan): boolean {
+  return step.prepare && step.forwardingEmulation === undefined;
+}
+
+/** The prepare's output of a step whose run jobs prepare (the first client's, as a prepare job writes it). */
+function prepareOutputPrefix(run: RunContext, cell: CellPlan, step: StepPlan, clientId: string): string {
+  return lakeKeys.raw(run.dt, run.runId, cell.cellId, step.stepId, 'prepare', clientId);
+}
+
+function buildJobs(run: RunContext, cell: CellPlan, resources: CellResources, step: StepPlan, phase: RunnerPhase, withPrepare = false): RunnerJob[] {
   if (resources.clients.length === 0) throw new InvalidTaskInputError(`cell ${cell.cellId} has no clients`);
   const workload = step.script?.name ?? step.test;
   if (workload === undefined) throw new InvalidTaskInputError(`step ${step.stepId} has neither test nor script`);
@@ -415,6 +441,9 @@ function buildJobs(run: RunContext, cell: CellPlan, resources: CellResources, st
   const count = phase === 'prepare' ? 1 : Math.min(step.clients, resources.clients.length);
   const prepareStep: StepPlan = { ...step, target: 'writer' };
   const emulation = phase === 'run' ? forwardingEmulationOf(step, resources) : null;
+  const preparing = phase === 'run' && withPrepare;
+  if (preparing && emulation !== null) throw new InvalidTaskInputError(`step ${step.stepId}: the write-forwarding emulation's data is prepared by a job of its own`);
+  const preparedBy = resources.clients[0]!.clientId;
   return resources.clients.slice(0, count).map((client, i) => ({
     jobId: `${cell.cellId}/${step.stepId}/${phase}/${client.clientId}`,
     phase,
@@ -425,6 +454,16 @@ function buildJobs(run: RunContext, cell: CellPlan, resources: CellResources, st
     ...(cellDriver(cell) === 'pgsql' ? { driver: 'pgsql' as const } : {}),
     outputPrefix: lakeKeys.raw(run.dt, run.runId, cell.cellId, step.stepId, phase, client.clientId),
     ...(emulation !== null ? { extraPort: emulation.writerPort } : {}),
+    ...(preparing && i === 0
+      ? {
+          prepareFirst: {
+            outputPrefix: prepareOutputPrefix(run, cell, step, client.clientId),
+            endpoint: endpointFor(prepareStep, resources, 0),
+            sysbenchArgs: buildSysbenchArgs(step, cell.data, 'prepare'),
+          },
+        }
+      : {}),
+    ...(preparing && i > 0 ? { awaitPrepareOf: prepareOutputPrefix(run, cell, step, preparedBy) } : {}),
   }));
 }
 
@@ -440,13 +479,16 @@ function forwardingEmulationOf(step: StepPlan, resources: CellResources): { work
   };
 }
 
-/** Seconds a job may run before it is stopped and its step marked failed. */
-function jobDeadlineS(step: StepPlan, cell: CellPlan, phase: RunnerPhase): number {
-  if (phase === 'prepare') {
-    // Generous: 2,000 rows/s is far below what sysbench prepare does anywhere we run it.
-    return Math.max(600, Math.ceil((cell.data.tables * cell.data.tableSize) / 2000));
-  }
-  return step.warmupS + step.durationS + Math.max(60, Math.ceil(step.durationS * 0.5));
+/**
+ * Seconds a job may run before it is stopped and its step marked failed (the cell failed, for a
+ * prepare): a prepare's and a run's, both for a run that prepares first.
+ */
+export function jobDeadlineS(step: StepPlan, cell: CellPlan, phase: RunnerPhase, withPrepare = false): number {
+  // Generous: 2,000 rows/s is far below what sysbench prepare does anywhere we run it.
+  const prepareS = Math.max(600, Math.ceil((cell.data.tables * cell.data.tableSize) / 2000));
+  if (phase === 'prepare') return prepareS;
+  const runS = step.warmupS + step.durationS + Math.max(60, Math.ceil(step.durationS * 0.5));
+  return withPrepare ? prepareS + runS : runS;
 }
 
 interface ClientOutput extends ClientStepOutput {
@@ -603,7 +645,7 @@ export async function jobsToStart(deps: TaskDeps, event: StartJobsEvent): Promis
   need(event, ['run', 'cell', 'resources', 'step', 'phase'], 'start-jobs');
   const decision = event.phase === 'run' ? await decide(deps, event.run, event.cell, event.step) : { run: true, step: event.step };
   if (!decision.run) return [];
-  return buildJobs(event.run, event.cell, event.resources, decision.step, event.phase);
+  return buildJobs(event.run, event.cell, event.resources, decision.step, event.phase, event.withPrepare === true);
 }
 
 /** Starts the step's runners; none (an empty list, the workflow goes straight to collecting) for a rate step decided to be skipped. */
@@ -619,7 +661,7 @@ export async function checkJobsTask(deps: TaskDeps, event: CheckJobsEvent): Prom
   if (state.done || event.jobs.length === 0) return { ...state, timedOut: false };
   const phase = event.jobs[0]!.phase;
   const started = Math.min(...event.jobs.map((j) => Date.parse(j.startedAt)));
-  const deadlineS = jobDeadlineS(event.step, event.cell, phase);
+  const deadlineS = jobDeadlineS(event.step, event.cell, phase, event.withPrepare === true);
   if (deps.now().getTime() - started > deadlineS * 1000) {
     await deps.backend.stopJobs(event.run, event.jobs);
     return {
@@ -639,13 +681,16 @@ export async function collectStepTask(deps: TaskDeps, event: CollectStepEvent): 
   const outputs = await Promise.all(event.jobs.map((j) => readClientOutput(deps, j, step, lost.get(j.jobId))));
 
   if (event.phase === 'prepare') {
-    const failed = outputs.filter((o) => o.parsed.status === 'failed' || (o.result?.exitCode ?? 1) !== 0);
-    if (failed.length > 0) {
-      const o = failed[0]!;
-      throw new DataPrepareFailedError(`sysbench prepare for cell ${cell.cellId} failed on ${o.job.clientId}: ${o.parsed.error ?? `exit code ${o.result?.exitCode ?? 'unknown'}`}`);
-    }
-    await checkEffectiveConfiguration(deps, event, outputs[0]?.job);
+    await checkPrepared(deps, event, outputs);
     return null;
+  }
+  // A run that prepared first: the prepare's own output is judged first, as a prepare job's is (a
+  // failed prepare fails the cell, DataPrepareFailedError; the runs that then did not run are not
+  // rows), and the configuration check that follows a prepare is made before any row is written.
+  if (event.withPrepare === true && event.abortedReason === undefined && event.jobs.length > 0) {
+    const first = event.jobs[0]!;
+    const prepareJob: JobHandle = { ...first, jobId: `${first.jobId} (prepare)`, phase: 'prepare', outputPrefix: prepareOutputPrefix(run, cell, step, first.clientId) };
+    await checkPrepared(deps, event, [await readClientOutput(deps, prepareJob, step, lost.get(first.jobId))]);
   }
 
   const decision = await decide(deps, run, cell, event.step);
@@ -692,6 +737,34 @@ export async function collectStepTask(deps: TaskDeps, event: CollectStepEvent): 
 /** A prepare's first look, seconds after it started; later looks back off (RunStep's StepNotDone retrier). */
 export const PREPARE_FIRST_LOOK_S = 10;
 
+/** A prepare's output judged: DataPrepareFailedError if it failed, then the configuration the writer runs with. */
+async function checkPrepared(deps: TaskDeps, event: CollectStepEvent, outputs: readonly ClientOutput[]): Promise<void> {
+  const failed = outputs.filter((o) => o.parsed.status === 'failed' || (o.result?.exitCode ?? 1) !== 0);
+  if (failed.length > 0) {
+    const o = failed[0]!;
+    throw new DataPrepareFailedError(`sysbench prepare for cell ${event.cell.cellId} failed on ${o.job.clientId}: ${o.parsed.error ?? `exit code ${o.result?.exitCode ?? 'unknown'}`}`);
+  }
+  await checkEffectiveConfiguration(deps, event, outputs[0]?.job);
+}
+
+/**
+ * Seconds a step's prepare is expected to take, for the Wait before the first look at a run that
+ * prepares first: the cell's last prepare (every step prepares the same data), else the plan's
+ * estimate (BACKEND_TIMES rowsPerS, what the run's ETA assumes). A prepare slower than this costs
+ * looks (RunStep's StepNotDone retrier, backing off), one faster only waiting time.
+ */
+function expectedPrepareS(run: RunContext, cell: CellPlan, cursor: StepCursor): number {
+  if (cursor.lastPrepareS !== undefined) return Math.ceil(cursor.lastPrepareS);
+  return Math.ceil((cell.data.tables * cell.data.tableSize) / BACKEND_TIMES[run.backend].rowsPerS);
+}
+
+/** Seconds a prepare took, from its result.json; undefined when it has none or its times do not read. */
+async function preparedSeconds(deps: TaskDeps, outputPrefix: string): Promise<number | undefined> {
+  const result = await readJson<RunnerResult>(deps, outputPrefix + 'result.json');
+  const seconds = result ? (Date.parse(result.endedAt) - Date.parse(result.startedAt)) / 1000 : NaN;
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds : undefined;
+}
+
 export function stepSummary(step: StepPlan): StepSummary {
   const { stepId, index, test, script, target, threads, clients, rate, warmupS, durationS } = step;
   return { stepId, index, ...(test !== undefined ? { test } : {}), ...(script !== undefined ? { script } : {}), target, threads, clients, rate, warmupS, durationS };
@@ -716,7 +789,7 @@ export async function runStepTask(deps: TaskDeps, event: RunStepEvent): Promise<
   const recordSkipped = async (step: StepPlan, earlier: StepOutcome | null = null): Promise<RunStepOutput> => {
     const outcome = await collectStepTask(deps, { run, cell, resources, step, phase: 'run', jobs: [], jobsState: { done: true, running: 0, timedOut: false, jobs: [] } });
     if (outcome) await putOutcome(step, outcome);
-    cursor = { cellId: cell.cellId, next: step.index + 1 };
+    cursor = { cellId: cell.cellId, next: step.index + 1, ...(cursor.lastPrepareS !== undefined ? { lastPrepareS: cursor.lastPrepareS } : {}) };
     await lake.put(cursorKey, JSON.stringify(cursor));
     return { done: false, waitS: 0, started: null, collected: outcome ?? earlier };
   };
@@ -726,9 +799,10 @@ export async function runStepTask(deps: TaskDeps, event: RunStepEvent): Promise<
     if (inflight) {
       const step = cell.steps[inflight.stepIndex];
       if (!step) throw new InvalidTaskInputError(`cell ${cell.cellId} has no step ${inflight.stepIndex}`);
-      const jobsState = await checkJobsTask(deps, { run, cell, step, jobs: inflight.jobs });
-      if (!jobsState.done) throw new StepNotDoneError(`${step.stepId} ${inflight.phase}: ${jobsState.running} job(s) still running`);
-      const outcome = await collectStepTask(deps, { run, cell, resources: inflight.resources, step, phase: inflight.phase, jobs: inflight.jobs, jobsState });
+      const withPrepare = inflight.withPrepare === true;
+      const jobsState = await checkJobsTask(deps, { run, cell, step, jobs: inflight.jobs, withPrepare });
+      if (!jobsState.done) throw new StepNotDoneError(`${step.stepId} ${withPrepare ? 'prepare and run' : inflight.phase}: ${jobsState.running} job(s) still running`);
+      const outcome = await collectStepTask(deps, { run, cell, resources: inflight.resources, step, phase: inflight.phase, jobs: inflight.jobs, jobsState, withPrepare });
       if (inflight.phase === 'prepare') {
         // The data is there: the step's run starts now, in this call.
         const jobs = await startJobsTask(deps, { run, cell, resources, step, phase: 'run' });
@@ -739,18 +813,29 @@ export async function runStepTask(deps: TaskDeps, event: RunStepEvent): Promise<
       }
       if (outcome) await putOutcome(step, outcome);
       collected = outcome;
-      cursor = { cellId: cell.cellId, next: step.index + 1 };
+      const first = inflight.jobs[0];
+      const lastPrepareS = withPrepare && first ? ((await preparedSeconds(deps, prepareOutputPrefix(run, cell, step, first.clientId))) ?? cursor.lastPrepareS) : cursor.lastPrepareS;
+      cursor = { cellId: cell.cellId, next: step.index + 1, ...(lastPrepareS !== undefined ? { lastPrepareS } : {}) };
       await lake.put(cursorKey, JSON.stringify(cursor));
     }
     const next = Math.max(cursor.next, segment.from);
     const step = next < segment.to ? cell.steps[next] : undefined;
     if (!step) return { done: true, waitS: 0, started: null, collected };
-    const phase: RunnerPhase = step.prepare ? 'prepare' : 'run';
-    const jobs = await startJobsTask(deps, { run, cell, resources, step, phase });
+    const withPrepare = preparesInRun(step);
+    const phase: RunnerPhase = step.prepare && !withPrepare ? 'prepare' : 'run';
+    const jobs = await startJobsTask(deps, { run, cell, resources, step, phase, withPrepare });
     if (phase === 'run' && jobs.length === 0) return await recordSkipped(step, collected);
-    cursor = { cellId: cell.cellId, next: step.index, inflight: { stepIndex: step.index, phase, jobs, resources } };
+    const { lastPrepareS } = cursor;
+    cursor = {
+      cellId: cell.cellId,
+      next: step.index,
+      inflight: { stepIndex: step.index, phase, ...(withPrepare ? { withPrepare } : {}), jobs, resources },
+      ...(lastPrepareS !== undefined ? { lastPrepareS } : {}),
+    };
     await lake.put(cursorKey, JSON.stringify(cursor));
-    return { done: false, waitS: phase === 'prepare' ? PREPARE_FIRST_LOOK_S : step.waitS, started: { phase, step: stepSummary(step) }, collected };
+    // A run that prepares first is looked at when both should be over.
+    const waitS = phase === 'prepare' ? PREPARE_FIRST_LOOK_S : withPrepare ? expectedPrepareS(run, cell, cursor) + step.waitS : step.waitS;
+    return { done: false, waitS, started: { phase, ...(withPrepare ? { withPrepare } : {}), step: stepSummary(step) }, collected };
   } catch (e) {
     // Not a look too early nor a transient error the state retries: the cell fails, and its
     // teardown reports why (the lake keeps it; on AWS the segment Map's own error does not).

@@ -33,10 +33,11 @@ function stepOfJob(cell: CellPlan, jobId: string): StepPlan | undefined {
  * How long SSM lets the runner run: past the workflow's own deadline (it stops jobs first).
  * @internal exported for its tests (a test seam)
  */
-export function executionTimeoutS(cell: CellPlan, step: StepPlan | undefined, phase: 'prepare' | 'run'): number {
+export function executionTimeoutS(cell: CellPlan, step: StepPlan | undefined, phase: 'prepare' | 'run', withPrepare = false): number {
+  const prepareS = Math.max(600, Math.ceil((cell.data.tables * cell.data.tableSize) / 2000));
   let deadline: number;
-  if (phase === 'prepare' || step === undefined) deadline = Math.max(600, Math.ceil((cell.data.tables * cell.data.tableSize) / 2000));
-  else deadline = step.warmupS + step.durationS + Math.max(60, Math.ceil(step.durationS * 0.5));
+  if (phase === 'prepare' || step === undefined) deadline = prepareS;
+  else deadline = step.warmupS + step.durationS + Math.max(60, Math.ceil(step.durationS * 0.5)) + (withPrepare ? prepareS : 0);
   return Math.min(MAX_EXECUTION_TIMEOUT_S, deadline + 600);
 }
 
@@ -108,6 +109,7 @@ export class RunCommandJobs {
         user: resources.credentials.user,
         passwordSecret: resources.credentials.secretRef,
         outLocation: this.lake.uri(job.outputPrefix),
+        locationOf: (prefix) => this.lake.uri(prefix),
         ...(scriptUri ? { scriptUri } : {}),
       });
       const commands = ssmRunnerCommands(this.config.region, this.config.runnerS3Uri, argv);
@@ -116,7 +118,7 @@ export class RunCommandJobs {
           new SendCommandCommand({
             DocumentName: this.config.ssmDocumentName,
             InstanceIds: [job.clientId],
-            Parameters: { commands, executionTimeout: [String(executionTimeoutS(cell, step, job.phase))] },
+            Parameters: { commands, executionTimeout: [String(executionTimeoutS(cell, step, job.phase, job.prepareFirst !== undefined || job.awaitPrepareOf !== undefined))] },
             TimeoutSeconds: DELIVERY_TIMEOUT_S,
             Comment: comment,
             OutputS3BucketName: this.config.bucket,

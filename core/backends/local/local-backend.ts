@@ -34,6 +34,7 @@ import {
 import { AuroraBenchError } from '../../errors';
 import { lakeKeys, LOCAL_UNMEASURED_METRICS } from '../../lake/rows';
 import type { CellPlan, PlanNote } from '../../plan/types';
+import { prepareRunnerArgs } from '../../sysbench/command';
 import { replicaHealth, replicationStatus, startCluster, waitForReplicas, type ClusterInfo } from './cluster';
 
 /** How long an emulated write-forwarding step waits for the replicas to apply the writer's backlog before it starts. */
@@ -549,6 +550,7 @@ export class LocalBackend implements Backend {
         ...(job.driver === 'pgsql' ? ['--driver', 'pgsql'] : []),
         ...(scriptDir ? ['--script-dir', scriptDir] : []),
         ...(job.extraPort !== undefined ? ['--extra-port', String(job.extraPort)] : []),
+        ...prepareRunnerArgs(job, (prefix) => this.lake.pathOf(prefix.replace(/\/+$/, ''))),
         '--',
         ...job.sysbenchArgs,
       ];
