@@ -100,6 +100,8 @@ describe('client/runner.sh against a throwaway MariaDB', () => {
       [['--workload', 'oltp_read_only', '--out', outDir(), ...conn()], {}, '--phase is required'],
       [['--phase', 'warm', '--workload', 'oltp_read_only', '--out', outDir(), ...conn()], {}, "--phase must be prepare or run, got 'warm'"],
       [['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), ...conn(), '--bogus', 'x'], {}, 'unknown flag --bogus'],
+      [['--phase', 'prepare', '--workload', 'oltp_read_only', '--out', outDir(), ...conn(), '--await-prepare', outDir()], {}, '--prepare-out and --await-prepare go with --phase run'],
+      [['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), ...conn(), '--prepare-option=--tables=1'], {}, '--prepare-option need --prepare-out'],
       [
         ['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), ...conn().slice(0, -2), '--password-env', 'AB_UNSET_VAR'],
         {},
@@ -346,6 +348,101 @@ describe('client/runner.sh against a throwaway MariaDB', () => {
     // One full-table SELECT per event, nothing else.
     expect([parsed.summary!.reads, parsed.summary!.writes, parsed.summary!.other]).toEqual([parsed.summary!.transactions, 0, 0]);
     expect(readResult(runOut).command).toContain(`AURORA_BENCH_SCRIPT=${join(WORKLOADS, 'fullscan_1kb.lua')} sysbench`);
+  });
+
+  it('--prepare-out: one job prepares (its files where a prepare job writes them) then runs; another client --await-prepare runs on that data', async () => {
+    const prepareOut = outDir();
+    const firstOut = outDir();
+    const secondOut = outDir();
+    const runOpts = ['--', '--tables=1', '--table-size=200', '--threads=1', '--time=2', '--report-interval=1'];
+
+    // The awaiting client starts first: it must wait for the prepare, not run on old tables.
+    const second = startRunner(['--phase', 'run', '--workload', 'oltp_read_only', '--out', secondOut, ...conn(), '--await-prepare', prepareOut, ...runOpts]);
+    const first = startRunner([
+      '--phase',
+      'run',
+      '--workload',
+      'oltp_read_only',
+      '--out',
+      firstOut,
+      ...conn(),
+      '--prepare-out',
+      prepareOut,
+      '--prepare-host',
+      '127.0.0.1',
+      '--prepare-port',
+      String(db.port),
+      '--prepare-option',
+      '--tables=1',
+      '--prepare-option=--table-size=200',
+      '--prepare-option',
+      '--threads=1',
+      ...runOpts,
+    ]);
+    const [a, b] = await Promise.all([first.done, second.done]);
+
+    expect([a.code, b.code]).toEqual([0, 0]);
+    const prepared = readResult(prepareOut);
+    expect([prepared.phase, prepared.exitCode]).toEqual(['prepare', 0]);
+    expect(prepared.command).toContain(' cleanup --mysql-host=127.0.0.1');
+    expect(prepared.command).toContain('--mysql-password=***** --tables=1 --table-size=200 --threads=1');
+    expect(readFileSync(join(prepareOut, 'output.log'), 'utf8')).toContain("Inserting 200 records into 'sbtest1'");
+    expect(readFileSync(join(prepareOut, 'server_variables.jsonl'), 'utf8')).toContain('"name"');
+    expect(parseRunnerOutput(prepareOut).status).toBe('ok');
+    for (const out of [firstOut, secondOut]) {
+      const result = readResult(out);
+      expect([result.phase, result.exitCode]).toEqual(['run', 0]);
+      // The run's own times: it started after the prepare ended, and the prepare is not in its output.
+      expect(Date.parse(result.startedAt)).toBeGreaterThanOrEqual(Date.parse(prepared.endedAt));
+      expect(result.command).not.toContain(' prepare ');
+      expect(readFileSync(join(out, 'output.log'), 'utf8')).not.toContain('Inserting');
+      const parsed = parseRunnerOutput(out);
+      expect(parsed.status).toBe('ok');
+      expect(parsed.summary!.transactions).toBeGreaterThan(0);
+    }
+    expect(db.sql('SELECT COUNT(*) FROM sbtest.sbtest1').trim()).toBe('200');
+  });
+
+  it('--prepare-out: a failed prepare leaves its own failure and runs that did not run, on the preparing client and the awaiting one', async () => {
+    const prepareOut = outDir();
+    const firstOut = outDir();
+    const secondOut = outDir();
+    const runOpts = ['--', '--tables=1', '--table-size=200', '--threads=1', '--time=2'];
+
+    const first = startRunner([
+      '--phase',
+      'run',
+      '--workload',
+      'oltp_read_only',
+      '--out',
+      firstOut,
+      ...conn(),
+      '--prepare-out',
+      prepareOut,
+      // A database that does not exist: sysbench prepare fails (FATAL: ... Unknown database).
+      '--prepare-option=--mysql-db=no_such_database',
+      '--prepare-option=--tables=1',
+      ...runOpts,
+    ]);
+    const second = startRunner(['--phase', 'run', '--workload', 'oltp_read_only', '--out', secondOut, ...conn(), '--await-prepare', prepareOut, ...runOpts]);
+    const [a, b] = await Promise.all([first.done, second.done]);
+
+    expect([a.code, b.code]).toEqual([0, 0]);
+    const prepared = readResult(prepareOut);
+    expect(prepared.phase).toBe('prepare');
+    expect(prepared.exitCode).not.toBe(0);
+    const prepareParsed = parseRunnerOutput(prepareOut);
+    expect(prepareParsed.status).toBe('failed');
+    expect(prepareParsed.error).toContain('no_such_database');
+    for (const out of [firstOut, secondOut]) {
+      const result = readResult(out);
+      expect(result.phase).toBe('run');
+      expect(result.exitCode).not.toBe(0);
+      const parsed = parseRunnerOutput(out);
+      expect(parsed.status).toBe('failed');
+      expect(parsed.error).toContain(`not run: the data's prepare (${prepareOut}) failed: exit code ${prepared.exitCode}`);
+      expect(parsed.intervals).toEqual([]);
+    }
   });
 
   it('SIGTERM: stops sysbench, still writes result.json, exits (and the password was never on a command line)', async () => {
