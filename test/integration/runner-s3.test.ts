@@ -152,7 +152,32 @@ describe('client/runner.sh with Secrets Manager and S3 (moto)', () => {
     expect(db.sql('SELECT COUNT(*) FROM sbtest.sbtest1').trim()).toBe('30');
   });
 
-  it('a secret it cannot read: exit 3, the reason uploaded in output.log, no result.json', async () => {
+  it('--prepare-out and --await-prepare through S3: the prepare uploaded before the runs, which start on it', async () => {
+    const common = ['--workload', 'oltp_read_only', '--host', '127.0.0.1', '--port', String(db.port), '--user', 'sbtest', '--password-secret', secretArn];
+    const prepareOut = `s3://${BUCKET}/raw/c1/s4/prepare/client-1/`;
+    const runOpts = ['--', '--tables=1', '--table-size=50', '--threads=1', '--time=1'];
+
+    const [first, second] = await Promise.all([
+      runner(['--phase', 'run', '--out', `s3://${BUCKET}/raw/c1/s4/run/client-1/`, ...common, '--prepare-out', prepareOut, '--prepare-option=--tables=1', '--prepare-option=--table-size=50', ...runOpts]),
+      runner(['--phase', 'run', '--out', `s3://${BUCKET}/raw/c1/s4/run/client-2/`, ...common, '--await-prepare', prepareOut, ...runOpts]),
+    ]);
+
+    expect([first.code, first.stderr, second.code, second.stderr]).toEqual([0, '', 0, '']);
+    const prepared = JSON.parse(await object('raw/c1/s4/prepare/client-1/result.json')) as RunnerResult;
+    expect([prepared.phase, prepared.exitCode]).toEqual(['prepare', 0]);
+    expect(await keys('raw/c1/s4/prepare/')).toEqual(
+      ['client_cpu.jsonl', 'output.log', 'result.json', 'server_variables.jsonl'].map((f) => `raw/c1/s4/prepare/client-1/${f}`),
+    );
+    for (const client of ['client-1', 'client-2']) {
+      const result = JSON.parse(await object(`raw/c1/s4/run/${client}/result.json`)) as RunnerResult;
+      expect([result.phase, result.exitCode]).toEqual(['run', 0]);
+      expect(Date.parse(result.startedAt)).toBeGreaterThanOrEqual(Date.parse(prepared.endedAt));
+      expect(parseSysbenchOutput(await object(`raw/c1/s4/run/${client}/output.log`), { exitCode: result.exitCode }).status).toBe('ok');
+    }
+    expect(db.sql('SELECT COUNT(*) FROM sbtest.sbtest1').trim()).toBe('50');
+  });
+
+  it('a secret it cannot read: exit 3, the reason uploaded in output.log, no result.json; the prepare it owed ends with the reason', async () => {
     const missing = secretArn.replace('rds!cluster-test', 'rds!cluster-gone');
 
     const r = await runner([
@@ -162,6 +187,8 @@ describe('client/runner.sh with Secrets Manager and S3 (moto)', () => {
       'oltp_read_only',
       '--out',
       `s3://${BUCKET}/raw/c1/s2/run/client-1/`,
+      '--prepare-out',
+      `s3://${BUCKET}/raw/c1/s2/prepare/client-1/`,
       '--host',
       '127.0.0.1',
       '--port',
@@ -176,10 +203,21 @@ describe('client/runner.sh with Secrets Manager and S3 (moto)', () => {
 
     expect(r.code).toBe(3);
     expect(r.stderr).toContain(`could not read secret ${missing}`);
-    expect(await keys('raw/c1/s2/')).toEqual(['raw/c1/s2/run/client-1/client_cpu.jsonl', 'raw/c1/s2/run/client-1/output.log']);
+    expect(await keys('raw/c1/s2/')).toEqual([
+      'raw/c1/s2/prepare/client-1/client_cpu.jsonl',
+      'raw/c1/s2/prepare/client-1/output.log',
+      'raw/c1/s2/prepare/client-1/result.json',
+      'raw/c1/s2/run/client-1/client_cpu.jsonl',
+      'raw/c1/s2/run/client-1/output.log',
+    ]);
     const parsed = parseSysbenchOutput(await object('raw/c1/s2/run/client-1/output.log'));
     expect(parsed.status).toBe('failed');
     expect(parsed.error).toContain(`could not read secret ${missing}: `);
     expect(parsed.error).toContain('ResourceNotFoundException');
+    // A client awaiting this prepare stops waiting; the workflow reports the prepare as failed, with the reason.
+    const prepared = JSON.parse(await object('raw/c1/s2/prepare/client-1/result.json')) as RunnerResult;
+    expect([prepared.phase, prepared.exitCode]).toEqual(['prepare', 3]);
+    const prepareParsed = parseSysbenchOutput(await object('raw/c1/s2/prepare/client-1/output.log'), { exitCode: prepared.exitCode });
+    expect(prepareParsed.error).toContain(`could not read secret ${missing}: `);
   });
 });
