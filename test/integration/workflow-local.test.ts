@@ -151,6 +151,57 @@ describe('benchmark workflow, locally', () => {
     expect(serversLeft()).toEqual([]);
   });
 
+  it('data.reuse "step": one job per client and step prepares then runs (the other client waits for it); a prepare that fails fails the cell as a prepare, with no run rows', async () => {
+    // Arrange: two clients, so the second one's job waits for the first one's prepare; the second
+    // step's prepare fails (MariaDB refuses an unknown storage engine under its default sql_mode,
+    // NO_ENGINE_SUBSTITUTION), its run never starts.
+    const backend = newBackend();
+    const spec = tinySpec({
+      variants: [{ name: 'small', instanceClass: 'db.t3.medium', readers: 0, clients: { count: 2 } }],
+      data: { tables: 1, tableSize: 200, prepareThreads: 1, reuse: 'step' },
+      workloads: [
+        { name: 'rw', test: 'oltp_read_write', threads: [1] },
+        { name: 'bad', test: 'oltp_read_only', threads: [1], options: { mysql_storage_engine: 'NoSuchEngine' } },
+      ],
+    });
+    // Act
+    const result = await run(backend, spec);
+    // Assert
+    expect(result.status).toBe('FAILED');
+    expect(result.cause).toContain('DataPrepareFailedError');
+    expect(result.cause).toMatch(/sysbench prepare for cell small-r1 failed on client-1: .*NoSuchEngine/);
+    const started = result.events
+      .filter((e) => e.type === 'StateExited' && e.state?.name === 'RunStep')
+      .map((e) => (e.state?.output as { step?: RunStepOutput } | undefined)?.step)
+      .filter((o) => o?.started);
+    expect(started.map((o) => [o!.started!.phase, o!.started!.withPrepare, o!.started!.step.stepId])).toEqual([
+      ['run', true, 'rw-t1'],
+      ['run', true, 'bad-t1'],
+    ]);
+    const dt = new Date().toISOString().slice(0, 10);
+    const raw = (stepId: string, phase: string, client: string) => lakeKeys.raw(dt, result.runId!, 'small-r1', stepId, phase, client);
+    const prepared = JSON.parse((await backend.lake.get(raw('rw-t1', 'prepare', 'client-1') + 'result.json'))!) as { phase: string; exitCode: number; startedAt: string; endedAt: string };
+    expect([prepared.phase, prepared.exitCode]).toEqual(['prepare', 0]);
+    // The next step's first look waits for a prepare as long as the cell's last one, plus its run.
+    const lastPrepareS = Math.ceil((Date.parse(prepared.endedAt) - Date.parse(prepared.startedAt)) / 1000);
+    expect(started[1]!.waitS).toBe(lastPrepareS + 2 + 1);
+    expect(await backend.lake.get(raw('rw-t1', 'prepare', 'client-2') + 'result.json')).toBeUndefined();
+    const rw = await stepRows(backend, result, 'small-r1', 'rw-t1');
+    expect(rw.map((r) => [r.status, r.client_id])).toEqual([
+      ['ok', 'client-1'],
+      ['ok', 'client-2'],
+    ]);
+    // Both runs started after the prepare ended (the run's own times, not the job's).
+    for (const row of rw) expect(Date.parse(row.started_at)).toBeGreaterThanOrEqual(Date.parse(prepared.endedAt));
+    expect(await backend.lake.get(lakeKeys.stepTable('server_config', dt, result.runId!, 'small-r1', 'rw-t1'))).toBeDefined();
+    // The failed prepare is the cell's failure, not a failed run: no step rows; both runs say they did not run.
+    expect(await backend.lake.get(lakeKeys.stepTable('steps', dt, result.runId!, 'small-r1', 'bad-t1'))).toBeUndefined();
+    for (const client of ['client-1', 'client-2']) expect(await backend.lake.get(raw('bad-t1', 'run', client) + 'output.log')).toContain("aurora-bench runner: not run: the data's prepare");
+    expect((await runRow(backend, result)).status).toBe('failed');
+    expect(entered(result.events, 'TeardownCellOnError')).toBe(1);
+    expect(serversLeft()).toEqual([]);
+  });
+
   it('runs cells at once up to maxConcurrency, each on its own servers', async () => {
     // Arrange
     const backend = newBackend();
