@@ -419,13 +419,15 @@ function cellDriver(cell: CellPlan): 'mysql' | 'pgsql' {
 }
 
 /**
- * Whether a step's run jobs prepare its data themselves (data.reuse "step": every step prepares):
- * one runner job per client and step, so a step costs the workflow one look-until-done instead of
- * two. Not for the local write-forwarding emulation, whose run waits for the replicas to catch up
- * with a fresh prepare (the local backend does that between the two jobs).
+ * Whether a step's run jobs prepare its data themselves: with data.reuse "step" every step
+ * prepares, and one runner job per client and step makes a step cost the workflow one
+ * look-until-done instead of two (a prepare's, then the run's). With data.reuse "cell" only a
+ * cell's first step prepares; it keeps its own prepare job. Not for the local write-forwarding
+ * emulation either, whose run waits for the replicas to catch up with a fresh prepare (the local
+ * backend does that between the two jobs).
  */
-export function preparesInRun(step: StepPlan): boolean {
-  return step.prepare && step.forwardingEmulation === undefined;
+export function preparesInRun(cell: CellPlan, step: StepPlan): boolean {
+  return step.prepare && cell.data.reuse === 'step' && step.forwardingEmulation === undefined;
 }
 
 /** The prepare's output of a step whose run jobs prepare (the first client's, as a prepare job writes it). */
@@ -821,7 +823,7 @@ export async function runStepTask(deps: TaskDeps, event: RunStepEvent): Promise<
     const next = Math.max(cursor.next, segment.from);
     const step = next < segment.to ? cell.steps[next] : undefined;
     if (!step) return { done: true, waitS: 0, started: null, collected };
-    const withPrepare = preparesInRun(step);
+    const withPrepare = preparesInRun(cell, step);
     const phase: RunnerPhase = step.prepare && !withPrepare ? 'prepare' : 'run';
     const jobs = await startJobsTask(deps, { run, cell, resources, step, phase, withPrepare });
     if (phase === 'run' && jobs.length === 0) return await recordSkipped(step, collected);

@@ -69,10 +69,12 @@ let athenaLakeDir: string;
 
 type PrepareOutcome = 'ok' | 'connection-refused';
 
-/** What the simulated runner does for a prepare job of the next execution. */
+/** What the simulated runner does for a prepare (a prepare job's, or a run job's with --prepare-out) of the next execution. */
 let prepareOutcome: PrepareOutcome = 'ok';
-/** --phase and --out of every job SendCommand started, in order. */
-const startedJobs: { phase: string; out: string; instanceId: string }[] = [];
+/** data.reuse of the next execution's spec: "step" makes each step's run job prepare first. */
+let dataReuse: 'cell' | 'step' = 'cell';
+/** --phase, --out and --prepare-out of every job SendCommand started, in order. */
+const startedJobs: { phase: string; out: string; prepareOut?: string; instanceId: string }[] = [];
 /** Called as each job starts, while the cell is up. */
 let onJobStart: (() => Promise<void>) | undefined;
 
@@ -123,8 +125,8 @@ function shellWords(line: string): string[] {
   return words;
 }
 
-/** The runner's --phase and --out from the AWS-RunShellScript commands of a SendCommand. */
-function runnerJobOf(input: SendCommandCommandInput): { phase: string; out: string } {
+/** The runner's --phase, --out and --prepare-out from the AWS-RunShellScript commands of a SendCommand. */
+function runnerJobOf(input: SendCommandCommandInput): { phase: string; out: string; prepareOut?: string } {
   const exec = (input.Parameters?.['commands'] ?? []).find((c) => c.startsWith('exec ') && c.includes('runner.sh'));
   if (!exec) throw new Error(`SendCommand without an exec of runner.sh: ${JSON.stringify(input.Parameters)}`);
   const argv = shellWords(exec);
@@ -133,16 +135,19 @@ function runnerJobOf(input: SendCommandCommandInput): { phase: string; out: stri
     if (i < 0 || i + 1 >= argv.length) throw new Error(`runner argv has no ${flag}: ${exec}`);
     return argv[i + 1]!;
   };
-  return { phase: value('--phase'), out: value('--out') };
+  return { phase: value('--phase'), out: value('--out'), ...(argv.includes('--prepare-out') ? { prepareOut: value('--prepare-out') } : {}) };
 }
 
-/** Writes what client/runner.sh leaves at its --out location (result.json last, as it does). */
-async function writeRunnerOutput(out: string, phase: string): Promise<void> {
+/**
+ * Writes what client/runner.sh leaves at its --out location (result.json last, as it does); a run
+ * after a failed prepare (--prepare-out) did not run, and says so.
+ */
+async function writeRunnerOutput(out: string, phase: string, notRun = false): Promise<void> {
   const match = /^s3:\/\/([^/]+)\/(.+\/)$/.exec(out);
   if (!match) throw new Error(`runner --out ${out} is not s3://bucket/prefix/`);
   const [, bucket, prefix] = match as unknown as [string, string, string];
   const fixture = phase === 'prepare' ? (prepareOutcome === 'ok' ? 'prepare_read_write' : 'fatal_connection_refused') : 'hook_read_write';
-  const exitCode = Number(readFileSync(join(FIXTURES, `${fixture}.exit`), 'utf8').trim());
+  const exitCode = notRun ? 1 : Number(readFileSync(join(FIXTURES, `${fixture}.exit`), 'utf8').trim());
   const started = new Date();
   const ended = new Date(started.getTime() + 3000);
   const t0 = Math.floor(started.getTime() / 1000);
@@ -157,7 +162,7 @@ async function writeRunnerOutput(out: string, phase: string): Promise<void> {
     command: `sysbench oltp_read_write ${phase} --mysql-password=***`,
   };
   const put = (name: string, body: string) => raw.s3.send(new PutObjectCommand({ Bucket: bucket, Key: prefix + name, Body: Buffer.from(body, 'utf8') }));
-  await put('output.log', readFileSync(join(FIXTURES, `${fixture}.log`), 'utf8'));
+  await put('output.log', notRun ? "aurora-bench runner: not run: the data's prepare failed: exit code 1\n" : readFileSync(join(FIXTURES, `${fixture}.log`), 'utf8'));
   await put('client_cpu.jsonl', cpu);
   await put('result.json', JSON.stringify(result, null, 2) + '\n');
 }
@@ -179,7 +184,8 @@ async function motoTaskDeps(): Promise<{ deps: Awaited<ReturnType<typeof buildAw
     const job = runnerJobOf(input);
     startedJobs.push({ ...job, instanceId: input.InstanceIds?.[0] ?? '' });
     await onJobStart?.();
-    await writeRunnerOutput(job.out, job.phase);
+    if (job.prepareOut !== undefined) await writeRunnerOutput(job.prepareOut, 'prepare');
+    await writeRunnerOutput(job.out, job.phase, job.prepareOut !== undefined && prepareOutcome !== 'ok');
     return raw.ssm.send(new SendCommandCommand(input));
   });
   ssm.on(ListCommandsCommand).callsFake((input) => raw.ssm.send(new ListCommandsCommand(input)));
@@ -252,7 +258,7 @@ function tinySpec(): SpecInput {
         clients: { count: 1, instanceType: 'c6g.large', placement: 'same-az' },
       },
     ],
-    data: { tables: 2, tableSize: 1000 },
+    data: { tables: 2, tableSize: 1000, reuse: dataReuse },
     defaults: { durationS: 2, warmupS: 0, reportIntervalS: 1 },
     workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [2] }],
     ttlHours: 2,
@@ -392,6 +398,7 @@ afterAll(() => {
 beforeEach(() => {
   startedJobs.length = 0;
   prepareOutcome = 'ok';
+  dataReuse = 'cell';
   onJobStart = undefined;
   publishing = 'late';
   clockSkewMs = 0;
@@ -581,10 +588,15 @@ describe('the synthesized workflow with the AWS handlers on moto', () => {
     expect(await cellResourcesInMoto(runId, cell.cellId)).toEqual([]);
   }, 60_000);
 
-  it('fails the execution when the prepare job fails, after tearing the cell down', async () => {
+  // data.reuse "cell": a prepare job before the first step's run; "step": each step's run job prepares first (--prepare-out).
+  it.each([
+    ['cell', 'the prepare job', ['prepare']],
+    ['step', "the run job's own prepare", ['run']],
+  ] as const)('data.reuse %s: fails the execution when %s fails, after tearing the cell down', async (reuse, _what, phases) => {
     // Arrange: sysbench prepare cannot connect (recorded), exits 1; the runner itself exits 0.
-    const runId = 'moto-wf-prepare-fails-20261121';
-    const { cell } = plannedCell(runId);
+    const runId = `moto-wf-prepare-fails-${reuse}-20261121`;
+    dataReuse = reuse;
+    const { cell, step } = plannedCell(runId);
     prepareOutcome = 'connection-refused';
     const whileRunning: string[][] = [];
     onJobStart = async () => {
@@ -604,7 +616,12 @@ describe('the synthesized workflow with the AWS handlers on moto', () => {
     expect(result.events.filter((e) => e.type === 'StateFailed' && e.state?.name === 'RunStep')).toHaveLength(1);
     expect(entered(result.events, 'TeardownCellOnError')).toBe(1);
     expect(entered(result.events, 'TeardownCell')).toBe(0);
-    expect(startedJobs.map((j) => j.phase)).toEqual(['prepare']);
+    expect(startedJobs.map((j) => j.phase)).toEqual(phases);
+    // The prepare's files are where a prepare job writes them; no step row for a run that never ran.
+    expect(startedJobs[0]![reuse === 'step' ? 'prepareOut' : 'out']).toBe(
+      `s3://${config.bucket}/${config.lakePrefix}${lakeKeys.raw(dt, runId, cell.cellId, step.stepId, 'prepare', startedJobs[0]!.instanceId)}`,
+    );
+    expect(await lakeObject(lakeKeys.stepTable('steps', dt, runId, cell.cellId, step.stepId))).toBeUndefined();
     const [runRow] = await lakeRows<RunRow>(lakeKeys.run(dt, runId));
     expect(runRow).toMatchObject({ run_id: runId, status: 'failed' });
     expect(runRow!.error).toContain('DataPrepareFailedError');
