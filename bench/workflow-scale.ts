@@ -46,6 +46,10 @@ import { MAX_SWEEP_VALUES, type SpecInput } from '../core/experiment/schema';
 import { allStates, loadDefinition, type AslState } from '../core/workflow/asl';
 import { executeLocally, localFunctionArn, type ExecutionEvent } from '../core/workflow/local-runner';
 import type { TaskDeps } from '../core/workflow/tasks';
+import { validateSpec } from '../core/experiment/validate';
+import { planRun } from '../core/plan/plan';
+import { cellHeader } from '../core/plan/segments';
+import { worstStepEvents } from '../core/plan/step-looks';
 import { InProcessBenchBackend } from './in-process-backend';
 
 const HISTORY_EVENTS_LIMIT = 25_000;
@@ -346,6 +350,29 @@ function preparePollEvents(definition: Record<string, unknown>, rows: number): n
   return 5 + 3 * looks;
 }
 
+/**
+ * A cell of `steps` steps with data.reuse "step" over `rows` rows (100 tables): how its steps are
+ * split into segments (core/plan/segments.ts) and the most history events a segment's execution can
+ * record when every step's runner jobs (its prepare and run) are looked at until their deadline.
+ */
+function worstSegments(steps: number, rows: number): { segments: number; maxSegmentEvents: number } {
+  const threadCount = Math.min(MAX_SWEEP_VALUES, steps);
+  const spec: SpecInput = {
+    name: 'worst-segments',
+    engine: { version: '3.04.0' },
+    variants: [{ name: 'v', instanceClass: 'db.r6g.large', readers: 0 }],
+    data: { tables: 100, tableSize: rows / 100, prepareThreads: 1, reuse: 'step' },
+    defaults: { durationS: 60, warmupS: 0, reportIntervalS: 1 },
+    workloads: [{ name: 'rw', test: 'oltp_read_write', threads: range(threadCount), rates: range(steps / threadCount) }],
+  };
+  const cell = planRun(validateSpec(spec), { backend: 'aws', runId: 'worst-segments' }).cells[0]!;
+  const { segments } = cellHeader(cell);
+  // ExecutionStarted/Succeeded and SegmentDone besides the steps.
+  const own = 4;
+  const events = segments.map((seg) => own + cell.steps.slice(seg.from, seg.to).reduce((sum, st) => sum + worstStepEvents(cell, st), 0));
+  return { segments: segments.length, maxSegmentEvents: Math.max(...events) };
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -395,6 +422,10 @@ async function main(): Promise<void> {
       events === undefined
         ? 'a prepare of 100M rows polled to its 50,000 s deadline: the definition has no StepNotDone retrier (a Wait/Check/Choice loop every 10 s: 5,000 looks x 9 = 45,000 events)'
         : `a prepare of 100M rows polled to its 50,000 s deadline: ${events} history events in its segment's execution (limit ${HISTORY_EVENTS_LIMIT})`,
+    );
+    const worst = worstSegments(1000, 100_000_000);
+    console.log(
+      `1,000 steps with data.reuse step over 100M rows, every prepare and run looked at until its deadline: ${worst.segments} segments, at most ${worst.maxSegmentEvents} history events each (limit ${HISTORY_EVENTS_LIMIT})`,
     );
   }
 }

@@ -4,14 +4,16 @@
  * number of steps: Step Functions ends an execution at 25,000 history events ("Maximum execution
  * history size", Step Functions Developer Guide, "Step Functions service quotas").
  */
+import { SEGMENT_EVENTS_BUDGET, worstStepEvents } from './step-looks';
 import type { CellHeader, CellPlan, DuetPlan, StepSegment } from './types';
 
 /**
- * Steps per segment. A step costs 9 history events plus 3 per look while its jobs run; 200 steps
- * stay near 2,400 events with one look each, and under the limit even when every step runs to its
- * deadline (bench/workflow-scale.ts measures it).
+ * Steps per segment at most. A step costs 9 history events plus 3 per look while its jobs run; 200
+ * steps stay near 2,400 events with one look each (bench/workflow-scale.ts measures it).
  */
 const STEPS_PER_SEGMENT = 200;
+/** A segment execution's own events besides its steps' (ExecutionStarted/Succeeded, the last RunStep, AreStepsLeft, SegmentDone), with room to spare. */
+const SEGMENT_OWN_EVENTS = 50;
 
 function stepSegments(stepCount: number, perSegment: number = STEPS_PER_SEGMENT): StepSegment[] {
   const segments: StepSegment[] = [];
@@ -19,9 +21,32 @@ function stepSegments(stepCount: number, perSegment: number = STEPS_PER_SEGMENT)
   return segments;
 }
 
+/**
+ * A cell's segments: at most 200 steps each, and as few as it takes for the segment to stay within
+ * half the history limit even when every step's jobs are looked at until their deadline (a hung
+ * job; a prepare of a large data set with data.reuse "step", which prepares before every step):
+ * core/plan/step-looks.ts worstStepEvents.
+ */
+function cellSegments(cell: CellPlan): StepSegment[] {
+  const segments: StepSegment[] = [];
+  let from = 0;
+  let events = SEGMENT_OWN_EVENTS;
+  cell.steps.forEach((step, i) => {
+    const worst = worstStepEvents(cell, step);
+    if (i > from && (i - from >= STEPS_PER_SEGMENT || events + worst > SEGMENT_EVENTS_BUDGET)) {
+      segments.push({ from, to: i });
+      from = i;
+      events = SEGMENT_OWN_EVENTS;
+    }
+    events += worst;
+  });
+  if (cell.steps.length > from) segments.push({ from, to: cell.steps.length });
+  return segments;
+}
+
 export function cellHeader(cell: CellPlan): CellHeader {
   const { steps, ...rest } = cell;
-  return { ...rest, stepCount: steps.length, segments: stepSegments(steps.length) };
+  return { ...rest, stepCount: steps.length, segments: cellSegments(cell) };
 }
 
 /** What the workflow's state carries of a duet: the DuetPlan and its members' step segments. */

@@ -43,7 +43,10 @@ export interface RunnerArgsOptions {
  * --prepare-port, one --prepare-option per sysbench option) or waits for another client's prepare
  * (--await-prepare); none for any other job.
  */
-export function prepareRunnerArgs(job: Pick<RunnerInvocation, 'jobId' | 'phase' | 'prepareFirst' | 'awaitPrepareOf'>, locationOf: ((outputPrefix: string) => string) | undefined): string[] {
+export function prepareRunnerArgs(
+  job: Pick<RunnerInvocation, 'jobId' | 'phase' | 'prepareFirst' | 'awaitPrepareOf'>,
+  locationOf: ((outputPrefix: string) => string) | undefined,
+): string[] {
   if (job.prepareFirst === undefined && job.awaitPrepareOf === undefined) return [];
   const fail = (msg: string) => new SysbenchOptionError(`runner for job ${job.jobId}: ${msg}`);
   if (job.phase !== 'run') throw fail('only a run job prepares first or waits for a prepare');

@@ -21,6 +21,7 @@ import { metricWindowRows, skippedStepRow, stepRowsOf, stepTotals, type ClientSt
 import { BACKEND_TIMES, PlanError } from '../plan/plan';
 import { preparePlan } from '../plan/prepare';
 import { cellHeader } from '../plan/segments';
+import { jobDeadlineS, preparesInRun } from '../plan/step-looks';
 import type { CellHeader, CellItem, CellPlan, CellRef, Plan, PlanNote, StepPlan, StepSegment } from '../plan/types';
 import type { Spec } from '../experiment/schema';
 import { SpecError, validateSpec } from '../experiment/validate';
@@ -418,18 +419,6 @@ function cellDriver(cell: CellPlan): 'mysql' | 'pgsql' {
   return ENGINES[cell.variant.engine?.kind ?? 'aurora-mysql'].driver;
 }
 
-/**
- * Whether a step's run jobs prepare its data themselves: with data.reuse "step" every step
- * prepares, and one runner job per client and step makes a step cost the workflow one
- * look-until-done instead of two (a prepare's, then the run's). With data.reuse "cell" only a
- * cell's first step prepares; it keeps its own prepare job. Not for the local write-forwarding
- * emulation either, whose run waits for the replicas to catch up with a fresh prepare (the local
- * backend does that between the two jobs).
- */
-export function preparesInRun(cell: CellPlan, step: StepPlan): boolean {
-  return step.prepare && cell.data.reuse === 'step' && step.forwardingEmulation === undefined;
-}
-
 /** The prepare's output of a step whose run jobs prepare (the first client's, as a prepare job writes it). */
 function prepareOutputPrefix(run: RunContext, cell: CellPlan, step: StepPlan, clientId: string): string {
   return lakeKeys.raw(run.dt, run.runId, cell.cellId, step.stepId, 'prepare', clientId);
@@ -479,18 +468,6 @@ function forwardingEmulationOf(step: StepPlan, resources: CellResources): { work
     args: [`--wf_base=${base}`, `--wf_writer_port=${resources.writer.port}`, ...(ownLevel ? [] : [`--consistency=${step.forwardingEmulation.consistency}`])],
     writerPort: resources.writer.port,
   };
-}
-
-/**
- * Seconds a job may run before it is stopped and its step marked failed (the cell failed, for a
- * prepare): a prepare's and a run's, both for a run that prepares first.
- */
-export function jobDeadlineS(step: StepPlan, cell: CellPlan, phase: RunnerPhase, withPrepare = false): number {
-  // Generous: 2,000 rows/s is far below what sysbench prepare does anywhere we run it.
-  const prepareS = Math.max(600, Math.ceil((cell.data.tables * cell.data.tableSize) / 2000));
-  if (phase === 'prepare') return prepareS;
-  const runS = step.warmupS + step.durationS + Math.max(60, Math.ceil(step.durationS * 0.5));
-  return withPrepare ? prepareS + runS : runS;
 }
 
 interface ClientOutput extends ClientStepOutput {
@@ -663,7 +640,7 @@ export async function checkJobsTask(deps: TaskDeps, event: CheckJobsEvent): Prom
   if (state.done || event.jobs.length === 0) return { ...state, timedOut: false };
   const phase = event.jobs[0]!.phase;
   const started = Math.min(...event.jobs.map((j) => Date.parse(j.startedAt)));
-  const deadlineS = jobDeadlineS(event.step, event.cell, phase, event.withPrepare === true);
+  const deadlineS = jobDeadlineS(event.step, event.cell.data, phase, event.withPrepare === true);
   if (deps.now().getTime() - started > deadlineS * 1000) {
     await deps.backend.stopJobs(event.run, event.jobs);
     return {
@@ -744,7 +721,9 @@ async function checkPrepared(deps: TaskDeps, event: CollectStepEvent, outputs: r
   const failed = outputs.filter((o) => o.parsed.status === 'failed' || (o.result?.exitCode ?? 1) !== 0);
   if (failed.length > 0) {
     const o = failed[0]!;
-    throw new DataPrepareFailedError(`sysbench prepare for cell ${event.cell.cellId} failed on ${o.job.clientId}: ${o.parsed.error ?? `exit code ${o.result?.exitCode ?? 'unknown'}`}`);
+    throw new DataPrepareFailedError(
+      `sysbench prepare for cell ${event.cell.cellId} failed on ${o.job.clientId}: ${o.parsed.error ?? `exit code ${o.result?.exitCode ?? 'unknown'}`}`,
+    );
   }
   await checkEffectiveConfiguration(deps, event, outputs[0]?.job);
 }
@@ -816,7 +795,8 @@ export async function runStepTask(deps: TaskDeps, event: RunStepEvent): Promise<
       if (outcome) await putOutcome(step, outcome);
       collected = outcome;
       const first = inflight.jobs[0];
-      const lastPrepareS = withPrepare && first ? ((await preparedSeconds(deps, prepareOutputPrefix(run, cell, step, first.clientId))) ?? cursor.lastPrepareS) : cursor.lastPrepareS;
+      const lastPrepareS =
+        withPrepare && first ? ((await preparedSeconds(deps, prepareOutputPrefix(run, cell, step, first.clientId))) ?? cursor.lastPrepareS) : cursor.lastPrepareS;
       cursor = { cellId: cell.cellId, next: step.index + 1, ...(lastPrepareS !== undefined ? { lastPrepareS } : {}) };
       await lake.put(cursorKey, JSON.stringify(cursor));
     }

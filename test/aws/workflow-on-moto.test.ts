@@ -592,41 +592,45 @@ describe('the synthesized workflow with the AWS handlers on moto', () => {
   it.each([
     ['cell', 'the prepare job', ['prepare']],
     ['step', "the run job's own prepare", ['run']],
-  ] as const)('data.reuse %s: fails the execution when %s fails, after tearing the cell down', async (reuse, _what, phases) => {
-    // Arrange: sysbench prepare cannot connect (recorded), exits 1; the runner itself exits 0.
-    const runId = `moto-wf-prepare-fails-${reuse}-20261121`;
-    dataReuse = reuse;
-    const { cell, step } = plannedCell(runId);
-    prepareOutcome = 'connection-refused';
-    const whileRunning: string[][] = [];
-    onJobStart = async () => {
-      whileRunning.push(await cellResourcesInMoto(runId, cell.cellId));
-    };
+  ] as const)(
+    'data.reuse %s: fails the execution when %s fails, after tearing the cell down',
+    async (reuse, _what, phases) => {
+      // Arrange: sysbench prepare cannot connect (recorded), exits 1; the runner itself exits 0.
+      const runId = `moto-wf-prepare-fails-${reuse}-20261121`;
+      dataReuse = reuse;
+      const { cell, step } = plannedCell(runId);
+      prepareOutcome = 'connection-refused';
+      const whileRunning: string[][] = [];
+      onJobStart = async () => {
+        whileRunning.push(await cellResourcesInMoto(runId, cell.cellId));
+      };
 
-    // Act
-    const result = await runWorkflow(runId);
-    const dt = runDt(result);
+      // Act
+      const result = await runWorkflow(runId);
+      const dt = runDt(result);
 
-    // Assert
-    expect(result.status).toBe('FAILED');
-    expect(result.error).toBe('BenchmarkFailed');
-    expect(result.cause).toContain(`cell ${cell.cellId} failed: DataPrepareFailedError: sysbench prepare for cell ${cell.cellId} failed`);
-    expect(result.cause).toContain('unable to connect to MySQL server');
-    // RunStep collected the failed prepare and failed; the step's run never started.
-    expect(result.events.filter((e) => e.type === 'StateFailed' && e.state?.name === 'RunStep')).toHaveLength(1);
-    expect(entered(result.events, 'TeardownCellOnError')).toBe(1);
-    expect(entered(result.events, 'TeardownCell')).toBe(0);
-    expect(startedJobs.map((j) => j.phase)).toEqual(phases);
-    // The prepare's files are where a prepare job writes them; no step row for a run that never ran.
-    expect(startedJobs[0]![reuse === 'step' ? 'prepareOut' : 'out']).toBe(
-      `s3://${config.bucket}/${config.lakePrefix}${lakeKeys.raw(dt, runId, cell.cellId, step.stepId, 'prepare', startedJobs[0]!.instanceId)}`,
-    );
-    expect(await lakeObject(lakeKeys.stepTable('steps', dt, runId, cell.cellId, step.stepId))).toBeUndefined();
-    const [runRow] = await lakeRows<RunRow>(lakeKeys.run(dt, runId));
-    expect(runRow).toMatchObject({ run_id: runId, status: 'failed' });
-    expect(runRow!.error).toContain('DataPrepareFailedError');
-    expect(whileRunning[0]).toContain(`cluster ${cellNames(runId, cell.cellId).clusterId}`);
-    expect(whileRunning[0]).toHaveLength(6);
-    expect(await cellResourcesInMoto(runId, cell.cellId)).toEqual([]);
-  }, 60_000);
+      // Assert
+      expect(result.status).toBe('FAILED');
+      expect(result.error).toBe('BenchmarkFailed');
+      expect(result.cause).toContain(`cell ${cell.cellId} failed: DataPrepareFailedError: sysbench prepare for cell ${cell.cellId} failed`);
+      expect(result.cause).toContain('unable to connect to MySQL server');
+      // RunStep collected the failed prepare and failed; the step's run never started.
+      expect(result.events.filter((e) => e.type === 'StateFailed' && e.state?.name === 'RunStep')).toHaveLength(1);
+      expect(entered(result.events, 'TeardownCellOnError')).toBe(1);
+      expect(entered(result.events, 'TeardownCell')).toBe(0);
+      expect(startedJobs.map((j) => j.phase)).toEqual(phases);
+      // The prepare's files are where a prepare job writes them; no step row for a run that never ran.
+      expect(startedJobs[0]![reuse === 'step' ? 'prepareOut' : 'out']).toBe(
+        `s3://${config.bucket}/${config.lakePrefix}${lakeKeys.raw(dt, runId, cell.cellId, step.stepId, 'prepare', startedJobs[0]!.instanceId)}`,
+      );
+      expect(await lakeObject(lakeKeys.stepTable('steps', dt, runId, cell.cellId, step.stepId))).toBeUndefined();
+      const [runRow] = await lakeRows<RunRow>(lakeKeys.run(dt, runId));
+      expect(runRow).toMatchObject({ run_id: runId, status: 'failed' });
+      expect(runRow!.error).toContain('DataPrepareFailedError');
+      expect(whileRunning[0]).toContain(`cluster ${cellNames(runId, cell.cellId).clusterId}`);
+      expect(whileRunning[0]).toHaveLength(6);
+      expect(await cellResourcesInMoto(runId, cell.cellId)).toEqual([]);
+    },
+    60_000,
+  );
 });

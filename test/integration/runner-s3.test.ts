@@ -158,16 +158,25 @@ describe('client/runner.sh with Secrets Manager and S3 (moto)', () => {
     const runOpts = ['--', '--tables=1', '--table-size=50', '--threads=1', '--time=1'];
 
     const [first, second] = await Promise.all([
-      runner(['--phase', 'run', '--out', `s3://${BUCKET}/raw/c1/s4/run/client-1/`, ...common, '--prepare-out', prepareOut, '--prepare-option=--tables=1', '--prepare-option=--table-size=50', ...runOpts]),
+      runner([
+        '--phase',
+        'run',
+        '--out',
+        `s3://${BUCKET}/raw/c1/s4/run/client-1/`,
+        ...common,
+        '--prepare-out',
+        prepareOut,
+        '--prepare-option=--tables=1',
+        '--prepare-option=--table-size=50',
+        ...runOpts,
+      ]),
       runner(['--phase', 'run', '--out', `s3://${BUCKET}/raw/c1/s4/run/client-2/`, ...common, '--await-prepare', prepareOut, ...runOpts]),
     ]);
 
     expect([first.code, first.stderr, second.code, second.stderr]).toEqual([0, '', 0, '']);
     const prepared = JSON.parse(await object('raw/c1/s4/prepare/client-1/result.json')) as RunnerResult;
     expect([prepared.phase, prepared.exitCode]).toEqual(['prepare', 0]);
-    expect(await keys('raw/c1/s4/prepare/')).toEqual(
-      ['client_cpu.jsonl', 'output.log', 'result.json', 'server_variables.jsonl'].map((f) => `raw/c1/s4/prepare/client-1/${f}`),
-    );
+    expect(await keys('raw/c1/s4/prepare/')).toEqual(['client_cpu.jsonl', 'output.log', 'result.json', 'server_variables.jsonl'].map((f) => `raw/c1/s4/prepare/client-1/${f}`));
     for (const client of ['client-1', 'client-2']) {
       const result = JSON.parse(await object(`raw/c1/s4/run/${client}/result.json`)) as RunnerResult;
       expect([result.phase, result.exitCode]).toEqual(['run', 0]);

@@ -100,7 +100,11 @@ describe('client/runner.sh against a throwaway MariaDB', () => {
       [['--workload', 'oltp_read_only', '--out', outDir(), ...conn()], {}, '--phase is required'],
       [['--phase', 'warm', '--workload', 'oltp_read_only', '--out', outDir(), ...conn()], {}, "--phase must be prepare or run, got 'warm'"],
       [['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), ...conn(), '--bogus', 'x'], {}, 'unknown flag --bogus'],
-      [['--phase', 'prepare', '--workload', 'oltp_read_only', '--out', outDir(), ...conn(), '--await-prepare', outDir()], {}, '--prepare-out and --await-prepare go with --phase run'],
+      [
+        ['--phase', 'prepare', '--workload', 'oltp_read_only', '--out', outDir(), ...conn(), '--await-prepare', outDir()],
+        {},
+        '--prepare-out and --await-prepare go with --phase run',
+      ],
       [['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), ...conn(), '--prepare-option=--tables=1'], {}, '--prepare-option need --prepare-out'],
       [
         ['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), ...conn().slice(0, -2), '--password-env', 'AB_UNSET_VAR'],

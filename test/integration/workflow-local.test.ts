@@ -180,7 +180,12 @@ describe('benchmark workflow, locally', () => {
     ]);
     const dt = new Date().toISOString().slice(0, 10);
     const raw = (stepId: string, phase: string, client: string) => lakeKeys.raw(dt, result.runId!, 'small-r1', stepId, phase, client);
-    const prepared = JSON.parse((await backend.lake.get(raw('rw-t1', 'prepare', 'client-1') + 'result.json'))!) as { phase: string; exitCode: number; startedAt: string; endedAt: string };
+    const prepared = JSON.parse((await backend.lake.get(raw('rw-t1', 'prepare', 'client-1') + 'result.json'))!) as {
+      phase: string;
+      exitCode: number;
+      startedAt: string;
+      endedAt: string;
+    };
     expect([prepared.phase, prepared.exitCode]).toEqual(['prepare', 0]);
     // The next step's first look waits for a prepare as long as the cell's last one, plus its run.
     const lastPrepareS = Math.ceil((Date.parse(prepared.endedAt) - Date.parse(prepared.startedAt)) / 1000);
@@ -196,7 +201,8 @@ describe('benchmark workflow, locally', () => {
     expect(await backend.lake.get(lakeKeys.stepTable('server_config', dt, result.runId!, 'small-r1', 'rw-t1'))).toBeDefined();
     // The failed prepare is the cell's failure, not a failed run: no step rows; both runs say they did not run.
     expect(await backend.lake.get(lakeKeys.stepTable('steps', dt, result.runId!, 'small-r1', 'bad-t1'))).toBeUndefined();
-    for (const client of ['client-1', 'client-2']) expect(await backend.lake.get(raw('bad-t1', 'run', client) + 'output.log')).toContain("aurora-bench runner: not run: the data's prepare");
+    for (const client of ['client-1', 'client-2'])
+      expect(await backend.lake.get(raw('bad-t1', 'run', client) + 'output.log')).toContain("aurora-bench runner: not run: the data's prepare");
     expect((await runRow(backend, result)).status).toBe('failed');
     expect(entered(result.events, 'TeardownCellOnError')).toBe(1);
     expect(serversLeft()).toEqual([]);

@@ -174,6 +174,8 @@ describe('AWS backend helpers', () => {
     expect(executionTimeoutS(cell, step, 'prepare')).toBe(Math.ceil(80_000_000 / 2000) + 600);
     const huge = { ...cell, data: { ...cell.data, tables: 100_000, tableSize: 100_000_000 } };
     expect(executionTimeoutS(huge, step, 'prepare')).toBe(172_800);
+    // A run that prepares first (data.reuse step) may take both.
+    expect(executionTimeoutS(cell, step, 'run', true)).toBe(Math.ceil(80_000_000 / 2000) + 600 + 300 + 600);
   });
 
   it('keeps SSM comments within 100 characters and stable per job', () => {

@@ -73,6 +73,17 @@ describe('progressLine', () => {
     expect(awsLines).toEqual(localLines);
   });
 
+  it('a run that prepares first (data.reuse step) says the prepare, then the step', () => {
+    // Arrange
+    const output = { cell, step: { done: false, waitS: 12, started: { phase: 'run', withPrepare: true, step }, collected: null } };
+
+    // Act
+    const line = progressLine({ type: 'StateExited', state: { name: 'RunStep', type: 'Task', input: { cell }, output } }, () => 1);
+
+    // Assert
+    expect(line).toBe(['[1/1 r6g-r1] preparing 2 x 1,000 rows', '[1/1 r6g-r1] step 1/1 rw-t2: oltp_read_write on writer, 2 threads x 1 client(s), 10s'].join('\n'));
+  });
+
   it('writes a line with ? for fields an input lacks instead of failing', () => {
     // Act
     const line = progressLine(

@@ -264,6 +264,42 @@ describe('runnerArgs', () => {
     expect(() => runnerArgs(job(), opts)).toThrow(`runner for job c1-r0/rw-t8-max/run/client-1: ${message}`);
   });
 
+  it('data.reuse step: the job that prepares first gets the prepare location, endpoint and options; the others the prepare to wait for', () => {
+    const opts = {
+      user: 'admin',
+      passwordSecret: 'arn:aws:secretsmanager:us-east-1:1:secret:s',
+      outLocation: 's3://lake/raw/run/client-1/',
+      locationOf: (p: string) => `s3://lake/${p}`,
+    };
+    const reader = { instanceId: 'c1-r1', role: 'reader' as const, host: 'reader.local', port: 3306 };
+    const writer = { instanceId: 'c1-w', role: 'writer' as const, host: 'writer.local', port: 3306 };
+
+    const first = runnerArgs(
+      job({ endpoint: reader, prepareFirst: { outputPrefix: 'raw/prepare/client-1/', endpoint: writer, sysbenchArgs: ['--tables=4', '--threads=2'] } }),
+      opts,
+    );
+    const second = runnerArgs(job({ clientId: 'client-2', awaitPrepareOf: 'raw/prepare/client-1/' }), opts);
+
+    expect(first.slice(first.indexOf('--prepare-out'), first.indexOf('--'))).toEqual([
+      '--prepare-out',
+      's3://lake/raw/prepare/client-1/',
+      '--prepare-host',
+      'writer.local',
+      '--prepare-port',
+      '3306',
+      '--prepare-option',
+      '--tables=4',
+      '--prepare-option',
+      '--threads=2',
+    ]);
+    expect(first.slice(first.indexOf('--host'), first.indexOf('--host') + 2)).toEqual(['--host', 'reader.local']);
+    expect(first.slice(first.indexOf('--') + 1)).toEqual(['--tables=4', '--threads=8']);
+    expect(second.slice(second.indexOf('--await-prepare'), second.indexOf('--'))).toEqual(['--await-prepare', 's3://lake/raw/prepare/client-1/']);
+    expect(runnerArgs(job(), opts)).not.toContain('--await-prepare');
+    expect(() => runnerArgs(job({ awaitPrepareOf: 'raw/p/' }), { ...opts, locationOf: undefined })).toThrow('the prepare output location is unknown');
+    expect(() => runnerArgs(job({ phase: 'prepare', awaitPrepareOf: 'raw/p/' }), opts)).toThrow('only a run job prepares first or waits for a prepare');
+  });
+
   it('refuses a custom workload without a script location, a path as workload, and a bad port', () => {
     const opts = { user: 'u', outLocation: '/o', passwordEnv: 'A' };
     expect(() => runnerArgs(job({ workload: 'fullscan_1kb.lua' }), opts)).toThrow('custom workload fullscan_1kb.lua needs scriptDir or scriptUri');

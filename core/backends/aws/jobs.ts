@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { CancelCommandCommand, GetCommandInvocationCommand, ListCommandsCommand, SendCommandCommand, type GetCommandInvocationCommandOutput } from '@aws-sdk/client-ssm';
 import { UnsupportedOnBackendError, type CellResources, type JobHandle, type JobsState, type RunContext, type RunnerJob } from '../../backend';
 import { lakeKeys } from '../../lake/rows';
+import { jobDeadlineS, prepareDeadlineS } from '../../plan/step-looks';
 import type { CellPlan, StepPlan } from '../../plan/types';
 import { runnerArgs } from '../../sysbench/command';
 import { call, errorCode, isNotFound, rethrow } from './aws-errors';
@@ -34,10 +35,7 @@ function stepOfJob(cell: CellPlan, jobId: string): StepPlan | undefined {
  * @internal exported for its tests (a test seam)
  */
 export function executionTimeoutS(cell: CellPlan, step: StepPlan | undefined, phase: 'prepare' | 'run', withPrepare = false): number {
-  const prepareS = Math.max(600, Math.ceil((cell.data.tables * cell.data.tableSize) / 2000));
-  let deadline: number;
-  if (phase === 'prepare' || step === undefined) deadline = prepareS;
-  else deadline = step.warmupS + step.durationS + Math.max(60, Math.ceil(step.durationS * 0.5)) + (withPrepare ? prepareS : 0);
+  const deadline = phase === 'prepare' || step === undefined ? prepareDeadlineS(cell.data) : jobDeadlineS(step, cell.data, 'run', withPrepare);
   return Math.min(MAX_EXECUTION_TIMEOUT_S, deadline + 600);
 }
 

@@ -1,0 +1,83 @@
+/**
+ * How long a step's runner jobs may run, and what looking at them until then can cost the workflow
+ * in Step Functions history events. The RunStep Task stops jobs past these deadlines
+ * (core/workflow/tasks.ts), SSM's own execution timeout sits above them (core/backends/aws/jobs.ts),
+ * and a cell's steps are split into segments by the worst case (core/plan/segments.ts): no loop
+ * whose length depends on the data's size or on a hung job can bring a segment's execution near the
+ * 25,000-event history limit.
+ */
+import type { CellPlan, DataPlan, RunnerPhase, StepPlan } from './types';
+
+/**
+ * RunStep's StepNotDone retrier (state-machines/benchmark.asl.json); test/unit/step-looks.test.ts
+ * fails when the definition's differs. Step Functions Developer Guide, "Error handling in Step
+ * Functions": IntervalSeconds is the wait before the first retry, BackoffRate "the multiplier by
+ * which the retry interval increases during each attempt", MaxDelaySeconds the most it grows to.
+ * @internal exported for its tests (a test seam)
+ */
+export const STEP_NOT_DONE_RETRY = { intervalS: 10, backoffRate: 1.5, maxDelayS: 300 } as const;
+
+/** Half of Step Functions' "Maximum execution history size: 25,000 events" (Developer Guide, "Step Functions service quotas"): the 2x margin the segments keep. */
+export const SEGMENT_EVENTS_BUDGET = 12_500;
+
+/**
+ * History events of a step's phase besides its looks, as bench/workflow-scale.ts counts what AWS
+ * records: RunStep entered and succeeded (5: TaskStateEntered, TaskScheduled, TaskStarted,
+ * TaskSucceeded, TaskStateExited), AreStepsLeft (2) and WaitForStep (2); each look that finds the
+ * jobs still running is a retry, 3 more (TaskFailed, TaskScheduled, TaskStarted).
+ */
+const PHASE_EVENTS = 9;
+const EVENTS_PER_LOOK = 3;
+
+/**
+ * Whether a step's run jobs prepare its data themselves: with data.reuse "step" every step
+ * prepares, and one runner job per client and step makes a step cost the workflow one
+ * look-until-done instead of two (a prepare's, then the run's). With data.reuse "cell" only a
+ * cell's first step prepares; it keeps its own prepare job. Not for the local write-forwarding
+ * emulation either, whose run waits for the replicas to catch up with a fresh prepare (the local
+ * backend does that between the two jobs).
+ */
+export function preparesInRun(cell: Pick<CellPlan, 'data'>, step: StepPlan): boolean {
+  return step.prepare && cell.data.reuse === 'step' && step.forwardingEmulation === undefined;
+}
+
+/** Seconds a prepare may take. Generous: 2,000 rows/s is far below what sysbench prepare does anywhere we run it. */
+export function prepareDeadlineS(data: DataPlan): number {
+  return Math.max(600, Math.ceil((data.tables * data.tableSize) / 2000));
+}
+
+/**
+ * Seconds a job may run before it is stopped and its step marked failed (the cell failed, for a
+ * prepare): a prepare's; a run's (warm-up + duration + half the duration, at least a minute); both
+ * for a run that prepares first.
+ */
+export function jobDeadlineS(step: StepPlan, data: DataPlan, phase: RunnerPhase, withPrepare = false): number {
+  if (phase === 'prepare') return prepareDeadlineS(data);
+  const runS = step.warmupS + step.durationS + Math.max(60, Math.ceil(step.durationS * 0.5));
+  return withPrepare ? prepareDeadlineS(data) + runS : runS;
+}
+
+/**
+ * Looks that can find a job still running before it is past its deadline and stopped: the
+ * retrier's waits summed until they pass the deadline (counted from the job's start, so the Wait
+ * before the first look only makes it fewer).
+ * @internal exported for its tests (a test seam)
+ */
+export function looksUntil(deadlineS: number): number {
+  let waited = 0;
+  let interval: number = STEP_NOT_DONE_RETRY.intervalS;
+  let looks = 0;
+  while (waited <= deadlineS) {
+    waited += Math.min(interval, STEP_NOT_DONE_RETRY.maxDelayS);
+    interval *= STEP_NOT_DONE_RETRY.backoffRate;
+    looks++;
+  }
+  return looks;
+}
+
+/** The most history events a step can cost its segment's execution: every phase's jobs looked at until their deadline. */
+export function worstStepEvents(cell: Pick<CellPlan, 'data'>, step: StepPlan): number {
+  const phase = (deadlineS: number) => PHASE_EVENTS + EVENTS_PER_LOOK * looksUntil(deadlineS);
+  if (preparesInRun(cell, step)) return phase(jobDeadlineS(step, cell.data, 'run', true));
+  return (step.prepare ? phase(prepareDeadlineS(cell.data)) : 0) + phase(jobDeadlineS(step, cell.data, 'run'));
+}

@@ -1,0 +1,100 @@
+/**
+ * core/plan/step-looks.ts: the StepNotDone retrier it models is the definition's, the looks it counts
+ * until a deadline are the retrier's, and a cell's segments keep every step's worst case within half
+ * of Step Functions' 25,000-event history (Developer Guide, "Step Functions service quotas"), whatever
+ * the data's size: with data.reuse "step" every step prepares.
+ */
+import type { SpecInput } from '../../core/experiment/schema';
+import { validateSpec } from '../../core/experiment/validate';
+import { planRun } from '../../core/plan/plan';
+import { cellHeader } from '../../core/plan/segments';
+import { jobDeadlineS, looksUntil, prepareDeadlineS, preparesInRun, SEGMENT_EVENTS_BUDGET, STEP_NOT_DONE_RETRY, worstStepEvents } from '../../core/plan/step-looks';
+import type { CellPlan } from '../../core/plan/types';
+import { allStates, loadDefinition } from '../../core/workflow/asl';
+import { localFunctionArn } from '../../core/workflow/local-runner';
+import { STATE } from '../../core/workflow/state-names';
+
+function cellOf(data: SpecInput['data'], steps: number, durationS = 1): CellPlan {
+  const threads = Array.from({ length: Math.min(100, steps) }, (_, i) => i + 1);
+  const rates = Array.from({ length: steps / threads.length }, (_, i) => i + 1);
+  const spec: SpecInput = {
+    name: 'looks',
+    engine: { version: '3.04.0' },
+    variants: [{ name: 'v', instanceClass: 'db.r6g.large', readers: 0 }],
+    data,
+    defaults: { durationS, warmupS: 0, reportIntervalS: 1 },
+    workloads: [{ name: 'rw', test: 'oltp_read_write', threads, rates }],
+  };
+  return planRun(validateSpec(spec), { backend: 'aws', runId: 'looks-1' }).cells[0]!;
+}
+
+/** Events of a segment whose every step's jobs are looked at until their deadline. */
+const worstOf = (cell: CellPlan, from: number, to: number) => cell.steps.slice(from, to).reduce((sum, s) => sum + worstStepEvents(cell, s), 0);
+
+describe('step looks and segments', () => {
+  it("models the definition's StepNotDone retrier", () => {
+    // Act
+    const retrier = allStates(loadDefinition(localFunctionArn))
+      .get(STATE.RunStep)
+      ?.Retry?.find((r) => (r as { ErrorEquals: string[] }).ErrorEquals.includes('StepNotDone')) as Record<string, unknown> | undefined;
+
+    // Assert
+    expect({ intervalS: retrier?.['IntervalSeconds'], backoffRate: retrier?.['BackoffRate'], maxDelayS: retrier?.['MaxDelaySeconds'] }).toEqual(STEP_NOT_DONE_RETRY);
+  });
+
+  it('counts the looks until a deadline from the backoff: 10, 15, 22.5 ... s, at most 300 s apart', () => {
+    // 10, 25, 47.5, 81.25, 131.9 s: the fifth look is past 120 s.
+    expect(looksUntil(120)).toBe(5);
+    expect(looksUntil(0)).toBe(1);
+    // Past the cap the looks are 300 s apart: a deadline 3,000 s later is 10 looks more.
+    expect(looksUntil(10_000) - looksUntil(7_000)).toBe(10);
+  });
+
+  it('a run that prepares first has one deadline (prepare + run) and one phase of events; a separate prepare job has two', () => {
+    // Arrange
+    const perStep = cellOf({ tables: 10, tableSize: 1_000_000, reuse: 'step' }, 2);
+    const perCell = cellOf({ tables: 10, tableSize: 1_000_000, reuse: 'cell' }, 2);
+    const [first, second] = perStep.steps;
+
+    // Act / Assert
+    expect([preparesInRun(perStep, first!), preparesInRun(perStep, second!), preparesInRun(perCell, perCell.steps[0]!), preparesInRun(perCell, perCell.steps[1]!)]).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
+    expect(prepareDeadlineS(perStep.data)).toBe(5_000);
+    expect(jobDeadlineS(first!, perStep.data, 'run', true)).toBe(5_000 + 1 + 60);
+    expect(worstStepEvents(perStep, first!)).toBe(9 + 3 * looksUntil(5_061));
+    expect(worstStepEvents(perCell, perCell.steps[0]!)).toBe(9 + 3 * looksUntil(5_000) + 9 + 3 * looksUntil(61));
+    expect(worstStepEvents(perCell, perCell.steps[1]!)).toBe(9 + 3 * looksUntil(61));
+  });
+
+  it('keeps 200 steps a segment where every step fits (short runs, a small data set)', () => {
+    // Arrange
+    const cell = cellOf({ tables: 1, tableSize: 1000, reuse: 'step' }, 1000);
+
+    // Act
+    const { segments } = cellHeader(cell);
+
+    // Assert
+    expect(segments.map((s) => s.to - s.from)).toEqual([200, 200, 200, 200, 200]);
+    for (const s of segments) expect(worstOf(cell, s.from, s.to)).toBeLessThanOrEqual(SEGMENT_EVENTS_BUDGET);
+  });
+
+  it('with data.reuse "step" and 100M rows, splits the steps so that every segment stays within half the history limit if each prepare runs to its deadline', () => {
+    // Arrange: 100 x 1M rows: every step's prepare may take 50,000 s, looked at every 300 s.
+    const cell = cellOf({ tables: 100, tableSize: 1_000_000, reuse: 'step' }, 1000);
+
+    // Act
+    const { segments } = cellHeader(cell);
+
+    // Assert: contiguous, covering every step, each within the budget, and no more segments than it takes.
+    expect(segments[0]!.from).toBe(0);
+    expect(segments.at(-1)!.to).toBe(1000);
+    segments.slice(1).forEach((s, i) => expect(s.from).toBe(segments[i]!.to));
+    for (const s of segments) expect(worstOf(cell, s.from, s.to)).toBeLessThanOrEqual(SEGMENT_EVENTS_BUDGET);
+    segments.slice(1).forEach((s, i) => expect(worstOf(cell, segments[i]!.from, s.from + 1)).toBeGreaterThan(SEGMENT_EVENTS_BUDGET - 50));
+    expect(segments.length).toBeGreaterThan(5);
+  });
+});
