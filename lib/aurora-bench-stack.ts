@@ -18,6 +18,7 @@ import { Network } from './network';
 import { Nightly } from './nightly';
 import { ResultsLake, type ViewDefinition } from './results-lake';
 import { SafetyNet } from './safety-net';
+import { Servers } from './servers';
 import { Workflow } from './workflow';
 
 export interface AuroraBenchStackProps extends StackProps {
@@ -40,6 +41,7 @@ export class AuroraBenchStack extends Stack {
   readonly network: Network;
   readonly lake: ResultsLake;
   readonly clients: Clients;
+  readonly servers: Servers;
   readonly workflow: Workflow;
   readonly safetyNet: SafetyNet;
   readonly alerts: Alerts;
@@ -74,6 +76,13 @@ export class AuroraBenchStack extends Stack {
       securityGroup: this.network.clientSecurityGroup,
     });
 
+    this.servers = new Servers(this, 'Servers', {
+      architectures: config.clients.architectures,
+      namePrefix: config.namePrefix,
+      bucket: this.lake.bucket,
+      securityGroup: this.network.serverSecurityGroup,
+    });
+
     this.alerts = new Alerts(this, 'Alerts', { config: config.alerts, namePrefix: config.namePrefix });
 
     const launchTemplateIds = Object.fromEntries(Object.entries(this.clients.launchTemplates).map(([arch, lt]) => [arch, lt.launchTemplateId!]));
@@ -87,6 +96,9 @@ export class AuroraBenchStack extends Stack {
       dbSubnetGroupName: this.network.dbSubnetGroup.subnetGroupName,
       clientInstanceProfileArn: this.clients.instanceProfile.instanceProfileArn,
       launchTemplateIds,
+      serverLaunchTemplateIds: Object.fromEntries(Object.entries(this.servers.launchTemplates).map(([arch, lt]) => [arch, lt.launchTemplateId!])),
+      serverSecurityGroupId: this.network.serverSecurityGroup.securityGroupId,
+      serverInstanceProfileArn: this.servers.instanceProfile.instanceProfileArn,
       clientSourceUrls: { sysbench: config.clients.sysbenchSourceUrl, luajit: config.clients.luajitSourceUrl },
       athenaWorkGroup: this.lake.workGroupName,
       glueDatabase: this.lake.databaseName,
@@ -98,6 +110,9 @@ export class AuroraBenchStack extends Stack {
       clientRole: this.clients.role,
       launchTemplates: Object.values(this.clients.launchTemplates),
       clientSecurityGroup: this.network.clientSecurityGroup,
+      serverRole: this.servers.role,
+      serverLaunchTemplates: Object.values(this.servers.launchTemplates),
+      serverSecurityGroup: this.network.serverSecurityGroup,
       dbSecurityGroup: this.network.dbSecurityGroup,
       subnets: this.network.subnets,
       dbSubnetGroupName: this.network.dbSubnetGroup.subnetGroupName,

@@ -27,6 +27,10 @@ export interface BackendPermissionsProps {
   readonly clientRole: iam.IRole;
   readonly launchTemplates: readonly ec2.ILaunchTemplate[];
   readonly clientSecurityGroup: ec2.ISecurityGroup;
+  /** Self-managed servers (lib/servers.ts): launched like the clients, from their own templates, with their own role. */
+  readonly serverRole: iam.IRole;
+  readonly serverLaunchTemplates: readonly ec2.ILaunchTemplate[];
+  readonly serverSecurityGroup: ec2.ISecurityGroup;
   readonly dbSecurityGroup: ec2.ISecurityGroup;
   readonly subnets: readonly ec2.ISubnet[];
   readonly dbSubnetGroupName: string;
@@ -83,11 +87,28 @@ function grantRunDatabaseDeletion(role: iam.Role): void {
 }
 
 /**
+ * Describing, listing and deleting a run's credentials secrets (teardown.ts, sweeper.ts), for the
+ * Task role and the sweeper. ListSecrets supports no resource-level permission.
+ */
+function grantRunSecretDeletion(role: iam.Role): void {
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'DeleteRunSecrets',
+      actions: ['secretsmanager:DescribeSecret', 'secretsmanager:DeleteSecret'],
+      resources: [arn(role, 'secretsmanager', 'secret', `${RDS_NAME_PREFIX}*`)],
+      conditions: { Null: { [`aws:ResourceTag/${RUN_ID_TAG}`]: 'false' } },
+    }),
+  );
+  role.addToPolicy(new iam.PolicyStatement({ sid: 'ListSecrets', actions: ['secretsmanager:ListSecrets'], resources: ['*'] }));
+}
+
+/**
  * The sweeper's role (lambdas/sweeper, core/backends/aws/sweeper.ts): it lists, deletes and re-tags,
  * it never creates, launches, runs commands, passes roles or touches the lake.
  */
 export function grantSweeperPermissions(role: iam.Role): void {
   grantRunDatabaseDeletion(role);
+  grantRunSecretDeletion(role);
   role.addToPolicy(new iam.PolicyStatement({ sid: 'DescribeRds', actions: RDS_DESCRIBE_ACTIONS, resources: ['*'] }));
   role.addToPolicy(
     new iam.PolicyStatement({
@@ -111,6 +132,8 @@ export function grantSweeperPermissions(role: iam.Role): void {
       'Per-cell instance parameter groups are named ab-<run>-<cell>-ipg; deletes and tags require the run tag.',
     'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:instance/*':
       'Client instance ids are only known after launch: terminate and tag require the run tag on the instance.',
+    'Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:ab-*':
+      "A self-managed cell's credentials secret is named ab-<run>-<cell>-server-credentials; delete and tag require the run tag on it.",
   };
   for (const [finding, reason] of Object.entries(findings)) Validations.of(role).acknowledge({ id: `AwsSolutions-IAM5[${finding}]`, reason });
 }
@@ -233,9 +256,10 @@ export function grantBackendPermissions(role: iam.Role, props: BackendPermission
       resources: [
         // Created with the (tagged) instance; RunInstances tags only the instance and its volume.
         networkInterfaces,
-        ...props.launchTemplates.map((lt) => arn(role, 'ec2', 'launch-template', lt.launchTemplateId!, ArnFormat.SLASH_RESOURCE_NAME)),
+        ...[...props.launchTemplates, ...props.serverLaunchTemplates].map((lt) => arn(role, 'ec2', 'launch-template', lt.launchTemplateId!, ArnFormat.SLASH_RESOURCE_NAME)),
         ...props.subnets.map((s) => arn(role, 'ec2', 'subnet', s.subnetId, ArnFormat.SLASH_RESOURCE_NAME)),
         arn(role, 'ec2', 'security-group', props.clientSecurityGroup.securityGroupId, ArnFormat.SLASH_RESOURCE_NAME),
+        arn(role, 'ec2', 'security-group', props.serverSecurityGroup.securityGroupId, ArnFormat.SLASH_RESOURCE_NAME),
         // Amazon Linux 2023 from the public SSM parameter: Amazon-owned images.
         Stack.of(role).formatArn({ service: 'ec2', account: '', resource: 'image', resourceName: '*', arnFormat: ArnFormat.SLASH_RESOURCE_NAME }),
       ],
@@ -289,10 +313,26 @@ export function grantBackendPermissions(role: iam.Role, props: BackendPermission
     new iam.PolicyStatement({
       sid: 'PassClientRole',
       actions: ['iam:PassRole'],
-      resources: [props.clientRole.roleArn],
+      resources: [props.clientRole.roleArn, props.serverRole.roleArn],
       conditions: { StringEquals: { 'iam:PassedToService': 'ec2.amazonaws.com' } },
     }),
   );
+
+  // A self-managed cell's credentials (self-managed-servers.ts, teardown.ts): created as ab-...
+  // with the run tag on the request, described and deleted only when the secret carries it.
+  // CreateSecret and TagResource take aws:RequestTag/${TagKey}; DescribeSecret and DeleteSecret
+  // aws:ResourceTag/${TagKey} (Service Authorization Reference, AWS Secrets Manager). Tags given to
+  // CreateSecret also need secretsmanager:TagResource.
+  const runSecrets = arn(role, 'secretsmanager', 'secret', `${RDS_NAME_PREFIX}*`);
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'CreateRunSecrets',
+      actions: ['secretsmanager:CreateSecret', 'secretsmanager:TagResource'],
+      resources: [runSecrets],
+      conditions: runTagPresent,
+    }),
+  );
+  grantRunSecretDeletion(role);
 
   // SSM Run Command: the runner on the run's clients only.
   role.addToPolicy(
@@ -400,6 +440,14 @@ function grantSweepMarking(role: iam.Role): void {
       conditions: onlyExpiresAt,
     }),
   );
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'MarkRunSecretsForSweep',
+      actions: ['secretsmanager:TagResource'],
+      resources: [arn(role, 'secretsmanager', 'secret', `${RDS_NAME_PREFIX}*`)],
+      conditions: onlyExpiresAt,
+    }),
+  );
 }
 
 function acknowledgeBackendWildcards(role: iam.Role, bucket: s3.IBucket): void {
@@ -422,6 +470,8 @@ function acknowledgeBackendWildcards(role: iam.Role, bucket: s3.IBucket): void {
       'kms:DescribeKey only (key metadata), which ManageMasterUserPassword needs on the AWS managed aws/secretsmanager key; its key id differs per account and the key may not exist before the first cluster.',
     'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:instance/*':
       'Client instance ids are only known after launch: RunInstances requires the run tag on the request, terminate and SendCommand require it on the instance.',
+    'Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:ab-*':
+      "A self-managed cell's credentials secret is named ab-<run>-<cell>-server-credentials (core/backends/aws/names.ts); creating it requires the run tag on the request, describing and deleting it the run tag on the secret.",
     'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:volume/*':
       "The root volume created by RunInstances from the stack's template; the request must carry the run tag.",
     'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:network-interface/*':

@@ -74,6 +74,16 @@ export function deadMansSwitchCommands(expiresAtTag: string): string[] {
 }
 
 /**
+ * The bundle (client/ of this repository, under runner/ in the stack's bucket, named by
+ * $RUNNER_S3_URI) into ${AURORA_BENCH_HOME:-/opt/aurora-bench}/client: the same lines on a client
+ * and on a self-managed server.
+ */
+function fetchBundleCommands(): string[] {
+  const dir = CLIENT_INSTALL_DIR;
+  return [`mkdir -p "${CLIENT_HOME}" "${dir}"`, `aws s3 cp --only-show-errors --recursive "$RUNNER_S3_URI" "${dir}/"`, `chmod +x "${dir}"/*.sh`];
+}
+
+/**
  * Shell lines that put the runner in place, install sysbench and prove it works (steps 2-5 of the
  * file comment). Needs $IMDS; the AWS CLI and curl (part of AL2023).
  * @internal exported for its tests (a test seam)
@@ -93,9 +103,7 @@ export function clientInstallCommands(props: Omit<ClientUserDataProps, 'region' 
     '  fi',
     '}',
     'trap report_not_ready EXIT',
-    `mkdir -p "${CLIENT_HOME}" "${dir}"`,
-    `aws s3 cp --only-show-errors --recursive "$RUNNER_S3_URI" "${dir}/"`,
-    `chmod +x "${dir}"/*.sh`,
+    ...fetchBundleCommands(),
     // Build dependencies: the AL2023 repositories are served from S3, reachable without a NAT.
     'dnf install -y -q --setopt=install_weak_deps=False gcc make automake autoconf libtool pkgconf-pkg-config openssl-devel libaio-devel zlib-devel tar gzip xz jq',
     'dnf install -y -q mariadb105-devel || dnf install -y -q mariadb-connector-c-devel',
@@ -123,5 +131,42 @@ export function clientUserDataCommands(props: ClientUserDataProps): string[] {
     `export AWS_DEFAULT_REGION='${props.region}'`,
     `echo "aurora-bench: installing sysbench ${SYSBENCH_VERSION} with a current LuaJIT under ${CLIENT_HOME}"`,
     ...clientInstallCommands(props),
+  ];
+}
+
+export interface ServerUserDataProps {
+  /** s3://bucket/runner/ holding client/ (server-install.sh and server-setup.sh among it), ending in '/'. */
+  readonly runnerS3Uri: string;
+  readonly region: string;
+  readonly expiresAtTag: string;
+}
+
+/**
+ * User data of a self-managed server (Amazon Linux 2023, x86_64 or arm64): the clients' dead-man's
+ * switch, the bundle fetched as the clients fetch it, then client/server-install.sh (the MariaDB
+ * server package; it writes ${AURORA_BENCH_HOME:-/opt/aurora-bench}/server-installed, or
+ * server-install-failed with its reason). A step before it that fails (the bundle's copy) writes
+ * server-install-failed too, with the log's tail, so the setup command the backend sends over SSM
+ * (client/server-setup.sh, which waits for one of the two markers) fails at once with the reason.
+ */
+export function serverUserDataCommands(props: ServerUserDataProps): string[] {
+  const failedMarker = `${CLIENT_HOME}/server-install-failed`;
+  return [
+    'set -euo pipefail',
+    `exec > >(tee -a ${USER_DATA_LOG}) 2>&1`,
+    `IMDS='${IMDS_BASE_URL}'`,
+    ...deadMansSwitchCommands(props.expiresAtTag),
+    `export AWS_DEFAULT_REGION='${props.region}'`,
+    `RUNNER_S3_URI='${props.runnerS3Uri}'`,
+    'report_install_failed() {',
+    '  rc=$?',
+    `  if [ "$rc" -ne 0 ] && [ ! -f "${CLIENT_HOME}/server-installed" ] && [ ! -f "${failedMarker}" ]; then`,
+    `    mkdir -p "${CLIENT_HOME}" && echo "server user data failed (exit $rc): $(tail -n 12 ${USER_DATA_LOG} 2>/dev/null | tr '\\n' ' ' | cut -c1-1500)" > "${failedMarker}"`,
+    '  fi',
+    '}',
+    'trap report_install_failed EXIT',
+    'echo "aurora-bench: installing the self-managed server"',
+    ...fetchBundleCommands(),
+    `"${CLIENT_INSTALL_DIR}/server-install.sh"`,
   ];
 }

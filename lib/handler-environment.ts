@@ -31,6 +31,10 @@ export interface HandlerEnvironmentProps {
   readonly dbSubnetGroupName: string;
   readonly clientInstanceProfileArn: string;
   readonly launchTemplateIds: Readonly<Partial<Record<ClientArchitecture, string>>>;
+  /** Self-managed servers (lib/servers.ts): launch templates per architecture, security group, instance profile. */
+  readonly serverLaunchTemplateIds: Readonly<Partial<Record<ClientArchitecture, string>>>;
+  readonly serverSecurityGroupId: string;
+  readonly serverInstanceProfileArn: string;
   /** What the clients' user data downloads ({"sysbench": clients.sysbenchSourceUrl}): the preflight checks they can. */
   readonly clientSourceUrls?: Readonly<Record<string, string>>;
   /** The lake through Athena (the verdicts of a run read the experiment's history there). */
@@ -57,6 +61,9 @@ export function handlerBackendConfig(scope: IConstruct, props: HandlerEnvironmen
     clientInstanceProfileArn: props.clientInstanceProfileArn,
     launchTemplateIds: props.launchTemplateIds,
     launchTemplateVersion: AWS_CONFIG_DEFAULTS.launchTemplateVersion,
+    serverLaunchTemplateIds: props.serverLaunchTemplateIds,
+    serverSecurityGroupId: props.serverSecurityGroupId,
+    serverInstanceProfileArn: props.serverInstanceProfileArn,
     runnerS3Uri: `s3://${props.bucketName}/${RUNNER_PREFIX}`,
     tagKeyPrefix: TAG_KEY_PREFIX,
     ssmDocumentName: AWS_CONFIG_DEFAULTS.ssmDocumentName,

@@ -10,6 +10,7 @@ import * as rds from 'aws-cdk-lib/aws-rds';
 import { Construct } from 'constructs';
 import { logRetention, type NetworkConfig } from './config';
 
+/** The DB port: Aurora's and RDS's default for MySQL and MariaDB, and the self-managed servers' (core/backends/aws/self-managed-servers.ts). */
 const MYSQL_PORT = 3306;
 
 export interface NetworkProps {
@@ -23,6 +24,8 @@ export class Network extends Construct {
   readonly subnets: readonly ec2.ISubnet[];
   readonly clientSecurityGroup: ec2.SecurityGroup;
   readonly dbSecurityGroup: ec2.SecurityGroup;
+  /** Self-managed servers (lib/servers.ts): the DB port from the clients and from each other (replication). */
+  readonly serverSecurityGroup: ec2.SecurityGroup;
   readonly dbSubnetGroup: rds.SubnetGroup;
 
   constructor(scope: Construct, id: string, props: NetworkProps) {
@@ -73,6 +76,16 @@ export class Network extends Construct {
       allowAllOutbound: false,
     });
     this.dbSecurityGroup.addIngressRule(this.clientSecurityGroup, ec2.Port.tcp(MYSQL_PORT), 'MySQL from the sysbench clients');
+    // Outbound to the package repositories (server-install.sh), S3 (the bundle) and the SSM and
+    // Secrets Manager endpoints, as the clients.
+    this.serverSecurityGroup = new ec2.SecurityGroup(this, 'ServerSecurityGroup', {
+      vpc: this.vpc,
+      description: 'aurora-bench self-managed servers: MySQL from the clients and between servers; outbound to endpoints and package sources',
+      allowAllOutbound: true,
+    });
+    this.serverSecurityGroup.addIngressRule(this.clientSecurityGroup, ec2.Port.tcp(MYSQL_PORT), 'MySQL from the sysbench clients');
+    // A replica connects to its writer's port (CHANGE MASTER TO ... in client/server-setup.sh).
+    this.serverSecurityGroup.addIngressRule(this.serverSecurityGroup, ec2.Port.tcp(MYSQL_PORT), 'MySQL replication between the servers of a cell');
 
     this.dbSubnetGroup = new rds.SubnetGroup(this, 'DatabaseSubnetGroup', {
       vpc: this.vpc,
@@ -97,6 +110,7 @@ export class Network extends Construct {
       allowAllOutbound: false,
     });
     endpointSecurityGroup.addIngressRule(this.clientSecurityGroup, ec2.Port.tcp(443), 'HTTPS from the sysbench clients');
+    endpointSecurityGroup.addIngressRule(this.serverSecurityGroup, ec2.Port.tcp(443), 'HTTPS from the self-managed servers');
     const services: Record<string, ec2.InterfaceVpcEndpointAwsService> = {
       Ssm: ec2.InterfaceVpcEndpointAwsService.SSM,
       SsmMessages: ec2.InterfaceVpcEndpointAwsService.SSM_MESSAGES,

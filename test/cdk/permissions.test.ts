@@ -4,6 +4,7 @@
  *  - each Lambda (the workflow's Tasks, the sweeper): the SDK operations its bundle reaches
  *    (test/helpers/iam-check.ts: esbuild, tree-shaken, @aws-sdk external as NodejsFunction bundles
  *    it) plus what services do with its permissions (DEPENDENT_ACTIONS);
+ *  - the self-managed servers: the `aws` CLI calls of client/server-*.sh and of their user data;
  *  - the clients: the `aws` CLI calls of client/*.sh, of the launch template's user data and of the
  *    SSM commands the backend sends, on the objects and secrets the code names; and what the SSM
  *    agent needs to run commands and upload their output (Systems Manager User Guide, "Create an IAM
@@ -16,6 +17,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CfnElement } from 'aws-cdk-lib';
 import { AWS_CONFIG_DEFAULTS } from '../../core/backends/aws/config';
+import { cellNames } from '../../core/backends/aws/names';
 import { clientReadyKey, ssmRunnerCommands } from '../../core/backends/aws/runner-command';
 import { lakeKeys } from '../../core/lake/rows';
 import { TASK_NAMES } from '../../core/workflow/task-names';
@@ -32,6 +34,13 @@ afterAll(() => t.dispose());
 const renderResource = (r: unknown): string[] => (Array.isArray(r) ? r.map(render) : [render(r)]);
 const logicalId = (c: { node: { defaultChild?: unknown } }) => t.stack.getLogicalId(c.node.defaultChild as CfnElement);
 const statementsOf = (roleId: string) => statementsOfRole(t.template, roleId) as PolicyStatementJson[];
+
+/** The user data of the client or server launch templates (lib/clients.ts, lib/servers.ts), by logical id. */
+function launchTemplateUserData(kind: 'client' | 'server'): (readonly [string, string])[] {
+  return resourcesOf(t.template, 'AWS::EC2::LaunchTemplate')
+    .filter(([, lt]) => String(lt.Properties['LaunchTemplateName']).includes(`-${kind}-`))
+    .map(([id, lt]) => [id, render((lt.Properties['LaunchTemplateData'] as { UserData: { 'Fn::Base64': unknown } }).UserData['Fn::Base64'])] as const);
+}
 
 /** Each Lambda of the stack with its entry (as lib/workflow.ts and lib/safety-net.ts build them) and role. */
 function lambdas(): { name: string; entry: string; roleId: string }[] {
@@ -96,10 +105,9 @@ describe('every AWS action the code can call is allowed to the role that calls i
     const statements = statementsOf(roleId);
     const bucket = `<${logicalId(t.stack.lake.bucket)}.Arn>`;
     const lake = (key: string) => `${bucket}/${AWS_CONFIG_DEFAULTS.lakePrefix}${key}`;
-    const scripts = readdirSync(join(PROJECT_ROOT, 'client')).filter((f) => f.endsWith('.sh'));
-    const userData = resourcesOf(t.template, 'AWS::EC2::LaunchTemplate').map(
-      ([id, lt]) => [id, render((lt.Properties['LaunchTemplateData'] as { UserData: { 'Fn::Base64': unknown } }).UserData['Fn::Base64'])] as const,
-    );
+    // The self-managed servers' scripts and launch templates have a role of their own (the next test).
+    const scripts = readdirSync(join(PROJECT_ROOT, 'client')).filter((f) => f.endsWith('.sh') && !f.startsWith('server-'));
+    const userData = launchTemplateUserData('client');
     const ssmCommands = ssmRunnerCommands('eu-west-1', `s3://bucket/${RUNNER_PREFIX}`, ['--phase', 'run']).join('\n');
     const calls: CodeCall[] = [
       ...scripts.flatMap((f) => cliCallsOf(`client/${f}`, readFileSync(join(PROJECT_ROOT, 'client', f), 'utf8'))),
@@ -132,6 +140,46 @@ describe('every AWS action the code can call is allowed to the role that calls i
     expect(calls.map((c) => c.action)).toEqual(expect.arrayContaining(['s3:GetObject', 's3:PutObject', 'secretsmanager:GetSecretValue']));
     expect(missing).toEqual([]);
     expect(render(t.template.toJSON().Resources[roleId].Properties.ManagedPolicyArns)).toMatch(/:iam::aws:policy\/AmazonSSMManagedInstanceCore$/);
+  });
+
+  test("the self-managed servers: server-install.sh, server-setup.sh and their user data's aws calls, on the bundle, the setup output and the cell's secret", () => {
+    // Arrange
+    const statements = statementsOf(logicalId(t.stack.servers.role));
+    const bucket = `<${logicalId(t.stack.lake.bucket)}.Arn>`;
+    const scripts = readdirSync(join(PROJECT_ROOT, 'client')).filter((f) => f.startsWith('server-') && f.endsWith('.sh'));
+    const calls: CodeCall[] = [
+      ...scripts.flatMap((f) => cliCallsOf(`client/${f}`, readFileSync(join(PROJECT_ROOT, 'client', f), 'utf8'))),
+      ...launchTemplateUserData('server').flatMap(([id, text]) => cliCallsOf(`user data of ${id}`, text)),
+      { action: 's3:ListBucket', resource: bucket, via: 'aws s3 cp --recursive of the bundle (user data)' },
+      { action: 's3:GetObject', resource: `${bucket}/${RUNNER_PREFIX}server-install.sh`, via: 'the bundle (user data)' },
+      {
+        action: 'secretsmanager:GetSecretValue',
+        resource: `arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${cellNames('run-1', 'cell-1').serverSecretName}-AbCdEf`,
+        via: 'server-setup.sh --secret-arn (the cell secret self-managed-servers.ts creates)',
+      },
+      {
+        action: 's3:PutObject',
+        resource: `${bucket}/${SSM_OUTPUT_PREFIX}run-1/cell-1/server-setup-0/cmd-1/i-0123456789abcdef0/awsrunShellScript/0.awsrunShellScript/stdout`,
+        via: 'SSM agent: setup command output',
+      },
+      { action: 's3:GetEncryptionConfiguration', resource: bucket, via: 'SSM agent: output to an encrypted bucket' },
+    ];
+
+    // Act
+    const missing = missingPermissions(statements, calls, renderResource);
+
+    // Assert
+    expect(scripts.sort()).toEqual(['server-install.sh', 'server-setup.sh']);
+    expect(calls.map((c) => c.action)).toEqual(expect.arrayContaining(['secretsmanager:GetSecretValue', 's3:GetObject']));
+    expect(missing).toEqual([]);
+    // The secret read is limited to ab-* secrets of a run, not the RDS-managed ones.
+    expect(
+      missingPermissions(
+        statements,
+        [{ action: 'secretsmanager:GetSecretValue', resource: 'arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:rds!cluster-x', via: 'test' }],
+        renderResource,
+      ),
+    ).not.toEqual([]);
   });
 
   test('the state machine may invoke every function its Task states name', () => {

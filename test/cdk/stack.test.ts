@@ -269,7 +269,12 @@ describe('Workflow', () => {
     ]);
     expect(bySid('TagClientsAtLaunch').Condition).toEqual({ StringEquals: { 'ec2:CreateAction': 'RunInstances' } });
     const pass = bySid('PassClientRole');
-    expect(render(pass.Resource)).toBe(`<${logicalIdOf('Clients/Role/Resource')}.Arn>`);
+    expect(render(pass.Resource)).toBe(`<${logicalIdOf('Clients/Role/Resource')}.Arn>,<${logicalIdOf('Servers/Role/Resource')}.Arn>`);
+    // A self-managed cell's secret: created with the run tag on the request, deleted only with it on the secret.
+    expect(actionsOf(bySid('CreateRunSecrets'))).toEqual(['secretsmanager:CreateSecret', 'secretsmanager:TagResource']);
+    expect(render(bySid('CreateRunSecrets').Resource)).toMatch(/:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:ab-\*$/);
+    expect(bySid('CreateRunSecrets').Condition).toEqual({ Null: { [`aws:RequestTag/${RUN_ID_TAG}`]: 'false' } });
+    expect(bySid('DeleteRunSecrets').Condition).toEqual({ Null: { [`aws:ResourceTag/${RUN_ID_TAG}`]: 'false' } });
     expect(pass.Condition).toEqual({ StringEquals: { 'iam:PassedToService': 'ec2.amazonaws.com' } });
 
     // The preflight asks RDS whether the engine version is offered.
@@ -377,7 +382,9 @@ describe('Alerts', () => {
 
 describe('Clients', () => {
   test('a launch template per architecture from the public AL2023 SSM parameter, IMDSv2, encrypted root volume', () => {
-    const lts = resourcesOf(t.template, 'AWS::EC2::LaunchTemplate').map(([, lt]) => lt.Properties as Record<string, any>);
+    const lts = resourcesOf(t.template, 'AWS::EC2::LaunchTemplate')
+      .map(([, lt]) => lt.Properties as Record<string, any>)
+      .filter((lt) => String(lt['LaunchTemplateName']).includes('-client-'));
     expect(lts.map((lt) => lt['LaunchTemplateName']).sort()).toEqual(['aurora-bench-client-arm64', 'aurora-bench-client-x86_64']);
     for (const lt of lts) {
       const data = lt['LaunchTemplateData'];
@@ -411,6 +418,41 @@ describe('Clients', () => {
       // Every client path under the client home (contract with the SSM commands).
       expect(userData.split('/opt/aurora-bench').length - 1).toBe(userData.split('${AURORA_BENCH_HOME:-/opt/aurora-bench}').length - 1);
     }
+  });
+
+  test('self-managed servers: a launch template per architecture that fetches the bundle as the clients do and runs server-install.sh, in the servers security group', () => {
+    const lts = resourcesOf(t.template, 'AWS::EC2::LaunchTemplate')
+      .map(([, lt]) => lt.Properties as Record<string, any>)
+      .filter((lt) => String(lt['LaunchTemplateName']).includes('-server-'));
+    expect(lts.map((lt) => lt['LaunchTemplateName']).sort()).toEqual(['aurora-bench-server-arm64', 'aurora-bench-server-x86_64']);
+    for (const lt of lts) {
+      const data = lt['LaunchTemplateData'];
+      const arch = lt['LaunchTemplateName'].endsWith('arm64') ? 'arm64' : 'x86_64';
+      expect(data.ImageId).toBe(`resolve:ssm:/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-${arch}`);
+      expect(data.MetadataOptions).toMatchObject({ HttpTokens: 'required', InstanceMetadataTags: 'enabled' });
+      expect(data.InstanceInitiatedShutdownBehavior).toBe('terminate');
+      expect(data.BlockDeviceMappings[0]).toMatchObject({ DeviceName: '/dev/xvda', Ebs: { Encrypted: true, VolumeType: 'gp3', DeleteOnTermination: true } });
+      expect(render(data.IamInstanceProfile.Arn)).toBe(`<${logicalIdOf('Servers/InstanceProfile/Resource')}.Arn>`);
+      expect(render(data.SecurityGroupIds)).toBe(`<${logicalIdOf('Network/ServerSecurityGroup/Resource')}.GroupId>`);
+      const userData = render(data.UserData['Fn::Base64']);
+      const order = [
+        'shutdown -h',
+        'aws s3 cp --only-show-errors --recursive "$RUNNER_S3_URI" "${AURORA_BENCH_HOME:-/opt/aurora-bench}/client/"',
+        '/client/server-install.sh"',
+      ].map((x) => userData.indexOf(x));
+      expect(order.every((at, i) => at > (order[i - 1] ?? -1))).toBe(true);
+      expect(userData).not.toContain('install-sysbench.sh');
+    }
+    // The DB port from the clients and between servers (replication).
+    const ingress = resourcesOf(t.template, 'AWS::EC2::SecurityGroupIngress')
+      .map(([, r]) => r.Properties as Record<string, any>)
+      .filter((r) => render(r['GroupId']) === `<${logicalIdOf('Network/ServerSecurityGroup/Resource')}.GroupId>`);
+    expect(ingress.map((r) => [render(r['SourceSecurityGroupId']), r['FromPort'], r['ToPort']]).sort()).toEqual(
+      [
+        [`<${logicalIdOf('Network/ClientSecurityGroup/Resource')}.GroupId>`, 3306, 3306],
+        [`<${logicalIdOf('Network/ServerSecurityGroup/Resource')}.GroupId>`, 3306, 3306],
+      ].sort(),
+    );
   });
 
   test('the instance profile writes only raw output, SSM output and ready markers, reads only the runner and scripts', () => {
@@ -536,11 +578,11 @@ describe('SafetyNet', () => {
     const actions = [...new Set(statements.flatMap(actionsOf))];
 
     const allowed =
-      /^(rds:(Describe\w+|ListTagsForResource|Delete(DBCluster|DBInstance|DBClusterParameterGroup|DBParameterGroup)|AddTagsToResource)|ec2:(DescribeInstances|TerminateInstances|CreateTags)|states:(GetExecutionHistory|DescribeExecution)|xray:Put\w+|logs:(CreateLogStream|PutLogEvents))$/;
+      /^(rds:(Describe\w+|ListTagsForResource|Delete(DBCluster|DBInstance|DBClusterParameterGroup|DBParameterGroup)|AddTagsToResource)|ec2:(DescribeInstances|TerminateInstances|CreateTags)|secretsmanager:(ListSecrets|DescribeSecret|DeleteSecret|TagResource)|states:(GetExecutionHistory|DescribeExecution)|xray:Put\w+|logs:(CreateLogStream|PutLogEvents))$/;
     expect(actions.filter((a) => !allowed.test(a))).toEqual([]);
     for (const forbidden of ['ec2:RunInstances', 'rds:CreateDBCluster', 'ssm:SendCommand', 'iam:PassRole', 's3:PutObject', 's3:GetObject'])
       expect(actions).not.toContain(forbidden);
-    const mutating = statements.filter((s) => actionsOf(s).some((a) => /:(Delete|Terminate|AddTags|CreateTags)/.test(a)));
+    const mutating = statements.filter((s) => actionsOf(s).some((a) => /:(Delete|Terminate|AddTags|CreateTags|TagResource)/.test(a)));
     expect(mutating.length).toBeGreaterThan(0);
     for (const s of mutating) expect({ sid: s.Sid, runTag: s.Condition?.['Null']?.[`aws:ResourceTag/${RUN_ID_TAG}`] }).toEqual({ sid: s.Sid, runTag: 'false' });
   });

@@ -79,6 +79,9 @@ const DEPENDENT_ACTIONS: Readonly<Record<string, readonly string[]>> = {
   'rds:CreateDBClusterParameterGroup': ['rds:AddTagsToResource'],
   'rds:CreateDBParameterGroup': ['rds:AddTagsToResource'],
   'ec2:RunInstances': ['ec2:CreateTags', 'iam:PassRole', 'ssm:GetParameters'],
+  // Secrets Manager CreateSecret with Tags also needs secretsmanager:TagResource (Service Authorization
+  // Reference, AWS Secrets Manager: CreateSecret's dependent action; a self-managed cell's secret).
+  'secretsmanager:CreateSecret': ['secretsmanager:TagResource'],
   // With FinishRun's compaction (core/backends/aws/athena-compaction.ts) also ALTER TABLE ADD
   // PARTITION (Athena User Guide, "ALTER TABLE ADD PARTITION": glue:CreatePartition; and
   // glue:BatchCreatePartition, glue:GetPartition) and UNLOAD, which writes with s3:PutObject.

@@ -1,0 +1,118 @@
+/**
+ * Self-managed servers (engine "self-managed", core/backends/aws/self-managed-servers.ts): one
+ * launch template per client architecture (Amazon Linux 2023 resolved from the same public SSM
+ * parameter as the clients; user data that fetches the bundle as the clients do and runs
+ * client/server-install.sh, lib/client-user-data.ts serverUserDataCommands), and the instance
+ * profile: SSM managed instance (the backend's setup command), read the bundle, write the setup
+ * command's output, read the credentials secret of a run's cell.
+ *
+ * The root volume is gp3 and encrypted; SERVER_DEFAULT_VOLUME_GIB is only the template's default:
+ * the backend sizes each server's volume for its cell's data at launch (core/aurora/engines.ts
+ * serverVolumeGib, RunInstances BlockDeviceMappings). The security group is the network's
+ * (lib/network.ts serverSecurityGroup).
+ */
+import { ArnFormat, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import { AL2023_AMI_PARAMETERS } from './clients';
+import { serverUserDataCommands } from './client-user-data';
+import type { ClientArchitecture } from './config';
+import { EXPIRES_AT_TAG, RDS_NAME_PREFIX, RUN_ID_TAG, RUNNER_PREFIX, SSM_OUTPUT_PREFIX } from './handler-environment';
+
+/** The launch templates' root volume: the least the backend launches with (core/aurora/engines.ts serverVolumeGib). */
+const SERVER_DEFAULT_VOLUME_GIB = 20;
+
+export interface ServersProps {
+  readonly architectures: readonly ClientArchitecture[];
+  readonly namePrefix: string;
+  readonly bucket: s3.IBucket;
+  readonly securityGroup: ec2.ISecurityGroup;
+}
+
+export class Servers extends Construct {
+  readonly role: iam.Role;
+  readonly instanceProfile: iam.InstanceProfile;
+  readonly launchTemplates: Readonly<Partial<Record<ClientArchitecture, ec2.LaunchTemplate>>>;
+
+  constructor(scope: Construct, id: string, props: ServersProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    const { bucket } = props;
+
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com'),
+      description: 'aurora-bench self-managed servers: SSM managed instance, bundle read, setup output write, the cell secret read',
+      managedPolicies: [iam.ManagedPolicy.fromAwsManagedPolicyName('AmazonSSMManagedInstanceCore')],
+    });
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonSSMManagedInstanceCore]',
+      reason: 'The AWS-maintained SSM core policy is what Run Command needs on the instance and follows SSM agent changes; it grants no data access.',
+    });
+    // The bundle (aws s3 cp --recursive of runner/): list the prefix, read its objects.
+    this.role.addToPolicy(new iam.PolicyStatement({ sid: 'ReadBundle', actions: ['s3:GetObject'], resources: [bucket.arnForObjects(`${RUNNER_PREFIX}*`)] }));
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'ListBundle',
+        actions: ['s3:ListBucket'],
+        resources: [bucket.bucketArn],
+        conditions: { StringLike: { 's3:prefix': [`${RUNNER_PREFIX}*`] } },
+      }),
+    );
+    // The setup command's stdout/stderr (SendCommand OutputS3KeyPrefix under ssm-output/); the SSM
+    // agent reads the bucket's encryption configuration first (lib/clients.ts says where that is documented).
+    this.role.addToPolicy(new iam.PolicyStatement({ sid: 'WriteSetupOutput', actions: ['s3:PutObject'], resources: [bucket.arnForObjects(`${SSM_OUTPUT_PREFIX}*`)] }));
+    this.role.addToPolicy(new iam.PolicyStatement({ sid: 'ReadLakeEncryptionForCommandOutput', actions: ['s3:GetEncryptionConfiguration'], resources: [bucket.bucketArn] }));
+    // The cell's credentials (client/server-setup.sh: aws secretsmanager get-secret-value): the
+    // backend names them ab-... and tags them with the run; GetSecretValue and DescribeSecret take
+    // aws:ResourceTag/${TagKey} (Service Authorization Reference, AWS Secrets Manager).
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'ReadCellSecret',
+        actions: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
+        resources: [stack.formatArn({ service: 'secretsmanager', resource: 'secret', resourceName: `${RDS_NAME_PREFIX}*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
+        conditions: { Null: { [`aws:ResourceTag/${RUN_ID_TAG}`]: 'false' } },
+      }),
+    );
+    const bucketId = stack.getLogicalId(bucket.node.defaultChild as CfnElement);
+    Validations.of(this.role).acknowledge(
+      { id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${RUNNER_PREFIX}*]`, reason: 'The bundle is many objects under one prefix; read-only.' },
+      {
+        id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${SSM_OUTPUT_PREFIX}*]`,
+        reason: "SSM Run Command uploads the setup command's stdout/stderr under ssm-output/<run>/<cell>/...; the keys are known per run only.",
+      },
+      {
+        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:ab-*]',
+        reason: "Each cell's credentials secret is named ab-<run>-<cell>-server-credentials (core/backends/aws/names.ts); the read also requires the run tag on the secret.",
+      },
+    );
+
+    this.instanceProfile = new iam.InstanceProfile(this, 'InstanceProfile', { role: this.role });
+
+    const launchTemplates: Partial<Record<ClientArchitecture, ec2.LaunchTemplate>> = {};
+    for (const arch of props.architectures) {
+      const userData = ec2.UserData.forLinux();
+      userData.addCommands(...serverUserDataCommands({ runnerS3Uri: `s3://${bucket.bucketName}/${RUNNER_PREFIX}`, region: stack.region, expiresAtTag: EXPIRES_AT_TAG }));
+      launchTemplates[arch] = new ec2.LaunchTemplate(this, `LaunchTemplate-${arch}`, {
+        launchTemplateName: `${props.namePrefix}-server-${arch}`,
+        machineImage: ec2.MachineImage.resolveSsmParameterAtLaunch(AL2023_AMI_PARAMETERS[arch], { os: ec2.OperatingSystemType.LINUX }),
+        instanceProfile: this.instanceProfile,
+        securityGroup: props.securityGroup,
+        userData,
+        requireImdsv2: true,
+        // The dead-man's switch reads the run's expires-at tag; server-setup.sh the private IPv4.
+        instanceMetadataTags: true,
+        httpPutResponseHopLimit: 2,
+        blockDevices: [
+          {
+            deviceName: '/dev/xvda',
+            volume: ec2.BlockDeviceVolume.ebs(SERVER_DEFAULT_VOLUME_GIB, { volumeType: ec2.EbsDeviceVolumeType.GP3, encrypted: true, deleteOnTermination: true }),
+          },
+        ],
+        instanceInitiatedShutdownBehavior: ec2.InstanceInitiatedShutdownBehavior.TERMINATE,
+      });
+    }
+    this.launchTemplates = launchTemplates;
+  }
+}
