@@ -7,7 +7,7 @@
 #       --host H --port P --user U (--password-env VAR | --password-secret SECRET_ARN) \
 #       [--driver mysql|pgsql] [--script-dir DIR | --script-uri s3://bucket/key-prefix/] [--extra-port P2] \
 #       [--prepare-out LOCATION2 [--prepare-host H2 --prepare-port P2'] [--prepare-option OPT]... | --await-prepare LOCATION2] \
-#       -- <sysbench options...>
+#       [--start-after-prepare S] -- <sysbench options...>
 #
 # --prepare-out (run only) the step's data is prepared afresh by this same job, one job per step
 #           instead of a prepare job and a run job (data.reuse "step"): first `sysbench cleanup`
@@ -21,6 +21,9 @@
 #           waits until LOCATION2/result.json exists (a look a second), then runs only if that
 #           prepare exited 0, else records that it did not run, as above. It waits until stopped
 #           (SIGTERM: the workflow stops a step's jobs at its deadline).
+# --start-after-prepare (with either) the run starts S seconds after the prepare ended (its
+#           result.json endedAt), the same moment on every client of the step however late each one
+#           learns of it (clients' clocks are synchronized; one that learns later starts at once).
 #
 # --extra-port  a second port on the same host: sysbench then connects round-robin to P and P2
 #           (--mysql-port=P,P2; sysbench 1.0.20 src/drivers/mysql/drv_mysql.c takes the next port of
@@ -55,7 +58,7 @@ readonly SCRIPT_ROOT
 . "$SCRIPT_ROOT/lib/json.sh"
 readonly HOOK="$SCRIPT_ROOT/lua/aurora_bench_hook.lua"
 readonly SERVER_CONFIG_LUA="$SCRIPT_ROOT/lua/server_config.lua"
-readonly USAGE="usage: $PROG --phase prepare|run --workload NAME --out LOCATION --host H --port P --user U (--password-env VAR | --password-secret SECRET_ARN) [--driver mysql|pgsql] [--script-dir DIR | --script-uri s3://bucket/prefix/] [--extra-port P2] [--prepare-out LOCATION2 [--prepare-host H2 --prepare-port P2] [--prepare-option OPT]... | --await-prepare LOCATION2] -- <sysbench options...>"
+readonly USAGE="usage: $PROG --phase prepare|run --workload NAME --out LOCATION --host H --port P --user U (--password-env VAR | --password-secret SECRET_ARN) [--driver mysql|pgsql] [--script-dir DIR | --script-uri s3://bucket/prefix/] [--extra-port P2] [--prepare-out LOCATION2 [--prepare-host H2 --prepare-port P2] [--prepare-option OPT]... | --await-prepare LOCATION2] [--start-after-prepare S] -- <sysbench options...>"
 
 die_usage() {
   echo "$PROG: $*" >&2
@@ -66,7 +69,7 @@ die_usage() {
 # ------------------------------------------------------------------ arguments
 phase="" workload="" out="" host="" port="" user="" extra_port="" driver=mysql
 password_env="" password_secret="" script_dir="" script_uri=""
-prepare_out="" prepare_host="" prepare_port="" await_prepare="" prepare_opts=()
+prepare_out="" prepare_host="" prepare_port="" await_prepare="" prepare_opts=() start_after_prepare=
 have_password_env=0 have_password_secret=0 have_script_dir=0 have_script_uri=0
 
 while [ $# -gt 0 ]; do
@@ -100,6 +103,7 @@ while [ $# -gt 0 ]; do
     --prepare-port) prepare_port=$value ;;
     --prepare-option) prepare_opts+=("$value") ;;
     --await-prepare) await_prepare=$value ;;
+    --start-after-prepare) start_after_prepare=$value ;;
     *) die_usage "unknown flag $flag" ;;
   esac
 done
@@ -146,6 +150,10 @@ if [ $have_script_dir = 1 ] && [ ! -d "$script_dir" ]; then die_usage "--script-
 if [ -n "$prepare_out" ] || [ -n "$await_prepare" ]; then
   [ "$phase" = run ] || die_usage "--prepare-out and --await-prepare go with --phase run"
   [ -z "$prepare_out" ] || [ -z "$await_prepare" ] || die_usage "give only one of --prepare-out or --await-prepare"
+fi
+if [ -n "$start_after_prepare" ]; then
+  [[ "$start_after_prepare" =~ ^[0-9]+$ ]] || die_usage "--start-after-prepare must be whole seconds, got '$start_after_prepare'"
+  [ -n "$prepare_out$await_prepare" ] || die_usage "--start-after-prepare needs --prepare-out or --await-prepare"
 fi
 if [ -z "$prepare_out" ] && { [ -n "$prepare_host$prepare_port" ] || [ ${#prepare_opts[@]} -gt 0 ]; }; then
   die_usage "--prepare-host, --prepare-port and --prepare-option need --prepare-out"
@@ -492,6 +500,22 @@ prepare_data() {
 
 # Why the run of this job is not run (a prepare that failed or never ended), and the exit code its result.json gets.
 not_run="" not_run_rc=0
+# When the prepare this job ran or awaited ended (its result.json endedAt).
+prepare_ended=""
+
+# wait_for_run_start: with --start-after-prepare S, sleeps until S seconds after prepare_ended (no
+# wait once that is past, or when the time does not read); a signal ends the wait.
+wait_for_run_start() {
+  [ -n "$start_after_prepare" ] && [ -n "$prepare_ended" ] || return 0
+  local ended_ns now_ns left_ms
+  ended_ns=$(date -u -d "$prepare_ended" +%s%N 2>/dev/null) || return 0
+  now_ns=$(date -u +%s%N)
+  # Rounded up: the run never starts before the moment (endedAt has whole milliseconds).
+  left_ms=$(((ended_ns + start_after_prepare * 1000000000 - now_ns + 999999) / 1000000))
+  [ "$left_ms" -gt 0 ] || return 0
+  sleep "$((left_ms / 1000)).$(printf '%03d' $((left_ms % 1000)))" &
+  wait $! || true
+}
 
 # await_prepare_result: waits for another client's prepare (--await-prepare), a look a second, until
 # its result.json exists or this job is stopped; sets not_run unless that prepare exited 0.
@@ -511,6 +535,7 @@ await_prepare_result() {
     return 0
   fi
   rc=$(sed -n 's/^ *"exitCode": *\(-\{0,1\}[0-9][0-9]*\).*/\1/p' "$copy" | head -n 1)
+  prepare_ended=$(sed -n 's/^ *"endedAt": *"\([^"]*\)".*/\1/p' "$copy" | head -n 1)
   if [ "$rc" != 0 ]; then not_run="the data's prepare ($await_prepare) failed: exit code ${rc:-unknown}" not_run_rc=${rc:-1}; fi
 }
 
@@ -525,7 +550,8 @@ else
     phase_opts=("${prepare_opts[@]}")
     started_at=$(iso_now)
     prepare_data
-    write_result "$out_dir" prepare "$sb_rc" "$started_at" "$(iso_now)" "$command_text"
+    prepare_ended=$(iso_now)
+    write_result "$out_dir" prepare "$sb_rc" "$started_at" "$prepare_ended" "$command_text"
     # Uploaded before the run starts: the clients awaiting it start their runs on it.
     if ! upload_outputs; then
       echo "$PROG: could not upload the prepare's output to $prepare_out" >&2
@@ -541,6 +567,7 @@ else
   elif [ -n "$await_prepare" ]; then
     await_prepare_result
   fi
+  [ -n "$not_run" ] || wait_for_run_start
   # The run's own times: a prepare before it is not part of the measured step.
   started_at=$(iso_now)
   command_text=$(display_command run)

@@ -102,6 +102,8 @@ export interface RunnerJob {
   readonly prepareFirst?: { readonly outputPrefix: string; readonly endpoint: Endpoint; readonly sysbenchArgs: readonly string[] };
   /** The same step's other clients: the job waits for the prepare whose files are under this prefix, and runs only if it succeeded (client/runner.sh --await-prepare). */
   readonly awaitPrepareOf?: string;
+  /** With either: the run starts this many seconds after the prepare ended, on every client of the step at once (client/runner.sh --start-after-prepare). */
+  readonly startAfterPrepareS?: number;
 }
 
 export interface JobHandle {

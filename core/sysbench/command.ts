@@ -19,6 +19,8 @@ export interface RunnerInvocation {
   readonly prepareFirst?: { readonly outputPrefix: string; readonly endpoint: { readonly host: string; readonly port: number }; readonly sysbenchArgs: readonly string[] };
   /** The job waits for another client's prepare under this prefix (RunnerJob.awaitPrepareOf). */
   readonly awaitPrepareOf?: string;
+  /** With either: when the run starts, in seconds after the prepare ended (RunnerJob.startAfterPrepareS). */
+  readonly startAfterPrepareS?: number;
 }
 
 export interface RunnerArgsOptions {
@@ -44,7 +46,7 @@ export interface RunnerArgsOptions {
  * (--await-prepare); none for any other job.
  */
 export function prepareRunnerArgs(
-  job: Pick<RunnerInvocation, 'jobId' | 'phase' | 'prepareFirst' | 'awaitPrepareOf'>,
+  job: Pick<RunnerInvocation, 'jobId' | 'phase' | 'prepareFirst' | 'awaitPrepareOf' | 'startAfterPrepareS'>,
   locationOf: ((outputPrefix: string) => string) | undefined,
 ): string[] {
   if (job.prepareFirst === undefined && job.awaitPrepareOf === undefined) return [];
@@ -52,7 +54,10 @@ export function prepareRunnerArgs(
   if (job.phase !== 'run') throw fail('only a run job prepares first or waits for a prepare');
   if (job.prepareFirst !== undefined && job.awaitPrepareOf !== undefined) throw fail('a job either prepares first or waits for a prepare, not both');
   if (locationOf === undefined) throw fail('the prepare output location is unknown (locationOf)');
-  if (job.awaitPrepareOf !== undefined) return ['--await-prepare', locationOf(job.awaitPrepareOf)];
+  const startAfter = job.startAfterPrepareS;
+  if (startAfter !== undefined && !(Number.isInteger(startAfter) && startAfter >= 0)) throw fail(`startAfterPrepareS ${startAfter} is not whole seconds`);
+  const start = startAfter !== undefined ? ['--start-after-prepare', String(startAfter)] : [];
+  if (job.awaitPrepareOf !== undefined) return ['--await-prepare', locationOf(job.awaitPrepareOf), ...start];
   const prepare = job.prepareFirst!;
   const port = prepare.endpoint.port;
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw fail(`prepare endpoint port ${port} is not a TCP port`);
@@ -64,6 +69,7 @@ export function prepareRunnerArgs(
     '--prepare-port',
     String(port),
     ...prepare.sysbenchArgs.flatMap((opt) => ['--prepare-option', opt]),
+    ...start,
   ];
 }
 

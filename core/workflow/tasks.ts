@@ -424,6 +424,14 @@ function prepareOutputPrefix(run: RunContext, cell: CellPlan, step: StepPlan, cl
   return lakeKeys.raw(run.dt, run.runId, cell.cellId, step.stepId, 'prepare', clientId);
 }
 
+/**
+ * Seconds after a step's prepare ended at which the runs of its clients start (a run that prepares
+ * first, on more than one client): more than an awaiting client takes to learn that the prepare
+ * ended (a look a second; on AWS each look is an `aws s3 cp` of its result.json), so that every
+ * client's run starts at the same moment, as when one call starts them all.
+ */
+const START_AFTER_PREPARE_S: Record<RunContext['backend'], number> = { local: 2, aws: 5 };
+
 function buildJobs(run: RunContext, cell: CellPlan, resources: CellResources, step: StepPlan, phase: RunnerPhase, withPrepare = false): RunnerJob[] {
   if (resources.clients.length === 0) throw new InvalidTaskInputError(`cell ${cell.cellId} has no clients`);
   const workload = step.script?.name ?? step.test;
@@ -435,6 +443,7 @@ function buildJobs(run: RunContext, cell: CellPlan, resources: CellResources, st
   const preparing = phase === 'run' && withPrepare;
   if (preparing && emulation !== null) throw new InvalidTaskInputError(`step ${step.stepId}: the write-forwarding emulation's data is prepared by a job of its own`);
   const preparedBy = resources.clients[0]!.clientId;
+  const together = preparing && count > 1 ? { startAfterPrepareS: START_AFTER_PREPARE_S[run.backend] } : {};
   return resources.clients.slice(0, count).map((client, i) => ({
     jobId: `${cell.cellId}/${step.stepId}/${phase}/${client.clientId}`,
     phase,
@@ -455,6 +464,7 @@ function buildJobs(run: RunContext, cell: CellPlan, resources: CellResources, st
         }
       : {}),
     ...(preparing && i > 0 ? { awaitPrepareOf: prepareOutputPrefix(run, cell, step, preparedBy) } : {}),
+    ...together,
   }));
 }
 
@@ -816,7 +826,9 @@ export async function runStepTask(deps: TaskDeps, event: RunStepEvent): Promise<
     };
     await lake.put(cursorKey, JSON.stringify(cursor));
     // A run that prepares first is looked at when both should be over.
-    const waitS = phase === 'prepare' ? PREPARE_FIRST_LOOK_S : withPrepare ? expectedPrepareS(run, cell, cursor) + step.waitS : step.waitS;
+    // Several clients' runs start together, a few seconds after the prepare ended (buildJobs).
+    const together = withPrepare && jobs.length > 1 ? START_AFTER_PREPARE_S[run.backend] : 0;
+    const waitS = phase === 'prepare' ? PREPARE_FIRST_LOOK_S : withPrepare ? expectedPrepareS(run, cell, cursor) + together + step.waitS : step.waitS;
     return { done: false, waitS, started: { phase, ...(withPrepare ? { withPrepare } : {}), step: stepSummary(step) }, collected };
   } catch (e) {
     // Not a look too early nor a transient error the state retries: the cell fails, and its

@@ -107,6 +107,11 @@ describe('client/runner.sh against a throwaway MariaDB', () => {
       ],
       [['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), ...conn(), '--prepare-option=--tables=1'], {}, '--prepare-option need --prepare-out'],
       [
+        ['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), ...conn(), '--start-after-prepare', '2'],
+        {},
+        '--start-after-prepare needs --prepare-out or --await-prepare',
+      ],
+      [
         ['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), ...conn().slice(0, -2), '--password-env', 'AB_UNSET_VAR'],
         {},
         '--password-env: environment variable AB_UNSET_VAR is not set',
@@ -354,14 +359,27 @@ describe('client/runner.sh against a throwaway MariaDB', () => {
     expect(readResult(runOut).command).toContain(`AURORA_BENCH_SCRIPT=${join(WORKLOADS, 'fullscan_1kb.lua')} sysbench`);
   });
 
-  it('--prepare-out: one job prepares (its files where a prepare job writes them) then runs; another client --await-prepare runs on that data', async () => {
+  it('--prepare-out: one job prepares (its files where a prepare job writes them) then runs; another client --await-prepare runs on that data; both start 2 s after the prepare ended', async () => {
     const prepareOut = outDir();
     const firstOut = outDir();
     const secondOut = outDir();
     const runOpts = ['--', '--tables=1', '--table-size=200', '--threads=1', '--time=2', '--report-interval=1'];
 
     // The awaiting client starts first: it must wait for the prepare, not run on old tables.
-    const second = startRunner(['--phase', 'run', '--workload', 'oltp_read_only', '--out', secondOut, ...conn(), '--await-prepare', prepareOut, ...runOpts]);
+    const second = startRunner([
+      '--phase',
+      'run',
+      '--workload',
+      'oltp_read_only',
+      '--out',
+      secondOut,
+      ...conn(),
+      '--await-prepare',
+      prepareOut,
+      '--start-after-prepare',
+      '2',
+      ...runOpts,
+    ]);
     const first = startRunner([
       '--phase',
       'run',
@@ -381,6 +399,7 @@ describe('client/runner.sh against a throwaway MariaDB', () => {
       '--prepare-option=--table-size=200',
       '--prepare-option',
       '--threads=1',
+      '--start-after-prepare=2',
       ...runOpts,
     ]);
     const [a, b] = await Promise.all([first.done, second.done]);
@@ -396,8 +415,8 @@ describe('client/runner.sh against a throwaway MariaDB', () => {
     for (const out of [firstOut, secondOut]) {
       const result = readResult(out);
       expect([result.phase, result.exitCode]).toEqual(['run', 0]);
-      // The run's own times: it started after the prepare ended, and the prepare is not in its output.
-      expect(Date.parse(result.startedAt)).toBeGreaterThanOrEqual(Date.parse(prepared.endedAt));
+      // The run's own times: it started (on both clients) 2 s after the prepare ended, and the prepare is not in its output.
+      expect(Date.parse(result.startedAt)).toBeGreaterThanOrEqual(Date.parse(prepared.endedAt) + 2000);
       expect(result.command).not.toContain(' prepare ');
       expect(readFileSync(join(out, 'output.log'), 'utf8')).not.toContain('Inserting');
       const parsed = parseRunnerOutput(out);

@@ -187,17 +187,18 @@ describe('benchmark workflow, locally', () => {
       endedAt: string;
     };
     expect([prepared.phase, prepared.exitCode]).toEqual(['prepare', 0]);
-    // The next step's first look waits for a prepare as long as the cell's last one, plus its run.
+    // The next step's first look waits for a prepare as long as the cell's last one, the 2 s after
+    // it at which both clients' runs start, and the run.
     const lastPrepareS = Math.ceil((Date.parse(prepared.endedAt) - Date.parse(prepared.startedAt)) / 1000);
-    expect(started[1]!.waitS).toBe(lastPrepareS + 2 + 1);
+    expect(started[1]!.waitS).toBe(lastPrepareS + 2 + 2 + 1);
     expect(await backend.lake.get(raw('rw-t1', 'prepare', 'client-2') + 'result.json')).toBeUndefined();
     const rw = await stepRows(backend, result, 'small-r1', 'rw-t1');
     expect(rw.map((r) => [r.status, r.client_id])).toEqual([
       ['ok', 'client-1'],
       ['ok', 'client-2'],
     ]);
-    // Both runs started after the prepare ended (the run's own times, not the job's).
-    for (const row of rw) expect(Date.parse(row.started_at)).toBeGreaterThanOrEqual(Date.parse(prepared.endedAt));
+    // Both runs started 2 s after the prepare ended (the run's own times, not the job's).
+    for (const row of rw) expect(Date.parse(row.started_at)).toBeGreaterThanOrEqual(Date.parse(prepared.endedAt) + 2000);
     expect(await backend.lake.get(lakeKeys.stepTable('server_config', dt, result.runId!, 'small-r1', 'rw-t1'))).toBeDefined();
     // The failed prepare is the cell's failure, not a failed run: no step rows; both runs say they did not run.
     expect(await backend.lake.get(lakeKeys.stepTable('steps', dt, result.runId!, 'small-r1', 'bad-t1'))).toBeUndefined();

@@ -275,10 +275,10 @@ describe('runnerArgs', () => {
     const writer = { instanceId: 'c1-w', role: 'writer' as const, host: 'writer.local', port: 3306 };
 
     const first = runnerArgs(
-      job({ endpoint: reader, prepareFirst: { outputPrefix: 'raw/prepare/client-1/', endpoint: writer, sysbenchArgs: ['--tables=4', '--threads=2'] } }),
+      job({ endpoint: reader, prepareFirst: { outputPrefix: 'raw/prepare/client-1/', endpoint: writer, sysbenchArgs: ['--tables=4', '--threads=2'] }, startAfterPrepareS: 5 }),
       opts,
     );
-    const second = runnerArgs(job({ clientId: 'client-2', awaitPrepareOf: 'raw/prepare/client-1/' }), opts);
+    const second = runnerArgs(job({ clientId: 'client-2', awaitPrepareOf: 'raw/prepare/client-1/', startAfterPrepareS: 5 }), opts);
 
     expect(first.slice(first.indexOf('--prepare-out'), first.indexOf('--'))).toEqual([
       '--prepare-out',
@@ -291,13 +291,16 @@ describe('runnerArgs', () => {
       '--tables=4',
       '--prepare-option',
       '--threads=2',
+      '--start-after-prepare',
+      '5',
     ]);
     expect(first.slice(first.indexOf('--host'), first.indexOf('--host') + 2)).toEqual(['--host', 'reader.local']);
     expect(first.slice(first.indexOf('--') + 1)).toEqual(['--tables=4', '--threads=8']);
-    expect(second.slice(second.indexOf('--await-prepare'), second.indexOf('--'))).toEqual(['--await-prepare', 's3://lake/raw/prepare/client-1/']);
+    expect(second.slice(second.indexOf('--await-prepare'), second.indexOf('--'))).toEqual(['--await-prepare', 's3://lake/raw/prepare/client-1/', '--start-after-prepare', '5']);
     expect(runnerArgs(job(), opts)).not.toContain('--await-prepare');
     expect(() => runnerArgs(job({ awaitPrepareOf: 'raw/p/' }), { ...opts, locationOf: undefined })).toThrow('the prepare output location is unknown');
     expect(() => runnerArgs(job({ phase: 'prepare', awaitPrepareOf: 'raw/p/' }), opts)).toThrow('only a run job prepares first or waits for a prepare');
+    expect(() => runnerArgs(job({ awaitPrepareOf: 'raw/p/', startAfterPrepareS: 1.5 }), opts)).toThrow('startAfterPrepareS 1.5 is not whole seconds');
   });
 
   it('refuses a custom workload without a script location, a path as workload, and a bad port', () => {
