@@ -172,23 +172,27 @@ describe('self-managed MariaDB on EC2: a writer and one replica', () => {
   });
 
   it('becomes ready stage by stage: the writer set up first, the replica pointed at the endpoint the writer reported', async () => {
+    // Every check gets ProvisionCell's resources, as the workflow passes them (CheckCellReady's
+    // result goes to its own ResultPath): what earlier checks started is found again in AWS.
     // Act 1: instances running and online: the writer's setup is sent, nothing for the replica.
     const first = await backend.checkCellReady(run, cell, provisioned);
     const [writerId, replicaId] = provisioned.backendState['serverIds']!.split(',') as [string, string];
     // Act 2: the writer's setup still runs.
-    const second = await backend.checkCellReady(run, cell, first.resources);
+    const second = await backend.checkCellReady(run, cell, provisioned);
     // Act 3: the writer reports (a port other than 3306: the endpoint comes from this line); the replica's setup is sent.
     invocations.set(writerId, succeeded({ ready: true, role: 'writer', host: '10.20.1.11', port: 3307, version: '10.11.10-MariaDB', serverId: 1 }));
-    const third = await backend.checkCellReady(run, cell, second.resources);
+    const third = await backend.checkCellReady(run, cell, provisioned);
     // Act 4: the replica reports.
     invocations.set(replicaId, succeeded({ ready: true, role: 'replica', host: '10.20.1.12', port: 3306, version: '10.11.10-MariaDB', serverId: 2 }));
-    const fourth = await backend.checkCellReady(run, cell, third.resources);
+    const fourth = await backend.checkCellReady(run, cell, provisioned);
     ready = fourth.resources;
 
     // Assert
     expect([first.ready, second.ready, third.ready, fourth.ready]).toEqual([false, false, false, true]);
-    expect(first.detail).toMatch(/writer setup started/);
+    expect(first.detail).toMatch(/writer setup InProgress/);
     expect(second.detail).toMatch(/writer setup InProgress/);
+    expect(third.detail).toMatch(/replica 1 setup InProgress/);
+    expect(third.resources.backendState['setupCommand0']).toBe(first.resources.backendState['setupCommand0']);
     expect(sent.map((s) => s.InstanceIds)).toEqual([[writerId], [replicaId]]);
     const [writerSetup, replicaSetup] = sent as [SendCommandCommandInput, SendCommandCommandInput];
     expect(writerSetup.DocumentName).toBe('AWS-RunShellScript');

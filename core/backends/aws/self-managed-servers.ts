@@ -9,7 +9,9 @@
  * {"username","password"} as RDS writes its managed secrets), then the writer and one instance per
  * replica from the server launch template of the type's architecture, each with the cell's tags,
  * its role and its index, a gp3 root volume sized for the data and detailed monitoring.
- * checkCellReady advances one stage per call and keeps what it started in backendState:
+ * checkCellReady advances as far as it can per call; it finds what earlier calls started again
+ * (the instances by their tags, each setup command by its Comment), since the workflow passes
+ * ProvisionCell's resources to every check, and records the command ids in backendState:
  *   instances running -> SSM Online -> setup command on the writer -> its JSON line (the writer's
  *   endpoint) -> setup commands on the replicas, pointing at that endpoint -> their JSON lines.
  * Endpoints are the host and port the scripts print, not DescribeInstances' private IP, so an
@@ -45,7 +47,7 @@ import { renderServerOptions, serverOptionsBase64 } from '../../aurora/server-co
 import { serverHardware } from '../local/instance-classes';
 import { ENGINES, serverVolumeGib } from '../../aurora/engines';
 import { AuroraBenchError } from '../../errors';
-import type { CellPlan, PlanNote } from '../../plan/types';
+import type { CellPlan } from '../../plan/types';
 import { call, errorCode, isNotFound, rethrow } from './aws-errors';
 import type { AwsClients } from './clients';
 import type { AwsBackendConfig, ClientArchitecture } from './config';
@@ -306,7 +308,7 @@ export class SelfManagedServers {
       readers: [],
       clients: [],
       credentials: { user: SERVER_USER, secretRef: secretArn },
-      notes: [{ level: 'info', message: SERVER_METRICS_UNAVAILABLE } as PlanNote],
+      notes: [{ level: 'info', path: 'engine', message: SERVER_METRICS_UNAVAILABLE }],
       backendState: {
         az,
         engine: engine.kind,
@@ -356,6 +358,8 @@ export class SelfManagedServers {
       }
       let commandId = state[commandKey(index)];
       if (commandId === undefined) {
+        // The workflow keeps ProvisionCell's resources between checks (CheckCellReady's result is
+        // its own ResultPath), so a command sent by an earlier check is found again by its Comment.
         const commands = serverSetupCommands({
           region: this.config.region,
           role: index === 0 ? 'writer' : 'replica',
@@ -366,8 +370,6 @@ export class SelfManagedServers {
         });
         commandId = await this.sendSetup(run, cell, id, index, commands);
         state[commandKey(index)] = commandId;
-        pending.push(`${id} ${index === 0 ? 'writer' : `replica ${index}`} setup started`);
-        continue;
       }
       const outcome = await this.setupOutcome(commandId, id);
       if (outcome.state === 'running') {
