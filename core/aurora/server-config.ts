@@ -89,7 +89,6 @@ export function optionFileLines(options: Readonly<Record<string, string | number
 
 /**
  * What the server's instance has: the EC2 instance type of the variant's class.
- * @public the AWS backend's self-managed servers (core/backends/aws) render their options with it
  */
 export interface ServerHardware {
   readonly memoryBytes: number;
@@ -103,7 +102,6 @@ interface ServerOptionProblem {
   readonly message: string;
 }
 
-/** @public for the AWS backend's self-managed servers (core/backends/aws) */
 export interface RenderedServerOptions {
   /** name -> value as written (names normalised). */
   readonly options: Readonly<Record<string, string>>;
@@ -115,7 +113,7 @@ export interface RenderedServerOptions {
 
 type ParameterValue = string | number | boolean;
 
-/** The parts of a plan's variant (core/plan/types.ts ResolvedVariant) the file is rendered from. @public */
+/** The parts of a plan's variant (core/plan/types.ts ResolvedVariant) the file is rendered from. */
 export interface ServerVariant {
   readonly name: string;
   readonly clusterParameters: Readonly<Record<string, ParameterValue>>;
@@ -139,7 +137,6 @@ export function serverOptionProblem(rawName: string, value: ParameterValue): str
  * The [mariadbd] option lines of a self-managed variant's server on `hardware`. Formulas
  * ({DBInstanceClassMemory*3/4} ...) are evaluated with the instance's memory and vCPUs, as RDS
  * evaluates them for its own instances.
- * @public the AWS backend's self-managed servers (core/backends/aws) render their options with it
  */
 export function renderServerOptions(variant: ServerVariant, hardware: ServerHardware, role: 'writer' | 'replica' = 'writer'): RenderedServerOptions {
   const vpath = `variants[name=${variant.name}]`;
@@ -184,7 +181,6 @@ export function renderServerOptions(variant: ServerVariant, hardware: ServerHard
 
 /**
  * The `--options-b64` argument of client/server-setup.sh: the lines, one per line, base64.
- * @public the AWS backend's self-managed servers (core/backends/aws) render their options with it
  */
 export function serverOptionsBase64(lines: readonly string[]): string {
   return Buffer.from(lines.map((l) => `${l}\n`).join(''), 'utf8').toString('base64');

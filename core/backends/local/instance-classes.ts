@@ -139,7 +139,6 @@ export function formatBytes(bytes: number): string {
  * type (core/experiment/schema.ts instanceClass), with the class's vCPUs and memory from the table
  * above (the r families' EC2 types and DB classes have the same sizes) and the class's default
  * max_connections, for core/aurora/server-config.ts renderServerOptions.
- * @public the AWS backend's self-managed servers (core/backends/aws) render their options with it
  */
 export function serverHardware(instanceClass: string): { memoryBytes: number; vcpu: number; maxConnections: number } {
   const spec = INSTANCE_CLASSES[instanceClass];
