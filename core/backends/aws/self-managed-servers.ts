@@ -55,7 +55,7 @@ import { cellEngineOf } from './cluster';
 import { cellNames, cellTagger, tagKeys } from './names';
 import { cellAz } from './placement';
 import { redact } from './redact';
-import { CLIENT_INSTALL_DIR, shellQuote } from './runner-command';
+import { CLIENT_HOME, CLIENT_INSTALL_DIR, shellQuote } from './runner-command';
 import { findLiveInstances } from './teardown';
 
 /**
@@ -167,8 +167,20 @@ function serverSetupCommands(options: {
     options.secretArn,
     ...(options.writer ? ['--writer-host', options.writer.host, '--writer-port', String(options.writer.port)] : []),
   ];
-  return ['set -eu', `export AWS_DEFAULT_REGION=${shellQuote(options.region)}`, `exec bash "${CLIENT_INSTALL_DIR}/server-setup.sh" ${args.map(shellQuote).join(' ')}`];
+  return [
+    'set -eu',
+    // SSM has the instance Online before its user data has copied client/ (the agent registers
+    // early in the boot): wait for client/server-install.sh's marker, written only after the copy,
+    // for as long as server-setup.sh itself waits for it (INSTALL_WAIT_S).
+    `h="${CLIENT_HOME}"; i=0`,
+    `until [ -f "$h/server-installed" ] || [ -f "$h/server-install-failed" ]; do i=$((i + 1)); if [ "$i" -gt ${INSTALL_WAIT_S} ]; then echo "server-setup: no install marker in $h after ${INSTALL_WAIT_S} s: the user data has not finished (see /var/log/cloud-init-output.log)" >&2; exit 1; fi; sleep 1; done`,
+    `export AWS_DEFAULT_REGION=${shellQuote(options.region)}`,
+    `exec bash "${CLIENT_INSTALL_DIR}/server-setup.sh" ${args.map(shellQuote).join(' ')}`,
+  ];
 }
+
+/** How long the command waits for the install marker: server-setup.sh's own default (AURORA_BENCH_INSTALL_WAIT_S, 900 s). */
+const INSTALL_WAIT_S = 900;
 
 /** A state key of backendState: the setup command of server `index`. */
 const commandKey = (index: number) => `setupCommand${index}`;
