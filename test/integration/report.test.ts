@@ -71,7 +71,7 @@ describe('study reports from lake rows', () => {
   });
 
   it('S2: score, peak and fall-off per variant, connection errors marked and failed steps listed', async () => {
-    // Act: the local run, where every offering runs (the self-managed ones are not on the AWS backend yet)
+    // Act: the local run, where every offering runs on MariaDB on this machine
     const report = await reportOf(lakeDir, writeStudyRun(lakeDir, repoRoot, 'thread-sweep', 'local').runId);
     // Assert
     expect(report.sections.map((s) => s.id)).toEqual(['price', 'sweep', 'failures']);

@@ -15,7 +15,7 @@
  * repeats the same AWS calls. `run --aws-rehearsal --scale small` of a study is the untrimmed run;
  * quickstart's runs in test/e2e/cli-rehearsal.test.ts.
  */
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { rehearsalWiring } from '../../bin/aws-rehearsal';
@@ -54,13 +54,13 @@ function trimmedStudy(file: string): string {
   const small = scaleSpec(loadSpecFile(join(EXPERIMENTS, file), join(ROOT, 'client', 'workloads')).spec, 'small').spec;
   const first = (values: readonly number[]) => (values.length === 0 ? [] : [[...values].sort((a, b) => a - b).find((v) => v > 0) ?? values[0]!]);
   const variantKinds = new Set<string>();
-  // The engine's topology (an Aurora cluster, or an RDS DB instance and its replicas) and the server
-  // standing in for it (MariaDB, PostgreSQL) are kinds of their own: RDS for MySQL and RDS for
-  // MariaDB make the same calls with another Engine. A self-managed variant is left out: the AWS
-  // backend does not provision it yet.
+  // The engine's topology (an Aurora cluster, an RDS DB instance and its replicas, or self-managed
+  // servers on EC2 instances set up over SSM by client/server-setup.sh) and the server standing in for
+  // it (MariaDB, PostgreSQL) are kinds of their own: RDS for MySQL and RDS for MariaDB make the same
+  // calls with another Engine, self-managed variants with and without the thread pool the same calls
+  // with other option lines.
   const variants = small.variants.filter((v) => {
     const engine = ENGINES[v.engine?.kind ?? small.engine.kind];
-    if (engine.topology === 'ec2') return false;
     const kind = JSON.stringify([engine.topology, engine.localServer, v.az ?? null, v.readers, v.clients, v.writeForwarding ?? null, v.performanceInsights]);
     if (variantKinds.has(kind)) return false;
     variantKinds.add(kind);
@@ -97,12 +97,9 @@ function trimmedStudy(file: string): string {
 }
 
 // Every engine the AWS backend provisions is rehearsed (Aurora MySQL and RDS for MySQL/MariaDB on
-// MariaDB stand-ins, Aurora PostgreSQL and RDS for PostgreSQL on PostgreSQL ones); a study whose
-// own engine is self-managed is not (the AWS backend does not provision it yet).
-const awsEngine = (f: string) => (JSON.parse(readFileSync(join(EXPERIMENTS, f), 'utf8')) as { engine?: { kind?: string } }).engine?.kind ?? 'aurora-mysql';
-const studies = readdirSync(EXPERIMENTS).filter(
-  (f) => f.endsWith('.json') && !isSpecSchemaFile(join(EXPERIMENTS, f)) && f !== 'quickstart.json' && awsEngine(f) !== 'self-managed',
-);
+// MariaDB stand-ins, Aurora PostgreSQL and RDS for PostgreSQL on PostgreSQL ones, self-managed
+// MariaDB on emulated EC2 instances running the real server scripts).
+const studies = readdirSync(EXPERIMENTS).filter((f) => f.endsWith('.json') && !isSpecSchemaFile(join(EXPERIMENTS, f)) && f !== 'quickstart.json');
 
 describe('every study through the AWS rehearsal', () => {
   it('finds the studies', () => {
@@ -178,6 +175,10 @@ describe('every study through the AWS rehearsal', () => {
       }
       expect(r.leftBehind).toEqual([]);
       expect(r.notCleaned).toEqual([]);
+      if (file === 'thread-sweep.json') {
+        // The offerings' topologies, the self-managed server on EC2 among them.
+        expect(new Set(r.plan.cells.map((c) => c.variant.engine?.kind))).toEqual(new Set(['aurora-mysql', 'rds-mysql', 'self-managed']));
+      }
       if (file === 'write-forwarding.json') {
         // What the local plan says about writes sent to a reader, said by the rehearsal too.
         expect(lines).toEqual(
