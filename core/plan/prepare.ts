@@ -10,6 +10,7 @@ import { scaleSpec, type Scale } from '../experiment/scale';
 import { loadSpecFile } from '../experiment/validate';
 import { awsEngineRefusals } from '../experiment/engine-checks';
 import { drawOrderSeed, planRun, PlanError, type PlanOptions } from './plan';
+import { prepareDeadlineS, SEGMENT_EVENTS_BUDGET, worstStepEvents } from './step-looks';
 import type { Plan, PlanNote } from './types';
 
 /**
@@ -67,6 +68,34 @@ function awsWorkflowStateNotes(plan: Plan, spec: Spec): PlanNote[] {
   return [];
 }
 
+/**
+ * On AWS a step whose jobs, looked at until their deadline, could cost more history events than a
+ * segment's budget (half of the 25,000-event history) is refused: segments (core/plan/segments.ts)
+ * bound many steps together, but not one step alone. Only a huge data set gets there: a prepare's
+ * deadline grows with its rows (1 s per 2,000, step-looks.ts) and RunStep looks at most every 300 s,
+ * so about 2.5 billion rows.
+ */
+function awsStepHistoryNotes(plan: Plan): PlanNote[] {
+  let worst: { readonly events: number; readonly rows: number; readonly deadlineS: number } | undefined;
+  for (const cell of plan.cells) {
+    for (const step of cell.steps) {
+      const events = worstStepEvents(cell, step);
+      if (events > SEGMENT_EVENTS_BUDGET && (worst === undefined || events > worst.events)) {
+        worst = { events, rows: cell.data.tables * cell.data.tableSize, deadlineS: prepareDeadlineS(cell.data) };
+      }
+    }
+  }
+  if (worst === undefined) return [];
+  const days = (worst.deadlineS / 86_400).toFixed(1);
+  return [
+    {
+      level: 'refused',
+      path: 'data.tableSize',
+      message: `${worst.rows.toLocaleString('en-US')} rows: their prepare may run ${days} days before it is stopped, and the workflow looking at it until then could record ${worst.events.toLocaleString('en-US')} history events for one step, more than half of Step Functions' 25,000 per execution; on AWS use fewer rows per cell (tables x tableSize)`,
+    },
+  ];
+}
+
 export interface LoadedExperiment {
   readonly spec: Spec;
   /** Custom Lua bodies by file name (from loadSpecFile). */
@@ -108,7 +137,7 @@ export function preparePlan(loaded: LoadedExperiment, options: PreparePlanOption
   // A randomized order's seed is drawn here, into the spec the run starts with: the workflow's PlanRun plans the same order from it.
   const spec = narrowed.spec.order === 'randomized' && narrowed.spec.orderSeed === undefined ? { ...narrowed.spec, orderSeed: drawOrderSeed() } : narrowed.spec;
   const plan = planRun(spec, { ...planOptions, scripts: loaded.scripts });
-  const stateNotes = planOptions.backend === 'aws' ? awsWorkflowStateNotes(plan, spec) : [];
+  const stateNotes = planOptions.backend === 'aws' ? [...awsWorkflowStateNotes(plan, spec), ...awsStepHistoryNotes(plan)] : [];
   const stateRefusals = stateNotes.filter((n) => n.level === 'refused');
   if (onRefusal === 'refuse' && stateRefusals.length > 0) throw new PlanError(stateRefusals, planOptions.source);
   const shown = [...(onRefusal === 'show' ? refused : []), ...stateNotes.filter((n) => n.level !== 'refused' || onRefusal === 'show')];

@@ -6,7 +6,8 @@
  */
 import type { SpecInput } from '../../core/experiment/schema';
 import { validateSpec } from '../../core/experiment/validate';
-import { planRun } from '../../core/plan/plan';
+import { planRun, PlanError } from '../../core/plan/plan';
+import { preparePlan } from '../../core/plan/prepare';
 import { cellHeader } from '../../core/plan/segments';
 import { jobDeadlineS, looksUntil, prepareDeadlineS, preparesInRun, SEGMENT_EVENTS_BUDGET, STEP_NOT_DONE_RETRY, worstStepEvents } from '../../core/plan/step-looks';
 import type { CellPlan } from '../../core/plan/types';
@@ -96,5 +97,27 @@ describe('step looks and segments', () => {
     for (const s of segments) expect(worstOf(cell, s.from, s.to)).toBeLessThanOrEqual(SEGMENT_EVENTS_BUDGET);
     segments.slice(1).forEach((s, i) => expect(worstOf(cell, segments[i]!.from, s.from + 1)).toBeGreaterThan(SEGMENT_EVENTS_BUDGET - 50));
     expect(segments.length).toBeGreaterThan(5);
+  });
+
+  it('refuses on AWS, by data.tableSize, a data set whose one prepare could pass the budget alone; plans one just under it', () => {
+    // Arrange: 10 tables of 300M rows = 3 billion: a prepare deadline of 1.5M s; 10 x 240M = 2.4 billion fits.
+    const specOf = (tableSize: number): SpecInput => ({
+      name: 'huge',
+      engine: { version: '3.04.0' },
+      variants: [{ name: 'v', instanceClass: 'db.r6g.large', readers: 0 }],
+      data: { tables: 10, tableSize },
+      workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1] }],
+    });
+    const prepare = (tableSize: number) => preparePlan({ spec: validateSpec(specOf(tableSize)), scripts: {} }, { backend: 'aws', runId: 'huge-1', source: 'huge.json' });
+
+    // Act
+    const refused = () => prepare(300_000_000);
+    const fits = prepare(240_000_000);
+
+    // Assert
+    expect(refused).toThrow(PlanError);
+    expect(refused).toThrow(/huge\.json[\s\S]*data\.tableSize: 3,000,000,000 rows: their prepare may run 17\.4 days .* more than half of Step Functions' 25,000 per execution/);
+    expect(worstStepEvents(fits.plan.cells[0]!, fits.plan.cells[0]!.steps[0]!)).toBeLessThanOrEqual(SEGMENT_EVENTS_BUDGET);
+    expect(() => preparePlan({ spec: validateSpec(specOf(300_000_000)), scripts: {} }, { backend: 'local', runId: 'huge-2' })).not.toThrow();
   });
 });
