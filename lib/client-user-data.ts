@@ -148,6 +148,9 @@ export interface ServerUserDataProps {
  * server-install-failed with its reason). A step before it that fails (the bundle's copy) writes
  * server-install-failed too, with the log's tail, so the setup command the backend sends over SSM
  * (client/server-setup.sh, which waits for one of the two markers) fails at once with the reason.
+ * Last, client/server-metrics-agent.sh installs and starts the CloudWatch agent (memory from inside
+ * the instance, namespace CWAgent); it always exits 0, noting a failure in metrics-agent-failed, so
+ * a missing agent never fails the server.
  */
 export function serverUserDataCommands(props: ServerUserDataProps): string[] {
   const failedMarker = `${CLIENT_HOME}/server-install-failed`;
@@ -168,5 +171,7 @@ export function serverUserDataCommands(props: ServerUserDataProps): string[] {
     'echo "aurora-bench: installing the self-managed server"',
     ...fetchBundleCommands(),
     `"${CLIENT_INSTALL_DIR}/server-install.sh"`,
+    'echo "aurora-bench: starting the CloudWatch agent (memory metrics)"',
+    `"${CLIENT_INSTALL_DIR}/server-metrics-agent.sh"`,
   ];
 }

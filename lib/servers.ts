@@ -21,6 +21,9 @@ import { serverUserDataCommands } from './client-user-data';
 import type { ClientArchitecture } from './config';
 import { EXPIRES_AT_TAG, RDS_NAME_PREFIX, RUN_ID_TAG, RUNNER_PREFIX, SSM_OUTPUT_PREFIX } from './handler-environment';
 
+/** The namespace client/cloudwatch-agent.json publishes in (test/cdk/permissions.test.ts checks they agree). */
+const CLOUDWATCH_AGENT_NAMESPACE = 'CWAgent';
+
 /** The launch templates' root volume: the least the backend launches with (core/aurora/engines.ts serverVolumeGib). */
 const SERVER_DEFAULT_VOLUME_GIB = 20;
 
@@ -73,6 +76,20 @@ export class Servers extends Construct {
         actions: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
         resources: [stack.formatArn({ service: 'secretsmanager', resource: 'secret', resourceName: `${RDS_NAME_PREFIX}*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
         conditions: { Null: { [`aws:ResourceTag/${RUN_ID_TAG}`]: 'false' } },
+      }),
+    );
+    // The CloudWatch agent (client/server-metrics-agent.sh with client/cloudwatch-agent.json)
+    // publishes mem_available in the namespace CWAgent. Its managed policy,
+    // CloudWatchAgentServerPolicy, is broader (CloudWatch Logs, X-Ray, ec2:Describe*, SSM parameters)
+    // than a metrics-only agent needs; PutMetricData has no resource ARN, so it is limited by the
+    // cloudwatch:namespace condition key instead (CloudWatch User Guide,
+    // iam-cw-condition-keys-namespace.md, "Allowing publishing in one namespace only").
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'PublishAgentMetrics',
+        actions: ['cloudwatch:PutMetricData'],
+        resources: ['*'],
+        conditions: { StringEquals: { 'cloudwatch:namespace': CLOUDWATCH_AGENT_NAMESPACE } },
       }),
     );
     const bucketId = stack.getLogicalId(bucket.node.defaultChild as CfnElement);

@@ -126,15 +126,33 @@ export function engineMetrics(kind: EngineKind): {
  * operations in the period by the number of seconds in that period"). The servers are launched
  * with detailed monitoring (self-managed-servers.ts), so the 60 s Sum divided by 60 is the rate the
  * RDS names below carry. The EBS counts exist on Nitro-based types only, so they are collected but
- * not counted in completeness. Memory, connections and replica lag need an agent on the instance:
- * not collected (self-managed-servers.ts SERVER_METRICS_UNAVAILABLE says so in the cell's notes).
+ * not counted in completeness.
+ *
+ * Memory comes from inside the instance: the CloudWatch agent (client/server-metrics-agent.sh with
+ * client/cloudwatch-agent.json) publishes mem_available, "the amount of memory that is available and
+ * can be given instantly to processes", unit Bytes (CloudWatch User Guide,
+ * metrics-collected-by-CloudWatch-agent.md), in the namespace CWAgent. A query matches only a metric
+ * with exactly its dimensions; the agent adds the hostname as a dimension unless omit_hostname is
+ * true, and append_dimensions adds only the EC2 dimensions it lists
+ * (CloudWatch-Agent-Configuration-File-Details.md). The config sets omit_hostname and lists
+ * InstanceId alone, so InstanceId is the whole dimension set here. Bytes are what the reports'
+ * FreeableMemory carries (the RDS metric's unit), so the value is taken as is. An agent that failed to
+ * install leaves the series empty, so it is not counted in completeness. Connections and replica lag
+ * are not collected (self-managed-servers.ts SERVER_METRICS_UNAVAILABLE says so in the cell's notes).
  */
-const EC2_SERVER_METRICS: readonly { readonly metric: ServerMetricName; readonly ec2Name: string; readonly stat: 'Average' | 'Sum'; readonly counted: boolean }[] = [
-  { metric: 'CPUUtilization', ec2Name: 'CPUUtilization', stat: 'Average', counted: true },
-  { metric: 'NetworkReceiveThroughput', ec2Name: 'NetworkIn', stat: 'Sum', counted: true },
-  { metric: 'NetworkTransmitThroughput', ec2Name: 'NetworkOut', stat: 'Sum', counted: true },
-  { metric: 'ReadIOPS', ec2Name: 'EBSReadOps', stat: 'Sum', counted: false },
-  { metric: 'WriteIOPS', ec2Name: 'EBSWriteOps', stat: 'Sum', counted: false },
+const EC2_SERVER_METRICS: readonly {
+  readonly metric: ServerMetricName;
+  readonly namespace: 'AWS/EC2' | 'CWAgent';
+  readonly ec2Name: string;
+  readonly stat: 'Average' | 'Sum';
+  readonly counted: boolean;
+}[] = [
+  { metric: 'CPUUtilization', namespace: 'AWS/EC2', ec2Name: 'CPUUtilization', stat: 'Average', counted: true },
+  { metric: 'NetworkReceiveThroughput', namespace: 'AWS/EC2', ec2Name: 'NetworkIn', stat: 'Sum', counted: true },
+  { metric: 'NetworkTransmitThroughput', namespace: 'AWS/EC2', ec2Name: 'NetworkOut', stat: 'Sum', counted: true },
+  { metric: 'ReadIOPS', namespace: 'AWS/EC2', ec2Name: 'EBSReadOps', stat: 'Sum', counted: false },
+  { metric: 'WriteIOPS', namespace: 'AWS/EC2', ec2Name: 'EBSWriteOps', stat: 'Sum', counted: false },
+  { metric: 'FreeableMemory', namespace: 'CWAgent', ec2Name: 'mem_available', stat: 'Average', counted: false },
 ];
 
 /** Aurora's cluster-level storage I/O (see SERVER_METRICS): one datapoint per 5 minutes, per cluster. */
@@ -185,14 +203,15 @@ export class ServerMetrics {
       readonly counted: boolean;
       /** CloudWatch dimension: the instance's, or the cluster's for the cluster volume metrics. */
       readonly dimension?: 'DBClusterIdentifier';
-      /** A self-managed server's EC2 metric: its AWS/EC2 name and statistic (a Sum is divided by the period). */
-      readonly ec2?: { readonly name: string; readonly stat: 'Average' | 'Sum' };
+      /** A self-managed server's instance metric: its namespace (AWS/EC2 or the agent's CWAgent), name and statistic (a Sum is divided by the period). */
+      readonly ec2?: { readonly namespace: 'AWS/EC2' | 'CWAgent'; readonly name: string; readonly stat: 'Average' | 'Sum' };
     }
     const wantedSeries: Series[] = [];
     const onEc2 = ENGINES[engine.kind].topology === 'ec2';
     if (onEc2) {
       for (const ep of endpoints)
-        for (const m of EC2_SERVER_METRICS) wantedSeries.push({ instance: ep, metric: m.metric, counted: m.counted, ec2: { name: m.ec2Name, stat: m.stat } });
+        for (const m of EC2_SERVER_METRICS)
+          wantedSeries.push({ instance: ep, metric: m.metric, counted: m.counted, ec2: { namespace: m.namespace, name: m.ec2Name, stat: m.stat } });
     }
     for (const ep of onEc2 ? [] : endpoints) {
       const metrics = [...metricsOf.base, ...(ep.role === 'reader' ? [metricsOf.replicaLag] : []), ...(wf ? (ep.role === 'writer' ? wf.writer : wf.reader) : [])];
@@ -219,7 +238,7 @@ export class ServerMetrics {
         Id: s.id,
         MetricStat: s.ec2
           ? {
-              Metric: { Namespace: 'AWS/EC2', MetricName: s.ec2.name, Dimensions: [{ Name: 'InstanceId', Value: s.instance.instanceId }] },
+              Metric: { Namespace: s.ec2.namespace, MetricName: s.ec2.name, Dimensions: [{ Name: 'InstanceId', Value: s.instance.instanceId }] },
               Period: CLOUDWATCH_PERIOD_S,
               Stat: s.ec2.stat,
             }

@@ -94,7 +94,7 @@ const ROOT_DEVICE = '/dev/xvda';
  * (metrics.ts collects what AWS/EC2 has: CPU, network, EBS operations).
  */
 const SERVER_METRICS_UNAVAILABLE =
-  'self-managed servers: FreeableMemory, DatabaseConnections and ReplicaLag are not collected (EC2 publishes no memory or database metrics without an agent on the instance; AWS/EC2 gives CPUUtilization, NetworkIn/Out and, on Nitro-based types, EBSReadOps/EBSWriteOps)';
+  "self-managed servers: DatabaseConnections and ReplicaLag are not collected (AWS/EC2 gives CPUUtilization, NetworkIn/Out and, on Nitro-based types, EBSReadOps/EBSWriteOps; FreeableMemory is the CloudWatch agent's CWAgent mem_available, absent when the agent did not install)";
 
 /** The JSON line server-setup.sh prints last on success. */
 interface ServerSetupResult {
