@@ -103,6 +103,10 @@ export class Servers extends Construct {
         id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:ab-*]',
         reason: "Each cell's credentials secret is named ab-<run>-<cell>-server-credentials (core/backends/aws/names.ts); the read also requires the run tag on the secret.",
       },
+      {
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason: 'cloudwatch:PutMetricData has no resource type; the statement is limited to the CWAgent namespace by the cloudwatch:namespace condition.',
+      },
     );
 
     this.instanceProfile = new iam.InstanceProfile(this, 'InstanceProfile', { role: this.role });

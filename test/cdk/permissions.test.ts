@@ -163,15 +163,23 @@ describe('every AWS action the code can call is allowed to the role that calls i
         via: 'SSM agent: setup command output',
       },
       { action: 's3:GetEncryptionConfiguration', resource: bucket, via: 'SSM agent: output to an encrypted bucket' },
+      // PutMetricData has no resource type: "*" (Service Authorization Reference, Amazon CloudWatch).
+      { action: 'cloudwatch:PutMetricData', resource: '*', via: 'the CloudWatch agent server-metrics-agent.sh starts (client/cloudwatch-agent.json)' },
     ];
+    const agentConfig = JSON.parse(readFileSync(join(PROJECT_ROOT, 'client', 'cloudwatch-agent.json'), 'utf8')) as { metrics: { namespace: string } };
 
     // Act
     const missing = missingPermissions(statements, calls, renderResource);
+    const publish = statements.filter((st) => [st.Action].flat().includes('cloudwatch:PutMetricData'));
 
     // Assert
-    expect(scripts.sort()).toEqual(['server-install.sh', 'server-setup.sh']);
+    expect(scripts.sort()).toEqual(['server-install.sh', 'server-metrics-agent.sh', 'server-setup.sh']);
     expect(calls.map((c) => c.action)).toEqual(expect.arrayContaining(['secretsmanager:GetSecretValue', 's3:GetObject']));
     expect(missing).toEqual([]);
+    // The agent publishes only in the namespace its config names, and the role allows no other
+    // (missingPermissions does not evaluate conditions, so the condition is asserted here).
+    expect(agentConfig.metrics.namespace).toBe('CWAgent');
+    expect(publish.map((st) => st.Condition)).toEqual([{ StringEquals: { 'cloudwatch:namespace': agentConfig.metrics.namespace } }]);
     // The secret read is limited to ab-* secrets of a run, not the RDS-managed ones.
     expect(
       missingPermissions(

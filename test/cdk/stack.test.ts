@@ -439,6 +439,8 @@ describe('Clients', () => {
         'shutdown -h',
         'aws s3 cp --only-show-errors --recursive "$RUNNER_S3_URI" "${AURORA_BENCH_HOME:-/opt/aurora-bench}/client/"',
         '/client/server-install.sh"',
+        // The CloudWatch agent after the server's install, so its marker is not delayed by it.
+        '/client/server-metrics-agent.sh"',
       ].map((x) => userData.indexOf(x));
       expect(order.every((at, i) => at > (order[i - 1] ?? -1))).toBe(true);
       expect(userData).not.toContain('install-sysbench.sh');
