@@ -18,8 +18,14 @@
  * available CloudWatch metrics for your instances"): CPUUtilization (Percent), NetworkIn/NetworkOut
  * (bytes in the period) and EBSReadOps/EBSWriteOps (operations in the period). A per-second sample
  * of a rate becomes that second's bytes or operations, so CloudWatch's Sum over a period is the
- * period's total, as EC2's own datapoint is.
+ * period's total, as EC2's own datapoint is. They also get what the CloudWatch agent publishes on a
+ * real server instance (client/server-metrics-agent.sh, client/cloudwatch-agent.json): namespace
+ * CWAgent, metric mem_available (Bytes), dimension InstanceId alone (CloudWatch User Guide,
+ * metrics-collected-by-CloudWatch-agent.md). An emulated instance is a mariadbd on this machine and
+ * shares this machine's memory, so its value is this machine's MemAvailable (/proc/meminfo, kB), one
+ * datapoint per CPU sample: a figure of the host, not of the instance.
  */
+import { readFileSync } from 'node:fs';
 import { PutMetricDataCommand, type CloudWatchClient, type MetricDatum, type StandardUnit } from '@aws-sdk/client-cloudwatch';
 import { SERVER_METRICS } from '../lake/rows';
 import { ServerMetricsSampler, type MetricSample } from '../backends/local/metrics';
@@ -46,6 +52,24 @@ interface Watched {
   readonly datum: (s: MetricSample) => { metric: string; value: number; unit: string } | undefined;
   readonly namespace: 'AWS/RDS' | 'AWS/EC2';
   readonly dimension: 'DBInstanceIdentifier' | 'InstanceId';
+  /** An EC2 server instance: the CloudWatch agent's memory datapoint goes with each CPU sample. */
+  readonly agentMemory?: boolean;
+}
+
+/** The namespace and metric the CloudWatch agent publishes memory under (client/cloudwatch-agent.json). */
+const AGENT_NAMESPACE = 'CWAgent';
+const AGENT_MEMORY_METRIC = 'mem_available';
+
+/** This machine's MemAvailable in bytes (/proc/meminfo gives kB), or undefined where there is none (not Linux). */
+function hostMemAvailableBytes(): number | undefined {
+  let meminfo: string;
+  try {
+    meminfo = readFileSync('/proc/meminfo', 'utf8');
+  } catch {
+    return undefined;
+  }
+  const kb = /^MemAvailable:\s+(\d+) kB$/m.exec(meminfo)?.[1];
+  return kb === undefined ? undefined : Number(kb) * 1024;
 }
 
 /**
@@ -80,7 +104,7 @@ function ec2Datum(intervalS: number) {
 
 export class CloudWatchPublisher {
   private readonly watched = new Map<string, Watched>();
-  private readonly queue: { dueMs: number; namespace: Watched['namespace']; datum: MetricDatum }[] = [];
+  private readonly queue: { dueMs: number; namespace: Watched['namespace'] | typeof AGENT_NAMESPACE; datum: MetricDatum }[] = [];
   private timer: NodeJS.Timeout | undefined;
   private publishing: Promise<void> | undefined;
   private changes: Promise<void> = Promise.resolve();
@@ -142,7 +166,7 @@ export class CloudWatchPublisher {
         // One sampler per instance: no replica-lag heartbeat (EC2 has no such metric).
         const sampler = new ServerMetricsSampler({ writer: server, readers: [], intervalMs });
         await sampler.start();
-        this.watched.set(key, { sampler, taken: 0, datum: ec2Datum(intervalMs / 1000), namespace: 'AWS/EC2', dimension: 'InstanceId' });
+        this.watched.set(key, { sampler, taken: 0, datum: ec2Datum(intervalMs / 1000), namespace: 'AWS/EC2', dimension: 'InstanceId', agentMemory: true });
       })
       .catch((e: unknown) => {
         this.problem(`${instanceId}: ${(e as Error).message}`);
@@ -153,6 +177,14 @@ export class CloudWatchPublisher {
   private enqueue(w: Watched, samples: readonly MetricSample[]): void {
     for (const s of samples.slice(w.taken)) {
       const at = Date.parse(s.ts);
+      const memory = w.agentMemory === true && s.metric === 'CPUUtilization' ? hostMemAvailableBytes() : undefined;
+      if (memory !== undefined) {
+        this.queue.push({
+          dueMs: at + this.o.lagS * 1000,
+          namespace: AGENT_NAMESPACE,
+          datum: { MetricName: AGENT_MEMORY_METRIC, Dimensions: [{ Name: 'InstanceId', Value: s.instanceId }], Timestamp: new Date(at), Value: memory, Unit: 'Bytes' },
+        });
+      }
       const d = w.datum(s);
       if (d === undefined) continue;
       this.queue.push({
@@ -176,7 +208,7 @@ export class CloudWatchPublisher {
     const due = this.queue.filter((q) => q.dueMs <= now);
     if (due.length === 0) return;
     // PutMetricData takes one namespace per request.
-    for (const namespace of ['AWS/RDS', 'AWS/EC2'] as const) {
+    for (const namespace of ['AWS/RDS', 'AWS/EC2', AGENT_NAMESPACE] as const) {
       const ofNamespace = due.filter((q) => q.namespace === namespace);
       for (let i = 0; i < ofNamespace.length; i += MAX_DATUMS_PER_PUT) {
         const batch = ofNamespace.slice(i, i + MAX_DATUMS_PER_PUT);

@@ -5,7 +5,7 @@
  * rehearsal-runs.test.ts.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -38,6 +38,7 @@ import {
 } from '@aws-sdk/client-ssm';
 import { renderServerOptions, serverOptionsBase64 } from '../../core/aurora/server-config';
 import { checkLocalDependencies } from '../../core/backends/local/preflight';
+import type { ServerInfo } from '../../core/backends/local/mariadb-server';
 import { isAlive } from '../../core/backends/local/processes';
 import { query } from '../../core/backends/local/sql-client';
 import { ensureTemplate } from '../../core/backends/local/template';
@@ -469,7 +470,7 @@ describe("the clients' AWS CLI", () => {
 });
 
 describe("CloudWatch publisher: the servers' datapoints become visible only after the lag", () => {
-  it('publishes every sample of a real server under AWS/RDS at least lagS after it was taken', async () => {
+  it('publishes every sample of a real server under AWS/RDS at least lagS after it was taken; watched as an EC2 server instance, also AWS/EC2 and the CloudWatch agent memory', async () => {
     // Arrange: a real single-instance cluster through the emulation, and a publisher with a 3 s lag.
     const versions = await checkLocalDependencies();
     const template = await ensureTemplate(versions.tools, versions.serverVersion, undefined, 'rds');
@@ -479,6 +480,7 @@ describe("CloudWatch publisher: the servers' datapoints become visible only afte
     const tracker = new ProcessTracker();
     const lagS = 3;
     const publisher = new CloudWatchPublisher({ cloudwatch, lagS });
+    let writer: ServerInfo | undefined;
     const emulation = new RdsEmulation({
       tools: versions.tools,
       template,
@@ -486,10 +488,19 @@ describe("CloudWatch publisher: the servers' datapoints become visible only afte
       dir: join(work, 'cw-db'),
       secrets,
       tracker,
-      onMembersChanged: (m) => publisher.membersChanged(m),
+      onMembersChanged: (m) => {
+        writer = m.writer;
+        return publisher.membersChanged(m);
+      },
     });
     emulation.install(rds);
     const seen = new Map<number, number>();
+    const ec2Query = (id: string, namespace: string, metric: string) => ({
+      Id: id,
+      MetricStat: { Metric: { Namespace: namespace, MetricName: metric, Dimensions: [{ Name: 'InstanceId', Value: 'i-0cwemu' }] }, Period: 1, Stat: 'Average' },
+    });
+    let memory: number[] = [];
+    let ec2Cpu: number[] = [];
     try {
       await rds.send(new CreateDBClusterCommand({ DBClusterIdentifier: 'cw-c1', Engine: 'aurora-mysql', MasterUsername: 'benchadmin', ManageMasterUserPassword: true }));
       await rds.send(new CreateDBInstanceCommand({ DBInstanceIdentifier: 'cw-c1-w', DBClusterIdentifier: 'cw-c1', Engine: 'aurora-mysql', DBInstanceClass: 'db.r6g.large' }));
@@ -497,7 +508,9 @@ describe("CloudWatch publisher: the servers' datapoints become visible only afte
         (await rds.send(new DescribeDBInstancesCommand({ DBInstanceIdentifier: 'cw-c1-w' }))).DBInstances![0]!.DBInstanceStatus === 'available' ? true : undefined,
       );
 
-      // Act: watch the raw datapoints (1 s period) as they appear, noting when each became visible.
+      // Act: watch the raw datapoints (1 s period) as they appear, noting when each became visible;
+      // the same mariadbd is also followed as a self-managed server's EC2 instance would be.
+      await publisher.ec2ServerChanged('i-0cwemu', { ...writer!, instanceId: 'i-0cwemu' });
       publisher.start();
       const start = new Date(Date.now() - 60_000);
       await until(
@@ -516,12 +529,17 @@ describe("CloudWatch publisher: the servers' datapoints become visible only afte
                     Stat: 'Average',
                   },
                 },
+                ec2Query('mem', 'CWAgent', 'mem_available'),
+                ec2Query('ec2cpu', 'AWS/EC2', 'CPUUtilization'),
               ],
             }),
           );
           const now = Date.now();
-          for (const ts of out.MetricDataResults?.[0]?.Timestamps ?? []) if (!seen.has(ts.getTime())) seen.set(ts.getTime(), now);
-          return seen.size >= 5 ? true : undefined;
+          const of = (id: string) => out.MetricDataResults?.find((r) => r.Id === id);
+          for (const ts of of('cpu')?.Timestamps ?? []) if (!seen.has(ts.getTime())) seen.set(ts.getTime(), now);
+          memory = of('mem')?.Values ?? [];
+          ec2Cpu = of('ec2cpu')?.Values ?? [];
+          return seen.size >= 5 && memory.length > 0 && ec2Cpu.length > 0 ? true : undefined;
         },
         60_000,
       );
@@ -535,5 +553,13 @@ describe("CloudWatch publisher: the servers' datapoints become visible only afte
     // Assert: no datapoint was visible before its sample was lagS old (whole seconds: CloudWatch truncates).
     for (const [ts, visibleAt] of seen) expect(visibleAt - ts).toBeGreaterThanOrEqual(lagS * 1000 - 1000);
     expect(publisher.errors).toEqual([]);
+    // The emulated instance shares this machine's memory: its mem_available is this machine's
+    // MemAvailable, in bytes (more than 1 MiB, no more than MemTotal).
+    const memTotalBytes = Number(/^MemTotal:\s+(\d+) kB$/m.exec(readFileSync('/proc/meminfo', 'utf8'))![1]) * 1024;
+    for (const v of memory) {
+      expect(v).toBeGreaterThan(1024 * 1024);
+      expect(v).toBeLessThanOrEqual(memTotalBytes);
+    }
+    for (const v of ec2Cpu) expect(v).toBeGreaterThanOrEqual(0);
   });
 });
