@@ -31,7 +31,8 @@ set -uo pipefail
 
 home=${AURORA_BENCH_HOME:-/opt/aurora-bench}
 config="$(cd "$(dirname "$0")" && pwd)/cloudwatch-agent.json"
-ctl=/opt/aws/amazon-cloudwatch-agent/bin/amazon-cloudwatch-agent-ctl
+# Where the package puts its control script; a test points AURORA_BENCH_CWAGENT_CTL at a stand-in.
+ctl=${AURORA_BENCH_CWAGENT_CTL:-/opt/aws/amazon-cloudwatch-agent/bin/amazon-cloudwatch-agent-ctl}
 log="$home/metrics-agent.log"
 mkdir -p "$home"
 rm -f "$home/metrics-agent-failed" "$home/metrics-agent-started"
