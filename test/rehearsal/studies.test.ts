@@ -178,6 +178,15 @@ describe('every study through the AWS rehearsal', () => {
       if (file === 'thread-sweep.json') {
         // The offerings' topologies, the self-managed server on EC2 among them.
         expect(new Set(r.plan.cells.map((c) => c.variant.engine?.kind))).toEqual(new Set(['aurora-mysql', 'rds-mysql', 'self-managed']));
+        // A self-managed server's memory is the CloudWatch agent's CWAgent mem_available (the rehearsal
+        // publishes this machine's MemAvailable for its emulated instances), as FreeableMemory in bytes.
+        for (const c of r.plan.cells.filter((cell) => cell.variant.engine?.kind === 'self-managed')) {
+          for (const s of c.steps) {
+            const memory = (await tableRows<ServerMetricRow>('server_metrics', c.cellId, s.stepId)).filter((m) => m.metric === 'FreeableMemory');
+            expect(memory.map((m) => `${m.role} ${m.source} ${m.unit}`)).toEqual(expect.arrayContaining(['writer cloudwatch Bytes']));
+            expect(memory.every((m) => m.value > 0)).toBe(true);
+          }
+        }
       }
       if (file === 'write-forwarding.json') {
         // What the local plan says about writes sent to a reader, said by the rehearsal too.
