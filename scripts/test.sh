@@ -5,25 +5,42 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
-echo "test: typecheck"
-npx tsc -p tsconfig.json --noEmit
-echo "test: asl-validator"
-npx asl-validator --json-path state-machines/benchmark.asl.json
-echo "test: format (prettier --check), lint and dead code (knip)"
-set +e
-npm run --silent format:check
-format_code=$?
-npm run --silent lint
-lint_code=$?
-npm run --silent deadcode
-deadcode_code=$?
 mkdir -p test-output
-# Unit tests in parallel; the layers that start servers (MariaDB, moto, the CLI) three files at a time:
+# The static checks (typecheck, asl-validator, prettier, eslint, knip) run beside the unit tests: each
+# is mostly one process on one core, and neither starts servers or measures anything. Their output is
+# shown, in order, once both are done; any failure fails the run at the end, as before.
+(
+  set +e
+  run_check() {
+    local name=$1
+    shift
+    echo "test: $name"
+    "$@"
+    local code=$?
+    echo "$code" >"test-output/check-$name.code"
+  }
+  run_check typecheck npx tsc -p tsconfig.json --noEmit
+  run_check asl-validator npx asl-validator --json-path state-machines/benchmark.asl.json
+  run_check format npm run --silent format:check
+  run_check lint npm run --silent lint
+  run_check deadcode npm run --silent deadcode
+) >test-output/checks.log 2>&1 &
+checks_pid=$!
+set +e
+# Unit tests in parallel; the layers that start servers (MariaDB, moto, the CLI) four files at a time:
 # most of their time is fixed-length sysbench steps and waits, which overlap, and every file keeps its
 # servers, ports and directories to itself (jest.config.js). Arguments, if any, go to every run (e.g. -t 'a name').
 npx jest --ci --selectProjects unit --maxWorkers=50% --passWithNoTests --json --outputFile=test-output/jest-unit.json "$@"
 unit_code=$?
-npx jest --ci --selectProjects integration aws cdk rehearsal e2e faults --maxWorkers=3 --passWithNoTests --json --outputFile=test-output/jest-servers.json "$@"
+wait "$checks_pid"
+cat test-output/checks.log
+check_code() { cat "test-output/check-$1.code" 2>/dev/null || echo 1; }
+typecheck_code=$(check_code typecheck)
+asl_code=$(check_code asl-validator)
+format_code=$(check_code format)
+lint_code=$(check_code lint)
+deadcode_code=$(check_code deadcode)
+npx jest --ci --selectProjects integration aws cdk rehearsal e2e faults --maxWorkers=4 --passWithNoTests --json --outputFile=test-output/jest-servers.json "$@"
 servers_code=$?
 # Tests that judge measured performance levels against each other run alone: another file's load
 # moves the levels they compare.
@@ -38,7 +55,9 @@ const skipped = sum("numPendingTests") + sum("numTodoTests");
 console.log(`jest: ${sum("numPassedTests")} passed, ${sum("numFailedTests")} failed` + (skipped ? `, ${skipped} skipped` : ""));
 if (sum("numTotalTests") === 0) { console.error("no test ran"); process.exit(1); }
 '
+if [ "$typecheck_code" -ne 0 ]; then echo "test: typecheck failed (see above)"; fi
+if [ "$asl_code" -ne 0 ]; then echo "test: asl-validator failed (see above)"; fi
 if [ "$lint_code" -ne 0 ]; then echo "test: lint failed (see above)"; fi
 if [ "$format_code" -ne 0 ]; then echo "test: format check failed: run npm run format"; fi
 if [ "$deadcode_code" -ne 0 ]; then echo "test: unused exports, files or dependencies (see above): remove them, or tag a test seam @internal"; fi
-[ "$format_code" -eq 0 ] && [ "$lint_code" -eq 0 ] && [ "$deadcode_code" -eq 0 ] && [ "$unit_code" -eq 0 ] && [ "$servers_code" -eq 0 ] && [ "$measurements_code" -eq 0 ]
+[ "$typecheck_code" -eq 0 ] && [ "$asl_code" -eq 0 ] && [ "$format_code" -eq 0 ] && [ "$lint_code" -eq 0 ] && [ "$deadcode_code" -eq 0 ] && [ "$unit_code" -eq 0 ] && [ "$servers_code" -eq 0 ] && [ "$measurements_code" -eq 0 ]
