@@ -37,6 +37,7 @@ import {
   type GetCommandInvocationCommandOutput,
 } from '@aws-sdk/client-ssm';
 import { renderServerOptions, serverOptionsBase64 } from '../../core/aurora/server-config';
+import { serverSetupCommands } from '../../core/backends/aws/self-managed-servers';
 import { checkLocalDependencies } from '../../core/backends/local/preflight';
 import type { ServerInfo } from '../../core/backends/local/mariadb-server';
 import { isAlive } from '../../core/backends/local/processes';
@@ -402,16 +403,15 @@ describe('SSM agent emulation: a server instance (role=server) runs the real cli
         { memoryBytes: 2 * 1024 ** 3, vcpu: 2, maxConnections: 100 },
       );
 
-      // Act: the backend's command (it does not wait for the install: the script does)
+      // Act: the backend's own command, sent as soon as the instance exists (it waits for the boot's
+      // install marker: the agent is Online before the user data has copied client/).
       const commandId = (
         await ssm.send(
           new SendCommandCommand({
             DocumentName: 'AWS-RunShellScript',
             InstanceIds: [id],
             Parameters: {
-              commands: [
-                `bash "\${AURORA_BENCH_HOME:-/opt/aurora-bench}/client/server-setup.sh" --role writer --server-id 1 --port 3306 --options-b64 ${serverOptionsBase64(options.lines)} --secret-arn ${secret.ARN!}`,
-              ],
+              commands: serverSetupCommands({ region: REGION, role: 'writer', serverId: 1, optionsB64: serverOptionsBase64(options.lines), secretArn: secret.ARN! }),
             },
           }),
         )
@@ -420,6 +420,8 @@ describe('SSM agent emulation: a server instance (role=server) runs the real cli
         const inv = await ssm.send(new GetCommandInvocationCommand({ CommandId: commandId, InstanceId: id }));
         return inv.Status === 'InProgress' ? undefined : inv;
       });
+      // On failure the diff shows the script's stderr.
+      expect({ status: done.Status, stderr: done.StandardErrorContent }).toMatchObject({ status: 'Success' });
       const ready = JSON.parse(done.StandardOutputContent!.trim().split('\n').pop()!) as { port: number; host: string; role: string };
       const [row] = await query(tcpLogin('sm-emu', ready.port, 'bench', 'Emu#pw1'), 'SELECT @@thread_handling, @@port');
       const home = join(work, 'servers', '1');

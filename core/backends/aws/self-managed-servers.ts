@@ -145,8 +145,9 @@ function serverOptionsOf(cell: CellPlan): { writer: string; replica: string } {
 
 /**
  * AWS-RunShellScript `commands` of one server's setup (the contract's command line).
+ * @internal exported for the rehearsal's emulation test, which sends exactly these (a test seam)
  */
-function serverSetupCommands(options: {
+export function serverSetupCommands(options: {
   readonly region: string;
   readonly role: 'writer' | 'replica';
   readonly serverId: number;
