@@ -1,7 +1,7 @@
 /** @type {import('jest').Config} */
 // One project per test layer. Unit tests touch no server and run in parallel (`npm run test:unit`);
 // the other layers start MariaDB servers, moto, synthesize stacks or run the CLI end to end:
-// scripts/test.sh and `npm run test:servers` run them four files at a time (most of their time is
+// scripts/test.sh and `npm run test:servers` run them three files at a time (most of their time is
 // fixed-length sysbench steps and waits; each file keeps its servers, ports and directories to
 // itself). `measurements` holds the tests whose assertions are about measured performance
 // differences (real TPS levels judged against each other): they run alone, after the others, since a

@@ -27,7 +27,7 @@ mkdir -p test-output
 ) >test-output/checks.log 2>&1 &
 checks_pid=$!
 set +e
-# Unit tests in parallel; the layers that start servers (MariaDB, moto, the CLI) four files at a time:
+# Unit tests in parallel; the layers that start servers (MariaDB, moto, the CLI) three files at a time:
 # most of their time is fixed-length sysbench steps and waits, which overlap, and every file keeps its
 # servers, ports and directories to itself (jest.config.js). Arguments, if any, go to every run (e.g. -t 'a name').
 npx jest --ci --selectProjects unit --maxWorkers=50% --passWithNoTests --json --outputFile=test-output/jest-unit.json "$@"
@@ -40,7 +40,7 @@ asl_code=$(check_code asl-validator)
 format_code=$(check_code format)
 lint_code=$(check_code lint)
 deadcode_code=$(check_code deadcode)
-npx jest --ci --selectProjects integration aws cdk rehearsal e2e faults --maxWorkers=4 --passWithNoTests --json --outputFile=test-output/jest-servers.json "$@"
+npx jest --ci --selectProjects integration aws cdk rehearsal e2e faults --maxWorkers=3 --passWithNoTests --json --outputFile=test-output/jest-servers.json "$@"
 servers_code=$?
 # Tests that judge measured performance levels against each other run alone: another file's load
 # moves the levels they compare.
