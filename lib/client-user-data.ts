@@ -121,14 +121,24 @@ export function clientInstallCommands(props: Omit<ClientUserDataProps, 'region' 
   ];
 }
 
-/** Shell lines (no shebang: CDK's UserData.forLinux adds it). Values may be CloudFormation tokens. */
-export function clientUserDataCommands(props: ClientUserDataProps): string[] {
+/**
+ * The start every instance's boot shares, client or server: strict bash, everything logged to the
+ * user-data log, the metadata endpoint, the dead-man's switch, and the region for the AWS CLI.
+ */
+function bootPreludeCommands(props: { readonly region: string; readonly expiresAtTag: string }): string[] {
   return [
     'set -euo pipefail',
     `exec > >(tee -a ${USER_DATA_LOG}) 2>&1`,
     `IMDS='${IMDS_BASE_URL}'`,
     ...deadMansSwitchCommands(props.expiresAtTag),
     `export AWS_DEFAULT_REGION='${props.region}'`,
+  ];
+}
+
+/** Shell lines (no shebang: CDK's UserData.forLinux adds it). Values may be CloudFormation tokens. */
+export function clientUserDataCommands(props: ClientUserDataProps): string[] {
+  return [
+    ...bootPreludeCommands(props),
     `echo "aurora-bench: installing sysbench ${SYSBENCH_VERSION} with a current LuaJIT under ${CLIENT_HOME}"`,
     ...clientInstallCommands(props),
   ];
@@ -155,11 +165,7 @@ export interface ServerUserDataProps {
 export function serverUserDataCommands(props: ServerUserDataProps): string[] {
   const failedMarker = `${CLIENT_HOME}/server-install-failed`;
   return [
-    'set -euo pipefail',
-    `exec > >(tee -a ${USER_DATA_LOG}) 2>&1`,
-    `IMDS='${IMDS_BASE_URL}'`,
-    ...deadMansSwitchCommands(props.expiresAtTag),
-    `export AWS_DEFAULT_REGION='${props.region}'`,
+    ...bootPreludeCommands(props),
     `RUNNER_S3_URI='${props.runnerS3Uri}'`,
     'report_install_failed() {',
     '  rc=$?',
