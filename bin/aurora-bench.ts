@@ -278,15 +278,22 @@ program
   .argument('<runA>', 'the run compared against (a run id)')
   .argument('<runB>', 'the run judged (a run id)')
   .option('--json', 'print the comparison as JSON')
+  .option(
+    '--level <confidence>',
+    'confidence level of the intervals: at 0.95 two runs of one configuration differ beyond the noise about one time in twenty per metric; a CI gate over many steps may want 0.99 or 0.999',
+    '0.95',
+  )
   .addOption(new Option('--fail-on <what>', 'exit with code 2 when any judged metric regressed (for CI)').choices(['regression']))
   .option('--lake <dir>', 'local results lake directory', defaultLake)
   .option('--aws', "read the runs from Athena over the deployed stack's lake instead of the local lake")
   .option('--stack <name>', 'deployed stack name (with --aws)', 'AuroraBench')
   .action(
-    action(async (runA: string, runB: string, opts: { json?: boolean; failOn?: 'regression'; lake: string; aws?: boolean; stack: string }) => {
-      const { compareCommand } = await import('../core/cli/regression-command');
+    action(async (runA: string, runB: string, opts: { json?: boolean; level: string; failOn?: 'regression'; lake: string; aws?: boolean; stack: string }) => {
+      const { compareCommand, parseLevel } = await import('../core/cli/regression-command');
+      const level = parseLevel(opts.level);
       const { text, comparison } = await compareCommand({
         lakeDir: resolve(opts.lake),
+        level,
         ...(opts.aws ? { aws: { stackName: opts.stack } } : {}),
         runA,
         runB,

@@ -6,7 +6,7 @@ import { AthenaLake } from '../backends/aws/athena-lake';
 import { UsageError } from '../errors';
 import { withLake, type LakeReader } from '../lake/duckdb';
 import { renderHtml, renderTerminal } from '../report/report';
-import { compareRuns, type Comparison } from '../regression/compare';
+import { COMPARE_LEVEL_RANGE, compareRuns, type CompareOptions, type Comparison } from '../regression/compare';
 import { buildHistory, HISTORY_DEFAULTS, type History, type HistoryOptions } from '../regression/history';
 import { readHistoryInput, readerOpener, type LakeOpener } from '../regression/judge';
 import { localLakeOpener } from '../regression/judge-local';
@@ -41,20 +41,30 @@ export interface CompareCommandOptions {
   readonly runA: string;
   readonly runB: string;
   readonly json?: boolean;
+  /** The intervals' confidence level (compare --level); 0.95 when not given. */
+  readonly level?: number;
 }
 
 /** @internal exported for its tests (a test seam) */
-export async function compareFromLake(lake: LakeReader, runA: string, runB: string): Promise<Comparison> {
+export async function compareFromLake(lake: LakeReader, runA: string, runB: string, options: CompareOptions = {}): Promise<Comparison> {
   const a = await loadCompareSide(lake, runA);
   const b = await loadCompareSide(lake, runB);
-  return compareRuns(a, b);
+  return compareRuns(a, b, options);
+}
+
+/** --level: a confidence level as a fraction (0.99), refused with how to write it otherwise (95 is not 0.95). */
+export function parseLevel(text: string): number {
+  const level = Number(text);
+  if (/^0?\.[0-9]+$/.test(text) && level >= COMPARE_LEVEL_RANGE.min && level <= COMPARE_LEVEL_RANGE.max) return level;
+  throw new UsageError(`--level ${text}: give a confidence level from ${COMPARE_LEVEL_RANGE.min} to ${COMPARE_LEVEL_RANGE.max} as a fraction (e.g. --level 0.99)`);
 }
 
 /** The text to print and the comparison (the caller decides the exit code from its regressions). */
 export async function compareCommand(options: CompareCommandOptions): Promise<{ text: string; comparison: Comparison }> {
+  const compareOptions: CompareOptions = options.level !== undefined ? { level: options.level } : {};
   const comparison = options.aws
-    ? await compareFromLake(await athenaLakeOf(options.aws), options.runA, options.runB)
-    : await withLake(options.lakeDir, (lake) => compareFromLake(lake, options.runA, options.runB));
+    ? await compareFromLake(await athenaLakeOf(options.aws), options.runA, options.runB, compareOptions)
+    : await withLake(options.lakeDir, (lake) => compareFromLake(lake, options.runA, options.runB, compareOptions));
   return { comparison, text: options.json ? comparisonJson(comparison) : renderTerminal(comparisonReport(comparison)) };
 }
 

@@ -1,6 +1,6 @@
 /**
  * `aurora-bench compare RUN_A RUN_B`: for every step both runs ran (matched by variant, workload,
- * threads, rate and target), each metric as B/A with a 95% interval and a verdict. A pure function
+ * threads, rate and target), each metric as B/A with a 95% interval (or the level asked) and a verdict. A pure function
  * of lake rows (runs, step_summary, interval_totals).
  *
  * Where the interval comes from, as the report does it (core/report/sections.ts, estimate()):
@@ -68,7 +68,16 @@ export interface CompareSide {
 export interface CompareOptions {
   /** Batches per run for the batch means of per-interval samples. Default 10. */
   readonly batches?: number;
+  /**
+   * Confidence level of every interval. Default 0.95. At 0.95 two runs of the same configuration
+   * are called different about one time in twenty per metric (tps and qps move together, so nearly
+   * one time in ten for a step): a CI gate over many steps asks for 0.99 or 0.999.
+   */
+  readonly level?: number;
 }
+
+/** The levels `compare --level` accepts: an interval must have some width and not be infinite. */
+export const COMPARE_LEVEL_RANGE = { min: 0.5, max: 0.9999 } as const;
 
 type IntervalSource = 'repeats' | 'intervals' | 'none';
 
@@ -79,9 +88,9 @@ export interface ComparedMetric {
   /** The step's value in each run: the mean over its repeats. */
   readonly a: number | null;
   readonly b: number | null;
-  /** B/A with its 95% interval (NaN bounds when it cannot be had); null when A is 0 or missing. */
+  /** B/A with its interval at the comparison's level (NaN bounds when it cannot be had); null when A is 0 or missing. */
   readonly ratio: { readonly estimate: number; readonly low: number; readonly high: number } | null;
-  /** B − A with its 95% interval, for errors/s. */
+  /** B − A with its interval at the comparison's level, for errors/s. */
   readonly difference: { readonly estimate: number; readonly low: number; readonly high: number } | null;
   readonly source: IntervalSource;
   readonly verdict: Verdict;
@@ -115,6 +124,8 @@ export interface ConfigDifference {
 }
 
 export interface Comparison {
+  /** The confidence level of every interval (0.95 unless asked otherwise). */
+  readonly level: number;
   readonly a: CompareRunInfo;
   readonly configDifferences: readonly ConfigDifference[];
   readonly b: CompareRunInfo;
@@ -170,6 +181,7 @@ function compareMetric(
   rowsB: StepRow[],
   judged: boolean,
   batches: number,
+  level: number,
 ): ComparedMetric {
   const va = valuesOf(rowsA, metric);
   const vb = valuesOf(rowsB, metric);
@@ -194,7 +206,7 @@ function compareMetric(
   }
   if (metric === 'errors') {
     if (!sa || !sb) return { ...base, ratio: null, difference: { estimate: meanB - meanA, low: Number.NaN, high: Number.NaN }, source: 'none', verdict: 'unknown' };
-    const ci = welchDifferenceCi(sb, sa);
+    const ci = welchDifferenceCi(sb, sa, level);
     // Centred on the step values (as the ratio below): the samples only give the width.
     const shift = meanB - meanA - ci.estimate;
     const difference = { estimate: meanB - meanA, low: ci.low + shift, high: ci.high + shift };
@@ -218,7 +230,7 @@ function compareMetric(
   if (!sa || !sb || pointRatio === null) {
     return { ...base, ratio: pointRatio === null ? null : { estimate: pointRatio, low: Number.NaN, high: Number.NaN }, difference: null, source: 'none', verdict: 'unknown' };
   }
-  const ci = welchRatioCi(sb, sa);
+  const ci = welchRatioCi(sb, sa, level);
   // With interval samples the ratio of the sample means is not the ratio of the step values (a
   // step's pNN is not the mean of its per-interval pNN): keep the interval's relative width
   // around the ratio of the step values, as the report does.
@@ -260,6 +272,9 @@ export function configDifferences(a: CompareSide, b: CompareSide): ConfigDiffere
 
 export function compareRuns(a: CompareSide, b: CompareSide, options: CompareOptions = {}): Comparison {
   const batches = options.batches ?? 10;
+  const level = options.level ?? 0.95;
+  if (!(level >= COMPARE_LEVEL_RANGE.min && level <= COMPARE_LEVEL_RANGE.max))
+    throw new RangeError(`confidence level ${level}: give one from ${COMPARE_LEVEL_RANGE.min} to ${COMPARE_LEVEL_RANGE.max}`);
   const byA = groupByKey(a.steps);
   const byB = groupByKey(b.steps);
   const planA = measuredSteps(a.run.plan);
@@ -283,7 +298,9 @@ export function compareRuns(a: CompareSide, b: CompareSide, options: CompareOpti
     const mb = planB.get(k);
     if (ma && mb && ma.hash !== mb.hash) notes.push(`the measurement differs: ${measurementDifferences(ma.measurement, mb.measurement).join(', ')}`);
     const latencyPct = rowsA[0]!.lat_pct === rowsB[0]!.lat_pct ? rowsA[0]!.lat_pct : null;
-    const metrics = REGRESSION_METRICS.map((info) => compareMetric(info.metric, info.higherIsBetter, metricLabel(info.metric, latencyPct), a, rowsA, b, rowsB, judged, batches));
+    const metrics = REGRESSION_METRICS.map((info) =>
+      compareMetric(info.metric, info.higherIsBetter, metricLabel(info.metric, latencyPct), a, rowsA, b, rowsB, judged, batches, level),
+    );
     if (judged && metrics.some((m) => m.source === 'intervals'))
       notes.push("interval from the runs' per-interval samples (batch means): noise within each run only, not between runs; run two or more repeats for run-to-run noise");
     const latency = { a: latencyDistribution(rowsA), b: latencyDistribution(rowsB) };
@@ -300,6 +317,7 @@ export function compareRuns(a: CompareSide, b: CompareSide, options: CompareOpti
   if (differences.length > 0)
     notes.push(`the servers ran with ${differences.length} different configuration value${differences.length === 1 ? '' : 's'} (see the configuration table)`);
   return {
+    level,
     a: a.run,
     configDifferences: differences,
     b: b.run,

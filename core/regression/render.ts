@@ -32,6 +32,9 @@ const sourceText = (ms: readonly ComparedMetric[]): string => {
   return s === 'repeats' ? 'repeats' : s === 'intervals' ? 'interval batches' : '-';
 };
 
+/** 0.95 -> "95%", 0.999 -> "99.9%". */
+const levelText = (level: number): string => `${Number((level * 100).toPrecision(6))}%`;
+
 const runLine = (r: Comparison['a']): string => `${r.run_id} (${r.spec_name}, ${r.backend}, started ${r.started_at}, ${r.status})`;
 
 export function comparisonReport(c: Comparison): Report {
@@ -39,7 +42,7 @@ export function comparisonReport(c: Comparison): Report {
   const rows = c.steps.map((s) => [s.label, `${s.repeats.a}/${s.repeats.b}`, ...s.metrics.map(comparedCell), s.judged ? sourceText(s.metrics) : 'not judged']);
   const notes = c.steps.flatMap((s) => s.notes.map((n) => `${s.label}: ${n}`));
   const table: TableBlock = {
-    title: 'B/A per step (95% interval)',
+    title: `B/A per step (${levelText(c.level)} interval)`,
     head: ['step', 'repeats A/B', ...metricsHead, 'interval from'],
     rows,
     numeric: [1],

@@ -67,6 +67,24 @@ describe('aurora-bench compare', () => {
     ]);
   });
 
+  it('--level 0.999 widens the intervals and says so; a level given as a percentage is refused with how to write it', () => {
+    // Act
+    const at95 = JSON.parse(cli(['compare', 'night-10', 'night-11', '--json']).stdout) as {
+      level: number;
+      steps: { metrics: { ratio: { low: number; high: number } | null }[] }[];
+    };
+    const at999 = JSON.parse(cli(['compare', 'night-10', 'night-11', '--level', '0.999', '--json']).stdout) as typeof at95;
+    const text = cli(['compare', 'night-10', 'night-11', '--level', '0.999']);
+    const bad = cli(['compare', 'night-10', 'night-11', '--level', '95']);
+    // Assert
+    expect([at95.level, at999.level]).toEqual([0.95, 0.999]);
+    expect(at999.steps[0]!.metrics[0]!.ratio!.low).toBeLessThan(at95.steps[0]!.metrics[0]!.ratio!.low);
+    expect(at999.steps[0]!.metrics[0]!.ratio!.high).toBeGreaterThan(at95.steps[0]!.metrics[0]!.ratio!.high);
+    expect(text.stdout).toContain('B/A per step (99.9% interval)');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toBe('aurora-bench: --level 95: give a confidence level from 0.5 to 0.9999 as a fraction (e.g. --level 0.99)\n');
+  });
+
   it('names a run that is not in the lake', () => {
     // Act
     const r = cli(['compare', 'night-01', 'nope']);

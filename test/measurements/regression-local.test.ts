@@ -11,8 +11,8 @@
  * at one end beat the observed split. With 6-6-6 the first split's exact p-value is about 0.003-0.004
  * (4,999 permutations of the measured series), so the history's 199-permutation test at 0.01 missed
  * it about one time in ten; with 8-6-8 it is about 0.0016 and 0.0006. `history` must find both changes at the right runs with the
- * right sign; `compare` must call two identical runs within the noise and a durable run against a
- * relaxed one a regression.
+ * right sign; `compare` must call two identical runs within the noise (at 99.9%) and a durable run
+ * against a relaxed one a regression.
  *
  * Aurora MySQL 3 lets a cluster parameter group set innodb_flush_log_at_trx_commit, after
  * innodb_trx_commit_allow_data_loss = 1 for a value other than 1, and only 0 stops a commit waiting
@@ -142,10 +142,13 @@ describe('history and compare over real local runs with durable commits switched
     expect(latest.verdict).toBe('within-noise');
   });
 
-  it('says two identical runs (two repeats each) are within the noise, and a durable run regressed against a relaxed one', async () => {
-    // Act
+  it('says two identical runs (two repeats each) are within the noise at 99.9%, and a durable run regressed against a relaxed one at 95%', async () => {
+    // Act: the identical pair is judged at 99.9%. At 95% an interval misses the truth one time in
+    // twenty by design, and tps and qps of a write-only step move together, so nearly one run of
+    // this file in ten would call the pair different (a CI run did: tps "improved"); at 99.9% that
+    // is nominally under one in three hundred. The durable run is still judged at the default 95%.
     const { same, worse } = await withLake(lakeDir, async (lake) => ({
-      same: await compareFromLake(lake, 'durability-21', 'durability-22'),
+      same: await compareFromLake(lake, 'durability-21', 'durability-22', { level: 0.999 }),
       worse: await compareFromLake(lake, 'durability-21', 'durability-11'),
     }));
     // Assert

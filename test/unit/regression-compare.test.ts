@@ -1,5 +1,5 @@
 /**
- * compareRuns: steps matched across two runs, B/A per metric with its 95% interval from the
+ * compareRuns: steps matched across two runs, B/A per metric with its 95% interval (or the level asked) from the
  * repeats or from batch means of the per-interval samples, direction-aware verdicts, and steps
  * that failed or were client-bound shown but not judged.
  */
@@ -126,6 +126,33 @@ describe('compare two runs', () => {
     expect(cFew.steps[0]!.metrics[3]!.verdict).toBe('within-noise');
     expect(cMany.steps[0]!.metrics[3]!.verdict).toBe('regressed');
     expect(cMany.steps[0]!.metrics[3]!.difference!.estimate).toBeCloseTo(42.5, 9);
+  });
+
+  it('at a higher level the intervals widen: a 5.7% gain between two tight pairs of repeats is beyond the noise at 95%, within it at 99.9%', () => {
+    // Arrange
+    const a = side(1, [
+      { tps: 1000, qps: 20000, lat_pct_ms: 10 },
+      { tps: 1010, qps: 20200, lat_pct_ms: 10 },
+    ]);
+    const b = side(2, [
+      { tps: 1060, qps: 21200, lat_pct_ms: 10 },
+      { tps: 1065, qps: 21300, lat_pct_ms: 10 },
+    ]);
+    // Act
+    const at95 = compareRuns(a, b);
+    const at999 = compareRuns(a, b, { level: 0.999 });
+    // Assert
+    expect(at95.level).toBe(0.95);
+    expect(at999.level).toBe(0.999);
+    expect(verdicts(at95)['tps']).toBe('improved');
+    expect(verdicts(at999)['tps']).toBe('within-noise');
+    const [t95, t999] = [at95, at999].map((c) => c.steps[0]!.metrics[0]!.ratio!);
+    expect(t999!.estimate).toBe(t95!.estimate);
+    expect(t999!.low).toBeLessThan(t95!.low);
+    expect(t999!.high).toBeGreaterThan(t95!.high);
+    expect(renderTerminal(comparisonReport(at999))).toContain('B/A per step (99.9% interval)');
+    expect(renderTerminal(comparisonReport(at95))).toContain('B/A per step (95% interval)');
+    expect(() => compareRuns(a, b, { level: 95 })).toThrow('confidence level 95: give one from 0.5 to 0.9999');
   });
 
   it('names what differs when the two runs measured the step differently', () => {
