@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
 # One command on a fresh machine: set everything up, then run every test (unit, integration with
 # real MariaDB and sysbench, moto-backed AWS tests, CDK synth + cdk-nag + cfn-lint, end to end),
-# after typecheck, asl-validator and lint. Ends with 'jest: N passed, N failed'.
+# beside them typecheck, asl-validator, prettier, eslint and knip. Ends with 'jest: N passed, N failed'.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
 mkdir -p test-output
-# The static checks (typecheck, asl-validator, prettier, eslint, knip) run beside the unit tests: each
-# is mostly one process on one core, and neither starts servers or measures anything. Their output is
-# shown, in order, once both are done; any failure fails the run at the end, as before.
+set +e
+# Unit tests in parallel; the layers that start servers (MariaDB, moto, the CLI) three files at a time:
+# most of their time is fixed-length sysbench steps and waits, which overlap, and every file keeps its
+# servers, ports and directories to itself (jest.config.js). Arguments, if any, go to every run (e.g. -t 'a name').
+npx jest --ci --selectProjects unit --maxWorkers=50% --passWithNoTests --json --outputFile=test-output/jest-unit.json "$@"
+unit_code=$?
+# The static checks (typecheck, asl-validator, prettier, eslint, knip; about 70 s of one core) run
+# beside the server layers, at a lower priority: those layers mostly wait on fixed-length sysbench
+# steps, so the checks take the idle core instead of slowing the unit tests (which must stay under 30
+# s) or the server tests. Their output is shown, in order, after the server layers; any failure fails
+# the run at the end.
 (
   set +e
   run_check() {
@@ -19,19 +27,15 @@ mkdir -p test-output
     local code=$?
     echo "$code" >"test-output/check-$name.code"
   }
-  run_check typecheck npx tsc -p tsconfig.json --noEmit
-  run_check asl-validator npx asl-validator --json-path state-machines/benchmark.asl.json
-  run_check format npm run --silent format:check
-  run_check lint npm run --silent lint
-  run_check deadcode npm run --silent deadcode
+  run_check typecheck nice -n 10 npx tsc -p tsconfig.json --noEmit
+  run_check asl-validator nice -n 10 npx asl-validator --json-path state-machines/benchmark.asl.json
+  run_check format nice -n 10 npm run --silent format:check
+  run_check lint nice -n 10 npm run --silent lint
+  run_check deadcode nice -n 10 npm run --silent deadcode
 ) >test-output/checks.log 2>&1 &
 checks_pid=$!
-set +e
-# Unit tests in parallel; the layers that start servers (MariaDB, moto, the CLI) three files at a time:
-# most of their time is fixed-length sysbench steps and waits, which overlap, and every file keeps its
-# servers, ports and directories to itself (jest.config.js). Arguments, if any, go to every run (e.g. -t 'a name').
-npx jest --ci --selectProjects unit --maxWorkers=50% --passWithNoTests --json --outputFile=test-output/jest-unit.json "$@"
-unit_code=$?
+npx jest --ci --selectProjects integration aws cdk rehearsal e2e faults --maxWorkers=3 --passWithNoTests --json --outputFile=test-output/jest-servers.json "$@"
+servers_code=$?
 wait "$checks_pid"
 cat test-output/checks.log
 check_code() { cat "test-output/check-$1.code" 2>/dev/null || echo 1; }
@@ -40,8 +44,6 @@ asl_code=$(check_code asl-validator)
 format_code=$(check_code format)
 lint_code=$(check_code lint)
 deadcode_code=$(check_code deadcode)
-npx jest --ci --selectProjects integration aws cdk rehearsal e2e faults --maxWorkers=3 --passWithNoTests --json --outputFile=test-output/jest-servers.json "$@"
-servers_code=$?
 # Tests that judge measured performance levels against each other run alone: another file's load
 # moves the levels they compare.
 npx jest --ci --selectProjects measurements --runInBand --passWithNoTests --json --outputFile=test-output/jest-measurements.json "$@"
