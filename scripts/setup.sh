@@ -51,7 +51,7 @@ if [ $want_test -eq 1 ]; then
     .venv/bin/pip install -q --disable-pip-version-check 'moto[server]' cfn-lint
   fi
   # The change-point detector (core/regression/edivisive.ts) is tested against the published
-  # implementations of E-Divisive on the same series (test/unit/edivisive-references.test.ts). Each
+  # implementations of E-Divisive on the same series (test/integration/edivisive-references.test.ts). Each
   # gets its own environment under .venv/references: signal-processing-algorithms 2.1.6 pins
   # numpy < 2 and Python 3.11, apache-otava 0.8.0 pins numpy 2.2.
   for reference in signal-processing-algorithms==2.1.6 apache-otava==0.8.0; do

@@ -7,7 +7,8 @@
  * permutations: a count of exceedances is binomial, so two estimates of the same p differ by a
  * standard deviation of sqrt(2 p (1 - p) / 499) (0.03 near p = 0.4); allowed: 4 of those + 0.01.
  *
- * Python runs test/helpers/changepoint_reference.py in .venv/references/<package> (scripts/setup.sh --test).
+ * Python runs test/helpers/changepoint_reference.py in .venv/references/<package> (scripts/setup.sh --test):
+ * separate processes with their own packages, hence the integration layer rather than the unit one.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
