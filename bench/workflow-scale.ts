@@ -37,7 +37,11 @@
  * PlanRun's output, FinishRun's input, the parent's largest state and the cells' results as the
  * Map collects them, each against the 256 KiB limit with 2x margin (a row with layout "max cells").
  *
- * Run: `node dist/bench/workflow-scale.js [--json] [--sizes 10,100,1000,10000] [--layouts one,spread] [--reuse cell|step] [--max-cells-names 10,40]`
+ * With `--order duet` every cell is a duet of two variants (core/workflow/duet.ts: one item of the
+ * cell Map, each step started on both members in one RunStep call): `steps` and `cells` count the
+ * duet's steps and duets, so events per step are what one step of both members together costs.
+ *
+ * Run: `node dist/bench/workflow-scale.js [--json] [--sizes 10,100,1000,10000] [--layouts one,spread] [--reuse cell|step] [--order interleaved|duet] [--max-cells-names 10,40]`
  * after `npm run build`. Prints figures; asserts nothing.
  */
 import '../core/polyfills';
@@ -210,7 +214,9 @@ class HistoryCounter {
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 
-function specOf(steps: number, cells: number, reuse: 'cell' | 'step'): SpecInput {
+type MeasuredOrder = 'interleaved' | 'duet';
+
+function specOf(steps: number, cells: number, reuse: 'cell' | 'step', order: MeasuredOrder): SpecInput {
   const perCell = steps / cells;
   const threadCount = Math.min(MAX_SWEEP_VALUES, perCell);
   if (!Number.isInteger(perCell) || perCell % threadCount !== 0 || perCell / threadCount > MAX_SWEEP_VALUES) {
@@ -219,9 +225,17 @@ function specOf(steps: number, cells: number, reuse: 'cell' | 'step'): SpecInput
   return {
     name: `scale-${steps}x${cells}`,
     engine: { version: '3.04.0' },
-    variants: [{ name: 'v', instanceClass: 'db.r6g.large', readers: 0 }],
+    // A duet's members: two variants of each round (repeat), run as one item.
+    variants:
+      order === 'duet'
+        ? [
+            { name: 'a', instanceClass: 'db.r6g.large', readers: 0 },
+            { name: 'b', instanceClass: 'db.r6g.large', readers: 0 },
+          ]
+        : [{ name: 'v', instanceClass: 'db.r6g.large', readers: 0 }],
     repeats: cells,
     maxConcurrency: 1,
+    ...(order === 'duet' ? { order } : {}),
     data: { tables: 1, tableSize: 1000, prepareThreads: 1, reuse },
     defaults: { durationS: 1, warmupS: 0, reportIntervalS: 1 },
     // A spec lists at most 100 thread counts and 100 rates per workload (MAX_SWEEP_VALUES): one step per pair.
@@ -229,9 +243,9 @@ function specOf(steps: number, cells: number, reuse: 'cell' | 'step'): SpecInput
   };
 }
 
-export async function measure(steps: number, layout: 'one cell' | 'spread', reuse: 'cell' | 'step' = 'cell'): Promise<ScaleFigures> {
+export async function measure(steps: number, layout: 'one cell' | 'spread', reuse: 'cell' | 'step' = 'cell', order: MeasuredOrder = 'interleaved'): Promise<ScaleFigures> {
   const cells = layout === 'one cell' ? 1 : Math.min(10, steps);
-  const { figures } = await measureSpec(specOf(steps, cells, reuse), layout, steps, cells);
+  const { figures } = await measureSpec(specOf(steps, cells, reuse, order), layout, steps, cells);
   return figures;
 }
 
@@ -381,23 +395,27 @@ async function main(): Promise<void> {
       layouts: { type: 'string', default: 'one,spread' },
       // data.reuse of the measured spec: 'step' prepares afresh before every step (a prepare phase per step).
       reuse: { type: 'string', default: 'cell' },
+      // The spec's order: 'duet' makes every cell a duet of two variants (its steps start on both together).
+      order: { type: 'string', default: 'interleaved' },
       // The parent's state at the most cells a spec allows, with variant names of these lengths ('' skips it).
       'max-cells-names': { type: 'string', default: '10,40' },
     },
   });
   if (values.reuse !== 'cell' && values.reuse !== 'step') throw new Error(`--reuse ${values.reuse}: cell or step`);
   const reuse = values.reuse;
+  if (values.order !== 'interleaved' && values.order !== 'duet') throw new Error(`--order ${values.order}: interleaved or duet`);
+  const order = values.order;
   const sizes = values.sizes.split(',').map(Number);
   const layouts = values.layouts.split(',').map((l) => (l === 'one' ? ('one cell' as const) : ('spread' as const)));
   const rows: (ScaleFigures | MaxCellsFigures)[] = [];
   for (const steps of sizes) {
     for (const layout of layouts) {
       if (layout === 'spread' && steps <= 10) continue;
-      const row = await measure(steps, layout, reuse);
+      const row = await measure(steps, layout, reuse, order);
       rows.push(row);
       if (!values.json) {
         console.log(
-          `${String(steps).padStart(6)} steps, ${String(row.cells).padStart(2)} cell(s): ${row.eventsPerStep} events/step, max child ${row.maxChildEvents} events (parent ${row.parentEvents}), ` +
+          `${String(steps).padStart(6)} steps, ${String(row.cells).padStart(2)} ${order === 'duet' ? 'duet(s)' : 'cell(s)'}: ${row.eventsPerStep} events/step, max child ${row.maxChildEvents} events (parent ${row.parentEvents}), ` +
             `largest state ${row.maxStateBytes} B, ${row.transitions} transitions ($${row.costUsd}), fits with 2x: ${row.fits} [${row.status}, ${row.seconds} s]`,
         );
       }

@@ -6,7 +6,7 @@
 #   client/runner.sh --phase prepare|run --workload NAME --out LOCATION \
 #       --host H --port P --user U (--password-env VAR | --password-secret SECRET_ARN) \
 #       [--driver mysql|pgsql] [--script-dir DIR | --script-uri s3://bucket/key-prefix/] [--extra-port P2] \
-#       [--prepare-out LOCATION2 [--prepare-host H2 --prepare-port P2'] [--prepare-option OPT]... | --await-prepare LOCATION2] \
+#       [--prepare-out LOCATION2 [--prepare-host H2 --prepare-port P2'] [--prepare-option OPT]...] [--await-prepare LOCATION3]... \
 #       [--start-after-prepare S] -- <sysbench options...>
 #
 # --prepare-out (run only) the step's data is prepared afresh by this same job, one job per step
@@ -17,13 +17,16 @@
 #           as a prepare job writes them; then, only when that prepare exited 0, the run into
 #           LOCATION. A failed prepare leaves a run that did not run: its result.json has the
 #           prepare's exit code (1 if it was 0 but stopped) and its output.log says why.
-# --await-prepare (run only) another client's job prepares (--prepare-out LOCATION2): this job
-#           waits until LOCATION2/result.json exists (a look a second), then runs only if that
-#           prepare exited 0, else records that it did not run, as above. It waits until stopped
-#           (SIGTERM: the workflow stops a step's jobs at its deadline).
-# --start-after-prepare (with either) the run starts S seconds after the prepare ended (its
-#           result.json endedAt), the same moment on every client of the step however late each one
-#           learns of it (clients' clocks are synchronized; one that learns later starts at once).
+# --await-prepare (run only; repeatable) another client's job prepares (--prepare-out LOCATION3):
+#           this job waits until every awaited LOCATION3/result.json exists (a look a second at
+#           those not seen yet), then runs only if each of those prepares exited 0 (and its own,
+#           with --prepare-out), else records that it did not run, as above, as soon as one has
+#           failed. It waits until stopped (SIGTERM: the workflow stops a step's jobs at its
+#           deadline). With --prepare-out too, it awaits the others after its own prepare: a duet's
+#           members each prepare their own data and all start their runs together.
+# --start-after-prepare (with either) the run starts S seconds after the last of the prepares ended
+#           (their result.json endedAt), the same moment on every client of the step however late
+#           each one learns of it (clients' clocks are synchronized; one that learns later starts at once).
 #
 # --extra-port  a second port on the same host: sysbench then connects round-robin to P and P2
 #           (--mysql-port=P,P2; sysbench 1.0.20 src/drivers/mysql/drv_mysql.c takes the next port of
@@ -58,7 +61,7 @@ readonly SCRIPT_ROOT
 . "$SCRIPT_ROOT/lib/json.sh"
 readonly HOOK="$SCRIPT_ROOT/lua/aurora_bench_hook.lua"
 readonly SERVER_CONFIG_LUA="$SCRIPT_ROOT/lua/server_config.lua"
-readonly USAGE="usage: $PROG --phase prepare|run --workload NAME --out LOCATION --host H --port P --user U (--password-env VAR | --password-secret SECRET_ARN) [--driver mysql|pgsql] [--script-dir DIR | --script-uri s3://bucket/prefix/] [--extra-port P2] [--prepare-out LOCATION2 [--prepare-host H2 --prepare-port P2] [--prepare-option OPT]... | --await-prepare LOCATION2] [--start-after-prepare S] -- <sysbench options...>"
+readonly USAGE="usage: $PROG --phase prepare|run --workload NAME --out LOCATION --host H --port P --user U (--password-env VAR | --password-secret SECRET_ARN) [--driver mysql|pgsql] [--script-dir DIR | --script-uri s3://bucket/prefix/] [--extra-port P2] [--prepare-out LOCATION2 [--prepare-host H2 --prepare-port P2] [--prepare-option OPT]...] [--await-prepare LOCATION3]... [--start-after-prepare S] -- <sysbench options...>"
 
 die_usage() {
   echo "$PROG: $*" >&2
@@ -69,7 +72,7 @@ die_usage() {
 # ------------------------------------------------------------------ arguments
 phase="" workload="" out="" host="" port="" user="" extra_port="" driver=mysql
 password_env="" password_secret="" script_dir="" script_uri=""
-prepare_out="" prepare_host="" prepare_port="" await_prepare="" prepare_opts=() start_after_prepare=
+prepare_out="" prepare_host="" prepare_port="" await_prepares=() prepare_opts=() start_after_prepare=
 have_password_env=0 have_password_secret=0 have_script_dir=0 have_script_uri=0
 
 while [ $# -gt 0 ]; do
@@ -102,7 +105,10 @@ while [ $# -gt 0 ]; do
     --prepare-host) prepare_host=$value ;;
     --prepare-port) prepare_port=$value ;;
     --prepare-option) prepare_opts+=("$value") ;;
-    --await-prepare) await_prepare=$value ;;
+    --await-prepare)
+      [ -n "$value" ] || die_usage "--await-prepare needs a location"
+      await_prepares+=("$value")
+      ;;
     --start-after-prepare) start_after_prepare=$value ;;
     *) die_usage "unknown flag $flag" ;;
   esac
@@ -147,13 +153,15 @@ if [ $custom = 1 ] && [ $((have_script_dir + have_script_uri)) -ne 1 ]; then
 fi
 if [ $have_script_uri = 1 ] && [[ "$script_uri" != s3://?* ]]; then die_usage "--script-uri must start with s3://, got '$script_uri'"; fi
 if [ $have_script_dir = 1 ] && [ ! -d "$script_dir" ]; then die_usage "--script-dir $script_dir is not a directory"; fi
-if [ -n "$prepare_out" ] || [ -n "$await_prepare" ]; then
+if [ -n "$prepare_out" ] || [ ${#await_prepares[@]} -gt 0 ]; then
   [ "$phase" = run ] || die_usage "--prepare-out and --await-prepare go with --phase run"
-  [ -z "$prepare_out" ] || [ -z "$await_prepare" ] || die_usage "give only one of --prepare-out or --await-prepare"
 fi
+for location in "${await_prepares[@]}"; do
+  [ "$location" != "$prepare_out" ] || die_usage "--await-prepare $location is this job's own --prepare-out"
+done
 if [ -n "$start_after_prepare" ]; then
   [[ "$start_after_prepare" =~ ^[0-9]+$ ]] || die_usage "--start-after-prepare must be whole seconds, got '$start_after_prepare'"
-  [ -n "$prepare_out$await_prepare" ] || die_usage "--start-after-prepare needs --prepare-out or --await-prepare"
+  [ -n "$prepare_out" ] || [ ${#await_prepares[@]} -gt 0 ] || die_usage "--start-after-prepare needs --prepare-out or --await-prepare"
 fi
 if [ -z "$prepare_out" ] && { [ -n "$prepare_host$prepare_port" ] || [ ${#prepare_opts[@]} -gt 0 ]; }; then
   die_usage "--prepare-host, --prepare-port and --prepare-option need --prepare-out"
@@ -175,7 +183,7 @@ for opt in "${sysbench_opts[@]}" "${prepare_opts[@]}"; do
 done
 
 # ------------------------------------------------------------------ workspace and output
-for location in "$out" "$prepare_out" "$await_prepare"; do
+for location in "$out" "$prepare_out" "${await_prepares[@]}"; do
   if [[ "$location" == s3://* ]] && [[ "$location" != s3://?* ]]; then die_usage "$location: s3:// needs a bucket"; fi
 done
 work=$(mktemp -d "${TMPDIR:-/tmp}/aurora-bench-runner.XXXXXX")
@@ -286,7 +294,7 @@ trap 'on_signal INT' INT
 if [ -x "${AURORA_BENCH_HOME:-/opt/aurora-bench}/sysbench/bin/sysbench" ]; then export PATH="${AURORA_BENCH_HOME:-/opt/aurora-bench}/sysbench/bin:$PATH"; fi
 command -v sysbench >/dev/null 2>&1 || die_setup "sysbench is not installed (Debian: apt-get install sysbench; EC2 clients: client/install-sysbench.sh)"
 [ -f "$HOOK" ] || die_setup "report hook $HOOK is missing (it ships next to runner.sh)"
-if [[ "$out$prepare_out$await_prepare" == *s3://* ]] || [ $have_password_secret = 1 ] || [ $have_script_uri = 1 ]; then
+if [[ "$out$prepare_out${await_prepares[*]}" == *s3://* ]] || [ $have_password_secret = 1 ] || [ $have_script_uri = 1 ]; then
   command -v aws >/dev/null 2>&1 || die_setup "the AWS CLI (aws) is required for s3:// locations and Secrets Manager"
 fi
 # The CLI needs a region; a secret ARN carries one (arn:aws:secretsmanager:REGION:...).
@@ -500,15 +508,18 @@ prepare_data() {
 
 # Why the run of this job is not run (a prepare that failed or never ended), and the exit code its result.json gets.
 not_run="" not_run_rc=0
-# When the prepare this job ran or awaited ended (its result.json endedAt).
-prepare_ended=""
+# When the prepares this job ran or awaited ended (their result.json endedAt).
+prepare_ends=()
 
-# wait_for_run_start: with --start-after-prepare S, sleeps until S seconds after prepare_ended (no
-# wait once that is past, or when the time does not read); a signal ends the wait.
+# wait_for_run_start: with --start-after-prepare S, sleeps until S seconds after the last of
+# prepare_ends (no wait once that is past, or when a time does not read); a signal ends the wait.
 wait_for_run_start() {
-  [ -n "$start_after_prepare" ] && [ -n "$prepare_ended" ] || return 0
-  local ended_ns now_ns left_ms
-  ended_ns=$(date -u -d "$prepare_ended" +%s%N 2>/dev/null) || return 0
+  [ -n "$start_after_prepare" ] && [ ${#prepare_ends[@]} -gt 0 ] || return 0
+  local ended ns ended_ns=0 now_ns left_ms
+  for ended in "${prepare_ends[@]}"; do
+    ns=$(date -u -d "$ended" +%s%N 2>/dev/null) && [ -n "$ended" ] || return 0
+    [ "$ns" -le "$ended_ns" ] || ended_ns=$ns
+  done
   now_ns=$(date -u +%s%N)
   # Rounded up: the run never starts before the moment (endedAt has whole milliseconds).
   left_ms=$(((ended_ns + start_after_prepare * 1000000000 - now_ns + 999999) / 1000000))
@@ -517,26 +528,39 @@ wait_for_run_start() {
   wait $! || true
 }
 
-# await_prepare_result: waits for another client's prepare (--await-prepare), a look a second, until
-# its result.json exists or this job is stopped; sets not_run unless that prepare exited 0.
-await_prepare_result() {
-  local copy="$work/awaited-result.json" rc
-  while [ -z "$stop_signal" ]; do
-    if [[ "$await_prepare" == s3://* ]]; then
-      aws s3 cp --only-show-errors "${await_prepare%/}/result.json" "$copy" >/dev/null 2>&1 && break
-    elif [ -f "${await_prepare%/}/result.json" ]; then
-      cp "${await_prepare%/}/result.json" "$copy" && break
-    fi
+# await_prepare_results: waits for the other clients' prepares (--await-prepare), a look a second
+# at each whose result.json is not seen yet, until every one is seen, one has failed, or this job
+# is stopped; sets not_run unless every one exited 0, and adds their endedAt to prepare_ends.
+await_prepare_results() {
+  local pending=("${await_prepares[@]}") still location copy rc looks=0
+  while [ ${#pending[@]} -gt 0 ] && [ -z "$stop_signal" ]; do
+    still=()
+    for location in "${pending[@]}"; do
+      copy="$work/awaited-$((looks += 1)).json"
+      if [[ "$location" == s3://* ]]; then
+        aws s3 cp --only-show-errors "${location%/}/result.json" "$copy" >/dev/null 2>&1 || { still+=("$location"); continue; }
+      elif [ -f "${location%/}/result.json" ]; then
+        cp "${location%/}/result.json" "$copy" || { still+=("$location"); continue; }
+      else
+        still+=("$location")
+        continue
+      fi
+      rc=$(sed -n 's/^ *"exitCode": *\(-\{0,1\}[0-9][0-9]*\).*/\1/p' "$copy" | head -n 1)
+      if [ "$rc" != 0 ]; then
+        # One failed prepare is enough: no run of the step runs, and nobody waits for the rest.
+        not_run="the data's prepare ($location) failed: exit code ${rc:-unknown}" not_run_rc=${rc:-1}
+        return 0
+      fi
+      prepare_ends+=("$(sed -n 's/^ *"endedAt": *"\([^"]*\)".*/\1/p' "$copy" | head -n 1)")
+    done
+    pending=("${still[@]}")
+    [ ${#pending[@]} -gt 0 ] || break
     sleep 1 &
     wait $! || true # a trapped signal ends the wait early
   done
-  if [ -n "$stop_signal" ]; then
-    not_run="stopped by SIG$stop_signal while waiting for the data's prepare ($await_prepare)" not_run_rc=$(signal_rc)
-    return 0
+  if [ ${#pending[@]} -gt 0 ]; then
+    not_run="stopped by SIG$stop_signal while waiting for the data's prepare (${pending[*]})" not_run_rc=$(signal_rc)
   fi
-  rc=$(sed -n 's/^ *"exitCode": *\(-\{0,1\}[0-9][0-9]*\).*/\1/p' "$copy" | head -n 1)
-  prepare_ended=$(sed -n 's/^ *"endedAt": *"\([^"]*\)".*/\1/p' "$copy" | head -n 1)
-  if [ "$rc" != 0 ]; then not_run="the data's prepare ($await_prepare) failed: exit code ${rc:-unknown}" not_run_rc=${rc:-1}; fi
 }
 
 if [ "$phase" = prepare ]; then
@@ -551,6 +575,7 @@ else
     started_at=$(iso_now)
     prepare_data
     prepare_ended=$(iso_now)
+    prepare_ends+=("$prepare_ended")
     write_result "$out_dir" prepare "$sb_rc" "$started_at" "$prepare_ended" "$command_text"
     # Uploaded before the run starts: the clients awaiting it start their runs on it.
     if ! upload_outputs; then
@@ -564,9 +589,9 @@ else
     use_output "$run_dir" "$out"
     connect_to "$host" "$run_ports"
     phase_opts=("${sysbench_opts[@]}")
-  elif [ -n "$await_prepare" ]; then
-    await_prepare_result
   fi
+  # After this job's own prepare (if any, and only if it succeeded): the others' (a duet's members').
+  if [ ${#await_prepares[@]} -gt 0 ] && [ -z "$not_run" ]; then await_prepare_results; fi
   [ -n "$not_run" ] || wait_for_run_start
   # The run's own times: a prepare before it is not part of the measured step.
   started_at=$(iso_now)

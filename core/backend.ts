@@ -100,9 +100,14 @@ export interface RunnerJob {
    * --prepare-out): one job per step instead of a prepare job and a run job.
    */
   readonly prepareFirst?: { readonly outputPrefix: string; readonly endpoint: Endpoint; readonly sysbenchArgs: readonly string[] };
-  /** The same step's other clients: the job waits for the prepare whose files are under this prefix, and runs only if it succeeded (client/runner.sh --await-prepare). */
-  readonly awaitPrepareOf?: string;
-  /** With either: the run starts this many seconds after the prepare ended, on every client of the step at once (client/runner.sh --start-after-prepare). */
+  /**
+   * The prepares the job waits for (their files under these prefixes), running only if every one
+   * succeeded (client/runner.sh --await-prepare, one per prefix): a cell's other clients await its
+   * first client's; in a duet every job of every member awaits every member's prepare but the one
+   * it runs itself (a member's first job also prepares first), so that all members' runs start together.
+   */
+  readonly awaitPrepareOf?: readonly string[];
+  /** With either: the run starts this many seconds after the last of the prepares ended, on every client of the step at once (client/runner.sh --start-after-prepare). */
   readonly startAfterPrepareS?: number;
 }
 

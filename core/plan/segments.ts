@@ -15,38 +15,32 @@ const STEPS_PER_SEGMENT = 200;
 /** A segment execution's own events besides its steps' (ExecutionStarted/Succeeded, the last RunStep, AreStepsLeft, SegmentDone), with room to spare. */
 const SEGMENT_OWN_EVENTS = 50;
 
-function stepSegments(stepCount: number, perSegment: number = STEPS_PER_SEGMENT): StepSegment[] {
-  const segments: StepSegment[] = [];
-  for (let from = 0; from < stepCount; from += perSegment) segments.push({ from, to: Math.min(stepCount, from + perSegment) });
-  return segments;
-}
-
 /**
- * A cell's segments: at most 200 steps each, and as few as it takes for the segment to stay within
- * half the history limit even when every step's jobs are looked at until their deadline (a hung
- * job; a prepare of a large data set with data.reuse "step", which prepares before every step):
- * core/plan/step-looks.ts worstStepEvents.
+ * Segments of `stepCount` steps: at most 200 steps each, and as few as it takes for the segment to
+ * stay within half the history limit even when every step's jobs are looked at until their
+ * deadline (a hung job; a prepare of a large data set with data.reuse "step", which prepares before
+ * every step): `worstOf(i)` is step i's worst case, core/plan/step-looks.ts worstStepEvents.
  */
-function cellSegments(cell: CellPlan): StepSegment[] {
+function boundedSegments(stepCount: number, worstOf: (index: number) => number): StepSegment[] {
   const segments: StepSegment[] = [];
   let from = 0;
   let events = SEGMENT_OWN_EVENTS;
-  cell.steps.forEach((step, i) => {
-    const worst = worstStepEvents(cell, step);
+  for (let i = 0; i < stepCount; i++) {
+    const worst = worstOf(i);
     if (i > from && (i - from >= STEPS_PER_SEGMENT || events + worst > SEGMENT_EVENTS_BUDGET)) {
       segments.push({ from, to: i });
       from = i;
       events = SEGMENT_OWN_EVENTS;
     }
     events += worst;
-  });
-  if (cell.steps.length > from) segments.push({ from, to: cell.steps.length });
+  }
+  if (stepCount > from) segments.push({ from, to: stepCount });
   return segments;
 }
 
 export function cellHeader(cell: CellPlan): CellHeader {
   const { steps, ...rest } = cell;
-  return { ...rest, stepCount: steps.length, segments: cellSegments(cell) };
+  return { ...rest, stepCount: steps.length, segments: boundedSegments(steps.length, (i) => worstStepEvents(cell, steps[i]!)) };
 }
 
 /** What the workflow's state carries of a duet: the DuetPlan and its members' step segments. */
@@ -54,6 +48,14 @@ export interface DuetHeader extends DuetPlan {
   readonly segments: readonly StepSegment[];
 }
 
-export function duetHeader(duet: DuetPlan): DuetHeader {
-  return { ...duet, segments: stepSegments(duet.stepCount) };
+/**
+ * A duet's segments, bounded as a cell's: a duet's step is looked at until every member's jobs are
+ * done, each member's stopped at its own deadline, so a step costs at most its costliest member's
+ * worst case (core/workflow/duet.ts).
+ */
+export function duetHeader(duet: DuetPlan, members: readonly CellPlan[]): DuetHeader {
+  return {
+    ...duet,
+    segments: boundedSegments(duet.stepCount, (i) => Math.max(0, ...members.map((cell) => (cell.steps[i] !== undefined ? worstStepEvents(cell, cell.steps[i]) : 0)))),
+  };
 }

@@ -17,9 +17,9 @@ export interface RunnerInvocation {
   readonly driver?: 'mysql' | 'pgsql';
   /** The job prepares the step's data first (Backend RunnerJob.prepareFirst). */
   readonly prepareFirst?: { readonly outputPrefix: string; readonly endpoint: { readonly host: string; readonly port: number }; readonly sysbenchArgs: readonly string[] };
-  /** The job waits for another client's prepare under this prefix (RunnerJob.awaitPrepareOf). */
-  readonly awaitPrepareOf?: string;
-  /** With either: when the run starts, in seconds after the prepare ended (RunnerJob.startAfterPrepareS). */
+  /** The job waits for other clients' prepares under these prefixes (RunnerJob.awaitPrepareOf). */
+  readonly awaitPrepareOf?: readonly string[];
+  /** With either: when the run starts, in seconds after the last prepare ended (RunnerJob.startAfterPrepareS). */
   readonly startAfterPrepareS?: number;
 }
 
@@ -42,23 +42,25 @@ export interface RunnerArgsOptions {
 
 /**
  * The runner flags of a job that prepares its step's data first (--prepare-out, --prepare-host,
- * --prepare-port, one --prepare-option per sysbench option) or waits for another client's prepare
- * (--await-prepare); none for any other job.
+ * --prepare-port, one --prepare-option per sysbench option), waits for other clients' prepares
+ * (one --await-prepare each), or both (a duet member's first job); none for any other job.
  */
 export function prepareRunnerArgs(
   job: Pick<RunnerInvocation, 'jobId' | 'phase' | 'prepareFirst' | 'awaitPrepareOf' | 'startAfterPrepareS'>,
   locationOf: ((outputPrefix: string) => string) | undefined,
 ): string[] {
-  if (job.prepareFirst === undefined && job.awaitPrepareOf === undefined) return [];
+  const awaited = job.awaitPrepareOf ?? [];
+  if (job.prepareFirst === undefined && awaited.length === 0) return [];
   const fail = (msg: string) => new SysbenchOptionError(`runner for job ${job.jobId}: ${msg}`);
   if (job.phase !== 'run') throw fail('only a run job prepares first or waits for a prepare');
-  if (job.prepareFirst !== undefined && job.awaitPrepareOf !== undefined) throw fail('a job either prepares first or waits for a prepare, not both');
   if (locationOf === undefined) throw fail('the prepare output location is unknown (locationOf)');
+  if (job.prepareFirst !== undefined && awaited.includes(job.prepareFirst.outputPrefix)) throw fail(`it would wait for its own prepare (${job.prepareFirst.outputPrefix})`);
   const startAfter = job.startAfterPrepareS;
   if (startAfter !== undefined && !(Number.isInteger(startAfter) && startAfter >= 0)) throw fail(`startAfterPrepareS ${startAfter} is not whole seconds`);
   const start = startAfter !== undefined ? ['--start-after-prepare', String(startAfter)] : [];
-  if (job.awaitPrepareOf !== undefined) return ['--await-prepare', locationOf(job.awaitPrepareOf), ...start];
-  const prepare = job.prepareFirst!;
+  const awaits = awaited.flatMap((prefix) => ['--await-prepare', locationOf(prefix)]);
+  const prepare = job.prepareFirst;
+  if (prepare === undefined) return [...awaits, ...start];
   const port = prepare.endpoint.port;
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw fail(`prepare endpoint port ${port} is not a TCP port`);
   return [
@@ -69,6 +71,7 @@ export function prepareRunnerArgs(
     '--prepare-port',
     String(port),
     ...prepare.sysbenchArgs.flatMap((opt) => ['--prepare-option', opt]),
+    ...awaits,
     ...start,
   ];
 }

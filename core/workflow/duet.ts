@@ -23,6 +23,7 @@ import { TransientBackendError } from '../backend';
 import { lakeKeys } from '../lake/rows';
 import { isDuetId } from '../plan/plan';
 import { duetHeader, type DuetHeader } from '../plan/segments';
+import { preparesInRun } from '../plan/step-looks';
 import type { CellPlan, DuetPlan, PlanNote, StepSegment } from '../plan/types';
 import type { RunnerPhase } from '../sysbench/types';
 import { InvalidTaskInputError, StepNotDoneError } from './errors';
@@ -31,16 +32,22 @@ import {
   checkCellReadyTask,
   checkClientsReadyTask,
   checkJobsTask,
+  checkRunPrepare,
   collectLateMetricsTask,
   collectStepTask,
+  expectedPrepareS,
   jobsToStart,
   loadCellPlan,
   namedCell,
   need,
   PREPARE_FIRST_LOOK_S,
+  prepareOutputPrefix,
+  preparedSeconds,
+  preparingTogether,
   provisionCellTask,
   readJson,
   runStepTask,
+  START_AFTER_PREPARE_S,
   startClientsTask,
   stepSummary,
   teardownCellTask,
@@ -131,9 +138,11 @@ async function provisionDuetTask(deps: TaskDeps, event: DuetEvent): Promise<{ ru
   need(event, ['run', 'cell'], 'provision-cell');
   const duet = await loadDuetPlan(deps, event.run, event.cell.cellId);
   const provisioned = await allMembers(duet.members.map((cellId) => provisionCellTask(deps, { run: event.run, cell: memberRef(event.cell, cellId) })));
+  // The members' steps bound the duet's segments (each step's worst case, as a cell's).
+  const memberPlans = await Promise.all(duet.members.map((cellId) => loadCellPlan(deps, event.run, cellId)));
   return {
     run: event.run,
-    cell: duetHeader(duet),
+    cell: duetHeader(duet, memberPlans),
     resources: duetResources(
       duet.cellId,
       provisioned.map((p) => p.resources),
@@ -184,6 +193,13 @@ type DuetInflight = NonNullable<DuetCursor['inflight']>;
  * done (StepNotDone until then), then the next phase starts on every member in this one call.
  * Every member's jobs are decided and built before any is started, so the starts are as close as
  * the backend's start calls (a process spawn locally, an SSM SendCommand on AWS).
+ *
+ * With data.reuse "step" a step is one phase, as a cell's is (preparesInRun): each member's first
+ * client prepares that member's data on its own writer in its run job, and every job of every
+ * member waits for all the members' prepares and starts its run at the same moment after the last
+ * of them ended (preparingTogether): one look-until-done per step instead of a prepare phase's and
+ * then the run's. Every member's prepare is judged before any run is collected, so one member's
+ * failed prepare fails the duet with its DataPrepareFailedError and no member has rows of the step.
  */
 async function runDuetStepTask(deps: TaskDeps, event: DuetStepEvent): Promise<DuetStepOutput> {
   need(event, ['run', 'cell', 'resources', 'segment'], 'run-step');
@@ -194,8 +210,9 @@ async function runDuetStepTask(deps: TaskDeps, event: DuetStepEvent): Promise<Du
   const res = (cell: CellPlan): CellResources => memberResources(resources, cell.cellId);
   let cursor: DuetCursor = (await readJson<DuetCursor>(deps, cursorKey)) ?? { cellId: event.cell.cellId, next: segment.from };
 
-  const start = async (index: number, phase: RunnerPhase): Promise<DuetInflight> => {
-    const planned = await Promise.all(cells.map((cell) => jobsToStart(deps, { run, cell, resources: res(cell), step: cell.steps[index]!, phase })));
+  const start = async (index: number, phase: RunnerPhase, withPrepare: boolean): Promise<DuetInflight> => {
+    const built = await Promise.all(cells.map((cell) => jobsToStart(deps, { run, cell, resources: res(cell), step: cell.steps[index]!, phase, withPrepare })));
+    const planned = withPrepare ? preparingTogether(run, built) : built;
     const settled = await Promise.allSettled(cells.map((cell, i) => (planned[i]!.length === 0 ? Promise.resolve([]) : deps.backend.startJobs(run, cell, res(cell), planned[i]!))));
     const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) {
@@ -205,26 +222,42 @@ async function runDuetStepTask(deps: TaskDeps, event: DuetStepEvent): Promise<Du
       throw failed.reason;
     }
     const handles = settled.map((r) => (r as PromiseFulfilledResult<JobHandle[]>).value);
-    return { stepIndex: index, phase, members: cells.map((cell, i) => ({ cellId: cell.cellId, jobs: handles[i]!, resources: res(cell) })) };
+    return {
+      stepIndex: index,
+      phase,
+      ...(withPrepare ? { withPrepare } : {}),
+      members: cells.map((cell, i) => ({ cellId: cell.cellId, jobs: handles[i]!, resources: res(cell) })),
+    };
   };
   const spread = (inflight: DuetInflight): number | null => {
     const starts = inflight.members.flatMap((m) => m.jobs.map((j) => Date.parse(j.startedAt)));
     return starts.length === 0 ? null : Math.max(...starts) - Math.min(...starts);
   };
-  const begin = async (index: number, phase: RunnerPhase, collectedByMember: DuetStepOutput['collectedByMember']): Promise<DuetStepOutput> => {
+  const lastPrepare = () => (cursor.lastPrepareS !== undefined ? { lastPrepareS: cursor.lastPrepareS } : {});
+  const begin = async (index: number, phase: RunnerPhase, collectedByMember: DuetStepOutput['collectedByMember'], withPrepare = false): Promise<DuetStepOutput> => {
     const step = cells[0]!.steps[index]!;
-    const inflight = await start(index, phase);
-    cursor = { cellId: cursor.cellId, next: index, inflight };
+    const inflight = await start(index, phase, withPrepare);
+    cursor = { cellId: cursor.cellId, next: index, inflight, ...lastPrepare() };
     await lake.put(cursorKey, JSON.stringify(cursor));
     const anyJobs = inflight.members.some((m) => m.jobs.length > 0);
-    const waitS = phase === 'prepare' ? PREPARE_FIRST_LOOK_S : anyJobs ? step.waitS : 0;
-    return { done: false, waitS, started: { phase, step: stepSummary(step) }, collected: null, collectedByMember, startSpreadMs: spread(inflight) };
+    // Runs that prepare first are looked at when the slowest member's prepare, the start delay and the run should be over.
+    const prepareS = withPrepare ? Math.max(...cells.map((cell) => expectedPrepareS(run, cell, cursor))) + START_AFTER_PREPARE_S[run.backend] : 0;
+    const waitS = phase === 'prepare' ? PREPARE_FIRST_LOOK_S : anyJobs ? prepareS + step.waitS : 0;
+    return {
+      done: false,
+      waitS,
+      started: { phase, ...(withPrepare ? { withPrepare } : {}), step: stepSummary(step) },
+      collected: null,
+      collectedByMember,
+      startSpreadMs: spread(inflight),
+    };
   };
 
   try {
     let collectedByMember: DuetStepOutput['collectedByMember'] = [];
     const inflight = cursor.inflight;
     if (inflight) {
+      const withPrepare = inflight.withPrepare === true;
       const stepOf = (cellId: string) => {
         const cell = cells.find((c) => c.cellId === cellId);
         const step = cell?.steps[inflight.stepIndex];
@@ -235,30 +268,39 @@ async function runDuetStepTask(deps: TaskDeps, event: DuetStepEvent): Promise<Du
       const states = await Promise.all(
         inflight.members.map((m) => {
           const { cell, step } = stepOf(m.cellId);
-          return m.jobs.length === 0 ? Promise.resolve({ done: true, running: 0, timedOut: false, jobs: [] }) : checkJobsTask(deps, { run, cell, step, jobs: m.jobs });
+          return m.jobs.length === 0 ? Promise.resolve({ done: true, running: 0, timedOut: false, jobs: [] }) : checkJobsTask(deps, { run, cell, step, jobs: m.jobs, withPrepare });
         }),
       );
       const running = states.filter((s) => !s.done);
       if (running.length > 0) {
         const { step } = stepOf(inflight.members[0]!.cellId);
-        throw new StepNotDoneError(`${step.stepId} ${inflight.phase}: ${running.reduce((a, s) => a + s.running, 0)} job(s) of ${running.length} member(s) still running`);
+        const what = withPrepare ? 'prepare and run' : inflight.phase;
+        throw new StepNotDoneError(`${step.stepId} ${what}: ${running.reduce((a, s) => a + s.running, 0)} job(s) of ${running.length} member(s) still running`);
       }
-      const outcomes = await allMembers(
-        inflight.members.map((m, i) => {
-          const { cell, step } = stepOf(m.cellId);
-          return collectStepTask(deps, { run, cell, resources: m.resources, step, phase: inflight.phase, jobs: m.jobs, jobsState: states[i]! });
-        }),
-      );
+      const events = inflight.members.map((m, i) => {
+        const { cell, step } = stepOf(m.cellId);
+        return { run, cell, resources: m.resources, step, phase: inflight.phase, jobs: m.jobs, jobsState: states[i]! };
+      });
+      // Every member's prepare judged before any run is collected: a failed one leaves no member with rows of the step.
+      if (withPrepare) await allMembers(events.map((e) => checkRunPrepare(deps, e)));
+      const outcomes = await allMembers(events.map((e) => collectStepTask(deps, e)));
       if (inflight.phase === 'prepare') return await begin(inflight.stepIndex, 'run', []);
       collectedByMember = inflight.members.flatMap((m, i) => (outcomes[i] ? [{ cellId: m.cellId, outcome: outcomes[i] }] : []));
       await Promise.all(collectedByMember.map((c) => lake.put(lakeKeys.workflow.stepOutcome(run.runId, c.cellId, c.outcome.stepId), JSON.stringify(c.outcome))));
-      cursor = { cellId: cursor.cellId, next: inflight.stepIndex + 1 };
+      // The slowest member's prepare is what the next step's runs wait for.
+      const prepared = withPrepare
+        ? await Promise.all(events.filter((e) => e.jobs.length > 0).map((e) => preparedSeconds(deps, prepareOutputPrefix(run, e.cell, e.step, e.jobs[0]!.clientId))))
+        : [];
+      const seconds = prepared.filter((p): p is number => p !== undefined);
+      cursor = { cellId: cursor.cellId, next: inflight.stepIndex + 1, ...(seconds.length > 0 ? { lastPrepareS: Math.max(...seconds) } : lastPrepare()) };
       await lake.put(cursorKey, JSON.stringify(cursor));
     }
     const next = Math.max(cursor.next, segment.from);
     const step = next < segment.to ? cells[0]!.steps[next] : undefined;
     if (!step) return { done: true, waitS: 0, started: null, collected: null, collectedByMember, startSpreadMs: null };
-    return await begin(next, step.prepare ? 'prepare' : 'run', collectedByMember);
+    // One phase only when it is one for every member (the write-forwarding emulation keeps its prepare job).
+    const withPrepare = cells.every((cell) => preparesInRun(cell, cell.steps[next]!));
+    return await begin(next, step.prepare && !withPrepare ? 'prepare' : 'run', collectedByMember, withPrepare);
   } catch (e) {
     // As for a cell: why a step failed the duet stays in its cursor, which the teardown reports.
     if (!(e instanceof StepNotDoneError) && !(e instanceof TransientBackendError)) {

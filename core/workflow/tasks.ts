@@ -175,8 +175,12 @@ export interface DuetCursor {
   readonly inflight?: {
     readonly stepIndex: number;
     readonly phase: RunnerPhase;
+    /** The members' run jobs prepare their data first and start their runs together (preparingTogether). */
+    readonly withPrepare?: boolean;
     readonly members: readonly { readonly cellId: string; readonly jobs: readonly JobHandle[]; readonly resources: CellResources }[];
   };
+  /** Seconds the slowest member's last prepare took: the next step's prepares are expected to take as long. */
+  readonly lastPrepareS?: number;
   readonly failure?: TaskError;
 }
 interface CheckJobsOutput extends JobsState {
@@ -420,7 +424,7 @@ function cellDriver(cell: CellPlan): 'mysql' | 'pgsql' {
 }
 
 /** The prepare's output of a step whose run jobs prepare (the first client's, as a prepare job writes it). */
-function prepareOutputPrefix(run: RunContext, cell: CellPlan, step: StepPlan, clientId: string): string {
+export function prepareOutputPrefix(run: RunContext, cell: CellPlan, step: StepPlan, clientId: string): string {
   return lakeKeys.raw(run.dt, run.runId, cell.cellId, step.stepId, 'prepare', clientId);
 }
 
@@ -430,7 +434,27 @@ function prepareOutputPrefix(run: RunContext, cell: CellPlan, step: StepPlan, cl
  * ended (a look a second; on AWS each look is an `aws s3 cp` of its result.json), so that every
  * client's run starts at the same moment, as when one call starts them all.
  */
-const START_AFTER_PREPARE_S: Record<RunContext['backend'], number> = { local: 2, aws: 5 };
+export const START_AFTER_PREPARE_S: Record<RunContext['backend'], number> = { local: 2, aws: 5 };
+
+/**
+ * A duet's step whose members' run jobs prepare their data first (each member's jobs as buildJobs
+ * makes them with withPrepare, a member's list empty when it skips the step): every job of every
+ * member also awaits the other members' prepares, and every run starts START_AFTER_PREPARE_S after
+ * the last of them ended. So each member's data is prepared on its own writer by its own first
+ * client, and still every member's run starts at the same moment, as when one call started them
+ * all after a prepare phase; and one member's failed prepare leaves every member's run unrun.
+ */
+export function preparingTogether(run: RunContext, members: readonly (readonly RunnerJob[])[]): RunnerJob[][] {
+  const prepares = members.flatMap((jobs) => jobs.flatMap((j) => (j.prepareFirst !== undefined ? [j.prepareFirst.outputPrefix] : [])));
+  return members.map((jobs) =>
+    jobs.map((job) => {
+      const own = job.prepareFirst?.outputPrefix;
+      const awaited = [...new Set([...(job.awaitPrepareOf ?? []), ...prepares])].filter((p) => p !== own);
+      if (job.phase !== 'run' || (own === undefined && awaited.length === 0)) return job;
+      return { ...job, ...(awaited.length > 0 ? { awaitPrepareOf: awaited } : {}), startAfterPrepareS: START_AFTER_PREPARE_S[run.backend] };
+    }),
+  );
+}
 
 function buildJobs(run: RunContext, cell: CellPlan, resources: CellResources, step: StepPlan, phase: RunnerPhase, withPrepare = false): RunnerJob[] {
   if (resources.clients.length === 0) throw new InvalidTaskInputError(`cell ${cell.cellId} has no clients`);
@@ -463,7 +487,7 @@ function buildJobs(run: RunContext, cell: CellPlan, resources: CellResources, st
           },
         }
       : {}),
-    ...(preparing && i > 0 ? { awaitPrepareOf: prepareOutputPrefix(run, cell, step, preparedBy) } : {}),
+    ...(preparing && i > 0 ? { awaitPrepareOf: [prepareOutputPrefix(run, cell, step, preparedBy)] } : {}),
     ...together,
   }));
 }
@@ -676,11 +700,7 @@ export async function collectStepTask(deps: TaskDeps, event: CollectStepEvent): 
   // A run that prepared first: the prepare's own output is judged first, as a prepare job's is (a
   // failed prepare fails the cell, DataPrepareFailedError; the runs that then did not run are not
   // rows), and the configuration check that follows a prepare is made before any row is written.
-  if (event.withPrepare === true && event.abortedReason === undefined && event.jobs.length > 0) {
-    const first = event.jobs[0]!;
-    const prepareJob: JobHandle = { ...first, jobId: `${first.jobId} (prepare)`, phase: 'prepare', outputPrefix: prepareOutputPrefix(run, cell, step, first.clientId) };
-    await checkPrepared(deps, event, [await readClientOutput(deps, prepareJob, step, lost.get(first.jobId))]);
-  }
+  if (event.withPrepare === true) await checkRunPrepare(deps, event);
 
   const decision = await decide(deps, run, cell, event.step);
   if (!decision.run) {
@@ -723,6 +743,25 @@ export async function collectStepTask(deps: TaskDeps, event: CollectStepEvent): 
   };
 }
 
+/**
+ * The prepare of a run that prepared first (its first job's, under prepareOutputPrefix), judged as
+ * a prepare job's output is: DataPrepareFailedError if it failed, then the configuration check.
+ * Nothing for an interrupted step or one that started no jobs. A duet judges every member's before
+ * collecting any member's run (core/workflow/duet.ts).
+ */
+export async function checkRunPrepare(deps: TaskDeps, event: CollectStepEvent): Promise<void> {
+  if (event.abortedReason !== undefined || event.jobs.length === 0) return;
+  const first = event.jobs[0]!;
+  const lost = event.jobsState.jobs.find((j) => j.jobId === first.jobId && j.state === 'lost');
+  const prepareJob: JobHandle = {
+    ...first,
+    jobId: `${first.jobId} (prepare)`,
+    phase: 'prepare',
+    outputPrefix: prepareOutputPrefix(event.run, event.cell, event.step, first.clientId),
+  };
+  await checkPrepared(deps, event, [await readClientOutput(deps, prepareJob, event.step, lost === undefined ? undefined : (lost.detail ?? 'runner lost'))]);
+}
+
 /** A prepare's first look, seconds after it started; later looks back off (RunStep's StepNotDone retrier). */
 export const PREPARE_FIRST_LOOK_S = 10;
 
@@ -744,13 +783,13 @@ async function checkPrepared(deps: TaskDeps, event: CollectStepEvent, outputs: r
  * estimate (BACKEND_TIMES rowsPerS, what the run's ETA assumes). A prepare slower than this costs
  * looks (RunStep's StepNotDone retrier, backing off), one faster only waiting time.
  */
-function expectedPrepareS(run: RunContext, cell: CellPlan, cursor: StepCursor): number {
+export function expectedPrepareS(run: RunContext, cell: CellPlan, cursor: Pick<StepCursor, 'lastPrepareS'>): number {
   if (cursor.lastPrepareS !== undefined) return Math.ceil(cursor.lastPrepareS);
   return Math.ceil((cell.data.tables * cell.data.tableSize) / BACKEND_TIMES[run.backend].rowsPerS);
 }
 
 /** Seconds a prepare took, from its result.json; undefined when it has none or its times do not read. */
-async function preparedSeconds(deps: TaskDeps, outputPrefix: string): Promise<number | undefined> {
+export async function preparedSeconds(deps: TaskDeps, outputPrefix: string): Promise<number | undefined> {
   const result = await readJson<RunnerResult>(deps, outputPrefix + 'result.json');
   const seconds = result ? (Date.parse(result.endedAt) - Date.parse(result.startedAt)) / 1000 : NaN;
   return Number.isFinite(seconds) && seconds >= 0 ? seconds : undefined;

@@ -107,6 +107,11 @@ describe('client/runner.sh against a throwaway MariaDB', () => {
       ],
       [['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), ...conn(), '--prepare-option=--tables=1'], {}, '--prepare-option need --prepare-out'],
       [
+        ['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), ...conn(), '--prepare-out', '/tmp/p1', '--await-prepare', '/tmp/p1'],
+        {},
+        "--await-prepare /tmp/p1 is this job's own --prepare-out",
+      ],
+      [
         ['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), ...conn(), '--start-after-prepare', '2'],
         {},
         '--start-after-prepare needs --prepare-out or --await-prepare',
@@ -359,13 +364,17 @@ describe('client/runner.sh against a throwaway MariaDB', () => {
     expect(readResult(runOut).command).toContain(`AURORA_BENCH_SCRIPT=${join(WORKLOADS, 'fullscan_1kb.lua')} sysbench`);
   });
 
-  it('--prepare-out: one job prepares (its files where a prepare job writes them) then runs; another client --await-prepare runs on that data; both start 2 s after the prepare ended', async () => {
+  it("--prepare-out: one job prepares (its files where a prepare job writes them) then runs; another client --await-prepare runs on that data; a duet's second member prepares its own data and awaits the first's, as the first awaits it; all start together 2 s after the last prepare ended", async () => {
     const prepareOut = outDir();
     const firstOut = outDir();
     const secondOut = outDir();
+    // The duet's other member: its own data (here its own database on the same server), prepared by its own first client.
+    const memberPrepareOut = outDir();
+    const memberOut = outDir();
+    db.sql('CREATE DATABASE IF NOT EXISTS sbtest_b');
     const runOpts = ['--', '--tables=1', '--table-size=200', '--threads=1', '--time=2', '--report-interval=1'];
 
-    // The awaiting client starts first: it must wait for the prepare, not run on old tables.
+    // The awaiting client starts first: it must wait for both prepares, not run on old tables.
     const second = startRunner([
       '--phase',
       'run',
@@ -376,9 +385,30 @@ describe('client/runner.sh against a throwaway MariaDB', () => {
       ...conn(),
       '--await-prepare',
       prepareOut,
+      '--await-prepare',
+      memberPrepareOut,
       '--start-after-prepare',
       '2',
       ...runOpts,
+    ]);
+    const member = startRunner([
+      '--phase',
+      'run',
+      '--workload',
+      'oltp_read_only',
+      '--out',
+      memberOut,
+      ...conn(),
+      '--prepare-out',
+      memberPrepareOut,
+      '--prepare-option=--mysql-db=sbtest_b',
+      '--prepare-option=--tables=1',
+      '--prepare-option=--table-size=300',
+      '--await-prepare',
+      prepareOut,
+      '--start-after-prepare=2',
+      ...runOpts,
+      '--mysql-db=sbtest_b',
     ]);
     const first = startRunner([
       '--phase',
@@ -399,37 +429,50 @@ describe('client/runner.sh against a throwaway MariaDB', () => {
       '--prepare-option=--table-size=200',
       '--prepare-option',
       '--threads=1',
+      '--await-prepare',
+      memberPrepareOut,
       '--start-after-prepare=2',
       ...runOpts,
     ]);
-    const [a, b] = await Promise.all([first.done, second.done]);
+    const exits = await Promise.all([first.done, second.done, member.done]);
 
-    expect([a.code, b.code]).toEqual([0, 0]);
+    expect(exits.map((e) => e.code)).toEqual([0, 0, 0]);
     const prepared = readResult(prepareOut);
+    const memberPrepared = readResult(memberPrepareOut);
+    expect([memberPrepared.phase, memberPrepared.exitCode]).toEqual(['prepare', 0]);
+    expect(readFileSync(join(memberPrepareOut, 'output.log'), 'utf8')).toContain("Inserting 300 records into 'sbtest1'");
+    const lastPrepareEnded = Math.max(Date.parse(prepared.endedAt), Date.parse(memberPrepared.endedAt));
     expect([prepared.phase, prepared.exitCode]).toEqual(['prepare', 0]);
     expect(prepared.command).toContain(' cleanup --mysql-host=127.0.0.1');
     expect(prepared.command).toContain('--mysql-password=***** --tables=1 --table-size=200 --threads=1');
     expect(readFileSync(join(prepareOut, 'output.log'), 'utf8')).toContain("Inserting 200 records into 'sbtest1'");
     expect(readFileSync(join(prepareOut, 'server_variables.jsonl'), 'utf8')).toContain('"name"');
     expect(parseRunnerOutput(prepareOut).status).toBe('ok');
-    for (const out of [firstOut, secondOut]) {
+    for (const out of [firstOut, secondOut, memberOut]) {
       const result = readResult(out);
       expect([result.phase, result.exitCode]).toEqual(['run', 0]);
-      // The run's own times: it started (on both clients) 2 s after the prepare ended, and the prepare is not in its output.
-      expect(Date.parse(result.startedAt)).toBeGreaterThanOrEqual(Date.parse(prepared.endedAt) + 2000);
+      // The run's own times: it started (on every client of both members) 2 s after the last prepare ended, and no prepare is in its output.
+      expect(Date.parse(result.startedAt)).toBeGreaterThanOrEqual(lastPrepareEnded + 2000);
       expect(result.command).not.toContain(' prepare ');
       expect(readFileSync(join(out, 'output.log'), 'utf8')).not.toContain('Inserting');
       const parsed = parseRunnerOutput(out);
       expect(parsed.status).toBe('ok');
       expect(parsed.summary!.transactions).toBeGreaterThan(0);
     }
+    // Started together: the same moment on every client (the spread is the processes' wake-up, well under the 2 s of slack).
+    const starts = [firstOut, secondOut, memberOut].map((out) => Date.parse(readResult(out).startedAt));
+    expect(Math.max(...starts) - Math.min(...starts)).toBeLessThan(1000);
     expect(db.sql('SELECT COUNT(*) FROM sbtest.sbtest1').trim()).toBe('200');
+    expect(db.sql('SELECT COUNT(*) FROM sbtest_b.sbtest1').trim()).toBe('300');
   });
 
-  it('--prepare-out: a failed prepare leaves its own failure and runs that did not run, on the preparing client and the awaiting one', async () => {
+  it("--prepare-out: a failed prepare leaves its own failure and runs that did not run, on the preparing client, the awaiting one, and a duet's other member whose own prepare succeeded", async () => {
     const prepareOut = outDir();
     const firstOut = outDir();
     const secondOut = outDir();
+    const memberPrepareOut = outDir();
+    const memberOut = outDir();
+    db.sql('CREATE DATABASE IF NOT EXISTS sbtest_b');
     const runOpts = ['--', '--tables=1', '--table-size=200', '--threads=1', '--time=2'];
 
     const first = startRunner([
@@ -448,16 +491,35 @@ describe('client/runner.sh against a throwaway MariaDB', () => {
       ...runOpts,
     ]);
     const second = startRunner(['--phase', 'run', '--workload', 'oltp_read_only', '--out', secondOut, ...conn(), '--await-prepare', prepareOut, ...runOpts]);
-    const [a, b] = await Promise.all([first.done, second.done]);
+    const member = startRunner([
+      '--phase',
+      'run',
+      '--workload',
+      'oltp_read_only',
+      '--out',
+      memberOut,
+      ...conn(),
+      '--prepare-out',
+      memberPrepareOut,
+      '--prepare-option=--mysql-db=sbtest_b',
+      '--prepare-option=--tables=1',
+      '--prepare-option=--table-size=200',
+      '--await-prepare',
+      prepareOut,
+      ...runOpts,
+      '--mysql-db=sbtest_b',
+    ]);
+    const exits = await Promise.all([first.done, second.done, member.done]);
 
-    expect([a.code, b.code]).toEqual([0, 0]);
+    expect(exits.map((e) => e.code)).toEqual([0, 0, 0]);
+    expect(readResult(memberPrepareOut).exitCode).toBe(0);
     const prepared = readResult(prepareOut);
     expect(prepared.phase).toBe('prepare');
     expect(prepared.exitCode).not.toBe(0);
     const prepareParsed = parseRunnerOutput(prepareOut);
     expect(prepareParsed.status).toBe('failed');
     expect(prepareParsed.error).toContain('no_such_database');
-    for (const out of [firstOut, secondOut]) {
+    for (const out of [firstOut, secondOut, memberOut]) {
       const result = readResult(out);
       expect(result.phase).toBe('run');
       expect(result.exitCode).not.toBe(0);

@@ -8,7 +8,7 @@ import type { SpecInput } from '../../core/experiment/schema';
 import { validateSpec } from '../../core/experiment/validate';
 import { planRun, PlanError } from '../../core/plan/plan';
 import { preparePlan } from '../../core/plan/prepare';
-import { cellHeader } from '../../core/plan/segments';
+import { cellHeader, duetHeader } from '../../core/plan/segments';
 import { jobDeadlineS, looksUntil, prepareDeadlineS, preparesInRun, SEGMENT_EVENTS_BUDGET, STEP_NOT_DONE_RETRY, worstStepEvents } from '../../core/plan/step-looks';
 import type { CellPlan } from '../../core/plan/types';
 import { allStates, loadDefinition } from '../../core/workflow/asl';
@@ -97,6 +97,22 @@ describe('step looks and segments', () => {
     for (const s of segments) expect(worstOf(cell, s.from, s.to)).toBeLessThanOrEqual(SEGMENT_EVENTS_BUDGET);
     segments.slice(1).forEach((s, i) => expect(worstOf(cell, segments[i]!.from, s.from + 1)).toBeGreaterThan(SEGMENT_EVENTS_BUDGET - 50));
     expect(segments.length).toBeGreaterThan(5);
+  });
+
+  it("bounds a duet's segments as a cell's: a step costs at most its costliest member's worst case", () => {
+    // Arrange: members of 1,000 steps with data.reuse "step", one over 100M rows and one over 1,000 (a duet's members share
+    // their data in a real plan; different sizes show which member bounds the segments).
+    const big = cellOf({ tables: 100, tableSize: 1_000_000, reuse: 'step' }, 1000);
+    const small = cellOf({ tables: 1, tableSize: 1000, reuse: 'step' }, 1000);
+    const duet = { cellId: 'r1-duet', index: 0, repeat: 1, members: [small.cellId, big.cellId], stepCount: 1000 };
+
+    // Act
+    const { segments } = duetHeader(duet, [small, big]);
+
+    // Assert: the costlier member's segments (the small data's alone would be 5 x 200 steps).
+    expect(segments).toEqual(cellHeader(big).segments);
+    expect(duetHeader(duet, [small, small]).segments.map((s) => s.to - s.from)).toEqual([200, 200, 200, 200, 200]);
+    for (const s of segments) expect(worstOf(big, s.from, s.to)).toBeLessThanOrEqual(SEGMENT_EVENTS_BUDGET);
   });
 
   it('refuses on AWS, by data.tableSize, a data set whose one prepare could pass the budget alone; plans one just under it', () => {

@@ -278,7 +278,7 @@ describe('runnerArgs', () => {
       job({ endpoint: reader, prepareFirst: { outputPrefix: 'raw/prepare/client-1/', endpoint: writer, sysbenchArgs: ['--tables=4', '--threads=2'] }, startAfterPrepareS: 5 }),
       opts,
     );
-    const second = runnerArgs(job({ clientId: 'client-2', awaitPrepareOf: 'raw/prepare/client-1/', startAfterPrepareS: 5 }), opts);
+    const second = runnerArgs(job({ clientId: 'client-2', awaitPrepareOf: ['raw/prepare/client-1/'], startAfterPrepareS: 5 }), opts);
 
     expect(first.slice(first.indexOf('--prepare-out'), first.indexOf('--'))).toEqual([
       '--prepare-out',
@@ -298,9 +298,53 @@ describe('runnerArgs', () => {
     expect(first.slice(first.indexOf('--') + 1)).toEqual(['--tables=4', '--threads=8']);
     expect(second.slice(second.indexOf('--await-prepare'), second.indexOf('--'))).toEqual(['--await-prepare', 's3://lake/raw/prepare/client-1/', '--start-after-prepare', '5']);
     expect(runnerArgs(job(), opts)).not.toContain('--await-prepare');
-    expect(() => runnerArgs(job({ awaitPrepareOf: 'raw/p/' }), { ...opts, locationOf: undefined })).toThrow('the prepare output location is unknown');
-    expect(() => runnerArgs(job({ phase: 'prepare', awaitPrepareOf: 'raw/p/' }), opts)).toThrow('only a run job prepares first or waits for a prepare');
-    expect(() => runnerArgs(job({ awaitPrepareOf: 'raw/p/', startAfterPrepareS: 1.5 }), opts)).toThrow('startAfterPrepareS 1.5 is not whole seconds');
+    expect(() => runnerArgs(job({ awaitPrepareOf: ['raw/p/'] }), { ...opts, locationOf: undefined })).toThrow('the prepare output location is unknown');
+    expect(() => runnerArgs(job({ phase: 'prepare', awaitPrepareOf: ['raw/p/'] }), opts)).toThrow('only a run job prepares first or waits for a prepare');
+    expect(() => runnerArgs(job({ awaitPrepareOf: ['raw/p/'], startAfterPrepareS: 1.5 }), opts)).toThrow('startAfterPrepareS 1.5 is not whole seconds');
+    expect(runnerArgs(job({ awaitPrepareOf: [] }), opts)).not.toContain('--start-after-prepare');
+  });
+
+  it("a duet member's first job prepares its own data and awaits the other members' prepares; its other jobs await every member's", () => {
+    const opts = { user: 'admin', passwordEnv: 'AB_PW', outLocation: '/lake/raw/a/run/client-1', locationOf: (p: string) => `/lake/${p}` };
+    const writer = { instanceId: 'a-w', role: 'writer' as const, host: '127.0.0.1', port: 4001 };
+    const prepareOf = (member: string) => `raw/${member}/prepare/client-1/`;
+
+    const preparer = runnerArgs(
+      job({
+        endpoint: writer,
+        prepareFirst: { outputPrefix: prepareOf('a'), endpoint: writer, sysbenchArgs: ['--tables=1'] },
+        awaitPrepareOf: [prepareOf('b')],
+        startAfterPrepareS: 2,
+      }),
+      opts,
+    );
+    const awaiting = runnerArgs(job({ clientId: 'client-2', awaitPrepareOf: [prepareOf('a'), prepareOf('b')], startAfterPrepareS: 2 }), opts);
+
+    expect(preparer.slice(preparer.indexOf('--prepare-out'), preparer.indexOf('--'))).toEqual([
+      '--prepare-out',
+      '/lake/raw/a/prepare/client-1/',
+      '--prepare-host',
+      '127.0.0.1',
+      '--prepare-port',
+      '4001',
+      '--prepare-option',
+      '--tables=1',
+      '--await-prepare',
+      '/lake/raw/b/prepare/client-1/',
+      '--start-after-prepare',
+      '2',
+    ]);
+    expect(awaiting.slice(awaiting.indexOf('--await-prepare'), awaiting.indexOf('--'))).toEqual([
+      '--await-prepare',
+      '/lake/raw/a/prepare/client-1/',
+      '--await-prepare',
+      '/lake/raw/b/prepare/client-1/',
+      '--start-after-prepare',
+      '2',
+    ]);
+    expect(() =>
+      runnerArgs(job({ prepareFirst: { outputPrefix: prepareOf('a'), endpoint: writer, sysbenchArgs: [] }, awaitPrepareOf: [prepareOf('a'), prepareOf('b')] }), opts),
+    ).toThrow(`it would wait for its own prepare (${prepareOf('a')})`);
   });
 
   it('refuses a custom workload without a script location, a path as workload, and a bad port', () => {

@@ -116,7 +116,7 @@ export class RunCommandJobs {
           new SendCommandCommand({
             DocumentName: this.config.ssmDocumentName,
             InstanceIds: [job.clientId],
-            Parameters: { commands, executionTimeout: [String(executionTimeoutS(cell, step, job.phase, job.prepareFirst !== undefined || job.awaitPrepareOf !== undefined))] },
+            Parameters: { commands, executionTimeout: [String(executionTimeoutS(cell, step, job.phase, job.prepareFirst !== undefined || (job.awaitPrepareOf ?? []).length > 0))] },
             TimeoutSeconds: DELIVERY_TIMEOUT_S,
             Comment: comment,
             OutputS3BucketName: this.config.bucket,
