@@ -2,7 +2,10 @@
  * Order "duet" on real servers (core/workflow/duet.ts): both variants' MariaDB servers run at once
  * on this machine, each step starts on both together and the next only when both are done (the
  * barrier), and the A/B report computes the ratio from time-paired intervals. One lean run (two
- * variants, two 6-second steps, a 1,000-row table) serves every assertion.
+ * variants, two 6-second steps, a 1,000-row table) serves every assertion. Its data is prepared
+ * afresh for every step (data.reuse "step"): each member's client prepares its own server's data in
+ * its run job, waits for the other member's prepare, and both runs start at the same moment after
+ * the later one (core/workflow/duet.ts, client/runner.sh --prepare-out / --await-prepare).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,7 +31,7 @@ const spec: SpecInput = {
     { name: 'a', instanceClass: 'db.t3.medium' },
     { name: 'b', instanceClass: 'db.t3.medium' },
   ],
-  data: { tables: 1, tableSize: 1000, prepareThreads: 1 },
+  data: { tables: 1, tableSize: 1000, prepareThreads: 1, reuse: 'step' },
   defaults: { durationS: 6, warmupS: 0, reportIntervalS: 1 },
   workloads: [{ name: 'ro', test: 'oltp_read_only', threads: [1, 2] }],
   order: 'duet',
@@ -74,6 +77,19 @@ describe('a duet run on local servers', () => {
       .filter((s) => s.started?.phase === 'run');
     expect(runsStarted.map((s) => s.started!.step.stepId)).toEqual(['ro-t1', 'ro-t2']);
     expect(runsStarted.every((s) => s.startSpreadMs !== null)).toBe(true);
+  });
+
+  it("prepares every step's data in the members' run jobs, one phase per step, and starts both members' runs together", () => {
+    const started = result.events
+      .filter((e) => e.type === 'StateExited' && e.state?.name === 'RunStep')
+      .map((e) => (e.state?.output as { step?: DuetStepOutput }).step?.started)
+      .filter((s) => s !== null && s !== undefined);
+    expect(started.map((s) => `${s.step.stepId} ${s.phase} ${s.withPrepare === true}`)).toEqual(['ro-t1 run true', 'ro-t2 run true']);
+    for (const stepId of ['ro-t1', 'ro-t2']) {
+      const [a, b] = ['a', 'b'].map((variant) => steps.find((s) => s.variant === variant && s.step_id === stepId)!);
+      // The runs' own starts (the runner's result.json), 2 s after the later prepare: the same moment, up to the processes' wake-up.
+      expect(Math.abs(at(a!.started_at) - at(b!.started_at))).toBeLessThan(1000);
+    }
   });
 
   it('measures both variants in the same seconds, and starts a step only when both finished the one before (the barrier)', () => {
