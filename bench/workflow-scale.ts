@@ -52,7 +52,7 @@ import { executeLocally, localFunctionArn, type ExecutionEvent } from '../core/w
 import type { TaskDeps } from '../core/workflow/tasks';
 import { validateSpec } from '../core/experiment/validate';
 import { planRun } from '../core/plan/plan';
-import { cellHeader } from '../core/plan/segments';
+import { cellHeader, duetHeader } from '../core/plan/segments';
 import { worstStepEvents } from '../core/plan/step-looks';
 import { InProcessBenchBackend } from './in-process-backend';
 
@@ -365,25 +365,35 @@ function preparePollEvents(definition: Record<string, unknown>, rows: number): n
 }
 
 /**
- * A cell of `steps` steps with data.reuse "step" over `rows` rows (100 tables): how its steps are
- * split into segments (core/plan/segments.ts) and the most history events a segment's execution can
- * record when every step's runner jobs (its prepare and run) are looked at until their deadline.
+ * A cell (or, with order "duet", a duet of two variants) of `steps` steps with data.reuse "step"
+ * over `rows` rows (100 tables): how its steps are split into segments (core/plan/segments.ts) and
+ * the most history events a segment's execution can record when every step's runner jobs (its
+ * prepare and run) are looked at until their deadline (a duet's step: its costliest member's).
  */
-function worstSegments(steps: number, rows: number): { segments: number; maxSegmentEvents: number } {
+function worstSegments(steps: number, rows: number, order: MeasuredOrder = 'interleaved'): { segments: number; maxSegmentEvents: number } {
   const threadCount = Math.min(MAX_SWEEP_VALUES, steps);
   const spec: SpecInput = {
     name: 'worst-segments',
     engine: { version: '3.04.0' },
-    variants: [{ name: 'v', instanceClass: 'db.r6g.large', readers: 0 }],
+    variants:
+      order === 'duet'
+        ? [
+            { name: 'a', instanceClass: 'db.r6g.large', readers: 0 },
+            { name: 'b', instanceClass: 'db.r6g.large', readers: 0 },
+          ]
+        : [{ name: 'v', instanceClass: 'db.r6g.large', readers: 0 }],
+    ...(order === 'duet' ? { order } : {}),
     data: { tables: 100, tableSize: rows / 100, prepareThreads: 1, reuse: 'step' },
     defaults: { durationS: 60, warmupS: 0, reportIntervalS: 1 },
     workloads: [{ name: 'rw', test: 'oltp_read_write', threads: range(threadCount), rates: range(steps / threadCount) }],
   };
-  const cell = planRun(validateSpec(spec), { backend: 'aws', runId: 'worst-segments' }).cells[0]!;
-  const { segments } = cellHeader(cell);
+  const plan = planRun(validateSpec(spec), { backend: 'aws', runId: 'worst-segments' });
+  const members = order === 'duet' ? plan.cells.filter((c) => c.duet === plan.duets![0]!.cellId) : [plan.cells[0]!];
+  const { segments } = order === 'duet' ? duetHeader(plan.duets![0]!, members) : cellHeader(members[0]!);
+  const worstOf = (i: number) => Math.max(...members.map((cell) => worstStepEvents(cell, cell.steps[i]!)));
   // ExecutionStarted/Succeeded and SegmentDone besides the steps.
   const own = 4;
-  const events = segments.map((seg) => own + cell.steps.slice(seg.from, seg.to).reduce((sum, st) => sum + worstStepEvents(cell, st), 0));
+  const events = segments.map((seg) => own + range(seg.to - seg.from).reduce((sum, k) => sum + worstOf(seg.from + k - 1), 0));
   return { segments: segments.length, maxSegmentEvents: Math.max(...events) };
 }
 
@@ -441,9 +451,9 @@ async function main(): Promise<void> {
         ? 'a prepare of 100M rows polled to its 50,000 s deadline: the definition has no StepNotDone retrier (a Wait/Check/Choice loop every 10 s: 5,000 looks x 9 = 45,000 events)'
         : `a prepare of 100M rows polled to its 50,000 s deadline: ${events} history events in its segment's execution (limit ${HISTORY_EVENTS_LIMIT})`,
     );
-    const worst = worstSegments(1000, 100_000_000);
+    const worst = worstSegments(1000, 100_000_000, order);
     console.log(
-      `1,000 steps with data.reuse step over 100M rows, every prepare and run looked at until its deadline: ${worst.segments} segments, at most ${worst.maxSegmentEvents} history events each (limit ${HISTORY_EVENTS_LIMIT})`,
+      `1,000 steps${order === 'duet' ? ' of a duet' : ''} with data.reuse step over 100M rows, every prepare and run looked at until its deadline: ${worst.segments} segments, at most ${worst.maxSegmentEvents} history events each (limit ${HISTORY_EVENTS_LIMIT})`,
     );
   }
 }
