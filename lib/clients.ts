@@ -41,7 +41,7 @@ export class Clients extends Construct {
 
     this.role = new iam.Role(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com'),
-      description: 'aurora-bench sysbench clients: SSM managed instance, lake runner/scripts read, raw and SSM output write',
+      description: 'aurora-bench sysbench clients: SSM managed instance, lake runner/scripts/prepare results read, raw and SSM output write',
       managedPolicies: [iam.ManagedPolicy.fromAwsManagedPolicyName('AmazonSSMManagedInstanceCore')],
     });
     Validations.of(this.role).acknowledge({
@@ -63,6 +63,18 @@ export class Clients extends Construct {
         actions: ['s3:ListBucket'],
         resources: [bucket.bucketArn],
         conditions: { StringLike: { 's3:prefix': [`${RUNNER_PREFIX}*`, `${LAKE_PREFIXES.scripts}*`] } },
+      }),
+    );
+    // Read: a step's prepare that another client runs (data.reuse "step": runner.sh --await-prepare,
+    // the cell's first client's, or in a duet every member's), its result.json only. aws s3 cp asks
+    // HeadObject first, which needs s3:GetObject; with no s3:ListBucket a result.json not written yet
+    // answers 403 instead of 404, which the runner takes as "not yet" all the same (Amazon S3 API
+    // Reference, HeadObject, "Permissions").
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'ReadAwaitedPrepareResults',
+        actions: ['s3:GetObject'],
+        resources: [bucket.arnForObjects(`${LAKE_PREFIXES.raw}*/prepare/*/result.json`)],
       }),
     );
     // Write: runner output under raw/ and Run Command's own stdout/stderr under ssm-output/.
@@ -139,6 +151,11 @@ export class Clients extends Construct {
         id: `AwsSolutions-IAM5[Resource::<${this.logicalIdOfBucket(bucket)}.Arn>/${LAKE_PREFIXES.raw}*]`,
         reason:
           'Runner output keys are raw/dt=<date>/<runId>/... and are only known per run; the role is shared by every run, so writes are limited to the raw/ area (expires by lifecycle), never tables/.',
+      },
+      {
+        id: `AwsSolutions-IAM5[Resource::<${this.logicalIdOfBucket(bucket)}.Arn>/${LAKE_PREFIXES.raw}*/prepare/*/result.json]`,
+        reason:
+          "A step's prepare result (raw/dt=<date>/<runId>/<cellId>/<stepId>/prepare/<clientId>/result.json), known only per run and step; read-only, the result files of prepares only.",
       },
       {
         id: `AwsSolutions-IAM5[Resource::<${this.logicalIdOfBucket(bucket)}.Arn>/${CLIENT_READY_PREFIX}*]`,

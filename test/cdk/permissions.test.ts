@@ -118,6 +118,12 @@ describe('every AWS action the code can call is allowed to the role that calls i
       { action: 's3:GetObject', resource: `${bucket}/${RUNNER_PREFIX}runner.sh`, via: 'the runner (user data, SSM commands)' },
       { action: 's3:GetObject', resource: lake(lakeKeys.script('run-1', 'scan.lua')), via: 'runner.sh --script-uri' },
       { action: 's3:PutObject', resource: lake(`${lakeKeys.raw('2026-11-21', 'run-1', 'cell-1', 'step-1', 'run', 'i-0123456789abcdef0')}output.log`), via: 'runner.sh --out' },
+      // data.reuse "step": a client waits for the prepare another client of its cell, or of another member of its duet, runs.
+      {
+        action: 's3:GetObject',
+        resource: lake(`${lakeKeys.raw('2026-11-21', 'run-1', 'v-b-r1', 'step-1', 'prepare', 'i-0fedcba9876543210')}result.json`),
+        via: 'runner.sh --await-prepare',
+      },
       { action: 's3:PutObject', resource: `${bucket}/${clientReadyKey('i-0123456789abcdef0')}`, via: 'client-ready.sh' },
       {
         action: 'secretsmanager:GetSecretValue',

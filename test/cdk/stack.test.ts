@@ -457,13 +457,13 @@ describe('Clients', () => {
     );
   });
 
-  test('the instance profile writes only raw output, SSM output and ready markers, reads only the runner and scripts', () => {
+  test("the instance profile writes only raw output, SSM output and ready markers, reads only the runner, scripts and prepares' result.json", () => {
     const roleId = logicalIdOf('Clients/Role/Resource');
     const statements = statementsOfRole(t.template, roleId);
     const writes = statements.filter((s) => actionsOf(s).includes('s3:PutObject')).flatMap((s) => [s.Resource].flat().map(render));
     expect(writes.map((r) => r.replace(/^<[^>]+>/, '<bucket>')).sort()).toEqual(['<bucket>/clients/*', '<bucket>/raw/*', '<bucket>/ssm-output/*']);
-    const reads = statements.filter((s) => actionsOf(s).includes('s3:GetObject')).flatMap((s) => (s.Resource as unknown[]).map(render));
-    expect(reads.map((r) => r.replace(/^<[^>]+>/, '<bucket>')).sort()).toEqual(['<bucket>/runner/*', '<bucket>/scripts/*']);
+    const reads = statements.filter((s) => actionsOf(s).includes('s3:GetObject')).flatMap((s) => [s.Resource].flat().map(render));
+    expect(reads.map((r) => r.replace(/^<[^>]+>/, '<bucket>')).sort()).toEqual(['<bucket>/raw/*/prepare/*/result.json', '<bucket>/runner/*', '<bucket>/scripts/*']);
     const secret = statements.find((s) => actionsOf(s).includes('secretsmanager:GetSecretValue'))!;
     expect(render(secret.Condition!['StringLike']!['secretsmanager:ResourceTag/aws:rds:primaryDBClusterArn'])).toMatch(/:cluster:ab-\*$/);
     const role = t.template.toJSON().Resources[roleId].Properties;
