@@ -15,7 +15,9 @@ module.exports = tseslint.config(
   ...tseslint.configs.strictTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: true, tsconfigRootDir: __dirname },
+      // One program from tsconfig.json (which includes every linted file) rather than projectService:
+      // 33 s instead of 58 s for a lint without cache on this 2-core machine, the same findings.
+      parserOptions: { project: ['./tsconfig.json'], tsconfigRootDir: __dirname },
     },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     rules: {
