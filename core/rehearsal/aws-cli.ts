@@ -6,24 +6,41 @@
  * that variable would call the real AWS with the rehearsal's dummy keys, so this is checked once,
  * with a real call, before any client boots.
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { basename, delimiter, dirname, isAbsolute, join } from 'node:path';
 import { promisify } from 'node:util';
 import { MissingDependencyError } from '../backend';
 
 const execFileAsync = promisify(execFile);
 
-/** Directories to put before PATH so the clients find an `aws`: none when PATH has one. */
+/**
+ * Directories to put before PATH so the clients find an `aws`: none when PATH has one, except a
+ * pyenv shim. pyenv puts a shim on PATH for every command a Python version installed, a shell
+ * script that runs `pyenv exec` (about 0.35 s of CPU per call here, against 0.4 s for the CLI
+ * itself), and the clients call aws several times per job: the rehearsal puts the directory of
+ * the executable the shim would run first (`pyenv which aws`, the same version), or keeps the shim
+ * when pyenv cannot say.
+ */
 export function awsCliPath(env: NodeJS.ProcessEnv = process.env): string[] {
-  const onPath = (env['PATH'] ?? '').split(delimiter).some((d) => d !== '' && existsSync(join(d, 'aws')));
-  if (onPath) return [];
+  const found = (env['PATH'] ?? '').split(delimiter).find((d) => d !== '' && existsSync(join(d, 'aws')));
+  if (found !== undefined) return basename(found) === 'shims' ? pyenvCommandDir(env) : [];
   const venv = join(env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'aurora-bench', 'awscli-venv', 'bin');
   if (existsSync(join(venv, 'aws'))) return [venv];
   throw new MissingDependencyError(
     "the AWS rehearsal's clients need the AWS CLI (client/runner.sh calls it for S3 and Secrets Manager): install it (`bash scripts/setup.sh --test` does, into ~/.cache/aurora-bench/awscli-venv)",
   );
+}
+
+/** The directory of the `aws` a pyenv shim runs; none (keep the shim) when pyenv does not answer with one. */
+function pyenvCommandDir(env: NodeJS.ProcessEnv): string[] {
+  try {
+    const real = execFileSync('pyenv', ['which', 'aws'], { env, encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return isAbsolute(real) && existsSync(real) ? [dirname(real)] : [];
+  } catch {
+    return [];
+  }
 }
 
 /** Lists the buckets through the CLI with the clients' environment: the rehearsal's bucket must be among them. */

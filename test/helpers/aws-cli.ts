@@ -8,9 +8,17 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { awsCliPath } from '../../core/rehearsal/aws-cli';
+import { MissingDependencyError } from '../../core/backend';
 
-/** A directory holding an `aws` executable, to put first on PATH. */
+/** A directory holding an `aws` executable, to put first on PATH (past a pyenv shim, as the rehearsal's clients do). */
 export function awsCliDir(): string {
+  try {
+    const [resolved] = awsCliPath();
+    if (resolved !== undefined) return resolved;
+  } catch (e) {
+    if (!(e instanceof MissingDependencyError)) throw e;
+  }
   const onPath = spawnSync('bash', ['-c', 'command -v aws'], { encoding: 'utf8' });
   if (onPath.status === 0 && onPath.stdout.trim() !== '') return join(onPath.stdout.trim(), '..');
   const venv = join(process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'aurora-bench', 'awscli-venv');
