@@ -119,3 +119,55 @@ describe('a duet run on local servers', () => {
     }
   });
 });
+
+describe('a duet whose data is prepared once (data.reuse "cell", the default) on local servers', () => {
+  // The other path of a duet's first step: a prepare phase on both members (separate prepare jobs),
+  // then the run phase. One 3-second step.
+  let once: LocalExecutionResult;
+  let onceSteps: StepResult[];
+  let onceLake: string;
+  let onceRuns: string;
+
+  beforeAll(async () => {
+    onceLake = mkdtempSync(join(tmpdir(), 'ab-duet-once-lake-'));
+    onceRuns = mkdtempSync(join(tmpdir(), 'ab-duet-once-runs-'));
+    const backend = new LocalBackend({ lakeDir: onceLake, runRoot: onceRuns, repoRoot: REPO });
+    once = await executeLocally({
+      deps: { backend, now: () => new Date(), toolVersion: 'test', gitSha: null, serverVersion: 'test', readyTimeoutS: 60, judgeRun: localJudge(onceLake) },
+      input: {
+        spec: {
+          ...spec,
+          name: 'duet-once',
+          data: { tables: 1, tableSize: 1000, prepareThreads: 1 },
+          defaults: { durationS: 3, warmupS: 0, reportIntervalS: 1 },
+          workloads: [{ name: 'ro', test: 'oltp_read_only', threads: [1] }],
+        },
+      },
+      pollMs: 100,
+      retryMs: 10,
+    });
+    await withLake(onceLake, async (lake) => {
+      onceSteps = await stepResults(lake, once.runId!);
+    });
+  }, 120_000);
+
+  afterAll(() => {
+    rmSync(onceLake, { recursive: true, force: true });
+    rmSync(onceRuns, { recursive: true, force: true });
+  });
+
+  it('prepares both members in a phase of its own, then runs the step on both in the same seconds', () => {
+    // Act
+    const started = once.events
+      .filter((e) => e.type === 'StateExited' && e.state?.name === 'RunStep')
+      .map((e) => (e.state?.output as { step?: DuetStepOutput }).step?.started)
+      .filter((s) => s !== null && s !== undefined);
+    // Assert
+    expect(once.status).toBe('SUCCEEDED');
+    expect(started.map((s) => `${s.step.stepId} ${s.phase} ${s.withPrepare === true}`)).toEqual(['ro-t1 prepare false', 'ro-t1 run false']);
+    expect(onceSteps.map((s) => `${s.cell_id}/${s.step_id}:${s.status}`).sort()).toEqual(['a-r1/ro-t1:ok', 'b-r1/ro-t1:ok']);
+    const [a, b] = ['a', 'b'].map((variant) => onceSteps.find((s) => s.variant === variant)!);
+    expect(at(a!.started_at)).toBeLessThan(at(b!.ended_at));
+    expect(at(b!.started_at)).toBeLessThan(at(a!.ended_at));
+  });
+});
