@@ -31,20 +31,9 @@ if [ $want_test -eq 1 ]; then
   apt_install chromium python3-venv gcc make libc6-dev
 fi
 
-node_major=$(node -p 'process.versions.node.split(".")[0]')
-if [ "$node_major" -lt 20 ]; then echo "setup: Node.js >= 20 is required (found $(node --version))" >&2; exit 1; fi
-
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  # `npm install`, not `npm ci`: npm 11.19 writes lockfiles without other platforms' optional
-  # packages (duckdb, unrs bindings) and then refuses them in `npm ci`. The lockfile still pins
-  # every version installed here.
-  echo "setup: npm install"
-  npm install --no-audit --no-fund --loglevel=error
-fi
-echo "setup: build"
-npx tsc -p tsconfig.json
-
-if [ $want_test -eq 1 ]; then
+# The Python tools of the test suite, each in its own virtual environment (pip downloads and
+# unpacks: mostly waiting on the network and the disk), installed while npm installs and tsc builds.
+python_test_tools() {
   if [ ! -x .venv/bin/moto_server ] || [ ! -x .venv/bin/cfn-lint ]; then
     echo "setup: python venv with moto and cfn-lint"
     python3 -m venv .venv
@@ -73,7 +62,40 @@ if [ $want_test -eq 1 ]; then
       "$awscli_venv/bin/pip" install -q --disable-pip-version-check awscli
     fi
   fi
+}
+if [ $want_test -eq 1 ]; then
+  python_log=$(mktemp)
+  (
+    set -euo pipefail
+    python_test_tools
+  ) >"$python_log" 2>&1 &
+  python_pid=$!
+  # A failed npm install or build ends setup here: the installs in the background end with it.
+  trap '[ -z "${python_pid:-}" ] || kill "$python_pid" 2>/dev/null || true' EXIT
 fi
+
+node_major=$(node -p 'process.versions.node.split(".")[0]')
+if [ "$node_major" -lt 20 ]; then echo "setup: Node.js >= 20 is required (found $(node --version))" >&2; exit 1; fi
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  # `npm install`, not `npm ci`: npm 11.19 writes lockfiles without other platforms' optional
+  # packages (duckdb, unrs bindings) and then refuses them in `npm ci`. The lockfile still pins
+  # every version installed here.
+  echo "setup: npm install"
+  npm install --no-audit --no-fund --loglevel=error
+fi
+echo "setup: build"
+npx tsc -p tsconfig.json
+
+if [ $want_test -eq 1 ]; then
+  python_code=0
+  wait "$python_pid" || python_code=$?
+  python_pid=""
+  cat "$python_log"
+  rm -f "$python_log"
+  if [ "$python_code" -ne 0 ]; then echo "setup: installing the Python test tools failed (exit $python_code, output above)" >&2; exit 1; fi
+fi
+
 mariadbd_bin=$(command -v mariadbd || echo /usr/sbin/mariadbd)
 pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 echo "setup: ok (mariadbd $("$mariadbd_bin" --version | awk '{print $3}'), $("$pg_bin/postgres" --version), $(sysbench --version), node $(node --version))"
