@@ -62,7 +62,10 @@ function ReadBack:read_back(con)
 end
 
 function ReadBack:report()
-   print(string.format('{"aurora_bench_read_back":{"checks":%d,"stale":%d,"foreign":%d}}', self.checks, self.stale, self.foreign))
+   -- One write with its newline, as the report hook's lines: every thread reports when it ends, and
+   -- print() writes the text and the newline separately, so two threads' lines could share one
+   -- ({..}{..} then two newlines: seen on a loaded machine, three threads, two lines).
+   io.stdout:write(string.format('{"aurora_bench_read_back":{"checks":%d,"stale":%d,"foreign":%d}}\n', self.checks, self.stale, self.foreign))
 end
 
 return ReadBack

@@ -46,6 +46,8 @@ const QUEUE_LINE = new RegExp(`^\\[ ${NUM}s \\] queue length: (\\d+),? concurren
 const CHECKPOINT_LINE = new RegExp(`^\\[ ${NUM}s \\] Checkpoint report:`);
 const HOOK_PREFIX = '{"aurora_bench":';
 const READ_BACK_PREFIX = '{"aurora_bench_read_back":';
+/** One thread's counts object wherever it is in a line: an older marker printed its text and newline in two writes, so threads' objects could share a line. */
+const READ_BACK_OBJECT = /\{"aurora_bench_read_back":\{[^{}]*\}\}/g;
 
 /** One thread's read-after-write counts; undefined for a line cut by a crash. */
 function readBackLine(line: string): ReadBackCounts | undefined {
@@ -223,8 +225,11 @@ export function parseSysbenchOutput(text: string, opts: ParseOptions = {}): Pars
   for (const raw of lines) {
     const line = raw.replace(/\s+$/, '');
     if (line.startsWith(READ_BACK_PREFIX)) {
-      const counts = readBackLine(line);
-      if (counts) readBack = { checks: (readBack?.checks ?? 0) + counts.checks, stale: (readBack?.stale ?? 0) + counts.stale, foreign: (readBack?.foreign ?? 0) + counts.foreign };
+      for (const [object] of line.matchAll(READ_BACK_OBJECT)) {
+        const counts = readBackLine(object);
+        if (counts)
+          readBack = { checks: (readBack?.checks ?? 0) + counts.checks, stale: (readBack?.stale ?? 0) + counts.stale, foreign: (readBack?.foreign ?? 0) + counts.foreign };
+      }
       continue;
     }
     if (line.startsWith(HOOK_PREFIX)) {

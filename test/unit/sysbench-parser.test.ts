@@ -215,6 +215,22 @@ describe('parseSysbenchOutput: failures', () => {
     expect(parsed.intervals).toHaveLength(2);
   });
 
+  it("sums every thread's read-back counts, also where two threads' objects share a line, and skips a cut one", () => {
+    // Arrange: three threads' counts, two of them written on one line (text and newline written apart), and one cut by a crash
+    const text = [
+      log('plain_read_write'),
+      '{"aurora_bench_read_back":{"checks":10,"stale":1,"foreign":0}}{"aurora_bench_read_back":{"checks":20,"stale":0,"foreign":2}}',
+      '',
+      '{"aurora_bench_read_back":{"checks":30,"stale":0,"foreign":0}}',
+      '{"aurora_bench_read_back":{"checks":4',
+    ].join('\n');
+    // Act
+    const parsed = parseSysbenchOutput(text, { exitCode: 0, percentile: 95 });
+    // Assert
+    expect(parsed.readBack).toEqual({ checks: 60, stale: 1, foreign: 2 });
+    expect(parsed.status).toBe('ok');
+  });
+
   it('skips a JSON line cut in the middle', () => {
     const text = log('hook_read_write');
     const cut = text.slice(0, text.indexOf('"t":3') + 20);
