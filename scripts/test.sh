@@ -1,43 +1,41 @@
 #!/usr/bin/env bash
 # One command on a fresh machine: set everything up, then run every test (unit, integration with
 # real MariaDB and sysbench, moto-backed AWS tests, CDK synth + cdk-nag + cfn-lint, end to end),
-# beside them asl-validator, prettier, eslint and knip (setup's build is the type check). Ends with 'jest: N passed, N failed'.
+# with asl-validator, prettier, eslint and knip after the unit layer (setup's build is the type
+# check). Ends with 'jest: N passed, N failed'.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
 mkdir -p test-output
 set +e
-# The static checks (asl-validator, prettier, eslint, knip; about 45 s of one core) run beside the
-# unit tests, at a lower priority so that the unit layer keeps its time (ci9: 31.9 s beside the
-# checks at the same priority, 21.6 s alone); the server layers start once both are done. Not
-# beside the server layers: those keep both cores busy, and the checks there added their whole
-# time to the layers (ci8: 587 s instead of 512).
-# The type check is setup's build (scripts/setup.sh: tsc -p tsconfig.json fails it on any type
-# error), not a second tsc run. The checks' output is shown, in order, once they are done; any
-# failure fails the run at the end.
-(
-  set +e
-  run_check() {
-    local name=$1
-    shift
+# Unit tests first, alone, on both cores (15 s; beside the static checks they took 31 s, ci9 and
+# ci10, at any priority). Arguments, if any, go to every run (e.g. -t 'a name').
+npx jest --ci --selectProjects unit --maxWorkers=100% --passWithNoTests --json --outputFile=test-output/jest-unit.json "$@"
+unit_code=$?
+# Then the static checks, two at a time: eslint (type-aware, the longest, ~35 s) beside prettier,
+# asl-validator and knip. The type check is setup's build (scripts/setup.sh: tsc -p tsconfig.json
+# fails it on any type error), not a second tsc run. Not beside the server layers: those keep both
+# cores busy, and the checks there added their whole time to the layers (ci8: 587 s instead of
+# 512). Each check's output is shown, in order, once all are done; any failure fails the run at the end.
+run_check() {
+  local name=$1
+  shift
+  {
     echo "test: $name"
     "$@"
-    local code=$?
-    echo "$code" >"test-output/check-$name.code"
-  }
-  run_check asl-validator nice -n 10 npx asl-validator --json-path state-machines/benchmark.asl.json
-  run_check format nice -n 10 npm run --silent format:check
-  run_check lint nice -n 10 npm run --silent lint
-  run_check deadcode nice -n 10 npm run --silent deadcode
-) >test-output/checks.log 2>&1 &
-checks_pid=$!
-# Unit tests in parallel; the layers that start servers (MariaDB, moto, the CLI) three files at a time:
-# most of their time is fixed-length sysbench steps and waits, which overlap, and every file keeps its
-# servers, ports and directories to itself (jest.config.js). Arguments, if any, go to every run (e.g. -t 'a name').
-npx jest --ci --selectProjects unit --maxWorkers=50% --passWithNoTests --json --outputFile=test-output/jest-unit.json "$@"
-unit_code=$?
-wait "$checks_pid"
-cat test-output/checks.log
+    echo "$?" >"test-output/check-$name.code"
+  } >"test-output/check-$name.log" 2>&1
+}
+run_check lint npm run --silent lint &
+lint_pid=$!
+run_check asl-validator npx asl-validator --json-path state-machines/benchmark.asl.json
+run_check format npm run --silent format:check
+run_check deadcode npm run --silent deadcode
+wait "$lint_pid"
+cat test-output/check-{asl-validator,format,lint,deadcode}.log
+# The layers that start servers (MariaDB, moto, the CLI) three files at a time: most of their time
+# is fixed-length sysbench steps and waits, which overlap, and every file keeps its servers, ports
+# and directories to itself (jest.config.js).
 npx jest --ci --selectProjects integration aws cdk rehearsal e2e faults --maxWorkers=3 --passWithNoTests --json --outputFile=test-output/jest-servers.json "$@"
 servers_code=$?
 check_code() { cat "test-output/check-$1.code" 2>/dev/null || echo 1; }
