@@ -216,6 +216,15 @@ const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 
 type MeasuredOrder = 'interleaved' | 'duet';
 
+/** The measured spec's variants: one, or a duet's two members (two variants of each round, run as one item). */
+function measuredVariants(order: MeasuredOrder): SpecInput['variants'] {
+  return order === 'duet'
+    ? [
+        { name: 'a', instanceClass: 'db.r6g.large', readers: 0 },
+        { name: 'b', instanceClass: 'db.r6g.large', readers: 0 },
+      ]
+    : [{ name: 'v', instanceClass: 'db.r6g.large', readers: 0 }];
+}
 function specOf(steps: number, cells: number, reuse: 'cell' | 'step', order: MeasuredOrder): SpecInput {
   const perCell = steps / cells;
   const threadCount = Math.min(MAX_SWEEP_VALUES, perCell);
@@ -225,14 +234,7 @@ function specOf(steps: number, cells: number, reuse: 'cell' | 'step', order: Mea
   return {
     name: `scale-${steps}x${cells}`,
     engine: { version: '3.04.0' },
-    // A duet's members: two variants of each round (repeat), run as one item.
-    variants:
-      order === 'duet'
-        ? [
-            { name: 'a', instanceClass: 'db.r6g.large', readers: 0 },
-            { name: 'b', instanceClass: 'db.r6g.large', readers: 0 },
-          ]
-        : [{ name: 'v', instanceClass: 'db.r6g.large', readers: 0 }],
+    variants: measuredVariants(order),
     repeats: cells,
     maxConcurrency: 1,
     ...(order === 'duet' ? { order } : {}),
@@ -375,13 +377,7 @@ function worstSegments(steps: number, rows: number, order: MeasuredOrder = 'inte
   const spec: SpecInput = {
     name: 'worst-segments',
     engine: { version: '3.04.0' },
-    variants:
-      order === 'duet'
-        ? [
-            { name: 'a', instanceClass: 'db.r6g.large', readers: 0 },
-            { name: 'b', instanceClass: 'db.r6g.large', readers: 0 },
-          ]
-        : [{ name: 'v', instanceClass: 'db.r6g.large', readers: 0 }],
+    variants: measuredVariants(order),
     ...(order === 'duet' ? { order } : {}),
     data: { tables: 100, tableSize: rows / 100, prepareThreads: 1, reuse: 'step' },
     defaults: { durationS: 60, warmupS: 0, reportIntervalS: 1 },
