@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { findRepoRoot } from '../core/cli/tool-info';
 import { formatError, UsageError } from '../core/errors';
+import { failIfUnsettledAtExit } from '../core/cli/unsettled-exit';
 import { SCALES } from '../core/experiment/scale';
 
 const repoRoot = findRepoRoot(__dirname);
@@ -429,4 +430,6 @@ program
     }),
   );
 
-program.parseAsync(process.argv).catch(fail);
+const main = program.parseAsync(process.argv);
+failIfUnsettledAtExit(main, 'aurora-bench');
+main.catch(fail);

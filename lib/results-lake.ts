@@ -11,7 +11,7 @@ import * as athena from 'aws-cdk-lib/aws-athena';
 import * as glue from 'aws-cdk-lib/aws-glue';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { GLUE_TYPES, LAKE_COLUMNS, PARTITION_COLUMN } from '../core/lake/columns';
+import { GLUE_TYPES, LAKE_COLUMNS, PARTITION_COLUMN } from '../core/lake/schema';
 import { compactedTablePrefix, jsonTableName, parquetDataColumns, parquetTableName, RUN_PARTITION_COLUMN, STEP_TABLES, type StepTable } from '../core/lake/athena-storage';
 import { LAKE_TABLES, type LakeTable } from '../core/lake/rows';
 import type { LakeConfig } from './config';

@@ -76,10 +76,11 @@ export async function runLocalCommand(options: RunLocalCommandOptions): Promise<
 }
 
 export async function cleanupLocalLeftovers(runRoot?: string): Promise<string> {
-  const { removed, skippedLive, settled, compacted } = await cleanupAllRuns(runRoot ?? defaultRunRoot());
+  const { removed, skippedLive, settled, compacted, unsettled } = await cleanupAllRuns(runRoot ?? defaultRunRoot());
   const lines = [removed.length === 0 ? 'nothing left behind by a finished aurora-bench' : `cleaned up: ${removed.join(', ')}`];
   if (settled.length > 0) lines.push(`recorded as aborted in the lake (they were still marked running): ${settled.join(', ')}`);
   if (compacted.length > 0) lines.push(`their step rows compacted to Parquet: ${compacted.join(', ')}`);
+  if (unsettled.length > 0) lines.push(`still marked running: the lake refused the write, so their claims are kept for the next cleanup: ${unsettled.join('; ')}`);
   if (skippedLive.length > 0) lines.push(`left alone (their aurora-bench is still running): ${skippedLive.join(', ')}`);
   return lines.join('\n');
 }

@@ -8,9 +8,11 @@ import type { Backend, LakeStore, RunContext } from '../backend';
 import { AuroraBenchError } from '../errors';
 import { compactRun } from '../lake/compact';
 import { lakeKeys, toJsonLines, type RunRow } from '../lake/rows';
+import { overlapNote, type HostRunOverlap } from '../backends/local/host-runs';
+import { isLakeWriteFailure } from '../backends/local/local-lake';
 import { localSpecRefusals } from '../backends/local/preflight';
 import { preparePlanFromFile } from '../plan/prepare';
-import type { Plan } from '../plan/types';
+import type { Plan, PlanNote } from '../plan/types';
 import type { Scale } from '../experiment/scale';
 import { executeLocally, type ExecutionEvent, type LocalExecutionResult } from '../workflow/local-runner';
 import { RunProgressLines } from '../workflow/progress';
@@ -24,19 +26,23 @@ interface LocalBackendLike extends Backend {
   /** Refuses an id that exists or is live; records where the run row goes (for `cleanup`). */
   claimRun(runId: string, runKey: string, endReason?: string): Promise<void>;
   cleanupRun(runId: string): Promise<void>;
+  /** The run is over: the other runs of this host whose time overlapped it. */
+  endHostRun?(runId: string): readonly HostRunOverlap[];
 }
 
-/** The results lake's disk is full (or a file-size limit was hit): the run stops, naming the path. */
+/** The results lake cannot be written (no room, read-only, no permission): the run stops, naming the lake. */
 class LakeFullError extends AuroraBenchError {
   override readonly name = 'LakeFullError';
 }
 
-/** Write errors that mean "no room": no cell after this one could record anything either. */
+/** Write errors that mean "no room": the advice is to free space. */
 const NO_SPACE = new Set(['ENOSPC', 'EDQUOT', 'EFBIG']);
 
 /**
- * The backend with its lake's writes watched: a write that finds no room calls `onFull` (which stops
- * the run) and fails with a LakeFullError naming the file, the lake and what to do.
+ * The backend with its lake's writes watched: any write the disk refuses (no room, read-only,
+ * permission, I/O error: isLakeWriteFailure) calls `onFull` (which stops the run) and fails with a
+ * LakeFullError naming the file, the lake and what to do. No cell after this one could record
+ * anything either.
  */
 function watchLakeSpace(backend: LocalBackendLike, onFull: (error: LakeFullError) => void): LocalBackendLike {
   const lake = backend.lake;
@@ -48,12 +54,11 @@ function watchLakeSpace(backend: LocalBackendLike, onFull: (error: LakeFullError
       try {
         await lake.put(key, body);
       } catch (e) {
-        const code = (e as NodeJS.ErrnoException).code;
-        if (code === undefined || !NO_SPACE.has(code)) throw e;
-        const full = new LakeFullError(
-          `the results lake ${lake.describe()} has no room (${code}) writing ${key}: the run stops here; free space there (or give --lake a disk with room), then run it again`,
-          { cause: e },
-        );
+        if (!isLakeWriteFailure(e)) throw e;
+        const advice = NO_SPACE.has(e.code) ? 'free space there (or give --lake a disk with room)' : 'make it writable (or give --lake a writable directory)';
+        const full = new LakeFullError(`${e.message}: the run stops here; ${advice}, then run \`aurora-bench cleanup\` to record how it ended and run it again`, {
+          cause: e.cause,
+        });
         onFull(full);
         throw full;
       }
@@ -165,6 +170,7 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
     judgeRun: localJudge(options.lakeDir),
   };
   let result: LocalExecutionResult;
+  let overlaps: readonly HostRunOverlap[] = [];
   // The same lines as an AWS run's, with the run's ETA from the plan on each step's start.
   const progress = new RunProgressLines(plan);
   log(`plan: ${progress.etaLine()}`);
@@ -186,7 +192,10 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
     // Teardown states already ran on every path the workflow controls; this catches the ones it
     // does not (abort, a crash of this process's promise chain): no mariadbd, port or dir is left.
     await options.backend.cleanupRun(plan.runId);
+    overlaps = options.backend.endHostRun?.(plan.runId) ?? [];
   }
+  // Runs at once on one machine measure each other's load: the manifest (and so the report) says so.
+  if (overlaps.length > 0) await noteOverlaps(options.backend, plan, overlapNote(plan.runId, overlaps), log);
   if (result.status === 'ABORTED') {
     const why = stopReason(stop.signal.reason);
     const where = statesInFlight(result.events);
@@ -195,15 +204,18 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
     // Recording may itself find no room: what can be written is, the rest is said.
     await recordInterruptedSteps(deps, result.events, `${why} while the step ran`, log);
     const ending = `${why}${during}; everything was torn down`;
-    await markEnded(options.backend, plan, full ? 'failed' : 'aborted', ending).catch(async (e: unknown) => {
-      // The run row still says running: a claim left for `cleanup` records the ending once there is room.
-      await options.backend.claimRun(plan.runId, lakeKeys.run(plan.dt, plan.runId), ending).catch(() => undefined);
-      log(`run ${plan.runId}: could not record how it ended (${(e as Error).message}); \`aurora-bench cleanup\` records it once the lake has room`);
-    });
+    await markEndedOrLeaveClaim(options.backend, plan, full ? 'failed' : 'aborted', ending, log);
     // An aborted run has ended too: its rows are compacted like a finished run's (a full lake has no room for that).
     if (!full) await compactEnded(options.lakeDir, plan, log);
     if (full) return { ...result, status: 'FAILED', error: full.name, cause: full.message, plan };
     return { ...result, cause: `${why}${during}`, plan };
+  }
+  if (stop.signal.reason instanceof LakeFullError) {
+    // The lake refused a write after the workflow had done its last state (FinishRun's run row):
+    // the run ended, but its row may still say running.
+    const full = stop.signal.reason;
+    await markEndedOrLeaveClaim(options.backend, plan, 'failed', `${full.message}; everything was torn down`, log);
+    return { ...result, status: 'FAILED', error: full.name, cause: full.message, plan };
   }
   if (result.status === 'TIMED_OUT') {
     // What the safety net does for a timed-out execution on AWS (the sweeper tears the run down),
@@ -213,6 +225,35 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
   }
   await compactEnded(options.lakeDir, plan, log);
   return { ...result, plan };
+}
+
+/**
+ * The run row says how the run ended; when the lake refuses that write too, the run's claim is left
+ * in the run root with the reason, so `aurora-bench cleanup` records it once the lake takes writes.
+ */
+async function markEndedOrLeaveClaim(backend: LocalBackendLike, plan: Plan, status: 'aborted' | 'failed', ending: string, log: (line: string) => void): Promise<void> {
+  try {
+    await markEnded(backend, plan, status, ending);
+  } catch (e) {
+    await backend.claimRun(plan.runId, lakeKeys.run(plan.dt, plan.runId), ending).catch(() => undefined);
+    log(`run ${plan.runId}: could not record how it ended (${(e as Error).message}); \`aurora-bench cleanup\` records it once the lake takes writes again`);
+  }
+}
+
+/** The run's manifest notes (its row's `notes`, which the report prints) get a warning that other runs shared the host; the line is printed too. */
+async function noteOverlaps(backend: LocalBackendLike, plan: Plan, message: string, log: (line: string) => void): Promise<void> {
+  log(`warning: ${message}`);
+  const key = lakeKeys.run(plan.dt, plan.runId);
+  try {
+    const text = await backend.lake.get(key);
+    if (text === undefined) return;
+    const row = JSON.parse(text.trim().split('\n')[0]!) as RunRow;
+    const notes = JSON.parse(row.notes || '[]') as PlanNote[];
+    const note: PlanNote = { level: 'warning', path: 'host', message };
+    await backend.lake.put(key, toJsonLines([{ ...row, notes: JSON.stringify([...notes, note]) }]));
+  } catch (e) {
+    log(`warning: the overlap could not be noted in the run's row: ${(e as Error).message}`);
+  }
 }
 
 /** The run has ended, however: its step files become one Parquet file per table. The JSON Lines files stay (and serve every query) if that fails. */

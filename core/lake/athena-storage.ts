@@ -19,7 +19,7 @@
  *    (Athena User Guide, "List partitions for a specific table"), not from reading data.
  * The shared views (core/lake/sql) read <table> as they do locally.
  */
-import { LAKE_COLUMNS, PARTITION_COLUMN } from './columns';
+import { LAKE_COLUMNS, PARTITION_COLUMN } from './schema';
 import { allViewSql } from './views';
 
 /** The tables the workflow writes one file per step of, which compaction turns into one set of Parquet files per run. */

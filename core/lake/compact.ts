@@ -13,7 +13,7 @@
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { LAKE_COLUMNS } from './columns';
+import { LAKE_COLUMNS } from './schema';
 import { jsonLinesReader, lakeTableFiles } from './duckdb';
 import { COMPACTED_ORDER_BY, STEP_TABLES, type StepTable } from './athena-storage';
 import { lakeKeys } from './rows';

@@ -3,10 +3,10 @@
  * Lines files under <lake>/tables/<table>/dt=YYYY-MM-DD/, then the shared views of core/lake/sql.
  * What Athena is on AWS, this is locally, with the same SQL.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance, StatementType, type DuckDBConnection } from '@duckdb/node-api';
-import { DUCKDB_TYPES, LAKE_COLUMNS, PARTITION_COLUMN } from './columns';
+import { DUCKDB_TYPES, LAKE_COLUMNS, LAKE_SCHEMA_VERSION, LAKE_VERSION_KEY, LakeVersionError, lakeVersionOf, PARTITION_COLUMN } from './schema';
 import { filesOfRuns, LAKE_TABLES, type LakeTable } from './rows';
 import { allViewSql } from './views';
 import { AuroraBenchError } from '../errors';
@@ -145,6 +145,48 @@ export interface LakeScope {
   readonly runIds?: readonly string[];
 }
 
+/**
+ * The folder DuckDB may read, checked as the run root is (core/backends/local/registry.ts): DuckDB's
+ * allowed_directories follows symbolic links, so `<lake>/tables` must be a real directory, not a link
+ * (to `/` it would open every file of the machine to `results --sql`). The lake directory itself may
+ * be a link: it is the user's own choice of where the lake is.
+ */
+function checkedTablesDir(lakeDir: string): string {
+  const tables = join(lakeDir, 'tables');
+  let info;
+  try {
+    info = lstatSync(tables);
+  } catch {
+    return tables; // no tables yet: nothing to read
+  }
+  if (!info.isDirectory() || info.isSymbolicLink()) {
+    const target = info.isSymbolicLink() ? ` (a symbolic link to ${readlinkSync(tables)})` : '';
+    throw new LakeQueryError(
+      `the lake's tables folder ${tables} is not a directory${target}: a query may only read the lake's own files; replace it with the directory itself`,
+      { source: lakeDir },
+    );
+  }
+  return tables;
+}
+
+/** A lake a newer aurora-bench wrote (a higher schema version) is refused: its columns may mean other things. */
+function checkLakeVersion(lakeDir: string): void {
+  const file = join(lakeDir, LAKE_VERSION_KEY);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return; // none: a lake written before versions were recorded (version 1), or no lake yet
+  }
+  const version = lakeVersionOf(text, file);
+  if (version > LAKE_SCHEMA_VERSION) {
+    throw new LakeVersionError(
+      `the results lake at ${lakeDir} is of schema version ${version}, written by a newer aurora-bench; this one reads versions up to ${LAKE_SCHEMA_VERSION}: upgrade aurora-bench`,
+      { source: file },
+    );
+  }
+}
+
 /** An open lake: `query` returns plain row objects (BIGINT/HUGEINT/DECIMAL as numbers). */
 export class LocalLake implements LakeReader {
   private readonly skipped: SkippedLakeFile[] = [];
@@ -157,6 +199,7 @@ export class LocalLake implements LakeReader {
   ) {}
 
   static async open(lakeDir: string, options: { fileAccess?: LakeFileAccess } & LakeScope = {}): Promise<LocalLake> {
+    checkLakeVersion(lakeDir);
     const instance = await DuckDBInstance.create(':memory:');
     const connection = await instance.connect();
     const ofRuns = options.runIds === undefined ? undefined : filesOfRuns(options.runIds);
@@ -170,12 +213,13 @@ export class LocalLake implements LakeReader {
       for (const table of LAKE_TABLES) await connection.run(tableViewSql(table, files.get(table)!));
       for (const view of allViewSql()) await connection.run(view.sql);
       if ((options.fileAccess ?? 'lake') === 'lake') {
-        await connection.run(`SET allowed_directories = [${sqlString(join(lakeDir, 'tables') + '/')}]`);
+        await connection.run(`SET allowed_directories = [${sqlString(checkedTablesDir(lakeDir) + '/')}]`);
         await connection.run('SET enable_external_access = false');
         await connection.run('SET lock_configuration = true');
       }
     } catch (e) {
       lake.close();
+      if (e instanceof LakeQueryError) throw e;
       throw new LakeQueryError(`cannot open the results lake at ${lakeDir}`, { cause: e, source: lakeDir });
     }
     return lake;

@@ -113,6 +113,24 @@ export interface SsmAgentOptions {
 }
 
 /** What the agent does to stop a command: SIGKILL to its whole process group (executers_unix.go killProcess). */
+/** How long a terminated instance's killed processes (and their output uploads) are waited for. */
+const TERMINATE_WAIT_MS = 20_000;
+
+/**
+ * Waits for `promises` to settle, at most `ms`, keeping the event loop alive meanwhile. The
+ * children are unref'd (a rehearsal must not wait on an instance's processes to exit), so their
+ * `exit` events alone hold nothing: without a referenced handle Node would end the process with
+ * the rehearsal's promise still pending, exit code 0, before those events arrive.
+ */
+async function settledWithin(promises: readonly (Promise<unknown> | undefined)[], ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([Promise.allSettled(promises), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 function killGroup(pid: number): void {
   try {
     process.kill(-pid, 'SIGKILL');
@@ -244,7 +262,7 @@ export class SsmAgentEmulation {
         killGroup(inv.child.pid);
       }
     }
-    await Promise.all([instance.boot?.done, ...[...instance.invocations.values()].map((i) => i.done)]);
+    await settledWithin([instance.boot?.done, ...[...instance.invocations.values()].map((i) => i.done)], TERMINATE_WAIT_MS);
     if (instance.server) {
       await this.o.onServerChanged?.(instanceId, undefined);
       await this.stopServer(instance);

@@ -108,6 +108,25 @@ const SUMMARY_LINES: readonly [RegExp, readonly (keyof SummaryBlock)[]][] = [
 const CRASH_SIGNALS: Readonly<Record<number, string>> = { 4: 'SIGILL', 6: 'SIGABRT', 7: 'SIGBUS', 8: 'SIGFPE', 11: 'SIGSEGV' };
 const STOP_SIGNALS: Readonly<Record<number, string>> = { 1: 'SIGHUP', 2: 'SIGINT', 9: 'SIGKILL', 15: 'SIGTERM' };
 
+/** How much of a failed statement a FATAL line keeps: enough to tell which statement it was. */
+const QUERY_SHOWN = 120;
+/** The longest FATAL line kept whole: the reason goes into the lake and the terminal. */
+const FATAL_SHOWN = 400;
+
+/**
+ * A FATAL line without the bulk of the statement it quotes: sysbench's drivers print the whole
+ * failed query (`%s returned error %u (%s) for query '%s'`, akopytov/sysbench 1.0
+ * src/drivers/mysql/drv_mysql.c check_error; drv_pgsql.c adds ` on connection %d`): a prepare's
+ * INSERT holds its batch of rows, kilobytes long.
+ */
+function clipFatal(line: string): string {
+  const quoted = /^(.*? for query ')([\s\S]*)'((?: on connection \d+)?)\s*$/.exec(line);
+  if (quoted && quoted[2]!.length > QUERY_SHOWN) {
+    return `${quoted[1]}${quoted[2]!.slice(0, QUERY_SHOWN)}...'${quoted[3]} (a statement of ${quoted[2]!.length} characters)`;
+  }
+  return line.length > FATAL_SHOWN ? `${line.slice(0, FATAL_SHOWN)}... (${line.length} characters)` : line;
+}
+
 function exitCodeReason(exitCode: number): string {
   if (exitCode > 128 && exitCode < 160) {
     const sig = exitCode - 128;
@@ -239,7 +258,8 @@ export function parseSysbenchOutput(text: string, opts: ParseOptions = {}): Pars
     }
     if (line.startsWith('FATAL: ')) {
       const msg = line.slice('FATAL: '.length).trim();
-      if (msg !== '' && !fatals.includes(msg)) fatals.push(msg);
+      const clipped = clipFatal(msg);
+      if (clipped !== '' && !fatals.includes(clipped)) fatals.push(clipped);
       continue;
     }
     if (line.startsWith('aurora-bench runner: ')) {

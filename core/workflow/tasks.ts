@@ -523,6 +523,10 @@ async function readClientOutput(deps: TaskDeps, job: JobHandle, step: StepPlan, 
     parsed = parseSysbenchOutput(log, { ...(result ? { exitCode: result.exitCode } : {}), percentile: step.percentile });
     if (result === undefined && parsed.status === 'ok') {
       parsed = { ...parsed, status: 'failed', error: lostDetail ?? 'runner did not finish (no result.json)' };
+    } else if (result !== undefined && lostDetail !== undefined) {
+      // A job stopped for a reason (its deadline, a hung server) still writes result.json: the
+      // reason comes first, what sysbench said of being stopped after it.
+      parsed = { ...parsed, status: 'failed', error: parsed.error !== null && parsed.error !== lostDetail ? `${lostDetail} (${parsed.error})` : lostDetail };
     }
   }
   return { job, clientId: job.clientId, jobStartedAt: job.startedAt, parsed, result, cpuSamples: cpuText !== undefined ? parseClientCpu(cpuText) : [] };

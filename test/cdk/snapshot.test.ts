@@ -10,7 +10,7 @@ import { synthTestApp } from './cdk-fixture';
 function blank(value: unknown, key = ''): unknown {
   if (key === 'DefinitionString') return '<definition: test/cdk/asl-definition.test.ts>';
   if (key === 'QueryString') return '<view sql: core/lake/sql>';
-  if (key === 'Columns') return '<columns: core/lake/columns.ts>';
+  if (key === 'Columns') return '<columns: core/lake/schema.ts>';
   if (key === 'Input' && JSON.stringify(value).includes('spec')) {
     // The experiment is nightly-regression.json's (test/cdk/stack.test.ts); the tokens embedded in it are the stack's.
     const tokens = JSON.stringify(value).match(/\{"Ref":"[^"]+"\}/g) ?? [];
@@ -39,6 +39,6 @@ test('blanking only touches hashes and other-owned content', () => {
     S3Key: '<asset-hash>.zip',
     Name: 'keep',
     DefinitionString: '<definition: test/cdk/asl-definition.test.ts>',
-    Nested: [{ Columns: '<columns: core/lake/columns.ts>' }],
+    Nested: [{ Columns: '<columns: core/lake/schema.ts>' }],
   });
 });

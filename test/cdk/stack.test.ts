@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { AWS_CONFIG_ENV } from '../../core/backends/aws/config';
 import { cellNames } from '../../core/backends/aws/names';
-import { LAKE_COLUMNS } from '../../core/lake/columns';
+import { LAKE_COLUMNS } from '../../core/lake/schema';
 import { LAKE_TABLES } from '../../core/lake/rows';
 import { athenaViewSql, jsonTableName, parquetDataColumns, STEP_TABLES, type StepTable } from '../../core/lake/athena-storage';
 import { TASK_NAMES } from '../../core/workflow/task-names';

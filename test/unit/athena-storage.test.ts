@@ -20,7 +20,7 @@ import {
   unloadSelectSql,
   unloadSql,
 } from '../../core/lake/athena-storage';
-import { DUCKDB_TYPES, LAKE_COLUMNS } from '../../core/lake/columns';
+import { DUCKDB_TYPES, LAKE_COLUMNS } from '../../core/lake/schema';
 import { allViewSql } from '../../core/lake/views';
 
 const DT = '2026-11-20';

@@ -40,6 +40,7 @@ import { replicaHealth, replicationStatus, startCluster, waitForReplicas, type C
 /** How long an emulated write-forwarding step waits for the replicas to apply the writer's backlog before it starts. */
 const REPLICA_CATCH_UP_S = 300;
 import { cpuListFor, currentHost, formatBytes, LOCAL_MEMORY_DIVISOR, localShape, type HostResources, type LocalInstanceShape } from './instance-classes';
+import { HostRuns, type HostRunOverlap } from './host-runs';
 import { LocalLakeStore } from './local-lake';
 import { isServerRunning, type ServerInfo } from './mariadb-server';
 import { ServerMetricsSampler, toServerMetricRows, type MetricSample } from './metrics';
@@ -55,7 +56,7 @@ import {
 import { ensurePostgresTemplate, findPostgresTools, isPostgresRunning, type PostgresServer } from './postgres-server';
 import { applyDynamicParameters, dedupeNotes, planParameters, verifyParameters } from './parameters';
 import { checkLocalDependencies, type LocalVersions } from './preflight';
-import { isAlive, isOurProcess, terminate } from './processes';
+import { isAlive, isOurProcess, isStopped, terminate } from './processes';
 import { claimRunDir, cleanupAllRuns, cleanupRunDir, defaultRunRoot, destroyCell, RunRegistry, type CellRecord, type JobRecord } from './registry';
 import { ensureTemplate, LOCAL_LOGINS } from './template';
 
@@ -74,6 +75,8 @@ export interface LocalBackendOptions {
   readonly host?: HostResources;
   /** Metrics sampling period (default 1000 ms). */
   readonly sampleIntervalMs?: number;
+  /** The host-wide directory where runs note their time, to find runs that overlapped (default HOST_RUNS_DIR). */
+  readonly hostRunsDir?: string;
 }
 
 /** Environment variable the runner reads the database password from (--password-env). */
@@ -101,7 +104,9 @@ interface CellState {
   readonly pg?: PostgresCluster;
   readonly resources: CellResources;
   readonly jobs: Map<string, JobProcess>;
-  sampler?: { stop(): Promise<readonly MetricSample[]> };
+  sampler?: { stop(): Promise<readonly MetricSample[]>; readonly unresponsive?: ReadonlyMap<string, string> };
+  /** When each of the cell's servers was first seen stopped (SIGSTOP), by instance id. */
+  readonly stoppedSince: Map<string, number>;
   /** What collectServerMetrics returned per step: asked again, it answers the same. */
   readonly collected: Map<string, ServerMetricsCollection>;
 }
@@ -172,6 +177,32 @@ function postgresServerRecord(s: PostgresServer): ServerInfo {
   };
 }
 
+/** How long a server must stay stopped before its step is failed: a debugger's short pause is not a hang. */
+const STOPPED_FOR_MS = 5_000;
+
+/** The cell's servers that answer nothing: stopped for STOPPED_FOR_MS, or past the sampler's statement deadline. */
+function hungServers(state: CellState): string[] {
+  const servers: { instanceId: string; role: string; pid: number; port: number }[] = state.pg
+    ? [state.pg.writer, ...state.pg.readers]
+    : state.cluster
+      ? [state.cluster.writer, ...state.cluster.readers]
+      : [];
+  const hung: string[] = [];
+  for (const s of servers) {
+    const name = `the ${s.role} ${s.instanceId} (pid ${s.pid}, port ${s.port})`;
+    if (isStopped(s.pid)) {
+      const since = state.stoppedSince.get(s.instanceId) ?? Date.now();
+      state.stoppedSince.set(s.instanceId, since);
+      if (Date.now() - since >= STOPPED_FOR_MS) hung.push(`${name} is stopped (process state T, SIGSTOP) and answers nothing`);
+      continue;
+    }
+    state.stoppedSince.delete(s.instanceId);
+    const why = state.sampler?.unresponsive?.get(s.instanceId);
+    if (why !== undefined) hung.push(`${name} stopped answering: ${why}`);
+  }
+  return hung;
+}
+
 function cellServersRunning(state: CellState): boolean {
   if (state.pg) return [state.pg.writer, ...state.pg.readers].every(isPostgresRunning);
   return state.cluster !== undefined && [state.cluster.writer, ...state.cluster.readers].every(isServerRunning);
@@ -200,6 +231,7 @@ export class LocalBackend implements Backend {
   private readonly host: HostResources;
   private readonly sampleIntervalMs: number;
   private readonly cells = new Map<string, CellState>();
+  private readonly hostRuns: HostRuns;
 
   constructor(options: LocalBackendOptions) {
     this.lake = new LocalLakeStore(options.lakeDir);
@@ -209,6 +241,7 @@ export class LocalBackend implements Backend {
     this.templateRoot = options.templateRoot;
     this.host = options.host ?? currentHost();
     this.sampleIntervalMs = options.sampleIntervalMs ?? 1000;
+    this.hostRuns = new HostRuns(options.hostRunsDir);
   }
 
   private key(runId: string, cellId: string): string {
@@ -325,7 +358,7 @@ export class LocalBackend implements Backend {
         requestedParameters: JSON.stringify(Object.fromEntries(plans.writer.applied.map((a) => [a.name.toLowerCase(), a.value]))),
       },
     };
-    this.cells.set(key, { runId: run.runId, cellId: cell.cellId, dir, cluster, resources, jobs: new Map(), collected: new Map() });
+    this.cells.set(key, { runId: run.runId, cellId: cell.cellId, dir, cluster, resources, jobs: new Map(), collected: new Map(), stoppedSince: new Map() });
     return resources;
   }
 
@@ -428,7 +461,7 @@ export class LocalBackend implements Backend {
         pids: [pg.writer, ...pg.readers].map((s) => `${s.instanceId}:${s.pid}`).join(','),
       },
     };
-    this.cells.set(key, { runId: run.runId, cellId: cell.cellId, dir, pg, resources, jobs: new Map(), collected: new Map() });
+    this.cells.set(key, { runId: run.runId, cellId: cell.cellId, dir, pg, resources, jobs: new Map(), collected: new Map(), stoppedSince: new Map() });
     return resources;
   }
 
@@ -626,8 +659,32 @@ export class LocalBackend implements Backend {
         jobs.push({ jobId: h.jobId, state: 'lost', detail: `runner (pid ${h.ref}) is gone and left no result.json under ${h.outputPrefix}` });
       }
     }
+    await this.failJobsOnHungServers(run, handles, jobs);
     const running = jobs.filter((j) => j.state === 'running').length;
     return { done: running === 0, running, jobs };
+  }
+
+  /**
+   * A step whose cell has a server that does not answer would run until its deadline and then hang
+   * its collection: its running jobs are stopped now and reported lost, naming the server.
+   */
+  private async failJobsOnHungServers(run: RunContext, handles: readonly JobHandle[], jobs: JobsState['jobs'][number][]): Promise<void> {
+    const byCell = new Map<CellState, JobHandle[]>();
+    for (const h of handles) {
+      const found = this.findJob(run.runId, h.jobId);
+      if (!found || !jobs.some((j) => j.jobId === h.jobId && j.state === 'running')) continue;
+      byCell.set(found.state, [...(byCell.get(found.state) ?? []), h]);
+    }
+    for (const [state, running] of byCell) {
+      const hung = hungServers(state);
+      if (hung.length === 0) continue;
+      await this.stopJobs(run, running);
+      const detail = `${hung.join('; ')}: the step was stopped`;
+      for (const h of running) {
+        const i = jobs.findIndex((j) => j.jobId === h.jobId);
+        jobs[i] = { jobId: h.jobId, state: 'lost', detail };
+      }
+    }
   }
 
   async stopJobs(run: RunContext, handles: readonly JobHandle[]): Promise<void> {
@@ -744,7 +801,15 @@ export class LocalBackend implements Backend {
    * recording where its run row will be so `cleanup` can settle a run this process never ends.
    */
   async claimRun(runId: string, runKey: string, endReason?: string): Promise<void> {
+    // A run that starts: a lake it cannot write is said now ("read-only"), before anything exists.
+    if (endReason === undefined) await this.lake.assertWritable();
     await claimRunDir(this.runRoot, runId, { lakeRoot: this.lake.root, runKey, ...(endReason !== undefined ? { endReason } : {}) });
+    if (endReason === undefined) this.hostRuns.register(runId);
+  }
+
+  /** The run is over on this host: the other runs whose time overlapped its own (they measured each other's load). */
+  endHostRun(runId: string): HostRunOverlap[] {
+    return this.hostRuns.end(runId);
   }
 
   /** The sweeper for this backend's run root: runs whose owner process is gone. */

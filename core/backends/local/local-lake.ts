@@ -8,6 +8,39 @@ import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promise
 import { dirname, join, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { LakeStore } from '../../backend';
+import { AuroraBenchError } from '../../errors';
+import { LAKE_SCHEMA_VERSION, LAKE_VERSION_KEY, LakeVersionError, lakeVersionOf, type LakeVersionRecord } from '../../lake/schema';
+
+/** What each write failure means for the lake, in words a user acts on. */
+const WRITE_FAILURES: Readonly<Record<string, string>> = {
+  EROFS: 'is read-only (EROFS: a read-only file system)',
+  EACCES: 'is not writable by you (EACCES: permission denied)',
+  EPERM: 'is not writable by you (EPERM: operation not permitted)',
+  ENOSPC: 'has no room (ENOSPC)',
+  EDQUOT: 'has no room (EDQUOT: the disk quota is used up)',
+  EFBIG: 'has no room (EFBIG: the file-size limit is reached)',
+  EIO: 'cannot be written (EIO: an input/output error of the disk)',
+};
+
+/**
+ * A lake write that failed, saying why in the lake's terms (read-only, not writable, no room), with
+ * the errno code kept (`code`) for callers that act on it.
+ */
+export class LakeWriteError extends AuroraBenchError {
+  override readonly name = 'LakeWriteError';
+  readonly code: string;
+
+  constructor(lake: string, key: string, cause: NodeJS.ErrnoException) {
+    const code = cause.code ?? 'EUNKNOWN';
+    super(`the results lake ${lake} ${WRITE_FAILURES[code] ?? `cannot be written (${code})`} writing ${key}`, { cause, source: lake });
+    this.code = code;
+  }
+}
+
+/** Whether `e` is a failure to write the lake's disk (not a bad key or a bug): the run cannot record anything more. */
+export function isLakeWriteFailure(e: unknown): e is LakeWriteError {
+  return e instanceof LakeWriteError;
+}
 
 export class LocalLakeStore implements LakeStore {
   readonly root: string;
@@ -28,15 +61,60 @@ export class LocalLakeStore implements LakeStore {
 
   async put(key: string, body: string | Uint8Array): Promise<void> {
     const path = this.pathOf(key);
-    await mkdir(dirname(path), { recursive: true });
     const tmp = join(dirname(path), `.${randomBytes(6).toString('hex')}.tmp`);
     try {
+      await mkdir(dirname(path), { recursive: true });
       await writeFile(tmp, body);
       await rename(tmp, path);
     } catch (e) {
-      await rm(tmp, { force: true });
-      throw e;
+      await rm(tmp, { force: true }).catch(() => undefined);
+      throw this.writeError(key, e);
     }
+  }
+
+  private writeError(key: string, e: unknown): unknown {
+    const code = (e as NodeJS.ErrnoException).code;
+    return code !== undefined && /^E[A-Z]+$/.test(code) ? new LakeWriteError(this.describe(), key, e as NodeJS.ErrnoException) : e;
+  }
+
+  /**
+   * Before a run starts: the lake directory exists (or is made) and a file can be written in it, so
+   * a read-only or foreign lake is said as such before anything of the run exists.
+   */
+  async assertWritable(): Promise<void> {
+    const probe = `.write-check-${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+    try {
+      await mkdir(this.root, { recursive: true });
+      await writeFile(join(this.root, probe), '');
+    } catch (e) {
+      throw this.writeError(probe, e);
+    }
+    await rm(join(this.root, probe), { force: true });
+    await this.upgradeSchema();
+  }
+
+  /** The lake's schema version: its record, else 1 (a lake written before versions were recorded). */
+  async schemaVersion(): Promise<number> {
+    const text = await this.get(LAKE_VERSION_KEY);
+    if (text === undefined) return 1;
+    return lakeVersionOf(text, join(this.root, LAKE_VERSION_KEY));
+  }
+
+  /**
+   * Brings the lake up to the version this code writes (LAKE_MIGRATIONS, in order) and records it;
+   * refuses a lake a newer aurora-bench wrote, whose files this code may not write right.
+   */
+  private async upgradeSchema(): Promise<void> {
+    const version = await this.schemaVersion();
+    if (version > LAKE_SCHEMA_VERSION) {
+      throw new LakeVersionError(
+        `the results lake ${this.describe()} is of schema version ${version}, written by a newer aurora-bench; this one writes version ${LAKE_SCHEMA_VERSION}: upgrade aurora-bench, or give --lake another directory`,
+      );
+    }
+    if (version === LAKE_SCHEMA_VERSION) return;
+    // From version 1 to 2 no file changes (schema.ts): the version is recorded.
+    const record: LakeVersionRecord = { schemaVersion: LAKE_SCHEMA_VERSION };
+    await this.put(LAKE_VERSION_KEY, JSON.stringify(record) + '\n');
   }
 
   async get(key: string): Promise<string | undefined> {

@@ -68,6 +68,9 @@ const STATUS_VARIABLES = [
 type StatusName = (typeof STATUS_VARIABLES)[number];
 const SHOW_STATUS = `SHOW GLOBAL STATUS WHERE Variable_name IN (${STATUS_VARIABLES.map((v) => `'${v}'`).join(',')})`;
 
+/** How long stop() waits for a tick in flight: a healthy SHOW GLOBAL STATUS answers in milliseconds. */
+const STOP_WAIT_MS = 2_000;
+
 let clockTicksCache: number | undefined;
 /** Kernel clock ticks per second for /proc/<pid>/stat times (almost always 100). */
 export function clockTicks(): number {
@@ -116,6 +119,8 @@ export class ServerMetricsSampler {
   private readonly intervalMs: number;
   private readonly collected: MetricSample[] = [];
   private readonly problems: string[] = [];
+  /** Servers whose session got no answer within its deadline, with the message. */
+  private readonly hung = new Map<string, string>();
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
@@ -201,6 +206,7 @@ export class ServerMetricsSampler {
           t.last = snap;
         } catch (e) {
           this.problem(`${t.info.instanceId}: ${(e as Error).message}`);
+          if (t.session.timedOut && !this.hung.has(t.info.instanceId)) this.hung.set(t.info.instanceId, (e as Error).message);
         }
       }),
     );
@@ -257,11 +263,22 @@ export class ServerMetricsSampler {
     return this.problems;
   }
 
-  /** Stops ticking, waits for a tick in progress, closes the sessions; idempotent. */
+  /** The servers that stopped answering the sampler (instance id -> why), for the step's error. */
+  get unresponsive(): ReadonlyMap<string, string> {
+    return this.hung;
+  }
+
+  /**
+   * Stops ticking, waits a moment for a tick in progress (never longer than STOP_WAIT_MS: a tick
+   * blocked on a hung server is abandoned), closes the sessions; idempotent. Its callers (collect,
+   * teardown, a stopped run's cleanup) must not wait on a server that does not answer.
+   */
   async stop(): Promise<readonly MetricSample[]> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    await this.running;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.running, new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_WAIT_MS)))]);
+    clearTimeout(timer);
     await Promise.all(this.targets.map((t) => t.session.close()));
     return this.collected;
   }

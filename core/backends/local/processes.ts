@@ -29,6 +29,15 @@ function processState(pid: number): string | undefined {
   }
 }
 
+/**
+ * Stopped = state T (stopped by a signal: SIGSTOP, SIGTSTP) or t (stopped by a debugger): it runs
+ * nothing and answers nothing until SIGCONT (proc(5)).
+ */
+export function isStopped(pid: number): boolean {
+  const state = processState(pid);
+  return state === 'T' || state === 't';
+}
+
 /** Alive = exists and is not a zombie (a zombie has exited; only its parent has not reaped it yet). */
 export function isAlive(pid: number): boolean {
   const state = processState(pid);
@@ -105,6 +114,13 @@ export async function terminate(pid: number, options: { graceMs: number; group?:
   if (!isAlive(pid)) {
     sweepGroup(); // the leader may be gone while members live on
     return 'already-gone';
+  }
+  if (isStopped(pid)) {
+    // A stopped process cannot act on SIGTERM until it is continued, and one that hangs has nothing
+    // to shut down cleanly: it is killed at once (SIGKILL reaches a stopped process, signal(7)).
+    signal(options.group ? -pid : pid, 'SIGKILL');
+    await waitForExit(pid, 5_000);
+    return 'killed';
   }
   signal(pid, 'SIGTERM');
   if (await waitForExit(pid, options.graceMs)) {

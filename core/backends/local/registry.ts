@@ -98,7 +98,8 @@ function runDirOf(runRoot: string, runId: string): string {
   return join(runRoot, safe(runId));
 }
 
-function processStartTime(pid: number): string | null {
+/** /proc/<pid>/stat starttime: with the pid, tells a process from a later one given the same pid. */
+export function processStartTime(pid: number): string | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
@@ -400,12 +401,12 @@ async function compactSettledRun(lakeRoot: string, runId: string, key: string | 
 export async function cleanupAllRuns(
   runRoot: string = defaultRunRoot(),
   options: { includeLive?: boolean } = {},
-): Promise<{ removed: string[]; skippedLive: string[]; settled: string[]; compacted: string[] }> {
+): Promise<{ removed: string[]; skippedLive: string[]; settled: string[]; compacted: string[]; unsettled: string[] }> {
   let entries: string[];
   try {
     entries = await readdir(runRoot);
   } catch {
-    return { removed: [], skippedLive: [], settled: [], compacted: [] };
+    return { removed: [], skippedLive: [], settled: [], compacted: [], unsettled: [] };
   }
   await checkRunRoot(runRoot);
   const uid = currentUid();
@@ -413,6 +414,7 @@ export async function cleanupAllRuns(
   const skippedLive: string[] = [];
   const settled: string[] = [];
   const compacted: string[] = [];
+  const unsettled: string[] = [];
   for (const entry of entries) {
     if (entry.startsWith('.')) continue;
     const info = await lstat(join(runRoot, entry)).catch(() => undefined);
@@ -444,9 +446,18 @@ export async function cleanupAllRuns(
             : `its aurora-bench (${pid}) ended without finishing the run (killed, crashed, a forced exit or a full disk); settled by \`aurora-bench cleanup\``;
       const lake = new LocalLakeStore(claim.lakeRoot);
       const key = await runRowKey(lake, claim);
-      if (await settleRunRow(lake, key, why).catch(() => false)) settled.push(claim.runId);
+      let changed: boolean;
+      try {
+        changed = await settleRunRow(lake, key, why);
+      } catch (e) {
+        // The lake still refuses the write (read-only, full): the claim stays, with the reason, for the next cleanup.
+        await claimRunDir(runRoot, claim.runId, { lakeRoot: claim.lakeRoot, runKey: claim.runKey, endReason: claim.endReason ?? why }).catch(() => undefined);
+        unsettled.push(`${claim.runId} (${(e as Error).message})`);
+        continue;
+      }
+      if (changed) settled.push(claim.runId);
       if (await compactSettledRun(claim.lakeRoot, claim.runId, key)) compacted.push(claim.runId);
     }
   }
-  return { removed, skippedLive, settled, compacted };
+  return { removed, skippedLive, settled, compacted, unsettled };
 }

@@ -33,6 +33,9 @@ export class SqlError extends Error {
   }
 }
 
+/** A statement of a long-lived session got no answer within its deadline (the server hangs). */
+class SqlTimeoutError extends SqlError {}
+
 /**
  * Batch mode (-B) escapes tab, newline, backslash and NUL inside values, so splitting on tabs is
  * exact. A value that is the text "NULL" cannot be told from SQL NULL: nothing here selects one.
@@ -94,8 +97,13 @@ function runClient(target: SqlTarget, args: readonly string[], sql: string, opti
     const child = execFile(
       target.client,
       [`--defaults-file=${target.clientDefaultsFile}`, ...args],
-      { timeout: options.timeoutMs, maxBuffer: options.maxBuffer, encoding: 'utf8' },
-      (error, stdout, stderr) => (error ? reject(errorFromStderr(stderr || error.message, sql)) : resolve(stdout)),
+      { timeout: options.timeoutMs, killSignal: 'SIGKILL', maxBuffer: options.maxBuffer, encoding: 'utf8' },
+      (error, stdout, stderr) => {
+        if (!error) resolve(stdout);
+        // Killed at the deadline: the server did not answer (hung, stopped), which the client's own message would not say.
+        else if (error.killed) reject(errorFromStderr(`the server did not answer within ${options.timeoutMs / 1000} s`, sql));
+        else reject(errorFromStderr(stderr || error.message, sql));
+      },
     );
     // EPIPE when the client died before reading everything: reported through the callback.
     child.stdin?.on('error', () => undefined);
@@ -135,7 +143,10 @@ export async function queryObjects(target: SqlTarget, sql: string): Promise<Reco
  * every statement; --force keeps the session alive after an SQL error (reported from stderr).
  */
 export class SqlSession {
+  /** The deadline of each statement: a server that does not answer within it is taken as hung. */
+  static readonly DEFAULT_QUERY_TIMEOUT_MS = 15_000;
   private readonly proc: ChildProcessWithoutNullStreams;
+  private readonly queryTimeoutMs: number;
   private stdoutBuffer = '';
   private stderrBuffer = '';
   private pendingRows: Row[] = [];
@@ -144,7 +155,8 @@ export class SqlSession {
   private counter = 0;
   private closedError: Error | undefined;
 
-  constructor(target: SqlTarget) {
+  constructor(target: SqlTarget, options: { queryTimeoutMs?: number } = {}) {
+    this.queryTimeoutMs = options.queryTimeoutMs ?? SqlSession.DEFAULT_QUERY_TIMEOUT_MS;
     this.proc = spawn(target.client, [`--defaults-file=${target.clientDefaultsFile}`, '--batch', '--skip-column-names', '--unbuffered', '--force', '--connect-timeout=5'], {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
@@ -210,7 +222,25 @@ export class SqlSession {
           return;
         }
         const marker = `__aurora_bench_end_${process.pid}_${++this.counter}__`;
-        this.current = { marker, resolve, reject, sql };
+        // A server that stops answering (SIGSTOP, a hang, a dead network path) never sends the
+        // marker: past the deadline the session ends, so no caller waits on it for ever.
+        const timer = setTimeout(() => {
+          if (this.current?.marker !== marker) return;
+          this.current = undefined;
+          this.closedError = new SqlTimeoutError(
+            `the server did not answer within ${this.queryTimeoutMs / 1000} s (running: ${redactSql(sql.length > 200 ? sql.slice(0, 200) + '...' : sql)})`,
+          );
+          reject(this.closedError);
+          this.proc.kill('SIGKILL');
+        }, this.queryTimeoutMs);
+        timer.unref();
+        const settle =
+          <T>(f: (v: T) => void) =>
+          (v: T) => {
+            clearTimeout(timer);
+            f(v);
+          };
+        this.current = { marker, resolve: settle(resolve), reject: settle(reject), sql };
         this.pendingRows = [];
         this.stderrBuffer = '';
         this.proc.stdin.write(`${sql.replace(/;\s*$/, '')};\nSELECT '${marker}';\n`);
@@ -220,9 +250,22 @@ export class SqlSession {
     return result;
   }
 
-  /** Ends the session (the client exits when stdin closes); idempotent. */
+  /** Whether the session ended because the server did not answer a statement within its deadline. */
+  get timedOut(): boolean {
+    return this.closedError instanceof SqlTimeoutError;
+  }
+
+  /** Ends the session (the client exits when stdin closes; at once when a statement is still in flight); idempotent. */
   async close(): Promise<void> {
     if (this.closedError) return;
+    if (this.current) {
+      // The statement in flight may never be answered (a hung server): the client is not waited for.
+      this.closedError = new SqlError('the session was closed with a statement in flight');
+      this.current.reject(this.closedError);
+      this.current = undefined;
+      this.proc.kill('SIGKILL');
+      return;
+    }
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
         this.proc.kill('SIGKILL');

@@ -1,11 +1,17 @@
 /**
- * The lake tables' columns and their types, once, for every reader of the lake: DuckDB locally
- * (core/lake/duckdb.ts) and the Glue/Athena table definitions on AWS. The `satisfies` clauses make
- * the compiler reject a column list that drifts from the row types in rows.ts.
+ * The lake's schema, once, for every reader and writer of the lake: the tables' columns and types
+ * (DuckDB locally, core/lake/duckdb.ts; the Glue/Athena table definitions on AWS, lib/results-lake.ts),
+ * the columns of the shared views the code reads (step_summary, from which the results table and the
+ * report take a step's figures: StepSummaryRow), and the schema's version, which a lake records.
+ *
+ * The row types a writer builds (rows.ts) are bound to the columns here by the `satisfies` clauses:
+ * a column list that drifts from its row type does not compile. The views' SQL (core/lake/sql) is
+ * checked against VIEW_COLUMNS by test/unit/lake-schema.test.ts, on DuckDB over real rows.
  *
  * `dt` is the partition column: it is in every row (rows.ts) but readers take it from the key
  * (`dt=YYYY-MM-DD`), as a string, like Athena partition projection does.
  */
+import { AuroraBenchError } from '../errors';
 import type { IntervalRow, LakeTable, MetricWindowRow, RunRow, ServerConfigRow, ServerMetricRow, StepRow, VerdictsRow } from './rows';
 
 export type ColumnType = 'string' | 'int' | 'bigint' | 'double' | 'boolean';
@@ -200,3 +206,108 @@ export const GLUE_TYPES: Readonly<Record<ColumnType, string>> = {
   double: 'double',
   boolean: 'boolean',
 };
+
+/**
+ * The version of the lake's layout and columns that this code writes. A local lake records the
+ * version that last wrote it in LAKE_VERSION_KEY; a lake without that file was written before
+ * versions were recorded (version 1). A reader never needs a migration: every view reads older files
+ * as they are (read_json's union_by_name fills a column a file lacks with NULL); a writer brings the
+ * lake up to this version first (core/backends/local/local-lake.ts), and a change of columns that
+ * needs files rewritten adds that step there.
+ *
+ * 1: the tables and views as of aurora-bench 0.x before versions were recorded.
+ * 2: the version is recorded; the columns are those of version 1 (nothing to rewrite).
+ */
+export const LAKE_SCHEMA_VERSION = 2;
+
+/** The key of the lake's version record: `{"schemaVersion": N, "writtenBy": "<tool version>"}`. */
+export const LAKE_VERSION_KEY = 'lake.json';
+
+export interface LakeVersionRecord {
+  readonly schemaVersion: number;
+  readonly writtenBy?: string;
+}
+
+/** A lake of a schema version this code cannot read or write right. */
+export class LakeVersionError extends AuroraBenchError {
+  override readonly name = 'LakeVersionError';
+}
+
+/** The version a lake's version record gives; a record that does not read is an error naming the file. */
+export function lakeVersionOf(text: string, file: string): number {
+  let version: unknown;
+  try {
+    version = (JSON.parse(text) as Partial<LakeVersionRecord>).schemaVersion;
+  } catch (e) {
+    throw new LakeVersionError(`${file} is not JSON (${(e as Error).message}): it records the lake's schema version, {"schemaVersion": ${LAKE_SCHEMA_VERSION}}`, { source: file });
+  }
+  if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) {
+    throw new LakeVersionError(`${file}: schemaVersion must be a whole number from 1 (it is ${JSON.stringify(version)})`, { source: file, jsonPath: '$.schemaVersion' });
+  }
+  return version;
+}
+
+/** A view column's type: a ColumnType, with `?` when the view can return NULL there. */
+type ViewColumnType = ColumnType | `${ColumnType}?`;
+
+type TsOf<T extends ViewColumnType> = T extends `${infer B extends ColumnType}?` ? TsOf<B> | null : T extends 'string' ? string : T extends 'boolean' ? boolean : number;
+
+/** A view's row type, from its columns. */
+export type ViewRow<C extends Readonly<Record<string, ViewColumnType>>> = { readonly [K in keyof C]: TsOf<C[K]> };
+
+/** step_summary (core/lake/sql/step_summary.sql): a step of a cell, summed over its clients. */
+const STEP_SUMMARY = {
+  run_id: 'string',
+  cell_id: 'string',
+  variant: 'string',
+  repeat: 'int',
+  instance_class: 'string',
+  az: 'string?',
+  step_id: 'string',
+  step_index: 'int',
+  workload: 'string',
+  test: 'string',
+  threads: 'int',
+  rate: 'bigint',
+  offered_tps: 'double',
+  target: 'string',
+  clients: 'bigint',
+  ok_clients: 'bigint',
+  status: 'string',
+  error: 'string?',
+  started_at: 'string',
+  ended_at: 'string',
+  tps: 'double?',
+  qps: 'double?',
+  events: 'bigint?',
+  reads: 'bigint?',
+  writes: 'bigint?',
+  other: 'bigint?',
+  errors: 'bigint',
+  reconnects: 'bigint',
+  errors_per_s: 'double?',
+  lat_min_ms: 'double?',
+  lat_avg_ms: 'double?',
+  lat_pct: 'int',
+  lat_pct_ms: 'double?',
+  lat_p50_ms: 'double?',
+  lat_p90_ms: 'double?',
+  lat_p95_ms: 'double?',
+  lat_p99_ms: 'double?',
+  lat_p999_ms: 'double?',
+  lat_max_ms: 'double?',
+  total_time_s: 'double?',
+  interval_count: 'bigint',
+  client_cpu_avg_pct: 'double?',
+  client_cpu_max_pct: 'double?',
+  saturated_clients: 'bigint',
+  read_back_checks: 'bigint?',
+  stale_reads: 'bigint?',
+  dt: 'string',
+} as const satisfies Readonly<Record<string, ViewColumnType>>;
+
+/** The columns of the views the code reads rows of, by view. */
+export const VIEW_COLUMNS = { step_summary: STEP_SUMMARY } as const;
+
+/** One row of step_summary. */
+export type StepSummaryRow = ViewRow<typeof STEP_SUMMARY>;

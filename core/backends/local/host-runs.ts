@@ -1,0 +1,138 @@
+/**
+ * Local runs on one machine share its CPUs, memory and disk: two runs at once each measure the
+ * other's load too, and nothing in their figures shows it. Every local run leaves a small file in a
+ * directory shared by the whole host (not under TMPDIR or the run root, which differ per user and
+ * per shell), with its start and, once over, its end; at its end a run reads the others' files and
+ * names those whose time overlapped its own, so the run's manifest and report can say so.
+ *
+ * The files are information only: nothing is ever signalled or removed on their word but files of
+ * this user's own runs (and leftovers a day old).
+ */
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, chmodSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { ownerAlive, processStartTime } from './registry';
+
+/** The host-wide directory (sticky and writable by all, as /tmp is, so every user's runs see each other). */
+export const HOST_RUNS_DIR = '/tmp/aurora-bench-host-runs';
+
+/** Files of ended runs are kept this long: a run as long as this that overlapped them still finds them. */
+const KEEP_ENDED_MS = 7 * 24 * 3600 * 1000;
+
+interface HostRunFile {
+  readonly runId: string;
+  readonly pid: number;
+  readonly ownerStartTime: string | null;
+  readonly startedAt: string;
+  readonly endedAt?: string;
+}
+
+/** Another run whose time on this host overlapped this one's. */
+export interface HostRunOverlap {
+  readonly runId: string;
+  readonly pid: number;
+  readonly startedAt: string;
+  /** When it ended; null while it still runs. */
+  readonly endedAt: string | null;
+}
+
+const fileName = (pid: number, runId: string) => `${pid}-${runId.replace(/[^A-Za-z0-9._-]/g, '_')}.json`;
+
+function ensureDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o1777 });
+  // The mode given to mkdir is masked by the umask: set it as meant (only the one who made it can).
+  try {
+    if ((statSync(dir).mode & 0o1777) !== 0o1777) chmodSync(dir, 0o1777);
+  } catch {
+    // another user's directory: used as it is
+  }
+}
+
+function readRuns(dir: string): { file: string; run: HostRunFile }[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const runs: { file: string; run: HostRunFile }[] = [];
+  for (const name of names) {
+    if (!name.endsWith('.json')) continue;
+    try {
+      const run = JSON.parse(readFileSync(join(dir, name), 'utf8')) as HostRunFile;
+      if (typeof run.runId === 'string' && typeof run.startedAt === 'string' && Number.isInteger(run.pid)) runs.push({ file: join(dir, name), run });
+    } catch {
+      // a file being written, or not one of ours
+    }
+  }
+  return runs;
+}
+
+/** The runs of this host: one registers when it starts and, when it ends, learns which others overlapped it. */
+export class HostRuns {
+  private readonly started = new Map<string, HostRunFile>();
+
+  constructor(private readonly dir: string = HOST_RUNS_DIR) {}
+
+  /** Records that `runId` runs from now. Never fails a run: without the directory, overlaps are just not known. */
+  register(runId: string, now: Date = new Date()): void {
+    const run: HostRunFile = { runId, pid: process.pid, ownerStartTime: processStartTime(process.pid), startedAt: now.toISOString() };
+    this.started.set(runId, run);
+    try {
+      ensureDir(this.dir);
+      writeFileSync(join(this.dir, fileName(run.pid, runId)), JSON.stringify(run) + '\n', { mode: 0o644 });
+    } catch {
+      // not writable (another user's directory without the sticky mode): overlaps stay unknown
+    }
+  }
+
+  /**
+   * Records that `runId` ended and returns the other runs whose time overlapped it: started before it
+   * ended and ended (or still run) after it started. A run whose owner is gone without an end is
+   * left out (when it ended is not known).
+   */
+  end(runId: string, now: Date = new Date()): HostRunOverlap[] {
+    const mine = this.started.get(runId);
+    if (mine === undefined) return [];
+    this.started.delete(runId);
+    const ended: HostRunFile = { ...mine, endedAt: now.toISOString() };
+    const myFile = join(this.dir, fileName(mine.pid, runId));
+    try {
+      writeFileSync(myFile, JSON.stringify(ended) + '\n', { mode: 0o644 });
+    } catch {
+      // as in register
+    }
+    const overlaps: HostRunOverlap[] = [];
+    for (const { file, run } of readRuns(this.dir)) {
+      if (file === myFile) continue;
+      const live = run.endedAt === undefined && ownerAlive({ ownerPid: run.pid, ownerStartTime: run.ownerStartTime });
+      if (run.endedAt === undefined && !live) {
+        this.prune(file, now);
+        continue;
+      }
+      if (run.endedAt !== undefined && now.getTime() - Date.parse(run.endedAt) > KEEP_ENDED_MS) {
+        this.prune(file, now);
+        continue;
+      }
+      const startedBeforeMyEnd = Date.parse(run.startedAt) < now.getTime();
+      const endedAfterMyStart = run.endedAt === undefined || Date.parse(run.endedAt) > Date.parse(mine.startedAt);
+      if (startedBeforeMyEnd && endedAfterMyStart) overlaps.push({ runId: run.runId, pid: run.pid, startedAt: run.startedAt, endedAt: run.endedAt ?? null });
+    }
+    return overlaps.sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+  }
+
+  /** Removes a leftover file a day old (only this user's: the sticky directory refuses the others'). */
+  private prune(file: string, now: Date): void {
+    try {
+      if (now.getTime() - statSync(file).mtimeMs > 24 * 3600 * 1000) rmSync(file, { force: true });
+    } catch {
+      // someone else's, or gone
+    }
+  }
+}
+
+/** The manifest note and the line a run prints when others overlapped it. */
+export function overlapNote(runId: string, overlaps: readonly HostRunOverlap[]): string {
+  const others = overlaps.map((o) => `${o.runId} (pid ${o.pid}, ${o.startedAt} to ${o.endedAt ?? 'still running'})`).join(', ');
+  return `run ${runId} shared ${hostname()} with ${overlaps.length === 1 ? 'another run' : `${overlaps.length} other runs`} for part of its time: ${others}; its figures include their load`;
+}
