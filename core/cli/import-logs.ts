@@ -12,6 +12,7 @@
  * tables/, so no reader sees them) and then renamed into place, the run's row last; a failure
  * removes what was moved. A run id the lake has is refused.
  */
+import { asLakeWriteError } from '../backends/local/local-lake';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -440,7 +441,8 @@ function moveIntoLake(lakeDir: string, runs: readonly StagedRun[]): void {
   } catch (e) {
     for (const path of moved.reverse()) rmSync(path, { force: true });
     for (const dir of createdDirs.reverse()) rmSync(dir, { recursive: true, force: true });
-    throw e;
+    // A lake this user may not write (EACCES), read-only or full: said as such, not as a stack trace.
+    throw asLakeWriteError(lakeDir, e);
   } finally {
     rmSync(staging, { recursive: true, force: true });
     try {

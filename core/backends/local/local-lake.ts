@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { LakeStore } from '../../backend';
 import { AuroraBenchError } from '../../errors';
@@ -35,6 +35,18 @@ export class LakeWriteError extends AuroraBenchError {
     super(`the results lake ${lake} ${WRITE_FAILURES[code] ?? `cannot be written (${code})`} writing ${key}`, { cause, source: lake });
     this.code = code;
   }
+}
+
+/**
+ * `e` as a LakeWriteError when it is a file-system error (an errno code) met writing under the lake
+ * directory `lakeDir` by other means than LocalLakeStore.put (import's staging and renames); else `e`.
+ */
+export function asLakeWriteError(lakeDir: string, e: unknown): unknown {
+  const errno = e as NodeJS.ErrnoException;
+  if (e instanceof AuroraBenchError || typeof errno.code !== 'string' || !/^E[A-Z]+$/.test(errno.code)) return e;
+  const root = resolve(lakeDir);
+  const key = typeof errno.path === 'string' ? relative(root, errno.path) || '.' : '(a file)';
+  return new LakeWriteError(pathToFileURL(root).href, key, errno);
 }
 
 /** Whether `e` is a failure to write the lake's disk (not a bad key or a bug): the run cannot record anything more. */
