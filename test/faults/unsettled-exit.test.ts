@@ -1,0 +1,97 @@
+/**
+ * "The process ended with the command unsettled" is an error everywhere: the AWS rehearsal with its
+ * moto server killed mid-step must exit non-zero and leave nothing, and the guard every command of
+ * the built CLI runs under (core/cli/unsettled-exit.ts) turns a process that runs out of work with
+ * its command pending into exit 70 with a message, where Node alone exits 0.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { waitForExit } from '../../core/backends/local/processes';
+import { processesMentioning } from '../../core/backends/local/registry';
+import { CLI, REPO, sleep } from '../helpers/fault-cli';
+
+const GUARD = join(REPO, 'dist', 'core', 'cli', 'unsettled-exit.js');
+let work: string;
+
+beforeAll(() => {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npx tsc -p .), as scripts/test.sh does`);
+});
+beforeEach(() => {
+  work = mkdtempSync(join(tmpdir(), 'ab-unsettled-'));
+});
+afterEach(() => rmSync(work, { recursive: true, force: true }));
+
+/** A command whose promise waits on the exit event of an unref'd child: nothing keeps the loop alive. */
+function pendingCommand(guarded: boolean): string {
+  const file = join(work, `pending-${guarded ? 'guarded' : 'bare'}.js`);
+  writeFileSync(
+    file,
+    [
+      "const { spawn } = require('node:child_process');",
+      `const { failIfUnsettledAtExit } = require(${JSON.stringify(GUARD)});`,
+      "const child = spawn('sleep', ['1'], { detached: true, stdio: 'ignore' });",
+      'child.unref();',
+      "const main = new Promise((resolve) => child.once('exit', resolve)).then(() => process.stdout.write('finished\\n'));",
+      guarded ? "failIfUnsettledAtExit(main, 'aurora-bench');" : '',
+    ].join('\n'),
+  );
+  return file;
+}
+
+describe('a command that ends unsettled', () => {
+  it('exits 0 without the guard (what Node does) and 70 with a message under it', () => {
+    // Act
+    const bare = spawnSync(process.execPath, [pendingCommand(false)], { encoding: 'utf8' });
+    const guarded = spawnSync(process.execPath, [pendingCommand(true)], { encoding: 'utf8' });
+    // Assert: the bug the guard is for is real, and the guard turns it into a failure
+    expect([bare.status, bare.stdout]).toEqual([0, '']);
+    expect(guarded.status).toBe(70);
+    expect(guarded.stdout).toBe('');
+    expect(guarded.stderr).toMatch(/^aurora-bench: the process ran out of work with the command still unfinished .*: it did not complete, whatever it printed; exit 70$/m);
+  });
+
+  it('the AWS rehearsal with its moto server killed mid-step exits non-zero, never 0, and leaves nothing', async () => {
+    // Arrange
+    const spec = join(work, 'moto-killed.json');
+    writeFileSync(
+      spec,
+      JSON.stringify({
+        name: 'moto-killed',
+        engine: { version: '3.04.0' },
+        region: 'us-east-1',
+        variants: [{ name: 'one', instanceClass: 'db.r6g.large', readers: 1, clients: { count: 1, instanceType: 'c6g.large' } }],
+        data: { tables: 1, tableSize: 500 },
+        defaults: { durationS: 60, warmupS: 0, reportIntervalS: 1 },
+        workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [2] }],
+        ttlHours: 1,
+      }),
+    );
+    const child = spawn(process.execPath, [CLI, 'run', spec, '--aws-rehearsal'], { cwd: work, env: { ...process.env, AURORA_BENCH_LAKE: join(work, 'lake') } });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const stepStarted = new Promise<void>((resolve) =>
+      child.stdout.setEncoding('utf8').on('data', (d: string) => {
+        stdout += d;
+        if (/step 1\/1 rw-t2/.test(stdout)) resolve();
+      }),
+    );
+    const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+    await Promise.race([stepStarted, closed]);
+    const m = /moto server on \S+ \(pid (\d+)\); rehearsal files in (\S+)/.exec(stdout);
+    if (!m) throw new Error(`the rehearsal printed no moto/directory line:\n${stdout}\n${stderr}`);
+    await sleep(3000);
+    // Act
+    process.kill(Number(m[1]), 'SIGKILL');
+    const code = await closed;
+    // Assert: a failure, said on stderr; the rehearsal's servers, clients and directory gone
+    expect(code).not.toBe(0);
+    expect(code).not.toBeNull();
+    expect(stderr).toMatch(/^aurora-bench: .*ECONNREFUSED/m);
+    expect(await waitForExit(Number(m[1]), 10_000)).toBe(true);
+    expect(existsSync(m[2]!)).toBe(false);
+    expect(processesMentioning(m[2]!)).toEqual([]);
+  }, 600_000);
+});
