@@ -170,7 +170,7 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
     judgeRun: localJudge(options.lakeDir),
   };
   let result: LocalExecutionResult;
-  let overlaps: readonly HostRunOverlap[] = [];
+  let overlaps: readonly HostRunOverlap[];
   // The same lines as an AWS run's, with the run's ETA from the plan on each step's start.
   const progress = new RunProgressLines(plan);
   log(`plan: ${progress.etaLine()}`);

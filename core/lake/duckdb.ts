@@ -161,10 +161,9 @@ function checkedTablesDir(lakeDir: string): string {
   }
   if (!info.isDirectory() || info.isSymbolicLink()) {
     const target = info.isSymbolicLink() ? ` (a symbolic link to ${readlinkSync(tables)})` : '';
-    throw new LakeQueryError(
-      `the lake's tables folder ${tables} is not a directory${target}: a query may only read the lake's own files; replace it with the directory itself`,
-      { source: lakeDir },
-    );
+    throw new LakeQueryError(`the lake's tables folder ${tables} is not a directory${target}: a query may only read the lake's own files; replace it with the directory itself`, {
+      source: lakeDir,
+    });
   }
   return tables;
 }

@@ -125,7 +125,7 @@ const TERMINATE_WAIT_MS = 20_000;
 async function settledWithin(promises: readonly (Promise<unknown> | undefined)[], ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([Promise.allSettled(promises), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+    await Promise.race([Promise.allSettled(promises.filter((p): p is Promise<unknown> => p !== undefined)), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
   } finally {
     clearTimeout(timer);
   }

@@ -257,9 +257,7 @@ describe('two runs at once on one machine', () => {
     for (const row of rows) {
       const other = row.run_id === 'together-a' ? 'together-b' : 'together-a';
       const notes = JSON.parse(row.notes) as { level: string; path: string; message: string }[];
-      expect(notes.filter((n) => n.path === 'host')).toEqual([
-        { level: 'warning', path: 'host', message: expect.stringContaining(`${other} (pid `) as string },
-      ]);
+      expect(notes.filter((n) => n.path === 'host')).toEqual([{ level: 'warning', path: 'host', message: expect.stringContaining(`${other} (pid `) as string }]);
     }
     // The report prints the manifest's notes.
     expect(world.cli(['report', 'together-a']).stdout).toMatch(/\[warning\] host: run together-a shared .*together-b/);

@@ -1,0 +1,52 @@
+/**
+ * Runs on one host note their time in a shared directory; at its end a run learns which others
+ * overlapped it (core/backends/local/host-runs.ts). Times are given, so the overlaps are exact.
+ */
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HostRuns, overlapNote } from '../../core/backends/local/host-runs';
+
+let dir: string;
+beforeEach(() => {
+  dir = join(mkdtempSync(join(tmpdir(), 'ab-host-runs-')), 'host');
+});
+afterEach(() => rmSync(join(dir, '..'), { recursive: true, force: true }));
+
+const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 12, 0, s));
+
+describe('runs that shared a host', () => {
+  it('names the runs whose time overlapped, running or ended, and not one that ended before it started', () => {
+    // Arrange: "early" ends before "mine" starts; "during" starts and ends inside it; "live" still runs
+    const early = new HostRuns(dir);
+    early.register('early', at(0));
+    early.end('early', at(5));
+    const mine = new HostRuns(dir);
+    mine.register('mine', at(10));
+    const during = new HostRuns(dir);
+    during.register('during', at(12));
+    during.end('during', at(14));
+    const live = new HostRuns(dir);
+    live.register('live', at(15));
+    // Act
+    const overlaps = mine.end('mine', at(20));
+    // Assert
+    expect(overlaps).toEqual([
+      { runId: 'during', pid: process.pid, startedAt: at(12).toISOString(), endedAt: at(14).toISOString() },
+      { runId: 'live', pid: process.pid, startedAt: at(15).toISOString(), endedAt: null },
+    ]);
+    expect(overlapNote('mine', overlaps)).toMatch(
+      /^run mine shared \S+ with 2 other runs for part of its time: during \(pid \d+, .* to .*\), live \(pid \d+, .* to still running\); its figures include their load$/,
+    );
+    expect(readdirSync(dir).sort()).toHaveLength(4);
+  });
+
+  it('a run alone overlapped nothing; one never registered learns nothing', () => {
+    // Arrange
+    const alone = new HostRuns(dir);
+    alone.register('alone', at(0));
+    // Act / Assert
+    expect(alone.end('alone', at(3))).toEqual([]);
+    expect(new HostRuns(dir).end('never', at(4))).toEqual([]);
+  });
+});
