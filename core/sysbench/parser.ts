@@ -120,9 +120,17 @@ const FATAL_SHOWN = 400;
  * INSERT holds its batch of rows, kilobytes long.
  */
 function clipFatal(line: string): string {
-  const quoted = /^(.*? for query ')([\s\S]*)'((?: on connection \d+)?)\s*$/.exec(line);
-  if (quoted && quoted[2]!.length > QUERY_SHOWN) {
-    return `${quoted[1]}${quoted[2]!.slice(0, QUERY_SHOWN)}...'${quoted[3]} (a statement of ${quoted[2]!.length} characters)`;
+  const marker = " for query '";
+  const at = line.indexOf(marker);
+  if (at >= 0) {
+    // The line may be cut by sysbench's own message buffer before the closing quote.
+    const rest = line.slice(at + marker.length);
+    const closing = /'((?: on connection \d+)?)\s*$/.exec(rest);
+    const query = closing ? rest.slice(0, closing.index) : rest;
+    if (query.length > QUERY_SHOWN) {
+      const tail = closing ? `'${closing[1]}` : "'";
+      return `${line.slice(0, at + marker.length)}${query.slice(0, QUERY_SHOWN)}...${tail} (a statement of ${closing ? '' : 'at least '}${query.length} characters)`;
+    }
   }
   return line.length > FATAL_SHOWN ? `${line.slice(0, FATAL_SHOWN)}... (${line.length} characters)` : line;
 }

@@ -10,7 +10,7 @@
  * need root, as the rest of this layer does. Steps are short; a hang is detected by the server's
  * process state, not by waiting out a deadline, so each test takes seconds of steps, not minutes.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BASE_SPEC, CLI, FaultWorld, sleep } from '../helpers/fault-cli';
@@ -216,11 +216,8 @@ describe('a run root that fills up during the prepare', () => {
     await run.waitFor(/ a-r1\] preparing/);
     const ports = world.registeredServers().map((s) => s.port);
     // Act
-    try {
-      writeFileSync(join(world.runRoot, 'filler'), Buffer.alloc(600 * 1024 * 1024));
-    } catch {
-      // ENOSPC: the filler took what was left
-    }
+    // dd writes until ENOSPC (and then exits 1): the filler takes what was left.
+    spawnSync('dd', ['if=/dev/zero', `of=${join(world.runRoot, 'filler')}`, 'bs=1M', 'count=600'], { stdio: 'ignore' });
     const { code } = await run.exited;
     rmSync(join(world.runRoot, 'filler'), { force: true });
     // Assert: a short message, a short reason in the lake
@@ -245,8 +242,9 @@ describe('two runs at once on one machine', () => {
     const a = world.background(['run', spec, '--run-id', 'together-a']);
     const b = world.background(['run', spec, '--run-id', 'together-b']);
     const [ea, eb] = await Promise.all([a.exited, b.exited]);
-    // Assert
-    expect([ea.code, eb.code]).toEqual([0, 0]);
+    // Assert: on a failure, the end of what each printed says why
+    const ending = (r: typeof a, code: number | null) => (code === 0 ? '' : (r.output().stdout + r.output().stderr).split('\n').slice(-12).join('\n'));
+    expect([ea.code, eb.code, ending(a, ea.code), ending(b, eb.code)]).toEqual([0, 0, '', '']);
     for (const [run, other, self] of [
       [a, 'together-b', 'together-a'],
       [b, 'together-a', 'together-b'],

@@ -29,6 +29,17 @@ describe('FATAL lines with a long statement', () => {
     );
   });
 
+  it('a line sysbench cut before the closing quote is clipped the same way', () => {
+    // Arrange: sysbench's log buffer ends the line inside the statement
+    const cut = `mysql_drv_query() returned error 1114 (The table 'sbtest1' is full) for query '${insert}`.slice(0, 4095);
+    // Act
+    const error = parseSysbenchOutput(`sysbench 1.0.20\nFATAL: ${cut}\n`, { exitCode: 1 }).error;
+    // Assert
+    expect(error).toBe(
+      `mysql_drv_query() returned error 1114 (The table 'sbtest1' is full) for query '${insert.slice(0, 120)}...' (a statement of at least ${4095 - cut.indexOf(" for query '") - 12} characters)`,
+    );
+  });
+
   it('a short statement, and the pgsql form with its connection, are kept whole', () => {
     // Arrange
     const log = "sysbench 1.0.20\nFATAL: pgsql_drv_query() returned error 1 (gone) for query 'SELECT 1' on connection 0\n";

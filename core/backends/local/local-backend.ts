@@ -199,8 +199,21 @@ function hungServers(state: CellState): string[] {
     state.stoppedSince.delete(s.instanceId);
     const why = state.sampler?.unresponsive?.get(s.instanceId);
     if (why !== undefined) hung.push(`${name} stopped answering: ${why}`);
+    const full = 'errorLog' in s && typeof s.errorLog === 'string' ? diskFullIn(s.errorLog) : undefined;
+    if (full !== undefined) hung.push(`${name} has no room on its disk (its error log: ${full})`);
   }
   return hung;
+}
+
+/**
+ * MariaDB's "Disk is full writing '<file>' (Errcode: 28 ...). Waiting for someone to free space..."
+ * in a server's error log (EE_DISK_FULL, MariaDB mysys/errors.c; my_write with MY_WAIT_IF_FULL): the
+ * server then waits for space instead of failing the statement, so the step would hang until its deadline.
+ */
+function diskFullIn(errorLog: string): string | undefined {
+  const text = tail(errorLog, 20);
+  const line = /Disk is full writing '[^']*'(?: \(Errcode: [^)]*\))?/.exec(text);
+  return line?.[0];
 }
 
 function cellServersRunning(state: CellState): boolean {

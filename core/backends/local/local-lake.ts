@@ -4,6 +4,7 @@
  * file and a crash never leaves one.
  */
 import { randomBytes } from 'node:crypto';
+import { accessSync, constants } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -34,6 +35,21 @@ export class LakeWriteError extends AuroraBenchError {
     const code = cause.code ?? 'EUNKNOWN';
     super(`the results lake ${lake} ${WRITE_FAILURES[code] ?? `cannot be written (${code})`} writing ${key}`, { cause, source: lake });
     this.code = code;
+  }
+}
+
+/**
+ * Why `dir` cannot be written, when it cannot (access(2) W_OK: EROFS, EACCES), else undefined. A
+ * recursive mkdir on a read-only file system reports ENOENT for the missing directory rather than
+ * EROFS (it tries the deepest one first), so that ENOENT is asked again this way.
+ */
+function whyNotWritable(dir: string): NodeJS.ErrnoException | undefined {
+  try {
+    accessSync(dir, constants.W_OK);
+    return undefined;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return code === 'EROFS' || code === 'EACCES' || code === 'EPERM' ? (e as NodeJS.ErrnoException) : undefined;
   }
 }
 
@@ -86,7 +102,8 @@ export class LocalLakeStore implements LakeStore {
 
   private writeError(key: string, e: unknown): unknown {
     const code = (e as NodeJS.ErrnoException).code;
-    return code !== undefined && /^E[A-Z]+$/.test(code) ? new LakeWriteError(this.describe(), key, e as NodeJS.ErrnoException) : e;
+    if (code === undefined || !/^E[A-Z]+$/.test(code)) return e;
+    return new LakeWriteError(this.describe(), key, code === 'ENOENT' ? (whyNotWritable(this.root) ?? (e as NodeJS.ErrnoException)) : (e as NodeJS.ErrnoException));
   }
 
   /**
