@@ -8,7 +8,7 @@
  */
 
 /** The exit code of a command that ended unsettled (EX_SOFTWARE, sysexits.h: an internal error). */
-export const UNSETTLED_EXIT_CODE = 70;
+const UNSETTLED_EXIT_CODE = 70;
 
 /** Makes the process exit with UNSETTLED_EXIT_CODE and a message if it runs out of work while `main` is pending. */
 export function failIfUnsettledAtExit(main: Promise<unknown>, command: string, stderr: NodeJS.WritableStream = process.stderr): void {

@@ -253,7 +253,7 @@ type ViewColumnType = ColumnType | `${ColumnType}?`;
 type TsOf<T extends ViewColumnType> = T extends `${infer B extends ColumnType}?` ? TsOf<B> | null : T extends 'string' ? string : T extends 'boolean' ? boolean : number;
 
 /** A view's row type, from its columns. */
-export type ViewRow<C extends Readonly<Record<string, ViewColumnType>>> = { readonly [K in keyof C]: TsOf<C[K]> };
+type ViewRow<C extends Readonly<Record<string, ViewColumnType>>> = { readonly [K in keyof C]: TsOf<C[K]> };
 
 /** step_summary (core/lake/sql/step_summary.sql): a step of a cell, summed over its clients. */
 const STEP_SUMMARY = {
@@ -306,8 +306,28 @@ const STEP_SUMMARY = {
   dt: 'string',
 } as const satisfies Readonly<Record<string, ViewColumnType>>;
 
-/** The columns of the views the code reads rows of, by view. */
-export const VIEW_COLUMNS = { step_summary: STEP_SUMMARY } as const;
+/** interval_totals (core/lake/sql/interval_totals.sql): one reporting interval of a step, summed over its clients. */
+const INTERVAL_TOTALS = {
+  run_id: 'string',
+  cell_id: 'string',
+  variant: 'string',
+  step_id: 'string',
+  t: 'double',
+  clients: 'bigint',
+  tps: 'double',
+  qps: 'double',
+  lat_pct_ms: 'double',
+  errors_per_s: 'double',
+  reconnects_per_s: 'double',
+  dt: 'string',
+} as const satisfies Readonly<Record<string, ViewColumnType>>;
+
+/**
+ * The columns of the views the code reads rows of, by view (test/unit/lake-schema.test.ts checks each
+ * view's SQL against them).
+ * @internal exported for its tests (a test seam)
+ */
+export const VIEW_COLUMNS = { step_summary: STEP_SUMMARY, interval_totals: INTERVAL_TOTALS } as const;
 
 /** One row of step_summary. */
 export type StepSummaryRow = ViewRow<typeof STEP_SUMMARY>;

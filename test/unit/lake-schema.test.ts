@@ -46,11 +46,11 @@ describe('the lake schema module against DuckDB', () => {
     }
   });
 
-  it("step_summary's columns and types are the schema's VIEW_COLUMNS (the type the results table and the report read)", async () => {
+  it.each(Object.keys(VIEW_COLUMNS) as (keyof typeof VIEW_COLUMNS)[])("%s's columns and types are the schema's VIEW_COLUMNS (the row type the code reads)", async (view) => {
     // Arrange / Act
-    const columns = await withLake(lakeV1(), (lake) => lake.query<{ column_name: string; column_type: string }>('DESCRIBE step_summary'));
+    const columns = await withLake(lakeV1(), (lake) => lake.query<{ column_name: string; column_type: string }>(`DESCRIBE ${view}`));
     // Assert: the names in order; each type is the schema's (nullable or not is the SQL's business)
-    const expected = Object.entries(VIEW_COLUMNS.step_summary).map(([c, t]) => [c, DUCKDB_TYPES[t.replace(/\?$/, '') as keyof typeof DUCKDB_TYPES]]);
+    const expected = Object.entries(VIEW_COLUMNS[view]).map(([c, t]) => [c, DUCKDB_TYPES[t.replace(/\?$/, '') as keyof typeof DUCKDB_TYPES]]);
     // SUM and COUNT widen integers (DuckDB: SUM(INTEGER) is HUGEINT, COUNT is BIGINT): read as numbers alike.
     const widened = (t: string) => (['HUGEINT', 'BIGINT', 'INTEGER', 'DECIMAL(38,0)'].includes(t) ? 'integer' : t);
     expect(columns.map((c) => [c.column_name, widened(describedType(c.column_type))])).toEqual(expected.map(([c, t]) => [c, widened(t!)]));

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { ownerAlive, processStartTime } from './registry';
 
 /** The host-wide directory (sticky and writable by all, as /tmp is, so every user's runs see each other). */
-export const HOST_RUNS_DIR = '/tmp/aurora-bench-host-runs';
+const HOST_RUNS_DIR = '/tmp/aurora-bench-host-runs';
 
 /** Files of ended runs are kept this long: a run as long as this that overlapped them still finds them. */
 const KEEP_ENDED_MS = 7 * 24 * 3600 * 1000;
