@@ -134,7 +134,7 @@ export class FaultWorld {
   }
 }
 
-export function portOpen(port: number): Promise<boolean> {
+function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ host: '127.0.0.1', port });
     socket.once('connect', () => {
