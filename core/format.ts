@@ -124,11 +124,20 @@ export function textTable(
 
 /**
  * One argument of a command line printed for the user to paste into a POSIX shell: as it is when
- * it has nothing a shell would interpret, else in single quotes (inside which the shell interprets
- * nothing; a quote itself is closed, escaped and reopened: POSIX.1-2017 Shell Command Language
- * 2.2.2 "Single-Quotes"). Control characters are escaped as for a terminal.
+ * it has nothing a shell would interpret; in double quotes when it has single quotes but nothing
+ * special inside double quotes ($, `, backslash, " and bash's history !); else in single quotes, inside
+ * which the shell interprets nothing (a quote itself is closed, escaped and reopened). POSIX.1-2017
+ * Shell Command Language 2.2.2 "Single-Quotes" and 2.2.3 "Double-Quotes". Control characters are
+ * escaped as for a terminal.
  */
 export function shellArg(arg: string): string {
-  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(arg)) return arg;
-  return `'${escapeControls(arg, { field: true }).replace(/'/g, `'\\''`)}'`;
+  const text = escapeControls(arg, { field: true });
+  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(text)) return text;
+  if (!/[$`\\"!]/.test(text)) return `"${text}"`;
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** A command line of shellArg arguments. */
+export function commandLine(args: readonly string[]): string {
+  return args.map(shellArg).join(' ');
 }

@@ -1,5 +1,5 @@
 /** How `aurora-bench plan` shows a plan: cells in order, their steps, notes, and the estimate. */
-import { shellArg, textTable } from '../format';
+import { commandLine, textTable } from '../format';
 import { cellEngine, type Plan, type StepPlan } from '../plan/types';
 import { engineName } from '../aurora/engines';
 
@@ -95,5 +95,5 @@ export function planNotesLine(notes: Plan['notes'], planArgs: readonly string[])
   const counts = new Map<string, number>();
   for (const n of notes) counts.set(n.level, (counts.get(n.level) ?? 0) + 1);
   const parts = [...counts].map(([level, n]) => `${n} ${level === 'info' || n === 1 ? level : `${level}s`}`);
-  return `${plural(notes.length, 'plan note')} (${parts.join(', ')}): \`aurora-bench plan ${planArgs.map(shellArg).join(' ')}\` lists them`;
+  return `${plural(notes.length, 'plan note')} (${parts.join(', ')}): \`aurora-bench plan ${commandLine(planArgs)}\` lists them`;
 }

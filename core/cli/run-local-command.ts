@@ -8,6 +8,7 @@ import { checkLocalDependencies } from '../backends/local/preflight';
 import type { Scale } from '../experiment/scale';
 import { runLocal } from './run-local';
 import { resultsCommand } from './results-command';
+import { commandLine } from '../format';
 
 export interface RunLocalCommandOptions {
   readonly specFile: string;
@@ -64,7 +65,7 @@ export async function runLocalCommand(options: RunLocalCommandOptions): Promise<
     log('');
     log(await resultsCommand({ lakeDir: options.lakeDir, run: result.plan.runId, repoRoot: options.repoRoot }));
     if (result.status === 'SUCCEEDED') {
-      log(`run ${result.plan.runId} succeeded: ${result.output?.steps ?? 0} steps. Query with: aurora-bench results --run ${result.plan.runId} --sql "select * from step_summary"`);
+      log(`run ${result.plan.runId} succeeded: ${result.output?.steps ?? 0} steps. Query with: ${queryHint(options.lakeDir, result.plan.runId)}`);
       return 0;
     }
     log(`run ${result.plan.runId} FAILED (${result.error}):\n${result.cause ?? ''}`);
@@ -73,6 +74,15 @@ export async function runLocalCommand(options: RunLocalCommandOptions): Promise<
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
+}
+
+/**
+ * The command that queries this run's steps, as it must be typed anywhere: the lake named (the
+ * default lake is relative to the working directory) and the run in the SQL (`results --sql`
+ * queries the whole lake). Every argument quoted for a POSIX shell.
+ */
+export function queryHint(lakeDir: string, runId: string): string {
+  return commandLine(['aurora-bench', 'results', '--lake', lakeDir, '--sql', `select * from step_summary where run_id = '${runId.replace(/'/g, "''")}'`]);
 }
 
 export async function cleanupLocalLeftovers(runRoot?: string): Promise<string> {
