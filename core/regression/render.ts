@@ -69,6 +69,16 @@ export function comparisonReport(c: Comparison): Report {
       (notJudged > 0 ? `; ${notJudged} step${notJudged === 1 ? '' : 's'} not judged (failed or client-bound)` : '') +
       (c.steps.length === 0 ? '; the runs have no step in common' : ''),
   );
+  if (c.judgedMetrics > 0) {
+    const expected = c.expectedFalseCalls;
+    findings.push(
+      `${c.judgedMetrics} metric${c.judgedMetrics === 1 ? '' : 's'} judged at ${levelText(c.level)}: if nothing had changed, about ${num(expected, expected < 10 ? 1 : 0)} of them would still be called improved or regressed by chance (1 in ${num(1 / (1 - c.level), 0)} each)` +
+        (c.regressions + c.improvements > 0 && c.regressions + c.improvements <= 2 * expected
+          ? `; ${c.regressions + c.improvements} call${c.regressions + c.improvements === 1 ? ' is' : 's are'} no more than chance alone gives: confirm with another run or a higher --level`
+          : ''),
+    );
+  }
+  if (c.sameRun) findings.unshift(`WARNING: run ${c.a.run_id} is compared with itself: nothing can differ.`);
   // The whole distribution where both runs recorded one (the verdicts above judge the configured percentile).
   const withDistribution = c.steps.filter((s) => s.latency.a !== null && s.latency.b !== null);
   const distribution: TableBlock = {
