@@ -28,10 +28,7 @@ export function rateText(step: Pick<StepPlan, 'rate' | 'rateOfCapacity'>): strin
 function caveats(plan: Plan, priced: boolean): string[] {
   const out: string[] = [];
   const repeats = plan.cells.reduce((m, c) => Math.max(m, c.repeat), 0);
-  if (repeats === 1)
-    out.push(
-      'one repeat per variant: the run measures no run-to-run noise; its intervals cover only the noise within a run (two or more "repeats" measure it)',
-    );
+  if (repeats === 1) out.push('one repeat per variant: the run measures no run-to-run noise; its intervals cover only the noise within a run (two or more "repeats" measure it)');
   const skippable = plan.cells.reduce((n, c) => n + c.steps.filter((s) => s.stopAtOverload === true).length, 0);
   if (skippable > 0)
     out.push(

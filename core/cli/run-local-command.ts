@@ -2,6 +2,7 @@
  * The `run --local` command around runLocal: dependency checks, Ctrl-C, the closing summary and
  * the exit code (0 all steps ok, 1 failed run, 130 interrupted).
  */
+import { printErr, printOut } from './terminal';
 import { LocalBackend } from '../backends/local/local-backend';
 import { cleanupAllRuns, defaultRunRoot } from '../backends/local/registry';
 import { checkLocalDependencies } from '../backends/local/preflight';
@@ -21,7 +22,7 @@ export interface RunLocalCommandOptions {
 }
 
 export async function runLocalCommand(options: RunLocalCommandOptions): Promise<number> {
-  const log = (line: string) => process.stdout.write(line + '\n');
+  const log = (line: string) => printOut(line + '\n');
   // Missing mariadbd or sysbench: said (with how to install) before anything starts.
   const versions = await checkLocalDependencies();
   const backend = new LocalBackend({ lakeDir: options.lakeDir, repoRoot: options.repoRoot, ...(options.runRoot ? { runRoot: options.runRoot } : {}) });
@@ -30,12 +31,12 @@ export async function runLocalCommand(options: RunLocalCommandOptions): Promise<
   const onSignal = (signal: NodeJS.Signals) => {
     interrupts++;
     if (interrupts === 1) {
-      process.stderr.write(
+      printErr(
         `\n${signal === 'SIGINT' ? 'Ctrl-C (SIGINT)' : signal}: stopping the run: nothing new starts, what runs is waited for and torn down (${signal === 'SIGINT' ? 'press again' : 'send it again'} to force)...\n`,
       );
       abort.abort(signal);
     } else {
-      process.stderr.write('forced exit: run `aurora-bench cleanup` to remove what is left\n');
+      printErr('forced exit: run `aurora-bench cleanup` to remove what is left\n');
       process.exit(130);
     }
   };

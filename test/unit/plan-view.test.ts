@@ -48,7 +48,9 @@ describe('plan text', () => {
 
   it('says that stopAtOverload makes the time and cost an upper bound', () => {
     const plan = planOf({ workloads: [{ name: 'ins', test: 'oltp_insert', threads: [8], rates: [1000, 2000, 0], stopAtOverload: true }] });
-    expect(renderPlan(plan, ['On AWS the same experiment would cost about $1.00'])).toMatch(/upper bound: \d+ steps with stopAtOverload .*time and cost below count them as if they ran/);
+    expect(renderPlan(plan, ['On AWS the same experiment would cost about $1.00'])).toMatch(
+      /upper bound: \d+ steps with stopAtOverload .*time and cost below count them as if they ran/,
+    );
     expect(renderPlan(planOf())).not.toMatch(/upper bound/);
   });
 
