@@ -82,11 +82,7 @@ const TEXT_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 const FIELD_CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g;
 
 /** Columns a cell takes on a terminal: its code points (the plan's and results' cells are names and numbers). */
-const cellWidth = (text: string): number => {
-  let n = 0;
-  for (const _ of text) n++;
-  return n;
-};
+const cellWidth = (text: string): number => Array.from(text).length;
 
 /**
  * A boxed text table in two passes over its rows (the widths, then the lines), so its time is
