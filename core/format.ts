@@ -126,7 +126,7 @@ export function textTable(
  * Shell Command Language 2.2.2 "Single-Quotes" and 2.2.3 "Double-Quotes". Control characters are
  * escaped as for a terminal.
  */
-export function shellArg(arg: string): string {
+function shellArg(arg: string): string {
   const text = escapeControls(arg, { field: true });
   if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(text)) return text;
   if (!/[$`\\"!]/.test(text)) return `"${text}"`;

@@ -18,6 +18,7 @@ const plural = (n: number, one: string, many = `${one}s`): string => `${n.toLoca
 /**
  * The rate column: an absolute rate, "max" for an unlimited step, or the multiple of the cell's
  * capacity probe a step offers (its rate is decided when it starts, core/workflow/step-rates.ts).
+ * @internal exported for its tests (a test seam)
  */
 export function rateText(step: Pick<StepPlan, 'rate' | 'rateOfCapacity'>): string {
   if (step.rateOfCapacity !== undefined) return `${step.rateOfCapacity}× capacity`;

@@ -83,7 +83,7 @@ export interface HistoryCommandOptions extends HistoryOptions {
 }
 
 /** --window: a number of runs (at least 2) or "all"; anything else is refused with how to write it. */
-export function parseWindow(text: string): number | 'all' {
+function parseWindow(text: string): number | 'all' {
   if (text === 'all') return 'all';
   if (/^[0-9]+$/.test(text) && Number(text) >= 2) return Number(text);
   throw new UsageError(`--window ${text}: give a number of runs (2 or more, e.g. --window 100) or "all"`);

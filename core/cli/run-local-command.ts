@@ -82,7 +82,7 @@ export async function runLocalCommand(options: RunLocalCommandOptions): Promise<
  * default lake is relative to the working directory) and the run in the SQL (`results --sql`
  * queries the whole lake). Every argument quoted for a POSIX shell.
  */
-export function queryHint(lakeDir: string, runId: string): string {
+function queryHint(lakeDir: string, runId: string): string {
   return commandLine(['aurora-bench', 'results', '--lake', lakeDir, '--sql', `select * from step_summary where run_id = '${runId.replace(/'/g, "''")}'`]);
 }
 

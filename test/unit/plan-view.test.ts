@@ -99,7 +99,10 @@ describe('plan text', () => {
       ],
       ['my study.json', '--scale', 'small'],
     );
-    expect(line).toBe("3 plan notes (2 info, 1 warning): `aurora-bench plan 'my study.json' --scale small` lists them");
+    expect(line).toBe('3 plan notes (2 info, 1 warning): `aurora-bench plan "my study.json" --scale small` lists them');
     expect(planNotesLine([], ['x.json'])).toBeNull();
+    // quoted for a shell: double quotes around a quote, single quotes around $ and backslashes
+    expect(planNotesLine([{ level: 'info', path: 'data', message: 'scaled' }], ["it's.json"])).toContain('`aurora-bench plan "it\'s.json"`');
+    expect(planNotesLine([{ level: 'info', path: 'data', message: 'scaled' }], ["$HOME's.json"])).toContain("`aurora-bench plan '$HOME'\\''s.json'`");
   });
 });
