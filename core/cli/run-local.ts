@@ -132,7 +132,7 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
   const { plan } = prepared;
   const notesLine = planNotesLine(prepared.notes, [options.specFile, ...(options.scale === 'small' ? ['--scale', 'small'] : [])]);
   if (notesLine !== null) log(notesLine);
-  log(`run ${plan.runId}: ${plan.cells.length} cells, results in ${options.backend.lake.describe()}`);
+  log(`run ${plan.runId}: ${plan.cells.length} cell${plan.cells.length === 1 ? '' : 's'}, results in ${options.backend.lake.describe()}`);
 
   // Nothing of the run exists before its id is claimed (a live run with the same id is refused here).
   await options.backend.claimRun(plan.runId, lakeKeys.run(plan.dt, plan.runId));

@@ -69,9 +69,12 @@ describe('aurora-bench CLI, locally', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     // The plan's notes are one line before the run; `plan` lists them.
-    expect(run.stdout).toMatch(/^\d+ plan notes \(.*1 warning.*\): `aurora-bench plan \S+small\.json` lists them$/m);
-    expect(run.stdout).not.toMatch(/\[warning\]/);
-    expect(cli(['plan', spec]).stdout).toMatch(/\[warning\] variants\[name=one\]\.clusterParameters\.aurora_binlog_replication_max_yield_seconds: not applicable locally/);
+    expect(run.stdout).toMatch(/^1 plan note \(1 info\): `aurora-bench plan \S+small\.json` lists them$/m);
+    expect(run.stdout).not.toMatch(/^\[(info|warning)\]/m);
+    expect(run.stdout).toMatch(/^run \S+: 1 cell, results in/m);
+    expect(cli(['plan', spec]).stdout).toMatch(/^ {2}\[info\] variants\[0\]\.performanceInsights: Performance Insights is AWS only/m);
+    // The cell's notes are said when it is provisioned, once per variant
+    expect(run.stdout).toMatch(/\[1\/1 one-r1\] \[warning\] variants\[name=one\]\.clusterParameters\.aurora_binlog_replication_max_yield_seconds: not applicable locally/);
     expect(run.stdout).toMatch(/step 1\/2 rw-t2/);
     expect(run.stdout).toMatch(/p99 ms/);
     expect(run.stdout).toMatch(/succeeded: 2 steps/);
