@@ -33,7 +33,7 @@ function caveats(plan: Plan, priced: boolean): string[] {
   const skippable = plan.cells.reduce((n, c) => n + c.steps.filter((s) => s.stopAtOverload === true).length, 0);
   if (skippable > 0)
     out.push(
-      `an upper bound: ${plural(skippable, 'step')} with stopAtOverload ${skippable === 1 ? 'is' : 'are'} skipped once a lower rate of the same sweep overloads; the time${priced ? ' and cost' : ''} below count${priced ? '' : 's'} them as if they ran`,
+      `an upper bound: ${plural(skippable, 'step')} with stopAtOverload ${skippable === 1 ? 'is' : 'are'} skipped when a lower rate of ${skippable === 1 ? 'its' : 'their'} sweep overloads; the time${priced ? ' and cost' : ''} below count${priced ? '' : 's'} every one as if it ran`,
     );
   return out;
 }

@@ -49,6 +49,16 @@ describe('aurora-bench compare', () => {
     expect(r.stdout).toMatch(/aurora-bench compare: night-01 → night-02/);
     expect(r.stdout).toMatch(/rw t8 \[r6g\] .*within the noise.*repeats/);
     expect(r.stdout).toMatch(/0 regressed, 0 improved, 4 within the noise/);
+    expect(r.stdout).toMatch(/4 metrics judged at 95%: if nothing had changed, about 0\.2 of them would still be called improved or regressed by chance \(1 in 20 each\)/);
+    expect(r.stdout).not.toMatch(/compared with itself/);
+  });
+
+  it('warns when a run is compared with itself', () => {
+    // Act
+    const r = cli(['compare', 'night-03', 'night-03']);
+    // Assert
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/WARNING: run night-03 is compared with itself: nothing can differ\./);
   });
 
   it('exits 2 with --fail-on regression when B regressed, and prints the regressions', () => {
