@@ -5,6 +5,12 @@
  *
  * Run: `node dist/bench/plan-scale.js [--steps 2500,5000,10000] [--repeat 3]` after
  * `npx tsc -p .`. Prints the median of the repeats; asserts nothing. Scratch files under TMPDIR.
+ *
+ * Figures (2 cores shared with other jobs, load average 25-60, so a second or two is noise):
+ *   steps                         2,500    5,000    10,000
+ *   text, cli-table3 tables       11.6 s   26.8 s   132 s    (quadratic: its layout checks every earlier row)
+ *   text, core/format textTable    1.7 s    2.3 s    3.0 s   (linear; mostly Node start-up and planning)
+ *   plan --json                    2.1 s    2.9 s    2.7 s
  */
 import '../core/polyfills';
 import { spawnSync } from 'node:child_process';
