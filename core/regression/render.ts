@@ -253,7 +253,8 @@ const whyText = (n: NearMiss, h: History): string =>
     ? `not significant: ${pValueText(n.pValue, n.permutations)} > ${h.options.significance}`
     : `smaller than --magnitude ${pct(h.options.magnitude, 1)} (significant, ${pValueText(n.pValue, n.permutations)})`;
 
-function nearMissTable(h: History): TableBlock {
+/** The near misses of every series, or null (said in one line instead) when there is none. */
+function nearMissTable(h: History): TableBlock | null {
   const rows: string[][] = [];
   for (const s of h.steps)
     for (const m of s.metrics)
@@ -265,16 +266,17 @@ function nearMissTable(h: History): TableBlock {
           Number.isFinite(n.relativeChange) ? pct(n.relativeChange, 1) : 'from 0',
           whyText(n, h),
         ]);
+  if (rows.length === 0) return null;
   return {
-    title: `Near misses (p from ${h.options.significance} to ${h.options.nearMissUpTo}, or smaller than --magnitude)`,
+    title: `Near misses (p above ${h.options.significance} up to ${h.options.nearMissUpTo}${h.options.magnitude > 0 ? ', or smaller than --magnitude' : ''})`,
     head: ['step', 'metric', 'first run after', '|after/before − 1|', 'why not a change point'],
     rows,
-    notes:
-      rows.length === 0
-        ? ['No near miss.']
-        : [`a p-value just above the threshold can fall below it with other permutations (--seed) or more of them (--permutations): watch these series`],
+    notes: ['a p-value just above the threshold can fall below it with other permutations (--seed) or more of them (--permutations): watch these series'],
   };
 }
+
+const nearMissNone = (h: History): string =>
+  `No near miss: no split had a p-value above ${h.options.significance} up to ${h.options.nearMissUpTo}${h.options.magnitude > 0 ? ' or a change smaller than --magnitude' : ''}.`;
 
 function trendCharts(h: History): ChartBlock[] {
   const charts: ChartBlock[] = [];
@@ -316,6 +318,7 @@ function trendCharts(h: History): ChartBlock[] {
 
 export function historyReport(h: History, options: { charts?: boolean } = {}): Report {
   const t = historyTables(h);
+  const nearMisses = nearMissTable(h);
   const first = h.runs[0];
   const last = h.runs[h.runs.length - 1];
   const backends = [...new Set(h.runs.map((r) => r.backend))].join(', ');
@@ -332,8 +335,8 @@ export function historyReport(h: History, options: { charts?: boolean } = {}): R
       id: 'change-points',
       title: 'Change points',
       question: 'Where did each series change, by how much, and between which runs?',
-      findings: [],
-      tables: [t.changes, nearMissTable(h), t.series],
+      findings: nearMisses === null ? [nearMissNone(h)] : [],
+      tables: [t.changes, ...(nearMisses === null ? [] : [nearMisses]), t.series],
       charts: [],
     },
   ];
