@@ -7,9 +7,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { findRepoRoot } from '../core/cli/tool-info';
+import { printErr, printOut } from '../core/cli/terminal';
 import { formatError, UsageError } from '../core/errors';
 import { failIfUnsettledAtExit } from '../core/cli/unsettled-exit';
 import { SCALES } from '../core/experiment/scale';
+import type { HistoryFlags } from '../core/cli/regression-command';
 
 const repoRoot = findRepoRoot(__dirname);
 const builtinWorkloads = join(repoRoot, 'client', 'workloads');
@@ -19,7 +21,7 @@ const localRunRoot = process.env['AURORA_BENCH_RUN_ROOT'];
 
 /** Every error ends here: a user-facing one as its message and causes, anything else with its stack (core/errors.ts); exit code 1. */
 function fail(error: unknown): never {
-  process.stderr.write(`aurora-bench: ${formatError(error)}\n`);
+  printErr(`aurora-bench: ${formatError(error)}\n`);
   process.exit(1);
 }
 
@@ -55,7 +57,7 @@ program
       for (const file of specs) {
         // `validate experiments/*.json` also matches the published JSON Schema itself.
         if (isSpecSchemaFile(file)) {
-          process.stdout.write(`skip: ${file} (the experiment JSON Schema, not an experiment)\n`);
+          printOut(`skip: ${file} (the experiment JSON Schema, not an experiment)\n`);
           continue;
         }
         try {
@@ -71,11 +73,11 @@ program
           const whatIfs = localOnly.length > 0 ? `; local-only what-if: ${localOnly.join(', ')} (an AWS plan refuses ${localOnly.length === 1 ? 'it' : 'them'})` : '';
           const notOnAws = [...new Set(prepared.notes.filter((n) => n.level === 'refused').map((n) => `${n.path}: ${n.message.replace(/^variant "[^"]*": /, '')}`))];
           const awsNote = notOnAws.length > 0 ? `; not on AWS yet: ${notOnAws.join('; ')}` : '';
-          process.stdout.write(`ok: ${file} (${spec.variants.length} variants, ${spec.workloads.length} workloads, ${spec.repeats} repeats${whatIfs}${awsNote})\n`);
+          printOut(`ok: ${file} (${spec.variants.length} variants, ${spec.workloads.length} workloads, ${spec.repeats} repeats${whatIfs}${awsNote})\n`);
         } catch (e) {
           bad++;
           const message = (e as Error).message;
-          process.stderr.write(`${message.startsWith(file) ? message : `${file}: ${message}`}\n`);
+          printErr(`${message.startsWith(file) ? message : `${file}: ${message}`}\n`);
         }
       }
       if (bad > 0) process.exit(1);
@@ -107,11 +109,11 @@ program
       const plan = { ...prepared.plan, notes: [...prepared.notes] };
       const { planCostLines } = await import('../core/plan/cost');
       const extra = await planCostLines(prepared.spec, plan, repoRoot, opts.prices ? resolve(opts.prices) : undefined);
-      process.stdout.write(opts.json ? JSON.stringify(plan, null, 2) + '\n' : renderPlan(plan, extra) + '\n');
+      printOut(opts.json ? JSON.stringify(plan, null, 2) + '\n' : renderPlan(plan, extra) + '\n');
       // A plan that shows a refusal is not what `run` would do as written: scripts and CI see it in the exit code.
       const refused = plan.notes.filter((n) => n.level === 'refused');
       if (refused.length > 0) {
-        process.stderr.write(
+        printErr(
           `aurora-bench: ${file}: ${refused.length} refusal${refused.length === 1 ? '' : 's'} in the plan (${refused.map((n) => n.path).join(', ')}): see [refused] above\n`,
         );
         process.exitCode = 1;
@@ -140,7 +142,7 @@ program
         ...(opts.region ? { region: opts.region } : {}),
         ...(opts.prices ? { prices: resolve(opts.prices) } : {}),
       });
-      process.stdout.write(text + '\n');
+      printOut(text + '\n');
       process.exit(code);
     }),
   );
@@ -182,7 +184,7 @@ program
             interrupt.abort();
             return;
           }
-          process.stderr.write(
+          printErr(
             `\naurora-bench: second Ctrl-C: exiting without stopping the execution${executionArn ? `; it goes on: stop it with aws stepfunctions stop-execution --execution-arn ${executionArn}` : ''}\n`,
           );
           process.exit(130);
@@ -192,7 +194,7 @@ program
           repoRoot,
           stackName: opts.stack,
           ...(opts.region ? { region: opts.region } : {}),
-          log: (l) => process.stdout.write(l + '\n'),
+          log: (l) => printOut(l + '\n'),
           interrupt: interrupt.signal,
           onInterrupt: (arn) => {
             executionArn = arn;
@@ -229,7 +231,7 @@ program
       const { resultsCommand } = await import('../core/cli/results-command');
       if (opts.export && opts.aws) throw new UsageError('--export writes a local lake query; Athena writes its results to the workgroup output location');
       const { defaultRunRoot } = await import('../core/backends/local/registry');
-      process.stdout.write(
+      printOut(
         await resultsCommand({
           ...opts,
           ...(opts.export ? { export: resolve(opts.export) } : {}),
@@ -262,14 +264,14 @@ program
       };
       if (opts.aws) {
         const { athenaReportText } = await import('../core/cli/report-aws');
-        process.stdout.write(await athenaReportText({ ...common, stackName: opts.stack }));
+        printOut(await athenaReportText({ ...common, stackName: opts.stack }));
         return;
       }
       const { reportCommand } = await import('../core/report/report');
       const { ownerGoneNote } = await import('../core/cli/results-command');
       const { defaultRunRoot } = await import('../core/backends/local/registry');
       const note = await ownerGoneNote(resolve(opts.lake), localRunRoot ?? defaultRunRoot(), run);
-      process.stdout.write(note + (await reportCommand({ ...common, lakeDir: resolve(opts.lake) })));
+      printOut(note + (await reportCommand({ ...common, lakeDir: resolve(opts.lake) })));
     }),
   );
 
@@ -300,9 +302,9 @@ program
         runB,
         ...(opts.json ? { json: true } : {}),
       });
-      process.stdout.write(text);
+      printOut(text);
       if (opts.failOn === 'regression' && comparison.regressions > 0) {
-        process.stderr.write(`aurora-bench: ${comparison.regressions} regression${comparison.regressions === 1 ? '' : 's'} from ${runA} to ${runB}\n`);
+        printErr(`aurora-bench: ${comparison.regressions} regression${comparison.regressions === 1 ? '' : 's'} from ${runA} to ${runB}\n`);
         process.exit(2);
       }
     }),
@@ -315,23 +317,27 @@ program
   .option('--json', 'print the history as JSON')
   .option('--html <file>', 'also write a self-contained HTML page with a trend chart per step, change points marked')
   .option('--window <runs>', 'search change points in the last N runs of each series, or "all" (cost grows with the square of the runs)', '100')
+  .option('--significance <p>', "a split is a change point when its permutation test's p-value is at most this", '0.01')
+  .option('--permutations <n>', 'permutations per test (the smallest p-value is 1/(n+1))', '199')
+  .option('--magnitude <fraction>', "a change point must change the mean by at least this fraction, |after/before - 1| (as Apache Otava's --magnitude; 0.02 = 2%)", '0')
+  .option('--near-miss <p>', 'list splits with a p-value above --significance up to this (never below twice --significance)', '0.05')
+  .option('--seed <n>', "added to every series' seed: other permutations, to see whether a borderline answer holds", '0')
   .option('--lake <dir>', 'local results lake directory', defaultLake)
   .option('--aws', "read the runs from Athena over the deployed stack's lake instead of the local lake")
   .option('--stack <name>', 'deployed stack name (with --aws)', 'AuroraBench')
   .action(
-    action(async (experiment: string, opts: { json?: boolean; html?: string; window: string; lake: string; aws?: boolean; stack: string }) => {
-      const { historyCommand, parseWindow } = await import('../core/cli/regression-command');
-      const window = parseWindow(opts.window);
+    action(async (experiment: string, opts: HistoryFlags & { json?: boolean; html?: string; lake: string; aws?: boolean; stack: string }) => {
+      const { historyCommand, historyFlags } = await import('../core/cli/regression-command');
       const { text } = await historyCommand({
         lakeDir: resolve(opts.lake),
         ...(opts.aws ? { aws: { stackName: opts.stack } } : {}),
         experiment,
         builtinWorkloads,
-        window,
+        ...historyFlags(opts),
         ...(opts.json ? { json: true } : {}),
         ...(opts.html ? { html: resolve(opts.html) } : {}),
       });
-      process.stdout.write(text);
+      printOut(text);
     }),
   );
 
@@ -390,7 +396,7 @@ program
           ...(runId !== undefined ? { runId } : {}),
           ...(allowFailed ? { allowFailed: true } : {}),
           ...(runPerDate ? { runPerDate: true } : {}),
-          log: (l) => process.stdout.write(l + '\n'),
+          log: (l) => printOut(l + '\n'),
         });
       },
     ),
@@ -403,7 +409,7 @@ program
   .action(
     action(async (file: string) => {
       const { parseRunnerOutput } = await import('../core/sysbench/parse-file');
-      process.stdout.write(JSON.stringify(parseRunnerOutput(file), null, 2) + '\n');
+      printOut(JSON.stringify(parseRunnerOutput(file), null, 2) + '\n');
     }),
   );
 
@@ -416,7 +422,7 @@ program
       const { specJsonSchema } = await import('../core/experiment/validate');
       const text = JSON.stringify(specJsonSchema(), null, 2) + '\n';
       if (opts.write) writeFileSync(join(repoRoot, 'experiments', 'schema.json'), text);
-      else process.stdout.write(text);
+      else printOut(text);
     }),
   );
 
@@ -426,7 +432,7 @@ program
   .action(
     action(async () => {
       const { cleanupLocalLeftovers } = await import('../core/cli/run-local-command');
-      process.stdout.write((await cleanupLocalLeftovers(localRunRoot)) + '\n');
+      printOut((await cleanupLocalLeftovers(localRunRoot)) + '\n');
     }),
   );
 

@@ -27,7 +27,17 @@ import { canonicalJson, sha256 } from '../experiment/validate';
 import { parseSysbenchOutput } from '../sysbench/parser';
 import type { ParsedOutput } from '../sysbench/types';
 import { AuroraBenchError } from '../errors';
-import { assignFiles, headerFacts, ImportMappingError, resolveMapping, type FileAssignment, type ImportFlags, type ImportMapping, type LogFacts } from './import-mapping';
+import {
+  assignFiles,
+  headerFacts,
+  ImportMappingError,
+  resolveMapping,
+  shownPath,
+  type FileAssignment,
+  type ImportFlags,
+  type ImportMapping,
+  type LogFacts,
+} from './import-mapping';
 import { toolInfo } from './tool-info';
 
 /** The import could not be done as asked (a run id that exists, logs that do not parse); nothing was written. */
@@ -71,7 +81,7 @@ interface LogFile {
 function collectFiles(paths: readonly string[]): { path: string; relativePath: string }[] {
   const out: { path: string; relativePath: string }[] = [];
   for (const given of paths) {
-    if (!existsSync(given)) throw new ImportError(`${given}: no such file or directory`);
+    if (!existsSync(given)) throw new ImportError(`${shownPath(given)}: no such file or directory`);
     if (!statSync(given).isDirectory()) {
       out.push({ path: given, relativePath: given.slice(given.lastIndexOf('/') + 1) });
       continue;
@@ -86,7 +96,7 @@ function collectFiles(paths: readonly string[]): { path: string; relativePath: s
     };
     walk(given);
   }
-  if (out.length === 0) throw new ImportError(`no log files in ${paths.join(', ')}`);
+  if (out.length === 0) throw new ImportError(`no log files in ${paths.map(shownPath).join(', ')}`);
   return out;
 }
 
@@ -230,9 +240,9 @@ function statusLine(path: string, parsed: ParsedOutput, a: FileAssignment | unde
   const where = a ? ` → ${cellIdOf(a.variant, a.repeat)} ${stepIdOf(a)}` : '';
   if (parsed.status === 'ok' && parsed.summary) {
     const s = parsed.summary;
-    return `ok      ${path}${where} (${version}, ${s.tps.toFixed(2)} tps, p${s.latencyMs.percentile} ${s.latencyMs.value} ms, ${parsed.intervals.length} intervals)`;
+    return `ok      ${shownPath(path)}${where} (${version}, ${s.tps.toFixed(2)} tps, p${s.latencyMs.percentile} ${s.latencyMs.value} ms, ${parsed.intervals.length} intervals)`;
   }
-  return `failed  ${path}${where} (${version}): ${parsed.error ?? 'no summary'}`;
+  return `failed  ${shownPath(path)}${where} (${version}): ${parsed.error ?? 'no summary'}`;
 }
 
 export function importLogs(options: ImportOptions): ImportResult {
@@ -276,7 +286,7 @@ export function importLogs(options: ImportOptions): ImportResult {
   const failed = assigned.filter(({ log: f }) => f.parsed.status !== 'ok');
   if (failed.length > 0 && options.allowFailed !== true) {
     throw new ImportError(
-      `${failed.length} of ${files.length} log${files.length === 1 ? '' : 's'} did not parse (${failed.map(({ log: f }) => f.facts.path).join(', ')}): nothing was imported; remove ${failed.length === 1 ? 'it' : 'them'} from the paths, or pass --allow-failed to keep ${failed.length === 1 ? 'it' : 'them'} as failed steps`,
+      `${failed.length} of ${files.length} log${files.length === 1 ? '' : 's'} did not parse (${failed.map(({ log: f }) => shownPath(f.facts.path)).join(', ')}): nothing was imported; remove ${failed.length === 1 ? 'it' : 'them'} from the paths, or pass --allow-failed to keep ${failed.length === 1 ? 'it' : 'them'} as failed steps`,
     );
   }
 

@@ -22,6 +22,10 @@ import { z } from 'zod';
 import { EngineSchema, ItemNameSchema, STOCK_TESTS } from '../experiment/schema';
 import { problemsFromZod, type SpecProblem } from '../experiment/validate';
 import { AuroraBenchError } from '../errors';
+import { escapeControls } from '../format';
+
+/** A file name as printed: on one line, its control characters escaped (a name can hold ESC or a line break). */
+export const shownPath = (path: string): string => escapeControls(path, { field: true });
 
 /** A day (2019-06-01) or an instant (2019-06-01T14:00:00Z) in ISO 8601. */
 const isoDate = z
@@ -278,11 +282,11 @@ export function assignFiles(mapping: ImportMapping, logs: readonly LogFacts[], m
       for (const [field, value] of Object.entries({ ...m.groups })) {
         if (field === 'threads' || field === 'rate' || field === 'repeat') {
           const n = Number(value);
-          if (field !== 'rate' && n < 1) problems.push(`${log.path}: ${mappingSource} files[${i}].match captures ${field} ${value}: must be at least 1`);
+          if (field !== 'rate' && n < 1) problems.push(`${shownPath(log.path)}: ${mappingSource} files[${i}].match captures ${field} ${value}: must be at least 1`);
           else (fields as Record<string, unknown>)[field] = n;
         } else if (field === 'date') {
           const iso = value.length === 8 ? `${value.slice(0, 4)}-${value.slice(4, 6)}-${value.slice(6)}` : value;
-          if (!Number.isFinite(Date.parse(iso))) problems.push(`${log.path}: ${mappingSource} files[${i}].match captures date ${value}: not a real date`);
+          if (!Number.isFinite(Date.parse(iso))) problems.push(`${shownPath(log.path)}: ${mappingSource} files[${i}].match captures date ${value}: not a real date`);
           else {
             fields.date = iso;
             fields.dateFrom = 'file-name';
@@ -298,14 +302,14 @@ export function assignFiles(mapping: ImportMapping, logs: readonly LogFacts[], m
       const inLog = log[key];
       if (given !== undefined && inLog !== undefined && given !== inLog) {
         problems.push(
-          `${log.path}: the mapping says ${key} ${given}, the log ran with ${inLog} ("${key === 'threads' ? 'Number of threads' : 'Target transaction rate'}: ${inLog}" in its header): correct the mapping`,
+          `${shownPath(log.path)}: the mapping says ${key} ${given}, the log ran with ${inLog} ("${key === 'threads' ? 'Number of threads' : 'Target transaction rate'}: ${inLog}" in its header): correct the mapping`,
         );
       }
     }
     const threads = fields.threads ?? log.threads;
     if (threads === undefined) missing.push('threads (the log has no "Number of threads:" line: --threads N, or "threads" in the mapping)');
     if (missing.length > 0) {
-      problems.push(`${log.path}: no ${missing.join('; no ')}`);
+      problems.push(`${shownPath(log.path)}: no ${missing.join('; no ')}`);
       continue;
     }
     partial.push({
@@ -327,7 +331,7 @@ export function assignFiles(mapping: ImportMapping, logs: readonly LogFacts[], m
     if (a.instanceClass === undefined) continue;
     const seen = classes.get(a.variant);
     if (seen && seen.cls !== a.instanceClass)
-      problems.push(`${a.path}: variant ${a.variant} is ${a.instanceClass} here but ${seen.cls} for ${seen.path}: one variant, one instance class`);
+      problems.push(`${shownPath(a.path)}: variant ${a.variant} is ${a.instanceClass} here but ${seen.cls} for ${shownPath(seen.path)}: one variant, one instance class`);
     else if (!seen) classes.set(a.variant, { cls: a.instanceClass, path: a.path });
   }
   const assigned = numberRepeats(partial, problems);
@@ -347,7 +351,7 @@ function numberRepeats(partial: readonly (Omit<FileAssignment, 'repeat'> & { rep
     for (const f of files) {
       if (f.repeat === undefined) continue;
       const other = taken.get(f.repeat);
-      if (other !== undefined) problems.push(`${f.path}: repeat ${f.repeat} of ${step} is also ${other}: give each log its own repeat`);
+      if (other !== undefined) problems.push(`${shownPath(f.path)}: repeat ${f.repeat} of ${step} is also ${shownPath(other)}: give each log its own repeat`);
       taken.set(f.repeat, f.path);
     }
     let next = 1;

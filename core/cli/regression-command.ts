@@ -10,7 +10,9 @@ import { COMPARE_LEVEL_RANGE, compareRuns, type CompareOptions, type Comparison 
 import { buildHistory, HISTORY_DEFAULTS, type History, type HistoryOptions } from '../regression/history';
 import { readHistoryInput, readerOpener, type LakeOpener } from '../regression/judge';
 import { localLakeOpener } from '../regression/judge-local';
-import { loadCompareSide } from '../regression/load';
+import { loadCompareSide, loadHistoryRuns } from '../regression/load';
+import { NotFoundError } from '../lake/results';
+import { scaleSpec } from '../experiment/scale';
 import { comparisonJson, comparisonReport, historyJson, historyReport } from '../regression/render';
 import { loadSpecFile } from '../experiment/validate';
 import { readStackOutputs } from './aws-stack';
@@ -81,16 +83,70 @@ export interface HistoryCommandOptions extends HistoryOptions {
 }
 
 /** --window: a number of runs (at least 2) or "all"; anything else is refused with how to write it. */
-export function parseWindow(text: string): number | 'all' {
+function parseWindow(text: string): number | 'all' {
   if (text === 'all') return 'all';
   if (/^[0-9]+$/.test(text) && Number(text) >= 2) return Number(text);
   throw new UsageError(`--window ${text}: give a number of runs (2 or more, e.g. --window 100) or "all"`);
 }
 
-/** An experiment file given instead of a name: its `name`. */
-function experimentName(arg: string, builtinWorkloads: string): string {
-  if (/\.(json|ya?ml)$/i.test(arg) && existsSync(arg)) return loadSpecFile(arg, builtinWorkloads).spec.name;
-  return arg;
+/**
+ * The names a history may be under: an experiment name as given; for an experiment file its
+ * `name`, then the name its `--scale small` runs are stored under (scaleSpec renames them, e.g.
+ * graviton-vs-intel-small), so `history experiments/x.json` finds a run made with --scale small.
+ */
+function experimentNames(arg: string, builtinWorkloads: string): { names: string[]; fromFile: boolean } {
+  if (/\.(json|ya?ml)$/i.test(arg) && existsSync(arg)) {
+    const { spec } = loadSpecFile(arg, builtinWorkloads);
+    return { names: [spec.name, scaleSpec(spec, 'small').spec.name], fromFile: true };
+  }
+  return { names: [arg], fromFile: false };
+}
+
+/** The `history` flags as commander gives them (strings). */
+export interface HistoryFlags {
+  readonly window: string;
+  readonly significance: string;
+  readonly permutations: string;
+  readonly magnitude: string;
+  readonly nearMiss: string;
+  readonly seed: string;
+}
+
+/** The `history` flags parsed, each refused with how to write it when it does not parse. */
+export function historyFlags(flags: HistoryFlags): HistoryOptions {
+  return {
+    window: parseWindow(flags.window),
+    significance: parseFraction('--significance', flags.significance),
+    permutations: parseCount('--permutations', flags.permutations, 1),
+    magnitude: parseFraction('--magnitude', flags.magnitude, true),
+    nearMissUpTo: parseFraction('--near-miss', flags.nearMiss),
+    seed: parseCount('--seed', flags.seed, 0),
+  };
+}
+
+/** Parsed --significance, --near-miss and --magnitude: a fraction in (0, 1) (or [0, 1) for the magnitude). */
+function parseFraction(flag: string, text: string, allowZero = false): number {
+  const value = Number(text);
+  if (/^[0-9]*\.?[0-9]+$/.test(text) && value < 1 && (allowZero ? value >= 0 : value > 0)) return value;
+  throw new UsageError(`${flag} ${text}: give a fraction ${allowZero ? 'from 0' : 'above 0'} and below 1 (e.g. ${flag} ${allowZero ? '0.02 for 2%' : '0.01'})`);
+}
+
+/** Parsed --permutations and --seed: a whole number (at least `min`). */
+function parseCount(flag: string, text: string, min: number): number {
+  if (/^[0-9]+$/.test(text) && Number(text) >= min && Number.isSafeInteger(Number(text))) return Number(text);
+  throw new UsageError(`${flag} ${text}: give a whole number of at least ${min}`);
+}
+
+/** Whether the lake has a run of the experiment (the runs table alone). */
+async function hasRuns(lake: LakeOpener | LakeReader, experiment: string): Promise<boolean> {
+  const open = typeof lake === 'function' ? lake : readerOpener(lake);
+  return open((l) => loadHistoryRuns(l, experiment), { tables: ['runs'] }).then(
+    (runs) => runs.length > 0,
+    (e: unknown) => {
+      if (e instanceof NotFoundError) return false;
+      throw e;
+    },
+  );
 }
 
 /**
@@ -103,9 +159,29 @@ export async function historyFromLake(lake: LakeOpener | LakeReader, experiment:
 }
 
 export async function historyCommand(options: HistoryCommandOptions): Promise<{ text: string; history: History }> {
-  const name = experimentName(options.experiment, options.builtinWorkloads);
+  const { names, fromFile } = experimentNames(options.experiment, options.builtinWorkloads);
   const { lakeDir, aws, experiment: _e, json, html, builtinWorkloads: _b, ...historyOptions } = options;
-  const history = await historyFromLake(aws ? await athenaLakeOf(aws) : localLakeOpener(lakeDir), name, historyOptions);
+  const lake = aws ? await athenaLakeOf(aws) : localLakeOpener(lakeDir);
+  // The file's own name first; its --scale small runs when it has none, said in the history's notices.
+  let history: History | undefined;
+  let firstMiss: unknown;
+  for (const name of [...new Set(names)]) {
+    try {
+      history = await historyFromLake(lake, name, historyOptions);
+      break;
+    } catch (e) {
+      if (!(e instanceof NotFoundError) || !/^no run of experiment/.test(e.message)) throw e;
+      firstMiss ??= e;
+    }
+  }
+  if (history === undefined) throw firstMiss;
+  if (fromFile && history.experiment !== names[0])
+    history = {
+      ...history,
+      notices: [`${options.experiment} has no run as written ("${names[0]}"): these are its --scale small runs, stored as "${history.experiment}"`, ...history.notices],
+    };
+  else if (fromFile && names[1] !== undefined && names[1] !== names[0] && (await hasRuns(lake, names[1])))
+    history = { ...history, notices: [`its --scale small runs are a history of their own: aurora-bench history ${names[1]}`, ...history.notices] };
   let text = json ? historyJson(history) : renderTerminal(historyReport(history));
   if (html !== undefined) {
     writeFileSync(html, renderHtml(historyReport(history, { charts: true })));

@@ -1,4 +1,5 @@
 /** `aurora-bench results`: the local lake through DuckDB, or Athena with --aws. */
+import { UsageError } from '../errors';
 import { withLake } from '../lake/duckdb';
 import { findRun, resultsText } from '../lake/results';
 import { ownerAlive, readClaim } from '../backends/local/registry';
@@ -18,6 +19,11 @@ export interface ResultsCommandOptions {
 }
 
 export async function resultsCommand(options: ResultsCommandOptions): Promise<string> {
+  // --sql queries the whole lake: a --run beside it would be silently ignored and print other runs' rows.
+  if (options.sql !== undefined && options.run !== undefined)
+    throw new UsageError(
+      `--run selects the run whose step table is printed; --sql queries the whole lake and does not take it: put the run in the query, e.g. --sql "select * from step_summary where run_id = '${options.run.replace(/'/g, "''")}'"`,
+    );
   if (options.aws) {
     const { athenaResultsText } = await import('./results-aws');
     return athenaResultsText({

@@ -14,6 +14,7 @@ import { preparePlanFromFile } from '../plan/prepare';
 import { followExecution, INTERRUPTED_EXIT_CODE } from './aws-follow';
 import { readStackOutputs } from './aws-stack';
 import type { InterruptChoice } from './interrupt-choice';
+import { planNotesLine } from './plan-view';
 import { preflightPlan, renderPreflightReport } from './preflight-aws';
 
 export interface RunOnAwsOptions {
@@ -44,7 +45,8 @@ function executionInput(spec: unknown, scripts: Record<string, string>, runId: s
 
 export async function runOnAws(options: RunOnAwsOptions): Promise<number> {
   const { spec, scripts, plan, notes } = preparePlanFromFile(options.specFile, join(options.repoRoot, 'client', 'workloads'), { backend: 'aws' });
-  for (const n of notes) options.log(`[${n.level}] ${n.path}: ${n.message}`);
+  const notesLine = planNotesLine(notes, [options.specFile, '--aws']);
+  if (notesLine !== null) options.log(notesLine);
   const region = options.region ?? plan.region;
   const cfn = options.cfn ?? new CloudFormationClient({ region });
   const sfn = options.sfn ?? new SFNClient({ region });

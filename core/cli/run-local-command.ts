@@ -2,12 +2,14 @@
  * The `run --local` command around runLocal: dependency checks, Ctrl-C, the closing summary and
  * the exit code (0 all steps ok, 1 failed run, 130 interrupted).
  */
+import { printErr, printOut } from './terminal';
 import { LocalBackend } from '../backends/local/local-backend';
 import { cleanupAllRuns, defaultRunRoot } from '../backends/local/registry';
 import { checkLocalDependencies } from '../backends/local/preflight';
 import type { Scale } from '../experiment/scale';
 import { runLocal } from './run-local';
 import { resultsCommand } from './results-command';
+import { commandLine } from '../format';
 
 export interface RunLocalCommandOptions {
   readonly specFile: string;
@@ -20,7 +22,7 @@ export interface RunLocalCommandOptions {
 }
 
 export async function runLocalCommand(options: RunLocalCommandOptions): Promise<number> {
-  const log = (line: string) => process.stdout.write(line + '\n');
+  const log = (line: string) => printOut(line + '\n');
   // Missing mariadbd or sysbench: said (with how to install) before anything starts.
   const versions = await checkLocalDependencies();
   const backend = new LocalBackend({ lakeDir: options.lakeDir, repoRoot: options.repoRoot, ...(options.runRoot ? { runRoot: options.runRoot } : {}) });
@@ -29,12 +31,12 @@ export async function runLocalCommand(options: RunLocalCommandOptions): Promise<
   const onSignal = (signal: NodeJS.Signals) => {
     interrupts++;
     if (interrupts === 1) {
-      process.stderr.write(
+      printErr(
         `\n${signal === 'SIGINT' ? 'Ctrl-C (SIGINT)' : signal}: stopping the run: nothing new starts, what runs is waited for and torn down (${signal === 'SIGINT' ? 'press again' : 'send it again'} to force)...\n`,
       );
       abort.abort(signal);
     } else {
-      process.stderr.write('forced exit: run `aurora-bench cleanup` to remove what is left\n');
+      printErr('forced exit: run `aurora-bench cleanup` to remove what is left\n');
       process.exit(130);
     }
   };
@@ -64,7 +66,7 @@ export async function runLocalCommand(options: RunLocalCommandOptions): Promise<
     log('');
     log(await resultsCommand({ lakeDir: options.lakeDir, run: result.plan.runId, repoRoot: options.repoRoot }));
     if (result.status === 'SUCCEEDED') {
-      log(`run ${result.plan.runId} succeeded: ${result.output?.steps ?? 0} steps. Query with: aurora-bench results --run ${result.plan.runId} --sql "select * from step_summary"`);
+      log(`run ${result.plan.runId} succeeded: ${result.output?.steps ?? 0} steps. Query with: ${queryHint(options.lakeDir, result.plan.runId)}`);
       return 0;
     }
     log(`run ${result.plan.runId} FAILED (${result.error}):\n${result.cause ?? ''}`);
@@ -73,6 +75,15 @@ export async function runLocalCommand(options: RunLocalCommandOptions): Promise<
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
+}
+
+/**
+ * The command that queries this run's steps, as it must be typed anywhere: the lake named (the
+ * default lake is relative to the working directory) and the run in the SQL (`results --sql`
+ * queries the whole lake). Every argument quoted for a POSIX shell.
+ */
+function queryHint(lakeDir: string, runId: string): string {
+  return commandLine(['aurora-bench', 'results', '--lake', lakeDir, '--sql', `select * from step_summary where run_id = '${runId.replace(/'/g, "''")}'`]);
 }
 
 export async function cleanupLocalLeftovers(runRoot?: string): Promise<string> {

@@ -20,6 +20,7 @@ import { STATE } from '../workflow/state-names';
 import { collectStepTask, interruptedSteps, type TaskDeps } from '../workflow/tasks';
 import { localJudge } from '../regression/judge-local';
 import { toolInfo } from './tool-info';
+import { planNotesLine } from './plan-view';
 
 /** What the local runner needs beyond the Backend port: claiming a run id, removing everything a run left. */
 interface LocalBackendLike extends Backend {
@@ -134,8 +135,9 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
     ...(options.runId ? { runId: options.runId } : {}),
   });
   const { plan } = prepared;
-  for (const n of prepared.notes) log(`[${n.level}] ${n.path}: ${n.message}`);
-  log(`run ${plan.runId}: ${plan.cells.length} cells, results in ${options.backend.lake.describe()}`);
+  const notesLine = planNotesLine(prepared.notes, [options.specFile, ...(options.scale === 'small' ? ['--scale', 'small'] : [])]);
+  if (notesLine !== null) log(notesLine);
+  log(`run ${plan.runId}: ${plan.cells.length} cell${plan.cells.length === 1 ? '' : 's'}, results in ${options.backend.lake.describe()}`);
 
   // Nothing of the run exists before its id is claimed (a live run with the same id is refused here).
   await options.backend.claimRun(plan.runId, lakeKeys.run(plan.dt, plan.runId));

@@ -3,23 +3,24 @@
  * down through the safety net and stop everything), the closing results and what was left, and the
  * exit code (0: succeeded and nothing left; 1: failed, or something was left; 130: interrupted).
  */
+import { printErr, printOut } from './terminal';
 import type { RehearsalOptions } from '../rehearsal/run-rehearsal';
 import { runRehearsal } from '../rehearsal/run-rehearsal';
 
 export type RehearsalCommandOptions = Omit<RehearsalOptions, 'signal' | 'log'>;
 
 export async function runRehearsalCommand(options: RehearsalCommandOptions): Promise<number> {
-  const log = (line: string) => process.stdout.write(line + '\n');
+  const log = (line: string) => printOut(line + '\n');
   const abort = new AbortController();
   let interrupts = 0;
   const onSignal = (signal: NodeJS.Signals) => {
     interrupts++;
     if (interrupts === 1) {
-      process.stderr.write(`\n${signal}: stopping the rehearsal and tearing everything down (press again to force)...\n`);
+      printErr(`\n${signal}: stopping the rehearsal and tearing everything down (press again to force)...\n`);
       abort.abort();
     } else {
       // The exit hooks kill every server, shell and the moto server this process started.
-      process.stderr.write('forced exit: every process of the rehearsal is killed\n');
+      printErr('forced exit: every process of the rehearsal is killed\n');
       process.exit(130);
     }
   };

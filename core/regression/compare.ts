@@ -134,6 +134,18 @@ export interface Comparison {
   readonly onlyInB: readonly string[];
   readonly regressions: number;
   readonly improvements: number;
+  /**
+   * Metrics judged with an interval (within the noise, improved or regressed), and how many of them
+   * would be called improved or regressed by chance alone if nothing had changed: each is outside
+   * its interval with probability 1 − level, so m(1 − level) are expected (the per-comparison error
+   * rate summed over the family; Benjamini and Hochberg, "Controlling the false discovery rate",
+   * JRSS B 57(1), 1995, section 1). tps and qps of a step move together, so the calls come in pairs
+   * more often than independent metrics would.
+   */
+  readonly judgedMetrics: number;
+  readonly expectedFalseCalls: number;
+  /** Both sides are the same run: every verdict is "no change" by construction. */
+  readonly sameRun: boolean;
   readonly notes: readonly string[];
 }
 
@@ -309,7 +321,10 @@ export function compareRuns(a: CompareSide, b: CompareSide, options: CompareOpti
   const onlyInA = [...byA.keys()].filter((k) => !byB.has(k)).map((k) => stepKeyLabel(byA.get(k)![0]!));
   const onlyInB = [...byB.keys()].filter((k) => !byA.has(k)).map((k) => stepKeyLabel(byB.get(k)![0]!));
   const all = steps.flatMap((s) => s.metrics);
+  const judgedMetrics = all.filter((m) => m.verdict === 'within-noise' || m.verdict === 'improved' || m.verdict === 'regressed').length;
   const notes: string[] = [];
+  const sameRun = a.run.run_id === b.run.run_id;
+  if (sameRun) notes.push(`run ${a.run.run_id} is compared with itself: every step is the same measurement on both sides, so nothing can differ; give two different runs`);
   if (a.run.spec_name !== b.run.spec_name)
     notes.push(`the runs are of different experiments (${a.run.spec_name}, ${b.run.spec_name}): steps are matched by variant, workload, threads, rate and target`);
   if (a.run.backend !== b.run.backend) notes.push(`the runs are on different backends (${a.run.backend}, ${b.run.backend})`);
@@ -326,6 +341,9 @@ export function compareRuns(a: CompareSide, b: CompareSide, options: CompareOpti
     onlyInB,
     regressions: all.filter((m) => m.verdict === 'regressed').length,
     improvements: all.filter((m) => m.verdict === 'improved').length,
+    judgedMetrics,
+    expectedFalseCalls: judgedMetrics * (1 - level),
+    sameRun,
     notes,
   };
 }

@@ -44,6 +44,13 @@ export interface EDivisiveOptions {
   readonly statistic?: EDivisiveStatistic;
   /** Stop a test once it cannot be significant any more (the decision is the full test's). Default true. */
   readonly stopEarly?: boolean;
+  /**
+   * With stopEarly, a test stops only once its p-value is sure to exceed this (at least
+   * `significance`): the rejected candidate's p-value is then exact up to it, so a near-miss (p just
+   * above the significance) can be told from a clear no. Decisions and the change points kept are
+   * the same whatever it is. Default: the significance.
+   */
+  readonly exactUpTo?: number;
 }
 
 interface ChangePoint {
@@ -269,6 +276,7 @@ export function eDivisive(series: readonly number[], options: EDivisiveOptions =
   const permutations = options.permutations ?? 100;
   const statistic = options.statistic ?? 'u-statistic-best-end';
   const stopEarly = options.stopEarly ?? true;
+  const exactUpTo = Math.max(significance, options.exactUpTo ?? significance);
   if (!(significance > 0 && significance < 1)) throw new RangeError(`significance must be in (0, 1), got ${significance}`);
   if (!Number.isInteger(permutations) || permutations < 1) throw new RangeError(`permutations must be a positive integer, got ${permutations}`);
   for (let i = 0; i < series.length; i++) {
@@ -323,7 +331,7 @@ export function eDivisive(series: readonly number[], options: EDivisiveOptions =
       }
       ran++;
       if (permutedBest >= atLeast) exceedances++;
-      if (stopEarly && exceedances > significance * (permutations + 1)) {
+      if (stopEarly && exceedances > exactUpTo * (permutations + 1)) {
         stoppedEarly = ran < permutations;
         break;
       }

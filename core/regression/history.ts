@@ -76,6 +76,20 @@ export interface HistoryOptions {
   readonly predictionLevel?: number;
   /** Runs a segment needs to be a stable level to judge against. Default 3. */
   readonly minStableRuns?: number;
+  /**
+   * The smallest relative change a change point must show, |after mean / before mean - 1|, as
+   * Apache Otava's `-M, --magnitude` ("minimum accepted magnitude of a change-point computed as
+   * abs(new_mean / old_mean - 1.0)", otava/main.py setup_analysis_options_parser; default 0.0
+   * there too). A significant split smaller than this is listed as a near-miss, not a change point.
+   * Default 0: every significant split counts.
+   */
+  readonly magnitude?: number;
+  /**
+   * A series' strongest rejected split with a p-value above the significance but at most this is a
+   * near-miss: listed with its p-value, since on such a borderline series another seed (other
+   * permutations) can decide the other way. Default 0.05, and never below twice the significance.
+   */
+  readonly nearMissUpTo?: number;
 }
 
 export const HISTORY_DEFAULTS: Required<HistoryOptions> = {
@@ -86,6 +100,8 @@ export const HISTORY_DEFAULTS: Required<HistoryOptions> = {
   seed: 0,
   predictionLevel: 0.99,
   minStableRuns: 3,
+  magnitude: 0,
+  nearMissUpTo: 0.05,
 };
 
 interface HistoryPoint {
@@ -128,6 +144,18 @@ export interface HistoryChangePoint {
   readonly statistic: number;
 }
 
+/** A split that was nearly a change point: significant only just not, or significant but smaller than the magnitude asked for. */
+export interface NearMiss {
+  /** The first run after the split. */
+  readonly runId: string;
+  readonly startedAt: string;
+  readonly why: 'p-value' | 'magnitude';
+  readonly pValue: number;
+  readonly permutations: number;
+  /** |after mean / before mean - 1| of the split within its segment (Infinity when the mean before is 0). */
+  readonly relativeChange: number;
+}
+
 export interface LatestVerdict {
   readonly runId: string;
   readonly value: number | null;
@@ -151,6 +179,7 @@ export interface MetricHistory {
   /** The first run of the window change points were searched in, when the series is longer than the window. */
   readonly searchedFrom: string | null;
   readonly changePoints: readonly HistoryChangePoint[];
+  readonly nearMisses: readonly NearMiss[];
   readonly latest: LatestVerdict | null;
 }
 
@@ -189,7 +218,8 @@ const byTime = (a: HistoryRunRow, b: HistoryRunRow): number =>
   a.started_at < b.started_at ? -1 : a.started_at > b.started_at ? 1 : a.run_id < b.run_id ? -1 : a.run_id > b.run_id ? 1 : 0;
 
 export function buildHistory(input: HistoryInput, options: HistoryOptions = {}): History {
-  const opts: Required<HistoryOptions> = { ...HISTORY_DEFAULTS, ...options };
+  const given: Required<HistoryOptions> = { ...HISTORY_DEFAULTS, ...options };
+  const opts: Required<HistoryOptions> = { ...given, nearMissUpTo: Math.max(given.nearMissUpTo, 2 * given.significance) };
   const runs = [...input.runs].sort(byTime);
   const latestRunId = runs.length > 0 ? runs[runs.length - 1]!.run_id : null;
   const notices: string[] = [];
@@ -340,15 +370,38 @@ function analyseMetric(
   });
   const offset = opts.window === 'all' ? 0 : Math.max(0, xs.length - opts.window);
   const searched = xs.slice(offset);
-  const found =
+  const result =
     searched.length >= 2
       ? eDivisive(searched, {
           significance: opts.significance,
           permutations: opts.permutations,
           statistic: opts.statistic,
           seed: (seedFromText(`${seriesId}\u0000${metric}`) + opts.seed) >>> 0,
-        }).changePoints.map((c) => ({ ...c, index: c.index + offset }))
-      : [];
+          exactUpTo: opts.nearMissUpTo,
+        })
+      : null;
+  const significant = (result?.changePoints ?? []).map((c) => ({ ...c, index: c.index + offset }));
+  // |after/before - 1| of a split between the change points around it (Otava's magnitude).
+  const relativeChange = (index: number, cuts: readonly number[]): number => {
+    const from = Math.max(offset, ...cuts.filter((b) => b < index));
+    const to = Math.min(xs.length, ...cuts.filter((b) => b > index));
+    const before = mean(xs.slice(from, index));
+    const after = mean(xs.slice(index, to));
+    return before === 0 ? (after === 0 ? 0 : Infinity) : Math.abs(after / before - 1);
+  };
+  const allCuts = significant.map((c) => c.index);
+  const found = significant.filter((c) => relativeChange(c.index, allCuts) >= opts.magnitude);
+  const nearMisses: NearMiss[] = [];
+  const nearMiss = (index: number, why: NearMiss['why'], pValue: number, permutations: number, relative: number): NearMiss => {
+    const p = points[at[index]!]!;
+    return { runId: p.runId, startedAt: p.startedAt, why, pValue, permutations, relativeChange: relative };
+  };
+  for (const c of significant) if (!found.includes(c)) nearMisses.push(nearMiss(c.index, 'magnitude', c.pValue, c.permutations, relativeChange(c.index, allCuts)));
+  const rejected = result?.rejected;
+  if (rejected && rejected.pValue <= opts.nearMissUpTo) {
+    const index = rejected.index + offset;
+    nearMisses.push(nearMiss(index, 'p-value', rejected.pValue, rejected.permutations, relativeChange(index, allCuts)));
+  }
   const bounds = [offset, ...found.map((c) => c.index), xs.length];
   const segment = (from: number, to: number): SegmentSummary => {
     const vs = xs.slice(from, to);
@@ -390,7 +443,16 @@ function analyseMetric(
     };
   });
   const latest = current ? latestVerdict(values, xs, at, bounds, points, higherIsBetter, floorAt, opts) : null;
-  return { metric, label, higherIsBetter, values, searchedFrom: (offset > 0 || continuesUnread) && xs.length > 0 ? points[at[offset]!]!.runId : null, changePoints, latest };
+  return {
+    metric,
+    label,
+    higherIsBetter,
+    values,
+    searchedFrom: (offset > 0 || continuesUnread) && xs.length > 0 ? points[at[offset]!]!.runId : null,
+    changePoints,
+    nearMisses,
+    latest,
+  };
 }
 
 /** after/before as a ratio with Welch's interval on the log scale, or as a difference when a mean is not positive. */

@@ -2,11 +2,11 @@
  * How `compare` and `history` look: as report models (core/report/model.ts), so the terminal
  * tables and the self-contained HTML page (charts rendered to SVG by ECharts) are the report's own.
  */
-import { trendChart, type TrendLine, type TrendMark } from '../report/charts';
+import { historyTrendChart, type TrendLine, type TrendMark } from './trend-chart';
 import { fixed, num, pct } from '../format';
 import type { ChartBlock, Report, ReportSection, TableBlock } from '../report/model';
 import type { ComparedMetric, Comparison } from './compare';
-import type { History, HistoryChangePoint, LatestVerdict, MetricHistory } from './history';
+import type { History, HistoryChangePoint, LatestVerdict, MetricHistory, NearMiss } from './history';
 import { VERDICT_TEXT, type Verdict } from './metrics';
 
 const range = (low: number, high: number, fmt: (x: number) => string): string => (Number.isFinite(low) && Number.isFinite(high) ? ` (${fmt(low)}–${fmt(high)})` : '');
@@ -69,6 +69,16 @@ export function comparisonReport(c: Comparison): Report {
       (notJudged > 0 ? `; ${notJudged} step${notJudged === 1 ? '' : 's'} not judged (failed or client-bound)` : '') +
       (c.steps.length === 0 ? '; the runs have no step in common' : ''),
   );
+  if (c.judgedMetrics > 0) {
+    const expected = c.expectedFalseCalls;
+    findings.push(
+      `${c.judgedMetrics} metric${c.judgedMetrics === 1 ? '' : 's'} judged at ${levelText(c.level)}: if nothing had changed, about ${num(expected, expected < 10 ? 1 : 0)} of them would still be called improved or regressed by chance (1 in ${num(1 / (1 - c.level), 0)} each)` +
+        (c.regressions + c.improvements > 0 && c.regressions + c.improvements <= 2 * expected
+          ? `; ${c.regressions + c.improvements} call${c.regressions + c.improvements === 1 ? ' is' : 's are'} no more than chance alone gives: confirm with another run or a higher --level`
+          : ''),
+    );
+  }
+  if (c.sameRun) findings.unshift(`WARNING: run ${c.a.run_id} is compared with itself: nothing can differ.`);
   // The whole distribution where both runs recorded one (the verdicts above judge the configured percentile).
   const withDistribution = c.steps.filter((s) => s.latency.a !== null && s.latency.b !== null);
   const distribution: TableBlock = {
@@ -204,27 +214,76 @@ function historyTables(h: History): { latest: TableBlock; changes: TableBlock; s
 
 function verdictFindings(h: History): string[] {
   const out: string[] = [];
-  const byVerdict = (v: Verdict) => h.steps.filter((s) => s.current).flatMap((s) => s.metrics.filter((m) => m.latest?.verdict === v).map((m) => ({ s, m })));
+  const latest = h.steps.filter((s) => s.current).flatMap((s) => s.metrics.filter((m) => m.latest !== null).map((m) => ({ s, m })));
+  const byVerdict = (v: Verdict) => latest.filter(({ m }) => m.latest!.verdict === v);
   for (const { s, m } of byVerdict('regressed'))
     out.push(`REGRESSED in the latest run: ${s.label} ${m.label} ${fixed(m.latest!.value)} is ${pct(m.latest!.ratio, 1)} of the stable segment (${m.latest!.reason}).`);
   for (const { s, m } of byVerdict('improved'))
     out.push(`improved in the latest run: ${s.label} ${m.label} ${fixed(m.latest!.value)} is ${pct(m.latest!.ratio, 1)} of the stable segment.`);
   const within = byVerdict('within-noise').length;
   const regressed = byVerdict('regressed').length;
+  const improved = byVerdict('improved').length;
+  const unknown = byVerdict('unknown').length;
+  const notJudged = byVerdict('not-judged').length;
+  const metrics = (n: number): string => `${n} step metric${n === 1 ? '' : 's'}`;
+  const unjudged = [
+    ...(unknown > 0 ? [`${metrics(unknown)} with the noise unknown (fewer than ${h.options.minStableRuns} earlier runs in a stable segment)`] : []),
+    ...(notJudged > 0 ? [`${metrics(notJudged)} not judged (failed, client-bound or missing in the latest run)`] : []),
+  ];
+  if (within + regressed + improved === 0) {
+    out.push(
+      latest.length === 0
+        ? 'Nothing could be judged: no series includes the latest run.'
+        : `Nothing could be judged in the latest run yet: ${unjudged.join('; ')}. A verdict needs at least ${h.options.minStableRuns} earlier runs of the same measurement.`,
+    );
+    return out;
+  }
   out.push(
-    regressed === 0
-      ? `No regression in the latest run (${within} step metric${within === 1 ? '' : 's'} within the noise).`
-      : `${regressed} regression${regressed === 1 ? '' : 's'} in the latest run.`,
+    (regressed === 0
+      ? `No regression in the latest run (${metrics(within)} within the noise`
+      : `${regressed} regression${regressed === 1 ? '' : 's'} in the latest run (${metrics(within)} within the noise`) +
+      (unjudged.length > 0 ? `; not judged yet: ${unjudged.join('; ')}` : '') +
+      ').',
   );
   return out;
 }
+
+const whyText = (n: NearMiss, h: History): string =>
+  n.why === 'p-value'
+    ? `not significant: ${pValueText(n.pValue, n.permutations)} > ${h.options.significance}`
+    : `smaller than --magnitude ${pct(h.options.magnitude, 1)} (significant, ${pValueText(n.pValue, n.permutations)})`;
+
+/** The near misses of every series, or null (said in one line instead) when there is none. */
+function nearMissTable(h: History): TableBlock | null {
+  const rows: string[][] = [];
+  for (const s of h.steps)
+    for (const m of s.metrics)
+      for (const n of m.nearMisses)
+        rows.push([
+          s.label + (s.current ? '' : ' (earlier series)'),
+          m.label,
+          `${n.runId} (${n.startedAt.slice(0, 16).replace('T', ' ')})`,
+          Number.isFinite(n.relativeChange) ? pct(n.relativeChange, 1) : 'from 0',
+          whyText(n, h),
+        ]);
+  if (rows.length === 0) return null;
+  return {
+    title: `Near misses (p above ${h.options.significance} up to ${h.options.nearMissUpTo}${h.options.magnitude > 0 ? ', or smaller than --magnitude' : ''})`,
+    head: ['step', 'metric', 'first run after', '|after/before − 1|', 'why not a change point'],
+    rows,
+    notes: ['a p-value just above the threshold can fall below it with other permutations (--seed) or more of them (--permutations): watch these series'],
+  };
+}
+
+const nearMissNone = (h: History): string =>
+  `No near miss: no split had a p-value above ${h.options.significance} up to ${h.options.nearMissUpTo}${h.options.magnitude > 0 ? ' or a change smaller than --magnitude' : ''}.`;
 
 function trendCharts(h: History): ChartBlock[] {
   const charts: ChartBlock[] = [];
   h.steps.forEach((s, i) => {
     if (s.points.length < 2) return;
     const at = s.points.map((p) => Date.parse(p.startedAt));
-    const lineOf = (m: MetricHistory, axis: 0 | 1): TrendLine => {
+    const lineOf = (m: MetricHistory, unit: string): TrendLine => {
       const from = m.searchedFrom === null ? 0 : s.points.findIndex((p) => p.runId === m.searchedFrom);
       const bounds = [from, ...m.changePoints.map((cp) => s.points.findIndex((p) => p.runId === cp.runId)), s.points.length];
       const segments = [];
@@ -232,7 +291,7 @@ function trendCharts(h: History): ChartBlock[] {
         const vs = m.values.slice(bounds[k], bounds[k + 1]).filter((v): v is number => v !== null);
         if (vs.length > 0) segments.push({ from: at[bounds[k]!]!, to: at[bounds[k + 1]! - 1]!, mean: vs.reduce((a, b) => a + b, 0) / vs.length });
       }
-      return { name: m.label, axis, points: m.values.map((v, k) => [at[k]!, v] as const), segments };
+      return { name: m.label, unit, points: m.values.map((v, k) => [at[k]!, v] as const), segments };
     };
     const tps = s.metrics.find((m) => m.metric === 'tps')!;
     const lat = s.metrics.find((m) => m.metric === 'latency')!;
@@ -252,13 +311,14 @@ function trendCharts(h: History): ChartBlock[] {
       label: m.labels.join(', '),
       kind: m.kinds.has('regressed') ? 'regressed' : m.kinds.has('improved') ? 'improved' : 'changed',
     }));
-    charts.push(trendChart(`trend-${i}`, `${s.label}${s.current ? '' : ' (earlier series)'}`, [lineOf(tps, 0), lineOf(lat, 1)], marks, ['TPS', `${lat.label} (ms)`]));
+    charts.push(historyTrendChart(`trend-${i}`, `${s.label}${s.current ? '' : ' (earlier series)'}`, [lineOf(tps, 'TPS'), lineOf(lat, 'ms')], marks));
   });
   return charts;
 }
 
 export function historyReport(h: History, options: { charts?: boolean } = {}): Report {
   const t = historyTables(h);
+  const nearMisses = nearMissTable(h);
   const first = h.runs[0];
   const last = h.runs[h.runs.length - 1];
   const backends = [...new Set(h.runs.map((r) => r.backend))].join(', ');
@@ -275,8 +335,8 @@ export function historyReport(h: History, options: { charts?: boolean } = {}): R
       id: 'change-points',
       title: 'Change points',
       question: 'Where did each series change, by how much, and between which runs?',
-      findings: [],
-      tables: [t.changes, t.series],
+      findings: nearMisses === null ? [nearMissNone(h)] : [],
+      tables: [t.changes, ...(nearMisses === null ? [] : [nearMisses]), t.series],
       charts: [],
     },
   ];
@@ -284,7 +344,8 @@ export function historyReport(h: History, options: { charts?: boolean } = {}): R
     sections.push({
       id: 'trends',
       title: 'Trends',
-      question: 'Each step over time: TPS (left axis) and latency (right axis), change points marked, segment means dashed.',
+      question:
+        "Each step over time: TPS and latency as a percentage of their first segment's mean (the legend says what 100% is), on one axis from 0; change points marked, segment means dashed.",
       findings: [],
       tables: [],
       charts: trendCharts(h),
@@ -296,7 +357,9 @@ export function historyReport(h: History, options: { charts?: boolean } = {}): R
       ['latest run', h.latestRunId ?? '-'],
       [
         'method',
-        `E-Divisive means (${h.options.statistic}), significance ${h.options.significance}, ${h.options.permutations} permutations, seeded; the latest run against the ${Math.round(h.options.predictionLevel * 100)}% prediction interval of the last stable segment (at least ${h.options.minStableRuns} runs)`,
+        `E-Divisive means (${h.options.statistic}), significance ${h.options.significance}, ${h.options.permutations} permutations, seed ${h.options.seed}` +
+          (h.options.magnitude > 0 ? `, change points of at least ${pct(h.options.magnitude, 1)} (--magnitude)` : '') +
+          `; the latest run against the ${Math.round(h.options.predictionLevel * 100)}% prediction interval of the last stable segment (at least ${h.options.minStableRuns} runs)`,
       ],
     ],
     notes: [...h.notices],

@@ -68,10 +68,36 @@ describe('aurora-bench CLI, locally', () => {
     // Assert: the run
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/\[warning\] variants\[name=one\]\.clusterParameters\.aurora_binlog_replication_max_yield_seconds: not applicable locally/);
+    // The plan's notes are one line before the run; `plan` lists them.
+    expect(run.stdout).toMatch(/^1 plan note \(1 info\): `aurora-bench plan \S+small\.json` lists them$/m);
+    expect(run.stdout).not.toMatch(/^\[(info|warning)\]/m);
+    expect(run.stdout).toMatch(/^run \S+: 1 cell, results in/m);
+    expect(cli(['plan', spec]).stdout).toMatch(/^ {2}\[info\] variants\[0\]\.performanceInsights: Performance Insights is AWS only/m);
+    // The cell's notes are said when it is provisioned, once per variant
+    expect(run.stdout).toMatch(/\[1\/1 one-r1\] \[warning\] variants\[name=one\]\.clusterParameters\.aurora_binlog_replication_max_yield_seconds: not applicable locally/);
     expect(run.stdout).toMatch(/step 1\/2 rw-t2/);
     expect(run.stdout).toMatch(/p99 ms/);
     expect(run.stdout).toMatch(/succeeded: 2 steps/);
+    // Assert: the query hint printed at the end works as printed, from another directory, and gives this run's steps
+    const hint = /Query with: (aurora-bench .*)$/m.exec(run.stdout)![1]!;
+    const elsewhere = mkdtempSync(join(tmpdir(), 'ab-cli-elsewhere-'));
+    const followed = spawnSync('sh', ['-c', hint.replace(/^aurora-bench /, `"${process.execPath}" "${CLI}" `) + ' --json'], {
+      cwd: elsewhere,
+      env: { ...env, AURORA_BENCH_LAKE: join(elsewhere, 'no-lake') },
+      encoding: 'utf8',
+    });
+    rmSync(elsewhere, { recursive: true, force: true });
+    expect(followed.stderr).toBe('');
+    expect(followed.status).toBe(0);
+    const runId = /run (\S+) succeeded/.exec(run.stdout)![1]!;
+    const hinted = JSON.parse(followed.stdout) as { run_id: string; step_id: string }[];
+    expect(hinted.map((r) => r.step_id).sort()).toEqual(['ro-t2', 'rw-t2']);
+    expect(new Set(hinted.map((r) => r.run_id))).toEqual(new Set([runId]));
+    // Assert: --run beside --sql is refused (it would be ignored), saying how to put the run in the query
+    const both = cli(['results', '--run', runId, '--sql', 'select * from step_summary']);
+    expect(both.code).toBe(1);
+    expect(both.stdout).toBe('');
+    expect(both.stderr).toMatch(/--sql queries the whole lake and does not take it: put the run in the query/);
     // Assert: results --json gives step rows with tps, qps and latency
     const json = cli(['results', '--json']);
     expect(json.code).toBe(0);

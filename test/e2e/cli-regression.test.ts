@@ -7,10 +7,11 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeLakeRun } from '../helpers/regression-fixtures';
+import { nightlySpec, writeLakeRun } from '../helpers/regression-fixtures';
 
 const REPO = join(__dirname, '..', '..');
 const CLI = join(REPO, 'dist', 'bin', 'aurora-bench.js');
+const S1 = join(REPO, 'experiments', 'graviton-vs-intel.json');
 
 let work: string;
 let lake: string;
@@ -48,6 +49,16 @@ describe('aurora-bench compare', () => {
     expect(r.stdout).toMatch(/aurora-bench compare: night-01 → night-02/);
     expect(r.stdout).toMatch(/rw t8 \[r6g\] .*within the noise.*repeats/);
     expect(r.stdout).toMatch(/0 regressed, 0 improved, 4 within the noise/);
+    expect(r.stdout).toMatch(/4 metrics judged at 95%: if nothing had changed, about 0\.2 of them would still be called improved or regressed by chance \(1 in 20 each\)/);
+    expect(r.stdout).not.toMatch(/compared with itself/);
+  });
+
+  it('warns when a run is compared with itself', () => {
+    // Act
+    const r = cli(['compare', 'night-03', 'night-03']);
+    // Assert
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/WARNING: run night-03 is compared with itself: nothing can differ\./);
   });
 
   it('exits 2 with --fail-on regression when B regressed, and prints the regressions', () => {
@@ -151,5 +162,39 @@ describe('aurora-bench history', () => {
     // Assert
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^aurora-bench: no run of experiment "weekly" in the results lake at .* \(experiments with runs: nightly \(15\)\)/);
+  });
+
+  it('takes --significance, --permutations, --magnitude and --seed, lists a change smaller than --magnitude as a near miss, and refuses a bad value', () => {
+    // Act
+    const json = JSON.parse(cli(['history', 'nightly', '--json', '--magnitude', '0.5', '--permutations', '99', '--seed', '7', '--significance', '0.02']).stdout) as {
+      options: { magnitude: number; permutations: number; seed: number; significance: number; nearMissUpTo: number };
+      steps: { metrics: { metric: string; changePoints: unknown[]; nearMisses: { runId: string; why: string }[] }[] }[];
+    };
+    const text = cli(['history', 'nightly', '--magnitude', '0.5']);
+    const bad = cli(['history', 'nightly', '--significance', '5']);
+    // Assert
+    expect(json.options).toMatchObject({ magnitude: 0.5, permutations: 99, seed: 7, significance: 0.02, nearMissUpTo: 0.05 });
+    const tps = json.steps[0]!.metrics.find((m) => m.metric === 'tps')!;
+    expect(tps.changePoints).toEqual([]);
+    expect(tps.nearMisses).toEqual([expect.objectContaining({ runId: 'night-11', why: 'magnitude' })]);
+    expect(text.stdout).toMatch(/Near misses/);
+    expect(text.stdout).toMatch(/TPS +│ night-11 .*│ 30\.\d% +│ smaller than --magnitude 50\.0%/);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toBe('aurora-bench: --significance 5: give a fraction above 0 and below 1 (e.g. --significance 0.01)\n');
+  });
+
+  it('finds the --scale small runs of an experiment file and says so; says that nothing could be judged yet with three runs', () => {
+    // Arrange: three runs of graviton-vs-intel.json made with --scale small, in a lake of their own
+    const own = join(work, 'small-lake');
+    for (let i = 1; i <= 3; i++) writeLakeRun(own, `small-${i}`, day(i), [{ tps: 600 }, { tps: 601 }], nightlySpec({ name: 'graviton-vs-intel-small' }));
+    // Act
+    const r = spawnSync(process.execPath, [CLI, 'history', S1, '--lake', own], { cwd: work, encoding: 'utf8', timeout: 120_000 });
+    // Assert
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/aurora-bench history: graviton-vs-intel-small/);
+    expect(r.stdout).toMatch(/graviton-vs-intel\.json has no run as written \("graviton-vs-intel"\): these are its --scale small runs, stored as "graviton-vs-intel-small"/);
+    expect(r.stdout).toMatch(/Nothing could be judged in the latest run yet: 4 step metrics with the noise unknown/);
+    expect(r.stdout).not.toMatch(/No regression/);
   });
 });

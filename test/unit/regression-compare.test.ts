@@ -53,6 +53,44 @@ describe('compare two runs', () => {
     expect(c.regressions).toBe(0);
   });
 
+  it('says how many improved/regressed calls its level gives by chance for the metrics it judged', () => {
+    // Arrange: one step, four metrics judged from three repeats a side
+    const a = side(1, [
+      { tps: 1000, qps: 20000, lat_pct_ms: 10 },
+      { tps: 1030, qps: 20600, lat_pct_ms: 9.8 },
+      { tps: 980, qps: 19600, lat_pct_ms: 10.3 },
+    ]);
+    const b = side(2, [
+      { tps: 1010, qps: 20200, lat_pct_ms: 10.1 },
+      { tps: 990, qps: 19800, lat_pct_ms: 9.9 },
+      { tps: 1020, qps: 20400, lat_pct_ms: 10 },
+    ]);
+    // Act
+    const at95 = compareRuns(a, b);
+    const at999 = compareRuns(a, b, { level: 0.999 });
+    // Assert: m x (1 - level)
+    expect(at95.judgedMetrics).toBe(4);
+    expect(at95.expectedFalseCalls).toBeCloseTo(0.2, 10);
+    expect(at999.expectedFalseCalls).toBeCloseTo(0.004, 10);
+    expect(renderTerminal(comparisonReport(at95))).toMatch(
+      /4 metrics judged at 95%: if nothing had changed, about 0\.2 of them would still be called improved or regressed by chance \(1 in 20 each\)/,
+    );
+    expect(at95.sameRun).toBe(false);
+  });
+
+  it('warns when a run is compared with itself', () => {
+    // Arrange
+    const a = side(1, [
+      { tps: 1000, qps: 20000, lat_pct_ms: 10 },
+      { tps: 1030, qps: 20600, lat_pct_ms: 9.8 },
+    ]);
+    // Act
+    const c = compareRuns(a, a);
+    // Assert
+    expect(c.sameRun).toBe(true);
+    expect(renderTerminal(comparisonReport(c))).toMatch(/WARNING: run \S+ is compared with itself/);
+  });
+
   it('from repeats: 20% less TPS and 25% more latency are regressions, and the ratio is B/A with its interval', () => {
     // Arrange
     const a = side(1, [

@@ -7,20 +7,25 @@ import { buildHistory, verdictRows, type HistoryRunRow } from '../../core/regres
 import type { StepRow } from '../../core/regression/metrics';
 import { NormalSource } from '../../bench/synthetic-series';
 import { historyRun, nightlySpec, summaryRow } from '../helpers/regression-fixtures';
+import { historyReport } from '../../core/regression/render';
+import { renderTerminal } from '../../core/report/report';
 
 /** n runs of the nightly spec whose TPS (and latency, inversely) follow `level(i)` with 2% noise. */
-function runsWith(n: number, level: (i: number) => number, seed = 1): { runs: HistoryRunRow[]; steps: StepRow[] } {
+function runsWith(n: number, level: (i: number) => number, seed = 1, sd = 0.02): { runs: HistoryRunRow[]; steps: StepRow[] } {
   const noise = new NormalSource(seed);
   const runs: HistoryRunRow[] = [];
   const steps: StepRow[] = [];
   for (let i = 1; i <= n; i++) {
     const run = historyRun(i);
-    const tps = level(i) * (1 + 0.02 * noise.next());
+    const tps = level(i) * (1 + sd * noise.next());
     runs.push(run);
     steps.push(summaryRow(run.run_id, { tps, qps: tps * 20, lat_pct_ms: 10_000 / tps }));
   }
   return { runs, steps };
 }
+
+/** The noise seed of runsWith whose 2% step gives a split with p just above 0.01 (found by trying seeds). */
+const NEAR_MISS_SEED = 9;
 
 const metric = (h: ReturnType<typeof buildHistory>, name: string) => h.steps[0]!.metrics.find((m) => m.metric === name)!;
 
@@ -158,5 +163,66 @@ describe('history of an experiment', () => {
     const h = buildHistory({ experiment: 'nightly', runs, steps });
     // Assert
     expect(metric(h, 'tps').latest).toMatchObject({ verdict: 'unknown', reason: 'fewer than 3 earlier runs in a stable segment to judge the latest run against' });
+  });
+
+  it('says that nothing could be judged yet when every metric of the latest run has the noise unknown, not "no regression"', () => {
+    // Arrange: three runs, fewer than the three earlier runs a verdict needs
+    const { runs, steps } = runsWith(3, () => 1000);
+    // Act
+    const text = renderTerminal(historyReport(buildHistory({ experiment: 'nightly', runs, steps })));
+    // Assert
+    expect(text).toMatch(/Nothing could be judged in the latest run yet: 4 step metrics with the noise unknown \(fewer than 3 earlier runs in a stable segment\)/);
+    expect(text).not.toMatch(/No regression/);
+  });
+
+  it('keeps a change point only at --magnitude or more (as Otava), listing a smaller one as a near miss', () => {
+    // Arrange: runs 1-12 at 1000 TPS, 13-24 at 800 (20% less)
+    const { runs, steps } = runsWith(24, (i) => (i <= 12 ? 1000 : 800));
+    // Act
+    const at10 = metric(buildHistory({ experiment: 'nightly', runs, steps }, { magnitude: 0.1 }), 'tps');
+    const at25 = metric(buildHistory({ experiment: 'nightly', runs, steps }, { magnitude: 0.25 }), 'tps');
+    // Assert
+    expect(at10.changePoints.map((c) => c.runId)).toEqual(['nightly-013']);
+    expect(at10.nearMisses).toEqual([]);
+    expect(at25.changePoints).toEqual([]);
+    expect(at25.nearMisses).toEqual([expect.objectContaining({ runId: 'nightly-013', why: 'magnitude' })]);
+    expect(at25.nearMisses[0]!.relativeChange).toBeCloseTo(0.2, 1);
+    expect(at25.nearMisses[0]!.pValue).toBeLessThanOrEqual(0.01);
+  });
+
+  it('lists a split whose p-value is just above the significance as a near miss, with its exact p-value, reproducibly', () => {
+    // Arrange: a 2% step in 2% noise, 8 runs on each side: borderline
+    const { runs, steps } = runsWith(16, (i) => (i <= 8 ? 1000 : 980), NEAR_MISS_SEED);
+    // Act
+    const h = buildHistory({ experiment: 'nightly', runs, steps });
+    const again = buildHistory({ experiment: 'nightly', runs, steps });
+    const tps = metric(h, 'tps');
+    // Assert
+    expect(tps.changePoints).toEqual([]);
+    expect(tps.nearMisses).toHaveLength(1);
+    const miss = tps.nearMisses[0]!;
+    expect(miss).toMatchObject({ runId: 'nightly-009', why: 'p-value' });
+    expect(miss.pValue).toBeGreaterThan(0.01);
+    expect(miss.pValue).toBeLessThanOrEqual(0.05);
+    // exact: all 199 permutations ran, not the few an early stop at 0.01 would have run
+    expect(miss.permutations).toBe(199);
+    expect(again).toEqual(h);
+    expect(renderTerminal(historyReport(h))).toMatch(/Near misses[\s\S]*TPS[\s\S]*not significant: p = 0\.0\d+ > 0\.01/);
+  });
+
+  it('draws each step on one y axis from 0, as a percentage of its first segment, with every line named in the legend', () => {
+    // Arrange: 594-601 TPS, the wobble two auto-scaled axes made look like a crash
+    const { runs, steps } = runsWith(10, (i) => 594 + (i % 3) * 3.5, 1, 0);
+    // Act
+    const chart = historyReport(buildHistory({ experiment: 'nightly', runs, steps }), { charts: true }).sections.find((s) => s.id === 'trends')!.charts[0]!;
+    // Assert
+    const option = chart.option as { yAxis: { min: number; max: number }; legend: { data: string[] }; series: { name: string; data: [number, number | null][] }[] };
+    expect(Array.isArray(option.yAxis)).toBe(false);
+    expect(option.yAxis.min).toBe(0);
+    expect(option.legend.data).toEqual(['TPS (100% = 598 TPS)', 'TPS segment mean', 'p95 latency (100% = 16.74 ms)', 'p95 latency segment mean']);
+    const tps = option.series.find((s) => s.name.startsWith('TPS ('))!.data.map(([, y]) => y!);
+    expect(Math.min(...tps)).toBeGreaterThan(99);
+    expect(Math.max(...tps)).toBeLessThan(101);
+    expect(option.yAxis.max).toBe(125);
   });
 });
