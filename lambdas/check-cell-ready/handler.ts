@@ -1,4 +1,5 @@
-/** The check-cell-ready Task on Lambda: core/workflow/task-registry.ts TASKS['check-cell-ready'] with the AWS deps. */
+/** The check-cell-ready Task on Lambda: core/workflow/task-registry.ts TASKS['check-cell-ready'] with the AWS deps, importing that Task alone (not the registry), so the bundle holds only its code. */
+import { checkCellOrDuetReady } from '../../core/workflow/duet';
 import { awsTaskHandler } from '../runtime/aws-runtime';
 
-export const handler = awsTaskHandler('check-cell-ready');
+export const handler = awsTaskHandler('check-cell-ready', checkCellOrDuetReady);

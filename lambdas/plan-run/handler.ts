@@ -1,4 +1,5 @@
-/** The plan-run Task on Lambda: core/workflow/task-registry.ts TASKS['plan-run'] with the AWS deps. */
+/** The plan-run Task on Lambda: core/workflow/task-registry.ts TASKS['plan-run'] with the AWS deps, importing that Task alone (not the registry), so the bundle holds only its code. */
+import { planRunTask } from '../../core/workflow/tasks';
 import { awsTaskHandler } from '../runtime/aws-runtime';
 
-export const handler = awsTaskHandler('plan-run');
+export const handler = awsTaskHandler('plan-run', planRunTask);

@@ -52,7 +52,7 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-const payload = (o: InvokeOutcome) => (o.ok ? (o.payload as Record<string, unknown>) : o);
+const payload = (o: InvokeOutcome) => (o.ok ? o.payload : o) as Record<string, unknown>;
 
 test("only the runtime's packages resolve; the code is read-only, its temporary folder writable; the template's variables and memory apply", async () => {
   const outcome = await sandbox.invoke('Probe', {});
