@@ -73,9 +73,7 @@ function synthesizeInto(o: SynthesizeWorkflowOptions, outdir: string, bundling: 
   });
   const stack = buildAuroraBenchApp(app, { projectRoot: o.projectRoot, nag: false });
   const template = app.synth().getStackByName(stack.stackName).template as TemplateJson;
-  const taskByLogicalId = new Map<string, TaskName>(
-    TASK_NAMES.map((task) => [Stack.of(stack).getLogicalId(stack.workflow.functions[task].node.defaultChild as CfnElement), task]),
-  );
+  const taskByLogicalId = new Map<string, TaskName>(TASK_NAMES.map((task) => [Stack.of(stack).getLogicalId(stack.workflow.functions[task].node.defaultChild as CfnElement), task]));
   const machines = Object.values(template.Resources).filter((r) => r.Type === 'AWS::StepFunctions::StateMachine');
   if (machines.length !== 1) throw new Error(`expected one state machine in the synthesized template, found ${machines.length}`);
   const taskByArn = new Map<string, TaskName>();
@@ -103,7 +101,7 @@ export function synthesizeWorkflow(o: SynthesizeWorkflowOptions): SynthesizedWor
 }
 
 /** A Lambda function of the template as `cdk deploy` uploads it. */
-export interface SynthesizedFunction {
+interface SynthesizedFunction {
   readonly logicalId: string;
   /** The workflow Task it runs; undefined for the functions outside the workflow (the sweeper). */
   readonly task?: TaskName;
@@ -117,7 +115,7 @@ export interface SynthesizedFunction {
   readonly timeoutS: number;
 }
 
-export interface BundledSynthesis extends SynthesizedWorkflow {
+interface BundledSynthesis extends SynthesizedWorkflow {
   /** The cloud assembly: the template and the asset folders. */
   readonly outdir: string;
   readonly functions: readonly SynthesizedFunction[];
@@ -138,7 +136,7 @@ function functionsOf(template: TemplateJson, outdir: string, taskByLogicalId: Re
         assetDir: join(outdir, assetPath),
         runtime: String(p['Runtime']),
         handler: String(p['Handler']),
-        environment: ((p['Environment'] as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {}) as Record<string, unknown>,
+        environment: (p['Environment'] as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {},
         // Lambda's defaults when the template leaves them out: 128 MB, 3 s (CreateFunction).
         memoryMb: Number(p['MemorySize'] ?? 128),
         timeoutS: Number(p['Timeout'] ?? 3),
@@ -151,6 +149,7 @@ function functionsOf(template: TemplateJson, outdir: string, taskByLogicalId: Re
  * tens of seconds), kept under `cacheDir` in a folder named by the digest of what it depends on
  * (synthesisDigest and the lock file the bundles' packages come from). The folder is written
  * whole under a temporary name, then renamed: a concurrent reader sees all or nothing.
+ * @internal used by test/bundles until `run --aws-rehearsal` runs the bundles
  */
 export function synthesizeBundledCached(o: SynthesizeWorkflowOptions, cacheDir: string): BundledSynthesis {
   const digest = createHash('sha256')

@@ -2,7 +2,7 @@
  * Every Lambda of the stack, as `cdk deploy` uploads it, loads and answers where only the Node.js 22
  * runtime's packages exist: the stack is synthesized with its bundling (lib/synthesized-workflow.ts
  * synthesizeBundledCached, the cache `run --aws-rehearsal` uses), and each function's asset folder
- * alone is run in core/rehearsal/lambda-sandbox.ts (a child process per cold start, read-only code,
+ * alone is run in test/helpers/lambda-sandbox.ts (a child process per cold start, read-only code,
  * only the AWS SDK v3 on NODE_PATH, the template's handler, Environment, memory and timeout, a
  * writable temporary folder) and invoked with a minimal event. Each must give its own answer (the
  * event's or the configuration's error), never a load error (Runtime.ImportModuleError, "Cannot
@@ -14,9 +14,11 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { synthesisCacheDir } from '../../bin/aws-rehearsal';
-import { LambdaSandbox, LOAD_ERROR_TYPES, lambdaRuntimeModules, type InvokeOutcome } from '../../core/rehearsal/lambda-sandbox';
+import { LambdaSandbox, LOAD_ERROR_TYPES, lambdaRuntimeModules, type InvokeOutcome } from '../helpers/lambda-sandbox';
 import { TASK_NAMES } from '../../core/workflow/task-names';
-import { synthesizeBundledCached, type BundledSynthesis } from '../../lib/synthesized-workflow';
+import { synthesizeBundledCached } from '../../lib/synthesized-workflow';
+
+type BundledSynthesis = ReturnType<typeof synthesizeBundledCached>;
 import { PROJECT_ROOT } from '../cdk/cdk-fixture';
 
 const REGION = 'eu-west-1';
@@ -117,16 +119,21 @@ beforeAll(() => {
 }, 600_000);
 
 afterAll(async () => {
-  await sandbox?.dispose();
-  console.log(`bundles: ${synthesis?.functions.length ?? 0} functions, ${((Date.now() - started) / 1000).toFixed(1)} s in all`);
+  await (sandbox as LambdaSandbox | undefined)?.dispose();
+  console.log(`bundles: ${(synthesis as BundledSynthesis | undefined)?.functions.length ?? 0} functions, ${((Date.now() - started) / 1000).toFixed(1)} s in all`);
 });
 
 /** The outcome with the function's last log lines when it failed, for the assertion message. */
 const shown = (name: string, o: InvokeOutcome) => (o.ok ? o : { ...o, errorMessage: o.errorMessage.slice(0, 600), log: (logs.get(name) ?? []).slice(-5) });
 
-test('the template has one nodejs22.x function per Task and the sweeper; the only other is CDK\'s BucketDeployment', () => {
+test("the template has one nodejs22.x function per Task and the sweeper; the only other is CDK's BucketDeployment", () => {
   expect(nodeFunctions().map((f) => f.runtime)).toEqual(nodeFunctions().map(() => 'nodejs22.x'));
-  expect(nodeFunctions().map((f) => f.task).filter((t) => t !== undefined).sort()).toEqual([...TASK_NAMES].sort());
+  expect(
+    nodeFunctions()
+      .map((f) => f.task)
+      .filter((t) => t !== undefined)
+      .sort(),
+  ).toEqual([...TASK_NAMES].sort());
   expect(nodeFunctions()).toHaveLength(TASK_NAMES.length + 1);
   // aws-cdk-lib's aws-s3-deployment handler (Python with the AWS CLI layer) that uploads client/: CDK's code, not run here.
   expect(synthesis.functions.filter((f) => !f.runtime.startsWith('nodejs')).map((f) => [f.logicalId.replace(/[0-9A-F]{8,}$/, ''), f.runtime.replace(/\d+$/, '')])).toEqual([

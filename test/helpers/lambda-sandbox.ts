@@ -50,7 +50,12 @@ export type InvokeOutcome =
   | { readonly ok: true; readonly payload: unknown; readonly coldStart: boolean }
   | { readonly ok: false; readonly errorType: string; readonly errorMessage: string; readonly coldStart: boolean };
 
-/** Load errors: the function never ran its own code. */
+/** Lambda's limit on an execution environment's Init phase. */
+const INIT_LIMIT_MS = 10_000;
+
+/**
+ * Load errors: the function never ran its own code.
+ */
 export const LOAD_ERROR_TYPES: readonly string[] = ['Runtime.ImportModuleError', 'Runtime.HandlerNotFound', 'Runtime.UserCodeSyntaxError'];
 
 /**
@@ -108,7 +113,7 @@ const errorOf = (e, fallback) => ({
 `;
 
 /** The heap flags of the runtime's bootstrap for a memory size, and Lambda's Node.js 22 flags this Node.js knows. */
-export function runtimeNodeFlags(memoryMb: number): string[] {
+function runtimeNodeFlags(memoryMb: number): string[] {
   const newSpace = Math.floor(memoryMb / 10);
   const flags = ['--expose-gc', '--max-http-header-size=81920', `--max-semi-space-size=${Math.floor(newSpace / 2)}`, `--max-old-space-size=${memoryMb - newSpace}`];
   for (const flag of ['--no-experimental-require-module', '--no-experimental-detect-module']) {
@@ -233,7 +238,9 @@ interface Environment {
   busy: boolean;
 }
 
-/** Functions staged for running: invoke() starts an environment on a cold start and reuses it while warm. */
+/**
+ * Functions staged for running: invoke() starts an environment on a cold start and reuses it while warm.
+ */
 export class LambdaSandbox {
   private readonly functions = new Map<string, { config: LambdaFunctionConfig; taskRoot: string; tmp: string; warm: Environment[] }>();
   private readonly bootstrap: string;
@@ -353,8 +360,10 @@ export class LambdaSandbox {
 
   /**
    * Invokes the function with `event`: in a warm environment that is idle, else in a new one (a cold
-   * start). The function's timeout covers the invocation (and, on a cold start, its
-   * initialization, as Lambda's on-demand init counts against it); past it the environment is killed.
+   * start). The function's timeout covers the handler's run; past it the environment is killed. An
+   * initialization gets Lambda's 10 s for the Init phase and, as Lambda then runs it again within the
+   * invocation, the function's timeout on top (Lambda Developer Guide, "Understanding the Lambda
+   * execution environment lifecycle": "The Init phase is limited to 10 seconds").
    */
   async invoke(name: string, event: unknown): Promise<InvokeOutcome> {
     const fn = this.functions.get(name);
@@ -364,21 +373,23 @@ export class LambdaSandbox {
     environment ??= this.start(name);
     environment.busy = true;
     if (coldStart) fn.warm.push(environment);
-    const started = Date.now();
     const timeoutMs = fn.config.timeoutS * 1000;
     const requestId = randomUUID();
     const child = environment.child;
     let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<InvokeOutcome>((resolve) => {
-      timer = setTimeout(
-        () => resolve({ ok: false, errorType: 'Sandbox.Timedout', errorMessage: `RequestId: ${requestId} Error: Task timed out after ${fn.config.timeoutS.toFixed(2)} seconds`, coldStart }),
-        timeoutMs,
-      );
-    });
-    const answered = (async (): Promise<InvokeOutcome> => {
-      const ready = await environment.ready;
+    const deadline = (ms: number, message: string) =>
+      new Promise<InvokeOutcome>((resolve) => {
+        clearTimeout(timer);
+        timer = setTimeout(() => resolve({ ok: false, errorType: 'Sandbox.Timedout', errorMessage: `RequestId: ${requestId} Error: ${message}`, coldStart }), ms);
+      });
+    const run = async (): Promise<InvokeOutcome> => {
+      const ready = await Promise.race([
+        environment.ready,
+        deadline(INIT_LIMIT_MS + timeoutMs, `the initialization did not finish within ${INIT_LIMIT_MS / 1000} s + the function's timeout`),
+      ]);
+      if ('coldStart' in ready) return ready;
       if (!ready.ok) return { ...ready, coldStart };
-      return new Promise<InvokeOutcome>((resolve) => {
+      const answered = new Promise<InvokeOutcome>((resolve) => {
         const onMessage = (m: { kind: string; requestId?: string; payload?: unknown; errorType?: string; errorMessage?: string }) => {
           if (m.requestId !== requestId) return;
           child.off('message', onMessage);
@@ -391,11 +402,12 @@ export class LambdaSandbox {
         };
         child.on('message', onMessage);
         child.once('exit', onExit);
-        child.send({ requestId, event, timeoutMs: Math.max(0, timeoutMs - (Date.now() - started)), functionArn: `arn:aws:lambda:${this.o.region}:123456789012:function:${name}` });
+        child.send({ requestId, event, timeoutMs, functionArn: `arn:aws:lambda:${this.o.region}:123456789012:function:${name}` });
       });
-    })();
+      return Promise.race([answered, deadline(timeoutMs, `Task timed out after ${fn.config.timeoutS.toFixed(2)} seconds`)]);
+    };
     try {
-      const outcome = await Promise.race([answered, timedOut]);
+      const outcome = await run();
       // An environment whose invocation failed to load, timed out or died is not reused (Lambda starts a new one).
       if (!outcome.ok && (outcome.errorType === 'Sandbox.Timedout' || outcome.errorType.startsWith('Runtime.'))) {
         LambdaSandbox.stop(environment);
