@@ -250,6 +250,12 @@ export class LambdaSandbox {
   constructor(private readonly o: LambdaSandboxOptions) {
     mkdirSync(o.dir, { recursive: true });
     chmodSync(o.dir, 0o755);
+    if (this.identity.uid !== undefined) {
+      // The children run as nobody: every folder above the sandbox must let others through (mkdtemp makes 0700 folders).
+      for (let d = dirname(o.dir); d !== dirname(d); d = dirname(d)) {
+        if ((statSync(d).mode & 0o001) === 0) throw new Error(`the sandbox folder ${o.dir} is inside ${d}, which others cannot enter: nobody could run the functions`);
+      }
+    }
     const runtimeDir = join(o.dir, 'runtime');
     mkdirSync(runtimeDir, { recursive: true });
     this.bootstrap = join(runtimeDir, 'bootstrap.js');
