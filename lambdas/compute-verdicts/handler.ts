@@ -1,4 +1,8 @@
-/** The compute-verdicts Task on Lambda: core/workflow/task-registry.ts TASKS['compute-verdicts'] with the AWS deps, importing that Task alone (not the registry), so the bundle holds only its code. */
+/**
+ * The compute-verdicts Task on Lambda: core/workflow/task-registry.ts TASKS['compute-verdicts'] with
+ * the AWS deps. It imports that Task alone, not the registry, so that its bundle holds only its own
+ * Task's code.
+ */
 import { computeVerdictsTask } from '../../core/workflow/tasks';
 import { awsTaskHandler } from '../runtime/aws-runtime';
 

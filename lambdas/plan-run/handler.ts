@@ -1,4 +1,7 @@
-/** The plan-run Task on Lambda: core/workflow/task-registry.ts TASKS['plan-run'] with the AWS deps, importing that Task alone (not the registry), so the bundle holds only its code. */
+/**
+ * The plan-run Task on Lambda: core/workflow/task-registry.ts TASKS['plan-run'] with the AWS deps. It
+ * imports that Task alone, not the registry, so that its bundle holds only its own Task's code.
+ */
 import { planRunTask } from '../../core/workflow/tasks';
 import { awsTaskHandler } from '../runtime/aws-runtime';
 

@@ -1,4 +1,7 @@
-/** The run-step Task on Lambda: core/workflow/task-registry.ts TASKS['run-step'] with the AWS deps, importing that Task alone (not the registry), so the bundle holds only its code. */
+/**
+ * The run-step Task on Lambda: core/workflow/task-registry.ts TASKS['run-step'] with the AWS deps. It
+ * imports that Task alone, not the registry, so that its bundle holds only its own Task's code.
+ */
 import { runCellOrDuetStep } from '../../core/workflow/duet';
 import { awsTaskHandler } from '../runtime/aws-runtime';
 

@@ -1,4 +1,8 @@
-/** The start-clients Task on Lambda: core/workflow/task-registry.ts TASKS['start-clients'] with the AWS deps, importing that Task alone (not the registry), so the bundle holds only its code. */
+/**
+ * The start-clients Task on Lambda: core/workflow/task-registry.ts TASKS['start-clients'] with the AWS
+ * deps. It imports that Task alone, not the registry, so that its bundle holds only its own Task's
+ * code.
+ */
 import { startCellOrDuetClients } from '../../core/workflow/duet';
 import { awsTaskHandler } from '../runtime/aws-runtime';
 

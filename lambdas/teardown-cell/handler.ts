@@ -1,4 +1,8 @@
-/** The teardown-cell Task on Lambda: core/workflow/task-registry.ts TASKS['teardown-cell'] with the AWS deps, importing that Task alone (not the registry), so the bundle holds only its code. */
+/**
+ * The teardown-cell Task on Lambda: core/workflow/task-registry.ts TASKS['teardown-cell'] with the AWS
+ * deps. It imports that Task alone, not the registry, so that its bundle holds only its own Task's
+ * code.
+ */
 import { teardownCellOrDuet } from '../../core/workflow/duet';
 import { awsTaskHandler } from '../runtime/aws-runtime';
 
