@@ -18,7 +18,7 @@ const shared = {
 const layer = (name) => ({ ...shared, displayName: name, testMatch: [`<rootDir>/test/${name}/**/*.test.ts`] });
 
 module.exports = {
-  projects: ['unit', 'integration', 'aws', 'cdk', 'rehearsal', 'e2e', 'faults', 'measurements'].map(layer),
+  projects: ['unit', 'integration', 'aws', 'cdk', 'rehearsal', 'e2e', 'faults', 'measurements', 'bundles'].map(layer),
   testTimeout: 120000,
   // Running a subset by path (`npx jest test/integration/x.test.ts`) starts servers: one at a time
   // unless a command asks for more (test:unit does).

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { synthesizeWorkflowCached, type SynthesizedWorkflow } from '../lib/synthesized-workflow';
 
 /** Where syntheses are kept between processes: $XDG_CACHE_HOME/aurora-bench, else ~/.cache/aurora-bench. */
-function synthesisCacheDir(): string {
+export function synthesisCacheDir(): string {
   const base = process.env['XDG_CACHE_HOME'];
   return join(base !== undefined && base !== '' ? base : join(homedir(), '.cache'), 'aurora-bench');
 }

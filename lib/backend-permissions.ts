@@ -48,7 +48,9 @@ function arn(scope: IConstruct, service: string, resource: string, resourceName:
 /** The RDS service-linked role (path and name), Aurora User Guide, "Using service-linked roles for Amazon Aurora". */
 const RDS_SERVICE_LINKED_ROLE = 'aws-service-role/rds.amazonaws.com/AWSServiceRoleForRDS';
 
-const RDS_DESCRIBE_ACTIONS = ['rds:DescribeDBClusters', 'rds:DescribeDBInstances', 'rds:DescribeDBClusterParameterGroups', 'rds:DescribeDBParameterGroups'];
+const RDS_DESCRIBE_ACTIONS = ['rds:DescribeDBClusters', 'rds:DescribeDBInstances'];
+/** The sweeper also lists the parameter groups (it finds a run's by their tags). */
+const RDS_SWEEPER_DESCRIBE_ACTIONS = [...RDS_DESCRIBE_ACTIONS, 'rds:DescribeDBClusterParameterGroups', 'rds:DescribeDBParameterGroups'];
 
 /** The ab-* RDS resources of this stack's account and region, by resource type. */
 function runRdsArns(scope: IConstruct) {
@@ -64,8 +66,9 @@ function runRdsArns(scope: IConstruct) {
  * Deleting a run's databases (teardown.ts), for the Task role and the sweeper: only ab-* resources
  * that carry the run tag. The cluster, db, cluster-pg and pg resource types all take
  * aws:ResourceTag/${TagKey} (Service Authorization Reference, Amazon RDS resource types), and these
- * Delete* actions authorize against exactly those types. ListTagsForResource stays unconditioned: the
- * sweeper reads the tags of every ab-* parameter group to find out whether it is a run's.
+ * Delete* actions authorize against exactly those types. ListTagsForResource (the sweeper's only:
+ * grantSweeperPermissions) stays unconditioned: the sweeper reads the tags of every ab-* parameter
+ * group to find out whether it is a run's.
  */
 function grantRunDatabaseDeletion(role: iam.Role): void {
   const rds = runRdsArns(role);
@@ -77,18 +80,11 @@ function grantRunDatabaseDeletion(role: iam.Role): void {
       conditions: { Null: { [`aws:ResourceTag/${RUN_ID_TAG}`]: 'false' } },
     }),
   );
-  role.addToPolicy(
-    new iam.PolicyStatement({
-      sid: 'ReadRunDatabaseTags',
-      actions: ['rds:ListTagsForResource'],
-      resources: [rds.cluster, rds.instance, rds.clusterParameterGroup, rds.instanceParameterGroup],
-    }),
-  );
 }
 
 /**
- * Describing, listing and deleting a run's credentials secrets (teardown.ts, sweeper.ts), for the
- * Task role and the sweeper. ListSecrets supports no resource-level permission.
+ * Describing and deleting a run's credentials secrets (teardown.ts, sweeper.ts), for the Task role
+ * and the sweeper; listing them is the sweeper's only (grantSweeperPermissions).
  */
 function grantRunSecretDeletion(role: iam.Role): void {
   role.addToPolicy(
@@ -99,7 +95,6 @@ function grantRunSecretDeletion(role: iam.Role): void {
       conditions: { Null: { [`aws:ResourceTag/${RUN_ID_TAG}`]: 'false' } },
     }),
   );
-  role.addToPolicy(new iam.PolicyStatement({ sid: 'ListSecrets', actions: ['secretsmanager:ListSecrets'], resources: ['*'] }));
 }
 
 /**
@@ -108,8 +103,18 @@ function grantRunSecretDeletion(role: iam.Role): void {
  */
 export function grantSweeperPermissions(role: iam.Role): void {
   grantRunDatabaseDeletion(role);
+  const rds = runRdsArns(role);
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'ReadRunDatabaseTags',
+      actions: ['rds:ListTagsForResource'],
+      resources: [rds.cluster, rds.instance, rds.clusterParameterGroup, rds.instanceParameterGroup],
+    }),
+  );
   grantRunSecretDeletion(role);
-  role.addToPolicy(new iam.PolicyStatement({ sid: 'DescribeRds', actions: RDS_DESCRIBE_ACTIONS, resources: ['*'] }));
+  // ListSecrets supports no resource-level permission (Service Authorization Reference, AWS Secrets Manager).
+  role.addToPolicy(new iam.PolicyStatement({ sid: 'ListSecrets', actions: ['secretsmanager:ListSecrets'], resources: ['*'] }));
+  role.addToPolicy(new iam.PolicyStatement({ sid: 'DescribeRds', actions: RDS_SWEEPER_DESCRIBE_ACTIONS, resources: ['*'] }));
   role.addToPolicy(
     new iam.PolicyStatement({
       sid: 'TerminateRunClients',
@@ -183,7 +188,7 @@ export function grantBackendPermissions(role: iam.Role, props: BackendPermission
   role.addToPolicy(
     new iam.PolicyStatement({
       sid: 'DescribeRds',
-      // Describe calls list the account's clusters/instances/parameter groups (the sweeper finds runs by tag).
+      // Describe calls list the account's clusters and instances.
       // DescribeDBEngineVersions / DescribeOrderableDBInstanceOptions / DescribeEngineDefault*Parameters:
       // the preflight (preflight.ts, preflight-parameters.ts).
       actions: [
@@ -285,8 +290,8 @@ export function grantBackendPermissions(role: iam.Role, props: BackendPermission
   );
   role.addToPolicy(
     new iam.PolicyStatement({
-      sid: 'StopRunClients',
-      actions: ['ec2:TerminateInstances', 'ec2:StopInstances'],
+      sid: 'TerminateRunClients',
+      actions: ['ec2:TerminateInstances'],
       resources: [instances],
       conditions: taggedResource,
     }),

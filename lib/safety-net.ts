@@ -65,7 +65,7 @@ export class SafetyNet extends Construct {
     props.role.addToPrincipalPolicy(
       new iam.PolicyStatement({
         sid: 'ReadBenchmarkExecutionHistory',
-        actions: ['states:GetExecutionHistory', 'states:DescribeExecution'],
+        actions: ['states:GetExecutionHistory'],
         resources: [stack.formatArn({ service: 'states', resource: 'execution', resourceName: `${props.stateMachineName}:*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
       }),
     );

@@ -48,34 +48,147 @@ export interface SynthesizeWorkflowOptions {
   readonly account?: string;
 }
 
+interface TemplateJson {
+  readonly Resources: Record<string, { Type: string; Properties: Record<string, unknown>; Metadata?: Record<string, unknown> }>;
+}
+
+interface Synthesis {
+  readonly template: TemplateJson;
+  readonly workflow: SynthesizedWorkflow;
+  /** Logical id of each Task's function. */
+  readonly taskByLogicalId: ReadonlyMap<string, TaskName>;
+}
+
+/** The app synthesized into `outdir`, with the Lambda bundling (esbuild) or without it. */
+function synthesizeInto(o: SynthesizeWorkflowOptions, outdir: string, bundling: boolean): Synthesis {
+  const context = (JSON.parse(readFileSync(join(o.projectRoot, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
+  const app = new App({
+    outdir,
+    context: {
+      ...context,
+      [CONFIG_CONTEXT_KEY]: context[CONFIG_CONTEXT_KEY],
+      // With bundling, the template names each function's asset folder (aws:asset:path) as the CDK CLI has it do.
+      ...(bundling ? { 'aws:cdk:enable-asset-metadata': true } : { 'aws:cdk:bundling-stacks': [] }),
+    },
+  });
+  const stack = buildAuroraBenchApp(app, { projectRoot: o.projectRoot, nag: false });
+  const template = app.synth().getStackByName(stack.stackName).template as TemplateJson;
+  const taskByLogicalId = new Map<string, TaskName>(TASK_NAMES.map((task) => [Stack.of(stack).getLogicalId(stack.workflow.functions[task].node.defaultChild as CfnElement), task]));
+  const machines = Object.values(template.Resources).filter((r) => r.Type === 'AWS::StepFunctions::StateMachine');
+  if (machines.length !== 1) throw new Error(`expected one state machine in the synthesized template, found ${machines.length}`);
+  const taskByArn = new Map<string, TaskName>();
+  const text = resolveDefinitionString(machines[0]!.Properties['DefinitionString'], (logicalId) => {
+    const task = taskByLogicalId.get(logicalId);
+    if (task === undefined) throw new Error(`the definition references ${logicalId}, which is not one of the workflow's Task functions`);
+    const arn = `arn:aws:lambda:${o.region}:${o.account ?? '123456789012'}:function:${logicalId}`;
+    taskByArn.set(arn, task);
+    return arn;
+  });
+  return { template, workflow: { definition: JSON.parse(text) as Record<string, unknown>, taskByArn }, taskByLogicalId };
+}
+
 /**
  * The workflow synthesized now (seconds); the CLI goes through synthesizeWorkflowCached.
  * @internal exported for the tests that need a fresh synthesis (a test seam)
  */
 export function synthesizeWorkflow(o: SynthesizeWorkflowOptions): SynthesizedWorkflow {
-  const context = (JSON.parse(readFileSync(join(o.projectRoot, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
   const outdir = mkdtempSync(join(tmpdir(), 'aurora-bench-synth-'));
   try {
-    const app = new App({ outdir, context: { ...context, [CONFIG_CONTEXT_KEY]: context[CONFIG_CONTEXT_KEY], 'aws:cdk:bundling-stacks': [] } });
-    const stack = buildAuroraBenchApp(app, { projectRoot: o.projectRoot, nag: false });
-    const template = app.synth().getStackByName(stack.stackName).template as { Resources: Record<string, { Type: string; Properties: Record<string, unknown> }> };
-    const taskByLogicalId = new Map<string, TaskName>(
-      TASK_NAMES.map((task) => [Stack.of(stack).getLogicalId(stack.workflow.functions[task].node.defaultChild as CfnElement), task]),
-    );
-    const machines = Object.values(template.Resources).filter((r) => r.Type === 'AWS::StepFunctions::StateMachine');
-    if (machines.length !== 1) throw new Error(`expected one state machine in the synthesized template, found ${machines.length}`);
-    const taskByArn = new Map<string, TaskName>();
-    const text = resolveDefinitionString(machines[0]!.Properties['DefinitionString'], (logicalId) => {
-      const task = taskByLogicalId.get(logicalId);
-      if (task === undefined) throw new Error(`the definition references ${logicalId}, which is not one of the workflow's Task functions`);
-      const arn = `arn:aws:lambda:${o.region}:${o.account ?? '123456789012'}:function:${logicalId}`;
-      taskByArn.set(arn, task);
-      return arn;
-    });
-    return { definition: JSON.parse(text) as Record<string, unknown>, taskByArn };
+    return synthesizeInto(o, outdir, false).workflow;
   } finally {
     rmSync(outdir, { recursive: true, force: true });
   }
+}
+
+/** A Lambda function of the template as `cdk deploy` uploads it. */
+interface SynthesizedFunction {
+  readonly logicalId: string;
+  /** The workflow Task it runs; undefined for the functions outside the workflow (the sweeper). */
+  readonly task?: TaskName;
+  /** The asset folder NodejsFunction bundled (index.js and its source map). */
+  readonly assetDir: string;
+  readonly runtime: string;
+  readonly handler: string;
+  /** The template's Environment.Variables: text, or CloudFormation intrinsics (Ref, Fn::GetAtt, ...) resolved at deploy time. */
+  readonly environment: Readonly<Record<string, unknown>>;
+  readonly memoryMb: number;
+  readonly timeoutS: number;
+}
+
+interface BundledSynthesis extends SynthesizedWorkflow {
+  /** The cloud assembly: the template and the asset folders. */
+  readonly outdir: string;
+  readonly functions: readonly SynthesizedFunction[];
+}
+
+/** Every Lambda function of a synthesized template, with its asset folder under `outdir`. */
+function functionsOf(template: TemplateJson, outdir: string, taskByLogicalId: ReadonlyMap<string, TaskName>): SynthesizedFunction[] {
+  return Object.entries(template.Resources)
+    .filter(([, r]) => r.Type === 'AWS::Lambda::Function')
+    .map(([logicalId, r]) => {
+      const assetPath = r.Metadata?.['aws:asset:path'];
+      if (typeof assetPath !== 'string') throw new Error(`function ${logicalId} has no aws:asset:path metadata: was bundling skipped?`);
+      const task = taskByLogicalId.get(logicalId);
+      const p = r.Properties;
+      return {
+        logicalId,
+        ...(task !== undefined ? { task } : {}),
+        assetDir: join(outdir, assetPath),
+        runtime: String(p['Runtime']),
+        handler: String(p['Handler']),
+        environment: (p['Environment'] as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {},
+        // Lambda's defaults when the template leaves them out: 128 MB, 3 s (CreateFunction).
+        memoryMb: Number(p['MemorySize'] ?? 128),
+        timeoutS: Number(p['Timeout'] ?? 3),
+      };
+    });
+}
+
+/**
+ * The app synthesized as `cdk synth` writes it for `cdk deploy`, Lambda bundling included (esbuild,
+ * tens of seconds), kept under `cacheDir` in a folder named by the digest of what it depends on
+ * (synthesisDigest and the lock file the bundles' packages come from). The folder is written
+ * whole under a temporary name, then renamed: a concurrent reader sees all or nothing.
+ * @internal used by test/bundles until `run --aws-rehearsal` runs the bundles
+ */
+export function synthesizeBundledCached(o: SynthesizeWorkflowOptions, cacheDir: string): BundledSynthesis {
+  const digest = createHash('sha256')
+    .update(synthesisDigest(o))
+    .update(readFileSync(join(o.projectRoot, 'package-lock.json')))
+    .digest('hex')
+    .slice(0, 32);
+  const dir = join(cacheDir, `bundled-${digest}`);
+  const index = join(dir, 'synthesis.json');
+  const load = (): BundledSynthesis => {
+    const stored = JSON.parse(readFileSync(index, 'utf8')) as {
+      definition: Record<string, unknown>;
+      taskByArn: [string, TaskName][];
+      functions: (Omit<SynthesizedFunction, 'assetDir'> & { assetDir: string })[];
+    };
+    return {
+      outdir: dir,
+      definition: stored.definition,
+      taskByArn: new Map(stored.taskByArn),
+      functions: stored.functions.map((f) => ({ ...f, assetDir: join(dir, f.assetDir) })),
+    };
+  };
+  if (existsSync(index)) return load();
+  mkdirSync(cacheDir, { recursive: true });
+  const tmp = `${dir}.${process.pid}.tmp`;
+  rmSync(tmp, { recursive: true, force: true });
+  const { template, workflow, taskByLogicalId } = synthesizeInto(o, tmp, true);
+  const functions = functionsOf(template, tmp, taskByLogicalId);
+  writeFileSync(
+    join(tmp, 'synthesis.json'),
+    JSON.stringify({ definition: workflow.definition, taskByArn: [...workflow.taskByArn], functions: functions.map((f) => ({ ...f, assetDir: relative(tmp, f.assetDir) })) }),
+  );
+  try {
+    renameSync(tmp, dir);
+  } catch {
+    // Another process wrote the same entry meanwhile: theirs is as good.
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  return load();
 }
 
 /**

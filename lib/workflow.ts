@@ -69,7 +69,16 @@ export class TaskFunction extends Construct {
         format: nodejs.OutputFormat.CJS,
         sourceMap: true,
         minify: true,
-        // The Node.js 22 runtime ships AWS SDK v3; DuckDB is a native module only the local backend loads.
+        // A package's ES module entry before its `main`: jsonc-parser's `main` is a UMD wrapper that
+        // requires its own files at run time, which esbuild cannot see, so its bundle fails to load
+        // with "Cannot find module './impl/format'" (evanw/esbuild#1619, microsoft/node-jsonc-parser#57).
+        mainFields: ['module', 'main'],
+        // Only what the nodejs22.x runtime provides stays outside the bundle: the AWS SDK for
+        // JavaScript v3 ("All supported Lambda Node.js runtimes include a specific minor version of
+        // the AWS SDK for JavaScript v3", Lambda Developer Guide, "Building Lambda functions with
+        // Node.js", Runtime-included SDK versions). DuckDB is neither bundled nor provided: no
+        // Task may load it (core/lake/results.ts loads it only for the local CLI), which
+        // test/bundles checks by running every bundle with only the runtime's packages.
         externalModules: ['@aws-sdk/*', '@duckdb/node-api'],
       },
     });

@@ -36,7 +36,7 @@ cat test-output/check-{asl-validator,format,lint,deadcode}.log
 # The layers that start servers (MariaDB, moto, the CLI) three files at a time: most of their time
 # is fixed-length sysbench steps and waits, which overlap, and every file keeps its servers, ports
 # and directories to itself (jest.config.js).
-npx jest --ci --selectProjects integration aws cdk rehearsal e2e faults --maxWorkers=3 --passWithNoTests --json --outputFile=test-output/jest-servers.json "$@"
+npx jest --ci --selectProjects integration aws cdk rehearsal e2e faults bundles --maxWorkers=3 --passWithNoTests --json --outputFile=test-output/jest-servers.json "$@"
 servers_code=$?
 check_code() { cat "test-output/check-$1.code" 2>/dev/null || echo 1; }
 asl_code=$(check_code asl-validator)

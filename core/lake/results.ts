@@ -7,7 +7,7 @@ import Table from 'cli-table3';
 import { clip, COMPACT_TABLE, fixed, num } from '../format';
 import { writeFileSync } from 'node:fs';
 import { extname } from 'node:path';
-import { skippedFilesText, withLake, type LakeReader, type LakeRowObject } from './duckdb';
+import type { LakeReader, LakeRowObject } from './duckdb';
 import { AuroraBenchError } from '../errors';
 import type { StepSummaryRow } from './schema';
 
@@ -232,6 +232,9 @@ export function renderRowsTable(columns: readonly string[], rows: readonly LakeR
 /** Everything `aurora-bench results` prints, for a local lake directory. */
 export async function resultsText(lakeDir: string, options: ResultsOptions = {}): Promise<string> {
   if (options.exportFile !== undefined && options.sql === undefined) throw new ExportError('--export writes the result of --sql: give the query with --sql');
+  // Loaded here, not at the top: the Task Lambdas import this module (regression/load.ts) and their
+  // runtime has no DuckDB (lib/workflow.ts keeps @duckdb/node-api out of the bundles).
+  const { skippedFilesText, withLake } = await import('./duckdb');
   return withLake(lakeDir, async (lake) => {
     if (options.sql !== undefined) {
       const { columns, rows } = await lake.queryWithColumns(options.sql);

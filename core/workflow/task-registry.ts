@@ -17,7 +17,6 @@ import {
   teardownCellOrDuet,
 } from './duet';
 
-/** @internal exported for its tests (a test seam) */
 export const TASKS = {
   'plan-run': planRunTask,
   // A cell Map item is a cell, or (order "duet") a duet of cells run together: core/workflow/duet.ts.
@@ -39,7 +38,10 @@ export type TaskResult<T extends TaskName> = Awaited<ReturnType<(typeof TASKS)[T
 /** A task bound to its deps: what a Task state invokes. */
 export type BoundTask<T extends TaskName> = (event: TaskEvent<T>) => Promise<TaskResult<T>>;
 
-/** One task bound to deps. */
+/**
+ * One task bound to deps.
+ * @internal exported for its tests (a test seam)
+ */
 export function bindTask<T extends TaskName>(task: T, deps: TaskDeps): BoundTask<T> {
   const run = TASKS[task] as (deps: TaskDeps, event: TaskEvent<T>) => Promise<TaskResult<T>>;
   return (event) => run(deps, event);

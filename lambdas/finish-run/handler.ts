@@ -1,4 +1,8 @@
-/** The finish-run Task on Lambda: core/workflow/task-registry.ts TASKS['finish-run'] with the AWS deps. */
+/**
+ * The finish-run Task on Lambda: core/workflow/task-registry.ts TASKS['finish-run'] with the AWS deps.
+ * It imports that Task alone, not the registry, so that its bundle holds only its own Task's code.
+ */
+import { finishRunTask } from '../../core/workflow/tasks';
 import { awsTaskHandler } from '../runtime/aws-runtime';
 
-export const handler = awsTaskHandler('finish-run');
+export const handler = awsTaskHandler('finish-run', finishRunTask);

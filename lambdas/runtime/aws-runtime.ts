@@ -1,12 +1,14 @@
 /**
  * Lambda plumbing shared by every Task handler: Powertools logger/metrics/tracer, and the AWS
- * TaskDeps built once per container (cold start) from the environment the CDK stack sets. The task
- * itself comes from core/workflow/task-registry.ts, the same map the local runner binds to local deps.
+ * TaskDeps built once per container (cold start) from the environment the CDK stack sets. Each
+ * handler passes its own Task function, the one core/workflow/task-registry.ts maps its name to (the
+ * map the local runner binds to local deps; the types check the pairing): importing the registry
+ * would put every Task's code into every bundle.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { Tracer } from '@aws-lambda-powertools/tracer';
-import { bindTask, type BoundTask, type TaskEvent, type TaskResult } from '../../core/workflow/task-registry';
+import type { TASKS, TaskEvent, TaskResult } from '../../core/workflow/task-registry';
 import type { TaskDeps } from '../../core/workflow/tasks';
 import type { TaskName } from '../../core/workflow/task-names';
 
@@ -36,14 +38,18 @@ function redact(value: unknown): unknown {
 }
 
 /** The Lambda entry of a task: binds it to the AWS deps once per container, logs the (redacted) input, counts outcomes, rethrows for Retry/Catch. */
-export function awsTaskHandler<T extends TaskName>(task: T) {
-  let bound: BoundTask<T> | undefined;
+export function awsTaskHandler<T extends TaskName>(task: T, run: (typeof TASKS)[T]) {
+  const runTask = run as (deps: TaskDeps, event: TaskEvent<T>) => Promise<TaskResult<T>>;
+  let bound: ((event: TaskEvent<T>) => Promise<TaskResult<T>>) | undefined;
   return async (event: TaskEvent<T>, context?: { awsRequestId?: string }): Promise<TaskResult<T>> => {
     logger.appendKeys({ task, requestId: context?.awsRequestId });
     const run = (event as { run?: { runId?: string } } | null)?.run;
     if (run?.runId) logger.appendKeys({ runId: run.runId });
     logger.debug('task input', { event: redact(event) as Record<string, unknown> });
-    bound ??= bindTask(task, await awsDeps());
+    if (!bound) {
+      const deps = await awsDeps();
+      bound = (e) => runTask(deps, e);
+    }
     const started = Date.now();
     try {
       const result = await bound(event);

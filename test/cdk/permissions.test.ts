@@ -12,6 +12,9 @@
  *    of your own s3:PutObject on it and s3:GetEncryptionConfiguration on the bucket when it is
  *    encrypted);
  *  - the state machine: lambda:InvokeFunction on every function a Task state names.
+ * And the other way round, per Lambda: its role allows nothing its own bundle does not call (beyond
+ * what Lambda does with the role: logs, X-Ray), so a role two functions share stays only as wide
+ * as each of them needs.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,7 +26,7 @@ import { lakeKeys } from '../../core/lake/rows';
 import { TASK_NAMES } from '../../core/workflow/task-names';
 import { RUNNER_PREFIX, SSM_OUTPUT_PREFIX } from '../../lib/handler-environment';
 import { cliCallsOf, missingPermissions, sdkCallsOfEntry, type CodeCall, type PolicyStatementJson } from '../helpers/iam-check';
-import { PROJECT_ROOT, render, resourcesOf, statementsOfRole, synthTestApp, type TestApp } from './cdk-fixture';
+import { actionsOf, PROJECT_ROOT, render, resourcesOf, statementsOfRole, synthTestApp, type TestApp } from './cdk-fixture';
 
 let t: TestApp;
 beforeAll(() => {
@@ -32,6 +35,15 @@ beforeAll(() => {
 afterAll(() => t.dispose());
 
 const renderResource = (r: unknown): string[] => (Array.isArray(r) ? r.map(render) : [render(r)]);
+
+/**
+ * What Lambda itself does with a function's execution role, which no code of the function calls:
+ * write its logs (logs:CreateLogStream, logs:PutLogEvents: Lambda Developer Guide, "Sending Lambda
+ * function logs to CloudWatch Logs") and, with active tracing, send its trace segments
+ * (xray:PutTraceSegments, xray:PutTelemetryRecords: Lambda Developer Guide, "Visualize Lambda
+ * function invocations using AWS X-Ray", execution role permissions).
+ */
+const LAMBDA_SERVICE_ACTIONS: readonly string[] = ['logs:CreateLogStream', 'logs:PutLogEvents', 'xray:PutTraceSegments', 'xray:PutTelemetryRecords'];
 const logicalId = (c: { node: { defaultChild?: unknown } }) => t.stack.getLogicalId(c.node.defaultChild as CfnElement);
 const statementsOf = (roleId: string) => statementsOfRole(t.template, roleId) as PolicyStatementJson[];
 
@@ -73,6 +85,23 @@ describe('every AWS action the code can call is allowed to the role that calls i
       // Assert: every Lambda talks to AWS (at least the lake), and each call is allowed.
       expect(calls.length).toBeGreaterThan(0);
       expect(missingPermissions(statementsOf(lambda.roleId), calls, renderResource)).toEqual([]);
+    },
+    60_000,
+  );
+
+  test.each([...TASK_NAMES, 'sweeper'].map((name) => [name]))(
+    'Lambda %s: its role allows no action its own bundle does not call',
+    async (name) => {
+      // Arrange
+      const lambda = lambdas().find((l) => l.name === name)!;
+      const called = new Set((await sdkCallsOfEntry(lambda.entry)).map((c) => c.action));
+
+      // Act
+      const granted = [...new Set(statementsOf(lambda.roleId).flatMap(actionsOf))];
+      const unused = granted.filter((a) => !called.has(a) && !LAMBDA_SERVICE_ACTIONS.includes(a));
+
+      // Assert: a role shared by several functions passes only while each of them calls all of it.
+      expect(unused).toEqual([]);
     },
     60_000,
   );

@@ -261,7 +261,7 @@ describe('Workflow', () => {
     const run = bySid('RunTaggedClients');
     expect(actionsOf(run)).toEqual(['ec2:RunInstances']);
     expect(run.Condition).toEqual({ Null: { [`aws:RequestTag/${RUN_ID_TAG}`]: 'false' } });
-    expect(bySid('StopRunClients').Condition).toEqual({ Null: { [`aws:ResourceTag/${RUN_ID_TAG}`]: 'false' } });
+    expect(bySid('TerminateRunClients').Condition).toEqual({ Null: { [`aws:ResourceTag/${RUN_ID_TAG}`]: 'false' } });
     expect(bySid('RunCommandOnRunClients').Condition).toEqual({ Null: { [`ssm:resourceTag/${RUN_ID_TAG}`]: 'false' } });
     expect((bySid('ResolveClientAmiParameter').Resource as unknown[]).map(render).sort()).toEqual([
       'arn:<AWS::Partition>:ssm:<AWS::Region>::parameter/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-arm64',

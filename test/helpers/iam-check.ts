@@ -88,6 +88,7 @@ const DEPENDENT_ACTIONS: Readonly<Record<string, readonly string[]>> = {
   'athena:StartQueryExecution': [
     'glue:GetDatabase',
     'glue:GetTable',
+    'glue:GetTables',
     'glue:GetPartitions',
     'glue:GetPartition',
     'glue:CreatePartition',

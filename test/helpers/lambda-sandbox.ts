@@ -1,0 +1,449 @@
+/**
+ * A synthesized Lambda asset run the way the Node.js 22 runtime runs it, on this machine: one child
+ * process per execution environment (a cold start), which loads the asset and answers invocations
+ * until it is stopped, times out or dies. docs/decisions/lambda-bundle-sandbox.md says why a child
+ * process rather than AWS's Runtime Interface Emulator.
+ *
+ * What the child gets is what Lambda gives, and nothing of this checkout:
+ *  - its asset folder alone, copied read-only (the role of /var/task);
+ *  - a read-only NODE_PATH holding only the AWS SDK for JavaScript v3 and its dependencies (the role
+ *    of /var/runtime/node_modules: "All supported Lambda Node.js runtimes include a specific minor
+ *    version of the AWS SDK for JavaScript v3", Lambda Developer Guide, "Building Lambda functions
+ *    with Node.js", Runtime-included SDK versions), in the order the runtime's bootstrap sets it
+ *    (/opt/nodejs/node22/node_modules:/opt/nodejs/node_modules:/var/runtime/node_modules:/var/runtime:/var/task);
+ *  - the function's Environment from the template, the variables Lambda defines (AWS_REGION,
+ *    AWS_LAMBDA_FUNCTION_MEMORY_SIZE, LAMBDA_TASK_ROOT, _HANDLER, TZ=:UTC, ...; Lambda Developer
+ *    Guide, "Defined runtime environment variables") and a writable temporary folder of its own;
+ *  - the heap limits the runtime's bootstrap derives from the memory size (new space = memory / 10,
+ *    --max-semi-space-size = new space / 2, --max-old-space-size = memory - new space; the
+ *    bootstrap of the public.ecr.aws/lambda/nodejs images) and the flags Lambda sets on Node.js 22
+ *    (--no-experimental-require-module, --no-experimental-detect-module: Lambda Developer Guide,
+ *    "Experimental Node.js features"), where this machine's Node.js knows them;
+ *  - the function's timeout: an invocation still running then is killed with its environment.
+ * Run as root, the child runs as `nobody` (Lambda runs functions as an unprivileged user), so the
+ * read-only folders are read-only to it too.
+ *
+ * Errors come back as Lambda reports them: errorType (the error's name, Runtime.ImportModuleError
+ * for a module that does not load, Runtime.HandlerNotFound, Sandbox.Timedout, Runtime.ExitError)
+ * and errorMessage.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { createHash, randomUUID } from 'node:crypto';
+import { chmodSync, chownSync, copyFileSync, cpSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/** One function of the synthesized template, as Lambda would run it. */
+export interface LambdaFunctionConfig {
+  /** The function's name (its logical id in the template, for messages and AWS_LAMBDA_FUNCTION_NAME). */
+  readonly name: string;
+  /** The synthesized asset folder (cdk.out/asset.<hash>). */
+  readonly assetDir: string;
+  /** The template's Handler, e.g. index.handler. */
+  readonly handler: string;
+  readonly environment: Readonly<Record<string, string>>;
+  readonly memoryMb: number;
+  readonly timeoutS: number;
+}
+
+/** What an invocation answered: its result, or the error Lambda would report. */
+export type InvokeOutcome =
+  | { readonly ok: true; readonly payload: unknown; readonly coldStart: boolean }
+  | { readonly ok: false; readonly errorType: string; readonly errorMessage: string; readonly coldStart: boolean };
+
+/** Lambda's limit on an execution environment's Init phase. */
+const INIT_LIMIT_MS = 10_000;
+
+/**
+ * Load errors: the function never ran its own code.
+ */
+export const LOAD_ERROR_TYPES: readonly string[] = ['Runtime.ImportModuleError', 'Runtime.HandlerNotFound', 'Runtime.UserCodeSyntaxError'];
+
+/**
+ * The bootstrap each environment runs (the role of /var/runtime/index.mjs): loads the handler
+ * module once, then answers the parent's invocations over IPC. Only Node.js builtins: it must not
+ * resolve anything the function itself could not.
+ */
+const BOOTSTRAP = String.raw`'use strict';
+const path = require('node:path');
+const send = (m) => new Promise((r) => process.send(m, () => r()));
+const errorOf = (e, fallback) => ({
+  errorType: (e && typeof e === 'object' && typeof e.name === 'string' && e.name !== 'Error') ? e.name : fallback,
+  errorMessage: e && typeof e === 'object' && 'message' in e ? String(e.message) : String(e),
+});
+(async () => {
+  const spec = process.env._HANDLER || '';
+  const dot = spec.lastIndexOf('.');
+  const modulePath = path.resolve(process.env.LAMBDA_TASK_ROOT, spec.slice(0, dot));
+  let handler;
+  try {
+    const mod = require(modulePath);
+    handler = mod[spec.slice(dot + 1)];
+  } catch (e) {
+    const code = e && e.code;
+    const type = code === 'MODULE_NOT_FOUND' || code === 'ERR_REQUIRE_ESM' ? 'Runtime.ImportModuleError' : e instanceof SyntaxError ? 'Runtime.UserCodeSyntaxError' : 'Runtime.ImportModuleError';
+    await send({ kind: 'init-error', errorType: type, errorMessage: String(e && e.stack || e) });
+    process.exit(1);
+  }
+  if (typeof handler !== 'function') {
+    await send({ kind: 'init-error', errorType: 'Runtime.HandlerNotFound', errorMessage: spec + ' is undefined or not exported' });
+    process.exit(1);
+  }
+  process.on('message', async (m) => {
+    const deadline = Date.now() + m.timeoutMs;
+    const context = {
+      awsRequestId: m.requestId,
+      functionName: process.env.AWS_LAMBDA_FUNCTION_NAME,
+      functionVersion: process.env.AWS_LAMBDA_FUNCTION_VERSION,
+      memoryLimitInMB: process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE,
+      logGroupName: process.env.AWS_LAMBDA_LOG_GROUP_NAME,
+      logStreamName: process.env.AWS_LAMBDA_LOG_STREAM_NAME,
+      invokedFunctionArn: m.functionArn,
+      getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+      callbackWaitsForEmptyEventLoop: true,
+    };
+    try {
+      const payload = await handler(m.event, context);
+      await send({ kind: 'result', requestId: m.requestId, payload: payload === undefined ? null : JSON.parse(JSON.stringify(payload)) });
+    } catch (e) {
+      await send({ kind: 'error', requestId: m.requestId, ...errorOf(e, 'Error') });
+    }
+  });
+  await send({ kind: 'ready' });
+})();
+`;
+
+/** The heap flags of the runtime's bootstrap for a memory size, and Lambda's Node.js 22 flags this Node.js knows. */
+function runtimeNodeFlags(memoryMb: number): string[] {
+  const newSpace = Math.floor(memoryMb / 10);
+  const flags = ['--expose-gc', '--max-http-header-size=81920', `--max-semi-space-size=${Math.floor(newSpace / 2)}`, `--max-old-space-size=${memoryMb - newSpace}`];
+  for (const flag of ['--no-experimental-require-module', '--no-experimental-detect-module']) {
+    if (process.allowedNodeEnvironmentFlags.has(flag.replace(/^--no-/, '--'))) flags.push(flag);
+  }
+  return flags;
+}
+
+/** Packages whose files make up the runtime's node_modules: every @aws-sdk package installed here and what they depend on. */
+function sdkClosure(nodeModules: string): string[] {
+  const seen = new Set<string>();
+  const queue = readdirSync(join(nodeModules, '@aws-sdk')).map((n) => `@aws-sdk/${n}`);
+  while (queue.length > 0) {
+    const name = queue.pop()!;
+    if (seen.has(name)) continue;
+    const manifest = join(nodeModules, name, 'package.json');
+    if (!existsSync(manifest)) continue; // an optional dependency not installed for this platform
+    seen.add(name);
+    const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string> };
+    queue.push(...Object.keys({ ...pkg.dependencies, ...pkg.optionalDependencies }));
+  }
+  return [...seen].sort();
+}
+
+/** Files read-only (0444), folders read-only and traversable (0555). */
+function makeReadOnly(path: string): void {
+  const st = statSync(path);
+  if (st.isDirectory()) {
+    for (const e of readdirSync(path)) makeReadOnly(join(path, e));
+    chmodSync(path, 0o555);
+  } else {
+    chmodSync(path, 0o444);
+  }
+}
+
+/**
+ * `from` (read-only files) linked file by file under `to`, folders made read-only: the files are
+ * shared, not copied (tens of MB). Copied where a link is impossible (another file system).
+ */
+function linkTree(from: string, to: string): void {
+  mkdirSync(to, { recursive: true });
+  for (const e of readdirSync(from, { withFileTypes: true })) {
+    const source = join(from, e.name);
+    const target = join(to, e.name);
+    if (e.isDirectory()) linkTree(source, target);
+    else {
+      try {
+        linkSync(source, target);
+      } catch {
+        copyFileSync(source, target);
+        chmodSync(target, 0o444);
+      }
+    }
+  }
+  chmodSync(to, 0o555);
+}
+
+function removeTree(path: string): void {
+  if (!existsSync(path)) return;
+  // Read-only folders first made writable again, or their entries cannot be removed (not as root: but as anyone else).
+  const walk = (p: string) => {
+    const st = statSync(p, { throwIfNoEntry: false });
+    if (!st?.isDirectory()) return;
+    chmodSync(p, 0o755);
+    for (const e of readdirSync(p)) walk(join(p, e));
+  };
+  walk(path);
+  rmSync(path, { recursive: true, force: true });
+}
+
+/**
+ * The runtime's packages (the role of /var/runtime/node_modules) under `cacheDir`, built once per set
+ * of installed SDK versions: the @aws-sdk packages of `nodeModules` and their dependency closure,
+ * copied and made read-only. Returns the folder to put on NODE_PATH.
+ */
+export function lambdaRuntimeModules(nodeModules: string, cacheDir: string): string {
+  const packages = sdkClosure(nodeModules);
+  const versions = packages.map((p) => `${p}@${(JSON.parse(readFileSync(join(nodeModules, p, 'package.json'), 'utf8')) as { version: string }).version}`);
+  const digest = createHash('sha256').update(versions.join('\n')).digest('hex').slice(0, 16);
+  const dir = join(cacheDir, `lambda-runtime-${digest}`);
+  const modules = join(dir, 'node_modules');
+  if (existsSync(join(dir, 'complete'))) return modules;
+  const tmp = `${dir}.${process.pid}.tmp`;
+  removeTree(tmp);
+  for (const p of packages) cpSync(join(nodeModules, p), join(tmp, 'node_modules', p), { recursive: true, dereference: true });
+  writeFileSync(join(tmp, 'packages.txt'), versions.join('\n') + '\n');
+  writeFileSync(join(tmp, 'complete'), '');
+  makeReadOnly(tmp);
+  chmodSync(tmp, 0o755);
+  try {
+    renameSync(tmp, dir);
+  } catch {
+    // Another process built it meanwhile: use theirs.
+    removeTree(tmp);
+  }
+  return modules;
+}
+
+/** The uid/gid the children run as: `nobody` when this process is root, else this process's own. */
+function childIdentity(): { uid?: number; gid?: number } {
+  return process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+}
+
+export interface LambdaSandboxOptions {
+  /**
+   * A folder of the sandbox's own (the functions' copies, their /tmp, the runtime), removed by
+   * dispose(); it and its parents must be traversable by everyone when this process is root.
+   */
+  readonly dir: string;
+  /** The runtime's packages (lambdaRuntimeModules), linked into the sandbox's folder. */
+  readonly runtimeModules: string;
+  readonly region: string;
+  /** Variables added to every function's environment after the template's (the rehearsal: moto's endpoint and credentials). */
+  readonly extraEnvironment?: Readonly<Record<string, string>>;
+  /** Each line a function writes (stdout and stderr). */
+  readonly onLog?: (functionName: string, line: string) => void;
+}
+
+interface Environment {
+  readonly child: ChildProcess;
+  readonly ready: Promise<{ ok: true } | { ok: false; errorType: string; errorMessage: string }>;
+  busy: boolean;
+}
+
+/**
+ * Functions staged for running: invoke() starts an environment on a cold start and reuses it while warm.
+ */
+export class LambdaSandbox {
+  private readonly functions = new Map<string, { config: LambdaFunctionConfig; taskRoot: string; tmp: string; warm: Environment[] }>();
+  private readonly bootstrap: string;
+  private readonly runtimeModules: string;
+  private readonly identity = childIdentity();
+
+  constructor(private readonly o: LambdaSandboxOptions) {
+    mkdirSync(o.dir, { recursive: true });
+    chmodSync(o.dir, 0o755);
+    if (this.identity.uid !== undefined) {
+      // The children run as nobody: every folder above the sandbox must let others through (mkdtemp makes 0700 folders).
+      for (let d = dirname(o.dir); d !== dirname(d); d = dirname(d)) {
+        if ((statSync(d).mode & 0o001) === 0) throw new Error(`the sandbox folder ${o.dir} is inside ${d}, which others cannot enter: nobody could run the functions`);
+      }
+    }
+    const runtimeDir = join(o.dir, 'runtime');
+    mkdirSync(runtimeDir, { recursive: true });
+    this.bootstrap = join(runtimeDir, 'bootstrap.js');
+    writeFileSync(this.bootstrap, BOOTSTRAP);
+    this.runtimeModules = join(runtimeDir, 'node_modules');
+    linkTree(o.runtimeModules, this.runtimeModules);
+    makeReadOnly(runtimeDir);
+  }
+
+  /** Copies the function's asset folder alone, read-only, and gives it an empty writable temporary folder. */
+  add(config: LambdaFunctionConfig): void {
+    if (this.functions.has(config.name)) throw new Error(`function ${config.name} is already in the sandbox`);
+    const base = join(this.o.dir, 'functions', config.name);
+    const taskRoot = join(base, 'task');
+    cpSync(config.assetDir, taskRoot, { recursive: true, dereference: true });
+    makeReadOnly(taskRoot);
+    const tmp = join(base, 'tmp');
+    mkdirSync(tmp, { recursive: true });
+    if (this.identity.uid !== undefined) chownSync(tmp, this.identity.uid, this.identity.gid!);
+    chmodSync(dirname(taskRoot), 0o755);
+    chmodSync(join(this.o.dir, 'functions'), 0o755);
+    this.functions.set(config.name, { config, taskRoot, tmp, warm: [] });
+  }
+
+  private environmentVariables(config: LambdaFunctionConfig, taskRoot: string, tmp: string): Record<string, string> {
+    const runtimeDir = dirname(this.bootstrap);
+    return {
+      PATH: '/usr/local/bin:/usr/bin:/bin',
+      LANG: 'en_US.UTF-8',
+      TZ: ':UTC',
+      TMPDIR: tmp,
+      HOME: tmp,
+      LAMBDA_TASK_ROOT: taskRoot,
+      LAMBDA_RUNTIME_DIR: runtimeDir,
+      NODE_PATH: [this.runtimeModules, runtimeDir, taskRoot].join(':'),
+      _HANDLER: config.handler,
+      AWS_REGION: this.o.region,
+      AWS_DEFAULT_REGION: this.o.region,
+      AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+      AWS_LAMBDA_FUNCTION_NAME: config.name,
+      AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+      AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(config.memoryMb),
+      AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
+      AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${config.name}`,
+      AWS_LAMBDA_LOG_STREAM_NAME: `sandbox/[$LATEST]${randomUUID().replace(/-/g, '')}`,
+      AWS_XRAY_CONTEXT_MISSING: 'LOG_ERROR',
+      // Where X-Ray segments go (UDP): nothing listens here, as nothing needs to.
+      AWS_XRAY_DAEMON_ADDRESS: '127.0.0.1:2000',
+      _X_AMZN_TRACE_ID: `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomUUID().replace(/-/g, '').slice(0, 24)};Parent=${randomUUID().replace(/-/g, '').slice(0, 16)};Sampled=0`,
+      ...config.environment,
+      ...this.o.extraEnvironment,
+    };
+  }
+
+  private start(name: string): Environment {
+    const fn = this.functions.get(name)!;
+    const env = this.environmentVariables(fn.config, fn.taskRoot, fn.tmp);
+    const child = fork(this.bootstrap, [], {
+      cwd: fn.taskRoot,
+      env,
+      execArgv: runtimeNodeFlags(fn.config.memoryMb),
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      serialization: 'json',
+      ...this.identity,
+    });
+    // The last lines written, for the message of a runtime that dies before it can report.
+    const lastLines: string[] = [];
+    const emit = (line: string) => {
+      lastLines.push(line);
+      if (lastLines.length > 8) lastLines.shift();
+      this.o.onLog?.(name, line);
+    };
+    for (const stream of [child.stdout!, child.stderr!]) {
+      let pending = '';
+      stream.setEncoding('utf8');
+      stream.on('data', (chunk: string) => {
+        pending += chunk;
+        const lines = pending.split('\n');
+        pending = lines.pop()!;
+        for (const line of lines) emit(line);
+      });
+      stream.on('end', () => {
+        if (pending) emit(pending);
+      });
+    }
+    const ready = new Promise<{ ok: true } | { ok: false; errorType: string; errorMessage: string }>((resolve) => {
+      const onMessage = (m: { kind: string; errorType?: string; errorMessage?: string }) => {
+        if (m.kind === 'ready') resolve({ ok: true });
+        else if (m.kind === 'init-error') resolve({ ok: false, errorType: m.errorType!, errorMessage: m.errorMessage! });
+        else return;
+        child.off('message', onMessage);
+      };
+      child.on('message', onMessage);
+      child.once('exit', (code, signal) =>
+        resolve({
+          ok: false,
+          errorType: 'Runtime.ExitError',
+          errorMessage: `the runtime exited during its initialization (${signal ?? `exit status ${code}`}): ${lastLines.join('\n')}`,
+        }),
+      );
+    });
+    return { child, ready, busy: false };
+  }
+
+  private static stop(environment: Environment): void {
+    if (environment.child.exitCode === null && environment.child.signalCode === null) environment.child.kill('SIGKILL');
+  }
+
+  /**
+   * Invokes the function with `event`: in a warm environment that is idle, else in a new one (a cold
+   * start). The function's timeout covers the handler's run; past it the environment is killed. An
+   * initialization gets Lambda's 10 s for the Init phase and, as Lambda then runs it again within the
+   * invocation, the function's timeout on top (Lambda Developer Guide, "Understanding the Lambda
+   * execution environment lifecycle": "The Init phase is limited to 10 seconds").
+   */
+  async invoke(name: string, event: unknown): Promise<InvokeOutcome> {
+    const fn = this.functions.get(name);
+    if (!fn) throw new Error(`no function ${name} in the sandbox`);
+    let environment = fn.warm.find((e) => !e.busy && e.child.exitCode === null && e.child.signalCode === null);
+    const coldStart = environment === undefined;
+    environment ??= this.start(name);
+    environment.busy = true;
+    if (coldStart) fn.warm.push(environment);
+    const timeoutMs = fn.config.timeoutS * 1000;
+    const requestId = randomUUID();
+    const child = environment.child;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = (ms: number, message: string) =>
+      new Promise<InvokeOutcome>((resolve) => {
+        clearTimeout(timer);
+        timer = setTimeout(() => resolve({ ok: false, errorType: 'Sandbox.Timedout', errorMessage: `RequestId: ${requestId} Error: ${message}`, coldStart }), ms);
+      });
+    const run = async (): Promise<InvokeOutcome> => {
+      const ready = await Promise.race([
+        environment.ready,
+        deadline(INIT_LIMIT_MS + timeoutMs, `the initialization did not finish within ${INIT_LIMIT_MS / 1000} s + the function's timeout`),
+      ]);
+      if ('coldStart' in ready) return ready;
+      if (!ready.ok) return { ...ready, coldStart };
+      const answered = new Promise<InvokeOutcome>((resolve) => {
+        const onMessage = (m: { kind: string; requestId?: string; payload?: unknown; errorType?: string; errorMessage?: string }) => {
+          if (m.requestId !== requestId) return;
+          child.off('message', onMessage);
+          child.off('exit', onExit);
+          resolve(m.kind === 'result' ? { ok: true, payload: m.payload, coldStart } : { ok: false, errorType: m.errorType!, errorMessage: m.errorMessage!, coldStart });
+        };
+        const onExit = (code: number | null, signal: string | null) => {
+          child.off('message', onMessage);
+          resolve({ ok: false, errorType: 'Runtime.ExitError', errorMessage: `RequestId: ${requestId} Error: Runtime exited (${signal ?? `exit status ${code}`})`, coldStart });
+        };
+        child.on('message', onMessage);
+        child.once('exit', onExit);
+        child.send({ requestId, event, timeoutMs, functionArn: `arn:aws:lambda:${this.o.region}:123456789012:function:${name}` });
+      });
+      return Promise.race([answered, deadline(timeoutMs, `Task timed out after ${fn.config.timeoutS.toFixed(2)} seconds`)]);
+    };
+    try {
+      const outcome = await run();
+      // An environment whose invocation failed to load, timed out or died is not reused (Lambda starts a new one).
+      if (!outcome.ok && (outcome.errorType === 'Sandbox.Timedout' || outcome.errorType.startsWith('Runtime.'))) {
+        LambdaSandbox.stop(environment);
+        fn.warm.splice(fn.warm.indexOf(environment), 1);
+      }
+      return outcome;
+    } finally {
+      clearTimeout(timer);
+      environment.busy = false;
+    }
+  }
+
+  /** The pids of the environments still running. */
+  pids(): number[] {
+    return [...this.functions.values()].flatMap((f) => f.warm.filter((e) => e.child.exitCode === null && e.child.signalCode === null).map((e) => e.child.pid!));
+  }
+
+  /** Stops every environment and removes the sandbox's folder. */
+  async dispose(): Promise<void> {
+    const exits: Promise<unknown>[] = [];
+    for (const fn of this.functions.values()) {
+      for (const e of fn.warm) {
+        if (e.child.exitCode === null && e.child.signalCode === null) {
+          exits.push(new Promise((r) => e.child.once('exit', r)));
+          LambdaSandbox.stop(e);
+        }
+      }
+      fn.warm.length = 0;
+    }
+    await Promise.all(exits);
+    removeTree(this.o.dir);
+  }
+}
