@@ -30,7 +30,11 @@ const layers = readdirSync(join(__dirname, 'test'), { withFileTypes: true })
   .sort();
 
 module.exports = {
-  projects: layers.map((name) => ({ ...shared, displayName: name, testMatch: [`<rootDir>/test/${name}/**/*.test.ts`] })),
+  projects: layers.map((name) => ({
+    ...shared,
+    displayName: name,
+    testMatch: [`<rootDir>/test/${name}/**/*.test.ts`],
+  })),
   testTimeout: 120000,
   // Running a subset by path (`npx jest test/integration/x.test.ts`) starts servers: one at a time
   // unless a command asks for more (test:unit does).
