@@ -36,6 +36,8 @@ module.exports = {
     testMatch: [`<rootDir>/test/${name}/**/*.test.ts`],
   })),
   testTimeout: 120000,
+  // Longest files first, from a recorded run (test/sequencer.js): a clean clone has no Jest cache.
+  testSequencer: '<rootDir>/test/sequencer.js',
   // Running a subset by path (`npx jest test/integration/x.test.ts`) starts servers: one at a time
   // unless a command asks for more (test:unit does).
   maxWorkers: 1,

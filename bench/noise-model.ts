@@ -23,7 +23,11 @@ import { SeededRandom } from '../core/random';
 export interface RecordedRun {
   readonly runId: string;
   readonly phase: string;
-  readonly repeats: readonly { readonly tps: number; readonly latencyMs: number; readonly intervalTps: readonly number[] }[];
+  readonly repeats: readonly {
+    readonly tps: number;
+    readonly latencyMs: number;
+    readonly intervalTps: readonly number[];
+  }[];
 }
 
 export interface Ar1 {
@@ -74,9 +78,17 @@ function stretches(runs: readonly RecordedRun[]): RecordedRun[][] {
   return out;
 }
 
-export function fitNoiseModel(runs: readonly RecordedRun[]): NoiseModel {
+/**
+ * The model of recorded runs: between runs from their repeats in time order, within a run from
+ * `withinRun` (one long step's per-interval TPS) when given, else from every repeat's intervals.
+ */
+export function fitNoiseModel(runs: readonly RecordedRun[], withinRun?: readonly number[]): NoiseModel {
   const between = stretches(runs).map((s) => s.flatMap((r) => r.repeats.map((x) => Math.log(x.tps))));
-  const within = runs.flatMap((r) => r.repeats.map((x) => x.intervalTps.filter((v) => v > 0).map((v) => Math.log(v))));
+  const logs = (xs: readonly number[]): number[] => xs.filter((v) => v > 0).map((v) => Math.log(v));
+  const within =
+    withinRun && withinRun.length > 0
+      ? [logs(withinRun)]
+      : runs.flatMap((r) => r.repeats.map((x) => logs(x.intervalTps)));
   const levels: Record<string, number> = {};
   for (const phase of new Set(runs.map((r) => r.phase))) {
     const xs = runs.filter((r) => r.phase === phase).flatMap((r) => r.repeats.map((x) => x.tps));

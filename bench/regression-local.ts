@@ -49,12 +49,15 @@ import { fitNoiseModel, type RecordedRun } from './noise-model';
 const REPO = findRepoRoot(__dirname);
 const RESULTS = join(REPO, 'bench', 'results', 'regression-local.json');
 
-const { values } = parseArgs({ options: { record: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: { record: { type: 'boolean', default: false }, 'within-run-s': { type: 'string', default: '60' } },
+});
+const WITHIN_RUN_S = Number(values['within-run-s']);
 
-function experiment(durable: boolean, repeats: number): object {
+function experiment(durable: boolean, repeats: number, name = 'durability-history', durationS = 4): object {
   const relaxed = { innodb_trx_commit_allow_data_loss: 1, innodb_flush_log_at_trx_commit: 0 };
   return {
-    name: 'durability-history',
+    name,
     engine: { version: '3.10.4' },
     variants: [
       {
@@ -66,7 +69,7 @@ function experiment(durable: boolean, repeats: number): object {
       },
     ],
     data: { tables: 1, tableSize: 1000 },
-    defaults: { durationS: 4, warmupS: 1, reportIntervalS: 1 },
+    defaults: { durationS, warmupS: 1, reportIntervalS: 1 },
     workloads: [{ name: 'write', test: 'oltp_write_only', threads: [4] }],
     repeats,
   };
@@ -105,12 +108,34 @@ async function main(): Promise<void> {
     const runIds: string[] = [];
     for (const [i, p] of schedule.entries()) {
       const runId = `durability-${String(i + 1).padStart(2, '0')}`;
-      const result = await runLocal({ specFile: p.specFile, repoRoot: REPO, lakeDir, backend, serverVersion: null, runId });
+      const result = await runLocal({
+        specFile: p.specFile,
+        repoRoot: REPO,
+        lakeDir,
+        backend,
+        serverVersion: null,
+        runId,
+      });
       if (result.status !== 'SUCCEEDED') throw new Error(`run ${runId} ended ${result.status}: ${result.cause ?? ''}`);
       runIds.push(runId);
       process.stdout.write(`${runId} ${p.phase} done (${Math.round((Date.now() - started) / 1000)} s)\n`);
     }
-    const { history, same, worse, runs } = await withLake(lakeDir, async (lake) => {
+    // One longer relaxed step of another experiment (so the history above does not see it): its
+    // per-interval values are what the within-run noise model is fitted to; a 4-second step's four
+    // intervals are too few to estimate an autocorrelation from.
+    const withinSpec = join(work, 'within-run.json');
+    writeFileSync(withinSpec, JSON.stringify(experiment(false, 1, 'durability-within-run', WITHIN_RUN_S)));
+    const within = await runLocal({
+      specFile: withinSpec,
+      repoRoot: REPO,
+      lakeDir,
+      backend,
+      serverVersion: null,
+      runId: 'within-run',
+    });
+    if (within.status !== 'SUCCEEDED') throw new Error(`run within-run ended ${within.status}: ${within.cause ?? ''}`);
+    process.stdout.write(`within-run (${WITHIN_RUN_S} s step) done (${Math.round((Date.now() - started) / 1000)} s)\n`);
+    const { history, same, worse, runs, withinRun } = await withLake(lakeDir, async (lake) => {
       const recorded: RecordedRun[] = [];
       for (const [i, runId] of runIds.entries()) {
         const side = await loadCompareSide(lake, runId);
@@ -124,16 +149,25 @@ async function main(): Promise<void> {
           })),
         });
       }
+      const withinSide = await loadCompareSide(lake, 'within-run');
+      const step = withinSide.steps[0]!;
       return {
+        withinRun: (withinSide.intervals.get(`${step.cell_id}/${step.step_id}`) ?? []).map((x) => x.tps),
         runs: recorded,
         history: await historyFromLake(lake, 'durability-history', HISTORY_OPTIONS),
         same: await compareFromLake(lake, 'durability-21', 'durability-22', { level: 0.999 }),
         worse: await compareFromLake(lake, 'durability-21', 'durability-14'),
       };
     });
-    const figures = summarise(runIds, runs, history, same, worse);
+    const figures = summarise(runIds, runs, withinRun, history, same, worse);
     printFigures(figures);
-    if (values.record) record({ recordedAt: new Date().toISOString(), host: host(), wallS: Math.round((Date.now() - started) / 1000), ...figures });
+    if (values.record)
+      record({
+        recordedAt: new Date().toISOString(),
+        host: host(),
+        wallS: Math.round((Date.now() - started) / 1000),
+        ...figures,
+      });
   } finally {
     await backend.cleanupAll({ includeLive: true });
     rmSync(work, { recursive: true, force: true });
@@ -144,7 +178,14 @@ function host(): object {
   return { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', node: process.version };
 }
 
-function summarise(runIds: readonly string[], runs: readonly RecordedRun[], history: History, same: Comparison, worse: Comparison) {
+function summarise(
+  runIds: readonly string[],
+  runs: readonly RecordedRun[],
+  withinRun: readonly number[],
+  history: History,
+  same: Comparison,
+  worse: Comparison,
+) {
   const metric = (name: string) => history.steps[0]!.metrics.find((m) => m.metric === name)!;
   const at = (runId: string): number => runIds.indexOf(runId);
   const points = (name: string) =>
@@ -155,14 +196,28 @@ function summarise(runIds: readonly string[], runs: readonly RecordedRun[], hist
       ratio: { estimate: c.change.estimate, low: c.change.low, high: c.change.high },
     }));
   const tps = metric('tps');
-  const found = (direction: string, run: number): boolean => points('tps').some((c) => c.direction === direction && Math.abs(c.run - run) <= 1);
-  const latencyFound = (direction: string, run: number): boolean => points('latency').some((c) => c.direction === direction && Math.abs(c.run - run) <= 1);
+  const found = (direction: string, run: number): boolean =>
+    points('tps').some((c) => c.direction === direction && Math.abs(c.run - run) <= 1);
+  const latencyFound = (direction: string, run: number): boolean =>
+    points('latency').some((c) => c.direction === direction && Math.abs(c.run - run) <= 1);
   const verdicts = (c: Comparison) =>
     Object.fromEntries(
-      c.steps[0]!.metrics.map((m) => [m.metric, { verdict: m.verdict, source: m.source, ratio: m.ratio?.estimate ?? null, low: m.ratio?.low ?? null, high: m.ratio?.high ?? null }]),
+      c.steps[0]!.metrics.map((m) => [
+        m.metric,
+        {
+          verdict: m.verdict,
+          source: m.source,
+          ratio: m.ratio?.estimate ?? null,
+          low: m.ratio?.low ?? null,
+          high: m.ratio?.high ?? null,
+        },
+      ]),
     );
   const meanOf = (phase: string, from: number, to: number): number => {
-    const xs = runs.slice(from, to).filter((r) => r.phase === phase).flatMap((r) => r.repeats.map((x) => x.tps));
+    const xs = runs
+      .slice(from, to)
+      .filter((r) => r.phase === phase)
+      .flatMap((r) => r.repeats.map((x) => x.tps));
     return xs.reduce((s, x) => s + x, 0) / xs.length;
   };
   const relaxedBefore = meanOf('relaxed', 0, 8);
@@ -172,7 +227,14 @@ function summarise(runIds: readonly string[], runs: readonly RecordedRun[], hist
   const dropRun = points('tps').find((c) => c.direction === 'regressed' && Math.abs(c.run - 9) <= 1)?.run ?? null;
   const recoveryRun = points('tps').find((c) => c.direction === 'improved' && Math.abs(c.run - 15) <= 1)?.run ?? null;
   return {
-    options: { durationS: 4, warmupS: 1, threads: 4, history: HISTORY_OPTIONS, sameLevel: 0.999 },
+    options: {
+      durationS: 4,
+      warmupS: 1,
+      threads: 4,
+      withinRunS: WITHIN_RUN_S,
+      history: HISTORY_OPTIONS,
+      sameLevel: 0.999,
+    },
     runs,
     ratios: {
       durableOverRelaxedBefore: durableMean / relaxedBefore,
@@ -182,12 +244,15 @@ function summarise(runIds: readonly string[], runs: readonly RecordedRun[], hist
     },
     history: { tps: points('tps'), latency: points('latency'), latest: tps.latest },
     compare: { sameRuns: verdicts(same), durableVsRelaxed: verdicts(worse) },
-    noiseModel: fitNoiseModel(runs),
+    withinRun: { intervalTps: withinRun },
+    noiseModel: fitNoiseModel(runs, withinRun),
     expectations: {
       tpsDropFoundAtRun9: found('regressed', 9),
       tpsRecoveryFoundAtRun15: found('improved', 15),
       nothingInsideDurablePhase:
-        dropRun !== null && recoveryRun !== null && points('tps').every((c) => c.run <= dropRun || c.run >= recoveryRun),
+        dropRun !== null &&
+        recoveryRun !== null &&
+        points('tps').every((c) => c.run <= dropRun || c.run >= recoveryRun),
       latencyRiseAndFallFound: latencyFound('regressed', 9) && latencyFound('improved', 15),
       latestWithinNoise: tps.latest?.verdict === 'within-noise',
       sameRunsWithinNoise: same.regressions === 0 && same.improvements === 0,
@@ -199,15 +264,21 @@ function summarise(runIds: readonly string[], runs: readonly RecordedRun[], hist
 type Figures = ReturnType<typeof summarise>;
 
 function printFigures(f: Figures): void {
-  const pct = (x: number | null | undefined): string => (x === null || x === undefined || !Number.isFinite(x) ? 'n/a' : `${(x * 100).toFixed(1)}%`);
+  const pct = (x: number | null | undefined): string =>
+    x === null || x === undefined || !Number.isFinite(x) ? 'n/a' : `${(x * 100).toFixed(1)}%`;
   const lines = [
     '',
     'TPS per run (repeats separated by /):',
     ...f.runs.map((r) => `  ${r.runId} ${r.phase.padEnd(7)} ${r.repeats.map((x) => Math.round(x.tps)).join(' / ')}`),
     '',
-    `durable / relaxed before: ${pct(f.ratios.durableOverRelaxedBefore)}; relaxed after / before: ${pct(f.ratios.relaxedAfterOverBefore)}`,
+    `durable / relaxed before: ${pct(f.ratios.durableOverRelaxedBefore)}`,
+    `relaxed after / before: ${pct(f.ratios.relaxedAfterOverBefore)}`,
     'history change points (TPS):',
-    ...f.history.tps.map((c) => `  run ${c.run} ${c.direction} p=${c.pValue.toFixed(4)} ${pct(c.ratio.estimate)} (${pct(c.ratio.low)}-${pct(c.ratio.high)})`),
+    ...f.history.tps.map(
+      (c) =>
+        `  run ${c.run} ${c.direction} p=${c.pValue.toFixed(4)} ` +
+        `${pct(c.ratio.estimate)} (${pct(c.ratio.low)}-${pct(c.ratio.high)})`,
+    ),
     'history change points (latency):',
     ...f.history.latency.map((c) => `  run ${c.run} ${c.direction} p=${c.pValue.toFixed(4)}`),
     `latest run: ${f.history.latest?.verdict ?? 'n/a'} (${f.history.latest?.reason ?? ''})`,
@@ -221,10 +292,13 @@ function printFigures(f: Figures): void {
 }
 
 function record(entry: object): void {
-  const existing = existsSync(RESULTS) ? (JSON.parse(readFileSync(RESULTS, 'utf8')) as { recordings: object[] }) : { recordings: [] };
+  const existing = existsSync(RESULTS)
+    ? (JSON.parse(readFileSync(RESULTS, 'utf8')) as { recordings: object[] })
+    : { recordings: [] };
   const out = {
     benchmark: 'regression-local',
-    about: 'bench/regression-local.ts: 22 local runs, durable commits switched off, on, off; history and compare over them',
+    about:
+      'bench/regression-local.ts: 22 local runs, durable commits switched off, on, off; history and compare over them',
     recordings: [...existing.recordings, entry],
   };
   mkdirSync(dirname(RESULTS), { recursive: true });
