@@ -129,11 +129,6 @@ export class NoiseSource {
     this.normal = new Normal(seed);
   }
 
-  /** A standard normal deviate. */
-  gaussian(): number {
-    return this.normal.next();
-  }
-
   /** n consecutive values of a stationary AR(1) log deviation around `level`. */
   series(level: number, n: number, noise: Pick<Ar1, 'sigma' | 'phi'>): number[] {
     const { sigma, phi } = noise;
