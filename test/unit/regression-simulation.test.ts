@@ -1,7 +1,7 @@
 /**
  * The statistical properties of what `compare`, `history` and the report print, proved over many
  * seeded simulated runs instead of asserted on a few real ones: a shared two-core machine moves the
- * real levels by 10-20% over minutes, so a gate on one real series fails on good code, while a
+ * real levels by tens of percent over minutes, so a gate on one real series fails on good code; a
  * property (a false-alarm rate, a power, an interval's coverage) is a long-run frequency that only
  * many runs can show. As google/tachometer checks its intervals (src/test/stats_test.ts: the share
  * of 20,000 simulated benchmarks whose 95% interval holds the true value is 95% +- 1%), each test
