@@ -10,13 +10,25 @@ const eslint = require('@eslint/js');
 const tseslint = require('typescript-eslint');
 
 module.exports = tseslint.config(
-  { ignores: ['dist/**', 'cdk.out/**', 'node_modules/**', '.venv/**', 'test-output/**', 'coverage/**', '**/*.js', '**/*.mjs'] },
+  {
+    ignores: [
+      'dist/**',
+      'cdk.out/**',
+      'node_modules/**',
+      '.venv/**',
+      'test-output/**',
+      'coverage/**',
+      '**/*.js',
+      '**/*.mjs',
+    ],
+  },
   eslint.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
     languageOptions: {
       // One program from tsconfig.json (which includes every linted file) rather than projectService:
-      // 33 s instead of 58 s for a lint without cache on this 2-core machine, the same findings.
+      // the same findings, and the type checker builds the whole program once instead of per file
+      // group, which makes a lint without cache about twice as fast.
       parserOptions: { project: ['./tsconfig.json'], tsconfigRootDir: __dirname },
     },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
@@ -60,13 +72,33 @@ module.exports = tseslint.config(
   {
     files: ['core/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: '^(\\.\\./)+(lambdas|bin|lib)(/|$)', message: 'core/ never imports the entry points (lambdas/, bin/, lib/): they import core.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+(lambdas|bin|lib)(/|$)',
+              message: 'core/ never imports the entry points (lambdas/, bin/, lib/): they import core.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
     files: ['lib/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.\\./(core/cli|bin)(/|$)', message: 'lib/ (the CDK app) imports no CLI code: move what both need below core/cli.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\.\\./(core/cli|bin)(/|$)',
+              message: 'lib/ (the CDK app) imports no CLI code: move what both need below core/cli.',
+            },
+          ],
+        },
+      ],
     },
   },
 );

@@ -155,7 +155,7 @@ program
   .option('--aws', 'start an execution of the deployed stack and follow it')
   .option(
     '--aws-rehearsal',
-    'run the AWS path on this machine: the synthesized state machine, the Lambda handlers and the AWS backend against a moto server, with real MariaDB servers and sysbench (see README, "Before your first AWS run")',
+    'run the AWS path on this machine: the synthesized state machine, the Lambda handlers and the AWS backend against a moto server, with real MariaDB servers and sysbench (see docs/aws.md, "Before your first AWS run")',
   )
   .option('--lake <dir>', 'local results lake directory', defaultLake)
   .option('--run-id <id>', 'use this run id instead of a new one')

@@ -47,7 +47,7 @@ export interface CompareCommandOptions {
   readonly level?: number;
 }
 
-/** @internal exported for its tests (a test seam) */
+/** A comparison of two runs of a lake, as `compare` makes it (bench/regression-local.ts judges real runs with it). */
 export async function compareFromLake(lake: LakeReader, runA: string, runB: string, options: CompareOptions = {}): Promise<Comparison> {
   const a = await loadCompareSide(lake, runA);
   const b = await loadCompareSide(lake, runB);

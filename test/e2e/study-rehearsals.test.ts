@@ -8,7 +8,7 @@
  * test-output/study-rehearsals/.
  *
  * The full --scale small rehearsals (the experiment files as they are) take 2-10 minutes each on a
- * 2-core machine; their figures are in the README's study table.
+ * 2-core machine; their figures are in docs/studies.md (Reports).
  */
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
