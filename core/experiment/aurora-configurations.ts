@@ -3,15 +3,7 @@
  * variant's engine version has (core/aurora/aurora-configurations.ts, sources cited there): every
  * problem by JSON path with what to change, so RDS never refuses a cluster half-way through a run.
  */
-import {
-  GIB_PER_ACU,
-  ioOptimizedSupport,
-  isServerless,
-  MAX_ACU_OLDER,
-  MIN_ACU_WITHOUT_PAUSE,
-  serverlessV2Support,
-  zeroMinimumSupport,
-} from '../aurora/aurora-configurations';
+import { GIB_PER_ACU, ioOptimizedSupport, isServerless, MAX_ACU_OLDER, MIN_ACU_WITHOUT_PAUSE, serverlessV2Support, zeroMinimumSupport } from '../aurora/aurora-configurations';
 import { ENGINES, engineName } from '../aurora/engines';
 import type { EngineNote, EngineSpecProblem } from './engine-checks';
 import { variantEngine } from './engine-checks';

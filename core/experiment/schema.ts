@@ -136,12 +136,14 @@ const VariantSchema = z
       .enum(Object.keys(READER_PROMOTION_TIER) as [keyof typeof READER_PROMOTION_TIER, ...(keyof typeof READER_PROMOTION_TIER)[]])
       .optional()
       .describe(
-        'db.serverless readers: with-writer (promotion tier 1, the default) keeps each reader at the writer\'s capacity; independent (tier 2) lets each scale on its own load.',
+        "db.serverless readers: with-writer (promotion tier 1, the default) keeps each reader at the writer's capacity; independent (tier 2) lets each scale on its own load.",
       ),
     storage: z
       .enum(Object.keys(STORAGE_TYPES) as [keyof typeof STORAGE_TYPES, ...(keyof typeof STORAGE_TYPES)[]])
       .optional()
-      .describe('Aurora only: the cluster storage configuration, standard (StorageType aurora, I/O billed per request, the default) or io-optimized (aurora-iopt1, no I/O charge).'),
+      .describe(
+        'Aurora only: the cluster storage configuration, standard (StorageType aurora, I/O billed per request, the default) or io-optimized (aurora-iopt1, no I/O charge).',
+      ),
     az: z
       .string()
       .regex(/^[a-z]$/, 'an AZ letter such as "a" (appended to the region)')

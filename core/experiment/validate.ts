@@ -92,12 +92,7 @@ export function problemsFromZod(error: z.ZodError, doc: unknown): SpecProblem[] 
 export function validateSpec(doc: unknown, source = 'spec'): Spec {
   const result = SpecSchema.safeParse(doc);
   if (!result.success) throw new SpecError(source, problemsFromZod(result.error, doc));
-  const problems = [
-    ...awsNameProblems(result.data),
-    ...engineProblems(result.data),
-    ...auroraConfigurationProblems(result.data),
-    ...auroraParameterProblems(result.data),
-  ];
+  const problems = [...awsNameProblems(result.data), ...engineProblems(result.data), ...auroraConfigurationProblems(result.data), ...auroraParameterProblems(result.data)];
   if (problems.length > 0) throw new SpecError(source, problems);
   return result.data;
 }

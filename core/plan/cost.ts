@@ -246,11 +246,7 @@ export interface AuroraRates {
   readonly fallback?: string;
 }
 
-export function auroraRates(
-  prices: RegionPrices,
-  engine: EngineRef,
-  variant: Pick<CellPlan['variant'], 'instanceClass' | 'serverless' | 'storage'>,
-): AuroraRates {
+export function auroraRates(prices: RegionPrices, engine: EngineRef, variant: Pick<CellPlan['variant'], 'instanceClass' | 'serverless' | 'storage'>): AuroraRates {
   const ioOptimized = variant.storage === 'io-optimized';
   const missing: string[] = [];
   let instanceHourly: number | undefined;

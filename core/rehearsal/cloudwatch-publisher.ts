@@ -203,7 +203,13 @@ export class CloudWatchPublisher {
           this.queue.push({
             dueMs: at + this.o.lagS * 1000,
             namespace: w.namespace,
-            datum: { MetricName: name, Dimensions: [{ Name: w.dimension, Value: s.instanceId }], Timestamp: new Date(at), Value: value, Unit: SERVER_METRICS[name] as StandardUnit },
+            datum: {
+              MetricName: name,
+              Dimensions: [{ Name: w.dimension, Value: s.instanceId }],
+              Timestamp: new Date(at),
+              Value: value,
+              Unit: SERVER_METRICS[name],
+            },
           });
         }
       }

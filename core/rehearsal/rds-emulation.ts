@@ -394,7 +394,11 @@ export class RdsEmulation {
       ...(str(input['StorageType']) !== undefined ? { storageType: str(input['StorageType']) } : {}),
     });
     this.log(
-      `cluster ${id}: master user ${masterUsername}, ${str(input['DatabaseName']) ? `database ${String(input['DatabaseName'])}` : 'no database (CreateDBCluster named none)'}`,
+      `cluster ${id}: master user ${masterUsername}, ${str(input['DatabaseName']) ? `database ${String(input['DatabaseName'])}` : 'no database (CreateDBCluster named none)'}` +
+        (str(input['StorageType']) !== undefined ? `, StorageType ${String(input['StorageType'])}` : '') +
+        (scaling !== undefined
+          ? `, ServerlessV2ScalingConfiguration ${String(scaling['MinCapacity'])}-${String(scaling['MaxCapacity'])} ACUs (its db.serverless servers stand in at the maximum)`
+          : ''),
     );
     return this.amendClusters(result);
   }

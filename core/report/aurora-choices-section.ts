@@ -101,14 +101,12 @@ function cellIoRequests(usage: AuroraUsage, cellId: string): number | undefined 
   return windows.size === 0 ? undefined : [...windows.values()].reduce((a, b) => a + b, 0);
 }
 
-const variantLabel = (v: CellPlan['variant']): string =>
-  v.serverless !== undefined ? `Serverless v2 ${v.serverless.minAcu}-${v.serverless.maxAcu} ACU` : v.instanceClass;
+const variantLabel = (v: CellPlan['variant']): string => (v.serverless !== undefined ? `Serverless v2 ${v.serverless.minAcu}-${v.serverless.maxAcu} ACU` : v.instanceClass);
 
 const ciText = (ci: ConfidenceInterval, digits: number): string =>
   Number.isFinite(ci.halfWidth) ? `${fixed(ci.estimate, digits)} ±${fixed(ci.halfWidth, digits)}` : `${fixed(ci.estimate, digits)} (1 repeat)`;
 
-const ratioText = (ci: ConfidenceInterval): string =>
-  `${pct(ci.estimate, 0)}${Number.isFinite(ci.low) ? ` (95% CI ${pct(ci.low, 0)}–${pct(ci.high, 0)})` : ''}`;
+const ratioText = (ci: ConfidenceInterval): string => `${pct(ci.estimate, 0)}${Number.isFinite(ci.low) ? ` (95% CI ${pct(ci.low, 0)}–${pct(ci.high, 0)})` : ''}`;
 
 interface VariantStep {
   readonly tps: number[];
@@ -196,14 +194,14 @@ function serverlessSection(ctx: Context, usage: AuroraUsage): ReportSection | nu
   }
   if (rows.length === 0) return null;
   if (findings.length === 0) findings.push('No step ran on both a provisioned and a Serverless v2 variant: the table lists each on its own.');
-  if (local) findings.push('Locally there is no Aurora capacity scaling: each Serverless v2 server stood in at its maxAcu size, so these figures are not Aurora\'s.');
+  if (local) findings.push("Locally there is no Aurora capacity scaling: each Serverless v2 server stood in at its maxAcu size, so these figures are not Aurora's.");
   const table: TableBlock = {
     title: 'Provisioned vs Aurora Serverless v2 (mean ± 95% CI over repeats)',
     head: ['Step', 'Variant', 'TPS', 'p95 ms', 'p99 ms', 'Scaling lag s', 'Avg ACUs', `${prices.currency} per M tx`],
     rows,
     numeric: [2, 3, 4, 5, 6, 7],
     notes: [
-      'Scaling lag: from the step\'s start to the first minute the writer\'s ServerlessDatabaseCapacity reached 90% of its peak in the step (CloudWatch one-minute datapoints).',
+      "Scaling lag: from the step's start to the first minute the writer's ServerlessDatabaseCapacity reached 90% of its peak in the step (CloudWatch one-minute datapoints).",
       `Cost per million transactions: the compute while the step ran (instances x class price, or measured ACUs x ACU price; prices ${pricesAsOfText(ctx.prices)}) over its transactions; storage and I/O are in the storage and bill sections.`,
     ],
   };
@@ -301,7 +299,7 @@ function storageSection(ctx: Context, usage: AuroraUsage): ReportSection | null 
         rows,
         numeric: [2, 3, 5, 6],
         notes: [
-          'I/O per transaction: the volume\'s VolumeReadIOPs + VolumeWriteIOPs in the 5-minute windows overlapping the steps over the steps\' transactions (so prepare I/O inside those windows counts too).',
+          "I/O per transaction: the volume's VolumeReadIOPs + VolumeWriteIOPs in the 5-minute windows overlapping the steps over the steps' transactions (so prepare I/O inside those windows counts too).",
           `Standard: compute + storage + I/O at the per-million price; I/O-Optimized: its compute (x${String(prices.ioOptimizedInstanceMultiplier ?? '-')}, or its ACU price) and storage, no I/O charge (prices ${pricesAsOfText(ctx.prices)}).`,
         ],
       },
@@ -384,17 +382,17 @@ function billSection(ctx: Context, usage: AuroraUsage): ReportSection | null {
   return {
     id: 'bill',
     title: 'What the run cost',
-    question: 'What the Aurora clusters of this run cost from what really ran, beside the plan\'s estimate',
+    question: "What the Aurora clusters of this run cost from what really ran, beside the plan's estimate",
     findings,
     tables: [
       {
-        title: 'The bill per cell (DB clusters; clients are in the plan\'s estimate)',
+        title: "The bill per cell (DB clusters; clients are in the plan's estimate)",
         head: ['Cell', 'Compute', 'Compute cost', 'Storage', 'I/O requests → cost', 'Total', 'Plan estimate'],
         rows,
         numeric: [2, 3, 5, 6],
         notes: [
           `Instance hours: the span the cell's steps ran plus the planned set-up and teardown (${BACKEND_TIMES.aws.provisionS / 60} min): the lake holds no RDS creation and deletion times.`,
-          'Serverless v2: ACU-seconds from ServerlessDatabaseCapacity while steps ran, minAcu outside them; Aurora Standard: the volume\'s VolumeReadIOPs + VolumeWriteIOPs at the per-million price; I/O-Optimized: no I/O charge.',
+          "Serverless v2: ACU-seconds from ServerlessDatabaseCapacity while steps ran, minAcu outside them; Aurora Standard: the volume's VolumeReadIOPs + VolumeWriteIOPs at the per-million price; I/O-Optimized: no I/O charge.",
         ],
       },
     ],
@@ -406,4 +404,3 @@ function billSection(ctx: Context, usage: AuroraUsage): ReportSection | null {
 export function auroraChoicesSections(ctx: Context, usage: AuroraUsage = { capacity: [], volumeIo: [] }): ReportSection[] {
   return [serverlessSection(ctx, usage), storageSection(ctx, usage), billSection(ctx, usage)].filter((s): s is ReportSection => s !== null);
 }
-

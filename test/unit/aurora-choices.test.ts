@@ -102,12 +102,17 @@ describe('bad Serverless v2 and storage input', () => {
 
   it('refuses a minimum of 0 ACUs on a version without auto-pause, naming the version to raise', () => {
     const problems = problemsOf(spec([{ name: 'sls', instanceClass: 'db.serverless', minAcu: 0, maxAcu: 8 }], '3.06.0'));
-    expect(problems).toEqual([{ path: 'variants[0].minAcu', message: expect.stringMatching(/needs Aurora MySQL 3\.08\.0 or higher, but the version is 3\.06\.0 \(engine\.version\): use minAcu 0\.5/) }]);
+    expect(problems).toEqual([
+      { path: 'variants[0].minAcu', message: expect.stringMatching(/needs Aurora MySQL 3\.08\.0 or higher, but the version is 3\.06\.0 \(engine\.version\): use minAcu 0\.5/) },
+    ]);
   });
 
   it('refuses db.serverless on an Aurora version without Serverless v2 and on RDS for MySQL', () => {
     expect(problemsOf(spec([{ name: 'sls', instanceClass: 'db.serverless', maxAcu: 8 }], '13.4', 'aurora-postgresql'))).toEqual([
-      { path: 'variants[0].instanceClass', message: expect.stringMatching(/needs Aurora PostgreSQL 13\.6 .* but the version is 13\.4 \(engine\.version\): raise the engine version, or choose a provisioned class/) },
+      {
+        path: 'variants[0].instanceClass',
+        message: expect.stringMatching(/needs Aurora PostgreSQL 13\.6 .* but the version is 13\.4 \(engine\.version\): raise the engine version, or choose a provisioned class/),
+      },
     ]);
     expect(problemsOf(spec([{ name: 'sls', instanceClass: 'db.serverless', maxAcu: 8 }], '8.0.39', 'rds-mysql'))).toContainEqual({
       path: 'variants[0].instanceClass',
@@ -164,7 +169,18 @@ describe('the plan and its cost', () => {
   });
 
   it('prices db.r8g and db.r7i', () => {
-    const cost = estimatePlanCost(planRun(validateSpec(spec([{ name: 'g4', instanceClass: 'db.r8g.2xlarge' }, { name: 'i7', instanceClass: 'db.r7i.2xlarge' }])), { backend: 'aws' }), prices);
+    const cost = estimatePlanCost(
+      planRun(
+        validateSpec(
+          spec([
+            { name: 'g4', instanceClass: 'db.r8g.2xlarge' },
+            { name: 'i7', instanceClass: 'db.r7i.2xlarge' },
+          ]),
+        ),
+        { backend: 'aws' },
+      ),
+      prices,
+    );
     expect(cost.missing).toEqual([]);
     expect(cost.total).not.toBeNull();
   });
@@ -185,7 +201,14 @@ describe('the bill and the storage break-even', () => {
   });
 
   it('bills Serverless v2 for the ACU-hours measured', () => {
-    const bill = billCell(usEast, { cellId: 'c', engine, instanceS: 3600, acuSeconds: 6 * 3600, dataGb: 0, variant: { instanceClass: 'db.serverless', readers: 0, serverless: { minAcu: 1, maxAcu: 16, readerScaling: 'with-writer' } } });
+    const bill = billCell(usEast, {
+      cellId: 'c',
+      engine,
+      instanceS: 3600,
+      acuSeconds: 6 * 3600,
+      dataGb: 0,
+      variant: { instanceClass: 'db.serverless', readers: 0, serverless: { minAcu: 1, maxAcu: 16, readerScaling: 'with-writer' } },
+    });
     expect(bill.compute).toBeCloseTo(6 * usEast.acuHourly!, 9);
     expect(bill.computeWhat).toMatch(/6\.00 ACU-hours measured/);
   });
@@ -202,14 +225,29 @@ describe('the bill and the storage break-even', () => {
 
 describe('the report sections', () => {
   it('measures the scaling lag from the step start to the first minute at 90% of the peak, and none when capacity did not rise', () => {
-    const point = (minute: number, value: number): UsagePoint => ({ cell_id: 'c', step_id: 's', instance_id: 'w', metric: 'ServerlessDatabaseCapacity', ts: new Date(Date.parse('2024-05-01T10:00:00Z') + minute * 60000).toISOString(), value });
+    const point = (minute: number, value: number): UsagePoint => ({
+      cell_id: 'c',
+      step_id: 's',
+      instance_id: 'w',
+      metric: 'ServerlessDatabaseCapacity',
+      ts: new Date(Date.parse('2024-05-01T10:00:00Z') + minute * 60000).toISOString(),
+      value,
+    });
     expect(scalingLagS({ started_at: '2024-05-01T10:00:00.000Z' }, [point(0, 1), point(1, 4), point(2, 9.5), point(3, 10)])).toBe(120);
     expect(scalingLagS({ started_at: '2024-05-01T10:00:00.000Z' }, [point(0, 8), point(1, 8)])).toBeNull();
   });
 
   it('answers provisioned vs Serverless v2 first with throughput, p99, scaling lag and cost per million transactions, and bills the run', () => {
     // Arrange: three repeats each; Serverless v2 at 90% of the throughput, its capacity rising to 8 ACUs in two minutes.
-    const s = validateSpec(spec([{ name: 'prov', instanceClass: 'db.r6g.xlarge' }, { name: 'sls', instanceClass: 'db.serverless', minAcu: 1, maxAcu: 16 }], '3.08.0'));
+    const s = validateSpec(
+      spec(
+        [
+          { name: 'prov', instanceClass: 'db.r6g.xlarge' },
+          { name: 'sls', instanceClass: 'db.serverless', minAcu: 1, maxAcu: 16 },
+        ],
+        '3.08.0',
+      ),
+    );
     s.workloads[0]!.threads = [16];
     const plan = planRun({ ...s, repeats: 3 }, { backend: 'aws', runId: 'unit-run' });
     const steps = plan.cells.map((cell, i) =>
@@ -231,14 +269,23 @@ describe('the report sections', () => {
     const capacity: UsagePoint[] = plan.cells
       .filter((c) => c.variant.name === 'sls')
       .flatMap((c) =>
-        [1, 4, 8, 8, 8].map((value, minute) => ({ cell_id: c.cellId, step_id: c.steps[0]!.stepId, instance_id: `${c.cellId}-w`, metric: 'ServerlessDatabaseCapacity', ts: new Date(Date.parse('2024-05-01T10:00:00Z') + minute * 60000).toISOString(), value })),
+        [1, 4, 8, 8, 8].map((value, minute) => ({
+          cell_id: c.cellId,
+          step_id: c.steps[0]!.stepId,
+          instance_id: `${c.cellId}-w`,
+          metric: 'ServerlessDatabaseCapacity',
+          ts: new Date(Date.parse('2024-05-01T10:00:00Z') + minute * 60000).toISOString(),
+          value,
+        })),
       );
     const data = { ...runData(steps, { ...s, repeats: 3 }), plan, auroraUsage: { capacity, volumeIo: [] } };
     // Act
     const sections = auroraChoicesSections(makeContext(data, prices), data.auroraUsage);
     // Assert
     const serverless = sections.find((x) => x.id === 'serverless')!;
-    expect(serverless.answer!.lines[0]).toMatch(/sls \(Serverless v2 1-16 ACU\) vs prov \(db\.r6g\.xlarge\): throughput 9\d% \(95% CI 9\d%–9\d%\), p99 133%.*scaling lag 120 ±0 s; cost per million transactions 0\.21 ±0\.00 vs 0\.14 ±0\.00 USD/);
+    expect(serverless.answer!.lines[0]).toMatch(
+      /sls \(Serverless v2 1-16 ACU\) vs prov \(db\.r6g\.xlarge\): throughput 9\d% \(95% CI 9\d%–9\d%\), p99 133%.*scaling lag 120 ±0 s; cost per million transactions 0\.21 ±0\.00 vs 0\.14 ±0\.00 USD/,
+    );
     const row = serverless.tables[0]!.rows.find((r) => r[1]!.startsWith('sls'))!;
     // Average capacity (1 + 4 + 8 + 8 + 8) / 5 = 5.8 ACUs: 5.8 x $0.12 / (~910 TPS x 3600 s) x 1e6 = $0.21 per million; db.r6g.xlarge $0.519 / (~1,010 x 3600) x 1e6 = $0.14.
     expect(row[6]).toBe('5.8 ±0.0');
@@ -251,13 +298,24 @@ describe('the report sections', () => {
     const s = validateSpec(spec([{ name: 'std', instanceClass: 'db.r6g.xlarge', storage: 'standard' }]));
     const plan = planRun(s, { backend: 'aws', runId: 'unit-run' });
     const cell = plan.cells[0]!;
-    const steps = [stepResult({ variant: 'std', cell_id: cell.cellId, step_id: cell.steps[0]!.stepId, started_at: '2024-05-01T10:00:00.000Z', ended_at: '2024-05-01T10:10:00.000Z', tps: 1000 })];
+    const steps = [
+      stepResult({ variant: 'std', cell_id: cell.cellId, step_id: cell.steps[0]!.stepId, started_at: '2024-05-01T10:00:00.000Z', ended_at: '2024-05-01T10:10:00.000Z', tps: 1000 }),
+    ];
     // 600 s x 1,000 TPS = 600,000 transactions; 30 I/O per transaction.
-    const io = (metric: string, minute: number, value: number): UsagePoint => ({ cell_id: cell.cellId, step_id: cell.steps[0]!.stepId, instance_id: 'cluster', metric, ts: new Date(Date.parse('2024-05-01T10:00:00Z') + minute * 60000).toISOString(), value });
+    const io = (metric: string, minute: number, value: number): UsagePoint => ({
+      cell_id: cell.cellId,
+      step_id: cell.steps[0]!.stepId,
+      instance_id: 'cluster',
+      metric,
+      ts: new Date(Date.parse('2024-05-01T10:00:00Z') + minute * 60000).toISOString(),
+      value,
+    });
     const volumeIo = [io('VolumeReadIOPs', 0, 3_000_000), io('VolumeWriteIOPs', 0, 6_000_000), io('VolumeReadIOPs', 5, 3_000_000), io('VolumeWriteIOPs', 5, 6_000_000)];
     const data = { ...runData(steps, s), plan, auroraUsage: { capacity: [], volumeIo } };
     const storage = auroraChoicesSections(makeContext(data, prices), data.auroraUsage).find((x) => x.id === 'storage')!;
     // 30,000 I/O/s costs 30,000 x 3600 x $0.2/1e6 = $21.6/h: far above the break-even.
-    expect(storage.answer!.lines[0]).toMatch(/30\.00 I\/O requests per transaction at 1,000 TPS → Standard \$2\d\.\d\d\/h, I\/O-Optimized \$0\.\d\d\/h: I\/O-Optimized is cheaper; they break even at \d+ I\/O requests\/s/);
+    expect(storage.answer!.lines[0]).toMatch(
+      /30\.00 I\/O requests per transaction at 1,000 TPS → Standard \$2\d\.\d\d\/h, I\/O-Optimized \$0\.\d\d\/h: I\/O-Optimized is cheaper; they break even at \d+ I\/O requests\/s/,
+    );
   });
 });

@@ -114,7 +114,7 @@ export function serverlessStandIn(maxAcu: number): string {
  */
 export function localShape(instanceClass: string, host: HostResources = currentHost(), maxAcu?: number): LocalInstanceShape {
   if (isServerless(instanceClass)) {
-    if (maxAcu === undefined) throw new UnsupportedOnBackendError('db.serverless has no local stand-in without its maxAcu (the variant\'s capacity range)');
+    if (maxAcu === undefined) throw new UnsupportedOnBackendError("db.serverless has no local stand-in without its maxAcu (the variant's capacity range)");
     return { ...localShape(serverlessStandIn(maxAcu), host), instanceClass };
   }
   const spec = INSTANCE_CLASSES[instanceClass];
