@@ -41,7 +41,7 @@ import { parseAuroraVersion } from './engine';
 import { ENGINES, type EngineRef } from './engines';
 
 /** The DB instance class of an Aurora Serverless v2 instance. */
-export const SERVERLESS_CLASS = 'db.serverless';
+const SERVERLESS_CLASS = 'db.serverless';
 export const ACU_STEP = 0.5;
 /** The largest MaxCapacity any engine version takes; older versions or platforms stop at 128. */
 export const MAX_ACU = 256;

@@ -289,7 +289,6 @@ function stepWrites(test: string | undefined): boolean {
  * 1-minute minimum), the data's storage for those hours and storage I/O (Aurora Standard): the
  * data written once per prepare plus an assumed I/O rate while steps run (prices/assumptions).
  * Cells that run at once do not share instances, so concurrency changes wall time, not cost.
- * @internal exported for its tests (a test seam)
  */
 export function estimatePlanCost(plan: Plan, table: PriceTable): PlanCost {
   const lookup = regionPrices(table, plan.region);

@@ -20,7 +20,10 @@ import type { ReportSection, TableBlock } from './model';
 import type { Context } from './sections';
 import { meanCi, summarize, welchRatioCi, type ConfidenceInterval } from './stats';
 
-/** One CloudWatch datapoint of a Serverless v2 instance's capacity or of the cluster volume's I/O. */
+/**
+ * One CloudWatch datapoint of a Serverless v2 instance's capacity or of the cluster volume's I/O.
+ * @internal exported for its tests (a test seam)
+ */
 export interface UsagePoint {
   readonly cell_id: string;
   readonly step_id: string;
@@ -64,6 +67,7 @@ function capacityOf(usage: AuroraUsage, cellId: string, stepId: string): Map<str
  * The scaling lag of a step: seconds from its start to the first capacity datapoint of the writer
  * (the instance with the highest peak) that reaches 90% of the step's peak, at CloudWatch's
  * one-minute resolution. null without datapoints or when nothing scaled (peak equals the first value).
+ * @internal exported for its tests (a test seam)
  */
 export function scalingLagS(step: Pick<StepResult, 'started_at'>, points: readonly UsagePoint[]): number | null {
   if (points.length === 0) return null;
@@ -310,7 +314,7 @@ function storageSection(ctx: Context, usage: AuroraUsage): ReportSection | null 
 }
 
 /** A cell's usage from the run's rows: the instance hours, ACU-seconds and I/O requests it really had. */
-export function cellUsage(ctx: Context, usage: AuroraUsage, cell: CellPlan, steps: readonly StepResult[]): CellUsage {
+function cellUsage(ctx: Context, usage: AuroraUsage, cell: CellPlan, steps: readonly StepResult[]): CellUsage {
   const plan = ctx.data.plan!;
   const start = Math.min(...steps.map((s) => Date.parse(s.started_at)));
   const end = Math.max(...steps.map((s) => Date.parse(s.ended_at)));

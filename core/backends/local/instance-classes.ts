@@ -101,6 +101,7 @@ export function localMemoryCap(host: HostResources): number {
  * The provisioned class an Aurora Serverless v2 instance stands in as where nothing scales it (the
  * local backend, the rehearsal's servers): the smallest r class with at least its largest capacity's
  * memory (maxAcu x 2 GiB, core/aurora/aurora-configurations.ts), at most the table's largest.
+ * @internal exported for its tests (a test seam)
  */
 export function serverlessStandIn(maxAcu: number): string {
   const sizes = Object.entries(R_SIZES).sort(([, a], [, b]) => a.memoryGiB - b.memoryGiB);
