@@ -5,6 +5,7 @@
  * MySQL 3.04 or higher: Aurora User Guide, "Using local write forwarding in an Amazon Aurora MySQL
  * DB cluster").
  */
+import { isServerless } from '../aurora/aurora-configurations';
 import { AURORA_MYSQL_INSTANCE_CLASSES, AWS_REGIONS, AZ_LETTERS, closestNames, EC2_INSTANCE_TYPES } from '../aurora/aws-names';
 import { parseAuroraVersion, supportsLocalWriteForwarding } from '../aurora/engine';
 import type { Spec } from './schema';
@@ -46,7 +47,9 @@ export function awsNameProblems(spec: Spec): AwsNameProblem[] {
     const aurora = engine.kind === 'aurora-mysql' ? auroraFacts(engine.version, v.engine !== undefined ? `variants[${i}].engine.version` : 'engine.version') : undefined;
     const major = aurora?.major;
     const localWriteForwarding = aurora?.localWriteForwarding ?? false;
-    if (major !== undefined && !AURORA_MYSQL_INSTANCE_CLASSES[major].has(v.instanceClass)) {
+    // db.serverless is checked against the engine version in aurora-configurations.ts.
+    const serverless = isServerless(v.instanceClass);
+    if (major !== undefined && !serverless && !AURORA_MYSQL_INSTANCE_CLASSES[major].has(v.instanceClass)) {
       const other = major === 3 ? 2 : 3;
       const why = AURORA_MYSQL_INSTANCE_CLASSES[other].has(v.instanceClass)
         ? `an Aurora MySQL ${other} class that Aurora MySQL ${major} (engine.version ${engine.version}) does not offer`
@@ -55,7 +58,7 @@ export function awsNameProblems(spec: Spec): AwsNameProblem[] {
     }
     // A self-managed server runs on the EC2 instance type of the same name without "db.".
     const ec2Type = v.instanceClass.replace(/^db\./, '');
-    if (engine.kind === 'self-managed' && !EC2_INSTANCE_TYPES.has(ec2Type)) {
+    if (engine.kind === 'self-managed' && !serverless && !EC2_INSTANCE_TYPES.has(ec2Type)) {
       problems.push({
         path: `variants[${i}].instanceClass`,
         message: `"${v.instanceClass}": a self-managed server runs on the EC2 instance type "${ec2Type}", which is not one${didYouMean(ec2Type, EC2_INSTANCE_TYPES)}: use e.g. db.r6g.large (EC2 r6g.large)`,

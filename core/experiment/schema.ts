@@ -5,6 +5,7 @@
  * `experiments/schema.json` (for editors) is generated from it (`aurora-bench schema`).
  */
 import { z } from 'zod';
+import { ACU_STEP, MAX_ACU, MIN_MAX_ACU, READER_PROMOTION_TIER, STORAGE_TYPES } from '../aurora/aurora-configurations';
 import { ENGINE_KINDS, ENGINES } from '../aurora/engines';
 
 const name = z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'lowercase letters, digits and dashes, at most 40 characters, starting with a letter or digit');
@@ -111,8 +112,38 @@ const VariantSchema = z
     engine: EngineSchema.optional().describe("This variant's engine when it differs from the spec's engine (e.g. RDS for MariaDB beside Aurora MySQL)."),
     instanceClass: z
       .string()
-      .regex(/^db\.[a-z0-9]+\.[a-z0-9]+$/, 'an RDS instance class such as db.r6g.2xlarge')
-      .describe('The DB instance class; for a self-managed engine the EC2 instance type is the class without "db." (db.r6g.large runs on r6g.large).'),
+      .regex(/^db\.([a-z0-9]+\.[a-z0-9]+|serverless)$/, 'an RDS instance class such as db.r6g.2xlarge, or db.serverless')
+      .describe(
+        'The DB instance class of the writer and the readers; db.serverless for Aurora Serverless v2 (with minAcu and maxAcu). For a self-managed engine the EC2 instance type is the class without "db." (db.r6g.large runs on r6g.large).',
+      ),
+    // ServerlessV2ScalingConfiguration (botocore rds service-2.json): half-step increments, 0 to 256;
+    // which versions take 0 or more than 128 is checked in core/experiment/aurora-configurations.ts.
+    minAcu: z
+      .number()
+      .min(0)
+      .max(MAX_ACU)
+      .multipleOf(ACU_STEP)
+      .optional()
+      .describe('db.serverless only: the least Aurora capacity units each instance scales down to (0.5 steps; 0 pauses it when idle, on the versions that allow it). Default 0.5.'),
+    maxAcu: z
+      .number()
+      .min(MIN_MAX_ACU)
+      .max(MAX_ACU)
+      .multipleOf(ACU_STEP)
+      .optional()
+      .describe('db.serverless only (required there): the most Aurora capacity units each instance scales up to (0.5 steps, 1 to 256; above 128 needs a recent engine version).'),
+    readerScaling: z
+      .enum(Object.keys(READER_PROMOTION_TIER) as [keyof typeof READER_PROMOTION_TIER, ...(keyof typeof READER_PROMOTION_TIER)[]])
+      .optional()
+      .describe(
+        "db.serverless readers: with-writer (promotion tier 1, the default) keeps each reader at the writer's capacity; independent (tier 2) lets each scale on its own load.",
+      ),
+    storage: z
+      .enum(Object.keys(STORAGE_TYPES) as [keyof typeof STORAGE_TYPES, ...(keyof typeof STORAGE_TYPES)[]])
+      .optional()
+      .describe(
+        'Aurora only: the cluster storage configuration, standard (StorageType aurora, I/O billed per request, the default) or io-optimized (aurora-iopt1, no I/O charge).',
+      ),
     az: z
       .string()
       .regex(/^[a-z]$/, 'an AZ letter such as "a" (appended to the region)')

@@ -7,6 +7,7 @@ import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { auroraConfigurationProblems } from './aurora-configurations';
 import { auroraParameterProblems } from './aurora-parameters';
 import { awsNameProblems } from './aws-name-checks';
 import { engineProblems } from './engine-checks';
@@ -91,7 +92,7 @@ export function problemsFromZod(error: z.ZodError, doc: unknown): SpecProblem[] 
 export function validateSpec(doc: unknown, source = 'spec'): Spec {
   const result = SpecSchema.safeParse(doc);
   if (!result.success) throw new SpecError(source, problemsFromZod(result.error, doc));
-  const problems = [...awsNameProblems(result.data), ...engineProblems(result.data), ...auroraParameterProblems(result.data)];
+  const problems = [...awsNameProblems(result.data), ...engineProblems(result.data), ...auroraConfigurationProblems(result.data), ...auroraParameterProblems(result.data)];
   if (problems.length > 0) throw new SpecError(source, problems);
   return result.data;
 }

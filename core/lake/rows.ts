@@ -290,6 +290,15 @@ export const SERVER_METRICS = {
    * "Applies to MySQL, MariaDB, and PostgreSQL Read Replicas. Units: Seconds").
    */
   ReplicaLag: 'Seconds',
+  /**
+   * An Aurora Serverless v2 instance's capacity in ACUs and that capacity as a percentage of the
+   * cluster's maximum (Aurora User Guide, "Aurora Serverless v2 capacity": "The
+   * ServerlessDatabaseCapacity and ACUUtilization metrics help you to determine how much capacity
+   * your database is actually using and where that capacity falls within the specified range";
+   * instance-level metrics, AWS only).
+   */
+  ServerlessDatabaseCapacity: 'Count',
+  ACUUtilization: 'Percent',
   /** Aurora local write forwarding (AWS only). */
   ForwardingReplicaSelectThroughput: 'Count/Second',
   ForwardingReplicaDMLThroughput: 'Count/Second',

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { estimate } from './plan';
 import { cellEngine, type CellPlan, type Plan, type StepPlan } from './types';
 import { ENGINES, rdsAllocatedStorageGib, serverVolumeGib, type EngineRef } from '../aurora/engines';
+import { isServerless } from '../aurora/aurora-configurations';
 // Imported (not read from disk) so a bundled Lambda carries the table too.
 import bundledPriceDoc from '../../prices/aws-prices.json';
 import { READ_ONLY_TESTS, type Spec } from '../experiment/schema';
@@ -32,6 +33,13 @@ const RegionPricesSchema = z
     /** EBS gp3 storage, $ per GB-month (self-managed servers' root volumes). */
     ebsGp3GbMonth: z.number().nonnegative().optional(),
     ioPerMillion: z.number().nonnegative().optional(),
+    /** Aurora Serverless v2 capacity, $ per ACU-hour: Aurora Standard, and Aurora I/O-Optimized. */
+    acuHourly: z.number().nonnegative().optional(),
+    acuHourlyIoOptimized: z.number().nonnegative().optional(),
+    /** Aurora I/O-Optimized storage, $ per GB-month (Aurora Standard's is storageGbMonth). */
+    storageGbMonthIoOptimized: z.number().nonnegative().optional(),
+    /** An Aurora I/O-Optimized provisioned instance's price over its Aurora Standard price. */
+    ioOptimizedInstanceMultiplier: z.number().positive().optional(),
   })
   .loose();
 
@@ -218,6 +226,58 @@ function dbInstancePrice(prices: RegionPrices, engine: EngineRef, instanceClass:
   };
 }
 
+/**
+ * What an Aurora cell's compute, storage and I/O cost per unit under its storage configuration
+ * (prices/aws-prices.json auroraConfigurationsSource): a provisioned instance at its class's
+ * Aurora Standard price (x ioOptimizedInstanceMultiplier on I/O-Optimized), a Serverless v2
+ * instance per ACU-hour, the volume per GB-month, and I/O per million requests on Aurora Standard
+ * only ("for the Aurora Standard DB cluster configuration only", Aurora User Guide, "DB instance
+ * billing for Aurora"). `missing` names what the table lacks.
+ */
+export interface AuroraRates {
+  readonly ioOptimized: boolean;
+  /** $/h of one provisioned instance; undefined for Serverless v2 or a missing price. */
+  readonly instanceHourly: number | undefined;
+  /** $ per ACU-hour; undefined for a provisioned variant or a missing price. */
+  readonly acuHourly: number | undefined;
+  readonly storageGbMonth: number;
+  readonly ioPerMillion: number;
+  readonly missing: readonly string[];
+  readonly fallback?: string;
+}
+
+export function auroraRates(prices: RegionPrices, engine: EngineRef, variant: Pick<CellPlan['variant'], 'instanceClass' | 'serverless' | 'storage'>): AuroraRates {
+  const ioOptimized = variant.storage === 'io-optimized';
+  const missing: string[] = [];
+  let instanceHourly: number | undefined;
+  let acuHourly: number | undefined;
+  let fallback: string | undefined;
+  if (isServerless(variant.instanceClass)) {
+    acuHourly = ioOptimized ? prices.acuHourlyIoOptimized : prices.acuHourly;
+    if (acuHourly === undefined) missing.push(ioOptimized ? 'acuHourlyIoOptimized' : 'acuHourly');
+  } else {
+    const standard = dbInstancePrice(prices, engine, variant.instanceClass);
+    fallback = standard.fallback;
+    if (standard.hourly === undefined) missing.push(standard.missingAs);
+    if (ioOptimized && prices.ioOptimizedInstanceMultiplier === undefined) missing.push('ioOptimizedInstanceMultiplier');
+    instanceHourly = standard.hourly === undefined ? undefined : standard.hourly * (ioOptimized ? (prices.ioOptimizedInstanceMultiplier ?? NaN) : 1);
+    if (instanceHourly !== undefined && Number.isNaN(instanceHourly)) instanceHourly = undefined;
+  }
+  if (ioOptimized && prices.storageGbMonthIoOptimized === undefined) missing.push('storageGbMonthIoOptimized');
+  return {
+    ioOptimized,
+    instanceHourly,
+    acuHourly,
+    storageGbMonth: (ioOptimized ? prices.storageGbMonthIoOptimized : prices.storageGbMonth) ?? 0,
+    ioPerMillion: ioOptimized ? 0 : (prices.ioPerMillion ?? 0),
+    missing,
+    ...(fallback !== undefined ? { fallback } : {}),
+  };
+}
+
+const SERVERLESS_ESTIMATE =
+  'Aurora Serverless v2 variants: while steps run each instance is taken at its maxAcu (an upper bound), during set-up and teardown at its minAcu, at the ACU-hour price; the bill after a run uses the ACUs CloudWatch measured (ServerlessDatabaseCapacity)';
+
 /** Whether a step's workload writes (stock tests known read-only, custom scripts read: S4's scan). */
 function stepWrites(test: string | undefined): boolean {
   return test !== undefined && !READ_ONLY_TESTS.has(test);
@@ -229,7 +289,6 @@ function stepWrites(test: string | undefined): boolean {
  * 1-minute minimum), the data's storage for those hours and storage I/O (Aurora Standard): the
  * data written once per prepare plus an assumed I/O rate while steps run (prices/assumptions).
  * Cells that run at once do not share instances, so concurrency changes wall time, not cost.
- * @internal exported for its tests (a test seam)
  */
 export function estimatePlanCost(plan: Plan, table: PriceTable): PlanCost {
   const lookup = regionPrices(table, plan.region);
@@ -250,20 +309,32 @@ export function estimatePlanCost(plan: Plan, table: PriceTable): PlanCost {
     const runS = Math.max(0, cellS - provisionS);
     const dbInstances = 1 + cell.variant.readers;
     const engine = cellEngine(plan, cell);
-    const price = dbInstancePrice(prices, engine, cell.variant.instanceClass);
-    const dbHourly = price.hourly;
-    if (dbHourly === undefined) missing.add(price.missingAs);
-    if (price.fallback !== undefined && !notes.includes(price.fallback)) notes.push(price.fallback);
     // Aurora bills its cluster volume and (Standard) its I/O; RDS bills the gp3 storage allocated to
     // each instance (a replica has its source's) and no I/O below gp3's baseline ("3,000 IOPS and
     // 125 MiB/s" included below 400 GiB, RDS User Guide, "Amazon RDS DB instance storage", gp3);
     // a self-managed server its gp3 root volume (EC2 and EBS bill per second, at least a minute).
     const topology = ENGINES[engine.kind].topology;
     const aurora = topology === 'cluster';
+    const rates = aurora ? auroraRates(prices, engine, cell.variant) : undefined;
+    const price = rates === undefined ? dbInstancePrice(prices, engine, cell.variant.instanceClass) : undefined;
+    const dbHourly = rates !== undefined ? rates.instanceHourly : price!.hourly;
+    for (const m of rates?.missing ?? (price!.hourly === undefined ? [price!.missingAs] : [])) missing.add(m);
+    const fallback = rates?.fallback ?? price?.fallback;
+    if (fallback !== undefined && !notes.includes(fallback)) notes.push(fallback);
+    const serverless = cell.variant.serverless;
+    if (serverless !== undefined && !notes.includes(SERVERLESS_ESTIMATE)) notes.push(SERVERLESS_ESTIMATE);
     if (topology === 'ec2' && !notes.includes(EBS_STORAGE)) notes.push(EBS_STORAGE);
     if (topology === 'ec2' && prices.ebsGp3GbMonth === undefined) missing.add(`ebsGp3GbMonth (self-managed servers' EBS volumes)`);
     if (topology === 'instance' && !notes.includes(RDS_STORAGE)) notes.push(RDS_STORAGE);
-    const dbCost = dbHourly === undefined ? null : (dbInstances * dbHourly * Math.max(cellS, a.rdsMinimumBillingS)) / 3600;
+    const acuHourly = rates?.acuHourly;
+    const dbCost =
+      serverless !== undefined
+        ? acuHourly === undefined
+          ? null
+          : (dbInstances * acuHourly * (serverless.maxAcu * runS + serverless.minAcu * provisionS)) / 3600
+        : dbHourly === undefined
+          ? null
+          : (dbInstances * dbHourly * Math.max(cellS, a.rdsMinimumBillingS)) / 3600;
     const clientType = cell.variant.clients.instanceType;
     const clients = cell.variant.clients.count;
     const clientHourly = prices.ec2Hourly[clientType];
@@ -279,13 +350,13 @@ export function estimatePlanCost(plan: Plan, table: PriceTable): PlanCost {
     const rdsStorageGb = topology === 'instance' ? (dbInstances * rdsAllocatedStorageGib(cell.data).allocated * 2 ** 30) / 1e9 : 0;
     const serverVolumesGb = topology === 'ec2' ? dbInstances * serverVolumeGib(cell.data) : 0;
     const storageCost = aurora
-      ? ((dataBytes / 1e9) * (prices.storageGbMonth ?? 0) * (cellS / 3600)) / 730
+      ? ((dataBytes / 1e9) * rates!.storageGbMonth * (cellS / 3600)) / 730
       : topology === 'ec2'
         ? (serverVolumesGb * (prices.ebsGp3GbMonth ?? 0) * (Math.max(cellS, a.ec2MinimumBillingS) / 3600)) / 730
         : (rdsStorageGb * (prices.rdsGp3GbMonth ?? 0) * (Math.max(cellS, a.rdsMinimumBillingS) / 3600)) / 730;
     const stepIoS = cell.steps.reduce((acc, s) => acc + (s.warmupS + s.durationS) * (stepWrites(s.test) ? a.writeIoPerSecond : a.readIoPerSecond), 0);
     const ioRequests = Math.ceil(preparedBytes / 4096 + stepIoS);
-    const ioCost = aurora ? (ioRequests / 1e6) * (prices.ioPerMillion ?? 0) : 0;
+    const ioCost = aurora ? (ioRequests / 1e6) * rates!.ioPerMillion : 0;
     const total = dbCost === null || clientCost === null ? null : dbCost + clientCost + storageCost + ioCost;
     return {
       cellId: cell.cellId,

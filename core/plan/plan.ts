@@ -6,7 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import { READ_ONLY_TESTS, type Spec, type Variant, type Workload } from '../experiment/schema';
 import { auroraParameterCaveats } from '../experiment/aurora-parameters';
+import { auroraConfigurationNotes } from '../experiment/aurora-configurations';
 import { engineNotes, variantEngine } from '../experiment/engine-checks';
+import { isServerless, MIN_ACU_WITHOUT_PAUSE } from '../aurora/aurora-configurations';
 import { canonicalJson, sha256 } from '../experiment/validate';
 import { buildSysbenchArgs, SysbenchOptionError } from './sysbench-args';
 import type { BackendKind, CellOrder, CellPlan, DuetPlan, Plan, PlanEstimate, PlanNote, ResolvedVariant, StepPlan } from './types';
@@ -86,6 +88,10 @@ function resolveVariant(spec: Spec, variant: Variant): ResolvedVariant {
     instanceParameters: { ...(template?.instanceParameters ?? {}), ...variant.instanceParameters },
     ...(hasLocalOnlyParameters(spec, variant) ? { localOnlyParameters: localOnlyParametersOf(spec, variant) } : {}),
     ...(variant.writeForwarding !== undefined ? { writeForwarding: variant.writeForwarding } : {}),
+    ...(isServerless(variant.instanceClass) && variant.maxAcu !== undefined
+      ? { serverless: { minAcu: variant.minAcu ?? MIN_ACU_WITHOUT_PAUSE, maxAcu: variant.maxAcu, readerScaling: variant.readerScaling ?? 'with-writer' } }
+      : {}),
+    ...(variant.storage !== undefined ? { storage: variant.storage } : {}),
     performanceInsights: variant.performanceInsights,
     clients: variant.clients,
   };
@@ -247,6 +253,7 @@ function backendNotes(spec: Spec, backend: BackendKind): PlanNote[] {
   });
   for (const c of auroraParameterCaveats(spec)) notes.push({ level: 'warning', path: c.path, message: c.message });
   notes.push(...engineNotes(spec, backend));
+  notes.push(...auroraConfigurationNotes(spec, backend));
   if (spec.engine.kind === 'aurora-mysql' && /^2\.|^5\.7\./.test(spec.engine.version)) {
     // AWS, "Using Amazon RDS Extended Support": the end of standard support for Aurora MySQL version 2 was 2024-10-31.
     notes.push({

@@ -5,6 +5,7 @@
 import type { PlanNote } from '../experiment/notes';
 import type { SysbenchOptions, Target, Variant, WriteForwarding } from '../experiment/schema';
 import type { EngineRef } from '../aurora/engines';
+import type { AuroraStorage, ReaderScaling } from '../aurora/aurora-configurations';
 
 export type BackendKind = 'local' | 'aws';
 
@@ -25,6 +26,10 @@ export interface ResolvedVariant {
   /** MariaDB-only settings of a local what-if (template's merged under the variant's); absent when none. Only the local backend applies them. */
   readonly localOnlyParameters?: Readonly<Record<string, string | number | boolean>>;
   readonly writeForwarding?: WriteForwarding;
+  /** instanceClass db.serverless: the cluster's capacity range (ACUs per instance) and how its readers scale. */
+  readonly serverless?: { readonly minAcu: number; readonly maxAcu: number; readonly readerScaling: ReaderScaling };
+  /** Aurora's cluster storage configuration as the spec gave it; absent: Aurora Standard (RDS's default). */
+  readonly storage?: AuroraStorage;
   readonly performanceInsights: boolean;
   readonly clients: Variant['clients'];
 }

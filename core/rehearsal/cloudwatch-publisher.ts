@@ -24,6 +24,13 @@
  * metrics-collected-by-CloudWatch-agent.md). An emulated instance is a mariadbd on this machine and
  * shares this machine's memory, so its value is this machine's MemAvailable (/proc/meminfo, kB), one
  * datapoint per CPU sample: a figure of the host, not of the instance.
+ *
+ * An Aurora Serverless v2 instance (a db.serverless cluster: ClusterMembers.serverlessMaxAcu) stands
+ * in as a server of its largest capacity that never scales (rds-emulation.ts), so with each CPU
+ * sample it publishes what such an instance would: ServerlessDatabaseCapacity at the cluster's
+ * MaxCapacity (Count) and ACUUtilization 100 (Percent; capacity over the maximum, Aurora User
+ * Guide, "Aurora Serverless v2 capacity"). The API path (the metrics asked for, collected, written)
+ * is AWS's; the values say only that nothing scaled.
  */
 import { readFileSync } from 'node:fs';
 import { PutMetricDataCommand, type CloudWatchClient, type MetricDatum, type StandardUnit } from '@aws-sdk/client-cloudwatch';
@@ -54,6 +61,8 @@ interface Watched {
   readonly dimension: 'DBInstanceIdentifier' | 'InstanceId';
   /** An EC2 server instance: the CloudWatch agent's memory datapoint goes with each CPU sample. */
   readonly agentMemory?: boolean;
+  /** A Serverless v2 instance's constant capacity in ACUs: its capacity datapoints go with each CPU sample. */
+  readonly capacityAcu?: number;
 }
 
 /** The namespace and metric the CloudWatch agent publishes memory under (client/cloudwatch-agent.json). */
@@ -138,16 +147,17 @@ export class CloudWatchPublisher {
     const intervalMs = this.o.sampleIntervalMs ?? 1000;
     const datum = m.rdsInstances ? rdsInstanceDatum : auroraDatum;
     const rds = { namespace: 'AWS/RDS', dimension: 'DBInstanceIdentifier' } as const;
+    const capacity = m.serverlessMaxAcu !== undefined ? { capacityAcu: m.serverlessMaxAcu } : {};
     if (m.postgres?.writer) {
       const sampler = new PostgresMetricsSampler({ writer: m.postgres.writer, readers: m.postgres.readers, intervalMs });
       await sampler.start();
-      this.watched.set(m.clusterId, { sampler, taken: 0, datum, ...rds });
+      this.watched.set(m.clusterId, { sampler, taken: 0, datum, ...rds, ...capacity });
       return;
     }
     if (!m.writer) return;
     const sampler = new ServerMetricsSampler({ writer: m.writer, readers: m.readers, intervalMs });
     await sampler.start();
-    this.watched.set(m.clusterId, { sampler, taken: 0, datum, ...rds });
+    this.watched.set(m.clusterId, { sampler, taken: 0, datum, ...rds, ...capacity });
   }
 
   /**
@@ -184,6 +194,24 @@ export class CloudWatchPublisher {
           namespace: AGENT_NAMESPACE,
           datum: { MetricName: AGENT_MEMORY_METRIC, Dimensions: [{ Name: 'InstanceId', Value: s.instanceId }], Timestamp: new Date(at), Value: memory, Unit: 'Bytes' },
         });
+      }
+      if (w.capacityAcu !== undefined && s.metric === 'CPUUtilization') {
+        for (const [name, value] of [
+          ['ServerlessDatabaseCapacity', w.capacityAcu],
+          ['ACUUtilization', 100],
+        ] as const) {
+          this.queue.push({
+            dueMs: at + this.o.lagS * 1000,
+            namespace: w.namespace,
+            datum: {
+              MetricName: name,
+              Dimensions: [{ Name: w.dimension, Value: s.instanceId }],
+              Timestamp: new Date(at),
+              Value: value,
+              Unit: SERVER_METRICS[name],
+            },
+          });
+        }
       }
       const d = w.datum(s);
       if (d === undefined) continue;

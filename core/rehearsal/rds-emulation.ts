@@ -173,6 +173,10 @@ interface EmulatedCluster {
   readonly serverKind: ServerKind;
   /** RDS DB instances (a source and its read replicas), not an Aurora cluster: named by the source's id. */
   readonly standalone: boolean;
+  /** CreateDBCluster ServerlessV2ScalingConfiguration.MaxCapacity: the size a db.serverless instance's server stands in at. */
+  readonly serverlessMaxAcu?: number;
+  /** CreateDBCluster StorageType as asked (moto does not keep it: see handle). */
+  readonly storageType?: string;
 }
 
 interface ParameterGroup {
@@ -190,6 +194,11 @@ export interface ClusterMembers {
   readonly postgres?: { readonly writer: PostgresServer | undefined; readonly readers: readonly PostgresServer[] };
   /** RDS DB instances with read replicas (they publish ReplicaLag, not Aurora's metrics). */
   readonly rdsInstances: boolean;
+  /**
+   * An Aurora Serverless v2 cluster's MaxCapacity: its servers stand in at that size and do not scale,
+   * so the capacity they publish is that constant (cloudwatch-publisher.ts).
+   */
+  readonly serverlessMaxAcu?: number;
 }
 
 export interface RdsEmulationOptions {
@@ -319,8 +328,14 @@ export class RdsEmulation {
         this.groups.delete((str(input['DBClusterParameterGroupName']) ?? str(input['DBParameterGroupName']) ?? '').toLowerCase());
         return result;
       }
-      case 'CreateDBCluster':
-        return this.createCluster(input, await forward());
+      case 'CreateDBCluster': {
+        // moto 5.2 keeps no Aurora StorageType: it sizes a cluster's AllocatedStorage by storage type
+        // from a table without "aurora" or "aurora-iopt1" and fails with a KeyError on either. The
+        // emulation takes the value off the call, remembers it, and answers it back as RDS does
+        // (DBCluster.StorageType).
+        const { StorageType: _storageType, ...withoutStorageType } = input;
+        return this.createCluster(input, await forward(withoutStorageType));
+      }
       case 'DescribeDBClusters':
         return this.amendClusters(await forward());
       case 'CreateDBInstance':
@@ -356,6 +371,7 @@ export class RdsEmulation {
     const out = result.output['DBCluster'] as Record<string, unknown> | undefined;
     const id = (str(out?.['DBClusterIdentifier']) ?? str(input['DBClusterIdentifier']) ?? '').toLowerCase();
     const masterUsername = str(input['MasterUsername']) ?? '';
+    const scaling = input['ServerlessV2ScalingConfiguration'] as Record<string, unknown> | undefined;
     const secretArn = str((out?.['MasterUserSecret'] as Record<string, unknown> | undefined)?.['SecretArn']);
     if (input['ManageMasterUserPassword'] === true) {
       if (!secretArn) throw new Error(`moto created cluster ${id} with ManageMasterUserPassword but returned no MasterUserSecret.SecretArn`);
@@ -374,9 +390,15 @@ export class RdsEmulation {
       notesSaid: new Set(),
       serverKind: serverKindOf(input['Engine']),
       standalone: false,
+      ...(typeof scaling?.['MaxCapacity'] === 'number' ? { serverlessMaxAcu: scaling['MaxCapacity'] } : {}),
+      ...(str(input['StorageType']) !== undefined ? { storageType: str(input['StorageType']) } : {}),
     });
     this.log(
-      `cluster ${id}: master user ${masterUsername}, ${str(input['DatabaseName']) ? `database ${String(input['DatabaseName'])}` : 'no database (CreateDBCluster named none)'}`,
+      `cluster ${id}: master user ${masterUsername}, ${str(input['DatabaseName']) ? `database ${String(input['DatabaseName'])}` : 'no database (CreateDBCluster named none)'}` +
+        (str(input['StorageType']) !== undefined ? `, StorageType ${String(input['StorageType'])}` : '') +
+        (scaling !== undefined
+          ? `, ServerlessV2ScalingConfiguration ${String(scaling['MinCapacity'])}-${String(scaling['MaxCapacity'])} ACUs (its db.serverless servers stand in at the maximum)`
+          : ''),
     );
     return this.amendClusters(result);
   }
@@ -386,6 +408,7 @@ export class RdsEmulation {
     if (!cluster) return c;
     const writer = [...cluster.instances.values()].find((i) => i.role === 'writer' && i.state === 'available');
     const amended: Record<string, unknown> = { ...c };
+    if (cluster.storageType !== undefined) amended['StorageType'] = cluster.storageType;
     const port = writer?.server?.port ?? writer?.pg?.port;
     if (port !== undefined) {
       amended['Endpoint'] = '127.0.0.1';
@@ -514,7 +537,7 @@ export class RdsEmulation {
     if (instance.role === 'reader' && !writerServer) throw new Error(`the writer of ${cluster.id} is not running`);
     if (this.closed || instance.state !== 'creating') throw new Error('deleted while creating');
 
-    const shape = localShape(instance.instanceClass, this.host);
+    const shape = localShape(instance.instanceClass, this.host, cluster.serverlessMaxAcu);
     const clusterParameters = cluster.parameterGroup ? (this.groups.get(cluster.parameterGroup)?.params ?? {}) : {};
     const instanceParameters = instance.parameterGroup ? (this.groups.get(instance.parameterGroup)?.params ?? {}) : {};
     const plan = planParameters({
@@ -615,7 +638,7 @@ export class RdsEmulation {
     const instanceParameters = instance.parameterGroup ? (this.groups.get(instance.parameterGroup)?.params ?? {}) : {};
     const plan = planPostgresParameters({
       variant: { name: instance.id, clusterParameters, instanceParameters } as unknown as ResolvedVariant,
-      shape: localShape(instance.instanceClass, this.host),
+      shape: localShape(instance.instanceClass, this.host, cluster.serverlessMaxAcu),
       settings: template.settings,
       version: tools.version,
       role: instance.role,
@@ -740,6 +763,7 @@ export class RdsEmulation {
         ? { postgres: { writer: pg.find((i) => i.role === 'writer')?.pg, readers: pg.filter((i) => i.role === 'reader').map((i) => i.pg!) } }
         : {}),
       rdsInstances: cluster.standalone,
+      ...(cluster.serverlessMaxAcu !== undefined ? { serverlessMaxAcu: cluster.serverlessMaxAcu } : {}),
     });
   }
 

@@ -7,6 +7,7 @@ import { findRun, stepResults, type RunInfo, type StepResult } from '../lake/res
 import type { VerdictsRow } from '../lake/rows';
 import type { Plan } from '../plan/types';
 import type { Spec } from '../experiment/schema';
+import { loadAuroraUsage, type AuroraUsage } from './aurora-choices-section';
 
 interface IntervalTotal {
   readonly cell_id: string;
@@ -45,6 +46,8 @@ export interface RunData {
   readonly metrics: readonly MetricMean[];
   /** The run's verdicts against its experiment's history (the verdicts table), when it was judged. */
   readonly verdicts?: readonly VerdictsRow[];
+  /** Serverless v2 capacity and cluster volume I/O datapoints (core/report/aurora-choices-section.ts). */
+  readonly auroraUsage?: AuroraUsage;
 }
 
 const quote = (s: string): string => `'${s.replace(/'/g, "''")}'`;
@@ -84,5 +87,6 @@ export async function loadRun(lake: LakeReader, runId?: string): Promise<RunData
   const partialKeys = new Set(incomplete.map((w) => `${w.cell_id}\u0000${w.step_id}\u0000${w.instance_id}\u0000${w.metric}`));
   const metrics = means.map((m) => ({ ...m, partial: partialKeys.has(`${m.cell_id}\u0000${m.step_id}\u0000${m.instance_id}\u0000${m.metric}`) }));
   const verdicts = await lake.query<VerdictsRow>(`SELECT * FROM verdicts WHERE run_id = ${quote(run.run_id)}`);
-  return { run, spec: parseJson(run.spec) as Spec | null, plan: parseJson(run.plan) as Plan | null, steps, intervals, metrics, verdicts };
+  const auroraUsage = await loadAuroraUsage(lake, run.run_id);
+  return { run, spec: parseJson(run.spec) as Spec | null, plan: parseJson(run.plan) as Plan | null, steps, intervals, metrics, verdicts, auroraUsage };
 }

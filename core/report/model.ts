@@ -22,7 +22,24 @@ export interface ChartBlock {
 
 export interface ReportSection {
   readonly id:
-    'ab' | 'price' | 'sweep' | 'forwarding' | 'network' | 'rate' | 'latency' | 'server-metrics' | 'failures' | 'compare' | 'latest' | 'change-points' | 'trends' | 'verdicts';
+    | 'ab'
+    | 'price'
+    | 'sweep'
+    | 'forwarding'
+    | 'network'
+    | 'rate'
+    | 'latency'
+    | 'server-metrics'
+    | 'failures'
+    | 'compare'
+    | 'latest'
+    | 'change-points'
+    | 'trends'
+    | 'verdicts'
+    // core/report/aurora-choices-section.ts
+    | 'serverless'
+    | 'storage'
+    | 'bill';
   readonly title: string;
   /** What the section answers, in one line. */
   readonly question: string;

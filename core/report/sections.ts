@@ -19,6 +19,7 @@ import { pairByTime, pairedRatioCi, roundsToResolve, type PairedRatio } from './
 import { analyzeSweep } from './sweep';
 import { serverMetricsSection } from './server-metrics-section';
 import { verdictsSection } from './verdicts-section';
+import { auroraChoicesSections } from './aurora-choices-section';
 
 // ---------------------------------------------------------------------------------------------
 // Steps grouped across repeats, and their estimates with confidence intervals
@@ -1492,6 +1493,7 @@ export function buildSections(ctx: Context): ReportSection[] {
     rateSection(ctx),
     latencySection(ctx),
     serverMetricsSection(ctx),
+    ...auroraChoicesSections(ctx, ctx.data.auroraUsage),
     failuresSection(ctx),
     verdictsSection(ctx),
   ].filter((s): s is ReportSection => s !== null);

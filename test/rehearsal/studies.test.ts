@@ -61,7 +61,18 @@ function trimmedStudy(file: string): string {
   // with other option lines.
   const variants = small.variants.filter((v) => {
     const engine = ENGINES[v.engine?.kind ?? small.engine.kind];
-    const kind = JSON.stringify([engine.topology, engine.localServer, v.az ?? null, v.readers, v.clients, v.writeForwarding ?? null, v.performanceInsights]);
+    // Serverless v2 and the storage configuration change CreateDBCluster and the metrics collected.
+    const kind = JSON.stringify([
+      engine.topology,
+      engine.localServer,
+      v.az ?? null,
+      v.readers,
+      v.clients,
+      v.writeForwarding ?? null,
+      v.performanceInsights,
+      v.instanceClass === 'db.serverless',
+      v.storage ?? null,
+    ]);
     if (variantKinds.has(kind)) return false;
     variantKinds.add(kind);
     return true;
@@ -187,6 +198,29 @@ describe('every study through the AWS rehearsal', () => {
             expect(memory.every((m) => m.value > 0)).toBe(true);
           }
         }
+      }
+      if (file === 'serverless-vs-provisioned.json') {
+        // The cluster is created with its capacity range, and each step of a db.serverless cell collects
+        // its writer's ServerlessDatabaseCapacity and ACUUtilization (the stand-in's constant maximum).
+        const serverless = r.plan.cells.filter((c) => c.variant.serverless !== undefined);
+        expect(serverless.length).toBeGreaterThan(0);
+        for (const c of serverless) {
+          expect(lines).toEqual(
+            expect.arrayContaining([expect.stringMatching(new RegExp(`ServerlessV2ScalingConfiguration ${c.variant.serverless!.minAcu}-${c.variant.serverless!.maxAcu} ACUs`))]),
+          );
+          for (const s of c.steps) {
+            const capacity = (await tableRows<ServerMetricRow>('server_metrics', c.cellId, s.stepId)).filter(
+              (m) => m.metric === 'ServerlessDatabaseCapacity' || m.metric === 'ACUUtilization',
+            );
+            expect(new Set(capacity.map((m) => `${m.role} ${m.metric} ${m.unit} ${m.value}`))).toEqual(
+              new Set([`writer ServerlessDatabaseCapacity Count ${c.variant.serverless!.maxAcu}`, 'writer ACUUtilization Percent 100']),
+            );
+          }
+        }
+      }
+      if (file === 'io-optimized-vs-standard.json') {
+        // Both storage configurations reach CreateDBCluster as RDS names them.
+        expect(lines).toEqual(expect.arrayContaining([expect.stringMatching(/StorageType aurora-iopt1/), expect.stringMatching(/StorageType aurora(,|$)/)]));
       }
       if (file === 'write-forwarding.json') {
         // What the local plan says about writes sent to a reader, said by the rehearsal too.

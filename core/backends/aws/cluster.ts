@@ -28,6 +28,7 @@ import { chunk } from './batches';
 import type { AwsClients } from './clients';
 import type { AwsBackendConfig } from './config';
 import { awsEngineVersion, ENGINES, parameterGroupFamily, type EngineRef } from '../../aurora/engines';
+import { READER_PROMOTION_TIER, STORAGE_TYPES } from '../../aurora/aurora-configurations';
 import { cellNames, cellTagger, tagKeys, type CellNames, type Tag } from './names';
 import { cellAz } from './placement';
 import { describeCluster, describeClusterInstances } from './teardown';
@@ -144,6 +145,7 @@ export class AuroraClusters {
     const existing = await describeCluster(this.clients, names.clusterId);
     if (existing) return existing;
     const wf = cell.variant.writeForwarding?.enabled === true;
+    const { serverless, storage } = cell.variant;
     try {
       const out = await this.clients.rds.send(
         new CreateDBClusterCommand({
@@ -168,6 +170,15 @@ export class AuroraClusters {
           // EnableLocalWriteForwarding: "Valid for: Aurora DB clusters only" (both Aurora engines; the
           // versions are checked at validation, core/aurora/engines.ts localWriteForwarding).
           ...(wf ? { EnableLocalWriteForwarding: true } : {}),
+          // "An Aurora cluster must have a ServerlessV2ScalingConfiguration attribute before you can add
+          // any DB instances that use the db.serverless DB instance class" (Aurora User Guide,
+          // "Requirements and limitations for Aurora Serverless v2"); MinCapacity/MaxCapacity in ACUs
+          // per instance (botocore ServerlessV2ScalingConfiguration; the range checked at validation,
+          // core/experiment/aurora-configurations.ts).
+          ...(serverless ? { ServerlessV2ScalingConfiguration: { MinCapacity: serverless.minAcu, MaxCapacity: serverless.maxAcu } } : {}),
+          // StorageType "aurora | aurora-iopt1" for Aurora DB clusters, default aurora (botocore
+          // CreateDBClusterMessage.StorageType): sent only when the spec chose one.
+          ...(storage !== undefined ? { StorageType: STORAGE_TYPES[storage] } : {}),
           StorageEncrypted: true,
           BackupRetentionPeriod: 1,
           DeletionProtection: false,
@@ -243,7 +254,13 @@ export class AuroraClusters {
     const existing = new Set((await describeClusterInstances(this.clients, names.clusterId)).map((i) => i.DBInstanceIdentifier));
     const wanted: { id: string; role: 'writer' | 'reader'; tier: number }[] = [
       { id: names.writerId, role: 'writer', tier: 0 },
-      ...Array.from({ length: cell.variant.readers }, (_, i) => ({ id: names.readerId(i + 1), role: 'reader' as const, tier: 1 })),
+      // Readers in promotion tiers 0-1 keep a Serverless v2 reader at the writer's capacity, 2-15 let it
+      // scale on its own (core/aurora/aurora-configurations.ts); provisioned readers stay in tier 1.
+      ...Array.from({ length: cell.variant.readers }, (_, i) => ({
+        id: names.readerId(i + 1),
+        role: 'reader' as const,
+        tier: READER_PROMOTION_TIER[cell.variant.serverless?.readerScaling ?? 'with-writer'],
+      })),
     ];
     for (const w of wanted) {
       if (!existing.has(w.id)) await this.ensureInstance(run, cell, w.id, w.role, az, names, hasInstanceGroup, w.tier, engine);

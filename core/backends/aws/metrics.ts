@@ -155,6 +155,12 @@ const EC2_SERVER_METRICS: readonly {
   { metric: 'FreeableMemory', namespace: 'CWAgent', ec2Name: 'mem_available', stat: 'Average', counted: false },
 ];
 
+/**
+ * An Aurora Serverless v2 instance's capacity (see SERVER_METRICS), per instance and minute like the
+ * base metrics; collected beside them, not counted in the window's completeness (the base metrics
+ * are published on the same schedule and say whether it is complete).
+ */
+const SERVERLESS_METRICS: readonly ServerMetricName[] = ['ServerlessDatabaseCapacity', 'ACUUtilization'];
 /** Aurora's cluster-level storage I/O (see SERVER_METRICS): one datapoint per 5 minutes, per cluster. */
 const CLUSTER_VOLUME_METRICS: readonly ServerMetricName[] = ['VolumeReadIOPs', 'VolumeWriteIOPs'];
 const CLUSTER_VOLUME_PERIOD_S = 300;
@@ -216,7 +222,8 @@ export class ServerMetrics {
     for (const ep of onEc2 ? [] : endpoints) {
       const metrics = [...metricsOf.base, ...(ep.role === 'reader' ? [metricsOf.replicaLag] : []), ...(wf ? (ep.role === 'writer' ? wf.writer : wf.reader) : [])];
       for (const metric of metrics) wantedSeries.push({ instance: ep, metric, counted: true });
-      for (const metric of [...metricsOf.extra, ...(wf ? (ep.role === 'writer' ? wf.writerLatency : wf.readerLatency) : [])]) {
+      const capacity = cell.variant.serverless !== undefined ? SERVERLESS_METRICS : [];
+      for (const metric of [...metricsOf.extra, ...capacity, ...(wf ? (ep.role === 'writer' ? wf.writerLatency : wf.readerLatency) : [])]) {
         wantedSeries.push({ instance: ep, metric, counted: false });
       }
     }

@@ -45,6 +45,7 @@ import { ask, CheckResult, guarded, NotCheckable, unanswered, type PreflightChec
 import { checkNetwork } from './preflight-network';
 import { checkParameters } from './preflight-parameters';
 import { AURORA_MYSQL_INSTANCE_CLASSES } from '../../aurora/aws-names';
+import { isServerless } from '../../aurora/aurora-configurations';
 import { awsEngineVersion, ENGINES, parameterGroupFamily, type EngineRef } from '../../aurora/engines';
 import { variantEngine } from '../../experiment/engine-checks';
 
@@ -292,7 +293,9 @@ async function checkInstanceClasses(input: AwsPreflightInput, facts: EngineFacts
       if (azs === undefined) {
         apiEmpty ??= !(await anyOrderable(clients, v.engineVersion));
         if (apiEmpty) {
-          if (!AURORA_MYSQL_INSTANCE_CLASSES[v.aurora[0] as 2 | 3].has(cls)) {
+          // db.serverless is no entry of the class table: its engine versions were checked at validation
+          // (core/experiment/aurora-configurations.ts).
+          if (!isServerless(cls) && !AURORA_MYSQL_INSTANCE_CLASSES[v.aurora[0] as 2 | 3].has(cls)) {
             result.refuse(path, `${cls} is not an Aurora MySQL ${v.aurora[0]}.x instance class (built-in table): choose one the Aurora User Guide lists for it`);
           }
           lines.push(`${cls} (built-in table)`);

@@ -15,6 +15,7 @@
  */
 import { availableParallelism, totalmem } from 'node:os';
 import { UnsupportedOnBackendError } from '../../backend';
+import { GIB_PER_ACU, isServerless } from '../../aurora/aurora-configurations';
 
 /** @internal exported for its tests (a test seam) */
 export interface InstanceClassSpec {
@@ -27,7 +28,11 @@ export interface InstanceClassSpec {
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
 
-/** vCPU and memory per size of the memory-optimised (r) families; identical across r5/r6g/r6i/r7g. */
+/**
+ * vCPU and memory per size of the memory-optimised (r) families; identical across r5/r6g/r6i/r7g,
+ * and r7i and r8g (Aurora User Guide, "Hardware specifications for DB instance classes for Aurora":
+ * db.r7i and db.r8g large 2 vCPU 16 GiB ... 16xlarge 64 vCPU 512 GiB, 24xlarge 96 vCPU 768 GiB).
+ */
 const R_SIZES: Readonly<Record<string, InstanceClassSpec>> = {
   large: { vcpu: 2, memoryGiB: 16, maxConnections: 1000 },
   xlarge: { vcpu: 4, memoryGiB: 32, maxConnections: 2000 },
@@ -45,6 +50,7 @@ const R_FAMILY_SIZES: Readonly<Record<string, readonly string[]>> = {
   r6i: ['large', 'xlarge', '2xlarge', '4xlarge', '8xlarge', '12xlarge', '16xlarge', '24xlarge'],
   r7g: ['large', 'xlarge', '2xlarge', '4xlarge', '8xlarge', '12xlarge', '16xlarge'],
   r7i: ['large', 'xlarge', '2xlarge', '4xlarge', '8xlarge', '12xlarge', '16xlarge', '24xlarge'],
+  r8g: ['large', 'xlarge', '2xlarge', '4xlarge', '8xlarge', '12xlarge', '16xlarge', '24xlarge'],
 };
 
 /** @internal exported for its tests (a test seam) */
@@ -91,8 +97,27 @@ export function localMemoryCap(host: HostResources): number {
   return Math.max(256 * MiB, Math.floor(host.memoryBytes / 8 / MiB) * MiB);
 }
 
-/** The local shape of `instanceClass`; UnsupportedOnBackendError for a class not in the table. */
-export function localShape(instanceClass: string, host: HostResources = currentHost()): LocalInstanceShape {
+/**
+ * The provisioned class an Aurora Serverless v2 instance stands in as where nothing scales it (the
+ * local backend, the rehearsal's servers): the smallest r class with at least its largest capacity's
+ * memory (maxAcu x 2 GiB, core/aurora/aurora-configurations.ts), at most the table's largest.
+ * @internal exported for its tests (a test seam)
+ */
+export function serverlessStandIn(maxAcu: number): string {
+  const sizes = Object.entries(R_SIZES).sort(([, a], [, b]) => a.memoryGiB - b.memoryGiB);
+  const fits = sizes.find(([, spec]) => spec.memoryGiB >= maxAcu * GIB_PER_ACU) ?? sizes[sizes.length - 1]!;
+  return `db.r6g.${fits[0]}`;
+}
+
+/**
+ * The local shape of `instanceClass` (db.serverless: of its stand-in at `maxAcu`);
+ * UnsupportedOnBackendError for a class not in the table.
+ */
+export function localShape(instanceClass: string, host: HostResources = currentHost(), maxAcu?: number): LocalInstanceShape {
+  if (isServerless(instanceClass)) {
+    if (maxAcu === undefined) throw new UnsupportedOnBackendError("db.serverless has no local stand-in without its maxAcu (the variant's capacity range)");
+    return { ...localShape(serverlessStandIn(maxAcu), host), instanceClass };
+  }
   const spec = INSTANCE_CLASSES[instanceClass];
   if (!spec) {
     const families = [...new Set(Object.keys(INSTANCE_CLASSES).map((c) => c.split('.')[1]))].join(', ');

@@ -288,7 +288,7 @@ export class LocalBackend implements Backend {
     if (ENGINES[cell.variant.engine?.kind ?? 'aurora-mysql'].localServer === 'postgresql') return this.provisionPostgresCell(run, cell);
 
     const started = performance.now();
-    const shape = localShape(cell.variant.instanceClass, this.host); // UnsupportedOnBackendError for unknown classes
+    const shape = localShape(cell.variant.instanceClass, this.host, cell.variant.serverless?.maxAcu); // UnsupportedOnBackendError for unknown classes
     const versions = await checkLocalDependencies();
     const template = await ensureTemplate(versions.tools, versions.serverVersion, this.templateRoot);
     const registry = this.registry(run.runId);
@@ -408,7 +408,7 @@ export class LocalBackend implements Backend {
     const key = this.key(run.runId, cell.cellId);
     const started = performance.now();
     const engine = cell.variant.engine!;
-    const shape = localShape(cell.variant.instanceClass, this.host);
+    const shape = localShape(cell.variant.instanceClass, this.host, cell.variant.serverless?.maxAcu);
     const tools = findPostgresTools();
     const template = await ensurePostgresTemplate(tools, this.templateRoot);
     const registry = this.registry(run.runId);

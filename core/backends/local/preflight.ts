@@ -133,7 +133,7 @@ export function localSpecRefusals(spec: Spec): PlanNote[] {
   const notes: PlanNote[] = [];
   spec.variants.forEach((v, i) => {
     try {
-      localShape(v.instanceClass);
+      localShape(v.instanceClass, undefined, v.maxAcu);
     } catch (e) {
       if (!(e instanceof UnsupportedOnBackendError)) throw e;
       notes.push({ level: 'refused', path: `variants[${i}].instanceClass`, message: e.message });

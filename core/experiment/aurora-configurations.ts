@@ -1,0 +1,99 @@
+/**
+ * A spec's Aurora Serverless v2 capacity ranges and storage configurations against what each
+ * variant's engine version has (core/aurora/aurora-configurations.ts, sources cited there): every
+ * problem by JSON path with what to change, so RDS never refuses a cluster half-way through a run.
+ */
+import { GIB_PER_ACU, ioOptimizedSupport, isServerless, MAX_ACU_OLDER, MIN_ACU_WITHOUT_PAUSE, serverlessV2Support, zeroMinimumSupport } from '../aurora/aurora-configurations';
+import { ENGINES, engineName } from '../aurora/engines';
+import type { EngineNote, EngineSpecProblem } from './engine-checks';
+import { variantEngine } from './engine-checks';
+import type { Spec } from './schema';
+
+/** Where a variant's engine version is written. */
+function versionPath(spec: Spec, vi: number): string {
+  return spec.variants[vi]!.engine !== undefined ? `variants[${vi}].engine.version` : 'engine.version';
+}
+
+/** Every capacity range and storage configuration of the spec that its engine versions do not take. */
+export function auroraConfigurationProblems(spec: Spec): EngineSpecProblem[] {
+  const problems: EngineSpecProblem[] = [];
+  spec.variants.forEach((v, vi) => {
+    const engine = variantEngine(spec, v);
+    const at = (field: string): string => `variants[${vi}].${field}`;
+    if (isServerless(v.instanceClass)) {
+      const support = serverlessV2Support(engine);
+      if (!support.supported) {
+        problems.push({
+          path: at('instanceClass'),
+          message: `db.serverless: ${support.why} (${versionPath(spec, vi)}): ${ENGINES[engine.kind].topology === 'cluster' ? 'raise the engine version, or ' : ''}choose a provisioned class such as db.r6g.large`,
+        });
+      }
+      if (v.maxAcu === undefined) {
+        problems.push({
+          path: at('maxAcu'),
+          message: `db.serverless needs a capacity range: add "maxAcu" (the most ACUs each instance scales to, 1 to 256 in 0.5 steps; one ACU is about ${GIB_PER_ACU} GiB of memory), e.g. "maxAcu": 16`,
+        });
+      }
+      const min = v.minAcu ?? MIN_ACU_WITHOUT_PAUSE;
+      if (v.maxAcu !== undefined && min > v.maxAcu) {
+        problems.push({ path: at('minAcu'), message: `minAcu ${min} is above maxAcu ${v.maxAcu}: the range must have minAcu <= maxAcu` });
+      }
+      if (v.minAcu === 0 && support.supported) {
+        const zero = zeroMinimumSupport(engine);
+        if (!zero.supported) problems.push({ path: at('minAcu'), message: `${zero.why} (${versionPath(spec, vi)}): use minAcu 0.5 or more, or raise the engine version` });
+      }
+    } else {
+      for (const field of ['minAcu', 'maxAcu', 'readerScaling'] as const) {
+        if (v[field] !== undefined) {
+          problems.push({
+            path: at(field),
+            message: `${field} is a capacity setting of Aurora Serverless v2, but instanceClass is ${v.instanceClass}: remove ${field}, or set instanceClass to "db.serverless"`,
+          });
+        }
+      }
+    }
+    if (v.storage !== undefined) {
+      const support = ioOptimizedSupport(engine);
+      if (ENGINES[engine.kind].topology !== 'cluster') {
+        problems.push({
+          path: at('storage'),
+          message: `${support.why} (${engineName(engine)} bills its own ${engine.kind === 'self-managed' ? 'EBS volumes' : 'gp3 storage'}, with no per-request I/O charge): remove storage`,
+        });
+      } else if (v.storage === 'io-optimized' && !support.supported) {
+        problems.push({ path: at('storage'), message: `${support.why} (${versionPath(spec, vi)}): raise the engine version, or use "standard"` });
+      }
+    }
+  });
+  return problems;
+}
+
+/** What the plan says about the variants' capacity ranges and storage, per backend. */
+export function auroraConfigurationNotes(spec: Spec, backend: 'local' | 'aws'): EngineNote[] {
+  const notes: EngineNote[] = [];
+  spec.variants.forEach((v, vi) => {
+    if (isServerless(v.instanceClass) && v.maxAcu !== undefined) {
+      const range = `${v.minAcu ?? MIN_ACU_WITHOUT_PAUSE}-${v.maxAcu} ACUs`;
+      if (backend === 'local') {
+        notes.push({
+          level: 'warning',
+          path: `variants[${vi}].instanceClass`,
+          message: `variant "${v.name}" is Aurora Serverless v2 (${range}): there is no Aurora capacity scaling locally, so each server stands in at its largest size (maxAcu ${v.maxAcu}, about ${v.maxAcu * GIB_PER_ACU} GiB, sized as the r class of that memory); scaling lag and ACU-hours are measured only on AWS`,
+        });
+      } else if (v.maxAcu > MAX_ACU_OLDER) {
+        notes.push({
+          level: 'warning',
+          path: `variants[${vi}].maxAcu`,
+          message: `maxAcu ${v.maxAcu} is above ${MAX_ACU_OLDER}: only recent engine versions on a recent platform version scale past ${MAX_ACU_OLDER} ACUs (DescribeDBEngineVersions ServerlessV2FeaturesSupport.MaxCapacity says which); RDS refuses the range otherwise`,
+        });
+      }
+    }
+    if (v.storage === 'io-optimized' && backend === 'local') {
+      notes.push({
+        level: 'info',
+        path: `variants[${vi}].storage`,
+        message: `variant "${v.name}": Aurora I/O-Optimized is a billing configuration of Aurora's storage volume; locally the servers use this machine's disk, so only its cost (in plan and report) differs`,
+      });
+    }
+  });
+  return notes;
+}
