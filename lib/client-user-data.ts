@@ -37,7 +37,9 @@
  * workflow, a failed sweep) ends as terminated.
  */
 
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { CLIENT_HOME, CLIENT_INSTALL_DIR, CLIENT_READY_PREFIX } from '../core/backends/aws/runner-command';
+import { EXPIRES_AT_TAG, RUNNER_PREFIX } from './handler-environment';
 
 /** The spec's largest ttlHours (core/experiment/schema.ts): no run keeps a client longer. */
 export const MAX_CLIENT_LIFETIME_HOURS = 168;
@@ -54,6 +56,8 @@ const USER_DATA_LOG = '/var/log/aurora-bench-user-data.log';
 export const CLIENT_PACKAGES = ['sysbench', 'awscli', 'jq'] as const;
 /** Debian packages a self-managed server installs before client/server-install.sh adds MariaDB. */
 export const SERVER_PACKAGES = ['awscli', 'jq'] as const;
+/** What client/server-install.sh installs (test/unit/client-user-data.test.ts reads them from the script). */
+export const SERVER_INSTALL_PACKAGES = ['mariadb-server', 'mariadb-client'] as const;
 
 /**
  * What the boot downloads from outside the stack's endpoints, by name (the preflight checks that
@@ -221,4 +225,34 @@ export function serverUserDataCommands(props: ServerUserDataProps): string[] {
     'echo "aurora-bench: starting the CloudWatch agent (memory metrics)"',
     `"${CLIENT_INSTALL_DIR}/server-metrics-agent.sh"`,
   ];
+}
+
+/** The user data text of a launch template: CDK's UserData.forLinux() with these commands, rendered. */
+function renderLinuxUserData(commands: readonly string[]): string {
+  const userData = ec2.UserData.forLinux();
+  userData.addCommands(...commands);
+  return userData.render();
+}
+
+/**
+ * The user data of the clients' and the servers' launch templates (lib/clients.ts, lib/servers.ts)
+ * for a bucket and region, rendered as CloudFormation gives it to EC2 once the bucket name and the
+ * region are known; with the Debian packages each installs. The AWS rehearsal boots this text
+ * (test/cdk/stack.test.ts checks it against the synthesized launch templates).
+ */
+export function renderedBootUserData(o: { readonly bucket: string; readonly region: string }): Record<
+  'client' | 'server',
+  { readonly userData: string; readonly packages: readonly string[] }
+> {
+  const runnerS3Uri = `s3://${o.bucket}/${RUNNER_PREFIX}`;
+  return {
+    client: {
+      userData: renderLinuxUserData(clientUserDataCommands({ runnerS3Uri, bucketS3Uri: `s3://${o.bucket}/`, region: o.region, expiresAtTag: EXPIRES_AT_TAG })),
+      packages: CLIENT_PACKAGES,
+    },
+    server: {
+      userData: renderLinuxUserData(serverUserDataCommands({ runnerS3Uri, region: o.region, expiresAtTag: EXPIRES_AT_TAG })),
+      packages: [...SERVER_PACKAGES, ...SERVER_INSTALL_PACKAGES],
+    },
+  };
 }
