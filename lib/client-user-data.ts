@@ -5,15 +5,15 @@
  * 2. the packages, from Debian's archive (apt-get; the AMI's own sources): sysbench 1.0.20, which
  *    Debian builds against its system LuaJIT 2.1 (so no compiler and no LuaJIT crash on arm64:
  *    sysbench issue #384 is the bundled 2.1.0-beta2's), the AWS CLI, and jq;
- * 3. the SSM agent, which Debian's AMIs do not have (below);
- * 4. the client runner (client/ of this repository, deployed by the stack under runner/) into
+ * 3. the client runner (client/ of this repository, deployed by the stack under runner/) into
  *    ${AURORA_BENCH_HOME:-/opt/aurora-bench}/client;
+ * 4. the SSM agent, which Debian's AMIs do not have (below);
  * 5. client/client-ready.sh: runs sysbench through the report hook and writes the ready marker,
  *    locally and as s3://<bucket>/clients/<instance-id>/ready.json, which checkClientsReady reads
  *    (core/backends/aws/runner-command.ts says why S3). Only then is the client ready for jobs.
- * From step 4 on, a failed step makes the exit trap upload a not-ready marker with the reason, so
- * the workflow stops at once instead of at its readiness deadline (before it there is no AWS CLI
- * to upload with: an apt failure is caught by the deadline). The log is /var/log/aurora-bench-user-data.log.
+ * Once the runner is there (step 3), a failed step makes the exit trap upload a not-ready marker
+ * with the reason, so the workflow stops at once instead of at its readiness deadline (before it
+ * there is no AWS CLI or client-ready.sh to upload with: an apt failure is caught by the deadline). The log is /var/log/aurora-bench-user-data.log.
  *
  * The same text is what the AWS rehearsal boots (core/rehearsal/ssm-agent.ts, instance-root.ts):
  * rendered as the stack renders it and run unmodified in a Debian 12 root built by debootstrap
@@ -136,8 +136,8 @@ function ssmAgentInstallCommands(): string[] {
 }
 
 /**
- * Shell lines that put the runner in place and prove sysbench works (steps 4-5 of the file
- * comment). Needs $IMDS, curl and the AWS CLI.
+ * Shell lines that put the runner in place, install the SSM agent and prove sysbench works (steps
+ * 3-5 of the file comment). Needs $IMDS, curl and the AWS CLI.
  * @internal exported for its tests (a test seam)
  */
 export function clientInstallCommands(props: Pick<ClientUserDataProps, 'runnerS3Uri' | 'bucketS3Uri'>): string[] {
@@ -156,6 +156,7 @@ export function clientInstallCommands(props: Pick<ClientUserDataProps, 'runnerS3
     '}',
     'trap report_not_ready EXIT',
     ...fetchBundleCommands(),
+    ...ssmAgentInstallCommands(),
     // client-ready.sh reports its own failure, with the precise reason: the trap must not overwrite it.
     'trap - EXIT',
     `"${dir}/client-ready.sh" --marker-uri "$ready_marker_uri"`,
@@ -182,7 +183,6 @@ export function clientUserDataCommands(props: ClientUserDataProps): string[] {
     ...bootPreludeCommands(props),
     `echo "aurora-bench: installing ${CLIENT_PACKAGES.join(', ')} from Debian's archive, and the SSM agent"`,
     ...aptInstallCommands(CLIENT_PACKAGES),
-    ...ssmAgentInstallCommands(),
     ...clientInstallCommands(props),
   ];
 }
@@ -196,8 +196,7 @@ export interface ServerUserDataProps {
 
 /**
  * User data of a self-managed server (Debian 12, x86_64 or arm64): the clients' dead-man's switch,
- * the AWS CLI and the SSM agent as the clients install them, the bundle fetched as the clients
- * fetch it, then client/server-install.sh (Debian's MariaDB 10.11 server package; it writes
+ * the AWS CLI, the bundle and the SSM agent as the clients install them, then client/server-install.sh (Debian's MariaDB 10.11 server package; it writes
  * ${AURORA_BENCH_HOME:-/opt/aurora-bench}/server-installed, or server-install-failed with its
  * reason). A step before it that fails writes server-install-failed too, with the log's tail, so
  * the setup command the backend sends over SSM (client/server-setup.sh, which waits for one of the
@@ -219,8 +218,8 @@ export function serverUserDataCommands(props: ServerUserDataProps): string[] {
     'trap report_install_failed EXIT',
     `echo "aurora-bench: installing ${SERVER_PACKAGES.join(', ')} from Debian's archive, the SSM agent, then the self-managed server"`,
     ...aptInstallCommands(SERVER_PACKAGES),
-    ...ssmAgentInstallCommands(),
     ...fetchBundleCommands(),
+    ...ssmAgentInstallCommands(),
     `"${CLIENT_INSTALL_DIR}/server-install.sh"`,
     'echo "aurora-bench: starting the CloudWatch agent (memory metrics)"',
     `"${CLIENT_INSTALL_DIR}/server-metrics-agent.sh"`,

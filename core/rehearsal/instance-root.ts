@@ -30,6 +30,7 @@ import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { CreateBucketCommand, PutObjectCommand, type BucketLocationConstraint, type S3Client } from '@aws-sdk/client-s3';
 
 const run = promisify(execFile);
 
@@ -383,4 +384,17 @@ export async function buildAgentPackage(dir: string): Promise<string> {
   await run('dpkg-deb', ['--root-owner-group', '--build', tree, deb]);
   await rm(tree, { recursive: true, force: true });
   return deb;
+}
+
+/**
+ * Builds the rehearsal's SSM agent package and puts it in moto's S3 where the user data downloads
+ * AWS's (lib/client-user-data.ts SSM_AGENT_DEB_S3_URI: the public bucket amazon-ssm-<region>, key
+ * latest/debian_<arch>/amazon-ssm-agent.deb).
+ */
+export async function serveAgentPackage(s3: S3Client, region: string, dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  const deb = await buildAgentPackage(dir);
+  const bucket = `amazon-ssm-${region}`;
+  await s3.send(new CreateBucketCommand({ Bucket: bucket, ...(region === 'us-east-1' ? {} : { CreateBucketConfiguration: { LocationConstraint: region as BucketLocationConstraint } }) }));
+  await s3.send(new PutObjectCommand({ Bucket: bucket, Key: `latest/debian_${debianArch()}/amazon-ssm-agent.deb`, Body: await readFile(deb) }));
 }

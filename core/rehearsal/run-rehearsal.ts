@@ -15,7 +15,7 @@
  * succeed, the safety net's teardownRun, as the stack's EventBridge rule would run it) left in moto,
  * then, after stopping everything itself, every process it started and its directory.
  */
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AthenaClient, CreateWorkGroupCommand } from '@aws-sdk/client-athena';
@@ -23,7 +23,7 @@ import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { DescribeInstancesCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { IAMClient } from '@aws-sdk/client-iam';
 import { DescribeDBClusterParameterGroupsCommand, DescribeDBClustersCommand, DescribeDBInstancesCommand, DescribeDBParameterGroupsCommand, RDSClient } from '@aws-sdk/client-rds';
-import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, type BucketLocationConstraint } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { ListSecretsCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { CreateTopicCommand, SNSClient } from '@aws-sdk/client-sns';
 import { existsSync, rmSync } from 'node:fs';
@@ -59,7 +59,7 @@ import { MOTO_CREDENTIALS, sharedMotoServer, startMotoServer, type MotoServer } 
 import { ProcessTracker } from './process-tracker';
 import { RdsEmulation, type ParameterCheck } from './rds-emulation';
 import { answer, interceptClient } from './sdk-intercept';
-import { buildAgentPackage, debianArch, ensureBaseRoot, ensurePackageLayer, rootsUnavailable } from './instance-root';
+import { ensureBaseRoot, ensurePackageLayer, rootsUnavailable, serveAgentPackage } from './instance-root';
 import { SsmAgentEmulation, type BootContext } from './ssm-agent';
 import { createStandingInfrastructure } from './standing-infrastructure';
 
@@ -206,8 +206,7 @@ function bootCommands(config: AwsBackendConfig) {
 /**
  * The Debian machines the instances boot (ssm-agent.ts `machines`): the cached root layers per role
  * (instance-root.ts), the user data, and the rehearsal's SSM agent package in moto's S3 where the
- * user data downloads AWS's (lib/client-user-data.ts SSM_AGENT_DEB_S3_URI: the public bucket
- * amazon-ssm-<region>, key latest/debian_<arch>/amazon-ssm-agent.deb).
+ * user data downloads AWS's.
  */
 async function bootMachines(
   boot: ReturnType<NonNullable<RehearsalOptions['boot']>>,
@@ -221,11 +220,7 @@ async function bootMachines(
     client: [await ensurePackageLayer(base, boot.client.packages, { log }), base],
     server: [await ensurePackageLayer(base, boot.server.packages, { log }), base],
   };
-  await mkdir(packageDir, { recursive: true });
-  const deb = await buildAgentPackage(packageDir);
-  const bucket = `amazon-ssm-${region}`;
-  await s3.send(new CreateBucketCommand({ Bucket: bucket, ...(region === 'us-east-1' ? {} : { CreateBucketConfiguration: { LocationConstraint: region as BucketLocationConstraint } }) }));
-  await s3.send(new PutObjectCommand({ Bucket: bucket, Key: `latest/debian_${debianArch()}/amazon-ssm-agent.deb`, Body: await readFile(deb) }));
+  await serveAgentPackage(s3, region, packageDir);
   return { layers: (role) => layers[role], userData: (role) => boot[role].userData };
 }
 
