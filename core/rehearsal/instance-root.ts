@@ -200,6 +200,15 @@ function mountSystem(root: string): void {
   }
   spawnSync('mkdir', ['-p', join(root, 'dev', 'shm'), join(root, 'dev', 'pts')]);
   mount(['-t', 'tmpfs', '-o', 'mode=1777', 'tmpfs', join(root, 'dev', 'shm')]);
+  // The links udev makes: bash's process substitution (the user data's `exec > >(tee ...)`) opens /dev/fd/N.
+  for (const [name, target] of [
+    ['fd', '/proc/self/fd'],
+    ['stdin', '/proc/self/fd/0'],
+    ['stdout', '/proc/self/fd/1'],
+    ['stderr', '/proc/self/fd/2'],
+  ] as const) {
+    spawnSync('ln', ['-s', target, join(root, 'dev', name)]);
+  }
 }
 
 /** Every mount point at or under dir, deepest first (from /proc/self/mountinfo). */
@@ -396,5 +405,6 @@ export async function serveAgentPackage(s3: S3Client, region: string, dir: strin
   const deb = await buildAgentPackage(dir);
   const bucket = `amazon-ssm-${region}`;
   await s3.send(new CreateBucketCommand({ Bucket: bucket, ...(region === 'us-east-1' ? {} : { CreateBucketConfiguration: { LocationConstraint: region as BucketLocationConstraint } }) }));
-  await s3.send(new PutObjectCommand({ Bucket: bucket, Key: `latest/debian_${debianArch()}/amazon-ssm-agent.deb`, Body: await readFile(deb) }));
+  // Public, as AWS's is: the user data reads it without signing (moto refuses unsigned reads of private objects).
+  await s3.send(new PutObjectCommand({ Bucket: bucket, Key: `latest/debian_${debianArch()}/amazon-ssm-agent.deb`, Body: await readFile(deb), ACL: 'public-read' }));
 }

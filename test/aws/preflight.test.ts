@@ -607,9 +607,9 @@ describe('account preflight: refusals', () => {
         ),
       },
       {
-        path: `${subnetA}: aurora-bench.clients.sysbenchSourceUrl`,
+        path: `${subnetA}: aurora-bench.network.natGateways`,
         message: expect.stringMatching(
-          /^clients download https:\/\/github\.com\/akopytov\/sysbench\/archive\/refs\/tags\/1\.0\.20\.tar\.gz at boot, but its route table rtb-\S+ has no default route \(0\.0\.0\.0\/0\): give the VPC a NAT gateway \(aurora-bench\.network\.natGateways 1/,
+          /^clients download https:\/\/deb\.debian\.org\/debian at boot, but its route table rtb-\S+ has no default route \(0\.0\.0\.0\/0\): give the VPC a NAT gateway \(aurora-bench\.network\.natGateways 1, or a NAT route in existingVpc\): clients and servers install their packages from it at boot$/,
         ),
       },
     ]);
