@@ -239,10 +239,10 @@ function renderLinuxUserData(commands: readonly string[]): string {
  * region are known; with the Debian packages each installs. The AWS rehearsal boots this text
  * (test/cdk/stack.test.ts checks it against the synthesized launch templates).
  */
-export function renderedBootUserData(o: { readonly bucket: string; readonly region: string }): Record<
-  'client' | 'server',
-  { readonly userData: string; readonly packages: readonly string[] }
-> {
+export function renderedBootUserData(o: {
+  readonly bucket: string;
+  readonly region: string;
+}): Record<'client' | 'server', { readonly userData: string; readonly packages: readonly string[] }> {
   const runnerS3Uri = `s3://${o.bucket}/${RUNNER_PREFIX}`;
   return {
     client: {

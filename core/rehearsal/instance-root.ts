@@ -94,14 +94,18 @@ export interface RootCacheOptions {
 /** Runs `chroot root env -i ... sh -c script` and fails with its output's tail. */
 async function inRoot(root: string, script: string, timeoutMs = 1_800_000): Promise<void> {
   try {
-    await run('chroot', [root, '/usr/bin/env', '-i', 'PATH=/usr/sbin:/usr/bin:/sbin:/bin', 'HOME=/root', 'LANG=C.UTF-8', 'DEBIAN_FRONTEND=noninteractive', '/bin/sh', '-ec', script], {
-      timeout: timeoutMs,
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    await run(
+      'chroot',
+      [root, '/usr/bin/env', '-i', 'PATH=/usr/sbin:/usr/bin:/sbin:/bin', 'HOME=/root', 'LANG=C.UTF-8', 'DEBIAN_FRONTEND=noninteractive', '/bin/sh', '-ec', script],
+      {
+        timeout: timeoutMs,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
   } catch (e) {
     const err = e as { stdout?: string; stderr?: string; message: string };
     const tail = `${err.stdout ?? ''}\n${err.stderr ?? ''}`.trim().split('\n').slice(-8).join(' | ');
-    throw new Error(`in the Debian root ${root}: ${script.split('\n')[0]} failed: ${tail || err.message}`);
+    throw new Error(`in the Debian root ${root}: ${script.split('\n')[0]} failed: ${tail || err.message}`, { cause: e });
   }
 }
 
@@ -131,7 +135,7 @@ export async function ensureBaseRoot(o: RootCacheOptions = {}): Promise<string> 
   } catch (e) {
     unmountUnder(building);
     await rm(building, { recursive: true, force: true });
-    throw new Error(`debootstrap of Debian ${DEBIAN_SUITE} (${arch}) from ${DEBIAN_MIRROR} failed: ${(e as Error).message}`);
+    throw new Error(`debootstrap of Debian ${DEBIAN_SUITE} (${arch}) from ${DEBIAN_MIRROR} failed: ${(e as Error).message}`, { cause: e });
   }
   if (existsSync(dir)) await rm(building, { recursive: true, force: true });
   else await rename(building, dir);
@@ -213,12 +217,7 @@ function mountSystem(root: string): void {
 
 /** Every mount point at or under dir, deepest first (from /proc/self/mountinfo). */
 function mountsUnder(dir: string): string[] {
-  let info = '';
-  try {
-    info = spawnSync('cat', ['/proc/self/mountinfo'], { encoding: 'utf8' }).stdout;
-  } catch {
-    return [];
-  }
+  const info = spawnSync('cat', ['/proc/self/mountinfo'], { encoding: 'utf8' }).stdout;
   return info
     .split('\n')
     .map((l) => l.split(' ')[4] ?? '')
@@ -325,10 +324,7 @@ export async function writeStandIns(root: string, s: StandIns): Promise<void> {
   await mkdir(join(root, 'root'), { recursive: true });
   await writeFile(join(root, 'root', '.curlrc'), `${header}connect-to = 169.254.169.254:80:127.0.0.1:${s.imdsPort}\n`);
   await writeExecutable(join(root, 'usr', 'local', 'bin', 'aws'), `#!/bin/sh\n${header}exec /usr/bin/aws --endpoint-url '${s.awsEndpoint}' "$@"\n`);
-  await writeExecutable(
-    join(root, 'usr', 'local', 'sbin', 'shutdown'),
-    `#!/bin/sh\n${header}mkdir -p ${STAND_IN_RECORD_DIR}\necho "$*" >> ${STAND_IN_RECORD_DIR}/shutdown\n`,
-  );
+  await writeExecutable(join(root, 'usr', 'local', 'sbin', 'shutdown'), `#!/bin/sh\n${header}mkdir -p ${STAND_IN_RECORD_DIR}\necho "$*" >> ${STAND_IN_RECORD_DIR}/shutdown\n`);
   await writeExecutable(
     join(root, 'usr', 'local', 'sbin', 'systemctl'),
     [
@@ -380,10 +376,7 @@ export async function buildAgentPackage(dir: string): Promise<string> {
       '',
     ].join('\n'),
   );
-  await writeExecutable(
-    join(tree, 'usr', 'bin', 'amazon-ssm-agent'),
-    `#!/bin/sh\nmkdir -p ${dirname(AGENT_STARTED_FILE)}\ndate -u +%Y-%m-%dT%H:%M:%SZ > ${AGENT_STARTED_FILE}\n`,
-  );
+  await writeExecutable(join(tree, 'usr', 'bin', 'amazon-ssm-agent'), `#!/bin/sh\nmkdir -p ${dirname(AGENT_STARTED_FILE)}\ndate -u +%Y-%m-%dT%H:%M:%SZ > ${AGENT_STARTED_FILE}\n`);
   await mkdir(join(tree, 'lib', 'systemd', 'system'), { recursive: true });
   await writeFile(
     join(tree, 'lib', 'systemd', 'system', 'amazon-ssm-agent.service'),
@@ -404,7 +397,9 @@ export async function serveAgentPackage(s3: S3Client, region: string, dir: strin
   await mkdir(dir, { recursive: true });
   const deb = await buildAgentPackage(dir);
   const bucket = `amazon-ssm-${region}`;
-  await s3.send(new CreateBucketCommand({ Bucket: bucket, ...(region === 'us-east-1' ? {} : { CreateBucketConfiguration: { LocationConstraint: region as BucketLocationConstraint } }) }));
+  await s3.send(
+    new CreateBucketCommand({ Bucket: bucket, ...(region === 'us-east-1' ? {} : { CreateBucketConfiguration: { LocationConstraint: region as BucketLocationConstraint } }) }),
+  );
   // Public, as AWS's is: the user data reads it without signing (moto refuses unsigned reads of private objects).
   await s3.send(new PutObjectCommand({ Bucket: bucket, Key: `latest/debian_${debianArch()}/amazon-ssm-agent.deb`, Body: await readFile(deb), ACL: 'public-read' }));
 }

@@ -368,7 +368,9 @@ export class SsmAgentEmulation {
           boot.exit = code;
           if (!instance.terminated) {
             const tail = readText(join(dir, 'boot.log')).trim().split('\n').slice(-5).join(' | ');
-            this.log(`${instanceId}: user data ${code === 0 ? 'finished' : `failed (exit ${code})`} in ${((Date.now() - started) / 1000).toFixed(1)} s${code === 0 ? '' : `: ${tail}`}`);
+            this.log(
+              `${instanceId}: user data ${code === 0 ? 'finished' : `failed (exit ${code})`} in ${((Date.now() - started) / 1000).toFixed(1)} s${code === 0 ? '' : `: ${tail}`}`,
+            );
           }
           resolve();
         });

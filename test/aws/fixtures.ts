@@ -62,7 +62,6 @@ export interface StandingInfrastructureOptions {
   readonly metricsPublishDelayS?: number;
 }
 
-
 /**
  * The resources the stack creates once per account, made in moto by the AWS rehearsal's own code
  * (core/rehearsal/standing-infrastructure.ts), with subnets in us-east-1a and us-east-1b and the

@@ -473,7 +473,7 @@ describe('Clients', () => {
     expect(encryption.map((s) => render(s.Resource))).toEqual([`<${logicalIdOf('Lake/Bucket/Resource')}.Arn>`]);
   });
 
-  test('the user data the AWS rehearsal boots is the launch templates\' own, with the bucket name and region filled in as CloudFormation does', () => {
+  test("the user data the AWS rehearsal boots is the launch templates' own, with the bucket name and region filled in as CloudFormation does", () => {
     // Arrange: the launch templates' Fn::Join, with the lake bucket's Ref and AWS::Region resolved.
     const bucketId = logicalIdOf('Lake/Bucket/Resource');
     const resolve = (v: unknown): string => {

@@ -96,10 +96,10 @@ describeWithRoots("the stack's user data booted unmodified in a clean Debian 12 
     agent.install({ ssm, ec2 });
   }, BOOT_TIMEOUT_MS);
   afterAll(async () => {
-    await agent?.shutdown();
-    tracker?.dispose();
-    for (const c of [ec2, ssm, s3]) c?.destroy();
-    moto?.stop();
+    await agent.shutdown();
+    tracker.dispose();
+    for (const c of [ec2, ssm, s3]) c.destroy();
+    moto.stop();
     rmSync(work, { recursive: true, force: true });
   });
 
@@ -195,7 +195,10 @@ describeWithRoots("the stack's user data booted unmodified in a clean Debian 12 
       const root = await until('the boot line', () => Promise.resolve(lines.some((l) => l.includes(`${instanceId}: launched`)) ? rootOf(instanceId) : undefined), 60_000);
       const installed = await until(
         'server-installed',
-        () => Promise.resolve(existsSync(join(root, 'opt', 'aurora-bench', 'server-installed')) ? readFileSync(join(root, 'opt', 'aurora-bench', 'server-installed'), 'utf8') : undefined),
+        () =>
+          Promise.resolve(
+            existsSync(join(root, 'opt', 'aurora-bench', 'server-installed')) ? readFileSync(join(root, 'opt', 'aurora-bench', 'server-installed'), 'utf8') : undefined,
+          ),
         BOOT_TIMEOUT_MS - 60_000,
       );
       const info = await until(

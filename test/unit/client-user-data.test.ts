@@ -160,7 +160,7 @@ describe('the self-managed server user data', () => {
     expect(commands[commands.length - 1]).toBe('"${AURORA_BENCH_HOME:-/opt/aurora-bench}/client/server-metrics-agent.sh"');
   });
 
-  it("names in SERVER_INSTALL_PACKAGES what client/server-install.sh installs (the rehearsal caches that layer)", () => {
+  it('names in SERVER_INSTALL_PACKAGES what client/server-install.sh installs (the rehearsal caches that layer)', () => {
     // Arrange
     const text = readFileSync(join(__dirname, '..', '..', 'client', 'server-install.sh'), 'utf8');
 

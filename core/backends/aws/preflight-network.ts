@@ -241,7 +241,10 @@ export async function checkNetwork(input: NetworkCheckInput): Promise<PreflightC
       for (const [name, url] of Object.entries(sources ?? {})) {
         if (!url.startsWith('https://') || online) continue;
         const nat = 'give the VPC a NAT gateway (aurora-bench.network.natGateways 1, or a NAT route in existingVpc)';
-        const how = name === 'debian' ? `${nat}: clients and servers install their packages from it at boot` : `${nat}, or mirror the tarball to S3 and set ${sourceSetting(name)} to its s3:// URL`;
+        const how =
+          name === 'debian'
+            ? `${nat}: clients and servers install their packages from it at boot`
+            : `${nat}, or mirror the tarball to S3 and set ${sourceSetting(name)} to its s3:// URL`;
         if (reach.internet.kind === 'unknown') result.warn(`${where}: ${sourceSetting(name)}`, `clients download ${url} at boot, but ${reach.internet.why}`);
         else result.refuse(`${where}: ${sourceSetting(name)}`, `clients download ${url} at boot, but ${reach.internet.why}: ${how}`);
       }
