@@ -278,7 +278,9 @@ describe('account preflight: all OK', () => {
     expect(summary['service-linked-role']).toMatch(/role\/aws-service-role\/rds\.amazonaws\.com\/AWSServiceRoleForRDS exists$/);
     // c6g.large has 2 vCPUs (DescribeInstanceTypes): at maxConcurrency 2 both repeats of "graviton" (2 clients each) may run together.
     expect(summary['vcpu-quota']).toBe('8 vCPUs of clients at once (the largest 2 cells, maxConcurrency 2); 0 already running (counted from DescribeInstances); quota 64');
-    expect(summary['network']).toMatch(/us-east-1a subnet-\S+: NAT gateway, S3 gateway endpoint, SSM and Secrets Manager endpoints; us-east-1b .*; debian from https:\/\/deb\.debian\.org\/debian$/);
+    expect(summary['network']).toMatch(
+      /us-east-1a subnet-\S+: NAT gateway, S3 gateway endpoint, SSM and Secrets Manager endpoints; us-east-1b .*; debian from https:\/\/deb\.debian\.org\/debian$/,
+    );
     expect(summary['budget']).toMatch(/^estimated \$[\d.]+ within budget.maxUsd \$500\.00/);
     expectReadOnly(mocks);
     destroyAwsClients(mocks.clients);
