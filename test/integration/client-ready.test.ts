@@ -193,8 +193,8 @@ describe('client readiness and the SSM job commands, with bash under AURORA_BENC
   });
 
   it('the user data reports an install that failed as a not-ready marker under its instance id', async () => {
-    // Arrange: the user data's install part; the SSM agent's package is not in this S3 (moto has no
-    // amazon-ssm-<region> bucket here), as when the region's bucket cannot be reached.
+    // Arrange: the user data's install part; the SSM agent's package is not in this S3 (moto), as
+    // when the region's bucket cannot be reached.
     const home = homeOf('i-0badbadbadbad0001');
     const script = [
       'set -euo pipefail',
@@ -208,7 +208,7 @@ describe('client readiness and the SSM job commands, with bash under AURORA_BENC
 
     // Assert
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`amazon-ssm-${REGION}`);
+    expect(r.stderr).toMatch(/latest\/debian_(amd64|arm64)\/amazon-ssm-agent\.deb/);
     const uploaded = await marker('i-0badbadbadbad0001');
     expect(uploaded!.ready).toBe(false);
     expect(uploaded!.reason).toMatch(/^user data failed \(exit 1\)/);
