@@ -186,8 +186,8 @@ function withoutForwardedWorkloads(spec: Spec): { spec: Spec; notes: PlanNote[] 
  * machine (lib/client-user-data.ts clientInstallCommands), with the instance id the metadata would
  * give: the runner from the bucket into the client home, then client/client-ready.sh, which proves
  * that this machine's sysbench works through the report hook and writes the ready marker locally
- * and to s3://<bucket>/clients/<instance-id>/ready.json, where checkClientsReady reads it. Not
- * run: dnf and client/install-sysbench.sh (the build of sysbench), the dead-man's switch.
+ * and to s3://<bucket>/clients/<instance-id>/ready.json, where checkClientsReady reads it. Used
+ * only without `boot` (RehearsalOptions), which boots the real user data instead.
  */
 function bootCommands(config: AwsBackendConfig) {
   return (ctx: BootContext): string[] => [

@@ -43,8 +43,9 @@
  * The commands run with the AWS CLI pointed at moto (AWS_ENDPOINT_URL and dummy keys in their
  * environment only, HOME inside the instance home so no profile of the user is read), so the
  * runner's `aws s3 cp`, `aws secretsmanager get-secret-value` and its uploads go to the rehearsal's
- * moto. AWS_DEFAULT_REGION is set too: the AWS CLI v2 of Amazon Linux 2023 takes the region from
- * the instance metadata, which an emulated instance does not have.
+ * moto (on this machine; a Debian machine's commands reach it through instance-root.ts's AWS CLI
+ * stand-in). AWS_DEFAULT_REGION is set too: the AWS CLI v2 takes the region from the instance
+ * metadata, which an instance on this machine does not have.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
