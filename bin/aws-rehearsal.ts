@@ -13,6 +13,7 @@ import { buildAwsTaskDeps } from '../core/task-deps/aws-task-deps';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { synthesizeWorkflowCached, type SynthesizedWorkflow } from '../lib/synthesized-workflow';
+import { renderedBootUserData } from '../lib/client-user-data';
 
 /** Where syntheses are kept between processes: $XDG_CACHE_HOME/aurora-bench, else ~/.cache/aurora-bench. */
 export function synthesisCacheDir(): string {
@@ -20,7 +21,7 @@ export function synthesisCacheDir(): string {
   return join(base !== undefined && base !== '' ? base : join(homedir(), '.cache'), 'aurora-bench');
 }
 
-export function rehearsalWiring(repoRoot: string): Pick<RehearsalOptions, 'synthesize' | 'buildTaskDeps'> {
+export function rehearsalWiring(repoRoot: string): Pick<RehearsalOptions, 'synthesize' | 'buildTaskDeps' | 'boot'> {
   const info = toolInfo(repoRoot);
   // One synthesis per region (seconds each): a process that rehearses several runs reuses it, and the
   // next process finds it on disk while nothing it depends on has changed (synthesizeWorkflowCached).
@@ -31,6 +32,8 @@ export function rehearsalWiring(repoRoot: string): Pick<RehearsalOptions, 'synth
       if (!synthesized.has(region)) synthesized.set(region, synthesizeWorkflowCached({ projectRoot: repoRoot, region }, cacheDir));
       return synthesized.get(region)!;
     },
+    // The launch templates' user data, rendered as the stack renders it for this bucket and region.
+    boot: (config) => renderedBootUserData({ bucket: config.bucket, region: config.region }),
     buildTaskDeps: (config, clients) =>
       Promise.resolve().then(() =>
         buildAwsTaskDeps(

@@ -6,8 +6,8 @@
 #   client/client-ready.sh --marker-uri URI --not-ready REASON
 #
 # Checks, in order:
-#   1. sysbench is installed: ${AURORA_BENCH_HOME:-/opt/aurora-bench}/sysbench/bin (where
-#      client/install-sysbench.sh puts it) first, then PATH;
+#   1. sysbench is installed: ${AURORA_BENCH_HOME:-/opt/aurora-bench}/sysbench/bin first, then PATH
+#      (EC2 clients: Debian's package, /usr/bin/sysbench);
 #   2. `sysbench --version` says 1.0.x;
 #   3. a Lua-driven run through the report hook (lua/aurora_bench_hook.lua running
 #      lua/ready_check.lua: 2 threads, 2 s, no database) exits 0, prints the hook's JSON interval
@@ -104,7 +104,7 @@ tail_of_run() { tail -n 8 "$work/run.log" | tr '\n' ' ' | cut -c1-600; }
 build_line=$(grep -m 1 '^sysbench .*LuaJIT' "$work/run.log" || true)
 if [ "$arch" = aarch64 ] && [[ "$build_line" == *"bundled LuaJIT 2.1.0-beta2"* ]]; then
   # https://github.com/akopytov/sysbench/issues/384: segmentation faults on aarch64, not on every run.
-  not_ready "sysbench was built with its bundled LuaJIT 2.1.0-beta2, which crashes on aarch64 (sysbench issue #384): build it against a current LuaJIT (client/install-sysbench.sh)"
+  not_ready "sysbench was built with its bundled LuaJIT 2.1.0-beta2, which crashes on aarch64 (sysbench issue #384): install Debian's sysbench package, built on the system LuaJIT"
 fi
 [ $rc -eq 0 ] || not_ready "the sysbench smoke run through the report hook failed (exit $rc): $(tail_of_run)"
 intervals=$(grep -c '^{"aurora_bench":1,' "$work/run.log" || true)

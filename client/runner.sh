@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # aurora-bench client runner: runs one sysbench phase and leaves its output where it is told.
-# Runs on Debian (locally, started by the local backend) and on Amazon Linux 2023 EC2 clients
+# Runs on Debian (locally, started by the local backend) and on Debian 12 EC2 clients
 # (through SSM Run Command). The CLI is a shared contract (docs/architecture.md, "The runner's command line"):
 #
 #   client/runner.sh --phase prepare|run --workload NAME --out LOCATION \
@@ -290,9 +290,9 @@ trap 'on_signal TERM' TERM
 trap 'on_signal INT' INT
 
 # ------------------------------------------------------------------ setup
-# EC2 clients build sysbench into the client home (client/install-sysbench.sh): it comes first.
+# A sysbench under the client home comes first; EC2 clients have Debian's in /usr/bin (lib/client-user-data.ts).
 if [ -x "${AURORA_BENCH_HOME:-/opt/aurora-bench}/sysbench/bin/sysbench" ]; then export PATH="${AURORA_BENCH_HOME:-/opt/aurora-bench}/sysbench/bin:$PATH"; fi
-command -v sysbench >/dev/null 2>&1 || die_setup "sysbench is not installed (Debian: apt-get install sysbench; EC2 clients: client/install-sysbench.sh)"
+command -v sysbench >/dev/null 2>&1 || die_setup "sysbench is not installed (Debian: apt-get install sysbench, as the EC2 clients' user data does)"
 [ -f "$HOOK" ] || die_setup "report hook $HOOK is missing (it ships next to runner.sh)"
 if [[ "$out$prepare_out${await_prepares[*]}" == *s3://* ]] || [ $have_password_secret = 1 ] || [ $have_script_uri = 1 ]; then
   command -v aws >/dev/null 2>&1 || die_setup "the AWS CLI (aws) is required for s3:// locations and Secrets Manager"

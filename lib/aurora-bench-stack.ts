@@ -11,7 +11,8 @@ import { awsConfigToEnv } from '../core/backends/aws/config';
 import { BACKEND_CONFIG_OUTPUT, STACK_OUTPUTS } from '../core/backends/aws/stack-outputs';
 import { grantBackendPermissions, grantCompactionPermissions, grantSweeperPermissions, grantVerdictPermissions } from './backend-permissions';
 import { Alerts } from './alerts';
-import { AL2023_AMI_PARAMETERS, Clients } from './clients';
+import { CLIENT_BOOT_DOWNLOADS } from './client-user-data';
+import { Clients, DEBIAN_AMI_PARAMETERS } from './clients';
 import type { AppConfig, ExecutionInput } from './config';
 import { buildHandlerEnvironment, handlerBackendConfig, RUNNER_PREFIX, type HandlerEnvironmentProps } from './handler-environment';
 import { Network } from './network';
@@ -99,7 +100,7 @@ export class AuroraBenchStack extends Stack {
       serverLaunchTemplateIds: Object.fromEntries(Object.entries(this.servers.launchTemplates).map(([arch, lt]) => [arch, lt.launchTemplateId!])),
       serverSecurityGroupId: this.network.serverSecurityGroup.securityGroupId,
       serverInstanceProfileArn: this.servers.instanceProfile.instanceProfileArn,
-      clientSourceUrls: { sysbench: config.clients.sysbenchSourceUrl, luajit: config.clients.luajitSourceUrl },
+      clientSourceUrls: CLIENT_BOOT_DOWNLOADS,
       athenaWorkGroup: this.lake.workGroupName,
       glueDatabase: this.lake.databaseName,
       alertTopicArn: this.alerts.topic.topicArn,
@@ -116,7 +117,7 @@ export class AuroraBenchStack extends Stack {
       dbSecurityGroup: this.network.dbSecurityGroup,
       subnets: this.network.subnets,
       dbSubnetGroupName: this.network.dbSubnetGroup.subnetGroupName,
-      amiParameters: config.clients.architectures.map((arch) => AL2023_AMI_PARAMETERS[arch]),
+      amiParameters: config.clients.architectures.map((arch) => DEBIAN_AMI_PARAMETERS[arch]),
       clientSourceUrls: Object.values(handlerProps.clientSourceUrls ?? {}),
     };
 

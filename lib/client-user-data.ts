@@ -1,23 +1,31 @@
 /**
- * User data of a sysbench client (Amazon Linux 2023, x86_64 or arm64). In order:
+ * User data of a sysbench client and of a self-managed server: Debian 12 (bookworm), x86_64 or
+ * arm64 (lib/clients.ts says where the AMI comes from). In order, for a client:
  * 1. the dead-man's switch (below), before anything that can fail;
- * 2. the client runner (client/ of this repository, deployed by the stack under runner/) into
- *    ${AURORA_BENCH_HOME:-/opt/aurora-bench}/client: it carries the install and readiness scripts;
- * 3. build dependencies from the AL2023 repositories (served from S3, reachable without a NAT);
- * 4. client/install-sysbench.sh: sysbench 1.0.20 built against a current LuaJIT 2.1 (the LuaJIT
- *    sysbench bundles crashes on arm64; the script says why), installed under
- *    ${AURORA_BENCH_HOME:-/opt/aurora-bench}/sysbench;
+ * 2. the packages, from Debian's archive (apt-get; the AMI's own sources): sysbench 1.0.20, which
+ *    Debian builds against its system LuaJIT 2.1 (so no compiler and no LuaJIT crash on arm64:
+ *    sysbench issue #384 is the bundled 2.1.0-beta2's), the AWS CLI, and jq;
+ * 3. the client runner (client/ of this repository, deployed by the stack under runner/) into
+ *    ${AURORA_BENCH_HOME:-/opt/aurora-bench}/client;
+ * 4. the SSM agent, which Debian's AMIs do not have (below);
  * 5. client/client-ready.sh: runs sysbench through the report hook and writes the ready marker,
  *    locally and as s3://<bucket>/clients/<instance-id>/ready.json, which checkClientsReady reads
  *    (core/backends/aws/runner-command.ts says why S3). Only then is the client ready for jobs.
- * When any step fails, the exit trap uploads a not-ready marker with the reason, so the workflow
- * stops at once instead of at its readiness deadline. The log is /var/log/aurora-bench-user-data.log.
+ * Once the runner is there (step 3), a failed step makes the exit trap upload a not-ready marker
+ * with the reason, so the workflow stops at once instead of at its readiness deadline (before it
+ * there is no AWS CLI or client-ready.sh to upload with: an apt failure is caught by the deadline). The log is /var/log/aurora-bench-user-data.log.
  *
- * Why build from source: Amazon Linux 2023 ships no sysbench package and does not support EPEL; the
- * packagecloud repository script targets el/ubuntu and would be one more external download. The
- * sources come from clients.sysbenchSourceUrl and clients.luajitSourceUrl (GitHub by default,
- * through the NAT; or s3:// copies for VPCs without one). The MySQL client library package name
- * differs between AL2023 releases, so both known names are tried.
+ * The same text is what the AWS rehearsal boots (core/rehearsal/ssm-agent.ts, instance-root.ts):
+ * rendered as the stack renders it and run unmodified in a Debian 12 root built by debootstrap
+ * from the same archive; docs/aws-client-boot.md says what stands in for AWS there.
+ *
+ * The SSM agent (Systems Manager User Guide, "Manually install SSM Agent on Debian Server
+ * instances", awsdocs/aws-systems-manager-user-guide doc_source/agent-install-deb.md): the package
+ * https://s3.<region>.amazonaws.com/amazon-ssm-<region>/latest/debian_amd64/amazon-ssm-agent.deb
+ * (debian_arm64 for arm64), `dpkg -i`, then `systemctl enable` when it is not running. It is
+ * fetched here as that same object through the S3 API (`aws s3 cp --no-sign-request`: the bucket is
+ * public, and the instance role grants no read of AWS's buckets), so it comes through the stack's S3
+ * gateway endpoint like the runner does.
  *
  * Every path on the client is written as ${AURORA_BENCH_HOME:-/opt/aurora-bench}/... (CLIENT_HOME),
  * as the SSM commands are, so the same text can run under another directory.
@@ -29,24 +37,46 @@
  * workflow, a failed sweep) ends as terminated.
  */
 
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { CLIENT_HOME, CLIENT_INSTALL_DIR, CLIENT_READY_PREFIX } from '../core/backends/aws/runner-command';
-
-const SYSBENCH_VERSION = '1.0.20';
+import { EXPIRES_AT_TAG, RUNNER_PREFIX } from './handler-environment';
 
 /** The spec's largest ttlHours (core/experiment/schema.ts): no run keeps a client longer. */
 export const MAX_CLIENT_LIFETIME_HOURS = 168;
 /** Instance metadata service base URL (IMDSv2: a session token first). */
-const IMDS_BASE_URL = 'http://169.254.169.254/latest';
+export const IMDS_BASE_URL = 'http://169.254.169.254/latest';
 /** Where the user data logs (also named in the SSM commands' not-ready message). */
 const USER_DATA_LOG = '/var/log/aurora-bench-user-data.log';
+
+/**
+ * Debian packages a client installs at boot (bookworm: sysbench 1.0.20 on the system LuaJIT, AWS
+ * CLI 2.9.19). curl and ca-certificates come with Debian's AMIs; the runner reads the secret's JSON
+ * with jq.
+ */
+export const CLIENT_PACKAGES = ['sysbench', 'awscli', 'jq'] as const;
+/** Debian packages a self-managed server installs before client/server-install.sh adds MariaDB. */
+export const SERVER_PACKAGES = ['awscli', 'jq'] as const;
+/** What client/server-install.sh installs (test/unit/client-user-data.test.ts reads them from the script). */
+export const SERVER_INSTALL_PACKAGES = ['mariadb-server', 'mariadb-client'] as const;
+
+/**
+ * What the boot downloads from outside the stack's endpoints, by name (the preflight checks that
+ * the clients' subnets reach it): Debian's package archive, which the AMI's apt sources name (a
+ * mirror of it). The SSM agent comes from S3, through the S3 gateway endpoint.
+ */
+export const CLIENT_BOOT_DOWNLOADS: Readonly<Record<string, string>> = { debian: 'https://deb.debian.org/debian' };
+
+/**
+ * The public bucket and key of the SSM agent's Debian package for a region ($AWS_DEFAULT_REGION) and
+ * Debian architecture ($(dpkg --print-architecture): amd64 or arm64), as shell text.
+ */
+export const SSM_AGENT_DEB_S3_URI = 's3://amazon-ssm-${AWS_DEFAULT_REGION}/latest/debian_$(dpkg --print-architecture)/amazon-ssm-agent.deb';
 
 export interface ClientUserDataProps {
   /** s3://bucket/runner/ holding client/ (runner.sh, lua/, workloads/, the install and ready scripts), ending in '/'. */
   readonly runnerS3Uri: string;
   /** s3://bucket/ of the stack's bucket, ending in '/': the ready marker goes under clients/ there. */
   readonly bucketS3Uri: string;
-  readonly sysbenchSourceUrl: string;
-  readonly luajitSourceUrl: string;
   /** The stack's region: the AWS CLI on the client does not guess it. */
   readonly region: string;
   /** The tag key holding the run's expiry (ISO time), e.g. aurora-bench:expires-at. */
@@ -84,11 +114,33 @@ function fetchBundleCommands(): string[] {
 }
 
 /**
- * Shell lines that put the runner in place, install sysbench and prove it works (steps 2-5 of the
- * file comment). Needs $IMDS; the AWS CLI and curl (part of AL2023).
+ * Shell lines that install Debian packages from the AMI's apt sources, without prompts and without
+ * recommended packages (what the steps need is in each package's Depends).
+ */
+function aptInstallCommands(packages: readonly string[]): string[] {
+  return ['export DEBIAN_FRONTEND=noninteractive', 'apt-get -q update', `apt-get -q install -y --no-install-recommends ${packages.join(' ')}`];
+}
+
+/**
+ * Shell lines that install and start the SSM agent (the file comment cites the procedure). `dpkg -i`
+ * of AWS's package starts it where systemd runs; `systemctl enable --now` is the guide's next step
+ * for an agent that is installed but not running, and a no-op for one that runs.
+ */
+function ssmAgentInstallCommands(): string[] {
+  return [
+    `aws s3 cp --only-show-errors --no-sign-request "${SSM_AGENT_DEB_S3_URI}" /tmp/amazon-ssm-agent.deb`,
+    'dpkg -i /tmp/amazon-ssm-agent.deb',
+    'rm -f /tmp/amazon-ssm-agent.deb',
+    'systemctl enable --now amazon-ssm-agent',
+  ];
+}
+
+/**
+ * Shell lines that put the runner in place, install the SSM agent and prove sysbench works (steps
+ * 3-5 of the file comment). Needs $IMDS, curl and the AWS CLI.
  * @internal exported for its tests (a test seam)
  */
-export function clientInstallCommands(props: Omit<ClientUserDataProps, 'region' | 'expiresAtTag'>): string[] {
+export function clientInstallCommands(props: Pick<ClientUserDataProps, 'runnerS3Uri' | 'bucketS3Uri'>): string[] {
   const dir = CLIENT_INSTALL_DIR;
   return [
     `RUNNER_S3_URI='${props.runnerS3Uri}'`,
@@ -104,17 +156,7 @@ export function clientInstallCommands(props: Omit<ClientUserDataProps, 'region' 
     '}',
     'trap report_not_ready EXIT',
     ...fetchBundleCommands(),
-    // Build dependencies: the AL2023 repositories are served from S3, reachable without a NAT.
-    'dnf install -y -q --setopt=install_weak_deps=False gcc make automake autoconf libtool pkgconf-pkg-config openssl-devel libaio-devel zlib-devel tar gzip xz jq',
-    'dnf install -y -q mariadb105-devel || dnf install -y -q mariadb-connector-c-devel',
-    // libpq and pg_config for sysbench's pgsql driver (client/install-sysbench.sh --with-pgsql); without
-    // them sysbench is built for the MySQL engines only, so a missing package does not fail the client:
-    // client-ready.sh reports the compiled-in drivers and a PostgreSQL cell refuses clients without
-    // pgsql (client-fleet.ts). The package name is tried first; then whichever package provides
-    // /usr/bin/pg_config (dnf installs by file path: "dnf install /usr/bin/<file>", dnf command
-    // reference, install specs), in case the repositories name the headers differently.
-    "dnf install -y -q libpq-devel || dnf install -y -q /usr/bin/pg_config || echo 'libpq headers / pg_config not installed: sysbench without its pgsql driver'",
-    `"${dir}/install-sysbench.sh" --luajit-source '${props.luajitSourceUrl}' --sysbench-source '${props.sysbenchSourceUrl}' --prefix "${CLIENT_HOME}/sysbench"`,
+    ...ssmAgentInstallCommands(),
     // client-ready.sh reports its own failure, with the precise reason: the trap must not overwrite it.
     'trap - EXIT',
     `"${dir}/client-ready.sh" --marker-uri "$ready_marker_uri"`,
@@ -139,7 +181,8 @@ function bootPreludeCommands(props: { readonly region: string; readonly expiresA
 export function clientUserDataCommands(props: ClientUserDataProps): string[] {
   return [
     ...bootPreludeCommands(props),
-    `echo "aurora-bench: installing sysbench ${SYSBENCH_VERSION} with a current LuaJIT under ${CLIENT_HOME}"`,
+    `echo "aurora-bench: installing ${CLIENT_PACKAGES.join(', ')} from Debian's archive, and the SSM agent"`,
+    ...aptInstallCommands(CLIENT_PACKAGES),
     ...clientInstallCommands(props),
   ];
 }
@@ -152,15 +195,14 @@ export interface ServerUserDataProps {
 }
 
 /**
- * User data of a self-managed server (Amazon Linux 2023, x86_64 or arm64): the clients' dead-man's
- * switch, the bundle fetched as the clients fetch it, then client/server-install.sh (the MariaDB
- * server package; it writes ${AURORA_BENCH_HOME:-/opt/aurora-bench}/server-installed, or
- * server-install-failed with its reason). A step before it that fails (the bundle's copy) writes
- * server-install-failed too, with the log's tail, so the setup command the backend sends over SSM
- * (client/server-setup.sh, which waits for one of the two markers) fails at once with the reason.
- * Last, client/server-metrics-agent.sh installs and starts the CloudWatch agent (memory from inside
- * the instance, namespace CWAgent); it always exits 0, noting a failure in metrics-agent-failed, so
- * a missing agent never fails the server.
+ * User data of a self-managed server (Debian 12, x86_64 or arm64): the clients' dead-man's switch,
+ * the AWS CLI, the bundle and the SSM agent as the clients install them, then client/server-install.sh (Debian's MariaDB 10.11 server package; it writes
+ * ${AURORA_BENCH_HOME:-/opt/aurora-bench}/server-installed, or server-install-failed with its
+ * reason). A step before it that fails writes server-install-failed too, with the log's tail, so
+ * the setup command the backend sends over SSM (client/server-setup.sh, which waits for one of the
+ * two markers) fails at once with the reason. Last, client/server-metrics-agent.sh installs and
+ * starts the CloudWatch agent (memory from inside the instance, namespace CWAgent); it always exits
+ * 0, noting a failure in metrics-agent-failed, so a missing agent never fails the server.
  */
 export function serverUserDataCommands(props: ServerUserDataProps): string[] {
   const failedMarker = `${CLIENT_HOME}/server-install-failed`;
@@ -174,10 +216,42 @@ export function serverUserDataCommands(props: ServerUserDataProps): string[] {
     '  fi',
     '}',
     'trap report_install_failed EXIT',
-    'echo "aurora-bench: installing the self-managed server"',
+    `echo "aurora-bench: installing ${SERVER_PACKAGES.join(', ')} from Debian's archive, the SSM agent, then the self-managed server"`,
+    ...aptInstallCommands(SERVER_PACKAGES),
     ...fetchBundleCommands(),
+    ...ssmAgentInstallCommands(),
     `"${CLIENT_INSTALL_DIR}/server-install.sh"`,
     'echo "aurora-bench: starting the CloudWatch agent (memory metrics)"',
     `"${CLIENT_INSTALL_DIR}/server-metrics-agent.sh"`,
   ];
+}
+
+/** The user data text of a launch template: CDK's UserData.forLinux() with these commands, rendered. */
+function renderLinuxUserData(commands: readonly string[]): string {
+  const userData = ec2.UserData.forLinux();
+  userData.addCommands(...commands);
+  return userData.render();
+}
+
+/**
+ * The user data of the clients' and the servers' launch templates (lib/clients.ts, lib/servers.ts)
+ * for a bucket and region, rendered as CloudFormation gives it to EC2 once the bucket name and the
+ * region are known; with the Debian packages each installs. The AWS rehearsal boots this text
+ * (test/cdk/stack.test.ts checks it against the synthesized launch templates).
+ */
+export function renderedBootUserData(o: {
+  readonly bucket: string;
+  readonly region: string;
+}): Record<'client' | 'server', { readonly userData: string; readonly packages: readonly string[] }> {
+  const runnerS3Uri = `s3://${o.bucket}/${RUNNER_PREFIX}`;
+  return {
+    client: {
+      userData: renderLinuxUserData(clientUserDataCommands({ runnerS3Uri, bucketS3Uri: `s3://${o.bucket}/`, region: o.region, expiresAtTag: EXPIRES_AT_TAG })),
+      packages: CLIENT_PACKAGES,
+    },
+    server: {
+      userData: renderLinuxUserData(serverUserDataCommands({ runnerS3Uri, region: o.region, expiresAtTag: EXPIRES_AT_TAG })),
+      packages: [...SERVER_PACKAGES, ...SERVER_INSTALL_PACKAGES],
+    },
+  };
 }

@@ -1,6 +1,6 @@
 /**
- * Clients: one launch template per CPU architecture (Amazon Linux 2023 resolved from the public SSM
- * parameter at every launch), the instance profile (SSM managed instance, read the runner and the
+ * Clients: one launch template per CPU architecture (Debian 12 resolved from the public SSM parameter
+ * at every launch, DEBIAN_AMI_PARAMETERS), the instance profile (SSM managed instance, read the runner and the
  * run's custom scripts, write runner output, SSM command output and its ready marker, read the
  * RDS-managed master secret of the tool's clusters only), and the client runner deployed under runner/ in the lake bucket.
  * The backend launches clients from these templates into the subnet of their target's AZ.
@@ -16,11 +16,26 @@ import type { ClientArchitecture, ClientsConfig } from './config';
 import { EXPIRES_AT_TAG, RDS_NAME_PREFIX, RUNNER_PREFIX, SSM_OUTPUT_PREFIX } from './handler-environment';
 import { LAKE_PREFIXES } from './results-lake';
 
-/** Public SSM parameters of the latest Amazon Linux 2023 AMI per architecture. */
-export const AL2023_AMI_PARAMETERS: Readonly<Record<ClientArchitecture, string>> = {
-  x86_64: '/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-x86_64',
-  arm64: '/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-arm64',
+/**
+ * Public SSM parameters of the latest Debian 12 (bookworm) AMI per architecture. Debian's cloud
+ * team builds and publishes these AMIs (account 136693071363; wiki.debian.org/Cloud/AmazonEC2Image
+ * lists them per release and says they are also published as public SSM parameters) under
+ * /aws/service/debian/release/<release>/latest/<Debian architecture>, with bookworm and 12 as
+ * names of the same release and amd64/arm64 as Debian names the architectures. The launch
+ * templates resolve them at every launch (resolve:ssm:, CDK MachineImage.resolveSsmParameterAtLaunch),
+ * so a client gets the current point release's image, as the Amazon Linux parameters did.
+ */
+export const DEBIAN_AMI_PARAMETERS: Readonly<Record<ClientArchitecture, string>> = {
+  x86_64: '/aws/service/debian/release/bookworm/latest/amd64',
+  arm64: '/aws/service/debian/release/bookworm/latest/arm64',
 };
+
+/**
+ * The root device the launch templates size: Debian's bookworm AMIs register /dev/xvda as their
+ * RootDeviceName (DescribeImages), as Amazon Linux's do, so the mapping resizes the root volume
+ * instead of adding a second one. Check with `aws ec2 describe-images` when moving to another release.
+ */
+export const DEBIAN_ROOT_DEVICE = '/dev/xvda';
 
 export interface ClientsProps {
   readonly config: ClientsConfig;
@@ -125,19 +140,6 @@ export class Clients extends Construct {
         },
       }),
     );
-    // Mirrored source tarballs (clients.sysbenchSourceUrl / luajitSourceUrl = s3://bucket/key): those objects only.
-    const mirrors = [config.sysbenchSourceUrl, config.luajitSourceUrl].map((url) => /^s3:\/\/([^/]+)\/(.+)$/.exec(url)).filter((m): m is RegExpExecArray => m !== null);
-    if (mirrors.length > 0) {
-      this.role.addToPolicy(
-        new iam.PolicyStatement({
-          sid: 'ReadSysbenchSourceMirror',
-          actions: ['s3:GetObject'],
-          resources: mirrors.map((m) =>
-            stack.formatArn({ service: 's3', region: '', account: '', resource: m[1]!, resourceName: m[2]!, arnFormat: ArnFormat.SLASH_RESOURCE_NAME }),
-          ),
-        }),
-      );
-    }
     Validations.of(this.role).acknowledge(
       {
         id: `AwsSolutions-IAM5[Resource::<${this.logicalIdOfBucket(bucket)}.Arn>/${RUNNER_PREFIX}*]`,
@@ -181,15 +183,13 @@ export class Clients extends Construct {
         ...clientUserDataCommands({
           runnerS3Uri: `s3://${bucket.bucketName}/${RUNNER_PREFIX}`,
           bucketS3Uri: `s3://${bucket.bucketName}/`,
-          sysbenchSourceUrl: config.sysbenchSourceUrl,
-          luajitSourceUrl: config.luajitSourceUrl,
           region: stack.region,
           expiresAtTag: EXPIRES_AT_TAG,
         }),
       );
       const launchTemplate = new ec2.LaunchTemplate(this, `LaunchTemplate-${arch}`, {
         launchTemplateName: `${props.namePrefix}-client-${arch}`,
-        machineImage: ec2.MachineImage.resolveSsmParameterAtLaunch(AL2023_AMI_PARAMETERS[arch], { os: ec2.OperatingSystemType.LINUX }),
+        machineImage: ec2.MachineImage.resolveSsmParameterAtLaunch(DEBIAN_AMI_PARAMETERS[arch], { os: ec2.OperatingSystemType.LINUX }),
         instanceProfile: this.instanceProfile,
         securityGroup: props.securityGroup,
         userData,
@@ -199,7 +199,7 @@ export class Clients extends Construct {
         httpPutResponseHopLimit: 2,
         blockDevices: [
           {
-            deviceName: '/dev/xvda',
+            deviceName: DEBIAN_ROOT_DEVICE,
             volume: ec2.BlockDeviceVolume.ebs(config.rootVolumeGiB, { volumeType: ec2.EbsDeviceVolumeType.GP3, encrypted: true, deleteOnTermination: true }),
           },
         ],

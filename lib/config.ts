@@ -71,9 +71,9 @@ const networkSchema = z
      */
     maxAzs: z.number().int().min(2).max(6).default(2),
     /**
-     * NAT gateways of a new VPC. Clients download the sysbench 1.0.20 and LuaJIT sources from GitHub
-     * at boot (see lib/client-user-data.ts), so the default keeps one; 0 needs sysbenchSourceUrl and
-     * luajitSourceUrl on S3 (refused otherwise, below).
+     * NAT gateways of a new VPC. Clients and self-managed servers install their packages from
+     * Debian's archive at boot (see lib/client-user-data.ts), so a new VPC needs one (0 is refused
+     * below); an existing VPC's routes are checked by the account preflight.
      */
     natGateways: z.number().int().min(0).max(6).default(1),
     cidr: z
@@ -106,12 +106,6 @@ const lakeSchema = z
   })
   .strict();
 
-/**
- * The LuaJIT v2.1 commit clients build by default (client/install-sysbench.sh).
- * @internal exported for its tests (a test seam)
- */
-export const LUAJIT_COMMIT = '1ee778a4e37122d8ca7d5733c590a47dafd6b15c';
-
 const clientsSchema = z
   .object({
     /** Launch templates to create; a variant's clients.instanceType picks one by its architecture. */
@@ -119,20 +113,6 @@ const clientsSchema = z
       .array(z.enum(['x86_64', 'arm64']))
       .min(1)
       .default(['x86_64', 'arm64']),
-    /** Where the user data fetches the sysbench source tarball (https:// or s3:// of the lake bucket's account). */
-    sysbenchSourceUrl: z
-      .string()
-      .regex(/^(https|s3):\/\//, 'an https:// or s3:// URL')
-      .default('https://github.com/akopytov/sysbench/archive/refs/tags/1.0.20.tar.gz'),
-    /**
-     * Where the user data fetches the LuaJIT 2.1 source tarball sysbench is built against
-     * (client/install-sysbench.sh says why not the bundled one). The default pins a commit of
-     * LuaJIT's v2.1 branch; any LuaJIT 2.1 from 2021 on works (the script checks the source).
-     */
-    luajitSourceUrl: z
-      .string()
-      .regex(/^(https|s3):\/\//, 'an https:// or s3:// URL')
-      .default(`https://github.com/LuaJIT/LuaJIT/archive/${LUAJIT_COMMIT}.tar.gz`),
     /** Root volume of a client (GiB, gp3, encrypted). */
     rootVolumeGiB: z.number().int().min(8).max(1024).default(20),
   })
@@ -200,20 +180,17 @@ const appConfigSchema = z
   .strict()
   .superRefine((c, ctx) => {
     // A new VPC without a NAT gateway has PRIVATE_ISOLATED subnets (lib/network.ts): the endpoints
-    // reach S3, SSM and Secrets Manager, nothing reaches GitHub. The user data would fail to
-    // download the sources and no client would ever become ready, well after the databases were
-    // paid for. An existing VPC's routes are not known here: the account preflight checks them.
+    // reach S3, SSM and Secrets Manager, nothing reaches Debian's archive. The user data would fail to
+    // install sysbench and no client would ever become ready, well after the databases were paid for.
+    // An existing VPC's routes are not known here: the account preflight checks them.
     if (c.network.existingVpc !== undefined || c.network.natGateways > 0) return;
-    const fromInternet = (['sysbenchSourceUrl', 'luajitSourceUrl'] as const).filter((key) => /^https?:\/\//.test(c.clients[key]));
-    if (fromInternet.length === 0) return;
-    const keys = fromInternet.map((key) => `${CONFIG_CONTEXT_KEY}.clients.${key}`).join(' and ');
     ctx.addIssue({
       code: 'custom',
       path: ['network', 'natGateways'],
       message:
-        `0 leaves the clients' private subnets without internet access, but ${keys} ${fromInternet.length > 1 ? 'are' : 'is an'} http(s) URL${fromInternet.length > 1 ? 's' : ''} ` +
-        `(${fromInternet.map((key) => c.clients[key]).join(', ')}) the clients download at boot. Either set ${CONFIG_CONTEXT_KEY}.network.natGateways to 1 or more, ` +
-        `or copy each tarball to S3 (aws s3 cp <file> s3://<bucket>/<key>) and set ${keys} to that s3:// URL (a bucket in the stack's region: the stack's S3 gateway endpoint reaches it without a NAT).`,
+        "0 leaves the clients' private subnets without internet access, but clients and self-managed servers install sysbench, the AWS CLI and MariaDB " +
+        `from Debian's package archive at boot (lib/client-user-data.ts). Set ${CONFIG_CONTEXT_KEY}.network.natGateways to 1 or more, ` +
+        `or use an existing VPC whose private subnets route to the internet (${CONFIG_CONTEXT_KEY}.network.existingVpc).`,
     });
   });
 

@@ -1,7 +1,7 @@
 /**
  * Self-managed servers (engine "self-managed", core/backends/aws/self-managed-servers.ts): one
- * launch template per client architecture (Amazon Linux 2023 resolved from the same public SSM
- * parameter as the clients; user data that fetches the bundle as the clients do and runs
+ * launch template per client architecture (Debian 12 resolved from the same public SSM parameter as
+ * the clients; user data that fetches the bundle as the clients do and runs
  * client/server-install.sh, lib/client-user-data.ts serverUserDataCommands), and the instance
  * profile: SSM managed instance (the backend's setup command), read the bundle, write the setup
  * command's output, read the credentials secret of a run's cell.
@@ -16,7 +16,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { AL2023_AMI_PARAMETERS } from './clients';
+import { DEBIAN_AMI_PARAMETERS, DEBIAN_ROOT_DEVICE } from './clients';
 import { serverUserDataCommands } from './client-user-data';
 import type { ClientArchitecture } from './config';
 import { EXPIRES_AT_TAG, RDS_NAME_PREFIX, RUN_ID_TAG, RUNNER_PREFIX, SSM_OUTPUT_PREFIX } from './handler-environment';
@@ -117,7 +117,7 @@ export class Servers extends Construct {
       userData.addCommands(...serverUserDataCommands({ runnerS3Uri: `s3://${bucket.bucketName}/${RUNNER_PREFIX}`, region: stack.region, expiresAtTag: EXPIRES_AT_TAG }));
       launchTemplates[arch] = new ec2.LaunchTemplate(this, `LaunchTemplate-${arch}`, {
         launchTemplateName: `${props.namePrefix}-server-${arch}`,
-        machineImage: ec2.MachineImage.resolveSsmParameterAtLaunch(AL2023_AMI_PARAMETERS[arch], { os: ec2.OperatingSystemType.LINUX }),
+        machineImage: ec2.MachineImage.resolveSsmParameterAtLaunch(DEBIAN_AMI_PARAMETERS[arch], { os: ec2.OperatingSystemType.LINUX }),
         instanceProfile: this.instanceProfile,
         securityGroup: props.securityGroup,
         userData,
@@ -127,7 +127,7 @@ export class Servers extends Construct {
         httpPutResponseHopLimit: 2,
         blockDevices: [
           {
-            deviceName: '/dev/xvda',
+            deviceName: DEBIAN_ROOT_DEVICE,
             volume: ec2.BlockDeviceVolume.ebs(SERVER_DEFAULT_VOLUME_GIB, { volumeType: ec2.EbsDeviceVolumeType.GP3, encrypted: true, deleteOnTermination: true }),
           },
         ],

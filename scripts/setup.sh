@@ -27,8 +27,9 @@ apt_install mariadb-server mariadb-client sysbench
 apt_install postgresql
 # Debian starts a system mariadb on 3306; aurora-bench does not use it.
 if [ $want_test -eq 1 ]; then
-  # gcc, make, libc headers: test/integration/install-sysbench.test.ts builds LuaJIT as the clients do.
-  apt_install chromium python3-venv gcc make libc6-dev
+  # debootstrap: the AWS rehearsal's instances boot the stack's user data in a Debian 12 root it
+  # builds (core/rehearsal/instance-root.ts; the root is cached under ~/.cache/aurora-bench/debian-root).
+  apt_install chromium python3-venv debootstrap
 fi
 
 # The Python tools of the test suite, each in its own virtual environment (pip downloads and

@@ -4,8 +4,8 @@
  * Task bound to its Lambda handler and the handlers' AWS deps (the AWS backend, its preflight), whose
  * SDK clients go to a moto server this rehearsal starts and stops. Between those clients and moto
  * sit the emulations of what moto does not do (this directory): RDS instances become real MariaDB
- * servers (rds-emulation.ts), client instances get an SSM agent that runs commands with bash
- * (ssm-agent.ts), CloudWatch gets the servers' metrics late (cloudwatch-publisher.ts). The backend
+ * servers (rds-emulation.ts), client and self-managed server instances are Debian 12 roots that
+ * boot the stack's user data and run the SSM commands (ssm-agent.ts, instance-root.ts), CloudWatch gets the servers' metrics late (cloudwatch-publisher.ts). The backend
  * and the handlers do not know they are rehearsing.
  *
  * Before anything starts, the spec goes through what the local backend refuses (instance classes
@@ -59,6 +59,7 @@ import { MOTO_CREDENTIALS, sharedMotoServer, startMotoServer, type MotoServer } 
 import { ProcessTracker } from './process-tracker';
 import { RdsEmulation, type ParameterCheck } from './rds-emulation';
 import { answer, interceptClient } from './sdk-intercept';
+import { ensureBaseRoot, ensurePackageLayer, rootsUnavailable, serveAgentPackage } from './instance-root';
 import { SsmAgentEmulation, type BootContext } from './ssm-agent';
 import { createStandingInfrastructure } from './standing-infrastructure';
 
@@ -110,6 +111,12 @@ export interface RehearsalOptions {
   /** Master passwords of new clusters (default: generated the way RDS generates them). */
   readonly masterPassword?: () => string;
   /**
+   * The launch templates' user data as the stack renders it, and the Debian packages it installs
+   * (bin/aws-rehearsal.ts, from lib/client-user-data.ts): an instance boots it in a Debian root. Without
+   * it an instance runs bootCommands (below) on this machine.
+   */
+  readonly boot?: (config: AwsBackendConfig) => Readonly<Record<BootContext['role'], { readonly userData: string; readonly packages: readonly string[] }>>;
+  /**
    * Called with the SDK clients the handlers will use, before the emulations are put on them: a
    * middleware added here sees each call first, so a test can rehearse a variant of the backend's
    * calls (e.g. a CreateDBCluster without DatabaseName), and the emulations and moto see the variant.
@@ -130,13 +137,19 @@ export interface RehearsalResult extends LocalExecutionResult {
 }
 
 /** The lines that say what a rehearsal is and is not, printed before it starts. */
-function rehearsalScope(serverVersion: string, engines: readonly string[], lagS: number): string[] {
+function rehearsalScope(serverVersion: string, engines: readonly string[], lagS: number, booted: boolean): string[] {
   return [
     'AWS rehearsal: the synthesized state machine, the Lambda handlers and the AWS backend run on this machine;',
     '  the AWS APIs are a moto server, the databases real MariaDB (or, for the PostgreSQL engines, PostgreSQL) servers, the clients an emulated SSM agent running bash.',
     'Not rehearsed:',
     `  - the engines themselves: MariaDB ${serverVersion} or PostgreSQL on 127.0.0.1 stand in for ${engines.join(', ')} (no shared storage or EBS volumes, no Aurora- or RDS-only parameters, no write forwarding: its Forwarding* CloudWatch metrics stay empty, their windows incomplete)`,
-    "  - a real client AMI and its user data: an emulated client boots with this machine's sysbench, no package install or sysbench build",
+    ...(booted
+      ? [
+          "  - the AMI: a Debian 12 root made by debootstrap from Debian's archive (minbase, curl, ca-certificates) stands in for Debian's EC2 image; its packages are installed once per package list into a cached layer, so the user data's apt-get finds them there (test/integration/client-boot.test.ts installs them from the clean root)",
+          "  - around the unmodified user data: chroot instead of a VM (this machine's kernel and CPU architecture, no systemd: systemctl and shutdown are stand-ins, the dead-man's switch's shutdown is only recorded), the instance metadata at 127.0.0.1 through curl's connect-to, moto's keys for the instance profile, the AWS CLI given --endpoint-url (Debian's 2.9.19 predates AWS_ENDPOINT_URL)",
+          "  - the SSM agent: moto's S3 serves the rehearsal's amazon-ssm-agent package where AWS serves the real one; its service registers the instance with the emulated agent, which runs the commands in the root; the CloudWatch agent package is not served (its install fails softly, as designed)",
+        ]
+      : ["  - a real client AMI and its user data: an emulated client boots with this machine's sysbench, no package install"]),
     "  - IAM: moto does not evaluate the stack's policies (test/cdk checks the actions the code calls against them)",
     `  - real timings: instances are available in seconds, not 10-20 minutes; CloudWatch datapoints arrive ${lagS} s late, not 1-3 minutes`,
     '  - Performance Insights: not emulated (its API answers with no datapoints)',
@@ -173,8 +186,8 @@ function withoutForwardedWorkloads(spec: Spec): { spec: Spec; notes: PlanNote[] 
  * machine (lib/client-user-data.ts clientInstallCommands), with the instance id the metadata would
  * give: the runner from the bucket into the client home, then client/client-ready.sh, which proves
  * that this machine's sysbench works through the report hook and writes the ready marker locally
- * and to s3://<bucket>/clients/<instance-id>/ready.json, where checkClientsReady reads it. Not
- * run: dnf and client/install-sysbench.sh (the build of sysbench), the dead-man's switch.
+ * and to s3://<bucket>/clients/<instance-id>/ready.json, where checkClientsReady reads it. Used
+ * only without `boot` (RehearsalOptions), which boots the real user data instead.
  */
 function bootCommands(config: AwsBackendConfig) {
   return (ctx: BootContext): string[] => [
@@ -188,6 +201,27 @@ function bootCommands(config: AwsBackendConfig) {
     // finds this machine's mariadbd and writes the marker client/server-setup.sh waits for).
     ctx.role === 'server' ? `"${CLIENT_INSTALL_DIR}/server-install.sh"` : `"${CLIENT_INSTALL_DIR}/client-ready.sh" --marker-uri "$ready_marker_uri"`,
   ];
+}
+
+/**
+ * The Debian machines the instances boot (ssm-agent.ts `machines`): the cached root layers per role
+ * (instance-root.ts), the user data, and the rehearsal's SSM agent package in moto's S3 where the
+ * user data downloads AWS's.
+ */
+async function bootMachines(
+  boot: ReturnType<NonNullable<RehearsalOptions['boot']>>,
+  s3: S3Client,
+  region: string,
+  packageDir: string,
+  log: (line: string) => void,
+): Promise<NonNullable<ConstructorParameters<typeof SsmAgentEmulation>[0]['machines']>> {
+  const base = await ensureBaseRoot({ log });
+  const layers = {
+    client: [await ensurePackageLayer(base, boot.client.packages, { log }), base],
+    server: [await ensurePackageLayer(base, boot.server.packages, { log }), base],
+  };
+  await serveAgentPackage(s3, region, packageDir);
+  return { layers: (role) => layers[role], userData: (role) => boot[role].userData };
 }
 
 /**
@@ -286,7 +320,11 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
   const definition = options.synthesize(plan.region);
 
   const engines = [...new Set(plan.cells.map((c) => cellEngine(plan, c)).map((e) => `${ENGINES[e.kind].label} ${e.version}`))];
-  for (const line of rehearsalScope(versions.serverVersion, engines, lagS)) log(line);
+  if (options.boot) {
+    const why = rootsUnavailable();
+    if (why) throw new Error(`the AWS rehearsal boots its instances in Debian roots: ${why}`);
+  }
+  for (const line of rehearsalScope(versions.serverVersion, engines, lagS, options.boot !== undefined)) log(line);
   for (const n of prepared.notes) log(`[${n.level}] ${n.path}: ${n.message}`);
   log(`run ${plan.runId}: ${plan.cells.length} cells`);
 
@@ -369,8 +407,10 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
       onMembersChanged: (m) => cw.membersChanged(m),
       log,
     });
+    const machines = options.boot ? await bootMachines(options.boot(config), raw.s3, plan.region, join(dir, 'agent-package'), log) : undefined;
     agent = new SsmAgentEmulation({
       dir: join(dir, 'clients'),
+      ...(machines ? { machines } : {}),
       region: plan.region,
       motoEndpoint: moto.endpoint,
       credentials: MOTO_CREDENTIALS,

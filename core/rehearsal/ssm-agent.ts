@@ -29,20 +29,35 @@
  *   and port 3306 of each instance), and TerminateInstances stops the instance's mariadbd (SIGTERM,
  *   as the instance's shutdown sends it, SIGKILL after a grace period) before its home goes.
  *
+ * Debian machines (option `machines`, what `run --aws-rehearsal` uses): an instance is then a
+ * Debian 12 root of its own (instance-root.ts) in which the stack's user data itself runs, unmodified,
+ * with chroot, as cloud-init runs it (from /var/lib/cloud/instance/scripts/), and so do the
+ * commands, from the agent's orchestration directory under /var/lib/amazon/ssm/<instance-id>/. The
+ * instance metadata (IMDSv2: token, instance-id, its tags, local-ipv4) is an HTTP server per
+ * instance that curl in the root reaches (instance-root.ts writeStandIns). The instance counts as
+ * registered only once the user data has installed and started the SSM agent package (the
+ * rehearsal's, served by moto's S3 where AWS serves the real one): before that
+ * DescribeInstanceInformation does not list it and SendCommand answers InvalidInstanceId, as for an
+ * instance without an agent. Without `machines`, an instance runs `bootCommands` on this machine.
+ *
  * The commands run with the AWS CLI pointed at moto (AWS_ENDPOINT_URL and dummy keys in their
  * environment only, HOME inside the instance home so no profile of the user is read), so the
  * runner's `aws s3 cp`, `aws secretsmanager get-secret-value` and its uploads go to the rehearsal's
- * moto. AWS_DEFAULT_REGION is set too: the AWS CLI v2 of Amazon Linux 2023 takes the region from
- * the instance metadata, which an emulated instance does not have.
+ * moto (on this machine; a Debian machine's commands reach it through instance-root.ts's AWS CLI
+ * stand-in). AWS_DEFAULT_REGION is set too: the AWS CLI v2 takes the region from the instance
+ * metadata, which an instance on this machine does not have.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { SSMServiceException } from '@aws-sdk/client-ssm';
 import { findFreePort, isAlive, processCmdline, processUid, waitForExit } from '../backends/local/processes';
 import type { ServerInfo } from '../backends/local/mariadb-server';
+import { AGENT_STARTED_FILE, mountInstanceRoot, processesInRoot, removeInstanceRoot, unmountUnder, USER_DATA_SCRIPT, writeStandIns, type InstanceRoot } from './instance-root';
 import type { ProcessTracker } from './process-tracker';
 import { answer, interceptClient, serviceError, type Forward, type SdkResult } from './sdk-intercept';
 
@@ -79,6 +94,8 @@ interface Invocation {
 interface EmulatedInstance {
   readonly instanceId: string;
   readonly home: string;
+  /** A Debian machine: its root, and its instance metadata service. */
+  readonly machine?: { readonly root: InstanceRoot; readonly imds: Server };
   /** A server instance: the port its MariaDB listens on (AURORA_BENCH_SERVER_PORT). */
   readonly server?: { readonly port: number };
   terminated: boolean;
@@ -105,8 +122,15 @@ export interface SsmAgentOptions {
   readonly tracker: ProcessTracker;
   /** Directories put first on PATH (the AWS CLI's, when it is not on PATH). */
   readonly extraPath?: readonly string[];
-  /** Shell commands an instance runs at boot (what its user data does that matters here). */
+  /** Shell commands an instance runs at boot on this machine (without `machines`). */
   readonly bootCommands: (ctx: BootContext) => readonly string[];
+  /** Instances are Debian machines booting the stack's user data (see the file comment). */
+  readonly machines?: {
+    /** The cached layers of the instance's root, uppermost first (instance-root.ts). */
+    readonly layers: (role: BootContext['role']) => readonly string[];
+    /** The user data of the role's launch template, as the stack renders it (a #! script). */
+    readonly userData: (role: BootContext['role']) => string;
+  };
   /** A server instance's mariadbd is up (client/server-setup.sh reported ready), or gone (undefined, at terminate). */
   readonly onServerChanged?: (instanceId: string, server: ServerInfo | undefined) => Promise<void>;
   readonly log?: (line: string) => void;
@@ -148,6 +172,44 @@ function launchesServers(input: Record<string, unknown>): boolean {
   );
 }
 
+/** The instance tags of a RunInstances call (TagSpecifications of ResourceType instance). */
+function instanceTags(input: Record<string, unknown>): ReadonlyMap<string, string> {
+  const specs = (input['TagSpecifications'] as { ResourceType?: string; Tags?: { Key?: string; Value?: string }[] }[] | undefined) ?? [];
+  const tags = new Map<string, string>();
+  for (const t of specs) if (t.ResourceType === 'instance') for (const tag of t.Tags ?? []) if (tag.Key !== undefined) tags.set(tag.Key, tag.Value ?? '');
+  return tags;
+}
+
+/**
+ * An instance's metadata service on 127.0.0.1 (a free port): IMDSv2 as the user data and
+ * client/server-setup.sh use it (EC2 User Guide, "Use the Instance Metadata Service to access
+ * instance metadata": PUT /latest/api/token with X-aws-ec2-metadata-token-ttl-seconds, then GETs
+ * with X-aws-ec2-metadata-token; a GET without a valid token is 401 under IMDSv2-only, which the
+ * launch templates require). Answers instance-id, local-ipv4 and tags/instance/<key> (the launch
+ * templates set InstanceMetadataTags); anything else is 404.
+ */
+async function startImds(instanceId: string, tags: ReadonlyMap<string, string>): Promise<Server> {
+  const token = `rehearsal-${instanceId}`;
+  const server = createServer((req, res) => {
+    const url = req.url ?? '';
+    if (req.method === 'PUT' && url === '/latest/api/token') {
+      if (req.headers['x-aws-ec2-metadata-token-ttl-seconds'] === undefined) return void res.writeHead(400).end();
+      return void res.end(token);
+    }
+    if (req.method !== 'GET') return void res.writeHead(405).end();
+    if (req.headers['x-aws-ec2-metadata-token'] !== token) return void res.writeHead(401).end();
+    const meta = url.replace(/^\/latest\/meta-data\//, '');
+    if (meta === 'instance-id') return void res.end(instanceId);
+    if (meta === 'local-ipv4') return void res.end('127.0.0.1');
+    const tag = /^tags\/instance\/(.+)$/.exec(meta);
+    if (tag && tags.has(decodeURIComponent(tag[1]!))) return void res.end(tags.get(decodeURIComponent(tag[1]!)));
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server.unref();
+  return server;
+}
+
 /** A string field of an API input or answer; '' when absent. */
 function text(v: unknown): string {
   return typeof v === 'string' ? v : '';
@@ -168,6 +230,7 @@ function readText(file: string): string {
 export class SsmAgentEmulation {
   private readonly instances = new Map<string, EmulatedInstance>();
   private homes = 0;
+  private exitHook: (() => void) | undefined;
 
   constructor(private readonly o: SsmAgentOptions) {}
 
@@ -193,6 +256,29 @@ export class SsmAgentEmulation {
     };
   }
 
+  /**
+   * The environment of what runs in a Debian machine: the PATH cloud-init and the agent run with,
+   * root's HOME, the instance profile's stand-in (moto's keys), and no instance metadata for the AWS
+   * CLI (its IMDS client is not curl: it would wait for 169.254.169.254). No AWS_ENDPOINT_URL: the
+   * root's AWS CLI predates it (instance-root.ts writeStandIns).
+   */
+  private machineEnv(server?: { readonly port: number }): NodeJS.ProcessEnv {
+    return {
+      ...(server ? { AURORA_BENCH_SERVER_HOST: '127.0.0.1', AURORA_BENCH_SERVER_PORT: String(server.port) } : {}),
+      PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+      LANG: 'C.UTF-8',
+      HOME: '/root',
+      AWS_ACCESS_KEY_ID: this.o.credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: this.o.credentials.secretAccessKey,
+      AWS_EC2_METADATA_DISABLED: 'true',
+    };
+  }
+
+  /** Whether the instance's agent has started (always, for an instance on this machine). */
+  private registered(instance: EmulatedInstance): boolean {
+    return instance.machine === undefined || existsSync(join(instance.machine.root.root, AGENT_STARTED_FILE));
+  }
+
   /** Puts the agent behind the SSM client and the instance lifecycle behind the EC2 client. */
   install(clients: { ssm: Parameters<typeof interceptClient>[0]; ec2: Parameters<typeof interceptClient>[0] }): void {
     interceptClient(clients.ssm, 'auroraBenchRehearsalSsm', (command, input, forward) => this.handleSsm(command, input, forward));
@@ -206,7 +292,7 @@ export class SsmAgentEmulation {
       const result = await forward();
       const role = launchesServers(input) ? 'server' : 'client';
       for (const i of (result.output['Instances'] as { InstanceId?: string }[] | undefined) ?? []) {
-        if (i.InstanceId && !this.instances.has(i.InstanceId)) await this.bootInstance(i.InstanceId, role);
+        if (i.InstanceId && !this.instances.has(i.InstanceId)) await this.bootInstance(i.InstanceId, role, instanceTags(input));
       }
       return result;
     }
@@ -218,7 +304,8 @@ export class SsmAgentEmulation {
     return forward();
   }
 
-  private async bootInstance(instanceId: string, role: 'client' | 'server'): Promise<void> {
+  private async bootInstance(instanceId: string, role: 'client' | 'server', tags: ReadonlyMap<string, string>): Promise<void> {
+    if (this.o.machines) return this.bootMachine(instanceId, role, tags, this.o.machines);
     const home = join(this.o.dir, String(++this.homes));
     await mkdir(join(home, 'tmp'), { recursive: true });
     const instance: EmulatedInstance = { instanceId, home, terminated: false, invocations: new Map(), ...(role === 'server' ? { server: { port: await findFreePort() } } : {}) };
@@ -251,6 +338,67 @@ export class SsmAgentEmulation {
     this.log(`${instanceId}: launched${instance.server ? ` (server, port ${instance.server.port})` : ''}, booting in ${home}`);
   }
 
+  /** Boots a Debian machine: its root, its metadata service, then the user data in it (see the file comment). */
+  private async bootMachine(instanceId: string, role: 'client' | 'server', tags: ReadonlyMap<string, string>, machines: NonNullable<SsmAgentOptions['machines']>): Promise<void> {
+    const dir = join(this.o.dir, String(++this.homes));
+    await mkdir(dir, { recursive: true });
+    const imds = await startImds(instanceId, tags);
+    let root: InstanceRoot;
+    try {
+      root = await mountInstanceRoot(dir, machines.layers(role));
+    } catch (e) {
+      imds.close();
+      throw e;
+    }
+    if (!this.exitHook) {
+      // A forced exit skips shutdown(): the machines' processes and mounts must not outlive the process.
+      this.exitHook = () => {
+        for (const i of this.instances.values()) if (i.machine) unmountUnder(i.machine.root.root);
+      };
+      process.once('exit', this.exitHook);
+    }
+    const instance: EmulatedInstance = {
+      instanceId,
+      home: join(root.root, 'opt', 'aurora-bench'),
+      machine: { root, imds },
+      terminated: false,
+      invocations: new Map(),
+      ...(role === 'server' ? { server: { port: await findFreePort() } } : {}),
+    };
+    this.instances.set(instanceId, instance);
+    await writeStandIns(root.root, { awsEndpoint: this.o.motoEndpoint, imdsPort: (imds.address() as AddressInfo).port });
+    const script = join(root.root, USER_DATA_SCRIPT);
+    await mkdir(join(script, '..'), { recursive: true });
+    await writeFile(script, machines.userData(role), { mode: 0o700 });
+    const logFd = openSync(join(dir, 'boot.log'), 'w');
+    let child: ChildProcess;
+    try {
+      child = spawn('chroot', [root.root, USER_DATA_SCRIPT], { cwd: '/', env: this.machineEnv(instance.server), detached: true, stdio: ['ignore', logFd, logFd] });
+    } finally {
+      closeSync(logFd);
+    }
+    if (child.pid === undefined) throw new Error(`could not start the boot of ${instanceId}`);
+    child.unref();
+    const started = Date.now();
+    const boot: NonNullable<EmulatedInstance['boot']> = {
+      child,
+      done: new Promise<void>((resolve) => {
+        child.once('exit', (code) => {
+          boot.exit = code;
+          if (!instance.terminated) {
+            const tail = readText(join(dir, 'boot.log')).trim().split('\n').slice(-5).join(' | ');
+            this.log(
+              `${instanceId}: user data ${code === 0 ? 'finished' : `failed (exit ${code})`} in ${((Date.now() - started) / 1000).toFixed(1)} s${code === 0 ? '' : `: ${tail}`}`,
+            );
+          }
+          resolve();
+        });
+      }),
+    };
+    instance.boot = boot;
+    this.log(`${instanceId}: launched${instance.server ? ` (server, port ${instance.server.port})` : ''}, booting its user data in the Debian root ${root.root}`);
+  }
+
   private async terminateInstance(instanceId: string): Promise<void> {
     const instance = this.instances.get(instanceId);
     if (!instance || instance.terminated) return;
@@ -267,7 +415,12 @@ export class SsmAgentEmulation {
       await this.o.onServerChanged?.(instanceId, undefined);
       await this.stopServer(instance);
     }
-    await rm(instance.home, { recursive: true, force: true });
+    if (instance.machine) {
+      instance.machine.imds.close();
+      await removeInstanceRoot(instance.machine.root);
+    } else {
+      await rm(instance.home, { recursive: true, force: true });
+    }
     this.log(`${instanceId}: terminated`);
   }
 
@@ -275,7 +428,8 @@ export class SsmAgentEmulation {
   private serverPid(instance: EmulatedInstance): number | undefined {
     const pid = Number(readText(join(instance.home, 'server', 'mariadbd.pid')).trim());
     if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return undefined;
-    // Only the process whose command line names this instance's option file (a reused pid is not).
+    // Only a process of this instance (a reused pid is not): in its root, or naming its option file.
+    if (instance.machine) return processesInRoot(instance.machine.root.root).includes(pid) ? pid : undefined;
     return processCmdline(pid)?.some((a) => a.includes(instance.home)) ? pid : undefined;
   }
 
@@ -283,7 +437,8 @@ export class SsmAgentEmulation {
   private async trackServer(instance: EmulatedInstance, inv: Invocation): Promise<void> {
     const pid = this.serverPid(instance);
     if (pid === undefined) return;
-    this.o.tracker.add(pid, { group: false, marker: instance.home, owner: processUid(pid) });
+    // A machine's processes are stopped by their root (instance-root.ts unmountUnder), also at exit.
+    if (!instance.machine) this.o.tracker.add(pid, { group: false, marker: instance.home, owner: processUid(pid) });
     // The setup's last line when it succeeded: {"ready":true,"role":...,"port":...,"serverId":...}.
     let ready: { ready?: unknown; role?: unknown; port?: unknown; serverId?: unknown } | undefined;
     try {
@@ -316,7 +471,7 @@ export class SsmAgentEmulation {
     process.kill(pid, 'SIGTERM');
     if (!(await waitForExit(pid, 30_000)) && this.serverPid(instance) === pid) process.kill(pid, 'SIGKILL');
     await waitForExit(pid, 5_000);
-    this.o.tracker.remove(pid);
+    if (!instance.machine) this.o.tracker.remove(pid);
   }
 
   // ------------------------------------------------------------------ SSM
@@ -349,7 +504,7 @@ export class SsmAgentEmulation {
     for (const id of ids) {
       const inst = this.instances.get(id);
       // SendCommand to an instance that is not a running managed node fails with InvalidInstanceId.
-      if (!inst || inst.terminated) throw this.ssmError('InvalidInstanceId', `Instances [${id}] not in a valid state for account`);
+      if (!inst || inst.terminated || !this.registered(inst)) throw this.ssmError('InvalidInstanceId', `Instances [${id}] not in a valid state for account`);
     }
     const params = (input['Parameters'] as Record<string, string[]> | undefined) ?? {};
     const commands = params['commands'] ?? [];
@@ -362,7 +517,9 @@ export class SsmAgentEmulation {
   }
 
   private async startInvocation(instance: EmulatedInstance, commandId: string, input: Record<string, unknown>, commands: readonly string[], timeoutS: number): Promise<void> {
-    const dir = join(instance.home, 'ssm', commandId, PLUGIN_DIR);
+    // In a machine, where the agent keeps a command's files (/var/lib/amazon/ssm/<instance>/document/orchestration/<command>/...).
+    const inRoot = join('/var/lib/amazon/ssm', instance.instanceId, 'document', 'orchestration', commandId, PLUGIN_DIR);
+    const dir = instance.machine ? join(instance.machine.root.root, inRoot) : join(instance.home, 'ssm', commandId, PLUGIN_DIR);
     await mkdir(dir, { recursive: true });
     const script = join(dir, '_script.sh');
     await writeFile(script, commands.join('\n') + '\n', { mode: 0o700 });
@@ -372,14 +529,21 @@ export class SsmAgentEmulation {
     const errFd = openSync(stderrFile, 'w');
     let child: ChildProcess;
     try {
-      child = spawn('bash', ['--posix', '-c', script], { cwd: dir, env: this.env(instance.home, instance.server), detached: true, stdio: ['ignore', outFd, errFd] });
+      child = instance.machine
+        ? spawn('chroot', [instance.machine.root.root, '/bin/sh', '-c', 'cd "$1" && exec /bin/bash --posix -c "$1/_script.sh"', 'sh', inRoot], {
+            cwd: '/',
+            env: this.machineEnv(instance.server),
+            detached: true,
+            stdio: ['ignore', outFd, errFd],
+          })
+        : spawn('bash', ['--posix', '-c', script], { cwd: dir, env: this.env(instance.home, instance.server), detached: true, stdio: ['ignore', outFd, errFd] });
     } finally {
       closeSync(outFd);
       closeSync(errFd);
     }
     if (child.pid === undefined) throw new Error(`could not start command ${commandId} on ${instance.instanceId}`);
     child.unref();
-    this.o.tracker.add(child.pid, { group: true, marker: instance.home });
+    if (!instance.machine) this.o.tracker.add(child.pid, { group: true, marker: instance.home });
     const prefix = typeof input['OutputS3KeyPrefix'] === 'string' ? input['OutputS3KeyPrefix'] : undefined;
     const inv: Invocation = {
       commandId,
@@ -406,7 +570,7 @@ export class SsmAgentEmulation {
     inv.done = new Promise<void>((resolve) => {
       child.once('exit', (code, signal) => {
         clearTimeout(timer);
-        this.o.tracker.remove(child.pid!);
+        if (!instance.machine) this.o.tracker.remove(child.pid!);
         void this.finish(inv, code, signal, stdoutFile, stderrFile)
           .then(() => (instance.server && inv.status === 'Success' ? this.trackServer(instance, inv) : undefined))
           .catch((e: unknown) => this.log(`${instance.instanceId}: ${(e as Error).message}`))
@@ -512,13 +676,13 @@ export class SsmAgentEmulation {
     for (const f of (input['InstanceInformationFilterList'] as { key?: string; valueSet?: string[] }[] | undefined) ?? [])
       if (f.key === 'InstanceIds') for (const v of f.valueSet ?? []) wanted.add(v);
     const list = [...this.instances.values()]
-      .filter((i) => !i.terminated && (wanted.size === 0 || wanted.has(i.instanceId)))
+      .filter((i) => !i.terminated && this.registered(i) && (wanted.size === 0 || wanted.has(i.instanceId)))
       .map((i) => ({
         InstanceId: i.instanceId,
         PingStatus: 'Online',
         LastPingDateTime: new Date(),
         PlatformType: 'Linux',
-        PlatformName: 'Amazon Linux',
+        PlatformName: i.machine ? 'Debian GNU/Linux' : 'Amazon Linux',
         ResourceType: 'EC2Instance',
         AgentVersion: 'rehearsal',
       }));
@@ -541,6 +705,7 @@ export class SsmAgentEmulation {
   async shutdown(): Promise<void> {
     for (const id of [...this.instances.keys()]) await this.terminateInstance(id);
     this.instances.clear();
+    if (this.exitHook) process.off('exit', this.exitHook);
     await rm(this.o.dir, { recursive: true, force: true });
   }
 }

@@ -5,6 +5,7 @@
  * profile) and the AwsBackendConfig naming it; raw SDK clients for
  * arranging and inspecting moto's state; and moto-api helpers (queued Athena results).
  */
+import { CLIENT_BOOT_DOWNLOADS } from '../../lib/client-user-data';
 import { join } from 'node:path';
 import { AthenaClient, CreateWorkGroupCommand } from '@aws-sdk/client-athena';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
@@ -61,9 +62,6 @@ export interface StandingInfrastructureOptions {
   readonly metricsPublishDelayS?: number;
 }
 
-/** The sysbench source of the stack's default configuration (lib/config.ts clients.sysbenchSourceUrl). */
-const DEFAULT_SYSBENCH_SOURCE = 'https://github.com/akopytov/sysbench/archive/refs/tags/1.0.20.tar.gz';
-
 /**
  * The resources the stack creates once per account, made in moto by the AWS rehearsal's own code
  * (core/rehearsal/standing-infrastructure.ts), with subnets in us-east-1a and us-east-1b and the
@@ -79,7 +77,7 @@ export async function createStandingInfrastructure(endpoint: string, raw: RawCli
         azLetters: ['a', 'b'],
         repoRoot: join(__dirname, '..', '..'),
         bucket: options.bucket ?? 'ab-lake',
-        clientSourceUrls: { sysbench: DEFAULT_SYSBENCH_SOURCE },
+        clientSourceUrls: CLIENT_BOOT_DOWNLOADS,
         metricsPublishDelayS: options.metricsPublishDelayS ?? 180,
         // Not the stack's empty default: a prefix the tests can see applied to every lake key.
         lakePrefix: options.lakePrefix ?? 'lake/',

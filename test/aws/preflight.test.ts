@@ -278,7 +278,9 @@ describe('account preflight: all OK', () => {
     expect(summary['service-linked-role']).toMatch(/role\/aws-service-role\/rds\.amazonaws\.com\/AWSServiceRoleForRDS exists$/);
     // c6g.large has 2 vCPUs (DescribeInstanceTypes): at maxConcurrency 2 both repeats of "graviton" (2 clients each) may run together.
     expect(summary['vcpu-quota']).toBe('8 vCPUs of clients at once (the largest 2 cells, maxConcurrency 2); 0 already running (counted from DescribeInstances); quota 64');
-    expect(summary['network']).toMatch(/us-east-1a subnet-\S+: NAT gateway, S3 gateway endpoint, SSM and Secrets Manager endpoints; us-east-1b .*; sysbench from https:/);
+    expect(summary['network']).toMatch(
+      /us-east-1a subnet-\S+: NAT gateway, S3 gateway endpoint, SSM and Secrets Manager endpoints; us-east-1b .*; debian from https:\/\/deb\.debian\.org\/debian$/,
+    );
     expect(summary['budget']).toMatch(/^estimated \$[\d.]+ within budget.maxUsd \$500\.00/);
     expectReadOnly(mocks);
     destroyAwsClients(mocks.clients);
@@ -607,9 +609,9 @@ describe('account preflight: refusals', () => {
         ),
       },
       {
-        path: `${subnetA}: aurora-bench.clients.sysbenchSourceUrl`,
+        path: `${subnetA}: aurora-bench.network.natGateways`,
         message: expect.stringMatching(
-          /^clients download https:\/\/github\.com\/akopytov\/sysbench\/archive\/refs\/tags\/1\.0\.20\.tar\.gz at boot, but its route table rtb-\S+ has no default route \(0\.0\.0\.0\/0\): give the VPC a NAT gateway \(aurora-bench\.network\.natGateways 1/,
+          /^clients download https:\/\/deb\.debian\.org\/debian at boot, but its route table rtb-\S+ has no default route \(0\.0\.0\.0\/0\): give the VPC a NAT gateway \(aurora-bench\.network\.natGateways 1, or a NAT route in existingVpc\): clients and servers install their packages from it at boot$/,
         ),
       },
     ]);

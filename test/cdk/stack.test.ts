@@ -13,7 +13,7 @@ import { athenaViewSql, jsonTableName, parquetDataColumns, STEP_TABLES, type Ste
 import { TASK_NAMES } from '../../core/workflow/task-names';
 import { REGRESSIONS_METRIC, VERDICT_METRIC_NAMESPACE } from '../../core/backends/aws/verdict-alerts';
 import { EXPIRES_AT_TAG, RDS_NAME_PREFIX, RUN_ID_TAG } from '../../lib/handler-environment';
-import { LUAJIT_COMMIT } from '../../lib/config';
+import { renderedBootUserData } from '../../lib/client-user-data';
 import { actionsOf, PROJECT_ROOT, render, repoContextConfig, resourcesOf, statementsOfRole, synthTestApp, type TestApp } from './cdk-fixture';
 
 let t: TestApp;
@@ -264,8 +264,8 @@ describe('Workflow', () => {
     expect(bySid('TerminateRunClients').Condition).toEqual({ Null: { [`aws:ResourceTag/${RUN_ID_TAG}`]: 'false' } });
     expect(bySid('RunCommandOnRunClients').Condition).toEqual({ Null: { [`ssm:resourceTag/${RUN_ID_TAG}`]: 'false' } });
     expect((bySid('ResolveClientAmiParameter').Resource as unknown[]).map(render).sort()).toEqual([
-      'arn:<AWS::Partition>:ssm:<AWS::Region>::parameter/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-arm64',
-      'arn:<AWS::Partition>:ssm:<AWS::Region>::parameter/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-x86_64',
+      'arn:<AWS::Partition>:ssm:<AWS::Region>::parameter/aws/service/debian/release/bookworm/latest/amd64',
+      'arn:<AWS::Partition>:ssm:<AWS::Region>::parameter/aws/service/debian/release/bookworm/latest/arm64',
     ]);
     expect(bySid('TagClientsAtLaunch').Condition).toEqual({ StringEquals: { 'ec2:CreateAction': 'RunInstances' } });
     const pass = bySid('PassClientRole');
@@ -381,7 +381,7 @@ describe('Alerts', () => {
 });
 
 describe('Clients', () => {
-  test('a launch template per architecture from the public AL2023 SSM parameter, IMDSv2, encrypted root volume', () => {
+  test("a launch template per architecture from Debian's public SSM parameter, IMDSv2, encrypted root volume", () => {
     const lts = resourcesOf(t.template, 'AWS::EC2::LaunchTemplate')
       .map(([, lt]) => lt.Properties as Record<string, any>)
       .filter((lt) => String(lt['LaunchTemplateName']).includes('-client-'));
@@ -389,7 +389,7 @@ describe('Clients', () => {
     for (const lt of lts) {
       const data = lt['LaunchTemplateData'];
       const arch = lt['LaunchTemplateName'].endsWith('arm64') ? 'arm64' : 'x86_64';
-      expect(data.ImageId).toBe(`resolve:ssm:/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-${arch}`);
+      expect(data.ImageId).toBe(`resolve:ssm:/aws/service/debian/release/bookworm/latest/${arch === 'arm64' ? 'arm64' : 'amd64'}`);
       expect(data.MetadataOptions.HttpTokens).toBe('required');
       // The dead-man's switch: expires-at readable from the metadata, and a shutdown terminates.
       expect(data.MetadataOptions.InstanceMetadataTags).toBe('enabled');
@@ -397,23 +397,21 @@ describe('Clients', () => {
       const script = render(data.UserData['Fn::Base64']);
       expect(script).toContain(`/meta-data/tags/instance/${EXPIRES_AT_TAG}`);
       expect(script.indexOf('shutdown -h')).toBeGreaterThan(-1);
-      expect(script.indexOf('shutdown -h')).toBeLessThan(script.indexOf('dnf install'));
+      expect(script.indexOf('shutdown -h')).toBeLessThan(script.indexOf('apt-get -q install'));
       expect(data.BlockDeviceMappings[0].Ebs).toMatchObject({ Encrypted: true, VolumeType: 'gp3' });
       expect(render(data.IamInstanceProfile.Arn)).toBe(`<${logicalIdOf('Clients/InstanceProfile/Resource')}.Arn>`);
       expect(render(data.SecurityGroupIds)).toBe(`<${logicalIdOf('Network/ClientSecurityGroup/Resource')}.GroupId>`);
       const userData = render(data.UserData['Fn::Base64']);
-      // The runner first (it carries the install and readiness scripts), then the build, then the proof.
+      // Debian's packages, then the runner (it carries the readiness script), then the SSM agent, then the proof.
       expect(userData).toMatch(/RUNNER_S3_URI='s3:\/\/<Lake.*>\/runner\/'/);
       const order = [
+        'apt-get -q install -y --no-install-recommends sysbench awscli jq',
         'aws s3 cp --only-show-errors --recursive "$RUNNER_S3_URI"',
-        'dnf install',
-        '/client/install-sysbench.sh" --luajit-source',
+        'dpkg -i /tmp/amazon-ssm-agent.deb',
         '/client/client-ready.sh" --marker-uri "$ready_marker_uri"',
       ].map((s) => userData.lastIndexOf(s));
       expect(order.every((at, i) => at > (order[i - 1] ?? -1))).toBe(true);
-      expect(userData).toContain(
-        `--luajit-source 'https://github.com/LuaJIT/LuaJIT/archive/${LUAJIT_COMMIT}.tar.gz' --sysbench-source 'https://github.com/akopytov/sysbench/archive/refs/tags/1.0.20.tar.gz'`,
-      );
+      expect(userData).not.toMatch(/\bdnf\b|install-sysbench/);
       expect(userData).toMatch(/ready_marker_uri="s3:\/\/<Lake.*>\/clients\/\$\{instance_id\}\/ready\.json"/);
       // Every client path under the client home (contract with the SSM commands).
       expect(userData.split('/opt/aurora-bench').length - 1).toBe(userData.split('${AURORA_BENCH_HOME:-/opt/aurora-bench}').length - 1);
@@ -428,7 +426,7 @@ describe('Clients', () => {
     for (const lt of lts) {
       const data = lt['LaunchTemplateData'];
       const arch = lt['LaunchTemplateName'].endsWith('arm64') ? 'arm64' : 'x86_64';
-      expect(data.ImageId).toBe(`resolve:ssm:/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-${arch}`);
+      expect(data.ImageId).toBe(`resolve:ssm:/aws/service/debian/release/bookworm/latest/${arch === 'arm64' ? 'arm64' : 'amd64'}`);
       expect(data.MetadataOptions).toMatchObject({ HttpTokens: 'required', InstanceMetadataTags: 'enabled' });
       expect(data.InstanceInitiatedShutdownBehavior).toBe('terminate');
       expect(data.BlockDeviceMappings[0]).toMatchObject({ DeviceName: '/dev/xvda', Ebs: { Encrypted: true, VolumeType: 'gp3', DeleteOnTermination: true } });
@@ -437,7 +435,9 @@ describe('Clients', () => {
       const userData = render(data.UserData['Fn::Base64']);
       const order = [
         'shutdown -h',
+        'apt-get -q install -y --no-install-recommends awscli jq',
         'aws s3 cp --only-show-errors --recursive "$RUNNER_S3_URI" "${AURORA_BENCH_HOME:-/opt/aurora-bench}/client/"',
+        'dpkg -i /tmp/amazon-ssm-agent.deb',
         '/client/server-install.sh"',
         // The CloudWatch agent after the server's install, so its marker is not delayed by it.
         '/client/server-metrics-agent.sh"',
@@ -473,22 +473,34 @@ describe('Clients', () => {
     expect(encryption.map((s) => render(s.Resource))).toEqual([`<${logicalIdOf('Lake/Bucket/Resource')}.Arn>`]);
   });
 
-  test('s3:// sysbench and LuaJIT source mirrors are readable by the clients, those objects only', () => {
-    const mirrored = synthTestApp({
-      ...repoContextConfig(),
-      clients: { sysbenchSourceUrl: 's3://my-mirror/sysbench/1.0.20.tar.gz', luajitSourceUrl: 's3://my-mirror/luajit/v2.1.tar.gz' },
-    });
-    try {
-      const roleId = mirrored.stack.getLogicalId(mirrored.stack.clients.role.node.defaultChild as never);
-      const statement = statementsOfRole(mirrored.template, roleId).find((s) => s.Sid === 'ReadSysbenchSourceMirror')!;
-      expect(actionsOf(statement)).toEqual(['s3:GetObject']);
-      expect([statement.Resource].flat().map(render).sort()).toEqual([
-        'arn:<AWS::Partition>:s3:::my-mirror/luajit/v2.1.tar.gz',
-        'arn:<AWS::Partition>:s3:::my-mirror/sysbench/1.0.20.tar.gz',
-      ]);
-    } finally {
-      mirrored.dispose();
+  test("the user data the AWS rehearsal boots is the launch templates' own, with the bucket name and region filled in as CloudFormation does", () => {
+    // Arrange: the launch templates' Fn::Join, with the lake bucket's Ref and AWS::Region resolved.
+    const bucketId = logicalIdOf('Lake/Bucket/Resource');
+    const resolve = (v: unknown): string => {
+      if (typeof v === 'string') return v;
+      const o = v as Record<string, unknown>;
+      if (o['Ref'] === bucketId) return 'the-lake';
+      if (o['Ref'] === 'AWS::Region') return 'eu-west-1';
+      const join = o['Fn::Join'] as [string, unknown[]] | undefined;
+      if (join) return join[1].map(resolve).join(join[0]);
+      throw new Error(`unexpected token in the user data: ${JSON.stringify(v)}`);
+    };
+    const userDataOf = (name: string) => {
+      const lt = resourcesOf(t.template, 'AWS::EC2::LaunchTemplate')
+        .map(([, r]) => r.Properties as Record<string, any>)
+        .find((p) => p['LaunchTemplateName'] === name)!;
+      return resolve(lt['LaunchTemplateData'].UserData['Fn::Base64']);
+    };
+
+    // Act
+    const rendered = renderedBootUserData({ bucket: 'the-lake', region: 'eu-west-1' });
+
+    // Assert
+    for (const arch of ['x86_64', 'arm64']) {
+      expect(rendered.client.userData).toBe(userDataOf(`aurora-bench-client-${arch}`));
+      expect(rendered.server.userData).toBe(userDataOf(`aurora-bench-server-${arch}`));
     }
+    expect(rendered.client.userData.startsWith('#!/bin/bash\n')).toBe(true);
   });
 
   test('client/ is deployed under runner/ of the lake bucket', () => {

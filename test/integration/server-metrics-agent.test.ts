@@ -17,7 +17,7 @@ const CLIENT_DIR = join(__dirname, '..', '..', 'client');
 const SCRIPT = join(CLIENT_DIR, 'server-metrics-agent.sh');
 
 let work: string;
-/** A PATH with only the tools the script uses, so there is no dnf on it wherever the test runs. */
+/** A PATH with only the tools the script uses, so there is no dpkg on it wherever the test runs. */
 let toolsPath: string;
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'metrics-agent-'));
@@ -76,14 +76,14 @@ describe('server-metrics-agent.sh', () => {
     expect(existsSync(join(home, 'metrics-agent-started'))).toBe(false);
   });
 
-  it('no agent and no dnf to install it (not Amazon Linux): exit 0, the reason noted', async () => {
-    // Arrange: a control script that is not there, and a PATH without dnf.
+  it('no agent and no dpkg to install it (not Debian): exit 0, the reason noted', async () => {
+    // Arrange: a control script that is not there, and a PATH without dpkg.
     const home = join(work, 'absent');
     // Act
     const result = await runScript(home, join(work, 'no-such-ctl'));
     // Assert
     expect(result.code).toBe(0);
-    expect(readFileSync(join(home, 'metrics-agent-failed'), 'utf8')).toMatch(/no .*no-such-ctl and no dnf to install amazon-cloudwatch-agent with/);
+    expect(readFileSync(join(home, 'metrics-agent-failed'), 'utf8')).toMatch(/no .*no-such-ctl and no dpkg to install amazon-cloudwatch-agent with/);
   });
 
   it('the config publishes mem_available once a minute with InstanceId as its only dimension (what core/backends/aws/metrics.ts queries)', () => {

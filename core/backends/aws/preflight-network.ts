@@ -60,9 +60,12 @@ interface SubnetReach {
   readonly s3Gateway: boolean;
 }
 
-/** The cdk.json setting a client source comes from (lib/config.ts clients.*SourceUrl). */
+/**
+ * The cdk.json setting a client download comes from (lib/client-user-data.ts CLIENT_BOOT_DOWNLOADS):
+ * Debian's archive is the AMI's, reached through the network (a NAT), not a setting of its own.
+ */
 function sourceSetting(name: string): string {
-  return `aurora-bench.clients.${name}SourceUrl`;
+  return name === 'debian' ? 'aurora-bench.network.natGateways' : `aurora-bench.clients.${name}SourceUrl`;
 }
 
 function describeTarget(r: Route): string {
@@ -237,7 +240,11 @@ export async function checkNetwork(input: NetworkCheckInput): Promise<PreflightC
       }
       for (const [name, url] of Object.entries(sources ?? {})) {
         if (!url.startsWith('https://') || online) continue;
-        const how = `give the VPC a NAT gateway (aurora-bench.network.natGateways 1, or a NAT route in existingVpc), or mirror the tarball to S3 and set ${sourceSetting(name)} to its s3:// URL`;
+        const nat = 'give the VPC a NAT gateway (aurora-bench.network.natGateways 1, or a NAT route in existingVpc)';
+        const how =
+          name === 'debian'
+            ? `${nat}: clients and servers install their packages from it at boot`
+            : `${nat}, or mirror the tarball to S3 and set ${sourceSetting(name)} to its s3:// URL`;
         if (reach.internet.kind === 'unknown') result.warn(`${where}: ${sourceSetting(name)}`, `clients download ${url} at boot, but ${reach.internet.why}`);
         else result.refuse(`${where}: ${sourceSetting(name)}`, `clients download ${url} at boot, but ${reach.internet.why}: ${how}`);
       }

@@ -11,7 +11,7 @@
  * a machine that emulates several clients by giving each its own AURORA_BENCH_HOME.
  *
  * Readiness ("sysbench works", not "the SSM agent is online"): the user data installs sysbench
- * (client/install-sysbench.sh), then runs client/client-ready.sh, which runs sysbench through the
+ * (Debian's package, lib/client-user-data.ts), then runs client/client-ready.sh, which runs sysbench through the
  * report hook and only then writes the marker twice:
  *   ${AURORA_BENCH_HOME:-/opt/aurora-bench}/ready      on the client (a job refuses to start without it)
  *   s3://<bucket>/clients/<instance-id>/ready.json      what checkClientsReady reads ({"ready":true,...})

@@ -1,0 +1,405 @@
+/**
+ * The machine an emulated EC2 instance of the AWS rehearsal boots: a Debian 12 (bookworm) root made
+ * on this machine by debootstrap from Debian's archive (the archive the clients' AMI installs from,
+ * lib/clients.ts DEBIAN_AMI_PARAMETERS), mounted per instance as an overlay, so the instance writes
+ * into a directory of its own and the cached root stays clean. The stack's user data runs in it
+ * unmodified with chroot (core/rehearsal/ssm-agent.ts), and so do the SSM commands: sysbench, the
+ * AWS CLI, MariaDB of a self-managed server are the root's, from Debian's packages, not this
+ * machine's.
+ *
+ * Layers, cached under ${XDG_CACHE_HOME:-~/.cache}/aurora-bench/debian-root/ (rebuilt when absent,
+ * so a clean machine works; a build goes to a temporary name and is renamed into place, so a
+ * concurrent or interrupted build never leaves half a root):
+ * - base-<key>: `debootstrap --variant=minbase` plus what Debian's AMIs have that the boot uses
+ *   before its own apt-get (curl, ca-certificates), and fresh package lists. This is the clean root.
+ * - packages-<key>: an overlay upper layer over base with `apt-get install` of a package list (the
+ *   user data's own list): the rehearsal boots on it so that its runs do not spend minutes per
+ *   instance in dpkg. The user data's apt-get still runs there (and finds the packages installed);
+ *   test/integration/client-boot.test.ts boots from the clean base, where it installs them.
+ * Keys hash what each layer is made of (suite, architecture, mirror, packages).
+ *
+ * Per instance, the rehearsal's stand-ins for what only EC2 provides (docs/aws-client-boot.md lists
+ * them) are written into the instance's own layer before it boots (writeStandIns).
+ *
+ * Mounting needs root (overlayfs, proc, bind mounts): the rehearsal refuses to start without it.
+ */
+import { execFile, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readlinkSync } from 'node:fs';
+import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { CreateBucketCommand, PutObjectCommand, type BucketLocationConstraint, type S3Client } from '@aws-sdk/client-s3';
+
+const run = promisify(execFile);
+
+/** Debian 12, the release of the AMI (lib/clients.ts). */
+export const DEBIAN_SUITE = 'bookworm';
+/** Debian's archive, through its CDN (deb.debian.org redirects to a mirror near the caller). */
+export const DEBIAN_MIRROR = 'http://deb.debian.org/debian';
+/**
+ * What Debian's EC2 AMIs carry that the boot uses before its apt-get: curl (the instance metadata,
+ * the dead-man's switch) and the CA certificates. debootstrap's minbase has neither.
+ */
+export const AMI_PACKAGES = ['ca-certificates', 'curl'] as const;
+/** The AMI's apt sources: the release, its updates and its security archive (deb822, as bookworm writes them). */
+const SOURCES = [
+  `Types: deb\nURIs: ${DEBIAN_MIRROR}\nSuites: ${DEBIAN_SUITE} ${DEBIAN_SUITE}-updates\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n`,
+  `Types: deb\nURIs: http://deb.debian.org/debian-security\nSuites: ${DEBIAN_SUITE}-security\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n`,
+].join('\n');
+/**
+ * A policy-rc.d that denies every service start (invoke-rc.d(8), "POLICY LAYER": exit status 101
+ * means "action forbidden"), so a package's postinst starts nothing while a layer is built.
+ */
+const DENY_STARTS = '#!/bin/sh\nexit 101\n';
+/** Where the rehearsal's stand-ins record what they were asked (inside the root). */
+export const STAND_IN_RECORD_DIR = '/run/aurora-bench-rehearsal';
+/** The file the rehearsal's SSM agent package writes when its service starts (inside the root). */
+export const AGENT_STARTED_FILE = '/var/lib/amazon/ssm/aurora-bench-rehearsal-agent-started';
+/** Where the emulated cloud-init puts the user data it runs (cloud-init's per-instance scripts directory). */
+export const USER_DATA_SCRIPT = '/var/lib/cloud/instance/scripts/part-001';
+
+/** This machine's architecture as Debian names it. */
+export function debianArch(): 'amd64' | 'arm64' {
+  if (process.arch === 'x64') return 'amd64';
+  if (process.arch === 'arm64') return 'arm64';
+  throw new Error(`the rehearsal's instance roots need an amd64 or arm64 machine, not ${process.arch}`);
+}
+
+/** ${XDG_CACHE_HOME:-~/.cache}/aurora-bench/debian-root. */
+export function defaultRootCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env['XDG_CACHE_HOME'];
+  return join(base !== undefined && base !== '' ? base : join(homedir(), '.cache'), 'aurora-bench', 'debian-root');
+}
+
+function key(parts: readonly string[]): string {
+  return createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 16);
+}
+
+/** Why this machine cannot mount instance roots, or undefined when it can. */
+export function rootsUnavailable(): string | undefined {
+  if (process.getuid?.() !== 0) return 'the instance roots are mounted with overlayfs and chroot, which needs root (run the rehearsal as root)';
+  for (const tool of ['debootstrap', 'chroot', 'mount', 'umount', 'dpkg-deb']) {
+    if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) return `${tool} is not installed (scripts/setup.sh --test installs debootstrap)`;
+  }
+  return undefined;
+}
+
+export interface RootCacheOptions {
+  readonly cacheDir?: string;
+  readonly log?: (line: string) => void;
+}
+
+/** Runs `chroot root env -i ... sh -c script` and fails with its output's tail. */
+async function inRoot(root: string, script: string, timeoutMs = 1_800_000): Promise<void> {
+  try {
+    await run(
+      'chroot',
+      [root, '/usr/bin/env', '-i', 'PATH=/usr/sbin:/usr/bin:/sbin:/bin', 'HOME=/root', 'LANG=C.UTF-8', 'DEBIAN_FRONTEND=noninteractive', '/bin/sh', '-ec', script],
+      {
+        timeout: timeoutMs,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
+  } catch (e) {
+    const err = e as { stdout?: string; stderr?: string; message: string };
+    const tail = `${err.stdout ?? ''}\n${err.stderr ?? ''}`.trim().split('\n').slice(-8).join(' | ');
+    throw new Error(`in the Debian root ${root}: ${script.split('\n')[0]} failed: ${tail || err.message}`, { cause: e });
+  }
+}
+
+/**
+ * The clean Debian root (the base layer), built with debootstrap when it is not cached. Returns
+ * its directory.
+ */
+export async function ensureBaseRoot(o: RootCacheOptions = {}): Promise<string> {
+  const cacheDir = o.cacheDir ?? defaultRootCacheDir();
+  const arch = debianArch();
+  const dir = join(cacheDir, `base-${key([DEBIAN_SUITE, arch, DEBIAN_MIRROR, 'minbase', ...AMI_PACKAGES, SOURCES])}`);
+  if (existsSync(join(dir, 'etc', 'debian_version'))) return dir;
+  await mkdir(cacheDir, { recursive: true });
+  const building = `${dir}.building-${process.pid}`;
+  await rm(building, { recursive: true, force: true });
+  o.log?.(`building the clean Debian ${DEBIAN_SUITE} root (debootstrap, once per machine) in ${dir}`);
+  const started = Date.now();
+  try {
+    await run('debootstrap', ['--variant=minbase', `--arch=${arch}`, `--include=${AMI_PACKAGES.join(',')}`, DEBIAN_SUITE, building, DEBIAN_MIRROR], {
+      timeout: 1_800_000,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    // The AMI's sources (deb822) instead of debootstrap's one-line sources.list, and their lists.
+    await rm(join(building, 'etc', 'apt', 'sources.list'), { force: true });
+    await writeFile(join(building, 'etc', 'apt', 'sources.list.d', 'debian.sources'), SOURCES);
+    await withMounts(building, () => inRoot(building, 'apt-get -q update'));
+  } catch (e) {
+    unmountUnder(building);
+    await rm(building, { recursive: true, force: true });
+    throw new Error(`debootstrap of Debian ${DEBIAN_SUITE} (${arch}) from ${DEBIAN_MIRROR} failed: ${(e as Error).message}`, { cause: e });
+  }
+  if (existsSync(dir)) await rm(building, { recursive: true, force: true });
+  else await rename(building, dir);
+  o.log?.(`clean Debian root ready in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  return dir;
+}
+
+/**
+ * The layer with `packages` installed over the base (an overlay upper directory), built when not
+ * cached. Services stay stopped while it is built (DENY_STARTS).
+ */
+export async function ensurePackageLayer(base: string, packages: readonly string[], o: RootCacheOptions = {}): Promise<string> {
+  const cacheDir = o.cacheDir ?? defaultRootCacheDir();
+  const sorted = [...packages].sort();
+  const dir = join(cacheDir, `packages-${key([base, ...sorted])}`);
+  if (existsSync(join(dir, '.aurora-bench-packages'))) return dir;
+  const building = `${dir}.building-${process.pid}`;
+  await rm(building, { recursive: true, force: true });
+  await mkdir(join(building, 'upper'), { recursive: true });
+  await mkdir(join(building, 'work'), { recursive: true });
+  await mkdir(join(building, 'merged'), { recursive: true });
+  const merged = join(building, 'merged');
+  o.log?.(`installing ${sorted.join(' ')} into a cached layer of the Debian root (once per package list)`);
+  try {
+    mountOverlay([base], join(building, 'upper'), join(building, 'work'), merged);
+    try {
+      await writeFile(join(merged, 'usr', 'sbin', 'policy-rc.d'), DENY_STARTS, { mode: 0o755 });
+      await withMounts(merged, () =>
+        inRoot(merged, `apt-get -q update\napt-get -q install -y --no-install-recommends ${sorted.join(' ')}\napt-get -q clean\nrm -f /usr/sbin/policy-rc.d`),
+      );
+    } finally {
+      unmountUnder(merged);
+    }
+    await writeFile(join(building, 'upper', '.aurora-bench-packages'), sorted.join('\n') + '\n');
+  } catch (e) {
+    unmountUnder(merged);
+    await rm(building, { recursive: true, force: true });
+    throw e;
+  }
+  if (existsSync(dir)) await rm(building, { recursive: true, force: true });
+  else await rename(join(building, 'upper'), dir);
+  await rm(building, { recursive: true, force: true });
+  return dir;
+}
+
+function mount(args: readonly string[]): void {
+  const r = spawnSync('mount', args, { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`mount ${args.join(' ')} failed: ${(r.stderr || r.error?.message || '').trim()}`);
+}
+
+/** lowerdir=<layers, uppermost first>, the instance's upper and work directories, mounted on merged. */
+function mountOverlay(lowers: readonly string[], upper: string, work: string, merged: string): void {
+  mount(['-t', 'overlay', 'overlay', '-o', `lowerdir=${lowers.join(':')},upperdir=${upper},workdir=${work}`, merged]);
+}
+
+/** The device files a root needs (apt, Python's os.urandom, shells' redirections), bound from this machine's. */
+const DEVICES = ['null', 'zero', 'full', 'random', 'urandom', 'tty'];
+
+/** /proc, a /dev of the few devices and /dev/shm inside root. */
+function mountSystem(root: string): void {
+  mount(['-t', 'proc', 'proc', join(root, 'proc')]);
+  mount(['-t', 'tmpfs', '-o', 'mode=755,size=1m', 'tmpfs', join(root, 'dev')]);
+  for (const d of DEVICES) {
+    spawnSync('touch', [join(root, 'dev', d)]);
+    mount(['--bind', `/dev/${d}`, join(root, 'dev', d)]);
+  }
+  spawnSync('mkdir', ['-p', join(root, 'dev', 'shm'), join(root, 'dev', 'pts')]);
+  mount(['-t', 'tmpfs', '-o', 'mode=1777', 'tmpfs', join(root, 'dev', 'shm')]);
+  // The links udev makes: bash's process substitution (the user data's `exec > >(tee ...)`) opens /dev/fd/N.
+  for (const [name, target] of [
+    ['fd', '/proc/self/fd'],
+    ['stdin', '/proc/self/fd/0'],
+    ['stdout', '/proc/self/fd/1'],
+    ['stderr', '/proc/self/fd/2'],
+  ] as const) {
+    spawnSync('ln', ['-s', target, join(root, 'dev', name)]);
+  }
+}
+
+/** Every mount point at or under dir, deepest first (from /proc/self/mountinfo). */
+function mountsUnder(dir: string): string[] {
+  const info = spawnSync('cat', ['/proc/self/mountinfo'], { encoding: 'utf8' }).stdout;
+  return info
+    .split('\n')
+    .map((l) => l.split(' ')[4] ?? '')
+    .map((p) => p.replace(/\\040/g, ' '))
+    .filter((p) => p === dir || p.startsWith(dir + '/'))
+    .sort((a, b) => b.length - a.length);
+}
+
+/** Kills every process whose root is at or under dir, then unmounts everything there (lazily when busy). */
+export function unmountUnder(dir: string): void {
+  for (const pid of processesInRoot(dir)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone in between
+    }
+  }
+  for (const m of mountsUnder(dir)) {
+    if (spawnSync('umount', [m]).status !== 0) spawnSync('umount', ['-l', m]);
+  }
+}
+
+async function withMounts<T>(root: string, f: () => Promise<T>): Promise<T> {
+  mountSystem(root);
+  try {
+    return await f();
+  } finally {
+    for (const m of mountsUnder(root).filter((p) => p !== root)) if (spawnSync('umount', [m]).status !== 0) spawnSync('umount', ['-l', m]);
+  }
+}
+
+/** The processes whose root directory (/proc/<pid>/root) is root or a directory under it. */
+export function processesInRoot(root: string): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const r = readlinkSync(`/proc/${name}/root`);
+      if (r === root || r.startsWith(root + '/')) pids.push(Number(name));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return pids;
+}
+
+/** An instance's root: the merged view (its /) and the directory holding its layer. */
+export interface InstanceRoot {
+  readonly dir: string;
+  /** The instance's / on this machine. */
+  readonly root: string;
+}
+
+/** Mounts a fresh instance root in dir over the given layers (uppermost first). */
+export async function mountInstanceRoot(dir: string, layers: readonly string[]): Promise<InstanceRoot> {
+  const root = join(dir, 'root');
+  for (const d of ['upper', 'work', 'root']) await mkdir(join(dir, d), { recursive: true });
+  mountOverlay(layers, join(dir, 'upper'), join(dir, 'work'), root);
+  try {
+    mountSystem(root);
+    // The name servers of this machine (debootstrap copied the ones of the day the base was built).
+    await writeFile(join(root, 'etc', 'resolv.conf'), await readFile('/etc/resolv.conf'));
+  } catch (e) {
+    unmountUnder(root);
+    throw e;
+  }
+  return { dir, root };
+}
+
+/** Stops what runs in the instance root and unmounts it; its directory is removed. */
+export async function removeInstanceRoot(r: InstanceRoot): Promise<void> {
+  unmountUnder(r.root);
+  if (mountsUnder(r.root).length > 0) throw new Error(`${r.root} is still mounted`);
+  await rm(r.dir, { recursive: true, force: true });
+}
+
+export interface StandIns {
+  /** Where the AWS CLI goes instead of AWS (the rehearsal's moto server). */
+  readonly awsEndpoint: string;
+  /** 127.0.0.1:<port> of the instance's metadata service emulation. */
+  readonly imdsPort: number;
+}
+
+async function writeExecutable(file: string, text: string): Promise<void> {
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, text);
+  await chmod(file, 0o755);
+}
+
+/**
+ * The rehearsal's stand-ins for what only EC2 gives an instance, written into the instance's own
+ * layer before it boots (so into nothing the stack deploys):
+ * - /root/.curlrc: curl's connections to the instance metadata address go to the rehearsal's
+ *   emulation of it (curl's --connect-to, read from $HOME/.curlrc);
+ * - /usr/local/bin/aws: the root's AWS CLI (/usr/bin/aws, Debian's 2.9.19) with --endpoint-url of
+ *   moto. Debian's 2.9.19 predates the AWS CLI's AWS_ENDPOINT_URL (added in 2.13.0, "Add support for
+ *   service-specific endpoint configuration", aws-cli CHANGELOG), so an option is the only way in;
+ * - /usr/local/sbin/systemctl and shutdown: the root runs no systemd. systemctl start (enable
+ *   --now) runs a unit's ExecStart detached; every call is recorded in STAND_IN_RECORD_DIR, as is
+ *   the dead-man's switch's shutdown, which stops nothing here.
+ */
+export async function writeStandIns(root: string, s: StandIns): Promise<void> {
+  const header = '# aurora-bench rehearsal stand-in (core/rehearsal/instance-root.ts): not part of the deployed boot.\n';
+  await mkdir(join(root, 'root'), { recursive: true });
+  await writeFile(join(root, 'root', '.curlrc'), `${header}connect-to = 169.254.169.254:80:127.0.0.1:${s.imdsPort}\n`);
+  await writeExecutable(join(root, 'usr', 'local', 'bin', 'aws'), `#!/bin/sh\n${header}exec /usr/bin/aws --endpoint-url '${s.awsEndpoint}' "$@"\n`);
+  await writeExecutable(join(root, 'usr', 'local', 'sbin', 'shutdown'), `#!/bin/sh\n${header}mkdir -p ${STAND_IN_RECORD_DIR}\necho "$*" >> ${STAND_IN_RECORD_DIR}/shutdown\n`);
+  await writeExecutable(
+    join(root, 'usr', 'local', 'sbin', 'systemctl'),
+    [
+      '#!/bin/sh',
+      header.trimEnd(),
+      `mkdir -p ${STAND_IN_RECORD_DIR}`,
+      `echo "$*" >> ${STAND_IN_RECORD_DIR}/systemctl`,
+      'verb="" now=0 units=""',
+      'for a in "$@"; do',
+      '  case "$a" in',
+      '    --now) now=1 ;;',
+      '    -*) ;;',
+      '    *) if [ -z "$verb" ]; then verb=$a; else units="$units ${a%.service}"; fi ;;',
+      '  esac',
+      'done',
+      'case "$verb" in start | restart) start=1 ;; enable) start=$now ;; *) start=0 ;; esac',
+      'for u in $units; do',
+      '  unit=""',
+      '  for d in /etc/systemd/system /lib/systemd/system /usr/lib/systemd/system; do [ -f "$d/$u.service" ] && { unit="$d/$u.service"; break; }; done',
+      '  case "$verb" in enable | disable | start | restart) [ -n "$unit" ] || { echo "Failed to $verb unit: Unit $u.service does not exist." >&2; exit 1; } ;; esac',
+      '  [ "$start" = 1 ] || continue',
+      '  cmd=$(sed -n "s/^ExecStart=//p" "$unit" | head -n 1)',
+      '  setsid sh -c "$cmd" </dev/null >/dev/null 2>&1 &',
+      'done',
+      '',
+    ].join('\n'),
+  );
+}
+
+/**
+ * The rehearsal's amazon-ssm-agent package (what moto's S3 serves in place of AWS's): a unit whose
+ * ExecStart writes AGENT_STARTED_FILE, which is when the emulated agent answers for the instance
+ * (DescribeInstanceInformation Online, SendCommand). Built with dpkg-deb into dir; returns the file.
+ */
+export async function buildAgentPackage(dir: string): Promise<string> {
+  const arch = debianArch();
+  const tree = join(dir, 'amazon-ssm-agent');
+  await rm(tree, { recursive: true, force: true });
+  await mkdir(join(tree, 'DEBIAN'), { recursive: true });
+  await writeFile(
+    join(tree, 'DEBIAN', 'control'),
+    [
+      'Package: amazon-ssm-agent',
+      'Version: 0.0.0+aurora-bench-rehearsal',
+      `Architecture: ${arch}`,
+      'Maintainer: aurora-bench <aurora-bench@localhost>',
+      "Description: the AWS rehearsal's stand-in for the SSM agent",
+      ' Its service registers the instance with the rehearsal (core/rehearsal/ssm-agent.ts), which runs the commands.',
+      '',
+    ].join('\n'),
+  );
+  await writeExecutable(join(tree, 'usr', 'bin', 'amazon-ssm-agent'), `#!/bin/sh\nmkdir -p ${dirname(AGENT_STARTED_FILE)}\ndate -u +%Y-%m-%dT%H:%M:%SZ > ${AGENT_STARTED_FILE}\n`);
+  await mkdir(join(tree, 'lib', 'systemd', 'system'), { recursive: true });
+  await writeFile(
+    join(tree, 'lib', 'systemd', 'system', 'amazon-ssm-agent.service'),
+    '[Unit]\nDescription=amazon-ssm-agent (aurora-bench rehearsal)\n\n[Service]\nType=oneshot\nExecStart=/usr/bin/amazon-ssm-agent\n\n[Install]\nWantedBy=multi-user.target\n',
+  );
+  const deb = join(dir, 'amazon-ssm-agent.deb');
+  await run('dpkg-deb', ['--root-owner-group', '--build', tree, deb]);
+  await rm(tree, { recursive: true, force: true });
+  return deb;
+}
+
+/**
+ * Builds the rehearsal's SSM agent package and puts it in moto's S3 where the user data downloads
+ * AWS's (lib/client-user-data.ts SSM_AGENT_DEB_S3_URI: the public bucket amazon-ssm-<region>, key
+ * latest/debian_<arch>/amazon-ssm-agent.deb).
+ */
+export async function serveAgentPackage(s3: S3Client, region: string, dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  const deb = await buildAgentPackage(dir);
+  const bucket = `amazon-ssm-${region}`;
+  await s3.send(
+    new CreateBucketCommand({ Bucket: bucket, ...(region === 'us-east-1' ? {} : { CreateBucketConfiguration: { LocationConstraint: region as BucketLocationConstraint } }) }),
+  );
+  // Public, as AWS's is: the user data reads it without signing (moto refuses unsigned reads of private objects).
+  await s3.send(new PutObjectCommand({ Bucket: bucket, Key: `latest/debian_${debianArch()}/amazon-ssm-agent.deb`, Body: await readFile(deb), ACL: 'public-read' }));
+}
