@@ -91,6 +91,25 @@ export function spansDecades(values: readonly (number | null | undefined)[]): bo
   return pos.length >= 2 && Math.max(...pos) >= 10 * Math.min(...pos);
 }
 
+/**
+ * Room under the plot for the x axis labels, its name and a legend of `entries` at the bottom: the
+ * legend wraps to more rows when its entries (about 7 px a character, a 25-px icon and the 28-px gap
+ * each) are wider than 90% of the chart, and each row needs its own 24 px.
+ */
+function bottomFor(entries: readonly string[], width: number): number {
+  let rows = 1;
+  let used = 0;
+  for (const e of entries) {
+    const w = e.length * 7 + 25 + 28;
+    if (used > 0 && used + w > width * 0.9) {
+      rows += 1;
+      used = 0;
+    }
+    used += w;
+  }
+  return 66 + rows * 24;
+}
+
 function baseOption(title: string): EChartsOption {
   return {
     animation: false,
@@ -157,9 +176,10 @@ export function lineChart(id: string, title: string, xName: string, yName: strin
       markLine: {
         silent: true,
         symbol: 'none',
-        data: options.hLines.map((l) => ({
+        // Alternate ends and sides of the line, so labels of close values do not sit on each other.
+        data: options.hLines.map((l, i) => ({
           yAxis: l.value,
-          label: { formatter: l.label, position: 'insideEndTop', fontSize: 11 },
+          label: { formatter: l.label, position: (['insideEndTop', 'insideStartBottom', 'insideStartTop', 'insideEndBottom'] as const)[i % 4], fontSize: 11 },
           lineStyle: { type: 'dashed', color: l.color ?? '#555' },
         })),
       },
@@ -167,13 +187,15 @@ export function lineChart(id: string, title: string, xName: string, yName: strin
   }
   const base = baseOption(title);
   const markLabels = series.flatMap((s) => (s.marks ?? []).filter((m) => m.points.length > 0).map((m) => `${s.name}: ${m.label}`));
+  const legend = [...series.map((s) => s.name), ...markLabels];
   return {
     id,
     title,
     option: {
       ...base,
       // Error markers are explained by the title; keeping them out of the legend keeps it one line.
-      legend: { ...(base.legend as object), data: [...series.map((s) => s.name), ...markLabels] },
+      legend: { ...(base.legend as object), data: legend },
+      grid: { ...(base.grid as object), bottom: bottomFor(legend, CHART_WIDTH) },
       xAxis: options.logX
         ? { type: 'log', logBase: options.logBase ?? 2, name: xName, nameLocation: 'middle', nameGap: 28, axisLabel: { hideOverlap: true } }
         : { type: 'value', name: xName, nameLocation: 'middle', nameGap: 28, scale: options.fromZero !== true, axisLabel: { hideOverlap: true } },
@@ -211,6 +233,7 @@ export function barChart(
     title,
     option: {
       ...baseOption(title),
+      grid: { left: 70, right: 30, top: 45, bottom: bottomFor([...series.map((s) => s.name), ...(limits !== undefined ? [limits.name] : [])], CHART_WIDTH) + (categories.length > 4 ? 30 : 0), containLabel: false },
       tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' } },
       xAxis: { type: 'category', data: [...categories], axisLabel: { interval: 0, rotate: categories.length > 4 ? 20 : 0 } },
       yAxis: { type: 'value', name: yName, nameLocation: 'middle', nameGap: 55 },

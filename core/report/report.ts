@@ -173,6 +173,8 @@ tr.emphasis td { background: #f7fbff; font-weight: 600; }
 p.note { font-size: .8rem; color: #555; margin: .2rem 0; }
 figure.chart { margin: 1rem 0; }
 figure.chart svg { max-width: 100%; height: auto; }
+div.charts.pairs { display: grid; grid-template-columns: repeat(auto-fit, minmax(540px, 1fr)); gap: 0 1rem; }
+div.charts.pairs figure.chart { margin: .5rem 0; }
 ul.notes { font-size: .85rem; color: #555; }
 `;
 
@@ -218,7 +220,8 @@ export function renderHtml(report: Report): string {
     if (answer.more !== undefined && answer.more.length > 0)
       parts.push(`<details class="more"><summary>${answer.more.length} more finding${answer.more.length === 1 ? '' : 's'}</summary><ul class="findings">${answer.more.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul></details>`);
     for (const t of answer.tables) parts.push(htmlTable(t));
-    for (const c of answer.charts) parts.push(htmlChart(c));
+    // Charts side by side where the page is wide enough (a sweep's achieved and latency charts read as a pair).
+    if (answer.charts.length > 0) parts.push(`<div class="charts${answer.charts.length > 1 ? ' pairs' : ''}">${answer.charts.map(htmlChart).join('\n')}</div>`);
     parts.push('</section>');
   }
   if (report.sections.length === 0) parts.push('<p>Nothing to report: the run has no step results.</p>');

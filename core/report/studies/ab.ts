@@ -10,7 +10,7 @@ import type { ReportSection, TableBlock } from '../model';
 import { pairByTime, pairedRatioCi, roundsToResolve, type PairedRatio } from '../duet-pairs';
 import { stepKey } from '../load';
 import type { StepResult } from '../../lake/results';
-import { rangeText, ratioFinding, ratioText, verdictText, WITHIN_RUN_NOTE, type Estimated, type RatioFinding } from '../findings';
+import { rangeText, ratioFinding, ratioText, verdictText, whole, WITHIN_RUN_NOTE, type Estimated, type RatioFinding } from '../findings';
 import {
   clientBoundFinding,
   clientBoundMark,
@@ -212,16 +212,41 @@ export function analyzeAb(ctx: Context): AbFindings | null {
 
 const widthText = (r: RatioFinding): string => (r.interval !== null ? `${((r.interval.high - r.interval.low) * 100).toFixed(1)} pts` : '-');
 
-/** The answer's opening sentences: per AZ and step, the ratio with its verdict; then the AZ-to-AZ spread. */
+/** Per AZ and step, the ratio with its verdict: the evidence's sentences. */
+export function abStepSentences(f: AbFindings): string[] {
+  return f.azs.flatMap((az) =>
+    az.ratios.map((r) => {
+      const where = az.az !== null ? ` in AZ ${az.az}` : '';
+      return `${r.step}${where}: ${r.variant}/${r.baseline} QPS ${ratioText(r.qps)}, ${verdictText(r.qps, true)}; p${f.latencyPercentile} ${ratioText(r.latency)}, ${verdictText(r.latency, false)}.`;
+    }),
+  );
+}
+
+/**
+ * The answer's opening sentences, in S1's shape: per AZ, each step's QPS of the variant and of the
+ * baseline with their ratio, and how many of those ratios are beyond the run-to-run noise; then the
+ * same class across AZs.
+ */
 export function abSentences(f: AbFindings): string[] {
   const out: string[] = [];
   for (const az of f.azs) {
-    for (const r of az.ratios) {
-      const where = az.az !== null ? ` in AZ ${az.az}` : '';
-      const row = az.rows.find((x) => x.step === r.step && x.variant === r.variant);
-      const base = az.rows.find((x) => x.step === r.step && x.variant === r.baseline);
-      const abs = row && base ? ` (${rangeText(row.qps)} vs ${rangeText(base.qps)} QPS)` : '';
-      out.push(`${r.step}${where}: ${r.variant}/${r.baseline} QPS ${ratioText(r.qps)}, ${verdictText(r.qps, true)}${abs}; p${f.latencyPercentile} ${ratioText(r.latency)}, ${verdictText(r.latency, false)}.`);
+    for (const variant of uniqueInOrder(az.ratios.map((r) => r.variant))) {
+      const ratios = az.ratios.filter((r) => r.variant === variant);
+      const parts = ratios.map((r) => {
+        const row = az.rows.find((x) => x.step === r.step && x.variant === r.variant);
+        const base = az.rows.find((x) => x.step === r.step && x.variant === r.baseline);
+        return `${r.step} ${whole(row?.qps.value ?? null)} vs ${whole(base?.qps.value ?? null)} QPS (${ratioText(r.qps)})`;
+      });
+      const judged = ratios.filter((r) => r.qps.interval?.covers === 'run-to-run');
+      const beyond = judged.filter((r) => r.qps.direction === 'higher' || r.qps.direction === 'lower');
+      const needs = ratios.map((r) => r.toResolve).filter((t): t is string => t !== null && /^\d+ (repeats|rounds)$/.test(t));
+      const verdict =
+        judged.length === 0
+          ? 'the run-to-run noise is not measured (one repeat)'
+          : beyond.length === 0
+            ? `none beyond the run-to-run noise${needs.length > 0 ? ` (a difference of these sizes needs about ${needs.join(', ')} a side)` : ''}`
+            : `beyond the run-to-run noise: ${beyond.map((r) => `${r.step} (${verdictText(r.qps, true)})`).join(', ')}; the rest within it`;
+      out.push(`${az.az !== null ? `AZ ${az.az}, ` : ''}${variant} vs ${az.baseline}: ${parts.join('; ')}; ${verdict}.`);
     }
   }
   if (f.azSpread.length > 0) {
@@ -298,8 +323,10 @@ export function abSection(f: AbFindings): ReportSection {
       ...(anyWithinRun ? [WITHIN_RUN_NOTE] : []),
     ],
   };
-  const findings = abSentences(f);
+  const findings = abStepSentences(f);
   if (f.clientBound !== null) findings.push(f.clientBound);
+  const opening = abSentences(f);
+  if (f.clientBound !== null) opening.push(f.clientBound);
   return {
     id: 'ab',
     title: 'Variants compared (A/B)',
@@ -308,7 +335,7 @@ export function abSection(f: AbFindings): ReportSection {
     tables,
     charts: [],
     answer: {
-      lines: findings,
+      lines: opening,
       tables: [
         absolute,
         ...(answerRows.length > 0

@@ -198,34 +198,75 @@ export function readShareSentence(v: ReadShareVerdict): string {
   return `${v.threads} threads: the reader does not beat the writer ${how} at any read share tried${best}.`;
 }
 
+/** A verdict list's tail: which of the findings differ, in words that say what the intervals cover. */
+function differing(items: readonly { label: string; ratio: RatioFinding }[], higherIsBetter: boolean): string {
+  const diff = items.filter((x) => x.ratio.direction === 'higher' || x.ratio.direction === 'lower');
+  const runToRun = items.every((x) => x.ratio.interval?.covers === 'run-to-run');
+  const scope = runToRun ? 'beyond the run-to-run noise' : "beyond one run's noise (one repeat: run-to-run noise not measured)";
+  return diff.length === 0 ? `none differs ${scope}` : `${scope}: ${diff.map((x) => `${x.label} ${verdictText(x.ratio, higherIsBetter).replace(' in this run*', '')}`).join(', ')}`;
+}
+
+/** The answer's opening sentences, in S3's shape. */
 export function forwardingSentences(f: ForwardingFindings): string[] {
   if (f.noReaderSteps)
     return ['No step of this run targets a reader: write forwarding, reader scale-out and consistency levels are Aurora features (AWS only); a local run keeps only the writer steps.'];
   const out: string[] = [];
   const stock = f.pairs.filter((p) => p.readShare === null);
-  for (const w of uniqueInOrder(stock.map((p) => p.workload))) {
-    const of = stock.filter((p) => p.workload === w).sort((a, b) => a.threads - b.threads);
-    out.push(`${w}: the reader (writes forwarded) reaches ${of.map((p) => `${ratioText(p.ratio, 0)} of the writer's TPS at ${p.threads} threads (${verdictText(p.ratio, true)})`).join('; ')}.`);
-  }
-  out.push(...f.readShares.map(readShareSentence));
-  for (const s of f.scaleOut)
-    if (s.ratio !== null && s.ratio.estimate !== null)
-      out.push(`${s.workload}: ${s.readers} readers x ${s.threadsEach} threads give ${ratioText(s.ratio)} of the writer's TPS at ${s.readers * s.threadsEach} threads (${verdictText(s.ratio, true)}).`);
-  const costs = f.consistency.filter((c) => c.tailCost !== null);
-  if (costs.length > 0)
+  if (stock.length > 0) {
+    const threads = uniqueInOrder(stock.map((p) => p.threads)).sort((a, b) => a - b);
+    const per = uniqueInOrder(stock.map((p) => p.workload)).map((w) => `${w} ${threads.map((t) => stock.find((p) => p.workload === w && p.threads === t)).map((p) => (p ? ratioText(p.ratio, 0).replace(/ \(.*\)$/, '') : '-')).join(', ')}`);
     out.push(
-      `Consistency: ${costs
-        .map((c) => `${c.level} costs ${ratioText(c.avgCost!, 0)} of EVENTUAL's average latency and ${ratioText(c.tailCost!, 0)} of its p${f.latencyPercentile} (${verdictText(c.tailCost!, false)})`)
-        .join('; ')}.`,
+      `Reader (writes forwarded) over writer TPS at ${threads.join('/')} threads: ${per.join('; ')}; ${differing(
+        stock.map((p) => ({ label: `${p.workload} t${p.threads}`, ratio: p.ratio })),
+        true,
+      )}.`,
     );
+  }
+  if (f.readShares.length > 0) {
+    const per = f.readShares.map((v) => {
+      const labels = (xs: readonly number[]): string => xs.map(readShareLabel).join(', ');
+      if (v.winsFrom !== null) return `${v.threads} threads from ${readShareLabel(v.winsFrom)} up`;
+      if (v.wins.length > 0) return `${v.threads} threads only at ${labels(v.wins)}`;
+      return `${v.threads} threads at none`;
+    });
+    const runToRun = f.readShares.every((v) => v.runToRun);
+    out.push(`Read share (reads:writes) from which the reader wins, ${runToRun ? 'beyond the run-to-run noise' : "beyond one run's noise (run-to-run noise not measured)"}: ${per.join('; ')}.`);
+  }
+  const scaled = f.scaleOut.filter((s) => s.ratio !== null && s.ratio.estimate !== null);
+  if (scaled.length > 0) {
+    const first = scaled[0]!;
+    out.push(
+      `Scale-out, ${first.readers} readers x ${first.threadsEach} threads summed against the writer at ${first.readers * first.threadsEach}: ${scaled.map((s) => `${s.workload} ${ratioText(s.ratio!, 0).replace(/ \(.*\)$/, '')}`).join(', ')} of the writer's TPS; ${differing(
+        scaled.map((s) => ({ label: s.workload, ratio: s.ratio! })),
+        true,
+      )}.`,
+    );
+  }
+  const costs = f.consistency.filter((c) => c.tailCost !== null);
   const stale = f.consistency.filter((c) => c.staleReads !== null);
-  if (stale.length > 0) out.push(`Stale reads (a read after the session's own write that did not see it): ${stale.map((c) => `${c.level} ${staleText(c.staleReads)}`).join(', ')}.`);
+  if (costs.length > 0 || stale.length > 0) {
+    const cost = costs.map((c) => `${c.level} ${rangeText(c.avgMs)} ms average, ${rangeText(c.tailMs)} ms p${f.latencyPercentile} (${ratioText(c.tailCost!, 0)} of EVENTUAL's, ${verdictText(c.tailCost!, false)})`);
+    const ev = f.consistency.find((c) => c.tailCost === null);
+    const base = ev !== undefined ? `EVENTUAL ${rangeText(ev.avgMs)} ms average, ${rangeText(ev.tailMs)} ms p${f.latencyPercentile}` : '';
+    const staleText2 = stale.length > 0 ? `; stale reads after the session's own write: ${stale.map((c) => `${c.level} ${staleText(c.staleReads)}`).join(', ')}` : '';
+    out.push(`Consistency levels: ${[base, ...cost].filter((x) => x !== '').join('; ')}${staleText2}.`);
+  }
   if (f.localEmulation)
     out.push(
       'Local rehearsal: MariaDB has no write forwarding; the reader steps ran a client-side emulation on real GTID replication (writes on a second connection to the writer; SESSION waits for the session’s last write GTID on the replica, GLOBAL for the writer’s current GTID). It shows the method and the cost of waiting for replication on this machine, not Aurora’s numbers.',
     );
   if (f.clientBound !== null) out.push(f.clientBound);
   return out;
+}
+
+/** The evidence's sentences: one per thread count's read shares, and per scale-out mix. */
+export function forwardingDetailSentences(f: ForwardingFindings): string[] {
+  return [
+    ...f.readShares.map(readShareSentence),
+    ...f.scaleOut
+      .filter((s) => s.ratio !== null && s.ratio.estimate !== null)
+      .map((s) => `${s.workload}: ${s.readers} readers x ${s.threadsEach} threads give ${ratioText(s.ratio!)} of the writer's TPS at ${s.readers * s.threadsEach} threads (${verdictText(s.ratio!, true)}).`),
+  ];
 }
 
 export function forwardingSection(f: ForwardingFindings): ReportSection {
@@ -321,5 +362,5 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
     );
     charts.push(forestChart('fwd-consistency', 'Latency by consistency level, with 95% intervals', rows, { unit: '', axisName: 'ms' }));
   }
-  return { ...base, findings: lines, tables, charts: charts.slice(1), answer: { lines, tables: answerTables, charts: charts.slice(0, 1) } };
+  return { ...base, findings: forwardingDetailSentences(f), tables, charts: charts.slice(1), answer: { lines, tables: answerTables, charts: charts.slice(0, 1) } };
 }

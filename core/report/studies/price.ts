@@ -158,6 +158,18 @@ export function priceSentences(f: PriceFindings, ctx: Context): string[] {
   return out;
 }
 
+/** One sentence: the price ratio against the performance ratios, and whether price-performance differs beyond the noise. */
+export function pricePerformanceSentence(f: PriceFindings): string {
+  const pairs = uniqueInOrder(f.ratios.map((r) => `${r.variant}/${r.baseline}`));
+  const priceRatios = uniqueInOrder(f.ratios.map((r) => pct(r.priceRatio, 1)));
+  const perf = f.ratios.map((r) => r.performance.estimate).filter((x): x is number => x !== null);
+  const beyond = f.ratios.filter((r) => r.pricePerformance.interval?.covers === 'run-to-run' && r.pricePerformance.direction !== 'within-noise' && r.pricePerformance.direction !== 'unknown');
+  const judged = f.ratios.some((r) => r.pricePerformance.interval?.covers === 'run-to-run');
+  const range = perf.length > 0 ? `${pct(Math.min(...perf), 1)}–${pct(Math.max(...perf), 1)}` : '-';
+  const verdict = !judged ? 'the run-to-run noise is not measured' : beyond.length === 0 ? 'price-performance differs beyond the noise at no step' : `price-performance differs beyond the noise at ${beyond.map((r) => `${r.step} (${verdictText(r.pricePerformance, true)})`).join(', ')}`;
+  return `Price: ${pairs.join(', ')} costs ${priceRatios.join(' / ')} per hour, for ${range} of the performance (TPS); ${verdict}.${f.local ? ' (Local run: the performance is this machine’s.)' : ''}`;
+}
+
 export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
   const workloads = uniqueInOrder(f.rows.map((r) => r.workload));
   const rows = f.rows.map((r) => {
@@ -207,7 +219,7 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
     ...(f.ratios.length > 0
       ? {
           answer: {
-            lines: [],
+            lines: [pricePerformanceSentence(f)],
             tables: [
               {
                 title: 'Performance ratio vs price ratio (TPS; transactions per unit of money = performance / price)',

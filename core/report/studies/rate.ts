@@ -62,7 +62,7 @@ export interface RateSweep {
   readonly threads: number;
   readonly latencyPercentile: number;
   readonly variants: readonly RateVariant[];
-  /** Each later variant's capacity over the first's, with its interval over the repeats. */
+  /** The first variant's capacity over each later one's, with its interval over the repeats. */
   readonly capacityRatios: readonly { readonly variant: string; readonly baseline: string; readonly ratio: RatioFinding }[];
 }
 
@@ -137,16 +137,15 @@ export function analyzeRate(ctx: Context): RateFindings | null {
     const first = groups[0]!;
     const variants = ctx.variants.map((v) => analyzeVariant(groups, v.name, v.instanceClass)).filter((v): v is RateVariant => v !== null);
     const capsOf = (v: RateVariant): number[] => v.repeats.map((r) => r.capacity).filter((c): c is number => c !== null);
-    const baseline = variants[0];
+    // The first variant (the candidate, e.g. r6g) over each other one (e.g. r5): S5's "r6g/r5" capacity ratio.
+    const candidate = variants[0];
     const capacityRatios =
-      baseline === undefined
+      candidate === undefined
         ? []
         : variants.slice(1).map((v) => {
-            const a = capsOf(v);
-            const b = capsOf(baseline);
-            const ci = welchRatioCi(summarize(a), summarize(b));
+            const ci = welchRatioCi(summarize(capsOf(candidate)), summarize(capsOf(v)));
             // With fewer than two repeats a side the interval is NaN: ratioFinding says "unknown".
-            return { variant: v.variant, baseline: baseline.variant, ratio: ratioFinding(ci, 'run-to-run') };
+            return { variant: candidate.variant, baseline: v.variant, ratio: ratioFinding(ci, 'run-to-run') };
           });
     return { label, workload: first.workload, threads: first.threads, latencyPercentile: first.latPct, variants, capacityRatios };
   });
@@ -183,6 +182,22 @@ export function rateVariantSentence(sweep: RateSweep, v: RateVariant): string {
   const client = v.repeats.find((r) => r.clientBoundFrom !== null && (r.saturatedAtOffered === null || r.clientBoundFrom <= r.saturatedAtOffered));
   const clientNote = client !== undefined ? ` The client saturated its CPU from ${whole(client.clientBoundFrom)}/s offered: the knee may be the client's.` : '';
   return `${sweep.label}, ${v.variant}: ${cap}; ${knee}${beyond}.${clientNote}`;
+}
+
+/**
+ * The answer's sentence for a sweep: each variant's capacity (the repeats' values, not an average
+ * rate), the capacity ratio with its interval, and the knees at rates really offered.
+ */
+export function rateSweepSentence(sweep: RateSweep): string {
+  const caps = sweep.variants.map((v) => {
+    const each = v.repeats.map((r) => r.capacity).filter((c): c is number => c !== null);
+    return `${v.variant} ${whole(v.capacity.value)}/s${each.length >= 2 ? ` (repeats ${each.map(whole).join(', ')})` : ''}`;
+  });
+  const ratios = sweep.capacityRatios.map(
+    (c) => `${c.variant}/${c.baseline} ${ratioText(c.ratio)}${c.ratio.interval !== null ? `, ${verdictText(c.ratio, true)}` : ' (one repeat: noise not measured)'}`,
+  );
+  const knees = sweep.variants.map((v) => `${v.variant} ${v.kneeRange === null ? 'none' : v.kneeRange[0] === v.kneeRange[1] ? `${whole(v.kneeRange[0])}/s` : `${whole(v.kneeRange[0])}–${whole(v.kneeRange[1])}/s`}`);
+  return `${sweep.label}: capacity ${caps.join(', ')}${ratios.length > 0 ? `; ${ratios.join('; ')}` : ''}; knee (highest offered rate kept up with) ${knees.join(', ')}.`;
 }
 
 function ratioSentence(sweep: RateSweep): string[] {
@@ -258,6 +273,7 @@ export function rateSection(f: RateFindings): ReportSection {
     ];
   });
   const lines = f.sweeps.flatMap((sw) => [...ratioSentence(sw), ...sw.variants.map((v) => rateVariantSentence(sw, v))]);
+  const opening = f.sweeps.map(rateSweepSentence);
   const pct0 = f.sweeps[0]!.latencyPercentile;
   const pointNotes = ['Each repeat at the rate it was offered: a local rehearsal offers multiples of each repeat’s own measured capacity, so the repeats’ rates differ and are not averaged.'];
   if (f.anyOverloaded)
@@ -284,7 +300,7 @@ export function rateSection(f: RateFindings): ReportSection {
     findings: lines,
     tables,
     charts: [],
-    answer: { lines, tables: [], charts },
+    answer: { lines: opening, tables: [], charts },
   };
 }
 
