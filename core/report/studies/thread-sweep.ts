@@ -198,7 +198,7 @@ function fallOffText(v: SweepVariantFinding): string {
   const f = v.fallOff;
   const share = f?.estimate !== null && f?.estimate !== undefined ? pct(f.estimate, 0) : '?';
   const judged = f !== null && f.interval?.covers === 'run-to-run';
-  const verdict = judged ? (f.direction === 'lower' ? ', beyond the run-to-run noise' : ', within the run-to-run noise') : ' (one repeat: run-to-run noise not measured)';
+  const verdict = judged ? (f.direction === 'lower' ? ', beyond the run-to-run noise' : ', within the run-to-run noise') : '';
   return `${v.variant} peaks at ${v.peakThreads} threads and falls to ${share} of the peak at ${v.fallOffThreads}${verdict}`;
 }
 
@@ -220,12 +220,24 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
   for (const tp of f.threadPool) {
     out.push(`Thread pool: ${tp.pool} over ${tp.perConnection} (one thread per connection), score sum ${ratioText(tp.ratio)}: ${verdictText(tp.ratio, true)}.`);
   }
-  for (const s of f.sweeps) out.push(`${s.label}: ${s.variants.map(fallOffText).join('; ')} (fall-off: below 90% of the peak).`);
+  for (const s of f.sweeps) {
+    const unjudged = s.variants.some((v) => v.fallOff !== null && v.fallOff.interval?.covers !== 'run-to-run');
+    out.push(`${s.label}: ${s.variants.map(fallOffText).join('; ')} (fall-off: below 90% of the peak${unjudged ? '; one repeat a point: run-to-run noise not measured, so no fall-off is judged beyond it' : ''}).`);
+  }
   const conn = f.sweeps.flatMap((s) => s.variants.flatMap((v) => v.errorPoints.filter((e) => e.kind === 'connection').map((e) => `${v.variant} ${s.label} at ${e.threads}`)));
-  const dead = f.sweeps.flatMap((s) => s.variants.flatMap((v) => v.errorPoints.filter((e) => e.kind === 'deadlocks').map((e) => `${v.variant} ${s.label} at ${e.threads} (${pct(e.shareOfTransactions, 2)})`)));
+  // Deadlocks per sweep: from which thread count, and the largest share of transactions.
+  const dead = f.sweeps.flatMap((s) => {
+    const points = s.variants.flatMap((v) => v.errorPoints.filter((e) => e.kind === 'deadlocks').map((e) => ({ v: v.variant, e })));
+    if (points.length === 0) return [];
+    const from = Math.min(...points.map((p) => p.e.threads));
+    const worst = points.reduce((a, b) => ((b.e.shareOfTransactions ?? 0) > (a.e.shareOfTransactions ?? 0) ? b : a));
+    const who = uniqueInOrder(points.map((p) => p.v));
+    return [`${s.label} from ${from} threads for ${who.length === s.variants.length ? 'every variant' : who.join(', ')} (up to ${pct(worst.e.shareOfTransactions, 1)} of transactions, ${worst.v} at ${worst.e.threads})`];
+  });
   if (conn.length > 0) out.push(`Connection errors (a step refused or connections lost): ${conn.join(', ')} threads.`);
-  if (dead.length > 0) out.push(`Deadlocks and lock waits above 0.1% of transactions (sysbench retries them; not connection errors): ${dead.join(', ')}.`);
-  if (conn.length === 0 && dead.length === 0) out.push('No connection errors, and deadlocks below 0.1% of transactions at every point.');
+  else out.push('No connection errors at any thread count.');
+  if (dead.length > 0) out.push(`Deadlocks and lock waits above 0.1% of transactions (counted by sysbench, not connection errors): ${dead.join('; ')}.`);
+  else out.push('Deadlocks and lock waits below 0.1% of transactions at every point.');
   return out;
 }
 
