@@ -346,6 +346,7 @@ export function abSection(f: AbFindings): ReportSection {
                 rows: answerRows,
                 numeric: [3, 4, 5, 6],
                 notes: [
+                  f.orderSentence,
                   duet
                     ? 'Interval: a paired t interval on the log scale over the rounds, each round the ratio of the variants\' time-paired intervals (one round: batch means of its pairs, within-run noise only); "within noise": it includes 100%.'
                     : 'Interval: Welch on the log scale over the repeats (each a fresh server); "within noise": it includes 100%. Repeats to resolve: per side, for a difference of the observed size to be found 80% of the time at 95% confidence, given the run-to-run spread measured.',

@@ -16,7 +16,7 @@ import { analyzeSweep } from '../sweep';
 import { batchMeans, mean, summarize, welchRatioCi, repeatsToResolve } from '../stats';
 import { stepKey } from '../load';
 import { rangeText, ratioFinding, ratioText, verdictText, WITHIN_RUN_NOTE, type Estimated, type RatioFinding } from '../findings';
-import { clientBoundFinding, estimate, MIN_SWEEP_THREADS, ratioOf, SIGNIFICANT_ERROR_SHARE, significantErrors, uniqueInOrder, type Context, type StepGroup } from '../context';
+import { clientBoundFinding, clientBoundMark, estimate, MIN_SWEEP_THREADS, ratioOf, SIGNIFICANT_ERROR_SHARE, significantErrors, uniqueInOrder, type Context, type StepGroup } from '../context';
 
 export interface SweepPointFinding {
   readonly threads: number;
@@ -24,7 +24,8 @@ export interface SweepPointFinding {
   readonly qps: Estimated;
   readonly latency: Estimated;
   readonly failed: boolean;
-  readonly clientBound: boolean;
+  /** " [client-bound 1/3, left out]" when a repeat's client saturated its CPU; '' otherwise. */
+  readonly clientBound: string;
 }
 
 export interface SweepErrorPoint {
@@ -140,7 +141,7 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
         qps: estimate(ctx, g, 'qps'),
         latency: estimate(ctx, g, 'lat_pct_ms'),
         failed: g.ok.length === 0,
-        clientBound: g.rows.some((r) => r.saturated_clients > 0),
+        clientBound: clientBoundMark(ctx, g),
       }));
       scoreInput.set(
         v.name,
@@ -285,7 +286,7 @@ export function threadSweepSection(f: ThreadSweepFindings): ReportSection {
           const p = v.points.find((x) => x.threads === t);
           if (p === undefined) return '-';
           if (p.tps.value === null) return p.failed ? 'failed' : '-';
-          return rangeText(p.tps) + (p.clientBound ? ' [client-bound]' : '');
+          return rangeText(p.tps) + p.clientBound;
         }),
       ]);
     }
