@@ -233,7 +233,13 @@ export function barChart(
     title,
     option: {
       ...baseOption(title),
-      grid: { left: 70, right: 30, top: 45, bottom: bottomFor([...series.map((s) => s.name), ...(limits !== undefined ? [limits.name] : [])], CHART_WIDTH) + (categories.length > 4 ? 30 : 0), containLabel: false },
+      grid: {
+        left: 70,
+        right: 30,
+        top: 45,
+        bottom: bottomFor([...series.map((s) => s.name), ...(limits !== undefined ? [limits.name] : [])], CHART_WIDTH) + (categories.length > 4 ? 30 : 0),
+        containLabel: false,
+      },
       tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' } },
       xAxis: { type: 'category', data: [...categories], axisLabel: { interval: 0, rotate: categories.length > 4 ? 20 : 0 } },
       yAxis: { type: 'value', name: yName, nameLocation: 'middle', nameGap: 55 },
@@ -297,7 +303,15 @@ export function forestChart(
     symbolSize: 10,
     itemStyle: { color: PALETTE[0] },
     ...(ref !== undefined
-      ? { markLine: { silent: true, symbol: 'none', lineStyle: { type: 'dashed', color: '#333' }, data: [{ xAxis: ref.value }], label: { formatter: ref.label, position: 'start' } } }
+      ? {
+          markLine: {
+            silent: true,
+            symbol: 'none',
+            lineStyle: { type: 'dashed', color: '#333' },
+            data: [{ xAxis: ref.value }],
+            label: { formatter: ref.label, position: 'start' },
+          },
+        }
       : {}),
   });
   const all = rows.flatMap((r) => [r.estimate, r.low, r.high]).filter((x): x is number => x !== null && Number.isFinite(x));

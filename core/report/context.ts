@@ -215,7 +215,8 @@ export function offeredLabel(g: StepGroup): string {
   return g.rate > 0 && g.offered !== null ? `@${num(g.offered, 0)}/s` : '';
 }
 
-export const stepLabel = (g: StepGroup): string => `${g.workload} t${g.threads}${g.rate > 0 || g.rateOfCapacity !== null ? ` ${offeredLabel(g)}` : ''}${g.target !== 'writer' ? ` → ${g.target}` : ''}`;
+export const stepLabel = (g: StepGroup): string =>
+  `${g.workload} t${g.threads}${g.rate > 0 || g.rateOfCapacity !== null ? ` ${offeredLabel(g)}` : ''}${g.target !== 'writer' ? ` → ${g.target}` : ''}`;
 
 /** The repeats of a step whose client saturated its CPU (they measure the client, not the server). */
 export const clientBoundRows = (g: StepGroup): StepResult[] => g.rows.filter((r) => (r.status === 'ok' || r.status === 'overloaded') && r.saturated_clients > 0);
@@ -272,7 +273,6 @@ export function inSweep(ctx: Context, g: StepGroup): boolean {
   const rates = new Set(ctx.groups.filter((x) => x.workload === g.workload && x.threads === g.threads && x.target === g.target && x.rate > 0).map((x) => x.rate));
   return threads.size >= MIN_SWEEP_THREADS || rates.size >= 2;
 }
-
 
 /**
  * A study built around data transfer (S4's full-table SELECT *): a scan-type custom workload or a

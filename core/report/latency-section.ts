@@ -19,7 +19,6 @@ function meanOf(rows: readonly StepResult[], field: (typeof FIELDS)[number]): nu
   return values.length > 0 ? mean(values) : null;
 }
 
-
 export function latencySection(ctx: Context): ReportSection | null {
   const groups = ctx.groups.filter((g) => g.ok.some((r) => typeof r.lat_p99_ms === 'number'));
   if (groups.length === 0) return null;

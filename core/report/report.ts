@@ -218,7 +218,9 @@ export function renderHtml(report: Report): string {
     parts.push('<section id="answer" class="answer">', '<h2>Answer</h2>');
     parts.push(`<ul class="findings">${answer.lines.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul>`);
     if (answer.more !== undefined && answer.more.length > 0)
-      parts.push(`<details class="more"><summary>${answer.more.length} more finding${answer.more.length === 1 ? '' : 's'}</summary><ul class="findings">${answer.more.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul></details>`);
+      parts.push(
+        `<details class="more"><summary>${answer.more.length} more finding${answer.more.length === 1 ? '' : 's'}</summary><ul class="findings">${answer.more.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul></details>`,
+      );
     for (const t of answer.tables) parts.push(htmlTable(t));
     // Charts side by side where the page is wide enough (a sweep's achieved and latency charts read as a pair).
     if (answer.charts.length > 0) parts.push(`<div class="charts${answer.charts.length > 1 ? ' pairs' : ''}">${answer.charts.map(htmlChart).join('\n')}</div>`);
@@ -226,7 +228,8 @@ export function renderHtml(report: Report): string {
   }
   if (report.sections.length === 0) parts.push('<p>Nothing to report: the run has no step results.</p>');
   // The evidence behind the answer, one collapsed block per section: the answer is the page.
-  for (const s of evidenceOf(report).filter(hasEvidence)) parts.push(`<details class="evidence" id="evidence-${s.id}"><summary>${escapeHtml(s.title)}: the evidence</summary>\n${htmlSection(s)}\n</details>`);
+  for (const s of evidenceOf(report).filter(hasEvidence))
+    parts.push(`<details class="evidence" id="evidence-${s.id}"><summary>${escapeHtml(s.title)}: the evidence</summary>\n${htmlSection(s)}\n</details>`);
   parts.push('<details id="appendix"><summary>Appendix: run details, plan notes and error details</summary>');
   parts.push(`<dl class="meta">${report.meta.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('')}</dl>`);
   if (report.notes.length > 0) parts.push(`<h3>Plan notes</h3><ul class="notes">${report.notes.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>`);

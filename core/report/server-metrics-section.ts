@@ -45,7 +45,6 @@ const valueText = (metric: Shown, value: number | null): string => {
   return num(value, 0);
 };
 
-
 /**
  * Metrics a local run records but that do not measure what their name says there: InnoDB's
  * Innodb_data_writes and PostgreSQL's buffers written count page flushes, which the servers defer

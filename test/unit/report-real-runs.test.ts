@@ -147,7 +147,9 @@ describe('reports of real local runs (test/fixtures/lakes/local-small)', () => {
 
   it('report --json carries each section’s typed findings, with what each interval covers', () => {
     // Act
-    const doc = JSON.parse(renderJson(buildReport(data.s5!, prices))) as { findings: Record<string, { kind: string; sweeps: { variants: { capacity: { interval: { covers: string } } }[] }[] }> };
+    const doc = JSON.parse(renderJson(buildReport(data.s5!, prices))) as {
+      findings: Record<string, { kind: string; sweeps: { variants: { capacity: { interval: { covers: string } } }[] }[] }>;
+    };
     // Assert
     expect(Object.keys(doc.findings)).toEqual(expect.arrayContaining(['rate', 'price']));
     expect(doc.findings['rate']!.kind).toBe('rate-sweep');

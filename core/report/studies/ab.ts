@@ -170,12 +170,33 @@ export function analyzeAb(ctx: Context): AbFindings | null {
                 : `time-paired: ${p.qps.pairs} intervals, too few for an interval`
               : `time-paired: ${p.qps.pairs} intervals, ${p.qps.rounds} round${p.qps.rounds === 1 ? ', interval batches' : 's'}`;
           const resolved = ratioVerdict(p.qps) === 'higher' || ratioVerdict(p.qps) === 'lower';
-          ratios.push({ step: stepLabel(g), variant: v.name, baseline: baseline.name, tps: pairedFinding(p.tps), qps: pairedFinding(p.qps), latency: pairedFinding(p.lat), toResolve: resolved ? null : roundsText(p.qps), from });
+          ratios.push({
+            step: stepLabel(g),
+            variant: v.name,
+            baseline: baseline.name,
+            tps: pairedFinding(p.tps),
+            qps: pairedFinding(p.qps),
+            latency: pairedFinding(p.lat),
+            toResolve: resolved ? null : roundsText(p.qps),
+            from,
+          });
         } else {
           const qps = ratioOf(e.qps, b.qps);
-          const from = e.qps.source === 'repeats' && b.qps.source === 'repeats' ? `Welch: ${e.qps.sample?.n ?? 0} + ${b.qps.sample?.n ?? 0} repeats` : `Welch: ${e.qps.source === 'intervals' ? 'interval batches' : e.qps.source}`;
+          const from =
+            e.qps.source === 'repeats' && b.qps.source === 'repeats'
+              ? `Welch: ${e.qps.sample?.n ?? 0} + ${b.qps.sample?.n ?? 0} repeats`
+              : `Welch: ${e.qps.source === 'intervals' ? 'interval batches' : e.qps.source}`;
           const resolved = qps.direction === 'higher' || qps.direction === 'lower';
-          ratios.push({ step: stepLabel(g), variant: v.name, baseline: baseline.name, tps: ratioOf(e.tps, b.tps), qps, latency: ratioOf(e.lat, b.lat), toResolve: resolved && qps.interval?.covers === 'run-to-run' ? null : powerText(e.qps, b.qps), from });
+          ratios.push({
+            step: stepLabel(g),
+            variant: v.name,
+            baseline: baseline.name,
+            tps: ratioOf(e.tps, b.tps),
+            qps,
+            latency: ratioOf(e.lat, b.lat),
+            toResolve: resolved && qps.interval?.covers === 'run-to-run' ? null : powerText(e.qps, b.qps),
+            from,
+          });
         }
       }
     }
@@ -263,11 +284,8 @@ export function abSentences(f: AbFindings): string[] {
 export function abSection(f: AbFindings): ReportSection {
   const pctName = `p${f.latencyPercentile} ms`;
   const tables: TableBlock[] = [];
-  let anyWithinRun = false;
-  const mark = (e: Estimated): string => {
-    if (e.interval?.covers === 'within-run') anyWithinRun = true;
-    return rangeText(e);
-  };
+  const anyWithinRun = f.azs.some((az) => az.rows.some((r) => [r.tps, r.qps, r.latency].some((e) => e.interval?.covers === 'within-run')));
+  const mark = (e: Estimated): string => rangeText(e);
   for (const az of f.azs) {
     const rows: string[][] = [];
     const emphasis: number[] = [];
@@ -276,7 +294,16 @@ export function abSection(f: AbFindings): ReportSection {
       const ratio = az.ratios.find((x) => x.step === r.step && x.variant === r.variant);
       if (ratio === undefined) continue;
       emphasis.push(rows.length);
-      rows.push(['', `${ratio.variant}/${ratio.baseline}`, '', `${ratioText(ratio.tps)} ${verdictText(ratio.tps, true)}`, `${ratioText(ratio.qps)} ${verdictText(ratio.qps, true)}`, `${ratioText(ratio.latency)} ${verdictText(ratio.latency, false)}`, `QPS CI width ${widthText(ratio.qps)}`, ratio.from]);
+      rows.push([
+        '',
+        `${ratio.variant}/${ratio.baseline}`,
+        '',
+        `${ratioText(ratio.tps)} ${verdictText(ratio.tps, true)}`,
+        `${ratioText(ratio.qps)} ${verdictText(ratio.qps, true)}`,
+        `${ratioText(ratio.latency)} ${verdictText(ratio.latency, false)}`,
+        `QPS CI width ${widthText(ratio.qps)}`,
+        ratio.from,
+      ]);
     }
     tables.push({
       title: az.az !== null ? `AZ ${az.az}` : 'All variants',
@@ -284,7 +311,11 @@ export function abSection(f: AbFindings): ReportSection {
       rows,
       numeric: [3, 4, 5],
       emphasis,
-      notes: [f.orderSentence, `Ratios are each variant over ${az.baseline}, with a 95% interval on the log scale; "within noise": the interval includes 100%.`, ...(anyWithinRun ? [WITHIN_RUN_NOTE] : [])],
+      notes: [
+        f.orderSentence,
+        `Ratios are each variant over ${az.baseline}, with a 95% interval on the log scale; "within noise": the interval includes 100%.`,
+        ...(anyWithinRun ? [WITHIN_RUN_NOTE] : []),
+      ],
     });
   }
   if (f.azSpread.length > 0)
@@ -297,7 +328,12 @@ export function abSection(f: AbFindings): ReportSection {
   const forest: ForestRow[] = f.azs.flatMap((az) =>
     az.ratios
       .filter((r) => r.qps.estimate !== null)
-      .map((r) => ({ label: `${az.az !== null ? `AZ ${az.az} ` : ''}${r.step}: ${r.variant}/${r.baseline}`, estimate: r.qps.estimate!, low: r.qps.interval?.low ?? null, high: r.qps.interval?.high ?? null })),
+      .map((r) => ({
+        label: `${az.az !== null ? `AZ ${az.az} ` : ''}${r.step}: ${r.variant}/${r.baseline}`,
+        estimate: r.qps.estimate!,
+        low: r.qps.interval?.low ?? null,
+        high: r.qps.interval?.high ?? null,
+      })),
   );
   const duet = f.order === 'duet';
   const answerRows = f.azs.flatMap((az) =>
@@ -342,7 +378,16 @@ export function abSection(f: AbFindings): ReportSection {
           ? [
               {
                 title: 'Per AZ: each variant over the baseline, with 95% intervals',
-                head: ['AZ', 'step', 'ratio', 'QPS', 'TPS', `p${f.latencyPercentile} (lower is better)`, 'QPS 95% CI width', duet ? 'rounds to resolve QPS' : 'repeats a side to resolve QPS'],
+                head: [
+                  'AZ',
+                  'step',
+                  'ratio',
+                  'QPS',
+                  'TPS',
+                  `p${f.latencyPercentile} (lower is better)`,
+                  'QPS 95% CI width',
+                  duet ? 'rounds to resolve QPS' : 'repeats a side to resolve QPS',
+                ],
                 rows: answerRows,
                 numeric: [3, 4, 5, 6],
                 notes: [
@@ -359,5 +404,3 @@ export function abSection(f: AbFindings): ReportSection {
     },
   };
 }
-
-

@@ -209,12 +209,20 @@ function differing(items: readonly { label: string; ratio: RatioFinding }[], hig
 /** The answer's opening sentences, in S3's shape. */
 export function forwardingSentences(f: ForwardingFindings): string[] {
   if (f.noReaderSteps)
-    return ['No step of this run targets a reader: write forwarding, reader scale-out and consistency levels are Aurora features (AWS only); a local run keeps only the writer steps.'];
+    return [
+      'No step of this run targets a reader: write forwarding, reader scale-out and consistency levels are Aurora features (AWS only); a local run keeps only the writer steps.',
+    ];
   const out: string[] = [];
   const stock = f.pairs.filter((p) => p.readShare === null);
   if (stock.length > 0) {
     const threads = uniqueInOrder(stock.map((p) => p.threads)).sort((a, b) => a - b);
-    const per = uniqueInOrder(stock.map((p) => p.workload)).map((w) => `${w} ${threads.map((t) => stock.find((p) => p.workload === w && p.threads === t)).map((p) => (p ? ratioText(p.ratio, 0).replace(/ \(.*\)$/, '') : '-')).join(', ')}`);
+    const per = uniqueInOrder(stock.map((p) => p.workload)).map(
+      (w) =>
+        `${w} ${threads
+          .map((t) => stock.find((p) => p.workload === w && p.threads === t))
+          .map((p) => (p ? ratioText(p.ratio, 0).replace(/ \(.*\)$/, '') : '-'))
+          .join(', ')}`,
+    );
     out.push(
       `Reader (writes forwarded) over writer TPS at ${threads.join('/')} threads: ${per.join('; ')}; ${differing(
         stock.map((p) => ({ label: `${p.workload} t${p.threads}`, ratio: p.ratio })),
@@ -230,7 +238,9 @@ export function forwardingSentences(f: ForwardingFindings): string[] {
       return `${v.threads} threads at none`;
     });
     const runToRun = f.readShares.every((v) => v.runToRun);
-    out.push(`Read share (reads:writes) from which the reader wins, ${runToRun ? 'beyond the run-to-run noise' : "beyond one run's noise (run-to-run noise not measured)"}: ${per.join('; ')}.`);
+    out.push(
+      `Read share (reads:writes) from which the reader wins, ${runToRun ? 'beyond the run-to-run noise' : "beyond one run's noise (run-to-run noise not measured)"}: ${per.join('; ')}.`,
+    );
   }
   const scaled = f.scaleOut.filter((s) => s.ratio !== null && s.ratio.estimate !== null);
   if (scaled.length > 0) {
@@ -245,7 +255,10 @@ export function forwardingSentences(f: ForwardingFindings): string[] {
   const costs = f.consistency.filter((c) => c.tailCost !== null);
   const stale = f.consistency.filter((c) => c.staleReads !== null);
   if (costs.length > 0 || stale.length > 0) {
-    const cost = costs.map((c) => `${c.level} ${rangeText(c.avgMs)} ms average, ${rangeText(c.tailMs)} ms p${f.latencyPercentile} (${ratioText(c.tailCost!, 0)} of EVENTUAL's, ${verdictText(c.tailCost!, false)})`);
+    const cost = costs.map(
+      (c) =>
+        `${c.level} ${rangeText(c.avgMs)} ms average, ${rangeText(c.tailMs)} ms p${f.latencyPercentile} (${ratioText(c.tailCost!, 0)} of EVENTUAL's, ${verdictText(c.tailCost!, false)})`,
+    );
     const ev = f.consistency.find((c) => c.tailCost === null);
     const base = ev !== undefined ? `EVENTUAL ${rangeText(ev.avgMs)} ms average, ${rangeText(ev.tailMs)} ms p${f.latencyPercentile}` : '';
     const staleText2 = stale.length > 0 ? `; stale reads after the session's own write: ${stale.map((c) => `${c.level} ${staleText(c.staleReads)}`).join(', ')}` : '';
@@ -265,7 +278,10 @@ export function forwardingDetailSentences(f: ForwardingFindings): string[] {
     ...f.readShares.map(readShareSentence),
     ...f.scaleOut
       .filter((s) => s.ratio !== null && s.ratio.estimate !== null)
-      .map((s) => `${s.workload}: ${s.readers} readers x ${s.threadsEach} threads give ${ratioText(s.ratio!)} of the writer's TPS at ${s.readers * s.threadsEach} threads (${verdictText(s.ratio!, true)}).`),
+      .map(
+        (s) =>
+          `${s.workload}: ${s.readers} readers x ${s.threadsEach} threads give ${ratioText(s.ratio!)} of the writer's TPS at ${s.readers * s.threadsEach} threads (${verdictText(s.ratio!, true)}).`,
+      ),
   ];
 }
 
@@ -281,7 +297,16 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
     tables.push({
       title: 'Writer vs reader (writes forwarded)',
       head: ['workload', 'reads:writes', 'threads', 'writer TPS', 'reader TPS', 'reader/writer', `writer ${pctName}`, `reader ${pctName}`],
-      rows: f.pairs.map((p) => [p.workload, p.mix, String(p.threads), rangeText(p.writerTps), rangeText(p.readerTps), `${ratioText(p.ratio)} ${verdictText(p.ratio, true)}`, rangeText(p.writerLatency), rangeText(p.readerLatency)]),
+      rows: f.pairs.map((p) => [
+        p.workload,
+        p.mix,
+        String(p.threads),
+        rangeText(p.writerTps),
+        rangeText(p.readerTps),
+        `${ratioText(p.ratio)} ${verdictText(p.ratio, true)}`,
+        rangeText(p.writerLatency),
+        rangeText(p.readerLatency),
+      ]),
       numeric: [2, 3, 4, 6, 7],
       notes: withinNote,
     });
@@ -289,7 +314,13 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
     tables.push({
       title: 'Scale-out: readers summed vs the writer at the same total threads',
       head: ['workload', 'readers x threads', 'summed TPS', 'writer TPS', 'readers/writer'],
-      rows: f.scaleOut.map((s) => [s.workload, `${s.readers} x ${s.threadsEach}`, rangeText(s.summed), s.writer ? rangeText(s.writer) : 'no writer step', s.ratio ? `${ratioText(s.ratio)} ${verdictText(s.ratio, true)}` : '-']),
+      rows: f.scaleOut.map((s) => [
+        s.workload,
+        `${s.readers} x ${s.threadsEach}`,
+        rangeText(s.summed),
+        s.writer ? rangeText(s.writer) : 'no writer step',
+        s.ratio ? `${ratioText(s.ratio)} ${verdictText(s.ratio, true)}` : '-',
+      ]),
       numeric: [2, 3],
     });
   const answerTables: TableBlock[] = [];
@@ -309,10 +340,13 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
     answerTables.push({
       title: 'Reader/writer TPS (writes forwarded) by threads and read share (reads:writes)',
       head: ['threads', ...shares.map(readShareLabel)],
-      rows: threadsList.map((t) => [String(t), ...shares.map((sh) => {
-        const p = f.pairs.find((x) => x.threads === t && x.readShare === sh);
-        return p ? compactRatio(p.ratio, true) : '-';
-      })]),
+      rows: threadsList.map((t) => [
+        String(t),
+        ...shares.map((sh) => {
+          const p = f.pairs.find((x) => x.threads === t && x.readShare === sh);
+          return p ? compactRatio(p.ratio, true) : '-';
+        }),
+      ]),
       numeric: shares.map((_, i) => i + 1),
       notes: ['Each cell: reader TPS over writer TPS at the same threads and statement mix, in % with its 95% interval.', ...withinNote],
     });
@@ -321,7 +355,15 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
     answerTables.push({
       title: 'Read consistency: the latency cost of each level and the stale reads it prevents',
       head: ['level', 'threads', 'TPS', 'avg ms', pctName, `${pctName} vs EVENTUAL`, 'stale reads'],
-      rows: f.consistency.map((c) => [c.level, String(c.threads), rangeText(c.tps), rangeText(c.avgMs), rangeText(c.tailMs), c.tailCost ? `${ratioText(c.tailCost, 0)} ${verdictText(c.tailCost, false)}` : '-', staleText(c.staleReads) ?? 'not measured']),
+      rows: f.consistency.map((c) => [
+        c.level,
+        String(c.threads),
+        rangeText(c.tps),
+        rangeText(c.avgMs),
+        rangeText(c.tailMs),
+        c.tailCost ? `${ratioText(c.tailCost, 0)} ${verdictText(c.tailCost, false)}` : '-',
+        staleText(c.staleReads) ?? 'not measured',
+      ]),
       numeric: [1, 2, 3, 4],
       notes: [
         'Stale reads: each transaction writes a marker row and reads it back in the same session after commit (rw_consistency.lua); a read that does not see the write is stale.',
@@ -329,7 +371,8 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
       ],
     });
   const charts: ChartBlock[] = [];
-  const bar = (e: Estimated, x: number): (readonly [number, number, number])[] => (e.interval !== null && e.value !== null ? [[x, Math.max(0, e.interval.low), e.interval.high] as const] : []);
+  const bar = (e: Estimated, x: number): (readonly [number, number, number])[] =>
+    e.interval !== null && e.value !== null ? [[x, Math.max(0, e.interval.low), e.interval.high] as const] : [];
   if (stock.length > 0) {
     const series: XYSeries[] = uniqueInOrder(stock.map((p) => p.workload)).flatMap((w) => {
       const of = stock.filter((p) => p.workload === w).sort((a, b) => a.threads - b.threads);
@@ -349,7 +392,11 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         intervals: of.filter((p) => p.ratio.interval !== null).map((p) => [Math.round(p.readShare! * 100), p.ratio.interval!.low * 100, p.ratio.interval!.high * 100] as const),
       };
     });
-    charts.push(lineChart('fwd-ratio', 'Reader/writer TPS by read share (100% = equal)', 'reads, % of statements', 'reader TPS / writer TPS, %', series, { hLines: [{ value: 100, label: 'reader = writer' }] }));
+    charts.push(
+      lineChart('fwd-ratio', 'Reader/writer TPS by read share (100% = equal)', 'reads, % of statements', 'reader TPS / writer TPS, %', series, {
+        hLines: [{ value: 100, label: 'reader = writer' }],
+      }),
+    );
   }
   if (f.consistency.length > 0) {
     const rows: ForestRow[] = f.consistency.flatMap((c) =>

@@ -165,4 +165,3 @@ function boundLines(results: readonly { g: StepGroup; bound: BoundResult }[]): s
     return `${k === 'none' ? 'No limit reached' : `${k[0]!.toUpperCase()}${k.slice(1)}-bound`} (${of.length} of ${results.length} points: ${points}): ${of[0]!.bound.reason}.`;
   });
 }
-

@@ -163,10 +163,16 @@ export function pricePerformanceSentence(f: PriceFindings): string {
   const pairs = uniqueInOrder(f.ratios.map((r) => `${r.variant}/${r.baseline}`));
   const priceRatios = uniqueInOrder(f.ratios.map((r) => pct(r.priceRatio, 1)));
   const perf = f.ratios.map((r) => r.performance.estimate).filter((x): x is number => x !== null);
-  const beyond = f.ratios.filter((r) => r.pricePerformance.interval?.covers === 'run-to-run' && r.pricePerformance.direction !== 'within-noise' && r.pricePerformance.direction !== 'unknown');
+  const beyond = f.ratios.filter(
+    (r) => r.pricePerformance.interval?.covers === 'run-to-run' && r.pricePerformance.direction !== 'within-noise' && r.pricePerformance.direction !== 'unknown',
+  );
   const judged = f.ratios.some((r) => r.pricePerformance.interval?.covers === 'run-to-run');
   const range = perf.length > 0 ? `${pct(Math.min(...perf), 1)}–${pct(Math.max(...perf), 1)}` : '-';
-  const verdict = !judged ? 'the run-to-run noise is not measured' : beyond.length === 0 ? 'price-performance differs beyond the noise at no step' : `price-performance differs beyond the noise at ${beyond.map((r) => `${r.step} (${verdictText(r.pricePerformance, true)})`).join(', ')}`;
+  const verdict = !judged
+    ? 'the run-to-run noise is not measured'
+    : beyond.length === 0
+      ? 'price-performance differs beyond the noise at no step'
+      : `price-performance differs beyond the noise at ${beyond.map((r) => `${r.step} (${verdictText(r.pricePerformance, true)})`).join(', ')}`;
   return `Price: ${pairs.join(', ')} costs ${priceRatios.join(' / ')} per hour, for ${range} of the performance (TPS); ${verdict}.${f.local ? ' (Local run: the performance is this machine’s.)' : ''}`;
 }
 

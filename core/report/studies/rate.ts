@@ -167,12 +167,12 @@ const REASON: Readonly<Record<NonNullable<KneeResult['reason']>, string>> = {
   failed: 'the step failed',
 };
 
-
 /** One sentence per variant: capacity (one statement), the knee at rates really offered. */
 export function rateVariantSentence(sweep: RateSweep, v: RateVariant): string {
   const n = v.repeats.length;
   const capFrom = v.repeats.every((r) => r.capacityFrom === 'unlimited-rate step') ? 'unlimited rate' : 'highest achieved';
-  const cap = v.capacity.value === null ? 'capacity unknown' : `capacity ${rangeText(v.capacity)}/s (${capFrom}${n >= 2 ? `, mean of ${n} repeats, 95% interval` : ', one repeat'})`;
+  const cap =
+    v.capacity.value === null ? 'capacity unknown' : `capacity ${rangeText(v.capacity)}/s (${capFrom}${n >= 2 ? `, mean of ${n} repeats, 95% interval` : ', one repeat'})`;
   const knee =
     v.kneeRange === null
       ? 'it did not keep up even at the lowest rate offered'
@@ -196,7 +196,10 @@ export function rateSweepSentence(sweep: RateSweep): string {
   const ratios = sweep.capacityRatios.map(
     (c) => `${c.variant}/${c.baseline} ${ratioText(c.ratio)}${c.ratio.interval !== null ? `, ${verdictText(c.ratio, true)}` : ' (one repeat: noise not measured)'}`,
   );
-  const knees = sweep.variants.map((v) => `${v.variant} ${v.kneeRange === null ? 'none' : v.kneeRange[0] === v.kneeRange[1] ? `${whole(v.kneeRange[0])}/s` : `${whole(v.kneeRange[0])}–${whole(v.kneeRange[1])}/s`}`);
+  const knees = sweep.variants.map(
+    (v) =>
+      `${v.variant} ${v.kneeRange === null ? 'none' : v.kneeRange[0] === v.kneeRange[1] ? `${whole(v.kneeRange[0])}/s` : `${whole(v.kneeRange[0])}–${whole(v.kneeRange[1])}/s`}`,
+  );
   return `${sweep.label}: capacity ${caps.join(', ')}${ratios.length > 0 ? `; ${ratios.join('; ')}` : ''}; knee (highest offered rate kept up with) ${knees.join(', ')}.`;
 }
 
@@ -261,11 +264,23 @@ export function rateSection(f: RateFindings): ReportSection {
     }
     const offeredAll = sw.variants.flatMap((v) => v.points.filter((p) => p.status !== 'skipped').map((p) => p.offered));
     const hi = Math.max(...offeredAll);
-    achieved.push({ name: 'ideal (achieved = offered)', points: [[0, 0], [hi, hi]], dashed: true });
-    const capacityLines = sw.variants.filter((v) => v.capacity.value !== null).map((v) => ({ value: v.capacity.value!, label: `${v.variant} capacity ${whole(v.capacity.value)}/s` }));
+    achieved.push({
+      name: 'ideal (achieved = offered)',
+      points: [
+        [0, 0],
+        [hi, hi],
+      ],
+      dashed: true,
+    });
+    const capacityLines = sw.variants
+      .filter((v) => v.capacity.value !== null)
+      .map((v) => ({ value: v.capacity.value!, label: `${v.variant} capacity ${whole(v.capacity.value)}/s` }));
     const latencyValues = sw.variants.flatMap((v) => v.points.map((p) => p.latencyMs));
     return [
-      lineChart(`rate-achieved-${i}`, `${sw.label}: achieved vs offered TPS (hollow circle: the knee)`, 'offered TPS', 'achieved TPS', achieved, { fromZero: true, hLines: capacityLines }),
+      lineChart(`rate-achieved-${i}`, `${sw.label}: achieved vs offered TPS (hollow circle: the knee)`, 'offered TPS', 'achieved TPS', achieved, {
+        fromZero: true,
+        hLines: capacityLines,
+      }),
       lineChart(`rate-latency-${i}`, `${sw.label}: p${sw.latencyPercentile} latency vs offered TPS`, 'offered TPS', `p${sw.latencyPercentile} ms`, latency, {
         fromZero: true,
         logY: latencyValues.some((x) => x !== null && x > 0) && spans(latencyValues),
@@ -275,7 +290,9 @@ export function rateSection(f: RateFindings): ReportSection {
   const lines = f.sweeps.flatMap((sw) => [...ratioSentence(sw), ...sw.variants.map((v) => rateVariantSentence(sw, v))]);
   const opening = f.sweeps.map(rateSweepSentence);
   const pct0 = f.sweeps[0]!.latencyPercentile;
-  const pointNotes = ['Each repeat at the rate it was offered: a local rehearsal offers multiples of each repeat’s own measured capacity, so the repeats’ rates differ and are not averaged.'];
+  const pointNotes = [
+    'Each repeat at the rate it was offered: a local rehearsal offers multiples of each repeat’s own measured capacity, so the repeats’ rates differ and are not averaged.',
+  ];
   if (f.anyOverloaded)
     pointNotes.push(
       `Overloaded: sysbench's event queue filled (offered > capacity; sysbench 1.0.20 stops a --rate run when 131,072 events wait): achieved is the mean of the intervals before it stopped and p${pct0} the worst of them (queue time included). A measurement, not a failure.`,
@@ -291,7 +308,13 @@ export function rateSection(f: RateFindings): ReportSection {
         `Knee: the highest offered rate where achieved >= 95% of offered (relative to the lowest rate's efficiency), the tail latency <= 3x its value at the lowest rate or under ${DEFAULT_LATENCY_FLOOR_MS} ms, and the step not overloaded. Capacity: the unlimited-rate step's achieved rate (unlimited), else the highest achieved rate of the sweep (max).`,
       ],
     },
-    { title: 'Points', head: ['sweep', 'variant', 'repeat', 'offered/s', 'achieved/s', 'achieved/offered', `p${pct0} ms`, 'status'], rows: pointRows, numeric: [2, 3, 4, 5, 6], notes: pointNotes },
+    {
+      title: 'Points',
+      head: ['sweep', 'variant', 'repeat', 'offered/s', 'achieved/s', 'achieved/offered', `p${pct0} ms`, 'status'],
+      rows: pointRows,
+      numeric: [2, 3, 4, 5, 6],
+      notes: pointNotes,
+    },
   ];
   return {
     id: 'rate',
@@ -308,4 +331,3 @@ function spans(values: readonly (number | null)[]): boolean {
   const pos = values.filter((v): v is number => v !== null && v > 0);
   return pos.length >= 2 && Math.max(...pos) >= 10 * Math.min(...pos);
 }
-

@@ -16,7 +16,18 @@ import { analyzeSweep } from '../sweep';
 import { batchMeans, mean, summarize, welchRatioCi, repeatsToResolve } from '../stats';
 import { stepKey } from '../load';
 import { rangeText, ratioFinding, ratioText, verdictText, WITHIN_RUN_NOTE, type Estimated, type RatioFinding } from '../findings';
-import { clientBoundFinding, clientBoundMark, estimate, MIN_SWEEP_THREADS, ratioOf, SIGNIFICANT_ERROR_SHARE, significantErrors, uniqueInOrder, type Context, type StepGroup } from '../context';
+import {
+  clientBoundFinding,
+  clientBoundMark,
+  estimate,
+  MIN_SWEEP_THREADS,
+  ratioOf,
+  SIGNIFICANT_ERROR_SHARE,
+  significantErrors,
+  uniqueInOrder,
+  type Context,
+  type StepGroup,
+} from '../context';
 
 export interface SweepPointFinding {
   readonly threads: number;
@@ -104,9 +115,19 @@ function scoreSamples(ctx: Context, groups: readonly StepGroup[], variant: strin
   const gs = groups.filter((g) => g.variant === variant);
   if (gs.every((g) => g.rows.length >= 2)) {
     const repeats = uniqueInOrder(gs.flatMap((g) => g.rows.map((r) => r.repeat)));
-    return { values: repeats.map((rep) => mean(gs.map((g) => g.rows.filter((r) => r.repeat === rep && r.status !== 'failed').reduce((a, r) => a + (r.tps ?? 0) + (r.qps ?? 0), 0)))), covers: 'run-to-run' };
+    return {
+      values: repeats.map((rep) => mean(gs.map((g) => g.rows.filter((r) => r.repeat === rep && r.status !== 'failed').reduce((a, r) => a + (r.tps ?? 0) + (r.qps ?? 0), 0)))),
+      covers: 'run-to-run',
+    };
   }
-  const perGroup = gs.map((g) => (g.ok.length === 0 ? [] : batchMeans((ctx.data.intervals.get(stepKey(g.ok[0]!.cell_id, g.stepId)) ?? []).map((i) => i.tps + i.qps), 5)));
+  const perGroup = gs.map((g) =>
+    g.ok.length === 0
+      ? []
+      : batchMeans(
+          (ctx.data.intervals.get(stepKey(g.ok[0]!.cell_id, g.stepId)) ?? []).map((i) => i.tps + i.qps),
+          5,
+        ),
+  );
   const k = Math.min(...perGroup.map((b) => (b.length === 0 ? Infinity : b.length)));
   if (!Number.isFinite(k) || k < 2) return { values: [], covers: 'within-run' };
   return { values: Array.from({ length: k }, (_, i) => mean(perGroup.map((b) => b[i] ?? 0))), covers: 'within-run' };
@@ -184,7 +205,9 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
   };
   const threadPool: ThreadPoolVerdict[] = [];
   for (const pool of ctx.variants.filter((v) => handling(v.name) === 'pool-of-threads')) {
-    const other = ctx.variants.find((v) => v.name !== pool.name && handling(v.name) === 'one-thread-per-connection' && v.instanceClass === pool.instanceClass && v.engine?.kind === pool.engine?.kind);
+    const other = ctx.variants.find(
+      (v) => v.name !== pool.name && handling(v.name) === 'one-thread-per-connection' && v.instanceClass === pool.instanceClass && v.engine?.kind === pool.engine?.kind,
+    );
     if (other !== undefined) threadPool.push({ pool: pool.name, perConnection: other.name, ratio: scoreRatio(ctx, swept, pool.name, other.name).ratio });
   }
   return { kind: 'thread-sweep', sweeps, threadCounts, overall, ranking, threadPool, clientBound: clientBoundFinding(ctx, swept) };
@@ -216,14 +239,19 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
           ? `${r.best} ranks above ${r.second} beyond the run-to-run noise: score ratio ${ratioText(r.ratio)} over the repeats.`
           : `The ranking of ${r.best} above ${r.second} is within the run-to-run noise: score ratio ${ratioText(r.ratio)}${r.repeatsToResolve !== null ? `; about ${r.repeatsToResolve} repeats a side would resolve it` : ''}.`,
       );
-    else out.push(`${r.best} ranks above ${r.second} (score ratio ${ratioText(r.ratio)} within one run); with one repeat per point the run-to-run noise is not measured, so the ranking is not judged (run 2+ repeats).`);
+    else
+      out.push(
+        `${r.best} ranks above ${r.second} (score ratio ${ratioText(r.ratio)} within one run); with one repeat per point the run-to-run noise is not measured, so the ranking is not judged (run 2+ repeats).`,
+      );
   }
   for (const tp of f.threadPool) {
     out.push(`Thread pool: ${tp.pool} over ${tp.perConnection} (one thread per connection), score sum ${ratioText(tp.ratio)}: ${verdictText(tp.ratio, true)}.`);
   }
   for (const s of f.sweeps) {
     const unjudged = s.variants.some((v) => v.fallOff !== null && v.fallOff.interval?.covers !== 'run-to-run');
-    out.push(`${s.label}: ${s.variants.map(fallOffText).join('; ')} (fall-off: below 90% of the peak${unjudged ? '; one repeat a point: run-to-run noise not measured, so no fall-off is judged beyond it' : ''}).`);
+    out.push(
+      `${s.label}: ${s.variants.map(fallOffText).join('; ')} (fall-off: below 90% of the peak${unjudged ? '; one repeat a point: run-to-run noise not measured, so no fall-off is judged beyond it' : ''}).`,
+    );
   }
   const conn = f.sweeps.flatMap((s) => s.variants.flatMap((v) => v.errorPoints.filter((e) => e.kind === 'connection').map((e) => `${v.variant} ${s.label} at ${e.threads}`)));
   // Deadlocks per sweep: from which thread count, and the largest share of transactions.
@@ -233,7 +261,9 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
     const from = Math.min(...points.map((p) => p.e.threads));
     const worst = points.reduce((a, b) => ((b.e.shareOfTransactions ?? 0) > (a.e.shareOfTransactions ?? 0) ? b : a));
     const who = uniqueInOrder(points.map((p) => p.v));
-    return [`${s.label} from ${from} threads for ${who.length === s.variants.length ? 'every variant' : who.join(', ')} (up to ${pct(worst.e.shareOfTransactions, 1)} of transactions, ${worst.v} at ${worst.e.threads})`];
+    return [
+      `${s.label} from ${from} threads for ${who.length === s.variants.length ? 'every variant' : who.join(', ')} (up to ${pct(worst.e.shareOfTransactions, 1)} of transactions, ${worst.v} at ${worst.e.threads})`,
+    ];
   });
   if (conn.length > 0) out.push(`Connection errors (a step refused or connections lost): ${conn.join(', ')} threads.`);
   else out.push('No connection errors at any thread count.');
@@ -248,12 +278,8 @@ export function threadSweepSection(f: ThreadSweepFindings): ReportSection {
   const findingRows: string[][] = [];
   const errorRows: string[][] = [];
   const pointRows: string[][] = [];
-  let anyWithinRun = false;
-  const bars = (e: Estimated): [number, number] | null => {
-    if (e.interval === null || e.value === null) return null;
-    if (e.interval.covers === 'within-run') anyWithinRun = true;
-    return [Math.max(0, e.interval.low), e.interval.high];
-  };
+  const anyWithinRun = f.sweeps.some((s) => s.variants.some((v) => v.points.some((p) => [p.tps, p.qps, p.latency].some((e) => e.interval?.covers === 'within-run'))));
+  const bars = (e: Estimated): [number, number] | null => (e.interval === null || e.value === null ? null : [Math.max(0, e.interval.low), e.interval.high]);
   f.sweeps.forEach((s, i) => {
     const series = (metric: 'tps' | 'qps' | 'latency'): XYSeries[] =>
       s.variants.map((v) => ({
@@ -267,7 +293,13 @@ export function threadSweepSection(f: ThreadSweepFindings): ReportSection {
       }));
     answerCharts.push(lineChart(`sweep-tps-${i}`, `${s.label}: TPS by threads (red: errors)`, 'threads', 'TPS', series('tps'), { logX: true }));
     answerCharts.push(lineChart(`sweep-qps-${i}`, `${s.label}: QPS by threads (red: errors)`, 'threads', 'QPS', series('qps'), { logX: true }));
-    charts.push(lineChart(`sweep-lat-${i}`, `${s.label}: p${s.latencyPercentile} latency by threads`, 'threads', `p${s.latencyPercentile} ms`, series('latency'), { logX: true, logY: true, logBase: 2 }));
+    charts.push(
+      lineChart(`sweep-lat-${i}`, `${s.label}: p${s.latencyPercentile} latency by threads`, 'threads', `p${s.latencyPercentile} ms`, series('latency'), {
+        logX: true,
+        logY: true,
+        logBase: 2,
+      }),
+    );
     for (const v of s.variants) {
       findingRows.push([
         s.label,
@@ -278,7 +310,17 @@ export function threadSweepSection(f: ThreadSweepFindings): ReportSection {
         v.fallOff !== null ? `${ratioText(v.fallOff, 0)} ${verdictText(v.fallOff, true)}` : '-',
         v.lastShareOfPeak !== null ? pct(v.lastShareOfPeak, 0) : '-',
       ]);
-      for (const e of v.errorPoints) errorRows.push([s.label, v.variant, String(e.threads), e.what, num(e.errors, 0), e.shareOfTransactions !== null ? pct(e.shareOfTransactions, 2) : '-', num(e.reconnects, 0), clip(e.error, 70)]);
+      for (const e of v.errorPoints)
+        errorRows.push([
+          s.label,
+          v.variant,
+          String(e.threads),
+          e.what,
+          num(e.errors, 0),
+          e.shareOfTransactions !== null ? pct(e.shareOfTransactions, 2) : '-',
+          num(e.reconnects, 0),
+          clip(e.error, 70),
+        ]);
       pointRows.push([
         s.label,
         v.variant,
@@ -297,7 +339,9 @@ export function threadSweepSection(f: ThreadSweepFindings): ReportSection {
       head: ['sweep', 'variant', 'peak threads', 'peak TPS', 'falls off from', 'fall-off point / peak', 'last vs peak'],
       rows: findingRows,
       numeric: [2, 3, 4, 6],
-      notes: ['Fall-off: the first thread count past the peak below 90% of it; its ratio to the peak has an interval only from 2+ repeats a point. Errors: failed steps, reconnects, or sysbench errors above 0.1% of transactions; those points are kept and marked, not dropped.'],
+      notes: [
+        'Fall-off: the first thread count past the peak below 90% of it; its ratio to the peak has an interval only from 2+ repeats a point. Errors: failed steps, reconnects, or sysbench errors above 0.1% of transactions; those points are kept and marked, not dropped.',
+      ],
     },
   ];
   if (errorRows.length > 0)
@@ -306,7 +350,9 @@ export function threadSweepSection(f: ThreadSweepFindings): ReportSection {
       head: ['sweep', 'variant', 'threads', 'what', 'errors', 'of transactions', 'reconnects', 'error'],
       rows: errorRows,
       numeric: [2, 4, 5, 6],
-      notes: [`Marked: a failed step (e.g. a connection limit), any reconnect, or sysbench errors (deadlocks, lock waits, dropped connections) above ${pct(SIGNIFICANT_ERROR_SHARE, 1)} of transactions.`],
+      notes: [
+        `Marked: a failed step (e.g. a connection limit), any reconnect, or sysbench errors (deadlocks, lock waits, dropped connections) above ${pct(SIGNIFICANT_ERROR_SHARE, 1)} of transactions.`,
+      ],
     });
   tables.push({
     title: 'TPS per thread count (95% interval)',
