@@ -194,7 +194,7 @@ describe('HTML report in headless Chromium', () => {
     // Assert
     expect(result.status).toBe('SUCCEEDED');
     expect(text).toMatch(/== Variants compared|== Thread sweep ==/);
-    expect(text).toMatch(/rw, r6g: peak at \d+ threads/);
+    expect(text).toMatch(/rw: (r6g|r5) peaks at \d+ threads/);
     expect(events.consoleErrors).toEqual([]);
     expect(events.exceptions).toEqual([]);
     expect(events.requests.filter((u) => !u.startsWith('file:'))).toEqual([]);

@@ -358,7 +358,7 @@ export function threadSweepSection(f: ThreadSweepFindings): ReportSection {
     title: 'TPS per thread count (95% interval)',
     head: ['sweep', 'variant', ...f.threadCounts.map((t) => `${t} thr`)],
     rows: pointRows,
-    numeric: f.threadCounts.map((_, i) => i + 2),
+    // Not right-aligned numbers: a value and its range wrap within a column, so a dozen thread counts fit the page.
     notes: ['Interval: over the repeats (run to run), or, marked *, batch means of one run’s intervals.', ...(anyWithinRun ? [WITHIN_RUN_NOTE] : [])],
   });
   const scoreTable: TableBlock[] =
