@@ -18,7 +18,7 @@ const PALETTE = ['#1f77b4', '#ff7f0e', '#2ca02c', '#9467bd', '#8c564b', '#e377c2
 const SYMBOLS = ['circle', 'rect', 'triangle', 'diamond', 'pin', 'arrow', 'roundRect'] as const;
 
 /** The colour and marker of the i-th variant series. */
-export function seriesStyle(i: number): { color: string; symbol: string } {
+function seriesStyle(i: number): { color: string; symbol: string } {
   return { color: PALETTE[i % PALETTE.length]!, symbol: SYMBOLS[i % SYMBOLS.length]! };
 }
 

@@ -83,7 +83,7 @@ export interface ContextOptions {
  * `ok` (what estimates, ratios and scores use) unless asked. Rate-sweep points (rate > 0) keep
  * theirs: the rate section draws the whole curve and marks the client-bound points on it.
  */
-export function measuredOk(rows: readonly StepResult[], includeSaturated: boolean): StepResult[] {
+function measuredOk(rows: readonly StepResult[], includeSaturated: boolean): StepResult[] {
   return rows.filter((r) => (r.status === 'ok' || r.status === 'overloaded') && r.tps !== null && (includeSaturated || r.rate > 0 || r.saturated_clients === 0));
 }
 
@@ -210,7 +210,7 @@ export function noiseText(ctx: Context, g: StepGroup): string {
 }
 
 /** "@5,000/s", or "@0.5x capacity" when the repeats were offered different rates (ratesOfCapacity). */
-export function offeredLabel(g: StepGroup): string {
+function offeredLabel(g: StepGroup): string {
   if (g.rateOfCapacity !== null) return `@${g.rateOfCapacity}x capacity`;
   return g.rate > 0 && g.offered !== null ? `@${num(g.offered, 0)}/s` : '';
 }

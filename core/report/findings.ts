@@ -57,17 +57,8 @@ export function weakest(a: Covers, b: Covers): Covers {
   return a === 'within-run' || b === 'within-run' ? 'within-run' : 'run-to-run';
 }
 
-/** Whether a finding may be called beyond (or within) the noise: only on run-to-run evidence. */
-export const judgesNoise = (r: RatioFinding): boolean => r.interval?.covers === 'run-to-run';
-
 // ---------------------------------------------------------------------------------------------
 // Words and numbers shared by the renderers
-
-/** "run to run, 3 repeats" / "within one run, 10 batches": what an interval covers, for notes and JSON readers. */
-export function coversText(i: Interval | null): string {
-  if (i === null) return 'no interval';
-  return i.covers === 'run-to-run' ? `run to run, ${i.n} samples` : `within one run only (${i.n} batches of its intervals)`;
-}
 
 /**
  * A value with its interval as a range, never "±": "4,494 (0–18,602)". The interval of a quantity

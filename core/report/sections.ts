@@ -62,7 +62,7 @@ function failuresSection(ctx: Context): ReportSection | null {
 }
 
 /** Every section, in reading order. */
-export const SECTIONS: readonly SectionEntry<unknown>[] = [
+const SECTIONS: readonly SectionEntry<unknown>[] = [
   entry({ id: 'ab', analyze: analyzeAb, render: abSection }),
   entry({ id: 'price', analyze: analyzePrice, render: priceSection }),
   entry({ id: 'sweep', analyze: analyzeThreadSweep, render: threadSweepSection }),

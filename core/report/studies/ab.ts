@@ -80,7 +80,7 @@ export interface AbFindings {
 }
 
 /** What the order means for the ratios, in a sentence. */
-export function orderSentence(ctx: Context): string {
+function orderSentence(ctx: Context): string {
   const { order, seed } = runOrder(ctx);
   switch (order) {
     case 'duet':
@@ -234,7 +234,7 @@ export function analyzeAb(ctx: Context): AbFindings | null {
 const widthText = (r: RatioFinding): string => (r.interval !== null ? `${((r.interval.high - r.interval.low) * 100).toFixed(1)} pts` : '-');
 
 /** Per AZ and step, the ratio with its verdict: the evidence's sentences. */
-export function abStepSentences(f: AbFindings): string[] {
+function abStepSentences(f: AbFindings): string[] {
   return f.azs.flatMap((az) =>
     az.ratios.map((r) => {
       const where = az.az !== null ? ` in AZ ${az.az}` : '';
@@ -248,7 +248,7 @@ export function abStepSentences(f: AbFindings): string[] {
  * baseline with their ratio, and how many of those ratios are beyond the run-to-run noise; then the
  * same class across AZs.
  */
-export function abSentences(f: AbFindings): string[] {
+function abSentences(f: AbFindings): string[] {
   const out: string[] = [];
   for (const az of f.azs) {
     for (const variant of uniqueInOrder(az.ratios.map((r) => r.variant))) {

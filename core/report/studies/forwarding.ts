@@ -186,7 +186,7 @@ const staleText = (s: ConsistencyLevel['staleReads']): string | null =>
   s === null ? null : `${num(s.stale, 0)} / ${num(s.checks, 0)}${s.checks > 0 ? ` (${pct(s.stale / s.checks, 2)})` : ''}`;
 
 /** The read-share sentence of a thread count, from the same verdicts the grid shows. */
-export function readShareSentence(v: ReadShareVerdict): string {
+function readShareSentence(v: ReadShareVerdict): string {
   const how = v.runToRun ? 'beyond the noise' : "beyond this run's noise (one repeat: run-to-run noise not measured)";
   const labels = (xs: readonly number[]): string => xs.map(readShareLabel).join(', ');
   if (v.winsFrom !== null) return `${v.threads} threads: the reader beats the writer ${how} from a read share of ${readShareLabel(v.winsFrom)} (reads:writes) upwards.`;
@@ -207,7 +207,7 @@ function differing(items: readonly { label: string; ratio: RatioFinding }[], hig
 }
 
 /** The answer's opening sentences, in S3's shape. */
-export function forwardingSentences(f: ForwardingFindings): string[] {
+function forwardingSentences(f: ForwardingFindings): string[] {
   if (f.noReaderSteps)
     return [
       'No step of this run targets a reader: write forwarding, reader scale-out and consistency levels are Aurora features (AWS only); a local run keeps only the writer steps.',
@@ -273,7 +273,7 @@ export function forwardingSentences(f: ForwardingFindings): string[] {
 }
 
 /** The evidence's sentences: one per thread count's read shares, and per scale-out mix. */
-export function forwardingDetailSentences(f: ForwardingFindings): string[] {
+function forwardingDetailSentences(f: ForwardingFindings): string[] {
   return [
     ...f.readShares.map(readShareSentence),
     ...f.scaleOut

@@ -135,7 +135,7 @@ export function analyzePrice(ctx: Context): PriceFindings | null {
 }
 
 /** "AZ a: r6g-a costs 89.5% of r5-a per hour; its transactions per USD are ..." per later variant of each AZ. */
-export function priceSentences(f: PriceFindings, ctx: Context): string[] {
+function priceSentences(f: PriceFindings, ctx: Context): string[] {
   const out: string[] = [];
   for (const az of uniqueInOrder(ctx.variants.map((v) => v.az))) {
     const inAz = ctx.variants.filter((v) => v.az === az);
@@ -159,7 +159,7 @@ export function priceSentences(f: PriceFindings, ctx: Context): string[] {
 }
 
 /** One sentence: the price ratio against the performance ratios, and whether price-performance differs beyond the noise. */
-export function pricePerformanceSentence(f: PriceFindings): string {
+function pricePerformanceSentence(f: PriceFindings): string {
   const pairs = uniqueInOrder(f.ratios.map((r) => `${r.variant}/${r.baseline}`));
   const priceRatios = uniqueInOrder(f.ratios.map((r) => pct(r.priceRatio, 1)));
   const perf = f.ratios.map((r) => r.performance.estimate).filter((x): x is number => x !== null);

@@ -167,7 +167,10 @@ const REASON: Readonly<Record<NonNullable<KneeResult['reason']>, string>> = {
   failed: 'the step failed',
 };
 
-/** One sentence per variant: capacity (one statement), the knee at rates really offered. */
+/**
+ * One sentence per variant: capacity (one statement), the knee at rates really offered.
+ * @internal exported for its tests (a test seam)
+ */
 export function rateVariantSentence(sweep: RateSweep, v: RateVariant): string {
   const n = v.repeats.length;
   const capFrom = v.repeats.every((r) => r.capacityFrom === 'unlimited-rate step') ? 'unlimited rate' : 'highest achieved';
@@ -188,7 +191,7 @@ export function rateVariantSentence(sweep: RateSweep, v: RateVariant): string {
  * The answer's sentence for a sweep: each variant's capacity (the repeats' values, not an average
  * rate), the capacity ratio with its interval, and the knees at rates really offered.
  */
-export function rateSweepSentence(sweep: RateSweep): string {
+function rateSweepSentence(sweep: RateSweep): string {
   const caps = sweep.variants.map((v) => {
     const each = v.repeats.map((r) => r.capacity).filter((c): c is number => c !== null);
     return `${v.variant} ${whole(v.capacity.value)}/s${each.length >= 2 ? ` (repeats ${each.map(whole).join(', ')})` : ''}`;

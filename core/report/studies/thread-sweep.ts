@@ -226,6 +226,7 @@ function fallOffText(v: SweepVariantFinding): string {
   return `${v.variant} peaks at ${v.peakThreads} threads and falls to ${share} of the peak at ${v.fallOffThreads}${verdict}`;
 }
 
+/** @internal exported for its tests (a test seam) */
 export function threadSweepSentences(f: ThreadSweepFindings): string[] {
   const out: string[] = [];
   if (f.overall.length > 0) out.push(`Score (mean QPS + mean TPS over the sweep, best = 100): ${f.overall.map((o) => `${o.variant} ${o.score.toFixed(1)}`).join(', ')}.`);
