@@ -219,7 +219,7 @@ export const stepLabel = (g: StepGroup): string =>
   `${g.workload} t${g.threads}${g.rate > 0 || g.rateOfCapacity !== null ? ` ${offeredLabel(g)}` : ''}${g.target !== 'writer' ? ` → ${g.target}` : ''}`;
 
 /** The repeats of a step whose client saturated its CPU (they measure the client, not the server). */
-export const clientBoundRows = (g: StepGroup): StepResult[] => g.rows.filter((r) => (r.status === 'ok' || r.status === 'overloaded') && r.saturated_clients > 0);
+const clientBoundRows = (g: StepGroup): StepResult[] => g.rows.filter((r) => (r.status === 'ok' || r.status === 'overloaded') && r.saturated_clients > 0);
 
 /** " [client-bound 1/3, left out]" next to a step in a table: shown in every section, not just the network and rate ones. */
 export function clientBoundMark(ctx: Context, g: StepGroup): string {

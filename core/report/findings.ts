@@ -32,7 +32,7 @@ export interface Estimated {
   readonly interval: Interval | null;
 }
 
-export type Direction = 'higher' | 'lower' | 'within-noise' | 'unknown';
+type Direction = 'higher' | 'lower' | 'within-noise' | 'unknown';
 
 /** A ratio a/b with its interval and where the interval sits against 100%. */
 export interface RatioFinding {

@@ -21,10 +21,10 @@ import { analyzeForwarding, forwardingSection } from './studies/forwarding';
 import { networkSection } from './studies/network';
 import { analyzeRate, rateSection } from './studies/rate';
 
-export { makeContext, type Context, type ContextOptions, type StepGroup } from './context';
+export { makeContext, type Context, type ContextOptions } from './context';
 
 /** One section of the report: what it finds in a run (null: it does not apply) and how that is shown. */
-export interface SectionEntry<F> {
+interface SectionEntry<F> {
   readonly id: ReportSection['id'];
   readonly analyze: (ctx: Context) => F | null;
   readonly render: (findings: F, ctx: Context) => ReportSection;

@@ -4,7 +4,7 @@
  * overlap on screen. Evaluated with Chromium.evaluate (test/helpers/chromium.ts).
  */
 
-export interface TextOverlap {
+interface TextOverlap {
   readonly chart: string;
   readonly a: string;
   readonly b: string;

@@ -29,7 +29,7 @@ import {
   type StepGroup,
 } from '../context';
 
-export interface AbRow {
+interface AbRow {
   readonly step: string;
   readonly variant: string;
   readonly instanceClass: string;
@@ -42,7 +42,7 @@ export interface AbRow {
   readonly clientBound: string;
 }
 
-export interface AbRatio {
+interface AbRatio {
   readonly step: string;
   readonly variant: string;
   readonly baseline: string;
@@ -54,14 +54,14 @@ export interface AbRatio {
   readonly from: string;
 }
 
-export interface AbAz {
+interface AbAz {
   readonly az: string | null;
   readonly baseline: string;
   readonly rows: readonly AbRow[];
   readonly ratios: readonly AbRatio[];
 }
 
-export interface AzSpread {
+interface AzSpread {
   readonly instanceClass: string;
   readonly step: string;
   /** e.g. "b/a" */

@@ -14,7 +14,7 @@ import type { ChartBlock, ReportSection, TableBlock } from '../model';
 import { compactRatio, rangeText, ratioText, verdictText, WITHIN_RUN_NOTE, type Estimated, type RatioFinding } from '../findings';
 import { clientBoundFinding, estimate, ratioOf, uniqueInOrder, type Context, type StepGroup } from '../context';
 
-export interface ForwardingPair {
+interface ForwardingPair {
   readonly workload: string;
   /** reads:writes per transaction, e.g. "16:4"; "default" for the stock mix. */
   readonly mix: string;
@@ -29,7 +29,7 @@ export interface ForwardingPair {
   readonly readerLatency: Estimated;
 }
 
-export interface ReadShareVerdict {
+interface ReadShareVerdict {
   readonly threads: number;
   /** Read shares (0..1) at which the reader's TPS is above the writer's beyond its interval. */
   readonly wins: readonly number[];
@@ -41,7 +41,7 @@ export interface ReadShareVerdict {
   readonly runToRun: boolean;
 }
 
-export interface ScaleOut {
+interface ScaleOut {
   readonly workload: string;
   readonly readers: number;
   readonly threadsEach: number;
@@ -50,7 +50,7 @@ export interface ScaleOut {
   readonly ratio: RatioFinding | null;
 }
 
-export interface ConsistencyLevel {
+interface ConsistencyLevel {
   readonly level: string;
   readonly threads: number;
   readonly tps: Estimated;

@@ -14,7 +14,7 @@ import { comparableKey, estimate, inSweep, isNetworkStudy, ratioOf, stepLabel, u
 import { mean } from '../stats';
 import { analyzeRate } from './rate';
 
-export interface VariantPrice {
+interface VariantPrice {
   readonly variant: string;
   readonly engine: string;
   readonly instanceClass: string;
@@ -25,7 +25,7 @@ export interface VariantPrice {
   readonly pricedAs: string;
 }
 
-export interface PriceRow {
+interface PriceRow {
   readonly workload: string;
   readonly variant: string;
   /** Mean TPS of the workload's unswept steps, or a rate sweep's capacity. */
@@ -33,7 +33,7 @@ export interface PriceRow {
   readonly perMoney: number | null;
 }
 
-export interface PricePerformance {
+interface PricePerformance {
   readonly az: string | null;
   readonly step: string;
   readonly variant: string;

@@ -10,7 +10,7 @@
  * the server does when nothing holds it back), else the highest achieved rate of its sweep.
  */
 import type { StepResult } from '../../lake/results';
-import { lineChart, type XYSeries } from '../charts';
+import { lineChart, spansDecades, type XYSeries } from '../charts';
 import { fixed, pct } from '../../format';
 import { findKnee, DEFAULT_LATENCY_FLOOR_MS, type KneeResult } from '../knee';
 import type { ReportSection, TableBlock } from '../model';
@@ -18,7 +18,7 @@ import { coversOf, rangeText, ratioFinding, ratioText, verdictText, whole, type 
 import { mean, meanCi, summarize, welchRatioCi } from '../stats';
 import { uniqueInOrder, type Context, type StepGroup } from '../context';
 
-export interface RatePoint {
+interface RatePoint {
   readonly repeat: number;
   /** The rate this repeat was offered, transactions/s over all clients. */
   readonly offered: number;
@@ -31,7 +31,7 @@ export interface RatePoint {
   readonly rateOfCapacity: number | null;
 }
 
-export interface RepeatKnee {
+interface RepeatKnee {
   readonly repeat: number;
   /** The highest rate this repeat offered and kept up with (an offered rate, never a mean). */
   readonly kneeOffered: number | null;
@@ -286,7 +286,7 @@ export function rateSection(f: RateFindings): ReportSection {
       }),
       lineChart(`rate-latency-${i}`, `${sw.label}: p${sw.latencyPercentile} latency vs offered TPS`, 'offered TPS', `p${sw.latencyPercentile} ms`, latency, {
         fromZero: true,
-        logY: latencyValues.some((x) => x !== null && x > 0) && spans(latencyValues),
+        logY: spansDecades(latencyValues),
       }),
     ];
   });
@@ -328,9 +328,4 @@ export function rateSection(f: RateFindings): ReportSection {
     charts: [],
     answer: { lines: opening, tables: [], charts },
   };
-}
-
-function spans(values: readonly (number | null)[]): boolean {
-  const pos = values.filter((v): v is number => v !== null && v > 0);
-  return pos.length >= 2 && Math.max(...pos) >= 10 * Math.min(...pos);
 }

@@ -29,7 +29,7 @@ import {
   type StepGroup,
 } from '../context';
 
-export interface SweepPointFinding {
+interface SweepPointFinding {
   readonly threads: number;
   readonly tps: Estimated;
   readonly qps: Estimated;
@@ -39,7 +39,7 @@ export interface SweepPointFinding {
   readonly clientBound: string;
 }
 
-export interface SweepErrorPoint {
+interface SweepErrorPoint {
   readonly threads: number;
   readonly kind: 'connection' | 'deadlocks' | 'other';
   readonly what: string;
@@ -49,7 +49,7 @@ export interface SweepErrorPoint {
   readonly error: string | null;
 }
 
-export interface SweepVariantFinding {
+interface SweepVariantFinding {
   readonly variant: string;
   readonly points: readonly SweepPointFinding[];
   readonly peakThreads: number | null;
@@ -62,14 +62,14 @@ export interface SweepVariantFinding {
   readonly errorPoints: readonly SweepErrorPoint[];
 }
 
-export interface ThreadSweepFinding {
+interface ThreadSweepFinding {
   readonly label: string;
   readonly latencyPercentile: number;
   readonly variants: readonly SweepVariantFinding[];
   readonly scores: readonly TargetScore[];
 }
 
-export interface ThreadPoolVerdict {
+interface ThreadPoolVerdict {
   readonly pool: string;
   readonly perConnection: string;
   /** Score sum (mean QPS + mean TPS over every sweep) of the pool variant over the per-connection one. */
