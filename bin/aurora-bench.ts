@@ -253,9 +253,11 @@ program
   .option('--aws', "read the run from Athena over the deployed stack's lake instead of the local lake")
   .option('--stack <name>', 'deployed stack name (with --aws)', 'AuroraBench')
   .option('--include-saturated', 'keep steps whose client saturated its CPU in ratios, scores and price-performance (left out by default)')
+  .option('--json', "print each section's findings (values, intervals and what they cover, verdicts) as JSON instead of the tables")
   .action(
-    action(async (run: string | undefined, opts: { html?: string; prices?: string; lake: string; aws?: boolean; stack: string; includeSaturated?: boolean }) => {
+    action(async (run: string | undefined, opts: { html?: string; prices?: string; lake: string; aws?: boolean; stack: string; includeSaturated?: boolean; json?: boolean }) => {
       const common = {
+        ...(opts.json ? { json: true } : {}),
         ...(run ? { runId: run } : {}),
         repoRoot,
         ...(opts.html ? { html: resolve(opts.html) } : {}),

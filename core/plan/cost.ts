@@ -206,7 +206,7 @@ export interface PlanCost {
  * prices below apply to both the MySQL-compatible and the PostgreSQL-compatible editions of Amazon
  * Aurora, except where noted", with the instance prices of each edition on their own tab).
  */
-function dbInstancePrice(prices: RegionPrices, engine: EngineRef, instanceClass: string): { hourly: number | undefined; missingAs: string; fallback?: string } {
+export function dbInstancePrice(prices: RegionPrices, engine: EngineRef, instanceClass: string): { hourly: number | undefined; missingAs: string; fallback?: string } {
   if (engine.kind === 'aurora-mysql') return { hourly: prices.dbInstanceHourly[instanceClass], missingAs: instanceClass };
   if (engine.kind === 'self-managed') {
     const ec2Type = instanceClass.replace(/^db\./, '');

@@ -17,7 +17,7 @@ import { fixed, num, pct } from '../format';
 import type { LakeReader } from '../lake/duckdb';
 import type { StepResult } from '../lake/results';
 import type { ReportSection, TableBlock } from './model';
-import type { Context } from './sections';
+import type { Context } from './context';
 import { meanCi, summarize, welchRatioCi, type ConfidenceInterval } from './stats';
 
 /**
@@ -122,7 +122,7 @@ interface VariantStep {
   readonly acu: number[];
 }
 
-function serverlessSection(ctx: Context, usage: AuroraUsage): ReportSection | null {
+export function serverlessSection(ctx: Context, usage: AuroraUsage): ReportSection | null {
   const plan = ctx.data.plan;
   const cells = cellsOf(ctx);
   if (!plan || !cells.some((c) => c.cell.variant.serverless !== undefined)) return null;
@@ -220,7 +220,7 @@ function serverlessSection(ctx: Context, usage: AuroraUsage): ReportSection | nu
   };
 }
 
-function storageSection(ctx: Context, usage: AuroraUsage): ReportSection | null {
+export function storageSection(ctx: Context, usage: AuroraUsage): ReportSection | null {
   const plan = ctx.data.plan;
   const cells = cellsOf(ctx);
   if (!plan || cells.length === 0 || !(ctx.data.spec?.variants ?? []).some((v) => v.storage !== undefined)) return null;
@@ -349,7 +349,7 @@ function cellUsage(ctx: Context, usage: AuroraUsage, cell: CellPlan, steps: read
   };
 }
 
-function billSection(ctx: Context, usage: AuroraUsage): ReportSection | null {
+export function billSection(ctx: Context, usage: AuroraUsage): ReportSection | null {
   const plan = ctx.data.plan;
   if (!plan || plan.backend !== 'aws') return null;
   const cells = cellsOf(ctx);
@@ -405,6 +405,10 @@ function billSection(ctx: Context, usage: AuroraUsage): ReportSection | null {
 }
 
 /** The sections of this module that apply to the run, in order. */
-export function auroraChoicesSections(ctx: Context, usage: AuroraUsage = { capacity: [], volumeIo: [] }): ReportSection[] {
+/** A run without Serverless v2 capacity or cluster volume I/O datapoints (a local run). */
+export const NO_AURORA_USAGE: AuroraUsage = { capacity: [], volumeIo: [] };
+
+/** Every Aurora-choices section that applies, in reading order. @internal exported for its tests (a test seam) */
+export function auroraChoicesSections(ctx: Context, usage: AuroraUsage = NO_AURORA_USAGE): ReportSection[] {
   return [serverlessSection(ctx, usage), storageSection(ctx, usage), billSection(ctx, usage)].filter((s): s is ReportSection => s !== null);
 }

@@ -10,14 +10,33 @@ const CHART_WIDTH = 760;
 const CHART_HEIGHT = 380;
 const ERROR_COLOR = '#d62728';
 
+/**
+ * One colour and one marker per variant, in series order, so a variant reads the same in every
+ * chart and in greyscale print (colours: the Tableau 10 palette without its red, kept for errors).
+ */
+const PALETTE = ['#1f77b4', '#ff7f0e', '#2ca02c', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf'] as const;
+const SYMBOLS = ['circle', 'rect', 'triangle', 'diamond', 'pin', 'arrow', 'roundRect'] as const;
+
+/** The colour and marker of the i-th variant series. */
+function seriesStyle(i: number): { color: string; symbol: string } {
+  return { color: PALETTE[i % PALETTE.length]!, symbol: SYMBOLS[i % SYMBOLS.length]! };
+}
+
 export interface XYSeries {
   readonly name: string;
   readonly points: readonly (readonly [number, number | null])[];
   /** Points to mark as errors (connection errors, failed steps), drawn as red triangles. */
   readonly errorPoints?: readonly (readonly [number, number])[];
   readonly dashed?: boolean;
-  /** More marked points of this series (e.g. overloaded rate steps), each kind with its own symbol. */
-  readonly marks?: readonly { readonly label: string; readonly symbol: string; readonly color: string; readonly points: readonly (readonly [number, number])[] }[];
+  /**
+   * More marked points of this series (e.g. overloaded rate steps, the knee), each kind with its own
+   * symbol, drawn in the series' colour unless one is given.
+   */
+  readonly marks?: readonly { readonly label: string; readonly symbol: string; readonly color?: string; readonly points: readonly (readonly [number, number])[] }[];
+  /** Intervals drawn as error bars: [x, low, high] (a point's 95% interval, or its range over repeats). */
+  readonly intervals?: readonly (readonly [number, number, number])[];
+  /** Draw markers only, no line through them (points of several repeats at different x). */
+  readonly scatter?: boolean;
 }
 
 /** A horizontal reference line (a capacity, 100%). */
@@ -32,12 +51,63 @@ export interface LineChartOptions {
   readonly logY?: boolean;
   readonly logBase?: number;
   readonly hLines?: readonly ReferenceLine[];
+  /** A linear x axis from 0 (offered rates: the ideal line starts at the origin). */
+  readonly fromZero?: boolean;
+}
+
+/**
+ * Vertical error bars with caps, one per [x, low, high], as a custom series (ECharts draws it in
+ * the server-side SVG like any other series).
+ */
+function errorBars(name: string, color: string, bars: readonly (readonly [number, number, number])[]): SeriesOption {
+  return {
+    type: 'custom',
+    name,
+    data: bars.map(([x, lo, hi]) => [x, lo, hi]),
+    encode: { x: 0, y: [1, 2] },
+    z: 1,
+    silent: true,
+    renderItem: (_params: unknown, api: { value: (i: number) => number; coord: (p: number[]) => number[] }) => {
+      const x = api.value(0);
+      const lo = api.coord([x, api.value(1)]);
+      const hi = api.coord([x, api.value(2)]);
+      const cap = 4;
+      const style = { stroke: color, lineWidth: 1.5 };
+      return {
+        type: 'group',
+        children: [
+          { type: 'line', shape: { x1: lo[0], y1: lo[1], x2: hi[0], y2: hi[1] }, style },
+          { type: 'line', shape: { x1: lo[0]! - cap, y1: lo[1], x2: lo[0]! + cap, y2: lo[1] }, style },
+          { type: 'line', shape: { x1: hi[0]! - cap, y1: hi[1], x2: hi[0]! + cap, y2: hi[1] }, style },
+        ],
+      };
+    },
+  } as SeriesOption;
 }
 
 /** Whether positive values span at least a decade (max >= 10 x min): then a log axis reads better. */
 export function spansDecades(values: readonly (number | null | undefined)[]): boolean {
   const pos = values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v) && v > 0);
   return pos.length >= 2 && Math.max(...pos) >= 10 * Math.min(...pos);
+}
+
+/**
+ * Room under the plot for the x axis labels, its name and a legend of `entries` at the bottom: the
+ * legend wraps to more rows when its entries (about 7 px a character, a 25-px icon and the 28-px gap
+ * each) are wider than 90% of the chart, and each row needs its own 24 px.
+ */
+function bottomFor(entries: readonly string[], width: number): number {
+  let rows = 1;
+  let used = 0;
+  for (const e of entries) {
+    const w = e.length * 7 + 25 + 28;
+    if (used > 0 && used + w > width * 0.9) {
+      rows += 1;
+      used = 0;
+    }
+    used += w;
+  }
+  return 66 + rows * 24;
 }
 
 function baseOption(title: string): EChartsOption {
@@ -58,19 +128,24 @@ export function lineChart(id: string, title: string, xName: string, yName: strin
   series = series.map((s) => ({
     ...s,
     points: s.points.filter(([x, y]) => keepX(x) && keepY(y)),
+    ...(s.intervals ? { intervals: s.intervals.filter(([x, lo]) => keepX(x) && keepY(lo)) } : {}),
     ...(s.errorPoints ? { errorPoints: s.errorPoints.filter(([x, y]) => keepX(x) && keepY(y)) } : {}),
     ...(s.marks ? { marks: s.marks.map((m) => ({ ...m, points: m.points.filter(([x, y]) => keepX(x) && keepY(y)) })) } : {}),
   }));
+  let styled = 0;
   for (const s of series) {
+    const style = s.dashed ? { color: '#555', symbol: 'none' } : seriesStyle(styled++);
     out.push({
-      type: 'line',
+      type: s.scatter ? 'scatter' : 'line',
       name: s.name,
       data: s.points.map(([x, y]) => [x, y]),
-      showSymbol: true,
-      symbolSize: 6,
-      connectNulls: false,
-      ...(s.dashed ? { lineStyle: { type: 'dashed' }, showSymbol: false } : {}),
+      symbol: style.symbol,
+      symbolSize: 8,
+      itemStyle: { color: style.color },
+      ...(s.scatter ? {} : { showSymbol: true, connectNulls: false, lineStyle: { color: style.color, ...(s.dashed ? { type: 'dashed' as const } : {}) } }),
+      ...(s.dashed ? { showSymbol: false } : {}),
     });
+    if (s.intervals && s.intervals.length > 0) out.push(errorBars(`${s.name}: interval`, style.color, s.intervals));
     if (s.errorPoints && s.errorPoints.length > 0) {
       out.push({
         type: 'scatter',
@@ -78,12 +153,19 @@ export function lineChart(id: string, title: string, xName: string, yName: strin
         data: s.errorPoints.map(([x, y]) => [x, y]),
         symbol: 'triangle',
         symbolSize: 12,
-        itemStyle: { color: ERROR_COLOR },
+        itemStyle: { color: ERROR_COLOR, borderColor: style.color, borderWidth: 2 },
       });
     }
     for (const m of s.marks ?? []) {
       if (m.points.length === 0) continue;
-      out.push({ type: 'scatter', name: `${s.name}: ${m.label}`, data: m.points.map(([x, y]) => [x, y]), symbol: m.symbol, symbolSize: 13, itemStyle: { color: m.color } });
+      out.push({
+        type: 'scatter',
+        name: `${s.name}: ${m.label}`,
+        data: m.points.map(([x, y]) => [x, y]),
+        symbol: m.symbol,
+        symbolSize: 14,
+        itemStyle: { color: m.color ?? 'transparent', borderColor: style.color, borderWidth: 2.5 },
+      });
     }
   }
   if (options.hLines && options.hLines.length > 0) {
@@ -94,9 +176,10 @@ export function lineChart(id: string, title: string, xName: string, yName: strin
       markLine: {
         silent: true,
         symbol: 'none',
-        data: options.hLines.map((l) => ({
+        // Alternate ends and sides of the line, so labels of close values do not sit on each other.
+        data: options.hLines.map((l, i) => ({
           yAxis: l.value,
-          label: { formatter: l.label, position: 'insideEndTop', fontSize: 11 },
+          label: { formatter: l.label, position: (['insideEndTop', 'insideStartBottom', 'insideStartTop', 'insideEndBottom'] as const)[i % 4], fontSize: 11 },
           lineStyle: { type: 'dashed', color: l.color ?? '#555' },
         })),
       },
@@ -104,17 +187,21 @@ export function lineChart(id: string, title: string, xName: string, yName: strin
   }
   const base = baseOption(title);
   const markLabels = series.flatMap((s) => (s.marks ?? []).filter((m) => m.points.length > 0).map((m) => `${s.name}: ${m.label}`));
+  const legend = [...series.map((s) => s.name), ...markLabels];
   return {
     id,
     title,
     option: {
       ...base,
       // Error markers are explained by the title; keeping them out of the legend keeps it one line.
-      legend: { ...(base.legend as object), data: [...series.map((s) => s.name), ...markLabels] },
+      legend: { ...(base.legend as object), data: legend },
+      grid: { ...(base.grid as object), bottom: bottomFor(legend, CHART_WIDTH) },
       xAxis: options.logX
-        ? { type: 'log', logBase: options.logBase ?? 2, min: 'dataMin', max: 'dataMax', name: xName, nameLocation: 'middle', nameGap: 28 }
-        : { type: 'value', name: xName, nameLocation: 'middle', nameGap: 28, scale: true },
-      yAxis: options.logY ? { type: 'log', logBase: 10, name: yName, nameLocation: 'middle', nameGap: 55 } : { type: 'value', name: yName, nameLocation: 'middle', nameGap: 55 },
+        ? { type: 'log', logBase: options.logBase ?? 2, name: xName, nameLocation: 'middle', nameGap: 28, axisLabel: { hideOverlap: true } }
+        : { type: 'value', name: xName, nameLocation: 'middle', nameGap: 28, scale: options.fromZero !== true, axisLabel: { hideOverlap: true } },
+      yAxis: options.logY
+        ? { type: 'log', logBase: 10, name: yName, nameLocation: 'middle', nameGap: 55, axisLabel: { hideOverlap: true } }
+        : { type: 'value', name: yName, nameLocation: 'middle', nameGap: 55, axisLabel: { hideOverlap: true } },
       series: out,
     },
   };
@@ -146,6 +233,13 @@ export function barChart(
     title,
     option: {
       ...baseOption(title),
+      grid: {
+        left: 70,
+        right: 30,
+        top: 45,
+        bottom: bottomFor([...series.map((s) => s.name), ...(limits !== undefined ? [limits.name] : [])], CHART_WIDTH) + (categories.length > 4 ? 30 : 0),
+        containLabel: false,
+      },
       tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' } },
       xAxis: { type: 'category', data: [...categories], axisLabel: { interval: 0, rotate: categories.length > 4 ? 20 : 0 } },
       yAxis: { type: 'value', name: yName, nameLocation: 'middle', nameGap: 55 },
@@ -154,13 +248,38 @@ export function barChart(
   };
 }
 
+/** A row of a forest plot: an estimate and its interval (null bounds: no interval). */
+export interface ForestRow {
+  readonly label: string;
+  readonly estimate: number;
+  readonly low: number | null;
+  readonly high: number | null;
+}
+
 /**
  * A forest plot of ratios: each row's estimate as a dot and its 95% interval as a horizontal
  * segment, with a reference line at 100%. A segment that crosses the line is within the noise.
  */
-export function ratioChart(id: string, title: string, rows: readonly { label: string; estimate: number; low: number | null; high: number | null }[]): ChartBlock {
+export function ratioChart(id: string, title: string, rows: readonly ForestRow[]): ChartBlock {
+  const scaled = rows.map((r) => ({ label: r.label, estimate: r.estimate * 100, low: r.low === null ? null : r.low * 100, high: r.high === null ? null : r.high * 100 }));
+  return forestChart(id, title, scaled, { reference: { value: 100, label: '100%' }, unit: '%' });
+}
+
+/**
+ * A forest plot: one row per estimate, a dot with its interval as a horizontal segment, and an
+ * optional vertical reference line. Used for ratios (reference 100%) and for values whose table
+ * shows intervals (latency per consistency level).
+ */
+export function forestChart(
+  id: string,
+  title: string,
+  rows: readonly ForestRow[],
+  options: { readonly reference?: { readonly value: number; readonly label: string }; readonly unit?: string; readonly axisName?: string } = {},
+): ChartBlock {
   const labels = rows.map((r) => r.label);
-  const width = Math.max(CHART_WIDTH, Math.min(420, 24 + Math.max(...labels.map((l) => l.length)) * 6.5) + 520);
+  // Room for the longest row label (about 6.5 px per character at the default 12 px font).
+  const labelWidth = Math.min(420, 24 + Math.max(...labels.map((l) => l.length)) * 6.5);
+  const width = Math.max(CHART_WIDTH, labelWidth + 520);
   const series: SeriesOption[] = [];
   rows.forEach((r) => {
     if (r.low === null || r.high === null || !Number.isFinite(r.low) || !Number.isFinite(r.high)) return;
@@ -168,46 +287,67 @@ export function ratioChart(id: string, title: string, rows: readonly { label: st
       type: 'line',
       name: '95% CI',
       data: [
-        [r.low * 100, r.label],
-        [r.high * 100, r.label],
+        [r.low, r.label],
+        [r.high, r.label],
       ],
       showSymbol: false,
       lineStyle: { width: 3, color: '#7f7f7f' },
       tooltip: { show: false },
     });
   });
+  const ref = options.reference;
   series.push({
     type: 'scatter',
-    name: 'ratio',
-    data: rows.map((r) => [r.estimate * 100, r.label]),
+    name: 'estimate',
+    data: rows.map((r) => [r.estimate, r.label]),
     symbolSize: 10,
-    itemStyle: { color: '#1f77b4' },
-    markLine: { silent: true, symbol: 'none', lineStyle: { type: 'dashed', color: '#333' }, data: [{ xAxis: 100 }], label: { formatter: '100%', position: 'start' } },
+    itemStyle: { color: PALETTE[0] },
+    ...(ref !== undefined
+      ? {
+          markLine: {
+            silent: true,
+            symbol: 'none',
+            lineStyle: { type: 'dashed', color: '#333' },
+            data: [{ xAxis: ref.value }],
+            label: { formatter: ref.label, position: 'start' },
+          },
+        }
+      : {}),
   });
-  const all = rows
-    .flatMap((r) => [r.estimate, r.low, r.high])
-    .filter((x): x is number => x !== null && Number.isFinite(x))
-    .map((x) => x * 100);
-  const lo = Math.min(100, ...all);
-  const hi = Math.max(100, ...all);
-  const pad = Math.max(2, (hi - lo) * 0.1);
-  // Room for the longest row label (about 6.5 px per character at the default 12 px font).
-  const labelWidth = Math.min(420, 24 + Math.max(...labels.map((l) => l.length)) * 6.5);
+  const all = rows.flatMap((r) => [r.estimate, r.low, r.high]).filter((x): x is number => x !== null && Number.isFinite(x));
+  const lo = Math.min(ref?.value ?? Infinity, ...all);
+  const hi = Math.max(ref?.value ?? -Infinity, ...all);
+  const step = niceStep((hi - lo) / 5);
+  const unit = options.unit ?? '';
   return {
     id,
     title,
     width,
-    height: Math.max(200, 70 + rows.length * 34),
+    height: Math.max(200, 70 + rows.length * 34 + (options.axisName !== undefined ? 20 : 0)),
     option: {
       ...baseOption(title),
       legend: { show: false },
       tooltip: { trigger: 'item' },
-      grid: { left: labelWidth, right: 40, top: 55, bottom: 40 },
-      xAxis: { type: 'value', min: Math.max(0, Math.floor((lo - pad) / 10) * 10), max: Math.ceil((hi + pad) / 10) * 10, axisLabel: { formatter: '{value}%', hideOverlap: true } },
+      grid: { left: labelWidth, right: 40, top: 55, bottom: options.axisName !== undefined ? 55 : 40 },
+      xAxis: {
+        type: 'value',
+        min: Math.max(0, Math.floor(lo / step - 0.5) * step),
+        max: Math.ceil(hi / step + 0.5) * step,
+        axisLabel: { formatter: `{value}${unit}`, hideOverlap: true },
+        ...(options.axisName !== undefined ? { name: options.axisName, nameLocation: 'middle' as const, nameGap: 28 } : {}),
+      },
       yAxis: { type: 'category', data: labels, inverse: true },
       series,
     },
   };
+}
+
+/** A round step near `raw`: 1, 2 or 5 times a power of ten. */
+function niceStep(raw: number): number {
+  if (!(raw > 0) || !Number.isFinite(raw)) return 1;
+  const p = 10 ** Math.floor(Math.log10(raw));
+  const m = raw / p;
+  return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
 }
 
 /** Server-side SVG of a chart (no DOM, no network). */

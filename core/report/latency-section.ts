@@ -9,7 +9,7 @@ import { lineChart, type XYSeries } from './charts';
 import { fixed, num } from '../format';
 import type { ChartBlock, ReportSection } from './model';
 import { mean } from './stats';
-import type { Context, StepGroup } from './sections';
+import { stepLabel, type Context, type StepGroup } from './context';
 
 const FIELDS = ['lat_p50_ms', 'lat_p90_ms', 'lat_p95_ms', 'lat_p99_ms', 'lat_p999_ms', 'lat_max_ms'] as const satisfies readonly (keyof StepResult)[];
 
@@ -18,8 +18,6 @@ function meanOf(rows: readonly StepResult[], field: (typeof FIELDS)[number]): nu
   const values = rows.map((r) => r[field]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
   return values.length > 0 ? mean(values) : null;
 }
-
-const stepLabel = (g: StepGroup): string => `${g.workload} t${g.threads}${g.rate > 0 ? ` @${num(g.offered, 0)}/s` : ''}${g.target !== 'writer' ? ` → ${g.target}` : ''}`;
 
 export function latencySection(ctx: Context): ReportSection | null {
   const groups = ctx.groups.filter((g) => g.ok.some((r) => typeof r.lat_p99_ms === 'number'));
@@ -37,15 +35,16 @@ export function latencySection(ctx: Context): ReportSection | null {
   if (widest)
     findings.push(`Widest tail: ${widest.g.variant} ${stepLabel(widest.g)}, p99 ${fixed(widest.p99)} ms is ${num(widest.p99 / widest.p50, 1)}× its p50 (${fixed(widest.p50)} ms).`);
   const charts: ChartBlock[] = [];
-  const rated = groups.filter((g) => g.rate > 0);
-  if (new Set(rated.map((g) => g.offered)).size >= 2) {
+  // Each repeat at the rate it was offered (relative rates differ per repeat: no mean of them was offered).
+  const rated = groups.filter((g) => g.rate > 0 || g.rateOfCapacity !== null).flatMap((g) => g.ok.filter((r) => typeof r.lat_p99_ms === 'number'));
+  if (new Set(rated.map((r) => r.offered_tps)).size >= 2) {
     const series: XYSeries[] = [];
-    for (const variant of [...new Set(rated.map((g) => g.variant))]) {
+    for (const variant of [...new Set(rated.map((r) => r.variant))]) {
       const points = rated
-        .filter((g) => g.variant === variant)
-        .sort((a, b) => a.offered - b.offered)
-        .map((g) => [g.offered, meanOf(g.ok, 'lat_p99_ms')] as const);
-      series.push({ name: variant, points });
+        .filter((r) => r.variant === variant)
+        .sort((a, b) => a.offered_tps - b.offered_tps)
+        .map((r) => [r.offered_tps, r.lat_p99_ms ?? null] as const);
+      series.push({ name: variant, points, scatter: true });
     }
     charts.push(lineChart('latency-p99-vs-rate', 'p99 latency against offered rate (from the histogram)', 'offered transactions/s', 'p99 ms', series));
   }

@@ -58,12 +58,18 @@ export interface ReportSection {
 
 export interface AnswerPart {
   readonly lines: readonly string[];
+  /** Sentences past the opening few: shown after them (collapsed in HTML). */
+  readonly more?: readonly string[];
   readonly tables: readonly TableBlock[];
   readonly charts: readonly ChartBlock[];
 }
 
 export interface Report {
   readonly title: string;
+  /** Shown above everything (e.g. "a local rehearsal: this machine's numbers, not AWS's"). */
+  readonly banner?: string;
+  /** Each section's typed findings by section id, for `report --json`. */
+  readonly findings?: Readonly<Record<string, unknown>>;
   readonly meta: readonly [string, string][];
   readonly notes: readonly string[];
   /** The study's answer first: the sections' answer parts in section order; null when none applies. */

@@ -11,7 +11,7 @@ import { loadPrices, type PriceTable } from '../plan/cost';
 import { COMPACT_TABLE } from '../format';
 import { loadRun, type RunData } from './load';
 import type { AnswerPart, ChartBlock, Report, ReportSection, TableBlock } from './model';
-import { buildSections, makeContext, type ContextOptions } from './sections';
+import { analyzeSections, makeContext, type ContextOptions } from './sections';
 
 function planNotes(data: RunData): string[] {
   try {
@@ -54,9 +54,29 @@ export function buildReport(data: RunData, prices: PriceTable, options: ContextO
           `Left out of every ratio, score and price-performance figure: ${leftOut.length} step result${leftOut.length === 1 ? '' : 's'} whose client saturated its CPU (the numbers measure the client, not the server): ${leftOut.join(', ')}. Keep them with --include-saturated.`,
         ]
       : [];
-  const sections = buildSections(ctx);
-  return { title: `aurora-bench report: ${r.spec_name}`, meta, notes: [...saturationNotes, ...planNotes(data)], answer: composeAnswer(sections), sections };
+  const analyzed = analyzeSections(ctx);
+  const sections = analyzed.map((a) => a.section);
+  return {
+    title: `aurora-bench report: ${r.spec_name}`,
+    ...(banner(data) !== null ? { banner: banner(data)! } : {}),
+    findings: Object.fromEntries(analyzed.map((a) => [a.id, a.findings])),
+    meta,
+    notes: [...saturationNotes, ...planNotes(data)],
+    answer: composeAnswer(sections),
+    sections,
+  };
 }
+
+/** A local run says so before anything else: its numbers are this machine's, not the AWS classes'. */
+function banner(data: RunData): string | null {
+  if (data.run.backend !== 'local') return null;
+  const server = data.run.server_version ? ` (${data.run.server_version})` : '';
+  const small = /-small$/.test(data.run.spec_name) ? ', at --scale small (fewer rows, shorter steps)' : '';
+  return `Local rehearsal: every variant ran on this machine${server}${small}. The numbers show the method and this machine's behaviour, not the performance or price-performance of the AWS classes named.`;
+}
+
+/** The answer opens with at most this many sentences; the others follow, collapsed in HTML. */
+const ANSWER_LINES = 5;
 
 /** The sections' answer parts, in section order: the study's answer, before any evidence. */
 function composeAnswer(sections: readonly ReportSection[]): AnswerPart | null {
@@ -64,7 +84,13 @@ function composeAnswer(sections: readonly ReportSection[]): AnswerPart | null {
   const ordered = [...sections.filter((s) => s.id !== 'price'), ...sections.filter((s) => s.id === 'price')];
   const parts = ordered.map((s) => s.answer).filter((a): a is AnswerPart => a !== undefined);
   if (parts.length === 0) return null;
-  return { lines: parts.flatMap((p) => p.lines), tables: parts.flatMap((p) => p.tables), charts: parts.flatMap((p) => p.charts) };
+  const lines = parts.flatMap((p) => p.lines);
+  return {
+    lines: lines.slice(0, ANSWER_LINES),
+    ...(lines.length > ANSWER_LINES ? { more: lines.slice(ANSWER_LINES) } : {}),
+    tables: parts.flatMap((p) => p.tables),
+    charts: parts.flatMap((p) => p.charts),
+  };
 }
 
 const evidenceOf = (report: Report): ReportSection[] => report.sections.filter((s) => s.appendix !== true);
@@ -104,9 +130,10 @@ function renderTerminalPlain(report: Report): string {
 export function renderTerminal(report: Report): string {
   if (report.answer === undefined) return renderTerminalPlain(report);
   const out = [report.title];
+  if (report.banner !== undefined) out.push('', `!! ${report.banner}`);
   const answer = report.answer ?? null;
   if (answer !== null) {
-    out.push('', '== Answer ==', ...answer.lines.map((l) => `  * ${l}`));
+    out.push('', '== Answer ==', ...answer.lines.map((l) => `  * ${l}`), ...(answer.more ?? []).map((l) => `  * ${l}`));
     for (const t of answer.tables) out.push('', terminalTable(t));
     if (answer.charts.length > 0) out.push('', `  (${answer.charts.length} chart${answer.charts.length === 1 ? '' : 's'} in the HTML report: --html FILE)`);
   }
@@ -127,7 +154,9 @@ const CSS = `
 body { font-family: -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; margin: 2rem auto; max-width: 1180px; color: #222; padding: 0 1rem; }
 section.answer { background: #f7fbff; border: 1px solid #cfe3f7; border-radius: 6px; padding: 0 1rem 1rem; }
 details#appendix { margin-top: 2.5rem; border-top: 1px solid #ddd; padding-top: 1rem; }
-details#appendix summary { font-weight: 600; cursor: pointer; }
+details#appendix summary, details.evidence > summary, details.more > summary { font-weight: 600; cursor: pointer; }
+details.evidence { margin-top: 1rem; border-top: 1px solid #ddd; padding-top: .6rem; }
+p.banner { background: #fff4e5; border: 1px solid #f0b35a; border-radius: 6px; padding: .6rem 1rem; font-weight: 600; }
 h1 { font-size: 1.5rem; } h2 { font-size: 1.25rem; margin-top: 2.5rem; border-bottom: 1px solid #ddd; padding-bottom: .3rem; }
 h3 { font-size: 1rem; margin-top: 1.5rem; }
 dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; font-size: .9rem; }
@@ -144,6 +173,8 @@ tr.emphasis td { background: #f7fbff; font-weight: 600; }
 p.note { font-size: .8rem; color: #555; margin: .2rem 0; }
 figure.chart { margin: 1rem 0; }
 figure.chart svg { max-width: 100%; height: auto; }
+div.charts.pairs { display: grid; grid-template-columns: repeat(auto-fit, minmax(540px, 1fr)); gap: 0 1rem; }
+div.charts.pairs figure.chart { margin: .5rem 0; }
 ul.notes { font-size: .85rem; color: #555; }
 `;
 
@@ -175,6 +206,7 @@ function htmlSection(s: ReportSection): string {
 export function renderHtml(report: Report): string {
   const parts: string[] = [];
   parts.push(`<h1>${escapeHtml(report.title)}</h1>`);
+  if (report.banner !== undefined) parts.push(`<p class="banner" id="banner">${escapeHtml(report.banner)}</p>`);
   if (report.answer === undefined) {
     // Reports without a study answer (compare, history): the run details first, then the sections.
     parts.push(`<dl class="meta">${report.meta.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('')}</dl>`);
@@ -185,12 +217,19 @@ export function renderHtml(report: Report): string {
   if (answer !== null) {
     parts.push('<section id="answer" class="answer">', '<h2>Answer</h2>');
     parts.push(`<ul class="findings">${answer.lines.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul>`);
+    if (answer.more !== undefined && answer.more.length > 0)
+      parts.push(
+        `<details class="more"><summary>${answer.more.length} more finding${answer.more.length === 1 ? '' : 's'}</summary><ul class="findings">${answer.more.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul></details>`,
+      );
     for (const t of answer.tables) parts.push(htmlTable(t));
-    for (const c of answer.charts) parts.push(htmlChart(c));
+    // Charts side by side where the page is wide enough (a sweep's achieved and latency charts read as a pair).
+    if (answer.charts.length > 0) parts.push(`<div class="charts${answer.charts.length > 1 ? ' pairs' : ''}">${answer.charts.map(htmlChart).join('\n')}</div>`);
     parts.push('</section>');
   }
   if (report.sections.length === 0) parts.push('<p>Nothing to report: the run has no step results.</p>');
-  for (const s of evidenceOf(report).filter(hasEvidence)) parts.push(htmlSection(s));
+  // The evidence behind the answer, one collapsed block per section: the answer is the page.
+  for (const s of evidenceOf(report).filter(hasEvidence))
+    parts.push(`<details class="evidence" id="evidence-${s.id}"><summary>${escapeHtml(s.title)}: the evidence</summary>\n${htmlSection(s)}\n</details>`);
   parts.push('<details id="appendix"><summary>Appendix: run details, plan notes and error details</summary>');
   parts.push(`<dl class="meta">${report.meta.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('')}</dl>`);
   if (report.notes.length > 0) parts.push(`<h3>Plan notes</h3><ul class="notes">${report.notes.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>`);
@@ -217,6 +256,25 @@ ${parts.join('\n')}
 }
 
 // ---------------------------------------------------------------------------------------------
+// JSON
+
+/**
+ * `report --json`: the run's details and each section's typed findings (values, intervals with what
+ * they cover, verdicts), for notebooks and other tools. Numbers that are not finite become null.
+ */
+export function renderJson(report: Report): string {
+  const doc = {
+    title: report.title,
+    ...(report.banner !== undefined ? { banner: report.banner } : {}),
+    run: Object.fromEntries(report.meta),
+    notes: report.notes,
+    answer: report.answer ? [...report.answer.lines, ...(report.answer.more ?? [])] : [],
+    findings: report.findings ?? {},
+  };
+  return JSON.stringify(doc, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2) + '\n';
+}
+
+// ---------------------------------------------------------------------------------------------
 // Entry points
 
 export interface ReportOptions {
@@ -229,6 +287,8 @@ export interface ReportOptions {
   readonly html?: string;
   /** Keep client-bound repeats in ratios, scores and price-performance. */
   readonly includeSaturated?: boolean;
+  /** Print the findings as JSON (renderJson) instead of the terminal tables. */
+  readonly json?: boolean;
 }
 
 /** The report of a run from any lake (DuckDB or Athena). */
@@ -236,7 +296,7 @@ export async function reportFromLake(lake: LakeReader, options: ReportOptions): 
   const prices = loadPrices(options.repoRoot, options.prices);
   const data = await loadRun(lake, options.runId);
   const report = buildReport(data, prices, { includeSaturated: options.includeSaturated === true });
-  return { report, text: renderTerminal(report), ...(options.html !== undefined ? { html: renderHtml(report) } : {}) };
+  return { report, text: options.json === true ? renderJson(report) : renderTerminal(report), ...(options.html !== undefined ? { html: renderHtml(report) } : {}) };
 }
 
 /** What `aurora-bench report` prints, for a local lake; writes the HTML file when asked. */
@@ -247,8 +307,9 @@ export async function reportCommand(options: ReportOptions & { readonly lakeDir:
     const skipped = skippedFilesText(lake);
     if (options.html !== undefined && html !== undefined) {
       writeFileSync(options.html, html);
-      return text + `\nHTML report written to ${options.html}\n` + skipped;
+      // JSON on stdout stays parseable: the file's path goes to the caller's log only in text mode.
+      return options.json === true ? text : text + `\nHTML report written to ${options.html}\n` + skipped;
     }
-    return text + skipped;
+    return options.json === true ? text : text + skipped;
   });
 }

@@ -12,7 +12,7 @@ import { fixed, num } from '../format';
 import { LOCAL_UNMEASURED_METRICS, SERVER_METRICS, type ServerMetricName } from '../lake/rows';
 import type { ReportSection } from './model';
 import { mean } from './stats';
-import type { Context, StepGroup } from './sections';
+import { stepLabel, type Context } from './context';
 
 /** The metrics shown, in column order. */
 const SHOWN = [
@@ -45,10 +45,18 @@ const valueText = (metric: Shown, value: number | null): string => {
   return num(value, 0);
 };
 
-const stepLabel = (g: StepGroup): string => `${g.workload} t${g.threads}${g.rate > 0 ? ` @${num(g.offered, 0)}/s` : ''}${g.target !== 'writer' ? ` → ${g.target}` : ''}`;
+/**
+ * Metrics a local run records but that do not measure what their name says there: InnoDB's
+ * Innodb_data_writes and PostgreSQL's buffers written count page flushes, which the servers defer
+ * past a short step (the buffer pool holds the data), so a write-only step reads 0/s.
+ */
+const LOCAL_MISLEADING: Partial<Record<Shown, string>> = {
+  WriteIOPS: 'left out locally: data-file writes are deferred page flushes (InnoDB, PostgreSQL), which a short step ends before, so they read 0/s under a write-only load',
+};
 
 export function serverMetricsSection(ctx: Context): ReportSection | null {
-  const shown = new Set<string>(SHOWN);
+  const local = ctx.data.run.backend === 'local';
+  const shown = new Set<string>(SHOWN.filter((m) => !(local && LOCAL_MISLEADING[m] !== undefined)));
   const metrics = ctx.data.metrics.filter((m) => shown.has(m.metric) && m.role !== 'client');
   if (metrics.length === 0) return null;
   const present = SHOWN.filter((m) => metrics.some((x) => x.metric === m));
@@ -82,8 +90,10 @@ export function serverMetricsSection(ctx: Context): ReportSection | null {
     'Each value: the mean over the repeats and instances of the metric’s average over the step, and its largest datapoint. Latencies are the server’s own per-statement averages (they leave out the network and the client).',
   ];
   if (metrics.some((m) => m.partial)) notes.push('partial: some datapoints of the window never arrived (metric_windows), so the average covers only those received.');
-  const missing = SHOWN.filter((m) => !present.includes(m));
-  if (ctx.data.run.backend === 'local') {
+  const missing = SHOWN.filter((m) => !present.includes(m) && !(local && LOCAL_MISLEADING[m] !== undefined));
+  if (local) {
+    const left = SHOWN.filter((m) => LOCAL_MISLEADING[m] !== undefined).map((m) => `${m} (${LOCAL_MISLEADING[m]!})`);
+    if (left.length > 0) notes.push(`${left.join('; ')}.`);
     const why = missing.filter((m) => LOCAL_UNMEASURED_METRICS[m] !== undefined).map((m) => `${m} (${LOCAL_UNMEASURED_METRICS[m]!})`);
     if (why.length > 0) notes.push(`Not measured locally: ${why.join('; ')}.`);
   } else if (missing.length > 0) {

@@ -5,7 +5,7 @@
 import type { VerdictsRow } from '../lake/rows';
 import { clip, num, pct } from '../format';
 import type { ReportSection } from './model';
-import type { Context } from './sections';
+import type { Context } from './context';
 
 const ORDER: Readonly<Record<string, number>> = { regressed: 0, improved: 1, 'within-noise': 2, unknown: 3, 'not-judged': 4 };
 const TEXT: Readonly<Record<string, string>> = {
@@ -22,6 +22,18 @@ export function verdictsSection(ctx: Context): ReportSection | null {
   const verdicts = [...(ctx.data.verdicts ?? [])].sort((a, b) => (ORDER[a.verdict] ?? 9) - (ORDER[b.verdict] ?? 9) || stepLabel(a).localeCompare(stepLabel(b)));
   if (verdicts.length === 0) return null;
   const count = (verdict: string) => verdicts.filter((v) => v.verdict === verdict).length;
+  // Nothing judged yet (too few earlier runs): one line, not a table of "noise unknown" rows.
+  if (count('regressed') + count('improved') + count('within-noise') === 0)
+    return {
+      id: 'verdicts',
+      title: "Verdicts against the experiment's history",
+      question: 'Did this run change anything beyond the noise of the earlier runs of its experiment?',
+      findings: [
+        `Nothing could be judged yet: none of the ${verdicts.length} step metrics has a history with a measured noise (${count('unknown')} noise unknown, ${count('not-judged')} not judged); run the experiment again to build one.`,
+      ],
+      tables: [],
+      charts: [],
+    };
   const findings = [
     `${count('regressed')} regressed, ${count('improved')} improved, ${count('within-noise')} within the noise, ${count('unknown')} with the noise unknown, ${count('not-judged')} not judged (of ${verdicts.length} step metrics).`,
     ...verdicts

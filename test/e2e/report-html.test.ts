@@ -18,6 +18,7 @@ import { runLocal } from '../../core/cli/run-local';
 import { reportCommand } from '../../core/report/report';
 import { Chromium, findChromium } from '../helpers/chromium';
 import { STUDIES, writeStudyRun } from '../helpers/study-runs';
+import { LAYOUT_EXPRESSION, type PageLayout } from '../helpers/report-layout';
 
 const repoRoot = resolve(__dirname, '../..');
 const outputDir = join(repoRoot, 'test-output', 'report-html');
@@ -34,6 +35,9 @@ const CHART_CHECK = `Array.from(document.querySelectorAll('figure.chart')).map((
   declared: Number(f.getAttribute('data-series-points')),
   visiblePoints: Array.from(f.querySelectorAll('svg [ecmeta_data_index]')).filter((e) => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; }).length,
 }))`;
+
+/** Opens every collapsed block (evidence, more findings, appendix). */
+const OPEN_ALL = `document.querySelectorAll('details').forEach((d) => { d.open = true; }); true`;
 
 interface Layout {
   firstSection: string | null;
@@ -96,9 +100,12 @@ describe('HTML report in headless Chromium', () => {
     const text = await reportCommand({ lakeDir: lake, repoRoot, runId, html });
     // Act
     const { sessionId, events } = await browser!.open(pathToFileURL(html).href, { width: 1280, height: 900 });
+    const layout = await browser!.evaluate<Layout>(sessionId, LAYOUT_CHECK);
+    // The evidence is collapsed: open every section to see its charts drawn.
+    await browser!.evaluate(sessionId, OPEN_ALL);
     const charts = await browser!.evaluate<ChartCheck[]>(sessionId, CHART_CHECK);
     const sections = await browser!.evaluate<string[]>(sessionId, `Array.from(document.querySelectorAll('section h2')).map((h) => h.textContent)`);
-    const layout = await browser!.evaluate<Layout>(sessionId, LAYOUT_CHECK);
+    const texts = await browser!.evaluate<PageLayout>(sessionId, LAYOUT_EXPRESSION);
     writeFileSync(join(outputDir, `${study}.png`), await browser!.screenshot(sessionId));
     writeFileSync(join(outputDir, `${study}.html`), readFileSync(html));
     // Assert
@@ -115,6 +122,44 @@ describe('HTML report in headless Chromium', () => {
     expect(layout.answerCharts + layout.answerTables).toBeGreaterThan(0);
     expect(layout.tooWideTables).toEqual([]);
     expect(layout.appendixOpen).toBe(false);
+    expect(texts.overlaps).toEqual([]);
+  });
+
+  it('the overlap check finds overlapping chart texts (it can fail)', async () => {
+    // Arrange: two labels drawn at the same place in a chart figure
+    const bad = join(work, 'overlap.html');
+    writeFileSync(
+      bad,
+      '<!DOCTYPE html><html><body><figure class="chart" id="chart-x"><svg width="300" height="100"><text x="10" y="50">offered TPS</text><text x="14" y="52">ideal line</text></svg></figure></body></html>',
+    );
+    // Act
+    const { sessionId } = await browser!.open(pathToFileURL(bad).href);
+    const layout = await browser!.evaluate<PageLayout>(sessionId, LAYOUT_EXPRESSION);
+    // Assert
+    expect(layout.overlaps).toEqual([{ chart: 'chart-x', a: 'offered TPS', b: 'ideal line' }]);
+  });
+
+  // The reports of real --scale small runs of S1, S2, S3 and S5 (test/fixtures/lakes/local-small).
+  it.each([
+    ['S1', 'graviton-vs-intel-small-20261127-112059-afed'],
+    ['S2', 'thread-sweep-small-20261127-114932-da85'],
+    ['S3', 'write-forwarding-small-20261127-113707-596c'],
+    ['S5', 'rate-sweep-small-20261127-112604-f737'],
+  ])('%s from a real local run: no chart text overlaps another, and the page fits in three screens', async (study, runId) => {
+    // Arrange
+    const html = join(work, `real-${study}.html`);
+    await reportCommand({ lakeDir: join(repoRoot, 'test', 'fixtures', 'lakes', 'local-small'), repoRoot, runId, html });
+    // Act
+    const { sessionId, events } = await browser!.open(pathToFileURL(html).href, { width: 1280, height: 900 });
+    const layout = await browser!.evaluate<PageLayout>(sessionId, LAYOUT_EXPRESSION);
+    writeFileSync(join(outputDir, `real-${study}.png`), await browser!.screenshot(sessionId));
+    process.stdout.write(`${study}: page height ${layout.height} px, ${layout.textsMeasured} chart texts measured\n`);
+    // Assert
+    expect(events.exceptions).toEqual([]);
+    expect(layout.textsMeasured).toBeGreaterThan(10);
+    expect(layout.overlaps).toEqual([]);
+    // Two or three 900-px screens for the answer and its evidence; the rest is collapsed.
+    expect(layout.height).toBeLessThan(3 * 900);
   });
 
   it('a real local run (two variants, a thread sweep, two repeats): the report loads cleanly with data points', async () => {
@@ -143,12 +188,13 @@ describe('HTML report in headless Chromium', () => {
     // Act
     const text = await reportCommand({ lakeDir: lake, repoRoot, runId: result.plan.runId, html });
     const { sessionId, events } = await browser!.open(pathToFileURL(html).href);
+    await browser!.evaluate(sessionId, OPEN_ALL);
     const charts = await browser!.evaluate<ChartCheck[]>(sessionId, CHART_CHECK);
     writeFileSync(join(outputDir, 'real-local-run.png'), await browser!.screenshot(sessionId));
     // Assert
     expect(result.status).toBe('SUCCEEDED');
     expect(text).toMatch(/== Variants compared|== Thread sweep ==/);
-    expect(text).toMatch(/rw, r6g: peak at \d+ threads/);
+    expect(text).toMatch(/rw: (r6g|r5) peaks at \d+ threads/);
     expect(events.consoleErrors).toEqual([]);
     expect(events.exceptions).toEqual([]);
     expect(events.requests.filter((u) => !u.startsWith('file:'))).toEqual([]);

@@ -111,6 +111,8 @@ describe('the five studies rehearsed locally (--scale small, cut for CI) and the
       const html = join(work, `${study}.html`);
       await reportCommand({ lakeDir: lake, repoRoot, runId: result.plan.runId, html });
       const { sessionId, events } = await browser!.open(pathToFileURL(html).href, { width: 1280, height: 900 });
+      // The report collapses the evidence below its answer: open it to see every chart drawn.
+      await browser!.evaluate(sessionId, `document.querySelectorAll('details').forEach((d) => { d.open = true; }); true`);
       const page = await browser!.evaluate<PageCheck>(sessionId, PAGE_CHECK);
       writeFileSync(join(outputDir, `${study}.png`), await browser!.screenshot(sessionId));
       writeFileSync(join(outputDir, `${study}.html`), readFileSync(html));

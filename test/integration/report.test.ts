@@ -11,6 +11,11 @@ import type { Report, ReportSection } from '../../core/report/model';
 import { buildReport, renderHtml, renderTerminal } from '../../core/report/report';
 import { loadRun } from '../../core/report/load';
 import { writeRunFromSpec } from '../helpers/report-fixtures';
+import type { AbFindings } from '../../core/report/studies/ab';
+import type { PriceFindings } from '../../core/report/studies/price';
+import type { ThreadSweepFindings } from '../../core/report/studies/thread-sweep';
+import type { ForwardingFindings } from '../../core/report/studies/forwarding';
+import type { RateFindings } from '../../core/report/studies/rate';
 import { writeStudyRun, type Study } from '../helpers/study-runs';
 
 const repoRoot = resolve(__dirname, '../..');
@@ -41,20 +46,39 @@ describe('study reports from lake rows', () => {
     expect(report.sections.map((s) => s.id)).toEqual(['ab', 'price']);
     const ab = section(report, 'ab');
     expect(ab.tables.map((t) => t.title)).toEqual(['AZ a', 'AZ b', 'Same class, different AZ (QPS)']);
-    expect(ab.findings[0]).toMatch(/^read-only t32 in AZ a: QPS r6g-a\/r5-a = 93\.0% \(95% CI [\d.]+%–[\d.]+%\): r6g-a is worse beyond the noise\./);
-    expect(ab.tables[2]!.rows[0]).toEqual(['db.r5.2xlarge', 'read-only t32', 'b/a', expect.stringMatching(/^104\.00% .* better$/)]);
-    const price = section(report, 'price');
-    expect(price.findings[0]).toBe("AZ a: r6g-a costs 89.48% of r5-a per hour; its transactions per USD are read-only 103.9%, write-only 103.9%, read-write 103.9% of r5-a's.");
-    expect(renderTerminal(report)).toMatch(/TPS ±95% CI/);
+    const f = report.findings!['ab'] as AbFindings;
+    const ro = f.azs[0]!.ratios[0]!;
+    expect([ro.step, ro.variant, ro.baseline, ro.qps.estimate!.toFixed(3), ro.qps.direction, ro.qps.interval!.covers]).toEqual([
+      'read-only t32',
+      'r6g-a',
+      'r5-a',
+      '0.930',
+      'lower',
+      'run-to-run',
+    ]);
+    expect(f.azSpread[0]).toMatchObject({ instanceClass: 'db.r5.2xlarge', step: 'read-only t32', azs: 'b/a', qps: { direction: 'higher' } });
+    expect(f.azSpread[0]!.qps.estimate!).toBeCloseTo(1.04, 6);
+    const price = report.findings!['price'] as PriceFindings;
+    expect(price.variants.map((v) => [v.variant, v.hourly])).toEqual([
+      ['r5-a', 1.16],
+      ['r6g-a', 1.038],
+      ['r5-b', 1.16],
+      ['r6g-b', 1.038],
+    ]);
+    expect(section(report, 'price').findings[0]).toBe(
+      "AZ a: r6g-a (aurora-mysql db.r6g.2xlarge) costs 89.48% of r5-a (aurora-mysql db.r5.2xlarge) per hour; its transactions per USD are read-only 103.9%, write-only 103.9%, read-write 103.9% of r5-a's.",
+    );
+    expect(renderTerminal(report)).toMatch(/TPS \(95% CI\)/);
     // The answer first: per AZ the ratios with intervals, then performance ratio vs price ratio with its interval.
     expect(report.answer!.tables.map((t) => t.title)).toEqual([
+      'Per AZ: QPS, TPS and p95 per class (95% intervals)',
       'Per AZ: each variant over the baseline, with 95% intervals',
       'Performance ratio vs price ratio (TPS; transactions per unit of money = performance / price)',
     ]);
-    const pp = report.answer!.tables[1]!.rows[0]!;
+    const pp = report.answer!.tables[2]!.rows[0]!;
     expect(pp.slice(0, 3)).toEqual(['a', 'read-only t32', 'r6g-a/r5-a']);
     expect(pp[4]).toBe('89.5%');
-    expect(pp[5]).toMatch(/^103\.9\d% \(\d+\.\d%–\d+\.\d%\) (better|within noise)$/);
+    expect(pp[5]).toMatch(/^103\.9% \(\d+\.\d%–\d+\.\d%\) (better|within noise)$/);
     expect(renderTerminal(report).indexOf('== Answer ==')).toBeLessThan(renderTerminal(report).indexOf('== Variants compared'));
   });
 
@@ -66,8 +90,9 @@ describe('study reports from lake rows', () => {
     const ab = section(await reportOf(lakeDir, runId), 'ab');
     // Assert
     expect(ab.tables[0]!.rows[0]![7]).toBe('1 run, interval batches');
-    expect(ab.tables[0]!.rows[0]![3]).toMatch(/^1,000 ±\d+$/);
-    expect(ab.findings.every((f) => /within the noise/.test(f))).toBe(true);
+    expect(ab.tables[0]!.rows[0]![3]).toMatch(/^1,000 \(\d+–[\d,]+\)\*$/);
+    // One run's interval batches see no run-to-run noise: never "within the noise" or "beyond" it, but "this run's".
+    expect(ab.findings.every((f) => /within this run's noise/.test(f))).toBe(true);
   });
 
   it('S2: score, peak and fall-off per variant, connection errors marked and failed steps listed', async () => {
@@ -76,11 +101,25 @@ describe('study reports from lake rows', () => {
     // Assert
     expect(report.sections.map((s) => s.id)).toEqual(['price', 'sweep', 'failures']);
     const sweep = section(report, 'sweep');
-    expect(sweep.findings[0]).toMatch(
-      /^Score: aurora-mysql 100\.0, rds-mariadb-pool 95\.0, self-managed-pool 80\.0, rds-mysql \d+\.\d, rds-mariadb-per-conn \d+\.\d, self-managed-per-conn \d+\.\d\.$/,
-    );
-    expect(sweep.findings).toContain('read-write, rds-mariadb-per-conn: peak at 256 threads; falls off from 1024 threads (17% of peak at 3000); errors from 2048 threads.');
-    expect(sweep.findings).toContain('read-write, rds-mariadb-pool: peak at 256 threads; no fall-off past the peak.');
+    const f = report.findings!['sweep'] as ThreadSweepFindings;
+    expect(f.overall.slice(0, 3)).toEqual([
+      { variant: 'aurora-mysql', score: 100 },
+      { variant: 'rds-mariadb-pool', score: 95 },
+      { variant: 'self-managed-pool', score: 80 },
+    ]);
+    const rw = f.sweeps.find((x) => x.label === 'read-write')!;
+    expect(rw.variants.find((v) => v.variant === 'rds-mariadb-per-conn')).toMatchObject({ peakThreads: 256, fallOffThreads: 1024 });
+    expect(rw.variants.find((v) => v.variant === 'rds-mariadb-per-conn')!.errorPoints.map((e) => [e.threads, e.kind])).toEqual([
+      [2048, 'deadlocks'],
+      [3000, 'deadlocks'],
+    ]);
+    expect(rw.variants.find((v) => v.variant === 'rds-mysql')!.errorPoints.map((e) => [e.threads, e.kind])).toEqual([[3000, 'connection']]);
+    expect(rw.variants.find((v) => v.variant === 'rds-mariadb-pool')).toMatchObject({ peakThreads: 256, fallOffThreads: null });
+    // Thread pool against one thread per connection on the same offering, with a verdict.
+    expect(f.threadPool.map((t) => [t.pool, t.perConnection])).toEqual([
+      ['rds-mariadb-pool', 'rds-mariadb-per-conn'],
+      ['self-managed-pool', 'self-managed-per-conn'],
+    ]);
     const errors = sweep.tables.find((t) => t.title === 'Points with errors')!;
     expect(errors.rows).toContainEqual([
       'read-write',
@@ -104,10 +143,9 @@ describe('study reports from lake rows', () => {
     ]);
     // The score and the TPS curves are the answer, shown first; the evidence keeps the rest.
     expect(sweep.answer!.charts.filter((c) => c.id.startsWith('sweep-tps'))).toHaveLength(3);
+    expect(sweep.answer!.charts.filter((c) => c.id.startsWith('sweep-qps'))).toHaveLength(3);
     expect(sweep.answer!.tables[0]!.title).toMatch(/^100-point score/);
-    expect(sweep.answer!.lines[1]).toMatch(
-      /^The ranking of aurora-mysql above rds-mariadb-pool is (within the noise|beyond)|^aurora-mysql ranks above rds-mariadb-pool beyond the noise/,
-    );
+    expect(sweep.answer!.lines[1]).toMatch(/^aurora-mysql ranks above rds-mariadb-pool \(score ratio .* within one run\); .* not judged/);
     expect(section(report, 'failures').tables[0]!.rows).toHaveLength(3);
   });
 
@@ -124,24 +162,43 @@ describe('study reports from lake rows', () => {
     // Act
     const sweep = section(await reportOf(lakeDir, runId), 'sweep');
     // Assert
-    expect(sweep.findings).toEqual(['rw, a: peak at 8 threads; no fall-off past the peak.']);
-    expect(sweep.tables.map((t) => t.title)).toEqual(['Peak and fall-off (TPS)', 'TPS per thread count, with its spread']);
+    expect(sweep.findings).toEqual([
+      'rw: a peaks at 8 threads, no fall-off past it (fall-off: below 90% of the peak).',
+      'No connection errors at any thread count.',
+      'Deadlocks and lock waits below 0.1% of transactions at every point.',
+    ]);
+    expect(sweep.tables.map((t) => t.title)).toEqual(['Peak and fall-off (TPS)', 'TPS per thread count (95% interval)']);
   });
 
   it('S3: writer vs reader, the read share from which the reader wins, scale-out and consistency cost', async () => {
     // Act
-    const fwd = section(await study('write-forwarding'), 'forwarding');
-    // Assert
-    expect(fwd.findings).toContain('32 threads: the reader beats the writer beyond the noise from a read share of 90:10 (reads:writes) upwards.');
-    expect(fwd.answer!.tables[0]!.head).toEqual(['threads', '50:50', '60:40', '≈70:30', '80:20', '90:10']);
-    expect(fwd.findings).toContain('64 threads: the reader does not beat the writer beyond the noise at any read share tried (best 89.9% of the writer).');
-    expect(fwd.findings.filter((f) => /^ps\d+-2readers: 2 readers x 32 threads give 1[34]\d\.\d% of the writer's TPS at 64 threads\.$/.test(f))).toHaveLength(5);
+    const report = await study('write-forwarding');
+    const fwd = section(report, 'forwarding');
+    const f = report.findings!['forwarding'] as ForwardingFindings;
+    // Assert: one repeat, so the verdicts are this run's
+    expect(f.readShares.map((v) => [v.threads, v.winsFrom, v.wins.length, v.runToRun])).toEqual([
+      [32, 0.9, 1, false],
+      [64, null, 0, false],
+      [128, null, 0, false],
+    ]);
+    expect(fwd.findings).toContain(
+      "32 threads: the reader beats the writer beyond this run's noise (one repeat: run-to-run noise not measured) from a read share of 90:10 (reads:writes) upwards.",
+    );
+    expect(fwd.answer!.tables.find((t) => t.title.startsWith('Reader/writer TPS'))!.head).toEqual(['threads', '50:50', '60:40', '≈70:30', '80:20', '90:10']);
+    expect(f.scaleOut.map((x) => [x.readers, x.threadsEach, Math.round(x.ratio!.estimate! * 100)])).toEqual([
+      [2, 32, 140],
+      [2, 32, 139],
+      [2, 32, 140],
+      [2, 32, 140],
+      [2, 32, 138],
+    ]);
     const consistency = fwd.answer!.tables.find((t) => t.title.startsWith('Read consistency'))!;
     expect(consistency.rows.map((r) => [r[0], r[5]!.split(' ').pop()])).toEqual([
       ['EVENTUAL', '-'],
-      ['SESSION', 'worse'],
-      ['GLOBAL', 'worse'],
+      ['SESSION', 'run*'],
+      ['GLOBAL', 'run*'],
     ]);
+    expect(f.consistency.map((c) => c.tailCost?.direction ?? null)).toEqual([null, 'higher', 'higher']);
   });
 
   it('S4: each class marked CPU-bound, network-bound or client-bound as the original study found', async () => {
@@ -185,13 +242,16 @@ describe('study reports from lake rows', () => {
 
   it('S5: the knee of each variant and its capacity', async () => {
     // Act
-    const rate = section(await study('rate-sweep'), 'rate');
-    // Assert
-    const insert = rate.tables[0]!.rows.filter((r) => r[0]!.startsWith('insert'));
-    expect(insert.map((r) => [r[1], r[2], r[3], r[4]])).toEqual([
-      ['r6g-2xl', '64,000', '80,000 (throughput)', '64,800'],
-      ['r5-2xl', '24,000', '32,000 (throughput)', '29,800'],
+    const report = await study('rate-sweep');
+    const rate = section(report, 'rate');
+    const f = report.findings!['rate'] as RateFindings;
+    // Assert: per repeat, the knee at an offered rate, the capacity from the unlimited-rate step
+    const insert = f.sweeps.find((x) => x.workload === 'insert')!;
+    expect(insert.variants.map((v) => [v.variant, v.repeats.map((r) => [r.kneeOffered, r.saturatedAtOffered, r.reason, r.capacity])])).toEqual([
+      ['r6g-2xl', [1, 2].map(() => [64000, 80000, 'throughput', 64800])],
+      ['r5-2xl', [1, 2].map(() => [24000, 32000, 'throughput', 29800])],
     ]);
+    expect(insert.capacityRatios[0]!.ratio.estimate!).toBeCloseTo(64800 / 29800, 6);
     expect(rate.answer!.charts.map((c) => c.id)).toEqual(['rate-achieved-0', 'rate-latency-0', 'rate-achieved-1', 'rate-latency-1', 'rate-achieved-2', 'rate-latency-2']);
   });
 

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { planRun } from '../../core/plan/plan';
 import { costLines, declaredBytesPerRow, estimatePlanCost, loadPrices, pricesAsOfText } from '../../core/plan/cost';
-import { makeContext, priceSection } from '../../core/report/sections';
+import { makeContext } from '../../core/report/sections';
+import { analyzePrice, priceSection } from '../../core/report/studies/price';
 import { validateSpec } from '../../core/experiment/validate';
 import { runData, stepResult } from '../helpers/step-results';
 
@@ -76,11 +77,13 @@ describe('price table date: when the figures were current', () => {
     // Arrange
     const prices = loadPrices(repoRoot);
     const ro = plan({ name: 'ro', test: 'oltp_read_only' });
-    const data = runData([stepResult({ variant: 'a', step_id: 'ro-t1', workload: 'ro', test: 'oltp_read_only' })]);
+    // Two variants: a single-variant study has no price section (nothing to weigh its price against).
+    const data = runData(['a', 'b'].map((variant) => stepResult({ variant, step_id: 'ro-t1', workload: 'ro', test: 'oltp_read_only' })));
 
     // Act
     const lines = costLines(estimatePlanCost(ro, prices), undefined, 'aws');
-    const section = priceSection(makeContext(data, prices));
+    const ctx = makeContext(data, prices);
+    const section = priceSection(analyzePrice(ctx)!, ctx);
 
     // Assert
     expect(pricesAsOfText(prices)).toBe('as of 2025-2026 (collected 2026-11-21)');

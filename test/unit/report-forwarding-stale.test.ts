@@ -1,7 +1,8 @@
 /** The write-forwarding section shows, per consistency level, the stale reads next to the latency cost. */
 import { resolve } from 'node:path';
 import { loadPrices } from '../../core/plan/cost';
-import { forwardingSection, makeContext } from '../../core/report/sections';
+import { makeContext } from '../../core/report/sections';
+import { analyzeForwarding, forwardingSection } from '../../core/report/studies/forwarding';
 import { runData, stepResult } from '../helpers/step-results';
 
 const prices = loadPrices(resolve(__dirname, '../..'));
@@ -13,11 +14,12 @@ function consistencyTable(steps: Parameters<typeof runData>[0]) {
     variants: [],
     workloads: ['EVENTUAL', 'SESSION', 'GLOBAL'].map((level) => ({ name: `rw-${level}`, script: 'rw_consistency.lua', threads: [8], options: { consistency: level } })),
   } as never;
-  const section = forwardingSection(makeContext(runData(steps, spec), prices));
-  return { section, table: [...(section?.tables ?? []), ...(section?.answer?.tables ?? [])].find((t) => t.title.startsWith('Read consistency')) };
+  const findings = analyzeForwarding(makeContext(runData(steps, spec), prices));
+  const section = findings === null ? null : forwardingSection(findings);
+  return { findings, section, table: [...(section?.tables ?? []), ...(section?.answer?.tables ?? [])].find((t) => t.title.startsWith('Read consistency')) };
 }
 
-describe('forwardingSection: stale reads per consistency level', () => {
+describe('write forwarding: stale reads per consistency level', () => {
   it("puts each level's stale reads (summed over repeats) next to its latency, and names them in the findings", () => {
     // Arrange: EVENTUAL misses some of its own writes, SESSION and GLOBAL none.
     const level = (name: string, repeat: number, stale: number, latPct: number) =>
@@ -32,7 +34,7 @@ describe('forwardingSection: stale reads per consistency level', () => {
     ];
 
     // Act
-    const { section, table } = consistencyTable(steps);
+    const { findings, section, table } = consistencyTable(steps);
 
     // Assert
     expect(table!.head[table!.head.length - 1]).toBe('stale reads');
@@ -41,7 +43,12 @@ describe('forwardingSection: stale reads per consistency level', () => {
       ['SESSION', '0 / 2,000 (0.00%)'],
       ['GLOBAL', '0 / 2,000 (0.00%)'],
     ]);
-    expect(section!.findings).toContain("EVENTUAL (8 threads): 50 / 2,000 (2.50%) reads after the session's own write did not see it.");
+    expect(findings!.consistency.map((c) => [c.level, c.staleReads])).toEqual([
+      ['EVENTUAL', { stale: 50, checks: 2000 }],
+      ['SESSION', { stale: 0, checks: 2000 }],
+      ['GLOBAL', { stale: 0, checks: 2000 }],
+    ]);
+    expect(section!.answer!.lines.join(' ')).toMatch(/stale reads after the session's own write: EVENTUAL 50 \/ 2,000 \(2\.50%\), SESSION 0 \/ 2,000/);
   });
 
   it('says stale reads are not measured when the rows carry no read-after-write counts', () => {

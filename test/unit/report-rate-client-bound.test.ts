@@ -1,7 +1,8 @@
 /** The rate-sweep knee says when a client, not the server, was saturated. */
 import { resolve } from 'node:path';
 import { loadPrices } from '../../core/plan/cost';
-import { makeContext, rateSection } from '../../core/report/sections';
+import { makeContext } from '../../core/report/sections';
+import { analyzeRate, rateVariantSentence } from '../../core/report/studies/rate';
 import { runData, stepResult } from '../helpers/step-results';
 
 const prices = loadPrices(resolve(__dirname, '../..'));
@@ -23,7 +24,7 @@ function sweep(points: readonly { rate: number; tps: number; saturated?: boolean
   );
 }
 
-describe('rateSection: client saturation', () => {
+describe('rate sweep: client saturation', () => {
   it("marks the client-bound points and says the knee may be the client's when the client saturated before the knee", () => {
     // Arrange: achieved stops tracking at 4000/s, where the client's CPU was already saturated.
     const steps = sweep([
@@ -34,14 +35,13 @@ describe('rateSection: client saturation', () => {
     ]);
 
     // Act
-    const section = rateSection(makeContext(runData(steps), prices))!;
+    const f = analyzeRate(makeContext(runData(steps), prices))!;
 
     // Assert
-    const table = section.tables[0]!;
-    expect(table.head[table.head.length - 1]).toBe('client saturated at (offered/s)');
-    expect(table.rows[0]!.slice(2, 4)).toEqual(['2,000', '4,000 (throughput)']);
-    expect(table.rows[0]![table.rows[0]!.length - 1]).toBe('4,000, 8,000 (client-bound)');
-    expect(section.findings[0]).toMatch(/The client saturated its CPU from 4,000\/s offered: the knee may be the client's, not the server's\.$/);
+    const v = f.sweeps[0]!.variants[0]!;
+    expect(v.repeats[0]).toMatchObject({ kneeOffered: 2000, saturatedAtOffered: 4000, reason: 'throughput', clientBoundFrom: 4000 });
+    expect(v.points.filter((p) => p.clientBound).map((p) => p.offered)).toEqual([4000, 8000]);
+    expect(rateVariantSentence(f.sweeps[0]!, v)).toMatch(/The client saturated its CPU from 4,000\/s offered: the knee may be the client's\.$/);
   });
 
   it('says nothing of the client when no client saturated', () => {
@@ -53,11 +53,12 @@ describe('rateSection: client saturation', () => {
     ]);
 
     // Act
-    const section = rateSection(makeContext(runData(steps), prices))!;
+    const f = analyzeRate(makeContext(runData(steps), prices))!;
 
     // Assert
-    expect(section.tables[0]!.rows[0]![section.tables[0]!.rows[0]!.length - 1]).toBe('-');
-    expect(section.findings[0]).not.toMatch(/client/);
+    const v = f.sweeps[0]!.variants[0]!;
+    expect(v.repeats[0]!.clientBoundFrom).toBeNull();
+    expect(rateVariantSentence(f.sweeps[0]!, v)).not.toMatch(/client/);
   });
 
   it("does not blame the client when it saturated only after the server's knee", () => {
@@ -70,10 +71,11 @@ describe('rateSection: client saturation', () => {
     ]);
 
     // Act
-    const section = rateSection(makeContext(runData(steps), prices))!;
+    const f = analyzeRate(makeContext(runData(steps), prices))!;
 
     // Assert
-    expect(section.tables[0]!.rows[0]![section.tables[0]!.rows[0]!.length - 1]).toBe('8,000 (client-bound)');
-    expect(section.findings[0]).not.toMatch(/may be the client's/);
+    const v = f.sweeps[0]!.variants[0]!;
+    expect(v.repeats[0]).toMatchObject({ saturatedAtOffered: 4000, clientBoundFrom: 8000 });
+    expect(rateVariantSentence(f.sweeps[0]!, v)).not.toMatch(/may be the client's/);
   });
 });

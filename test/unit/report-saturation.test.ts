@@ -5,7 +5,8 @@
 import { resolve } from 'node:path';
 import { loadPrices } from '../../core/plan/cost';
 import { buildReport } from '../../core/report/report';
-import { makeContext, priceSection } from '../../core/report/sections';
+import { makeContext } from '../../core/report/sections';
+import { analyzePrice } from '../../core/report/studies/price';
 import { runData, stepResult } from '../helpers/step-results';
 
 const prices = loadPrices(resolve(__dirname, '../..'));
@@ -40,20 +41,21 @@ describe('client-bound repeats', () => {
 });
 
 describe('price-performance of a rate sweep', () => {
-  it('uses the capacity at the knee, not the mean over the offered rates', () => {
+  it('uses the capacity (the highest achieved rate without an unlimited step), not the mean over the offered rates', () => {
     // Achieved tracks offered up to 2000/s and then plateaus at ~2500: the mean over the offered
     // rates would be (1000 + 2000 + 2500 + 2520) / 4 = 2005.
-    const sweep = [
-      [1000, 1000],
-      [2000, 2000],
-      [4000, 2500],
-      [8000, 2520],
-    ].map(([rate, tps], i) => stepResult({ variant: 'a', instance_class: 'db.r6g.large', step_id: `rw-r${rate}`, workload: 'rw', step_index: i, rate, offered_tps: rate, tps }));
+    const sweep = ['a', 'b'].flatMap((variant) =>
+      [
+        [1000, 1000],
+        [2000, 2000],
+        [4000, 2500],
+        [8000, 2520],
+      ].map(([rate, tps], i) => stepResult({ variant, instance_class: 'db.r6g.large', step_id: `rw-r${rate}`, workload: 'rw', step_index: i, rate, offered_tps: rate, tps })),
+    );
 
-    const section = priceSection(makeContext(runData(sweep), prices))!;
+    const f = analyzePrice(makeContext(runData(sweep), prices))!;
 
-    const row = section.tables[0]!.rows.find((r) => r[0] === 'rw')!;
-    expect(Number(row[4]!.replace(/,/g, ''))).toBeGreaterThan(2400);
-    expect(section.tables[0]!.notes!.some((n) => /rw: a rate sweep; TPS is its capacity at the knee/.test(n))).toBe(true);
+    expect(f.rows.find((r) => r.workload === 'rw' && r.variant === 'a')!.tps).toBe(2520);
+    expect(f.sweptAtRates).toEqual(['rw']);
   });
 });

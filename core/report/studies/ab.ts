@@ -1,0 +1,406 @@
+/**
+ * S1, variants compared (A/B): per AZ and step, each variant's TPS, QPS and tail latency with their
+ * intervals; each later variant over the AZ's first (the baseline) with a ratio interval (Welch over
+ * the repeats, or a duet's time-paired rounds); the same class across AZs (the spread S1's author
+ * found up to 10%); and how many repeats a side a difference of the size seen would need.
+ */
+import { ratioChart, type ForestRow } from '../charts';
+import { ratioVerdict, repeatsToResolve } from '../stats';
+import type { ReportSection, TableBlock } from '../model';
+import { pairByTime, pairedRatioCi, roundsToResolve, type PairedRatio } from '../duet-pairs';
+import { stepKey } from '../load';
+import type { StepResult } from '../../lake/results';
+import { rangeText, ratioFinding, ratioText, verdictText, whole, WITHIN_RUN_NOTE, type Estimated, type RatioFinding } from '../findings';
+import {
+  clientBoundFinding,
+  clientBoundMark,
+  comparableKey,
+  estimate,
+  inSweep,
+  isNetworkStudy,
+  noiseText,
+  ratioOf,
+  runOrder,
+  sourceLabel,
+  stepLabel,
+  uniqueInOrder,
+  type Context,
+  type Estimate,
+  type StepGroup,
+} from '../context';
+
+interface AbRow {
+  readonly step: string;
+  readonly variant: string;
+  readonly instanceClass: string;
+  readonly tps: Estimated;
+  readonly qps: Estimated;
+  readonly latency: Estimated;
+  /** Run-to-run and within-run coefficients of variation of TPS, in words. */
+  readonly noise: string;
+  readonly from: string;
+  readonly clientBound: string;
+}
+
+interface AbRatio {
+  readonly step: string;
+  readonly variant: string;
+  readonly baseline: string;
+  readonly tps: RatioFinding;
+  readonly qps: RatioFinding;
+  readonly latency: RatioFinding;
+  /** Repeats a side (or duet rounds) a difference of this size needs; null when resolved or unknowable. */
+  readonly toResolve: string | null;
+  readonly from: string;
+}
+
+interface AbAz {
+  readonly az: string | null;
+  readonly baseline: string;
+  readonly rows: readonly AbRow[];
+  readonly ratios: readonly AbRatio[];
+}
+
+interface AzSpread {
+  readonly instanceClass: string;
+  readonly step: string;
+  /** e.g. "b/a" */
+  readonly azs: string;
+  readonly qps: RatioFinding;
+}
+
+export interface AbFindings {
+  readonly kind: 'ab';
+  readonly order: string;
+  readonly orderSentence: string;
+  readonly latencyPercentile: number;
+  readonly azs: readonly AbAz[];
+  readonly azSpread: readonly AzSpread[];
+  readonly clientBound: string | null;
+}
+
+/** What the order means for the ratios, in a sentence. */
+function orderSentence(ctx: Context): string {
+  const { order, seed } = runOrder(ctx);
+  switch (order) {
+    case 'duet':
+      return 'Order: duet. The variants of each round ran at the same time, every step started on all of them together, so the ratios come from time-paired intervals (per round: the variant over the baseline in the same seconds) and noise both saw cancels out (duet benchmarking: Bulej et al., ICPE 2020).';
+    case 'randomized':
+      return `Order: randomized (seed ${seed ?? 'not recorded'}). Each round ran the variants one after another in a shuffled order (randomized multiple interleaved trials: Abedi and Brecht, ICPE 2017); the ratios compare the variants' repeats (Welch).`;
+    case 'sequential':
+      return "Order: sequential. All repeats of a variant ran before the next variant: drift over the run falls on one variant; the ratios compare the variants' repeats (Welch).";
+    default:
+      return "Order: interleaved. Each round ran the variants one after another, rotating who goes first; the ratios compare the variants' repeats (Welch).";
+  }
+}
+
+/** The report interval of a step (seconds), from the plan; 1 when the plan does not say. */
+function reportIntervalOf(ctx: Context, cellId: string, stepId: string): number {
+  return ctx.data.plan?.cells.find((c) => c.cellId === cellId)?.steps.find((s) => s.stepId === stepId)?.reportIntervalS ?? 1;
+}
+
+/** A duet's ratio of `g` over `base` from their time-paired intervals, round by round (core/report/duet-pairs.ts). */
+function duetRatio(ctx: Context, g: StepGroup, base: StepGroup, field: 'tps' | 'qps' | 'lat_pct_ms'): PairedRatio {
+  const series = (r: StepResult, stepId: string) => ({
+    startedAt: r.started_at,
+    points: (ctx.data.intervals.get(stepKey(r.cell_id, stepId)) ?? []).map((i) => ({ t: i.t, value: i[field] })),
+  });
+  const rounds = g.ok.flatMap((row) => {
+    const other = base.ok.find((b) => b.repeat === row.repeat);
+    return other === undefined ? [] : [pairByTime(series(row, g.stepId), series(other, base.stepId), reportIntervalOf(ctx, row.cell_id, g.stepId))];
+  });
+  return pairedRatioCi(rounds);
+}
+
+/** A duet ratio as a finding: rounds see run-to-run noise; one round's batches only within-run noise. */
+const pairedFinding = (p: PairedRatio): RatioFinding => ratioFinding(p, p.source === 'rounds' ? 'run-to-run' : p.source === 'interval batches' ? 'within-run' : 'none');
+
+/** "18 repeats" / null: repeats per side a ratio needs to be resolved (stats.repeatsToResolve), from run-to-run samples only. */
+function powerText(a: Estimate, b: Estimate): string {
+  if (a.source !== 'repeats' || b.source !== 'repeats' || a.sample === null || b.sample === null) return 'needs 2+ repeats to tell';
+  const n = repeatsToResolve(a.sample, b.sample);
+  if (n === null) return a.value === b.value ? 'no difference' : '> 1,000 repeats';
+  return `${n} repeats`;
+}
+
+/** "6 rounds": rounds a duet needs to resolve its ratio (duet-pairs.roundsToResolve). */
+function roundsText(r: PairedRatio): string {
+  if (r.rounds < 2) return 'needs 2+ rounds to tell';
+  const n = roundsToResolve(r.roundLogRatios);
+  return n === null ? (r.roundLogRatios.every((x) => x === 0) ? 'no difference' : '> 1,000 rounds') : `${n} rounds`;
+}
+
+export function analyzeAb(ctx: Context): AbFindings | null {
+  if (ctx.variants.length < 2 || isNetworkStudy(ctx)) return null;
+  const duet = runOrder(ctx).order === 'duet';
+  const azs: AbAz[] = [];
+  for (const az of uniqueInOrder(ctx.variants.map((v) => v.az))) {
+    const variants = ctx.variants.filter((v) => v.az === az);
+    if (variants.length < 2) continue;
+    const baseline = variants[0]!;
+    const groups = ctx.groups.filter((g) => variants.some((v) => v.name === g.variant) && !inSweep(ctx, g));
+    const rows: AbRow[] = [];
+    const ratios: AbRatio[] = [];
+    for (const key of uniqueInOrder(groups.map(comparableKey))) {
+      const byVariant = new Map(groups.filter((g) => comparableKey(g) === key).map((g) => [g.variant, g]));
+      const base = byVariant.get(baseline.name);
+      for (const v of variants) {
+        const g = byVariant.get(v.name);
+        if (g === undefined) continue;
+        const e = { tps: estimate(ctx, g, 'tps'), qps: estimate(ctx, g, 'qps'), lat: estimate(ctx, g, 'lat_pct_ms') };
+        rows.push({
+          step: stepLabel(g),
+          variant: v.name,
+          instanceClass: v.instanceClass,
+          tps: e.tps,
+          qps: e.qps,
+          latency: e.lat,
+          noise: noiseText(ctx, g),
+          from: sourceLabel(g, e.tps),
+          clientBound: clientBoundMark(ctx, g),
+        });
+        if (base === undefined || v.name === baseline.name) continue;
+        const b = { tps: estimate(ctx, base, 'tps'), qps: estimate(ctx, base, 'qps'), lat: estimate(ctx, base, 'lat_pct_ms') };
+        if (duet) {
+          const p = { tps: duetRatio(ctx, g, base, 'tps'), qps: duetRatio(ctx, g, base, 'qps'), lat: duetRatio(ctx, g, base, 'lat_pct_ms') };
+          const from =
+            p.qps.source === 'none'
+              ? p.qps.pairs === 0
+                ? 'no time-paired intervals'
+                : `time-paired: ${p.qps.pairs} intervals, too few for an interval`
+              : `time-paired: ${p.qps.pairs} intervals, ${p.qps.rounds} round${p.qps.rounds === 1 ? ', interval batches' : 's'}`;
+          const resolved = ratioVerdict(p.qps) === 'higher' || ratioVerdict(p.qps) === 'lower';
+          ratios.push({
+            step: stepLabel(g),
+            variant: v.name,
+            baseline: baseline.name,
+            tps: pairedFinding(p.tps),
+            qps: pairedFinding(p.qps),
+            latency: pairedFinding(p.lat),
+            toResolve: resolved ? null : roundsText(p.qps),
+            from,
+          });
+        } else {
+          const qps = ratioOf(e.qps, b.qps);
+          const from =
+            e.qps.source === 'repeats' && b.qps.source === 'repeats'
+              ? `Welch: ${e.qps.sample?.n ?? 0} + ${b.qps.sample?.n ?? 0} repeats`
+              : `Welch: ${e.qps.source === 'intervals' ? 'interval batches' : e.qps.source}`;
+          const resolved = qps.direction === 'higher' || qps.direction === 'lower';
+          ratios.push({
+            step: stepLabel(g),
+            variant: v.name,
+            baseline: baseline.name,
+            tps: ratioOf(e.tps, b.tps),
+            qps,
+            latency: ratioOf(e.lat, b.lat),
+            toResolve: resolved && qps.interval?.covers === 'run-to-run' ? null : powerText(e.qps, b.qps),
+            from,
+          });
+        }
+      }
+    }
+    if (rows.length > 0) azs.push({ az, baseline: baseline.name, rows, ratios });
+  }
+  // The same class across AZs (S1: AZ A and AZ C disagreed by up to 10%).
+  const azSpread: AzSpread[] = [];
+  for (const cls of uniqueInOrder(ctx.variants.map((v) => v.instanceClass))) {
+    const vs = ctx.variants.filter((v) => v.instanceClass === cls && v.az !== null);
+    if (vs.length < 2) continue;
+    const [first, ...rest] = vs;
+    for (const other of rest) {
+      for (const g of ctx.groups.filter((x) => x.variant === other.name && !inSweep(ctx, x))) {
+        const base = ctx.groups.find((x) => x.variant === first!.name && comparableKey(x) === comparableKey(g));
+        if (!base) continue;
+        azSpread.push({ instanceClass: cls, step: stepLabel(g), azs: `${other.az}/${first!.az}`, qps: ratioOf(estimate(ctx, g, 'qps'), estimate(ctx, base, 'qps')) });
+      }
+    }
+  }
+  if (azs.length === 0 && azSpread.length === 0) return null;
+  return {
+    kind: 'ab',
+    order: runOrder(ctx).order,
+    orderSentence: orderSentence(ctx),
+    latencyPercentile: ctx.groups[0]?.latPct ?? 95,
+    azs,
+    azSpread,
+    clientBound: clientBoundFinding(ctx, ctx.groups),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rendering
+
+const widthText = (r: RatioFinding): string => (r.interval !== null ? `${((r.interval.high - r.interval.low) * 100).toFixed(1)} pts` : '-');
+
+/** Per AZ and step, the ratio with its verdict: the evidence's sentences. */
+function abStepSentences(f: AbFindings): string[] {
+  return f.azs.flatMap((az) =>
+    az.ratios.map((r) => {
+      const where = az.az !== null ? ` in AZ ${az.az}` : '';
+      return `${r.step}${where}: ${r.variant}/${r.baseline} QPS ${ratioText(r.qps)}, ${verdictText(r.qps, true)}; p${f.latencyPercentile} ${ratioText(r.latency)}, ${verdictText(r.latency, false)}.`;
+    }),
+  );
+}
+
+/**
+ * The answer's opening sentences, in S1's shape: per AZ, each step's QPS of the variant and of the
+ * baseline with their ratio, and how many of those ratios are beyond the run-to-run noise; then the
+ * same class across AZs.
+ */
+function abSentences(f: AbFindings): string[] {
+  const out: string[] = [];
+  for (const az of f.azs) {
+    for (const variant of uniqueInOrder(az.ratios.map((r) => r.variant))) {
+      const ratios = az.ratios.filter((r) => r.variant === variant);
+      const parts = ratios.map((r) => {
+        const row = az.rows.find((x) => x.step === r.step && x.variant === r.variant);
+        const base = az.rows.find((x) => x.step === r.step && x.variant === r.baseline);
+        return `${r.step} ${whole(row?.qps.value ?? null)} vs ${whole(base?.qps.value ?? null)} QPS (${ratioText(r.qps)})`;
+      });
+      const judged = ratios.filter((r) => r.qps.interval?.covers === 'run-to-run');
+      const beyond = judged.filter((r) => r.qps.direction === 'higher' || r.qps.direction === 'lower');
+      const needs = ratios.map((r) => r.toResolve).filter((t): t is string => t !== null && /^\d+ (repeats|rounds)$/.test(t));
+      const verdict =
+        judged.length === 0
+          ? 'the run-to-run noise is not measured (one repeat)'
+          : beyond.length === 0
+            ? `none beyond the run-to-run noise${needs.length > 0 ? ` (a difference of these sizes needs about ${needs.join(', ')} a side)` : ''}`
+            : `beyond the run-to-run noise: ${beyond.map((r) => `${r.step} (${verdictText(r.qps, true)})`).join(', ')}; the rest within it`;
+      out.push(`${az.az !== null ? `AZ ${az.az}, ` : ''}${variant} vs ${az.baseline}: ${parts.join('; ')}; ${verdict}.`);
+    }
+  }
+  if (f.azSpread.length > 0) {
+    const spreads = f.azSpread.filter((s) => s.qps.estimate !== null).map((s) => Math.abs(s.qps.estimate! - 1));
+    const beyond = f.azSpread.filter((s) => s.qps.interval?.covers === 'run-to-run' && (s.qps.direction === 'higher' || s.qps.direction === 'lower'));
+    if (spreads.length > 0)
+      out.push(
+        `The same class in two AZs differs by up to ${(Math.max(...spreads) * 100).toFixed(1)}% in QPS; ${beyond.length} of ${f.azSpread.length} such differences ${beyond.length === 1 ? 'is' : 'are'} beyond the run-to-run noise.`,
+      );
+  }
+  return out;
+}
+
+export function abSection(f: AbFindings): ReportSection {
+  const pctName = `p${f.latencyPercentile} ms`;
+  const tables: TableBlock[] = [];
+  const anyWithinRun = f.azs.some((az) => az.rows.some((r) => [r.tps, r.qps, r.latency].some((e) => e.interval?.covers === 'within-run')));
+  const mark = (e: Estimated): string => rangeText(e);
+  for (const az of f.azs) {
+    const rows: string[][] = [];
+    const emphasis: number[] = [];
+    for (const r of az.rows) {
+      rows.push([r.step + r.clientBound, r.variant, r.instanceClass, mark(r.tps), mark(r.qps), mark(r.latency), r.noise, r.from]);
+      const ratio = az.ratios.find((x) => x.step === r.step && x.variant === r.variant);
+      if (ratio === undefined) continue;
+      emphasis.push(rows.length);
+      rows.push([
+        '',
+        `${ratio.variant}/${ratio.baseline}`,
+        '',
+        `${ratioText(ratio.tps)} ${verdictText(ratio.tps, true)}`,
+        `${ratioText(ratio.qps)} ${verdictText(ratio.qps, true)}`,
+        `${ratioText(ratio.latency)} ${verdictText(ratio.latency, false)}`,
+        `QPS CI width ${widthText(ratio.qps)}`,
+        ratio.from,
+      ]);
+    }
+    tables.push({
+      title: az.az !== null ? `AZ ${az.az}` : 'All variants',
+      head: ['step', 'variant', 'class', 'TPS (95% CI)', 'QPS (95% CI)', `${pctName} (95% CI)`, 'noise (CV)', 'from'],
+      rows,
+      numeric: [3, 4, 5],
+      emphasis,
+      notes: [
+        f.orderSentence,
+        `Ratios are each variant over ${az.baseline}, with a 95% interval on the log scale; "within noise": the interval includes 100%.`,
+        ...(anyWithinRun ? [WITHIN_RUN_NOTE] : []),
+      ],
+    });
+  }
+  if (f.azSpread.length > 0)
+    tables.push({
+      title: 'Same class, different AZ (QPS)',
+      head: ['class', 'step', 'AZ ratio', 'QPS ratio (95% CI)'],
+      rows: f.azSpread.map((s) => [s.instanceClass, s.step, s.azs, `${ratioText(s.qps)} ${verdictText(s.qps, true)}`]),
+      numeric: [3],
+    });
+  const forest: ForestRow[] = f.azs.flatMap((az) =>
+    az.ratios
+      .filter((r) => r.qps.estimate !== null)
+      .map((r) => ({
+        label: `${az.az !== null ? `AZ ${az.az} ` : ''}${r.step}: ${r.variant}/${r.baseline}`,
+        estimate: r.qps.estimate!,
+        low: r.qps.interval?.low ?? null,
+        high: r.qps.interval?.high ?? null,
+      })),
+  );
+  const duet = f.order === 'duet';
+  const answerRows = f.azs.flatMap((az) =>
+    az.ratios.map((r) => [
+      az.az ?? '-',
+      r.step,
+      `${r.variant}/${r.baseline}`,
+      `${ratioText(r.qps)} ${verdictText(r.qps, true)}`,
+      `${ratioText(r.tps)} ${verdictText(r.tps, true)}`,
+      `${ratioText(r.latency)} ${verdictText(r.latency, false)}`,
+      widthText(r.qps),
+      r.toResolve ?? 'resolved',
+    ]),
+  );
+  // The author's table: per AZ, each class's absolute QPS, TPS and pNN with their intervals.
+  const absolute: TableBlock = {
+    title: `Per AZ: QPS, TPS and p${f.latencyPercentile} per class (95% intervals)`,
+    head: ['AZ', 'step', 'variant', 'class', 'QPS', 'TPS', pctName],
+    rows: f.azs.flatMap((az) => az.rows.map((r) => [az.az ?? '-', r.step, r.variant, r.instanceClass, rangeText(r.qps), rangeText(r.tps), rangeText(r.latency)])),
+    numeric: [4, 5, 6],
+    notes: [
+      `Intervals: ${f.azs.some((az) => az.rows.some((r) => r.qps.interval?.covers === 'run-to-run')) ? 'run to run, over the repeats (each a fresh server)' : 'none from repeats'}; a range cut at 0 where the interval would go below it.`,
+      ...(anyWithinRun ? [WITHIN_RUN_NOTE] : []),
+    ],
+  };
+  const findings = abStepSentences(f);
+  if (f.clientBound !== null) findings.push(f.clientBound);
+  const opening = abSentences(f);
+  if (f.clientBound !== null) opening.push(f.clientBound);
+  return {
+    id: 'ab',
+    title: 'Variants compared (A/B)',
+    question: 'Is one variant faster than another, beyond the run-to-run noise?',
+    findings,
+    tables,
+    charts: [],
+    answer: {
+      lines: opening,
+      tables: [
+        absolute,
+        ...(answerRows.length > 0
+          ? [
+              {
+                title: 'Per AZ: each variant over the baseline, with 95% intervals',
+                head: [
+                  'AZ',
+                  'step',
+                  'ratio',
+                  'QPS',
+                  'TPS',
+                  `p${f.latencyPercentile} (lower is better)`,
+                  'QPS 95% CI width',
+                  duet ? 'rounds to resolve QPS' : 'repeats a side to resolve QPS',
+                ],
+                rows: answerRows,
+                numeric: [3, 4, 5, 6],
+                notes: [
+                  f.orderSentence,
+                  duet
+                    ? 'Interval: a paired t interval on the log scale over the rounds, each round the ratio of the variants\' time-paired intervals (one round: batch means of its pairs, within-run noise only); "within noise": it includes 100%.'
+                    : 'Interval: Welch on the log scale over the repeats (each a fresh server); "within noise": it includes 100%. Repeats to resolve: per side, for a difference of the observed size to be found 80% of the time at 95% confidence, given the run-to-run spread measured.',
+                ],
+              },
+            ]
+          : []),
+      ],
+      charts: forest.length > 0 ? [ratioChart('ab-ratio', 'QPS ratio to the baseline, with 95% intervals (dashed: 100%)', forest)] : [],
+    },
+  };
+}

@@ -1,0 +1,413 @@
+/**
+ * S3, write forwarding: the same workload on the writer and on a reader (writes forwarded) per
+ * thread count and statement mix, the read shares at which the reader wins, readers summed against
+ * the writer (scale-out), and each consistency level's latency cost (average and tail, with
+ * intervals) with the stale reads it allows.
+ *
+ * Which read shares the reader wins at is read off the same ratios the grid shows, so the sentence
+ * and the grid cannot disagree: a win needs the interval above 100%; on one run's intervals it is a
+ * win "in this run", not beyond the noise.
+ */
+import { forestChart, lineChart, type ForestRow, type XYSeries } from '../charts';
+import { num, pct } from '../../format';
+import type { ChartBlock, ReportSection, TableBlock } from '../model';
+import { compactRatio, rangeText, ratioText, verdictText, WITHIN_RUN_NOTE, type Estimated, type RatioFinding } from '../findings';
+import { clientBoundFinding, estimate, ratioOf, uniqueInOrder, type Context, type StepGroup } from '../context';
+
+interface ForwardingPair {
+  readonly workload: string;
+  /** reads:writes per transaction, e.g. "16:4"; "default" for the stock mix. */
+  readonly mix: string;
+  /** Share of statements that read (0..1) when the mix is set by point_selects; null for the stock mix. */
+  readonly readShare: number | null;
+  readonly threads: number;
+  readonly writerTps: Estimated;
+  readonly readerTps: Estimated;
+  /** reader TPS / writer TPS */
+  readonly ratio: RatioFinding;
+  readonly writerLatency: Estimated;
+  readonly readerLatency: Estimated;
+}
+
+interface ReadShareVerdict {
+  readonly threads: number;
+  /** Read shares (0..1) at which the reader's TPS is above the writer's beyond its interval. */
+  readonly wins: readonly number[];
+  /** The lowest share from which the reader wins at every higher share tried; null when it does not. */
+  readonly winsFrom: number | null;
+  readonly tried: readonly number[];
+  readonly best: { readonly share: number; readonly ratio: RatioFinding } | null;
+  /** Whether the verdicts rest on run-to-run intervals (else one run's). */
+  readonly runToRun: boolean;
+}
+
+interface ScaleOut {
+  readonly workload: string;
+  readonly readers: number;
+  readonly threadsEach: number;
+  readonly summed: Estimated;
+  readonly writer: Estimated | null;
+  readonly ratio: RatioFinding | null;
+}
+
+interface ConsistencyLevel {
+  readonly level: string;
+  readonly threads: number;
+  readonly tps: Estimated;
+  readonly avgMs: Estimated;
+  readonly tailMs: Estimated;
+  /** Tail latency over EVENTUAL's; null for EVENTUAL itself. */
+  readonly tailCost: RatioFinding | null;
+  readonly avgCost: RatioFinding | null;
+  readonly staleReads: { readonly stale: number; readonly checks: number } | null;
+}
+
+export interface ForwardingFindings {
+  readonly kind: 'forwarding';
+  readonly latencyPercentile: number;
+  readonly pairs: readonly ForwardingPair[];
+  readonly readShares: readonly ReadShareVerdict[];
+  readonly scaleOut: readonly ScaleOut[];
+  readonly consistency: readonly ConsistencyLevel[];
+  /** No step targets a reader (the local run kept only writer steps). */
+  readonly noReaderSteps: boolean;
+  readonly localEmulation: boolean;
+  readonly clientBound: string | null;
+}
+
+function writesPerTx(options: Readonly<Record<string, unknown>>): number {
+  const n = (k: string, d: number): number => (typeof options[k] === 'number' ? options[k] : d);
+  return n('index_updates', 1) + n('non_index_updates', 1) + 2 * n('delete_inserts', 1);
+}
+
+/** A read share as reads:writes, e.g. 0.714 -> "≈70:30", 0.5 -> "50:50". */
+export function readShareLabel(share: number): string {
+  const reads = Math.round(share * 100);
+  const tens = Math.round(share * 10) * 10;
+  return Math.abs(reads - tens) <= 2 ? `${reads === tens ? '' : '≈'}${tens}:${100 - tens}` : `${reads}:${100 - reads}`;
+}
+
+const sameWorkloadShape = (a: StepGroup, b: StepGroup): boolean =>
+  a.variant === b.variant && a.test === b.test && JSON.stringify(a.options) === JSON.stringify(b.options) && a.rate === b.rate;
+
+const LEVEL_ORDER = ['EVENTUAL', 'SESSION', 'GLOBAL'];
+
+export function analyzeForwarding(ctx: Context): ForwardingFindings | null {
+  const readerGroups = ctx.groups.filter((g) => g.target !== 'writer');
+  const forwardingVariants = ctx.variants.filter((v) => v.writeForwarding);
+  if (readerGroups.length === 0 && forwardingVariants.length === 0) return null;
+  const latencyPercentile = (readerGroups[0] ?? ctx.groups[0])?.latPct ?? 95;
+  const empty = { pairs: [], readShares: [], scaleOut: [], consistency: [] };
+  if (readerGroups.length === 0) return { kind: 'forwarding', latencyPercentile, ...empty, noReaderSteps: true, localEmulation: false, clientBound: null };
+  const pairs: ForwardingPair[] = [];
+  for (const r of readerGroups.filter((g) => g.target === 'reader' && g.options['consistency'] === undefined)) {
+    const w = ctx.groups.find((g) => g.target === 'writer' && g.threads === r.threads && sameWorkloadShape(g, r));
+    if (!w) continue;
+    const ps = typeof r.options['point_selects'] === 'number' && r.options['range_selects'] === false ? r.options['point_selects'] : null;
+    const writerTps = estimate(ctx, w, 'tps');
+    const readerTps = estimate(ctx, r, 'tps');
+    pairs.push({
+      workload: r.workload.replace(/-reader$/, ''),
+      mix: ps !== null ? `${ps}:${writesPerTx(r.options)}` : 'default',
+      readShare: ps !== null ? ps / (ps + writesPerTx(r.options)) : null,
+      threads: r.threads,
+      writerTps,
+      readerTps,
+      ratio: ratioOf(readerTps, writerTps),
+      writerLatency: estimate(ctx, w, 'lat_pct_ms'),
+      readerLatency: estimate(ctx, r, 'lat_pct_ms'),
+    });
+  }
+  const readShares: ReadShareVerdict[] = uniqueInOrder(pairs.filter((p) => p.readShare !== null).map((p) => p.threads))
+    .sort((a, b) => a - b)
+    .map((threads) => {
+      const pts = pairs.filter((p) => p.threads === threads && p.readShare !== null).sort((a, b) => a.readShare! - b.readShare!);
+      const wins = pts.filter((p) => p.ratio.direction === 'higher').map((p) => p.readShare!);
+      const from = pts.findIndex((_, i) => pts.slice(i).every((p) => p.ratio.direction === 'higher'));
+      const best = pts.filter((p) => p.ratio.estimate !== null).sort((a, b) => b.ratio.estimate! - a.ratio.estimate!)[0];
+      return {
+        threads,
+        wins,
+        winsFrom: from >= 0 ? pts[from]!.readShare! : null,
+        tried: pts.map((p) => p.readShare!),
+        best: best !== undefined ? { share: best.readShare!, ratio: best.ratio } : null,
+        runToRun: pts.every((p) => p.ratio.interval?.covers === 'run-to-run'),
+      };
+    });
+  const scaleOut: ScaleOut[] = readerGroups
+    .filter((g) => g.target === 'all-readers')
+    .map((r) => {
+      const clients = r.rows[0]?.clients ?? 1;
+      const w = ctx.groups.find((g) => g.target === 'writer' && g.threads === r.threads * clients && sameWorkloadShape(g, r));
+      const summed = estimate(ctx, r, 'tps');
+      const writer = w ? estimate(ctx, w, 'tps') : null;
+      return { workload: r.workload, readers: clients, threadsEach: r.threads, summed, writer, ratio: writer ? ratioOf(summed, writer) : null };
+    });
+  const levelRank = (g: StepGroup): number => {
+    const i = LEVEL_ORDER.indexOf(String(g.options['consistency']).toUpperCase());
+    return i < 0 ? LEVEL_ORDER.length : i;
+  };
+  const levels = readerGroups.filter((g) => typeof g.options['consistency'] === 'string').sort((a, b) => levelRank(a) - levelRank(b) || a.threads - b.threads);
+  const eventual = levels.find((g) => String(g.options['consistency']).toUpperCase() === 'EVENTUAL');
+  const consistency: ConsistencyLevel[] = levels.map((g) => {
+    const measured = g.ok.filter((r) => typeof r.read_back_checks === 'number' && typeof r.stale_reads === 'number');
+    const tail = estimate(ctx, g, 'lat_pct_ms');
+    const avg = estimate(ctx, g, 'lat_avg_ms');
+    const vsEventual = eventual !== undefined && g !== eventual;
+    return {
+      level: String(g.options['consistency']),
+      threads: g.threads,
+      tps: estimate(ctx, g, 'tps'),
+      avgMs: avg,
+      tailMs: tail,
+      tailCost: vsEventual ? ratioOf(tail, estimate(ctx, eventual, 'lat_pct_ms')) : null,
+      avgCost: vsEventual ? ratioOf(avg, estimate(ctx, eventual, 'lat_avg_ms')) : null,
+      staleReads: measured.length === 0 ? null : { stale: measured.reduce((a, r) => a + r.stale_reads!, 0), checks: measured.reduce((a, r) => a + r.read_back_checks!, 0) },
+    };
+  });
+  if (pairs.length === 0 && scaleOut.length === 0 && consistency.length === 0) return null;
+  return {
+    kind: 'forwarding',
+    latencyPercentile,
+    pairs,
+    readShares,
+    scaleOut,
+    consistency,
+    noReaderSteps: false,
+    localEmulation: ctx.data.run.backend === 'local',
+    clientBound: clientBoundFinding(ctx, ctx.groups),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rendering
+
+const staleText = (s: ConsistencyLevel['staleReads']): string | null =>
+  s === null ? null : `${num(s.stale, 0)} / ${num(s.checks, 0)}${s.checks > 0 ? ` (${pct(s.stale / s.checks, 2)})` : ''}`;
+
+/** The read-share sentence of a thread count, from the same verdicts the grid shows. */
+function readShareSentence(v: ReadShareVerdict): string {
+  const how = v.runToRun ? 'beyond the noise' : "beyond this run's noise (one repeat: run-to-run noise not measured)";
+  const labels = (xs: readonly number[]): string => xs.map(readShareLabel).join(', ');
+  if (v.winsFrom !== null) return `${v.threads} threads: the reader beats the writer ${how} from a read share of ${readShareLabel(v.winsFrom)} (reads:writes) upwards.`;
+  if (v.wins.length > 0) {
+    const not = v.tried.filter((s) => !v.wins.includes(s) && s > Math.min(...v.wins));
+    return `${v.threads} threads: the reader beats the writer ${how} at ${labels(v.wins)}${not.length > 0 ? `, but not at ${labels(not)}` : ''} (reads:writes).`;
+  }
+  const best = v.best !== null ? ` (best: ${compactRatio(v.best.ratio, true)} at ${readShareLabel(v.best.share)})` : '';
+  return `${v.threads} threads: the reader does not beat the writer ${how} at any read share tried${best}.`;
+}
+
+/** A verdict list's tail: which of the findings differ, in words that say what the intervals cover. */
+function differing(items: readonly { label: string; ratio: RatioFinding }[], higherIsBetter: boolean): string {
+  const diff = items.filter((x) => x.ratio.direction === 'higher' || x.ratio.direction === 'lower');
+  const runToRun = items.every((x) => x.ratio.interval?.covers === 'run-to-run');
+  const scope = runToRun ? 'beyond the run-to-run noise' : "beyond one run's noise (one repeat: run-to-run noise not measured)";
+  return diff.length === 0 ? `none differs ${scope}` : `${scope}: ${diff.map((x) => `${x.label} ${verdictText(x.ratio, higherIsBetter).replace(' in this run*', '')}`).join(', ')}`;
+}
+
+/** The answer's opening sentences, in S3's shape. */
+function forwardingSentences(f: ForwardingFindings): string[] {
+  if (f.noReaderSteps)
+    return [
+      'No step of this run targets a reader: write forwarding, reader scale-out and consistency levels are Aurora features (AWS only); a local run keeps only the writer steps.',
+    ];
+  const out: string[] = [];
+  const stock = f.pairs.filter((p) => p.readShare === null);
+  if (stock.length > 0) {
+    const threads = uniqueInOrder(stock.map((p) => p.threads)).sort((a, b) => a - b);
+    const per = uniqueInOrder(stock.map((p) => p.workload)).map(
+      (w) =>
+        `${w} ${threads
+          .map((t) => stock.find((p) => p.workload === w && p.threads === t))
+          .map((p) => (p ? ratioText(p.ratio, 0).replace(/ \(.*\)$/, '') : '-'))
+          .join(', ')}`,
+    );
+    out.push(
+      `Reader (writes forwarded) over writer TPS at ${threads.join('/')} threads: ${per.join('; ')}; ${differing(
+        stock.map((p) => ({ label: `${p.workload} t${p.threads}`, ratio: p.ratio })),
+        true,
+      )}.`,
+    );
+  }
+  if (f.readShares.length > 0) {
+    const per = f.readShares.map((v) => {
+      const labels = (xs: readonly number[]): string => xs.map(readShareLabel).join(', ');
+      if (v.winsFrom !== null) return `${v.threads} threads from ${readShareLabel(v.winsFrom)} up`;
+      if (v.wins.length > 0) return `${v.threads} threads only at ${labels(v.wins)}`;
+      return `${v.threads} threads at none`;
+    });
+    const runToRun = f.readShares.every((v) => v.runToRun);
+    out.push(
+      `Read share (reads:writes) from which the reader wins, ${runToRun ? 'beyond the run-to-run noise' : "beyond one run's noise (run-to-run noise not measured)"}: ${per.join('; ')}.`,
+    );
+  }
+  const scaled = f.scaleOut.filter((s) => s.ratio !== null && s.ratio.estimate !== null);
+  if (scaled.length > 0) {
+    const first = scaled[0]!;
+    out.push(
+      `Scale-out, ${first.readers} readers x ${first.threadsEach} threads summed against the writer at ${first.readers * first.threadsEach}: ${scaled.map((s) => `${s.workload} ${ratioText(s.ratio!, 0).replace(/ \(.*\)$/, '')}`).join(', ')} of the writer's TPS; ${differing(
+        scaled.map((s) => ({ label: s.workload, ratio: s.ratio! })),
+        true,
+      )}.`,
+    );
+  }
+  const costs = f.consistency.filter((c) => c.tailCost !== null);
+  const stale = f.consistency.filter((c) => c.staleReads !== null);
+  if (costs.length > 0 || stale.length > 0) {
+    const cost = costs.map(
+      (c) =>
+        `${c.level} ${rangeText(c.avgMs)} ms average, ${rangeText(c.tailMs)} ms p${f.latencyPercentile} (${ratioText(c.tailCost!, 0)} of EVENTUAL's, ${verdictText(c.tailCost!, false)})`,
+    );
+    const ev = f.consistency.find((c) => c.tailCost === null);
+    const base = ev !== undefined ? `EVENTUAL ${rangeText(ev.avgMs)} ms average, ${rangeText(ev.tailMs)} ms p${f.latencyPercentile}` : '';
+    const staleText2 = stale.length > 0 ? `; stale reads after the session's own write: ${stale.map((c) => `${c.level} ${staleText(c.staleReads)}`).join(', ')}` : '';
+    out.push(`Consistency levels: ${[base, ...cost].filter((x) => x !== '').join('; ')}${staleText2}.`);
+  }
+  if (f.localEmulation)
+    out.push(
+      'Local rehearsal: MariaDB has no write forwarding; the reader steps ran a client-side emulation on real GTID replication (writes on a second connection to the writer; SESSION waits for the session’s last write GTID on the replica, GLOBAL for the writer’s current GTID). It shows the method and the cost of waiting for replication on this machine, not Aurora’s numbers.',
+    );
+  if (f.clientBound !== null) out.push(f.clientBound);
+  return out;
+}
+
+/** The evidence's sentences: one per thread count's read shares, and per scale-out mix. */
+function forwardingDetailSentences(f: ForwardingFindings): string[] {
+  return [
+    ...f.readShares.map(readShareSentence),
+    ...f.scaleOut
+      .filter((s) => s.ratio !== null && s.ratio.estimate !== null)
+      .map(
+        (s) =>
+          `${s.workload}: ${s.readers} readers x ${s.threadsEach} threads give ${ratioText(s.ratio!)} of the writer's TPS at ${s.readers * s.threadsEach} threads (${verdictText(s.ratio!, true)}).`,
+      ),
+  ];
+}
+
+export function forwardingSection(f: ForwardingFindings): ReportSection {
+  const lines = forwardingSentences(f);
+  const base = { id: 'forwarding' as const, title: 'Write forwarding', question: 'When does sending reads and writes to a reader (writes forwarded) beat the writer?' };
+  if (f.noReaderSteps) return { ...base, findings: lines, tables: [], charts: [] };
+  const pctName = `p${f.latencyPercentile} ms`;
+  const anyWithinRun = [...f.pairs.map((p) => p.ratio), ...f.consistency.flatMap((c) => (c.tailCost ? [c.tailCost] : []))].some((r) => r.interval?.covers === 'within-run');
+  const withinNote = anyWithinRun ? [WITHIN_RUN_NOTE] : [];
+  const tables: TableBlock[] = [];
+  if (f.pairs.length > 0)
+    tables.push({
+      title: 'Writer vs reader (writes forwarded)',
+      head: ['workload', 'reads:writes', 'threads', 'writer TPS', 'reader TPS', 'reader/writer', `writer ${pctName}`, `reader ${pctName}`],
+      rows: f.pairs.map((p) => [
+        p.workload,
+        p.mix,
+        String(p.threads),
+        rangeText(p.writerTps),
+        rangeText(p.readerTps),
+        `${ratioText(p.ratio)} ${verdictText(p.ratio, true)}`,
+        rangeText(p.writerLatency),
+        rangeText(p.readerLatency),
+      ]),
+      numeric: [2, 3, 4, 6, 7],
+      notes: withinNote,
+    });
+  if (f.scaleOut.length > 0)
+    tables.push({
+      title: 'Scale-out: readers summed vs the writer at the same total threads',
+      head: ['workload', 'readers x threads', 'summed TPS', 'writer TPS', 'readers/writer'],
+      rows: f.scaleOut.map((s) => [
+        s.workload,
+        `${s.readers} x ${s.threadsEach}`,
+        rangeText(s.summed),
+        s.writer ? rangeText(s.writer) : 'no writer step',
+        s.ratio ? `${ratioText(s.ratio)} ${verdictText(s.ratio, true)}` : '-',
+      ]),
+      numeric: [2, 3],
+    });
+  const answerTables: TableBlock[] = [];
+  // The author's table: writer vs reader at 32/64/128 threads for the stock read-write and write-only mixes.
+  const stock = f.pairs.filter((p) => p.readShare === null);
+  if (stock.length > 0)
+    answerTables.push({
+      title: 'Writer vs reader (writes forwarded), TPS by threads',
+      head: ['workload', 'threads', 'writer TPS', 'reader TPS', 'reader/writer'],
+      rows: stock.map((p) => [p.workload, String(p.threads), rangeText(p.writerTps), rangeText(p.readerTps), `${ratioText(p.ratio, 0)} ${verdictText(p.ratio, true)}`]),
+      numeric: [1, 2, 3, 4],
+      notes: withinNote,
+    });
+  const shares = uniqueInOrder(f.pairs.filter((p) => p.readShare !== null).map((p) => p.readShare!)).sort((a, b) => a - b);
+  if (shares.length > 0) {
+    const threadsList = uniqueInOrder(f.pairs.filter((p) => p.readShare !== null).map((p) => p.threads)).sort((a, b) => a - b);
+    answerTables.push({
+      title: 'Reader/writer TPS (writes forwarded) by threads and read share (reads:writes)',
+      head: ['threads', ...shares.map(readShareLabel)],
+      rows: threadsList.map((t) => [
+        String(t),
+        ...shares.map((sh) => {
+          const p = f.pairs.find((x) => x.threads === t && x.readShare === sh);
+          return p ? compactRatio(p.ratio, true) : '-';
+        }),
+      ]),
+      numeric: shares.map((_, i) => i + 1),
+      notes: ['Each cell: reader TPS over writer TPS at the same threads and statement mix, in % with its 95% interval.', ...withinNote],
+    });
+  }
+  if (f.consistency.length > 0)
+    answerTables.push({
+      title: 'Read consistency: the latency cost of each level and the stale reads it prevents',
+      head: ['level', 'threads', 'TPS', 'avg ms', pctName, `${pctName} vs EVENTUAL`, 'stale reads'],
+      rows: f.consistency.map((c) => [
+        c.level,
+        String(c.threads),
+        rangeText(c.tps),
+        rangeText(c.avgMs),
+        rangeText(c.tailMs),
+        c.tailCost ? `${ratioText(c.tailCost, 0)} ${verdictText(c.tailCost, false)}` : '-',
+        staleText(c.staleReads) ?? 'not measured',
+      ]),
+      numeric: [1, 2, 3, 4],
+      notes: [
+        'Stale reads: each transaction writes a marker row and reads it back in the same session after commit (rw_consistency.lua); a read that does not see the write is stale.',
+        ...(f.consistency.every((c) => c.staleReads === null) ? ["This run's rows carry no read-after-write counts, so stale reads are not measured."] : []),
+      ],
+    });
+  const charts: ChartBlock[] = [];
+  const bar = (e: Estimated, x: number): (readonly [number, number, number])[] =>
+    e.interval !== null && e.value !== null ? [[x, Math.max(0, e.interval.low), e.interval.high] as const] : [];
+  if (stock.length > 0) {
+    const series: XYSeries[] = uniqueInOrder(stock.map((p) => p.workload)).flatMap((w) => {
+      const of = stock.filter((p) => p.workload === w).sort((a, b) => a.threads - b.threads);
+      return [
+        { name: `${w} writer`, points: of.map((p) => [p.threads, p.writerTps.value] as const), intervals: of.flatMap((p) => bar(p.writerTps, p.threads)) },
+        { name: `${w} reader`, points: of.map((p) => [p.threads, p.readerTps.value] as const), intervals: of.flatMap((p) => bar(p.readerTps, p.threads)) },
+      ];
+    });
+    charts.push(lineChart('fwd-threads', 'Writer vs reader (writes forwarded): TPS by threads', 'threads', 'TPS', series, { logX: true }));
+  }
+  if (shares.length > 0) {
+    const series: XYSeries[] = f.readShares.map((v) => {
+      const of = f.pairs.filter((p) => p.threads === v.threads && p.readShare !== null && p.ratio.estimate !== null).sort((a, b) => a.readShare! - b.readShare!);
+      return {
+        name: `${v.threads} threads`,
+        points: of.map((p) => [Math.round(p.readShare! * 100), p.ratio.estimate! * 100] as const),
+        intervals: of.filter((p) => p.ratio.interval !== null).map((p) => [Math.round(p.readShare! * 100), p.ratio.interval!.low * 100, p.ratio.interval!.high * 100] as const),
+      };
+    });
+    charts.push(
+      lineChart('fwd-ratio', 'Reader/writer TPS by read share (100% = equal)', 'reads, % of statements', 'reader TPS / writer TPS, %', series, {
+        hLines: [{ value: 100, label: 'reader = writer' }],
+      }),
+    );
+  }
+  if (f.consistency.length > 0) {
+    const rows: ForestRow[] = f.consistency.flatMap((c) =>
+      [
+        { label: `${c.level} avg`, e: c.avgMs },
+        { label: `${c.level} p${f.latencyPercentile}`, e: c.tailMs },
+      ]
+        .filter((x) => x.e.value !== null)
+        .map((x) => ({ label: x.label, estimate: x.e.value!, low: x.e.interval ? Math.max(0, x.e.interval.low) : null, high: x.e.interval?.high ?? null })),
+    );
+    charts.push(forestChart('fwd-consistency', 'Latency by consistency level, with 95% intervals', rows, { unit: '', axisName: 'ms' }));
+  }
+  return { ...base, findings: forwardingDetailSentences(f), tables, charts: charts.slice(1), answer: { lines, tables: answerTables, charts: charts.slice(0, 1) } };
+}

@@ -1,0 +1,252 @@
+/**
+ * Price-performance: each variant's hourly price for its engine and class (the same lookup as
+ * `plan --aws`: Aurora MySQL, the RDS engines and Aurora PostgreSQL by engine, a self-managed server
+ * as its EC2 instance type; core/plan/cost.ts dbInstancePrice), its transactions per unit of money,
+ * and per AZ each variant's performance ratio against its price ratio. Only for studies that
+ * compare variants: one variant has nothing to weigh its price against.
+ */
+import { barChart } from '../charts';
+import { dbInstancePrice, pricesAsOfText, regionPrices } from '../../plan/cost';
+import { num, pct } from '../../format';
+import type { ReportSection } from '../model';
+import { ratioText, verdictText, type RatioFinding } from '../findings';
+import { comparableKey, estimate, inSweep, isNetworkStudy, ratioOf, stepLabel, uniqueInOrder, type Context, type VariantInfo } from '../context';
+import { mean } from '../stats';
+import { analyzeRate } from './rate';
+
+interface VariantPrice {
+  readonly variant: string;
+  readonly engine: string;
+  readonly instanceClass: string;
+  readonly instances: number;
+  /** Price per hour of the variant's DB instances (writer + readers); null when the table has none. */
+  readonly hourly: number | null;
+  /** What a missing price was looked up as (e.g. "rds-mysql db.r6g.2xlarge"). */
+  readonly pricedAs: string;
+}
+
+interface PriceRow {
+  readonly workload: string;
+  readonly variant: string;
+  /** Mean TPS of the workload's unswept steps, or a rate sweep's capacity. */
+  readonly tps: number | null;
+  readonly perMoney: number | null;
+}
+
+interface PricePerformance {
+  readonly az: string | null;
+  readonly step: string;
+  readonly variant: string;
+  readonly baseline: string;
+  readonly performance: RatioFinding;
+  readonly priceRatio: number;
+  /** performance / price: its interval is the performance interval over the (exact) price ratio. */
+  readonly pricePerformance: RatioFinding;
+}
+
+export interface PriceFindings {
+  readonly kind: 'price';
+  readonly currency: string;
+  readonly region: string;
+  readonly pricesAsOf: string;
+  readonly fallbackNote: string | null;
+  readonly variants: readonly VariantPrice[];
+  readonly rows: readonly PriceRow[];
+  readonly ratios: readonly PricePerformance[];
+  /** Workloads priced at a rate sweep's capacity. */
+  readonly sweptAtRates: readonly string[];
+  readonly local: boolean;
+}
+
+function variantPrice(prices: ReturnType<typeof regionPrices>['prices'], v: VariantInfo): VariantPrice {
+  const engine = v.engine ?? { kind: 'aurora-mysql' as const, version: '' };
+  const p = dbInstancePrice(prices, engine, v.instanceClass);
+  const instances = 1 + v.readers;
+  return { variant: v.name, engine: engine.kind, instanceClass: v.instanceClass, instances, hourly: p.hourly === undefined ? null : p.hourly * instances, pricedAs: p.missingAs };
+}
+
+export function analyzePrice(ctx: Context): PriceFindings | null {
+  // One variant has nothing to compare its price with; scans (S4) have no meaningful transactions per dollar.
+  if (ctx.variants.length < 2 || ctx.groups.length === 0 || isNetworkStudy(ctx)) return null;
+  const rated = new Set(ctx.groups.filter((g) => (g.rate > 0 || g.rateOfCapacity !== null) && inSweep(ctx, g)).map((g) => g.stepId));
+  const priced = ctx.groups.filter((g) => !rated.has(g.stepId));
+  const rate = analyzeRate(ctx);
+  const region = ctx.data.run.region || ctx.data.spec?.region || ctx.prices.defaultRegion;
+  const lookup = regionPrices(ctx.prices, region);
+  const variants = ctx.variants.map((v) => variantPrice(lookup.prices, v));
+  if (variants.every((v) => v.hourly === null)) return null;
+  const workloads = uniqueInOrder(ctx.groups.map((g) => g.workload));
+  const sweptAtRates = new Set<string>();
+  const tpsOf = (variant: string, workload: string): number | null => {
+    const sweep = rate?.sweeps.find((s) => s.workload === workload);
+    const capacity = sweep?.variants.find((v) => v.variant === variant)?.capacity.value ?? null;
+    if (sweep !== undefined && capacity !== null) {
+      sweptAtRates.add(workload);
+      return capacity;
+    }
+    const vals = priced
+      .filter((g) => g.variant === variant && g.workload === workload)
+      .map((g) => estimate(ctx, g, 'tps').value)
+      .filter((v): v is number => v !== null);
+    return vals.length > 0 ? mean(vals) : null;
+  };
+  const rows: PriceRow[] = workloads.flatMap((w) =>
+    variants.map((v) => {
+      const tps = tpsOf(v.variant, w);
+      return { workload: w, variant: v.variant, tps, perMoney: tps !== null && v.hourly !== null && v.hourly > 0 ? (tps * 3600) / v.hourly : null };
+    }),
+  );
+  const ratios: PricePerformance[] = [];
+  for (const az of uniqueInOrder(ctx.variants.map((v) => v.az))) {
+    const inAz = ctx.variants.filter((v) => v.az === az);
+    const baseline = inAz[0]!;
+    const hb = variants.find((x) => x.variant === baseline.name)?.hourly ?? null;
+    for (const v of inAz.slice(1)) {
+      const h = variants.find((x) => x.variant === v.name)?.hourly ?? null;
+      if (h === null || hb === null || !(hb > 0)) continue;
+      const priceRatio = h / hb;
+      // A sweep's single points are not the comparison (its score or knee is): only standalone steps here.
+      for (const g of priced.filter((x) => x.variant === v.name && !inSweep(ctx, x))) {
+        const base = priced.find((x) => x.variant === baseline.name && comparableKey(x) === comparableKey(g));
+        if (base === undefined) continue;
+        const perf = ratioOf(estimate(ctx, g, 'tps'), estimate(ctx, base, 'tps'));
+        const over = (x: number | null): number | null => (x === null ? null : x / priceRatio);
+        const pricePerformance: RatioFinding = {
+          estimate: over(perf.estimate),
+          interval: perf.interval === null ? null : { ...perf.interval, low: perf.interval.low / priceRatio, high: perf.interval.high / priceRatio },
+          direction: perf.interval === null ? 'unknown' : perf.interval.low / priceRatio > 1 ? 'higher' : perf.interval.high / priceRatio < 1 ? 'lower' : 'within-noise',
+        };
+        ratios.push({ az, step: stepLabel(g), variant: v.name, baseline: baseline.name, performance: perf, priceRatio, pricePerformance });
+      }
+    }
+  }
+  return {
+    kind: 'price',
+    currency: lookup.prices.currency,
+    region: lookup.region,
+    pricesAsOf: pricesAsOfText(ctx.prices),
+    fallbackNote: lookup.fallbackNote ?? null,
+    variants,
+    rows,
+    ratios,
+    sweptAtRates: [...sweptAtRates],
+    local: ctx.data.run.backend === 'local',
+  };
+}
+
+/** "AZ a: r6g-a costs 89.5% of r5-a per hour; its transactions per USD are ..." per later variant of each AZ. */
+function priceSentences(f: PriceFindings, ctx: Context): string[] {
+  const out: string[] = [];
+  for (const az of uniqueInOrder(ctx.variants.map((v) => v.az))) {
+    const inAz = ctx.variants.filter((v) => v.az === az);
+    const base = f.variants.find((v) => v.variant === inAz[0]!.name)!;
+    for (const other of inAz.slice(1)) {
+      const v = f.variants.find((x) => x.variant === other.name)!;
+      if (v.hourly === null || base.hourly === null) continue;
+      const per = uniqueInOrder(f.rows.map((r) => r.workload))
+        .map((w) => {
+          const a = f.rows.find((r) => r.workload === w && r.variant === v.variant)?.perMoney ?? null;
+          const b = f.rows.find((r) => r.workload === w && r.variant === base.variant)?.perMoney ?? null;
+          return a !== null && b !== null && b > 0 ? `${w} ${pct(a / b, 1)}` : null;
+        })
+        .filter((x): x is string => x !== null);
+      out.push(
+        `${az !== null ? `AZ ${az}: ` : ''}${v.variant} (${v.engine} ${v.instanceClass}) costs ${pct(v.hourly / base.hourly)} of ${base.variant} (${base.engine} ${base.instanceClass}) per hour${per.length > 0 ? `; its transactions per ${f.currency} are ${per.join(', ')} of ${base.variant}'s` : ''}.`,
+      );
+    }
+  }
+  return out;
+}
+
+/** One sentence: the price ratio against the performance ratios, and whether price-performance differs beyond the noise. */
+function pricePerformanceSentence(f: PriceFindings): string {
+  const pairs = uniqueInOrder(f.ratios.map((r) => `${r.variant}/${r.baseline}`));
+  const priceRatios = uniqueInOrder(f.ratios.map((r) => pct(r.priceRatio, 1)));
+  const perf = f.ratios.map((r) => r.performance.estimate).filter((x): x is number => x !== null);
+  const beyond = f.ratios.filter(
+    (r) => r.pricePerformance.interval?.covers === 'run-to-run' && r.pricePerformance.direction !== 'within-noise' && r.pricePerformance.direction !== 'unknown',
+  );
+  const judged = f.ratios.some((r) => r.pricePerformance.interval?.covers === 'run-to-run');
+  const range = perf.length > 0 ? `${pct(Math.min(...perf), 1)}–${pct(Math.max(...perf), 1)}` : '-';
+  const verdict = !judged
+    ? 'the run-to-run noise is not measured'
+    : beyond.length === 0
+      ? 'price-performance differs beyond the noise at no step'
+      : `price-performance differs beyond the noise at ${beyond.map((r) => `${r.step} (${verdictText(r.pricePerformance, true)})`).join(', ')}`;
+  return `Price: ${pairs.join(', ')} costs ${priceRatios.join(' / ')} per hour, for ${range} of the performance (TPS); ${verdict}.${f.local ? ' (Local run: the performance is this machine’s.)' : ''}`;
+}
+
+export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
+  const workloads = uniqueInOrder(f.rows.map((r) => r.workload));
+  const rows = f.rows.map((r) => {
+    const v = f.variants.find((x) => x.variant === r.variant)!;
+    return [
+      r.workload,
+      r.variant,
+      `${v.engine} ${v.instanceClass}${v.instances > 1 ? ` x${v.instances}` : ''}`,
+      v.hourly !== null ? `${num(v.hourly, 3)} ${f.currency}` : `no price (${v.pricedAs})`,
+      num(r.tps, 0),
+      r.perMoney !== null ? num(r.perMoney, 0) : '-',
+    ];
+  });
+  const notes = [
+    `Price per hour of each variant's DB instances (writer + readers) for its engine: ${f.region} on-demand prices ${f.pricesAsOf} from prices/aws-prices.json, the same figures as plan --aws (override with --prices); clients are the load generator and are not counted.`,
+  ];
+  if (f.fallbackNote !== null) notes.push(f.fallbackNote);
+  if (f.sweptAtRates.length > 0) notes.push(`${f.sweptAtRates.join(', ')}: a rate sweep; TPS is its capacity (rate sweep section), not the mean over the offered rates.`);
+  if (f.local) notes.push('Local run: the throughput was measured on this machine, not on the priced classes; the table shows the method, not the classes’ value.');
+  const findings = priceSentences(f, ctx);
+  return {
+    id: 'price',
+    title: 'Price-performance',
+    question: 'Which variant gives the most transactions per unit of money?',
+    findings,
+    tables: [
+      {
+        title: `Transactions per ${f.currency} (TPS: mean over each workload's steps)`,
+        head: ['workload', 'variant', 'engine and class', `${f.currency}/hour`, 'TPS', `transactions per ${f.currency}`],
+        rows,
+        numeric: [3, 4, 5],
+        notes,
+      },
+    ],
+    charts:
+      workloads.length > 0
+        ? [
+            barChart(
+              'price-tx-per-money',
+              `Transactions per ${f.currency}`,
+              workloads,
+              f.variants.map((v) => ({ name: v.variant, values: workloads.map((w) => f.rows.find((r) => r.workload === w && r.variant === v.variant)?.perMoney ?? null) })),
+              `transactions per ${f.currency}`,
+            ),
+          ]
+        : [],
+    ...(f.ratios.length > 0
+      ? {
+          answer: {
+            lines: [pricePerformanceSentence(f)],
+            tables: [
+              {
+                title: 'Performance ratio vs price ratio (TPS; transactions per unit of money = performance / price)',
+                head: ['AZ', 'step', 'ratio', 'performance (95% CI)', 'price', 'price-performance (95% CI)'],
+                rows: f.ratios.map((r) => [
+                  r.az ?? '-',
+                  r.step,
+                  `${r.variant}/${r.baseline}`,
+                  ratioText(r.performance),
+                  pct(r.priceRatio, 1),
+                  `${ratioText(r.pricePerformance)} ${verdictText(r.pricePerformance, true)}`,
+                ]),
+                numeric: [3, 4, 5],
+                notes: [
+                  `Price: on-demand DB instance price per hour (${f.region}); the price-performance interval is the performance interval divided by the price ratio.${f.local ? ' Local run: performance was measured on this machine, not on the priced classes.' : ''}`,
+                ],
+              },
+            ],
+            charts: [],
+          },
+        }
+      : {}),
+  };
+}

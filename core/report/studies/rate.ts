@@ -1,0 +1,331 @@
+/**
+ * S5, offered vs achieved: per rate sweep and variant, each repeat's curve at the rates that repeat
+ * was really offered, its knee (core/report/knee.ts) and its capacity; across repeats the capacity
+ * with its interval and the capacity ratio of each variant to the first.
+ *
+ * Why per repeat: a local rehearsal offers multiples of each repeat's own measured capacity
+ * (ratesOfCapacity), so the repeats probe different rates. Averaging their offered rates gives a
+ * rate nobody offered, and their achieved spread would mostly be the difference in offered rate.
+ * The capacity of a repeat is its unlimited-rate step's achieved rate when the sweep has one (what
+ * the server does when nothing holds it back), else the highest achieved rate of its sweep.
+ */
+import type { StepResult } from '../../lake/results';
+import { lineChart, spansDecades, type XYSeries } from '../charts';
+import { fixed, pct } from '../../format';
+import { findKnee, DEFAULT_LATENCY_FLOOR_MS, type KneeResult } from '../knee';
+import type { ReportSection, TableBlock } from '../model';
+import { coversOf, rangeText, ratioFinding, ratioText, verdictText, whole, type Estimated, type RatioFinding } from '../findings';
+import { mean, meanCi, summarize, welchRatioCi } from '../stats';
+import { uniqueInOrder, type Context, type StepGroup } from '../context';
+
+interface RatePoint {
+  readonly repeat: number;
+  /** The rate this repeat was offered, transactions/s over all clients. */
+  readonly offered: number;
+  readonly achieved: number | null;
+  /** The run's percentile (p99 in S5), ms. */
+  readonly latencyMs: number | null;
+  readonly status: 'ok' | 'overloaded' | 'failed' | 'skipped';
+  readonly clientBound: boolean;
+  /** The multiple of the repeat's capacity offered (ratesOfCapacity); null for an absolute rate. */
+  readonly rateOfCapacity: number | null;
+}
+
+interface RepeatKnee {
+  readonly repeat: number;
+  /** The highest rate this repeat offered and kept up with (an offered rate, never a mean). */
+  readonly kneeOffered: number | null;
+  readonly kneeAchieved: number | null;
+  /** The lowest offered rate it did not keep up with, and why. */
+  readonly saturatedAtOffered: number | null;
+  readonly reason: KneeResult['reason'];
+  readonly capacity: number | null;
+  readonly capacityFrom: 'unlimited-rate step' | 'highest achieved';
+  /** The lowest offered rate at which the client saturated its CPU; null when it never did. */
+  readonly clientBoundFrom: number | null;
+}
+
+export interface RateVariant {
+  readonly variant: string;
+  readonly instanceClass: string;
+  readonly points: readonly RatePoint[];
+  readonly repeats: readonly RepeatKnee[];
+  /** Capacity over the repeats: the mean, with a run-to-run interval from 2+ repeats. */
+  readonly capacity: Estimated;
+  /** The knees' offered rates over the repeats (lowest, highest); null when no repeat tracked. */
+  readonly kneeRange: readonly [number, number] | null;
+}
+
+export interface RateSweep {
+  readonly label: string;
+  readonly workload: string;
+  readonly threads: number;
+  readonly latencyPercentile: number;
+  readonly variants: readonly RateVariant[];
+  /** The first variant's capacity over each later one's, with its interval over the repeats. */
+  readonly capacityRatios: readonly { readonly variant: string; readonly baseline: string; readonly ratio: RatioFinding }[];
+}
+
+export interface RateFindings {
+  readonly kind: 'rate-sweep';
+  readonly sweeps: readonly RateSweep[];
+  readonly anyOverloaded: boolean;
+  readonly anySkipped: boolean;
+}
+
+function rateSweeps(ctx: Context): { label: string; groups: StepGroup[] }[] {
+  const keyOf = (g: StepGroup): string => `${g.workload}\u0000${g.threads}\u0000${g.target}`;
+  const rated = (g: StepGroup): boolean => g.rate > 0 || g.rateOfCapacity !== null;
+  return uniqueInOrder(ctx.groups.map(keyOf))
+    .filter((k) => uniqueInOrder(ctx.groups.filter((g) => keyOf(g) === k && rated(g)).map((g) => g.stepId)).length >= 2)
+    .map((key) => {
+      const groups = ctx.groups.filter((g) => keyOf(g) === key);
+      const first = groups[0]!;
+      return { label: `${first.workload} (${first.threads} threads${first.target !== 'writer' ? `, ${first.target}` : ''})`, groups };
+    });
+}
+
+function statusOf(r: StepResult): RatePoint['status'] {
+  return r.status === 'overloaded' ? 'overloaded' : r.status === 'skipped' ? 'skipped' : r.status === 'ok' ? 'ok' : 'failed';
+}
+
+function analyzeVariant(groups: readonly StepGroup[], variant: string, instanceClass: string): RateVariant | null {
+  const rated = groups.filter((g) => g.variant === variant && (g.rate > 0 || g.rateOfCapacity !== null));
+  if (rated.length === 0) return null;
+  const unlimited = groups.filter((g) => g.variant === variant && g.rate === 0 && g.rateOfCapacity === null);
+  const points: RatePoint[] = rated
+    .flatMap((g) =>
+      g.rows.map((r) => ({
+        repeat: r.repeat,
+        offered: r.offered_tps,
+        achieved: r.status === 'ok' || r.status === 'overloaded' ? r.tps : null,
+        latencyMs: r.status === 'ok' || r.status === 'overloaded' ? r.lat_pct_ms : null,
+        status: statusOf(r),
+        clientBound: r.saturated_clients > 0,
+        rateOfCapacity: g.rateOfCapacity,
+      })),
+    )
+    .sort((a, b) => a.offered - b.offered || a.repeat - b.repeat);
+  const repeatIds = uniqueInOrder(points.map((p) => p.repeat)).sort((a, b) => a - b);
+  const repeats: RepeatKnee[] = repeatIds.map((repeat) => {
+    // Skipped points were never offered: they take no part in the knee.
+    const own = points.filter((p) => p.repeat === repeat && p.status !== 'skipped');
+    const knee = findKnee(own.map((p) => ({ offered: p.offered, achieved: p.achieved, p99Ms: p.latencyMs, overloaded: p.status === 'overloaded' })));
+    const probe = unlimited.flatMap((g) => g.ok.filter((r) => r.repeat === repeat && r.tps !== null)).map((r) => r.tps!);
+    const bound = own.filter((p) => p.clientBound);
+    return {
+      repeat,
+      kneeOffered: knee.kneeOffered,
+      kneeAchieved: knee.kneeAchieved,
+      saturatedAtOffered: knee.saturatedAtOffered,
+      reason: knee.reason,
+      capacity: probe.length > 0 ? mean(probe) : knee.capacity,
+      capacityFrom: probe.length > 0 ? 'unlimited-rate step' : 'highest achieved',
+      clientBoundFrom: bound.length > 0 ? bound[0]!.offered : null,
+    };
+  });
+  const caps = repeats.map((r) => r.capacity).filter((c): c is number => c !== null);
+  const capacity: Estimated = caps.length === 0 ? { value: null, interval: null } : { value: mean(caps), interval: caps.length >= 2 ? coversOf(meanCi(caps), 'run-to-run') : null };
+  const knees = repeats.map((r) => r.kneeOffered).filter((k): k is number => k !== null);
+  return { variant, instanceClass, points, repeats, capacity, kneeRange: knees.length > 0 ? [Math.min(...knees), Math.max(...knees)] : null };
+}
+
+export function analyzeRate(ctx: Context): RateFindings | null {
+  const found = rateSweeps(ctx);
+  if (found.length === 0) return null;
+  const sweeps = found.map(({ label, groups }): RateSweep => {
+    const first = groups[0]!;
+    const variants = ctx.variants.map((v) => analyzeVariant(groups, v.name, v.instanceClass)).filter((v): v is RateVariant => v !== null);
+    const capsOf = (v: RateVariant): number[] => v.repeats.map((r) => r.capacity).filter((c): c is number => c !== null);
+    // The first variant (the candidate, e.g. r6g) over each other one (e.g. r5): S5's "r6g/r5" capacity ratio.
+    const candidate = variants[0];
+    const capacityRatios =
+      candidate === undefined
+        ? []
+        : variants.slice(1).map((v) => {
+            const ci = welchRatioCi(summarize(capsOf(candidate)), summarize(capsOf(v)));
+            // With fewer than two repeats a side the interval is NaN: ratioFinding says "unknown".
+            return { variant: candidate.variant, baseline: v.variant, ratio: ratioFinding(ci, 'run-to-run') };
+          });
+    return { label, workload: first.workload, threads: first.threads, latencyPercentile: first.latPct, variants, capacityRatios };
+  });
+  return {
+    kind: 'rate-sweep',
+    sweeps,
+    anyOverloaded: sweeps.some((s) => s.variants.some((v) => v.points.some((p) => p.status === 'overloaded'))),
+    anySkipped: sweeps.some((s) => s.variants.some((v) => v.points.some((p) => p.status === 'skipped'))),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rendering
+
+const REASON: Readonly<Record<NonNullable<KneeResult['reason']>, string>> = {
+  throughput: 'achieved fell below 95% of offered',
+  latency: 'tail latency rose past its limit',
+  overloaded: "sysbench's event queue filled",
+  failed: 'the step failed',
+};
+
+/**
+ * One sentence per variant: capacity (one statement), the knee at rates really offered.
+ * @internal exported for its tests (a test seam)
+ */
+export function rateVariantSentence(sweep: RateSweep, v: RateVariant): string {
+  const n = v.repeats.length;
+  const capFrom = v.repeats.every((r) => r.capacityFrom === 'unlimited-rate step') ? 'unlimited rate' : 'highest achieved';
+  const cap =
+    v.capacity.value === null ? 'capacity unknown' : `capacity ${rangeText(v.capacity)}/s (${capFrom}${n >= 2 ? `, mean of ${n} repeats, 95% interval` : ', one repeat'})`;
+  const knee =
+    v.kneeRange === null
+      ? 'it did not keep up even at the lowest rate offered'
+      : `it kept up with ${n >= 2 ? `${whole(v.kneeRange[0])}–${whole(v.kneeRange[1])}/s offered (the highest rate each repeat sustained)` : `${whole(v.kneeRange[0])}/s offered`}`;
+  const sat = v.repeats.find((r) => r.saturatedAtOffered !== null);
+  const beyond = sat !== undefined && sat.reason !== null ? `; above it ${REASON[sat.reason]}` : '; no rate tried saturated it';
+  const client = v.repeats.find((r) => r.clientBoundFrom !== null && (r.saturatedAtOffered === null || r.clientBoundFrom <= r.saturatedAtOffered));
+  const clientNote = client !== undefined ? ` The client saturated its CPU from ${whole(client.clientBoundFrom)}/s offered: the knee may be the client's.` : '';
+  return `${sweep.label}, ${v.variant}: ${cap}; ${knee}${beyond}.${clientNote}`;
+}
+
+/**
+ * The answer's sentence for a sweep: each variant's capacity (the repeats' values, not an average
+ * rate), the capacity ratio with its interval, and the knees at rates really offered.
+ */
+function rateSweepSentence(sweep: RateSweep): string {
+  const caps = sweep.variants.map((v) => {
+    const each = v.repeats.map((r) => r.capacity).filter((c): c is number => c !== null);
+    return `${v.variant} ${whole(v.capacity.value)}/s${each.length >= 2 ? ` (repeats ${each.map(whole).join(', ')})` : ''}`;
+  });
+  const ratios = sweep.capacityRatios.map(
+    (c) => `${c.variant}/${c.baseline} ${ratioText(c.ratio)}${c.ratio.interval !== null ? `, ${verdictText(c.ratio, true)}` : ' (one repeat: noise not measured)'}`,
+  );
+  const knees = sweep.variants.map(
+    (v) =>
+      `${v.variant} ${v.kneeRange === null ? 'none' : v.kneeRange[0] === v.kneeRange[1] ? `${whole(v.kneeRange[0])}/s` : `${whole(v.kneeRange[0])}–${whole(v.kneeRange[1])}/s`}`,
+  );
+  return `${sweep.label}: capacity ${caps.join(', ')}${ratios.length > 0 ? `; ${ratios.join('; ')}` : ''}; knee (highest offered rate kept up with) ${knees.join(', ')}.`;
+}
+
+function ratioSentence(sweep: RateSweep): string[] {
+  return sweep.capacityRatios.map((c) => {
+    const judged = c.ratio.interval !== null;
+    return `${sweep.label}: capacity ${c.variant}/${c.baseline} = ${ratioText(c.ratio)}${judged ? `: ${verdictText(c.ratio, true)} (95% interval over the repeats)` : ' (one repeat a side: run-to-run noise not measured)'}.`;
+  });
+}
+
+export function rateSection(f: RateFindings): ReportSection {
+  const kneeRows: string[][] = [];
+  const pointRows: string[][] = [];
+  const charts = f.sweeps.flatMap((sw, i) => {
+    const achieved: XYSeries[] = [];
+    const latency: XYSeries[] = [];
+    for (const v of sw.variants) {
+      for (const r of v.repeats) {
+        kneeRows.push([
+          sw.label,
+          v.variant,
+          String(r.repeat),
+          r.kneeOffered !== null ? whole(r.kneeOffered) : '-',
+          r.saturatedAtOffered !== null ? `${whole(r.saturatedAtOffered)} (${r.reason})` : 'not reached',
+          r.capacity !== null ? `${whole(r.capacity)} (${r.capacityFrom === 'unlimited-rate step' ? 'unlimited' : 'max'})` : '-',
+          r.clientBoundFrom !== null ? whole(r.clientBoundFrom) : '-',
+        ]);
+      }
+      for (const p of v.points) {
+        pointRows.push([
+          sw.label,
+          v.variant,
+          String(p.repeat),
+          p.rateOfCapacity !== null ? `${whole(p.offered)} (${p.rateOfCapacity}x)` : whole(p.offered),
+          whole(p.achieved),
+          p.achieved !== null && p.offered > 0 ? pct(p.achieved / p.offered, 0) : '-',
+          fixed(p.latencyMs, 1),
+          p.status + (p.clientBound ? ', client-bound' : ''),
+        ]);
+      }
+      const drawn = v.points.filter((p) => p.status !== 'skipped' && p.achieved !== null);
+      const measured = drawn.filter((p) => p.status !== 'overloaded');
+      const overloaded = drawn.filter((p) => p.status === 'overloaded');
+      const kneePoints = v.repeats.filter((r) => r.kneeOffered !== null && r.kneeAchieved !== null).map((r) => [r.kneeOffered!, r.kneeAchieved!] as const);
+      const failed = v.points.filter((p) => p.status === 'failed');
+      achieved.push({
+        name: v.variant,
+        scatter: v.repeats.length > 1,
+        points: measured.map((p) => [p.offered, p.achieved] as const),
+        marks: [
+          { label: 'overloaded (at achieved)', symbol: 'diamond', points: overloaded.map((p) => [p.offered, p.achieved!] as const) },
+          { label: 'knee', symbol: 'circle', points: kneePoints },
+        ],
+        ...(failed.length > 0 ? { errorPoints: failed.map((p) => [p.offered, 0] as const) } : {}),
+      });
+      latency.push({
+        name: v.variant,
+        scatter: v.repeats.length > 1,
+        points: measured.map((p) => [p.offered, p.latencyMs] as const),
+        marks: [{ label: 'overloaded', symbol: 'diamond', points: overloaded.filter((p) => p.latencyMs !== null).map((p) => [p.offered, p.latencyMs!] as const) }],
+      });
+    }
+    const offeredAll = sw.variants.flatMap((v) => v.points.filter((p) => p.status !== 'skipped').map((p) => p.offered));
+    const hi = Math.max(...offeredAll);
+    achieved.push({
+      name: 'ideal (achieved = offered)',
+      points: [
+        [0, 0],
+        [hi, hi],
+      ],
+      dashed: true,
+    });
+    const capacityLines = sw.variants
+      .filter((v) => v.capacity.value !== null)
+      .map((v) => ({ value: v.capacity.value!, label: `${v.variant} capacity ${whole(v.capacity.value)}/s` }));
+    const latencyValues = sw.variants.flatMap((v) => v.points.map((p) => p.latencyMs));
+    return [
+      lineChart(`rate-achieved-${i}`, `${sw.label}: achieved vs offered TPS (hollow circle: the knee)`, 'offered TPS', 'achieved TPS', achieved, {
+        fromZero: true,
+        hLines: capacityLines,
+      }),
+      lineChart(`rate-latency-${i}`, `${sw.label}: p${sw.latencyPercentile} latency vs offered TPS`, 'offered TPS', `p${sw.latencyPercentile} ms`, latency, {
+        fromZero: true,
+        logY: spansDecades(latencyValues),
+      }),
+    ];
+  });
+  const lines = f.sweeps.flatMap((sw) => [...ratioSentence(sw), ...sw.variants.map((v) => rateVariantSentence(sw, v))]);
+  const opening = f.sweeps.map(rateSweepSentence);
+  const pct0 = f.sweeps[0]!.latencyPercentile;
+  const pointNotes = [
+    'Each repeat at the rate it was offered: a local rehearsal offers multiples of each repeat’s own measured capacity, so the repeats’ rates differ and are not averaged.',
+  ];
+  if (f.anyOverloaded)
+    pointNotes.push(
+      `Overloaded: sysbench's event queue filled (offered > capacity; sysbench 1.0.20 stops a --rate run when 131,072 events wait): achieved is the mean of the intervals before it stopped and p${pct0} the worst of them (queue time included). A measurement, not a failure.`,
+    );
+  if (f.anySkipped) pointNotes.push('Skipped: not run because a lower rate already overloaded (stopAtOverload), or no capacity was measured for a rate relative to it.');
+  const tables: TableBlock[] = [
+    {
+      title: 'Knee and capacity per repeat',
+      head: ['sweep', 'variant', 'repeat', 'knee (offered/s)', 'saturated at (offered/s)', 'capacity/s', 'client saturated at'],
+      rows: kneeRows,
+      numeric: [2, 3, 5, 6],
+      notes: [
+        `Knee: the highest offered rate where achieved >= 95% of offered (relative to the lowest rate's efficiency), the tail latency <= 3x its value at the lowest rate or under ${DEFAULT_LATENCY_FLOOR_MS} ms, and the step not overloaded. Capacity: the unlimited-rate step's achieved rate (unlimited), else the highest achieved rate of the sweep (max).`,
+      ],
+    },
+    {
+      title: 'Points',
+      head: ['sweep', 'variant', 'repeat', 'offered/s', 'achieved/s', 'achieved/offered', `p${pct0} ms`, 'status'],
+      rows: pointRows,
+      numeric: [2, 3, 4, 5, 6],
+      notes: pointNotes,
+    },
+  ];
+  return {
+    id: 'rate',
+    title: 'Rate sweep: offered vs achieved',
+    question: 'Up to which offered rate does each variant keep up, and what is its capacity?',
+    findings: lines,
+    tables,
+    charts: [],
+    answer: { lines: opening, tables: [], charts },
+  };
+}
