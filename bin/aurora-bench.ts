@@ -165,7 +165,14 @@ program
       if (opts.awsRehearsal) {
         const { runRehearsalCommand } = await import('../core/cli/run-rehearsal-command');
         const { rehearsalWiring } = await import('./aws-rehearsal');
-        const code = await runRehearsalCommand({ specFile: file, repoRoot, scale: opts.scale, ...(opts.runId ? { runId: opts.runId } : {}), ...rehearsalWiring(repoRoot) });
+        const code = await runRehearsalCommand({
+          specFile: file,
+          repoRoot,
+          scale: opts.scale,
+          lakeDir: resolve(opts.lake),
+          ...(opts.runId ? { runId: opts.runId } : {}),
+          ...rehearsalWiring(repoRoot),
+        });
         process.exit(code);
       }
       if (opts.aws) {

@@ -10,7 +10,7 @@ import { COMPARE_LEVEL_RANGE, compareRuns, type CompareOptions, type Comparison 
 import { buildHistory, HISTORY_DEFAULTS, type History, type HistoryOptions } from '../regression/history';
 import { readHistoryInput, readerOpener, type LakeOpener } from '../regression/judge';
 import { localLakeOpener } from '../regression/judge-local';
-import { loadCompareSide } from '../regression/load';
+import { loadCompareSide, REHEARSAL_BACKEND } from '../regression/load';
 import { comparisonJson, comparisonReport, historyJson, historyReport } from '../regression/render';
 import { loadSpecFile } from '../experiment/validate';
 import { readStackOutputs } from './aws-stack';
@@ -49,6 +49,13 @@ export interface CompareCommandOptions {
 export async function compareFromLake(lake: LakeReader, runA: string, runB: string, options: CompareOptions = {}): Promise<Comparison> {
   const a = await loadCompareSide(lake, runA);
   const b = await loadCompareSide(lake, runB);
+  // A rehearsal's figures come from stand-in servers on the machine that rehearsed: never a baseline for a run on AWS.
+  const rehearsal = [a, b].find((s) => s.run.backend === REHEARSAL_BACKEND);
+  if (rehearsal && [a, b].some((s) => s.run.backend === 'aws')) {
+    throw new UsageError(
+      `run ${rehearsal.run.run_id} is a rehearsal (run --aws-rehearsal: moto and stand-in servers on this machine, not Aurora), so it is not compared with a run on AWS: compare it with another rehearsal or a local run`,
+    );
+  }
   return compareRuns(a, b, options);
 }
 

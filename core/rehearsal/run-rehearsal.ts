@@ -221,6 +221,14 @@ async function verdictInfrastructure(
   }
 }
 
+/** A runs-table object of the lake copy with its rows marked as a rehearsal's (RunRow.backend). */
+function markedRehearsal(key: string, body: Uint8Array): Uint8Array {
+  if (!/^tables\/runs\//.test(key)) return body;
+  const lines = Buffer.from(body).toString('utf8').split('\n');
+  const marked = lines.map((l) => (l.trim() === '' ? l : JSON.stringify({ ...(JSON.parse(l) as object), backend: 'aws-rehearsal' })));
+  return Buffer.from(marked.join('\n'), 'utf8');
+}
+
 async function copyLake(s3: S3Client, config: AwsBackendConfig, dir: string): Promise<number> {
   const lake = new LocalLakeStore(dir);
   let token: string | undefined;
@@ -231,7 +239,7 @@ async function copyLake(s3: S3Client, config: AwsBackendConfig, dir: string): Pr
       const key = o.Key!.slice(config.lakePrefix.length);
       if (!/^tables\//.test(key)) continue;
       const body = await (await s3.send(new GetObjectCommand({ Bucket: config.bucket, Key: o.Key! }))).Body!.transformToByteArray();
-      await lake.put(key, body);
+      await lake.put(key, markedRehearsal(key, body));
       count++;
     }
     token = page.NextContinuationToken;
@@ -457,7 +465,10 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
 
     const lakeDir = options.lakeDir ?? join(dir, 'lake');
     const objects = await copyLake(raw.s3, config, lakeDir);
-    log(`lake: ${objects} table objects in s3://${config.bucket}/${config.lakePrefix} (moto)`);
+    log(
+      `lake: ${objects} table objects in s3://${config.bucket}/${config.lakePrefix} (moto)` +
+        (options.lakeDir !== undefined ? `, copied into ${options.lakeDir} with the run marked aws-rehearsal (never part of an AWS experiment's history)` : ''),
+    );
     try {
       results = await resultsCommand({ lakeDir, run: plan.runId, repoRoot: options.repoRoot });
     } catch (e) {

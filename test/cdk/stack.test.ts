@@ -14,11 +14,11 @@ import { TASK_NAMES } from '../../core/workflow/task-names';
 import { REGRESSIONS_METRIC, VERDICT_METRIC_NAMESPACE } from '../../core/backends/aws/verdict-alerts';
 import { EXPIRES_AT_TAG, RDS_NAME_PREFIX, RUN_ID_TAG } from '../../lib/handler-environment';
 import { LUAJIT_COMMIT } from '../../lib/config';
-import { actionsOf, PROJECT_ROOT, render, repoContextConfig, resourcesOf, statementsOfRole, synthTestApp, type TestApp } from './cdk-fixture';
+import { actionsOf, nightlyOnConfig, PROJECT_ROOT, render, repoContextConfig, resourcesOf, statementsOfRole, synthTestApp, type TestApp } from './cdk-fixture';
 
 let t: TestApp;
 beforeAll(() => {
-  t = synthTestApp();
+  t = synthTestApp(nightlyOnConfig());
 });
 afterAll(() => t.dispose());
 
@@ -520,7 +520,7 @@ describe('Nightly', () => {
   });
 
   test('a stack deployed to an explicit region sends that region in the nightly spec', () => {
-    const regional = synthTestApp({ ...repoContextConfig(), account: '123456789012', region: 'eu-central-1' });
+    const regional = synthTestApp({ ...nightlyOnConfig(), account: '123456789012', region: 'eu-central-1' });
     try {
       const [, schedule] = resourcesOf(regional.template, 'AWS::Scheduler::Schedule').find(([id]) => id.startsWith('Nightly'))!;
 
