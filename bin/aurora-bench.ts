@@ -84,6 +84,18 @@ program
     }),
   );
 
+/** For the experiment cdk.json schedules nightly: what the schedule costs a month (core/plan/nightly-cost.ts). */
+async function nightlyPlanLines(file: string, plan: import('../core/plan/types').Plan, prices: string | undefined): Promise<string[]> {
+  const { CONFIG_CONTEXT_KEY, parseAppConfig } = await import('../lib/config');
+  const cdkJson = JSON.parse(readFileSync(join(repoRoot, 'cdk.json'), 'utf8')) as { context?: Record<string, unknown> };
+  const nightly = parseAppConfig(cdkJson.context?.[CONFIG_CONTEXT_KEY]).nightly;
+  if (resolve(file) !== resolve(repoRoot, nightly.experiment)) return [];
+  const { estimatePlanCost, formatMoney, loadPrices } = await import('../core/plan/cost');
+  const { nightlyCostLines } = await import('../core/plan/nightly-cost');
+  const cost = estimatePlanCost(plan, loadPrices(repoRoot, prices ? resolve(prices) : undefined));
+  return nightlyCostLines(nightly, cost.total, cost.currency, cost.pricesAsOf, (v) => formatMoney(v, cost.currency));
+}
+
 program
   .command('plan')
   .description('expand an experiment into cells and steps, with ids, order and an estimate of time (and cost on AWS)')
@@ -109,6 +121,7 @@ program
       const plan = { ...prepared.plan, notes: [...prepared.notes] };
       const { planCostLines } = await import('../core/plan/cost');
       const extra = await planCostLines(prepared.spec, plan, repoRoot, opts.prices ? resolve(opts.prices) : undefined);
+      if (backend === 'aws') extra.push(...(await nightlyPlanLines(file, plan, opts.prices)));
       printOut(opts.json ? JSON.stringify(plan, null, 2) + '\n' : renderPlan(plan, extra) + '\n');
       // A plan that shows a refusal is not what `run` would do as written: scripts and CI see it in the exit code.
       const refused = plan.notes.filter((n) => n.level === 'refused');
@@ -168,7 +181,14 @@ program
       if (opts.awsRehearsal) {
         const { runRehearsalCommand } = await import('../core/cli/run-rehearsal-command');
         const { rehearsalWiring } = await import('./aws-rehearsal');
-        const code = await runRehearsalCommand({ specFile: file, repoRoot, scale: opts.scale, ...(opts.runId ? { runId: opts.runId } : {}), ...rehearsalWiring(repoRoot) });
+        const code = await runRehearsalCommand({
+          specFile: file,
+          repoRoot,
+          scale: opts.scale,
+          lakeDir: resolve(opts.lake),
+          ...(opts.runId ? { runId: opts.runId } : {}),
+          ...rehearsalWiring(repoRoot),
+        });
         process.exit(code);
       }
       if (opts.aws) {

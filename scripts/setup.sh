@@ -40,6 +40,12 @@ python_test_tools() {
     python3 -m venv .venv
     .venv/bin/pip install -q --disable-pip-version-check 'moto[server]' cfn-lint
   fi
+  # The SQL sent to Athena runs only on DuckDB here: test/cdk/athena-sql.test.ts parses every text
+  # with sqlglot's Athena (Trino) dialect (scripts/check-athena-sql.py).
+  if ! .venv/bin/python -c 'import sqlglot' 2>/dev/null; then
+    echo "setup: sqlglot into .venv"
+    .venv/bin/pip install -q --disable-pip-version-check sqlglot
+  fi
   # The change-point detector (core/regression/edivisive.ts) is tested against the published
   # implementations of E-Divisive on the same series (test/integration/edivisive-references.test.ts). Each
   # gets its own environment under .venv/references: signal-processing-algorithms 2.1.6 pins

@@ -161,7 +161,13 @@ export function parameterProblems(engineVersion: string, level: ParameterLevel, 
       });
       continue;
     }
-    const here = info[level];
+    // Aurora User Guide, "DB cluster parameter groups for Amazon Aurora DB clusters": "The cluster
+    // parameter group includes defaults for both the cluster-level and instance-level parameters.
+    // Each DB instance within a provisioned or Aurora Serverless v2 cluster inherits the settings
+    // from that DB cluster parameter group"; a value in the DB parameter group overrides it. So an
+    // instance-level parameter may be set in clusterParameters (for every instance); a cluster-level
+    // one never in instanceParameters (DB parameter groups hold no cluster-level parameters).
+    const here = info[level] ?? (level === 'cluster' ? info.instance : undefined);
     if (!here) {
       const there = info[otherLevel(level)]!;
       problems.push({
@@ -174,7 +180,7 @@ export function parameterProblems(engineVersion: string, level: ParameterLevel, 
       const atOther = info[otherLevel(level)];
       problems.push({
         name,
-        reason: `not modifiable on Aurora MySQL ${major} at the ${level} level${atOther && atOther.modifiable !== false ? ` (it is modifiable at the ${otherLevel(level)} level: set it in ${otherLevel(level)}Parameters)` : ''}${here.note ? `: ${here.note}` : ''}`,
+        reason: `not modifiable on Aurora MySQL ${major} at the ${info[level] ? level : 'instance'} level${atOther && atOther !== here && atOther.modifiable !== false ? ` (it is modifiable at the ${otherLevel(level)} level: set it in ${otherLevel(level)}Parameters)` : ''}${here.note ? `: ${here.note}` : ''}`,
       });
       continue;
     }

@@ -10,7 +10,7 @@ import { COMPARE_LEVEL_RANGE, compareRuns, type CompareOptions, type Comparison 
 import { buildHistory, HISTORY_DEFAULTS, type History, type HistoryOptions } from '../regression/history';
 import { readHistoryInput, readerOpener, type LakeOpener } from '../regression/judge';
 import { localLakeOpener } from '../regression/judge-local';
-import { loadCompareSide, loadHistoryRuns } from '../regression/load';
+import { loadCompareSide, loadHistoryRuns, REHEARSAL_BACKEND } from '../regression/load';
 import { NotFoundError } from '../lake/results';
 import { scaleSpec } from '../experiment/scale';
 import { comparisonJson, comparisonReport, historyJson, historyReport } from '../regression/render';
@@ -51,6 +51,13 @@ export interface CompareCommandOptions {
 export async function compareFromLake(lake: LakeReader, runA: string, runB: string, options: CompareOptions = {}): Promise<Comparison> {
   const a = await loadCompareSide(lake, runA);
   const b = await loadCompareSide(lake, runB);
+  // A rehearsal's figures come from stand-in servers on the machine that rehearsed: never a baseline for a run on AWS.
+  const rehearsal = [a, b].find((s) => s.run.backend === REHEARSAL_BACKEND);
+  if (rehearsal && [a, b].some((s) => s.run.backend === 'aws')) {
+    throw new UsageError(
+      `run ${rehearsal.run.run_id} is a rehearsal (run --aws-rehearsal: moto and stand-in servers on this machine, not Aurora), so it is not compared with a run on AWS: compare it with another rehearsal or a local run`,
+    );
+  }
   return compareRuns(a, b, options);
 }
 

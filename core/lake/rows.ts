@@ -30,8 +30,13 @@ export interface RunRow {
   readonly spec_sha256: string;
   /** The plan (cells x steps) as JSON, minus script bodies. */
   readonly plan: string;
-  /** Where the run ran; import: hand-run sysbench logs brought in by `aurora-bench import` (core/cli/import-logs.ts). */
-  readonly backend: 'local' | 'aws' | 'import';
+  /**
+   * Where the run ran; import: hand-run sysbench logs brought in by `aurora-bench import`
+   * (core/cli/import-logs.ts); aws-rehearsal: `run --aws-rehearsal`, the AWS path against moto and
+   * MariaDB/PostgreSQL stand-ins on this machine (set on the lake copy the rehearsal leaves,
+   * core/rehearsal/run-rehearsal.ts), which an AWS experiment's history leaves out (core/regression/load.ts).
+   */
+  readonly backend: 'local' | 'aws' | 'import' | 'aws-rehearsal';
   readonly region: string;
   readonly engine_version: string;
   /** e.g. "10.11.19-MariaDB" locally; the Aurora version on AWS. */

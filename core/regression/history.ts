@@ -51,6 +51,8 @@ export interface HistoryInput {
   readonly steps: readonly StepRow[];
   /** Earlier runs of the experiment that were not read (load.ts reads the last `window`). */
   readonly runsNotRead?: number;
+  /** Rehearsal runs (run --aws-rehearsal) an AWS experiment's history left out (load.ts withoutRehearsals). */
+  readonly rehearsalsLeftOut?: readonly string[];
 }
 
 export interface HistoryOptions {
@@ -256,6 +258,12 @@ export function buildHistory(input: HistoryInput, options: HistoryOptions = {}):
       s.points.push({ runId: run.run_id, startedAt: run.started_at, rows: stepRows });
     }
   }
+  const rehearsals = input.rehearsalsLeftOut ?? [];
+  if (rehearsals.length > 0)
+    notices.push(
+      `${rehearsals.length} rehearsal run(s) left out (run --aws-rehearsal: stand-in servers on the machine that rehearsed, not Aurora; never part of an AWS experiment's history): ` +
+        `${rehearsals.slice(0, 5).join(', ')}${rehearsals.length > 5 ? ', ...' : ''}`,
+    );
   if ((input.runsNotRead ?? 0) > 0)
     notices.push(`the ${input.runsNotRead} earlier run(s) of the experiment before the window of ${runs.length} were not read (--window all reads every run)`);
   if (unreadable.length > 0)

@@ -16,7 +16,7 @@ import { AthenaLake } from '../backends/aws/athena-lake';
 import type { LakeReader, LakeScope } from '../lake/duckdb';
 import type { VerdictsRow } from '../lake/rows';
 import { buildHistory, HISTORY_DEFAULTS, verdictRows, type HistoryInput, type HistoryOptions } from './history';
-import { loadHistoryDetails, loadHistoryRuns, runsToRead, type HistoryReadOptions } from './load';
+import { loadHistoryDetails, loadHistoryRuns, runsToRead, withoutRehearsals, type HistoryReadOptions } from './load';
 
 /**
  * Runs one read over a lake: a local lake is opened over the files `scope` names (DuckDB's cost is
@@ -31,9 +31,11 @@ export const readerOpener =
 
 /** The history input: the experiment's runs (the runs table alone), then the plans and steps of the runs read (their files alone). */
 export async function readHistoryInput(open: LakeOpener, experiment: string, options: HistoryReadOptions = {}): Promise<HistoryInput> {
-  const runs = await open((lake) => loadHistoryRuns(lake, experiment, options.untilRunId), { tables: ['runs'] });
+  const all = await open((lake) => loadHistoryRuns(lake, experiment, options.untilRunId), { tables: ['runs'] });
+  const { runs, rehearsals } = withoutRehearsals(all, options.untilRunId);
   const read = runsToRead(runs, options.window);
-  return open((lake) => loadHistoryDetails(lake, experiment, read, runs.length), { runIds: read.map((r) => r.run_id) });
+  const input = await open((lake) => loadHistoryDetails(lake, experiment, read, runs.length), { runIds: read.map((r) => r.run_id) });
+  return rehearsals.length > 0 ? { ...input, rehearsalsLeftOut: rehearsals } : input;
 }
 
 class VerdictError extends AuroraBenchError {

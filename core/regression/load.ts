@@ -43,6 +43,21 @@ export async function loadCompareSide(lake: LakeReader, runId: string): Promise<
 export interface HistoryRunRef {
   readonly run_id: string;
   readonly started_at: string;
+  readonly backend?: string;
+}
+
+/** RunRow.backend of a run `run --aws-rehearsal` left in a local lake. */
+export const REHEARSAL_BACKEND = 'aws-rehearsal';
+
+/**
+ * The runs of an experiment's history: an experiment with runs on AWS leaves out its rehearsals
+ * (their figures come from MariaDB/PostgreSQL stand-ins on the machine that rehearsed, not from
+ * Aurora), and says which (HistoryInput.rehearsalsLeftOut). The run being judged is always kept.
+ */
+export function withoutRehearsals(runs: readonly HistoryRunRef[], keep?: string): { runs: HistoryRunRef[]; rehearsals: string[] } {
+  if (!runs.some((r) => r.backend === 'aws')) return { runs: [...runs], rehearsals: [] };
+  const left = (r: HistoryRunRef) => r.backend === REHEARSAL_BACKEND && r.run_id !== keep;
+  return { runs: runs.filter((r) => !left(r)), rehearsals: runs.filter(left).map((r) => r.run_id) };
 }
 
 export interface HistoryReadOptions {
@@ -58,7 +73,7 @@ export interface HistoryReadOptions {
  */
 export async function loadHistoryRuns(lake: LakeReader, experiment: string, untilRunId?: string): Promise<HistoryRunRef[]> {
   const until = untilRunId === undefined ? '' : ` AND started_at <= (SELECT MAX(started_at) FROM runs WHERE run_id = ${quote(untilRunId)})`;
-  let runs = await lake.query<HistoryRunRef>(`SELECT run_id, started_at FROM runs WHERE spec_name = ${quote(experiment)}${until} ORDER BY started_at, run_id`);
+  let runs = await lake.query<HistoryRunRef>(`SELECT run_id, started_at, backend FROM runs WHERE spec_name = ${quote(experiment)}${until} ORDER BY started_at, run_id`);
   if (untilRunId !== undefined) {
     const own = runs.find((r) => r.run_id === untilRunId);
     if (own === undefined) throw new NotFoundError(`run "${untilRunId}" of experiment "${experiment}" is not in the results lake at ${lake.lakeDir}`);

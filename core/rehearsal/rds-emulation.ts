@@ -44,6 +44,17 @@
  * MasterUserSecret included, and deletes that shared secret with the first instance deleted: the
  * password is read once, when the source's server starts.
  *
+ * Parameter apply status (moto reports every group in-sync, always): DescribeDBInstances
+ * DBParameterGroups[].ParameterApplyStatus and DescribeDBClusters DBClusterMembers[].
+ * DBClusterParameterGroupStatus take the values botocore documents (DBParameterGroupStatus:
+ * "applying | failed-to-apply | in-sync | pending-database-upgrade | pending-reboot"). An instance's
+ * groups read `applying` for `applyingMs` after it becomes available, and again after a
+ * ModifyDB(Cluster)ParameterGroup of a group it runs with ApplyMethod immediate (the dynamic values
+ * are then SET GLOBAL on its server); with ApplyMethod pending-reboot ("The parameter group change
+ * will be applied after the DB instance reboots") they read `pending-reboot` until RebootDBInstance,
+ * which shows the instance `rebooting` for `rebootMs` and then applies the groups' dynamic values
+ * (the MariaDB stand-in is not restarted: a static value changed after creation is logged, not applied).
+ *
  * ModifyDB(Cluster)ParameterGroup is checked before moto sees it: a parameter RDS would refuse for
  * the group's family (unknown, not modifiable, wrong level, value out of range) fails the call with
  * InvalidParameterValue, as RDS does (RDS answers "Could not find parameter with name: X" for an
@@ -132,7 +143,7 @@ export const MASTER_USER_PRIVILEGES = [
   'TRIGGER',
 ] as const;
 
-type InstanceState = 'creating' | 'available' | 'failed' | 'deleting';
+type InstanceState = 'creating' | 'available' | 'rebooting' | 'failed' | 'deleting';
 
 /** The server that stands in for an engine: PostgreSQL for aurora-postgresql and postgres, MariaDB for the rest. */
 type ServerKind = 'mariadb' | 'postgresql';
@@ -157,6 +168,10 @@ interface EmulatedInstance {
   started: Promise<number | undefined>;
   /** The parameter values the MariaDB stand-in was given, in its own terms (sizes scaled like the local backend's). */
   applied?: Record<string, string>;
+  /** Until when (ms since the epoch) its groups read `applying`. */
+  applyingUntil: number;
+  /** Groups (by level) changed with ApplyMethod pending-reboot since it last started. */
+  readonly pendingReboot: Set<'cluster' | 'instance'>;
 }
 
 interface EmulatedCluster {
@@ -222,6 +237,10 @@ export interface RdsEmulationOptions {
   /** Called whenever a cluster's set of available servers changes (the metrics publisher follows it). */
   readonly onMembersChanged?: (members: ClusterMembers) => Promise<void> | void;
   readonly log?: (line: string) => void;
+  /** How long an instance's groups read `applying` once it is available or a group changed immediately (default 1500 ms). */
+  readonly applyingMs?: number;
+  /** How long RebootDBInstance shows the instance `rebooting` (default 1000 ms). */
+  readonly rebootMs?: number;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -319,7 +338,11 @@ export class RdsEmulation {
           }
         }
         const result = await forward();
-        if (group) Object.assign(group.params, params);
+        if (group) {
+          Object.assign(group.params, params);
+          const pendingReboot = ((input['Parameters'] as { ApplyMethod?: string }[] | undefined) ?? []).some((p) => p.ApplyMethod === 'pending-reboot');
+          await this.groupChanged(name.toLowerCase(), group.level, pendingReboot);
+        }
         return result;
       }
       case 'DeleteDBClusterParameterGroup':
@@ -344,6 +367,11 @@ export class RdsEmulation {
         return this.createReplica(input, await forward());
       case 'DescribeDBInstances':
         return this.amendInstances(await forward());
+      case 'RebootDBInstance': {
+        const result = await forward();
+        this.reboot((str(input['DBInstanceIdentifier']) ?? '').toLowerCase());
+        return this.amendInstances(result);
+      }
       case 'DeleteDBInstance': {
         const id = (str(input['DBInstanceIdentifier']) ?? '').toLowerCase();
         const result = await forward();
@@ -409,6 +437,12 @@ export class RdsEmulation {
     const writer = [...cluster.instances.values()].find((i) => i.role === 'writer' && i.state === 'available');
     const amended: Record<string, unknown> = { ...c };
     if (cluster.storageType !== undefined) amended['StorageType'] = cluster.storageType;
+    if (Array.isArray(c['DBClusterMembers'])) {
+      amended['DBClusterMembers'] = (c['DBClusterMembers'] as Record<string, unknown>[]).map((m) => {
+        const member = cluster.instances.get(idOf(m['DBInstanceIdentifier']));
+        return member ? { ...m, DBClusterParameterGroupStatus: this.applyStatus(member, 'cluster') } : m;
+      });
+    }
     const port = writer?.server?.port ?? writer?.pg?.port;
     if (port !== undefined) {
       amended['Endpoint'] = '127.0.0.1';
@@ -502,6 +536,8 @@ export class RdsEmulation {
       serverId: cluster.nextServerId++,
       state: 'creating',
       started: Promise.resolve(undefined),
+      applyingUntil: 0,
+      pendingReboot: new Set(),
     };
     cluster.instances.set(id, instance);
     const start = cluster.serverKind === 'postgresql' ? this.startPostgresInstance(cluster, instance) : this.startInstance(cluster, instance).then((s) => s.port);
@@ -514,6 +550,77 @@ export class RdsEmulation {
         return undefined;
       },
     );
+  }
+
+  private get applyingMs(): number {
+    return this.o.applyingMs ?? 1500;
+  }
+
+  /** The apply status an instance's group of a level reads now. */
+  private applyStatus(instance: EmulatedInstance, level: 'cluster' | 'instance'): string {
+    if (instance.pendingReboot.has(level)) return 'pending-reboot';
+    return Date.now() < instance.applyingUntil ? 'applying' : 'in-sync';
+  }
+
+  /** A group some instances run was modified: pending-reboot, or applying now (its dynamic values set on their servers). */
+  private async groupChanged(name: string, level: 'cluster' | 'instance', pendingReboot: boolean): Promise<void> {
+    for (const cluster of this.clusters.values()) {
+      for (const instance of cluster.instances.values()) {
+        const runs = level === 'cluster' ? cluster.parameterGroup === name : instance.parameterGroup === name;
+        if (!runs || instance.state === 'creating' || instance.state === 'failed' || instance.state === 'deleting') continue;
+        if (pendingReboot) {
+          instance.pendingReboot.add(level);
+          this.log(`instance ${instance.id}: its ${level} parameter group ${name} is pending-reboot`);
+        } else {
+          instance.applyingUntil = Date.now() + this.applyingMs;
+          await this.applyGroupValues(cluster, instance);
+        }
+      }
+    }
+  }
+
+  /** RebootDBInstance: `rebooting` for a moment, then the groups' values applied and in-sync (after `applying`). */
+  private reboot(id: string): void {
+    const found = this.findInstance(id);
+    if (!found || found.instance.state !== 'available') return;
+    const { cluster, instance } = found;
+    instance.state = 'rebooting';
+    this.log(`instance ${id} rebooting`);
+    setTimeout(() => {
+      if (instance.state !== 'rebooting') return;
+      instance.pendingReboot.clear();
+      void this.applyGroupValues(cluster, instance).finally(() => {
+        if (instance.state !== 'rebooting') return;
+        instance.state = 'available';
+        instance.applyingUntil = Date.now() + this.applyingMs;
+        this.log(`instance ${id} available again after its reboot`);
+      });
+    }, this.o.rebootMs ?? 1000);
+  }
+
+  /** The groups' current values on a running MariaDB stand-in: the dynamic ones SET GLOBAL, the static ones logged. */
+  private async applyGroupValues(cluster: EmulatedCluster, instance: EmulatedInstance): Promise<void> {
+    const server = instance.server;
+    if (!server) {
+      this.log(`${instance.id}: changed parameter values are not applied to a PostgreSQL stand-in after it started`);
+      return;
+    }
+    const plan = planParameters({
+      variant: {
+        name: instance.id,
+        clusterParameters: cluster.parameterGroup ? (this.groups.get(cluster.parameterGroup)?.params ?? {}) : {},
+        instanceParameters: instance.parameterGroup ? (this.groups.get(instance.parameterGroup)?.params ?? {}) : {},
+      },
+      shape: localShape(instance.instanceClass, this.host),
+      catalog: this.o.template.catalog,
+      role: instance.role,
+      serverVersion: this.o.serverVersion,
+    });
+    instance.applied = Object.fromEntries(plan.applied.map((a) => [a.name.toLowerCase(), a.value]));
+    const notes = await applyDynamicParameters(server, plan, this.o.template.catalog).catch((e: unknown) => [{ message: (e as Error).message }]);
+    for (const n of notes) this.log(`${instance.id}: ${n.message}`);
+    const statics = Object.keys(plan.startup);
+    if (statics.length > 0) this.log(`${instance.id}: start-up values not re-applied without a restart of the stand-in: ${statics.join(', ')}`);
   }
 
   private writerOf(cluster: EmulatedCluster): EmulatedInstance | undefined {
@@ -586,6 +693,7 @@ export class RdsEmulation {
       return server;
     }
     instance.state = 'available';
+    instance.applyingUntil = Date.now() + this.applyingMs;
     this.log(`instance ${instance.id} (${instance.role}) available on 127.0.0.1:${server.port}`);
     await this.membersChanged(cluster);
     return server;
@@ -677,6 +785,7 @@ export class RdsEmulation {
     }
     if (deletedMeanwhile(instance)) return server.port;
     instance.state = 'available';
+    instance.applyingUntil = Date.now() + this.applyingMs;
     this.log(`instance ${instance.id} (${instance.role}, PostgreSQL) available on 127.0.0.1:${server.port}`);
     await this.membersChanged(cluster);
     return server.port;
@@ -709,6 +818,9 @@ export class RdsEmulation {
     const instance = this.findInstance(idOf(i['DBInstanceIdentifier']))?.instance;
     if (!instance) return i;
     const amended: Record<string, unknown> = { ...i, DBInstanceStatus: instance.state };
+    if (Array.isArray(i['DBParameterGroups'])) {
+      amended['DBParameterGroups'] = (i['DBParameterGroups'] as Record<string, unknown>[]).map((g) => ({ ...g, ParameterApplyStatus: this.applyStatus(instance, 'instance') }));
+    }
     const port = instance.server?.port ?? instance.pg?.port;
     if (instance.state === 'available' && port !== undefined) amended['Endpoint'] = { ...(i['Endpoint'] as object | undefined), Address: '127.0.0.1', Port: port };
     else delete amended['Endpoint'];

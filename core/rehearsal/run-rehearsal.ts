@@ -137,6 +137,9 @@ export interface RehearsalResult extends LocalExecutionResult {
 }
 
 /** The lines that say what a rehearsal is and is not, printed before it starts. */
+/** AwsBackendConfig.parameterGroupSettleS here: the wait is taken (and its path rehearsed), only shorter than RDS's 5 minutes. */
+const REHEARSAL_PARAMETER_GROUP_SETTLE_S = 3;
+
 function rehearsalScope(serverVersion: string, engines: readonly string[], lagS: number, booted: boolean): string[] {
   return [
     'AWS rehearsal: the synthesized state machine, the Lambda handlers and the AWS backend run on this machine;',
@@ -151,7 +154,7 @@ function rehearsalScope(serverVersion: string, engines: readonly string[], lagS:
         ]
       : ["  - a real client AMI and its user data: an emulated client boots with this machine's sysbench, no package install"]),
     "  - IAM: moto does not evaluate the stack's policies (test/cdk checks the actions the code calls against them)",
-    `  - real timings: instances are available in seconds, not 10-20 minutes; CloudWatch datapoints arrive ${lagS} s late, not 1-3 minutes`,
+    `  - real timings: instances are available in seconds, not 10-20 minutes; CloudWatch datapoints arrive ${lagS} s late, not 1-3 minutes; a cluster waits ${REHEARSAL_PARAMETER_GROUP_SETTLE_S} s, not 5 minutes, after its parameter groups were set`,
     '  - Performance Insights: not emulated (its API answers with no datapoints)',
     "  - real network limits and instance class performance: all traffic is loopback on this machine's CPUs",
   ];
@@ -255,6 +258,14 @@ async function verdictInfrastructure(
   }
 }
 
+/** A runs-table object of the lake copy with its rows marked as a rehearsal's (RunRow.backend). */
+function markedRehearsal(key: string, body: Uint8Array): Uint8Array {
+  if (!/^tables\/runs\//.test(key)) return body;
+  const lines = Buffer.from(body).toString('utf8').split('\n');
+  const marked = lines.map((l) => (l.trim() === '' ? l : JSON.stringify({ ...(JSON.parse(l) as object), backend: 'aws-rehearsal' })));
+  return Buffer.from(marked.join('\n'), 'utf8');
+}
+
 async function copyLake(s3: S3Client, config: AwsBackendConfig, dir: string): Promise<number> {
   const lake = new LocalLakeStore(dir);
   let token: string | undefined;
@@ -265,7 +276,7 @@ async function copyLake(s3: S3Client, config: AwsBackendConfig, dir: string): Pr
       const key = o.Key!.slice(config.lakePrefix.length);
       if (!/^tables\//.test(key)) continue;
       const body = await (await s3.send(new GetObjectCommand({ Bucket: config.bucket, Key: o.Key! }))).Body!.transformToByteArray();
-      await lake.put(key, body);
+      await lake.put(key, markedRehearsal(key, body));
       count++;
     }
     token = page.NextContinuationToken;
@@ -385,7 +396,7 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
       repoRoot: options.repoRoot,
       metricsPublishDelayS: lagS + 2,
     });
-    const config = await verdictInfrastructure(common, standing);
+    const config = { ...(await verdictInfrastructure(common, standing)), parameterGroupSettleS: REHEARSAL_PARAMETER_GROUP_SETTLE_S };
     const template = await ensureTemplate(versions.tools, versions.serverVersion, undefined, 'rds');
 
     const cw = new CloudWatchPublisher({ cloudwatch: raw.cloudwatch, lagS, log });
@@ -497,7 +508,10 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
 
     const lakeDir = options.lakeDir ?? join(dir, 'lake');
     const objects = await copyLake(raw.s3, config, lakeDir);
-    log(`lake: ${objects} table objects in s3://${config.bucket}/${config.lakePrefix} (moto)`);
+    log(
+      `lake: ${objects} table objects in s3://${config.bucket}/${config.lakePrefix} (moto)` +
+        (options.lakeDir !== undefined ? `, copied into ${options.lakeDir} with the run marked aws-rehearsal (never part of an AWS experiment's history)` : ''),
+    );
     try {
       results = await resultsCommand({ lakeDir, run: plan.runId, repoRoot: options.repoRoot });
     } catch (e) {

@@ -37,7 +37,16 @@ export function buildReport(data: RunData, prices: PriceTable, options: ContextO
   const meta: [string, string][] = [
     ['run', r.run_id],
     ['experiment', r.spec_name + (data.spec?.description ? ` — ${data.spec.description}` : '')],
-    ['backend', r.backend === 'aws' ? `AWS ${r.region}` : r.backend === 'import' ? 'import (hand-run sysbench logs, aurora-bench import)' : 'local (MariaDB on this machine)'],
+    [
+      'backend',
+      r.backend === 'aws'
+        ? `AWS ${r.region}`
+        : r.backend === 'import'
+          ? 'import (hand-run sysbench logs, aurora-bench import)'
+          : r.backend === 'aws-rehearsal'
+            ? `AWS rehearsal ${r.region} (run --aws-rehearsal: moto and stand-in servers on this machine, not Aurora)`
+            : 'local (MariaDB on this machine)',
+    ],
     ['status', r.status + (r.error ? `: ${r.error}` : '')],
     ['started', `${r.started_at}${r.ended_at ? ` — ended ${r.ended_at}` : ''}`],
     ['versions', [r.server_version, r.sysbench_version].filter(Boolean).join(', ') || '-'],

@@ -3,7 +3,8 @@
  * global variables read at prepare (client/lua/server_config.lua, on the writer) against the
  * parameter values the experiment asked for, plus on AWS the parameter groups' apply status.
  *
- * - requested: each parameter of the variant (instance parameters over cluster ones, as in Aurora),
+ * - requested: each parameter of the variant (instance parameters over cluster ones, as in Aurora;
+ *   the write-forwarding parameters its writeForwarding block stands for among the cluster ones),
  *   or, where the backend had to translate them (locally: sizes scaled to the local machine,
  *   booleans and enums in MariaDB's spelling), the values it applied (CellResources.backendState
  *   `requestedParameters`, JSON). Formula values ({DBInstanceClassMemory*3/4}) are shown, not
@@ -13,7 +14,9 @@
  *   DescribeDBInstances DBInstance.DBParameterGroups[].ParameterApplyStatus and DescribeDBClusters
  *   DBCluster.DBClusterMembers[].DBClusterParameterGroupStatus (botocore rds service-2.json,
  *   DBParameterGroupStatus: "applying | failed-to-apply | in-sync | pending-database-upgrade |
- *   pending-reboot"). Anything but in-sync means the groups' values are not (all) what runs.
+ *   pending-reboot"). Anything but in-sync means the groups' values are not (all) what runs. On AWS
+ *   the cell only becomes ready once every instance, readers included, is in-sync and its groups
+ *   hold every value asked for (core/backends/aws/cluster.ts checkCellReady): this is the backstop.
  * - performance: a fixed list of variables that shape performance, recorded whether or not the
  *   experiment set them, so runs can be compared on them (`compare`).
  * A requested value that is not in effect fails the cell (ConfigurationNotInEffectError) with the
@@ -21,6 +24,7 @@
  */
 import type { CellResources } from '../backend';
 import type { ServerConfigRow } from '../lake/rows';
+import { writeForwardingParameters } from '../experiment/write-forwarding';
 import type { CellPlan } from '../plan/types';
 import type { ServerVariables } from '../sysbench/server-variables';
 
@@ -158,6 +162,10 @@ export function requestedParameters(cell: Pick<CellPlan, 'variant'>, resources: 
   if (recorded !== undefined) return JSON.parse(recorded) as Record<string, Literal>;
   const out: Record<string, Literal> = {};
   for (const [k, v] of Object.entries(cell.variant.clusterParameters)) out[k.toLowerCase()] = v;
+  // The write-forwarding parameters the backend sets for the block (write-forwarding.ts): without
+  // aurora_replica_read_consistency in effect Aurora does not forward writes (Aurora User Guide,
+  // "Read consistency for write forwarding").
+  for (const [k, v] of Object.entries(writeForwardingParameters(cell.variant.writeForwarding, cell.variant.engine?.kind ?? 'aurora-mysql'))) out[k.toLowerCase()] = v;
   for (const [k, v] of Object.entries(cell.variant.instanceParameters)) out[k.toLowerCase()] = v;
   return out;
 }

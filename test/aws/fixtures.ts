@@ -60,6 +60,8 @@ export interface StandingInfrastructureOptions {
   readonly network?: ClientNetworkOptions;
   /** AwsBackendConfig.metricsPublishDelayS (default 180, as on AWS). */
   readonly metricsPublishDelayS?: number;
+  /** AwsBackendConfig.parameterGroupSettleS (default 0 here: see createStandingInfrastructure). */
+  readonly parameterGroupSettleS?: number;
 }
 
 /**
@@ -70,7 +72,7 @@ export interface StandingInfrastructureOptions {
 export async function createStandingInfrastructure(endpoint: string, raw: RawClients, options: StandingInfrastructureOptions = {}): Promise<AwsBackendConfig> {
   const iam = new IAMClient({ region: REGION, endpoint, credentials: CREDENTIALS });
   try {
-    return await createStackInfrastructure(
+    const config = await createStackInfrastructure(
       { ...raw, iam },
       {
         region: REGION,
@@ -84,6 +86,10 @@ export async function createStandingInfrastructure(endpoint: string, raw: RawCli
         ...(options.network !== undefined ? { network: options.network } : {}),
       },
     );
+    // These tests drive provisioning call by call with a fixed clock: the cluster is created in
+    // ProvisionCell itself (RDS's wait after a parameter group change, and the apply statuses moto
+    // does not report, are tested against the rehearsal's RDS emulation, test/rehearsal/parameter-groups.test.ts).
+    return { ...config, parameterGroupSettleS: options.parameterGroupSettleS ?? 0 };
   } finally {
     iam.destroy();
   }

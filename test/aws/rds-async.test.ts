@@ -13,6 +13,7 @@ import {
   DeleteDBInstanceCommand,
   DeleteDBParameterGroupCommand,
   DescribeDBClusterParameterGroupsCommand,
+  DescribeDBClusterParametersCommand,
   DescribeDBClustersCommand,
   DescribeDBInstancesCommand,
   DescribeDBParameterGroupsCommand,
@@ -127,7 +128,10 @@ describe('teardown while RDS deletes asynchronously', () => {
 });
 
 describe('readiness while RDS creates asynchronously', () => {
-  const wfCell = { cellId: 'c-r1', variant: { name: 'c', writeForwarding: { enabled: true, consistency: 'EVENTUAL' } } } as unknown as CellPlan;
+  const wfCell = {
+    cellId: 'c-r1',
+    variant: { name: 'c', readers: 1, clusterParameters: {}, instanceParameters: {}, writeForwarding: { enabled: true, consistency: 'EVENTUAL' } },
+  } as unknown as CellPlan;
   const provisioned: CellResources = {
     cellId: 'c-r1',
     clusterId: names.clusterId,
@@ -181,9 +185,12 @@ describe('readiness while RDS creates asynchronously', () => {
           LocalWriteForwardingStatus: 'enabled',
           MasterUserSecret: { SecretArn: 'arn:s', SecretStatus: 'active' },
           DBClusterMembers: members.map((m) => ({ ...m, IsClusterWriter: !m.IsClusterWriter })),
+          DBClusterParameterGroup: names.clusterParameterGroup,
         },
       ],
     });
+    // The cluster parameter group holds the write-forwarding level the variant asks for (checked on every instance).
+    rds.on(DescribeDBClusterParametersCommand).resolves({ Parameters: [{ ParameterName: 'aurora_replica_read_consistency', ParameterValue: 'EVENTUAL', Source: 'user' }] });
     rds
       .on(DescribeDBInstancesCommand)
       .resolvesOnce({

@@ -25,6 +25,15 @@ export function repoContextConfig(): Record<string, unknown> {
   return repoContext()[CONFIG_CONTEXT_KEY] as Record<string, unknown>;
 }
 
+/**
+ * The repository's config with the nightly schedule turned on (cdk.json ships it off, so that a
+ * first deploy starts nothing): the stack with every resource it can have.
+ */
+export function nightlyOnConfig(): Record<string, unknown> {
+  const config = repoContextConfig();
+  return { ...config, nightly: { ...(config['nightly'] as Record<string, unknown>), enabled: true } };
+}
+
 export interface TestApp {
   readonly app: App;
   readonly stack: AuroraBenchStack;

@@ -6,10 +6,10 @@ import { ConfigError, loadExecutionInput, parseAppConfig } from '../../lib/confi
 import { PROJECT_ROOT, repoContextConfig, synthTestApp } from './cdk-fixture';
 
 describe('parseAppConfig', () => {
-  test('the repository cdk.json is valid and schedules the nightly regression run in Europe/Berlin', () => {
+  test('the repository cdk.json is valid and ships the nightly regression run off (a first deploy starts nothing), ready for Europe/Berlin', () => {
     const config = parseAppConfig(repoContextConfig());
 
-    expect(config.nightly).toEqual({ enabled: true, cron: 'cron(0 2 * * ? *)', timeZone: 'Europe/Berlin', experiment: 'experiments/nightly-regression.json' });
+    expect(config.nightly).toEqual({ enabled: false, cron: 'cron(0 2 * * ? *)', timeZone: 'Europe/Berlin', experiment: 'experiments/nightly-regression.json' });
     expect(config.network.maxAzs).toBeGreaterThanOrEqual(2);
   });
 

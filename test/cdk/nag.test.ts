@@ -6,11 +6,11 @@
 import { Validations } from 'aws-cdk-lib';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { synthTestApp, type TestApp } from './cdk-fixture';
+import { nightlyOnConfig, synthTestApp, type TestApp } from './cdk-fixture';
 
 let t: TestApp;
 beforeAll(() => {
-  t = synthTestApp();
+  t = synthTestApp(nightlyOnConfig());
 });
 afterAll(() => t.dispose());
 
@@ -39,7 +39,7 @@ describe('cdk-nag AwsSolutions', () => {
   });
 
   test('a finding without acknowledgement is reported (the check can fail)', () => {
-    const fresh = synthTestApp();
+    const fresh = synthTestApp(nightlyOnConfig());
     try {
       // A plain bucket (no access logs, no TLS-only policy) next to the stack's own resources.
       new s3.Bucket(fresh.stack, 'UnreviewedBucket');

@@ -4,7 +4,7 @@
  * text, the nightly experiment, the view SQL, the lake columns), so the snapshot moves only when
  * the stack itself changes. Update with `npx jest test/cdk/snapshot.test.ts -u` and review the diff.
  */
-import { synthTestApp } from './cdk-fixture';
+import { nightlyOnConfig, synthTestApp } from './cdk-fixture';
 
 /** Replace 64-hex asset hashes and other-owned content with markers, recursively. */
 function blank(value: unknown, key = ''): unknown {
@@ -25,7 +25,7 @@ function blank(value: unknown, key = ''): unknown {
 }
 
 test('the synthesized template matches the reviewed snapshot', () => {
-  const t = synthTestApp();
+  const t = synthTestApp(nightlyOnConfig());
   try {
     expect(blank(t.template.toJSON())).toMatchSnapshot();
   } finally {

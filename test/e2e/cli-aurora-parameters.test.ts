@@ -116,3 +116,22 @@ describe('aurora-bench CLI and the Aurora parameter catalogue', () => {
     expect(validate.code).toBe(0);
   });
 });
+
+describe('plan --aws of the nightly experiment', () => {
+  it('prints what the cdk.json schedule costs a month (runs a month x the cost of a run), and that it ships off', () => {
+    // Act
+    const nightly = cli(['plan', join(REPO, 'experiments', 'nightly-regression.json'), '--aws']);
+    const other = cli(['plan', join(REPO, 'experiments', 'quickstart.json'), '--aws']);
+    // Assert
+    expect(nightly.code).toBe(0);
+    const perRun = /Estimated AWS cost: \$([0-9.,]+) /.exec(nightly.stdout)![1]!;
+    const line =
+      /Nightly schedule cron\(0 2 \* \* \? \*\) Europe\/Berlin \(cdk\.json aurora-bench\.nightly, off in cdk\.json[^)]*\)\): 30\.4 runs a month x \$([0-9.,]+) a run = about \$([0-9.,]+) a month \(USD/.exec(
+        nightly.stdout,
+      );
+    expect(line).not.toBeNull();
+    expect(line![1]).toBe(perRun);
+    expect(Number(line![2]!.replace(/,/g, ''))).toBeCloseTo(Number(perRun.replace(/,/g, '')) * 30.436875, 0);
+    expect(other.stdout).not.toContain('Nightly schedule');
+  });
+});

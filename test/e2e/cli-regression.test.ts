@@ -198,3 +198,26 @@ describe('aurora-bench history', () => {
     expect(r.stdout).not.toMatch(/No regression/);
   });
 });
+
+describe('rehearsal runs in a lake (run --aws-rehearsal --lake)', () => {
+  let mixed: string;
+  beforeAll(() => {
+    // Four nights on AWS at 1000 TPS, and a rehearsal of the same experiment (MariaDB stand-ins) at 300.
+    mixed = join(work, 'mixed-lake');
+    for (let i = 1; i <= 4; i++) writeLakeRun(mixed, `aws-${i}`, day(i), [{ tps: 1000 + i }, { tps: 1001 + i }], undefined, 20, 'aws');
+    writeLakeRun(mixed, 'rehearsal-1', day(5), [{ tps: 300 }, { tps: 301 }], undefined, 20, 'aws-rehearsal');
+  });
+
+  it('history of an AWS experiment leaves the rehearsal out and says so; compare refuses a rehearsal against an AWS run', () => {
+    // Act
+    const history = spawnSync(process.execPath, [CLI, 'history', 'nightly', '--lake', mixed], { cwd: work, encoding: 'utf8', timeout: 120_000 });
+    const compare = spawnSync(process.execPath, [CLI, 'compare', 'aws-4', 'rehearsal-1', '--lake', mixed], { cwd: work, encoding: 'utf8', timeout: 120_000 });
+    // Assert
+    expect(history.status).toBe(0);
+    expect(history.stdout).toMatch(/runs: 4 on aws/);
+    expect(history.stdout).toMatch(/Latest run aws-4 /);
+    expect(history.stdout).toMatch(/1 rehearsal run\(s\) left out \(run --aws-rehearsal: .*\): rehearsal-1/);
+    expect(compare.status).not.toBe(0);
+    expect(compare.stderr).toMatch(/run rehearsal-1 is a rehearsal \(run --aws-rehearsal: .*\), so it is not compared with a run on AWS/);
+  });
+});

@@ -80,9 +80,11 @@ async function interruptedRun(spec: string, times: number, when: RegExp): Promis
 }
 
 describe('aurora-bench run --aws-rehearsal', () => {
-  it('rehearses quickstart at --scale small: says what it does not rehearse, every step ok, results printed, nothing left', async () => {
+  it('rehearses quickstart at --scale small: says what it does not rehearse, every step ok, results printed, the run kept in --lake, nothing left', async () => {
+    // Arrange
+    const lake = join(work, 'kept-lake');
     // Act
-    const r = spawnSync(process.execPath, [CLI, 'run', quickstartOnce(), '--aws-rehearsal', '--scale', 'small'], {
+    const r = spawnSync(process.execPath, [CLI, 'run', quickstartOnce(), '--aws-rehearsal', '--scale', 'small', '--lake', lake], {
       cwd: work,
       encoding: 'utf8',
       timeout: 900_000,
@@ -100,7 +102,13 @@ describe('aurora-bench run --aws-rehearsal', () => {
     expect(r.stdout).toContain('Not rehearsed:');
     expect(r.stdout).toContain('Performance Insights: not emulated');
     expect(r.stdout.match(/\] {3}ok: [0-9,.]+ tps/g)).toHaveLength(4);
-    expect(r.stdout).toMatch(/Run quickstart-small-\S+ \(quickstart-small\) on aws us-east-1: succeeded/);
+    expect(r.stdout).toMatch(/Run quickstart-small-\S+ \(quickstart-small\) on aws-rehearsal: succeeded/);
+    expect(r.stdout).toContain(`copied into ${lake} with the run marked aws-rehearsal`);
+    // --lake keeps the run where results, report and history find it, marked as a rehearsal.
+    const runId = /rehearsal of run (\S+) succeeded/.exec(r.stdout)![1]!;
+    const results = spawnSync(process.execPath, [CLI, 'results', '--run', runId, '--lake', lake], { cwd: work, encoding: 'utf8', timeout: 120_000 });
+    expect(results.status).toBe(0);
+    expect(results.stdout).toMatch(new RegExp(`Run ${runId} \\(quickstart-small\\) on aws-rehearsal: succeeded`));
     expect(r.stdout).toMatch(/rehearsal of run quickstart-small-\S+ succeeded: 4 steps\./);
     expect(r.stdout).toContain('nothing left behind:');
     const { motoPid, dir } = startedResources(r.stdout);

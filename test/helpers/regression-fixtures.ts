@@ -9,7 +9,7 @@ import type { HistoryRunRow } from '../../core/regression/history';
 import type { SpecInput } from '../../core/experiment/schema';
 import { validateSpec } from '../../core/experiment/validate';
 import { intervalRow, runRow, stepRow, writeRun, writeStepTable } from './lake-fixtures';
-import type { IntervalRow, StepRow as LakeStepRow } from '../../core/lake/rows';
+import type { IntervalRow, RunRow, StepRow as LakeStepRow } from '../../core/lake/rows';
 
 export function nightlySpec(over: Partial<SpecInput> = {}): SpecInput {
   return {
@@ -68,8 +68,9 @@ export function writeLakeRun(
   repeats: readonly { tps: number; latencyMs?: number; status?: string; saturated?: boolean }[],
   spec: SpecInput = nightlySpec(),
   seconds = 20,
+  backend: RunRow['backend'] = 'local',
 ): void {
-  writeRun(lakeDir, runRow({ run_id: runId, spec_name: spec.name, started_at: startedAt, plan: planJson(spec, runId) }));
+  writeRun(lakeDir, runRow({ run_id: runId, spec_name: spec.name, started_at: startedAt, plan: planJson(spec, runId), backend }));
   const steps: LakeStepRow[] = [];
   const intervals: IntervalRow[] = [];
   repeats.forEach((r, k) => {

@@ -214,7 +214,7 @@ describe('RDS emulation: a cluster created through the API is a real MariaDB clu
     const refused = rds.send(
       new ModifyDBClusterParameterGroupCommand({
         DBClusterParameterGroupName: 'emu-cpg',
-        Parameters: [{ ParameterName: 'max_prepared_stmt_count', ParameterValue: '1', ApplyMethod: 'pending-reboot' }],
+        Parameters: [{ ParameterName: 'sync_binlog', ParameterValue: '1', ApplyMethod: 'pending-reboot' }],
       }),
     );
     const unknown = rds.send(
@@ -227,7 +227,7 @@ describe('RDS emulation: a cluster created through the API is a real MariaDB clu
     // Assert
     await expect(refused).rejects.toMatchObject({
       name: 'InvalidParameterValue',
-      message: expect.stringMatching(/^The parameter max_prepared_stmt_count cannot be modified in an aurora-mysql8.0 cluster parameter group: instance-level only/),
+      message: 'The parameter sync_binlog cannot be modified in an aurora-mysql8.0 cluster parameter group: not modifiable on Aurora MySQL 3 at the instance level',
     });
     await expect(unknown).rejects.toMatchObject({ name: 'InvalidParameterValue', message: 'Could not find parameter with name: no_such_parameter' });
     const params = await rds.send(new DescribeDBClusterParametersCommand({ DBClusterParameterGroupName: 'emu-cpg', Source: 'user' }));

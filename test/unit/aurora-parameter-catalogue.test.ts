@@ -108,14 +108,23 @@ describe('the Aurora MySQL parameter catalogue', () => {
     expect(gtid!.reason).toBe('unknown to Aurora MySQL 3 as written: the parameter is spelled "gtid-mode"');
   });
 
-  it('refuses a parameter set at the wrong level, both ways', () => {
+  it('accepts a modifiable instance-level parameter in a cluster parameter group, and refuses one not modifiable', () => {
+    // Aurora User Guide, "DB cluster parameter groups for Amazon Aurora DB clusters": the cluster
+    // parameter group includes defaults for both cluster-level and instance-level parameters.
     // Act
-    const [instanceOnly] = parameterProblems(V3, 'cluster', { max_prepared_stmt_count: 1048576 });
+    const modifiable = parameterProblems(V3, 'cluster', { max_prepared_stmt_count: 1048576, innodb_buffer_pool_size: '{DBInstanceClassMemory*3/4}' });
+    const [fixed] = parameterProblems(V3, 'cluster', { sync_binlog: 1 });
+    // Assert
+    expect(modifiable).toEqual([]);
+    expect(fixed!.reason).toBe('not modifiable on Aurora MySQL 3 at the instance level');
+  });
+
+  it('refuses a cluster-level parameter in a DB parameter group', () => {
+    // Act
     const [clusterOnly] = parameterProblems(V3, 'instance', { innodb_trx_commit_allow_data_loss: 1 });
     const [clusterOnlyInV3] = parameterProblems(V3, 'instance', { innodb_adaptive_hash_index: 0 });
     const adaptiveInV2 = parameterProblems(V2, 'instance', { innodb_adaptive_hash_index: 0 });
     // Assert
-    expect(instanceOnly!.reason).toBe('instance-level only on Aurora MySQL 3: it belongs in instanceParameters');
     expect(clusterOnly!.reason).toBe('cluster-level only on Aurora MySQL 3: it belongs in clusterParameters');
     expect(clusterOnlyInV3!.reason).toMatch(/^not modifiable on Aurora MySQL 3 at the instance level \(it is modifiable at the cluster level: set it in clusterParameters\)/);
     expect(adaptiveInV2).toEqual([]);

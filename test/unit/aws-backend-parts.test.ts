@@ -117,6 +117,17 @@ describe('AWS config from the Lambda environment', () => {
     expect(() => awsConfigFromEnv({ ...withoutDelay, [AWS_CONFIG_ENV.metricsPublishDelayS]: '90.5' })).toThrow(AwsConfigError);
   });
 
+  it("leaves the parameter group settle time to RDS's 5 minutes unless told otherwise, and refuses one that is not 0..3600 s", () => {
+    const env = awsConfigToEnv(config);
+
+    expect(awsConfigFromEnv(env).parameterGroupSettleS).toBeUndefined();
+    expect(awsConfigFromEnv({ ...env, [AWS_CONFIG_ENV.parameterGroupSettleS]: '3' }).parameterGroupSettleS).toBe(3);
+    expect(awsConfigFromEnv(awsConfigToEnv({ ...config, parameterGroupSettleS: 0 })).parameterGroupSettleS).toBe(0);
+    expect(() => awsConfigFromEnv({ ...env, [AWS_CONFIG_ENV.parameterGroupSettleS]: '-1' })).toThrow(
+      /AURORA_BENCH_PARAMETER_GROUP_SETTLE_S must be a whole number of seconds from 0 to 3600/,
+    );
+  });
+
   it('names every missing or malformed variable at once', () => {
     // Arrange
     const env = { ...awsConfigToEnv(config), [AWS_CONFIG_ENV.bucket]: '', [AWS_CONFIG_ENV.subnetIdsByAz]: '["subnet-a"]', [AWS_CONFIG_ENV.piPeriodS]: '7' };

@@ -173,9 +173,19 @@ describe('spec validation', () => {
       'variants[0].clusterParameters.thread_handling',
       'variants[0].instanceParameters.innodb_trx_commit_allow_data_loss',
     ]);
-    expect(problems[0]!.message).toBe('instance-level only on Aurora MySQL 3: it belongs in instanceParameters, where it is not modifiable either');
+    expect(problems[0]!.message).toMatch(/^not modifiable on Aurora MySQL 3 at the instance level; remove it/);
     expect(problems[1]!.message).toMatch(/^does not apply to Aurora MySQL 3: .*parameterTemplates\.tuned\.localOnlyParameters/);
     expect(problems[3]!.message).toBe('cluster-level only on Aurora MySQL 3: it belongs in clusterParameters');
+  });
+
+  it('accepts a modifiable instance-level parameter in clusterParameters: the cluster parameter group sets it for every instance', () => {
+    // Arrange: what the original S1 study's cluster parameter group set
+    const doc = minimal();
+    doc.variants[0] = { name: 'a', instanceClass: 'db.r6g.large', clusterParameters: { max_prepared_stmt_count: 1048576 } };
+    // Act
+    const spec = validateSpec(doc, 'x.json');
+    // Assert
+    expect(spec.variants[0]!.clusterParameters).toEqual({ max_prepared_stmt_count: 1048576 });
   });
 
   it('accepts MariaDB-only settings marked localOnlyParameters (they are not Aurora parameters)', () => {

@@ -13,8 +13,11 @@ import {
   CreateDBClusterParameterGroupCommand,
   CreateDBInstanceCommand,
   CreateDBParameterGroupCommand,
+  DescribeDBClusterParametersCommand,
+  DescribeDBParametersCommand,
   ModifyDBClusterParameterGroupCommand,
   ModifyDBParameterGroupCommand,
+  RebootDBInstanceCommand,
   type DBCluster,
   type DBInstance,
   type Parameter,
@@ -32,6 +35,31 @@ import { READER_PROMOTION_TIER, STORAGE_TYPES } from '../../aurora/aurora-config
 import { cellNames, cellTagger, tagKeys, type CellNames, type Tag } from './names';
 import { cellAz } from './placement';
 import { describeCluster, describeClusterInstances } from './teardown';
+import { ConfigurationNotInEffectError } from '../../workflow/errors';
+
+/**
+ * Seconds between the last change to a cell's parameter groups and the cluster that uses them
+ * (AwsBackendConfig.parameterGroupSettleS overrides it). botocore rds service-2.json,
+ * CreateDBClusterParameterGroup: "After you create a DB cluster parameter group, you should wait at
+ * least 5 minutes before creating your first DB cluster that uses that DB cluster parameter group as
+ * the default parameter group. This allows Amazon RDS to fully complete the create action before the
+ * DB cluster parameter group is used as the default for a new DB cluster." ModifyDBParameterGroup:
+ * "After you modify a DB parameter group, you should wait at least 5 minutes before creating your
+ * first DB instance that uses that DB parameter group as the default parameter group."
+ */
+export const PARAMETER_GROUP_SETTLE_S = 300;
+
+/**
+ * DBParameterGroupStatus.ParameterApplyStatus and DBClusterMember.DBClusterParameterGroupStatus
+ * (botocore rds service-2.json): "applying: The parameter group change is being applied to the
+ * database. failed-to-apply: The parameter group is in an invalid state. in-sync: The parameter
+ * group change is synchronized with the database. pending-database-upgrade: The parameter group
+ * change will be applied after the DB instance is upgraded. pending-reboot: The parameter group
+ * change will be applied after the DB instance reboots."
+ */
+const IN_SYNC = 'in-sync';
+const PENDING_REBOOT = 'pending-reboot';
+const FAILED_TO_APPLY = 'failed-to-apply';
 
 /**
  * ModifyDB(Cluster)ParameterGroup: "A maximum of 20 parameters can be modified in a single request." (RDS API reference)
@@ -111,10 +139,12 @@ export class AuroraClusters {
   private readonly clients: Pick<AwsClients, 'rds'>;
   private readonly tags: ReturnType<typeof tagKeys>;
   private readonly cellTagList: ReturnType<typeof cellTagger>;
+  private readonly now: () => Date;
 
   constructor(options: AuroraClustersOptions) {
     this.config = options.config;
     this.clients = options.clients;
+    this.now = options.now;
     this.tags = tagKeys(options.config.tagKeyPrefix);
     this.cellTagList = cellTagger(options.config.tagKeyPrefix, options.now);
   }
@@ -245,26 +275,15 @@ export class AuroraClusters {
       await this.ensureParameterGroup('instance', names.instanceParameterGroup, family, description, this.cellTagList(run, cell), instanceParams);
     }
 
-    const cluster = await this.ensureCluster(run, cell, names, engine);
-    if (cluster?.Status !== undefined && FAILED_CLUSTER_STATUSES.has(cluster.Status)) {
-      throw new UnsupportedOnBackendError(`cluster ${names.clusterId} is ${cluster.Status}`);
-    }
-
-    // The first instance created in an Aurora cluster is its writer: create it before the readers.
-    const existing = new Set((await describeClusterInstances(this.clients, names.clusterId)).map((i) => i.DBInstanceIdentifier));
-    const wanted: { id: string; role: 'writer' | 'reader'; tier: number }[] = [
-      { id: names.writerId, role: 'writer', tier: 0 },
-      // Readers in promotion tiers 0-1 keep a Serverless v2 reader at the writer's capacity, 2-15 let it
-      // scale on its own (core/aurora/aurora-configurations.ts); provisioned readers stay in tier 1.
-      ...Array.from({ length: cell.variant.readers }, (_, i) => ({
-        id: names.readerId(i + 1),
-        role: 'reader' as const,
-        tier: READER_PROMOTION_TIER[cell.variant.serverless?.readerScaling ?? 'with-writer'],
-      })),
-    ];
-    for (const w of wanted) {
-      if (!existing.has(w.id)) await this.ensureInstance(run, cell, w.id, w.role, az, names, hasInstanceGroup, w.tier, engine);
-    }
+    // The groups were just created or modified: the cluster that uses them waits until they settle
+    // (PARAMETER_GROUP_SETTLE_S), and checkCellReady creates it then. A cluster that already exists
+    // (a retried ProvisionCell) gets its missing instances now; a value changed under running
+    // instances is applied by checkCellReady (a reboot where the group is pending-reboot).
+    const settleS = this.config.parameterGroupSettleS ?? PARAMETER_GROUP_SETTLE_S;
+    const settledAt = new Date(this.now().getTime() + settleS * 1000).toISOString();
+    const existingCluster = await describeCluster(this.clients, names.clusterId);
+    const cluster = existingCluster || settleS === 0 ? await this.ensureMembers(run, cell, names, engine, az, hasInstanceGroup) : undefined;
+    const wanted = this.wantedInstances(cell, names);
 
     return {
       cellId: cell.cellId,
@@ -275,6 +294,7 @@ export class AuroraClusters {
       notes,
       backendState: {
         az,
+        parameterGroupsSettledAt: settledAt,
         engine: engine.kind,
         engineVersion: awsEngineVersion(engine),
         clusterParameterGroup: names.clusterParameterGroup,
@@ -288,9 +308,50 @@ export class AuroraClusters {
     };
   }
 
+  /** The writer (the first instance created in an Aurora cluster is its writer) and the readers, in creation order. */
+  private wantedInstances(cell: CellPlan, names: CellNames): { id: string; role: 'writer' | 'reader'; tier: number }[] {
+    return [
+      { id: names.writerId, role: 'writer', tier: 0 },
+      // Readers in promotion tiers 0-1 keep a Serverless v2 reader at the writer's capacity, 2-15 let it
+      // scale on its own (core/aurora/aurora-configurations.ts); provisioned readers stay in tier 1.
+      ...Array.from({ length: cell.variant.readers }, (_, i) => ({
+        id: names.readerId(i + 1),
+        role: 'reader' as const,
+        tier: READER_PROMOTION_TIER[cell.variant.serverless?.readerScaling ?? 'with-writer'],
+      })),
+    ];
+  }
+
+  /** The cluster and each missing instance, writer first; every call finds what exists. */
+  private async ensureMembers(run: RunContext, cell: CellPlan, names: CellNames, engine: EngineRef, az: string, hasInstanceGroup: boolean): Promise<DBCluster | undefined> {
+    const cluster = await this.ensureCluster(run, cell, names, engine);
+    if (cluster?.Status !== undefined && FAILED_CLUSTER_STATUSES.has(cluster.Status)) {
+      throw new UnsupportedOnBackendError(`cluster ${names.clusterId} is ${cluster.Status}`);
+    }
+    const existing = new Set((await describeClusterInstances(this.clients, names.clusterId)).map((i) => i.DBInstanceIdentifier));
+    for (const w of this.wantedInstances(cell, names)) {
+      if (!existing.has(w.id)) await this.ensureInstance(run, cell, w.id, w.role, az, names, hasInstanceGroup, w.tier, engine);
+    }
+    return cluster;
+  }
+
   async checkCellReady(run: RunContext, cell: CellPlan, resources: CellResources): Promise<ReadyState> {
     const cluster = await describeCluster(this.clients, resources.clusterId);
-    if (!cluster) throw new UnsupportedOnBackendError(`cluster ${resources.clusterId} does not exist (deleted outside the workflow?)`);
+    if (!cluster) {
+      const settledAt = resources.backendState['parameterGroupsSettledAt'];
+      if (settledAt === undefined) throw new UnsupportedOnBackendError(`cluster ${resources.clusterId} does not exist (deleted outside the workflow?)`);
+      if (this.now().getTime() < Date.parse(settledAt)) {
+        return {
+          ready: false,
+          resources,
+          detail: `parameter groups settling until ${settledAt} before the cluster uses them (RDS: wait at least 5 minutes after creating or modifying a parameter group)`,
+        };
+      }
+      const names = cellNames(run.runId, cell.cellId);
+      const az = resources.backendState['az'] ?? cellAz(this.config, run, cell);
+      await this.ensureMembers(run, cell, names, cellEngineOf(run, cell), az, resources.backendState['instanceParameterGroup'] !== undefined);
+      return { ready: false, resources, detail: `cluster ${resources.clusterId} and its ${1 + cell.variant.readers} instance(s) requested` };
+    }
     if (cluster.Status && FAILED_CLUSTER_STATUSES.has(cluster.Status)) throw new UnsupportedOnBackendError(`cluster ${resources.clusterId} is ${cluster.Status}`);
     const instances = await describeClusterInstances(this.clients, resources.clusterId);
     const pending: string[] = [];
@@ -353,6 +414,37 @@ export class AuroraClusters {
         .filter((m) => m.DBInstanceIdentifier !== undefined && expectedIds.includes(m.DBInstanceIdentifier) && m.DBClusterParameterGroupStatus !== undefined)
         .map((m) => ({ instanceId: m.DBInstanceIdentifier!, kind: 'cluster', group: cluster.DBClusterParameterGroup ?? '?', status: m.DBClusterParameterGroupStatus! })),
     ];
+    // Nothing is measured before every instance, readers included, runs its groups' values:
+    // applying (and pending-database-upgrade) is waited for, within the readiness deadline
+    // (core/workflow/tasks.ts checkDeadline names what was still pending); pending-reboot gets the
+    // reboot RDS waits for ("Changes to static parameters are applied only after the DB cluster is
+    // rebooted", ModifyDBClusterParameterGroup; an Aurora instance is rebooted with RebootDBInstance);
+    // failed-to-apply fails the cell.
+    const parametersOf = (kind: string): string => {
+      const names = Object.keys(kind === 'cluster' ? clusterParametersFor(cell) : instanceParametersFor(cell));
+      return names.length === 0 ? 'no parameter set by the experiment' : names.slice(0, 8).join(', ') + (names.length > 8 ? ', ...' : '');
+    };
+    const notInSync = applyStatus.filter((s) => s.status !== IN_SYNC);
+    const failed = notInSync.find((s) => s.status === FAILED_TO_APPLY);
+    if (failed) {
+      throw new ConfigurationNotInEffectError(
+        `instance ${failed.instanceId} of cell ${cell.cellId}: its ${failed.kind} parameter group ${failed.group} is ${FAILED_TO_APPLY} (${parametersOf(failed.kind)})`,
+      );
+    }
+    if (notInSync.length > 0) {
+      const reboot = [...new Set(notInSync.filter((s) => s.status === PENDING_REBOOT).map((s) => s.instanceId))];
+      for (const id of reboot) {
+        await call(`RDS RebootDBInstance ${id}`, () => this.clients.rds.send(new RebootDBInstanceCommand({ DBInstanceIdentifier: id })));
+      }
+      const detail = notInSync
+        .map((s) => `instance ${s.instanceId}: ${s.kind} parameter group ${s.group} ${s.status}${s.status === PENDING_REBOOT ? ', rebooted' : ''} (${parametersOf(s.kind)})`)
+        .join('; ');
+      return { ready: false, resources, detail };
+    }
+    const wrong = await this.valuesNotInGroups(cell, cluster, ours);
+    if (wrong.length > 0) {
+      throw new ConfigurationNotInEffectError(`cell ${cell.cellId} would not run with the configuration asked for (nothing measured): ${wrong.join('; ')}`);
+    }
     const ready: CellResources = {
       ...resources,
       writer: endpoint(writerInst, 'writer'),
@@ -366,5 +458,62 @@ export class AuroraClusters {
       },
     };
     return { ready: true, resources: ready, detail: `cluster ${resources.clusterId} available with ${ours.length} instance(s)` };
+  }
+
+  /** A parameter group's values as RDS holds them (Source "user": the ones set in it), by lower-case name. */
+  private async groupValues(kind: 'cluster' | 'instance', group: string): Promise<Map<string, string>> {
+    const values = new Map<string, string>();
+    let marker: string | undefined;
+    do {
+      const page =
+        kind === 'cluster'
+          ? await call(`RDS DescribeDBClusterParameters ${group}`, () =>
+              this.clients.rds.send(new DescribeDBClusterParametersCommand({ DBClusterParameterGroupName: group, Source: 'user', MaxRecords: 100, Marker: marker })),
+            )
+          : await call(`RDS DescribeDBParameters ${group}`, () =>
+              this.clients.rds.send(new DescribeDBParametersCommand({ DBParameterGroupName: group, Source: 'user', MaxRecords: 100, Marker: marker })),
+            );
+      for (const p of page.Parameters ?? []) if (p.ParameterName !== undefined) values.set(p.ParameterName.toLowerCase(), p.ParameterValue ?? '');
+      marker = page.Marker || undefined;
+    } while (marker !== undefined);
+    return values;
+  }
+
+  /**
+   * Every value the cell asks for (cluster parameters with the write-forwarding ones, instance
+   * parameters over them) that an instance's groups do not hold, named with the parameter and the
+   * instance. An instance runs its DB parameter group's value, else the cluster parameter group's
+   * (Aurora User Guide, "DB cluster parameter groups for Amazon Aurora DB clusters"). Aurora MySQL
+   * does not forward writes from a reader whose aurora_replica_read_consistency is unset ("Always set
+   * the aurora_replica_read_consistency DB parameter or DB cluster parameter when you want to forward
+   * writes. If you don't, then Aurora doesn't forward writes", Aurora User Guide, "Read consistency
+   * for write forwarding"): the readers are checked like the writer.
+   */
+  private async valuesNotInGroups(cell: CellPlan, cluster: DBCluster, instances: readonly DBInstance[]): Promise<string[]> {
+    const clusterAsked = clusterParametersFor(cell);
+    const instanceAsked = instanceParametersFor(cell);
+    const asked = { ...clusterAsked, ...instanceAsked };
+    if (Object.keys(asked).length === 0) return [];
+    const cache = new Map<string, Promise<Map<string, string>>>();
+    const valuesOf = (kind: 'cluster' | 'instance', group: string) => {
+      const key = `${kind}:${group}`;
+      if (!cache.has(key)) cache.set(key, this.groupValues(kind, group));
+      return cache.get(key)!;
+    };
+    const clusterGroup = cluster.DBClusterParameterGroup;
+    const clusterValues = clusterGroup !== undefined ? await valuesOf('cluster', clusterGroup) : new Map<string, string>();
+    const problems: string[] = [];
+    for (const inst of instances) {
+      const own = inst.DBParameterGroups?.[0]?.DBParameterGroupName;
+      const ownValues = own !== undefined && !own.startsWith('default.') ? await valuesOf('instance', own) : new Map<string, string>();
+      for (const [name, value] of Object.entries(asked)) {
+        const key = name.toLowerCase();
+        const held = ownValues.get(key) ?? clusterValues.get(key);
+        if (held !== undefined && held.trim().toLowerCase() === value.trim().toLowerCase()) continue;
+        const where = name in instanceAsked ? `DB parameter group ${own ?? '(none)'}` : `cluster parameter group ${clusterGroup ?? '(none)'}`;
+        problems.push(`${name}: asked ${value}, instance ${inst.DBInstanceIdentifier ?? '?'} runs ${held === undefined ? 'the default' : held} (${where})`);
+      }
+    }
+    return problems;
   }
 }

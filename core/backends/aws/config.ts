@@ -78,6 +78,12 @@ export interface AwsBackendConfig {
    */
   readonly metricsPublishDelayS: number;
   /**
+   * Seconds a cell's cluster waits after its parameter groups were created or modified
+   * (core/backends/aws/cluster.ts PARAMETER_GROUP_SETTLE_S, RDS's "at least 5 minutes", when absent).
+   * The rehearsal shortens it; 0 creates the cluster in the same call.
+   */
+  readonly parameterGroupSettleS?: number;
+  /**
    * The lake through Athena, for the verdicts of a run (the ComputeVerdicts Task reads the
    * experiment's history there): the stack's work group and Glue database. Absent in a configuration
    * without them (the Task then says what is missing).
@@ -129,6 +135,7 @@ export const AWS_CONFIG_ENV = {
   /** JSON object {"sysbench":"https://..."} */
   clientSourceUrls: 'AURORA_BENCH_CLIENT_SOURCE_URLS',
   metricsPublishDelayS: 'AURORA_BENCH_METRICS_PUBLISH_DELAY_S',
+  parameterGroupSettleS: 'AURORA_BENCH_PARAMETER_GROUP_SETTLE_S',
   athenaWorkGroup: 'AURORA_BENCH_ATHENA_WORK_GROUP',
   glueDatabase: 'AURORA_BENCH_GLUE_DATABASE',
   alertTopicArn: 'AURORA_BENCH_ALERT_TOPIC_ARN',
@@ -219,6 +226,11 @@ export function awsConfigFromEnv(env: Readonly<Record<string, string | undefined
   if (!Number.isInteger(metricsPublishDelayS) || metricsPublishDelayS < 0 || metricsPublishDelayS > 3600) {
     problems.push(`${E.metricsPublishDelayS} must be a whole number of seconds from 0 to 3600 (got "${delayRaw}")`);
   }
+  const settleRaw = opt(E.parameterGroupSettleS);
+  const parameterGroupSettleS = settleRaw === undefined ? undefined : Number(settleRaw);
+  if (parameterGroupSettleS !== undefined && (!Number.isInteger(parameterGroupSettleS) || parameterGroupSettleS < 0 || parameterGroupSettleS > 3600)) {
+    problems.push(`${E.parameterGroupSettleS} must be a whole number of seconds from 0 to 3600 (got "${settleRaw}")`);
+  }
   if (![1, 60, 300, 3600, 86400].includes(piPeriodS)) problems.push(`${E.piPeriodS} must be one of 1, 60, 300, 3600, 86400`);
 
   let clientSourceUrls: Record<string, string> | undefined;
@@ -262,6 +274,7 @@ export function awsConfigFromEnv(env: Readonly<Record<string, string | undefined
     piPeriodS: piPeriodS as AwsBackendConfig['piPeriodS'],
     ...(clientSourceUrls !== undefined ? { clientSourceUrls } : {}),
     metricsPublishDelayS,
+    ...(parameterGroupSettleS !== undefined ? { parameterGroupSettleS } : {}),
     ...optionalEntries({
       athenaWorkGroup: opt(E.athenaWorkGroup),
       glueDatabase: opt(E.glueDatabase),
@@ -305,6 +318,7 @@ export function awsConfigToEnv(config: AwsBackendConfig): Record<string, string>
     [E.piPeriodS]: String(config.piPeriodS),
     ...(config.clientSourceUrls !== undefined ? { [E.clientSourceUrls]: JSON.stringify(config.clientSourceUrls) } : {}),
     [E.metricsPublishDelayS]: String(config.metricsPublishDelayS),
+    ...(config.parameterGroupSettleS !== undefined ? { [E.parameterGroupSettleS]: String(config.parameterGroupSettleS) } : {}),
     ...optionalEntries({
       [E.athenaWorkGroup]: config.athenaWorkGroup,
       [E.glueDatabase]: config.glueDatabase,

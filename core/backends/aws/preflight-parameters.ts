@@ -136,7 +136,8 @@ function catalogueDisagreement(engineVersion: string, name: string, level: Param
     return undefined;
   }
   if (!info) return live && !liveProblem ? `${name} is not in the offline parameter catalogue, but RDS in this account accepts it: the catalogue may be out of date` : undefined;
-  const here = info[level];
+  // A cluster parameter group also holds the instance-level parameters (parameter-catalogue.ts).
+  const here = info[level] ?? (level === 'cluster' ? info.instance : undefined);
   if (liveProblem) {
     return here && here.modifiable !== false
       ? `the offline parameter catalogue (AWS's published reference) accepts ${name} at the ${level} level; RDS in this account does not, and it decides`
