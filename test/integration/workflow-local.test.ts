@@ -258,7 +258,7 @@ describe('benchmark workflow, locally', () => {
     const backend = withInjectedFailures(newBackend(), { checkJobs: { error: new TransientBackendError('throttled'), times: 1 } });
     const result = await run(backend, tinySpec({ workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1] }] }));
     expect(result.status).toBe('SUCCEEDED');
-    // RunStep also retries while a step runs (StepNotDone); a transient error that were not retried would fail the run.
+    // A step still running is not retried (RunStep returns done false): the only retry is the injected error's.
     const retried = result.events.filter((e) => e.type === 'StateRetried');
     expect(new Set(retried.map((e) => e.state?.name))).toEqual(new Set(['RunStep']));
     expect(backend.calls['checkJobs']).toBeGreaterThan(1);
