@@ -116,7 +116,7 @@ export async function executeLocally(options: LocalExecutionOptions): Promise<Lo
       taskOverrides[name] = handlers[task];
     }
     if (st.Type === 'Wait') waitOverrides[name] = options.pollMs ?? 250;
-    if (st.Retry) retryOverrides[name] = (st.Retry as unknown[]).map(() => options.retryMs ?? 100);
+    if (st.Retry) retryOverrides[name] = st.Retry.map(() => options.retryMs ?? 100);
   }
 
   const machine = new StateMachine(definition as never, { validationOptions: { checkArn: true, checkPaths: true } });
