@@ -26,7 +26,8 @@
  *
  * History events per state, as AWS records them: a Lambda Task 5 (TaskStateEntered, TaskScheduled,
  * TaskStarted, TaskSucceeded, TaskStateExited), each retry 3 more (TaskFailed, TaskScheduled,
- * TaskStarted); Wait, Choice, Pass, Succeed, Fail 2 (entered, exited); an inline Map 4
+ * TaskStarted; a retry is a transient error's: a step not done yet is a look round RunStep,
+ * AreStepsLeft and WaitForStep); Wait, Choice, Pass, Succeed, Fail 2 (entered, exited); an inline Map 4
  * (MapStateEntered, MapStateStarted, MapStateSucceeded, MapStateExited) and 2 per iteration
  * (MapIterationStarted, MapIterationSucceeded); a Distributed Map 6 in its execution (the four
  * above plus MapRunStarted, MapRunSucceeded), and each item a child execution of its own with
@@ -53,7 +54,7 @@ import type { TaskDeps } from '../core/workflow/tasks';
 import { validateSpec } from '../core/experiment/validate';
 import { planRun } from '../core/plan/plan';
 import { cellHeader, duetHeader } from '../core/plan/segments';
-import { worstStepEvents } from '../core/plan/step-looks';
+import { looksUntil, worstStepEvents } from '../core/plan/step-looks';
 import { InProcessBenchBackend } from './in-process-backend';
 
 const HISTORY_EVENTS_LIMIT = 25_000;
@@ -338,32 +339,22 @@ export async function parentStateAtMaxCells(variants: number, repeats: number, v
   };
 }
 
-interface Retrier {
-  readonly ErrorEquals: readonly string[];
-  readonly IntervalSeconds?: number;
-  readonly BackoffRate?: number;
-  readonly MaxDelaySeconds?: number;
-  readonly MaxAttempts?: number;
-}
-
 /**
- * History events of one RunStep call that looks at a prepare until its deadline (jobDeadlineS:
- * rows / 2,000 s), from the definition's StepNotDone retrier: 5 for the Task, 3 per look. Undefined
- * when the definition polls another way (the baseline's Wait/Check/Choice loop: 9 events every 10 s).
+ * History events of looking at a prepare until its deadline (jobDeadlineS: rows / 2,000 s), from the
+ * definition's poll loop: each look goes round RunStep, AreStepsLeft and WaitForStep (a Task's 5, a
+ * Choice's 2, a Wait's 2), once per look that finds the jobs running (step-looks.ts looksUntil, the
+ * waits backing off to 300 s) and once more for the look that finds them done. Undefined when the
+ * definition has no such loop.
  */
 function preparePollEvents(definition: Record<string, unknown>, rows: number): number | undefined {
-  const retrier = (allStates(definition).get('RunStep')?.Retry as Retrier[] | undefined)?.find((r) => r.ErrorEquals.includes('StepNotDone'));
-  if (!retrier) return undefined;
+  const states = allStates(definition) as Map<string, AslState & { Next?: string; Default?: string }>;
+  const runStep = states.get('RunStep');
+  const choice = states.get(runStep?.Next ?? '');
+  const wait = states.get(choice?.Default ?? '');
+  if (runStep === undefined || choice?.Type !== 'Choice' || wait?.Type !== 'Wait' || wait.Next !== 'RunStep') return undefined;
+  const perLook = [runStep, choice, wait].reduce((sum, st) => sum + eventsOfState(st, false), 0);
   const deadlineS = Math.max(600, Math.ceil(rows / 2000));
-  let waited = 0;
-  let interval = retrier.IntervalSeconds ?? 1;
-  let looks = 0;
-  while (waited < deadlineS && looks < (retrier.MaxAttempts ?? 3)) {
-    waited += Math.min(interval, retrier.MaxDelaySeconds ?? Infinity);
-    interval *= retrier.BackoffRate ?? 2;
-    looks++;
-  }
-  return 5 + 3 * looks;
+  return perLook * (looksUntil(deadlineS) + 1);
 }
 
 /**
@@ -444,7 +435,7 @@ async function main(): Promise<void> {
     const events = preparePollEvents(loadDefinition(localFunctionArn), 100_000_000);
     console.log(
       events === undefined
-        ? 'a prepare of 100M rows polled to its 50,000 s deadline: the definition has no StepNotDone retrier (a Wait/Check/Choice loop every 10 s: 5,000 looks x 9 = 45,000 events)'
+        ? 'a prepare of 100M rows polled to its 50,000 s deadline: the definition has no RunStep/AreStepsLeft/WaitForStep loop'
         : `a prepare of 100M rows polled to its 50,000 s deadline: ${events} history events in its segment's execution (limit ${HISTORY_EVENTS_LIMIT})`,
     );
     const worst = worstSegments(1000, 100_000_000, order);

@@ -73,7 +73,7 @@ function awsWorkflowStateNotes(plan: Plan, spec: Spec): PlanNote[] {
  * segment's budget (half of the 25,000-event history) is refused: segments (core/plan/segments.ts)
  * bound many steps together, but not one step alone. Only a huge data set gets there: a prepare's
  * deadline grows with its rows (1 s per 2,000, step-looks.ts) and RunStep looks at most every 300 s,
- * so about 2.5 billion rows.
+ * at 9 events a look, so about 830 million rows.
  */
 function awsStepHistoryNotes(plan: Plan): PlanNote[] {
   let worst: { readonly events: number; readonly rows: number; readonly deadlineS: number } | undefined;

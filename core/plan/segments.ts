@@ -8,8 +8,8 @@ import { SEGMENT_EVENTS_BUDGET, worstStepEvents } from './step-looks';
 import type { CellHeader, CellPlan, DuetPlan, StepSegment } from './types';
 
 /**
- * Steps per segment at most. A step costs 9 history events plus 3 per look while its jobs run; 200
- * steps stay near 2,400 events with one look each (bench/workflow-scale.ts measures it).
+ * Steps per segment at most. A step costs 9 history events plus 9 per look that finds its jobs
+ * running; 200 steps stay near 3,600 events with one such look each (bench/workflow-scale.ts measures it).
  */
 const STEPS_PER_SEGMENT = 200;
 /** A segment execution's own events besides its steps' (ExecutionStarted/Succeeded, the last RunStep, AreStepsLeft, SegmentDone), with room to spare. */

@@ -9,13 +9,22 @@
 import type { CellPlan, DataPlan, RunnerPhase, StepPlan } from './types';
 
 /**
- * RunStep's StepNotDone retrier (state-machines/benchmark.asl.json); test/unit/step-looks.test.ts
- * fails when the definition's differs. Step Functions Developer Guide, "Error handling in Step
- * Functions": IntervalSeconds is the wait before the first retry, BackoffRate "the multiplier by
- * which the retry interval increases during each attempt", MaxDelaySeconds the most it grows to.
- * @internal exported for its tests (a test seam)
+ * How long the WaitForStep state waits before RunStep looks again at jobs it found still running:
+ * 10 s after the first such look, 1.5 times longer after each next one, at most 300 s
+ * (lookAgainAfterS). The look count is kept in the step's cursor in the lake (core/workflow/tasks.ts),
+ * so a step not done yet is a value RunStep returns ({ done: false, waitS }), not an error.
  */
-export const STEP_NOT_DONE_RETRY = { intervalS: 10, backoffRate: 1.5, maxDelayS: 300 } as const;
+const STEP_LOOK_BACKOFF = { intervalS: 10, backoffRate: 1.5, maxDelayS: 300 } as const;
+
+/**
+ * Seconds to wait after the `looks`-th look (1, 2, ...) that found the phase's jobs still running.
+ * Whole seconds: a Wait state's SecondsPath must select a non-negative integer (Amazon States
+ * Language, "Wait workflow state"; aws-local-stepfunctions checks it too).
+ */
+export function lookAgainAfterS(looks: number): number {
+  const { intervalS, backoffRate, maxDelayS } = STEP_LOOK_BACKOFF;
+  return Math.ceil(Math.min(maxDelayS, intervalS * backoffRate ** Math.max(0, looks - 1)));
+}
 
 /** Half of Step Functions' "Maximum execution history size: 25,000 events" (Developer Guide, "Step Functions service quotas"): the 2x margin the segments keep. */
 export const SEGMENT_EVENTS_BUDGET = 12_500;
@@ -23,11 +32,12 @@ export const SEGMENT_EVENTS_BUDGET = 12_500;
 /**
  * History events of a step's phase besides its looks, as bench/workflow-scale.ts counts what AWS
  * records: RunStep entered and succeeded (5: TaskStateEntered, TaskScheduled, TaskStarted,
- * TaskSucceeded, TaskStateExited), AreStepsLeft (2) and WaitForStep (2); each look that finds the
- * jobs still running is a retry, 3 more (TaskFailed, TaskScheduled, TaskStarted).
+ * TaskSucceeded, TaskStateExited), AreStepsLeft (2: ChoiceStateEntered, ChoiceStateExited) and
+ * WaitForStep (2: WaitStateEntered, WaitStateExited). Each look that finds the jobs still running
+ * goes round the same loop (RunStep, AreStepsLeft, WaitForStep): 9 more.
  */
 const PHASE_EVENTS = 9;
-const EVENTS_PER_LOOK = 3;
+const EVENTS_PER_LOOK = 9;
 
 /**
  * Whether a step's run jobs prepare its data themselves: with data.reuse "step" every step
@@ -58,19 +68,16 @@ export function jobDeadlineS(step: StepPlan, data: DataPlan, phase: RunnerPhase,
 }
 
 /**
- * Looks that can find a job still running before it is past its deadline and stopped: the
- * retrier's waits summed until they pass the deadline (counted from the job's start, so the Wait
- * before the first look only makes it fewer).
- * @internal exported for its tests (a test seam)
+ * Looks that can find a job still running before it is past its deadline and stopped: the waits
+ * between looks (lookAgainAfterS) summed until they pass the deadline (counted from the job's start,
+ * so the Wait before the first look only makes it fewer).
  */
 export function looksUntil(deadlineS: number): number {
   let waited = 0;
-  let interval: number = STEP_NOT_DONE_RETRY.intervalS;
   let looks = 0;
   while (waited <= deadlineS) {
-    waited += Math.min(interval, STEP_NOT_DONE_RETRY.maxDelayS);
-    interval *= STEP_NOT_DONE_RETRY.backoffRate;
     looks++;
+    waited += lookAgainAfterS(looks);
   }
   return looks;
 }

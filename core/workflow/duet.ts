@@ -23,10 +23,10 @@ import { TransientBackendError } from '../backend';
 import { lakeKeys } from '../lake/rows';
 import { isDuetId } from '../plan/plan';
 import { duetHeader, type DuetHeader } from '../plan/segments';
-import { preparesInRun } from '../plan/step-looks';
+import { lookAgainAfterS, preparesInRun } from '../plan/step-looks';
 import type { CellPlan, DuetPlan, PlanNote, StepSegment } from '../plan/types';
 import type { RunnerPhase } from '../sysbench/types';
-import { InvalidTaskInputError, StepNotDoneError } from './errors';
+import { InvalidTaskInputError } from './errors';
 import {
   causeText,
   checkCellReadyTask,
@@ -190,7 +190,8 @@ type DuetInflight = NonNullable<DuetCursor['inflight']>;
 
 /**
  * One step of a duet forward: the phase in flight is collected only when every member's jobs are
- * done (StepNotDone until then), then the next phase starts on every member in this one call.
+ * done (until then each look returns done false and a wait that backs off), then the next phase
+ * starts on every member in this one call.
  * Every member's jobs are decided and built before any is started, so the starts are as close as
  * the backend's start calls (a process spawn locally, an SSM SendCommand on AWS).
  *
@@ -273,9 +274,12 @@ async function runDuetStepTask(deps: TaskDeps, event: DuetStepEvent): Promise<Du
       );
       const running = states.filter((s) => !s.done);
       if (running.length > 0) {
-        const { step } = stepOf(inflight.members[0]!.cellId);
-        const what = withPrepare ? 'prepare and run' : inflight.phase;
-        throw new StepNotDoneError(`${step.stepId} ${what}: ${running.reduce((a, s) => a + s.running, 0)} job(s) of ${running.length} member(s) still running`);
+        // Not done yet: a value, not an error, as for a cell (core/workflow/tasks.ts runStepTask).
+        const looks = (inflight.looks ?? 0) + 1;
+        cursor = { ...cursor, inflight: { ...inflight, looks } };
+        await lake.put(cursorKey, JSON.stringify(cursor));
+        const jobs = running.reduce((a, s) => a + s.running, 0);
+        return { done: false, waitS: lookAgainAfterS(looks), started: null, collected: null, running: jobs, collectedByMember: [], startSpreadMs: null };
       }
       const events = inflight.members.map((m, i) => {
         const { cell, step } = stepOf(m.cellId);
@@ -303,7 +307,7 @@ async function runDuetStepTask(deps: TaskDeps, event: DuetStepEvent): Promise<Du
     return await begin(next, step.prepare && !withPrepare ? 'prepare' : 'run', collectedByMember, withPrepare);
   } catch (e) {
     // As for a cell: why a step failed the duet stays in its cursor, which the teardown reports.
-    if (!(e instanceof StepNotDoneError) && !(e instanceof TransientBackendError)) {
+    if (!(e instanceof TransientBackendError)) {
       const err = e as Error;
       await lake.put(cursorKey, JSON.stringify({ ...cursor, failure: { Error: err.name, Cause: err.message } } satisfies DuetCursor)).catch(() => undefined);
     }

@@ -34,12 +34,3 @@ export class ConfigurationNotInEffectError extends AuroraBenchError {
 export class DataPrepareFailedError extends AuroraBenchError {
   override readonly name = 'DataPrepareFailedError';
 }
-
-/**
- * The jobs of the step phase in flight are still running: not a failure. The RunStep state's
- * second retrier retries it with backoff (state-machines/benchmark.asl.json); the Task itself stops
- * jobs past their deadline, so the retries end.
- */
-export class StepNotDoneError extends Error {
-  override readonly name = 'StepNotDone';
-}

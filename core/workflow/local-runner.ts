@@ -1,13 +1,12 @@
 /**
  * Runs state-machines/benchmark.asl.json locally with aws-local-stepfunctions: the same definition
  * the AWS stack deploys, its Task states bound to the same task functions the Lambda handlers run
- * (task-registry.ts) with the given deps, its Wait states and its retries of a step not done yet
- * shortened to a poll interval, its other retries to a retry interval.
+ * (task-registry.ts) with the given deps, its Wait states (among them the waits between looks at a
+ * step not done yet) shortened to a poll interval, its retries to a retry interval.
  */
 import '../polyfills';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { allStates, loadDefinition } from './asl';
-import { StepNotDoneError } from './errors';
 import { STATE } from './state-names';
 import { TASK_NAMES, type TaskName } from './task-names';
 import { bindTasks } from './task-registry';
@@ -34,7 +33,7 @@ export interface ExecutionEvent {
 export interface LocalExecutionOptions {
   readonly deps: TaskDeps;
   readonly input: PlanRunEvent;
-  /** Every Wait state, and every retry of a step not done yet (StepNotDone), becomes this many ms: the local backend's polls are cheap. */
+  /** Every Wait state (a step not done yet is looked at again after WaitForStep) becomes this many ms: the local backend's polls are cheap. */
   readonly pollMs?: number;
   /** Pause before a Retry, ms. */
   readonly retryMs?: number;
@@ -63,8 +62,6 @@ export interface LocalExecutionResult {
   /** The run id PlanRun chose, when it got that far. */
   readonly runId?: string;
 }
-
-const STEP_NOT_DONE = new StepNotDoneError('').name;
 
 /** The longest delay a Node timer keeps (setTimeout: larger values become 1 ms). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -119,9 +116,7 @@ export async function executeLocally(options: LocalExecutionOptions): Promise<Lo
       taskOverrides[name] = handlers[task];
     }
     if (st.Type === 'Wait') waitOverrides[name] = options.pollMs ?? 250;
-    // A retrier of StepNotDone is RunStep looking again at a running step: a poll, at the poll interval.
-    if (st.Retry)
-      retryOverrides[name] = (st.Retry as { ErrorEquals: string[] }[]).map((r) => (r.ErrorEquals.includes(STEP_NOT_DONE) ? (options.pollMs ?? 250) : (options.retryMs ?? 100)));
+    if (st.Retry) retryOverrides[name] = st.Retry.map(() => options.retryMs ?? 100);
   }
 
   const machine = new StateMachine(definition as never, { validationOptions: { checkArn: true, checkPaths: true } });

@@ -8,7 +8,6 @@ import type { HistoryEvent } from '@aws-sdk/client-sfn';
 import { etaText, RunEta } from '../plan/eta';
 import type { CellHeader, Plan } from '../plan/types';
 import type { ExecutionEvent } from './local-runner';
-import { StepNotDoneError } from './errors';
 import { STATE } from './state-names';
 import type { ComputeVerdictsOutput, RunStepOutput, StepOutcome, StepSummary } from './tasks';
 import type { DuetStepOutput } from './duet';
@@ -26,8 +25,6 @@ interface StateInput {
 
 /** RunStep's output for a duet (core/workflow/duet.ts DuetStepOutput), as far as the lines use it. */
 type DuetStepFields = Partial<Pick<DuetStepOutput, 'collectedByMember' | 'startSpreadMs'>>;
-
-const STEP_NOT_DONE = new StepNotDoneError('').name;
 
 function fmt(n: number | null | undefined, digits = 1): string {
   return n === null || n === undefined ? '-' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -106,9 +103,9 @@ export function progressLine(ev: ProgressEvent, cellCount: () => number, itemId?
     return lines.length > 0 ? lines.join('\n') : undefined;
   }
   if (ev.type === 'StateExited' && name === STATE.ComputeVerdicts) return verdictsLine(ev.state?.output);
-  // RunStep retries while a step runs (StepNotDone): looking again is not a failure worth a line.
-  if (ev.type === 'StateRetried') return name === STATE.RunStep ? undefined : `${tag} ${name} failed, retrying (attempt ${ev.retry?.attempt ?? '?'})`;
-  if (ev.type === 'StateFailed' && ev.Error === STEP_NOT_DONE) return undefined;
+  // A look at a step still running is RunStep's value (done false, nothing started nor collected: no line above);
+  // a retry is a transient error, worth a line as any state's.
+  if (ev.type === 'StateRetried') return `${tag} ${name} failed, retrying (attempt ${ev.retry?.attempt ?? '?'})`;
   if (ev.type === 'StateFailed' && name !== undefined) {
     return `${tag} ${name} failed: ${ev.Error}: ${(ev.Cause ?? '').split('\n')[0]}`;
   }

@@ -21,7 +21,7 @@ import { metricWindowRows, skippedStepRow, stepRowsOf, stepTotals, type ClientSt
 import { BACKEND_TIMES, PlanError } from '../plan/plan';
 import { preparePlan } from '../plan/prepare';
 import { cellHeader } from '../plan/segments';
-import { jobDeadlineS, preparesInRun } from '../plan/step-looks';
+import { jobDeadlineS, lookAgainAfterS, preparesInRun } from '../plan/step-looks';
 import type { CellHeader, CellItem, CellPlan, CellRef, Plan, PlanNote, StepPlan, StepSegment } from '../plan/types';
 import type { Spec } from '../experiment/schema';
 import { SpecError, validateSpec } from '../experiment/validate';
@@ -31,7 +31,7 @@ import { parseClientCpu, parseSysbenchOutput } from '../sysbench/parser';
 import type { ParsedOutput, RunnerPhase, RunnerResult } from '../sysbench/types';
 import { parseServerVariables } from '../sysbench/server-variables';
 import { applyStatuses, effectiveConfiguration, requestedParameters } from './effective-config';
-import { ConfigurationNotInEffectError, DataPrepareFailedError, InvalidSpecError, InvalidTaskInputError, NotReadyInTimeError, StepNotDoneError } from './errors';
+import { ConfigurationNotInEffectError, DataPrepareFailedError, InvalidSpecError, InvalidTaskInputError, NotReadyInTimeError } from './errors';
 import { decideStep, stepsToConsult, type EarlierStepRows, type StepDecision } from './step-rates';
 
 export interface TaskDeps {
@@ -140,6 +140,8 @@ export interface RunStepOutput {
   readonly started: { readonly phase: RunnerPhase; readonly withPrepare?: boolean; readonly step: StepSummary } | null;
   /** The step this call collected, if it collected a run. */
   readonly collected: StepOutcome | null;
+  /** Jobs this call found still running (it collected and started nothing): the step is not done yet. */
+  readonly running?: number;
 }
 /**
  * Where a cell's steps are, in the lake (lakeKeys.workflow.stepCursor): the state machine's state
@@ -156,6 +158,8 @@ interface StepCursor {
     /** The run's jobs prepare the data first (StartJobsEvent.withPrepare). */
     readonly withPrepare?: boolean;
     readonly jobs: readonly JobHandle[];
+    /** Looks that found the jobs still running: the next wait backs off with them (lookAgainAfterS). */
+    readonly looks?: number;
     /** The resources the jobs were started with (what a stop path needs to record the step). */
     readonly resources: CellResources;
   };
@@ -177,6 +181,8 @@ export interface DuetCursor {
     readonly phase: RunnerPhase;
     /** The members' run jobs prepare their data first and start their runs together (preparingTogether). */
     readonly withPrepare?: boolean;
+    /** Looks that found a member's jobs still running (lookAgainAfterS). */
+    readonly looks?: number;
     readonly members: readonly { readonly cellId: string; readonly jobs: readonly JobHandle[]; readonly resources: CellResources }[];
   };
   /** Seconds the slowest member's last prepare took: the next step's prepares are expected to take as long. */
@@ -766,7 +772,7 @@ export async function checkRunPrepare(deps: TaskDeps, event: CollectStepEvent): 
   await checkPrepared(deps, event, [await readClientOutput(deps, prepareJob, event.step, lost === undefined ? undefined : (lost.detail ?? 'runner lost'))]);
 }
 
-/** A prepare's first look, seconds after it started; later looks back off (RunStep's StepNotDone retrier). */
+/** A prepare's first look, seconds after it started; later looks back off (core/plan/step-looks.ts lookAgainAfterS). */
 export const PREPARE_FIRST_LOOK_S = 10;
 
 /** A prepare's output judged: DataPrepareFailedError if it failed, then the configuration the writer runs with. */
@@ -785,7 +791,7 @@ async function checkPrepared(deps: TaskDeps, event: CollectStepEvent, outputs: r
  * Seconds a step's prepare is expected to take, for the Wait before the first look at a run that
  * prepares first: the cell's last prepare (every step prepares the same data), else the plan's
  * estimate (BACKEND_TIMES rowsPerS, what the run's ETA assumes). A prepare slower than this costs
- * looks (RunStep's StepNotDone retrier, backing off), one faster only waiting time.
+ * looks (backing off, lookAgainAfterS), one faster only waiting time.
  */
 export function expectedPrepareS(run: RunContext, cell: CellPlan, cursor: Pick<StepCursor, 'lastPrepareS'>): number {
   if (cursor.lastPrepareS !== undefined) return Math.ceil(cursor.lastPrepareS);
@@ -806,7 +812,7 @@ export function stepSummary(step: StepPlan): StepSummary {
 
 /**
  * One step of a cell's segment forward (the RunStep state): collect the phase in flight when its
- * jobs are done (StepNotDone while they run: the state retries with backoff), then start the next
+ * jobs are done, then start the next
  * phase (a step's prepare, then its run) or step. Where the cell is lives in the lake (StepCursor),
  * so the state stays small and a repeated call neither starts jobs twice nor loses them.
  */
@@ -835,7 +841,13 @@ export async function runStepTask(deps: TaskDeps, event: RunStepEvent): Promise<
       if (!step) throw new InvalidTaskInputError(`cell ${cell.cellId} has no step ${inflight.stepIndex}`);
       const withPrepare = inflight.withPrepare === true;
       const jobsState = await checkJobsTask(deps, { run, cell, step, jobs: inflight.jobs, withPrepare });
-      if (!jobsState.done) throw new StepNotDoneError(`${step.stepId} ${withPrepare ? 'prepare and run' : inflight.phase}: ${jobsState.running} job(s) still running`);
+      if (!jobsState.done) {
+        // Not done yet: a value, not an error. The state waits (WaitForStep) longer after each such look.
+        const looks = (inflight.looks ?? 0) + 1;
+        cursor = { ...cursor, inflight: { ...inflight, looks } };
+        await lake.put(cursorKey, JSON.stringify(cursor));
+        return { done: false, waitS: lookAgainAfterS(looks), started: null, collected: null, running: jobsState.running };
+      }
       const outcome = await collectStepTask(deps, { run, cell, resources: inflight.resources, step, phase: inflight.phase, jobs: inflight.jobs, jobsState, withPrepare });
       if (inflight.phase === 'prepare') {
         // The data is there: the step's run starts now, in this call.
@@ -874,9 +886,9 @@ export async function runStepTask(deps: TaskDeps, event: RunStepEvent): Promise<
     const waitS = phase === 'prepare' ? PREPARE_FIRST_LOOK_S : withPrepare ? expectedPrepareS(run, cell, cursor) + together + step.waitS : step.waitS;
     return { done: false, waitS, started: { phase, ...(withPrepare ? { withPrepare } : {}), step: stepSummary(step) }, collected };
   } catch (e) {
-    // Not a look too early nor a transient error the state retries: the cell fails, and its
-    // teardown reports why (the lake keeps it; on AWS the segment Map's own error does not).
-    if (!(e instanceof StepNotDoneError) && !(e instanceof TransientBackendError)) {
+    // Not a transient error the state retries: the cell fails, and its teardown reports why (the
+    // lake keeps it; on AWS the segment Map's own error does not).
+    if (!(e instanceof TransientBackendError)) {
       const err = e as Error;
       await lake.put(cursorKey, JSON.stringify({ ...cursor, failure: { Error: err.name, Cause: err.message } } satisfies StepCursor)).catch(() => undefined);
     }

@@ -258,9 +258,17 @@ describe('benchmark workflow, locally', () => {
     const backend = withInjectedFailures(newBackend(), { checkJobs: { error: new TransientBackendError('throttled'), times: 1 } });
     const result = await run(backend, tinySpec({ workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1] }] }));
     expect(result.status).toBe('SUCCEEDED');
-    // RunStep also retries while a step runs (StepNotDone); a transient error that were not retried would fail the run.
+    // A step still running is not retried (RunStep returns done false): the only retry is the injected error's.
     const retried = result.events.filter((e) => e.type === 'StateRetried');
     expect(new Set(retried.map((e) => e.state?.name))).toEqual(new Set(['RunStep']));
+    expect(retried).toHaveLength(1);
+    // The looks that found the step's jobs still running are RunStep's answers, not failures.
+    const stillRunning = result.events
+      .filter((e) => e.type === 'StateExited' && e.state?.name === 'RunStep')
+      .map((e) => (e.state?.output as { step?: RunStepOutput } | undefined)?.step)
+      .filter((step) => step?.running !== undefined);
+    expect(stillRunning.length).toBeGreaterThan(0);
+    expect(stillRunning.every((step) => !step!.done && step!.running! > 0 && step!.waitS >= 10 && step!.started === null)).toBe(true);
     expect(backend.calls['checkJobs']).toBeGreaterThan(1);
     expect(serversLeft()).toEqual([]);
   });

@@ -31,7 +31,7 @@ describe('state-machines/benchmark.asl.json', () => {
     expect(Object.keys(TASKS).sort()).toEqual([...TASK_NAMES].sort());
   });
 
-  it('gives every Task state the same transient-error retrier, both teardown states the same ResourceStillInUseError retrier after it, RunStep a StepNotDone retrier after it', () => {
+  it('gives every Task state the same transient-error retrier, both teardown states the same ResourceStillInUseError retrier after it, RunStep no other (a step not done yet is a value)', () => {
     // Arrange
     const tasks = [...states].filter(([, s]) => s.Type === 'Task');
     const [first] = tasks;
@@ -47,7 +47,7 @@ describe('state-machines/benchmark.asl.json', () => {
     expect(stillInUse.map(([name]) => name).sort()).toEqual([STATE.TeardownCell, STATE.TeardownCellOnError]);
     expect(stillInUse[0]![1]).toEqual(stillInUse[1]![1]);
     expect(stillInUse[0]![1]).toMatchObject([{ ErrorEquals: ['ResourceStillInUseError'] }]);
-    expect(runStep?.Retry?.slice(1)).toMatchObject([{ ErrorEquals: ['StepNotDone'] }]);
+    expect(runStep?.Retry).toHaveLength(1);
   });
 
   it('says in its Comment why the Retry blocks are copies and which test keeps them equal', () => {

@@ -95,14 +95,12 @@ describe('progressLine', () => {
     expect(line).toBe('[?/3 x] ? writer + ? reader(s), ? step(s)');
   });
 
-  it('says nothing while RunStep looks again at a running step (StepNotDone), but names other RunStep failures', () => {
+  it('says nothing when RunStep finds a step still running (a value, done false), but names RunStep retries and failures', () => {
     // Arrange
     const notDone: ExecutionEvent = {
-      type: 'StateFailed',
+      type: 'StateExited',
       timestamp: 1,
-      state: { name: 'RunStep', type: 'Task', input: { cell } },
-      Error: 'StepNotDone',
-      Cause: 'rw-t2 run: 1 job(s) still running',
+      state: { name: 'RunStep', type: 'Task', input: { cell }, output: { cell, step: { done: false, waitS: 15, started: null, collected: null, running: 1 } } },
     };
     const retried: ExecutionEvent = { type: 'StateRetried', timestamp: 2, state: { name: 'RunStep', type: 'Task', input: { cell } }, retry: { attempt: 1 } };
     const failed: ExecutionEvent = {
@@ -117,7 +115,7 @@ describe('progressLine', () => {
     const lines = [notDone, retried, failed].map((ev) => progressLine(ev, () => 1));
 
     // Assert
-    expect(lines).toEqual([undefined, undefined, '[1/1 r6g-r1] RunStep failed: DataPrepareFailedError: prepare failed']);
+    expect(lines).toEqual([undefined, '[1/1 r6g-r1] RunStep failed, retrying (attempt 1)', '[1/1 r6g-r1] RunStep failed: DataPrepareFailedError: prepare failed']);
   });
 });
 

@@ -1,6 +1,6 @@
 /**
- * core/plan/step-looks.ts: the StepNotDone retrier it models is the definition's, the looks it counts
- * until a deadline are the retrier's, and a cell's segments keep every step's worst case within half
+ * core/plan/step-looks.ts: the waits between looks at a step not done yet back off as RunStep's
+ * answers say (10 s x 1.5 per look, at most 300 s), the looks it counts until a deadline are those, and a cell's segments keep every step's worst case within half
  * of Step Functions' 25,000-event history (Developer Guide, "Step Functions service quotas"), whatever
  * the data's size: with data.reuse "step" every step prepares.
  */
@@ -9,7 +9,7 @@ import { validateSpec } from '../../core/experiment/validate';
 import { planRun, PlanError } from '../../core/plan/plan';
 import { preparePlan } from '../../core/plan/prepare';
 import { cellHeader, duetHeader } from '../../core/plan/segments';
-import { jobDeadlineS, looksUntil, prepareDeadlineS, preparesInRun, SEGMENT_EVENTS_BUDGET, STEP_NOT_DONE_RETRY, worstStepEvents } from '../../core/plan/step-looks';
+import { jobDeadlineS, lookAgainAfterS, looksUntil, prepareDeadlineS, preparesInRun, SEGMENT_EVENTS_BUDGET, worstStepEvents } from '../../core/plan/step-looks';
 import type { CellPlan } from '../../core/plan/types';
 import { allStates, loadDefinition } from '../../core/workflow/asl';
 import { localFunctionArn } from '../../core/workflow/local-runner';
@@ -33,18 +33,34 @@ function cellOf(data: SpecInput['data'], steps: number, durationS = 1): CellPlan
 const worstOf = (cell: CellPlan, from: number, to: number) => cell.steps.slice(from, to).reduce((sum, s) => sum + worstStepEvents(cell, s), 0);
 
 describe('step looks and segments', () => {
-  it("models the definition's StepNotDone retrier", () => {
+  it('waits 10 s after the first look that finds jobs running, 1.5 times longer after each next, whole seconds, at most 300 s', () => {
     // Act
-    const retrier = allStates(loadDefinition(localFunctionArn))
-      .get(STATE.RunStep)
-      ?.Retry?.find((r) => (r as { ErrorEquals: string[] }).ErrorEquals.includes('StepNotDone')) as Record<string, unknown> | undefined;
+    const waits = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 50, 10_000].map(lookAgainAfterS);
 
     // Assert
-    expect({ intervalS: retrier?.['IntervalSeconds'], backoffRate: retrier?.['BackoffRate'], maxDelayS: retrier?.['MaxDelaySeconds'] }).toEqual(STEP_NOT_DONE_RETRY);
+    expect(waits).toEqual([10, 15, 23, 34, 51, 76, 114, 171, 257, 300, 300, 300, 300]);
   });
 
-  it('counts the looks until a deadline from the backoff: 10, 15, 22.5 ... s, at most 300 s apart', () => {
-    // 10, 25, 47.5, 81.25, 131.9 s: the fifth look is past 120 s.
+  it('the definition polls a step by the loop step-looks.ts counts: RunStep, AreStepsLeft on $.step.done, WaitForStep on $.step.waitS', () => {
+    // Arrange
+    const states = allStates(loadDefinition(localFunctionArn));
+
+    // Act
+    const runStep = states.get(STATE.RunStep) as { Type?: string; Next?: string; ResultPath?: string; Retry?: unknown[] } | undefined;
+    const choice = states.get(runStep?.Next ?? '') as { Type?: string; Choices?: { Variable?: string }[]; Default?: string } | undefined;
+    const wait = states.get(choice?.Default ?? '') as { Type?: string; SecondsPath?: string; Next?: string } | undefined;
+
+    // Assert: 9 history events per look (a Task's 5, a Choice's 2, a Wait's 2), no retrier that would look without the Wait.
+    expect([runStep?.Type, choice?.Type, wait?.Type]).toEqual(['Task', 'Choice', 'Wait']);
+    expect(choice?.Choices?.map((c) => c.Variable)).toEqual(['$.step.done']);
+    expect(wait?.SecondsPath).toBe('$.step.waitS');
+    expect(wait?.Next).toBe(STATE.RunStep);
+    expect(runStep?.ResultPath).toBe('$.step');
+    expect(runStep?.Retry).toHaveLength(1);
+  });
+
+  it('counts the looks until a deadline from the backoff: 10, 15, 23 ... s, at most 300 s apart', () => {
+    // 10, 25, 48, 82, 133 s: the fifth look is past 120 s.
     expect(looksUntil(120)).toBe(5);
     expect(looksUntil(0)).toBe(1);
     // Past the cap the looks are 300 s apart: a deadline 3,000 s later is 10 looks more.
@@ -66,20 +82,33 @@ describe('step looks and segments', () => {
     ]);
     expect(prepareDeadlineS(perStep.data)).toBe(5_000);
     expect(jobDeadlineS(first!, perStep.data, 'run', true)).toBe(5_000 + 1 + 60);
-    expect(worstStepEvents(perStep, first!)).toBe(9 + 3 * looksUntil(5_061));
-    expect(worstStepEvents(perCell, perCell.steps[0]!)).toBe(9 + 3 * looksUntil(5_000) + 9 + 3 * looksUntil(61));
-    expect(worstStepEvents(perCell, perCell.steps[1]!)).toBe(9 + 3 * looksUntil(61));
+    expect(worstStepEvents(perStep, first!)).toBe(9 + 9 * looksUntil(5_061));
+    expect(worstStepEvents(perCell, perCell.steps[0]!)).toBe(9 + 9 * looksUntil(5_000) + 9 + 9 * looksUntil(61));
+    expect(worstStepEvents(perCell, perCell.steps[1]!)).toBe(9 + 9 * looksUntil(61));
   });
 
-  it('keeps 200 steps a segment where every step fits (short runs, a small data set)', () => {
+  it('keeps 200 steps a segment where every step fits (short runs, the data prepared once per cell)', () => {
     // Arrange
-    const cell = cellOf({ tables: 1, tableSize: 1000, reuse: 'step' }, 1000);
+    const cell = cellOf({ tables: 1, tableSize: 1000, reuse: 'cell' }, 1000);
 
     // Act
     const { segments } = cellHeader(cell);
 
     // Assert
     expect(segments.map((s) => s.to - s.from)).toEqual([200, 200, 200, 200, 200]);
+    for (const s of segments) expect(worstOf(cell, s.from, s.to)).toBeLessThanOrEqual(SEGMENT_EVENTS_BUDGET);
+  });
+
+  it('with data.reuse "step" bounds even a small data set by its prepare deadline (at least 600 s: 9 looks of 9 events)', () => {
+    // Arrange
+    const cell = cellOf({ tables: 1, tableSize: 1000, reuse: 'step' }, 1000);
+
+    // Act
+    const { segments } = cellHeader(cell);
+
+    // Assert: 9 + 9 x looksUntil(600 + 61) = 90 events a step, 138 steps within 12,500 - 50.
+    expect(worstStepEvents(cell, cell.steps[0]!)).toBe(90);
+    expect(segments.map((s) => s.to - s.from)).toEqual([138, 138, 138, 138, 138, 138, 138, 34]);
     for (const s of segments) expect(worstOf(cell, s.from, s.to)).toBeLessThanOrEqual(SEGMENT_EVENTS_BUDGET);
   });
 
@@ -109,14 +138,15 @@ describe('step looks and segments', () => {
     // Act
     const { segments } = duetHeader(duet, [small, big]);
 
-    // Assert: the costlier member's segments (the small data's alone would be 5 x 200 steps).
+    // Assert: the costlier member's segments (the small data's alone would be 7 x 138 + 34 steps).
     expect(segments).toEqual(cellHeader(big).segments);
-    expect(duetHeader(duet, [small, small]).segments.map((s) => s.to - s.from)).toEqual([200, 200, 200, 200, 200]);
+    expect(segments).not.toEqual(cellHeader(small).segments);
+    expect(duetHeader(duet, [small, small]).segments).toEqual(cellHeader(small).segments);
     for (const s of segments) expect(worstOf(big, s.from, s.to)).toBeLessThanOrEqual(SEGMENT_EVENTS_BUDGET);
   });
 
   it('refuses on AWS, by data.tableSize, a data set whose one prepare could pass the budget alone; plans one just under it', () => {
-    // Arrange: 10 tables of 300M rows = 3 billion: a prepare deadline of 1.5M s; 10 x 240M = 2.4 billion fits.
+    // Arrange: 10 tables of 90M rows = 900 million: a prepare deadline of 450,000 s, about 1,500 looks of 9 events; 10 x 80M fits.
     const specOf = (tableSize: number): SpecInput => ({
       name: 'huge',
       engine: { version: '3.04.0' },
@@ -127,13 +157,13 @@ describe('step looks and segments', () => {
     const prepare = (tableSize: number) => preparePlan({ spec: validateSpec(specOf(tableSize)), scripts: {} }, { backend: 'aws', runId: 'huge-1', source: 'huge.json' });
 
     // Act
-    const refused = () => prepare(300_000_000);
-    const fits = prepare(240_000_000);
+    const refused = () => prepare(90_000_000);
+    const fits = prepare(80_000_000);
 
     // Assert
     expect(refused).toThrow(PlanError);
-    expect(refused).toThrow(/huge\.json[\s\S]*data\.tableSize: 3,000,000,000 rows: their prepare may run 17\.4 days .* more than half of Step Functions' 25,000 per execution/);
+    expect(refused).toThrow(/huge\.json[\s\S]*data\.tableSize: 900,000,000 rows: their prepare may run 5\.2 days .* more than half of Step Functions' 25,000 per execution/);
     expect(worstStepEvents(fits.plan.cells[0]!, fits.plan.cells[0]!.steps[0]!)).toBeLessThanOrEqual(SEGMENT_EVENTS_BUDGET);
-    expect(() => preparePlan({ spec: validateSpec(specOf(300_000_000)), scripts: {} }, { backend: 'local', runId: 'huge-2' })).not.toThrow();
+    expect(() => preparePlan({ spec: validateSpec(specOf(90_000_000)), scripts: {} }, { backend: 'local', runId: 'huge-2' })).not.toThrow();
   });
 });
