@@ -103,6 +103,13 @@ if [ $want_test -eq 1 ]; then
   if [ "$python_code" -ne 0 ]; then echo "setup: installing the Python test tools failed (exit $python_code, output above)" >&2; exit 1; fi
 fi
 
+if [ $want_test -eq 1 ]; then
+  # The Debian roots the AWS rehearsal boots its instances on (debootstrap, then the clients' and
+  # servers' packages): minutes on a clean machine, cached after; built here so that no test spends
+  # its own time limit on them.
+  node dist/scripts/build-rehearsal-roots.js
+fi
+
 mariadbd_bin=$(command -v mariadbd || echo /usr/sbin/mariadbd)
 pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 echo "setup: ok (mariadbd $("$mariadbd_bin" --version | awk '{print $3}'), $("$pg_bin/postgres" --version), $(sysbench --version), node $(node --version))"
