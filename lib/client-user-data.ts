@@ -44,7 +44,7 @@ import { EXPIRES_AT_TAG, RUNNER_PREFIX } from './handler-environment';
 /** The spec's largest ttlHours (core/experiment/schema.ts): no run keeps a client longer. */
 export const MAX_CLIENT_LIFETIME_HOURS = 168;
 /** Instance metadata service base URL (IMDSv2: a session token first). */
-export const IMDS_BASE_URL = 'http://169.254.169.254/latest';
+const IMDS_BASE_URL = 'http://169.254.169.254/latest';
 /** Where the user data logs (also named in the SSM commands' not-ready message). */
 const USER_DATA_LOG = '/var/log/aurora-bench-user-data.log';
 
@@ -53,10 +53,13 @@ const USER_DATA_LOG = '/var/log/aurora-bench-user-data.log';
  * CLI 2.9.19). curl and ca-certificates come with Debian's AMIs; the runner reads the secret's JSON
  * with jq.
  */
-export const CLIENT_PACKAGES = ['sysbench', 'awscli', 'jq'] as const;
+const CLIENT_PACKAGES = ['sysbench', 'awscli', 'jq'] as const;
 /** Debian packages a self-managed server installs before client/server-install.sh adds MariaDB. */
-export const SERVER_PACKAGES = ['awscli', 'jq'] as const;
-/** What client/server-install.sh installs (test/unit/client-user-data.test.ts reads them from the script). */
+const SERVER_PACKAGES = ['awscli', 'jq'] as const;
+/**
+ * What client/server-install.sh installs (test/unit/client-user-data.test.ts reads them from the script).
+ * @internal exported for its tests (a test seam)
+ */
 export const SERVER_INSTALL_PACKAGES = ['mariadb-server', 'mariadb-client'] as const;
 
 /**
@@ -70,7 +73,7 @@ export const CLIENT_BOOT_DOWNLOADS: Readonly<Record<string, string>> = { debian:
  * The public bucket and key of the SSM agent's Debian package for a region ($AWS_DEFAULT_REGION) and
  * Debian architecture ($(dpkg --print-architecture): amd64 or arm64), as shell text.
  */
-export const SSM_AGENT_DEB_S3_URI = 's3://amazon-ssm-${AWS_DEFAULT_REGION}/latest/debian_$(dpkg --print-architecture)/amazon-ssm-agent.deb';
+const SSM_AGENT_DEB_S3_URI = 's3://amazon-ssm-${AWS_DEFAULT_REGION}/latest/debian_$(dpkg --print-architecture)/amazon-ssm-agent.deb';
 
 export interface ClientUserDataProps {
   /** s3://bucket/runner/ holding client/ (runner.sh, lua/, workloads/, the install and ready scripts), ending in '/'. */

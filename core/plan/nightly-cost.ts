@@ -40,7 +40,9 @@ function fixedValues(field: string): number | undefined {
   return parts.every((p) => /^[0-9]{1,2}$/.test(p)) ? new Set(parts).size : undefined;
 }
 
-/** Runs a cron schedule starts in an average month; undefined when its form is not one counted here (say so rather than guess). */
+/** Runs a cron schedule starts in an average month; undefined when its form is not one counted here (say so rather than guess).
+ * @internal exported for its tests (a test seam)
+ */
 export function runsPerMonth(schedule: string): number | undefined {
   const m = /^cron\((.*)\)$/.exec(schedule.trim());
   if (!m) return undefined;

@@ -35,14 +35,14 @@ import { CreateBucketCommand, PutObjectCommand, type BucketLocationConstraint, t
 const run = promisify(execFile);
 
 /** Debian 12, the release of the AMI (lib/clients.ts). */
-export const DEBIAN_SUITE = 'bookworm';
+const DEBIAN_SUITE = 'bookworm';
 /** Debian's archive, through its CDN (deb.debian.org redirects to a mirror near the caller). */
-export const DEBIAN_MIRROR = 'http://deb.debian.org/debian';
+const DEBIAN_MIRROR = 'http://deb.debian.org/debian';
 /**
  * What Debian's EC2 AMIs carry that the boot uses before its apt-get: curl (the instance metadata,
  * the dead-man's switch) and the CA certificates. debootstrap's minbase has neither.
  */
-export const AMI_PACKAGES = ['ca-certificates', 'curl'] as const;
+const AMI_PACKAGES = ['ca-certificates', 'curl'] as const;
 /** The AMI's apt sources: the release, its updates and its security archive (deb822, as bookworm writes them). */
 const SOURCES = [
   `Types: deb\nURIs: ${DEBIAN_MIRROR}\nSuites: ${DEBIAN_SUITE} ${DEBIAN_SUITE}-updates\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n`,
@@ -53,7 +53,9 @@ const SOURCES = [
  * means "action forbidden"), so a package's postinst starts nothing while a layer is built.
  */
 const DENY_STARTS = '#!/bin/sh\nexit 101\n';
-/** Where the rehearsal's stand-ins record what they were asked (inside the root). */
+/** Where the rehearsal's stand-ins record what they were asked (inside the root).
+ * @internal exported for its tests (a test seam)
+ */
 export const STAND_IN_RECORD_DIR = '/run/aurora-bench-rehearsal';
 /** The file the rehearsal's SSM agent package writes when its service starts (inside the root). */
 export const AGENT_STARTED_FILE = '/var/lib/amazon/ssm/aurora-bench-rehearsal-agent-started';
@@ -61,14 +63,14 @@ export const AGENT_STARTED_FILE = '/var/lib/amazon/ssm/aurora-bench-rehearsal-ag
 export const USER_DATA_SCRIPT = '/var/lib/cloud/instance/scripts/part-001';
 
 /** This machine's architecture as Debian names it. */
-export function debianArch(): 'amd64' | 'arm64' {
+function debianArch(): 'amd64' | 'arm64' {
   if (process.arch === 'x64') return 'amd64';
   if (process.arch === 'arm64') return 'arm64';
   throw new Error(`the rehearsal's instance roots need an amd64 or arm64 machine, not ${process.arch}`);
 }
 
 /** ${XDG_CACHE_HOME:-~/.cache}/aurora-bench/debian-root. */
-export function defaultRootCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+function defaultRootCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   const base = env['XDG_CACHE_HOME'];
   return join(base !== undefined && base !== '' ? base : join(homedir(), '.cache'), 'aurora-bench', 'debian-root');
 }
@@ -359,7 +361,7 @@ export async function writeStandIns(root: string, s: StandIns): Promise<void> {
  * ExecStart writes AGENT_STARTED_FILE, which is when the emulated agent answers for the instance
  * (DescribeInstanceInformation Online, SendCommand). Built with dpkg-deb into dir; returns the file.
  */
-export async function buildAgentPackage(dir: string): Promise<string> {
+async function buildAgentPackage(dir: string): Promise<string> {
   const arch = debianArch();
   const tree = join(dir, 'amazon-ssm-agent');
   await rm(tree, { recursive: true, force: true });

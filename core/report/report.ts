@@ -270,6 +270,7 @@ ${parts.join('\n')}
 /**
  * `report --json`: the run's details and each section's typed findings (values, intervals with what
  * they cover, verdicts), for notebooks and other tools. Numbers that are not finite become null.
+ * @internal exported for its tests (a test seam)
  */
 export function renderJson(report: Report): string {
   const doc = {

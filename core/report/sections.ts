@@ -93,7 +93,7 @@ export function analyzeSections(ctx: Context): AnalyzedSection[] {
   });
 }
 
-/** Every section that applies to the run, in reading order. */
+/** Every section that applies to the run, in reading order. @internal exported for its tests (a test seam) */
 export function buildSections(ctx: Context): ReportSection[] {
   return analyzeSections(ctx).map((a) => a.section);
 }

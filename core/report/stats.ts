@@ -191,7 +191,9 @@ export function ratioVerdict(ci: ConfidenceInterval): NoiseVerdict {
   return 'within-noise';
 }
 
-/** A plain sentence for a ratio a/b of some metric, e.g. for the A/B table. */
+/** A plain sentence for a ratio a/b of some metric, e.g. for the A/B table.
+ * @internal exported for its tests (a test seam)
+ */
 export function describeRatio(metric: string, aName: string, bName: string, ci: ConfidenceInterval, higherIsBetter = true): string {
   const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
   const verdict = ratioVerdict(ci);

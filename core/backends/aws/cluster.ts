@@ -47,7 +47,7 @@ import { ConfigurationNotInEffectError } from '../../workflow/errors';
  * "After you modify a DB parameter group, you should wait at least 5 minutes before creating your
  * first DB instance that uses that DB parameter group as the default parameter group."
  */
-export const PARAMETER_GROUP_SETTLE_S = 300;
+const PARAMETER_GROUP_SETTLE_S = 300;
 
 /**
  * DBParameterGroupStatus.ParameterApplyStatus and DBClusterMember.DBClusterParameterGroupStatus

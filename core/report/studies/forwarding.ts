@@ -80,7 +80,9 @@ function writesPerTx(options: Readonly<Record<string, unknown>>): number {
   return n('index_updates', 1) + n('non_index_updates', 1) + 2 * n('delete_inserts', 1);
 }
 
-/** A read share as reads:writes, e.g. 0.714 -> "≈70:30", 0.5 -> "50:50". */
+/** A read share as reads:writes, e.g. 0.714 -> "≈70:30", 0.5 -> "50:50".
+ * @internal exported for its tests (a test seam)
+ */
 export function readShareLabel(share: number): string {
   const reads = Math.round(share * 100);
   const tens = Math.round(share * 10) * 10;

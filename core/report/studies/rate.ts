@@ -45,7 +45,7 @@ interface RepeatKnee {
   readonly clientBoundFrom: number | null;
 }
 
-export interface RateVariant {
+interface RateVariant {
   readonly variant: string;
   readonly instanceClass: string;
   readonly points: readonly RatePoint[];
@@ -56,7 +56,7 @@ export interface RateVariant {
   readonly kneeRange: readonly [number, number] | null;
 }
 
-export interface RateSweep {
+interface RateSweep {
   readonly label: string;
   readonly workload: string;
   readonly threads: number;
