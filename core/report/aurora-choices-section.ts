@@ -12,7 +12,7 @@ import { BACKEND_TIMES } from '../plan/plan';
 import { billCell, storageBreakEven, type CellUsage } from '../plan/bill';
 import { estimatePlanCost, formatMoney, pricesAsOfText, regionPrices } from '../plan/cost';
 import { cellEngine, type CellPlan } from '../plan/types';
-import { ENGINES } from '../aurora/engines';
+import { ENGINES, type EngineRef } from '../aurora/engines';
 import { fixed, num, pct } from '../format';
 import type { LakeReader } from '../lake/duckdb';
 import type { StepResult } from '../lake/results';
@@ -90,12 +90,19 @@ interface CellFacts {
   readonly steps: readonly StepResult[];
 }
 
+function isClusterEngine(engine: EngineRef | null): boolean {
+  return engine !== null && ENGINES[engine.kind].topology === 'cluster';
+}
+
 function cellsOf(ctx: Context): CellFacts[] {
   const plan = ctx.data.plan;
   if (!plan) return [];
-  return plan.cells
-    .map((cell) => ({ cell, steps: ctx.data.steps.filter((s) => s.cell_id === cell.cellId && s.status !== 'skipped') }))
-    .filter((c) => c.steps.length > 0 && ENGINES[cellEngine(plan, c.cell).kind].topology === 'cluster');
+  return (
+    plan.cells
+      .map((cell) => ({ cell, steps: ctx.data.steps.filter((s) => s.cell_id === cell.cellId && s.status !== 'skipped') }))
+      // An imported run's plan names no engine (core/cli/import-logs.ts): nothing here applies to it.
+      .filter((c) => c.steps.length > 0 && isClusterEngine(cellEngine(plan, c.cell) as EngineRef | null))
+  );
 }
 
 /** The volume's I/O requests in the 5-minute windows collected for a cell's steps (each window once). */

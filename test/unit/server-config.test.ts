@@ -119,10 +119,9 @@ describe('a self-managed variant in the spec', () => {
     const pattern = ENGINES['self-managed'].versionPattern;
     const install = readFileSync(join(repoRoot, 'client', 'server-install.sh'), 'utf8');
 
-    // Act / Assert: the script installs mariadb1011 (or MariaDB's 10.11 repository) and checks for 10.11
+    // Act / Assert: the script installs Debian 12's mariadb-server (MariaDB 10.11) and checks for 10.11
     expect(['mariadb-10.11', 'mariadb-10.6', 'mysql-8.0', 'percona-8.0'].filter((v) => pattern.test(v))).toEqual(['mariadb-10.11']);
-    expect(install).toMatch(/dnf install -y mariadb1011-server/);
-    expect(install).toMatch(/--mariadb-server-version=mariadb-10\.11/);
+    expect(install).toMatch(/apt-get -q install -y --no-install-recommends mariadb-server mariadb-client/);
     expect(install).toMatch(/\*" 10\.11\."\*\)/);
   });
 
