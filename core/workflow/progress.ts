@@ -26,6 +26,16 @@ interface StateInput {
 /** RunStep's output for a duet (core/workflow/duet.ts DuetStepOutput), as far as the lines use it. */
 type DuetStepFields = Partial<Pick<DuetStepOutput, 'collectedByMember' | 'startSpreadMs'>>;
 
+/**
+ * The first line of a failure's Cause. A Cause is a string in the ASL (States Language, "Fail":
+ * Cause is a string), but a local Task's thrown value can carry any JSON, and a progress line must
+ * never be what stops a run.
+ */
+function firstLine(cause: unknown): string {
+  const text = typeof cause === 'string' ? cause : cause === undefined || cause === null ? '' : JSON.stringify(cause);
+  return text.split('\n')[0] ?? '';
+}
+
 function fmt(n: number | null | undefined, digits = 1): string {
   return n === null || n === undefined ? '-' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 }
@@ -107,7 +117,7 @@ export function progressLine(ev: ProgressEvent, cellCount: () => number, itemId?
   // a retry is a transient error, worth a line as any state's.
   if (ev.type === 'StateRetried') return `${tag} ${name} failed, retrying (attempt ${ev.retry?.attempt ?? '?'})`;
   if (ev.type === 'StateFailed' && name !== undefined) {
-    return `${tag} ${name} failed: ${ev.Error}: ${(ev.Cause ?? '').split('\n')[0]}`;
+    return `${tag} ${name} failed: ${ev.Error}: ${firstLine(ev.Cause)}`;
   }
   // The cells' Map Run (their child executions, which the AWS follower reads too); a cell's steps' Map Run is said by its step lines.
   if (ev.type === 'MapRunStarted') return name === STATE.RunStepSegments ? undefined : `cells started as map run ${ev.mapRunArn ?? ''}`;
@@ -160,7 +170,7 @@ function verdictsLine(output: unknown): string | undefined {
   const v = state?.verdicts;
   if (v?.verdicts === undefined) {
     const e = state?.verdictsError;
-    return e ? `verdicts not computed: ${e.Error ?? 'error'}: ${(e.Cause ?? '').split('\n')[0]}` : undefined;
+    return e ? `verdicts not computed: ${e.Error ?? 'error'}: ${firstLine(e.Cause)}` : undefined;
   }
   const counts = `${v.regressed ?? 0} regressed, ${v.improved ?? 0} improved, ${v.withinNoise ?? 0} within the noise, ${v.unknown ?? 0} noise unknown, ${v.notJudged ?? 0} not judged`;
   const list = (v.regressions ?? []).length > 0 ? `\n  REGRESSED: ${(v.regressions ?? []).join('\n  REGRESSED: ')}` : '';

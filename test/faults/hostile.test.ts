@@ -127,6 +127,22 @@ describe('a sysbench that hangs', () => {
   }, 300_000);
 });
 
+/**
+ * remount,ro fails with "mount point is busy" (EBUSY) while a file on it is open for writing
+ * (mount(8), remount); the run writes its lake in short bursts, so the remount is tried again.
+ */
+async function remountReadOnly(dir: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      execFileSync('mount', ['-o', 'remount,ro', dir], { stdio: 'pipe' });
+      return;
+    } catch (e) {
+      if (attempt >= 100) throw e;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
 describe('a lake that cannot be written', () => {
   it('turns read-only during a step: the run stops naming it, its claim stays for cleanup, which records the end once the lake is writable', async () => {
     // Arrange
@@ -135,7 +151,7 @@ describe('a lake that cannot be written', () => {
     await run.waitFor(/ a-r1\] step 1\/1 ro-t1/);
     const ports = world.registeredServers().map((s) => s.port);
     // Act
-    execFileSync('mount', ['-o', 'remount,ro', world.lake]);
+    await remountReadOnly(world.lake);
     const { code } = await run.exited;
     // Assert: exit 1, the lake named read-only, nothing running, the claim kept for cleanup
     const { stdout, stderr } = run.output();
