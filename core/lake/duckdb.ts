@@ -197,7 +197,24 @@ export class LocalLake implements LakeReader {
     private readonly files: Map<LakeTable, string[]>,
   ) {}
 
+  /**
+   * Opens the lake with the files there now. Another run's end compacts its JSON Lines files into
+   * one Parquet file (core/lake/compact.ts: the Parquet file is renamed into place, then the JSON
+   * files are removed), so a file listed here can be gone when DuckDB binds the views: the lake is
+   * then listed again, which finds the Parquet file instead.
+   */
   static async open(lakeDir: string, options: { fileAccess?: LakeFileAccess } & LakeScope = {}): Promise<LocalLake> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await LocalLake.openOnce(lakeDir, options);
+      } catch (e) {
+        const vanished = e instanceof LakeQueryError && /No files found that match the pattern/.test(String((e.cause as Error | undefined)?.message));
+        if (!vanished || attempt >= 5) throw e;
+      }
+    }
+  }
+
+  private static async openOnce(lakeDir: string, options: { fileAccess?: LakeFileAccess } & LakeScope): Promise<LocalLake> {
     checkLakeVersion(lakeDir);
     const instance = await DuckDBInstance.create(':memory:');
     const connection = await instance.connect();
