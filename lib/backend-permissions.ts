@@ -184,6 +184,25 @@ export function grantBackendPermissions(role: iam.Role, props: BackendPermission
       conditions: taggedResource,
     }),
   );
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'CheckRunParameterGroups',
+      // core/backends/aws/cluster.ts reads back the values of the run's own parameter groups
+      // (DescribeDBClusterParameters on a cluster-pg, DescribeDBParameters on a pg) and reboots an
+      // instance whose group is pending-reboot (RebootDBInstance on a db): Service Authorization
+      // Reference, Amazon RDS, resource types of each action.
+      actions: ['rds:DescribeDBClusterParameters', 'rds:DescribeDBParameters'],
+      resources: [rds.clusterParameterGroup, rds.instanceParameterGroup],
+    }),
+  );
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'RebootRunInstances',
+      actions: ['rds:RebootDBInstance'],
+      resources: [rds.instance],
+      conditions: taggedResource,
+    }),
+  );
   grantRunDatabaseDeletion(role);
   role.addToPolicy(
     new iam.PolicyStatement({

@@ -27,7 +27,7 @@ import { execFile, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readlinkSync } from 'node:fs';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
+import { homedir, hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { CreateBucketCommand, PutObjectCommand, type BucketLocationConstraint, type S3Client } from '@aws-sdk/client-s3';
@@ -317,6 +317,9 @@ async function writeExecutable(file: string, text: string): Promise<void> {
  * - /usr/local/bin/aws: the root's AWS CLI (/usr/bin/aws, Debian's 2.9.19) with --endpoint-url of
  *   moto. Debian's 2.9.19 predates the AWS CLI's AWS_ENDPOINT_URL (added in 2.13.0, "Add support for
  *   service-specific endpoint configuration", aws-cli CHANGELOG), so an option is the only way in;
+ * - /etc/hosts: localhost and the host name, which cloud-init writes on an EC2 instance (its
+ *   update_etc_hosts module) and debootstrap does not; without them mariadb-install-db refuses to run
+ *   ("Neither host ... nor 'localhost' could be looked up");
  * - /usr/local/sbin/systemctl and shutdown: the root runs no systemd. systemctl start (enable
  *   --now) runs a unit's ExecStart detached; every call is recorded in STAND_IN_RECORD_DIR, as is
  *   the dead-man's switch's shutdown, which stops nothing here.
@@ -324,6 +327,10 @@ async function writeExecutable(file: string, text: string): Promise<void> {
 export async function writeStandIns(root: string, s: StandIns): Promise<void> {
   const header = '# aurora-bench rehearsal stand-in (core/rehearsal/instance-root.ts): not part of the deployed boot.\n';
   await mkdir(join(root, 'root'), { recursive: true });
+  if (!existsSync(join(root, 'etc', 'hosts'))) {
+    // The chroot shares this machine's UTS namespace, so its host name is this machine's.
+    await writeFile(join(root, 'etc', 'hosts'), `127.0.0.1 localhost\n127.0.1.1 ${hostname()}\n::1 localhost ip6-localhost ip6-loopback\n`);
+  }
   await writeFile(join(root, 'root', '.curlrc'), `${header}connect-to = 169.254.169.254:80:127.0.0.1:${s.imdsPort}\n`);
   await writeExecutable(join(root, 'usr', 'local', 'bin', 'aws'), `#!/bin/sh\n${header}exec /usr/bin/aws --endpoint-url '${s.awsEndpoint}' "$@"\n`);
   await writeExecutable(join(root, 'usr', 'local', 'sbin', 'shutdown'), `#!/bin/sh\n${header}mkdir -p ${STAND_IN_RECORD_DIR}\necho "$*" >> ${STAND_IN_RECORD_DIR}/shutdown\n`);

@@ -43,7 +43,7 @@ describe('study reports from lake rows', () => {
     // Act
     const report = await study('graviton-vs-intel');
     // Assert
-    expect(report.sections.map((s) => s.id)).toEqual(['ab', 'price']);
+    expect(report.sections.map((s) => s.id)).toEqual(['ab', 'price', 'bill']);
     const ab = section(report, 'ab');
     expect(ab.tables.map((t) => t.title)).toEqual(['AZ a', 'AZ b', 'Same class, different AZ (QPS)']);
     const f = report.findings!['ab'] as AbFindings;

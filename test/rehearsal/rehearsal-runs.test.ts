@@ -121,7 +121,7 @@ describe('the AWS rehearsal', () => {
     expect(r.cause).toContain("error 1049: Unknown database 'sbtest'");
     expect(lines).toEqual(expect.arrayContaining([expect.stringMatching(/cluster ab-\S+-one-r1: master user benchadmin, no database \(CreateDBCluster named none\)/)]));
     expect(r.events.filter((e) => e.type === 'StateEntered' && e.state?.name === 'TeardownCellOnError')).toHaveLength(1);
-    expect(await runRow(lake, r)).toMatchObject({ status: 'failed', backend: 'aws' });
+    expect(await runRow(lake, r)).toMatchObject({ status: 'failed', backend: 'aws-rehearsal' });
     expect(r.safetyNetDeleted).toEqual([]);
     expect(r.leftBehind).toEqual([]);
     expect(r.notCleaned).toEqual([]);

@@ -241,6 +241,13 @@ export class RdsInstances {
         status: g.ParameterApplyStatus ?? 'unknown',
       })),
     );
+    // A group still being applied ("applying", "pending-database-upgrade": DBParameterGroupStatus in
+    // botocore's rds service-2.json) is a state to wait out, as for Aurora instances (cluster.ts):
+    // the cell is not ready yet, and the readiness deadline names the instance and group if it stays so.
+    const settling = applyStatus.filter((g) => g.status === 'applying' || g.status === 'pending-database-upgrade');
+    if (settling.length > 0) {
+      return { ready: false, resources, detail: settling.map((g) => `instance ${g.instanceId}: parameter group ${g.group} ${g.status}`).join('; ') };
+    }
     const ready: CellResources = {
       ...resources,
       writer: endpoint(source, 'writer'),
