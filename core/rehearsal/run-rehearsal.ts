@@ -59,7 +59,7 @@ import { MOTO_CREDENTIALS, sharedMotoServer, startMotoServer, type MotoServer } 
 import { ProcessTracker } from './process-tracker';
 import { RdsEmulation, type ParameterCheck } from './rds-emulation';
 import { answer, interceptClient } from './sdk-intercept';
-import { ensureBaseRoot, ensurePackageLayer, rootsUnavailable, serveAgentPackage } from './instance-root';
+import { ensureBaseRoot, ensurePackageLayer, rootsUnavailable, serveAgentPackage, unmountUnder } from './instance-root';
 import { SsmAgentEmulation, type BootContext } from './ssm-agent';
 import { createStandingInfrastructure } from './standing-infrastructure';
 
@@ -358,6 +358,14 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
       }
     } catch {
       // the tracker's own exit hook tries again
+    }
+    try {
+      // The instances' roots are overlays mounted under the directory (instance-root.ts), and exit
+      // handlers run in the order they were added: unmount them here, or the removal stops at a
+      // mount point and the directory outlives the rehearsal.
+      unmountUnder(dir);
+    } catch {
+      // nothing mounted, or no /proc to read: the removal below says what is left
     }
     try {
       rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
