@@ -19,17 +19,19 @@ export function clip(text: string | null | undefined, max = 60): string {
   return one.length > max ? one.slice(0, max - 1) + '…' : one;
 }
 
+/**
+ * A probability level as a percentage with the digits it has: 0.99 is "99%", 0.999 "99.9%" (rounding to
+ * a whole percent would print 0.999 as "100%", an interval that covers everything).
+ */
+export function levelPercent(level: number): string {
+  return `${Number((level * 100).toPrecision(6))}%`;
+}
+
 /** A number with exactly `digits` decimals and thousands separators (aligned table columns). */
 export function fixed(value: number | null | undefined, digits = 2): string {
   if (value === null || value === undefined || !Number.isFinite(value)) return '-';
   return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
-
-/** cli-table3 options for a compact table: no line between rows, numbers right-aligned by caller. */
-export const COMPACT_TABLE = {
-  chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
-  style: { head: [] as string[], border: [] as string[] },
-};
 
 /**
  * The kind of error behind a failed step's message or an error count, in a few words: what a reader

@@ -3,8 +3,7 @@
  * as JSON, or the result of any SQL over the lake. Functions take a lake directory and options and
  * return text; the CLI only wires them to commander.
  */
-import Table from 'cli-table3';
-import { clip, COMPACT_TABLE, fixed, num } from '../format';
+import { clip, fixed, num, textTable } from '../format';
 import { writeFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import type { LakeReader, LakeRowObject } from './duckdb';
@@ -151,82 +150,59 @@ export function renderStepTable(run: RunInfo, steps: readonly StepResult[]): str
   const pctHead = pcts.length === 1 ? `p${pcts[0]} ms` : 'pNN ms';
   // The distribution column only when some step recorded a histogram (lakes written before did not).
   const distribution = steps.some((s) => s.lat_p99_ms !== undefined && s.lat_p99_ms !== null);
-  const table = new Table({
-    head: [
-      'variant',
-      'rep',
-      'workload',
-      'threads',
-      'rate/s',
-      'target',
-      'status',
-      'tps',
-      'qps',
-      'lat avg ms',
-      pctHead,
-      ...(distribution ? ['p50/p99/p99.9/max ms'] : []),
-      'errors',
-      'client CPU%',
-      'error',
-    ],
-    colAligns: [
-      'left',
-      'right',
-      'left',
-      'right',
-      'right',
-      'left',
-      'left',
-      'right',
-      'right',
-      'right',
-      'right',
-      ...(distribution ? (['right'] as const) : []),
-      'right',
-      'right',
-      'left',
-    ],
-    ...COMPACT_TABLE,
-  });
-  for (const s of steps) {
-    table.push([
-      s.variant,
-      s.repeat,
-      s.workload,
-      s.threads,
-      s.rate === 0 ? 'max' : num(s.offered_tps, 0),
-      s.target,
-      s.status + (s.saturated_clients > 0 ? ' (client-bound)' : ''),
-      fixed(s.tps),
-      fixed(s.qps),
-      fixed(s.lat_avg_ms),
-      pcts.length === 1 ? fixed(s.lat_pct_ms) : `${fixed(s.lat_pct_ms)} (p${s.lat_pct})`,
-      ...(distribution ? [[s.lat_p50_ms, s.lat_p99_ms, s.lat_p999_ms, s.lat_max_ms].map((v) => fixed(v ?? null)).join('/')] : []),
-      num(s.errors, 0),
-      num(s.client_cpu_avg_pct, 0),
-      s.status === 'ok' ? '' : clip(s.error, 60),
-    ]);
-  }
-  out.push(table.toString());
+  const head = [
+    'variant',
+    'rep',
+    'workload',
+    'threads',
+    'rate/s',
+    'target',
+    'status',
+    'tps',
+    'qps',
+    'lat avg ms',
+    pctHead,
+    ...(distribution ? ['p50/p99/p99.9/max ms'] : []),
+    'errors',
+    'client CPU%',
+    'error',
+  ];
+  const align: ('left' | 'right')[] = ['left', 'right', 'left', 'right', 'right', 'left', 'left', 'right', 'right', 'right', 'right'];
+  align.push(...(distribution ? (['right'] as const) : []), 'right', 'right', 'left');
+  const rows = steps.map((s) => [
+    s.variant,
+    s.repeat,
+    s.workload,
+    s.threads,
+    s.rate === 0 ? 'max' : num(s.offered_tps, 0),
+    s.target,
+    s.status + (s.saturated_clients > 0 ? ' (client-bound)' : ''),
+    fixed(s.tps),
+    fixed(s.qps),
+    fixed(s.lat_avg_ms),
+    pcts.length === 1 ? fixed(s.lat_pct_ms) : `${fixed(s.lat_pct_ms)} (p${s.lat_pct})`,
+    ...(distribution ? [[s.lat_p50_ms, s.lat_p99_ms, s.lat_p999_ms, s.lat_max_ms].map((v) => fixed(v ?? null)).join('/')] : []),
+    num(s.errors, 0),
+    num(s.client_cpu_avg_pct, 0),
+    s.status === 'ok' ? '' : clip(s.error, 60),
+  ]);
+  out.push(textTable(head, rows, { align }));
   return out.join('\n') + '\n';
 }
 
 /** An arbitrary result as a terminal table, columns in the query's order. */
 export function renderRowsTable(columns: readonly string[], rows: readonly LakeRowObject[]): string {
   if (rows.length === 0) return `(no rows; columns: ${columns.join(', ')})\n`;
-  const table = new Table({ head: [...columns], ...COMPACT_TABLE });
-  for (const r of rows) {
-    table.push(
-      columns.map((c) => {
-        const v = r[c];
-        if (v === null || v === undefined) return '';
-        if (typeof v === 'number') return Number.isInteger(v) ? String(v) : num(v, 4);
-        if (typeof v === 'object') return clip(JSON.stringify(v), 80);
-        return clip(String(v), 80);
-      }),
-    );
-  }
-  return table.toString() + `\n(${rows.length} row${rows.length === 1 ? '' : 's'})\n`;
+  const cells = rows.map((r) =>
+    columns.map((c) => {
+      const v = r[c];
+      if (v === null || v === undefined) return '';
+      if (typeof v === 'number') return Number.isInteger(v) ? String(v) : num(v, 4);
+      if (typeof v === 'object') return clip(JSON.stringify(v), 80);
+      return clip(String(v), 80);
+    }),
+  );
+  return textTable(columns, cells) + `\n(${rows.length} row${rows.length === 1 ? '' : 's'})\n`;
 }
 
 /** Everything `aurora-bench results` prints, for a local lake directory. */

@@ -33,6 +33,7 @@ import {
   type Verdict,
 } from './metrics';
 import { seedFromText } from '../random';
+import { levelPercent } from '../format';
 import { mean, sampleStddev, studentTQuantile, summarize, welchDifferenceCi, welchRatioCi } from '../report/stats';
 
 /** The fields of a runs row a history reads. */
@@ -516,8 +517,8 @@ function latestVerdict(
   const segmentText = `${n} runs ${runIds[0]} … ${runIds[runIds.length - 1]}${sinceRunId ? `, before the change at ${sinceRunId}` : ''}`;
   const reason =
     position === 'inside'
-      ? `inside the ${Math.round(opts.predictionLevel * 100)}% prediction interval of the last stable segment (${segmentText})`
-      : `${position} the ${Math.round(opts.predictionLevel * 100)}% prediction interval of the last stable segment (${segmentText})`;
+      ? `inside the ${levelPercent(opts.predictionLevel)} prediction interval of the last stable segment (${segmentText})`
+      : `${position} the ${levelPercent(opts.predictionLevel)} prediction interval of the last stable segment (${segmentText})`;
   return { runId: lastPoint.runId, value, verdict, reason, baseline: { runIds, n, mean: m, sd }, ratio: m !== 0 ? value / m : null, interval, sinceRunId };
 }
 

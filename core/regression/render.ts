@@ -3,7 +3,7 @@
  * tables and the self-contained HTML page (charts rendered to SVG by ECharts) are the report's own.
  */
 import { historyTrendChart, type TrendLine, type TrendMark } from './trend-chart';
-import { fixed, num, pct } from '../format';
+import { fixed, levelPercent, num, pct } from '../format';
 import type { ChartBlock, Report, ReportSection, TableBlock } from '../report/model';
 import type { ComparedMetric, Comparison } from './compare';
 import type { History, HistoryChangePoint, LatestVerdict, MetricHistory, NearMiss } from './history';
@@ -33,7 +33,6 @@ const sourceText = (ms: readonly ComparedMetric[]): string => {
 };
 
 /** 0.95 -> "95%", 0.999 -> "99.9%". */
-const levelText = (level: number): string => `${Number((level * 100).toPrecision(6))}%`;
 
 const runLine = (r: Comparison['a']): string => `${r.run_id} (${r.spec_name}, ${r.backend}, started ${r.started_at}, ${r.status})`;
 
@@ -42,7 +41,7 @@ export function comparisonReport(c: Comparison): Report {
   const rows = c.steps.map((s) => [s.label, `${s.repeats.a}/${s.repeats.b}`, ...s.metrics.map(comparedCell), s.judged ? sourceText(s.metrics) : 'not judged']);
   const notes = c.steps.flatMap((s) => s.notes.map((n) => `${s.label}: ${n}`));
   const table: TableBlock = {
-    title: `B/A per step (${levelText(c.level)} interval)`,
+    title: `B/A per step (${levelPercent(c.level)} interval)`,
     head: ['step', 'repeats A/B', ...metricsHead, 'interval from'],
     rows,
     numeric: [1],
@@ -72,7 +71,7 @@ export function comparisonReport(c: Comparison): Report {
   if (c.judgedMetrics > 0) {
     const expected = c.expectedFalseCalls;
     findings.push(
-      `${c.judgedMetrics} metric${c.judgedMetrics === 1 ? '' : 's'} judged at ${levelText(c.level)}: if nothing had changed, about ${num(expected, expected < 10 ? 1 : 0)} of them would still be called improved or regressed by chance (1 in ${num(1 / (1 - c.level), 0)} each)` +
+      `${c.judgedMetrics} metric${c.judgedMetrics === 1 ? '' : 's'} judged at ${levelPercent(c.level)}: if nothing had changed, about ${num(expected, expected < 10 ? 1 : 0)} of them would still be called improved or regressed by chance (1 in ${num(1 / (1 - c.level), 0)} each)` +
         (c.regressions + c.improvements > 0 && c.regressions + c.improvements <= 2 * expected
           ? `; ${c.regressions + c.improvements} call${c.regressions + c.improvements === 1 ? ' is' : 's are'} no more than chance alone gives: confirm with another run or a higher --level`
           : ''),
@@ -159,7 +158,7 @@ function historyTables(h: History): { latest: TableBlock; changes: TableBlock; s
       if (m.latest.verdict === 'not-judged' || m.latest.verdict === 'unknown') latestNotes.push(`${s.label} ${m.label}: ${m.latest.reason}`);
     }
   }
-  const level = `${Math.round(h.options.predictionLevel * 100)}%`;
+  const level = levelPercent(h.options.predictionLevel);
   const changeRows: string[][] = [];
   for (const s of h.steps) {
     for (const m of s.metrics) {
@@ -359,7 +358,7 @@ export function historyReport(h: History, options: { charts?: boolean } = {}): R
         'method',
         `E-Divisive means (${h.options.statistic}), significance ${h.options.significance}, ${h.options.permutations} permutations, seed ${h.options.seed}` +
           (h.options.magnitude > 0 ? `, change points of at least ${pct(h.options.magnitude, 1)} (--magnitude)` : '') +
-          `; the latest run against the ${Math.round(h.options.predictionLevel * 100)}% prediction interval of the last stable segment (at least ${h.options.minStableRuns} runs)`,
+          `; the latest run against the ${levelPercent(h.options.predictionLevel)} prediction interval of the last stable segment (at least ${h.options.minStableRuns} runs)`,
       ],
     ],
     notes: [...h.notices],

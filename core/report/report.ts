@@ -4,11 +4,10 @@
  * SVG, no script and no network needed to view it).
  */
 import { writeFileSync } from 'node:fs';
-import Table from 'cli-table3';
 import { skippedFilesText, withLake, type LakeReader } from '../lake/duckdb';
 import { chartPointCount, renderChartSvg } from './charts';
 import { loadPrices, type PriceTable } from '../plan/cost';
-import { COMPACT_TABLE } from '../format';
+import { textTable } from '../format';
 import { loadRun, type RunData } from './load';
 import type { AnswerPart, ChartBlock, Report, ReportSection, TableBlock } from './model';
 import { analyzeSections, makeContext, type ContextOptions } from './sections';
@@ -112,9 +111,8 @@ const hasEvidence = (s: ReportSection): boolean => s.tables.length > 0 || s.char
 
 function terminalTable(t: TableBlock): string {
   const numeric = new Set(t.numeric ?? []);
-  const table = new Table({ head: [...t.head], colAligns: t.head.map((_, i) => (numeric.has(i) ? 'right' : 'left')), ...COMPACT_TABLE });
-  for (const row of t.rows) table.push([...row]);
-  const out = [t.title, table.toString()];
+  const align = t.head.map((_, i) => (numeric.has(i) ? ('right' as const) : ('left' as const)));
+  const out = [t.title, textTable(t.head, t.rows, { align })];
   for (const n of t.notes ?? []) out.push(`  ${n}`);
   return out.join('\n');
 }

@@ -175,6 +175,18 @@ describe('history of an experiment', () => {
     expect(text).not.toMatch(/No regression/);
   });
 
+  it('names a 0.999 prediction interval 99.9%, not a rounded 100%', () => {
+    // Arrange: 15 stable runs and a 16th well below them, judged at level 0.999
+    const { runs, steps } = runsWith(16, (i) => (i <= 15 ? 1000 : 750));
+    // Act
+    const h = buildHistory({ experiment: 'nightly', runs, steps }, { predictionLevel: 0.999 });
+    const text = renderTerminal(historyReport(h));
+    // Assert
+    expect(metric(h, 'tps').latest!.reason).toMatch(/the 99\.9% prediction interval/);
+    expect(text).toMatch(/99\.9% prediction interval/);
+    expect(text).not.toMatch(/100% prediction interval/);
+  });
+
   it('keeps a change point only at --magnitude or more (as Otava), listing a smaller one as a near miss', () => {
     // Arrange: runs 1-12 at 1000 TPS, 13-24 at 800 (20% less)
     const { runs, steps } = runsWith(24, (i) => (i <= 12 ? 1000 : 800));
