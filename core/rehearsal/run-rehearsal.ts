@@ -55,7 +55,7 @@ import type { TaskName } from '../workflow/task-names';
 import { AthenaEmulation } from './athena-emulation';
 import { awsCliPath, checkAwsCliReachesMoto } from './aws-cli';
 import { CloudWatchPublisher } from './cloudwatch-publisher';
-import { MOTO_CREDENTIALS, sharedMotoServer, startMotoServer, type MotoServer } from './moto-server';
+import { controlPlaneDied, MOTO_CREDENTIALS, sharedMotoServer, startMotoServer, type MotoServer } from './moto-server';
 import { ProcessTracker } from './process-tracker';
 import { RdsEmulation, type ParameterCheck } from './rds-emulation';
 import { answer, interceptClient } from './sdk-intercept';
@@ -385,6 +385,8 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
   let publisher: CloudWatchPublisher | undefined;
   let results: string;
   let result: LocalExecutionResult;
+  // What the run was doing, for the error a dead moto server gives (controlPlaneDied).
+  let doing = 'the rehearsal set up its standing infrastructure';
   try {
     moto = options.motoEndpoint ? await sharedMotoServer(options.motoEndpoint) : await startMotoServer(options.repoRoot);
     log(`moto server on ${moto.endpoint}${moto.pid > 0 ? ` (pid ${moto.pid})` : ''}; rehearsal files in ${dir}`);
@@ -487,6 +489,7 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
           (index) => (plan.duets ?? plan.cells)[index]?.cellId,
         );
         if (line) log(line);
+        if (line) doing = `the workflow ran (its last progress: "${line.trim()}")`;
       },
     });
     if (result.status === 'ABORTED') {
@@ -525,6 +528,12 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
     } catch (e) {
       results = `(no results table: ${(e as Error).message})`;
     }
+  } catch (e) {
+    // A dead moto server fails every later AWS call: the run FAILED with one line saying so, not the SDK's stack.
+    const died = await controlPlaneDied(moto, e, doing);
+    if (died === undefined) throw e;
+    result = { status: 'FAILED', error: died.name, cause: died.message, events: [], runId: plan.runId };
+    results = '(no results table: the lake was in the moto server)';
   } finally {
     await publisher?.stop();
     await agent?.shutdown().catch((e: unknown) => notCleaned.push(`clients: ${(e as Error).message}`));
