@@ -14,7 +14,6 @@ import { AthenaClient, CreateWorkGroupCommand } from '@aws-sdk/client-athena';
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { AthenaLake } from '../../core/backends/aws/athena-lake';
 import { S3LakeStore } from '../../core/backends/aws/s3-lake';
-import type { LocalLake } from '../../core/lake/duckdb';
 import { findRun, stepResults } from '../../core/lake/results';
 import { LAKE_SCHEMA_VERSION, LAKE_VERSION_KEY } from '../../core/lake/schema';
 import { AthenaEmulation } from '../../core/rehearsal/athena-emulation';
@@ -44,7 +43,8 @@ function fixtureObjects(): { key: string; body: Buffer }[] {
 async function objects(prefix: string): Promise<Map<string, string>> {
   const out = await raw.s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix }));
   const bodies = new Map<string, string>();
-  for (const o of out.Contents ?? []) bodies.set(o.Key!.slice(prefix.length), await (await raw.s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: o.Key! }))).Body!.transformToString());
+  for (const o of out.Contents ?? [])
+    bodies.set(o.Key!.slice(prefix.length), await (await raw.s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: o.Key! }))).Body!.transformToString());
   return bodies;
 }
 
@@ -99,8 +99,8 @@ describe('an S3 lake written by the previous release (version 1, no lake.json)',
     const store = new S3LakeStore(raw.s3, BUCKET, prefix);
     const { lake } = athenaLakeAt(prefix, store);
     // Act: findRun/stepResults only use query(), as `results --aws` reads them
-    const run = await findRun(lake as unknown as LocalLake);
-    const steps = await stepResults(lake as unknown as LocalLake, run.run_id);
+    const run = await findRun(lake);
+    const steps = await stepResults(lake, run.run_id);
     // Assert: the figures the run printed when it was made (161.24 tps, 2,257.32 qps); nothing written by reading
     expect([run.run_id, run.spec_name, run.status]).toEqual(['lake-v1-fixture', 'lake-v1', 'succeeded']);
     expect(steps.map((s) => [s.step_id, s.status, Math.round(s.tps! * 100) / 100, Math.round(s.qps! * 100) / 100])).toEqual([['ro-t1', 'ok', 161.24, 2257.32]]);

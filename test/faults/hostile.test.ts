@@ -163,8 +163,12 @@ describe('a lake that cannot be written', () => {
     expect(JSON.parse(readFileSync(join(world.runRoot, claims[0]!, 'run.json'), 'utf8'))).toMatchObject({ endReason: expect.stringMatching(/is read-only \(EROFS/) as string });
     // Act: cleanup while the lake is still read-only keeps the claim and says so
     const early = world.cli(['cleanup']);
-    // Assert
+    // Assert: exit 75, the last line naming the run kept and why
+    expect(early.code).toBe(75);
     expect(early.stdout).toMatch(/still marked running: the lake refused the write, so their claims are kept for the next cleanup: faults-\S+ \(.*read-only/);
+    expect(early.stdout.trim().split('\n').at(-1)).toMatch(
+      /^not settled, kept for a later cleanup \(exit 75\): faults-\S+: the lake refused to record its end \(.*is read-only \(EROFS/,
+    );
     expect(readdirSync(world.runRoot)).toEqual(claims);
     // Act: writable again, cleanup records the end
     execFileSync('mount', ['-o', 'remount,rw', world.lake]);

@@ -103,6 +103,10 @@ describe('a command that ends unsettled', () => {
     expect(await waitForExit(Number(motoPid), 10_000)).toBe(true);
     expect(existsSync(dir)).toBe(false);
     expect(processesMentioning(dir)).toEqual([]);
-    expect(readFileSync('/proc/self/mountinfo', 'utf8').split('\n').filter((l) => l.includes(dir))).toEqual([]);
+    expect(
+      readFileSync('/proc/self/mountinfo', 'utf8')
+        .split('\n')
+        .filter((l) => l.includes(dir)),
+    ).toEqual([]);
   }, 600_000);
 });
