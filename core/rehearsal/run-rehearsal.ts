@@ -387,6 +387,7 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
   let result: LocalExecutionResult;
   // What the run was doing, for the error a dead moto server gives (controlPlaneDied).
   let doing = 'the rehearsal set up its standing infrastructure';
+  let failedOnce = false;
   try {
     moto = options.motoEndpoint ? await sharedMotoServer(options.motoEndpoint) : await startMotoServer(options.repoRoot);
     log(`moto server on ${moto.endpoint}${moto.pid > 0 ? ` (pid ${moto.pid})` : ''}; rehearsal files in ${dir}`);
@@ -489,7 +490,10 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
           (index) => (plan.duets ?? plan.cells)[index]?.cellId,
         );
         if (line) log(line);
-        if (line) doing = `the workflow ran (its last progress: "${line.trim()}")`;
+        // What it was doing is the progress before the first failure, and that failure.
+        if (line && !failedOnce && / failed: /.test(line)) doing += `, when ${line.trim().replace(/: .*$/s, '')}`;
+        else if (line && !failedOnce) doing = `the workflow ran (its last progress: "${line.trim()}")`;
+        if (line && / failed: /.test(line)) failedOnce = true;
       },
     });
     if (result.status === 'ABORTED') {
