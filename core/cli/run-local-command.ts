@@ -91,7 +91,7 @@ function queryHint(lakeDir: string, runId: string): string {
  * end the lake refused to record. 75 is sysexits.h EX_TEMPFAIL ("a temporary failure ... the user is
  * invited to retry"): the next `cleanup` settles it once the run has ended or the lake is writable.
  */
-export const CLEANUP_KEPT_EXIT_CODE = 75;
+const CLEANUP_KEPT_EXIT_CODE = 75;
 
 /** What `cleanup` prints, and its exit code: 0 only when every run it found is settled. */
 export async function cleanupLocalLeftovers(runRoot?: string): Promise<{ text: string; exitCode: number }> {
