@@ -81,9 +81,11 @@ describe('the S3 lake records its schema version', () => {
     const second = new S3LakeStore(raw.s3, BUCKET, prefix);
     // Act
     await first.put('tables/runs/dt=2026-11-27/r1.jsonl', '{"run_id":"r1"}\n');
+    const recorded = (await objects(prefix)).get(LAKE_VERSION_KEY);
     await raw.s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: `${prefix}${LAKE_VERSION_KEY}`, Body: `{"schemaVersion":${LAKE_SCHEMA_VERSION},"writtenBy":"kept"}\n` }));
     await second.put('tables/runs/dt=2026-11-27/r2.jsonl', '{"run_id":"r2"}\n');
     // Assert: the record the first writer made, kept as it is by the second (which only read it)
+    expect(recorded === undefined ? undefined : JSON.parse(recorded)).toEqual({ schemaVersion: LAKE_SCHEMA_VERSION });
     const lake = await objects(prefix);
     expect([...lake.keys()].sort()).toEqual([LAKE_VERSION_KEY, 'tables/runs/dt=2026-11-27/r1.jsonl', 'tables/runs/dt=2026-11-27/r2.jsonl']);
     expect(JSON.parse(lake.get(LAKE_VERSION_KEY)!)).toEqual({ schemaVersion: LAKE_SCHEMA_VERSION, writtenBy: 'kept' });
