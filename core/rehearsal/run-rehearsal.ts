@@ -268,6 +268,8 @@ function markedRehearsal(key: string, body: Uint8Array): Uint8Array {
 
 async function copyLake(s3: S3Client, config: AwsBackendConfig, dir: string): Promise<number> {
   const lake = new LocalLakeStore(dir);
+  // A lake a newer aurora-bench wrote is refused before a row is copied into it; an older one is brought to this version.
+  await lake.assertWritable();
   let token: string | undefined;
   let count = 0;
   do {
