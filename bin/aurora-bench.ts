@@ -451,10 +451,17 @@ program
 program
   .command('cleanup')
   .description('stop every local mariadbd and runner a crashed aurora-bench left behind, and remove their temp data')
+  .addHelpText(
+    'after',
+    '\nExit codes: 0 when every run found is settled; 75 when a run was kept unsettled (a live run, or a lake that refused\n' +
+      'to record its end): the last line names it and why, and a later cleanup settles it; 1 on an error.',
+  )
   .action(
     action(async () => {
       const { cleanupLocalLeftovers } = await import('../core/cli/run-local-command');
-      printOut((await cleanupLocalLeftovers(localRunRoot)) + '\n');
+      const { text, exitCode } = await cleanupLocalLeftovers(localRunRoot);
+      printOut(text + '\n');
+      process.exitCode = exitCode;
     }),
   );
 

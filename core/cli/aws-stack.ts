@@ -3,7 +3,9 @@
  * configuration beyond the stack name (and the usual AWS credentials and region).
  */
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { awsConfigFromEnv } from '../backends/aws/config';
+import { S3Client } from '@aws-sdk/client-s3';
+import { AWS_CONFIG_DEFAULTS, awsConfigFromEnv } from '../backends/aws/config';
+import { S3LakeStore } from '../backends/aws/s3-lake';
 import type { AwsDeployment } from '../backends/aws/preflight';
 import { AuroraBenchError } from '../errors';
 import { BACKEND_CONFIG_OUTPUT, STACK_OUTPUTS } from '../backends/aws/stack-outputs';
@@ -54,4 +56,12 @@ export async function readDeployment(cfn: CloudFormationClient, stackName: strin
   } catch (e) {
     return { stackName, problem: `stack "${stackName}" output ${BACKEND_CONFIG_OUTPUT} is not a usable configuration: ${(e as Error).message}` };
   }
+}
+
+/**
+ * The deployed stack's lake objects (at the root of its results bucket, lib/results-lake.ts): what
+ * the Athena readers check the lake's schema version with before their first query.
+ */
+export function stackLakeStore(outputs: StackOutputs, s3?: S3Client): S3LakeStore {
+  return new S3LakeStore(s3 ?? new S3Client({}), outputs.resultsBucket, AWS_CONFIG_DEFAULTS.lakePrefix);
 }

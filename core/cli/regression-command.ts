@@ -2,6 +2,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { AthenaClient } from '@aws-sdk/client-athena';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { AthenaLake } from '../backends/aws/athena-lake';
 import { UsageError } from '../errors';
 import { withLake, type LakeReader } from '../lake/duckdb';
@@ -15,13 +16,15 @@ import { NotFoundError } from '../lake/results';
 import { scaleSpec } from '../experiment/scale';
 import { comparisonJson, comparisonReport, historyJson, historyReport } from '../regression/render';
 import { loadSpecFile } from '../experiment/validate';
-import { readStackOutputs } from './aws-stack';
+import { readStackOutputs, stackLakeStore } from './aws-stack';
 
 /** --aws: the deployed stack's lake through Athena, as `results --aws` and `report --aws` read it. */
 interface AthenaSource {
   readonly stackName: string;
   readonly athena?: AthenaClient;
   readonly cfn?: CloudFormationClient;
+  /** Reads the lake's schema version record. */
+  readonly s3?: S3Client;
   /** Poll interval while an Athena query runs (tests shorten it). */
   readonly pollMs?: number;
 }
@@ -32,6 +35,7 @@ async function athenaLakeOf(source: AthenaSource): Promise<AthenaLake> {
     client: source.athena ?? new AthenaClient({}),
     workGroup: outputs.athenaWorkGroup,
     database: outputs.glueDatabase,
+    store: stackLakeStore(outputs, source.s3),
     ...(source.pollMs !== undefined ? { pollMs: source.pollMs } : {}),
   });
 }

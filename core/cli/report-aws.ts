@@ -2,14 +2,17 @@
 import { writeFileSync } from 'node:fs';
 import { AthenaClient } from '@aws-sdk/client-athena';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { AthenaLake } from '../backends/aws/athena-lake';
 import { reportFromLake, type ReportOptions } from '../report/report';
-import { readStackOutputs } from './aws-stack';
+import { readStackOutputs, stackLakeStore } from './aws-stack';
 
 export interface AthenaReportOptions extends ReportOptions {
   readonly stackName: string;
   readonly athena?: AthenaClient;
   readonly cfn?: CloudFormationClient;
+  /** Reads the lake's schema version record. */
+  readonly s3?: S3Client;
   /** Poll interval while an Athena query runs (tests shorten it). */
   readonly pollMs?: number;
 }
@@ -21,6 +24,7 @@ export async function athenaReportText(options: AthenaReportOptions): Promise<st
     client: options.athena ?? new AthenaClient({}),
     workGroup: outputs.athenaWorkGroup,
     database: outputs.glueDatabase,
+    store: stackLakeStore(outputs, options.s3),
     ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
   });
   const { text, html } = await reportFromLake(lake, options);

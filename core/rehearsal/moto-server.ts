@@ -3,12 +3,17 @@
  * with moto[server] when missing) on a free 127.0.0.1 port, started for one rehearsal and stopped
  * with it, its log file included. Every AWS API the workflow calls goes to it, except what the
  * emulations in this directory answer themselves (rds-emulation.ts, ssm-agent.ts).
+ *
+ * When the server dies mid-run every later AWS call fails with a connection error; controlPlaneDied
+ * turns that into one line saying so (which endpoint, what the run was doing) instead of the SDK's
+ * stack, so the rehearsal ends FAILED with the cause named and everything it started stopped.
  */
 import { execFile } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { MissingDependencyError } from '../backend';
+import { AuroraBenchError } from '../errors';
 
 const execFileAsync = promisify(execFile);
 
@@ -18,6 +23,52 @@ export interface MotoServer {
   /** moto's own log (scripts/moto.sh writes it under TMPDIR); removed by stop(). */
   readonly logFile: string | undefined;
   stop(): Promise<void>;
+}
+
+/** The rehearsal's moto server stopped answering: the run cannot go on (every AWS call of it fails). */
+export class ControlPlaneDiedError extends AuroraBenchError {
+  override readonly name = 'ControlPlaneDiedError';
+}
+
+/** How long a probe of the server may take: a live moto answers in milliseconds, even on a loaded machine under a second. */
+const PROBE_TIMEOUT_MS = 3_000;
+
+/** Whether the server answers HTTP at all (any status): a refused or timed-out connection is a dead control plane. */
+async function answers(moto: MotoServer): Promise<boolean> {
+  if (moto.pid > 0) {
+    try {
+      process.kill(moto.pid, 0);
+    } catch {
+      return false;
+    }
+  }
+  try {
+    await fetch(`${moto.endpoint}/moto-api/`, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The first line of what the failed call said (the SDK's "connect ECONNREFUSED 127.0.0.1:PORT"), without its stack. */
+function firstLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  const refused = /\b(?:connect )?E(?:CONNREFUSED|CONNRESET|PIPE)\b[^\n]*/.exec(text)?.[0];
+  const line = (refused ?? text.split('\n')[0] ?? '').trim();
+  return line.length > 200 ? `${line.slice(0, 200)}...` : line;
+}
+
+/**
+ * When the rehearsal failed because its moto server is gone: the one-line error that says so, naming
+ * the endpoint, what the failed call said and what the run was doing (its last progress line);
+ * undefined when the server still answers (the failure is something else, rethrown as it is).
+ */
+export async function controlPlaneDied(moto: MotoServer | undefined, error: unknown, doing: string): Promise<ControlPlaneDiedError | undefined> {
+  if (moto === undefined || (await answers(moto))) return undefined;
+  const server = `the moto server at ${moto.endpoint}${moto.pid > 0 ? ` (pid ${moto.pid})` : ''}`;
+  return new ControlPlaneDiedError(`the control plane died: ${server} stopped answering (${firstLine(error)}) while ${doing}; no AWS call of the run can succeed`, {
+    cause: error,
+  });
 }
 
 /** Dummy credentials: moto checks no signature, and these keys must never be real ones. */

@@ -55,7 +55,7 @@ import type { TaskName } from '../workflow/task-names';
 import { AthenaEmulation } from './athena-emulation';
 import { awsCliPath, checkAwsCliReachesMoto } from './aws-cli';
 import { CloudWatchPublisher } from './cloudwatch-publisher';
-import { MOTO_CREDENTIALS, sharedMotoServer, startMotoServer, type MotoServer } from './moto-server';
+import { controlPlaneDied, MOTO_CREDENTIALS, sharedMotoServer, startMotoServer, type MotoServer } from './moto-server';
 import { ProcessTracker } from './process-tracker';
 import { RdsEmulation, type ParameterCheck } from './rds-emulation';
 import { answer, interceptClient } from './sdk-intercept';
@@ -268,6 +268,8 @@ function markedRehearsal(key: string, body: Uint8Array): Uint8Array {
 
 async function copyLake(s3: S3Client, config: AwsBackendConfig, dir: string): Promise<number> {
   const lake = new LocalLakeStore(dir);
+  // A lake a newer aurora-bench wrote is refused before a row is copied into it; an older one is brought to this version.
+  await lake.assertWritable();
   let token: string | undefined;
   let count = 0;
   do {
@@ -385,6 +387,9 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
   let publisher: CloudWatchPublisher | undefined;
   let results: string;
   let result: LocalExecutionResult;
+  // What the run was doing, for the error a dead moto server gives (controlPlaneDied).
+  let doing = 'the rehearsal set up its standing infrastructure';
+  let failedOnce = false;
   try {
     moto = options.motoEndpoint ? await sharedMotoServer(options.motoEndpoint) : await startMotoServer(options.repoRoot);
     log(`moto server on ${moto.endpoint}${moto.pid > 0 ? ` (pid ${moto.pid})` : ''}; rehearsal files in ${dir}`);
@@ -487,6 +492,10 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
           (index) => (plan.duets ?? plan.cells)[index]?.cellId,
         );
         if (line) log(line);
+        // What it was doing is the progress before the first failure, and that failure.
+        if (line && !failedOnce && / failed: /.test(line)) doing += `, when ${line.trim().replace(/: .*$/s, '')}`;
+        else if (line && !failedOnce) doing = `the workflow ran (its last progress: "${line.trim()}")`;
+        if (line && / failed: /.test(line)) failedOnce = true;
       },
     });
     if (result.status === 'ABORTED') {
@@ -525,6 +534,12 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
     } catch (e) {
       results = `(no results table: ${(e as Error).message})`;
     }
+  } catch (e) {
+    // A dead moto server fails every later AWS call: the run FAILED with one line saying so, not the SDK's stack.
+    const died = await controlPlaneDied(moto, e, doing);
+    if (died === undefined) throw e;
+    result = { status: 'FAILED', error: died.name, cause: died.message, events: [], runId: plan.runId };
+    results = '(no results table: the lake was in the moto server)';
   } finally {
     await publisher?.stop();
     await agent?.shutdown().catch((e: unknown) => notCleaned.push(`clients: ${(e as Error).message}`));

@@ -430,7 +430,7 @@ describe('athenaResultsText against moto Athena', () => {
     await queueAthenaResults(moto.endpoint, [...viewResults(), run, steps]);
 
     // Act
-    const text = await athenaResultsText({ stackName: STACK, json: false, athena, cfn });
+    const text = await athenaResultsText({ stackName: STACK, json: false, athena, cfn, s3: raw.s3 });
 
     // Assert
     expect(text).toContain(`Run ${runId} (moto-wf) on aws ${REGION}: succeeded`);
@@ -469,6 +469,7 @@ describe('athenaResultsText against moto Athena', () => {
       sql: 'SELECT variant, avg(tps) AS tps, count(*) AS steps, bool_or(client_saturated) AS saturated FROM steps GROUP BY 1',
       athena,
       cfn,
+      s3: raw.s3,
     });
 
     // Assert

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AthenaClient, CreateWorkGroupCommand, GetQueryExecutionCommand, ListQueryExecutionsCommand } from '@aws-sdk/client-athena';
 import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudformation';
+import { S3Client } from '@aws-sdk/client-s3';
 import { athenaReportText } from '../../core/cli/report-aws';
 import { withLake, type LakeReader, type LakeRowObject } from '../../core/lake/duckdb';
 import { athenaViewSql } from '../../core/lake/athena-storage';
@@ -27,6 +28,7 @@ const DATABASE = 'aurora_bench_report';
 let moto: MotoServer;
 let cfn: CloudFormationClient;
 let athena: AthenaClient;
+let s3: S3Client;
 let tempDir: string;
 
 /** Athena's column type for a column of JS values (the first non-null one decides). */
@@ -69,6 +71,7 @@ beforeAll(async () => {
   const common = { region: REGION, endpoint: moto.endpoint, credentials: CREDENTIALS, maxAttempts: 1 };
   cfn = new CloudFormationClient(common);
   athena = new AthenaClient(common);
+  s3 = new S3Client({ ...common, forcePathStyle: true });
   tempDir = mkdtempSync(join(tmpdir(), 'ab-report-aws-'));
   await athena.send(new CreateWorkGroupCommand({ Name: WORK_GROUP, Configuration: { ResultConfiguration: { OutputLocation: 's3://ab-results/athena/' } } }));
   // The outputs core/backends/aws/stack-outputs.ts STACK_OUTPUTS reads, as lib/aurora-bench-stack.ts exports them.
@@ -87,6 +90,7 @@ beforeAll(async () => {
 afterAll(() => {
   cfn.destroy();
   athena.destroy();
+  s3.destroy();
   rmSync(tempDir, { recursive: true, force: true });
   moto.stop();
 });
@@ -107,7 +111,7 @@ describe('athenaReportText against moto Athena', () => {
     const htmlFile = join(tempDir, 'report.html');
 
     // Act
-    const text = await athenaReportText({ stackName: STACK, repoRoot: REPO, html: htmlFile, athena, cfn, pollMs: 20 });
+    const text = await athenaReportText({ stackName: STACK, repoRoot: REPO, html: htmlFile, athena, cfn, s3, pollMs: 20 });
 
     // Assert: the same report, from the stack's work group and database, asking the same queries.
     expect(local.text).toContain(`run: ${runId}`);
@@ -125,7 +129,7 @@ describe('athenaReportText against moto Athena', () => {
     const before = (await athenaQueries()).length;
 
     // Act
-    const report = athenaReportText({ stackName: 'no-such-stack', repoRoot: REPO, athena, cfn, pollMs: 20 });
+    const report = athenaReportText({ stackName: 'no-such-stack', repoRoot: REPO, athena, cfn, s3, pollMs: 20 });
 
     // Assert
     await expect(report).rejects.toMatchObject({ name: 'NotFoundError', message: expect.stringMatching(/^stack "no-such-stack" not found .*pass --stack NAME$/) });

@@ -262,8 +262,19 @@ describe('faults injected into local runs', () => {
     expect(clash.code).toBe(1);
     expect(clash.stderr).toMatch(/run id "live-1" is in use by a running aurora-bench \(pid \d+\): choose another --run-id/);
     expect(servers.map((s) => existsSync(`/proc/${s.pid}`))).toEqual([true, true]);
+    // Act: cleanup while it runs
+    const during = cli(['cleanup']);
+    // Assert: the live run is left alone and said to be kept, exit 75 (not 0: not everything is settled)
+    expect(during.code).toBe(75);
+    expect(during.stdout.trim().split('\n')).toEqual([
+      'nothing removed',
+      'left alone (their aurora-bench is still running): live-1',
+      'not settled, kept for a later cleanup (exit 75): live-1: its aurora-bench is still running',
+    ]);
+    expect(servers.map((s) => existsSync(`/proc/${s.pid}`))).toEqual([true, true]);
     live.child.kill('SIGINT');
     expect((await live.exited).code).toBe(130);
+    expect(cli(['cleanup'])).toMatchObject({ code: 0, stdout: 'nothing left behind by a finished aurora-bench\n' });
 
     // Act: the aborted run's row (JSON Lines) truncated mid-line
     const badFile = join(lake, 'tables', 'runs', fileOf('runs', 'live-1', '.jsonl'));

@@ -123,6 +123,7 @@ describe('a sysbench that hangs', () => {
     expect(code).toBe(1);
     const [step] = world.lakeQuery<{ status: string; error: string }>('select status, error from steps');
     expect(step).toEqual({ status: 'failed', error: expect.stringMatching(/^still running after 61 s: stopped( \(.+\))?$/) as string });
+    expect(world.lakeQuery<{ status: string }>('select status from runs')).toEqual([{ status: 'failed' }]);
     await world.expectNothingLeft(servers.map((s) => s.port));
   }, 300_000);
 });
@@ -163,8 +164,12 @@ describe('a lake that cannot be written', () => {
     expect(JSON.parse(readFileSync(join(world.runRoot, claims[0]!, 'run.json'), 'utf8'))).toMatchObject({ endReason: expect.stringMatching(/is read-only \(EROFS/) as string });
     // Act: cleanup while the lake is still read-only keeps the claim and says so
     const early = world.cli(['cleanup']);
-    // Assert
+    // Assert: exit 75, the last line naming the run kept and why
+    expect(early.code).toBe(75);
     expect(early.stdout).toMatch(/still marked running: the lake refused the write, so their claims are kept for the next cleanup: faults-\S+ \(.*read-only/);
+    expect(early.stdout.trim().split('\n').at(-1)).toMatch(
+      /^not settled, kept for a later cleanup \(exit 75\): faults-\S+: the lake refused to record its end \(.*is read-only \(EROFS/,
+    );
     expect(readdirSync(world.runRoot)).toEqual(claims);
     // Act: writable again, cleanup records the end
     execFileSync('mount', ['-o', 'remount,rw', world.lake]);
@@ -268,6 +273,16 @@ describe('two runs at once on one machine', () => {
       expect(run.output().stdout).toMatch(new RegExp(`^warning: run ${self} shared \\S+ with .*${other} \\(pid \\d+, `, 'm'));
     }
     const rows = world.lakeQuery<{ run_id: string; notes: string }>('select run_id, notes from runs order by run_id');
+    // Assert: both runs and their steps are kept as they ended
+    expect(rows.map((r) => r.run_id)).toEqual(['together-a', 'together-b']);
+    expect(world.lakeQuery('select run_id, status from runs order by run_id')).toEqual([
+      { run_id: 'together-a', status: 'succeeded' },
+      { run_id: 'together-b', status: 'succeeded' },
+    ]);
+    expect(world.lakeQuery('select run_id, status from steps order by run_id')).toEqual([
+      { run_id: 'together-a', status: 'ok' },
+      { run_id: 'together-b', status: 'ok' },
+    ]);
     for (const row of rows) {
       const other = row.run_id === 'together-a' ? 'together-b' : 'together-a';
       const notes = JSON.parse(row.notes) as { level: string; path: string; message: string }[];

@@ -1,11 +1,12 @@
 /**
  * "The process ended with the command unsettled" is an error everywhere: the AWS rehearsal with its
- * moto server killed mid-step must exit non-zero and leave nothing, and the guard every command of
- * the built CLI runs under (core/cli/unsettled-exit.ts) turns a process that runs out of work with
+ * moto server killed mid-step must exit 1 with a FAILED line and one line saying the control plane
+ * died (core/rehearsal/moto-server.ts controlPlaneDied), no stack trace, and leave nothing; and the
+ * guard every command of the built CLI runs under (core/cli/unsettled-exit.ts) turns a process that runs out of work with
  * its command pending into exit 70 with a message, where Node alone exits 0.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitForExit } from '../../core/backends/local/processes';
@@ -52,7 +53,7 @@ describe('a command that ends unsettled', () => {
     expect(guarded.stderr).toMatch(/^aurora-bench: the process ran out of work with the command still unfinished .*: it did not complete, whatever it printed; exit 70$/m);
   });
 
-  it('the AWS rehearsal with its moto server killed mid-step exits non-zero, never 0, and leaves nothing', async () => {
+  it('the AWS rehearsal with its moto server killed mid-step: exit 1, a FAILED line and one line naming the dead control plane, no stack, nothing left', async () => {
     // Arrange
     const spec = join(work, 'moto-killed.json');
     writeFileSync(
@@ -86,12 +87,28 @@ describe('a command that ends unsettled', () => {
     // Act
     process.kill(Number(m[1]), 'SIGKILL');
     const code = await closed;
-    // Assert: a failure, said on stderr; the rehearsal's servers, clients and directory gone
-    expect(code).not.toBe(0);
-    expect(code).not.toBeNull();
-    expect(stderr).toMatch(/^aurora-bench: .*ECONNREFUSED/m);
-    expect(await waitForExit(Number(m[1]), 10_000)).toBe(true);
-    expect(existsSync(m[2]!)).toBe(false);
-    expect(processesMentioning(m[2]!)).toEqual([]);
+    // Assert: exit 1 with the FAILED line and one line naming the dead control plane and what the run was doing, no stack
+    const [motoPid, dir] = [m[1]!, m[2]!];
+    expect(code).toBe(1);
+    const failed = stdout.split('\n').findIndex((l) => /^rehearsal of run moto-killed-\S+ FAILED \(ControlPlaneDiedError\):$/.test(l));
+    expect(failed).toBeGreaterThan(0);
+    expect(stdout.split('\n')[failed + 1]).toMatch(
+      new RegExp(
+        `^the control plane died: the moto server at http://127\\.0\\.0\\.1:\\d+ \\(pid ${motoPid}\\) stopped answering \\(connect ECONNREFUSED 127\\.0\\.0\\.1:\\d+\\) ` +
+          'while the workflow ran \\(its last progress: "\\[1/1 one-r1\\] step 1/1 rw-t2: .+"\\), when \\[1/1 one-r1\\] \\w+ failed; no AWS call of the run can succeed$',
+      ),
+    );
+    expect(stdout).toMatch(/^nothing left running: every MariaDB server, emulated client and the moto server stopped; the rehearsal directory removed/m);
+    for (const out of [stdout, stderr]) expect(out).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
+    expect(stderr).not.toMatch(/ECONNREFUSED/);
+    // Nothing left: moto, the MariaDB servers and emulated clients (all run under the directory), mounts, the directory
+    expect(await waitForExit(Number(motoPid), 10_000)).toBe(true);
+    expect(existsSync(dir)).toBe(false);
+    expect(processesMentioning(dir)).toEqual([]);
+    expect(
+      readFileSync('/proc/self/mountinfo', 'utf8')
+        .split('\n')
+        .filter((l) => l.includes(dir)),
+    ).toEqual([]);
   }, 600_000);
 });

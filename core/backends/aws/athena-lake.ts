@@ -14,6 +14,11 @@ export interface AthenaLakeOptions {
   readonly database: string;
   /** Poll interval while a query runs. */
   readonly pollMs?: number;
+  /**
+   * The lake's objects (core/backends/aws/s3-lake.ts), whose schema version is checked before the
+   * first query: a lake a newer aurora-bench wrote is refused, naming its version record.
+   */
+  readonly store?: { assertReadable(): Promise<void> };
 }
 
 /** Athena returns every value as a string: convert by the column's declared type. */
@@ -54,6 +59,7 @@ export class AthenaLake {
    */
   async ensureViews(): Promise<void> {
     if (this.viewsReady) return;
+    await this.options.store?.assertReadable();
     for (const view of athenaViewSql()) await this.run(view.sql);
     this.viewsReady = true;
   }

@@ -2,13 +2,23 @@
  * The results lake over S3: the same keys as the local directory lake, under `s3://bucket/prefix`.
  * GetObject's NoSuchKey is `undefined` (LakeStore contract); ListObjectsV2 is paginated with
  * ContinuationToken (s3 service-2.json: at most 1,000 keys per response).
+ *
+ * Like the local lake (core/backends/local/local-lake.ts), the S3 lake records its schema version in
+ * `<prefix>lake.json` (core/lake/schema.ts LAKE_SCHEMA_VERSION): before a store's first write it is
+ * read, a lake of a newer version is refused, and an older one (or a new, empty lake) is brought to
+ * this version and recorded; so the first writer of a lake writes it. Readers (Athena, through
+ * core/backends/aws/athena-lake.ts) call assertReadable. Every Task Lambda writes through this store,
+ * so an older release's Lambda never writes into a lake a newer one laid out.
  */
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { LakeStore } from '../../backend';
+import { LAKE_SCHEMA_VERSION, LAKE_VERSION_KEY, LakeVersionError, lakeVersionOf, type LakeVersionRecord } from '../../lake/schema';
 import { call, isNotFound, rethrow } from './aws-errors';
 
 export class S3LakeStore implements LakeStore {
   private readonly prefix: string;
+  /** The version check before this store's first write, once per store (a failed one is tried again). */
+  private versionChecked: Promise<void> | undefined;
 
   constructor(
     private readonly s3: S3Client,
@@ -31,6 +41,11 @@ export class S3LakeStore implements LakeStore {
   }
 
   async put(key: string, body: string | Uint8Array): Promise<void> {
+    await this.assertWritableVersion();
+    await this.putObject(key, body);
+  }
+
+  private async putObject(key: string, body: string | Uint8Array): Promise<void> {
     const Key = this.objectKey(key);
     await call(`S3 PutObject s3://${this.bucket}/${Key}`, () =>
       this.s3.send(
@@ -77,5 +92,48 @@ export class S3LakeStore implements LakeStore {
 
   describe(): string {
     return `s3://${this.bucket}/${this.prefix}`;
+  }
+
+  /** The lake's recorded schema version; undefined when it has no record (a version-1 lake, or no lake yet). */
+  async schemaVersion(): Promise<number | undefined> {
+    const text = await this.get(LAKE_VERSION_KEY);
+    return text === undefined ? undefined : lakeVersionOf(text, this.uri(LAKE_VERSION_KEY));
+  }
+
+  /** A reader's check: a lake a newer aurora-bench wrote is refused (its columns may mean other things). */
+  async assertReadable(): Promise<void> {
+    const version = await this.schemaVersion();
+    if (version !== undefined && version > LAKE_SCHEMA_VERSION) throw this.newerLake(version, `reads versions up to ${LAKE_SCHEMA_VERSION}: upgrade aurora-bench`);
+  }
+
+  /**
+   * A writer's check, before this store's first write: a newer lake is refused; an older one, or a
+   * lake with nothing in it yet, is brought to LAKE_SCHEMA_VERSION and the version recorded.
+   */
+  assertWritableVersion(): Promise<void> {
+    this.versionChecked ??= this.upgradeSchema().catch((e: unknown) => {
+      this.versionChecked = undefined;
+      throw e;
+    });
+    return this.versionChecked;
+  }
+
+  private async upgradeSchema(): Promise<void> {
+    const version = await this.schemaVersion();
+    if (version === LAKE_SCHEMA_VERSION) return;
+    if (version !== undefined && version > LAKE_SCHEMA_VERSION) {
+      throw this.newerLake(version, `writes version ${LAKE_SCHEMA_VERSION}: upgrade aurora-bench (redeploy the stack with it)`);
+    }
+    // From version 1 (no record) to 2 no object changes (core/lake/schema.ts): the version is recorded.
+    // Two first writers at once write the same record.
+    const record: LakeVersionRecord = { schemaVersion: LAKE_SCHEMA_VERSION };
+    await this.putObject(LAKE_VERSION_KEY, JSON.stringify(record) + '\n');
+  }
+
+  private newerLake(version: number, what: string): LakeVersionError {
+    const file = this.uri(LAKE_VERSION_KEY);
+    return new LakeVersionError(`the results lake ${this.describe()} is of schema version ${version} (${file}), written by a newer aurora-bench; this one ${what}`, {
+      source: file,
+    });
   }
 }
