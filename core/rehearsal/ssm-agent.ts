@@ -57,7 +57,17 @@ import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { SSMServiceException } from '@aws-sdk/client-ssm';
 import { findFreePort, isAlive, processCmdline, processUid, waitForExit } from '../backends/local/processes';
 import type { ServerInfo } from '../backends/local/mariadb-server';
-import { AGENT_STARTED_FILE, mountInstanceRoot, processesInRoot, removeInstanceRoot, unmountUnder, USER_DATA_SCRIPT, writeStandIns, type InstanceRoot } from './instance-root';
+import {
+  AGENT_STARTED_FILE,
+  hostClientOptionFile,
+  mountInstanceRoot,
+  processesInRoot,
+  removeInstanceRoot,
+  unmountUnder,
+  USER_DATA_SCRIPT,
+  writeStandIns,
+  type InstanceRoot,
+} from './instance-root';
 import type { ProcessTracker } from './process-tracker';
 import { answer, interceptClient, serviceError, type Forward, type SdkResult } from './sdk-intercept';
 
@@ -69,6 +79,8 @@ const STOPPED_EXIT_CODE = 137;
 /** AWS-RunShellScript's default executionTimeout (its document: 3600 s). */
 const DEFAULT_EXECUTION_TIMEOUT_S = 3600;
 const PLUGIN_DIR = join('awsrunShellScript', '0.awsrunShellScript');
+/** AURORA_BENCH_HOME on a Debian machine: the user data leaves it unset, so the scripts' default. */
+const MACHINE_HOME = '/opt/aurora-bench';
 
 type InvocationStatus = 'InProgress' | 'Success' | 'Failed' | 'Cancelled' | 'TimedOut';
 
@@ -359,7 +371,7 @@ export class SsmAgentEmulation {
     }
     const instance: EmulatedInstance = {
       instanceId,
-      home: join(root.root, 'opt', 'aurora-bench'),
+      home: join(root.root, MACHINE_HOME),
       machine: { root, imds },
       terminated: false,
       invocations: new Map(),
@@ -448,6 +460,11 @@ export class SsmAgentEmulation {
     }
     if (ready?.ready !== true || typeof ready.port !== 'number' || !this.o.onServerChanged) return;
     const dir = join(instance.home, 'server');
+    // In a Debian root, the setup's client option file names the socket by its path inside the root:
+    // this machine's sampler reaches the server over its TCP port instead (instance-root.ts).
+    const clientDefaultsFile = instance.machine
+      ? await hostClientOptionFile(instance.machine.root, join(MACHINE_HOME, 'server', 'client.cnf'), ready.port)
+      : join(dir, 'client.cnf');
     await this.o.onServerChanged(instance.instanceId, {
       instanceId: instance.instanceId,
       role: ready.role === 'replica' ? 'reader' : 'writer',
@@ -459,7 +476,7 @@ export class SsmAgentEmulation {
       datadir: join(dir, 'data'),
       socket: join(dir, 'mariadbd.sock'),
       defaultsFile: join(dir, 'my.cnf'),
-      clientDefaultsFile: join(dir, 'client.cnf'),
+      clientDefaultsFile,
       errorLog: join(dir, 'error.log'),
       client: 'mariadb',
     });
