@@ -284,7 +284,7 @@ export function grantBackendPermissions(role: iam.Role, props: BackendPermission
         ...props.subnets.map((s) => arn(role, 'ec2', 'subnet', s.subnetId, ArnFormat.SLASH_RESOURCE_NAME)),
         arn(role, 'ec2', 'security-group', props.clientSecurityGroup.securityGroupId, ArnFormat.SLASH_RESOURCE_NAME),
         arn(role, 'ec2', 'security-group', props.serverSecurityGroup.securityGroupId, ArnFormat.SLASH_RESOURCE_NAME),
-        // Amazon Linux 2023 from the public SSM parameter: Amazon-owned images.
+        // Debian 12 from its public SSM parameter (lib/clients.ts): images owned by Debian's account.
         Stack.of(role).formatArn({ service: 'ec2', account: '', resource: 'image', resourceName: '*', arnFormat: ArnFormat.SLASH_RESOURCE_NAME }),
       ],
     }),
@@ -501,7 +501,7 @@ function acknowledgeBackendWildcards(role: iam.Role, bucket: s3.IBucket): void {
     'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:network-interface/*':
       'The primary network interface RunInstances creates with the instance; the instance itself must carry the run tag.',
     'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>::image/*':
-      'The AMI is resolved at launch from the public Amazon Linux 2023 SSM parameter; its id changes with every release.',
+      'The AMI is resolved at launch from the public Debian 12 SSM parameter; its id changes with every release.',
     'Resource::arn:<AWS::Partition>:pi:<AWS::Region>:<AWS::AccountId>:metrics/rds/*':
       "Performance Insights metrics are addressed by the instance's DbiResourceId, known only after creation.",
     [`Resource::<${bucketId}.Arn>/*`]: 'The backend reads and writes the whole lake layout (tables/, raw/, scripts/, ssm-output/) of this one bucket.',
