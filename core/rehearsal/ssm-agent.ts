@@ -1,7 +1,7 @@
 /**
  * The SSM agent of every client instance the rehearsal's EC2 (moto) launches, on this machine.
  * moto records RunInstances and SendCommand but runs nothing; this emulation does what the agent on
- * an Amazon Linux client does:
+ * an EC2 client does:
  *
  * - boot: RunInstances gives each new instance its own home directory (AURORA_BENCH_HOME: every
  *   path the stack and the backend write for a client is ${AURORA_BENCH_HOME:-/opt/aurora-bench}/...)
@@ -12,7 +12,8 @@
  *   CommandId), the commands are written to <orchestration dir>/_script.sh, one per line, and run as
  *   `sh -c _script.sh` in a process group of their own, stdout and stderr to files there (the agent:
  *   agent/plugins/runscript/runshellscript.go and runscript.go, executers/executers_unix.go).
- *   Amazon Linux's sh is bash; this machine's may be dash, so bash runs it, in POSIX mode as sh does.
+ *   On a Debian machine that is the root's own sh (dash, as on Debian's AMI); an instance without
+ *   a root runs it with this machine's bash in POSIX mode (this machine's sh may be either).
  *   executionTimeout is enforced; CancelCommand and a timeout SIGKILL the whole group, as the agent
  *   does (exit code 137, status Cancelled / TimedOut): a cancelled runner gets no chance to upload.
  * - the output: with OutputS3BucketName the agent uploads stdout and stderr (when not empty) to
@@ -547,7 +548,7 @@ export class SsmAgentEmulation {
     let child: ChildProcess;
     try {
       child = instance.machine
-        ? spawn('chroot', [instance.machine.root.root, '/bin/sh', '-c', 'cd "$1" && exec /bin/bash --posix -c "$1/_script.sh"', 'sh', inRoot], {
+        ? spawn('chroot', [instance.machine.root.root, '/bin/sh', '-c', 'cd "$1" && exec /bin/sh -c "$1/_script.sh"', 'sh', inRoot], {
             cwd: '/',
             env: this.machineEnv(instance.server),
             detached: true,
