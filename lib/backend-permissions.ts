@@ -522,7 +522,7 @@ export interface VerdictPermissionsProps {
  *  - Athena queries in the stack's work group (StartQueryExecution, GetQueryExecution,
  *    GetQueryResults on the workgroup resource, Service Authorization Reference, Amazon Athena);
  *    Athena reads the Glue catalog and S3 with the caller's permissions: glue:GetDatabase,
- *    GetTable(s), GetPartitions on the catalog, the database and its tables, and, for the CREATE OR
+ *    GetTable, GetPartitions on the catalog, the database and its tables, and, for the CREATE OR
  *    REPLACE VIEW the lake reader runs first (core/lake/athena.ts ensureViews), glue:CreateTable and
  *    UpdateTable ("For any non-delete Athena action on a resource, you must include access to the
  *    parent of that resource", Athena User Guide, "Configure access to databases and tables in the
@@ -546,7 +546,7 @@ export function grantVerdictPermissions(role: iam.Role, props: VerdictPermission
   role.addToPolicy(
     new iam.PolicyStatement({
       sid: 'ReadLakeCatalogAndViews',
-      actions: ['glue:GetDatabase', 'glue:GetTable', 'glue:GetTables', 'glue:GetPartitions', 'glue:CreateTable', 'glue:UpdateTable'],
+      actions: ['glue:GetDatabase', 'glue:GetTable', 'glue:GetPartitions', 'glue:CreateTable', 'glue:UpdateTable'],
       resources: [
         stack.formatArn({ service: 'glue', resource: 'catalog' }),
         arn(role, 'glue', 'database', props.databaseName, ArnFormat.SLASH_RESOURCE_NAME),
