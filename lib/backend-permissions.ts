@@ -284,7 +284,7 @@ export function grantBackendPermissions(role: iam.Role, props: BackendPermission
         ...props.subnets.map((s) => arn(role, 'ec2', 'subnet', s.subnetId, ArnFormat.SLASH_RESOURCE_NAME)),
         arn(role, 'ec2', 'security-group', props.clientSecurityGroup.securityGroupId, ArnFormat.SLASH_RESOURCE_NAME),
         arn(role, 'ec2', 'security-group', props.serverSecurityGroup.securityGroupId, ArnFormat.SLASH_RESOURCE_NAME),
-        // Amazon Linux 2023 from the public SSM parameter: Amazon-owned images.
+        // Debian 12 from its public SSM parameter (lib/clients.ts): images owned by Debian's account.
         Stack.of(role).formatArn({ service: 'ec2', account: '', resource: 'image', resourceName: '*', arnFormat: ArnFormat.SLASH_RESOURCE_NAME }),
       ],
     }),
@@ -500,8 +500,7 @@ function acknowledgeBackendWildcards(role: iam.Role, bucket: s3.IBucket): void {
       "The root volume created by RunInstances from the stack's template; the request must carry the run tag.",
     'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:network-interface/*':
       'The primary network interface RunInstances creates with the instance; the instance itself must carry the run tag.',
-    'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>::image/*':
-      'The AMI is resolved at launch from the public Amazon Linux 2023 SSM parameter; its id changes with every release.',
+    'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>::image/*': 'The AMI is resolved at launch from the public Debian 12 SSM parameter; its id changes with every release.',
     'Resource::arn:<AWS::Partition>:pi:<AWS::Region>:<AWS::AccountId>:metrics/rds/*':
       "Performance Insights metrics are addressed by the instance's DbiResourceId, known only after creation.",
     [`Resource::<${bucketId}.Arn>/*`]: 'The backend reads and writes the whole lake layout (tables/, raw/, scripts/, ssm-output/) of this one bucket.',
@@ -523,7 +522,7 @@ export interface VerdictPermissionsProps {
  *  - Athena queries in the stack's work group (StartQueryExecution, GetQueryExecution,
  *    GetQueryResults on the workgroup resource, Service Authorization Reference, Amazon Athena);
  *    Athena reads the Glue catalog and S3 with the caller's permissions: glue:GetDatabase,
- *    GetTable(s), GetPartitions on the catalog, the database and its tables, and, for the CREATE OR
+ *    GetTable, GetPartitions on the catalog, the database and its tables, and, for the CREATE OR
  *    REPLACE VIEW the lake reader runs first (core/lake/athena.ts ensureViews), glue:CreateTable and
  *    UpdateTable ("For any non-delete Athena action on a resource, you must include access to the
  *    parent of that resource", Athena User Guide, "Configure access to databases and tables in the
@@ -547,7 +546,7 @@ export function grantVerdictPermissions(role: iam.Role, props: VerdictPermission
   role.addToPolicy(
     new iam.PolicyStatement({
       sid: 'ReadLakeCatalogAndViews',
-      actions: ['glue:GetDatabase', 'glue:GetTable', 'glue:GetTables', 'glue:GetPartitions', 'glue:CreateTable', 'glue:UpdateTable'],
+      actions: ['glue:GetDatabase', 'glue:GetTable', 'glue:GetPartitions', 'glue:CreateTable', 'glue:UpdateTable'],
       resources: [
         stack.formatArn({ service: 'glue', resource: 'catalog' }),
         arn(role, 'glue', 'database', props.databaseName, ArnFormat.SLASH_RESOURCE_NAME),

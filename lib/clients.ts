@@ -17,13 +17,19 @@ import { EXPIRES_AT_TAG, RDS_NAME_PREFIX, RUNNER_PREFIX, SSM_OUTPUT_PREFIX } fro
 import { LAKE_PREFIXES } from './results-lake';
 
 /**
- * Public SSM parameters of the latest Debian 12 (bookworm) AMI per architecture. Debian's cloud
- * team builds and publishes these AMIs (account 136693071363; wiki.debian.org/Cloud/AmazonEC2Image
- * lists them per release and says they are also published as public SSM parameters) under
- * /aws/service/debian/release/<release>/latest/<Debian architecture>, with bookworm and 12 as
- * names of the same release and amd64/arm64 as Debian names the architectures. The launch
- * templates resolve them at every launch (resolve:ssm:, CDK MachineImage.resolveSsmParameterAtLaunch),
- * so a client gets the current point release's image, as the Amazon Linux parameters did.
+ * Public SSM parameters of the latest Debian 12 (bookworm) AMI per architecture, resolved at every
+ * launch (resolve:ssm:, CDK MachineImage.resolveSsmParameterAtLaunch), so a client gets the current
+ * point release's image. What the sources say about the name:
+ * - Debian's cloud team's image tool (debian-cloud-images, salsa.debian.org/cloud-team; read in its
+ *   GitHub mirror GoCarrot/debian-cloud-images) writes each uploaded AMI's id to
+ *   <ec2.ssm.prefix>/<upload type>/<release>/<latest|version>/<Debian architecture>, for the release's
+ *   name and its number both (src/debian_cloud_images/cli/put_ssm.py; bookworm is release 12 in
+ *   cli/build.py), so `release/bookworm/latest/amd64|arm64` is a name it writes for a release upload.
+ * - The prefix, /aws/service/debian, is configuration outside that repository. No stored Debian or
+ *   AWS page confirms it: AWS's list of public parameter owners ("Discovering public parameters in
+ *   Parameter Store", Systems Manager User Guide) is partial and does not name debian; public
+ *   projects use this path for Debian's AMIs. Check it before a first deploy in a region:
+ *   `aws ssm get-parameter --name /aws/service/debian/release/bookworm/latest/amd64`.
  */
 export const DEBIAN_AMI_PARAMETERS: Readonly<Record<ClientArchitecture, string>> = {
   x86_64: '/aws/service/debian/release/bookworm/latest/amd64',
@@ -31,9 +37,10 @@ export const DEBIAN_AMI_PARAMETERS: Readonly<Record<ClientArchitecture, string>>
 };
 
 /**
- * The root device the launch templates size: Debian's bookworm AMIs register /dev/xvda as their
- * RootDeviceName (DescribeImages), as Amazon Linux's do, so the mapping resizes the root volume
- * instead of adding a second one. Check with `aws ec2 describe-images` when moving to another release.
+ * The root device the launch templates size: Debian's cloud team registers every AMI with
+ * RootDeviceName /dev/xvda and its root EBS volume mapped there (debian-cloud-images,
+ * src/debian_cloud_images/cli/upload_ec2.py create_image), so the mapping resizes the root volume
+ * instead of adding a second one.
  */
 export const DEBIAN_ROOT_DEVICE = '/dev/xvda';
 

@@ -7,7 +7,7 @@
  * through the shape of the id. The AWS rehearsal and the workflow-on-moto tests run this definition.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { App, Stack, type CfnElement } from 'aws-cdk-lib';
@@ -148,7 +148,8 @@ function functionsOf(template: TemplateJson, outdir: string, taskByLogicalId: Re
  * The app synthesized as `cdk synth` writes it for `cdk deploy`, Lambda bundling included (esbuild,
  * tens of seconds), kept under `cacheDir` in a folder named by the digest of what it depends on
  * (synthesisDigest and the lock file the bundles' packages come from). The folder is written
- * whole under a temporary name, then renamed: a concurrent reader sees all or nothing.
+ * whole under a temporary name, then renamed: a concurrent reader sees all or nothing. Writing one
+ * prunes the cache to the KEEP_BUNDLED most recently used.
  * @internal used by test/bundles until `run --aws-rehearsal` runs the bundles
  */
 export function synthesizeBundledCached(o: SynthesizeWorkflowOptions, cacheDir: string): BundledSynthesis {
@@ -172,7 +173,10 @@ export function synthesizeBundledCached(o: SynthesizeWorkflowOptions, cacheDir: 
       functions: stored.functions.map((f) => ({ ...f, assetDir: join(dir, f.assetDir) })),
     };
   };
-  if (existsSync(index)) return load();
+  if (existsSync(index)) {
+    touch(dir);
+    return load();
+  }
   mkdirSync(cacheDir, { recursive: true });
   const tmp = `${dir}.${process.pid}.tmp`;
   rmSync(tmp, { recursive: true, force: true });
@@ -188,7 +192,59 @@ export function synthesizeBundledCached(o: SynthesizeWorkflowOptions, cacheDir: 
     // Another process wrote the same entry meanwhile: theirs is as good.
     rmSync(tmp, { recursive: true, force: true });
   }
+  pruneSynthesisCache(cacheDir, 'bundled', KEEP_BUNDLED);
   return load();
+}
+
+/** Cache entries kept of each kind: a bundled synthesis is about 70 MB, a workflow definition tens of kB. */
+const KEEP_BUNDLED = 3;
+const KEEP_WORKFLOWS = 10;
+/** The names the cache writes (a digest of 32 hex digits); temporary names of a write under way never match. */
+const CACHE_ENTRY: Readonly<Record<'bundled' | 'workflow', RegExp>> = { bundled: /^bundled-[0-9a-f]{32}$/, workflow: /^workflow-[0-9a-f]{32}\.json$/ };
+
+/** Marks a cache entry as used now: pruning keeps the most recently used. */
+function touch(path: string): void {
+  try {
+    const now = new Date();
+    utimesSync(path, now, now);
+  } catch {
+    // Read-only cache: it still answers.
+  }
+}
+
+/**
+ * Removes all but the `keep` most recently used entries of a kind (by modification time: written,
+ * or read since, see touch), so a checkout that changes often does not fill the disk with
+ * syntheses of code that no longer exists. Entries being written (temporary names) and anything
+ * else in the folder are left alone; an entry that cannot be removed stays.
+ * @internal exported for its tests (a test seam)
+ */
+export function pruneSynthesisCache(cacheDir: string, kind: 'bundled' | 'workflow', keep: number): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(cacheDir).filter((n) => CACHE_ENTRY[kind].test(n));
+  } catch {
+    return [];
+  }
+  const byUse = names
+    .flatMap((n) => {
+      try {
+        return [{ n, mtimeMs: statSync(join(cacheDir, n)).mtimeMs }];
+      } catch {
+        return []; // removed meanwhile
+      }
+    })
+    .sort((a, b) => b.mtimeMs - a.mtimeMs || a.n.localeCompare(b.n));
+  const removed: string[] = [];
+  for (const { n } of byUse.slice(keep)) {
+    try {
+      rmSync(join(cacheDir, n), { recursive: true, force: true });
+      removed.push(n);
+    } catch {
+      // In use or not ours to remove: it stays.
+    }
+  }
+  return removed;
 }
 
 /**
@@ -230,13 +286,16 @@ function filesUnder(dir: string): string[] {
  * synthesizeWorkflow, kept in `cacheDir` under the digest of everything it depends on: a synthesis
  * takes seconds (5-10 s on a small machine) and every `run --aws-rehearsal` process needs one. A
  * cache entry that cannot be read is synthesized again; one that cannot be written only costs the
- * next run its synthesis.
+ * next run its synthesis. Writing one prunes the cache to the KEEP_WORKFLOWS most recently used.
  */
 export function synthesizeWorkflowCached(o: SynthesizeWorkflowOptions, cacheDir: string): SynthesizedWorkflow {
   const file = join(cacheDir, `workflow-${synthesisDigest(o)}.json`);
   try {
     const cached = JSON.parse(readFileSync(file, 'utf8')) as { definition: Record<string, unknown>; taskByArn: [string, TaskName][] };
-    if (typeof cached.definition === 'object' && Array.isArray(cached.taskByArn)) return { definition: cached.definition, taskByArn: new Map(cached.taskByArn) };
+    if (typeof cached.definition === 'object' && Array.isArray(cached.taskByArn)) {
+      touch(file);
+      return { definition: cached.definition, taskByArn: new Map(cached.taskByArn) };
+    }
   } catch {
     // Not cached yet, or unreadable: synthesize.
   }
@@ -247,6 +306,7 @@ export function synthesizeWorkflowCached(o: SynthesizeWorkflowOptions, cacheDir:
     const tmp = `${file}.${process.pid}.tmp`;
     writeFileSync(tmp, JSON.stringify({ definition: synthesized.definition, taskByArn: [...synthesized.taskByArn] }));
     renameSync(tmp, file);
+    pruneSynthesisCache(cacheDir, 'workflow', KEEP_WORKFLOWS);
   } catch {
     // A read-only or full disk: the synthesis is still good.
   }

@@ -154,7 +154,7 @@ export const ENGINES: Readonly<Record<EngineKind, EngineFacts>> = {
     topology: 'ec2',
     maxReaders: MAX_READERS,
     // The server and its major version: what client/server-install.sh installs on the EC2 instance
-    // (MariaDB 10.11, from Amazon Linux 2023's mariadb1011 packages or MariaDB's own repository).
+    // (MariaDB 10.11, Debian 12's mariadb-server package).
     // MySQL and Percona Server have no install path yet, so they are refused here, not on the instance.
     versionPattern: /^mariadb-10\.11$/,
     versionExample: '"mariadb-10.11" (the server client/server-install.sh installs)',
@@ -259,9 +259,9 @@ export function rdsAllocatedStorageGib(data: { readonly tables: number; readonly
 }
 
 /**
- * The Amazon Linux 2023 AMI's root volume (its snapshot is 8 GiB) holds the OS and the server
- * packages; a self-managed server's datadir lives on the same volume, so that much is added to the
- * data's share. EBS gp3: "1 - 65,536 GiB", and a volume from a snapshot must be "equal to or larger
+ * The Debian 12 AMI's root volume (lib/clients.ts DEBIAN_AMI_PARAMETERS; Debian builds its EC2
+ * image as a 2 GiB disk, debian-cloud-images cli/build.py) holds the OS and the server packages; a
+ * self-managed server's datadir lives on the same volume, so 8 GiB is added to the data's share. EBS gp3: "1 - 65,536 GiB", and a volume from a snapshot must be "equal to or larger
  * than the snapshot size" (botocore ec2 service-2.json EbsBlockDevice.VolumeSize).
  */
 const SERVER_OS_GIB = 8;

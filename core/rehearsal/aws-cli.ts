@@ -1,6 +1,6 @@
 /**
  * The AWS CLI the emulated clients run (client/runner.sh and client-ready.sh call it for S3 and
- * Secrets Manager; Amazon Linux clients have it): the one on PATH, or the one `bash scripts/setup.sh
+ * Secrets Manager; Debian clients install it at boot): the one on PATH, or the one `bash scripts/setup.sh
  * --test` installs under ~/.cache/aurora-bench/awscli-venv when there is none. It must send its
  * calls where AWS_ENDPOINT_URL says (the rehearsal's moto): an AWS CLI v1 whose botocore predates
  * that variable would call the real AWS with the rehearsal's dummy keys, so this is checked once,

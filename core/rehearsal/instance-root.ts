@@ -412,3 +412,22 @@ export async function serveAgentPackage(s3: S3Client, region: string, dir: strin
   // Public, as AWS's is: the user data reads it without signing (moto refuses unsigned reads of private objects).
   await s3.send(new PutObjectCommand({ Bucket: bucket, Key: `latest/debian_${debianArch()}/amazon-ssm-agent.deb`, Body: await readFile(deb), ACL: 'public-read' }));
 }
+
+/**
+ * A client option file on this machine for a server that runs in an instance root: the server's
+ * own (`clientCnfInRoot`, a path inside the root, as client/server-setup.sh writes it: the admin
+ * user and password, and a socket path that is the root's, not this machine's), included, then
+ * TCP to the port the server listens on. A unix socket path seen from this machine is the root's
+ * directory plus the server's, which can pass the 108-byte limit of a socket address (unix(7),
+ * sun_path), and the server binds 127.0.0.1, which the chroot shares with this machine. An option
+ * file may include another ("!include", MariaDB Knowledge Base, "Configuring MariaDB with Option
+ * Files"), an option read later overrides one read earlier, and with --protocol=TCP the client
+ * connects to --host and --port whatever socket was set (MySQL Reference Manual, "Using Client
+ * Programs in a Multiple-Server Environment"). Written next to the root (0600: it includes the
+ * password), so nothing the instance runs sees it; returns its path.
+ */
+export async function hostClientOptionFile(r: InstanceRoot, clientCnfInRoot: string, port: number): Promise<string> {
+  const file = join(r.dir, 'server-client.cnf');
+  await writeFile(file, `!include ${join(r.root, clientCnfInRoot)}\n[client]\nprotocol=TCP\nhost=127.0.0.1\nport=${port}\n`, { mode: 0o600 });
+  return file;
+}

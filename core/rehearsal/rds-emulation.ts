@@ -52,8 +52,8 @@
  * ModifyDB(Cluster)ParameterGroup of a group it runs with ApplyMethod immediate (the dynamic values
  * are then SET GLOBAL on its server); with ApplyMethod pending-reboot ("The parameter group change
  * will be applied after the DB instance reboots") they read `pending-reboot` until RebootDBInstance,
- * which shows the instance `rebooting` for `rebootMs` and then applies the groups' dynamic values
- * (the MariaDB stand-in is not restarted: a static value changed after creation is logged, not applied).
+ * which restarts the instance's MariaDB stand-in on its datadir with the groups' values (a static
+ * one too), showing the instance `rebooting` meanwhile (at least `rebootMs`), then `available`.
  *
  * ModifyDB(Cluster)ParameterGroup is checked before moto sees it: a parameter RDS would refuse for
  * the group's family (unknown, not modifiable, wrong level, value out of range) fails the call with
@@ -67,7 +67,7 @@ import { GetSecretValueCommand, PutSecretValueCommand, type SecretsManagerClient
 import type { PlanNote } from '../plan/types';
 import { attachReader, replicationOptions, replicationStatus } from '../backends/local/cluster';
 import { currentHost, localShape, type HostResources } from '../backends/local/instance-classes';
-import { queryServer, startServerFromTemplate, stopServer, type ServerInfo } from '../backends/local/mariadb-server';
+import { launchServer, queryServer, startServerFromTemplate, stopServer, type ServerInfo } from '../backends/local/mariadb-server';
 import { applyDynamicParameters, planParameters, verifyParameters } from '../backends/local/parameters';
 import { planPostgresParameters, postgresReplicationStatus, verifyPostgresParameters } from '../backends/local/postgres-cluster';
 import {
@@ -579,23 +579,87 @@ export class RdsEmulation {
     }
   }
 
-  /** RebootDBInstance: `rebooting` for a moment, then the groups' values applied and in-sync (after `applying`). */
+  /**
+   * RebootDBInstance: "Rebooting a DB instance restarts the database engine service. Rebooting a DB
+   * instance results in a momentary outage, during which the DB instance status is set to rebooting"
+   * (botocore rds service-2.json, RebootDBInstance). A MariaDB stand-in is stopped and started again
+   * on its own datadir and port with the groups' values as they are now (start-up values in its
+   * option file, so a static parameter left pending-reboot takes effect); a reader resumes
+   * replication. The instance reads `rebooting` for at least `rebootMs`, then `available` (its groups
+   * `applying` for a moment, as after a start). Whoever samples the server lets go of it meanwhile.
+   * A PostgreSQL stand-in is not restarted: its changed values are logged.
+   */
   private reboot(id: string): void {
     const found = this.findInstance(id);
     if (!found || found.instance.state !== 'available') return;
     const { cluster, instance } = found;
     instance.state = 'rebooting';
     this.log(`instance ${id} rebooting`);
-    setTimeout(() => {
-      if (instance.state !== 'rebooting') return;
+    const shownFor = sleep(this.o.rebootMs ?? 1000);
+    // DeleteDBInstance and shutdown wait for `started`: they then stop the restarted server, not the old one.
+    instance.started = (async () => {
+      await this.membersChanged(cluster);
       instance.pendingReboot.clear();
-      void this.applyGroupValues(cluster, instance).finally(() => {
-        if (instance.state !== 'rebooting') return;
-        instance.state = 'available';
-        instance.applyingUntil = Date.now() + this.applyingMs;
-        this.log(`instance ${id} available again after its reboot`);
-      });
-    }, this.o.rebootMs ?? 1000);
+      try {
+        if (instance.server) await this.restartServer(cluster, instance);
+        else await this.applyGroupValues(cluster, instance);
+      } catch (e) {
+        if (instance.state === 'rebooting') {
+          instance.state = 'failed';
+          instance.failure = (e as Error).message;
+        }
+        this.log(`instance ${id} failed to restart: ${(e as Error).message}`);
+        return undefined;
+      }
+      await shownFor;
+      if (instance.state !== 'rebooting') return undefined;
+      instance.state = 'available';
+      instance.applyingUntil = Date.now() + this.applyingMs;
+      this.log(`instance ${id} available again after its reboot`);
+      await this.membersChanged(cluster);
+      return instance.server?.port ?? instance.pg?.port;
+    })();
+  }
+
+  /** A MariaDB stand-in stopped and started again on the same datadir and port, with the groups' current values. */
+  private async restartServer(cluster: EmulatedCluster, instance: EmulatedInstance): Promise<void> {
+    const previous = instance.server!;
+    await stopServer(previous, { graceMs: 30_000, keepDir: true });
+    this.o.tracker.remove(previous.pid);
+    instance.server = undefined;
+    if (this.closed || instance.state !== 'rebooting') return;
+    const plan = planParameters({
+      variant: {
+        name: instance.id,
+        clusterParameters: cluster.parameterGroup ? (this.groups.get(cluster.parameterGroup)?.params ?? {}) : {},
+        instanceParameters: instance.parameterGroup ? (this.groups.get(instance.parameterGroup)?.params ?? {}) : {},
+      },
+      shape: localShape(instance.instanceClass, this.host, cluster.serverlessMaxAcu),
+      catalog: this.o.template.catalog,
+      role: instance.role,
+      serverVersion: this.o.serverVersion,
+    });
+    instance.applied = Object.fromEntries(plan.applied.map((a) => [a.name.toLowerCase(), a.value]));
+    // The endpoint's port stays the instance's: the only port tried is its own.
+    const started = await launchServer({
+      tools: this.o.tools,
+      instanceId: instance.id,
+      role: instance.role,
+      serverId: instance.serverId,
+      dir: previous.dir,
+      options: { ...replicationOptions(instance.role), ...plan.startup },
+      admin: LOCAL_LOGINS.admin,
+      findPort: () => Promise.resolve(previous.port),
+      portAttempts: 1,
+    });
+    const server = started.info;
+    this.o.tracker.add(server.pid, { group: false, marker: server.defaultsFile });
+    instance.server = server;
+    // A reader starts with skip-slave-start (replicationOptions): its replication settings are in its datadir.
+    if (instance.role === 'reader') await queryServer(server, 'START SLAVE');
+    const notes = [...(await applyDynamicParameters(server, plan, this.o.template.catalog)), ...(await verifyParameters(server, plan, this.o.template.catalog)).notes];
+    for (const n of notes) this.log(`${instance.id}: ${n.message}`);
+    this.log(`instance ${instance.id} restarted on 127.0.0.1:${server.port} (pid ${server.pid})`);
   }
 
   /** The groups' current values on a running MariaDB stand-in: the dynamic ones SET GLOBAL, the static ones logged. */

@@ -1,7 +1,7 @@
 /**
  * The SSM agent of every client instance the rehearsal's EC2 (moto) launches, on this machine.
  * moto records RunInstances and SendCommand but runs nothing; this emulation does what the agent on
- * an Amazon Linux client does:
+ * an EC2 client does:
  *
  * - boot: RunInstances gives each new instance its own home directory (AURORA_BENCH_HOME: every
  *   path the stack and the backend write for a client is ${AURORA_BENCH_HOME:-/opt/aurora-bench}/...)
@@ -12,7 +12,8 @@
  *   CommandId), the commands are written to <orchestration dir>/_script.sh, one per line, and run as
  *   `sh -c _script.sh` in a process group of their own, stdout and stderr to files there (the agent:
  *   agent/plugins/runscript/runshellscript.go and runscript.go, executers/executers_unix.go).
- *   Amazon Linux's sh is bash; this machine's may be dash, so bash runs it, in POSIX mode as sh does.
+ *   On a Debian machine that is the root's own sh (dash, as on Debian's AMI); an instance without
+ *   a root runs it with this machine's bash in POSIX mode (this machine's sh may be either).
  *   executionTimeout is enforced; CancelCommand and a timeout SIGKILL the whole group, as the agent
  *   does (exit code 137, status Cancelled / TimedOut): a cancelled runner gets no chance to upload.
  * - the output: with OutputS3BucketName the agent uploads stdout and stderr (when not empty) to
@@ -57,7 +58,17 @@ import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { SSMServiceException } from '@aws-sdk/client-ssm';
 import { findFreePort, isAlive, processCmdline, processUid, waitForExit } from '../backends/local/processes';
 import type { ServerInfo } from '../backends/local/mariadb-server';
-import { AGENT_STARTED_FILE, mountInstanceRoot, processesInRoot, removeInstanceRoot, unmountUnder, USER_DATA_SCRIPT, writeStandIns, type InstanceRoot } from './instance-root';
+import {
+  AGENT_STARTED_FILE,
+  hostClientOptionFile,
+  mountInstanceRoot,
+  processesInRoot,
+  removeInstanceRoot,
+  unmountUnder,
+  USER_DATA_SCRIPT,
+  writeStandIns,
+  type InstanceRoot,
+} from './instance-root';
 import type { ProcessTracker } from './process-tracker';
 import { answer, interceptClient, serviceError, type Forward, type SdkResult } from './sdk-intercept';
 
@@ -69,6 +80,8 @@ const STOPPED_EXIT_CODE = 137;
 /** AWS-RunShellScript's default executionTimeout (its document: 3600 s). */
 const DEFAULT_EXECUTION_TIMEOUT_S = 3600;
 const PLUGIN_DIR = join('awsrunShellScript', '0.awsrunShellScript');
+/** AURORA_BENCH_HOME on a Debian machine: the user data leaves it unset, so the scripts' default. */
+const MACHINE_HOME = '/opt/aurora-bench';
 
 type InvocationStatus = 'InProgress' | 'Success' | 'Failed' | 'Cancelled' | 'TimedOut';
 
@@ -359,7 +372,7 @@ export class SsmAgentEmulation {
     }
     const instance: EmulatedInstance = {
       instanceId,
-      home: join(root.root, 'opt', 'aurora-bench'),
+      home: join(root.root, MACHINE_HOME),
       machine: { root, imds },
       terminated: false,
       invocations: new Map(),
@@ -448,6 +461,11 @@ export class SsmAgentEmulation {
     }
     if (ready?.ready !== true || typeof ready.port !== 'number' || !this.o.onServerChanged) return;
     const dir = join(instance.home, 'server');
+    // In a Debian root, the setup's client option file names the socket by its path inside the root:
+    // this machine's sampler reaches the server over its TCP port instead (instance-root.ts).
+    const clientDefaultsFile = instance.machine
+      ? await hostClientOptionFile(instance.machine.root, join(MACHINE_HOME, 'server', 'client.cnf'), ready.port)
+      : join(dir, 'client.cnf');
     await this.o.onServerChanged(instance.instanceId, {
       instanceId: instance.instanceId,
       role: ready.role === 'replica' ? 'reader' : 'writer',
@@ -459,7 +477,7 @@ export class SsmAgentEmulation {
       datadir: join(dir, 'data'),
       socket: join(dir, 'mariadbd.sock'),
       defaultsFile: join(dir, 'my.cnf'),
-      clientDefaultsFile: join(dir, 'client.cnf'),
+      clientDefaultsFile,
       errorLog: join(dir, 'error.log'),
       client: 'mariadb',
     });
@@ -530,7 +548,7 @@ export class SsmAgentEmulation {
     let child: ChildProcess;
     try {
       child = instance.machine
-        ? spawn('chroot', [instance.machine.root.root, '/bin/sh', '-c', 'cd "$1" && exec /bin/bash --posix -c "$1/_script.sh"', 'sh', inRoot], {
+        ? spawn('chroot', [instance.machine.root.root, '/bin/sh', '-c', 'cd "$1" && exec /bin/sh -c "$1/_script.sh"', 'sh', inRoot], {
             cwd: '/',
             env: this.machineEnv(instance.server),
             detached: true,

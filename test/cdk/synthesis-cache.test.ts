@@ -1,12 +1,12 @@
 /**
  * The synthesis cache of `run --aws-rehearsal` (lib/synthesized-workflow.ts synthesizeWorkflowCached):
  * a second process reuses the first one's synthesis, and anything the synthesis depends on gives
- * another cache entry.
+ * another cache entry; old entries are pruned when a new one is written.
  */
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { synthesisDigest, synthesizeWorkflowCached } from '../../lib/synthesized-workflow';
+import { pruneSynthesisCache, synthesisDigest, synthesizeWorkflowCached } from '../../lib/synthesized-workflow';
 import { PROJECT_ROOT } from './cdk-fixture';
 
 describe('synthesizeWorkflowCached', () => {
@@ -56,5 +56,51 @@ describe('synthesizeWorkflowCached', () => {
     expect(synthesisDigest({ ...base, account: '210987654321' })).not.toBe(before);
     expect(afterEdit).not.toBe(before);
     expect(synthesisDigest(base)).toBe(afterEdit);
+  });
+  /** A cache entry name of the given kind, its digest made of `n`; its modification time `ageS` seconds ago. */
+  function oldEntry(cacheDir: string, kind: 'bundled' | 'workflow', n: number, ageS: number): string {
+    const name = kind === 'bundled' ? `bundled-${String(n).padStart(32, '0')}` : `workflow-${String(n).padStart(32, '0')}.json`;
+    const path = join(cacheDir, name);
+    if (kind === 'bundled') {
+      mkdirSync(path, { recursive: true });
+      writeFileSync(join(path, 'synthesis.json'), '{}');
+    } else {
+      writeFileSync(path, '{}');
+    }
+    const at = new Date(Date.now() - ageS * 1000);
+    utimesSync(path, at, at);
+    return name;
+  }
+
+  it('prunes the older workflow entries when it writes a new one, and leaves what is not an entry alone', () => {
+    // Arrange: twelve entries of earlier checkouts, a write under way, and a bundled synthesis.
+    const cacheDir = join(work, 'pruned');
+    mkdirSync(cacheDir, { recursive: true });
+    const earlier = Array.from({ length: 12 }, (_, i) => oldEntry(cacheDir, 'workflow', i, 1000 - i * 10));
+    writeFileSync(join(cacheDir, `workflow-${'f'.repeat(32)}.json.123.tmp`), '{}');
+    const bundled = oldEntry(cacheDir, 'bundled', 1, 5000);
+    const options = { projectRoot: PROJECT_ROOT, region: 'eu-west-1' };
+
+    // Act
+    synthesizeWorkflowCached(options, cacheDir);
+
+    // Assert: the new entry and the nine most recent earlier ones (ten in all), the rest untouched.
+    expect(readdirSync(cacheDir).sort()).toEqual([`workflow-${synthesisDigest(options)}.json`, ...earlier.slice(3), `workflow-${'f'.repeat(32)}.json.123.tmp`, bundled].sort());
+  });
+
+  it('keeps the most recently used bundled syntheses: one read since is kept over one written later', () => {
+    // Arrange: five bundled syntheses; the oldest written was read a moment ago.
+    const cacheDir = join(work, 'bundled');
+    mkdirSync(cacheDir, { recursive: true });
+    const entries = [0, 1, 2, 3, 4].map((n) => oldEntry(cacheDir, 'bundled', n, 100 + n * 100));
+    const now = new Date();
+    utimesSync(join(cacheDir, entries[4]!), now, now);
+
+    // Act
+    const removed = pruneSynthesisCache(cacheDir, 'bundled', 3);
+
+    // Assert
+    expect(removed.sort()).toEqual([entries[2], entries[3]].sort());
+    expect(readdirSync(cacheDir).sort()).toEqual([entries[0], entries[1], entries[4]].sort());
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The AWS CLI that client/runner.sh calls (EC2 clients have it preinstalled on Amazon Linux 2023).
+ * The AWS CLI that client/runner.sh calls (EC2 clients install Debian 12's awscli package at boot).
  * Tests use the one on PATH; on a machine without it, awscli is installed from PyPI into its own
  * venv under ~/.cache (not the repo's .venv: awscli pins botocore, which could fight moto's).
  * No skipping: when it cannot be had, the suite fails with the reason.

@@ -85,10 +85,12 @@ const DEPENDENT_ACTIONS: Readonly<Record<string, readonly string[]>> = {
   // With FinishRun's compaction (core/backends/aws/athena-compaction.ts) also ALTER TABLE ADD
   // PARTITION (Athena User Guide, "ALTER TABLE ADD PARTITION": glue:CreatePartition; and
   // glue:BatchCreatePartition, glue:GetPartition) and UNLOAD, which writes with s3:PutObject.
+  // No glue:GetTables: the Athena User Guide's per-statement policies ("Configure access to databases
+  // and tables in the AWS Glue Data Catalog", examples) grant it for SHOW TABLES and DROP DATABASE
+  // only, and the lake lists no tables (CREATE TABLE there: GetDatabase, GetTable, CreateTable).
   'athena:StartQueryExecution': [
     'glue:GetDatabase',
     'glue:GetTable',
-    'glue:GetTables',
     'glue:GetPartitions',
     'glue:GetPartition',
     'glue:CreatePartition',

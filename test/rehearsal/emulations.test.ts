@@ -24,6 +24,7 @@ import {
   ModifyDBClusterParameterGroupCommand,
   ModifyDBParameterGroupCommand,
   RDSClient,
+  RebootDBInstanceCommand,
   type DBInstance,
 } from '@aws-sdk/client-rds';
 import { CreateBucketCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
@@ -232,6 +233,65 @@ describe('RDS emulation: a cluster created through the API is a real MariaDB clu
     await expect(unknown).rejects.toMatchObject({ name: 'InvalidParameterValue', message: 'Could not find parameter with name: no_such_parameter' });
     const params = await rds.send(new DescribeDBClusterParametersCommand({ DBClusterParameterGroupName: 'emu-cpg', Source: 'user' }));
     expect((params.Parameters ?? []).map((p) => p.ParameterName)).toEqual(['innodb_print_all_deadlocks']);
+  });
+
+  it('applies a static parameter left pending-reboot by RebootDBInstance: the server restarts on its data and port, the instance rebooting then available', async () => {
+    // Arrange: back_log is read only when the server starts (MariaDB: a read-only system variable;
+    // Aurora MySQL 3: modifiable in a DB parameter group, core/aurora/aurora-mysql-parameters.json).
+    const described = (await rds.send(new DescribeDBClustersCommand({ DBClusterIdentifier: 'emu-c1' }))).DBClusters![0]!;
+    const secret = JSON.parse((await secrets.send(new GetSecretValueCommand({ SecretId: described.MasterUserSecret!.SecretArn! }))).SecretString!) as {
+      username: string;
+      password: string;
+    };
+    const login = async (id: string) => tcpLogin(`${id}-reboot`, (await instance(id)).Endpoint!.Port!, secret.username, secret.password);
+    const backLog = async (id: string) => (await query(await login(id), "SHOW GLOBAL VARIABLES LIKE 'back_log'"))[0]?.[1];
+    const before = { port: (await instance('emu-c1-w')).Endpoint!.Port!, pid: emulation.runningServers().find((s) => s.instanceId === 'emu-c1-w')!.pid };
+    await rds.send(
+      new ModifyDBParameterGroupCommand({
+        DBParameterGroupName: 'emu-ipg',
+        Parameters: [{ ParameterName: 'back_log', ParameterValue: '123', ApplyMethod: 'pending-reboot' }],
+      }),
+    );
+    const pending = (await instance('emu-c1-w')).DBParameterGroups?.map((g) => g.ParameterApplyStatus);
+    const runningBefore = await backLog('emu-c1-w');
+
+    // Act
+    const rebootOf = async (id: string) => {
+      const answered = (await rds.send(new RebootDBInstanceCommand({ DBInstanceIdentifier: id }))).DBInstance?.DBInstanceStatus;
+      const seen = [answered];
+      await until(`${id} available after its reboot`, async () => {
+        const status = (await instance(id)).DBInstanceStatus;
+        if (seen.at(-1) !== status) seen.push(status);
+        return status === 'available' ? true : undefined;
+      });
+      return seen;
+    };
+    const writerStatuses = await rebootOf('emu-c1-w');
+    const readerStatuses = await rebootOf('emu-c1-r1');
+
+    // Assert
+    expect(pending).toEqual(['pending-reboot']);
+    expect(runningBefore).not.toBe('123');
+    expect(writerStatuses).toEqual(['rebooting', 'available']);
+    expect(readerStatuses).toEqual(['rebooting', 'available']);
+    expect(await backLog('emu-c1-w')).toBe('123');
+    expect(await backLog('emu-c1-r1')).toBe('123');
+    const after = await instance('emu-c1-w');
+    expect(after.Endpoint?.Port).toBe(before.port);
+    expect(after.DBParameterGroups?.map((g) => g.ParameterApplyStatus)).not.toContain('pending-reboot');
+    expect(isAlive(before.pid)).toBe(false);
+    // The data outlived the restart, and the reader replicates again.
+    const onWriter = await login('emu-c1-w');
+    const onReader = await login('emu-c1-r1');
+    expect(await query(onWriter, 'SELECT id FROM benchdata.t')).toEqual([['7']]);
+    await query(onWriter, 'INSERT INTO benchdata.t VALUES (8)');
+    expect(
+      await until('row replicated after the reboots', async () => {
+        const rows = await query(onReader, 'SELECT id FROM benchdata.t ORDER BY id').catch(() => []);
+        return rows.length === 2 ? rows : undefined;
+      }),
+    ).toEqual([['7'], ['8']]);
+    expect(membersSeen.at(-1)).toMatchObject({ clusterId: 'emu-c1', writer: { instanceId: 'emu-c1-w' }, readers: [{ instanceId: 'emu-c1-r1' }] });
   });
 
   it("stops an instance's server when it is deleted, and deleting the cluster deletes its secret", async () => {

@@ -173,10 +173,6 @@ describe('every study through the AWS rehearsal', () => {
         for (const s of c.steps) {
           const metrics = await tableRows<ServerMetricRow>('server_metrics', c.cellId, s.stepId);
           const instances = new Set(metrics.filter((m) => m.source === 'cloudwatch' && m.metric === 'CPUUtilization').map((m) => m.role));
-          // Known gap: a self-managed server booted in its Debian root (instance-root.ts) is not yet
-          // sampled for AWS/EC2 by the rehearsal's CloudWatch publisher (its option files name paths
-          // inside the root), so only managed engines' CloudWatch CPU is asserted here.
-          if (c.variant.engine?.kind === 'self-managed') continue;
           expect([`${c.cellId}/${s.stepId}`, ...instances].sort()).toEqual([`${c.cellId}/${s.stepId}`, 'writer', ...(c.variant.readers > 0 ? ['reader'] : [])].sort());
           // Write forwarding is Aurora's: its Forwarding* metrics have no MariaDB counterpart and stay empty
           // (incomplete). The PostgreSQL stand-in's sampler has no network counters
@@ -193,8 +189,15 @@ describe('every study through the AWS rehearsal', () => {
       if (file === 'thread-sweep.json') {
         // The offerings' topologies, the self-managed server on EC2 among them.
         expect(new Set(r.plan.cells.map((c) => c.variant.engine?.kind))).toEqual(new Set(['aurora-mysql', 'rds-mysql', 'self-managed']));
-        // A self-managed server's CloudWatch metrics (AWS/EC2 CPU, CWAgent memory) are not asserted
-        // while its Debian root is not sampled by the rehearsal's publisher (the known gap above).
+        // A self-managed server's memory is the CloudWatch agent's CWAgent mem_available (the rehearsal
+        // publishes this machine's MemAvailable for its emulated instances), as FreeableMemory in bytes.
+        for (const c of r.plan.cells.filter((cell) => cell.variant.engine?.kind === 'self-managed')) {
+          for (const s of c.steps) {
+            const memory = (await tableRows<ServerMetricRow>('server_metrics', c.cellId, s.stepId)).filter((m) => m.metric === 'FreeableMemory');
+            expect(memory.map((m) => `${m.role} ${m.source} ${m.unit}`)).toEqual(expect.arrayContaining(['writer cloudwatch Bytes']));
+            expect(memory.every((m) => m.value > 0)).toBe(true);
+          }
+        }
       }
       if (file === 'serverless-vs-provisioned.json') {
         // The cluster is created with its capacity range, and each step of a db.serverless cell collects

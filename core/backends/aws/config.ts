@@ -34,14 +34,14 @@ export interface AwsBackendConfig {
   /** Instance profile the clients run with (SSM core + S3 lake read/write + the DB secret read). */
   readonly clientInstanceProfileArn: string;
   /**
-   * Launch templates per CPU architecture. They carry the client AMI (Amazon Linux with the SSM agent,
-   * sysbench and the AWS CLI), the instance profile and the security group; startClients only sets
+   * Launch templates per CPU architecture. They carry the client AMI (Debian 12, whose user data installs
+   * sysbench, the AWS CLI and the SSM agent), the instance profile and the security group; startClients only sets
    * instance type, subnet, tags and the client token.
    */
   readonly launchTemplateIds: Readonly<Partial<Record<ClientArchitecture, string>>>;
   /**
    * Self-managed servers (engine "self-managed", self-managed-servers.ts): launch templates per CPU
-   * architecture (Amazon Linux 2023, user data that fetches client/ like the clients' and runs
+   * architecture (Debian 12, user data that fetches client/ like the clients' and runs
    * client/server-install.sh), the servers' security group (the DB port from the clients and from
    * each other) and instance profile (SSM core, read client/, read the cell's secret). Absent in a
    * stack without them: such a cell is refused when it is provisioned, naming what is missing.

@@ -30,7 +30,7 @@
  *   Guide, "List the available CloudWatch metrics for your instances"), BlockDeviceMappings with
  *   Ebs.VolumeSize/VolumeType gp3/DeleteOnTermination/Encrypted (EbsBlockDevice: gp3 "1 - 65,536
  *   GiB", at least the snapshot's size), TagSpecifications for the instance and its volume.
- *   /dev/xvda is the root device of the Amazon Linux 2023 AMIs (DescribeImages RootDeviceName).
+ *   /dev/xvda is the root device of Debian's AMIs (lib/clients.ts DEBIAN_ROOT_DEVICE).
  * - SSM SendCommand / GetCommandInvocation (botocore ssm/2014-11-06): AWS-RunShellScript `commands`
  *   and `executionTimeout`; Status Pending | InProgress | Delayed | Cancelling while it runs,
  *   Success, or Failed | TimedOut | Cancelled; StandardOutputContent holds "The first 24,000
@@ -86,7 +86,7 @@ const SETUP_DELIVERY_TIMEOUT_S = 600;
 const LOST_STATES = new Set(['shutting-down', 'terminated', 'stopping', 'stopped']);
 /** GetCommandInvocation statuses of a command still under way. */
 const RUNNING_STATUSES = new Set(['Pending', 'InProgress', 'Delayed', 'Cancelling']);
-/** The root device of the Amazon Linux 2023 AMIs the server launch templates use (lib/servers.ts). */
+/** The root device of the Debian 12 AMIs the server launch templates use (lib/clients.ts DEBIAN_ROOT_DEVICE, lib/servers.ts). */
 const ROOT_DEVICE = '/dev/xvda';
 
 /**
