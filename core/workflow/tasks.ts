@@ -4,7 +4,6 @@
  * deps. Everything returned here becomes state data, so it stays small and plain JSON.
  */
 import {
-  WF_EMULATION_SCRIPT,
   type Backend,
   type CellResources,
   type JobHandle,
@@ -13,6 +12,7 @@ import {
   type RunnerJob,
   type ServerMetricsCollection,
   type VerdictPublication,
+  type WriteForwardingSupport,
 } from '../backend';
 import { lakeKeys, toJsonLines, type RunRow, type ServerConfigRow, type ServerMetricRow, type VerdictsRow } from '../lake/rows';
 import { metricWindowRows, skippedStepRow, stepRowsOf, stepTotals, type ClientStepOutput } from '../lake/step-rows';
@@ -397,16 +397,24 @@ export function preparingTogether(run: RunContext, members: readonly (readonly R
   );
 }
 
-function buildJobs(run: RunContext, cell: CellPlan, resources: CellResources, step: StepPlan, phase: RunnerPhase, withPrepare = false): RunnerJob[] {
+function buildJobs(
+  run: RunContext,
+  cell: CellPlan,
+  resources: CellResources,
+  step: StepPlan,
+  phase: RunnerPhase,
+  withPrepare: boolean,
+  writeForwarding: WriteForwardingSupport,
+): RunnerJob[] {
   if (resources.clients.length === 0) throw new InvalidTaskInputError(`cell ${cell.cellId} has no clients`);
   const workload = step.script?.name ?? step.test;
   if (workload === undefined) throw new InvalidTaskInputError(`step ${step.stepId} has neither test nor script`);
   // Data is prepared once, by the first client, on the writer; a run uses step.clients clients.
   const count = phase === 'prepare' ? 1 : Math.min(step.clients, resources.clients.length);
   const prepareStep: StepPlan = { ...step, target: 'writer' };
-  const emulation = phase === 'run' ? forwardingEmulationOf(step, resources) : null;
+  const forwarded = phase === 'run' ? forwardedWritesOf(step, writeForwarding) : undefined;
   const preparing = phase === 'run' && withPrepare;
-  if (preparing && emulation !== null) throw new InvalidTaskInputError(`step ${step.stepId}: the write-forwarding emulation's data is prepared by a job of its own`);
+  if (preparing && forwarded !== undefined) throw new InvalidTaskInputError(`step ${step.stepId}: the write-forwarding emulation's data is prepared by a job of its own`);
   const preparedBy = resources.clients[0]!.clientId;
   const together = preparing && count > 1 ? { startAfterPrepareS: START_AFTER_PREPARE_S[run.backend] } : {};
   return resources.clients.slice(0, count).map((client, i) => ({
@@ -414,11 +422,11 @@ function buildJobs(run: RunContext, cell: CellPlan, resources: CellResources, st
     phase,
     clientId: client.clientId,
     endpoint: endpointFor(phase === 'prepare' ? prepareStep : step, resources, i),
-    workload: emulation?.workload ?? workload,
-    sysbenchArgs: [...buildSysbenchArgs(step, cell.data, phase), ...(emulation?.args ?? [])],
+    workload,
+    sysbenchArgs: buildSysbenchArgs(step, cell.data, phase),
     ...(cellDriver(cell) === 'pgsql' ? { driver: 'pgsql' as const } : {}),
     outputPrefix: lakeKeys.raw(run.dt, run.runId, cell.cellId, step.stepId, phase, client.clientId),
-    ...(emulation !== null ? { extraPort: emulation.writerPort } : {}),
+    ...(forwarded !== undefined ? { writeForwarding: forwarded } : {}),
     ...(preparing && i === 0
       ? {
           prepareFirst: {
@@ -433,16 +441,14 @@ function buildJobs(run: RunContext, cell: CellPlan, resources: CellResources, st
   }));
 }
 
-function forwardingEmulationOf(step: StepPlan, resources: CellResources): { workload: string; args: string[]; writerPort: number } | null {
-  if (step.forwardingEmulation === undefined) return null;
-  if (!resources.writer) throw new InvalidTaskInputError(`cell ${resources.cellId} has no writer endpoint yet`);
-  const base = step.test === 'oltp_write_only' ? 'oltp_write_only' : step.script?.name === 'rw_consistency.lua' ? 'rw_consistency' : 'oltp_read_write';
-  const ownLevel = typeof (step.options as Record<string, unknown>)['consistency'] === 'string';
-  return {
-    workload: WF_EMULATION_SCRIPT,
-    args: [`--wf_base=${base}`, `--wf_writer_port=${resources.writer.port}`, ...(ownLevel ? [] : [`--consistency=${step.forwardingEmulation.consistency}`])],
-    writerPort: resources.writer.port,
-  };
+/**
+ * The write forwarding a run job asks of the backend: none for a backend that forwards natively (the
+ * job runs as it is), the step's consistency level for one that emulates it (it adapts the job).
+ */
+function forwardedWritesOf(step: StepPlan, support: WriteForwardingSupport): RunnerJob['writeForwarding'] {
+  if (step.forwardingEmulation === undefined || support === 'native') return undefined;
+  if (support === 'none') throw new InvalidTaskInputError(`step ${step.stepId} sends writes to a reader of a write-forwarding variant, which this backend cannot run`);
+  return { consistency: step.forwardingEmulation.consistency };
 }
 
 interface ClientOutput extends ClientStepOutput {
@@ -603,7 +609,7 @@ export async function jobsToStart(deps: TaskDeps, event: StartJobsEvent): Promis
   need(event, ['run', 'cell', 'resources', 'step', 'phase'], 'start-jobs');
   const decision = event.phase === 'run' ? await decide(deps, event.run, event.cell, event.step) : { run: true, step: event.step };
   if (!decision.run) return [];
-  return buildJobs(event.run, event.cell, event.resources, decision.step, event.phase, event.withPrepare === true);
+  return buildJobs(event.run, event.cell, event.resources, decision.step, event.phase, event.withPrepare === true, deps.backend.writeForwarding);
 }
 
 export async function collectStepTask(deps: TaskDeps, event: CollectStepEvent): Promise<StepOutcome | null> {
