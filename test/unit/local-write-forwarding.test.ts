@@ -70,7 +70,13 @@ describe('the local backend emulates write forwarding', () => {
       expect(built!.writeForwarding).toEqual({ consistency: 'SESSION' });
       expect(built).not.toHaveProperty('extraPort');
       // A backend that forwards natively gets the job as it is.
-      const [native] = await jobsToStart({ backend: { ...backend, writeForwarding: 'native' } } as unknown as TaskDeps, { run, cell, resources, step, phase: 'run' });
+      const [native] = await jobsToStart({ backend: { kind: 'aws', lake: backend.lake, writeForwarding: 'native' } } as unknown as TaskDeps, {
+        run,
+        cell,
+        resources,
+        step,
+        phase: 'run',
+      });
       expect(native).not.toHaveProperty('writeForwarding');
     } finally {
       rmSync(dir, { recursive: true, force: true });
