@@ -31,14 +31,14 @@ export const PREPARE_FIRST_LOOK_S = 10;
 export const START_AFTER_PREPARE_S: Record<RunContext['backend'], number> = { local: 2, aws: 5 };
 
 /** A member's jobs of the phase in flight, and the resources they were started with (what a stop path needs to record the step). */
-export interface MemberJobs {
+interface MemberJobs {
   readonly cellId: string;
   readonly jobs: readonly JobHandle[];
   readonly resources: CellResources;
 }
 
 /** Why a step failed the cell, as a Catch's error payload (the teardown reports it; on AWS the segment's Map error does not carry it). */
-export interface StepFailure {
+interface StepFailure {
   readonly Error: string;
   readonly Cause?: string;
 }
@@ -100,13 +100,13 @@ export interface MemberJobsState extends JobsState {
 }
 
 /** Stop a member's jobs of the phase in flight: they ran past their deadline (jobDeadlineS). */
-export interface StopCommand {
+interface StopCommand {
   readonly kind: 'stop';
   readonly cellId: string;
   readonly jobs: readonly JobHandle[];
 }
 /** Write the cursor to the lake. */
-export interface PersistCommand {
+interface PersistCommand {
   readonly kind: 'persist';
   readonly cursor: StepCursor;
 }
