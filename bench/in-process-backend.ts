@@ -95,6 +95,8 @@ export class InProcessBenchBackend implements Backend {
   readonly kind = 'local' as const;
   readonly lake = new MemoryLakeStore();
   readonly metricsPublishDelayS = 0;
+  /** As the local backend it stands in for (its jobs are simulated, whatever their workload). */
+  readonly writeForwarding = 'emulated' as const;
   /** How many times each job set (keyed by its first job id) was checked. */
   private readonly checks = new Map<string, number>();
 

@@ -65,10 +65,12 @@ export interface ReadyState {
 }
 
 /**
- * The client-side emulation of write forwarding (client/workloads/wf_emulation.lua), run for the
- * steps a local plan marks (StepPlan.forwardingEmulation); the local backend ships it itself.
+ * What a backend can do with a step that sends writes to a reader of a variant with write
+ * forwarding: "native", the reader forwards them (Aurora MySQL write forwarding; the job runs as it
+ * is); "emulated", the backend runs such a job its own way (the local backend's client-side
+ * emulation, core/backends/local); "none", it cannot run one.
  */
-export const WF_EMULATION_SCRIPT = 'wf_emulation.lua';
+export type WriteForwardingSupport = 'native' | 'emulated' | 'none';
 
 /** One invocation of client/runner.sh on one client. */
 export interface RunnerJob {
@@ -89,10 +91,11 @@ export interface RunnerJob {
   /** Lake key prefix, ending in '/', the runner writes output.log, client_cpu.jsonl, result.json under. */
   readonly outputPrefix: string;
   /**
-   * Local write-forwarding emulation only: the writer's port on the endpoint's host, given to the
-   * runner as --extra-port (the script's second connection).
+   * The job sends writes to a reader of a variant that forwards writes, at this read consistency
+   * level (StepPlan.forwardingEmulation): set for a backend whose writeForwarding is "emulated",
+   * which adapts the job itself.
    */
-  readonly extraPort?: number;
+  readonly writeForwarding?: { readonly consistency: string };
   /**
    * A step whose data is prepared afresh (data.reuse "step"), the first client's job: it drops and
    * prepares the tables on this endpoint with these sysbench options, its files under this prefix
@@ -179,6 +182,8 @@ export interface Backend {
    * has them at once: 0). Windows collected earlier are re-collected once this has passed.
    */
   readonly metricsPublishDelayS: number;
+  /** What it does with a job whose writes go to a reader of a write-forwarding variant (RunnerJob.writeForwarding). */
+  readonly writeForwarding: WriteForwardingSupport;
 
   /** Create (or find, on retry) the cell's parameter groups, cluster and instances. Idempotent. */
   provisionCell(run: RunContext, cell: CellPlan): Promise<CellResources>;

@@ -1,7 +1,7 @@
 /**
  * How long a step's runner jobs may run, and what looking at them until then can cost the workflow
  * in Step Functions history events. The RunStep Task stops jobs past these deadlines
- * (core/workflow/tasks.ts), SSM's own execution timeout sits above them (core/backends/aws/jobs.ts),
+ * (core/workflow/step-scheduler.ts), SSM's own execution timeout sits above them (core/backends/aws/jobs.ts),
  * and a cell's steps are split into segments by the worst case (core/plan/segments.ts): no loop
  * whose length depends on the data's size or on a hung job can bring a segment's execution near the
  * 25,000-event history limit.
@@ -11,7 +11,7 @@ import type { CellPlan, DataPlan, RunnerPhase, StepPlan } from './types';
 /**
  * How long the WaitForStep state waits before RunStep looks again at jobs it found still running:
  * 10 s after the first such look, 1.5 times longer after each next one, at most 300 s
- * (lookAgainAfterS). The look count is kept in the step's cursor in the lake (core/workflow/tasks.ts),
+ * (lookAgainAfterS). The look count is kept in the step's cursor in the lake (core/workflow/step-scheduler.ts),
  * so a step not done yet is a value RunStep returns ({ done: false, waitS }), not an error.
  */
 const STEP_LOOK_BACKOFF = { intervalS: 10, backoffRate: 1.5, maxDelayS: 300 } as const;

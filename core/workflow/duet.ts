@@ -10,7 +10,8 @@
  * shape): PlanRun hands the RunCells Map one item per duet (its id `r<repeat>-duet`; its DuetPlan,
  * with the member cells, is in the lake) instead of one per cell, and every Task the item reaches does, in one call, for each
  * member what it does for a single cell: ProvisionCell provisions every member's cluster,
- * CheckCellReady / StartClients / CheckClientsReady pass only when all members are, RunStep starts a
+ * CheckCellReady / StartClients / CheckClientsReady pass only when all members are, RunStep
+ * (core/workflow/run-step.ts, the step scheduler for which a cell is a duet of one member) starts a
  * step's runner jobs on all members together and collects them all before the next step starts (the
  * barrier), CollectLateMetrics and TeardownCell cover every member. The members stay ordinary cells
  * in the plan and the lake (rows, outcomes), so results, reports and compare read them as before;
@@ -18,46 +19,30 @@
  * separate clusters and client fleets started by the same Lambda call; locally their servers and
  * runners are processes on this one machine.
  */
-import type { CellResources, JobHandle, RunContext } from '../backend';
-import { TransientBackendError } from '../backend';
+import type { CellResources, RunContext } from '../backend';
 import { lakeKeys } from '../lake/rows';
 import { isDuetId } from '../plan/plan';
 import { duetHeader, type DuetHeader } from '../plan/segments';
-import { lookAgainAfterS, preparesInRun } from '../plan/step-looks';
-import type { CellPlan, DuetPlan, PlanNote, StepSegment } from '../plan/types';
-import type { RunnerPhase } from '../sysbench/types';
+import type { DuetPlan, PlanNote, StepSegment } from '../plan/types';
 import { InvalidTaskInputError } from './errors';
+import type { StepCursor } from './step-scheduler';
 import {
   causeText,
   checkCellReadyTask,
   checkClientsReadyTask,
-  checkJobsTask,
-  checkRunPrepare,
   collectLateMetricsTask,
-  collectStepTask,
-  expectedPrepareS,
-  jobsToStart,
   loadCellPlan,
   namedCell,
   need,
-  PREPARE_FIRST_LOOK_S,
-  prepareOutputPrefix,
-  preparedSeconds,
-  preparingTogether,
   provisionCellTask,
   readJson,
-  runStepTask,
-  START_AFTER_PREPARE_S,
   startClientsTask,
-  stepSummary,
   teardownCellTask,
   type CellItemEvent,
   type CellOutcome,
   type CellResourcesEvent,
-  type DuetCursor,
   type LateMetricsOutput,
   type ProvisionedCell,
-  type RunStepEvent,
   type RunStepOutput,
   type StepOutcome,
   type TaskDeps,
@@ -80,7 +65,7 @@ interface DuetEvent {
 interface DuetResourcesEvent extends DuetEvent {
   readonly resources: DuetResources;
 }
-interface DuetStepEvent extends DuetResourcesEvent {
+export interface DuetStepEvent extends DuetResourcesEvent {
   readonly cell: DuetHeader;
   readonly segment: StepSegment;
 }
@@ -91,7 +76,7 @@ type DuetTeardownEvent = Omit<TeardownEvent, 'cell' | 'resources'> & DuetEvent &
  * the cell Map's item, {cellId, index}) only the duet's id, and the Tasks that receive a reference
  * (provisioning, a teardown before it) read the members from the duet's plan.
  */
-function isDuet(cell: unknown): cell is DuetEvent['cell'] {
+export function isDuet(cell: unknown): cell is DuetEvent['cell'] {
   if (typeof cell !== 'object' || cell === null) return false;
   const { members, cellId } = cell as { members?: unknown; cellId?: unknown };
   return Array.isArray(members) || (typeof cellId === 'string' && isDuetId(cellId));
@@ -106,14 +91,14 @@ async function loadDuetPlan(deps: TaskDeps, run: RunContext, duetId: string): Pr
 }
 
 /** Every member's call settled before the first failure is thrown: none is left running unseen. */
-async function allMembers<T>(calls: readonly Promise<T>[]): Promise<T[]> {
+export async function allMembers<T>(calls: readonly Promise<T>[]): Promise<T[]> {
   const settled = await Promise.allSettled(calls);
   const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
   return settled.map((r) => (r as PromiseFulfilledResult<T>).value);
 }
 
-function memberResources(resources: DuetResources, cellId: string): CellResources {
+export function memberResources(resources: DuetResources, cellId: string): CellResources {
   const own = resources.members.find((m) => m.cellId === cellId);
   if (own === undefined) throw new InvalidTaskInputError(`duet ${resources.cellId} carries no resources of its member ${cellId}`);
   return own;
@@ -186,135 +171,6 @@ export interface DuetStepOutput extends RunStepOutput {
   readonly startSpreadMs: number | null;
 }
 
-type DuetInflight = NonNullable<DuetCursor['inflight']>;
-
-/**
- * One step of a duet forward: the phase in flight is collected only when every member's jobs are
- * done (until then each look returns done false and a wait that backs off), then the next phase
- * starts on every member in this one call.
- * Every member's jobs are decided and built before any is started, so the starts are as close as
- * the backend's start calls (a process spawn locally, an SSM SendCommand on AWS).
- *
- * With data.reuse "step" a step is one phase, as a cell's is (preparesInRun): each member's first
- * client prepares that member's data on its own writer in its run job, and every job of every
- * member waits for all the members' prepares and starts its run at the same moment after the last
- * of them ended (preparingTogether): one look-until-done per step instead of a prepare phase's and
- * then the run's. Every member's prepare is judged before any run is collected, so one member's
- * failed prepare fails the duet with its DataPrepareFailedError and no member has rows of the step.
- */
-async function runDuetStepTask(deps: TaskDeps, event: DuetStepEvent): Promise<DuetStepOutput> {
-  need(event, ['run', 'cell', 'resources', 'segment'], 'run-step');
-  const { run, resources, segment } = event;
-  const lake = deps.backend.lake;
-  const cursorKey = lakeKeys.workflow.stepCursor(run.runId, event.cell.cellId);
-  const cells: CellPlan[] = await Promise.all(event.cell.members.map((cellId) => loadCellPlan(deps, run, cellId)));
-  const res = (cell: CellPlan): CellResources => memberResources(resources, cell.cellId);
-  let cursor: DuetCursor = (await readJson<DuetCursor>(deps, cursorKey)) ?? { cellId: event.cell.cellId, next: segment.from };
-
-  const start = async (index: number, phase: RunnerPhase, withPrepare: boolean): Promise<DuetInflight> => {
-    const built = await Promise.all(cells.map((cell) => jobsToStart(deps, { run, cell, resources: res(cell), step: cell.steps[index]!, phase, withPrepare })));
-    const planned = withPrepare ? preparingTogether(run, built) : built;
-    const settled = await Promise.allSettled(cells.map((cell, i) => (planned[i]!.length === 0 ? Promise.resolve([]) : deps.backend.startJobs(run, cell, res(cell), planned[i]!))));
-    const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed) {
-      // A step that cannot start on every member runs on none: a lone member's intervals pair with nothing.
-      const started = settled.flatMap((r) => (r.status === 'fulfilled' ? r.value : []));
-      await deps.backend.stopJobs(run, started).catch(() => undefined);
-      throw failed.reason;
-    }
-    const handles = settled.map((r) => (r as PromiseFulfilledResult<JobHandle[]>).value);
-    return {
-      stepIndex: index,
-      phase,
-      ...(withPrepare ? { withPrepare } : {}),
-      members: cells.map((cell, i) => ({ cellId: cell.cellId, jobs: handles[i]!, resources: res(cell) })),
-    };
-  };
-  const spread = (inflight: DuetInflight): number | null => {
-    const starts = inflight.members.flatMap((m) => m.jobs.map((j) => Date.parse(j.startedAt)));
-    return starts.length === 0 ? null : Math.max(...starts) - Math.min(...starts);
-  };
-  const lastPrepare = () => (cursor.lastPrepareS !== undefined ? { lastPrepareS: cursor.lastPrepareS } : {});
-  const begin = async (index: number, phase: RunnerPhase, collectedByMember: DuetStepOutput['collectedByMember'], withPrepare = false): Promise<DuetStepOutput> => {
-    const step = cells[0]!.steps[index]!;
-    const inflight = await start(index, phase, withPrepare);
-    cursor = { cellId: cursor.cellId, next: index, inflight, ...lastPrepare() };
-    await lake.put(cursorKey, JSON.stringify(cursor));
-    const anyJobs = inflight.members.some((m) => m.jobs.length > 0);
-    // Runs that prepare first are looked at when the slowest member's prepare, the start delay and the run should be over.
-    const prepareS = withPrepare ? Math.max(...cells.map((cell) => expectedPrepareS(run, cell, cursor))) + START_AFTER_PREPARE_S[run.backend] : 0;
-    const waitS = phase === 'prepare' ? PREPARE_FIRST_LOOK_S : anyJobs ? prepareS + step.waitS : 0;
-    return {
-      done: false,
-      waitS,
-      started: { phase, ...(withPrepare ? { withPrepare } : {}), step: stepSummary(step) },
-      collected: null,
-      collectedByMember,
-      startSpreadMs: spread(inflight),
-    };
-  };
-
-  try {
-    let collectedByMember: DuetStepOutput['collectedByMember'] = [];
-    const inflight = cursor.inflight;
-    if (inflight) {
-      const withPrepare = inflight.withPrepare === true;
-      const stepOf = (cellId: string) => {
-        const cell = cells.find((c) => c.cellId === cellId);
-        const step = cell?.steps[inflight.stepIndex];
-        if (cell === undefined || step === undefined) throw new InvalidTaskInputError(`duet ${cursor.cellId}: member ${cellId} has no step ${inflight.stepIndex}`);
-        return { cell, step };
-      };
-      // The barrier: nothing is collected, and nothing starts, until every member's jobs are done.
-      const states = await Promise.all(
-        inflight.members.map((m) => {
-          const { cell, step } = stepOf(m.cellId);
-          return m.jobs.length === 0 ? Promise.resolve({ done: true, running: 0, timedOut: false, jobs: [] }) : checkJobsTask(deps, { run, cell, step, jobs: m.jobs, withPrepare });
-        }),
-      );
-      const running = states.filter((s) => !s.done);
-      if (running.length > 0) {
-        // Not done yet: a value, not an error, as for a cell (core/workflow/tasks.ts runStepTask).
-        const looks = (inflight.looks ?? 0) + 1;
-        cursor = { ...cursor, inflight: { ...inflight, looks } };
-        await lake.put(cursorKey, JSON.stringify(cursor));
-        const jobs = running.reduce((a, s) => a + s.running, 0);
-        return { done: false, waitS: lookAgainAfterS(looks), started: null, collected: null, running: jobs, collectedByMember: [], startSpreadMs: null };
-      }
-      const events = inflight.members.map((m, i) => {
-        const { cell, step } = stepOf(m.cellId);
-        return { run, cell, resources: m.resources, step, phase: inflight.phase, jobs: m.jobs, jobsState: states[i]! };
-      });
-      // Every member's prepare judged before any run is collected: a failed one leaves no member with rows of the step.
-      if (withPrepare) await allMembers(events.map((e) => checkRunPrepare(deps, e)));
-      const outcomes = await allMembers(events.map((e) => collectStepTask(deps, e)));
-      if (inflight.phase === 'prepare') return await begin(inflight.stepIndex, 'run', []);
-      collectedByMember = inflight.members.flatMap((m, i) => (outcomes[i] ? [{ cellId: m.cellId, outcome: outcomes[i] }] : []));
-      await Promise.all(collectedByMember.map((c) => lake.put(lakeKeys.workflow.stepOutcome(run.runId, c.cellId, c.outcome.stepId), JSON.stringify(c.outcome))));
-      // The slowest member's prepare is what the next step's runs wait for.
-      const prepared = withPrepare
-        ? await Promise.all(events.filter((e) => e.jobs.length > 0).map((e) => preparedSeconds(deps, prepareOutputPrefix(run, e.cell, e.step, e.jobs[0]!.clientId))))
-        : [];
-      const seconds = prepared.filter((p): p is number => p !== undefined);
-      cursor = { cellId: cursor.cellId, next: inflight.stepIndex + 1, ...(seconds.length > 0 ? { lastPrepareS: Math.max(...seconds) } : lastPrepare()) };
-      await lake.put(cursorKey, JSON.stringify(cursor));
-    }
-    const next = Math.max(cursor.next, segment.from);
-    const step = next < segment.to ? cells[0]!.steps[next] : undefined;
-    if (!step) return { done: true, waitS: 0, started: null, collected: null, collectedByMember, startSpreadMs: null };
-    // One phase only when it is one for every member (the write-forwarding emulation keeps its prepare job).
-    const withPrepare = cells.every((cell) => preparesInRun(cell, cell.steps[next]!));
-    return await begin(next, step.prepare && !withPrepare ? 'prepare' : 'run', collectedByMember, withPrepare);
-  } catch (e) {
-    // As for a cell: why a step failed the duet stays in its cursor, which the teardown reports.
-    if (!(e instanceof TransientBackendError)) {
-      const err = e as Error;
-      await lake.put(cursorKey, JSON.stringify({ ...cursor, failure: { Error: err.name, Cause: err.message } } satisfies DuetCursor)).catch(() => undefined);
-    }
-    throw e;
-  }
-}
-
 async function collectDuetLateMetricsTask(deps: TaskDeps, event: DuetResourcesEvent): Promise<LateMetricsOutput> {
   need(event, ['run', 'cell', 'resources'], 'collect-late-metrics');
   const outputs = await allMembers(
@@ -334,7 +190,7 @@ async function collectDuetLateMetricsTask(deps: TaskDeps, event: DuetResourcesEv
 async function teardownDuetTask(deps: TaskDeps, event: DuetTeardownEvent): Promise<CellOutcome> {
   need(event, ['run', 'cell'], 'teardown-cell');
   const duet = await loadDuetPlan(deps, event.run, event.cell.cellId);
-  const cursor = await readJson<DuetCursor>(deps, lakeKeys.workflow.stepCursor(event.run.runId, duet.cellId));
+  const cursor = await readJson<StepCursor>(deps, lakeKeys.workflow.stepCursor(event.run.runId, duet.cellId));
   // The step's own error where the duet's is only its segment Map's (as teardownCellTask does for a cell).
   const error = event.error === undefined ? undefined : (cursor?.failure ?? event.error);
   const outcomes = await allMembers(
@@ -382,9 +238,6 @@ export function startCellOrDuetClients(deps: TaskDeps, event: CellResourcesEvent
 }
 export function checkCellOrDuetClientsReady(deps: TaskDeps, event: CellResourcesEvent | DuetResourcesEvent) {
   return isDuet(event.cell) ? checkDuetReady(deps, event as DuetResourcesEvent, checkClientsReadyTask) : checkClientsReadyTask(deps, event as CellResourcesEvent);
-}
-export function runCellOrDuetStep(deps: TaskDeps, event: RunStepEvent | DuetStepEvent): Promise<RunStepOutput | DuetStepOutput> {
-  return isDuet(event.cell) ? runDuetStepTask(deps, event as DuetStepEvent) : runStepTask(deps, event as RunStepEvent);
 }
 export function collectCellOrDuetLateMetrics(deps: TaskDeps, event: CellResourcesEvent | DuetResourcesEvent): Promise<LateMetricsOutput> {
   return isDuet(event.cell) ? collectDuetLateMetricsTask(deps, event as DuetResourcesEvent) : collectLateMetricsTask(deps, event as CellResourcesEvent);

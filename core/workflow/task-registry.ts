@@ -7,15 +7,8 @@
  */
 import type { TaskName } from './task-names';
 import { computeVerdictsTask, finishRunTask, planRunTask, type TaskDeps } from './tasks';
-import {
-  checkCellOrDuetClientsReady,
-  checkCellOrDuetReady,
-  collectCellOrDuetLateMetrics,
-  provisionCellOrDuet,
-  runCellOrDuetStep,
-  startCellOrDuetClients,
-  teardownCellOrDuet,
-} from './duet';
+import { checkCellOrDuetClientsReady, checkCellOrDuetReady, collectCellOrDuetLateMetrics, provisionCellOrDuet, startCellOrDuetClients, teardownCellOrDuet } from './duet';
+import { runStepTask } from './run-step';
 
 export const TASKS = {
   'plan-run': planRunTask,
@@ -24,7 +17,7 @@ export const TASKS = {
   'check-cell-ready': checkCellOrDuetReady,
   'start-clients': startCellOrDuetClients,
   'check-clients-ready': checkCellOrDuetClientsReady,
-  'run-step': runCellOrDuetStep,
+  'run-step': runStepTask,
   'collect-late-metrics': collectCellOrDuetLateMetrics,
   'teardown-cell': teardownCellOrDuet,
   'finish-run': finishRunTask,

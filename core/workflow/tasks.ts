@@ -4,24 +4,21 @@
  * deps. Everything returned here becomes state data, so it stays small and plain JSON.
  */
 import {
-  TransientBackendError,
-  WF_EMULATION_SCRIPT,
   type Backend,
   type CellResources,
   type JobHandle,
-  type JobsState,
   type MetricsWindow,
   type RunContext,
   type RunnerJob,
   type ServerMetricsCollection,
   type VerdictPublication,
+  type WriteForwardingSupport,
 } from '../backend';
 import { lakeKeys, toJsonLines, type RunRow, type ServerConfigRow, type ServerMetricRow, type VerdictsRow } from '../lake/rows';
 import { metricWindowRows, skippedStepRow, stepRowsOf, stepTotals, type ClientStepOutput } from '../lake/step-rows';
-import { BACKEND_TIMES, PlanError } from '../plan/plan';
+import { PlanError } from '../plan/plan';
 import { preparePlan } from '../plan/prepare';
 import { cellHeader } from '../plan/segments';
-import { jobDeadlineS, lookAgainAfterS, preparesInRun } from '../plan/step-looks';
 import type { CellHeader, CellItem, CellPlan, CellRef, Plan, PlanNote, StepPlan, StepSegment } from '../plan/types';
 import type { Spec } from '../experiment/schema';
 import { SpecError, validateSpec } from '../experiment/validate';
@@ -33,6 +30,7 @@ import { parseServerVariables } from '../sysbench/server-variables';
 import { applyStatuses, effectiveConfiguration, requestedParameters } from './effective-config';
 import { ConfigurationNotInEffectError, DataPrepareFailedError, InvalidSpecError, InvalidTaskInputError, NotReadyInTimeError } from './errors';
 import { decideStep, stepsToConsult, type EarlierStepRows, type StepDecision } from './step-rates';
+import { START_AFTER_PREPARE_S, storedCursor, type MemberJobsState, type StepCursor } from './step-scheduler';
 
 export interface TaskDeps {
   readonly backend: Backend;
@@ -120,11 +118,6 @@ export interface StartJobsEvent extends PlannedCellEvent {
    */
   readonly withPrepare?: boolean;
 }
-interface CheckJobsEvent extends PlannedCellEvent {
-  readonly step: StepPlan;
-  readonly jobs: readonly JobHandle[];
-  readonly withPrepare?: boolean;
-}
 export interface RunStepEvent extends CellResourcesEvent {
   readonly cell: CellHeader;
   readonly segment: StepSegment;
@@ -143,59 +136,9 @@ export interface RunStepOutput {
   /** Jobs this call found still running (it collected and started nothing): the step is not done yet. */
   readonly running?: number;
 }
-/**
- * Where a cell's steps are, in the lake (lakeKeys.workflow.stepCursor): the state machine's state
- * stays the same size whatever the step count, and a retried or repeated call finds the jobs it
- * started.
- */
-interface StepCursor {
-  readonly cellId: string;
-  /** Index of the next step to start. */
-  readonly next: number;
-  readonly inflight?: {
-    readonly stepIndex: number;
-    readonly phase: RunnerPhase;
-    /** The run's jobs prepare the data first (StartJobsEvent.withPrepare). */
-    readonly withPrepare?: boolean;
-    readonly jobs: readonly JobHandle[];
-    /** Looks that found the jobs still running: the next wait backs off with them (lookAgainAfterS). */
-    readonly looks?: number;
-    /** The resources the jobs were started with (what a stop path needs to record the step). */
-    readonly resources: CellResources;
-  };
-  /** Seconds the cell's last prepare took (its result.json): the next step's prepare is expected to take as long. */
-  readonly lastPrepareS?: number;
-  /** Why a step failed the cell (the cell's teardown reports it; on AWS the segment's Map error does not carry it). */
-  readonly failure?: TaskError;
-}
-/**
- * Where a duet's steps are (core/workflow/duet.ts): one step index for all members, and per member
- * the jobs started together for it.
- */
-export interface DuetCursor {
-  /** The duet's id (DuetPlan.cellId). */
-  readonly cellId: string;
-  readonly next: number;
-  readonly inflight?: {
-    readonly stepIndex: number;
-    readonly phase: RunnerPhase;
-    /** The members' run jobs prepare their data first and start their runs together (preparingTogether). */
-    readonly withPrepare?: boolean;
-    /** Looks that found a member's jobs still running (lookAgainAfterS). */
-    readonly looks?: number;
-    readonly members: readonly { readonly cellId: string; readonly jobs: readonly JobHandle[]; readonly resources: CellResources }[];
-  };
-  /** Seconds the slowest member's last prepare took: the next step's prepares are expected to take as long. */
-  readonly lastPrepareS?: number;
-  readonly failure?: TaskError;
-}
-interface CheckJobsOutput extends JobsState {
-  /** The jobs ran past their deadline and were stopped. */
-  readonly timedOut: boolean;
-}
 export interface CollectStepEvent extends StartJobsEvent {
   readonly jobs: readonly JobHandle[];
-  readonly jobsState: CheckJobsOutput;
+  readonly jobsState: MemberJobsState;
   /** Set when the run was stopped during the step: every client's row is failed with this reason. */
   readonly abortedReason?: string;
 }
@@ -435,14 +378,6 @@ export function prepareOutputPrefix(run: RunContext, cell: CellPlan, step: StepP
 }
 
 /**
- * Seconds after a step's prepare ended at which the runs of its clients start (a run that prepares
- * first, on more than one client): more than an awaiting client takes to learn that the prepare
- * ended (a look a second; on AWS each look is an `aws s3 cp` of its result.json), so that every
- * client's run starts at the same moment, as when one call starts them all.
- */
-export const START_AFTER_PREPARE_S: Record<RunContext['backend'], number> = { local: 2, aws: 5 };
-
-/**
  * A duet's step whose members' run jobs prepare their data first (each member's jobs as buildJobs
  * makes them with withPrepare, a member's list empty when it skips the step): every job of every
  * member also awaits the other members' prepares, and every run starts START_AFTER_PREPARE_S after
@@ -462,16 +397,24 @@ export function preparingTogether(run: RunContext, members: readonly (readonly R
   );
 }
 
-function buildJobs(run: RunContext, cell: CellPlan, resources: CellResources, step: StepPlan, phase: RunnerPhase, withPrepare = false): RunnerJob[] {
+function buildJobs(
+  run: RunContext,
+  cell: CellPlan,
+  resources: CellResources,
+  step: StepPlan,
+  phase: RunnerPhase,
+  withPrepare: boolean,
+  writeForwarding: WriteForwardingSupport,
+): RunnerJob[] {
   if (resources.clients.length === 0) throw new InvalidTaskInputError(`cell ${cell.cellId} has no clients`);
   const workload = step.script?.name ?? step.test;
   if (workload === undefined) throw new InvalidTaskInputError(`step ${step.stepId} has neither test nor script`);
   // Data is prepared once, by the first client, on the writer; a run uses step.clients clients.
   const count = phase === 'prepare' ? 1 : Math.min(step.clients, resources.clients.length);
   const prepareStep: StepPlan = { ...step, target: 'writer' };
-  const emulation = phase === 'run' ? forwardingEmulationOf(step, resources) : null;
+  const forwarded = phase === 'run' ? forwardedWritesOf(step, writeForwarding) : undefined;
   const preparing = phase === 'run' && withPrepare;
-  if (preparing && emulation !== null) throw new InvalidTaskInputError(`step ${step.stepId}: the write-forwarding emulation's data is prepared by a job of its own`);
+  if (preparing && forwarded !== undefined) throw new InvalidTaskInputError(`step ${step.stepId}: the write-forwarding emulation's data is prepared by a job of its own`);
   const preparedBy = resources.clients[0]!.clientId;
   const together = preparing && count > 1 ? { startAfterPrepareS: START_AFTER_PREPARE_S[run.backend] } : {};
   return resources.clients.slice(0, count).map((client, i) => ({
@@ -479,11 +422,11 @@ function buildJobs(run: RunContext, cell: CellPlan, resources: CellResources, st
     phase,
     clientId: client.clientId,
     endpoint: endpointFor(phase === 'prepare' ? prepareStep : step, resources, i),
-    workload: emulation?.workload ?? workload,
-    sysbenchArgs: [...buildSysbenchArgs(step, cell.data, phase), ...(emulation?.args ?? [])],
+    workload,
+    sysbenchArgs: buildSysbenchArgs(step, cell.data, phase),
     ...(cellDriver(cell) === 'pgsql' ? { driver: 'pgsql' as const } : {}),
     outputPrefix: lakeKeys.raw(run.dt, run.runId, cell.cellId, step.stepId, phase, client.clientId),
-    ...(emulation !== null ? { extraPort: emulation.writerPort } : {}),
+    ...(forwarded !== undefined ? { writeForwarding: forwarded } : {}),
     ...(preparing && i === 0
       ? {
           prepareFirst: {
@@ -498,16 +441,14 @@ function buildJobs(run: RunContext, cell: CellPlan, resources: CellResources, st
   }));
 }
 
-function forwardingEmulationOf(step: StepPlan, resources: CellResources): { workload: string; args: string[]; writerPort: number } | null {
-  if (step.forwardingEmulation === undefined) return null;
-  if (!resources.writer) throw new InvalidTaskInputError(`cell ${resources.cellId} has no writer endpoint yet`);
-  const base = step.test === 'oltp_write_only' ? 'oltp_write_only' : step.script?.name === 'rw_consistency.lua' ? 'rw_consistency' : 'oltp_read_write';
-  const ownLevel = typeof (step.options as Record<string, unknown>)['consistency'] === 'string';
-  return {
-    workload: WF_EMULATION_SCRIPT,
-    args: [`--wf_base=${base}`, `--wf_writer_port=${resources.writer.port}`, ...(ownLevel ? [] : [`--consistency=${step.forwardingEmulation.consistency}`])],
-    writerPort: resources.writer.port,
-  };
+/**
+ * The write forwarding a run job asks of the backend: none for a backend that forwards natively (the
+ * job runs as it is), the step's consistency level for one that emulates it (it adapts the job).
+ */
+function forwardedWritesOf(step: StepPlan, support: WriteForwardingSupport): RunnerJob['writeForwarding'] {
+  if (step.forwardingEmulation === undefined || support === 'native') return undefined;
+  if (support === 'none') throw new InvalidTaskInputError(`step ${step.stepId} sends writes to a reader of a write-forwarding variant, which this backend cannot run`);
+  return { consistency: step.forwardingEmulation.consistency };
 }
 
 interface ClientOutput extends ClientStepOutput {
@@ -668,33 +609,7 @@ export async function jobsToStart(deps: TaskDeps, event: StartJobsEvent): Promis
   need(event, ['run', 'cell', 'resources', 'step', 'phase'], 'start-jobs');
   const decision = event.phase === 'run' ? await decide(deps, event.run, event.cell, event.step) : { run: true, step: event.step };
   if (!decision.run) return [];
-  return buildJobs(event.run, event.cell, event.resources, decision.step, event.phase, event.withPrepare === true);
-}
-
-/** Starts the step's runners; none (an empty list, the workflow goes straight to collecting) for a rate step decided to be skipped. */
-async function startJobsTask(deps: TaskDeps, event: StartJobsEvent): Promise<JobHandle[]> {
-  const jobs = await jobsToStart(deps, event);
-  if (jobs.length === 0) return [];
-  return deps.backend.startJobs(event.run, event.cell, event.resources, jobs);
-}
-
-export async function checkJobsTask(deps: TaskDeps, event: CheckJobsEvent): Promise<CheckJobsOutput> {
-  need(event, ['run', 'cell', 'step', 'jobs'], 'check-jobs');
-  const state = await deps.backend.checkJobs(event.run, event.jobs);
-  if (state.done || event.jobs.length === 0) return { ...state, timedOut: false };
-  const phase = event.jobs[0]!.phase;
-  const started = Math.min(...event.jobs.map((j) => Date.parse(j.startedAt)));
-  const deadlineS = jobDeadlineS(event.step, event.cell.data, phase, event.withPrepare === true);
-  if (deps.now().getTime() - started > deadlineS * 1000) {
-    await deps.backend.stopJobs(event.run, event.jobs);
-    return {
-      done: true,
-      running: 0,
-      timedOut: true,
-      jobs: state.jobs.map((j) => (j.state === 'running' ? { ...j, state: 'lost' as const, detail: `still running after ${deadlineS} s: stopped` } : j)),
-    };
-  }
-  return { ...state, timedOut: false };
+  return buildJobs(event.run, event.cell, event.resources, decision.step, event.phase, event.withPrepare === true, deps.backend.writeForwarding);
 }
 
 export async function collectStepTask(deps: TaskDeps, event: CollectStepEvent): Promise<StepOutcome | null> {
@@ -772,9 +687,6 @@ export async function checkRunPrepare(deps: TaskDeps, event: CollectStepEvent): 
   await checkPrepared(deps, event, [await readClientOutput(deps, prepareJob, event.step, lost === undefined ? undefined : (lost.detail ?? 'runner lost'))]);
 }
 
-/** A prepare's first look, seconds after it started; later looks back off (core/plan/step-looks.ts lookAgainAfterS). */
-export const PREPARE_FIRST_LOOK_S = 10;
-
 /** A prepare's output judged: DataPrepareFailedError if it failed, then the configuration the writer runs with. */
 async function checkPrepared(deps: TaskDeps, event: CollectStepEvent, outputs: readonly ClientOutput[]): Promise<void> {
   const failed = outputs.filter((o) => o.parsed.status === 'failed' || (o.result?.exitCode ?? 1) !== 0);
@@ -785,17 +697,6 @@ async function checkPrepared(deps: TaskDeps, event: CollectStepEvent, outputs: r
     );
   }
   await checkEffectiveConfiguration(deps, event, outputs[0]?.job);
-}
-
-/**
- * Seconds a step's prepare is expected to take, for the Wait before the first look at a run that
- * prepares first: the cell's last prepare (every step prepares the same data), else the plan's
- * estimate (BACKEND_TIMES rowsPerS, what the run's ETA assumes). A prepare slower than this costs
- * looks (backing off, lookAgainAfterS), one faster only waiting time.
- */
-export function expectedPrepareS(run: RunContext, cell: CellPlan, cursor: Pick<StepCursor, 'lastPrepareS'>): number {
-  if (cursor.lastPrepareS !== undefined) return Math.ceil(cursor.lastPrepareS);
-  return Math.ceil((cell.data.tables * cell.data.tableSize) / BACKEND_TIMES[run.backend].rowsPerS);
 }
 
 /** Seconds a prepare took, from its result.json; undefined when it has none or its times do not read. */
@@ -811,135 +712,25 @@ export function stepSummary(step: StepPlan): StepSummary {
 }
 
 /**
- * One step of a cell's segment forward (the RunStep state): collect the phase in flight when its
- * jobs are done, then start the next
- * phase (a step's prepare, then its run) or step. Where the cell is lives in the lake (StepCursor),
- * so the state stays small and a repeated call neither starts jobs twice nor loses them.
- */
-export async function runStepTask(deps: TaskDeps, event: RunStepEvent): Promise<RunStepOutput> {
-  need(event, ['run', 'cell', 'resources', 'segment'], 'run-step');
-  const { run, resources, segment } = event;
-  const lake = deps.backend.lake;
-  const cursorKey = lakeKeys.workflow.stepCursor(run.runId, event.cell.cellId);
-  const cell = await loadCellPlan(deps, run, event.cell.cellId);
-  let cursor: StepCursor = (await readJson<StepCursor>(deps, cursorKey)) ?? { cellId: cell.cellId, next: segment.from };
-  const putOutcome = (step: StepPlan, outcome: StepOutcome) => lake.put(lakeKeys.workflow.stepOutcome(run.runId, cell.cellId, step.stepId), JSON.stringify(outcome));
-  // A rate step decided not to run (core/workflow/step-rates.ts) starts no runner: its row is
-  // written now and the next call, after no wait, goes on (one progress line per step).
-  const recordSkipped = async (step: StepPlan, earlier: StepOutcome | null = null): Promise<RunStepOutput> => {
-    const outcome = await collectStepTask(deps, { run, cell, resources, step, phase: 'run', jobs: [], jobsState: { done: true, running: 0, timedOut: false, jobs: [] } });
-    if (outcome) await putOutcome(step, outcome);
-    cursor = { cellId: cell.cellId, next: step.index + 1, ...(cursor.lastPrepareS !== undefined ? { lastPrepareS: cursor.lastPrepareS } : {}) };
-    await lake.put(cursorKey, JSON.stringify(cursor));
-    return { done: false, waitS: 0, started: null, collected: outcome ?? earlier };
-  };
-  try {
-    let collected: StepOutcome | null = null;
-    const inflight = cursor.inflight;
-    if (inflight) {
-      const step = cell.steps[inflight.stepIndex];
-      if (!step) throw new InvalidTaskInputError(`cell ${cell.cellId} has no step ${inflight.stepIndex}`);
-      const withPrepare = inflight.withPrepare === true;
-      const jobsState = await checkJobsTask(deps, { run, cell, step, jobs: inflight.jobs, withPrepare });
-      if (!jobsState.done) {
-        // Not done yet: a value, not an error. The state waits (WaitForStep) longer after each such look.
-        const looks = (inflight.looks ?? 0) + 1;
-        cursor = { ...cursor, inflight: { ...inflight, looks } };
-        await lake.put(cursorKey, JSON.stringify(cursor));
-        return { done: false, waitS: lookAgainAfterS(looks), started: null, collected: null, running: jobsState.running };
-      }
-      const outcome = await collectStepTask(deps, { run, cell, resources: inflight.resources, step, phase: inflight.phase, jobs: inflight.jobs, jobsState, withPrepare });
-      if (inflight.phase === 'prepare') {
-        // The data is there: the step's run starts now, in this call.
-        const jobs = await startJobsTask(deps, { run, cell, resources, step, phase: 'run' });
-        if (jobs.length === 0) return await recordSkipped(step);
-        cursor = { cellId: cell.cellId, next: step.index, inflight: { stepIndex: step.index, phase: 'run', jobs, resources } };
-        await lake.put(cursorKey, JSON.stringify(cursor));
-        return { done: false, waitS: step.waitS, started: { phase: 'run', step: stepSummary(step) }, collected: null };
-      }
-      if (outcome) await putOutcome(step, outcome);
-      collected = outcome;
-      const first = inflight.jobs[0];
-      const lastPrepareS =
-        withPrepare && first ? ((await preparedSeconds(deps, prepareOutputPrefix(run, cell, step, first.clientId))) ?? cursor.lastPrepareS) : cursor.lastPrepareS;
-      cursor = { cellId: cell.cellId, next: step.index + 1, ...(lastPrepareS !== undefined ? { lastPrepareS } : {}) };
-      await lake.put(cursorKey, JSON.stringify(cursor));
-    }
-    const next = Math.max(cursor.next, segment.from);
-    const step = next < segment.to ? cell.steps[next] : undefined;
-    if (!step) return { done: true, waitS: 0, started: null, collected };
-    const withPrepare = preparesInRun(cell, step);
-    const phase: RunnerPhase = step.prepare && !withPrepare ? 'prepare' : 'run';
-    const jobs = await startJobsTask(deps, { run, cell, resources, step, phase, withPrepare });
-    if (phase === 'run' && jobs.length === 0) return await recordSkipped(step, collected);
-    const { lastPrepareS } = cursor;
-    cursor = {
-      cellId: cell.cellId,
-      next: step.index,
-      inflight: { stepIndex: step.index, phase, ...(withPrepare ? { withPrepare } : {}), jobs, resources },
-      ...(lastPrepareS !== undefined ? { lastPrepareS } : {}),
-    };
-    await lake.put(cursorKey, JSON.stringify(cursor));
-    // A run that prepares first is looked at when both should be over.
-    // Several clients' runs start together, a few seconds after the prepare ended (buildJobs).
-    const together = withPrepare && jobs.length > 1 ? START_AFTER_PREPARE_S[run.backend] : 0;
-    const waitS = phase === 'prepare' ? PREPARE_FIRST_LOOK_S : withPrepare ? expectedPrepareS(run, cell, cursor) + together + step.waitS : step.waitS;
-    return { done: false, waitS, started: { phase, ...(withPrepare ? { withPrepare } : {}), step: stepSummary(step) }, collected };
-  } catch (e) {
-    // Not a transient error the state retries: the cell fails, and its teardown reports why (the
-    // lake keeps it; on AWS the segment Map's own error does not).
-    if (!(e instanceof TransientBackendError)) {
-      const err = e as Error;
-      await lake.put(cursorKey, JSON.stringify({ ...cursor, failure: { Error: err.name, Cause: err.message } } satisfies StepCursor)).catch(() => undefined);
-    }
-    throw e;
-  }
-}
-
-/**
- * The steps a stopped run left running (a run phase in flight in a cell's cursor), as the
- * CollectStep events that record them as failed with the reason; the cursors say which.
+ * The steps a stopped run left running (a run phase in flight in a cell's or duet's cursor), as the
+ * CollectStep events that record them as failed with the reason, one per member cell; the cursors
+ * say which.
  */
 export async function interruptedSteps(deps: TaskDeps, run: RunContext, reason: string): Promise<CollectStepEvent[]> {
   const lake = deps.backend.lake;
   const keys = (await lake.list(lakeKeys.workflow.run(run.runId))).filter((k) => k.includes('/cursors/'));
   const events: CollectStepEvent[] = [];
   for (const key of keys) {
-    const cursor = await readJson<StepCursor | DuetCursor>(deps, key);
-    if (cursor !== undefined && 'members' in (cursor.inflight ?? {})) {
-      events.push(...(await interruptedDuetSteps(deps, run, cursor as DuetCursor, reason)));
-      continue;
+    const stored = await readJson<StepCursor>(deps, key);
+    const inflight = stored === undefined ? undefined : storedCursor(stored).inflight;
+    if (inflight?.phase !== 'run') continue;
+    for (const member of inflight.members) {
+      const cell = await loadCellPlan(deps, run, member.cellId);
+      const step = cell.steps[inflight.stepIndex];
+      if (!step) continue;
+      const jobsState = { done: true, running: 0, timedOut: false, jobs: [] };
+      events.push({ run, cell, resources: member.resources, step, phase: 'run', jobs: member.jobs, jobsState, abortedReason: reason });
     }
-    const inflight = (cursor as StepCursor | undefined)?.inflight;
-    if (!cursor || inflight?.phase !== 'run') continue;
-    const cell = await loadCellPlan(deps, run, cursor.cellId);
-    const step = cell.steps[inflight.stepIndex];
-    if (!step) continue;
-    events.push({
-      run,
-      cell,
-      resources: inflight.resources,
-      step,
-      phase: 'run',
-      jobs: inflight.jobs,
-      jobsState: { done: true, running: 0, timedOut: false, jobs: [] },
-      abortedReason: reason,
-    });
-  }
-  return events;
-}
-
-/** A duet's run phase in flight, as one CollectStep event per member cell. */
-async function interruptedDuetSteps(deps: TaskDeps, run: RunContext, cursor: DuetCursor, reason: string): Promise<CollectStepEvent[]> {
-  const inflight = cursor.inflight;
-  if (inflight?.phase !== 'run') return [];
-  const events: CollectStepEvent[] = [];
-  for (const member of inflight.members) {
-    const cell = await loadCellPlan(deps, run, member.cellId);
-    const step = cell.steps[inflight.stepIndex];
-    if (!step) continue;
-    const jobsState = { done: true, running: 0, timedOut: false, jobs: [] };
-    events.push({ run, cell, resources: member.resources, step, phase: 'run', jobs: member.jobs, jobsState, abortedReason: reason });
   }
   return events;
 }

@@ -53,6 +53,12 @@ export class AwsBackend implements Backend {
   readonly kind = 'aws' as const;
   readonly lake: S3LakeStore;
   readonly metricsPublishDelayS: number;
+  /**
+   * Local write forwarding: an Aurora Replica of a cluster with it enabled forwards the writes it
+   * receives to the writer (Aurora User Guide, "Using local write forwarding in an Amazon Aurora
+   * MySQL DB cluster"): a job's writes to a reader run as they are.
+   */
+  readonly writeForwarding = 'native' as const;
   private readonly clients: AwsClients;
   private readonly tags: TagKeys;
   private readonly clusters: AuroraClusters;

@@ -29,7 +29,6 @@ import {
   type RunnerJob,
   type TeardownReport,
   type VerdictPublication,
-  WF_EMULATION_SCRIPT,
 } from '../../backend';
 import { AuroraBenchError } from '../../errors';
 import { lakeKeys, LOCAL_UNMEASURED_METRICS } from '../../lake/rows';
@@ -39,6 +38,37 @@ import { replicaHealth, replicationStatus, startCluster, waitForReplicas, type C
 
 /** How long an emulated write-forwarding step waits for the replicas to apply the writer's backlog before it starts. */
 const REPLICA_CATCH_UP_S = 300;
+
+/** The client-side emulation of write forwarding (client/workloads/wf_emulation.lua), this backend's own script. */
+const WF_EMULATION_SCRIPT = 'wf_emulation.lua';
+
+/** A job as this backend runs it: with the emulation, a second connection to the writer (client/runner.sh --extra-port). */
+type LocalRunnerJob = RunnerJob & { readonly extraPort?: number };
+
+/**
+ * MariaDB replicas cannot forward writes: a job whose writes go to a reader of a write-forwarding
+ * variant (RunnerJob.writeForwarding) runs as the client-side emulation instead, reads on the
+ * reader and writes on a second connection to the writer, the consistency level's GTID waits
+ * (client/workloads/wf_emulation.lua); the step's own consistency option, if it sets one, stays.
+ * @internal exported for its tests (a test seam)
+ */
+export function emulatingForwarding(job: RunnerJob, resources: CellResources): LocalRunnerJob {
+  if (job.writeForwarding === undefined || job.phase !== 'run') return job;
+  if (!resources.writer) throw new Error(`cell ${resources.cellId} has no writer endpoint yet`);
+  const base = job.workload === 'oltp_write_only' ? 'oltp_write_only' : job.workload === 'rw_consistency.lua' ? 'rw_consistency' : 'oltp_read_write';
+  const ownLevel = job.sysbenchArgs.some((a) => a.startsWith('--consistency='));
+  return {
+    ...job,
+    workload: WF_EMULATION_SCRIPT,
+    sysbenchArgs: [
+      ...job.sysbenchArgs,
+      `--wf_base=${base}`,
+      `--wf_writer_port=${resources.writer.port}`,
+      ...(ownLevel ? [] : [`--consistency=${job.writeForwarding.consistency}`]),
+    ],
+    extraPort: resources.writer.port,
+  };
+}
 import { cpuListFor, currentHost, formatBytes, LOCAL_MEMORY_DIVISOR, localShape, type HostResources, type LocalInstanceShape } from './instance-classes';
 import { HostRuns, type HostRunOverlap } from './host-runs';
 import { LocalLakeStore } from './local-lake';
@@ -237,6 +267,8 @@ export class LocalBackend implements Backend {
   readonly lake: LocalLakeStore;
   /** The sampler's values are there as soon as it is stopped: nothing is published late. */
   readonly metricsPublishDelayS = 0;
+  /** Writes sent to a reader run as a client-side emulation (emulatingForwarding). */
+  readonly writeForwarding = 'emulated' as const;
   readonly runRoot: string;
   private readonly repoRoot: string;
   private readonly cpuAffinity: boolean;
@@ -542,7 +574,8 @@ export class LocalBackend implements Backend {
     return dir;
   }
 
-  async startJobs(run: RunContext, cell: CellPlan, resources: CellResources, jobs: readonly RunnerJob[]): Promise<JobHandle[]> {
+  async startJobs(run: RunContext, cell: CellPlan, resources: CellResources, planned: readonly RunnerJob[]): Promise<JobHandle[]> {
+    const jobs = planned.map((job) => emulatingForwarding(job, resources));
     const state = this.cellState(run, cell.cellId);
     if (!existsSync(this.runnerPath)) throw new MissingDependencyError(`the client runner ${this.runnerPath} is missing from this checkout`);
     const password = this.password(resources.credentials.secretRef);

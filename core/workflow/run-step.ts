@@ -1,0 +1,158 @@
+/**
+ * The RunStep Task (state-machines/benchmark.asl.json RunStep): the shell around the step scheduler
+ * (core/workflow/step-scheduler.ts nextStepMove), for a cell and for a duet alike, a cell being a
+ * duet of one member. It reads the cursor and the observation (the jobs' states, what starting or
+ * collecting did), carries out the moves' commands (stop jobs, collect a phase, start jobs, write
+ * the cursor) and returns the reply the Choice state reads. Which step comes next, when to wait,
+ * when a phase is done or past its deadline: all in nextStepMove.
+ */
+import { TransientBackendError, type CellResources, type JobHandle, type JobsState } from '../backend';
+import { lakeKeys } from '../lake/rows';
+import { isDuet, allMembers, memberResources, type DuetResources, type DuetStepEvent, type DuetStepOutput } from './duet';
+import {
+  nextStepMove,
+  storedCursor,
+  type CollectCommand,
+  type StartCommand,
+  type StepCommand,
+  type StepCursor,
+  type StepObservation,
+  type StepReply,
+  type StepSchedule,
+} from './step-scheduler';
+import {
+  checkRunPrepare,
+  collectStepTask,
+  jobsToStart,
+  loadCellPlan,
+  need,
+  prepareOutputPrefix,
+  preparedSeconds,
+  preparingTogether,
+  readJson,
+  stepSummary,
+  type CollectStepEvent,
+  type RunStepEvent,
+  type RunStepOutput,
+  type StepOutcome,
+  type TaskDeps,
+} from './tasks';
+
+/**
+ * One step of a cell's (or duet's) segment forward: collect the phase in flight once every
+ * member's jobs are done, then start the next phase or step on every member in this one call.
+ * Where the cell is lives in the lake (StepCursor), so the state stays small and a repeated call
+ * neither starts jobs twice nor loses them. Every member's jobs are decided and built before any is
+ * started, so a duet's starts are as close as the backend's start calls (a process spawn locally,
+ * an SSM SendCommand on AWS).
+ */
+export async function runStepTask(deps: TaskDeps, event: RunStepEvent | DuetStepEvent): Promise<RunStepOutput | DuetStepOutput> {
+  need(event, ['run', 'cell', 'resources', 'segment'], 'run-step');
+  const { run, segment } = event;
+  const lake = deps.backend.lake;
+  const duet = isDuet(event.cell);
+  const memberIds = duet ? (event as DuetStepEvent).cell.members : [event.cell.cellId];
+  const cells = await Promise.all(memberIds.map((cellId) => loadCellPlan(deps, run, cellId)));
+  const resourcesOf = (cellId: string): CellResources => (duet ? memberResources(event.resources as DuetResources, cellId) : (event.resources as CellResources));
+  const schedule: StepSchedule = {
+    backend: run.backend,
+    cellId: event.cell.cellId,
+    members: cells.map((cell) => ({ cell, resources: resourcesOf(cell.cellId) })),
+    segment,
+  };
+  const cursorKey = lakeKeys.workflow.stepCursor(run.runId, event.cell.cellId);
+  const stored = await readJson<StepCursor>(deps, cursorKey);
+  let cursor: StepCursor = stored !== undefined ? storedCursor(stored) : { cellId: event.cell.cellId, next: segment.from };
+  /** What this call collected, in order (a cell's reply names the last; a duet's lists them per member). */
+  const collected: { readonly cellId: string; readonly outcome: StepOutcome }[] = [];
+
+  const cellOf = (cellId: string) => {
+    const cell = cells.find((c) => c.cellId === cellId);
+    if (cell === undefined) throw new Error(`cell ${schedule.cellId} has no member ${cellId}`);
+    return cell;
+  };
+  const collect = async (command: CollectCommand): Promise<StepObservation> => {
+    const events: CollectStepEvent[] = command.members.map((m) => {
+      const cell = cellOf(m.cellId);
+      return { run, cell, resources: m.resources, step: cell.steps[command.stepIndex]!, phase: command.phase, jobs: m.jobs, jobsState: m.jobsState };
+    });
+    // Every member's prepare judged before any run is collected: a failed one leaves no member with rows of the step.
+    if (command.withPrepare) await allMembers(events.map((e) => checkRunPrepare(deps, e)));
+    const outcomes = await allMembers(events.map((e) => collectStepTask(deps, e)));
+    const written = events.flatMap((e, i) => (outcomes[i] ? [{ cellId: e.cell.cellId, outcome: outcomes[i] }] : []));
+    await Promise.all(written.map((c) => lake.put(lakeKeys.workflow.stepOutcome(run.runId, c.cellId, c.outcome.stepId), JSON.stringify(c.outcome))));
+    collected.push(...written);
+    const preparedS = await Promise.all(
+      events.map((e) =>
+        command.withPrepare && e.jobs.length > 0 ? preparedSeconds(deps, prepareOutputPrefix(run, e.cell, e.step, e.jobs[0]!.clientId)) : Promise.resolve(undefined),
+      ),
+    );
+    return { kind: 'collected', of: command, preparedS };
+  };
+  const start = async (command: StartCommand): Promise<StepObservation> => {
+    const { stepIndex, phase, withPrepare } = command;
+    const built = await Promise.all(schedule.members.map(({ cell, resources }) => jobsToStart(deps, { run, cell, resources, step: cell.steps[stepIndex]!, phase, withPrepare })));
+    // A duet's runs that prepare first await every member's prepare and start together.
+    const planned = withPrepare && cells.length > 1 ? preparingTogether(run, built) : built;
+    const settled = await Promise.allSettled(
+      schedule.members.map(({ cell, resources }, i) => (planned[i]!.length === 0 ? Promise.resolve([]) : deps.backend.startJobs(run, cell, resources, planned[i]!))),
+    );
+    const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) {
+      // A step that cannot start on every member runs on none: a lone member's intervals pair with nothing.
+      const started = settled.flatMap((r) => (r.status === 'fulfilled' ? r.value : []));
+      if (started.length > 0) await deps.backend.stopJobs(run, started).catch(() => undefined);
+      throw failed.reason;
+    }
+    return { kind: 'started', of: command, jobs: settled.map((r) => (r as PromiseFulfilledResult<JobHandle[]>).value) };
+  };
+  const carryOut = async (command: StepCommand): Promise<StepObservation | undefined> => {
+    switch (command.kind) {
+      case 'stop':
+        await deps.backend.stopJobs(run, command.jobs);
+        return undefined;
+      case 'persist':
+        await lake.put(cursorKey, JSON.stringify(command.cursor));
+        return undefined;
+      case 'collect':
+        return collect(command);
+      case 'start':
+        return start(command);
+    }
+  };
+  const output = (reply: StepReply): RunStepOutput | DuetStepOutput => {
+    const started = reply.started
+      ? { phase: reply.started.phase, ...(reply.started.withPrepare ? { withPrepare: true } : {}), step: stepSummary(cells[0]!.steps[reply.started.stepIndex]!) }
+      : null;
+    const base = { done: reply.done, waitS: reply.waitS, started, ...(reply.running !== undefined ? { running: reply.running } : {}) };
+    // A duet's progress lines come from collectedByMember; a cell's from collected.
+    if (duet) return { ...base, collected: null, collectedByMember: collected, startSpreadMs: reply.startSpreadMs };
+    return { ...base, collected: collected.at(-1)?.outcome ?? null };
+  };
+
+  let failure: unknown;
+  try {
+    const inflight = cursor.inflight;
+    const jobs: JobsState[] | undefined = inflight
+      ? await Promise.all(inflight.members.map((m) => (m.jobs.length === 0 ? Promise.resolve({ done: true, running: 0, jobs: [] }) : deps.backend.checkJobs(run, m.jobs))))
+      : undefined;
+    let observation: StepObservation = { kind: 'call', nowMs: deps.now().getTime(), ...(jobs !== undefined ? { jobs } : {}) };
+    for (;;) {
+      const move = nextStepMove(schedule, cursor, observation);
+      cursor = move.cursor;
+      let answer: StepObservation | undefined;
+      for (const command of move.commands) answer = await carryOut(command);
+      if (move.reply) return output(move.reply);
+      if (answer === undefined) throw new Error(`step scheduler of ${schedule.cellId}: a move without a reply must end with a collect or a start`);
+      observation = answer;
+    }
+  } catch (e) {
+    failure = e;
+  }
+  // Not a transient error the state retries: the cell fails, and its teardown reports why (the lake
+  // keeps it in the cursor; on AWS the segment Map's own error does not).
+  const err = failure as Error;
+  const move = nextStepMove(schedule, cursor, { kind: 'failed', error: { name: err.name, message: err.message }, transient: failure instanceof TransientBackendError });
+  for (const command of move.commands) await carryOut(command).catch(() => undefined);
+  throw failure;
+}
