@@ -10,6 +10,7 @@ import { extname } from 'node:path';
 import type { LakeReader, LakeRowObject } from './duckdb';
 import { AuroraBenchError } from '../errors';
 import type { StepSummaryRow } from './schema';
+import { runCostLines, type ActualCellCost } from '../plan/bill';
 
 export class NotFoundError extends AuroraBenchError {
   override readonly name = 'NotFoundError';
@@ -208,7 +209,18 @@ export function renderStepTable(run: RunInfo, steps: readonly StepResult[]): str
     ]);
   }
   out.push(table.toString());
+  out.push(...runCostLines(cellCosts(run)));
   return out.join('\n') + '\n';
+}
+
+/** The cells' costs from what really ran, as the manifest keeps them (AWS runs; none elsewhere). */
+function cellCosts(run: RunInfo): ActualCellCost[] {
+  try {
+    const cells = JSON.parse(run.cells || '[]') as { cost?: ActualCellCost }[];
+    return cells.flatMap((c) => (c.cost !== undefined ? [c.cost] : []));
+  } catch {
+    return [];
+  }
 }
 
 /** An arbitrary result as a terminal table, columns in the query's order. */
