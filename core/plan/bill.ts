@@ -267,7 +267,7 @@ export interface BillingMinimums {
 export function actualCellCost(
   prices: RegionPrices,
   minimums: BillingMinimums,
-  cell: Pick<CellPlan, 'cellId' | 'variant'>,
+  cell: { readonly cellId: string; readonly variant: CellUsage['variant'] },
   engine: EngineRef,
   lifetimes: readonly ResourceLifetime[],
   measured: MeasuredUsage,

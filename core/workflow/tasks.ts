@@ -1179,7 +1179,13 @@ async function runCellIds(deps: TaskDeps, event: FinishRunEvent): Promise<string
 function runCosts(row: RunRow, results: readonly CellOutcome[]): Map<string, ActualCellCost> {
   const facts = new Map(results.flatMap((r) => (r.bill !== undefined ? [[r.cellId, r.bill] as const] : [])));
   if (facts.size === 0) return new Map();
-  return runCellCosts(JSON.parse(row.plan) as Plan, bundledPrices(), facts);
+  try {
+    return runCellCosts(JSON.parse(row.plan) as Plan, bundledPrices(), facts);
+  } catch {
+    // Pricing is a view of the facts, which the manifest keeps (cells[].resources, cells[].measured):
+    // a plan or price table it cannot read leaves the cost out, not the run failed.
+    return new Map();
+  }
 }
 
 export async function finishRunTask(deps: TaskDeps, event: FinishRunEvent): Promise<FinishRunOutput> {
