@@ -305,8 +305,8 @@ export function auroraPriceKeys(engine: EngineRef, variant: Pick<CellPlan['varia
   return keys;
 }
 
-/** The price keys a non-Aurora cell's DB instances read. */
-function dbPriceKey(engine: EngineRef, instanceClass: string): string {
+/** The price key (RegionPrices.unconfirmedPrices) of one DB instance of `instanceClass` on `engine`. */
+export function dbInstancePriceKey(engine: EngineRef, instanceClass: string): string {
   if (engine.kind === 'aurora-mysql') return `dbInstanceHourly.${instanceClass}`;
   if (engine.kind === 'self-managed') return `ec2Hourly.${instanceClass.replace(/^db\./, '')}`;
   return `dbInstanceHourlyByEngine.${engine.kind}.${instanceClass}`;
@@ -364,7 +364,7 @@ export function estimatePlanCost(plan: Plan, table: PriceTable): PlanCost {
     if (topology === 'ec2' && !notes.includes(EBS_STORAGE)) notes.push(EBS_STORAGE);
     if (topology === 'ec2' && prices.ebsGp3GbMonth === undefined) missing.add(`ebsGp3GbMonth (self-managed servers' EBS volumes)`);
     if (topology === 'instance' && !notes.includes(RDS_STORAGE)) notes.push(RDS_STORAGE);
-    for (const k of aurora ? auroraPriceKeys(engine, cell.variant) : [dbPriceKey(engine, cell.variant.instanceClass)]) used.add(k);
+    for (const k of aurora ? auroraPriceKeys(engine, cell.variant) : [dbInstancePriceKey(engine, cell.variant.instanceClass)]) used.add(k);
     if (topology === 'ec2') used.add('ebsGp3GbMonth');
     if (topology === 'instance') used.add('rdsGp3GbMonth');
     used.add(`ec2Hourly.${cell.variant.clients.instanceType}`);

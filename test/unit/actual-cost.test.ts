@@ -11,6 +11,9 @@ import { actualCellCost, measureUsage, mergeLifetimes, runCostLines, type Observ
 import { costLines, estimatePlanCost, loadPrices, regionPrices, unconfirmedPricesUsed } from '../../core/plan/cost';
 import { planRun } from '../../core/plan/plan';
 import { validateSpec } from '../../core/experiment/validate';
+import { makeContext } from '../../core/report/sections';
+import { analyzePrice, priceSection } from '../../core/report/studies/price';
+import { runData, stepResult } from '../helpers/step-results';
 
 const repoRoot = resolve(__dirname, '../..');
 const table = loadPrices(repoRoot);
@@ -153,5 +156,30 @@ describe('unconfirmed prices', () => {
     expect(costLines(estimatePlanCost(plan, flagged), undefined, 'aws')[0]).toMatch(/unconfirmed price: ioOptimizedInstanceMultiplier/);
     const none = { ...table, regions: { ...table.regions, 'us-east-1': { ...usEast, unconfirmedPrices: [] } } };
     expect(costLines(estimatePlanCost(plan, none), undefined, 'aws')[0]).not.toMatch(/unconfirmed/);
+  });
+});
+
+describe('the report marks an unconfirmed price', () => {
+  it('in the price-performance table, sentences and notes of r8g against r7g', () => {
+    const spec = validateSpec(
+      {
+        name: 'g',
+        engine: { kind: 'aurora-mysql', version: '3.10.4' },
+        variants: [
+          { name: 'r7g', instanceClass: 'db.r7g.2xlarge' },
+          { name: 'r8g', instanceClass: 'db.r8g.2xlarge' },
+        ],
+        data: { tables: 1, tableSize: 1000 },
+        workloads: [{ name: 'ro', test: 'oltp_read_only', threads: [1] }],
+      },
+      'g.json',
+    );
+    const data = runData(['r7g', 'r8g'].map((variant) => stepResult({ variant, step_id: 'ro-t1', workload: 'ro', test: 'oltp_read_only' })), spec);
+    const ctx = makeContext(data, table);
+    const text = JSON.stringify(priceSection(analyzePrice(ctx)!, ctx));
+    expect(text).toMatch(/1\.104 USD \(unconfirmed price\)/);
+    expect(text).toMatch(/r8g \(aurora-mysql db\.r8g\.2xlarge\) costs [0-9.]+% of r7g .* per hour \(unconfirmed price\)/);
+    expect(text).toMatch(/Unconfirmed price: db\.r8g\.2xlarge/);
+    expect(text).not.toMatch(/1\.106 USD \(unconfirmed/);
   });
 });
