@@ -214,7 +214,7 @@ export function serverlessSection(ctx: Context, usage: AuroraUsage): ReportSecti
     numeric: [2, 3, 4, 5, 6, 7],
     notes: [
       "Scaling lag: from the step's start to the first minute the writer's ServerlessDatabaseCapacity reached 90% of its peak in the step (CloudWatch one-minute datapoints).",
-      `Cost per million transactions: the compute while the step ran (instances x class price, or measured ACUs x ACU price; prices ${pricesAsOfText(ctx.prices)}) over its transactions; storage and I/O are in the storage and bill sections.`,
+      `Cost per million transactions: the compute while the step ran (instances x class price, or measured ACUs x ACU price; prices ${pricesAsOfText(ctx.prices)}) over its transactions; storage and I/O are in the storage and bill sections.${unconfirmedText(unconfirmedPricesUsed(prices, cells.flatMap((c) => auroraPriceKeys(cellEngine(plan, c.cell), c.cell.variant))))}`,
     ],
   };
   return {
@@ -288,8 +288,12 @@ export function storageSection(ctx: Context, usage: AuroraUsage): ReportSection 
       num(be.breakEvenIoPerS, 0),
       Number.isFinite(breakEvenTps) ? num(breakEvenTps, 0) : '-',
     ]);
+    const unconfirmed = unconfirmedPricesUsed(prices, [
+      ...auroraPriceKeys(engine, { ...cell.variant, storage: 'standard' }),
+      ...auroraPriceKeys(engine, { ...cell.variant, storage: 'io-optimized' }),
+    ]);
     findings.push(
-      `${cell.variant.name} (${variantLabel(cell.variant)}, measured on ${configured === 'io-optimized' ? 'I/O-Optimized' : 'Standard'}): ${fixed(ioPerTx, 2)} I/O requests per transaction at ${num(tps, 0)} TPS → Standard ${formatMoney(be.standardHourly, prices.currency)}/h, I/O-Optimized ${formatMoney(be.ioOptimizedHourly, prices.currency)}/h: ${cheaper} is cheaper; they break even at ${num(be.breakEvenIoPerS, 0)} I/O requests/s${Number.isFinite(breakEvenTps) ? ` (${num(breakEvenTps, 0)} TPS of this workload)` : ''}`,
+      `${cell.variant.name} (${variantLabel(cell.variant)}, measured on ${configured === 'io-optimized' ? 'I/O-Optimized' : 'Standard'}): ${fixed(ioPerTx, 2)} I/O requests per transaction at ${num(tps, 0)} TPS → Standard ${formatMoney(be.standardHourly, prices.currency)}/h, I/O-Optimized ${formatMoney(be.ioOptimizedHourly, prices.currency)}/h: ${cheaper} is cheaper; they break even at ${num(be.breakEvenIoPerS, 0)} I/O requests/s${Number.isFinite(breakEvenTps) ? ` (${num(breakEvenTps, 0)} TPS of this workload)` : ''}${unconfirmedText(unconfirmed)}`,
     );
   }
   if (findings.length === 0) {
