@@ -242,7 +242,13 @@ export const SERVERLESS_V2_CAPACITY: readonly CapacityLine[] = [
     source:
       'AWS What\'s New, October 2024, "Amazon Aurora Serverless v2 now supports up to 256 ACUs" (Aurora PostgreSQL 13.13, 14.10, 15.5, 16.1 and higher); no stored copy found, so the version line is unconfirmed',
   },
-  { kind: 'aurora-postgresql', from: PAUSE_PG, minAcu: 0, confirmed: true, source: 'the auto-pause Prerequisites: "Aurora PostgreSQL ... at least version 16.3, 15.7, 14.12, or 13.15"' },
+  {
+    kind: 'aurora-postgresql',
+    from: PAUSE_PG,
+    minAcu: 0,
+    confirmed: true,
+    source: 'the auto-pause Prerequisites: "Aurora PostgreSQL ... at least version 16.3, 15.7, 14.12, or 13.15"',
+  },
 ];
 
 export interface CapacityLimit {

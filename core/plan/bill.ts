@@ -308,10 +308,7 @@ export function actualCellCost(
     } else if (ec2Cost !== null) ec2Cost += (hourly * Math.max(lifetimeS(r)!, minimums.ec2MinimumBillingS)) / 3600;
   }
   const ec2Hours = ec2.reduce((a, r) => a + lifetimeS(r)!, 0) / 3600;
-  const used = [
-    ...auroraPriceKeys(engine, cell.variant),
-    ...ec2.map((r) => `ec2Hourly.${r.type ?? ''}`),
-  ];
+  const used = [...auroraPriceKeys(engine, cell.variant), ...ec2.map((r) => `ec2Hourly.${r.type ?? ''}`)];
   return {
     cellId: cell.cellId,
     currency: prices.currency,
@@ -333,8 +330,7 @@ export function runCostLines(costs: readonly ActualCellCost[]): string[] {
   if (costs.length === 0) return [];
   const currency = costs[0]!.currency;
   const money = (v: number): string => formatMoney(v, currency);
-  const sum = (f: (c: ActualCellCost) => number | null): number | null =>
-    costs.reduce<number | null>((a, c) => (a === null || f(c) === null ? null : a + f(c)!), 0);
+  const sum = (f: (c: ActualCellCost) => number | null): number | null => costs.reduce<number | null>((a, c) => (a === null || f(c) === null ? null : a + f(c)!), 0);
   const total = sum((c) => c.total);
   const estimate = sum((c) => c.estimate);
   const compute = sum((c) => c.db.compute);
@@ -353,9 +349,7 @@ export function runCostLines(costs: readonly ActualCellCost[]): string[] {
         `the plan estimated ${estimate === null ? 'unknown' : money(estimate)} for the same ${costs.length} cell${costs.length === 1 ? '' : 's'}${unconfirmedText(unconfirmed)}`,
   ];
   for (const c of costs) {
-    lines.push(
-      `  ${c.cellId}: ${c.total === null ? '-' : money(c.total)} (${c.db.computeWhat}; ${c.ec2What}) vs estimate ${c.estimate === null ? '-' : money(c.estimate)}`,
-    );
+    lines.push(`  ${c.cellId}: ${c.total === null ? '-' : money(c.total)} (${c.db.computeWhat}; ${c.ec2What}) vs estimate ${c.estimate === null ? '-' : money(c.estimate)}`);
   }
   if (unknown.length > 0) lines.push(`  without a creation or deletion time (not counted): ${unknown.join(', ')}`);
   return lines;

@@ -82,7 +82,15 @@ export type RegionPrices = z.output<typeof RegionPricesSchema>;
 
 /** The keys of `used` (see RegionPrices.unconfirmedPrices) that the table lists as unconfirmed, once each. */
 export function unconfirmedPricesUsed(prices: RegionPrices, used: readonly string[]): string[] {
-  const patterns = (prices.unconfirmedPrices ?? []).map((p) => new RegExp(`^${p.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`));
+  const patterns = (prices.unconfirmedPrices ?? []).map(
+    (p) =>
+      new RegExp(
+        `^${p
+          .split('*')
+          .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+          .join('.*')}$`,
+      ),
+  );
   return [...new Set(used.filter((key) => patterns.some((re) => re.test(key))))];
 }
 

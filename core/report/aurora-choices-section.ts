@@ -214,7 +214,12 @@ export function serverlessSection(ctx: Context, usage: AuroraUsage): ReportSecti
     numeric: [2, 3, 4, 5, 6, 7],
     notes: [
       "Scaling lag: from the step's start to the first minute the writer's ServerlessDatabaseCapacity reached 90% of its peak in the step (CloudWatch one-minute datapoints).",
-      `Cost per million transactions: the compute while the step ran (instances x class price, or measured ACUs x ACU price; prices ${pricesAsOfText(ctx.prices)}) over its transactions; storage and I/O are in the storage and bill sections.${unconfirmedText(unconfirmedPricesUsed(prices, cells.flatMap((c) => auroraPriceKeys(cellEngine(plan, c.cell), c.cell.variant))))}`,
+      `Cost per million transactions: the compute while the step ran (instances x class price, or measured ACUs x ACU price; prices ${pricesAsOfText(ctx.prices)}) over its transactions; storage and I/O are in the storage and bill sections.${unconfirmedText(
+        unconfirmedPricesUsed(
+          prices,
+          cells.flatMap((c) => auroraPriceKeys(cellEngine(plan, c.cell), c.cell.variant)),
+        ),
+      )}`,
     ],
   };
   return {

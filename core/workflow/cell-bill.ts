@@ -25,7 +25,13 @@ export interface CellBillFacts {
  * between the teardown's passes, which are separate Task invocations). `done`: the teardown
  * completed, so whatever is still open closes now. Nothing on a backend that bills nothing.
  */
-export async function recordLifetimes(deps: TaskDeps, run: RunContext, cell: CellPlan, resources: CellResources | undefined, done: boolean): Promise<ResourceLifetime[] | undefined> {
+export async function recordLifetimes(
+  deps: TaskDeps,
+  run: RunContext,
+  cell: CellPlan,
+  resources: CellResources | undefined,
+  done: boolean,
+): Promise<ResourceLifetime[] | undefined> {
   const observe = deps.backend.observeCellResources?.bind(deps.backend);
   if (observe === undefined) return undefined;
   const key = lakeKeys.workflow.cellLifetimes(run.runId, cell.cellId);
@@ -65,16 +71,7 @@ export function cellCost(plan: Plan, table: PriceTable, estimate: PlanCost, cell
   const prices = regionPrices(table, plan.region).prices;
   const engine = cellEngine(plan, cell);
   const bytes = ENGINES[engine.kind].topology === 'cluster' ? cell.data.tables * cell.data.tableSize * table.assumptions.bytesPerRow : 0;
-  return actualCellCost(
-    prices,
-    table.assumptions,
-    cell,
-    engine,
-    facts.resources,
-    facts.measured,
-    bytes / 1e9,
-    estimate.cells.find((c) => c.cellId === cell.cellId)?.total ?? null,
-  );
+  return actualCellCost(prices, table.assumptions, cell, engine, facts.resources, facts.measured, bytes / 1e9, estimate.cells.find((c) => c.cellId === cell.cellId)?.total ?? null);
 }
 
 /** Every cell's cost of a run whose teardowns recorded their facts, by cell id. */

@@ -1092,7 +1092,11 @@ export async function teardownCellTask(deps: TaskDeps, event: TeardownEvent): Pr
     try {
       return await recordLifetimes(deps, event.run, cell, event.resources, done);
     } catch (e) {
-      billNotes.push({ level: 'warning', path: `cells[${cell.cellId}].cost`, message: `resource lifetimes not recorded (${(e as Error).message}): the cell's cost from what really ran is incomplete` });
+      billNotes.push({
+        level: 'warning',
+        path: `cells[${cell.cellId}].cost`,
+        message: `resource lifetimes not recorded (${(e as Error).message}): the cell's cost from what really ran is incomplete`,
+      });
       return undefined;
     }
   };
@@ -1228,7 +1232,13 @@ export async function finishRunTask(deps: TaskDeps, event: FinishRunEvent): Prom
       ended_at: deps.now().toISOString(),
       sysbench_version: results.find((r) => r.sysbenchVersion)?.sysbenchVersion ?? previous.sysbench_version,
       cells: JSON.stringify(
-        results.map((r) => ({ cell_id: r.cellId, status: r.status, error: r.error, ...(r.bill !== undefined ? { resources: r.bill.resources, measured: r.bill.measured } : {}), ...(costs.has(r.cellId) ? { cost: costs.get(r.cellId) } : {}) })),
+        results.map((r) => ({
+          cell_id: r.cellId,
+          status: r.status,
+          error: r.error,
+          ...(r.bill !== undefined ? { resources: r.bill.resources, measured: r.bill.measured } : {}),
+          ...(costs.has(r.cellId) ? { cost: costs.get(r.cellId) } : {}),
+        })),
       ),
       server_config: await serverConfigSummary(deps, event.run),
       notes: JSON.stringify(

@@ -116,7 +116,16 @@ describe('the bill from lifetimes', () => {
   });
 
   it('names what has no time and leaves it out', () => {
-    const c = actualCellCost(usEast, minimums, provisioned, engine, [...lifetimes, { kind: 'ec2-instance', id: 'i-9', type: 'c5.large', createdAt: null, deletedAt: t(9) }], measured, 10, null);
+    const c = actualCellCost(
+      usEast,
+      minimums,
+      provisioned,
+      engine,
+      [...lifetimes, { kind: 'ec2-instance', id: 'i-9', type: 'c5.large', createdAt: null, deletedAt: t(9) }],
+      measured,
+      10,
+      null,
+    );
     expect(c.unknownLifetimes).toEqual(['ec2-instance:i-9']);
   });
 
@@ -174,7 +183,10 @@ describe('the report marks an unconfirmed price', () => {
       },
       'g.json',
     );
-    const data = runData(['r7g', 'r8g'].map((variant) => stepResult({ variant, step_id: 'ro-t1', workload: 'ro', test: 'oltp_read_only' })), spec);
+    const data = runData(
+      ['r7g', 'r8g'].map((variant) => stepResult({ variant, step_id: 'ro-t1', workload: 'ro', test: 'oltp_read_only' })),
+      spec,
+    );
     const ctx = makeContext(data, table);
     const text = JSON.stringify(priceSection(analyzePrice(ctx)!, ctx));
     expect(text).toMatch(/1\.104 USD \(unconfirmed price\)/);

@@ -63,7 +63,10 @@ describe('minAcu and maxAcu against the version', () => {
     expect(error).toBeInstanceOf(SpecError);
     expect((error as Error).message).toMatch(/^experiments\/acu\.json: invalid experiment spec/);
     expect((error as SpecError).problems).toEqual([
-      { path: 'variants[0].minAcu', message: expect.stringMatching(/16\.3, 15\.7, 14\.12, 13\.15 .*but the version is 16\.2 \(engine\.version\): use minAcu 0\.5 or more, or raise the engine version/) },
+      {
+        path: 'variants[0].minAcu',
+        message: expect.stringMatching(/16\.3, 15\.7, 14\.12, 13\.15 .*but the version is 16\.2 \(engine\.version\): use minAcu 0\.5 or more, or raise the engine version/),
+      },
     ]);
   });
 

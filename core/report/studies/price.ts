@@ -206,7 +206,9 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
   if (f.fallbackNote !== null) notes.push(f.fallbackNote);
   const unconfirmed = f.variants.filter((v) => v.unconfirmed).map((v) => v.instanceClass);
   if (unconfirmed.length > 0) {
-    notes.push(`Unconfirmed price: ${uniqueInOrder(unconfirmed).join(', ')} (prices/aws-prices.json lists it under unconfirmed, with its one source): check it before relying on the ratio.`);
+    notes.push(
+      `Unconfirmed price: ${uniqueInOrder(unconfirmed).join(', ')} (prices/aws-prices.json lists it under unconfirmed, with its one source): check it before relying on the ratio.`,
+    );
   }
   if (f.sweptAtRates.length > 0) notes.push(`${f.sweptAtRates.join(', ')}: a rate sweep; TPS is its capacity (rate sweep section), not the mean over the offered rates.`);
   if (f.local) notes.push('Local run: the throughput was measured on this machine, not on the priced classes; the table shows the method, not the classes’ value.');
