@@ -131,7 +131,7 @@ export function storageBreakEven(
  * ec2 2016-11-15 service-2.json). Deletion times are the teardown's: the first of its passes that
  * found the resource gone or terminating, or the pass that completed the teardown.
  */
-export type ResourceKind = 'db-cluster' | 'db-instance' | 'ec2-instance';
+type ResourceKind = 'db-cluster' | 'db-instance' | 'ec2-instance';
 
 export interface ResourceLifetime {
   readonly kind: ResourceKind;
@@ -177,7 +177,7 @@ export function mergeLifetimes(stored: readonly ResourceLifetime[], observed: re
 }
 
 /** Seconds a resource existed; null without both times. */
-export function lifetimeS(r: ResourceLifetime): number | null {
+function lifetimeS(r: ResourceLifetime): number | null {
   if (r.createdAt === null || r.deletedAt === null) return null;
   return Math.max(0, (Date.parse(r.deletedAt) - Date.parse(r.createdAt)) / 1000);
 }
