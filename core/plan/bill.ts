@@ -337,6 +337,7 @@ export function runCostLines(costs: readonly ActualCellCost[]): string[] {
   const storage = sum((c) => c.db.storage);
   const io = sum((c) => c.db.io);
   const ec2 = sum((c) => c.ec2);
+  const ioMeasured = costs.some((c) => c.db.ioRequests !== null);
   const ioRequests = costs.reduce((a, c) => a + (c.db.ioRequests ?? 0), 0);
   const unconfirmed = [...new Set(costs.flatMap((c) => c.unconfirmed))];
   const missing = [...new Set(costs.flatMap((c) => c.db.missing))];
@@ -345,7 +346,7 @@ export function runCostLines(costs: readonly ActualCellCost[]): string[] {
     total === null
       ? `What the run cost: unknown (no price for ${missing.join(', ')}; add them with --prices)`
       : `What the run cost, from what really ran: ${money(total)} (DB compute ${money(compute ?? 0)}, storage ${money(storage ?? 0)}, ` +
-        `I/O ${money(io ?? 0)} for ${ioRequests.toLocaleString('en-US')} requests measured, EC2 ${money(ec2 ?? 0)}); ` +
+        `I/O ${ioMeasured ? `${money(io ?? 0)} for ${ioRequests.toLocaleString('en-US')} requests measured` : 'not measured (no VolumeReadIOPs / VolumeWriteIOPs datapoints)'}, EC2 ${money(ec2 ?? 0)}); ` +
         `the plan estimated ${estimate === null ? 'unknown' : money(estimate)} for the same ${costs.length} cell${costs.length === 1 ? '' : 's'}${unconfirmedText(unconfirmed)}`,
   ];
   for (const c of costs) {

@@ -137,6 +137,9 @@ describe('the bill from lifetimes', () => {
     const unconfirmed = unconfirmedPricesUsed(usEast, ['dbInstanceHourly.db.r8g.large']).length > 0;
     expect(lines[0]!.includes('unconfirmed price: dbInstanceHourly.db.r8g.large')).toBe(unconfirmed);
     expect(lines[1]).toMatch(/^ {2}r8g: \$/);
+    expect(lines[0]).toMatch(/I\/O \$0\.40 for 2,000,000 requests measured/);
+    const unmeasured = actualCellCost(usEast, minimums, r8g, engine, lifetimes.slice(0, 2), { ...measured, ioRequests: null }, 10, 2);
+    expect(runCostLines([unmeasured])[0]).toMatch(/I\/O not measured \(no VolumeReadIOPs/);
   });
 });
 
