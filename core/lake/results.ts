@@ -146,6 +146,8 @@ export function renderStepTable(run: RunInfo, steps: readonly StepResult[]): str
   out.push(...cellStatusLines(run));
   if (steps.length === 0) {
     out.push('No step results in the lake for this run.');
+    // A run that failed before its steps still had resources: what they cost closes its output too.
+    out.push(...runCostLines(cellCosts(run)));
     return out.join('\n') + '\n';
   }
   const pcts = [...new Set(steps.map((s) => s.lat_pct))];
