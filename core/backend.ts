@@ -5,6 +5,7 @@
  * machine's data between Tasks.
  */
 import type { BackendKind, CellPlan, PlanNote } from './plan/types';
+import type { ObservedResource } from './plan/bill';
 import type { RunnerPhase } from './sysbench/types';
 import type { MetricSource, ServerMetricRow, VerdictsRow } from './lake/rows';
 import { AuroraBenchError } from './errors';
@@ -207,6 +208,11 @@ export interface Backend {
    * Optional: a backend that cannot tell (AWS, where Aurora replicas share the cluster volume) omits it.
    */
   replicationHealth?(run: RunContext, cell: CellPlan, resources: CellResources): Promise<readonly ReplicaHealth[]>;
+  /**
+   * The cell's resources as the cloud lists them now, with their creation times (the bill of what
+   * really ran, core/plan/bill.ts). Optional: a local backend bills nothing.
+   */
+  observeCellResources?(run: RunContext, cell: CellPlan, resources: CellResources | undefined): Promise<readonly ObservedResource[]>;
   /** Delete everything of the cell in dependency order (clients, instances, cluster, parameter groups). */
   teardownCell(run: RunContext, cell: CellPlan, resources: CellResources | undefined): Promise<TeardownReport>;
   /**

@@ -175,3 +175,122 @@ export function ioOptimizedSupport(engine: EngineRef): Support {
 export function isServerless(instanceClass: string): boolean {
   return instanceClass === SERVERLESS_CLASS;
 }
+
+/**
+ * One line of the Serverless v2 capacity range by engine version: from `from` on (the least minor
+ * of each major for Aurora PostgreSQL), the range takes at least `minAcu` and at most `maxAcu`.
+ * `confirmed` false: no stored copy of the source was found, so the line only warns (the AWS
+ * preflight asks RDS itself: DescribeDBEngineVersions DBEngineVersion.ServerlessV2FeaturesSupport
+ * MinCapacity / MaxCapacity, "the upper Aurora Serverless v2 capacity limit for a particular engine
+ * version or platform version ... might be 256 or 128", botocore rds service-2.json).
+ */
+export interface CapacityLine {
+  readonly kind: 'aurora-mysql' | 'aurora-postgresql';
+  /** Aurora MySQL: the least version; Aurora PostgreSQL: the least minor per major (a later major has it). */
+  readonly from: string | Readonly<Record<number, number>>;
+  readonly minAcu?: number;
+  readonly maxAcu?: number;
+  readonly confirmed: boolean;
+  readonly source: string;
+}
+
+/**
+ * Serverless v2 capacity ranges by engine version (Aurora User Guide, "Aurora Serverless v2
+ * capacity": "The available capacity range for Aurora Serverless v2 is a function of both the DB
+ * engine version and the platform version. Newer DB engine versions allow a maximum capacity of 256
+ * ACUs, a minimum capacity of 0 ACUs, or both", "Managing Aurora Serverless v2 DB clusters").
+ * Later lines override earlier ones for the versions they cover.
+ */
+export const SERVERLESS_V2_CAPACITY: readonly CapacityLine[] = [
+  {
+    kind: 'aurora-mysql',
+    from: '3.02.0',
+    minAcu: MIN_ACU_WITHOUT_PAUSE,
+    maxAcu: MAX_ACU_OLDER,
+    confirmed: true,
+    source:
+      'Aurora User Guide, "Requirements and limitations for Aurora Serverless v2" (awsdocs/amazon-aurora-user-guide doc_source/aurora-serverless-v2.requirements.md): "from a minimum of 0.5 Aurora capacity units (ACU) through 128 ACUs"; botocore rds ServerlessV2ScalingConfiguration before the 256-ACU launch: "The largest value that you can use is 128"',
+  },
+  {
+    kind: 'aurora-mysql',
+    from: '3.06.0',
+    maxAcu: MAX_ACU,
+    confirmed: false,
+    source:
+      'AWS What\'s New, October 2024, "Amazon Aurora Serverless v2 now supports up to 256 ACUs" (Aurora MySQL 3.06 and higher, on a recent platform version); no stored copy found, so the version line is unconfirmed',
+  },
+  {
+    kind: 'aurora-mysql',
+    from: '3.08.0',
+    minAcu: 0,
+    confirmed: true,
+    source: 'Aurora User Guide, "Scaling to Zero ACUs with automatic pause and resume for Aurora Serverless v2", Prerequisites: "Aurora MySQL ... version 3.08.0 or higher"',
+  },
+  {
+    kind: 'aurora-postgresql',
+    from: SERVERLESS_PG,
+    minAcu: MIN_ACU_WITHOUT_PAUSE,
+    maxAcu: MAX_ACU_OLDER,
+    confirmed: true,
+    source: 'the same requirements page and botocore text as Aurora MySQL 3.02.0',
+  },
+  {
+    kind: 'aurora-postgresql',
+    from: { 16: 1, 15: 5, 14: 10, 13: 13 },
+    maxAcu: MAX_ACU,
+    confirmed: false,
+    source:
+      'AWS What\'s New, October 2024, "Amazon Aurora Serverless v2 now supports up to 256 ACUs" (Aurora PostgreSQL 13.13, 14.10, 15.5, 16.1 and higher); no stored copy found, so the version line is unconfirmed',
+  },
+  {
+    kind: 'aurora-postgresql',
+    from: PAUSE_PG,
+    minAcu: 0,
+    confirmed: true,
+    source: 'the auto-pause Prerequisites: "Aurora PostgreSQL ... at least version 16.3, 15.7, 14.12, or 13.15"',
+  },
+];
+
+export interface CapacityLimit {
+  readonly acu: number;
+  /** The line that sets it. */
+  readonly line: CapacityLine;
+}
+
+/** Whether `engine`'s version is covered by a line's `from`. */
+function covers(engine: EngineRef, line: CapacityLine): boolean {
+  if (engine.kind !== line.kind) return false;
+  if (typeof line.from === 'string') {
+    const v = auroraMysqlVersion(engine);
+    return v !== undefined && atLeast(v, parseAuroraVersion(line.from).aurora);
+  }
+  const pg = postgresVersion(engine);
+  return pg !== undefined && postgresAtLeast(pg, line.from);
+}
+
+/** "Aurora MySQL 3.06.0" / "Aurora PostgreSQL 16.1, 15.5, 14.10, 13.13" and later: the versions a line covers. */
+export function capacityLineVersions(line: CapacityLine): string {
+  return typeof line.from === 'string' ? `Aurora MySQL ${line.from} or higher` : `Aurora PostgreSQL ${pgList(line.from)} or a later minor of the same major`;
+}
+
+/**
+ * The least minimum and the most maximum an engine version's Serverless v2 range takes, each with the
+ * table line that sets it; undefined for an engine or version without Serverless v2.
+ */
+export function serverlessCapacityLimits(engine: EngineRef): { readonly min: CapacityLimit; readonly max: CapacityLimit } | undefined {
+  if (!serverlessV2Support(engine).supported) return undefined;
+  let min: CapacityLimit | undefined;
+  let max: CapacityLimit | undefined;
+  for (const line of SERVERLESS_V2_CAPACITY) {
+    if (!covers(engine, line)) continue;
+    if (line.minAcu !== undefined) min = { acu: line.minAcu, line };
+    if (line.maxAcu !== undefined) max = { acu: line.maxAcu, line };
+  }
+  return min !== undefined && max !== undefined ? { min, max } : undefined;
+}
+
+/** The first line that raises the engine version's maximum (the versions to upgrade to), if any. */
+export function nextMaxLine(engine: EngineRef): CapacityLine | undefined {
+  const limits = serverlessCapacityLimits(engine);
+  return SERVERLESS_V2_CAPACITY.find((l) => l.kind === engine.kind && l.maxAcu !== undefined && l.maxAcu > (limits?.max.acu ?? Infinity));
+}

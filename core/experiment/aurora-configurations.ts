@@ -3,7 +3,18 @@
  * variant's engine version has (core/aurora/aurora-configurations.ts, sources cited there): every
  * problem by JSON path with what to change, so RDS never refuses a cluster half-way through a run.
  */
-import { GIB_PER_ACU, ioOptimizedSupport, isServerless, MAX_ACU_OLDER, MIN_ACU_WITHOUT_PAUSE, serverlessV2Support, zeroMinimumSupport } from '../aurora/aurora-configurations';
+import {
+  capacityLineVersions,
+  GIB_PER_ACU,
+  ioOptimizedSupport,
+  isServerless,
+  MAX_ACU_OLDER,
+  MIN_ACU_WITHOUT_PAUSE,
+  nextMaxLine,
+  serverlessCapacityLimits,
+  serverlessV2Support,
+  zeroMinimumSupport,
+} from '../aurora/aurora-configurations';
 import { ENGINES, engineName } from '../aurora/engines';
 import type { EngineNote, EngineSpecProblem } from './engine-checks';
 import { variantEngine } from './engine-checks';
@@ -38,9 +49,14 @@ export function auroraConfigurationProblems(spec: Spec): EngineSpecProblem[] {
       if (v.maxAcu !== undefined && min > v.maxAcu) {
         problems.push({ path: at('minAcu'), message: `minAcu ${min} is above maxAcu ${v.maxAcu}: the range must have minAcu <= maxAcu` });
       }
-      if (v.minAcu === 0 && support.supported) {
+      const limits = serverlessCapacityLimits(engine);
+      if (v.minAcu !== undefined && limits !== undefined && v.minAcu < limits.min.acu) {
+        // The line in force sets the least minimum (SERVERLESS_V2_CAPACITY); 0 needs auto-pause.
         const zero = zeroMinimumSupport(engine);
-        if (!zero.supported) problems.push({ path: at('minAcu'), message: `${zero.why} (${versionPath(spec, vi)}): use minAcu 0.5 or more, or raise the engine version` });
+        problems.push({
+          path: at('minAcu'),
+          message: `${v.minAcu === 0 && !zero.supported ? zero.why : `minAcu ${v.minAcu} is below ${limits.min.acu}, the least ${engineName(engine)} takes`} (${versionPath(spec, vi)}): use minAcu ${limits.min.acu} or more, or raise the engine version`,
+        });
       }
     } else {
       for (const field of ['minAcu', 'maxAcu', 'readerScaling'] as const) {
@@ -79,11 +95,23 @@ export function auroraConfigurationNotes(spec: Spec, backend: 'local' | 'aws'): 
           path: `variants[${vi}].instanceClass`,
           message: `variant "${v.name}" is Aurora Serverless v2 (${range}): there is no Aurora capacity scaling locally, so each server stands in at its largest size (maxAcu ${v.maxAcu}, about ${v.maxAcu * GIB_PER_ACU} GiB, sized as the r class of that memory); scaling lag and ACU-hours are measured only on AWS`,
         });
-      } else if (v.maxAcu > MAX_ACU_OLDER) {
+      }
+      const engine = variantEngine(spec, v);
+      const limits = serverlessCapacityLimits(engine);
+      if (limits !== undefined && v.maxAcu > limits.max.acu) {
+        // Which versions scale past 128 ACUs is not confirmed by a stored source: a warning here, a
+        // refusal by the AWS preflight from what RDS says for the version.
+        const next = nextMaxLine(engine);
         notes.push({
           level: 'warning',
           path: `variants[${vi}].maxAcu`,
-          message: `maxAcu ${v.maxAcu} is above ${MAX_ACU_OLDER}: only recent engine versions on a recent platform version scale past ${MAX_ACU_OLDER} ACUs (DescribeDBEngineVersions ServerlessV2FeaturesSupport.MaxCapacity says which); RDS refuses the range otherwise`,
+          message: `maxAcu ${v.maxAcu} is above ${limits.max.acu}, the most ${engineName(engine)} is known to take${next ? `; ${capacityLineVersions(next)} scale to ${next.maxAcu} ACUs on a recent platform version${next.confirmed ? '' : ' (an unconfirmed version line: no stored source confirms it, core/aurora/aurora-configurations.ts SERVERLESS_V2_CAPACITY)'}` : ''}: use maxAcu ${limits.max.acu} or less, or raise ${versionPath(spec, vi)}; the AWS preflight asks RDS (DescribeDBEngineVersions ServerlessV2FeaturesSupport.MaxCapacity) and refuses a range the version does not take`,
+        });
+      } else if (backend === 'aws' && v.maxAcu > MAX_ACU_OLDER) {
+        notes.push({
+          level: 'warning',
+          path: `variants[${vi}].maxAcu`,
+          message: `maxAcu ${v.maxAcu} is above ${MAX_ACU_OLDER}: the cluster must also be on a recent platform version to scale past ${MAX_ACU_OLDER} ACUs (Aurora User Guide, "Upgrading your Aurora Serverless v2 DB cluster to allow scaling to 256 ACUs"); RDS refuses the range otherwise`,
         });
       }
     }

@@ -9,6 +9,7 @@ import { extname } from 'node:path';
 import type { LakeReader, LakeRowObject } from './duckdb';
 import { AuroraBenchError } from '../errors';
 import type { StepSummaryRow } from './schema';
+import { runCostLines, type ActualCellCost } from '../plan/bill';
 
 export class NotFoundError extends AuroraBenchError {
   override readonly name = 'NotFoundError';
@@ -144,6 +145,8 @@ export function renderStepTable(run: RunInfo, steps: readonly StepResult[]): str
   out.push(...cellStatusLines(run));
   if (steps.length === 0) {
     out.push('No step results in the lake for this run.');
+    // A run that failed before its steps still had resources: what they cost closes its output too.
+    out.push(...runCostLines(cellCosts(run)));
     return out.join('\n') + '\n';
   }
   const pcts = [...new Set(steps.map((s) => s.lat_pct))];
@@ -187,7 +190,18 @@ export function renderStepTable(run: RunInfo, steps: readonly StepResult[]): str
     s.status === 'ok' ? '' : clip(s.error, 60),
   ]);
   out.push(textTable(head, rows, { align }));
+  out.push(...runCostLines(cellCosts(run)));
   return out.join('\n') + '\n';
+}
+
+/** The cells' costs from what really ran, as the manifest keeps them (AWS runs; none elsewhere). */
+function cellCosts(run: RunInfo): ActualCellCost[] {
+  try {
+    const cells = JSON.parse(run.cells || '[]') as { cost?: ActualCellCost }[];
+    return cells.flatMap((c) => (c.cost !== undefined ? [c.cost] : []));
+  } catch {
+    return [];
+  }
 }
 
 /** An arbitrary result as a terminal table, columns in the query's order. */

@@ -388,6 +388,8 @@ export const lakeKeys = {
     item: (runId: string, index: number): string => `workflow/${safe(runId)}/items/${index}.json`,
     /** A cell's outcome, written by its teardown, read by FinishRun. */
     cellOutcome: (runId: string, cellId: string): string => `workflow/${safe(runId)}/outcomes/${safe(cellId)}.json`,
+    /** A cell's resources with their creation and deletion times, kept by its teardown's passes (core/workflow/cell-bill.ts). */
+    cellLifetimes: (runId: string, cellId: string): string => `workflow/${safe(runId)}/lifetimes/${safe(cellId)}.json`,
     /** Everything of a run's workflow objects. */
     run: (runId: string): string => `workflow/${safe(runId)}/`,
   },

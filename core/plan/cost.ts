@@ -23,6 +23,12 @@ const RegionPricesSchema = z
     currency: z.string().min(1),
     source: z.string().optional(),
     unconfirmed: z.array(z.string()).optional(),
+    /**
+     * The prices `unconfirmed` describes, by key: a dbInstanceHourly class ("dbInstanceHourly.db.r8g.*"),
+     * "dbInstanceHourlyByEngine.<kind>.<class>", "ec2Hourly.<type>" or a field name ("acuHourlyIoOptimized");
+     * "*" matches any run of characters. A figure that uses one is printed with "unconfirmed price".
+     */
+    unconfirmedPrices: z.array(z.string()).optional(),
     dbInstanceHourly: hourly.default({}),
     /** DB instance $/h of engines other than Aurora MySQL (whose prices are dbInstanceHourly), by engine kind. */
     dbInstanceHourlyByEngine: z.record(z.string(), hourly).optional(),
@@ -73,6 +79,20 @@ const PriceTableSchema = z
 
 export type PriceTable = z.output<typeof PriceTableSchema>;
 export type RegionPrices = z.output<typeof RegionPricesSchema>;
+
+/** The keys of `used` (see RegionPrices.unconfirmedPrices) that the table lists as unconfirmed, once each. */
+export function unconfirmedPricesUsed(prices: RegionPrices, used: readonly string[]): string[] {
+  const patterns = (prices.unconfirmedPrices ?? []).map(
+    (p) =>
+      new RegExp(
+        `^${p
+          .split('*')
+          .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+          .join('.*')}$`,
+      ),
+  );
+  return [...new Set(used.filter((key) => patterns.some((re) => re.test(key))))];
+}
 
 /** "as of 2025-2026 (collected 2026-11-21)": what the figures' date is, for plan and report lines. */
 export function pricesAsOfText(table: PriceTable): string {
@@ -197,6 +217,8 @@ export interface PlanCost {
   readonly total: number | null;
   /** Instance classes / types without a price. */
   readonly missing: readonly string[];
+  /** Price keys the estimate used that the table lists as unconfirmed (RegionPrices.unconfirmedPrices). */
+  readonly unconfirmed: readonly string[];
   readonly notes: readonly string[];
 }
 
@@ -277,6 +299,27 @@ export function auroraRates(prices: RegionPrices, engine: EngineRef, variant: Pi
   };
 }
 
+/** The price keys an Aurora cell's bill reads (the names `unconfirmedPrices` lists). */
+export function auroraPriceKeys(engine: EngineRef, variant: Pick<CellPlan['variant'], 'instanceClass' | 'serverless' | 'storage'>): string[] {
+  const io = variant.storage === 'io-optimized';
+  const keys: string[] = [];
+  if (variant.serverless !== undefined) keys.push(io ? 'acuHourlyIoOptimized' : 'acuHourly');
+  else {
+    keys.push(engine.kind === 'aurora-mysql' ? `dbInstanceHourly.${variant.instanceClass}` : `dbInstanceHourlyByEngine.${engine.kind}.${variant.instanceClass}`);
+    if (io) keys.push('ioOptimizedInstanceMultiplier');
+  }
+  keys.push(io ? 'storageGbMonthIoOptimized' : 'storageGbMonth');
+  if (!io) keys.push('ioPerMillion');
+  return keys;
+}
+
+/** The price key (RegionPrices.unconfirmedPrices) of one DB instance of `instanceClass` on `engine`. */
+export function dbInstancePriceKey(engine: EngineRef, instanceClass: string): string {
+  if (engine.kind === 'aurora-mysql') return `dbInstanceHourly.${instanceClass}`;
+  if (engine.kind === 'self-managed') return `ec2Hourly.${instanceClass.replace(/^db\./, '')}`;
+  return `dbInstanceHourlyByEngine.${engine.kind}.${instanceClass}`;
+}
+
 const SERVERLESS_ESTIMATE =
   'Aurora Serverless v2 variants: while steps run each instance is taken at its maxAcu (an upper bound), during set-up and teardown at its minAcu, at the ACU-hour price; the bill after a run uses the ACUs CloudWatch measured (ServerlessDatabaseCapacity)';
 
@@ -298,6 +341,7 @@ export function estimatePlanCost(plan: Plan, table: PriceTable): PlanCost {
   const a = table.assumptions;
   const missing = new Set<string>();
   const notes: string[] = [];
+  const used = new Set<string>();
   if (lookup.fallbackNote) notes.push(lookup.fallbackNote);
   const declared = new Map<string, number>();
   const stepBytesPerRow = (s: StepPlan): number => (s.script ? declared.get(s.script.name) : undefined) ?? a.bytesPerRow;
@@ -328,6 +372,10 @@ export function estimatePlanCost(plan: Plan, table: PriceTable): PlanCost {
     if (topology === 'ec2' && !notes.includes(EBS_STORAGE)) notes.push(EBS_STORAGE);
     if (topology === 'ec2' && prices.ebsGp3GbMonth === undefined) missing.add(`ebsGp3GbMonth (self-managed servers' EBS volumes)`);
     if (topology === 'instance' && !notes.includes(RDS_STORAGE)) notes.push(RDS_STORAGE);
+    for (const k of aurora ? auroraPriceKeys(engine, cell.variant) : [dbInstancePriceKey(engine, cell.variant.instanceClass)]) used.add(k);
+    if (topology === 'ec2') used.add('ebsGp3GbMonth');
+    if (topology === 'instance') used.add('rdsGp3GbMonth');
+    used.add(`ec2Hourly.${cell.variant.clients.instanceType}`);
     const acuHourly = rates?.acuHourly;
     const dbCost =
       serverless !== undefined
@@ -388,8 +436,14 @@ export function estimatePlanCost(plan: Plan, table: PriceTable): PlanCost {
     cells,
     total: totals.some((t) => t === null) ? null : totals.reduce<number>((acc, t) => acc + t!, 0),
     missing: [...missing].sort(),
+    unconfirmed: unconfirmedPricesUsed(prices, [...used]),
     notes,
   };
+}
+
+/** " (unconfirmed price: dbInstanceHourly.db.r8g.2xlarge)" after a figure that uses one; "" otherwise. */
+export function unconfirmedText(keys: readonly string[]): string {
+  return keys.length === 0 ? '' : ` (unconfirmed price: ${keys.join(', ')}; prices/aws-prices.json lists it under unconfirmed)`;
 }
 
 export function formatMoney(value: number, currency: string): string {
@@ -433,7 +487,7 @@ export function costLines(cost: PlanCost, budget: Spec['budget'], backend: Plan[
     const clients = cost.cells.reduce((acc, c) => acc + (c.clientCost ?? 0), 0);
     const io = cost.cells.reduce((acc, c) => acc + c.ioCost + c.storageCost, 0);
     lines.push(
-      `${what} ${formatMoney(cost.total, cost.currency)} (DB instances ${formatMoney(db, cost.currency)}, clients ${formatMoney(clients, cost.currency)}, storage and I/O ${formatMoney(io, cost.currency)}; ${cost.region} on-demand prices ${cost.pricesAsOf})`,
+      `${what} ${formatMoney(cost.total, cost.currency)} (DB instances ${formatMoney(db, cost.currency)}, clients ${formatMoney(clients, cost.currency)}, storage and I/O ${formatMoney(io, cost.currency)}; ${cost.region} on-demand prices ${cost.pricesAsOf})${unconfirmedText(cost.unconfirmed)}`,
     );
   }
   for (const n of cost.notes) lines.push(`  ${n}`);

@@ -9,8 +9,9 @@
  * Context into sections.
  */
 import { BACKEND_TIMES } from '../plan/plan';
-import { billCell, storageBreakEven, type CellUsage } from '../plan/bill';
-import { estimatePlanCost, formatMoney, pricesAsOfText, regionPrices } from '../plan/cost';
+import { billCell, storageBreakEven, type CellBill, type CellUsage } from '../plan/bill';
+import { cellCost, type CellBillFacts } from '../workflow/cell-bill';
+import { auroraPriceKeys, estimatePlanCost, formatMoney, pricesAsOfText, regionPrices, unconfirmedPricesUsed, unconfirmedText } from '../plan/cost';
 import { cellEngine, type CellPlan } from '../plan/types';
 import { ENGINES, type EngineRef } from '../aurora/engines';
 import { fixed, num, pct } from '../format';
@@ -213,7 +214,12 @@ export function serverlessSection(ctx: Context, usage: AuroraUsage): ReportSecti
     numeric: [2, 3, 4, 5, 6, 7],
     notes: [
       "Scaling lag: from the step's start to the first minute the writer's ServerlessDatabaseCapacity reached 90% of its peak in the step (CloudWatch one-minute datapoints).",
-      `Cost per million transactions: the compute while the step ran (instances x class price, or measured ACUs x ACU price; prices ${pricesAsOfText(ctx.prices)}) over its transactions; storage and I/O are in the storage and bill sections.`,
+      `Cost per million transactions: the compute while the step ran (instances x class price, or measured ACUs x ACU price; prices ${pricesAsOfText(ctx.prices)}) over its transactions; storage and I/O are in the storage and bill sections.${unconfirmedText(
+        unconfirmedPricesUsed(
+          prices,
+          cells.flatMap((c) => auroraPriceKeys(cellEngine(plan, c.cell), c.cell.variant)),
+        ),
+      )}`,
     ],
   };
   return {
@@ -287,8 +293,12 @@ export function storageSection(ctx: Context, usage: AuroraUsage): ReportSection 
       num(be.breakEvenIoPerS, 0),
       Number.isFinite(breakEvenTps) ? num(breakEvenTps, 0) : '-',
     ]);
+    const unconfirmed = unconfirmedPricesUsed(prices, [
+      ...auroraPriceKeys(engine, { ...cell.variant, storage: 'standard' }),
+      ...auroraPriceKeys(engine, { ...cell.variant, storage: 'io-optimized' }),
+    ]);
     findings.push(
-      `${cell.variant.name} (${variantLabel(cell.variant)}, measured on ${configured === 'io-optimized' ? 'I/O-Optimized' : 'Standard'}): ${fixed(ioPerTx, 2)} I/O requests per transaction at ${num(tps, 0)} TPS → Standard ${formatMoney(be.standardHourly, prices.currency)}/h, I/O-Optimized ${formatMoney(be.ioOptimizedHourly, prices.currency)}/h: ${cheaper} is cheaper; they break even at ${num(be.breakEvenIoPerS, 0)} I/O requests/s${Number.isFinite(breakEvenTps) ? ` (${num(breakEvenTps, 0)} TPS of this workload)` : ''}`,
+      `${cell.variant.name} (${variantLabel(cell.variant)}, measured on ${configured === 'io-optimized' ? 'I/O-Optimized' : 'Standard'}): ${fixed(ioPerTx, 2)} I/O requests per transaction at ${num(tps, 0)} TPS → Standard ${formatMoney(be.standardHourly, prices.currency)}/h, I/O-Optimized ${formatMoney(be.ioOptimizedHourly, prices.currency)}/h: ${cheaper} is cheaper; they break even at ${num(be.breakEvenIoPerS, 0)} I/O requests/s${Number.isFinite(breakEvenTps) ? ` (${num(breakEvenTps, 0)} TPS of this workload)` : ''}${unconfirmedText(unconfirmed)}`,
     );
   }
   if (findings.length === 0) {
@@ -356,6 +366,18 @@ function cellUsage(ctx: Context, usage: AuroraUsage, cell: CellPlan, steps: read
   };
 }
 
+/** Each cell's facts as its teardown recorded them in the manifest (`cells[].resources`, `cells[].measured`); empty for runs before. */
+function recordedFacts(ctx: Context): Map<string, CellBillFacts> {
+  const out = new Map<string, CellBillFacts>();
+  try {
+    const cells = JSON.parse(ctx.data.run.cells || '[]') as { cell_id: string; resources?: CellBillFacts['resources']; measured?: CellBillFacts['measured'] }[];
+    for (const c of cells) if (c.resources !== undefined && c.measured !== undefined) out.set(c.cell_id, { resources: c.resources, measured: c.measured });
+  } catch {
+    // an unreadable cells column: the bill falls back to the steps' span
+  }
+  return out;
+}
+
 export function billSection(ctx: Context, usage: AuroraUsage): ReportSection | null {
   const plan = ctx.data.plan;
   if (!plan || plan.backend !== 'aws') return null;
@@ -363,47 +385,73 @@ export function billSection(ctx: Context, usage: AuroraUsage): ReportSection | n
   if (cells.length === 0) return null;
   const prices = regionPrices(ctx.prices, plan.region).prices;
   const estimate = estimatePlanCost(plan, ctx.prices);
+  const recorded = recordedFacts(ctx);
   const money = (v: number | null): string => (v === null ? '-' : formatMoney(v, prices.currency));
   const rows: string[][] = [];
   let total = 0;
   let complete = true;
   let estimated = 0;
+  let fromLifetimes = 0;
+  const missing = new Set<string>();
+  const unconfirmed = new Set<string>();
   for (const { cell, steps } of cells) {
-    const bill = billCell(prices, cellUsage(ctx, usage, cell, steps));
+    const facts = recorded.get(cell.cellId);
     const planned = estimate.cells.find((c) => c.cellId === cell.cellId);
-    const plannedDb = planned ? (planned.dbCost ?? 0) + planned.storageCost + planned.ioCost : null;
-    if (bill.total === null) complete = false;
-    else total += bill.total;
-    if (plannedDb !== null) estimated += plannedDb;
+    let bill: CellBill;
+    let ec2: number | null = null;
+    let plannedCell: number | null;
+    if (facts !== undefined) {
+      // What really ran: the resources' creation and deletion times, priced with this report's prices.
+      const actual = cellCost(plan, ctx.prices, estimate, cell, facts);
+      bill = actual.db;
+      ec2 = actual.ec2;
+      plannedCell = actual.estimate;
+      for (const u of actual.unconfirmed) unconfirmed.add(u);
+      fromLifetimes++;
+    } else {
+      bill = billCell(prices, cellUsage(ctx, usage, cell, steps));
+      plannedCell = planned ? (planned.dbCost ?? 0) + planned.storageCost + planned.ioCost : null;
+      for (const u of unconfirmedPricesUsed(prices, auroraPriceKeys(cellEngine(plan, cell), cell.variant))) unconfirmed.add(u);
+    }
+    for (const m of bill.missing) missing.add(m);
+    const cellTotal = bill.total === null ? null : bill.total + (ec2 ?? 0);
+    if (cellTotal === null || (facts !== undefined && ec2 === null)) complete = false;
+    else total += cellTotal;
+    if (plannedCell !== null) estimated += plannedCell;
     rows.push([
       cell.cellId,
       bill.computeWhat,
       money(bill.compute),
       money(bill.storage),
       bill.ioRequests === null ? 'not measured' : `${num(bill.ioRequests, 0)} → ${money(bill.io)}`,
-      money(bill.total),
-      money(plannedDb),
+      facts !== undefined ? money(ec2) : 'not recorded',
+      money(cellTotal),
+      money(plannedCell),
     ]);
   }
+  const what = fromLifetimes === cells.length ? 'DB clusters and EC2 instances' : 'Aurora clusters';
   const findings = [
     complete
-      ? `The run's Aurora clusters cost ${formatMoney(total, prices.currency)} from what really ran (compute, storage and the I/O measured), against ${formatMoney(estimated, prices.currency)} estimated for them by the plan (${plan.region} on-demand prices ${pricesAsOfText(ctx.prices)}).`
-      : `Some cells have no price (${[...new Set(cells.flatMap(({ cell, steps }) => billCell(prices, cellUsage(ctx, usage, cell, steps)).missing))].join(', ')}): add them with --prices.`,
+      ? `The run's ${what} cost ${formatMoney(total, prices.currency)} from what really ran (compute, storage and the I/O measured), against ${formatMoney(estimated, prices.currency)} estimated for them by the plan (${plan.region} on-demand prices ${pricesAsOfText(ctx.prices)})${unconfirmedText([...unconfirmed])}.`
+      : `Some cells have no price (${[...missing].join(', ') || 'an EC2 type'}): add them with --prices.`,
   ];
   return {
     id: 'bill',
     title: 'What the run cost',
-    question: "What the Aurora clusters of this run cost from what really ran, beside the plan's estimate",
+    question: "What the run's resources cost from what really ran, beside the plan's estimate",
     findings,
     tables: [
       {
-        title: "The bill per cell (DB clusters; clients are in the plan's estimate)",
-        head: ['Cell', 'Compute', 'Compute cost', 'Storage', 'I/O requests → cost', 'Total', 'Plan estimate'],
+        title: 'The bill per cell',
+        head: ['Cell', 'Compute', 'Compute cost', 'Storage', 'I/O requests → cost', 'EC2', 'Total', 'Plan estimate'],
         rows,
-        numeric: [2, 3, 5, 6],
+        numeric: [2, 3, 5, 6, 7],
         notes: [
-          `Instance hours: the span the cell's steps ran plus the planned set-up and teardown (${BACKEND_TIMES.aws.provisionS / 60} min): the lake holds no RDS creation and deletion times.`,
+          fromLifetimes === cells.length
+            ? 'Lifetimes: each DB cluster, DB instance and EC2 instance from its creation (ClusterCreateTime, InstanceCreateTime, LaunchTime) to the teardown pass that found it gone, recorded in the run manifest (cells[].resources); RDS bills at least 10 minutes, EC2 at least 1.'
+            : `Cells without recorded lifetimes (runs before they were recorded): instance hours are the span the cell's steps ran plus the planned set-up and teardown (${BACKEND_TIMES.aws.provisionS / 60} min), EC2 not counted; their estimate is the DB part only.`,
           "Serverless v2: ACU-seconds from ServerlessDatabaseCapacity while steps ran, minAcu outside them; Aurora Standard: the volume's VolumeReadIOPs + VolumeWriteIOPs at the per-million price; I/O-Optimized: no I/O charge.",
+          ...(unconfirmed.size > 0 ? [`Unconfirmed price used: ${[...unconfirmed].join(', ')} (prices/aws-prices.json lists it under unconfirmed).`] : []),
         ],
       },
     ],

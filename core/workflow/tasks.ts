@@ -28,6 +28,9 @@ import { parseClientCpu, parseSysbenchOutput } from '../sysbench/parser';
 import type { ParsedOutput, RunnerPhase, RunnerResult } from '../sysbench/types';
 import { parseServerVariables } from '../sysbench/server-variables';
 import { applyStatuses, effectiveConfiguration, requestedParameters } from './effective-config';
+import { measuredCellUsage, recordLifetimes, runCellCosts, type CellBillFacts } from './cell-bill';
+import type { ActualCellCost } from '../plan/bill';
+import { bundledPrices } from '../plan/cost';
 import { ConfigurationNotInEffectError, DataPrepareFailedError, InvalidSpecError, InvalidTaskInputError, NotReadyInTimeError } from './errors';
 import { decideStep, stepsToConsult, type EarlierStepRows, type StepDecision } from './step-rates';
 import { START_AFTER_PREPARE_S, storedCursor, type MemberJobsState, type StepCursor } from './step-scheduler';
@@ -200,6 +203,8 @@ export interface CellOutcome {
   readonly sysbenchVersion: string | null;
   /** What the backend could not apply (parameters not applicable locally...), for the manifest. */
   readonly notes: readonly PlanNote[];
+  /** The cell's resources with their lifetimes and what CloudWatch measured (a backend that bills: core/workflow/cell-bill.ts). */
+  readonly bill?: CellBillFacts;
 }
 export interface FinishRunEvent {
   readonly run: RunContext;
@@ -872,9 +877,25 @@ function mergeNotes(planNotes: readonly PlanNote[], cellNotes: readonly PlanNote
 export async function teardownCellTask(deps: TaskDeps, event: TeardownEvent): Promise<CellOutcome> {
   need(event, ['run', 'cell'], 'teardown-cell');
   const cell = await loadCellPlan(deps, event.run, event.cell.cellId);
+  // The bill of what really ran: what exists before this pass and what is gone after it.
+  const billNotes: PlanNote[] = [];
+  const recordBill = async (done: boolean) => {
+    try {
+      return await recordLifetimes(deps, event.run, cell, event.resources, done);
+    } catch (e) {
+      billNotes.push({
+        level: 'warning',
+        path: `cells[${cell.cellId}].cost`,
+        message: `resource lifetimes not recorded (${(e as Error).message}): the cell's cost from what really ran is incomplete`,
+      });
+      return undefined;
+    }
+  };
+  await recordBill(false);
   try {
     await deps.backend.teardownCell(event.run, cell, event.resources);
   } catch (e) {
+    await recordBill(false);
     // The Map discards the cells' results: FinishRun learns of a teardown that failed from here (a
     // retry that succeeds replaces it with the cell's outcome).
     const failed: CellOutcome = {
@@ -890,7 +911,9 @@ export async function teardownCellTask(deps: TaskDeps, event: TeardownEvent): Pr
     await deps.backend.lake.put(lakeKeys.workflow.cellOutcome(event.run.runId, cell.cellId), JSON.stringify(failed));
     throw e;
   }
+  const lifetimes = await recordBill(true);
   const steps = await readStepOutcomes(deps, event.run, cell.cellId);
+  const bill = lifetimes === undefined ? undefined : { resources: lifetimes, measured: await measuredCellUsage(deps, event.run, cell.cellId, steps) };
   const cursor = await readJson<StepCursor>(deps, lakeKeys.workflow.stepCursor(event.run.runId, cell.cellId));
   // The step's own error where the cell's is only its segment Map's (on AWS: States.ExceedToleratedFailureThreshold).
   const error = event.error === undefined ? null : cursor?.failure ? causeText(cursor.failure) : causeText(event.error);
@@ -904,7 +927,8 @@ export async function teardownCellTask(deps: TaskDeps, event: TeardownEvent): Pr
     failedStepCount: failedSteps.length,
     failedSteps: failedSteps.slice(0, MAX_FAILED_STEPS_REPORTED).map((s) => ({ stepId: s.stepId, error: s.error })),
     sysbenchVersion: steps.find((s) => s.sysbenchVersion)?.sysbenchVersion ?? null,
-    notes: [...(event.resources?.notes ?? []), ...lateMetricsNotes(event)],
+    notes: [...(event.resources?.notes ?? []), ...lateMetricsNotes(event), ...billNotes],
+    ...(bill !== undefined ? { bill } : {}),
   };
   await deps.backend.lake.put(lakeKeys.workflow.cellOutcome(event.run.runId, cell.cellId), JSON.stringify(outcome));
   return outcome;
@@ -946,6 +970,19 @@ async function runCellIds(deps: TaskDeps, event: FinishRunEvent): Promise<string
   return (event.cells ?? []).flatMap((item) => (typeof item === 'string' ? [item] : (item.members ?? [item.cellId])));
 }
 
+/** Each cell's cost from what really ran, priced with the bundled price table (the manifest's `cells[].cost`). */
+function runCosts(row: RunRow, results: readonly CellOutcome[]): Map<string, ActualCellCost> {
+  const facts = new Map(results.flatMap((r) => (r.bill !== undefined ? [[r.cellId, r.bill] as const] : [])));
+  if (facts.size === 0) return new Map();
+  try {
+    return runCellCosts(JSON.parse(row.plan) as Plan, bundledPrices(), facts);
+  } catch {
+    // Pricing is a view of the facts, which the manifest keeps (cells[].resources, cells[].measured):
+    // a plan or price table it cannot read leaves the cost out, not the run failed.
+    return new Map();
+  }
+}
+
 export async function finishRunTask(deps: TaskDeps, event: FinishRunEvent): Promise<FinishRunOutput> {
   need(event, ['run'], 'finish-run');
   // The run's cells and each cell's outcome are in the lake (a duet's members each wrote their own,
@@ -978,13 +1015,22 @@ export async function finishRunTask(deps: TaskDeps, event: FinishRunEvent): Prom
   const failedStepCount = results.reduce((a, r) => a + r.failedStepCount, 0);
   const previous = await readRunRow(deps, event.run);
   if (previous) {
+    const costs = runCosts(previous, results);
     const row: RunRow = {
       ...previous,
       status,
       error: cause,
       ended_at: deps.now().toISOString(),
       sysbench_version: results.find((r) => r.sysbenchVersion)?.sysbenchVersion ?? previous.sysbench_version,
-      cells: JSON.stringify(results.map((r) => ({ cell_id: r.cellId, status: r.status, error: r.error }))),
+      cells: JSON.stringify(
+        results.map((r) => ({
+          cell_id: r.cellId,
+          status: r.status,
+          error: r.error,
+          ...(r.bill !== undefined ? { resources: r.bill.resources, measured: r.bill.measured } : {}),
+          ...(costs.has(r.cellId) ? { cost: costs.get(r.cellId) } : {}),
+        })),
+      ),
       server_config: await serverConfigSummary(deps, event.run),
       notes: JSON.stringify(
         mergeNotes(

@@ -12,6 +12,7 @@ import { rehearsalWiring } from '../../bin/aws-rehearsal';
 import { runRehearsal, type RehearsalOptions, type RehearsalResult } from '../../core/rehearsal/run-rehearsal';
 import { interceptClient } from '../../core/rehearsal/sdk-intercept';
 import type { RunRow } from '../../core/lake/rows';
+import type { ActualCellCost, ResourceLifetime } from '../../core/plan/bill';
 import { LocalLakeStore } from '../../core/backends/local/local-lake';
 import { startMoto, type MotoServer } from '../aws/moto';
 
@@ -121,7 +122,21 @@ describe('the AWS rehearsal', () => {
     expect(r.cause).toContain("error 1049: Unknown database 'sbtest'");
     expect(lines).toEqual(expect.arrayContaining([expect.stringMatching(/cluster ab-\S+-one-r1: master user benchadmin, no database \(CreateDBCluster named none\)/)]));
     expect(r.events.filter((e) => e.type === 'StateEntered' && e.state?.name === 'TeardownCellOnError')).toHaveLength(1);
-    expect(await runRow(lake, r)).toMatchObject({ status: 'failed', backend: 'aws-rehearsal' });
+    const row = await runRow(lake, r);
+    expect(row).toMatchObject({ status: 'failed', backend: 'aws-rehearsal' });
+    // What really ran is in the manifest: every resource with the creation time moto's Describe*
+    // calls give (ClusterCreateTime, InstanceCreateTime, LaunchTime) and the teardown's deletion
+    // time, priced beside the plan's estimate; the run's output closes with it.
+    const [cell] = JSON.parse(row.cells) as { resources: ResourceLifetime[]; cost: ActualCellCost }[];
+    expect(cell!.resources.map((x) => x.kind).sort()).toEqual(['db-cluster', 'db-instance', 'db-instance', 'ec2-instance']);
+    for (const x of cell!.resources) {
+      expect(Date.parse(x.createdAt!)).toBeLessThanOrEqual(Date.parse(x.deletedAt!));
+      expect(Date.parse(x.createdAt!)).toBeGreaterThanOrEqual(Date.parse(row.started_at) - 1000);
+    }
+    expect(cell!.resources.find((x) => x.kind === 'ec2-instance')!.type).toBe('c6g.large');
+    expect(cell!.cost.total).toBeGreaterThan(0);
+    expect(cell!.cost.estimate).toBeGreaterThan(0);
+    expect(r.results).toMatch(/What the run cost, from what really ran: \$[0-9.,]+ \(DB compute .*EC2 .*\); the plan estimated \$[0-9.,]+ for the same 1 cell/);
     expect(r.safetyNetDeleted).toEqual([]);
     expect(r.leftBehind).toEqual([]);
     expect(r.notCleaned).toEqual([]);

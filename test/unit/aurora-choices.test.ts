@@ -168,21 +168,18 @@ describe('the plan and its cost', () => {
     expect(cost.notes.join('\n')).toMatch(/maxAcu \(an upper bound\)/);
   });
 
-  it('prices db.r8g and db.r7i', () => {
-    const cost = estimatePlanCost(
-      planRun(
-        validateSpec(
-          spec([
-            { name: 'g4', instanceClass: 'db.r8g.2xlarge' },
-            { name: 'i7', instanceClass: 'db.r7i.2xlarge' },
-          ]),
-        ),
-        { backend: 'aws' },
-      ),
-      prices,
-    );
-    expect(cost.missing).toEqual([]);
-    expect(cost.total).not.toBeNull();
+  it('prices db.r8g as an unconfirmed price, and has no price for db.r7i (no sourced figure)', () => {
+    const plan = (instanceClass: string) => planRun(validateSpec(spec([{ name: 'v', instanceClass }])), { backend: 'aws' });
+    const r8g = estimatePlanCost(plan('db.r8g.2xlarge'), prices);
+    expect(r8g.missing).toEqual([]);
+    expect(r8g.total).not.toBeNull();
+    expect(r8g.unconfirmed).toContain('dbInstanceHourly.db.r8g.2xlarge');
+    const r7i = estimatePlanCost(plan('db.r7i.2xlarge'), prices);
+    expect(r7i.missing).toEqual(['db.r7i.2xlarge']);
+    expect(r7i.total).toBeNull();
+    // The I/O-Optimized figures are sourced (prices/aws-prices.json auroraConfigurationsSource).
+    const io = estimatePlanCost(planRun(validateSpec(spec([{ name: 'v', instanceClass: 'db.r6g.large', storage: 'io-optimized' }])), { backend: 'aws' }), prices);
+    expect(io.unconfirmed).toEqual([]);
   });
 });
 

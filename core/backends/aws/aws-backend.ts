@@ -41,6 +41,8 @@ import { ServerMetrics } from './metrics';
 import { tagKeys, type TagKeys } from './names';
 import { S3LakeStore } from './s3-lake';
 import { teardownCell } from './teardown';
+import { observeCellResources } from './lifetimes';
+import type { ObservedResource } from '../../plan/bill';
 import { publishVerdicts } from './verdict-alerts';
 
 export interface AwsBackendOptions {
@@ -123,6 +125,10 @@ export class AwsBackend implements Backend {
 
   collectServerMetrics(run: RunContext, cell: CellPlan, resources: CellResources, window: MetricsWindow): Promise<ServerMetricsCollection> {
     return this.metrics.collectServerMetrics(run, cell, resources, window);
+  }
+
+  observeCellResources(run: RunContext, cell: CellPlan, resources: CellResources | undefined): Promise<ObservedResource[]> {
+    return observeCellResources(this.clients, this.tags, run, cell, resources);
   }
 
   teardownCell(run: RunContext, cell: CellPlan, resources: CellResources | undefined): Promise<TeardownReport> {

@@ -30,7 +30,7 @@
  * Guide, "Using service-linked roles for Amazon Aurora", UsingWithRDS.IAM.ServiceLinkedRoles.md):
  * the stack grants that to the workflow's Task role, which creates the clusters.
  */
-import { DescribeDBEngineVersionsCommand, DescribeOrderableDBInstanceOptionsCommand } from '@aws-sdk/client-rds';
+import { DescribeDBEngineVersionsCommand, DescribeOrderableDBInstanceOptionsCommand, type ServerlessV2FeaturesSupport } from '@aws-sdk/client-rds';
 import { GetRoleCommand } from '@aws-sdk/client-iam';
 import type { Plan, PlanNote } from '../../plan/types';
 import { BudgetExceededError, checkBudget, formatMoney, type PriceTable } from '../../plan/cost';
@@ -45,7 +45,7 @@ import { ask, CheckResult, guarded, NotCheckable, unanswered, type PreflightChec
 import { checkNetwork } from './preflight-network';
 import { checkParameters } from './preflight-parameters';
 import { AURORA_MYSQL_INSTANCE_CLASSES } from '../../aurora/aws-names';
-import { isServerless } from '../../aurora/aurora-configurations';
+import { isServerless, MIN_ACU_WITHOUT_PAUSE } from '../../aurora/aurora-configurations';
 import { awsEngineVersion, ENGINES, parameterGroupFamily, type EngineRef } from '../../aurora/engines';
 import { variantEngine } from '../../experiment/engine-checks';
 
@@ -79,6 +79,42 @@ interface EngineFacts {
   readonly offered: 'yes' | 'no' | 'unknown';
   readonly family: string | undefined;
   readonly supportsLocalWriteForwarding: boolean | undefined;
+  readonly serverlessV2?: ServerlessV2FeaturesSupport | undefined;
+}
+
+/**
+ * Serverless v2 ranges the engine version does not take, by RDS's own word: DBEngineVersion.
+ * ServerlessV2FeaturesSupport MaxCapacity ("the upper Aurora Serverless v2 capacity limit for a
+ * particular engine version or platform version. Depending on the engine version, the maximum
+ * capacity ... might be 256 or 128") and MinCapacity ("If the minimum capacity is 0 ACUs, the
+ * engine version or platform version supports the automatic pause/resume feature") (botocore rds
+ * 2014-10-31 service-2.json). Absent (moto, or an older API answer): the offline table's check stands.
+ * @internal exported for its tests (a test seam)
+ */
+export function refuseServerlessRanges(
+  result: Pick<CheckResult, 'refuse'>,
+  spec: AwsPreflightInput['spec'],
+  engineOf: (vi: number) => boolean,
+  features: ServerlessV2FeaturesSupport | undefined,
+  versionLabel: string,
+): void {
+  if (features === undefined) return;
+  for (const [vi, v] of spec.variants.entries()) {
+    if (!isServerless(v.instanceClass) || !engineOf(vi)) continue;
+    if (features.MaxCapacity !== undefined && v.maxAcu !== undefined && v.maxAcu > features.MaxCapacity) {
+      result.refuse(
+        `variants[${vi}].maxAcu`,
+        `maxAcu ${v.maxAcu} is above ${features.MaxCapacity}, the most ${versionLabel} takes in this region (DescribeDBEngineVersions ServerlessV2FeaturesSupport.MaxCapacity): use maxAcu ${features.MaxCapacity} or less, or raise the engine version`,
+      );
+    }
+    const min = v.minAcu ?? MIN_ACU_WITHOUT_PAUSE;
+    if (features.MinCapacity !== undefined && min < features.MinCapacity) {
+      result.refuse(
+        `variants[${vi}].minAcu`,
+        `minAcu ${min} is below ${features.MinCapacity}, the least ${versionLabel} takes (DescribeDBEngineVersions ServerlessV2FeaturesSupport.MinCapacity): use minAcu ${features.MinCapacity} or more, or raise the engine version`,
+      );
+    }
+  }
 }
 
 function stackLabelOf(deployment: AwsDeployment): string {
@@ -140,7 +176,14 @@ async function checkOtherEngineVersions(input: AwsPreflightInput, result: CheckR
           `${rdsEngine} ${version} is not offered in ${input.plan.region}: it does not exist or is deprecated; pick one that \`aws rds describe-db-engine-versions --engine ${rdsEngine} --region ${input.plan.region}\` lists`,
         );
         lines.push(`${rdsEngine} ${version} is not offered`);
-      } else lines.push(`${rdsEngine} ${version} is offered (parameter family ${found.DBParameterGroupFamily ?? parameterGroupFamily(engine)})`);
+      } else {
+        lines.push(`${rdsEngine} ${version} is offered (parameter family ${found.DBParameterGroupFamily ?? parameterGroupFamily(engine)})`);
+        const sameEngine = (i: number): boolean => {
+          const e = variantEngine(input.spec, input.spec.variants[i]!);
+          return e.kind === engine.kind && e.version === engine.version;
+        };
+        refuseServerlessRanges(result, input.spec, sameEngine, found.ServerlessV2FeaturesSupport, `${rdsEngine} ${version}`);
+      }
     } catch (e) {
       if (!(e instanceof NotCheckable)) throw e;
       result.warn(path, `not checked: ${e.message}`);
@@ -170,6 +213,7 @@ async function engineFacts(input: AwsPreflightInput, result: CheckResult): Promi
       offered: found ? 'yes' : 'no',
       family: found?.DBParameterGroupFamily ?? version.family,
       supportsLocalWriteForwarding: found?.SupportsLocalWriteForwarding,
+      serverlessV2: found?.ServerlessV2FeaturesSupport,
     };
   } catch (e) {
     if (!(e instanceof NotCheckable)) throw e;
@@ -203,6 +247,7 @@ async function checkEngine(input: AwsPreflightInput): Promise<{ check: Preflight
       }
     }
   }
+  refuseServerlessRanges(result, spec, (vi) => variantEngine(spec, spec.variants[vi]!).kind === 'aurora-mysql', facts.serverlessV2, `aurora-mysql ${plan.engine.version}`);
   const others = await checkOtherEngineVersions(input, result);
   const auroraSummary = !usesAuroraMysql(spec)
     ? undefined

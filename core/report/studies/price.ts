@@ -6,7 +6,7 @@
  * compare variants: one variant has nothing to weigh its price against.
  */
 import { barChart } from '../charts';
-import { dbInstancePrice, pricesAsOfText, regionPrices } from '../../plan/cost';
+import { dbInstancePrice, dbInstancePriceKey, pricesAsOfText, regionPrices, unconfirmedPricesUsed } from '../../plan/cost';
 import { num, pct } from '../../format';
 import type { ReportSection } from '../model';
 import { ratioText, verdictText, type RatioFinding } from '../findings';
@@ -23,6 +23,8 @@ interface VariantPrice {
   readonly hourly: number | null;
   /** What a missing price was looked up as (e.g. "rds-mysql db.r6g.2xlarge"). */
   readonly pricedAs: string;
+  /** The price is listed as unconfirmed in the price table (RegionPrices.unconfirmedPrices). */
+  readonly unconfirmed: boolean;
 }
 
 interface PriceRow {
@@ -62,7 +64,15 @@ function variantPrice(prices: ReturnType<typeof regionPrices>['prices'], v: Vari
   const engine = v.engine ?? { kind: 'aurora-mysql' as const, version: '' };
   const p = dbInstancePrice(prices, engine, v.instanceClass);
   const instances = 1 + v.readers;
-  return { variant: v.name, engine: engine.kind, instanceClass: v.instanceClass, instances, hourly: p.hourly === undefined ? null : p.hourly * instances, pricedAs: p.missingAs };
+  return {
+    variant: v.name,
+    engine: engine.kind,
+    instanceClass: v.instanceClass,
+    instances,
+    hourly: p.hourly === undefined ? null : p.hourly * instances,
+    pricedAs: p.missingAs,
+    unconfirmed: p.hourly !== undefined && unconfirmedPricesUsed(prices, [dbInstancePriceKey(engine, v.instanceClass)]).length > 0,
+  };
 }
 
 export function analyzePrice(ctx: Context): PriceFindings | null {
@@ -151,7 +161,7 @@ function priceSentences(f: PriceFindings, ctx: Context): string[] {
         })
         .filter((x): x is string => x !== null);
       out.push(
-        `${az !== null ? `AZ ${az}: ` : ''}${v.variant} (${v.engine} ${v.instanceClass}) costs ${pct(v.hourly / base.hourly)} of ${base.variant} (${base.engine} ${base.instanceClass}) per hour${per.length > 0 ? `; its transactions per ${f.currency} are ${per.join(', ')} of ${base.variant}'s` : ''}.`,
+        `${az !== null ? `AZ ${az}: ` : ''}${v.variant} (${v.engine} ${v.instanceClass}) costs ${pct(v.hourly / base.hourly)} of ${base.variant} (${base.engine} ${base.instanceClass}) per hour${v.unconfirmed || base.unconfirmed ? ' (unconfirmed price)' : ''}${per.length > 0 ? `; its transactions per ${f.currency} are ${per.join(', ')} of ${base.variant}'s` : ''}.`,
       );
     }
   }
@@ -173,7 +183,8 @@ function pricePerformanceSentence(f: PriceFindings): string {
     : beyond.length === 0
       ? 'price-performance differs beyond the noise at no step'
       : `price-performance differs beyond the noise at ${beyond.map((r) => `${r.step} (${verdictText(r.pricePerformance, true)})`).join(', ')}`;
-  return `Price: ${pairs.join(', ')} costs ${priceRatios.join(' / ')} per hour, for ${range} of the performance (TPS); ${verdict}.${f.local ? ' (Local run: the performance is this machine’s.)' : ''}`;
+  const unconfirmed = f.variants.some((v) => v.unconfirmed) ? ' (unconfirmed price)' : '';
+  return `Price: ${pairs.join(', ')} costs ${priceRatios.join(' / ')} per hour${unconfirmed}, for ${range} of the performance (TPS); ${verdict}.${f.local ? ' (Local run: the performance is this machine’s.)' : ''}`;
 }
 
 export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
@@ -184,7 +195,7 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
       r.workload,
       r.variant,
       `${v.engine} ${v.instanceClass}${v.instances > 1 ? ` x${v.instances}` : ''}`,
-      v.hourly !== null ? `${num(v.hourly, 3)} ${f.currency}` : `no price (${v.pricedAs})`,
+      v.hourly !== null ? `${num(v.hourly, 3)} ${f.currency}${v.unconfirmed ? ' (unconfirmed price)' : ''}` : `no price (${v.pricedAs})`,
       num(r.tps, 0),
       r.perMoney !== null ? num(r.perMoney, 0) : '-',
     ];
@@ -193,6 +204,12 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
     `Price per hour of each variant's DB instances (writer + readers) for its engine: ${f.region} on-demand prices ${f.pricesAsOf} from prices/aws-prices.json, the same figures as plan --aws (override with --prices); clients are the load generator and are not counted.`,
   ];
   if (f.fallbackNote !== null) notes.push(f.fallbackNote);
+  const unconfirmed = f.variants.filter((v) => v.unconfirmed).map((v) => v.instanceClass);
+  if (unconfirmed.length > 0) {
+    notes.push(
+      `Unconfirmed price: ${uniqueInOrder(unconfirmed).join(', ')} (prices/aws-prices.json lists it under unconfirmed, with its one source): check it before relying on the ratio.`,
+    );
+  }
   if (f.sweptAtRates.length > 0) notes.push(`${f.sweptAtRates.join(', ')}: a rate sweep; TPS is its capacity (rate sweep section), not the mean over the offered rates.`);
   if (f.local) notes.push('Local run: the throughput was measured on this machine, not on the priced classes; the table shows the method, not the classes’ value.');
   const findings = priceSentences(f, ctx);
