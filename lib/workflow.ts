@@ -1,6 +1,6 @@
 /**
- * Workflow: one NodejsFunction per Task (core/workflow/task-names.ts, entry lambdas/<task>/handler.ts)
- * and the state machine from state-machines/benchmark.asl.json, inlined with its
+ * Workflow: one NodejsFunction per Task (core/workflow/task-names.ts, entry lambdas/<task>/handler.ts),
+ * each with its own role, and the state machine from state-machines/benchmark.asl.json, inlined with its
  * ${<Pascal>FunctionArn} placeholders replaced by the functions' ARNs. Logging (ALL, with execution
  * data) and X-Ray tracing are on; the Lambdas run Powertools (logger, metrics, tracer).
  */
@@ -94,8 +94,8 @@ export interface WorkflowProps {
   readonly stateMachineName: string;
   readonly environment: Readonly<Record<string, string>>;
   readonly logRetentionDays: number;
-  /** Gets the backend's permissions (lib/backend-permissions.ts). */
-  readonly taskRole: iam.Role;
+  /** Each Task function's role, with the permissions of its own Task's calls (lib/backend-permissions.ts grantTaskPermissions). */
+  readonly taskRoles: Readonly<Record<TaskName, iam.Role>>;
 }
 
 export class Workflow extends Construct {
@@ -114,14 +114,14 @@ export class Workflow extends Construct {
       const taskFunction = new TaskFunction(this, `Task-${task}`, {
         projectRoot: props.projectRoot,
         entry: join(props.lambdasDir, task, 'handler.ts'),
-        role: props.taskRole,
+        role: props.taskRoles[task],
         environment: props.environment,
         logRetentionDays: props.logRetentionDays,
         // Under the ASL's TimeoutSeconds (900) of every Task, so a hung call ends as the Lambda's own
         // timeout error (retried/caught like any failure) before the state times out.
         timeout: Duration.seconds(840),
       });
-      taskFunction.logGroup.grantWrite(props.taskRole);
+      taskFunction.logGroup.grantWrite(props.taskRoles[task]);
       functions[task] = taskFunction.fn;
     }
     this.functions = functions as Record<TaskName, nodejs.NodejsFunction>;
@@ -196,11 +196,11 @@ export class Workflow extends Construct {
       reason:
         'CloudWatch Logs vended delivery (logs:CreateLogDelivery and friends) and X-Ray PutTraceSegments support no resource-level permissions; CDK adds exactly these for logging and tracing.',
     });
-    Validations.of(props.taskRole).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: "X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) and the backend's Describe*/GetMetricData calls support no resource-level permissions.",
-    });
     for (const task of TASK_NAMES) {
+      Validations.of(props.taskRoles[task]).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason: "X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) and the backend's Describe*/GetMetricData calls support no resource-level permissions.",
+      });
       Validations.of(this.functions[task]).acknowledge({
         id: 'AwsSolutions-L1',
         reason:
