@@ -161,17 +161,7 @@ export function grantSweeperPermissions(role: iam.Role): void {
  *  - verdicts: the views the judging reads and the verdicts' alerts (athena-lake.ts, verdict-alerts.ts), ComputeVerdicts.
  * test/cdk/permissions.test.ts checks each function's role against what its own bundle calls, both ways.
  */
-type BackendPart =
-  | 'lake'
-  | 'preflight'
-  | 'databases'
-  | 'client-machines'
-  | 'runner-jobs'
-  | 'server-metrics'
-  | 'cell-teardown'
-  | 'lake-queries'
-  | 'lake-compaction'
-  | 'verdicts';
+type BackendPart = 'lake' | 'preflight' | 'databases' | 'client-machines' | 'runner-jobs' | 'server-metrics' | 'cell-teardown' | 'lake-queries' | 'lake-compaction' | 'verdicts';
 
 const TASK_PARTS: Readonly<Record<TaskName, readonly BackendPart[]>> = {
   'plan-run': ['lake', 'preflight'],

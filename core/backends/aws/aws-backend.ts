@@ -14,7 +14,19 @@
  *   s3-lake.ts       the results lake (S3)
  *   verdict-alerts.ts a run's verdicts as metrics, and on a regression an event and a notification
  */
-import type { Backend, CellResources, JobHandle, JobsState, MetricsWindow, ReadyState, RunContext, RunnerJob, ServerMetricsCollection, TeardownReport, VerdictPublication } from '../../backend';
+import type {
+  Backend,
+  CellResources,
+  JobHandle,
+  JobsState,
+  MetricsWindow,
+  ReadyState,
+  RunContext,
+  RunnerJob,
+  ServerMetricsCollection,
+  TeardownReport,
+  VerdictPublication,
+} from '../../backend';
 import type { VerdictsRow } from '../../lake/rows';
 import type { CellPlan } from '../../plan/types';
 import type { AwsClients } from './clients';
