@@ -24,7 +24,7 @@ import { VERDICT_METRIC_NAMESPACE } from '../core/backends/aws/verdict-alerts';
 import type { TaskName } from '../core/workflow/task-names';
 import { DEFAULT_EVENT_BUS, EXPIRES_AT_TAG, RDS_NAME_PREFIX, RUN_ID_TAG } from './handler-environment';
 
-export interface BackendPermissionsProps {
+interface BackendPermissionsProps {
   readonly bucket: s3.IBucket;
   readonly clientRole: iam.IRole;
   readonly launchTemplates: readonly ec2.ILaunchTemplate[];
@@ -577,7 +577,7 @@ function acknowledgeBackendWildcards(role: iam.Role, bucket: s3.IBucket): void {
   }
 }
 
-export interface VerdictPermissionsProps {
+interface VerdictPermissionsProps {
   readonly bucket: s3.IBucket;
   readonly workGroupName: string;
   readonly databaseName: string;
@@ -657,7 +657,7 @@ function grantVerdictPermissions(role: iam.Role, props: VerdictPermissionsProps)
   role.addToPolicy(new iam.PolicyStatement({ sid: 'NotifyRegressions', actions: ['sns:Publish'], resources: [props.topic.topicArn] }));
 }
 
-export interface CompactionPermissionsProps {
+interface CompactionPermissionsProps {
   readonly bucket: s3.IBucket;
   readonly databaseName: string;
 }

@@ -1,10 +1,11 @@
 /**
  * The TaskDeps of the workflow's tasks on AWS: the AWS backend configured from the environment the
  * stack sets on every Task Lambda (lib/handler-environment.ts, names in core/backends/aws/config.ts),
- * and the account preflight (core/backends/aws/preflight.ts) PlanRun runs. The Lambda handlers
- * (lambdas/runtime/aws-deps.ts adds X-Ray tracing) and the AWS rehearsal build them here, so both run
- * the tasks with the same deps. It sits above both the workflow (TaskDeps is its type) and the
- * backends: wiring, so neither has to know the other.
+ * and the account preflight (core/backends/aws/preflight.ts) PlanRun runs: the deps of every Task at
+ * once, which the AWS rehearsal and the tests on moto build here. Each Lambda builds only its own
+ * Task's share, from the same parts and wiring (lambdas/<task>/handler.ts, aws-function-deps.ts).
+ * It sits above both the workflow (TaskDeps is its type) and the backends: wiring, so neither has
+ * to know the other.
  */
 import { AwsBackend } from '../backends/aws/aws-backend';
 import { makeAwsClients, type AwsClients } from '../backends/aws/clients';
