@@ -69,6 +69,12 @@ export class TaskFunction extends Construct {
         format: nodejs.OutputFormat.CJS,
         sourceMap: true,
         minify: true,
+        // Each function's entry reaches only its own Task's code (lambdas/<task>/handler.ts). esbuild
+        // still keeps every module an import reaches unless the package says its files have no side
+        // effects when imported ("sideEffects" in package.json, which esbuild honours: esbuild API,
+        // "Tree shaking"; evanw/esbuild#1435): package.json names the one file that has them
+        // (core/polyfills.ts), so what a Task does not use (the experiment schema with zod and yaml,
+        // outside PlanRun) leaves its bundle. test/bundles checks each bundle's modules.
         // A package's ES module entry before its `main`: jsonc-parser's `main` is a UMD wrapper that
         // requires its own files at run time, which esbuild cannot see, so its bundle fails to load
         // with "Cannot find module './impl/format'" (evanw/esbuild#1619, microsoft/node-jsonc-parser#57).
