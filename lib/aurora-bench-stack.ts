@@ -9,7 +9,8 @@ import { Validations } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import { awsConfigToEnv } from '../core/backends/aws/config';
 import { BACKEND_CONFIG_OUTPUT, STACK_OUTPUTS } from '../core/backends/aws/stack-outputs';
-import { grantBackendPermissions, grantCompactionPermissions, grantSweeperPermissions, grantVerdictPermissions } from './backend-permissions';
+import { TASK_NAMES, type TaskName } from '../core/workflow/task-names';
+import { grantSweeperPermissions, grantTaskPermissions } from './backend-permissions';
 import { Alerts } from './alerts';
 import { CLIENT_BOOT_DOWNLOADS } from './client-user-data';
 import { Clients, DEBIAN_AMI_PARAMETERS } from './clients';
@@ -121,13 +122,18 @@ export class AuroraBenchStack extends Stack {
       clientSourceUrls: Object.values(handlerProps.clientSourceUrls ?? {}),
     };
 
-    const taskRole = new iam.Role(this, 'TaskRole', {
-      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      description: 'aurora-bench workflow Lambdas: the AWS backend (RDS/EC2/SSM scoped by name and run tag, the lake)',
-    });
-    grantBackendPermissions(taskRole, permissions);
-    grantVerdictPermissions(taskRole, { bucket: this.lake.bucket, workGroupName: this.lake.workGroupName, databaseName: this.lake.databaseName, topic: this.alerts.topic });
-    grantCompactionPermissions(taskRole, { bucket: this.lake.bucket, databaseName: this.lake.databaseName });
+    // A role per Task function, with the statements of the backend parts its own code calls.
+    const taskPermissions = { ...permissions, workGroupName: this.lake.workGroupName, databaseName: this.lake.databaseName, topic: this.alerts.topic };
+    const taskRoles = Object.fromEntries(
+      TASK_NAMES.map((task) => {
+        const role = new iam.Role(this, `TaskRole-${task}`, {
+          assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+          description: `aurora-bench ${task} Lambda: the AWS calls of its Task (RDS/EC2/SSM scoped by name and run tag, the lake)`,
+        });
+        grantTaskPermissions(task, role, taskPermissions);
+        return [task, role];
+      }),
+    ) as Record<TaskName, iam.Role>;
     this.workflow = new Workflow(this, 'Workflow', {
       projectRoot: props.projectRoot,
       definitionFile: props.definitionFile ?? 'state-machines/benchmark.asl.json',
@@ -135,7 +141,7 @@ export class AuroraBenchStack extends Stack {
       stateMachineName,
       environment,
       logRetentionDays: config.logRetentionDays,
-      taskRole,
+      taskRoles,
     });
 
     const sweeperRole = new iam.Role(this, 'SweeperRole', {

@@ -1,6 +1,7 @@
 /**
  * What the AWS backend (core/backends/aws) may do, as IAM statements for the workflow Lambdas
- * (grantBackendPermissions) and the sweeper (grantSweeperPermissions: list, delete, re-tag only).
+ * (grantTaskPermissions: a role per Task function, with the statements of the backend parts its own
+ * code calls) and the sweeper (grantSweeperPermissions: list, delete, re-tag only).
  * Least privilege by what a run creates:
  *  - RDS clusters, instances and parameter groups by name: every identifier starts with `ab-`
  *    (core/backends/aws/names.ts), creation also requires the run tag on the request, modifying and
@@ -20,9 +21,10 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type { IConstruct } from 'constructs';
 import { VERDICT_METRIC_NAMESPACE } from '../core/backends/aws/verdict-alerts';
+import type { TaskName } from '../core/workflow/task-names';
 import { DEFAULT_EVENT_BUS, EXPIRES_AT_TAG, RDS_NAME_PREFIX, RUN_ID_TAG } from './handler-environment';
 
-export interface BackendPermissionsProps {
+interface BackendPermissionsProps {
   readonly bucket: s3.IBucket;
   readonly clientRole: iam.IRole;
   readonly launchTemplates: readonly ec2.ILaunchTemplate[];
@@ -143,10 +145,155 @@ export function grantSweeperPermissions(role: iam.Role): void {
   for (const [finding, reason] of Object.entries(findings)) Validations.of(role).acknowledge({ id: `AwsSolutions-IAM5[${finding}]`, reason });
 }
 
-/** Adds the backend's statements to the role and acknowledges the unavoidable wildcards on it. */
-export function grantBackendPermissions(role: iam.Role, props: BackendPermissionsProps): void {
-  const runTagPresent = { Null: { [`aws:RequestTag/${RUN_ID_TAG}`]: 'false' } };
-  const taggedResource = { Null: { [`aws:ResourceTag/${RUN_ID_TAG}`]: 'false' } };
+/**
+ * The parts of the AWS backend a Task's function composes (core/backends/aws/parts, wired in
+ * lambdas/<task>/handler.ts), each with the statements of the calls its code makes:
+ *  - lake: the results lake (s3-lake.ts), every Task;
+ *  - preflight: PlanRun's read-only account checks (preflight*.ts);
+ *  - databases: a cell's Aurora cluster, RDS DB instances or self-managed servers (cluster.ts,
+ *    db-instances.ts, self-managed-servers.ts), ProvisionCell and CheckCellReady;
+ *  - client-machines: a cell's client instances (client-fleet.ts), StartClients and CheckClientsReady;
+ *  - runner-jobs: the runner through SSM Run Command (jobs.ts), RunStep;
+ *  - server-metrics: CloudWatch and Performance Insights (metrics.ts), RunStep and CollectLateMetrics;
+ *  - cell-teardown: deleting a cell's resources (teardown.ts), TeardownCell;
+ *  - lake-queries: Athena over the lake (athena.ts), FinishRun and ComputeVerdicts;
+ *  - lake-compaction: a run compacted to Parquet (athena-compaction.ts), FinishRun;
+ *  - verdicts: the views the judging reads and the verdicts' alerts (athena-lake.ts, verdict-alerts.ts), ComputeVerdicts.
+ * test/cdk/permissions.test.ts checks each function's role against what its own bundle calls, both ways.
+ */
+type BackendPart = 'lake' | 'preflight' | 'databases' | 'client-machines' | 'runner-jobs' | 'server-metrics' | 'cell-teardown' | 'lake-queries' | 'lake-compaction' | 'verdicts';
+
+const TASK_PARTS: Readonly<Record<TaskName, readonly BackendPart[]>> = {
+  'plan-run': ['lake', 'preflight'],
+  'provision-cell': ['lake', 'databases'],
+  'check-cell-ready': ['lake', 'databases'],
+  'start-clients': ['lake', 'client-machines'],
+  'check-clients-ready': ['lake', 'client-machines'],
+  'run-step': ['lake', 'runner-jobs', 'server-metrics'],
+  'collect-late-metrics': ['lake', 'server-metrics'],
+  'teardown-cell': ['lake', 'cell-teardown'],
+  'finish-run': ['lake', 'lake-queries', 'lake-compaction'],
+  'compute-verdicts': ['lake', 'lake-queries', 'verdicts'],
+};
+
+export interface TaskPermissionsProps extends BackendPermissionsProps, VerdictPermissionsProps {}
+
+/** Adds the statements of one Task's backend parts to its function's role and acknowledges the unavoidable wildcards on it. */
+export function grantTaskPermissions(task: TaskName, role: iam.Role, props: TaskPermissionsProps): void {
+  const parts = TASK_PARTS[task];
+  const grants: Record<BackendPart, () => void> = {
+    lake: () => grantLake(role, props.bucket),
+    preflight: () => grantPreflightReads(role, props),
+    databases: () => grantDatabases(role, props),
+    'client-machines': () => grantClientMachines(role, props),
+    'runner-jobs': () => grantRunnerJobs(role),
+    'server-metrics': () => grantServerMetrics(role),
+    'cell-teardown': () => grantCellTeardown(role),
+    'lake-queries': () => grantLakeQueries(role, props),
+    'lake-compaction': () => grantCompactionPermissions(role, props),
+    verdicts: () => grantVerdictPermissions(role, props),
+  };
+  for (const part of parts) grants[part]();
+  acknowledgeBackendWildcards(role, props.bucket);
+}
+
+const runTagPresent = { Null: { [`aws:RequestTag/${RUN_ID_TAG}`]: 'false' } };
+const taggedResource = { Null: { [`aws:ResourceTag/${RUN_ID_TAG}`]: 'false' } };
+
+/** The lake (s3-lake.ts: get, put, list): every Task reads and writes it. */
+function grantLake(role: iam.Role, bucket: s3.IBucket): void {
+  role.addToPolicy(new iam.PolicyStatement({ sid: 'ReadWriteLake', actions: ['s3:GetObject', 's3:PutObject'], resources: [bucket.arnForObjects('*')] }));
+  role.addToPolicy(new iam.PolicyStatement({ sid: 'ListLake', actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
+}
+
+/** Describe calls that list the account's resources (no resource-level permission). */
+function grantDescribe(role: iam.Role, sid: 'DescribeRds' | 'DescribeEc2', actions: readonly string[]): void {
+  role.addToPolicy(new iam.PolicyStatement({ sid, actions: [...actions], resources: ['*'] }));
+}
+
+/**
+ * Launching instances of a run (client-fleet.ts for clients, self-managed-servers.ts for servers):
+ * from the stack's launch templates only, tagged with the run, with the role of their kind.
+ */
+function grantLaunch(role: iam.Role, props: BackendPermissionsProps, kind: 'clients' | 'servers'): void {
+  const instances = arn(role, 'ec2', 'instance', '*', ArnFormat.SLASH_RESOURCE_NAME);
+  const volumes = arn(role, 'ec2', 'volume', '*', ArnFormat.SLASH_RESOURCE_NAME);
+  const networkInterfaces = arn(role, 'ec2', 'network-interface', '*', ArnFormat.SLASH_RESOURCE_NAME);
+  const [templates, securityGroup, passedRole] =
+    kind === 'clients' ? [props.launchTemplates, props.clientSecurityGroup, props.clientRole] : [props.serverLaunchTemplates, props.serverSecurityGroup, props.serverRole];
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'RunTaggedClients',
+      actions: ['ec2:RunInstances'],
+      resources: [instances, volumes],
+      conditions: runTagPresent,
+    }),
+  );
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'RunClientsFromStackTemplates',
+      actions: ['ec2:RunInstances'],
+      resources: [
+        // Created with the (tagged) instance; RunInstances tags only the instance and its volume.
+        networkInterfaces,
+        ...templates.map((lt) => arn(role, 'ec2', 'launch-template', lt.launchTemplateId!, ArnFormat.SLASH_RESOURCE_NAME)),
+        ...props.subnets.map((s) => arn(role, 'ec2', 'subnet', s.subnetId, ArnFormat.SLASH_RESOURCE_NAME)),
+        arn(role, 'ec2', 'security-group', securityGroup.securityGroupId, ArnFormat.SLASH_RESOURCE_NAME),
+        // The Debian image from the public SSM parameter: Amazon-owned images.
+        Stack.of(role).formatArn({ service: 'ec2', account: '', resource: 'image', resourceName: '*', arnFormat: ArnFormat.SLASH_RESOURCE_NAME }),
+      ],
+    }),
+  );
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'ResolveClientAmiParameter',
+      // The launch templates name the AMI as resolve:ssm:<public parameter>; EC2 resolves it with the caller's permission.
+      actions: ['ssm:GetParameters'],
+      resources: props.amiParameters.map((name) =>
+        Stack.of(role).formatArn({ service: 'ssm', account: '', resource: 'parameter', resourceName: name.replace(/^\//, ''), arnFormat: ArnFormat.SLASH_RESOURCE_NAME }),
+      ),
+    }),
+  );
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'TagClientsAtLaunch',
+      actions: ['ec2:CreateTags'],
+      resources: [instances, volumes],
+      conditions: { StringEquals: { 'ec2:CreateAction': 'RunInstances' } },
+    }),
+  );
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: kind === 'clients' ? 'PassClientRole' : 'PassServerRole',
+      actions: ['iam:PassRole'],
+      resources: [passedRole.roleArn],
+      conditions: { StringEquals: { 'iam:PassedToService': 'ec2.amazonaws.com' } },
+    }),
+  );
+}
+
+/** SDK Run Command on the run's instances only (jobs.ts; self-managed-servers.ts's setup), with the AWS-RunShellScript document. */
+function grantRunCommand(role: iam.Role, follow: readonly string[]): void {
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'RunCommandOnRunClients',
+      actions: ['ssm:SendCommand'],
+      resources: [arn(role, 'ec2', 'instance', '*', ArnFormat.SLASH_RESOURCE_NAME)],
+      conditions: { Null: { [`ssm:resourceTag/${RUN_ID_TAG}`]: 'false' } },
+    }),
+  );
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'RunShellScriptDocument',
+      actions: ['ssm:SendCommand'],
+      resources: [Stack.of(role).formatArn({ service: 'ssm', account: '', resource: 'document', resourceName: 'AWS-RunShellScript', arnFormat: ArnFormat.SLASH_RESOURCE_NAME })],
+    }),
+  );
+  role.addToPolicy(new iam.PolicyStatement({ sid: 'FollowCommands', actions: [...follow], resources: ['*'] }));
+}
+
+/** A cell's databases (ProvisionCell, CheckCellReady): RDS clusters, DB instances and parameter groups by name and run tag; self-managed servers on EC2. */
+function grantDatabases(role: iam.Role, props: BackendPermissionsProps): void {
   const rds = { ...runRdsArns(role), subnetGroup: arn(role, 'rds', 'subgrp', props.dbSubnetGroupName) };
 
   role.addToPolicy(
@@ -203,24 +350,7 @@ export function grantBackendPermissions(role: iam.Role, props: BackendPermission
       conditions: taggedResource,
     }),
   );
-  grantRunDatabaseDeletion(role);
-  role.addToPolicy(
-    new iam.PolicyStatement({
-      sid: 'DescribeRds',
-      // Describe calls list the account's clusters and instances.
-      // DescribeDBEngineVersions / DescribeOrderableDBInstanceOptions / DescribeEngineDefault*Parameters:
-      // the preflight (preflight.ts, preflight-parameters.ts).
-      actions: [
-        ...RDS_DESCRIBE_ACTIONS,
-        'rds:DescribeOrderableDBInstanceOptions',
-        'rds:DescribeDBEngineVersions',
-        'rds:DescribeEngineDefaultClusterParameters',
-        'rds:DescribeEngineDefaultParameters',
-      ],
-      resources: ['*'],
-    }),
-  );
-  grantPreflightReads(role, props);
+  grantDescribe(role, 'DescribeRds', RDS_DESCRIBE_ACTIONS);
   // ManageMasterUserPassword: RDS creates the master secret with the caller's permissions.
   role.addToPolicy(
     new iam.PolicyStatement({
@@ -261,92 +391,15 @@ export function grantBackendPermissions(role: iam.Role, props: BackendPermission
     }),
   );
 
-  // EC2 clients: launched from the stack's templates only, tagged with the run.
-  const instances = arn(role, 'ec2', 'instance', '*', ArnFormat.SLASH_RESOURCE_NAME);
-  const volumes = arn(role, 'ec2', 'volume', '*', ArnFormat.SLASH_RESOURCE_NAME);
-  const networkInterfaces = arn(role, 'ec2', 'network-interface', '*', ArnFormat.SLASH_RESOURCE_NAME);
-  role.addToPolicy(
-    new iam.PolicyStatement({
-      sid: 'RunTaggedClients',
-      actions: ['ec2:RunInstances'],
-      resources: [instances, volumes],
-      conditions: runTagPresent,
-    }),
-  );
-  role.addToPolicy(
-    new iam.PolicyStatement({
-      sid: 'RunClientsFromStackTemplates',
-      actions: ['ec2:RunInstances'],
-      resources: [
-        // Created with the (tagged) instance; RunInstances tags only the instance and its volume.
-        networkInterfaces,
-        ...[...props.launchTemplates, ...props.serverLaunchTemplates].map((lt) => arn(role, 'ec2', 'launch-template', lt.launchTemplateId!, ArnFormat.SLASH_RESOURCE_NAME)),
-        ...props.subnets.map((s) => arn(role, 'ec2', 'subnet', s.subnetId, ArnFormat.SLASH_RESOURCE_NAME)),
-        arn(role, 'ec2', 'security-group', props.clientSecurityGroup.securityGroupId, ArnFormat.SLASH_RESOURCE_NAME),
-        arn(role, 'ec2', 'security-group', props.serverSecurityGroup.securityGroupId, ArnFormat.SLASH_RESOURCE_NAME),
-        // Debian 12 from its public SSM parameter (lib/clients.ts): images owned by Debian's account.
-        Stack.of(role).formatArn({ service: 'ec2', account: '', resource: 'image', resourceName: '*', arnFormat: ArnFormat.SLASH_RESOURCE_NAME }),
-      ],
-    }),
-  );
-  role.addToPolicy(
-    new iam.PolicyStatement({
-      sid: 'ResolveClientAmiParameter',
-      // The launch templates name the AMI as resolve:ssm:<public parameter>; EC2 resolves it with the caller's permission.
-      actions: ['ssm:GetParameters'],
-      resources: props.amiParameters.map((name) =>
-        Stack.of(role).formatArn({ service: 'ssm', account: '', resource: 'parameter', resourceName: name.replace(/^\//, ''), arnFormat: ArnFormat.SLASH_RESOURCE_NAME }),
-      ),
-    }),
-  );
-  role.addToPolicy(
-    new iam.PolicyStatement({
-      sid: 'TagClientsAtLaunch',
-      actions: ['ec2:CreateTags'],
-      resources: [instances, volumes],
-      conditions: { StringEquals: { 'ec2:CreateAction': 'RunInstances' } },
-    }),
-  );
-  role.addToPolicy(
-    new iam.PolicyStatement({
-      sid: 'TerminateRunClients',
-      actions: ['ec2:TerminateInstances'],
-      resources: [instances],
-      conditions: taggedResource,
-    }),
-  );
-  role.addToPolicy(
-    new iam.PolicyStatement({
-      sid: 'DescribeEc2',
-      // DescribeInstanceTypeOfferings, DescribeRouteTables, DescribeNatGateways, DescribePrefixLists,
-      // DescribeVpcEndpoints: the preflight's client and network checks (preflight-clients.ts, preflight-network.ts).
-      actions: [
-        'ec2:DescribeInstances',
-        'ec2:DescribeInstanceTypes',
-        'ec2:DescribeSubnets',
-        'ec2:DescribeInstanceTypeOfferings',
-        'ec2:DescribeRouteTables',
-        'ec2:DescribeNatGateways',
-        'ec2:DescribePrefixLists',
-        'ec2:DescribeVpcEndpoints',
-      ],
-      resources: ['*'],
-    }),
-  );
-  role.addToPolicy(
-    new iam.PolicyStatement({
-      sid: 'PassClientRole',
-      actions: ['iam:PassRole'],
-      resources: [props.clientRole.roleArn, props.serverRole.roleArn],
-      conditions: { StringEquals: { 'iam:PassedToService': 'ec2.amazonaws.com' } },
-    }),
-  );
-
-  // A self-managed cell's credentials (self-managed-servers.ts, teardown.ts): created as ab-...
-  // with the run tag on the request, described and deleted only when the secret carries it.
-  // CreateSecret and TagResource take aws:RequestTag/${TagKey}; DescribeSecret and DeleteSecret
-  // aws:ResourceTag/${TagKey} (Service Authorization Reference, AWS Secrets Manager). Tags given to
-  // CreateSecret also need secretsmanager:TagResource.
+  // Self-managed servers (self-managed-servers.ts): launched from the stack's server templates,
+  // asked an instance type's architecture (client-fleet.ts), set up through Run Command.
+  grantLaunch(role, props, 'servers');
+  grantDescribe(role, 'DescribeEc2', ['ec2:DescribeInstances', 'ec2:DescribeInstanceTypes']);
+  grantRunCommand(role, ['ssm:GetCommandInvocation', 'ssm:ListCommands', 'ssm:DescribeInstanceInformation']);
+  // A self-managed cell's credentials: created as ab-... with the run tag on the request, described
+  // only when the secret carries it. CreateSecret and TagResource take aws:RequestTag/${TagKey};
+  // DescribeSecret aws:ResourceTag/${TagKey} (Service Authorization Reference, AWS Secrets Manager).
+  // Tags given to CreateSecret also need secretsmanager:TagResource.
   const runSecrets = arn(role, 'secretsmanager', 'secret', `${RDS_NAME_PREFIX}*`);
   role.addToPolicy(
     new iam.PolicyStatement({
@@ -356,33 +409,23 @@ export function grantBackendPermissions(role: iam.Role, props: BackendPermission
       conditions: runTagPresent,
     }),
   );
-  grantRunSecretDeletion(role);
+  role.addToPolicy(new iam.PolicyStatement({ sid: 'DescribeRunSecrets', actions: ['secretsmanager:DescribeSecret'], resources: [runSecrets], conditions: taggedResource }));
+}
 
-  // SSM Run Command: the runner on the run's clients only.
-  role.addToPolicy(
-    new iam.PolicyStatement({
-      sid: 'RunCommandOnRunClients',
-      actions: ['ssm:SendCommand'],
-      resources: [instances],
-      conditions: { Null: { [`ssm:resourceTag/${RUN_ID_TAG}`]: 'false' } },
-    }),
-  );
-  role.addToPolicy(
-    new iam.PolicyStatement({
-      sid: 'RunShellScriptDocument',
-      actions: ['ssm:SendCommand'],
-      resources: [Stack.of(role).formatArn({ service: 'ssm', account: '', resource: 'document', resourceName: 'AWS-RunShellScript', arnFormat: ArnFormat.SLASH_RESOURCE_NAME })],
-    }),
-  );
-  role.addToPolicy(
-    new iam.PolicyStatement({
-      sid: 'FollowCommands',
-      actions: ['ssm:GetCommandInvocation', 'ssm:ListCommands', 'ssm:CancelCommand', 'ssm:DescribeInstanceInformation'],
-      resources: ['*'],
-    }),
-  );
+/** A cell's client instances (StartClients, CheckClientsReady): launched from the stack's client templates, registered with SSM. */
+function grantClientMachines(role: iam.Role, props: BackendPermissionsProps): void {
+  grantLaunch(role, props, 'clients');
+  grantDescribe(role, 'DescribeEc2', ['ec2:DescribeInstances', 'ec2:DescribeInstanceTypes']);
+  role.addToPolicy(new iam.PolicyStatement({ sid: 'FollowCommands', actions: ['ssm:DescribeInstanceInformation'], resources: ['*'] }));
+}
 
-  // Metrics of the run's databases.
+/** Runner jobs (RunStep): the runner on the run's clients only, followed and cancelled. */
+function grantRunnerJobs(role: iam.Role): void {
+  grantRunCommand(role, ['ssm:GetCommandInvocation', 'ssm:ListCommands', 'ssm:CancelCommand']);
+}
+
+/** Metrics of the run's databases (RunStep, CollectLateMetrics): CloudWatch, Performance Insights by the instance's resource id. */
+function grantServerMetrics(role: iam.Role): void {
   role.addToPolicy(new iam.PolicyStatement({ sid: 'ReadCloudWatchMetrics', actions: ['cloudwatch:GetMetricData'], resources: ['*'] }));
   role.addToPolicy(
     new iam.PolicyStatement({
@@ -391,18 +434,23 @@ export function grantBackendPermissions(role: iam.Role, props: BackendPermission
       resources: [Stack.of(role).formatArn({ service: 'pi', resource: 'metrics', resourceName: 'rds/*', arnFormat: ArnFormat.SLASH_RESOURCE_NAME })],
     }),
   );
+  grantDescribe(role, 'DescribeRds', ['rds:DescribeDBInstances']);
+}
 
-  // The lake.
+/** Deleting a cell's resources (TeardownCell): its databases, instances and secret, only with the run tag on them. */
+function grantCellTeardown(role: iam.Role): void {
+  grantRunDatabaseDeletion(role);
+  grantRunSecretDeletion(role);
   role.addToPolicy(
     new iam.PolicyStatement({
-      sid: 'ReadWriteLake',
-      actions: ['s3:GetObject', 's3:PutObject'],
-      resources: [props.bucket.arnForObjects('*')],
+      sid: 'TerminateRunClients',
+      actions: ['ec2:TerminateInstances'],
+      resources: [arn(role, 'ec2', 'instance', '*', ArnFormat.SLASH_RESOURCE_NAME)],
+      conditions: taggedResource,
     }),
   );
-  role.addToPolicy(new iam.PolicyStatement({ sid: 'ListLake', actions: ['s3:ListBucket'], resources: [props.bucket.bucketArn] }));
-
-  acknowledgeBackendWildcards(role, props.bucket);
+  grantDescribe(role, 'DescribeRds', RDS_DESCRIBE_ACTIONS);
+  grantDescribe(role, 'DescribeEc2', ['ec2:DescribeInstances']);
 }
 
 /**
@@ -415,6 +463,24 @@ export function grantBackendPermissions(role: iam.Role, props: BackendPermission
  */
 function grantPreflightReads(role: iam.Role, props: BackendPermissionsProps): void {
   const stack = Stack.of(role);
+  // Whether the engine version and instance class are offered, and the engine's default parameters (preflight.ts, preflight-parameters.ts).
+  grantDescribe(role, 'DescribeRds', [
+    'rds:DescribeOrderableDBInstanceOptions',
+    'rds:DescribeDBEngineVersions',
+    'rds:DescribeEngineDefaultClusterParameters',
+    'rds:DescribeEngineDefaultParameters',
+  ]);
+  // The clients' instance types, their offerings per AZ, running vCPUs, and the subnets' way out (preflight-clients.ts, preflight-network.ts).
+  grantDescribe(role, 'DescribeEc2', [
+    'ec2:DescribeInstances',
+    'ec2:DescribeInstanceTypes',
+    'ec2:DescribeSubnets',
+    'ec2:DescribeInstanceTypeOfferings',
+    'ec2:DescribeRouteTables',
+    'ec2:DescribeNatGateways',
+    'ec2:DescribePrefixLists',
+    'ec2:DescribeVpcEndpoints',
+  ]);
   role.addToPolicy(
     new iam.PolicyStatement({
       sid: 'PreflightReadRdsServiceLinkedRole',
@@ -500,7 +566,8 @@ function acknowledgeBackendWildcards(role: iam.Role, bucket: s3.IBucket): void {
       "The root volume created by RunInstances from the stack's template; the request must carry the run tag.",
     'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:network-interface/*':
       'The primary network interface RunInstances creates with the instance; the instance itself must carry the run tag.',
-    'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>::image/*': 'The AMI is resolved at launch from the public Debian 12 SSM parameter; its id changes with every release.',
+    'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>::image/*':
+      'The AMI is resolved at launch from the public Debian 12 SSM parameter; its id changes with every release.',
     'Resource::arn:<AWS::Partition>:pi:<AWS::Region>:<AWS::AccountId>:metrics/rds/*':
       "Performance Insights metrics are addressed by the instance's DbiResourceId, known only after creation.",
     [`Resource::<${bucketId}.Arn>/*`]: 'The backend reads and writes the whole lake layout (tables/, raw/, scripts/, ssm-output/) of this one bucket.',
@@ -510,7 +577,7 @@ function acknowledgeBackendWildcards(role: iam.Role, bucket: s3.IBucket): void {
   }
 }
 
-export interface VerdictPermissionsProps {
+interface VerdictPermissionsProps {
   readonly bucket: s3.IBucket;
   readonly workGroupName: string;
   readonly databaseName: string;
@@ -518,24 +585,16 @@ export interface VerdictPermissionsProps {
 }
 
 /**
- * The ComputeVerdicts Task (core/regression/judge.ts, core/backends/aws/verdict-alerts.ts):
- *  - Athena queries in the stack's work group (StartQueryExecution, GetQueryExecution,
- *    GetQueryResults on the workgroup resource, Service Authorization Reference, Amazon Athena);
- *    Athena reads the Glue catalog and S3 with the caller's permissions: glue:GetDatabase,
- *    GetTable, GetPartitions on the catalog, the database and its tables, and, for the CREATE OR
- *    REPLACE VIEW the lake reader runs first (core/lake/athena.ts ensureViews), glue:CreateTable and
- *    UpdateTable ("For any non-delete Athena action on a resource, you must include access to the
- *    parent of that resource", Athena User Guide, "Configure access to databases and tables in the
- *    AWS Glue Data Catalog"); s3:GetBucketLocation on the bucket holding data and results, beside
- *    the lake's object reads and writes granted above (Athena User Guide, "Control access to Amazon
- *    S3 from Athena");
- *  - cloudwatch:PutMetricData, which has no resource-level permission: limited by the
- *    cloudwatch:namespace condition key to the verdicts' namespace (Service Authorization Reference,
- *    Amazon CloudWatch);
- *  - events:PutEvents on the default event bus (resource type event-bus), sns:Publish on the topic.
+ * Athena over the lake (FinishRun, ComputeVerdicts: core/backends/aws/athena.ts):
+ *  - queries in the stack's work group (StartQueryExecution, GetQueryExecution, GetQueryResults on
+ *    the workgroup resource, Service Authorization Reference, Amazon Athena);
+ *  - Athena reads the Glue catalog and S3 with the caller's permissions: glue:GetDatabase,
+ *    GetTable, GetPartitions on the catalog, the database and its tables (Athena User Guide,
+ *    "Configure access to databases and tables in the AWS Glue Data Catalog"), and
+ *    s3:GetBucketLocation on the bucket holding data and results, beside the lake's object reads and
+ *    writes (Athena User Guide, "Control access to Amazon S3 from Athena").
  */
-export function grantVerdictPermissions(role: iam.Role, props: VerdictPermissionsProps): void {
-  const stack = Stack.of(role);
+function grantLakeQueries(role: iam.Role, props: VerdictPermissionsProps): void {
   role.addToPolicy(
     new iam.PolicyStatement({
       sid: 'QueryLakeWithAthena',
@@ -545,16 +604,41 @@ export function grantVerdictPermissions(role: iam.Role, props: VerdictPermission
   );
   role.addToPolicy(
     new iam.PolicyStatement({
-      sid: 'ReadLakeCatalogAndViews',
-      actions: ['glue:GetDatabase', 'glue:GetTable', 'glue:GetPartitions', 'glue:CreateTable', 'glue:UpdateTable'],
-      resources: [
-        stack.formatArn({ service: 'glue', resource: 'catalog' }),
-        arn(role, 'glue', 'database', props.databaseName, ArnFormat.SLASH_RESOURCE_NAME),
-        arn(role, 'glue', 'table', `${props.databaseName}/*`, ArnFormat.SLASH_RESOURCE_NAME),
-      ],
+      sid: 'ReadLakeCatalog',
+      actions: ['glue:GetDatabase', 'glue:GetTable', 'glue:GetPartitions'],
+      resources: lakeCatalog(role, props.databaseName),
     }),
   );
   role.addToPolicy(new iam.PolicyStatement({ sid: 'LocateLakeBucket', actions: ['s3:GetBucketLocation'], resources: [props.bucket.bucketArn] }));
+  Validations.of(role).acknowledge({
+    id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:glue:<AWS::Region>:<AWS::AccountId>:table/${props.databaseName}/*]`,
+    reason: "The lake's tables and views of this one Glue database: the views are (re)created by the lake reader, their names come from core/lake/sql.",
+  });
+}
+
+/** The Glue catalog, the lake's database and its tables. */
+function lakeCatalog(role: iam.Role, databaseName: string): string[] {
+  return [
+    Stack.of(role).formatArn({ service: 'glue', resource: 'catalog' }),
+    arn(role, 'glue', 'database', databaseName, ArnFormat.SLASH_RESOURCE_NAME),
+    arn(role, 'glue', 'table', `${databaseName}/*`, ArnFormat.SLASH_RESOURCE_NAME),
+  ];
+}
+
+/**
+ * The ComputeVerdicts Task (core/regression/judge.ts, core/backends/aws/verdict-alerts.ts), beyond
+ * the lake queries:
+ *  - the CREATE OR REPLACE VIEW the lake reader runs first (core/backends/aws/athena-lake.ts
+ *    ensureViews): glue:CreateTable and UpdateTable ("For any non-delete Athena action on a
+ *    resource, you must include access to the parent of that resource", Athena User Guide,
+ *    "Configure access to databases and tables in the AWS Glue Data Catalog");
+ *  - cloudwatch:PutMetricData, which has no resource-level permission: limited by the
+ *    cloudwatch:namespace condition key to the verdicts' namespace (Service Authorization Reference,
+ *    Amazon CloudWatch);
+ *  - events:PutEvents on the default event bus (resource type event-bus), sns:Publish on the topic.
+ */
+function grantVerdictPermissions(role: iam.Role, props: VerdictPermissionsProps): void {
+  role.addToPolicy(new iam.PolicyStatement({ sid: 'CreateLakeViews', actions: ['glue:CreateTable', 'glue:UpdateTable'], resources: lakeCatalog(role, props.databaseName) }));
   role.addToPolicy(
     new iam.PolicyStatement({
       sid: 'PutVerdictMetrics',
@@ -571,13 +655,9 @@ export function grantVerdictPermissions(role: iam.Role, props: VerdictPermission
     }),
   );
   role.addToPolicy(new iam.PolicyStatement({ sid: 'NotifyRegressions', actions: ['sns:Publish'], resources: [props.topic.topicArn] }));
-  Validations.of(role).acknowledge({
-    id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:glue:<AWS::Region>:<AWS::AccountId>:table/${props.databaseName}/*]`,
-    reason: "The lake's tables and views of this one Glue database: the views are (re)created by the lake reader, their names come from core/lake/sql.",
-  });
 }
 
-export interface CompactionPermissionsProps {
+interface CompactionPermissionsProps {
   readonly bucket: s3.IBucket;
   readonly databaseName: string;
 }
@@ -594,17 +674,13 @@ export interface CompactionPermissionsProps {
  *    and compacted/ (what a failed UNLOAD left); UNLOAD writes its files with the caller's
  *    s3:PutObject, granted on the lake above.
  */
-export function grantCompactionPermissions(role: iam.Role, props: CompactionPermissionsProps): void {
+function grantCompactionPermissions(role: iam.Role, props: CompactionPermissionsProps): void {
   const stack = Stack.of(role);
   role.addToPolicy(
     new iam.PolicyStatement({
       sid: 'RegisterCompactedRuns',
       actions: ['glue:GetPartition', 'glue:CreatePartition', 'glue:BatchCreatePartition'],
-      resources: [
-        stack.formatArn({ service: 'glue', resource: 'catalog' }),
-        arn(role, 'glue', 'database', props.databaseName, ArnFormat.SLASH_RESOURCE_NAME),
-        arn(role, 'glue', 'table', `${props.databaseName}/*`, ArnFormat.SLASH_RESOURCE_NAME),
-      ],
+      resources: lakeCatalog(role, props.databaseName),
     }),
   );
   role.addToPolicy(

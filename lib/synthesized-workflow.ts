@@ -147,15 +147,17 @@ function functionsOf(template: TemplateJson, outdir: string, taskByLogicalId: Re
 /**
  * The app synthesized as `cdk synth` writes it for `cdk deploy`, Lambda bundling included (esbuild,
  * tens of seconds), kept under `cacheDir` in a folder named by the digest of what it depends on
- * (synthesisDigest and the lock file the bundles' packages come from). The folder is written
- * whole under a temporary name, then renamed: a concurrent reader sees all or nothing. Writing one
- * prunes the cache to the KEEP_BUNDLED most recently used.
+ * (synthesisDigest, the lock file the bundles' packages come from and package.json). The folder is
+ * written whole under a temporary name, then renamed: a concurrent reader sees all or nothing.
+ * Writing one prunes the cache to the KEEP_BUNDLED most recently used.
  * @internal used by test/bundles until `run --aws-rehearsal` runs the bundles
  */
 export function synthesizeBundledCached(o: SynthesizeWorkflowOptions, cacheDir: string): BundledSynthesis {
   const digest = createHash('sha256')
     .update(synthesisDigest(o))
     .update(readFileSync(join(o.projectRoot, 'package-lock.json')))
+    // Its sideEffects list decides what esbuild leaves out of each bundle (lib/workflow.ts).
+    .update(readFileSync(join(o.projectRoot, 'package.json')))
     .digest('hex')
     .slice(0, 32);
   const dir = join(cacheDir, `bundled-${digest}`);

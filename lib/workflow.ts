@@ -1,6 +1,6 @@
 /**
- * Workflow: one NodejsFunction per Task (core/workflow/task-names.ts, entry lambdas/<task>/handler.ts)
- * and the state machine from state-machines/benchmark.asl.json, inlined with its
+ * Workflow: one NodejsFunction per Task (core/workflow/task-names.ts, entry lambdas/<task>/handler.ts),
+ * each with its own role, and the state machine from state-machines/benchmark.asl.json, inlined with its
  * ${<Pascal>FunctionArn} placeholders replaced by the functions' ARNs. Logging (ALL, with execution
  * data) and X-Ray tracing are on; the Lambdas run Powertools (logger, metrics, tracer).
  */
@@ -69,6 +69,12 @@ export class TaskFunction extends Construct {
         format: nodejs.OutputFormat.CJS,
         sourceMap: true,
         minify: true,
+        // Each function's entry reaches only its own Task's code (lambdas/<task>/handler.ts). esbuild
+        // still keeps every module an import reaches unless the package says its files have no side
+        // effects when imported ("sideEffects" in package.json, which esbuild honours: esbuild API,
+        // "Tree shaking"; evanw/esbuild#1435): package.json names the one file that has them
+        // (core/polyfills.ts), so what a Task does not use (the experiment schema with zod and yaml,
+        // outside PlanRun) leaves its bundle. test/bundles checks each bundle's modules.
         // A package's ES module entry before its `main`: jsonc-parser's `main` is a UMD wrapper that
         // requires its own files at run time, which esbuild cannot see, so its bundle fails to load
         // with "Cannot find module './impl/format'" (evanw/esbuild#1619, microsoft/node-jsonc-parser#57).
@@ -94,8 +100,8 @@ export interface WorkflowProps {
   readonly stateMachineName: string;
   readonly environment: Readonly<Record<string, string>>;
   readonly logRetentionDays: number;
-  /** Gets the backend's permissions (lib/backend-permissions.ts). */
-  readonly taskRole: iam.Role;
+  /** Each Task function's role, with the permissions of its own Task's calls (lib/backend-permissions.ts grantTaskPermissions). */
+  readonly taskRoles: Readonly<Record<TaskName, iam.Role>>;
 }
 
 export class Workflow extends Construct {
@@ -114,14 +120,14 @@ export class Workflow extends Construct {
       const taskFunction = new TaskFunction(this, `Task-${task}`, {
         projectRoot: props.projectRoot,
         entry: join(props.lambdasDir, task, 'handler.ts'),
-        role: props.taskRole,
+        role: props.taskRoles[task],
         environment: props.environment,
         logRetentionDays: props.logRetentionDays,
         // Under the ASL's TimeoutSeconds (900) of every Task, so a hung call ends as the Lambda's own
         // timeout error (retried/caught like any failure) before the state times out.
         timeout: Duration.seconds(840),
       });
-      taskFunction.logGroup.grantWrite(props.taskRole);
+      taskFunction.logGroup.grantWrite(props.taskRoles[task]);
       functions[task] = taskFunction.fn;
     }
     this.functions = functions as Record<TaskName, nodejs.NodejsFunction>;
@@ -196,11 +202,11 @@ export class Workflow extends Construct {
       reason:
         'CloudWatch Logs vended delivery (logs:CreateLogDelivery and friends) and X-Ray PutTraceSegments support no resource-level permissions; CDK adds exactly these for logging and tracing.',
     });
-    Validations.of(props.taskRole).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: "X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) and the backend's Describe*/GetMetricData calls support no resource-level permissions.",
-    });
     for (const task of TASK_NAMES) {
+      Validations.of(props.taskRoles[task]).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason: "X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) and the backend's Describe*/GetMetricData calls support no resource-level permissions.",
+      });
       Validations.of(this.functions[task]).acknowledge({
         id: 'AwsSolutions-L1',
         reason:

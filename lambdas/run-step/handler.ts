@@ -1,8 +1,34 @@
 /**
- * The run-step Task on Lambda: core/workflow/task-registry.ts TASKS['run-step'] with the AWS deps. It
- * imports that Task alone, not the registry, so that its bundle holds only its own Task's code.
+ * The run-step Task on Lambda: core/workflow/task-registry.ts TASKS['run-step'] with AWS deps of its own. It
+ * imports that Task alone, not the registry, and constructs only the SDK clients and AWS backend
+ * parts that Task calls, so that its bundle holds only its own Task's code and its role
+ * (lib/backend-permissions.ts) only the actions of that code. Runner jobs through SSM Run Command and the step window's server metrics (CloudWatch, Performance Insights, RDS).
  */
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { PIClient } from '@aws-sdk/client-pi';
+import { RDSClient } from '@aws-sdk/client-rds';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SSMClient } from '@aws-sdk/client-ssm';
+import { s3ClientConfig, sdkClientConfig } from '../../core/backends/aws/client-config';
+import { composeAwsBackend } from '../../core/backends/aws/parts/compose';
+import { runnerJobsPart } from '../../core/backends/aws/parts/runner-jobs';
+import { serverMetricsPart } from '../../core/backends/aws/parts/server-metrics';
+import { S3LakeStore } from '../../core/backends/aws/s3-lake';
+import { awsFunctionTaskDeps } from '../../core/task-deps/aws-function-deps';
 import { runStepTask } from '../../core/workflow/run-step';
 import { awsTaskHandler } from '../runtime/aws-runtime';
 
-export const handler = awsTaskHandler('run-step', runStepTask);
+export const handler = awsTaskHandler('run-step', runStepTask, ({ env, config, clientOptions, instrument }) => {
+  const common = sdkClientConfig(clientOptions);
+  const clients = {
+    ssm: instrument(new SSMClient(common)),
+    cloudwatch: instrument(new CloudWatchClient(common)),
+    pi: instrument(new PIClient(common)),
+    rds: instrument(new RDSClient(common)),
+    s3: instrument(new S3Client(s3ClientConfig(clientOptions))),
+  };
+  const lake = new S3LakeStore(clients.s3, config.bucket, config.lakePrefix);
+  const now = () => new Date();
+  const backend = composeAwsBackend(config, lake, { ...runnerJobsPart({ clients, config, lake, now }), ...serverMetricsPart({ clients, config }) }, 'run-step');
+  return awsFunctionTaskDeps(env, { backend }, 'run-step');
+});

@@ -2,12 +2,15 @@
  * Lambda plumbing shared by every Task handler: Powertools logger/metrics/tracer, and the AWS
  * TaskDeps built once per container (cold start) from the environment the CDK stack sets. Each
  * handler passes its own Task function, the one core/workflow/task-registry.ts maps its name to (the
- * map the local runner binds to local deps; the types check the pairing): importing the registry
- * would put every Task's code into every bundle.
+ * map the local runner binds to local deps; the types check the pairing), and its own deps builder,
+ * which constructs only the SDK clients and backend parts that Task calls
+ * (core/task-deps/aws-function-deps.ts): importing the registry, or deps with every backend part,
+ * would put every Task's code into every bundle and every Task's actions into every role.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { Tracer } from '@aws-lambda-powertools/tracer';
+import { awsFunctionContext, type AwsFunctionContext } from '../../core/task-deps/aws-function-deps';
 import type { TASKS, TaskEvent, TaskResult } from '../../core/workflow/task-registry';
 import type { TaskDeps } from '../../core/workflow/tasks';
 import type { TaskName } from '../../core/workflow/task-names';
@@ -17,14 +20,6 @@ const logger = new Logger({ serviceName });
 const metrics = new Metrics({ namespace: 'AuroraBench', serviceName });
 /** @internal exported for its tests (a test seam) */
 export const tracer = new Tracer({ serviceName });
-
-let depsPromise: Promise<TaskDeps> | undefined;
-
-/** Built lazily so importing a handler (tests, the local runner) touches no AWS configuration. */
-function awsDeps(): Promise<TaskDeps> {
-  depsPromise ??= import('./aws-deps').then((m) => m.buildAwsTaskDeps(process.env, tracer));
-  return depsPromise;
-}
 
 /** Field names whose values never reach a log line. */
 const SECRET_KEYS = /password|secret(?!Ref|Arn)|token/i;
@@ -37,17 +32,23 @@ function redact(value: unknown): unknown {
   return value;
 }
 
-/** The Lambda entry of a task: binds it to the AWS deps once per container, logs the (redacted) input, counts outcomes, rethrows for Retry/Catch. */
-export function awsTaskHandler<T extends TaskName>(task: T, run: (typeof TASKS)[T]) {
+/**
+ * The Lambda entry of a task: binds it to the deps `buildDeps` makes once per container (lazily, so
+ * importing a handler touches no AWS configuration; a bad environment fails the invocation), logs
+ * the (redacted) input, counts outcomes, rethrows for Retry/Catch.
+ */
+export function awsTaskHandler<T extends TaskName>(task: T, run: (typeof TASKS)[T], buildDeps: (context: AwsFunctionContext) => TaskDeps) {
   const runTask = run as (deps: TaskDeps, event: TaskEvent<T>) => Promise<TaskResult<T>>;
   let bound: ((event: TaskEvent<T>) => Promise<TaskResult<T>>) | undefined;
+  let depsPromise: Promise<TaskDeps> | undefined;
   return async (event: TaskEvent<T>, context?: { awsRequestId?: string }): Promise<TaskResult<T>> => {
     logger.appendKeys({ task, requestId: context?.awsRequestId });
     const run = (event as { run?: { runId?: string } } | null)?.run;
     if (run?.runId) logger.appendKeys({ runId: run.runId });
     logger.debug('task input', { event: redact(event) as Record<string, unknown> });
     if (!bound) {
-      const deps = await awsDeps();
+      depsPromise ??= Promise.resolve().then(() => buildDeps(awsFunctionContext(process.env, (client) => tracer.captureAWSv3Client(client as never))));
+      const deps = await depsPromise;
       bound = (e) => runTask(deps, e);
     }
     const started = Date.now();

@@ -33,7 +33,7 @@ import { bundledPrices } from '../../core/plan/cost';
 import type { SpecInput } from '../../core/experiment/schema';
 import { validateSpec } from '../../core/experiment/validate';
 import { planRunTask } from '../../core/workflow/tasks';
-import { buildAwsTaskDeps } from '../../lambdas/runtime/aws-deps';
+import { buildAwsTaskDeps } from '../helpers/aws-task-deps';
 import { tracer } from '../../lambdas/runtime/aws-runtime';
 import type { ClientNetworkOptions } from '../../core/rehearsal/standing-infrastructure';
 import { addClientNetwork, createStandingInfrastructure, CREDENTIALS, destroyRawClients, rawClients, REGION, type RawClients } from './fixtures';

@@ -1,5 +1,5 @@
 /**
- * The ComputeVerdicts Task as its Lambda runs it (lambdas/runtime/aws-deps.ts: the AWS deps, the
+ * The ComputeVerdicts Task as its Lambda runs it (test/helpers/aws-task-deps.ts: the AWS deps, the
  * judge reading the lake through Athena), on moto: the experiment's history is in moto's S3 in the
  * lake's layout; Athena's answers come from core/rehearsal/athena-emulation.ts (the same SQL on
  * DuckDB over that S3 lake, queued in moto, since moto's Athena runs no SQL); the verdicts go to
@@ -20,7 +20,7 @@ import { compareCommand, historyCommand } from '../../core/cli/regression-comman
 import { lakeKeys, type VerdictsRow } from '../../core/lake/rows';
 import { AthenaEmulation } from '../../core/rehearsal/athena-emulation';
 import { bindTask } from '../../core/workflow/task-registry';
-import { buildAwsTaskDeps } from '../../lambdas/runtime/aws-deps';
+import { buildAwsTaskDeps } from '../helpers/aws-task-deps';
 import { tracer } from '../../lambdas/runtime/aws-runtime';
 import { DT } from '../helpers/lake-fixtures';
 import { writeLakeRun } from '../helpers/regression-fixtures';

@@ -2,7 +2,8 @@
  * The deployed workflow, as close as it runs without AWS: the state machine definition extracted
  * from the synthesized CloudFormation template (lib/synthesized-workflow.ts: its Fn::GetAtt of each
  * Task function resolved to a function ARN) passes asl-validator and runs through aws-local-stepfunctions with every Task bound
- * to its Lambda handler, whose deps are the AWS ones (lambdas/runtime/aws-deps.ts) pointing at moto.
+ * to its Task with the AWS deps of every Task (test/helpers/aws-task-deps.ts: the parts each Lambda
+ * composes its own deps from, core/backends/aws/parts) pointing at moto.
  *
  * moto runs RDS, EC2, S3, CloudWatch and SSM SendCommand/ListCommands; aws-sdk-client-mock stands
  * in only where moto has nothing: SSM agent registration (DescribeInstanceInformation), invocation
@@ -49,7 +50,7 @@ import { AthenaEmulation } from '../../core/rehearsal/athena-emulation';
 import { progressLine } from '../../core/workflow/progress';
 import { executeLocally, type ExecutionEvent, type LocalExecutionResult } from '../../core/workflow/local-runner';
 import { TASK_NAMES } from '../../core/workflow/task-names';
-import { buildAwsTaskDeps } from '../../lambdas/runtime/aws-deps';
+import { buildAwsTaskDeps } from '../helpers/aws-task-deps';
 import { tracer } from '../../lambdas/runtime/aws-runtime';
 import { synthesizeWorkflow, type SynthesizedWorkflow } from '../../lib/synthesized-workflow';
 import { PROJECT_ROOT } from '../cdk/cdk-fixture';

@@ -13,8 +13,9 @@
  *    encrypted);
  *  - the state machine: lambda:InvokeFunction on every function a Task state names.
  * And the other way round, per Lambda: its role allows nothing its own bundle does not call (beyond
- * what Lambda does with the role: logs, X-Ray), so a role two functions share stays only as wide
- * as each of them needs.
+ * what Lambda does with the role: logs, X-Ray). Each function has a role of its own, and bundles
+ * only its own Task's code (test/bundles/task-bundles.test.ts), so each role is as wide as its
+ * Task's calls: RunStep's cannot create a database, ProvisionCell's cannot send a runner job.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -106,27 +107,37 @@ describe('every AWS action the code can call is allowed to the role that calls i
     60_000,
   );
 
-  test('the derivation finds what the code calls (and nothing a role never runs)', async () => {
-    const provision = (await sdkCallsOfEntry(join(PROJECT_ROOT, 'lambdas', 'provision-cell', 'handler.ts'))).map((c) => c.action);
-    const sweeper = (await sdkCallsOfEntry(join(PROJECT_ROOT, 'lambdas', 'sweeper', 'handler.ts'))).map((c) => c.action);
+  test('each Lambda has a role of its own', () => {
+    const roles = lambdas().map((l) => l.roleId);
+    expect(new Set(roles).size).toBe(roles.length);
+  });
+
+  test("the derivation finds what each function's code calls, and not what other Tasks' code calls", async () => {
+    const actions = async (name: string) => (await sdkCallsOfEntry(join(PROJECT_ROOT, 'lambdas', name, 'handler.ts'))).map((c) => c.action);
+    const [provision, runStep, finish, verdicts, sweeper] = (await Promise.all(['provision-cell', 'run-step', 'finish-run', 'compute-verdicts', 'sweeper'].map(actions))) as [
+      string[],
+      string[],
+      string[],
+      string[],
+      string[],
+    ];
 
     expect(provision).toEqual(
-      expect.arrayContaining([
-        'rds:CreateDBCluster',
-        'iam:CreateServiceLinkedRole',
-        'kms:DescribeKey',
-        'ec2:RunInstances',
-        'iam:PassRole',
-        'ssm:SendCommand',
-        's3:ListBucket',
-        'pi:GetResourceMetrics',
-        'cloudwatch:GetMetricData',
-      ]),
+      expect.arrayContaining(['rds:CreateDBCluster', 'iam:CreateServiceLinkedRole', 'kms:DescribeKey', 'ec2:RunInstances', 'iam:PassRole', 'ssm:SendCommand', 's3:ListBucket']),
     );
+    expect(runStep).toEqual(expect.arrayContaining(['ssm:SendCommand', 'ssm:CancelCommand', 'pi:GetResourceMetrics', 'cloudwatch:GetMetricData', 's3:PutObject']));
+    // Tree-shaken per function: RunStep creates, launches and deletes nothing; ProvisionCell reads no metrics and cancels no job.
+    expect(runStep.filter((a) => /:(Create|Run|Delete|Terminate|Modify|PassRole)/.test(a))).toEqual([]);
+    expect(provision.filter((a) => /^(pi|cloudwatch|athena|glue):|ssm:CancelCommand|:Delete|:Terminate/.test(a))).toEqual([]);
+    // Athena's own needs follow the SQL each bundle runs: partitions for FinishRun's compaction, views for the judging.
+    expect(finish).toEqual(expect.arrayContaining(['glue:CreatePartition', 'glue:BatchCreatePartition', 's3:DeleteObject']));
+    expect(finish).not.toContain('glue:CreateTable');
+    expect(verdicts).toEqual(expect.arrayContaining(['glue:CreateTable', 'glue:UpdateTable', 'sns:Publish', 'events:PutEvents']));
+    expect(verdicts).not.toContain('glue:CreatePartition');
     expect(sweeper).toEqual(expect.arrayContaining(['rds:DeleteDBCluster', 'ec2:TerminateInstances', 'states:GetExecutionHistory', 'rds:AddTagsToResource']));
-    // Tree-shaken: the sweeper's bundle creates nothing.
+    // The sweeper's bundle creates nothing.
     expect(sweeper.filter((a) => /:(Create|Run|Send)/.test(a) && a !== 'ec2:CreateTags')).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 
   test("the clients: their scripts' and commands' aws calls, on the objects and secrets the code names, and the SSM agent's needs", () => {
     // Arrange

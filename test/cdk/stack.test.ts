@@ -10,7 +10,7 @@ import { cellNames } from '../../core/backends/aws/names';
 import { LAKE_COLUMNS } from '../../core/lake/schema';
 import { LAKE_TABLES } from '../../core/lake/rows';
 import { athenaViewSql, jsonTableName, parquetDataColumns, STEP_TABLES, type StepTable } from '../../core/lake/athena-storage';
-import { TASK_NAMES } from '../../core/workflow/task-names';
+import { TASK_NAMES, type TaskName } from '../../core/workflow/task-names';
 import { REGRESSIONS_METRIC, VERDICT_METRIC_NAMESPACE } from '../../core/backends/aws/verdict-alerts';
 import { EXPIRES_AT_TAG, RDS_NAME_PREFIX, RUN_ID_TAG } from '../../lib/handler-environment';
 import { renderedBootUserData } from '../../lib/client-user-data';
@@ -26,6 +26,11 @@ function logicalIdOf(path: string): string {
   const child = t.stack.node.findAll().find((c) => c.node.path === `${t.stack.stackName}/${path}`);
   if (!child) throw new Error(`no construct at ${path}`);
   return t.stack.getLogicalId(child as never);
+}
+
+/** The statements of one Task function's role (each function has its own: lib/backend-permissions.ts grantTaskPermissions). */
+function taskRoleStatements(task: TaskName) {
+  return statementsOfRole(t.template, logicalIdOf(`TaskRole-${task}/Resource`));
 }
 
 describe('Network', () => {
@@ -249,9 +254,11 @@ describe('Workflow', () => {
     expect((follow.Resource as unknown[]).map(render)).toContainEqual(expect.stringMatching(/:execution:aurora-bench-benchmark\/\*$/));
   });
 
-  test('the Task role is scoped by the names and tags of what a run creates', () => {
-    const [roleId] = resourcesOf(t.template, 'AWS::IAM::Role').find(([id]) => id.startsWith('TaskRole'))!;
-    const statements = statementsOfRole(t.template, roleId);
+  test('the Task roles are scoped by the names and tags of what a run creates', () => {
+    // Creation and launches: ProvisionCell's role (databases, self-managed servers) and StartClients' (clients).
+    const provision = taskRoleStatements('provision-cell');
+    const start = taskRoleStatements('start-clients');
+    const statements = [...provision, ...start, ...taskRoleStatements('run-step'), ...taskRoleStatements('teardown-cell'), ...taskRoleStatements('plan-run')];
     const bySid = (sid: string) => statements.find((s) => s.Sid === sid)!;
 
     // The RDS name prefix is the backend's.
@@ -270,8 +277,12 @@ describe('Workflow', () => {
       'arn:<AWS::Partition>:ssm:<AWS::Region>::parameter/aws/service/debian/release/bookworm/latest/arm64',
     ]);
     expect(bySid('TagClientsAtLaunch').Condition).toEqual({ StringEquals: { 'ec2:CreateAction': 'RunInstances' } });
+    // Each launching role passes only the instance role of what it launches.
     const pass = bySid('PassClientRole');
-    expect(render(pass.Resource)).toBe(`<${logicalIdOf('Clients/Role/Resource')}.Arn>,<${logicalIdOf('Servers/Role/Resource')}.Arn>`);
+    expect(render(pass.Resource)).toBe(`<${logicalIdOf('Clients/Role/Resource')}.Arn>`);
+    expect(render(bySid('PassServerRole').Resource)).toBe(`<${logicalIdOf('Servers/Role/Resource')}.Arn>`);
+    expect(start.map((s) => s.Sid)).not.toContain('PassServerRole');
+    expect(provision.map((s) => s.Sid)).not.toContain('PassClientRole');
     // A self-managed cell's secret: created with the run tag on the request, deleted only with it on the secret.
     expect(actionsOf(bySid('CreateRunSecrets'))).toEqual(['secretsmanager:CreateSecret', 'secretsmanager:TagResource']);
     expect(render(bySid('CreateRunSecrets').Resource)).toMatch(/:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:ab-\*$/);
@@ -280,7 +291,11 @@ describe('Workflow', () => {
     expect(pass.Condition).toEqual({ StringEquals: { 'iam:PassedToService': 'ec2.amazonaws.com' } });
 
     // The preflight asks RDS whether the engine version is offered.
-    expect(actionsOf(bySid('DescribeRds'))).toContain('rds:DescribeDBEngineVersions');
+    expect(
+      taskRoleStatements('plan-run')
+        .filter((s) => s.Sid === 'DescribeRds')
+        .flatMap(actionsOf),
+    ).toContain('rds:DescribeDBEngineVersions');
 
     // A new account's first cluster makes RDS create its service-linked role with this role's permission.
     const slr = bySid('CreateRdsServiceLinkedRole');
@@ -367,9 +382,8 @@ describe('Alerts', () => {
     expect(alarms[0]![1].Properties['Dimensions']).toBeUndefined();
   });
 
-  test('the Task role may put events on the default bus, publish to the topic only, and put metrics in the verdicts namespace only', () => {
-    const roleId = logicalIdOf('TaskRole/Resource');
-    const statements = statementsOfRole(t.template, roleId);
+  test("ComputeVerdicts' role may put events on the default bus, publish to the topic only, and put metrics in the verdicts namespace only", () => {
+    const statements = taskRoleStatements('compute-verdicts');
     const topicId = t.stack.getLogicalId(t.stack.alerts.topic.node.defaultChild as never);
     const granting = (action: string) => statements.filter((s) => actionsOf(s).includes(action));
 
@@ -603,7 +617,7 @@ describe('SafetyNet', () => {
     for (const s of mutating) expect({ sid: s.Sid, runTag: s.Condition?.['Null']?.[`aws:ResourceTag/${RUN_ID_TAG}`] }).toEqual({ sid: s.Sid, runTag: 'false' });
   });
 
-  test('the sweeper may re-tag only expires-at, only on resources that carry the run tag; the Task role may not', () => {
+  test('the sweeper may re-tag only expires-at, only on resources that carry the run tag; no Task role may', () => {
     const roleId = (prefix: string) => resourcesOf(t.template, 'AWS::IAM::Role').find(([id]) => id.startsWith(prefix))![0];
     const sweeper = statementsOfRole(t.template, roleId('SweeperRole'));
     const onlyExpiresAt = { Null: { [`aws:ResourceTag/${RUN_ID_TAG}`]: 'false' }, 'ForAllValues:StringEquals': { 'aws:TagKeys': [EXPIRES_AT_TAG] } };
@@ -622,7 +636,7 @@ describe('SafetyNet', () => {
     expect(actionsOf(ec2)).toEqual(['ec2:CreateTags']);
     expect(render(ec2.Resource)).toMatch(/:instance\/\*$/);
     expect(ec2.Condition).toEqual(onlyExpiresAt);
-    expect(statementsOfRole(t.template, roleId('TaskRole')).map((s) => s.Sid)).not.toContain('MarkRunDatabasesForSweep');
+    for (const task of TASK_NAMES) expect(taskRoleStatements(task).map((s) => s.Sid)).not.toContain('MarkRunDatabasesForSweep');
   });
 });
 

@@ -8,8 +8,11 @@
  * Each operation maps to its IAM action (Service Authorization Reference: service prefix, and for S3
  * the action each API needs, which is often not the API's name).
  */
-import { relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { build } from 'esbuild';
+
+/** The checkout: module paths in the bundles' metafiles are relative to it. */
+const PROJECT_ROOT = join(__dirname, '..', '..');
 
 /** IAM service prefix of each AWS SDK v3 client package the code may import (Service Authorization Reference). */
 const SDK_SERVICE_PREFIX: Readonly<Record<string, string>> = {
@@ -67,10 +70,9 @@ const S3_OPERATION_ACTIONS: Readonly<Record<string, readonly string[]>> = {
  *    for Amazon EC2"); from a launch template whose image is resolve:ssm:...: ssm:GetParameters
  *    ("Anyone who uses the launch template also needs the ssm:GetParameters permission", EC2 Auto
  *    Scaling User Guide, "Use AWS Systems Manager parameters instead of AMI IDs in launch templates");
- *  - athena:StartQueryExecution: Athena reads the Glue catalog (and, for CREATE OR REPLACE VIEW,
- *    writes it) and locates the S3 bucket with the caller's permissions (Athena User Guide,
- *    "Configure access to databases and tables in the AWS Glue Data Catalog", "Control access to
- *    Amazon S3 from Athena").
+ *  - athena:StartQueryExecution: Athena reads the Glue catalog and locates the S3 bucket with the
+ *    caller's permissions (Athena User Guide, "Configure access to databases and tables in the AWS
+ *    Glue Data Catalog", "Control access to Amazon S3 from Athena").
  */
 const DEPENDENT_ACTIONS: Readonly<Record<string, readonly string[]>> = {
   'rds:CreateDBCluster': ['kms:DescribeKey', 'secretsmanager:CreateSecret', 'secretsmanager:TagResource', 'iam:CreateServiceLinkedRole', 'rds:AddTagsToResource'],
@@ -82,24 +84,26 @@ const DEPENDENT_ACTIONS: Readonly<Record<string, readonly string[]>> = {
   // Secrets Manager CreateSecret with Tags also needs secretsmanager:TagResource (Service Authorization
   // Reference, AWS Secrets Manager: CreateSecret's dependent action; a self-managed cell's secret).
   'secretsmanager:CreateSecret': ['secretsmanager:TagResource'],
-  // With FinishRun's compaction (core/backends/aws/athena-compaction.ts) also ALTER TABLE ADD
-  // PARTITION (Athena User Guide, "ALTER TABLE ADD PARTITION": glue:CreatePartition; and
-  // glue:BatchCreatePartition, glue:GetPartition) and UNLOAD, which writes with s3:PutObject.
   // No glue:GetTables: the Athena User Guide's per-statement policies ("Configure access to databases
   // and tables in the AWS Glue Data Catalog", examples) grant it for SHOW TABLES and DROP DATABASE
   // only, and the lake lists no tables (CREATE TABLE there: GetDatabase, GetTable, CreateTable).
-  'athena:StartQueryExecution': [
-    'glue:GetDatabase',
-    'glue:GetTable',
-    'glue:GetPartitions',
-    'glue:GetPartition',
-    'glue:CreatePartition',
-    'glue:BatchCreatePartition',
-    'glue:CreateTable',
-    'glue:UpdateTable',
-    's3:GetBucketLocation',
-    's3:PutObject',
-  ],
+  'athena:StartQueryExecution': ['glue:GetDatabase', 'glue:GetTable', 'glue:GetPartitions', 's3:GetBucketLocation'],
+};
+
+/**
+ * What Athena does with the caller's permissions for the statements a module of the bundle runs
+ * (its SQL is text, not an SDK operation):
+ *  - the lake reader's CREATE OR REPLACE VIEW (core/backends/aws/athena-lake.ts ensureViews) writes
+ *    the catalog: glue:CreateTable, glue:UpdateTable ("For any non-delete Athena action on a
+ *    resource, you must include access to the parent of that resource", Athena User Guide,
+ *    "Configure access to databases and tables in the AWS Glue Data Catalog");
+ *  - FinishRun's compaction (core/backends/aws/athena-compaction.ts): ALTER TABLE ADD PARTITION
+ *    (Athena User Guide, "ALTER TABLE ADD PARTITION": glue:CreatePartition; and
+ *    glue:BatchCreatePartition, glue:GetPartition) and UNLOAD, which writes with s3:PutObject.
+ */
+const DEPENDENT_ACTIONS_OF_MODULE: Readonly<Record<string, readonly string[]>> = {
+  'core/backends/aws/athena-lake.ts': ['glue:CreateTable', 'glue:UpdateTable'],
+  'core/backends/aws/athena-compaction.ts': ['glue:GetPartition', 'glue:CreatePartition', 'glue:BatchCreatePartition', 's3:PutObject'],
 };
 
 export interface CodeCall {
@@ -140,7 +144,10 @@ export async function sdkCallsOfEntry(entry: string): Promise<CodeCall[]> {
     minify: false,
     // As NodejsFunction bundles them (lib/workflow.ts): the SDK comes from the Lambda runtime.
     external: ['@aws-sdk/*', '@smithy/*', '@duckdb/node-api'],
+    mainFields: ['module', 'main'],
+    metafile: true,
     logLevel: 'silent',
+    absWorkingDir: PROJECT_ROOT,
   });
   const text = out.outputFiles[0]!.text;
   const vars = new Map<string, string>();
@@ -162,6 +169,13 @@ export async function sdkCallsOfEntry(entry: string): Promise<CodeCall[]> {
   for (const call of [...calls.values()]) {
     for (const dependent of DEPENDENT_ACTIONS[call.action] ?? []) {
       if (!calls.has(dependent)) calls.set(dependent, { action: dependent, via: `${call.via} (done by the service with the caller's permission)` });
+    }
+  }
+  // The modules that put code into the bundle (after tree shaking): their statements' needs.
+  const modules = Object.keys(Object.values(out.metafile.outputs)[0]!.inputs);
+  for (const module of modules) {
+    for (const dependent of DEPENDENT_ACTIONS_OF_MODULE[module] ?? []) {
+      if (!calls.has(dependent)) calls.set(dependent, { action: dependent, via: `${module}: the SQL it has Athena run (done with the caller's permission)` });
     }
   }
   return [...calls.values()].sort((a, b) => a.action.localeCompare(b.action));

@@ -14,6 +14,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ServiceQuotasClient } from '@aws-sdk/client-service-quotas';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SSMClient } from '@aws-sdk/client-ssm';
+import { s3ClientConfig, sdkClientConfig, type AwsClientOptions } from './client-config';
 
 export interface AwsClients {
   readonly rds: RDSClient;
@@ -35,29 +36,13 @@ export interface AwsClients {
   readonly secrets: SecretsManagerClient;
 }
 
-export interface AwsClientOptions {
-  readonly region: string;
-  /** A single endpoint for every service (moto server); undefined for real AWS. */
-  readonly endpoint?: string;
-  /** Static credentials (tests); undefined uses the default provider chain (the Lambda role). */
-  readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
-  /** SDK retry attempts for throttling and 5xx (the state machine retries on top). */
-  readonly maxAttempts?: number;
-}
-
 export function makeAwsClients(options: AwsClientOptions): AwsClients {
-  const common = {
-    region: options.region,
-    maxAttempts: options.maxAttempts ?? 5,
-    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
-    ...(options.credentials ? { credentials: { ...options.credentials } } : {}),
-  };
+  const common = sdkClientConfig(options);
   return {
     rds: new RDSClient(common),
     ec2: new EC2Client(common),
     ssm: new SSMClient(common),
-    // moto (and any single-endpoint server) serves buckets by path, not by virtual host.
-    s3: new S3Client({ ...common, ...(options.endpoint ? { forcePathStyle: true } : {}) }),
+    s3: new S3Client(s3ClientConfig(options)),
     cloudwatch: new CloudWatchClient(common),
     pi: new PIClient(common),
     athena: new AthenaClient(common),

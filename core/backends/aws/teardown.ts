@@ -36,6 +36,9 @@ import { call, errorCode, isNotFound, rethrow } from './aws-errors';
 import { cellNames, type TagKeys } from './names';
 import { ENGINES } from '../../aurora/engines';
 
+/** The SDK clients a cell's deletion uses. */
+export type TeardownClients = Pick<AwsClients, 'ec2' | 'rds' | 'secrets'>;
+
 export interface CellTarget {
   readonly clusterId: string;
   readonly clusterParameterGroups: readonly string[];
@@ -80,7 +83,7 @@ export async function describeInstance(clients: Pick<AwsClients, 'rds'>, id: str
  * The cell's DB instances outside a cluster, replicas first, then sources; a source is deleted only
  * once it has no replica left. Returns whether every one of them is gone.
  */
-async function deleteStandaloneInstances(clients: AwsClients, ids: readonly string[], report: DeleteReport): Promise<boolean> {
+async function deleteStandaloneInstances(clients: TeardownClients, ids: readonly string[], report: DeleteReport): Promise<boolean> {
   const found: DBInstance[] = [];
   for (const id of new Set(ids)) {
     const i = await describeInstance(clients, id);
@@ -183,7 +186,7 @@ async function terminateClients(clients: Pick<AwsClients, 'ec2'>, ids: readonly 
   }
 }
 
-async function deleteDbInstance(clients: AwsClients, instance: DBInstance, report: DeleteReport): Promise<void> {
+async function deleteDbInstance(clients: TeardownClients, instance: DBInstance, report: DeleteReport): Promise<void> {
   const id = instance.DBInstanceIdentifier!;
   if (instance.DBInstanceStatus === 'deleting') {
     report.pending.push(`rds-instance:${id} (deleting)`);
@@ -200,7 +203,7 @@ async function deleteDbInstance(clients: AwsClients, instance: DBInstance, repor
   }
 }
 
-async function deleteParameterGroup(clients: AwsClients, kind: 'cluster' | 'instance', name: string, report: DeleteReport): Promise<void> {
+async function deleteParameterGroup(clients: TeardownClients, kind: 'cluster' | 'instance', name: string, report: DeleteReport): Promise<void> {
   const label = kind === 'cluster' ? `rds-cluster-parameter-group:${name}` : `rds-parameter-group:${name}`;
   try {
     if (kind === 'cluster') await clients.rds.send(new DeleteDBClusterParameterGroupCommand({ DBClusterParameterGroupName: name }));
@@ -217,7 +220,7 @@ async function deleteParameterGroup(clients: AwsClients, kind: 'cluster' | 'inst
  * One pass of the deletion: every call it can make now, in dependency order. Safe to repeat.
  * `isWriter` tells the writer apart (deleted after the readers).
  */
-export async function deleteCellResources(clients: AwsClients, target: CellTarget, isWriter: (instance: DBInstance, cluster?: DBCluster) => boolean): Promise<DeleteReport> {
+export async function deleteCellResources(clients: TeardownClients, target: CellTarget, isWriter: (instance: DBInstance, cluster?: DBCluster) => boolean): Promise<DeleteReport> {
   const report: DeleteReport = { deleted: [], alreadyGone: [], pending: [] };
 
   await terminateClients(clients, target.clientInstanceIds, report);
@@ -284,7 +287,7 @@ export function isWriterInstance(i: DBInstance, cluster: DBCluster | undefined, 
  * groups. Throws ResourceStillInUseError while something is still deleting: the state machine's
  * Retry calls again.
  */
-export async function teardownCell(clients: AwsClients, tags: TagKeys, run: RunContext, cell: CellPlan, resources: CellResources | undefined): Promise<TeardownReport> {
+export async function teardownCell(clients: TeardownClients, tags: TagKeys, run: RunContext, cell: CellPlan, resources: CellResources | undefined): Promise<TeardownReport> {
   const names = cellNames(run.runId, cell.cellId);
   const tagged = await findLiveInstances(clients, [
     { Name: `tag:${tags.runId}`, Values: [run.runId] },

@@ -1,6 +1,9 @@
 /**
- * The TaskDeps of a Task Lambda: core/task-deps/aws-task-deps.ts from the Lambda's environment, with
- * every SDK client traced by X-Ray.
+ * The TaskDeps of every Task on AWS at once (core/task-deps/aws-task-deps.ts: the AWS backend with
+ * every part, the Athena judge and compaction) from a Task Lambda's environment, with every SDK
+ * client traced as the Lambdas trace theirs: the tests that run the Tasks on moto. Each deployed
+ * function builds only its own Task's share of these (lambdas/<task>/handler.ts), from the same
+ * parts (core/backends/aws/parts) and the same wiring (core/task-deps/aws-function-deps.ts).
  */
 import type { Tracer } from '@aws-lambda-powertools/tracer';
 import type { AwsClients } from '../../core/backends/aws/clients';

@@ -1,0 +1,36 @@
+/**
+ * The cell's databases (provisionCell, checkCellReady): an Aurora cluster (cluster.ts), RDS DB
+ * instances (db-instances.ts) or self-managed servers on EC2 (self-managed-servers.ts, which asks
+ * client-fleet.ts an instance type's architecture), chosen by the cell's engine kind.
+ */
+import type { CellResources, RunContext } from '../../../backend';
+import { ENGINES } from '../../../aurora/engines';
+import type { CellPlan } from '../../../plan/types';
+import { ClientFleet } from '../client-fleet';
+import type { AwsClients } from '../clients';
+import { AuroraClusters, cellEngineOf } from '../cluster';
+import type { AwsBackendConfig } from '../config';
+import { RdsInstances } from '../db-instances';
+import { SelfManagedServers } from '../self-managed-servers';
+import type { BackendOperations } from './compose';
+
+export interface DatabasesPartOptions {
+  readonly clients: Pick<AwsClients, 'rds' | 'ec2' | 'ssm' | 's3' | 'secrets'>;
+  readonly config: AwsBackendConfig;
+  readonly now: () => Date;
+}
+
+export function databasesPart(options: DatabasesPartOptions): Pick<BackendOperations, 'provisionCell' | 'checkCellReady'> {
+  const clusters = new AuroraClusters(options);
+  const instances = new RdsInstances(options);
+  const fleet = new ClientFleet(options);
+  const servers = new SelfManagedServers({ ...options, architectureOf: (type) => fleet.architectureOf(type) });
+  const databasesOf = (run: RunContext, cell: CellPlan): AuroraClusters | RdsInstances | SelfManagedServers => {
+    const topology = ENGINES[cellEngineOf(run, cell).kind].topology;
+    return topology === 'instance' ? instances : topology === 'ec2' ? servers : clusters;
+  };
+  return {
+    provisionCell: (run: RunContext, cell: CellPlan) => databasesOf(run, cell).provisionCell(run, cell),
+    checkCellReady: (run: RunContext, cell: CellPlan, resources: CellResources) => databasesOf(run, cell).checkCellReady(run, cell, resources),
+  };
+}
