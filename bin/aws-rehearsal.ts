@@ -46,12 +46,10 @@ export function rehearsalWiring(repoRoot: string): Pick<RehearsalOptions, 'synth
     boot: (config) => renderedBootUserData({ bucket: config.bucket, region: config.region }),
     buildTaskDeps: (config, clients) =>
       Promise.resolve().then(() =>
-        buildAwsTaskDeps(taskEnvironment(config),
-          {
-            clients,
-            judge: (c, cl) => athenaJudge(c, cl.athena),
-          },
-        ),
+        buildAwsTaskDeps(taskEnvironment(config), {
+          clients,
+          judge: (c, cl) => athenaJudge(c, cl.athena),
+        }),
       ),
   };
 }

@@ -157,6 +157,9 @@ const errorFor = (client, e) => {
     Object.assign(error, e.fields);
   }
   error.name = e.name;
+  // An error that is no service exception (a response the SDK could not parse) still carries its HTTP status.
+  if (e.$metadata !== undefined) error.$metadata = e.$metadata;
+  if (e.$fault !== undefined) error.$fault = e.$fault;
   return error;
 };
 const patch = (Client) => {
@@ -447,9 +450,10 @@ export class LambdaSandbox {
         if (m.kind !== 'sdk-call') return;
         const call: SdkCall = { client: m.client ?? '', service: m.service, command: m.command ?? '', input: m.input ?? {} };
         void sdk(name, call)
-          .catch((e: unknown): SdkAnswer => ({ ok: false, error: { name: 'Error', message: (e as Error).message ?? String(e), fields: {} } }))
+          .catch((e: unknown): SdkAnswer => ({ ok: false, error: { name: 'Error', message: e instanceof Error ? e.message : String(e), fields: {} } }))
           .then((answer) => {
-            if (child.connected) child.send({ kind: 'sdk-answer', callId: m.callId, ...answer }, (e) => e && this.o.onLog?.(name, `the answer to ${call.command} could not be sent: ${e.message}`));
+            if (child.connected)
+              child.send({ kind: 'sdk-answer', callId: m.callId, ...answer }, (e) => e && this.o.onLog?.(name, `the answer to ${call.command} could not be sent: ${e.message}`));
           });
       });
     }

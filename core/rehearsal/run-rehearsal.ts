@@ -338,7 +338,10 @@ function functionEnvironment(fn: RehearsedFunction, rehearsal: Readonly<Record<s
     const own = rehearsal[name];
     if (own !== undefined) env[name] = own;
     else if (typeof value === 'string') env[name] = value;
-    else throw new Error(`function ${fn.logicalId}: its Environment variable ${name} is a CloudFormation reference the rehearsal has no value for: ${JSON.stringify(value).slice(0, 200)}`);
+    else
+      throw new Error(
+        `function ${fn.logicalId}: its Environment variable ${name} is a CloudFormation reference the rehearsal has no value for: ${JSON.stringify(value).slice(0, 200)}`,
+      );
   }
   return { ...env, ...rehearsal };
 }
@@ -571,7 +574,14 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
     const byTask = taskFunctions(definition.functions);
     const environment = options.taskEnvironment(config);
     for (const fn of byTask.values()) {
-      lambda.add({ name: fn.logicalId, assetDir: fn.assetDir, handler: fn.handler, environment: functionEnvironment(fn, environment), memoryMb: fn.memoryMb, timeoutS: fn.timeoutS });
+      lambda.add({
+        name: fn.logicalId,
+        assetDir: fn.assetDir,
+        handler: fn.handler,
+        environment: functionEnvironment(fn, environment),
+        memoryMb: fn.memoryMb,
+        timeoutS: fn.timeoutS,
+      });
     }
     functionsOf = () => new Map([...byTask].map(([task, fn]) => [task, { logicalId: fn.logicalId, ...lambda.invocations().get(fn.logicalId)! }]));
     result = await executeLocally({

@@ -63,7 +63,14 @@ function errorFields(e: Record<string, unknown>): Record<string, unknown> {
 export async function answerSdkCall(clients: AwsClients, call: SdkCall): Promise<SdkAnswer> {
   const pkg = PACKAGES[call.client];
   if (!pkg) {
-    return { ok: false, error: { name: 'Error', message: `the rehearsal has no ${call.client} (service ${call.service ?? '?'}): a function called ${call.command} through a client aurora-bench does not build`, fields: {} } };
+    return {
+      ok: false,
+      error: {
+        name: 'Error',
+        message: `the rehearsal has no ${call.client} (service ${call.service ?? '?'}): a function called ${call.command} through a client aurora-bench does not build`,
+        fields: {},
+      },
+    };
   }
   const Command = pkg.exports[call.command];
   if (typeof Command !== 'function') {
