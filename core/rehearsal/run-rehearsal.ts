@@ -85,7 +85,7 @@ export const catalogueCheck: ParameterCheck = (family, level, params) => {
 const DEFAULT_METRICS_LAG_S = 2;
 
 /** A Lambda function of the synthesized template (lib/synthesized-workflow.ts synthesizeBundledCached). */
-export interface RehearsedFunction {
+interface RehearsedFunction {
   readonly logicalId: string;
   /** The Task it runs (undefined: a function outside the workflow, the sweeper). */
   readonly task?: TaskName;
