@@ -1,8 +1,9 @@
 /**
  * `aurora-bench run SPEC --aws-rehearsal`: the AWS path of a run, executed on this machine. The
  * state machine as synthesized from the real stack runs through aws-local-stepfunctions with every
- * Task bound to its Lambda handler and the handlers' AWS deps (the AWS backend, its preflight), whose
- * SDK clients go to a moto server this rehearsal starts and stops. Between those clients and moto
+ * Task bound to its function's bundled asset, run in the Lambda sandbox (lambda-sandbox.ts), whose
+ * SDK calls come back over IPC (sdk-bridge.ts) to the rehearsal's SDK clients, which go to a moto
+ * server this rehearsal starts and stops. Between those clients and moto
  * sit the emulations of what moto does not do (this directory): RDS instances become real MariaDB
  * servers (rds-emulation.ts), client and self-managed server instances are Debian 12 roots that
  * boot the stack's user data and run the SSM commands (ssm-agent.ts, instance-root.ts), CloudWatch gets the servers' metrics late (cloudwatch-publisher.ts). The backend
@@ -174,7 +175,7 @@ const REHEARSAL_PARAMETER_GROUP_SETTLE_S = 3;
 
 function rehearsalScope(serverVersion: string, engines: readonly string[], lagS: number, booted: boolean): string[] {
   return [
-    'AWS rehearsal: the synthesized state machine, the Lambda handlers and the AWS backend run on this machine;',
+    'AWS rehearsal: the synthesized state machine runs on this machine, each Task as its bundled Lambda function (the asset `cdk deploy` uploads) in a sandbox process;',
     '  the AWS APIs are a moto server, the databases real MariaDB (or, for the PostgreSQL engines, PostgreSQL) servers, the clients an emulated SSM agent running bash.',
     'Not rehearsed:',
     `  - the engines themselves: MariaDB ${serverVersion} or PostgreSQL on 127.0.0.1 stand in for ${engines.join(', ')} (no shared storage or EBS volumes, no Aurora- or RDS-only parameters, no write forwarding: its Forwarding* CloudWatch metrics stay empty, their windows incomplete)`,
@@ -185,6 +186,7 @@ function rehearsalScope(serverVersion: string, engines: readonly string[], lagS:
           "  - the SSM agent: moto's S3 serves the rehearsal's amazon-ssm-agent package where AWS serves the real one; its service registers the instance with the emulated agent, which runs the commands in the root; the CloudWatch agent package is not served (its install fails softly, as designed)",
         ]
       : ["  - a real client AMI and its user data: an emulated client boots with this machine's sysbench, no package install"]),
+    "  - the Lambda runtime: this machine's Node.js and AWS SDK stand in for nodejs22.x's; a function's SDK calls reach the emulations and moto over the sandbox's IPC channel (no signing, no HTTPS, no X-Ray); the template's timings are replaced by the rehearsal's shorter ones",
     "  - IAM: moto does not evaluate the stack's policies (test/cdk checks the actions the code calls against them)",
     `  - real timings: instances are available in seconds, not 10-20 minutes; CloudWatch datapoints arrive ${lagS} s late, not 1-3 minutes; a cluster waits ${REHEARSAL_PARAMETER_GROUP_SETTLE_S} s, not 5 minutes, after its parameter groups were set`,
     '  - Performance Insights: not emulated (its API answers with no datapoints)',
