@@ -22,7 +22,9 @@ let work: string;
 beforeAll(() => {
   moto = startMoto();
   work = mkdtempSync(join(tmpdir(), 'abr-bundles-'));
-});
+  // The synthesis with its bundling (minutes on a busy machine when nothing is cached), before any test's clock starts.
+  wiring.synthesize('us-east-1');
+}, 900_000);
 afterAll(() => {
   moto.stop();
   rmSync(work, { recursive: true, force: true });
@@ -109,7 +111,7 @@ describe('the AWS rehearsal runs the synthesized functions', () => {
     expect(runStep.invocations).toBeGreaterThan(runStep.coldStarts);
     expect(r.leftBehind).toEqual([]);
     expect(r.notCleaned).toEqual([]);
-  }, 600_000);
+  }, 900_000);
 
   it('fails PlanRun with Runtime.ImportModuleError, naming the function, when its bundle does not load', async () => {
     // Arrange: a bundle that requires a file of its own the asset does not have (esbuild bundling a
