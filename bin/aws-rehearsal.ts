@@ -1,18 +1,20 @@
 /**
- * What `aurora-bench run --aws-rehearsal` is made of, put together where core/ may not: the state
- * machine synthesized from the real stack (lib/), and the deps a Task Lambda builds from the
- * environment the stack gives it (core/task-deps/aws-task-deps.ts), here from the rehearsal's
- * AwsBackendConfig through the same environment variables (awsConfigToEnv, parsed back by the
- * handler code). The CLI and the rehearsal tests use this one wiring.
+ * What `aurora-bench run --aws-rehearsal` is made of, put together where core/ may not: the stack
+ * synthesized with its Lambda bundling (lib/), whose state machine runs each Task in its function's
+ * bundle (core/rehearsal/lambda-sandbox.ts, on the runtime's packages cached here); the environment
+ * the stack gives those functions, from the rehearsal's AwsBackendConfig (awsConfigToEnv, parsed back
+ * by the handler code); and the same deps built in process for what the CLI does after an execution
+ * (core/task-deps/aws-task-deps.ts). The CLI and the rehearsal tests use this one wiring.
  */
 import type { RehearsalOptions } from '../core/rehearsal/run-rehearsal';
-import { awsConfigToEnv, GIT_SHA_ENV, TOOL_VERSION_ENV } from '../core/backends/aws/config';
+import { awsConfigToEnv, GIT_SHA_ENV, TOOL_VERSION_ENV, type AwsBackendConfig } from '../core/backends/aws/config';
 import { toolInfo } from '../core/cli/tool-info';
 import { athenaJudge } from '../core/regression/judge';
 import { buildAwsTaskDeps } from '../core/task-deps/aws-task-deps';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { synthesizeWorkflowCached, type SynthesizedWorkflow } from '../lib/synthesized-workflow';
+import { lambdaRuntimeModules } from '../core/rehearsal/lambda-sandbox';
+import { synthesizeBundledCached } from '../lib/synthesized-workflow';
 import { renderedBootUserData } from '../lib/client-user-data';
 
 /** Where syntheses are kept between processes: $XDG_CACHE_HOME/aurora-bench, else ~/.cache/aurora-bench. */
@@ -21,28 +23,33 @@ export function synthesisCacheDir(): string {
   return join(base !== undefined && base !== '' ? base : join(homedir(), '.cache'), 'aurora-bench');
 }
 
-export function rehearsalWiring(repoRoot: string): Pick<RehearsalOptions, 'synthesize' | 'buildTaskDeps' | 'boot'> {
+export function rehearsalWiring(repoRoot: string): Pick<RehearsalOptions, 'synthesize' | 'buildTaskDeps' | 'boot' | 'taskEnvironment' | 'lambdaRuntimeModules'> {
   const info = toolInfo(repoRoot);
-  // One synthesis per region (seconds each): a process that rehearses several runs reuses it, and the
-  // next process finds it on disk while nothing it depends on has changed (synthesizeWorkflowCached).
-  const synthesized = new Map<string, SynthesizedWorkflow>();
+  // One synthesis per region (tens of seconds with the bundling): a process that rehearses several
+  // runs reuses it, and the next process finds it on disk while nothing it depends on has changed
+  // (synthesizeBundledCached).
+  const synthesized = new Map<string, ReturnType<RehearsalOptions['synthesize']>>();
   const cacheDir = synthesisCacheDir();
+  const taskEnvironment = (config: AwsBackendConfig) => ({
+    ...awsConfigToEnv(config),
+    [TOOL_VERSION_ENV]: info.version,
+    ...(info.gitSha ? { [GIT_SHA_ENV]: info.gitSha } : {}),
+  });
   return {
     synthesize: (region) => {
-      if (!synthesized.has(region)) synthesized.set(region, synthesizeWorkflowCached({ projectRoot: repoRoot, region }, cacheDir));
+      if (!synthesized.has(region)) synthesized.set(region, synthesizeBundledCached({ projectRoot: repoRoot, region }, cacheDir));
       return synthesized.get(region)!;
     },
+    taskEnvironment,
+    lambdaRuntimeModules: () => lambdaRuntimeModules(join(repoRoot, 'node_modules'), cacheDir),
     // The launch templates' user data, rendered as the stack renders it for this bucket and region.
     boot: (config) => renderedBootUserData({ bucket: config.bucket, region: config.region }),
     buildTaskDeps: (config, clients) =>
       Promise.resolve().then(() =>
-        buildAwsTaskDeps(
-          { ...awsConfigToEnv(config), [TOOL_VERSION_ENV]: info.version, ...(info.gitSha ? { [GIT_SHA_ENV]: info.gitSha } : {}) },
-          {
-            clients,
-            judge: (c, cl) => athenaJudge(c, cl.athena),
-          },
-        ),
+        buildAwsTaskDeps(taskEnvironment(config), {
+          clients,
+          judge: (c, cl) => athenaJudge(c, cl.athena),
+        }),
       ),
   };
 }

@@ -4,7 +4,8 @@
  * context, no cdk-nag), the template's DefinitionString is taken, and each function it references
  * (CDK writes Fn::Join over text and Fn::GetAtt [<function logical id>, Arn]) becomes an ARN that
  * names the Task behind it, found through the construct tree (stack.workflow.functions), not
- * through the shape of the id. The AWS rehearsal and the workflow-on-moto tests run this definition.
+ * through the shape of the id. The workflow-on-moto tests run this definition; the AWS rehearsal runs
+ * synthesizeBundledCached's, whose functions are the bundles `cdk deploy` uploads.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
@@ -149,8 +150,8 @@ function functionsOf(template: TemplateJson, outdir: string, taskByLogicalId: Re
  * tens of seconds), kept under `cacheDir` in a folder named by the digest of what it depends on
  * (synthesisDigest, the lock file the bundles' packages come from and package.json). The folder is
  * written whole under a temporary name, then renamed: a concurrent reader sees all or nothing.
- * Writing one prunes the cache to the KEEP_BUNDLED most recently used.
- * @internal used by test/bundles until `run --aws-rehearsal` runs the bundles
+ * Writing one prunes the cache to the KEEP_BUNDLED most recently used. `run --aws-rehearsal` runs
+ * these functions (bin/aws-rehearsal.ts); test/bundles loads each.
  */
 export function synthesizeBundledCached(o: SynthesizeWorkflowOptions, cacheDir: string): BundledSynthesis {
   const digest = createHash('sha256')

@@ -277,7 +277,8 @@ export class RdsEmulation {
 
   /**
    * What an instance's MariaDB stand-in was asked to run with: the prepare check compares the
-   * server with these rather than with the parameter groups' Aurora values (TaskDeps.requestedParametersOf).
+   * server with these rather than with the parameter groups' Aurora values (run-rehearsal.ts hands them
+   * to the workflow as CheckCellReady's backendState `requestedParameters`).
    */
   appliedParameters(instanceId: string): Record<string, string> | undefined {
     for (const c of this.clusters.values()) {

@@ -1,8 +1,9 @@
 /**
  * `aurora-bench run SPEC --aws-rehearsal`: the AWS path of a run, executed on this machine. The
  * state machine as synthesized from the real stack runs through aws-local-stepfunctions with every
- * Task bound to its Lambda handler and the handlers' AWS deps (the AWS backend, its preflight), whose
- * SDK clients go to a moto server this rehearsal starts and stops. Between those clients and moto
+ * Task bound to its function's bundled asset, run in the Lambda sandbox (lambda-sandbox.ts), whose
+ * SDK calls come back over IPC (sdk-bridge.ts) to the rehearsal's SDK clients, which go to a moto
+ * server this rehearsal starts and stops. Between those clients and moto
  * sit the emulations of what moto does not do (this directory): RDS instances become real MariaDB
  * servers (rds-emulation.ts), client and self-managed server instances are Debian 12 roots that
  * boot the stack's user data and run the SSM commands (ssm-agent.ts, instance-root.ts), CloudWatch gets the servers' metrics late (cloudwatch-publisher.ts). The backend
@@ -15,7 +16,7 @@
  * succeed, the safety net's teardownRun, as the stack's EventBridge rule would run it) left in moto,
  * then, after stopping everything itself, every process it started and its directory.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AthenaClient, CreateWorkGroupCommand } from '@aws-sdk/client-athena';
@@ -51,7 +52,7 @@ import type { Spec } from '../experiment/schema';
 import { executeLocally, type ExecutionEvent, type LocalExecutionResult } from '../workflow/local-runner';
 import { progressLine } from '../workflow/progress';
 import type { TaskDeps } from '../workflow/tasks';
-import type { TaskName } from '../workflow/task-names';
+import { TASK_NAMES, type TaskName } from '../workflow/task-names';
 import { AthenaEmulation } from './athena-emulation';
 import { awsCliPath, checkAwsCliReachesMoto } from './aws-cli';
 import { CloudWatchPublisher } from './cloudwatch-publisher';
@@ -59,6 +60,8 @@ import { controlPlaneDied, MOTO_CREDENTIALS, sharedMotoServer, startMotoServer, 
 import { ProcessTracker } from './process-tracker';
 import { RdsEmulation, type ParameterCheck } from './rds-emulation';
 import { answer, interceptClient } from './sdk-intercept';
+import { LambdaSandbox, type FunctionInvocations } from './lambda-sandbox';
+import { answerSdkCall } from './sdk-bridge';
 import { ensureBaseRoot, ensurePackageLayer, rootsUnavailable, serveAgentPackage, unmountUnder } from './instance-root';
 import { SsmAgentEmulation, type BootContext } from './ssm-agent';
 import { createStandingInfrastructure } from './standing-infrastructure';
@@ -82,9 +85,25 @@ export const catalogueCheck: ParameterCheck = (family, level, params) => {
 /** Seconds between a server sample and its CloudWatch datapoint (AWS: one to three minutes). */
 const DEFAULT_METRICS_LAG_S = 2;
 
+/** A Lambda function of the synthesized template (lib/synthesized-workflow.ts synthesizeBundledCached). */
+interface RehearsedFunction {
+  readonly logicalId: string;
+  /** The Task it runs (undefined: a function outside the workflow, the sweeper). */
+  readonly task?: TaskName;
+  /** Its synthesized asset folder (index.js as `cdk deploy` uploads it). */
+  readonly assetDir: string;
+  readonly handler: string;
+  /** The template's Environment.Variables: text, or CloudFormation references resolved at deploy time. */
+  readonly environment: Readonly<Record<string, unknown>>;
+  readonly memoryMb: number;
+  readonly timeoutS: number;
+}
+
 interface SynthesizedDefinition {
   readonly definition: Record<string, unknown>;
   readonly taskByArn: ReadonlyMap<string, TaskName>;
+  /** The template's functions, bundled: each Task runs its function's asset in the Lambda sandbox. */
+  readonly functions: readonly RehearsedFunction[];
 }
 
 export interface RehearsalOptions {
@@ -94,8 +113,20 @@ export interface RehearsalOptions {
   readonly runId?: string;
   /** The deployed definition (lib/synthesized-workflow.ts), for the spec's region. */
   readonly synthesize: (region: string) => SynthesizedDefinition;
-  /** What a Task Lambda builds from its environment (core/task-deps/aws-task-deps.ts), with these clients. */
+  /**
+   * What a Task Lambda builds from its environment (core/task-deps/aws-task-deps.ts), with these
+   * clients: the rehearsal's own, for what the CLI does after an execution that did not succeed
+   * (recording the interrupted steps, marking the run ended). The Tasks run in the bundles.
+   */
   readonly buildTaskDeps: (config: AwsBackendConfig, clients: AwsClients) => Promise<TaskDeps>;
+  /**
+   * The environment the stack gives its Task functions for this configuration (awsConfigToEnv and the
+   * tool's version): the values of the template's CloudFormation references, and the rehearsal's
+   * shorter timings over the template's literal ones.
+   */
+  readonly taskEnvironment: (config: AwsBackendConfig) => Readonly<Record<string, string>>;
+  /** The Lambda runtime's packages (lambda-sandbox.ts lambdaRuntimeModules), built once and cached. */
+  readonly lambdaRuntimeModules: () => string;
   /** RDS's parameter rules by parameter group family (default: the Aurora parameter catalogue, catalogueCheck). */
   readonly checkParameters?: ParameterCheck;
   readonly metricsLagS?: number;
@@ -134,6 +165,8 @@ export interface RehearsalResult extends LocalExecutionResult {
   readonly notCleaned: readonly string[];
   /** What the safety net's teardownRun deleted for a run that did not succeed. */
   readonly safetyNetDeleted: readonly string[];
+  /** Each Task's function as the sandbox ran it: its template logical id, invocations, cold starts, processes. */
+  readonly functions: ReadonlyMap<TaskName, FunctionInvocations & { readonly logicalId: string }>;
 }
 
 /** The lines that say what a rehearsal is and is not, printed before it starts. */
@@ -142,7 +175,7 @@ const REHEARSAL_PARAMETER_GROUP_SETTLE_S = 3;
 
 function rehearsalScope(serverVersion: string, engines: readonly string[], lagS: number, booted: boolean): string[] {
   return [
-    'AWS rehearsal: the synthesized state machine, the Lambda handlers and the AWS backend run on this machine;',
+    'AWS rehearsal: the synthesized state machine runs on this machine, each Task as its bundled Lambda function (the asset `cdk deploy` uploads) in a sandbox process;',
     '  the AWS APIs are a moto server, the databases real MariaDB (or, for the PostgreSQL engines, PostgreSQL) servers, the clients an emulated SSM agent running bash.',
     'Not rehearsed:',
     `  - the engines themselves: MariaDB ${serverVersion} or PostgreSQL on 127.0.0.1 stand in for ${engines.join(', ')} (no shared storage or EBS volumes, no Aurora- or RDS-only parameters, no write forwarding: its Forwarding* CloudWatch metrics stay empty, their windows incomplete)`,
@@ -153,6 +186,7 @@ function rehearsalScope(serverVersion: string, engines: readonly string[], lagS:
           "  - the SSM agent: moto's S3 serves the rehearsal's amazon-ssm-agent package where AWS serves the real one; its service registers the instance with the emulated agent, which runs the commands in the root; the CloudWatch agent package is not served (its install fails softly, as designed)",
         ]
       : ["  - a real client AMI and its user data: an emulated client boots with this machine's sysbench, no package install"]),
+    "  - the Lambda runtime: this machine's Node.js and AWS SDK stand in for nodejs22.x's; a function's SDK calls reach the emulations and moto over the sandbox's IPC channel (no signing, no HTTPS, no X-Ray); the template's timings are replaced by the rehearsal's shorter ones",
     "  - IAM: moto does not evaluate the stack's policies (test/cdk checks the actions the code calls against them)",
     `  - real timings: instances are available in seconds, not 10-20 minutes; CloudWatch datapoints arrive ${lagS} s late, not 1-3 minutes; a cluster waits ${REHEARSAL_PARAMETER_GROUP_SETTLE_S} s, not 5 minutes, after its parameter groups were set`,
     '  - Performance Insights: not emulated (its API answers with no datapoints)',
@@ -286,6 +320,53 @@ async function copyLake(s3: S3Client, config: AwsBackendConfig, dir: string): Pr
   return count;
 }
 
+/** The function of each Task in the synthesized template; a Task without one fails here. */
+function taskFunctions(functions: readonly RehearsedFunction[]): Map<TaskName, RehearsedFunction> {
+  const byTask = new Map<TaskName, RehearsedFunction>();
+  for (const f of functions) if (f.task !== undefined) byTask.set(f.task, f);
+  const missing = TASK_NAMES.filter((t) => !byTask.has(t));
+  if (missing.length > 0) throw new Error(`the synthesized template has no function for the Task(s) ${missing.join(', ')}`);
+  return byTask;
+}
+
+/**
+ * A function's environment as the deployed stack gives it: the template's Environment, each
+ * CloudFormation reference (the bucket, subnets, launch templates, ...) resolved to the rehearsal's
+ * resource of that variable, the rehearsal's values over the template's literal ones where it has
+ * its own (shorter timings: the metrics delay, the parameter group settle time), and the variables
+ * the rehearsal's configuration adds.
+ */
+function functionEnvironment(fn: RehearsedFunction, rehearsal: Readonly<Record<string, string>>): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(fn.environment)) {
+    const own = rehearsal[name];
+    if (own !== undefined) env[name] = own;
+    else if (typeof value === 'string') env[name] = value;
+    else
+      throw new Error(
+        `function ${fn.logicalId}: its Environment variable ${name} is a CloudFormation reference the rehearsal has no value for: ${JSON.stringify(value).slice(0, 200)}`,
+      );
+  }
+  return { ...env, ...rehearsal };
+}
+
+/**
+ * CheckCellReady's answer for a ready cluster with the values the emulated writer's MariaDB stand-in
+ * was given (sizes scaled to this machine like the local backend's, spellings MariaDB's) as the
+ * `requestedParameters` the prepare check compares the server with (effective-config.ts: "where the
+ * backend had to translate them"). The parameter groups still answer the values set in them, as RDS
+ * does, and the backend checks those against the spec; only the comparison with the running server
+ * needs the stand-in's translation, and no RDS API carries a per-instance value.
+ */
+function withEmulatedParameters(payload: unknown, rds: RdsEmulation): unknown {
+  const state = payload as { ready?: boolean; resources?: { writer?: { instanceId?: string }; backendState?: Record<string, string> } } | null;
+  const writer = state?.resources?.writer?.instanceId;
+  if (state?.ready !== true || writer === undefined || state.resources?.backendState === undefined) return payload;
+  const applied = rds.appliedParameters(writer);
+  if (applied === undefined) return payload;
+  return { ...state, resources: { ...state.resources, backendState: { ...state.resources.backendState, requestedParameters: JSON.stringify(applied) } } };
+}
+
 /** Everything of the run still in moto: clusters, DB instances, parameter groups, live clients, secrets. */
 async function leftInMoto(endpoint: string, region: string): Promise<string[]> {
   const common = { region, endpoint, credentials: { ...MOTO_CREDENTIALS } };
@@ -390,6 +471,8 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
   // What the run was doing, for the error a dead moto server gives (controlPlaneDied).
   let doing = 'the rehearsal set up its standing infrastructure';
   let failedOnce = false;
+  let sandbox: LambdaSandbox | undefined;
+  let functionsOf: () => RehearsalResult['functions'] = () => new Map();
   try {
     moto = options.motoEndpoint ? await sharedMotoServer(options.motoEndpoint) : await startMotoServer(options.repoRoot);
     log(`moto server on ${moto.endpoint}${moto.pid > 0 ? ` (pid ${moto.pid})` : ''}; rehearsal files in ${dir}`);
@@ -476,9 +559,50 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
     cw.start();
 
     const emulation = rds;
-    const deps: TaskDeps = { ...(await options.buildTaskDeps(config, clients)), requestedParametersOf: (instanceId) => emulation.appliedParameters(instanceId) };
+    const deps: TaskDeps = await options.buildTaskDeps(config, clients);
+    const bridged = clients;
+    const functionLogs = new Map<string, string[]>();
+    await chmod(dir, 0o711); // the functions run as nobody when this runs as root: their folders are under this one
+    const lambda = new LambdaSandbox({
+      dir: join(dir, 'lambda'),
+      runtimeModules: options.lambdaRuntimeModules(),
+      region: plan.region,
+      // Never used to sign (every SDK call goes through the bridge), but what Lambda gives a function's role.
+      extraEnvironment: { AWS_ACCESS_KEY_ID: MOTO_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: MOTO_CREDENTIALS.secretAccessKey, AWS_SESSION_TOKEN: 'rehearsal' },
+      sdk: (_name, call) => answerSdkCall(bridged, call),
+      onLog: (name, line) => {
+        const lines = functionLogs.get(name) ?? [];
+        lines.push(line);
+        if (lines.length > 20) lines.shift();
+        functionLogs.set(name, lines);
+      },
+    });
+    sandbox = lambda;
+    const byTask = taskFunctions(definition.functions);
+    const environment = options.taskEnvironment(config);
+    for (const fn of byTask.values()) {
+      lambda.add({
+        name: fn.logicalId,
+        assetDir: fn.assetDir,
+        handler: fn.handler,
+        environment: functionEnvironment(fn, environment),
+        memoryMb: fn.memoryMb,
+        timeoutS: fn.timeoutS,
+      });
+    }
+    functionsOf = () => new Map([...byTask].map(([task, fn]) => [task, { logicalId: fn.logicalId, ...lambda.invocations().get(fn.logicalId)! }]));
     result = await executeLocally({
       deps,
+      invokeTask: async (task, event) => {
+        const fn = byTask.get(task)!;
+        const outcome = await lambda.invoke(fn.logicalId, event);
+        if (outcome.ok) return task === 'check-cell-ready' ? withEmulatedParameters(outcome.payload, emulation) : outcome.payload;
+        if (/^(Runtime|Sandbox)\./.test(outcome.errorType)) {
+          log(`[lambda] ${task} (function ${fn.logicalId}): ${outcome.errorType}: ${outcome.errorMessage.split('\n')[0]}`);
+          for (const line of functionLogs.get(fn.logicalId)?.slice(-5) ?? []) log(`[lambda]   ${line.slice(0, 300)}`);
+        }
+        throw Object.assign(new Error(outcome.errorMessage), { name: outcome.errorType });
+      },
       input: { spec, scripts: prepared.scripts, runId: plan.runId, notes: prepared.preparationNotes },
       resolvedDefinition: definition,
       pollMs: options.pollMs ?? 500,
@@ -534,6 +658,8 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
     } catch (e) {
       results = `(no results table: ${(e as Error).message})`;
     }
+    const ran = functionsOf();
+    log(`Lambda: ${[...ran].map(([task, f]) => `${task} ${f.invocations} (${f.coldStarts} cold)`).join(', ')}`);
   } catch (e) {
     // A dead moto server fails every later AWS call: the run FAILED with one line saying so, not the SDK's stack.
     const died = await controlPlaneDied(moto, e, doing);
@@ -541,6 +667,9 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
     result = { status: 'FAILED', error: died.name, cause: died.message, events: [], runId: plan.runId };
     results = '(no results table: the lake was in the moto server)';
   } finally {
+    const ran = functionsOf();
+    await sandbox?.dispose().catch((e: unknown) => notCleaned.push(`Lambda sandbox: ${(e as Error).message}`));
+    functionsOf = () => ran;
     await publisher?.stop();
     await agent?.shutdown().catch((e: unknown) => notCleaned.push(`clients: ${(e as Error).message}`));
     await rds?.shutdown().catch((e: unknown) => notCleaned.push(`servers: ${(e as Error).message}`));
@@ -562,5 +691,5 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
     await rm(dir, { recursive: true, force: true });
     if (existsSync(dir)) notCleaned.push(`directory ${dir}`);
   }
-  return { ...result, plan, results, leftBehind, notCleaned, safetyNetDeleted };
+  return { ...result, plan, results, leftBehind, notCleaned, safetyNetDeleted, functions: functionsOf() };
 }

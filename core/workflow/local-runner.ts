@@ -50,6 +50,11 @@ export interface LocalExecutionOptions {
    * rehearses what happens to a run that outlives it.
    */
   readonly executionTimeoutS?: number;
+  /**
+   * Runs a Task instead of its task function with `deps` (the AWS rehearsal: the synthesized
+   * function in its Lambda sandbox); a rejection with a name is the Task's error for Retry/Catch.
+   */
+  readonly invokeTask?: (task: TaskName, event: unknown) => Promise<unknown>;
 }
 
 export interface LocalExecutionResult {
@@ -81,7 +86,10 @@ export async function executeLocally(options: LocalExecutionOptions): Promise<Lo
   const { TimeoutSeconds: declared, ...withoutTimeout } = withTimeout as { TimeoutSeconds?: number } & Record<string, unknown>;
   const definition: Record<string, unknown> = declared !== undefined && declared * 1000 > MAX_TIMER_MS ? withoutTimeout : withTimeout;
   const timeoutS = definition['TimeoutSeconds'] as number | undefined;
-  const bound = bindTasks(options.deps) as Record<TaskName, LocalHandler>;
+  const invokeTask = options.invokeTask;
+  const bound = invokeTask
+    ? (Object.fromEntries(TASK_NAMES.map((task) => [task, (event: unknown) => invokeTask(task, event)])) as Record<TaskName, LocalHandler>)
+    : (bindTasks(options.deps) as Record<TaskName, LocalHandler>);
   // aws-local-stepfunctions settles an execution that timed out or was aborted at once, while a Task
   // handler may still be running (starting a server, a job): the result waits for those, and no new
   // Task starts once the execution has ended, so the caller's cleanup finds everything they made.

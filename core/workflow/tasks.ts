@@ -53,12 +53,6 @@ export interface TaskDeps {
    */
   readonly judgeRun: (run: RunContext) => Promise<readonly VerdictsRow[]>;
   /**
-   * What an instance was really asked to run with when that is not the variant's values (the AWS
-   * rehearsal: its MariaDB stand-ins scale sizes like the local backend); the prepare check compares
-   * the server with these. Undefined everywhere else.
-   */
-  readonly requestedParametersOf?: (instanceId: string) => Record<string, string> | undefined;
-  /**
    * A finished run's step rows compacted to Parquet (on AWS by Athena,
    * core/backends/aws/athena-compaction.ts), called by FinishRun once every row is written; returns
    * what it did, in a few words. Undefined: FinishRun compacts nothing (locally the run command
@@ -753,7 +747,7 @@ async function checkEffectiveConfiguration(deps: TaskDeps, event: CollectStepEve
     base: { run_id: run.runId, cell_id: cell.cellId, variant: cell.variant.name, dt: run.dt },
     instanceId: resources.writer.instanceId,
     server,
-    requested: deps.requestedParametersOf?.(resources.writer.instanceId) ?? requestedParameters(cell, resources),
+    requested: requestedParameters(cell, resources),
     applyStatus: applyStatuses(resources),
   });
   await deps.backend.lake.put(lakeKeys.stepTable('server_config', run.dt, run.runId, cell.cellId, step.stepId), toJsonLines(config.rows));

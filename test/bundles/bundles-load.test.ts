@@ -2,7 +2,7 @@
  * Every Lambda of the stack, as `cdk deploy` uploads it, loads and answers where only the Node.js 22
  * runtime's packages exist: the stack is synthesized with its bundling (lib/synthesized-workflow.ts
  * synthesizeBundledCached, the cache `run --aws-rehearsal` uses), and each function's asset folder
- * alone is run in test/helpers/lambda-sandbox.ts (a child process per cold start, read-only code,
+ * alone is run in core/rehearsal/lambda-sandbox.ts (a child process per cold start, read-only code,
  * only the AWS SDK v3 on NODE_PATH, the template's handler, Environment, memory and timeout, a
  * writable temporary folder) and invoked with a minimal event. Each must give its own answer (the
  * event's or the configuration's error), never a load error (Runtime.ImportModuleError, "Cannot
@@ -14,7 +14,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { synthesisCacheDir } from '../../bin/aws-rehearsal';
-import { LambdaSandbox, LOAD_ERROR_TYPES, lambdaRuntimeModules, type InvokeOutcome } from '../helpers/lambda-sandbox';
+import { LambdaSandbox, LOAD_ERROR_TYPES, lambdaRuntimeModules, type InvokeOutcome } from '../../core/rehearsal/lambda-sandbox';
 import { TASK_NAMES } from '../../core/workflow/task-names';
 import { synthesizeBundledCached } from '../../lib/synthesized-workflow';
 

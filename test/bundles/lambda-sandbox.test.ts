@@ -1,13 +1,13 @@
 /**
  * The sandbox the bundle test and `run --aws-rehearsal` run the deployed functions in
- * (test/helpers/lambda-sandbox.ts) gives a function what Lambda gives and nothing more: checked
+ * (core/rehearsal/lambda-sandbox.ts) gives a function what Lambda gives and nothing more: checked
  * with a hand-written asset that reports what it can reach.
  */
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { synthesisCacheDir } from '../../bin/aws-rehearsal';
-import { LambdaSandbox, lambdaRuntimeModules, type InvokeOutcome } from '../helpers/lambda-sandbox';
+import { LambdaSandbox, lambdaRuntimeModules, type InvokeOutcome } from '../../core/rehearsal/lambda-sandbox';
 import { PROJECT_ROOT } from '../cdk/cdk-fixture';
 
 const PROBE = `

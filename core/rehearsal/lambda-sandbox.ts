@@ -89,6 +89,7 @@ const errorOf = (e, fallback) => ({
     process.exit(1);
   }
   process.on('message', async (m) => {
+    if (!m || m.kind !== 'invoke') return;
     const deadline = Date.now() + m.timeoutMs;
     const context = {
       awsRequestId: m.requestId,
@@ -111,6 +112,107 @@ const errorOf = (e, fallback) => ({
   await send({ kind: 'ready' });
 })();
 `;
+
+/**
+ * The preload of a sandbox that bridges the functions' AWS SDK calls to the rehearsal (LambdaSandboxOptions.sdk):
+ * every SDK v3 client's `send` (the smithy Client class each @aws-sdk/client-* package exports as
+ * `__Client`, patched as the package loads from NODE_PATH) sends the command's client, name and input
+ * over the IPC channel instead of signing an HTTP request, and answers with what comes back: the
+ * output (a streaming Body as a stream of the bytes) or the service error rebuilt as the package's
+ * own exception class of that name (else its ServiceException), so a handler's `instanceof`, its
+ * error names and the state machine's Retry/Catch see what they would see from AWS. The middleware
+ * the function adds to its clients (X-Ray's) does not run. Only Node.js builtins.
+ */
+const SDK_BRIDGE = String.raw`'use strict';
+const Module = require('node:module');
+const { Readable } = require('node:stream');
+const pending = new Map();
+let nextCall = 0;
+process.on('message', (m) => {
+  if (!m || m.kind !== 'sdk-answer') return;
+  const p = pending.get(m.callId);
+  if (!p) return;
+  pending.delete(m.callId);
+  if (m.ok) p.resolve(m.output);
+  else p.reject(m.error);
+});
+const streamOf = (bytes) => {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const stream = Readable.from([buf]);
+  stream.transformToByteArray = async () => new Uint8Array(buf);
+  stream.transformToString = async (encoding) => new TextDecoder(encoding || 'utf-8').decode(buf);
+  stream.transformToWebStream = () => Readable.toWeb(stream);
+  return stream;
+};
+const packageOf = new WeakMap();
+const errorFor = (client, e) => {
+  const exports = packageOf.get(client.constructor) || {};
+  const own = exports[e.name];
+  let error;
+  if (typeof own === 'function' && own.prototype instanceof Error) {
+    error = new own({ message: e.message, $metadata: e.$metadata, ...e.fields });
+  } else {
+    const base = Object.keys(exports).find((k) => /ServiceException$/.test(k));
+    error = base && e.$fault ? new exports[base]({ name: e.name, $fault: e.$fault, $metadata: e.$metadata, message: e.message }) : new Error(e.message);
+    Object.assign(error, e.fields);
+  }
+  error.name = e.name;
+  // An error that is no service exception (a response the SDK could not parse) still carries its HTTP status.
+  if (e.$metadata !== undefined) error.$metadata = e.$metadata;
+  if (e.$fault !== undefined) error.$fault = e.$fault;
+  return error;
+};
+const patch = (Client) => {
+  if (Client.prototype.send.bridgedToRehearsal) return;
+  const send = function (command, optionsOrCb, cb) {
+    const callback = typeof optionsOrCb === 'function' ? optionsOrCb : cb;
+    const callId = ++nextCall;
+    const answered = new Promise((resolve, reject) => pending.set(callId, { resolve, reject }));
+    try {
+      process.send({ kind: 'sdk-call', callId, client: this.constructor.name, service: this.config && this.config.serviceId, command: command.constructor.name, input: command.input });
+    } catch (e) {
+      pending.delete(callId);
+      return Promise.reject(e);
+    }
+    const result = answered.then(
+      (output) => (output && output.Body && output.Body.bridgedBytes ? { ...output, Body: streamOf(output.Body.bridgedBytes) } : output),
+      (e) => { throw errorFor(this, e); },
+    );
+    if (!callback) return result;
+    result.then((o) => callback(null, o), (e) => callback(e));
+  };
+  send.bridgedToRehearsal = true;
+  Client.prototype.send = send;
+};
+const load = Module._load;
+Module._load = function (request, parent, isMain) {
+  const exports = load.apply(this, arguments);
+  if (exports && typeof exports === 'object' && typeof exports.__Client === 'function' && exports.__Client.prototype && typeof exports.__Client.prototype.send === 'function') {
+    patch(exports.__Client);
+    for (const name of Object.keys(exports)) {
+      const v = exports[name];
+      if (typeof v === 'function' && v.prototype instanceof exports.__Client) packageOf.set(v, exports);
+    }
+  }
+  return exports;
+};
+`;
+
+/** An SDK call a function made (the command's client class, service id, command class and input), for the rehearsal to answer. */
+export interface SdkCall {
+  readonly client: string;
+  readonly service: string | undefined;
+  readonly command: string;
+  readonly input: Record<string, unknown>;
+}
+
+/** What the rehearsal answers an SdkCall with: the command's output, or the error to raise in the function. */
+export type SdkAnswer =
+  | { readonly ok: true; readonly output: Record<string, unknown> }
+  | {
+      readonly ok: false;
+      readonly error: { readonly name: string; readonly message: string; readonly $fault?: string; readonly $metadata?: unknown; readonly fields: Record<string, unknown> };
+    };
 
 /** The heap flags of the runtime's bootstrap for a memory size, and Lambda's Node.js 22 flags this Node.js knows. */
 function runtimeNodeFlags(memoryMb: number): string[] {
@@ -230,6 +332,19 @@ export interface LambdaSandboxOptions {
   readonly extraEnvironment?: Readonly<Record<string, string>>;
   /** Each line a function writes (stdout and stderr). */
   readonly onLog?: (functionName: string, line: string) => void;
+  /**
+   * Answers the functions' AWS SDK calls (the rehearsal: through its emulations to moto). Given, every
+   * environment preloads the SDK bridge (SDK_BRIDGE) and no call of a function leaves over HTTP.
+   */
+  readonly sdk?: (functionName: string, call: SdkCall) => Promise<SdkAnswer>;
+}
+
+/** How often a function was invoked and how many of those were cold starts (a new environment). */
+export interface FunctionInvocations {
+  readonly invocations: number;
+  readonly coldStarts: number;
+  /** The process ids of the environments it ran in. */
+  readonly pids: readonly number[];
 }
 
 interface Environment {
@@ -242,8 +357,12 @@ interface Environment {
  * Functions staged for running: invoke() starts an environment on a cold start and reuses it while warm.
  */
 export class LambdaSandbox {
-  private readonly functions = new Map<string, { config: LambdaFunctionConfig; taskRoot: string; tmp: string; warm: Environment[] }>();
+  private readonly functions = new Map<
+    string,
+    { config: LambdaFunctionConfig; taskRoot: string; tmp: string; warm: Environment[]; invocations: number; coldStarts: number; pids: number[] }
+  >();
   private readonly bootstrap: string;
+  private readonly bridge: string;
   private readonly runtimeModules: string;
   private readonly identity = childIdentity();
 
@@ -260,6 +379,8 @@ export class LambdaSandbox {
     mkdirSync(runtimeDir, { recursive: true });
     this.bootstrap = join(runtimeDir, 'bootstrap.js');
     writeFileSync(this.bootstrap, BOOTSTRAP);
+    this.bridge = join(runtimeDir, 'sdk-bridge.js');
+    writeFileSync(this.bridge, SDK_BRIDGE);
     this.runtimeModules = join(runtimeDir, 'node_modules');
     linkTree(o.runtimeModules, this.runtimeModules);
     makeReadOnly(runtimeDir);
@@ -277,7 +398,7 @@ export class LambdaSandbox {
     if (this.identity.uid !== undefined) chownSync(tmp, this.identity.uid, this.identity.gid!);
     chmodSync(dirname(taskRoot), 0o755);
     chmodSync(join(this.o.dir, 'functions'), 0o755);
-    this.functions.set(config.name, { config, taskRoot, tmp, warm: [] });
+    this.functions.set(config.name, { config, taskRoot, tmp, warm: [], invocations: 0, coldStarts: 0, pids: [] });
   }
 
   private environmentVariables(config: LambdaFunctionConfig, taskRoot: string, tmp: string): Record<string, string> {
@@ -316,11 +437,26 @@ export class LambdaSandbox {
     const child = fork(this.bootstrap, [], {
       cwd: fn.taskRoot,
       env,
-      execArgv: runtimeNodeFlags(fn.config.memoryMb),
+      execArgv: [...runtimeNodeFlags(fn.config.memoryMb), ...(this.o.sdk ? ['--require', this.bridge] : [])],
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-      serialization: 'json',
+      // Structured clone (the V8 serializer): SDK inputs and outputs keep their Dates and bytes.
+      serialization: 'advanced',
       ...this.identity,
     });
+    fn.pids.push(child.pid!);
+    const sdk = this.o.sdk;
+    if (sdk) {
+      child.on('message', (m: { kind?: string; callId?: number } & Partial<SdkCall>) => {
+        if (m.kind !== 'sdk-call') return;
+        const call: SdkCall = { client: m.client ?? '', service: m.service, command: m.command ?? '', input: m.input ?? {} };
+        void sdk(name, call)
+          .catch((e: unknown): SdkAnswer => ({ ok: false, error: { name: 'Error', message: e instanceof Error ? e.message : String(e), fields: {} } }))
+          .then((answer) => {
+            if (child.connected)
+              child.send({ kind: 'sdk-answer', callId: m.callId, ...answer }, (e) => e && this.o.onLog?.(name, `the answer to ${call.command} could not be sent: ${e.message}`));
+          });
+      });
+    }
     // The last lines written, for the message of a runtime that dies before it can report.
     const lastLines: string[] = [];
     const emit = (line: string) => {
@@ -377,6 +513,8 @@ export class LambdaSandbox {
     let environment = fn.warm.find((e) => !e.busy && e.child.exitCode === null && e.child.signalCode === null);
     const coldStart = environment === undefined;
     environment ??= this.start(name);
+    fn.invocations++;
+    if (coldStart) fn.coldStarts++;
     environment.busy = true;
     if (coldStart) fn.warm.push(environment);
     const timeoutMs = fn.config.timeoutS * 1000;
@@ -408,7 +546,7 @@ export class LambdaSandbox {
         };
         child.on('message', onMessage);
         child.once('exit', onExit);
-        child.send({ requestId, event, timeoutMs, functionArn: `arn:aws:lambda:${this.o.region}:123456789012:function:${name}` });
+        child.send({ kind: 'invoke', requestId, event, timeoutMs, functionArn: `arn:aws:lambda:${this.o.region}:123456789012:function:${name}` });
       });
       return Promise.race([answered, deadline(timeoutMs, `Task timed out after ${fn.config.timeoutS.toFixed(2)} seconds`)]);
     };
@@ -424,6 +562,11 @@ export class LambdaSandbox {
       clearTimeout(timer);
       environment.busy = false;
     }
+  }
+
+  /** Each function's invocations so far, by name. */
+  invocations(): ReadonlyMap<string, FunctionInvocations> {
+    return new Map([...this.functions].map(([name, f]) => [name, { invocations: f.invocations, coldStarts: f.coldStarts, pids: [...f.pids] }]));
   }
 
   /** The pids of the environments still running. */
