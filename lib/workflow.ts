@@ -86,6 +86,15 @@ export class TaskFunction extends Construct {
         // Task may load it (core/lake/results.ts loads it only for the local CLI), which
         // test/bundles checks by running every bundle with only the runtime's packages.
         externalModules: ['@aws-sdk/*', '@duckdb/node-api'],
+        // The lake views' SQL (core/lake/sql/*.sql) is read at run time, not imported, so esbuild
+        // leaves it out: it goes beside index.js, where core/lake/views.ts looks first (`<dir>/sql`).
+        // Hooks run in the bundling shell with the project root and the asset folder (aws-cdk-lib
+        // aws-lambda-nodejs ICommandHooks: "afterBundling: Returns commands to run after bundling").
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          afterBundling: (inputDir: string, outputDir: string) => [`mkdir -p "${outputDir}/sql"`, `cp "${inputDir}/core/lake/sql/"*.sql "${outputDir}/sql/"`],
+        },
       },
     });
   }

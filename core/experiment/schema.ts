@@ -4,6 +4,7 @@
  * The zod schema is the single source of truth: the TypeScript types are inferred from it and
  * `experiments/schema.json` (for editors) is generated from it (`aurora-bench schema`).
  */
+import { READ_ONLY_TESTS } from './read-only-tests';
 import { z } from 'zod';
 import { ACU_STEP, MAX_ACU, MIN_MAX_ACU, READER_PROMOTION_TIER, STORAGE_TYPES } from '../aurora/aurora-configurations';
 import { ENGINE_KINDS, ENGINES } from '../aurora/engines';
@@ -203,8 +204,6 @@ const SysbenchOptionsSchema = z
   .catchall(z.union([z.string(), z.number(), z.boolean()]))
   .describe('Extra sysbench options, passed as --name=value. Known ones are type-checked.');
 
-/** Stock tests that only read: they can target a reader without write forwarding. */
-export const READ_ONLY_TESTS: ReadonlySet<string> = new Set(['oltp_read_only', 'oltp_point_select', 'select_random_points', 'select_random_ranges']);
 
 const TARGETS = ['writer', 'reader', 'all-readers'] as const;
 

@@ -4,7 +4,8 @@
  * backend cannot do, and an estimate of the wall time.
  */
 import { randomBytes } from 'node:crypto';
-import { READ_ONLY_TESTS, type Spec, type Variant, type Workload } from '../experiment/schema';
+import type { Spec, Variant, Workload } from '../experiment/schema';
+import { READ_ONLY_TESTS } from '../experiment/read-only-tests';
 import { auroraParameterCaveats } from '../experiment/aurora-parameters';
 import { auroraConfigurationNotes } from '../experiment/aurora-configurations';
 import { engineNotes, variantEngine } from '../experiment/engine-checks';

@@ -197,7 +197,7 @@ describe("compare and history --aws (Athena over the deployed stack's lake)", ()
       },
     };
     await cfn.send(new CreateStackCommand({ StackName: 'ab-verdicts', TemplateBody: JSON.stringify(template) }));
-    const aws = { stackName: 'ab-verdicts', athena: clients.athena, cfn, pollMs: 10 };
+    const aws = { stackName: 'ab-verdicts', athena: clients.athena, cfn, s3: clients.s3, pollMs: 10 };
     const local = { lakeDir: join(tempDir, 'lake'), builtinWorkloads: '' };
 
     try {

@@ -10,12 +10,13 @@
  * own files esbuild did not see (jsonc-parser's UMD `main`), fails here.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { synthesisCacheDir } from '../../bin/aws-rehearsal';
 import { LambdaSandbox, LOAD_ERROR_TYPES, lambdaRuntimeModules, type InvokeOutcome } from '../../core/rehearsal/lambda-sandbox';
 import { TASK_NAMES } from '../../core/workflow/task-names';
+import { LAKE_VIEWS } from '../../core/lake/views';
 import { synthesizeBundledCached } from '../../lib/synthesized-workflow';
 
 type BundledSynthesis = ReturnType<typeof synthesizeBundledCached>;
@@ -139,6 +140,12 @@ test("the template has one nodejs22.x function per Task and the sweeper; the onl
   expect(synthesis.functions.filter((f) => !f.runtime.startsWith('nodejs')).map((f) => [f.logicalId.replace(/[0-9A-F]{8,}$/, ''), f.runtime.replace(/\d+$/, '')])).toEqual([
     ['CustomCDKBucketDeployment', 'python3.'],
   ]);
+});
+
+test("the lake views' SQL, which the Tasks read at run time (core/lake/views.ts), ships beside each Task's index.js", () => {
+  for (const fn of nodeFunctions().filter((f) => f.task !== undefined)) {
+    expect([fn.task, LAKE_VIEWS.filter((v) => !existsSync(join(fn.assetDir, 'sql', `${v}.sql`)))]).toEqual([fn.task, []]);
+  }
 });
 
 /** Asserts an answer is the function's own error, not the runtime's failure to load it. */

@@ -95,6 +95,9 @@ describe('the AWS rehearsal runs the synthesized functions', () => {
     expect({ status: r.status, error: r.error, cause: r.cause?.slice(0, 500), tail: lines.slice(-15) }).toMatchObject({ status: 'SUCCEEDED' });
     const ran = [...r.functions];
     expect(ran.map(([task]) => task).sort()).toEqual([...TASK_NAMES].sort());
+    // ComputeVerdicts read the lake views' SQL shipped in its asset (lib/workflow.ts afterBundling).
+    expect(lines.join('\n')).toMatch(/verdicts against the experiment's history/);
+    expect(lines.join('\n')).not.toMatch(/verdicts not computed/);
     const synthesized = wiring.synthesize('us-east-1').functions;
     for (const [task, f] of ran) {
       // Bound by the template's logical id of the Task's function, not by the TypeScript handler.

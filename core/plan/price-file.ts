@@ -1,0 +1,109 @@
+/**
+ * The price table file's shape (prices/aws-prices.json, and a user's --prices file merged over it) and
+ * its loading with a clear error per invalid field. A module of its own: its zod schemas are built
+ * when it loads, so only what reads a price file (the CLI) bundles zod; the Lambdas price with the
+ * bundled table (core/plan/cost.ts bundledPrices).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { PriceTableError } from './price-error';
+
+const hourly = z.record(z.string(), z.number().nonnegative());
+
+const RegionPricesSchema = z
+  .object({
+    currency: z.string().min(1),
+    source: z.string().optional(),
+    unconfirmed: z.array(z.string()).optional(),
+    /**
+     * The prices `unconfirmed` describes, by key: a dbInstanceHourly class ("dbInstanceHourly.db.r8g.*"),
+     * "dbInstanceHourlyByEngine.<kind>.<class>", "ec2Hourly.<type>" or a field name ("acuHourlyIoOptimized");
+     * "*" matches any run of characters. A figure that uses one is printed with "unconfirmed price".
+     */
+    unconfirmedPrices: z.array(z.string()).optional(),
+    dbInstanceHourly: hourly.default({}),
+    /** DB instance $/h of engines other than Aurora MySQL (whose prices are dbInstanceHourly), by engine kind. */
+    dbInstanceHourlyByEngine: z.record(z.string(), hourly).optional(),
+    ec2Hourly: hourly.default({}),
+    storageGbMonth: z.number().nonnegative().optional(),
+    /** RDS DB instance gp3 storage, $ per GB-month (RDS for MySQL, MariaDB, PostgreSQL). */
+    rdsGp3GbMonth: z.number().nonnegative().optional(),
+    /** EBS gp3 storage, $ per GB-month (self-managed servers' root volumes). */
+    ebsGp3GbMonth: z.number().nonnegative().optional(),
+    ioPerMillion: z.number().nonnegative().optional(),
+    /** Aurora Serverless v2 capacity, $ per ACU-hour: Aurora Standard, and Aurora I/O-Optimized. */
+    acuHourly: z.number().nonnegative().optional(),
+    acuHourlyIoOptimized: z.number().nonnegative().optional(),
+    /** Aurora I/O-Optimized storage, $ per GB-month (Aurora Standard's is storageGbMonth). */
+    storageGbMonthIoOptimized: z.number().nonnegative().optional(),
+    /** An Aurora I/O-Optimized provisioned instance's price over its Aurora Standard price. */
+    ioOptimizedInstanceMultiplier: z.number().positive().optional(),
+  })
+  .loose();
+
+const AssumptionsSchema = z
+  .object({
+    bytesPerRow: z.number().positive(),
+    writeIoPerSecond: z.number().nonnegative(),
+    readIoPerSecond: z.number().nonnegative(),
+    rdsMinimumBillingS: z.number().nonnegative(),
+    ec2MinimumBillingS: z.number().nonnegative(),
+  })
+  .loose();
+
+const PriceTableSchema = z
+  .object({
+    $comment: z.string().optional(),
+    /** When the figures were current, as their sources say (a date, a month or a range of years). */
+    pricesAsOf: z.string().min(1, 'when the figures were current, e.g. "2025-2026" or "2026-03"'),
+    pricesAsOfNote: z.string().optional(),
+    /** When the table was put together (not when its figures were current). */
+    collectedOn: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}$/, 'a date YYYY-MM-DD')
+      .optional(),
+    defaultRegion: z.string(),
+    regions: z.record(z.string(), RegionPricesSchema),
+    dbInstanceNetworkGbps: z.record(z.string(), z.union([z.number().positive(), z.string()])).default({}),
+    assumptions: AssumptionsSchema,
+  })
+  .loose();
+
+export type PriceTable = z.output<typeof PriceTableSchema>;
+export type RegionPrices = z.output<typeof RegionPricesSchema>;
+
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** Deep merge: objects merge key by key, everything else (numbers, arrays) is replaced. */
+function mergePrices(base: unknown, override: unknown): unknown {
+  if (!isObject(base) || !isObject(override)) return override === undefined ? base : override;
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(override)) out[k] = mergePrices(base[k], v);
+  return out;
+}
+
+function readJson(file: string): unknown {
+  if (!existsSync(file)) throw new PriceTableError(`${file}: price file not found`);
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new PriceTableError(`${file}: not valid JSON`, { cause: e, source: file });
+  }
+}
+
+/** The repo's price table, with a user's file (same shape, any subset) merged over it. */
+export function loadPrices(repoRoot: string, overrideFile?: string): PriceTable {
+  const baseFile = join(repoRoot, 'prices', 'aws-prices.json');
+  let doc = readJson(baseFile);
+  if (overrideFile !== undefined) doc = mergePrices(doc, readJson(overrideFile));
+  const parsed = PriceTableSchema.safeParse(doc);
+  if (!parsed.success) {
+    const where = overrideFile !== undefined ? `${overrideFile} (merged over ${baseFile})` : baseFile;
+    throw new PriceTableError(`${where}: invalid price table\n` + parsed.error.issues.map((i) => `  - ${i.path.join('.') || '(root)'}: ${i.message}`).join('\n'));
+  }
+  return parsed.data;
+}
