@@ -23,6 +23,22 @@ export function synthesisCacheDir(): string {
   return join(base !== undefined && base !== '' ? base : join(homedir(), '.cache'), 'aurora-bench');
 }
 
+/**
+ * CDK's bundling writes its progress ("Bundling asset <path>...", aws-cdk-lib core/lib/asset-staging.js
+ * AssetStaging.bundle) to stderr, which the rehearsal keeps for what went wrong: on a synthesis that
+ * is not cached yet, that progress goes to stdout with the rehearsal's own lines.
+ */
+function stderrToStdout<T>(synthesize: () => T): T {
+  const { stderr, stdout } = process;
+  const write = stderr.write.bind(stderr);
+  stderr.write = stdout.write.bind(stdout);
+  try {
+    return synthesize();
+  } finally {
+    stderr.write = write;
+  }
+}
+
 export function rehearsalWiring(repoRoot: string): Pick<RehearsalOptions, 'synthesize' | 'buildTaskDeps' | 'boot' | 'taskEnvironment' | 'lambdaRuntimeModules'> {
   const info = toolInfo(repoRoot);
   // One synthesis per region (tens of seconds with the bundling): a process that rehearses several
@@ -37,7 +53,7 @@ export function rehearsalWiring(repoRoot: string): Pick<RehearsalOptions, 'synth
   });
   return {
     synthesize: (region) => {
-      if (!synthesized.has(region)) synthesized.set(region, synthesizeBundledCached({ projectRoot: repoRoot, region }, cacheDir));
+      if (!synthesized.has(region)) synthesized.set(region, stderrToStdout(() => synthesizeBundledCached({ projectRoot: repoRoot, region }, cacheDir)));
       return synthesized.get(region)!;
     },
     taskEnvironment,

@@ -79,6 +79,9 @@ export class TaskFunction extends Construct {
         // requires its own files at run time, which esbuild cannot see, so its bundle fails to load
         // with "Cannot find module './impl/format'" (evanw/esbuild#1619, microsoft/node-jsonc-parser#57).
         mainFields: ['module', 'main'],
+        // esbuild's own lines only for a warning or an error, not a size summary per function (its
+        // --log-level; aws-lambda-nodejs BundlingOptions.logLevel).
+        logLevel: nodejs.LogLevel.WARNING,
         // Only what the nodejs22.x runtime provides stays outside the bundle: the AWS SDK for
         // JavaScript v3 ("All supported Lambda Node.js runtimes include a specific minor version of
         // the AWS SDK for JavaScript v3", Lambda Developer Guide, "Building Lambda functions with
