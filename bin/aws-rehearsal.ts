@@ -53,7 +53,11 @@ export function rehearsalWiring(repoRoot: string): Pick<RehearsalOptions, 'synth
   });
   return {
     synthesize: (region) => {
-      if (!synthesized.has(region)) synthesized.set(region, stderrToStdout(() => synthesizeBundledCached({ projectRoot: repoRoot, region }, cacheDir)));
+      if (!synthesized.has(region))
+        synthesized.set(
+          region,
+          stderrToStdout(() => synthesizeBundledCached({ projectRoot: repoRoot, region }, cacheDir)),
+        );
       return synthesized.get(region)!;
     },
     taskEnvironment,

@@ -566,8 +566,7 @@ function acknowledgeBackendWildcards(role: iam.Role, bucket: s3.IBucket): void {
       "The root volume created by RunInstances from the stack's template; the request must carry the run tag.",
     'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:network-interface/*':
       'The primary network interface RunInstances creates with the instance; the instance itself must carry the run tag.',
-    'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>::image/*':
-      'The AMI is resolved at launch from the public Debian 12 SSM parameter; its id changes with every release.',
+    'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>::image/*': 'The AMI is resolved at launch from the public Debian 12 SSM parameter; its id changes with every release.',
     'Resource::arn:<AWS::Partition>:pi:<AWS::Region>:<AWS::AccountId>:metrics/rds/*':
       "Performance Insights metrics are addressed by the instance's DbiResourceId, known only after creation.",
     [`Resource::<${bucketId}.Arn>/*`]: 'The backend reads and writes the whole lake layout (tables/, raw/, scripts/, ssm-output/) of this one bucket.',

@@ -204,7 +204,6 @@ const SysbenchOptionsSchema = z
   .catchall(z.union([z.string(), z.number(), z.boolean()]))
   .describe('Extra sysbench options, passed as --name=value. Known ones are type-checked.');
 
-
 const TARGETS = ['writer', 'reader', 'all-readers'] as const;
 
 const WorkloadSchema = z

@@ -51,7 +51,6 @@ export class BudgetExceededError extends AuroraBenchError {
   override readonly name = 'BudgetExceededError';
 }
 
-
 /**
  * The repo's price table as bundled with the code (for Lambdas, which have no checkout). Not parsed
  * here: the Tasks that price a run (TeardownCell, FinishRun) would otherwise bundle zod for a file

@@ -73,7 +73,6 @@ const PriceTableSchema = z
 export type PriceTable = z.output<typeof PriceTableSchema>;
 export type RegionPrices = z.output<typeof RegionPricesSchema>;
 
-
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }

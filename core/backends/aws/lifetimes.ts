@@ -74,7 +74,13 @@ async function cellEc2Instances(clients: Pick<AwsClients, 'ec2'>, tags: TagKeys,
 }
 
 /** Every resource of the cell that AWS still lists, as it is now. */
-export async function observeCellResources(clients: TeardownClients, tags: TagKeys, run: RunContext, cell: CellPlan, resources: CellResources | undefined): Promise<ObservedResource[]> {
+export async function observeCellResources(
+  clients: TeardownClients,
+  tags: TagKeys,
+  run: RunContext,
+  cell: CellPlan,
+  resources: CellResources | undefined,
+): Promise<ObservedResource[]> {
   const names = cellNames(run.runId, cell.cellId);
   const observed = await cellEc2Instances(clients, tags, run, cell);
   const topology = cell.variant.engine !== undefined ? ENGINES[cell.variant.engine.kind].topology : 'cluster';

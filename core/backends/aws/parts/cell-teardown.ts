@@ -8,7 +8,10 @@ import { observeCellResources } from '../lifetimes';
 import { teardownCell, type TeardownClients } from '../teardown';
 import type { BackendOperations } from './compose';
 
-export function cellTeardownPart(options: { readonly clients: TeardownClients; readonly config: Pick<AwsBackendConfig, 'tagKeyPrefix'> }): Pick<BackendOperations, 'teardownCell' | 'observeCellResources'> {
+export function cellTeardownPart(options: {
+  readonly clients: TeardownClients;
+  readonly config: Pick<AwsBackendConfig, 'tagKeyPrefix'>;
+}): Pick<BackendOperations, 'teardownCell' | 'observeCellResources'> {
   const tags = tagKeys(options.config.tagKeyPrefix);
   return {
     teardownCell: (run, cell, resources) => teardownCell(options.clients, tags, run, cell, resources),
