@@ -16,6 +16,9 @@ import { TASK_NAMES, type TaskName } from '../core/workflow/task-names';
 import { buildAuroraBenchApp } from './app';
 import { CONFIG_CONTEXT_KEY } from './config';
 
+/**
+ * @internal exported for its tests (a test seam)
+ */
 export interface SynthesizedWorkflow {
   readonly definition: Record<string, unknown>;
   readonly taskByArn: ReadonlyMap<string, TaskName>;
@@ -290,6 +293,7 @@ function filesUnder(dir: string): string[] {
  * takes seconds (5-10 s on a small machine) and every `run --aws-rehearsal` process needs one. A
  * cache entry that cannot be read is synthesized again; one that cannot be written only costs the
  * next run its synthesis. Writing one prunes the cache to the KEEP_WORKFLOWS most recently used.
+ * @internal exported for its tests (a test seam)
  */
 export function synthesizeWorkflowCached(o: SynthesizeWorkflowOptions, cacheDir: string): SynthesizedWorkflow {
   const file = join(cacheDir, `workflow-${synthesisDigest(o)}.json`);

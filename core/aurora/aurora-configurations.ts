@@ -200,6 +200,7 @@ export interface CapacityLine {
  * engine version and the platform version. Newer DB engine versions allow a maximum capacity of 256
  * ACUs, a minimum capacity of 0 ACUs, or both", "Managing Aurora Serverless v2 DB clusters").
  * Later lines override earlier ones for the versions they cover.
+ * @internal exported for its tests (a test seam)
  */
 export const SERVERLESS_V2_CAPACITY: readonly CapacityLine[] = [
   {

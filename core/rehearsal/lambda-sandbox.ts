@@ -55,6 +55,7 @@ const INIT_LIMIT_MS = 10_000;
 
 /**
  * Load errors: the function never ran its own code.
+ * @internal exported for its tests (a test seam)
  */
 export const LOAD_ERROR_TYPES: readonly string[] = ['Runtime.ImportModuleError', 'Runtime.HandlerNotFound', 'Runtime.UserCodeSyntaxError'];
 

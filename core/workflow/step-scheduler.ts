@@ -19,7 +19,10 @@ import type { CellPlan, StepPlan, StepSegment } from '../plan/types';
 import type { RunnerPhase } from '../sysbench/types';
 import { InvalidTaskInputError } from './errors';
 
-/** A prepare's first look, seconds after it started; later looks back off (core/plan/step-looks.ts lookAgainAfterS). */
+/**
+ * A prepare's first look, seconds after it started; later looks back off (core/plan/step-looks.ts lookAgainAfterS).
+ * @internal exported for its tests (a test seam)
+ */
 export const PREPARE_FIRST_LOOK_S = 10;
 
 /**
@@ -179,6 +182,7 @@ function stepOf(schedule: StepSchedule, member: number, index: number): StepPlan
  * prepares first: the last prepare (every step prepares the same data), else the plan's estimate
  * (BACKEND_TIMES rowsPerS, what the run's ETA assumes). A prepare slower than this costs looks
  * (backing off, lookAgainAfterS), one faster only waiting time.
+ * @internal exported for its tests (a test seam)
  */
 export function expectedPrepareS(backend: RunContext['backend'], cell: Pick<CellPlan, 'data'>, lastPrepareS: number | undefined): number {
   if (lastPrepareS !== undefined) return Math.ceil(lastPrepareS);
