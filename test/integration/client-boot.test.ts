@@ -165,7 +165,9 @@ describeWithRoots("the stack's user data booted unmodified in a clean Debian 12 
         },
         BOOT_TIMEOUT_MS - 60_000,
       );
-      const tools = await commandOutput(instanceId, ['command -v sysbench aws', 'sysbench --version', '/usr/bin/aws --version', 'cat /etc/debian_version']);
+      // One name per `command -v`: the agent runs commands with the instance's sh, dash on Debian, whose
+      // `command -v` looks up only its first operand (POSIX gives it one: command [-v|-V] command_name).
+      const tools = await commandOutput(instanceId, ['command -v sysbench', 'command -v aws', 'sysbench --version', '/usr/bin/aws --version', 'cat /etc/debian_version']);
       const root = rootOf(instanceId);
 
       // Assert
