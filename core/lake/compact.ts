@@ -10,8 +10,8 @@
  * The runs and verdicts tables stay JSON Lines: one small file per run. On AWS the same tables are
  * compacted by Athena into their own Parquet tables (core/lake/athena-storage.ts).
  */
-import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { LAKE_COLUMNS } from './schema';
 import { jsonLinesReader, lakeTableFiles } from './duckdb';
@@ -62,4 +62,37 @@ export async function compactRun(lakeDir: string, run: { readonly runId: string;
     instance.closeSync();
   }
   return done;
+}
+
+/**
+ * A run's rows of one step table as Athena compacted them (UNLOAD with partitioned_by dt and run_id:
+ * the Parquet files leave out the partition columns, core/lake/athena-storage.ts unloadSql) written
+ * into this lake as its own compaction writes them (tables/<table>/dt=<dt>/<run>.parquet, every
+ * column, run_id included): the AWS rehearsal's copy of its lake reads them as a local run's.
+ */
+export async function importAthenaCompactedRun(
+  lakeDir: string,
+  table: StepTable,
+  run: { readonly runId: string; readonly dt: string },
+  parquetFiles: readonly string[],
+): Promise<void> {
+  if (parquetFiles.length === 0) return;
+  const target = join(lakeDir, lakeKeys.compacted(table, run.dt, run.runId));
+  mkdirSync(dirname(target), { recursive: true });
+  const tmp = join(dirname(target), `.${basename(target)}.tmp`);
+  const columns = Object.keys(LAKE_COLUMNS[table])
+    .map((c) => (c === 'run_id' ? `${sqlString(run.runId)} AS "run_id"` : `"${c}"`))
+    .join(', ');
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  try {
+    const files = `[${parquetFiles.map(sqlString).join(', ')}]`;
+    await connection.run(
+      `COPY (SELECT ${columns} FROM read_parquet(${files}, hive_partitioning = false) ORDER BY ${COMPACTED_ORDER_BY[table]}) TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION zstd)`,
+    );
+    renameSync(tmp, target);
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
 }

@@ -27,7 +27,9 @@ import { DescribeDBClusterParameterGroupsCommand, DescribeDBClustersCommand, Des
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { ListSecretsCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { CreateTopicCommand, SNSClient } from '@aws-sdk/client-sns';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { StepTable } from '../lake/athena-storage';
+import { importAthenaCompactedRun } from '../lake/compact';
 import type { AwsBackendConfig } from '../backends/aws/config';
 import { CLIENT_HOME, CLIENT_INSTALL_DIR, clientReadyKey, shellQuote } from '../backends/aws/runner-command';
 import { destroyAwsClients, makeAwsClients, type AwsClients } from '../backends/aws/clients';
@@ -306,17 +308,35 @@ async function copyLake(s3: S3Client, config: AwsBackendConfig, dir: string): Pr
   await lake.assertWritable();
   let token: string | undefined;
   let count = 0;
+  const athenaParquet = new Map<string, { table: StepTable; dt: string; runId: string; files: string[] }>();
+  const parquetDir = mkdtempSync(join(tmpdir(), 'ab-rehearsal-parquet-'));
   do {
     const page = await s3.send(new ListObjectsV2Command({ Bucket: config.bucket, Prefix: config.lakePrefix, ...(token ? { ContinuationToken: token } : {}) }));
     for (const o of page.Contents ?? []) {
       const key = o.Key!.slice(config.lakePrefix.length);
-      if (!/^tables\//.test(key)) continue;
+      // FinishRun's compaction moved the run's step tables to Athena's Parquet tables (compacted/<table>/dt=/run_id=/).
+      const compacted = /^compacted\/([a-z_]+)\/dt=([^/]+)\/run_id=([^/]+)\/[^/]+$/.exec(key);
+      if (!/^tables\//.test(key) && !compacted) continue;
       const body = await (await s3.send(new GetObjectCommand({ Bucket: config.bucket, Key: o.Key! }))).Body!.transformToByteArray();
-      await lake.put(key, markedRehearsal(key, body));
+      if (compacted) {
+        const [, table, dt, runId] = compacted as unknown as [string, StepTable, string, string];
+        const id = `${table}\n${dt}\n${runId}`;
+        const group = athenaParquet.get(id) ?? { table, dt, runId, files: [] };
+        const file = join(parquetDir, `${athenaParquet.size}-${group.files.length}.parquet`);
+        writeFileSync(file, body);
+        athenaParquet.set(id, { ...group, files: [...group.files, file] });
+      } else {
+        await lake.put(key, markedRehearsal(key, body));
+      }
       count++;
     }
     token = page.NextContinuationToken;
   } while (token);
+  try {
+    for (const g of athenaParquet.values()) await importAthenaCompactedRun(dir, g.table, { runId: g.runId, dt: g.dt }, g.files);
+  } finally {
+    rmSync(parquetDir, { recursive: true, force: true });
+  }
   return count;
 }
 

@@ -19,7 +19,7 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { rehearsalWiring } from '../../bin/aws-rehearsal';
-import { LocalLakeStore } from '../../core/backends/local/local-lake';
+import { LocalLake } from '../../core/lake/duckdb';
 import type { MetricWindowRow, ServerMetricRow, StepRow } from '../../core/lake/rows';
 import { runRehearsal } from '../../core/rehearsal/run-rehearsal';
 import { ENGINES } from '../../core/aurora/engines';
@@ -38,7 +38,10 @@ beforeAll(() => {
   moto = startMoto();
   work = mkdtempSync(join(tmpdir(), 'abr-studies-'));
 });
+const openLakes: LocalLake[] = [];
+
 afterAll(() => {
+  for (const lake of openLakes) lake.close();
   moto.stop();
   rmSync(work, { recursive: true, force: true });
 });
@@ -141,21 +144,15 @@ describe('every study through the AWS rehearsal', () => {
 
       // Assert
       expect({ status: r.status, cause: r.cause }).toEqual({ status: 'SUCCEEDED', cause: undefined });
-      const lake = new LocalLakeStore(lakeDir);
+      // Read as `results` reads the lake (DuckDB over JSON Lines and Parquet): FinishRun's function
+      // compacts the run's step tables to Parquet with Athena, as on AWS.
+      const lake = await LocalLake.open(lakeDir);
+      openLakes.push(lake);
+      const tableRows = <T extends object>(table: string, cell: string, step: string): Promise<T[]> =>
+        lake.query<T>(`SELECT * FROM ${table} WHERE run_id = '${r.plan.runId}' AND cell_id = '${cell}' AND step_id = '${step}'`);
       const planned = r.plan.cells.flatMap((c) => c.steps.map((s) => `${c.cellId}/${s.stepId}`));
       const rows: StepRow[] = [];
-      for (const c of r.plan.cells) {
-        for (const s of c.steps) {
-          const text = await lake.get(`tables/steps/dt=${r.plan.dt}/${r.plan.runId}__${c.cellId}__${s.stepId}.jsonl`);
-          rows.push(
-            ...(text ?? '')
-              .trim()
-              .split('\n')
-              .filter((l) => l !== '')
-              .map((l) => JSON.parse(l) as StepRow),
-          );
-        }
-      }
+      for (const c of r.plan.cells) for (const s of c.steps) rows.push(...(await tableRows<StepRow>('steps', c.cellId, s.stepId)));
       // One row per client of each step, every one ok, or overloaded on a rate step (offered > capacity
       // is a measurement: the achieved rate of the intervals before sysbench's event queue filled).
       expect([...new Set(rows.map((s) => `${s.cell_id}/${s.step_id}`))]).toEqual(planned);
@@ -163,12 +160,6 @@ describe('every study through the AWS rehearsal', () => {
       expect(rows.every((s) => (s.tps ?? 0) > 0)).toBe(true);
       // The servers' CloudWatch metrics, published late into moto, reached the lake for every step and
       // instance: collected again after the cell's last step, every CloudWatch window ends complete.
-      const tableRows = async <T>(table: string, cell: string, step: string) =>
-        ((await lake.get(`tables/${table}/dt=${r.plan.dt}/${r.plan.runId}__${cell}__${step}.jsonl`)) ?? '')
-          .trim()
-          .split('\n')
-          .filter((l) => l !== '')
-          .map((l) => JSON.parse(l) as T);
       for (const c of r.plan.cells) {
         for (const s of c.steps) {
           const metrics = await tableRows<ServerMetricRow>('server_metrics', c.cellId, s.stepId);
