@@ -1,10 +1,21 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadSpecFile, SpecError, validateSpec, specJsonSchema } from '../../core/experiment/validate';
 import { SpecSchema, type SpecInput } from '../../core/experiment/schema';
 import { auroraParameterProblems } from '../../core/experiment/aurora-parameters';
 import { readFileSync, readdirSync } from 'node:fs';
+
+const specDirs: string[] = [];
+/** A temporary folder for spec files, removed after the file's tests. */
+function specDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'ab-spec-'));
+  specDirs.push(dir);
+  return dir;
+}
+afterAll(() => {
+  for (const dir of specDirs) rmSync(dir, { recursive: true, force: true });
+});
 
 const BUILTIN = join(__dirname, '..', '..', 'client', 'workloads');
 
@@ -95,7 +106,7 @@ describe('spec validation', () => {
   });
 
   it('names the file in syntax errors and missing files', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ab-spec-'));
+    const dir = specDir();
     const bad = join(dir, 'bad.json');
     writeFileSync(bad, '{ "name": ');
     expect(() => loadSpecFile(bad, BUILTIN)).toThrow(/bad\.json: invalid experiment spec\n {2}- \(root\): not valid JSON/);
@@ -103,7 +114,7 @@ describe('spec validation', () => {
   });
 
   it('reads YAML specs and custom Lua scripts next to the spec', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ab-spec-'));
+    const dir = specDir();
     writeFileSync(join(dir, 'scan.lua'), 'function event() end\n');
     const file = join(dir, 'exp.yaml');
     writeFileSync(
@@ -122,7 +133,7 @@ describe('spec validation', () => {
   });
 
   it('says which script is missing', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ab-spec-'));
+    const dir = specDir();
     const file = join(dir, 'exp.json');
     writeFileSync(file, JSON.stringify({ ...minimal(), workloads: [{ name: 'scan', script: 'nowhere.lua' }] }));
     expect(() => loadSpecFile(file, BUILTIN)).toThrow(/workloads\[0\]\.script: Lua file "nowhere\.lua" not found/);
@@ -214,7 +225,7 @@ describe('spec validation', () => {
 
   it('names the file and the JSON path when a spec file sets what Aurora refuses', () => {
     // Arrange
-    const dir = mkdtempSync(join(tmpdir(), 'ab-spec-'));
+    const dir = specDir();
     const file = join(dir, 'pool.json');
     writeFileSync(file, JSON.stringify({ ...minimal(), variants: [{ name: 'a', instanceClass: 'db.r6g.large', instanceParameters: { thread_handling: 'pool-of-threads' } }] }));
     // Act
