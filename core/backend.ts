@@ -7,7 +7,8 @@
 import type { BackendKind, CellPlan, PlanNote } from './plan/types';
 import type { ObservedResource } from './plan/bill';
 import type { RunnerPhase } from './sysbench/types';
-import type { MetricSource, ServerMetricRow, VerdictsRow } from './lake/rows';
+import type { ServerMetricRow, VerdictsRow } from './lake/rows';
+import type { MetricSource } from './lake/schema';
 import { AuroraBenchError } from './errors';
 
 /** The slice of the plan every backend call needs. */

@@ -6,7 +6,8 @@
 import type { CellPlan, StepPlan } from '../plan/types';
 import { summarizeClientCpu } from '../sysbench/parser';
 import type { ClientCpuSample, ParsedOutput, RunnerResult } from '../sysbench/types';
-import type { IntervalRow, MetricSource, MetricWindowRow, ServerMetricRow, StepRow } from './rows';
+import type { IntervalRow, MetricWindowRow, ServerMetricRow, StepRow } from './rows';
+import type { MetricSource } from './schema';
 
 /**
  * sysbench 1.0.20 with --rate gives up when its event queue fills: the event generator thread

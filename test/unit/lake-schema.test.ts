@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { LocalLakeStore } from '../../core/backends/local/local-lake';
 import { LocalLake, withLake } from '../../core/lake/duckdb';
 import { findRun, stepResults } from '../../core/lake/results';
-import { DUCKDB_TYPES, LAKE_COLUMNS, LAKE_SCHEMA_VERSION, LAKE_VERSION_KEY, PARTITION_COLUMN, VIEW_COLUMNS } from '../../core/lake/schema';
-import { LAKE_TABLES, lakeKeys, toJsonLines, type StepRow } from '../../core/lake/rows';
+import { DUCKDB_TYPES, LAKE_COLUMNS, LAKE_SCHEMA_VERSION, LAKE_TABLES, LAKE_VERSION_KEY, PARTITION_COLUMN, VIEW_COLUMNS } from '../../core/lake/schema';
+import { lakeKeys, toJsonLines, type StepRow } from '../../core/lake/rows';
 import { stepTotals } from '../../core/lake/step-rows';
 
 const FIXTURE = join(__dirname, '..', 'fixtures', 'lake-v1');
