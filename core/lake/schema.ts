@@ -354,7 +354,7 @@ export function lakeVersionOf(text: string, file: string): number {
   return version;
 }
 
-/** step_summary (core/lake/sql/step_summary.sql): a step of a cell, summed over its clients. */
+/** step_summary (generated from core/lake/step-summary.ts): a step of a cell, summed over its clients. */
 const STEP_SUMMARY = {
   run_id: 'string',
   cell_id: 'string',
