@@ -263,7 +263,7 @@ export type LakeTable = keyof typeof TABLES;
 export const LAKE_TABLES = Object.keys(TABLES) as readonly LakeTable[];
 
 /** Where a run ran (runs.backend). */
-export type RunBackend = 'local' | 'aws' | 'import' | 'aws-rehearsal';
+type RunBackend = 'local' | 'aws' | 'import' | 'aws-rehearsal';
 
 /** Where a server metric came from; runner: measured by the client runner itself (client CPU), the same on both backends. */
 export type MetricSource = 'cloudwatch' | 'pi' | 'local' | 'runner';
