@@ -376,8 +376,8 @@ function worstSegments(steps: number, rows: number, order: MeasuredOrder = 'inte
   };
   const plan = planRun(validateSpec(spec), { backend: 'aws', runId: 'worst-segments' });
   const members = order === 'duet' ? plan.cells.filter((c) => c.duet === plan.duets![0]!.cellId) : [plan.cells[0]!];
-  const { segments } = order === 'duet' ? duetHeader(plan.duets![0]!, members) : cellHeader(members[0]!);
-  const worstOf = (i: number) => Math.max(...members.map((cell) => worstStepEvents(cell, cell.steps[i]!)));
+  const { segments } = order === 'duet' ? duetHeader(plan.duets![0]!, members, 'native') : cellHeader(members[0]!, 'native');
+  const worstOf = (i: number) => Math.max(...members.map((cell) => worstStepEvents(cell, cell.steps[i]!, 'native')));
   // ExecutionStarted/Succeeded and SegmentDone besides the steps.
   const own = 4;
   const events = segments.map((seg) => own + range(seg.to - seg.from).reduce((sum, k) => sum + worstOf(seg.from + k - 1), 0));

@@ -4,10 +4,11 @@
  * a directory lake). Every value crossing it is plain JSON, because it travels through the state
  * machine's data between Tasks.
  */
-import type { BackendKind, CellPlan, PlanNote } from './plan/types';
+import type { BackendKind, CellPlan, PlanNote, WriteForwardingSupport } from './plan/types';
 import type { ObservedResource } from './plan/bill';
 import type { RunnerPhase } from './sysbench/types';
-import type { MetricSource, ServerMetricRow, VerdictsRow } from './lake/rows';
+import type { ServerMetricRow, VerdictsRow } from './lake/rows';
+import type { MetricSource } from './lake/schema';
 import { AuroraBenchError } from './errors';
 
 /** The slice of the plan every backend call needs. */
@@ -65,14 +66,6 @@ export interface ReadyState {
   readonly detail: string;
 }
 
-/**
- * What a backend can do with a step that sends writes to a reader of a variant with write
- * forwarding: "native", the reader forwards them (Aurora MySQL write forwarding; the job runs as it
- * is); "emulated", the backend runs such a job its own way (the local backend's client-side
- * emulation, core/backends/local); "none", it cannot run one.
- */
-export type WriteForwardingSupport = 'native' | 'emulated' | 'none';
-
 /** One invocation of client/runner.sh on one client. */
 export interface RunnerJob {
   /** `${cellId}/${stepId}/${phase}/${clientId}`: unique within a run. */
@@ -93,7 +86,7 @@ export interface RunnerJob {
   readonly outputPrefix: string;
   /**
    * The job sends writes to a reader of a variant that forwards writes, at this read consistency
-   * level (StepPlan.forwardingEmulation): set for a backend whose writeForwarding is "emulated",
+   * level (StepPlan.forwardedWrites): set for a backend whose writeForwarding is "emulated",
    * which adapts the job itself.
    */
   readonly writeForwarding?: { readonly consistency: string };

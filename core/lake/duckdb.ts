@@ -6,8 +6,8 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance, StatementType, type DuckDBConnection } from '@duckdb/node-api';
-import { DUCKDB_TYPES, LAKE_COLUMNS, LAKE_SCHEMA_VERSION, LAKE_VERSION_KEY, LakeVersionError, lakeVersionOf, PARTITION_COLUMN } from './schema';
-import { filesOfRuns, LAKE_TABLES, type LakeTable } from './rows';
+import { DUCKDB_TYPES, LAKE_COLUMNS, LAKE_TABLES, type LakeTable, LAKE_SCHEMA_VERSION, LAKE_VERSION_KEY, LakeVersionError, lakeVersionOf, PARTITION_COLUMN } from './schema';
+import { filesOfRuns } from './rows';
 import { allViewSql } from './views';
 import { AuroraBenchError } from '../errors';
 

@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import type { LakeReader, LakeRowObject } from './duckdb';
 import { AuroraBenchError } from '../errors';
+import type { RunRow } from './rows';
 import type { StepSummaryRow } from './schema';
 import { runCostLines, type ActualCellCost } from '../plan/bill';
 
@@ -15,23 +16,25 @@ export class NotFoundError extends AuroraBenchError {
   override readonly name = 'NotFoundError';
 }
 
-export interface RunInfo {
-  readonly run_id: string;
-  readonly spec_name: string;
-  readonly backend: string;
-  readonly region: string;
-  readonly status: string;
-  readonly started_at: string;
-  readonly ended_at: string | null;
-  readonly error: string | null;
-  readonly server_version: string | null;
-  readonly sysbench_version: string | null;
-  readonly plan: string;
-  readonly spec: string;
-  readonly notes: string;
-  readonly cells: string;
-  readonly dt: string;
-}
+/** A run as `results` and the report read it: columns of the runs table (core/lake/schema.ts). */
+export type RunInfo = Pick<
+  RunRow,
+  | 'run_id'
+  | 'spec_name'
+  | 'backend'
+  | 'region'
+  | 'status'
+  | 'started_at'
+  | 'ended_at'
+  | 'error'
+  | 'server_version'
+  | 'sysbench_version'
+  | 'plan'
+  | 'spec'
+  | 'notes'
+  | 'cells'
+  | 'dt'
+>;
 
 /**
  * One row of step_summary: a step of a cell, summed over its clients (its columns: the lake schema,

@@ -6,7 +6,9 @@
 import type { CellPlan, StepPlan } from '../plan/types';
 import { summarizeClientCpu } from '../sysbench/parser';
 import type { ClientCpuSample, ParsedOutput, RunnerResult } from '../sysbench/types';
-import type { IntervalRow, MetricSource, MetricWindowRow, ServerMetricRow, StepRow } from './rows';
+import type { IntervalRow, MetricWindowRow, ServerMetricRow, StepRow } from './rows';
+import type { MetricSource, StepSummaryRow } from './schema';
+import { summarizeStep, type StepStatus } from './step-summary';
 
 /**
  * sysbench 1.0.20 with --rate gives up when its event queue fills: the event generator thread
@@ -254,28 +256,25 @@ export function skippedStepRow(input: {
   };
 }
 
-/** A step's status over its clients (step_summary.sql says the same): failed if any client failed, else overloaded if any was. */
-export type StepStatus = 'ok' | 'overloaded' | 'failed';
-
 /**
- * A step's result over its clients: failed if any client failed, overloaded if any client's rate
- * overflowed sysbench's event queue (a measurement: offered > capacity); throughput summed over
- * the clients that measured one (an overloaded client's achieved rate included).
+ * A step's outcome over its clients, as the workflow records it when it collects the step: status,
+ * tps and qps are step_summary's (core/lake/step-summary.ts, one definition for the view and this),
+ * failed if any client failed, overloaded if any client's rate overflowed sysbench's event queue (a
+ * measurement: offered > capacity), throughput summed over the clients that measured one; the error
+ * names every client that was not ok, with its own error.
  */
-export function stepTotals(steps: readonly Pick<StepRow, 'client_id' | 'status' | 'error' | 'tps' | 'qps'>[]): {
+export function stepTotals(steps: readonly Pick<StepRow, 'client_id' | 'status' | 'error' | 'tps' | 'qps'>[]): Pick<StepSummaryRow, 'tps' | 'qps'> & {
   status: StepStatus;
   error: string | null;
-  tps: number | null;
-  qps: number | null;
 } {
   const notOk = steps.filter((r) => r.status !== 'ok');
-  const failed = notOk.filter((r) => r.status !== 'overloaded');
-  const measured = steps.filter((r) => r.tps !== null);
+  const { status, tps, qps } = summarizeStep(steps, ['status', 'tps', 'qps']);
   return {
-    status: failed.length > 0 ? 'failed' : notOk.length > 0 ? 'overloaded' : 'ok',
+    // The status aggregate's values are StepStatus's (its declaration).
+    status: status as StepStatus,
+    tps,
+    qps,
     error: notOk.length === 0 ? null : notOk.map((r) => `${r.client_id}: ${r.error}`).join('; '),
-    tps: measured.length > 0 ? measured.reduce((a, r) => a + (r.tps ?? 0), 0) : null,
-    qps: measured.length > 0 ? measured.reduce((a, r) => a + (r.qps ?? 0), 0) : null,
   };
 }
 

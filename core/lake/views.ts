@@ -1,14 +1,26 @@
 /**
- * The shared lake views (core/lake/sql/*.sql), each one `CREATE OR REPLACE VIEW <name> AS SELECT ...`
- * in the SQL subset Athena (Trino) and DuckDB both run. DuckDB creates them locally; the CDK stack
- * turns the same text into Athena named queries/views. Order matters: a view may use an earlier one.
+ * The shared lake views, each one `CREATE OR REPLACE VIEW <name> AS SELECT ...` in the SQL subset
+ * Athena (Trino) and DuckDB both run: step_summary generated from its declarations
+ * (core/lake/step-summary.ts, which the workflow evaluates too), the others from core/lake/sql/<name>.sql.
+ * DuckDB creates them locally; the CDK stack turns the same text into Athena named queries/views.
+ * Order matters: a view may use an earlier one.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { stepSummaryViewSql } from './step-summary';
 
 /** @internal exported for its tests (a test seam) */
 export const LAKE_VIEWS = ['step_summary', 'variant_summary', 'interval_totals', 'latest_run', 'verdict_history'] as const;
 export type LakeView = (typeof LAKE_VIEWS)[number];
+
+/** The views generated in code rather than read from a .sql file. */
+const GENERATED: Partial<Record<LakeView, () => string>> = { step_summary: stepSummaryViewSql };
+
+/**
+ * The views whose SQL is a file of core/lake/sql.
+ * @internal exported for its tests (a test seam)
+ */
+export const SQL_FILE_VIEWS = LAKE_VIEWS.filter((v) => GENERATED[v] === undefined);
 
 /**
  * The folder holding the .sql files: next to this module in the checkout, or found from dist/.
@@ -18,7 +30,7 @@ export function viewSqlDir(): string {
   let dir = __dirname;
   for (;;) {
     for (const candidate of [join(dir, 'sql'), join(dir, 'core', 'lake', 'sql')]) {
-      if (existsSync(join(candidate, 'step_summary.sql'))) return candidate;
+      if (existsSync(join(candidate, `${SQL_FILE_VIEWS[0]!}.sql`))) return candidate;
     }
     const parent = dirname(dir);
     if (parent === dir) throw new Error(`cannot find the lake views (core/lake/sql/*.sql) above ${__dirname}`);
@@ -27,7 +39,9 @@ export function viewSqlDir(): string {
 }
 
 /** The statement of one view, without comments' trailing whitespace; no trailing semicolon. */
-function viewSql(view: LakeView, dir = viewSqlDir()): string {
+function viewSql(view: LakeView, dir: string): string {
+  const generated = GENERATED[view];
+  if (generated !== undefined) return generated();
   const text = readFileSync(join(dir, `${view}.sql`), 'utf8')
     .trim()
     .replace(/;\s*$/, '');

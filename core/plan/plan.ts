@@ -10,9 +10,10 @@ import { auroraParameterCaveats } from '../experiment/aurora-parameters';
 import { auroraConfigurationNotes } from '../experiment/aurora-configurations';
 import { engineNotes, variantEngine } from '../experiment/engine-checks';
 import { isServerless, MIN_ACU_WITHOUT_PAUSE } from '../aurora/aurora-configurations';
-import { canonicalJson, sha256 } from '../experiment/validate';
+import { canonicalJson } from '../experiment/canonical-json';
+import { sha256 } from '../experiment/validate';
 import { buildSysbenchArgs, SysbenchOptionError } from './sysbench-args';
-import type { BackendKind, CellOrder, CellPlan, DuetPlan, Plan, PlanEstimate, PlanNote, ResolvedVariant, StepPlan } from './types';
+import type { BackendKind, CellOrder, CellPlan, DuetPlan, Plan, PlanEstimate, PlanNote, ResolvedVariant, StepPlan, WriteForwardingSupport } from './types';
 import { AuroraBenchError } from '../errors';
 import { SeededRandom } from '../random';
 
@@ -47,7 +48,23 @@ export interface PlanOptions {
   readonly now?: Date;
   /** The spec file, named in a PlanError. */
   readonly source?: string;
+  /**
+   * What the backend that runs the plan does with writes sent to a reader of a write-forwarding
+   * variant: its Backend.writeForwarding. Absent: what the backend kind's implementation declares
+   * (DECLARED_WRITE_FORWARDING), for a plan made without the backend at hand (the CLI's preview).
+   */
+  readonly writeForwarding?: WriteForwardingSupport;
 }
+
+/**
+ * Backend.writeForwarding of each backend kind's implementation, for the plans made without one
+ * (test/unit/plan.test.ts holds it to the local backend's and the AWS backend's own declarations).
+ */
+export const DECLARED_WRITE_FORWARDING: Readonly<Record<BackendKind, WriteForwardingSupport>> = { local: 'emulated', aws: 'native' };
+
+/** The write forwarding a plan is made for (PlanOptions.writeForwarding). */
+export const writeForwardingOf = (options: Pick<PlanOptions, 'backend' | 'writeForwarding'>): WriteForwardingSupport =>
+  options.writeForwarding ?? DECLARED_WRITE_FORWARDING[options.backend];
 
 /** A fresh seed for a randomized order (recorded in the plan, so the order can be asked for again). */
 export function drawOrderSeed(): number {
@@ -238,7 +255,7 @@ function buildSteps(spec: Spec, scripts: Readonly<Record<string, string>>, clien
 }
 
 /** What a backend cannot do, per variant and workload: warnings (run anyway, said) and refusals (steps dropped, said). */
-function backendNotes(spec: Spec, backend: BackendKind): PlanNote[] {
+function backendNotes(spec: Spec, backend: BackendKind, forwarding: WriteForwardingSupport): PlanNote[] {
   const notes: PlanNote[] = [];
   spec.workloads.forEach((w, wi) => {
     spec.variants.forEach((v) => {
@@ -282,33 +299,9 @@ function backendNotes(spec: Spec, backend: BackendKind): PlanNote[] {
       message: `local only: ${names.map((n) => `${n}=${String(localOnly[n])}${localOnlyPath(spec, vi, n).startsWith('parameterTemplates') ? ` (from parameterTemplates.${v.parameterTemplate})` : ''}`).join(', ')} applied to the local MariaDB servers of "${v.name}" for this what-if; Aurora does not let you set them (an AWS plan refuses this variant)`,
     });
   });
-  if (backend !== 'local') return notes;
   spec.variants.forEach((v, vi) => {
-    const wf = v.writeForwarding;
-    spec.workloads.forEach((w, wi) => {
-      if (w.target !== 'writer' && workloadWrites(w) && wf?.enabled) {
-        notes.push(
-          emulatable(w)
-            ? {
-                level: 'warning',
-                path: `workloads[${wi}]`,
-                message: `workload "${w.name}" on variant "${v.name}" sends writes to a reader: MariaDB replicas cannot forward writes, so locally it runs as a client-side EMULATION of Aurora write forwarding (client/workloads/wf_emulation.lua: reads on the reader, writes on a second connection to the writer, SESSION/GLOBAL as waits for GTIDs on real replication); the numbers are this machine's, not Aurora's`,
-              }
-            : {
-                level: 'refused',
-                path: `workloads[${wi}]`,
-                message: `workload "${w.name}" on variant "${v.name}" sends writes to a reader: Aurora local write forwarding needs AWS (run with --aws); MariaDB replicas cannot forward writes, and the local emulation covers only ${EMULATED_WORKLOADS.join(', ')}`,
-              },
-        );
-      }
-    });
-    if (wf?.enabled) {
-      notes.push({
-        level: 'warning',
-        path: `variants[${vi}].writeForwarding`,
-        message: `write forwarding and read consistency ${wf.consistency} are Aurora features: locally emulated on the client (wf_emulation.lua), not measured`,
-      });
-    }
+    notes.push(...forwardingNotes(spec, v, vi, forwarding));
+    if (backend !== 'local') return;
     if (v.performanceInsights) {
       notes.push({
         level: 'info',
@@ -320,6 +313,40 @@ function backendNotes(spec: Spec, backend: BackendKind): PlanNote[] {
       notes.push({ level: 'info', path: `variants[${vi}].az`, message: `AZ "${v.az}" has no local meaning: all servers run on 127.0.0.1` });
     }
   });
+  return notes;
+}
+
+/**
+ * What a backend that does not forward writes natively says of the workloads that send writes to a
+ * reader of this variant: emulated (run, said), or refused (dropped by dropRefusedSteps, said).
+ */
+function forwardingNotes(spec: Spec, v: Variant, vi: number, forwarding: WriteForwardingSupport): PlanNote[] {
+  if (forwarding === 'native') return [];
+  const wf = v.writeForwarding;
+  const notes: PlanNote[] = forwardedWorkloads(spec, v).map((w) => {
+    const path = `workloads[${spec.workloads.indexOf(w)}]`;
+    if (forwarding === 'none') {
+      return { level: 'refused', path, message: `workload "${w.name}" on variant "${v.name}" sends writes to a reader: this backend cannot run write forwarding (run with --aws)` };
+    }
+    return emulatable(w)
+      ? {
+          level: 'warning',
+          path,
+          message: `workload "${w.name}" on variant "${v.name}" sends writes to a reader: MariaDB replicas cannot forward writes, so locally it runs as a client-side EMULATION of Aurora write forwarding (client/workloads/wf_emulation.lua: reads on the reader, writes on a second connection to the writer, SESSION/GLOBAL as waits for GTIDs on real replication); the numbers are this machine's, not Aurora's`,
+        }
+      : {
+          level: 'refused',
+          path,
+          message: `workload "${w.name}" on variant "${v.name}" sends writes to a reader: Aurora local write forwarding needs AWS (run with --aws); MariaDB replicas cannot forward writes, and the local emulation covers only ${EMULATED_WORKLOADS.join(', ')}`,
+        };
+  });
+  if (forwarding === 'emulated' && wf?.enabled) {
+    notes.push({
+      level: 'warning',
+      path: `variants[${vi}].writeForwarding`,
+      message: `write forwarding and read consistency ${wf.consistency} are Aurora features: locally emulated on the client (wf_emulation.lua), not measured`,
+    });
+  }
   return notes;
 }
 
@@ -337,18 +364,20 @@ export function forwardedWorkloads(spec: Spec, variant: Variant): Workload[] {
 
 /**
  * Remove the steps a refusal names, per variant; a refusal that leaves a cell empty fails the plan.
- * Locally, writes sent to a reader of a write-forwarding variant run as the client-side emulation
- * where it covers the workload, and are refused otherwise.
+ * A step that sends writes to a reader of a write-forwarding variant is marked so (forwardedWrites,
+ * with its consistency level); a backend that emulates write forwarding runs it where its emulation
+ * covers the workload and refuses it otherwise, one that cannot refuses it.
  */
-function dropRefusedSteps(spec: Spec, variant: Variant, steps: StepPlan[], backend: BackendKind): StepPlan[] {
-  const forwarded = backend === 'local' ? forwardedWorkloads(spec, variant) : [];
-  const refusedWorkloads = new Set(forwarded.filter((w) => !emulatable(w)).map((w) => w.name));
-  const emulated = new Set(forwarded.filter(emulatable).map((w) => w.name));
+function dropRefusedSteps(spec: Spec, variant: Variant, steps: StepPlan[], forwarding: WriteForwardingSupport): StepPlan[] {
+  const forwarded = forwardedWorkloads(spec, variant);
+  const runs = (w: Workload): boolean => forwarding === 'native' || (forwarding === 'emulated' && emulatable(w));
+  const refusedWorkloads = new Set(forwarded.filter((w) => !runs(w)).map((w) => w.name));
+  const forwardedNames = new Set(forwarded.map((w) => w.name));
   const levelOf = (s: StepPlan): string => {
     const own = (s.options as Record<string, unknown>)['consistency'];
     return typeof own === 'string' && own !== '' ? own.toUpperCase() : (variant.writeForwarding?.consistency ?? 'EVENTUAL');
   };
-  const kept = steps.filter((s) => !refusedWorkloads.has(s.workload)).map((s) => (emulated.has(s.workload) ? { ...s, forwardingEmulation: { consistency: levelOf(s) } } : s));
+  const kept = steps.filter((s) => !refusedWorkloads.has(s.workload)).map((s) => (forwardedNames.has(s.workload) ? { ...s, forwardedWrites: { consistency: levelOf(s) } } : s));
   // Renumber and move the data preparation onto the first kept step of each data set.
   const prepared = new Set<string>();
   return kept.map((s, index) => {
@@ -407,7 +436,8 @@ function checkSysbenchOptions(spec: Spec, cells: readonly CellPlan[]): PlanNote[
 export function planRun(spec: Spec, options: PlanOptions): Plan {
   const now = options.now ?? new Date();
   const scripts = options.scripts ?? {};
-  const notes = backendNotes(spec, options.backend);
+  const forwarding = writeForwardingOf(options);
+  const notes = backendNotes(spec, options.backend, forwarding);
   const cells: CellPlan[] = [];
   // A randomized order without a seed draws one here; preparePlan draws it first and puts it in the spec, so the workflow's PlanRun plans the same order.
   const orderSeed = spec.order === 'randomized' ? (spec.orderSeed ?? drawOrderSeed()) : undefined;
@@ -429,7 +459,7 @@ export function planRun(spec: Spec, options: PlanOptions): Plan {
     const variant = spec.variants[variantIndex]!;
     // A local-only what-if has no Aurora counterpart: refused on AWS (said in the notes).
     if (options.backend === 'aws' && hasLocalOnlyParameters(spec, variant)) continue;
-    const steps = dropRefusedSteps(spec, variant, buildSteps(spec, scripts, variant.clients.count), options.backend);
+    const steps = dropRefusedSteps(spec, variant, buildSteps(spec, scripts, variant.clients.count), forwarding);
     if (steps.length === 0) continue;
     cells.push({
       cellId: `${variant.name}-r${repeat}`,

@@ -9,9 +9,9 @@ import type { Spec } from '../experiment/schema';
 import { scaleSpec, type Scale } from '../experiment/scale';
 import { loadSpecFile } from '../experiment/validate';
 import { awsEngineRefusals } from '../experiment/engine-checks';
-import { drawOrderSeed, planRun, PlanError, type PlanOptions } from './plan';
+import { drawOrderSeed, planRun, PlanError, writeForwardingOf, type PlanOptions } from './plan';
 import { prepareDeadlineS, SEGMENT_EVENTS_BUDGET, worstStepEvents } from './step-looks';
-import type { Plan, PlanNote } from './types';
+import type { Plan, PlanNote, WriteForwardingSupport } from './types';
 
 /**
  * Step Functions: "Maximum input or output size for a task, state, or execution: 256 KiB of data as
@@ -75,11 +75,11 @@ function awsWorkflowStateNotes(plan: Plan, spec: Spec): PlanNote[] {
  * deadline grows with its rows (1 s per 2,000, step-looks.ts) and RunStep looks at most every 300 s,
  * at 9 events a look, so about 830 million rows.
  */
-function awsStepHistoryNotes(plan: Plan): PlanNote[] {
+function awsStepHistoryNotes(plan: Plan, forwarding: WriteForwardingSupport): PlanNote[] {
   let worst: { readonly events: number; readonly rows: number; readonly deadlineS: number } | undefined;
   for (const cell of plan.cells) {
     for (const step of cell.steps) {
-      const events = worstStepEvents(cell, step);
+      const events = worstStepEvents(cell, step, forwarding);
       if (events > SEGMENT_EVENTS_BUDGET && (worst === undefined || events > worst.events)) {
         worst = { events, rows: cell.data.tables * cell.data.tableSize, deadlineS: prepareDeadlineS(cell.data) };
       }
@@ -137,7 +137,7 @@ export function preparePlan(loaded: LoadedExperiment, options: PreparePlanOption
   // A randomized order's seed is drawn here, into the spec the run starts with: the workflow's PlanRun plans the same order from it.
   const spec = narrowed.spec.order === 'randomized' && narrowed.spec.orderSeed === undefined ? { ...narrowed.spec, orderSeed: drawOrderSeed() } : narrowed.spec;
   const plan = planRun(spec, { ...planOptions, scripts: loaded.scripts });
-  const stateNotes = planOptions.backend === 'aws' ? [...awsWorkflowStateNotes(plan, spec), ...awsStepHistoryNotes(plan)] : [];
+  const stateNotes = planOptions.backend === 'aws' ? [...awsWorkflowStateNotes(plan, spec), ...awsStepHistoryNotes(plan, writeForwardingOf(planOptions))] : [];
   const stateRefusals = stateNotes.filter((n) => n.level === 'refused');
   if (onRefusal === 'refuse' && stateRefusals.length > 0) throw new PlanError(stateRefusals, planOptions.source);
   const shown = [...(onRefusal === 'show' ? refused : []), ...stateNotes.filter((n) => n.level !== 'refused' || onRefusal === 'show')];

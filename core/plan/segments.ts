@@ -5,7 +5,7 @@
  * history size", Step Functions Developer Guide, "Step Functions service quotas").
  */
 import { SEGMENT_EVENTS_BUDGET, worstStepEvents } from './step-looks';
-import type { CellHeader, CellPlan, DuetPlan, StepSegment } from './types';
+import type { CellHeader, CellPlan, DuetPlan, StepSegment, WriteForwardingSupport } from './types';
 
 /**
  * Steps per segment at most. A step costs 9 history events plus 9 per look that finds its jobs
@@ -38,9 +38,9 @@ function boundedSegments(stepCount: number, worstOf: (index: number) => number):
   return segments;
 }
 
-export function cellHeader(cell: CellPlan): CellHeader {
+export function cellHeader(cell: CellPlan, forwarding: WriteForwardingSupport): CellHeader {
   const { steps, ...rest } = cell;
-  return { ...rest, stepCount: steps.length, segments: boundedSegments(steps.length, (i) => worstStepEvents(cell, steps[i]!)) };
+  return { ...rest, stepCount: steps.length, segments: boundedSegments(steps.length, (i) => worstStepEvents(cell, steps[i]!, forwarding)) };
 }
 
 /** What the workflow's state carries of a duet: the DuetPlan and its members' step segments. */
@@ -53,9 +53,9 @@ export interface DuetHeader extends DuetPlan {
  * done, each member's stopped at its own deadline, so a step costs at most its costliest member's
  * worst case (core/workflow/duet.ts).
  */
-export function duetHeader(duet: DuetPlan, members: readonly CellPlan[]): DuetHeader {
+export function duetHeader(duet: DuetPlan, members: readonly CellPlan[], forwarding: WriteForwardingSupport): DuetHeader {
   return {
     ...duet,
-    segments: boundedSegments(duet.stepCount, (i) => Math.max(0, ...members.map((cell) => (cell.steps[i] !== undefined ? worstStepEvents(cell, cell.steps[i]) : 0)))),
+    segments: boundedSegments(duet.stepCount, (i) => Math.max(0, ...members.map((cell) => (cell.steps[i] !== undefined ? worstStepEvents(cell, cell.steps[i], forwarding) : 0)))),
   };
 }

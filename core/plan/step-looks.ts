@@ -6,7 +6,7 @@
  * whose length depends on the data's size or on a hung job can bring a segment's execution near the
  * 25,000-event history limit.
  */
-import type { CellPlan, DataPlan, RunnerPhase, StepPlan } from './types';
+import type { CellPlan, DataPlan, RunnerPhase, StepPlan, WriteForwardingSupport } from './types';
 
 /**
  * How long the WaitForStep state waits before RunStep looks again at jobs it found still running:
@@ -43,12 +43,12 @@ const EVENTS_PER_LOOK = 9;
  * Whether a step's run jobs prepare its data themselves: with data.reuse "step" every step
  * prepares, and one runner job per client and step makes a step cost the workflow one
  * look-until-done instead of two (a prepare's, then the run's). With data.reuse "cell" only a
- * cell's first step prepares; it keeps its own prepare job. Not for the local write-forwarding
- * emulation either, whose run waits for the replicas to catch up with a fresh prepare (the local
- * backend does that between the two jobs).
+ * cell's first step prepares; it keeps its own prepare job. Nor, on a backend that emulates write
+ * forwarding (WriteForwardingSupport), for a step whose writes go to a reader: the emulated run waits
+ * for the replicas to catch up with a fresh prepare (the local backend does that between the two jobs).
  */
-export function preparesInRun(cell: Pick<CellPlan, 'data'>, step: StepPlan): boolean {
-  return step.prepare && cell.data.reuse === 'step' && step.forwardingEmulation === undefined;
+export function preparesInRun(cell: Pick<CellPlan, 'data'>, step: StepPlan, forwarding: WriteForwardingSupport): boolean {
+  return step.prepare && cell.data.reuse === 'step' && !(step.forwardedWrites !== undefined && forwarding === 'emulated');
 }
 
 /** Seconds a prepare may take. Generous: 2,000 rows/s is far below what sysbench prepare does anywhere we run it. */
@@ -83,8 +83,8 @@ export function looksUntil(deadlineS: number): number {
 }
 
 /** The most history events a step can cost its segment's execution: every phase's jobs looked at until their deadline. */
-export function worstStepEvents(cell: Pick<CellPlan, 'data'>, step: StepPlan): number {
+export function worstStepEvents(cell: Pick<CellPlan, 'data'>, step: StepPlan, forwarding: WriteForwardingSupport): number {
   const phase = (deadlineS: number) => PHASE_EVENTS + EVENTS_PER_LOOK * looksUntil(deadlineS);
-  if (preparesInRun(cell, step)) return phase(jobDeadlineS(step, cell.data, 'run', true));
+  if (preparesInRun(cell, step, forwarding)) return phase(jobDeadlineS(step, cell.data, 'run', true));
   return (step.prepare ? phase(prepareDeadlineS(cell.data)) : 0) + phase(jobDeadlineS(step, cell.data, 'run'));
 }

@@ -9,6 +9,15 @@ import type { AuroraStorage, ReaderScaling } from '../aurora/aurora-configuratio
 
 export type BackendKind = 'local' | 'aws';
 
+/**
+ * What a backend can do with a step that sends writes to a reader of a variant with write
+ * forwarding (StepPlan.forwardedWrites), as it declares it (Backend.writeForwarding): "native", the
+ * reader forwards them (Aurora write forwarding; the job runs as it is); "emulated", the backend runs
+ * such a job its own way (the local backend's client-side emulation, core/backends/local), which
+ * covers some workloads only; "none", it cannot run one.
+ */
+export type WriteForwardingSupport = 'native' | 'emulated' | 'none';
+
 /** A step's data is prepared once (prepare), then measured (run): the runner's two phases. */
 export type RunnerPhase = 'prepare' | 'run';
 
@@ -72,12 +81,12 @@ export interface StepPlan {
   /** Skip this rate step when a lower rate of the same workload and threads overloaded in this cell. */
   readonly stopAtOverload?: boolean;
   /**
-   * Local plans only: a step that sends writes to a reader of a variant with write forwarding runs
-   * as a client-side emulation (client/workloads/wf_emulation.lua: reads on the reader, writes on a
-   * second connection to the writer, the consistency level's GTID waits), since MariaDB replicas
-   * cannot forward writes. `consistency` is the level emulated.
+   * The step sends writes to a reader of a variant with write forwarding, at this read consistency
+   * level (the workload's own, else the variant's). The plan records only that; how such a step
+   * runs is the backend's (WriteForwardingSupport: Aurora forwards natively, the local backend
+   * emulates it on the client, core/backends/local).
    */
-  readonly forwardingEmulation?: { readonly consistency: string };
+  readonly forwardedWrites?: { readonly consistency: string };
   readonly durationS: number;
   readonly warmupS: number;
   readonly reportIntervalS: number;

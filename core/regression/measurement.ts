@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { CellPlan, Plan, StepPlan } from '../plan/types';
-import { canonicalJson } from '../experiment/validate';
+import { canonicalJson } from '../experiment/canonical-json';
 import { stepKeyText, type StepKey } from './metrics';
 
 /** The measurement-defining parts of one step of one variant, as stored in a run's plan. */

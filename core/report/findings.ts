@@ -94,6 +94,11 @@ export function verdictText(r: RatioFinding, higherIsBetter: boolean): string {
   return good(r.direction) ? 'better' : 'worse';
 }
 
+/** A table cell of a ratio: its estimate and interval, then its verdict, e.g. "93.2% (90.1%–96.4%) worse". */
+export function ratioCell(r: RatioFinding, higherIsBetter: boolean, digits = 1): string {
+  return `${ratioText(r, digits)} ${verdictText(r, higherIsBetter)}`;
+}
+
 /** A ratio in few characters for grids: "83% (79–88) worse". */
 export function compactRatio(r: RatioFinding, higherIsBetter: boolean): string {
   if (r.estimate === null) return '-';

@@ -127,7 +127,7 @@ async function provisionDuetTask(deps: TaskDeps, event: DuetEvent): Promise<{ ru
   const memberPlans = await Promise.all(duet.members.map((cellId) => loadCellPlan(deps, event.run, cellId)));
   return {
     run: event.run,
-    cell: duetHeader(duet, memberPlans),
+    cell: duetHeader(duet, memberPlans, deps.backend.writeForwarding),
     resources: duetResources(
       duet.cellId,
       provisioned.map((p) => p.resources),

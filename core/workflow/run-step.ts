@@ -59,6 +59,7 @@ export async function runStepTask(deps: TaskDeps, event: RunStepEvent | DuetStep
     cellId: event.cell.cellId,
     members: cells.map((cell) => ({ cell, resources: resourcesOf(cell.cellId) })),
     segment,
+    writeForwarding: deps.backend.writeForwarding,
   };
   const cursorKey = lakeKeys.workflow.stepCursor(run.runId, event.cell.cellId);
   const stored = await readJson<StepCursor>(deps, cursorKey);

@@ -15,7 +15,7 @@
 import type { CellResources, JobHandle, JobsState, RunContext } from '../backend';
 import { BACKEND_TIMES } from '../plan/plan';
 import { jobDeadlineS, lookAgainAfterS, preparesInRun } from '../plan/step-looks';
-import type { CellPlan, StepPlan, StepSegment } from '../plan/types';
+import type { CellPlan, StepPlan, StepSegment, WriteForwardingSupport } from '../plan/types';
 import type { RunnerPhase } from '../sysbench/types';
 import { InvalidTaskInputError } from './errors';
 
@@ -95,6 +95,8 @@ export interface StepSchedule {
   /** The members' plans and resources, in the duet's member order; a cell is its one member. */
   readonly members: readonly { readonly cell: CellPlan; readonly resources: CellResources }[];
   readonly segment: StepSegment;
+  /** What the backend does with writes sent to a reader (Backend.writeForwarding): whether a step's run jobs can prepare its data. */
+  readonly writeForwarding: WriteForwardingSupport;
 }
 
 /** A member's jobs once looked at: JobsState, and whether they were stopped at their deadline. */
@@ -199,7 +201,7 @@ function startNext(schedule: StepSchedule, cursor: StepCursor, commands: StepCom
   }
   const steps = schedule.members.map((_, m) => stepOf(schedule, m, next));
   // One phase only when it is one for every member (a step some member must prepare by a job of its own keeps its prepare job).
-  const withPrepare = schedule.members.every((m, i) => preparesInRun(m.cell, steps[i]!));
+  const withPrepare = schedule.members.every((m, i) => preparesInRun(m.cell, steps[i]!, schedule.writeForwarding));
   const phase: RunnerPhase = steps[0]!.prepare && !withPrepare ? 'prepare' : 'run';
   return { cursor, commands: [...commands, { kind: 'start', stepIndex: next, phase, withPrepare }] };
 }

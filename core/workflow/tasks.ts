@@ -12,14 +12,13 @@ import {
   type RunnerJob,
   type ServerMetricsCollection,
   type VerdictPublication,
-  type WriteForwardingSupport,
 } from '../backend';
 import { lakeKeys, toJsonLines, type RunRow, type ServerConfigRow, type ServerMetricRow, type VerdictsRow } from '../lake/rows';
 import { metricWindowRows, skippedStepRow, stepRowsOf, stepTotals, type ClientStepOutput } from '../lake/step-rows';
 import { PlanError } from '../plan/plan';
 import { preparePlan } from '../plan/prepare';
 import { cellHeader } from '../plan/segments';
-import type { CellHeader, CellItem, CellPlan, CellRef, Plan, PlanNote, StepPlan, StepSegment } from '../plan/types';
+import type { CellHeader, CellItem, CellPlan, CellRef, Plan, PlanNote, StepPlan, StepSegment, WriteForwardingSupport } from '../plan/types';
 import type { Spec } from '../experiment/schema';
 import { SpecError, validateSpec } from '../experiment/validate';
 import { buildSysbenchArgs } from '../plan/sysbench-args';
@@ -445,9 +444,9 @@ function buildJobs(
  * job runs as it is), the step's consistency level for one that emulates it (it adapts the job).
  */
 function forwardedWritesOf(step: StepPlan, support: WriteForwardingSupport): RunnerJob['writeForwarding'] {
-  if (step.forwardingEmulation === undefined || support === 'native') return undefined;
+  if (step.forwardedWrites === undefined || support === 'native') return undefined;
   if (support === 'none') throw new InvalidTaskInputError(`step ${step.stepId} sends writes to a reader of a write-forwarding variant, which this backend cannot run`);
-  return { consistency: step.forwardingEmulation.consistency };
+  return { consistency: step.forwardedWrites.consistency };
 }
 
 interface ClientOutput extends ClientStepOutput {
@@ -490,6 +489,7 @@ export async function planRunTask(deps: TaskDeps, event: PlanRunEvent): Promise<
       { spec, scripts: event.scripts ?? {} },
       {
         backend: deps.backend.kind,
+        writeForwarding: deps.backend.writeForwarding,
         ...(event.runId ? { runId: event.runId } : {}),
         now: deps.now(),
       },
@@ -555,7 +555,7 @@ export async function provisionCellTask(deps: TaskDeps, event: CellEvent): Promi
   const resources = await deps.backend.provisionCell(event.run, cell);
   return {
     run: event.run,
-    cell: cellHeader(cell),
+    cell: cellHeader(cell, deps.backend.writeForwarding),
     resources: { ...resources, backendState: { ...resources.backendState, provisionStartedAt: resources.backendState['provisionStartedAt'] ?? deps.now().toISOString() } },
   };
 }

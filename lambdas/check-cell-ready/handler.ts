@@ -1,32 +1,14 @@
 /**
  * The check-cell-ready Task on Lambda: core/workflow/task-registry.ts TASKS['check-cell-ready'] with AWS deps of its own. It
  * imports that Task alone, not the registry, and constructs only the SDK clients and AWS backend
- * parts that Task calls, so that its bundle holds only its own Task's code and its role
- * (lib/backend-permissions.ts) only the actions of that code. The cell's databases: Aurora (RDS), RDS DB instances, or self-managed servers (EC2, SSM, Secrets Manager).
+ * parts that Task calls (databasesBackend, core/backends/aws/parts/databases.ts), so that its bundle holds only
+ * its own Task's code and its role (lib/backend-permissions.ts) only the actions of that code. The cell's databases: Aurora (RDS), RDS DB instances, or self-managed servers (EC2, SSM, Secrets Manager).
  */
-import { EC2Client } from '@aws-sdk/client-ec2';
-import { RDSClient } from '@aws-sdk/client-rds';
-import { S3Client } from '@aws-sdk/client-s3';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { SSMClient } from '@aws-sdk/client-ssm';
-import { s3ClientConfig, sdkClientConfig } from '../../core/backends/aws/client-config';
-import { composeAwsBackend } from '../../core/backends/aws/parts/compose';
-import { databasesPart } from '../../core/backends/aws/parts/databases';
-import { S3LakeStore } from '../../core/backends/aws/s3-lake';
+import { databasesBackend } from '../../core/backends/aws/parts/databases';
 import { awsFunctionTaskDeps } from '../../core/task-deps/aws-function-deps';
 import { checkCellOrDuetReady } from '../../core/workflow/duet';
 import { awsTaskHandler } from '../runtime/aws-runtime';
 
-export const handler = awsTaskHandler('check-cell-ready', checkCellOrDuetReady, ({ env, config, clientOptions, instrument }) => {
-  const common = sdkClientConfig(clientOptions);
-  const clients = {
-    rds: instrument(new RDSClient(common)),
-    ec2: instrument(new EC2Client(common)),
-    ssm: instrument(new SSMClient(common)),
-    secrets: instrument(new SecretsManagerClient(common)),
-    s3: instrument(new S3Client(s3ClientConfig(clientOptions))),
-  };
-  const lake = new S3LakeStore(clients.s3, config.bucket, config.lakePrefix);
-  const backend = composeAwsBackend(config, lake, databasesPart({ clients, config, now: () => new Date() }), 'check-cell-ready');
-  return awsFunctionTaskDeps(env, { backend }, 'check-cell-ready');
-});
+export const handler = awsTaskHandler('check-cell-ready', checkCellOrDuetReady, (context) =>
+  awsFunctionTaskDeps(context.env, { backend: databasesBackend(context, 'check-cell-ready') }, 'check-cell-ready'),
+);

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { synthesisCacheDir } from '../../bin/aws-rehearsal';
 import { LambdaSandbox, LOAD_ERROR_TYPES, lambdaRuntimeModules, type InvokeOutcome } from '../../core/rehearsal/lambda-sandbox';
 import { TASK_NAMES } from '../../core/workflow/task-names';
-import { LAKE_VIEWS } from '../../core/lake/views';
+import { allViewSql, LAKE_VIEWS, SQL_FILE_VIEWS } from '../../core/lake/views';
 import { synthesizeBundledCached } from '../../lib/synthesized-workflow';
 
 type BundledSynthesis = ReturnType<typeof synthesizeBundledCached>;
@@ -142,9 +142,10 @@ test("the template has one nodejs22.x function per Task and the sweeper; the onl
   ]);
 });
 
-test("the lake views' SQL, which the Tasks read at run time (core/lake/views.ts), ships beside each Task's index.js", () => {
+test("the lake views' SQL files, which the Tasks read at run time (core/lake/views.ts: all but the generated step_summary), ship beside each Task's index.js", () => {
   for (const fn of nodeFunctions().filter((f) => f.task !== undefined)) {
-    expect([fn.task, LAKE_VIEWS.filter((v) => !existsSync(join(fn.assetDir, 'sql', `${v}.sql`)))]).toEqual([fn.task, []]);
+    expect([fn.task, SQL_FILE_VIEWS.filter((v) => !existsSync(join(fn.assetDir, 'sql', `${v}.sql`)))]).toEqual([fn.task, []]);
+    expect([fn.task, allViewSql(join(fn.assetDir, 'sql')).map((v) => v.name)]).toEqual([fn.task, [...LAKE_VIEWS]]);
   }
 });
 

@@ -87,6 +87,11 @@ describe.each(TASK_NAMES.map((t) => [t]))('the %s function', (task) => {
     expect(bundle.modules.some((m) => /(^|\/)node_modules\/zod\//.test(m))).toBe(task === 'plan-run');
   });
 
+  test('holds no YAML parser but in PlanRun (core/experiment/validate.ts, which also reads spec files): a hash of a definition needs none', () => {
+    // The chain that brought it into ComputeVerdicts: regression/measurement.ts -> experiment/validate.ts (canonicalJson) -> yaml.
+    expect(bundle.modules.some((m) => /(^|\/)node_modules\/yaml\//.test(m))).toBe(task === 'plan-run');
+  });
+
   test('holds no DuckDB and requires nothing the nodejs22.x runtime lacks', () => {
     // The chain that once brought it in: aws-deps.ts -> regression/judge.ts -> load.ts -> lake/results.ts -> lake/duckdb.ts.
     expect(bundle.modules).not.toContain('core/lake/duckdb.ts');

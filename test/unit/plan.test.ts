@@ -101,7 +101,7 @@ describe('plan', () => {
       ],
     });
     const local = planRun(s, { backend: 'local', now: NOW });
-    expect(local.cells[0]!.steps.map((s) => [s.stepId, s.forwardingEmulation])).toEqual([
+    expect(local.cells[0]!.steps.map((s) => [s.stepId, s.forwardedWrites])).toEqual([
       ['fwd-t1', { consistency: 'SESSION' }],
       ['direct-t1', undefined],
     ]);
@@ -113,13 +113,18 @@ describe('plan', () => {
         expect.objectContaining({ level: 'warning', path: 'variants[0].writeForwarding' }),
       ]),
     );
+    // The plan records the intent on every backend; Aurora forwards natively, so nothing is refused or said
     const aws = planRun(s, { backend: 'aws', now: NOW });
-    expect(aws.cells[0]!.steps.map((s) => [s.stepId, s.forwardingEmulation])).toEqual([
-      ['fwd-t1', undefined],
-      ['ins-t1', undefined],
+    expect(aws.cells[0]!.steps.map((s) => [s.stepId, s.forwardedWrites])).toEqual([
+      ['fwd-t1', { consistency: 'SESSION' }],
+      ['ins-t1', { consistency: 'SESSION' }],
       ['direct-t1', undefined],
     ]);
     expect(aws.notes).toEqual([]);
+    // A backend that declares it cannot forward writes refuses every such step
+    const none = planRun(s, { backend: 'local', writeForwarding: 'none', now: NOW });
+    expect(none.cells[0]!.steps.map((s) => s.stepId)).toEqual(['direct-t1']);
+    expect(none.notes.filter((n) => n.level === 'refused').map((n) => n.path)).toEqual(['workloads[0]', 'workloads[1]']);
   });
 
   it('fails the plan when nothing is left to run locally', () => {

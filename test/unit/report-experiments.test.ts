@@ -102,9 +102,9 @@ describe('the study experiments (experiments/*.json)', () => {
     expect(s3Text).toMatch(/consistency levels \(EVENTUAL\/SESSION\/GLOBAL\)/);
     expect(s3Text).toMatch(/client-side EMULATION of Aurora write forwarding/);
     // Every reader step runs locally, as the emulation; the writer steps as they are.
-    expect(s3Plan.cells[0]!.steps.filter((s) => s.target !== 'writer').every((s) => s.forwardingEmulation !== undefined)).toBe(true);
-    expect(s3Plan.cells[0]!.steps.filter((s) => s.target === 'writer').every((s) => s.forwardingEmulation === undefined)).toBe(true);
-    expect(s3Plan.cells[0]!.steps.filter((s) => s.forwardingEmulation?.consistency === 'GLOBAL').map((s) => s.workload)).toEqual(['consistency-global']);
+    expect(s3Plan.cells[0]!.steps.filter((s) => s.target !== 'writer').every((s) => s.forwardedWrites !== undefined)).toBe(true);
+    expect(s3Plan.cells[0]!.steps.filter((s) => s.target === 'writer').every((s) => s.forwardedWrites === undefined)).toBe(true);
+    expect(s3Plan.cells[0]!.steps.filter((s) => s.forwardedWrites?.consistency === 'GLOBAL').map((s) => s.workload)).toEqual(['consistency-global']);
     expect(s4Notes).toMatch(/CloudWatch NetworkTransmitThroughput/);
     expect(s4Notes).toMatch(/instance classes .* are only emulated locally/);
   });

@@ -30,7 +30,7 @@ function cellOf(data: SpecInput['data'], steps: number, durationS = 1): CellPlan
 }
 
 /** Events of a segment whose every step's jobs are looked at until their deadline. */
-const worstOf = (cell: CellPlan, from: number, to: number) => cell.steps.slice(from, to).reduce((sum, s) => sum + worstStepEvents(cell, s), 0);
+const worstOf = (cell: CellPlan, from: number, to: number) => cell.steps.slice(from, to).reduce((sum, s) => sum + worstStepEvents(cell, s, 'native'), 0);
 
 describe('step looks and segments', () => {
   it('waits 10 s after the first look that finds jobs running, 1.5 times longer after each next, whole seconds, at most 300 s', () => {
@@ -74,17 +74,21 @@ describe('step looks and segments', () => {
     const [first, second] = perStep.steps;
 
     // Act / Assert
-    expect([preparesInRun(perStep, first!), preparesInRun(perStep, second!), preparesInRun(perCell, perCell.steps[0]!), preparesInRun(perCell, perCell.steps[1]!)]).toEqual([
-      true,
-      true,
-      false,
-      false,
-    ]);
+    expect([
+      preparesInRun(perStep, first!, 'native'),
+      preparesInRun(perStep, second!, 'native'),
+      preparesInRun(perCell, perCell.steps[0]!, 'native'),
+      preparesInRun(perCell, perCell.steps[1]!, 'native'),
+    ]).toEqual([true, true, false, false]);
+    // A step whose writes go to a reader: Aurora forwards them, so its run prepares too; a backend that emulates
+    // write forwarding waits for the replicas between a prepare job and the run (core/backends/local)
+    const forwarded = { ...first!, forwardedWrites: { consistency: 'SESSION' } };
+    expect([preparesInRun(perStep, forwarded, 'native'), preparesInRun(perStep, forwarded, 'emulated'), preparesInRun(perStep, first!, 'emulated')]).toEqual([true, false, true]);
     expect(prepareDeadlineS(perStep.data)).toBe(5_000);
     expect(jobDeadlineS(first!, perStep.data, 'run', true)).toBe(5_000 + 1 + 60);
-    expect(worstStepEvents(perStep, first!)).toBe(9 + 9 * looksUntil(5_061));
-    expect(worstStepEvents(perCell, perCell.steps[0]!)).toBe(9 + 9 * looksUntil(5_000) + 9 + 9 * looksUntil(61));
-    expect(worstStepEvents(perCell, perCell.steps[1]!)).toBe(9 + 9 * looksUntil(61));
+    expect(worstStepEvents(perStep, first!, 'native')).toBe(9 + 9 * looksUntil(5_061));
+    expect(worstStepEvents(perCell, perCell.steps[0]!, 'native')).toBe(9 + 9 * looksUntil(5_000) + 9 + 9 * looksUntil(61));
+    expect(worstStepEvents(perCell, perCell.steps[1]!, 'native')).toBe(9 + 9 * looksUntil(61));
   });
 
   it('keeps 200 steps a segment where every step fits (short runs, the data prepared once per cell)', () => {
@@ -92,7 +96,7 @@ describe('step looks and segments', () => {
     const cell = cellOf({ tables: 1, tableSize: 1000, reuse: 'cell' }, 1000);
 
     // Act
-    const { segments } = cellHeader(cell);
+    const { segments } = cellHeader(cell, 'native');
 
     // Assert
     expect(segments.map((s) => s.to - s.from)).toEqual([200, 200, 200, 200, 200]);
@@ -104,10 +108,10 @@ describe('step looks and segments', () => {
     const cell = cellOf({ tables: 1, tableSize: 1000, reuse: 'step' }, 1000);
 
     // Act
-    const { segments } = cellHeader(cell);
+    const { segments } = cellHeader(cell, 'native');
 
     // Assert: 9 + 9 x looksUntil(600 + 61) = 90 events a step, 138 steps within 12,500 - 50.
-    expect(worstStepEvents(cell, cell.steps[0]!)).toBe(90);
+    expect(worstStepEvents(cell, cell.steps[0]!, 'native')).toBe(90);
     expect(segments.map((s) => s.to - s.from)).toEqual([138, 138, 138, 138, 138, 138, 138, 34]);
     for (const s of segments) expect(worstOf(cell, s.from, s.to)).toBeLessThanOrEqual(SEGMENT_EVENTS_BUDGET);
   });
@@ -117,7 +121,7 @@ describe('step looks and segments', () => {
     const cell = cellOf({ tables: 100, tableSize: 1_000_000, reuse: 'step' }, 1000);
 
     // Act
-    const { segments } = cellHeader(cell);
+    const { segments } = cellHeader(cell, 'native');
 
     // Assert: contiguous, covering every step, each within the budget, and no more segments than it takes.
     expect(segments[0]!.from).toBe(0);
@@ -136,12 +140,12 @@ describe('step looks and segments', () => {
     const duet = { cellId: 'r1-duet', index: 0, repeat: 1, members: [small.cellId, big.cellId], stepCount: 1000 };
 
     // Act
-    const { segments } = duetHeader(duet, [small, big]);
+    const { segments } = duetHeader(duet, [small, big], 'native');
 
     // Assert: the costlier member's segments (the small data's alone would be 7 x 138 + 34 steps).
-    expect(segments).toEqual(cellHeader(big).segments);
-    expect(segments).not.toEqual(cellHeader(small).segments);
-    expect(duetHeader(duet, [small, small]).segments).toEqual(cellHeader(small).segments);
+    expect(segments).toEqual(cellHeader(big, 'native').segments);
+    expect(segments).not.toEqual(cellHeader(small, 'native').segments);
+    expect(duetHeader(duet, [small, small], 'native').segments).toEqual(cellHeader(small, 'native').segments);
     for (const s of segments) expect(worstOf(big, s.from, s.to)).toBeLessThanOrEqual(SEGMENT_EVENTS_BUDGET);
   });
 
@@ -163,7 +167,7 @@ describe('step looks and segments', () => {
     // Assert
     expect(refused).toThrow(PlanError);
     expect(refused).toThrow(/huge\.json[\s\S]*data\.tableSize: 900,000,000 rows: their prepare may run 5\.2 days .* more than half of Step Functions' 25,000 per execution/);
-    expect(worstStepEvents(fits.plan.cells[0]!, fits.plan.cells[0]!.steps[0]!)).toBeLessThanOrEqual(SEGMENT_EVENTS_BUDGET);
+    expect(worstStepEvents(fits.plan.cells[0]!, fits.plan.cells[0]!.steps[0]!, 'native')).toBeLessThanOrEqual(SEGMENT_EVENTS_BUDGET);
     expect(() => preparePlan({ spec: validateSpec(specOf(90_000_000)), scripts: {} }, { backend: 'local', runId: 'huge-2' })).not.toThrow();
   });
 });

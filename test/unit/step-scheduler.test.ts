@@ -61,7 +61,13 @@ function resourcesOf(cell: CellPlan): CellResources {
 }
 
 function scheduleOf(cells: CellPlan[], segment = { from: 0, to: cells[0]!.steps.length }): StepSchedule {
-  return { backend: 'aws', cellId: cells.length > 1 ? cells[0]!.duet! : cells[0]!.cellId, members: cells.map((cell) => ({ cell, resources: resourcesOf(cell) })), segment };
+  return {
+    backend: 'aws',
+    writeForwarding: 'native',
+    cellId: cells.length > 1 ? cells[0]!.duet! : cells[0]!.cellId,
+    members: cells.map((cell) => ({ cell, resources: resourcesOf(cell) })),
+    segment,
+  };
 }
 
 function handle(cellId: string, stepIndex: number, phase: 'prepare' | 'run', client: number, startedMs: number): JobHandle {

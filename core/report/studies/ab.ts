@@ -10,7 +10,7 @@ import type { ReportSection, TableBlock } from '../model';
 import { pairByTime, pairedRatioCi, roundsToResolve, type PairedRatio } from '../duet-pairs';
 import { stepKey } from '../load';
 import type { StepResult } from '../../lake/results';
-import { rangeText, ratioFinding, ratioText, verdictText, whole, WITHIN_RUN_NOTE, type Estimated, type RatioFinding } from '../findings';
+import { rangeText, ratioFinding, ratioText, verdictText, whole, WITHIN_RUN_NOTE, type Estimated, type RatioFinding, ratioCell } from '../findings';
 import {
   clientBoundFinding,
   clientBoundMark,
@@ -298,9 +298,9 @@ export function abSection(f: AbFindings): ReportSection {
         '',
         `${ratio.variant}/${ratio.baseline}`,
         '',
-        `${ratioText(ratio.tps)} ${verdictText(ratio.tps, true)}`,
-        `${ratioText(ratio.qps)} ${verdictText(ratio.qps, true)}`,
-        `${ratioText(ratio.latency)} ${verdictText(ratio.latency, false)}`,
+        ratioCell(ratio.tps, true),
+        ratioCell(ratio.qps, true),
+        ratioCell(ratio.latency, false),
         `QPS CI width ${widthText(ratio.qps)}`,
         ratio.from,
       ]);
@@ -322,7 +322,7 @@ export function abSection(f: AbFindings): ReportSection {
     tables.push({
       title: 'Same class, different AZ (QPS)',
       head: ['class', 'step', 'AZ ratio', 'QPS ratio (95% CI)'],
-      rows: f.azSpread.map((s) => [s.instanceClass, s.step, s.azs, `${ratioText(s.qps)} ${verdictText(s.qps, true)}`]),
+      rows: f.azSpread.map((s) => [s.instanceClass, s.step, s.azs, ratioCell(s.qps, true)]),
       numeric: [3],
     });
   const forest: ForestRow[] = f.azs.flatMap((az) =>
@@ -341,9 +341,9 @@ export function abSection(f: AbFindings): ReportSection {
       az.az ?? '-',
       r.step,
       `${r.variant}/${r.baseline}`,
-      `${ratioText(r.qps)} ${verdictText(r.qps, true)}`,
-      `${ratioText(r.tps)} ${verdictText(r.tps, true)}`,
-      `${ratioText(r.latency)} ${verdictText(r.latency, false)}`,
+      ratioCell(r.qps, true),
+      ratioCell(r.tps, true),
+      ratioCell(r.latency, false),
       widthText(r.qps),
       r.toResolve ?? 'resolved',
     ]),

@@ -11,7 +11,7 @@
 import { forestChart, lineChart, type ForestRow, type XYSeries } from '../charts';
 import { num, pct } from '../../format';
 import type { ChartBlock, ReportSection, TableBlock } from '../model';
-import { compactRatio, rangeText, ratioText, verdictText, WITHIN_RUN_NOTE, type Estimated, type RatioFinding } from '../findings';
+import { compactRatio, rangeText, ratioText, verdictText, WITHIN_RUN_NOTE, type Estimated, type RatioFinding, ratioCell } from '../findings';
 import { clientBoundFinding, estimate, ratioOf, uniqueInOrder, type Context, type StepGroup } from '../context';
 
 interface ForwardingPair {
@@ -305,7 +305,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         String(p.threads),
         rangeText(p.writerTps),
         rangeText(p.readerTps),
-        `${ratioText(p.ratio)} ${verdictText(p.ratio, true)}`,
+        ratioCell(p.ratio, true),
         rangeText(p.writerLatency),
         rangeText(p.readerLatency),
       ]),
@@ -321,7 +321,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         `${s.readers} x ${s.threadsEach}`,
         rangeText(s.summed),
         s.writer ? rangeText(s.writer) : 'no writer step',
-        s.ratio ? `${ratioText(s.ratio)} ${verdictText(s.ratio, true)}` : '-',
+        s.ratio ? ratioCell(s.ratio, true) : '-',
       ]),
       numeric: [2, 3],
     });
@@ -332,7 +332,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
     answerTables.push({
       title: 'Writer vs reader (writes forwarded), TPS by threads',
       head: ['workload', 'threads', 'writer TPS', 'reader TPS', 'reader/writer'],
-      rows: stock.map((p) => [p.workload, String(p.threads), rangeText(p.writerTps), rangeText(p.readerTps), `${ratioText(p.ratio, 0)} ${verdictText(p.ratio, true)}`]),
+      rows: stock.map((p) => [p.workload, String(p.threads), rangeText(p.writerTps), rangeText(p.readerTps), ratioCell(p.ratio, true, 0)]),
       numeric: [1, 2, 3, 4],
       notes: withinNote,
     });
@@ -363,7 +363,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         rangeText(c.tps),
         rangeText(c.avgMs),
         rangeText(c.tailMs),
-        c.tailCost ? `${ratioText(c.tailCost, 0)} ${verdictText(c.tailCost, false)}` : '-',
+        c.tailCost ? ratioCell(c.tailCost, false, 0) : '-',
         staleText(c.staleReads) ?? 'not measured',
       ]),
       numeric: [1, 2, 3, 4],

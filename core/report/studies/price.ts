@@ -9,7 +9,7 @@ import { barChart } from '../charts';
 import { dbInstancePrice, dbInstancePriceKey, pricesAsOfText, regionPrices, unconfirmedPricesUsed } from '../../plan/cost';
 import { num, pct } from '../../format';
 import type { ReportSection } from '../model';
-import { ratioText, verdictText, type RatioFinding } from '../findings';
+import { ratioText, verdictText, type RatioFinding, ratioCell } from '../findings';
 import { comparableKey, estimate, inSweep, isNetworkStudy, ratioOf, stepLabel, uniqueInOrder, type Context, type VariantInfo } from '../context';
 import { mean } from '../stats';
 import { analyzeRate } from './rate';
@@ -247,14 +247,7 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
               {
                 title: 'Performance ratio vs price ratio (TPS; transactions per unit of money = performance / price)',
                 head: ['AZ', 'step', 'ratio', 'performance (95% CI)', 'price', 'price-performance (95% CI)'],
-                rows: f.ratios.map((r) => [
-                  r.az ?? '-',
-                  r.step,
-                  `${r.variant}/${r.baseline}`,
-                  ratioText(r.performance),
-                  pct(r.priceRatio, 1),
-                  `${ratioText(r.pricePerformance)} ${verdictText(r.pricePerformance, true)}`,
-                ]),
+                rows: f.ratios.map((r) => [r.az ?? '-', r.step, `${r.variant}/${r.baseline}`, ratioText(r.performance), pct(r.priceRatio, 1), ratioCell(r.pricePerformance, true)]),
                 numeric: [3, 4, 5],
                 notes: [
                   `Price: on-demand DB instance price per hour (${f.region}); the price-performance interval is the performance interval divided by the price ratio.${f.local ? ' Local run: performance was measured on this machine, not on the priced classes.' : ''}`,

@@ -15,7 +15,7 @@ import { overallScores, sweepScores, type TargetScore } from '../score';
 import { analyzeSweep } from '../sweep';
 import { batchMeans, mean, summarize, welchRatioCi, repeatsToResolve } from '../stats';
 import { stepKey } from '../load';
-import { rangeText, ratioFinding, ratioText, verdictText, WITHIN_RUN_NOTE, type Estimated, type RatioFinding } from '../findings';
+import { rangeText, ratioFinding, ratioText, verdictText, WITHIN_RUN_NOTE, type Estimated, type RatioFinding, ratioCell } from '../findings';
 import {
   clientBoundFinding,
   clientBoundMark,
@@ -308,7 +308,7 @@ export function threadSweepSection(f: ThreadSweepFindings): ReportSection {
         v.peakThreads !== null ? String(v.peakThreads) : '-',
         fixed(v.peakTps),
         v.fallOffThreads !== null ? String(v.fallOffThreads) : 'none',
-        v.fallOff !== null ? `${ratioText(v.fallOff, 0)} ${verdictText(v.fallOff, true)}` : '-',
+        v.fallOff !== null ? ratioCell(v.fallOff, true, 0) : '-',
         v.lastShareOfPeak !== null ? pct(v.lastShareOfPeak, 0) : '-',
       ]);
       for (const e of v.errorPoints)

@@ -7,6 +7,7 @@
  */
 import type { Backend } from '../../../backend';
 import { AuroraBenchError } from '../../../errors';
+import type { AwsClientOptions } from '../client-config';
 import type { AwsBackendConfig } from '../config';
 import type { S3LakeStore } from '../s3-lake';
 
@@ -47,4 +48,14 @@ export function composeAwsBackend(
     Promise.reject(new NotBuiltForThisFunctionError(`${builtFor} was built without the AWS backend part that does ${operation}: add that part in its handler`));
   const bound = Object.fromEntries(OPERATIONS.map((op) => [op, operations[op] ?? missing(op)])) as unknown as BackendOperations;
   return { kind: 'aws', writeForwarding: 'native', lake, metricsPublishDelayS: config.metricsPublishDelayS, ...bound };
+}
+
+/**
+ * What a function builds a part's backend from (core/task-deps/aws-function-deps.ts AwsFunctionContext):
+ * the configuration, the SDK clients' options, and the hook every SDK client goes through once.
+ */
+export interface PartContext {
+  readonly config: AwsBackendConfig;
+  readonly clientOptions: AwsClientOptions;
+  readonly instrument: <C>(client: C) => C;
 }

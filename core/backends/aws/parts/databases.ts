@@ -12,7 +12,14 @@ import { AuroraClusters, cellEngineOf } from '../cluster';
 import type { AwsBackendConfig } from '../config';
 import { RdsInstances } from '../db-instances';
 import { SelfManagedServers } from '../self-managed-servers';
-import type { BackendOperations } from './compose';
+import { EC2Client } from '@aws-sdk/client-ec2';
+import { RDSClient } from '@aws-sdk/client-rds';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SSMClient } from '@aws-sdk/client-ssm';
+import { s3ClientConfig, sdkClientConfig } from '../client-config';
+import { S3LakeStore } from '../s3-lake';
+import { composeAwsBackend, type BackendOperations, type PartContext } from './compose';
 
 export interface DatabasesPartOptions {
   readonly clients: Pick<AwsClients, 'rds' | 'ec2' | 'ssm' | 's3' | 'secrets'>;
@@ -33,4 +40,21 @@ export function databasesPart(options: DatabasesPartOptions): Pick<BackendOperat
     provisionCell: (run: RunContext, cell: CellPlan) => databasesOf(run, cell).provisionCell(run, cell),
     checkCellReady: (run: RunContext, cell: CellPlan, resources: CellResources) => databasesOf(run, cell).checkCellReady(run, cell, resources),
   };
+}
+
+/**
+ * The backend of a function whose Task provisions or checks a cell's databases (provision-cell,
+ * check-cell-ready): the SDK clients this part calls, the lake, and this part alone.
+ */
+export function databasesBackend({ config, clientOptions, instrument }: PartContext, builtFor: string): ReturnType<typeof composeAwsBackend> {
+  const common = sdkClientConfig(clientOptions);
+  const clients = {
+    rds: instrument(new RDSClient(common)),
+    ec2: instrument(new EC2Client(common)),
+    ssm: instrument(new SSMClient(common)),
+    secrets: instrument(new SecretsManagerClient(common)),
+    s3: instrument(new S3Client(s3ClientConfig(clientOptions))),
+  };
+  const lake = new S3LakeStore(clients.s3, config.bucket, config.lakePrefix);
+  return composeAwsBackend(config, lake, databasesPart({ clients, config, now: () => new Date() }), builtFor);
 }

@@ -1,0 +1,18 @@
+/**
+ * Canonical JSON, apart from the spec's parsing (validate.ts, which reads YAML): what hashes a spec
+ * (its sha256) and a step's measurement definition (core/regression/measurement.ts), so a function
+ * that only hashes does not bundle a YAML parser.
+ */
+
+/** JSON with keys sorted, so equal specs hash equal whatever order they were written in. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.keys(value)
+      .sort()
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
