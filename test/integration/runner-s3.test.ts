@@ -12,7 +12,7 @@ import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secre
 import { parseSysbenchOutput } from '../../core/sysbench/parser';
 import type { RunnerResult } from '../../core/sysbench/types';
 import { startMoto, type MotoServer } from '../aws/moto';
-import { RUNNER_JS } from '../helpers/runner-bundle';
+import { RUNNER_JS, RUNNER_NODE } from '../helpers/runner-bundle';
 import { sqlString, startMariadb, type ThrowawayMariadb } from '../helpers/sysbench-mariadb';
 
 const ROOT = join(__dirname, '..', '..');
@@ -59,7 +59,7 @@ describe('client/runner.js with Secrets Manager and S3 (moto)', () => {
 
   const runner = (args: string[]) =>
     new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [RUNNER_JS, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn(RUNNER_NODE, [RUNNER_JS, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       child.once('close', (code) => resolve({ code, stderr }));

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { parseRunnerOutput } from '../../core/sysbench/parse-file';
 import { parseClientCpu } from '../../core/sysbench/parser';
 import type { RunnerResult } from '../../core/sysbench/types';
-import { RUNNER_JS } from '../helpers/runner-bundle';
+import { RUNNER_JS, RUNNER_NODE } from '../helpers/runner-bundle';
 import { sqlString, startMariadb, type ThrowawayMariadb } from '../helpers/sysbench-mariadb';
 
 const ROOT = join(__dirname, '..', '..');
@@ -24,7 +24,7 @@ interface RunnerExit {
 }
 
 function startRunner(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [RUNNER_JS, ...args], { env: { ...process.env, AB_TEST_PASSWORD: PASSWORD, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(RUNNER_NODE, [RUNNER_JS, ...args], { env: { ...process.env, AB_TEST_PASSWORD: PASSWORD, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const done = new Promise<RunnerExit>((resolve) => child.once('close', (code) => resolve({ code, stderr })));
