@@ -81,9 +81,14 @@ class SetupError extends Error {}
 
 /** Signals seen, and a wake-up for whatever waits. */
 class Stop {
-  signal: StopSignal | undefined;
+  private signal: StopSignal | undefined;
   private wakers: (() => void)[] = [];
   private current: SysbenchRun | undefined;
+
+  /** The signal received so far, if any (a call, not a field read: it changes while the runner awaits). */
+  stopped(): StopSignal | undefined {
+    return this.signal;
+  }
 
   receive(signal: StopSignal): void {
     this.signal = signal;
@@ -184,9 +189,10 @@ class Job {
 
     let password: string;
     if ('env' in this.a.password) {
-      password = env[this.a.password.env] ?? '';
+      const name = this.a.password.env;
+      password = env[name] ?? '';
       // Read once: nothing the runner starts (sysbench) inherits it.
-      delete env[this.a.password.env];
+      Reflect.deleteProperty(env, name);
     } else {
       try {
         password = await this.storage.secretPassword(this.a.password.secret);
@@ -276,11 +282,13 @@ class Job {
   /** `sysbench cleanup` (failure ignored) then `sysbench prepare`: the exit code and the command result.json shows. */
   private async prepareData(out: Output, connection: readonly string[], options: readonly string[]): Promise<{ exitCode: number; command: string }> {
     const command = `${this.display('cleanup', connection, options)} && ${this.display('prepare', connection, options)}`;
-    if (this.stop.signal !== undefined) return { exitCode: signalExitCode(this.stop.signal), command };
+    const before = this.stop.stopped();
+    if (before !== undefined) return { exitCode: signalExitCode(before), command };
     const cleanup = await this.runSysbench(out, 'cleanup', connection, options);
-    if (this.stop.signal !== undefined) return { exitCode: cleanup, command };
+    // A signal may have come while sysbench ran (Stop.receive): read it again.
+    if (this.stop.stopped() !== undefined) return { exitCode: cleanup, command };
     const prepared = await this.runSysbench(out, 'prepare', connection, options);
-    if (prepared === 0 && this.stop.signal === undefined) await this.dumpServerVariables(out, connection);
+    if (prepared === 0 && this.stop.stopped() === undefined) await this.dumpServerVariables(out, connection);
     return { exitCode: prepared, command };
   }
 
@@ -315,14 +323,14 @@ class Job {
           process.stderr.write(`${PROG}: could not upload the prepare's output to ${this.prepOut.location}\n`);
           return RunnerExitCode.Upload;
         }
-        if (prepared.exitCode !== 0 || this.stop.signal !== undefined) notRun = preparedFailed(this.prepOut.location, prepared.exitCode, this.stop.signal);
+        if (prepared.exitCode !== 0 || this.stop.stopped() !== undefined) notRun = preparedFailed(this.prepOut.location, prepared.exitCode, this.stop.stopped());
       }
       // After this job's own prepare (if any, and only if it succeeded): the others' (a duet's members').
       if (a.awaitPrepare.length > 0 && notRun === undefined) {
         const awaited = await awaitPrepares(a.awaitPrepare, {
           readResult: (location) => this.storage.readText(location, 'result.json'),
           pause: () => this.stop.sleep(1000),
-          stopped: () => this.stop.signal,
+          stopped: () => this.stop.stopped(),
         });
         notRun = awaited.notRun;
         prepareEnds.push(...awaited.ends);
@@ -334,10 +342,10 @@ class Job {
       if (notRun !== undefined) {
         await appendFile(join(this.runOut.dir, 'output.log'), `aurora-bench runner: not run: ${notRun.reason}\n`);
         exitCode = notRun.exitCode;
-      } else if (this.stop.signal === undefined) {
+      } else if (this.stop.stopped() === undefined) {
         exitCode = await this.runSysbench(this.runOut, 'run', runConnection, a.sysbenchOptions);
       } else {
-        exitCode = signalExitCode(this.stop.signal);
+        exitCode = signalExitCode(this.stop.stopped());
       }
       await this.writeResult(this.runOut.dir, 'run', exitCode, startedAt, isoNow(), command);
     }
@@ -345,7 +353,7 @@ class Job {
       process.stderr.write(`${PROG}: could not upload the output to ${this.runOut.location}\n`);
       return RunnerExitCode.Upload;
     }
-    if (this.stop.signal !== undefined) process.stderr.write(`${PROG}: stopped by SIG${this.stop.signal} (sysbench exit code ${exitCode})\n`);
+    if (this.stop.stopped() !== undefined) process.stderr.write(`${PROG}: stopped by SIG${this.stop.stopped()} (sysbench exit code ${exitCode})\n`);
     return RunnerExitCode.Ok;
   }
 

@@ -135,9 +135,7 @@ export function runStartDelayMs(prepareEnds: readonly string[], startAfterPrepar
  * reads PGPASSWORD; its config-file line is pgsql-password="...". pgsql- is as long as mysql-.
  */
 export type PasswordTransport =
-  | { readonly kind: 'none' }
-  | { readonly kind: 'config-file'; readonly line: string }
-  | { readonly kind: 'env'; readonly name: 'MYSQL_PWD' | 'PGPASSWORD'; readonly value: string };
+  { readonly kind: 'none' } | { readonly kind: 'config-file'; readonly line: string } | { readonly kind: 'env'; readonly name: 'MYSQL_PWD' | 'PGPASSWORD'; readonly value: string };
 
 const MAX_CONFIG_PASSWORD_BYTES = 237;
 
@@ -209,9 +207,11 @@ export function processTicks(stat: string): number {
 /** The host's busy and total ticks from /proc/stat's aggregate "cpu" line (proc(5)), and its core count. */
 export function hostTicks(procStat: string): { busy: number; total: number; cores: number } {
   const lines = procStat.split('\n');
-  const [user, nice, system, idle, iowait, irq, softirq, steal] = lines[0]!.trim().split(/\s+/).slice(1, 9).map(Number) as number[];
-  const busy = user! + nice! + system! + irq! + softirq! + steal!;
-  return { busy, total: busy + idle! + iowait!, cores: lines.filter((l) => /^cpu[0-9]/.test(l)).length };
+  const n = lines[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+  const field = (i: number) => n[i] ?? 0;
+  // user nice system idle iowait irq softirq steal
+  const busy = field(0) + field(1) + field(2) + field(5) + field(6) + field(7);
+  return { busy, total: busy + field(3) + field(4), cores: lines.filter((l) => /^cpu[0-9]/.test(l)).length };
 }
 
 /**

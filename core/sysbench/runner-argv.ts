@@ -116,7 +116,7 @@ export function parseRunnerArgv(argv: readonly string[], env: Readonly<Record<st
   const prepareOptions: string[] = [];
   const awaitPrepare: string[] = [];
   let i = 0;
-  for (; i < argv.length; ) {
+  for (; i < argv.length;) {
     const arg = argv[i]!;
     let flag: string;
     let value: string;

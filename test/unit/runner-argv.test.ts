@@ -34,7 +34,15 @@ describe('the runner argv', () => {
 
   it('parses back what the Tasks build (runnerArgs), --name=value flags too', () => {
     const args = runnerArgs(
-      { jobId: 'j', phase: 'run', workload: 'oltp_read_only', endpoint: { host: 'h', port: 3306 }, sysbenchArgs: ['--threads=2'], awaitPrepareOf: ['raw/p/'], startAfterPrepareS: 2 },
+      {
+        jobId: 'j',
+        phase: 'run',
+        workload: 'oltp_read_only',
+        endpoint: { host: 'h', port: 3306 },
+        sysbenchArgs: ['--threads=2'],
+        awaitPrepareOf: ['raw/p/'],
+        startAfterPrepareS: 2,
+      },
       { user: 'u', passwordEnv: 'AB_PW', outLocation: '/lake/raw/r/', locationOf: (p) => `/lake/${p}` },
     );
     const parsed = parseRunnerArgv(args, ENV);

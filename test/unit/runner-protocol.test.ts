@@ -31,7 +31,7 @@ function io(appearsAfter: Record<string, [number, string]>, signalAfterPauses?: 
       looks[location] = (looks[location] ?? 0) + 1;
       log.push(location);
       const [after, text] = appearsAfter[location]!;
-      return Promise.resolve(looks[location]! > after ? text : undefined);
+      return Promise.resolve((looks[location] ?? 0) > after ? text : undefined);
     },
     pause: () => {
       pauses++;

@@ -543,7 +543,8 @@ export class LocalBackend implements Backend {
   }
 
   async checkClientsReady(_run: RunContext, _cell: CellPlan, resources: CellResources): Promise<ReadyState> {
-    if (!existsSync(this.runnerPath)) throw new MissingDependencyError(`the client runner ${this.runnerPath} is missing from this checkout: build it with \`npm run build\` (scripts/build-runner.ts)`);
+    if (!existsSync(this.runnerPath))
+      throw new MissingDependencyError(`the client runner ${this.runnerPath} is missing from this checkout: build it with \`npm run build\` (scripts/build-runner.ts)`);
     const versions = await checkLocalDependencies();
     return { ready: true, resources, detail: `${resources.clients.length} local client process slot(s); runner ${this.runnerPath}, sysbench ${versions.sysbenchVersion}` };
   }
@@ -579,7 +580,8 @@ export class LocalBackend implements Backend {
   async startJobs(run: RunContext, cell: CellPlan, resources: CellResources, planned: readonly RunnerJob[]): Promise<JobHandle[]> {
     const jobs = planned.map((job) => emulatingForwarding(job, resources));
     const state = this.cellState(run, cell.cellId);
-    if (!existsSync(this.runnerPath)) throw new MissingDependencyError(`the client runner ${this.runnerPath} is missing from this checkout: build it with \`npm run build\` (scripts/build-runner.ts)`);
+    if (!existsSync(this.runnerPath))
+      throw new MissingDependencyError(`the client runner ${this.runnerPath} is missing from this checkout: build it with \`npm run build\` (scripts/build-runner.ts)`);
     const password = this.password(resources.credentials.secretRef);
 
     // The sampler's first snapshot must come before the load starts.
