@@ -16,9 +16,12 @@ export function signalExitCode(signal: StopSignal | undefined): number {
 }
 
 /** What an awaited prepare's result.json says: it succeeded (and when it ended), or it failed. */
-export type AwaitedPrepare = { readonly ok: true; readonly endedAt: string } | { readonly ok: false; readonly exitCode: number | undefined };
+type AwaitedPrepare = { readonly ok: true; readonly endedAt: string } | { readonly ok: false; readonly exitCode: number | undefined };
 
-/** Reads another client's prepare result.json (RunnerResult); an unreadable exit code is a failure. */
+/**
+ * Reads another client's prepare result.json (RunnerResult); an unreadable exit code is a failure.
+ * @internal exported for its tests (a test seam)
+ */
 export function readAwaitedPrepare(text: string): AwaitedPrepare {
   let parsed: Partial<RunnerResult> | undefined;
   try {
@@ -44,7 +47,7 @@ export function preparedFailed(location: string, exitCode: number | undefined, s
 }
 
 /** The runner was stopped while it waited for these prepares. */
-export function stoppedWhileAwaiting(signal: StopSignal, pending: readonly string[]): NotRun {
+function stoppedWhileAwaiting(signal: StopSignal, pending: readonly string[]): NotRun {
   return { reason: `stopped by SIG${signal} while waiting for the data's prepare (${pending.join(' ')})`, exitCode: signalExitCode(signal) || 1 };
 }
 
@@ -154,7 +157,7 @@ export function connectionOptions(driver: RunnerDriver, host: string, ports: str
 }
 
 /** A word as a POSIX shell reads it back (single quotes unless it is plain). */
-export function shellWord(s: string): string {
+function shellWord(s: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 

@@ -15,7 +15,7 @@ import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 
 /** s3://bucket/key as bucket and key. */
-export function parseS3Uri(uri: string): { bucket: string; key: string } {
+function parseS3Uri(uri: string): { bucket: string; key: string } {
   const m = /^s3:\/\/([^/]+)\/?(.*)$/.exec(uri);
   if (m === null) throw new Error(`${uri} is not an s3:// location`);
   return { bucket: m[1]!, key: m[2]! };
