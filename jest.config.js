@@ -34,6 +34,8 @@ module.exports = {
     ...shared,
     displayName: name,
     testMatch: [`<rootDir>/test/${name}/**/*.test.ts`],
+    // The layers that start servers run client/runner.js: built once per Jest run from core/runner/.
+    ...(name === 'unit' ? {} : { globalSetup: '<rootDir>/test/helpers/runner-bundle.ts' }),
   })),
   testTimeout: 120000,
   // Longest files first, from a recorded run (test/sequencer.js): a clean clone has no Jest cache.

@@ -12,7 +12,9 @@
 #   3. a Lua-driven run through the report hook (lua/aurora_bench_hook.lua running
 #      lua/ready_check.lua: 2 threads, 2 s, no database) exits 0, prints the hook's JSON interval
 #      lines with events, and sysbench's summary counts events; on aarch64 the run's banner must not
-#      name the bundled LuaJIT 2.1.0-beta2, which crashes there (sysbench issue #384).
+#      name the bundled LuaJIT 2.1.0-beta2, which crashes there (sysbench issue #384);
+#   4. node runs the runner (runner.js, bundled for Debian 12's Node 18 by scripts/build-runner.ts):
+#      `node runner.js --help` exits 0.
 # Then writes ${AURORA_BENCH_HOME:-/opt/aurora-bench}/ready and, with --marker-uri, uploads the same
 # JSON there: {"ready":true,"sysbench":"sysbench 1.0.20 (using system LuaJIT ...)","sysbenchVersion":
 # "1.0.20","drivers":["mysql","pgsql"],"arch":"aarch64","hostname":...,"at":...}. "drivers" is the
@@ -112,6 +114,11 @@ intervals=$(grep -c '^{"aurora_bench":1,' "$work/run.log" || true)
 grep -q '^{"aurora_bench":1,.*"events":[1-9]' "$work/run.log" || not_ready "the smoke run's intervals counted no events: $(tail_of_run)"
 events=$(awk -F: '/total number of events:/ {gsub(/ /, "", $2); print $2; exit}' "$work/run.log")
 [[ "$events" =~ ^[0-9]+$ ]] && [ "$events" -gt 0 ] || not_ready "sysbench's summary counted no events in the smoke run: $(tail_of_run)"
+
+# ------------------------------------------------------------------ 4. the runner starts
+command -v node >/dev/null 2>&1 || not_ready "node is not installed (Debian: apt-get install nodejs, as the EC2 clients' user data does); the runner runs on it"
+[ -f "$SCRIPT_ROOT/runner.js" ] || not_ready "the runner $SCRIPT_ROOT/runner.js is missing (it ships next to $PROG)"
+runner_help=$(node "$SCRIPT_ROOT/runner.js" --help 2>&1) || not_ready "node ($(node --version 2>&1)) cannot run $SCRIPT_ROOT/runner.js: $(tr '\n' ' ' <<<"$runner_help" | cut -c1-400)"
 
 # ------------------------------------------------------------------ marker
 printf '{"ready":true,"sysbench":%s,"sysbenchVersion":%s,"drivers":[%s],"arch":%s,"hostname":%s,"at":%s}\n' \

@@ -66,7 +66,7 @@ export interface ReadyState {
   readonly detail: string;
 }
 
-/** One invocation of client/runner.sh on one client. */
+/** One invocation of client/runner.js on one client. */
 export interface RunnerJob {
   /** `${cellId}/${stepId}/${phase}/${clientId}`: unique within a run. */
   readonly jobId: string;
@@ -80,7 +80,7 @@ export interface RunnerJob {
    * --mysql-host/--mysql-port/--mysql-user/--mysql-password from the job and the credential.
    */
   readonly sysbenchArgs: readonly string[];
-  /** sysbench's database driver for the cell's engine (client/runner.sh --driver); absent: mysql. */
+  /** sysbench's database driver for the cell's engine (client/runner.js --driver); absent: mysql. */
   readonly driver?: 'mysql' | 'pgsql';
   /** Lake key prefix, ending in '/', the runner writes output.log, client_cpu.jsonl, result.json under. */
   readonly outputPrefix: string;
@@ -93,18 +93,18 @@ export interface RunnerJob {
   /**
    * A step whose data is prepared afresh (data.reuse "step"), the first client's job: it drops and
    * prepares the tables on this endpoint with these sysbench options, its files under this prefix
-   * as a prepare job writes them, and runs only if that prepare succeeded (client/runner.sh
+   * as a prepare job writes them, and runs only if that prepare succeeded (client/runner.js
    * --prepare-out): one job per step instead of a prepare job and a run job.
    */
   readonly prepareFirst?: { readonly outputPrefix: string; readonly endpoint: Endpoint; readonly sysbenchArgs: readonly string[] };
   /**
    * The prepares the job waits for (their files under these prefixes), running only if every one
-   * succeeded (client/runner.sh --await-prepare, one per prefix): a cell's other clients await its
+   * succeeded (client/runner.js --await-prepare, one per prefix): a cell's other clients await its
    * first client's; in a duet every job of every member awaits every member's prepare but the one
    * it runs itself (a member's first job also prepares first), so that all members' runs start together.
    */
   readonly awaitPrepareOf?: readonly string[];
-  /** With either: the run starts this many seconds after the last of the prepares ended, on every client of the step at once (client/runner.sh --start-after-prepare). */
+  /** With either: the run starts this many seconds after the last of the prepares ended, on every client of the step at once (client/runner.js --start-after-prepare). */
   readonly startAfterPrepareS?: number;
 }
 

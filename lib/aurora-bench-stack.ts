@@ -2,6 +2,7 @@
  * The aurora-bench stack: wires the constructs (one per concern) together. All inputs come in as
  * props (typed config, paths, the nightly execution input); nothing here reads the environment.
  */
+import { existsSync } from 'node:fs';
 import { CfnOutput, Stack, type StackProps, Tags } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
@@ -59,10 +60,14 @@ export class AuroraBenchStack extends Stack {
     this.network = new Network(this, 'Network', { config: config.network, namePrefix: config.namePrefix });
     this.lake = new ResultsLake(this, 'Lake', { config: config.lake, namePrefix: config.namePrefix, views: props.views });
 
-    // client/ (runner.sh, lua/, workloads/) under runner/ in the lake bucket: the backend copies it to
+    // client/ (runner.js, lua/, workloads/) under runner/ in the lake bucket: the backend copies it to
     // each client before a job (AwsBackendConfig.runnerS3Uri), the user data installs it at boot.
+    const clientDir = `${props.projectRoot}/${props.clientDir ?? 'client'}`;
+    // runner.js is built, not checked in (scripts/build-runner.ts): a deployment without it would leave every client without its runner.
+    if (!existsSync(`${clientDir}/runner.js`))
+      throw new Error(`${clientDir}/runner.js is missing: build the client runner first (npm run build, or node dist/scripts/build-runner.js)`);
     const runnerDeployment = new s3deploy.BucketDeployment(this, 'RunnerDeployment', {
-      sources: [s3deploy.Source.asset(`${props.projectRoot}/${props.clientDir ?? 'client'}`)],
+      sources: [s3deploy.Source.asset(clientDir)],
       destinationBucket: this.lake.bucket,
       destinationKeyPrefix: RUNNER_PREFIX,
       prune: true,

@@ -4,7 +4,7 @@
  * 1. the dead-man's switch (below), before anything that can fail;
  * 2. the packages, from Debian's archive (apt-get; the AMI's own sources): sysbench 1.0.20, which
  *    Debian builds against its system LuaJIT 2.1 (so no compiler and no LuaJIT crash on arm64:
- *    sysbench issue #384 is the bundled 2.1.0-beta2's), the AWS CLI, and jq;
+ *    sysbench issue #384 is the bundled 2.1.0-beta2's), the AWS CLI, and Node.js for the runner;
  * 3. the client runner (client/ of this repository, deployed by the stack under runner/) into
  *    ${AURORA_BENCH_HOME:-/opt/aurora-bench}/client;
  * 4. the SSM agent, which Debian's AMIs do not have (below);
@@ -50,10 +50,10 @@ const USER_DATA_LOG = '/var/log/aurora-bench-user-data.log';
 
 /**
  * Debian packages a client installs at boot (bookworm: sysbench 1.0.20 on the system LuaJIT, AWS
- * CLI 2.9.19). curl and ca-certificates come with Debian's AMIs; the runner reads the secret's JSON
- * with jq.
+ * CLI 2.9.19, nodejs 18: the runner, client/runner.js, is bundled for it by scripts/build-runner.ts).
+ * curl and ca-certificates come with Debian's AMIs.
  */
-const CLIENT_PACKAGES = ['sysbench', 'awscli', 'jq'] as const;
+const CLIENT_PACKAGES = ['sysbench', 'awscli', 'nodejs'] as const;
 /** Debian packages a self-managed server installs before client/server-install.sh adds MariaDB. */
 const SERVER_PACKAGES = ['awscli', 'jq'] as const;
 /**
@@ -76,7 +76,7 @@ export const CLIENT_BOOT_DOWNLOADS: Readonly<Record<string, string>> = { debian:
 const SSM_AGENT_DEB_S3_URI = 's3://amazon-ssm-${AWS_DEFAULT_REGION}/latest/debian_$(dpkg --print-architecture)/amazon-ssm-agent.deb';
 
 export interface ClientUserDataProps {
-  /** s3://bucket/runner/ holding client/ (runner.sh, lua/, workloads/, the install and ready scripts), ending in '/'. */
+  /** s3://bucket/runner/ holding client/ (runner.js, lua/, workloads/, the install and ready scripts), ending in '/'. */
   readonly runnerS3Uri: string;
   /** s3://bucket/ of the stack's bucket, ending in '/': the ready marker goes under clients/ there. */
   readonly bucketS3Uri: string;

@@ -87,7 +87,7 @@ export class Clients extends Construct {
         conditions: { StringLike: { 's3:prefix': [`${RUNNER_PREFIX}*`, `${LAKE_PREFIXES.scripts}*`] } },
       }),
     );
-    // Read: a step's prepare that another client runs (data.reuse "step": runner.sh --await-prepare,
+    // Read: a step's prepare that another client runs (data.reuse "step": runner.js --await-prepare,
     // the cell's first client's, or in a duet every member's), its result.json only. aws s3 cp asks
     // HeadObject first, which needs s3:GetObject; with no s3:ListBucket a result.json not written yet
     // answers 403 instead of 404, which the runner takes as "not yet" all the same (Amazon S3 API

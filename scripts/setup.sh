@@ -59,8 +59,8 @@ python_test_tools() {
       touch "$ref_dir/installed-$reference"
     fi
   done
-  # client/runner.sh calls the AWS CLI for S3 and Secrets Manager (EC2 clients have it); its tests
-  # need one too. Its own venv: awscli pins botocore, which could fight moto's.
+  # client/client-ready.sh and the clients' boot and SSM commands call the AWS CLI (EC2 clients have it);
+  # their tests need one too. Its own venv: awscli pins botocore, which could fight moto's.
   if ! command -v aws >/dev/null 2>&1; then
     awscli_venv="${XDG_CACHE_HOME:-$HOME/.cache}/aurora-bench/awscli-venv"
     if [ ! -x "$awscli_venv/bin/aws" ]; then
@@ -93,6 +93,8 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
 fi
 echo "setup: build"
 npx tsc -p tsconfig.json
+# The client runner, one file for the clients' Node (client/runner.js; the stack deploys client/).
+node dist/scripts/build-runner.js
 
 if [ $want_test -eq 1 ]; then
   python_code=0

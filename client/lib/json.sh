@@ -1,4 +1,4 @@
-# Shell helpers shared by client/runner.sh and client/client-ready.sh (sourced, not run).
+# Shell helpers shared by client/client-ready.sh and client/server-setup.sh (sourced, not run).
 
 # json_string TEXT: TEXT as a JSON string literal (quotes, backslashes and control characters escaped or dropped).
 json_string() {

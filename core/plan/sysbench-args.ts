@@ -1,7 +1,7 @@
 /**
  * A planned step's sysbench options (buildSysbenchArgs), decided and checked when planning, so a
  * spec with an option sysbench would refuse fails at plan time instead of on a client. Connection
- * options are not built here: client/runner.sh adds --mysql-host/--mysql-port/--mysql-user and the
+ * options are not built here: client/runner.js adds --mysql-host/--mysql-port/--mysql-user and the
  * password from its own flags (core/sysbench/command.ts builds its argv).
  *
  * sysbench 1.0.20 specifics this relies on (checked against the installed binary):

@@ -1,6 +1,7 @@
 /**
- * The AWS CLI the emulated clients run (client/runner.sh and client-ready.sh call it for S3 and
- * Secrets Manager; Debian clients install it at boot): the one on PATH, or the one `bash scripts/setup.sh
+ * The AWS CLI the emulated clients run (their boot, SSM commands and client-ready.sh call it for S3;
+ * the runner, client/runner.js, calls S3 and Secrets Manager through the bundled SDK, which reads the same
+ * AWS_ENDPOINT_URL; Debian clients install it at boot): the one on PATH, or the one `bash scripts/setup.sh
  * --test` installs under ~/.cache/aurora-bench/awscli-venv when there is none. It must send its
  * calls where AWS_ENDPOINT_URL says (the rehearsal's moto): an AWS CLI v1 whose botocore predates
  * that variable would call the real AWS with the rehearsal's dummy keys, so this is checked once,
@@ -29,7 +30,7 @@ export function awsCliPath(env: NodeJS.ProcessEnv = process.env): string[] {
   const venv = join(env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'aurora-bench', 'awscli-venv', 'bin');
   if (existsSync(join(venv, 'aws'))) return [venv];
   throw new MissingDependencyError(
-    "the AWS rehearsal's clients need the AWS CLI (client/runner.sh calls it for S3 and Secrets Manager): install it (`bash scripts/setup.sh --test` does, into ~/.cache/aurora-bench/awscli-venv)",
+    "the AWS rehearsal's clients need the AWS CLI (their boot, SSM commands and client-ready.sh call it for S3): install it (`bash scripts/setup.sh --test` does, into ~/.cache/aurora-bench/awscli-venv)",
   );
 }
 

@@ -43,7 +43,7 @@
  *
  * The commands run with the AWS CLI pointed at moto (AWS_ENDPOINT_URL and dummy keys in their
  * environment only, HOME inside the instance home so no profile of the user is read), so the
- * runner's `aws s3 cp`, `aws secretsmanager get-secret-value` and its uploads go to the rehearsal's
+ * commands' `aws s3 cp` and the runner's S3 and Secrets Manager calls (its bundled SDK) go to the rehearsal's
  * moto (on this machine; a Debian machine's commands reach it through instance-root.ts's AWS CLI
  * stand-in). AWS_DEFAULT_REGION is set too: the AWS CLI v2 takes the region from the instance
  * metadata, which an instance on this machine does not have.
@@ -272,8 +272,10 @@ export class SsmAgentEmulation {
   /**
    * The environment of what runs in a Debian machine: the PATH cloud-init and the agent run with,
    * root's HOME, the instance profile's stand-in (moto's keys), and no instance metadata for the AWS
-   * CLI (its IMDS client is not curl: it would wait for 169.254.169.254). No AWS_ENDPOINT_URL: the
-   * root's AWS CLI predates it (instance-root.ts writeStandIns).
+   * CLI (its IMDS client is not curl: it would wait for 169.254.169.254). The root's AWS CLI (2.9.19)
+   * predates AWS_ENDPOINT_URL (read from 2.13.0 on): its stand-in passes --endpoint-url
+   * (instance-root.ts writeStandIns). The runner's bundled AWS SDK v3 reads AWS_ENDPOINT_URL (AWS SDKs
+   * and Tools Reference Guide, "Service-specific endpoints"), so it is set for it here.
    */
   private machineEnv(server?: { readonly port: number }): NodeJS.ProcessEnv {
     return {
@@ -281,6 +283,7 @@ export class SsmAgentEmulation {
       PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
       LANG: 'C.UTF-8',
       HOME: '/root',
+      AWS_ENDPOINT_URL: this.o.motoEndpoint,
       AWS_ACCESS_KEY_ID: this.o.credentials.accessKeyId,
       AWS_SECRET_ACCESS_KEY: this.o.credentials.secretAccessKey,
       AWS_EC2_METADATA_DISABLED: 'true',

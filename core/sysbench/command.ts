@@ -1,12 +1,13 @@
 /**
- * The argv of the client runner (runnerArgs): client/runner.sh's contract (docs/architecture.md),
- * called the same way by the local backend and, through SSM Run Command, by the AWS backend. The
+ * The argv of the client runner (runnerArgs): its contract is core/sysbench/runner-argv.ts (RunnerArgv,
+ * docs/architecture.md), called the same way by the local backend and, through SSM Run Command, by the AWS backend. The
  * sysbench options it passes on are the step's (core/plan/sysbench-args.ts).
  */
 import { SysbenchOptionError } from '../plan/sysbench-args';
+import { formatRunnerArgv, type RunnerArgv } from './runner-argv';
 import type { RunnerPhase } from './types';
 
-/** One invocation of client/runner.sh: what its argv is made of (the Backend port's RunnerJob is one). */
+/** One invocation of the client runner: what its argv is made of (the Backend port's RunnerJob is one). */
 export interface RunnerInvocation {
   readonly jobId: string;
   readonly phase: RunnerPhase;
@@ -41,42 +42,39 @@ export interface RunnerArgsOptions {
 }
 
 /**
- * The runner flags of a job that prepares its step's data first (--prepare-out, --prepare-host,
- * --prepare-port, one --prepare-option per sysbench option), waits for other clients' prepares
- * (one --await-prepare each), or both (a duet member's first job); none for any other job.
+ * The runner fields of a job that prepares its step's data first (prepareOut, prepareHost,
+ * preparePort, prepareOptions), waits for other clients' prepares (awaitPrepare), or both (a duet
+ * member's first job); empty lists for any other job.
  */
-export function prepareRunnerArgs(
+export function prepareRunnerArgv(
   job: Pick<RunnerInvocation, 'jobId' | 'phase' | 'prepareFirst' | 'awaitPrepareOf' | 'startAfterPrepareS'>,
   locationOf: ((outputPrefix: string) => string) | undefined,
-): string[] {
+): Pick<RunnerArgv, 'prepareOut' | 'prepareHost' | 'preparePort' | 'prepareOptions' | 'awaitPrepare' | 'startAfterPrepareS'> {
   const awaited = job.awaitPrepareOf ?? [];
-  if (job.prepareFirst === undefined && awaited.length === 0) return [];
+  if (job.prepareFirst === undefined && awaited.length === 0) return { prepareOptions: [], awaitPrepare: [] };
   const fail = (msg: string) => new SysbenchOptionError(`runner for job ${job.jobId}: ${msg}`);
   if (job.phase !== 'run') throw fail('only a run job prepares first or waits for a prepare');
   if (locationOf === undefined) throw fail('the prepare output location is unknown (locationOf)');
   if (job.prepareFirst !== undefined && awaited.includes(job.prepareFirst.outputPrefix)) throw fail(`it would wait for its own prepare (${job.prepareFirst.outputPrefix})`);
   const startAfter = job.startAfterPrepareS;
   if (startAfter !== undefined && !(Number.isInteger(startAfter) && startAfter >= 0)) throw fail(`startAfterPrepareS ${startAfter} is not whole seconds`);
-  const start = startAfter !== undefined ? ['--start-after-prepare', String(startAfter)] : [];
-  const awaits = awaited.flatMap((prefix) => ['--await-prepare', locationOf(prefix)]);
+  const start = startAfter !== undefined ? { startAfterPrepareS: startAfter } : {};
+  const awaitPrepare = awaited.map((prefix) => locationOf(prefix));
   const prepare = job.prepareFirst;
-  if (prepare === undefined) return [...awaits, ...start];
+  if (prepare === undefined) return { prepareOptions: [], awaitPrepare, ...start };
   const port = prepare.endpoint.port;
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw fail(`prepare endpoint port ${port} is not a TCP port`);
-  return [
-    '--prepare-out',
-    locationOf(prepare.outputPrefix),
-    '--prepare-host',
-    prepare.endpoint.host,
-    '--prepare-port',
-    String(port),
-    ...prepare.sysbenchArgs.flatMap((opt) => ['--prepare-option', opt]),
-    ...awaits,
+  return {
+    prepareOut: locationOf(prepare.outputPrefix),
+    prepareHost: prepare.endpoint.host,
+    preparePort: port,
+    prepareOptions: prepare.sysbenchArgs,
+    awaitPrepare,
     ...start,
-  ];
+  };
 }
 
-/** The argv of client/runner.sh (without the script path itself) for one job. */
+/** The argv of the client runner (without `node client/runner.js` itself) for one job. */
 export function runnerArgs(job: RunnerInvocation, opts: RunnerArgsOptions): string[] {
   const fail = (msg: string) => new SysbenchOptionError(`runner for job ${job.jobId}: ${msg}`);
   if ((opts.passwordEnv === undefined) === (opts.passwordSecret === undefined)) throw fail('exactly one of passwordEnv or passwordSecret is required');
@@ -91,13 +89,18 @@ export function runnerArgs(job: RunnerInvocation, opts: RunnerArgsOptions): stri
   if (opts.user === '') throw fail('user is empty');
   const port = job.endpoint.port;
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw fail(`endpoint port ${port} is not a TCP port`);
-  const args = ['--phase', job.phase, '--workload', job.workload, '--out', opts.outLocation, '--host', job.endpoint.host, '--port', String(port), '--user', opts.user];
-  if (job.driver === 'pgsql') args.push('--driver', 'pgsql');
-  if (opts.passwordEnv !== undefined) args.push('--password-env', opts.passwordEnv);
-  if (opts.passwordSecret !== undefined) args.push('--password-secret', opts.passwordSecret);
-  if (opts.scriptDir !== undefined) args.push('--script-dir', opts.scriptDir);
-  if (opts.scriptUri !== undefined) args.push('--script-uri', opts.scriptUri.endsWith('/') ? opts.scriptUri : `${opts.scriptUri}/`);
-  args.push(...prepareRunnerArgs(job, opts.locationOf));
-  args.push('--', ...job.sysbenchArgs);
-  return args;
+  const scriptUri = opts.scriptUri === undefined ? undefined : opts.scriptUri.endsWith('/') ? opts.scriptUri : `${opts.scriptUri}/`;
+  return formatRunnerArgv({
+    phase: job.phase,
+    workload: job.workload,
+    out: opts.outLocation,
+    host: job.endpoint.host,
+    port,
+    user: opts.user,
+    driver: job.driver ?? 'mysql',
+    password: opts.passwordEnv !== undefined ? { env: opts.passwordEnv } : { secret: opts.passwordSecret! },
+    ...(opts.scriptDir !== undefined ? { scripts: { dir: opts.scriptDir } } : scriptUri !== undefined ? { scripts: { uri: scriptUri } } : {}),
+    ...prepareRunnerArgv(job, opts.locationOf),
+    sysbenchOptions: job.sysbenchArgs,
+  });
 }

@@ -1,6 +1,6 @@
 /**
  * `aurora-bench parse FILE`: parse a raw sysbench log, or a runner output directory (output.log +
- * result.json, as client/runner.sh writes it), into one ParsedOutput.
+ * result.json, as client/runner.js writes it), into one ParsedOutput.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';

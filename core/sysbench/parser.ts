@@ -1,5 +1,5 @@
 /**
- * Parses what sysbench 1.0.x or 1.1.x printed (output.log of client/runner.sh, or any sysbench log,
+ * Parses what sysbench 1.0.x or 1.1.x printed (output.log of client/runner.js, or any sysbench log,
  * with the mysql or the pgsql driver) into ParsedOutput, and the runner's client_cpu.jsonl into samples.
  *
  * Understood, all as recorded in test/fixtures/sysbench/ (1.1.x and the versions refused in

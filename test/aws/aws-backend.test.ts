@@ -419,7 +419,7 @@ describe('AwsBackend on moto: one cell end to end', () => {
       Status: 'Failed',
       StatusDetails: 'Failed',
       ResponseCode: 2,
-      StandardErrorContent: 'runner.sh: --mysql-password=hunter2 rejected\nrunner.sh: cannot reach host',
+      StandardErrorContent: 'runner: --mysql-password=hunter2 rejected\nrunner: cannot reach host',
     });
     ssm.on(CancelCommandCommand).resolves({});
 

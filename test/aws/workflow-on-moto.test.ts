@@ -9,7 +9,7 @@
  * in only where moto has nothing: SSM agent registration (DescribeInstanceInformation), invocation
  * status (GetCommandInvocation), CancelCommand and Performance Insights. moto's SSM runs nothing on
  * the clients, so SendCommand is where the runner "runs": it leaves in moto's S3, at the job's --out
- * location, what client/runner.sh writes there (a recorded sysbench output, client_cpu.jsonl,
+ * location, what client/runner.js writes there (a recorded sysbench output, client_cpu.jsonl,
  * result.json), and run-step reads those real objects.
  *
  * CloudWatch datapoints arrive late, as on AWS: moto's CloudWatch has none for a step's window
@@ -128,8 +128,8 @@ function shellWords(line: string): string[] {
 
 /** The runner's --phase, --out and --prepare-out from the AWS-RunShellScript commands of a SendCommand. */
 function runnerJobOf(input: SendCommandCommandInput): { phase: string; out: string; prepareOut?: string } {
-  const exec = (input.Parameters?.['commands'] ?? []).find((c) => c.startsWith('exec ') && c.includes('runner.sh'));
-  if (!exec) throw new Error(`SendCommand without an exec of runner.sh: ${JSON.stringify(input.Parameters)}`);
+  const exec = (input.Parameters?.['commands'] ?? []).find((c) => c.startsWith('exec ') && c.includes('runner.js'));
+  if (!exec) throw new Error(`SendCommand without an exec of runner.js: ${JSON.stringify(input.Parameters)}`);
   const argv = shellWords(exec);
   const value = (flag: string) => {
     const i = argv.indexOf(flag);
@@ -140,7 +140,7 @@ function runnerJobOf(input: SendCommandCommandInput): { phase: string; out: stri
 }
 
 /**
- * Writes what client/runner.sh leaves at its --out location (result.json last, as it does); a run
+ * Writes what client/runner.js leaves at its --out location (result.json last, as it does); a run
  * after a failed prepare (--prepare-out) did not run, and says so.
  */
 async function writeRunnerOutput(out: string, phase: string, notRun = false): Promise<void> {

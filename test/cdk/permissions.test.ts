@@ -139,8 +139,9 @@ describe('every AWS action the code can call is allowed to the role that calls i
     expect(sweeper.filter((a) => /:(Create|Run|Send)/.test(a) && a !== 'ec2:CreateTags')).toEqual([]);
   }, 120_000);
 
-  test("the clients: their scripts' and commands' aws calls, on the objects and secrets the code names, and the SSM agent's needs", () => {
+  test("the clients: their scripts', commands' and runner's aws calls, on the objects and secrets the code names, and the SSM agent's needs", async () => {
     // Arrange
+    const runnerCalls = await sdkCallsOfEntry(join(PROJECT_ROOT, 'core', 'runner', 'cli.ts'));
     const roleId = logicalId(t.stack.clients.role);
     const statements = statementsOf(roleId);
     const bucket = `<${logicalId(t.stack.lake.bucket)}.Arn>`;
@@ -153,22 +154,24 @@ describe('every AWS action the code can call is allowed to the role that calls i
       ...scripts.flatMap((f) => cliCallsOf(`client/${f}`, readFileSync(join(PROJECT_ROOT, 'client', f), 'utf8'))),
       ...userData.flatMap(([id, text]) => cliCallsOf(`user data of ${id}`, text)),
       ...cliCallsOf('ssmRunnerCommands (core/backends/aws/runner-command.ts)', ssmCommands),
+      // The runner (client/runner.js): the SDK operations its bundle can send.
+      ...runnerCalls,
       // Where those calls go, by the code's own keys and names:
       { action: 's3:ListBucket', resource: bucket, via: 'aws s3 cp --recursive of the runner (user data, SSM commands)' },
-      { action: 's3:GetObject', resource: `${bucket}/${RUNNER_PREFIX}runner.sh`, via: 'the runner (user data, SSM commands)' },
-      { action: 's3:GetObject', resource: lake(lakeKeys.script('run-1', 'scan.lua')), via: 'runner.sh --script-uri' },
-      { action: 's3:PutObject', resource: lake(`${lakeKeys.raw('2026-11-21', 'run-1', 'cell-1', 'step-1', 'run', 'i-0123456789abcdef0')}output.log`), via: 'runner.sh --out' },
+      { action: 's3:GetObject', resource: `${bucket}/${RUNNER_PREFIX}runner.js`, via: 'the runner (user data, SSM commands)' },
+      { action: 's3:GetObject', resource: lake(lakeKeys.script('run-1', 'scan.lua')), via: 'runner.js --script-uri' },
+      { action: 's3:PutObject', resource: lake(`${lakeKeys.raw('2026-11-21', 'run-1', 'cell-1', 'step-1', 'run', 'i-0123456789abcdef0')}output.log`), via: 'runner.js --out' },
       // data.reuse "step": a client waits for the prepare another client of its cell, or of another member of its duet, runs.
       {
         action: 's3:GetObject',
         resource: lake(`${lakeKeys.raw('2026-11-21', 'run-1', 'v-b-r1', 'step-1', 'prepare', 'i-0fedcba9876543210')}result.json`),
-        via: 'runner.sh --await-prepare',
+        via: 'runner.js --await-prepare',
       },
       { action: 's3:PutObject', resource: `${bucket}/${clientReadyKey('i-0123456789abcdef0')}`, via: 'client-ready.sh' },
       {
         action: 'secretsmanager:GetSecretValue',
         resource: 'arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:rds!cluster-0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b-AbCdEf',
-        via: 'runner.sh --password-secret (the RDS-managed master secret)',
+        via: 'runner.js --password-secret (the RDS-managed master secret)',
       },
       // The SSM agent: Run Command output under OutputS3KeyPrefix (core/backends/aws/jobs.ts), the bucket's encryption.
       {
@@ -184,6 +187,7 @@ describe('every AWS action the code can call is allowed to the role that calls i
 
     // Assert
     expect(calls.map((c) => c.action)).toEqual(expect.arrayContaining(['s3:GetObject', 's3:PutObject', 'secretsmanager:GetSecretValue']));
+    expect(runnerCalls.map((c) => c.action).sort()).toEqual(['s3:GetObject', 's3:PutObject', 'secretsmanager:GetSecretValue']);
     expect(missing).toEqual([]);
     expect(render(t.template.toJSON().Resources[roleId].Properties.ManagedPolicyArns)).toMatch(/:iam::aws:policy\/AmazonSSMManagedInstanceCore$/);
   });

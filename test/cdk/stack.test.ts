@@ -420,7 +420,7 @@ describe('Clients', () => {
       // Debian's packages, then the runner (it carries the readiness script), then the SSM agent, then the proof.
       expect(userData).toMatch(/RUNNER_S3_URI='s3:\/\/<Lake.*>\/runner\/'/);
       const order = [
-        'apt-get -q install -y --no-install-recommends sysbench awscli jq',
+        'apt-get -q install -y --no-install-recommends sysbench awscli nodejs',
         'aws s3 cp --only-show-errors --recursive "$RUNNER_S3_URI"',
         'dpkg -i /tmp/amazon-ssm-agent.deb',
         '/client/client-ready.sh" --marker-uri "$ready_marker_uri"',

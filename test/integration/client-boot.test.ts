@@ -17,7 +17,7 @@ import { join, relative } from 'node:path';
 import { EC2Client, RunInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
 import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { DescribeInstanceInformationCommand, GetCommandInvocationCommand, SendCommandCommand, SSMClient, type GetCommandInvocationCommandOutput } from '@aws-sdk/client-ssm';
-import { clientReadyKey, type ClientReadyMarker } from '../../core/backends/aws/runner-command';
+import { CLIENT_INSTALL_DIR, clientReadyKey, type ClientReadyMarker } from '../../core/backends/aws/runner-command';
 import { tagKeys } from '../../core/backends/aws/names';
 import { ensureBaseRoot, processesInRoot, rootsUnavailable, serveAgentPackage, STAND_IN_RECORD_DIR } from '../../core/rehearsal/instance-root';
 import { MOTO_CREDENTIALS } from '../../core/rehearsal/moto-server';
@@ -144,7 +144,7 @@ describeWithRoots("the stack's user data booted unmodified in a clean Debian 12 
   };
 
   it(
-    'a client installs sysbench and the AWS CLI from the archive, registers its SSM agent, passes client-ready.sh, and runs commands with them',
+    'a client installs sysbench, the AWS CLI and Node.js from the archive, registers its SSM agent, passes client-ready.sh, and runs commands with them',
     async () => {
       // Arrange
       const instanceId = await launch('client');
@@ -167,7 +167,16 @@ describeWithRoots("the stack's user data booted unmodified in a clean Debian 12 
       );
       // One name per `command -v`: the agent runs commands with the instance's sh, dash on Debian, whose
       // `command -v` looks up only its first operand (POSIX gives it one: command [-v|-V] command_name).
-      const tools = await commandOutput(instanceId, ['command -v sysbench', 'command -v aws', 'sysbench --version', '/usr/bin/aws --version', 'cat /etc/debian_version']);
+      const tools = await commandOutput(instanceId, [
+        'command -v sysbench',
+        'command -v aws',
+        'sysbench --version',
+        '/usr/bin/aws --version',
+        'cat /etc/debian_version',
+        // The runner bundle on Debian 12's Node 18 (scripts/build-runner.ts targets it), as the SSM job commands exec it.
+        'node --version',
+        `node "${CLIENT_INSTALL_DIR}/runner.js" --help | cut -c1-21`,
+      ]);
       const root = rootOf(instanceId);
 
       // Assert
@@ -176,7 +185,9 @@ describeWithRoots("the stack's user data booted unmodified in a clean Debian 12 
       expect(marker.drivers).toEqual(expect.arrayContaining(['mysql', 'pgsql']));
       expect(await online()).toBe(true);
       expect(tools).toMatchObject({ Status: 'Success', ResponseCode: 0 });
-      expect(tools.StandardOutputContent).toMatch(/^\/usr\/bin\/sysbench\n\/usr\/local\/bin\/aws\nsysbench 1\.0\.20\naws-cli\/2\.9\.19 .*debian\.12.*\n12\.\d+\n$/);
+      expect(tools.StandardOutputContent).toMatch(
+        /^\/usr\/bin\/sysbench\n\/usr\/local\/bin\/aws\nsysbench 1\.0\.20\naws-cli\/2\.9\.19 .*debian\.12.*\n12\.\d+\nv18\.\d+\.\d+\nusage: runner --phase\n$/,
+      );
       // The dead-man's switch asked for the shutdown at the instance's expires-at tag (two hours, within a minute).
       const shutdown = readFileSync(join(root, STAND_IN_RECORD_DIR, 'shutdown'), 'utf8').trim();
       expect(Number(/^-h \+(\d+)$/.exec(shutdown)?.[1])).toBeGreaterThanOrEqual(118);

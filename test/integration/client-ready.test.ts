@@ -185,7 +185,7 @@ describe('client readiness and the SSM job commands, with bash under AURORA_BENC
     expect(refused.stderr).toContain(`client not ready: ${freshHome}/ready is missing`);
     expect(existsSync(join(freshHome, 'client'))).toBe(false);
     expect([ran.code, ran.stderr]).toEqual([0, '']);
-    expect(existsSync(join(homeOf('i-0ready0000000001'), 'client', 'runner.sh'))).toBe(true);
+    expect(existsSync(join(homeOf('i-0ready0000000001'), 'client', 'runner.js'))).toBe(true);
     const result = JSON.parse(await object('raw/c1/s1/prepare/i-0ready0000000001/result.json')) as RunnerResult;
     expect(result).toMatchObject({ phase: 'prepare', exitCode: 0, sysbenchVersion: '1.0.20' });
     expect(await object('raw/c1/s1/prepare/i-0ready0000000001/output.log')).not.toContain(PASSWORD);

@@ -5,7 +5,7 @@
  * variants, two 6-second steps, a 1,000-row table) serves every assertion. Its data is prepared
  * afresh for every step (data.reuse "step"): each member's client prepares its own server's data in
  * its run job, waits for the other member's prepare, and both runs start at the same moment after
- * the later one (core/workflow/duet.ts, client/runner.sh --prepare-out / --await-prepare).
+ * the later one (core/workflow/duet.ts, client/runner.js --prepare-out / --await-prepare).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,6 +1,6 @@
 /**
  * The local backend through the Backend port, end to end on a tiny cell: real mariadbd writer +
- * reader, client/runner.sh running real sysbench, the sampler's CloudWatch-named rows, teardown,
+ * reader, client/runner.js running real sysbench, the sampler's CloudWatch-named rows, teardown,
  * and cleanup after the process that owned a run was killed.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -137,7 +137,7 @@ describe('LocalBackend', () => {
     expect(ready.ready).toBe(true);
   });
 
-  it('prepares data and runs a 3 s step through client/runner.sh, with server metrics under CloudWatch names', async () => {
+  it('prepares data and runs a 3 s step through client/runner.js, with server metrics under CloudWatch names', async () => {
     // Arrange
     const prepare = job(run, resources, 'prepare', 'rw-t2', ['--tables=1', '--table-size=200', '--threads=1']);
     const step = job(run, resources, 'run', 'rw-t2', ['--tables=1', '--table-size=200', '--threads=2', '--time=3', '--report-interval=1']);

@@ -1,5 +1,5 @@
 /**
- * client/runner.sh the way an EC2 client runs it: password from a Secrets Manager secret (the
+ * client/runner.js the way an EC2 client runs it: password from a Secrets Manager secret (the
  * RDS-managed JSON), custom workload downloaded from S3, output uploaded to S3 (result.json last).
  * AWS is moto (test/aws/moto.ts); the database is a throwaway mariadbd; the AWS CLI is the real one.
  */
@@ -12,15 +12,14 @@ import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secre
 import { parseSysbenchOutput } from '../../core/sysbench/parser';
 import type { RunnerResult } from '../../core/sysbench/types';
 import { startMoto, type MotoServer } from '../aws/moto';
-import { awsCliDir } from '../helpers/aws-cli';
+import { RUNNER_JS, RUNNER_NODE } from '../helpers/runner-bundle';
 import { sqlString, startMariadb, type ThrowawayMariadb } from '../helpers/sysbench-mariadb';
 
 const ROOT = join(__dirname, '..', '..');
-const RUNNER = join(ROOT, 'client', 'runner.sh');
 const PASSWORD = 'Rds#Managed=pw!1';
 const BUCKET = 'runner-test-lake';
 
-describe('client/runner.sh with Secrets Manager and S3 (moto)', () => {
+describe('client/runner.js with Secrets Manager and S3 (moto)', () => {
   let moto: MotoServer;
   let db: ThrowawayMariadb;
   let work: string;
@@ -43,7 +42,6 @@ describe('client/runner.sh with Secrets Manager and S3 (moto)', () => {
     // No region anywhere: the runner must take it from the secret's ARN, as on a bare EC2 client.
     env = {
       ...base,
-      PATH: `${awsCliDir()}:${process.env['PATH']}`,
       AWS_ENDPOINT_URL: moto.endpoint,
       AWS_ACCESS_KEY_ID: 'test',
       AWS_SECRET_ACCESS_KEY: 'test',
@@ -61,7 +59,7 @@ describe('client/runner.sh with Secrets Manager and S3 (moto)', () => {
 
   const runner = (args: string[]) =>
     new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn('bash', [RUNNER, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn(RUNNER_NODE, [RUNNER_JS, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       child.once('close', (code) => resolve({ code, stderr }));

@@ -1,5 +1,5 @@
 /**
- * client/runner.sh for real: sysbench 1.0.20 against a throwaway mariadbd, the files the runner
+ * client/runner.js for real: sysbench 1.0.20 against a throwaway mariadbd, the files the runner
  * writes, and the parser reading them. Small data (2 x 500 rows), runs of 2-3 s.
  */
 import { spawn } from 'node:child_process';
@@ -10,10 +10,10 @@ import { join } from 'node:path';
 import { parseRunnerOutput } from '../../core/sysbench/parse-file';
 import { parseClientCpu } from '../../core/sysbench/parser';
 import type { RunnerResult } from '../../core/sysbench/types';
+import { RUNNER_JS, RUNNER_NODE } from '../helpers/runner-bundle';
 import { sqlString, startMariadb, type ThrowawayMariadb } from '../helpers/sysbench-mariadb';
 
 const ROOT = join(__dirname, '..', '..');
-const RUNNER = join(ROOT, 'client', 'runner.sh');
 const WORKLOADS = join(ROOT, 'client', 'workloads');
 // Characters sysbench's config file keeps: this password travels in the runner's private config file.
 const PASSWORD = 'S3cr#t=pw!$x';
@@ -24,7 +24,7 @@ interface RunnerExit {
 }
 
 function startRunner(args: string[], env: Record<string, string> = {}) {
-  const child = spawn('bash', [RUNNER, ...args], { env: { ...process.env, AB_TEST_PASSWORD: PASSWORD, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(RUNNER_NODE, [RUNNER_JS, ...args], { env: { ...process.env, AB_TEST_PASSWORD: PASSWORD, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const done = new Promise<RunnerExit>((resolve) => child.once('close', (code) => resolve({ code, stderr })));
@@ -79,7 +79,7 @@ function processesWith(text: string): number[] {
 
 const readResult = (dir: string): RunnerResult => JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as RunnerResult;
 
-describe('client/runner.sh against a throwaway MariaDB', () => {
+describe('client/runner.js against a throwaway MariaDB', () => {
   let db: ThrowawayMariadb;
   let work: string;
   let outN = 0;

@@ -210,7 +210,7 @@ describe('AWS backend helpers', () => {
     expect(shellQuote("it's")).toBe(`'it'"'"'s'`);
     expect(shellQuote('a b;rm -rf /')).toBe(`'a b;rm -rf /'`);
     const cmds = ssmRunnerCommands('us-east-1', 's3://b/runner/', ['--phase', 'run', '--', '--threads=4']);
-    expect(cmds[cmds.length - 1]).toBe('exec "${AURORA_BENCH_HOME:-/opt/aurora-bench}/client/runner.sh" --phase run -- --threads=4');
+    expect(cmds[cmds.length - 1]).toBe('exec node "${AURORA_BENCH_HOME:-/opt/aurora-bench}/client/runner.js" --phase run -- --threads=4');
   });
 
   it('writes every client path under ${AURORA_BENCH_HOME:-/opt/aurora-bench}, never inside single quotes', () => {

@@ -129,7 +129,7 @@ describe('the user data install steps', () => {
 
     // Assert
     expect(commands.slice(-2)).toEqual(['trap - EXIT', '"${AURORA_BENCH_HOME:-/opt/aurora-bench}/client/client-ready.sh" --marker-uri "$ready_marker_uri"']);
-    expect(script).toContain('apt-get -q install -y --no-install-recommends sysbench awscli jq');
+    expect(script).toContain('apt-get -q install -y --no-install-recommends sysbench awscli nodejs');
     expect(at('apt-get -q install')).toBeLessThan(at('trap report_not_ready EXIT'));
     expect(at('trap report_not_ready EXIT')).toBeLessThan(at('aws s3 cp --only-show-errors --recursive'));
     expect(at('aws s3 cp --only-show-errors --recursive')).toBeLessThan(at('dpkg -i /tmp/amazon-ssm-agent.deb'));

@@ -18,6 +18,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['core/experiment'], // spec: schema, validation, scaling
   ['core/plan'], // plan: cells, steps, order, cost
   ['core/sysbench'], // runner command and output parser
+  ['core/runner'], // the client runner program (bundled as client/runner.js), its command line from core/sysbench
   ['core/lake'], // lake rows, their columns and queries
   ['core/backend'], // the Backend port the workflow calls
   ['core/workflow'], // the Tasks of the state machine

@@ -51,7 +51,7 @@ export interface AwsBackendConfig {
   readonly serverInstanceProfileArn?: string;
   /** Launch template version to use: "$Default" (as the stack publishes it) or "$Latest" or a number. */
   readonly launchTemplateVersion: string;
-  /** s3://bucket/prefix/ holding client/ (runner.sh and lua/), copied to each client before a job. */
+  /** s3://bucket/prefix/ holding client/ (runner.js and lua/), copied to each client before a job. */
   readonly runnerS3Uri: string;
   /** Prefix of every tag key the tool sets: "<prefix>run-id", "<prefix>cell-id", "<prefix>expires-at". */
   readonly tagKeyPrefix: string;

@@ -185,7 +185,7 @@ export async function checkNetwork(input: NetworkCheckInput): Promise<PreflightC
     const interfaceServices = new Set(
       (endpoints.VpcEndpoints ?? []).filter((e) => e.VpcEndpointType === 'Interface' && e.State?.toLowerCase() === 'available').map((e) => `${e.VpcId}|${e.ServiceName}`),
     );
-    // The SSM agent's three services, and Secrets Manager for the runner's master password (client/runner.sh).
+    // The SSM agent's three services, and Secrets Manager for the runner's master password (client/runner.js).
     const privateServices = ['ssm', 'ssmmessages', 'ec2messages', 'secretsmanager'].map((s) => `com.amazonaws.${region}.${s}`);
 
     const sources = config.clientSourceUrls;

@@ -1,8 +1,9 @@
 /**
  * What runs on a client, as shell text the stack and the backend generate:
  * - ssmRunnerCommands: the AWS-RunShellScript commands of one job: fetch client/ from the runner S3
- *   location, then exec client/runner.sh with the argv that core/sysbench/command.ts `runnerArgs`
- *   builds (shared CLI contract, docs/architecture.md, "The runner's command line"). Only the secret's ARN travels
+ *   location, then exec `node client/runner.js` (the bundled runner, core/runner/) with the argv that
+ *   core/sysbench/command.ts `runnerArgs` builds (shared CLI contract, core/sysbench/runner-argv.ts,
+ *   docs/architecture.md, "The runner's command line"). Only the secret's ARN travels
  *   (--password-secret), never a password.
  * - the client home and the ready marker (lib/client-user-data.ts writes them at boot).
  *
@@ -27,6 +28,8 @@
  * Instance ids are never reused, so a marker cannot be left over from another client. The objects
  * expire by a lifecycle rule (lib/results-lake.ts).
  */
+
+import { RunnerExitCode } from '../../sysbench/runner-argv';
 
 /** POSIX single-quote quoting: safe for any byte sequence except NUL. */
 export function shellQuote(s: string): string {
@@ -71,7 +74,7 @@ export interface ClientReadyMarker {
 }
 
 /** Exit code when the client is not ready (the runner's own setup-error code). */
-const CLIENT_NOT_READY_EXIT = 3;
+const CLIENT_NOT_READY_EXIT = RunnerExitCode.Setup;
 
 /**
  * AWS-RunShellScript `commands`: one script, run by the SSM agent as root. The copy is repeated per
@@ -87,7 +90,7 @@ export function ssmRunnerCommands(region: string, runnerS3Uri: string, runnerArg
     `if [ ! -f "${CLIENT_READY_MARKER}" ]; then echo "client not ready: ${CLIENT_READY_MARKER} is missing (client-ready.sh has not proven that sysbench works; see /var/log/aurora-bench-user-data.log)" >&2; exit ${CLIENT_NOT_READY_EXIT}; fi`,
     `mkdir -p "${dir}"`,
     `aws s3 cp --recursive --only-show-errors ${shellQuote(runnerS3Uri)} "${dir}/"`,
-    `chmod +x "${dir}/runner.sh"`,
-    `exec "${dir}/runner.sh" ${runnerArgv.map(shellQuote).join(' ')}`,
+    // Debian 12's nodejs (lib/client-user-data.ts installs it at boot; client-ready.sh proves it loads the bundle).
+    `exec node "${dir}/runner.js" ${runnerArgv.map(shellQuote).join(' ')}`,
   ];
 }

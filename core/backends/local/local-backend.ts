@@ -1,6 +1,6 @@
 /**
  * The Backend port on one machine: a cell is a writer mariadbd plus N reader mariadbds with GTID
- * replication on 127.0.0.1 (cluster.ts), its clients are client/runner.sh processes, server
+ * replication on 127.0.0.1 (cluster.ts), its clients are client/runner.js processes, server
  * metrics come from the local sampler (metrics.ts) and the lake is a directory (local-lake.ts).
  *
  * State lives in memory (child processes, samplers) and in the run registry on disk
@@ -33,7 +33,8 @@ import {
 import { AuroraBenchError } from '../../errors';
 import { lakeKeys, LOCAL_UNMEASURED_METRICS } from '../../lake/rows';
 import type { CellPlan, PlanNote } from '../../plan/types';
-import { prepareRunnerArgs } from '../../sysbench/command';
+import { prepareRunnerArgv } from '../../sysbench/command';
+import { formatRunnerArgv } from '../../sysbench/runner-argv';
 import { replicaHealth, replicationStatus, startCluster, waitForReplicas, type ClusterInfo } from './cluster';
 
 /** How long an emulated write-forwarding step waits for the replicas to apply the writer's backlog before it starts. */
@@ -42,7 +43,7 @@ const REPLICA_CATCH_UP_S = 300;
 /** The client-side emulation of write forwarding (client/workloads/wf_emulation.lua), this backend's own script. */
 const WF_EMULATION_SCRIPT = 'wf_emulation.lua';
 
-/** A job as this backend runs it: with the emulation, a second connection to the writer (client/runner.sh --extra-port). */
+/** A job as this backend runs it: with the emulation, a second connection to the writer (client/runner.js --extra-port). */
 type LocalRunnerJob = RunnerJob & { readonly extraPort?: number };
 
 /**
@@ -95,7 +96,7 @@ export interface LocalBackendOptions {
   readonly lakeDir: string;
   /** Where run directories (registry, datadirs, sockets) go; default <tmpdir>/aurora-bench-runs. */
   readonly runRoot?: string;
-  /** The checkout, to find client/runner.sh. */
+  /** The checkout, to find client/runner.js. */
   readonly repoRoot: string;
   /** Pin each server to min(vCPU, host CPUs) CPUs with taskset (default true). */
   readonly cpuAffinity?: boolean;
@@ -303,8 +304,9 @@ export class LocalBackend implements Backend {
     return state;
   }
 
+  /** The client runner bundle (scripts/build-runner.ts), run with this process's node. */
   get runnerPath(): string {
-    return join(this.repoRoot, 'client', 'runner.sh');
+    return join(this.repoRoot, 'client', 'runner.js');
   }
 
   /** Versions and tools (throws MissingDependencyError with install instructions). */
@@ -541,7 +543,8 @@ export class LocalBackend implements Backend {
   }
 
   async checkClientsReady(_run: RunContext, _cell: CellPlan, resources: CellResources): Promise<ReadyState> {
-    if (!existsSync(this.runnerPath)) throw new MissingDependencyError(`the client runner ${this.runnerPath} is missing from this checkout`);
+    if (!existsSync(this.runnerPath))
+      throw new MissingDependencyError(`the client runner ${this.runnerPath} is missing from this checkout: build it with \`npm run build\` (scripts/build-runner.ts)`);
     const versions = await checkLocalDependencies();
     return { ready: true, resources, detail: `${resources.clients.length} local client process slot(s); runner ${this.runnerPath}, sysbench ${versions.sysbenchVersion}` };
   }
@@ -577,7 +580,8 @@ export class LocalBackend implements Backend {
   async startJobs(run: RunContext, cell: CellPlan, resources: CellResources, planned: readonly RunnerJob[]): Promise<JobHandle[]> {
     const jobs = planned.map((job) => emulatingForwarding(job, resources));
     const state = this.cellState(run, cell.cellId);
-    if (!existsSync(this.runnerPath)) throw new MissingDependencyError(`the client runner ${this.runnerPath} is missing from this checkout`);
+    if (!existsSync(this.runnerPath))
+      throw new MissingDependencyError(`the client runner ${this.runnerPath} is missing from this checkout: build it with \`npm run build\` (scripts/build-runner.ts)`);
     const password = this.password(resources.credentials.secretRef);
 
     // The sampler's first snapshot must come before the load starts.
@@ -612,26 +616,20 @@ export class LocalBackend implements Backend {
       await mkdir(out, { recursive: true });
       const args = [
         this.runnerPath,
-        '--phase',
-        job.phase,
-        '--workload',
-        job.workload,
-        '--out',
-        out,
-        '--host',
-        job.endpoint.host,
-        '--port',
-        String(job.endpoint.port),
-        '--user',
-        resources.credentials.user,
-        '--password-env',
-        PASSWORD_ENV,
-        ...(job.driver === 'pgsql' ? ['--driver', 'pgsql'] : []),
-        ...(scriptDir ? ['--script-dir', scriptDir] : []),
-        ...(job.extraPort !== undefined ? ['--extra-port', String(job.extraPort)] : []),
-        ...prepareRunnerArgs(job, (prefix) => this.lake.pathOf(prefix.replace(/\/+$/, ''))),
-        '--',
-        ...job.sysbenchArgs,
+        ...formatRunnerArgv({
+          phase: job.phase,
+          workload: job.workload,
+          out,
+          host: job.endpoint.host,
+          port: job.endpoint.port,
+          ...(job.extraPort !== undefined ? { extraPort: job.extraPort } : {}),
+          user: resources.credentials.user,
+          driver: job.driver ?? 'mysql',
+          password: { env: PASSWORD_ENV },
+          ...(scriptDir ? { scripts: { dir: scriptDir } } : {}),
+          ...prepareRunnerArgv(job, (prefix) => this.lake.pathOf(prefix.replace(/\/+$/, ''))),
+          sysbenchOptions: job.sysbenchArgs,
+        }),
       ];
       const base = join(logDir, job.jobId.replace(/[^A-Za-z0-9._-]/g, '_'));
       const stdoutFd = openSync(`${base}.stdout`, 'w');
@@ -641,7 +639,7 @@ export class LocalBackend implements Backend {
         // Own process group: stopJobs signals the runner and its sysbench together.
         // TMPDIR inside the cell: the runner's work dir (and so its sysbench's --config-file) then
         // names the cell directory, which cleanup's /proc scan looks for.
-        child = spawn('bash', args, { detached: true, stdio: ['ignore', stdoutFd, stderrFd], env: { ...process.env, [PASSWORD_ENV]: password, TMPDIR: tmpDir } });
+        child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', stdoutFd, stderrFd], env: { ...process.env, [PASSWORD_ENV]: password, TMPDIR: tmpDir } });
       } finally {
         closeSync(stdoutFd);
         closeSync(stderrFd);
