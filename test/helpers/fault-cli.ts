@@ -127,6 +127,11 @@ export class FaultWorld {
     expect(existsSync(this.runRoot) ? readdirSync(this.runRoot) : []).toEqual([]);
   }
 
+  /** A process the test started itself, killed by tearDown like the CLI's. */
+  adopt(child: ChildProcess): void {
+    this.children.push(child);
+  }
+
   /** Kills what the test started and is still running, and runs cleanup. */
   tearDown(): void {
     for (const c of this.children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
