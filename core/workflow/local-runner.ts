@@ -74,6 +74,22 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 /** What a local execution reports when the definition's TimeoutSeconds passed: what AWS names it (States.Timeout). */
 const EXECUTION_TIMEOUT_ERROR = 'States.Timeout';
 
+/** Definitions (as JSON text) this process has seen pass asl-validator. */
+const validDefinitions = new Set<string>();
+
+/**
+ * aws-local-stepfunctions validates a definition with asl-validator in every StateMachine it
+ * constructs, compiling the whole ASL JSON Schema anew each time (a new Ajv per call, about a second
+ * of CPU): a definition this process has already seen pass is not validated again.
+ */
+function validateOnce(definition: Record<string, unknown>): void {
+  const text = JSON.stringify(definition);
+  if (validDefinitions.has(text)) return;
+  // Constructed only to validate: it throws on an invalid definition, as the execution's own did.
+  new StateMachine(definition as never, { validationOptions: { checkArn: true, checkPaths: true } });
+  validDefinitions.add(text);
+}
+
 export async function executeLocally(options: LocalExecutionOptions): Promise<LocalExecutionResult> {
   const loaded = options.resolvedDefinition?.definition ?? loadDefinition(localFunctionArn);
   if (options.executionTimeoutS !== undefined && !(Number.isInteger(options.executionTimeoutS) && options.executionTimeoutS >= 1)) {
@@ -127,7 +143,8 @@ export async function executeLocally(options: LocalExecutionOptions): Promise<Lo
     if (st.Retry) retryOverrides[name] = st.Retry.map(() => options.retryMs ?? 100);
   }
 
-  const machine = new StateMachine(definition as never, { validationOptions: { checkArn: true, checkPaths: true } });
+  validateOnce(definition);
+  const machine = new StateMachine(definition as never, { validationOptions: { noValidate: true } });
   const execution = machine.run(options.input as never, {
     overrides: { taskResourceLocalHandlers: taskOverrides as never, waitTimeOverrides: waitOverrides, retryIntervalOverrides: retryOverrides },
     noThrowOnAbort: true,
