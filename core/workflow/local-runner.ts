@@ -80,6 +80,12 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 /** What a local execution reports when the definition's TimeoutSeconds passed: what AWS names it (States.Timeout). */
 const EXECUTION_TIMEOUT_ERROR = 'States.Timeout';
 
+/**
+ * A copy through JSON text (a definition is JSON): structuredClone's objects come from the outer
+ * realm under a VM context (as in Jest), which the emulator's plain-object checks refuse.
+ */
+const jsonCopy = (definition: Record<string, unknown>): unknown => JSON.parse(JSON.stringify(definition));
+
 /** Definitions (as JSON text) this process has seen pass asl-validator. */
 const validDefinitions = new Set<string>();
 
@@ -101,7 +107,7 @@ function validateOnce(definition: Record<string, unknown>, validatedDir: string 
   const record = validatedDir === undefined ? undefined : join(validatedDir, createHash('sha256').update(`${aslValidatorVersion()}\n${text}`).digest('hex'));
   if (record === undefined || !existsSync(record)) {
     // Constructed only to validate: it throws on an invalid definition, as the execution's own did.
-    new StateMachine(structuredClone(definition) as never, { validationOptions: { checkArn: true, checkPaths: true } });
+    new StateMachine(jsonCopy(definition) as never, { validationOptions: { checkArn: true, checkPaths: true } });
     if (record !== undefined) {
       try {
         mkdirSync(validatedDir!, { recursive: true });
@@ -170,7 +176,7 @@ export async function executeLocally(options: LocalExecutionOptions): Promise<Lo
   validateOnce(definition, options.validatedDefinitionsDir);
   // Copies, here and in validateOnce: the validator and the emulator write into the definition they
   // are given, and the caller's may be run (and looked up) again.
-  const machine = new StateMachine(structuredClone(definition) as never, { validationOptions: { noValidate: true } });
+  const machine = new StateMachine(jsonCopy(definition) as never, { validationOptions: { noValidate: true } });
   const execution = machine.run(options.input as never, {
     overrides: { taskResourceLocalHandlers: taskOverrides as never, waitTimeOverrides: waitOverrides, retryIntervalOverrides: retryOverrides },
     noThrowOnAbort: true,
