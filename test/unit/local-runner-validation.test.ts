@@ -6,20 +6,11 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Backend } from '../../core/backend';
 import { executeLocally } from '../../core/workflow/local-runner';
-import type { TaskDeps } from '../../core/workflow/tasks';
+import { NO_TASK_DEPS } from '../helpers/no-task-deps';
 
-// No Task state below calls a handler: the backend is never used.
-const deps: TaskDeps = {
-  backend: {} as Backend,
-  now: () => new Date(),
-  toolVersion: 'test',
-  gitSha: null,
-  serverVersion: null,
-  readyTimeoutS: 60,
-  judgeRun: () => Promise.reject(new Error('no Task runs in these tests')),
-};
+// No Task state below calls a handler.
+const deps = NO_TASK_DEPS;
 
 let dir: string;
 beforeEach(() => {
