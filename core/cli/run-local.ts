@@ -11,6 +11,7 @@ import { lakeKeys, toJsonLines, type RunRow } from '../lake/rows';
 import { overlapNote, type HostRunOverlap } from '../backends/local/host-runs';
 import { isLakeWriteFailure } from '../backends/local/local-lake';
 import { localSpecRefusals } from '../backends/local/preflight';
+import { defaultCacheRoot } from '../backends/local/template';
 import { preparePlanFromFile } from '../plan/prepare';
 import type { Plan, PlanNote } from '../plan/types';
 import type { Scale } from '../experiment/scale';
@@ -181,6 +182,7 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
       deps,
       input: { spec: prepared.spec, scripts: prepared.scripts, runId: plan.runId, notes: prepared.preparationNotes },
       pollMs: options.pollMs ?? 200,
+      validatedDefinitionsDir: join(defaultCacheRoot(), 'validated-definitions'),
       ...(options.executionTimeoutS !== undefined ? { executionTimeoutS: options.executionTimeoutS } : {}),
       signal: stop.signal,
       onEvent: (ev) => {

@@ -5,6 +5,10 @@
  * step not done yet) shortened to a poll interval, its retries to a retry interval.
  */
 import '../polyfills';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { allStates, loadDefinition } from './asl';
 import { STATE } from './state-names';
@@ -55,6 +59,8 @@ export interface LocalExecutionOptions {
    * function in its Lambda sandbox); a rejection with a name is the Task's error for Retry/Catch.
    */
   readonly invokeTask?: (task: TaskName, event: unknown) => Promise<unknown>;
+  /** Where definitions that passed asl-validator are recorded, so that a later process skips validating them again. */
+  readonly validatedDefinitionsDir?: string;
 }
 
 export interface LocalExecutionResult {
@@ -73,6 +79,46 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** What a local execution reports when the definition's TimeoutSeconds passed: what AWS names it (States.Timeout). */
 const EXECUTION_TIMEOUT_ERROR = 'States.Timeout';
+
+/**
+ * A copy through JSON text (a definition is JSON): structuredClone's objects come from the outer
+ * realm under a VM context (as in Jest), which the emulator's plain-object checks refuse.
+ */
+const jsonCopy = (definition: Record<string, unknown>): unknown => JSON.parse(JSON.stringify(definition));
+
+/** Definitions (as JSON text) this process has seen pass asl-validator. */
+const validDefinitions = new Set<string>();
+
+/** The asl-validator aws-local-stepfunctions validates with (its own dependency), by version. */
+function aslValidatorVersion(): string {
+  const requireFromEmulator = createRequire(require.resolve('aws-local-stepfunctions'));
+  return (JSON.parse(readFileSync(requireFromEmulator.resolve('asl-validator/package.json'), 'utf8')) as { version: string }).version;
+}
+
+/**
+ * aws-local-stepfunctions validates a definition with asl-validator in every StateMachine it
+ * constructs, compiling the whole ASL JSON Schema anew each time (a new Ajv per call, about a second
+ * of CPU): a definition this process, or one before it (a file named by the digest of the definition
+ * and the validator's version under `validatedDir`), has seen pass is not validated again.
+ */
+function validateOnce(definition: Record<string, unknown>, validatedDir: string | undefined): void {
+  const text = JSON.stringify(definition);
+  if (validDefinitions.has(text)) return;
+  const record = validatedDir === undefined ? undefined : join(validatedDir, createHash('sha256').update(`${aslValidatorVersion()}\n${text}`).digest('hex'));
+  if (record === undefined || !existsSync(record)) {
+    // Constructed only to validate: it throws on an invalid definition, as the execution's own did.
+    new StateMachine(jsonCopy(definition) as never, { validationOptions: { checkArn: true, checkPaths: true } });
+    if (record !== undefined) {
+      try {
+        mkdirSync(validatedDir!, { recursive: true });
+        writeFileSync(record, '');
+      } catch {
+        // A cache that cannot be written costs the next process the validation, nothing else.
+      }
+    }
+  }
+  validDefinitions.add(text);
+}
 
 export async function executeLocally(options: LocalExecutionOptions): Promise<LocalExecutionResult> {
   const loaded = options.resolvedDefinition?.definition ?? loadDefinition(localFunctionArn);
@@ -127,7 +173,10 @@ export async function executeLocally(options: LocalExecutionOptions): Promise<Lo
     if (st.Retry) retryOverrides[name] = st.Retry.map(() => options.retryMs ?? 100);
   }
 
-  const machine = new StateMachine(definition as never, { validationOptions: { checkArn: true, checkPaths: true } });
+  validateOnce(definition, options.validatedDefinitionsDir);
+  // Copies, here and in validateOnce: the validator and the emulator write into the definition they
+  // are given, and the caller's may be run (and looked up) again.
+  const machine = new StateMachine(jsonCopy(definition) as never, { validationOptions: { noValidate: true } });
   const execution = machine.run(options.input as never, {
     overrides: { taskResourceLocalHandlers: taskOverrides as never, waitTimeOverrides: waitOverrides, retryIntervalOverrides: retryOverrides },
     noThrowOnAbort: true,

@@ -13,135 +13,40 @@
  * Kept lean for CI: one tiny table, 1-thread steps of a few seconds, one cell per run where the fault
  * allows; the whole file takes about 3 minutes on the 2-core development machine.
  */
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { BASE_SPEC, CLI, FaultWorld, sleep } from '../helpers/fault-cli';
 import { serverProcessesUnder } from '../helpers/server-processes';
 
-const REPO = join(__dirname, '..', '..');
-const CLI = join(REPO, 'dist', 'bin', 'aurora-bench.js');
-
-const base = {
-  name: 'faults',
-  engine: { version: '3.04.0' },
-  variants: [{ name: 'a', instanceClass: 'db.t3.medium', readers: 1 }],
-  data: { tables: 1, tableSize: 200, prepareThreads: 1 },
-  defaults: { durationS: 3, warmupS: 0, reportIntervalS: 1 },
-  workloads: [{ name: 'ro', test: 'oltp_read_only', threads: [1], target: 'reader', options: { skip_trx: true } }],
-};
+const base = BASE_SPEC;
 /** Two cells in sequence, the first with a long step: a stop during it must not start the second. */
 const twoCells = { ...base, variants: [...base.variants, { name: 'b', instanceClass: 'db.t3.medium', readers: 1 }], defaults: { ...base.defaults, durationS: 30 } };
 
+let world: FaultWorld;
 let work: string;
 let runRoot: string;
 let lake: string;
-const children: ChildProcess[] = [];
 
 beforeAll(() => {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npx tsc -p .), as scripts/test.sh does`);
 });
 beforeEach(() => {
-  work = mkdtempSync(join(tmpdir(), 'ab-faults-'));
-  runRoot = join(work, 'runs');
-  lake = join(work, 'lake');
+  world = new FaultWorld();
+  ({ work, runRoot, lake } = world);
 });
 afterEach(() => {
-  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-  spawnSync(process.execPath, [CLI, 'cleanup'], { env: envFor() });
+  world.tearDown();
   rmSync(work, { recursive: true, force: true });
 });
 
-function envFor(): NodeJS.ProcessEnv {
-  return { ...process.env, AURORA_BENCH_LAKE: lake, AURORA_BENCH_RUN_ROOT: runRoot };
-}
-
-function cli(args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: work, env: envFor(), encoding: 'utf8', timeout: 300_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-function writeSpec(name: string, spec: object): string {
-  const file = join(work, name);
-  writeFileSync(file, JSON.stringify(spec, null, 2));
-  return file;
-}
-
-/** A CLI run in the background: its output so far, a wait for a line, its exit. */
-function background(args: string[]) {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: work, env: envFor() });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  const waiters: { re: RegExp; resolve: () => void }[] = [];
-  const check = () => {
-    for (const w of waiters.splice(0)) (w.re.test(stdout) ? w.resolve : () => waiters.push(w))();
-  };
-  child.stdout.on('data', (d: Buffer) => {
-    stdout += d.toString();
-    check();
-  });
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-  return {
-    child,
-    output: () => ({ stdout, stderr }),
-    /** Resolves when stdout matches (or rejects when the process ends first). */
-    waitFor: (re: RegExp) =>
-      Promise.race([
-        new Promise<void>((resolve) => {
-          waiters.push({ re, resolve });
-          check();
-        }),
-        exited.then(() => {
-          if (!re.test(stdout)) throw new Error(`the run ended before ${String(re)}:\n${stdout}\n${stderr}`);
-        }),
-      ]),
-    exited,
-  };
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
+const cli = (args: string[]) => world.cli(args);
+const writeSpec = (name: string, spec: object) => world.writeSpec(name, spec);
+const background = (args: string[]) => world.background(args);
+const registeredServers = () => world.registeredServers();
+const expectNothingLeft = (ports: readonly number[]) => world.expectNothingLeft(ports);
+const lakeQuery = <T>(sql: string): T[] => world.lakeQuery<T>(sql);
 const mariadbdUnder = (dir: string): string[] => serverProcessesUnder('mariadbd', dir);
-
-/** The servers the running run registered (resources.json of each run directory). */
-function registeredServers(): { instanceId: string; pid: number; port: number; role: string }[] {
-  if (!existsSync(runRoot)) return [];
-  const out: { instanceId: string; pid: number; port: number; role: string }[] = [];
-  for (const run of readdirSync(runRoot)) {
-    const file = join(runRoot, run, 'resources.json');
-    if (!existsSync(file)) continue;
-    const record = JSON.parse(readFileSync(file, 'utf8')) as { cells: Record<string, { servers: { instanceId: string; pid: number; port: number; role: string }[] }> };
-    for (const cell of Object.values(record.cells)) out.push(...cell.servers);
-  }
-  return out;
-}
-
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
-/** Nothing of the runs is left: no mariadbd, no listening port of theirs, no run directory. */
-async function expectNothingLeft(ports: readonly number[]): Promise<void> {
-  expect(mariadbdUnder(work)).toEqual([]);
-  expect((await Promise.all(ports.map(portOpen))).filter(Boolean)).toEqual([]);
-  expect(existsSync(runRoot) ? readdirSync(runRoot) : []).toEqual([]);
-}
-
-function lakeQuery<T>(sql: string): T[] {
-  const r = cli(['results', '--json', '--sql', sql]);
-  if (r.code !== 0) throw new Error(`results --sql failed: ${r.stderr}`);
-  return JSON.parse(r.stdout) as T[];
-}
 
 describe('faults injected into local runs', () => {
   it('SIGTERM during a step: nothing new starts, the step and the run are recorded as stopped by SIGTERM, nothing is left', async () => {
@@ -371,7 +276,7 @@ describe('faults injected into local runs', () => {
     mkdirSync(outside);
     writeFileSync(join(outside, 'keep.txt'), 'keep\n');
     const bystander = spawn('sleep', ['300']);
-    children.push(bystander);
+    world.adopt(bystander);
     const planted = join(runRoot, 'planted');
     mkdirSync(planted);
     const server = {

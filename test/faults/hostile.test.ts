@@ -258,7 +258,8 @@ describe('a run root that fills up during the prepare', () => {
 describe('two runs at once on one machine', () => {
   it('both succeed, and each says in its output and its manifest that the other shared the host', async () => {
     // Arrange
-    const spec = world.writeSpec('together.json', { ...BASE_SPEC, defaults: { ...BASE_SPEC.defaults, durationS: 4 } });
+    // The runs overlap from their start (both are started at once), whatever their steps' length.
+    const spec = world.writeSpec('together.json', { ...BASE_SPEC, defaults: { ...BASE_SPEC.defaults, durationS: 1 } });
     // Act
     const a = world.background(['run', spec, '--run-id', 'together-a']);
     const b = world.background(['run', spec, '--run-id', 'together-b']);

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { waitForExit } from '../../core/backends/local/processes';
 import { processesMentioning } from '../../core/backends/local/registry';
 import { CLI, REPO, sleep } from '../helpers/fault-cli';
+import { writeInterruptibleRehearsalSpec } from '../helpers/interruptible-rehearsal';
 
 const GUARD = join(REPO, 'dist', 'core', 'cli', 'unsettled-exit.js');
 let work: string;
@@ -55,20 +56,7 @@ describe('a command that ends unsettled', () => {
 
   it('the AWS rehearsal with its moto server killed mid-step: exit 1, a FAILED line and one line naming the dead control plane, no stack, nothing left', async () => {
     // Arrange
-    const spec = join(work, 'moto-killed.json');
-    writeFileSync(
-      spec,
-      JSON.stringify({
-        name: 'moto-killed',
-        engine: { version: '3.04.0' },
-        region: 'us-east-1',
-        variants: [{ name: 'one', instanceClass: 'db.r6g.large', readers: 1, clients: { count: 1, instanceType: 'c6g.large' } }],
-        data: { tables: 1, tableSize: 500 },
-        defaults: { durationS: 60, warmupS: 0, reportIntervalS: 1 },
-        workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [2] }],
-        ttlHours: 1,
-      }),
-    );
+    const spec = writeInterruptibleRehearsalSpec(work, 'moto-killed');
     const child = spawn(process.execPath, [CLI, 'run', spec, '--aws-rehearsal'], { cwd: work, env: { ...process.env, AURORA_BENCH_LAKE: join(work, 'lake') } });
     let stdout = '';
     let stderr = '';

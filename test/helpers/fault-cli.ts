@@ -5,10 +5,9 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serverProcessesUnder } from './server-processes';
+import { listening, serverProcessesUnder } from './server-processes';
 
 export const REPO = join(__dirname, '..', '..');
 export const CLI = join(REPO, 'dist', 'bin', 'aurora-bench.js');
@@ -123,8 +122,13 @@ export class FaultWorld {
   /** Nothing of the runs is left: no mariadbd, no listening port of theirs, no run directory. */
   async expectNothingLeft(ports: readonly number[]): Promise<void> {
     expect(serverProcessesUnder('mariadbd', this.work)).toEqual([]);
-    expect((await Promise.all(ports.map(portOpen))).filter(Boolean)).toEqual([]);
+    expect((await Promise.all(ports.map(listening))).filter(Boolean)).toEqual([]);
     expect(existsSync(this.runRoot) ? readdirSync(this.runRoot) : []).toEqual([]);
+  }
+
+  /** A process the test started itself, killed by tearDown like the CLI's. */
+  adopt(child: ChildProcess): void {
+    this.children.push(child);
   }
 
   /** Kills what the test started and is still running, and runs cleanup. */
@@ -132,15 +136,4 @@ export class FaultWorld {
     for (const c of this.children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
     spawnSync(process.execPath, [CLI, 'cleanup'], { env: this.env() });
   }
-}
-
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }

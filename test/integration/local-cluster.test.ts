@@ -3,11 +3,12 @@
  * backend builds one: template copies, planned parameters, heartbeat lag, teardown.
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, connect, type Server } from 'node:net';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { replicationStatus, startCluster, type ClusterInfo } from '../../core/backends/local/cluster';
 import { measureReplicaLag, stopCluster } from '../helpers/local-cluster';
+import { listening } from '../helpers/server-processes';
 import { localShape } from '../../core/backends/local/instance-classes';
 import { queryServer, ServerStartError, startServerFromTemplate, stopServer } from '../../core/backends/local/mariadb-server';
 import { applyDynamicParameters, planParameters, verifyParameters, type ParameterPlan } from '../../core/backends/local/parameters';
@@ -44,18 +45,6 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutM
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(50);
   }
-}
-
-/** TCP connect to 127.0.0.1:port: true when something accepts. */
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
 
 /** The benchmark login over TCP, as sysbench connects. */

@@ -306,9 +306,12 @@ describe('client/runner.js against a throwaway MariaDB', () => {
     const samples = parseClientCpu(readFileSync(join(out, 'client_cpu.jsonl'), 'utf8'));
     expect(samples.length).toBeGreaterThanOrEqual(2);
     const cores = cpus().length;
+    // A sample is one interval's CPU share: on a loaded machine sysbench may get no CPU tick in one
+    // (0%), so only the run as a whole must show its CPU (it completed transactions).
+    expect(samples.reduce((sum, s) => sum + s.sysbenchCpuPct, 0)).toBeGreaterThan(0);
     for (const s of samples) {
       expect(s.cores).toBe(cores);
-      expect(s.sysbenchCpuPct).toBeGreaterThan(0);
+      expect(s.sysbenchCpuPct).toBeGreaterThanOrEqual(0);
       expect(s.sysbenchCpuPct).toBeLessThanOrEqual(100 * cores + 5);
       expect(s.hostCpuPct).toBeGreaterThanOrEqual(0);
       expect(s.hostCpuPct).toBeLessThanOrEqual(100);

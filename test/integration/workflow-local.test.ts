@@ -37,6 +37,18 @@ function tinySpec(over: Partial<SpecInput> = {}): SpecInput {
   };
 }
 
+/**
+ * One cell with no reader and one 1-s writer step: enough for a path of the workflow that fails or
+ * retries a Task (the servers, jobs and rows are what tinySpec makes, fewer of them).
+ */
+function oneStepSpec(): SpecInput {
+  return tinySpec({
+    variants: [{ name: 'small', instanceClass: 'db.t3.medium', readers: 0 }],
+    defaults: { durationS: 1, warmupS: 0, reportIntervalS: 1 },
+    workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1] }],
+  });
+}
+
 let lakeDir: string;
 let runRoot: string;
 
@@ -314,7 +326,7 @@ describe('benchmark workflow, locally', () => {
     // Arrange
     const backend = withInjectedFailures(newBackend(), { [method]: { error: new Error(`injected ${method} failure`), ...(when ? { when } : {}) } });
     // Act
-    const result = await run(backend, tinySpec({ workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1] }] }));
+    const result = await run(backend, oneStepSpec());
     // Assert
     expect(result.status).toBe('FAILED');
     expect(result.error).toBe('BenchmarkFailed');
@@ -346,7 +358,7 @@ describe('benchmark workflow, locally', () => {
     });
     const backend = new Proxy(real, { get: (t, p, r) => (p === 'lake' ? lake : (Reflect.get(t, p, r) as unknown)) }) as Backend;
     // Act
-    const result = await run(backend, tinySpec({ workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1] }] }));
+    const result = await run(backend, oneStepSpec());
     // Assert
     expect(result.status).toBe('FAILED');
     expect(result.error).toBe('Error');
@@ -364,7 +376,7 @@ describe('benchmark workflow, locally', () => {
     // Act
     const result = await executeLocally({
       deps: { ...deps(backend), judgeRun },
-      input: { spec: tinySpec({ workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1] }] }) },
+      input: { spec: oneStepSpec() },
       pollMs: 100,
       retryMs: 10,
     });
@@ -407,7 +419,7 @@ describe('benchmark workflow, locally', () => {
   it('a teardown that keeps failing is recorded and fails the run (the sweeper is the safety net)', async () => {
     const real = newBackend();
     const backend = withInjectedFailures(real, { teardownCell: { error: new Error('cannot delete') } });
-    const result = await run(backend, tinySpec({ workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1] }] }));
+    const result = await run(backend, oneStepSpec());
     expect(result.status).toBe('FAILED');
     expect(entered(result.events, 'TeardownFailed')).toBe(1);
     expect(result.cause).toMatch(/teardown-failed.*cannot delete/);

@@ -3,20 +3,11 @@
  * one timer): a short one ends the execution TIMED_OUT; one longer than a Node timer can hold is
  * left to AWS instead of firing at once.
  */
-import type { Backend } from '../../core/backend';
 import { executeLocally } from '../../core/workflow/local-runner';
-import type { TaskDeps } from '../../core/workflow/tasks';
+import { NO_TASK_DEPS } from '../helpers/no-task-deps';
 
-// No Task state below calls a handler: the backend is never used.
-const deps: TaskDeps = {
-  backend: {} as Backend,
-  now: () => new Date(),
-  toolVersion: 'test',
-  gitSha: null,
-  serverVersion: null,
-  readyTimeoutS: 60,
-  judgeRun: () => Promise.reject(new Error('no Task runs in these tests')),
-};
+// No Task state below calls a handler.
+const deps = NO_TASK_DEPS;
 
 /** A definition without Task states: nothing to bind. */
 function waitThenPass(timeoutSeconds: number) {

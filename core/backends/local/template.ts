@@ -63,10 +63,14 @@ export interface ServerTemplate {
   readonly catalog: VariableCatalog;
 }
 
-export function defaultTemplateRoot(): string {
+/** The local backend's cache: server templates, definitions already validated. */
+export function defaultCacheRoot(): string {
   const override = process.env['AURORA_BENCH_CACHE_DIR'];
-  const cache = override ?? join(process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'aurora-bench');
-  return join(cache, 'templates');
+  return override ?? join(process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'aurora-bench');
+}
+
+export function defaultTemplateRoot(): string {
+  return join(defaultCacheRoot(), 'templates');
 }
 
 /** A version string as a directory name. */
