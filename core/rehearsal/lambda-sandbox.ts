@@ -27,7 +27,7 @@
  * for a module that does not load, Runtime.HandlerNotFound, Sandbox.Timedout, Runtime.ExitError)
  * and errorMessage.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { chmodSync, chownSync, copyFileSync, cpSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -326,7 +326,7 @@ export interface LambdaSandboxOptions {
    * dispose(); it and its parents must be traversable by everyone when this process is root.
    */
   readonly dir: string;
-  /** The runtime's packages (lambdaRuntimeModules), linked into the sandbox's folder. */
+  /** The runtime's packages (lambdaRuntimeModules), read-only in the sandbox's folder (stageRuntimeModules). */
   readonly runtimeModules: string;
   readonly region: string;
   /** Variables added to every function's environment after the template's (the rehearsal: moto's endpoint and credentials). */
@@ -366,6 +366,8 @@ export class LambdaSandbox {
   private readonly bridge: string;
   private readonly runtimeModules: string;
   private readonly identity = childIdentity();
+  /** The runtime's packages bind-mounted into the sandbox's folder (root only), until dispose(). */
+  private mounted: string | undefined;
 
   constructor(private readonly o: LambdaSandboxOptions) {
     mkdirSync(o.dir, { recursive: true });
@@ -382,9 +384,43 @@ export class LambdaSandbox {
     writeFileSync(this.bootstrap, BOOTSTRAP);
     this.bridge = join(runtimeDir, 'sdk-bridge.js');
     writeFileSync(this.bridge, SDK_BRIDGE);
-    this.runtimeModules = join(runtimeDir, 'node_modules');
-    linkTree(o.runtimeModules, this.runtimeModules);
-    makeReadOnly(runtimeDir);
+    makeReadOnly(this.bootstrap);
+    makeReadOnly(this.bridge);
+    this.runtimeModules = this.stageRuntimeModules(o.runtimeModules, join(runtimeDir, 'node_modules'));
+    chmodSync(runtimeDir, 0o555);
+  }
+
+  /**
+   * The runtime's packages where the children read them. Running as this process's own user, the
+   * cached folder itself (lambdaRuntimeModules made it read-only). Run as root, the children are
+   * nobody, who cannot enter the cache under root's home: the folder is bind-mounted read-only into
+   * the sandbox's own (two mount calls, where linking its ~13,000 files one by one, and walking them
+   * again to remove them, took seconds of CPU per sandbox); linked file by file where mounting is
+   * not allowed (a root without CAP_SYS_ADMIN).
+   */
+  private stageRuntimeModules(cached: string, staged: string): string {
+    if (this.identity.uid === undefined) return cached;
+    mkdirSync(staged);
+    const bind = spawnSync('mount', ['--bind', cached, staged], { encoding: 'utf8' });
+    if (bind.status === 0) {
+      this.mounted = staged;
+      process.once('exit', this.unmountAtExit);
+      // Read-only as the mount, not only by the files' modes: removing the sandbox's folder as root
+      // cannot reach into the cache even when the unmount failed.
+      if (spawnSync('mount', ['-o', 'remount,bind,ro', staged]).status === 0) return staged;
+      this.unmount();
+    }
+    linkTree(cached, staged);
+    return staged;
+  }
+
+  private readonly unmountAtExit = (): void => this.unmount();
+
+  private unmount(): void {
+    if (this.mounted === undefined) return;
+    if (spawnSync('umount', [this.mounted]).status !== 0) spawnSync('umount', ['-l', this.mounted]);
+    this.mounted = undefined;
+    process.off('exit', this.unmountAtExit);
   }
 
   /** Copies the function's asset folder alone, read-only, and gives it an empty writable temporary folder. */
@@ -588,6 +624,7 @@ export class LambdaSandbox {
       fn.warm.length = 0;
     }
     await Promise.all(exits);
+    this.unmount();
     removeTree(this.o.dir);
   }
 }

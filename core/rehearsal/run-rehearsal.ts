@@ -41,6 +41,7 @@ import { processesMentioning } from '../backends/local/registry';
 import { ensureTemplate } from '../backends/local/template';
 import { ABORTED_REASON, markEnded, recordInterruptedSteps, TIMED_OUT_REASON } from '../cli/run-local';
 import { resultsCommand } from '../cli/results-command';
+import { planNotesLine } from '../cli/plan-view';
 import { parameterProblems } from '../aurora/parameter-catalogue';
 import { engineOfFamily, rdsParameterProblems } from '../aurora/rds-parameters';
 import { ENGINES } from '../aurora/engines';
@@ -421,11 +422,18 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
 
   // ------------------------------------------------ refusals first: nothing starts when the spec cannot run
   // Planned for AWS; the local servers that stand in for Aurora refuse what a local run refuses.
+  // The workloads the rehearsal leaves out are its own notes, which `aurora-bench plan` does not
+  // list: printed in full, the plan's other notes as one line, as a local run prints them.
+  const leftOut: PlanNote[] = [];
   const prepared = preparePlanFromFile(options.specFile, join(options.repoRoot, 'client', 'workloads'), {
     backend: 'aws',
     scale: options.scale ?? 'full',
     backendRefusals: localSpecRefusals,
-    narrow: withoutForwardedWorkloads,
+    narrow: (s) => {
+      const narrowed = withoutForwardedWorkloads(s);
+      leftOut.push(...narrowed.notes);
+      return narrowed;
+    },
     ...(options.runId ? { runId: options.runId } : {}),
   });
   const { spec, plan } = prepared;
@@ -439,7 +447,12 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
     if (why) throw new Error(`the AWS rehearsal boots its instances in Debian roots: ${why}`);
   }
   for (const line of rehearsalScope(versions.serverVersion, engines, lagS, options.boot !== undefined)) log(line);
-  for (const n of prepared.notes) log(`[${n.level}] ${n.path}: ${n.message}`);
+  for (const n of leftOut) log(`[${n.level}] ${n.path}: ${n.message}`);
+  const notesLine = planNotesLine(
+    prepared.notes.filter((n) => !leftOut.includes(n)),
+    [options.specFile, '--aws', ...(options.scale === 'small' ? ['--scale', 'small'] : [])],
+  );
+  if (notesLine !== null) log(notesLine);
   log(`run ${plan.runId}: ${plan.cells.length} cells`);
 
   const dir = await mkdtemp(join(tmpdir(), 'abr-'));

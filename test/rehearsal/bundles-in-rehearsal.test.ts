@@ -6,34 +6,20 @@
  * can have: one that does not load (the shape of jsonc-parser's UMD `main`, which `require`s its own
  * files at run time) and one that outlives its function's timeout.
  */
-import { cpSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { rehearsalWiring } from '../../bin/aws-rehearsal';
-import { runRehearsal, type RehearsalOptions, type RehearsalResult } from '../../core/rehearsal/run-rehearsal';
+import type { RehearsalOptions, RehearsalResult } from '../../core/rehearsal/run-rehearsal';
 import { TASK_NAMES, type TaskName } from '../../core/workflow/task-names';
-import { startMoto, type MotoServer } from '../aws/moto';
+import { rehearsalFile, rehearse as rehearseFile, wiring } from '../helpers/rehearsal-file';
 
-const ROOT = join(__dirname, '..', '..');
-const wiring = rehearsalWiring(ROOT);
-let moto: MotoServer;
-let work: string;
-
-beforeAll(() => {
-  moto = startMoto();
-  work = mkdtempSync(join(tmpdir(), 'abr-bundles-'));
-  // The synthesis with its bundling (minutes on a busy machine when nothing is cached), before any test's clock starts.
-  wiring.synthesize('us-east-1');
-}, 900_000);
-afterAll(() => {
-  moto.stop();
-  rmSync(work, { recursive: true, force: true });
-});
+const file = rehearsalFile('abr-bundles-');
+// The synthesis with its bundling (minutes on a busy machine when nothing is cached), before any test's clock starts.
+beforeAll(() => wiring.synthesize('us-east-1'), 900_000);
 
 function specFile(name: string): string {
-  const file = join(work, `${name}.json`);
+  const spec = join(file.work, `${name}.json`);
   writeFileSync(
-    file,
+    spec,
     JSON.stringify({
       name,
       engine: { version: '3.04.0' },
@@ -45,7 +31,7 @@ function specFile(name: string): string {
       ttlHours: 1,
     }),
   );
-  return file;
+  return spec;
 }
 
 /**
@@ -59,7 +45,7 @@ function withAsset(task: TaskName, indexJs: string, timeoutS?: number): Rehearsa
       ...synthesis,
       functions: synthesis.functions.map((f) => {
         if (f.task !== task) return f;
-        const assetDir = mkdtempSync(join(work, `${task}-asset-`));
+        const assetDir = mkdtempSync(join(file.work, `${task}-asset-`));
         cpSync(f.assetDir, assetDir, { recursive: true });
         renameSync(join(assetDir, 'index.js'), join(assetDir, 'bundle.js'));
         writeFileSync(join(assetDir, 'index.js'), indexJs);
@@ -70,20 +56,8 @@ function withAsset(task: TaskName, indexJs: string, timeoutS?: number): Rehearsa
 }
 
 async function rehearse(name: string, extra: Partial<RehearsalOptions> = {}): Promise<{ r: RehearsalResult; lines: string[] }> {
-  const lines: string[] = [];
-  const started = Date.now();
-  const r = await runRehearsal({
-    specFile: specFile(name),
-    repoRoot: ROOT,
-    ...wiring,
-    motoEndpoint: moto.endpoint,
-    metricsLagS: 1,
-    pollMs: 200,
-    lakeDir: join(work, `${name}-lake`),
-    log: (l) => lines.push(`${((Date.now() - started) / 1000).toFixed(1)} ${l}`),
-    ...extra,
-  });
-  return { r, lines };
+  const { r, timed } = await rehearseFile(file, specFile(name), { lakeDir: join(file.work, `${name}-lake`), ...extra });
+  return { r, lines: timed };
 }
 
 describe('the AWS rehearsal runs the synthesized functions', () => {

@@ -5,8 +5,7 @@
  * rehearsal-runs.test.ts.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CloudWatchClient, GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
@@ -51,7 +50,8 @@ import { ProcessTracker } from '../../core/rehearsal/process-tracker';
 import { MASTER_USER_PRIVILEGES, RdsEmulation, type ClusterMembers } from '../../core/rehearsal/rds-emulation';
 import { catalogueCheck } from '../../core/rehearsal/run-rehearsal';
 import { SsmAgentEmulation } from '../../core/rehearsal/ssm-agent';
-import { startMoto, type MotoServer } from '../aws/moto';
+import type { MotoServer } from '../aws/moto';
+import { rehearsalFile } from '../helpers/rehearsal-file';
 
 const execFileAsync = promisify(execFile);
 const REGION = 'us-east-1';
@@ -61,14 +61,10 @@ let moto: MotoServer;
 let work: string;
 let common: { region: string; endpoint: string; credentials: { accessKeyId: string; secretAccessKey: string } };
 
+const file = rehearsalFile('abr-emu-');
 beforeAll(() => {
-  moto = startMoto();
-  work = mkdtempSync(join(tmpdir(), 'abr-emu-'));
+  ({ moto, work } = file);
   common = { region: REGION, endpoint: moto.endpoint, credentials: { ...MOTO_CREDENTIALS } };
-});
-afterAll(() => {
-  moto.stop();
-  rmSync(work, { recursive: true, force: true });
 });
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {

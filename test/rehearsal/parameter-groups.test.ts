@@ -5,8 +5,6 @@
  * servers. The wait before a new group's first use (botocore rds service-2.json,
  * CreateDBClusterParameterGroup: "wait at least 5 minutes") is shortened to 2 s here.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DescribeDBClustersCommand, ModifyDBClusterParameterGroupCommand } from '@aws-sdk/client-rds';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -24,7 +22,8 @@ import { ProcessTracker } from '../../core/rehearsal/process-tracker';
 import { RdsEmulation } from '../../core/rehearsal/rds-emulation';
 import { catalogueCheck } from '../../core/rehearsal/run-rehearsal';
 import { createStandingInfrastructure, CREDENTIALS, destroyRawClients, rawClients, REGION, type RawClients } from '../aws/fixtures';
-import { startMoto, type MotoServer } from '../aws/moto';
+import type { MotoServer } from '../aws/moto';
+import { rehearsalFile } from '../helpers/rehearsal-file';
 
 const SETTLE_S = 2;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -39,9 +38,16 @@ let tracker: ProcessTracker;
 let work: string;
 const rdsCalls: { command: string; input: Record<string, unknown> }[] = [];
 
+const file = rehearsalFile('abr-pg-', async () => {
+  await emulation.shutdown();
+  tracker.dispose();
+  destroyAwsClients(clients);
+  secrets.destroy();
+  destroyRawClients(raw);
+});
+
 beforeAll(async () => {
-  moto = startMoto();
-  work = mkdtempSync(join(tmpdir(), 'abr-pg-'));
+  ({ moto, work } = file);
   raw = rawClients(moto.endpoint);
   config = await createStandingInfrastructure(moto.endpoint, raw, { parameterGroupSettleS: SETTLE_S });
   const versions = await checkLocalDependencies();
@@ -69,16 +75,6 @@ beforeAll(async () => {
   );
   emulation.install(clients.rds);
 }, 300_000);
-
-afterAll(async () => {
-  await emulation.shutdown();
-  tracker.dispose();
-  destroyAwsClients(clients);
-  secrets.destroy();
-  destroyRawClients(raw);
-  moto.stop();
-  rmSync(work, { recursive: true, force: true });
-});
 
 function cellOf(): { run: RunContext; cell: CellPlan } {
   const spec = validateSpec(

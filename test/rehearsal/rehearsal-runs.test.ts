@@ -5,35 +5,21 @@
  * also checks that nothing was left. Runs that succeed: studies.test.ts and
  * test/e2e/cli-rehearsal.test.ts (also Ctrl-C).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { rehearsalWiring } from '../../bin/aws-rehearsal';
-import { runRehearsal, type RehearsalOptions, type RehearsalResult } from '../../core/rehearsal/run-rehearsal';
+import type { RehearsalOptions, RehearsalResult } from '../../core/rehearsal/run-rehearsal';
 import { interceptClient } from '../../core/rehearsal/sdk-intercept';
 import type { RunRow } from '../../core/lake/rows';
 import type { ActualCellCost, ResourceLifetime } from '../../core/plan/bill';
 import { LocalLakeStore } from '../../core/backends/local/local-lake';
-import { startMoto, type MotoServer } from '../aws/moto';
+import { rehearsalFile, rehearse as rehearseFile } from '../helpers/rehearsal-file';
 
-const ROOT = join(__dirname, '..', '..');
-const wiring = rehearsalWiring(ROOT);
-let moto: MotoServer;
-let work: string;
-
-beforeAll(() => {
-  moto = startMoto();
-  work = mkdtempSync(join(tmpdir(), 'abr-runs-'));
-});
-afterAll(() => {
-  moto.stop();
-  rmSync(work, { recursive: true, force: true });
-});
+const file = rehearsalFile('abr-runs-');
 
 function specFile(name: string, clusterParameters: Record<string, string | number> = {}): string {
-  const file = join(work, `${name}.json`);
+  const spec = join(file.work, `${name}.json`);
   writeFileSync(
-    file,
+    spec,
     JSON.stringify({
       name,
       engine: { version: '3.04.0' },
@@ -45,7 +31,7 @@ function specFile(name: string, clusterParameters: Record<string, string | numbe
       ttlHours: 1,
     }),
   );
-  return file;
+  return spec;
 }
 
 async function rehearse(
@@ -53,22 +39,10 @@ async function rehearse(
   extra: Partial<RehearsalOptions> = {},
   clusterParameters: Record<string, string | number> = {},
 ): Promise<{ r: RehearsalResult; lines: string[]; lake: LocalLakeStore }> {
-  const lines: string[] = [];
-  const lakeDir = join(work, `${name}-lake`);
-  const started = Date.now();
-  const r = await runRehearsal({
-    specFile: specFile(name, clusterParameters),
-    repoRoot: ROOT,
-    ...wiring,
-    motoEndpoint: moto.endpoint,
-    metricsLagS: 1,
-    pollMs: 200,
-    lakeDir,
-    // Seconds since the start on every line: a failed expectation on the lines shows where time went.
-    log: (l) => lines.push(`${((Date.now() - started) / 1000).toFixed(1)} ${l}`),
-    ...extra,
-  });
-  return { r, lines, lake: new LocalLakeStore(lakeDir) };
+  const lakeDir = join(file.work, `${name}-lake`);
+  // Seconds since the start on every line: a failed expectation on the lines shows where time went.
+  const { r, timed } = await rehearseFile(file, specFile(name, clusterParameters), { lakeDir, ...extra });
+  return { r, lines: timed, lake: new LocalLakeStore(lakeDir) };
 }
 
 async function runRow(lake: LocalLakeStore, r: RehearsalResult): Promise<RunRow> {

@@ -15,46 +15,31 @@
  * repeats the same AWS calls. `run --aws-rehearsal --scale small` of a study is the untrimmed run;
  * quickstart's runs in test/e2e/cli-rehearsal.test.ts.
  */
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { rehearsalWiring } from '../../bin/aws-rehearsal';
 import { LocalLake } from '../../core/lake/duckdb';
 import type { MetricWindowRow, ServerMetricRow, StepRow } from '../../core/lake/rows';
-import { runRehearsal } from '../../core/rehearsal/run-rehearsal';
 import { ENGINES } from '../../core/aurora/engines';
 import { scaleSpec } from '../../core/experiment/scale';
 import type { Spec } from '../../core/experiment/schema';
 import { isSpecSchemaFile, loadSpecFile } from '../../core/experiment/validate';
-import { startMoto, type MotoServer } from '../aws/moto';
+import { rehearsalFile, rehearse, REPO_ROOT as ROOT } from '../helpers/rehearsal-file';
 
-const ROOT = join(__dirname, '..', '..');
 const EXPERIMENTS = join(ROOT, 'experiments');
-const wiring = rehearsalWiring(ROOT);
-let moto: MotoServer;
-let work: string;
-
-beforeAll(() => {
-  moto = startMoto();
-  work = mkdtempSync(join(tmpdir(), 'abr-studies-'));
-});
 const openLakes: LocalLake[] = [];
-
-afterAll(() => {
+const file = rehearsalFile('abr-studies-', () => {
   for (const lake of openLakes) lake.close();
-  moto.stop();
-  rmSync(work, { recursive: true, force: true });
 });
 
 /** Copies a study's own workload script into the work folder; its name there, relative to the trimmed spec. */
 function copyNextTo(script: string): string {
-  copyFileSync(script, join(work, basename(script)));
+  copyFileSync(script, join(file.work, basename(script)));
   return basename(script);
 }
 
 /** The study at --scale small, trimmed as the file comment says, written where the rehearsal reads it. */
-function trimmedStudy(file: string): string {
-  const small = scaleSpec(loadSpecFile(join(EXPERIMENTS, file), join(ROOT, 'client', 'workloads')).spec, 'small').spec;
+function trimmedStudy(study: string): string {
+  const small = scaleSpec(loadSpecFile(join(EXPERIMENTS, study), join(ROOT, 'client', 'workloads')).spec, 'small').spec;
   const first = (values: readonly number[]) => (values.length === 0 ? [] : [[...values].sort((a, b) => a - b).find((v) => v > 0) ?? values[0]!]);
   const variantKinds = new Set<string>();
   // The engine's topology (an Aurora cluster, an RDS DB instance and its replicas, or self-managed
@@ -105,7 +90,7 @@ function trimmedStudy(file: string): string {
       ...(w.warmupS !== undefined ? { warmupS: 0 } : {}),
     })),
   };
-  const out = join(work, file);
+  const out = join(file.work, study);
   writeFileSync(out, JSON.stringify(trimmed, null, 1));
   return out;
 }
@@ -125,22 +110,12 @@ describe('every study through the AWS rehearsal', () => {
 
   it.each(studies)(
     '%s: every step ok, its rows in the lake, nothing left behind',
-    async (file) => {
+    async (study) => {
       // Arrange
-      const lines: string[] = [];
-      const lakeDir = join(work, `${file}-lake`);
+      const lakeDir = join(file.work, `${study}-lake`);
 
       // Act
-      const r = await runRehearsal({
-        specFile: trimmedStudy(file),
-        repoRoot: ROOT,
-        ...wiring,
-        motoEndpoint: moto.endpoint,
-        metricsLagS: 1,
-        pollMs: 200,
-        lakeDir,
-        log: (l) => lines.push(l),
-      });
+      const { r, lines } = await rehearse(file, trimmedStudy(study), { lakeDir });
 
       // Assert
       expect({ status: r.status, cause: r.cause }).toEqual({ status: 'SUCCEEDED', cause: undefined });
@@ -177,7 +152,7 @@ describe('every study through the AWS rehearsal', () => {
       }
       expect(r.leftBehind).toEqual([]);
       expect(r.notCleaned).toEqual([]);
-      if (file === 'thread-sweep.json') {
+      if (study === 'thread-sweep.json') {
         // The offerings' topologies, the self-managed server on EC2 among them.
         expect(new Set(r.plan.cells.map((c) => c.variant.engine?.kind))).toEqual(new Set(['aurora-mysql', 'rds-mysql', 'self-managed']));
         // A self-managed server's memory is the CloudWatch agent's CWAgent mem_available (the rehearsal
@@ -190,7 +165,7 @@ describe('every study through the AWS rehearsal', () => {
           }
         }
       }
-      if (file === 'serverless-vs-provisioned.json') {
+      if (study === 'serverless-vs-provisioned.json') {
         // The cluster is created with its capacity range, and each step of a db.serverless cell collects
         // its writer's ServerlessDatabaseCapacity and ACUUtilization (the stand-in's constant maximum).
         const serverless = r.plan.cells.filter((c) => c.variant.serverless !== undefined);
@@ -209,11 +184,11 @@ describe('every study through the AWS rehearsal', () => {
           }
         }
       }
-      if (file === 'io-optimized-vs-standard.json') {
+      if (study === 'io-optimized-vs-standard.json') {
         // Both storage configurations reach CreateDBCluster as RDS names them.
         expect(lines).toEqual(expect.arrayContaining([expect.stringMatching(/StorageType aurora-iopt1/), expect.stringMatching(/StorageType aurora(,|$)/)]));
       }
-      if (file === 'write-forwarding.json') {
+      if (study === 'write-forwarding.json') {
         // What the local plan says about writes sent to a reader, said by the rehearsal too.
         expect(lines).toEqual(
           expect.arrayContaining([
