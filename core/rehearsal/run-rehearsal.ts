@@ -38,7 +38,7 @@ import { localSpecRefusals, checkLocalDependencies } from '../backends/local/pre
 import { LocalLakeStore } from '../backends/local/local-lake';
 import { isAlive, waitForExit } from '../backends/local/processes';
 import { processesMentioning } from '../backends/local/registry';
-import { ensureTemplate } from '../backends/local/template';
+import { defaultCacheRoot, ensureTemplate } from '../backends/local/template';
 import { ABORTED_REASON, markEnded, recordInterruptedSteps, TIMED_OUT_REASON } from '../cli/run-local';
 import { resultsCommand } from '../cli/results-command';
 import { planNotesLine } from '../cli/plan-view';
@@ -638,6 +638,8 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
       },
       input: { spec, scripts: prepared.scripts, runId: plan.runId, notes: prepared.preparationNotes },
       resolvedDefinition: definition,
+      // As a local run: a definition asl-validator passed once is not validated again (core/workflow/local-runner.ts).
+      validatedDefinitionsDir: join(defaultCacheRoot(), 'validated-definitions'),
       pollMs: options.pollMs ?? 500,
       retryMs: 200,
       ...(options.signal ? { signal: options.signal } : {}),

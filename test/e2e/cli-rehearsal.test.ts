@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitForExit } from '../../core/backends/local/processes';
 import { processesMentioning } from '../../core/backends/local/registry';
+import { writeInterruptibleRehearsalSpec } from '../helpers/interruptible-rehearsal';
 
 const REPO = join(__dirname, '..', '..');
 const CLI = join(REPO, 'dist', 'bin', 'aurora-bench.js');
@@ -41,21 +42,7 @@ function quickstartOnce(): string {
 
 /** A one-cell experiment with a step long enough to be interrupted; no reader: the teardown is the same. */
 function stopMeSpec(name: string): string {
-  const spec = join(work, `${name}.json`);
-  writeFileSync(
-    spec,
-    JSON.stringify({
-      name,
-      engine: { version: '3.04.0' },
-      region: 'us-east-1',
-      variants: [{ name: 'one', instanceClass: 'db.r6g.large', readers: 0, clients: { count: 1, instanceType: 'c6g.large' } }],
-      data: { tables: 1, tableSize: 500 },
-      defaults: { durationS: 60, warmupS: 0, reportIntervalS: 1 },
-      workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [2] }],
-      ttlHours: 1,
-    }),
-  );
-  return spec;
+  return writeInterruptibleRehearsalSpec(work, name, 0);
 }
 
 /**
