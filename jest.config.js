@@ -19,7 +19,7 @@ const NOT_LAYERS = new Set(['helpers', 'fixtures']);
 const shared = {
   testEnvironment: 'node',
   transform: {
-    '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
+    '^.+\\.ts$': '<rootDir>/test/esbuild-transform.js',
   },
   setupFiles: ['<rootDir>/core/polyfills.ts'],
   // Every module runs in a vm context whose global lookups go through interceptors: a `Math.abs` in
