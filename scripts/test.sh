@@ -13,13 +13,17 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
 mkdir -p test-output
 set +e
-# The static checks (the type check is setup's build: scripts/setup.sh's tsc -p tsconfig.json fails
-# it on any type error, so there is no second tsc run). eslint, type-aware, is the longest and runs
-# on one core: it starts first, and the unit layer and then the short checks (asl-validator,
-# prettier, knip) share the other core with it, so the unit layer's result still comes first and
-# no core idles while eslint runs. Not beside the server layers: those keep both cores busy, and
-# CPU-bound checks beside them lengthen the layers by about their own time. Each check's output is
-# shown, in order, once all are done; any failure fails the run at the end.
+# The unit layer first, alone on both cores: beside the static checks each would take about the
+# other's time on top of its own (two CPU-bound jobs on two cores), so nothing is saved by overlap
+# and the unit layer's result comes first.
+npx jest --ci --selectProjects unit --maxWorkers=100% --passWithNoTests --json --outputFile=test-output/jest-unit.json "$@"
+unit_code=$?
+# Then the static checks, two at a time: eslint (type-aware, the longest) beside prettier,
+# asl-validator and knip, which are short. The type check is setup's build (scripts/setup.sh: tsc
+# -p tsconfig.json fails it on any type error), not a second tsc run. Not beside the server layers:
+# those keep both cores busy, and CPU-bound checks beside them lengthen the layers by about their
+# own time. Each check's output is shown, in order, once all are done; any failure fails the run at
+# the end.
 run_check() {
   local name=$1
   shift
@@ -31,8 +35,6 @@ run_check() {
 }
 run_check lint npm run --silent lint &
 lint_pid=$!
-npx jest --ci --selectProjects unit --maxWorkers=100% --passWithNoTests --json --outputFile=test-output/jest-unit.json "$@"
-unit_code=$?
 run_check asl-validator npx asl-validator --json-path state-machines/benchmark.asl.json
 run_check format npm run --silent format:check
 run_check deadcode npm run --silent deadcode
