@@ -8,7 +8,14 @@ const { version } = require('esbuild/package.json');
 
 // Class fields as tsconfig's target (ES2022) compiles them: defined, not assigned.
 const tsconfigRaw = { compilerOptions: { useDefineForClassFields: true } };
-const options = { loader: 'ts', format: 'cjs', target: 'node20', sourcemap: 'inline', sourcesContent: false, tsconfigRaw };
+const options = {
+  loader: 'ts',
+  format: 'cjs',
+  target: 'node20',
+  sourcemap: 'inline',
+  sourcesContent: false,
+  tsconfigRaw,
+};
 
 module.exports = {
   process(source, path) {
