@@ -32,33 +32,46 @@ if [ $want_test -eq 1 ]; then
   apt_install chromium python3-venv debootstrap
 fi
 
-# The Python tools of the test suite, each in its own virtual environment (pip downloads and
-# unpacks: mostly waiting on the network and the disk), installed while npm installs and tsc builds.
+# The Python tools of the test suite, in virtual environments of their own (pip downloads, unpacks
+# and compiles: minutes of CPU), installed while npm installs and tsc builds. The environments are
+# cached under ~/.cache/aurora-bench by the Python and the requirements they hold, and .venv links
+# to them: a clean clone on a machine that has set up before installs nothing. Delete the cache
+# directory to take newer moto or cfn-lint releases.
+python_tools_requirements=("moto[server] cfn-lint sqlglot" "signal-processing-algorithms==2.1.6" "apache-otava==0.8.0")
 python_test_tools() {
-  if [ ! -x .venv/bin/moto_server ] || [ ! -x .venv/bin/cfn-lint ]; then
-    echo "setup: python venv with moto and cfn-lint"
-    python3 -m venv .venv
-    .venv/bin/pip install -q --disable-pip-version-check 'moto[server]' cfn-lint
-  fi
-  # The SQL sent to Athena runs only on DuckDB here: test/cdk/athena-sql.test.ts parses every text
-  # with sqlglot's Athena (Trino) dialect (scripts/check-athena-sql.py).
-  if ! .venv/bin/python -c 'import sqlglot' 2>/dev/null; then
-    echo "setup: sqlglot into .venv"
-    .venv/bin/pip install -q --disable-pip-version-check sqlglot
-  fi
-  # The change-point detector (core/regression/edivisive.ts) is tested against the published
-  # implementations of E-Divisive on the same series (test/integration/edivisive-references.test.ts). Each
-  # gets its own environment under .venv/references: signal-processing-algorithms 2.1.6 pins
-  # numpy < 2 and Python 3.11, apache-otava 0.8.0 pins numpy 2.2.
-  for reference in signal-processing-algorithms==2.1.6 apache-otava==0.8.0; do
-    ref_dir=".venv/references/${reference%%==*}"
-    if [ ! -f "$ref_dir/installed-$reference" ]; then
-      echo "setup: $reference into $ref_dir"
-      python3 -m venv "$ref_dir"
-      "$ref_dir/bin/pip" install -q --disable-pip-version-check "$reference"
-      touch "$ref_dir/installed-$reference"
+  local cache="${XDG_CACHE_HOME:-$HOME/.cache}/aurora-bench"
+  local key
+  key=$({ python3 --version; printf '%s\n' "${python_tools_requirements[@]}"; } | sha256sum | cut -c1-16)
+  local venv="$cache/python-tools-$key"
+  mkdir -p "$cache"
+  (
+    # One setup at a time builds it; another waits and then finds it complete.
+    flock 9
+    if [ ! -f "$venv/complete" ]; then
+      rm -rf "$venv"
+      echo "setup: Python test tools into $venv"
+      python3 -m venv "$venv"
+      # moto and cfn-lint for the AWS and CDK layers; sqlglot: the SQL sent to Athena runs only on
+      # DuckDB here, so test/cdk/athena-sql.test.ts parses every text with sqlglot's Athena (Trino)
+      # dialect (scripts/check-athena-sql.py).
+      # shellcheck disable=SC2086 # the requirements are words
+      "$venv/bin/pip" install -q --disable-pip-version-check ${python_tools_requirements[0]}
+      # The change-point detector (core/regression/edivisive.ts) is tested against the published
+      # implementations of E-Divisive on the same series (test/integration/edivisive-references.test.ts).
+      # Each gets its own environment under references/: signal-processing-algorithms 2.1.6 pins
+      # numpy < 2 and Python 3.11, apache-otava 0.8.0 pins numpy 2.2.
+      for reference in "${python_tools_requirements[@]:1}"; do
+        local ref_dir="$venv/references/${reference%%==*}"
+        python3 -m venv "$ref_dir"
+        "$ref_dir/bin/pip" install -q --disable-pip-version-check "$reference"
+      done
+      touch "$venv/complete"
     fi
-  done
+  ) 9>"$venv.lock"
+  if [ "$(readlink .venv 2>/dev/null)" != "$venv" ]; then
+    rm -rf .venv
+    ln -s "$venv" .venv
+  fi
   # client/client-ready.sh and the clients' boot and SSM commands call the AWS CLI (EC2 clients have it);
   # their tests need one too. Its own venv: awscli pins botocore, which could fight moto's.
   if ! command -v aws >/dev/null 2>&1; then
