@@ -132,7 +132,10 @@ function roundRatios(data: RunData, order: 'interleaved' | 'duet'): number[] {
       ratios.push(b.qps / a.qps);
       continue;
     }
-    const series = (r: typeof a) => ({ startedAt: r.started_at, points: (data.intervals.get(stepKey(r.cell_id, r.step_id)) ?? []).map((i) => ({ t: i.t, value: i.qps })) });
+    const series = (r: typeof a) => ({
+      startedAt: r.started_at,
+      points: (data.intervals.get(stepKey(r.cell_id, r.step_id)) ?? []).map((i) => ({ t: i.t, value: i.qps })),
+    });
     const pairs = pairByTime(series(b), series(a), 1);
     if (pairs.length > 0) ratios.push(pairs.reduce((x, [v]) => x + v, 0) / pairs.reduce((x, [, v]) => x + v, 0));
   }
@@ -158,14 +161,23 @@ async function runMode(order: 'interleaved' | 'duet', scratch: string): Promise<
   let result;
   try {
     result = await executeLocally({
-      deps: { backend, now: () => new Date(), toolVersion: 'bench', gitSha: null, serverVersion: null, readyTimeoutS: 120, judgeRun: localJudge(lakeDir) },
+      deps: {
+        backend,
+        now: () => new Date(),
+        toolVersion: 'bench',
+        gitSha: null,
+        serverVersion: null,
+        readyTimeoutS: 120,
+        judgeRun: localJudge(lakeDir),
+      },
       input: { spec: spec(order) },
     });
   } finally {
     hog?.stop();
   }
   const wallS = (Date.now() - started) / 1000;
-  if (result.status !== 'SUCCEEDED' || result.runId === undefined) throw new Error(`${order} run ${result.status}: ${result.error ?? ''} ${result.cause ?? ''}`);
+  if (result.status !== 'SUCCEEDED' || result.runId === undefined)
+    throw new Error(`${order} run ${result.status}: ${result.error ?? ''} ${result.cause ?? ''}`);
   const runId = result.runId;
   const { row, perRound } = await withLake(lakeDir, async (lake) => {
     const data = await loadRun(lake, runId);
@@ -199,7 +211,9 @@ async function main(): Promise<void> {
         `  ${order.padEnd(11)} QPS b/a ${r.ratio}; 95% CI width ${r.widthPts.toFixed(1)} pts (${r.from}); wall ${r.wallS.toFixed(0)} s${r.loadOnShare !== null ? `, load on ${(r.loadOnShare * 100).toFixed(0)}% of the time` : ''}`,
       );
       const logs = r.roundRatios.map((x) => Math.log(x));
-      console.log(`  ${''.padEnd(11)} per round b/a: ${r.roundRatios.map((x) => `${(x * 100).toFixed(1)}%`).join(' ')} (sd of log ratio ${sampleStddev(logs).toFixed(3)})`);
+      console.log(
+        `  ${''.padEnd(11)} per round b/a: ${r.roundRatios.map((x) => `${(x * 100).toFixed(1)}%`).join(' ')} (sd of log ratio ${sampleStddev(logs).toFixed(3)})`,
+      );
     }
     const [interleaved, duet] = results as [ModeResult, ModeResult];
     console.log(`  width interleaved / duet: ${(interleaved.widthPts / duet.widthPts).toFixed(2)}x`);

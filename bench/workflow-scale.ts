@@ -95,7 +95,8 @@ interface DefinitionShape {
   readonly cellEnds: ReadonlySet<string>;
 }
 
-const isDistributed = (st: AslState) => (st.ItemProcessor as { ProcessorConfig?: { Mode?: string } } | undefined)?.ProcessorConfig?.Mode === 'DISTRIBUTED';
+const isDistributed = (st: AslState) =>
+  (st.ItemProcessor as { ProcessorConfig?: { Mode?: string } } | undefined)?.ProcessorConfig?.Mode === 'DISTRIBUTED';
 
 function shapeOf(definition: Record<string, unknown>): DefinitionShape {
   const states = allStates(definition);
@@ -198,10 +199,12 @@ class HistoryCounter {
       case 'StateExited': {
         const size = bytes(ev.state?.output);
         this.maxStateBytes = Math.max(this.maxStateBytes, size);
-        if (name !== undefined && !this.shape.owner.has(name)) this.maxParentStateBytes = Math.max(this.maxParentStateBytes, size);
+        if (name !== undefined && !this.shape.owner.has(name))
+          this.maxParentStateBytes = Math.max(this.maxParentStateBytes, size);
         if (name === 'PlanRun') this.planRunOutputBytes = size;
         // Each cell's final output, with the comma between array elements.
-        if (name !== undefined && this.shape.cellEnds.has(name)) this.collectedResultBytes += size + (this.collectedResultBytes > 2 ? 1 : 0);
+        if (name !== undefined && this.shape.cellEnds.has(name))
+          this.collectedResultBytes += size + (this.collectedResultBytes > 2 ? 1 : 0);
         return;
       }
       case 'StateRetried':
@@ -230,7 +233,9 @@ function specOf(steps: number, cells: number, reuse: 'cell' | 'step', order: Mea
   const perCell = steps / cells;
   const threadCount = Math.min(MAX_SWEEP_VALUES, perCell);
   if (!Number.isInteger(perCell) || perCell % threadCount !== 0 || perCell / threadCount > MAX_SWEEP_VALUES) {
-    throw new Error(`${steps} steps over ${cells} cells: a cell takes 1 to 100 steps, or a multiple of 100 up to 10,000`);
+    throw new Error(
+      `${steps} steps over ${cells} cells: a cell takes 1 to 100 steps, or a multiple of 100 up to 10,000`,
+    );
   }
   return {
     name: `scale-${steps}x${cells}`,
@@ -242,17 +247,29 @@ function specOf(steps: number, cells: number, reuse: 'cell' | 'step', order: Mea
     data: { tables: 1, tableSize: 1000, prepareThreads: 1, reuse },
     defaults: { durationS: 1, warmupS: 0, reportIntervalS: 1 },
     // A spec lists at most 100 thread counts and 100 rates per workload (MAX_SWEEP_VALUES): one step per pair.
-    workloads: [{ name: 'rw', test: 'oltp_read_write', threads: range(threadCount), rates: range(perCell / threadCount) }],
+    workloads: [
+      { name: 'rw', test: 'oltp_read_write', threads: range(threadCount), rates: range(perCell / threadCount) },
+    ],
   };
 }
 
-export async function measure(steps: number, layout: 'one cell' | 'spread', reuse: 'cell' | 'step' = 'cell', order: MeasuredOrder = 'interleaved'): Promise<ScaleFigures> {
+export async function measure(
+  steps: number,
+  layout: 'one cell' | 'spread',
+  reuse: 'cell' | 'step' = 'cell',
+  order: MeasuredOrder = 'interleaved',
+): Promise<ScaleFigures> {
   const cells = layout === 'one cell' ? 1 : Math.min(10, steps);
   const { figures } = await measureSpec(specOf(steps, cells, reuse, order), layout, steps, cells);
   return figures;
 }
 
-async function measureSpec(spec: SpecInput, layout: ScaleFigures['layout'], steps: number, cells: number): Promise<{ figures: ScaleFigures; counter: HistoryCounter }> {
+async function measureSpec(
+  spec: SpecInput,
+  layout: ScaleFigures['layout'],
+  steps: number,
+  cells: number,
+): Promise<{ figures: ScaleFigures; counter: HistoryCounter }> {
   const backend = new InProcessBenchBackend();
   const deps: TaskDeps = {
     backend,
@@ -267,7 +284,13 @@ async function measureSpec(spec: SpecInput, layout: ScaleFigures['layout'], step
   };
   const counter = new HistoryCounter(shapeOf(loadDefinition(localFunctionArn)));
   const started = process.hrtime.bigint();
-  const result = await executeLocally({ deps, input: { spec }, pollMs: 0, retryMs: 0, onEvent: (ev) => counter.onEvent(ev) });
+  const result = await executeLocally({
+    deps,
+    input: { spec },
+    pollMs: 0,
+    retryMs: 0,
+    onEvent: (ev) => counter.onEvent(ev),
+  });
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const children = [...counter.children.values()];
   const all = [counter.parent, ...children];
@@ -275,12 +298,17 @@ async function measureSpec(spec: SpecInput, layout: ScaleFigures['layout'], step
   const stepEvents = all.reduce((a, t) => a + t.stepEvents, 0);
   const maxChildEvents = Math.max(0, ...children.map((c) => c.events));
   const fits =
-    result.status === 'SUCCEEDED' && Math.max(maxChildEvents, counter.parent.events) * MARGIN <= HISTORY_EVENTS_LIMIT && counter.maxStateBytes * MARGIN <= PAYLOAD_BYTES_LIMIT;
+    result.status === 'SUCCEEDED' &&
+    Math.max(maxChildEvents, counter.parent.events) * MARGIN <= HISTORY_EVENTS_LIMIT &&
+    counter.maxStateBytes * MARGIN <= PAYLOAD_BYTES_LIMIT;
   const figures: ScaleFigures = {
     layout,
     steps,
     cells,
-    status: result.status === 'SUCCEEDED' ? 'SUCCEEDED' : `${result.status}: ${result.error ?? ''} ${(result.cause ?? '').split('\n')[0]}`,
+    status:
+      result.status === 'SUCCEEDED'
+        ? 'SUCCEEDED'
+        : `${result.status}: ${result.error ?? ''} ${(result.cause ?? '').split('\n')[0]}`,
     eventsPerStep: Math.round((stepEvents / steps) * 10) / 10,
     maxChildEvents,
     childExecutions: children.length,
@@ -309,7 +337,11 @@ export interface MaxCellsFigures extends ScaleFigures {
   readonly collectedResultBytes: number;
 }
 
-export async function parentStateAtMaxCells(variants: number, repeats: number, variantNameLength = 10): Promise<MaxCellsFigures> {
+export async function parentStateAtMaxCells(
+  variants: number,
+  repeats: number,
+  variantNameLength = 10,
+): Promise<MaxCellsFigures> {
   const spec: SpecInput = {
     name: `cells-${variants}x${repeats}`,
     engine: { version: '3.04.0' },
@@ -351,7 +383,8 @@ function preparePollEvents(definition: Record<string, unknown>, rows: number): n
   const runStep = states.get('RunStep');
   const choice = states.get(runStep?.Next ?? '');
   const wait = states.get(choice?.Default ?? '');
-  if (runStep === undefined || choice?.Type !== 'Choice' || wait?.Type !== 'Wait' || wait.Next !== 'RunStep') return undefined;
+  if (runStep === undefined || choice?.Type !== 'Choice' || wait?.Type !== 'Wait' || wait.Next !== 'RunStep')
+    return undefined;
   const perLook = [runStep, choice, wait].reduce((sum, st) => sum + eventsOfState(st, false), 0);
   const deadlineS = Math.max(600, Math.ceil(rows / 2000));
   return perLook * (looksUntil(deadlineS) + 1);
@@ -363,7 +396,11 @@ function preparePollEvents(definition: Record<string, unknown>, rows: number): n
  * the most history events a segment's execution can record when every step's runner jobs (its
  * prepare and run) are looked at until their deadline (a duet's step: its costliest member's).
  */
-function worstSegments(steps: number, rows: number, order: MeasuredOrder = 'interleaved'): { segments: number; maxSegmentEvents: number } {
+function worstSegments(
+  steps: number,
+  rows: number,
+  order: MeasuredOrder = 'interleaved',
+): { segments: number; maxSegmentEvents: number } {
   const threadCount = Math.min(MAX_SWEEP_VALUES, steps);
   const spec: SpecInput = {
     name: 'worst-segments',
@@ -372,7 +409,9 @@ function worstSegments(steps: number, rows: number, order: MeasuredOrder = 'inte
     ...(order === 'duet' ? { order } : {}),
     data: { tables: 100, tableSize: rows / 100, prepareThreads: 1, reuse: 'step' },
     defaults: { durationS: 60, warmupS: 0, reportIntervalS: 1 },
-    workloads: [{ name: 'rw', test: 'oltp_read_write', threads: range(threadCount), rates: range(steps / threadCount) }],
+    workloads: [
+      { name: 'rw', test: 'oltp_read_write', threads: range(threadCount), rates: range(steps / threadCount) },
+    ],
   };
   const plan = planRun(validateSpec(spec), { backend: 'aws', runId: 'worst-segments' });
   const members = order === 'duet' ? plan.cells.filter((c) => c.duet === plan.duets![0]!.cellId) : [plan.cells[0]!];
@@ -380,7 +419,9 @@ function worstSegments(steps: number, rows: number, order: MeasuredOrder = 'inte
   const worstOf = (i: number) => Math.max(...members.map((cell) => worstStepEvents(cell, cell.steps[i]!)));
   // ExecutionStarted/Succeeded and SegmentDone besides the steps.
   const own = 4;
-  const events = segments.map((seg) => own + range(seg.to - seg.from).reduce((sum, k) => sum + worstOf(seg.from + k - 1), 0));
+  const events = segments.map(
+    (seg) => own + range(seg.to - seg.from).reduce((sum, k) => sum + worstOf(seg.from + k - 1), 0),
+  );
   return { segments: segments.length, maxSegmentEvents: Math.max(...events) };
 }
 
@@ -400,7 +441,8 @@ async function main(): Promise<void> {
   });
   if (values.reuse !== 'cell' && values.reuse !== 'step') throw new Error(`--reuse ${values.reuse}: cell or step`);
   const reuse = values.reuse;
-  if (values.order !== 'interleaved' && values.order !== 'duet') throw new Error(`--order ${values.order}: interleaved or duet`);
+  if (values.order !== 'interleaved' && values.order !== 'duet')
+    throw new Error(`--order ${values.order}: interleaved or duet`);
   const order = values.order;
   const sizes = values.sizes.split(',').map(Number);
   const layouts = values.layouts.split(',').map((l) => (l === 'one' ? ('one cell' as const) : ('spread' as const)));

@@ -73,7 +73,8 @@ export const CLIENT_BOOT_DOWNLOADS: Readonly<Record<string, string>> = { debian:
  * The public bucket and key of the SSM agent's Debian package for a region ($AWS_DEFAULT_REGION) and
  * Debian architecture ($(dpkg --print-architecture): amd64 or arm64), as shell text.
  */
-const SSM_AGENT_DEB_S3_URI = 's3://amazon-ssm-${AWS_DEFAULT_REGION}/latest/debian_$(dpkg --print-architecture)/amazon-ssm-agent.deb';
+const SSM_AGENT_DEB_S3_URI =
+  's3://amazon-ssm-${AWS_DEFAULT_REGION}/latest/debian_$(dpkg --print-architecture)/amazon-ssm-agent.deb';
 
 export interface ClientUserDataProps {
   /** s3://bucket/runner/ holding client/ (runner.sh, lua/, workloads/, the install and ready scripts), ending in '/'. */
@@ -113,7 +114,11 @@ export function deadMansSwitchCommands(expiresAtTag: string): string[] {
  */
 function fetchBundleCommands(): string[] {
   const dir = CLIENT_INSTALL_DIR;
-  return [`mkdir -p "${CLIENT_HOME}" "${dir}"`, `aws s3 cp --only-show-errors --recursive "$RUNNER_S3_URI" "${dir}/"`, `chmod +x "${dir}"/*.sh`];
+  return [
+    `mkdir -p "${CLIENT_HOME}" "${dir}"`,
+    `aws s3 cp --only-show-errors --recursive "$RUNNER_S3_URI" "${dir}/"`,
+    `chmod +x "${dir}"/*.sh`,
+  ];
 }
 
 /**
@@ -121,7 +126,11 @@ function fetchBundleCommands(): string[] {
  * recommended packages (what the steps need is in each package's Depends).
  */
 function aptInstallCommands(packages: readonly string[]): string[] {
-  return ['export DEBIAN_FRONTEND=noninteractive', 'apt-get -q update', `apt-get -q install -y --no-install-recommends ${packages.join(' ')}`];
+  return [
+    'export DEBIAN_FRONTEND=noninteractive',
+    'apt-get -q update',
+    `apt-get -q install -y --no-install-recommends ${packages.join(' ')}`,
+  ];
 }
 
 /**
@@ -249,11 +258,20 @@ export function renderedBootUserData(o: {
   const runnerS3Uri = `s3://${o.bucket}/${RUNNER_PREFIX}`;
   return {
     client: {
-      userData: renderLinuxUserData(clientUserDataCommands({ runnerS3Uri, bucketS3Uri: `s3://${o.bucket}/`, region: o.region, expiresAtTag: EXPIRES_AT_TAG })),
+      userData: renderLinuxUserData(
+        clientUserDataCommands({
+          runnerS3Uri,
+          bucketS3Uri: `s3://${o.bucket}/`,
+          region: o.region,
+          expiresAtTag: EXPIRES_AT_TAG,
+        }),
+      ),
       packages: CLIENT_PACKAGES,
     },
     server: {
-      userData: renderLinuxUserData(serverUserDataCommands({ runnerS3Uri, region: o.region, expiresAtTag: EXPIRES_AT_TAG })),
+      userData: renderLinuxUserData(
+        serverUserDataCommands({ runnerS3Uri, region: o.region, expiresAtTag: EXPIRES_AT_TAG }),
+      ),
       packages: [...SERVER_PACKAGES, ...SERVER_INSTALL_PACKAGES],
     },
   };

@@ -53,13 +53,25 @@ const existingVpcSchema = z
   .strict()
   .superRefine((v, ctx) => {
     if (v.privateSubnetIds.length !== v.availabilityZones.length) {
-      ctx.addIssue({ code: 'custom', message: 'needs one subnet per availability zone (same length and order)', path: ['privateSubnetIds'] });
+      ctx.addIssue({
+        code: 'custom',
+        message: 'needs one subnet per availability zone (same length and order)',
+        path: ['privateSubnetIds'],
+      });
     }
     if (v.createEndpoints && !v.privateRouteTableIds) {
-      ctx.addIssue({ code: 'custom', message: "the S3 gateway endpoint needs the subnets' route tables (or set createEndpoints: false)", path: ['privateRouteTableIds'] });
+      ctx.addIssue({
+        code: 'custom',
+        message: "the S3 gateway endpoint needs the subnets' route tables (or set createEndpoints: false)",
+        path: ['privateRouteTableIds'],
+      });
     }
     if (v.privateRouteTableIds && v.privateRouteTableIds.length !== v.privateSubnetIds.length) {
-      ctx.addIssue({ code: 'custom', message: 'needs one route table per subnet (same length and order)', path: ['privateRouteTableIds'] });
+      ctx.addIssue({
+        code: 'custom',
+        message: 'needs one route table per subnet (same length and order)',
+        path: ['privateRouteTableIds'],
+      });
     }
   });
 
@@ -210,7 +222,8 @@ export class ConfigError extends AuroraBenchError {
 /** The RetentionDays member for a validated number of days (the schema refused any other). */
 export function logRetention(days: number): RetentionDays {
   const match = LOG_RETENTIONS.get(days);
-  if (match === undefined) throw new ConfigError(`${days} days is not a CloudWatch Logs retention period (one of ${LOG_RETENTION_LIST})`);
+  if (match === undefined)
+    throw new ConfigError(`${days} days is not a CloudWatch Logs retention period (one of ${LOG_RETENTION_LIST})`);
   return match;
 }
 
@@ -227,7 +240,9 @@ export function parseAppConfig(raw: unknown): AppConfig {
   }
   const result = appConfigSchema.safeParse(value);
   if (!result.success) {
-    const lines = result.error.issues.map((i) => `  ${[CONFIG_CONTEXT_KEY, ...i.path.map(String)].join('.')}: ${i.message}`);
+    const lines = result.error.issues.map(
+      (i) => `  ${[CONFIG_CONTEXT_KEY, ...i.path.map(String)].join('.')}: ${i.message}`,
+    );
     throw new ConfigError(`invalid CDK context:\n${lines.join('\n')}`);
   }
   return result.data;
@@ -258,7 +273,10 @@ export function loadExecutionInput(experimentPath: string, baseDir: string): Exe
     try {
       scripts[basename(w.script)] = readFileSync(scriptFile, 'utf8');
     } catch (e) {
-      throw new ConfigError(`${CONFIG_CONTEXT_KEY}.nightly.experiment: cannot read workload script ${scriptFile}`, { cause: e, source: scriptFile });
+      throw new ConfigError(`${CONFIG_CONTEXT_KEY}.nightly.experiment: cannot read workload script ${scriptFile}`, {
+        cause: e,
+        source: scriptFile,
+      });
     }
   }
   return Object.keys(scripts).length > 0 ? { spec, scripts } : { spec };

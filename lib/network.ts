@@ -58,7 +58,10 @@ export class Network extends Construct {
           { name: 'private', subnetType: privateType, cidrMask: 20 },
         ],
         flowLogs: {
-          all: { destination: ec2.FlowLogDestination.toCloudWatchLogs(flowLogGroup), trafficType: ec2.FlowLogTrafficType.REJECT },
+          all: {
+            destination: ec2.FlowLogDestination.toCloudWatchLogs(flowLogGroup),
+            trafficType: ec2.FlowLogTrafficType.REJECT,
+          },
         },
       });
       this.vpc = vpc;
@@ -67,7 +70,8 @@ export class Network extends Construct {
 
     this.clientSecurityGroup = new ec2.SecurityGroup(this, 'ClientSecurityGroup', {
       vpc: this.vpc,
-      description: 'aurora-bench sysbench clients: no inbound; outbound to the databases, endpoints and package sources',
+      description:
+        'aurora-bench sysbench clients: no inbound; outbound to the databases, endpoints and package sources',
       allowAllOutbound: true,
     });
     this.dbSecurityGroup = new ec2.SecurityGroup(this, 'DatabaseSecurityGroup', {
@@ -75,17 +79,30 @@ export class Network extends Construct {
       description: 'aurora-bench Aurora clusters: MySQL from the clients only',
       allowAllOutbound: false,
     });
-    this.dbSecurityGroup.addIngressRule(this.clientSecurityGroup, ec2.Port.tcp(MYSQL_PORT), 'MySQL from the sysbench clients');
+    this.dbSecurityGroup.addIngressRule(
+      this.clientSecurityGroup,
+      ec2.Port.tcp(MYSQL_PORT),
+      'MySQL from the sysbench clients',
+    );
     // Outbound to the package repositories (server-install.sh), S3 (the bundle) and the SSM and
     // Secrets Manager endpoints, as the clients.
     this.serverSecurityGroup = new ec2.SecurityGroup(this, 'ServerSecurityGroup', {
       vpc: this.vpc,
-      description: 'aurora-bench self-managed servers: MySQL from the clients and between servers; outbound to endpoints and package sources',
+      description:
+        'aurora-bench self-managed servers: MySQL from the clients and between servers; outbound to endpoints and package sources',
       allowAllOutbound: true,
     });
-    this.serverSecurityGroup.addIngressRule(this.clientSecurityGroup, ec2.Port.tcp(MYSQL_PORT), 'MySQL from the sysbench clients');
+    this.serverSecurityGroup.addIngressRule(
+      this.clientSecurityGroup,
+      ec2.Port.tcp(MYSQL_PORT),
+      'MySQL from the sysbench clients',
+    );
     // A replica connects to its writer's port (CHANGE MASTER TO ... in client/server-setup.sh).
-    this.serverSecurityGroup.addIngressRule(this.serverSecurityGroup, ec2.Port.tcp(MYSQL_PORT), 'MySQL replication between the servers of a cell');
+    this.serverSecurityGroup.addIngressRule(
+      this.serverSecurityGroup,
+      ec2.Port.tcp(MYSQL_PORT),
+      'MySQL replication between the servers of a cell',
+    );
 
     this.dbSubnetGroup = new rds.SubnetGroup(this, 'DatabaseSubnetGroup', {
       vpc: this.vpc,
@@ -109,8 +126,16 @@ export class Network extends Construct {
       description: 'aurora-bench interface endpoints: HTTPS from the clients only',
       allowAllOutbound: false,
     });
-    endpointSecurityGroup.addIngressRule(this.clientSecurityGroup, ec2.Port.tcp(443), 'HTTPS from the sysbench clients');
-    endpointSecurityGroup.addIngressRule(this.serverSecurityGroup, ec2.Port.tcp(443), 'HTTPS from the self-managed servers');
+    endpointSecurityGroup.addIngressRule(
+      this.clientSecurityGroup,
+      ec2.Port.tcp(443),
+      'HTTPS from the sysbench clients',
+    );
+    endpointSecurityGroup.addIngressRule(
+      this.serverSecurityGroup,
+      ec2.Port.tcp(443),
+      'HTTPS from the self-managed servers',
+    );
     const services: Record<string, ec2.InterfaceVpcEndpointAwsService> = {
       Ssm: ec2.InterfaceVpcEndpointAwsService.SSM,
       SsmMessages: ec2.InterfaceVpcEndpointAwsService.SSM_MESSAGES,

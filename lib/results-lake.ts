@@ -12,7 +12,15 @@ import * as glue from 'aws-cdk-lib/aws-glue';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { GLUE_TYPES, LAKE_COLUMNS, PARTITION_COLUMN } from '../core/lake/schema';
-import { compactedTablePrefix, jsonTableName, parquetDataColumns, parquetTableName, RUN_PARTITION_COLUMN, STEP_TABLES, type StepTable } from '../core/lake/athena-storage';
+import {
+  compactedTablePrefix,
+  jsonTableName,
+  parquetDataColumns,
+  parquetTableName,
+  RUN_PARTITION_COLUMN,
+  STEP_TABLES,
+  type StepTable,
+} from '../core/lake/athena-storage';
 import { LAKE_TABLES, type LakeTable } from '../core/lake/rows';
 import type { LakeConfig } from './config';
 import { CLIENT_READY_PREFIX } from '../core/backends/aws/runner-command';
@@ -86,9 +94,17 @@ export class ResultsLake extends Construct {
       lifecycleRules: [
         { id: 'expire-raw-output', prefix: LAKE_PREFIXES.raw, expiration: Duration.days(config.rawRetentionDays) },
         { id: 'expire-ssm-output', prefix: SSM_OUTPUT_PREFIX, expiration: Duration.days(config.rawRetentionDays) },
-        { id: 'expire-athena-results', prefix: LAKE_PREFIXES.athenaResults, expiration: Duration.days(config.athenaResultRetentionDays) },
+        {
+          id: 'expire-athena-results',
+          prefix: LAKE_PREFIXES.athenaResults,
+          expiration: Duration.days(config.athenaResultRetentionDays),
+        },
         // Clients' ready markers matter only while the client lives (at most MAX_CLIENT_LIFETIME_HOURS).
-        { id: 'expire-client-ready-markers', prefix: CLIENT_READY_PREFIX, expiration: Duration.days(Math.ceil(MAX_CLIENT_LIFETIME_HOURS / 24) + 1) },
+        {
+          id: 'expire-client-ready-markers',
+          prefix: CLIENT_READY_PREFIX,
+          expiration: Duration.days(Math.ceil(MAX_CLIENT_LIFETIME_HOURS / 24) + 1),
+        },
         { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(7) },
       ],
       removalPolicy,
@@ -98,7 +114,10 @@ export class ResultsLake extends Construct {
     this.databaseName = glueDatabaseName(props.namePrefix);
     const database = new glue.CfnDatabase(this, 'Database', {
       catalogId: account,
-      databaseInput: { name: this.databaseName, description: 'aurora-bench results lake (JSON Lines, partitioned by run date)' },
+      databaseInput: {
+        name: this.databaseName,
+        description: 'aurora-bench results lake (JSON Lines, partitioned by run date)',
+      },
     });
 
     const tables: Partial<Record<LakeTable, glue.CfnTable>> = {};
@@ -114,7 +133,11 @@ export class ResultsLake extends Construct {
     this.tables = tables as Record<LakeTable, glue.CfnTable>;
     const parquetTables: Partial<Record<StepTable, glue.CfnTable>> = {};
     for (const table of STEP_TABLES) {
-      const cfnTable = new glue.CfnTable(this, `ParquetTable-${table}`, { catalogId: account, databaseName: this.databaseName, tableInput: this.parquetTableInput(table) });
+      const cfnTable = new glue.CfnTable(this, `ParquetTable-${table}`, {
+        catalogId: account,
+        databaseName: this.databaseName,
+        tableInput: this.parquetTableInput(table),
+      });
       cfnTable.addResourceDependency(database);
       parquetTables[table] = cfnTable;
     }

@@ -66,7 +66,14 @@ export class SafetyNet extends Construct {
       new iam.PolicyStatement({
         sid: 'ReadBenchmarkExecutionHistory',
         actions: ['states:GetExecutionHistory'],
-        resources: [stack.formatArn({ service: 'states', resource: 'execution', resourceName: `${props.stateMachineName}:*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
+        resources: [
+          stack.formatArn({
+            service: 'states',
+            resource: 'execution',
+            resourceName: `${props.stateMachineName}:*`,
+            arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+          }),
+        ],
       }),
     );
     Validations.of(props.role).acknowledge({
@@ -107,7 +114,9 @@ export class SafetyNet extends Construct {
       }),
       description: 'aurora-bench sweeper schedule: invoke the sweeper',
     });
-    scheduleRole.addToPolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.sweeper.functionArn] }));
+    scheduleRole.addToPolicy(
+      new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.sweeper.functionArn] }),
+    );
     this.deadLetterQueue.grantSendMessages(scheduleRole);
     this.schedule = new scheduler.CfnSchedule(this, 'SweepSchedule', {
       name: `${props.namePrefix}-sweeper`,

@@ -31,7 +31,14 @@
 
 import { parseAuroraVersion } from './engine';
 
-export const ENGINE_KINDS = ['aurora-mysql', 'aurora-postgresql', 'rds-mysql', 'rds-mariadb', 'rds-postgresql', 'self-managed'] as const;
+export const ENGINE_KINDS = [
+  'aurora-mysql',
+  'aurora-postgresql',
+  'rds-mysql',
+  'rds-mariadb',
+  'rds-postgresql',
+  'self-managed',
+] as const;
 export type EngineKind = (typeof ENGINE_KINDS)[number];
 
 /** The sysbench 1.0.20 database driver (`--db-driver`; `sysbench --help` lists mysql and pgsql). */
@@ -209,7 +216,12 @@ export function localWriteForwarding(engine: EngineRef): { readonly supported: b
       const aurora = /mysql_aurora\.([0-9]+)\.([0-9]+)/.exec(engine.version);
       const [m, n] = aurora ? [Number(aurora[1]), Number(aurora[2])] : [major, minor];
       const supported = m > 3 || (m === 3 && n >= 4);
-      return { supported, why: supported ? '' : `local write forwarding needs Aurora MySQL 3.04 or higher, but the version is ${engine.version}` };
+      return {
+        supported,
+        why: supported
+          ? ''
+          : `local write forwarding needs Aurora MySQL 3.04 or higher, but the version is ${engine.version}`,
+      };
     }
     case 'aurora-postgresql': {
       // 16.4+, 15.8+, 14.13+; a later major than 16 is taken to keep it.
@@ -224,7 +236,10 @@ export function localWriteForwarding(engine: EngineRef): { readonly supported: b
       };
     }
     default:
-      return { supported: false, why: `${ENGINES[engine.kind].label} has no local write forwarding (RDS offers it for Aurora DB clusters only)` };
+      return {
+        supported: false,
+        why: `${ENGINES[engine.kind].label} has no local write forwarding (RDS offers it for Aurora DB clusters only)`,
+      };
   }
 }
 
@@ -252,7 +267,10 @@ const DISK_BYTES_PER_ROW = 500;
  * (MaxAllocatedStorage: "The upper limit in gibibytes (GiB) to which Amazon RDS can automatically
  * scale the storage of the DB instance"). A replica gets its source's storage.
  */
-export function rdsAllocatedStorageGib(data: { readonly tables: number; readonly tableSize: number }): { allocated: number; max: number } {
+export function rdsAllocatedStorageGib(data: { readonly tables: number; readonly tableSize: number }): {
+  allocated: number;
+  max: number;
+} {
   const dataGib = (data.tables * data.tableSize * DISK_BYTES_PER_ROW) / 2 ** 30;
   const allocated = Math.min(MAX_STORAGE_GIB, Math.max(MIN_STORAGE_GIB, Math.ceil(dataGib * 1.5)));
   return { allocated, max: Math.min(MAX_STORAGE_GIB, allocated * 2) };

@@ -16,7 +16,9 @@ export interface InterruptIo {
 /** The question's answers: s / stop / empty = stop, l / leave = leave; anything else is asked again (three times, then stop). */
 export async function askOnInterrupt(io: InterruptIo, executionArn: string): Promise<InterruptChoice> {
   if (io.input.isTTY !== true) {
-    io.output.write(`\nCtrl-C: stdin is not a terminal, so nobody can be asked: stopping the execution (the default without a terminal) ${executionArn}\n`);
+    io.output.write(
+      `\nCtrl-C: stdin is not a terminal, so nobody can be asked: stopping the execution (the default without a terminal) ${executionArn}\n`,
+    );
     return 'stop';
   }
   const rl = createInterface({ input: io.input, terminal: false });

@@ -33,7 +33,10 @@ export async function resultsCommand(options: ResultsCommandOptions): Promise<st
       json: options.json === true,
     });
   }
-  const note = options.sql === undefined && options.runRoot !== undefined ? await ownerGoneNote(options.lakeDir, options.runRoot, options.run) : '';
+  const note =
+    options.sql === undefined && options.runRoot !== undefined
+      ? await ownerGoneNote(options.lakeDir, options.runRoot, options.run)
+      : '';
   return (
     note +
     (await resultsText(options.lakeDir, {
@@ -55,6 +58,8 @@ export async function ownerGoneNote(lakeDir: string, runRoot: string, runId?: st
   if (run?.status !== 'running') return '';
   const claim = await readClaim(runRoot, run.run_id);
   if (claim && ownerAlive(claim)) return '';
-  const who = claim ? `its aurora-bench (pid ${claim.ownerPid}) is gone` : `no aurora-bench on this machine runs it (nothing of it under ${runRoot})`;
+  const who = claim
+    ? `its aurora-bench (pid ${claim.ownerPid}) is gone`
+    : `no aurora-bench on this machine runs it (nothing of it under ${runRoot})`;
   return `warning: run ${run.run_id} is marked running, but ${who}: it was interrupted (killed, crashed, a forced exit or a full disk); \`aurora-bench cleanup\` records it as aborted\n`;
 }

@@ -11,7 +11,11 @@
 const UNSETTLED_EXIT_CODE = 70;
 
 /** Makes the process exit with UNSETTLED_EXIT_CODE and a message if it runs out of work while `main` is pending. */
-export function failIfUnsettledAtExit(main: Promise<unknown>, command: string, stderr: NodeJS.WritableStream = process.stderr): void {
+export function failIfUnsettledAtExit(
+  main: Promise<unknown>,
+  command: string,
+  stderr: NodeJS.WritableStream = process.stderr,
+): void {
   let settled = false;
   main.then(
     () => (settled = true),

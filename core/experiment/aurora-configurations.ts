@@ -47,7 +47,10 @@ export function auroraConfigurationProblems(spec: Spec): EngineSpecProblem[] {
       }
       const min = v.minAcu ?? MIN_ACU_WITHOUT_PAUSE;
       if (v.maxAcu !== undefined && min > v.maxAcu) {
-        problems.push({ path: at('minAcu'), message: `minAcu ${min} is above maxAcu ${v.maxAcu}: the range must have minAcu <= maxAcu` });
+        problems.push({
+          path: at('minAcu'),
+          message: `minAcu ${min} is above maxAcu ${v.maxAcu}: the range must have minAcu <= maxAcu`,
+        });
       }
       const limits = serverlessCapacityLimits(engine);
       if (v.minAcu !== undefined && limits !== undefined && v.minAcu < limits.min.acu) {
@@ -76,7 +79,10 @@ export function auroraConfigurationProblems(spec: Spec): EngineSpecProblem[] {
           message: `${support.why} (${engineName(engine)} bills its own ${engine.kind === 'self-managed' ? 'EBS volumes' : 'gp3 storage'}, with no per-request I/O charge): remove storage`,
         });
       } else if (v.storage === 'io-optimized' && !support.supported) {
-        problems.push({ path: at('storage'), message: `${support.why} (${versionPath(spec, vi)}): raise the engine version, or use "standard"` });
+        problems.push({
+          path: at('storage'),
+          message: `${support.why} (${versionPath(spec, vi)}): raise the engine version, or use "standard"`,
+        });
       }
     }
   });

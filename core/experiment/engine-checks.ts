@@ -36,7 +36,10 @@ export function engineProblems(spec: Spec): EngineSpecProblem[] {
     const engine = variantEngine(spec, v);
     const facts = ENGINES[engine.kind];
     if (v.readers > facts.maxReaders) {
-      problems.push({ path: `variants[${vi}].readers`, message: `${facts.label} has at most ${facts.maxReaders} readers, got ${v.readers}` });
+      problems.push({
+        path: `variants[${vi}].readers`,
+        message: `${facts.label} has at most ${facts.maxReaders} readers, got ${v.readers}`,
+      });
     }
     const wf = v.writeForwarding;
     if (wf?.enabled === true && engine.kind !== 'aurora-mysql') {
@@ -68,7 +71,14 @@ export function engineProblems(spec: Spec): EngineSpecProblem[] {
       const template = v.parameterTemplate !== undefined ? spec.parameterTemplates[v.parameterTemplate] : undefined;
       for (const level of ['clusterParameters', 'instanceParameters'] as const) {
         const sources: [string, Readonly<Record<string, string | number | boolean>>][] = [
-          ...(template ? [[`parameterTemplates.${v.parameterTemplate}.${level}`, template[level]] as [string, Readonly<Record<string, string | number | boolean>>]] : []),
+          ...(template
+            ? [
+                [`parameterTemplates.${v.parameterTemplate}.${level}`, template[level]] as [
+                  string,
+                  Readonly<Record<string, string | number | boolean>>,
+                ],
+              ]
+            : []),
           [`variants[${vi}].${level}`, v[level]],
         ];
         for (const [at, params] of sources) {
@@ -76,7 +86,11 @@ export function engineProblems(spec: Spec): EngineSpecProblem[] {
             const reason =
               engine.kind === 'self-managed'
                 ? serverOptionProblem(name, value)
-                : rdsParameterProblem(engine.kind, name, typeof value === 'boolean' ? (value ? '1' : '0') : String(value));
+                : rdsParameterProblem(
+                    engine.kind,
+                    name,
+                    typeof value === 'boolean' ? (value ? '1' : '0') : String(value),
+                  );
             if (reason !== undefined) problems.push({ path: `${at}.${name}`, message: `${facts.label}: ${reason}` });
           }
         }
@@ -105,15 +119,21 @@ export function engineNotes(spec: Spec, backend: 'local' | 'aws'): EngineNote[] 
     const facts = ENGINES[engine.kind];
     const path = enginePath(v, vi);
     const key = `${path}\u0000${engine.kind}\u0000${engine.version}`;
-    const hasParameters = Object.keys(v.clusterParameters).length + Object.keys(v.instanceParameters).length > 0 || v.parameterTemplate !== undefined;
+    const hasParameters =
+      Object.keys(v.clusterParameters).length + Object.keys(v.instanceParameters).length > 0 ||
+      v.parameterTemplate !== undefined;
     if (!facts.parameterCatalogue && hasParameters) {
       notes.push({
         level: 'warning',
         path: `variants[${vi}]`,
         message: `${engineName(engine)}: aurora-bench has no full parameter catalogue for ${facts.label}, so ${
-          facts.topology === 'ec2' ? '' : 'beyond the rules the AWS documentation states by name (core/aurora/rds-parameters.ts) '
+          facts.topology === 'ec2'
+            ? ''
+            : 'beyond the rules the AWS documentation states by name (core/aurora/rds-parameters.ts) '
         }its parameters are not checked offline; ${
-          facts.localServer === 'postgresql' ? 'locally PostgreSQL checks each against pg_settings' : "locally MariaDB's system variables check them"
+          facts.localServer === 'postgresql'
+            ? 'locally PostgreSQL checks each against pg_settings'
+            : "locally MariaDB's system variables check them"
         }${facts.topology === 'ec2' ? ', on AWS they go to the server configuration file' : `, on AWS RDS checks them against the ${parameterGroupFamily(engine) ?? facts.label} parameter group family`}`,
       });
     }
@@ -122,7 +142,10 @@ export function engineNotes(spec: Spec, backend: 'local' | 'aws'): EngineNote[] 
     if (seen.has(key) || engine.kind === 'aurora-mysql') return;
     seen.add(key);
     if (backend === 'local') {
-      const server = facts.localServer === 'postgresql' ? 'PostgreSQL (a primary and streaming replicas)' : 'MariaDB (a writer and GTID replicas)';
+      const server =
+        facts.localServer === 'postgresql'
+          ? 'PostgreSQL (a primary and streaming replicas)'
+          : 'MariaDB (a writer and GTID replicas)';
       const awsOnly =
         facts.topology === 'cluster'
           ? `Aurora's shared storage volume, its replica lag and storage I/O, Aurora-only parameters${localWriteForwarding(engine).supported ? ' and local write forwarding' : ''}`
@@ -135,7 +158,11 @@ export function engineNotes(spec: Spec, backend: 'local' | 'aws'): EngineNote[] 
         message: `${engineName(engine)} runs locally on ${server} through sysbench's ${facts.driver} driver; only AWS shows ${awsOnly}`,
       });
     } else if (facts.rdsEngine !== undefined) {
-      notes.push({ level: 'info', path, message: `${engineName(engine)}: RDS engine ${facts.rdsEngine}, parameter group family ${parameterGroupFamily(engine) ?? '(unknown)'}` });
+      notes.push({
+        level: 'info',
+        path,
+        message: `${engineName(engine)}: RDS engine ${facts.rdsEngine}, parameter group family ${parameterGroupFamily(engine) ?? '(unknown)'}`,
+      });
     }
   });
   return notes;
@@ -158,7 +185,11 @@ export function awsEngineRefusals(spec: Spec): EngineNote[] {
         path: enginePath(v, vi),
         message: `variant "${v.name}": the AWS backend does not provision ${facts.label}; plan it for its cost, rehearse it locally, or run it on another engine`,
       });
-    } else if (engine.kind === 'aurora-mysql' && spec.engine.kind === 'aurora-mysql' && engine.version !== spec.engine.version) {
+    } else if (
+      engine.kind === 'aurora-mysql' &&
+      spec.engine.kind === 'aurora-mysql' &&
+      engine.version !== spec.engine.version
+    ) {
       notes.push({
         level: 'refused',
         path: `variants[${vi}].engine.version`,

@@ -9,7 +9,12 @@ import { z } from 'zod';
 import { ACU_STEP, MAX_ACU, MIN_MAX_ACU, READER_PROMOTION_TIER, STORAGE_TYPES } from '../aurora/aurora-configurations';
 import { ENGINE_KINDS, ENGINES } from '../aurora/engines';
 
-const name = z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'lowercase letters, digits and dashes, at most 40 characters, starting with a letter or digit');
+const name = z
+  .string()
+  .regex(
+    /^[a-z0-9][a-z0-9-]{0,39}$/,
+    'lowercase letters, digits and dashes, at most 40 characters, starting with a letter or digit',
+  );
 /** The form of an experiment, variant or workload name (also what `aurora-bench import` names them by). */
 export const ItemNameSchema = name;
 
@@ -61,10 +66,14 @@ export const EngineSchema = z
     kind: z
       .enum(ENGINE_KINDS)
       .default('aurora-mysql')
-      .describe('aurora-mysql, aurora-postgresql, rds-mysql, rds-mariadb, rds-postgresql, or self-managed (a server on an EC2 instance).'),
+      .describe(
+        'aurora-mysql, aurora-postgresql, rds-mysql, rds-mariadb, rds-postgresql, or self-managed (a server on an EC2 instance).',
+      ),
     version: z
       .string()
-      .describe('The engine version: "3.04.0" (Aurora MySQL), "16.4" (Aurora/RDS PostgreSQL), "8.0.39" (RDS MySQL), "10.11.9" (RDS MariaDB), "mariadb-10.11" (self-managed).'),
+      .describe(
+        'The engine version: "3.04.0" (Aurora MySQL), "16.4" (Aurora/RDS PostgreSQL), "8.0.39" (RDS MySQL), "10.11.9" (RDS MariaDB), "mariadb-10.11" (self-managed).',
+      ),
   })
   .strict()
   .superRefine((engine, ctx) => {
@@ -82,16 +91,27 @@ export const EngineSchema = z
 export const WriteForwardingSchema = z
   .object({
     enabled: z.boolean().describe('Aurora MySQL local write forwarding (readers forward writes to the writer).'),
-    consistency: z.enum(CONSISTENCY_LEVELS).default('EVENTUAL').describe('aurora_replica_read_consistency for forwarded sessions.'),
+    consistency: z
+      .enum(CONSISTENCY_LEVELS)
+      .default('EVENTUAL')
+      .describe('aurora_replica_read_consistency for forwarded sessions.'),
     maxConnectionsPct: z
       .number()
       .int()
       .min(0)
       .max(90)
       .optional()
-      .describe('aurora_fwd_writer_max_connections_pct: share of writer connections forwarded sessions may use (0 disables forwarding).'),
+      .describe(
+        'aurora_fwd_writer_max_connections_pct: share of writer connections forwarded sessions may use (0 disables forwarding).',
+      ),
     // AWS, "Configuration parameters for write forwarding": 1–86,400 s (default 60).
-    idleTimeoutS: z.number().int().min(1).max(86400).optional().describe('aurora_fwd_writer_idle_timeout in seconds (1 to 86400).'),
+    idleTimeoutS: z
+      .number()
+      .int()
+      .min(1)
+      .max(86400)
+      .optional()
+      .describe('aurora_fwd_writer_idle_timeout in seconds (1 to 86400).'),
   })
   .strict();
 
@@ -102,7 +122,10 @@ const ClientsSchema = z
       .string()
       .regex(/^[a-z][a-z0-9-]*\.[a-z0-9]+$/, 'an EC2 instance type such as c6i.large')
       .default('c6i.large'),
-    placement: z.enum(['same-az', 'any']).default('same-az').describe('same-az puts every client in the AZ of the cluster writer (lowest latency, as in S1).'),
+    placement: z
+      .enum(['same-az', 'any'])
+      .default('same-az')
+      .describe('same-az puts every client in the AZ of the cluster writer (lowest latency, as in S1).'),
   })
   .strict();
 
@@ -110,10 +133,15 @@ const VariantSchema = z
   .object({
     name,
     description: z.string().optional(),
-    engine: EngineSchema.optional().describe("This variant's engine when it differs from the spec's engine (e.g. RDS for MariaDB beside Aurora MySQL)."),
+    engine: EngineSchema.optional().describe(
+      "This variant's engine when it differs from the spec's engine (e.g. RDS for MariaDB beside Aurora MySQL).",
+    ),
     instanceClass: z
       .string()
-      .regex(/^db\.([a-z0-9]+\.[a-z0-9]+|serverless)$/, 'an RDS instance class such as db.r6g.2xlarge, or db.serverless')
+      .regex(
+        /^db\.([a-z0-9]+\.[a-z0-9]+|serverless)$/,
+        'an RDS instance class such as db.r6g.2xlarge, or db.serverless',
+      )
       .describe(
         'The DB instance class of the writer and the readers; db.serverless for Aurora Serverless v2 (with minAcu and maxAcu). For a self-managed engine the EC2 instance type is the class without "db." (db.r6g.large runs on r6g.large).',
       ),
@@ -125,16 +153,25 @@ const VariantSchema = z
       .max(MAX_ACU)
       .multipleOf(ACU_STEP)
       .optional()
-      .describe('db.serverless only: the least Aurora capacity units each instance scales down to (0.5 steps; 0 pauses it when idle, on the versions that allow it). Default 0.5.'),
+      .describe(
+        'db.serverless only: the least Aurora capacity units each instance scales down to (0.5 steps; 0 pauses it when idle, on the versions that allow it). Default 0.5.',
+      ),
     maxAcu: z
       .number()
       .min(MIN_MAX_ACU)
       .max(MAX_ACU)
       .multipleOf(ACU_STEP)
       .optional()
-      .describe('db.serverless only (required there): the most Aurora capacity units each instance scales up to (0.5 steps, 1 to 256; above 128 needs a recent engine version).'),
+      .describe(
+        'db.serverless only (required there): the most Aurora capacity units each instance scales up to (0.5 steps, 1 to 256; above 128 needs a recent engine version).',
+      ),
     readerScaling: z
-      .enum(Object.keys(READER_PROMOTION_TIER) as [keyof typeof READER_PROMOTION_TIER, ...(keyof typeof READER_PROMOTION_TIER)[]])
+      .enum(
+        Object.keys(READER_PROMOTION_TIER) as [
+          keyof typeof READER_PROMOTION_TIER,
+          ...(keyof typeof READER_PROMOTION_TIER)[],
+        ],
+      )
       .optional()
       .describe(
         "db.serverless readers: with-writer (promotion tier 1, the default) keeps each reader at the writer's capacity; independent (tier 2) lets each scale on its own load.",
@@ -155,10 +192,23 @@ const VariantSchema = z
       .min(0)
       .max(15)
       .default(0)
-      .describe('Readers besides the writer: Aurora Replicas, RDS read replicas, or replicas of a self-managed server (at most 15 for every engine).'),
-    parameterTemplate: z.string().optional().describe("Name of an entry in parameterTemplates, merged under this variant's own parameters."),
-    clusterParameters: parameters.default({}).describe("Aurora DB cluster parameter group values; checked against Aurora MySQL's parameter catalogue for engine.version."),
-    instanceParameters: parameters.default({}).describe("Aurora DB (instance) parameter group values; checked against Aurora MySQL's parameter catalogue for engine.version."),
+      .describe(
+        'Readers besides the writer: Aurora Replicas, RDS read replicas, or replicas of a self-managed server (at most 15 for every engine).',
+      ),
+    parameterTemplate: z
+      .string()
+      .optional()
+      .describe("Name of an entry in parameterTemplates, merged under this variant's own parameters."),
+    clusterParameters: parameters
+      .default({})
+      .describe(
+        "Aurora DB cluster parameter group values; checked against Aurora MySQL's parameter catalogue for engine.version.",
+      ),
+    instanceParameters: parameters
+      .default({})
+      .describe(
+        "Aurora DB (instance) parameter group values; checked against Aurora MySQL's parameter catalogue for engine.version.",
+      ),
     localOnlyParameters: localOnlyParameters.optional(),
     writeForwarding: WriteForwardingSchema.optional(),
     performanceInsights: z.boolean().default(true),
@@ -212,7 +262,12 @@ const WorkloadSchema = z
     test: z.enum(STOCK_TESTS).optional().describe('A stock sysbench test.'),
     script: z.string().optional().describe('A custom Lua workload, path relative to the spec file.'),
     options: SysbenchOptionsSchema.default({}),
-    threads: z.array(z.number().int().min(1).max(10000)).min(1).max(MAX_SWEEP_VALUES).default([1]).describe('Threads per client; one step per value.'),
+    threads: z
+      .array(z.number().int().min(1).max(10000))
+      .min(1)
+      .max(MAX_SWEEP_VALUES)
+      .default([1])
+      .describe('Threads per client; one step per value.'),
     rates: z
       .array(z.number().int().min(0))
       .min(1)
@@ -238,12 +293,23 @@ const WorkloadSchema = z
     reportIntervalS: z.number().int().min(1).max(3600).optional(),
     percentile: z.number().int().min(1).max(100).optional(),
     target: z.enum(TARGETS).default('writer').describe('Endpoint the clients connect to.'),
-    clients: z.number().int().min(1).optional().describe('Client machines running this workload at once (default: all of the variant). With all-readers, spread across readers.'),
+    clients: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(
+        'Client machines running this workload at once (default: all of the variant). With all-readers, spread across readers.',
+      ),
   })
   .strict()
   .superRefine((w, ctx) => {
     if ((w.test === undefined) === (w.script === undefined)) {
-      ctx.addIssue({ code: 'custom', message: 'exactly one of "test" (a stock sysbench test) or "script" (a Lua file) is required', path: ['test'] });
+      ctx.addIssue({
+        code: 'custom',
+        message: 'exactly one of "test" (a stock sysbench test) or "script" (a Lua file) is required',
+        path: ['test'],
+      });
     }
     // A step's id is the workload, threads and rate: a repeated value would make two steps with one id.
     for (const key of ['threads', 'rates'] as const) {
@@ -261,7 +327,8 @@ const WorkloadSchema = z
     if (w.ratesOfCapacity !== undefined && w.rates.some((r) => r > 0)) {
       ctx.addIssue({
         code: 'custom',
-        message: 'give either rates (absolute transactions/s) or ratesOfCapacity (multiples of the measured capacity), not both: remove the positive values from rates',
+        message:
+          'give either rates (absolute transactions/s) or ratesOfCapacity (multiples of the measured capacity), not both: remove the positive values from rates',
         path: ['ratesOfCapacity'],
       });
     }
@@ -271,7 +338,12 @@ const DataSchema = z
   .object({
     tables: z.number().int().min(1).max(100000),
     tableSize: z.number().int().min(1).describe('Rows per table (sysbench --table_size).'),
-    reuse: z.enum(['cell', 'step']).default('cell').describe('cell: prepare once per cell on the writer and reuse for every step; step: prepare afresh before each step.'),
+    reuse: z
+      .enum(['cell', 'step'])
+      .default('cell')
+      .describe(
+        'cell: prepare once per cell on the writer and reuse for every step; step: prepare afresh before each step.',
+      ),
     prepareThreads: z.number().int().min(1).max(256).default(8),
   })
   .strict();
@@ -298,7 +370,13 @@ export const SpecSchema = z
     parameterTemplates: z
       .record(
         z.string(),
-        z.object({ clusterParameters: parameters.default({}), instanceParameters: parameters.default({}), localOnlyParameters: localOnlyParameters.optional() }).strict(),
+        z
+          .object({
+            clusterParameters: parameters.default({}),
+            instanceParameters: parameters.default({}),
+            localOnlyParameters: localOnlyParameters.optional(),
+          })
+          .strict(),
       )
       .default({}),
     variants: z.array(VariantSchema).min(1).max(50),
@@ -318,17 +396,30 @@ export const SpecSchema = z
       .min(0)
       .max(2 ** 32 - 1)
       .optional()
-      .describe('Seed of the randomized order (0 to 4294967295); when absent one is drawn and recorded in the plan and the run manifest, so the order can be repeated.'),
+      .describe(
+        'Seed of the randomized order (0 to 4294967295); when absent one is drawn and recorded in the plan and the run manifest, so the order can be repeated.',
+      ),
     maxConcurrency: z.number().int().min(1).max(40).default(1).describe('Cells provisioned and run at once.'),
-    budget: z.object({ maxUsd: z.number().positive() }).strict().optional().describe('Refuse an AWS run whose estimated cost exceeds this.'),
-    ttlHours: z.number().int().min(1).max(MAX_TTL_HOURS).default(24).describe('Resources older than this are deleted by the sweeper.'),
+    budget: z
+      .object({ maxUsd: z.number().positive() })
+      .strict()
+      .optional()
+      .describe('Refuse an AWS run whose estimated cost exceeds this.'),
+    ttlHours: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_TTL_HOURS)
+      .default(24)
+      .describe('Resources older than this are deleted by the sweeper.'),
   })
   .strict()
   .superRefine((spec, ctx) => {
     const unique = (items: { name: string }[], key: 'variants' | 'workloads') => {
       const seen = new Set<string>();
       items.forEach((it, i) => {
-        if (seen.has(it.name)) ctx.addIssue({ code: 'custom', message: `duplicate name "${it.name}"`, path: [key, i, 'name'] });
+        if (seen.has(it.name))
+          ctx.addIssue({ code: 'custom', message: `duplicate name "${it.name}"`, path: [key, i, 'name'] });
         seen.add(it.name);
       });
     };
@@ -363,7 +454,8 @@ export const SpecSchema = z
       const durationS = w.durationS ?? spec.defaults.durationS;
       const reportIntervalS = w.reportIntervalS ?? spec.defaults.reportIntervalS;
       if (reportIntervalS > durationS) {
-        const at = w.reportIntervalS !== undefined ? ['workloads', i, 'reportIntervalS'] : ['defaults', 'reportIntervalS'];
+        const at =
+          w.reportIntervalS !== undefined ? ['workloads', i, 'reportIntervalS'] : ['defaults', 'reportIntervalS'];
         ctx.addIssue({
           code: 'custom',
           message: `reportIntervalS ${reportIntervalS} is longer than durationS ${durationS} of workload "${w.name}": sysbench would report no interval; make it at most ${durationS}`,

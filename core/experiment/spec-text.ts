@@ -37,7 +37,10 @@ export function specBytesToText(bytes: Uint8Array): string {
     ]);
   }
   const nul = bytes.indexOf(0);
-  if (nul >= 0) throw new SpecTextError([{ path: '', message: `not a text file (a NUL byte at offset ${nul}): an experiment is JSON or YAML text` }]);
+  if (nul >= 0)
+    throw new SpecTextError([
+      { path: '', message: `not a text file (a NUL byte at offset ${nul}): an experiment is JSON or YAML text` },
+    ]);
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -86,7 +89,9 @@ function syntaxMessage(code: ErrorName, text: string, offset: number, open: '{' 
     case 'CommaExpected':
     case 'CloseBraceExpected':
     case 'CloseBracketExpected':
-      return open === '[' ? `expected ',' or ']' after an array element, ${found}` : `expected ',' or '}' after a property value, ${found}`;
+      return open === '['
+        ? `expected ',' or ']' after an array element, ${found}`
+        : `expected ',' or '}' after a property value, ${found}`;
     default:
       if (ch === "'") return `strings take double quotes in JSON, ${found}`;
       return `expected a value (object, array, string, number, true, false or null), ${found}`;
@@ -170,7 +175,9 @@ export function parseStrictJson(text: string, options: { allowComments?: boolean
     );
   } catch (e) {
     if (!(e instanceof TooDeep)) throw e;
-    throw new SpecTextError([{ path: '', message: `not valid JSON: nested deeper than ${MAX_DEPTH} levels (a spec needs fewer than 10)` }]);
+    throw new SpecTextError([
+      { path: '', message: `not valid JSON: nested deeper than ${MAX_DEPTH} levels (a spec needs fewer than 10)` },
+    ]);
   }
   if (syntax) throw new SpecTextError([syntax]);
   if (duplicates.length > 0) throw new SpecTextError(duplicates);

@@ -52,7 +52,10 @@ const quoteText = (text: string): string => `'${text.replace(/'/g, "''")}'`;
 
 /** A run id and date that go into S3 keys and partition values as they are (Hive partition folders are not escaped here). */
 export function checkCompactableRun(run: { readonly runId: string; readonly dt: string }): void {
-  if (!/^[A-Za-z0-9._-]+$/.test(run.runId)) throw new Error(`run id "${run.runId}" has characters outside A-Z a-z 0-9 . _ -: it cannot name a Parquet partition`);
+  if (!/^[A-Za-z0-9._-]+$/.test(run.runId))
+    throw new Error(
+      `run id "${run.runId}" has characters outside A-Z a-z 0-9 . _ -: it cannot name a Parquet partition`,
+    );
   if (!/^\d{4}-\d{2}-\d{2}$/.test(run.dt)) throw new Error(`run date "${run.dt}" is not YYYY-MM-DD`);
 }
 
@@ -101,8 +104,13 @@ export function unloadSelectSql(table: StepTable, run: { readonly runId: string;
  * Formats and compression: Athena User Guide, "UNLOAD" (format = 'PARQUET') and "Use ZSTD
  * compression levels" (Athena engine version 3 writes ZSTD Parquet; UNLOAD takes compression = 'ZSTD').
  */
-export function unloadSql(table: StepTable, run: { readonly runId: string; readonly dt: string }, tableLocationUri: string): string {
-  if (!/^s3:\/\/[^/]+\/(.+\/)?$/.test(tableLocationUri)) throw new Error(`UNLOAD location "${tableLocationUri}" must be s3://bucket/prefix/ with a trailing slash`);
+export function unloadSql(
+  table: StepTable,
+  run: { readonly runId: string; readonly dt: string },
+  tableLocationUri: string,
+): string {
+  if (!/^s3:\/\/[^/]+\/(.+\/)?$/.test(tableLocationUri))
+    throw new Error(`UNLOAD location "${tableLocationUri}" must be s3://bucket/prefix/ with a trailing slash`);
   return [
     `UNLOAD (${unloadSelectSql(table, run)})`,
     `TO ${quoteText(tableLocationUri)}`,
@@ -111,7 +119,11 @@ export function unloadSql(table: StepTable, run: { readonly runId: string; reado
 }
 
 /** The commit of a compacted run: its partition made known to the Parquet table (Athena User Guide, "ALTER TABLE ADD PARTITION"). */
-export function addRunPartitionSql(table: StepTable, run: { readonly runId: string; readonly dt: string }, runLocationUri: string): string {
+export function addRunPartitionSql(
+  table: StepTable,
+  run: { readonly runId: string; readonly dt: string },
+  runLocationUri: string,
+): string {
   checkCompactableRun(run);
   return `ALTER TABLE ${parquetTableName(table)} ADD IF NOT EXISTS PARTITION (${PARTITION_COLUMN} = ${quoteText(run.dt)}, ${RUN_PARTITION_COLUMN} = ${quoteText(run.runId)}) LOCATION ${quoteText(runLocationUri)}`;
 }

@@ -19,7 +19,15 @@
  * Column names are snake_case: both Athena (Trino) and DuckDB take them unquoted.
  */
 
-export const LAKE_TABLES = ['runs', 'steps', 'intervals', 'server_metrics', 'metric_windows', 'verdicts', 'server_config'] as const;
+export const LAKE_TABLES = [
+  'runs',
+  'steps',
+  'intervals',
+  'server_metrics',
+  'metric_windows',
+  'verdicts',
+  'server_config',
+] as const;
 export type LakeTable = (typeof LAKE_TABLES)[number];
 
 export interface RunRow {
@@ -340,12 +348,16 @@ export const SERVER_METRICS = {
  * than show nothing).
  */
 export const LOCAL_UNMEASURED_METRICS: Readonly<Partial<Record<ServerMetricName, string>>> = {
-  CommitLatency: 'MariaDB keeps no statement durations in its status counters (only performance_schema, off by default)',
+  CommitLatency:
+    'MariaDB keeps no statement durations in its status counters (only performance_schema, off by default)',
   DMLLatency: 'MariaDB keeps no statement durations in its status counters (only performance_schema, off by default)',
-  SelectLatency: 'MariaDB keeps no statement durations in its status counters (only performance_schema, off by default)',
+  SelectLatency:
+    'MariaDB keeps no statement durations in its status counters (only performance_schema, off by default)',
   FreeableMemory: "the local servers share this machine's memory: there is no per-instance free memory",
-  VolumeReadIOPs: 'there is no shared cluster volume locally (ReadIOPS and WriteIOPS are each server’s InnoDB data reads and writes)',
-  VolumeWriteIOPs: 'there is no shared cluster volume locally (ReadIOPS and WriteIOPS are each server’s InnoDB data reads and writes)',
+  VolumeReadIOPs:
+    'there is no shared cluster volume locally (ReadIOPS and WriteIOPS are each server’s InnoDB data reads and writes)',
+  VolumeWriteIOPs:
+    'there is no shared cluster volume locally (ReadIOPS and WriteIOPS are each server’s InnoDB data reads and writes)',
   ForwardingWriterDMLLatency: 'MariaDB has no write forwarding',
   ForwardingReplicaDMLLatency: 'MariaDB has no write forwarding',
   ForwardingReplicaReadWaitLatency: 'MariaDB has no write forwarding',
@@ -359,13 +371,20 @@ const safe = (s: string): string => s.replace(/[^A-Za-z0-9._-]/g, '_');
 
 export const lakeKeys = {
   run: (dt: string, runId: string): string => `tables/runs/dt=${dt}/${safe(runId)}.jsonl`,
-  stepTable: (table: Exclude<LakeTable, 'runs' | 'verdicts'>, dt: string, runId: string, cellId: string, stepId: string): string =>
-    `tables/${table}/dt=${dt}/${safe(runId)}__${safe(cellId)}__${safe(stepId)}.jsonl`,
+  stepTable: (
+    table: Exclude<LakeTable, 'runs' | 'verdicts'>,
+    dt: string,
+    runId: string,
+    cellId: string,
+    stepId: string,
+  ): string => `tables/${table}/dt=${dt}/${safe(runId)}__${safe(cellId)}__${safe(stepId)}.jsonl`,
   verdicts: (dt: string, runId: string): string => `tables/verdicts/dt=${dt}/${safe(runId)}.jsonl`,
   /** The common prefix of a run's files of a step table. */
-  runTablePrefix: (table: Exclude<LakeTable, 'runs'>, dt: string, runId: string): string => `tables/${table}/dt=${dt}/${safe(runId)}__`,
+  runTablePrefix: (table: Exclude<LakeTable, 'runs'>, dt: string, runId: string): string =>
+    `tables/${table}/dt=${dt}/${safe(runId)}__`,
   /** A finished run's rows of one table, compacted to Parquet (core/lake/compact.ts). */
-  compacted: (table: Exclude<LakeTable, 'runs' | 'verdicts'>, dt: string, runId: string): string => `tables/${table}/dt=${dt}/${safe(runId)}.parquet`,
+  compacted: (table: Exclude<LakeTable, 'runs' | 'verdicts'>, dt: string, runId: string): string =>
+    `tables/${table}/dt=${dt}/${safe(runId)}.parquet`,
   raw: (dt: string, runId: string, cellId: string, stepId: string, phase: string, clientId: string): string =>
     `raw/dt=${dt}/${safe(runId)}/${safe(cellId)}/${safe(stepId)}/${phase}/${safe(clientId)}/`,
   script: (runId: string, name: string): string => `scripts/${safe(runId)}/${safe(name)}`,
@@ -377,7 +396,8 @@ export const lakeKeys = {
     stepCursor: (runId: string, cellId: string): string => `workflow/${safe(runId)}/cursors/${safe(cellId)}.json`,
     /** One step's outcome (CollectLateMetrics and teardown read them). */
     stepOutcomes: (runId: string, cellId: string): string => `workflow/${safe(runId)}/steps/${safe(cellId)}/`,
-    stepOutcome: (runId: string, cellId: string, stepId: string): string => `workflow/${safe(runId)}/steps/${safe(cellId)}/${safe(stepId)}.json`,
+    stepOutcome: (runId: string, cellId: string, stepId: string): string =>
+      `workflow/${safe(runId)}/steps/${safe(cellId)}/${safe(stepId)}.json`,
     /** The run's cells in plan order (ids; a duet's members, not the duet), written by PlanRun, read by FinishRun: the state carries none of it to FinishRun. */
     cellList: (runId: string): string => `workflow/${safe(runId)}/cell-list.json`,
     /**
@@ -405,7 +425,8 @@ export function filesOfRuns(runIds: Iterable<string>): (file: string) => boolean
     const base = file.slice(file.lastIndexOf('/') + 1).replace(/\.(jsonl(\.gz)?|parquet)$/, '');
     if (names.has(base)) return true;
     // A run id may itself contain "__": try every cut.
-    for (let cut = base.indexOf('__'); cut >= 0; cut = base.indexOf('__', cut + 1)) if (names.has(base.slice(0, cut))) return true;
+    for (let cut = base.indexOf('__'); cut >= 0; cut = base.indexOf('__', cut + 1))
+      if (names.has(base.slice(0, cut))) return true;
     return false;
   };
 }

@@ -12,7 +12,16 @@
  * (`dt=YYYY-MM-DD`), as a string, like Athena partition projection does.
  */
 import { AuroraBenchError } from '../errors';
-import type { IntervalRow, LakeTable, MetricWindowRow, RunRow, ServerConfigRow, ServerMetricRow, StepRow, VerdictsRow } from './rows';
+import type {
+  IntervalRow,
+  LakeTable,
+  MetricWindowRow,
+  RunRow,
+  ServerConfigRow,
+  ServerMetricRow,
+  StepRow,
+  VerdictsRow,
+} from './rows';
 
 export type ColumnType = 'string' | 'int' | 'bigint' | 'double' | 'boolean';
 
@@ -239,10 +248,16 @@ export function lakeVersionOf(text: string, file: string): number {
   try {
     version = (JSON.parse(text) as Partial<LakeVersionRecord>).schemaVersion;
   } catch (e) {
-    throw new LakeVersionError(`${file} is not JSON (${(e as Error).message}): it records the lake's schema version, {"schemaVersion": ${LAKE_SCHEMA_VERSION}}`, { source: file });
+    throw new LakeVersionError(
+      `${file} is not JSON (${(e as Error).message}): it records the lake's schema version, {"schemaVersion": ${LAKE_SCHEMA_VERSION}}`,
+      { source: file },
+    );
   }
   if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) {
-    throw new LakeVersionError(`${file}: schemaVersion must be a whole number from 1 (it is ${JSON.stringify(version)})`, { source: file, jsonPath: '$.schemaVersion' });
+    throw new LakeVersionError(
+      `${file}: schemaVersion must be a whole number from 1 (it is ${JSON.stringify(version)})`,
+      { source: file, jsonPath: '$.schemaVersion' },
+    );
   }
   return version;
 }
@@ -250,7 +265,13 @@ export function lakeVersionOf(text: string, file: string): number {
 /** A view column's type: a ColumnType, with `?` when the view can return NULL there. */
 type ViewColumnType = ColumnType | `${ColumnType}?`;
 
-type TsOf<T extends ViewColumnType> = T extends `${infer B extends ColumnType}?` ? TsOf<B> | null : T extends 'string' ? string : T extends 'boolean' ? boolean : number;
+type TsOf<T extends ViewColumnType> = T extends `${infer B extends ColumnType}?`
+  ? TsOf<B> | null
+  : T extends 'string'
+    ? string
+    : T extends 'boolean'
+      ? boolean
+      : number;
 
 /** A view's row type, from its columns. */
 type ViewRow<C extends Readonly<Record<string, ViewColumnType>>> = { readonly [K in keyof C]: TsOf<C[K]> };

@@ -7,7 +7,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /** @internal exported for its tests (a test seam) */
-export const LAKE_VIEWS = ['step_summary', 'variant_summary', 'interval_totals', 'latest_run', 'verdict_history'] as const;
+export const LAKE_VIEWS = [
+  'step_summary',
+  'variant_summary',
+  'interval_totals',
+  'latest_run',
+  'verdict_history',
+] as const;
 export type LakeView = (typeof LAKE_VIEWS)[number];
 
 /**

@@ -12,7 +12,17 @@ import { engineNotes, variantEngine } from '../experiment/engine-checks';
 import { isServerless, MIN_ACU_WITHOUT_PAUSE } from '../aurora/aurora-configurations';
 import { canonicalJson, sha256 } from '../experiment/validate';
 import { buildSysbenchArgs, SysbenchOptionError } from './sysbench-args';
-import type { BackendKind, CellOrder, CellPlan, DuetPlan, Plan, PlanEstimate, PlanNote, ResolvedVariant, StepPlan } from './types';
+import type {
+  BackendKind,
+  CellOrder,
+  CellPlan,
+  DuetPlan,
+  Plan,
+  PlanEstimate,
+  PlanNote,
+  ResolvedVariant,
+  StepPlan,
+} from './types';
 import { AuroraBenchError } from '../errors';
 import { SeededRandom } from '../random';
 
@@ -20,7 +30,10 @@ import { SeededRandom } from '../random';
  * Per-backend time assumptions for the estimate and the run's ETA (seconds): provisionS is a cell's
  * whole set-up and teardown, of which teardownS comes after its last step.
  */
-export const BACKEND_TIMES: Record<BackendKind, { provisionS: number; teardownS: number; stepOverheadS: number; rowsPerS: number }> = {
+export const BACKEND_TIMES: Record<
+  BackendKind,
+  { provisionS: number; teardownS: number; stepOverheadS: number; rowsPerS: number }
+> = {
   // Local: copy a template datadir and start mariadbd (~2 s), teardown ~1 s; sysbench prepare ~100k rows/s.
   local: { provisionS: 5, teardownS: 1, stepOverheadS: 2, rowsPerS: 100_000 },
   // AWS: an Aurora cluster + instances take ~15-20 min to create and ~10 min to delete; clients ~2 min.
@@ -34,7 +47,10 @@ export class PlanError extends AuroraBenchError {
     readonly notes: readonly PlanNote[],
     readonly source?: string,
   ) {
-    super(`${source ? `${source}: ` : ''}the experiment cannot run as specified:\n` + notes.map((n) => `  - ${n.path}: ${n.message}`).join('\n'));
+    super(
+      `${source ? `${source}: ` : ''}the experiment cannot run as specified:\n` +
+        notes.map((n) => `  - ${n.path}: ${n.message}`).join('\n'),
+    );
   }
 }
 
@@ -61,7 +77,8 @@ function makeRunId(specName: string, now: Date): string {
 
 /** A variant's local-only what-if settings, its template's merged under its own. */
 function localOnlyParametersOf(spec: Spec, variant: Variant): Record<string, string | number | boolean> {
-  const template = variant.parameterTemplate !== undefined ? spec.parameterTemplates[variant.parameterTemplate] : undefined;
+  const template =
+    variant.parameterTemplate !== undefined ? spec.parameterTemplates[variant.parameterTemplate] : undefined;
   return { ...(template?.localOnlyParameters ?? {}), ...(variant.localOnlyParameters ?? {}) };
 }
 
@@ -78,7 +95,8 @@ function localOnlyPath(spec: Spec, vi: number, name: string): string {
 }
 
 function resolveVariant(spec: Spec, variant: Variant): ResolvedVariant {
-  const template = variant.parameterTemplate !== undefined ? spec.parameterTemplates[variant.parameterTemplate] : undefined;
+  const template =
+    variant.parameterTemplate !== undefined ? spec.parameterTemplates[variant.parameterTemplate] : undefined;
   return {
     name: variant.name,
     engine: variantEngine(spec, variant),
@@ -90,7 +108,13 @@ function resolveVariant(spec: Spec, variant: Variant): ResolvedVariant {
     ...(hasLocalOnlyParameters(spec, variant) ? { localOnlyParameters: localOnlyParametersOf(spec, variant) } : {}),
     ...(variant.writeForwarding !== undefined ? { writeForwarding: variant.writeForwarding } : {}),
     ...(isServerless(variant.instanceClass) && variant.maxAcu !== undefined
-      ? { serverless: { minAcu: variant.minAcu ?? MIN_ACU_WITHOUT_PAUSE, maxAcu: variant.maxAcu, readerScaling: variant.readerScaling ?? 'with-writer' } }
+      ? {
+          serverless: {
+            minAcu: variant.minAcu ?? MIN_ACU_WITHOUT_PAUSE,
+            maxAcu: variant.maxAcu,
+            readerScaling: variant.readerScaling ?? 'with-writer',
+          },
+        }
       : {}),
     ...(variant.storage !== undefined ? { storage: variant.storage } : {}),
     performanceInsights: variant.performanceInsights,
@@ -112,15 +136,23 @@ function workloadWrites(w: Workload): boolean {
  * all repeats of a variant before the next.
  * @internal exported for its tests (a test seam)
  */
-export function orderCells(variantCount: number, repeats: number, order: CellOrder, seed = 0): { variantIndex: number; repeat: number }[] {
+export function orderCells(
+  variantCount: number,
+  repeats: number,
+  order: CellOrder,
+  seed = 0,
+): { variantIndex: number; repeat: number }[] {
   const cells: { variantIndex: number; repeat: number }[] = [];
   if (order === 'sequential') {
-    for (let v = 0; v < variantCount; v++) for (let r = 1; r <= repeats; r++) cells.push({ variantIndex: v, repeat: r });
+    for (let v = 0; v < variantCount; v++)
+      for (let r = 1; r <= repeats; r++) cells.push({ variantIndex: v, repeat: r });
     return cells;
   }
   const rng = new SeededRandom(seed);
   for (let r = 1; r <= repeats; r++) {
-    const round = Array.from({ length: variantCount }, (_, k) => (order === 'interleaved' ? (k + r - 1) % variantCount : k));
+    const round = Array.from({ length: variantCount }, (_, k) =>
+      order === 'interleaved' ? (k + r - 1) % variantCount : k,
+    );
     if (order === 'randomized') rng.shuffle(round);
     for (const variantIndex of round) cells.push({ variantIndex, repeat: r });
   }
@@ -170,7 +202,13 @@ function duetsOf(cells: readonly CellPlan[], spec: Spec, source: string | undefi
         source,
       );
     }
-    duets.push({ cellId: duetId(repeat), index: duets.length, repeat, members: members.map((m) => m.cellId), stepCount: first.steps.length });
+    duets.push({
+      cellId: duetId(repeat),
+      index: duets.length,
+      repeat,
+      members: members.map((m) => m.cellId),
+      stepCount: first.steps.length,
+    });
   }
   return duets;
 }
@@ -195,7 +233,10 @@ function scriptRef(w: Workload, scripts: Readonly<Record<string, string>>): Step
   if (w.script === undefined) return undefined;
   const name = w.script.split('/').pop()!;
   const body = scripts[name];
-  if (body === undefined) throw new PlanError([{ level: 'refused', path: `workloads.${w.name}.script`, message: `script "${name}" was not loaded` }]);
+  if (body === undefined)
+    throw new PlanError([
+      { level: 'refused', path: `workloads.${w.name}.script`, message: `script "${name}" was not loaded` },
+    ]);
   return { name, sha256: sha256(body) };
 }
 
@@ -313,11 +354,16 @@ function backendNotes(spec: Spec, backend: BackendKind): PlanNote[] {
       notes.push({
         level: 'info',
         path: `variants[${vi}].performanceInsights`,
-        message: 'Performance Insights is AWS only; locally /proc and the server status counters (SHOW GLOBAL STATUS, pg_stat_*) are sampled instead',
+        message:
+          'Performance Insights is AWS only; locally /proc and the server status counters (SHOW GLOBAL STATUS, pg_stat_*) are sampled instead',
       });
     }
     if (v.az !== undefined) {
-      notes.push({ level: 'info', path: `variants[${vi}].az`, message: `AZ "${v.az}" has no local meaning: all servers run on 127.0.0.1` });
+      notes.push({
+        level: 'info',
+        path: `variants[${vi}].az`,
+        message: `AZ "${v.az}" has no local meaning: all servers run on 127.0.0.1`,
+      });
     }
   });
   return notes;
@@ -332,7 +378,9 @@ const emulatable = (w: Workload): boolean => EMULATED_WORKLOADS.includes(w.test 
  * Aurora's write forwarding (or, locally, the client-side emulation) can run.
  */
 export function forwardedWorkloads(spec: Spec, variant: Variant): Workload[] {
-  return spec.workloads.filter((w) => w.target !== 'writer' && workloadWrites(w) && variant.writeForwarding?.enabled === true);
+  return spec.workloads.filter(
+    (w) => w.target !== 'writer' && workloadWrites(w) && variant.writeForwarding?.enabled === true,
+  );
 }
 
 /**
@@ -346,9 +394,13 @@ function dropRefusedSteps(spec: Spec, variant: Variant, steps: StepPlan[], backe
   const emulated = new Set(forwarded.filter(emulatable).map((w) => w.name));
   const levelOf = (s: StepPlan): string => {
     const own = (s.options as Record<string, unknown>)['consistency'];
-    return typeof own === 'string' && own !== '' ? own.toUpperCase() : (variant.writeForwarding?.consistency ?? 'EVENTUAL');
+    return typeof own === 'string' && own !== ''
+      ? own.toUpperCase()
+      : (variant.writeForwarding?.consistency ?? 'EVENTUAL');
   };
-  const kept = steps.filter((s) => !refusedWorkloads.has(s.workload)).map((s) => (emulated.has(s.workload) ? { ...s, forwardingEmulation: { consistency: levelOf(s) } } : s));
+  const kept = steps
+    .filter((s) => !refusedWorkloads.has(s.workload))
+    .map((s) => (emulated.has(s.workload) ? { ...s, forwardingEmulation: { consistency: levelOf(s) } } : s));
   // Renumber and move the data preparation onto the first kept step of each data set.
   const prepared = new Set<string>();
   return kept.map((s, index) => {
@@ -362,7 +414,8 @@ function dropRefusedSteps(spec: Spec, variant: Variant, steps: StepPlan[], backe
 export function estimate(cells: readonly CellPlan[], backend: BackendKind, maxConcurrency: number): PlanEstimate {
   const t = BACKEND_TIMES[backend];
   const cellTimes = cells.map((c) => {
-    const prepareS = c.steps.filter((s) => s.prepare).length * Math.ceil((c.data.tables * c.data.tableSize) / t.rowsPerS);
+    const prepareS =
+      c.steps.filter((s) => s.prepare).length * Math.ceil((c.data.tables * c.data.tableSize) / t.rowsPerS);
     return prepareS + c.steps.reduce((acc, s) => acc + s.warmupS + s.durationS + t.stepOverheadS, 0);
   });
   // The workflow's Map items: a cell, or a duet whose members run together (as long as the slowest).
@@ -446,7 +499,10 @@ export function planRun(spec: Spec, options: PlanOptions): Plan {
   if (optionProblems.length > 0) throw new PlanError(optionProblems, options.source);
   if (cells.length === 0) {
     const refused = notes.filter((n) => n.level === 'refused');
-    throw new PlanError(refused.length > 0 ? refused : [{ level: 'refused', path: 'workloads', message: 'no step left to run' }], options.source);
+    throw new PlanError(
+      refused.length > 0 ? refused : [{ level: 'refused', path: 'workloads', message: 'no step left to run' }],
+      options.source,
+    );
   }
   const duets = spec.order === 'duet' ? duetsOf(cells, spec, options.source) : undefined;
   // Every script the spec names, also those of steps this backend refused: re-planning the same

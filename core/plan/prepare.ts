@@ -131,25 +131,51 @@ export function preparePlan(loaded: LoadedExperiment, options: PreparePlanOption
   const { scale = 'full', backendRefusals, refusals: onRefusal = 'refuse', narrow, ...planOptions } = options;
   const scaled = scaleSpec(loaded.spec, scale);
   // The engines the AWS backend does not provision yet are its refusals from the spec alone.
-  const refused = [...(planOptions.backend === 'aws' ? awsEngineRefusals(scaled.spec) : []), ...(backendRefusals ? backendRefusals(scaled.spec) : [])];
+  const refused = [
+    ...(planOptions.backend === 'aws' ? awsEngineRefusals(scaled.spec) : []),
+    ...(backendRefusals ? backendRefusals(scaled.spec) : []),
+  ];
   if (onRefusal === 'refuse' && refused.length > 0) throw new PlanError(refused, planOptions.source);
   const narrowed = narrow ? narrow(scaled.spec) : { spec: scaled.spec, notes: [] };
   // A randomized order's seed is drawn here, into the spec the run starts with: the workflow's PlanRun plans the same order from it.
-  const spec = narrowed.spec.order === 'randomized' && narrowed.spec.orderSeed === undefined ? { ...narrowed.spec, orderSeed: drawOrderSeed() } : narrowed.spec;
+  const spec =
+    narrowed.spec.order === 'randomized' && narrowed.spec.orderSeed === undefined
+      ? { ...narrowed.spec, orderSeed: drawOrderSeed() }
+      : narrowed.spec;
   const plan = planRun(spec, { ...planOptions, scripts: loaded.scripts });
-  const stateNotes = planOptions.backend === 'aws' ? [...awsWorkflowStateNotes(plan, spec), ...awsStepHistoryNotes(plan)] : [];
+  const stateNotes =
+    planOptions.backend === 'aws' ? [...awsWorkflowStateNotes(plan, spec), ...awsStepHistoryNotes(plan)] : [];
   const stateRefusals = stateNotes.filter((n) => n.level === 'refused');
   if (onRefusal === 'refuse' && stateRefusals.length > 0) throw new PlanError(stateRefusals, planOptions.source);
-  const shown = [...(onRefusal === 'show' ? refused : []), ...stateNotes.filter((n) => n.level !== 'refused' || onRefusal === 'show')];
+  const shown = [
+    ...(onRefusal === 'show' ? refused : []),
+    ...stateNotes.filter((n) => n.level !== 'refused' || onRefusal === 'show'),
+  ];
   const drawn: PlanNote[] =
     spec.orderSeed !== narrowed.spec.orderSeed
-      ? [{ level: 'info', path: 'orderSeed', message: `drawn: ${spec.orderSeed} (order "randomized" without a seed); the plan and the run manifest record it` }]
+      ? [
+          {
+            level: 'info',
+            path: 'orderSeed',
+            message: `drawn: ${spec.orderSeed} (order "randomized" without a seed); the plan and the run manifest record it`,
+          },
+        ]
       : [];
   const preparationNotes = [...scaled.notes, ...narrowed.notes, ...drawn];
-  return { spec, scripts: loaded.scripts, plan, preparationNotes, notes: [...preparationNotes, ...plan.notes, ...shown] };
+  return {
+    spec,
+    scripts: loaded.scripts,
+    plan,
+    preparationNotes,
+    notes: [...preparationNotes, ...plan.notes, ...shown],
+  };
 }
 
 /** Load an experiment file (its custom scripts from `builtinWorkloads`) and prepare it; errors name the file. */
-export function preparePlanFromFile(file: string, builtinWorkloads: string, options: Omit<PreparePlanOptions, 'source'>): PreparedPlan {
+export function preparePlanFromFile(
+  file: string,
+  builtinWorkloads: string,
+  options: Omit<PreparePlanOptions, 'source'>,
+): PreparedPlan {
   return preparePlan(loadSpecFile(file, builtinWorkloads), { ...options, source: file });
 }

@@ -40,7 +40,11 @@ function boundedSegments(stepCount: number, worstOf: (index: number) => number):
 
 export function cellHeader(cell: CellPlan): CellHeader {
   const { steps, ...rest } = cell;
-  return { ...rest, stepCount: steps.length, segments: boundedSegments(steps.length, (i) => worstStepEvents(cell, steps[i]!)) };
+  return {
+    ...rest,
+    stepCount: steps.length,
+    segments: boundedSegments(steps.length, (i) => worstStepEvents(cell, steps[i]!)),
+  };
 }
 
 /** What the workflow's state carries of a duet: the DuetPlan and its members' step segments. */
@@ -56,6 +60,8 @@ export interface DuetHeader extends DuetPlan {
 export function duetHeader(duet: DuetPlan, members: readonly CellPlan[]): DuetHeader {
   return {
     ...duet,
-    segments: boundedSegments(duet.stepCount, (i) => Math.max(0, ...members.map((cell) => (cell.steps[i] !== undefined ? worstStepEvents(cell, cell.steps[i]) : 0)))),
+    segments: boundedSegments(duet.stepCount, (i) =>
+      Math.max(0, ...members.map((cell) => (cell.steps[i] !== undefined ? worstStepEvents(cell, cell.steps[i]) : 0))),
+    ),
   };
 }

@@ -9,7 +9,8 @@ import type { ComparedMetric, Comparison } from './compare';
 import type { History, HistoryChangePoint, LatestVerdict, MetricHistory, NearMiss } from './history';
 import { VERDICT_TEXT, type Verdict } from './metrics';
 
-const range = (low: number, high: number, fmt: (x: number) => string): string => (Number.isFinite(low) && Number.isFinite(high) ? ` (${fmt(low)}–${fmt(high)})` : '');
+const range = (low: number, high: number, fmt: (x: number) => string): string =>
+  Number.isFinite(low) && Number.isFinite(high) ? ` (${fmt(low)}–${fmt(high)})` : '';
 const pct1 = (x: number): string => pct(x, 1);
 
 function comparedCell(m: ComparedMetric): string {
@@ -34,11 +35,22 @@ const sourceText = (ms: readonly ComparedMetric[]): string => {
 
 /** 0.95 -> "95%", 0.999 -> "99.9%". */
 
-const runLine = (r: Comparison['a']): string => `${r.run_id} (${r.spec_name}, ${r.backend}, started ${r.started_at}, ${r.status})`;
+const runLine = (r: Comparison['a']): string =>
+  `${r.run_id} (${r.spec_name}, ${r.backend}, started ${r.started_at}, ${r.status})`;
 
 export function comparisonReport(c: Comparison): Report {
-  const metricsHead = c.steps[0]?.metrics.map((m) => (m.metric === 'errors' ? `${m.label} B−A` : `${m.label} B/A`)) ?? ['TPS B/A', 'QPS B/A', 'latency B/A', 'errors/s B−A'];
-  const rows = c.steps.map((s) => [s.label, `${s.repeats.a}/${s.repeats.b}`, ...s.metrics.map(comparedCell), s.judged ? sourceText(s.metrics) : 'not judged']);
+  const metricsHead = c.steps[0]?.metrics.map((m) => (m.metric === 'errors' ? `${m.label} B−A` : `${m.label} B/A`)) ?? [
+    'TPS B/A',
+    'QPS B/A',
+    'latency B/A',
+    'errors/s B−A',
+  ];
+  const rows = c.steps.map((s) => [
+    s.label,
+    `${s.repeats.a}/${s.repeats.b}`,
+    ...s.metrics.map(comparedCell),
+    s.judged ? sourceText(s.metrics) : 'not judged',
+  ]);
   const notes = c.steps.flatMap((s) => s.notes.map((n) => `${s.label}: ${n}`));
   const table: TableBlock = {
     title: `B/A per step (${levelPercent(c.level)} interval)`,
@@ -55,7 +67,9 @@ export function comparisonReport(c: Comparison): Report {
   for (const s of c.steps) {
     for (const m of s.metrics) {
       if (m.verdict !== 'regressed' && m.verdict !== 'improved') continue;
-      findings.push(`${m.verdict === 'regressed' ? 'REGRESSED' : 'improved'}: ${s.label} ${m.label} ${comparedCell(m).replace(/ (REGRESSED|improved)$/, '')} (B/A)`);
+      findings.push(
+        `${m.verdict === 'regressed' ? 'REGRESSED' : 'improved'}: ${s.label} ${m.label} ${comparedCell(m).replace(/ (REGRESSED|improved)$/, '')} (B/A)`,
+      );
     }
   }
   const judged = c.steps.flatMap((s) => (s.judged ? s.metrics : []));
@@ -83,9 +97,17 @@ export function comparisonReport(c: Comparison): Report {
   const distribution: TableBlock = {
     title: 'Latency distribution, A → B (ms; mean over repeats)',
     head: ['step', 'p50', 'p90', 'p95', 'p99', 'p99.9', 'max'],
-    rows: withDistribution.map((s) => [s.label, ...s.latency.a!.map((a, i) => `${fixed(a)} → ${fixed(s.latency.b![i])}`)]),
+    rows: withDistribution.map((s) => [
+      s.label,
+      ...s.latency.a!.map((a, i) => `${fixed(a)} → ${fixed(s.latency.b![i])}`),
+    ]),
     numeric: [],
-    notes: c.steps.length > withDistribution.length ? ['steps without a latency histogram in either run (failed, or recorded before percentiles were kept) are left out'] : [],
+    notes:
+      c.steps.length > withDistribution.length
+        ? [
+            'steps without a latency histogram in either run (failed, or recorded before percentiles were kept) are left out',
+          ]
+        : [],
   };
   const configuration: TableBlock = {
     title: 'Configuration differences (what the servers ran with, read at prepare)',
@@ -98,7 +120,11 @@ export function comparisonReport(c: Comparison): Report {
     title: 'B compared with A',
     question: 'Did anything change from run A to run B beyond the noise?',
     findings,
-    tables: [table, ...(withDistribution.length > 0 ? [distribution] : []), ...(c.configDifferences.length > 0 ? [configuration] : [])],
+    tables: [
+      table,
+      ...(withDistribution.length > 0 ? [distribution] : []),
+      ...(c.configDifferences.length > 0 ? [configuration] : []),
+    ],
     charts: [],
   };
   return {
@@ -115,7 +141,8 @@ export function comparisonReport(c: Comparison): Report {
 // ---------------------------------------------------------------------------------------------
 // history
 
-const pValueText = (p: number, permutations: number): string => (p === 0 ? `p < ${num(1 / (permutations + 1), 3)}` : `p = ${num(p, 3)}`);
+const pValueText = (p: number, permutations: number): string =>
+  p === 0 ? `p < ${num(1 / (permutations + 1), 3)}` : `p = ${num(p, 3)}`;
 
 function changeText(cp: HistoryChangePoint): string {
   const c = cp.change;
@@ -133,7 +160,8 @@ function signedChange(cp: HistoryChangePoint): string {
   return `${c.estimate >= 0 ? '+' : '-'}${num(Math.abs(c.estimate), 3)}`;
 }
 
-const directionText = (d: HistoryChangePoint['direction']): string => (d === 'regressed' ? 'REGRESSED' : d === 'improved' ? 'improved' : 'changed (level within the noise)');
+const directionText = (d: HistoryChangePoint['direction']): string =>
+  d === 'regressed' ? 'REGRESSED' : d === 'improved' ? 'improved' : 'changed (level within the noise)';
 
 function latestCells(l: LatestVerdict, metric: MetricHistory['metric']): string[] {
   const b = l.baseline;
@@ -142,7 +170,9 @@ function latestCells(l: LatestVerdict, metric: MetricHistory['metric']): string[
     b ? `${fixed(b.mean)} ±${fixed(b.sd)} (${b.n} runs${l.sinceRunId ? `, before ${l.sinceRunId}` : ''})` : '-',
     l.ratio === null ? '-' : pct(l.ratio, 1),
     // An error rate cannot be negative: the interval's low end is shown from 0.
-    l.interval ? `${fixed(metric === 'errors' ? Math.max(0, l.interval.low) : l.interval.low)}–${fixed(l.interval.high)}` : '-',
+    l.interval
+      ? `${fixed(metric === 'errors' ? Math.max(0, l.interval.low) : l.interval.low)}–${fixed(l.interval.high)}`
+      : '-',
     VERDICT_TEXT[l.verdict],
   ];
 }
@@ -155,7 +185,8 @@ function historyTables(h: History): { latest: TableBlock; changes: TableBlock; s
     for (const m of s.metrics) {
       if (!m.latest) continue;
       latestRows.push([s.label, m.label, ...latestCells(m.latest, m.metric)]);
-      if (m.latest.verdict === 'not-judged' || m.latest.verdict === 'unknown') latestNotes.push(`${s.label} ${m.label}: ${m.latest.reason}`);
+      if (m.latest.verdict === 'not-judged' || m.latest.verdict === 'unknown')
+        latestNotes.push(`${s.label} ${m.label}: ${m.latest.reason}`);
     }
   }
   const level = levelPercent(h.options.predictionLevel);
@@ -191,7 +222,15 @@ function historyTables(h: History): { latest: TableBlock; changes: TableBlock; s
   return {
     latest: {
       title: `Latest run ${h.latestRunId ?? '-'} against the last stable segment (${level} prediction interval)`,
-      head: ['step', 'metric', 'latest', 'stable segment mean ±sd', 'latest/segment', `${level} prediction interval`, 'verdict'],
+      head: [
+        'step',
+        'metric',
+        'latest',
+        'stable segment mean ±sd',
+        'latest/segment',
+        `${level} prediction interval`,
+        'verdict',
+      ],
       rows: latestRows,
       numeric: [2, 4],
       notes: latestNotes,
@@ -213,12 +252,18 @@ function historyTables(h: History): { latest: TableBlock; changes: TableBlock; s
 
 function verdictFindings(h: History): string[] {
   const out: string[] = [];
-  const latest = h.steps.filter((s) => s.current).flatMap((s) => s.metrics.filter((m) => m.latest !== null).map((m) => ({ s, m })));
+  const latest = h.steps
+    .filter((s) => s.current)
+    .flatMap((s) => s.metrics.filter((m) => m.latest !== null).map((m) => ({ s, m })));
   const byVerdict = (v: Verdict) => latest.filter(({ m }) => m.latest!.verdict === v);
   for (const { s, m } of byVerdict('regressed'))
-    out.push(`REGRESSED in the latest run: ${s.label} ${m.label} ${fixed(m.latest!.value)} is ${pct(m.latest!.ratio, 1)} of the stable segment (${m.latest!.reason}).`);
+    out.push(
+      `REGRESSED in the latest run: ${s.label} ${m.label} ${fixed(m.latest!.value)} is ${pct(m.latest!.ratio, 1)} of the stable segment (${m.latest!.reason}).`,
+    );
   for (const { s, m } of byVerdict('improved'))
-    out.push(`improved in the latest run: ${s.label} ${m.label} ${fixed(m.latest!.value)} is ${pct(m.latest!.ratio, 1)} of the stable segment.`);
+    out.push(
+      `improved in the latest run: ${s.label} ${m.label} ${fixed(m.latest!.value)} is ${pct(m.latest!.ratio, 1)} of the stable segment.`,
+    );
   const within = byVerdict('within-noise').length;
   const regressed = byVerdict('regressed').length;
   const improved = byVerdict('improved').length;
@@ -226,7 +271,11 @@ function verdictFindings(h: History): string[] {
   const notJudged = byVerdict('not-judged').length;
   const metrics = (n: number): string => `${n} step metric${n === 1 ? '' : 's'}`;
   const unjudged = [
-    ...(unknown > 0 ? [`${metrics(unknown)} with the noise unknown (fewer than ${h.options.minStableRuns} earlier runs in a stable segment)`] : []),
+    ...(unknown > 0
+      ? [
+          `${metrics(unknown)} with the noise unknown (fewer than ${h.options.minStableRuns} earlier runs in a stable segment)`,
+        ]
+      : []),
     ...(notJudged > 0 ? [`${metrics(notJudged)} not judged (failed, client-bound or missing in the latest run)`] : []),
   ];
   if (within + regressed + improved === 0) {
@@ -270,7 +319,9 @@ function nearMissTable(h: History): TableBlock | null {
     title: `Near misses (p above ${h.options.significance} up to ${h.options.nearMissUpTo}${h.options.magnitude > 0 ? ', or smaller than --magnitude' : ''})`,
     head: ['step', 'metric', 'first run after', '|after/before − 1|', 'why not a change point'],
     rows,
-    notes: ['a p-value just above the threshold can fall below it with other permutations (--seed) or more of them (--permutations): watch these series'],
+    notes: [
+      'a p-value just above the threshold can fall below it with other permutations (--seed) or more of them (--permutations): watch these series',
+    ],
   };
 }
 
@@ -284,11 +335,20 @@ function trendCharts(h: History): ChartBlock[] {
     const at = s.points.map((p) => Date.parse(p.startedAt));
     const lineOf = (m: MetricHistory, unit: string): TrendLine => {
       const from = m.searchedFrom === null ? 0 : s.points.findIndex((p) => p.runId === m.searchedFrom);
-      const bounds = [from, ...m.changePoints.map((cp) => s.points.findIndex((p) => p.runId === cp.runId)), s.points.length];
+      const bounds = [
+        from,
+        ...m.changePoints.map((cp) => s.points.findIndex((p) => p.runId === cp.runId)),
+        s.points.length,
+      ];
       const segments = [];
       for (let k = 0; k + 1 < bounds.length; k++) {
         const vs = m.values.slice(bounds[k], bounds[k + 1]).filter((v): v is number => v !== null);
-        if (vs.length > 0) segments.push({ from: at[bounds[k]!]!, to: at[bounds[k + 1]! - 1]!, mean: vs.reduce((a, b) => a + b, 0) / vs.length });
+        if (vs.length > 0)
+          segments.push({
+            from: at[bounds[k]!]!,
+            to: at[bounds[k + 1]! - 1]!,
+            mean: vs.reduce((a, b) => a + b, 0) / vs.length,
+          });
       }
       return { name: m.label, unit, points: m.values.map((v, k) => [at[k]!, v] as const), segments };
     };
@@ -310,7 +370,14 @@ function trendCharts(h: History): ChartBlock[] {
       label: m.labels.join(', '),
       kind: m.kinds.has('regressed') ? 'regressed' : m.kinds.has('improved') ? 'improved' : 'changed',
     }));
-    charts.push(historyTrendChart(`trend-${i}`, `${s.label}${s.current ? '' : ' (earlier series)'}`, [lineOf(tps, 'TPS'), lineOf(lat, 'ms')], marks));
+    charts.push(
+      historyTrendChart(
+        `trend-${i}`,
+        `${s.label}${s.current ? '' : ' (earlier series)'}`,
+        [lineOf(tps, 'TPS'), lineOf(lat, 'ms')],
+        marks,
+      ),
+    );
   });
   return charts;
 }
@@ -352,7 +419,10 @@ export function historyReport(h: History, options: { charts?: boolean } = {}): R
   return {
     title: `aurora-bench history: ${h.experiment}`,
     meta: [
-      ['runs', `${h.runs.length} on ${backends || '-'}${first && last ? `, ${first.startedAt} … ${last.startedAt}` : ''}`],
+      [
+        'runs',
+        `${h.runs.length} on ${backends || '-'}${first && last ? `, ${first.startedAt} … ${last.startedAt}` : ''}`,
+      ],
       ['latest run', h.latestRunId ?? '-'],
       [
         'method',

@@ -29,7 +29,21 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { chmodSync, chownSync, copyFileSync, cpSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /** One function of the synthesized template, as Lambda would run it. */
@@ -57,7 +71,11 @@ const INIT_LIMIT_MS = 10_000;
  * Load errors: the function never ran its own code.
  * @internal exported for its tests (a test seam)
  */
-export const LOAD_ERROR_TYPES: readonly string[] = ['Runtime.ImportModuleError', 'Runtime.HandlerNotFound', 'Runtime.UserCodeSyntaxError'];
+export const LOAD_ERROR_TYPES: readonly string[] = [
+  'Runtime.ImportModuleError',
+  'Runtime.HandlerNotFound',
+  'Runtime.UserCodeSyntaxError',
+];
 
 /**
  * The bootstrap each environment runs (the role of /var/runtime/index.mjs): loads the handler
@@ -212,13 +230,24 @@ export type SdkAnswer =
   | { readonly ok: true; readonly output: Record<string, unknown> }
   | {
       readonly ok: false;
-      readonly error: { readonly name: string; readonly message: string; readonly $fault?: string; readonly $metadata?: unknown; readonly fields: Record<string, unknown> };
+      readonly error: {
+        readonly name: string;
+        readonly message: string;
+        readonly $fault?: string;
+        readonly $metadata?: unknown;
+        readonly fields: Record<string, unknown>;
+      };
     };
 
 /** The heap flags of the runtime's bootstrap for a memory size, and Lambda's Node.js 22 flags this Node.js knows. */
 function runtimeNodeFlags(memoryMb: number): string[] {
   const newSpace = Math.floor(memoryMb / 10);
-  const flags = ['--expose-gc', '--max-http-header-size=81920', `--max-semi-space-size=${Math.floor(newSpace / 2)}`, `--max-old-space-size=${memoryMb - newSpace}`];
+  const flags = [
+    '--expose-gc',
+    '--max-http-header-size=81920',
+    `--max-semi-space-size=${Math.floor(newSpace / 2)}`,
+    `--max-old-space-size=${memoryMb - newSpace}`,
+  ];
   for (const flag of ['--no-experimental-require-module', '--no-experimental-detect-module']) {
     if (process.allowedNodeEnvironmentFlags.has(flag.replace(/^--no-/, '--'))) flags.push(flag);
   }
@@ -235,7 +264,10 @@ function sdkClosure(nodeModules: string): string[] {
     const manifest = join(nodeModules, name, 'package.json');
     if (!existsSync(manifest)) continue; // an optional dependency not installed for this platform
     seen.add(name);
-    const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as {
+      dependencies?: Record<string, string>;
+      optionalDependencies?: Record<string, string>;
+    };
     queue.push(...Object.keys({ ...pkg.dependencies, ...pkg.optionalDependencies }));
   }
   return [...seen].sort();
@@ -294,14 +326,18 @@ function removeTree(path: string): void {
  */
 export function lambdaRuntimeModules(nodeModules: string, cacheDir: string): string {
   const packages = sdkClosure(nodeModules);
-  const versions = packages.map((p) => `${p}@${(JSON.parse(readFileSync(join(nodeModules, p, 'package.json'), 'utf8')) as { version: string }).version}`);
+  const versions = packages.map(
+    (p) =>
+      `${p}@${(JSON.parse(readFileSync(join(nodeModules, p, 'package.json'), 'utf8')) as { version: string }).version}`,
+  );
   const digest = createHash('sha256').update(versions.join('\n')).digest('hex').slice(0, 16);
   const dir = join(cacheDir, `lambda-runtime-${digest}`);
   const modules = join(dir, 'node_modules');
   if (existsSync(join(dir, 'complete'))) return modules;
   const tmp = `${dir}.${process.pid}.tmp`;
   removeTree(tmp);
-  for (const p of packages) cpSync(join(nodeModules, p), join(tmp, 'node_modules', p), { recursive: true, dereference: true });
+  for (const p of packages)
+    cpSync(join(nodeModules, p), join(tmp, 'node_modules', p), { recursive: true, dereference: true });
   writeFileSync(join(tmp, 'packages.txt'), versions.join('\n') + '\n');
   writeFileSync(join(tmp, 'complete'), '');
   makeReadOnly(tmp);
@@ -360,7 +396,15 @@ interface Environment {
 export class LambdaSandbox {
   private readonly functions = new Map<
     string,
-    { config: LambdaFunctionConfig; taskRoot: string; tmp: string; warm: Environment[]; invocations: number; coldStarts: number; pids: number[] }
+    {
+      config: LambdaFunctionConfig;
+      taskRoot: string;
+      tmp: string;
+      warm: Environment[];
+      invocations: number;
+      coldStarts: number;
+      pids: number[];
+    }
   >();
   private readonly bootstrap: string;
   private readonly bridge: string;
@@ -373,7 +417,10 @@ export class LambdaSandbox {
     if (this.identity.uid !== undefined) {
       // The children run as nobody: every folder above the sandbox must let others through (mkdtemp makes 0700 folders).
       for (let d = dirname(o.dir); d !== dirname(d); d = dirname(d)) {
-        if ((statSync(d).mode & 0o001) === 0) throw new Error(`the sandbox folder ${o.dir} is inside ${d}, which others cannot enter: nobody could run the functions`);
+        if ((statSync(d).mode & 0o001) === 0)
+          throw new Error(
+            `the sandbox folder ${o.dir} is inside ${d}, which others cannot enter: nobody could run the functions`,
+          );
       }
     }
     const runtimeDir = join(o.dir, 'runtime');
@@ -449,12 +496,23 @@ export class LambdaSandbox {
     if (sdk) {
       child.on('message', (m: { kind?: string; callId?: number } & Partial<SdkCall>) => {
         if (m.kind !== 'sdk-call') return;
-        const call: SdkCall = { client: m.client ?? '', service: m.service, command: m.command ?? '', input: m.input ?? {} };
+        const call: SdkCall = {
+          client: m.client ?? '',
+          service: m.service,
+          command: m.command ?? '',
+          input: m.input ?? {},
+        };
         void sdk(name, call)
-          .catch((e: unknown): SdkAnswer => ({ ok: false, error: { name: 'Error', message: e instanceof Error ? e.message : String(e), fields: {} } }))
+          .catch((e: unknown): SdkAnswer => ({
+            ok: false,
+            error: { name: 'Error', message: e instanceof Error ? e.message : String(e), fields: {} },
+          }))
           .then((answer) => {
             if (child.connected)
-              child.send({ kind: 'sdk-answer', callId: m.callId, ...answer }, (e) => e && this.o.onLog?.(name, `the answer to ${call.command} could not be sent: ${e.message}`));
+              child.send(
+                { kind: 'sdk-answer', callId: m.callId, ...answer },
+                (e) => e && this.o.onLog?.(name, `the answer to ${call.command} could not be sent: ${e.message}`),
+              );
           });
       });
     }
@@ -481,7 +539,8 @@ export class LambdaSandbox {
     const ready = new Promise<{ ok: true } | { ok: false; errorType: string; errorMessage: string }>((resolve) => {
       const onMessage = (m: { kind: string; errorType?: string; errorMessage?: string }) => {
         if (m.kind === 'ready') resolve({ ok: true });
-        else if (m.kind === 'init-error') resolve({ ok: false, errorType: m.errorType!, errorMessage: m.errorMessage! });
+        else if (m.kind === 'init-error')
+          resolve({ ok: false, errorType: m.errorType!, errorMessage: m.errorMessage! });
         else return;
         child.off('message', onMessage);
       };
@@ -525,31 +584,67 @@ export class LambdaSandbox {
     const deadline = (ms: number, message: string) =>
       new Promise<InvokeOutcome>((resolve) => {
         clearTimeout(timer);
-        timer = setTimeout(() => resolve({ ok: false, errorType: 'Sandbox.Timedout', errorMessage: `RequestId: ${requestId} Error: ${message}`, coldStart }), ms);
+        timer = setTimeout(
+          () =>
+            resolve({
+              ok: false,
+              errorType: 'Sandbox.Timedout',
+              errorMessage: `RequestId: ${requestId} Error: ${message}`,
+              coldStart,
+            }),
+          ms,
+        );
       });
     const run = async (): Promise<InvokeOutcome> => {
       const ready = await Promise.race([
         environment.ready,
-        deadline(INIT_LIMIT_MS + timeoutMs, `the initialization did not finish within ${INIT_LIMIT_MS / 1000} s + the function's timeout`),
+        deadline(
+          INIT_LIMIT_MS + timeoutMs,
+          `the initialization did not finish within ${INIT_LIMIT_MS / 1000} s + the function's timeout`,
+        ),
       ]);
       if ('coldStart' in ready) return ready;
       if (!ready.ok) return { ...ready, coldStart };
       const answered = new Promise<InvokeOutcome>((resolve) => {
-        const onMessage = (m: { kind: string; requestId?: string; payload?: unknown; errorType?: string; errorMessage?: string }) => {
+        const onMessage = (m: {
+          kind: string;
+          requestId?: string;
+          payload?: unknown;
+          errorType?: string;
+          errorMessage?: string;
+        }) => {
           if (m.requestId !== requestId) return;
           child.off('message', onMessage);
           child.off('exit', onExit);
-          resolve(m.kind === 'result' ? { ok: true, payload: m.payload, coldStart } : { ok: false, errorType: m.errorType!, errorMessage: m.errorMessage!, coldStart });
+          resolve(
+            m.kind === 'result'
+              ? { ok: true, payload: m.payload, coldStart }
+              : { ok: false, errorType: m.errorType!, errorMessage: m.errorMessage!, coldStart },
+          );
         };
         const onExit = (code: number | null, signal: string | null) => {
           child.off('message', onMessage);
-          resolve({ ok: false, errorType: 'Runtime.ExitError', errorMessage: `RequestId: ${requestId} Error: Runtime exited (${signal ?? `exit status ${code}`})`, coldStart });
+          resolve({
+            ok: false,
+            errorType: 'Runtime.ExitError',
+            errorMessage: `RequestId: ${requestId} Error: Runtime exited (${signal ?? `exit status ${code}`})`,
+            coldStart,
+          });
         };
         child.on('message', onMessage);
         child.once('exit', onExit);
-        child.send({ kind: 'invoke', requestId, event, timeoutMs, functionArn: `arn:aws:lambda:${this.o.region}:123456789012:function:${name}` });
+        child.send({
+          kind: 'invoke',
+          requestId,
+          event,
+          timeoutMs,
+          functionArn: `arn:aws:lambda:${this.o.region}:123456789012:function:${name}`,
+        });
       });
-      return Promise.race([answered, deadline(timeoutMs, `Task timed out after ${fn.config.timeoutS.toFixed(2)} seconds`)]);
+      return Promise.race([
+        answered,
+        deadline(timeoutMs, `Task timed out after ${fn.config.timeoutS.toFixed(2)} seconds`),
+      ]);
     };
     try {
       const outcome = await run();
@@ -567,12 +662,19 @@ export class LambdaSandbox {
 
   /** Each function's invocations so far, by name. */
   invocations(): ReadonlyMap<string, FunctionInvocations> {
-    return new Map([...this.functions].map(([name, f]) => [name, { invocations: f.invocations, coldStarts: f.coldStarts, pids: [...f.pids] }]));
+    return new Map(
+      [...this.functions].map(([name, f]) => [
+        name,
+        { invocations: f.invocations, coldStarts: f.coldStarts, pids: [...f.pids] },
+      ]),
+    );
   }
 
   /** The pids of the environments still running. */
   pids(): number[] {
-    return [...this.functions.values()].flatMap((f) => f.warm.filter((e) => e.child.exitCode === null && e.child.signalCode === null).map((e) => e.child.pid!));
+    return [...this.functions.values()].flatMap((f) =>
+      f.warm.filter((e) => e.child.exitCode === null && e.child.signalCode === null).map((e) => e.child.pid!),
+    );
   }
 
   /** Stops every environment and removes the sandbox's folder. */

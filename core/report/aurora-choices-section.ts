@@ -11,7 +11,15 @@
 import { BACKEND_TIMES } from '../plan/plan';
 import { billCell, storageBreakEven, type CellBill, type CellUsage } from '../plan/bill';
 import { cellCost, type CellBillFacts } from '../workflow/cell-bill';
-import { auroraPriceKeys, estimatePlanCost, formatMoney, pricesAsOfText, regionPrices, unconfirmedPricesUsed, unconfirmedText } from '../plan/cost';
+import {
+  auroraPriceKeys,
+  estimatePlanCost,
+  formatMoney,
+  pricesAsOfText,
+  regionPrices,
+  unconfirmedPricesUsed,
+  unconfirmedText,
+} from '../plan/cost';
 import { cellEngine, type CellPlan } from '../plan/types';
 import { ENGINES, type EngineRef } from '../aurora/engines';
 import { fixed, num, pct } from '../format';
@@ -49,7 +57,10 @@ export async function loadAuroraUsage(lake: LakeReader, runId: string): Promise<
     `SELECT cell_id, step_id, instance_id, metric, CAST(ts AS VARCHAR) AS ts, value FROM server_metrics
      WHERE run_id = ${quote(runId)} AND metric IN ('ServerlessDatabaseCapacity', 'VolumeReadIOPs', 'VolumeWriteIOPs') ORDER BY ts`,
   );
-  return { capacity: rows.filter((r) => r.metric === 'ServerlessDatabaseCapacity'), volumeIo: rows.filter((r) => r.metric !== 'ServerlessDatabaseCapacity') };
+  return {
+    capacity: rows.filter((r) => r.metric === 'ServerlessDatabaseCapacity'),
+    volumeIo: rows.filter((r) => r.metric !== 'ServerlessDatabaseCapacity'),
+  };
 }
 
 const seconds = (from: string, to: string): number => Math.max(0, (Date.parse(to) - Date.parse(from)) / 1000);
@@ -100,7 +111,10 @@ function cellsOf(ctx: Context): CellFacts[] {
   if (!plan) return [];
   return (
     plan.cells
-      .map((cell) => ({ cell, steps: ctx.data.steps.filter((s) => s.cell_id === cell.cellId && s.status !== 'skipped') }))
+      .map((cell) => ({
+        cell,
+        steps: ctx.data.steps.filter((s) => s.cell_id === cell.cellId && s.status !== 'skipped'),
+      }))
       // An imported run's plan names no engine (core/cli/import-logs.ts): nothing here applies to it.
       .filter((c) => c.steps.length > 0 && isClusterEngine(cellEngine(plan, c.cell) as EngineRef | null))
   );
@@ -113,12 +127,16 @@ function cellIoRequests(usage: AuroraUsage, cellId: string): number | undefined 
   return windows.size === 0 ? undefined : [...windows.values()].reduce((a, b) => a + b, 0);
 }
 
-const variantLabel = (v: CellPlan['variant']): string => (v.serverless !== undefined ? `Serverless v2 ${v.serverless.minAcu}-${v.serverless.maxAcu} ACU` : v.instanceClass);
+const variantLabel = (v: CellPlan['variant']): string =>
+  v.serverless !== undefined ? `Serverless v2 ${v.serverless.minAcu}-${v.serverless.maxAcu} ACU` : v.instanceClass;
 
 const ciText = (ci: ConfidenceInterval, digits: number): string =>
-  Number.isFinite(ci.halfWidth) ? `${fixed(ci.estimate, digits)} ±${fixed(ci.halfWidth, digits)}` : `${fixed(ci.estimate, digits)} (1 repeat)`;
+  Number.isFinite(ci.halfWidth)
+    ? `${fixed(ci.estimate, digits)} ±${fixed(ci.halfWidth, digits)}`
+    : `${fixed(ci.estimate, digits)} (1 repeat)`;
 
-const ratioText = (ci: ConfidenceInterval): string => `${pct(ci.estimate, 0)}${Number.isFinite(ci.low) ? ` (95% CI ${pct(ci.low, 0)}–${pct(ci.high, 0)})` : ''}`;
+const ratioText = (ci: ConfidenceInterval): string =>
+  `${pct(ci.estimate, 0)}${Number.isFinite(ci.low) ? ` (95% CI ${pct(ci.low, 0)}–${pct(ci.high, 0)})` : ''}`;
 
 interface VariantStep {
   readonly tps: number[];
@@ -155,7 +173,12 @@ export function serverlessSection(ctx: Context, usage: AuroraUsage): ReportSecti
       const capacity = capacityOf(usage, cell.cellId, s.step_id);
       const acu = averageAcu(capacity);
       if (acu !== undefined) vs.acu.push(acu);
-      const lag = scalingLagS(s, [...capacity.values()].sort((a, b) => Math.max(...b.map((p) => p.value)) - Math.max(...a.map((p) => p.value)))[0] ?? []);
+      const lag = scalingLagS(
+        s,
+        [...capacity.values()].sort(
+          (a, b) => Math.max(...b.map((p) => p.value)) - Math.max(...a.map((p) => p.value)),
+        )[0] ?? [],
+      );
       if (lag !== null) vs.lags.push(lag);
       const bill = billCell(prices, {
         cellId: cell.cellId,
@@ -165,7 +188,8 @@ export function serverlessSection(ctx: Context, usage: AuroraUsage): ReportSecti
         ...(cell.variant.serverless !== undefined && acu !== undefined ? { acuSeconds: acu * 3600 } : {}),
         dataGb: 0,
       });
-      if (bill.compute !== null && (cell.variant.serverless === undefined || acu !== undefined)) vs.perMillion.push((bill.compute / (s.tps * 3600)) * 1e6);
+      if (bill.compute !== null && (cell.variant.serverless === undefined || acu !== undefined))
+        vs.perMillion.push((bill.compute / (s.tps * 3600)) * 1e6);
     }
   }
   const rows: string[][] = [];
@@ -181,7 +205,13 @@ export function serverlessSection(ctx: Context, usage: AuroraUsage): ReportSecti
         ciText(meanCi(vs.tps), 0),
         vs.p95.length > 0 ? ciText(meanCi(vs.p95), 2) : '-',
         vs.p99.length > 0 ? ciText(meanCi(vs.p99), 2) : '-',
-        vs.lags.length > 0 ? ciText(meanCi(vs.lags), 0) : variantOf.get(name)?.serverless !== undefined ? (local ? 'local: none' : 'none') : 'n/a',
+        vs.lags.length > 0
+          ? ciText(meanCi(vs.lags), 0)
+          : variantOf.get(name)?.serverless !== undefined
+            ? local
+              ? 'local: none'
+              : 'none'
+            : 'n/a',
         vs.acu.length > 0 ? ciText(meanCi(vs.acu), 1) : '-',
         vs.perMillion.length > 0 ? ciText(meanCi(vs.perMillion), 2) : '-',
       ]);
@@ -205,8 +235,12 @@ export function serverlessSection(ctx: Context, usage: AuroraUsage): ReportSecti
     }
   }
   if (rows.length === 0) return null;
-  if (findings.length === 0) findings.push('No step ran on both a provisioned and a Serverless v2 variant: the table lists each on its own.');
-  if (local) findings.push("Locally there is no Aurora capacity scaling: each Serverless v2 server stood in at its maxAcu size, so these figures are not Aurora's.");
+  if (findings.length === 0)
+    findings.push('No step ran on both a provisioned and a Serverless v2 variant: the table lists each on its own.');
+  if (local)
+    findings.push(
+      "Locally there is no Aurora capacity scaling: each Serverless v2 server stood in at its maxAcu size, so these figures are not Aurora's.",
+    );
   const table: TableBlock = {
     title: 'Provisioned vs Aurora Serverless v2 (mean ± 95% CI over repeats)',
     head: ['Step', 'Variant', 'TPS', 'p95 ms', 'p99 ms', 'Scaling lag s', 'Avg ACUs', `${prices.currency} per M tx`],
@@ -225,7 +259,8 @@ export function serverlessSection(ctx: Context, usage: AuroraUsage): ReportSecti
   return {
     id: 'serverless',
     title: 'Provisioned vs Aurora Serverless v2',
-    question: 'Provisioned class X or Serverless v2 min/max Y: throughput, p95/p99, scaling lag and cost per million transactions',
+    question:
+      'Provisioned class X or Serverless v2 min/max Y: throughput, p95/p99, scaling lag and cost per million transactions',
     findings,
     tables: [table],
     charts: [],
@@ -316,7 +351,15 @@ export function storageSection(ctx: Context, usage: AuroraUsage): ReportSection 
     tables: [
       {
         title: 'Storage configurations priced on the measured I/O',
-        head: ['Variant', 'Ran on', 'I/O per tx', 'TPS', 'Standard / I/O-Opt per hour', 'Break-even I/O/s', 'Break-even TPS'],
+        head: [
+          'Variant',
+          'Ran on',
+          'I/O per tx',
+          'TPS',
+          'Standard / I/O-Opt per hour',
+          'Break-even I/O/s',
+          'Break-even TPS',
+        ],
         rows,
         numeric: [2, 3, 5, 6],
         notes: [
@@ -352,7 +395,8 @@ function cellUsage(ctx: Context, usage: AuroraUsage, cell: CellPlan, steps: read
       acuS += acu * d;
     }
     // Outside the measured steps the instances are taken at their minimum.
-    if (measuredS > 0) acuSeconds = acuS + instances * cell.variant.serverless.minAcu * Math.max(0, instanceS - measuredS);
+    if (measuredS > 0)
+      acuSeconds = acuS + instances * cell.variant.serverless.minAcu * Math.max(0, instanceS - measuredS);
   }
   const ioRequests = cellIoRequests(usage, cell.cellId);
   return {
@@ -370,8 +414,14 @@ function cellUsage(ctx: Context, usage: AuroraUsage, cell: CellPlan, steps: read
 function recordedFacts(ctx: Context): Map<string, CellBillFacts> {
   const out = new Map<string, CellBillFacts>();
   try {
-    const cells = JSON.parse(ctx.data.run.cells || '[]') as { cell_id: string; resources?: CellBillFacts['resources']; measured?: CellBillFacts['measured'] }[];
-    for (const c of cells) if (c.resources !== undefined && c.measured !== undefined) out.set(c.cell_id, { resources: c.resources, measured: c.measured });
+    const cells = JSON.parse(ctx.data.run.cells || '[]') as {
+      cell_id: string;
+      resources?: CellBillFacts['resources'];
+      measured?: CellBillFacts['measured'];
+    }[];
+    for (const c of cells)
+      if (c.resources !== undefined && c.measured !== undefined)
+        out.set(c.cell_id, { resources: c.resources, measured: c.measured });
   } catch {
     // an unreadable cells column: the bill falls back to the steps' span
   }
@@ -411,7 +461,8 @@ export function billSection(ctx: Context, usage: AuroraUsage): ReportSection | n
     } else {
       bill = billCell(prices, cellUsage(ctx, usage, cell, steps));
       plannedCell = planned ? (planned.dbCost ?? 0) + planned.storageCost + planned.ioCost : null;
-      for (const u of unconfirmedPricesUsed(prices, auroraPriceKeys(cellEngine(plan, cell), cell.variant))) unconfirmed.add(u);
+      for (const u of unconfirmedPricesUsed(prices, auroraPriceKeys(cellEngine(plan, cell), cell.variant)))
+        unconfirmed.add(u);
     }
     for (const m of bill.missing) missing.add(m);
     const cellTotal = bill.total === null ? null : bill.total + (ec2 ?? 0);
@@ -451,7 +502,11 @@ export function billSection(ctx: Context, usage: AuroraUsage): ReportSection | n
             ? 'Lifetimes: each DB cluster, DB instance and EC2 instance from its creation (ClusterCreateTime, InstanceCreateTime, LaunchTime) to the teardown pass that found it gone, recorded in the run manifest (cells[].resources); RDS bills at least 10 minutes, EC2 at least 1.'
             : `Cells without recorded lifetimes (runs before they were recorded): instance hours are the span the cell's steps ran plus the planned set-up and teardown (${BACKEND_TIMES.aws.provisionS / 60} min), EC2 not counted; their estimate is the DB part only.`,
           "Serverless v2: ACU-seconds from ServerlessDatabaseCapacity while steps ran, minAcu outside them; Aurora Standard: the volume's VolumeReadIOPs + VolumeWriteIOPs at the per-million price; I/O-Optimized: no I/O charge.",
-          ...(unconfirmed.size > 0 ? [`Unconfirmed price used: ${[...unconfirmed].join(', ')} (prices/aws-prices.json lists it under unconfirmed).`] : []),
+          ...(unconfirmed.size > 0
+            ? [
+                `Unconfirmed price used: ${[...unconfirmed].join(', ')} (prices/aws-prices.json lists it under unconfirmed).`,
+              ]
+            : []),
         ],
       },
     ],
@@ -465,5 +520,7 @@ export const NO_AURORA_USAGE: AuroraUsage = { capacity: [], volumeIo: [] };
 
 /** Every Aurora-choices section that applies, in reading order. @internal exported for its tests (a test seam) */
 export function auroraChoicesSections(ctx: Context, usage: AuroraUsage = NO_AURORA_USAGE): ReportSection[] {
-  return [serverlessSection(ctx, usage), storageSection(ctx, usage), billSection(ctx, usage)].filter((s): s is ReportSection => s !== null);
+  return [serverlessSection(ctx, usage), storageSection(ctx, usage), billSection(ctx, usage)].filter(
+    (s): s is ReportSection => s !== null,
+  );
 }

@@ -59,11 +59,21 @@ export function bytesPerSToGbps(bytesPerS: number): number {
 
 export function classifyBound(input: BoundInput, thresholds: BoundThresholds = DEFAULT_BOUND_THRESHOLDS): BoundResult {
   const gbps = input.networkBytesPerS !== null ? bytesPerSToGbps(input.networkBytesPerS) : null;
-  const share = gbps !== null && input.networkLimitGbps !== null && input.networkLimitGbps > 0 ? gbps / input.networkLimitGbps : null;
-  const clientSaturated = input.clientSaturated || (input.clientCpuPct !== null && input.clientCpuPct >= thresholds.clientCpuPct);
+  const share =
+    gbps !== null && input.networkLimitGbps !== null && input.networkLimitGbps > 0
+      ? gbps / input.networkLimitGbps
+      : null;
+  const clientSaturated =
+    input.clientSaturated || (input.clientCpuPct !== null && input.clientCpuPct >= thresholds.clientCpuPct);
   const also = clientSaturated ? ' (a client was saturated too)' : '';
   if (input.serverCpuPct !== null && input.serverCpuPct >= thresholds.cpuPct) {
-    return { bound: 'cpu', networkShare: share, networkGbps: gbps, clientSaturated, reason: `server CPU ${input.serverCpuPct.toFixed(0)}% >= ${thresholds.cpuPct}%${also}` };
+    return {
+      bound: 'cpu',
+      networkShare: share,
+      networkGbps: gbps,
+      clientSaturated,
+      reason: `server CPU ${input.serverCpuPct.toFixed(0)}% >= ${thresholds.cpuPct}%${also}`,
+    };
   }
   if (share !== null && share >= thresholds.networkShare) {
     return {
@@ -74,7 +84,11 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
       reason: `${gbps!.toFixed(2)} Gbps is ${(share * 100).toFixed(0)}% of the class's ${input.networkLimitGbps} Gbps${also}`,
     };
   }
-  if (input.sharedHostCpuPct !== undefined && input.sharedHostCpuPct !== null && input.sharedHostCpuPct >= thresholds.cpuPct) {
+  if (
+    input.sharedHostCpuPct !== undefined &&
+    input.sharedHostCpuPct !== null &&
+    input.sharedHostCpuPct >= thresholds.cpuPct
+  ) {
     return {
       bound: 'host',
       networkShare: share,
@@ -84,11 +98,23 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
     };
   }
   if (clientSaturated) {
-    return { bound: 'client', networkShare: share, networkGbps: gbps, clientSaturated, reason: 'a client was CPU-saturated: the numbers measure the client, add clients' };
+    return {
+      bound: 'client',
+      networkShare: share,
+      networkGbps: gbps,
+      clientSaturated,
+      reason: 'a client was CPU-saturated: the numbers measure the client, add clients',
+    };
   }
   const known = [
     input.serverCpuPct !== null ? `CPU ${input.serverCpuPct.toFixed(0)}%` : 'CPU unknown',
     share !== null ? `network ${(share * 100).toFixed(0)}% of limit` : 'network limit unknown',
   ];
-  return { bound: 'none', networkShare: share, networkGbps: gbps, clientSaturated, reason: `no limit reached (${known.join(', ')})` };
+  return {
+    bound: 'none',
+    networkShare: share,
+    networkGbps: gbps,
+    clientSaturated,
+    reason: `no limit reached (${known.join(', ')})`,
+  };
 }

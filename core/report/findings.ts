@@ -48,7 +48,11 @@ export function coversOf(ci: ConfidenceInterval, covers: Covers): Interval | nul
 
 export function ratioFinding(ci: ConfidenceInterval, covers: Covers): RatioFinding {
   const interval = coversOf(ci, covers);
-  return { estimate: Number.isFinite(ci.estimate) ? ci.estimate : null, interval, direction: interval === null ? 'unknown' : ratioVerdict(ci) };
+  return {
+    estimate: Number.isFinite(ci.estimate) ? ci.estimate : null,
+    interval,
+    direction: interval === null ? 'unknown' : ratioVerdict(ci),
+  };
 }
 
 /** The narrower of two coverages (a ratio of a repeated side over a single run sees only within-run noise). */
@@ -97,7 +101,8 @@ export function verdictText(r: RatioFinding, higherIsBetter: boolean): string {
 /** A ratio in few characters for grids: "83% (79–88) worse". */
 export function compactRatio(r: RatioFinding, higherIsBetter: boolean): string {
   if (r.estimate === null) return '-';
-  const range = r.interval !== null ? ` (${(r.interval.low * 100).toFixed(0)}–${(r.interval.high * 100).toFixed(0)})` : '';
+  const range =
+    r.interval !== null ? ` (${(r.interval.low * 100).toFixed(0)}–${(r.interval.high * 100).toFixed(0)})` : '';
   return `${(r.estimate * 100).toFixed(0)}%${range} ${verdictText(r, higherIsBetter)}`;
 }
 

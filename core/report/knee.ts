@@ -118,7 +118,10 @@ export function findKnee(input: readonly RatePoint[], options: KneeOptions = {})
   }
   const fmt = (x: number): string => Math.round(x).toLocaleString('en-US');
   const fmtMs = (x: number): string => (x >= 10 ? x.toFixed(0) : x.toFixed(1));
-  const lag = e0 !== null && e0 < trackingRatio ? ` Even the lowest rate achieved only ${(e0 * 100).toFixed(0)}% of offered; tracking is judged against that.` : '';
+  const lag =
+    e0 !== null && e0 < trackingRatio
+      ? ` Even the lowest rate achieved only ${(e0 * 100).toFixed(0)}% of offered; tracking is judged against that.`
+      : '';
   let summary: string;
   if (saturated === undefined) {
     summary = `not saturated: achieved tracks offered up to ${fmt(points[points.length - 1]!.offered)}/s (the highest rate tried).${lag}`;

@@ -84,9 +84,23 @@ export async function loadRun(lake: LakeReader, runId?: string): Promise<RunData
   const incomplete = await lake.query<{ cell_id: string; step_id: string; instance_id: string; metric: string }>(
     `SELECT cell_id, step_id, instance_id, metric FROM metric_windows WHERE run_id = ${quote(run.run_id)} AND NOT complete`,
   );
-  const partialKeys = new Set(incomplete.map((w) => `${w.cell_id}\u0000${w.step_id}\u0000${w.instance_id}\u0000${w.metric}`));
-  const metrics = means.map((m) => ({ ...m, partial: partialKeys.has(`${m.cell_id}\u0000${m.step_id}\u0000${m.instance_id}\u0000${m.metric}`) }));
+  const partialKeys = new Set(
+    incomplete.map((w) => `${w.cell_id}\u0000${w.step_id}\u0000${w.instance_id}\u0000${w.metric}`),
+  );
+  const metrics = means.map((m) => ({
+    ...m,
+    partial: partialKeys.has(`${m.cell_id}\u0000${m.step_id}\u0000${m.instance_id}\u0000${m.metric}`),
+  }));
   const verdicts = await lake.query<VerdictsRow>(`SELECT * FROM verdicts WHERE run_id = ${quote(run.run_id)}`);
   const auroraUsage = await loadAuroraUsage(lake, run.run_id);
-  return { run, spec: parseJson(run.spec) as Spec | null, plan: parseJson(run.plan) as Plan | null, steps, intervals, metrics, verdicts, auroraUsage };
+  return {
+    run,
+    spec: parseJson(run.spec) as Spec | null,
+    plan: parseJson(run.plan) as Plan | null,
+    steps,
+    intervals,
+    metrics,
+    verdicts,
+    auroraUsage,
+  };
 }

@@ -51,9 +51,17 @@ export function buildReport(data: RunData, prices: PriceTable, options: ContextO
     ['versions', [r.server_version, r.sysbench_version].filter(Boolean).join(', ') || '-'],
     [
       'variants',
-      ctx.variants.map((v) => `${v.name} (${v.instanceClass}${v.az ? `, AZ ${v.az}` : ''}${v.readers ? `, ${v.readers} reader${v.readers > 1 ? 's' : ''}` : ''})`).join('; '),
+      ctx.variants
+        .map(
+          (v) =>
+            `${v.name} (${v.instanceClass}${v.az ? `, AZ ${v.az}` : ''}${v.readers ? `, ${v.readers} reader${v.readers > 1 ? 's' : ''}` : ''})`,
+        )
+        .join('; '),
     ],
-    ['steps', `${data.steps.length} step results (${stepCounts(data)}), repeats interleaved: ${data.spec?.order ?? 'unknown'}`],
+    [
+      'steps',
+      `${data.steps.length} step results (${stepCounts(data)}), repeats interleaved: ${data.spec?.order ?? 'unknown'}`,
+    ],
   ];
   const leftOut = ctx.leftOutSaturated.map((s) => `${s.variant} ${s.step_id} (repeat ${s.repeat})`);
   const saturationNotes =
@@ -104,7 +112,8 @@ function composeAnswer(sections: readonly ReportSection[]): AnswerPart | null {
 const evidenceOf = (report: Report): ReportSection[] => report.sections.filter((s) => s.appendix !== true);
 const appendixOf = (report: Report): ReportSection[] => report.sections.filter((s) => s.appendix === true);
 /** A section with nothing left once its answer part moved up: no heading for it. */
-const hasEvidence = (s: ReportSection): boolean => s.tables.length > 0 || s.charts.length > 0 || (s.answer === undefined && s.findings.length > 0);
+const hasEvidence = (s: ReportSection): boolean =>
+  s.tables.length > 0 || s.charts.length > 0 || (s.answer === undefined && s.findings.length > 0);
 
 // ---------------------------------------------------------------------------------------------
 // Terminal
@@ -121,7 +130,8 @@ function terminalSection(s: ReportSection): string {
   const out = [`== ${s.title} ==`, s.question];
   if (s.findings.length > 0) out.push(...s.findings.map((f) => `  * ${f}`));
   for (const t of s.tables) out.push('', terminalTable(t));
-  if (s.charts.length > 0) out.push('', `  (${s.charts.length} chart${s.charts.length === 1 ? '' : 's'} in the HTML report: --html FILE)`);
+  if (s.charts.length > 0)
+    out.push('', `  (${s.charts.length} chart${s.charts.length === 1 ? '' : 's'} in the HTML report: --html FILE)`);
   return out.join('\n');
 }
 
@@ -142,7 +152,11 @@ export function renderTerminal(report: Report): string {
   if (answer !== null) {
     out.push('', '== Answer ==', ...answer.lines.map((l) => `  * ${l}`), ...(answer.more ?? []).map((l) => `  * ${l}`));
     for (const t of answer.tables) out.push('', terminalTable(t));
-    if (answer.charts.length > 0) out.push('', `  (${answer.charts.length} chart${answer.charts.length === 1 ? '' : 's'} in the HTML report: --html FILE)`);
+    if (answer.charts.length > 0)
+      out.push(
+        '',
+        `  (${answer.charts.length} chart${answer.charts.length === 1 ? '' : 's'} in the HTML report: --html FILE)`,
+      );
   }
   if (report.sections.length === 0) out.push('', 'Nothing to report: the run has no step results.');
   for (const s of evidenceOf(report).filter(hasEvidence)) out.push('', terminalSection(s));
@@ -155,7 +169,8 @@ export function renderTerminal(report: Report): string {
 // ---------------------------------------------------------------------------------------------
 // HTML
 
-const escapeHtml = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const escapeHtml = (s: string): string =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 const CSS = `
 body { font-family: -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; margin: 2rem auto; max-width: 1180px; color: #222; padding: 0 1rem; }
@@ -190,7 +205,10 @@ function htmlTable(t: TableBlock): string {
   const emphasis = new Set(t.emphasis ?? []);
   const head = `<tr>${t.head.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr>`;
   const body = t.rows
-    .map((row, i) => `<tr${emphasis.has(i) ? ' class="emphasis"' : ''}>${row.map((c, j) => `<td${numeric.has(j) ? ' class="num"' : ''}>${escapeHtml(c)}</td>`).join('')}</tr>`)
+    .map(
+      (row, i) =>
+        `<tr${emphasis.has(i) ? ' class="emphasis"' : ''}>${row.map((c, j) => `<td${numeric.has(j) ? ' class="num"' : ''}>${escapeHtml(c)}</td>`).join('')}</tr>`,
+    )
     .join('\n');
   const notes = (t.notes ?? []).map((n) => `<p class="note">${escapeHtml(n)}</p>`).join('');
   return `<h3>${escapeHtml(t.title)}</h3>\n<div class="table-wrap"><table>\n<thead>${head}</thead>\n<tbody>\n${body}\n</tbody>\n</table></div>${notes}`;
@@ -201,9 +219,13 @@ function htmlChart(c: ChartBlock): string {
 }
 
 function htmlSection(s: ReportSection): string {
-  const parts = [`<section id="${s.id}">`, `<h2>${escapeHtml(s.title)}</h2><p class="question">${escapeHtml(s.question)}</p>`];
+  const parts = [
+    `<section id="${s.id}">`,
+    `<h2>${escapeHtml(s.title)}</h2><p class="question">${escapeHtml(s.question)}</p>`,
+  ];
   // Findings already in the answer are not repeated under the evidence.
-  if (s.findings.length > 0 && s.answer === undefined) parts.push(`<ul class="findings">${s.findings.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul>`);
+  if (s.findings.length > 0 && s.answer === undefined)
+    parts.push(`<ul class="findings">${s.findings.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul>`);
   for (const c of s.charts) parts.push(htmlChart(c));
   for (const t of s.tables) parts.push(htmlTable(t));
   parts.push('</section>');
@@ -216,7 +238,9 @@ export function renderHtml(report: Report): string {
   if (report.banner !== undefined) parts.push(`<p class="banner" id="banner">${escapeHtml(report.banner)}</p>`);
   if (report.answer === undefined) {
     // Reports without a study answer (compare, history): the run details first, then the sections.
-    parts.push(`<dl class="meta">${report.meta.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('')}</dl>`);
+    parts.push(
+      `<dl class="meta">${report.meta.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('')}</dl>`,
+    );
     for (const s of report.sections) parts.push(htmlSection({ ...s, answer: undefined }));
     return page(report.title, parts);
   }
@@ -230,16 +254,26 @@ export function renderHtml(report: Report): string {
       );
     for (const t of answer.tables) parts.push(htmlTable(t));
     // Charts side by side where the page is wide enough (a sweep's achieved and latency charts read as a pair).
-    if (answer.charts.length > 0) parts.push(`<div class="charts${answer.charts.length > 1 ? ' pairs' : ''}">${answer.charts.map(htmlChart).join('\n')}</div>`);
+    if (answer.charts.length > 0)
+      parts.push(
+        `<div class="charts${answer.charts.length > 1 ? ' pairs' : ''}">${answer.charts.map(htmlChart).join('\n')}</div>`,
+      );
     parts.push('</section>');
   }
   if (report.sections.length === 0) parts.push('<p>Nothing to report: the run has no step results.</p>');
   // The evidence behind the answer, one collapsed block per section: the answer is the page.
   for (const s of evidenceOf(report).filter(hasEvidence))
-    parts.push(`<details class="evidence" id="evidence-${s.id}"><summary>${escapeHtml(s.title)}: the evidence</summary>\n${htmlSection(s)}\n</details>`);
+    parts.push(
+      `<details class="evidence" id="evidence-${s.id}"><summary>${escapeHtml(s.title)}: the evidence</summary>\n${htmlSection(s)}\n</details>`,
+    );
   parts.push('<details id="appendix"><summary>Appendix: run details, plan notes and error details</summary>');
-  parts.push(`<dl class="meta">${report.meta.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('')}</dl>`);
-  if (report.notes.length > 0) parts.push(`<h3>Plan notes</h3><ul class="notes">${report.notes.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>`);
+  parts.push(
+    `<dl class="meta">${report.meta.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('')}</dl>`,
+  );
+  if (report.notes.length > 0)
+    parts.push(
+      `<h3>Plan notes</h3><ul class="notes">${report.notes.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>`,
+    );
   for (const s of appendixOf(report)) parts.push(htmlSection(s));
   parts.push('</details>');
   return page(report.title, parts);
@@ -300,11 +334,18 @@ export interface ReportOptions {
 }
 
 /** The report of a run from any lake (DuckDB or Athena). */
-export async function reportFromLake(lake: LakeReader, options: ReportOptions): Promise<{ report: Report; text: string; html?: string }> {
+export async function reportFromLake(
+  lake: LakeReader,
+  options: ReportOptions,
+): Promise<{ report: Report; text: string; html?: string }> {
   const prices = loadPrices(options.repoRoot, options.prices);
   const data = await loadRun(lake, options.runId);
   const report = buildReport(data, prices, { includeSaturated: options.includeSaturated === true });
-  return { report, text: options.json === true ? renderJson(report) : renderTerminal(report), ...(options.html !== undefined ? { html: renderHtml(report) } : {}) };
+  return {
+    report,
+    text: options.json === true ? renderJson(report) : renderTerminal(report),
+    ...(options.html !== undefined ? { html: renderHtml(report) } : {}),
+  };
 }
 
 /** What `aurora-bench report` prints, for a local lake; writes the HTML file when asked. */

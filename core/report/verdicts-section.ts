@@ -7,7 +7,13 @@ import { clip, num, pct } from '../format';
 import type { ReportSection } from './model';
 import type { Context } from './context';
 
-const ORDER: Readonly<Record<string, number>> = { regressed: 0, improved: 1, 'within-noise': 2, unknown: 3, 'not-judged': 4 };
+const ORDER: Readonly<Record<string, number>> = {
+  regressed: 0,
+  improved: 1,
+  'within-noise': 2,
+  unknown: 3,
+  'not-judged': 4,
+};
 const TEXT: Readonly<Record<string, string>> = {
   regressed: 'REGRESSED',
   improved: 'improved',
@@ -16,10 +22,13 @@ const TEXT: Readonly<Record<string, string>> = {
   'not-judged': 'not judged',
 };
 
-const stepLabel = (v: VerdictsRow): string => `${v.workload} t${v.threads}${v.rate > 0 ? ` @${v.rate}/s` : ''}${v.target !== 'writer' ? ` → ${v.target}` : ''} [${v.variant}]`;
+const stepLabel = (v: VerdictsRow): string =>
+  `${v.workload} t${v.threads}${v.rate > 0 ? ` @${v.rate}/s` : ''}${v.target !== 'writer' ? ` → ${v.target}` : ''} [${v.variant}]`;
 
 export function verdictsSection(ctx: Context): ReportSection | null {
-  const verdicts = [...(ctx.data.verdicts ?? [])].sort((a, b) => (ORDER[a.verdict] ?? 9) - (ORDER[b.verdict] ?? 9) || stepLabel(a).localeCompare(stepLabel(b)));
+  const verdicts = [...(ctx.data.verdicts ?? [])].sort(
+    (a, b) => (ORDER[a.verdict] ?? 9) - (ORDER[b.verdict] ?? 9) || stepLabel(a).localeCompare(stepLabel(b)),
+  );
   if (verdicts.length === 0) return null;
   const count = (verdict: string) => verdicts.filter((v) => v.verdict === verdict).length;
   // Nothing judged yet (too few earlier runs): one line, not a table of "noise unknown" rows.

@@ -16,7 +16,11 @@ export interface RunnerInvocation {
   /** sysbench's database driver (the engine's, core/aurora/engines.ts); absent: mysql. */
   readonly driver?: 'mysql' | 'pgsql';
   /** The job prepares the step's data first (Backend RunnerJob.prepareFirst). */
-  readonly prepareFirst?: { readonly outputPrefix: string; readonly endpoint: { readonly host: string; readonly port: number }; readonly sysbenchArgs: readonly string[] };
+  readonly prepareFirst?: {
+    readonly outputPrefix: string;
+    readonly endpoint: { readonly host: string; readonly port: number };
+    readonly sysbenchArgs: readonly string[];
+  };
   /** The job waits for other clients' prepares under these prefixes (RunnerJob.awaitPrepareOf). */
   readonly awaitPrepareOf?: readonly string[];
   /** With either: when the run starts, in seconds after the last prepare ended (RunnerJob.startAfterPrepareS). */
@@ -54,15 +58,18 @@ export function prepareRunnerArgs(
   const fail = (msg: string) => new SysbenchOptionError(`runner for job ${job.jobId}: ${msg}`);
   if (job.phase !== 'run') throw fail('only a run job prepares first or waits for a prepare');
   if (locationOf === undefined) throw fail('the prepare output location is unknown (locationOf)');
-  if (job.prepareFirst !== undefined && awaited.includes(job.prepareFirst.outputPrefix)) throw fail(`it would wait for its own prepare (${job.prepareFirst.outputPrefix})`);
+  if (job.prepareFirst !== undefined && awaited.includes(job.prepareFirst.outputPrefix))
+    throw fail(`it would wait for its own prepare (${job.prepareFirst.outputPrefix})`);
   const startAfter = job.startAfterPrepareS;
-  if (startAfter !== undefined && !(Number.isInteger(startAfter) && startAfter >= 0)) throw fail(`startAfterPrepareS ${startAfter} is not whole seconds`);
+  if (startAfter !== undefined && !(Number.isInteger(startAfter) && startAfter >= 0))
+    throw fail(`startAfterPrepareS ${startAfter} is not whole seconds`);
   const start = startAfter !== undefined ? ['--start-after-prepare', String(startAfter)] : [];
   const awaits = awaited.flatMap((prefix) => ['--await-prepare', locationOf(prefix)]);
   const prepare = job.prepareFirst;
   if (prepare === undefined) return [...awaits, ...start];
   const port = prepare.endpoint.port;
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw fail(`prepare endpoint port ${port} is not a TCP port`);
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    throw fail(`prepare endpoint port ${port} is not a TCP port`);
   return [
     '--prepare-out',
     locationOf(prepare.outputPrefix),
@@ -79,24 +86,45 @@ export function prepareRunnerArgs(
 /** The argv of client/runner.sh (without the script path itself) for one job. */
 export function runnerArgs(job: RunnerInvocation, opts: RunnerArgsOptions): string[] {
   const fail = (msg: string) => new SysbenchOptionError(`runner for job ${job.jobId}: ${msg}`);
-  if ((opts.passwordEnv === undefined) === (opts.passwordSecret === undefined)) throw fail('exactly one of passwordEnv or passwordSecret is required');
-  if (opts.passwordEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(opts.passwordEnv)) throw fail(`passwordEnv "${opts.passwordEnv}" is not an environment variable name`);
-  if (opts.scriptDir !== undefined && opts.scriptUri !== undefined) throw fail('give only one of scriptDir or scriptUri');
-  if (opts.scriptUri !== undefined && !/^s3:\/\/[^/]+/.test(opts.scriptUri)) throw fail(`scriptUri "${opts.scriptUri}" must start with s3://bucket`);
+  if ((opts.passwordEnv === undefined) === (opts.passwordSecret === undefined))
+    throw fail('exactly one of passwordEnv or passwordSecret is required');
+  if (opts.passwordEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(opts.passwordEnv))
+    throw fail(`passwordEnv "${opts.passwordEnv}" is not an environment variable name`);
+  if (opts.scriptDir !== undefined && opts.scriptUri !== undefined)
+    throw fail('give only one of scriptDir or scriptUri');
+  if (opts.scriptUri !== undefined && !/^s3:\/\/[^/]+/.test(opts.scriptUri))
+    throw fail(`scriptUri "${opts.scriptUri}" must start with s3://bucket`);
   const custom = job.workload.endsWith('.lua');
-  if (custom && !/^[A-Za-z0-9_][A-Za-z0-9_.-]*\.lua$/.test(job.workload)) throw fail(`workload "${job.workload}" must be a plain .lua file name`);
-  if (!custom && !/^[a-z][a-z0-9_]*$/.test(job.workload)) throw fail(`workload "${job.workload}" is neither a stock test nor a .lua file name`);
-  if (custom && opts.scriptDir === undefined && opts.scriptUri === undefined) throw fail(`custom workload ${job.workload} needs scriptDir or scriptUri`);
+  if (custom && !/^[A-Za-z0-9_][A-Za-z0-9_.-]*\.lua$/.test(job.workload))
+    throw fail(`workload "${job.workload}" must be a plain .lua file name`);
+  if (!custom && !/^[a-z][a-z0-9_]*$/.test(job.workload))
+    throw fail(`workload "${job.workload}" is neither a stock test nor a .lua file name`);
+  if (custom && opts.scriptDir === undefined && opts.scriptUri === undefined)
+    throw fail(`custom workload ${job.workload} needs scriptDir or scriptUri`);
   if (opts.outLocation === '') throw fail('outLocation is empty');
   if (opts.user === '') throw fail('user is empty');
   const port = job.endpoint.port;
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw fail(`endpoint port ${port} is not a TCP port`);
-  const args = ['--phase', job.phase, '--workload', job.workload, '--out', opts.outLocation, '--host', job.endpoint.host, '--port', String(port), '--user', opts.user];
+  const args = [
+    '--phase',
+    job.phase,
+    '--workload',
+    job.workload,
+    '--out',
+    opts.outLocation,
+    '--host',
+    job.endpoint.host,
+    '--port',
+    String(port),
+    '--user',
+    opts.user,
+  ];
   if (job.driver === 'pgsql') args.push('--driver', 'pgsql');
   if (opts.passwordEnv !== undefined) args.push('--password-env', opts.passwordEnv);
   if (opts.passwordSecret !== undefined) args.push('--password-secret', opts.passwordSecret);
   if (opts.scriptDir !== undefined) args.push('--script-dir', opts.scriptDir);
-  if (opts.scriptUri !== undefined) args.push('--script-uri', opts.scriptUri.endsWith('/') ? opts.scriptUri : `${opts.scriptUri}/`);
+  if (opts.scriptUri !== undefined)
+    args.push('--script-uri', opts.scriptUri.endsWith('/') ? opts.scriptUri : `${opts.scriptUri}/`);
   args.push(...prepareRunnerArgs(job, opts.locationOf));
   args.push('--', ...job.sysbenchArgs);
   return args;

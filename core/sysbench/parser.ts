@@ -29,7 +29,16 @@
  *   summary. Every interval printed before the failure is kept.
  */
 import { LATENCY_PERCENTILES } from './types';
-import type { ClientCpuSample, HistogramBucket, Interval, LatencyPercentileKey, LatencySummary, ParsedOutput, ReadBackCounts, RunSummary } from './types';
+import type {
+  ClientCpuSample,
+  HistogramBucket,
+  Interval,
+  LatencyPercentileKey,
+  LatencySummary,
+  ParsedOutput,
+  ReadBackCounts,
+  RunSummary,
+} from './types';
 
 export interface ParseOptions {
   /** sysbench's exit code, from result.json, when known. */
@@ -105,7 +114,13 @@ const SUMMARY_LINES: readonly [RegExp, readonly (keyof SummaryBlock)[]][] = [
   [new RegExp(`^\\s*sum:\\s+${NUM}\\s*$`), ['latSum']],
 ];
 
-const CRASH_SIGNALS: Readonly<Record<number, string>> = { 4: 'SIGILL', 6: 'SIGABRT', 7: 'SIGBUS', 8: 'SIGFPE', 11: 'SIGSEGV' };
+const CRASH_SIGNALS: Readonly<Record<number, string>> = {
+  4: 'SIGILL',
+  6: 'SIGABRT',
+  7: 'SIGBUS',
+  8: 'SIGFPE',
+  11: 'SIGSEGV',
+};
 const STOP_SIGNALS: Readonly<Record<number, string>> = { 1: 'SIGHUP', 2: 'SIGINT', 9: 'SIGKILL', 15: 'SIGTERM' };
 
 /** How much of a failed statement a FATAL line keeps: enough to tell which statement it was. */
@@ -175,7 +190,8 @@ function hookInterval(line: string): Interval | undefined {
 }
 
 function toSummary(b: SummaryBlock, percentile: number): RunSummary | null {
-  if (b.transactions === undefined || b.queries === undefined || b.events === undefined || b.totalTimeS === undefined) return null;
+  if (b.transactions === undefined || b.queries === undefined || b.events === undefined || b.totalTimeS === undefined)
+    return null;
   if (b.latMin === undefined || b.latAvg === undefined || b.latMax === undefined || b.latSum === undefined) return null;
   const latencyMs: LatencySummary = {
     min: b.latMin,
@@ -255,7 +271,11 @@ export function parseSysbenchOutput(text: string, opts: ParseOptions = {}): Pars
       for (const [object] of line.matchAll(READ_BACK_OBJECT)) {
         const counts = readBackLine(object);
         if (counts)
-          readBack = { checks: (readBack?.checks ?? 0) + counts.checks, stale: (readBack?.stale ?? 0) + counts.stale, foreign: (readBack?.foreign ?? 0) + counts.foreign };
+          readBack = {
+            checks: (readBack?.checks ?? 0) + counts.checks,
+            stale: (readBack?.stale ?? 0) + counts.stale,
+            foreign: (readBack?.foreign ?? 0) + counts.foreign,
+          };
       }
       continue;
     }
@@ -356,7 +376,10 @@ export function parseSysbenchOutput(text: string, opts: ParseOptions = {}): Pars
   const finalBlock = [...blocks].reverse().find((b) => !b.checkpoint);
   const blockSummary = finalBlock ? toSummary(finalBlock, percentile) : null;
   const percentiles = blockSummary && histogram.length > 0 ? histogramPercentiles(histogram) : undefined;
-  const summary = blockSummary && percentiles ? { ...blockSummary, latencyMs: { ...blockSummary.latencyMs, percentiles } } : blockSummary;
+  const summary =
+    blockSummary && percentiles
+      ? { ...blockSummary, latencyMs: { ...blockSummary.latencyMs, percentiles } }
+      : blockSummary;
   // The hook replaces sysbench's interval lines; if both appear, the hook's are the complete ones.
   let intervals = hookIntervals.length > 0 ? hookIntervals : textIntervals;
   if (lastCheckpointT !== undefined) intervals = intervals.filter((iv) => iv.t > lastCheckpointT);
@@ -374,10 +397,12 @@ export function parseSysbenchOutput(text: string, opts: ParseOptions = {}): Pars
   const signalled = exitCode !== undefined && exitCode > 128;
   if (signalled) reasons.push(exitCodeReason(exitCode));
   if (fatals.length > 0) reasons.push(fatals.slice(0, 2).join('; '));
-  if (!signalled && fatals.length === 0 && exitCode !== undefined && exitCode !== 0) reasons.push(exitCodeReason(exitCode));
+  if (!signalled && fatals.length === 0 && exitCode !== undefined && exitCode !== 0)
+    reasons.push(exitCodeReason(exitCode));
   if (reasons.length === 0) {
     if (!sawBanner) reasons.push('no sysbench output');
-    else if (runStarted && summary === null) reasons.push('sysbench output ended before its summary (crashed or killed?)');
+    else if (runStarted && summary === null)
+      reasons.push('sysbench output ended before its summary (crashed or killed?)');
   }
   const error = reasons.length > 0 ? reasons.join(': ') : null;
   return {
@@ -413,7 +438,12 @@ export function parseClientCpu(jsonl: string, source = 'client_cpu.jsonl'): Clie
         throw new Error(`${source} line ${i + 1}: field "${field}" must be a number, got ${JSON.stringify(o[field])}`);
       }
     }
-    samples.push({ t: o['t'] as number, sysbenchCpuPct: o['sysbenchCpuPct'] as number, hostCpuPct: o['hostCpuPct'] as number, cores: o['cores'] as number });
+    samples.push({
+      t: o['t'] as number,
+      sysbenchCpuPct: o['sysbenchCpuPct'] as number,
+      hostCpuPct: o['hostCpuPct'] as number,
+      cores: o['cores'] as number,
+    });
   });
   return samples;
 }
@@ -436,8 +466,12 @@ export interface ClientCpuSummary {
 
 const round2 = (x: number): number => Math.round(x * 100) / 100;
 
-export function summarizeClientCpu(samples: readonly ClientCpuSample[], opts: { threads?: number; sharedHost?: boolean } = {}): ClientCpuSummary {
-  if (samples.length === 0) return { avg: null, max: null, sysbenchAvg: null, sysbenchMax: null, samples: 0, saturated: false };
+export function summarizeClientCpu(
+  samples: readonly ClientCpuSample[],
+  opts: { threads?: number; sharedHost?: boolean } = {},
+): ClientCpuSummary {
+  if (samples.length === 0)
+    return { avg: null, max: null, sysbenchAvg: null, sysbenchMax: null, samples: 0, saturated: false };
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const host = samples.map((s) => s.hostCpuPct);
   const sb = samples.map((s) => s.sysbenchCpuPct);

@@ -6,5 +6,6 @@ import { bundledPrices } from '../plan/cost';
 import type { TaskDeps } from '../workflow/tasks';
 
 export function awsPreflight(config: AwsBackendConfig, clients: AwsClients): NonNullable<TaskDeps['preflight']> {
-  return async (plan, spec) => preflightNotes(await runAwsPreflight({ plan, spec, clients, deployment: { config }, prices: bundledPrices() }));
+  return async (plan, spec) =>
+    preflightNotes(await runAwsPreflight({ plan, spec, clients, deployment: { config }, prices: bundledPrices() }));
 }

@@ -22,7 +22,12 @@ type LocalHandler = (event: unknown) => Promise<unknown>;
 export interface ExecutionEvent {
   readonly type: string;
   readonly timestamp: number;
-  readonly state?: { readonly name: string; readonly type: string; readonly input?: unknown; readonly output?: unknown };
+  readonly state?: {
+    readonly name: string;
+    readonly type: string;
+    readonly input?: unknown;
+    readonly output?: unknown;
+  };
   readonly Error?: string;
   readonly Cause?: string;
   readonly index?: number;
@@ -44,7 +49,10 @@ export interface LocalExecutionOptions {
    * synthesized CloudFormation template), with the task each ARN stands for. Default:
    * state-machines/benchmark.asl.json, its placeholders replaced with localFunctionArn.
    */
-  readonly resolvedDefinition?: { readonly definition: Record<string, unknown>; readonly taskByArn: ReadonlyMap<string, TaskName> };
+  readonly resolvedDefinition?: {
+    readonly definition: Record<string, unknown>;
+    readonly taskByArn: ReadonlyMap<string, TaskName>;
+  };
   /**
    * Replaces the definition's top-level TimeoutSeconds (whole seconds, at least 1): a short one
    * rehearses what happens to a run that outlives it.
@@ -76,19 +84,30 @@ const EXECUTION_TIMEOUT_ERROR = 'States.Timeout';
 
 export async function executeLocally(options: LocalExecutionOptions): Promise<LocalExecutionResult> {
   const loaded = options.resolvedDefinition?.definition ?? loadDefinition(localFunctionArn);
-  if (options.executionTimeoutS !== undefined && !(Number.isInteger(options.executionTimeoutS) && options.executionTimeoutS >= 1)) {
+  if (
+    options.executionTimeoutS !== undefined &&
+    !(Number.isInteger(options.executionTimeoutS) && options.executionTimeoutS >= 1)
+  ) {
     throw new Error(`executionTimeoutS must be a whole number of seconds >= 1, got ${options.executionTimeoutS}`);
   }
-  const withTimeout = options.executionTimeoutS === undefined ? loaded : { ...loaded, TimeoutSeconds: options.executionTimeoutS };
+  const withTimeout =
+    options.executionTimeoutS === undefined ? loaded : { ...loaded, TimeoutSeconds: options.executionTimeoutS };
   // aws-local-stepfunctions enforces TimeoutSeconds with one setTimeout; Node runs a delay above
   // 2^31-1 ms (24.8 days) after 1 ms instead, which would end every local run at once. No local run
   // lasts that long, so such a timeout is left to AWS.
-  const { TimeoutSeconds: declared, ...withoutTimeout } = withTimeout as { TimeoutSeconds?: number } & Record<string, unknown>;
-  const definition: Record<string, unknown> = declared !== undefined && declared * 1000 > MAX_TIMER_MS ? withoutTimeout : withTimeout;
+  const { TimeoutSeconds: declared, ...withoutTimeout } = withTimeout as { TimeoutSeconds?: number } & Record<
+    string,
+    unknown
+  >;
+  const definition: Record<string, unknown> =
+    declared !== undefined && declared * 1000 > MAX_TIMER_MS ? withoutTimeout : withTimeout;
   const timeoutS = definition['TimeoutSeconds'] as number | undefined;
   const invokeTask = options.invokeTask;
   const bound = invokeTask
-    ? (Object.fromEntries(TASK_NAMES.map((task) => [task, (event: unknown) => invokeTask(task, event)])) as Record<TaskName, LocalHandler>)
+    ? (Object.fromEntries(TASK_NAMES.map((task) => [task, (event: unknown) => invokeTask(task, event)])) as Record<
+        TaskName,
+        LocalHandler
+      >)
     : (bindTasks(options.deps) as Record<TaskName, LocalHandler>);
   // aws-local-stepfunctions settles an execution that timed out or was aborted at once, while a Task
   // handler may still be running (starting a server, a job): the result waits for those, and no new
@@ -129,7 +148,11 @@ export async function executeLocally(options: LocalExecutionOptions): Promise<Lo
 
   const machine = new StateMachine(definition as never, { validationOptions: { checkArn: true, checkPaths: true } });
   const execution = machine.run(options.input as never, {
-    overrides: { taskResourceLocalHandlers: taskOverrides as never, waitTimeOverrides: waitOverrides, retryIntervalOverrides: retryOverrides },
+    overrides: {
+      taskResourceLocalHandlers: taskOverrides as never,
+      waitTimeOverrides: waitOverrides,
+      retryIntervalOverrides: retryOverrides,
+    },
     noThrowOnAbort: true,
   });
   // Marked ended before the emulator is told: between the two, it may still start a queued Map

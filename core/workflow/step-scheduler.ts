@@ -74,7 +74,10 @@ export interface StepCursor {
 interface CellCursorOfBefore {
   readonly cellId: string;
   readonly next: number;
-  readonly inflight?: Omit<NonNullable<StepCursor['inflight']>, 'members'> & { readonly jobs: readonly JobHandle[]; readonly resources: CellResources };
+  readonly inflight?: Omit<NonNullable<StepCursor['inflight']>, 'members'> & {
+    readonly jobs: readonly JobHandle[];
+    readonly resources: CellResources;
+  };
   readonly lastPrepareS?: number;
   readonly failure?: StepFailure;
 }
@@ -158,7 +161,11 @@ export type StepObservation =
   /** A start command was carried out: per member, the jobs it started (none for a member that skips the step). */
   | { readonly kind: 'started'; readonly of: StartCommand; readonly jobs: readonly (readonly JobHandle[])[] }
   /** A command threw. Transient: the state retries the call, nothing is recorded. */
-  | { readonly kind: 'failed'; readonly error: { readonly name: string; readonly message: string }; readonly transient: boolean };
+  | {
+      readonly kind: 'failed';
+      readonly error: { readonly name: string; readonly message: string };
+      readonly transient: boolean;
+    };
 
 export interface StepMove {
   readonly cursor: StepCursor;
@@ -184,12 +191,17 @@ function stepOf(schedule: StepSchedule, member: number, index: number): StepPlan
  * (backing off, lookAgainAfterS), one faster only waiting time.
  * @internal exported for its tests (a test seam)
  */
-export function expectedPrepareS(backend: RunContext['backend'], cell: Pick<CellPlan, 'data'>, lastPrepareS: number | undefined): number {
+export function expectedPrepareS(
+  backend: RunContext['backend'],
+  cell: Pick<CellPlan, 'data'>,
+  lastPrepareS: number | undefined,
+): number {
   if (lastPrepareS !== undefined) return Math.ceil(lastPrepareS);
   return Math.ceil((cell.data.tables * cell.data.tableSize) / BACKEND_TIMES[backend].rowsPerS);
 }
 
-const withLastPrepare = (cursor: StepCursor) => (cursor.lastPrepareS !== undefined ? { lastPrepareS: cursor.lastPrepareS } : {});
+const withLastPrepare = (cursor: StepCursor) =>
+  cursor.lastPrepareS !== undefined ? { lastPrepareS: cursor.lastPrepareS } : {};
 
 /** The next step of the segment started, or the segment done. */
 function startNext(schedule: StepSchedule, cursor: StepCursor, commands: StepCommand[]): StepMove {
@@ -212,7 +224,9 @@ function lookedAt(
   nowMs: number,
 ): { states: MemberJobsState[]; stops: StopCommand[] } {
   if (jobs.length !== inflight.members.length) {
-    throw new InvalidTaskInputError(`step cursor ${inflight.members.map((m) => m.cellId).join(', ')}: ${jobs.length} job states for ${inflight.members.length} members`);
+    throw new InvalidTaskInputError(
+      `step cursor ${inflight.members.map((m) => m.cellId).join(', ')}: ${jobs.length} job states for ${inflight.members.length} members`,
+    );
   }
   const stops: StopCommand[] = [];
   const states = inflight.members.map((member, i): MemberJobsState => {
@@ -221,7 +235,12 @@ function lookedAt(
     const index = schedule.members.findIndex((m) => m.cell.cellId === member.cellId);
     if (index < 0) throw new InvalidTaskInputError(`cell ${schedule.cellId} has no member ${member.cellId}`);
     const step = stepOf(schedule, index, inflight.stepIndex);
-    const deadlineS = jobDeadlineS(step, schedule.members[index]!.cell.data, inflight.phase, inflight.withPrepare === true);
+    const deadlineS = jobDeadlineS(
+      step,
+      schedule.members[index]!.cell.data,
+      inflight.phase,
+      inflight.withPrepare === true,
+    );
     const started = Math.min(...member.jobs.map((j) => Date.parse(j.startedAt)));
     if (nowMs - started <= deadlineS * 1000) return { ...state, timedOut: false };
     stops.push({ kind: 'stop', cellId: member.cellId, jobs: member.jobs });
@@ -229,7 +248,11 @@ function lookedAt(
       done: true,
       running: 0,
       timedOut: true,
-      jobs: state.jobs.map((j) => (j.state === 'running' ? { ...j, state: 'lost' as const, detail: `still running after ${deadlineS} s: stopped` } : j)),
+      jobs: state.jobs.map((j) =>
+        j.state === 'running'
+          ? { ...j, state: 'lost' as const, detail: `still running after ${deadlineS} s: stopped` }
+          : j,
+      ),
     };
   });
   return { states, stops };
@@ -257,14 +280,21 @@ export function nextStepMove(schedule: StepSchedule, cursor: StepCursor, observa
     case 'call': {
       const inflight = cursor.inflight;
       if (inflight === undefined) return startNext(schedule, cursor, []);
-      if (observation.jobs === undefined) throw new InvalidTaskInputError(`cell ${schedule.cellId}: a step is in flight but its jobs were not looked at`);
+      if (observation.jobs === undefined)
+        throw new InvalidTaskInputError(`cell ${schedule.cellId}: a step is in flight but its jobs were not looked at`);
       const { states, stops } = lookedAt(schedule, inflight, observation.jobs, observation.nowMs);
       const running = states.filter((s) => !s.done);
       if (running.length > 0) {
         // Not done yet: a value, not an error. The state waits (WaitForStep) longer after each such look.
         const looks = (inflight.looks ?? 0) + 1;
         const looked: StepCursor = { ...cursor, inflight: { ...inflight, looks } };
-        const reply: StepReply = { done: false, waitS: lookAgainAfterS(looks), started: null, running: running.reduce((a, s) => a + s.running, 0), startSpreadMs: null };
+        const reply: StepReply = {
+          done: false,
+          waitS: lookAgainAfterS(looks),
+          started: null,
+          running: running.reduce((a, s) => a + s.running, 0),
+          startSpreadMs: null,
+        };
         return { cursor: looked, commands: [...stops, { kind: 'persist', cursor: looked }], reply };
       }
       const collect: CollectCommand = {
@@ -280,22 +310,38 @@ export function nextStepMove(schedule: StepSchedule, cursor: StepCursor, observa
     case 'collected': {
       const { of } = observation;
       // The data is there: the step's run starts now, in this call.
-      if (of.phase === 'prepare') return { cursor, commands: [{ kind: 'start', stepIndex: of.stepIndex, phase: 'run', withPrepare: false }] };
+      if (of.phase === 'prepare')
+        return { cursor, commands: [{ kind: 'start', stepIndex: of.stepIndex, phase: 'run', withPrepare: false }] };
       // The slowest member's prepare is what the next step's runs wait for.
       const prepared = observation.preparedS.filter((s): s is number => s !== undefined);
       const lastPrepareS = prepared.length > 0 ? Math.max(...prepared) : cursor.lastPrepareS;
-      const advanced: StepCursor = { cellId: cursor.cellId, next: of.stepIndex + 1, ...(lastPrepareS !== undefined ? { lastPrepareS } : {}) };
+      const advanced: StepCursor = {
+        cellId: cursor.cellId,
+        next: of.stepIndex + 1,
+        ...(lastPrepareS !== undefined ? { lastPrepareS } : {}),
+      };
       const persist: PersistCommand = { kind: 'persist', cursor: advanced };
-      if (of.skipped) return { cursor: advanced, commands: [persist], reply: { done: false, waitS: 0, started: null, startSpreadMs: null } };
+      if (of.skipped)
+        return {
+          cursor: advanced,
+          commands: [persist],
+          reply: { done: false, waitS: 0, started: null, startSpreadMs: null },
+        };
       return startNext(schedule, advanced, [persist]);
     }
     case 'started': {
       const { of, jobs } = observation;
       if (jobs.length !== schedule.members.length)
-        throw new InvalidTaskInputError(`cell ${schedule.cellId}: jobs started for ${jobs.length} of ${schedule.members.length} members`);
+        throw new InvalidTaskInputError(
+          `cell ${schedule.cellId}: jobs started for ${jobs.length} of ${schedule.members.length} members`,
+        );
       const count = jobs.reduce((a, j) => a + j.length, 0);
       const resting: MemberJobsState = { done: true, running: 0, timedOut: false, jobs: [] };
-      const members = schedule.members.map((m, i) => ({ cellId: m.cell.cellId, jobs: jobs[i]!, resources: m.resources }));
+      const members = schedule.members.map((m, i) => ({
+        cellId: m.cell.cellId,
+        jobs: jobs[i]!,
+        resources: m.resources,
+      }));
       if (of.phase === 'run' && count === 0) {
         const collect: CollectCommand = {
           kind: 'collect',
@@ -310,7 +356,12 @@ export function nextStepMove(schedule: StepSchedule, cursor: StepCursor, observa
       const started: StepCursor = {
         cellId: cursor.cellId,
         next: of.stepIndex,
-        inflight: { stepIndex: of.stepIndex, phase: of.phase, ...(of.withPrepare ? { withPrepare: true } : {}), members },
+        inflight: {
+          stepIndex: of.stepIndex,
+          phase: of.phase,
+          ...(of.withPrepare ? { withPrepare: true } : {}),
+          members,
+        },
         ...withLastPrepare(cursor),
       };
       const step = stepOf(schedule, 0, of.stepIndex);
@@ -319,7 +370,9 @@ export function nextStepMove(schedule: StepSchedule, cursor: StepCursor, observa
       else if (of.withPrepare) {
         // Looked at when the slowest prepare, the start delay and the run should be over. Several
         // clients' (or members') runs start together, a few seconds after the last prepare ended.
-        const prepareS = Math.max(...schedule.members.map((m) => expectedPrepareS(schedule.backend, m.cell, cursor.lastPrepareS)));
+        const prepareS = Math.max(
+          ...schedule.members.map((m) => expectedPrepareS(schedule.backend, m.cell, cursor.lastPrepareS)),
+        );
         const together = schedule.members.length > 1 || count > 1 ? START_AFTER_PREPARE_S[schedule.backend] : 0;
         waitS = prepareS + together + step.waitS;
       }
@@ -334,7 +387,10 @@ export function nextStepMove(schedule: StepSchedule, cursor: StepCursor, observa
     case 'failed': {
       // Transient: the state's Retry calls again, and the cursor still finds the jobs in flight.
       if (observation.transient) return { cursor, commands: [], raise: true };
-      const failed: StepCursor = { ...cursor, failure: { Error: observation.error.name, Cause: observation.error.message } };
+      const failed: StepCursor = {
+        ...cursor,
+        failure: { Error: observation.error.name, Cause: observation.error.message },
+      };
       return { cursor: failed, commands: [{ kind: 'persist', cursor: failed }], raise: true };
     }
   }

@@ -17,16 +17,25 @@ import { awsFunctionTaskDeps } from '../../core/task-deps/aws-function-deps';
 import { checkCellOrDuetReady } from '../../core/workflow/duet';
 import { awsTaskHandler } from '../runtime/aws-runtime';
 
-export const handler = awsTaskHandler('check-cell-ready', checkCellOrDuetReady, ({ env, config, clientOptions, instrument }) => {
-  const common = sdkClientConfig(clientOptions);
-  const clients = {
-    rds: instrument(new RDSClient(common)),
-    ec2: instrument(new EC2Client(common)),
-    ssm: instrument(new SSMClient(common)),
-    secrets: instrument(new SecretsManagerClient(common)),
-    s3: instrument(new S3Client(s3ClientConfig(clientOptions))),
-  };
-  const lake = new S3LakeStore(clients.s3, config.bucket, config.lakePrefix);
-  const backend = composeAwsBackend(config, lake, databasesPart({ clients, config, now: () => new Date() }), 'check-cell-ready');
-  return awsFunctionTaskDeps(env, { backend }, 'check-cell-ready');
-});
+export const handler = awsTaskHandler(
+  'check-cell-ready',
+  checkCellOrDuetReady,
+  ({ env, config, clientOptions, instrument }) => {
+    const common = sdkClientConfig(clientOptions);
+    const clients = {
+      rds: instrument(new RDSClient(common)),
+      ec2: instrument(new EC2Client(common)),
+      ssm: instrument(new SSMClient(common)),
+      secrets: instrument(new SecretsManagerClient(common)),
+      s3: instrument(new S3Client(s3ClientConfig(clientOptions))),
+    };
+    const lake = new S3LakeStore(clients.s3, config.bucket, config.lakePrefix);
+    const backend = composeAwsBackend(
+      config,
+      lake,
+      databasesPart({ clients, config, now: () => new Date() }),
+      'check-cell-ready',
+    );
+    return awsFunctionTaskDeps(env, { backend }, 'check-cell-ready');
+  },
+);

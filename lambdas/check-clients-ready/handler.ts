@@ -15,14 +15,23 @@ import { awsFunctionTaskDeps } from '../../core/task-deps/aws-function-deps';
 import { checkCellOrDuetClientsReady } from '../../core/workflow/duet';
 import { awsTaskHandler } from '../runtime/aws-runtime';
 
-export const handler = awsTaskHandler('check-clients-ready', checkCellOrDuetClientsReady, ({ env, config, clientOptions, instrument }) => {
-  const common = sdkClientConfig(clientOptions);
-  const clients = {
-    ec2: instrument(new EC2Client(common)),
-    ssm: instrument(new SSMClient(common)),
-    s3: instrument(new S3Client(s3ClientConfig(clientOptions))),
-  };
-  const lake = new S3LakeStore(clients.s3, config.bucket, config.lakePrefix);
-  const backend = composeAwsBackend(config, lake, clientMachinesPart({ clients, config, now: () => new Date() }), 'check-clients-ready');
-  return awsFunctionTaskDeps(env, { backend }, 'check-clients-ready');
-});
+export const handler = awsTaskHandler(
+  'check-clients-ready',
+  checkCellOrDuetClientsReady,
+  ({ env, config, clientOptions, instrument }) => {
+    const common = sdkClientConfig(clientOptions);
+    const clients = {
+      ec2: instrument(new EC2Client(common)),
+      ssm: instrument(new SSMClient(common)),
+      s3: instrument(new S3Client(s3ClientConfig(clientOptions))),
+    };
+    const lake = new S3LakeStore(clients.s3, config.bucket, config.lakePrefix);
+    const backend = composeAwsBackend(
+      config,
+      lake,
+      clientMachinesPart({ clients, config, now: () => new Date() }),
+      'check-clients-ready',
+    );
+    return awsFunctionTaskDeps(env, { backend }, 'check-clients-ready');
+  },
+);

@@ -16,15 +16,19 @@ import { awsFunctionTaskDeps } from '../../core/task-deps/aws-function-deps';
 import { collectCellOrDuetLateMetrics } from '../../core/workflow/duet';
 import { awsTaskHandler } from '../runtime/aws-runtime';
 
-export const handler = awsTaskHandler('collect-late-metrics', collectCellOrDuetLateMetrics, ({ env, config, clientOptions, instrument }) => {
-  const common = sdkClientConfig(clientOptions);
-  const clients = {
-    cloudwatch: instrument(new CloudWatchClient(common)),
-    pi: instrument(new PIClient(common)),
-    rds: instrument(new RDSClient(common)),
-    s3: instrument(new S3Client(s3ClientConfig(clientOptions))),
-  };
-  const lake = new S3LakeStore(clients.s3, config.bucket, config.lakePrefix);
-  const backend = composeAwsBackend(config, lake, serverMetricsPart({ clients, config }), 'collect-late-metrics');
-  return awsFunctionTaskDeps(env, { backend }, 'collect-late-metrics');
-});
+export const handler = awsTaskHandler(
+  'collect-late-metrics',
+  collectCellOrDuetLateMetrics,
+  ({ env, config, clientOptions, instrument }) => {
+    const common = sdkClientConfig(clientOptions);
+    const clients = {
+      cloudwatch: instrument(new CloudWatchClient(common)),
+      pi: instrument(new PIClient(common)),
+      rds: instrument(new RDSClient(common)),
+      s3: instrument(new S3Client(s3ClientConfig(clientOptions))),
+    };
+    const lake = new S3LakeStore(clients.s3, config.bucket, config.lakePrefix);
+    const backend = composeAwsBackend(config, lake, serverMetricsPart({ clients, config }), 'collect-late-metrics');
+    return awsFunctionTaskDeps(env, { backend }, 'collect-late-metrics');
+  },
+);

@@ -18,16 +18,25 @@ import { awsFunctionTaskDeps } from '../../core/task-deps/aws-function-deps';
 import { computeVerdictsTask } from '../../core/workflow/tasks';
 import { awsTaskHandler } from '../runtime/aws-runtime';
 
-export const handler = awsTaskHandler('compute-verdicts', computeVerdictsTask, ({ env, config, clientOptions, instrument }) => {
-  const common = sdkClientConfig(clientOptions);
-  const clients = {
-    athena: instrument(new AthenaClient(common)),
-    cloudwatch: instrument(new CloudWatchClient(common)),
-    events: instrument(new EventBridgeClient(common)),
-    sns: instrument(new SNSClient(common)),
-    s3: instrument(new S3Client(s3ClientConfig(clientOptions))),
-  };
-  const lake = new S3LakeStore(clients.s3, config.bucket, config.lakePrefix);
-  const backend = composeAwsBackend(config, lake, verdictAlertsPart({ clients, config, now: () => new Date() }), 'compute-verdicts');
-  return awsFunctionTaskDeps(env, { backend, judgeRun: athenaJudge(config, clients.athena) }, 'compute-verdicts');
-});
+export const handler = awsTaskHandler(
+  'compute-verdicts',
+  computeVerdictsTask,
+  ({ env, config, clientOptions, instrument }) => {
+    const common = sdkClientConfig(clientOptions);
+    const clients = {
+      athena: instrument(new AthenaClient(common)),
+      cloudwatch: instrument(new CloudWatchClient(common)),
+      events: instrument(new EventBridgeClient(common)),
+      sns: instrument(new SNSClient(common)),
+      s3: instrument(new S3Client(s3ClientConfig(clientOptions))),
+    };
+    const lake = new S3LakeStore(clients.s3, config.bucket, config.lakePrefix);
+    const backend = composeAwsBackend(
+      config,
+      lake,
+      verdictAlertsPart({ clients, config, now: () => new Date() }),
+      'compute-verdicts',
+    );
+    return awsFunctionTaskDeps(env, { backend, judgeRun: athenaJudge(config, clients.athena) }, 'compute-verdicts');
+  },
+);

@@ -15,7 +15,14 @@ import { finishRunTask } from '../../core/workflow/tasks';
 import { awsTaskHandler } from '../runtime/aws-runtime';
 
 export const handler = awsTaskHandler('finish-run', finishRunTask, ({ env, config, clientOptions, instrument }) => {
-  const clients = { athena: instrument(new AthenaClient(sdkClientConfig(clientOptions))), s3: instrument(new S3Client(s3ClientConfig(clientOptions))) };
+  const clients = {
+    athena: instrument(new AthenaClient(sdkClientConfig(clientOptions))),
+    s3: instrument(new S3Client(s3ClientConfig(clientOptions))),
+  };
   const lake = new S3LakeStore(clients.s3, config.bucket, config.lakePrefix);
-  return awsFunctionTaskDeps(env, { backend: composeAwsBackend(config, lake, {}, 'finish-run'), compactRun: athenaCompaction(config, clients) }, 'finish-run');
+  return awsFunctionTaskDeps(
+    env,
+    { backend: composeAwsBackend(config, lake, {}, 'finish-run'), compactRun: athenaCompaction(config, clients) },
+    'finish-run',
+  );
 });

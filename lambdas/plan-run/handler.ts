@@ -17,5 +17,9 @@ export const handler = awsTaskHandler('plan-run', planRunTask, ({ env, config, c
   const clients: AwsClients = makeAwsClients(clientOptions);
   for (const client of Object.values(clients)) instrument(client);
   const lake = new S3LakeStore(clients.s3, config.bucket, config.lakePrefix);
-  return awsFunctionTaskDeps(env, { backend: composeAwsBackend(config, lake, {}, 'plan-run'), preflight: awsPreflight(config, clients) }, 'plan-run');
+  return awsFunctionTaskDeps(
+    env,
+    { backend: composeAwsBackend(config, lake, {}, 'plan-run'), preflight: awsPreflight(config, clients) },
+    'plan-run',
+  );
 });

@@ -29,6 +29,11 @@ export const handler = awsTaskHandler('run-step', runStepTask, ({ env, config, c
   };
   const lake = new S3LakeStore(clients.s3, config.bucket, config.lakePrefix);
   const now = () => new Date();
-  const backend = composeAwsBackend(config, lake, { ...runnerJobsPart({ clients, config, lake, now }), ...serverMetricsPart({ clients, config }) }, 'run-step');
+  const backend = composeAwsBackend(
+    config,
+    lake,
+    { ...runnerJobsPart({ clients, config, lake, now }), ...serverMetricsPart({ clients, config }) },
+    'run-step',
+  );
   return awsFunctionTaskDeps(env, { backend }, 'run-step');
 });

@@ -15,14 +15,23 @@ import { awsFunctionTaskDeps } from '../../core/task-deps/aws-function-deps';
 import { startCellOrDuetClients } from '../../core/workflow/duet';
 import { awsTaskHandler } from '../runtime/aws-runtime';
 
-export const handler = awsTaskHandler('start-clients', startCellOrDuetClients, ({ env, config, clientOptions, instrument }) => {
-  const common = sdkClientConfig(clientOptions);
-  const clients = {
-    ec2: instrument(new EC2Client(common)),
-    ssm: instrument(new SSMClient(common)),
-    s3: instrument(new S3Client(s3ClientConfig(clientOptions))),
-  };
-  const lake = new S3LakeStore(clients.s3, config.bucket, config.lakePrefix);
-  const backend = composeAwsBackend(config, lake, clientMachinesPart({ clients, config, now: () => new Date() }), 'start-clients');
-  return awsFunctionTaskDeps(env, { backend }, 'start-clients');
-});
+export const handler = awsTaskHandler(
+  'start-clients',
+  startCellOrDuetClients,
+  ({ env, config, clientOptions, instrument }) => {
+    const common = sdkClientConfig(clientOptions);
+    const clients = {
+      ec2: instrument(new EC2Client(common)),
+      ssm: instrument(new SSMClient(common)),
+      s3: instrument(new S3Client(s3ClientConfig(clientOptions))),
+    };
+    const lake = new S3LakeStore(clients.s3, config.bucket, config.lakePrefix);
+    const backend = composeAwsBackend(
+      config,
+      lake,
+      clientMachinesPart({ clients, config, now: () => new Date() }),
+      'start-clients',
+    );
+    return awsFunctionTaskDeps(env, { backend }, 'start-clients');
+  },
+);

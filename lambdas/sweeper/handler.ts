@@ -40,7 +40,11 @@ export class InvalidSweeperEventError extends Error {
 
 function isStatusChange(event: unknown): event is ExecutionStatusChangeEvent {
   const e = event as Partial<ExecutionStatusChangeEvent> | null;
-  return e?.source === 'aws.states' && e['detail-type'] === 'Step Functions Execution Status Change' && typeof e.detail?.executionArn === 'string';
+  return (
+    e?.source === 'aws.states' &&
+    e['detail-type'] === 'Step Functions Execution Status Change' &&
+    typeof e.detail?.executionArn === 'string'
+  );
 }
 
 /** runId from the execution input, when the caller chose one (PlanRunEvent.runId). */
@@ -64,7 +68,12 @@ export const makeHandler =
     if (isStatusChange(event)) {
       const { executionArn, input } = event.detail;
       const runId = runIdFromInput(input) ?? (await deps.runIdOfExecution(executionArn));
-      if (!runId) return { action: 'nothing-to-do', executionArn, detail: 'the execution ended before PlanRun chose a run id: nothing was created' };
+      if (!runId)
+        return {
+          action: 'nothing-to-do',
+          executionArn,
+          detail: 'the execution ended before PlanRun chose a run id: nothing was created',
+        };
       const report = await deps.teardownRun(runId, deps.now());
       return { action: 'teardown-run', runId, executionArn, report };
     }

@@ -16,15 +16,19 @@ import { awsFunctionTaskDeps } from '../../core/task-deps/aws-function-deps';
 import { teardownCellOrDuet } from '../../core/workflow/duet';
 import { awsTaskHandler } from '../runtime/aws-runtime';
 
-export const handler = awsTaskHandler('teardown-cell', teardownCellOrDuet, ({ env, config, clientOptions, instrument }) => {
-  const common = sdkClientConfig(clientOptions);
-  const clients = {
-    ec2: instrument(new EC2Client(common)),
-    rds: instrument(new RDSClient(common)),
-    secrets: instrument(new SecretsManagerClient(common)),
-    s3: instrument(new S3Client(s3ClientConfig(clientOptions))),
-  };
-  const lake = new S3LakeStore(clients.s3, config.bucket, config.lakePrefix);
-  const backend = composeAwsBackend(config, lake, cellTeardownPart({ clients, config }), 'teardown-cell');
-  return awsFunctionTaskDeps(env, { backend }, 'teardown-cell');
-});
+export const handler = awsTaskHandler(
+  'teardown-cell',
+  teardownCellOrDuet,
+  ({ env, config, clientOptions, instrument }) => {
+    const common = sdkClientConfig(clientOptions);
+    const clients = {
+      ec2: instrument(new EC2Client(common)),
+      rds: instrument(new RDSClient(common)),
+      secrets: instrument(new SecretsManagerClient(common)),
+      s3: instrument(new S3Client(s3ClientConfig(clientOptions))),
+    };
+    const lake = new S3LakeStore(clients.s3, config.bucket, config.lakePrefix);
+    const backend = composeAwsBackend(config, lake, cellTeardownPart({ clients, config }), 'teardown-cell');
+    return awsFunctionTaskDeps(env, { backend }, 'teardown-cell');
+  },
+);

@@ -66,7 +66,12 @@ beforeAll(async () => {
     return forward();
   });
   await raw.s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
-  await client.send(new CreateWorkGroupCommand({ Name: 'aurora-bench', Configuration: { ResultConfiguration: { OutputLocation: `s3://${BUCKET}/athena-results/` } } }));
+  await client.send(
+    new CreateWorkGroupCommand({
+      Name: 'aurora-bench',
+      Configuration: { ResultConfiguration: { OutputLocation: `s3://${BUCKET}/athena-results/` } },
+    }),
+  );
 });
 afterAll(() => {
   athena?.destroy();
@@ -97,8 +102,25 @@ const options = (client = athena): AthenaCompactionOptions => ({
 /** Two steps of interval rows of the run, one of another run the same day, and the run's row (not a step table). */
 async function writeRun(runId: string): Promise<void> {
   for (const step of ['s1', 's2']) {
-    const rows = [1, 2, 3].map((t) => ({ run_id: runId, cell_id: 'c1', variant: 'base', step_id: step, client_id: 'client-0', t, threads: 8, tps: 100 + t, qps: 2000, dt: DT }));
-    await raw.s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: PREFIX + lakeKeys.stepTable('intervals', DT, runId, 'c1', step), Body: toJsonLines(rows) }));
+    const rows = [1, 2, 3].map((t) => ({
+      run_id: runId,
+      cell_id: 'c1',
+      variant: 'base',
+      step_id: step,
+      client_id: 'client-0',
+      t,
+      threads: 8,
+      tps: 100 + t,
+      qps: 2000,
+      dt: DT,
+    }));
+    await raw.s3.send(
+      new PutObjectCommand({
+        Bucket: BUCKET,
+        Key: PREFIX + lakeKeys.stepTable('intervals', DT, runId, 'c1', step),
+        Body: toJsonLines(rows),
+      }),
+    );
   }
 }
 
@@ -107,7 +129,13 @@ describe('compactRunOnAthena on moto', () => {
     // Arrange
     await writeRun(RUN.runId);
     await writeRun('nightly-8');
-    await raw.s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: `${PREFIX}compacted/intervals/dt=${DT}/run_id=${RUN.runId}/orphan-of-a-failed-unload`, Body: 'x' }));
+    await raw.s3.send(
+      new PutObjectCommand({
+        Bucket: BUCKET,
+        Key: `${PREFIX}compacted/intervals/dt=${DT}/run_id=${RUN.runId}/orphan-of-a-failed-unload`,
+        Body: 'x',
+      }),
+    );
 
     // Act
     const first = await compactRunOnAthena(options(), RUN);
@@ -117,7 +145,9 @@ describe('compactRunOnAthena on moto', () => {
     // Assert: one table had rows; the statements in order, the orphan gone, Parquet in the run's partition.
     expect(first).toEqual([{ table: 'intervals', jsonObjects: 2, parquetObjects: 1, unloaded: true }]);
     expect(firstSent).toHaveLength(3);
-    expect(firstSent[0]).toMatch(/^SELECT count\(\*\) AS partitions FROM "intervals_parquet\$partitions" WHERE dt = '2026-11-20' AND "run_id" = 'nightly-7'$/);
+    expect(firstSent[0]).toMatch(
+      /^SELECT count\(\*\) AS partitions FROM "intervals_parquet\$partitions" WHERE dt = '2026-11-20' AND "run_id" = 'nightly-7'$/,
+    );
     expect(firstSent[1]).toMatch(
       /^UNLOAD \(SELECT .* FROM intervals_json WHERE dt = '2026-11-20' AND "run_id" = 'nightly-7' ORDER BY cell_id, step_id, client_id, t\)\nTO 's3:\/\/compaction-lake\/lake\/compacted\/intervals\/'/,
     );
@@ -141,7 +171,11 @@ describe('compactRunOnAthena on moto', () => {
     const location = `s3://${BUCKET}/${PREFIX}compacted/intervals/dt=${DT}/run_id=nightly-9/`;
     await runAthenaQuery(
       started(athena),
-      { sql: addRunPartitionSql('intervals', { runId: 'nightly-9', dt: DT }, location), database: 'aurora_bench', workGroup: 'aurora-bench' },
+      {
+        sql: addRunPartitionSql('intervals', { runId: 'nightly-9', dt: DT }, location),
+        database: 'aurora_bench',
+        workGroup: 'aurora-bench',
+      },
       { pollMs: 1 },
     );
     sentFrom = emulation.queries.length;

@@ -44,8 +44,22 @@ beforeAll(() => {
     runtimeModules: lambdaRuntimeModules(join(PROJECT_ROOT, 'node_modules'), synthesisCacheDir()),
     region: 'eu-west-1',
   });
-  sandbox.add({ name: 'Probe', assetDir: asset, handler: 'index.handler', environment: { PROBE_VARIABLE: 'from the template' }, memoryMb: 512, timeoutS: 2 });
-  sandbox.add({ name: 'Missing', assetDir: asset, handler: 'index.missing', environment: {}, memoryMb: 128, timeoutS: 2 });
+  sandbox.add({
+    name: 'Probe',
+    assetDir: asset,
+    handler: 'index.handler',
+    environment: { PROBE_VARIABLE: 'from the template' },
+    memoryMb: 512,
+    timeoutS: 2,
+  });
+  sandbox.add({
+    name: 'Missing',
+    assetDir: asset,
+    handler: 'index.missing',
+    environment: {},
+    memoryMb: 128,
+    timeoutS: 2,
+  });
 }, 120_000);
 afterAll(async () => {
   await (sandbox as LambdaSandbox | undefined)?.dispose();
@@ -75,7 +89,12 @@ test("an environment is reused while warm; the function's own error comes back w
   const failed = await sandbox.invoke('Probe', { fail: true });
   const third = await sandbox.invoke('Probe', {});
 
-  expect(failed).toMatchObject({ ok: false, errorType: 'ProbeError', errorMessage: 'the probe was asked to fail', coldStart: false });
+  expect(failed).toMatchObject({
+    ok: false,
+    errorType: 'ProbeError',
+    errorMessage: 'the probe was asked to fail',
+    coldStart: false,
+  });
   expect(payload(third)['pid']).toBe(payload(first)['pid']);
   expect(third.coldStart).toBe(false);
 });
@@ -86,7 +105,11 @@ test('past its timeout an invocation ends as Sandbox.Timedout and its environmen
   const timedOut = await sandbox.invoke('Probe', { sleepMs: 10_000 });
   const next = await sandbox.invoke('Probe', {});
 
-  expect(timedOut).toMatchObject({ ok: false, errorType: 'Sandbox.Timedout', errorMessage: expect.stringMatching(/Task timed out after 2\.00 seconds/) });
+  expect(timedOut).toMatchObject({
+    ok: false,
+    errorType: 'Sandbox.Timedout',
+    errorMessage: expect.stringMatching(/Task timed out after 2\.00 seconds/),
+  });
   expect(next.coldStart).toBe(true);
   expect(payload(next)['pid']).not.toBe(payload(warm)['pid']);
   expect(sandbox.pids()).not.toContain(payload(warm)['pid']);

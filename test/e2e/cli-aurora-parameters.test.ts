@@ -63,7 +63,12 @@ describe('aurora-bench CLI and the Aurora parameter catalogue', () => {
     });
     const expected = `${spec}: invalid experiment spec\n  - variants[1].instanceParameters.thread_handling: not modifiable on Aurora MySQL 3 at the instance level; remove it, or keep it for a MariaDB-only what-if on the local backend in variants[1].localOnlyParameters`;
     // Act
-    const results = { validate: cli(['validate', spec]), plan: cli(['plan', spec]), planAws: cli(['plan', spec, '--aws']), run: cli(['run', spec]) };
+    const results = {
+      validate: cli(['validate', spec]),
+      plan: cli(['plan', spec]),
+      planAws: cli(['plan', spec, '--aws']),
+      run: cli(['run', spec]),
+    };
     // Assert
     for (const [command, r] of Object.entries(results)) {
       expect({ command, code: r.code }).toEqual({ command, code: 1 });
@@ -92,7 +97,9 @@ describe('aurora-bench CLI and the Aurora parameter catalogue', () => {
     expect(validate.stdout).toContain('local-only what-if: whatif (an AWS plan refuses it)');
     expect(local.code).toBe(0);
     expect(local.stdout).toMatch(/whatif-r1 \(local-only what-if\)/);
-    expect(local.stdout).toContain('[info] variants[1].localOnlyParameters: local only: thread_handling=pool-of-threads applied to the local MariaDB servers of "whatif"');
+    expect(local.stdout).toContain(
+      '[info] variants[1].localOnlyParameters: local only: thread_handling=pool-of-threads applied to the local MariaDB servers of "whatif"',
+    );
     expect(aws.code).toBe(1);
     expect(aws.stdout).toContain(
       '[refused] variants[1].localOnlyParameters: variant "whatif" is a local-only what-if: thread_handling exist only in the local rehearsal on MariaDB',
@@ -105,14 +112,18 @@ describe('aurora-bench CLI and the Aurora parameter catalogue', () => {
     // Arrange
     const spec = writeSpec('only-whatif.json', {
       ...base,
-      variants: [{ name: 'whatif', instanceClass: 'db.r6g.large', localOnlyParameters: { thread_handling: 'pool-of-threads' } }],
+      variants: [
+        { name: 'whatif', instanceClass: 'db.r6g.large', localOnlyParameters: { thread_handling: 'pool-of-threads' } },
+      ],
     });
     // Act
     const aws = cli(['plan', spec, '--aws']);
     const validate = cli(['validate', spec]);
     // Assert
     expect(aws.code).toBe(1);
-    expect(aws.stderr).toContain(`${spec}: the experiment cannot run as specified:\n  - variants[0].localOnlyParameters: variant "whatif" is a local-only what-if`);
+    expect(aws.stderr).toContain(
+      `${spec}: the experiment cannot run as specified:\n  - variants[0].localOnlyParameters: variant "whatif" is a local-only what-if`,
+    );
     expect(validate.code).toBe(0);
   });
 });

@@ -32,10 +32,20 @@ function startedResources(stdout: string): { motoPid: number; dir: string } {
 /** The shipped quickstart with one repeat: both cells, both workloads, every kind of call once. */
 function quickstartOnce(): string {
   const spec = join(work, 'quickstart.json');
-  const quickstart = JSON.parse(readFileSync(join(REPO, 'experiments', 'quickstart.json'), 'utf8')) as Record<string, unknown>;
+  const quickstart = JSON.parse(readFileSync(join(REPO, 'experiments', 'quickstart.json'), 'utf8')) as Record<
+    string,
+    unknown
+  >;
   delete quickstart['$schema'];
   // 2-s steps without warm-up: what is checked here is what the command says and leaves, not the numbers.
-  writeFileSync(spec, JSON.stringify({ ...quickstart, repeats: 1, defaults: { ...(quickstart['defaults'] as object), durationS: 2, warmupS: 0 } }));
+  writeFileSync(
+    spec,
+    JSON.stringify({
+      ...quickstart,
+      repeats: 1,
+      defaults: { ...(quickstart['defaults'] as object), durationS: 2, warmupS: 0 },
+    }),
+  );
   return spec;
 }
 
@@ -48,7 +58,9 @@ function stopMeSpec(name: string): string {
       name,
       engine: { version: '3.04.0' },
       region: 'us-east-1',
-      variants: [{ name: 'one', instanceClass: 'db.r6g.large', readers: 1, clients: { count: 1, instanceType: 'c6g.large' } }],
+      variants: [
+        { name: 'one', instanceClass: 'db.r6g.large', readers: 1, clients: { count: 1, instanceType: 'c6g.large' } },
+      ],
       data: { tables: 1, tableSize: 500 },
       defaults: { durationS: 60, warmupS: 0, reportIntervalS: 1 },
       workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [2] }],
@@ -62,8 +74,15 @@ function stopMeSpec(name: string): string {
  * Runs the CLI on `spec` and sends it SIGINT `times` times (300 ms apart) once `when` shows in its
  * output, 5 s later (for the step: its line comes as it starts, its job a moment later).
  */
-async function interruptedRun(spec: string, times: number, when: RegExp): Promise<{ code: number | null; stdout: string; stderr: string; interrupted: boolean }> {
-  const child = spawn(process.execPath, [CLI, 'run', spec, '--aws-rehearsal'], { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
+async function interruptedRun(
+  spec: string,
+  times: number,
+  when: RegExp,
+): Promise<{ code: number | null; stdout: string; stderr: string; interrupted: boolean }> {
+  const child = spawn(process.execPath, [CLI, 'run', spec, '--aws-rehearsal'], {
+    cwd: work,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   let interrupted = false;
@@ -84,18 +103,25 @@ describe('aurora-bench run --aws-rehearsal', () => {
     // Arrange
     const lake = join(work, 'kept-lake');
     // Act
-    const r = spawnSync(process.execPath, [CLI, 'run', quickstartOnce(), '--aws-rehearsal', '--scale', 'small', '--lake', lake], {
-      cwd: work,
-      encoding: 'utf8',
-      timeout: 900_000,
-    });
+    const r = spawnSync(
+      process.execPath,
+      [CLI, 'run', quickstartOnce(), '--aws-rehearsal', '--scale', 'small', '--lake', lake],
+      {
+        cwd: work,
+        encoding: 'utf8',
+        timeout: 900_000,
+      },
+    );
 
     // Assert
     // On a failure the end of what it printed says why (what it left, or the cause).
     const ending = r.status === 0 ? '' : r.stdout.split('\n').slice(-15).join('\n');
     expect({
       code: r.status,
-      stderr: r.stderr.replace(/\(node:\d+\) Warning: NodeVersionSupportWarning[\s\S]*?trace-warnings \.\.\.` to show where the warning was created\)\n/, ''),
+      stderr: r.stderr.replace(
+        /\(node:\d+\) Warning: NodeVersionSupportWarning[\s\S]*?trace-warnings \.\.\.` to show where the warning was created\)\n/,
+        '',
+      ),
       ending,
     }).toEqual({ code: 0, stderr: '', ending: '' });
     expect(r.stdout).toMatch(/^AWS rehearsal: /);
@@ -106,7 +132,11 @@ describe('aurora-bench run --aws-rehearsal', () => {
     expect(r.stdout).toContain(`copied into ${lake} with the run marked aws-rehearsal`);
     // --lake keeps the run where results, report and history find it, marked as a rehearsal.
     const runId = /rehearsal of run (\S+) succeeded/.exec(r.stdout)![1]!;
-    const results = spawnSync(process.execPath, [CLI, 'results', '--run', runId, '--lake', lake], { cwd: work, encoding: 'utf8', timeout: 120_000 });
+    const results = spawnSync(process.execPath, [CLI, 'results', '--run', runId, '--lake', lake], {
+      cwd: work,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     expect(results.status).toBe(0);
     expect(results.stdout).toMatch(new RegExp(`Run ${runId} \\(quickstart-small\\) on aws-rehearsal: succeeded`));
     expect(r.stdout).toMatch(/rehearsal of run quickstart-small-\S+ succeeded: 4 steps\./);
@@ -138,7 +168,11 @@ describe('aurora-bench run --aws-rehearsal', () => {
 
   it('on a second Ctrl-C exits at once, and still leaves no process and no directory', async () => {
     // Act
-    const { code, stdout, stderr, interrupted } = await interruptedRun(stopMeSpec('force-me'), 2, /\[rehearsal ssm\] i-\S+: launched/);
+    const { code, stdout, stderr, interrupted } = await interruptedRun(
+      stopMeSpec('force-me'),
+      2,
+      /\[rehearsal ssm\] i-\S+: launched/,
+    );
 
     // Assert: the exit hooks killed the servers, the client's shells and the moto server, and removed the directory.
     expect(interrupted).toBe(true);
@@ -149,6 +183,7 @@ describe('aurora-bench run --aws-rehearsal', () => {
     expect(await waitForExit(motoPid, 10_000)).toBe(true);
     expect(existsSync(dir)).toBe(false);
     // Killed with SIGKILL on the way out: each finishes exiting within moments.
-    for (const pid of processesMentioning(dir)) expect({ pid, exited: await waitForExit(pid, 10_000) }).toEqual({ pid, exited: true });
+    for (const pid of processesMentioning(dir))
+      expect({ pid, exited: await waitForExit(pid, 10_000) }).toEqual({ pid, exited: true });
   }, 300_000);
 });

@@ -14,7 +14,17 @@
  * allows; the whole file takes about 3 minutes on the 2-core development machine.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,7 +42,11 @@ const base = {
   workloads: [{ name: 'ro', test: 'oltp_read_only', threads: [1], target: 'reader', options: { skip_trx: true } }],
 };
 /** Two cells in sequence, the first with a long step: a stop during it must not start the second. */
-const twoCells = { ...base, variants: [...base.variants, { name: 'b', instanceClass: 'db.t3.medium', readers: 1 }], defaults: { ...base.defaults, durationS: 30 } };
+const twoCells = {
+  ...base,
+  variants: [...base.variants, { name: 'b', instanceClass: 'db.t3.medium', readers: 1 }],
+  defaults: { ...base.defaults, durationS: 30 },
+};
 
 let work: string;
 let runRoot: string;
@@ -58,7 +72,12 @@ function envFor(): NodeJS.ProcessEnv {
 }
 
 function cli(args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: work, env: envFor(), encoding: 'utf8', timeout: 300_000 });
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    cwd: work,
+    env: envFor(),
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -83,7 +102,9 @@ function background(args: string[]) {
     check();
   });
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   return {
     child,
     output: () => ({ stdout, stderr }),
@@ -113,7 +134,9 @@ function registeredServers(): { instanceId: string; pid: number; port: number; r
   for (const run of readdirSync(runRoot)) {
     const file = join(runRoot, run, 'resources.json');
     if (!existsSync(file)) continue;
-    const record = JSON.parse(readFileSync(file, 'utf8')) as { cells: Record<string, { servers: { instanceId: string; pid: number; port: number; role: string }[] }> };
+    const record = JSON.parse(readFileSync(file, 'utf8')) as {
+      cells: Record<string, { servers: { instanceId: string; pid: number; port: number; role: string }[] }>;
+    };
     for (const cell of Object.values(record.cells)) out.push(...cell.servers);
   }
   return out;
@@ -163,15 +186,25 @@ describe('faults injected into local runs', () => {
     expect(stdout).not.toMatch(/ b-r1\]/);
     // Assert: the lake
     expect(lakeQuery<{ status: string; error: string }>('select status, error from runs')).toEqual([
-      { status: 'aborted', error: expect.stringMatching(/^stopped by SIGTERM .*; everything was torn down$/) as string },
+      {
+        status: 'aborted',
+        error: expect.stringMatching(/^stopped by SIGTERM .*; everything was torn down$/) as string,
+      },
     ]);
     expect(lakeQuery('select cell_id, step_id, status, error from steps')).toEqual([
-      { cell_id: 'a-r1', step_id: 'ro-t1', status: 'failed', error: expect.stringMatching(/^stopped by SIGTERM .* while the step ran$/) as string },
+      {
+        cell_id: 'a-r1',
+        step_id: 'ro-t1',
+        status: 'failed',
+        error: expect.stringMatching(/^stopped by SIGTERM .* while the step ran$/) as string,
+      },
     ]);
     // An aborted run has ended too: its step rows are compacted to Parquet (core/cli/run-local.ts).
-    expect(readdirSync(join(lake, 'tables', 'steps'), { recursive: true, encoding: 'utf8' }).filter((f) => /\.(jsonl|parquet)$/.test(f))).toEqual([
-      expect.stringMatching(/^dt=[\d-]+\/faults-\S+\.parquet$/) as string,
-    ]);
+    expect(
+      readdirSync(join(lake, 'tables', 'steps'), { recursive: true, encoding: 'utf8' }).filter((f) =>
+        /\.(jsonl|parquet)$/.test(f),
+      ),
+    ).toEqual([expect.stringMatching(/^dt=[\d-]+\/faults-\S+\.parquet$/) as string]);
     expect(ports.length).toBe(2);
     await expectNothingLeft(ports);
   }, 180_000);
@@ -204,13 +237,20 @@ describe('faults injected into local runs', () => {
     const report = cli(['report']);
     const cleanup = cli(['cleanup']);
     // Assert: before cleanup the status is shown for what it is
-    expect(results.stdout).toMatch(/^warning: run faults-\S+ is marked running, but its aurora-bench \(pid \d+\) is gone/);
-    expect(report.stdout).toMatch(/^warning: run faults-\S+ is marked running, but its aurora-bench \(pid \d+\) is gone/);
+    expect(results.stdout).toMatch(
+      /^warning: run faults-\S+ is marked running, but its aurora-bench \(pid \d+\) is gone/,
+    );
+    expect(report.stdout).toMatch(
+      /^warning: run faults-\S+ is marked running, but its aurora-bench \(pid \d+\) is gone/,
+    );
     // Assert: cleanup settles it
     expect(cleanup.code).toBe(0);
     expect(cleanup.stdout).toMatch(/recorded as aborted in the lake \(they were still marked running\): faults-/);
     expect(lakeQuery<{ status: string; error: string }>('select status, error from runs')).toEqual([
-      { status: 'aborted', error: expect.stringMatching(/ended without finishing the run .*settled by `aurora-bench cleanup`/) as string },
+      {
+        status: 'aborted',
+        error: expect.stringMatching(/ended without finishing the run .*settled by `aurora-bench cleanup`/) as string,
+      },
     ]);
     expect(cli(['results']).stdout).not.toMatch(/warning: run/);
     await expectNothingLeft(ports);
@@ -241,7 +281,9 @@ describe('faults injected into local runs', () => {
     expect(cli(['run', spec, '--run-id', 'fixed-1']).code).toBe(0);
     // A run's step rows are compacted to Parquet once it has ended (core/lake/compact.ts); its run row stays JSON Lines.
     const fileOf = (table: string, runId: string, ext: string) =>
-      readdirSync(join(lake, 'tables', table), { recursive: true, encoding: 'utf8' }).find((f) => f.includes(runId) && f.endsWith(ext))!;
+      readdirSync(join(lake, 'tables', table), { recursive: true, encoding: 'utf8' }).find(
+        (f) => f.includes(runId) && f.endsWith(ext),
+      )!;
     const stepFile = fileOf('steps', 'fixed-1', '.parquet');
     const before = readFileSync(join(lake, 'tables', 'steps', stepFile));
     // Act: the same id again
@@ -253,14 +295,21 @@ describe('faults injected into local runs', () => {
     expect(lakeQuery('select run_id, status from runs')).toEqual([{ run_id: 'fixed-1', status: 'succeeded' }]);
 
     // Arrange: a live run with another id
-    const live = background(['run', writeSpec('live.json', { ...base, defaults: { ...base.defaults, durationS: 30 } }), '--run-id', 'live-1']);
+    const live = background([
+      'run',
+      writeSpec('live.json', { ...base, defaults: { ...base.defaults, durationS: 30 } }),
+      '--run-id',
+      'live-1',
+    ]);
     await live.waitFor(/ a-r1\] step 1\/1 ro-t1/);
     const servers = registeredServers();
     // Act: a second run with the live id
     const clash = cli(['run', spec, '--run-id', 'live-1']);
     // Assert: refused, and the live run's servers untouched
     expect(clash.code).toBe(1);
-    expect(clash.stderr).toMatch(/run id "live-1" is in use by a running aurora-bench \(pid \d+\): choose another --run-id/);
+    expect(clash.stderr).toMatch(
+      /run id "live-1" is in use by a running aurora-bench \(pid \d+\): choose another --run-id/,
+    );
     expect(servers.map((s) => existsSync(`/proc/${s.pid}`))).toEqual([true, true]);
     // Act: cleanup while it runs
     const during = cli(['cleanup']);
@@ -297,14 +346,26 @@ describe('faults injected into local runs', () => {
     try {
       execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=3m', 'tmpfs', lake], { stdio: 'pipe' });
     } catch (e) {
-      throw new Error(`this test mounts a 3 MiB tmpfs as the full disk and needs the privilege to (root): ${(e as Error).message}`, { cause: e });
+      throw new Error(
+        `this test mounts a 3 MiB tmpfs as the full disk and needs the privilege to (root): ${(e as Error).message}`,
+        { cause: e },
+      );
     }
     try {
       const earlier = join(lake, 'tables', 'runs', 'dt=2024-05-01');
       mkdirSync(earlier, { recursive: true });
-      const earlierRow = JSON.stringify({ run_id: 'earlier', spec_name: 'faults', status: 'succeeded', started_at: '2024-05-01T09:00:00.000Z' }) + '\n';
+      const earlierRow =
+        JSON.stringify({
+          run_id: 'earlier',
+          spec_name: 'faults',
+          status: 'succeeded',
+          started_at: '2024-05-01T09:00:00.000Z',
+        }) + '\n';
       writeFileSync(join(earlier, 'earlier.jsonl'), earlierRow);
-      const run = background(['run', writeSpec('full.json', { ...twoCells, defaults: { ...base.defaults, durationS: 4 } })]);
+      const run = background([
+        'run',
+        writeSpec('full.json', { ...twoCells, defaults: { ...base.defaults, durationS: 4 } }),
+      ]);
       await run.waitFor(/ a-r1\] step 1\/1 ro-t1/);
       const ports = registeredServers().map((s) => s.port);
       // Act: the disk fills up while the step runs
@@ -331,7 +392,9 @@ describe('faults injected into local runs', () => {
       // Assert
       expect(cleanup.code).toBe(0);
       await expectNothingLeft(ports);
-      const runs = lakeQuery<{ run_id: string; status: string; error: string | null }>("select run_id, status, error from runs where run_id <> 'earlier'");
+      const runs = lakeQuery<{ run_id: string; status: string; error: string | null }>(
+        "select run_id, status, error from runs where run_id <> 'earlier'",
+      );
       expect(runs).toEqual([
         {
           run_id: expect.stringMatching(/^faults-/) as string,
@@ -346,7 +409,10 @@ describe('faults injected into local runs', () => {
 
   it('a reader whose writer is killed during a reader step: the step is failed for broken replication, everything is torn down', async () => {
     // Arrange
-    const run = background(['run', writeSpec('replication.json', { ...base, defaults: { ...base.defaults, durationS: 6 } })]);
+    const run = background([
+      'run',
+      writeSpec('replication.json', { ...base, defaults: { ...base.defaults, durationS: 6 } }),
+    ]);
     await run.waitFor(/ a-r1\] step 1\/1 ro-t1/);
     await sleep(1000);
     const servers = registeredServers();
@@ -357,7 +423,11 @@ describe('faults injected into local runs', () => {
     // Assert
     expect(code).toBe(1);
     expect(lakeQuery('select step_id, status, error from steps')).toEqual([
-      { step_id: 'ro-t1', status: 'failed', error: expect.stringMatching(/replication broke during the step: .*its writer .* is not running/) as string },
+      {
+        step_id: 'ro-t1',
+        status: 'failed',
+        error: expect.stringMatching(/replication broke during the step: .*its writer .* is not running/) as string,
+      },
     ]);
     expect(run.output().stdout).toMatch(/FAILED: .*replication broke during the step/);
     await expectNothingLeft(servers.map((s) => s.port));
@@ -391,7 +461,16 @@ describe('faults injected into local runs', () => {
         ownerPid: 999_999_999,
         ownerStartTime: null,
         updatedAt: new Date().toISOString(),
-        cells: { c: { cellId: 'c', clusterId: 'c', dir: outside, servers: [server], jobs: [{ jobId: 'j', pid: bystander.pid, marker: outside, startedAt: '' }], createdAt: '' } },
+        cells: {
+          c: {
+            cellId: 'c',
+            clusterId: 'c',
+            dir: outside,
+            servers: [server],
+            jobs: [{ jobId: 'j', pid: bystander.pid, marker: outside, startedAt: '' }],
+            createdAt: '',
+          },
+        },
       }),
     );
     // Act

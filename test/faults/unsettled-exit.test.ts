@@ -50,7 +50,9 @@ describe('a command that ends unsettled', () => {
     expect([bare.status, bare.stdout]).toEqual([0, '']);
     expect(guarded.status).toBe(70);
     expect(guarded.stdout).toBe('');
-    expect(guarded.stderr).toMatch(/^aurora-bench: the process ran out of work with the command still unfinished .*: it did not complete, whatever it printed; exit 70$/m);
+    expect(guarded.stderr).toMatch(
+      /^aurora-bench: the process ran out of work with the command still unfinished .*: it did not complete, whatever it printed; exit 70$/m,
+    );
   });
 
   it('the AWS rehearsal with its moto server killed mid-step: exit 1, a FAILED line and one line naming the dead control plane, no stack, nothing left', async () => {
@@ -62,14 +64,19 @@ describe('a command that ends unsettled', () => {
         name: 'moto-killed',
         engine: { version: '3.04.0' },
         region: 'us-east-1',
-        variants: [{ name: 'one', instanceClass: 'db.r6g.large', readers: 1, clients: { count: 1, instanceType: 'c6g.large' } }],
+        variants: [
+          { name: 'one', instanceClass: 'db.r6g.large', readers: 1, clients: { count: 1, instanceType: 'c6g.large' } },
+        ],
         data: { tables: 1, tableSize: 500 },
         defaults: { durationS: 60, warmupS: 0, reportIntervalS: 1 },
         workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [2] }],
         ttlHours: 1,
       }),
     );
-    const child = spawn(process.execPath, [CLI, 'run', spec, '--aws-rehearsal'], { cwd: work, env: { ...process.env, AURORA_BENCH_LAKE: join(work, 'lake') } });
+    const child = spawn(process.execPath, [CLI, 'run', spec, '--aws-rehearsal'], {
+      cwd: work,
+      env: { ...process.env, AURORA_BENCH_LAKE: join(work, 'lake') },
+    });
     let stdout = '';
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
@@ -90,7 +97,9 @@ describe('a command that ends unsettled', () => {
     // Assert: exit 1 with the FAILED line and one line naming the dead control plane and what the run was doing, no stack
     const [motoPid, dir] = [m[1]!, m[2]!];
     expect(code).toBe(1);
-    const failed = stdout.split('\n').findIndex((l) => /^rehearsal of run moto-killed-\S+ FAILED \(ControlPlaneDiedError\):$/.test(l));
+    const failed = stdout
+      .split('\n')
+      .findIndex((l) => /^rehearsal of run moto-killed-\S+ FAILED \(ControlPlaneDiedError\):$/.test(l));
     expect(failed).toBeGreaterThan(0);
     expect(stdout.split('\n')[failed + 1]).toMatch(
       new RegExp(
@@ -98,7 +107,9 @@ describe('a command that ends unsettled', () => {
           'while the workflow ran \\(its last progress: "\\[1/1 one-r1\\] step 1/1 rw-t2: .+"\\), when \\[1/1 one-r1\\] \\w+ failed; no AWS call of the run can succeed$',
       ),
     );
-    expect(stdout).toMatch(/^nothing left running: every MariaDB server, emulated client and the moto server stopped; the rehearsal directory removed/m);
+    expect(stdout).toMatch(
+      /^nothing left running: every MariaDB server, emulated client and the moto server stopped; the rehearsal directory removed/m,
+    );
     for (const out of [stdout, stderr]) expect(out).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
     expect(stderr).not.toMatch(/ECONNREFUSED/);
     // Nothing left: moto, the MariaDB servers and emulated clients (all run under the directory), mounts, the directory

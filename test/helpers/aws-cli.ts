@@ -38,9 +38,12 @@ export function awsCliDir(): string {
     );
   } catch (e) {
     const err = e as { stderr?: Buffer; message: string };
-    throw new Error(`the AWS CLI is needed by client/runner.sh for S3 and Secrets Manager and could not be installed: ${err.stderr?.toString().trim() || err.message}`, {
-      cause: e,
-    });
+    throw new Error(
+      `the AWS CLI is needed by client/runner.sh for S3 and Secrets Manager and could not be installed: ${err.stderr?.toString().trim() || err.message}`,
+      {
+        cause: e,
+      },
+    );
   }
   return bin;
 }

@@ -74,22 +74,43 @@ describe('client readiness and the SSM job commands, with bash under AURORA_BENC
       throw e;
     }
   };
-  const object = async (key: string) => (await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }))).Body!.transformToString();
+  const object = async (key: string) =>
+    (await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }))).Body!.transformToString();
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'client-ready-test-'));
     moto = startMoto();
-    const clientConfig = { endpoint: moto.endpoint, region: REGION, forcePathStyle: true, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } };
+    const clientConfig = {
+      endpoint: moto.endpoint,
+      region: REGION,
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    };
     s3 = new S3Client(clientConfig);
     await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
     // What the stack's BucketDeployment puts under runner/: the client/ directory.
     for (const file of filesUnder(CLIENT_DIR)) {
-      await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: `runner/${relative(CLIENT_DIR, file)}`, Body: readFileSync(file) }));
+      await s3.send(
+        new PutObjectCommand({ Bucket: BUCKET, Key: `runner/${relative(CLIENT_DIR, file)}`, Body: readFileSync(file) }),
+      );
     }
     const secrets = new SecretsManagerClient(clientConfig);
-    secretArn = (await secrets.send(new CreateSecretCommand({ Name: 'rds!cluster-ready-test', SecretString: JSON.stringify({ username: 'sbtest', password: PASSWORD }) }))).ARN!;
+    secretArn = (
+      await secrets.send(
+        new CreateSecretCommand({
+          Name: 'rds!cluster-ready-test',
+          SecretString: JSON.stringify({ username: 'sbtest', password: PASSWORD }),
+        }),
+      )
+    ).ARN!;
     secrets.destroy();
-    const { AWS_REGION: _r, AWS_DEFAULT_REGION: _d, AWS_PROFILE: _p, AURORA_BENCH_HOME: _h, ...base } = process.env as Record<string, string>;
+    const {
+      AWS_REGION: _r,
+      AWS_DEFAULT_REGION: _d,
+      AWS_PROFILE: _p,
+      AURORA_BENCH_HOME: _h,
+      ...base
+    } = process.env as Record<string, string>;
     env = {
       ...base,
       PATH: `${awsCliDir()}:${process.env['PATH']}`,
@@ -105,7 +126,11 @@ describe('client readiness and the SSM job commands, with bash under AURORA_BENC
     // Instance metadata (IMDSv2) for the user data: a token, then the instance id.
     imds = createServer((req, res) => {
       if (req.method === 'PUT' && req.url === '/latest/api/token') return void res.end('tok-ready');
-      if (req.method === 'GET' && req.url === '/latest/meta-data/instance-id' && req.headers['x-aws-ec2-metadata-token'] === 'tok-ready')
+      if (
+        req.method === 'GET' &&
+        req.url === '/latest/meta-data/instance-id' &&
+        req.headers['x-aws-ec2-metadata-token'] === 'tok-ready'
+      )
         return void res.end('i-0badbadbadbad0001');
       res.statusCode = 404;
       res.end();
@@ -127,7 +152,10 @@ describe('client readiness and the SSM job commands, with bash under AURORA_BENC
     const home = homeOf('i-0ready0000000001');
 
     // Act
-    const r = await bash([join(CLIENT_DIR, 'client-ready.sh'), '--marker-uri', `s3://${BUCKET}/${clientReadyKey('i-0ready0000000001')}`], clientEnv(home));
+    const r = await bash(
+      [join(CLIENT_DIR, 'client-ready.sh'), '--marker-uri', `s3://${BUCKET}/${clientReadyKey('i-0ready0000000001')}`],
+      clientEnv(home),
+    );
 
     // Assert
     expect(r.stderr).toBe('');
@@ -150,11 +178,16 @@ describe('client readiness and the SSM job commands, with bash under AURORA_BENC
     const home = homeOf('i-0broken000000001');
 
     // Act
-    const r = await bash([join(brokenClient, 'client-ready.sh'), '--marker-uri', `s3://${BUCKET}/${clientReadyKey('i-0broken000000001')}`], clientEnv(home));
+    const r = await bash(
+      [join(brokenClient, 'client-ready.sh'), '--marker-uri', `s3://${BUCKET}/${clientReadyKey('i-0broken000000001')}`],
+      clientEnv(home),
+    );
 
     // Assert
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('client-ready.sh: client not ready: the sysbench smoke run through the report hook failed (exit');
+    expect(r.stderr).toContain(
+      'client-ready.sh: client not ready: the sysbench smoke run through the report hook failed (exit',
+    );
     expect(existsSync(join(home, 'ready'))).toBe(false);
     const uploaded = await marker('i-0broken000000001');
     expect(uploaded!.ready).toBe(false);
@@ -172,7 +205,11 @@ describe('client readiness and the SSM job commands, with bash under AURORA_BENC
       sysbenchArgs: ['--tables=1', '--table-size=50', '--threads=1'],
       outputPrefix: 'raw/c1/s1/prepare/i-0ready0000000001/',
     };
-    const argv = runnerArgs(job, { user: 'sbtest', passwordSecret: secretArn, outLocation: `s3://${BUCKET}/raw/c1/s1/prepare/i-0ready0000000001/` });
+    const argv = runnerArgs(job, {
+      user: 'sbtest',
+      passwordSecret: secretArn,
+      outLocation: `s3://${BUCKET}/raw/c1/s1/prepare/i-0ready0000000001/`,
+    });
     const script = ssmRunnerCommands(REGION, `s3://${BUCKET}/runner/`, argv).join('\n');
     const freshHome = homeOf('i-0fresh000000001');
 

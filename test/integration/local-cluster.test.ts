@@ -9,8 +9,18 @@ import { join } from 'node:path';
 import { replicationStatus, startCluster, type ClusterInfo } from '../../core/backends/local/cluster';
 import { measureReplicaLag, stopCluster } from '../helpers/local-cluster';
 import { localShape } from '../../core/backends/local/instance-classes';
-import { queryServer, ServerStartError, startServerFromTemplate, stopServer } from '../../core/backends/local/mariadb-server';
-import { applyDynamicParameters, planParameters, verifyParameters, type ParameterPlan } from '../../core/backends/local/parameters';
+import {
+  queryServer,
+  ServerStartError,
+  startServerFromTemplate,
+  stopServer,
+} from '../../core/backends/local/mariadb-server';
+import {
+  applyDynamicParameters,
+  planParameters,
+  verifyParameters,
+  type ParameterPlan,
+} from '../../core/backends/local/parameters';
 import { checkLocalDependencies, type LocalVersions } from '../../core/backends/local/preflight';
 import { allowedCpuCount, findFreePort, isAlive, processCmdline } from '../../core/backends/local/processes';
 import { query, SqlError } from '../../core/backends/local/sql-client';
@@ -61,7 +71,10 @@ function listening(port: number): Promise<boolean> {
 /** The benchmark login over TCP, as sysbench connects. */
 function sbtestTarget(port: number) {
   const file = join(root, `sbtest-${port}.cnf`);
-  writeFileSync(file, `[client]\nuser=${LOCAL_LOGINS.sbtest.user}\npassword=${LOCAL_LOGINS.sbtest.password}\nhost=127.0.0.1\nport=${port}\nprotocol=tcp\ndatabase=sbtest\n`);
+  writeFileSync(
+    file,
+    `[client]\nuser=${LOCAL_LOGINS.sbtest.user}\npassword=${LOCAL_LOGINS.sbtest.password}\nhost=127.0.0.1\nport=${port}\nprotocol=tcp\ndatabase=sbtest\n`,
+  );
   return { client: versions.tools.client, clientDefaultsFile: file };
 }
 
@@ -69,10 +82,22 @@ beforeAll(async () => {
   versions = await checkLocalDependencies();
   template = await ensureTemplate(versions.tools, versions.serverVersion);
   root = mkdtempSync(join(tmpdir(), 'ab-cluster-'));
-  const ctx = { variant: VARIANT, shape: localShape(VARIANT.instanceClass), catalog: template.catalog, serverVersion: versions.serverVersion };
+  const ctx = {
+    variant: VARIANT,
+    shape: localShape(VARIANT.instanceClass),
+    catalog: template.catalog,
+    serverVersion: versions.serverVersion,
+  };
   plans = { writer: planParameters({ ...ctx, role: 'writer' }), reader: planParameters({ ...ctx, role: 'reader' }) };
   notes.push(...plans.writer.notes);
-  cluster = await startCluster({ tools: versions.tools, template, clusterId: 'pool-r1', dir: join(root, 'c'), readers: 2, serverOptions: (role) => plans[role].startup });
+  cluster = await startCluster({
+    tools: versions.tools,
+    template,
+    clusterId: 'pool-r1',
+    dir: join(root, 'c'),
+    readers: 2,
+    serverOptions: (role) => plans[role].startup,
+  });
   for (const s of [cluster.writer, ...cluster.readers]) {
     notes.push(...(await applyDynamicParameters(s, plans[s.role], template.catalog)));
     notes.push(...(await verifyParameters(s, plans[s.role], template.catalog)).notes);
@@ -90,7 +115,10 @@ describe('local cluster', () => {
     const c = cluster!;
 
     // Act
-    await queryServer(c.writer, 'CREATE TABLE sbtest.replicated (id INT PRIMARY KEY, note VARCHAR(20)); INSERT INTO sbtest.replicated VALUES (1, "from the writer")');
+    await queryServer(
+      c.writer,
+      'CREATE TABLE sbtest.replicated (id INT PRIMARY KEY, note VARCHAR(20)); INSERT INTO sbtest.replicated VALUES (1, "from the writer")',
+    );
     const status = await until('readers to catch up', async () => {
       const s = await replicationStatus(c);
       return s.replicas.every((r) => r.caughtUp) ? s : undefined;
@@ -111,7 +139,10 @@ describe('local cluster', () => {
     const c = cluster!;
 
     // Act
-    await query(sbtestTarget(c.writer.port), 'CREATE TABLE IF NOT EXISTS t_login (id INT PRIMARY KEY); REPLACE INTO t_login VALUES (1)');
+    await query(
+      sbtestTarget(c.writer.port),
+      'CREATE TABLE IF NOT EXISTS t_login (id INT PRIMARY KEY); REPLACE INTO t_login VALUES (1)',
+    );
     const onReader = query(sbtestTarget(c.readers[0]!.port), 'INSERT INTO replicated VALUES (2, "on a reader")');
 
     // Assert
@@ -155,7 +186,10 @@ describe('local cluster', () => {
         ),
       ),
     );
-    const [[poolThreads]] = (await queryServer(c.writer, "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'THREADPOOL_THREADS'")) as [[string]];
+    const [[poolThreads]] = (await queryServer(
+      c.writer,
+      "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'THREADPOOL_THREADS'",
+    )) as [[string]];
 
     // Assert
     expect(values.map((v) => v[0])).toEqual([

@@ -29,7 +29,10 @@ describe('local SQL with passwords: stdin, not argv; redacted errors (real maria
     const versions = await checkLocalDependencies();
     argvLog = join(root, 'client-argv.log');
     const wrapper = join(root, 'mariadb-recording');
-    writeFileSync(wrapper, `#!/usr/bin/env bash\nprintf '%s\\n' "$*" >> '${argvLog}'\nexec '${versions.tools.client}' "$@"\n`);
+    writeFileSync(
+      wrapper,
+      `#!/usr/bin/env bash\nprintf '%s\\n' "$*" >> '${argvLog}'\nexec '${versions.tools.client}' "$@"\n`,
+    );
     chmodSync(wrapper, 0o755);
     tools = { ...versions.tools, client: wrapper };
     // A template of its own, built through the recording client: its CREATE USER and ALTER USER

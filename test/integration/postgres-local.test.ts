@@ -68,7 +68,15 @@ beforeAll(async () => {
   runRoot = mkdtempSync(join(tmpdir(), 'ab-pg-runs-'));
   const backend = new LocalBackend({ lakeDir, runRoot, repoRoot: REPO });
   result = await executeLocally({
-    deps: { backend, now: () => new Date(), toolVersion: 'test', gitSha: null, serverVersion: 'test', readyTimeoutS: 60, judgeRun: localJudge(lakeDir) },
+    deps: {
+      backend,
+      now: () => new Date(),
+      toolVersion: 'test',
+      gitSha: null,
+      serverVersion: 'test',
+      readyTimeoutS: 60,
+      judgeRun: localJudge(lakeDir),
+    },
     input: { spec: SPEC },
     pollMs: 100,
     retryMs: 10,
@@ -92,9 +100,16 @@ describe('a PostgreSQL experiment through the local workflow', () => {
     }
     expect(byStep.get('ro-t2')!.target).toBe('reader');
     // The runner's result.json records the command it ran (the password masked).
-    const commands = execFileSync('grep', ['-rhoE', '--include=result.json', '"command": "[^"]*', lakeDir], { encoding: 'utf8' }).trim().split('\n');
+    const commands = execFileSync('grep', ['-rhoE', '--include=result.json', '"command": "[^"]*', lakeDir], {
+      encoding: 'utf8',
+    })
+      .trim()
+      .split('\n');
     expect(commands).toHaveLength(3); // one prepare, two runs
-    for (const c of commands) expect(c).toMatch(/--db-driver=pgsql --pgsql-host=127\.0\.0\.1 --pgsql-port=\d+ --pgsql-user=sbtest --pgsql-password=\*\*\*\*\*/);
+    for (const c of commands)
+      expect(c).toMatch(
+        /--db-driver=pgsql --pgsql-host=127\.0\.0\.1 --pgsql-port=\d+ --pgsql-user=sbtest --pgsql-password=\*\*\*\*\*/,
+      );
   });
 
   it('maps pg_stat_* to the CloudWatch names Aurora PostgreSQL has, with replica lag on the reader', () => {
@@ -126,13 +141,20 @@ describe('a PostgreSQL experiment through the local workflow', () => {
     const byName = new Map(config.map((r) => [r.name, r]));
     expect(byName.get('server_version')).toMatchObject({ kind: 'version', value: expect.stringMatching(/^15\.\d+/) });
     // work_mem 8MB is 8192 in pg_settings' unit (kB); both requested values are in effect.
-    expect(byName.get('work_mem')).toMatchObject({ kind: 'requested', value: '8192', requested: '8MB', in_effect: true });
+    expect(byName.get('work_mem')).toMatchObject({
+      kind: 'requested',
+      value: '8192',
+      requested: '8MB',
+      in_effect: true,
+    });
     expect(byName.get('synchronous_commit')).toMatchObject({ kind: 'requested', value: 'off', in_effect: true });
     // A setting PostgreSQL does not have is recorded as unread, not as a mismatch.
     expect(byName.get('apg_ccm_enabled')).toMatchObject({ value: null, in_effect: null });
     expect(byName.get('shared_buffers')).toMatchObject({ kind: 'performance', value: expect.stringMatching(/^\d+$/) });
     const runs = jsonLines<RunRow>(join(lakeDir, 'tables', 'runs'));
-    expect(JSON.parse(runs[0]!.server_config ?? '{}')).toMatchObject({ 'apg-r1': { version: expect.stringMatching(/^15\./) } });
+    expect(JSON.parse(runs[0]!.server_config ?? '{}')).toMatchObject({
+      'apg-r1': { version: expect.stringMatching(/^15\./) },
+    });
   });
 
   it('leaves no postgres process of the run behind', () => {

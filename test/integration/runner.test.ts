@@ -24,7 +24,10 @@ interface RunnerExit {
 }
 
 function startRunner(args: string[], env: Record<string, string> = {}) {
-  const child = spawn('bash', [RUNNER, ...args], { env: { ...process.env, AB_TEST_PASSWORD: PASSWORD, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn('bash', [RUNNER, ...args], {
+    env: { ...process.env, AB_TEST_PASSWORD: PASSWORD, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const done = new Promise<RunnerExit>((resolve) => child.once('close', (code) => resolve({ code, stderr })));
@@ -58,7 +61,8 @@ function processCommandLines(): { pid: number; cmdline: string }[] {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const cmdline = readProc(Number(entry), 'cmdline');
-    if (cmdline !== undefined && cmdline !== '') found.push({ pid: Number(entry), cmdline: cmdline.replace(/\0/g, ' ') });
+    if (cmdline !== undefined && cmdline !== '')
+      found.push({ pid: Number(entry), cmdline: cmdline.replace(/\0/g, ' ') });
   }
   return found;
 }
@@ -77,14 +81,24 @@ function processesWith(text: string): number[] {
   return found;
 }
 
-const readResult = (dir: string): RunnerResult => JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as RunnerResult;
+const readResult = (dir: string): RunnerResult =>
+  JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as RunnerResult;
 
 describe('client/runner.sh against a throwaway MariaDB', () => {
   let db: ThrowawayMariadb;
   let work: string;
   let outN = 0;
   const outDir = () => join(work, `out-${++outN}`);
-  const conn = () => ['--host', '127.0.0.1', '--port', String(db.port), '--user', 'sbtest', '--password-env', 'AB_TEST_PASSWORD'];
+  const conn = () => [
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(db.port),
+    '--user',
+    'sbtest',
+    '--password-env',
+    'AB_TEST_PASSWORD',
+  ];
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'runner-test-'));
@@ -98,16 +112,50 @@ describe('client/runner.sh against a throwaway MariaDB', () => {
   it('refuses bad usage with exit 2 and a message naming the flag', async () => {
     const cases: [string[], Record<string, string>, string][] = [
       [['--workload', 'oltp_read_only', '--out', outDir(), ...conn()], {}, '--phase is required'],
-      [['--phase', 'warm', '--workload', 'oltp_read_only', '--out', outDir(), ...conn()], {}, "--phase must be prepare or run, got 'warm'"],
-      [['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), ...conn(), '--bogus', 'x'], {}, 'unknown flag --bogus'],
       [
-        ['--phase', 'prepare', '--workload', 'oltp_read_only', '--out', outDir(), ...conn(), '--await-prepare', outDir()],
+        ['--phase', 'warm', '--workload', 'oltp_read_only', '--out', outDir(), ...conn()],
+        {},
+        "--phase must be prepare or run, got 'warm'",
+      ],
+      [
+        ['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), ...conn(), '--bogus', 'x'],
+        {},
+        'unknown flag --bogus',
+      ],
+      [
+        [
+          '--phase',
+          'prepare',
+          '--workload',
+          'oltp_read_only',
+          '--out',
+          outDir(),
+          ...conn(),
+          '--await-prepare',
+          outDir(),
+        ],
         {},
         '--prepare-out and --await-prepare go with --phase run',
       ],
-      [['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), ...conn(), '--prepare-option=--tables=1'], {}, '--prepare-option need --prepare-out'],
       [
-        ['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), ...conn(), '--prepare-out', '/tmp/p1', '--await-prepare', '/tmp/p1'],
+        ['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), ...conn(), '--prepare-option=--tables=1'],
+        {},
+        '--prepare-option need --prepare-out',
+      ],
+      [
+        [
+          '--phase',
+          'run',
+          '--workload',
+          'oltp_read_only',
+          '--out',
+          outDir(),
+          ...conn(),
+          '--prepare-out',
+          '/tmp/p1',
+          '--await-prepare',
+          '/tmp/p1',
+        ],
         {},
         "--await-prepare /tmp/p1 is this job's own --prepare-out",
       ],
@@ -117,19 +165,52 @@ describe('client/runner.sh against a throwaway MariaDB', () => {
         '--start-after-prepare needs --prepare-out or --await-prepare',
       ],
       [
-        ['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), ...conn().slice(0, -2), '--password-env', 'AB_UNSET_VAR'],
+        [
+          '--phase',
+          'run',
+          '--workload',
+          'oltp_read_only',
+          '--out',
+          outDir(),
+          ...conn().slice(0, -2),
+          '--password-env',
+          'AB_UNSET_VAR',
+        ],
         {},
         '--password-env: environment variable AB_UNSET_VAR is not set',
       ],
-      [['--phase', 'run', '--workload', 'fullscan_1kb.lua', '--out', outDir(), ...conn()], {}, '--script-dir or --script-uri is required'],
-      [['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), ...conn(), '--', '--mysql-password=x'], {}, 'sysbench option --mysql-password is set by the runner'],
+      [
+        ['--phase', 'run', '--workload', 'fullscan_1kb.lua', '--out', outDir(), ...conn()],
+        {},
+        '--script-dir or --script-uri is required',
+      ],
+      [
+        ['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), ...conn(), '--', '--mysql-password=x'],
+        {},
+        'sysbench option --mysql-password is set by the runner',
+      ],
       [
         ['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), ...conn(), '--', '--mysql_debug=on'],
         {},
         'sysbench option --mysql_debug would print the database password into the output; it is not allowed',
       ],
       [
-        ['--phase', 'run', '--workload', 'oltp_read_only', '--out', outDir(), '--host', 'h', '--port', '99999', '--user', 'u', '--password-env', 'AB_TEST_PASSWORD'],
+        [
+          '--phase',
+          'run',
+          '--workload',
+          'oltp_read_only',
+          '--out',
+          outDir(),
+          '--host',
+          'h',
+          '--port',
+          '99999',
+          '--user',
+          'u',
+          '--password-env',
+          'AB_TEST_PASSWORD',
+        ],
         {},
         "--port must be a TCP port number, got '99999'",
       ],
@@ -148,7 +229,9 @@ describe('client/runner.sh against a throwaway MariaDB', () => {
     // in 8 to 41 characters (botocore rds CreateDBCluster MasterUserPassword). The last ones fit no
     // config-file value (both quote characters, a newline, longer than a 255-byte line) and go
     // through MYSQL_PWD.
-    const rdsAlphabet = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).filter((c) => !'/"@'.includes(c));
+    const rdsAlphabet = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).filter(
+      (c) => !'/"@'.includes(c),
+    );
     const randomRds = Array.from(randomBytes(41), (b) => rdsAlphabet[b % rdsAlphabet.length]).join('');
     const passwords: Record<string, string> = {
       pw_hash: '#starts-with-a-hash',
@@ -165,9 +248,26 @@ describe('client/runner.sh against a throwaway MariaDB', () => {
       pw_long: randomBytes(150).toString('hex'),
     };
     for (const [user, pw] of Object.entries(passwords)) {
-      db.sql(['%', 'localhost', '127.0.0.1'].map((h) => `CREATE USER '${user}'@'${h}' IDENTIFIED BY ${sqlString(pw)}; GRANT ALL ON *.* TO '${user}'@'${h}';`).join(' '));
+      db.sql(
+        ['%', 'localhost', '127.0.0.1']
+          .map(
+            (h) => `CREATE USER '${user}'@'${h}' IDENTIFIED BY ${sqlString(pw)}; GRANT ALL ON *.* TO '${user}'@'${h}';`,
+          )
+          .join(' '),
+      );
     }
-    const prep = await startRunner(['--phase', 'prepare', '--workload', 'oltp_point_select', '--out', outDir(), ...conn(), '--', '--tables=1', '--table-size=20']).done;
+    const prep = await startRunner([
+      '--phase',
+      'prepare',
+      '--workload',
+      'oltp_point_select',
+      '--out',
+      outDir(),
+      ...conn(),
+      '--',
+      '--tables=1',
+      '--table-size=20',
+    ]).done;
     expect(prep.code).toBe(0);
 
     for (const [user, pw] of Object.entries(passwords)) {
@@ -220,17 +320,34 @@ describe('client/runner.sh against a throwaway MariaDB', () => {
       // Assert
       const viaEnv = ['pw_both', 'pw_newline', 'pw_long'].includes(user);
       expect({ user, code: r.code, exit: readResult(out).exitCode }).toEqual({ user, code: 0, exit: 0 });
-      expect({ user, sawSysbench: seen.sysbench > 0, onCommandLine: seen.onCommandLine, inOtherEnvVar: seen.inOtherEnvVar }).toEqual({
+      expect({
+        user,
+        sawSysbench: seen.sysbench > 0,
+        onCommandLine: seen.onCommandLine,
+        inOtherEnvVar: seen.inOtherEnvVar,
+      }).toEqual({
         user,
         sawSysbench: true,
         onCommandLine: 0,
         inOtherEnvVar: false,
       });
-      expect({ user, configFile: seen.configFile, mysqlPwd: seen.mysqlPwd }).toEqual({ user, configFile: !viaEnv, mysqlPwd: viaEnv });
+      expect({ user, configFile: seen.configFile, mysqlPwd: seen.mysqlPwd }).toEqual({
+        user,
+        configFile: !viaEnv,
+        mysqlPwd: viaEnv,
+      });
       const parsed = parseRunnerOutput(out);
-      expect({ user, status: parsed.status, transactions: (parsed.summary?.transactions ?? 0) > 0 }).toEqual({ user, status: 'ok', transactions: true });
+      expect({ user, status: parsed.status, transactions: (parsed.summary?.transactions ?? 0) > 0 }).toEqual({
+        user,
+        status: 'ok',
+        transactions: true,
+      });
       for (const f of ['output.log', 'result.json', 'client_cpu.jsonl'])
-        expect({ user, f, leaked: readFileSync(join(out, f), 'utf8').includes(pw) }).toEqual({ user, f, leaked: false });
+        expect({ user, f, leaked: readFileSync(join(out, f), 'utf8').includes(pw) }).toEqual({
+          user,
+          f,
+          leaked: false,
+        });
       expect(r.stderr.includes(pw)).toBe(false);
     }
   });
@@ -238,7 +355,19 @@ describe('client/runner.sh against a throwaway MariaDB', () => {
   it('prepare: cleanup then prepare, result.json last, the parser calls it ok', async () => {
     const out = outDir();
 
-    const { done } = startRunner(['--phase', 'prepare', '--workload', 'oltp_read_write', '--out', out, ...conn(), '--', '--tables=2', '--table-size=500', '--threads=2']);
+    const { done } = startRunner([
+      '--phase',
+      'prepare',
+      '--workload',
+      'oltp_read_write',
+      '--out',
+      out,
+      ...conn(),
+      '--',
+      '--tables=2',
+      '--table-size=500',
+      '--threads=2',
+    ]);
     const r = await done;
 
     expect(r.code).toBe(0);
@@ -252,8 +381,16 @@ describe('client/runner.sh against a throwaway MariaDB', () => {
     expect(log).toContain("Dropping table 'sbtest1'...");
     expect(log).toContain("Inserting 500 records into 'sbtest2'");
     expect(log.indexOf("Dropping table 'sbtest2'...")).toBeLessThan(log.indexOf("Creating table 'sbtest1'..."));
-    expect(parseRunnerOutput(out)).toEqual({ status: 'ok', error: null, summary: null, intervals: [], sysbenchVersion: '1.0.20' });
-    expect(db.sql('SELECT COUNT(*) FROM sbtest.sbtest1; SELECT COUNT(*) FROM sbtest.sbtest2').trim().split('\n')).toEqual(['500', '500']);
+    expect(parseRunnerOutput(out)).toEqual({
+      status: 'ok',
+      error: null,
+      summary: null,
+      intervals: [],
+      sysbenchVersion: '1.0.20',
+    });
+    expect(
+      db.sql('SELECT COUNT(*) FROM sbtest.sbtest1; SELECT COUNT(*) FROM sbtest.sbtest2').trim().split('\n'),
+    ).toEqual(['500', '500']);
   });
 
   it("run: the hook's JSON intervals, the summary, CPU samples, and no password anywhere", async () => {
@@ -282,7 +419,8 @@ describe('client/runner.sh against a throwaway MariaDB', () => {
     expect(result.exitCode).toBe(0);
     expect(result.command).toContain('AURORA_BENCH_TEST=oltp_read_write sysbench ');
     expect(result.command).toContain('--mysql-password=***** --tables=2');
-    for (const f of ['output.log', 'result.json', 'client_cpu.jsonl']) expect(readFileSync(join(out, f), 'utf8')).not.toContain(PASSWORD);
+    for (const f of ['output.log', 'result.json', 'client_cpu.jsonl'])
+      expect(readFileSync(join(out, f), 'utf8')).not.toContain(PASSWORD);
     expect(r.stderr).not.toContain(PASSWORD);
 
     const parsed = parseRunnerOutput(out);
@@ -354,13 +492,19 @@ describe('client/runner.sh against a throwaway MariaDB', () => {
     ]).done;
 
     expect([prep.code, readResult(prepareOut).exitCode, run.code, readResult(runOut).exitCode]).toEqual([0, 0, 0, 0]);
-    expect(db.sql('SELECT COUNT(*), MIN(id), MAX(id), MIN(LENGTH(text25)) FROM sbtest.fullscan1').trim()).toBe('300\t1\t300\t40');
+    expect(db.sql('SELECT COUNT(*), MIN(id), MAX(id), MIN(LENGTH(text25)) FROM sbtest.fullscan1').trim()).toBe(
+      '300\t1\t300\t40',
+    );
     const parsed = parseRunnerOutput(runOut);
     expect(parsed.status).toBe('ok');
     expect(parsed.intervals.length).toBeGreaterThanOrEqual(1);
     expect(parsed.summary!.transactions).toBeGreaterThan(0);
     // One full-table SELECT per event, nothing else.
-    expect([parsed.summary!.reads, parsed.summary!.writes, parsed.summary!.other]).toEqual([parsed.summary!.transactions, 0, 0]);
+    expect([parsed.summary!.reads, parsed.summary!.writes, parsed.summary!.other]).toEqual([
+      parsed.summary!.transactions,
+      0,
+      0,
+    ]);
     expect(readResult(runOut).command).toContain(`AURORA_BENCH_SCRIPT=${join(WORKLOADS, 'fullscan_1kb.lua')} sysbench`);
   });
 
@@ -440,7 +584,9 @@ describe('client/runner.sh against a throwaway MariaDB', () => {
     const prepared = readResult(prepareOut);
     const memberPrepared = readResult(memberPrepareOut);
     expect([memberPrepared.phase, memberPrepared.exitCode]).toEqual(['prepare', 0]);
-    expect(readFileSync(join(memberPrepareOut, 'output.log'), 'utf8')).toContain("Inserting 300 records into 'sbtest1'");
+    expect(readFileSync(join(memberPrepareOut, 'output.log'), 'utf8')).toContain(
+      "Inserting 300 records into 'sbtest1'",
+    );
     const lastPrepareEnded = Math.max(Date.parse(prepared.endedAt), Date.parse(memberPrepared.endedAt));
     expect([prepared.phase, prepared.exitCode]).toEqual(['prepare', 0]);
     expect(prepared.command).toContain(' cleanup --mysql-host=127.0.0.1');
@@ -490,7 +636,18 @@ describe('client/runner.sh against a throwaway MariaDB', () => {
       '--prepare-option=--tables=1',
       ...runOpts,
     ]);
-    const second = startRunner(['--phase', 'run', '--workload', 'oltp_read_only', '--out', secondOut, ...conn(), '--await-prepare', prepareOut, ...runOpts]);
+    const second = startRunner([
+      '--phase',
+      'run',
+      '--workload',
+      'oltp_read_only',
+      '--out',
+      secondOut,
+      ...conn(),
+      '--await-prepare',
+      prepareOut,
+      ...runOpts,
+    ]);
     const member = startRunner([
       '--phase',
       'run',
@@ -525,7 +682,9 @@ describe('client/runner.sh against a throwaway MariaDB', () => {
       expect(result.exitCode).not.toBe(0);
       const parsed = parseRunnerOutput(out);
       expect(parsed.status).toBe('failed');
-      expect(parsed.error).toContain(`not run: the data's prepare (${prepareOut}) failed: exit code ${prepared.exitCode}`);
+      expect(parsed.error).toContain(
+        `not run: the data's prepare (${prepareOut}) failed: exit code ${prepared.exitCode}`,
+      );
       expect(parsed.intervals).toEqual([]);
     }
   });

@@ -54,7 +54,15 @@ function newBackend(): LocalBackend {
 }
 
 function deps(backend: Backend): TaskDeps {
-  return { backend, now: () => new Date(), toolVersion: 'test', gitSha: null, serverVersion: 'test', readyTimeoutS: 60, judgeRun: localJudge(lakeDir) };
+  return {
+    backend,
+    now: () => new Date(),
+    toolVersion: 'test',
+    gitSha: null,
+    serverVersion: 'test',
+    readyTimeoutS: 60,
+    judgeRun: localJudge(lakeDir),
+  };
 }
 
 async function run(backend: Backend, spec: SpecInput = tinySpec()): Promise<LocalExecutionResult> {
@@ -81,7 +89,12 @@ async function runRow(backend: Backend, result: LocalExecutionResult): Promise<R
   return JSON.parse(text!.trim()) as RunRow;
 }
 
-async function stepRows(backend: Backend, result: LocalExecutionResult, cellId: string, stepId: string): Promise<StepRow[]> {
+async function stepRows(
+  backend: Backend,
+  result: LocalExecutionResult,
+  cellId: string,
+  stepId: string,
+): Promise<StepRow[]> {
   const dt = new Date().toISOString().slice(0, 10);
   const text = await backend.lake.get(lakeKeys.stepTable('steps', dt, result.runId!, cellId, stepId));
   return text!
@@ -101,8 +114,12 @@ describe('benchmark workflow, locally', () => {
     expect(result.output).toMatchObject({ status: 'succeeded', steps: 2, failedSteps: 0 });
     expect(entered(result.events, 'ProvisionCell')).toBe(1);
     // The cell Map hands its child only the item's position (ProvisionCell reads which cell it is), and the child returns its status alone.
-    const stateOf = (type: string, name: string) => result.events.find((e) => e.type === type && e.state?.name === name)?.state;
-    expect(stateOf('StateEntered', 'ProvisionCell')?.input).toEqual({ run: expect.objectContaining({ runId: result.runId }) as unknown, cell: { index: 0 } });
+    const stateOf = (type: string, name: string) =>
+      result.events.find((e) => e.type === type && e.state?.name === name)?.state;
+    expect(stateOf('StateEntered', 'ProvisionCell')?.input).toEqual({
+      run: expect.objectContaining({ runId: result.runId }) as unknown,
+      cell: { index: 0 },
+    });
     expect(stateOf('StateExited', 'ProvisionCell')?.output).toMatchObject({ cell: { cellId: 'small-r1', index: 0 } });
     expect(stateOf('StateExited', 'TeardownCell')?.output).toBe('succeeded');
     expect(startedPhases(result.events)).toEqual(['prepare', 'run', 'run']);
@@ -112,14 +129,21 @@ describe('benchmark workflow, locally', () => {
     expect(entered(result.events, 'CollectLateMetrics')).toBe(1);
     expect(entered(result.events, 'WaitForLateMetrics')).toBe(0);
     const dt = new Date().toISOString().slice(0, 10);
-    const windows = (await backend.lake.get(lakeKeys.stepTable('metric_windows', dt, result.runId!, 'small-r1', 'rw-t2')))!
+    const windows = (await backend.lake.get(
+      lakeKeys.stepTable('metric_windows', dt, result.runId!, 'small-r1', 'rw-t2'),
+    ))!
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as MetricWindowRow);
-    expect(windows.find((w) => w.instance_id === 'small-r1-w' && w.metric === 'CPUUtilization')).toMatchObject({ source: 'local', complete: true });
+    expect(windows.find((w) => w.instance_id === 'small-r1-w' && w.metric === 'CPUUtilization')).toMatchObject({
+      source: 'local',
+      complete: true,
+    });
     expect(windows.every((w) => w.complete && w.received === w.expected)).toBe(true);
     // InnoDB's file reads and writes stand in for Aurora's IOPS; what cannot be measured locally is said in the notes.
-    const serverMetrics = (await backend.lake.get(lakeKeys.stepTable('server_metrics', dt, result.runId!, 'small-r1', 'rw-t2')))!;
+    const serverMetrics = (await backend.lake.get(
+      lakeKeys.stepTable('server_metrics', dt, result.runId!, 'small-r1', 'rw-t2'),
+    ))!;
     expect(serverMetrics).toContain('"metric":"WriteIOPS"');
     expect(serverMetrics).toContain('"metric":"ReadIOPS"');
     const rw = await stepRows(backend, result, 'small-r1', 'rw-t2');
@@ -127,7 +151,13 @@ describe('benchmark workflow, locally', () => {
     expect(rw[0]).toMatchObject({ status: 'ok', threads: 2, target: 'writer', error: null });
     expect(rw[0]!.tps).toBeGreaterThan(0);
     // The latency distribution from the run's histogram: ordered, and within the step's min and max.
-    const distribution = [rw[0]!.lat_p50_ms, rw[0]!.lat_p90_ms, rw[0]!.lat_p95_ms, rw[0]!.lat_p99_ms, rw[0]!.lat_p999_ms];
+    const distribution = [
+      rw[0]!.lat_p50_ms,
+      rw[0]!.lat_p90_ms,
+      rw[0]!.lat_p95_ms,
+      rw[0]!.lat_p99_ms,
+      rw[0]!.lat_p999_ms,
+    ];
     expect(distribution.every((v) => typeof v === 'number' && v > 0)).toBe(true);
     expect([...(distribution as number[])].sort((x, y) => x - y)).toEqual(distribution);
     expect(distribution[0]!).toBeGreaterThanOrEqual(rw[0]!.lat_min_ms! * 0.9);
@@ -145,9 +175,13 @@ describe('benchmark workflow, locally', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as VerdictsRow);
     expect(verdicts.map((v) => [v.experiment, v.run_id, v.workload, v.verdict])).toEqual(
-      ['rw', 'ro'].flatMap((w) => ['tps', 'qps', 'latency', 'errors'].map(() => ['wf-test', result.runId, w, 'unknown'])),
+      ['rw', 'ro'].flatMap((w) =>
+        ['tps', 'qps', 'latency', 'errors'].map(() => ['wf-test', result.runId, w, 'unknown']),
+      ),
     );
-    expect(manifest.notes).toMatch(/not measured locally: CommitLatency, DMLLatency, SelectLatency \(MariaDB keeps no statement durations/);
+    expect(manifest.notes).toMatch(
+      /not measured locally: CommitLatency, DMLLatency, SelectLatency \(MariaDB keeps no statement durations/,
+    );
     expect(serversLeft()).toEqual([]);
   });
 
@@ -179,7 +213,8 @@ describe('benchmark workflow, locally', () => {
       ['run', true, 'bad-t1'],
     ]);
     const dt = new Date().toISOString().slice(0, 10);
-    const raw = (stepId: string, phase: string, client: string) => lakeKeys.raw(dt, result.runId!, 'small-r1', stepId, phase, client);
+    const raw = (stepId: string, phase: string, client: string) =>
+      lakeKeys.raw(dt, result.runId!, 'small-r1', stepId, phase, client);
     const prepared = JSON.parse((await backend.lake.get(raw('rw-t1', 'prepare', 'client-1') + 'result.json'))!) as {
       phase: string;
       exitCode: number;
@@ -198,12 +233,19 @@ describe('benchmark workflow, locally', () => {
       ['ok', 'client-2'],
     ]);
     // Both runs started 2 s after the prepare ended (the run's own times, not the job's).
-    for (const row of rw) expect(Date.parse(row.started_at)).toBeGreaterThanOrEqual(Date.parse(prepared.endedAt) + 2000);
-    expect(await backend.lake.get(lakeKeys.stepTable('server_config', dt, result.runId!, 'small-r1', 'rw-t1'))).toBeDefined();
+    for (const row of rw)
+      expect(Date.parse(row.started_at)).toBeGreaterThanOrEqual(Date.parse(prepared.endedAt) + 2000);
+    expect(
+      await backend.lake.get(lakeKeys.stepTable('server_config', dt, result.runId!, 'small-r1', 'rw-t1')),
+    ).toBeDefined();
     // The failed prepare is the cell's failure, not a failed run: no step rows; both runs say they did not run.
-    expect(await backend.lake.get(lakeKeys.stepTable('steps', dt, result.runId!, 'small-r1', 'bad-t1'))).toBeUndefined();
+    expect(
+      await backend.lake.get(lakeKeys.stepTable('steps', dt, result.runId!, 'small-r1', 'bad-t1')),
+    ).toBeUndefined();
     for (const client of ['client-1', 'client-2'])
-      expect(await backend.lake.get(raw('bad-t1', 'run', client) + 'output.log')).toContain("aurora-bench runner: not run: the data's prepare");
+      expect(await backend.lake.get(raw('bad-t1', 'run', client) + 'output.log')).toContain(
+        "aurora-bench runner: not run: the data's prepare",
+      );
     expect((await runRow(backend, result)).status).toBe('failed');
     expect(entered(result.events, 'TeardownCellOnError')).toBe(1);
     expect(serversLeft()).toEqual([]);
@@ -243,7 +285,12 @@ describe('benchmark workflow, locally', () => {
       workloads: [{ name: 'raw', script: 'rw_consistency.lua', threads: [2] }],
     });
     // Act
-    const result = await executeLocally({ deps: deps(backend), input: { spec, scripts: { 'rw_consistency.lua': body } }, pollMs: 100, retryMs: 10 });
+    const result = await executeLocally({
+      deps: deps(backend),
+      input: { spec, scripts: { 'rw_consistency.lua': body } },
+      pollMs: 100,
+      retryMs: 10,
+    });
     // Assert: every transaction checked its own write; on the writer none is stale
     const row = (await stepRows(backend, result, 'one-r1', 'raw-t2'))[0]!;
     expect(row.error).toBeNull();
@@ -255,7 +302,9 @@ describe('benchmark workflow, locally', () => {
   });
 
   it('retries a transient backend error and still succeeds', async () => {
-    const backend = withInjectedFailures(newBackend(), { checkJobs: { error: new TransientBackendError('throttled'), times: 1 } });
+    const backend = withInjectedFailures(newBackend(), {
+      checkJobs: { error: new TransientBackendError('throttled'), times: 1 },
+    });
     const result = await run(backend, tinySpec({ workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1] }] }));
     expect(result.status).toBe('SUCCEEDED');
     // A step still running is not retried (RunStep returns done false): the only retry is the injected error's.
@@ -268,7 +317,9 @@ describe('benchmark workflow, locally', () => {
       .map((e) => (e.state?.output as { step?: RunStepOutput } | undefined)?.step)
       .filter((step) => step?.running !== undefined);
     expect(stillRunning.length).toBeGreaterThan(0);
-    expect(stillRunning.every((step) => !step!.done && step!.running! > 0 && step!.waitS >= 10 && step!.started === null)).toBe(true);
+    expect(
+      stillRunning.every((step) => !step!.done && step!.running! > 0 && step!.waitS >= 10 && step!.started === null),
+    ).toBe(true);
     expect(backend.calls['checkJobs']).toBeGreaterThan(1);
     expect(serversLeft()).toEqual([]);
   });
@@ -285,9 +336,17 @@ describe('benchmark workflow, locally', () => {
   it('fails at PlanRun when the preflight refuses (a budget below the estimate), creating nothing', async () => {
     // Arrange: the preflight the AWS Lambda uses for budgets, with a budget no cluster fits in.
     const backend = withInjectedFailures(newBackend(), {});
-    const d: TaskDeps = { ...deps(backend), preflight: (plan, spec) => Promise.resolve([budgetRefusal(plan, spec.budget)].filter((n) => n !== null)) };
+    const d: TaskDeps = {
+      ...deps(backend),
+      preflight: (plan, spec) => Promise.resolve([budgetRefusal(plan, spec.budget)].filter((n) => n !== null)),
+    };
     // Act
-    const result = await executeLocally({ deps: d, input: { spec: tinySpec({ budget: { maxUsd: 0.0001 } }) }, pollMs: 100, retryMs: 10 });
+    const result = await executeLocally({
+      deps: d,
+      input: { spec: tinySpec({ budget: { maxUsd: 0.0001 } }) },
+      pollMs: 100,
+      retryMs: 10,
+    });
     // Assert
     expect(result.status).toBe('FAILED');
     expect(result.error).toBe('InvalidSpecError');
@@ -310,25 +369,33 @@ describe('benchmark workflow, locally', () => {
     ['checkJobs', 'RunStep', runPhase],
     ['collectServerMetrics', 'RunStep', undefined],
   ];
-  it.each(injected)('a failure in %s (state %s) is caught, the cell torn down, the execution failed with the cause', async (method, state, when) => {
-    // Arrange
-    const backend = withInjectedFailures(newBackend(), { [method]: { error: new Error(`injected ${method} failure`), ...(when ? { when } : {}) } });
-    // Act
-    const result = await run(backend, tinySpec({ workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1] }] }));
-    // Assert
-    expect(result.status).toBe('FAILED');
-    expect(result.error).toBe('BenchmarkFailed');
-    expect(result.cause).toContain(`injected ${method} failure`);
-    const failedStates = result.events.filter((e) => e.type === 'StateFailed').map((e) => e.state?.name);
-    expect(failedStates).toContain(state);
-    const caught = result.events.filter((e) => e.type === 'StateCaught').map((e) => e.state?.name);
-    // RunStep fails its segment, whose Map's Catch routes the cell to teardown.
-    expect(caught).toContain(state === 'RunStep' ? 'RunStepSegments' : state);
-    expect(entered(result.events, 'TeardownCellOnError')).toBe(1);
-    expect(backend.calls['teardownCell']).toBe(1);
-    expect(serversLeft()).toEqual([]);
-    expect((await runRow(backend, result)).status).toBe('failed');
-  });
+  it.each(injected)(
+    'a failure in %s (state %s) is caught, the cell torn down, the execution failed with the cause',
+    async (method, state, when) => {
+      // Arrange
+      const backend = withInjectedFailures(newBackend(), {
+        [method]: { error: new Error(`injected ${method} failure`), ...(when ? { when } : {}) },
+      });
+      // Act
+      const result = await run(
+        backend,
+        tinySpec({ workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1] }] }),
+      );
+      // Assert
+      expect(result.status).toBe('FAILED');
+      expect(result.error).toBe('BenchmarkFailed');
+      expect(result.cause).toContain(`injected ${method} failure`);
+      const failedStates = result.events.filter((e) => e.type === 'StateFailed').map((e) => e.state?.name);
+      expect(failedStates).toContain(state);
+      const caught = result.events.filter((e) => e.type === 'StateCaught').map((e) => e.state?.name);
+      // RunStep fails its segment, whose Map's Catch routes the cell to teardown.
+      expect(caught).toContain(state === 'RunStep' ? 'RunStepSegments' : state);
+      expect(entered(result.events, 'TeardownCellOnError')).toBe(1);
+      expect(backend.calls['teardownCell']).toBe(1);
+      expect(serversLeft()).toEqual([]);
+      expect((await runRow(backend, result)).status).toBe('failed');
+    },
+  );
 
   it('a FinishRun failure ends the execution in RunFailed with the cause, after the cells were torn down', async () => {
     // Arrange: the lake refuses reads of the run manifest, which only FinishRun makes.
@@ -344,7 +411,9 @@ describe('benchmark workflow, locally', () => {
         return Reflect.get(target, prop, receiver) as unknown;
       },
     });
-    const backend = new Proxy(real, { get: (t, p, r) => (p === 'lake' ? lake : (Reflect.get(t, p, r) as unknown)) }) as Backend;
+    const backend = new Proxy(real, {
+      get: (t, p, r) => (p === 'lake' ? lake : (Reflect.get(t, p, r) as unknown)),
+    }) as Backend;
     // Act
     const result = await run(backend, tinySpec({ workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1] }] }));
     // Assert
@@ -373,17 +442,24 @@ describe('benchmark workflow, locally', () => {
     expect(result.status).toBe('SUCCEEDED');
     expect(result.output).toMatchObject({ status: 'succeeded', failedSteps: 0 });
     const verdictsExit = result.events.find((e) => e.type === 'StateEntered' && e.state?.name === 'DidRunSucceed');
-    expect(verdictsExit?.state?.input).toMatchObject({ verdictsError: { Error: 'Error', Cause: expect.stringContaining('history unavailable') as unknown } });
+    expect(verdictsExit?.state?.input).toMatchObject({
+      verdictsError: { Error: 'Error', Cause: expect.stringContaining('history unavailable') as unknown },
+    });
     expect(entered(result.events, 'TeardownCell')).toBe(1);
     expect((await runRow(backend, result)).status).toBe('succeeded');
-    expect(await backend.lake.get(lakeKeys.verdicts(new Date().toISOString().slice(0, 10), result.runId!))).toBeUndefined();
+    expect(
+      await backend.lake.get(lakeKeys.verdicts(new Date().toISOString().slice(0, 10), result.runId!)),
+    ).toBeUndefined();
     expect(serversLeft()).toEqual([]);
   });
 
   it('a cell that fails does not stop the next one: it runs, and the run fails naming only the failed cell', async () => {
     // Arrange: provisioning fails for the first cell only
     const backend = withInjectedFailures(newBackend(), {
-      provisionCell: { error: new Error('no capacity for one-r1'), when: (args) => (args[1] as { cellId: string }).cellId === 'one-r1' },
+      provisionCell: {
+        error: new Error('no capacity for one-r1'),
+        when: (args) => (args[1] as { cellId: string }).cellId === 'one-r1',
+      },
     });
     const spec = tinySpec({
       variants: [
@@ -422,12 +498,24 @@ describe('benchmark workflow, locally', () => {
     writeFileSync(
       specFile,
       JSON.stringify(
-        tinySpec({ variants: [{ name: 'one', instanceClass: 'db.t3.medium', readers: 1 }], workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1], durationS: 3600 }] }),
+        tinySpec({
+          variants: [{ name: 'one', instanceClass: 'db.t3.medium', readers: 1 }],
+          workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1], durationS: 3600 }],
+        }),
       ),
     );
     const lines: string[] = [];
     // Act
-    const result = await runLocal({ specFile, repoRoot: REPO, lakeDir, backend, serverVersion: 'test', executionTimeoutS: 4, pollMs: 100, log: (l) => lines.push(l) });
+    const result = await runLocal({
+      specFile,
+      repoRoot: REPO,
+      lakeDir,
+      backend,
+      serverVersion: 'test',
+      executionTimeoutS: 4,
+      pollMs: 100,
+      log: (l) => lines.push(l),
+    });
     // Assert: the status AWS gives it, what the safety net's rule matches (SWEEP_ON_STATUSES)...
     expect(result.status).toBe('TIMED_OUT');
     expect(SWEEP_ON_STATUSES).toContain(result.status);
@@ -437,7 +525,9 @@ describe('benchmark workflow, locally', () => {
     // ...and the local counterpart of the sweeper left nothing behind, and the lake says why.
     expect(serversLeft()).toEqual([]);
     expect(readdirSync(runRoot)).toEqual([]);
-    const manifest = JSON.parse((await backend.lake.get(lakeKeys.run(result.plan.dt, result.plan.runId)))!.trim()) as RunRow;
+    const manifest = JSON.parse(
+      (await backend.lake.get(lakeKeys.run(result.plan.dt, result.plan.runId)))!.trim(),
+    ) as RunRow;
     expect(manifest.status).toBe('timed-out');
     expect(manifest.error).toMatch(/did not finish within 4 s .*everything was torn down/);
   });

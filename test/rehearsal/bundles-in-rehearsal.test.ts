@@ -38,7 +38,16 @@ function specFile(name: string): string {
       name,
       engine: { version: '3.04.0' },
       region: 'us-east-1',
-      variants: [{ name: 'one', instanceClass: 'db.r6g.large', az: 'a', readers: 0, clusterParameters: {}, clients: { count: 1, instanceType: 'c6g.large' } }],
+      variants: [
+        {
+          name: 'one',
+          instanceClass: 'db.r6g.large',
+          az: 'a',
+          readers: 0,
+          clusterParameters: {},
+          clients: { count: 1, instanceType: 'c6g.large' },
+        },
+      ],
       data: { tables: 1, tableSize: 500 },
       defaults: { durationS: 2, warmupS: 0, reportIntervalS: 1 },
       workloads: [{ name: 'ro', test: 'oltp_read_only', threads: [2], target: 'writer' }],
@@ -69,7 +78,10 @@ function withAsset(task: TaskName, indexJs: string, timeoutS?: number): Rehearsa
   };
 }
 
-async function rehearse(name: string, extra: Partial<RehearsalOptions> = {}): Promise<{ r: RehearsalResult; lines: string[] }> {
+async function rehearse(
+  name: string,
+  extra: Partial<RehearsalOptions> = {},
+): Promise<{ r: RehearsalResult; lines: string[] }> {
   const lines: string[] = [];
   const started = Date.now();
   const r = await runRehearsal({
@@ -92,7 +104,9 @@ describe('the AWS rehearsal runs the synthesized functions', () => {
     const { r, lines } = await rehearse('bundled');
 
     // Assert
-    expect({ status: r.status, error: r.error, cause: r.cause?.slice(0, 500), tail: lines.slice(-15) }).toMatchObject({ status: 'SUCCEEDED' });
+    expect({ status: r.status, error: r.error, cause: r.cause?.slice(0, 500), tail: lines.slice(-15) }).toMatchObject({
+      status: 'SUCCEEDED',
+    });
     const ran = [...r.functions];
     expect(ran.map(([task]) => task).sort()).toEqual([...TASK_NAMES].sort());
     // ComputeVerdicts read the lake views' SQL shipped in its asset (lib/workflow.ts afterBundling).
@@ -106,7 +120,15 @@ describe('the AWS rehearsal runs the synthesized functions', () => {
       expect(f.coldStarts).toBeGreaterThanOrEqual(1);
       expect(f.pids).not.toContain(process.pid);
     }
-    for (const task of ['plan-run', 'provision-cell', 'check-cell-ready', 'start-clients', 'run-step', 'teardown-cell', 'finish-run'] as const) {
+    for (const task of [
+      'plan-run',
+      'provision-cell',
+      'check-cell-ready',
+      'start-clients',
+      'run-step',
+      'teardown-cell',
+      'finish-run',
+    ] as const) {
       expect(r.functions.get(task)!.invocations).toBeGreaterThanOrEqual(1);
     }
     // RunStep is looked at again until the step is done: the later calls find its environment warm.
@@ -119,14 +141,19 @@ describe('the AWS rehearsal runs the synthesized functions', () => {
   it('fails PlanRun with Runtime.ImportModuleError, naming the function, when its bundle does not load', async () => {
     // Arrange: a bundle that requires a file of its own the asset does not have (esbuild bundling a
     // UMD `main` leaves such a require: evanw/esbuild#1619, microsoft/node-jsonc-parser#57).
-    const synthesize = withAsset('plan-run', "'use strict';\nrequire('./impl/format');\nmodule.exports = require('./bundle.js');\n");
+    const synthesize = withAsset(
+      'plan-run',
+      "'use strict';\nrequire('./impl/format');\nmodule.exports = require('./bundle.js');\n",
+    );
 
     // Act
     const { r, lines } = await rehearse('unloadable', { synthesize });
 
     // Assert
     expect(r.status).toBe('FAILED');
-    const failed = r.events.filter((e) => e.type === 'StateFailed' || e.type === 'ExecutionFailed').map((e) => `${e.state?.name ?? ''} ${e.Error ?? ''} ${e.Cause ?? ''}`);
+    const failed = r.events
+      .filter((e) => e.type === 'StateFailed' || e.type === 'ExecutionFailed')
+      .map((e) => `${e.state?.name ?? ''} ${e.Error ?? ''} ${e.Cause ?? ''}`);
     expect(failed.join('\n')).toMatch(/Runtime\.ImportModuleError/);
     expect(failed.join('\n')).toMatch(/Cannot find module '\.\/impl\/format'/);
     const logicalId = wiring.synthesize('us-east-1').functions.find((f) => f.task === 'plan-run')!.logicalId;
@@ -147,11 +174,15 @@ describe('the AWS rehearsal runs the synthesized functions', () => {
 
     // Assert
     const timedOut = r.events.filter((e) => e.Error === 'Sandbox.Timedout');
-    expect({ timedOut: timedOut.map((e) => `${e.type} ${e.state?.name ?? ''}`), tail: lines.slice(-10) }).toMatchObject({
-      timedOut: expect.arrayContaining([expect.stringMatching(/StartClients/)]),
-    });
+    expect({ timedOut: timedOut.map((e) => `${e.type} ${e.state?.name ?? ''}`), tail: lines.slice(-10) }).toMatchObject(
+      {
+        timedOut: expect.arrayContaining([expect.stringMatching(/StartClients/)]),
+      },
+    );
     expect(timedOut[0]!.Cause).toMatch(/Task timed out after 2\.00 seconds/);
-    expect(r.events.filter((e) => e.type === 'StateEntered' && e.state?.name === 'TeardownCellOnError')).toHaveLength(1);
+    expect(r.events.filter((e) => e.type === 'StateEntered' && e.state?.name === 'TeardownCellOnError')).toHaveLength(
+      1,
+    );
     expect(r.events.filter((e) => e.type === 'StateEntered' && e.state?.name === 'RunStep')).toHaveLength(0);
     // The killed environment is not reused: StartClients ran once, a cold start.
     expect(r.functions.get('start-clients')).toMatchObject({ invocations: 1, coldStarts: 1 });

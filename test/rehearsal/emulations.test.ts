@@ -28,7 +28,12 @@ import {
   type DBInstance,
 } from '@aws-sdk/client-rds';
 import { CreateBucketCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { CreateSecretCommand, GetSecretValueCommand, ListSecretsCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import {
+  CreateSecretCommand,
+  GetSecretValueCommand,
+  ListSecretsCommand,
+  SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
 import {
   CancelCommandCommand,
   DescribeInstanceInformationCommand,
@@ -82,10 +87,19 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
 }
 
 /** A [client] option file for a TCP login (the password quoted as the mariadb client reads it). */
-function tcpLogin(name: string, port: number, user: string, password: string): { client: string; clientDefaultsFile: string } {
+function tcpLogin(
+  name: string,
+  port: number,
+  user: string,
+  password: string,
+): { client: string; clientDefaultsFile: string } {
   const file = join(work, `${name}.cnf`);
   const quote = (v: string) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
-  writeFileSync(file, `[client]\nhost=127.0.0.1\nport=${port}\nprotocol=tcp\nuser=${quote(user)}\npassword=${quote(password)}\n`, { mode: 0o600 });
+  writeFileSync(
+    file,
+    `[client]\nhost=127.0.0.1\nport=${port}\nprotocol=tcp\nuser=${quote(user)}\npassword=${quote(password)}\n`,
+    { mode: 0o600 },
+  );
   return { client: 'mariadb', clientDefaultsFile: file };
 }
 
@@ -123,22 +137,39 @@ describe('RDS emulation: a cluster created through the API is a real MariaDB clu
     secrets.destroy();
   });
 
-  const instance = async (id: string): Promise<DBInstance> => (await rds.send(new DescribeDBInstancesCommand({ DBInstanceIdentifier: id }))).DBInstances![0]!;
+  const instance = async (id: string): Promise<DBInstance> =>
+    (await rds.send(new DescribeDBInstancesCommand({ DBInstanceIdentifier: id }))).DBInstances![0]!;
 
   it('starts each instance from creating to available, with the master user from the secret, DatabaseName, the parameter group, and no sbtest', async () => {
     // Arrange
-    await rds.send(new CreateDBClusterParameterGroupCommand({ DBClusterParameterGroupName: 'emu-cpg', DBParameterGroupFamily: 'aurora-mysql8.0', Description: 'test' }));
+    await rds.send(
+      new CreateDBClusterParameterGroupCommand({
+        DBClusterParameterGroupName: 'emu-cpg',
+        DBParameterGroupFamily: 'aurora-mysql8.0',
+        Description: 'test',
+      }),
+    );
     await rds.send(
       new ModifyDBClusterParameterGroupCommand({
         DBClusterParameterGroupName: 'emu-cpg',
-        Parameters: [{ ParameterName: 'innodb_print_all_deadlocks', ParameterValue: '1', ApplyMethod: 'pending-reboot' }],
+        Parameters: [
+          { ParameterName: 'innodb_print_all_deadlocks', ParameterValue: '1', ApplyMethod: 'pending-reboot' },
+        ],
       }),
     );
-    await rds.send(new CreateDBParameterGroupCommand({ DBParameterGroupName: 'emu-ipg', DBParameterGroupFamily: 'aurora-mysql8.0', Description: 'test' }));
+    await rds.send(
+      new CreateDBParameterGroupCommand({
+        DBParameterGroupName: 'emu-ipg',
+        DBParameterGroupFamily: 'aurora-mysql8.0',
+        Description: 'test',
+      }),
+    );
     await rds.send(
       new ModifyDBParameterGroupCommand({
         DBParameterGroupName: 'emu-ipg',
-        Parameters: [{ ParameterName: 'max_prepared_stmt_count', ParameterValue: '23456', ApplyMethod: 'pending-reboot' }],
+        Parameters: [
+          { ParameterName: 'max_prepared_stmt_count', ParameterValue: '23456', ApplyMethod: 'pending-reboot' },
+        ],
       }),
     );
 
@@ -172,8 +203,12 @@ describe('RDS emulation: a cluster created through the API is a real MariaDB clu
         DBParameterGroupName: 'emu-ipg',
       }),
     );
-    const writer = await until('writer available', async () => ((await instance('emu-c1-w')).DBInstanceStatus === 'available' ? instance('emu-c1-w') : undefined));
-    const reader = await until('reader available', async () => ((await instance('emu-c1-r1')).DBInstanceStatus === 'available' ? instance('emu-c1-r1') : undefined));
+    const writer = await until('writer available', async () =>
+      (await instance('emu-c1-w')).DBInstanceStatus === 'available' ? instance('emu-c1-w') : undefined,
+    );
+    const reader = await until('reader available', async () =>
+      (await instance('emu-c1-r1')).DBInstanceStatus === 'available' ? instance('emu-c1-r1') : undefined,
+    );
 
     // Assert: the API as RDS answers it.
     expect(created.DBInstance?.DBInstanceStatus).toBe('creating');
@@ -181,11 +216,14 @@ describe('RDS emulation: a cluster created through the API is a real MariaDB clu
     expect(writer.Endpoint?.Address).toBe('127.0.0.1');
     expect(reader.Endpoint?.Address).toBe('127.0.0.1');
     expect(reader.Endpoint?.Port).not.toBe(writer.Endpoint?.Port);
-    const described = (await rds.send(new DescribeDBClustersCommand({ DBClusterIdentifier: 'emu-c1' }))).DBClusters![0]!;
+    const described = (await rds.send(new DescribeDBClustersCommand({ DBClusterIdentifier: 'emu-c1' })))
+      .DBClusters![0]!;
     expect(described.Endpoint).toBe('127.0.0.1');
     expect(described.Port).toBe(writer.Endpoint?.Port);
     const secretArn = cluster.DBCluster!.MasterUserSecret!.SecretArn!;
-    const secret = JSON.parse((await secrets.send(new GetSecretValueCommand({ SecretId: secretArn }))).SecretString!) as { username: string; password: string };
+    const secret = JSON.parse(
+      (await secrets.send(new GetSecretValueCommand({ SecretId: secretArn }))).SecretString!,
+    ) as { username: string; password: string };
     expect(secret.username).toBe('benchadmin');
     expect(secret.password).not.toBe('P@55w0rd!'); // moto's fixed value, replaced as RDS would generate one
     expect(secret.password).toMatch(/^[!#-.0-?A-~]{28}$/);
@@ -199,15 +237,28 @@ describe('RDS emulation: a cluster created through the API is a real MariaDB clu
     expect(await query(onWriter, "SELECT COUNT(*) FROM mysql.user WHERE User = 'sbtest'")).toEqual([['0']]);
     const grants = (await query(onWriter, 'SHOW GRANTS')).map((r) => r[0]).join('\n');
     for (const p of MASTER_USER_PRIVILEGES) expect(grants).toContain(p === 'REPLICATION CLIENT' ? 'BINLOG MONITOR' : p);
-    expect(await query(onWriter, 'SELECT @@GLOBAL.max_prepared_stmt_count, @@GLOBAL.innodb_print_all_deadlocks')).toEqual([['23456', '1']]);
-    expect(await query(onReader, 'SELECT @@GLOBAL.max_prepared_stmt_count, @@GLOBAL.innodb_print_all_deadlocks, @@GLOBAL.read_only')).toEqual([['23456', '1', '1']]);
+    expect(
+      await query(onWriter, 'SELECT @@GLOBAL.max_prepared_stmt_count, @@GLOBAL.innodb_print_all_deadlocks'),
+    ).toEqual([['23456', '1']]);
+    expect(
+      await query(
+        onReader,
+        'SELECT @@GLOBAL.max_prepared_stmt_count, @@GLOBAL.innodb_print_all_deadlocks, @@GLOBAL.read_only',
+      ),
+    ).toEqual([['23456', '1', '1']]);
     await query(onWriter, 'CREATE TABLE benchdata.t (id INT PRIMARY KEY); INSERT INTO benchdata.t VALUES (7)');
     expect(
       await until('row replicated', async () =>
-        (await query(onReader, 'SELECT id FROM benchdata.t').catch(() => [])).length > 0 ? query(onReader, 'SELECT id FROM benchdata.t') : undefined,
+        (await query(onReader, 'SELECT id FROM benchdata.t').catch(() => [])).length > 0
+          ? query(onReader, 'SELECT id FROM benchdata.t')
+          : undefined,
       ),
     ).toEqual([['7']]);
-    expect(membersSeen.at(-1)).toMatchObject({ clusterId: 'emu-c1', writer: { instanceId: 'emu-c1-w' }, readers: [{ instanceId: 'emu-c1-r1' }] });
+    expect(membersSeen.at(-1)).toMatchObject({
+      clusterId: 'emu-c1',
+      writer: { instanceId: 'emu-c1-w' },
+      readers: [{ instanceId: 'emu-c1-r1' }],
+    });
   });
 
   it('refuses a parameter group change RDS would refuse, naming the parameter, and keeps the group as it was', async () => {
@@ -228,24 +279,39 @@ describe('RDS emulation: a cluster created through the API is a real MariaDB clu
     // Assert
     await expect(refused).rejects.toMatchObject({
       name: 'InvalidParameterValue',
-      message: 'The parameter sync_binlog cannot be modified in an aurora-mysql8.0 cluster parameter group: not modifiable on Aurora MySQL 3 at the instance level',
+      message:
+        'The parameter sync_binlog cannot be modified in an aurora-mysql8.0 cluster parameter group: not modifiable on Aurora MySQL 3 at the instance level',
     });
-    await expect(unknown).rejects.toMatchObject({ name: 'InvalidParameterValue', message: 'Could not find parameter with name: no_such_parameter' });
-    const params = await rds.send(new DescribeDBClusterParametersCommand({ DBClusterParameterGroupName: 'emu-cpg', Source: 'user' }));
+    await expect(unknown).rejects.toMatchObject({
+      name: 'InvalidParameterValue',
+      message: 'Could not find parameter with name: no_such_parameter',
+    });
+    const params = await rds.send(
+      new DescribeDBClusterParametersCommand({ DBClusterParameterGroupName: 'emu-cpg', Source: 'user' }),
+    );
     expect((params.Parameters ?? []).map((p) => p.ParameterName)).toEqual(['innodb_print_all_deadlocks']);
   });
 
   it('applies a static parameter left pending-reboot by RebootDBInstance: the server restarts on its data and port, the instance rebooting then available', async () => {
     // Arrange: back_log is read only when the server starts (MariaDB: a read-only system variable;
     // Aurora MySQL 3: modifiable in a DB parameter group, core/aurora/aurora-mysql-parameters.json).
-    const described = (await rds.send(new DescribeDBClustersCommand({ DBClusterIdentifier: 'emu-c1' }))).DBClusters![0]!;
-    const secret = JSON.parse((await secrets.send(new GetSecretValueCommand({ SecretId: described.MasterUserSecret!.SecretArn! }))).SecretString!) as {
+    const described = (await rds.send(new DescribeDBClustersCommand({ DBClusterIdentifier: 'emu-c1' })))
+      .DBClusters![0]!;
+    const secret = JSON.parse(
+      (await secrets.send(new GetSecretValueCommand({ SecretId: described.MasterUserSecret!.SecretArn! })))
+        .SecretString!,
+    ) as {
       username: string;
       password: string;
     };
-    const login = async (id: string) => tcpLogin(`${id}-reboot`, (await instance(id)).Endpoint!.Port!, secret.username, secret.password);
-    const backLog = async (id: string) => (await query(await login(id), "SHOW GLOBAL VARIABLES LIKE 'back_log'"))[0]?.[1];
-    const before = { port: (await instance('emu-c1-w')).Endpoint!.Port!, pid: emulation.runningServers().find((s) => s.instanceId === 'emu-c1-w')!.pid };
+    const login = async (id: string) =>
+      tcpLogin(`${id}-reboot`, (await instance(id)).Endpoint!.Port!, secret.username, secret.password);
+    const backLog = async (id: string) =>
+      (await query(await login(id), "SHOW GLOBAL VARIABLES LIKE 'back_log'"))[0]?.[1];
+    const before = {
+      port: (await instance('emu-c1-w')).Endpoint!.Port!,
+      pid: emulation.runningServers().find((s) => s.instanceId === 'emu-c1-w')!.pid,
+    };
     await rds.send(
       new ModifyDBParameterGroupCommand({
         DBParameterGroupName: 'emu-ipg',
@@ -257,7 +323,8 @@ describe('RDS emulation: a cluster created through the API is a real MariaDB clu
 
     // Act
     const rebootOf = async (id: string) => {
-      const answered = (await rds.send(new RebootDBInstanceCommand({ DBInstanceIdentifier: id }))).DBInstance?.DBInstanceStatus;
+      const answered = (await rds.send(new RebootDBInstanceCommand({ DBInstanceIdentifier: id }))).DBInstance
+        ?.DBInstanceStatus;
       const seen = [answered];
       await until(`${id} available after its reboot`, async () => {
         const status = (await instance(id)).DBInstanceStatus;
@@ -291,7 +358,11 @@ describe('RDS emulation: a cluster created through the API is a real MariaDB clu
         return rows.length === 2 ? rows : undefined;
       }),
     ).toEqual([['7'], ['8']]);
-    expect(membersSeen.at(-1)).toMatchObject({ clusterId: 'emu-c1', writer: { instanceId: 'emu-c1-w' }, readers: [{ instanceId: 'emu-c1-r1' }] });
+    expect(membersSeen.at(-1)).toMatchObject({
+      clusterId: 'emu-c1',
+      writer: { instanceId: 'emu-c1-w' },
+      readers: [{ instanceId: 'emu-c1-r1' }],
+    });
   });
 
   it("stops an instance's server when it is deleted, and deleting the cluster deletes its secret", async () => {
@@ -338,7 +409,9 @@ describe('SSM agent emulation: commands sent to a client instance run with bash 
       bootCommands: () => ['set -eu', 'echo "booted as $AURORA_BENCH_HOME" > "$AURORA_BENCH_HOME/ready"'],
     });
     agent.install({ ssm, ec2 });
-    const run = await ec2.send(new RunInstancesCommand({ ImageId: 'ami-12c6146b', MinCount: 1, MaxCount: 1, InstanceType: 'c6g.large' }));
+    const run = await ec2.send(
+      new RunInstancesCommand({ ImageId: 'ami-12c6146b', MinCount: 1, MaxCount: 1, InstanceType: 'c6g.large' }),
+    );
     instanceId = run.Instances![0]!.InstanceId!;
   });
   afterAll(async () => {
@@ -359,7 +432,8 @@ describe('SSM agent emulation: commands sent to a client instance run with bash 
         }),
       )
     ).Command!.CommandId!;
-  const invocation = (commandId: string) => ssm.send(new GetCommandInvocationCommand({ CommandId: commandId, InstanceId: instanceId }));
+  const invocation = (commandId: string) =>
+    ssm.send(new GetCommandInvocationCommand({ CommandId: commandId, InstanceId: instanceId }));
   const finished = (commandId: string) =>
     until<GetCommandInvocationCommandOutput>('invocation finished', async () => {
       const inv = await invocation(commandId);
@@ -368,7 +442,9 @@ describe('SSM agent emulation: commands sent to a client instance run with bash 
 
   it('registers the instance, boots it in its own AURORA_BENCH_HOME, and runs a command with the AWS CLI pointed at moto', async () => {
     // Arrange
-    const info = await ssm.send(new DescribeInstanceInformationCommand({ Filters: [{ Key: 'InstanceIds', Values: [instanceId] }] }));
+    const info = await ssm.send(
+      new DescribeInstanceInformationCommand({ Filters: [{ Key: 'InstanceIds', Values: [instanceId] }] }),
+    );
 
     // Act: the script reads the boot's marker, calls S3 through the CLI, writes both streams, fails with 3.
     const commandId = await send([
@@ -382,11 +458,14 @@ describe('SSM agent emulation: commands sent to a client instance run with bash 
     const done = await finished(commandId);
 
     // Assert
-    expect(info.InstanceInformationList).toEqual([expect.objectContaining({ InstanceId: instanceId, PingStatus: 'Online' })]);
+    expect(info.InstanceInformationList).toEqual([
+      expect.objectContaining({ InstanceId: instanceId, PingStatus: 'Online' }),
+    ]);
     expect(running.Status === 'InProgress' ? running.ResponseCode : -1).toBe(-1);
     expect(done).toMatchObject({ Status: 'Failed', ResponseCode: 3, StandardErrorContent: 'to stderr\n' });
     expect(done.StandardOutputContent).toMatch(/^booted as \/.+\/clients\/1\n$/);
-    const object = async (key: string) => (await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }))).Body!.transformToString();
+    const object = async (key: string) =>
+      (await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }))).Body!.transformToString();
     expect(await object('from-the-client.txt')).toBe('hello\n');
     const base = `ssm-output/run-1/job-1/${commandId}/${instanceId}/awsrunShellScript/0.awsrunShellScript/`;
     expect(await object(base + 'stdout')).toBe(done.StandardOutputContent);
@@ -397,7 +476,9 @@ describe('SSM agent emulation: commands sent to a client instance run with bash 
     // Arrange: each command leaves a child that outlives the shell unless its group is killed.
     const cancelled = await send(['sleep 300 & echo $! > "$TMPDIR/cancel.pid"', 'wait']);
     const timedOut = await send(['sleep 300 & echo $! > "$TMPDIR/timeout.pid"', 'wait'], { executionTimeout: '5' });
-    await until('cancel.pid written', () => Promise.resolve(existsSync(join(work, 'clients', '1', 'tmp', 'cancel.pid')) ? true : undefined));
+    await until('cancel.pid written', () =>
+      Promise.resolve(existsSync(join(work, 'clients', '1', 'tmp', 'cancel.pid')) ? true : undefined),
+    );
 
     // Act
     await ssm.send(new CancelCommandCommand({ CommandId: cancelled, InstanceIds: [instanceId] }));
@@ -414,7 +495,9 @@ describe('SSM agent emulation: commands sent to a client instance run with bash 
   it('removes the instance home and stops answering for it once it is terminated', async () => {
     // Act
     await ec2.send(new TerminateInstancesCommand({ InstanceIds: [instanceId] }));
-    const info = await ssm.send(new DescribeInstanceInformationCommand({ Filters: [{ Key: 'InstanceIds', Values: [instanceId] }] }));
+    const info = await ssm.send(
+      new DescribeInstanceInformationCommand({ Filters: [{ Key: 'InstanceIds', Values: [instanceId] }] }),
+    );
 
     // Assert
     expect(existsSync(join(work, 'clients', '1'))).toBe(false);
@@ -443,7 +526,14 @@ describe('SSM agent emulation: a server instance (role=server) runs the real cli
       s3,
       tracker,
       extraPath: awsCliPath(),
-      bootCommands: (ctx) => (ctx.role === 'server' ? ['set -eu', `cp -r ${clientDir} "$AURORA_BENCH_HOME/client"`, '"$AURORA_BENCH_HOME/client/server-install.sh"'] : ['false']),
+      bootCommands: (ctx) =>
+        ctx.role === 'server'
+          ? [
+              'set -eu',
+              `cp -r ${clientDir} "$AURORA_BENCH_HOME/client"`,
+              '"$AURORA_BENCH_HOME/client/server-install.sh"',
+            ]
+          : ['false'],
     });
     agent.install({ ssm, ec2 });
     try {
@@ -457,9 +547,18 @@ describe('SSM agent emulation: a server instance (role=server) runs the real cli
         }),
       );
       const id = run.Instances![0]!.InstanceId!;
-      const secret = await secrets.send(new CreateSecretCommand({ Name: 'ab-sm-emu', SecretString: JSON.stringify({ username: 'bench', password: 'Emu#pw1' }) }));
+      const secret = await secrets.send(
+        new CreateSecretCommand({
+          Name: 'ab-sm-emu',
+          SecretString: JSON.stringify({ username: 'bench', password: 'Emu#pw1' }),
+        }),
+      );
       const options = renderServerOptions(
-        { name: 'sm', clusterParameters: {}, instanceParameters: { thread_handling: 'pool-of-threads', innodb_buffer_pool_size: '32M' } },
+        {
+          name: 'sm',
+          clusterParameters: {},
+          instanceParameters: { thread_handling: 'pool-of-threads', innodb_buffer_pool_size: '32M' },
+        },
         { memoryBytes: 2 * 1024 ** 3, vcpu: 2, maxConnections: 100 },
       );
 
@@ -471,7 +570,13 @@ describe('SSM agent emulation: a server instance (role=server) runs the real cli
             DocumentName: 'AWS-RunShellScript',
             InstanceIds: [id],
             Parameters: {
-              commands: serverSetupCommands({ region: REGION, role: 'writer', serverId: 1, optionsB64: serverOptionsBase64(options.lines), secretArn: secret.ARN! }),
+              commands: serverSetupCommands({
+                region: REGION,
+                role: 'writer',
+                serverId: 1,
+                optionsB64: serverOptionsBase64(options.lines),
+                secretArn: secret.ARN!,
+              }),
             },
           }),
         )
@@ -482,7 +587,11 @@ describe('SSM agent emulation: a server instance (role=server) runs the real cli
       });
       // On failure the diff shows the script's stderr.
       expect({ status: done.Status, stderr: done.StandardErrorContent }).toMatchObject({ status: 'Success' });
-      const ready = JSON.parse(done.StandardOutputContent!.trim().split('\n').pop()!) as { port: number; host: string; role: string };
+      const ready = JSON.parse(done.StandardOutputContent!.trim().split('\n').pop()!) as {
+        port: number;
+        host: string;
+        role: string;
+      };
       const [row] = await query(tcpLogin('sm-emu', ready.port, 'bench', 'Emu#pw1'), 'SELECT @@thread_handling, @@port');
       const home = join(work, 'servers', '1');
       const { stdout: pid } = await execFileAsync('cat', [join(home, 'server', 'mariadbd.pid')]);
@@ -526,7 +635,9 @@ describe("the clients' AWS CLI", () => {
     await expect(checkAwsCliReachesMoto(env(moto.endpoint), 'cli-check-bucket')).resolves.toBeUndefined();
     await expect(checkAwsCliReachesMoto(env('http://127.0.0.1:9'), 'cli-check-bucket')).rejects.toMatchObject({
       name: 'MissingDependencyError',
-      message: expect.stringContaining("did not reach the rehearsal's moto through AWS_ENDPOINT_URL=http://127.0.0.1:9"),
+      message: expect.stringContaining(
+        "did not reach the rehearsal's moto through AWS_ENDPOINT_URL=http://127.0.0.1:9",
+      ),
     });
   });
 });
@@ -559,15 +670,36 @@ describe("CloudWatch publisher: the servers' datapoints become visible only afte
     const seen = new Map<number, number>();
     const ec2Query = (id: string, namespace: string, metric: string) => ({
       Id: id,
-      MetricStat: { Metric: { Namespace: namespace, MetricName: metric, Dimensions: [{ Name: 'InstanceId', Value: 'i-0cwemu' }] }, Period: 1, Stat: 'Average' },
+      MetricStat: {
+        Metric: { Namespace: namespace, MetricName: metric, Dimensions: [{ Name: 'InstanceId', Value: 'i-0cwemu' }] },
+        Period: 1,
+        Stat: 'Average',
+      },
     });
     let memory: number[] = [];
     let ec2Cpu: number[] = [];
     try {
-      await rds.send(new CreateDBClusterCommand({ DBClusterIdentifier: 'cw-c1', Engine: 'aurora-mysql', MasterUsername: 'benchadmin', ManageMasterUserPassword: true }));
-      await rds.send(new CreateDBInstanceCommand({ DBInstanceIdentifier: 'cw-c1-w', DBClusterIdentifier: 'cw-c1', Engine: 'aurora-mysql', DBInstanceClass: 'db.r6g.large' }));
+      await rds.send(
+        new CreateDBClusterCommand({
+          DBClusterIdentifier: 'cw-c1',
+          Engine: 'aurora-mysql',
+          MasterUsername: 'benchadmin',
+          ManageMasterUserPassword: true,
+        }),
+      );
+      await rds.send(
+        new CreateDBInstanceCommand({
+          DBInstanceIdentifier: 'cw-c1-w',
+          DBClusterIdentifier: 'cw-c1',
+          Engine: 'aurora-mysql',
+          DBInstanceClass: 'db.r6g.large',
+        }),
+      );
       await until('writer available', async () =>
-        (await rds.send(new DescribeDBInstancesCommand({ DBInstanceIdentifier: 'cw-c1-w' }))).DBInstances![0]!.DBInstanceStatus === 'available' ? true : undefined,
+        (await rds.send(new DescribeDBInstancesCommand({ DBInstanceIdentifier: 'cw-c1-w' }))).DBInstances![0]!
+          .DBInstanceStatus === 'available'
+          ? true
+          : undefined,
       );
 
       // Act: watch the raw datapoints (1 s period) as they appear, noting when each became visible;
@@ -586,7 +718,11 @@ describe("CloudWatch publisher: the servers' datapoints become visible only afte
                 {
                   Id: 'cpu',
                   MetricStat: {
-                    Metric: { Namespace: 'AWS/RDS', MetricName: 'CommitThroughput', Dimensions: [{ Name: 'DBInstanceIdentifier', Value: 'cw-c1-w' }] },
+                    Metric: {
+                      Namespace: 'AWS/RDS',
+                      MetricName: 'CommitThroughput',
+                      Dimensions: [{ Name: 'DBInstanceIdentifier', Value: 'cw-c1-w' }],
+                    },
                     Period: 1,
                     Stat: 'Average',
                   },

@@ -31,7 +31,9 @@ function allStates(states: Record<string, AslState>): [string, AslState][] {
   ]);
 }
 
-const asl = JSON.parse(readFileSync(join(repoRoot, 'state-machines', 'benchmark.asl.json'), 'utf8')) as { States: Record<string, AslState> };
+const asl = JSON.parse(readFileSync(join(repoRoot, 'state-machines', 'benchmark.asl.json'), 'utf8')) as {
+  States: Record<string, AslState>;
+};
 const states = allStates(asl.States);
 const tasks = states.filter(([, s]) => s.Type === 'Task');
 const retried = (s: AslState) => (s.Retry ?? []).flatMap((r) => r.ErrorEquals);
@@ -67,13 +69,21 @@ function sourceFiles(dir: string): string[] {
 describe('ASL error names and error classes', () => {
   it('every error name the ASL matches (other than States.* and Lambda.*) is the name of an error class that is thrown', () => {
     // Arrange
-    const matched = new Set(states.flatMap(([, s]) => [...retried(s), ...(s.Catch ?? []).flatMap((c) => c.ErrorEquals)]).filter((n) => !serviceName(n)));
-    const code = [...sourceFiles(join(repoRoot, 'core')), ...sourceFiles(join(repoRoot, 'lambdas'))].map((f) => readFileSync(f, 'utf8')).join('\n');
+    const matched = new Set(
+      states
+        .flatMap(([, s]) => [...retried(s), ...(s.Catch ?? []).flatMap((c) => c.ErrorEquals)])
+        .filter((n) => !serviceName(n)),
+    );
+    const code = [...sourceFiles(join(repoRoot, 'core')), ...sourceFiles(join(repoRoot, 'lambdas'))]
+      .map((f) => readFileSync(f, 'utf8'))
+      .join('\n');
 
     // Act
     const withoutClass = [...matched].filter((n) => !taskErrorClasses.has(n));
     // A class's identifier (Function.name) is what `throw new X(...)` writes; its error name may differ.
-    const neverThrown = [...matched].filter((n) => taskErrorClasses.has(n) && !code.includes(`new ${taskErrorClasses.get(n)!.name}(`));
+    const neverThrown = [...matched].filter(
+      (n) => taskErrorClasses.has(n) && !code.includes(`new ${taskErrorClasses.get(n)!.name}(`),
+    );
 
     // Assert
     expect(matched.size).toBeGreaterThan(0);
@@ -100,9 +110,15 @@ describe('ASL error names and error classes', () => {
     const runSteps = tasks.filter(([, s]) => s.Resource?.includes('RunStep'));
 
     // Act
-    const missingTransient = tasks.filter(([, s]) => !RETRIED_ON_EVERY_TASK.every((n) => retried(s).includes(n))).map(([name]) => name);
-    const missingInUse = teardowns.filter(([, s]) => !RETRIED_ON_TEARDOWN.every((n) => retried(s).includes(n))).map(([name]) => name);
-    const runStepOthers = runSteps.flatMap(([, s]) => retried(s).filter((n) => !serviceName(n) && !RETRIED_ON_EVERY_TASK.includes(n)));
+    const missingTransient = tasks
+      .filter(([, s]) => !RETRIED_ON_EVERY_TASK.every((n) => retried(s).includes(n)))
+      .map(([name]) => name);
+    const missingInUse = teardowns
+      .filter(([, s]) => !RETRIED_ON_TEARDOWN.every((n) => retried(s).includes(n)))
+      .map(([name]) => name);
+    const runStepOthers = runSteps.flatMap(([, s]) =>
+      retried(s).filter((n) => !serviceName(n) && !RETRIED_ON_EVERY_TASK.includes(n)),
+    );
     const notRetriedButMatched = NOT_RETRIED.filter((n) => tasks.some(([, s]) => retried(s).includes(n)));
 
     // Assert

@@ -38,11 +38,15 @@ describe('state-machines/benchmark.asl.json', () => {
 
     // Act
     const transient = tasks.map(([name, s]) => [name, s.Retry?.[0]] as const);
-    const stillInUse = tasks.filter(([name, s]) => name !== STATE.RunStep && (s.Retry?.length ?? 0) > 1).map(([name, s]) => [name, s.Retry!.slice(1)] as const);
+    const stillInUse = tasks
+      .filter(([name, s]) => name !== STATE.RunStep && (s.Retry?.length ?? 0) > 1)
+      .map(([name, s]) => [name, s.Retry!.slice(1)] as const);
     const runStep = states.get(STATE.RunStep);
 
     // Assert
-    expect((first![1].Retry?.[0] as { ErrorEquals?: string[] } | undefined)?.ErrorEquals).toContain('TransientBackendError');
+    expect((first![1].Retry?.[0] as { ErrorEquals?: string[] } | undefined)?.ErrorEquals).toContain(
+      'TransientBackendError',
+    );
     for (const [name, retrier] of transient) expect({ name, retrier }).toEqual({ name, retrier: first![1].Retry![0] });
     expect(stillInUse.map(([name]) => name).sort()).toEqual([STATE.TeardownCell, STATE.TeardownCellOnError]);
     expect(stillInUse[0]![1]).toEqual(stillInUse[1]![1]);

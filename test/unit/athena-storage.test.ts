@@ -79,7 +79,9 @@ afterEach(() => {
 /** What UNLOAD ... WITH (partitioned_by = ARRAY['dt', 'run_id']) writes, by DuckDB's hive-partitioned COPY of the same SELECT. */
 async function unload(dir: string, run: string): Promise<void> {
   mkdirSync(dir, { recursive: true });
-  await db.run(`COPY (${unloadSelectSql('intervals', { runId: run, dt: DT })}) TO '${dir}' (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (dt, run_id), OVERWRITE_OR_IGNORE)`);
+  await db.run(
+    `COPY (${unloadSelectSql('intervals', { runId: run, dt: DT })}) TO '${dir}' (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (dt, run_id), OVERWRITE_OR_IGNORE)`,
+  );
 }
 
 describe('the intervals view over JSON Lines and compacted Parquet', () => {
@@ -89,12 +91,15 @@ describe('the intervals view over JSON Lines and compacted Parquet', () => {
     await unload(dir, RUN_A);
     await createParquetTable(dir);
     await db.run(storageViewSql('intervals'));
-    const byRun = 'SELECT run_id, count(*) AS n, sum(tps) AS tps, max(t) AS t FROM intervals GROUP BY run_id ORDER BY run_id';
+    const byRun =
+      'SELECT run_id, count(*) AS n, sum(tps) AS tps, max(t) AS t FROM intervals GROUP BY run_id ORDER BY run_id';
     const before = await rows(byRun);
 
     // Act: the commit (the registration ALTER TABLE ADD PARTITION does), then a query.
     await db.run(`INSERT INTO "intervals_parquet$partitions" VALUES ('${DT}', '${RUN_A}')`);
-    const registered = await count(runPartitionCountSql('intervals', { runId: RUN_A, dt: DT }).replace('count(*) AS partitions', 'count(*) AS n'));
+    const registered = await count(
+      runPartitionCountSql('intervals', { runId: RUN_A, dt: DT }).replace('count(*) AS partitions', 'count(*) AS n'),
+    );
     const after = await rows(byRun);
     const fromParquet = await count(`SELECT count(*) AS n FROM intervals_parquet WHERE run_id = '${RUN_A}'`);
 
@@ -107,7 +112,8 @@ describe('the intervals view over JSON Lines and compacted Parquet', () => {
     expect(registered).toBe(1);
     expect(after).toEqual(before);
     expect(fromParquet).toBe(10);
-    const types = async (table: string) => (await rows(`DESCRIBE SELECT * FROM ${table}`)).map((r) => [r['column_name'], r['column_type']]);
+    const types = async (table: string) =>
+      (await rows(`DESCRIBE SELECT * FROM ${table}`)).map((r) => [r['column_name'], r['column_type']]);
     expect(await types('intervals')).toEqual(await types('intervals_json'));
   });
 
@@ -141,9 +147,13 @@ describe('the compaction statements', () => {
     expect(sql).toContain(`UNLOAD (${select})`);
     expect(sql).toContain("TO 's3://lake-bucket/p/compacted/steps/'");
     expect(sql).toContain("WITH (format = 'PARQUET', compression = 'ZSTD', partitioned_by = ARRAY['dt', 'run_id'])");
-    expect(select).toMatch(/"dt", "run_id" FROM steps_json WHERE dt = '2026-11-20' AND "run_id" = 'nightly-a' ORDER BY cell_id, step_id$/);
+    expect(select).toMatch(
+      /"dt", "run_id" FROM steps_json WHERE dt = '2026-11-20' AND "run_id" = 'nightly-a' ORDER BY cell_id, step_id$/,
+    );
     expect(select).not.toMatch(/"run_id".*"run_id".*"run_id"/);
-    expect(addRunPartitionSql('steps', { runId: RUN_A, dt: DT }, 's3://b/compacted/steps/dt=2026-11-20/run_id=nightly-a/')).toBe(
+    expect(
+      addRunPartitionSql('steps', { runId: RUN_A, dt: DT }, 's3://b/compacted/steps/dt=2026-11-20/run_id=nightly-a/'),
+    ).toBe(
       "ALTER TABLE steps_parquet ADD IF NOT EXISTS PARTITION (dt = '2026-11-20', run_id = 'nightly-a') LOCATION 's3://b/compacted/steps/dt=2026-11-20/run_id=nightly-a/'",
     );
   });

@@ -21,7 +21,11 @@ const repoRoot = resolve(__dirname, '../..');
 const prices = loadPrices(repoRoot);
 const usEast = regionPrices(prices, 'us-east-1').prices;
 
-function spec(variants: SpecInput['variants'], version = '3.08.0', kind: 'aurora-mysql' | 'aurora-postgresql' | 'rds-mysql' = 'aurora-mysql'): SpecInput {
+function spec(
+  variants: SpecInput['variants'],
+  version = '3.08.0',
+  kind: 'aurora-mysql' | 'aurora-postgresql' | 'rds-mysql' = 'aurora-mysql',
+): SpecInput {
   return {
     name: 'choices',
     engine: { kind, version },
@@ -85,8 +89,25 @@ describe('engine versions with Aurora Serverless v2, auto-pause and I/O-Optimize
 
 describe('bad Serverless v2 and storage input', () => {
   it('takes db.serverless with a capacity range and a storage configuration on a version that has them', () => {
-    const ok = validateSpec(spec([{ name: 'sls', instanceClass: 'db.serverless', minAcu: 0, maxAcu: 256, storage: 'io-optimized', readers: 1, readerScaling: 'independent' }]));
-    expect(ok.variants[0]).toMatchObject({ minAcu: 0, maxAcu: 256, storage: 'io-optimized', readerScaling: 'independent' });
+    const ok = validateSpec(
+      spec([
+        {
+          name: 'sls',
+          instanceClass: 'db.serverless',
+          minAcu: 0,
+          maxAcu: 256,
+          storage: 'io-optimized',
+          readers: 1,
+          readerScaling: 'independent',
+        },
+      ]),
+    );
+    expect(ok.variants[0]).toMatchObject({
+      minAcu: 0,
+      maxAcu: 256,
+      storage: 'io-optimized',
+      readerScaling: 'independent',
+    });
   });
 
   it.each([
@@ -101,20 +122,33 @@ describe('bad Serverless v2 and storage input', () => {
   });
 
   it('refuses a minimum of 0 ACUs on a version without auto-pause, naming the version to raise', () => {
-    const problems = problemsOf(spec([{ name: 'sls', instanceClass: 'db.serverless', minAcu: 0, maxAcu: 8 }], '3.06.0'));
+    const problems = problemsOf(
+      spec([{ name: 'sls', instanceClass: 'db.serverless', minAcu: 0, maxAcu: 8 }], '3.06.0'),
+    );
     expect(problems).toEqual([
-      { path: 'variants[0].minAcu', message: expect.stringMatching(/needs Aurora MySQL 3\.08\.0 or higher, but the version is 3\.06\.0 \(engine\.version\): use minAcu 0\.5/) },
+      {
+        path: 'variants[0].minAcu',
+        message: expect.stringMatching(
+          /needs Aurora MySQL 3\.08\.0 or higher, but the version is 3\.06\.0 \(engine\.version\): use minAcu 0\.5/,
+        ),
+      },
     ]);
   });
 
   it('refuses db.serverless on an Aurora version without Serverless v2 and on RDS for MySQL', () => {
-    expect(problemsOf(spec([{ name: 'sls', instanceClass: 'db.serverless', maxAcu: 8 }], '13.4', 'aurora-postgresql'))).toEqual([
+    expect(
+      problemsOf(spec([{ name: 'sls', instanceClass: 'db.serverless', maxAcu: 8 }], '13.4', 'aurora-postgresql')),
+    ).toEqual([
       {
         path: 'variants[0].instanceClass',
-        message: expect.stringMatching(/needs Aurora PostgreSQL 13\.6 .* but the version is 13\.4 \(engine\.version\): raise the engine version, or choose a provisioned class/),
+        message: expect.stringMatching(
+          /needs Aurora PostgreSQL 13\.6 .* but the version is 13\.4 \(engine\.version\): raise the engine version, or choose a provisioned class/,
+        ),
       },
     ]);
-    expect(problemsOf(spec([{ name: 'sls', instanceClass: 'db.serverless', maxAcu: 8 }], '8.0.39', 'rds-mysql'))).toContainEqual({
+    expect(
+      problemsOf(spec([{ name: 'sls', instanceClass: 'db.serverless', maxAcu: 8 }], '8.0.39', 'rds-mysql')),
+    ).toContainEqual({
       path: 'variants[0].instanceClass',
       message: expect.stringMatching(/Aurora feature; RDS for MySQL does not have it.*choose a provisioned class/),
     });
@@ -122,23 +156,37 @@ describe('bad Serverless v2 and storage input', () => {
 
   it('refuses a capacity setting on a provisioned class', () => {
     expect(problemsOf(spec([{ name: 'p', instanceClass: 'db.r8g.large', maxAcu: 8 }]))).toEqual([
-      { path: 'variants[0].maxAcu', message: expect.stringMatching(/remove maxAcu, or set instanceClass to "db\.serverless"/) },
+      {
+        path: 'variants[0].maxAcu',
+        message: expect.stringMatching(/remove maxAcu, or set instanceClass to "db\.serverless"/),
+      },
     ]);
   });
 
   it('refuses a storage configuration on RDS for MySQL and I/O-Optimized on a version without it', () => {
-    expect(problemsOf(spec([{ name: 'r', instanceClass: 'db.r6g.large', storage: 'standard' }], '8.0.39', 'rds-mysql'))).toEqual([
+    expect(
+      problemsOf(spec([{ name: 'r', instanceClass: 'db.r6g.large', storage: 'standard' }], '8.0.39', 'rds-mysql')),
+    ).toEqual([
       { path: 'variants[0].storage', message: expect.stringMatching(/RDS for MySQL does not have it.*remove storage/) },
     ]);
-    expect(problemsOf(spec([{ name: 'a', instanceClass: 'db.r6g.large', storage: 'io-optimized' }], '3.02.0'))).toEqual([
-      { path: 'variants[0].storage', message: expect.stringMatching(/needs Aurora MySQL 3\.03\.1 or higher.*raise the engine version, or use "standard"/) },
-    ]);
+    expect(problemsOf(spec([{ name: 'a', instanceClass: 'db.r6g.large', storage: 'io-optimized' }], '3.02.0'))).toEqual(
+      [
+        {
+          path: 'variants[0].storage',
+          message: expect.stringMatching(
+            /needs Aurora MySQL 3\.03\.1 or higher.*raise the engine version, or use "standard"/,
+          ),
+        },
+      ],
+    );
   });
 });
 
 describe('the plan and its cost', () => {
   it('plans db.serverless locally at the r class of its largest capacity, and says there is no capacity scaling', () => {
-    const plan = planRun(validateSpec(spec([{ name: 'sls', instanceClass: 'db.serverless', minAcu: 1, maxAcu: 16 }])), { backend: 'local' });
+    const plan = planRun(validateSpec(spec([{ name: 'sls', instanceClass: 'db.serverless', minAcu: 1, maxAcu: 16 }])), {
+      backend: 'local',
+    });
     expect(plan.cells[0]!.variant.serverless).toEqual({ minAcu: 1, maxAcu: 16, readerScaling: 'with-writer' });
     expect(plan.notes.map((n) => n.message).join('\n')).toMatch(/no Aurora capacity scaling locally/);
     expect(serverlessStandIn(16)).toBe('db.r6g.xlarge');
@@ -159,7 +207,10 @@ describe('the plan and its cost', () => {
     // Assert
     const [std, iopt, sls] = ['std', 'iopt', 'sls'].map((v) => cost.cells.find((c) => c.cellId === `${v}-r1`)!);
     expect(iopt!.dbCost! / std!.dbCost!).toBeCloseTo(usEast.ioOptimizedInstanceMultiplier!, 9);
-    expect(iopt!.storageCost / std!.storageCost).toBeCloseTo(usEast.storageGbMonthIoOptimized! / usEast.storageGbMonth!, 9);
+    expect(iopt!.storageCost / std!.storageCost).toBeCloseTo(
+      usEast.storageGbMonthIoOptimized! / usEast.storageGbMonth!,
+      9,
+    );
     expect(std!.ioCost).toBeGreaterThan(0);
     expect(iopt!.ioCost).toBe(0);
     const hours = sls!.hours;
@@ -169,7 +220,8 @@ describe('the plan and its cost', () => {
   });
 
   it('prices db.r8g as an unconfirmed price, and has no price for db.r7i (no sourced figure)', () => {
-    const plan = (instanceClass: string) => planRun(validateSpec(spec([{ name: 'v', instanceClass }])), { backend: 'aws' });
+    const plan = (instanceClass: string) =>
+      planRun(validateSpec(spec([{ name: 'v', instanceClass }])), { backend: 'aws' });
     const r8g = estimatePlanCost(plan('db.r8g.2xlarge'), prices);
     expect(r8g.missing).toEqual([]);
     expect(r8g.total).not.toBeNull();
@@ -178,7 +230,12 @@ describe('the plan and its cost', () => {
     expect(r7i.missing).toEqual(['db.r7i.2xlarge']);
     expect(r7i.total).toBeNull();
     // The I/O-Optimized figures are sourced (prices/aws-prices.json auroraConfigurationsSource).
-    const io = estimatePlanCost(planRun(validateSpec(spec([{ name: 'v', instanceClass: 'db.r6g.large', storage: 'io-optimized' }])), { backend: 'aws' }), prices);
+    const io = estimatePlanCost(
+      planRun(validateSpec(spec([{ name: 'v', instanceClass: 'db.r6g.large', storage: 'io-optimized' }])), {
+        backend: 'aws',
+      }),
+      prices,
+    );
     expect(io.unconfirmed).toEqual([]);
   });
 });
@@ -189,7 +246,10 @@ describe('the bill and the storage break-even', () => {
   it('bills Standard for the I/O really made and I/O-Optimized for none, each at its own prices', () => {
     const usage = { cellId: 'c', engine, instanceS: 7200, ioRequests: 50_000_000, dataGb: 100 };
     const std = billCell(usEast, { ...usage, variant: { instanceClass: 'db.r6g.large', readers: 1 } });
-    const iopt = billCell(usEast, { ...usage, variant: { instanceClass: 'db.r6g.large', readers: 1, storage: 'io-optimized' } });
+    const iopt = billCell(usEast, {
+      ...usage,
+      variant: { instanceClass: 'db.r6g.large', readers: 1, storage: 'io-optimized' },
+    });
     expect(std.compute).toBeCloseTo(2 * 0.26 * 2, 9);
     expect(std.io).toBeCloseTo(50 * usEast.ioPerMillion!, 9);
     expect(std.storage).toBeCloseTo((100 * usEast.storageGbMonth! * 2) / 730, 9);
@@ -204,7 +264,11 @@ describe('the bill and the storage break-even', () => {
       instanceS: 3600,
       acuSeconds: 6 * 3600,
       dataGb: 0,
-      variant: { instanceClass: 'db.serverless', readers: 0, serverless: { minAcu: 1, maxAcu: 16, readerScaling: 'with-writer' } },
+      variant: {
+        instanceClass: 'db.serverless',
+        readers: 0,
+        serverless: { minAcu: 1, maxAcu: 16, readerScaling: 'with-writer' },
+      },
     });
     expect(bill.compute).toBeCloseTo(6 * usEast.acuHourly!, 9);
     expect(bill.computeWhat).toMatch(/6\.00 ACU-hours measured/);
@@ -230,7 +294,9 @@ describe('the report sections', () => {
       ts: new Date(Date.parse('2024-05-01T10:00:00Z') + minute * 60000).toISOString(),
       value,
     });
-    expect(scalingLagS({ started_at: '2024-05-01T10:00:00.000Z' }, [point(0, 1), point(1, 4), point(2, 9.5), point(3, 10)])).toBe(120);
+    expect(
+      scalingLagS({ started_at: '2024-05-01T10:00:00.000Z' }, [point(0, 1), point(1, 4), point(2, 9.5), point(3, 10)]),
+    ).toBe(120);
     expect(scalingLagS({ started_at: '2024-05-01T10:00:00.000Z' }, [point(0, 8), point(1, 8)])).toBeNull();
   });
 
@@ -296,7 +362,14 @@ describe('the report sections', () => {
     const plan = planRun(s, { backend: 'aws', runId: 'unit-run' });
     const cell = plan.cells[0]!;
     const steps = [
-      stepResult({ variant: 'std', cell_id: cell.cellId, step_id: cell.steps[0]!.stepId, started_at: '2024-05-01T10:00:00.000Z', ended_at: '2024-05-01T10:10:00.000Z', tps: 1000 }),
+      stepResult({
+        variant: 'std',
+        cell_id: cell.cellId,
+        step_id: cell.steps[0]!.stepId,
+        started_at: '2024-05-01T10:00:00.000Z',
+        ended_at: '2024-05-01T10:10:00.000Z',
+        tps: 1000,
+      }),
     ];
     // 600 s x 1,000 TPS = 600,000 transactions; 30 I/O per transaction.
     const io = (metric: string, minute: number, value: number): UsagePoint => ({
@@ -307,7 +380,12 @@ describe('the report sections', () => {
       ts: new Date(Date.parse('2024-05-01T10:00:00Z') + minute * 60000).toISOString(),
       value,
     });
-    const volumeIo = [io('VolumeReadIOPs', 0, 3_000_000), io('VolumeWriteIOPs', 0, 6_000_000), io('VolumeReadIOPs', 5, 3_000_000), io('VolumeWriteIOPs', 5, 6_000_000)];
+    const volumeIo = [
+      io('VolumeReadIOPs', 0, 3_000_000),
+      io('VolumeWriteIOPs', 0, 6_000_000),
+      io('VolumeReadIOPs', 5, 3_000_000),
+      io('VolumeWriteIOPs', 5, 6_000_000),
+    ];
     const data = { ...runData(steps, s), plan, auroraUsage: { capacity: [], volumeIo } };
     const storage = auroraChoicesSections(makeContext(data, prices), data.auroraUsage).find((x) => x.id === 'storage')!;
     // 30,000 I/O/s costs 30,000 x 3600 x $0.2/1e6 = $21.6/h: far above the break-even.

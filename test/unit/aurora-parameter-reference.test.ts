@@ -57,7 +57,9 @@ describe("building the parameter catalogue from AWS's reference", () => {
   it('reads which major versions a note limits a row to', () => {
     // Act / Assert
     expect(versionsOf('Removed from Aurora MySQL version 3.')).toEqual(['2']);
-    expect(versionsOf('Aurora MySQL version 2. Use replica_checkpoint_group in Aurora MySQL version 3.')).toEqual(['2']);
+    expect(versionsOf('Aurora MySQL version 2. Use replica_checkpoint_group in Aurora MySQL version 3.')).toEqual([
+      '2',
+    ]);
     expect(versionsOf('Aurora MySQL version 2 only')).toEqual(['2']);
     expect(versionsOf('This parameter applies to Aurora MySQL version 3.')).toEqual(['3']);
     expect(versionsOf('Aurora MySQL version 3')).toEqual(['3']);
@@ -69,9 +71,20 @@ describe("building the parameter catalogue from AWS's reference", () => {
     // Act / Assert
     expect(modifiableFor('Aurora MySQL version 2: Yes Aurora MySQL version 3: No', '', 'cluster', '2')).toBe(true);
     expect(modifiableFor('Aurora MySQL version 2: Yes Aurora MySQL version 3: No', '', 'cluster', '3')).toBe(false);
-    expect(modifiableFor('Yes (Aurora MySQL version 2) Only at cluster creation time (Aurora MySQL version 3)', '', 'cluster', '3')).toBe('at-creation');
-    expect(modifiableFor('Sometimes', 'Modifiable only at the cluster level in Aurora MySQL version 3.', 'instance', '3')).toBe(false);
-    expect(modifiableFor('Yes', 'Removed at the instance level from Aurora MySQL version 3.', 'instance', '3')).toBeUndefined();
+    expect(
+      modifiableFor(
+        'Yes (Aurora MySQL version 2) Only at cluster creation time (Aurora MySQL version 3)',
+        '',
+        'cluster',
+        '3',
+      ),
+    ).toBe('at-creation');
+    expect(
+      modifiableFor('Sometimes', 'Modifiable only at the cluster level in Aurora MySQL version 3.', 'instance', '3'),
+    ).toBe(false);
+    expect(
+      modifiableFor('Yes', 'Removed at the instance level from Aurora MySQL version 3.', 'instance', '3'),
+    ).toBeUndefined();
     expect(() => modifiableFor('Maybe', '', 'cluster', '3')).toThrow(/unexpected Modifiable cell "Maybe"/);
   });
 
@@ -79,7 +92,11 @@ describe("building the parameter catalogue from AWS's reference", () => {
     // Act / Assert
     expect(allowedValuesIn('The allowed values are 0 and 1 (default). When set to 1, ...')).toEqual(['0', '1']);
     expect(allowedValuesIn('Allowed values are MEMORY and TempTable.')).toEqual(['MEMORY', 'TempTable']);
-    expect(allowedValuesIn('Its value can be DYNAMIC, COMPACT, or REDUNDANT.')).toEqual(['DYNAMIC', 'COMPACT', 'REDUNDANT']);
+    expect(allowedValuesIn('Its value can be DYNAMIC, COMPACT, or REDUNDANT.')).toEqual([
+      'DYNAMIC',
+      'COMPACT',
+      'REDUNDANT',
+    ]);
     expect(allowedValuesIn('For more information, see ...')).toBeUndefined();
   });
 
@@ -102,11 +119,15 @@ describe("building the parameter catalogue from AWS's reference", () => {
     expect(v3['replica_parallel_workers']?.otherName).toBe('slave_parallel_workers');
     expect(v3['thread_handling']?.instance).toEqual({ modifiable: false });
     expect(majors['2'].notApplicable).toEqual({
-      innodb_deadlock_detect: "This parameter doesn't apply to Aurora MySQL version 2. It is available in Aurora MySQL version 3.",
+      innodb_deadlock_detect:
+        "This parameter doesn't apply to Aurora MySQL version 2. It is available in Aurora MySQL version 3.",
       innodb_flush_method: '',
     });
     expect(majors['3'].notApplicable).toEqual({ innodb_flush_method: '' });
-    expect(v3['aurora_fwd_writer_idle_timeout']).toMatchObject({ cluster: { modifiable: true }, range: { min: '1', max: '86400' } });
+    expect(v3['aurora_fwd_writer_idle_timeout']).toMatchObject({
+      cluster: { modifiable: true },
+      range: { min: '1', max: '86400' },
+    });
     expect(v2['aurora_fwd_writer_idle_timeout']).toBeUndefined();
     expect(v2['aurora_replica_read_consistency']?.allowedValues).toEqual(['EVENTUAL', 'SESSION', 'GLOBAL']);
   });
@@ -115,7 +136,13 @@ describe("building the parameter catalogue from AWS's reference", () => {
     // Arrange
     const majors = catalogueFromReference(REFERENCE, WRITE_FORWARDING);
     const amendments: Amendment[] = [
-      { majors: ['3'], name: 'innodb_flush_log_at_trx_commit', levels: { cluster: { modifiable: true } }, allowedValues: ['0', '1', '2'], source: 'https://docs.aws.amazon.com/x' },
+      {
+        majors: ['3'],
+        name: 'innodb_flush_log_at_trx_commit',
+        levels: { cluster: { modifiable: true } },
+        allowedValues: ['0', '1', '2'],
+        source: 'https://docs.aws.amazon.com/x',
+      },
       { majors: ['2', '3'], name: 'innodb_undo_logs', notApplicable: '', source: 'https://docs.aws.amazon.com/x' },
     ];
     // Act
@@ -134,6 +161,8 @@ describe("building the parameter catalogue from AWS's reference", () => {
     // Arrange: a reference without the write forwarding parameters the AWS backend sets
     const majors = catalogueFromReference(REFERENCE, WRITE_FORWARDING);
     // Act / Assert
-    expect(() => checkCatalogue(majors)).toThrow(/aurora_fwd_writer_max_connections_pct is a modifiable cluster parameter of Aurora MySQL 3/);
+    expect(() => checkCatalogue(majors)).toThrow(
+      /aurora_fwd_writer_max_connections_pct is a modifiable cluster parameter of Aurora MySQL 3/,
+    );
   });
 });

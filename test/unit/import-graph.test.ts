@@ -47,7 +47,10 @@ function sourceFiles(dir: string): string[] {
 
 function layerOf(area: string): number {
   const i = LAYERS.findIndex((layer) => layer.includes(area));
-  if (i < 0) throw new Error(`${area} is in no layer of test/unit/import-graph.test.ts: add it where it belongs in the data path (docs/architecture.md)`);
+  if (i < 0)
+    throw new Error(
+      `${area} is in no layer of test/unit/import-graph.test.ts: add it where it belongs in the data path (docs/architecture.md)`,
+    );
   return i;
 }
 
@@ -91,7 +94,8 @@ describe('import graph: the one-way path of docs/architecture.md', () => {
 
   it('core never imports lambdas, bin or lib; lib never imports CLI code', () => {
     // Arrange: the rules of the agreement, stated on their own so a change of the layers cannot drop them.
-    const forbidden = (edge: string) => /^core\/\S+ -> (lambdas|bin|lib)$/.test(edge) || /^lib -> (core\/cli|bin)$/.test(edge);
+    const forbidden = (edge: string) =>
+      /^core\/\S+ -> (lambdas|bin|lib)$/.test(edge) || /^lib -> (core\/cli|bin)$/.test(edge);
 
     // Act
     const all = [...edges().keys()];

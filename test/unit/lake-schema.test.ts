@@ -11,7 +11,14 @@ import { join } from 'node:path';
 import { LocalLakeStore } from '../../core/backends/local/local-lake';
 import { LocalLake, withLake } from '../../core/lake/duckdb';
 import { findRun, stepResults } from '../../core/lake/results';
-import { DUCKDB_TYPES, LAKE_COLUMNS, LAKE_SCHEMA_VERSION, LAKE_VERSION_KEY, PARTITION_COLUMN, VIEW_COLUMNS } from '../../core/lake/schema';
+import {
+  DUCKDB_TYPES,
+  LAKE_COLUMNS,
+  LAKE_SCHEMA_VERSION,
+  LAKE_VERSION_KEY,
+  PARTITION_COLUMN,
+  VIEW_COLUMNS,
+} from '../../core/lake/schema';
 import { LAKE_TABLES, lakeKeys, toJsonLines, type StepRow } from '../../core/lake/rows';
 import { stepTotals } from '../../core/lake/step-rows';
 
@@ -37,40 +44,75 @@ describe('the lake schema module against DuckDB', () => {
   it('every table view has exactly the schema columns and types, plus the partition column', async () => {
     // Arrange / Act
     const described = await withLake(lakeV1(), async (lake) =>
-      Promise.all(LAKE_TABLES.map(async (t) => [t, await lake.query<{ column_name: string; column_type: string }>(`DESCRIBE ${t}`)] as const)),
+      Promise.all(
+        LAKE_TABLES.map(
+          async (t) => [t, await lake.query<{ column_name: string; column_type: string }>(`DESCRIBE ${t}`)] as const,
+        ),
+      ),
     );
     // Assert
     for (const [table, columns] of described) {
-      const expected = [...Object.entries(LAKE_COLUMNS[table]).map(([c, type]) => [c, DUCKDB_TYPES[type]]), [PARTITION_COLUMN, 'VARCHAR']];
+      const expected = [
+        ...Object.entries(LAKE_COLUMNS[table]).map(([c, type]) => [c, DUCKDB_TYPES[type]]),
+        [PARTITION_COLUMN, 'VARCHAR'],
+      ];
       expect([table, columns.map((c) => [c.column_name, describedType(c.column_type)])]).toEqual([table, expected]);
     }
   });
 
-  it.each(Object.keys(VIEW_COLUMNS) as (keyof typeof VIEW_COLUMNS)[])("%s's columns and types are the schema's VIEW_COLUMNS (the row type the code reads)", async (view) => {
-    // Arrange / Act
-    const columns = await withLake(lakeV1(), (lake) => lake.query<{ column_name: string; column_type: string }>(`DESCRIBE ${view}`));
-    // Assert: the names in order; each type is the schema's (nullable or not is the SQL's business)
-    const expected = Object.entries(VIEW_COLUMNS[view]).map(([c, t]) => [c, DUCKDB_TYPES[t.replace(/\?$/, '') as keyof typeof DUCKDB_TYPES]]);
-    // SUM and COUNT widen integers (DuckDB: SUM(INTEGER) is HUGEINT, COUNT is BIGINT): read as numbers alike.
-    const widened = (t: string) => (['HUGEINT', 'BIGINT', 'INTEGER', 'DECIMAL(38,0)'].includes(t) ? 'integer' : t);
-    expect(columns.map((c) => [c.column_name, widened(describedType(c.column_type))])).toEqual(expected.map(([c, t]) => [c, widened(t!)]));
-  });
+  it.each(Object.keys(VIEW_COLUMNS) as (keyof typeof VIEW_COLUMNS)[])(
+    "%s's columns and types are the schema's VIEW_COLUMNS (the row type the code reads)",
+    async (view) => {
+      // Arrange / Act
+      const columns = await withLake(lakeV1(), (lake) =>
+        lake.query<{ column_name: string; column_type: string }>(`DESCRIBE ${view}`),
+      );
+      // Assert: the names in order; each type is the schema's (nullable or not is the SQL's business)
+      const expected = Object.entries(VIEW_COLUMNS[view]).map(([c, t]) => [
+        c,
+        DUCKDB_TYPES[t.replace(/\?$/, '') as keyof typeof DUCKDB_TYPES],
+      ]);
+      // SUM and COUNT widen integers (DuckDB: SUM(INTEGER) is HUGEINT, COUNT is BIGINT): read as numbers alike.
+      const widened = (t: string) => (['HUGEINT', 'BIGINT', 'INTEGER', 'DECIMAL(38,0)'].includes(t) ? 'integer' : t);
+      expect(columns.map((c) => [c.column_name, widened(describedType(c.column_type))])).toEqual(
+        expected.map(([c, t]) => [c, widened(t!)]),
+      );
+    },
+  );
 
   it('stepTotals (what the workflow records of a step) and step_summary (what results and reports read) agree on real rows', async () => {
     // Arrange: the fixture's real step row, and (as another run: the fixture's is compacted) the same step as three
     // clients, two ok and one failed without a summary, and as two clients of which one overloaded
     const lake = lakeV1();
-    const real = await withLake(lake, (l) => l.query<StepRow>("SELECT * EXCLUDE (dt), dt FROM steps WHERE run_id = 'lake-v1-fixture'"));
+    const real = await withLake(lake, (l) =>
+      l.query<StepRow>("SELECT * EXCLUDE (dt), dt FROM steps WHERE run_id = 'lake-v1-fixture'"),
+    );
     expect(real).toHaveLength(1);
     const [one] = real;
     const other = { ...one!, run_id: 'agree' };
     const clients: StepRow[] = [
       { ...other, step_id: 'three', client_id: 'client-1', client_index: 0 },
       { ...other, step_id: 'three', client_id: 'client-2', client_index: 1, tps: one!.tps! / 2, qps: one!.qps! / 2 },
-      { ...other, step_id: 'three', client_id: 'client-3', client_index: 2, status: 'failed', error: 'sysbench exited with code 1', tps: null, qps: null },
+      {
+        ...other,
+        step_id: 'three',
+        client_id: 'client-3',
+        client_index: 2,
+        status: 'failed',
+        error: 'sysbench exited with code 1',
+        tps: null,
+        qps: null,
+      },
     ];
     const overloaded: StepRow[] = [
-      { ...other, step_id: 'over', client_id: 'client-1', client_index: 0, status: 'overloaded', error: 'could not keep the rate' },
+      {
+        ...other,
+        step_id: 'over',
+        client_id: 'client-1',
+        client_index: 0,
+        status: 'overloaded',
+        error: 'could not keep the rate',
+      },
       { ...other, step_id: 'over', client_id: 'client-2', client_index: 1 },
     ];
     const store = new LocalLakeStore(lake);
@@ -78,7 +120,10 @@ describe('the lake schema module against DuckDB', () => {
       await store.put(lakeKeys.stepTable('steps', one!.dt, 'agree', one!.cell_id, rows[0]!.step_id), toJsonLines(rows));
     }
     // Act
-    const summary = await withLake(lake, async (l) => [...(await stepResults(l, 'lake-v1-fixture')), ...(await stepResults(l, 'agree'))]);
+    const summary = await withLake(lake, async (l) => [
+      ...(await stepResults(l, 'lake-v1-fixture')),
+      ...(await stepResults(l, 'agree')),
+    ]);
     // Assert: status, tps and qps the same both ways, for every step
     const bySql = Object.fromEntries(summary.map((s) => [s.step_id, { status: s.status, tps: s.tps, qps: s.qps }]));
     const byTs = Object.fromEntries(
@@ -104,10 +149,20 @@ describe('a lake written by the previous release (version 1)', () => {
     // Arrange
     const lake = lakeV1();
     // Act
-    const { run, steps } = await withLake(lake, async (l) => ({ run: await findRun(l), steps: await stepResults(l, 'lake-v1-fixture') }));
+    const { run, steps } = await withLake(lake, async (l) => ({
+      run: await findRun(l),
+      steps: await stepResults(l, 'lake-v1-fixture'),
+    }));
     // Assert: the figures the run printed when it was made (161.24 tps, 2,257.32 qps)
-    expect([run.run_id, run.spec_name, run.status, run.backend]).toEqual(['lake-v1-fixture', 'lake-v1', 'succeeded', 'local']);
-    expect(steps.map((s) => [s.step_id, s.status, Math.round(s.tps! * 100) / 100, Math.round(s.qps! * 100) / 100])).toEqual([['ro-t1', 'ok', 161.24, 2257.32]]);
+    expect([run.run_id, run.spec_name, run.status, run.backend]).toEqual([
+      'lake-v1-fixture',
+      'lake-v1',
+      'succeeded',
+      'local',
+    ]);
+    expect(
+      steps.map((s) => [s.step_id, s.status, Math.round(s.tps! * 100) / 100, Math.round(s.qps! * 100) / 100]),
+    ).toEqual([['ro-t1', 'ok', 161.24, 2257.32]]);
   });
 
   it('is brought to this version when this code first writes it, without changing a file of it', async () => {
@@ -121,7 +176,9 @@ describe('a lake written by the previous release (version 1)', () => {
     await store.assertWritable();
     // Assert
     expect(await store.schemaVersion()).toBe(LAKE_SCHEMA_VERSION);
-    expect(JSON.parse(readFileSync(join(lake, LAKE_VERSION_KEY), 'utf8'))).toEqual({ schemaVersion: LAKE_SCHEMA_VERSION });
+    expect(JSON.parse(readFileSync(join(lake, LAKE_VERSION_KEY), 'utf8'))).toEqual({
+      schemaVersion: LAKE_SCHEMA_VERSION,
+    });
     expect(readFileSync(runFile).equals(before)).toBe(true);
     expect(await withLake(lake, (l) => l.query('SELECT run_id FROM runs'))).toEqual([{ run_id: 'lake-v1-fixture' }]);
   });
@@ -132,9 +189,13 @@ describe('a lake written by the previous release (version 1)', () => {
     writeFileSync(join(lake, LAKE_VERSION_KEY), JSON.stringify({ schemaVersion: LAKE_SCHEMA_VERSION + 1 }));
     // Act / Assert
     await expect(new LocalLakeStore(lake).assertWritable()).rejects.toThrow(
-      new RegExp(`schema version ${LAKE_SCHEMA_VERSION + 1}, written by a newer aurora-bench; this one writes version ${LAKE_SCHEMA_VERSION}: upgrade`),
+      new RegExp(
+        `schema version ${LAKE_SCHEMA_VERSION + 1}, written by a newer aurora-bench; this one writes version ${LAKE_SCHEMA_VERSION}: upgrade`,
+      ),
     );
-    await expect(LocalLake.open(lake)).rejects.toThrow(/written by a newer aurora-bench; this one reads versions up to \d+: upgrade aurora-bench/);
+    await expect(LocalLake.open(lake)).rejects.toThrow(
+      /written by a newer aurora-bench; this one reads versions up to \d+: upgrade aurora-bench/,
+    );
     expect(existsSync(join(lake, 'tables', 'runs'))).toBe(true);
   });
 
@@ -143,6 +204,8 @@ describe('a lake written by the previous release (version 1)', () => {
     const lake = lakeV1();
     writeFileSync(join(lake, LAKE_VERSION_KEY), '{"schemaVersion": "two"}');
     // Act / Assert
-    await expect(LocalLake.open(lake)).rejects.toThrow(`${join(lake, LAKE_VERSION_KEY)}: schemaVersion must be a whole number from 1 (it is "two")`);
+    await expect(LocalLake.open(lake)).rejects.toThrow(
+      `${join(lake, LAKE_VERSION_KEY)}: schemaVersion must be a whole number from 1 (it is "two")`,
+    );
   });
 });

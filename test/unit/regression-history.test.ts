@@ -11,7 +11,12 @@ import { historyReport } from '../../core/regression/render';
 import { renderTerminal } from '../../core/report/report';
 
 /** n runs of the nightly spec whose TPS (and latency, inversely) follow `level(i)` with 2% noise. */
-function runsWith(n: number, level: (i: number) => number, seed = 1, sd = 0.02): { runs: HistoryRunRow[]; steps: StepRow[] } {
+function runsWith(
+  n: number,
+  level: (i: number) => number,
+  seed = 1,
+  sd = 0.02,
+): { runs: HistoryRunRow[]; steps: StepRow[] } {
   const noise = new NormalSource(seed);
   const runs: HistoryRunRow[] = [];
   const steps: StepRow[] = [];
@@ -27,7 +32,8 @@ function runsWith(n: number, level: (i: number) => number, seed = 1, sd = 0.02):
 /** The noise seed of runsWith whose 2% step gives a split with p just above 0.01 (found by trying seeds). */
 const NEAR_MISS_SEED = 9;
 
-const metric = (h: ReturnType<typeof buildHistory>, name: string) => h.steps[0]!.metrics.find((m) => m.metric === name)!;
+const metric = (h: ReturnType<typeof buildHistory>, name: string) =>
+  h.steps[0]!.metrics.find((m) => m.metric === name)!;
 
 describe('history of an experiment', () => {
   it('finds a 20% TPS drop at the run it happened, with the runs on each side, its size and p-value; the latest run is within the noise of the runs since', () => {
@@ -52,7 +58,9 @@ describe('history of an experiment', () => {
     expect(cp.change.high).toBeLessThan(0.83);
     expect(cp.pValue).toBeLessThanOrEqual(0.01);
     // latency went up at the same run: a regression too
-    expect(metric(h, 'latency').changePoints.map((c) => [c.runId, c.direction])).toEqual([['nightly-013', 'regressed']]);
+    expect(metric(h, 'latency').changePoints.map((c) => [c.runId, c.direction])).toEqual([
+      ['nightly-013', 'regressed'],
+    ]);
     expect(tps.latest).toMatchObject({ runId: 'nightly-024', verdict: 'within-noise', sinceRunId: null });
     expect(tps.latest!.baseline!.runIds).toEqual(runs.slice(12, 23).map((r) => r.run_id));
   });
@@ -95,22 +103,52 @@ describe('history of an experiment', () => {
   it('shows failed and client-bound runs with their reason, leaves them out of the series, and does not judge a failed latest run', () => {
     // Arrange
     const { runs, steps } = runsWith(8, () => 1000);
-    steps[3] = summaryRow(runs[3]!.run_id, { status: 'failed', error: 'FATAL: Lost connection', tps: null, qps: null, lat_pct_ms: null, errors_per_s: null });
+    steps[3] = summaryRow(runs[3]!.run_id, {
+      status: 'failed',
+      error: 'FATAL: Lost connection',
+      tps: null,
+      qps: null,
+      lat_pct_ms: null,
+      errors_per_s: null,
+    });
     steps[5] = summaryRow(runs[5]!.run_id, { saturated_clients: 1 });
-    steps[7] = summaryRow(runs[7]!.run_id, { status: 'failed', error: 'FATAL: Too many connections', tps: null, qps: null, lat_pct_ms: null, errors_per_s: null });
+    steps[7] = summaryRow(runs[7]!.run_id, {
+      status: 'failed',
+      error: 'FATAL: Too many connections',
+      tps: null,
+      qps: null,
+      lat_pct_ms: null,
+      errors_per_s: null,
+    });
     // Act
     const h = buildHistory({ experiment: 'nightly', runs, steps });
     // Assert
     const s = h.steps[0]!;
     expect(s.points[3]!.note).toMatch(/^failed in r6g-r1: FATAL: Lost connection/);
     expect(s.points[5]!.note).toMatch(/^client-bound in r6g-r1/);
-    expect(metric(h, 'tps').values.map((v) => v === null)).toEqual([false, false, false, true, false, true, false, true]);
-    expect(metric(h, 'tps').latest).toMatchObject({ verdict: 'not-judged', reason: expect.stringMatching(/Too many connections/) });
+    expect(metric(h, 'tps').values.map((v) => v === null)).toEqual([
+      false,
+      false,
+      false,
+      true,
+      false,
+      true,
+      false,
+      true,
+    ]);
+    expect(metric(h, 'tps').latest).toMatchObject({
+      verdict: 'not-judged',
+      reason: expect.stringMatching(/Too many connections/),
+    });
   });
 
   it('starts a new series when the measurement changes (and says what changed), not when a server parameter does', () => {
     // Arrange: runs 1-4 as specified, 5-8 with another parameter value, 9-12 with 120 s steps
-    const parameter = nightlySpec({ variants: [{ name: 'r6g', instanceClass: 'db.r6g.large', instanceParameters: { max_prepared_stmt_count: 50000 } }] });
+    const parameter = nightlySpec({
+      variants: [
+        { name: 'r6g', instanceClass: 'db.r6g.large', instanceParameters: { max_prepared_stmt_count: 50000 } },
+      ],
+    });
     const longer = nightlySpec({ defaults: { durationS: 120, warmupS: 10, reportIntervalS: 1, percentile: 95 } });
     const runs = [1, 2, 3, 4]
       .map((i) => historyRun(i))
@@ -126,8 +164,16 @@ describe('history of an experiment', () => {
     expect(h.steps[0]!.points.map((p) => p.runId)).toEqual(runs.slice(0, 8).map((r) => r.run_id));
     expect(h.steps[0]!.current).toBe(false);
     expect(h.steps[1]!.current).toBe(true);
-    expect(h.steps[1]!.startedBecause).toEqual({ previousHash: h.steps[0]!.measurementHash, lastRunBefore: 'nightly-008', differences: ['durationS 60 → 120'] });
-    expect(h.notices).toEqual([expect.stringMatching(/^rw t8 \[r6g\]: the measurement changed at run nightly-009 \(durationS 60 → 120\): a new series starts there/)]);
+    expect(h.steps[1]!.startedBecause).toEqual({
+      previousHash: h.steps[0]!.measurementHash,
+      lastRunBefore: 'nightly-008',
+      differences: ['durationS 60 → 120'],
+    });
+    expect(h.notices).toEqual([
+      expect.stringMatching(
+        /^rw t8 \[r6g\]: the measurement changed at run nightly-009 \(durationS 60 → 120\): a new series starts there/,
+      ),
+    ]);
     expect(metric(h, 'tps').latest).toBeNull();
   });
 
@@ -162,7 +208,10 @@ describe('history of an experiment', () => {
     // Act
     const h = buildHistory({ experiment: 'nightly', runs, steps });
     // Assert
-    expect(metric(h, 'tps').latest).toMatchObject({ verdict: 'unknown', reason: 'fewer than 3 earlier runs in a stable segment to judge the latest run against' });
+    expect(metric(h, 'tps').latest).toMatchObject({
+      verdict: 'unknown',
+      reason: 'fewer than 3 earlier runs in a stable segment to judge the latest run against',
+    });
   });
 
   it('says that nothing could be judged yet when every metric of the latest run has the noise unknown, not "no regression"', () => {
@@ -171,7 +220,9 @@ describe('history of an experiment', () => {
     // Act
     const text = renderTerminal(historyReport(buildHistory({ experiment: 'nightly', runs, steps })));
     // Assert
-    expect(text).toMatch(/Nothing could be judged in the latest run yet: 4 step metrics with the noise unknown \(fewer than 3 earlier runs in a stable segment\)/);
+    expect(text).toMatch(
+      /Nothing could be judged in the latest run yet: 4 step metrics with the noise unknown \(fewer than 3 earlier runs in a stable segment\)/,
+    );
     expect(text).not.toMatch(/No regression/);
   });
 
@@ -219,19 +270,32 @@ describe('history of an experiment', () => {
     // exact: all 199 permutations ran, not the few an early stop at 0.01 would have run
     expect(miss.permutations).toBe(199);
     expect(again).toEqual(h);
-    expect(renderTerminal(historyReport(h))).toMatch(/Near misses[\s\S]*TPS[\s\S]*not significant: p = 0\.0\d+ > 0\.01/);
+    expect(renderTerminal(historyReport(h))).toMatch(
+      /Near misses[\s\S]*TPS[\s\S]*not significant: p = 0\.0\d+ > 0\.01/,
+    );
   });
 
   it('draws each step on one y axis from 0, as a percentage of its first segment, with every line named in the legend', () => {
     // Arrange: 594-601 TPS, the wobble two auto-scaled axes made look like a crash
     const { runs, steps } = runsWith(10, (i) => 594 + (i % 3) * 3.5, 1, 0);
     // Act
-    const chart = historyReport(buildHistory({ experiment: 'nightly', runs, steps }), { charts: true }).sections.find((s) => s.id === 'trends')!.charts[0]!;
+    const chart = historyReport(buildHistory({ experiment: 'nightly', runs, steps }), { charts: true }).sections.find(
+      (s) => s.id === 'trends',
+    )!.charts[0]!;
     // Assert
-    const option = chart.option as { yAxis: { min: number; max: number }; legend: { data: string[] }; series: { name: string; data: [number, number | null][] }[] };
+    const option = chart.option as {
+      yAxis: { min: number; max: number };
+      legend: { data: string[] };
+      series: { name: string; data: [number, number | null][] }[];
+    };
     expect(Array.isArray(option.yAxis)).toBe(false);
     expect(option.yAxis.min).toBe(0);
-    expect(option.legend.data).toEqual(['TPS (100% = 598 TPS)', 'TPS segment mean', 'p95 latency (100% = 16.74 ms)', 'p95 latency segment mean']);
+    expect(option.legend.data).toEqual([
+      'TPS (100% = 598 TPS)',
+      'TPS segment mean',
+      'p95 latency (100% = 16.74 ms)',
+      'p95 latency segment mean',
+    ]);
     const tps = option.series.find((s) => s.name.startsWith('TPS ('))!.data.map(([, y]) => y!);
     expect(Math.min(...tps)).toBeGreaterThan(99);
     expect(Math.max(...tps)).toBeLessThan(101);

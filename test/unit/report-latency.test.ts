@@ -7,7 +7,14 @@ import { runData, stepResult } from '../helpers/step-results';
 
 const prices = loadPrices(resolve(__dirname, '../..'));
 
-const dist = (p50: number) => ({ lat_p50_ms: p50, lat_p90_ms: p50 * 2, lat_p95_ms: p50 * 3, lat_p99_ms: p50 * 6, lat_p999_ms: p50 * 10, lat_max_ms: p50 * 20 });
+const dist = (p50: number) => ({
+  lat_p50_ms: p50,
+  lat_p90_ms: p50 * 2,
+  lat_p95_ms: p50 * 3,
+  lat_p99_ms: p50 * 6,
+  lat_p999_ms: p50 * 10,
+  lat_max_ms: p50 * 20,
+});
 
 describe('latencySection', () => {
   it("shows p50 ... max per step (mean over repeats), the widest tail, and each repeat's p99 against the rate it was offered", () => {

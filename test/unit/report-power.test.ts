@@ -12,7 +12,9 @@ describe('repeatsToResolve', () => {
     expect(n).toBe(18);
     const enough = (k: number): boolean => {
       const df = 2 * (k - 1); // equal variances of the means: Welch's df is 2(n - 1)
-      return (studentTQuantile(0.975, df) + studentTQuantile(0.8, df)) * Math.sqrt((2 * 0.05 ** 2) / k) <= Math.log(1.05);
+      return (
+        (studentTQuantile(0.975, df) + studentTQuantile(0.8, df)) * Math.sqrt((2 * 0.05 ** 2) / k) <= Math.log(1.05)
+      );
     };
     expect([enough(17), enough(18)]).toEqual([false, true]);
   });

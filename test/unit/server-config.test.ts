@@ -18,7 +18,10 @@ const GiB = 1024 ** 3;
 describe('renderServerOptions', () => {
   it("renders thread-sweep's self-managed variant: template and variant parameters, the thread pool, the class's defaults", () => {
     // Arrange: the study's own variant, as the plan resolves it (template merged, instance values win)
-    const { spec, scripts } = loadSpecFile(join(repoRoot, 'experiments', 'thread-sweep.json'), join(repoRoot, 'client', 'workloads'));
+    const { spec, scripts } = loadSpecFile(
+      join(repoRoot, 'experiments', 'thread-sweep.json'),
+      join(repoRoot, 'client', 'workloads'),
+    );
     const plan = planRun(spec, { backend: 'local', scripts });
     const variant = plan.cells.find((c) => c.variant.name === 'self-managed-pool')!.variant;
 
@@ -38,7 +41,9 @@ describe('renderServerOptions', () => {
       'thread_handling=pool-of-threads',
       'max_connections=3000',
     ]);
-    expect(Buffer.from(serverOptionsBase64(rendered.lines), 'base64').toString('utf8')).toBe(rendered.lines.join('\n') + '\n');
+    expect(Buffer.from(serverOptionsBase64(rendered.lines), 'base64').toString('utf8')).toBe(
+      rendered.lines.join('\n') + '\n',
+    );
   });
 
   it('evaluates formulas with the instance, writes booleans ON/OFF, quotes values with spaces, and fills the buffer pool from memory', () => {
@@ -68,7 +73,11 @@ describe('renderServerOptions', () => {
     const variant = {
       name: 'v',
       clusterParameters: { aurora_binlog_replication_max_yield_seconds: 1, 'server-id': 9 },
-      instanceParameters: { innodb_page_size: '32K', max_connections: '{NoSuchVariable/2}', thread_handling: 'pool-of-threads' },
+      instanceParameters: {
+        innodb_page_size: '32K',
+        max_connections: '{NoSuchVariable/2}',
+        thread_handling: 'pool-of-threads',
+      },
     };
 
     // Act
@@ -93,7 +102,14 @@ describe('a self-managed variant in the spec', () => {
       name: 'sm',
       engine: { kind: 'self-managed', version: 'mariadb-10.11' },
       parameterTemplates: { t: { instanceParameters: { aurora_use_vector_instructions: 1 } } },
-      variants: [{ name: 'a', instanceClass: 'db.r6g.large', parameterTemplate: 't', instanceParameters: { port: 3307, thread_handling: 'pool-of-threads' } }],
+      variants: [
+        {
+          name: 'a',
+          instanceClass: 'db.r6g.large',
+          parameterTemplate: 't',
+          instanceParameters: { port: 3307, thread_handling: 'pool-of-threads' },
+        },
+      ],
       data: { tables: 1, tableSize: 100 },
       workloads: [{ name: 'rw', test: 'oltp_read_write', durationS: 60 }],
     };
@@ -120,7 +136,9 @@ describe('a self-managed variant in the spec', () => {
     const install = readFileSync(join(repoRoot, 'client', 'server-install.sh'), 'utf8');
 
     // Act / Assert: the script installs Debian 12's mariadb-server (MariaDB 10.11) and checks for 10.11
-    expect(['mariadb-10.11', 'mariadb-10.6', 'mysql-8.0', 'percona-8.0'].filter((v) => pattern.test(v))).toEqual(['mariadb-10.11']);
+    expect(['mariadb-10.11', 'mariadb-10.6', 'mysql-8.0', 'percona-8.0'].filter((v) => pattern.test(v))).toEqual([
+      'mariadb-10.11',
+    ]);
     expect(install).toMatch(/apt-get -q install -y --no-install-recommends mariadb-server mariadb-client/);
     expect(install).toMatch(/\*" 10\.11\."\*\)/);
   });

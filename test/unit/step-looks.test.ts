@@ -9,7 +9,15 @@ import { validateSpec } from '../../core/experiment/validate';
 import { planRun, PlanError } from '../../core/plan/plan';
 import { preparePlan } from '../../core/plan/prepare';
 import { cellHeader, duetHeader } from '../../core/plan/segments';
-import { jobDeadlineS, lookAgainAfterS, looksUntil, prepareDeadlineS, preparesInRun, SEGMENT_EVENTS_BUDGET, worstStepEvents } from '../../core/plan/step-looks';
+import {
+  jobDeadlineS,
+  lookAgainAfterS,
+  looksUntil,
+  prepareDeadlineS,
+  preparesInRun,
+  SEGMENT_EVENTS_BUDGET,
+  worstStepEvents,
+} from '../../core/plan/step-looks';
 import type { CellPlan } from '../../core/plan/types';
 import { allStates, loadDefinition } from '../../core/workflow/asl';
 import { localFunctionArn } from '../../core/workflow/local-runner';
@@ -30,7 +38,8 @@ function cellOf(data: SpecInput['data'], steps: number, durationS = 1): CellPlan
 }
 
 /** Events of a segment whose every step's jobs are looked at until their deadline. */
-const worstOf = (cell: CellPlan, from: number, to: number) => cell.steps.slice(from, to).reduce((sum, s) => sum + worstStepEvents(cell, s), 0);
+const worstOf = (cell: CellPlan, from: number, to: number) =>
+  cell.steps.slice(from, to).reduce((sum, s) => sum + worstStepEvents(cell, s), 0);
 
 describe('step looks and segments', () => {
   it('waits 10 s after the first look that finds jobs running, 1.5 times longer after each next, whole seconds, at most 300 s', () => {
@@ -46,9 +55,12 @@ describe('step looks and segments', () => {
     const states = allStates(loadDefinition(localFunctionArn));
 
     // Act
-    const runStep = states.get(STATE.RunStep) as { Type?: string; Next?: string; ResultPath?: string; Retry?: unknown[] } | undefined;
-    const choice = states.get(runStep?.Next ?? '') as { Type?: string; Choices?: { Variable?: string }[]; Default?: string } | undefined;
-    const wait = states.get(choice?.Default ?? '') as { Type?: string; SecondsPath?: string; Next?: string } | undefined;
+    const runStep = states.get(STATE.RunStep) as
+      { Type?: string; Next?: string; ResultPath?: string; Retry?: unknown[] } | undefined;
+    const choice = states.get(runStep?.Next ?? '') as
+      { Type?: string; Choices?: { Variable?: string }[]; Default?: string } | undefined;
+    const wait = states.get(choice?.Default ?? '') as
+      { Type?: string; SecondsPath?: string; Next?: string } | undefined;
 
     // Assert: 9 history events per look (a Task's 5, a Choice's 2, a Wait's 2), no retrier that would look without the Wait.
     expect([runStep?.Type, choice?.Type, wait?.Type]).toEqual(['Task', 'Choice', 'Wait']);
@@ -74,12 +86,12 @@ describe('step looks and segments', () => {
     const [first, second] = perStep.steps;
 
     // Act / Assert
-    expect([preparesInRun(perStep, first!), preparesInRun(perStep, second!), preparesInRun(perCell, perCell.steps[0]!), preparesInRun(perCell, perCell.steps[1]!)]).toEqual([
-      true,
-      true,
-      false,
-      false,
-    ]);
+    expect([
+      preparesInRun(perStep, first!),
+      preparesInRun(perStep, second!),
+      preparesInRun(perCell, perCell.steps[0]!),
+      preparesInRun(perCell, perCell.steps[1]!),
+    ]).toEqual([true, true, false, false]);
     expect(prepareDeadlineS(perStep.data)).toBe(5_000);
     expect(jobDeadlineS(first!, perStep.data, 'run', true)).toBe(5_000 + 1 + 60);
     expect(worstStepEvents(perStep, first!)).toBe(9 + 9 * looksUntil(5_061));
@@ -124,7 +136,11 @@ describe('step looks and segments', () => {
     expect(segments.at(-1)!.to).toBe(1000);
     segments.slice(1).forEach((s, i) => expect(s.from).toBe(segments[i]!.to));
     for (const s of segments) expect(worstOf(cell, s.from, s.to)).toBeLessThanOrEqual(SEGMENT_EVENTS_BUDGET);
-    segments.slice(1).forEach((s, i) => expect(worstOf(cell, segments[i]!.from, s.from + 1)).toBeGreaterThan(SEGMENT_EVENTS_BUDGET - 50));
+    segments
+      .slice(1)
+      .forEach((s, i) =>
+        expect(worstOf(cell, segments[i]!.from, s.from + 1)).toBeGreaterThan(SEGMENT_EVENTS_BUDGET - 50),
+      );
     expect(segments.length).toBeGreaterThan(5);
   });
 
@@ -154,7 +170,11 @@ describe('step looks and segments', () => {
       data: { tables: 10, tableSize },
       workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1] }],
     });
-    const prepare = (tableSize: number) => preparePlan({ spec: validateSpec(specOf(tableSize)), scripts: {} }, { backend: 'aws', runId: 'huge-1', source: 'huge.json' });
+    const prepare = (tableSize: number) =>
+      preparePlan(
+        { spec: validateSpec(specOf(tableSize)), scripts: {} },
+        { backend: 'aws', runId: 'huge-1', source: 'huge.json' },
+      );
 
     // Act
     const refused = () => prepare(90_000_000);
@@ -162,8 +182,14 @@ describe('step looks and segments', () => {
 
     // Assert
     expect(refused).toThrow(PlanError);
-    expect(refused).toThrow(/huge\.json[\s\S]*data\.tableSize: 900,000,000 rows: their prepare may run 5\.2 days .* more than half of Step Functions' 25,000 per execution/);
-    expect(worstStepEvents(fits.plan.cells[0]!, fits.plan.cells[0]!.steps[0]!)).toBeLessThanOrEqual(SEGMENT_EVENTS_BUDGET);
-    expect(() => preparePlan({ spec: validateSpec(specOf(90_000_000)), scripts: {} }, { backend: 'local', runId: 'huge-2' })).not.toThrow();
+    expect(refused).toThrow(
+      /huge\.json[\s\S]*data\.tableSize: 900,000,000 rows: their prepare may run 5\.2 days .* more than half of Step Functions' 25,000 per execution/,
+    );
+    expect(worstStepEvents(fits.plan.cells[0]!, fits.plan.cells[0]!.steps[0]!)).toBeLessThanOrEqual(
+      SEGMENT_EVENTS_BUDGET,
+    );
+    expect(() =>
+      preparePlan({ spec: validateSpec(specOf(90_000_000)), scripts: {} }, { backend: 'local', runId: 'huge-2' }),
+    ).not.toThrow();
   });
 });

@@ -11,7 +11,11 @@ import type { AwsBackendConfig } from './config';
  * first configured AZ (sorted); undefined when none is configured. Whether a subnet exists there is
  * the caller's question (provisioning refuses, the preflight reports it).
  */
-export function variantAz(region: string, variant: Pick<ResolvedVariant, 'az'>, subnetIdsByAz: Readonly<Record<string, string>>): string | undefined {
+export function variantAz(
+  region: string,
+  variant: Pick<ResolvedVariant, 'az'>,
+  subnetIdsByAz: Readonly<Record<string, string>>,
+): string | undefined {
   if (variant.az !== undefined) return `${region}${variant.az}`;
   return Object.keys(subnetIdsByAz).sort()[0];
 }
@@ -22,7 +26,9 @@ export function cellAz(config: Pick<AwsBackendConfig, 'subnetIdsByAz'>, run: Run
   const az = variantAz(run.region, cell.variant, config.subnetIdsByAz);
   if (az === undefined) throw new UnsupportedOnBackendError('no subnets are configured (subnetIdsByAz is empty)');
   if (!(az in config.subnetIdsByAz)) {
-    throw new UnsupportedOnBackendError(`variant "${cell.variant.name}": AZ ${az} has no configured subnet (configured: ${configured.join(', ') || 'none'})`);
+    throw new UnsupportedOnBackendError(
+      `variant "${cell.variant.name}": AZ ${az} has no configured subnet (configured: ${configured.join(', ') || 'none'})`,
+    );
   }
   return az;
 }

@@ -10,7 +10,16 @@ import type { ReportSection, TableBlock } from '../model';
 import { pairByTime, pairedRatioCi, roundsToResolve, type PairedRatio } from '../duet-pairs';
 import { stepKey } from '../load';
 import type { StepResult } from '../../lake/results';
-import { rangeText, ratioFinding, ratioText, verdictText, whole, WITHIN_RUN_NOTE, type Estimated, type RatioFinding } from '../findings';
+import {
+  rangeText,
+  ratioFinding,
+  ratioText,
+  verdictText,
+  whole,
+  WITHIN_RUN_NOTE,
+  type Estimated,
+  type RatioFinding,
+} from '../findings';
 import {
   clientBoundFinding,
   clientBoundMark,
@@ -96,7 +105,9 @@ function orderSentence(ctx: Context): string {
 
 /** The report interval of a step (seconds), from the plan; 1 when the plan does not say. */
 function reportIntervalOf(ctx: Context, cellId: string, stepId: string): number {
-  return ctx.data.plan?.cells.find((c) => c.cellId === cellId)?.steps.find((s) => s.stepId === stepId)?.reportIntervalS ?? 1;
+  return (
+    ctx.data.plan?.cells.find((c) => c.cellId === cellId)?.steps.find((s) => s.stepId === stepId)?.reportIntervalS ?? 1
+  );
 }
 
 /** A duet's ratio of `g` over `base` from their time-paired intervals, round by round (core/report/duet-pairs.ts). */
@@ -107,17 +118,21 @@ function duetRatio(ctx: Context, g: StepGroup, base: StepGroup, field: 'tps' | '
   });
   const rounds = g.ok.flatMap((row) => {
     const other = base.ok.find((b) => b.repeat === row.repeat);
-    return other === undefined ? [] : [pairByTime(series(row, g.stepId), series(other, base.stepId), reportIntervalOf(ctx, row.cell_id, g.stepId))];
+    return other === undefined
+      ? []
+      : [pairByTime(series(row, g.stepId), series(other, base.stepId), reportIntervalOf(ctx, row.cell_id, g.stepId))];
   });
   return pairedRatioCi(rounds);
 }
 
 /** A duet ratio as a finding: rounds see run-to-run noise; one round's batches only within-run noise. */
-const pairedFinding = (p: PairedRatio): RatioFinding => ratioFinding(p, p.source === 'rounds' ? 'run-to-run' : p.source === 'interval batches' ? 'within-run' : 'none');
+const pairedFinding = (p: PairedRatio): RatioFinding =>
+  ratioFinding(p, p.source === 'rounds' ? 'run-to-run' : p.source === 'interval batches' ? 'within-run' : 'none');
 
 /** "18 repeats" / null: repeats per side a ratio needs to be resolved (stats.repeatsToResolve), from run-to-run samples only. */
 function powerText(a: Estimate, b: Estimate): string {
-  if (a.source !== 'repeats' || b.source !== 'repeats' || a.sample === null || b.sample === null) return 'needs 2+ repeats to tell';
+  if (a.source !== 'repeats' || b.source !== 'repeats' || a.sample === null || b.sample === null)
+    return 'needs 2+ repeats to tell';
   const n = repeatsToResolve(a.sample, b.sample);
   if (n === null) return a.value === b.value ? 'no difference' : '> 1,000 repeats';
   return `${n} repeats`;
@@ -160,9 +175,17 @@ export function analyzeAb(ctx: Context): AbFindings | null {
           clientBound: clientBoundMark(ctx, g),
         });
         if (base === undefined || v.name === baseline.name) continue;
-        const b = { tps: estimate(ctx, base, 'tps'), qps: estimate(ctx, base, 'qps'), lat: estimate(ctx, base, 'lat_pct_ms') };
+        const b = {
+          tps: estimate(ctx, base, 'tps'),
+          qps: estimate(ctx, base, 'qps'),
+          lat: estimate(ctx, base, 'lat_pct_ms'),
+        };
         if (duet) {
-          const p = { tps: duetRatio(ctx, g, base, 'tps'), qps: duetRatio(ctx, g, base, 'qps'), lat: duetRatio(ctx, g, base, 'lat_pct_ms') };
+          const p = {
+            tps: duetRatio(ctx, g, base, 'tps'),
+            qps: duetRatio(ctx, g, base, 'qps'),
+            lat: duetRatio(ctx, g, base, 'lat_pct_ms'),
+          };
           const from =
             p.qps.source === 'none'
               ? p.qps.pairs === 0
@@ -212,7 +235,12 @@ export function analyzeAb(ctx: Context): AbFindings | null {
       for (const g of ctx.groups.filter((x) => x.variant === other.name && !inSweep(ctx, x))) {
         const base = ctx.groups.find((x) => x.variant === first!.name && comparableKey(x) === comparableKey(g));
         if (!base) continue;
-        azSpread.push({ instanceClass: cls, step: stepLabel(g), azs: `${other.az}/${first!.az}`, qps: ratioOf(estimate(ctx, g, 'qps'), estimate(ctx, base, 'qps')) });
+        azSpread.push({
+          instanceClass: cls,
+          step: stepLabel(g),
+          azs: `${other.az}/${first!.az}`,
+          qps: ratioOf(estimate(ctx, g, 'qps'), estimate(ctx, base, 'qps')),
+        });
       }
     }
   }
@@ -231,7 +259,8 @@ export function analyzeAb(ctx: Context): AbFindings | null {
 // ---------------------------------------------------------------------------------------------
 // Rendering
 
-const widthText = (r: RatioFinding): string => (r.interval !== null ? `${((r.interval.high - r.interval.low) * 100).toFixed(1)} pts` : '-');
+const widthText = (r: RatioFinding): string =>
+  r.interval !== null ? `${((r.interval.high - r.interval.low) * 100).toFixed(1)} pts` : '-';
 
 /** Per AZ and step, the ratio with its verdict: the evidence's sentences. */
 function abStepSentences(f: AbFindings): string[] {
@@ -260,19 +289,25 @@ function abSentences(f: AbFindings): string[] {
       });
       const judged = ratios.filter((r) => r.qps.interval?.covers === 'run-to-run');
       const beyond = judged.filter((r) => r.qps.direction === 'higher' || r.qps.direction === 'lower');
-      const needs = ratios.map((r) => r.toResolve).filter((t): t is string => t !== null && /^\d+ (repeats|rounds)$/.test(t));
+      const needs = ratios
+        .map((r) => r.toResolve)
+        .filter((t): t is string => t !== null && /^\d+ (repeats|rounds)$/.test(t));
       const verdict =
         judged.length === 0
           ? 'the run-to-run noise is not measured (one repeat)'
           : beyond.length === 0
             ? `none beyond the run-to-run noise${needs.length > 0 ? ` (a difference of these sizes needs about ${needs.join(', ')} a side)` : ''}`
             : `beyond the run-to-run noise: ${beyond.map((r) => `${r.step} (${verdictText(r.qps, true)})`).join(', ')}; the rest within it`;
-      out.push(`${az.az !== null ? `AZ ${az.az}, ` : ''}${variant} vs ${az.baseline}: ${parts.join('; ')}; ${verdict}.`);
+      out.push(
+        `${az.az !== null ? `AZ ${az.az}, ` : ''}${variant} vs ${az.baseline}: ${parts.join('; ')}; ${verdict}.`,
+      );
     }
   }
   if (f.azSpread.length > 0) {
     const spreads = f.azSpread.filter((s) => s.qps.estimate !== null).map((s) => Math.abs(s.qps.estimate! - 1));
-    const beyond = f.azSpread.filter((s) => s.qps.interval?.covers === 'run-to-run' && (s.qps.direction === 'higher' || s.qps.direction === 'lower'));
+    const beyond = f.azSpread.filter(
+      (s) => s.qps.interval?.covers === 'run-to-run' && (s.qps.direction === 'higher' || s.qps.direction === 'lower'),
+    );
     if (spreads.length > 0)
       out.push(
         `The same class in two AZs differs by up to ${(Math.max(...spreads) * 100).toFixed(1)}% in QPS; ${beyond.length} of ${f.azSpread.length} such differences ${beyond.length === 1 ? 'is' : 'are'} beyond the run-to-run noise.`,
@@ -284,13 +319,24 @@ function abSentences(f: AbFindings): string[] {
 export function abSection(f: AbFindings): ReportSection {
   const pctName = `p${f.latencyPercentile} ms`;
   const tables: TableBlock[] = [];
-  const anyWithinRun = f.azs.some((az) => az.rows.some((r) => [r.tps, r.qps, r.latency].some((e) => e.interval?.covers === 'within-run')));
+  const anyWithinRun = f.azs.some((az) =>
+    az.rows.some((r) => [r.tps, r.qps, r.latency].some((e) => e.interval?.covers === 'within-run')),
+  );
   const mark = (e: Estimated): string => rangeText(e);
   for (const az of f.azs) {
     const rows: string[][] = [];
     const emphasis: number[] = [];
     for (const r of az.rows) {
-      rows.push([r.step + r.clientBound, r.variant, r.instanceClass, mark(r.tps), mark(r.qps), mark(r.latency), r.noise, r.from]);
+      rows.push([
+        r.step + r.clientBound,
+        r.variant,
+        r.instanceClass,
+        mark(r.tps),
+        mark(r.qps),
+        mark(r.latency),
+        r.noise,
+        r.from,
+      ]);
       const ratio = az.ratios.find((x) => x.step === r.step && x.variant === r.variant);
       if (ratio === undefined) continue;
       emphasis.push(rows.length);
@@ -352,7 +398,17 @@ export function abSection(f: AbFindings): ReportSection {
   const absolute: TableBlock = {
     title: `Per AZ: QPS, TPS and p${f.latencyPercentile} per class (95% intervals)`,
     head: ['AZ', 'step', 'variant', 'class', 'QPS', 'TPS', pctName],
-    rows: f.azs.flatMap((az) => az.rows.map((r) => [az.az ?? '-', r.step, r.variant, r.instanceClass, rangeText(r.qps), rangeText(r.tps), rangeText(r.latency)])),
+    rows: f.azs.flatMap((az) =>
+      az.rows.map((r) => [
+        az.az ?? '-',
+        r.step,
+        r.variant,
+        r.instanceClass,
+        rangeText(r.qps),
+        rangeText(r.tps),
+        rangeText(r.latency),
+      ]),
+    ),
     numeric: [4, 5, 6],
     notes: [
       `Intervals: ${f.azs.some((az) => az.rows.some((r) => r.qps.interval?.covers === 'run-to-run')) ? 'run to run, over the repeats (each a fresh server)' : 'none from repeats'}; a range cut at 0 where the interval would go below it.`,
@@ -400,7 +456,10 @@ export function abSection(f: AbFindings): ReportSection {
             ]
           : []),
       ],
-      charts: forest.length > 0 ? [ratioChart('ab-ratio', 'QPS ratio to the baseline, with 95% intervals (dashed: 100%)', forest)] : [],
+      charts:
+        forest.length > 0
+          ? [ratioChart('ab-ratio', 'QPS ratio to the baseline, with 95% intervals (dashed: 100%)', forest)]
+          : [],
     },
   };
 }

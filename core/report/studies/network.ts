@@ -24,7 +24,8 @@ function clientsLabel(ctx: Context, g: StepGroup): string {
   const ran = g.rows[0]?.clients ?? 1;
   const named = /(\d+)-clients?\b/.exec(g.workload);
   if (named !== null && Number(named[1]) !== ran) {
-    const why = ctx.data.run.backend === 'local' ? 'scaled down for the local rehearsal' : 'fewer clients than the name';
+    const why =
+      ctx.data.run.backend === 'local' ? 'scaled down for the local rehearsal' : 'fewer clients than the name';
     return `${g.workload} (${ran} client${ran === 1 ? '' : 's'} ran: ${why})`;
   }
   return `${g.workload} (${ran} client${ran === 1 ? '' : 's'})`;
@@ -37,7 +38,14 @@ export function networkSection(ctx: Context): ReportSection | null {
   const local = ctx.data.run.backend === 'local';
   const rows: string[][] = [];
   const findings: string[] = [];
-  const results: { g: StepGroup; tx: number | null; rx: number | null; cpu: number | null; limit: number | null; bound: BoundResult }[] = [];
+  const results: {
+    g: StepGroup;
+    tx: number | null;
+    rx: number | null;
+    cpu: number | null;
+    limit: number | null;
+    bound: BoundResult;
+  }[] = [];
   let partialRows = 0;
   for (const g of ctx.groups) {
     const role = g.target === 'writer' ? 'writer' : 'reader';
@@ -108,13 +116,17 @@ export function networkSection(ctx: Context): ReportSection | null {
     notes.push(
       "Local run: loopback traffic has no class limit, so no point can be network-bound; host-bound: this machine's CPUs (shared by the servers and the clients) were >= 90% busy. CloudWatch network metrics per class are AWS only.",
     );
-  if (!hasNetwork) notes.push('This run has no network metrics (CloudWatch NetworkTransmitThroughput/NetworkReceiveThroughput): bytes per second are unknown.');
+  if (!hasNetwork)
+    notes.push(
+      'This run has no network metrics (CloudWatch NetworkTransmitThroughput/NetworkReceiveThroughput): bytes per second are unknown.',
+    );
   if (partialRows > 0)
     notes.push(
       `${PARTIAL_MARK}: some datapoints of the step's window never arrived from CloudWatch/Performance Insights (metric_windows.complete = false); the value averages only the minutes received and may not describe the whole step.`,
     );
   const charts: ChartBlock[] = workloads.map((w, i) => {
-    const of = (v: string): (typeof results)[number] | undefined => results.find((r) => r.g.variant === v && r.g.workload === w);
+    const of = (v: string): (typeof results)[number] | undefined =>
+      results.find((r) => r.g.variant === v && r.g.workload === w);
     return barChart(
       `net-gbps-${i}`,
       `${w}: Gbps transmitted and received per class${local ? '' : ' (dashed: the class limit)'}`,
@@ -132,7 +144,10 @@ export function networkSection(ctx: Context): ReportSection | null {
       'net-cpu',
       'Server CPU % by class (the 90% CPU-bound line dashed)',
       variants,
-      workloads.map((w) => ({ name: w, values: variants.map((v) => results.find((r) => r.g.variant === v && r.g.workload === w)?.cpu ?? null) })),
+      workloads.map((w) => ({
+        name: w,
+        values: variants.map((v) => results.find((r) => r.g.variant === v && r.g.workload === w)?.cpu ?? null),
+      })),
       'CPU %',
       { name: 'CPU-bound at 90%', values: variants.map(() => 90) },
     ),
@@ -145,7 +160,17 @@ export function networkSection(ctx: Context): ReportSection | null {
     tables: [
       {
         title: 'Throughput per class',
-        head: ['variant', 'class', 'workload (clients that ran)', 'transmit Gbps', 'receive Gbps', 'limit Gbps', 'server CPU%', 'client CPU%', 'bound'],
+        head: [
+          'variant',
+          'class',
+          'workload (clients that ran)',
+          'transmit Gbps',
+          'receive Gbps',
+          'limit Gbps',
+          'server CPU%',
+          'client CPU%',
+          'bound',
+        ],
         rows,
         numeric: [3, 4, 5, 6, 7],
         notes,

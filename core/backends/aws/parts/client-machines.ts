@@ -2,7 +2,9 @@
 import { ClientFleet, type ClientFleetOptions } from '../client-fleet';
 import type { BackendOperations } from './compose';
 
-export function clientMachinesPart(options: ClientFleetOptions): Pick<BackendOperations, 'startClients' | 'checkClientsReady'> {
+export function clientMachinesPart(
+  options: ClientFleetOptions,
+): Pick<BackendOperations, 'startClients' | 'checkClientsReady'> {
   const fleet = new ClientFleet(options);
   return {
     startClients: (run, cell, resources) => fleet.startClients(run, cell, resources),
