@@ -201,18 +201,22 @@ async function main(): Promise<void> {
   const scratch = mkdtempSync(join(tmpdir(), 'bd-'));
   try {
     console.log(
-      `duet vs interleaved: 2 equal variants, oltp_read_only t${threads}, ${rounds} rounds x ${durationS} s, ${values['no-load'] ? 'no injected load' : `${hogCount} CPU hog(s) switching on/off every 1-${maxPhaseS} s (seed ${seed})`}`,
+      `duet vs interleaved: 2 equal variants, oltp_read_only t${threads}, ${rounds} rounds x ${durationS} ` +
+        `s, ${values['no-load'] ? 'no injected load' : `${hogCount} CPU hog(s) switching on/off every 1-${maxPhaseS} s (seed ${seed})`}`,
     );
     const results: ModeResult[] = [];
     for (const order of ['interleaved', 'duet'] as const) {
       const r = await runMode(order, scratch);
       results.push(r);
       console.log(
-        `  ${order.padEnd(11)} QPS b/a ${r.ratio}; 95% CI width ${r.widthPts.toFixed(1)} pts (${r.from}); wall ${r.wallS.toFixed(0)} s${r.loadOnShare !== null ? `, load on ${(r.loadOnShare * 100).toFixed(0)}% of the time` : ''}`,
+        `  ${order.padEnd(11)} QPS b/a ${r.ratio}; 95% CI width ${r.widthPts.toFixed(1)} pts (${r.from}); ` +
+          `wall ${r.wallS.toFixed(0)} ` +
+          `s${r.loadOnShare !== null ? `, load on ${(r.loadOnShare * 100).toFixed(0)}% of the time` : ''}`,
       );
       const logs = r.roundRatios.map((x) => Math.log(x));
       console.log(
-        `  ${''.padEnd(11)} per round b/a: ${r.roundRatios.map((x) => `${(x * 100).toFixed(1)}%`).join(' ')} (sd of log ratio ${sampleStddev(logs).toFixed(3)})`,
+        `  ${''.padEnd(11)} per round b/a: ${r.roundRatios.map((x) => `${(x * 100).toFixed(1)}%`).join(' ')} ` +
+          `(sd of log ratio ${sampleStddev(logs).toFixed(3)})`,
       );
     }
     const [interleaved, duet] = results as [ModeResult, ModeResult];

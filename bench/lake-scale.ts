@@ -47,9 +47,11 @@ const intervals = Number(values.intervals);
 const rowsPerRun = steps * clients * intervals;
 
 const SUMMARY =
-  'SELECT variant, step_id, count(*) AS intervals, avg(tps) AS tps, avg(qps) AS qps, max(lat_pct_ms) AS lat_max_ms FROM intervals GROUP BY variant, step_id';
+  'SELECT variant, step_id, count(*) AS intervals, avg(tps) AS tps, avg(qps) AS qps, max(lat_pct_ms) AS ' +
+  'lat_max_ms FROM intervals GROUP BY variant, step_id';
 const oneRun = (runId: string) =>
-  `SELECT step_id, count(*) AS intervals, avg(tps) AS tps, max(lat_pct_ms) AS lat_max_ms FROM intervals WHERE run_id = '${runId}' GROUP BY step_id`;
+  `SELECT step_id, count(*) AS intervals, avg(tps) AS tps, max(lat_pct_ms) AS lat_max_ms FROM intervals WHERE ` +
+  `run_id = '${runId}' GROUP BY step_id`;
 
 /** A seeded generator (mulberry32): the same rows every run of the bench. */
 let seed = 42;
@@ -176,13 +178,15 @@ async function measure(lakeDir: string, sql: string): Promise<Measured> {
 
 const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
 const line = (what: string, m: Measured) =>
-  `  ${what.padEnd(34)} ${String(m.rows).padStart(11)} rows  ${m.seconds.toFixed(3).padStart(7)} s  ${mb(m.bytesRead).padStart(10)} read`;
+  `  ${what.padEnd(34)} ${String(m.rows).padStart(11)} rows  ${m.seconds.toFixed(3).padStart(7)} ` +
+  `s  ${mb(m.bytesRead).padStart(10)} read`;
 
 async function main(): Promise<void> {
   const lakeDir = mkdtempSync(join(process.env['TMPDIR'] ?? tmpdir(), 'ab-lake-scale-'));
   try {
     console.log(
-      `lake at ${lakeDir}: ${rowsPerRun.toLocaleString('en-US')} interval rows per run (${steps} steps x ${clients} clients x ${intervals} intervals)`,
+      `lake at ${lakeDir}: ${rowsPerRun.toLocaleString('en-US')} interval rows per run (${steps} steps ` +
+        `x ${clients} clients x ${intervals} intervals)`,
     );
     // 1. The same rows as JSON Lines, then compacted.
     for (let i = 0; i < jsonRuns; i++) writeJsonRun(lakeDir, i);
@@ -200,21 +204,24 @@ async function main(): Promise<void> {
     const compactS = Number(process.hrtime.bigint() - started) / 1e9;
     const parquetBytes = bytesOnDisk(lakeDir, '.parquet');
     console.log(
-      `compacted to Parquet in ${compactS.toFixed(1)} s: ${mb(parquetBytes)} on disk (${((100 * parquetBytes) / jsonBytes).toFixed(1)}% of the JSON)`,
+      `compacted to Parquet in ${compactS.toFixed(1)} s: ${mb(parquetBytes)} on disk ` +
+        `(${((100 * parquetBytes) / jsonBytes).toFixed(1)}% of the JSON)`,
     );
     const pqSummary = await measure(lakeDir, SUMMARY);
     const pqOne = await measure(lakeDir, oneRun(probe));
     console.log(line('summary (Parquet)', pqSummary));
     console.log(line(`one run ${probe} (Parquet)`, pqOne));
     console.log(
-      `  one-run query reads ${((100 * pqOne.bytesRead) / Math.max(1, jsonOne.bytesRead)).toFixed(1)}% of the JSON bytes [target <= 10%]`,
+      `  one-run query reads ${((100 * pqOne.bytesRead) / Math.max(1, jsonOne.bytesRead)).toFixed(1)}% of the ` +
+        `JSON bytes [target <= 10%]`,
     );
     // 2. Parquet at scale.
     const runs = Math.ceil(targetRows / rowsPerRun);
     if (runs > jsonRuns) await writeParquetRuns(lakeDir, jsonRuns, runs);
     const allBytes = bytesOnDisk(lakeDir, '.parquet');
     console.log(
-      `Parquet: ${runs} runs, ${(runs * rowsPerRun).toLocaleString('en-US')} rows, ${mb(allBytes)} on disk (JSON Lines of the same rows: ~${mb((jsonBytes / jsonRuns) * runs)})`,
+      `Parquet: ${runs} runs, ${(runs * rowsPerRun).toLocaleString('en-US')} rows, ${mb(allBytes)} on disk ` +
+        `(JSON Lines of the same rows: ~${mb((jsonBytes / jsonRuns) * runs)})`,
     );
     const bigSummary = await measure(lakeDir, SUMMARY);
     const bigOne = await measure(lakeDir, oneRun(probe));

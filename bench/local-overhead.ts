@@ -156,7 +156,8 @@ async function harness(
 async function main(): Promise<void> {
   const versions = await checkLocalDependencies();
   console.log(
-    `aurora-bench harness benchmark: ${versions.serverVersion}, sysbench ${versions.sysbenchVersion}, oltp_read_write ${threads} threads, ${durationS} s steps, ${rounds} round(s)`,
+    `aurora-bench harness benchmark: ${versions.serverVersion}, sysbench ${versions.sysbenchVersion}, ` +
+      `oltp_read_write ${threads} threads, ${durationS} s steps, ${rounds} round(s)`,
   );
   const scratch = mkdtempSync(join(tmpdir(), 'ab-bench-'));
   try {
@@ -177,23 +178,29 @@ async function main(): Promise<void> {
         }
       }
       console.log(
-        `  round ${r + 1}: bare ${bare[r]!.toFixed(1)} tps, through the workflow ${through[r]!.toFixed(1)} tps, step overhead ${overhead[r]!.toFixed(2)} s`,
+        `  round ${r + 1}: bare ${bare[r]!.toFixed(1)} tps, through the workflow ${through[r]!.toFixed(1)} ` +
+          `tps, step overhead ${overhead[r]!.toFixed(2)} s`,
       );
     }
     const ratio = median(through) / median(bare);
     const provisioning = await measureLocalProvisioning({ samples: Number(values.samples), repoRoot: REPO });
     console.log('');
     console.log(
-      `TPS ratio harness/bare (median):         ${ratio.toFixed(3)}   [target >= 0.95] ${ratio >= 0.95 ? 'ok' : 'MISSED'}`,
+      `TPS ratio harness/bare (median):         ${ratio.toFixed(3)}   [target >= ` +
+        `0.95] ${ratio >= 0.95 ? 'ok' : 'MISSED'}`,
     );
     console.log(
-      `per-step harness overhead (median):      ${median(overhead).toFixed(2)} s [target <= 1 s]   ${median(overhead) <= 1 ? 'ok' : 'MISSED'}`,
+      `per-step harness overhead (median):      ${median(overhead).toFixed(2)} s [target <= 1 ` +
+        `s]   ${median(overhead) <= 1 ? 'ok' : 'MISSED'}`,
     );
     console.log(
-      `provisioning writer + 1 reader (median): ${(provisioning.medianProvisionMs / 1000).toFixed(2)} s [target <= 5 s]   ${provisioning.medianProvisionMs <= 5000 ? 'ok' : 'MISSED'}`,
+      `provisioning writer + 1 reader (median): ${(provisioning.medianProvisionMs / 1000).toFixed(2)} s ` +
+        `[target <= 5 s]   ${provisioning.medianProvisionMs <= 5000 ? 'ok' : 'MISSED'}`,
     );
     console.log(
-      `  (samples ${provisioning.provisionMs.map((ms) => (ms / 1000).toFixed(2)).join(', ')} s; teardown ${provisioning.teardownMs.map((ms) => (ms / 1000).toFixed(2)).join(', ')} s; in the workflow incl. clients: ${workflowProvision.map((s) => s.toFixed(2)).join(', ')} s)`,
+      `  (samples ${provisioning.provisionMs.map((ms) => (ms / 1000).toFixed(2)).join(', ')} s; ` +
+        `teardown ${provisioning.teardownMs.map((ms) => (ms / 1000).toFixed(2)).join(', ')} s; in the workflow ` +
+        `incl. clients: ${workflowProvision.map((s) => s.toFixed(2)).join(', ')} s)`,
     );
   } finally {
     rmSync(scratch, { recursive: true, force: true });

@@ -25,7 +25,9 @@ const { values } = parseArgs({
 const REPO = join(__dirname, '..', '..');
 const CLI = join(REPO, 'dist', 'bin', 'aurora-bench.js');
 
-/** quickstart.json with one variant, one repeat and `steps` steps: ceil(steps/100) workloads of up to 100 thread counts. */
+/**
+ * quickstart.json with one variant, one repeat and `steps` steps: ceil(steps/100) workloads of up to 100 thread counts.
+ */
 function specOf(steps: number): object {
   const base = JSON.parse(readFileSync(join(REPO, 'experiments', 'quickstart.json'), 'utf8')) as Record<
     string,

@@ -42,8 +42,9 @@
  * cell Map, each step started on both members in one RunStep call): `steps` and `cells` count the
  * duet's steps and duets, so events per step are what one step of both members together costs.
  *
- * Run: `node dist/bench/workflow-scale.js [--json] [--sizes 10,100,1000,10000] [--layouts one,spread] [--reuse cell|step] [--order interleaved|duet] [--max-cells-names 10,40]`
- * after `npm run build`. Prints figures; asserts nothing.
+ * Run: `node dist/bench/workflow-scale.js [--json] [--sizes 10,100,1000,10000] [--layouts one,spread] [--reuse
+ * cell|step] [--order interleaved|duet] [--max-cells-names
+ * 10,40]` after `npm run build`. Prints figures; asserts nothing.
  */
 import '../core/polyfills';
 import { parseArgs } from 'node:util';
@@ -87,7 +88,9 @@ interface Tally {
 interface DefinitionShape {
   readonly states: ReadonlyMap<string, AslState>;
   readonly distributed: ReadonlySet<string>;
-  /** For each state inside a Distributed Map's item processor, that (innermost) Map: its child execution runs the state. */
+  /**
+   * For each state inside a Distributed Map's item processor, that (innermost) Map: its child execution runs the state.
+   */
   readonly owner: ReadonlyMap<string, string>;
   /** States of a cell's own execution (provisioning, teardown...): not per-step. */
   readonly cellLevel: ReadonlySet<string>;
@@ -150,7 +153,10 @@ class HistoryCounter {
   maxParentStateBytes = 0;
   planRunOutputBytes = 0;
   finishRunInputBytes = 0;
-  /** What the cell Map collects of its children's results (a JSON array of each cell's final output), before its ResultPath. */
+  /**
+   * What the cell Map collects of its children's results (a JSON
+   * array of each cell's final output), before its ResultPath.
+   */
   collectedResultBytes = 2;
 
   constructor(private readonly shape: DefinitionShape) {}
@@ -454,8 +460,11 @@ async function main(): Promise<void> {
       rows.push(row);
       if (!values.json) {
         console.log(
-          `${String(steps).padStart(6)} steps, ${String(row.cells).padStart(2)} ${order === 'duet' ? 'duet(s)' : 'cell(s)'}: ${row.eventsPerStep} events/step, max child ${row.maxChildEvents} events (parent ${row.parentEvents}), ` +
-            `largest state ${row.maxStateBytes} B, ${row.transitions} transitions ($${row.costUsd}), fits with 2x: ${row.fits} [${row.status}, ${row.seconds} s]`,
+          `${String(steps).padStart(6)} ` +
+            `steps, ${String(row.cells).padStart(2)} ${order === 'duet' ? 'duet(s)' : 'cell(s)'}: ${row.eventsPerStep} ` +
+            `events/step, max child ${row.maxChildEvents} events (parent ${row.parentEvents}), ` +
+            `largest state ${row.maxStateBytes} B, ${row.transitions} transitions ($${row.costUsd}), fits with ` +
+            `2x: ${row.fits} [${row.status}, ${row.seconds} s]`,
         );
       }
     }
@@ -466,8 +475,11 @@ async function main(): Promise<void> {
     rows.push(maxCells);
     if (!values.json) {
       console.log(
-        `${maxCells.cells} cells (50 variants x 100 repeats, the most a spec allows; ${length}-character variant names): PlanRun output ${maxCells.planOutputBytes} B, ` +
-          `FinishRun input ${maxCells.finishInputBytes} B, largest parent state ${maxCells.maxParentStateBytes} B, the cells' results as the Map collects them ${maxCells.collectedResultBytes} B ` +
+        `${maxCells.cells} cells (50 variants x 100 repeats, the most a spec allows; ${length}-character ` +
+          `variant names): PlanRun output ${maxCells.planOutputBytes} B, ` +
+          `FinishRun input ${maxCells.finishInputBytes} B, largest parent ` +
+          `state ${maxCells.maxParentStateBytes} B, the cells' results as the Map collects ` +
+          `them ${maxCells.collectedResultBytes} B ` +
           `(limit ${PAYLOAD_BYTES_LIMIT}), fits with 2x: ${maxCells.fits} [${maxCells.status}, ${maxCells.seconds} s]`,
       );
     }
@@ -477,12 +489,16 @@ async function main(): Promise<void> {
     const events = preparePollEvents(loadDefinition(localFunctionArn), 100_000_000);
     console.log(
       events === undefined
-        ? 'a prepare of 100M rows polled to its 50,000 s deadline: the definition has no RunStep/AreStepsLeft/WaitForStep loop'
-        : `a prepare of 100M rows polled to its 50,000 s deadline: ${events} history events in its segment's execution (limit ${HISTORY_EVENTS_LIMIT})`,
+        ? 'a prepare of 100M rows polled to its 50,000 s deadline: the definition has no ' +
+            'RunStep/AreStepsLeft/WaitForStep loop'
+        : `a prepare of 100M rows polled to its 50,000 s deadline: ${events} history events in its segment's ` +
+            `execution (limit ${HISTORY_EVENTS_LIMIT})`,
     );
     const worst = worstSegments(1000, 100_000_000, order);
     console.log(
-      `1,000 steps${order === 'duet' ? ' of a duet' : ''} with data.reuse step over 100M rows, every prepare and run looked at until its deadline: ${worst.segments} segments, at most ${worst.maxSegmentEvents} history events each (limit ${HISTORY_EVENTS_LIMIT})`,
+      `1,000 steps${order === 'duet' ? ' of a duet' : ''} with data.reuse step over 100M rows, every prepare ` +
+        `and run looked at until its deadline: ${worst.segments} segments, at most ${worst.maxSegmentEvents} ` +
+        `history events each (limit ${HISTORY_EVENTS_LIMIT})`,
     );
   }
 }

@@ -19,7 +19,10 @@ const defaultLake = process.env['AURORA_BENCH_LAKE'] ?? join(process.cwd(), '.au
 /** Where local runs keep datadirs, sockets and their registry (default: <tmpdir>/aurora-bench-runs). */
 const localRunRoot = process.env['AURORA_BENCH_RUN_ROOT'];
 
-/** Every error ends here: a user-facing one as its message and causes, anything else with its stack (core/errors.ts); exit code 1. */
+/**
+ * Every error ends here: a user-facing one as its message and causes,
+ * anything else with its stack (core/errors.ts); exit code 1.
+ */
 function fail(error: unknown): never {
   printErr(`aurora-bench: ${formatError(error)}\n`);
   process.exit(1);
@@ -83,7 +86,8 @@ program
           });
           const whatIfs =
             localOnly.length > 0
-              ? `; local-only what-if: ${localOnly.join(', ')} (an AWS plan refuses ${localOnly.length === 1 ? 'it' : 'them'})`
+              ? `; local-only what-if: ${localOnly.join(', ')} (an AWS plan ` +
+                `refuses ${localOnly.length === 1 ? 'it' : 'them'})`
               : '';
           const notOnAws = [
             ...new Set(
@@ -94,7 +98,8 @@ program
           ];
           const awsNote = notOnAws.length > 0 ? `; not on AWS yet: ${notOnAws.join('; ')}` : '';
           printOut(
-            `ok: ${file} (${spec.variants.length} variants, ${spec.workloads.length} workloads, ${spec.repeats} repeats${whatIfs}${awsNote})\n`,
+            `ok: ${file} (${spec.variants.length} variants, ${spec.workloads.length} ` +
+              `workloads, ${spec.repeats} repeats${whatIfs}${awsNote})\n`,
           );
         } catch (e) {
           bad++;
@@ -162,7 +167,8 @@ program
         const refused = plan.notes.filter((n) => n.level === 'refused');
         if (refused.length > 0) {
           printErr(
-            `aurora-bench: ${file}: ${refused.length} refusal${refused.length === 1 ? '' : 's'} in the plan (${refused.map((n) => n.path).join(', ')}): see [refused] above\n`,
+            `aurora-bench: ${file}: ${refused.length} refusal${refused.length === 1 ? '' : 's'} in the plan ` +
+              `(${refused.map((n) => n.path).join(', ')}): see [refused] above\n`,
           );
           process.exitCode = 1;
         }
@@ -173,7 +179,8 @@ program
 program
   .command('preflight')
   .description(
-    'read-only checks of the AWS account against an experiment before anything is created: engine version, instance classes per AZ, parameters, service-linked role, vCPU quota, stack and network, budget',
+    'read-only checks of the AWS account against an experiment before anything is created: engine version, ' +
+      'instance classes per AZ, parameters, service-linked role, vCPU quota, stack and network, budget',
   )
   .argument('<spec>', 'experiment file')
   .option('--aws', 'check against the AWS account (the only kind of preflight)')
@@ -207,7 +214,8 @@ program
   .option('--aws', 'start an execution of the deployed stack and follow it')
   .option(
     '--aws-rehearsal',
-    'run the AWS path on this machine: the synthesized state machine, the Lambda handlers and the AWS backend against a moto server, with real MariaDB servers and sysbench (see docs/aws.md, "Before your first AWS run")',
+    'run the AWS path on this machine: the synthesized state machine, the Lambda handlers and the AWS backend ' +
+      'against a moto server, with real MariaDB servers and sysbench (see docs/aws.md, "Before your first AWS run")',
   )
   .option('--lake <dir>', 'local results lake directory', defaultLake)
   .option('--run-id <id>', 'use this run id instead of a new one')
@@ -257,7 +265,8 @@ program
               return;
             }
             printErr(
-              `\naurora-bench: second Ctrl-C: exiting without stopping the execution${executionArn ? `; it goes on: stop it with aws stepfunctions stop-execution --execution-arn ${executionArn}` : ''}\n`,
+              `\naurora-bench: second Ctrl-C: exiting without stopping the ` +
+                `execution${executionArn ? `; it goes on: stop it with aws stepfunctions stop-execution --execution-arn ${executionArn}` : ''}\n`,
             );
             process.exit(130);
           });
@@ -297,7 +306,8 @@ program
   .option('--run <id>', 'a run id (default: the latest run)')
   .option(
     '--sql <query>',
-    'run a read-only query (SELECT) over the tables runs, steps, intervals, server_metrics and the summary views; it can read nothing outside the lake',
+    'run a read-only query (SELECT) over the tables runs, steps, intervals, server_metrics and the summary ' +
+      'views; it can read nothing outside the lake',
   )
   .option('--export <file>', 'write the --sql result to this new file (.csv, .json or .jsonl) instead of printing it')
   .option('--json', 'print the step rows as a JSON array')
@@ -390,14 +400,16 @@ program
 program
   .command('compare')
   .description(
-    'compare two runs step by step: each metric as B/A with a 95% interval, and whether it improved, regressed or is within the noise',
+    'compare two runs step by step: each metric as B/A with a 95% interval, and whether it improved, regressed ' +
+      'or is within the noise',
   )
   .argument('<runA>', 'the run compared against (a run id)')
   .argument('<runB>', 'the run judged (a run id)')
   .option('--json', 'print the comparison as JSON')
   .option(
     '--level <confidence>',
-    'confidence level of the intervals: at 0.95 two runs of one configuration differ beyond the noise about one time in twenty per metric; a CI gate over many steps may want 0.99 or 0.999',
+    'confidence level of the intervals: at 0.95 two runs of one configuration differ beyond the noise about ' +
+      'one time in twenty per metric; a CI gate over many steps may want 0.99 or 0.999',
     '0.95',
   )
   .addOption(
@@ -428,7 +440,8 @@ program
         printOut(text);
         if (opts.failOn === 'regression' && comparison.regressions > 0) {
           printErr(
-            `aurora-bench: ${comparison.regressions} regression${comparison.regressions === 1 ? '' : 's'} from ${runA} to ${runB}\n`,
+            `aurora-bench: ${comparison.regressions} regression${comparison.regressions === 1 ? '' : 's'} ` +
+              `from ${runA} to ${runB}\n`,
           );
           process.exit(2);
         }
@@ -439,7 +452,8 @@ program
 program
   .command('history')
   .description(
-    "every run of an experiment: per step and metric the series over time, its change points (E-Divisive means), and the latest run's verdict",
+    'every run of an experiment: per step and metric the series over time, its change points (E-Divisive ' +
+      "means), and the latest run's verdict",
   )
   .argument('<experiment>', 'experiment name (or its file)')
   .option('--json', 'print the history as JSON')
@@ -453,7 +467,8 @@ program
   .option('--permutations <n>', 'permutations per test (the smallest p-value is 1/(n+1))', '199')
   .option(
     '--magnitude <fraction>',
-    "a change point must change the mean by at least this fraction, |after/before - 1| (as Apache Otava's --magnitude; 0.02 = 2%)",
+    "a change point must change the mean by at least this fraction, |after/before - 1| (as Apache Otava's " +
+      '--magnitude; 0.02 = 2%)',
     '0',
   )
   .option(
@@ -493,12 +508,15 @@ program
 program
   .command('import')
   .description(
-    'bring hand-run sysbench logs (1.0.x and 1.1.x, mysql and pgsql) into the results lake as one run (backend "import"), so results, report, compare and history read them; each file\'s parse status is printed, and nothing is imported unless every file parses and maps',
+    'bring hand-run sysbench logs (1.0.x and 1.1.x, mysql and pgsql) into the results lake as one run (backend ' +
+      '"import"), so results, report, compare and history read them; each file\'s parse status is printed, and ' +
+      'nothing is imported unless every file parses and maps',
   )
   .argument('<paths...>', 'log files, or directories of them')
   .option(
     '--mapping <file>',
-    'a mapping file (JSON or YAML): experiment, defaults, and files entries by name or pattern ({variant}, {workload}, {threads}, {rate}, {repeat}, {date}, * and ?)',
+    'a mapping file (JSON or YAML): experiment, defaults, and files entries by name or pattern ({variant}, ' +
+      '{workload}, {threads}, {rate}, {repeat}, {date}, * and ?)',
   )
   .option('--experiment <name>', 'the experiment the logs belong to (history groups runs by it)')
   .option('--variant <name>', 'the variant of every log (unless a pattern or mapping entry says otherwise)')
@@ -520,7 +538,8 @@ program
   .option('--allow-failed', 'import logs that did not parse as failed steps instead of refusing the import')
   .option(
     '--run-per-date',
-    'one run per day the logs were taken (so history has a point per day), instead of one run; with --run-id, ID-YYYY-MM-DD',
+    'one run per day the logs were taken (so history has a point per day), instead of one run; with --run-id, ' +
+      'ID-YYYY-MM-DD',
   )
   .option('--lake <dir>', 'local results lake directory', defaultLake)
   .action(
@@ -590,7 +609,8 @@ program
   .description('stop every local mariadbd and runner a crashed aurora-bench left behind, and remove their temp data')
   .addHelpText(
     'after',
-    '\nExit codes: 0 when every run found is settled; 75 when a run was kept unsettled (a live run, or a lake that refused\n' +
+    '\nExit codes: 0 when every run found is settled; 75 when a run was kept unsettled (a live run, or a lake ' +
+      'that refused\n' +
       'to record its end): the last line names it and why, and a later cleanup settles it; 1 on an error.',
   )
   .action(

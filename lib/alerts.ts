@@ -48,7 +48,8 @@ export class Alerts extends Construct {
     this.regressionAlarm = new cloudwatch.Alarm(this, 'RegressionAlarm', {
       alarmName: `${props.namePrefix}-regression`,
       alarmDescription:
-        'The latest aurora-bench run regressed against its history (aurora-bench report <run> --aws, or the verdict_history view, says where).',
+        'The latest aurora-bench run regressed against its history (aurora-bench report <run> --aws, or the ' +
+        'verdict_history view, says where).',
       metric: new cloudwatch.Metric({
         namespace: VERDICT_METRIC_NAMESPACE,
         metricName: REGRESSIONS_METRIC,

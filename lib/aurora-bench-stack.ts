@@ -146,7 +146,9 @@ export class AuroraBenchStack extends Stack {
       TASK_NAMES.map((task) => {
         const role = new iam.Role(this, `TaskRole-${task}`, {
           assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-          description: `aurora-bench ${task} Lambda: the AWS calls of its Task (RDS/EC2/SSM scoped by name and run tag, the lake)`,
+          description:
+            `aurora-bench ${task} Lambda: the AWS calls of its Task (RDS/EC2/SSM scoped by name and ` +
+            `run tag, the lake)`,
         });
         grantTaskPermissions(task, role, taskPermissions);
         return [task, role];
@@ -171,7 +173,8 @@ export class AuroraBenchStack extends Stack {
     Validations.of(sweeperRole).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason:
-        'X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) and the Describe* calls the sweeper lists the account with support no resource-level permissions.',
+        'X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) and the Describe* calls the sweeper lists ' +
+        'the account with support no resource-level permissions.',
     });
     this.safetyNet = new SafetyNet(this, 'SafetyNet', {
       projectRoot: props.projectRoot,
@@ -231,9 +234,11 @@ function acknowledgeBucketDeployment(stack: Stack, deployment: s3deploy.BucketDe
     'AwsSolutions-IAM5[Action::s3:DeleteObject*]': 'The provider prunes files removed from client/ under runner/ only.',
     'AwsSolutions-IAM5[Action::s3:Abort*]': 'The provider aborts its own failed multipart uploads.',
     'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*]':
-      'CDK grants the BucketDeployment provider read on the bootstrap asset bucket, where the client/ zip is staged under a content hash.',
+      'CDK grants the BucketDeployment provider read on the bootstrap asset bucket, where the client/ zip is ' +
+      'staged under a content hash.',
     'AwsSolutions-IAM5[Resource::<LakeBucketB1D32E10.Arn>/*]':
-      'The provider syncs client/ into runner/ of the lake bucket; CDK grants it on the bucket, it only writes under destinationKeyPrefix.',
+      'The provider syncs client/ into runner/ of the lake bucket; CDK grants it on the bucket, it only writes ' +
+      'under destinationKeyPrefix.',
     'AwsSolutions-L1': 'The BucketDeployment provider runtime is chosen by aws-cdk-lib, not by this project.',
   };
   // The provider is a stack-level singleton (Custom::CDKBucketDeployment<uuid>); acknowledge there only.

@@ -29,7 +29,9 @@ interface BackendPermissionsProps {
   readonly clientRole: iam.IRole;
   readonly launchTemplates: readonly ec2.ILaunchTemplate[];
   readonly clientSecurityGroup: ec2.ISecurityGroup;
-  /** Self-managed servers (lib/servers.ts): launched like the clients, from their own templates, with their own role. */
+  /**
+   * Self-managed servers (lib/servers.ts): launched like the clients, from their own templates, with their own role.
+   */
   readonly serverRole: iam.IRole;
   readonly serverLaunchTemplates: readonly ec2.ILaunchTemplate[];
   readonly serverSecurityGroup: ec2.ISecurityGroup;
@@ -161,7 +163,8 @@ export function grantSweeperPermissions(role: iam.Role): void {
     'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:instance/*':
       'Client instance ids are only known after launch: terminate and tag require the run tag on the instance.',
     'Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:ab-*':
-      "A self-managed cell's credentials secret is named ab-<run>-<cell>-server-credentials; delete and tag require the run tag on it.",
+      "A self-managed cell's credentials secret is named ab-<run>-<cell>-server-credentials; delete and tag " +
+      'require the run tag on it.',
   };
   for (const [finding, reason] of Object.entries(findings))
     Validations.of(role).acknowledge({ id: `AwsSolutions-IAM5[${finding}]`, reason });
@@ -180,8 +183,9 @@ export function grantSweeperPermissions(role: iam.Role): void {
  *  - cell-teardown: deleting a cell's resources (teardown.ts), TeardownCell;
  *  - lake-queries: Athena over the lake (athena.ts), FinishRun and ComputeVerdicts;
  *  - lake-compaction: a run compacted to Parquet (athena-compaction.ts), FinishRun;
- *  - verdicts: the views the judging reads and the verdicts' alerts (athena-lake.ts, verdict-alerts.ts), ComputeVerdicts.
- * test/cdk/permissions.test.ts checks each function's role against what its own bundle calls, both ways.
+ *  - verdicts: the views the judging reads and the verdicts' alerts (athena-lake.ts, verdict-alerts.ts),
+ * ComputeVerdicts. test/cdk/permissions.test.ts checks each
+ * function's role against what its own bundle calls, both ways.
  */
 type BackendPart =
   | 'lake'
@@ -210,7 +214,10 @@ const TASK_PARTS: Readonly<Record<TaskName, readonly BackendPart[]>> = {
 
 export interface TaskPermissionsProps extends BackendPermissionsProps, VerdictPermissionsProps {}
 
-/** Adds the statements of one Task's backend parts to its function's role and acknowledges the unavoidable wildcards on it. */
+/**
+ * Adds the statements of one Task's backend parts to its function's
+ * role and acknowledges the unavoidable wildcards on it.
+ */
 export function grantTaskPermissions(task: TaskName, role: iam.Role, props: TaskPermissionsProps): void {
   const parts = TASK_PARTS[task];
   const grants: Record<BackendPart, () => void> = {
@@ -297,7 +304,8 @@ function grantLaunch(role: iam.Role, props: BackendPermissionsProps, kind: 'clie
   role.addToPolicy(
     new iam.PolicyStatement({
       sid: 'ResolveClientAmiParameter',
-      // The launch templates name the AMI as resolve:ssm:<public parameter>; EC2 resolves it with the caller's permission.
+      // The launch templates name the AMI as resolve:ssm:<public
+      // parameter>; EC2 resolves it with the caller's permission.
       actions: ['ssm:GetParameters'],
       resources: props.amiParameters.map((name) =>
         Stack.of(role).formatArn({
@@ -328,7 +336,10 @@ function grantLaunch(role: iam.Role, props: BackendPermissionsProps, kind: 'clie
   );
 }
 
-/** SDK Run Command on the run's instances only (jobs.ts; self-managed-servers.ts's setup), with the AWS-RunShellScript document. */
+/**
+ * SDK Run Command on the run's instances only (jobs.ts;
+ * self-managed-servers.ts's setup), with the AWS-RunShellScript document.
+ */
 function grantRunCommand(role: iam.Role, follow: readonly string[]): void {
   role.addToPolicy(
     new iam.PolicyStatement({
@@ -356,7 +367,10 @@ function grantRunCommand(role: iam.Role, follow: readonly string[]): void {
   role.addToPolicy(new iam.PolicyStatement({ sid: 'FollowCommands', actions: [...follow], resources: ['*'] }));
 }
 
-/** A cell's databases (ProvisionCell, CheckCellReady): RDS clusters, DB instances and parameter groups by name and run tag; self-managed servers on EC2. */
+/**
+ * A cell's databases (ProvisionCell, CheckCellReady): RDS clusters, DB instances
+ * and parameter groups by name and run tag; self-managed servers on EC2.
+ */
 function grantDatabases(role: iam.Role, props: BackendPermissionsProps): void {
   const rds = { ...runRdsArns(role), subnetGroup: arn(role, 'rds', 'subgrp', props.dbSubnetGroupName) };
 
@@ -382,7 +396,8 @@ function grantDatabases(role: iam.Role, props: BackendPermissionsProps): void {
   role.addToPolicy(
     new iam.PolicyStatement({
       sid: 'UseStackDatabaseNetworkAndDefaults',
-      // CreateDBCluster/Instance/InstanceReadReplica also authorize the subnet group and the default option/parameter groups they use.
+      // CreateDBCluster/Instance/InstanceReadReplica also authorize the
+      // subnet group and the default option/parameter groups they use.
       actions: ['rds:CreateDBCluster', 'rds:CreateDBInstance', 'rds:CreateDBInstanceReadReplica'],
       resources: [
         rds.subnetGroup,
@@ -496,7 +511,10 @@ function grantDatabases(role: iam.Role, props: BackendPermissionsProps): void {
   );
 }
 
-/** A cell's client instances (StartClients, CheckClientsReady): launched from the stack's client templates, registered with SSM. */
+/**
+ * A cell's client instances (StartClients, CheckClientsReady):
+ * launched from the stack's client templates, registered with SSM.
+ */
 function grantClientMachines(role: iam.Role, props: BackendPermissionsProps): void {
   grantLaunch(role, props, 'clients');
   grantDescribe(role, 'DescribeEc2', ['ec2:DescribeInstances', 'ec2:DescribeInstanceTypes']);
@@ -510,7 +528,10 @@ function grantRunnerJobs(role: iam.Role): void {
   grantRunCommand(role, ['ssm:GetCommandInvocation', 'ssm:ListCommands', 'ssm:CancelCommand']);
 }
 
-/** Metrics of the run's databases (RunStep, CollectLateMetrics): CloudWatch, Performance Insights by the instance's resource id. */
+/**
+ * Metrics of the run's databases (RunStep, CollectLateMetrics):
+ * CloudWatch, Performance Insights by the instance's resource id.
+ */
 function grantServerMetrics(role: iam.Role): void {
   role.addToPolicy(
     new iam.PolicyStatement({ sid: 'ReadCloudWatchMetrics', actions: ['cloudwatch:GetMetricData'], resources: ['*'] }),
@@ -551,21 +572,24 @@ function grantCellTeardown(role: iam.Role): void {
 /**
  * The account reads of the preflight PlanRun runs (core/backends/aws/preflight.ts) beyond RDS and EC2
  * Describe*: the RDS service-linked role (iam:GetRole on that one role; Aurora User Guide, "Using
- * service-linked roles for Amazon Aurora": arn:aws:iam::<account>:role/aws-service-role/rds.amazonaws.com/AWSServiceRoleForRDS),
- * the EC2 vCPU quota (servicequotas:GetServiceQuota and GetAWSDefaultServiceQuota, Read actions in
- * the Service Authorization Reference's Service Quotas table; granted on Resource "*"), and that an
- * s3:// client download exists (HeadObject needs s3:GetObject on the object, S3 API Reference).
+ * service-linked roles for Amazon Aurora":
+ * arn:aws:iam::<account>:role/aws-service-role/rds.amazonaws.com/AWSServiceRoleForRDS), the EC2 vCPU quota
+ * (servicequotas:GetServiceQuota and GetAWSDefaultServiceQuota, Read actions in the Service Authorization Reference's
+ * Service Quotas table; granted on Resource "*"), and that an s3:// client
+ * download exists (HeadObject needs s3:GetObject on the object, S3 API Reference).
  */
 function grantPreflightReads(role: iam.Role, props: BackendPermissionsProps): void {
   const stack = Stack.of(role);
-  // Whether the engine version and instance class are offered, and the engine's default parameters (preflight.ts, preflight-parameters.ts).
+  // Whether the engine version and instance class are offered, and the
+  // engine's default parameters (preflight.ts, preflight-parameters.ts).
   grantDescribe(role, 'DescribeRds', [
     'rds:DescribeOrderableDBInstanceOptions',
     'rds:DescribeDBEngineVersions',
     'rds:DescribeEngineDefaultClusterParameters',
     'rds:DescribeEngineDefaultParameters',
   ]);
-  // The clients' instance types, their offerings per AZ, running vCPUs, and the subnets' way out (preflight-clients.ts, preflight-network.ts).
+  // The clients' instance types, their offerings per AZ, running vCPUs,
+  // and the subnets' way out (preflight-clients.ts, preflight-network.ts).
   grantDescribe(role, 'DescribeEc2', [
     'ec2:DescribeInstances',
     'ec2:DescribeInstanceTypes',
@@ -660,9 +684,12 @@ function acknowledgeBackendWildcards(role: iam.Role, bucket: s3.IBucket): void {
   const bucketId = Stack.of(role).getLogicalId(bucket.node.defaultChild as never);
   const findings: Record<string, string> = {
     'Resource::*':
-      "Describe*, ssm:GetCommandInvocation/ListCommands/CancelCommand, cloudwatch:GetMetricData and the preflight's Service Quotas reads support no resource-level permissions (or must list the account, as the sweeper does); every mutating call is scoped by name or tag.",
+      'Describe*, ssm:GetCommandInvocation/ListCommands/CancelCommand, cloudwatch:GetMetricData and the ' +
+      "preflight's Service Quotas reads support no resource-level permissions (or must list the account, as " +
+      'the sweeper does); every mutating call is scoped by name or tag.',
     'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:cluster:ab-*':
-      'The backend names every cluster ab-<run>-<cell> (core/backends/aws/names.ts); creation also requires the run tag.',
+      'The backend names every cluster ab-<run>-<cell> (core/backends/aws/names.ts); creation also requires ' +
+      'the run tag.',
     'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:db:ab-*':
       'The backend names every instance ab-<run>-<cell>-w|-rN; creation also requires the run tag.',
     'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:cluster-pg:ab-*':
@@ -676,17 +703,23 @@ function acknowledgeBackendWildcards(role: iam.Role, bucket: s3.IBucket): void {
     'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:cluster-pg:default.*':
       'Default cluster parameter groups are referenced, never modified.',
     'Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:rds!*':
-      "RDS creates the managed master secret (rds!cluster-<uuid>) with the caller's CreateSecret/TagResource permissions; the name is generated by RDS.",
+      "RDS creates the managed master secret (rds!cluster-<uuid>) with the caller's CreateSecret/TagResource " +
+      'permissions; the name is generated by RDS.',
     'Resource::arn:<AWS::Partition>:kms:<AWS::Region>:<AWS::AccountId>:key/*':
-      'kms:DescribeKey only (key metadata), which ManageMasterUserPassword needs on the AWS managed aws/secretsmanager key; its key id differs per account and the key may not exist before the first cluster.',
+      'kms:DescribeKey only (key metadata), which ManageMasterUserPassword needs on the AWS managed ' +
+      'aws/secretsmanager key; its key id differs per account and the key may not exist before the first cluster.',
     'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:instance/*':
-      'Client instance ids are only known after launch: RunInstances requires the run tag on the request, terminate and SendCommand require it on the instance.',
+      'Client instance ids are only known after launch: RunInstances requires the run tag on the request, ' +
+      'terminate and SendCommand require it on the instance.',
     'Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:ab-*':
-      "A self-managed cell's credentials secret is named ab-<run>-<cell>-server-credentials (core/backends/aws/names.ts); creating it requires the run tag on the request, describing and deleting it the run tag on the secret.",
+      "A self-managed cell's credentials secret is named ab-<run>-<cell>-server-credentials " +
+      '(core/backends/aws/names.ts); creating it requires the run tag on the request, describing and deleting ' +
+      'it the run tag on the secret.',
     'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:volume/*':
       "The root volume created by RunInstances from the stack's template; the request must carry the run tag.",
     'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:network-interface/*':
-      'The primary network interface RunInstances creates with the instance; the instance itself must carry the run tag.',
+      'The primary network interface RunInstances creates with the instance; the instance itself must carry ' +
+      'the run tag.',
     'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>::image/*':
       'The AMI is resolved at launch from the public Debian 12 SSM parameter; its id changes with every release.',
     'Resource::arn:<AWS::Partition>:pi:<AWS::Region>:<AWS::AccountId>:metrics/rds/*':
@@ -741,7 +774,8 @@ function grantLakeQueries(role: iam.Role, props: VerdictPermissionsProps): void 
   Validations.of(role).acknowledge({
     id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:glue:<AWS::Region>:<AWS::AccountId>:table/${props.databaseName}/*]`,
     reason:
-      "The lake's tables and views of this one Glue database: the views are (re)created by the lake reader, their names come from core/lake/sql.",
+      "The lake's tables and views of this one Glue database: the views are (re)created by the lake reader, " +
+      'their names come from core/lake/sql.',
   });
 }
 
@@ -830,7 +864,8 @@ function grantCompactionPermissions(role: iam.Role, props: CompactionPermissions
   const bucketId = stack.getLogicalId(props.bucket.node.defaultChild as never);
   for (const [finding, reason] of Object.entries({
     [`Resource::<${bucketId}.Arn>/tables/*`]:
-      "A compacted run's JSON Lines objects, named by run under tables/<table>/dt=<date>/, are deleted once its Parquet partition is registered.",
+      "A compacted run's JSON Lines objects, named by run under tables/<table>/dt=<date>/, are deleted once " +
+      'its Parquet partition is registered.',
     [`Resource::<${bucketId}.Arn>/compacted/*`]:
       "What a failed UNLOAD left in a run's Parquet folder under compacted/ is removed before it is unloaded again.",
   })) {

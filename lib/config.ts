@@ -140,7 +140,10 @@ const nightlySchema = z
       .default('cron(0 2 * * ? *)'),
     /** IANA time zone of the cron expression (ScheduleExpressionTimezone). */
     timeZone: z.string().min(1).default('UTC'),
-    /** The experiment file, relative to cdk.json's directory: by default the nightly regression run (`aurora-bench history nightly-regression` judges it). */
+    /**
+     * The experiment file, relative to cdk.json's directory: by default the nightly
+     * regression run (`aurora-bench history nightly-regression` judges it).
+     */
     experiment: z.string().min(1).default('experiments/nightly-regression.json'),
   })
   .strict();
@@ -200,9 +203,12 @@ const appConfigSchema = z
       code: 'custom',
       path: ['network', 'natGateways'],
       message:
-        "0 leaves the clients' private subnets without internet access, but clients and self-managed servers install sysbench, the AWS CLI and MariaDB " +
-        `from Debian's package archive at boot (lib/client-user-data.ts). Set ${CONFIG_CONTEXT_KEY}.network.natGateways to 1 or more, ` +
-        `or use an existing VPC whose private subnets route to the internet (${CONFIG_CONTEXT_KEY}.network.existingVpc).`,
+        "0 leaves the clients' private subnets without internet access, but clients and self-managed servers " +
+        'install sysbench, the AWS CLI and MariaDB ' +
+        `from Debian's package archive at boot (lib/client-user-data.ts). ` +
+        `Set ${CONFIG_CONTEXT_KEY}.network.natGateways to 1 or more, ` +
+        `or use an existing VPC whose private subnets route to the internet ` +
+        `(${CONFIG_CONTEXT_KEY}.network.existingVpc).`,
     });
   });
 

@@ -10,7 +10,10 @@ import * as rds from 'aws-cdk-lib/aws-rds';
 import { Construct } from 'constructs';
 import { logRetention, type NetworkConfig } from './config';
 
-/** The DB port: Aurora's and RDS's default for MySQL and MariaDB, and the self-managed servers' (core/backends/aws/self-managed-servers.ts). */
+/**
+ * The DB port: Aurora's and RDS's default for MySQL and MariaDB, and the
+ * self-managed servers' (core/backends/aws/self-managed-servers.ts).
+ */
 const MYSQL_PORT = 3306;
 
 export interface NetworkProps {
@@ -89,7 +92,8 @@ export class Network extends Construct {
     this.serverSecurityGroup = new ec2.SecurityGroup(this, 'ServerSecurityGroup', {
       vpc: this.vpc,
       description:
-        'aurora-bench self-managed servers: MySQL from the clients and between servers; outbound to endpoints and package sources',
+        'aurora-bench self-managed servers: MySQL from the clients and between servers; outbound to endpoints ' +
+        'and package sources',
       allowAllOutbound: true,
     });
     this.serverSecurityGroup.addIngressRule(

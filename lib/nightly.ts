@@ -38,7 +38,9 @@ export class Nightly extends Construct {
     const input = stack.toJsonString(executionInput);
     if (Buffer.byteLength(JSON.stringify(executionInput), 'utf8') > MAX_EXECUTION_INPUT_BYTES) {
       throw new Error(
-        `aurora-bench.nightly.experiment: the execution input is ${Buffer.byteLength(JSON.stringify(executionInput), 'utf8')} bytes, more than the 256 KiB StartExecution accepts`,
+        `aurora-bench.nightly.experiment: the execution input ` +
+          `is ${Buffer.byteLength(JSON.stringify(executionInput), 'utf8')} bytes, more than the 256 KiB ` +
+          `StartExecution accepts`,
       );
     }
     this.role = new iam.Role(this, 'Role', {

@@ -74,7 +74,8 @@ export class ResultsLake extends Construct {
       encryption: s3.BucketEncryption.S3_MANAGED,
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
       enforceSSL: true,
-      // Log delivery is granted by bucket policy (feature flag @aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy), no ACLs.
+      // Log delivery is granted by bucket policy (feature flag
+      // @aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy), no ACLs.
       objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
       lifecycleRules: [{ id: 'expire-access-logs', expiration: Duration.days(365) }],
       removalPolicy,
@@ -227,7 +228,9 @@ export class ResultsLake extends Construct {
     const types = LAKE_COLUMNS[table];
     return {
       name: parquetTableName(table),
-      description: `aurora-bench ${table} rows of compacted runs (core/lake/athena-storage.ts), Parquet, one partition per run`,
+      description:
+        `aurora-bench ${table} rows of compacted runs (core/lake/athena-storage.ts), Parquet, one ` +
+        `partition per run`,
       tableType: 'EXTERNAL_TABLE',
       parameters: { classification: 'parquet', EXTERNAL: 'TRUE' },
       partitionKeys: [

@@ -53,7 +53,8 @@ export class Servers extends Construct {
     Validations.of(this.role).acknowledge({
       id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonSSMManagedInstanceCore]',
       reason:
-        'The AWS-maintained SSM core policy is what Run Command needs on the instance and follows SSM agent changes; it grants no data access.',
+        'The AWS-maintained SSM core policy is what Run Command needs on the instance and follows SSM agent ' +
+        'changes; it grants no data access.',
     });
     // The bundle (aws s3 cp --recursive of runner/): list the prefix, read its objects.
     this.role.addToPolicy(
@@ -128,17 +129,20 @@ export class Servers extends Construct {
       {
         id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${SSM_OUTPUT_PREFIX}*]`,
         reason:
-          "SSM Run Command uploads the setup command's stdout/stderr under ssm-output/<run>/<cell>/...; the keys are known per run only.",
+          "SSM Run Command uploads the setup command's stdout/stderr under ssm-output/<run>/<cell>/...; the " +
+          'keys are known per run only.',
       },
       {
         id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:ab-*]',
         reason:
-          "Each cell's credentials secret is named ab-<run>-<cell>-server-credentials (core/backends/aws/names.ts); the read also requires the run tag on the secret.",
+          "Each cell's credentials secret is named ab-<run>-<cell>-server-credentials " +
+          '(core/backends/aws/names.ts); the read also requires the run tag on the secret.',
       },
       {
         id: 'AwsSolutions-IAM5[Resource::*]',
         reason:
-          'cloudwatch:PutMetricData has no resource type; the statement is limited to the CWAgent namespace by the cloudwatch:namespace condition.',
+          'cloudwatch:PutMetricData has no resource type; the statement is limited to the CWAgent namespace by ' +
+          'the cloudwatch:namespace condition.',
       },
     );
 

@@ -140,7 +140,10 @@ interface SynthesizedFunction {
   readonly assetDir: string;
   readonly runtime: string;
   readonly handler: string;
-  /** The template's Environment.Variables: text, or CloudFormation intrinsics (Ref, Fn::GetAtt, ...) resolved at deploy time. */
+  /**
+   * The template's Environment.Variables: text, or CloudFormation
+   * intrinsics (Ref, Fn::GetAtt, ...) resolved at deploy time.
+   */
   readonly environment: Readonly<Record<string, unknown>>;
   readonly memoryMb: number;
   readonly timeoutS: number;

@@ -120,7 +120,10 @@ export interface WorkflowProps {
   readonly stateMachineName: string;
   readonly environment: Readonly<Record<string, string>>;
   readonly logRetentionDays: number;
-  /** Each Task function's role, with the permissions of its own Task's calls (lib/backend-permissions.ts grantTaskPermissions). */
+  /**
+   * Each Task function's role, with the permissions of its own
+   * Task's calls (lib/backend-permissions.ts grantTaskPermissions).
+   */
   readonly taskRoles: Readonly<Record<TaskName, iam.Role>>;
 }
 
@@ -226,7 +229,8 @@ export class Workflow extends Construct {
       {
         id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${props.stateMachineName}/*]`,
         reason:
-          'Child executions of the DISTRIBUTED Map are named <state machine>/<map run label>:<uuid> by Step Functions; limited to this state machine.',
+          'Child executions of the DISTRIBUTED Map are named <state machine>/<map run label>:<uuid> by Step ' +
+          'Functions; limited to this state machine.',
       },
       {
         id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${props.stateMachineName}:*]`,
@@ -236,18 +240,21 @@ export class Workflow extends Construct {
     Validations.of(role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason:
-        'CloudWatch Logs vended delivery (logs:CreateLogDelivery and friends) and X-Ray PutTraceSegments support no resource-level permissions; CDK adds exactly these for logging and tracing.',
+        'CloudWatch Logs vended delivery (logs:CreateLogDelivery and friends) and X-Ray PutTraceSegments ' +
+        'support no resource-level permissions; CDK adds exactly these for logging and tracing.',
     });
     for (const task of TASK_NAMES) {
       Validations.of(props.taskRoles[task]).acknowledge({
         id: 'AwsSolutions-IAM5[Resource::*]',
         reason:
-          "X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) and the backend's Describe*/GetMetricData calls support no resource-level permissions.",
+          "X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) and the backend's " +
+          'Describe*/GetMetricData calls support no resource-level permissions.',
       });
       Validations.of(this.functions[task]).acknowledge({
         id: 'AwsSolutions-L1',
         reason:
-          "NODEJS_22_X is the project's pinned runtime (the issue requires it; the local runner and CI run the same code on Node 20/22); moving to a newer runtime is a deliberate change.",
+          "NODEJS_22_X is the project's pinned runtime (the issue requires it; the local runner and CI run the " +
+          'same code on Node 20/22); moving to a newer runtime is a deliberate change.',
       });
     }
   }

@@ -137,7 +137,8 @@ export function serverlessV2Support(engine: EngineRef): Support {
       supported,
       why: supported
         ? ''
-        : `Aurora Serverless v2 needs Aurora PostgreSQL 13.6 or a later 13, 14.3 or a later 14, or 15 and higher, but the version is ${engine.version}`,
+        : `Aurora Serverless v2 needs Aurora PostgreSQL 13.6 or a later 13, 14.3 or a later 14, or 15 and ` +
+          `higher, but the version is ${engine.version}`,
     };
   }
   return notAurora(engine, 'Aurora Serverless v2 (db.serverless)');
@@ -162,7 +163,8 @@ export function zeroMinimumSupport(engine: EngineRef): Support {
       supported,
       why: supported
         ? ''
-        : `a minimum of 0 ACUs (auto-pause) needs Aurora PostgreSQL ${pgList(PAUSE_PG)} or a later minor of the same major, but the version is ${engine.version}`,
+        : `a minimum of 0 ACUs (auto-pause) needs Aurora PostgreSQL ${pgList(PAUSE_PG)} or a later minor of ` +
+          `the same major, but the version is ${engine.version}`,
     };
   }
   return notAurora(engine, 'Aurora Serverless v2 auto-pause');
@@ -187,7 +189,8 @@ export function ioOptimizedSupport(engine: EngineRef): Support {
       supported,
       why: supported
         ? ''
-        : `Aurora I/O-Optimized needs Aurora PostgreSQL ${pgList(IO_OPTIMIZED_PG)} or a later minor of the same major, but the version is ${engine.version}`,
+        : `Aurora I/O-Optimized needs Aurora PostgreSQL ${pgList(IO_OPTIMIZED_PG)} or a later minor of the ` +
+          `same major, but the version is ${engine.version}`,
     };
   }
   return notAurora(engine, 'the Aurora storage configuration (Standard or I/O-Optimized)');
@@ -231,7 +234,10 @@ export const SERVERLESS_V2_CAPACITY: readonly CapacityLine[] = [
     maxAcu: MAX_ACU_OLDER,
     confirmed: true,
     source:
-      'Aurora User Guide, "Requirements and limitations for Aurora Serverless v2" (awsdocs/amazon-aurora-user-guide doc_source/aurora-serverless-v2.requirements.md): "from a minimum of 0.5 Aurora capacity units (ACU) through 128 ACUs"; botocore rds ServerlessV2ScalingConfiguration before the 256-ACU launch: "The largest value that you can use is 128"',
+      'Aurora User Guide, "Requirements and limitations for Aurora Serverless v2" ' +
+      '(awsdocs/amazon-aurora-user-guide doc_source/aurora-serverless-v2.requirements.md): "from a minimum of ' +
+      '0.5 Aurora capacity units (ACU) through 128 ACUs"; botocore rds ServerlessV2ScalingConfiguration before ' +
+      'the 256-ACU launch: "The largest value that you can use is 128"',
   },
   {
     kind: 'aurora-mysql',
@@ -239,7 +245,8 @@ export const SERVERLESS_V2_CAPACITY: readonly CapacityLine[] = [
     maxAcu: MAX_ACU,
     confirmed: false,
     source:
-      'AWS What\'s New, October 2024, "Amazon Aurora Serverless v2 now supports up to 256 ACUs" (Aurora MySQL 3.06 and higher, on a recent platform version); no stored copy found, so the version line is unconfirmed',
+      'AWS What\'s New, October 2024, "Amazon Aurora Serverless v2 now supports up to 256 ACUs" (Aurora MySQL ' +
+      '3.06 and higher, on a recent platform version); no stored copy found, so the version line is unconfirmed',
   },
   {
     kind: 'aurora-mysql',
@@ -247,7 +254,8 @@ export const SERVERLESS_V2_CAPACITY: readonly CapacityLine[] = [
     minAcu: 0,
     confirmed: true,
     source:
-      'Aurora User Guide, "Scaling to Zero ACUs with automatic pause and resume for Aurora Serverless v2", Prerequisites: "Aurora MySQL ... version 3.08.0 or higher"',
+      'Aurora User Guide, "Scaling to Zero ACUs with automatic pause and resume for Aurora Serverless v2", ' +
+      'Prerequisites: "Aurora MySQL ... version 3.08.0 or higher"',
   },
   {
     kind: 'aurora-postgresql',
@@ -263,7 +271,8 @@ export const SERVERLESS_V2_CAPACITY: readonly CapacityLine[] = [
     maxAcu: MAX_ACU,
     confirmed: false,
     source:
-      'AWS What\'s New, October 2024, "Amazon Aurora Serverless v2 now supports up to 256 ACUs" (Aurora PostgreSQL 13.13, 14.10, 15.5, 16.1 and higher); no stored copy found, so the version line is unconfirmed',
+      'AWS What\'s New, October 2024, "Amazon Aurora Serverless v2 now supports up to 256 ACUs" (Aurora ' +
+      'PostgreSQL 13.13, 14.10, 15.5, 16.1 and higher); no stored copy found, so the version line is unconfirmed',
   },
   {
     kind: 'aurora-postgresql',

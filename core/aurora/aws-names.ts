@@ -69,7 +69,10 @@ function editDistance(a: string, b: string): number {
   return prev[b.length]!;
 }
 
-/** The closest known names (at most 2 edits away; only those at the smallest distance), alphabetically: a typo's likely intent. */
+/**
+ * The closest known names (at most 2 edits away; only those at
+ * the smallest distance), alphabetically: a typo's likely intent.
+ */
 export function closestNames(value: string, known: Iterable<string>, max = 3): string[] {
   let best = 3;
   let found: string[] = [];

@@ -60,13 +60,18 @@ export interface EngineFacts {
   readonly localServer: LocalServerKind;
   /** RDS `Engine`; undefined for a server aurora-bench installs itself. */
   readonly rdsEngine?: 'aurora-mysql' | 'aurora-postgresql' | 'mysql' | 'mariadb' | 'postgres';
-  /** cluster: Aurora (cluster + instances on one volume); instance: RDS DB instance + read replicas; ec2: a server on an EC2 instance. */
+  /**
+   * cluster: Aurora (cluster + instances on one volume); instance: RDS
+   * DB instance + read replicas; ec2: a server on an EC2 instance.
+   */
   readonly topology: 'cluster' | 'instance' | 'ec2';
   readonly maxReaders: number;
   /** The version as the spec writes it; `versionExample` is shown when it does not match. */
   readonly versionPattern: RegExp;
   readonly versionExample: string;
-  /** Whether the Aurora MySQL parameter catalogue (core/aurora/parameter-catalogue.ts) checks its parameters offline. */
+  /**
+   * Whether the Aurora MySQL parameter catalogue (core/aurora/parameter-catalogue.ts) checks its parameters offline.
+   */
   readonly parameterCatalogue: boolean;
   /** Whether the AWS backend (core/backends/aws) provisions it today. */
   readonly awsBackend: boolean;
@@ -232,7 +237,8 @@ export function localWriteForwarding(engine: EngineRef): { readonly supported: b
         supported,
         why: supported
           ? ''
-          : `local write forwarding in Aurora PostgreSQL needs 16.4 or a later 16, 15.8 or a later 15, or 14.13 or a later 14, but the version is ${engine.version}`,
+          : `local write forwarding in Aurora PostgreSQL needs 16.4 or a later 16, 15.8 or a later 15, or ` +
+            `14.13 or a later 14, but the version is ${engine.version}`,
       };
     }
     default:
@@ -251,7 +257,10 @@ export function awsEngineVersion(engine: EngineRef): string {
   return engine.kind === 'aurora-mysql' ? parseAuroraVersion(engine.version).engineVersion : engine.version;
 }
 
-/** The least gp3 storage RDS takes for MySQL, MariaDB and PostgreSQL, and the most (CreateDBInstanceMessage.AllocatedStorage: "from 20 to 65536"). */
+/**
+ * The least gp3 storage RDS takes for MySQL, MariaDB and PostgreSQL, and
+ * the most (CreateDBInstanceMessage.AllocatedStorage: "from 20 to 65536").
+ */
 const MIN_STORAGE_GIB = 20;
 const MAX_STORAGE_GIB = 65536;
 /**
@@ -262,10 +271,10 @@ const MAX_STORAGE_GIB = 65536;
 const DISK_BYTES_PER_ROW = 500;
 
 /**
- * GiB of gp3 storage for an RDS cell's source instance (core/backends/aws/db-instances.ts; the plan's cost prices it): its data with half as much again for binary logs
- * or WAL and temporary files, at least RDS's minimum; storage autoscaling may grow it to twice that
- * (MaxAllocatedStorage: "The upper limit in gibibytes (GiB) to which Amazon RDS can automatically
- * scale the storage of the DB instance"). A replica gets its source's storage.
+ * GiB of gp3 storage for an RDS cell's source instance (core/backends/aws/db-instances.ts; the plan's cost prices it):
+ * its data with half as much again for binary logs or WAL and temporary files, at least RDS's minimum; storage
+ * autoscaling may grow it to twice that (MaxAllocatedStorage: "The upper limit in gibibytes (GiB) to which Amazon RDS
+ * can automatically scale the storage of the DB instance"). A replica gets its source's storage.
  */
 export function rdsAllocatedStorageGib(data: { readonly tables: number; readonly tableSize: number }): {
   allocated: number;
@@ -279,8 +288,9 @@ export function rdsAllocatedStorageGib(data: { readonly tables: number; readonly
 /**
  * The Debian 12 AMI's root volume (lib/clients.ts DEBIAN_AMI_PARAMETERS; Debian builds its EC2
  * image as a 2 GiB disk, debian-cloud-images cli/build.py) holds the OS and the server packages; a
- * self-managed server's datadir lives on the same volume, so 8 GiB is added to the data's share. EBS gp3: "1 - 65,536 GiB", and a volume from a snapshot must be "equal to or larger
- * than the snapshot size" (botocore ec2 service-2.json EbsBlockDevice.VolumeSize).
+ * self-managed server's datadir lives on the same volume, so 8 GiB is added to the data's share. EBS gp3: "1 - 65,536
+ * GiB", and a volume from a snapshot must be "equal to or larger than the
+ * snapshot size" (botocore ec2 service-2.json EbsBlockDevice.VolumeSize).
  */
 const SERVER_OS_GIB = 8;
 const SERVER_MIN_VOLUME_GIB = 20;
@@ -296,4 +306,7 @@ export function serverVolumeGib(data: { readonly tables: number; readonly tableS
   return Math.min(GP3_MAX_GIB, Math.max(SERVER_MIN_VOLUME_GIB, SERVER_OS_GIB + Math.ceil(dataGib * 1.5)));
 }
 
-/** The parameters of an RDS DB instance's one DB parameter group: the variant's cluster parameters, then its instance parameters on top. */
+/**
+ * The parameters of an RDS DB instance's one DB parameter group: the
+ * variant's cluster parameters, then its instance parameters on top.
+ */

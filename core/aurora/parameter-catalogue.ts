@@ -89,7 +89,10 @@ export function catalogueNames(major: 2 | 3): string[] {
   return Object.keys(CATALOGUE.majors[String(major) as '2' | '3'].parameters);
 }
 
-/** A spec value as RDS would receive it (booleans as 1/0, as in the AWS backend's paramValue, core/backends/aws/cluster.ts). */
+/**
+ * A spec value as RDS would receive it (booleans as 1/0, as in
+ * the AWS backend's paramValue, core/backends/aws/cluster.ts).
+ */
 function asParameterText(value: ParameterValue): string {
   if (typeof value === 'boolean') return value ? '1' : '0';
   return String(value).trim();
@@ -129,7 +132,10 @@ function unknownReason(version: AuroraVersion, name: string): string {
   const major = majorOf(version);
   const na = CATALOGUE.majors[String(major) as '2' | '3'].notApplicable[name];
   if (na !== undefined)
-    return `does not apply to Aurora MySQL ${major}: AWS lists it among the "MySQL parameters that don't apply to Aurora MySQL"${na ? ` (${na})` : ''}`;
+    return (
+      `does not apply to Aurora MySQL ${major}: AWS lists it among the "MySQL parameters that don't apply ` +
+      `to Aurora MySQL"${na ? ` (${na})` : ''}`
+    );
   const other = major === 2 ? 3 : 2;
   const otherEntry = CATALOGUE.majors[String(other) as '2' | '3'].parameters[name];
   if (otherEntry) {
@@ -176,7 +182,9 @@ export function parameterProblems(
     if (info.minVersion && compareVersions(version.aurora, info.minVersion.split('.').map(Number)) < 0) {
       problems.push({
         name,
-        reason: `needs Aurora MySQL ${info.minVersion} or higher; the engine is ${version.aurora.map((n, i) => (i === 1 ? String(n).padStart(2, '0') : String(n))).join('.')}`,
+        reason:
+          `needs Aurora MySQL ${info.minVersion} or higher; the engine ` +
+          `is ${version.aurora.map((n, i) => (i === 1 ? String(n).padStart(2, '0') : String(n))).join('.')}`,
       });
       continue;
     }
@@ -191,7 +199,9 @@ export function parameterProblems(
       const there = info[otherLevel(level)]!;
       problems.push({
         name,
-        reason: `${otherLevel(level)}-level only on Aurora MySQL ${major}: it belongs in ${otherLevel(level)}Parameters${there.modifiable === false ? ', where it is not modifiable either' : ''}`,
+        reason:
+          `${otherLevel(level)}-level only on Aurora MySQL ${major}: it belongs ` +
+          `in ${otherLevel(level)}Parameters${there.modifiable === false ? ', where it is not modifiable either' : ''}`,
       });
       continue;
     }
@@ -199,14 +209,18 @@ export function parameterProblems(
       const atOther = info[otherLevel(level)];
       problems.push({
         name,
-        reason: `not modifiable on Aurora MySQL ${major} at the ${info[level] ? level : 'instance'} level${atOther && atOther !== here && atOther.modifiable !== false ? ` (it is modifiable at the ${otherLevel(level)} level: set it in ${otherLevel(level)}Parameters)` : ''}${here.note ? `: ${here.note}` : ''}`,
+        reason:
+          `not modifiable on Aurora MySQL ${major} at the ${info[level] ? level : 'instance'} ` +
+          `level${atOther && atOther !== here && atOther.modifiable !== false ? ` (it is modifiable at the ${otherLevel(level)} level: set it in ${otherLevel(level)}Parameters)` : ''}${here.note ? `: ${here.note}` : ''}`,
       });
       continue;
     }
     if (info.allowedValues && !valueAllowed(value, info.allowedValues)) {
       problems.push({
         name,
-        reason: `value ${JSON.stringify(value)} is not allowed on Aurora MySQL ${major} (AWS lists ${info.allowedValues.join(', ')})`,
+        reason:
+          `value ${JSON.stringify(value)} is not allowed on Aurora MySQL ${major} (AWS ` +
+          `lists ${info.allowedValues.join(', ')})`,
       });
       continue;
     }
@@ -221,7 +235,9 @@ export function parameterProblems(
       if (given === undefined || asParameterText(given) !== req.value) {
         problems.push({
           name,
-          reason: `a value other than ${req.unlessValue} needs ${req.parameter}=${req.value} in the same ${level} parameters on Aurora MySQL ${major} (AWS: setting it acknowledges the risk of data loss)`,
+          reason:
+            `a value other than ${req.unlessValue} needs ${req.parameter}=${req.value} in the ` +
+            `same ${level} parameters on Aurora MySQL ${major} (AWS: setting it acknowledges the risk of data loss)`,
         });
       }
     }

@@ -81,7 +81,10 @@ const MARIADB_THREAD_POOL = [
   'thread_pool_stall_limit',
 ] as const;
 
-/** Parameters the RDS User Guide lists as MariaDB-only (the ones a benchmark would set; aria_* and innodb_defragment* by prefix). */
+/**
+ * Parameters the RDS User Guide lists as MariaDB-only (the ones a
+ * benchmark would set; aria_* and innodb_defragment* by prefix).
+ */
 const MARIADB_ONLY: ReadonlySet<string> = new Set([
   ...MARIADB_THREAD_POOL,
   'binlog_annotate_row_events',
@@ -145,7 +148,10 @@ export function rdsParameterProblem(kind: EngineKind, name: string, value: strin
   }
   if (kind === 'rds-mariadb') {
     if (MARIADB_UNAVAILABLE.has(name))
-      return `${name} is a MySQL parameter that RDS for MariaDB's parameter groups do not have (RDS User Guide, "Parameters for MariaDB"): remove it`;
+      return (
+        `${name} is a MySQL parameter that RDS for MariaDB's parameter groups do not have (RDS User ` +
+        `Guide, "Parameters for MariaDB"): remove it`
+      );
     if (name === 'thread_handling' && !THREAD_HANDLING_VALUES.includes(value))
       return `thread_handling takes ${THREAD_HANDLING_VALUES.join(', ')}, got "${value}"`;
   }
@@ -174,7 +180,9 @@ export function rdsParameterProblems(
   return problems;
 }
 
-/** The engine of a parameter group family this module covers: mysql8.0, mariadb10.11, postgres16, aurora-postgresql16. */
+/**
+ * The engine of a parameter group family this module covers: mysql8.0, mariadb10.11, postgres16, aurora-postgresql16.
+ */
 export function engineOfFamily(family: string): EngineKind | undefined {
   if (/^aurora-postgresql\d/.test(family)) return 'aurora-postgresql';
   if (/^aurora-mysql/.test(family)) return 'aurora-mysql';

@@ -132,9 +132,15 @@ export function serverOptionProblem(rawName: string, value: ParameterValue): str
   const name = optionName(rawName);
   if (!/^[a-z0-9_.]+$/.test(name)) return `"${rawName}" is not a MariaDB option name (letters, digits, _ - and . only)`;
   if (AWS_ONLY_PREFIXES.some((p) => name.startsWith(p)))
-    return `${rawName} is an Aurora or RDS parameter; a self-managed MariaDB has no such variable: remove it (or set it on an Aurora or RDS variant)`;
+    return (
+      `${rawName} is an Aurora or RDS parameter; a self-managed MariaDB has no such variable: remove it ` +
+      `(or set it on an Aurora or RDS variant)`
+    );
   if (SERVER_MANAGED_OPTIONS.has(name))
-    return `${rawName} is set by client/server-setup.sh (ports, paths, server ids, binary log and replication roles): remove it from the self-managed variant`;
+    return (
+      `${rawName} is set by client/server-setup.sh (ports, paths, server ids, binary log and replication ` +
+      `roles): remove it from the self-managed variant`
+    );
   if (FIXED_AT_INIT.has(name))
     return `${rawName} is fixed when the data directory is initialised, which uses MariaDB's default: remove it`;
   if (typeof value === 'string' && /[\n\r]/.test(value))
@@ -196,7 +202,9 @@ export function renderServerOptions(
       } catch (e) {
         problems.push({
           path,
-          message: `cannot evaluate the formula ${raw} for ${original}: ${e instanceof FormulaError ? e.message : String(e)}`,
+          message:
+            `cannot evaluate the formula ${raw} ` +
+            `for ${original}: ${e instanceof FormulaError ? e.message : String(e)}`,
         });
         continue;
       }

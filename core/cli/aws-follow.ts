@@ -109,7 +109,10 @@ export async function followExecution(options: FollowOptions): Promise<number> {
     } while (nextToken);
   };
 
-  /** The children of every Map Run not yet settled: new ones are followed, ended ones marked so their last read is the last. */
+  /**
+   * The children of every Map Run not yet settled: new ones are
+   * followed, ended ones marked so their last read is the last.
+   */
   const listChildren = async (): Promise<Map<string, boolean>> => {
     const ended = new Map<string, boolean>();
     for (const [mapRunArn, run] of mapRuns) {
@@ -168,7 +171,8 @@ export async function followExecution(options: FollowOptions): Promise<number> {
       const choice = options.onInterrupt ? await options.onInterrupt() : 'stop';
       if (choice === 'leave') {
         log(
-          `left running: execution ${executionArn} goes on (its cells are torn down when it ends, or by the safety net past the spec's ttlHours)`,
+          `left running: execution ${executionArn} goes on (its cells are torn down when it ends, or by the ` +
+            `safety net past the spec's ttlHours)`,
         );
         log(`  follow it: ${consoleUrl(plan.region, executionArn)}`);
         log(`  stop it:   aws stepfunctions stop-execution --execution-arn ${executionArn}`);
@@ -183,7 +187,8 @@ export async function followExecution(options: FollowOptions): Promise<number> {
       );
       stopSent = true;
       log(
-        `stopping: StopExecution sent for ${executionArn}; it ends ABORTED and the safety net's rule on ABORTED executions tears down every cell of run ${plan.runId}`,
+        `stopping: StopExecution sent for ${executionArn}; it ends ABORTED and the safety net's rule on ` +
+          `ABORTED executions tears down every cell of run ${plan.runId}`,
       );
     }
   }

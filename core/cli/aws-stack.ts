@@ -24,7 +24,8 @@ export async function readStackOutputs(cfn: CloudFormationClient, stackName: str
     outputs = res.Stacks?.[0]?.Outputs ?? [];
   } catch (e) {
     throw new StackNotFoundError(
-      `stack "${stackName}" not found (${(e as Error).message}); deploy it with \`npx cdk deploy\` or pass --stack NAME`,
+      `stack "${stackName}" not found (${(e as Error).message}); deploy it with \`npx cdk deploy\` or pass ` +
+        `--stack NAME`,
       { cause: e },
     );
   }
@@ -50,14 +51,18 @@ export async function readDeployment(cfn: CloudFormationClient, stackName: strin
   } catch (e) {
     return {
       stackName,
-      problem: `stack "${stackName}" not found (${(e as Error).message}): deploy it with \`npx cdk deploy\` or pass --stack NAME (and --region)`,
+      problem:
+        `stack "${stackName}" not found (${(e as Error).message}): deploy it with \`npx cdk deploy\` or ` +
+        `pass --stack NAME (and --region)`,
     };
   }
   const raw = outputs.find((o) => o.OutputKey === BACKEND_CONFIG_OUTPUT)?.OutputValue;
   if (raw === undefined) {
     return {
       stackName,
-      problem: `stack "${stackName}" has no output ${BACKEND_CONFIG_OUTPUT}: it is not an aurora-bench stack, or one deployed by an older version (redeploy it with \`npx cdk deploy\`)`,
+      problem:
+        `stack "${stackName}" has no output ${BACKEND_CONFIG_OUTPUT}: it is not an aurora-bench stack, ` +
+        `or one deployed by an older version (redeploy it with \`npx cdk deploy\`)`,
     };
   }
   try {
@@ -65,7 +70,9 @@ export async function readDeployment(cfn: CloudFormationClient, stackName: strin
   } catch (e) {
     return {
       stackName,
-      problem: `stack "${stackName}" output ${BACKEND_CONFIG_OUTPUT} is not a usable configuration: ${(e as Error).message}`,
+      problem:
+        `stack "${stackName}" output ${BACKEND_CONFIG_OUTPUT} is not a usable ` +
+        `configuration: ${(e as Error).message}`,
     };
   }
 }

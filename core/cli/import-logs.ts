@@ -45,7 +45,10 @@ class ImportError extends AuroraBenchError {
   override readonly name = 'ImportError';
 }
 
-/** What an imported run's plan is: the workflow's plan shape, with the backend "import" and the engine only when the mapping names it. */
+/**
+ * What an imported run's plan is: the workflow's plan shape, with the
+ * backend "import" and the engine only when the mapping names it.
+ */
 type ImportedPlan = Omit<Plan, 'backend' | 'engine'> & {
   readonly backend: 'import';
   readonly engine: Plan['engine'] | null;
@@ -80,7 +83,10 @@ interface LogFile {
   readonly reportIntervalS?: number;
 }
 
-/** Every regular file under the paths given, in name order; a directory's own files keep their path under it for patterns. */
+/**
+ * Every regular file under the paths given, in name order; a
+ * directory's own files keep their path under it for patterns.
+ */
 function collectFiles(paths: readonly string[]): { path: string; relativePath: string }[] {
   const out: { path: string; relativePath: string }[] = [];
   for (const given of paths) {
@@ -234,7 +240,10 @@ function buildPlan(
     {
       level: 'info',
       path: '',
-      message: `imported from ${assigned.length} sysbench log${assigned.length === 1 ? '' : 's'}: data size, sysbench options and server configuration are not in the logs and are not recorded (0 where a number is required)`,
+      message:
+        `imported from ${assigned.length} sysbench log${assigned.length === 1 ? '' : 's'}: data size, ` +
+        `sysbench options and server configuration are not in the logs and are not recorded (0 where a number ` +
+        `is required)`,
     },
     ...assigned.map(({ a }) => ({
       level: 'info' as const,
@@ -262,7 +271,10 @@ function buildPlan(
   return { spec, plan, stepOf };
 }
 
-/** The default run id: the experiment and a hash of the logs' content and their mapping, so importing the same logs again is refused. */
+/**
+ * The default run id: the experiment and a hash of the logs' content
+ * and their mapping, so importing the same logs again is refused.
+ */
 function defaultRunId(experiment: string, assigned: readonly { a: FileAssignment; log: LogFile }[]): string {
   const h = createHash('sha256');
   for (const { a, log } of [...assigned].sort((x, y) => x.a.path.localeCompare(y.a.path)))
@@ -275,7 +287,10 @@ function statusLine(path: string, parsed: ParsedOutput, a: FileAssignment | unde
   const where = a ? ` → ${cellIdOf(a.variant, a.repeat)} ${stepIdOf(a)}` : '';
   if (parsed.status === 'ok' && parsed.summary) {
     const s = parsed.summary;
-    return `ok      ${shownPath(path)}${where} (${version}, ${s.tps.toFixed(2)} tps, p${s.latencyMs.percentile} ${s.latencyMs.value} ms, ${parsed.intervals.length} intervals)`;
+    return (
+      `ok      ${shownPath(path)}${where} (${version}, ${s.tps.toFixed(2)} tps, ` +
+      `p${s.latencyMs.percentile} ${s.latencyMs.value} ms, ${parsed.intervals.length} intervals)`
+    );
   }
   return `failed  ${shownPath(path)}${where} (${version}): ${parsed.error ?? 'no summary'}`;
 }
@@ -319,13 +334,17 @@ export function importLogs(options: ImportOptions): ImportResult {
     throw e;
   }
   const assigned = assignments.map((a) => ({ a, log: files.find((f) => f.facts.path === a.path)! }));
-  // One run, or one per date with each day's repeats numbered within it: the status lines name the cell each log lands in.
+  // One run, or one per date with each day's repeats numbered
+  // within it: the status lines name the cell each log lands in.
   const groups = options.runPerDate === true ? byDate(assigned) : [assigned];
   for (const group of groups) for (const { a, log: f } of group) log(statusLine(f.facts.path, f.parsed, a));
   const failed = assigned.filter(({ log: f }) => f.parsed.status !== 'ok');
   if (failed.length > 0 && options.allowFailed !== true) {
     throw new ImportError(
-      `${failed.length} of ${files.length} log${files.length === 1 ? '' : 's'} did not parse (${failed.map(({ log: f }) => shownPath(f.facts.path)).join(', ')}): nothing was imported; remove ${failed.length === 1 ? 'it' : 'them'} from the paths, or pass --allow-failed to keep ${failed.length === 1 ? 'it' : 'them'} as failed steps`,
+      `${failed.length} of ${files.length} log${files.length === 1 ? '' : 's'} did not parse ` +
+        `(${failed.map(({ log: f }) => shownPath(f.facts.path)).join(', ')}): nothing was imported; ` +
+        `remove ${failed.length === 1 ? 'it' : 'them'} from the paths, or pass --allow-failed to ` +
+        `keep ${failed.length === 1 ? 'it' : 'them'} as failed steps`,
     );
   }
 
@@ -348,7 +367,9 @@ export function importLogs(options: ImportOptions): ImportResult {
     const existing = existingRuns.filter(filesOfRuns([runId]));
     if (existing.length > 0) {
       throw new ImportError(
-        `run ${runId} is already in the lake (${existing[0]!}): ${options.runId === undefined ? 'these logs were imported before with the same mapping' : 'pick another --run-id'}; nothing was imported`,
+        `run ${runId} is already in the lake ` +
+          `(${existing[0]!}): ${options.runId === undefined ? 'these logs were imported before with the same mapping' : 'pick another --run-id'}; ` +
+          `nothing was imported`,
       );
     }
     return stageRun(mapping, runId, group, options.repoRoot);
@@ -356,7 +377,8 @@ export function importLogs(options: ImportOptions): ImportResult {
   moveIntoLake(lakeDir, runs);
   for (const run of runs) {
     log(
-      `imported ${run.logs} log${run.logs === 1 ? '' : 's'} as run ${run.runId} (experiment ${mapping.experiment}, ${run.cells} cells, backend import) into ${lakeDir}`,
+      `imported ${run.logs} log${run.logs === 1 ? '' : 's'} as run ${run.runId} ` +
+        `(experiment ${mapping.experiment}, ${run.cells} cells, backend import) into ${lakeDir}`,
     );
   }
   return {

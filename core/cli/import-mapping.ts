@@ -70,7 +70,8 @@ const FileRuleSchema = z
       .string()
       .min(1)
       .describe(
-        'A file name, or a pattern on it: * and ? as in a shell, {variant} {workload} {threads} {rate} {repeat} {date} capture that field.',
+        'A file name, or a pattern on it: * and ? as in a shell, {variant} {workload} {threads} {rate} ' +
+          '{repeat} {date} capture that field.',
       ),
     ...fileFields,
   })
@@ -191,7 +192,9 @@ export function resolveMapping(fileDoc: unknown, source: string | undefined, fla
       if (problem.path === 'experiment' && merged['experiment'] === undefined) {
         flagProblems.push({
           path: '--experiment',
-          message: `the experiment's name is required: pass --experiment NAME${source ? ` or set "experiment" in ${source}` : ''}`,
+          message:
+            `the experiment's name is required: pass --experiment ` +
+            `NAME${source ? ` or set "experiment" in ${source}` : ''}`,
         });
       } else if (flag !== undefined) flagProblems.push({ path: flag, message: problem.message });
       else if (patternIndex && Number(patternIndex[1]) >= fileRuleCount) {
@@ -291,12 +294,16 @@ export interface FileAssignment {
   readonly instanceClass?: string;
 }
 
-/** Log files the mapping cannot place: every problem, each naming its file. @internal exported for its tests (a test seam) */
+/**
+ * Log files the mapping cannot place: every problem, each naming
+ * its file. @internal exported for its tests (a test seam)
+ */
 export class ImportAssignmentError extends AuroraBenchError {
   override readonly name = 'ImportAssignmentError';
   constructor(readonly problems: readonly string[]) {
     super(
-      `cannot import: ${problems.length} problem${problems.length === 1 ? '' : 's'} in the mapping of the logs (nothing was imported)\n` +
+      `cannot import: ${problems.length} problem${problems.length === 1 ? '' : 's'} in the mapping of the logs ` +
+        `(nothing was imported)\n` +
         problems.map((p) => `  - ${p}`).join('\n'),
     );
   }
@@ -364,7 +371,9 @@ export function assignFiles(
       const inLog = log[key];
       if (given !== undefined && inLog !== undefined && given !== inLog) {
         problems.push(
-          `${shownPath(log.path)}: the mapping says ${key} ${given}, the log ran with ${inLog} ("${key === 'threads' ? 'Number of threads' : 'Target transaction rate'}: ${inLog}" in its header): correct the mapping`,
+          `${shownPath(log.path)}: the mapping says ${key} ${given}, the log ran with ${inLog} ` +
+            `("${key === 'threads' ? 'Number of threads' : 'Target transaction rate'}: ${inLog}" in its header): ` +
+            `correct the mapping`,
         );
       }
     }
@@ -395,7 +404,8 @@ export function assignFiles(
     const seen = classes.get(a.variant);
     if (seen && seen.cls !== a.instanceClass)
       problems.push(
-        `${shownPath(a.path)}: variant ${a.variant} is ${a.instanceClass} here but ${seen.cls} for ${shownPath(seen.path)}: one variant, one instance class`,
+        `${shownPath(a.path)}: variant ${a.variant} is ${a.instanceClass} here but ${seen.cls} ` +
+          `for ${shownPath(seen.path)}: one variant, one instance class`,
       );
     else if (!seen) classes.set(a.variant, { cls: a.instanceClass, path: a.path });
   }
@@ -410,7 +420,10 @@ export function assignFiles(
 const stepText = (a: Pick<FileAssignment, 'variant' | 'workload' | 'threads' | 'rate'>): string =>
   `${a.variant} ${a.workload} t${a.threads}${a.rate > 0 ? ` @${a.rate}/s` : ''}`;
 
-/** Repeats numbered 1, 2, ... per step in date order (then path), around the ones the mapping fixed; two logs of one repeat are refused. In the logs' order. */
+/**
+ * Repeats numbered 1, 2, ... per step in date order (then path), around the ones
+ * the mapping fixed; two logs of one repeat are refused. In the logs' order.
+ */
 function numberRepeats(
   partial: readonly (Omit<FileAssignment, 'repeat'> & { repeat?: number })[],
   problems: string[],

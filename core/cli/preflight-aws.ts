@@ -34,7 +34,9 @@ const VERDICT_LABEL = { ok: 'ok', warn: 'warn', refuse: 'REFUSE' } as const;
 export function renderPreflightReport(report: PreflightReport, specName: string): string {
   const out: string[] = [];
   out.push(
-    `Preflight of "${specName}" on AWS (${report.region}${report.stackName !== undefined ? `, stack ${report.stackName}` : ''}): read-only checks, nothing is created`,
+    `Preflight of "${specName}" on AWS ` +
+      `(${report.region}${report.stackName !== undefined ? `, stack ${report.stackName}` : ''}): read-only ` +
+      `checks, nothing is created`,
   );
   const width = Math.max(...report.checks.map((c) => c.title.length));
   for (const c of report.checks) {

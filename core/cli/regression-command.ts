@@ -1,4 +1,7 @@
-/** `aurora-bench compare` and `aurora-bench history` over the local lake (DuckDB), or with --aws over the deployed stack's lake (Athena). */
+/**
+ * `aurora-bench compare` and `aurora-bench history` over the local lake
+ * (DuckDB), or with --aws over the deployed stack's lake (Athena).
+ */
 import { existsSync, writeFileSync } from 'node:fs';
 import { AthenaClient } from '@aws-sdk/client-athena';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
@@ -64,7 +67,8 @@ export async function compareFromLake(
   const rehearsal = [a, b].find((s) => s.run.backend === REHEARSAL_BACKEND);
   if (rehearsal && [a, b].some((s) => s.run.backend === 'aws')) {
     throw new UsageError(
-      `run ${rehearsal.run.run_id} is a rehearsal (run --aws-rehearsal: moto and stand-in servers on this machine, not Aurora), so it is not compared with a run on AWS: compare it with another rehearsal or a local run`,
+      `run ${rehearsal.run.run_id} is a rehearsal (run --aws-rehearsal: moto and stand-in servers on this ` +
+        `machine, not Aurora), so it is not compared with a run on AWS: compare it with another rehearsal or a local run`,
     );
   }
   return compareRuns(a, b, options);
@@ -75,7 +79,8 @@ export function parseLevel(text: string): number {
   const level = Number(text);
   if (/^0?\.[0-9]+$/.test(text) && level >= COMPARE_LEVEL_RANGE.min && level <= COMPARE_LEVEL_RANGE.max) return level;
   throw new UsageError(
-    `--level ${text}: give a confidence level from ${COMPARE_LEVEL_RANGE.min} to ${COMPARE_LEVEL_RANGE.max} as a fraction (e.g. --level 0.99)`,
+    `--level ${text}: give a confidence level from ${COMPARE_LEVEL_RANGE.min} to ${COMPARE_LEVEL_RANGE.max} as ` +
+      `a fraction (e.g. --level 0.99)`,
   );
 }
 
@@ -149,7 +154,8 @@ function parseFraction(flag: string, text: string, allowZero = false): number {
   const value = Number(text);
   if (/^[0-9]*\.?[0-9]+$/.test(text) && value < 1 && (allowZero ? value >= 0 : value > 0)) return value;
   throw new UsageError(
-    `${flag} ${text}: give a fraction ${allowZero ? 'from 0' : 'above 0'} and below 1 (e.g. ${flag} ${allowZero ? '0.02 for 2%' : '0.01'})`,
+    `${flag} ${text}: give a fraction ${allowZero ? 'from 0' : 'above 0'} and below 1 ` +
+      `(e.g. ${flag} ${allowZero ? '0.02 for 2%' : '0.01'})`,
   );
 }
 
@@ -208,7 +214,8 @@ export async function historyCommand(options: HistoryCommandOptions): Promise<{ 
     history = {
       ...history,
       notices: [
-        `${options.experiment} has no run as written ("${names[0]}"): these are its --scale small runs, stored as "${history.experiment}"`,
+        `${options.experiment} has no run as written ("${names[0]}"): these are its --scale small runs, stored ` +
+          `as "${history.experiment}"`,
         ...history.notices,
       ],
     };

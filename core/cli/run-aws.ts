@@ -79,7 +79,8 @@ export async function runOnAws(options: RunOnAwsOptions): Promise<number> {
   );
   const executionArn = started.executionArn!;
   options.log(
-    `started ${executionArn} (run ${plan.runId}); Ctrl-C here asks whether to stop it (everything is torn down) or leave it running`,
+    `started ${executionArn} (run ${plan.runId}); Ctrl-C here asks whether to stop it (everything is torn ` +
+      `down) or leave it running`,
   );
   return followExecution({
     sfn,

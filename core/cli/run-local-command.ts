@@ -36,7 +36,8 @@ export async function runLocalCommand(options: RunLocalCommandOptions): Promise<
     interrupts++;
     if (interrupts === 1) {
       printErr(
-        `\n${signal === 'SIGINT' ? 'Ctrl-C (SIGINT)' : signal}: stopping the run: nothing new starts, what runs is waited for and torn down (${signal === 'SIGINT' ? 'press again' : 'send it again'} to force)...\n`,
+        `\n${signal === 'SIGINT' ? 'Ctrl-C (SIGINT)' : signal}: stopping the run: nothing new starts, what ` +
+          `runs is waited for and torn down (${signal === 'SIGINT' ? 'press again' : 'send it again'} to force)...\n`,
       );
       abort.abort(signal);
     } else {
@@ -71,7 +72,8 @@ export async function runLocalCommand(options: RunLocalCommandOptions): Promise<
     log(await resultsCommand({ lakeDir: options.lakeDir, run: result.plan.runId, repoRoot: options.repoRoot }));
     if (result.status === 'SUCCEEDED') {
       log(
-        `run ${result.plan.runId} succeeded: ${result.output?.steps ?? 0} steps. Query with: ${queryHint(options.lakeDir, result.plan.runId)}`,
+        `run ${result.plan.runId} succeeded: ${result.output?.steps ?? 0} steps. Query ` +
+          `with: ${queryHint(options.lakeDir, result.plan.runId)}`,
       );
       return 0;
     }
@@ -122,7 +124,8 @@ export async function cleanupLocalLeftovers(runRoot?: string): Promise<{ text: s
   if (compacted.length > 0) lines.push(`their step rows compacted to Parquet: ${compacted.join(', ')}`);
   if (unsettled.length > 0)
     lines.push(
-      `still marked running: the lake refused the write, so their claims are kept for the next cleanup: ${unsettled.join('; ')}`,
+      `still marked running: the lake refused the write, so their claims are kept for the next ` +
+        `cleanup: ${unsettled.join('; ')}`,
     );
   if (skippedLive.length > 0) lines.push(`left alone (their aurora-bench is still running): ${skippedLive.join(', ')}`);
   if (kept === 0) return { text: lines.join('\n'), exitCode: 0 };

@@ -60,7 +60,8 @@ function watchLakeSpace(backend: LocalBackendLike, onFull: (error: LakeFullError
           ? 'free space there (or give --lake a disk with room)'
           : 'make it writable (or give --lake a writable directory)';
         const full = new LakeFullError(
-          `${e.message}: the run stops here; ${advice}, then run \`aurora-bench cleanup\` to record how it ended and run it again`,
+          `${e.message}: the run stops here; ${advice}, then run \`aurora-bench cleanup\` to record how it ` +
+            `ended and run it again`,
           {
             cause: e.cause,
           },
@@ -147,7 +148,8 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
   ]);
   if (notesLine !== null) log(notesLine);
   log(
-    `run ${plan.runId}: ${plan.cells.length} cell${plan.cells.length === 1 ? '' : 's'}, results in ${options.backend.lake.describe()}`,
+    `run ${plan.runId}: ${plan.cells.length} cell${plan.cells.length === 1 ? '' : 's'}, results ` +
+      `in ${options.backend.lake.describe()}`,
   );
 
   // Nothing of the run exists before its id is claimed (a live run with the same id is refused here).
@@ -159,7 +161,8 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
     if (existing !== undefined) {
       await options.backend.cleanupRun(plan.runId);
       throw new RunIdTakenError(
-        `run id "${plan.runId}" already has results in ${options.backend.lake.describe()} (${existing}): choose another --run-id; a run never overwrites another's rows`,
+        `run id "${plan.runId}" already has results in ${options.backend.lake.describe()} (${existing}): ` +
+          `choose another --run-id; a run never overwrites another's rows`,
       );
     }
   }
@@ -261,12 +264,16 @@ async function markEndedOrLeaveClaim(
   } catch (e) {
     await backend.claimRun(plan.runId, lakeKeys.run(plan.dt, plan.runId), ending).catch(() => undefined);
     log(
-      `run ${plan.runId}: could not record how it ended (${(e as Error).message}); \`aurora-bench cleanup\` records it once the lake takes writes again`,
+      `run ${plan.runId}: could not record how it ended (${(e as Error).message}); \`aurora-bench cleanup\` ` +
+        `records it once the lake takes writes again`,
     );
   }
 }
 
-/** The run's manifest notes (its row's `notes`, which the report prints) get a warning that other runs shared the host; the line is printed too. */
+/**
+ * The run's manifest notes (its row's `notes`, which the report prints)
+ * get a warning that other runs shared the host; the line is printed too.
+ */
 async function noteOverlaps(
   backend: LocalBackendLike,
   plan: Plan,
@@ -287,7 +294,10 @@ async function noteOverlaps(
   }
 }
 
-/** The run has ended, however: its step files become one Parquet file per table. The JSON Lines files stay (and serve every query) if that fails. */
+/**
+ * The run has ended, however: its step files become one Parquet file per
+ * table. The JSON Lines files stay (and serve every query) if that fails.
+ */
 async function compactEnded(
   lakeDir: string,
   plan: { readonly runId: string; readonly dt: string },
@@ -297,7 +307,8 @@ async function compactEnded(
     await compactRun(lakeDir, plan);
   } catch (e) {
     log(
-      `warning: the run's lake files were not compacted to Parquet (${(e as Error).message}); its JSON Lines files are kept and read as they are`,
+      `warning: the run's lake files were not compacted to Parquet (${(e as Error).message}); its JSON Lines ` +
+        `files are kept and read as they are`,
     );
   }
 }

@@ -24,7 +24,8 @@ export function failIfUnsettledAtExit(
   process.on('beforeExit', () => {
     if (settled) return;
     stderr.write(
-      `${command}: the process ran out of work with the command still unfinished (it waited on something that can no longer happen): ` +
+      `${command}: the process ran out of work with the command still unfinished (it waited on something that ` +
+        `can no longer happen): ` +
         `it did not complete, whatever it printed; exit ${UNSETTLED_EXIT_CODE}\n`,
     );
     process.exit(UNSETTLED_EXIT_CODE);

@@ -26,7 +26,10 @@ const field = (level: ParameterLevel) => `${level}Parameters` as const;
 /** How to fix a refusal: for a setting Aurora has no room for, the local what-if is the way to keep it. */
 function fixHint(reason: string, localOnlyPath: string): string {
   if (/^(unknown|does not apply|not modifiable)/.test(reason)) {
-    return `; remove it, or keep it for a MariaDB-only what-if on the local backend in ${localOnlyPath} (an AWS plan refuses that variant)`;
+    return (
+      `; remove it, or keep it for a MariaDB-only what-if on the local backend in ${localOnlyPath} (an ` +
+      `AWS plan refuses that variant)`
+    );
   }
   return '';
 }

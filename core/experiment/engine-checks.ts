@@ -48,7 +48,10 @@ export function engineProblems(spec: Spec): EngineSpecProblem[] {
       if (!support.supported) {
         problems.push({
           path: `variants[${vi}].writeForwarding.enabled`,
-          message: `${support.why} (${enginePath(v, vi)}): ${engine.kind === 'aurora-postgresql' ? 'raise the version, or ' : ''}remove writeForwarding`,
+          message:
+            `${support.why} ` +
+            `(${enginePath(v, vi)}): ${engine.kind === 'aurora-postgresql' ? 'raise the version, or ' : ''}remove ` +
+            `writeForwarding`,
         });
       }
     }
@@ -60,7 +63,9 @@ export function engineProblems(spec: Spec): EngineSpecProblem[] {
         if (wf[field] !== undefined) {
           problems.push({
             path: `variants[${vi}].writeForwarding.${field}`,
-            message: `${field} sets an Aurora MySQL parameter (aurora_fwd_writer_*); for Aurora PostgreSQL set its apg_write_forward.* cluster parameters in clusterParameters instead`,
+            message:
+              `${field} sets an Aurora MySQL parameter (aurora_fwd_writer_*); for Aurora PostgreSQL set ` +
+              `its apg_write_forward.* cluster parameters in clusterParameters instead`,
           });
         }
       }
@@ -99,7 +104,9 @@ export function engineProblems(spec: Spec): EngineSpecProblem[] {
     if (Object.keys(v.localOnlyParameters ?? {}).length > 0 && facts.localServer === 'postgresql') {
       problems.push({
         path: `variants[${vi}].localOnlyParameters`,
-        message: `localOnlyParameters are MariaDB server variables for a local what-if; ${facts.label} runs locally on PostgreSQL: put PostgreSQL settings in instanceParameters`,
+        message:
+          `localOnlyParameters are MariaDB server variables for a local what-if; ${facts.label} runs ` +
+          `locally on PostgreSQL: put PostgreSQL settings in instanceParameters`,
       });
     }
   });
@@ -148,20 +155,26 @@ export function engineNotes(spec: Spec, backend: 'local' | 'aws'): EngineNote[] 
           : 'MariaDB (a writer and GTID replicas)';
       const awsOnly =
         facts.topology === 'cluster'
-          ? `Aurora's shared storage volume, its replica lag and storage I/O, Aurora-only parameters${localWriteForwarding(engine).supported ? ' and local write forwarding' : ''}`
+          ? `Aurora's shared storage volume, its replica lag and storage I/O, Aurora-only ` +
+            `parameters${localWriteForwarding(engine).supported ? ' and local write forwarding' : ''}`
           : facts.topology === 'instance'
-            ? `RDS's EBS storage (gp3 IOPS and throughput), its read replicas' lag over the network, and RDS-only parameters`
+            ? `RDS's EBS storage (gp3 IOPS and throughput), its read replicas' lag over the network, and ` +
+              `RDS-only parameters`
             : `the EC2 instance's own disks and network`;
       notes.push({
         level: 'info',
         path,
-        message: `${engineName(engine)} runs locally on ${server} through sysbench's ${facts.driver} driver; only AWS shows ${awsOnly}`,
+        message:
+          `${engineName(engine)} runs locally on ${server} through sysbench's ${facts.driver} driver; ` +
+          `only AWS shows ${awsOnly}`,
       });
     } else if (facts.rdsEngine !== undefined) {
       notes.push({
         level: 'info',
         path,
-        message: `${engineName(engine)}: RDS engine ${facts.rdsEngine}, parameter group family ${parameterGroupFamily(engine) ?? '(unknown)'}`,
+        message:
+          `${engineName(engine)}: RDS engine ${facts.rdsEngine}, parameter group ` +
+          `family ${parameterGroupFamily(engine) ?? '(unknown)'}`,
       });
     }
   });
@@ -170,9 +183,10 @@ export function engineNotes(spec: Spec, backend: 'local' | 'aws'): EngineNote[] 
 
 /**
  * What the AWS backend cannot provision: an engine it does not provision (none today: Aurora,
- * RDS and self-managed servers on EC2, core/backends/aws/self-managed-servers.ts, all are), and an Aurora MySQL variant whose version differs from the spec's (the
- * preflight checks the spec's Aurora MySQL version and its instance classes at that version). Other
- * engines are provisioned at each variant's own version (core/backends/aws/db-instances.ts, cluster.ts).
+ * RDS and self-managed servers on EC2, core/backends/aws/self-managed-servers.ts, all are), and an Aurora MySQL variant
+ * whose version differs from the spec's (the preflight checks the spec's Aurora MySQL version and its instance classes
+ * at that version). Other engines are provisioned at each variant's
+ * own version (core/backends/aws/db-instances.ts, cluster.ts).
  */
 export function awsEngineRefusals(spec: Spec): EngineNote[] {
   const notes: EngineNote[] = [];
@@ -183,7 +197,9 @@ export function awsEngineRefusals(spec: Spec): EngineNote[] {
       notes.push({
         level: 'refused',
         path: enginePath(v, vi),
-        message: `variant "${v.name}": the AWS backend does not provision ${facts.label}; plan it for its cost, rehearse it locally, or run it on another engine`,
+        message:
+          `variant "${v.name}": the AWS backend does not provision ${facts.label}; plan it for its ` +
+          `cost, rehearse it locally, or run it on another engine`,
       });
     } else if (
       engine.kind === 'aurora-mysql' &&
@@ -193,7 +209,10 @@ export function awsEngineRefusals(spec: Spec): EngineNote[] {
       notes.push({
         level: 'refused',
         path: `variants[${vi}].engine.version`,
-        message: `variant "${v.name}" asks for ${engineName(engine)} but the run's engine is ${engineName({ kind: spec.engine.kind, version: spec.engine.version })}: the AWS backend creates one run's Aurora MySQL clusters at one engine version; run the versions as separate experiments`,
+        message:
+          `variant "${v.name}" asks for ${engineName(engine)} but the run's engine ` +
+          `is ${engineName({ kind: spec.engine.kind, version: spec.engine.version })}: the AWS backend creates ` +
+          `one run's Aurora MySQL clusters at one engine version; run the versions as separate experiments`,
       });
     }
   });

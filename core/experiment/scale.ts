@@ -66,7 +66,10 @@ function awsOnlyNotes(spec: Spec): PlanNote[] {
     notes.push({
       level: 'warning',
       path: 'variants[*].instanceClass',
-      message: `instance classes (${classes.join(', ')}) are only emulated locally (memory, buffer pool and max_connections scaled per class, docs/local-backend.md) on this machine's CPUs: processor generations (Graviton vs Intel) and class sizes are compared on AWS only; locally the differences mostly measure noise`,
+      message:
+        `instance classes (${classes.join(', ')}) are only emulated locally (memory, buffer pool and ` +
+        `max_connections scaled per class, docs/local-backend.md) on this machine's CPUs: processor generations ` +
+        `(Graviton vs Intel) and class sizes are compared on AWS only; locally the differences mostly measure noise`,
     });
   }
   spec.variants.forEach((v, i) => {
@@ -75,7 +78,11 @@ function awsOnlyNotes(spec: Spec): PlanNote[] {
         level: 'warning',
         path: `variants[${i}].writeForwarding`,
         message:
-          "local write forwarding, the aurora_replica_read_consistency levels (EVENTUAL/SESSION/GLOBAL) and the aurora_fwd_writer_max_connections_pct limit are Aurora features: AWS only. The local rehearsal runs the reader steps as a client-side emulation on MariaDB GTID replication (client/workloads/wf_emulation.lua: writes on a second connection to the writer, SESSION/GLOBAL as GTID waits): the study's method and what waiting for replication costs here, not Aurora's forwarding",
+          'local write forwarding, the aurora_replica_read_consistency levels (EVENTUAL/SESSION/GLOBAL) and ' +
+          'the aurora_fwd_writer_max_connections_pct limit are Aurora features: AWS only. The local rehearsal ' +
+          'runs the reader steps as a client-side emulation on MariaDB GTID replication ' +
+          '(client/workloads/wf_emulation.lua: writes on a second connection to the writer, SESSION/GLOBAL as ' +
+          "GTID waits): the study's method and what waiting for replication costs here, not Aurora's forwarding",
       });
     }
     const auroraParams = [...Object.keys(v.clusterParameters), ...Object.keys(v.instanceParameters)].filter((k) =>
@@ -97,7 +104,10 @@ function awsOnlyNotes(spec: Spec): PlanNote[] {
           level: 'info',
           path: `workloads[${i}]`,
           message:
-            'network throughput per instance class comes from CloudWatch NetworkTransmitThroughput/NetworkReceiveThroughput and the class network limits apply only on AWS; locally the traffic is loopback with no class limit, so a point can be CPU-bound or client-bound but never network-bound',
+            'network throughput per instance class comes from CloudWatch ' +
+            'NetworkTransmitThroughput/NetworkReceiveThroughput and the class network limits apply only on ' +
+            'AWS; locally the traffic is loopback with no class limit, so a point can be CPU-bound or ' +
+            'client-bound but never network-bound',
         });
       }
     }
@@ -126,7 +136,8 @@ function awsOnlyNotes(spec: Spec): PlanNote[] {
  */
 export function scaleSpec(spec: Spec, scale: Scale): ScaledSpec {
   if (scale === 'full') return { spec, notes: [] };
-  // scale is 'small' here: the type has two members and callers pass only those (commander's choices, PreparePlanOptions).
+  // scale is 'small' here: the type has two members and callers
+  // pass only those (commander's choices, PreparePlanOptions).
   const notes: PlanNote[] = [];
   const changed = (path: string, message: string): void => {
     notes.push({ level: 'info', path, message: `scaled for a local rehearsal: ${message}` });
@@ -135,7 +146,9 @@ export function scaleSpec(spec: Spec, scale: Scale): ScaledSpec {
   if (data.tables > SMALL.tables || data.tableSize > SMALL.tableSize) {
     changed(
       'data',
-      `${spec.data.tables} x ${spec.data.tableSize.toLocaleString('en-US')} rows -> ${Math.min(data.tables, SMALL.tables)} x ${Math.min(data.tableSize, SMALL.tableSize).toLocaleString('en-US')}`,
+      `${spec.data.tables} x ${spec.data.tableSize.toLocaleString('en-US')} rows ` +
+        `-> ${Math.min(data.tables, SMALL.tables)} ` +
+        `x ${Math.min(data.tableSize, SMALL.tableSize).toLocaleString('en-US')}`,
     );
     data.tables = Math.min(data.tables, SMALL.tables);
     data.tableSize = Math.min(data.tableSize, SMALL.tableSize);
@@ -170,7 +183,9 @@ export function scaleSpec(spec: Spec, scale: Scale): ScaledSpec {
     if (aroundCapacity) {
       changed(
         `workloads[${i}].rates`,
-        `rates [${w.rates.join(', ')}] -> an unlimited-rate capacity probe first, then ${SMALL.ratesOfCapacity.map((m) => `${m}x`).join(', ')} its achieved rate (ratesOfCapacity): this machine's capacity is not the AWS classes'`,
+        `rates [${w.rates.join(', ')}] -> an unlimited-rate capacity probe first, ` +
+          `then ${SMALL.ratesOfCapacity.map((m) => `${m}x`).join(', ')} its achieved rate (ratesOfCapacity): ` +
+          `this machine's capacity is not the AWS classes'`,
       );
     } else if (rates.length !== w.rates.length)
       changed(`workloads[${i}].rates`, `rates [${w.rates.join(', ')}] -> [${rates.join(', ')}]`);

@@ -32,7 +32,8 @@ const parameters = z.record(parameterName, parameterValue);
 const localOnlyParameters = z
   .record(parameterName, parameterValue)
   .describe(
-    'LOCAL ONLY: MariaDB server variables for a what-if on the local backend that Aurora does not let you set. Applied only by the local run; an AWS plan refuses the variant.',
+    'LOCAL ONLY: MariaDB server variables for a what-if on the local backend that Aurora does not let you set. ' +
+      'Applied only by the local run; an AWS plan refuses the variant.',
   );
 
 /**
@@ -67,12 +68,14 @@ export const EngineSchema = z
       .enum(ENGINE_KINDS)
       .default('aurora-mysql')
       .describe(
-        'aurora-mysql, aurora-postgresql, rds-mysql, rds-mariadb, rds-postgresql, or self-managed (a server on an EC2 instance).',
+        'aurora-mysql, aurora-postgresql, rds-mysql, rds-mariadb, rds-postgresql, or self-managed (a server on ' +
+          'an EC2 instance).',
       ),
     version: z
       .string()
       .describe(
-        'The engine version: "3.04.0" (Aurora MySQL), "16.4" (Aurora/RDS PostgreSQL), "8.0.39" (RDS MySQL), "10.11.9" (RDS MariaDB), "mariadb-10.11" (self-managed).',
+        'The engine version: "3.04.0" (Aurora MySQL), "16.4" (Aurora/RDS PostgreSQL), "8.0.39" (RDS MySQL), ' +
+          '"10.11.9" (RDS MariaDB), "mariadb-10.11" (self-managed).',
       ),
   })
   .strict()
@@ -102,7 +105,8 @@ export const WriteForwardingSchema = z
       .max(90)
       .optional()
       .describe(
-        'aurora_fwd_writer_max_connections_pct: share of writer connections forwarded sessions may use (0 disables forwarding).',
+        'aurora_fwd_writer_max_connections_pct: share of writer connections forwarded sessions may use (0 ' +
+          'disables forwarding).',
       ),
     // AWS, "Configuration parameters for write forwarding": 1–86,400 s (default 60).
     idleTimeoutS: z
@@ -143,7 +147,9 @@ const VariantSchema = z
         'an RDS instance class such as db.r6g.2xlarge, or db.serverless',
       )
       .describe(
-        'The DB instance class of the writer and the readers; db.serverless for Aurora Serverless v2 (with minAcu and maxAcu). For a self-managed engine the EC2 instance type is the class without "db." (db.r6g.large runs on r6g.large).',
+        'The DB instance class of the writer and the readers; db.serverless for Aurora Serverless v2 (with ' +
+          'minAcu and maxAcu). For a self-managed engine the EC2 instance type is the class without "db." ' +
+          '(db.r6g.large runs on r6g.large).',
       ),
     // ServerlessV2ScalingConfiguration (botocore rds service-2.json): half-step increments, 0 to 256;
     // which versions take 0 or more than 128 is checked in core/experiment/aurora-configurations.ts.
@@ -154,7 +160,8 @@ const VariantSchema = z
       .multipleOf(ACU_STEP)
       .optional()
       .describe(
-        'db.serverless only: the least Aurora capacity units each instance scales down to (0.5 steps; 0 pauses it when idle, on the versions that allow it). Default 0.5.',
+        'db.serverless only: the least Aurora capacity units each instance scales down to (0.5 steps; 0 pauses ' +
+          'it when idle, on the versions that allow it). Default 0.5.',
       ),
     maxAcu: z
       .number()
@@ -163,7 +170,8 @@ const VariantSchema = z
       .multipleOf(ACU_STEP)
       .optional()
       .describe(
-        'db.serverless only (required there): the most Aurora capacity units each instance scales up to (0.5 steps, 1 to 256; above 128 needs a recent engine version).',
+        'db.serverless only (required there): the most Aurora capacity units each instance scales up to (0.5 ' +
+          'steps, 1 to 256; above 128 needs a recent engine version).',
       ),
     readerScaling: z
       .enum(
@@ -174,13 +182,15 @@ const VariantSchema = z
       )
       .optional()
       .describe(
-        "db.serverless readers: with-writer (promotion tier 1, the default) keeps each reader at the writer's capacity; independent (tier 2) lets each scale on its own load.",
+        "db.serverless readers: with-writer (promotion tier 1, the default) keeps each reader at the writer's " +
+          'capacity; independent (tier 2) lets each scale on its own load.',
       ),
     storage: z
       .enum(Object.keys(STORAGE_TYPES) as [keyof typeof STORAGE_TYPES, ...(keyof typeof STORAGE_TYPES)[]])
       .optional()
       .describe(
-        'Aurora only: the cluster storage configuration, standard (StorageType aurora, I/O billed per request, the default) or io-optimized (aurora-iopt1, no I/O charge).',
+        'Aurora only: the cluster storage configuration, standard (StorageType aurora, I/O billed per request, ' +
+          'the default) or io-optimized (aurora-iopt1, no I/O charge).',
       ),
     az: z
       .string()
@@ -193,7 +203,8 @@ const VariantSchema = z
       .max(15)
       .default(0)
       .describe(
-        'Readers besides the writer: Aurora Replicas, RDS read replicas, or replicas of a self-managed server (at most 15 for every engine).',
+        'Readers besides the writer: Aurora Replicas, RDS read replicas, or replicas of a self-managed server ' +
+          '(at most 15 for every engine).',
       ),
     parameterTemplate: z
       .string()
@@ -202,12 +213,14 @@ const VariantSchema = z
     clusterParameters: parameters
       .default({})
       .describe(
-        "Aurora DB cluster parameter group values; checked against Aurora MySQL's parameter catalogue for engine.version.",
+        "Aurora DB cluster parameter group values; checked against Aurora MySQL's parameter catalogue for " +
+          'engine.version.',
       ),
     instanceParameters: parameters
       .default({})
       .describe(
-        "Aurora DB (instance) parameter group values; checked against Aurora MySQL's parameter catalogue for engine.version.",
+        "Aurora DB (instance) parameter group values; checked against Aurora MySQL's parameter catalogue for " +
+          'engine.version.',
       ),
     localOnlyParameters: localOnlyParameters.optional(),
     writeForwarding: WriteForwardingSchema.optional(),
@@ -280,13 +293,18 @@ const WorkloadSchema = z
       .max(MAX_SWEEP_VALUES)
       .optional()
       .describe(
-        "Offered rates as multiples of the capacity measured in the same cell: an unlimited-rate probe (rate 0) of this workload runs first at each thread count, and each value x offers x times the probe's achieved transactions/s (split over the clients). Replaces the positive values of rates: useful where the capacity is not known in advance (a local rehearsal on this machine).",
+        'Offered rates as multiples of the capacity measured in the same cell: an unlimited-rate probe (rate ' +
+          "0) of this workload runs first at each thread count, and each value x offers x times the probe's " +
+          'achieved transactions/s (split over the clients). Replaces the positive values of rates: useful where ' +
+          'the capacity is not known in advance (a local rehearsal on this machine).',
       ),
     stopAtOverload: z
       .boolean()
       .default(false)
       .describe(
-        "Skip this workload's higher offered rates in a cell once one rate overloaded (sysbench's event queue filled: offered > capacity). Past capacity more rates only measure the same plateau; on AWS the skipped steps are not paid for.",
+        "Skip this workload's higher offered rates in a cell once one rate overloaded (sysbench's event queue " +
+          'filled: offered > capacity). Past capacity more rates only measure the same plateau; on AWS the ' +
+          'skipped steps are not paid for.',
       ),
     durationS: z.number().int().min(1).max(86400).optional(),
     warmupS: z.number().int().min(0).max(3600).optional(),
@@ -299,7 +317,8 @@ const WorkloadSchema = z
       .min(1)
       .optional()
       .describe(
-        'Client machines running this workload at once (default: all of the variant). With all-readers, spread across readers.',
+        'Client machines running this workload at once (default: all of the variant). With all-readers, spread ' +
+          'across readers.',
       ),
   })
   .strict()
@@ -318,7 +337,9 @@ const WorkloadSchema = z
         if (first !== i) {
           ctx.addIssue({
             code: 'custom',
-            message: `${value} is listed twice (also ${key}[${first}]): both would be the step "${w.name}-${key === 'threads' ? 't' : 'r'}${value}"; remove one, or use repeats to run a step again`,
+            message:
+              `${value} is listed twice (also ${key}[${first}]): both would be the step ` +
+              `"${w.name}-${key === 'threads' ? 't' : 'r'}${value}"; remove one, or use repeats to run a step again`,
             path: [key, i],
           });
         }
@@ -328,7 +349,8 @@ const WorkloadSchema = z
       ctx.addIssue({
         code: 'custom',
         message:
-          'give either rates (absolute transactions/s) or ratesOfCapacity (multiples of the measured capacity), not both: remove the positive values from rates',
+          'give either rates (absolute transactions/s) or ratesOfCapacity (multiples of the measured ' +
+          'capacity), not both: remove the positive values from rates',
         path: ['ratesOfCapacity'],
       });
     }
@@ -388,7 +410,11 @@ export const SpecSchema = z
       .enum(['interleaved', 'sequential', 'randomized', 'duet'])
       .default('interleaved')
       .describe(
-        'interleaved alternates variants within each repeat round (drift does not fall on one variant); randomized shuffles the variants of each round with orderSeed (randomized multiple interleaved trials); duet runs the variants of a round at the same time, each step started on all of them together, so their ratios come from time-paired intervals; sequential runs all repeats of a variant before the next.',
+        'interleaved alternates variants within each repeat round (drift does not fall on one variant); ' +
+          'randomized shuffles the variants of each round with orderSeed (randomized multiple interleaved ' +
+          'trials); duet runs the variants of a round at the same time, each step started on all of them ' +
+          'together, so their ratios come from time-paired intervals; sequential runs all repeats of a variant ' +
+          'before the next.',
       ),
     orderSeed: z
       .number()
@@ -397,7 +423,8 @@ export const SpecSchema = z
       .max(2 ** 32 - 1)
       .optional()
       .describe(
-        'Seed of the randomized order (0 to 4294967295); when absent one is drawn and recorded in the plan and the run manifest, so the order can be repeated.',
+        'Seed of the randomized order (0 to 4294967295); when absent one is drawn and recorded in the plan and ' +
+          'the run manifest, so the order can be repeated.',
       ),
     maxConcurrency: z.number().int().min(1).max(40).default(1).describe('Cells provisioned and run at once.'),
     budget: z
@@ -430,14 +457,19 @@ export const SpecSchema = z
     if (spec.order === 'duet' && spec.variants.length < 2) {
       ctx.addIssue({
         code: 'custom',
-        message: `order "duet" runs the variants of each round at the same time and pairs their intervals, so it needs at least 2 variants (this experiment has ${spec.variants.length}): add a variant to compare with, or use order "interleaved"`,
+        message:
+          `order "duet" runs the variants of each round at the same time and pairs their intervals, so ` +
+          `it needs at least 2 variants (this experiment has ${spec.variants.length}): add a variant to compare ` +
+          `with, or use order "interleaved"`,
         path: ['order'],
       });
     }
     if (spec.orderSeed !== undefined && spec.order !== 'randomized') {
       ctx.addIssue({
         code: 'custom',
-        message: `orderSeed seeds the shuffle of order "randomized"; with order "${spec.order}" nothing is shuffled: remove orderSeed, or set order to "randomized"`,
+        message:
+          `orderSeed seeds the shuffle of order "randomized"; with order "${spec.order}" nothing is ` +
+          `shuffled: remove orderSeed, or set order to "randomized"`,
         path: ['orderSeed'],
       });
     }
@@ -446,7 +478,11 @@ export const SpecSchema = z
     if (steps > MAX_STEPS_PER_RUN) {
       ctx.addIssue({
         code: 'custom',
-        message: `expands to ${steps.toLocaleString('en-US')} steps (${spec.variants.length} variants x ${spec.repeats} repeats x ${stepsPerCell} steps per cell); one run may have at most ${MAX_STEPS_PER_RUN.toLocaleString('en-US')}, about 8 hours of the shortest steps: split the study into several experiments or sweep fewer values`,
+        message:
+          `expands to ${steps.toLocaleString('en-US')} steps (${spec.variants.length} variants ` +
+          `x ${spec.repeats} repeats x ${stepsPerCell} steps per cell); one run may have at ` +
+          `most ${MAX_STEPS_PER_RUN.toLocaleString('en-US')}, about 8 hours of the shortest steps: split the ` +
+          `study into several experiments or sweep fewer values`,
         path: ['workloads'],
       });
     }
@@ -458,7 +494,9 @@ export const SpecSchema = z
           w.reportIntervalS !== undefined ? ['workloads', i, 'reportIntervalS'] : ['defaults', 'reportIntervalS'];
         ctx.addIssue({
           code: 'custom',
-          message: `reportIntervalS ${reportIntervalS} is longer than durationS ${durationS} of workload "${w.name}": sysbench would report no interval; make it at most ${durationS}`,
+          message:
+            `reportIntervalS ${reportIntervalS} is longer than durationS ${durationS} of workload ` +
+            `"${w.name}": sysbench would report no interval; make it at most ${durationS}`,
           path: at,
         });
       }
@@ -467,7 +505,9 @@ export const SpecSchema = z
       if (v.parameterTemplate !== undefined && !(v.parameterTemplate in spec.parameterTemplates)) {
         ctx.addIssue({
           code: 'custom',
-          message: `unknown parameter template "${v.parameterTemplate}" (defined: ${Object.keys(spec.parameterTemplates).join(', ') || 'none'})`,
+          message:
+            `unknown parameter template "${v.parameterTemplate}" ` +
+            `(defined: ${Object.keys(spec.parameterTemplates).join(', ') || 'none'})`,
           path: ['variants', i, 'parameterTemplate'],
         });
       }
@@ -479,7 +519,9 @@ export const SpecSchema = z
         if (needsReaders && writes && v.readers > 0 && !v.writeForwarding?.enabled) {
           ctx.addIssue({
             code: 'custom',
-            message: `workload "${w.name}" writes but targets ${w.target} of variant "${v.name}", which has no writeForwarding (Aurora readers are read-only)`,
+            message:
+              `workload "${w.name}" writes but targets ${w.target} of variant "${v.name}", which has no ` +
+              `writeForwarding (Aurora readers are read-only)`,
             path: ['workloads', i, 'target'],
           });
         }

@@ -71,7 +71,9 @@ export function problemsFromZod(error: z.ZodError, doc: unknown): SpecProblem[] 
     if (issue.code === 'unrecognized_keys') {
       message = `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
     } else if (issue.code === 'invalid_value' && 'values' in issue) {
-      message = `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, got ${describeValue(valueAt(doc, issue.path))}`;
+      message =
+        `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, ` +
+        `got ${describeValue(valueAt(doc, issue.path))}`;
     } else if (issue.code === 'invalid_type') {
       const found = valueAt(doc, issue.path);
       message =
@@ -83,7 +85,9 @@ export function problemsFromZod(error: z.ZodError, doc: unknown): SpecProblem[] 
         ...new Set(issue.errors.flat().flatMap((e) => (e.code === 'invalid_type' ? [e.expected] : []))),
       ];
       const found = valueAt(doc, issue.path);
-      message = `expected ${expected.length > 0 ? joinOr(expected) : 'another value'}, got ${found === null ? 'null' : describeValue(found)}`;
+      message =
+        `expected ${expected.length > 0 ? joinOr(expected) : 'another value'}, ` +
+        `got ${found === null ? 'null' : describeValue(found)}`;
     } else if (issue.code === 'invalid_format' || issue.code === 'too_small' || issue.code === 'too_big') {
       message = `${issue.message}, got ${describeValue(valueAt(doc, issue.path))}`;
     }
@@ -159,7 +163,10 @@ function resolveScriptPath(script: string, specDir: string, builtinDir: string):
 function scriptPathProblem(script: string): string | undefined {
   if (!script.endsWith('.lua')) return `"${script}" is not a Lua file: a workload script is a .lua file`;
   if (isAbsolute(script))
-    return `"${script}" is an absolute path: give a path relative to the spec's folder (or a file name from client/workloads)`;
+    return (
+      `"${script}" is an absolute path: give a path relative to the spec's folder (or a file name from ` +
+      `client/workloads)`
+    );
   if (script.split(/[\\/]/).includes('..'))
     return `"${script}" leaves the spec's folder (".."): put the script next to the spec, or in client/workloads`;
   return undefined;
@@ -195,7 +202,9 @@ function readSpecFileText(file: string): string {
     throw new SpecError(file, [
       {
         path: '',
-        message: `the file is ${size} bytes; a spec may be at most ${MAX_SPEC_BYTES} bytes (1 MiB): the whole spec travels in the workflow's input, which Step Functions limits to 256 KiB per state`,
+        message:
+          `the file is ${size} bytes; a spec may be at most ${MAX_SPEC_BYTES} bytes (1 MiB): the whole ` +
+          `spec travels in the workflow's input, which Step Functions limits to 256 KiB per state`,
       },
     ]);
   }
@@ -233,7 +242,9 @@ export function loadSpecFile(file: string, builtinWorkloadsDir: string): LoadedS
     if (found === undefined) {
       problems.push({
         path: `workloads[${i}].script`,
-        message: `Lua file "${w.script}" not found next to the spec or in client/workloads (a link out of the spec's folder is not followed)`,
+        message:
+          `Lua file "${w.script}" not found next to the spec or in client/workloads (a link out of the ` +
+          `spec's folder is not followed)`,
       });
       return;
     }

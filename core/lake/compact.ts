@@ -57,7 +57,8 @@ export async function compactRun(
       if (existsSync(target))
         sources.push(`SELECT ${columns} FROM read_parquet(${sqlString(target)}, hive_partitioning = false)`);
       await connection.run(
-        `COPY (SELECT * FROM (${sources.join(' UNION ALL ')}) ORDER BY ${COMPACTED_ORDER_BY[table]}) TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION zstd)`,
+        `COPY (SELECT * FROM (${sources.join(' UNION ALL ')}) ORDER BY ${COMPACTED_ORDER_BY[table]}) ` +
+          `TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION zstd)`,
       );
       const rows = Number(
         (
@@ -100,7 +101,8 @@ export async function importAthenaCompactedRun(
   try {
     const files = `[${parquetFiles.map(sqlString).join(', ')}]`;
     await connection.run(
-      `COPY (SELECT ${columns} FROM read_parquet(${files}, hive_partitioning = false) ORDER BY ${COMPACTED_ORDER_BY[table]}) TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION zstd)`,
+      `COPY (SELECT ${columns} FROM read_parquet(${files}, hive_partitioning = false) ORDER ` +
+        `BY ${COMPACTED_ORDER_BY[table]}) TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION zstd)`,
     );
     renameSync(tmp, target);
   } finally {

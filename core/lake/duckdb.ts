@@ -67,7 +67,10 @@ export function jsonLinesReader(
   const hive = options.hivePartitioning
     ? `, hive_partitioning = true, hive_types = {'${PARTITION_COLUMN}': 'VARCHAR'}`
     : ', hive_partitioning = false';
-  return `read_json([${files.map(sqlString).join(', ')}], format = 'newline_delimited', columns = ${columnSpec}${hive}, union_by_name = true)`;
+  return (
+    `read_json([${files.map(sqlString).join(', ')}], format = 'newline_delimited', columns ` +
+    `= ${columnSpec}${hive}, union_by_name = true)`
+  );
 }
 
 /** The statement that makes one lake table a view (an empty, typed one when it has no file yet). */
@@ -92,7 +95,8 @@ function tableViewSql(table: LakeTable, files: readonly string[]): string {
     // Compacted runs: the same columns and types (compact.ts writes them from the same reader).
     ...(parquet.length > 0
       ? [
-          `SELECT ${selectList} FROM read_parquet([${parquet.map(sqlString).join(', ')}], hive_partitioning = true, hive_types = {'${PARTITION_COLUMN}': 'VARCHAR'})`,
+          `SELECT ${selectList} FROM read_parquet([${parquet.map(sqlString).join(', ')}], hive_partitioning = ` +
+            `true, hive_types = {'${PARTITION_COLUMN}': 'VARCHAR'})`,
         ]
       : []),
   ];
@@ -139,7 +143,9 @@ export interface SkippedLakeFile {
  */
 export type LakeFileAccess = 'lake' | 'any';
 
-/** Statements `results --sql` runs: reading ones only (WITH, DESCRIBE, SHOW and PRAGMA queries are SELECTs to DuckDB). */
+/**
+ * Statements `results --sql` runs: reading ones only (WITH, DESCRIBE, SHOW and PRAGMA queries are SELECTs to DuckDB).
+ */
 const READ_STATEMENTS: ReadonlySet<StatementType> = new Set([StatementType.SELECT, StatementType.EXPLAIN]);
 
 /** How often a query is retried with one more unreadable file left out. */
@@ -185,7 +191,8 @@ function checkedTablesDir(lakeDir: string): string {
   if (!info.isDirectory() || info.isSymbolicLink()) {
     const target = info.isSymbolicLink() ? ` (a symbolic link to ${readlinkSync(tables)})` : '';
     throw new LakeQueryError(
-      `the lake's tables folder ${tables} is not a directory${target}: a query may only read the lake's own files; replace it with the directory itself`,
+      `the lake's tables folder ${tables} is not a directory${target}: a query may only read the lake's own ` +
+        `files; replace it with the directory itself`,
       {
         source: lakeDir,
       },
@@ -206,7 +213,8 @@ function checkLakeVersion(lakeDir: string): void {
   const version = lakeVersionOf(text, file);
   if (version > LAKE_SCHEMA_VERSION) {
     throw new LakeVersionError(
-      `the results lake at ${lakeDir} is of schema version ${version}, written by a newer aurora-bench; this one reads versions up to ${LAKE_SCHEMA_VERSION}: upgrade aurora-bench`,
+      `the results lake at ${lakeDir} is of schema version ${version}, written by a newer aurora-bench; this ` +
+        `one reads versions up to ${LAKE_SCHEMA_VERSION}: upgrade aurora-bench`,
       { source: file },
     );
   }
@@ -326,7 +334,8 @@ export class LocalLake implements LakeReader {
         const type = (await statements.prepare(i)).statementType;
         if (!READ_STATEMENTS.has(type)) {
           throw new LakeQueryError(
-            `results --sql runs read-only queries over the lake (SELECT, WITH, EXPLAIN, DESCRIBE, SHOW): a ${StatementType[type]} statement is refused; to write a result to a file, use --export FILE`,
+            `results --sql runs read-only queries over the lake (SELECT, WITH, EXPLAIN, DESCRIBE, SHOW): ` +
+              `a ${StatementType[type]} statement is refused; to write a result to a file, use --export FILE`,
           );
         }
       }

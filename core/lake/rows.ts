@@ -8,7 +8,8 @@
  *   tables/server_metrics/dt=.../<runId>__<cellId>__<stepId>.jsonl
  *   tables/metric_windows/dt=.../<runId>__<cellId>__<stepId>.jsonl  per instance and server metric: datapoints
  *                                                                 the window should have, how many arrived
- *   tables/verdicts/dt=.../<runId>.jsonl                          one VerdictsRow per step and metric: the run judged against
+ *   tables/verdicts/dt=.../<runId>.jsonl
+ * one VerdictsRow per step and metric: the run judged against
  *                                                                its experiment's history (written after the run)
  *   tables/server_config/dt=.../<runId>__<cellId>__<prepareStepId>.jsonl  the configuration the cell's
  *                                                                 writer really ran with, read at prepare
@@ -79,7 +80,10 @@ export interface ServerConfigRow {
   readonly cell_id: string;
   readonly variant: string;
   readonly instance_id: string;
-  /** version (server version strings) | requested (a parameter the spec set) | performance (the fixed list) | apply-status (AWS parameter groups) */
+  /**
+   * version (server version strings) | requested (a parameter the spec set)
+   * | performance (the fixed list) | apply-status (AWS parameter groups)
+   */
   readonly kind: string;
   /** Variable name; for apply-status the parameter group's name. */
   readonly name: string;
@@ -148,7 +152,10 @@ export interface StepRow {
   readonly client_cpu_max_pct: number | null;
   /** true when the client itself was CPU-bound during the step (its numbers say more about it than the server). */
   readonly client_saturated: boolean;
-  /** Read-after-write checks a workload made (rw_consistency.lua), and how many did not see the write; null when not measured. */
+  /**
+   * Read-after-write checks a workload made (rw_consistency.lua),
+   * and how many did not see the write; null when not measured.
+   */
   readonly read_back_checks: number | null;
   readonly stale_reads: number | null;
   readonly dt: string;
@@ -398,7 +405,10 @@ export const lakeKeys = {
     stepOutcomes: (runId: string, cellId: string): string => `workflow/${safe(runId)}/steps/${safe(cellId)}/`,
     stepOutcome: (runId: string, cellId: string, stepId: string): string =>
       `workflow/${safe(runId)}/steps/${safe(cellId)}/${safe(stepId)}.json`,
-    /** The run's cells in plan order (ids; a duet's members, not the duet), written by PlanRun, read by FinishRun: the state carries none of it to FinishRun. */
+    /**
+     * The run's cells in plan order (ids; a duet's members, not the duet), written
+     * by PlanRun, read by FinishRun: the state carries none of it to FinishRun.
+     */
     cellList: (runId: string): string => `workflow/${safe(runId)}/cell-list.json`,
     /**
      * The cell Map's item at a position: which cell (or duet) it is, written by PlanRun, read by the
@@ -408,7 +418,10 @@ export const lakeKeys = {
     item: (runId: string, index: number): string => `workflow/${safe(runId)}/items/${index}.json`,
     /** A cell's outcome, written by its teardown, read by FinishRun. */
     cellOutcome: (runId: string, cellId: string): string => `workflow/${safe(runId)}/outcomes/${safe(cellId)}.json`,
-    /** A cell's resources with their creation and deletion times, kept by its teardown's passes (core/workflow/cell-bill.ts). */
+    /**
+     * A cell's resources with their creation and deletion times,
+     * kept by its teardown's passes (core/workflow/cell-bill.ts).
+     */
     cellLifetimes: (runId: string, cellId: string): string => `workflow/${safe(runId)}/lifetimes/${safe(cellId)}.json`,
     /** Everything of a run's workflow objects. */
     run: (runId: string): string => `workflow/${safe(runId)}/`,

@@ -249,7 +249,8 @@ export function lakeVersionOf(text: string, file: string): number {
     version = (JSON.parse(text) as Partial<LakeVersionRecord>).schemaVersion;
   } catch (e) {
     throw new LakeVersionError(
-      `${file} is not JSON (${(e as Error).message}): it records the lake's schema version, {"schemaVersion": ${LAKE_SCHEMA_VERSION}}`,
+      `${file} is not JSON (${(e as Error).message}): it records the lake's schema version, ` +
+        `{"schemaVersion": ${LAKE_SCHEMA_VERSION}}`,
       { source: file },
     );
   }

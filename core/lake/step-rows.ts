@@ -286,7 +286,10 @@ export function skippedStepRow(input: {
   };
 }
 
-/** A step's status over its clients (step_summary.sql says the same): failed if any client failed, else overloaded if any was. */
+/**
+ * A step's status over its clients (step_summary.sql says the
+ * same): failed if any client failed, else overloaded if any was.
+ */
 export type StepStatus = 'ok' | 'overloaded' | 'failed';
 
 /**

@@ -27,7 +27,9 @@ export interface CellUsage {
   readonly variant: Pick<CellPlan['variant'], 'instanceClass' | 'readers' | 'serverless' | 'storage'>;
   /** Seconds the cell's DB instances existed (each; the volume's storage is billed for this long). */
   readonly instanceS: number;
-  /** Seconds summed over the DB instances, each as billed, when their lifetimes are known (else instances x instanceS). */
+  /**
+   * Seconds summed over the DB instances, each as billed, when their lifetimes are known (else instances x instanceS).
+   */
   readonly dbInstanceS?: number;
   /** Serverless v2: ACU-seconds over every instance of the cell, as measured; undefined when none was measured. */
   readonly acuSeconds?: number;
@@ -62,12 +64,16 @@ export function billCell(prices: RegionPrices, usage: CellUsage): CellBill {
     // Without a measurement the instances are taken at their minimum the whole time: a lower bound, said so.
     const acuHours =
       usage.acuSeconds !== undefined ? usage.acuSeconds / 3600 : usage.variant.serverless.minAcu * instanceHours;
-    computeWhat = `${acuHours.toFixed(2)} ACU-hours ${usage.acuSeconds !== undefined ? 'measured' : 'at minAcu (none measured)'} on ${instances} instance${instances > 1 ? 's' : ''}`;
+    computeWhat =
+      `${acuHours.toFixed(2)} ` +
+      `ACU-hours ${usage.acuSeconds !== undefined ? 'measured' : 'at minAcu (none measured)'} on ${instances} ` +
+      `instance${instances > 1 ? 's' : ''}`;
     compute = rates.acuHourly === undefined ? null : acuHours * rates.acuHourly;
   } else {
     computeWhat =
       usage.dbInstanceS !== undefined
-        ? `${usage.variant.instanceClass}: ${instanceHours.toFixed(2)} instance-hours over ${instances} instance${instances > 1 ? 's' : ''}`
+        ? `${usage.variant.instanceClass}: ${instanceHours.toFixed(2)} instance-hours over ${instances} ` +
+          `instance${instances > 1 ? 's' : ''}`
         : `${instances} x ${usage.variant.instanceClass} for ${hours.toFixed(2)} h`;
     compute = rates.instanceHourly === undefined ? null : rates.instanceHourly * instanceHours;
   }
@@ -212,7 +218,10 @@ export interface MetricPoint {
 
 /** What CloudWatch measured over a cell's steps. */
 export interface MeasuredUsage {
-  /** Serverless v2: ACU-seconds over the measured steps (each step's average ACUs, summed over instances, x its length); null: none measured. */
+  /**
+   * Serverless v2: ACU-seconds over the measured steps (each step's average
+   * ACUs, summed over instances, x its length); null: none measured.
+   */
   readonly acuSecondsInSteps: number | null;
   /** Seconds of the steps that have capacity datapoints. */
   readonly measuredStepS: number;
@@ -275,7 +284,10 @@ export interface ActualCellCost {
 }
 
 export interface BillingMinimums {
-  /** RDS: "billed in 1-second increments, with a minimum of 10 minutes" (Aurora User Guide, "DB instance billing for Aurora"). */
+  /**
+   * RDS: "billed in 1-second increments, with a minimum of 10
+   * minutes" (Aurora User Guide, "DB instance billing for Aurora").
+   */
   readonly rdsMinimumBillingS: number;
   /** EC2 Linux On-Demand: per second with a 60-second minimum (EC2 On-Demand pricing page). */
   readonly ec2MinimumBillingS: number;
@@ -370,13 +382,17 @@ export function runCostLines(costs: readonly ActualCellCost[]): string[] {
   const lines = [
     total === null
       ? `What the run cost: unknown (no price for ${missing.join(', ')}; add them with --prices)`
-      : `What the run cost, from what really ran: ${money(total)} (DB compute ${money(compute ?? 0)}, storage ${money(storage ?? 0)}, ` +
-        `I/O ${ioMeasured ? `${money(io ?? 0)} for ${ioRequests.toLocaleString('en-US')} requests measured` : 'not measured (no VolumeReadIOPs / VolumeWriteIOPs datapoints)'}, EC2 ${money(ec2 ?? 0)}); ` +
-        `the plan estimated ${estimate === null ? 'unknown' : money(estimate)} for the same ${costs.length} cell${costs.length === 1 ? '' : 's'}${unconfirmedText(unconfirmed)}`,
+      : `What the run cost, from what really ran: ${money(total)} (DB compute ${money(compute ?? 0)}, ` +
+        `storage ${money(storage ?? 0)}, ` +
+        `I/O ${ioMeasured ? `${money(io ?? 0)} for ${ioRequests.toLocaleString('en-US')} requests measured` : 'not measured (no VolumeReadIOPs / VolumeWriteIOPs datapoints)'}, ` +
+        `EC2 ${money(ec2 ?? 0)}); ` +
+        `the plan estimated ${estimate === null ? 'unknown' : money(estimate)} for the same ${costs.length} ` +
+        `cell${costs.length === 1 ? '' : 's'}${unconfirmedText(unconfirmed)}`,
   ];
   for (const c of costs) {
     lines.push(
-      `  ${c.cellId}: ${c.total === null ? '-' : money(c.total)} (${c.db.computeWhat}; ${c.ec2What}) vs estimate ${c.estimate === null ? '-' : money(c.estimate)}`,
+      `  ${c.cellId}: ${c.total === null ? '-' : money(c.total)} (${c.db.computeWhat}; ${c.ec2What}) vs ` +
+        `estimate ${c.estimate === null ? '-' : money(c.estimate)}`,
     );
   }
   if (unknown.length > 0) lines.push(`  without a creation or deletion time (not counted): ${unknown.join(', ')}`);

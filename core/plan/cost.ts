@@ -77,7 +77,9 @@ export function regionPrices(table: PriceTable, region: string): RegionLookup {
   return {
     region: table.defaultRegion,
     prices: fallback,
-    fallbackNote: `no prices for ${region} in the price table: ${table.defaultRegion} prices used (add ${region} with --prices)`,
+    fallbackNote:
+      `no prices for ${region} in the price table: ${table.defaultRegion} prices used ` +
+      `(add ${region} with --prices)`,
   };
 }
 
@@ -95,9 +97,12 @@ export function networkLimitGbps(table: PriceTable, instanceClass: string): numb
 }
 
 const EBS_STORAGE =
-  "self-managed variants: each server's gp3 root volume as sized for the data (core/aurora/engines.ts serverVolumeGib) at ebsGp3GbMonth for the cell's hours; no IOPS or throughput charge (gp3 includes 3,000 IOPS and 125 MB/s)";
+  "self-managed variants: each server's gp3 root volume as sized for the data (core/aurora/engines.ts " +
+  "serverVolumeGib) at ebsGp3GbMonth for the cell's hours; no IOPS or throughput charge (gp3 includes 3,000 " +
+  'IOPS and 125 MB/s)';
 const RDS_STORAGE =
-  'RDS variants: gp3 storage as allocated for the data (core/aurora/engines.ts rdsAllocatedStorageGib) on the source and each read replica, at rdsGp3GbMonth; no I/O charge (gp3 includes 3,000 IOPS)';
+  'RDS variants: gp3 storage as allocated for the data (core/aurora/engines.ts rdsAllocatedStorageGib) on the ' +
+  'source and each read replica, at rdsGp3GbMonth; no I/O charge (gp3 includes 3,000 IOPS)';
 
 interface CellCost {
   readonly cellId: string;
@@ -157,7 +162,10 @@ export function dbInstancePrice(
     missingAs: `${engine.kind} ${instanceClass}`,
     ...(mysql !== undefined
       ? {
-          fallback: `Aurora PostgreSQL ${instanceClass} priced at the Aurora MySQL-Compatible figure (no aurora-postgresql entry in dbInstanceHourlyByEngine): confirm it on the PostgreSQL-Compatible tab of https://aws.amazon.com/rds/aurora/pricing/ and add it with --prices`,
+          fallback:
+            `Aurora PostgreSQL ${instanceClass} priced at the Aurora MySQL-Compatible figure (no ` +
+            `aurora-postgresql entry in dbInstanceHourlyByEngine): confirm it on the PostgreSQL-Compatible tab ` +
+            `of https://aws.amazon.com/rds/aurora/pricing/ and add it with --prices`,
         }
       : {}),
   };
@@ -249,7 +257,9 @@ export function dbInstancePriceKey(engine: EngineRef, instanceClass: string): st
 }
 
 const SERVERLESS_ESTIMATE =
-  'Aurora Serverless v2 variants: while steps run each instance is taken at its maxAcu (an upper bound), during set-up and teardown at its minAcu, at the ACU-hour price; the bill after a run uses the ACUs CloudWatch measured (ServerlessDatabaseCapacity)';
+  'Aurora Serverless v2 variants: while steps run each instance is taken at its maxAcu (an upper bound), ' +
+  'during set-up and teardown at its minAcu, at the ACU-hour price; the bill after a run uses the ACUs ' +
+  'CloudWatch measured (ServerlessDatabaseCapacity)';
 
 /** Whether a step's workload writes (stock tests known read-only, custom scripts read: S4's scan). */
 function stepWrites(test: string | undefined): boolean {
@@ -366,7 +376,10 @@ export function estimatePlanCost(plan: Plan, table: PriceTable): PlanCost {
     plan.cells.some((c) => c.steps.some((s) => s.script?.name === name)),
   );
   notes.push(
-    `assumes ${a.bytesPerRow} bytes per row${scriptRows.length > 0 ? ` (${scriptRows.map(([name, bytes]) => `${name}: ${bytes}, as it declares`).join('; ')})` : ''}, ${a.writeIoPerSecond} storage I/O/s while a writing step runs and ${a.readIoPerSecond} while a reading one does (data cached); Aurora I/O-Optimized clusters pay no I/O`,
+    `assumes ${a.bytesPerRow} bytes per ` +
+      `row${scriptRows.length > 0 ? ` (${scriptRows.map(([name, bytes]) => `${name}: ${bytes}, as it declares`).join('; ')})` : ''}, ${a.writeIoPerSecond} ` +
+      `storage I/O/s while a writing step runs and ${a.readIoPerSecond} while a reading one does (data cached); ` +
+      `Aurora I/O-Optimized clusters pay no I/O`,
   );
   const totals = cells.map((c) => c.total);
   return {
@@ -400,17 +413,21 @@ export function checkBudget(plan: Plan, budget: Spec['budget'], table: PriceTabl
   if (budget === undefined) return cost;
   if (cost.currency !== 'USD') {
     throw new BudgetExceededError(
-      `budget.maxUsd is in USD but the prices for ${cost.region} are in ${cost.currency}: give USD prices for ${plan.region} with --prices`,
+      `budget.maxUsd is in USD but the prices for ${cost.region} are in ${cost.currency}: give USD prices ` +
+        `for ${plan.region} with --prices`,
     );
   }
   if (cost.total === null) {
     throw new BudgetExceededError(
-      `cannot check budget.maxUsd ${formatMoney(budget.maxUsd, 'USD')}: no price for ${cost.missing.join(', ')} in ${cost.region} (add them with --prices)`,
+      `cannot check budget.maxUsd ${formatMoney(budget.maxUsd, 'USD')}: no price ` +
+        `for ${cost.missing.join(', ')} in ${cost.region} (add them with --prices)`,
     );
   }
   if (cost.total > budget.maxUsd) {
     throw new BudgetExceededError(
-      `estimated cost ${formatMoney(cost.total, 'USD')} exceeds budget.maxUsd ${formatMoney(budget.maxUsd, 'USD')} (${plan.cells.length} cells; prices ${cost.pricesAsOf}): ` +
+      `estimated cost ${formatMoney(cost.total, 'USD')} exceeds ` +
+        `budget.maxUsd ${formatMoney(budget.maxUsd, 'USD')} (${plan.cells.length} cells; ` +
+        `prices ${cost.pricesAsOf}): ` +
         'lower repeats, durations, thread points or instance sizes, or raise the budget',
     );
   }
@@ -431,7 +448,10 @@ export function costLines(cost: PlanCost, budget: Spec['budget'], backend: Plan[
     const clients = cost.cells.reduce((acc, c) => acc + (c.clientCost ?? 0), 0);
     const io = cost.cells.reduce((acc, c) => acc + c.ioCost + c.storageCost, 0);
     lines.push(
-      `${what} ${formatMoney(cost.total, cost.currency)} (DB instances ${formatMoney(db, cost.currency)}, clients ${formatMoney(clients, cost.currency)}, storage and I/O ${formatMoney(io, cost.currency)}; ${cost.region} on-demand prices ${cost.pricesAsOf})${unconfirmedText(cost.unconfirmed)}`,
+      `${what} ${formatMoney(cost.total, cost.currency)} (DB instances ${formatMoney(db, cost.currency)}, ` +
+        `clients ${formatMoney(clients, cost.currency)}, storage and ` +
+        `I/O ${formatMoney(io, cost.currency)}; ${cost.region} on-demand ` +
+        `prices ${cost.pricesAsOf})${unconfirmedText(cost.unconfirmed)}`,
     );
   }
   for (const n of cost.notes) lines.push(`  ${n}`);

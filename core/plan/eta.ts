@@ -140,5 +140,9 @@ export function etaText(eta: RunEta, nowMs: number): string {
   const left = eta.remainingS(nowMs);
   const at = new Date(nowMs + left * 1000).toISOString();
   const { done, planned } = eta.stepCounts();
-  return `ETA ${durationText(left)} (about ${at.slice(11, 16)} UTC${at.slice(0, 10) !== new Date(nowMs).toISOString().slice(0, 10) ? ` on ${at.slice(0, 10)}` : ''}), ${done} of ${planned} steps done`;
+  return (
+    `ETA ${durationText(left)} (about ${at.slice(11, 16)} ` +
+    `UTC${at.slice(0, 10) !== new Date(nowMs).toISOString().slice(0, 10) ? ` on ${at.slice(0, 10)}` : ''}), ${done} ` +
+    `of ${planned} steps done`
+  );
 }

@@ -40,7 +40,8 @@ function fixedValues(field: string): number | undefined {
   return parts.every((p) => /^[0-9]{1,2}$/.test(p)) ? new Set(parts).size : undefined;
 }
 
-/** Runs a cron schedule starts in an average month; undefined when its form is not one counted here (say so rather than guess).
+/** Runs a cron schedule starts in an average month; undefined when
+ * its form is not one counted here (say so rather than guess).
  * @internal exported for its tests (a test seam)
  */
 export function runsPerMonth(schedule: string): number | undefined {
@@ -89,6 +90,7 @@ export function nightlyCostLines(
   if (perRun === null)
     return [`${head} ${runs.toFixed(1)} runs a month; monthly cost unknown (a price is missing, above)`];
   return [
-    `${head} ${runs.toFixed(1)} runs a month x ${format(perRun)} a run = about ${format(runs * perRun)} a month (${currency}, the on-demand prices above, ${pricesAsOf})`,
+    `${head} ${runs.toFixed(1)} runs a month x ${format(perRun)} a run = about ${format(runs * perRun)} a ` +
+      `month (${currency}, the on-demand prices above, ${pricesAsOf})`,
   ];
 }

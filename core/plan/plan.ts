@@ -1,7 +1,7 @@
 /**
  * Expanding a validated spec into the plan the workflow runs: cells (variant x repeat) in the
- * spec's order (interleaved, randomized, duet or sequential), steps (workload x threads x rate) with stable ids, notes on what the chosen
- * backend cannot do, and an estimate of the wall time.
+ * spec's order (interleaved, randomized, duet or sequential), steps (workload x threads x rate) with stable ids, notes
+ * on what the chosen backend cannot do, and an estimate of the wall time.
  */
 import { randomBytes } from 'node:crypto';
 import type { Spec, Variant, Workload } from '../experiment/schema';
@@ -180,7 +180,10 @@ function duetsOf(cells: readonly CellPlan[], spec: Spec, source: string | undefi
           {
             level: 'refused',
             path: 'order',
-            message: `order "duet" needs at least 2 variants in each round, but round ${repeat} has only "${members[0]?.variant.name ?? '?'}" on this backend (the others were refused: see the notes); use order "interleaved" here`,
+            message:
+              `order "duet" needs at least 2 variants in each round, but round ${repeat} has only ` +
+              `"${members[0]?.variant.name ?? '?'}" on this backend (the others were refused: see the notes); ` +
+              `use order "interleaved" here`,
           },
         ],
         source,
@@ -196,7 +199,11 @@ function duetsOf(cells: readonly CellPlan[], spec: Spec, source: string | undefi
           {
             level: 'refused',
             path: `variants[${vi}]`,
-            message: `order "duet" starts every step on all variants at once, but "${differing.variant.name}" runs steps ${differing.steps.map((st) => st.stepId).join(', ')} and "${first.variant.name}" runs ${first.steps.map((st) => st.stepId).join(', ')} on this backend; give the variants the same steps, or use order "interleaved"`,
+            message:
+              `order "duet" starts every step on all variants at once, but "${differing.variant.name}" ` +
+              `runs steps ${differing.steps.map((st) => st.stepId).join(', ')} and "${first.variant.name}" ` +
+              `runs ${first.steps.map((st) => st.stepId).join(', ')} on this backend; give the variants the same ` +
+              `steps, or use order "interleaved"`,
           },
         ],
         source,
@@ -278,7 +285,9 @@ function buildSteps(spec: Spec, scripts: Readonly<Record<string, string>>, clien
   return steps;
 }
 
-/** What a backend cannot do, per variant and workload: warnings (run anyway, said) and refusals (steps dropped, said). */
+/**
+ * What a backend cannot do, per variant and workload: warnings (run anyway, said) and refusals (steps dropped, said).
+ */
 function backendNotes(spec: Spec, backend: BackendKind): PlanNote[] {
   const notes: PlanNote[] = [];
   spec.workloads.forEach((w, wi) => {
@@ -288,7 +297,9 @@ function backendNotes(spec: Spec, backend: BackendKind): PlanNote[] {
         notes.push({
           level: 'warning',
           path: `workloads[${wi}].clients`,
-          message: `all-readers with ${clients} client(s) loads only ${clients} of the ${v.readers} readers of "${v.name}" (one client per reader): give the variant and workload at least ${v.readers} clients`,
+          message:
+            `all-readers with ${clients} client(s) loads only ${clients} of the ${v.readers} readers of ` +
+            `"${v.name}" (one client per reader): give the variant and workload at least ${v.readers} clients`,
         });
       }
     });
@@ -302,7 +313,9 @@ function backendNotes(spec: Spec, backend: BackendKind): PlanNote[] {
       level: 'warning',
       path: 'engine.version',
       message:
-        'Aurora MySQL 2 (MySQL 5.7 compatible) is past the end of standard support (2024-10-31): RDS enrolls new version 2 clusters in Extended Support, billed on top of the instance price, and offers only its last minor versions; use a 3.x version unless the study needs MySQL 5.7',
+        'Aurora MySQL 2 (MySQL 5.7 compatible) is past the end of standard support (2024-10-31): RDS enrolls ' +
+        'new version 2 clusters in Extended Support, billed on top of the instance price, and offers only its ' +
+        'last minor versions; use a 3.x version unless the study needs MySQL 5.7',
     });
   }
   spec.variants.forEach((v, vi) => {
@@ -313,7 +326,10 @@ function backendNotes(spec: Spec, backend: BackendKind): PlanNote[] {
       notes.push({
         level: 'refused',
         path: `variants[${vi}].localOnlyParameters`,
-        message: `variant "${v.name}" is a local-only what-if: ${names.join(', ')} exist only in the local rehearsal on MariaDB (Aurora does not let you set them), so it is not planned on AWS; run it locally, or remove its localOnlyParameters to run the variant on Aurora`,
+        message:
+          `variant "${v.name}" is a local-only what-if: ${names.join(', ')} exist only in the local ` +
+          `rehearsal on MariaDB (Aurora does not let you set them), so it is not planned on AWS; run it locally, ` +
+          `or remove its localOnlyParameters to run the variant on Aurora`,
       });
       return;
     }
@@ -333,12 +349,20 @@ function backendNotes(spec: Spec, backend: BackendKind): PlanNote[] {
             ? {
                 level: 'warning',
                 path: `workloads[${wi}]`,
-                message: `workload "${w.name}" on variant "${v.name}" sends writes to a reader: MariaDB replicas cannot forward writes, so locally it runs as a client-side EMULATION of Aurora write forwarding (client/workloads/wf_emulation.lua: reads on the reader, writes on a second connection to the writer, SESSION/GLOBAL as waits for GTIDs on real replication); the numbers are this machine's, not Aurora's`,
+                message:
+                  `workload "${w.name}" on variant "${v.name}" sends writes to a reader: MariaDB ` +
+                  `replicas cannot forward writes, so locally it runs as a client-side EMULATION of Aurora write ` +
+                  `forwarding (client/workloads/wf_emulation.lua: reads on the reader, writes on a second ` +
+                  `connection to the writer, SESSION/GLOBAL as waits for GTIDs on real replication); the numbers ` +
+                  `are this machine's, not Aurora's`,
               }
             : {
                 level: 'refused',
                 path: `workloads[${wi}]`,
-                message: `workload "${w.name}" on variant "${v.name}" sends writes to a reader: Aurora local write forwarding needs AWS (run with --aws); MariaDB replicas cannot forward writes, and the local emulation covers only ${EMULATED_WORKLOADS.join(', ')}`,
+                message:
+                  `workload "${w.name}" on variant "${v.name}" sends writes to a reader: Aurora local ` +
+                  `write forwarding needs AWS (run with --aws); MariaDB replicas cannot forward writes, and the ` +
+                  `local emulation covers only ${EMULATED_WORKLOADS.join(', ')}`,
               },
         );
       }
@@ -347,7 +371,9 @@ function backendNotes(spec: Spec, backend: BackendKind): PlanNote[] {
       notes.push({
         level: 'warning',
         path: `variants[${vi}].writeForwarding`,
-        message: `write forwarding and read consistency ${wf.consistency} are Aurora features: locally emulated on the client (wf_emulation.lua), not measured`,
+        message:
+          `write forwarding and read consistency ${wf.consistency} are Aurora features: locally ` +
+          `emulated on the client (wf_emulation.lua), not measured`,
       });
     }
     if (v.performanceInsights) {
@@ -355,7 +381,8 @@ function backendNotes(spec: Spec, backend: BackendKind): PlanNote[] {
         level: 'info',
         path: `variants[${vi}].performanceInsights`,
         message:
-          'Performance Insights is AWS only; locally /proc and the server status counters (SHOW GLOBAL STATUS, pg_stat_*) are sampled instead',
+          'Performance Insights is AWS only; locally /proc and the server status counters (SHOW GLOBAL STATUS, ' +
+          'pg_stat_*) are sampled instead',
       });
     }
     if (v.az !== undefined) {
@@ -462,20 +489,28 @@ export function planRun(spec: Spec, options: PlanOptions): Plan {
   const scripts = options.scripts ?? {};
   const notes = backendNotes(spec, options.backend);
   const cells: CellPlan[] = [];
-  // A randomized order without a seed draws one here; preparePlan draws it first and puts it in the spec, so the workflow's PlanRun plans the same order.
+  // A randomized order without a seed draws one here; preparePlan draws it first
+  // and puts it in the spec, so the workflow's PlanRun plans the same order.
   const orderSeed = spec.order === 'randomized' ? (spec.orderSeed ?? drawOrderSeed()) : undefined;
   if (orderSeed !== undefined) {
     notes.push({
       level: 'info',
       path: 'order',
-      message: `randomized: each round's variants run in an order shuffled with seed ${orderSeed}${spec.orderSeed === undefined ? ' (drawn now)' : ''}; "orderSeed": ${orderSeed} in the experiment repeats this order`,
+      message:
+        `randomized: each round's variants run in an order shuffled with ` +
+        `seed ${orderSeed}${spec.orderSeed === undefined ? ' (drawn now)' : ''}; "orderSeed": ${orderSeed} in ` +
+        `the experiment repeats this order`,
     });
   }
   if (spec.order === 'duet') {
     notes.push({
       level: 'info',
       path: 'order',
-      message: `duet: the ${spec.variants.length} variants of each round are provisioned together and every step starts on all of them at once (the next step when all are done), so their ratios come from time-paired intervals${options.backend === 'local' ? '; locally their servers and clients share this machine, so a disturbance reaches every variant at the same moment' : ''}`,
+      message:
+        `duet: the ${spec.variants.length} variants of each round are provisioned together and every ` +
+        `step starts on all of them at once (the next step when all are done), so their ratios come from ` +
+        `time-paired ` +
+        `intervals${options.backend === 'local' ? '; locally their servers and clients share this machine, so a disturbance reaches every variant at the same moment' : ''}`,
     });
   }
   for (const { variantIndex, repeat } of orderCells(spec.variants.length, spec.repeats, spec.order, orderSeed)) {

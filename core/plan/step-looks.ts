@@ -26,7 +26,10 @@ export function lookAgainAfterS(looks: number): number {
   return Math.ceil(Math.min(maxDelayS, intervalS * backoffRate ** Math.max(0, looks - 1)));
 }
 
-/** Half of Step Functions' "Maximum execution history size: 25,000 events" (Developer Guide, "Step Functions service quotas"): the 2x margin the segments keep. */
+/**
+ * Half of Step Functions' "Maximum execution history size: 25,000 events" (Developer
+ * Guide, "Step Functions service quotas"): the 2x margin the segments keep.
+ */
 export const SEGMENT_EVENTS_BUDGET = 12_500;
 
 /**
@@ -82,7 +85,9 @@ export function looksUntil(deadlineS: number): number {
   return looks;
 }
 
-/** The most history events a step can cost its segment's execution: every phase's jobs looked at until their deadline. */
+/**
+ * The most history events a step can cost its segment's execution: every phase's jobs looked at until their deadline.
+ */
 export function worstStepEvents(cell: Pick<CellPlan, 'data'>, step: StepPlan): number {
   const phase = (deadlineS: number) => PHASE_EVENTS + EVENTS_PER_LOOK * looksUntil(deadlineS);
   if (preparesInRun(cell, step)) return phase(jobDeadlineS(step, cell.data, 'run', true));

@@ -96,7 +96,9 @@ export interface ComparedMetric {
   /** The step's value in each run: the mean over its repeats. */
   readonly a: number | null;
   readonly b: number | null;
-  /** B/A with its interval at the comparison's level (NaN bounds when it cannot be had); null when A is 0 or missing. */
+  /**
+   * B/A with its interval at the comparison's level (NaN bounds when it cannot be had); null when A is 0 or missing.
+   */
   readonly ratio: { readonly estimate: number; readonly low: number; readonly high: number } | null;
   /** B − A with its interval at the comparison's level, for errors/s. */
   readonly difference: { readonly estimate: number; readonly low: number; readonly high: number } | null;
@@ -114,7 +116,10 @@ interface ComparedStep {
   readonly label: string;
   readonly repeats: { readonly a: number; readonly b: number };
   readonly judged: boolean;
-  /** Why not judged (failed or client-bound, in which run), or what to keep in mind (measurement differs, within-run noise only). */
+  /**
+   * Why not judged (failed or client-bound, in which run), or what
+   * to keep in mind (measurement differs, within-run noise only).
+   */
   readonly notes: readonly string[];
   readonly metrics: readonly ComparedMetric[];
 }
@@ -372,7 +377,8 @@ export function compareRuns(a: CompareSide, b: CompareSide, options: CompareOpti
     );
     if (judged && metrics.some((m) => m.source === 'intervals'))
       notes.push(
-        "interval from the runs' per-interval samples (batch means): noise within each run only, not between runs; run two or more repeats for run-to-run noise",
+        "interval from the runs' per-interval samples (batch means): noise within each run only, not between " +
+          'runs; run two or more repeats for run-to-run noise',
       );
     const latency = { a: latencyDistribution(rowsA), b: latencyDistribution(rowsB) };
     steps.push({
@@ -395,18 +401,21 @@ export function compareRuns(a: CompareSide, b: CompareSide, options: CompareOpti
   const sameRun = a.run.run_id === b.run.run_id;
   if (sameRun)
     notes.push(
-      `run ${a.run.run_id} is compared with itself: every step is the same measurement on both sides, so nothing can differ; give two different runs`,
+      `run ${a.run.run_id} is compared with itself: every step is the same measurement on both sides, so ` +
+        `nothing can differ; give two different runs`,
     );
   if (a.run.spec_name !== b.run.spec_name)
     notes.push(
-      `the runs are of different experiments (${a.run.spec_name}, ${b.run.spec_name}): steps are matched by variant, workload, threads, rate and target`,
+      `the runs are of different experiments (${a.run.spec_name}, ${b.run.spec_name}): steps are matched by ` +
+        `variant, workload, threads, rate and target`,
     );
   if (a.run.backend !== b.run.backend)
     notes.push(`the runs are on different backends (${a.run.backend}, ${b.run.backend})`);
   const differences = configDifferences(a, b);
   if (differences.length > 0)
     notes.push(
-      `the servers ran with ${differences.length} different configuration value${differences.length === 1 ? '' : 's'} (see the configuration table)`,
+      `the servers ran with ${differences.length} different configuration ` +
+        `value${differences.length === 1 ? '' : 's'} (see the configuration table)`,
     );
   return {
     level,

@@ -138,16 +138,25 @@ export interface HistoryChangePoint {
   readonly previousStartedAt: string;
   readonly before: SegmentSummary;
   readonly after: SegmentSummary;
-  /** after/before of the segment means (95% Welch interval on the log scale), or after − before for a metric whose mean can be 0 (errors). */
+  /**
+   * after/before of the segment means (95% Welch interval on the log
+   * scale), or after − before for a metric whose mean can be 0 (errors).
+   */
   readonly change: Interval & { readonly kind: 'ratio' | 'difference' };
-  /** regressed/improved by the metric's direction; 'changed' when the means' interval includes no change (the spread or shape changed). */
+  /**
+   * regressed/improved by the metric's direction; 'changed' when the
+   * means' interval includes no change (the spread or shape changed).
+   */
   readonly direction: 'regressed' | 'improved' | 'changed';
   readonly pValue: number;
   readonly permutations: number;
   readonly statistic: number;
 }
 
-/** A split that was nearly a change point: significant only just not, or significant but smaller than the magnitude asked for. */
+/**
+ * A split that was nearly a change point: significant only just
+ * not, or significant but smaller than the magnitude asked for.
+ */
 export interface NearMiss {
   /** The first run after the split. */
   readonly runId: string;
@@ -282,16 +291,19 @@ export function buildHistory(input: HistoryInput, options: HistoryOptions = {}):
   const rehearsals = input.rehearsalsLeftOut ?? [];
   if (rehearsals.length > 0)
     notices.push(
-      `${rehearsals.length} rehearsal run(s) left out (run --aws-rehearsal: stand-in servers on the machine that rehearsed, not Aurora; never part of an AWS experiment's history): ` +
+      `${rehearsals.length} rehearsal run(s) left out (run --aws-rehearsal: stand-in servers on the machine ` +
+        `that rehearsed, not Aurora; never part of an AWS experiment's history): ` +
         `${rehearsals.slice(0, 5).join(', ')}${rehearsals.length > 5 ? ', ...' : ''}`,
     );
   if ((input.runsNotRead ?? 0) > 0)
     notices.push(
-      `the ${input.runsNotRead} earlier run(s) of the experiment before the window of ${runs.length} were not read (--window all reads every run)`,
+      `the ${input.runsNotRead} earlier run(s) of the experiment before the window of ${runs.length} were not ` +
+        `read (--window all reads every run)`,
     );
   if (unreadable.length > 0)
     notices.push(
-      `${unreadable.length} run(s) have no readable plan, so their steps form a series of their own: ${unreadable.slice(0, 5).join(', ')}${unreadable.length > 5 ? ', ...' : ''}`,
+      `${unreadable.length} run(s) have no readable plan, so their steps form a series of their ` +
+        `own: ${unreadable.slice(0, 5).join(', ')}${unreadable.length > 5 ? ', ...' : ''}`,
     );
 
   const steps: StepHistory[] = [];
@@ -315,7 +327,9 @@ export function buildHistory(input: HistoryInput, options: HistoryOptions = {}):
         previous.points[previous.points.length - 1]!.runId;
       startedBecause = { previousHash: previous.hash, lastRunBefore, differences };
       notices.push(
-        `${stepKeyLabel(s.key)}: the measurement changed at run ${s.points[0]!.runId} (${differences.join(', ') || 'definition'}): a new series starts there; the ${previous.points.length} run(s) before are series ${previous.hash}.`,
+        `${stepKeyLabel(s.key)}: the measurement changed at run ${s.points[0]!.runId} ` +
+          `(${differences.join(', ') || 'definition'}): a new series starts there; the ${previous.points.length} ` +
+          `run(s) before are series ${previous.hash}.`,
       );
     }
     // A series that starts at the first run read may go on before it, in runs the window left unread.
@@ -581,11 +595,15 @@ function latestVerdict(
   const position = value > interval.high ? 'above' : value < interval.low ? 'below' : 'inside';
   const verdict = directedVerdict(position, higherIsBetter);
   const runIds = at.slice(from, to).map((i) => points[i]!.runId);
-  const segmentText = `${n} runs ${runIds[0]} … ${runIds[runIds.length - 1]}${sinceRunId ? `, before the change at ${sinceRunId}` : ''}`;
+  const segmentText =
+    `${n} runs ${runIds[0]} ` +
+    `… ${runIds[runIds.length - 1]}${sinceRunId ? `, before the change at ${sinceRunId}` : ''}`;
   const reason =
     position === 'inside'
-      ? `inside the ${levelPercent(opts.predictionLevel)} prediction interval of the last stable segment (${segmentText})`
-      : `${position} the ${levelPercent(opts.predictionLevel)} prediction interval of the last stable segment (${segmentText})`;
+      ? `inside the ${levelPercent(opts.predictionLevel)} prediction interval of the last stable segment ` +
+        `(${segmentText})`
+      : `${position} the ${levelPercent(opts.predictionLevel)} prediction interval of the last stable segment ` +
+        `(${segmentText})`;
   return {
     runId: lastPoint.runId,
     value,

@@ -29,7 +29,10 @@ export const readerOpener =
   (read) =>
     read(lake);
 
-/** The history input: the experiment's runs (the runs table alone), then the plans and steps of the runs read (their files alone). */
+/**
+ * The history input: the experiment's runs (the runs table alone),
+ * then the plans and steps of the runs read (their files alone).
+ */
 export async function readHistoryInput(
   open: LakeOpener,
   experiment: string,
@@ -81,7 +84,9 @@ export function athenaJudge(
   return async (run) => {
     if (config.athenaWorkGroup === undefined || config.glueDatabase === undefined) {
       throw new VerdictError(
-        'the verdicts need the lake through Athena, and the Task environment has no AURORA_BENCH_ATHENA_WORK_GROUP / AURORA_BENCH_GLUE_DATABASE: redeploy the stack (npx cdk deploy), which sets them',
+        'the verdicts need the lake through Athena, and the Task environment has no ' +
+          'AURORA_BENCH_ATHENA_WORK_GROUP / AURORA_BENCH_GLUE_DATABASE: redeploy the stack (npx cdk deploy), ' +
+          'which sets them',
       );
     }
     const lake = new AthenaLake({

@@ -18,7 +18,8 @@ import type { StepRow } from './metrics';
 const quote = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 
 const STEP_COLUMNS =
-  'run_id, cell_id, step_id, variant, repeat, workload, threads, rate, target, status, error, saturated_clients, tps, qps, lat_pct, lat_pct_ms, errors_per_s, ' +
+  'run_id, cell_id, step_id, variant, repeat, workload, threads, rate, target, status, error, ' +
+  'saturated_clients, tps, qps, lat_pct, lat_pct_ms, errors_per_s, ' +
   'lat_p50_ms, lat_p90_ms, lat_p95_ms, lat_p99_ms, lat_p999_ms, lat_max_ms';
 
 export async function loadCompareSide(lake: LakeReader, runId: string): Promise<CompareSide> {
@@ -27,7 +28,8 @@ export async function loadCompareSide(lake: LakeReader, runId: string): Promise<
     `SELECT ${STEP_COLUMNS} FROM step_summary WHERE run_id = ${quote(run.run_id)} ORDER BY step_index, cell_id`,
   );
   const rows = await lake.query<IntervalSample & { cell_id: string; step_id: string }>(
-    `SELECT cell_id, step_id, t, tps, qps, lat_pct_ms, errors_per_s FROM interval_totals WHERE run_id = ${quote(run.run_id)} ORDER BY cell_id, step_id, t`,
+    `SELECT cell_id, step_id, t, tps, qps, lat_pct_ms, errors_per_s FROM interval_totals WHERE run_id ` +
+      `= ${quote(run.run_id)} ORDER BY cell_id, step_id, t`,
   );
   const intervals = new Map<string, IntervalSample[]>();
   for (const r of rows) {
@@ -36,7 +38,8 @@ export async function loadCompareSide(lake: LakeReader, runId: string): Promise<
   }
   // The configuration each cell's server ran with (read at prepare); apply-status rows are AWS bookkeeping, not values.
   const config = await lake.query<ConfigValue>(
-    `SELECT DISTINCT variant, name, value FROM server_config WHERE run_id = ${quote(run.run_id)} AND kind <> 'apply-status' ORDER BY variant, name`,
+    `SELECT DISTINCT variant, name, value FROM server_config WHERE run_id = ${quote(run.run_id)} AND kind <> ` +
+      `'apply-status' ORDER BY variant, name`,
   );
   return {
     run: {
@@ -98,7 +101,8 @@ export async function loadHistoryRuns(
       ? ''
       : ` AND started_at <= (SELECT MAX(started_at) FROM runs WHERE run_id = ${quote(untilRunId)})`;
   let runs = await lake.query<HistoryRunRef>(
-    `SELECT run_id, started_at, backend FROM runs WHERE spec_name = ${quote(experiment)}${until} ORDER BY started_at, run_id`,
+    `SELECT run_id, started_at, backend FROM runs WHERE spec_name = ${quote(experiment)}${until} ORDER BY ` +
+      `started_at, run_id`,
   );
   if (untilRunId !== undefined) {
     const own = runs.find((r) => r.run_id === untilRunId);
@@ -140,7 +144,8 @@ export async function loadHistoryDetails(
     read.length === 0
       ? []
       : await lake.query<HistoryRunRow>(
-          `SELECT run_id, started_at, status, backend, plan FROM runs WHERE run_id IN (${ids}) ORDER BY started_at, run_id`,
+          `SELECT run_id, started_at, status, backend, plan FROM runs WHERE run_id IN (${ids}) ORDER BY ` +
+            `started_at, run_id`,
         );
   const steps =
     read.length === 0

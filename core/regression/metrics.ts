@@ -80,7 +80,11 @@ export function stepKeyText(k: StepKey): string {
 
 /** "read-write t4 @500/s → reader [r6g-large]" */
 export function stepKeyLabel(k: StepKey): string {
-  return `${k.workload} t${k.threads}${k.rate > 0 ? ` @${k.rate}/s` : ''}${k.target !== 'writer' ? ` → ${k.target}` : ''} [${k.variant}]`;
+  return (
+    `${k.workload} ` +
+    `t${k.threads}${k.rate > 0 ? ` @${k.rate}/s` : ''}${k.target !== 'writer' ? ` → ${k.target}` : ''} ` +
+    `[${k.variant}]`
+  );
 }
 
 /** A step's value of a metric; null when the step has none (failed). */
@@ -106,7 +110,10 @@ export function notJudgedReason(
 ): string | null {
   if (row.status !== 'ok') return `failed in ${row.cell_id}${row.error ? `: ${row.error}` : ''}`;
   if (row.saturated_clients > 0)
-    return `client-bound in ${row.cell_id} (its client's CPU was saturated: the numbers measure the client, not the server)`;
+    return (
+      `client-bound in ${row.cell_id} (its client's CPU was saturated: the numbers measure the client, ` +
+      `not the server)`
+    );
   return null;
 }
 

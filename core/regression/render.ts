@@ -85,9 +85,12 @@ export function comparisonReport(c: Comparison): Report {
   if (c.judgedMetrics > 0) {
     const expected = c.expectedFalseCalls;
     findings.push(
-      `${c.judgedMetrics} metric${c.judgedMetrics === 1 ? '' : 's'} judged at ${levelPercent(c.level)}: if nothing had changed, about ${num(expected, expected < 10 ? 1 : 0)} of them would still be called improved or regressed by chance (1 in ${num(1 / (1 - c.level), 0)} each)` +
+      `${c.judgedMetrics} metric${c.judgedMetrics === 1 ? '' : 's'} judged at ${levelPercent(c.level)}: if ` +
+        `nothing had changed, about ${num(expected, expected < 10 ? 1 : 0)} of them would still be called ` +
+        `improved or regressed by chance (1 in ${num(1 / (1 - c.level), 0)} each)` +
         (c.regressions + c.improvements > 0 && c.regressions + c.improvements <= 2 * expected
-          ? `; ${c.regressions + c.improvements} call${c.regressions + c.improvements === 1 ? ' is' : 's are'} no more than chance alone gives: confirm with another run or a higher --level`
+          ? `; ${c.regressions + c.improvements} call${c.regressions + c.improvements === 1 ? ' is' : 's are'} ` +
+            `no more than chance alone gives: confirm with another run or a higher --level`
           : ''),
     );
   }
@@ -105,7 +108,8 @@ export function comparisonReport(c: Comparison): Report {
     notes:
       c.steps.length > withDistribution.length
         ? [
-            'steps without a latency histogram in either run (failed, or recorded before percentiles were kept) are left out',
+            'steps without a latency histogram in either run (failed, or recorded before percentiles were ' +
+              'kept) are left out',
           ]
         : [],
   };
@@ -236,7 +240,9 @@ function historyTables(h: History): { latest: TableBlock; changes: TableBlock; s
       notes: latestNotes,
     },
     changes: {
-      title: `Change points (E-Divisive means, permutation test at ${h.options.significance}, ${h.options.permutations} permutations)`,
+      title:
+        `Change points (E-Divisive means, permutation test ` +
+        `at ${h.options.significance}, ${h.options.permutations} permutations)`,
       head: ['step', 'metric', 'first run after', 'before', 'after', 'after/before (95% CI)', 'p', 'direction'],
       rows: changeRows,
       notes: changeRows.length === 0 ? ['No change point in any series.'] : [],
@@ -258,11 +264,13 @@ function verdictFindings(h: History): string[] {
   const byVerdict = (v: Verdict) => latest.filter(({ m }) => m.latest!.verdict === v);
   for (const { s, m } of byVerdict('regressed'))
     out.push(
-      `REGRESSED in the latest run: ${s.label} ${m.label} ${fixed(m.latest!.value)} is ${pct(m.latest!.ratio, 1)} of the stable segment (${m.latest!.reason}).`,
+      `REGRESSED in the latest run: ${s.label} ${m.label} ${fixed(m.latest!.value)} ` +
+        `is ${pct(m.latest!.ratio, 1)} of the stable segment (${m.latest!.reason}).`,
     );
   for (const { s, m } of byVerdict('improved'))
     out.push(
-      `improved in the latest run: ${s.label} ${m.label} ${fixed(m.latest!.value)} is ${pct(m.latest!.ratio, 1)} of the stable segment.`,
+      `improved in the latest run: ${s.label} ${m.label} ${fixed(m.latest!.value)} ` +
+        `is ${pct(m.latest!.ratio, 1)} of the stable segment.`,
     );
   const within = byVerdict('within-noise').length;
   const regressed = byVerdict('regressed').length;
@@ -273,7 +281,8 @@ function verdictFindings(h: History): string[] {
   const unjudged = [
     ...(unknown > 0
       ? [
-          `${metrics(unknown)} with the noise unknown (fewer than ${h.options.minStableRuns} earlier runs in a stable segment)`,
+          `${metrics(unknown)} with the noise unknown (fewer than ${h.options.minStableRuns} earlier runs in a ` +
+            `stable segment)`,
         ]
       : []),
     ...(notJudged > 0 ? [`${metrics(notJudged)} not judged (failed, client-bound or missing in the latest run)`] : []),
@@ -282,7 +291,8 @@ function verdictFindings(h: History): string[] {
     out.push(
       latest.length === 0
         ? 'Nothing could be judged: no series includes the latest run.'
-        : `Nothing could be judged in the latest run yet: ${unjudged.join('; ')}. A verdict needs at least ${h.options.minStableRuns} earlier runs of the same measurement.`,
+        : `Nothing could be judged in the latest run yet: ${unjudged.join('; ')}. A verdict needs at ` +
+            `least ${h.options.minStableRuns} earlier runs of the same measurement.`,
     );
     return out;
   }
@@ -316,17 +326,21 @@ function nearMissTable(h: History): TableBlock | null {
         ]);
   if (rows.length === 0) return null;
   return {
-    title: `Near misses (p above ${h.options.significance} up to ${h.options.nearMissUpTo}${h.options.magnitude > 0 ? ', or smaller than --magnitude' : ''})`,
+    title:
+      `Near misses (p above ${h.options.significance} up ` +
+      `to ${h.options.nearMissUpTo}${h.options.magnitude > 0 ? ', or smaller than --magnitude' : ''})`,
     head: ['step', 'metric', 'first run after', '|after/before − 1|', 'why not a change point'],
     rows,
     notes: [
-      'a p-value just above the threshold can fall below it with other permutations (--seed) or more of them (--permutations): watch these series',
+      'a p-value just above the threshold can fall below it with other permutations (--seed) or more of them ' +
+        '(--permutations): watch these series',
     ],
   };
 }
 
 const nearMissNone = (h: History): string =>
-  `No near miss: no split had a p-value above ${h.options.significance} up to ${h.options.nearMissUpTo}${h.options.magnitude > 0 ? ' or a change smaller than --magnitude' : ''}.`;
+  `No near miss: no split had a p-value above ${h.options.significance} up ` +
+  `to ${h.options.nearMissUpTo}${h.options.magnitude > 0 ? ' or a change smaller than --magnitude' : ''}.`;
 
 function trendCharts(h: History): ChartBlock[] {
   const charts: ChartBlock[] = [];
@@ -411,7 +425,8 @@ export function historyReport(h: History, options: { charts?: boolean } = {}): R
       id: 'trends',
       title: 'Trends',
       question:
-        "Each step over time: TPS and latency as a percentage of their first segment's mean (the legend says what 100% is), on one axis from 0; change points marked, segment means dashed.",
+        "Each step over time: TPS and latency as a percentage of their first segment's mean (the legend says " +
+        'what 100% is), on one axis from 0; change points marked, segment means dashed.',
       findings: [],
       tables: [],
       charts: trendCharts(h),
@@ -426,9 +441,11 @@ export function historyReport(h: History, options: { charts?: boolean } = {}): R
       ['latest run', h.latestRunId ?? '-'],
       [
         'method',
-        `E-Divisive means (${h.options.statistic}), significance ${h.options.significance}, ${h.options.permutations} permutations, seed ${h.options.seed}` +
+        `E-Divisive means (${h.options.statistic}), ` +
+          `significance ${h.options.significance}, ${h.options.permutations} permutations, seed ${h.options.seed}` +
           (h.options.magnitude > 0 ? `, change points of at least ${pct(h.options.magnitude, 1)} (--magnitude)` : '') +
-          `; the latest run against the ${levelPercent(h.options.predictionLevel)} prediction interval of the last stable segment (at least ${h.options.minStableRuns} runs)`,
+          `; the latest run against the ${levelPercent(h.options.predictionLevel)} prediction interval of the ` +
+          `last stable segment (at least ${h.options.minStableRuns} runs)`,
       ],
     ],
     notes: [...h.notices],

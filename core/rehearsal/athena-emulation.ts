@@ -105,7 +105,10 @@ export class AthenaEmulation {
     return resultSet(await this.answer(sql));
   }
 
-  /** UNLOAD (SELECT ... FROM <table>_json WHERE dt = ... ) TO 's3://bucket/key/': the SELECT on DuckDB over the partition's JSON Lines objects, the files into S3. */
+  /**
+   * UNLOAD (SELECT ... FROM <table>_json WHERE dt = ... ) TO 's3://bucket/key/': the
+   * SELECT on DuckDB over the partition's JSON Lines objects, the files into S3.
+   */
   private async unload(sql: string): Promise<void> {
     const { s3, bucket, lakePrefix } = this.options;
     const parsed = /^UNLOAD \((SELECT .* FROM (\w+)_json WHERE dt = '([^']+)' .*)\)\nTO 's3:\/\/[^/]+\/([^']*)'/.exec(

@@ -60,7 +60,10 @@ interface Watched {
   readonly sampler: Pick<ServerMetricsSampler, 'samples' | 'stop'>;
   /** Samples already queued. */
   taken: number;
-  /** The CloudWatch datapoint of a sample (RDS DB instances publish other names), or undefined when the engine publishes none. */
+  /**
+   * The CloudWatch datapoint of a sample (RDS DB instances publish
+   * other names), or undefined when the engine publishes none.
+   */
   readonly datum: (s: MetricSample) => { metric: string; value: number; unit: string } | undefined;
   readonly namespace: 'AWS/RDS' | 'AWS/EC2';
   readonly dimension: 'DBInstanceIdentifier' | 'InstanceId';

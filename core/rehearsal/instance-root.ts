@@ -50,8 +50,10 @@ const DEBIAN_MIRROR = 'http://deb.debian.org/debian';
 const AMI_PACKAGES = ['ca-certificates', 'curl'] as const;
 /** The AMI's apt sources: the release, its updates and its security archive (deb822, as bookworm writes them). */
 const SOURCES = [
-  `Types: deb\nURIs: ${DEBIAN_MIRROR}\nSuites: ${DEBIAN_SUITE} ${DEBIAN_SUITE}-updates\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n`,
-  `Types: deb\nURIs: http://deb.debian.org/debian-security\nSuites: ${DEBIAN_SUITE}-security\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n`,
+  `Types: deb\nURIs: ${DEBIAN_MIRROR}\nSuites: ${DEBIAN_SUITE} ${DEBIAN_SUITE}-updates\nComponents: ` +
+    `main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n`,
+  `Types: deb\nURIs: http://deb.debian.org/debian-security\nSuites: ${DEBIAN_SUITE}-security\nComponents: ` +
+    `main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n`,
 ].join('\n');
 /**
  * A policy-rc.d that denies every service start (invoke-rc.d(8), "POLICY LAYER": exit status 101
@@ -206,7 +208,8 @@ export async function ensurePackageLayer(
       await withMounts(merged, () =>
         inRoot(
           merged,
-          `apt-get -q update\napt-get -q install -y --no-install-recommends ${sorted.join(' ')}\napt-get -q clean\nrm -f /usr/sbin/policy-rc.d`,
+          `apt-get -q update\napt-get -q install -y --no-install-recommends ${sorted.join(' ')}\napt-get -q ` +
+            `clean\nrm -f /usr/sbin/policy-rc.d`,
         ),
       );
     } finally {
@@ -404,8 +407,10 @@ export async function writeStandIns(root: string, s: StandIns): Promise<void> {
       'case "$verb" in start | restart) start=1 ;; enable) start=$now ;; *) start=0 ;; esac',
       'for u in $units; do',
       '  unit=""',
-      '  for d in /etc/systemd/system /lib/systemd/system /usr/lib/systemd/system; do [ -f "$d/$u.service" ] && { unit="$d/$u.service"; break; }; done',
-      '  case "$verb" in enable | disable | start | restart) [ -n "$unit" ] || { echo "Failed to $verb unit: Unit $u.service does not exist." >&2; exit 1; } ;; esac',
+      '  for d in /etc/systemd/system /lib/systemd/system /usr/lib/systemd/system; do [ -f "$d/$u.service" ] ' +
+        '&& { unit="$d/$u.service"; break; }; done',
+      '  case "$verb" in enable | disable | start | restart) [ -n "$unit" ] || { echo "Failed to $verb unit: ' +
+        'Unit $u.service does not exist." >&2; exit 1; } ;; esac',
       '  [ "$start" = 1 ] || continue',
       '  cmd=$(sed -n "s/^ExecStart=//p" "$unit" | head -n 1)',
       '  setsid sh -c "$cmd" </dev/null >/dev/null 2>&1 &',
@@ -444,7 +449,8 @@ async function buildAgentPackage(dir: string): Promise<string> {
   await mkdir(join(tree, 'lib', 'systemd', 'system'), { recursive: true });
   await writeFile(
     join(tree, 'lib', 'systemd', 'system', 'amazon-ssm-agent.service'),
-    '[Unit]\nDescription=amazon-ssm-agent (aurora-bench rehearsal)\n\n[Service]\nType=oneshot\nExecStart=/usr/bin/amazon-ssm-agent\n\n[Install]\nWantedBy=multi-user.target\n',
+    '[Unit]\nDescription=amazon-ssm-agent (aurora-bench ' +
+      'rehearsal)\n\n[Service]\nType=oneshot\nExecStart=/usr/bin/amazon-ssm-agent\n\n[Install]\nWantedBy=multi-user.target\n',
   );
   const deb = join(dir, 'amazon-ssm-agent.deb');
   await run('dpkg-deb', ['--root-owner-group', '--build', tree, deb]);

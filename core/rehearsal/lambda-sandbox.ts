@@ -217,7 +217,10 @@ Module._load = function (request, parent, isMain) {
 };
 `;
 
-/** An SDK call a function made (the command's client class, service id, command class and input), for the rehearsal to answer. */
+/**
+ * An SDK call a function made (the command's client class, service
+ * id, command class and input), for the rehearsal to answer.
+ */
 export interface SdkCall {
   readonly client: string;
   readonly service: string | undefined;
@@ -254,7 +257,10 @@ function runtimeNodeFlags(memoryMb: number): string[] {
   return flags;
 }
 
-/** Packages whose files make up the runtime's node_modules: every @aws-sdk package installed here and what they depend on. */
+/**
+ * Packages whose files make up the runtime's node_modules: every
+ * @aws-sdk package installed here and what they depend on.
+ */
 function sdkClosure(nodeModules: string): string[] {
   const seen = new Set<string>();
   const queue = readdirSync(join(nodeModules, '@aws-sdk')).map((n) => `@aws-sdk/${n}`);
@@ -365,7 +371,10 @@ export interface LambdaSandboxOptions {
   /** The runtime's packages (lambdaRuntimeModules), linked into the sandbox's folder. */
   readonly runtimeModules: string;
   readonly region: string;
-  /** Variables added to every function's environment after the template's (the rehearsal: moto's endpoint and credentials). */
+  /**
+   * Variables added to every function's environment after the
+   * template's (the rehearsal: moto's endpoint and credentials).
+   */
   readonly extraEnvironment?: Readonly<Record<string, string>>;
   /** Each line a function writes (stdout and stderr). */
   readonly onLog?: (functionName: string, line: string) => void;
@@ -415,7 +424,8 @@ export class LambdaSandbox {
     mkdirSync(o.dir, { recursive: true });
     chmodSync(o.dir, 0o755);
     if (this.identity.uid !== undefined) {
-      // The children run as nobody: every folder above the sandbox must let others through (mkdtemp makes 0700 folders).
+      // The children run as nobody: every folder above the sandbox
+      // must let others through (mkdtemp makes 0700 folders).
       for (let d = dirname(o.dir); d !== dirname(d); d = dirname(d)) {
         if ((statSync(d).mode & 0o001) === 0)
           throw new Error(
@@ -549,7 +559,9 @@ export class LambdaSandbox {
         resolve({
           ok: false,
           errorType: 'Runtime.ExitError',
-          errorMessage: `the runtime exited during its initialization (${signal ?? `exit status ${code}`}): ${lastLines.join('\n')}`,
+          errorMessage:
+            `the runtime exited during its initialization ` +
+            `(${signal ?? `exit status ${code}`}): ${lastLines.join('\n')}`,
         }),
       );
     });

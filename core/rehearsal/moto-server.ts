@@ -30,7 +30,10 @@ export class ControlPlaneDiedError extends AuroraBenchError {
   override readonly name = 'ControlPlaneDiedError';
 }
 
-/** How long a probe of the server may take: a live moto answers in milliseconds, even on a loaded machine under a second. */
+/**
+ * How long a probe of the server may take: a live moto answers
+ * in milliseconds, even on a loaded machine under a second.
+ */
 const PROBE_TIMEOUT_MS = 3_000;
 
 /** Whether the server answers HTTP at all (any status): a refused or timed-out connection is a dead control plane. */
@@ -71,7 +74,8 @@ export async function controlPlaneDied(
   if (moto === undefined || (await answers(moto))) return undefined;
   const server = `the moto server at ${moto.endpoint}${moto.pid > 0 ? ` (pid ${moto.pid})` : ''}`;
   return new ControlPlaneDiedError(
-    `the control plane died: ${server} stopped answering (${firstLine(error)}) while ${doing}; no AWS call of the run can succeed`,
+    `the control plane died: ${server} stopped answering (${firstLine(error)}) while ${doing}; no AWS call of ` +
+      `the run can succeed`,
     {
       cause: error,
     },
@@ -101,7 +105,8 @@ export async function startMotoServer(repoRoot: string): Promise<MotoServer> {
   } catch (e) {
     const err = e as { stderr?: string; message: string };
     throw new MissingDependencyError(
-      `the AWS rehearsal needs a moto server and scripts/moto.sh could not start one: ${err.stderr?.trim() || err.message}`,
+      `the AWS rehearsal needs a moto server and scripts/moto.sh could not start ` +
+        `one: ${err.stderr?.trim() || err.message}`,
       { cause: e },
     );
   }

@@ -202,7 +202,10 @@ interface EmulatedCluster {
   readonly serverKind: ServerKind;
   /** RDS DB instances (a source and its read replicas), not an Aurora cluster: named by the source's id. */
   readonly standalone: boolean;
-  /** CreateDBCluster ServerlessV2ScalingConfiguration.MaxCapacity: the size a db.serverless instance's server stands in at. */
+  /**
+   * CreateDBCluster ServerlessV2ScalingConfiguration.MaxCapacity:
+   * the size a db.serverless instance's server stands in at.
+   */
   readonly serverlessMaxAcu?: number;
   /** CreateDBCluster StorageType as asked (moto does not keep it: see handle). */
   readonly storageType?: string;
@@ -251,7 +254,10 @@ export interface RdsEmulationOptions {
   /** Called whenever a cluster's set of available servers changes (the metrics publisher follows it). */
   readonly onMembersChanged?: (members: ClusterMembers) => Promise<void> | void;
   readonly log?: (line: string) => void;
-  /** How long an instance's groups read `applying` once it is available or a group changed immediately (default 1500 ms). */
+  /**
+   * How long an instance's groups read `applying` once it is
+   * available or a group changed immediately (default 1500 ms).
+   */
   readonly applyingMs?: number;
   /** How long RebootDBInstance shows the instance `rebooting` (default 1000 ms). */
   readonly rebootMs?: number;
@@ -354,7 +360,8 @@ export class RdsEmulation {
               'InvalidParameterValue',
               unknown
                 ? `Could not find parameter with name: ${first.name}`
-                : `The parameter ${first.name} cannot be modified in an ${group.family} ${group.level} parameter group: ${first.reason}` +
+                : `The parameter ${first.name} cannot be modified in an ${group.family} ${group.level} ` +
+                    `parameter group: ${first.reason}` +
                     (problems.length > 1
                       ? ` (and ${problems.length - 1} more: ${problems
                           .slice(1)
@@ -463,7 +470,8 @@ export class RdsEmulation {
       ...(str(input['StorageType']) !== undefined ? { storageType: str(input['StorageType']) } : {}),
     });
     this.log(
-      `cluster ${id}: master user ${masterUsername}, ${str(input['DatabaseName']) ? `database ${String(input['DatabaseName'])}` : 'no database (CreateDBCluster named none)'}` +
+      `cluster ${id}: master ` +
+        `user ${masterUsername}, ${str(input['DatabaseName']) ? `database ${String(input['DatabaseName'])}` : 'no database (CreateDBCluster named none)'}` +
         (str(input['StorageType']) !== undefined ? `, StorageType ${String(input['StorageType'])}` : '') +
         (scaling !== undefined
           ? `, ServerlessV2ScalingConfiguration ${String(scaling['MinCapacity'])}-${String(scaling['MaxCapacity'])} ACUs (its db.serverless servers stand in at the maximum)`
@@ -557,7 +565,8 @@ export class RdsEmulation {
     };
     this.clusters.set(id, group);
     this.log(
-      `DB instance ${id} (${String(input['Engine'])}): master user ${masterUsername}, ${group.databaseName ? `database ${group.databaseName}` : 'no database (CreateDBInstance named none)'}`,
+      `DB instance ${id} (${String(input['Engine'])}): master ` +
+        `user ${masterUsername}, ${group.databaseName ? `database ${group.databaseName}` : 'no database (CreateDBInstance named none)'}`,
     );
     this.addInstance(
       group,
@@ -642,7 +651,9 @@ export class RdsEmulation {
     return Date.now() < instance.applyingUntil ? 'applying' : 'in-sync';
   }
 
-  /** A group some instances run was modified: pending-reboot, or applying now (its dynamic values set on their servers). */
+  /**
+   * A group some instances run was modified: pending-reboot, or applying now (its dynamic values set on their servers).
+   */
   private async groupChanged(name: string, level: 'cluster' | 'instance', pendingReboot: boolean): Promise<void> {
     for (const cluster of this.clusters.values()) {
       for (const instance of cluster.instances.values()) {
@@ -924,7 +935,8 @@ export class RdsEmulation {
       ...(primary
         ? {
             managed: {
-              primary_conninfo: `host=${primary.socketDir} port=${primary.port} user=postgres application_name=${instance.id}`,
+              primary_conninfo:
+                `host=${primary.socketDir} port=${primary.port} user=postgres ` + `application_name=${instance.id}`,
             },
           }
         : {}),
@@ -976,7 +988,8 @@ export class RdsEmulation {
       if (replicas[0]?.caughtUp) return;
       if (Date.now() > deadline)
         throw new Error(
-          `${replica.instanceId} did not catch up with ${primary.instanceId} within 120 s (${replicas[0]?.state ?? 'not connected'})`,
+          `${replica.instanceId} did not catch up with ${primary.instanceId} within 120 s ` +
+            `(${replicas[0]?.state ?? 'not connected'})`,
         );
       await sleep(100);
     }

@@ -6,8 +6,8 @@
  * server this rehearsal starts and stops. Between those clients and moto
  * sit the emulations of what moto does not do (this directory): RDS instances become real MariaDB
  * servers (rds-emulation.ts), client and self-managed server instances are Debian 12 roots that
- * boot the stack's user data and run the SSM commands (ssm-agent.ts, instance-root.ts), CloudWatch gets the servers' metrics late (cloudwatch-publisher.ts). The backend
- * and the handlers do not know they are rehearsing.
+ * boot the stack's user data and run the SSM commands (ssm-agent.ts, instance-root.ts), CloudWatch gets the servers'
+ * metrics late (cloudwatch-publisher.ts). The backend and the handlers do not know they are rehearsing.
  *
  * Before anything starts, the spec goes through what the local backend refuses (instance classes
  * without a local shape, writes sent to a reader for write forwarding, which MariaDB replicas
@@ -186,27 +186,47 @@ export interface RehearsalResult extends LocalExecutionResult {
 }
 
 /** The lines that say what a rehearsal is and is not, printed before it starts. */
-/** AwsBackendConfig.parameterGroupSettleS here: the wait is taken (and its path rehearsed), only shorter than RDS's 5 minutes. */
+/**
+ * AwsBackendConfig.parameterGroupSettleS here: the wait is taken
+ * (and its path rehearsed), only shorter than RDS's 5 minutes.
+ */
 const REHEARSAL_PARAMETER_GROUP_SETTLE_S = 3;
 
 function rehearsalScope(serverVersion: string, engines: readonly string[], lagS: number, booted: boolean): string[] {
   return [
-    'AWS rehearsal: the synthesized state machine runs on this machine, each Task as its bundled Lambda function (the asset `cdk deploy` uploads) in a sandbox process;',
-    '  the AWS APIs are a moto server, the databases real MariaDB (or, for the PostgreSQL engines, PostgreSQL) servers, the clients an emulated SSM agent running bash.',
+    'AWS rehearsal: the synthesized state machine runs on this machine, each Task as its bundled Lambda ' +
+      'function (the asset `cdk deploy` uploads) in a sandbox process;',
+    '  the AWS APIs are a moto server, the databases real MariaDB (or, for the PostgreSQL engines, PostgreSQL) ' +
+      'servers, the clients an emulated SSM agent running bash.',
     'Not rehearsed:',
-    `  - the engines themselves: MariaDB ${serverVersion} or PostgreSQL on 127.0.0.1 stand in for ${engines.join(', ')} (no shared storage or EBS volumes, no Aurora- or RDS-only parameters, no write forwarding: its Forwarding* CloudWatch metrics stay empty, their windows incomplete)`,
+    `  - the engines themselves: MariaDB ${serverVersion} or PostgreSQL on 127.0.0.1 stand in ` +
+      `for ${engines.join(', ')} (no shared storage or EBS volumes, no Aurora- or RDS-only parameters, no write ` +
+      `forwarding: its Forwarding* CloudWatch metrics stay empty, their windows incomplete)`,
     ...(booted
       ? [
-          "  - the AMI: a Debian 12 root made by debootstrap from Debian's archive (minbase, curl, ca-certificates) stands in for Debian's EC2 image; its packages are installed once per package list into a cached layer, so the user data's apt-get finds them there (test/integration/client-boot.test.ts installs them from the clean root)",
-          "  - around the unmodified user data: chroot instead of a VM (this machine's kernel and CPU architecture, no systemd: systemctl and shutdown are stand-ins, the dead-man's switch's shutdown is only recorded), the instance metadata at 127.0.0.1 through curl's connect-to, moto's keys for the instance profile, the AWS CLI given --endpoint-url (Debian's 2.9.19 predates AWS_ENDPOINT_URL)",
-          "  - the SSM agent: moto's S3 serves the rehearsal's amazon-ssm-agent package where AWS serves the real one; its service registers the instance with the emulated agent, which runs the commands in the root; the CloudWatch agent package is not served (its install fails softly, as designed)",
+          "  - the AMI: a Debian 12 root made by debootstrap from Debian's archive (minbase, curl, " +
+            "ca-certificates) stands in for Debian's EC2 image; its packages are installed once per package list " +
+            "into a cached layer, so the user data's apt-get finds them there " +
+            '(test/integration/client-boot.test.ts installs them from the clean root)',
+          "  - around the unmodified user data: chroot instead of a VM (this machine's kernel and CPU " +
+            "architecture, no systemd: systemctl and shutdown are stand-ins, the dead-man's switch's shutdown is " +
+            "only recorded), the instance metadata at 127.0.0.1 through curl's connect-to, moto's keys for the " +
+            "instance profile, the AWS CLI given --endpoint-url (Debian's 2.9.19 predates AWS_ENDPOINT_URL)",
+          "  - the SSM agent: moto's S3 serves the rehearsal's amazon-ssm-agent package where AWS serves the " +
+            'real one; its service registers the instance with the emulated agent, which runs the commands in ' +
+            'the root; the CloudWatch agent package is not served (its install fails softly, as designed)',
         ]
       : [
-          "  - a real client AMI and its user data: an emulated client boots with this machine's sysbench, no package install",
+          "  - a real client AMI and its user data: an emulated client boots with this machine's sysbench, no " +
+            'package install',
         ]),
-    "  - the Lambda runtime: this machine's Node.js and AWS SDK stand in for nodejs22.x's; a function's SDK calls reach the emulations and moto over the sandbox's IPC channel (no signing, no HTTPS, no X-Ray); the template's timings are replaced by the rehearsal's shorter ones",
+    "  - the Lambda runtime: this machine's Node.js and AWS SDK stand in for nodejs22.x's; a function's SDK " +
+      "calls reach the emulations and moto over the sandbox's IPC channel (no signing, no HTTPS, no X-Ray); the " +
+      "template's timings are replaced by the rehearsal's shorter ones",
     "  - IAM: moto does not evaluate the stack's policies (test/cdk checks the actions the code calls against them)",
-    `  - real timings: instances are available in seconds, not 10-20 minutes; CloudWatch datapoints arrive ${lagS} s late, not 1-3 minutes; a cluster waits ${REHEARSAL_PARAMETER_GROUP_SETTLE_S} s, not 5 minutes, after its parameter groups were set`,
+    `  - real timings: instances are available in seconds, not 10-20 minutes; CloudWatch datapoints ` +
+      `arrive ${lagS} s late, not 1-3 minutes; a cluster waits ${REHEARSAL_PARAMETER_GROUP_SETTLE_S} s, not 5 ` +
+      `minutes, after its parameter groups were set`,
     '  - Performance Insights: not emulated (its API answers with no datapoints)',
     "  - real network limits and instance class performance: all traffic is loopback on this machine's CPUs",
   ];
@@ -229,7 +249,10 @@ function withoutForwardedWorkloads(spec: Spec): { spec: Spec; notes: PlanNote[] 
   const notes: PlanNote[] = [...left].map(([i, variants]) => ({
     level: 'refused',
     path: `workloads[${i}]`,
-    message: `workload "${spec.workloads[i]!.name}" on variant "${variants.join('", "')}" sends writes to a reader: Aurora local write forwarding needs AWS, and MariaDB replicas cannot forward writes; left out of the AWS rehearsal${spec.variants.length > 1 ? ' (for every variant: workloads are not per variant)' : ''}`,
+    message:
+      `workload "${spec.workloads[i]!.name}" on variant "${variants.join('", "')}" sends writes to a ` +
+      `reader: Aurora local write forwarding needs AWS, and MariaDB replicas cannot forward writes; left out of ` +
+      `the AWS rehearsal${spec.variants.length > 1 ? ' (for every variant: workloads are not per variant)' : ''}`,
   }));
   const workloads = spec.workloads.filter((_, i) => !left.has(i));
   if (workloads.length === 0) throw new PlanError(notes);
@@ -335,7 +358,8 @@ function markedRehearsal(key: string, body: Uint8Array): Uint8Array {
 
 async function copyLake(s3: S3Client, config: AwsBackendConfig, dir: string): Promise<number> {
   const lake = new LocalLakeStore(dir);
-  // A lake a newer aurora-bench wrote is refused before a row is copied into it; an older one is brought to this version.
+  // A lake a newer aurora-bench wrote is refused before a row
+  // is copied into it; an older one is brought to this version.
   await lake.assertWritable();
   let token: string | undefined;
   let count = 0;
@@ -408,7 +432,8 @@ function functionEnvironment(
     else if (typeof value === 'string') env[name] = value;
     else
       throw new Error(
-        `function ${fn.logicalId}: its Environment variable ${name} is a CloudFormation reference the rehearsal has no value for: ${JSON.stringify(value).slice(0, 200)}`,
+        `function ${fn.logicalId}: its Environment variable ${name} is a CloudFormation reference the ` +
+          `rehearsal has no value for: ${JSON.stringify(value).slice(0, 200)}`,
       );
   }
   return { ...env, ...rehearsal };
@@ -581,7 +606,8 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
       secrets: new SecretsManagerClient(common),
       cloudwatch: new CloudWatchClient(common),
     };
-    // The backend collects a window again once its datapoints are due: the publisher's lag plus its 0.5 s tick and the sampler's 1 s.
+    // The backend collects a window again once its datapoints are due:
+    // the publisher's lag plus its 0.5 s tick and the sampler's 1 s.
     const standing = await createStandingInfrastructure(raw, {
       region: plan.region,
       azLetters: spec.variants.flatMap((v) => (v.az ? [v.az] : [])),
@@ -642,7 +668,8 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
           : [];
       if (bare.length > 0)
         throw new Error(
-          `the rehearsal cannot run a client command that names /opt/aurora-bench outside ${CLIENT_HOME}: ${bare.join(' | ')}`,
+          `the rehearsal cannot run a client command that names /opt/aurora-bench ` +
+            `outside ${CLIENT_HOME}: ${bare.join(' | ')}`,
         );
       return forward();
     });
@@ -782,7 +809,8 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
     log(
       `lake: ${objects} table objects in s3://${config.bucket}/${config.lakePrefix} (moto)` +
         (options.lakeDir !== undefined
-          ? `, copied into ${options.lakeDir} with the run marked aws-rehearsal (never part of an AWS experiment's history)`
+          ? `, copied into ${options.lakeDir} with the run marked aws-rehearsal (never part of an AWS ` +
+            `experiment's history)`
           : ''),
     );
     try {

@@ -69,7 +69,9 @@ export async function answerSdkCall(clients: AwsClients, call: SdkCall): Promise
       ok: false,
       error: {
         name: 'Error',
-        message: `the rehearsal has no ${call.client} (service ${call.service ?? '?'}): a function called ${call.command} through a client aurora-bench does not build`,
+        message:
+          `the rehearsal has no ${call.client} (service ${call.service ?? '?'}): a function ` +
+          `called ${call.command} through a client aurora-bench does not build`,
         fields: {},
       },
     };

@@ -179,7 +179,10 @@ function killGroup(pid: number): void {
   }
 }
 
-/** Whether RunInstances launches server instances: an instance tag `<prefix>role` = `server` or `server-...` (core/backends/aws/names.ts tagKeys; self-managed-servers.ts tags server-writer and server-replica). */
+/**
+ * Whether RunInstances launches server instances: an instance tag `<prefix>role` = `server` or `server-...`
+ * (core/backends/aws/names.ts tagKeys; self-managed-servers.ts tags server-writer and server-replica).
+ */
 function launchesServers(input: Record<string, unknown>): boolean {
   const specs =
     (input['TagSpecifications'] as
@@ -376,7 +379,8 @@ export class SsmAgentEmulation {
           this.o.tracker.remove(child.pid!);
           if (code !== 0 && !instance.terminated)
             this.log(
-              `${instanceId}: boot failed (exit ${code}): ${readText(join(home, 'boot.log')).trim().split('\n').slice(-5).join(' | ')}`,
+              `${instanceId}: boot failed ` +
+                `(exit ${code}): ${readText(join(home, 'boot.log')).trim().split('\n').slice(-5).join(' | ')}`,
             );
           resolve();
         });
@@ -451,7 +455,8 @@ export class SsmAgentEmulation {
           if (!instance.terminated) {
             const tail = readText(join(dir, 'boot.log')).trim().split('\n').slice(-5).join(' | ');
             this.log(
-              `${instanceId}: user data ${code === 0 ? 'finished' : `failed (exit ${code})`} in ${((Date.now() - started) / 1000).toFixed(1)} s${code === 0 ? '' : `: ${tail}`}`,
+              `${instanceId}: user data ${code === 0 ? 'finished' : `failed (exit ${code})`} ` +
+                `in ${((Date.now() - started) / 1000).toFixed(1)} s${code === 0 ? '' : `: ${tail}`}`,
             );
           }
           resolve();
@@ -460,7 +465,8 @@ export class SsmAgentEmulation {
     };
     instance.boot = boot;
     this.log(
-      `${instanceId}: launched${instance.server ? ` (server, port ${instance.server.port})` : ''}, booting its user data in the Debian root ${root.root}`,
+      `${instanceId}: launched${instance.server ? ` (server, port ${instance.server.port})` : ''}, booting its ` +
+        `user data in the Debian root ${root.root}`,
     );
   }
 
@@ -599,7 +605,8 @@ export class SsmAgentEmulation {
     commands: readonly string[],
     timeoutS: number,
   ): Promise<void> {
-    // In a machine, where the agent keeps a command's files (/var/lib/amazon/ssm/<instance>/document/orchestration/<command>/...).
+    // In a machine, where the agent keeps a command's files
+    // (/var/lib/amazon/ssm/<instance>/document/orchestration/<command>/...).
     const inRoot = join('/var/lib/amazon/ssm', instance.instanceId, 'document', 'orchestration', commandId, PLUGIN_DIR);
     const dir = instance.machine
       ? join(instance.machine.root.root, inRoot)

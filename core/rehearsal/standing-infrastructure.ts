@@ -3,8 +3,8 @@
  * lib/results-lake.ts, lib/aurora-bench-stack.ts), created in the rehearsal's moto: a VPC with a
  * private subnet per AZ and their route to the outside as the default stack has it (a NAT gateway,
  * the S3 gateway endpoint, the SSM and Secrets Manager interface endpoints: what the account
- * preflight PlanRun runs checks the clients can reach), the DB subnet group, the DB and client security groups, one client launch
- * template per CPU architecture, the clients' instance profile (moto checks RunInstances'
+ * preflight PlanRun runs checks the clients can reach), the DB subnet group, the DB and client security groups, one
+ * client launch template per CPU architecture, the clients' instance profile (moto checks RunInstances'
  * IamInstanceProfile against IAM), the lake bucket with client/ copied under runner/ (the stack's
  * BucketDeployment), and the AwsBackendConfig naming all of it, with the values the stack gives
  * its handlers (lib/handler-environment.ts handlerBackendConfig).

@@ -162,7 +162,9 @@ export function serverlessSection(ctx: Context, usage: AuroraUsage): ReportSecti
     const engine = cellEngine(plan, cell);
     for (const s of steps) {
       if (s.tps === null || s.tps <= 0 || (s.status !== 'ok' && s.status !== 'overloaded')) continue;
-      const key = `${s.workload} t${s.threads}${s.rate > 0 ? ` @${num(s.offered_tps, 0)}/s` : ''}${s.target !== 'writer' ? ` → ${s.target}` : ''}`;
+      const key =
+        `${s.workload} ` +
+        `t${s.threads}${s.rate > 0 ? ` @${num(s.offered_tps, 0)}/s` : ''}${s.target !== 'writer' ? ` → ${s.target}` : ''}`;
       const perVariant = byKey.get(key) ?? new Map<string, VariantStep>();
       byKey.set(key, perVariant);
       const vs = perVariant.get(cell.variant.name) ?? { tps: [], p95: [], p99: [], lags: [], perMillion: [], acu: [] };
@@ -224,10 +226,12 @@ export function serverlessSection(ctx: Context, usage: AuroraUsage): ReportSecti
         const p99 = a.p99.length > 0 && b.p99.length > 0 ? welchRatioCi(summarize(a.p99), summarize(b.p99)) : null;
         const cost =
           a.perMillion.length > 0 && b.perMillion.length > 0
-            ? `cost per million transactions ${ciText(meanCi(a.perMillion), 2)} vs ${ciText(meanCi(b.perMillion), 2)} ${prices.currency}`
+            ? `cost per million transactions ${ciText(meanCi(a.perMillion), 2)} ` +
+              `vs ${ciText(meanCi(b.perMillion), 2)} ${prices.currency}`
             : `cost per million transactions: ${local ? 'no ACUs are measured locally' : 'no ACUs measured'}`;
         findings.push(
-          `${key}: ${y} (${variantLabel(variantOf.get(y)!)}) vs ${x} (${variantOf.get(x)!.instanceClass}): throughput ${ratioText(tpsRatio)}` +
+          `${key}: ${y} (${variantLabel(variantOf.get(y)!)}) vs ${x} (${variantOf.get(x)!.instanceClass}): ` +
+            `throughput ${ratioText(tpsRatio)}` +
             (p99 ? `, p99 ${ratioText(p99)}` : '') +
             `, scaling lag ${a.lags.length > 0 ? `${ciText(meanCi(a.lags), 0)} s` : local ? 'not measured locally (no Aurora capacity scaling)' : 'none seen (capacity did not rise during the step)'}; ${cost}`,
         );
@@ -239,7 +243,8 @@ export function serverlessSection(ctx: Context, usage: AuroraUsage): ReportSecti
     findings.push('No step ran on both a provisioned and a Serverless v2 variant: the table lists each on its own.');
   if (local)
     findings.push(
-      "Locally there is no Aurora capacity scaling: each Serverless v2 server stood in at its maxAcu size, so these figures are not Aurora's.",
+      'Locally there is no Aurora capacity scaling: each Serverless v2 server stood in at its maxAcu size, so ' +
+        "these figures are not Aurora's.",
     );
   const table: TableBlock = {
     title: 'Provisioned vs Aurora Serverless v2 (mean ± 95% CI over repeats)',
@@ -247,7 +252,8 @@ export function serverlessSection(ctx: Context, usage: AuroraUsage): ReportSecti
     rows,
     numeric: [2, 3, 4, 5, 6, 7],
     notes: [
-      "Scaling lag: from the step's start to the first minute the writer's ServerlessDatabaseCapacity reached 90% of its peak in the step (CloudWatch one-minute datapoints).",
+      "Scaling lag: from the step's start to the first minute the writer's ServerlessDatabaseCapacity reached " +
+        '90% of its peak in the step (CloudWatch one-minute datapoints).',
       `Cost per million transactions: the compute while the step ran (instances x class price, or measured ACUs x ACU price; prices ${pricesAsOfText(ctx.prices)}) over its transactions; storage and I/O are in the storage and bill sections.${unconfirmedText(
         unconfirmedPricesUsed(
           prices,
@@ -260,7 +266,8 @@ export function serverlessSection(ctx: Context, usage: AuroraUsage): ReportSecti
     id: 'serverless',
     title: 'Provisioned vs Aurora Serverless v2',
     question:
-      'Provisioned class X or Serverless v2 min/max Y: throughput, p95/p99, scaling lag and cost per million transactions',
+      'Provisioned class X or Serverless v2 min/max Y: throughput, p95/p99, scaling lag and cost per million ' +
+      'transactions',
     findings,
     tables: [table],
     charts: [],
@@ -333,14 +340,21 @@ export function storageSection(ctx: Context, usage: AuroraUsage): ReportSection 
       ...auroraPriceKeys(engine, { ...cell.variant, storage: 'io-optimized' }),
     ]);
     findings.push(
-      `${cell.variant.name} (${variantLabel(cell.variant)}, measured on ${configured === 'io-optimized' ? 'I/O-Optimized' : 'Standard'}): ${fixed(ioPerTx, 2)} I/O requests per transaction at ${num(tps, 0)} TPS → Standard ${formatMoney(be.standardHourly, prices.currency)}/h, I/O-Optimized ${formatMoney(be.ioOptimizedHourly, prices.currency)}/h: ${cheaper} is cheaper; they break even at ${num(be.breakEvenIoPerS, 0)} I/O requests/s${Number.isFinite(breakEvenTps) ? ` (${num(breakEvenTps, 0)} TPS of this workload)` : ''}${unconfirmedText(unconfirmed)}`,
+      `${cell.variant.name} (${variantLabel(cell.variant)}, measured ` +
+        `on ${configured === 'io-optimized' ? 'I/O-Optimized' : 'Standard'}): ${fixed(ioPerTx, 2)} I/O requests ` +
+        `per transaction at ${num(tps, 0)} TPS → Standard ${formatMoney(be.standardHourly, prices.currency)}/h, ` +
+        `I/O-Optimized ${formatMoney(be.ioOptimizedHourly, prices.currency)}/h: ${cheaper} is cheaper; they ` +
+        `break even at ${num(be.breakEvenIoPerS, 0)} I/O ` +
+        `requests/s${Number.isFinite(breakEvenTps) ? ` (${num(breakEvenTps, 0)} TPS of this workload)` : ''}${unconfirmedText(unconfirmed)}`,
     );
   }
   if (findings.length === 0) {
     findings.push(
       plan.backend === 'local'
-        ? 'Which storage is cheaper cannot be told locally: there is no Aurora cluster volume, so its I/O requests (VolumeReadIOPs, VolumeWriteIOPs) are measured only on AWS.'
-        : 'No cluster volume I/O was collected for this run (VolumeReadIOPs, VolumeWriteIOPs come as 5-minute datapoints, published late): the break-even needs them.',
+        ? 'Which storage is cheaper cannot be told locally: there is no Aurora cluster volume, so its I/O ' +
+            'requests (VolumeReadIOPs, VolumeWriteIOPs) are measured only on AWS.'
+        : 'No cluster volume I/O was collected for this run (VolumeReadIOPs, VolumeWriteIOPs come as 5-minute ' +
+            'datapoints, published late): the break-even needs them.',
     );
   }
   return {
@@ -363,8 +377,11 @@ export function storageSection(ctx: Context, usage: AuroraUsage): ReportSection 
         rows,
         numeric: [2, 3, 5, 6],
         notes: [
-          "I/O per transaction: the volume's VolumeReadIOPs + VolumeWriteIOPs in the 5-minute windows overlapping the steps over the steps' transactions (so prepare I/O inside those windows counts too).",
-          `Standard: compute + storage + I/O at the per-million price; I/O-Optimized: its compute (x${String(prices.ioOptimizedInstanceMultiplier ?? '-')}, or its ACU price) and storage, no I/O charge (prices ${pricesAsOfText(ctx.prices)}).`,
+          "I/O per transaction: the volume's VolumeReadIOPs + VolumeWriteIOPs in the 5-minute windows " +
+            "overlapping the steps over the steps' transactions (so prepare I/O inside those windows counts too).",
+          `Standard: compute + storage + I/O at the per-million price; I/O-Optimized: its compute ` +
+            `(x${String(prices.ioOptimizedInstanceMultiplier ?? '-')}, or its ACU price) and storage, no I/O ` +
+            `charge (prices ${pricesAsOfText(ctx.prices)}).`,
         ],
       },
     ],
@@ -410,7 +427,10 @@ function cellUsage(ctx: Context, usage: AuroraUsage, cell: CellPlan, steps: read
   };
 }
 
-/** Each cell's facts as its teardown recorded them in the manifest (`cells[].resources`, `cells[].measured`); empty for runs before. */
+/**
+ * Each cell's facts as its teardown recorded them in the manifest
+ * (`cells[].resources`, `cells[].measured`); empty for runs before.
+ */
 function recordedFacts(ctx: Context): Map<string, CellBillFacts> {
   const out = new Map<string, CellBillFacts>();
   try {
@@ -483,7 +503,10 @@ export function billSection(ctx: Context, usage: AuroraUsage): ReportSection | n
   const what = fromLifetimes === cells.length ? 'DB clusters and EC2 instances' : 'Aurora clusters';
   const findings = [
     complete
-      ? `The run's ${what} cost ${formatMoney(total, prices.currency)} from what really ran (compute, storage and the I/O measured), against ${formatMoney(estimated, prices.currency)} estimated for them by the plan (${plan.region} on-demand prices ${pricesAsOfText(ctx.prices)})${unconfirmedText([...unconfirmed])}.`
+      ? `The run's ${what} cost ${formatMoney(total, prices.currency)} from what really ran (compute, storage ` +
+        `and the I/O measured), against ${formatMoney(estimated, prices.currency)} estimated for them by the ` +
+        `plan (${plan.region} on-demand ` +
+        `prices ${pricesAsOfText(ctx.prices)})${unconfirmedText([...unconfirmed])}.`
       : `Some cells have no price (${[...missing].join(', ') || 'an EC2 type'}): add them with --prices.`,
   ];
   return {
@@ -499,12 +522,19 @@ export function billSection(ctx: Context, usage: AuroraUsage): ReportSection | n
         numeric: [2, 3, 5, 6, 7],
         notes: [
           fromLifetimes === cells.length
-            ? 'Lifetimes: each DB cluster, DB instance and EC2 instance from its creation (ClusterCreateTime, InstanceCreateTime, LaunchTime) to the teardown pass that found it gone, recorded in the run manifest (cells[].resources); RDS bills at least 10 minutes, EC2 at least 1.'
-            : `Cells without recorded lifetimes (runs before they were recorded): instance hours are the span the cell's steps ran plus the planned set-up and teardown (${BACKEND_TIMES.aws.provisionS / 60} min), EC2 not counted; their estimate is the DB part only.`,
-          "Serverless v2: ACU-seconds from ServerlessDatabaseCapacity while steps ran, minAcu outside them; Aurora Standard: the volume's VolumeReadIOPs + VolumeWriteIOPs at the per-million price; I/O-Optimized: no I/O charge.",
+            ? 'Lifetimes: each DB cluster, DB instance and EC2 instance from its creation (ClusterCreateTime, ' +
+              'InstanceCreateTime, LaunchTime) to the teardown pass that found it gone, recorded in the run ' +
+              'manifest (cells[].resources); RDS bills at least 10 minutes, EC2 at least 1.'
+            : `Cells without recorded lifetimes (runs before they were recorded): instance hours are the span ` +
+              `the cell's steps ran plus the planned set-up and teardown (${BACKEND_TIMES.aws.provisionS / 60} ` +
+              `min), EC2 not counted; their estimate is the DB part only.`,
+          'Serverless v2: ACU-seconds from ServerlessDatabaseCapacity while steps ran, minAcu outside them; ' +
+            "Aurora Standard: the volume's VolumeReadIOPs + VolumeWriteIOPs at the per-million price; " +
+            'I/O-Optimized: no I/O charge.',
           ...(unconfirmed.size > 0
             ? [
-                `Unconfirmed price used: ${[...unconfirmed].join(', ')} (prices/aws-prices.json lists it under unconfirmed).`,
+                `Unconfirmed price used: ${[...unconfirmed].join(', ')} (prices/aws-prices.json lists it under ` +
+                  `unconfirmed).`,
               ]
             : []),
         ],

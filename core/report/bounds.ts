@@ -12,8 +12,8 @@
  *    describe the client, not the server.
  * Server limits are checked first: when the server is at its CPU or network limit a saturated
  * client is reported alongside, not instead. Locally (servers and clients on one machine) a host
- * whose CPUs are >= 90% busy is the limit (host-bound): adding clients would not find a server limit. With no limit reached the point is 'none': the load did
- * not find the server's limit (add clients).
+ * whose CPUs are >= 90% busy is the limit (host-bound): adding clients would not find a server limit. With no limit
+ * reached the point is 'none': the load did not find the server's limit (add clients).
  */
 
 type Bound = 'cpu' | 'network' | 'client' | 'host' | 'none';
@@ -81,7 +81,9 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
       networkShare: share,
       networkGbps: gbps,
       clientSaturated,
-      reason: `${gbps!.toFixed(2)} Gbps is ${(share * 100).toFixed(0)}% of the class's ${input.networkLimitGbps} Gbps${also}`,
+      reason:
+        `${gbps!.toFixed(2)} Gbps is ${(share * 100).toFixed(0)}% of the ` +
+        `class's ${input.networkLimitGbps} Gbps${also}`,
     };
   }
   if (
@@ -94,7 +96,9 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
       networkShare: share,
       networkGbps: gbps,
       clientSaturated,
-      reason: `this machine's CPUs were ${input.sharedHostCpuPct.toFixed(0)}% busy (servers and clients share them): the point measures the host, not a class; more clients would not help`,
+      reason:
+        `this machine's CPUs were ${input.sharedHostCpuPct.toFixed(0)}% busy (servers and clients share ` +
+        `them): the point measures the host, not a class; more clients would not help`,
     };
   }
   if (clientSaturated) {

@@ -78,12 +78,17 @@ export interface Context {
   readonly prices: PriceTable;
   readonly groups: readonly StepGroup[];
   readonly variants: readonly VariantInfo[];
-  /** Client-bound repeats left out of the estimates (ratios, scores, price-performance); empty when asked to keep them. */
+  /**
+   * Client-bound repeats left out of the estimates (ratios, scores, price-performance); empty when asked to keep them.
+   */
   readonly leftOutSaturated: readonly StepResult[];
 }
 
 export interface ContextOptions {
-  /** Keep repeats whose client was CPU-saturated in the estimates (by default they are left out, and the report says so). */
+  /**
+   * Keep repeats whose client was CPU-saturated in the estimates
+   * (by default they are left out, and the report says so).
+   */
   readonly includeSaturated?: boolean;
 }
 
@@ -267,13 +272,17 @@ function offeredLabel(g: StepGroup): string {
 }
 
 export const stepLabel = (g: StepGroup): string =>
-  `${g.workload} t${g.threads}${g.rate > 0 || g.rateOfCapacity !== null ? ` ${offeredLabel(g)}` : ''}${g.target !== 'writer' ? ` → ${g.target}` : ''}`;
+  `${g.workload} ` +
+  `t${g.threads}${g.rate > 0 || g.rateOfCapacity !== null ? ` ${offeredLabel(g)}` : ''}${g.target !== 'writer' ? ` → ${g.target}` : ''}`;
 
 /** The repeats of a step whose client saturated its CPU (they measure the client, not the server). */
 const clientBoundRows = (g: StepGroup): StepResult[] =>
   g.rows.filter((r) => (r.status === 'ok' || r.status === 'overloaded') && r.saturated_clients > 0);
 
-/** " [client-bound 1/3, left out]" next to a step in a table: shown in every section, not just the network and rate ones. */
+/**
+ * " [client-bound 1/3, left out]" next to a step in a table:
+ * shown in every section, not just the network and rate ones.
+ */
 export function clientBoundMark(ctx: Context, g: StepGroup): string {
   const n = clientBoundRows(g).length;
   if (n === 0) return '';
@@ -307,7 +316,10 @@ export function uniqueInOrder<T>(xs: readonly T[]): T[] {
   return [...new Set(xs)];
 }
 
-/** sysbench counts deadlocks and lock-wait timeouts as errors: below this share of transactions they are normal OLTP behaviour. */
+/**
+ * sysbench counts deadlocks and lock-wait timeouts as errors:
+ * below this share of transactions they are normal OLTP behaviour.
+ */
 export const SIGNIFICANT_ERROR_SHARE = 0.001;
 
 /** A failed step, a reconnect, or errors above SIGNIFICANT_ERROR_SHARE of the step's transactions. */

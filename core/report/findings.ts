@@ -108,7 +108,8 @@ export function compactRatio(r: RatioFinding, higherIsBetter: boolean): string {
 
 /** The note every table with a within-run interval carries. */
 export const WITHIN_RUN_NOTE =
-  '*: interval from batch means of one run’s per-interval samples: it sees how that run wobbled, not how runs differ (run 2+ repeats to measure that), so it cannot tell a difference beyond the noise.';
+  '*: interval from batch means of one run’s per-interval samples: it sees how that run wobbled, not how runs ' +
+  'differ (run 2+ repeats to measure that), so it cannot tell a difference beyond the noise.';
 
 /** A whole number with separators, e.g. 5029 -> "5,029". */
 export const whole = (x: number | null): string => num(x, 0);

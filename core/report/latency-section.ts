@@ -46,7 +46,8 @@ export function latencySection(ctx: Context): ReportSection | null {
   const widest = spread.sort((a, b) => b.p99 / b.p50 - a.p99 / a.p50)[0];
   if (widest)
     findings.push(
-      `Widest tail: ${widest.g.variant} ${stepLabel(widest.g)}, p99 ${fixed(widest.p99)} ms is ${num(widest.p99 / widest.p50, 1)}× its p50 (${fixed(widest.p50)} ms).`,
+      `Widest tail: ${widest.g.variant} ${stepLabel(widest.g)}, p99 ${fixed(widest.p99)} ms ` +
+        `is ${num(widest.p99 / widest.p50, 1)}× its p50 (${fixed(widest.p50)} ms).`,
     );
   const charts: ChartBlock[] = [];
   // Each repeat at the rate it was offered (relative rates differ per repeat: no mean of them was offered).
@@ -84,8 +85,10 @@ export function latencySection(ctx: Context): ReportSection | null {
         rows,
         numeric: [2, 3, 4, 5, 6, 7, 8],
         notes: [
-          "Percentiles are read off sysbench's latency histogram the way sysbench reads its own; max is the exact slowest transaction.",
-          "With several clients a step shows the worst client's percentiles (a percentile cannot be averaged across clients).",
+          "Percentiles are read off sysbench's latency histogram the way sysbench reads its own; max is the " +
+            'exact slowest transaction.',
+          "With several clients a step shows the worst client's percentiles (a percentile cannot be averaged " +
+            'across clients).',
         ],
       },
     ],

@@ -67,7 +67,8 @@ export async function loadRun(lake: LakeReader, runId?: string): Promise<RunData
   const run = await findRun(lake, runId);
   const steps = await stepResults(lake, run.run_id);
   const intervalRows = await lake.query<IntervalTotal>(
-    `SELECT cell_id, step_id, t, tps, qps, lat_pct_ms, errors_per_s FROM interval_totals WHERE run_id = ${quote(run.run_id)} ORDER BY cell_id, step_id, t`,
+    `SELECT cell_id, step_id, t, tps, qps, lat_pct_ms, errors_per_s FROM interval_totals WHERE run_id ` +
+      `= ${quote(run.run_id)} ORDER BY cell_id, step_id, t`,
   );
   const intervals = new Map<string, IntervalTotal[]>();
   for (const r of intervalRows) {
@@ -82,7 +83,8 @@ export async function loadRun(lake: LakeReader, runId?: string): Promise<RunData
      GROUP BY cell_id, step_id, role, instance_id, metric`,
   );
   const incomplete = await lake.query<{ cell_id: string; step_id: string; instance_id: string; metric: string }>(
-    `SELECT cell_id, step_id, instance_id, metric FROM metric_windows WHERE run_id = ${quote(run.run_id)} AND NOT complete`,
+    `SELECT cell_id, step_id, instance_id, metric FROM metric_windows WHERE run_id = ${quote(run.run_id)} AND ` +
+      `NOT complete`,
   );
   const partialKeys = new Set(
     incomplete.map((w) => `${w.cell_id}\u0000${w.step_id}\u0000${w.instance_id}\u0000${w.metric}`),

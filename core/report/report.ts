@@ -67,7 +67,9 @@ export function buildReport(data: RunData, prices: PriceTable, options: ContextO
   const saturationNotes =
     leftOut.length > 0
       ? [
-          `Left out of every ratio, score and price-performance figure: ${leftOut.length} step result${leftOut.length === 1 ? '' : 's'} whose client saturated its CPU (the numbers measure the client, not the server): ${leftOut.join(', ')}. Keep them with --include-saturated.`,
+          `Left out of every ratio, score and price-performance figure: ${leftOut.length} step ` +
+            `result${leftOut.length === 1 ? '' : 's'} whose client saturated its CPU (the numbers measure the ` +
+            `client, not the server): ${leftOut.join(', ')}. Keep them with --include-saturated.`,
         ]
       : [];
   const analyzed = analyzeSections(ctx);
@@ -88,7 +90,10 @@ function banner(data: RunData): string | null {
   if (data.run.backend !== 'local') return null;
   const server = data.run.server_version ? ` (${data.run.server_version})` : '';
   const small = /-small$/.test(data.run.spec_name) ? ', at --scale small (fewer rows, shorter steps)' : '';
-  return `Local rehearsal: every variant ran on this machine${server}${small}. The numbers show the method and this machine's behaviour, not the performance or price-performance of the AWS classes named.`;
+  return (
+    `Local rehearsal: every variant ran on this machine${server}${small}. The numbers show the method and ` +
+    `this machine's behaviour, not the performance or price-performance of the AWS classes named.`
+  );
 }
 
 /** The answer opens with at most this many sentences; the others follow, collapsed in HTML. */
@@ -211,11 +216,17 @@ function htmlTable(t: TableBlock): string {
     )
     .join('\n');
   const notes = (t.notes ?? []).map((n) => `<p class="note">${escapeHtml(n)}</p>`).join('');
-  return `<h3>${escapeHtml(t.title)}</h3>\n<div class="table-wrap"><table>\n<thead>${head}</thead>\n<tbody>\n${body}\n</tbody>\n</table></div>${notes}`;
+  return (
+    `<h3>${escapeHtml(t.title)}</h3>\n<div ` +
+    `class="table-wrap"><table>\n<thead>${head}</thead>\n<tbody>\n${body}\n</tbody>\n</table></div>${notes}`
+  );
 }
 
 function htmlChart(c: ChartBlock): string {
-  return `<figure class="chart" id="chart-${escapeHtml(c.id)}" role="img" aria-label="${escapeHtml(c.title)}" data-series-points="${chartPointCount(c)}">${renderChartSvg(c)}</figure>`;
+  return (
+    `<figure class="chart" id="chart-${escapeHtml(c.id)}" role="img" aria-label="${escapeHtml(c.title)}" ` +
+    `data-series-points="${chartPointCount(c)}">${renderChartSvg(c)}</figure>`
+  );
 }
 
 function htmlSection(s: ReportSection): string {
@@ -250,7 +261,9 @@ export function renderHtml(report: Report): string {
     parts.push(`<ul class="findings">${answer.lines.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul>`);
     if (answer.more !== undefined && answer.more.length > 0)
       parts.push(
-        `<details class="more"><summary>${answer.more.length} more finding${answer.more.length === 1 ? '' : 's'}</summary><ul class="findings">${answer.more.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul></details>`,
+        `<details class="more"><summary>${answer.more.length} more ` +
+          `finding${answer.more.length === 1 ? '' : 's'}</summary><ul ` +
+          `class="findings">${answer.more.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul></details>`,
       );
     for (const t of answer.tables) parts.push(htmlTable(t));
     // Charts side by side where the page is wide enough (a sweep's achieved and latency charts read as a pair).
@@ -264,7 +277,8 @@ export function renderHtml(report: Report): string {
   // The evidence behind the answer, one collapsed block per section: the answer is the page.
   for (const s of evidenceOf(report).filter(hasEvidence))
     parts.push(
-      `<details class="evidence" id="evidence-${s.id}"><summary>${escapeHtml(s.title)}: the evidence</summary>\n${htmlSection(s)}\n</details>`,
+      `<details class="evidence" id="evidence-${s.id}"><summary>${escapeHtml(s.title)}: the ` +
+        `evidence</summary>\n${htmlSection(s)}\n</details>`,
     );
   parts.push('<details id="appendix"><summary>Appendix: run details, plan notes and error details</summary>');
   parts.push(

@@ -52,7 +52,8 @@ function failuresSection(ctx: Context): ReportSection | null {
     title: 'Failed steps',
     question: 'What did not run, and why?',
     findings: [
-      `${failed.length} step${failed.length === 1 ? '' : 's'} failed; their metrics are left out of means and shown as errors in the charts.`,
+      `${failed.length} step${failed.length === 1 ? '' : 's'} failed; their metrics are left out of means and ` +
+        `shown as errors in the charts.`,
     ],
     tables: [
       {

@@ -52,7 +52,8 @@ const valueText = (metric: Shown, value: number | null): string => {
  */
 const LOCAL_MISLEADING: Partial<Record<Shown, string>> = {
   WriteIOPS:
-    'left out locally: data-file writes are deferred page flushes (InnoDB, PostgreSQL), which a short step ends before, so they read 0/s under a write-only load',
+    'left out locally: data-file writes are deferred page flushes (InnoDB, PostgreSQL), which a short step ' +
+    'ends before, so they read 0/s under a write-only load',
 };
 
 export function serverMetricsSection(ctx: Context): ReportSection | null {
@@ -90,7 +91,9 @@ export function serverMetricsSection(ctx: Context): ReportSection | null {
     ([metric, h]) => `${metric}: highest at ${h.where}, ${fixed(h.value)} ms on average over the step.`,
   );
   const notes = [
-    'Each value: the mean over the repeats and instances of the metric’s average over the step, and its largest datapoint. Latencies are the server’s own per-statement averages (they leave out the network and the client).',
+    'Each value: the mean over the repeats and instances of the metric’s average over the step, and its ' +
+      'largest datapoint. Latencies are the server’s own per-statement averages (they leave out the network and ' +
+      'the client).',
   ];
   if (metrics.some((m) => m.partial))
     notes.push(
@@ -106,7 +109,8 @@ export function serverMetricsSection(ctx: Context): ReportSection | null {
     if (why.length > 0) notes.push(`Not measured locally: ${why.join('; ')}.`);
   } else if (missing.length > 0) {
     notes.push(
-      `Not in this run: ${missing.join(', ')} (not published for this engine or these instances, or the step had no such statements).`,
+      `Not in this run: ${missing.join(', ')} (not published for this engine or these instances, or the step ` +
+        `had no such statements).`,
     );
   }
   return {

@@ -23,7 +23,9 @@ const TEXT: Readonly<Record<string, string>> = {
 };
 
 const stepLabel = (v: VerdictsRow): string =>
-  `${v.workload} t${v.threads}${v.rate > 0 ? ` @${v.rate}/s` : ''}${v.target !== 'writer' ? ` → ${v.target}` : ''} [${v.variant}]`;
+  `${v.workload} ` +
+  `t${v.threads}${v.rate > 0 ? ` @${v.rate}/s` : ''}${v.target !== 'writer' ? ` → ${v.target}` : ''} ` +
+  `[${v.variant}]`;
 
 export function verdictsSection(ctx: Context): ReportSection | null {
   const verdicts = [...(ctx.data.verdicts ?? [])].sort(
@@ -38,18 +40,24 @@ export function verdictsSection(ctx: Context): ReportSection | null {
       title: "Verdicts against the experiment's history",
       question: 'Did this run change anything beyond the noise of the earlier runs of its experiment?',
       findings: [
-        `Nothing could be judged yet: none of the ${verdicts.length} step metrics has a history with a measured noise (${count('unknown')} noise unknown, ${count('not-judged')} not judged); run the experiment again to build one.`,
+        `Nothing could be judged yet: none of the ${verdicts.length} step metrics has a history with a ` +
+          `measured noise (${count('unknown')} noise unknown, ${count('not-judged')} not judged); run the ` +
+          `experiment again to build one.`,
       ],
       tables: [],
       charts: [],
     };
   const findings = [
-    `${count('regressed')} regressed, ${count('improved')} improved, ${count('within-noise')} within the noise, ${count('unknown')} with the noise unknown, ${count('not-judged')} not judged (of ${verdicts.length} step metrics).`,
+    `${count('regressed')} regressed, ${count('improved')} improved, ${count('within-noise')} within the ` +
+      `noise, ${count('unknown')} with the noise unknown, ${count('not-judged')} not judged ` +
+      `(of ${verdicts.length} step metrics).`,
     ...verdicts
       .filter((v) => v.verdict === 'regressed' || v.verdict === 'improved')
       .map(
         (v) =>
-          `${TEXT[v.verdict]}: ${stepLabel(v)} ${v.metric_label} ${num(v.value, 2)} against ${num(v.baseline_mean, 2)} (${v.ratio === null ? '-' : pct(v.ratio, 1)} of the baseline of ${v.baseline_runs} runs)`,
+          `${TEXT[v.verdict]}: ${stepLabel(v)} ${v.metric_label} ${num(v.value, 2)} ` +
+          `against ${num(v.baseline_mean, 2)} (${v.ratio === null ? '-' : pct(v.ratio, 1)} of the baseline ` +
+          `of ${v.baseline_runs} runs)`,
       ),
   ];
   return {

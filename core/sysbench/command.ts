@@ -40,7 +40,10 @@ export interface RunnerArgsOptions {
   readonly scriptUri?: string;
   /** Local directory or s3://bucket/prefix/ the runner writes its files under. */
   readonly outLocation: string;
-  /** Where a lake prefix is for the runner (a local directory, s3://bucket/prefix/): the prepare's output of a job that prepares first or waits for one. */
+  /**
+   * Where a lake prefix is for the runner (a local directory, s3://bucket/prefix/):
+   * the prepare's output of a job that prepares first or waits for one.
+   */
   readonly locationOf?: (outputPrefix: string) => string;
 }
 

@@ -49,13 +49,17 @@ export interface ParseOptions {
 
 const NUM = '(-?\\d+(?:\\.\\d+)?)';
 const TEXT_INTERVAL = new RegExp(
-  `^\\[ ${NUM}s \\] thds: (\\d+) tps: ${NUM} qps: ${NUM} \\(r/w/o: ${NUM}/${NUM}/${NUM}\\) lat \\(ms,(\\d+)%\\): ${NUM} err/s:? ${NUM} reconn/s: ${NUM}\\s*$`,
+  `^\\[ ${NUM}s \\] thds: (\\d+) tps: ${NUM} qps: ${NUM} \\(r/w/o: ${NUM}/${NUM}/${NUM}\\) lat ` +
+    `\\(ms,(\\d+)%\\): ${NUM} err/s:? ${NUM} reconn/s: ${NUM}\\s*$`,
 );
 const QUEUE_LINE = new RegExp(`^\\[ ${NUM}s \\] queue length: (\\d+),? concurrency: (\\d+)\\s*$`);
 const CHECKPOINT_LINE = new RegExp(`^\\[ ${NUM}s \\] Checkpoint report:`);
 const HOOK_PREFIX = '{"aurora_bench":';
 const READ_BACK_PREFIX = '{"aurora_bench_read_back":';
-/** One thread's counts object wherever it is in a line: an older marker printed its text and newline in two writes, so threads' objects could share a line. */
+/**
+ * One thread's counts object wherever it is in a line: an older marker printed
+ * its text and newline in two writes, so threads' objects could share a line.
+ */
 const READ_BACK_OBJECT = /\{"aurora_bench_read_back":\{[^{}]*\}\}/g;
 
 /** One thread's read-after-write counts; undefined for a line cut by a crash. */
@@ -144,7 +148,10 @@ function clipFatal(line: string): string {
     const query = closing ? rest.slice(0, closing.index) : rest;
     if (query.length > QUERY_SHOWN) {
       const tail = closing ? `'${closing[1]}` : "'";
-      return `${line.slice(0, at + marker.length)}${query.slice(0, QUERY_SHOWN)}...${tail} (a statement of ${closing ? '' : 'at least '}${query.length} characters)`;
+      return (
+        `${line.slice(0, at + marker.length)}${query.slice(0, QUERY_SHOWN)}...${tail} (a statement ` +
+        `of ${closing ? '' : 'at least '}${query.length} characters)`
+      );
     }
   }
   return line.length > FATAL_SHOWN ? `${line.slice(0, FATAL_SHOWN)}... (${line.length} characters)` : line;
@@ -154,7 +161,10 @@ function exitCodeReason(exitCode: number): string {
   if (exitCode > 128 && exitCode < 160) {
     const sig = exitCode - 128;
     if (CRASH_SIGNALS[sig]) return `sysbench crashed (signal ${sig} / exit ${exitCode})`;
-    return `sysbench was stopped by signal ${sig}${STOP_SIGNALS[sig] ? ` (${STOP_SIGNALS[sig]})` : ''} (exit ${exitCode})`;
+    return (
+      `sysbench was stopped by signal ${sig}${STOP_SIGNALS[sig] ? ` (${STOP_SIGNALS[sig]})` : ''} ` +
+      `(exit ${exitCode})`
+    );
   }
   return `sysbench exited with code ${exitCode}`;
 }
@@ -390,7 +400,9 @@ export function parseSysbenchOutput(text: string, opts: ParseOptions = {}): Pars
   const reasons: string[] = [...runnerErrors];
   if (oldVersion !== undefined) {
     reasons.push(
-      `sysbench ${oldVersion} output is not supported: aurora-bench reads the output of sysbench 1.0.x and 1.1.x (0.4 and 0.5 print another summary, "OLTP test statistics:" with per-request figures); re-run the benchmark with sysbench 1.0 or later`,
+      `sysbench ${oldVersion} output is not supported: aurora-bench reads the output of sysbench 1.0.x and ` +
+        `1.1.x (0.4 and 0.5 print another summary, "OLTP test statistics:" with per-request figures); re-run the ` +
+        `benchmark with sysbench 1.0 or later`,
     );
   }
   const exitCode = opts.exitCode;

@@ -15,7 +15,8 @@ export function athenaCompaction(
   return async (run) => {
     if (config.athenaWorkGroup === undefined || config.glueDatabase === undefined) {
       throw new Error(
-        'the Task environment has no AURORA_BENCH_ATHENA_WORK_GROUP / AURORA_BENCH_GLUE_DATABASE: redeploy the stack (npx cdk deploy), which sets them',
+        'the Task environment has no AURORA_BENCH_ATHENA_WORK_GROUP / AURORA_BENCH_GLUE_DATABASE: redeploy the ' +
+          'stack (npx cdk deploy), which sets them',
       );
     }
     const tables = await compactRunOnAthena(
@@ -30,6 +31,9 @@ export function athenaCompaction(
       run,
     );
     if (tables.length === 0) return 'nothing to compact (no JSON Lines rows left)';
-    return `compacted to Parquet: ${tables.map((t) => `${t.table} (${t.jsonObjects} JSON Lines object(s)${t.unloaded ? `, ${t.parquetObjects} Parquet file(s)` : ', registered before'})`).join(', ')}`;
+    return (
+      `compacted to ` +
+      `Parquet: ${tables.map((t) => `${t.table} (${t.jsonObjects} JSON Lines object(s)${t.unloaded ? `, ${t.parquetObjects} Parquet file(s)` : ', registered before'})`).join(', ')}`
+    );
   };
 }

@@ -1,4 +1,7 @@
-/** TaskDeps.preflight on AWS (PlanRun): a console-started execution gets the same checks as `aurora-bench preflight` and `run --aws`. */
+/**
+ * TaskDeps.preflight on AWS (PlanRun): a console-started execution
+ * gets the same checks as `aurora-bench preflight` and `run --aws`.
+ */
 import type { AwsClients } from '../backends/aws/clients';
 import type { AwsBackendConfig } from '../backends/aws/config';
 import { preflightNotes, runAwsPreflight } from '../backends/aws/preflight';

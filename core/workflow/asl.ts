@@ -37,7 +37,8 @@ export function executionTimeoutSeconds(definition: string, source: string): num
   const timeout = (JSON.parse(definition) as { TimeoutSeconds?: unknown }).TimeoutSeconds;
   if (timeout === undefined) {
     throw new AslDefinitionError(
-      `${source}: no top-level TimeoutSeconds: an execution could run (and keep its resources) for up to a year; set it to the longest a run may take`,
+      `${source}: no top-level TimeoutSeconds: an execution could run (and keep its resources) for up to a ` +
+        `year; set it to the longest a run may take`,
     );
   }
   if (
@@ -47,7 +48,8 @@ export function executionTimeoutSeconds(definition: string, source: string): num
     timeout > MAX_STANDARD_EXECUTION_SECONDS
   ) {
     throw new AslDefinitionError(
-      `${source}: TimeoutSeconds must be a whole number of seconds from 1 to ${MAX_STANDARD_EXECUTION_SECONDS} (a Standard workflow runs at most a year), got ${JSON.stringify(timeout)}`,
+      `${source}: TimeoutSeconds must be a whole number of seconds from 1 to ${MAX_STANDARD_EXECUTION_SECONDS} ` +
+        `(a Standard workflow runs at most a year), got ${JSON.stringify(timeout)}`,
     );
   }
   return timeout;
@@ -89,13 +91,15 @@ export function substitutePlaceholders(
   const unknown = found.filter((p) => !(p in values));
   if (unknown.length > 0) {
     throw new AslDefinitionError(
-      `${source}: placeholder(s) ${unknown.map((p) => '${' + p + '}').join(', ')} would be left unsubstituted: no function or value provides them`,
+      `${source}: placeholder(s) ${unknown.map((p) => '${' + p + '}').join(', ')} would be left unsubstituted: ` +
+        `no function or value provides them`,
     );
   }
   const unused = Object.keys(values).filter((k) => !found.includes(k));
   if (unused.length > 0) {
     throw new AslDefinitionError(
-      `${source}: no placeholder for ${unused.map((p) => '${' + p + '}').join(', ')}: every Task function must be referenced by the definition`,
+      `${source}: no placeholder for ${unused.map((p) => '${' + p + '}').join(', ')}: every Task function must ` +
+        `be referenced by the definition`,
     );
   }
   // Escape first: the values may be CDK tokens, whose string form itself contains `${Token[...]}`.
@@ -151,7 +155,10 @@ export interface AslState {
   readonly Branches?: readonly { readonly States: Record<string, AslState> }[];
 }
 
-/** Every state of the definition, nested Map and Parallel states included, by name (unique: overrides and progress lines are keyed by it). */
+/**
+ * Every state of the definition, nested Map and Parallel states included,
+ * by name (unique: overrides and progress lines are keyed by it).
+ */
 export function allStates(definition: Record<string, unknown>): Map<string, AslState> {
   const found = new Map<string, AslState>();
   const walk = (states: Record<string, AslState>) => {

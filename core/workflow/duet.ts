@@ -8,8 +8,8 @@
  *
  * How it maps onto the one workflow definition (state-machines/benchmark.asl.json, unchanged in
  * shape): PlanRun hands the RunCells Map one item per duet (its id `r<repeat>-duet`; its DuetPlan,
- * with the member cells, is in the lake) instead of one per cell, and every Task the item reaches does, in one call, for each
- * member what it does for a single cell: ProvisionCell provisions every member's cluster,
+ * with the member cells, is in the lake) instead of one per cell, and every Task the item reaches does, in one call,
+ * for each member what it does for a single cell: ProvisionCell provisions every member's cluster,
  * CheckCellReady / StartClients / CheckClientsReady pass only when all members are, RunStep
  * (core/workflow/run-step.ts, the step scheduler for which a cell is a duet of one member) starts a
  * step's runner jobs on all members together and collects them all before the next step starts (the
@@ -187,7 +187,9 @@ async function startDuetClientsTask(deps: TaskDeps, event: DuetResourcesEvent): 
 /** What RunStep returns for a duet: a single cell's output, with each member's collected step. */
 export interface DuetStepOutput extends RunStepOutput {
   readonly collectedByMember: readonly { readonly cellId: string; readonly outcome: StepOutcome }[];
-  /** Milliseconds between the first and the last member's runner start of the phase just started (null: none started). */
+  /**
+   * Milliseconds between the first and the last member's runner start of the phase just started (null: none started).
+   */
   readonly startSpreadMs: number | null;
 }
 

@@ -57,7 +57,10 @@ const PERFORMANCE_VARIABLES = [
   'tx_isolation',
 ] as const;
 
-/** PostgreSQL settings that shape performance (memory, WAL and checkpoints, commit durability, planner costs, parallelism, connections, isolation). */
+/**
+ * PostgreSQL settings that shape performance (memory, WAL and checkpoints,
+ * commit durability, planner costs, parallelism, connections, isolation).
+ */
 const POSTGRES_PERFORMANCE_SETTINGS = [
   'shared_buffers',
   'effective_cache_size',
@@ -144,7 +147,8 @@ const FALSE = new Set(['0', 'off', 'false', 'no']);
  */
 export function sameSetting(requested: Literal, actual: string, unit?: string): boolean {
   const asked = String(requested).trim();
-  // PostgreSQL: the server's value is in the setting's base unit; a requested "64MB" or "30s" is compared in bytes or ms.
+  // PostgreSQL: the server's value is in the setting's base unit;
+  // a requested "64MB" or "30s" is compared in bytes or ms.
   if (unit !== undefined && asked !== '' && !Number.isFinite(Number(asked)) && Number.isFinite(Number(actual))) {
     const bytes = unitBytes(unit);
     const askedBytes = sizeBytes(asked);
@@ -163,7 +167,9 @@ export function sameSetting(requested: Literal, actual: string, unit?: string): 
   return false;
 }
 
-/** What the cell asked the writer to run with: the backend's applied values when it recorded them, else the variant's. */
+/**
+ * What the cell asked the writer to run with: the backend's applied values when it recorded them, else the variant's.
+ */
 export function requestedParameters(
   cell: Pick<CellPlan, 'variant'>,
   resources: Pick<CellResources, 'backendState'>,

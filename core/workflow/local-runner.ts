@@ -38,7 +38,10 @@ export interface ExecutionEvent {
 export interface LocalExecutionOptions {
   readonly deps: TaskDeps;
   readonly input: PlanRunEvent;
-  /** Every Wait state (a step not done yet is looked at again after WaitForStep) becomes this many ms: the local backend's polls are cheap. */
+  /**
+   * Every Wait state (a step not done yet is looked at again after
+   * WaitForStep) becomes this many ms: the local backend's polls are cheap.
+   */
   readonly pollMs?: number;
   /** Pause before a Retry, ms. */
   readonly retryMs?: number;

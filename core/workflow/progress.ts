@@ -51,7 +51,10 @@ const known = (v: string | number | undefined | null): string => (v === undefine
 /** What WaitForLateMetrics waits for (its input carries CollectLateMetrics' answer). */
 function lateMetricsWait(input: unknown): string {
   const late = (input as { lateMetrics?: { waitS?: number; incompleteSteps?: number } } | undefined)?.lateMetrics;
-  return `waiting ${late?.waitS ?? '?'} s for the last CloudWatch/Performance Insights datapoints of ${late?.incompleteSteps ?? '?'} step(s)`;
+  return (
+    `waiting ${late?.waitS ?? '?'} s for the last CloudWatch/Performance Insights datapoints ` +
+    `of ${late?.incompleteSteps ?? '?'} step(s)`
+  );
 }
 
 /**
@@ -103,8 +106,10 @@ export function progressLine(
     const c = out?.cell;
     const lines = [
       c?.members !== undefined
-        ? `${tag} duet of ${c.members.join(' + ')}: ${known(c.stepCount)} step(s), each started on all ${c.members.length} at once`
-        : `${tag} ${known(c?.variant?.instanceClass)} writer + ${known(c?.variant?.readers)} reader(s), ${known(c?.stepCount)} step(s)`,
+        ? `${tag} duet of ${c.members.join(' + ')}: ${known(c.stepCount)} step(s), each started on ` +
+          `all ${c.members.length} at once`
+        : `${tag} ${known(c?.variant?.instanceClass)} writer + ${known(c?.variant?.readers)} ` +
+          `reader(s), ${known(c?.stepCount)} step(s)`,
     ];
     // Notes are said once per variant (its first cell), not for every repeat.
     const notes = out?.resources?.notes ?? [];
@@ -123,7 +128,8 @@ export function progressLine(
       lines.push(
         cell?.members !== undefined
           ? `${tag} preparing the data of each member`
-          : `${tag} preparing ${known(cell?.data?.tables)} x ${cell?.data?.tableSize?.toLocaleString('en-US') ?? '?'} rows`,
+          : `${tag} preparing ${known(cell?.data?.tables)} ` +
+              `x ${cell?.data?.tableSize?.toLocaleString('en-US') ?? '?'} rows`,
       );
     const together =
       cell?.members !== undefined && typeof out.startSpreadMs === 'number'
@@ -139,7 +145,8 @@ export function progressLine(
   if (ev.type === 'StateFailed' && name !== undefined) {
     return `${tag} ${name} failed: ${ev.Error}: ${firstLine(ev.Cause)}`;
   }
-  // The cells' Map Run (their child executions, which the AWS follower reads too); a cell's steps' Map Run is said by its step lines.
+  // The cells' Map Run (their child executions, which the AWS follower
+  // reads too); a cell's steps' Map Run is said by its step lines.
   if (ev.type === 'MapRunStarted')
     return name === STATE.RunStepSegments ? undefined : `cells started as map run ${ev.mapRunArn ?? ''}`;
   return undefined;
@@ -200,7 +207,9 @@ function verdictsLine(output: unknown): string | undefined {
     const e = state?.verdictsError;
     return e ? `verdicts not computed: ${e.Error ?? 'error'}: ${firstLine(e.Cause)}` : undefined;
   }
-  const counts = `${v.regressed ?? 0} regressed, ${v.improved ?? 0} improved, ${v.withinNoise ?? 0} within the noise, ${v.unknown ?? 0} noise unknown, ${v.notJudged ?? 0} not judged`;
+  const counts =
+    `${v.regressed ?? 0} regressed, ${v.improved ?? 0} improved, ${v.withinNoise ?? 0} within the ` +
+    `noise, ${v.unknown ?? 0} noise unknown, ${v.notJudged ?? 0} not judged`;
   const list =
     (v.regressions ?? []).length > 0 ? `\n  REGRESSED: ${(v.regressions ?? []).join('\n  REGRESSED: ')}` : '';
   return `verdicts against the experiment's history: ${counts}${list}`;
@@ -209,14 +218,20 @@ function verdictsLine(output: unknown): string | undefined {
 function outcomeLine(tag: string, out: StepOutcome): string {
   if (out.status === 'ok') return `${tag}   ok: ${fmt(out.tps)} tps, ${fmt(out.qps)} qps`;
   if (out.status === 'overloaded')
-    return `${tag}   overloaded (offered > capacity): achieved ${fmt(out.tps)} tps before sysbench's event queue filled`;
+    return (
+      `${tag}   overloaded (offered > capacity): achieved ${fmt(out.tps)} tps before sysbench's event ` + `queue filled`
+    );
   if (out.status === 'skipped') return `${tag}   ${out.error ?? 'skipped'}`;
   return `${tag}   FAILED: ${out.error}`;
 }
 
 function stepLine(s: StepSummary, stepCount: number | undefined): string {
   const rate = s.rate > 0 ? `, ${s.rate}/s offered` : '';
-  return `step ${s.index + 1}/${known(stepCount)} ${s.stepId}: ${known(s.test ?? s.script?.name)} on ${s.target}, ${s.threads} threads x ${s.clients} client(s)${rate}, ${s.warmupS ? `${s.warmupS}s warm-up + ` : ''}${s.durationS}s`;
+  return (
+    `step ${s.index + 1}/${known(stepCount)} ${s.stepId}: ${known(s.test ?? s.script?.name)} ` +
+    `on ${s.target}, ${s.threads} threads x ${s.clients} ` +
+    `client(s)${rate}, ${s.warmupS ? `${s.warmupS}s warm-up + ` : ''}${s.durationS}s`
+  );
 }
 
 function parsed(json: string | undefined): unknown {

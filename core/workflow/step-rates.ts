@@ -58,7 +58,9 @@ export function decideStep(
       return {
         run: false,
         step,
-        reason: `the capacity probe ${probe.stepId} measured no throughput, so ${step.rateOfCapacity}x its rate is unknown`,
+        reason:
+          `the capacity probe ${probe.stepId} measured no throughput, so ${step.rateOfCapacity}x its ` +
+          `rate is unknown`,
       };
     }
     rate = Math.max(1, Math.round((step.rateOfCapacity * capacity) / Math.max(1, step.clients)));
@@ -73,7 +75,9 @@ export function decideStep(
       return {
         run: false,
         step: resolved,
-        reason: `skipped (stopAtOverload): ${overloaded.stepId} already overloaded at ${at}/s per client, below this step's ${rate}/s`,
+        reason:
+          `skipped (stopAtOverload): ${overloaded.stepId} already overloaded at ${at}/s per client, ` +
+          `below this step's ${rate}/s`,
       };
     }
   }

@@ -33,14 +33,20 @@ export const PREPARE_FIRST_LOOK_S = 10;
  */
 export const START_AFTER_PREPARE_S: Record<RunContext['backend'], number> = { local: 2, aws: 5 };
 
-/** A member's jobs of the phase in flight, and the resources they were started with (what a stop path needs to record the step). */
+/**
+ * A member's jobs of the phase in flight, and the resources they
+ * were started with (what a stop path needs to record the step).
+ */
 interface MemberJobs {
   readonly cellId: string;
   readonly jobs: readonly JobHandle[];
   readonly resources: CellResources;
 }
 
-/** Why a step failed the cell, as a Catch's error payload (the teardown reports it; on AWS the segment's Map error does not carry it). */
+/**
+ * Why a step failed the cell, as a Catch's error payload (the teardown
+ * reports it; on AWS the segment's Map error does not carry it).
+ */
 interface StepFailure {
   readonly Error: string;
   readonly Cause?: string;
@@ -65,12 +71,17 @@ export interface StepCursor {
     /** Per member, in the duet's member order (one for a cell). */
     readonly members: readonly MemberJobs[];
   };
-  /** Seconds the slowest member's last prepare took (its result.json): the next step's prepare is expected to take as long. */
+  /**
+   * Seconds the slowest member's last prepare took (its result.json):
+   * the next step's prepare is expected to take as long.
+   */
   readonly lastPrepareS?: number;
   readonly failure?: StepFailure;
 }
 
-/** A cell's cursor as runs planned before cells and duets shared one scheduler wrote it: its jobs not yet per member. */
+/**
+ * A cell's cursor as runs planned before cells and duets shared one scheduler wrote it: its jobs not yet per member.
+ */
 interface CellCursorOfBefore {
   readonly cellId: string;
   readonly next: number;
@@ -126,7 +137,9 @@ export interface CollectCommand {
   readonly stepIndex: number;
   readonly phase: RunnerPhase;
   readonly withPrepare: boolean;
-  /** Every member started no job (a rate step decided not to run): the rows say skipped, and the call returns at once. */
+  /**
+   * Every member started no job (a rate step decided not to run): the rows say skipped, and the call returns at once.
+   */
   readonly skipped: boolean;
   readonly members: readonly (MemberJobs & { readonly jobsState: MemberJobsState })[];
 }
@@ -210,7 +223,8 @@ function startNext(schedule: StepSchedule, cursor: StepCursor, commands: StepCom
     return { cursor, commands, reply: { done: true, waitS: 0, started: null, startSpreadMs: null } };
   }
   const steps = schedule.members.map((_, m) => stepOf(schedule, m, next));
-  // One phase only when it is one for every member (a step some member must prepare by a job of its own keeps its prepare job).
+  // One phase only when it is one for every member (a step some
+  // member must prepare by a job of its own keeps its prepare job).
   const withPrepare = schedule.members.every((m, i) => preparesInRun(m.cell, steps[i]!));
   const phase: RunnerPhase = steps[0]!.prepare && !withPrepare ? 'prepare' : 'run';
   return { cursor, commands: [...commands, { kind: 'start', stepIndex: next, phase, withPrepare }] };
@@ -225,7 +239,8 @@ function lookedAt(
 ): { states: MemberJobsState[]; stops: StopCommand[] } {
   if (jobs.length !== inflight.members.length) {
     throw new InvalidTaskInputError(
-      `step cursor ${inflight.members.map((m) => m.cellId).join(', ')}: ${jobs.length} job states for ${inflight.members.length} members`,
+      `step cursor ${inflight.members.map((m) => m.cellId).join(', ')}: ${jobs.length} job states ` +
+        `for ${inflight.members.length} members`,
     );
   }
   const stops: StopCommand[] = [];

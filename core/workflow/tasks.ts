@@ -55,7 +55,11 @@ export interface TaskDeps {
   readonly gitSha: string | null;
   /** Server version string for the manifest (locally the mariadbd version; on AWS the engine version). */
   readonly serverVersion: string | null;
-  /** Checks only a backend can make before anything is created (AWS: the account preflight, core/backends/aws/preflight.ts; locally: the spec refusals): refused notes stop the run, the others go into its manifest. */
+  /**
+   * Checks only a backend can make before anything is created (AWS: the
+   * account preflight, core/backends/aws/preflight.ts; locally: the spec
+   * refusals): refused notes stop the run, the others go into its manifest.
+   */
   readonly preflight?: (plan: Plan, spec: Spec) => Promise<readonly PlanNote[]>;
   /** How long provisioning and client start may take before the cell fails. */
   readonly readyTimeoutS: number;
@@ -171,7 +175,9 @@ export interface StepOutcome {
   readonly stepId: string;
   /** The step's position in its cell. */
   readonly index: number;
-  /** overloaded: the rate outran the server (a measurement); skipped: not run (stopAtOverload, no capacity measured). */
+  /**
+   * overloaded: the rate outran the server (a measurement); skipped: not run (stopAtOverload, no capacity measured).
+   */
   readonly status: 'ok' | 'overloaded' | 'failed' | 'skipped';
   readonly error: string | null;
   readonly tps: number | null;
@@ -215,7 +221,10 @@ export interface CellOutcome {
   readonly sysbenchVersion: string | null;
   /** What the backend could not apply (parameters not applicable locally...), for the manifest. */
   readonly notes: readonly PlanNote[];
-  /** The cell's resources with their lifetimes and what CloudWatch measured (a backend that bills: core/workflow/cell-bill.ts). */
+  /**
+   * The cell's resources with their lifetimes and what CloudWatch
+   * measured (a backend that bills: core/workflow/cell-bill.ts).
+   */
   readonly bill?: CellBillFacts;
 }
 export interface FinishRunEvent {
@@ -252,7 +261,10 @@ export interface FinishRunOutput {
   readonly cause: string | null;
   readonly steps: number;
   readonly failedSteps: number;
-  /** What compaction did, or why it did not (the JSON Lines rows then stay and are read as they are); absent when the deps compact nothing. */
+  /**
+   * What compaction did, or why it did not (the JSON Lines rows then stay
+   * and are read as they are); absent when the deps compact nothing.
+   */
   readonly compaction?: string;
 }
 
@@ -359,14 +371,16 @@ export async function namedCell(deps: TaskDeps, run: RunContext, cell: CellItem 
   const index: unknown = (cell as Partial<CellItem> | null)?.index;
   if (typeof index !== 'number' || !Number.isInteger(index) || index < 0) {
     throw new InvalidTaskInputError(
-      `event.cell names no cell: it needs cellId, or index (the cell Map item's position, a non-negative integer); got ${JSON.stringify(cell)}`,
+      `event.cell names no cell: it needs cellId, or index (the cell Map item's position, a non-negative ` +
+        `integer); got ${JSON.stringify(cell)}`,
     );
   }
   const key = lakeKeys.workflow.item(run.runId, index);
   const ref = await readJson<CellRef>(deps, key);
   if (ref === undefined || typeof ref.cellId !== 'string') {
     throw new InvalidTaskInputError(
-      `item ${index} of run ${run.runId} has no cell at ${deps.backend.lake.describe()}/${key} (PlanRun writes one per item)`,
+      `item ${index} of run ${run.runId} has no cell at ${deps.backend.lake.describe()}/${key} (PlanRun writes ` +
+        `one per item)`,
     );
   }
   return { cellId: ref.cellId, index };
@@ -557,7 +571,8 @@ export async function planRunTask(deps: TaskDeps, event: PlanRunEvent): Promise<
   let plan: Plan;
   try {
     const spec = validateSpec(event.spec, 'execution input "spec"');
-    // The input's spec is already scaled (the CLI prepared it); the backend's own checks need the plan: deps.preflight below.
+    // The input's spec is already scaled (the CLI prepared it); the
+    // backend's own checks need the plan: deps.preflight below.
     ({ plan } = preparePlan(
       { spec, scripts: event.scripts ?? {} },
       {
@@ -831,7 +846,8 @@ async function checkPrepared(deps: TaskDeps, event: CollectStepEvent, outputs: r
   if (failed.length > 0) {
     const o = failed[0]!;
     throw new DataPrepareFailedError(
-      `sysbench prepare for cell ${event.cell.cellId} failed on ${o.job.clientId}: ${o.parsed.error ?? `exit code ${o.result?.exitCode ?? 'unknown'}`}`,
+      `sysbench prepare for cell ${event.cell.cellId} failed ` +
+        `on ${o.job.clientId}: ${o.parsed.error ?? `exit code ${o.result?.exitCode ?? 'unknown'}`}`,
     );
   }
   await checkEffectiveConfiguration(deps, event, outputs[0]?.job);
@@ -919,7 +935,8 @@ async function checkEffectiveConfiguration(
   );
   if (config.notInEffect.length > 0) {
     throw new ConfigurationNotInEffectError(
-      `cell ${cell.cellId} does not run with the configuration asked for (nothing measured): ${config.notInEffect.join('; ')}`,
+      `cell ${cell.cellId} does not run with the configuration asked for (nothing ` +
+        `measured): ${config.notInEffect.join('; ')}`,
     );
   }
 }
@@ -1066,7 +1083,9 @@ export async function teardownCellTask(deps: TaskDeps, event: TeardownEvent): Pr
       billNotes.push({
         level: 'warning',
         path: `cells[${cell.cellId}].cost`,
-        message: `resource lifetimes not recorded (${(e as Error).message}): the cell's cost from what really ran is incomplete`,
+        message:
+          `resource lifetimes not recorded (${(e as Error).message}): the cell's cost from what really ` +
+          `ran is incomplete`,
       });
       return undefined;
     }
@@ -1125,7 +1144,9 @@ function lateMetricsNotes(event: TeardownEvent): PlanNote[] {
       {
         level: 'warning',
         path,
-        message: `late server metrics were not collected (${causeText(event.lateMetricsError)}); windows collected at each step's end stay marked incomplete in metric_windows`,
+        message:
+          `late server metrics were not collected (${causeText(event.lateMetricsError)}); windows ` +
+          `collected at each step's end stay marked incomplete in metric_windows`,
       },
     ];
   }
@@ -1139,7 +1160,10 @@ function lateMetricsNotes(event: TeardownEvent): PlanNote[] {
       {
         level: 'warning',
         path,
-        message: `server metrics of ${late.incompleteSteps} step(s) (${late.incompleteStepIds.join(', ')}${more}) were still missing datapoints after waiting for them: averages cover only what arrived (metric_windows.complete = false)`,
+        message:
+          `server metrics of ${late.incompleteSteps} step(s) ` +
+          `(${late.incompleteStepIds.join(', ')}${more}) were still missing datapoints after waiting for them: ` +
+          `averages cover only what arrived (metric_windows.complete = false)`,
       },
     ];
   }
@@ -1285,7 +1309,10 @@ export async function computeVerdictsTask(deps: TaskDeps, event: ComputeVerdicts
       .filter((v) => v.verdict === 'regressed')
       .slice(0, MAX_REGRESSIONS_LISTED)
       .map((v) =>
-        `${v.variant} ${v.workload} t${v.threads}${v.rate > 0 ? ` @${v.rate}/s` : ''} ${v.metric_label} ${v.ratio === null ? '' : `${(v.ratio * 100).toFixed(1)}%`}`.trim(),
+        (
+          `${v.variant} ${v.workload} ` +
+          `t${v.threads}${v.rate > 0 ? ` @${v.rate}/s` : ''} ${v.metric_label} ${v.ratio === null ? '' : `${(v.ratio * 100).toFixed(1)}%`}`
+        ).trim(),
       ),
     lakeKey,
     published,

@@ -1,8 +1,9 @@
 /**
- * The collect-late-metrics Task on Lambda: core/workflow/task-registry.ts TASKS['collect-late-metrics'] with AWS deps of its own. It
- * imports that Task alone, not the registry, and constructs only the SDK clients and AWS backend
+ * The collect-late-metrics Task on Lambda: core/workflow/task-registry.ts TASKS['collect-late-metrics'] with AWS deps
+ * of its own. It imports that Task alone, not the registry, and constructs only the SDK clients and AWS backend
  * parts that Task calls, so that its bundle holds only its own Task's code and its role
- * (lib/backend-permissions.ts) only the actions of that code. The step windows' server metrics published late (CloudWatch, Performance Insights, RDS).
+ * (lib/backend-permissions.ts) only the actions of that code. The step windows'
+ * server metrics published late (CloudWatch, Performance Insights, RDS).
  */
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { PIClient } from '@aws-sdk/client-pi';

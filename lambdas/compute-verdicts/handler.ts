@@ -1,8 +1,9 @@
 /**
- * The compute-verdicts Task on Lambda: core/workflow/task-registry.ts TASKS['compute-verdicts'] with AWS deps of its own. It
- * imports that Task alone, not the registry, and constructs only the SDK clients and AWS backend
+ * The compute-verdicts Task on Lambda: core/workflow/task-registry.ts TASKS['compute-verdicts'] with AWS deps of its
+ * own. It imports that Task alone, not the registry, and constructs only the SDK clients and AWS backend
  * parts that Task calls, so that its bundle holds only its own Task's code and its role
- * (lib/backend-permissions.ts) only the actions of that code. The run judged on Athena against its history, the verdicts published (CloudWatch, EventBridge, SNS).
+ * (lib/backend-permissions.ts) only the actions of that code. The run judged on
+ * Athena against its history, the verdicts published (CloudWatch, EventBridge, SNS).
  */
 import { AthenaClient } from '@aws-sdk/client-athena';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';

@@ -2,7 +2,8 @@
  * The start-clients Task on Lambda: core/workflow/task-registry.ts TASKS['start-clients'] with AWS deps of its own. It
  * imports that Task alone, not the registry, and constructs only the SDK clients and AWS backend
  * parts that Task calls, so that its bundle holds only its own Task's code and its role
- * (lib/backend-permissions.ts) only the actions of that code. The cell's client instances: EC2, their SSM registration, their ready marker in S3.
+ * (lib/backend-permissions.ts) only the actions of that code. The cell's
+ * client instances: EC2, their SSM registration, their ready marker in S3.
  */
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { S3Client } from '@aws-sdk/client-s3';

@@ -3,7 +3,8 @@
  *  - {"action":"sweep-expired"} (EventBridge Scheduler): delete everything tagged with a run whose
  *    expires-at has passed;
  *  - a "Step Functions Execution Status Change" event (ABORTED / TIMED_OUT / FAILED): tear that run
- *    down now (what RDS is still deleting is re-tagged to expire now, for the next scheduled sweep). The run id is the execution input's runId when given, else the run.runId PlanRun
+ *    down now (what RDS is still deleting is re-tagged to expire now, for the next scheduled
+ * sweep). The run id is the execution input's runId when given, else the run.runId PlanRun
  *    returned (from the execution history); an execution that never got past PlanRun created nothing.
  */
 import type { SweeperDeps, SweepReport } from './sweeper-deps';

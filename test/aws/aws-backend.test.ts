@@ -425,7 +425,8 @@ describe('AwsBackend on moto: one cell end to end', () => {
     expect(withoutMarker.detail).toBe(`${ids[1]} installing sysbench (no ready marker yet)`);
     await expect(failed).rejects.toThrow(
       new RegExp(
-        `client ${ids[1]} could not prove that sysbench works: sysbench autogen.sh failed; last lines: --mysql-password=\\*\\*\\* aclocal: not found`,
+        `client ${ids[1]} could not prove that sysbench works: sysbench autogen.sh failed; last lines: ` +
+          `--mysql-password=\\*\\*\\* aclocal: not found`,
       ),
     );
     await expect(backend.checkClientsReady(run, cell, resources)).rejects.toBeInstanceOf(UnsupportedOnBackendError);

@@ -274,7 +274,8 @@ describe('runOnAws against moto', () => {
     // Assert: followed from RUNNING (the Wait) to the end, each history line printed once.
     expect(calls.filter((c) => c === 'DescribeExecutionCommand').length).toBeGreaterThanOrEqual(2);
     const started = lines.findIndex((l) => l.startsWith('started '));
-    // The ETA from the plan: one cell's provisioning and teardown on AWS (30 min) and two short steps (core/plan/eta.ts).
+    // The ETA from the plan: one cell's provisioning and teardown
+    // on AWS (30 min) and two short steps (core/plan/eta.ts).
     expect(lines[started + 1]).toMatch(/^plan: ETA 31 min \(about \d\d:\d\d UTC[^)]*\), 0 of 2 steps done$/);
     expect(lines.slice(started + 2)).toEqual([
       '[1/1 r6g-r1] provisioning',
@@ -638,7 +639,9 @@ describe('athenaResultsText against moto Athena', () => {
     const text = await athenaResultsText({
       stackName: STACK,
       json: true,
-      sql: 'SELECT variant, avg(tps) AS tps, count(*) AS steps, bool_or(client_saturated) AS saturated FROM steps GROUP BY 1',
+      sql:
+        'SELECT variant, avg(tps) AS tps, count(*) AS steps, bool_or(client_saturated) AS saturated FROM ' +
+        'steps GROUP BY 1',
       athena,
       cfn,
       s3: raw.s3,

@@ -213,51 +213,55 @@ describe('RDS for MariaDB: a DB instance and its read replica', () => {
 });
 
 describe('Aurora PostgreSQL and RDS for PostgreSQL', () => {
-  it('creates an aurora-postgresql cluster of family aurora-postgresql16 whose endpoints are on 5432, its write-forwarding level as apg_write_forward.consistency_mode', async () => {
-    // Arrange
-    const plan = planOf(
-      { kind: 'aurora-postgresql', version: '16.4' },
-      { readers: 0, writeForwarding: { enabled: true, consistency: 'GLOBAL' } },
-    );
-    const run = runOf(plan);
-    const cell = plan.cells[0]!;
-    const names = cellNames(run.runId, cell.cellId);
-    // Act
-    const { resources } = await untilReady(run, cell, await backend.provisionCell(run, cell));
-    const cluster = (await raw.rds.send(new DescribeDBClustersCommand({ DBClusterIdentifier: names.clusterId })))
-      .DBClusters![0]!;
-    await backend.teardownCell(run, cell, resources);
-    // Assert
-    expect(cluster.Engine).toBe('aurora-postgresql');
-    expect(cluster.EngineVersion).toBe('16.4');
-    expect(
-      rdsCalls.find(
-        (c) =>
-          c.command === 'CreateDBClusterParameterGroup' &&
-          c.input['DBClusterParameterGroupName'] === names.clusterParameterGroup,
-      )!.input,
-    ).toMatchObject({
-      DBParameterGroupFamily: 'aurora-postgresql16',
-    });
-    expect(
-      rdsCalls.find((c) => c.command === 'CreateDBInstance' && c.input['DBInstanceIdentifier'] === names.writerId)!
-        .input,
-    ).toMatchObject({ Engine: 'aurora-postgresql' });
-    expect(rdsCalls.find((c) => c.command === 'CreateDBCluster')!.input).toMatchObject({
-      EnableLocalWriteForwarding: true,
-    });
-    const parameters = rdsCalls
-      .filter(
-        (c) =>
-          c.command === 'ModifyDBClusterParameterGroup' &&
-          c.input['DBClusterParameterGroupName'] === names.clusterParameterGroup,
-      )
-      .flatMap((c) => c.input['Parameters'] as { ParameterName: string; ParameterValue: string }[]);
-    expect(parameters).toEqual([
-      expect.objectContaining({ ParameterName: 'apg_write_forward.consistency_mode', ParameterValue: 'GLOBAL' }),
-    ]);
-    expect(resources.writer).toMatchObject({ port: 5432 });
-  });
+  it(
+    'creates an aurora-postgresql cluster of family aurora-postgresql16 whose endpoints are on 5432, its ' +
+      'write-forwarding level as apg_write_forward.consistency_mode',
+    async () => {
+      // Arrange
+      const plan = planOf(
+        { kind: 'aurora-postgresql', version: '16.4' },
+        { readers: 0, writeForwarding: { enabled: true, consistency: 'GLOBAL' } },
+      );
+      const run = runOf(plan);
+      const cell = plan.cells[0]!;
+      const names = cellNames(run.runId, cell.cellId);
+      // Act
+      const { resources } = await untilReady(run, cell, await backend.provisionCell(run, cell));
+      const cluster = (await raw.rds.send(new DescribeDBClustersCommand({ DBClusterIdentifier: names.clusterId })))
+        .DBClusters![0]!;
+      await backend.teardownCell(run, cell, resources);
+      // Assert
+      expect(cluster.Engine).toBe('aurora-postgresql');
+      expect(cluster.EngineVersion).toBe('16.4');
+      expect(
+        rdsCalls.find(
+          (c) =>
+            c.command === 'CreateDBClusterParameterGroup' &&
+            c.input['DBClusterParameterGroupName'] === names.clusterParameterGroup,
+        )!.input,
+      ).toMatchObject({
+        DBParameterGroupFamily: 'aurora-postgresql16',
+      });
+      expect(
+        rdsCalls.find((c) => c.command === 'CreateDBInstance' && c.input['DBInstanceIdentifier'] === names.writerId)!
+          .input,
+      ).toMatchObject({ Engine: 'aurora-postgresql' });
+      expect(rdsCalls.find((c) => c.command === 'CreateDBCluster')!.input).toMatchObject({
+        EnableLocalWriteForwarding: true,
+      });
+      const parameters = rdsCalls
+        .filter(
+          (c) =>
+            c.command === 'ModifyDBClusterParameterGroup' &&
+            c.input['DBClusterParameterGroupName'] === names.clusterParameterGroup,
+        )
+        .flatMap((c) => c.input['Parameters'] as { ParameterName: string; ParameterValue: string }[]);
+      expect(parameters).toEqual([
+        expect.objectContaining({ ParameterName: 'apg_write_forward.consistency_mode', ParameterValue: 'GLOBAL' }),
+      ]);
+      expect(resources.writer).toMatchObject({ port: 5432 });
+    },
+  );
 
   it('leaves an RDS for PostgreSQL cell to the sweeper when the workflow did not tear it down', async () => {
     // Arrange

@@ -51,7 +51,10 @@ async function objects(prefix: string): Promise<Map<string, string>> {
   return bodies;
 }
 
-/** The Athena reader of the lake at `prefix`, as `results --aws` builds it (core/cli/results-aws.ts), answered by the emulation. */
+/**
+ * The Athena reader of the lake at `prefix`, as `results --aws`
+ * builds it (core/cli/results-aws.ts), answered by the emulation.
+ */
 function athenaLakeAt(prefix: string, store: S3LakeStore): { lake: AthenaLake; emulation: AthenaEmulation } {
   const client = new AthenaClient({ region: REGION, endpoint: moto!.endpoint, credentials: CREDENTIALS });
   const emulation = new AthenaEmulation({
@@ -185,11 +188,17 @@ describe('an S3 lake of a newer schema version', () => {
     // Assert
     await expect(write).rejects.toMatchObject({
       name: 'LakeVersionError',
-      message: `the results lake s3://${BUCKET}/${prefix} is of schema version ${newer} (s3://${BUCKET}/${prefix}${LAKE_VERSION_KEY}), written by a newer aurora-bench; this one writes version ${LAKE_SCHEMA_VERSION}: upgrade aurora-bench (redeploy the stack with it)`,
+      message:
+        `the results lake s3://${BUCKET}/${prefix} is of schema version ${newer} ` +
+        `(s3://${BUCKET}/${prefix}${LAKE_VERSION_KEY}), written by a newer aurora-bench; this one writes ` +
+        `version ${LAKE_SCHEMA_VERSION}: upgrade aurora-bench (redeploy the stack with it)`,
     });
     await expect(read).rejects.toMatchObject({
       name: 'LakeVersionError',
-      message: `the results lake s3://${BUCKET}/${prefix} is of schema version ${newer} (s3://${BUCKET}/${prefix}${LAKE_VERSION_KEY}), written by a newer aurora-bench; this one reads versions up to ${LAKE_SCHEMA_VERSION}: upgrade aurora-bench`,
+      message:
+        `the results lake s3://${BUCKET}/${prefix} is of schema version ${newer} ` +
+        `(s3://${BUCKET}/${prefix}${LAKE_VERSION_KEY}), written by a newer aurora-bench; this one reads versions ` +
+        `up to ${LAKE_SCHEMA_VERSION}: upgrade aurora-bench`,
     });
     expect(await objects(prefix)).toEqual(before);
     expect(emulation.queries).toEqual([]);

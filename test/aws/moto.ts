@@ -27,7 +27,8 @@ export function startMoto(): MotoServer {
   } catch (e) {
     const err = e as { stderr?: string; message: string };
     throw new Error(
-      `moto server could not be started by scripts/moto.sh (the AWS backend tests need it): ${err.stderr?.trim() || err.message}`,
+      `moto server could not be started by scripts/moto.sh (the AWS backend tests need ` +
+        `it): ${err.stderr?.trim() || err.message}`,
       { cause: e },
     );
   }

@@ -327,7 +327,8 @@ describe('account preflight: all OK', () => {
     // Assert
     const summary = Object.fromEntries(report.checks.map((c) => [c.id, c.summary]));
     expect(summary['vcpu-quota']).toBe(
-      '6 vCPUs of clients at once (the largest 2 cells, maxConcurrency 1); 0 already running (counted from DescribeInstances); quota 64',
+      '6 vCPUs of clients at once (the largest 2 cells, maxConcurrency 1); 0 already running (counted from ' +
+        'DescribeInstances); quota 64',
     );
     expectReadOnly(mocks);
     destroyAwsClients(mocks.clients);
@@ -362,9 +363,11 @@ describe('account preflight: all OK', () => {
     expect(summary['service-linked-role']).toMatch(
       /role\/aws-service-role\/rds\.amazonaws\.com\/AWSServiceRoleForRDS exists$/,
     );
-    // c6g.large has 2 vCPUs (DescribeInstanceTypes): at maxConcurrency 2 both repeats of "graviton" (2 clients each) may run together.
+    // c6g.large has 2 vCPUs (DescribeInstanceTypes): at maxConcurrency
+    // 2 both repeats of "graviton" (2 clients each) may run together.
     expect(summary['vcpu-quota']).toBe(
-      '8 vCPUs of clients at once (the largest 2 cells, maxConcurrency 2); 0 already running (counted from DescribeInstances); quota 64',
+      '8 vCPUs of clients at once (the largest 2 cells, maxConcurrency 2); 0 already running (counted from ' +
+        'DescribeInstances); quota 64',
     );
     expect(summary['network']).toMatch(
       /us-east-1a subnet-\S+: NAT gateway, S3 gateway endpoint, SSM and Secrets Manager endpoints; us-east-1b .*; debian from https:\/\/deb\.debian\.org\/debian$/,
@@ -493,7 +496,8 @@ describe('account preflight: refusals', () => {
       {
         path: 'variants[1].instanceClass',
         message:
-          'db.r5.large is orderable for aurora-mysql 8.0.mysql_aurora.3.08.0 in us-east-1a but not in us-east-1b, where variants[1] runs: choose another class, or set variants[1].az to one of those AZs',
+          'db.r5.large is orderable for aurora-mysql 8.0.mysql_aurora.3.08.0 in us-east-1a but not in ' +
+          'us-east-1b, where variants[1] runs: choose another class, or set variants[1].az to one of those AZs',
       },
     ]);
     expect(
@@ -511,89 +515,98 @@ describe('account preflight: refusals', () => {
     destroyAwsClients(mocks.clients);
   });
 
-  it('refuses unknown, non-modifiable, wrong-level, too-new and out-of-range parameters at the JSON path they were written', async () => {
-    // Arrange: all of them pass the offline catalogue (planRun), this account's RDS refuses them.
-    const mocks = setup();
-    const s = spec({
-      parameterTemplates: { shared: { clusterParameters: { auto_increment_increment: 2 }, instanceParameters: {} } },
-      variants: [
-        {
-          name: 'tuned',
-          instanceClass: 'db.r6g.large',
-          az: 'a',
-          parameterTemplate: 'shared',
-          clusterParameters: {
-            aurora_jemalloc_tcache_enabled: 1,
-            aurora_binlog_replication_max_yield_seconds: 99999,
-            character_set_server: 'klingon',
-            aurora_enable_zdr: true,
+  it(
+    'refuses unknown, non-modifiable, wrong-level, too-new and out-of-range parameters at the JSON path they ' +
+      'were written',
+    async () => {
+      // Arrange: all of them pass the offline catalogue (planRun), this account's RDS refuses them.
+      const mocks = setup();
+      const s = spec({
+        parameterTemplates: { shared: { clusterParameters: { auto_increment_increment: 2 }, instanceParameters: {} } },
+        variants: [
+          {
+            name: 'tuned',
+            instanceClass: 'db.r6g.large',
+            az: 'a',
+            parameterTemplate: 'shared',
+            clusterParameters: {
+              aurora_jemalloc_tcache_enabled: 1,
+              aurora_binlog_replication_max_yield_seconds: 99999,
+              character_set_server: 'klingon',
+              aurora_enable_zdr: true,
+            },
+            instanceParameters: { aurora_parallel_query: true, max_connections: 'lots', performance_schema: 2 },
           },
-          instanceParameters: { aurora_parallel_query: true, max_connections: 'lots', performance_schema: 2 },
+        ],
+      });
+
+      // Act
+      const report = await preflight(s, mocks);
+
+      // Assert
+      expect(refusals(report)).toEqual([
+        {
+          path: 'parameterTemplates.shared.clusterParameters.auto_increment_increment',
+          message:
+            'auto_increment_increment is not modifiable on Aurora (aurora-mysql8.0: IsModifiable false): remove ' +
+            'it; Aurora sets it itself',
         },
-      ],
-    });
-
-    // Act
-    const report = await preflight(s, mocks);
-
-    // Assert
-    expect(refusals(report)).toEqual([
-      {
-        path: 'parameterTemplates.shared.clusterParameters.auto_increment_increment',
-        message:
-          'auto_increment_increment is not modifiable on Aurora (aurora-mysql8.0: IsModifiable false): remove it; Aurora sets it itself',
-      },
-      {
-        path: 'variants[0].clusterParameters.aurora_jemalloc_tcache_enabled',
-        message:
-          'aurora_jemalloc_tcache_enabled is not a parameter of aurora-mysql8.0 (RDS does not list it among the engine defaults of the family): remove it or correct its name',
-      },
-      {
-        path: 'variants[0].clusterParameters.aurora_binlog_replication_max_yield_seconds',
-        message: 'aurora_binlog_replication_max_yield_seconds: "99999" is not allowed (allowed: 0 to 36000)',
-      },
-      {
-        path: 'variants[0].clusterParameters.character_set_server',
-        message: expect.stringMatching(
-          /^character_set_server: "klingon" is not allowed \(allowed: "big5", .*"utf8mb4"\)$/,
-        ),
-      },
-      {
-        path: 'variants[0].clusterParameters.aurora_enable_zdr',
-        message:
-          'aurora_enable_zdr needs engine 8.0.mysql_aurora.3.10.0 or later; the spec asks for 8.0.mysql_aurora.3.08.0: remove it or raise engine.version',
-      },
-      {
-        path: 'variants[0].instanceParameters.aurora_parallel_query',
-        message: 'aurora_parallel_query is a cluster-level parameter of aurora-mysql8.0: move it to clusterParameters',
-      },
-      {
-        path: 'variants[0].instanceParameters.max_connections',
-        message: 'max_connections: "lots" is not an integer (DataType integer)',
-      },
-      {
-        path: 'variants[0].instanceParameters.performance_schema',
-        message: 'performance_schema: "2" is not allowed (allowed: "0", "1")',
-      },
-    ]);
-    // Where the catalogue accepted what the account refuses, an info note says the account decides.
-    const infos = preflightNotes(report).filter((n) => n.level === 'info');
-    expect(infos.map((n) => n.path)).toEqual([
-      'parameterTemplates.shared.clusterParameters.auto_increment_increment',
-      'variants[0].clusterParameters.aurora_jemalloc_tcache_enabled',
-      'variants[0].clusterParameters.aurora_binlog_replication_max_yield_seconds',
-      'variants[0].clusterParameters.character_set_server',
-      'variants[0].clusterParameters.aurora_enable_zdr',
-      'variants[0].instanceParameters.aurora_parallel_query',
-      'variants[0].instanceParameters.max_connections',
-      'variants[0].instanceParameters.performance_schema',
-    ]);
-    expect(infos[0]!.message).toBe(
-      "the offline parameter catalogue (AWS's published reference) accepts auto_increment_increment at the cluster level; RDS in this account does not, and it decides",
-    );
-    expect(report.checks.find((c) => c.id === 'parameters')!.verdict).toBe('refuse');
-    destroyAwsClients(mocks.clients);
-  });
+        {
+          path: 'variants[0].clusterParameters.aurora_jemalloc_tcache_enabled',
+          message:
+            'aurora_jemalloc_tcache_enabled is not a parameter of aurora-mysql8.0 (RDS does not list it among ' +
+            'the engine defaults of the family): remove it or correct its name',
+        },
+        {
+          path: 'variants[0].clusterParameters.aurora_binlog_replication_max_yield_seconds',
+          message: 'aurora_binlog_replication_max_yield_seconds: "99999" is not allowed (allowed: 0 to 36000)',
+        },
+        {
+          path: 'variants[0].clusterParameters.character_set_server',
+          message: expect.stringMatching(
+            /^character_set_server: "klingon" is not allowed \(allowed: "big5", .*"utf8mb4"\)$/,
+          ),
+        },
+        {
+          path: 'variants[0].clusterParameters.aurora_enable_zdr',
+          message:
+            'aurora_enable_zdr needs engine 8.0.mysql_aurora.3.10.0 or later; the spec asks for ' +
+            '8.0.mysql_aurora.3.08.0: remove it or raise engine.version',
+        },
+        {
+          path: 'variants[0].instanceParameters.aurora_parallel_query',
+          message:
+            'aurora_parallel_query is a cluster-level parameter of aurora-mysql8.0: move it to clusterParameters',
+        },
+        {
+          path: 'variants[0].instanceParameters.max_connections',
+          message: 'max_connections: "lots" is not an integer (DataType integer)',
+        },
+        {
+          path: 'variants[0].instanceParameters.performance_schema',
+          message: 'performance_schema: "2" is not allowed (allowed: "0", "1")',
+        },
+      ]);
+      // Where the catalogue accepted what the account refuses, an info note says the account decides.
+      const infos = preflightNotes(report).filter((n) => n.level === 'info');
+      expect(infos.map((n) => n.path)).toEqual([
+        'parameterTemplates.shared.clusterParameters.auto_increment_increment',
+        'variants[0].clusterParameters.aurora_jemalloc_tcache_enabled',
+        'variants[0].clusterParameters.aurora_binlog_replication_max_yield_seconds',
+        'variants[0].clusterParameters.character_set_server',
+        'variants[0].clusterParameters.aurora_enable_zdr',
+        'variants[0].instanceParameters.aurora_parallel_query',
+        'variants[0].instanceParameters.max_connections',
+        'variants[0].instanceParameters.performance_schema',
+      ]);
+      expect(infos[0]!.message).toBe(
+        "the offline parameter catalogue (AWS's published reference) accepts auto_increment_increment at the " +
+          'cluster level; RDS in this account does not, and it decides',
+      );
+      expect(report.checks.find((c) => c.id === 'parameters')!.verdict).toBe('refuse');
+      destroyAwsClients(mocks.clients);
+    },
+  );
 
   it('says where the account allows other values than the offline catalogue, without refusing', async () => {
     // Arrange: the catalogue allows DYNAMIC, COMPACT, REDUNDANT; this account's RDS only the first two.
@@ -620,7 +633,8 @@ describe('account preflight: refusals', () => {
           level: 'info',
           path: 'variants[0].clusterParameters.innodb_default_row_format',
           message:
-            'innodb_default_row_format: the catalogue allows DYNAMIC, COMPACT, REDUNDANT, RDS allows DYNAMIC,COMPACT (RDS in this account decides)',
+            'innodb_default_row_format: the catalogue allows DYNAMIC, COMPACT, REDUNDANT, RDS allows ' +
+            'DYNAMIC,COMPACT (RDS in this account decides)',
         },
       ],
     });
@@ -682,7 +696,8 @@ describe('account preflight: refusals', () => {
       {
         path: 'variants[2].clients.instanceType',
         message:
-          'EC2 does not offer c6i.large in us-east-1e (DescribeInstanceTypeOfferings): choose another client type, or another AZ with variants[2].az',
+          'EC2 does not offer c6i.large in us-east-1e (DescribeInstanceTypeOfferings): choose another client ' +
+          'type, or another AZ with variants[2].az',
       },
     ]);
     destroyAwsClients(mocks.clients);
@@ -725,8 +740,11 @@ describe('account preflight: refusals', () => {
       {
         path: 'account: EC2 quota L-1216C47A (Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances)',
         message:
-          'the run needs 16 vCPUs of clients at once (the largest 2 cells, maxConcurrency 2), 8 vCPUs already run on 2 On-Demand Standard instances, and the quota is 20: ' +
-          'request an increase to at least 24 (Service Quotas console, Amazon EC2, "Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances"), stop other instances, or lower maxConcurrency or clients.count',
+          'the run needs 16 vCPUs of clients at once (the largest 2 cells, maxConcurrency 2), 8 vCPUs already ' +
+          'run on 2 On-Demand Standard instances, and the quota is 20: ' +
+          'request an increase to at least 24 (Service Quotas console, Amazon EC2, "Running On-Demand Standard ' +
+          '(A, C, D, H, I, M, R, T, Z) instances"), stop other instances, or lower maxConcurrency or ' +
+          'clients.count',
       },
     ]);
     expect(mocks.quotas.commandCalls(GetServiceQuotaCommand).map((c) => c.args[0].input)).toEqual([
@@ -858,7 +876,8 @@ describe('account preflight: refusals', () => {
       {
         path: 'stack AuroraBench: aurora-bench.clients.sysbenchSourceUrl',
         message:
-          's3://ab-preflight/mirror/nope.tar.gz does not exist: upload the file there (aws s3 cp FILE s3://ab-preflight/mirror/nope.tar.gz) or point aurora-bench.clients.sysbenchSourceUrl at it and redeploy',
+          's3://ab-preflight/mirror/nope.tar.gz does not exist: upload the file there (aws s3 cp FILE ' +
+          's3://ab-preflight/mirror/nope.tar.gz) or point aurora-bench.clients.sysbenchSourceUrl at it and redeploy',
       },
     ]);
     expect(mocks.operations()).toContain('HeadObjectCommand');
@@ -929,7 +948,8 @@ describe('account preflight: refusals', () => {
     expect(refusals(otherRegion)).toContainEqual({
       path: 'region',
       message:
-        'the spec asks for region us-east-1 but stack AuroraBench is deployed in eu-west-1: set region to eu-west-1, or deploy the stack in us-east-1',
+        'the spec asks for region us-east-1 but stack AuroraBench is deployed in eu-west-1: set region to ' +
+        'eu-west-1, or deploy the stack in us-east-1',
     });
     destroyAwsClients(mocks.clients);
   });
@@ -975,7 +995,8 @@ describe('account preflight: what it cannot tell', () => {
     expect(report.checks.find((c) => c.id === 'service-linked-role')).toMatchObject({
       verdict: 'ok',
       summary:
-        "AWSServiceRoleForRDS does not exist yet: RDS creates it with the first cluster, through the workflow Task role's iam:CreateServiceLinkedRole (rds.amazonaws.com) that the stack grants",
+        'AWSServiceRoleForRDS does not exist yet: RDS creates it with the first cluster, through the workflow ' +
+        "Task role's iam:CreateServiceLinkedRole (rds.amazonaws.com) that the stack grants",
     });
     destroyAwsClients(mocks.clients);
   });
@@ -1000,7 +1021,8 @@ describe('account preflight: what it cannot tell', () => {
           level: 'warning',
           path: 'engine.version',
           message:
-            'not checked: rds:DescribeDBEngineVersions was denied (AccessDenied): allow it to the caller to have this checked',
+            'not checked: rds:DescribeDBEngineVersions was denied (AccessDenied): allow it to the caller to ' +
+            'have this checked',
         },
       ],
     });

@@ -230,7 +230,8 @@ describe('self-managed MariaDB on EC2: a writer and one replica', () => {
     const [writerId, replicaId] = provisioned.backendState['serverIds']!.split(',') as [string, string];
     // Act 2: the writer's setup still runs.
     const second = await backend.checkCellReady(run, cell, provisioned);
-    // Act 3: the writer reports (a port other than 3306: the endpoint comes from this line); the replica's setup is sent.
+    // Act 3: the writer reports (a port other than 3306: the
+    // endpoint comes from this line); the replica's setup is sent.
     invocations.set(
       writerId,
       succeeded({
@@ -300,69 +301,73 @@ describe('self-managed MariaDB on EC2: a writer and one replica', () => {
     expect(state.ready).toBe(true);
   });
 
-  it("collects the AWS/EC2 metrics under the reports names, byte and operation counts per second, and the CloudWatch agent's memory", async () => {
-    // Arrange: three one-minute datapoints of the writer.
-    const writerId = ready.writer!.instanceId;
-    const minute = (k: number) => new Date(Date.parse('2026-11-23T04:10:00Z') + k * 60_000);
-    for (const [metric, values] of [
-      ['CPUUtilization', [40, 50, 60]],
-      ['NetworkIn', [6000, 6000, 12000]],
-      ['EBSWriteOps', [600, 1200, 1800]],
-    ] as const) {
+  it(
+    'collects the AWS/EC2 metrics under the reports names, byte and operation counts per second, and the ' +
+      "CloudWatch agent's memory",
+    async () => {
+      // Arrange: three one-minute datapoints of the writer.
+      const writerId = ready.writer!.instanceId;
+      const minute = (k: number) => new Date(Date.parse('2026-11-23T04:10:00Z') + k * 60_000);
+      for (const [metric, values] of [
+        ['CPUUtilization', [40, 50, 60]],
+        ['NetworkIn', [6000, 6000, 12000]],
+        ['EBSWriteOps', [600, 1200, 1800]],
+      ] as const) {
+        await raw.cw.send(
+          new PutMetricDataCommand({
+            Namespace: 'AWS/EC2',
+            MetricData: values.map((v, k) => ({
+              MetricName: metric,
+              Dimensions: [{ Name: 'InstanceId', Value: writerId }],
+              Timestamp: minute(k),
+              Value: v,
+            })),
+          }),
+        );
+      }
+      // The agent (client/cloudwatch-agent.json: namespace CWAgent, InstanceId the only dimension) in
+      // two of the three minutes: memory is not counted in the window's completeness.
       await raw.cw.send(
         new PutMetricDataCommand({
-          Namespace: 'AWS/EC2',
-          MetricData: values.map((v, k) => ({
-            MetricName: metric,
+          Namespace: 'CWAgent',
+          MetricData: [3_500_000_000, 3_250_000_000].map((v, k) => ({
+            MetricName: 'mem_available',
             Dimensions: [{ Name: 'InstanceId', Value: writerId }],
             Timestamp: minute(k),
             Value: v,
+            Unit: 'Bytes',
           })),
         }),
       );
-    }
-    // The agent (client/cloudwatch-agent.json: namespace CWAgent, InstanceId the only dimension) in
-    // two of the three minutes: memory is not counted in the window's completeness.
-    await raw.cw.send(
-      new PutMetricDataCommand({
-        Namespace: 'CWAgent',
-        MetricData: [3_500_000_000, 3_250_000_000].map((v, k) => ({
-          MetricName: 'mem_available',
-          Dimensions: [{ Name: 'InstanceId', Value: writerId }],
-          Timestamp: minute(k),
-          Value: v,
-          Unit: 'Bytes',
-        })),
-      }),
-    );
-    // Act
-    const collected = await backend.collectServerMetrics(run, cell, ready, {
-      stepId: 's1',
-      start: '2026-11-23T04:10:00Z',
-      end: '2026-11-23T04:13:00Z',
-    });
-    // Assert
-    const of = (metric: string) =>
-      collected.rows.filter((r) => r.instance_id === writerId && r.metric === metric).map((r) => r.value);
-    expect(of('CPUUtilization')).toEqual([40, 50, 60]);
-    expect(of('NetworkReceiveThroughput')).toEqual([100, 100, 200]);
-    expect(of('WriteIOPS')).toEqual([10, 20, 30]);
-    expect(of('FreeableMemory')).toEqual([3_500_000_000, 3_250_000_000]);
-    expect(collected.rows.find((r) => r.metric === 'FreeableMemory')).toMatchObject({
-      unit: 'Bytes',
-      role: 'writer',
-      source: 'cloudwatch',
-    });
-    const counted = collected.windows.filter((w) => w.instanceId === writerId).map((w) => w.metric);
-    expect(counted.sort()).toEqual(['CPUUtilization', 'NetworkReceiveThroughput', 'NetworkTransmitThroughput']);
-    expect(collected.windows.find((w) => w.instanceId === writerId && w.metric === 'CPUUtilization')).toMatchObject({
-      expected: 3,
-      received: 3,
-    });
-    expect(ready.notes.map((n) => n.message).join('\n')).toMatch(
-      /DatabaseConnections and ReplicaLag are not collected .*FreeableMemory is the CloudWatch agent's CWAgent mem_available/,
-    );
-  });
+      // Act
+      const collected = await backend.collectServerMetrics(run, cell, ready, {
+        stepId: 's1',
+        start: '2026-11-23T04:10:00Z',
+        end: '2026-11-23T04:13:00Z',
+      });
+      // Assert
+      const of = (metric: string) =>
+        collected.rows.filter((r) => r.instance_id === writerId && r.metric === metric).map((r) => r.value);
+      expect(of('CPUUtilization')).toEqual([40, 50, 60]);
+      expect(of('NetworkReceiveThroughput')).toEqual([100, 100, 200]);
+      expect(of('WriteIOPS')).toEqual([10, 20, 30]);
+      expect(of('FreeableMemory')).toEqual([3_500_000_000, 3_250_000_000]);
+      expect(collected.rows.find((r) => r.metric === 'FreeableMemory')).toMatchObject({
+        unit: 'Bytes',
+        role: 'writer',
+        source: 'cloudwatch',
+      });
+      const counted = collected.windows.filter((w) => w.instanceId === writerId).map((w) => w.metric);
+      expect(counted.sort()).toEqual(['CPUUtilization', 'NetworkReceiveThroughput', 'NetworkTransmitThroughput']);
+      expect(collected.windows.find((w) => w.instanceId === writerId && w.metric === 'CPUUtilization')).toMatchObject({
+        expected: 3,
+        received: 3,
+      });
+      expect(ready.notes.map((n) => n.message).join('\n')).toMatch(
+        /DatabaseConnections and ReplicaLag are not collected .*FreeableMemory is the CloudWatch agent's CWAgent mem_available/,
+      );
+    },
+  );
 
   it('tears down the instances and the secret; a second pass finds them gone', async () => {
     // Act

@@ -60,12 +60,16 @@ function referenceValue(types: ReadonlyMap<string, string>, logicalId: string, a
   const value = values[key];
   if (!value)
     throw new Error(
-      `an Environment reference this test has no value for: ${key} (${logicalId}); add the type's documented return value`,
+      `an Environment reference this test has no value for: ${key} (${logicalId}); add the type's documented ` +
+        `return value`,
     );
   return value();
 }
 
-/** A template value as CloudFormation resolves it at deploy time, with made-up but well-formed values for the stack's resources. */
+/**
+ * A template value as CloudFormation resolves it at deploy time,
+ * with made-up but well-formed values for the stack's resources.
+ */
 function resolveIntrinsics(value: unknown, types: ReadonlyMap<string, string>): string {
   if (typeof value === 'string') return value;
   const o = value as Record<string, unknown>;
@@ -144,7 +148,8 @@ beforeAll(() => {
 afterAll(async () => {
   await (sandbox as LambdaSandbox | undefined)?.dispose();
   console.log(
-    `bundles: ${(synthesis as BundledSynthesis | undefined)?.functions.length ?? 0} functions, ${((Date.now() - started) / 1000).toFixed(1)} s in all`,
+    `bundles: ${(synthesis as BundledSynthesis | undefined)?.functions.length ?? 0} ` +
+      `functions, ${((Date.now() - started) / 1000).toFixed(1)} s in all`,
   );
 });
 
@@ -152,22 +157,26 @@ afterAll(async () => {
 const shown = (name: string, o: InvokeOutcome) =>
   o.ok ? o : { ...o, errorMessage: o.errorMessage.slice(0, 600), log: (logs.get(name) ?? []).slice(-5) };
 
-test("the template has one nodejs22.x function per Task and the sweeper; the only other is CDK's BucketDeployment", () => {
-  expect(nodeFunctions().map((f) => f.runtime)).toEqual(nodeFunctions().map(() => 'nodejs22.x'));
-  expect(
-    nodeFunctions()
-      .map((f) => f.task)
-      .filter((t) => t !== undefined)
-      .sort(),
-  ).toEqual([...TASK_NAMES].sort());
-  expect(nodeFunctions()).toHaveLength(TASK_NAMES.length + 1);
-  // aws-cdk-lib's aws-s3-deployment handler (Python with the AWS CLI layer) that uploads client/: CDK's code, not run here.
-  expect(
-    synthesis.functions
-      .filter((f) => !f.runtime.startsWith('nodejs'))
-      .map((f) => [f.logicalId.replace(/[0-9A-F]{8,}$/, ''), f.runtime.replace(/\d+$/, '')]),
-  ).toEqual([['CustomCDKBucketDeployment', 'python3.']]);
-});
+test(
+  "the template has one nodejs22.x function per Task and the sweeper; the only other is CDK's " + 'BucketDeployment',
+  () => {
+    expect(nodeFunctions().map((f) => f.runtime)).toEqual(nodeFunctions().map(() => 'nodejs22.x'));
+    expect(
+      nodeFunctions()
+        .map((f) => f.task)
+        .filter((t) => t !== undefined)
+        .sort(),
+    ).toEqual([...TASK_NAMES].sort());
+    expect(nodeFunctions()).toHaveLength(TASK_NAMES.length + 1);
+    // aws-cdk-lib's aws-s3-deployment handler (Python with the AWS
+    // CLI layer) that uploads client/: CDK's code, not run here.
+    expect(
+      synthesis.functions
+        .filter((f) => !f.runtime.startsWith('nodejs'))
+        .map((f) => [f.logicalId.replace(/[0-9A-F]{8,}$/, ''), f.runtime.replace(/\d+$/, '')]),
+    ).toEqual([['CustomCDKBucketDeployment', 'python3.']]);
+  },
+);
 
 test("the lake views' SQL, which the Tasks read at run time (core/lake/views.ts), ships beside each Task's index.js", () => {
   for (const fn of nodeFunctions().filter((f) => f.task !== undefined)) {

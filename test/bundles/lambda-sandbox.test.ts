@@ -68,21 +68,25 @@ afterAll(async () => {
 
 const payload = (o: InvokeOutcome) => (o.ok ? o.payload : o) as Record<string, unknown>;
 
-test("only the runtime's packages resolve; the code is read-only, its temporary folder writable; the template's variables and memory apply", async () => {
-  const outcome = await sandbox.invoke('Probe', {});
+test(
+  "only the runtime's packages resolve; the code is read-only, its temporary folder writable; the " +
+    "template's variables and memory apply",
+  async () => {
+    const outcome = await sandbox.invoke('Probe', {});
 
-  expect(payload(outcome)).toMatchObject({
-    sdk: 'loaded',
-    duckdb: 'MODULE_NOT_FOUND',
-    jsoncParser: 'MODULE_NOT_FOUND',
-    ownFolder: expect.stringMatching(/^(EACCES|EROFS|EPERM)$/),
-    tmp: 'written',
-    variable: 'from the template',
-    // 512 MB: new space 51, semi space 25, old space 461 (the runtime bootstrap's arithmetic).
-    execArgv: expect.arrayContaining(['--max-old-space-size=461', '--max-semi-space-size=25']),
-  });
-  expect(outcome.coldStart).toBe(true);
-});
+    expect(payload(outcome)).toMatchObject({
+      sdk: 'loaded',
+      duckdb: 'MODULE_NOT_FOUND',
+      jsoncParser: 'MODULE_NOT_FOUND',
+      ownFolder: expect.stringMatching(/^(EACCES|EROFS|EPERM)$/),
+      tmp: 'written',
+      variable: 'from the template',
+      // 512 MB: new space 51, semi space 25, old space 461 (the runtime bootstrap's arithmetic).
+      execArgv: expect.arrayContaining(['--max-old-space-size=461', '--max-semi-space-size=25']),
+    });
+    expect(outcome.coldStart).toBe(true);
+  },
+);
 
 test("an environment is reused while warm; the function's own error comes back with its name", async () => {
   const first = await sandbox.invoke('Probe', {});

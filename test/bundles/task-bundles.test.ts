@@ -138,7 +138,8 @@ describe.each(TASK_NAMES.map((t) => [t]))('the %s function', (task) => {
   });
 
   test('holds no DuckDB and requires nothing the nodejs22.x runtime lacks', () => {
-    // The chain that once brought it in: aws-deps.ts -> regression/judge.ts -> load.ts -> lake/results.ts -> lake/duckdb.ts.
+    // The chain that once brought it in: aws-deps.ts ->
+    // regression/judge.ts -> load.ts -> lake/results.ts -> lake/duckdb.ts.
     expect(bundle.modules).not.toContain('core/lake/duckdb.ts');
     expect(
       bundle.externals.filter((p) => !p.startsWith('@aws-sdk/') && !p.startsWith('node:') && !isBuiltin(p)),

@@ -124,35 +124,38 @@ describe('the synthesized state machine', () => {
     }
   });
 
-  test("has a top-level TimeoutSeconds of the largest ttlHours a spec may ask for, within a Standard workflow's year", () => {
-    // Arrange
-    const t = synthTestApp(repoContextConfig());
-    try {
-      const [, sm] = resourcesOf(t.template, 'AWS::StepFunctions::StateMachine')[0]!;
+  test(
+    'has a top-level TimeoutSeconds of the largest ttlHours a spec may ask for, within a Standard ' + "workflow's year",
+    () => {
+      // Arrange
+      const t = synthTestApp(repoContextConfig());
+      try {
+        const [, sm] = resourcesOf(t.template, 'AWS::StepFunctions::StateMachine')[0]!;
 
-      // Act
-      const definition = JSON.parse(resolveDefinition(sm.Properties['DefinitionString'])) as {
-        TimeoutSeconds?: number;
-      };
+        // Act
+        const definition = JSON.parse(resolveDefinition(sm.Properties['DefinitionString'])) as {
+          TimeoutSeconds?: number;
+        };
 
-      // Assert: the synthesized definition carries it (CDK's `timeout` would not, for a text definition).
-      expect(definition.TimeoutSeconds).toBe(MAX_TTL_HOURS * 3600);
-      expect(t.stack.workflow.executionTimeoutSeconds).toBe(MAX_TTL_HOURS * 3600);
-      expect(definition.TimeoutSeconds).toBeLessThanOrEqual(MAX_STANDARD_EXECUTION_SECONDS);
-      // MAX_TTL_HOURS is the schema's limit, not a copy of it.
-      const spec = {
-        name: 'x',
-        engine: { version: '3.04.0' },
-        variants: [{ name: 'v', instanceClass: 'db.r6g.large' }],
-        data: { tables: 1, tableSize: 10 },
-        workloads: [{ name: 'w', test: 'oltp_read_only', threads: [1] }],
-      };
-      expect(validateSpec({ ...spec, ttlHours: MAX_TTL_HOURS }).ttlHours).toBe(MAX_TTL_HOURS);
-      expect(() => validateSpec({ ...spec, ttlHours: MAX_TTL_HOURS + 1 }, 'spec.json')).toThrow(/ttlHours/);
-    } finally {
-      t.dispose();
-    }
-  });
+        // Assert: the synthesized definition carries it (CDK's `timeout` would not, for a text definition).
+        expect(definition.TimeoutSeconds).toBe(MAX_TTL_HOURS * 3600);
+        expect(t.stack.workflow.executionTimeoutSeconds).toBe(MAX_TTL_HOURS * 3600);
+        expect(definition.TimeoutSeconds).toBeLessThanOrEqual(MAX_STANDARD_EXECUTION_SECONDS);
+        // MAX_TTL_HOURS is the schema's limit, not a copy of it.
+        const spec = {
+          name: 'x',
+          engine: { version: '3.04.0' },
+          variants: [{ name: 'v', instanceClass: 'db.r6g.large' }],
+          data: { tables: 1, tableSize: 10 },
+          workloads: [{ name: 'w', test: 'oltp_read_only', threads: [1] }],
+        };
+        expect(validateSpec({ ...spec, ttlHours: MAX_TTL_HOURS }).ttlHours).toBe(MAX_TTL_HOURS);
+        expect(() => validateSpec({ ...spec, ttlHours: MAX_TTL_HOURS + 1 }, 'spec.json')).toThrow(/ttlHours/);
+      } finally {
+        t.dispose();
+      }
+    },
+  );
 
   test('synth refuses a definition without TimeoutSeconds, or one no Standard workflow reaches, naming the file', () => {
     const source = readFileSync(join(PROJECT_ROOT, 'state-machines', 'benchmark.asl.json'), 'utf8');

@@ -6,17 +6,21 @@ import { ConfigError, loadExecutionInput, parseAppConfig } from '../../lib/confi
 import { PROJECT_ROOT, repoContextConfig, synthTestApp } from './cdk-fixture';
 
 describe('parseAppConfig', () => {
-  test('the repository cdk.json is valid and ships the nightly regression run off (a first deploy starts nothing), ready for Europe/Berlin', () => {
-    const config = parseAppConfig(repoContextConfig());
+  test(
+    'the repository cdk.json is valid and ships the nightly regression run off (a first deploy starts ' +
+      'nothing), ready for Europe/Berlin',
+    () => {
+      const config = parseAppConfig(repoContextConfig());
 
-    expect(config.nightly).toEqual({
-      enabled: false,
-      cron: 'cron(0 2 * * ? *)',
-      timeZone: 'Europe/Berlin',
-      experiment: 'experiments/nightly-regression.json',
-    });
-    expect(config.network.maxAzs).toBeGreaterThanOrEqual(2);
-  });
+      expect(config.nightly).toEqual({
+        enabled: false,
+        cron: 'cron(0 2 * * ? *)',
+        timeZone: 'Europe/Berlin',
+        experiment: 'experiments/nightly-regression.json',
+      });
+      expect(config.network.maxAzs).toBeGreaterThanOrEqual(2);
+    },
+  );
 
   test('no context gives the defaults (nightly off)', () => {
     const config = parseAppConfig(undefined);

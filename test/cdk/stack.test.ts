@@ -44,7 +44,10 @@ function logicalIdOf(path: string): string {
   return t.stack.getLogicalId(child as never);
 }
 
-/** The statements of one Task function's role (each function has its own: lib/backend-permissions.ts grantTaskPermissions). */
+/**
+ * The statements of one Task function's role (each function has
+ * its own: lib/backend-permissions.ts grantTaskPermissions).
+ */
 function taskRoleStatements(task: TaskName) {
   return statementsOfRole(t.template, logicalIdOf(`TaskRole-${task}/Resource`));
 }
@@ -188,7 +191,8 @@ describe('ResultsLake', () => {
   });
 
   test.each(STEP_TABLES)(
-    'table %s_parquet: the row columns but run_id, Parquet SerDe, partitions (dt, run_id) registered per run, not projected',
+    'table %s_parquet: the row columns but run_id, Parquet SerDe, partitions (dt, run_id) registered per run, ' +
+      'not projected',
     (table) => {
       const tables = resourcesOf(t.template, 'AWS::Glue::Table').map(
         ([, r]) => r.Properties['TableInput'] as Record<string, any>,
@@ -226,14 +230,18 @@ describe('ResultsLake', () => {
     );
   });
 
-  test('one named query per view (the step tables over both formats, then the shared views), in creation order, with the view SQL', () => {
-    const views = athenaViewSql(join(PROJECT_ROOT, 'core', 'lake', 'sql'));
-    const queries = resourcesOf(t.template, 'AWS::Athena::NamedQuery')
-      .map(([, q]) => q.Properties as { Name: string; QueryString: string; Database: string; WorkGroup: string })
-      .sort((a, b) => a.Name.localeCompare(b.Name));
-    expect(queries.map((q) => q.QueryString)).toEqual(views.map((v) => v.sql));
-    expect(queries.every((q) => q.Database === 'aurora_bench' && q.WorkGroup === 'aurora-bench')).toBe(true);
-  });
+  test(
+    'one named query per view (the step tables over both formats, then the shared views), in creation ' +
+      'order, with the view SQL',
+    () => {
+      const views = athenaViewSql(join(PROJECT_ROOT, 'core', 'lake', 'sql'));
+      const queries = resourcesOf(t.template, 'AWS::Athena::NamedQuery')
+        .map(([, q]) => q.Properties as { Name: string; QueryString: string; Database: string; WorkGroup: string })
+        .sort((a, b) => a.Name.localeCompare(b.Name));
+      expect(queries.map((q) => q.QueryString)).toEqual(views.map((v) => v.sql));
+      expect(queries.every((q) => q.Database === 'aurora_bench' && q.WorkGroup === 'aurora-bench')).toBe(true);
+    },
+  );
 });
 
 describe('Workflow', () => {
@@ -253,7 +261,8 @@ describe('Workflow', () => {
       expect(vars['POWERTOOLS_METRICS_NAMESPACE']).toBe('AuroraBench');
       for (const name of Object.values(AWS_CONFIG_ENV)) {
         if (name === AWS_CONFIG_ENV.launchTemplateIdX86 || name === AWS_CONFIG_ENV.launchTemplateIdArm) continue;
-        // Left unset by the stack: RDS's 5-minute wait after a parameter group change applies (the rehearsal shortens it).
+        // Left unset by the stack: RDS's 5-minute wait after a
+        // parameter group change applies (the rehearsal shortens it).
         if (name === AWS_CONFIG_ENV.parameterGroupSettleS) continue;
         expect(vars).toHaveProperty([name]);
       }
@@ -468,22 +477,26 @@ describe('Alerts', () => {
     expect(alarms[0]![1].Properties['Dimensions']).toBeUndefined();
   });
 
-  test("ComputeVerdicts' role may put events on the default bus, publish to the topic only, and put metrics in the verdicts namespace only", () => {
-    const statements = taskRoleStatements('compute-verdicts');
-    const topicId = t.stack.getLogicalId(t.stack.alerts.topic.node.defaultChild as never);
-    const granting = (action: string) => statements.filter((s) => actionsOf(s).includes(action));
+  test(
+    "ComputeVerdicts' role may put events on the default bus, publish to the topic only, and put metrics in " +
+      'the verdicts namespace only',
+    () => {
+      const statements = taskRoleStatements('compute-verdicts');
+      const topicId = t.stack.getLogicalId(t.stack.alerts.topic.node.defaultChild as never);
+      const granting = (action: string) => statements.filter((s) => actionsOf(s).includes(action));
 
-    expect(granting('events:PutEvents').map((s) => render(s.Resource))).toEqual([
-      expect.stringMatching(/:events:<AWS::Region>:<AWS::AccountId>:event-bus\/default$/),
-    ]);
-    expect(granting('sns:Publish').map((s) => render(s.Resource))).toEqual([`<${topicId}>`]);
-    expect(granting('cloudwatch:PutMetricData').map((s) => s.Condition)).toEqual([
-      { StringEquals: { 'cloudwatch:namespace': VERDICT_METRIC_NAMESPACE } },
-    ]);
-    expect(granting('athena:StartQueryExecution').map((s) => render(s.Resource))).toEqual([
-      expect.stringMatching(/:athena:<AWS::Region>:<AWS::AccountId>:workgroup\/aurora-bench$/),
-    ]);
-  });
+      expect(granting('events:PutEvents').map((s) => render(s.Resource))).toEqual([
+        expect.stringMatching(/:events:<AWS::Region>:<AWS::AccountId>:event-bus\/default$/),
+      ]);
+      expect(granting('sns:Publish').map((s) => render(s.Resource))).toEqual([`<${topicId}>`]);
+      expect(granting('cloudwatch:PutMetricData').map((s) => s.Condition)).toEqual([
+        { StringEquals: { 'cloudwatch:namespace': VERDICT_METRIC_NAMESPACE } },
+      ]);
+      expect(granting('athena:StartQueryExecution').map((s) => render(s.Resource))).toEqual([
+        expect.stringMatching(/:athena:<AWS::Region>:<AWS::AccountId>:workgroup\/aurora-bench$/),
+      ]);
+    },
+  );
 });
 
 describe('Clients', () => {
@@ -531,112 +544,124 @@ describe('Clients', () => {
     }
   });
 
-  test('self-managed servers: a launch template per architecture that fetches the bundle as the clients do and runs server-install.sh, in the servers security group', () => {
-    const lts = resourcesOf(t.template, 'AWS::EC2::LaunchTemplate')
-      .map(([, lt]) => lt.Properties as Record<string, any>)
-      .filter((lt) => String(lt['LaunchTemplateName']).includes('-server-'));
-    expect(lts.map((lt) => lt['LaunchTemplateName']).sort()).toEqual([
-      'aurora-bench-server-arm64',
-      'aurora-bench-server-x86_64',
-    ]);
-    for (const lt of lts) {
-      const data = lt['LaunchTemplateData'];
-      const arch = lt['LaunchTemplateName'].endsWith('arm64') ? 'arm64' : 'x86_64';
-      expect(data.ImageId).toBe(
-        `resolve:ssm:/aws/service/debian/release/bookworm/latest/${arch === 'arm64' ? 'arm64' : 'amd64'}`,
-      );
-      expect(data.MetadataOptions).toMatchObject({ HttpTokens: 'required', InstanceMetadataTags: 'enabled' });
-      expect(data.InstanceInitiatedShutdownBehavior).toBe('terminate');
-      expect(data.BlockDeviceMappings[0]).toMatchObject({
-        DeviceName: '/dev/xvda',
-        Ebs: { Encrypted: true, VolumeType: 'gp3', DeleteOnTermination: true },
-      });
-      expect(render(data.IamInstanceProfile.Arn)).toBe(`<${logicalIdOf('Servers/InstanceProfile/Resource')}.Arn>`);
-      expect(render(data.SecurityGroupIds)).toBe(`<${logicalIdOf('Network/ServerSecurityGroup/Resource')}.GroupId>`);
-      const userData = render(data.UserData['Fn::Base64']);
-      const order = [
-        'shutdown -h',
-        'apt-get -q install -y --no-install-recommends awscli jq',
-        'aws s3 cp --only-show-errors --recursive "$RUNNER_S3_URI" "${AURORA_BENCH_HOME:-/opt/aurora-bench}/client/"',
-        'dpkg -i /tmp/amazon-ssm-agent.deb',
-        '/client/server-install.sh"',
-        // The CloudWatch agent after the server's install, so its marker is not delayed by it.
-        '/client/server-metrics-agent.sh"',
-      ].map((x) => userData.indexOf(x));
-      expect(order.every((at, i) => at > (order[i - 1] ?? -1))).toBe(true);
-      expect(userData).not.toContain('install-sysbench.sh');
-    }
-    // The DB port from the clients and between servers (replication).
-    const ingress = resourcesOf(t.template, 'AWS::EC2::SecurityGroupIngress')
-      .map(([, r]) => r.Properties as Record<string, any>)
-      .filter((r) => render(r['GroupId']) === `<${logicalIdOf('Network/ServerSecurityGroup/Resource')}.GroupId>`);
-    expect(ingress.map((r) => [render(r['SourceSecurityGroupId']), r['FromPort'], r['ToPort']]).sort()).toEqual(
-      [
-        [`<${logicalIdOf('Network/ClientSecurityGroup/Resource')}.GroupId>`, 3306, 3306],
-        [`<${logicalIdOf('Network/ServerSecurityGroup/Resource')}.GroupId>`, 3306, 3306],
-      ].sort(),
-    );
-  });
-
-  test("the instance profile writes only raw output, SSM output and ready markers, reads only the runner, scripts and prepares' result.json", () => {
-    const roleId = logicalIdOf('Clients/Role/Resource');
-    const statements = statementsOfRole(t.template, roleId);
-    const writes = statements
-      .filter((s) => actionsOf(s).includes('s3:PutObject'))
-      .flatMap((s) => [s.Resource].flat().map(render));
-    expect(writes.map((r) => r.replace(/^<[^>]+>/, '<bucket>')).sort()).toEqual([
-      '<bucket>/clients/*',
-      '<bucket>/raw/*',
-      '<bucket>/ssm-output/*',
-    ]);
-    const reads = statements
-      .filter((s) => actionsOf(s).includes('s3:GetObject'))
-      .flatMap((s) => [s.Resource].flat().map(render));
-    expect(reads.map((r) => r.replace(/^<[^>]+>/, '<bucket>')).sort()).toEqual([
-      '<bucket>/raw/*/prepare/*/result.json',
-      '<bucket>/runner/*',
-      '<bucket>/scripts/*',
-    ]);
-    const secret = statements.find((s) => actionsOf(s).includes('secretsmanager:GetSecretValue'))!;
-    expect(render(secret.Condition!['StringLike']!['secretsmanager:ResourceTag/aws:rds:primaryDBClusterArn'])).toMatch(
-      /:cluster:ab-\*$/,
-    );
-    const role = t.template.toJSON().Resources[roleId].Properties;
-    expect(render(role.ManagedPolicyArns)).toMatch(/AmazonSSMManagedInstanceCore$/);
-    // Run Command writes its output to the (SSE-S3 encrypted) bucket: the agent reads its encryption configuration.
-    const encryption = statements.filter((s) => actionsOf(s).includes('s3:GetEncryptionConfiguration'));
-    expect(encryption.map((s) => render(s.Resource))).toEqual([`<${logicalIdOf('Lake/Bucket/Resource')}.Arn>`]);
-  });
-
-  test("the user data the AWS rehearsal boots is the launch templates' own, with the bucket name and region filled in as CloudFormation does", () => {
-    // Arrange: the launch templates' Fn::Join, with the lake bucket's Ref and AWS::Region resolved.
-    const bucketId = logicalIdOf('Lake/Bucket/Resource');
-    const resolve = (v: unknown): string => {
-      if (typeof v === 'string') return v;
-      const o = v as Record<string, unknown>;
-      if (o['Ref'] === bucketId) return 'the-lake';
-      if (o['Ref'] === 'AWS::Region') return 'eu-west-1';
-      const join = o['Fn::Join'] as [string, unknown[]] | undefined;
-      if (join) return join[1].map(resolve).join(join[0]);
-      throw new Error(`unexpected token in the user data: ${JSON.stringify(v)}`);
-    };
-    const userDataOf = (name: string) => {
-      const lt = resourcesOf(t.template, 'AWS::EC2::LaunchTemplate')
+  test(
+    'self-managed servers: a launch template per architecture that fetches the bundle as the clients do and ' +
+      'runs server-install.sh, in the servers security group',
+    () => {
+      const lts = resourcesOf(t.template, 'AWS::EC2::LaunchTemplate')
+        .map(([, lt]) => lt.Properties as Record<string, any>)
+        .filter((lt) => String(lt['LaunchTemplateName']).includes('-server-'));
+      expect(lts.map((lt) => lt['LaunchTemplateName']).sort()).toEqual([
+        'aurora-bench-server-arm64',
+        'aurora-bench-server-x86_64',
+      ]);
+      for (const lt of lts) {
+        const data = lt['LaunchTemplateData'];
+        const arch = lt['LaunchTemplateName'].endsWith('arm64') ? 'arm64' : 'x86_64';
+        expect(data.ImageId).toBe(
+          `resolve:ssm:/aws/service/debian/release/bookworm/latest/${arch === 'arm64' ? 'arm64' : 'amd64'}`,
+        );
+        expect(data.MetadataOptions).toMatchObject({ HttpTokens: 'required', InstanceMetadataTags: 'enabled' });
+        expect(data.InstanceInitiatedShutdownBehavior).toBe('terminate');
+        expect(data.BlockDeviceMappings[0]).toMatchObject({
+          DeviceName: '/dev/xvda',
+          Ebs: { Encrypted: true, VolumeType: 'gp3', DeleteOnTermination: true },
+        });
+        expect(render(data.IamInstanceProfile.Arn)).toBe(`<${logicalIdOf('Servers/InstanceProfile/Resource')}.Arn>`);
+        expect(render(data.SecurityGroupIds)).toBe(`<${logicalIdOf('Network/ServerSecurityGroup/Resource')}.GroupId>`);
+        const userData = render(data.UserData['Fn::Base64']);
+        const order = [
+          'shutdown -h',
+          'apt-get -q install -y --no-install-recommends awscli jq',
+          'aws s3 cp --only-show-errors --recursive "$RUNNER_S3_URI" "${AURORA_BENCH_HOME:-/opt/aurora-bench}/client/"',
+          'dpkg -i /tmp/amazon-ssm-agent.deb',
+          '/client/server-install.sh"',
+          // The CloudWatch agent after the server's install, so its marker is not delayed by it.
+          '/client/server-metrics-agent.sh"',
+        ].map((x) => userData.indexOf(x));
+        expect(order.every((at, i) => at > (order[i - 1] ?? -1))).toBe(true);
+        expect(userData).not.toContain('install-sysbench.sh');
+      }
+      // The DB port from the clients and between servers (replication).
+      const ingress = resourcesOf(t.template, 'AWS::EC2::SecurityGroupIngress')
         .map(([, r]) => r.Properties as Record<string, any>)
-        .find((p) => p['LaunchTemplateName'] === name)!;
-      return resolve(lt['LaunchTemplateData'].UserData['Fn::Base64']);
-    };
+        .filter((r) => render(r['GroupId']) === `<${logicalIdOf('Network/ServerSecurityGroup/Resource')}.GroupId>`);
+      expect(ingress.map((r) => [render(r['SourceSecurityGroupId']), r['FromPort'], r['ToPort']]).sort()).toEqual(
+        [
+          [`<${logicalIdOf('Network/ClientSecurityGroup/Resource')}.GroupId>`, 3306, 3306],
+          [`<${logicalIdOf('Network/ServerSecurityGroup/Resource')}.GroupId>`, 3306, 3306],
+        ].sort(),
+      );
+    },
+  );
 
-    // Act
-    const rendered = renderedBootUserData({ bucket: 'the-lake', region: 'eu-west-1' });
+  test(
+    'the instance profile writes only raw output, SSM output and ready markers, reads only the runner, ' +
+      "scripts and prepares' result.json",
+    () => {
+      const roleId = logicalIdOf('Clients/Role/Resource');
+      const statements = statementsOfRole(t.template, roleId);
+      const writes = statements
+        .filter((s) => actionsOf(s).includes('s3:PutObject'))
+        .flatMap((s) => [s.Resource].flat().map(render));
+      expect(writes.map((r) => r.replace(/^<[^>]+>/, '<bucket>')).sort()).toEqual([
+        '<bucket>/clients/*',
+        '<bucket>/raw/*',
+        '<bucket>/ssm-output/*',
+      ]);
+      const reads = statements
+        .filter((s) => actionsOf(s).includes('s3:GetObject'))
+        .flatMap((s) => [s.Resource].flat().map(render));
+      expect(reads.map((r) => r.replace(/^<[^>]+>/, '<bucket>')).sort()).toEqual([
+        '<bucket>/raw/*/prepare/*/result.json',
+        '<bucket>/runner/*',
+        '<bucket>/scripts/*',
+      ]);
+      const secret = statements.find((s) => actionsOf(s).includes('secretsmanager:GetSecretValue'))!;
+      expect(
+        render(secret.Condition!['StringLike']!['secretsmanager:ResourceTag/aws:rds:primaryDBClusterArn']),
+      ).toMatch(/:cluster:ab-\*$/);
+      const role = t.template.toJSON().Resources[roleId].Properties;
+      expect(render(role.ManagedPolicyArns)).toMatch(/AmazonSSMManagedInstanceCore$/);
+      // Run Command writes its output to the (SSE-S3 encrypted) bucket: the agent reads its encryption configuration.
+      const encryption = statements.filter((s) => actionsOf(s).includes('s3:GetEncryptionConfiguration'));
+      expect(encryption.map((s) => render(s.Resource))).toEqual([`<${logicalIdOf('Lake/Bucket/Resource')}.Arn>`]);
+    },
+  );
 
-    // Assert
-    for (const arch of ['x86_64', 'arm64']) {
-      expect(rendered.client.userData).toBe(userDataOf(`aurora-bench-client-${arch}`));
-      expect(rendered.server.userData).toBe(userDataOf(`aurora-bench-server-${arch}`));
-    }
-    expect(rendered.client.userData.startsWith('#!/bin/bash\n')).toBe(true);
-  });
+  test(
+    "the user data the AWS rehearsal boots is the launch templates' own, with the bucket name and region " +
+      'filled in as CloudFormation does',
+    () => {
+      // Arrange: the launch templates' Fn::Join, with the lake bucket's Ref and AWS::Region resolved.
+      const bucketId = logicalIdOf('Lake/Bucket/Resource');
+      const resolve = (v: unknown): string => {
+        if (typeof v === 'string') return v;
+        const o = v as Record<string, unknown>;
+        if (o['Ref'] === bucketId) return 'the-lake';
+        if (o['Ref'] === 'AWS::Region') return 'eu-west-1';
+        const join = o['Fn::Join'] as [string, unknown[]] | undefined;
+        if (join) return join[1].map(resolve).join(join[0]);
+        throw new Error(`unexpected token in the user data: ${JSON.stringify(v)}`);
+      };
+      const userDataOf = (name: string) => {
+        const lt = resourcesOf(t.template, 'AWS::EC2::LaunchTemplate')
+          .map(([, r]) => r.Properties as Record<string, any>)
+          .find((p) => p['LaunchTemplateName'] === name)!;
+        return resolve(lt['LaunchTemplateData'].UserData['Fn::Base64']);
+      };
+
+      // Act
+      const rendered = renderedBootUserData({ bucket: 'the-lake', region: 'eu-west-1' });
+
+      // Assert
+      for (const arch of ['x86_64', 'arm64']) {
+        expect(rendered.client.userData).toBe(userDataOf(`aurora-bench-client-${arch}`));
+        expect(rendered.server.userData).toBe(userDataOf(`aurora-bench-server-${arch}`));
+      }
+      expect(rendered.client.userData.startsWith('#!/bin/bash\n')).toBe(true);
+    },
+  );
 
   test('client/ is deployed under runner/ of the lake bucket', () => {
     t.template.hasResourceProperties('Custom::CDKBucketDeployment', {

@@ -109,7 +109,9 @@ const CASES: [string, string, string | Buffer, string][] = [
   ['comments in JSON', 'comments.json', `// tuned\n${json(good)}`, ''],
 ];
 
-/** Whether text holds a control character other than tab, newline and carriage return (what a terminal would act on). */
+/**
+ * Whether text holds a control character other than tab, newline and carriage return (what a terminal would act on).
+ */
 function hasControlCharacter(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);

@@ -242,7 +242,8 @@ describe('aurora-bench CLI, locally', () => {
   });
 
   it('plans locally with write forwarding refused and said to need AWS where the emulation does not cover the workload', () => {
-    // oltp_update_index writes, and the client-side emulation covers only oltp_read_write, oltp_write_only and rw_consistency.lua.
+    // oltp_update_index writes, and the client-side emulation covers
+    // only oltp_read_write, oltp_write_only and rw_consistency.lua.
     const spec = writeSpec('wf.json', {
       ...small,
       variants: [

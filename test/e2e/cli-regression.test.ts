@@ -186,74 +186,84 @@ describe('aurora-bench history', () => {
     );
   });
 
-  it('takes --significance, --permutations, --magnitude and --seed, lists a change smaller than --magnitude as a near miss, and refuses a bad value', () => {
-    // Act
-    const json = JSON.parse(
-      cli([
-        'history',
-        'nightly',
-        '--json',
-        '--magnitude',
-        '0.5',
-        '--permutations',
-        '99',
-        '--seed',
-        '7',
-        '--significance',
-        '0.02',
-      ]).stdout,
-    ) as {
-      options: { magnitude: number; permutations: number; seed: number; significance: number; nearMissUpTo: number };
-      steps: { metrics: { metric: string; changePoints: unknown[]; nearMisses: { runId: string; why: string }[] }[] }[];
-    };
-    const text = cli(['history', 'nightly', '--magnitude', '0.5']);
-    const bad = cli(['history', 'nightly', '--significance', '5']);
-    // Assert
-    expect(json.options).toMatchObject({
-      magnitude: 0.5,
-      permutations: 99,
-      seed: 7,
-      significance: 0.02,
-      nearMissUpTo: 0.05,
-    });
-    const tps = json.steps[0]!.metrics.find((m) => m.metric === 'tps')!;
-    expect(tps.changePoints).toEqual([]);
-    expect(tps.nearMisses).toEqual([expect.objectContaining({ runId: 'night-11', why: 'magnitude' })]);
-    expect(text.stdout).toMatch(/Near misses/);
-    expect(text.stdout).toMatch(/TPS +│ night-11 .*│ 30\.\d% +│ smaller than --magnitude 50\.0%/);
-    expect(bad.code).toBe(1);
-    expect(bad.stderr).toBe(
-      'aurora-bench: --significance 5: give a fraction above 0 and below 1 (e.g. --significance 0.01)\n',
-    );
-  });
-
-  it('finds the --scale small runs of an experiment file and says so; says that nothing could be judged yet with three runs', () => {
-    // Arrange: three runs of graviton-vs-intel.json made with --scale small, in a lake of their own
-    const own = join(work, 'small-lake');
-    for (let i = 1; i <= 3; i++)
-      writeLakeRun(
-        own,
-        `small-${i}`,
-        day(i),
-        [{ tps: 600 }, { tps: 601 }],
-        nightlySpec({ name: 'graviton-vs-intel-small' }),
+  it(
+    'takes --significance, --permutations, --magnitude and --seed, lists a change smaller than --magnitude as ' +
+      'a near miss, and refuses a bad value',
+    () => {
+      // Act
+      const json = JSON.parse(
+        cli([
+          'history',
+          'nightly',
+          '--json',
+          '--magnitude',
+          '0.5',
+          '--permutations',
+          '99',
+          '--seed',
+          '7',
+          '--significance',
+          '0.02',
+        ]).stdout,
+      ) as {
+        options: { magnitude: number; permutations: number; seed: number; significance: number; nearMissUpTo: number };
+        steps: {
+          metrics: { metric: string; changePoints: unknown[]; nearMisses: { runId: string; why: string }[] }[];
+        }[];
+      };
+      const text = cli(['history', 'nightly', '--magnitude', '0.5']);
+      const bad = cli(['history', 'nightly', '--significance', '5']);
+      // Assert
+      expect(json.options).toMatchObject({
+        magnitude: 0.5,
+        permutations: 99,
+        seed: 7,
+        significance: 0.02,
+        nearMissUpTo: 0.05,
+      });
+      const tps = json.steps[0]!.metrics.find((m) => m.metric === 'tps')!;
+      expect(tps.changePoints).toEqual([]);
+      expect(tps.nearMisses).toEqual([expect.objectContaining({ runId: 'night-11', why: 'magnitude' })]);
+      expect(text.stdout).toMatch(/Near misses/);
+      expect(text.stdout).toMatch(/TPS +│ night-11 .*│ 30\.\d% +│ smaller than --magnitude 50\.0%/);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toBe(
+        'aurora-bench: --significance 5: give a fraction above 0 and below 1 (e.g. --significance 0.01)\n',
       );
-    // Act
-    const r = spawnSync(process.execPath, [CLI, 'history', S1, '--lake', own], {
-      cwd: work,
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
-    // Assert
-    expect(r.stderr).toBe('');
-    expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/aurora-bench history: graviton-vs-intel-small/);
-    expect(r.stdout).toMatch(
-      /graviton-vs-intel\.json has no run as written \("graviton-vs-intel"\): these are its --scale small runs, stored as "graviton-vs-intel-small"/,
-    );
-    expect(r.stdout).toMatch(/Nothing could be judged in the latest run yet: 4 step metrics with the noise unknown/);
-    expect(r.stdout).not.toMatch(/No regression/);
-  });
+    },
+  );
+
+  it(
+    'finds the --scale small runs of an experiment file and says so; says that nothing could be judged yet ' +
+      'with three runs',
+    () => {
+      // Arrange: three runs of graviton-vs-intel.json made with --scale small, in a lake of their own
+      const own = join(work, 'small-lake');
+      for (let i = 1; i <= 3; i++)
+        writeLakeRun(
+          own,
+          `small-${i}`,
+          day(i),
+          [{ tps: 600 }, { tps: 601 }],
+          nightlySpec({ name: 'graviton-vs-intel-small' }),
+        );
+      // Act
+      const r = spawnSync(process.execPath, [CLI, 'history', S1, '--lake', own], {
+        cwd: work,
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
+      // Assert
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      expect(r.stdout).toMatch(/aurora-bench history: graviton-vs-intel-small/);
+      expect(r.stdout).toMatch(
+        /graviton-vs-intel\.json has no run as written \("graviton-vs-intel"\): these are its --scale small runs, stored as "graviton-vs-intel-small"/,
+      );
+      expect(r.stdout).toMatch(/Nothing could be judged in the latest run yet: 4 step metrics with the noise unknown/);
+      expect(r.stdout).not.toMatch(/No regression/);
+    },
+  );
 });
 
 describe('rehearsal runs in a lake (run --aws-rehearsal --lake)', () => {

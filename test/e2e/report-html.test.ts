@@ -86,7 +86,8 @@ describe('HTML report in headless Chromium', () => {
     const bad = join(work, 'bad.html');
     writeFileSync(
       bad,
-      '<!DOCTYPE html><html><body><img src="http://192.0.2.1/x.png"><script>console.error("boom"); throw new Error("kaput");</script></body></html>',
+      '<!DOCTYPE html><html><body><img src="http://192.0.2.1/x.png"><script>console.error("boom"); throw new ' +
+        'Error("kaput");</script></body></html>',
     );
     // Act
     const { events } = await browser!.open(pathToFileURL(bad).href);
@@ -141,7 +142,8 @@ describe('HTML report in headless Chromium', () => {
     const bad = join(work, 'overlap.html');
     writeFileSync(
       bad,
-      '<!DOCTYPE html><html><body><figure class="chart" id="chart-x"><svg width="300" height="100"><text x="10" y="50">offered TPS</text><text x="14" y="52">ideal line</text></svg></figure></body></html>',
+      '<!DOCTYPE html><html><body><figure class="chart" id="chart-x"><svg width="300" height="100"><text ' +
+        'x="10" y="50">offered TPS</text><text x="14" y="52">ideal line</text></svg></figure></body></html>',
     );
     // Act
     const { sessionId } = await browser!.open(pathToFileURL(bad).href);

@@ -32,14 +32,16 @@ export function awsCliDir(): string {
         `${process.env['TMPDIR'] ?? '/tmp'}/aurora-bench-awscli.lock`,
         'bash',
         '-c',
-        `set -e; [ -x "${bin}/aws" ] && exit 0; python3 -m venv "${venv}"; "${bin}/pip" install -q --disable-pip-version-check awscli`,
+        `set -e; [ -x "${bin}/aws" ] && exit 0; python3 -m venv "${venv}"; "${bin}/pip" install -q ` +
+          `--disable-pip-version-check awscli`,
       ],
       { stdio: ['ignore', 'ignore', 'pipe'], timeout: 300_000 },
     );
   } catch (e) {
     const err = e as { stderr?: Buffer; message: string };
     throw new Error(
-      `the AWS CLI is needed by client/runner.sh for S3 and Secrets Manager and could not be installed: ${err.stderr?.toString().trim() || err.message}`,
+      `the AWS CLI is needed by client/runner.sh for S3 and Secrets Manager and could not be ` +
+        `installed: ${err.stderr?.toString().trim() || err.message}`,
       {
         cause: e,
       },

@@ -136,13 +136,15 @@ function actionsOfSdkOperation(pkg: string, operation: string): string[] {
   const prefix = SDK_SERVICE_PREFIX[pkg];
   if (prefix === undefined)
     throw new Error(
-      `${pkg} has no IAM service prefix in SDK_SERVICE_PREFIX (test/helpers/iam-check.ts): add it from the Service Authorization Reference`,
+      `${pkg} has no IAM service prefix in SDK_SERVICE_PREFIX (test/helpers/iam-check.ts): add it from the ` +
+        `Service Authorization Reference`,
     );
   if (prefix === 's3') {
     const s3 = S3_OPERATION_ACTIONS[operation];
     if (s3 === undefined)
       throw new Error(
-        `S3 ${operation}: its IAM action is not in S3_OPERATION_ACTIONS (test/helpers/iam-check.ts); S3 action names differ from API names, look it up`,
+        `S3 ${operation}: its IAM action is not in S3_OPERATION_ACTIONS (test/helpers/iam-check.ts); S3 action ` +
+          `names differ from API names, look it up`,
       );
     return [...s3];
   }
@@ -184,7 +186,8 @@ export async function sdkCallsOfEntry(entry: string): Promise<CodeCall[]> {
       const member = m[1]!;
       if (/^(paginate|waitUntil|waitFor)/.test(member))
         throw new Error(
-          `${entry}: ${pkg}.${member} calls operations this check cannot see; list them here or call the Commands directly`,
+          `${entry}: ${pkg}.${member} calls operations this check cannot see; list them here or call the ` +
+            `Commands directly`,
         );
       if (!member.endsWith('Command')) continue;
       const operation = member.slice(0, -'Command'.length);
@@ -245,7 +248,8 @@ export function cliCallsOf(source: string, text: string): CodeCall[] {
           add('s3:ListBucket', line);
         } else {
           throw new Error(
-            `${source}: aws s3 ${command}: map this high-level S3 command to its IAM actions in test/helpers/iam-check.ts`,
+            `${source}: aws s3 ${command}: map this high-level S3 command to its IAM actions in ` +
+              `test/helpers/iam-check.ts`,
           );
         }
         continue;
@@ -253,7 +257,8 @@ export function cliCallsOf(source: string, text: string): CodeCall[] {
       const prefix = CLI_SERVICE_PREFIX[service];
       if (prefix === undefined)
         throw new Error(
-          `${source}: aws ${service} ${command}: add the CLI service's IAM prefix to CLI_SERVICE_PREFIX (test/helpers/iam-check.ts)`,
+          `${source}: aws ${service} ${command}: add the CLI service's IAM prefix to CLI_SERVICE_PREFIX ` +
+            `(test/helpers/iam-check.ts)`,
         );
       const operation = command
         .split('-')

@@ -177,7 +177,8 @@ describeWithRoots(
     };
 
     it(
-      'a client installs sysbench and the AWS CLI from the archive, registers its SSM agent, passes client-ready.sh, and runs commands with them',
+      'a client installs sysbench and the AWS CLI from the archive, registers its SSM agent, passes ' +
+        'client-ready.sh, and runs commands with them',
       async () => {
         // Arrange
         const instanceId = await launch('client');
@@ -241,7 +242,8 @@ describeWithRoots(
     );
 
     it(
-      "a self-managed server installs Debian's MariaDB 10.11 with its packaged service left stopped, and registers its SSM agent",
+      "a self-managed server installs Debian's MariaDB 10.11 with its packaged service left stopped, and " +
+        'registers its SSM agent',
       async () => {
         // Arrange
         const instanceId = await launch('server');

@@ -111,10 +111,12 @@ describe('results lake through DuckDB', () => {
     // Act
     const { steps, variants, latest } = await withLake(lakeDir, async (lake) => ({
       steps: await lake.query(
-        `SELECT cell_id, clients, tps, qps, lat_pct_ms, lat_avg_ms, status FROM step_summary WHERE run_id = 'new' ORDER BY cell_id`,
+        `SELECT cell_id, clients, tps, qps, lat_pct_ms, lat_avg_ms, status FROM step_summary WHERE run_id = ` +
+          `'new' ORDER BY cell_id`,
       ),
       variants: await lake.query(
-        `SELECT variant, n, n_failed, tps_mean, tps_stddev, qps_mean FROM variant_summary WHERE run_id = 'new' ORDER BY variant`,
+        `SELECT variant, n, n_failed, tps_mean, tps_stddev, qps_mean FROM variant_summary WHERE run_id = 'new' ` +
+          `ORDER BY variant`,
       ),
       latest: await lake.query(`SELECT run_id, dt FROM latest_run`),
     }));
@@ -243,7 +245,8 @@ describe('results lake through DuckDB', () => {
     // Act
     const rows = await withLake(lakeDir, (lake) =>
       lake.query(
-        `SELECT run_id, started_at, run_status, metric, verdict, regressed, ratio FROM verdict_history WHERE experiment = 'exp' ORDER BY started_at, metric`,
+        `SELECT run_id, started_at, run_status, metric, verdict, regressed, ratio FROM verdict_history WHERE ` +
+          `experiment = 'exp' ORDER BY started_at, metric`,
       ),
     );
 

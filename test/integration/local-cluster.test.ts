@@ -117,7 +117,8 @@ describe('local cluster', () => {
     // Act
     await queryServer(
       c.writer,
-      'CREATE TABLE sbtest.replicated (id INT PRIMARY KEY, note VARCHAR(20)); INSERT INTO sbtest.replicated VALUES (1, "from the writer")',
+      'CREATE TABLE sbtest.replicated (id INT PRIMARY KEY, note VARCHAR(20)); INSERT INTO sbtest.replicated ' +
+        'VALUES (1, "from the writer")',
     );
     const status = await until('readers to catch up', async () => {
       const s = await replicationStatus(c);
@@ -182,7 +183,8 @@ describe('local cluster', () => {
       [c.writer, ...c.readers].map((s) =>
         queryServer(
           s,
-          'SELECT @@thread_handling, @@sync_binlog, @@max_prepared_stmt_count, @@innodb_flush_log_at_trx_commit, @@innodb_buffer_pool_size, @@max_connections, @@read_only',
+          'SELECT @@thread_handling, @@sync_binlog, @@max_prepared_stmt_count, ' +
+            '@@innodb_flush_log_at_trx_commit, @@innodb_buffer_pool_size, @@max_connections, @@read_only',
         ),
       ),
     );
@@ -199,7 +201,8 @@ describe('local cluster', () => {
     ]);
     expect(Number(poolThreads)).toBeGreaterThan(0);
     const [[running]] = (await queryServer(c.writer, 'SELECT VERSION()')) as [[string]];
-    expect(running.startsWith(versions.serverVersion)).toBe(true); // preflight reports what runs (VERSION() adds -log with a binlog)
+    // preflight reports what runs (VERSION() adds -log with a binlog)
+    expect(running.startsWith(versions.serverVersion)).toBe(true);
     expect(notes).toContainEqual(
       expect.objectContaining({
         level: 'warning',

@@ -80,38 +80,42 @@ afterAll(async () => {
 });
 
 describe('localOnlyParameters on the local backend', () => {
-  it('applies the what-if settings to the variant that has them, says "local only", and leaves the Aurora variant at the MariaDB default', async () => {
-    // Act
-    for (const cell of plan.cells) provisioned[cell.variant.name] = await backend.provisionCell(run, cell);
-    const whatIf = await variablesOf(provisioned['whatif']!, [
-      'thread_handling',
-      'innodb_flush_neighbors',
-      'max_prepared_stmt_count',
-    ]);
-    const aurora = await variablesOf(provisioned['aurora']!, ['thread_handling', 'max_prepared_stmt_count']);
+  it(
+    'applies the what-if settings to the variant that has them, says "local only", and leaves the Aurora ' +
+      'variant at the MariaDB default',
+    async () => {
+      // Act
+      for (const cell of plan.cells) provisioned[cell.variant.name] = await backend.provisionCell(run, cell);
+      const whatIf = await variablesOf(provisioned['whatif']!, [
+        'thread_handling',
+        'innodb_flush_neighbors',
+        'max_prepared_stmt_count',
+      ]);
+      const aurora = await variablesOf(provisioned['aurora']!, ['thread_handling', 'max_prepared_stmt_count']);
 
-    // Assert: on the servers
-    expect(whatIf).toEqual(['pool-of-threads', '0', '50000']);
-    expect(aurora).toEqual(['one-thread-per-connection', '50000']);
-    // Assert: in the plan and in the provision notes the run records
-    expect(plan.notes).toContainEqual(
-      expect.objectContaining({
-        level: 'info',
-        path: 'variants[1].localOnlyParameters',
-        message: expect.stringMatching(
-          /^local only: thread_handling=pool-of-threads, innodb_flush_neighbors=0 applied/,
-        ),
-      }),
-    );
-    expect(provisioned['whatif']!.notes).toContainEqual(
-      expect.objectContaining({
-        level: 'info',
-        path: 'variants[name=whatif].localOnlyParameters.thread_handling',
-        message: expect.stringMatching(
-          /^local only: thread_handling=pool-of-threads set on MariaDB .* \(option file\) for this what-if; Aurora does not let you set it$/,
-        ),
-      }),
-    );
-    expect(provisioned['aurora']!.notes.filter((n) => n.message.startsWith('local only'))).toEqual([]);
-  });
+      // Assert: on the servers
+      expect(whatIf).toEqual(['pool-of-threads', '0', '50000']);
+      expect(aurora).toEqual(['one-thread-per-connection', '50000']);
+      // Assert: in the plan and in the provision notes the run records
+      expect(plan.notes).toContainEqual(
+        expect.objectContaining({
+          level: 'info',
+          path: 'variants[1].localOnlyParameters',
+          message: expect.stringMatching(
+            /^local only: thread_handling=pool-of-threads, innodb_flush_neighbors=0 applied/,
+          ),
+        }),
+      );
+      expect(provisioned['whatif']!.notes).toContainEqual(
+        expect.objectContaining({
+          level: 'info',
+          path: 'variants[name=whatif].localOnlyParameters.thread_handling',
+          message: expect.stringMatching(
+            /^local only: thread_handling=pool-of-threads set on MariaDB .* \(option file\) for this what-if; Aurora does not let you set it$/,
+          ),
+        }),
+      );
+      expect(provisioned['aurora']!.notes.filter((n) => n.message.startsWith('local only'))).toEqual([]);
+    },
+  );
 });

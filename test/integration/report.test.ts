@@ -71,7 +71,8 @@ describe('study reports from lake rows', () => {
       ['r6g-b', 1.038],
     ]);
     expect(section(report, 'price').findings[0]).toBe(
-      "AZ a: r6g-a (aurora-mysql db.r6g.2xlarge) costs 89.48% of r5-a (aurora-mysql db.r5.2xlarge) per hour; its transactions per USD are read-only 103.9%, write-only 103.9%, read-write 103.9% of r5-a's.",
+      'AZ a: r6g-a (aurora-mysql db.r6g.2xlarge) costs 89.48% of r5-a (aurora-mysql db.r5.2xlarge) per hour; ' +
+        "its transactions per USD are read-only 103.9%, write-only 103.9%, read-write 103.9% of r5-a's.",
     );
     expect(renderTerminal(report)).toMatch(/TPS \(95% CI\)/);
     // The answer first: per AZ the ratios with intervals, then performance ratio vs price ratio with its interval.
@@ -212,7 +213,8 @@ describe('study reports from lake rows', () => {
       [128, null, 0, false],
     ]);
     expect(fwd.findings).toContain(
-      "32 threads: the reader beats the writer beyond this run's noise (one repeat: run-to-run noise not measured) from a read share of 90:10 (reads:writes) upwards.",
+      "32 threads: the reader beats the writer beyond this run's noise (one repeat: run-to-run noise not " +
+        'measured) from a read share of 90:10 (reads:writes) upwards.',
     );
     expect(fwd.answer!.tables.find((t) => t.title.startsWith('Reader/writer TPS'))!.head).toEqual([
       'threads',
@@ -253,7 +255,8 @@ describe('study reports from lake rows', () => {
       'db.r6i.4xlarge scan-1-client (1 client): client-bound',
       'db.r6i.4xlarge scan-12-clients (12 clients): network-bound',
     ]);
-    expect([net.tables[0]!.rows[5]![3], net.tables[0]!.rows[5]![4]]).toEqual(['12.32', '0.041']); // 1540 MB/s and 1540/300 MB/s x 8
+    // 1540 MB/s and 1540/300 MB/s x 8
+    expect([net.tables[0]!.rows[5]![3], net.tables[0]!.rows[5]![4]]).toEqual(['12.32', '0.041']);
     expect(net.answer!.lines.map((l) => l.split(' (')[0])).toEqual(['Client-bound', 'Cpu-bound', 'Network-bound']);
   });
 
@@ -323,22 +326,26 @@ describe('study reports from lake rows', () => {
     expect(html).toMatch(/ecmeta_data_index/);
   });
 
-  it("labels a local run's reader steps as the client-side emulation of write forwarding, in the answer and the plan notes", async () => {
-    // Arrange: the S3 experiment planned locally runs its reader steps as the emulation
-    const doc = JSON.parse(readFileSync(join(repoRoot, 'experiments', 'write-forwarding.json'), 'utf8')) as unknown;
-    const { runId } = writeRunFromSpec(lakeDir, doc, () => ({ tps: 100 }), {
-      backend: 'local',
-      scripts: { 'rw_consistency.lua': '--' },
-    });
-    // Act
-    const report = await reportOf(lakeDir, runId);
-    // Assert
-    expect(report.answer!.lines.join('\n')).toMatch(
-      /Local rehearsal: MariaDB has no write forwarding; the reader steps ran a client-side emulation on real GTID replication/,
-    );
-    expect(report.answer!.tables.map((t) => t.title)).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^Reader\/writer TPS .* by threads and read share/)]),
-    );
-    expect(report.notes.join('\n')).toMatch(/client-side EMULATION of Aurora write forwarding/);
-  });
+  it(
+    "labels a local run's reader steps as the client-side emulation of write forwarding, in the answer and " +
+      'the plan notes',
+    async () => {
+      // Arrange: the S3 experiment planned locally runs its reader steps as the emulation
+      const doc = JSON.parse(readFileSync(join(repoRoot, 'experiments', 'write-forwarding.json'), 'utf8')) as unknown;
+      const { runId } = writeRunFromSpec(lakeDir, doc, () => ({ tps: 100 }), {
+        backend: 'local',
+        scripts: { 'rw_consistency.lua': '--' },
+      });
+      // Act
+      const report = await reportOf(lakeDir, runId);
+      // Assert
+      expect(report.answer!.lines.join('\n')).toMatch(
+        /Local rehearsal: MariaDB has no write forwarding; the reader steps ran a client-side emulation on real GTID replication/,
+      );
+      expect(report.answer!.tables.map((t) => t.title)).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^Reader\/writer TPS .* by threads and read share/)]),
+      );
+      expect(report.notes.join('\n')).toMatch(/client-side EMULATION of Aurora write forwarding/);
+    },
+  );
 });

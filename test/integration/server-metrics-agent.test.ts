@@ -109,22 +109,26 @@ describe('server-metrics-agent.sh', () => {
     );
   });
 
-  it('the config publishes mem_available once a minute with InstanceId as its only dimension (what core/backends/aws/metrics.ts queries)', () => {
-    // Act
-    const config = JSON.parse(readFileSync(join(CLIENT_DIR, 'cloudwatch-agent.json'), 'utf8')) as {
-      agent: { omit_hostname: boolean; metrics_collection_interval: number };
-      metrics: {
-        namespace: string;
-        append_dimensions: Record<string, string>;
-        metrics_collected: Record<string, { measurement: string[] }>;
+  it(
+    'the config publishes mem_available once a minute with InstanceId as its only dimension (what ' +
+      'core/backends/aws/metrics.ts queries)',
+    () => {
+      // Act
+      const config = JSON.parse(readFileSync(join(CLIENT_DIR, 'cloudwatch-agent.json'), 'utf8')) as {
+        agent: { omit_hostname: boolean; metrics_collection_interval: number };
+        metrics: {
+          namespace: string;
+          append_dimensions: Record<string, string>;
+          metrics_collected: Record<string, { measurement: string[] }>;
+        };
       };
-    };
-    // Assert
-    expect(config.agent).toMatchObject({ omit_hostname: true, metrics_collection_interval: 60 });
-    expect(config.metrics.namespace).toBe('CWAgent');
-    expect(config.metrics.append_dimensions).toEqual({ InstanceId: '${aws:InstanceId}' });
-    expect(config.metrics.metrics_collected).toEqual({
-      mem: expect.objectContaining({ measurement: ['mem_available'] }),
-    });
-  });
+      // Assert
+      expect(config.agent).toMatchObject({ omit_hostname: true, metrics_collection_interval: 60 });
+      expect(config.metrics.namespace).toBe('CWAgent');
+      expect(config.metrics.append_dimensions).toEqual({ InstanceId: '${aws:InstanceId}' });
+      expect(config.metrics.metrics_collected).toEqual({
+        mem: expect.objectContaining({ measurement: ['mem_available'] }),
+      });
+    },
+  );
 });

@@ -98,7 +98,8 @@ describe('self-managed servers: client/server-install.sh and server-setup.sh on 
       join(work, 'bin', 'aws'),
       [
         '#!/bin/bash',
-        '[ "$*" = "secretsmanager get-secret-value --secret-id $SHIM_SECRET_ARN --query SecretString --output text" ] || { echo "aws shim: unexpected call: $*" >&2; exit 254; }',
+        '[ "$*" = "secretsmanager get-secret-value --secret-id $SHIM_SECRET_ARN --query SecretString --output ' +
+          'text" ] || { echo "aws shim: unexpected call: $*" >&2; exit 254; }',
         'cat "$SHIM_SECRET_FILE"',
       ].join('\n') + '\n',
       { mode: 0o755 },
@@ -184,7 +185,8 @@ describe('self-managed servers: client/server-install.sh and server-setup.sh on 
     const r = await setup('replica');
     await query(
       tcp(ports.writer),
-      'CREATE TABLE sbtest.probe (id INT PRIMARY KEY, v VARCHAR(20)); INSERT INTO sbtest.probe VALUES (1, "from the writer")',
+      'CREATE TABLE sbtest.probe (id INT PRIMARY KEY, v VARCHAR(20)); INSERT INTO sbtest.probe VALUES (1, ' +
+        '"from the writer")',
     );
     const [[gtid]] = (await query(tcp(ports.writer), 'SELECT @@gtid_binlog_pos')) as [[string]];
     // MASTER_GTID_WAIT returns 0 once the replica has applied that position (-1 on its timeout).
@@ -224,31 +226,59 @@ describe('self-managed servers: client/server-install.sh and server-setup.sh on 
     expect([pidOf('writer'), pidOf('replica')]).toEqual(before);
   });
 
-  it("fails with MariaDB's own reason for an option it does not take, and with the script's for one it sets itself; nothing left running", async () => {
-    // Arrange
-    const unknown = serverOptionsBase64(['thread_handling=pool-of-threads', 'innodb_no_such_option=1']);
-    const managed = serverOptionsBase64(['port=1']);
-    const badEnv = env(homes.bad, ports.bad);
+  it(
+    "fails with MariaDB's own reason for an option it does not take, and with the script's for one it sets " +
+      'itself; nothing left running',
+    async () => {
+      // Arrange
+      const unknown = serverOptionsBase64(['thread_handling=pool-of-threads', 'innodb_no_such_option=1']);
+      const managed = serverOptionsBase64(['port=1']);
+      const badEnv = env(homes.bad, ports.bad);
 
-    // Act
-    const r1 = await bash(
-      'server-setup.sh',
-      ['--role', 'writer', '--server-id', '1', '--port', '3306', '--options-b64', unknown, '--secret-arn', SECRET_ARN],
-      badEnv,
-    );
-    const r2 = await bash(
-      'server-setup.sh',
-      ['--role', 'writer', '--server-id', '1', '--port', '3306', '--options-b64', managed, '--secret-arn', SECRET_ARN],
-      badEnv,
-    );
+      // Act
+      const r1 = await bash(
+        'server-setup.sh',
+        [
+          '--role',
+          'writer',
+          '--server-id',
+          '1',
+          '--port',
+          '3306',
+          '--options-b64',
+          unknown,
+          '--secret-arn',
+          SECRET_ARN,
+        ],
+        badEnv,
+      );
+      const r2 = await bash(
+        'server-setup.sh',
+        [
+          '--role',
+          'writer',
+          '--server-id',
+          '1',
+          '--port',
+          '3306',
+          '--options-b64',
+          managed,
+          '--secret-arn',
+          SECRET_ARN,
+        ],
+        badEnv,
+      );
 
-    // Assert
-    expect(r1.code).toBe(1);
-    expect(r1.stderr.trim().split('\n')).toEqual([
-      expect.stringMatching(/^server-setup\.sh: mariadbd did not start: .*unknown variable 'innodb_no_such_option=1'/),
-    ]);
-    expect(r2.code).toBe(1);
-    expect(r2.stderr.trim()).toMatch(/^server-setup\.sh: option line 1 sets port, which this script sets itself/);
-    expect(serverProcessesUnder('mariadbd', homes.bad)).toEqual([]);
-  });
+      // Assert
+      expect(r1.code).toBe(1);
+      expect(r1.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(
+          /^server-setup\.sh: mariadbd did not start: .*unknown variable 'innodb_no_such_option=1'/,
+        ),
+      ]);
+      expect(r2.code).toBe(1);
+      expect(r2.stderr.trim()).toMatch(/^server-setup\.sh: option line 1 sets port, which this script sets itself/);
+      expect(serverProcessesUnder('mariadbd', homes.bad)).toEqual([]);
+    },
+  );
 });

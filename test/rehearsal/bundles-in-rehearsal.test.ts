@@ -116,7 +116,8 @@ describe('the AWS rehearsal runs the synthesized functions', () => {
     for (const [task, f] of ran) {
       // Bound by the template's logical id of the Task's function, not by the TypeScript handler.
       expect(f.logicalId).toBe(synthesized.find((s) => s.task === task)!.logicalId);
-      if (f.invocations === 0) continue; // a Task only a failure path runs (TeardownCellOnError's function is TeardownCell's)
+      // a Task only a failure path runs (TeardownCellOnError's function is TeardownCell's)
+      if (f.invocations === 0) continue;
       expect(f.coldStarts).toBeGreaterThanOrEqual(1);
       expect(f.pids).not.toContain(process.pid);
     }
@@ -166,7 +167,8 @@ describe('the AWS rehearsal runs the synthesized functions', () => {
   it("ends a Task past its function's timeout as Sandbox.Timedout, which the state machine's Catch tears down", async () => {
     // Arrange: StartClients waiting 6 s before its work, with a 2 s timeout.
     const slow =
-      "'use strict';\nconst real = require('./bundle.js');\nexports.handler = async (event, context) => { await new Promise((r) => setTimeout(r, 6000)); return real.handler(event, context); };\n";
+      "'use strict';\nconst real = require('./bundle.js');\nexports.handler = async (event, context) => { " +
+      'await new Promise((r) => setTimeout(r, 6000)); return real.handler(event, context); };\n';
     const synthesize = withAsset('start-clients', slow, 2);
 
     // Act

@@ -164,7 +164,8 @@ describe('parameter groups in effect before anything is measured', () => {
       expect.arrayContaining([
         expect.stringMatching(
           new RegExp(
-            `instance ${names.readerId(1)}: cluster parameter group ${names.clusterParameterGroup} applying \\(max_prepared_stmt_count, aurora_replica_read_consistency\\)`,
+            `instance ${names.readerId(1)}: cluster parameter group ${names.clusterParameterGroup} applying ` +
+              `\\(max_prepared_stmt_count, aurora_replica_read_consistency\\)`,
           ),
         ),
       ]),
@@ -223,7 +224,8 @@ describe('parameter groups in effect before anything is measured', () => {
     await expect(outcome).rejects.toMatchObject({ name: 'ConfigurationNotInEffectError' });
     await expect(outcome).rejects.toThrow(
       new RegExp(
-        `aurora_replica_read_consistency: asked SESSION, instance ${names.readerId(1)} runs EVENTUAL \\(cluster parameter group`,
+        `aurora_replica_read_consistency: asked SESSION, instance ${names.readerId(1)} runs EVENTUAL ` +
+          `\\(cluster parameter group`,
       ),
     );
   }, 300_000);

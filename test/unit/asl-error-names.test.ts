@@ -104,30 +104,34 @@ describe('ASL error names and error classes', () => {
     expect(unknown).toEqual([]);
   });
 
-  it('every Lambda Task retries the transient errors, teardowns also retry resources still in use, RunStep nothing else (a step not done yet is a value)', () => {
-    // Arrange
-    const teardowns = tasks.filter(([, s]) => s.Resource?.includes('TeardownCell'));
-    const runSteps = tasks.filter(([, s]) => s.Resource?.includes('RunStep'));
+  it(
+    'every Lambda Task retries the transient errors, teardowns also retry resources still in use, RunStep ' +
+      'nothing else (a step not done yet is a value)',
+    () => {
+      // Arrange
+      const teardowns = tasks.filter(([, s]) => s.Resource?.includes('TeardownCell'));
+      const runSteps = tasks.filter(([, s]) => s.Resource?.includes('RunStep'));
 
-    // Act
-    const missingTransient = tasks
-      .filter(([, s]) => !RETRIED_ON_EVERY_TASK.every((n) => retried(s).includes(n)))
-      .map(([name]) => name);
-    const missingInUse = teardowns
-      .filter(([, s]) => !RETRIED_ON_TEARDOWN.every((n) => retried(s).includes(n)))
-      .map(([name]) => name);
-    const runStepOthers = runSteps.flatMap(([, s]) =>
-      retried(s).filter((n) => !serviceName(n) && !RETRIED_ON_EVERY_TASK.includes(n)),
-    );
-    const notRetriedButMatched = NOT_RETRIED.filter((n) => tasks.some(([, s]) => retried(s).includes(n)));
+      // Act
+      const missingTransient = tasks
+        .filter(([, s]) => !RETRIED_ON_EVERY_TASK.every((n) => retried(s).includes(n)))
+        .map(([name]) => name);
+      const missingInUse = teardowns
+        .filter(([, s]) => !RETRIED_ON_TEARDOWN.every((n) => retried(s).includes(n)))
+        .map(([name]) => name);
+      const runStepOthers = runSteps.flatMap(([, s]) =>
+        retried(s).filter((n) => !serviceName(n) && !RETRIED_ON_EVERY_TASK.includes(n)),
+      );
+      const notRetriedButMatched = NOT_RETRIED.filter((n) => tasks.some(([, s]) => retried(s).includes(n)));
 
-    // Assert
-    expect(tasks.length).toBeGreaterThan(0);
-    expect(teardowns.map(([name]) => name)).toEqual(['TeardownCell', 'TeardownCellOnError']);
-    expect(missingTransient).toEqual([]);
-    expect(missingInUse).toEqual([]);
-    expect(runSteps.map(([name]) => name)).toEqual(['RunStep']);
-    expect(runStepOthers).toEqual([]);
-    expect(notRetriedButMatched).toEqual([]);
-  });
+      // Assert
+      expect(tasks.length).toBeGreaterThan(0);
+      expect(teardowns.map(([name]) => name)).toEqual(['TeardownCell', 'TeardownCellOnError']);
+      expect(missingTransient).toEqual([]);
+      expect(missingInUse).toEqual([]);
+      expect(runSteps.map(([name]) => name)).toEqual(['RunStep']);
+      expect(runStepOthers).toEqual([]);
+      expect(notRetriedButMatched).toEqual([]);
+    },
+  );
 });

@@ -285,77 +285,92 @@ describe('the bill and the storage break-even', () => {
 });
 
 describe('the report sections', () => {
-  it('measures the scaling lag from the step start to the first minute at 90% of the peak, and none when capacity did not rise', () => {
-    const point = (minute: number, value: number): UsagePoint => ({
-      cell_id: 'c',
-      step_id: 's',
-      instance_id: 'w',
-      metric: 'ServerlessDatabaseCapacity',
-      ts: new Date(Date.parse('2024-05-01T10:00:00Z') + minute * 60000).toISOString(),
-      value,
-    });
-    expect(
-      scalingLagS({ started_at: '2024-05-01T10:00:00.000Z' }, [point(0, 1), point(1, 4), point(2, 9.5), point(3, 10)]),
-    ).toBe(120);
-    expect(scalingLagS({ started_at: '2024-05-01T10:00:00.000Z' }, [point(0, 8), point(1, 8)])).toBeNull();
-  });
+  it(
+    'measures the scaling lag from the step start to the first minute at 90% of the peak, and none when ' +
+      'capacity did not rise',
+    () => {
+      const point = (minute: number, value: number): UsagePoint => ({
+        cell_id: 'c',
+        step_id: 's',
+        instance_id: 'w',
+        metric: 'ServerlessDatabaseCapacity',
+        ts: new Date(Date.parse('2024-05-01T10:00:00Z') + minute * 60000).toISOString(),
+        value,
+      });
+      expect(
+        scalingLagS({ started_at: '2024-05-01T10:00:00.000Z' }, [
+          point(0, 1),
+          point(1, 4),
+          point(2, 9.5),
+          point(3, 10),
+        ]),
+      ).toBe(120);
+      expect(scalingLagS({ started_at: '2024-05-01T10:00:00.000Z' }, [point(0, 8), point(1, 8)])).toBeNull();
+    },
+  );
 
-  it('answers provisioned vs Serverless v2 first with throughput, p99, scaling lag and cost per million transactions, and bills the run', () => {
-    // Arrange: three repeats each; Serverless v2 at 90% of the throughput, its capacity rising to 8 ACUs in two minutes.
-    const s = validateSpec(
-      spec(
-        [
-          { name: 'prov', instanceClass: 'db.r6g.xlarge' },
-          { name: 'sls', instanceClass: 'db.serverless', minAcu: 1, maxAcu: 16 },
-        ],
-        '3.08.0',
-      ),
-    );
-    s.workloads[0]!.threads = [16];
-    const plan = planRun({ ...s, repeats: 3 }, { backend: 'aws', runId: 'unit-run' });
-    const steps = plan.cells.map((cell, i) =>
-      stepResult({
-        variant: cell.variant.name,
-        cell_id: cell.cellId,
-        repeat: cell.repeat,
-        step_id: cell.steps[0]!.stepId,
-        workload: 'rw',
-        threads: 16,
-        instance_class: cell.variant.instanceClass,
-        started_at: '2024-05-01T10:00:00.000Z',
-        ended_at: '2024-05-01T10:05:00.000Z',
-        tps: (cell.variant.name === 'sls' ? 900 : 1000) + (i % 3) * 10,
-        lat_p95_ms: 20,
-        lat_p99_ms: cell.variant.name === 'sls' ? 40 : 30,
-      }),
-    );
-    const capacity: UsagePoint[] = plan.cells
-      .filter((c) => c.variant.name === 'sls')
-      .flatMap((c) =>
-        [1, 4, 8, 8, 8].map((value, minute) => ({
-          cell_id: c.cellId,
-          step_id: c.steps[0]!.stepId,
-          instance_id: `${c.cellId}-w`,
-          metric: 'ServerlessDatabaseCapacity',
-          ts: new Date(Date.parse('2024-05-01T10:00:00Z') + minute * 60000).toISOString(),
-          value,
-        })),
+  it(
+    'answers provisioned vs Serverless v2 first with throughput, p99, scaling lag and cost per million ' +
+      'transactions, and bills the run',
+    () => {
+      // Arrange: three repeats each; Serverless v2 at 90% of the
+      // throughput, its capacity rising to 8 ACUs in two minutes.
+      const s = validateSpec(
+        spec(
+          [
+            { name: 'prov', instanceClass: 'db.r6g.xlarge' },
+            { name: 'sls', instanceClass: 'db.serverless', minAcu: 1, maxAcu: 16 },
+          ],
+          '3.08.0',
+        ),
       );
-    const data = { ...runData(steps, { ...s, repeats: 3 }), plan, auroraUsage: { capacity, volumeIo: [] } };
-    // Act
-    const sections = auroraChoicesSections(makeContext(data, prices), data.auroraUsage);
-    // Assert
-    const serverless = sections.find((x) => x.id === 'serverless')!;
-    expect(serverless.answer!.lines[0]).toMatch(
-      /sls \(Serverless v2 1-16 ACU\) vs prov \(db\.r6g\.xlarge\): throughput 9\d% \(95% CI 9\d%–9\d%\), p99 133%.*scaling lag 120 ±0 s; cost per million transactions 0\.21 ±0\.00 vs 0\.14 ±0\.00 USD/,
-    );
-    const row = serverless.tables[0]!.rows.find((r) => r[1]!.startsWith('sls'))!;
-    // Average capacity (1 + 4 + 8 + 8 + 8) / 5 = 5.8 ACUs: 5.8 x $0.12 / (~910 TPS x 3600 s) x 1e6 = $0.21 per million; db.r6g.xlarge $0.519 / (~1,010 x 3600) x 1e6 = $0.14.
-    expect(row[6]).toBe('5.8 ±0.0');
-    const bill = sections.find((x) => x.id === 'bill')!;
-    expect(bill.findings[0]).toMatch(/cost \$\d+\.\d\d from what really ran .* against \$\d+\.\d\d estimated/);
-    expect(bill.tables[0]!.rows.find((r) => r[0] === 'sls-r1')![1]).toMatch(/ACU-hours measured on 1 instance/);
-  });
+      s.workloads[0]!.threads = [16];
+      const plan = planRun({ ...s, repeats: 3 }, { backend: 'aws', runId: 'unit-run' });
+      const steps = plan.cells.map((cell, i) =>
+        stepResult({
+          variant: cell.variant.name,
+          cell_id: cell.cellId,
+          repeat: cell.repeat,
+          step_id: cell.steps[0]!.stepId,
+          workload: 'rw',
+          threads: 16,
+          instance_class: cell.variant.instanceClass,
+          started_at: '2024-05-01T10:00:00.000Z',
+          ended_at: '2024-05-01T10:05:00.000Z',
+          tps: (cell.variant.name === 'sls' ? 900 : 1000) + (i % 3) * 10,
+          lat_p95_ms: 20,
+          lat_p99_ms: cell.variant.name === 'sls' ? 40 : 30,
+        }),
+      );
+      const capacity: UsagePoint[] = plan.cells
+        .filter((c) => c.variant.name === 'sls')
+        .flatMap((c) =>
+          [1, 4, 8, 8, 8].map((value, minute) => ({
+            cell_id: c.cellId,
+            step_id: c.steps[0]!.stepId,
+            instance_id: `${c.cellId}-w`,
+            metric: 'ServerlessDatabaseCapacity',
+            ts: new Date(Date.parse('2024-05-01T10:00:00Z') + minute * 60000).toISOString(),
+            value,
+          })),
+        );
+      const data = { ...runData(steps, { ...s, repeats: 3 }), plan, auroraUsage: { capacity, volumeIo: [] } };
+      // Act
+      const sections = auroraChoicesSections(makeContext(data, prices), data.auroraUsage);
+      // Assert
+      const serverless = sections.find((x) => x.id === 'serverless')!;
+      expect(serverless.answer!.lines[0]).toMatch(
+        /sls \(Serverless v2 1-16 ACU\) vs prov \(db\.r6g\.xlarge\): throughput 9\d% \(95% CI 9\d%–9\d%\), p99 133%.*scaling lag 120 ±0 s; cost per million transactions 0\.21 ±0\.00 vs 0\.14 ±0\.00 USD/,
+      );
+      const row = serverless.tables[0]!.rows.find((r) => r[1]!.startsWith('sls'))!;
+      // Average capacity (1 + 4 + 8 + 8 + 8) / 5 = 5.8 ACUs: 5.8 x $0.12 / (~910 TPS x 3600
+      // s) x 1e6 = $0.21 per million; db.r6g.xlarge $0.519 / (~1,010 x 3600) x 1e6 = $0.14.
+      expect(row[6]).toBe('5.8 ±0.0');
+      const bill = sections.find((x) => x.id === 'bill')!;
+      expect(bill.findings[0]).toMatch(/cost \$\d+\.\d\d from what really ran .* against \$\d+\.\d\d estimated/);
+      expect(bill.tables[0]!.rows.find((r) => r[0] === 'sls-r1')![1]).toMatch(/ACU-hours measured on 1 instance/);
+    },
+  );
 
   it('says which storage is cheaper from the measured I/O per transaction, with the break-even', () => {
     const s = validateSpec(spec([{ name: 'std', instanceClass: 'db.r6g.xlarge', storage: 'standard' }]));

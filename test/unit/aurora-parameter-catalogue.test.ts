@@ -58,40 +58,44 @@ describe('the Aurora MySQL parameter catalogue', () => {
     expect(lookupParameter(V2, 'transaction_isolation')).toBeUndefined();
   });
 
-  it('has the write forwarding parameters the AWS backend sets, at cluster level, with the ranges the spec schema allows', () => {
-    // Arrange: everything clusterParametersFor can derive from a writeForwarding block
-    const wf = WriteForwardingSchema.parse({
-      enabled: true,
-      consistency: 'GLOBAL',
-      maxConnectionsPct: 90,
-      idleTimeoutS: 3600,
-    });
-    const derived = writeForwardingParameters(wf);
-    // Act
-    const problems = parameterProblems(V3, 'cluster', derived);
-    const infos = Object.keys(derived).map((name) => lookupParameter(V3, name));
-    // Assert
-    expect(Object.keys(derived).sort()).toEqual([
-      'aurora_fwd_writer_idle_timeout',
-      'aurora_fwd_writer_max_connections_pct',
-      'aurora_replica_read_consistency',
-    ]);
-    expect(problems).toEqual([]);
-    expect(infos.every((i) => i?.cluster?.modifiable === true && i.instance === undefined)).toBe(true);
-    expect(lookupParameter(V3, 'aurora_replica_read_consistency')?.allowedValues).toEqual([
-      'EVENTUAL',
-      'SESSION',
-      'GLOBAL',
-    ]);
-    expect(lookupParameter(V3, 'aurora_fwd_writer_max_connections_pct')?.range).toEqual({ min: '0', max: '90' });
-    expect(lookupParameter(V3, 'aurora_fwd_writer_idle_timeout')?.range).toEqual({ min: '1', max: '86400' });
-    // The schema's bounds are AWS's: the whole published range and nothing past it.
-    expect(WriteForwardingSchema.safeParse({ enabled: true, maxConnectionsPct: 0, idleTimeoutS: 86400 }).success).toBe(
-      true,
-    );
-    expect(WriteForwardingSchema.safeParse({ enabled: true, idleTimeoutS: 86401 }).success).toBe(false);
-    expect(WriteForwardingSchema.safeParse({ enabled: true, maxConnectionsPct: 91 }).success).toBe(false);
-  });
+  it(
+    'has the write forwarding parameters the AWS backend sets, at cluster level, with the ranges the spec ' +
+      'schema allows',
+    () => {
+      // Arrange: everything clusterParametersFor can derive from a writeForwarding block
+      const wf = WriteForwardingSchema.parse({
+        enabled: true,
+        consistency: 'GLOBAL',
+        maxConnectionsPct: 90,
+        idleTimeoutS: 3600,
+      });
+      const derived = writeForwardingParameters(wf);
+      // Act
+      const problems = parameterProblems(V3, 'cluster', derived);
+      const infos = Object.keys(derived).map((name) => lookupParameter(V3, name));
+      // Assert
+      expect(Object.keys(derived).sort()).toEqual([
+        'aurora_fwd_writer_idle_timeout',
+        'aurora_fwd_writer_max_connections_pct',
+        'aurora_replica_read_consistency',
+      ]);
+      expect(problems).toEqual([]);
+      expect(infos.every((i) => i?.cluster?.modifiable === true && i.instance === undefined)).toBe(true);
+      expect(lookupParameter(V3, 'aurora_replica_read_consistency')?.allowedValues).toEqual([
+        'EVENTUAL',
+        'SESSION',
+        'GLOBAL',
+      ]);
+      expect(lookupParameter(V3, 'aurora_fwd_writer_max_connections_pct')?.range).toEqual({ min: '0', max: '90' });
+      expect(lookupParameter(V3, 'aurora_fwd_writer_idle_timeout')?.range).toEqual({ min: '1', max: '86400' });
+      // The schema's bounds are AWS's: the whole published range and nothing past it.
+      expect(
+        WriteForwardingSchema.safeParse({ enabled: true, maxConnectionsPct: 0, idleTimeoutS: 86400 }).success,
+      ).toBe(true);
+      expect(WriteForwardingSchema.safeParse({ enabled: true, idleTimeoutS: 86401 }).success).toBe(false);
+      expect(WriteForwardingSchema.safeParse({ enabled: true, maxConnectionsPct: 91 }).success).toBe(false);
+    },
+  );
 
   it('accepts what Aurora lets you set: an empty problem list', () => {
     // Act
@@ -211,24 +215,29 @@ describe('the Aurora MySQL parameter catalogue', () => {
     expect(edges).toEqual([]);
   });
 
-  it('refuses relaxed commit durability on Aurora MySQL 3 without the data-loss acknowledgement, and warns that 2 behaves like 1 there', () => {
-    // Act
-    const [missing] = parameterProblems(V3, 'cluster', { innodb_flush_log_at_trx_commit: 0 });
-    const durable = parameterProblems(V3, 'cluster', { innodb_flush_log_at_trx_commit: 1 });
-    const caveats = parameterCaveats(V3, { innodb_flush_log_at_trx_commit: 2 });
-    // Assert
-    expect(missing!.reason).toBe(
-      'a value other than 1 needs innodb_trx_commit_allow_data_loss=1 in the same cluster parameters on Aurora MySQL 3 (AWS: setting it acknowledges the risk of data loss)',
-    );
-    expect(durable).toEqual([]);
-    expect(caveats).toEqual([
-      {
-        name: 'innodb_flush_log_at_trx_commit',
-        reason: expect.stringMatching(/value 2 waits for the cluster volume like 1/),
-      },
-    ]);
-    expect(parameterCaveats(V2, { innodb_flush_log_at_trx_commit: 2 })).toEqual([]);
-  });
+  it(
+    'refuses relaxed commit durability on Aurora MySQL 3 without the data-loss acknowledgement, and warns ' +
+      'that 2 behaves like 1 there',
+    () => {
+      // Act
+      const [missing] = parameterProblems(V3, 'cluster', { innodb_flush_log_at_trx_commit: 0 });
+      const durable = parameterProblems(V3, 'cluster', { innodb_flush_log_at_trx_commit: 1 });
+      const caveats = parameterCaveats(V3, { innodb_flush_log_at_trx_commit: 2 });
+      // Assert
+      expect(missing!.reason).toBe(
+        'a value other than 1 needs innodb_trx_commit_allow_data_loss=1 in the same cluster parameters on Aurora ' +
+          'MySQL 3 (AWS: setting it acknowledges the risk of data loss)',
+      );
+      expect(durable).toEqual([]);
+      expect(caveats).toEqual([
+        {
+          name: 'innodb_flush_log_at_trx_commit',
+          reason: expect.stringMatching(/value 2 waits for the cluster volume like 1/),
+        },
+      ]);
+      expect(parameterCaveats(V2, { innodb_flush_log_at_trx_commit: 2 })).toEqual([]);
+    },
+  );
 
   it('names an engine version it cannot read instead of guessing a major version', () => {
     // Act

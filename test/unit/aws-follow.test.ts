@@ -184,7 +184,8 @@ it('prints the cells’ and steps’ lines from the child executions of both Map
     `cells started as map run ${CELLS_MAP_RUN}`,
     '[1/1 r6g-r1] provisioning',
     '[1/1 r6g-r1] db.r6g.large writer + 0 reader(s), 1 step(s)',
-    '[1/1 r6g-r1] step 1/1 rw-t2: oltp_read_write on writer, 2 threads x 1 client(s), 60s · ETA 32 min (about 12:31 UTC), 0 of 1 steps done',
+    '[1/1 r6g-r1] step 1/1 rw-t2: oltp_read_write on writer, 2 threads x 1 client(s), 60s · ETA 32 min (about ' +
+      '12:31 UTC), 0 of 1 steps done',
     '[1/1 r6g-r1]   ok: 622.9 tps, 12,511.3 qps',
     'execution SUCCEEDED',
     'results: aurora-bench results --aws --run run-1',

@@ -77,7 +77,8 @@ describe('the parent execution state of an AWS run', () => {
       preparePlan({ spec: validateSpec(input), scripts: {} }, { backend: 'aws', now: NOW }).plan,
     );
 
-    // Assert: a lower bound, and exactly the items PlanRun hands the Map (less the array's brackets, plus a comma each).
+    // Assert: a lower bound, and exactly the items PlanRun hands
+    // the Map (less the array's brackets, plus a comma each).
     expect(planned.items).toEqual(Array.from({ length: order === 'duet' ? 20 : 400 }, (_, i) => i));
     expect(estimate).toBeLessThanOrEqual(real);
     expect(estimate).toBe(Buffer.byteLength(JSON.stringify(planned.items)) - 1);

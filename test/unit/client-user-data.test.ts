@@ -1,7 +1,7 @@
 /**
  * The client and server user data (lib/client-user-data.ts): the order and paths of their steps (the
- * whole boot runs in test/integration/client-boot.test.ts), and the dead-man's switch run by bash: the instance metadata is a
- * local HTTP server answering like IMDSv2 (there is none outside EC2), and `shutdown` is a shell
+ * whole boot runs in test/integration/client-boot.test.ts), and the dead-man's switch run by bash: the instance
+ * metadata is a local HTTP server answering like IMDSv2 (there is none outside EC2), and `shutdown` is a shell
  * function recording its arguments (the real one would stop this machine).
  */
 import { execFile } from 'node:child_process';
@@ -141,32 +141,42 @@ describe('the user data install steps', () => {
     );
   });
 
-  it("installs Debian's packages, then the runner, then the SSM agent, and proves sysbench works last, with the failure trap cleared so its own reason is the one reported", () => {
-    // Arrange
-    const at = (line: string) => commands.findIndex((c) => c.includes(line));
+  it(
+    "installs Debian's packages, then the runner, then the SSM agent, and proves sysbench works last, with " +
+      'the failure trap cleared so its own reason is the one reported',
+    () => {
+      // Arrange
+      const at = (line: string) => commands.findIndex((c) => c.includes(line));
 
-    // Assert
-    expect(commands.slice(-2)).toEqual([
-      'trap - EXIT',
-      '"${AURORA_BENCH_HOME:-/opt/aurora-bench}/client/client-ready.sh" --marker-uri "$ready_marker_uri"',
-    ]);
-    expect(script).toContain('apt-get -q install -y --no-install-recommends sysbench awscli jq');
-    expect(at('apt-get -q install')).toBeLessThan(at('trap report_not_ready EXIT'));
-    expect(at('trap report_not_ready EXIT')).toBeLessThan(at('aws s3 cp --only-show-errors --recursive'));
-    expect(at('aws s3 cp --only-show-errors --recursive')).toBeLessThan(at('dpkg -i /tmp/amazon-ssm-agent.deb'));
-    expect(script).toContain('ready_marker_uri="s3://lake/clients/${instance_id}/ready.json"');
-    expect(script).not.toMatch(/\bdnf\b|install-sysbench/);
-  });
+      // Assert
+      expect(commands.slice(-2)).toEqual([
+        'trap - EXIT',
+        '"${AURORA_BENCH_HOME:-/opt/aurora-bench}/client/client-ready.sh" --marker-uri "$ready_marker_uri"',
+      ]);
+      expect(script).toContain('apt-get -q install -y --no-install-recommends sysbench awscli jq');
+      expect(at('apt-get -q install')).toBeLessThan(at('trap report_not_ready EXIT'));
+      expect(at('trap report_not_ready EXIT')).toBeLessThan(at('aws s3 cp --only-show-errors --recursive'));
+      expect(at('aws s3 cp --only-show-errors --recursive')).toBeLessThan(at('dpkg -i /tmp/amazon-ssm-agent.deb'));
+      expect(script).toContain('ready_marker_uri="s3://lake/clients/${instance_id}/ready.json"');
+      expect(script).not.toMatch(/\bdnf\b|install-sysbench/);
+    },
+  );
 
-  it("fetches the SSM agent's Debian package from the region's public bucket, for the machine's architecture (Systems Manager User Guide, agent-install-deb)", () => {
-    expect(script).toContain(
-      'aws s3 cp --only-show-errors --no-sign-request "s3://amazon-ssm-${AWS_DEFAULT_REGION}/latest/debian_$(dpkg --print-architecture)/amazon-ssm-agent.deb" /tmp/amazon-ssm-agent.deb',
-    );
-    expect(commands).toContain('systemctl enable --now amazon-ssm-agent');
-    expect(commands.indexOf("export AWS_DEFAULT_REGION='eu-west-1'")).toBeLessThan(
-      commands.findIndex((c) => c.includes('amazon-ssm-${AWS_DEFAULT_REGION}')),
-    );
-  });
+  it(
+    "fetches the SSM agent's Debian package from the region's public bucket, for the machine's architecture " +
+      '(Systems Manager User Guide, agent-install-deb)',
+    () => {
+      expect(script).toContain(
+        'aws s3 cp --only-show-errors --no-sign-request ' +
+          '"s3://amazon-ssm-${AWS_DEFAULT_REGION}/latest/debian_$(dpkg --print-architecture)/amazon-ssm-agent.deb" ' +
+          '/tmp/amazon-ssm-agent.deb',
+      );
+      expect(commands).toContain('systemctl enable --now amazon-ssm-agent');
+      expect(commands.indexOf("export AWS_DEFAULT_REGION='eu-west-1'")).toBeLessThan(
+        commands.findIndex((c) => c.includes('amazon-ssm-${AWS_DEFAULT_REGION}')),
+      );
+    },
+  );
 });
 
 describe('the self-managed server user data', () => {

@@ -60,7 +60,8 @@ describe('E-Divisive means on series with known change points', () => {
         const s = seriesOfKind(kind, length, seed);
         // Act
         const r = eDivisive(s.values, { ...HISTORY, seed });
-        // Assert: the known change (a first value after it can look like the values before), nothing else in these seeds
+        // Assert: the known change (a first value after it can look
+        // like the values before), nothing else in these seeds
         expect(r.changePoints).toHaveLength(1);
         expect(Math.abs(r.changePoints[0]!.index - s.changePoints[0]!)).toBeLessThanOrEqual(1);
         expect(r.changePoints[0]!.pValue).toBeLessThanOrEqual(0.01);
@@ -128,29 +129,33 @@ describe('E-Divisive means on series with known change points', () => {
     expect(withChange).toBeLessThanOrEqual(2);
   });
 
-  it('gives the same change points and p-values for the same seed, and stops early only where the decision is already made', () => {
-    // Arrange
-    const s = segmentedSeries(
-      'two steps',
-      [
-        { length: 15, mean: 100, sd: 3 },
-        { length: 15, mean: 90, sd: 3 },
-        { length: 15, mean: 95, sd: 3 },
-      ],
-      3,
-    );
-    // Act
-    const a = eDivisive(s.values, { ...HISTORY, seed: 9 });
-    const b = eDivisive(s.values, { ...HISTORY, seed: 9 });
-    const full = eDivisive(s.values, { ...HISTORY, seed: 9, stopEarly: false });
-    // Assert
-    expect(b).toEqual(a);
-    expect(full.changePoints).toEqual(a.changePoints);
-    expect(a.rejected!.stoppedEarly).toBe(true);
-    expect(a.rejected!.permutations).toBeLessThan(199);
-    expect(full.rejected!.permutations).toBe(199);
-    expect(full.rejected!.pValue).toBeGreaterThan(0.01);
-  });
+  it(
+    'gives the same change points and p-values for the same seed, and stops early only where the decision is ' +
+      'already made',
+    () => {
+      // Arrange
+      const s = segmentedSeries(
+        'two steps',
+        [
+          { length: 15, mean: 100, sd: 3 },
+          { length: 15, mean: 90, sd: 3 },
+          { length: 15, mean: 95, sd: 3 },
+        ],
+        3,
+      );
+      // Act
+      const a = eDivisive(s.values, { ...HISTORY, seed: 9 });
+      const b = eDivisive(s.values, { ...HISTORY, seed: 9 });
+      const full = eDivisive(s.values, { ...HISTORY, seed: 9, stopEarly: false });
+      // Assert
+      expect(b).toEqual(a);
+      expect(full.changePoints).toEqual(a.changePoints);
+      expect(a.rejected!.stoppedEarly).toBe(true);
+      expect(a.rejected!.permutations).toBeLessThan(199);
+      expect(full.rejected!.permutations).toBe(199);
+      expect(full.rejected!.pValue).toBeGreaterThan(0.01);
+    },
+  );
 
   it("computes signal-processing-algorithms' statistic at every split as its definition does", () => {
     // Arrange

@@ -157,58 +157,62 @@ describe('engine kinds in the spec', () => {
     expect(problemsOf(mixed).map((p) => p.path)).toEqual(['variants[1].instanceParameters.thread_handling']);
   });
 
-  it("checks RDS engines' parameters against the rules the RDS User Guide states: the thread pool is RDS for MariaDB's, not RDS for MySQL's", () => {
-    // Arrange
-    const mariadb = spec(
-      { kind: 'rds-mariadb', version: '10.11.9' },
-      { instanceParameters: { thread_handling: 'pool-of-threads', thread_pool_size: 16 } },
-    );
-    const mysql = spec(
-      { kind: 'rds-mysql', version: '8.0.39' },
-      { instanceParameters: { thread_handling: 'pool-of-threads' } },
-    );
-    const badValue = spec(
-      { kind: 'rds-mariadb', version: '10.11.9' },
-      { instanceParameters: { thread_handling: 'pool' } },
-    );
-    const mysqlOnly = spec(
-      { kind: 'rds-mariadb', version: '10.11.9' },
-      {
-        clusterParameters: { optimizer_trace: 'enabled=on' },
-        instanceParameters: { aurora_use_vector_instructions: 1 },
-      },
-    );
-    const apgOnRds = spec(
-      { kind: 'rds-postgresql', version: '16.4' },
-      { clusterParameters: { 'apg_write_forward.consistency_mode': 'session' } },
-    );
-    // Act / Assert
-    expect(() => validateSpec(mariadb)).not.toThrow();
-    expect(problemsOf(mysql)).toEqual([
-      {
-        path: 'variants[0].instanceParameters.thread_handling',
-        message: expect.stringMatching(
-          /MariaDB-only parameter .*the thread pool is a parameter on RDS for MariaDB, not RDS for MySQL/,
-        ),
-      },
-    ]);
-    expect(problemsOf(badValue)).toEqual([
-      {
-        path: 'variants[0].instanceParameters.thread_handling',
-        message: expect.stringMatching(/takes one-thread-per-connection, no-threads, pool-of-threads, got "pool"/),
-      },
-    ]);
-    expect(problemsOf(mysqlOnly).map((p) => p.path)).toEqual([
-      'variants[0].clusterParameters.optimizer_trace',
-      'variants[0].instanceParameters.aurora_use_vector_instructions',
-    ]);
-    expect(problemsOf(apgOnRds)).toEqual([
-      {
-        path: 'variants[0].clusterParameters.apg_write_forward.consistency_mode',
-        message: expect.stringMatching(/Aurora PostgreSQL parameter/),
-      },
-    ]);
-  });
+  it(
+    "checks RDS engines' parameters against the rules the RDS User Guide states: the thread pool is RDS for " +
+      "MariaDB's, not RDS for MySQL's",
+    () => {
+      // Arrange
+      const mariadb = spec(
+        { kind: 'rds-mariadb', version: '10.11.9' },
+        { instanceParameters: { thread_handling: 'pool-of-threads', thread_pool_size: 16 } },
+      );
+      const mysql = spec(
+        { kind: 'rds-mysql', version: '8.0.39' },
+        { instanceParameters: { thread_handling: 'pool-of-threads' } },
+      );
+      const badValue = spec(
+        { kind: 'rds-mariadb', version: '10.11.9' },
+        { instanceParameters: { thread_handling: 'pool' } },
+      );
+      const mysqlOnly = spec(
+        { kind: 'rds-mariadb', version: '10.11.9' },
+        {
+          clusterParameters: { optimizer_trace: 'enabled=on' },
+          instanceParameters: { aurora_use_vector_instructions: 1 },
+        },
+      );
+      const apgOnRds = spec(
+        { kind: 'rds-postgresql', version: '16.4' },
+        { clusterParameters: { 'apg_write_forward.consistency_mode': 'session' } },
+      );
+      // Act / Assert
+      expect(() => validateSpec(mariadb)).not.toThrow();
+      expect(problemsOf(mysql)).toEqual([
+        {
+          path: 'variants[0].instanceParameters.thread_handling',
+          message: expect.stringMatching(
+            /MariaDB-only parameter .*the thread pool is a parameter on RDS for MariaDB, not RDS for MySQL/,
+          ),
+        },
+      ]);
+      expect(problemsOf(badValue)).toEqual([
+        {
+          path: 'variants[0].instanceParameters.thread_handling',
+          message: expect.stringMatching(/takes one-thread-per-connection, no-threads, pool-of-threads, got "pool"/),
+        },
+      ]);
+      expect(problemsOf(mysqlOnly).map((p) => p.path)).toEqual([
+        'variants[0].clusterParameters.optimizer_trace',
+        'variants[0].instanceParameters.aurora_use_vector_instructions',
+      ]);
+      expect(problemsOf(apgOnRds)).toEqual([
+        {
+          path: 'variants[0].clusterParameters.apg_write_forward.consistency_mode',
+          message: expect.stringMatching(/Aurora PostgreSQL parameter/),
+        },
+      ]);
+    },
+  );
 
   it('refuses a self-managed class whose EC2 instance type does not exist', () => {
     expect(
@@ -276,39 +280,46 @@ describe('engines in the plan', () => {
     );
   });
 
-  it('prices each engine from its own entries, falls back for Aurora PostgreSQL with a note, and names an engine without prices', () => {
-    // Arrange
-    const prices = loadPrices(repoRoot);
-    const withoutApg = structuredClone(prices);
-    delete withoutApg.regions['us-east-1']!.dbInstanceHourlyByEngine!['aurora-postgresql'];
-    const withoutRds = structuredClone(prices);
-    delete withoutRds.regions['us-east-1']!.dbInstanceHourlyByEngine!['rds-mariadb'];
-    const apg = planRun(validateSpec(spec({ kind: 'aurora-postgresql', version: '16.4' })), {
-      backend: 'aws',
-      now: NOW,
-    });
-    const ams = planRun(validateSpec(spec({ version: '3.04.0' })), { backend: 'aws', now: NOW });
-    const rds = planRun(validateSpec(spec({ kind: 'rds-mariadb', version: '10.11.9' })), { backend: 'aws', now: NOW });
-    // Act
-    const [apgCost, amsCost, rdsCost] = [apg, ams, rds].map((p) => estimatePlanCost(p, prices));
-    const apgFallback = estimatePlanCost(apg, withoutApg);
-    const rdsMissing = estimatePlanCost(rds, withoutRds);
-    // Assert
-    expect(apgCost!.total).not.toBeNull();
-    expect(apgCost!.notes.join('\n')).not.toMatch(/priced at the Aurora MySQL-Compatible figure/);
-    expect(rdsCost!.total).not.toBeNull();
-    // RDS for MariaDB's db.r6g.large is listed below Aurora's (no shared storage layer in its price).
-    expect(rdsCost!.cells[0]!.dbCost!).toBeLessThan(amsCost!.cells[0]!.dbCost!);
-    // RDS bills the gp3 storage allocated to each instance (20 GiB here, the least RDS takes), no I/O.
-    expect(rdsCost!.cells[0]!.storageCost).toBeGreaterThan(0);
-    expect(rdsCost!.cells[0]!.ioCost).toBe(0);
-    expect(apgFallback.cells[0]!.dbCost).toBe(amsCost!.cells[0]!.dbCost);
-    expect(apgFallback.notes.join('\n')).toMatch(
-      /Aurora PostgreSQL db\.r6g\.large priced at the Aurora MySQL-Compatible figure/,
-    );
-    expect(rdsMissing.total).toBeNull();
-    expect(rdsMissing.missing).toEqual(['rds-mariadb db.r6g.large']);
-  });
+  it(
+    'prices each engine from its own entries, falls back for Aurora PostgreSQL with a note, and names an ' +
+      'engine without prices',
+    () => {
+      // Arrange
+      const prices = loadPrices(repoRoot);
+      const withoutApg = structuredClone(prices);
+      delete withoutApg.regions['us-east-1']!.dbInstanceHourlyByEngine!['aurora-postgresql'];
+      const withoutRds = structuredClone(prices);
+      delete withoutRds.regions['us-east-1']!.dbInstanceHourlyByEngine!['rds-mariadb'];
+      const apg = planRun(validateSpec(spec({ kind: 'aurora-postgresql', version: '16.4' })), {
+        backend: 'aws',
+        now: NOW,
+      });
+      const ams = planRun(validateSpec(spec({ version: '3.04.0' })), { backend: 'aws', now: NOW });
+      const rds = planRun(validateSpec(spec({ kind: 'rds-mariadb', version: '10.11.9' })), {
+        backend: 'aws',
+        now: NOW,
+      });
+      // Act
+      const [apgCost, amsCost, rdsCost] = [apg, ams, rds].map((p) => estimatePlanCost(p, prices));
+      const apgFallback = estimatePlanCost(apg, withoutApg);
+      const rdsMissing = estimatePlanCost(rds, withoutRds);
+      // Assert
+      expect(apgCost!.total).not.toBeNull();
+      expect(apgCost!.notes.join('\n')).not.toMatch(/priced at the Aurora MySQL-Compatible figure/);
+      expect(rdsCost!.total).not.toBeNull();
+      // RDS for MariaDB's db.r6g.large is listed below Aurora's (no shared storage layer in its price).
+      expect(rdsCost!.cells[0]!.dbCost!).toBeLessThan(amsCost!.cells[0]!.dbCost!);
+      // RDS bills the gp3 storage allocated to each instance (20 GiB here, the least RDS takes), no I/O.
+      expect(rdsCost!.cells[0]!.storageCost).toBeGreaterThan(0);
+      expect(rdsCost!.cells[0]!.ioCost).toBe(0);
+      expect(apgFallback.cells[0]!.dbCost).toBe(amsCost!.cells[0]!.dbCost);
+      expect(apgFallback.notes.join('\n')).toMatch(
+        /Aurora PostgreSQL db\.r6g\.large priced at the Aurora MySQL-Compatible figure/,
+      );
+      expect(rdsMissing.total).toBeNull();
+      expect(rdsMissing.missing).toEqual(['rds-mariadb db.r6g.large']);
+    },
+  );
 });
 
 describe('experiments/apg-graviton-vs-intel.json', () => {

@@ -19,7 +19,8 @@ describe('formatError', () => {
 
     // Assert
     expect(text).toBe(
-      'the cell could not be provisioned\n  caused by: writer not reachable\n  caused by: Error: connect ECONNREFUSED 127.0.0.1:3306',
+      'the cell could not be provisioned\n  caused by: writer not reachable\n  caused by: Error: connect ' +
+        'ECONNREFUSED 127.0.0.1:3306',
     );
     expect(error.source).toBe('exp.json');
     expect(error.jsonPath).toBe('variants[0]');

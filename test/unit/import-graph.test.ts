@@ -49,12 +49,16 @@ function layerOf(area: string): number {
   const i = LAYERS.findIndex((layer) => layer.includes(area));
   if (i < 0)
     throw new Error(
-      `${area} is in no layer of test/unit/import-graph.test.ts: add it where it belongs in the data path (docs/architecture.md)`,
+      `${area} is in no layer of test/unit/import-graph.test.ts: add it where it belongs in the data path ` +
+        `(docs/architecture.md)`,
     );
   return i;
 }
 
-/** Every relative import, require and import() of the production code between two folders: "from -> to" and the importing files. */
+/**
+ * Every relative import, require and import() of the production
+ * code between two folders: "from -> to" and the importing files.
+ */
 function edges(): Map<string, string[]> {
   const found = new Map<string, string[]>();
   for (const top of ['core', 'lib', 'lambdas', 'bin', 'bench', 'scripts']) {

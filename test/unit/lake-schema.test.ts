@@ -80,68 +80,75 @@ describe('the lake schema module against DuckDB', () => {
     },
   );
 
-  it('stepTotals (what the workflow records of a step) and step_summary (what results and reports read) agree on real rows', async () => {
-    // Arrange: the fixture's real step row, and (as another run: the fixture's is compacted) the same step as three
-    // clients, two ok and one failed without a summary, and as two clients of which one overloaded
-    const lake = lakeV1();
-    const real = await withLake(lake, (l) =>
-      l.query<StepRow>("SELECT * EXCLUDE (dt), dt FROM steps WHERE run_id = 'lake-v1-fixture'"),
-    );
-    expect(real).toHaveLength(1);
-    const [one] = real;
-    const other = { ...one!, run_id: 'agree' };
-    const clients: StepRow[] = [
-      { ...other, step_id: 'three', client_id: 'client-1', client_index: 0 },
-      { ...other, step_id: 'three', client_id: 'client-2', client_index: 1, tps: one!.tps! / 2, qps: one!.qps! / 2 },
-      {
-        ...other,
-        step_id: 'three',
-        client_id: 'client-3',
-        client_index: 2,
-        status: 'failed',
-        error: 'sysbench exited with code 1',
-        tps: null,
-        qps: null,
-      },
-    ];
-    const overloaded: StepRow[] = [
-      {
-        ...other,
-        step_id: 'over',
-        client_id: 'client-1',
-        client_index: 0,
-        status: 'overloaded',
-        error: 'could not keep the rate',
-      },
-      { ...other, step_id: 'over', client_id: 'client-2', client_index: 1 },
-    ];
-    const store = new LocalLakeStore(lake);
-    for (const rows of [clients, overloaded]) {
-      await store.put(lakeKeys.stepTable('steps', one!.dt, 'agree', one!.cell_id, rows[0]!.step_id), toJsonLines(rows));
-    }
-    // Act
-    const summary = await withLake(lake, async (l) => [
-      ...(await stepResults(l, 'lake-v1-fixture')),
-      ...(await stepResults(l, 'agree')),
-    ]);
-    // Assert: status, tps and qps the same both ways, for every step
-    const bySql = Object.fromEntries(summary.map((s) => [s.step_id, { status: s.status, tps: s.tps, qps: s.qps }]));
-    const byTs = Object.fromEntries(
-      [real, clients, overloaded].map((rows) => {
-        const t = stepTotals(rows);
-        return [rows[0]!.step_id, { status: t.status, tps: t.tps, qps: t.qps }];
-      }),
-    );
-    expect(Object.keys(bySql).sort()).toEqual(['over', 'ro-t1', 'three']);
-    for (const step of Object.keys(byTs)) {
-      expect([step, bySql[step]!.status, bySql[step]!.tps, bySql[step]!.qps]).toEqual([
-        step,
-        byTs[step]!.status,
-        expect.closeTo(byTs[step]!.tps!, 9) as number,
-        expect.closeTo(byTs[step]!.qps!, 9) as number,
+  it(
+    'stepTotals (what the workflow records of a step) and step_summary (what results and reports read) agree ' +
+      'on real rows',
+    async () => {
+      // Arrange: the fixture's real step row, and (as another run: the fixture's is compacted) the same step as three
+      // clients, two ok and one failed without a summary, and as two clients of which one overloaded
+      const lake = lakeV1();
+      const real = await withLake(lake, (l) =>
+        l.query<StepRow>("SELECT * EXCLUDE (dt), dt FROM steps WHERE run_id = 'lake-v1-fixture'"),
+      );
+      expect(real).toHaveLength(1);
+      const [one] = real;
+      const other = { ...one!, run_id: 'agree' };
+      const clients: StepRow[] = [
+        { ...other, step_id: 'three', client_id: 'client-1', client_index: 0 },
+        { ...other, step_id: 'three', client_id: 'client-2', client_index: 1, tps: one!.tps! / 2, qps: one!.qps! / 2 },
+        {
+          ...other,
+          step_id: 'three',
+          client_id: 'client-3',
+          client_index: 2,
+          status: 'failed',
+          error: 'sysbench exited with code 1',
+          tps: null,
+          qps: null,
+        },
+      ];
+      const overloaded: StepRow[] = [
+        {
+          ...other,
+          step_id: 'over',
+          client_id: 'client-1',
+          client_index: 0,
+          status: 'overloaded',
+          error: 'could not keep the rate',
+        },
+        { ...other, step_id: 'over', client_id: 'client-2', client_index: 1 },
+      ];
+      const store = new LocalLakeStore(lake);
+      for (const rows of [clients, overloaded]) {
+        await store.put(
+          lakeKeys.stepTable('steps', one!.dt, 'agree', one!.cell_id, rows[0]!.step_id),
+          toJsonLines(rows),
+        );
+      }
+      // Act
+      const summary = await withLake(lake, async (l) => [
+        ...(await stepResults(l, 'lake-v1-fixture')),
+        ...(await stepResults(l, 'agree')),
       ]);
-    }
-  });
+      // Assert: status, tps and qps the same both ways, for every step
+      const bySql = Object.fromEntries(summary.map((s) => [s.step_id, { status: s.status, tps: s.tps, qps: s.qps }]));
+      const byTs = Object.fromEntries(
+        [real, clients, overloaded].map((rows) => {
+          const t = stepTotals(rows);
+          return [rows[0]!.step_id, { status: t.status, tps: t.tps, qps: t.qps }];
+        }),
+      );
+      expect(Object.keys(bySql).sort()).toEqual(['over', 'ro-t1', 'three']);
+      for (const step of Object.keys(byTs)) {
+        expect([step, bySql[step]!.status, bySql[step]!.tps, bySql[step]!.qps]).toEqual([
+          step,
+          byTs[step]!.status,
+          expect.closeTo(byTs[step]!.tps!, 9) as number,
+          expect.closeTo(byTs[step]!.qps!, 9) as number,
+        ]);
+      }
+    },
+  );
 });
 
 describe('a lake written by the previous release (version 1)', () => {
@@ -190,7 +197,8 @@ describe('a lake written by the previous release (version 1)', () => {
     // Act / Assert
     await expect(new LocalLakeStore(lake).assertWritable()).rejects.toThrow(
       new RegExp(
-        `schema version ${LAKE_SCHEMA_VERSION + 1}, written by a newer aurora-bench; this one writes version ${LAKE_SCHEMA_VERSION}: upgrade`,
+        `schema version ${LAKE_SCHEMA_VERSION + 1}, written by a newer aurora-bench; this one writes ` +
+          `version ${LAKE_SCHEMA_VERSION}: upgrade`,
       ),
     );
     await expect(LocalLake.open(lake)).rejects.toThrow(

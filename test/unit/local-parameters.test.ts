@@ -13,7 +13,9 @@ const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
 const HOST = { cpus: 2, memoryBytes: 24 * GiB };
 
-/** A slice of MariaDB 10.11's information_schema.SYSTEM_VARIABLES (types, ranges, READ_ONLY as the server reports them). */
+/**
+ * A slice of MariaDB 10.11's information_schema.SYSTEM_VARIABLES (types, ranges, READ_ONLY as the server reports them).
+ */
 const CATALOG: VariableCatalog = new Map<string, VariableInfo>(
   (
     [

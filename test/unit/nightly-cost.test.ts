@@ -30,7 +30,8 @@ describe('nightlyCostLines', () => {
     );
     // Assert
     expect(line).toBe(
-      'Nightly schedule cron(0 2 * * ? *) Europe/Berlin (cdk.json aurora-bench.nightly, off in cdk.json (set aurora-bench.nightly.enabled to true to deploy it)): ' +
+      'Nightly schedule cron(0 2 * * ? *) Europe/Berlin (cdk.json aurora-bench.nightly, off in cdk.json (set ' +
+        'aurora-bench.nightly.enabled to true to deploy it)): ' +
         '30.4 runs a month x $2.00 a run = about $60.87 a month (USD, the on-demand prices above, as of 2025)',
     );
   });

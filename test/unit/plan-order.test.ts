@@ -105,7 +105,8 @@ describe('order "randomized"', () => {
     expect(act).toThrow(SpecError);
     expect(act).toThrow(
       new RegExp(
-        `${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: invalid experiment spec\\n  - orderSeed: orderSeed seeds the shuffle of order "randomized"`,
+        `${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: invalid experiment spec\\n  - orderSeed: orderSeed ` +
+          `seeds the shuffle of order "randomized"`,
       ),
     );
   });

@@ -71,7 +71,8 @@ describe('progressLine of a duet', () => {
       [
         '[1/2 r1-duet] a-r1   ok: 600.0 tps, 9,600.0 qps',
         '[1/2 r1-duet] b-r1   ok: 550.5 tps, 8,808.0 qps',
-        '[1/2 r1-duet] step 2/2 ro-t2: oltp_read_only on writer, 2 threads x 1 client(s), 10s, started on 2 variants within 12 ms',
+        '[1/2 r1-duet] step 2/2 ro-t2: oltp_read_only on writer, 2 threads x 1 client(s), 10s, started on 2 ' +
+          'variants within 12 ms',
       ].join('\n'),
     ]);
   });

@@ -182,42 +182,46 @@ describe('progressLine', () => {
     expect(line).toBe('[?/3 x] ? writer + ? reader(s), ? step(s)');
   });
 
-  it('says nothing when RunStep finds a step still running (a value, done false), but names RunStep retries and failures', () => {
-    // Arrange
-    const notDone: ExecutionEvent = {
-      type: 'StateExited',
-      timestamp: 1,
-      state: {
-        name: 'RunStep',
-        type: 'Task',
-        input: { cell },
-        output: { cell, step: { done: false, waitS: 15, started: null, collected: null, running: 1 } },
-      },
-    };
-    const retried: ExecutionEvent = {
-      type: 'StateRetried',
-      timestamp: 2,
-      state: { name: 'RunStep', type: 'Task', input: { cell } },
-      retry: { attempt: 1 },
-    };
-    const failed: ExecutionEvent = {
-      type: 'StateFailed',
-      timestamp: 3,
-      state: { name: 'RunStep', type: 'Task', input: { cell } },
-      Error: 'DataPrepareFailedError',
-      Cause: 'prepare failed',
-    };
+  it(
+    'says nothing when RunStep finds a step still running (a value, done false), but names RunStep retries ' +
+      'and failures',
+    () => {
+      // Arrange
+      const notDone: ExecutionEvent = {
+        type: 'StateExited',
+        timestamp: 1,
+        state: {
+          name: 'RunStep',
+          type: 'Task',
+          input: { cell },
+          output: { cell, step: { done: false, waitS: 15, started: null, collected: null, running: 1 } },
+        },
+      };
+      const retried: ExecutionEvent = {
+        type: 'StateRetried',
+        timestamp: 2,
+        state: { name: 'RunStep', type: 'Task', input: { cell } },
+        retry: { attempt: 1 },
+      };
+      const failed: ExecutionEvent = {
+        type: 'StateFailed',
+        timestamp: 3,
+        state: { name: 'RunStep', type: 'Task', input: { cell } },
+        Error: 'DataPrepareFailedError',
+        Cause: 'prepare failed',
+      };
 
-    // Act
-    const lines = [notDone, retried, failed].map((ev) => progressLine(ev, () => 1));
+      // Act
+      const lines = [notDone, retried, failed].map((ev) => progressLine(ev, () => 1));
 
-    // Assert
-    expect(lines).toEqual([
-      undefined,
-      '[1/1 r6g-r1] RunStep failed, retrying (attempt 1)',
-      '[1/1 r6g-r1] RunStep failed: DataPrepareFailedError: prepare failed',
-    ]);
-  });
+      // Assert
+      expect(lines).toEqual([
+        undefined,
+        '[1/1 r6g-r1] RunStep failed, retrying (attempt 1)',
+        '[1/1 r6g-r1] RunStep failed: DataPrepareFailedError: prepare failed',
+      ]);
+    },
+  );
 });
 
 describe('the verdicts line', () => {
@@ -245,7 +249,8 @@ describe('the verdicts line', () => {
 
     // Act / Assert
     expect(exited(judged)).toBe(
-      "verdicts against the experiment's history: 1 regressed, 0 improved, 6 within the noise, 1 noise unknown, 0 not judged\n  REGRESSED: r6g oltp_read_write t16 TPS 70.0%",
+      "verdicts against the experiment's history: 1 regressed, 0 improved, 6 within the noise, 1 noise " +
+        'unknown, 0 not judged\n  REGRESSED: r6g oltp_read_write t16 TPS 70.0%',
     );
     expect(exited(failed)).toBe('verdicts not computed: VerdictError: the verdicts need the lake through Athena');
   });

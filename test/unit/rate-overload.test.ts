@@ -16,7 +16,8 @@ import { decideStep } from '../../core/workflow/step-rates';
 
 const repoRoot = join(__dirname, '..', '..');
 const QUEUE_FULL =
-  'The event queue is full. This means the worker threads are unable to keep up with the specified event generation rate';
+  'The event queue is full. This means the worker threads are unable to keep up with the specified event ' +
+  'generation rate';
 
 const interval = (t: number, tps: number, latencyMs: number, queueLength: number): Interval => ({
   t,
@@ -54,22 +55,27 @@ function planOf(workload: Record<string, unknown>) {
 }
 
 describe('overloadOf: the event queue filled', () => {
-  it("the recorded sysbench output (FATAL: The event queue is full) of a rate step is an overload, its achieved rate the intervals' mean", () => {
-    // Arrange: the message as sysbench 1.0.20 prints it (test/fixtures/sysbench/rate_queue_full.log), with intervals before it
-    const parsed = parseSysbenchOutput(
-      readFileSync(join(repoRoot, 'test/fixtures/sysbench/rate_queue_full.log'), 'utf8'),
-      { exitCode: 1 },
-    );
-    const withIntervals = {
-      ...parsed,
-      intervals: [interval(1, 3000, 40, 20000), interval(2, 3200, 400, 60000), interval(3, 3100, 900, 100000)],
-    };
-    // Act
-    const overload = overloadOf(withIntervals, 48000);
-    // Assert
-    expect(parsed.error).toBe(QUEUE_FULL);
-    expect(overload).toEqual({ tps: 3100, qps: 6200, latPctMs: 900, totalTimeS: 3 });
-  });
+  it(
+    'the recorded sysbench output (FATAL: The event queue is full) of a rate step is an overload, its ' +
+      "achieved rate the intervals' mean",
+    () => {
+      // Arrange: the message as sysbench 1.0.20 prints it
+      // (test/fixtures/sysbench/rate_queue_full.log), with intervals before it
+      const parsed = parseSysbenchOutput(
+        readFileSync(join(repoRoot, 'test/fixtures/sysbench/rate_queue_full.log'), 'utf8'),
+        { exitCode: 1 },
+      );
+      const withIntervals = {
+        ...parsed,
+        intervals: [interval(1, 3000, 40, 20000), interval(2, 3200, 400, 60000), interval(3, 3100, 900, 100000)],
+      };
+      // Act
+      const overload = overloadOf(withIntervals, 48000);
+      // Assert
+      expect(parsed.error).toBe(QUEUE_FULL);
+      expect(overload).toEqual({ tps: 3100, qps: 6200, latPctMs: 900, totalTimeS: 3 });
+    },
+  );
 
   it('is not an overload without --rate, or when another failure came with it', () => {
     // Arrange
@@ -89,46 +95,50 @@ describe('overloadOf: the event queue filled', () => {
     expect(overloadOf({ status: 'ok', error: null, summary: null, intervals: ivs }, 1000)).toBeNull();
   });
 
-  it("stepRowsOf records an overloaded client as overloaded with its achieved numbers; the step's totals are overloaded, not failed", () => {
-    // Arrange
-    const plan = planOf({ rates: [4000, 8000] });
-    const cell = plan.cells[0]!;
-    const step = cell.steps[1]!;
-    const output = (clientId: string, parsed: ParsedOutput): ClientStepOutput => ({
-      clientId,
-      jobStartedAt: '2026-11-22T10:00:00.000Z',
-      parsed,
-      result: undefined,
-      cpuSamples: [],
-    });
-    const input = (parsed: ParsedOutput) => ({
-      run: { runId: 'run-1', dt: '2026-11-22' },
-      cell,
-      step,
-      outputs: [output('c1', parsed)],
-      endpointOf: () => ({ instanceId: 'writer' }),
-      sharedHost: true,
-      timedOut: false,
-      now: '2026-11-22T10:01:00.000Z',
-    });
-    // Act
-    const rows = stepRowsOf(input(aborted([interval(1, 3000, 40, 20000), interval(2, 3400, 600, 90000)]))).steps;
-    const crashed = stepRowsOf(
-      input(aborted([interval(1, 3000, 40, 20000)], 'sysbench crashed (signal 11 / exit 139)')),
-    ).steps;
-    // Assert
-    expect(rows[0]).toMatchObject({
-      status: 'overloaded',
-      tps: 3200,
-      qps: 6400,
-      lat_pct_ms: 600,
-      total_time_s: 2,
-      error: QUEUE_FULL,
-    });
-    expect(stepTotals(rows)).toMatchObject({ status: 'overloaded', tps: 3200 });
-    expect(crashed[0]).toMatchObject({ status: 'failed', tps: null });
-    expect(stepTotals([...rows, ...crashed.map((r) => ({ ...r, client_id: 'c2' }))]).status).toBe('failed');
-  });
+  it(
+    "stepRowsOf records an overloaded client as overloaded with its achieved numbers; the step's totals are " +
+      'overloaded, not failed',
+    () => {
+      // Arrange
+      const plan = planOf({ rates: [4000, 8000] });
+      const cell = plan.cells[0]!;
+      const step = cell.steps[1]!;
+      const output = (clientId: string, parsed: ParsedOutput): ClientStepOutput => ({
+        clientId,
+        jobStartedAt: '2026-11-22T10:00:00.000Z',
+        parsed,
+        result: undefined,
+        cpuSamples: [],
+      });
+      const input = (parsed: ParsedOutput) => ({
+        run: { runId: 'run-1', dt: '2026-11-22' },
+        cell,
+        step,
+        outputs: [output('c1', parsed)],
+        endpointOf: () => ({ instanceId: 'writer' }),
+        sharedHost: true,
+        timedOut: false,
+        now: '2026-11-22T10:01:00.000Z',
+      });
+      // Act
+      const rows = stepRowsOf(input(aborted([interval(1, 3000, 40, 20000), interval(2, 3400, 600, 90000)]))).steps;
+      const crashed = stepRowsOf(
+        input(aborted([interval(1, 3000, 40, 20000)], 'sysbench crashed (signal 11 / exit 139)')),
+      ).steps;
+      // Assert
+      expect(rows[0]).toMatchObject({
+        status: 'overloaded',
+        tps: 3200,
+        qps: 6400,
+        lat_pct_ms: 600,
+        total_time_s: 2,
+        error: QUEUE_FULL,
+      });
+      expect(stepTotals(rows)).toMatchObject({ status: 'overloaded', tps: 3200 });
+      expect(crashed[0]).toMatchObject({ status: 'failed', tps: null });
+      expect(stepTotals([...rows, ...crashed.map((r) => ({ ...r, client_id: 'c2' }))]).status).toBe('failed');
+    },
+  );
 });
 
 describe('decideStep: rates relative to the measured capacity, and stopAtOverload', () => {

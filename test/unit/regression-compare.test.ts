@@ -9,7 +9,10 @@ import { comparisonReport } from '../../core/regression/render';
 import { renderTerminal } from '../../core/report/report';
 import { historyRun, nightlySpec, summaryRow } from '../helpers/regression-fixtures';
 
-/** A run with the given repeats (tps, latency) of the one step, each with 30 interval samples wobbling 3% around its TPS. */
+/**
+ * A run with the given repeats (tps, latency) of the one step,
+ * each with 30 interval samples wobbling 3% around its TPS.
+ */
 function side(index: number, repeats: readonly Partial<StepRow>[]): CompareSide {
   const run = historyRun(index);
   const steps = repeats.map((r, k) => summaryRow(run.run_id, { cell_id: `r6g-r${k + 1}`, repeat: k + 1, ...r }));
@@ -133,19 +136,23 @@ describe('compare two runs', () => {
     );
   });
 
-  it('with one repeat: from batch means of the per-interval samples, said to be within-run noise only; faster is an improvement', () => {
-    // Arrange
-    const a = side(1, [{ tps: 1000, qps: 20000, lat_pct_ms: 10 }]);
-    const b = side(2, [{ tps: 1200, qps: 24000, lat_pct_ms: 8 }]);
-    // Act
-    const c = compareRuns(a, b);
-    // Assert
-    expect(c.steps[0]!.metrics[0]!.source).toBe('intervals');
-    expect(c.steps[0]!.metrics[0]!.ratio!.estimate).toBeCloseTo(1.2, 9);
-    expect(verdicts(c)).toMatchObject({ tps: 'improved', qps: 'improved', latency: 'improved' });
-    expect(c.steps[0]!.notes).toEqual([expect.stringMatching(/noise within each run only/)]);
-    expect(c.improvements).toBe(3);
-  });
+  it(
+    'with one repeat: from batch means of the per-interval samples, said to be within-run noise only; faster ' +
+      'is an improvement',
+    () => {
+      // Arrange
+      const a = side(1, [{ tps: 1000, qps: 20000, lat_pct_ms: 10 }]);
+      const b = side(2, [{ tps: 1200, qps: 24000, lat_pct_ms: 8 }]);
+      // Act
+      const c = compareRuns(a, b);
+      // Assert
+      expect(c.steps[0]!.metrics[0]!.source).toBe('intervals');
+      expect(c.steps[0]!.metrics[0]!.ratio!.estimate).toBeCloseTo(1.2, 9);
+      expect(verdicts(c)).toMatchObject({ tps: 'improved', qps: 'improved', latency: 'improved' });
+      expect(c.steps[0]!.notes).toEqual([expect.stringMatching(/noise within each run only/)]);
+      expect(c.improvements).toBe(3);
+    },
+  );
 
   it('shows a step that failed or was client-bound in either run, not judged, and lists steps only one run has', () => {
     // Arrange
@@ -201,32 +208,36 @@ describe('compare two runs', () => {
     expect(cMany.steps[0]!.metrics[3]!.difference!.estimate).toBeCloseTo(42.5, 9);
   });
 
-  it('at a higher level the intervals widen: a 5.7% gain between two tight pairs of repeats is beyond the noise at 95%, within it at 99.9%', () => {
-    // Arrange
-    const a = side(1, [
-      { tps: 1000, qps: 20000, lat_pct_ms: 10 },
-      { tps: 1010, qps: 20200, lat_pct_ms: 10 },
-    ]);
-    const b = side(2, [
-      { tps: 1060, qps: 21200, lat_pct_ms: 10 },
-      { tps: 1065, qps: 21300, lat_pct_ms: 10 },
-    ]);
-    // Act
-    const at95 = compareRuns(a, b);
-    const at999 = compareRuns(a, b, { level: 0.999 });
-    // Assert
-    expect(at95.level).toBe(0.95);
-    expect(at999.level).toBe(0.999);
-    expect(verdicts(at95)['tps']).toBe('improved');
-    expect(verdicts(at999)['tps']).toBe('within-noise');
-    const [t95, t999] = [at95, at999].map((c) => c.steps[0]!.metrics[0]!.ratio!);
-    expect(t999!.estimate).toBe(t95!.estimate);
-    expect(t999!.low).toBeLessThan(t95!.low);
-    expect(t999!.high).toBeGreaterThan(t95!.high);
-    expect(renderTerminal(comparisonReport(at999))).toContain('B/A per step (99.9% interval)');
-    expect(renderTerminal(comparisonReport(at95))).toContain('B/A per step (95% interval)');
-    expect(() => compareRuns(a, b, { level: 95 })).toThrow('confidence level 95: give one from 0.5 to 0.9999');
-  });
+  it(
+    'at a higher level the intervals widen: a 5.7% gain between two tight pairs of repeats is beyond the ' +
+      'noise at 95%, within it at 99.9%',
+    () => {
+      // Arrange
+      const a = side(1, [
+        { tps: 1000, qps: 20000, lat_pct_ms: 10 },
+        { tps: 1010, qps: 20200, lat_pct_ms: 10 },
+      ]);
+      const b = side(2, [
+        { tps: 1060, qps: 21200, lat_pct_ms: 10 },
+        { tps: 1065, qps: 21300, lat_pct_ms: 10 },
+      ]);
+      // Act
+      const at95 = compareRuns(a, b);
+      const at999 = compareRuns(a, b, { level: 0.999 });
+      // Assert
+      expect(at95.level).toBe(0.95);
+      expect(at999.level).toBe(0.999);
+      expect(verdicts(at95)['tps']).toBe('improved');
+      expect(verdicts(at999)['tps']).toBe('within-noise');
+      const [t95, t999] = [at95, at999].map((c) => c.steps[0]!.metrics[0]!.ratio!);
+      expect(t999!.estimate).toBe(t95!.estimate);
+      expect(t999!.low).toBeLessThan(t95!.low);
+      expect(t999!.high).toBeGreaterThan(t95!.high);
+      expect(renderTerminal(comparisonReport(at999))).toContain('B/A per step (99.9% interval)');
+      expect(renderTerminal(comparisonReport(at95))).toContain('B/A per step (95% interval)');
+      expect(() => compareRuns(a, b, { level: 95 })).toThrow('confidence level 95: give one from 0.5 to 0.9999');
+    },
+  );
 
   it('names what differs when the two runs measured the step differently', () => {
     // Arrange

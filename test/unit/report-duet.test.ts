@@ -145,37 +145,41 @@ describe('A/B section of a duet run', () => {
     return { ...runData(steps), plan, intervals };
   }
 
-  it('says the order, computes the ratio from time-paired intervals and shows its width, narrower than the repeats give', () => {
-    // Act
-    const duet = buildReport(data('duet'), prices).sections.find((s) => s.id === 'ab')!;
-    const interleaved = buildReport(data('interleaved'), prices).sections.find((s) => s.id === 'ab')!;
-    // Assert
-    const duetRatio = duet.tables[0]!.rows[2]!;
-    const welchRatio = interleaved.tables[0]!.rows[2]!;
-    expect(duet.tables[0]!.notes![0]).toMatch(/^Order: duet\. .*time-paired intervals.*Bulej et al\., ICPE 2020/);
-    expect(interleaved.tables[0]!.notes![0]).toMatch(/^Order: interleaved\./);
-    expect(duetRatio.slice(1, 2)).toEqual(['b/a']);
-    expect(duetRatio[4]).toMatch(/^90\.0% \(\d+\.\d%–\d+\.\d%\) worse$/);
-    expect(duetRatio[7]).toBe('time-paired: 18 intervals, 3 rounds');
-    expect(welchRatio[7]).toBe('Welch: 3 + 3 repeats');
-    const width = (cell: string) => Number(/width ([\d.]+) pts/.exec(cell)![1]);
-    expect(width(duetRatio[6]!)).toBeLessThan(1);
-    expect(width(welchRatio[6]!)).toBeGreaterThan(10 * width(duetRatio[6]!));
-    const answer = buildReport(data('duet'), prices).answer!.tables.find((t) =>
-      t.title.startsWith('Per AZ: each variant over the baseline'),
-    )!;
-    expect(answer.head).toEqual([
-      'AZ',
-      'step',
-      'ratio',
-      'QPS',
-      'TPS',
-      'p99 (lower is better)',
-      'QPS 95% CI width',
-      'rounds to resolve QPS',
-    ]);
-    expect(answer.notes![0]).toMatch(/^Order: duet\./);
-  });
+  it(
+    'says the order, computes the ratio from time-paired intervals and shows its width, narrower than the ' +
+      'repeats give',
+    () => {
+      // Act
+      const duet = buildReport(data('duet'), prices).sections.find((s) => s.id === 'ab')!;
+      const interleaved = buildReport(data('interleaved'), prices).sections.find((s) => s.id === 'ab')!;
+      // Assert
+      const duetRatio = duet.tables[0]!.rows[2]!;
+      const welchRatio = interleaved.tables[0]!.rows[2]!;
+      expect(duet.tables[0]!.notes![0]).toMatch(/^Order: duet\. .*time-paired intervals.*Bulej et al\., ICPE 2020/);
+      expect(interleaved.tables[0]!.notes![0]).toMatch(/^Order: interleaved\./);
+      expect(duetRatio.slice(1, 2)).toEqual(['b/a']);
+      expect(duetRatio[4]).toMatch(/^90\.0% \(\d+\.\d%–\d+\.\d%\) worse$/);
+      expect(duetRatio[7]).toBe('time-paired: 18 intervals, 3 rounds');
+      expect(welchRatio[7]).toBe('Welch: 3 + 3 repeats');
+      const width = (cell: string) => Number(/width ([\d.]+) pts/.exec(cell)![1]);
+      expect(width(duetRatio[6]!)).toBeLessThan(1);
+      expect(width(welchRatio[6]!)).toBeGreaterThan(10 * width(duetRatio[6]!));
+      const answer = buildReport(data('duet'), prices).answer!.tables.find((t) =>
+        t.title.startsWith('Per AZ: each variant over the baseline'),
+      )!;
+      expect(answer.head).toEqual([
+        'AZ',
+        'step',
+        'ratio',
+        'QPS',
+        'TPS',
+        'p99 (lower is better)',
+        'QPS 95% CI width',
+        'rounds to resolve QPS',
+      ]);
+      expect(answer.notes![0]).toMatch(/^Order: duet\./);
+    },
+  );
 
   it('names a randomized order with its seed', () => {
     const ab = buildReport(data('randomized'), prices).sections.find((s) => s.id === 'ab')!;

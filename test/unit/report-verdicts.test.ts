@@ -1,4 +1,7 @@
-/** The report of a judged run shows its verdicts (the lake's verdicts table), regressions first; an unjudged run has no such section. */
+/**
+ * The report of a judged run shows its verdicts (the lake's verdicts
+ * table), regressions first; an unjudged run has no such section.
+ */
 import { resolve } from 'node:path';
 import { loadPrices } from '../../core/plan/cost';
 import { makeContext } from '../../core/report/sections';

@@ -9,7 +9,9 @@ import type { CellPlan, Plan, StepPlan } from '../../core/plan/types';
 import type { ExecutionEvent } from '../../core/workflow/local-runner';
 import { RunProgressLines } from '../../core/workflow/progress';
 
-/** A local plan's step: 10 s, no warm-up, nothing to prepare; with the local backend's 2 s step overhead it counts 12 s. */
+/**
+ * A local plan's step: 10 s, no warm-up, nothing to prepare; with the local backend's 2 s step overhead it counts 12 s.
+ */
 const step = (stepId: string, index: number, durationS = 10): StepPlan => ({
   stepId,
   index,
@@ -183,8 +185,10 @@ describe('RunProgressLines', () => {
     // Assert
     expect(printed).toEqual([
       '[1/2 a-r1] provisioning',
-      '[1/2 a-r1] step 1/2 x: oltp_read_write on writer, 2 threads x 1 client(s), 10s · ETA 54 s (about 00:00 UTC), 0 of 4 steps done',
-      '[1/2 a-r1]   ok: 100.0 tps, 2,000.0 qps\n[1/2 a-r1] step 2/2 y: oltp_read_write on writer, 2 threads x 1 client(s), 10s · ETA 42 s (about 00:00 UTC), 1 of 4 steps done',
+      '[1/2 a-r1] step 1/2 x: oltp_read_write on writer, 2 threads x 1 client(s), 10s · ETA 54 s (about 00:00 ' +
+        'UTC), 0 of 4 steps done',
+      '[1/2 a-r1]   ok: 100.0 tps, 2,000.0 qps\n[1/2 a-r1] step 2/2 y: oltp_read_write on writer, 2 threads x ' +
+        '1 client(s), 10s · ETA 42 s (about 00:00 UTC), 1 of 4 steps done',
     ]);
   });
 });

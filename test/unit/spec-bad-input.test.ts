@@ -13,7 +13,9 @@ import { closestNames } from '../../core/aurora/aws-names';
 
 const BUILTIN = join(__dirname, '..', '..', 'client', 'workloads');
 
-/** Whether text holds a control character other than tab, newline and carriage return (what a terminal would act on). */
+/**
+ * Whether text holds a control character other than tab, newline and carriage return (what a terminal would act on).
+ */
 function hasControlCharacter(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
@@ -349,7 +351,9 @@ describe('syntax, binary input, nulls and comments', () => {
   });
 
   it('reads a .jsonc spec with comments', () => {
-    const text = `// the quickstart, commented\n${JSON.stringify(minimal(), null, 2).replace('"name": "tiny",', '"name": "tiny", /* which */')}`;
+    const text =
+      `// the quickstart, ` +
+      `commented\n${JSON.stringify(minimal(), null, 2).replace('"name": "tiny",', '"name": "tiny", /* which */')}`;
     expect(loadSpecFile(writeText('commented.jsonc', text), BUILTIN).spec.name).toBe('tiny');
   });
 

@@ -153,57 +153,66 @@ describe('spec validation', () => {
       {
         path: 'variants[2].instanceParameters.thread_handling',
         message:
-          'not modifiable on Aurora MySQL 3 at the instance level; remove it, or keep it for a MariaDB-only what-if on the local backend in variants[2].localOnlyParameters (an AWS plan refuses that variant)',
+          'not modifiable on Aurora MySQL 3 at the instance level; remove it, or keep it for a MariaDB-only ' +
+          'what-if on the local backend in variants[2].localOnlyParameters (an AWS plan refuses that variant)',
       },
     ]);
   });
 
-  it('refuses a cluster-only parameter in instanceParameters, an instance-only one in clusterParameters, and names template paths', () => {
-    // Arrange
-    const doc: SpecInput = {
-      ...minimal(),
-      parameterTemplates: {
-        tuned: { clusterParameters: { sync_binlog: 1000 }, instanceParameters: { innodb_flush_neighbors: 0 } },
-      },
-      variants: [
-        {
-          name: 'a',
-          instanceClass: 'db.r6g.large',
-          parameterTemplate: 'tuned',
-          clusterParameters: { thread_handling: 'pool-of-threads' },
-          instanceParameters: { innodb_trx_commit_allow_data_loss: 1 },
+  it(
+    'refuses a cluster-only parameter in instanceParameters, an instance-only one in clusterParameters, and ' +
+      'names template paths',
+    () => {
+      // Arrange
+      const doc: SpecInput = {
+        ...minimal(),
+        parameterTemplates: {
+          tuned: { clusterParameters: { sync_binlog: 1000 }, instanceParameters: { innodb_flush_neighbors: 0 } },
         },
-      ],
-    };
-    // Act
-    const problems = problemsOf(doc);
-    // Assert
-    expect(problems.map((p) => p.path)).toEqual([
-      'parameterTemplates.tuned.clusterParameters.sync_binlog',
-      'parameterTemplates.tuned.instanceParameters.innodb_flush_neighbors',
-      'variants[0].clusterParameters.thread_handling',
-      'variants[0].instanceParameters.innodb_trx_commit_allow_data_loss',
-    ]);
-    expect(problems[0]!.message).toMatch(/^not modifiable on Aurora MySQL 3 at the instance level; remove it/);
-    expect(problems[1]!.message).toMatch(
-      /^does not apply to Aurora MySQL 3: .*parameterTemplates\.tuned\.localOnlyParameters/,
-    );
-    expect(problems[3]!.message).toBe('cluster-level only on Aurora MySQL 3: it belongs in clusterParameters');
-  });
+        variants: [
+          {
+            name: 'a',
+            instanceClass: 'db.r6g.large',
+            parameterTemplate: 'tuned',
+            clusterParameters: { thread_handling: 'pool-of-threads' },
+            instanceParameters: { innodb_trx_commit_allow_data_loss: 1 },
+          },
+        ],
+      };
+      // Act
+      const problems = problemsOf(doc);
+      // Assert
+      expect(problems.map((p) => p.path)).toEqual([
+        'parameterTemplates.tuned.clusterParameters.sync_binlog',
+        'parameterTemplates.tuned.instanceParameters.innodb_flush_neighbors',
+        'variants[0].clusterParameters.thread_handling',
+        'variants[0].instanceParameters.innodb_trx_commit_allow_data_loss',
+      ]);
+      expect(problems[0]!.message).toMatch(/^not modifiable on Aurora MySQL 3 at the instance level; remove it/);
+      expect(problems[1]!.message).toMatch(
+        /^does not apply to Aurora MySQL 3: .*parameterTemplates\.tuned\.localOnlyParameters/,
+      );
+      expect(problems[3]!.message).toBe('cluster-level only on Aurora MySQL 3: it belongs in clusterParameters');
+    },
+  );
 
-  it('accepts a modifiable instance-level parameter in clusterParameters: the cluster parameter group sets it for every instance', () => {
-    // Arrange: what the original S1 study's cluster parameter group set
-    const doc = minimal();
-    doc.variants[0] = {
-      name: 'a',
-      instanceClass: 'db.r6g.large',
-      clusterParameters: { max_prepared_stmt_count: 1048576 },
-    };
-    // Act
-    const spec = validateSpec(doc, 'x.json');
-    // Assert
-    expect(spec.variants[0]!.clusterParameters).toEqual({ max_prepared_stmt_count: 1048576 });
-  });
+  it(
+    'accepts a modifiable instance-level parameter in clusterParameters: the cluster parameter group sets it ' +
+      'for every instance',
+    () => {
+      // Arrange: what the original S1 study's cluster parameter group set
+      const doc = minimal();
+      doc.variants[0] = {
+        name: 'a',
+        instanceClass: 'db.r6g.large',
+        clusterParameters: { max_prepared_stmt_count: 1048576 },
+      };
+      // Act
+      const spec = validateSpec(doc, 'x.json');
+      // Assert
+      expect(spec.variants[0]!.clusterParameters).toEqual({ max_prepared_stmt_count: 1048576 });
+    },
+  );
 
   it('accepts MariaDB-only settings marked localOnlyParameters (they are not Aurora parameters)', () => {
     // Arrange
@@ -243,7 +252,8 @@ describe('spec validation', () => {
       {
         path: 'variants[0].writeForwarding',
         message:
-          'sets aurora_fwd_writer_idle_timeout=60, which Aurora refuses: unknown to Aurora MySQL 2: it exists only in Aurora MySQL 3',
+          'sets aurora_fwd_writer_idle_timeout=60, which Aurora refuses: unknown to Aurora MySQL 2: it exists ' +
+          'only in Aurora MySQL 3',
       },
     ]);
   });
@@ -271,7 +281,8 @@ describe('spec validation', () => {
     // Assert
     expect(
       message.startsWith(
-        `${file}: invalid experiment spec\n  - variants[0].instanceParameters.thread_handling: not modifiable on Aurora MySQL 3`,
+        `${file}: invalid experiment spec\n  - variants[0].instanceParameters.thread_handling: not modifiable ` +
+          `on Aurora MySQL 3`,
       ),
     ).toBe(true);
   });

@@ -548,7 +548,8 @@ describe('the step scheduler over seeded random sequences of observations', () =
       const cells = cellsOf(reuse, members, [1, 2, 4, 8].slice(0, 1 + Math.floor(random() * 4)));
       const from = Math.floor(random() * cells[0]!.steps.length);
       const schedule = scheduleOf(cells, { from, to: cells[0]!.steps.length });
-      // Each step: at most two phases, each looked at until its deadline, plus its start and collect calls; and the transient retries.
+      // Each step: at most two phases, each looked at until its deadline,
+      // plus its start and collect calls; and the transient retries.
       const steps = cells[0]!.steps.slice(from);
       const bound =
         steps.reduce(

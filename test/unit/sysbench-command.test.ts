@@ -153,7 +153,8 @@ describe('buildSysbenchArgs', () => {
     [{ mysql_password: 'x' }, "cannot be set in options: set by the runner from the cell's credentials"],
     [
       { 'mysql-debug': true },
-      'sysbench option "mysql-debug" (workload rw) cannot be set in options: it makes sysbench print the database password into its output',
+      'sysbench option "mysql-debug" (workload rw) cannot be set in options: it makes sysbench print the ' +
+        'database password into its output',
     ],
     [
       { mysql_db: 'other' },
@@ -347,124 +348,132 @@ describe('runnerArgs', () => {
     expect(() => runnerArgs(job(), opts)).toThrow(`runner for job c1-r0/rw-t8-max/run/client-1: ${message}`);
   });
 
-  it('data.reuse step: the job that prepares first gets the prepare location, endpoint and options; the others the prepare to wait for', () => {
-    const opts = {
-      user: 'admin',
-      passwordSecret: 'arn:aws:secretsmanager:us-east-1:1:secret:s',
-      outLocation: 's3://lake/raw/run/client-1/',
-      locationOf: (p: string) => `s3://lake/${p}`,
-    };
-    const reader = { instanceId: 'c1-r1', role: 'reader' as const, host: 'reader.local', port: 3306 };
-    const writer = { instanceId: 'c1-w', role: 'writer' as const, host: 'writer.local', port: 3306 };
+  it(
+    'data.reuse step: the job that prepares first gets the prepare location, endpoint and options; the others ' +
+      'the prepare to wait for',
+    () => {
+      const opts = {
+        user: 'admin',
+        passwordSecret: 'arn:aws:secretsmanager:us-east-1:1:secret:s',
+        outLocation: 's3://lake/raw/run/client-1/',
+        locationOf: (p: string) => `s3://lake/${p}`,
+      };
+      const reader = { instanceId: 'c1-r1', role: 'reader' as const, host: 'reader.local', port: 3306 };
+      const writer = { instanceId: 'c1-w', role: 'writer' as const, host: 'writer.local', port: 3306 };
 
-    const first = runnerArgs(
-      job({
-        endpoint: reader,
-        prepareFirst: {
-          outputPrefix: 'raw/prepare/client-1/',
-          endpoint: writer,
-          sysbenchArgs: ['--tables=4', '--threads=2'],
-        },
-        startAfterPrepareS: 5,
-      }),
-      opts,
-    );
-    const second = runnerArgs(
-      job({ clientId: 'client-2', awaitPrepareOf: ['raw/prepare/client-1/'], startAfterPrepareS: 5 }),
-      opts,
-    );
-
-    expect(first.slice(first.indexOf('--prepare-out'), first.indexOf('--'))).toEqual([
-      '--prepare-out',
-      's3://lake/raw/prepare/client-1/',
-      '--prepare-host',
-      'writer.local',
-      '--prepare-port',
-      '3306',
-      '--prepare-option',
-      '--tables=4',
-      '--prepare-option',
-      '--threads=2',
-      '--start-after-prepare',
-      '5',
-    ]);
-    expect(first.slice(first.indexOf('--host'), first.indexOf('--host') + 2)).toEqual(['--host', 'reader.local']);
-    expect(first.slice(first.indexOf('--') + 1)).toEqual(['--tables=4', '--threads=8']);
-    expect(second.slice(second.indexOf('--await-prepare'), second.indexOf('--'))).toEqual([
-      '--await-prepare',
-      's3://lake/raw/prepare/client-1/',
-      '--start-after-prepare',
-      '5',
-    ]);
-    expect(runnerArgs(job(), opts)).not.toContain('--await-prepare');
-    expect(() => runnerArgs(job({ awaitPrepareOf: ['raw/p/'] }), { ...opts, locationOf: undefined })).toThrow(
-      'the prepare output location is unknown',
-    );
-    expect(() => runnerArgs(job({ phase: 'prepare', awaitPrepareOf: ['raw/p/'] }), opts)).toThrow(
-      'only a run job prepares first or waits for a prepare',
-    );
-    expect(() => runnerArgs(job({ awaitPrepareOf: ['raw/p/'], startAfterPrepareS: 1.5 }), opts)).toThrow(
-      'startAfterPrepareS 1.5 is not whole seconds',
-    );
-    expect(runnerArgs(job({ awaitPrepareOf: [] }), opts)).not.toContain('--start-after-prepare');
-  });
-
-  it("a duet member's first job prepares its own data and awaits the other members' prepares; its other jobs await every member's", () => {
-    const opts = {
-      user: 'admin',
-      passwordEnv: 'AB_PW',
-      outLocation: '/lake/raw/a/run/client-1',
-      locationOf: (p: string) => `/lake/${p}`,
-    };
-    const writer = { instanceId: 'a-w', role: 'writer' as const, host: '127.0.0.1', port: 4001 };
-    const prepareOf = (member: string) => `raw/${member}/prepare/client-1/`;
-
-    const preparer = runnerArgs(
-      job({
-        endpoint: writer,
-        prepareFirst: { outputPrefix: prepareOf('a'), endpoint: writer, sysbenchArgs: ['--tables=1'] },
-        awaitPrepareOf: [prepareOf('b')],
-        startAfterPrepareS: 2,
-      }),
-      opts,
-    );
-    const awaiting = runnerArgs(
-      job({ clientId: 'client-2', awaitPrepareOf: [prepareOf('a'), prepareOf('b')], startAfterPrepareS: 2 }),
-      opts,
-    );
-
-    expect(preparer.slice(preparer.indexOf('--prepare-out'), preparer.indexOf('--'))).toEqual([
-      '--prepare-out',
-      '/lake/raw/a/prepare/client-1/',
-      '--prepare-host',
-      '127.0.0.1',
-      '--prepare-port',
-      '4001',
-      '--prepare-option',
-      '--tables=1',
-      '--await-prepare',
-      '/lake/raw/b/prepare/client-1/',
-      '--start-after-prepare',
-      '2',
-    ]);
-    expect(awaiting.slice(awaiting.indexOf('--await-prepare'), awaiting.indexOf('--'))).toEqual([
-      '--await-prepare',
-      '/lake/raw/a/prepare/client-1/',
-      '--await-prepare',
-      '/lake/raw/b/prepare/client-1/',
-      '--start-after-prepare',
-      '2',
-    ]);
-    expect(() =>
-      runnerArgs(
+      const first = runnerArgs(
         job({
-          prepareFirst: { outputPrefix: prepareOf('a'), endpoint: writer, sysbenchArgs: [] },
-          awaitPrepareOf: [prepareOf('a'), prepareOf('b')],
+          endpoint: reader,
+          prepareFirst: {
+            outputPrefix: 'raw/prepare/client-1/',
+            endpoint: writer,
+            sysbenchArgs: ['--tables=4', '--threads=2'],
+          },
+          startAfterPrepareS: 5,
         }),
         opts,
-      ),
-    ).toThrow(`it would wait for its own prepare (${prepareOf('a')})`);
-  });
+      );
+      const second = runnerArgs(
+        job({ clientId: 'client-2', awaitPrepareOf: ['raw/prepare/client-1/'], startAfterPrepareS: 5 }),
+        opts,
+      );
+
+      expect(first.slice(first.indexOf('--prepare-out'), first.indexOf('--'))).toEqual([
+        '--prepare-out',
+        's3://lake/raw/prepare/client-1/',
+        '--prepare-host',
+        'writer.local',
+        '--prepare-port',
+        '3306',
+        '--prepare-option',
+        '--tables=4',
+        '--prepare-option',
+        '--threads=2',
+        '--start-after-prepare',
+        '5',
+      ]);
+      expect(first.slice(first.indexOf('--host'), first.indexOf('--host') + 2)).toEqual(['--host', 'reader.local']);
+      expect(first.slice(first.indexOf('--') + 1)).toEqual(['--tables=4', '--threads=8']);
+      expect(second.slice(second.indexOf('--await-prepare'), second.indexOf('--'))).toEqual([
+        '--await-prepare',
+        's3://lake/raw/prepare/client-1/',
+        '--start-after-prepare',
+        '5',
+      ]);
+      expect(runnerArgs(job(), opts)).not.toContain('--await-prepare');
+      expect(() => runnerArgs(job({ awaitPrepareOf: ['raw/p/'] }), { ...opts, locationOf: undefined })).toThrow(
+        'the prepare output location is unknown',
+      );
+      expect(() => runnerArgs(job({ phase: 'prepare', awaitPrepareOf: ['raw/p/'] }), opts)).toThrow(
+        'only a run job prepares first or waits for a prepare',
+      );
+      expect(() => runnerArgs(job({ awaitPrepareOf: ['raw/p/'], startAfterPrepareS: 1.5 }), opts)).toThrow(
+        'startAfterPrepareS 1.5 is not whole seconds',
+      );
+      expect(runnerArgs(job({ awaitPrepareOf: [] }), opts)).not.toContain('--start-after-prepare');
+    },
+  );
+
+  it(
+    "a duet member's first job prepares its own data and awaits the other members' prepares; its other jobs " +
+      "await every member's",
+    () => {
+      const opts = {
+        user: 'admin',
+        passwordEnv: 'AB_PW',
+        outLocation: '/lake/raw/a/run/client-1',
+        locationOf: (p: string) => `/lake/${p}`,
+      };
+      const writer = { instanceId: 'a-w', role: 'writer' as const, host: '127.0.0.1', port: 4001 };
+      const prepareOf = (member: string) => `raw/${member}/prepare/client-1/`;
+
+      const preparer = runnerArgs(
+        job({
+          endpoint: writer,
+          prepareFirst: { outputPrefix: prepareOf('a'), endpoint: writer, sysbenchArgs: ['--tables=1'] },
+          awaitPrepareOf: [prepareOf('b')],
+          startAfterPrepareS: 2,
+        }),
+        opts,
+      );
+      const awaiting = runnerArgs(
+        job({ clientId: 'client-2', awaitPrepareOf: [prepareOf('a'), prepareOf('b')], startAfterPrepareS: 2 }),
+        opts,
+      );
+
+      expect(preparer.slice(preparer.indexOf('--prepare-out'), preparer.indexOf('--'))).toEqual([
+        '--prepare-out',
+        '/lake/raw/a/prepare/client-1/',
+        '--prepare-host',
+        '127.0.0.1',
+        '--prepare-port',
+        '4001',
+        '--prepare-option',
+        '--tables=1',
+        '--await-prepare',
+        '/lake/raw/b/prepare/client-1/',
+        '--start-after-prepare',
+        '2',
+      ]);
+      expect(awaiting.slice(awaiting.indexOf('--await-prepare'), awaiting.indexOf('--'))).toEqual([
+        '--await-prepare',
+        '/lake/raw/a/prepare/client-1/',
+        '--await-prepare',
+        '/lake/raw/b/prepare/client-1/',
+        '--start-after-prepare',
+        '2',
+      ]);
+      expect(() =>
+        runnerArgs(
+          job({
+            prepareFirst: { outputPrefix: prepareOf('a'), endpoint: writer, sysbenchArgs: [] },
+            awaitPrepareOf: [prepareOf('a'), prepareOf('b')],
+          }),
+          opts,
+        ),
+      ).toThrow(`it would wait for its own prepare (${prepareOf('a')})`);
+    },
+  );
 
   it('refuses a custom workload without a script location, a path as workload, and a bad port', () => {
     const opts = { user: 'u', outLocation: '/o', passwordEnv: 'A' };

@@ -19,7 +19,8 @@ describe('FATAL lines with a long statement', () => {
       '',
       "Creating table 'sbtest1'...",
       `FATAL: mysql_drv_query() returned error 1114 (The table 'sbtest1' is full) for query '${insert}'`,
-      "FATAL: `sysbench.cmdline.call_command' function failed: ./oltp_common.lua:230: SQL error, errno = 1114, state = 'HY000': The table 'sbtest1' is full",
+      "FATAL: `sysbench.cmdline.call_command' function failed: ./oltp_common.lua:230: SQL error, errno = 1114, " +
+        "state = 'HY000': The table 'sbtest1' is full",
     ].join('\n');
     // Act
     const parsed = parseSysbenchOutput(log, { exitCode: 1 });
@@ -27,8 +28,10 @@ describe('FATAL lines with a long statement', () => {
     expect(insert.length).toBeGreaterThan(8_000);
     expect(parsed.status).toBe('failed');
     expect(parsed.error).toBe(
-      `mysql_drv_query() returned error 1114 (The table 'sbtest1' is full) for query '${insert.slice(0, 120)}...' (a statement of ${insert.length} characters); ` +
-        "`sysbench.cmdline.call_command' function failed: ./oltp_common.lua:230: SQL error, errno = 1114, state = 'HY000': The table 'sbtest1' is full",
+      `mysql_drv_query() returned error 1114 (The table 'sbtest1' is full) for query ` +
+        `'${insert.slice(0, 120)}...' (a statement of ${insert.length} characters); ` +
+        "`sysbench.cmdline.call_command' function failed: ./oltp_common.lua:230: SQL error, errno = 1114, " +
+        "state = 'HY000': The table 'sbtest1' is full",
     );
   });
 
@@ -42,7 +45,8 @@ describe('FATAL lines with a long statement', () => {
     const error = parseSysbenchOutput(`sysbench 1.0.20\nFATAL: ${cut}\n`, { exitCode: 1 }).error;
     // Assert
     expect(error).toBe(
-      `mysql_drv_query() returned error 1114 (The table 'sbtest1' is full) for query '${insert.slice(0, 120)}...' (a statement of at least ${4095 - cut.indexOf(" for query '") - 12} characters)`,
+      `mysql_drv_query() returned error 1114 (The table 'sbtest1' is full) for query ` +
+        `'${insert.slice(0, 120)}...' (a statement of at least ${4095 - cut.indexOf(" for query '") - 12} characters)`,
     );
   });
 

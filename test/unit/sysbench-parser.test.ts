@@ -202,7 +202,8 @@ describe('parseSysbenchOutput: failures', () => {
 
     expect(parsed.status).toBe('failed');
     expect(parsed.error).toBe(
-      "unable to connect to MySQL server on host '127.0.0.1', port 36365, aborting...; error 2002: Can't connect to server on '127.0.0.1' (115)",
+      "unable to connect to MySQL server on host '127.0.0.1', port 36365, aborting...; error 2002: Can't " +
+        "connect to server on '127.0.0.1' (115)",
     );
     expect(parsed.summary).toBeNull();
     expect(parsed.intervals).toEqual([]);
@@ -229,7 +230,8 @@ describe('parseSysbenchOutput: failures', () => {
 
     expect(parsed.status).toBe('failed');
     expect(parsed.error).toBe(
-      'The event queue is full. This means the worker threads are unable to keep up with the specified event generation rate',
+      'The event queue is full. This means the worker threads are unable to keep up with the specified event ' +
+        'generation rate',
     );
   });
 
@@ -269,7 +271,8 @@ describe('parseSysbenchOutput: failures', () => {
   });
 
   it("sums every thread's read-back counts, also where two threads' objects share a line, and skips a cut one", () => {
-    // Arrange: three threads' counts, two of them written on one line (text and newline written apart), and one cut by a crash
+    // Arrange: three threads' counts, two of them written on one
+    // line (text and newline written apart), and one cut by a crash
     const text = [
       log('plain_read_write'),
       '{"aurora_bench_read_back":{"checks":10,"stale":1,"foreign":0}}{"aurora_bench_read_back":{"checks":20,"stale":0,"foreign":2}}',

@@ -33,37 +33,41 @@ const run: RunContext = {
 const time = new Date('2024-05-02T03:00:00.000Z');
 
 describe('CloudWatch datapoints of a run', () => {
-  it("one Regressed datapoint per judged verdict with experiment, step and metric, and the run's count twice (alarm's, experiment's)", () => {
-    // Arrange
-    const verdicts = [
-      verdictRow({ run_id: 'n2', metric: 'tps', verdict: 'regressed' }),
-      verdictRow({ run_id: 'n2', metric: 'qps', verdict: 'within-noise' }),
-      verdictRow({ run_id: 'n2', metric: 'latency', verdict: 'improved' }),
-      verdictRow({ run_id: 'n2', metric: 'errors', verdict: 'unknown' }),
-    ];
+  it(
+    "one Regressed datapoint per judged verdict with experiment, step and metric, and the run's count twice " +
+      "(alarm's, experiment's)",
+    () => {
+      // Arrange
+      const verdicts = [
+        verdictRow({ run_id: 'n2', metric: 'tps', verdict: 'regressed' }),
+        verdictRow({ run_id: 'n2', metric: 'qps', verdict: 'within-noise' }),
+        verdictRow({ run_id: 'n2', metric: 'latency', verdict: 'improved' }),
+        verdictRow({ run_id: 'n2', metric: 'errors', verdict: 'unknown' }),
+      ];
 
-    // Act
-    const requests = verdictMetricRequests(run.specName, verdicts, time);
+      // Act
+      const requests = verdictMetricRequests(run.specName, verdicts, time);
 
-    // Assert
-    expect(requests).toHaveLength(1);
-    const data = requests[0]!;
-    expect(
-      data.filter((d) => d.MetricName === REGRESSIONS_METRIC).map((d) => [d.Dimensions?.length ?? 0, d.Value]),
-    ).toEqual([
-      [0, 1],
-      [1, 1],
-    ]);
-    expect(
-      data
-        .filter((d) => d.MetricName === REGRESSED_METRIC)
-        .map((d) => [d.Dimensions?.map((x) => `${x.Name}=${x.Value}`).join(' '), d.Value]),
-    ).toEqual([
-      ['Experiment=nightly-regression Step=a/rw/t4/max/writer Metric=tps', 1],
-      ['Experiment=nightly-regression Step=a/rw/t4/max/writer Metric=qps', 0],
-      ['Experiment=nightly-regression Step=a/rw/t4/max/writer Metric=latency', 0],
-    ]);
-  });
+      // Assert
+      expect(requests).toHaveLength(1);
+      const data = requests[0]!;
+      expect(
+        data.filter((d) => d.MetricName === REGRESSIONS_METRIC).map((d) => [d.Dimensions?.length ?? 0, d.Value]),
+      ).toEqual([
+        [0, 1],
+        [1, 1],
+      ]);
+      expect(
+        data
+          .filter((d) => d.MetricName === REGRESSED_METRIC)
+          .map((d) => [d.Dimensions?.map((x) => `${x.Name}=${x.Value}`).join(' '), d.Value]),
+      ).toEqual([
+        ['Experiment=nightly-regression Step=a/rw/t4/max/writer Metric=tps', 1],
+        ['Experiment=nightly-regression Step=a/rw/t4/max/writer Metric=qps', 0],
+        ['Experiment=nightly-regression Step=a/rw/t4/max/writer Metric=latency', 0],
+      ]);
+    },
+  );
 
   it('splits more than 1000 metrics into several requests', () => {
     const verdicts = Array.from({ length: 1200 }, (_, i) =>

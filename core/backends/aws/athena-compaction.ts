@@ -77,7 +77,10 @@ async function deleteKeys(s3: S3Client, bucket: string, keys: readonly string[])
     const failed = out.Errors ?? [];
     if (failed.length > 0)
       throw new Error(
-        `S3 DeleteObjects s3://${bucket}/: ${failed.length} key(s) not deleted, first ${failed[0]!.Key ?? '?'}: ${failed[0]!.Code ?? ''} ${failed[0]!.Message ?? ''}`.trim(),
+        (
+          `S3 DeleteObjects s3://${bucket}/: ${failed.length} key(s) not deleted, ` +
+          `first ${failed[0]!.Key ?? '?'}: ${failed[0]!.Code ?? ''} ${failed[0]!.Message ?? ''}`
+        ).trim(),
       );
   }
 }
@@ -105,7 +108,8 @@ export async function compactRunOnAthena(
       // Rows in JSON Lines and no file written: registering the partition would hide them all.
       if (parquetObjects === 0)
         throw new Error(
-          `Athena UNLOAD of ${table} for run ${run.runId} wrote nothing under ${uri(compactedRunPrefix(table, run.dt, run.runId))}; its JSON Lines objects are kept`,
+          `Athena UNLOAD of ${table} for run ${run.runId} wrote nothing ` +
+            `under ${uri(compactedRunPrefix(table, run.dt, run.runId))}; its JSON Lines objects are kept`,
         );
       await query(addRunPartitionSql(table, run, uri(compactedRunPrefix(table, run.dt, run.runId))));
     }

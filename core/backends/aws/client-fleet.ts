@@ -203,15 +203,18 @@ export class ClientFleet {
         if (!pending.some((p) => p.startsWith(id))) pending.push(`${id} installing sysbench (no ready marker yet)`);
       } else if (!marker.ready) {
         throw new UnsupportedOnBackendError(
-          `client ${id} could not prove that sysbench works: ${redact(marker.reason ?? 'no reason given').slice(0, 1500)}`,
+          `client ${id} could not prove that sysbench ` +
+            `works: ${redact(marker.reason ?? 'no reason given').slice(0, 1500)}`,
         );
       } else {
         // The pgsql driver is built only when the boot found libpq and pg_config (lib/client-user-data.ts):
         // a PostgreSQL cell on clients without it stops here, with the reason, not at its first step.
         if (marker.drivers !== undefined && !marker.drivers.includes(driver)) {
           throw new UnsupportedOnBackendError(
-            `client ${id}: its sysbench was built without the ${driver} driver this cell's engine needs (compiled-in: ${marker.drivers.join(', ') || 'none'}); ` +
-              `for pgsql the client's boot must install libpq's headers and pg_config (see the instance's /var/log/cloud-init-output.log)`,
+            `client ${id}: its sysbench was built without the ${driver} driver this cell's engine needs ` +
+              `(compiled-in: ${marker.drivers.join(', ') || 'none'}); ` +
+              `for pgsql the client's boot must install libpq's headers and pg_config (see the instance's ` +
+              `/var/log/cloud-init-output.log)`,
           );
         }
         if (marker.sysbench) versions.add(marker.sysbench);
@@ -221,11 +224,16 @@ export class ClientFleet {
     return {
       ready: true,
       resources,
-      detail: `${ids.length} client(s) running, online in SSM, sysbench proven (${[...versions].join('; ') || 'version not reported'})`,
+      detail:
+        `${ids.length} client(s) running, online in SSM, sysbench proven ` +
+        `(${[...versions].join('; ') || 'version not reported'})`,
     };
   }
 
-  /** The ready marker of a client (clients/<instance-id>/ready.json in the stack's bucket), or undefined while there is none. */
+  /**
+   * The ready marker of a client (clients/<instance-id>/ready.json
+   * in the stack's bucket), or undefined while there is none.
+   */
   private async readyMarker(instanceId: string): Promise<ClientReadyMarker | undefined> {
     const key = clientReadyKey(instanceId);
     let text: string;
@@ -233,7 +241,8 @@ export class ClientFleet {
       const out = await this.clients.s3.send(new GetObjectCommand({ Bucket: this.config.bucket, Key: key }));
       text = (await out.Body?.transformToString('utf8')) ?? '';
     } catch (e) {
-      // GetObject: NoSuchKey; a 404 without a body (HEAD-like answers) surfaces as NotFound. NoSuchBucket stays an error.
+      // GetObject: NoSuchKey; a 404 without a body (HEAD-like
+      // answers) surfaces as NotFound. NoSuchBucket stays an error.
       if (/^(NoSuchKey|NotFound)$/.test(errorCode(e))) return undefined;
       return rethrow(e, `S3 GetObject s3://${this.config.bucket}/${key}`);
     }
@@ -243,7 +252,8 @@ export class ClientFleet {
       return parsed as ClientReadyMarker;
     } catch (e) {
       throw new UnsupportedOnBackendError(
-        `ready marker s3://${this.config.bucket}/${key} of client ${instanceId} is not the JSON client-ready.sh writes (${(e as Error).message})`,
+        `ready marker s3://${this.config.bucket}/${key} of client ${instanceId} is not the JSON ` +
+          `client-ready.sh writes (${(e as Error).message})`,
       );
     }
   }

@@ -1,8 +1,8 @@
 /**
  * A cell's Aurora cluster (Aurora MySQL or Aurora PostgreSQL: `Engine` aurora-mysql or
- * aurora-postgresql, the engine's parameter group family, core/aurora/engines.ts): its cluster and instance parameter groups, the cluster, its writer
- * and readers in the cell's AZ, and whether all of it is ready. Every resource has a deterministic
- * name (names.ts) and the run/cell/expiry tags, so each call is safe to retry: what exists is found,
+ * aurora-postgresql, the engine's parameter group family, core/aurora/engines.ts): its cluster and instance parameter
+ * groups, the cluster, its writer and readers in the cell's AZ, and whether all of it is ready. Every resource has a
+ * deterministic name (names.ts) and the run/cell/expiry tags, so each call is safe to retry: what exists is found,
  * not created twice.
  *
  * API fields used, as named in the botocore model rds/2014-10-31 service-2.json and the AWS docs
@@ -68,11 +68,15 @@ const PENDING_REBOOT = 'pending-reboot';
 const FAILED_TO_APPLY = 'failed-to-apply';
 
 /**
- * ModifyDB(Cluster)ParameterGroup: "A maximum of 20 parameters can be modified in a single request." (RDS API reference)
+ * ModifyDB(Cluster)ParameterGroup: "A maximum of 20 parameters
+ * can be modified in a single request." (RDS API reference)
  */
 export const MAX_PARAMETERS_PER_MODIFY = 20;
 
-/** Cluster/instance statuses from which a cell will never become ready (RDS User Guide, "Viewing DB cluster/instance status"). */
+/**
+ * Cluster/instance statuses from which a cell will never become
+ * ready (RDS User Guide, "Viewing DB cluster/instance status").
+ */
 const FAILED_CLUSTER_STATUSES = new Set([
   'failed',
   'inaccessible-encryption-credentials',
@@ -417,7 +421,9 @@ export class AuroraClusters {
         return {
           ready: false,
           resources,
-          detail: `parameter groups settling until ${settledAt} before the cluster uses them (RDS: wait at least 5 minutes after creating or modifying a parameter group)`,
+          detail:
+            `parameter groups settling until ${settledAt} before the cluster uses them (RDS: wait at ` +
+            `least 5 minutes after creating or modifying a parameter group)`,
         };
       }
       const names = cellNames(run.runId, cell.cellId);
@@ -536,7 +542,8 @@ export class AuroraClusters {
     const failed = notInSync.find((s) => s.status === FAILED_TO_APPLY);
     if (failed) {
       throw new ConfigurationNotInEffectError(
-        `instance ${failed.instanceId} of cell ${cell.cellId}: its ${failed.kind} parameter group ${failed.group} is ${FAILED_TO_APPLY} (${parametersOf(failed.kind)})`,
+        `instance ${failed.instanceId} of cell ${cell.cellId}: its ${failed.kind} parameter ` +
+          `group ${failed.group} is ${FAILED_TO_APPLY} (${parametersOf(failed.kind)})`,
       );
     }
     if (notInSync.length > 0) {
@@ -549,7 +556,9 @@ export class AuroraClusters {
       const detail = notInSync
         .map(
           (s) =>
-            `instance ${s.instanceId}: ${s.kind} parameter group ${s.group} ${s.status}${s.status === PENDING_REBOOT ? ', rebooted' : ''} (${parametersOf(s.kind)})`,
+            `instance ${s.instanceId}: ${s.kind} parameter ` +
+            `group ${s.group} ${s.status}${s.status === PENDING_REBOOT ? ', rebooted' : ''} ` +
+            `(${parametersOf(s.kind)})`,
         )
         .join('; ');
       return { ready: false, resources, detail };
@@ -655,7 +664,8 @@ export class AuroraClusters {
             ? `DB parameter group ${own ?? '(none)'}`
             : `cluster parameter group ${clusterGroup ?? '(none)'}`;
         problems.push(
-          `${name}: asked ${value}, instance ${inst.DBInstanceIdentifier ?? '?'} runs ${held === undefined ? 'the default' : held} (${where})`,
+          `${name}: asked ${value}, instance ${inst.DBInstanceIdentifier ?? '?'} ` +
+            `runs ${held === undefined ? 'the default' : held} (${where})`,
         );
       }
     }

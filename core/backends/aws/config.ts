@@ -90,7 +90,10 @@ export interface AwsBackendConfig {
    */
   readonly athenaWorkGroup?: string;
   readonly glueDatabase?: string;
-  /** The SNS topic regressions are notified to (the stack's, with the e-mail subscriptions of its context); absent: no notification. */
+  /**
+   * The SNS topic regressions are notified to (the stack's, with the
+   * e-mail subscriptions of its context); absent: no notification.
+   */
   readonly alertTopicArn?: string;
   /** The EventBridge bus regression events are put on; absent: "default", the account's default bus. */
   readonly eventBusName?: string;

@@ -8,7 +8,8 @@
  * documentation is generated from it):
  * - CreateDBInstance: Engine mysql | mariadb | postgres, EngineVersion, DBInstanceClass,
  *   AllocatedStorage ("General Purpose (SSD) storage (gp2, gp3): Must be an integer from 20 to
- *   65536" for RDS for MariaDB, MySQL and PostgreSQL; sized from the cell's data, core/aurora/engines.ts rdsAllocatedStorageGib), StorageType left out ("Default: io1, if the
+ *   65536" for RDS for MariaDB, MySQL and PostgreSQL; sized from the cell's data,
+ * core/aurora/engines.ts rdsAllocatedStorageGib), StorageType left out ("Default: io1, if the
  *   Iops parameter is specified. Otherwise, gp3"), MasterUsername ("required for RDS DB instances"),
  *   ManageMasterUserPassword (the secret is DBInstance.MasterUserSecret), DBName ("The name of the
  *   database to create when the DB instance is created. If this parameter isn't specified, no

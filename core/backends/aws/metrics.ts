@@ -1,6 +1,6 @@
 /**
- * A step's server metrics: CloudWatch AWS/RDS per instance (AWS/EC2 for self-managed servers) (GetMetricData) and, when the variant has
- * Performance Insights, its DB load by wait event and OS CPU (GetResourceMetrics), with how many
+ * A step's server metrics: CloudWatch AWS/RDS per instance (AWS/EC2 for self-managed servers) (GetMetricData) and, when
+ * the variant has Performance Insights, its DB load by wait event and OS CPU (GetResourceMetrics), with how many
  * datapoints each window should have and how many arrived (late publication, MetricWindowCount).
  *
  * API fields used, as named in the botocore models monitoring/2010-08-01 and pi/2018-02-27
@@ -135,7 +135,8 @@ const RDS_INSTANCE_BASE: readonly ServerMetricName[] = [
 const RDS_INSTANCE_LATENCY: readonly ServerMetricName[] = ['FreeableMemory'];
 
 /**
- * The CloudWatch metrics an instance of the engine publishes: counted toward completeness, collected only, and the replica lag a reader has.
+ * The CloudWatch metrics an instance of the engine publishes: counted
+ * toward completeness, collected only, and the replica lag a reader has.
  * @internal exported for its tests (a test seam)
  */
 export function engineMetrics(kind: EngineKind): {
@@ -256,7 +257,10 @@ export class ServerMetrics {
       readonly counted: boolean;
       /** CloudWatch dimension: the instance's, or the cluster's for the cluster volume metrics. */
       readonly dimension?: 'DBClusterIdentifier';
-      /** A self-managed server's instance metric: its namespace (AWS/EC2 or the agent's CWAgent), name and statistic (a Sum is divided by the period). */
+      /**
+       * A self-managed server's instance metric: its namespace (AWS/EC2 or the
+       * agent's CWAgent), name and statistic (a Sum is divided by the period).
+       */
       readonly ec2?: {
         readonly namespace: 'AWS/EC2' | 'CWAgent';
         readonly name: string;

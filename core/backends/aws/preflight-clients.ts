@@ -142,13 +142,18 @@ function typeOfferings(clients: AwsClients): (type: string, az: string) => Promi
   };
 }
 
-/** The EC2 type of a self-managed cell's servers (its instanceClass without "db."), or undefined for a managed engine. */
+/**
+ * The EC2 type of a self-managed cell's servers (its instanceClass without "db."), or undefined for a managed engine.
+ */
 function serverTypeOf(plan: Plan, variant: Plan['cells'][number]['variant']): string | undefined {
   const engine = variant.engine ?? plan.engine;
   return ENGINES[engine.kind].topology === 'ec2' ? variant.instanceClass.replace(/^db\./, '') : undefined;
 }
 
-/** A self-managed variant's server type exists, is x86_64 or arm64 with a server launch template, and is offered in its AZ. */
+/**
+ * A self-managed variant's server type exists, is x86_64 or
+ * arm64 with a server launch template, and is offered in its AZ.
+ */
 export async function checkServerInstances(input: ClientCheckInput): Promise<PreflightCheck> {
   const result = new CheckResult('server-instances', 'self-managed server instances');
   const { plan, spec, clients, config, types } = input;
@@ -164,14 +169,16 @@ export async function checkServerInstances(input: ClientCheckInput): Promise<Pre
       if (!facts) {
         result.refuse(
           path,
-          `EC2 instance type ${type} (the self-managed server of ${planned.instanceClass}) does not exist in ${plan.region}: choose another class (e.g. db.r6g.large)`,
+          `EC2 instance type ${type} (the self-managed server of ${planned.instanceClass}) does not exist ` +
+            `in ${plan.region}: choose another class (e.g. db.r6g.large)`,
         );
         continue;
       }
       if (!facts.architecture) {
         result.refuse(
           path,
-          `EC2 instance type ${type} is not x86_64 or arm64 (reported: ${facts.reported.join(', ') || 'nothing'}): choose another class`,
+          `EC2 instance type ${type} is not x86_64 or arm64 ` +
+            `(reported: ${facts.reported.join(', ') || 'nothing'}): choose another class`,
         );
         continue;
       }
@@ -183,7 +190,9 @@ export async function checkServerInstances(input: ClientCheckInput): Promise<Pre
       ) {
         result.refuse(
           path,
-          `${type} is ${facts.architecture} but ${input.stackLabel} has no self-managed server launch template for ${facts.architecture} (or no server security group or instance profile): deploy the current stack with "${facts.architecture}" in aurora-bench.clients.architectures`,
+          `${type} is ${facts.architecture} but ${input.stackLabel} has no self-managed server launch template ` +
+            `for ${facts.architecture} (or no server security group or instance profile): deploy the current ` +
+            `stack with "${facts.architecture}" in aurora-bench.clients.architectures`,
         );
       }
       const az = config
@@ -227,14 +236,18 @@ export async function checkClientInstances(input: ClientCheckInput): Promise<Pre
       if (!facts.architecture) {
         result.refuse(
           path,
-          `EC2 instance type ${type} is not x86_64 or arm64 (reported: ${facts.reported.join(', ') || 'nothing'}): choose another client type`,
+          `EC2 instance type ${type} is not x86_64 or arm64 ` +
+            `(reported: ${facts.reported.join(', ') || 'nothing'}): choose another client type`,
         );
         continue;
       }
       if (config && !config.launchTemplateIds[facts.architecture]) {
         result.refuse(
           path,
-          `${type} is ${facts.architecture} but ${input.stackLabel} has no launch template for ${facts.architecture} clients: add "${facts.architecture}" to aurora-bench.clients.architectures in cdk.json and redeploy, or choose a client type of another architecture`,
+          `${type} is ${facts.architecture} but ${input.stackLabel} has no launch template ` +
+            `for ${facts.architecture} clients: add "${facts.architecture}" to ` +
+            `aurora-bench.clients.architectures in cdk.json and redeploy, or choose a client type of another ` +
+            `architecture`,
         );
       }
       const az = config
@@ -245,7 +258,8 @@ export async function checkClientInstances(input: ClientCheckInput): Promise<Pre
       if (az !== undefined && !(await offeredIn(type, az))) {
         result.refuse(
           path,
-          `EC2 does not offer ${type} in ${az} (DescribeInstanceTypeOfferings): choose another client type, or another AZ with variants[${vi}].az`,
+          `EC2 does not offer ${type} in ${az} (DescribeInstanceTypeOfferings): choose another client type, or ` +
+            `another AZ with variants[${vi}].az`,
         );
       }
       described.push(
@@ -357,7 +371,8 @@ export async function checkVcpuQuota(input: ClientCheckInput): Promise<Preflight
         );
         result.warn(
           `variants[${vi}].clients.instanceType`,
-          `${type} draws on the "${group}" On-Demand vCPU quota, which the preflight does not check (only ${STANDARD_VCPU_QUOTA.quotaCode}): look it up in Service Quotas, Amazon EC2`,
+          `${type} draws on the "${group}" On-Demand vCPU quota, which the preflight does not check ` +
+            `(only ${STANDARD_VCPU_QUOTA.quotaCode}): look it up in Service Quotas, Amazon EC2`,
         );
       }
     }
@@ -365,12 +380,18 @@ export async function checkVcpuQuota(input: ClientCheckInput): Promise<Preflight
     if (peak.vcpus === 0) return 'no clients on the Standard quota';
     const [quota, running] = await Promise.all([standardQuota(clients), runningStandardVcpus(clients, types)]);
     const free = quota - running.vcpus;
-    const need = `${peak.vcpus} vCPUs of clients${plan.cells.some((c) => serverTypeOf(plan, c.variant) !== undefined) ? ' and self-managed servers' : ''} at once (the largest ${peak.cells} cell${peak.cells === 1 ? '' : 's'}, maxConcurrency ${plan.maxConcurrency})`;
+    const need =
+      `${peak.vcpus} vCPUs of ` +
+      `clients${plan.cells.some((c) => serverTypeOf(plan, c.variant) !== undefined) ? ' and self-managed servers' : ''} ` +
+      `at once (the largest ${peak.cells} cell${peak.cells === 1 ? '' : 's'}, ` +
+      `maxConcurrency ${plan.maxConcurrency})`;
     if (peak.vcpus > free) {
       result.refuse(
         quotaPath,
-        `the run needs ${need}, ${running.vcpus} vCPUs already run on ${running.instances} On-Demand Standard instance${running.instances === 1 ? '' : 's'}, and the quota is ${quota}: ` +
-          `request an increase to at least ${running.vcpus + peak.vcpus} (Service Quotas console, Amazon EC2, "${STANDARD_VCPU_QUOTA.name}"), stop other instances, or lower maxConcurrency or clients.count`,
+        `the run needs ${need}, ${running.vcpus} vCPUs already run on ${running.instances} On-Demand Standard ` +
+          `instance${running.instances === 1 ? '' : 's'}, and the quota is ${quota}: ` +
+          `request an increase to at least ${running.vcpus + peak.vcpus} (Service Quotas console, Amazon EC2, ` +
+          `"${STANDARD_VCPU_QUOTA.name}"), stop other instances, or lower maxConcurrency or clients.count`,
       );
     }
     return `${need}; ${running.vcpus} already running (counted from DescribeInstances); quota ${quota}`;

@@ -111,7 +111,10 @@ export async function ask<T>(action: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
-/** What `ask` does with an error: for a call whose error the check looked at first (a not-found it handles) and passes on. */
+/**
+ * What `ask` does with an error: for a call whose error the
+ * check looked at first (a not-found it handles) and passes on.
+ */
 export function unanswered(action: string, e: unknown): never {
   if (isUnimplemented(e)) throw new NotCheckable(`${action} is not implemented by this endpoint`, { cause: e });
   if (isAccessDenied(e))

@@ -147,7 +147,9 @@ async function reachOf(clients: AwsClients, subnet: Subnet, s3PrefixListId: stri
       ? { kind: 'igw' }
       : {
           kind: 'none',
-          why: `its default route goes to the internet gateway ${def.GatewayId}, but instances there get no public IP (MapPublicIpOnLaunch false)`,
+          why:
+            `its default route goes to the internet gateway ${def.GatewayId}, but instances there get no ` +
+            `public IP (MapPublicIpOnLaunch false)`,
         };
   } else {
     internet = {
@@ -185,12 +187,14 @@ export async function checkNetwork(input: NetworkCheckInput): Promise<PreflightC
       if (!found)
         result.refuse(
           where,
-          `subnet ${subnetId} does not exist: redeploy the stack (npx cdk deploy) or fix aurora-bench.network.existingVpc`,
+          `subnet ${subnetId} does not exist: redeploy the stack (npx cdk deploy) or fix ` +
+            `aurora-bench.network.existingVpc`,
         );
       else if (found.AvailabilityZone !== az)
         result.refuse(
           where,
-          `subnet ${subnetId} is in ${found.AvailabilityZone ?? 'no AZ'}, not ${az}: fix aurora-bench.network.existingVpc and redeploy`,
+          `subnet ${subnetId} is in ${found.AvailabilityZone ?? 'no AZ'}, not ${az}: fix ` +
+            `aurora-bench.network.existingVpc and redeploy`,
         );
       else subnets.set(az, found);
     }
@@ -205,7 +209,8 @@ export async function checkNetwork(input: NetworkCheckInput): Promise<PreflightC
       if (az === undefined || !(az in config.subnetIdsByAz)) {
         result.refuse(
           `variants[${vi}].az`,
-          `AZ ${az ?? '(none)'} has no subnet of ${stackLabel} (configured: ${Object.keys(config.subnetIdsByAz).sort().join(', ') || 'none'}): use one of those AZs`,
+          `AZ ${az ?? '(none)'} has no subnet of ${stackLabel} ` +
+            `(configured: ${Object.keys(config.subnetIdsByAz).sort().join(', ') || 'none'}): use one of those AZs`,
         );
         continue;
       }
@@ -240,7 +245,8 @@ export async function checkNetwork(input: NetworkCheckInput): Promise<PreflightC
     if (sources === undefined) {
       result.warn(
         stackLabel,
-        'the stack does not say where clients download sysbench from (deployed by an older aurora-bench): redeploy it (npx cdk deploy) to have that checked',
+        'the stack does not say where clients download sysbench from (deployed by an older aurora-bench): ' +
+          'redeploy it (npx cdk deploy) to have that checked',
       );
     }
     // An s3:// source exists (once per URL, not per subnet).
@@ -253,7 +259,8 @@ export async function checkNetwork(input: NetworkCheckInput): Promise<PreflightC
         if (isNotFound(e) || (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) {
           result.refuse(
             `${stackLabel}: ${sourceSetting(name)}`,
-            `${url} does not exist: upload the file there (aws s3 cp FILE ${url}) or point ${sourceSetting(name)} at it and redeploy`,
+            `${url} does not exist: upload the file there (aws s3 cp FILE ${url}) or ` +
+              `point ${sourceSetting(name)} at it and redeploy`,
           );
         } else if (isAccessDenied(e)) {
           result.warn(
@@ -284,8 +291,10 @@ export async function checkNetwork(input: NetworkCheckInput): Promise<PreflightC
         const unsure = reach.internet.kind === 'unknown';
         result[unsure ? 'warn' : 'refuse'](
           where,
-          `clients there ${unsure ? 'may not' : 'cannot'} reach S3 (the runner, their output, their ready marker): no S3 gateway endpoint route or S3 interface endpoint, and ${reach.internet.why}: ` +
-            'add an S3 gateway endpoint to its route table (aurora-bench.network.existingVpc.createEndpoints true) or route 0.0.0.0/0 to a NAT gateway',
+          `clients there ${unsure ? 'may not' : 'cannot'} reach S3 (the runner, their output, their ready ` +
+            `marker): no S3 gateway endpoint route or S3 interface endpoint, and ${reach.internet.why}: ` +
+            'add an S3 gateway endpoint to its route table (aurora-bench.network.existingVpc.createEndpoints ' +
+            'true) or route 0.0.0.0/0 to a NAT gateway',
         );
       }
       const missing = privateServices.filter((s) => !interfaceServices.has(`${vpc}|${s}`));
@@ -293,9 +302,11 @@ export async function checkNetwork(input: NetworkCheckInput): Promise<PreflightC
         const unsure = reach.internet.kind === 'unknown';
         result[unsure ? 'warn' : 'refuse'](
           where,
-          `clients there ${unsure ? 'may not' : 'cannot'} reach Systems Manager (Run Command starts every job) or Secrets Manager (the runner reads the master password): ` +
+          `clients there ${unsure ? 'may not' : 'cannot'} reach Systems Manager (Run Command starts every job) ` +
+            `or Secrets Manager (the runner reads the master password): ` +
             `no interface endpoint for ${missing.join(', ')} in ${vpc} and ${reach.internet.why}: ` +
-            'create those endpoints (aurora-bench.network.existingVpc.createEndpoints true) or route 0.0.0.0/0 to a NAT gateway',
+            'create those endpoints (aurora-bench.network.existingVpc.createEndpoints true) or route 0.0.0.0/0 ' +
+            'to a NAT gateway',
         );
       }
       for (const [name, url] of Object.entries(sources ?? {})) {

@@ -77,7 +77,8 @@ async function describeEngineDefaults(
     if (marker === undefined) return byName;
   }
   throw new Error(
-    `RDS DescribeEngineDefault${level === 'cluster' ? 'Cluster' : ''}Parameters ${family}: still paginating after ${MAX_PAGES} pages`,
+    `RDS DescribeEngineDefault${level === 'cluster' ? 'Cluster' : ''}Parameters ${family}: still paginating ` +
+      `after ${MAX_PAGES} pages`,
   );
 }
 
@@ -133,7 +134,10 @@ function parameterProblem(
     if (level === 'instance' && lookup(defaults.cluster, name)) {
       return `${name} is a cluster-level parameter of ${family}: move it to clusterParameters`;
     }
-    return `${name} is not a parameter of ${family} (RDS does not list it among the engine defaults of the family): remove it or correct its name`;
+    return (
+      `${name} is not a parameter of ${family} (RDS does not list it among the engine defaults of the ` +
+      `family): remove it or correct its name`
+    );
   }
   if (own.IsModifiable === false) {
     return `${name} is not modifiable on Aurora (${family}: IsModifiable false): remove it; Aurora sets it itself`;
@@ -143,10 +147,16 @@ function parameterProblem(
     own.SupportedEngineModes.length > 0 &&
     !own.SupportedEngineModes.includes('provisioned')
   ) {
-    return `${name} is only for engine modes ${own.SupportedEngineModes.join(', ')}, not the provisioned clusters aurora-bench creates: remove it`;
+    return (
+      `${name} is only for engine modes ${own.SupportedEngineModes.join(', ')}, not the provisioned ` +
+      `clusters aurora-bench creates: remove it`
+    );
   }
   if (olderThan(version, own.MinimumEngineVersion)) {
-    return `${name} needs engine ${own.MinimumEngineVersion} or later; the spec asks for ${version.engineVersion}: remove it or raise engine.version`;
+    return (
+      `${name} needs engine ${own.MinimumEngineVersion} or later; the spec asks ` +
+      `for ${version.engineVersion}: remove it or raise engine.version`
+    );
   }
   const bad = valueProblem(value, own);
   return bad === undefined ? undefined : `${name}: ${bad}`;
@@ -171,13 +181,15 @@ function catalogueDisagreement(
   }
   if (!info)
     return live && !liveProblem
-      ? `${name} is not in the offline parameter catalogue, but RDS in this account accepts it: the catalogue may be out of date`
+      ? `${name} is not in the offline parameter catalogue, but RDS in this account accepts it: the catalogue ` +
+          `may be out of date`
       : undefined;
   // A cluster parameter group also holds the instance-level parameters (parameter-catalogue.ts).
   const here = info[level] ?? (level === 'cluster' ? info.instance : undefined);
   if (liveProblem) {
     return here && here.modifiable !== false
-      ? `the offline parameter catalogue (AWS's published reference) accepts ${name} at the ${level} level; RDS in this account does not, and it decides`
+      ? `the offline parameter catalogue (AWS's published reference) accepts ${name} at the ${level} level; ` +
+          `RDS in this account does not, and it decides`
       : undefined;
   }
   if (!live) return undefined;
@@ -277,7 +289,8 @@ async function checkOtherEngineParameters(
         if (!own)
           result.refuse(
             path,
-            `${w.name} is not a parameter of ${family} (RDS does not list it among the engine defaults of the family): remove it or correct its name`,
+            `${w.name} is not a parameter of ${family} (RDS does not list it among the engine defaults of the ` +
+              `family): remove it or correct its name`,
           );
         else if (own.IsModifiable === false)
           result.refuse(path, `${w.name} is not modifiable in ${family} (IsModifiable false): remove it`);
@@ -351,6 +364,9 @@ export async function checkParameters(input: ParametersCheckInput): Promise<Pref
       if (disagreement) result.info(path, disagreement);
     }
     const distinct = new Set(wanted.map((w) => `${w.level}:${w.name}`)).size;
-    return `${distinct} parameter${distinct === 1 ? '' : 's'} checked against ${family}'s engine defaults in the account (${cluster.size} cluster-level, ${instance.size} instance-level)`;
+    return (
+      `${distinct} parameter${distinct === 1 ? '' : 's'} checked against ${family}'s engine defaults in ` +
+      `the account (${cluster.size} cluster-level, ${instance.size} instance-level)`
+    );
   });
 }

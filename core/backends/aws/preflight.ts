@@ -22,8 +22,8 @@
  * 20-1000 with Marker) lists, per orderable option, the AvailabilityZones it can be created in
  * (shape OrderableDBInstanceOption). When it returns nothing at all for an engine version that
  * exists (moto implements it only for aurora-postgresql and neptune), the class is checked against
- * the static table in core/aurora/aws-names.ts, from the Aurora User Guide "Supported DB engines for DB instance classes"
- * (Concepts.DBInstanceClass.SupportAurora), with a warning.
+ * the static table in core/aurora/aws-names.ts, from the Aurora User Guide "Supported DB engines for DB instance
+ * classes" (Concepts.DBInstanceClass.SupportAurora), with a warning.
  *
  * AWSServiceRoleForRDS is the service-linked role Aurora uses; RDS creates it with the first DB
  * cluster when the creator may call iam:CreateServiceLinkedRole for rds.amazonaws.com (Aurora User
@@ -113,14 +113,18 @@ export function refuseServerlessRanges(
     if (features.MaxCapacity !== undefined && v.maxAcu !== undefined && v.maxAcu > features.MaxCapacity) {
       result.refuse(
         `variants[${vi}].maxAcu`,
-        `maxAcu ${v.maxAcu} is above ${features.MaxCapacity}, the most ${versionLabel} takes in this region (DescribeDBEngineVersions ServerlessV2FeaturesSupport.MaxCapacity): use maxAcu ${features.MaxCapacity} or less, or raise the engine version`,
+        `maxAcu ${v.maxAcu} is above ${features.MaxCapacity}, the most ${versionLabel} takes in this region ` +
+          `(DescribeDBEngineVersions ServerlessV2FeaturesSupport.MaxCapacity): use ` +
+          `maxAcu ${features.MaxCapacity} or less, or raise the engine version`,
       );
     }
     const min = v.minAcu ?? MIN_ACU_WITHOUT_PAUSE;
     if (features.MinCapacity !== undefined && min < features.MinCapacity) {
       result.refuse(
         `variants[${vi}].minAcu`,
-        `minAcu ${min} is below ${features.MinCapacity}, the least ${versionLabel} takes (DescribeDBEngineVersions ServerlessV2FeaturesSupport.MinCapacity): use minAcu ${features.MinCapacity} or more, or raise the engine version`,
+        `minAcu ${min} is below ${features.MinCapacity}, the least ${versionLabel} takes ` +
+          `(DescribeDBEngineVersions ServerlessV2FeaturesSupport.MinCapacity): use ` +
+          `minAcu ${features.MinCapacity} or more, or raise the engine version`,
       );
     }
   }
@@ -142,12 +146,14 @@ function checkStack(input: AwsPreflightInput): PreflightCheck {
   if (plan.region !== config.region) {
     result.refuse(
       'region',
-      `the spec asks for region ${plan.region} but ${label} is deployed in ${config.region}: set region to ${config.region}, or deploy the stack in ${plan.region}`,
+      `the spec asks for region ${plan.region} but ${label} is deployed in ${config.region}: set region ` +
+        `to ${config.region}, or deploy the stack in ${plan.region}`,
     );
   }
   const azs = Object.keys(config.subnetIdsByAz).sort();
   return result.done(
-    `${label} in ${config.region}: lake s3://${config.bucket}/${config.lakePrefix}, subnets in ${azs.join(', ') || 'no AZ'}`,
+    `${label} in ${config.region}: lake s3://${config.bucket}/${config.lakePrefix}, subnets ` +
+      `in ${azs.join(', ') || 'no AZ'}`,
   );
 }
 
@@ -186,12 +192,15 @@ async function checkOtherEngineVersions(input: AwsPreflightInput, result: CheckR
       if (!found) {
         result.refuse(
           path,
-          `${rdsEngine} ${version} is not offered in ${input.plan.region}: it does not exist or is deprecated; pick one that \`aws rds describe-db-engine-versions --engine ${rdsEngine} --region ${input.plan.region}\` lists`,
+          `${rdsEngine} ${version} is not offered in ${input.plan.region}: it does not exist or is deprecated; ` +
+            `pick one that \`aws rds describe-db-engine-versions --engine ${rdsEngine} ` +
+            `--region ${input.plan.region}\` lists`,
         );
         lines.push(`${rdsEngine} ${version} is not offered`);
       } else {
         lines.push(
-          `${rdsEngine} ${version} is offered (parameter family ${found.DBParameterGroupFamily ?? parameterGroupFamily(engine)})`,
+          `${rdsEngine} ${version} is offered (parameter ` +
+            `family ${found.DBParameterGroupFamily ?? parameterGroupFamily(engine)})`,
         );
         const sameEngine = (i: number): boolean => {
           const e = variantEngine(input.spec, input.spec.variants[i]!);
@@ -255,7 +264,8 @@ async function checkEngine(input: AwsPreflightInput): Promise<{ check: Preflight
   if (v && facts.offered === 'no') {
     result.refuse(
       'engine.version',
-      `aurora-mysql ${v.engineVersion} (spec ${plan.engine.version}) is not offered in ${region}: it does not exist or is deprecated; ` +
+      `aurora-mysql ${v.engineVersion} (spec ${plan.engine.version}) is not offered in ${region}: it does not ` +
+        `exist or is deprecated; ` +
         `pick one that \`aws rds describe-db-engine-versions --engine aurora-mysql --region ${region}\` lists`,
     );
   }
@@ -266,7 +276,9 @@ async function checkEngine(input: AwsPreflightInput): Promise<{ check: Preflight
       if (!supported) {
         result.refuse(
           `variants[${vi}].writeForwarding.enabled`,
-          `local write forwarding requires Aurora MySQL 3.04 or higher; ${v.engineVersion} does not support it${facts.supportsLocalWriteForwarding === false ? ' (DescribeDBEngineVersions: SupportsLocalWriteForwarding false)' : ''}: raise engine.version or disable it`,
+          `local write forwarding requires Aurora MySQL 3.04 or higher; ${v.engineVersion} does not support ` +
+            `it${facts.supportsLocalWriteForwarding === false ? ' (DescribeDBEngineVersions: SupportsLocalWriteForwarding false)' : ''}: ` +
+            `raise engine.version or disable it`,
         );
       }
     }
@@ -377,7 +389,8 @@ async function checkInstanceClasses(input: AwsPreflightInput, facts: EngineFacts
         } else if (az !== undefined && azs.size > 0 && !azs.has(az)) {
           result.refuse(
             `variants[${vi}].instanceClass`,
-            `${cls} is orderable for ${rdsEngine} ${version} in ${[...azs].sort().join(', ')} but not in ${az}: choose another class or AZ`,
+            `${cls} is orderable for ${rdsEngine} ${version} in ${[...azs].sort().join(', ')} but not ` +
+              `in ${az}: choose another class or AZ`,
           );
         } else lines.push(`${cls} for ${rdsEngine}${az ? ` in ${az}` : ''}`);
         continue;
@@ -399,14 +412,17 @@ async function checkInstanceClasses(input: AwsPreflightInput, facts: EngineFacts
           if (!isServerless(cls) && !AURORA_MYSQL_INSTANCE_CLASSES[v.aurora[0] as 2 | 3].has(cls)) {
             result.refuse(
               path,
-              `${cls} is not an Aurora MySQL ${v.aurora[0]}.x instance class (built-in table): choose one the Aurora User Guide lists for it`,
+              `${cls} is not an Aurora MySQL ${v.aurora[0]}.x instance class (built-in table): choose one the ` +
+                `Aurora User Guide lists for it`,
             );
           }
           lines.push(`${cls} (built-in table)`);
         } else {
           result.refuse(
             path,
-            `${cls} is not orderable for aurora-mysql ${v.engineVersion} in ${plan.region}: choose a class \`aws rds describe-orderable-db-instance-options --engine aurora-mysql --engine-version ${v.engineVersion}\` lists`,
+            `${cls} is not orderable for aurora-mysql ${v.engineVersion} in ${plan.region}: choose a class ` +
+              `\`aws rds describe-orderable-db-instance-options --engine aurora-mysql ` +
+              `--engine-version ${v.engineVersion}\` lists`,
           );
         }
         continue;
@@ -414,7 +430,8 @@ async function checkInstanceClasses(input: AwsPreflightInput, facts: EngineFacts
       if (az !== undefined && azs.size > 0 && !azs.has(az)) {
         result.refuse(
           path,
-          `${cls} is orderable for aurora-mysql ${v.engineVersion} in ${[...azs].sort().join(', ')} but not in ${az}, where variants[${vi}] runs: choose another class, or set variants[${vi}].az to one of those AZs`,
+          `${cls} is orderable for aurora-mysql ${v.engineVersion} in ${[...azs].sort().join(', ')} but not ` +
+            `in ${az}, where variants[${vi}] runs: choose another class, or set variants[${vi}].az to one of those AZs`,
         );
         continue;
       }
@@ -423,7 +440,8 @@ async function checkInstanceClasses(input: AwsPreflightInput, facts: EngineFacts
     if (apiEmpty && v !== undefined) {
       result.warn(
         'variants',
-        `DescribeOrderableDBInstanceOptions returned no options at all for aurora-mysql ${v.engineVersion}: instance classes were checked against the built-in Aurora MySQL table, not the account`,
+        `DescribeOrderableDBInstanceOptions returned no options at all for aurora-mysql ${v.engineVersion}: ` +
+          `instance classes were checked against the built-in Aurora MySQL table, not the account`,
       );
     }
     return `orderable: ${[...new Set(lines)].join(', ')}`;
@@ -441,7 +459,10 @@ async function checkServiceLinkedRole(input: AwsPreflightInput): Promise<Preflig
       return `${out.Role?.Arn ?? SERVICE_LINKED_ROLE} exists`;
     } catch (e) {
       if (errorCode(e) === 'NoSuchEntityException' || errorCode(e) === 'NoSuchEntity') {
-        return `${SERVICE_LINKED_ROLE} does not exist yet: RDS creates it with the first cluster, through the workflow Task role's iam:CreateServiceLinkedRole (rds.amazonaws.com) that the stack grants`;
+        return (
+          `${SERVICE_LINKED_ROLE} does not exist yet: RDS creates it with the first cluster, through the ` +
+          `workflow Task role's iam:CreateServiceLinkedRole (rds.amazonaws.com) that the stack grants`
+        );
       }
       return unanswered('iam:GetRole', e);
     }
@@ -461,12 +482,14 @@ function checkBudgetOf(input: AwsPreflightInput): PreflightCheck {
       if (cost.total === null)
         result.warn(
           'budget.maxUsd',
-          `the cost cannot be estimated: no price for ${cost.missing.join(', ')} in ${cost.region} (add them with --prices)`,
+          `the cost cannot be estimated: no price for ${cost.missing.join(', ')} in ${cost.region} (add them ` +
+            `with --prices)`,
         );
       return result.done(`estimated ${estimate}; no budget.maxUsd set`);
     }
     return result.done(
-      `estimated ${estimate} within budget.maxUsd ${formatMoney(spec.budget.maxUsd, 'USD')} (prices ${cost.pricesAsOf})`,
+      `estimated ${estimate} within budget.maxUsd ${formatMoney(spec.budget.maxUsd, 'USD')} ` +
+        `(prices ${cost.pricesAsOf})`,
     );
   } catch (e) {
     if (!(e instanceof BudgetExceededError)) throw e;

@@ -148,7 +148,8 @@ export class S3LakeStore implements LakeStore {
   private newerLake(version: number, what: string): LakeVersionError {
     const file = this.uri(LAKE_VERSION_KEY);
     return new LakeVersionError(
-      `the results lake ${this.describe()} is of schema version ${version} (${file}), written by a newer aurora-bench; this one ${what}`,
+      `the results lake ${this.describe()} is of schema version ${version} (${file}), written by a newer ` +
+        `aurora-bench; this one ${what}`,
       {
         source: file,
       },

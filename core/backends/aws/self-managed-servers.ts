@@ -97,7 +97,10 @@ const SETUP_DELIVERY_TIMEOUT_S = 600;
 const LOST_STATES = new Set(['shutting-down', 'terminated', 'stopping', 'stopped']);
 /** GetCommandInvocation statuses of a command still under way. */
 const RUNNING_STATUSES = new Set(['Pending', 'InProgress', 'Delayed', 'Cancelling']);
-/** The root device of the Debian 12 AMIs the server launch templates use (lib/clients.ts DEBIAN_ROOT_DEVICE, lib/servers.ts). */
+/**
+ * The root device of the Debian 12 AMIs the server launch templates
+ * use (lib/clients.ts DEBIAN_ROOT_DEVICE, lib/servers.ts).
+ */
 const ROOT_DEVICE = '/dev/xvda';
 
 /**
@@ -105,7 +108,9 @@ const ROOT_DEVICE = '/dev/xvda';
  * (metrics.ts collects what AWS/EC2 has: CPU, network, EBS operations).
  */
 const SERVER_METRICS_UNAVAILABLE =
-  "self-managed servers: DatabaseConnections and ReplicaLag are not collected (AWS/EC2 gives CPUUtilization, NetworkIn/Out and, on Nitro-based types, EBSReadOps/EBSWriteOps; FreeableMemory is the CloudWatch agent's CWAgent mem_available, absent when the agent did not install)";
+  'self-managed servers: DatabaseConnections and ReplicaLag are not collected (AWS/EC2 gives CPUUtilization, ' +
+  "NetworkIn/Out and, on Nitro-based types, EBSReadOps/EBSWriteOps; FreeableMemory is the CloudWatch agent's " +
+  'CWAgent mem_available, absent when the agent did not install)';
 
 /** The JSON line server-setup.sh prints last on success. */
 interface ServerSetupResult {
@@ -160,7 +165,8 @@ function serverOptionsOf(cell: CellPlan): { writer: string; replica: string } {
   ];
   if (problems.length > 0) {
     throw new UnsupportedOnBackendError(
-      `the server options of ${cell.cellId} cannot be written:\n  - ${problems.map((p) => `${p.path}: ${p.message}`).join('\n  - ')}`,
+      `the server options of ${cell.cellId} cannot be written:\n  ` +
+        `- ${problems.map((p) => `${p.path}: ${p.message}`).join('\n  - ')}`,
     );
   }
   return { writer: serverOptionsBase64(writer.lines), replica: serverOptionsBase64(replica.lines) };
@@ -197,13 +203,18 @@ export function serverSetupCommands(options: {
     // early in the boot): wait for client/server-install.sh's marker, written only after the copy,
     // for as long as server-setup.sh itself waits for it (INSTALL_WAIT_S).
     `h="${CLIENT_HOME}"; i=0`,
-    `until [ -f "$h/server-installed" ] || [ -f "$h/server-install-failed" ]; do i=$((i + 1)); if [ "$i" -gt ${INSTALL_WAIT_S} ]; then echo "server-setup: no install marker in $h after ${INSTALL_WAIT_S} s: the user data has not finished (see /var/log/cloud-init-output.log)" >&2; exit 1; fi; sleep 1; done`,
+    `until [ -f "$h/server-installed" ] || [ -f "$h/server-install-failed" ]; do i=$((i + 1)); if [ "$i" ` +
+      `-gt ${INSTALL_WAIT_S} ]; then echo "server-setup: no install marker in $h after ${INSTALL_WAIT_S} s: the ` +
+      `user data has not finished (see /var/log/cloud-init-output.log)" >&2; exit 1; fi; sleep 1; done`,
     `export AWS_DEFAULT_REGION=${shellQuote(options.region)}`,
     `exec bash "${CLIENT_INSTALL_DIR}/server-setup.sh" ${args.map(shellQuote).join(' ')}`,
   ];
 }
 
-/** How long the command waits for the install marker: server-setup.sh's own default (AURORA_BENCH_INSTALL_WAIT_S, 900 s). */
+/**
+ * How long the command waits for the install marker:
+ * server-setup.sh's own default (AURORA_BENCH_INSTALL_WAIT_S, 900 s).
+ */
 const INSTALL_WAIT_S = 900;
 
 /** A state key of backendState: the setup command of server `index`. */
@@ -341,7 +352,8 @@ export class SelfManagedServers {
     const missing = this.missingConfiguration(arch);
     if (missing.length > 0) {
       throw new UnsupportedOnBackendError(
-        `self-managed servers for ${cell.cellId} (${instanceType}) need ${missing.join(', ')}: the stack does not provide them (deploy the current stack)`,
+        `self-managed servers for ${cell.cellId} (${instanceType}) need ${missing.join(', ')}: the stack does ` +
+          `not provide them (deploy the current stack)`,
       );
     }
     const az = cellAz(this.config, run, cell);
@@ -394,7 +406,8 @@ export class SelfManagedServers {
       const name = inst?.State?.Name ?? 'not visible yet';
       if (LOST_STATES.has(name)) {
         throw new ServerSetupFailedError(
-          `server ${id} of ${cell.cellId} is ${name}${inst?.StateReason?.Message ? `: ${inst.StateReason.Message}` : ''}`,
+          `server ${id} of ${cell.cellId} ` +
+            `is ${name}${inst?.StateReason?.Message ? `: ${inst.StateReason.Message}` : ''}`,
         );
       }
       if (name === 'running') running.add(id);
@@ -437,7 +450,8 @@ export class SelfManagedServers {
       }
       if (outcome.state === 'failed')
         throw new ServerSetupFailedError(
-          `server setup of ${index === 0 ? 'the writer' : `replica ${index}`} (${id}) of ${cell.cellId} failed: ${outcome.detail}`,
+          `server setup of ${index === 0 ? 'the writer' : `replica ${index}`} (${id}) of ${cell.cellId} ` +
+            `failed: ${outcome.detail}`,
         );
       const result = outcome.result;
       state[endpointKey(index)] = `${result.host}:${result.port}`;

@@ -220,17 +220,22 @@ export function regressionMessage(run: RunContext, verdicts: readonly VerdictsRo
   const counts = countsOf(verdicts);
   const head = [
     `Run ${run.runId} of experiment ${run.specName} (${run.region}) regressed on ${lines.length} step metric(s).`,
-    `Verdicts: ${counts['regressed']} regressed, ${counts['improved']} improved, ${counts['within-noise']} within the noise, ${counts['unknown']} noise unknown, ${counts['not-judged']} not judged.`,
+    `Verdicts: ${counts['regressed']} regressed, ${counts['improved']} improved, ${counts['within-noise']} ` +
+      `within the noise, ${counts['unknown']} noise unknown, ${counts['not-judged']} not judged.`,
     '',
   ];
   const tail = [
     '',
-    `All verdicts: the lake's verdicts table (${lakeKey}), the verdict_history view, or \`aurora-bench report ${run.runId} --aws\`.`,
+    `All verdicts: the lake's verdicts table (${lakeKey}), the verdict_history view, or \`aurora-bench ` +
+      `report ${run.runId} --aws\`.`,
   ];
   const body: string[] = [];
   let bytes = utf8Bytes([...head, ...tail].join('\n')) + 200;
   for (const [i, l] of lines.entries()) {
-    const line = `- ${l.step} ${l.metric}: ${fmt(l.value, 2)} vs ${fmt(l.baselineMean, 2)} over ${l.baselineRuns} runs (${l.ratio === null ? '-' : `${(l.ratio * 100).toFixed(1)}%`})${l.sinceRunId ? `, since ${l.sinceRunId}` : ''}. ${l.reason}`;
+    const line =
+      `- ${l.step} ${l.metric}: ${fmt(l.value, 2)} vs ${fmt(l.baselineMean, 2)} ` +
+      `over ${l.baselineRuns} runs ` +
+      `(${l.ratio === null ? '-' : `${(l.ratio * 100).toFixed(1)}%`})${l.sinceRunId ? `, since ${l.sinceRunId}` : ''}. ${l.reason}`;
     if (bytes + utf8Bytes(line) + 1 > MAX_SNS_MESSAGE_BYTES) {
       body.push(`... and ${lines.length - i} more`);
       break;
@@ -275,7 +280,9 @@ export async function publishVerdicts(
   );
   const result = put.Entries?.[0];
   if ((put.FailedEntryCount ?? 0) > 0 || result?.ErrorCode) {
-    const text = `EventBridge PutEvents refused the regression event of run ${run.runId}: ${result?.ErrorCode ?? 'failed'}: ${result?.ErrorMessage ?? 'no message'}`;
+    const text =
+      `EventBridge PutEvents refused the regression event of ` +
+      `run ${run.runId}: ${result?.ErrorCode ?? 'failed'}: ${result?.ErrorMessage ?? 'no message'}`;
     // The codes EventBridge documents as retryable (PutEventsResultEntry.ErrorCode).
     if (result?.ErrorCode === 'InternalFailure' || result?.ErrorCode === 'ThrottlingException')
       throw new TransientBackendError(text);

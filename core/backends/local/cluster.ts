@@ -95,8 +95,10 @@ export async function attachReader(reader: ServerInfo, writer: ServerInfo): Prom
   const { replication } = LOCAL_LOGINS;
   await queryServer(
     reader,
-    `CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=${writer.port}, MASTER_USER=${sqlString(replication.user)}, ` +
-      `MASTER_PASSWORD=${sqlString(replication.password)}, MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1; START SLAVE;`,
+    `CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=${writer.port}, ` +
+      `MASTER_USER=${sqlString(replication.user)}, ` +
+      `MASTER_PASSWORD=${sqlString(replication.password)}, MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1; ` +
+      `START SLAVE;`,
   );
 }
 

@@ -143,5 +143,9 @@ export function overlapNote(runId: string, overlaps: readonly HostRunOverlap[]):
   const others = overlaps
     .map((o) => `${o.runId} (pid ${o.pid}, ${o.startedAt} to ${o.endedAt ?? 'still running'})`)
     .join(', ');
-  return `run ${runId} shared ${hostname()} with ${overlaps.length === 1 ? 'another run' : `${overlaps.length} other runs`} for part of its time: ${others}; its figures include their load`;
+  return (
+    `run ${runId} shared ${hostname()} ` +
+    `with ${overlaps.length === 1 ? 'another run' : `${overlaps.length} other runs`} for part of its ` +
+    `time: ${others}; its figures include their load`
+  );
 }

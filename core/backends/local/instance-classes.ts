@@ -131,7 +131,9 @@ export function localShape(
   if (!spec) {
     const families = [...new Set(Object.keys(INSTANCE_CLASSES).map((c) => c.split('.')[1]))].join(', ');
     throw new UnsupportedOnBackendError(
-      `instance class "${instanceClass}" has no local mapping (known families: ${families}; sizes large..16xlarge/24xlarge, t3/t4g small..large): add it to core/backends/local/instance-classes.ts or pick a listed class`,
+      `instance class "${instanceClass}" has no local mapping (known families: ${families}; sizes ` +
+        `large..16xlarge/24xlarge, t3/t4g small..large): add it to core/backends/local/instance-classes.ts or ` +
+        `pick a listed class`,
     );
   }
   const classBytes = spec.memoryGiB * GiB;
@@ -179,7 +181,8 @@ export function serverHardware(instanceClass: string): { memoryBytes: number; vc
   const spec = INSTANCE_CLASSES[instanceClass];
   if (!spec)
     throw new UnsupportedOnBackendError(
-      `instance class "${instanceClass}" has no known vCPU and memory: add it to core/backends/local/instance-classes.ts or pick a listed class`,
+      `instance class "${instanceClass}" has no known vCPU and memory: add it to ` +
+        `core/backends/local/instance-classes.ts or pick a listed class`,
     );
   return { memoryBytes: spec.memoryGiB * GiB, vcpu: spec.vcpu, maxConnections: spec.maxConnections };
 }

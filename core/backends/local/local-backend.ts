@@ -42,7 +42,9 @@ const REPLICA_CATCH_UP_S = 300;
 /** The client-side emulation of write forwarding (client/workloads/wf_emulation.lua), this backend's own script. */
 const WF_EMULATION_SCRIPT = 'wf_emulation.lua';
 
-/** A job as this backend runs it: with the emulation, a second connection to the writer (client/runner.sh --extra-port). */
+/**
+ * A job as this backend runs it: with the emulation, a second connection to the writer (client/runner.sh --extra-port).
+ */
 type LocalRunnerJob = RunnerJob & { readonly extraPort?: number };
 
 /**
@@ -200,8 +202,10 @@ function shapeNote(
     level: 'info',
     path: `variants[name=${variantName}].instanceClass`,
     message:
-      `${shape.instanceClass} (${shape.vcpu} vCPU, ${shape.memoryGiB} GiB) runs locally as MariaDB ${serverVersion} with ${shape.cores} CPU(s) (${pinned}), ` +
-      `memory ${formatBytes(shape.localMemoryBytes)} (class memory / ${LOCAL_MEMORY_DIVISOR}), innodb_buffer_pool_size ${formatBytes(shape.bufferPoolBytes)} ` +
+      `${shape.instanceClass} (${shape.vcpu} vCPU, ${shape.memoryGiB} GiB) runs locally as ` +
+      `MariaDB ${serverVersion} with ${shape.cores} CPU(s) (${pinned}), ` +
+      `memory ${formatBytes(shape.localMemoryBytes)} (class memory / ${LOCAL_MEMORY_DIVISOR}), ` +
+      `innodb_buffer_pool_size ${formatBytes(shape.bufferPoolBytes)} ` +
       `unless set, max_connections ${shape.maxConnections} (Aurora's default for the class) unless set`,
   };
 }
@@ -281,7 +285,10 @@ function cellServersRunning(state: CellState): boolean {
   return state.cluster !== undefined && [state.cluster.writer, ...state.cluster.readers].every(isServerRunning);
 }
 
-/** The server metrics AWS reports that the local sampler cannot, and why: said once per run rather than shown as missing. */
+/**
+ * The server metrics AWS reports that the local sampler cannot,
+ * and why: said once per run rather than shown as missing.
+ */
 function unmeasuredMetricsNote(): PlanNote {
   const byReason = new Map<string, string[]>();
   for (const [metric, why] of Object.entries(LOCAL_UNMEASURED_METRICS))
@@ -289,7 +296,9 @@ function unmeasuredMetricsNote(): PlanNote {
   return {
     level: 'info',
     path: 'serverMetrics',
-    message: `not measured locally: ${[...byReason].map(([why, metrics]) => `${metrics.join(', ')} (${why})`).join('; ')}`,
+    message:
+      `not measured ` +
+      `locally: ${[...byReason].map(([why, metrics]) => `${metrics.join(', ')} (${why})`).join('; ')}`,
   };
 }
 
@@ -355,7 +364,8 @@ export class LocalBackend implements Backend {
       return this.provisionPostgresCell(run, cell);
 
     const started = performance.now();
-    const shape = localShape(cell.variant.instanceClass, this.host, cell.variant.serverless?.maxAcu); // UnsupportedOnBackendError for unknown classes
+    // UnsupportedOnBackendError for unknown classes
+    const shape = localShape(cell.variant.instanceClass, this.host, cell.variant.serverless?.maxAcu);
     const versions = await checkLocalDependencies();
     const template = await ensureTemplate(versions.tools, versions.serverVersion, this.templateRoot);
     const registry = this.registry(run.runId);
@@ -494,7 +504,8 @@ export class LocalBackend implements Backend {
           : pending
               .map(
                 (r) =>
-                  `${r.instanceId}: IO ${r.ioRunning}, SQL ${r.sqlRunning}, at ${r.gtidSlavePos || '-'} of ${status.writerGtidPos || '-'}`,
+                  `${r.instanceId}: IO ${r.ioRunning}, SQL ${r.sqlRunning}, at ${r.gtidSlavePos || '-'} ` +
+                  `of ${status.writerGtidPos || '-'}`,
               )
               .join('; '),
     };
@@ -561,8 +572,10 @@ export class LocalBackend implements Backend {
         level: 'info',
         path: `variants[name=${cell.variant.name}].instanceClass`,
         message:
-          `${shape.instanceClass} (${shape.vcpu} vCPU, ${shape.memoryGiB} GiB) runs locally as PostgreSQL ${tools.version} standing in for ${engineName(engine)}, with ${shape.cores} CPU(s), ` +
-          `memory ${formatBytes(shape.localMemoryBytes)} (class memory / ${LOCAL_MEMORY_DIVISOR}): shared_buffers a quarter of it unless set, max_connections ${Math.min(shape.maxConnections, 500)} unless set`,
+          `${shape.instanceClass} (${shape.vcpu} vCPU, ${shape.memoryGiB} GiB) runs locally as ` +
+          `PostgreSQL ${tools.version} standing in for ${engineName(engine)}, with ${shape.cores} CPU(s), ` +
+          `memory ${formatBytes(shape.localMemoryBytes)} (class memory / ${LOCAL_MEMORY_DIVISOR}): ` +
+          `shared_buffers a quarter of it unless set, max_connections ${Math.min(shape.maxConnections, 500)} unless set`,
       },
       ...plans.writer.notes,
       ...(pg.readers.length > 0 ? plans.reader.notes : []),
@@ -645,7 +658,9 @@ export class LocalBackend implements Backend {
     return {
       ready: true,
       resources,
-      detail: `${resources.clients.length} local client process slot(s); runner ${this.runnerPath}, sysbench ${versions.sysbenchVersion}`,
+      detail:
+        `${resources.clients.length} local client process slot(s); runner ${this.runnerPath}, ` +
+        `sysbench ${versions.sysbenchVersion}`,
     };
   }
 
@@ -717,7 +732,8 @@ export class LocalBackend implements Backend {
     if (state.cluster !== undefined && jobs.some((j) => j.phase === 'run' && j.extraPort !== undefined)) {
       if (!(await waitForReplicas(state.cluster, REPLICA_CATCH_UP_S))) {
         throw new Error(
-          `the replicas of cell ${cell.cellId} did not catch up with the writer within ${REPLICA_CATCH_UP_S} s; the write-forwarding emulation needs their data`,
+          `the replicas of cell ${cell.cellId} did not catch up with the writer within ${REPLICA_CATCH_UP_S} ` +
+            `s; the write-forwarding emulation needs their data`,
         );
       }
     }

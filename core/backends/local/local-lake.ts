@@ -150,7 +150,8 @@ export class LocalLakeStore implements LakeStore {
     const version = await this.schemaVersion();
     if (version > LAKE_SCHEMA_VERSION) {
       throw new LakeVersionError(
-        `the results lake ${this.describe()} is of schema version ${version}, written by a newer aurora-bench; this one writes version ${LAKE_SCHEMA_VERSION}: upgrade aurora-bench, or give --lake another directory`,
+        `the results lake ${this.describe()} is of schema version ${version}, written by a newer aurora-bench; ` +
+          `this one writes version ${LAKE_SCHEMA_VERSION}: upgrade aurora-bench, or give --lake another directory`,
       );
     }
     if (version === LAKE_SCHEMA_VERSION) return;

@@ -182,7 +182,8 @@ async function waitReady(
     const code = exited();
     if (code !== undefined) {
       throw new ServerStartError(
-        `mariadbd exited (${code === null ? 'killed by a signal' : `exit code ${code}`}) before it was ready; ${errorLog}:\n${await errorLogTail(errorLog)}`,
+        `mariadbd exited (${code === null ? 'killed by a signal' : `exit code ${code}`}) before it was ` +
+          `ready; ${errorLog}:\n${await errorLogTail(errorLog)}`,
       );
     }
     try {
@@ -211,7 +212,8 @@ export async function launchServer(o: LaunchOptions): Promise<LocalServer> {
   const p = serverPaths(o.dir);
   if (Buffer.byteLength(p.socket) > MAX_SOCKET_PATH) {
     throw new ServerStartError(
-      `socket path ${p.socket} is longer than ${MAX_SOCKET_PATH} bytes (a unix socket limit): use a shorter run directory (runRoot / TMPDIR)`,
+      `socket path ${p.socket} is longer than ${MAX_SOCKET_PATH} bytes (a unix socket limit): use a shorter ` +
+        `run directory (runRoot / TMPDIR)`,
     );
   }
   await mkdir(p.tmpdir, { recursive: true });

@@ -5,7 +5,8 @@
  *
  *   CPUUtilization            utime+stime delta / wall time / CPUs the server may use (its taskset) * 100
  *   SelectThroughput          Com_select delta / s
- *   DMLThroughput             Com_insert(+_select) + Com_update(+_multi) + Com_delete(+_multi) + Com_replace(+_select), / s
+ *   DMLThroughput             Com_insert(+_select) + Com_update(+_multi)
+ * + Com_delete(+_multi) + Com_replace(+_select), / s
  *   CommitThroughput          Com_commit / s
  *   NetworkTransmitThroughput Bytes_sent / s          NetworkReceiveThroughput  Bytes_received / s
  *   DatabaseConnections       Threads_connected - the sampler's own session - Slaves_connected (binlog dump threads)

@@ -70,7 +70,8 @@ const NOT_APPLICABLE_VALUES: Readonly<Record<string, (v: string) => string | und
   // local replicas replicate through the binlog, so it cannot be turned off.
   binlog_format: (v) =>
     v.toUpperCase() === 'OFF'
-      ? "binlog_format=OFF turns off Aurora's binlog (Aurora replicas do not use it); local replicas replicate through the binlog, which stays on (ROW)"
+      ? "binlog_format=OFF turns off Aurora's binlog (Aurora replicas do not use it); local replicas replicate " +
+        'through the binlog, which stays on (ROW)'
       : undefined,
 };
 
@@ -138,7 +139,8 @@ function resolveValue(
       notes.push(
         info(
           path,
-          `formula ${raw} evaluated locally to ${n}${name.includes('size') ? ` (${formatBytes(n)})` : ''} with DBInstanceClassMemory=${formatBytes(ctx.shape.localMemoryBytes)}, DBInstanceVCPU=${ctx.shape.cores}`,
+          `formula ${raw} evaluated locally to ${n}${name.includes('size') ? ` (${formatBytes(n)})` : ''} with ` +
+            `DBInstanceClassMemory=${formatBytes(ctx.shape.localMemoryBytes)}, DBInstanceVCPU=${ctx.shape.cores}`,
         ),
       );
     } catch (e) {
@@ -167,7 +169,8 @@ function resolveValue(
         notes: [
           warn(
             path,
-            `not applicable locally: MariaDB ${ctx.serverVersion} does not accept ${name}=${raw} (accepted: ${v.enumValues.join(', ')})`,
+            `not applicable locally: MariaDB ${ctx.serverVersion} does not accept ${name}=${raw} ` +
+              `(accepted: ${v.enumValues.join(', ')})`,
           ),
         ],
       };
@@ -191,7 +194,9 @@ function resolveValue(
       notes.push(
         info(
           path,
-          `innodb_buffer_pool_size ${raw} is sized for ${ctx.shape.memoryGiB} GiB of ${ctx.shape.instanceClass}; scaled locally by the instance memory ratio (1/${Math.round(1 / ctx.shape.memoryScale)}) to ${formatBytes(scaled)}`,
+          `innodb_buffer_pool_size ${raw} is sized for ${ctx.shape.memoryGiB} GiB ` +
+            `of ${ctx.shape.instanceClass}; scaled locally by the instance memory ratio ` +
+            `(1/${Math.round(1 / ctx.shape.memoryScale)}) to ${formatBytes(scaled)}`,
         ),
       );
       n = scaled;
@@ -200,7 +205,8 @@ function resolveValue(
       notes.push(
         warn(
           path,
-          `innodb_buffer_pool_size ${formatBytes(n)} exceeds what one local server may use (${formatBytes(ctx.shape.memoryCapBytes)} = host memory / 8): capped`,
+          `innodb_buffer_pool_size ${formatBytes(n)} exceeds what one local server may use ` +
+            `(${formatBytes(ctx.shape.memoryCapBytes)} = host memory / 8): capped`,
         ),
       );
       n = ctx.shape.memoryCapBytes;
@@ -258,7 +264,8 @@ export function planParameters(ctx: ParameterContext): ParameterPlan {
       notes.push(
         warn(
           path,
-          `not applicable locally: ${original} is an Aurora/RDS-only parameter (MariaDB has no equivalent); it takes effect on AWS only`,
+          `not applicable locally: ${original} is an Aurora/RDS-only parameter (MariaDB has no equivalent); it ` +
+            `takes effect on AWS only`,
         ),
       );
       continue;
@@ -267,7 +274,8 @@ export function planParameters(ctx: ParameterContext): ParameterPlan {
       notes.push(
         warn(
           path,
-          `not applicable locally: ${original} is set by the local backend (ports, paths, replication roles); the spec value ${String(raw)} is ignored`,
+          `not applicable locally: ${original} is set by the local backend (ports, paths, replication roles); ` +
+            `the spec value ${String(raw)} is ignored`,
         ),
       );
       continue;
@@ -276,7 +284,8 @@ export function planParameters(ctx: ParameterContext): ParameterPlan {
       notes.push(
         warn(
           path,
-          `not applicable locally: ${original} is fixed when the data directory is initialised; the local template uses MariaDB's default`,
+          `not applicable locally: ${original} is fixed when the data directory is initialised; the local ` +
+            `template uses MariaDB's default`,
         ),
       );
       continue;
@@ -291,7 +300,8 @@ export function planParameters(ctx: ParameterContext): ParameterPlan {
       notes.push(
         warn(
           path,
-          `not applicable locally: MariaDB ${ctx.serverVersion} has no system variable ${original} (an Aurora MySQL/MySQL-only parameter); it takes effect on AWS only`,
+          `not applicable locally: MariaDB ${ctx.serverVersion} has no system variable ${original} (an Aurora ` +
+            `MySQL/MySQL-only parameter); it takes effect on AWS only`,
         ),
       );
       continue;
@@ -311,7 +321,8 @@ export function planParameters(ctx: ParameterContext): ParameterPlan {
       notes.push(
         info(
           path,
-          `local only: ${original}=${resolved.value} set on MariaDB ${ctx.serverVersion} (${how === 'startup' ? 'option file' : 'SET GLOBAL'}) for this what-if; Aurora does not let you set it`,
+          `local only: ${original}=${resolved.value} set on MariaDB ${ctx.serverVersion} ` +
+            `(${how === 'startup' ? 'option file' : 'SET GLOBAL'}) for this what-if; Aurora does not let you set it`,
         ),
       );
     }
@@ -364,7 +375,8 @@ export async function verifyParameters(
   const names = plan.applied.map((a) => a.name.toUpperCase());
   const rows = await query(
     server,
-    `SELECT LOWER(VARIABLE_NAME), VARIABLE_VALUE FROM information_schema.GLOBAL_VARIABLES WHERE VARIABLE_NAME IN (${names.map(sqlString).join(',')})`,
+    `SELECT LOWER(VARIABLE_NAME), VARIABLE_VALUE FROM information_schema.GLOBAL_VARIABLES WHERE VARIABLE_NAME ` +
+      `IN (${names.map(sqlString).join(',')})`,
   );
   const effective: Record<string, string> = {};
   for (const r of rows) if (r[0]) effective[r[0]] = r[1] ?? '';

@@ -117,7 +117,9 @@ export function planPostgresParameters(ctx: {
       notes.push({
         level: 'warning',
         path,
-        message: `not applicable locally: ${name} is an Aurora/RDS-only parameter (PostgreSQL ${ctx.version} has no such setting)`,
+        message:
+          `not applicable locally: ${name} is an Aurora/RDS-only parameter (PostgreSQL ${ctx.version} ` +
+          `has no such setting)`,
       });
       continue;
     }
@@ -152,7 +154,10 @@ export function planPostgresParameters(ctx: {
         notes.push({
           level: 'info',
           path,
-          message: `${value} evaluated with the local shape (DBInstanceClassMemory ${formatBytes(ctx.shape.localMemoryBytes)}, DBInstanceVCPU ${ctx.shape.cores}) = ${text}`,
+          message:
+            `${value} evaluated with the local shape ` +
+            `(DBInstanceClassMemory ${formatBytes(ctx.shape.localMemoryBytes)}, ` +
+            `DBInstanceVCPU ${ctx.shape.cores}) = ${text}`,
         });
       } catch (e) {
         notes.push({ level: 'warning', path, message: `not applied locally: ${(e as Error).message}` });
@@ -177,7 +182,9 @@ export function planPostgresParameters(ctx: {
         notes.push({
           level: 'warning',
           path,
-          message: `not applied locally: ${name}=${text} is outside PostgreSQL's range ${setting.min ?? '-'}..${setting.max ?? '-'}${setting.unit ? ` (${setting.unit})` : ''}`,
+          message:
+            `not applied locally: ${name}=${text} is outside PostgreSQL's ` +
+            `range ${setting.min ?? '-'}..${setting.max ?? '-'}${setting.unit ? ` (${setting.unit})` : ''}`,
         });
         continue;
       }
@@ -188,7 +195,9 @@ export function planPostgresParameters(ctx: {
   return { conf: lines.join('\n') + '\n', applied, notes };
 }
 
-/** Read back what the server runs with: every applied setting from pg_settings, and any line pg_file_settings refused. */
+/**
+ * Read back what the server runs with: every applied setting from pg_settings, and any line pg_file_settings refused.
+ */
 export async function verifyPostgresParameters(
   server: PostgresServer,
   variantName: string,
@@ -210,12 +219,15 @@ export async function verifyPostgresParameters(
   if (names.length === 0) return notes;
   const rows = await pgQuery(
     target,
-    `SELECT name, setting, coalesce(unit, ''), source FROM pg_settings WHERE name IN (${names.map((n) => `'${n}'`).join(',')}) ORDER BY name`,
+    `SELECT name, setting, coalesce(unit, ''), source FROM pg_settings WHERE name IN ` +
+      `(${names.map((n) => `'${n}'`).join(',')}) ORDER BY name`,
   );
   notes.push({
     level: 'info',
     path: `variants[name=${variantName}].parameters`,
-    message: `${server.instanceId} (PostgreSQL) runs with ${rows.map(([n, s, u, src]) => `${n ?? ''}=${s ?? ''}${u ? ` ${u}` : ''}${src === 'configuration file' ? '' : ` (from ${src ?? '?'})`}`).join(', ')}`,
+    message:
+      `${server.instanceId} (PostgreSQL) runs ` +
+      `with ${rows.map(([n, s, u, src]) => `${n ?? ''}=${s ?? ''}${u ? ` ${u}` : ''}${src === 'configuration file' ? '' : ` (from ${src ?? '?'})`}`).join(', ')}`,
   });
   return notes;
 }
@@ -244,7 +256,10 @@ export interface StartPostgresClusterOptions {
   readonly onServerStarted: (s: PostgresServer) => Promise<void>;
 }
 
-/** The primary from the template, then each replica from a base backup of it; each started with its role's aurora_bench.conf. */
+/**
+ * The primary from the template, then each replica from a base
+ * backup of it; each started with its role's aurora_bench.conf.
+ */
 export async function startPostgresCluster(o: StartPostgresClusterOptions): Promise<PostgresCluster> {
   await openPathFor(o.tools, o.dir, o.runRoot);
   const wdir = join(o.dir, 'w');
@@ -298,7 +313,8 @@ export async function postgresReplicationStatus(
 ): Promise<{ writerLsn: string; replicas: PgReplicaStatus[] }> {
   const rows = await pgQuery(
     targetOf(c.writer),
-    "SELECT pg_current_wal_lsn()::text, application_name, state, coalesce(replay_lsn::text, ''), coalesce(replay_lsn >= pg_current_wal_lsn(), false) FROM (SELECT 1) one LEFT JOIN pg_stat_replication ON true",
+    "SELECT pg_current_wal_lsn()::text, application_name, state, coalesce(replay_lsn::text, ''), " +
+      'coalesce(replay_lsn >= pg_current_wal_lsn(), false) FROM (SELECT 1) one LEFT JOIN pg_stat_replication ON true',
   );
   const writerLsn = rows[0]?.[0] ?? '';
   const byName = new Map(rows.filter((r) => r[1]).map((r) => [r[1]!, r]));
@@ -329,13 +345,22 @@ interface PgCounters {
 }
 
 const COUNTERS_SQL =
-  "SELECT (SELECT sum(xact_commit) FROM pg_stat_database)::bigint, (SELECT sum(deadlocks) FROM pg_stat_database)::bigint, (SELECT sum(blks_read) FROM pg_stat_database)::bigint, (SELECT sum(blks_hit) FROM pg_stat_database)::bigint, (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid())";
+  'SELECT (SELECT sum(xact_commit) FROM pg_stat_database)::bigint, (SELECT sum(deadlocks) FROM ' +
+  'pg_stat_database)::bigint, (SELECT sum(blks_read) FROM pg_stat_database)::bigint, (SELECT sum(blks_hit) ' +
+  "FROM pg_stat_database)::bigint, (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client " +
+  "backend' AND pid <> pg_backend_pid())";
 
-/** Data blocks written (checkpointer, background writer, backends): PostgreSQL 15/16's pg_stat_bgwriter; 17 moved these columns. */
+/**
+ * Data blocks written (checkpointer, background writer, backends):
+ * PostgreSQL 15/16's pg_stat_bgwriter; 17 moved these columns.
+ */
 const BLOCKS_WRITTEN_SQL =
   'SELECT (buffers_checkpoint + buffers_clean + buffers_backend)::bigint FROM pg_stat_bgwriter';
 
-/** CPU seconds of a postmaster and everything it started: its own, its reaped children's (cutime/cstime) and its live children's. */
+/**
+ * CPU seconds of a postmaster and everything it started: its own,
+ * its reaped children's (cutime/cstime) and its live children's.
+ */
 function postgresCpuSeconds(postmasterPid: number, ticks: number): number | undefined {
   const fields = (pid: number): string[] | undefined => {
     try {
@@ -357,7 +382,10 @@ function postgresCpuSeconds(postmasterPid: number, ticks: number): number | unde
   return total / ticks;
 }
 
-/** The sampler: one SQL statement per server a second (its own psql transaction is subtracted), /proc, and the heartbeat. */
+/**
+ * The sampler: one SQL statement per server a second (its own
+ * psql transaction is subtracted), /proc, and the heartbeat.
+ */
 export class PostgresMetricsSampler {
   private readonly collected: MetricSample[] = [];
   private readonly previous = new Map<string, PgCounters>();
@@ -473,7 +501,8 @@ export class PostgresMetricsSampler {
       if (!before) continue;
       const dt = (now.t - before.t) / 1000;
       if (dt <= 0) continue;
-      // The sampler's own: one counters statement a second per server, the heartbeat UPDATE on the writer, and the polls on readers.
+      // The sampler's own: one counters statement a second per server,
+      // the heartbeat UPDATE on the writer, and the polls on readers.
       const own = 1 + (s.role === 'writer' ? heartbeatXacts : (this.polls.get(s.instanceId) ?? 0));
       push('CommitThroughput', Math.max(0, now.commits - before.commits - own) / dt);
       push('Deadlocks', (now.deadlocks - before.deadlocks) / dt);

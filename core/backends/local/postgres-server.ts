@@ -220,7 +220,8 @@ const PG_TEMPLATE_FORMAT = 1;
 export const PG_CONF_INCLUDE = 'aurora_bench.conf';
 
 const SETTINGS_SQL =
-  "SELECT name, vartype, context, coalesce(unit, ''), coalesce(min_val, ''), coalesce(max_val, ''), coalesce(array_to_string(enumvals, '|'), '') FROM pg_settings ORDER BY name";
+  "SELECT name, vartype, context, coalesce(unit, ''), coalesce(min_val, ''), coalesce(max_val, ''), " +
+  "coalesce(array_to_string(enumvals, '|'), '') FROM pg_settings ORDER BY name";
 
 function settingsFromRows(rows: readonly Row[]): PgSettingsCatalog {
   const out: Record<string, PgSetting> = {};
@@ -289,7 +290,8 @@ export async function ensurePostgresTemplate(
     );
     await pgQuery(
       { ...admin, database: 'sbtest' },
-      'CREATE SCHEMA aurora_bench; CREATE TABLE aurora_bench.heartbeat (id int PRIMARY KEY, seq bigint NOT NULL, at timestamptz NOT NULL DEFAULT now()); INSERT INTO aurora_bench.heartbeat VALUES (1, 0)',
+      'CREATE SCHEMA aurora_bench; CREATE TABLE aurora_bench.heartbeat (id int PRIMARY KEY, seq bigint NOT ' +
+        'NULL, at timestamptz NOT NULL DEFAULT now()); INSERT INTO aurora_bench.heartbeat VALUES (1, 0)',
     );
     const settings = settingsFromRows(await pgQuery(admin, SETTINGS_SQL));
     await stopPostgres(server, { keepDir: true });
@@ -435,7 +437,8 @@ async function startPostgresOn(o: StartPostgresOptions, socketDir: string): Prom
     if (!status.exited) {
       await terminate(pid, { graceMs: 5_000, group: true });
       throw new PostgresError(
-        `${o.instanceId}: postgres did not accept connections within ${(o.readyTimeoutMs ?? 60_000) / 1000} s; ${log}:\n${tail}`,
+        `${o.instanceId}: postgres did not accept connections within ${(o.readyTimeoutMs ?? 60_000) / 1000} ` +
+          `s; ${log}:\n${tail}`,
       );
     }
     last = new PostgresError(`${o.instanceId}: postgres exited while starting; ${log}:\n${tail}`);
@@ -543,7 +546,9 @@ export async function openPathFor(tools: PostgresTools, dir: string, ownedRoot: 
     if ((mode & 0o001) === 0) {
       if (!inside) {
         throw new PostgresError(
-          `the postgres user cannot enter ${cur} (mode ${mode.toString(8)}), above the run root ${root}: PostgreSQL does not run as root, so choose a run root (TMPDIR) under directories others may enter, e.g. /tmp`,
+          `the postgres user cannot enter ${cur} (mode ${mode.toString(8)}), above the run root ${root}: ` +
+            `PostgreSQL does not run as root, so choose a run root (TMPDIR) under directories others may ` +
+            `enter, e.g. /tmp`,
         );
       }
       await chmod(cur, mode | 0o711);

@@ -15,7 +15,8 @@ import { localShape } from './instance-classes';
 const execFileAsync = promisify(execFile);
 
 const INSTALL_HINT =
-  'install them with `sudo apt-get install -y mariadb-server mariadb-client sysbench` (Debian/Ubuntu) or run `bash scripts/setup.sh`';
+  'install them with `sudo apt-get install -y mariadb-server mariadb-client sysbench` (Debian/Ubuntu) or run ' +
+  '`bash scripts/setup.sh`';
 
 export interface LocalTools {
   readonly mariadbd: string;
@@ -28,7 +29,10 @@ export interface LocalTools {
 }
 
 export interface LocalVersions {
-  /** As `mariadbd --version` says, e.g. "10.11.19-MariaDB-0+deb12u1" (SELECT VERSION() adds "-log" when the binlog is on). */
+  /**
+   * As `mariadbd --version` says, e.g. "10.11.19-MariaDB-0+deb12u1"
+   * (SELECT VERSION() adds "-log" when the binlog is on).
+   */
   readonly serverVersion: string;
   /** e.g. "1.0.20". */
   readonly sysbenchVersion: string;
@@ -89,7 +93,8 @@ export function parseSysbenchVersion(text: string): string | undefined {
 }
 
 /**
- * Finds every program (in `dirs`: PATH plus the sbin dirs); throws one MissingDependencyError naming all that are missing.
+ * Finds every program (in `dirs`: PATH plus the sbin dirs);
+ * throws one MissingDependencyError naming all that are missing.
  * @internal exported for its tests (a test seam)
  */
 export function findLocalTools(dirs: readonly string[] = searchDirs()): LocalTools {
@@ -105,7 +110,8 @@ export function findLocalTools(dirs: readonly string[] = searchDirs()): LocalToo
   ];
   if (missing.length > 0 || !mariadbd || !installDb || !client || !sysbench) {
     throw new MissingDependencyError(
-      `the local backend needs ${missing.join(', ')}, which ${missing.length === 1 ? 'is' : 'are'} not installed: ${INSTALL_HINT}`,
+      `the local backend needs ${missing.join(', ')}, which ${missing.length === 1 ? 'is' : 'are'} not ` +
+        `installed: ${INSTALL_HINT}`,
     );
   }
   return { mariadbd, installDb, client, sysbench, taskset: findExecutable(['taskset'], dirs) };

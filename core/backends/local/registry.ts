@@ -69,22 +69,28 @@ async function ensureRunRoot(runRoot: string): Promise<void> {
   await checkRunRoot(runRoot);
 }
 
-/** The run root must be a real directory of this user that no one else may write into: servers, their data and pids live there. */
+/**
+ * The run root must be a real directory of this user that no one
+ * else may write into: servers, their data and pids live there.
+ */
 async function checkRunRoot(runRoot: string): Promise<void> {
   const info = await lstat(runRoot);
   const uid = currentUid();
   if (!info.isDirectory())
     throw new RunRootError(
-      `the local run root ${runRoot} is not a directory (a symbolic link?): set AURORA_BENCH_RUN_ROOT to a directory of your own`,
+      `the local run root ${runRoot} is not a directory (a symbolic link?): set AURORA_BENCH_RUN_ROOT to a ` +
+        `directory of your own`,
     );
   if (uid !== undefined && info.uid !== uid) {
     throw new RunRootError(
-      `the local run root ${runRoot} belongs to user ${info.uid}, not to you (${uid}): aurora-bench touches only its own runs; set AURORA_BENCH_RUN_ROOT to a directory of your own`,
+      `the local run root ${runRoot} belongs to user ${info.uid}, not to you (${uid}): aurora-bench touches ` +
+        `only its own runs; set AURORA_BENCH_RUN_ROOT to a directory of your own`,
     );
   }
   if ((info.mode & 0o022) !== 0) {
     throw new RunRootError(
-      `the local run root ${runRoot} is writable by other users (mode ${(info.mode & 0o777).toString(8)}): anyone could plant a registry there; chmod 700 it, or set AURORA_BENCH_RUN_ROOT to a private directory`,
+      `the local run root ${runRoot} is writable by other users (mode ${(info.mode & 0o777).toString(8)}): ` +
+        `anyone could plant a registry there; chmod 700 it, or set AURORA_BENCH_RUN_ROOT to a private directory`,
     );
   }
 }
@@ -369,11 +375,13 @@ export async function claimRunDir(
       (await readClaim(runRoot, runId)) ?? (await new RunRegistry(runRoot, runId).read().catch(() => undefined));
     if (owner && ownerAlive(owner)) {
       throw new RunIdInUseError(
-        `run id "${runId}" is in use by a running aurora-bench (pid ${owner.ownerPid}): choose another --run-id, or wait for it to end`,
+        `run id "${runId}" is in use by a running aurora-bench (pid ${owner.ownerPid}): choose another ` +
+          `--run-id, or wait for it to end`,
       );
     }
     throw new RunIdInUseError(
-      `run id "${runId}" was left in ${dir} by an aurora-bench that is gone: run \`aurora-bench cleanup\` first, or choose another --run-id`,
+      `run id "${runId}" was left in ${dir} by an aurora-bench that is gone: run \`aurora-bench cleanup\` ` +
+        `first, or choose another --run-id`,
     );
   }
   const claim: RunClaim = {
@@ -389,7 +397,10 @@ export async function claimRunDir(
   return claim;
 }
 
-/** The key of the claimed run's row: the date partition is the day the workflow planned it, which may be after the claim's. */
+/**
+ * The key of the claimed run's row: the date partition is the
+ * day the workflow planned it, which may be after the claim's.
+ */
 async function runRowKey(lake: LocalLakeStore, claim: RunClaim): Promise<string | undefined> {
   const file = claim.runKey.split('/').pop()!;
   return (await lake.get(claim.runKey).catch(() => undefined)) !== undefined
@@ -478,7 +489,8 @@ export async function cleanupAllRuns(
           ? `${claim.endReason}; recorded by \`aurora-bench cleanup\``
           : ownerAlive(claim)
             ? `stopped by \`aurora-bench cleanup\` while its aurora-bench (${pid}) still ran`
-            : `its aurora-bench (${pid}) ended without finishing the run (killed, crashed, a forced exit or a full disk); settled by \`aurora-bench cleanup\``;
+            : `its aurora-bench (${pid}) ended without finishing the run (killed, crashed, a forced exit or a ` +
+              `full disk); settled by \`aurora-bench cleanup\``;
       const lake = new LocalLakeStore(claim.lakeRoot);
       const key = await runRowKey(lake, claim);
       let changed: boolean;

@@ -210,7 +210,8 @@ export class SqlSession {
     this.proc.stdin.on('error', () => undefined); // EPIPE when the client died: reported through 'close'
     this.proc.on('close', (code) => {
       this.closedError ??= new SqlError(
-        `mariadb client session ended (exit ${code ?? 'signal'}): ${redactSql(this.stderrBuffer.trim() || 'no message', this.current?.sql ?? '')}`,
+        `mariadb client session ended ` +
+          `(exit ${code ?? 'signal'}): ${redactSql(this.stderrBuffer.trim() || 'no message', this.current?.sql ?? '')}`,
       );
       this.current?.reject(this.closedError);
       this.current = undefined;
@@ -262,7 +263,8 @@ export class SqlSession {
           if (this.current?.marker !== marker) return;
           this.current = undefined;
           this.closedError = new SqlTimeoutError(
-            `the server did not answer within ${this.queryTimeoutMs / 1000} s (running: ${redactSql(sql.length > 200 ? sql.slice(0, 200) + '...' : sql)})`,
+            `the server did not answer within ${this.queryTimeoutMs / 1000} s ` +
+              `(running: ${redactSql(sql.length > 200 ? sql.slice(0, 200) + '...' : sql)})`,
           );
           reject(this.closedError);
           this.proc.kill('SIGKILL');

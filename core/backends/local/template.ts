@@ -148,7 +148,8 @@ async function buildTemplate(
     } catch (e) {
       const err = e as { stderr?: string; stdout?: string; message: string };
       throw new Error(
-        `${tools.installDb} failed: ${(err.stderr || err.stdout || err.message).trim().split('\n').slice(-10).join('\n')}`,
+        `${tools.installDb} ` +
+          `failed: ${(err.stderr || err.stdout || err.message).trim().split('\n').slice(-10).join('\n')}`,
         { cause: e },
       );
     }
@@ -186,11 +187,13 @@ async function buildTemplate(
               ]
             : []),
           ...replHosts.flatMap((h) => [
-            `CREATE USER ${sqlString(replication.user)}@${sqlString(h)} IDENTIFIED BY ${sqlString(replication.password)};`,
+            `CREATE USER ${sqlString(replication.user)}@${sqlString(h)} IDENTIFIED ` +
+              `BY ${sqlString(replication.password)};`,
             `GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO ${sqlString(replication.user)}@${sqlString(h)};`,
           ]),
           'CREATE DATABASE aurora_bench;',
-          `CREATE TABLE ${HEARTBEAT_TABLE} (id TINYINT UNSIGNED NOT NULL PRIMARY KEY, seq BIGINT UNSIGNED NOT NULL) ENGINE=InnoDB;`,
+          `CREATE TABLE ${HEARTBEAT_TABLE} (id TINYINT UNSIGNED NOT NULL PRIMARY KEY, seq BIGINT UNSIGNED NOT ` +
+            `NULL) ENGINE=InnoDB;`,
           `INSERT INTO ${HEARTBEAT_TABLE} VALUES (1, 0);`,
           `ALTER USER ${sqlString(admin.user)}@'localhost' IDENTIFIED BY ${sqlString(admin.password)};`,
           'FLUSH PRIVILEGES;',
@@ -200,7 +203,8 @@ async function buildTemplate(
       await writeClientDefaults(server.info.clientDefaultsFile, server.info.socket, admin);
       const rows = await queryServer(
         server.info,
-        'SELECT LOWER(VARIABLE_NAME), READ_ONLY, VARIABLE_TYPE, ENUM_VALUE_LIST, NUMERIC_MIN_VALUE, NUMERIC_MAX_VALUE, VARIABLE_SCOPE FROM information_schema.SYSTEM_VARIABLES ORDER BY VARIABLE_NAME',
+        'SELECT LOWER(VARIABLE_NAME), READ_ONLY, VARIABLE_TYPE, ENUM_VALUE_LIST, NUMERIC_MIN_VALUE, ' +
+          'NUMERIC_MAX_VALUE, VARIABLE_SCOPE FROM information_schema.SYSTEM_VARIABLES ORDER BY VARIABLE_NAME',
       );
       const catalog: VariableInfo[] = rows.map((r) => {
         const min = numberOrUndefined(r[4]);

@@ -93,13 +93,27 @@ function orderSentence(ctx: Context): string {
   const { order, seed } = runOrder(ctx);
   switch (order) {
     case 'duet':
-      return 'Order: duet. The variants of each round ran at the same time, every step started on all of them together, so the ratios come from time-paired intervals (per round: the variant over the baseline in the same seconds) and noise both saw cancels out (duet benchmarking: Bulej et al., ICPE 2020).';
+      return (
+        'Order: duet. The variants of each round ran at the same time, every step started on all of them ' +
+        'together, so the ratios come from time-paired intervals (per round: the variant over the baseline in ' +
+        'the same seconds) and noise both saw cancels out (duet benchmarking: Bulej et al., ICPE 2020).'
+      );
     case 'randomized':
-      return `Order: randomized (seed ${seed ?? 'not recorded'}). Each round ran the variants one after another in a shuffled order (randomized multiple interleaved trials: Abedi and Brecht, ICPE 2017); the ratios compare the variants' repeats (Welch).`;
+      return (
+        `Order: randomized (seed ${seed ?? 'not recorded'}). Each round ran the variants one after ` +
+        `another in a shuffled order (randomized multiple interleaved trials: Abedi and Brecht, ICPE 2017); the ` +
+        `ratios compare the variants' repeats (Welch).`
+      );
     case 'sequential':
-      return "Order: sequential. All repeats of a variant ran before the next variant: drift over the run falls on one variant; the ratios compare the variants' repeats (Welch).";
+      return (
+        'Order: sequential. All repeats of a variant ran before the next variant: drift over the run ' +
+        "falls on one variant; the ratios compare the variants' repeats (Welch)."
+      );
     default:
-      return "Order: interleaved. Each round ran the variants one after another, rotating who goes first; the ratios compare the variants' repeats (Welch).";
+      return (
+        'Order: interleaved. Each round ran the variants one after another, rotating who goes first; the ' +
+        "ratios compare the variants' repeats (Welch)."
+      );
   }
 }
 
@@ -129,7 +143,10 @@ function duetRatio(ctx: Context, g: StepGroup, base: StepGroup, field: 'tps' | '
 const pairedFinding = (p: PairedRatio): RatioFinding =>
   ratioFinding(p, p.source === 'rounds' ? 'run-to-run' : p.source === 'interval batches' ? 'within-run' : 'none');
 
-/** "18 repeats" / null: repeats per side a ratio needs to be resolved (stats.repeatsToResolve), from run-to-run samples only. */
+/**
+ * "18 repeats" / null: repeats per side a ratio needs to be
+ * resolved (stats.repeatsToResolve), from run-to-run samples only.
+ */
 function powerText(a: Estimate, b: Estimate): string {
   if (a.source !== 'repeats' || b.source !== 'repeats' || a.sample === null || b.sample === null)
     return 'needs 2+ repeats to tell';
@@ -191,7 +208,8 @@ export function analyzeAb(ctx: Context): AbFindings | null {
               ? p.qps.pairs === 0
                 ? 'no time-paired intervals'
                 : `time-paired: ${p.qps.pairs} intervals, too few for an interval`
-              : `time-paired: ${p.qps.pairs} intervals, ${p.qps.rounds} round${p.qps.rounds === 1 ? ', interval batches' : 's'}`;
+              : `time-paired: ${p.qps.pairs} intervals, ${p.qps.rounds} ` +
+                `round${p.qps.rounds === 1 ? ', interval batches' : 's'}`;
           const resolved = ratioVerdict(p.qps) === 'higher' || ratioVerdict(p.qps) === 'lower';
           ratios.push({
             step: stepLabel(g),
@@ -267,7 +285,11 @@ function abStepSentences(f: AbFindings): string[] {
   return f.azs.flatMap((az) =>
     az.ratios.map((r) => {
       const where = az.az !== null ? ` in AZ ${az.az}` : '';
-      return `${r.step}${where}: ${r.variant}/${r.baseline} QPS ${ratioText(r.qps)}, ${verdictText(r.qps, true)}; p${f.latencyPercentile} ${ratioText(r.latency)}, ${verdictText(r.latency, false)}.`;
+      return (
+        `${r.step}${where}: ${r.variant}/${r.baseline} ` +
+        `QPS ${ratioText(r.qps)}, ${verdictText(r.qps, true)}; ` +
+        `p${f.latencyPercentile} ${ratioText(r.latency)}, ${verdictText(r.latency, false)}.`
+      );
     }),
   );
 }
@@ -285,7 +307,10 @@ function abSentences(f: AbFindings): string[] {
       const parts = ratios.map((r) => {
         const row = az.rows.find((x) => x.step === r.step && x.variant === r.variant);
         const base = az.rows.find((x) => x.step === r.step && x.variant === r.baseline);
-        return `${r.step} ${whole(row?.qps.value ?? null)} vs ${whole(base?.qps.value ?? null)} QPS (${ratioText(r.qps)})`;
+        return (
+          `${r.step} ${whole(row?.qps.value ?? null)} vs ${whole(base?.qps.value ?? null)} QPS ` +
+          `(${ratioText(r.qps)})`
+        );
       });
       const judged = ratios.filter((r) => r.qps.interval?.covers === 'run-to-run');
       const beyond = judged.filter((r) => r.qps.direction === 'higher' || r.qps.direction === 'lower');
@@ -296,8 +321,10 @@ function abSentences(f: AbFindings): string[] {
         judged.length === 0
           ? 'the run-to-run noise is not measured (one repeat)'
           : beyond.length === 0
-            ? `none beyond the run-to-run noise${needs.length > 0 ? ` (a difference of these sizes needs about ${needs.join(', ')} a side)` : ''}`
-            : `beyond the run-to-run noise: ${beyond.map((r) => `${r.step} (${verdictText(r.qps, true)})`).join(', ')}; the rest within it`;
+            ? `none beyond the run-to-run ` +
+              `noise${needs.length > 0 ? ` (a difference of these sizes needs about ${needs.join(', ')} a side)` : ''}`
+            : `beyond the run-to-run ` +
+              `noise: ${beyond.map((r) => `${r.step} (${verdictText(r.qps, true)})`).join(', ')}; the rest within it`;
       out.push(
         `${az.az !== null ? `AZ ${az.az}, ` : ''}${variant} vs ${az.baseline}: ${parts.join('; ')}; ${verdict}.`,
       );
@@ -310,7 +337,9 @@ function abSentences(f: AbFindings): string[] {
     );
     if (spreads.length > 0)
       out.push(
-        `The same class in two AZs differs by up to ${(Math.max(...spreads) * 100).toFixed(1)}% in QPS; ${beyond.length} of ${f.azSpread.length} such differences ${beyond.length === 1 ? 'is' : 'are'} beyond the run-to-run noise.`,
+        `The same class in two AZs differs by up to ${(Math.max(...spreads) * 100).toFixed(1)}% in ` +
+          `QPS; ${beyond.length} of ${f.azSpread.length} such differences ${beyond.length === 1 ? 'is' : 'are'} ` +
+          `beyond the run-to-run noise.`,
       );
   }
   return out;
@@ -359,7 +388,8 @@ export function abSection(f: AbFindings): ReportSection {
       emphasis,
       notes: [
         f.orderSentence,
-        `Ratios are each variant over ${az.baseline}, with a 95% interval on the log scale; "within noise": the interval includes 100%.`,
+        `Ratios are each variant over ${az.baseline}, with a 95% interval on the log scale; "within noise": ` +
+          `the interval includes 100%.`,
         ...(anyWithinRun ? [WITHIN_RUN_NOTE] : []),
       ],
     });
@@ -411,7 +441,8 @@ export function abSection(f: AbFindings): ReportSection {
     ),
     numeric: [4, 5, 6],
     notes: [
-      `Intervals: ${f.azs.some((az) => az.rows.some((r) => r.qps.interval?.covers === 'run-to-run')) ? 'run to run, over the repeats (each a fresh server)' : 'none from repeats'}; a range cut at 0 where the interval would go below it.`,
+      `Intervals: ${f.azs.some((az) => az.rows.some((r) => r.qps.interval?.covers === 'run-to-run')) ? 'run to run, over the repeats (each a fresh server)' : 'none from repeats'}; ` +
+        `a range cut at 0 where the interval would go below it.`,
       ...(anyWithinRun ? [WITHIN_RUN_NOTE] : []),
     ],
   };
@@ -449,8 +480,12 @@ export function abSection(f: AbFindings): ReportSection {
                 notes: [
                   f.orderSentence,
                   duet
-                    ? 'Interval: a paired t interval on the log scale over the rounds, each round the ratio of the variants\' time-paired intervals (one round: batch means of its pairs, within-run noise only); "within noise": it includes 100%.'
-                    : 'Interval: Welch on the log scale over the repeats (each a fresh server); "within noise": it includes 100%. Repeats to resolve: per side, for a difference of the observed size to be found 80% of the time at 95% confidence, given the run-to-run spread measured.',
+                    ? 'Interval: a paired t interval on the log scale over the rounds, each round the ratio of ' +
+                      "the variants' time-paired intervals (one round: batch means of its pairs, within-run " +
+                      'noise only); "within noise": it includes 100%.'
+                    : 'Interval: Welch on the log scale over the repeats (each a fresh server); "within ' +
+                      'noise": it includes 100%. Repeats to resolve: per side, for a difference of the observed ' +
+                      'size to be found 80% of the time at 95% confidence, given the run-to-run spread measured.',
                 ],
               },
             ]

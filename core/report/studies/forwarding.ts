@@ -237,10 +237,16 @@ function readShareSentence(v: ReadShareVerdict): string {
   const how = v.runToRun ? 'beyond the noise' : "beyond this run's noise (one repeat: run-to-run noise not measured)";
   const labels = (xs: readonly number[]): string => xs.map(readShareLabel).join(', ');
   if (v.winsFrom !== null)
-    return `${v.threads} threads: the reader beats the writer ${how} from a read share of ${readShareLabel(v.winsFrom)} (reads:writes) upwards.`;
+    return (
+      `${v.threads} threads: the reader beats the writer ${how} from a read share ` +
+      `of ${readShareLabel(v.winsFrom)} (reads:writes) upwards.`
+    );
   if (v.wins.length > 0) {
     const not = v.tried.filter((s) => !v.wins.includes(s) && s > Math.min(...v.wins));
-    return `${v.threads} threads: the reader beats the writer ${how} at ${labels(v.wins)}${not.length > 0 ? `, but not at ${labels(not)}` : ''} (reads:writes).`;
+    return (
+      `${v.threads} threads: the reader beats the writer ${how} ` +
+      `at ${labels(v.wins)}${not.length > 0 ? `, but not at ${labels(not)}` : ''} (reads:writes).`
+    );
   }
   const best = v.best !== null ? ` (best: ${compactRatio(v.best.ratio, true)} at ${readShareLabel(v.best.share)})` : '';
   return `${v.threads} threads: the reader does not beat the writer ${how} at any read share tried${best}.`;
@@ -262,7 +268,8 @@ function differing(items: readonly { label: string; ratio: RatioFinding }[], hig
 function forwardingSentences(f: ForwardingFindings): string[] {
   if (f.noReaderSteps)
     return [
-      'No step of this run targets a reader: write forwarding, reader scale-out and consistency levels are Aurora features (AWS only); a local run keeps only the writer steps.',
+      'No step of this run targets a reader: write forwarding, reader scale-out and consistency levels are ' +
+        'Aurora features (AWS only); a local run keeps only the writer steps.',
     ];
   const out: string[] = [];
   const stock = f.pairs.filter((p) => p.readShare === null);
@@ -291,7 +298,8 @@ function forwardingSentences(f: ForwardingFindings): string[] {
     });
     const runToRun = f.readShares.every((v) => v.runToRun);
     out.push(
-      `Read share (reads:writes) from which the reader wins, ${runToRun ? 'beyond the run-to-run noise' : "beyond one run's noise (run-to-run noise not measured)"}: ${per.join('; ')}.`,
+      `Read share (reads:writes) from which the reader ` +
+        `wins, ${runToRun ? 'beyond the run-to-run noise' : "beyond one run's noise (run-to-run noise not measured)"}: ${per.join('; ')}.`,
     );
   }
   const scaled = f.scaleOut.filter((s) => s.ratio !== null && s.ratio.estimate !== null);
@@ -309,7 +317,8 @@ function forwardingSentences(f: ForwardingFindings): string[] {
   if (costs.length > 0 || stale.length > 0) {
     const cost = costs.map(
       (c) =>
-        `${c.level} ${rangeText(c.avgMs)} ms average, ${rangeText(c.tailMs)} ms p${f.latencyPercentile} (${ratioText(c.tailCost!, 0)} of EVENTUAL's, ${verdictText(c.tailCost!, false)})`,
+        `${c.level} ${rangeText(c.avgMs)} ms average, ${rangeText(c.tailMs)} ms p${f.latencyPercentile} ` +
+        `(${ratioText(c.tailCost!, 0)} of EVENTUAL's, ${verdictText(c.tailCost!, false)})`,
     );
     const ev = f.consistency.find((c) => c.tailCost === null);
     const base =
@@ -318,13 +327,17 @@ function forwardingSentences(f: ForwardingFindings): string[] {
         : '';
     const staleText2 =
       stale.length > 0
-        ? `; stale reads after the session's own write: ${stale.map((c) => `${c.level} ${staleText(c.staleReads)}`).join(', ')}`
+        ? `; stale reads after the session's own ` +
+          `write: ${stale.map((c) => `${c.level} ${staleText(c.staleReads)}`).join(', ')}`
         : '';
     out.push(`Consistency levels: ${[base, ...cost].filter((x) => x !== '').join('; ')}${staleText2}.`);
   }
   if (f.localEmulation)
     out.push(
-      'Local rehearsal: MariaDB has no write forwarding; the reader steps ran a client-side emulation on real GTID replication (writes on a second connection to the writer; SESSION waits for the session’s last write GTID on the replica, GLOBAL for the writer’s current GTID). It shows the method and the cost of waiting for replication on this machine, not Aurora’s numbers.',
+      'Local rehearsal: MariaDB has no write forwarding; the reader steps ran a client-side emulation on real ' +
+        'GTID replication (writes on a second connection to the writer; SESSION waits for the session’s last ' +
+        'write GTID on the replica, GLOBAL for the writer’s current GTID). It shows the method and the cost of ' +
+        'waiting for replication on this machine, not Aurora’s numbers.',
     );
   if (f.clientBound !== null) out.push(f.clientBound);
   return out;
@@ -338,7 +351,8 @@ function forwardingDetailSentences(f: ForwardingFindings): string[] {
       .filter((s) => s.ratio !== null && s.ratio.estimate !== null)
       .map(
         (s) =>
-          `${s.workload}: ${s.readers} readers x ${s.threadsEach} threads give ${ratioText(s.ratio!)} of the writer's TPS at ${s.readers * s.threadsEach} threads (${verdictText(s.ratio!, true)}).`,
+          `${s.workload}: ${s.readers} readers x ${s.threadsEach} threads give ${ratioText(s.ratio!)} of the ` +
+          `writer's TPS at ${s.readers * s.threadsEach} threads (${verdictText(s.ratio!, true)}).`,
       ),
   ];
 }
@@ -453,7 +467,8 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
       ]),
       numeric: [1, 2, 3, 4],
       notes: [
-        'Stale reads: each transaction writes a marker row and reads it back in the same session after commit (rw_consistency.lua); a read that does not see the write is stale.',
+        'Stale reads: each transaction writes a marker row and reads it back in the same session after commit ' +
+          '(rw_consistency.lua); a read that does not see the write is stale.',
         ...(f.consistency.every((c) => c.staleReads === null)
           ? ["This run's rows carry no read-after-write counts, so stale reads are not measured."]
           : []),

@@ -104,25 +104,32 @@ export function networkSection(ctx: Context): ReportSection | null {
       bound.bound === 'none' ? 'no limit reached' : `${bound.bound}-bound`,
     ]);
     findings.push(
-      `${g.variant} (${g.instanceClass}), ${clientsLabel(ctx, g)}: ${bound.bound === 'none' ? '' : `${bound.bound}-bound, `}${bound.reason}${partialNet || partialCpu ? ` (${PARTIAL_MARK}: server metrics incomplete)` : ''}.`,
+      `${g.variant} ` +
+        `(${g.instanceClass}), ${clientsLabel(ctx, g)}: ${bound.bound === 'none' ? '' : `${bound.bound}-bound, `}${bound.reason}${partialNet || partialCpu ? ` (${PARTIAL_MARK}: server metrics incomplete)` : ''}.`,
     );
   }
   const workloads = uniqueInOrder(results.map((r) => r.g.workload));
   const variants = uniqueInOrder(results.map((r) => r.g.variant));
   const notes = [
-    "CPU-bound: server CPU >= 90%. Network-bound: transmit + receive >= 90% of the class's network limit (prices/aws-prices.json). Client-bound: a client saturated its CPU; its numbers describe the client.",
+    "CPU-bound: server CPU >= 90%. Network-bound: transmit + receive >= 90% of the class's network limit " +
+      '(prices/aws-prices.json). Client-bound: a client saturated its CPU; its numbers describe the client.',
   ];
   if (local)
     notes.push(
-      "Local run: loopback traffic has no class limit, so no point can be network-bound; host-bound: this machine's CPUs (shared by the servers and the clients) were >= 90% busy. CloudWatch network metrics per class are AWS only.",
+      'Local run: loopback traffic has no class limit, so no point can be network-bound; host-bound: this ' +
+        "machine's CPUs (shared by the servers and the clients) were >= 90% busy. CloudWatch network metrics per " +
+        'class are AWS only.',
     );
   if (!hasNetwork)
     notes.push(
-      'This run has no network metrics (CloudWatch NetworkTransmitThroughput/NetworkReceiveThroughput): bytes per second are unknown.',
+      'This run has no network metrics (CloudWatch NetworkTransmitThroughput/NetworkReceiveThroughput): bytes ' +
+        'per second are unknown.',
     );
   if (partialRows > 0)
     notes.push(
-      `${PARTIAL_MARK}: some datapoints of the step's window never arrived from CloudWatch/Performance Insights (metric_windows.complete = false); the value averages only the minutes received and may not describe the whole step.`,
+      `${PARTIAL_MARK}: some datapoints of the step's window never arrived from CloudWatch/Performance ` +
+        `Insights (metric_windows.complete = false); the value averages only the minutes received and may not ` +
+        `describe the whole step.`,
     );
   const charts: ChartBlock[] = workloads.map((w, i) => {
     const of = (v: string): (typeof results)[number] | undefined =>
@@ -187,6 +194,9 @@ function boundLines(results: readonly { g: StepGroup; bound: BoundResult }[]): s
   return kinds.map((k) => {
     const of = results.filter((r) => r.bound.bound === k);
     const points = of.map((r) => `${r.g.variant} ${r.g.workload}`).join(', ');
-    return `${k === 'none' ? 'No limit reached' : `${k[0]!.toUpperCase()}${k.slice(1)}-bound`} (${of.length} of ${results.length} points: ${points}): ${of[0]!.bound.reason}.`;
+    return (
+      `${k === 'none' ? 'No limit reached' : `${k[0]!.toUpperCase()}${k.slice(1)}-bound`} (${of.length} ` +
+      `of ${results.length} points: ${points}): ${of[0]!.bound.reason}.`
+    );
   });
 }

@@ -203,14 +203,18 @@ function priceSentences(f: PriceFindings, ctx: Context): string[] {
         })
         .filter((x): x is string => x !== null);
       out.push(
-        `${az !== null ? `AZ ${az}: ` : ''}${v.variant} (${v.engine} ${v.instanceClass}) costs ${pct(v.hourly / base.hourly)} of ${base.variant} (${base.engine} ${base.instanceClass}) per hour${v.unconfirmed || base.unconfirmed ? ' (unconfirmed price)' : ''}${per.length > 0 ? `; its transactions per ${f.currency} are ${per.join(', ')} of ${base.variant}'s` : ''}.`,
+        `${az !== null ? `AZ ${az}: ` : ''}${v.variant} (${v.engine} ${v.instanceClass}) ` +
+          `costs ${pct(v.hourly / base.hourly)} of ${base.variant} (${base.engine} ${base.instanceClass}) per ` +
+          `hour${v.unconfirmed || base.unconfirmed ? ' (unconfirmed price)' : ''}${per.length > 0 ? `; its transactions per ${f.currency} are ${per.join(', ')} of ${base.variant}'s` : ''}.`,
       );
     }
   }
   return out;
 }
 
-/** One sentence: the price ratio against the performance ratios, and whether price-performance differs beyond the noise. */
+/**
+ * One sentence: the price ratio against the performance ratios, and whether price-performance differs beyond the noise.
+ */
 function pricePerformanceSentence(f: PriceFindings): string {
   const pairs = uniqueInOrder(f.ratios.map((r) => `${r.variant}/${r.baseline}`));
   const priceRatios = uniqueInOrder(f.ratios.map((r) => pct(r.priceRatio, 1)));
@@ -227,9 +231,13 @@ function pricePerformanceSentence(f: PriceFindings): string {
     ? 'the run-to-run noise is not measured'
     : beyond.length === 0
       ? 'price-performance differs beyond the noise at no step'
-      : `price-performance differs beyond the noise at ${beyond.map((r) => `${r.step} (${verdictText(r.pricePerformance, true)})`).join(', ')}`;
+      : `price-performance differs beyond the noise ` +
+        `at ${beyond.map((r) => `${r.step} (${verdictText(r.pricePerformance, true)})`).join(', ')}`;
   const unconfirmed = f.variants.some((v) => v.unconfirmed) ? ' (unconfirmed price)' : '';
-  return `Price: ${pairs.join(', ')} costs ${priceRatios.join(' / ')} per hour${unconfirmed}, for ${range} of the performance (TPS); ${verdict}.${f.local ? ' (Local run: the performance is this machine’s.)' : ''}`;
+  return (
+    `Price: ${pairs.join(', ')} costs ${priceRatios.join(' / ')} per hour${unconfirmed}, for ${range} of ` +
+    `the performance (TPS); ${verdict}.${f.local ? ' (Local run: the performance is this machine’s.)' : ''}`
+  );
 }
 
 export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
@@ -248,22 +256,27 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
     ];
   });
   const notes = [
-    `Price per hour of each variant's DB instances (writer + readers) for its engine: ${f.region} on-demand prices ${f.pricesAsOf} from prices/aws-prices.json, the same figures as plan --aws (override with --prices); clients are the load generator and are not counted.`,
+    `Price per hour of each variant's DB instances (writer + readers) for its engine: ${f.region} on-demand ` +
+      `prices ${f.pricesAsOf} from prices/aws-prices.json, the same figures as plan --aws (override with ` +
+      `--prices); clients are the load generator and are not counted.`,
   ];
   if (f.fallbackNote !== null) notes.push(f.fallbackNote);
   const unconfirmed = f.variants.filter((v) => v.unconfirmed).map((v) => v.instanceClass);
   if (unconfirmed.length > 0) {
     notes.push(
-      `Unconfirmed price: ${uniqueInOrder(unconfirmed).join(', ')} (prices/aws-prices.json lists it under unconfirmed, with its one source): check it before relying on the ratio.`,
+      `Unconfirmed price: ${uniqueInOrder(unconfirmed).join(', ')} (prices/aws-prices.json lists it under ` +
+        `unconfirmed, with its one source): check it before relying on the ratio.`,
     );
   }
   if (f.sweptAtRates.length > 0)
     notes.push(
-      `${f.sweptAtRates.join(', ')}: a rate sweep; TPS is its capacity (rate sweep section), not the mean over the offered rates.`,
+      `${f.sweptAtRates.join(', ')}: a rate sweep; TPS is its capacity (rate sweep section), not the mean over ` +
+        `the offered rates.`,
     );
   if (f.local)
     notes.push(
-      'Local run: the throughput was measured on this machine, not on the priced classes; the table shows the method, not the classes’ value.',
+      'Local run: the throughput was measured on this machine, not on the priced classes; the table shows the ' +
+        'method, not the classes’ value.',
     );
   const findings = priceSentences(f, ctx);
   return {
@@ -322,7 +335,9 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
                 ]),
                 numeric: [3, 4, 5],
                 notes: [
-                  `Price: on-demand DB instance price per hour (${f.region}); the price-performance interval is the performance interval divided by the price ratio.${f.local ? ' Local run: performance was measured on this machine, not on the priced classes.' : ''}`,
+                  `Price: on-demand DB instance price per hour (${f.region}); the price-performance interval ` +
+                    `is the performance interval divided by the price ` +
+                    `ratio.${f.local ? ' Local run: performance was measured on this machine, not on the priced classes.' : ''}`,
                 ],
               },
             ],

@@ -230,11 +230,13 @@ export function rateVariantSentence(sweep: RateSweep, v: RateVariant): string {
   const cap =
     v.capacity.value === null
       ? 'capacity unknown'
-      : `capacity ${rangeText(v.capacity)}/s (${capFrom}${n >= 2 ? `, mean of ${n} repeats, 95% interval` : ', one repeat'})`;
+      : `capacity ${rangeText(v.capacity)}/s ` +
+        `(${capFrom}${n >= 2 ? `, mean of ${n} repeats, 95% interval` : ', one repeat'})`;
   const knee =
     v.kneeRange === null
       ? 'it did not keep up even at the lowest rate offered'
-      : `it kept up with ${n >= 2 ? `${whole(v.kneeRange[0])}–${whole(v.kneeRange[1])}/s offered (the highest rate each repeat sustained)` : `${whole(v.kneeRange[0])}/s offered`}`;
+      : `it kept up ` +
+        `with ${n >= 2 ? `${whole(v.kneeRange[0])}–${whole(v.kneeRange[1])}/s offered (the highest rate each repeat sustained)` : `${whole(v.kneeRange[0])}/s offered`}`;
   const sat = v.repeats.find((r) => r.saturatedAtOffered !== null);
   const beyond =
     sat !== undefined && sat.reason !== null ? `; above it ${REASON[sat.reason]}` : '; no rate tried saturated it';
@@ -265,13 +267,19 @@ function rateSweepSentence(sweep: RateSweep): string {
     (v) =>
       `${v.variant} ${v.kneeRange === null ? 'none' : v.kneeRange[0] === v.kneeRange[1] ? `${whole(v.kneeRange[0])}/s` : `${whole(v.kneeRange[0])}–${whole(v.kneeRange[1])}/s`}`,
   );
-  return `${sweep.label}: capacity ${caps.join(', ')}${ratios.length > 0 ? `; ${ratios.join('; ')}` : ''}; knee (highest offered rate kept up with) ${knees.join(', ')}.`;
+  return (
+    `${sweep.label}: capacity ${caps.join(', ')}${ratios.length > 0 ? `; ${ratios.join('; ')}` : ''}; ` +
+    `knee (highest offered rate kept up with) ${knees.join(', ')}.`
+  );
 }
 
 function ratioSentence(sweep: RateSweep): string[] {
   return sweep.capacityRatios.map((c) => {
     const judged = c.ratio.interval !== null;
-    return `${sweep.label}: capacity ${c.variant}/${c.baseline} = ${ratioText(c.ratio)}${judged ? `: ${verdictText(c.ratio, true)} (95% interval over the repeats)` : ' (one repeat a side: run-to-run noise not measured)'}.`;
+    return (
+      `${sweep.label}: capacity ${c.variant}/${c.baseline} ` +
+      `= ${ratioText(c.ratio)}${judged ? `: ${verdictText(c.ratio, true)} (95% interval over the repeats)` : ' (one repeat a side: run-to-run noise not measured)'}.`
+    );
   });
 }
 
@@ -384,15 +392,19 @@ export function rateSection(f: RateFindings): ReportSection {
   const opening = f.sweeps.map(rateSweepSentence);
   const pct0 = f.sweeps[0]!.latencyPercentile;
   const pointNotes = [
-    'Each repeat at the rate it was offered: a local rehearsal offers multiples of each repeat’s own measured capacity, so the repeats’ rates differ and are not averaged.',
+    'Each repeat at the rate it was offered: a local rehearsal offers multiples of each repeat’s own measured ' +
+      'capacity, so the repeats’ rates differ and are not averaged.',
   ];
   if (f.anyOverloaded)
     pointNotes.push(
-      `Overloaded: sysbench's event queue filled (offered > capacity; sysbench 1.0.20 stops a --rate run when 131,072 events wait): achieved is the mean of the intervals before it stopped and p${pct0} the worst of them (queue time included). A measurement, not a failure.`,
+      `Overloaded: sysbench's event queue filled (offered > capacity; sysbench 1.0.20 stops a --rate run when ` +
+        `131,072 events wait): achieved is the mean of the intervals before it stopped and p${pct0} the worst of ` +
+        `them (queue time included). A measurement, not a failure.`,
     );
   if (f.anySkipped)
     pointNotes.push(
-      'Skipped: not run because a lower rate already overloaded (stopAtOverload), or no capacity was measured for a rate relative to it.',
+      'Skipped: not run because a lower rate already overloaded (stopAtOverload), or no capacity was measured ' +
+        'for a rate relative to it.',
     );
   const tables: TableBlock[] = [
     {
@@ -409,7 +421,10 @@ export function rateSection(f: RateFindings): ReportSection {
       rows: kneeRows,
       numeric: [2, 3, 5, 6],
       notes: [
-        `Knee: the highest offered rate where achieved >= 95% of offered (relative to the lowest rate's efficiency), the tail latency <= 3x its value at the lowest rate or under ${DEFAULT_LATENCY_FLOOR_MS} ms, and the step not overloaded. Capacity: the unlimited-rate step's achieved rate (unlimited), else the highest achieved rate of the sweep (max).`,
+        `Knee: the highest offered rate where achieved >= 95% of offered (relative to the lowest rate's ` +
+          `efficiency), the tail latency <= 3x its value at the lowest rate or under ${DEFAULT_LATENCY_FLOOR_MS} ` +
+          `ms, and the step not overloaded. Capacity: the unlimited-rate step's achieved rate (unlimited), else ` +
+          `the highest achieved rate of the sweep (max).`,
       ],
     },
     {

@@ -127,7 +127,10 @@ function errorPointOf(g: StepGroup): SweepErrorPoint | null {
   };
 }
 
-/** Per variant: the score sum (QPS + TPS, averaged over the sweep points) per repeat, or per batch of one run's intervals. */
+/**
+ * Per variant: the score sum (QPS + TPS, averaged over the sweep
+ * points) per repeat, or per batch of one run's intervals.
+ */
 function scoreSamples(
   ctx: Context,
   groups: readonly StepGroup[],
@@ -249,7 +252,8 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
     best !== undefined && second !== undefined
       ? { best: best.variant, second: second.variant, ...scoreRatio(ctx, swept, best.variant, second.variant) }
       : null;
-  // Thread pool vs one thread per connection: variants of the same engine and class that differ only in thread_handling.
+  // Thread pool vs one thread per connection: variants of the
+  // same engine and class that differ only in thread_handling.
   const handling = (name: string): string | undefined => {
     const v = ctx.data.spec?.variants.find((x) => x.name === name);
     const p = { ...(v?.clusterParameters ?? {}), ...(v?.instanceParameters ?? {}) } as Record<string, unknown>;
@@ -296,7 +300,10 @@ function fallOffText(v: SweepVariantFinding): string {
       ? ', beyond the run-to-run noise'
       : ', within the run-to-run noise'
     : '';
-  return `${v.variant} peaks at ${v.peakThreads} threads and falls to ${share} of the peak at ${v.fallOffThreads}${verdict}`;
+  return (
+    `${v.variant} peaks at ${v.peakThreads} threads and falls to ${share} of the peak ` +
+    `at ${v.fallOffThreads}${verdict}`
+  );
 }
 
 /** @internal exported for its tests (a test seam) */
@@ -304,7 +311,8 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
   const out: string[] = [];
   if (f.overall.length > 0)
     out.push(
-      `Score (mean QPS + mean TPS over the sweep, best = 100): ${f.overall.map((o) => `${o.variant} ${o.score.toFixed(1)}`).join(', ')}.`,
+      `Score (mean QPS + mean TPS over the sweep, best = ` +
+        `100): ${f.overall.map((o) => `${o.variant} ${o.score.toFixed(1)}`).join(', ')}.`,
     );
   if (f.ranking !== null) {
     const r = f.ranking;
@@ -314,23 +322,28 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
     else if (covered === 'run-to-run')
       out.push(
         r.ratio.direction === 'higher'
-          ? `${r.best} ranks above ${r.second} beyond the run-to-run noise: score ratio ${ratioText(r.ratio)} over the repeats.`
-          : `The ranking of ${r.best} above ${r.second} is within the run-to-run noise: score ratio ${ratioText(r.ratio)}${r.repeatsToResolve !== null ? `; about ${r.repeatsToResolve} repeats a side would resolve it` : ''}.`,
+          ? `${r.best} ranks above ${r.second} beyond the run-to-run noise: score ratio ${ratioText(r.ratio)} ` +
+              `over the repeats.`
+          : `The ranking of ${r.best} above ${r.second} is within the run-to-run noise: score ` +
+              `ratio ${ratioText(r.ratio)}${r.repeatsToResolve !== null ? `; about ${r.repeatsToResolve} repeats a side would resolve it` : ''}.`,
       );
     else
       out.push(
-        `${r.best} ranks above ${r.second} (score ratio ${ratioText(r.ratio)} within one run); with one repeat per point the run-to-run noise is not measured, so the ranking is not judged (run 2+ repeats).`,
+        `${r.best} ranks above ${r.second} (score ratio ${ratioText(r.ratio)} within one run); with one repeat ` +
+          `per point the run-to-run noise is not measured, so the ranking is not judged (run 2+ repeats).`,
       );
   }
   for (const tp of f.threadPool) {
     out.push(
-      `Thread pool: ${tp.pool} over ${tp.perConnection} (one thread per connection), score sum ${ratioText(tp.ratio)}: ${verdictText(tp.ratio, true)}.`,
+      `Thread pool: ${tp.pool} over ${tp.perConnection} (one thread per connection), score ` +
+        `sum ${ratioText(tp.ratio)}: ${verdictText(tp.ratio, true)}.`,
     );
   }
   for (const s of f.sweeps) {
     const unjudged = s.variants.some((v) => v.fallOff !== null && v.fallOff.interval?.covers !== 'run-to-run');
     out.push(
-      `${s.label}: ${s.variants.map(fallOffText).join('; ')} (fall-off: below 90% of the peak${unjudged ? '; one repeat a point: run-to-run noise not measured, so no fall-off is judged beyond it' : ''}).`,
+      `${s.label}: ${s.variants.map(fallOffText).join('; ')} (fall-off: below 90% of the ` +
+        `peak${unjudged ? '; one repeat a point: run-to-run noise not measured, so no fall-off is judged beyond it' : ''}).`,
     );
   }
   const conn = f.sweeps.flatMap((s) =>
@@ -348,14 +361,17 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
     const worst = points.reduce((a, b) => ((b.e.shareOfTransactions ?? 0) > (a.e.shareOfTransactions ?? 0) ? b : a));
     const who = uniqueInOrder(points.map((p) => p.v));
     return [
-      `${s.label} from ${from} threads for ${who.length === s.variants.length ? 'every variant' : who.join(', ')} (up to ${pct(worst.e.shareOfTransactions, 1)} of transactions, ${worst.v} at ${worst.e.threads})`,
+      `${s.label} from ${from} threads ` +
+        `for ${who.length === s.variants.length ? 'every variant' : who.join(', ')} (up ` +
+        `to ${pct(worst.e.shareOfTransactions, 1)} of transactions, ${worst.v} at ${worst.e.threads})`,
     ];
   });
   if (conn.length > 0) out.push(`Connection errors (a step refused or connections lost): ${conn.join(', ')} threads.`);
   else out.push('No connection errors at any thread count.');
   if (dead.length > 0)
     out.push(
-      `Deadlocks and lock waits above 0.1% of transactions (counted by sysbench, not connection errors): ${dead.join('; ')}.`,
+      `Deadlocks and lock waits above 0.1% of transactions (counted by sysbench, not connection ` +
+        `errors): ${dead.join('; ')}.`,
     );
   else out.push('Deadlocks and lock waits below 0.1% of transactions at every point.');
   return out;
@@ -451,7 +467,9 @@ export function threadSweepSection(f: ThreadSweepFindings): ReportSection {
       rows: findingRows,
       numeric: [2, 3, 4, 6],
       notes: [
-        'Fall-off: the first thread count past the peak below 90% of it; its ratio to the peak has an interval only from 2+ repeats a point. Errors: failed steps, reconnects, or sysbench errors above 0.1% of transactions; those points are kept and marked, not dropped.',
+        'Fall-off: the first thread count past the peak below 90% of it; its ratio to the peak has an interval ' +
+          'only from 2+ repeats a point. Errors: failed steps, reconnects, or sysbench errors above 0.1% of ' +
+          'transactions; those points are kept and marked, not dropped.',
       ],
     },
   ];
@@ -462,7 +480,8 @@ export function threadSweepSection(f: ThreadSweepFindings): ReportSection {
       rows: errorRows,
       numeric: [2, 4, 5, 6],
       notes: [
-        `Marked: a failed step (e.g. a connection limit), any reconnect, or sysbench errors (deadlocks, lock waits, dropped connections) above ${pct(SIGNIFICANT_ERROR_SHARE, 1)} of transactions.`,
+        `Marked: a failed step (e.g. a connection limit), any reconnect, or sysbench errors (deadlocks, lock ` +
+          `waits, dropped connections) above ${pct(SIGNIFICANT_ERROR_SHARE, 1)} of transactions.`,
       ],
     });
   tables.push({

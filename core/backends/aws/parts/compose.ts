@@ -39,7 +39,10 @@ const OPERATIONS: readonly (keyof BackendOperations)[] = [
   'publishVerdicts',
 ];
 
-/** The Backend port over the lake and the given parts' operations; any other operation throws NotBuiltForThisFunctionError naming `builtFor`. */
+/**
+ * The Backend port over the lake and the given parts' operations; any
+ * other operation throws NotBuiltForThisFunctionError naming `builtFor`.
+ */
 export function composeAwsBackend(
   config: Pick<AwsBackendConfig, 'metricsPublishDelayS'>,
   lake: S3LakeStore,
