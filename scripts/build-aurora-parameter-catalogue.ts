@@ -169,9 +169,10 @@ export function versionsOf(note: string): Major[] {
   )
     return ['2'];
   if (
-    /^Aurora MySQL version 2 only|Only applies to Aurora MySQL version 2\b|applies to Aurora MySQL version 2\.|^Aurora MySQL version 2\. Use /.test(
-      note,
-    )
+    new RegExp(
+      /^Aurora MySQL version 2 only|Only applies to Aurora MySQL version 2\b|applies to Aurora MySQL/.source +
+        / version 2\.|^Aurora MySQL version 2\. Use /.source,
+    ).test(note)
   )
     return ['2'];
   if (/versions? 2 and 3/.test(note)) return ['2', '3'];

@@ -286,7 +286,10 @@ describe('runOnAws against moto', () => {
     ]);
     // Assert: the preflight ran first and refused nothing.
     expect(lines.slice(0, started).join('\n')).toMatch(
-      /^Preflight of "cli-aws-ok" on AWS \(us-east-1, stack aurora-bench-moto\)[\s\S]*0 refused, \d+ with warnings, \d+ ok: the account can run this experiment$/,
+      new RegExp(
+        /^Preflight of "cli-aws-ok" on AWS \(us-east-1, stack aurora-bench-moto\)[\s\S]*0 refused,/.source +
+          / \d+ with warnings, \d+ ok: the account can run this experiment$/.source,
+      ),
     );
   });
 
@@ -349,7 +352,10 @@ describe('runOnAws against moto', () => {
     [
       'stop',
       'ABORTED',
-      /^stopping: StopExecution sent for \S+; it ends ABORTED and the safety net's rule on ABORTED executions tears down every cell of run /,
+      new RegExp(
+        /^stopping: StopExecution sent for \S+; it ends ABORTED and the safety net's rule on ABORTED/.source +
+          / executions tears down every cell of run /.source,
+      ),
     ],
     ['leave', 'RUNNING', /^left running: execution \S+ goes on/],
   ] as const)(
@@ -442,7 +448,10 @@ describe('runOnAws against moto', () => {
     // Assert
     expect(exitCode).toBe(1);
     expect(lines.join('\n')).toMatch(
-      /REFUSE {2}deployed stack .*\n {10}- refused: stack no-such-stack: stack "no-such-stack" not found \(.*does not exist\): deploy it with `npx cdk deploy` or pass --stack NAME/,
+      new RegExp(
+        /REFUSE {2}deployed stack .*\n {10}- refused: stack no-such-stack: stack "no-such-stack" not/.source +
+          / found \(.*does not exist\): deploy it with `npx cdk deploy` or pass --stack NAME/.source,
+      ),
     );
     expect(calls).not.toContain('StartExecutionCommand');
     expect(await executionCount()).toBe(before);

@@ -166,13 +166,23 @@ describe('aurora-bench preflight --aws (the built CLI against moto)', () => {
     // Assert
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(
-      /REFUSE {2}client instances .*\n {10}- refused: variants\[0\]\.clients\.instanceType: EC2 instance type cc2\.8xlarge does not exist in us-east-1/,
+      new RegExp(
+        /REFUSE {2}client instances .*\n {10}- refused: variants\[0\]\.clients\.instanceType: EC2/.source +
+          / instance type cc2\.8xlarge does not exist in us-east-1/.source,
+      ),
     );
     expect(r.stdout).toMatch(
-      /REFUSE {2}network and client downloads .*\n {10}- refused: variants\[0\]\.az: AZ us-east-1d has no subnet of stack AuroraBenchMoto \(configured: us-east-1a, us-east-1b\): use one of those AZs/,
+      new RegExp(
+        /REFUSE {2}network and client downloads .*\n {10}- refused: variants\[0\]\.az: AZ us-east-1d/.source +
+          / has no subnet of stack AuroraBenchMoto \(configured: us-east-1a, us-east-1b\): use one of/.source +
+          / those AZs/.source,
+      ),
     );
     expect(r.stdout).toMatch(
-      /REFUSE {2}budget .*\n {10}- refused: budget\.maxUsd: cannot check budget\.maxUsd \$0\.01: no price for cc2\.8xlarge in us-east-1 \(add them with --prices\)/,
+      new RegExp(
+        /REFUSE {2}budget .*\n {10}- refused: budget\.maxUsd: cannot check budget\.maxUsd \$0\.01: no/.source +
+          / price for cc2\.8xlarge in us-east-1 \(add them with --prices\)/.source,
+      ),
     );
     expect(r.stdout.trimEnd().split('\n').at(-1)).toMatch(
       /^3 refused, \d+ with warnings, \d+ ok: fix what is refused above; nothing was created$/,
@@ -190,7 +200,10 @@ describe('aurora-bench preflight --aws (the built CLI against moto)', () => {
     // Assert
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(
-      /REFUSE {2}deployed stack +not usable\n {10}- refused: stack NoSuchStack: stack "NoSuchStack" not found \(.*\): deploy it with `npx cdk deploy` or pass --stack NAME \(and --region\)/,
+      new RegExp(
+        /REFUSE {2}deployed stack +not usable\n {10}- refused: stack NoSuchStack: stack "NoSuchStack"/.source +
+          / not found \(.*\): deploy it with `npx cdk deploy` or pass --stack NAME \(and --region\)/.source,
+      ),
     );
   });
 

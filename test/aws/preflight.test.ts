@@ -370,7 +370,10 @@ describe('account preflight: all OK', () => {
         'DescribeInstances); quota 64',
     );
     expect(summary['network']).toMatch(
-      /us-east-1a subnet-\S+: NAT gateway, S3 gateway endpoint, SSM and Secrets Manager endpoints; us-east-1b .*; debian from https:\/\/deb\.debian\.org\/debian$/,
+      new RegExp(
+        /us-east-1a subnet-\S+: NAT gateway, S3 gateway endpoint, SSM and Secrets Manager endpoints;/.source +
+          / us-east-1b .*; debian from https:\/\/deb\.debian\.org\/debian$/.source,
+      ),
     );
     expect(summary['budget']).toMatch(/^estimated \$[\d.]+ within budget.maxUsd \$500\.00/);
     expectReadOnly(mocks);
@@ -434,7 +437,10 @@ describe('account preflight: refusals', () => {
       {
         path: 'engine.version',
         message: expect.stringMatching(
-          /^aurora-mysql 8\.0\.mysql_aurora\.3\.01\.0 \(spec 3\.01\.0\) is not offered in us-east-1: .*describe-db-engine-versions/,
+          new RegExp(
+            /^aurora-mysql 8\.0\.mysql_aurora\.3\.01\.0 \(spec 3\.01\.0\) is not offered in/.source +
+              / us-east-1: .*describe-db-engine-versions/.source,
+          ),
         ),
       },
     ]);
@@ -690,7 +696,10 @@ describe('account preflight: refusals', () => {
       {
         path: 'variants[1].clients.instanceType',
         message: expect.stringMatching(
-          /^c6g\.large is arm64 but stack AuroraBench has no launch template for arm64 clients: add "arm64" to aurora-bench\.clients\.architectures/,
+          new RegExp(
+            /^c6g\.large is arm64 but stack AuroraBench has no launch template for arm64 clients: add/.source +
+              / "arm64" to aurora-bench\.clients\.architectures/.source,
+          ),
         ),
       },
       {
@@ -818,13 +827,23 @@ describe('account preflight: refusals', () => {
       {
         path: subnetA,
         message: expect.stringMatching(
-          /^clients there cannot reach Systems Manager .* or Secrets Manager .*no interface endpoint for com\.amazonaws\.us-east-1\.ssm, com\.amazonaws\.us-east-1\.ssmmessages, com\.amazonaws\.us-east-1\.ec2messages, com\.amazonaws\.us-east-1\.secretsmanager .* has no default route/,
+          new RegExp(
+            /^clients there cannot reach Systems Manager .* or Secrets Manager .*no interface/.source +
+              / endpoint for com\.amazonaws\.us-east-1\.ssm, com\.amazonaws\.us-east-1\.ssmmessages,/.source +
+              / com\.amazonaws\.us-east-1\.ec2messages, com\.amazonaws\.us-east-1\.secretsmanager .*/.source +
+              / has no default route/.source,
+          ),
         ),
       },
       {
         path: `${subnetA}: aurora-bench.network.natGateways`,
         message: expect.stringMatching(
-          /^clients download https:\/\/deb\.debian\.org\/debian at boot, but its route table rtb-\S+ has no default route \(0\.0\.0\.0\/0\): give the VPC a NAT gateway \(aurora-bench\.network\.natGateways 1, or a NAT route in existingVpc\): clients and servers install their packages from it at boot$/,
+          new RegExp(
+            /^clients download https:\/\/deb\.debian\.org\/debian at boot, but its route table/.source +
+              / rtb-\S+ has no default route \(0\.0\.0\.0\/0\): give the VPC a NAT gateway/.source +
+              / \(aurora-bench\.network\.natGateways 1, or a NAT route in existingVpc\): clients and/.source +
+              / servers install their packages from it at boot$/.source,
+          ),
         ),
       },
     ]);
@@ -846,7 +865,11 @@ describe('account preflight: refusals', () => {
       {
         path: subnetB,
         message: expect.stringMatching(
-          /^clients there cannot reach S3 \(the runner, their output, their ready marker\): no S3 gateway endpoint route or S3 interface endpoint, and its route table rtb-\S+ has no default route/,
+          new RegExp(
+            /^clients there cannot reach S3 \(the runner, their output, their ready marker\): no S3/.source +
+              / gateway endpoint route or S3 interface endpoint, and its route table rtb-\S+ has no/.source +
+              / default route/.source,
+          ),
         ),
       },
     ]);
@@ -1092,7 +1115,10 @@ describe('PlanRun (an execution started from the console) runs the same prefligh
     await expect(attempt).rejects.toMatchObject({
       name: 'InvalidSpecError',
       message: expect.stringMatching(
-        /engine\.version: aurora-mysql 8\.0\.mysql_aurora\.3\.08\.0 .* is not offered[\s\S]*variants\[0\]\.az: AZ us-east-1d has no subnet of the workflow stack/,
+        new RegExp(
+          /engine\.version: aurora-mysql 8\.0\.mysql_aurora\.3\.08\.0 .* is not/.source +
+            / offered[\s\S]*variants\[0\]\.az: AZ us-east-1d has no subnet of the workflow stack/.source,
+        ),
       ),
     });
     const lake = await raw.s3.send(

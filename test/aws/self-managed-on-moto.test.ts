@@ -364,7 +364,10 @@ describe('self-managed MariaDB on EC2: a writer and one replica', () => {
         received: 3,
       });
       expect(ready.notes.map((n) => n.message).join('\n')).toMatch(
-        /DatabaseConnections and ReplicaLag are not collected .*FreeableMemory is the CloudWatch agent's CWAgent mem_available/,
+        new RegExp(
+          /DatabaseConnections and ReplicaLag are not collected .*FreeableMemory is the CloudWatch/.source +
+            / agent's CWAgent mem_available/.source,
+        ),
       );
     },
   );
@@ -411,7 +414,10 @@ describe('self-managed: a failed setup, and the sweeper', () => {
     // Assert
     await expect(failing).rejects.toThrow(ServerSetupFailedError);
     await expect(backend.checkCellReady(run, cell, started.resources)).rejects.toThrow(
-      /server setup of the writer \(i-\w+\) of .* failed: server-install failed: no package provides mariadb1011-server \(SSM Failed exit code 1\)/,
+      new RegExp(
+        /server setup of the writer \(i-\w+\) of .* failed: server-install failed: no package/.source +
+          / provides mariadb1011-server \(SSM Failed exit code 1\)/.source,
+      ),
     );
   });
 

@@ -146,10 +146,11 @@ describe('plan --aws of the nightly experiment', () => {
     // Assert
     expect(nightly.code).toBe(0);
     const perRun = /Estimated AWS cost: \$([0-9.,]+) /.exec(nightly.stdout)![1]!;
-    const line =
-      /Nightly schedule cron\(0 2 \* \* \? \*\) Europe\/Berlin \(cdk\.json aurora-bench\.nightly, off in cdk\.json[^)]*\)\): 30\.4 runs a month x \$([0-9.,]+) a run = about \$([0-9.,]+) a month \(USD/.exec(
-        nightly.stdout,
-      );
+    const line = new RegExp(
+      /Nightly schedule cron\(0 2 \* \* \? \*\) Europe\/Berlin \(cdk\.json aurora-bench\.nightly,/.source +
+        / off in cdk\.json[^)]*\)\): 30\.4 runs a month x \$([0-9.,]+) a run = about \$([0-9.,]+) a/.source +
+        / month \(USD/.source,
+    ).exec(nightly.stdout);
     expect(line).not.toBeNull();
     expect(line![1]).toBe(perRun);
     expect(Number(line![2]!.replace(/,/g, ''))).toBeCloseTo(Number(perRun.replace(/,/g, '')) * 30.436875, 0);

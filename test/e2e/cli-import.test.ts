@@ -57,7 +57,10 @@ describe('aurora-bench import', () => {
     );
     expect(r.stdout).toMatch(/^ok {6}.*r5_2024-03-01\.log → r5-r1 rw-t2 \(sysbench 1\.0\.20, 682\.32 tps/m);
     expect(r.stderr).toMatch(
-      /1 of 2 logs did not parse \(.*r5_2019-01-01\.log\): nothing was imported; remove it from the paths, or pass --allow-failed/,
+      new RegExp(
+        /1 of 2 logs did not parse \(.*r5_2019-01-01\.log\): nothing was imported; remove it from the/.source +
+          / paths, or pass --allow-failed/.source,
+      ),
     );
     expect(existsSync(lake)).toBe(false);
   });

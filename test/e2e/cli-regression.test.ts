@@ -54,7 +54,10 @@ describe('aurora-bench compare', () => {
     expect(r.stdout).toMatch(/rw t8 \[r6g\] .*within the noise.*repeats/);
     expect(r.stdout).toMatch(/0 regressed, 0 improved, 4 within the noise/);
     expect(r.stdout).toMatch(
-      /4 metrics judged at 95%: if nothing had changed, about 0\.2 of them would still be called improved or regressed by chance \(1 in 20 each\)/,
+      new RegExp(
+        /4 metrics judged at 95%: if nothing had changed, about 0\.2 of them would still be called/.source +
+          / improved or regressed by chance \(1 in 20 each\)/.source,
+      ),
     );
     expect(r.stdout).not.toMatch(/compared with itself/);
   });
@@ -127,7 +130,10 @@ describe('aurora-bench history', () => {
     expect(r.stdout).toMatch(/aurora-bench history: nightly/);
     expect(r.stdout).toMatch(/runs: 15 on local/);
     expect(r.stdout).toMatch(
-      /rw t8 \[r6g\] +│ TPS +│ night-11 \(2026-03-12 00:00\) +│ 10 runs, 1,00\d\.\d\d +│ 5 runs, 70\d\.\d\d +│ 69\.\d% \(6\d\.\d%–7\d\.\d%\) +│ p < 0\.005 +│ REGRESSED/,
+      new RegExp(
+        /rw t8 \[r6g\] +│ TPS +│ night-11 \(2026-03-12 00:00\) +│ 10 runs, 1,00\d\.\d\d +│ 5 runs,/.source +
+          / 70\d\.\d\d +│ 69\.\d% \(6\d\.\d%–7\d\.\d%\) +│ p < 0\.005 +│ REGRESSED/.source,
+      ),
     );
     expect(r.stdout).toMatch(/Latest run night-15 against the last stable segment/);
   });
@@ -182,7 +188,10 @@ describe('aurora-bench history', () => {
     // Assert
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
-      /^aurora-bench: no run of experiment "weekly" in the results lake at .* \(experiments with runs: nightly \(15\)\)/,
+      new RegExp(
+        /^aurora-bench: no run of experiment "weekly" in the results lake at .* \(experiments with/.source +
+          / runs: nightly \(15\)\)/.source,
+      ),
     );
   });
 
@@ -258,7 +267,10 @@ describe('aurora-bench history', () => {
       expect(r.status).toBe(0);
       expect(r.stdout).toMatch(/aurora-bench history: graviton-vs-intel-small/);
       expect(r.stdout).toMatch(
-        /graviton-vs-intel\.json has no run as written \("graviton-vs-intel"\): these are its --scale small runs, stored as "graviton-vs-intel-small"/,
+        new RegExp(
+          /graviton-vs-intel\.json has no run as written \("graviton-vs-intel"\): these are its/.source +
+            / --scale small runs, stored as "graviton-vs-intel-small"/.source,
+        ),
       );
       expect(r.stdout).toMatch(/Nothing could be judged in the latest run yet: 4 step metrics with the noise unknown/);
       expect(r.stdout).not.toMatch(/No regression/);

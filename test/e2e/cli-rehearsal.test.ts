@@ -122,7 +122,10 @@ describe('aurora-bench run --aws-rehearsal', () => {
       expect({
         code: r.status,
         stderr: r.stderr.replace(
-          /\(node:\d+\) Warning: NodeVersionSupportWarning[\s\S]*?trace-warnings \.\.\.` to show where the warning was created\)\n/,
+          new RegExp(
+            /\(node:\d+\) Warning: NodeVersionSupportWarning[\s\S]*?trace-warnings \.\.\.` to show/.source +
+              / where the warning was created\)\n/.source,
+          ),
           '',
         ),
         ending,

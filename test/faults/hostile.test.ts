@@ -213,10 +213,16 @@ describe('a lake that cannot be written', () => {
       // Assert: exit 75, the last line naming the run kept and why
       expect(early.code).toBe(75);
       expect(early.stdout).toMatch(
-        /still marked running: the lake refused the write, so their claims are kept for the next cleanup: faults-\S+ \(.*read-only/,
+        new RegExp(
+          /still marked running: the lake refused the write, so their claims are kept for the next/.source +
+            / cleanup: faults-\S+ \(.*read-only/.source,
+        ),
       );
       expect(early.stdout.trim().split('\n').at(-1)).toMatch(
-        /^not settled, kept for a later cleanup \(exit 75\): faults-\S+: the lake refused to record its end \(.*is read-only \(EROFS/,
+        new RegExp(
+          /^not settled, kept for a later cleanup \(exit 75\): faults-\S+: the lake refused to record/.source +
+            / its end \(.*is read-only \(EROFS/.source,
+        ),
       );
       expect(readdirSync(world.runRoot)).toEqual(claims);
       // Act: writable again, cleanup records the end

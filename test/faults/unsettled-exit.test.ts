@@ -52,7 +52,11 @@ describe('a command that ends unsettled', () => {
     expect(guarded.status).toBe(70);
     expect(guarded.stdout).toBe('');
     expect(guarded.stderr).toMatch(
-      /^aurora-bench: the process ran out of work with the command still unfinished .*: it did not complete, whatever it printed; exit 70$/m,
+      new RegExp(
+        /^aurora-bench: the process ran out of work with the command still unfinished .*: it did not/.source +
+          / complete, whatever it printed; exit 70$/.source,
+        'm',
+      ),
     );
   });
 
@@ -120,7 +124,11 @@ describe('a command that ends unsettled', () => {
         ),
       );
       expect(stdout).toMatch(
-        /^nothing left running: every MariaDB server, emulated client and the moto server stopped; the rehearsal directory removed/m,
+        new RegExp(
+          /^nothing left running: every MariaDB server, emulated client and the moto server stopped;/.source +
+            / the rehearsal directory removed/.source,
+          'm',
+        ),
       );
       for (const out of [stdout, stderr]) expect(out).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
       expect(stderr).not.toMatch(/ECONNREFUSED/);

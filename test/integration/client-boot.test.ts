@@ -227,7 +227,10 @@ describeWithRoots(
         expect(await online()).toBe(true);
         expect(tools).toMatchObject({ Status: 'Success', ResponseCode: 0 });
         expect(tools.StandardOutputContent).toMatch(
-          /^\/usr\/bin\/sysbench\n\/usr\/local\/bin\/aws\nsysbench 1\.0\.20\naws-cli\/2\.9\.19 .*debian\.12.*\n12\.\d+\n$/,
+          new RegExp(
+            /^\/usr\/bin\/sysbench\n\/usr\/local\/bin\/aws\nsysbench 1\.0\.20\naws-cli\/2\.9\.19/.source +
+              / .*debian\.12.*\n12\.\d+\n$/.source,
+          ),
         );
         // The dead-man's switch asked for the shutdown at the instance's expires-at tag (two hours, within a minute).
         const shutdown = readFileSync(join(root, STAND_IN_RECORD_DIR, 'shutdown'), 'utf8').trim();

@@ -168,7 +168,10 @@ describe(
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(
-        /client-ready\.sh: ready: sysbench 1\.0\.20 \(using (system|bundled) LuaJIT [^)]+\) on \w+, drivers mysql,pgsql; smoke run: [1-9]\d* interval\(s\), [1-9]\d* events/,
+        new RegExp(
+          /client-ready\.sh: ready: sysbench 1\.0\.20 \(using (system|bundled) LuaJIT [^)]+\) on \w+,/.source +
+            / drivers mysql,pgsql; smoke run: [1-9]\d* interval\(s\), [1-9]\d* events/.source,
+        ),
       );
       const uploaded = await marker('i-0ready0000000001');
       // Debian's sysbench 1.0.20 is built with both drivers (`sysbench --help`: Compiled-in database drivers).

@@ -182,7 +182,10 @@ describe('the AWS rehearsal', () => {
       expect(cell!.cost.total).toBeGreaterThan(0);
       expect(cell!.cost.estimate).toBeGreaterThan(0);
       expect(r.results).toMatch(
-        /What the run cost, from what really ran: \$[0-9.,]+ \(DB compute .*EC2 .*\); the plan estimated \$[0-9.,]+ for the same 1 cell/,
+        new RegExp(
+          /What the run cost, from what really ran: \$[0-9.,]+ \(DB compute .*EC2 .*\); the plan/.source +
+            / estimated \$[0-9.,]+ for the same 1 cell/.source,
+        ),
       );
       expect(r.safetyNetDeleted).toEqual([]);
       expect(r.leftBehind).toEqual([]);

@@ -178,7 +178,10 @@ describe('the Aurora MySQL parameter catalogue', () => {
     // Assert
     expect(clusterOnly!.reason).toBe('cluster-level only on Aurora MySQL 3: it belongs in clusterParameters');
     expect(clusterOnlyInV3!.reason).toMatch(
-      /^not modifiable on Aurora MySQL 3 at the instance level \(it is modifiable at the cluster level: set it in clusterParameters\)/,
+      new RegExp(
+        /^not modifiable on Aurora MySQL 3 at the instance level \(it is modifiable at the cluster/.source +
+          / level: set it in clusterParameters\)/.source,
+      ),
     );
     expect(adaptiveInV2).toEqual([]);
   });

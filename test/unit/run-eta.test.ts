@@ -212,7 +212,10 @@ describe('askOnInterrupt', () => {
     // Assert
     await expect(answer).resolves.toBe('leave');
     expect(t.said()).toMatch(
-      /stop execution arn:x \(its cells are torn down\) or leave it running\? \[S\]top \/ \[l\]eave: "maybe": answer s \(stop\) or l \(leave\)\n/,
+      new RegExp(
+        /stop execution arn:x \(its cells are torn down\) or leave it running\? \[S\]top \//.source +
+          / \[l\]eave: "maybe": answer s \(stop\) or l \(leave\)\n/.source,
+      ),
     );
   });
 
@@ -224,7 +227,10 @@ describe('askOnInterrupt', () => {
     // Assert
     expect(answer).toBe('stop');
     expect(t.said()).toMatch(
-      /stdin is not a terminal, so nobody can be asked: stopping the execution \(the default without a terminal\) arn:x/,
+      new RegExp(
+        /stdin is not a terminal, so nobody can be asked: stopping the execution \(the default/.source +
+          / without a terminal\) arn:x/.source,
+      ),
     );
   });
 });

@@ -70,7 +70,10 @@ describe('minAcu and maxAcu against the version', () => {
       {
         path: 'variants[0].minAcu',
         message: expect.stringMatching(
-          /16\.3, 15\.7, 14\.12, 13\.15 .*but the version is 16\.2 \(engine\.version\): use minAcu 0\.5 or more, or raise the engine version/,
+          new RegExp(
+            /16\.3, 15\.7, 14\.12, 13\.15 .*but the version is 16\.2 \(engine\.version\): use minAcu/.source +
+              / 0\.5 or more, or raise the engine version/.source,
+          ),
         ),
       },
     ]);
@@ -86,7 +89,10 @@ describe('minAcu and maxAcu against the version', () => {
     expect(note).toMatchObject({
       level: 'warning',
       message: expect.stringMatching(
-        /maxAcu 200 is above 128.*Aurora MySQL 3\.06\.0 or higher scale to 256 ACUs.*unconfirmed.*use maxAcu 128 or less, or raise engine\.version/,
+        new RegExp(
+          /maxAcu 200 is above 128.*Aurora MySQL 3\.06\.0 or higher scale to 256/.source +
+            / ACUs.*unconfirmed.*use maxAcu 128 or less, or raise engine\.version/.source,
+        ),
       ),
     });
   });
