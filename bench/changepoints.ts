@@ -132,7 +132,9 @@ function falsePositives(statistic: EDivisiveStatistic): void {
       points += found;
     }
     console.log(
-      `  ${`${kind === 'none' ? 'no change' : 'no change, 3 outliers of 6 sd'}, ${length} runs`.padEnd(42)} ${pct(withAny / n).padStart(6)} ` +
+      `  ` +
+        `${kind === 'none' ? 'no change' : 'no change, 3 outliers of 6 sd'}, ${length} runs`.padEnd(42) +
+        ` ${pct(withAny / n).padStart(6)} ` +
         `of series (${points} change points)`,
     );
   }

@@ -202,7 +202,10 @@ async function main(): Promise<void> {
   try {
     console.log(
       `duet vs interleaved: 2 equal variants, oltp_read_only t${threads}, ${rounds} rounds x ${durationS} ` +
-        `s, ${values['no-load'] ? 'no injected load' : `${hogCount} CPU hog(s) switching on/off every 1-${maxPhaseS} s (seed ${seed})`}`,
+        `s, ` +
+        (values['no-load']
+          ? 'no injected load'
+          : `${hogCount} CPU hog(s) switching on/off every 1-${maxPhaseS} s (seed ${seed})`),
     );
     const results: ModeResult[] = [];
     for (const order of ['interleaved', 'duet'] as const) {

@@ -61,7 +61,8 @@ try {
     const text = median(Array.from({ length: repeat }, () => seconds(['plan', file])));
     const json = median(Array.from({ length: repeat }, () => seconds(['plan', file, '--json'])));
     console.log(
-      `${String(steps).padStart(6)}   ${text.toFixed(2).padStart(11)}   ${json.toFixed(2).padStart(13)}   ${((text / steps) * 1000).toFixed(3).padStart(22)}`,
+      `${String(steps).padStart(6)}   ${text.toFixed(2).padStart(11)}   ${json.toFixed(2).padStart(13)}   ` +
+        ((text / steps) * 1000).toFixed(3).padStart(22),
     );
   }
 } finally {

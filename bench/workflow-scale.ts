@@ -461,7 +461,9 @@ async function main(): Promise<void> {
       if (!values.json) {
         console.log(
           `${String(steps).padStart(6)} ` +
-            `steps, ${String(row.cells).padStart(2)} ${order === 'duet' ? 'duet(s)' : 'cell(s)'}: ${row.eventsPerStep} ` +
+            `steps, ${String(row.cells).padStart(2)} ` +
+            (order === 'duet' ? 'duet(s)' : 'cell(s)') +
+            `: ${row.eventsPerStep} ` +
             `events/step, max child ${row.maxChildEvents} events (parent ${row.parentEvents}), ` +
             `largest state ${row.maxStateBytes} B, ${row.transitions} transitions ($${row.costUsd}), fits with ` +
             `2x: ${row.fits} [${row.status}, ${row.seconds} s]`,

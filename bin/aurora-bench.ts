@@ -266,7 +266,11 @@ program
             }
             printErr(
               `\naurora-bench: second Ctrl-C: exiting without stopping the ` +
-                `execution${executionArn ? `; it goes on: stop it with aws stepfunctions stop-execution --execution-arn ${executionArn}` : ''}\n`,
+                `execution` +
+                (executionArn
+                  ? `; it goes on: stop it with aws stepfunctions stop-execution --execution-arn ${executionArn}`
+                  : '') +
+                `\n`,
             );
             process.exit(130);
           });

@@ -211,7 +211,11 @@ export function parameterProblems(
         name,
         reason:
           `not modifiable on Aurora MySQL ${major} at the ${info[level] ? level : 'instance'} ` +
-          `level${atOther && atOther !== here && atOther.modifiable !== false ? ` (it is modifiable at the ${otherLevel(level)} level: set it in ${otherLevel(level)}Parameters)` : ''}${here.note ? `: ${here.note}` : ''}`,
+          `level` +
+          (atOther && atOther !== here && atOther.modifiable !== false
+            ? ` (it is modifiable at the ${otherLevel(level)} level: set it in ${otherLevel(level)}Parameters)`
+            : '') +
+          (here.note ? `: ${here.note}` : ''),
       });
       continue;
     }

@@ -368,7 +368,11 @@ export function importLogs(options: ImportOptions): ImportResult {
     if (existing.length > 0) {
       throw new ImportError(
         `run ${runId} is already in the lake ` +
-          `(${existing[0]!}): ${options.runId === undefined ? 'these logs were imported before with the same mapping' : 'pick another --run-id'}; ` +
+          `(${existing[0]!}): ` +
+          (options.runId === undefined
+            ? 'these logs were imported before with the same mapping'
+            : 'pick another --run-id') +
+          `; ` +
           `nothing was imported`,
       );
     }

@@ -38,7 +38,9 @@ export function auroraConfigurationProblems(spec: Spec): EngineSpecProblem[] {
           path: at('instanceClass'),
           message:
             `db.serverless: ${support.why} ` +
-            `(${versionPath(spec, vi)}): ${ENGINES[engine.kind].topology === 'cluster' ? 'raise the engine version, or ' : ''}choose ` +
+            `(${versionPath(spec, vi)}): ` +
+            (ENGINES[engine.kind].topology === 'cluster' ? 'raise the engine version, or ' : '') +
+            `choose ` +
             `a provisioned class such as db.r6g.large`,
         });
       }
@@ -64,7 +66,10 @@ export function auroraConfigurationProblems(spec: Spec): EngineSpecProblem[] {
         problems.push({
           path: at('minAcu'),
           message:
-            `${v.minAcu === 0 && !zero.supported ? zero.why : `minAcu ${v.minAcu} is below ${limits.min.acu}, the least ${engineName(engine)} takes`} ` +
+            (v.minAcu === 0 && !zero.supported
+              ? zero.why
+              : `minAcu ${v.minAcu} is below ${limits.min.acu}, the least ${engineName(engine)} takes`) +
+            ` ` +
             `(${versionPath(spec, vi)}): use minAcu ${limits.min.acu} or more, or raise the engine version`,
         });
       }
@@ -129,7 +134,15 @@ export function auroraConfigurationNotes(spec: Spec, backend: 'local' | 'aws'): 
           path: `variants[${vi}].maxAcu`,
           message:
             `maxAcu ${v.maxAcu} is above ${limits.max.acu}, the most ${engineName(engine)} is known to ` +
-            `take${next ? `; ${capacityLineVersions(next)} scale to ${next.maxAcu} ACUs on a recent platform version${next.confirmed ? '' : ' (an unconfirmed version line: no stored source confirms it, core/aurora/aurora-configurations.ts SERVERLESS_V2_CAPACITY)'}` : ''}: ` +
+            `take` +
+            (next
+              ? `; ${capacityLineVersions(next)} scale to ${next.maxAcu} ACUs on a recent platform version` +
+                (next.confirmed
+                  ? ''
+                  : ' (an unconfirmed version line: no stored source confirms it, ' +
+                    'core/aurora/aurora-configurations.ts SERVERLESS_V2_CAPACITY)')
+              : '') +
+            `: ` +
             `use maxAcu ${limits.max.acu} or less, or raise ${versionPath(spec, vi)}; the AWS preflight asks RDS ` +
             `(DescribeDBEngineVersions ServerlessV2FeaturesSupport.MaxCapacity) and refuses a range the version ` +
             `does not take`,

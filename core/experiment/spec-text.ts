@@ -179,7 +179,10 @@ export function parseStrictJson(text: string, options: { allowComments?: boolean
             path: '',
             message:
               `not valid JSON ` +
-              `at ${where(line, character)}: ${ended ? `unexpected ${showChar(text[offset])} after the end of the document` : syntaxMessage(printParseErrorCode(code), text, offset, containers[containers.length - 1])}`,
+              `at ${where(line, character)}: ` +
+              (ended
+                ? `unexpected ${showChar(text[offset])} after the end of the document`
+                : syntaxMessage(printParseErrorCode(code), text, offset, containers[containers.length - 1])),
           };
         },
       },

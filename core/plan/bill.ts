@@ -384,7 +384,11 @@ export function runCostLines(costs: readonly ActualCellCost[]): string[] {
       ? `What the run cost: unknown (no price for ${missing.join(', ')}; add them with --prices)`
       : `What the run cost, from what really ran: ${money(total)} (DB compute ${money(compute ?? 0)}, ` +
         `storage ${money(storage ?? 0)}, ` +
-        `I/O ${ioMeasured ? `${money(io ?? 0)} for ${ioRequests.toLocaleString('en-US')} requests measured` : 'not measured (no VolumeReadIOPs / VolumeWriteIOPs datapoints)'}, ` +
+        `I/O ` +
+        (ioMeasured
+          ? `${money(io ?? 0)} for ${ioRequests.toLocaleString('en-US')} requests measured`
+          : 'not measured (no VolumeReadIOPs / VolumeWriteIOPs datapoints)') +
+        `, ` +
         `EC2 ${money(ec2 ?? 0)}); ` +
         `the plan estimated ${estimate === null ? 'unknown' : money(estimate)} for the same ${costs.length} ` +
         `cell${costs.length === 1 ? '' : 's'}${unconfirmedText(unconfirmed)}`,

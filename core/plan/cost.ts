@@ -377,7 +377,11 @@ export function estimatePlanCost(plan: Plan, table: PriceTable): PlanCost {
   );
   notes.push(
     `assumes ${a.bytesPerRow} bytes per ` +
-      `row${scriptRows.length > 0 ? ` (${scriptRows.map(([name, bytes]) => `${name}: ${bytes}, as it declares`).join('; ')})` : ''}, ${a.writeIoPerSecond} ` +
+      `row` +
+      (scriptRows.length > 0
+        ? ` (${scriptRows.map(([name, bytes]) => `${name}: ${bytes}, as it declares`).join('; ')})`
+        : '') +
+      `, ${a.writeIoPerSecond} ` +
       `storage I/O/s while a writing step runs and ${a.readIoPerSecond} while a reading one does (data cached); ` +
       `Aurora I/O-Optimized clusters pay no I/O`,
   );
@@ -462,7 +466,10 @@ export function costLines(cost: PlanCost, budget: Spec['budget'], backend: Plan[
       );
     else if (cost.currency === 'USD')
       lines.push(
-        `  budget ${formatMoney(budget.maxUsd, 'USD')}: ${cost.total <= budget.maxUsd ? 'within' : 'EXCEEDED, an AWS run will be refused'}`,
+        `  budget ` +
+          formatMoney(budget.maxUsd, 'USD') +
+          `: ` +
+          (cost.total <= budget.maxUsd ? 'within' : 'EXCEEDED, an AWS run will be refused'),
       );
   }
   return lines;

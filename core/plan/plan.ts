@@ -336,7 +336,19 @@ function backendNotes(spec: Spec, backend: BackendKind): PlanNote[] {
     notes.push({
       level: 'info',
       path: `variants[${vi}].localOnlyParameters`,
-      message: `local only: ${names.map((n) => `${n}=${String(localOnly[n])}${localOnlyPath(spec, vi, n).startsWith('parameterTemplates') ? ` (from parameterTemplates.${v.parameterTemplate})` : ''}`).join(', ')} applied to the local MariaDB servers of "${v.name}" for this what-if; Aurora does not let you set them (an AWS plan refuses this variant)`,
+      message:
+        `local only: ` +
+        names
+          .map(
+            (n) =>
+              `${n}=${String(localOnly[n])}` +
+              (localOnlyPath(spec, vi, n).startsWith('parameterTemplates')
+                ? ` (from parameterTemplates.${v.parameterTemplate})`
+                : ''),
+          )
+          .join(', ') +
+        ` applied to the local MariaDB servers of "${v.name}" for this what-if; Aurora does not let you set ` +
+        `them (an AWS plan refuses this variant)`,
     });
   });
   if (backend !== 'local') return notes;
@@ -510,7 +522,11 @@ export function planRun(spec: Spec, options: PlanOptions): Plan {
         `duet: the ${spec.variants.length} variants of each round are provisioned together and every ` +
         `step starts on all of them at once (the next step when all are done), so their ratios come from ` +
         `time-paired ` +
-        `intervals${options.backend === 'local' ? '; locally their servers and clients share this machine, so a disturbance reaches every variant at the same moment' : ''}`,
+        `intervals` +
+        (options.backend === 'local'
+          ? '; locally their servers and clients share this machine, so a disturbance reaches every variant at ' +
+            'the same moment'
+          : ''),
     });
   }
   for (const { variantIndex, repeat } of orderCells(spec.variants.length, spec.repeats, spec.order, orderSeed)) {

@@ -68,7 +68,10 @@ export function comparisonReport(c: Comparison): Report {
     for (const m of s.metrics) {
       if (m.verdict !== 'regressed' && m.verdict !== 'improved') continue;
       findings.push(
-        `${m.verdict === 'regressed' ? 'REGRESSED' : 'improved'}: ${s.label} ${m.label} ${comparedCell(m).replace(/ (REGRESSED|improved)$/, '')} (B/A)`,
+        (m.verdict === 'regressed' ? 'REGRESSED' : 'improved') +
+          `: ${s.label} ${m.label} ` +
+          comparedCell(m).replace(/ (REGRESSED|improved)$/, '') +
+          ` (B/A)`,
       );
     }
   }

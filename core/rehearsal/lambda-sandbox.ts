@@ -483,7 +483,14 @@ export class LambdaSandbox {
       AWS_XRAY_CONTEXT_MISSING: 'LOG_ERROR',
       // Where X-Ray segments go (UDP): nothing listens here, as nothing needs to.
       AWS_XRAY_DAEMON_ADDRESS: '127.0.0.1:2000',
-      _X_AMZN_TRACE_ID: `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomUUID().replace(/-/g, '').slice(0, 24)};Parent=${randomUUID().replace(/-/g, '').slice(0, 16)};Sampled=0`,
+      _X_AMZN_TRACE_ID:
+        `Root=1-` +
+        Math.floor(Date.now() / 1000).toString(16) +
+        `-` +
+        randomUUID().replace(/-/g, '').slice(0, 24) +
+        `;Parent=` +
+        randomUUID().replace(/-/g, '').slice(0, 16) +
+        `;Sampled=0`,
       ...config.environment,
       ...this.o.extraEnvironment,
     };

@@ -471,7 +471,10 @@ export class RdsEmulation {
     });
     this.log(
       `cluster ${id}: master ` +
-        `user ${masterUsername}, ${str(input['DatabaseName']) ? `database ${String(input['DatabaseName'])}` : 'no database (CreateDBCluster named none)'}` +
+        `user ${masterUsername}, ` +
+        (str(input['DatabaseName'])
+          ? `database ${String(input['DatabaseName'])}`
+          : 'no database (CreateDBCluster named none)') +
         (str(input['StorageType']) !== undefined ? `, StorageType ${String(input['StorageType'])}` : '') +
         (scaling !== undefined
           ? `, ServerlessV2ScalingConfiguration ${String(scaling['MinCapacity'])}-${String(scaling['MaxCapacity'])} ACUs (its db.serverless servers stand in at the maximum)`
@@ -566,7 +569,8 @@ export class RdsEmulation {
     this.clusters.set(id, group);
     this.log(
       `DB instance ${id} (${String(input['Engine'])}): master ` +
-        `user ${masterUsername}, ${group.databaseName ? `database ${group.databaseName}` : 'no database (CreateDBInstance named none)'}`,
+        `user ${masterUsername}, ` +
+        (group.databaseName ? `database ${group.databaseName}` : 'no database (CreateDBInstance named none)'),
     );
     this.addInstance(
       group,

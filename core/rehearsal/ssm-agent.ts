@@ -692,7 +692,9 @@ export class SsmAgentEmulation {
     const exit = code ?? (signal ? 128 + (signal === 'SIGKILL' ? 9 : 15) : STOPPED_EXIT_CODE);
     // The agent uploads what the command wrote before anyone reads the final status here.
     if (inv.outputBucket) {
-      const base = `${inv.outputPrefix ? inv.outputPrefix.replace(/\/+$/, '') + '/' : ''}${inv.commandId}/${inv.instanceId}/awsrunShellScript/0.awsrunShellScript/`;
+      const base =
+        (inv.outputPrefix ? inv.outputPrefix.replace(/\/+$/, '') + '/' : '') +
+        `${inv.commandId}/${inv.instanceId}/awsrunShellScript/0.awsrunShellScript/`;
       for (const [name, body] of [
         ['stdout', inv.stdout],
         ['stderr', inv.stderr],

@@ -164,7 +164,9 @@ export function serverlessSection(ctx: Context, usage: AuroraUsage): ReportSecti
       if (s.tps === null || s.tps <= 0 || (s.status !== 'ok' && s.status !== 'overloaded')) continue;
       const key =
         `${s.workload} ` +
-        `t${s.threads}${s.rate > 0 ? ` @${num(s.offered_tps, 0)}/s` : ''}${s.target !== 'writer' ? ` → ${s.target}` : ''}`;
+        `t${s.threads}` +
+        (s.rate > 0 ? ` @${num(s.offered_tps, 0)}/s` : '') +
+        (s.target !== 'writer' ? ` → ${s.target}` : '');
       const perVariant = byKey.get(key) ?? new Map<string, VariantStep>();
       byKey.set(key, perVariant);
       const vs = perVariant.get(cell.variant.name) ?? { tps: [], p95: [], p99: [], lags: [], perMillion: [], acu: [] };
@@ -233,7 +235,13 @@ export function serverlessSection(ctx: Context, usage: AuroraUsage): ReportSecti
           `${key}: ${y} (${variantLabel(variantOf.get(y)!)}) vs ${x} (${variantOf.get(x)!.instanceClass}): ` +
             `throughput ${ratioText(tpsRatio)}` +
             (p99 ? `, p99 ${ratioText(p99)}` : '') +
-            `, scaling lag ${a.lags.length > 0 ? `${ciText(meanCi(a.lags), 0)} s` : local ? 'not measured locally (no Aurora capacity scaling)' : 'none seen (capacity did not rise during the step)'}; ${cost}`,
+            `, scaling lag ` +
+            (a.lags.length > 0
+              ? `${ciText(meanCi(a.lags), 0)} s`
+              : local
+                ? 'not measured locally (no Aurora capacity scaling)'
+                : 'none seen (capacity did not rise during the step)') +
+            `; ${cost}`,
         );
       }
     }
@@ -345,7 +353,9 @@ export function storageSection(ctx: Context, usage: AuroraUsage): ReportSection 
         `per transaction at ${num(tps, 0)} TPS → Standard ${formatMoney(be.standardHourly, prices.currency)}/h, ` +
         `I/O-Optimized ${formatMoney(be.ioOptimizedHourly, prices.currency)}/h: ${cheaper} is cheaper; they ` +
         `break even at ${num(be.breakEvenIoPerS, 0)} I/O ` +
-        `requests/s${Number.isFinite(breakEvenTps) ? ` (${num(breakEvenTps, 0)} TPS of this workload)` : ''}${unconfirmedText(unconfirmed)}`,
+        `requests/s` +
+        (Number.isFinite(breakEvenTps) ? ` (${num(breakEvenTps, 0)} TPS of this workload)` : '') +
+        unconfirmedText(unconfirmed),
     );
   }
   if (findings.length === 0) {

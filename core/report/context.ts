@@ -273,7 +273,9 @@ function offeredLabel(g: StepGroup): string {
 
 export const stepLabel = (g: StepGroup): string =>
   `${g.workload} ` +
-  `t${g.threads}${g.rate > 0 || g.rateOfCapacity !== null ? ` ${offeredLabel(g)}` : ''}${g.target !== 'writer' ? ` → ${g.target}` : ''}`;
+  `t${g.threads}` +
+  (g.rate > 0 || g.rateOfCapacity !== null ? ` ${offeredLabel(g)}` : '') +
+  (g.target !== 'writer' ? ` → ${g.target}` : '');
 
 /** The repeats of a step whose client saturated its CPU (they measure the client, not the server). */
 const clientBoundRows = (g: StepGroup): StepResult[] =>

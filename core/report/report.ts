@@ -54,7 +54,9 @@ export function buildReport(data: RunData, prices: PriceTable, options: ContextO
       ctx.variants
         .map(
           (v) =>
-            `${v.name} (${v.instanceClass}${v.az ? `, AZ ${v.az}` : ''}${v.readers ? `, ${v.readers} reader${v.readers > 1 ? 's' : ''}` : ''})`,
+            `${v.name} (${v.instanceClass}${v.az ? `, AZ ${v.az}` : ''}` +
+            (v.readers ? `, ${v.readers} reader${v.readers > 1 ? 's' : ''}` : '') +
+            `)`,
         )
         .join('; '),
     ],
@@ -212,7 +214,11 @@ function htmlTable(t: TableBlock): string {
   const body = t.rows
     .map(
       (row, i) =>
-        `<tr${emphasis.has(i) ? ' class="emphasis"' : ''}>${row.map((c, j) => `<td${numeric.has(j) ? ' class="num"' : ''}>${escapeHtml(c)}</td>`).join('')}</tr>`,
+        `<tr` +
+        (emphasis.has(i) ? ' class="emphasis"' : '') +
+        `>` +
+        row.map((c, j) => `<td${numeric.has(j) ? ' class="num"' : ''}>${escapeHtml(c)}</td>`).join('') +
+        `</tr>`,
     )
     .join('\n');
   const notes = (t.notes ?? []).map((n) => `<p class="note">${escapeHtml(n)}</p>`).join('');
@@ -250,7 +256,9 @@ export function renderHtml(report: Report): string {
   if (report.answer === undefined) {
     // Reports without a study answer (compare, history): the run details first, then the sections.
     parts.push(
-      `<dl class="meta">${report.meta.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('')}</dl>`,
+      `<dl class="meta">` +
+        report.meta.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('') +
+        `</dl>`,
     );
     for (const s of report.sections) parts.push(htmlSection({ ...s, answer: undefined }));
     return page(report.title, parts);
@@ -269,7 +277,11 @@ export function renderHtml(report: Report): string {
     // Charts side by side where the page is wide enough (a sweep's achieved and latency charts read as a pair).
     if (answer.charts.length > 0)
       parts.push(
-        `<div class="charts${answer.charts.length > 1 ? ' pairs' : ''}">${answer.charts.map(htmlChart).join('\n')}</div>`,
+        `<div class="charts` +
+          (answer.charts.length > 1 ? ' pairs' : '') +
+          `">` +
+          answer.charts.map(htmlChart).join('\n') +
+          `</div>`,
       );
     parts.push('</section>');
   }
@@ -282,7 +294,9 @@ export function renderHtml(report: Report): string {
     );
   parts.push('<details id="appendix"><summary>Appendix: run details, plan notes and error details</summary>');
   parts.push(
-    `<dl class="meta">${report.meta.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('')}</dl>`,
+    `<dl class="meta">` +
+      report.meta.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('') +
+      `</dl>`,
   );
   if (report.notes.length > 0)
     parts.push(

@@ -33,7 +33,15 @@ export function athenaCompaction(
     if (tables.length === 0) return 'nothing to compact (no JSON Lines rows left)';
     return (
       `compacted to ` +
-      `Parquet: ${tables.map((t) => `${t.table} (${t.jsonObjects} JSON Lines object(s)${t.unloaded ? `, ${t.parquetObjects} Parquet file(s)` : ', registered before'})`).join(', ')}`
+      `Parquet: ` +
+      tables
+        .map(
+          (t) =>
+            `${t.table} (${t.jsonObjects} JSON Lines object(s)` +
+            (t.unloaded ? `, ${t.parquetObjects} Parquet file(s)` : ', registered before') +
+            `)`,
+        )
+        .join(', ')
     );
   };
 }

@@ -1311,7 +1311,10 @@ export async function computeVerdictsTask(deps: TaskDeps, event: ComputeVerdicts
       .map((v) =>
         (
           `${v.variant} ${v.workload} ` +
-          `t${v.threads}${v.rate > 0 ? ` @${v.rate}/s` : ''} ${v.metric_label} ${v.ratio === null ? '' : `${(v.ratio * 100).toFixed(1)}%`}`
+          `t${v.threads}` +
+          (v.rate > 0 ? ` @${v.rate}/s` : '') +
+          ` ${v.metric_label} ` +
+          (v.ratio === null ? '' : `${(v.ratio * 100).toFixed(1)}%`)
         ).trim(),
       ),
     lakeKey,

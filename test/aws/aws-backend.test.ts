@@ -704,7 +704,13 @@ describe('AwsBackend on moto: one cell end to end', () => {
       .filter((c) => c.command.startsWith('Delete'))
       .map(
         (c) =>
-          `${c.command}:${String(c.input['DBInstanceIdentifier'] ?? c.input['DBClusterIdentifier'] ?? c.input['DBClusterParameterGroupName'] ?? c.input['DBParameterGroupName'])}`,
+          `${c.command}:` +
+          String(
+            c.input['DBInstanceIdentifier'] ??
+              c.input['DBClusterIdentifier'] ??
+              c.input['DBClusterParameterGroupName'] ??
+              c.input['DBParameterGroupName'],
+          ),
       );
     expect(deletes.slice(0, 5)).toEqual([
       `DeleteDBInstanceCommand:${names.readerId(1)}`,

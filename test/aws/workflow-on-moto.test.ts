@@ -543,7 +543,10 @@ describe('the synthesized workflow with the AWS handlers on moto', () => {
         failedSteps: 0,
         compaction:
           `compacted to ` +
-          `Parquet: ${['steps', 'intervals', 'server_metrics', 'metric_windows'].map((t) => `${t} (1 JSON Lines object(s), 1 Parquet file(s))`).join(', ')}`,
+          `Parquet: ` +
+          ['steps', 'intervals', 'server_metrics', 'metric_windows']
+            .map((t) => `${t} (1 JSON Lines object(s), 1 Parquet file(s))`)
+            .join(', '),
       });
       // FinishRun compacted the run: its step tables' JSON Lines
       // objects are gone, their rows are read from Parquet below.
@@ -571,7 +574,8 @@ describe('the synthesized workflow with the AWS handlers on moto', () => {
       // One prepare and one run job, on the cell's client, each writing under its own lake prefix.
       expect(startedJobs.map((j) => j.phase)).toEqual(['prepare', 'run']);
       expect(startedJobs[1]!.out).toBe(
-        `s3://${config.bucket}/${config.lakePrefix}${lakeKeys.raw(dt, runId, cell.cellId, step.stepId, 'run', startedJobs[1]!.instanceId)}`,
+        `s3://${config.bucket}/${config.lakePrefix}` +
+          lakeKeys.raw(dt, runId, cell.cellId, step.stepId, 'run', startedJobs[1]!.instanceId),
       );
 
       // Assert: the lake in moto's S3 holds the parsed recorded output.
@@ -771,7 +775,8 @@ describe('the synthesized workflow with the AWS handlers on moto', () => {
       expect(startedJobs.map((j) => j.phase)).toEqual(phases);
       // The prepare's files are where a prepare job writes them; no step row for a run that never ran.
       expect(startedJobs[0]![reuse === 'step' ? 'prepareOut' : 'out']).toBe(
-        `s3://${config.bucket}/${config.lakePrefix}${lakeKeys.raw(dt, runId, cell.cellId, step.stepId, 'prepare', startedJobs[0]!.instanceId)}`,
+        `s3://${config.bucket}/${config.lakePrefix}` +
+          lakeKeys.raw(dt, runId, cell.cellId, step.stepId, 'prepare', startedJobs[0]!.instanceId),
       );
       expect(await lakeObject(lakeKeys.stepTable('steps', dt, runId, cell.cellId, step.stepId))).toBeUndefined();
       const [runRow] = await lakeRows<RunRow>(lakeKeys.run(dt, runId));

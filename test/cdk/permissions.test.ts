@@ -312,7 +312,10 @@ describe('every AWS action the code can call is allowed to the role that calls i
         },
         {
           action: 'secretsmanager:GetSecretValue',
-          resource: `arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${cellNames('run-1', 'cell-1').serverSecretName}-AbCdEf`,
+          resource:
+            `arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:` +
+            cellNames('run-1', 'cell-1').serverSecretName +
+            `-AbCdEf`,
           via: 'server-setup.sh --secret-arn (the cell secret self-managed-servers.ts creates)',
         },
         {

@@ -80,7 +80,11 @@ describe('self-managed servers: client/server-install.sh and server-setup.sh on 
     const file = join(work, `client-${port}.cnf`);
     writeFileSync(
       file,
-      `[client]\nuser=${optionFileValue(SECRET.username)}\npassword=${optionFileValue(SECRET.password)}\nhost=127.0.0.1\nport=${port}\nprotocol=tcp\n`,
+      `[client]\nuser=` +
+        optionFileValue(SECRET.username) +
+        `\npassword=` +
+        optionFileValue(SECRET.password) +
+        `\nhost=127.0.0.1\nport=${port}\nprotocol=tcp\n`,
       {
         mode: 0o600,
       },

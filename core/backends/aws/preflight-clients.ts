@@ -382,7 +382,9 @@ export async function checkVcpuQuota(input: ClientCheckInput): Promise<Preflight
     const free = quota - running.vcpus;
     const need =
       `${peak.vcpus} vCPUs of ` +
-      `clients${plan.cells.some((c) => serverTypeOf(plan, c.variant) !== undefined) ? ' and self-managed servers' : ''} ` +
+      `clients` +
+      (plan.cells.some((c) => serverTypeOf(plan, c.variant) !== undefined) ? ' and self-managed servers' : '') +
+      ` ` +
       `at once (the largest ${peak.cells} cell${peak.cells === 1 ? '' : 's'}, ` +
       `maxConcurrency ${plan.maxConcurrency})`;
     if (peak.vcpus > free) {

@@ -331,7 +331,8 @@ export async function checkNetwork(input: NetworkCheckInput): Promise<PreflightC
             ? 'internet gateway (public IP)'
             : 'no internet';
       lines.push(
-        `${az} ${subnet.SubnetId}: ${internetText}, ${s3 ?? 'no S3'}${missing.length === 0 ? ', SSM and Secrets Manager endpoints' : ''}`,
+        `${az} ${subnet.SubnetId}: ${internetText}, ${s3 ?? 'no S3'}` +
+          (missing.length === 0 ? ', SSM and Secrets Manager endpoints' : ''),
       );
     }
     const sourceText = Object.entries(sources ?? {}).map(([name, url]) => `${name} from ${url}`);

@@ -277,7 +277,11 @@ async function checkEngine(input: AwsPreflightInput): Promise<{ check: Preflight
         result.refuse(
           `variants[${vi}].writeForwarding.enabled`,
           `local write forwarding requires Aurora MySQL 3.04 or higher; ${v.engineVersion} does not support ` +
-            `it${facts.supportsLocalWriteForwarding === false ? ' (DescribeDBEngineVersions: SupportsLocalWriteForwarding false)' : ''}: ` +
+            `it` +
+            (facts.supportsLocalWriteForwarding === false
+              ? ' (DescribeDBEngineVersions: SupportsLocalWriteForwarding false)'
+              : '') +
+            `: ` +
             `raise engine.version or disable it`,
         );
       }

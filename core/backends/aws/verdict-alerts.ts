@@ -235,7 +235,11 @@ export function regressionMessage(run: RunContext, verdicts: readonly VerdictsRo
     const line =
       `- ${l.step} ${l.metric}: ${fmt(l.value, 2)} vs ${fmt(l.baselineMean, 2)} ` +
       `over ${l.baselineRuns} runs ` +
-      `(${l.ratio === null ? '-' : `${(l.ratio * 100).toFixed(1)}%`})${l.sinceRunId ? `, since ${l.sinceRunId}` : ''}. ${l.reason}`;
+      `(` +
+      (l.ratio === null ? '-' : `${(l.ratio * 100).toFixed(1)}%`) +
+      `)` +
+      (l.sinceRunId ? `, since ${l.sinceRunId}` : '') +
+      `. ${l.reason}`;
     if (bytes + utf8Bytes(line) + 1 > MAX_SNS_MESSAGE_BYTES) {
       body.push(`... and ${lines.length - i} more`);
       break;

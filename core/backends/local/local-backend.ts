@@ -575,7 +575,9 @@ export class LocalBackend implements Backend {
           `${shape.instanceClass} (${shape.vcpu} vCPU, ${shape.memoryGiB} GiB) runs locally as ` +
           `PostgreSQL ${tools.version} standing in for ${engineName(engine)}, with ${shape.cores} CPU(s), ` +
           `memory ${formatBytes(shape.localMemoryBytes)} (class memory / ${LOCAL_MEMORY_DIVISOR}): ` +
-          `shared_buffers a quarter of it unless set, max_connections ${Math.min(shape.maxConnections, 500)} unless set`,
+          `shared_buffers a quarter of it unless set, max_connections ` +
+          String(Math.min(shape.maxConnections, 500)) +
+          ` unless set`,
       },
       ...plans.writer.notes,
       ...(pg.readers.length > 0 ? plans.reader.notes : []),

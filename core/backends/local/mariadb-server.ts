@@ -98,7 +98,9 @@ export async function writeClientDefaults(
 ): Promise<void> {
   await writeFile(
     file,
-    `[client]\nuser=${optionFileValue(admin.user)}\npassword=${optionFileValue(admin.password)}\nsocket=${optionFileValue(socket)}\nprotocol=socket\n`,
+    `[client]\nuser=${optionFileValue(admin.user)}\npassword=` +
+      optionFileValue(admin.password) +
+      `\nsocket=${optionFileValue(socket)}\nprotocol=socket\n`,
     {
       mode: 0o600,
     },

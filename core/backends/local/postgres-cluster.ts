@@ -227,7 +227,13 @@ export async function verifyPostgresParameters(
     path: `variants[name=${variantName}].parameters`,
     message:
       `${server.instanceId} (PostgreSQL) runs ` +
-      `with ${rows.map(([n, s, u, src]) => `${n ?? ''}=${s ?? ''}${u ? ` ${u}` : ''}${src === 'configuration file' ? '' : ` (from ${src ?? '?'})`}`).join(', ')}`,
+      `with ` +
+      rows
+        .map(
+          ([n, s, u, src]) =>
+            `${n ?? ''}=${s ?? ''}${u ? ` ${u}` : ''}${src === 'configuration file' ? '' : ` (from ${src ?? '?'})`}`,
+        )
+        .join(', '),
   });
   return notes;
 }

@@ -441,7 +441,11 @@ export function abSection(f: AbFindings): ReportSection {
     ),
     numeric: [4, 5, 6],
     notes: [
-      `Intervals: ${f.azs.some((az) => az.rows.some((r) => r.qps.interval?.covers === 'run-to-run')) ? 'run to run, over the repeats (each a fresh server)' : 'none from repeats'}; ` +
+      `Intervals: ` +
+        (f.azs.some((az) => az.rows.some((r) => r.qps.interval?.covers === 'run-to-run'))
+          ? 'run to run, over the repeats (each a fresh server)'
+          : 'none from repeats') +
+        `; ` +
         `a range cut at 0 where the interval would go below it.`,
       ...(anyWithinRun ? [WITHIN_RUN_NOTE] : []),
     ],

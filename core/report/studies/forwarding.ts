@@ -261,7 +261,8 @@ function differing(items: readonly { label: string; ratio: RatioFinding }[], hig
     : "beyond one run's noise (one repeat: run-to-run noise not measured)";
   return diff.length === 0
     ? `none differs ${scope}`
-    : `${scope}: ${diff.map((x) => `${x.label} ${verdictText(x.ratio, higherIsBetter).replace(' in this run*', '')}`).join(', ')}`;
+    : `${scope}: ` +
+        diff.map((x) => `${x.label} ${verdictText(x.ratio, higherIsBetter).replace(' in this run*', '')}`).join(', ');
 }
 
 /** The answer's opening sentences, in S3's shape. */
@@ -299,7 +300,9 @@ function forwardingSentences(f: ForwardingFindings): string[] {
     const runToRun = f.readShares.every((v) => v.runToRun);
     out.push(
       `Read share (reads:writes) from which the reader ` +
-        `wins, ${runToRun ? 'beyond the run-to-run noise' : "beyond one run's noise (run-to-run noise not measured)"}: ${per.join('; ')}.`,
+        `wins, ` +
+        (runToRun ? 'beyond the run-to-run noise' : "beyond one run's noise (run-to-run noise not measured)") +
+        `: ${per.join('; ')}.`,
     );
   }
   const scaled = f.scaleOut.filter((s) => s.ratio !== null && s.ratio.estimate !== null);

@@ -105,7 +105,11 @@ export function networkSection(ctx: Context): ReportSection | null {
     ]);
     findings.push(
       `${g.variant} ` +
-        `(${g.instanceClass}), ${clientsLabel(ctx, g)}: ${bound.bound === 'none' ? '' : `${bound.bound}-bound, `}${bound.reason}${partialNet || partialCpu ? ` (${PARTIAL_MARK}: server metrics incomplete)` : ''}.`,
+        `(${g.instanceClass}), ${clientsLabel(ctx, g)}: ` +
+        (bound.bound === 'none' ? '' : `${bound.bound}-bound, `) +
+        bound.reason +
+        (partialNet || partialCpu ? ` (${PARTIAL_MARK}: server metrics incomplete)` : '') +
+        `.`,
     );
   }
   const workloads = uniqueInOrder(results.map((r) => r.g.workload));

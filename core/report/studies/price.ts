@@ -205,7 +205,10 @@ function priceSentences(f: PriceFindings, ctx: Context): string[] {
       out.push(
         `${az !== null ? `AZ ${az}: ` : ''}${v.variant} (${v.engine} ${v.instanceClass}) ` +
           `costs ${pct(v.hourly / base.hourly)} of ${base.variant} (${base.engine} ${base.instanceClass}) per ` +
-          `hour${v.unconfirmed || base.unconfirmed ? ' (unconfirmed price)' : ''}${per.length > 0 ? `; its transactions per ${f.currency} are ${per.join(', ')} of ${base.variant}'s` : ''}.`,
+          `hour` +
+          (v.unconfirmed || base.unconfirmed ? ' (unconfirmed price)' : '') +
+          (per.length > 0 ? `; its transactions per ${f.currency} are ${per.join(', ')} of ${base.variant}'s` : '') +
+          `.`,
       );
     }
   }
@@ -337,7 +340,8 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
                 notes: [
                   `Price: on-demand DB instance price per hour (${f.region}); the price-performance interval ` +
                     `is the performance interval divided by the price ` +
-                    `ratio.${f.local ? ' Local run: performance was measured on this machine, not on the priced classes.' : ''}`,
+                    `ratio.` +
+                    (f.local ? ' Local run: performance was measured on this machine, not on the priced classes.' : ''),
                 ],
               },
             ],

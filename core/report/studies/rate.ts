@@ -236,7 +236,10 @@ export function rateVariantSentence(sweep: RateSweep, v: RateVariant): string {
     v.kneeRange === null
       ? 'it did not keep up even at the lowest rate offered'
       : `it kept up ` +
-        `with ${n >= 2 ? `${whole(v.kneeRange[0])}–${whole(v.kneeRange[1])}/s offered (the highest rate each repeat sustained)` : `${whole(v.kneeRange[0])}/s offered`}`;
+        `with ` +
+        (n >= 2
+          ? `${whole(v.kneeRange[0])}–${whole(v.kneeRange[1])}/s offered (the highest rate each repeat sustained)`
+          : `${whole(v.kneeRange[0])}/s offered`);
   const sat = v.repeats.find((r) => r.saturatedAtOffered !== null);
   const beyond =
     sat !== undefined && sat.reason !== null ? `; above it ${REASON[sat.reason]}` : '; no rate tried saturated it';
@@ -257,15 +260,23 @@ export function rateVariantSentence(sweep: RateSweep, v: RateVariant): string {
 function rateSweepSentence(sweep: RateSweep): string {
   const caps = sweep.variants.map((v) => {
     const each = v.repeats.map((r) => r.capacity).filter((c): c is number => c !== null);
-    return `${v.variant} ${whole(v.capacity.value)}/s${each.length >= 2 ? ` (repeats ${each.map(whole).join(', ')})` : ''}`;
+    return (
+      `${v.variant} ${whole(v.capacity.value)}/s` + (each.length >= 2 ? ` (repeats ${each.map(whole).join(', ')})` : '')
+    );
   });
   const ratios = sweep.capacityRatios.map(
     (c) =>
-      `${c.variant}/${c.baseline} ${ratioText(c.ratio)}${c.ratio.interval !== null ? `, ${verdictText(c.ratio, true)}` : ' (one repeat: noise not measured)'}`,
+      `${c.variant}/${c.baseline} ${ratioText(c.ratio)}` +
+      (c.ratio.interval !== null ? `, ${verdictText(c.ratio, true)}` : ' (one repeat: noise not measured)'),
   );
   const knees = sweep.variants.map(
     (v) =>
-      `${v.variant} ${v.kneeRange === null ? 'none' : v.kneeRange[0] === v.kneeRange[1] ? `${whole(v.kneeRange[0])}/s` : `${whole(v.kneeRange[0])}–${whole(v.kneeRange[1])}/s`}`,
+      `${v.variant} ` +
+      (v.kneeRange === null
+        ? 'none'
+        : v.kneeRange[0] === v.kneeRange[1]
+          ? `${whole(v.kneeRange[0])}/s`
+          : `${whole(v.kneeRange[0])}–${whole(v.kneeRange[1])}/s`),
   );
   return (
     `${sweep.label}: capacity ${caps.join(', ')}${ratios.length > 0 ? `; ${ratios.join('; ')}` : ''}; ` +
@@ -278,7 +289,11 @@ function ratioSentence(sweep: RateSweep): string[] {
     const judged = c.ratio.interval !== null;
     return (
       `${sweep.label}: capacity ${c.variant}/${c.baseline} ` +
-      `= ${ratioText(c.ratio)}${judged ? `: ${verdictText(c.ratio, true)} (95% interval over the repeats)` : ' (one repeat a side: run-to-run noise not measured)'}.`
+      `= ${ratioText(c.ratio)}` +
+      (judged
+        ? `: ${verdictText(c.ratio, true)} (95% interval over the repeats)`
+        : ' (one repeat a side: run-to-run noise not measured)') +
+      `.`
     );
   });
 }

@@ -193,7 +193,10 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
   const sweeps: ThreadSweepFinding[] = keys.map((key) => {
     const groups = ctx.groups.filter((g) => sweepKey(g) === key);
     const first = groups[0]!;
-    const label = `${first.workload}${first.rate > 0 ? ` @${first.rate}/s` : ''}${first.target !== 'writer' ? ` → ${first.target}` : ''}`;
+    const label =
+      first.workload +
+      (first.rate > 0 ? ` @${first.rate}/s` : '') +
+      (first.target !== 'writer' ? ` → ${first.target}` : '');
     const variants: SweepVariantFinding[] = [];
     const scoreInput = new Map<string, { threads: number; tps: number | null; qps: number | null }[]>();
     for (const v of ctx.variants) {
@@ -325,7 +328,9 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
           ? `${r.best} ranks above ${r.second} beyond the run-to-run noise: score ratio ${ratioText(r.ratio)} ` +
               `over the repeats.`
           : `The ranking of ${r.best} above ${r.second} is within the run-to-run noise: score ` +
-              `ratio ${ratioText(r.ratio)}${r.repeatsToResolve !== null ? `; about ${r.repeatsToResolve} repeats a side would resolve it` : ''}.`,
+              `ratio ${ratioText(r.ratio)}` +
+              (r.repeatsToResolve !== null ? `; about ${r.repeatsToResolve} repeats a side would resolve it` : '') +
+              `.`,
       );
     else
       out.push(
@@ -343,7 +348,9 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
     const unjudged = s.variants.some((v) => v.fallOff !== null && v.fallOff.interval?.covers !== 'run-to-run');
     out.push(
       `${s.label}: ${s.variants.map(fallOffText).join('; ')} (fall-off: below 90% of the ` +
-        `peak${unjudged ? '; one repeat a point: run-to-run noise not measured, so no fall-off is judged beyond it' : ''}).`,
+        `peak` +
+        (unjudged ? '; one repeat a point: run-to-run noise not measured, so no fall-off is judged beyond it' : '') +
+        `).`,
     );
   }
   const conn = f.sweeps.flatMap((s) =>
