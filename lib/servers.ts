@@ -47,7 +47,8 @@ export class Servers extends Construct {
     this.role = new iam.Role(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com'),
       description:
-        'aurora-bench self-managed servers: SSM managed instance, bundle read, setup output write, the cell secret read',
+        'aurora-bench self-managed servers: SSM managed instance, bundle read, setup output write, ' +
+        'the cell secret read',
       managedPolicies: [iam.ManagedPolicy.fromAwsManagedPolicyName('AmazonSSMManagedInstanceCore')],
     });
     Validations.of(this.role).acknowledge({

@@ -343,7 +343,8 @@ export function assignFiles(
           const n = Number(value);
           if (field !== 'rate' && n < 1)
             problems.push(
-              `${shownPath(log.path)}: ${mappingSource} files[${i}].match captures ${field} ${value}: must be at least 1`,
+              `${shownPath(log.path)}: ${mappingSource} files[${i}].match ` +
+                `captures ${field} ${value}: must be at least 1`,
             );
           else (fields as Record<string, unknown>)[field] = n;
         } else if (field === 'date') {
@@ -438,7 +439,8 @@ function numberRepeats(
       const other = taken.get(f.repeat);
       if (other !== undefined)
         problems.push(
-          `${shownPath(f.path)}: repeat ${f.repeat} of ${step} is also ${shownPath(other)}: give each log its own repeat`,
+          `${shownPath(f.path)}: repeat ${f.repeat} of ${step} is also ${shownPath(other)}: give ` +
+            `each log its own repeat`,
         );
       taken.set(f.repeat, f.path);
     }

@@ -68,7 +68,8 @@ export async function compareFromLake(
   if (rehearsal && [a, b].some((s) => s.run.backend === 'aws')) {
     throw new UsageError(
       `run ${rehearsal.run.run_id} is a rehearsal (run --aws-rehearsal: moto and stand-in servers on this ` +
-        `machine, not Aurora), so it is not compared with a run on AWS: compare it with another rehearsal or a local run`,
+        `machine, not Aurora), so it is not compared with a run on AWS: compare it with another ` +
+        `rehearsal or a local run`,
     );
   }
   return compareRuns(a, b, options);

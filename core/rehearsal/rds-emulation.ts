@@ -590,7 +590,8 @@ export class RdsEmulation {
     const found = this.findInstance(sourceId);
     if (!found?.cluster.standalone)
       throw new Error(
-        `CreateDBInstanceReadReplica ${id}: source ${sourceId} was not created through the rehearsal as an RDS DB instance`,
+        `CreateDBInstanceReadReplica ${id}: source ${sourceId} was not created through the rehearsal ` +
+          `as an RDS DB instance`,
       );
     this.addInstance(
       found.cluster,

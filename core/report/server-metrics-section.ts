@@ -97,7 +97,8 @@ export function serverMetricsSection(ctx: Context): ReportSection | null {
   ];
   if (metrics.some((m) => m.partial))
     notes.push(
-      'partial: some datapoints of the window never arrived (metric_windows), so the average covers only those received.',
+      'partial: some datapoints of the window never arrived (metric_windows), so the average covers ' +
+        'only those received.',
     );
   const missing = SHOWN.filter((m) => !present.includes(m) && !(local && LOCAL_MISLEADING[m] !== undefined));
   if (local) {

@@ -194,7 +194,8 @@ describe('parameter groups in effect before anything is measured', () => {
     );
     expect(details[0]).toMatch(
       new RegExp(
-        `instance ${names.readerId(1)}: cluster parameter group ${names.clusterParameterGroup} pending-reboot, rebooted`,
+        `instance ${names.readerId(1)}: cluster parameter group ${names.clusterParameterGroup} ` +
+          `pending-reboot, rebooted`,
       ),
     );
     expect(

@@ -233,7 +233,8 @@ describe('duplicates', () => {
       {
         path: 'name',
         message:
-          'duplicate key "name" at line 3, column 3 (first at line 2, column 3): JSON keeps only the last, so remove one',
+          'duplicate key "name" at line 3, column 3 (first at line 2, column 3): JSON keeps only ' +
+          'the last, so remove one',
       },
       { path: 'data.tables', message: expect.stringMatching(/^duplicate key "tables" at line 4, column 25/) as string },
     ]);

@@ -214,7 +214,8 @@ describe('parseSysbenchOutput: failures', () => {
 
     expect(parsed.status).toBe('failed');
     expect(parsed.error).toBe(
-      "unable to connect to MySQL server on host '127.0.0.1', port 33509, aborting...; error 1040: Too many connections",
+      "unable to connect to MySQL server on host '127.0.0.1', port 33509, aborting...; error 1040: " +
+        'Too many connections',
     );
   });
 
