@@ -53,7 +53,8 @@ const seed = Number(values.seed);
 
 function spec(order: 'interleaved' | 'duet'): SpecInput {
   return {
-    name: order === 'duet' ? 'bd-d' : 'bd-i', // short: the servers' socket paths under the run root must stay within 107 bytes
+    // short: the servers' socket paths under the run root must stay within 107 bytes
+    name: order === 'duet' ? 'bd-d' : 'bd-i',
     engine: { version: '3.04.0' },
     // Two equal variants: an A/A comparison, whose true ratio is 100%, so the width is all noise.
     variants: [

@@ -50,7 +50,9 @@ function runnerOutput(seconds: number): string {
   const intervals = Array.from(
     { length: seconds },
     (_, i) =>
-      `{"aurora_bench":1,"t":${i + 1},"interval_s":1.000,"threads":1,"events":100,"tps":100.000,"qps":2000.000,"reads_ps":1400.000,"writes_ps":400.000,"other_ps":200.000,"pct":95,"lat_ms":12.000,"errors_ps":0.000,"reconnects_ps":0.000}`,
+      `{"aurora_bench":1,"t":${i + 1},"interval_s":1.000,"threads":1,"events":100,"tps":100.000,"qps":2000.000,` +
+      `"reads_ps":1400.000,"writes_ps":400.000,"other_ps":200.000,"pct":95,"lat_ms":12.000,"errors_ps":0.000,` +
+      `"reconnects_ps":0.000}`,
   );
   return [
     'sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)',

@@ -146,7 +146,8 @@ async function writeParquetRuns(lakeDir: string, from: number, to: number): Prom
                   round(tps * (3 + 2 * random()), 3) AS writes_per_s, round(tps * (1 + 2 * random()), 3) AS other_per_s,
                   round(5 + 10 * random(), 3) AS lat_pct_ms, 0.0 AS errors_per_s, 0.0 AS reconnects_per_s,
                   CAST(NULL AS DOUBLE) AS queue_length, CAST(NULL AS DOUBLE) AS concurrency
-           FROM (SELECT s, c, t, round(800 + 200 * random(), 3) AS tps FROM range(${steps}) r1(s), range(${clients}) r2(c), range(1, ${intervals + 1}) r3(t))
+           FROM (SELECT s, c, t, round(800 + 200 * random(), 3) AS tps
+                 FROM range(${steps}) r1(s), range(${clients}) r2(c), range(1, ${intervals + 1}) r3(t))
            ORDER BY cell_id, step_id, client_id, t
          ) TO '${file}' (FORMAT parquet, COMPRESSION zstd)`,
       );

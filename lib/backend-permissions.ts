@@ -772,7 +772,9 @@ function grantLakeQueries(role: iam.Role, props: VerdictPermissionsProps): void 
     }),
   );
   Validations.of(role).acknowledge({
-    id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:glue:<AWS::Region>:<AWS::AccountId>:table/${props.databaseName}/*]`,
+    id:
+      `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:glue:<AWS::Region>:<AWS::AccountId>:` +
+      `table/${props.databaseName}/*]`,
     reason:
       "The lake's tables and views of this one Glue database: the views are (re)created by the lake reader, " +
       'their names come from core/lake/sql.',

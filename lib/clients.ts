@@ -176,7 +176,9 @@ export class Clients extends Construct {
           'every run, so writes are limited to the raw/ area (expires by lifecycle), never tables/.',
       },
       {
-        id: `AwsSolutions-IAM5[Resource::<${this.logicalIdOfBucket(bucket)}.Arn>/${LAKE_PREFIXES.raw}*/prepare/*/result.json]`,
+        id:
+          `AwsSolutions-IAM5[Resource::<${this.logicalIdOfBucket(bucket)}.Arn>/` +
+          `${LAKE_PREFIXES.raw}*/prepare/*/result.json]`,
         reason:
           "A step's prepare result (raw/dt=<date>/<runId>/<cellId>/<stepId>/prepare/<clientId>/result.json), " +
           'known only per run and step; read-only, the result files of prepares only.',
@@ -194,7 +196,9 @@ export class Clients extends Construct {
           'known in advance.',
       },
       {
-        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:rds!cluster-*]',
+        id:
+          'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:' +
+          'secret:rds!cluster-*]',
         reason:
           'RDS names managed master secrets rds!cluster-<uuid>; the statement is further limited by the ' +
           "aws:rds:primaryDBClusterArn tag to the tool's ab-* clusters.",

@@ -77,7 +77,9 @@ export class SafetyNet extends Construct {
       }),
     );
     Validations.of(props.role).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${props.stateMachineName}:*]`,
+      id:
+        `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:` +
+        `execution:${props.stateMachineName}:*]`,
       reason: 'Executions of the benchmark state machine only; their names are generated per run.',
     });
 

@@ -134,7 +134,9 @@ export class Servers extends Construct {
           'keys are known per run only.',
       },
       {
-        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:ab-*]',
+        id:
+          'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:' +
+          'secret:ab-*]',
         reason:
           "Each cell's credentials secret is named ab-<run>-<cell>-server-credentials " +
           '(core/backends/aws/names.ts); the read also requires the run tag on the secret.',

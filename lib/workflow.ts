@@ -227,13 +227,17 @@ export class Workflow extends Construct {
     role.attachInlinePolicy(distributedMapPolicy);
     Validations.of(distributedMapPolicy).acknowledge(
       {
-        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${props.stateMachineName}/*]`,
+        id:
+          `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:` +
+          `execution:${props.stateMachineName}/*]`,
         reason:
           'Child executions of the DISTRIBUTED Map are named <state machine>/<map run label>:<uuid> by Step ' +
           'Functions; limited to this state machine.',
       },
       {
-        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${props.stateMachineName}:*]`,
+        id:
+          `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:` +
+          `execution:${props.stateMachineName}:*]`,
         reason: 'Executions of this state machine only; their names are generated per run.',
       },
     );

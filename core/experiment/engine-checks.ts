@@ -130,6 +130,10 @@ export function engineNotes(spec: Spec, backend: 'local' | 'aws'): EngineNote[] 
       Object.keys(v.clusterParameters).length + Object.keys(v.instanceParameters).length > 0 ||
       v.parameterTemplate !== undefined;
     if (!facts.parameterCatalogue && hasParameters) {
+      const onRds =
+        `, on AWS RDS checks them against the ` +
+        (parameterGroupFamily(engine) ?? facts.label) +
+        ` parameter group family`;
       notes.push({
         level: 'warning',
         path: `variants[${vi}]`,
@@ -141,7 +145,7 @@ export function engineNotes(spec: Spec, backend: 'local' | 'aws'): EngineNote[] 
           facts.localServer === 'postgresql'
             ? 'locally PostgreSQL checks each against pg_settings'
             : "locally MariaDB's system variables check them"
-        }${facts.topology === 'ec2' ? ', on AWS they go to the server configuration file' : `, on AWS RDS checks them against the ${parameterGroupFamily(engine) ?? facts.label} parameter group family`}`,
+        }${facts.topology === 'ec2' ? ', on AWS they go to the server configuration file' : onRds}`,
       });
     }
     // Aurora MySQL is the engine every earlier plan ran: its stand-in is named with the instance

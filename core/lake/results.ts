@@ -67,7 +67,8 @@ export async function findRun(lake: LakeReader, runId?: string): Promise<RunInfo
 export async function stepResults(lake: LakeReader, runId: string): Promise<StepResult[]> {
   return lake.query<StepResult>(
     `SELECT s.* FROM step_summary s
-     JOIN (SELECT cell_id, MIN(started_at) AS cell_started FROM step_summary WHERE run_id = ${quote(runId)} GROUP BY cell_id) c
+     JOIN (SELECT cell_id, MIN(started_at) AS cell_started FROM step_summary
+           WHERE run_id = ${quote(runId)} GROUP BY cell_id) c
        ON s.cell_id = c.cell_id
      WHERE s.run_id = ${quote(runId)}
      ORDER BY c.cell_started, s.cell_id, s.step_index`,

@@ -450,7 +450,8 @@ async function buildAgentPackage(dir: string): Promise<string> {
   await writeFile(
     join(tree, 'lib', 'systemd', 'system', 'amazon-ssm-agent.service'),
     '[Unit]\nDescription=amazon-ssm-agent (aurora-bench ' +
-      'rehearsal)\n\n[Service]\nType=oneshot\nExecStart=/usr/bin/amazon-ssm-agent\n\n[Install]\nWantedBy=multi-user.target\n',
+      'rehearsal)\n\n[Service]\nType=oneshot\nExecStart=/usr/bin/amazon-ssm-agent\n\n[Install]\n' +
+      'WantedBy=multi-user.target\n',
   );
   const deb = join(dir, 'amazon-ssm-agent.deb');
   await run('dpkg-deb', ['--root-owner-group', '--build', tree, deb]);

@@ -99,12 +99,16 @@ const errorOf = (e, fallback) => ({
     handler = mod[spec.slice(dot + 1)];
   } catch (e) {
     const code = e && e.code;
-    const type = code === 'MODULE_NOT_FOUND' || code === 'ERR_REQUIRE_ESM' ? 'Runtime.ImportModuleError' : e instanceof SyntaxError ? 'Runtime.UserCodeSyntaxError' : 'Runtime.ImportModuleError';
+    const type = code === 'MODULE_NOT_FOUND' || code === 'ERR_REQUIRE_ESM'
+      ? 'Runtime.ImportModuleError'
+      : e instanceof SyntaxError ? 'Runtime.UserCodeSyntaxError' : 'Runtime.ImportModuleError';
     await send({ kind: 'init-error', errorType: type, errorMessage: String(e && e.stack || e) });
     process.exit(1);
   }
   if (typeof handler !== 'function') {
-    await send({ kind: 'init-error', errorType: 'Runtime.HandlerNotFound', errorMessage: spec + ' is undefined or not exported' });
+    await send({
+      kind: 'init-error', errorType: 'Runtime.HandlerNotFound', errorMessage: spec + ' is undefined or not exported',
+    });
     process.exit(1);
   }
   process.on('message', async (m) => {
@@ -123,7 +127,10 @@ const errorOf = (e, fallback) => ({
     };
     try {
       const payload = await handler(m.event, context);
-      await send({ kind: 'result', requestId: m.requestId, payload: payload === undefined ? null : JSON.parse(JSON.stringify(payload)) });
+      await send({
+        kind: 'result', requestId: m.requestId,
+        payload: payload === undefined ? null : JSON.parse(JSON.stringify(payload)),
+      });
     } catch (e) {
       await send({ kind: 'error', requestId: m.requestId, ...errorOf(e, 'Error') });
     }
@@ -172,7 +179,9 @@ const errorFor = (client, e) => {
     error = new own({ message: e.message, $metadata: e.$metadata, ...e.fields });
   } else {
     const base = Object.keys(exports).find((k) => /ServiceException$/.test(k));
-    error = base && e.$fault ? new exports[base]({ name: e.name, $fault: e.$fault, $metadata: e.$metadata, message: e.message }) : new Error(e.message);
+    error = base && e.$fault
+      ? new exports[base]({ name: e.name, $fault: e.$fault, $metadata: e.$metadata, message: e.message })
+      : new Error(e.message);
     Object.assign(error, e.fields);
   }
   error.name = e.name;
@@ -188,13 +197,17 @@ const patch = (Client) => {
     const callId = ++nextCall;
     const answered = new Promise((resolve, reject) => pending.set(callId, { resolve, reject }));
     try {
-      process.send({ kind: 'sdk-call', callId, client: this.constructor.name, service: this.config && this.config.serviceId, command: command.constructor.name, input: command.input });
+      process.send({
+        kind: 'sdk-call', callId, client: this.constructor.name, service: this.config && this.config.serviceId,
+        command: command.constructor.name, input: command.input,
+      });
     } catch (e) {
       pending.delete(callId);
       return Promise.reject(e);
     }
     const result = answered.then(
-      (output) => (output && output.Body && output.Body.bridgedBytes ? { ...output, Body: streamOf(output.Body.bridgedBytes) } : output),
+      (output) =>
+        output && output.Body && output.Body.bridgedBytes ? { ...output, Body: streamOf(output.Body.bridgedBytes) } : output,
       (e) => { throw errorFor(this, e); },
     );
     if (!callback) return result;
@@ -206,7 +219,10 @@ const patch = (Client) => {
 const load = Module._load;
 Module._load = function (request, parent, isMain) {
   const exports = load.apply(this, arguments);
-  if (exports && typeof exports === 'object' && typeof exports.__Client === 'function' && exports.__Client.prototype && typeof exports.__Client.prototype.send === 'function') {
+  if (
+    exports && typeof exports === 'object' && typeof exports.__Client === 'function' && exports.__Client.prototype &&
+    typeof exports.__Client.prototype.send === 'function'
+  ) {
     patch(exports.__Client);
     for (const name of Object.keys(exports)) {
       const v = exports[name];

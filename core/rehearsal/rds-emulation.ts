@@ -477,7 +477,8 @@ export class RdsEmulation {
           : 'no database (CreateDBCluster named none)') +
         (str(input['StorageType']) !== undefined ? `, StorageType ${String(input['StorageType'])}` : '') +
         (scaling !== undefined
-          ? `, ServerlessV2ScalingConfiguration ${String(scaling['MinCapacity'])}-${String(scaling['MaxCapacity'])} ACUs (its db.serverless servers stand in at the maximum)`
+          ? `, ServerlessV2ScalingConfiguration ${String(scaling['MinCapacity'])}-${String(scaling['MaxCapacity'])} ` +
+            'ACUs (its db.serverless servers stand in at the maximum)'
           : ''),
     );
     return this.amendClusters(result);

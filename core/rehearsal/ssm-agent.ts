@@ -733,7 +733,8 @@ export class SsmAgentEmulation {
   private outputUrl(inv: Invocation, name: 'stdout' | 'stderr'): string {
     if (!inv.outputBucket) return '';
     const prefix = inv.outputPrefix ? inv.outputPrefix.replace(/\/+$/, '') + '/' : '';
-    return `https://s3.${this.o.region}.amazonaws.com/${inv.outputBucket}/${prefix}${inv.commandId}/${inv.instanceId}/awsrunShellScript/0.awsrunShellScript/${name}`;
+    const key = `${prefix}${inv.commandId}/${inv.instanceId}/awsrunShellScript/0.awsrunShellScript/${name}`;
+    return `https://s3.${this.o.region}.amazonaws.com/${inv.outputBucket}/${key}`;
   }
 
   private getCommandInvocation(input: Record<string, unknown>): SdkResult {

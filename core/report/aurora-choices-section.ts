@@ -55,7 +55,8 @@ const quote = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 export async function loadAuroraUsage(lake: LakeReader, runId: string): Promise<AuroraUsage> {
   const rows = await lake.query<UsagePoint>(
     `SELECT cell_id, step_id, instance_id, metric, CAST(ts AS VARCHAR) AS ts, value FROM server_metrics
-     WHERE run_id = ${quote(runId)} AND metric IN ('ServerlessDatabaseCapacity', 'VolumeReadIOPs', 'VolumeWriteIOPs') ORDER BY ts`,
+     WHERE run_id = ${quote(runId)} AND metric IN ('ServerlessDatabaseCapacity', 'VolumeReadIOPs', 'VolumeWriteIOPs')
+     ORDER BY ts`,
   );
   return {
     capacity: rows.filter((r) => r.metric === 'ServerlessDatabaseCapacity'),
@@ -262,12 +263,16 @@ export function serverlessSection(ctx: Context, usage: AuroraUsage): ReportSecti
     notes: [
       "Scaling lag: from the step's start to the first minute the writer's ServerlessDatabaseCapacity reached " +
         '90% of its peak in the step (CloudWatch one-minute datapoints).',
-      `Cost per million transactions: the compute while the step ran (instances x class price, or measured ACUs x ACU price; prices ${pricesAsOfText(ctx.prices)}) over its transactions; storage and I/O are in the storage and bill sections.${unconfirmedText(
-        unconfirmedPricesUsed(
-          prices,
-          cells.flatMap((c) => auroraPriceKeys(cellEngine(plan, c.cell), c.cell.variant)),
+      'Cost per million transactions: the compute while the step ran (instances x class price, or ' +
+        'measured ACUs x ACU ' +
+        `price; prices ${pricesAsOfText(ctx.prices)}) over its transactions; storage and I/O are in the storage and ` +
+        'bill sections.' +
+        unconfirmedText(
+          unconfirmedPricesUsed(
+            prices,
+            cells.flatMap((c) => auroraPriceKeys(cellEngine(plan, c.cell), c.cell.variant)),
+          ),
         ),
-      )}`,
     ],
   };
   return {

@@ -78,7 +78,8 @@ export async function loadRun(lake: LakeReader, runId?: string): Promise<RunData
     intervals.set(k, list);
   }
   const means = await lake.query<Omit<MetricMean, 'partial'>>(
-    `SELECT cell_id, step_id, role, instance_id, metric, AVG(value) AS avg_value, MAX(value) AS max_value, COUNT(*) AS samples, MAX(source) AS source
+    `SELECT cell_id, step_id, role, instance_id, metric, AVG(value) AS avg_value, MAX(value) AS max_value,
+            COUNT(*) AS samples, MAX(source) AS source
      FROM server_metrics WHERE run_id = ${quote(run.run_id)}
      GROUP BY cell_id, step_id, role, instance_id, metric`,
   );

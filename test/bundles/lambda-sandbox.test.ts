@@ -15,7 +15,9 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const tryRequire = (name) => { try { require(name); return 'loaded'; } catch (e) { return e.code; } };
-const tryWrite = (dir) => { try { fs.writeFileSync(path.join(dir, 'probe.txt'), 'x'); return 'written'; } catch (e) { return e.code; } };
+const tryWrite = (dir) => {
+  try { fs.writeFileSync(path.join(dir, 'probe.txt'), 'x'); return 'written'; } catch (e) { return e.code; }
+};
 exports.handler = async (event) => {
   if (event.sleepMs) await new Promise((r) => setTimeout(r, event.sleepMs));
   if (event.fail) { const e = new Error('the probe was asked to fail'); e.name = 'ProbeError'; throw e; }

@@ -264,14 +264,17 @@ describe('every AWS action the code can call is allowed to the role that calls i
         {
           action: 'secretsmanager:GetSecretValue',
           resource:
-            'arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:rds!cluster-0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b-AbCdEf',
+            'arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:' +
+            'secret:rds!cluster-0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b-AbCdEf',
           via: 'runner.sh --password-secret (the RDS-managed master secret)',
         },
         // The SSM agent: Run Command output under OutputS3KeyPrefix
         // (core/backends/aws/jobs.ts), the bucket's encryption.
         {
           action: 's3:PutObject',
-          resource: `${bucket}/${SSM_OUTPUT_PREFIX}run-1/cell-1/step-1/run/i-0123456789abcdef0/cmd-1/i-0123456789abcdef0/awsrunShellScript/0.awsrunShellScript/stdout`,
+          resource:
+            `${bucket}/${SSM_OUTPUT_PREFIX}run-1/cell-1/step-1/run/i-0123456789abcdef0/cmd-1/i-0123456789abcdef0/` +
+            'awsrunShellScript/0.awsrunShellScript/stdout',
           via: 'SSM agent: command output',
         },
         { action: 's3:GetEncryptionConfiguration', resource: bucket, via: 'SSM agent: output to an encrypted bucket' },
@@ -320,7 +323,9 @@ describe('every AWS action the code can call is allowed to the role that calls i
         },
         {
           action: 's3:PutObject',
-          resource: `${bucket}/${SSM_OUTPUT_PREFIX}run-1/cell-1/server-setup-0/cmd-1/i-0123456789abcdef0/awsrunShellScript/0.awsrunShellScript/stdout`,
+          resource:
+            `${bucket}/${SSM_OUTPUT_PREFIX}run-1/cell-1/server-setup-0/cmd-1/i-0123456789abcdef0/` +
+            'awsrunShellScript/0.awsrunShellScript/stdout',
           via: 'SSM agent: setup command output',
         },
         { action: 's3:GetEncryptionConfiguration', resource: bucket, via: 'SSM agent: output to an encrypted bucket' },

@@ -33,7 +33,8 @@ interface ChartCheck {
 const CHART_CHECK = `Array.from(document.querySelectorAll('figure.chart')).map((f) => ({
   id: f.id,
   declared: Number(f.getAttribute('data-series-points')),
-  visiblePoints: Array.from(f.querySelectorAll('svg [ecmeta_data_index]')).filter((e) => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; }).length,
+  visiblePoints: Array.from(f.querySelectorAll('svg [ecmeta_data_index]'))
+    .filter((e) => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; }).length,
 }))`;
 
 /** Opens every collapsed block (evidence, more findings, appendix). */
@@ -55,10 +56,14 @@ const LAYOUT_CHECK = `(() => {
   const answer = document.querySelector('section#answer');
   return {
     firstSection: first ? first.id : null,
-    answerItems: answer ? answer.querySelectorAll('ul.findings li').length + answer.querySelectorAll('table').length : 0,
+    answerItems: answer
+      ? answer.querySelectorAll('ul.findings li').length + answer.querySelectorAll('table').length
+      : 0,
     answerCharts: answer ? answer.querySelectorAll('figure.chart').length : 0,
     answerTables: answer ? answer.querySelectorAll('table').length : 0,
-    tooWideTables: Array.from(document.querySelectorAll('div.table-wrap')).filter((d) => d.scrollWidth > d.clientWidth + 1).map((d) => (d.previousElementSibling || {}).textContent || '?'),
+    tooWideTables: Array.from(document.querySelectorAll('div.table-wrap'))
+      .filter((d) => d.scrollWidth > d.clientWidth + 1)
+      .map((d) => (d.previousElementSibling || {}).textContent || '?'),
     appendixOpen: document.querySelector('details#appendix')?.open ?? true,
   };
 })()`;

@@ -76,9 +76,12 @@ const PAGE_CHECK = `(() => {
     answerItems: answer ? answer.querySelectorAll('ul.findings li, table, figure.chart').length : 0,
     charts: Array.from(document.querySelectorAll('figure.chart')).map((f) => ({
       id: f.id,
-      visiblePoints: Array.from(f.querySelectorAll('svg [ecmeta_data_index]')).filter((e) => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; }).length,
+      visiblePoints: Array.from(f.querySelectorAll('svg [ecmeta_data_index]'))
+        .filter((e) => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; }).length,
     })),
-    tooWideTables: Array.from(document.querySelectorAll('div.table-wrap')).filter((d) => d.scrollWidth > d.clientWidth + 1).map((d) => (d.previousElementSibling || {}).textContent || '?'),
+    tooWideTables: Array.from(document.querySelectorAll('div.table-wrap'))
+      .filter((d) => d.scrollWidth > d.clientWidth + 1)
+      .map((d) => (d.previousElementSibling || {}).textContent || '?'),
   };
 })()`;
 

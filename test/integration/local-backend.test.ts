@@ -330,12 +330,15 @@ describe('cleanup after the owning process crashed', () => {
         `import { LocalBackend } from ${JSON.stringify(join(REPO, 'core/backends/local/local-backend'))};
          const [lakeDir, runRoot, runId, cellJson, repoRoot, dt] = process.argv.slice(2);
          const cell = JSON.parse(cellJson);
-         const run = { runId, specName: 'crash', backend: 'local', region: 'us-east-1', engineVersion: '3', dt, ttlHours: 1 };
+         const run = {
+           runId, specName: 'crash', backend: 'local', region: 'us-east-1', engineVersion: '3', dt, ttlHours: 1,
+         };
          (async () => {
            const backend = new LocalBackend({ lakeDir, runRoot, repoRoot });
            const resources = await backend.provisionCell(run, cell);
            const job = (phase, args) => ({
-             jobId: cell.cellId + '/long/' + phase + '/client-1', phase, clientId: 'client-1', endpoint: resources.writer,
+             jobId: cell.cellId + '/long/' + phase + '/client-1', phase, clientId: 'client-1',
+             endpoint: resources.writer,
              workload: 'oltp_point_select', sysbenchArgs: ['--tables=1', '--table-size=10', '--threads=1', ...args],
              outputPrefix: 'raw/crash/' + runId + '/' + phase + '/',
            });

@@ -73,7 +73,8 @@ function sbtestTarget(port: number) {
   const file = join(root, `sbtest-${port}.cnf`);
   writeFileSync(
     file,
-    `[client]\nuser=${LOCAL_LOGINS.sbtest.user}\npassword=${LOCAL_LOGINS.sbtest.password}\nhost=127.0.0.1\nport=${port}\nprotocol=tcp\ndatabase=sbtest\n`,
+    `[client]\nuser=${LOCAL_LOGINS.sbtest.user}\npassword=${LOCAL_LOGINS.sbtest.password}\nhost=127.0.0.1\n` +
+      `port=${port}\nprotocol=tcp\ndatabase=sbtest\n`,
   );
   return { client: versions.tools.client, clientDefaultsFile: file };
 }

@@ -30,7 +30,8 @@ async function variablesOf(resources: CellResources, names: readonly string[]): 
   const file = join(runRoot, `sbtest-${resources.writer!.port}.cnf`);
   writeFileSync(
     file,
-    `[client]\nuser=${LOCAL_LOGINS.sbtest.user}\npassword=${LOCAL_LOGINS.sbtest.password}\nhost=127.0.0.1\nport=${resources.writer!.port}\nprotocol=tcp\n`,
+    `[client]\nuser=${LOCAL_LOGINS.sbtest.user}\npassword=${LOCAL_LOGINS.sbtest.password}\nhost=127.0.0.1\n` +
+      `port=${resources.writer!.port}\nprotocol=tcp\n`,
   );
   const rows = await query(
     { client: tools.client, clientDefaultsFile: file },

@@ -234,7 +234,8 @@ describe('every study through the AWS rehearsal', () => {
             expect.arrayContaining([
               expect.stringMatching(
                 new RegExp(
-                  `ServerlessV2ScalingConfiguration ${c.variant.serverless!.minAcu}-${c.variant.serverless!.maxAcu} ACUs`,
+                  `ServerlessV2ScalingConfiguration ${c.variant.serverless!.minAcu}-` +
+                    `${c.variant.serverless!.maxAcu} ACUs`,
                 ),
               ),
             ]),

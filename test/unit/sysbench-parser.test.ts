@@ -276,7 +276,8 @@ describe('parseSysbenchOutput: failures', () => {
     // line (text and newline written apart), and one cut by a crash
     const text = [
       log('plain_read_write'),
-      '{"aurora_bench_read_back":{"checks":10,"stale":1,"foreign":0}}{"aurora_bench_read_back":{"checks":20,"stale":0,"foreign":2}}',
+      '{"aurora_bench_read_back":{"checks":10,"stale":1,"foreign":0}}{"aurora_bench_read_back":{"checks":20,' +
+        '"stale":0,"foreign":2}}',
       '',
       '{"aurora_bench_read_back":{"checks":30,"stale":0,"foreign":0}}',
       '{"aurora_bench_read_back":{"checks":4',

@@ -33,8 +33,10 @@ export function isAlreadyExists(e: unknown): boolean {
   return /AlreadyExists/.test(errorCode(e));
 }
 
-const THROTTLING =
-  /Throttl|RequestLimitExceeded|TooManyRequests|SlowDown|RequestTimeout|ServiceUnavailable|InternalError|InternalFailure/;
+const THROTTLING = new RegExp(
+  /Throttl|RequestLimitExceeded|TooManyRequests|SlowDown|RequestTimeout|ServiceUnavailable/.source +
+    /|InternalError|InternalFailure/.source,
+);
 
 function isTransient(e: unknown): boolean {
   const err = e as SdkError | null;

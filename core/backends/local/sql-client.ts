@@ -111,7 +111,8 @@ function runClient(
       { timeout: options.timeoutMs, killSignal: 'SIGKILL', maxBuffer: options.maxBuffer, encoding: 'utf8' },
       (error, stdout, stderr) => {
         if (!error) resolve(stdout);
-        // Killed at the deadline: the server did not answer (hung, stopped), which the client's own message would not say.
+        // Killed at the deadline: the server did not answer (hung, stopped), which the client's own message would not
+        // say.
         else if (error.killed)
           reject(errorFromStderr(`the server did not answer within ${options.timeoutMs / 1000} s`, sql));
         else reject(errorFromStderr(stderr || error.message, sql));

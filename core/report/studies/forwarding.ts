@@ -309,10 +309,13 @@ function forwardingSentences(f: ForwardingFindings): string[] {
   if (scaled.length > 0) {
     const first = scaled[0]!;
     out.push(
-      `Scale-out, ${first.readers} readers x ${first.threadsEach} threads summed against the writer at ${first.readers * first.threadsEach}: ${scaled.map((s) => `${s.workload} ${ratioText(s.ratio!, 0).replace(/ \(.*\)$/, '')}`).join(', ')} of the writer's TPS; ${differing(
-        scaled.map((s) => ({ label: s.workload, ratio: s.ratio! })),
-        true,
-      )}.`,
+      `Scale-out, ${first.readers} readers x ${first.threadsEach} threads summed against the writer at ` +
+        `${first.readers * first.threadsEach}: ` +
+        scaled.map((s) => `${s.workload} ${ratioText(s.ratio!, 0).replace(/ \(.*\)$/, '')}`).join(', ') +
+        ` of the writer's TPS; ${differing(
+          scaled.map((s) => ({ label: s.workload, ratio: s.ratio! })),
+          true,
+        )}.`,
     );
   }
   const costs = f.consistency.filter((c) => c.tailCost !== null);
