@@ -207,7 +207,9 @@ const patch = (Client) => {
     }
     const result = answered.then(
       (output) =>
-        output && output.Body && output.Body.bridgedBytes ? { ...output, Body: streamOf(output.Body.bridgedBytes) } : output,
+        output && output.Body && output.Body.bridgedBytes
+          ? { ...output, Body: streamOf(output.Body.bridgedBytes) }
+          : output,
       (e) => { throw errorFor(this, e); },
     );
     if (!callback) return result;
