@@ -50,6 +50,19 @@ module.exports = tseslint.config(
       // A parameter an implementation of a port method does not need keeps its place in the
       // signature, named with a leading underscore.
       '@typescript-eslint/no-unused-vars': ['error', { ignoreRestSiblings: true, argsIgnorePattern: '^_' }],
+      // Lines at most 120 characters, code, comments, strings and templates alike (Prettier's printWidth is 120 but
+      // it never breaks a literal or a comment). Exempt: a line holding a URL (a link cut in two is no link), and a
+      // test's title line: Prettier keeps `it('title', () => {` on one line by design, and a title split into a
+      // concatenation would re-indent the whole test.
+      'max-len': [
+        'error',
+        {
+          code: 120,
+          tabWidth: 2,
+          ignoreUrls: true,
+          ignorePattern: '^\\s*(it|test|describe)(\\.(each|only|skip|concurrent|failing|todo))*\\(',
+        },
+      ],
     },
   },
   {

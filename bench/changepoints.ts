@@ -83,7 +83,10 @@ function accuracy(statistic: EDivisiveStatistic): void {
   let tp = 0;
   let fp = 0;
   let fn = 0;
-  console.log(`\n${statistic} (significance ${DETECTOR.significance}, ${DETECTOR.permutations} permutations, a match within ${TOLERANCE} runs), ${perKind} series per kind:`);
+  console.log(
+    `\n${statistic} (significance ${DETECTOR.significance}, ${DETECTOR.permutations} permutations, a match ` +
+      `within ${TOLERANCE} runs), ${perKind} series per kind:`,
+  );
   for (const kind of kinds) {
     let kTp = 0;
     let kFound = 0;
@@ -99,13 +102,21 @@ function accuracy(statistic: EDivisiveStatistic): void {
     tp += kTp;
     fp += kFound - kTp;
     fn += kTrue - kTp;
-    console.log(`  ${kind.name.padEnd(42)} precision ${pct(kFound === 0 ? 1 : kTp / kFound).padStart(6)}  recall ${pct(kTp / kTrue).padStart(6)}`);
+    console.log(
+      `  ${kind.name.padEnd(42)} precision ${pct(kFound === 0 ? 1 : kTp / kFound).padStart(6)}  ` +
+        `recall ${pct(kTp / kTrue).padStart(6)}`,
+    );
   }
-  console.log(`  ${'all'.padEnd(42)} precision ${pct(tp / (tp + fp)).padStart(6)}  recall ${pct(tp / (tp + fn)).padStart(6)}`);
+  console.log(
+    `  ${'all'.padEnd(42)} precision ${pct(tp / (tp + fp)).padStart(6)}  recall ${pct(tp / (tp + fn)).padStart(6)}`,
+  );
 }
 
 function falsePositives(statistic: EDivisiveStatistic): void {
-  console.log(`\nfalse positives of ${statistic}: share of change-free series with any change point (${perKind * 5} series per row)`);
+  console.log(
+    `\nfalse positives of ${statistic}: share of change-free series with any change point (${perKind * 5} ` +
+      `series per row)`,
+  );
   for (const [kind, length] of [
     ['none', 30],
     ['none', 100],
@@ -121,7 +132,10 @@ function falsePositives(statistic: EDivisiveStatistic): void {
       points += found;
     }
     console.log(
-      `  ${`${kind === 'none' ? 'no change' : 'no change, 3 outliers of 6 sd'}, ${length} runs`.padEnd(42)} ${pct(withAny / n).padStart(6)} of series (${points} change points)`,
+      `  ` +
+        `${kind === 'none' ? 'no change' : 'no change, 3 outliers of 6 sd'}, ${length} runs`.padEnd(42) +
+        ` ${pct(withAny / n).padStart(6)} ` +
+        `of series (${points} change points)`,
     );
   }
 }
@@ -145,14 +159,22 @@ function syntheticHistory(): { runs: HistoryRunRow[]; steps: StepRow[]; truth: n
   for (let r = 0; r < RUNS; r++) {
     const runId = `bench-${String(r).padStart(4, '0')}`;
     // The same plan with the run's id: measurement hashes are per step, ids do not enter them.
-    runs.push({ run_id: runId, started_at: new Date(Date.UTC(2024, 0, 1) + r * 86_400_000).toISOString(), status: 'succeeded', backend: 'local', plan: template });
+    runs.push({
+      run_id: runId,
+      started_at: new Date(Date.UTC(2024, 0, 1) + r * 86_400_000).toISOString(),
+      status: 'succeeded',
+      backend: 'local',
+      plan: template,
+    });
   }
   const steps: StepRow[] = [];
   let truth = 0;
   for (let w = 0; w < STEPS; w++) {
     const changes = Math.floor(normal.uniform() * 4);
     truth += changes;
-    const at = Array.from({ length: changes }, () => 1 + Math.floor(normal.uniform() * (RUNS - 2))).sort((a, b) => a - b);
+    const at = Array.from({ length: changes }, () => 1 + Math.floor(normal.uniform() * (RUNS - 2))).sort(
+      (a, b) => a - b,
+    );
     let level = 1000 + 500 * normal.uniform();
     let next = 0;
     for (let r = 0; r < RUNS; r++) {
@@ -273,7 +295,9 @@ function writeLake(dir: string, runs: readonly HistoryRunRow[], steps: readonly 
 async function historyTiming(): Promise<void> {
   const { runs, steps, truth } = syntheticHistory();
   console.log(
-    `\nhistory over ${RUNS} runs x ${STEPS * 4} series (${STEPS} steps x TPS, QPS, p95 latency, errors/s; ${truth} level changes across the steps), defaults: ${HISTORY_DEFAULTS.statistic}, last ${HISTORY_DEFAULTS.window} runs, ${HISTORY_DEFAULTS.permutations} permutations`,
+    `\nhistory over ${RUNS} runs x ${STEPS * 4} series (${STEPS} steps x TPS, QPS, p95 latency, ` +
+      `errors/s; ${truth} level changes across the steps), defaults: ${HISTORY_DEFAULTS.statistic}, ` +
+      `last ${HISTORY_DEFAULTS.window} runs, ${HISTORY_DEFAULTS.permutations} permutations`,
   );
   const times: number[] = [];
   const cpu: number[] = [];
@@ -288,28 +312,41 @@ async function historyTiming(): Promise<void> {
   }
   cpu.sort((a, b) => a - b);
   const changePoints = history.steps.reduce((a, s) => a + s.metrics.reduce((b, m) => b + m.changePoints.length, 0), 0);
-  const regressed = history.steps.reduce((a, s) => a + s.metrics.filter((m) => m.latest?.verdict === 'regressed').length, 0);
+  const regressed = history.steps.reduce(
+    (a, s) => a + s.metrics.filter((m) => m.latest?.verdict === 'regressed').length,
+    0,
+  );
   times.sort((a, b) => a - b);
   // The analysis is single-threaded: its CPU time is its wall time on a machine nobody else uses;
   // the wall time here includes waiting for whatever else runs on the machine.
   console.log(
-    `  analysis (buildHistory), median of 3: CPU ${(cpu[1]! / 1000).toFixed(3)} s, wall ${(times[1]! / 1000).toFixed(3)} s   [target < 1 s, on CPU time] ${cpu[1]! < 1000 ? 'ok' : 'MISSED'}   (${changePoints} change points in the searched windows, ${regressed} latest-run regressions)`,
+    `  analysis (buildHistory), median of 3: CPU ${(cpu[1]! / 1000).toFixed(3)} s, ` +
+      `wall ${(times[1]! / 1000).toFixed(3)} s   [target < 1 s, on CPU ` +
+      `time] ${cpu[1]! < 1000 ? 'ok' : 'MISSED'}   (${changePoints} change points in the searched ` +
+      `windows, ${regressed} latest-run regressions)`,
   );
   if (!values.lake) return;
   const dir = mkdtempSync(join(tmpdir(), 'ab-bench-history-'));
   try {
     const w0 = process.hrtime.bigint();
     writeLake(dir, runs, steps);
-    console.log(`  lake written: ${runs.length} run files + ${steps.length} step files in ${(Number(process.hrtime.bigint() - w0) / 1e9).toFixed(1)} s`);
+    console.log(
+      `  lake written: ${runs.length} run files + ${steps.length} step files ` +
+        `in ${(Number(process.hrtime.bigint() - w0) / 1e9).toFixed(1)} s`,
+    );
     const t0 = process.hrtime.bigint();
     await historyFromLake(localLakeOpener(dir), 'bench-history');
     console.log(
-      `  through the lake, default window (the runs table, then the ${HISTORY_DEFAULTS.window} latest runs' step files only, then the analysis): ${(Number(process.hrtime.bigint() - t0) / 1e9).toFixed(2)} s`,
+      `  through the lake, default window (the runs table, then the ${HISTORY_DEFAULTS.window} latest runs' ` +
+        `step files only, then the analysis): ${(Number(process.hrtime.bigint() - t0) / 1e9).toFixed(2)} s`,
     );
     // What `history` read before it read by window: every run's step files, then the same analysis.
     const t1 = process.hrtime.bigint();
     buildHistory(await readHistoryInput(localLakeOpener(dir), 'bench-history', { window: 'all' }));
-    console.log(`  through the lake, reading every step file, then the same analysis: ${(Number(process.hrtime.bigint() - t1) / 1e9).toFixed(2)} s`);
+    console.log(
+      `  through the lake, reading every step file, then the same ` +
+        `analysis: ${(Number(process.hrtime.bigint() - t1) / 1e9).toFixed(2)} s`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

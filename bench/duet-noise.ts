@@ -53,7 +53,8 @@ const seed = Number(values.seed);
 
 function spec(order: 'interleaved' | 'duet'): SpecInput {
   return {
-    name: order === 'duet' ? 'bd-d' : 'bd-i', // short: the servers' socket paths under the run root must stay within 107 bytes
+    // short: the servers' socket paths under the run root must stay within 107 bytes
+    name: order === 'duet' ? 'bd-d' : 'bd-i',
     engine: { version: '3.04.0' },
     // Two equal variants: an A/A comparison, whose true ratio is 100%, so the width is all noise.
     variants: [
@@ -132,7 +133,10 @@ function roundRatios(data: RunData, order: 'interleaved' | 'duet'): number[] {
       ratios.push(b.qps / a.qps);
       continue;
     }
-    const series = (r: typeof a) => ({ startedAt: r.started_at, points: (data.intervals.get(stepKey(r.cell_id, r.step_id)) ?? []).map((i) => ({ t: i.t, value: i.qps })) });
+    const series = (r: typeof a) => ({
+      startedAt: r.started_at,
+      points: (data.intervals.get(stepKey(r.cell_id, r.step_id)) ?? []).map((i) => ({ t: i.t, value: i.qps })),
+    });
     const pairs = pairByTime(series(b), series(a), 1);
     if (pairs.length > 0) ratios.push(pairs.reduce((x, [v]) => x + v, 0) / pairs.reduce((x, [, v]) => x + v, 0));
   }
@@ -158,14 +162,23 @@ async function runMode(order: 'interleaved' | 'duet', scratch: string): Promise<
   let result;
   try {
     result = await executeLocally({
-      deps: { backend, now: () => new Date(), toolVersion: 'bench', gitSha: null, serverVersion: null, readyTimeoutS: 120, judgeRun: localJudge(lakeDir) },
+      deps: {
+        backend,
+        now: () => new Date(),
+        toolVersion: 'bench',
+        gitSha: null,
+        serverVersion: null,
+        readyTimeoutS: 120,
+        judgeRun: localJudge(lakeDir),
+      },
       input: { spec: spec(order) },
     });
   } finally {
     hog?.stop();
   }
   const wallS = (Date.now() - started) / 1000;
-  if (result.status !== 'SUCCEEDED' || result.runId === undefined) throw new Error(`${order} run ${result.status}: ${result.error ?? ''} ${result.cause ?? ''}`);
+  if (result.status !== 'SUCCEEDED' || result.runId === undefined)
+    throw new Error(`${order} run ${result.status}: ${result.error ?? ''} ${result.cause ?? ''}`);
   const runId = result.runId;
   const { row, perRound } = await withLake(lakeDir, async (lake) => {
     const data = await loadRun(lake, runId);
@@ -189,17 +202,26 @@ async function main(): Promise<void> {
   const scratch = mkdtempSync(join(tmpdir(), 'bd-'));
   try {
     console.log(
-      `duet vs interleaved: 2 equal variants, oltp_read_only t${threads}, ${rounds} rounds x ${durationS} s, ${values['no-load'] ? 'no injected load' : `${hogCount} CPU hog(s) switching on/off every 1-${maxPhaseS} s (seed ${seed})`}`,
+      `duet vs interleaved: 2 equal variants, oltp_read_only t${threads}, ${rounds} rounds x ${durationS} ` +
+        `s, ` +
+        (values['no-load']
+          ? 'no injected load'
+          : `${hogCount} CPU hog(s) switching on/off every 1-${maxPhaseS} s (seed ${seed})`),
     );
     const results: ModeResult[] = [];
     for (const order of ['interleaved', 'duet'] as const) {
       const r = await runMode(order, scratch);
       results.push(r);
       console.log(
-        `  ${order.padEnd(11)} QPS b/a ${r.ratio}; 95% CI width ${r.widthPts.toFixed(1)} pts (${r.from}); wall ${r.wallS.toFixed(0)} s${r.loadOnShare !== null ? `, load on ${(r.loadOnShare * 100).toFixed(0)}% of the time` : ''}`,
+        `  ${order.padEnd(11)} QPS b/a ${r.ratio}; 95% CI width ${r.widthPts.toFixed(1)} pts (${r.from}); ` +
+          `wall ${r.wallS.toFixed(0)} ` +
+          `s${r.loadOnShare !== null ? `, load on ${(r.loadOnShare * 100).toFixed(0)}% of the time` : ''}`,
       );
       const logs = r.roundRatios.map((x) => Math.log(x));
-      console.log(`  ${''.padEnd(11)} per round b/a: ${r.roundRatios.map((x) => `${(x * 100).toFixed(1)}%`).join(' ')} (sd of log ratio ${sampleStddev(logs).toFixed(3)})`);
+      console.log(
+        `  ${''.padEnd(11)} per round b/a: ${r.roundRatios.map((x) => `${(x * 100).toFixed(1)}%`).join(' ')} ` +
+          `(sd of log ratio ${sampleStddev(logs).toFixed(3)})`,
+      );
     }
     const [interleaved, duet] = results as [ModeResult, ModeResult];
     console.log(`  width interleaved / duet: ${(interleaved.widthPts / duet.widthPts).toFixed(2)}x`);

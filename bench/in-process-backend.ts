@@ -50,7 +50,9 @@ function runnerOutput(seconds: number): string {
   const intervals = Array.from(
     { length: seconds },
     (_, i) =>
-      `{"aurora_bench":1,"t":${i + 1},"interval_s":1.000,"threads":1,"events":100,"tps":100.000,"qps":2000.000,"reads_ps":1400.000,"writes_ps":400.000,"other_ps":200.000,"pct":95,"lat_ms":12.000,"errors_ps":0.000,"reconnects_ps":0.000}`,
+      `{"aurora_bench":1,"t":${i + 1},"interval_s":1.000,"threads":1,"events":100,"tps":100.000,"qps":2000.000,` +
+      `"reads_ps":1400.000,"writes_ps":400.000,"other_ps":200.000,"pct":95,"lat_ms":12.000,"errors_ps":0.000,` +
+      `"reconnects_ps":0.000}`,
   );
   return [
     'sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)',
@@ -114,7 +116,10 @@ export class InProcessBenchBackend implements Backend {
   checkCellReady(_run: RunContext, _cell: CellPlan, resources: CellResources): Promise<ReadyState> {
     return Promise.resolve({
       ready: true,
-      resources: { ...resources, writer: { instanceId: `${resources.clusterId}-w`, role: 'writer', host: '127.0.0.1', port: 1 } },
+      resources: {
+        ...resources,
+        writer: { instanceId: `${resources.clusterId}-w`, role: 'writer', host: '127.0.0.1', port: 1 },
+      },
       detail: '',
     });
   }
@@ -124,10 +129,23 @@ export class InProcessBenchBackend implements Backend {
   checkClientsReady(_run: RunContext, _cell: CellPlan, resources: CellResources): Promise<ReadyState> {
     return Promise.resolve({ ready: true, resources, detail: '' });
   }
-  async startJobs(_run: RunContext, _cell: CellPlan, _resources: CellResources, jobs: readonly RunnerJob[]): Promise<JobHandle[]> {
+  async startJobs(
+    _run: RunContext,
+    _cell: CellPlan,
+    _resources: CellResources,
+    jobs: readonly RunnerJob[],
+  ): Promise<JobHandle[]> {
     const now = new Date().toISOString();
     const write = async (outputPrefix: string, phase: RunnerJob['phase']) => {
-      const result: RunnerResult = { phase, exitCode: 0, startedAt: now, endedAt: now, sysbenchVersion: '1.0.20', hostname: 'bench', command: 'sysbench' };
+      const result: RunnerResult = {
+        phase,
+        exitCode: 0,
+        startedAt: now,
+        endedAt: now,
+        sysbenchVersion: '1.0.20',
+        hostname: 'bench',
+        command: 'sysbench',
+      };
       await Promise.all([
         this.lake.put(outputPrefix + 'output.log', runnerOutput(phase === 'run' ? 2 : 0)),
         this.lake.put(outputPrefix + 'result.json', JSON.stringify(result)),
@@ -139,14 +157,25 @@ export class InProcessBenchBackend implements Backend {
       if (job.prepareFirst) await write(job.prepareFirst.outputPrefix, 'prepare');
       await write(job.outputPrefix, job.phase);
     }
-    return jobs.map((j) => ({ jobId: j.jobId, clientId: j.clientId, phase: j.phase, outputPrefix: j.outputPrefix, ref: j.jobId, startedAt: now }));
+    return jobs.map((j) => ({
+      jobId: j.jobId,
+      clientId: j.clientId,
+      phase: j.phase,
+      outputPrefix: j.outputPrefix,
+      ref: j.jobId,
+      startedAt: now,
+    }));
   }
   checkJobs(_run: RunContext, handles: readonly JobHandle[]): Promise<JobsState> {
     const key = handles[0]?.jobId ?? '';
     const seen = (this.checks.get(key) ?? 0) + 1;
     this.checks.set(key, seen);
     const done = seen >= 2;
-    return Promise.resolve({ done, running: done ? 0 : handles.length, jobs: handles.map((h) => ({ jobId: h.jobId, state: done ? ('exited' as const) : ('running' as const) })) });
+    return Promise.resolve({
+      done,
+      running: done ? 0 : handles.length,
+      jobs: handles.map((h) => ({ jobId: h.jobId, state: done ? ('exited' as const) : ('running' as const) })),
+    });
   }
   stopJobs(_run: RunContext, _handles: readonly JobHandle[]): Promise<void> {
     return Promise.resolve();

@@ -46,8 +46,12 @@ const clients = Number(values.clients);
 const intervals = Number(values.intervals);
 const rowsPerRun = steps * clients * intervals;
 
-const SUMMARY = 'SELECT variant, step_id, count(*) AS intervals, avg(tps) AS tps, avg(qps) AS qps, max(lat_pct_ms) AS lat_max_ms FROM intervals GROUP BY variant, step_id';
-const oneRun = (runId: string) => `SELECT step_id, count(*) AS intervals, avg(tps) AS tps, max(lat_pct_ms) AS lat_max_ms FROM intervals WHERE run_id = '${runId}' GROUP BY step_id`;
+const SUMMARY =
+  'SELECT variant, step_id, count(*) AS intervals, avg(tps) AS tps, avg(qps) AS qps, max(lat_pct_ms) AS ' +
+  'lat_max_ms FROM intervals GROUP BY variant, step_id';
+const oneRun = (runId: string) =>
+  `SELECT step_id, count(*) AS intervals, avg(tps) AS tps, max(lat_pct_ms) AS lat_max_ms FROM intervals WHERE ` +
+  `run_id = '${runId}' GROUP BY step_id`;
 
 /** A seeded generator (mulberry32): the same rows every run of the bench. */
 let seed = 42;
@@ -142,7 +146,8 @@ async function writeParquetRuns(lakeDir: string, from: number, to: number): Prom
                   round(tps * (3 + 2 * random()), 3) AS writes_per_s, round(tps * (1 + 2 * random()), 3) AS other_per_s,
                   round(5 + 10 * random(), 3) AS lat_pct_ms, 0.0 AS errors_per_s, 0.0 AS reconnects_per_s,
                   CAST(NULL AS DOUBLE) AS queue_length, CAST(NULL AS DOUBLE) AS concurrency
-           FROM (SELECT s, c, t, round(800 + 200 * random(), 3) AS tps FROM range(${steps}) r1(s), range(${clients}) r2(c), range(1, ${intervals + 1}) r3(t))
+           FROM (SELECT s, c, t, round(800 + 200 * random(), 3) AS tps
+                 FROM range(${steps}) r1(s), range(${clients}) r2(c), range(1, ${intervals + 1}) r3(t))
            ORDER BY cell_id, step_id, client_id, t
          ) TO '${file}' (FORMAT parquet, COMPRESSION zstd)`,
       );
@@ -173,16 +178,23 @@ async function measure(lakeDir: string, sql: string): Promise<Measured> {
 }
 
 const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
-const line = (what: string, m: Measured) => `  ${what.padEnd(34)} ${String(m.rows).padStart(11)} rows  ${m.seconds.toFixed(3).padStart(7)} s  ${mb(m.bytesRead).padStart(10)} read`;
+const line = (what: string, m: Measured) =>
+  `  ${what.padEnd(34)} ${String(m.rows).padStart(11)} rows  ${m.seconds.toFixed(3).padStart(7)} ` +
+  `s  ${mb(m.bytesRead).padStart(10)} read`;
 
 async function main(): Promise<void> {
   const lakeDir = mkdtempSync(join(process.env['TMPDIR'] ?? tmpdir(), 'ab-lake-scale-'));
   try {
-    console.log(`lake at ${lakeDir}: ${rowsPerRun.toLocaleString('en-US')} interval rows per run (${steps} steps x ${clients} clients x ${intervals} intervals)`);
+    console.log(
+      `lake at ${lakeDir}: ${rowsPerRun.toLocaleString('en-US')} interval rows per run (${steps} steps ` +
+        `x ${clients} clients x ${intervals} intervals)`,
+    );
     // 1. The same rows as JSON Lines, then compacted.
     for (let i = 0; i < jsonRuns; i++) writeJsonRun(lakeDir, i);
     const jsonBytes = bytesOnDisk(lakeDir, '.jsonl');
-    console.log(`JSON Lines: ${jsonRuns} runs, ${(jsonRuns * rowsPerRun).toLocaleString('en-US')} rows, ${mb(jsonBytes)} on disk`);
+    console.log(
+      `JSON Lines: ${jsonRuns} runs, ${(jsonRuns * rowsPerRun).toLocaleString('en-US')} rows, ${mb(jsonBytes)} on disk`,
+    );
     const probe = runIdOf(Math.floor(jsonRuns / 2));
     const jsonSummary = await measure(lakeDir, SUMMARY);
     const jsonOne = await measure(lakeDir, oneRun(probe));
@@ -192,18 +204,25 @@ async function main(): Promise<void> {
     for (let i = 0; i < jsonRuns; i++) await compactRun(lakeDir, { runId: runIdOf(i), dt: dtOf(i) });
     const compactS = Number(process.hrtime.bigint() - started) / 1e9;
     const parquetBytes = bytesOnDisk(lakeDir, '.parquet');
-    console.log(`compacted to Parquet in ${compactS.toFixed(1)} s: ${mb(parquetBytes)} on disk (${((100 * parquetBytes) / jsonBytes).toFixed(1)}% of the JSON)`);
+    console.log(
+      `compacted to Parquet in ${compactS.toFixed(1)} s: ${mb(parquetBytes)} on disk ` +
+        `(${((100 * parquetBytes) / jsonBytes).toFixed(1)}% of the JSON)`,
+    );
     const pqSummary = await measure(lakeDir, SUMMARY);
     const pqOne = await measure(lakeDir, oneRun(probe));
     console.log(line('summary (Parquet)', pqSummary));
     console.log(line(`one run ${probe} (Parquet)`, pqOne));
-    console.log(`  one-run query reads ${((100 * pqOne.bytesRead) / Math.max(1, jsonOne.bytesRead)).toFixed(1)}% of the JSON bytes [target <= 10%]`);
+    console.log(
+      `  one-run query reads ${((100 * pqOne.bytesRead) / Math.max(1, jsonOne.bytesRead)).toFixed(1)}% of the ` +
+        `JSON bytes [target <= 10%]`,
+    );
     // 2. Parquet at scale.
     const runs = Math.ceil(targetRows / rowsPerRun);
     if (runs > jsonRuns) await writeParquetRuns(lakeDir, jsonRuns, runs);
     const allBytes = bytesOnDisk(lakeDir, '.parquet');
     console.log(
-      `Parquet: ${runs} runs, ${(runs * rowsPerRun).toLocaleString('en-US')} rows, ${mb(allBytes)} on disk (JSON Lines of the same rows: ~${mb((jsonBytes / jsonRuns) * runs)})`,
+      `Parquet: ${runs} runs, ${(runs * rowsPerRun).toLocaleString('en-US')} rows, ${mb(allBytes)} on disk ` +
+        `(JSON Lines of the same rows: ~${mb((jsonBytes / jsonRuns) * runs)})`,
     );
     const bigSummary = await measure(lakeDir, SUMMARY);
     const bigOne = await measure(lakeDir, oneRun(probe));

@@ -62,7 +62,15 @@ async function bareTps(scratch: string, round: number): Promise<number> {
   const plan = planRun(spec, { backend: 'local', runId: `bench-bare-${round}` });
   const cell = plan.cells[0]!;
   const step = cell.steps[0]!;
-  const run: RunContext = { runId: plan.runId, specName: plan.specName, backend: 'local', region: plan.region, engineVersion: plan.engine.version, dt: plan.dt, ttlHours: 1 };
+  const run: RunContext = {
+    runId: plan.runId,
+    specName: plan.specName,
+    backend: 'local',
+    region: plan.region,
+    engineVersion: plan.engine.version,
+    dt: plan.dt,
+    ttlHours: 1,
+  };
   let resources = await backend.provisionCell(run, cell);
   for (let i = 0; i < 100; i++) {
     const ready = await backend.checkCellReady(run, cell, resources);
@@ -79,11 +87,17 @@ async function bareTps(scratch: string, round: number): Promise<number> {
       `--mysql-password=${LOCAL_LOGINS.sbtest.password}`,
       '--mysql-db=sbtest',
     ];
-    const sysbench = (phase: 'prepare' | 'run') => spawnSync('sysbench', [step.test!, ...buildSysbenchArgs(step, cell.data, phase), ...conn, phase], { encoding: 'utf8' });
+    const sysbench = (phase: 'prepare' | 'run') =>
+      spawnSync('sysbench', [step.test!, ...buildSysbenchArgs(step, cell.data, phase), ...conn, phase], {
+        encoding: 'utf8',
+      });
     const prep = sysbench('prepare');
     if (prep.status !== 0) throw new Error(`bare prepare failed: ${prep.stderr}`);
     const out = sysbench('run');
-    const parsed = parseSysbenchOutput(out.stdout + out.stderr, { exitCode: out.status ?? 1, percentile: step.percentile });
+    const parsed = parseSysbenchOutput(out.stdout + out.stderr, {
+      exitCode: out.status ?? 1,
+      percentile: step.percentile,
+    });
     if (parsed.status !== 'ok' || !parsed.summary) throw new Error(`bare run failed: ${parsed.error}`);
     return parsed.summary.tps;
   } finally {
@@ -97,7 +111,10 @@ async function bareTps(scratch: string, round: number): Promise<number> {
  * ASL under aws-local-stepfunctions, runner, parser, lake, cleanup); TPS from the outcome RunStep collected,
  * overhead and provisioning from the execution history.
  */
-async function harness(scratch: string, round: number): Promise<{ tps: number; overheadS: number; provisionS: number }> {
+async function harness(
+  scratch: string,
+  round: number,
+): Promise<{ tps: number; overheadS: number; provisionS: number }> {
   const backend = new LocalBackend({ lakeDir: join(scratch, 'lake'), runRoot: join(scratch, 'runs'), repoRoot: REPO });
   const specFile = join(scratch, `bench-${round}.json`);
   writeFileSync(specFile, JSON.stringify(spec));
@@ -106,25 +123,41 @@ async function harness(scratch: string, round: number): Promise<{ tps: number; o
     const key = `${ev.type}:${ev.state?.name ?? ''}`;
     if (!(key in times)) times[key] = ev.timestamp;
   };
-  const result = await runLocal({ specFile, repoRoot: REPO, lakeDir: join(scratch, 'lake'), backend, serverVersion: null, runId: `bench-harness-${round}`, onEvent: mark });
+  const result = await runLocal({
+    specFile,
+    repoRoot: REPO,
+    lakeDir: join(scratch, 'lake'),
+    backend,
+    serverVersion: null,
+    runId: `bench-harness-${round}`,
+    onEvent: mark,
+  });
   if (result.status !== 'SUCCEEDED' || !result.output) throw new Error(`harness run ${result.status}: ${result.cause}`);
   // RunStep's calls: the one that starts the run (its last attempt: earlier ones waited for the
   // prepare) and the first one after it that collects the step.
-  const runStep = result.events.filter((e) => e.state?.name === 'RunStep' && ['StateEntered', 'StateRetried', 'StateExited'].includes(e.type));
+  const runStep = result.events.filter(
+    (e) => e.state?.name === 'RunStep' && ['StateEntered', 'StateRetried', 'StateExited'].includes(e.type),
+  );
   const output = (e: ExecutionEvent) => (e.state?.output as { step?: RunStepOutput } | undefined)?.step;
   const startedAt = runStep.findIndex((e) => e.type === 'StateExited' && output(e)?.started?.phase === 'run');
   const attempt = runStep.slice(0, startedAt).findLast((e) => e.type !== 'StateExited');
   const collected = runStep.slice(startedAt + 1).find((e) => e.type === 'StateExited' && output(e)?.collected);
-  if (startedAt < 0 || !attempt || !collected) throw new Error('harness run: no RunStep call started and collected the step');
+  if (startedAt < 0 || !attempt || !collected)
+    throw new Error('harness run: no RunStep call started and collected the step');
   const tps = output(collected)!.collected!.tps!;
   const stepWallS = (collected.timestamp - attempt.timestamp) / 1000;
-  return { tps, overheadS: stepWallS - durationS, provisionS: (times['StateExited:ClientsReady']! - times['StateEntered:ProvisionCell']!) / 1000 };
+  return {
+    tps,
+    overheadS: stepWallS - durationS,
+    provisionS: (times['StateExited:ClientsReady']! - times['StateEntered:ProvisionCell']!) / 1000,
+  };
 }
 
 async function main(): Promise<void> {
   const versions = await checkLocalDependencies();
   console.log(
-    `aurora-bench harness benchmark: ${versions.serverVersion}, sysbench ${versions.sysbenchVersion}, oltp_read_write ${threads} threads, ${durationS} s steps, ${rounds} round(s)`,
+    `aurora-bench harness benchmark: ${versions.serverVersion}, sysbench ${versions.sysbenchVersion}, ` +
+      `oltp_read_write ${threads} threads, ${durationS} s steps, ${rounds} round(s)`,
   );
   const scratch = mkdtempSync(join(tmpdir(), 'ab-bench-'));
   try {
@@ -144,18 +177,30 @@ async function main(): Promise<void> {
           workflowProvision.push(h.provisionS);
         }
       }
-      console.log(`  round ${r + 1}: bare ${bare[r]!.toFixed(1)} tps, through the workflow ${through[r]!.toFixed(1)} tps, step overhead ${overhead[r]!.toFixed(2)} s`);
+      console.log(
+        `  round ${r + 1}: bare ${bare[r]!.toFixed(1)} tps, through the workflow ${through[r]!.toFixed(1)} ` +
+          `tps, step overhead ${overhead[r]!.toFixed(2)} s`,
+      );
     }
     const ratio = median(through) / median(bare);
     const provisioning = await measureLocalProvisioning({ samples: Number(values.samples), repoRoot: REPO });
     console.log('');
-    console.log(`TPS ratio harness/bare (median):         ${ratio.toFixed(3)}   [target >= 0.95] ${ratio >= 0.95 ? 'ok' : 'MISSED'}`);
-    console.log(`per-step harness overhead (median):      ${median(overhead).toFixed(2)} s [target <= 1 s]   ${median(overhead) <= 1 ? 'ok' : 'MISSED'}`);
     console.log(
-      `provisioning writer + 1 reader (median): ${(provisioning.medianProvisionMs / 1000).toFixed(2)} s [target <= 5 s]   ${provisioning.medianProvisionMs <= 5000 ? 'ok' : 'MISSED'}`,
+      `TPS ratio harness/bare (median):         ${ratio.toFixed(3)}   [target >= ` +
+        `0.95] ${ratio >= 0.95 ? 'ok' : 'MISSED'}`,
     );
     console.log(
-      `  (samples ${provisioning.provisionMs.map((ms) => (ms / 1000).toFixed(2)).join(', ')} s; teardown ${provisioning.teardownMs.map((ms) => (ms / 1000).toFixed(2)).join(', ')} s; in the workflow incl. clients: ${workflowProvision.map((s) => s.toFixed(2)).join(', ')} s)`,
+      `per-step harness overhead (median):      ${median(overhead).toFixed(2)} s [target <= 1 ` +
+        `s]   ${median(overhead) <= 1 ? 'ok' : 'MISSED'}`,
+    );
+    console.log(
+      `provisioning writer + 1 reader (median): ${(provisioning.medianProvisionMs / 1000).toFixed(2)} s ` +
+        `[target <= 5 s]   ${provisioning.medianProvisionMs <= 5000 ? 'ok' : 'MISSED'}`,
+    );
+    console.log(
+      `  (samples ${provisioning.provisionMs.map((ms) => (ms / 1000).toFixed(2)).join(', ')} s; ` +
+        `teardown ${provisioning.teardownMs.map((ms) => (ms / 1000).toFixed(2)).join(', ')} s; in the workflow ` +
+        `incl. clients: ${workflowProvision.map((s) => s.toFixed(2)).join(', ')} s)`,
     );
   } finally {
     rmSync(scratch, { recursive: true, force: true });

@@ -19,13 +19,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({ options: { steps: { type: 'string', default: '2500,5000,10000' }, repeat: { type: 'string', default: '3' } } });
+const { values } = parseArgs({
+  options: { steps: { type: 'string', default: '2500,5000,10000' }, repeat: { type: 'string', default: '3' } },
+});
 const REPO = join(__dirname, '..', '..');
 const CLI = join(REPO, 'dist', 'bin', 'aurora-bench.js');
 
-/** quickstart.json with one variant, one repeat and `steps` steps: ceil(steps/100) workloads of up to 100 thread counts. */
+/**
+ * quickstart.json with one variant, one repeat and `steps` steps: ceil(steps/100) workloads of up to 100 thread counts.
+ */
 function specOf(steps: number): object {
-  const base = JSON.parse(readFileSync(join(REPO, 'experiments', 'quickstart.json'), 'utf8')) as Record<string, unknown> & { variants: unknown[] };
+  const base = JSON.parse(readFileSync(join(REPO, 'experiments', 'quickstart.json'), 'utf8')) as Record<
+    string,
+    unknown
+  > & { variants: unknown[] };
   const workloads = Array.from({ length: Math.ceil(steps / 100) }, (_, w) => ({
     name: `w${w}`,
     test: 'oltp_read_write',
@@ -53,7 +60,10 @@ try {
     writeFileSync(file, JSON.stringify(specOf(steps)));
     const text = median(Array.from({ length: repeat }, () => seconds(['plan', file])));
     const json = median(Array.from({ length: repeat }, () => seconds(['plan', file, '--json'])));
-    console.log(`${String(steps).padStart(6)}   ${text.toFixed(2).padStart(11)}   ${json.toFixed(2).padStart(13)}   ${((text / steps) * 1000).toFixed(3).padStart(22)}`);
+    console.log(
+      `${String(steps).padStart(6)}   ${text.toFixed(2).padStart(11)}   ${json.toFixed(2).padStart(13)}   ` +
+        ((text / steps) * 1000).toFixed(3).padStart(22),
+    );
   }
 } finally {
   rmSync(work, { recursive: true, force: true });

@@ -43,7 +43,12 @@ export class NormalSource {
   }
 }
 
-export function segmentedSeries(name: string, segments: readonly SeriesSegment[], seed: number, outliers: readonly { index: number; sds: number }[] = []): SyntheticSeries {
+export function segmentedSeries(
+  name: string,
+  segments: readonly SeriesSegment[],
+  seed: number,
+  outliers: readonly { index: number; sds: number }[] = [],
+): SyntheticSeries {
   const normal = new NormalSource(seed);
   const values: number[] = [];
   const changePoints: number[] = [];
@@ -59,7 +64,13 @@ export function segmentedSeries(name: string, segments: readonly SeriesSegment[]
 }
 
 /** The kinds of series the detector is tested and benchmarked on; `cv` is the noise as a share of the level. */
-export function seriesOfKind(kind: 'none' | 'step-down' | 'step-up' | 'down-up' | 'variance' | 'outliers', length: number, seed: number, cv = 0.02, shift = 0.1): SyntheticSeries {
+export function seriesOfKind(
+  kind: 'none' | 'step-down' | 'step-up' | 'down-up' | 'variance' | 'outliers',
+  length: number,
+  seed: number,
+  cv = 0.02,
+  shift = 0.1,
+): SyntheticSeries {
   const level = 1000;
   const sd = level * cv;
   const at = (share: number) => Math.round(length * share);

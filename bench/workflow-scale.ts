@@ -42,8 +42,9 @@
  * cell Map, each step started on both members in one RunStep call): `steps` and `cells` count the
  * duet's steps and duets, so events per step are what one step of both members together costs.
  *
- * Run: `node dist/bench/workflow-scale.js [--json] [--sizes 10,100,1000,10000] [--layouts one,spread] [--reuse cell|step] [--order interleaved|duet] [--max-cells-names 10,40]`
- * after `npm run build`. Prints figures; asserts nothing.
+ * Run: `node dist/bench/workflow-scale.js [--json] [--sizes 10,100,1000,10000] [--layouts one,spread] [--reuse
+ * cell|step] [--order interleaved|duet] [--max-cells-names
+ * 10,40]` after `npm run build`. Prints figures; asserts nothing.
  */
 import '../core/polyfills';
 import { parseArgs } from 'node:util';
@@ -87,7 +88,9 @@ interface Tally {
 interface DefinitionShape {
   readonly states: ReadonlyMap<string, AslState>;
   readonly distributed: ReadonlySet<string>;
-  /** For each state inside a Distributed Map's item processor, that (innermost) Map: its child execution runs the state. */
+  /**
+   * For each state inside a Distributed Map's item processor, that (innermost) Map: its child execution runs the state.
+   */
   readonly owner: ReadonlyMap<string, string>;
   /** States of a cell's own execution (provisioning, teardown...): not per-step. */
   readonly cellLevel: ReadonlySet<string>;
@@ -95,7 +98,8 @@ interface DefinitionShape {
   readonly cellEnds: ReadonlySet<string>;
 }
 
-const isDistributed = (st: AslState) => (st.ItemProcessor as { ProcessorConfig?: { Mode?: string } } | undefined)?.ProcessorConfig?.Mode === 'DISTRIBUTED';
+const isDistributed = (st: AslState) =>
+  (st.ItemProcessor as { ProcessorConfig?: { Mode?: string } } | undefined)?.ProcessorConfig?.Mode === 'DISTRIBUTED';
 
 function shapeOf(definition: Record<string, unknown>): DefinitionShape {
   const states = allStates(definition);
@@ -149,7 +153,10 @@ class HistoryCounter {
   maxParentStateBytes = 0;
   planRunOutputBytes = 0;
   finishRunInputBytes = 0;
-  /** What the cell Map collects of its children's results (a JSON array of each cell's final output), before its ResultPath. */
+  /**
+   * What the cell Map collects of its children's results (a JSON
+   * array of each cell's final output), before its ResultPath.
+   */
   collectedResultBytes = 2;
 
   constructor(private readonly shape: DefinitionShape) {}
@@ -198,10 +205,12 @@ class HistoryCounter {
       case 'StateExited': {
         const size = bytes(ev.state?.output);
         this.maxStateBytes = Math.max(this.maxStateBytes, size);
-        if (name !== undefined && !this.shape.owner.has(name)) this.maxParentStateBytes = Math.max(this.maxParentStateBytes, size);
+        if (name !== undefined && !this.shape.owner.has(name))
+          this.maxParentStateBytes = Math.max(this.maxParentStateBytes, size);
         if (name === 'PlanRun') this.planRunOutputBytes = size;
         // Each cell's final output, with the comma between array elements.
-        if (name !== undefined && this.shape.cellEnds.has(name)) this.collectedResultBytes += size + (this.collectedResultBytes > 2 ? 1 : 0);
+        if (name !== undefined && this.shape.cellEnds.has(name))
+          this.collectedResultBytes += size + (this.collectedResultBytes > 2 ? 1 : 0);
         return;
       }
       case 'StateRetried':
@@ -230,7 +239,9 @@ function specOf(steps: number, cells: number, reuse: 'cell' | 'step', order: Mea
   const perCell = steps / cells;
   const threadCount = Math.min(MAX_SWEEP_VALUES, perCell);
   if (!Number.isInteger(perCell) || perCell % threadCount !== 0 || perCell / threadCount > MAX_SWEEP_VALUES) {
-    throw new Error(`${steps} steps over ${cells} cells: a cell takes 1 to 100 steps, or a multiple of 100 up to 10,000`);
+    throw new Error(
+      `${steps} steps over ${cells} cells: a cell takes 1 to 100 steps, or a multiple of 100 up to 10,000`,
+    );
   }
   return {
     name: `scale-${steps}x${cells}`,
@@ -242,17 +253,29 @@ function specOf(steps: number, cells: number, reuse: 'cell' | 'step', order: Mea
     data: { tables: 1, tableSize: 1000, prepareThreads: 1, reuse },
     defaults: { durationS: 1, warmupS: 0, reportIntervalS: 1 },
     // A spec lists at most 100 thread counts and 100 rates per workload (MAX_SWEEP_VALUES): one step per pair.
-    workloads: [{ name: 'rw', test: 'oltp_read_write', threads: range(threadCount), rates: range(perCell / threadCount) }],
+    workloads: [
+      { name: 'rw', test: 'oltp_read_write', threads: range(threadCount), rates: range(perCell / threadCount) },
+    ],
   };
 }
 
-export async function measure(steps: number, layout: 'one cell' | 'spread', reuse: 'cell' | 'step' = 'cell', order: MeasuredOrder = 'interleaved'): Promise<ScaleFigures> {
+export async function measure(
+  steps: number,
+  layout: 'one cell' | 'spread',
+  reuse: 'cell' | 'step' = 'cell',
+  order: MeasuredOrder = 'interleaved',
+): Promise<ScaleFigures> {
   const cells = layout === 'one cell' ? 1 : Math.min(10, steps);
   const { figures } = await measureSpec(specOf(steps, cells, reuse, order), layout, steps, cells);
   return figures;
 }
 
-async function measureSpec(spec: SpecInput, layout: ScaleFigures['layout'], steps: number, cells: number): Promise<{ figures: ScaleFigures; counter: HistoryCounter }> {
+async function measureSpec(
+  spec: SpecInput,
+  layout: ScaleFigures['layout'],
+  steps: number,
+  cells: number,
+): Promise<{ figures: ScaleFigures; counter: HistoryCounter }> {
   const backend = new InProcessBenchBackend();
   const deps: TaskDeps = {
     backend,
@@ -267,7 +290,13 @@ async function measureSpec(spec: SpecInput, layout: ScaleFigures['layout'], step
   };
   const counter = new HistoryCounter(shapeOf(loadDefinition(localFunctionArn)));
   const started = process.hrtime.bigint();
-  const result = await executeLocally({ deps, input: { spec }, pollMs: 0, retryMs: 0, onEvent: (ev) => counter.onEvent(ev) });
+  const result = await executeLocally({
+    deps,
+    input: { spec },
+    pollMs: 0,
+    retryMs: 0,
+    onEvent: (ev) => counter.onEvent(ev),
+  });
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const children = [...counter.children.values()];
   const all = [counter.parent, ...children];
@@ -275,12 +304,17 @@ async function measureSpec(spec: SpecInput, layout: ScaleFigures['layout'], step
   const stepEvents = all.reduce((a, t) => a + t.stepEvents, 0);
   const maxChildEvents = Math.max(0, ...children.map((c) => c.events));
   const fits =
-    result.status === 'SUCCEEDED' && Math.max(maxChildEvents, counter.parent.events) * MARGIN <= HISTORY_EVENTS_LIMIT && counter.maxStateBytes * MARGIN <= PAYLOAD_BYTES_LIMIT;
+    result.status === 'SUCCEEDED' &&
+    Math.max(maxChildEvents, counter.parent.events) * MARGIN <= HISTORY_EVENTS_LIMIT &&
+    counter.maxStateBytes * MARGIN <= PAYLOAD_BYTES_LIMIT;
   const figures: ScaleFigures = {
     layout,
     steps,
     cells,
-    status: result.status === 'SUCCEEDED' ? 'SUCCEEDED' : `${result.status}: ${result.error ?? ''} ${(result.cause ?? '').split('\n')[0]}`,
+    status:
+      result.status === 'SUCCEEDED'
+        ? 'SUCCEEDED'
+        : `${result.status}: ${result.error ?? ''} ${(result.cause ?? '').split('\n')[0]}`,
     eventsPerStep: Math.round((stepEvents / steps) * 10) / 10,
     maxChildEvents,
     childExecutions: children.length,
@@ -309,7 +343,11 @@ export interface MaxCellsFigures extends ScaleFigures {
   readonly collectedResultBytes: number;
 }
 
-export async function parentStateAtMaxCells(variants: number, repeats: number, variantNameLength = 10): Promise<MaxCellsFigures> {
+export async function parentStateAtMaxCells(
+  variants: number,
+  repeats: number,
+  variantNameLength = 10,
+): Promise<MaxCellsFigures> {
   const spec: SpecInput = {
     name: `cells-${variants}x${repeats}`,
     engine: { version: '3.04.0' },
@@ -351,7 +389,8 @@ function preparePollEvents(definition: Record<string, unknown>, rows: number): n
   const runStep = states.get('RunStep');
   const choice = states.get(runStep?.Next ?? '');
   const wait = states.get(choice?.Default ?? '');
-  if (runStep === undefined || choice?.Type !== 'Choice' || wait?.Type !== 'Wait' || wait.Next !== 'RunStep') return undefined;
+  if (runStep === undefined || choice?.Type !== 'Choice' || wait?.Type !== 'Wait' || wait.Next !== 'RunStep')
+    return undefined;
   const perLook = [runStep, choice, wait].reduce((sum, st) => sum + eventsOfState(st, false), 0);
   const deadlineS = Math.max(600, Math.ceil(rows / 2000));
   return perLook * (looksUntil(deadlineS) + 1);
@@ -363,7 +402,11 @@ function preparePollEvents(definition: Record<string, unknown>, rows: number): n
  * the most history events a segment's execution can record when every step's runner jobs (its
  * prepare and run) are looked at until their deadline (a duet's step: its costliest member's).
  */
-function worstSegments(steps: number, rows: number, order: MeasuredOrder = 'interleaved'): { segments: number; maxSegmentEvents: number } {
+function worstSegments(
+  steps: number,
+  rows: number,
+  order: MeasuredOrder = 'interleaved',
+): { segments: number; maxSegmentEvents: number } {
   const threadCount = Math.min(MAX_SWEEP_VALUES, steps);
   const spec: SpecInput = {
     name: 'worst-segments',
@@ -372,7 +415,9 @@ function worstSegments(steps: number, rows: number, order: MeasuredOrder = 'inte
     ...(order === 'duet' ? { order } : {}),
     data: { tables: 100, tableSize: rows / 100, prepareThreads: 1, reuse: 'step' },
     defaults: { durationS: 60, warmupS: 0, reportIntervalS: 1 },
-    workloads: [{ name: 'rw', test: 'oltp_read_write', threads: range(threadCount), rates: range(steps / threadCount) }],
+    workloads: [
+      { name: 'rw', test: 'oltp_read_write', threads: range(threadCount), rates: range(steps / threadCount) },
+    ],
   };
   const plan = planRun(validateSpec(spec), { backend: 'aws', runId: 'worst-segments' });
   const members = order === 'duet' ? plan.cells.filter((c) => c.duet === plan.duets![0]!.cellId) : [plan.cells[0]!];
@@ -380,7 +425,9 @@ function worstSegments(steps: number, rows: number, order: MeasuredOrder = 'inte
   const worstOf = (i: number) => Math.max(...members.map((cell) => worstStepEvents(cell, cell.steps[i]!, 'native')));
   // ExecutionStarted/Succeeded and SegmentDone besides the steps.
   const own = 4;
-  const events = segments.map((seg) => own + range(seg.to - seg.from).reduce((sum, k) => sum + worstOf(seg.from + k - 1), 0));
+  const events = segments.map(
+    (seg) => own + range(seg.to - seg.from).reduce((sum, k) => sum + worstOf(seg.from + k - 1), 0),
+  );
   return { segments: segments.length, maxSegmentEvents: Math.max(...events) };
 }
 
@@ -400,7 +447,8 @@ async function main(): Promise<void> {
   });
   if (values.reuse !== 'cell' && values.reuse !== 'step') throw new Error(`--reuse ${values.reuse}: cell or step`);
   const reuse = values.reuse;
-  if (values.order !== 'interleaved' && values.order !== 'duet') throw new Error(`--order ${values.order}: interleaved or duet`);
+  if (values.order !== 'interleaved' && values.order !== 'duet')
+    throw new Error(`--order ${values.order}: interleaved or duet`);
   const order = values.order;
   const sizes = values.sizes.split(',').map(Number);
   const layouts = values.layouts.split(',').map((l) => (l === 'one' ? ('one cell' as const) : ('spread' as const)));
@@ -412,8 +460,13 @@ async function main(): Promise<void> {
       rows.push(row);
       if (!values.json) {
         console.log(
-          `${String(steps).padStart(6)} steps, ${String(row.cells).padStart(2)} ${order === 'duet' ? 'duet(s)' : 'cell(s)'}: ${row.eventsPerStep} events/step, max child ${row.maxChildEvents} events (parent ${row.parentEvents}), ` +
-            `largest state ${row.maxStateBytes} B, ${row.transitions} transitions ($${row.costUsd}), fits with 2x: ${row.fits} [${row.status}, ${row.seconds} s]`,
+          `${String(steps).padStart(6)} ` +
+            `steps, ${String(row.cells).padStart(2)} ` +
+            (order === 'duet' ? 'duet(s)' : 'cell(s)') +
+            `: ${row.eventsPerStep} ` +
+            `events/step, max child ${row.maxChildEvents} events (parent ${row.parentEvents}), ` +
+            `largest state ${row.maxStateBytes} B, ${row.transitions} transitions ($${row.costUsd}), fits with ` +
+            `2x: ${row.fits} [${row.status}, ${row.seconds} s]`,
         );
       }
     }
@@ -424,8 +477,11 @@ async function main(): Promise<void> {
     rows.push(maxCells);
     if (!values.json) {
       console.log(
-        `${maxCells.cells} cells (50 variants x 100 repeats, the most a spec allows; ${length}-character variant names): PlanRun output ${maxCells.planOutputBytes} B, ` +
-          `FinishRun input ${maxCells.finishInputBytes} B, largest parent state ${maxCells.maxParentStateBytes} B, the cells' results as the Map collects them ${maxCells.collectedResultBytes} B ` +
+        `${maxCells.cells} cells (50 variants x 100 repeats, the most a spec allows; ${length}-character ` +
+          `variant names): PlanRun output ${maxCells.planOutputBytes} B, ` +
+          `FinishRun input ${maxCells.finishInputBytes} B, largest parent ` +
+          `state ${maxCells.maxParentStateBytes} B, the cells' results as the Map collects ` +
+          `them ${maxCells.collectedResultBytes} B ` +
           `(limit ${PAYLOAD_BYTES_LIMIT}), fits with 2x: ${maxCells.fits} [${maxCells.status}, ${maxCells.seconds} s]`,
       );
     }
@@ -435,12 +491,16 @@ async function main(): Promise<void> {
     const events = preparePollEvents(loadDefinition(localFunctionArn), 100_000_000);
     console.log(
       events === undefined
-        ? 'a prepare of 100M rows polled to its 50,000 s deadline: the definition has no RunStep/AreStepsLeft/WaitForStep loop'
-        : `a prepare of 100M rows polled to its 50,000 s deadline: ${events} history events in its segment's execution (limit ${HISTORY_EVENTS_LIMIT})`,
+        ? 'a prepare of 100M rows polled to its 50,000 s deadline: the definition has no ' +
+            'RunStep/AreStepsLeft/WaitForStep loop'
+        : `a prepare of 100M rows polled to its 50,000 s deadline: ${events} history events in its segment's ` +
+            `execution (limit ${HISTORY_EVENTS_LIMIT})`,
     );
     const worst = worstSegments(1000, 100_000_000, order);
     console.log(
-      `1,000 steps${order === 'duet' ? ' of a duet' : ''} with data.reuse step over 100M rows, every prepare and run looked at until its deadline: ${worst.segments} segments, at most ${worst.maxSegmentEvents} history events each (limit ${HISTORY_EVENTS_LIMIT})`,
+      `1,000 steps${order === 'duet' ? ' of a duet' : ''} with data.reuse step over 100M rows, every prepare ` +
+        `and run looked at until its deadline: ${worst.segments} segments, at most ${worst.maxSegmentEvents} ` +
+        `history events each (limit ${HISTORY_EVENTS_LIMIT})`,
     );
   }
 }

@@ -18,7 +18,13 @@ function findProjectRoot(start: string): string {
 /** The checked-out commit, or undefined outside a git work tree (a release tarball). */
 function gitSha(cwd: string): string | undefined {
   try {
-    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() || undefined;
+    return (
+      execFileSync('git', ['rev-parse', 'HEAD'], {
+        cwd,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).trim() || undefined
+    );
   } catch {
     return undefined;
   }

@@ -39,7 +39,9 @@ function stderrToStdout<T>(synthesize: () => T): T {
   }
 }
 
-export function rehearsalWiring(repoRoot: string): Pick<RehearsalOptions, 'synthesize' | 'buildTaskDeps' | 'boot' | 'taskEnvironment' | 'lambdaRuntimeModules'> {
+export function rehearsalWiring(
+  repoRoot: string,
+): Pick<RehearsalOptions, 'synthesize' | 'buildTaskDeps' | 'boot' | 'taskEnvironment' | 'lambdaRuntimeModules'> {
   const info = toolInfo(repoRoot);
   // One synthesis per region (tens of seconds with the bundling): a process that rehearses several
   // runs reuses it, and the next process finds it on disk while nothing it depends on has changed

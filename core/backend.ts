@@ -96,7 +96,11 @@ export interface RunnerJob {
    * as a prepare job writes them, and runs only if that prepare succeeded (client/runner.js
    * --prepare-out): one job per step instead of a prepare job and a run job.
    */
-  readonly prepareFirst?: { readonly outputPrefix: string; readonly endpoint: Endpoint; readonly sysbenchArgs: readonly string[] };
+  readonly prepareFirst?: {
+    readonly outputPrefix: string;
+    readonly endpoint: Endpoint;
+    readonly sysbenchArgs: readonly string[];
+  };
   /**
    * The prepares the job waits for (their files under these prefixes), running only if every one
    * succeeded (client/runner.js --await-prepare, one per prefix): a cell's other clients await its
@@ -122,7 +126,11 @@ export interface JobsState {
   readonly done: boolean;
   readonly running: number;
   /** Per job: the runner's own end state, where the backend can tell without reading the output. */
-  readonly jobs: readonly { readonly jobId: string; readonly state: 'running' | 'exited' | 'lost'; readonly detail?: string }[];
+  readonly jobs: readonly {
+    readonly jobId: string;
+    readonly state: 'running' | 'exited' | 'lost';
+    readonly detail?: string;
+  }[];
 }
 
 export interface MetricsWindow {
@@ -186,7 +194,12 @@ export interface Backend {
   startClients(run: RunContext, cell: CellPlan, resources: CellResources): Promise<CellResources>;
   checkClientsReady(run: RunContext, cell: CellPlan, resources: CellResources): Promise<ReadyState>;
   /** Start the runner for each job; for the run phase also start sampling server metrics locally. */
-  startJobs(run: RunContext, cell: CellPlan, resources: CellResources, jobs: readonly RunnerJob[]): Promise<JobHandle[]>;
+  startJobs(
+    run: RunContext,
+    cell: CellPlan,
+    resources: CellResources,
+    jobs: readonly RunnerJob[],
+  ): Promise<JobHandle[]>;
   checkJobs(run: RunContext, handles: readonly JobHandle[]): Promise<JobsState>;
   /** Stop any job still running (step timed out, execution failing). Idempotent. */
   stopJobs(run: RunContext, handles: readonly JobHandle[]): Promise<void>;
@@ -194,7 +207,12 @@ export interface Backend {
    * Server-side metrics over the step's window (CloudWatch + PI on AWS, the local sampler locally),
    * with how complete each instance's metric is. Safe to call again for the same window.
    */
-  collectServerMetrics(run: RunContext, cell: CellPlan, resources: CellResources, window: MetricsWindow): Promise<ServerMetricsCollection>;
+  collectServerMetrics(
+    run: RunContext,
+    cell: CellPlan,
+    resources: CellResources,
+    window: MetricsWindow,
+  ): Promise<ServerMetricsCollection>;
   /**
    * After a step that read from readers: whether each reader still replicates from the writer. A
    * reader whose replication broke during the step served stale data however well sysbench did.
@@ -205,7 +223,11 @@ export interface Backend {
    * The cell's resources as the cloud lists them now, with their creation times (the bill of what
    * really ran, core/plan/bill.ts). Optional: a local backend bills nothing.
    */
-  observeCellResources?(run: RunContext, cell: CellPlan, resources: CellResources | undefined): Promise<readonly ObservedResource[]>;
+  observeCellResources?(
+    run: RunContext,
+    cell: CellPlan,
+    resources: CellResources | undefined,
+  ): Promise<readonly ObservedResource[]>;
   /** Delete everything of the cell in dependency order (clients, instances, cluster, parameter groups). */
   teardownCell(run: RunContext, cell: CellPlan, resources: CellResources | undefined): Promise<TeardownReport>;
   /**

@@ -40,7 +40,10 @@ export class UsageError extends AuroraBenchError {
 
 /** @internal exported for its tests (a test seam) */
 export function isUserFacingError(error: unknown): error is AuroraBenchError {
-  return error instanceof AuroraBenchError || (error instanceof Error && (error as unknown as Record<symbol, unknown>)[USER_FACING] === true);
+  return (
+    error instanceof AuroraBenchError ||
+    (error instanceof Error && (error as unknown as Record<symbol, unknown>)[USER_FACING] === true)
+  );
 }
 
 /** How deep a cause chain is followed (a cycle must not hang the printer). */

@@ -41,7 +41,8 @@ export function fixed(value: number | null | undefined, digits = 2): string {
  * default "1213,1020,1205").
  */
 export function errorKind(error: string | null | undefined): string {
-  if (error === null || error === undefined || error.trim() === '') return 'ignored SQL errors (deadlocks 1213, record changed 1020, lock wait timeouts 1205)';
+  if (error === null || error === undefined || error.trim() === '')
+    return 'ignored SQL errors (deadlocks 1213, record changed 1020, lock wait timeouts 1205)';
   const kinds: [RegExp, string][] = [
     [/event queue is full/i, 'overloaded: offered rate above capacity'],
     [/\b1040\b|too many connections/i, 'connection limit (1040 too many connections)'],
@@ -100,7 +101,8 @@ export function textTable(
   options: { readonly align?: readonly ('left' | 'right')[]; readonly measure?: (text: string) => number } = {},
 ): string {
   const measure = options.measure ?? cellWidth;
-  const text = (row: readonly (string | number)[]) => head.map((_, i) => escapeControls(String(row[i] ?? ''), { field: true }));
+  const text = (row: readonly (string | number)[]) =>
+    head.map((_, i) => escapeControls(String(row[i] ?? ''), { field: true }));
   const cells = [text(head), ...rows.map(text)];
   const widthsOf = cells.map((row) => row.map(measure));
   const widths = head.map((_, i) => widthsOf.reduce((w, row) => Math.max(w, row[i]!), 0));
@@ -113,7 +115,8 @@ export function textTable(
       })
       .join('│') +
     '│';
-  const rule = (left: string, mid: string, right: string) => left + widths.map((w) => '─'.repeat(w + 2)).join(mid) + right;
+  const rule = (left: string, mid: string, right: string) =>
+    left + widths.map((w) => '─'.repeat(w + 2)).join(mid) + right;
   const out = [rule('┌', '┬', '┐'), line(cells[0]!, widthsOf[0]!, true), rule('├', '┼', '┤')];
   for (let r = 1; r < cells.length; r++) out.push(line(cells[r]!, widthsOf[r]!, false));
   out.push(rule('└', '┴', '┘'));

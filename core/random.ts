@@ -43,7 +43,10 @@ export class SeededRandom {
     return result;
   }
 
-  /** A uniform integer in [0, bound) (multiply-shift; the bias, bound / 2^32, is far below anything a permutation test resolves). */
+  /**
+   * A uniform integer in [0, bound) (multiply-shift; the bias, bound
+   * / 2^32, is far below anything a permutation test resolves).
+   */
   below(bound: number): number {
     return Math.floor((this.nextUint32() / 4294967296) * bound);
   }

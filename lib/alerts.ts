@@ -47,8 +47,15 @@ export class Alerts extends Construct {
 
     this.regressionAlarm = new cloudwatch.Alarm(this, 'RegressionAlarm', {
       alarmName: `${props.namePrefix}-regression`,
-      alarmDescription: 'The latest aurora-bench run regressed against its history (aurora-bench report <run> --aws, or the verdict_history view, says where).',
-      metric: new cloudwatch.Metric({ namespace: VERDICT_METRIC_NAMESPACE, metricName: REGRESSIONS_METRIC, statistic: cloudwatch.Stats.MAXIMUM, period: Duration.hours(1) }),
+      alarmDescription:
+        'The latest aurora-bench run regressed against its history (aurora-bench report <run> --aws, or the ' +
+        'verdict_history view, says where).',
+      metric: new cloudwatch.Metric({
+        namespace: VERDICT_METRIC_NAMESPACE,
+        metricName: REGRESSIONS_METRIC,
+        statistic: cloudwatch.Stats.MAXIMUM,
+        period: Duration.hours(1),
+      }),
       threshold: 1,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       evaluationPeriods: 1,

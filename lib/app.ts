@@ -31,7 +31,9 @@ function toolVersionOf(projectRoot: string): string {
 
 export function buildAuroraBenchApp(app: App, options: BuildAppOptions): AuroraBenchStack {
   const config = parseAppConfig(app.node.tryGetContext(CONFIG_CONTEXT_KEY));
-  const nightlyInput = config.nightly.enabled ? loadExecutionInput(config.nightly.experiment, options.projectRoot) : undefined;
+  const nightlyInput = config.nightly.enabled
+    ? loadExecutionInput(config.nightly.experiment, options.projectRoot)
+    : undefined;
   const stack = new AuroraBenchStack(app, config.stackName, {
     config,
     projectRoot: options.projectRoot,

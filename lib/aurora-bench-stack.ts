@@ -16,7 +16,12 @@ import { Alerts } from './alerts';
 import { CLIENT_BOOT_DOWNLOADS } from './client-user-data';
 import { Clients, DEBIAN_AMI_PARAMETERS } from './clients';
 import type { AppConfig, ExecutionInput } from './config';
-import { buildHandlerEnvironment, handlerBackendConfig, RUNNER_PREFIX, type HandlerEnvironmentProps } from './handler-environment';
+import {
+  buildHandlerEnvironment,
+  handlerBackendConfig,
+  RUNNER_PREFIX,
+  type HandlerEnvironmentProps,
+} from './handler-environment';
 import { Network } from './network';
 import { Nightly } from './nightly';
 import { ResultsLake, type ViewDefinition } from './results-lake';
@@ -58,7 +63,11 @@ export class AuroraBenchStack extends Stack {
     Tags.of(this).add('aurora-bench:stack', this.stackName);
 
     this.network = new Network(this, 'Network', { config: config.network, namePrefix: config.namePrefix });
-    this.lake = new ResultsLake(this, 'Lake', { config: config.lake, namePrefix: config.namePrefix, views: props.views });
+    this.lake = new ResultsLake(this, 'Lake', {
+      config: config.lake,
+      namePrefix: config.namePrefix,
+      views: props.views,
+    });
 
     // client/ (runner.js, lua/, workloads/) under runner/ in the lake bucket: the backend copies it to
     // each client before a job (AwsBackendConfig.runnerS3Uri), the user data installs it at boot.
@@ -92,7 +101,9 @@ export class AuroraBenchStack extends Stack {
 
     this.alerts = new Alerts(this, 'Alerts', { config: config.alerts, namePrefix: config.namePrefix });
 
-    const launchTemplateIds = Object.fromEntries(Object.entries(this.clients.launchTemplates).map(([arch, lt]) => [arch, lt.launchTemplateId!]));
+    const launchTemplateIds = Object.fromEntries(
+      Object.entries(this.clients.launchTemplates).map(([arch, lt]) => [arch, lt.launchTemplateId!]),
+    );
     const handlerProps: HandlerEnvironmentProps = {
       toolVersion: props.toolVersion,
       ...(props.gitSha ? { gitSha: props.gitSha } : {}),
@@ -103,7 +114,9 @@ export class AuroraBenchStack extends Stack {
       dbSubnetGroupName: this.network.dbSubnetGroup.subnetGroupName,
       clientInstanceProfileArn: this.clients.instanceProfile.instanceProfileArn,
       launchTemplateIds,
-      serverLaunchTemplateIds: Object.fromEntries(Object.entries(this.servers.launchTemplates).map(([arch, lt]) => [arch, lt.launchTemplateId!])),
+      serverLaunchTemplateIds: Object.fromEntries(
+        Object.entries(this.servers.launchTemplates).map(([arch, lt]) => [arch, lt.launchTemplateId!]),
+      ),
       serverSecurityGroupId: this.network.serverSecurityGroup.securityGroupId,
       serverInstanceProfileArn: this.servers.instanceProfile.instanceProfileArn,
       clientSourceUrls: CLIENT_BOOT_DOWNLOADS,
@@ -128,12 +141,19 @@ export class AuroraBenchStack extends Stack {
     };
 
     // A role per Task function, with the statements of the backend parts its own code calls.
-    const taskPermissions = { ...permissions, workGroupName: this.lake.workGroupName, databaseName: this.lake.databaseName, topic: this.alerts.topic };
+    const taskPermissions = {
+      ...permissions,
+      workGroupName: this.lake.workGroupName,
+      databaseName: this.lake.databaseName,
+      topic: this.alerts.topic,
+    };
     const taskRoles = Object.fromEntries(
       TASK_NAMES.map((task) => {
         const role = new iam.Role(this, `TaskRole-${task}`, {
           assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-          description: `aurora-bench ${task} Lambda: the AWS calls of its Task (RDS/EC2/SSM scoped by name and run tag, the lake)`,
+          description:
+            `aurora-bench ${task} Lambda: the AWS calls of its Task (RDS/EC2/SSM scoped by name and ` +
+            `run tag, the lake)`,
         });
         grantTaskPermissions(task, role, taskPermissions);
         return [task, role];
@@ -151,12 +171,15 @@ export class AuroraBenchStack extends Stack {
 
     const sweeperRole = new iam.Role(this, 'SweeperRole', {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      description: 'aurora-bench sweeper: list, delete and re-tag resources of expired or aborted runs (by name and run tag)',
+      description:
+        'aurora-bench sweeper: list, delete and re-tag resources of expired or aborted runs (by name and run tag)',
     });
     grantSweeperPermissions(sweeperRole);
     Validations.of(sweeperRole).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) and the Describe* calls the sweeper lists the account with support no resource-level permissions.',
+      reason:
+        'X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) and the Describe* calls the sweeper lists ' +
+        'the account with support no resource-level permissions.',
     });
     this.safetyNet = new SafetyNet(this, 'SafetyNet', {
       projectRoot: props.projectRoot,
@@ -177,17 +200,22 @@ export class AuroraBenchStack extends Stack {
       athenaWorkGroup: { value: this.lake.workGroupName, description: 'Athena workgroup over the lake' },
       glueDatabase: { value: this.lake.databaseName, description: 'Glue database of the lake tables' },
     };
-    for (const [field, output] of Object.entries(outputs) as [keyof typeof STACK_OUTPUTS, { value: string; description: string }][]) {
+    for (const [field, output] of Object.entries(outputs) as [
+      keyof typeof STACK_OUTPUTS,
+      { value: string; description: string },
+    ][]) {
       new CfnOutput(this, STACK_OUTPUTS[field], { value: output.value, description: output.description });
     }
     // `aurora-bench preflight` checks the account against what the workflow will use.
     new CfnOutput(this, BACKEND_CONFIG_OUTPUT, {
       value: this.toJsonString(awsConfigToEnv(handlerBackendConfig(this, handlerProps))),
-      description: "The workflow Lambdas' backend configuration (JSON of their environment), read by aurora-bench preflight",
+      description:
+        "The workflow Lambdas' backend configuration (JSON of their environment), read by aurora-bench preflight",
     });
 
     if (config.nightly.enabled) {
-      if (!props.nightlyInput) throw new Error('aurora-bench.nightly.enabled is true but no experiment input was loaded');
+      if (!props.nightlyInput)
+        throw new Error('aurora-bench.nightly.enabled is true but no experiment input was loaded');
       this.nightly = new Nightly(this, 'Nightly', {
         config: config.nightly,
         namePrefix: config.namePrefix,
@@ -203,15 +231,19 @@ function acknowledgeBucketDeployment(stack: Stack, deployment: s3deploy.BucketDe
   const reasons = {
     'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]':
       "CDK's BucketDeployment provider Lambda: its logging role is created by CDK and only writes its own logs.",
-    'AwsSolutions-IAM5[Action::s3:GetObject*]': 'CDK grants the BucketDeployment provider read on the asset object it copies.',
+    'AwsSolutions-IAM5[Action::s3:GetObject*]':
+      'CDK grants the BucketDeployment provider read on the asset object it copies.',
     'AwsSolutions-IAM5[Action::s3:GetBucket*]': 'CDK grants the BucketDeployment provider read on the asset bucket.',
-    'AwsSolutions-IAM5[Action::s3:List*]': 'CDK grants the BucketDeployment provider listing of the asset and destination buckets.',
+    'AwsSolutions-IAM5[Action::s3:List*]':
+      'CDK grants the BucketDeployment provider listing of the asset and destination buckets.',
     'AwsSolutions-IAM5[Action::s3:DeleteObject*]': 'The provider prunes files removed from client/ under runner/ only.',
     'AwsSolutions-IAM5[Action::s3:Abort*]': 'The provider aborts its own failed multipart uploads.',
     'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*]':
-      'CDK grants the BucketDeployment provider read on the bootstrap asset bucket, where the client/ zip is staged under a content hash.',
+      'CDK grants the BucketDeployment provider read on the bootstrap asset bucket, where the client/ zip is ' +
+      'staged under a content hash.',
     'AwsSolutions-IAM5[Resource::<LakeBucketB1D32E10.Arn>/*]':
-      'The provider syncs client/ into runner/ of the lake bucket; CDK grants it on the bucket, it only writes under destinationKeyPrefix.',
+      'The provider syncs client/ into runner/ of the lake bucket; CDK grants it on the bucket, it only writes ' +
+      'under destinationKeyPrefix.',
     'AwsSolutions-L1': 'The BucketDeployment provider runtime is chosen by aws-cdk-lib, not by this project.',
   };
   // The provider is a stack-level singleton (Custom::CDKBucketDeployment<uuid>); acknowledge there only.

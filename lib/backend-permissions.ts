@@ -29,7 +29,9 @@ interface BackendPermissionsProps {
   readonly clientRole: iam.IRole;
   readonly launchTemplates: readonly ec2.ILaunchTemplate[];
   readonly clientSecurityGroup: ec2.ISecurityGroup;
-  /** Self-managed servers (lib/servers.ts): launched like the clients, from their own templates, with their own role. */
+  /**
+   * Self-managed servers (lib/servers.ts): launched like the clients, from their own templates, with their own role.
+   */
   readonly serverRole: iam.IRole;
   readonly serverLaunchTemplates: readonly ec2.ILaunchTemplate[];
   readonly serverSecurityGroup: ec2.ISecurityGroup;
@@ -43,7 +45,13 @@ interface BackendPermissionsProps {
 }
 
 /** `arn:<partition>:<service>:<region>:<account>:<resource>:<name>` of this stack's account and region. */
-function arn(scope: IConstruct, service: string, resource: string, resourceName: string, sep: ArnFormat = ArnFormat.COLON_RESOURCE_NAME): string {
+function arn(
+  scope: IConstruct,
+  service: string,
+  resource: string,
+  resourceName: string,
+  sep: ArnFormat = ArnFormat.COLON_RESOURCE_NAME,
+): string {
   return Stack.of(scope).formatArn({ service, resource, resourceName, arnFormat: sep });
 }
 
@@ -52,7 +60,11 @@ const RDS_SERVICE_LINKED_ROLE = 'aws-service-role/rds.amazonaws.com/AWSServiceRo
 
 const RDS_DESCRIBE_ACTIONS = ['rds:DescribeDBClusters', 'rds:DescribeDBInstances'];
 /** The sweeper also lists the parameter groups (it finds a run's by their tags). */
-const RDS_SWEEPER_DESCRIBE_ACTIONS = [...RDS_DESCRIBE_ACTIONS, 'rds:DescribeDBClusterParameterGroups', 'rds:DescribeDBParameterGroups'];
+const RDS_SWEEPER_DESCRIBE_ACTIONS = [
+  ...RDS_DESCRIBE_ACTIONS,
+  'rds:DescribeDBClusterParameterGroups',
+  'rds:DescribeDBParameterGroups',
+];
 
 /** The ab-* RDS resources of this stack's account and region, by resource type. */
 function runRdsArns(scope: IConstruct) {
@@ -77,7 +89,12 @@ function grantRunDatabaseDeletion(role: iam.Role): void {
   role.addToPolicy(
     new iam.PolicyStatement({
       sid: 'DeleteRunDatabases',
-      actions: ['rds:DeleteDBCluster', 'rds:DeleteDBInstance', 'rds:DeleteDBClusterParameterGroup', 'rds:DeleteDBParameterGroup'],
+      actions: [
+        'rds:DeleteDBCluster',
+        'rds:DeleteDBInstance',
+        'rds:DeleteDBClusterParameterGroup',
+        'rds:DeleteDBParameterGroup',
+      ],
       resources: [rds.cluster, rds.instance, rds.clusterParameterGroup, rds.instanceParameterGroup],
       conditions: { Null: { [`aws:ResourceTag/${RUN_ID_TAG}`]: 'false' } },
     }),
@@ -115,8 +132,12 @@ export function grantSweeperPermissions(role: iam.Role): void {
   );
   grantRunSecretDeletion(role);
   // ListSecrets supports no resource-level permission (Service Authorization Reference, AWS Secrets Manager).
-  role.addToPolicy(new iam.PolicyStatement({ sid: 'ListSecrets', actions: ['secretsmanager:ListSecrets'], resources: ['*'] }));
-  role.addToPolicy(new iam.PolicyStatement({ sid: 'DescribeRds', actions: RDS_SWEEPER_DESCRIBE_ACTIONS, resources: ['*'] }));
+  role.addToPolicy(
+    new iam.PolicyStatement({ sid: 'ListSecrets', actions: ['secretsmanager:ListSecrets'], resources: ['*'] }),
+  );
+  role.addToPolicy(
+    new iam.PolicyStatement({ sid: 'DescribeRds', actions: RDS_SWEEPER_DESCRIBE_ACTIONS, resources: ['*'] }),
+  );
   role.addToPolicy(
     new iam.PolicyStatement({
       sid: 'TerminateRunClients',
@@ -125,7 +146,9 @@ export function grantSweeperPermissions(role: iam.Role): void {
       conditions: { Null: { [`aws:ResourceTag/${RUN_ID_TAG}`]: 'false' } },
     }),
   );
-  role.addToPolicy(new iam.PolicyStatement({ sid: 'DescribeEc2', actions: ['ec2:DescribeInstances'], resources: ['*'] }));
+  role.addToPolicy(
+    new iam.PolicyStatement({ sid: 'DescribeEc2', actions: ['ec2:DescribeInstances'], resources: ['*'] }),
+  );
   grantSweepMarking(role);
   // Resource "*" (Describe*, X-Ray) is acknowledged where the role is created, with the tracing grant.
   const findings: Record<string, string> = {
@@ -140,9 +163,11 @@ export function grantSweeperPermissions(role: iam.Role): void {
     'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:instance/*':
       'Client instance ids are only known after launch: terminate and tag require the run tag on the instance.',
     'Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:ab-*':
-      "A self-managed cell's credentials secret is named ab-<run>-<cell>-server-credentials; delete and tag require the run tag on it.",
+      "A self-managed cell's credentials secret is named ab-<run>-<cell>-server-credentials; delete and tag " +
+      'require the run tag on it.',
   };
-  for (const [finding, reason] of Object.entries(findings)) Validations.of(role).acknowledge({ id: `AwsSolutions-IAM5[${finding}]`, reason });
+  for (const [finding, reason] of Object.entries(findings))
+    Validations.of(role).acknowledge({ id: `AwsSolutions-IAM5[${finding}]`, reason });
 }
 
 /**
@@ -158,10 +183,21 @@ export function grantSweeperPermissions(role: iam.Role): void {
  *  - cell-teardown: deleting a cell's resources (teardown.ts), TeardownCell;
  *  - lake-queries: Athena over the lake (athena.ts), FinishRun and ComputeVerdicts;
  *  - lake-compaction: a run compacted to Parquet (athena-compaction.ts), FinishRun;
- *  - verdicts: the views the judging reads and the verdicts' alerts (athena-lake.ts, verdict-alerts.ts), ComputeVerdicts.
- * test/cdk/permissions.test.ts checks each function's role against what its own bundle calls, both ways.
+ *  - verdicts: the views the judging reads and the verdicts' alerts (athena-lake.ts, verdict-alerts.ts),
+ * ComputeVerdicts. test/cdk/permissions.test.ts checks each
+ * function's role against what its own bundle calls, both ways.
  */
-type BackendPart = 'lake' | 'preflight' | 'databases' | 'client-machines' | 'runner-jobs' | 'server-metrics' | 'cell-teardown' | 'lake-queries' | 'lake-compaction' | 'verdicts';
+type BackendPart =
+  | 'lake'
+  | 'preflight'
+  | 'databases'
+  | 'client-machines'
+  | 'runner-jobs'
+  | 'server-metrics'
+  | 'cell-teardown'
+  | 'lake-queries'
+  | 'lake-compaction'
+  | 'verdicts';
 
 const TASK_PARTS: Readonly<Record<TaskName, readonly BackendPart[]>> = {
   'plan-run': ['lake', 'preflight'],
@@ -178,7 +214,10 @@ const TASK_PARTS: Readonly<Record<TaskName, readonly BackendPart[]>> = {
 
 export interface TaskPermissionsProps extends BackendPermissionsProps, VerdictPermissionsProps {}
 
-/** Adds the statements of one Task's backend parts to its function's role and acknowledges the unavoidable wildcards on it. */
+/**
+ * Adds the statements of one Task's backend parts to its function's
+ * role and acknowledges the unavoidable wildcards on it.
+ */
 export function grantTaskPermissions(task: TaskName, role: iam.Role, props: TaskPermissionsProps): void {
   const parts = TASK_PARTS[task];
   const grants: Record<BackendPart, () => void> = {
@@ -202,8 +241,16 @@ const taggedResource = { Null: { [`aws:ResourceTag/${RUN_ID_TAG}`]: 'false' } };
 
 /** The lake (s3-lake.ts: get, put, list): every Task reads and writes it. */
 function grantLake(role: iam.Role, bucket: s3.IBucket): void {
-  role.addToPolicy(new iam.PolicyStatement({ sid: 'ReadWriteLake', actions: ['s3:GetObject', 's3:PutObject'], resources: [bucket.arnForObjects('*')] }));
-  role.addToPolicy(new iam.PolicyStatement({ sid: 'ListLake', actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'ReadWriteLake',
+      actions: ['s3:GetObject', 's3:PutObject'],
+      resources: [bucket.arnForObjects('*')],
+    }),
+  );
+  role.addToPolicy(
+    new iam.PolicyStatement({ sid: 'ListLake', actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }),
+  );
 }
 
 /** Describe calls that list the account's resources (no resource-level permission). */
@@ -220,7 +267,9 @@ function grantLaunch(role: iam.Role, props: BackendPermissionsProps, kind: 'clie
   const volumes = arn(role, 'ec2', 'volume', '*', ArnFormat.SLASH_RESOURCE_NAME);
   const networkInterfaces = arn(role, 'ec2', 'network-interface', '*', ArnFormat.SLASH_RESOURCE_NAME);
   const [templates, securityGroup, passedRole] =
-    kind === 'clients' ? [props.launchTemplates, props.clientSecurityGroup, props.clientRole] : [props.serverLaunchTemplates, props.serverSecurityGroup, props.serverRole];
+    kind === 'clients'
+      ? [props.launchTemplates, props.clientSecurityGroup, props.clientRole]
+      : [props.serverLaunchTemplates, props.serverSecurityGroup, props.serverRole];
   role.addToPolicy(
     new iam.PolicyStatement({
       sid: 'RunTaggedClients',
@@ -236,21 +285,36 @@ function grantLaunch(role: iam.Role, props: BackendPermissionsProps, kind: 'clie
       resources: [
         // Created with the (tagged) instance; RunInstances tags only the instance and its volume.
         networkInterfaces,
-        ...templates.map((lt) => arn(role, 'ec2', 'launch-template', lt.launchTemplateId!, ArnFormat.SLASH_RESOURCE_NAME)),
+        ...templates.map((lt) =>
+          arn(role, 'ec2', 'launch-template', lt.launchTemplateId!, ArnFormat.SLASH_RESOURCE_NAME),
+        ),
         ...props.subnets.map((s) => arn(role, 'ec2', 'subnet', s.subnetId, ArnFormat.SLASH_RESOURCE_NAME)),
         arn(role, 'ec2', 'security-group', securityGroup.securityGroupId, ArnFormat.SLASH_RESOURCE_NAME),
         // The Debian image from the public SSM parameter: Amazon-owned images.
-        Stack.of(role).formatArn({ service: 'ec2', account: '', resource: 'image', resourceName: '*', arnFormat: ArnFormat.SLASH_RESOURCE_NAME }),
+        Stack.of(role).formatArn({
+          service: 'ec2',
+          account: '',
+          resource: 'image',
+          resourceName: '*',
+          arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+        }),
       ],
     }),
   );
   role.addToPolicy(
     new iam.PolicyStatement({
       sid: 'ResolveClientAmiParameter',
-      // The launch templates name the AMI as resolve:ssm:<public parameter>; EC2 resolves it with the caller's permission.
+      // The launch templates name the AMI as resolve:ssm:<public
+      // parameter>; EC2 resolves it with the caller's permission.
       actions: ['ssm:GetParameters'],
       resources: props.amiParameters.map((name) =>
-        Stack.of(role).formatArn({ service: 'ssm', account: '', resource: 'parameter', resourceName: name.replace(/^\//, ''), arnFormat: ArnFormat.SLASH_RESOURCE_NAME }),
+        Stack.of(role).formatArn({
+          service: 'ssm',
+          account: '',
+          resource: 'parameter',
+          resourceName: name.replace(/^\//, ''),
+          arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+        }),
       ),
     }),
   );
@@ -272,7 +336,10 @@ function grantLaunch(role: iam.Role, props: BackendPermissionsProps, kind: 'clie
   );
 }
 
-/** SDK Run Command on the run's instances only (jobs.ts; self-managed-servers.ts's setup), with the AWS-RunShellScript document. */
+/**
+ * SDK Run Command on the run's instances only (jobs.ts;
+ * self-managed-servers.ts's setup), with the AWS-RunShellScript document.
+ */
 function grantRunCommand(role: iam.Role, follow: readonly string[]): void {
   role.addToPolicy(
     new iam.PolicyStatement({
@@ -286,13 +353,24 @@ function grantRunCommand(role: iam.Role, follow: readonly string[]): void {
     new iam.PolicyStatement({
       sid: 'RunShellScriptDocument',
       actions: ['ssm:SendCommand'],
-      resources: [Stack.of(role).formatArn({ service: 'ssm', account: '', resource: 'document', resourceName: 'AWS-RunShellScript', arnFormat: ArnFormat.SLASH_RESOURCE_NAME })],
+      resources: [
+        Stack.of(role).formatArn({
+          service: 'ssm',
+          account: '',
+          resource: 'document',
+          resourceName: 'AWS-RunShellScript',
+          arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+        }),
+      ],
     }),
   );
   role.addToPolicy(new iam.PolicyStatement({ sid: 'FollowCommands', actions: [...follow], resources: ['*'] }));
 }
 
-/** A cell's databases (ProvisionCell, CheckCellReady): RDS clusters, DB instances and parameter groups by name and run tag; self-managed servers on EC2. */
+/**
+ * A cell's databases (ProvisionCell, CheckCellReady): RDS clusters, DB instances
+ * and parameter groups by name and run tag; self-managed servers on EC2.
+ */
 function grantDatabases(role: iam.Role, props: BackendPermissionsProps): void {
   const rds = { ...runRdsArns(role), subnetGroup: arn(role, 'rds', 'subgrp', props.dbSubnetGroupName) };
 
@@ -318,9 +396,15 @@ function grantDatabases(role: iam.Role, props: BackendPermissionsProps): void {
   role.addToPolicy(
     new iam.PolicyStatement({
       sid: 'UseStackDatabaseNetworkAndDefaults',
-      // CreateDBCluster/Instance/InstanceReadReplica also authorize the subnet group and the default option/parameter groups they use.
+      // CreateDBCluster/Instance/InstanceReadReplica also authorize the
+      // subnet group and the default option/parameter groups they use.
       actions: ['rds:CreateDBCluster', 'rds:CreateDBInstance', 'rds:CreateDBInstanceReadReplica'],
-      resources: [rds.subnetGroup, arn(role, 'rds', 'og', 'default:*'), arn(role, 'rds', 'pg', 'default.*'), arn(role, 'rds', 'cluster-pg', 'default.*')],
+      resources: [
+        rds.subnetGroup,
+        arn(role, 'rds', 'og', 'default:*'),
+        arn(role, 'rds', 'pg', 'default.*'),
+        arn(role, 'rds', 'cluster-pg', 'default.*'),
+      ],
     }),
   );
   role.addToPolicy(
@@ -386,7 +470,15 @@ function grantDatabases(role: iam.Role, props: BackendPermissionsProps): void {
     new iam.PolicyStatement({
       sid: 'CreateRdsServiceLinkedRole',
       actions: ['iam:CreateServiceLinkedRole'],
-      resources: [Stack.of(role).formatArn({ service: 'iam', region: '', resource: 'role', resourceName: RDS_SERVICE_LINKED_ROLE, arnFormat: ArnFormat.SLASH_RESOURCE_NAME })],
+      resources: [
+        Stack.of(role).formatArn({
+          service: 'iam',
+          region: '',
+          resource: 'role',
+          resourceName: RDS_SERVICE_LINKED_ROLE,
+          arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+        }),
+      ],
       conditions: { StringEquals: { 'iam:AWSServiceName': 'rds.amazonaws.com' } },
     }),
   );
@@ -409,14 +501,26 @@ function grantDatabases(role: iam.Role, props: BackendPermissionsProps): void {
       conditions: runTagPresent,
     }),
   );
-  role.addToPolicy(new iam.PolicyStatement({ sid: 'DescribeRunSecrets', actions: ['secretsmanager:DescribeSecret'], resources: [runSecrets], conditions: taggedResource }));
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'DescribeRunSecrets',
+      actions: ['secretsmanager:DescribeSecret'],
+      resources: [runSecrets],
+      conditions: taggedResource,
+    }),
+  );
 }
 
-/** A cell's client instances (StartClients, CheckClientsReady): launched from the stack's client templates, registered with SSM. */
+/**
+ * A cell's client instances (StartClients, CheckClientsReady):
+ * launched from the stack's client templates, registered with SSM.
+ */
 function grantClientMachines(role: iam.Role, props: BackendPermissionsProps): void {
   grantLaunch(role, props, 'clients');
   grantDescribe(role, 'DescribeEc2', ['ec2:DescribeInstances', 'ec2:DescribeInstanceTypes']);
-  role.addToPolicy(new iam.PolicyStatement({ sid: 'FollowCommands', actions: ['ssm:DescribeInstanceInformation'], resources: ['*'] }));
+  role.addToPolicy(
+    new iam.PolicyStatement({ sid: 'FollowCommands', actions: ['ssm:DescribeInstanceInformation'], resources: ['*'] }),
+  );
 }
 
 /** Runner jobs (RunStep): the runner on the run's clients only, followed and cancelled. */
@@ -424,14 +528,26 @@ function grantRunnerJobs(role: iam.Role): void {
   grantRunCommand(role, ['ssm:GetCommandInvocation', 'ssm:ListCommands', 'ssm:CancelCommand']);
 }
 
-/** Metrics of the run's databases (RunStep, CollectLateMetrics): CloudWatch, Performance Insights by the instance's resource id. */
+/**
+ * Metrics of the run's databases (RunStep, CollectLateMetrics):
+ * CloudWatch, Performance Insights by the instance's resource id.
+ */
 function grantServerMetrics(role: iam.Role): void {
-  role.addToPolicy(new iam.PolicyStatement({ sid: 'ReadCloudWatchMetrics', actions: ['cloudwatch:GetMetricData'], resources: ['*'] }));
+  role.addToPolicy(
+    new iam.PolicyStatement({ sid: 'ReadCloudWatchMetrics', actions: ['cloudwatch:GetMetricData'], resources: ['*'] }),
+  );
   role.addToPolicy(
     new iam.PolicyStatement({
       sid: 'ReadPerformanceInsights',
       actions: ['pi:GetResourceMetrics'],
-      resources: [Stack.of(role).formatArn({ service: 'pi', resource: 'metrics', resourceName: 'rds/*', arnFormat: ArnFormat.SLASH_RESOURCE_NAME })],
+      resources: [
+        Stack.of(role).formatArn({
+          service: 'pi',
+          resource: 'metrics',
+          resourceName: 'rds/*',
+          arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+        }),
+      ],
     }),
   );
   grantDescribe(role, 'DescribeRds', ['rds:DescribeDBInstances']);
@@ -456,21 +572,24 @@ function grantCellTeardown(role: iam.Role): void {
 /**
  * The account reads of the preflight PlanRun runs (core/backends/aws/preflight.ts) beyond RDS and EC2
  * Describe*: the RDS service-linked role (iam:GetRole on that one role; Aurora User Guide, "Using
- * service-linked roles for Amazon Aurora": arn:aws:iam::<account>:role/aws-service-role/rds.amazonaws.com/AWSServiceRoleForRDS),
- * the EC2 vCPU quota (servicequotas:GetServiceQuota and GetAWSDefaultServiceQuota, Read actions in
- * the Service Authorization Reference's Service Quotas table; granted on Resource "*"), and that an
- * s3:// client download exists (HeadObject needs s3:GetObject on the object, S3 API Reference).
+ * service-linked roles for Amazon Aurora":
+ * arn:aws:iam::<account>:role/aws-service-role/rds.amazonaws.com/AWSServiceRoleForRDS), the EC2 vCPU quota
+ * (servicequotas:GetServiceQuota and GetAWSDefaultServiceQuota, Read actions in the Service Authorization Reference's
+ * Service Quotas table; granted on Resource "*"), and that an s3:// client
+ * download exists (HeadObject needs s3:GetObject on the object, S3 API Reference).
  */
 function grantPreflightReads(role: iam.Role, props: BackendPermissionsProps): void {
   const stack = Stack.of(role);
-  // Whether the engine version and instance class are offered, and the engine's default parameters (preflight.ts, preflight-parameters.ts).
+  // Whether the engine version and instance class are offered, and the
+  // engine's default parameters (preflight.ts, preflight-parameters.ts).
   grantDescribe(role, 'DescribeRds', [
     'rds:DescribeOrderableDBInstanceOptions',
     'rds:DescribeDBEngineVersions',
     'rds:DescribeEngineDefaultClusterParameters',
     'rds:DescribeEngineDefaultParameters',
   ]);
-  // The clients' instance types, their offerings per AZ, running vCPUs, and the subnets' way out (preflight-clients.ts, preflight-network.ts).
+  // The clients' instance types, their offerings per AZ, running vCPUs,
+  // and the subnets' way out (preflight-clients.ts, preflight-network.ts).
   grantDescribe(role, 'DescribeEc2', [
     'ec2:DescribeInstances',
     'ec2:DescribeInstanceTypes',
@@ -485,7 +604,15 @@ function grantPreflightReads(role: iam.Role, props: BackendPermissionsProps): vo
     new iam.PolicyStatement({
       sid: 'PreflightReadRdsServiceLinkedRole',
       actions: ['iam:GetRole'],
-      resources: [stack.formatArn({ service: 'iam', region: '', resource: 'role', resourceName: RDS_SERVICE_LINKED_ROLE, arnFormat: ArnFormat.SLASH_RESOURCE_NAME })],
+      resources: [
+        stack.formatArn({
+          service: 'iam',
+          region: '',
+          resource: 'role',
+          resourceName: RDS_SERVICE_LINKED_ROLE,
+          arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+        }),
+      ],
     }),
   );
   role.addToPolicy(
@@ -497,10 +624,23 @@ function grantPreflightReads(role: iam.Role, props: BackendPermissionsProps): vo
   );
   const objects = (props.clientSourceUrls ?? []).flatMap((url) => {
     const m = /^s3:\/\/([^/]+)\/(.+)$/.exec(url);
-    return m ? [stack.formatArn({ service: 's3', region: '', account: '', resource: m[1]!, resourceName: m[2]!, arnFormat: ArnFormat.SLASH_RESOURCE_NAME })] : [];
+    return m
+      ? [
+          stack.formatArn({
+            service: 's3',
+            region: '',
+            account: '',
+            resource: m[1]!,
+            resourceName: m[2]!,
+            arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+          }),
+        ]
+      : [];
   });
   if (objects.length > 0) {
-    role.addToPolicy(new iam.PolicyStatement({ sid: 'PreflightHeadClientDownloads', actions: ['s3:GetObject'], resources: objects }));
+    role.addToPolicy(
+      new iam.PolicyStatement({ sid: 'PreflightHeadClientDownloads', actions: ['s3:GetObject'], resources: objects }),
+    );
   }
 }
 
@@ -544,32 +684,48 @@ function acknowledgeBackendWildcards(role: iam.Role, bucket: s3.IBucket): void {
   const bucketId = Stack.of(role).getLogicalId(bucket.node.defaultChild as never);
   const findings: Record<string, string> = {
     'Resource::*':
-      "Describe*, ssm:GetCommandInvocation/ListCommands/CancelCommand, cloudwatch:GetMetricData and the preflight's Service Quotas reads support no resource-level permissions (or must list the account, as the sweeper does); every mutating call is scoped by name or tag.",
+      'Describe*, ssm:GetCommandInvocation/ListCommands/CancelCommand, cloudwatch:GetMetricData and the ' +
+      "preflight's Service Quotas reads support no resource-level permissions (or must list the account, as " +
+      'the sweeper does); every mutating call is scoped by name or tag.',
     'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:cluster:ab-*':
-      'The backend names every cluster ab-<run>-<cell> (core/backends/aws/names.ts); creation also requires the run tag.',
-    'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:db:ab-*': 'The backend names every instance ab-<run>-<cell>-w|-rN; creation also requires the run tag.',
-    'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:cluster-pg:ab-*': 'Per-cell cluster parameter groups are named ab-<run>-<cell>-cpg.',
-    'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:pg:ab-*': 'Per-cell instance parameter groups are named ab-<run>-<cell>-ipg.',
+      'The backend names every cluster ab-<run>-<cell> (core/backends/aws/names.ts); creation also requires ' +
+      'the run tag.',
+    'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:db:ab-*':
+      'The backend names every instance ab-<run>-<cell>-w|-rN; creation also requires the run tag.',
+    'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:cluster-pg:ab-*':
+      'Per-cell cluster parameter groups are named ab-<run>-<cell>-cpg.',
+    'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:pg:ab-*':
+      'Per-cell instance parameter groups are named ab-<run>-<cell>-ipg.',
     'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:og:default:*':
       "Aurora instances are created with the engine's default option group, whose name depends on the engine version.",
-    'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:pg:default.*': 'Default parameter groups are referenced, never modified (no Modify/Delete on them).',
-    'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:cluster-pg:default.*': 'Default cluster parameter groups are referenced, never modified.',
+    'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:pg:default.*':
+      'Default parameter groups are referenced, never modified (no Modify/Delete on them).',
+    'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:cluster-pg:default.*':
+      'Default cluster parameter groups are referenced, never modified.',
     'Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:rds!*':
-      "RDS creates the managed master secret (rds!cluster-<uuid>) with the caller's CreateSecret/TagResource permissions; the name is generated by RDS.",
+      "RDS creates the managed master secret (rds!cluster-<uuid>) with the caller's CreateSecret/TagResource " +
+      'permissions; the name is generated by RDS.',
     'Resource::arn:<AWS::Partition>:kms:<AWS::Region>:<AWS::AccountId>:key/*':
-      'kms:DescribeKey only (key metadata), which ManageMasterUserPassword needs on the AWS managed aws/secretsmanager key; its key id differs per account and the key may not exist before the first cluster.',
+      'kms:DescribeKey only (key metadata), which ManageMasterUserPassword needs on the AWS managed ' +
+      'aws/secretsmanager key; its key id differs per account and the key may not exist before the first cluster.',
     'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:instance/*':
-      'Client instance ids are only known after launch: RunInstances requires the run tag on the request, terminate and SendCommand require it on the instance.',
+      'Client instance ids are only known after launch: RunInstances requires the run tag on the request, ' +
+      'terminate and SendCommand require it on the instance.',
     'Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:ab-*':
-      "A self-managed cell's credentials secret is named ab-<run>-<cell>-server-credentials (core/backends/aws/names.ts); creating it requires the run tag on the request, describing and deleting it the run tag on the secret.",
+      "A self-managed cell's credentials secret is named ab-<run>-<cell>-server-credentials " +
+      '(core/backends/aws/names.ts); creating it requires the run tag on the request, describing and deleting ' +
+      'it the run tag on the secret.',
     'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:volume/*':
       "The root volume created by RunInstances from the stack's template; the request must carry the run tag.",
     'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:network-interface/*':
-      'The primary network interface RunInstances creates with the instance; the instance itself must carry the run tag.',
-    'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>::image/*': 'The AMI is resolved at launch from the public Debian 12 SSM parameter; its id changes with every release.',
+      'The primary network interface RunInstances creates with the instance; the instance itself must carry ' +
+      'the run tag.',
+    'Resource::arn:<AWS::Partition>:ec2:<AWS::Region>::image/*':
+      'The AMI is resolved at launch from the public Debian 12 SSM parameter; its id changes with every release.',
     'Resource::arn:<AWS::Partition>:pi:<AWS::Region>:<AWS::AccountId>:metrics/rds/*':
       "Performance Insights metrics are addressed by the instance's DbiResourceId, known only after creation.",
-    [`Resource::<${bucketId}.Arn>/*`]: 'The backend reads and writes the whole lake layout (tables/, raw/, scripts/, ssm-output/) of this one bucket.',
+    [`Resource::<${bucketId}.Arn>/*`]:
+      'The backend reads and writes the whole lake layout (tables/, raw/, scripts/, ssm-output/) of this one bucket.',
   };
   for (const [finding, reason] of Object.entries(findings)) {
     Validations.of(role).acknowledge({ id: `AwsSolutions-IAM5[${finding}]`, reason });
@@ -608,10 +764,20 @@ function grantLakeQueries(role: iam.Role, props: VerdictPermissionsProps): void 
       resources: lakeCatalog(role, props.databaseName),
     }),
   );
-  role.addToPolicy(new iam.PolicyStatement({ sid: 'LocateLakeBucket', actions: ['s3:GetBucketLocation'], resources: [props.bucket.bucketArn] }));
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'LocateLakeBucket',
+      actions: ['s3:GetBucketLocation'],
+      resources: [props.bucket.bucketArn],
+    }),
+  );
   Validations.of(role).acknowledge({
-    id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:glue:<AWS::Region>:<AWS::AccountId>:table/${props.databaseName}/*]`,
-    reason: "The lake's tables and views of this one Glue database: the views are (re)created by the lake reader, their names come from core/lake/sql.",
+    id:
+      `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:glue:<AWS::Region>:<AWS::AccountId>:` +
+      `table/${props.databaseName}/*]`,
+    reason:
+      "The lake's tables and views of this one Glue database: the views are (re)created by the lake reader, " +
+      'their names come from core/lake/sql.',
   });
 }
 
@@ -637,7 +803,13 @@ function lakeCatalog(role: iam.Role, databaseName: string): string[] {
  *  - events:PutEvents on the default event bus (resource type event-bus), sns:Publish on the topic.
  */
 function grantVerdictPermissions(role: iam.Role, props: VerdictPermissionsProps): void {
-  role.addToPolicy(new iam.PolicyStatement({ sid: 'CreateLakeViews', actions: ['glue:CreateTable', 'glue:UpdateTable'], resources: lakeCatalog(role, props.databaseName) }));
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'CreateLakeViews',
+      actions: ['glue:CreateTable', 'glue:UpdateTable'],
+      resources: lakeCatalog(role, props.databaseName),
+    }),
+  );
   role.addToPolicy(
     new iam.PolicyStatement({
       sid: 'PutVerdictMetrics',
@@ -653,7 +825,9 @@ function grantVerdictPermissions(role: iam.Role, props: VerdictPermissionsProps)
       resources: [arn(role, 'events', 'event-bus', DEFAULT_EVENT_BUS, ArnFormat.SLASH_RESOURCE_NAME)],
     }),
   );
-  role.addToPolicy(new iam.PolicyStatement({ sid: 'NotifyRegressions', actions: ['sns:Publish'], resources: [props.topic.topicArn] }));
+  role.addToPolicy(
+    new iam.PolicyStatement({ sid: 'NotifyRegressions', actions: ['sns:Publish'], resources: [props.topic.topicArn] }),
+  );
 }
 
 interface CompactionPermissionsProps {
@@ -692,8 +866,10 @@ function grantCompactionPermissions(role: iam.Role, props: CompactionPermissions
   const bucketId = stack.getLogicalId(props.bucket.node.defaultChild as never);
   for (const [finding, reason] of Object.entries({
     [`Resource::<${bucketId}.Arn>/tables/*`]:
-      "A compacted run's JSON Lines objects, named by run under tables/<table>/dt=<date>/, are deleted once its Parquet partition is registered.",
-    [`Resource::<${bucketId}.Arn>/compacted/*`]: "What a failed UNLOAD left in a run's Parquet folder under compacted/ is removed before it is unloaded again.",
+      "A compacted run's JSON Lines objects, named by run under tables/<table>/dt=<date>/, are deleted once " +
+      'its Parquet partition is registered.',
+    [`Resource::<${bucketId}.Arn>/compacted/*`]:
+      "What a failed UNLOAD left in a run's Parquet folder under compacted/ is removed before it is unloaded again.",
   })) {
     Validations.of(role).acknowledge({ id: `AwsSolutions-IAM5[${finding}]`, reason });
   }

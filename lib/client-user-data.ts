@@ -13,7 +13,8 @@
  *    (core/backends/aws/runner-command.ts says why S3). Only then is the client ready for jobs.
  * Once the runner is there (step 3), a failed step makes the exit trap upload a not-ready marker
  * with the reason, so the workflow stops at once instead of at its readiness deadline (before it
- * there is no AWS CLI or client-ready.sh to upload with: an apt failure is caught by the deadline). The log is /var/log/aurora-bench-user-data.log.
+ * there is no AWS CLI or client-ready.sh to upload with: an apt failure is
+ * caught by the deadline). The log is /var/log/aurora-bench-user-data.log.
  *
  * The same text is what the AWS rehearsal boots (core/rehearsal/ssm-agent.ts, instance-root.ts):
  * rendered as the stack renders it and run unmodified in a Debian 12 root built by debootstrap
@@ -73,7 +74,8 @@ export const CLIENT_BOOT_DOWNLOADS: Readonly<Record<string, string>> = { debian:
  * The public bucket and key of the SSM agent's Debian package for a region ($AWS_DEFAULT_REGION) and
  * Debian architecture ($(dpkg --print-architecture): amd64 or arm64), as shell text.
  */
-const SSM_AGENT_DEB_S3_URI = 's3://amazon-ssm-${AWS_DEFAULT_REGION}/latest/debian_$(dpkg --print-architecture)/amazon-ssm-agent.deb';
+const SSM_AGENT_DEB_S3_URI =
+  's3://amazon-ssm-${AWS_DEFAULT_REGION}/latest/debian_$(dpkg --print-architecture)/amazon-ssm-agent.deb';
 
 export interface ClientUserDataProps {
   /** s3://bucket/runner/ holding client/ (runner.js, lua/, workloads/, the install and ready scripts), ending in '/'. */
@@ -96,12 +98,14 @@ export function deadMansSwitchCommands(expiresAtTag: string): string[] {
   return [
     `max_at=$(( $(date +%s) + ${MAX_CLIENT_LIFETIME_HOURS} * 3600 ))`,
     'imds_token=$(curl -fsS -m 5 -X PUT "$IMDS/api/token" -H "X-aws-ec2-metadata-token-ttl-seconds: 60" || true)',
-    `expires_at=$(curl -fsS -m 5 -H "X-aws-ec2-metadata-token: $imds_token" "$IMDS/meta-data/tags/instance/${expiresAtTag}" || true)`,
+    `expires_at=$(curl -fsS -m 5 -H "X-aws-ec2-metadata-token: $imds_token" ` +
+      `"$IMDS/meta-data/tags/instance/${expiresAtTag}" || true)`,
     'shutdown_at=$(date -d "$expires_at" +%s 2>/dev/null || echo "$max_at")',
     'if [ -z "$expires_at" ] || [ "$shutdown_at" -gt "$max_at" ]; then shutdown_at=$max_at; fi',
     'shutdown_minutes=$(( (shutdown_at - $(date +%s) + 59) / 60 ))',
     'if [ "$shutdown_minutes" -lt 1 ]; then shutdown_minutes=1; fi',
-    'echo "aurora-bench: this client shuts down (and terminates) in ${shutdown_minutes} min (expires-at: ${expires_at:-unknown})"',
+    'echo "aurora-bench: this client shuts down (and terminates) in ${shutdown_minutes} min (expires-at: ' +
+      '${expires_at:-unknown})"',
     'shutdown -h "+${shutdown_minutes}"',
   ];
 }
@@ -113,7 +117,11 @@ export function deadMansSwitchCommands(expiresAtTag: string): string[] {
  */
 function fetchBundleCommands(): string[] {
   const dir = CLIENT_INSTALL_DIR;
-  return [`mkdir -p "${CLIENT_HOME}" "${dir}"`, `aws s3 cp --only-show-errors --recursive "$RUNNER_S3_URI" "${dir}/"`, `chmod +x "${dir}"/*.sh`];
+  return [
+    `mkdir -p "${CLIENT_HOME}" "${dir}"`,
+    `aws s3 cp --only-show-errors --recursive "$RUNNER_S3_URI" "${dir}/"`,
+    `chmod +x "${dir}"/*.sh`,
+  ];
 }
 
 /**
@@ -121,7 +129,11 @@ function fetchBundleCommands(): string[] {
  * recommended packages (what the steps need is in each package's Depends).
  */
 function aptInstallCommands(packages: readonly string[]): string[] {
-  return ['export DEBIAN_FRONTEND=noninteractive', 'apt-get -q update', `apt-get -q install -y --no-install-recommends ${packages.join(' ')}`];
+  return [
+    'export DEBIAN_FRONTEND=noninteractive',
+    'apt-get -q update',
+    `apt-get -q install -y --no-install-recommends ${packages.join(' ')}`,
+  ];
 }
 
 /**
@@ -154,7 +166,8 @@ export function clientInstallCommands(props: Pick<ClientUserDataProps, 'runnerS3
     'report_not_ready() {',
     '  rc=$?',
     `  if [ "$rc" -ne 0 ] && [ -x "${dir}/client-ready.sh" ]; then`,
-    `    "${dir}/client-ready.sh" --marker-uri "$ready_marker_uri" --not-ready "user data failed (exit $rc): $(tail -n 12 ${USER_DATA_LOG} 2>/dev/null | tr '\\n' ' ' | cut -c1-1500)" || true`,
+    `    "${dir}/client-ready.sh" --marker-uri "$ready_marker_uri" --not-ready "user data failed (exit $rc): ` +
+      `$(tail -n 12 ${USER_DATA_LOG} 2>/dev/null | tr '\\n' ' ' | cut -c1-1500)" || true`,
     '  fi',
     '}',
     'trap report_not_ready EXIT',
@@ -199,10 +212,10 @@ export interface ServerUserDataProps {
 
 /**
  * User data of a self-managed server (Debian 12, x86_64 or arm64): the clients' dead-man's switch,
- * the AWS CLI, the bundle and the SSM agent as the clients install them, then client/server-install.sh (Debian's MariaDB 10.11 server package; it writes
- * ${AURORA_BENCH_HOME:-/opt/aurora-bench}/server-installed, or server-install-failed with its
- * reason). A step before it that fails writes server-install-failed too, with the log's tail, so
- * the setup command the backend sends over SSM (client/server-setup.sh, which waits for one of the
+ * the AWS CLI, the bundle and the SSM agent as the clients install them, then client/server-install.sh (Debian's
+ * MariaDB 10.11 server package; it writes ${AURORA_BENCH_HOME:-/opt/aurora-bench}/server-installed, or
+ * server-install-failed with its reason). A step before it that fails writes server-install-failed too, with the log's
+ * tail, so the setup command the backend sends over SSM (client/server-setup.sh, which waits for one of the
  * two markers) fails at once with the reason. Last, client/server-metrics-agent.sh installs and
  * starts the CloudWatch agent (memory from inside the instance, namespace CWAgent); it always exits
  * 0, noting a failure in metrics-agent-failed, so a missing agent never fails the server.
@@ -215,11 +228,13 @@ export function serverUserDataCommands(props: ServerUserDataProps): string[] {
     'report_install_failed() {',
     '  rc=$?',
     `  if [ "$rc" -ne 0 ] && [ ! -f "${CLIENT_HOME}/server-installed" ] && [ ! -f "${failedMarker}" ]; then`,
-    `    mkdir -p "${CLIENT_HOME}" && echo "server user data failed (exit $rc): $(tail -n 12 ${USER_DATA_LOG} 2>/dev/null | tr '\\n' ' ' | cut -c1-1500)" > "${failedMarker}"`,
+    `    mkdir -p "${CLIENT_HOME}" && echo "server user data failed (exit $rc): $(tail -n 12 ${USER_DATA_LOG} ` +
+      `2>/dev/null | tr '\\n' ' ' | cut -c1-1500)" > "${failedMarker}"`,
     '  fi',
     '}',
     'trap report_install_failed EXIT',
-    `echo "aurora-bench: installing ${SERVER_PACKAGES.join(', ')} from Debian's archive, the SSM agent, then the self-managed server"`,
+    `echo "aurora-bench: installing ${SERVER_PACKAGES.join(', ')} from Debian's archive, the SSM agent, then ` +
+      `the self-managed server"`,
     ...aptInstallCommands(SERVER_PACKAGES),
     ...fetchBundleCommands(),
     ...ssmAgentInstallCommands(),
@@ -249,11 +264,20 @@ export function renderedBootUserData(o: {
   const runnerS3Uri = `s3://${o.bucket}/${RUNNER_PREFIX}`;
   return {
     client: {
-      userData: renderLinuxUserData(clientUserDataCommands({ runnerS3Uri, bucketS3Uri: `s3://${o.bucket}/`, region: o.region, expiresAtTag: EXPIRES_AT_TAG })),
+      userData: renderLinuxUserData(
+        clientUserDataCommands({
+          runnerS3Uri,
+          bucketS3Uri: `s3://${o.bucket}/`,
+          region: o.region,
+          expiresAtTag: EXPIRES_AT_TAG,
+        }),
+      ),
       packages: CLIENT_PACKAGES,
     },
     server: {
-      userData: renderLinuxUserData(serverUserDataCommands({ runnerS3Uri, region: o.region, expiresAtTag: EXPIRES_AT_TAG })),
+      userData: renderLinuxUserData(
+        serverUserDataCommands({ runnerS3Uri, region: o.region, expiresAtTag: EXPIRES_AT_TAG }),
+      ),
       packages: [...SERVER_PACKAGES, ...SERVER_INSTALL_PACKAGES],
     },
   };

@@ -2,8 +2,8 @@
  * Clients: one launch template per CPU architecture (Debian 12 resolved from the public SSM parameter
  * at every launch, DEBIAN_AMI_PARAMETERS), the instance profile (SSM managed instance, read the runner and the
  * run's custom scripts, write runner output, SSM command output and its ready marker, read the
- * RDS-managed master secret of the tool's clusters only), and the client runner deployed under runner/ in the lake bucket.
- * The backend launches clients from these templates into the subnet of their target's AZ.
+ * RDS-managed master secret of the tool's clusters only), and the client runner deployed under runner/ in the lake
+ * bucket. The backend launches clients from these templates into the subnet of their target's AZ.
  */
 import { ArnFormat, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -63,12 +63,16 @@ export class Clients extends Construct {
 
     this.role = new iam.Role(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com'),
-      description: 'aurora-bench sysbench clients: SSM managed instance, lake runner/scripts/prepare results read, raw and SSM output write',
+      description:
+        'aurora-bench sysbench clients: SSM managed instance, lake runner/scripts/prepare results read, raw ' +
+        'and SSM output write',
       managedPolicies: [iam.ManagedPolicy.fromAwsManagedPolicyName('AmazonSSMManagedInstanceCore')],
     });
     Validations.of(this.role).acknowledge({
       id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonSSMManagedInstanceCore]',
-      reason: 'The AWS-maintained SSM core policy is what Run Command needs on the instance and follows SSM agent changes; it grants no data access.',
+      reason:
+        'The AWS-maintained SSM core policy is what Run Command needs on the instance and follows SSM agent ' +
+        'changes; it grants no data access.',
     });
 
     // Read: the runner the backend copies before each job, the run's custom Lua scripts.
@@ -134,7 +138,14 @@ export class Clients extends Construct {
       new iam.PolicyStatement({
         sid: 'ReadBenchmarkClusterSecret',
         actions: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
-        resources: [stack.formatArn({ service: 'secretsmanager', resource: 'secret', resourceName: 'rds!cluster-*', arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
+        resources: [
+          stack.formatArn({
+            service: 'secretsmanager',
+            resource: 'secret',
+            resourceName: 'rds!cluster-*',
+            arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+          }),
+        ],
         conditions: {
           StringLike: {
             'secretsmanager:ResourceTag/aws:rds:primaryDBClusterArn': stack.formatArn({
@@ -154,30 +165,43 @@ export class Clients extends Construct {
       },
       {
         id: `AwsSolutions-IAM5[Resource::<${this.logicalIdOfBucket(bucket)}.Arn>/${LAKE_PREFIXES.scripts}*]`,
-        reason: 'Custom Lua scripts of any run (scripts/<runId>/...): a client serves one run but the role is shared by all runs; read-only.',
+        reason:
+          'Custom Lua scripts of any run (scripts/<runId>/...): a client serves one run but the role is shared ' +
+          'by all runs; read-only.',
       },
       {
         id: `AwsSolutions-IAM5[Resource::<${this.logicalIdOfBucket(bucket)}.Arn>/${LAKE_PREFIXES.raw}*]`,
         reason:
-          'Runner output keys are raw/dt=<date>/<runId>/... and are only known per run; the role is shared by every run, so writes are limited to the raw/ area (expires by lifecycle), never tables/.',
+          'Runner output keys are raw/dt=<date>/<runId>/... and are only known per run; the role is shared by ' +
+          'every run, so writes are limited to the raw/ area (expires by lifecycle), never tables/.',
       },
       {
-        id: `AwsSolutions-IAM5[Resource::<${this.logicalIdOfBucket(bucket)}.Arn>/${LAKE_PREFIXES.raw}*/prepare/*/result.json]`,
+        id:
+          `AwsSolutions-IAM5[Resource::<${this.logicalIdOfBucket(bucket)}.Arn>/` +
+          `${LAKE_PREFIXES.raw}*/prepare/*/result.json]`,
         reason:
-          "A step's prepare result (raw/dt=<date>/<runId>/<cellId>/<stepId>/prepare/<clientId>/result.json), known only per run and step; read-only, the result files of prepares only.",
+          "A step's prepare result (raw/dt=<date>/<runId>/<cellId>/<stepId>/prepare/<clientId>/result.json), " +
+          'known only per run and step; read-only, the result files of prepares only.',
       },
       {
         id: `AwsSolutions-IAM5[Resource::<${this.logicalIdOfBucket(bucket)}.Arn>/${CLIENT_READY_PREFIX}*]`,
         reason:
-          'Each client writes clients/<its instance id>/ready.json; instance ids are not known in advance. The marker only tells the workflow that sysbench works on that client.',
+          'Each client writes clients/<its instance id>/ready.json; instance ids are not known in advance. The ' +
+          'marker only tells the workflow that sysbench works on that client.',
       },
       {
         id: `AwsSolutions-IAM5[Resource::<${this.logicalIdOfBucket(bucket)}.Arn>/${SSM_OUTPUT_PREFIX}*]`,
-        reason: "SSM Run Command uploads each command's stdout/stderr under ssm-output/<command id>/...; ids are not known in advance.",
+        reason:
+          "SSM Run Command uploads each command's stdout/stderr under ssm-output/<command id>/...; ids are not " +
+          'known in advance.',
       },
       {
-        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:rds!cluster-*]',
-        reason: "RDS names managed master secrets rds!cluster-<uuid>; the statement is further limited by the aws:rds:primaryDBClusterArn tag to the tool's ab-* clusters.",
+        id:
+          'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:' +
+          'secret:rds!cluster-*]',
+        reason:
+          'RDS names managed master secrets rds!cluster-<uuid>; the statement is further limited by the ' +
+          "aws:rds:primaryDBClusterArn tag to the tool's ab-* clusters.",
       },
     );
 
@@ -196,7 +220,9 @@ export class Clients extends Construct {
       );
       const launchTemplate = new ec2.LaunchTemplate(this, `LaunchTemplate-${arch}`, {
         launchTemplateName: `${props.namePrefix}-client-${arch}`,
-        machineImage: ec2.MachineImage.resolveSsmParameterAtLaunch(DEBIAN_AMI_PARAMETERS[arch], { os: ec2.OperatingSystemType.LINUX }),
+        machineImage: ec2.MachineImage.resolveSsmParameterAtLaunch(DEBIAN_AMI_PARAMETERS[arch], {
+          os: ec2.OperatingSystemType.LINUX,
+        }),
         instanceProfile: this.instanceProfile,
         securityGroup: props.securityGroup,
         userData,
@@ -207,7 +233,11 @@ export class Clients extends Construct {
         blockDevices: [
           {
             deviceName: DEBIAN_ROOT_DEVICE,
-            volume: ec2.BlockDeviceVolume.ebs(config.rootVolumeGiB, { volumeType: ec2.EbsDeviceVolumeType.GP3, encrypted: true, deleteOnTermination: true }),
+            volume: ec2.BlockDeviceVolume.ebs(config.rootVolumeGiB, {
+              volumeType: ec2.EbsDeviceVolumeType.GP3,
+              encrypted: true,
+              deleteOnTermination: true,
+            }),
           },
         ],
         // The dead-man's switch shuts the client down: it then terminates instead of idling as stopped.

@@ -53,13 +53,25 @@ const existingVpcSchema = z
   .strict()
   .superRefine((v, ctx) => {
     if (v.privateSubnetIds.length !== v.availabilityZones.length) {
-      ctx.addIssue({ code: 'custom', message: 'needs one subnet per availability zone (same length and order)', path: ['privateSubnetIds'] });
+      ctx.addIssue({
+        code: 'custom',
+        message: 'needs one subnet per availability zone (same length and order)',
+        path: ['privateSubnetIds'],
+      });
     }
     if (v.createEndpoints && !v.privateRouteTableIds) {
-      ctx.addIssue({ code: 'custom', message: "the S3 gateway endpoint needs the subnets' route tables (or set createEndpoints: false)", path: ['privateRouteTableIds'] });
+      ctx.addIssue({
+        code: 'custom',
+        message: "the S3 gateway endpoint needs the subnets' route tables (or set createEndpoints: false)",
+        path: ['privateRouteTableIds'],
+      });
     }
     if (v.privateRouteTableIds && v.privateRouteTableIds.length !== v.privateSubnetIds.length) {
-      ctx.addIssue({ code: 'custom', message: 'needs one route table per subnet (same length and order)', path: ['privateRouteTableIds'] });
+      ctx.addIssue({
+        code: 'custom',
+        message: 'needs one route table per subnet (same length and order)',
+        path: ['privateRouteTableIds'],
+      });
     }
   });
 
@@ -128,7 +140,10 @@ const nightlySchema = z
       .default('cron(0 2 * * ? *)'),
     /** IANA time zone of the cron expression (ScheduleExpressionTimezone). */
     timeZone: z.string().min(1).default('UTC'),
-    /** The experiment file, relative to cdk.json's directory: by default the nightly regression run (`aurora-bench history nightly-regression` judges it). */
+    /**
+     * The experiment file, relative to cdk.json's directory: by default the nightly
+     * regression run (`aurora-bench history nightly-regression` judges it).
+     */
     experiment: z.string().min(1).default('experiments/nightly-regression.json'),
   })
   .strict();
@@ -188,9 +203,12 @@ const appConfigSchema = z
       code: 'custom',
       path: ['network', 'natGateways'],
       message:
-        "0 leaves the clients' private subnets without internet access, but clients and self-managed servers install sysbench, the AWS CLI and MariaDB " +
-        `from Debian's package archive at boot (lib/client-user-data.ts). Set ${CONFIG_CONTEXT_KEY}.network.natGateways to 1 or more, ` +
-        `or use an existing VPC whose private subnets route to the internet (${CONFIG_CONTEXT_KEY}.network.existingVpc).`,
+        "0 leaves the clients' private subnets without internet access, but clients and self-managed servers " +
+        'install sysbench, the AWS CLI and MariaDB ' +
+        `from Debian's package archive at boot (lib/client-user-data.ts). ` +
+        `Set ${CONFIG_CONTEXT_KEY}.network.natGateways to 1 or more, ` +
+        `or use an existing VPC whose private subnets route to the internet ` +
+        `(${CONFIG_CONTEXT_KEY}.network.existingVpc).`,
     });
   });
 
@@ -210,7 +228,8 @@ export class ConfigError extends AuroraBenchError {
 /** The RetentionDays member for a validated number of days (the schema refused any other). */
 export function logRetention(days: number): RetentionDays {
   const match = LOG_RETENTIONS.get(days);
-  if (match === undefined) throw new ConfigError(`${days} days is not a CloudWatch Logs retention period (one of ${LOG_RETENTION_LIST})`);
+  if (match === undefined)
+    throw new ConfigError(`${days} days is not a CloudWatch Logs retention period (one of ${LOG_RETENTION_LIST})`);
   return match;
 }
 
@@ -227,7 +246,9 @@ export function parseAppConfig(raw: unknown): AppConfig {
   }
   const result = appConfigSchema.safeParse(value);
   if (!result.success) {
-    const lines = result.error.issues.map((i) => `  ${[CONFIG_CONTEXT_KEY, ...i.path.map(String)].join('.')}: ${i.message}`);
+    const lines = result.error.issues.map(
+      (i) => `  ${[CONFIG_CONTEXT_KEY, ...i.path.map(String)].join('.')}: ${i.message}`,
+    );
     throw new ConfigError(`invalid CDK context:\n${lines.join('\n')}`);
   }
   return result.data;
@@ -258,7 +279,10 @@ export function loadExecutionInput(experimentPath: string, baseDir: string): Exe
     try {
       scripts[basename(w.script)] = readFileSync(scriptFile, 'utf8');
     } catch (e) {
-      throw new ConfigError(`${CONFIG_CONTEXT_KEY}.nightly.experiment: cannot read workload script ${scriptFile}`, { cause: e, source: scriptFile });
+      throw new ConfigError(`${CONFIG_CONTEXT_KEY}.nightly.experiment: cannot read workload script ${scriptFile}`, {
+        cause: e,
+        source: scriptFile,
+      });
     }
   }
   return Object.keys(scripts).length > 0 ? { spec, scripts } : { spec };

@@ -7,7 +7,14 @@
  */
 import { Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
-import { AWS_CONFIG_DEFAULTS, awsConfigToEnv, GIT_SHA_ENV, TOOL_VERSION_ENV, type AwsBackendConfig, type ClientArchitecture } from '../core/backends/aws/config';
+import {
+  AWS_CONFIG_DEFAULTS,
+  awsConfigToEnv,
+  GIT_SHA_ENV,
+  TOOL_VERSION_ENV,
+  type AwsBackendConfig,
+  type ClientArchitecture,
+} from '../core/backends/aws/config';
 import { tagKeys } from '../core/backends/aws/names';
 
 /** Prefix of every RDS identifier the backend creates (core/backends/aws/names.ts cellBaseName). */

@@ -10,7 +10,10 @@ import * as rds from 'aws-cdk-lib/aws-rds';
 import { Construct } from 'constructs';
 import { logRetention, type NetworkConfig } from './config';
 
-/** The DB port: Aurora's and RDS's default for MySQL and MariaDB, and the self-managed servers' (core/backends/aws/self-managed-servers.ts). */
+/**
+ * The DB port: Aurora's and RDS's default for MySQL and MariaDB, and the
+ * self-managed servers' (core/backends/aws/self-managed-servers.ts).
+ */
 const MYSQL_PORT = 3306;
 
 export interface NetworkProps {
@@ -58,7 +61,10 @@ export class Network extends Construct {
           { name: 'private', subnetType: privateType, cidrMask: 20 },
         ],
         flowLogs: {
-          all: { destination: ec2.FlowLogDestination.toCloudWatchLogs(flowLogGroup), trafficType: ec2.FlowLogTrafficType.REJECT },
+          all: {
+            destination: ec2.FlowLogDestination.toCloudWatchLogs(flowLogGroup),
+            trafficType: ec2.FlowLogTrafficType.REJECT,
+          },
         },
       });
       this.vpc = vpc;
@@ -67,7 +73,8 @@ export class Network extends Construct {
 
     this.clientSecurityGroup = new ec2.SecurityGroup(this, 'ClientSecurityGroup', {
       vpc: this.vpc,
-      description: 'aurora-bench sysbench clients: no inbound; outbound to the databases, endpoints and package sources',
+      description:
+        'aurora-bench sysbench clients: no inbound; outbound to the databases, endpoints and package sources',
       allowAllOutbound: true,
     });
     this.dbSecurityGroup = new ec2.SecurityGroup(this, 'DatabaseSecurityGroup', {
@@ -75,17 +82,31 @@ export class Network extends Construct {
       description: 'aurora-bench Aurora clusters: MySQL from the clients only',
       allowAllOutbound: false,
     });
-    this.dbSecurityGroup.addIngressRule(this.clientSecurityGroup, ec2.Port.tcp(MYSQL_PORT), 'MySQL from the sysbench clients');
+    this.dbSecurityGroup.addIngressRule(
+      this.clientSecurityGroup,
+      ec2.Port.tcp(MYSQL_PORT),
+      'MySQL from the sysbench clients',
+    );
     // Outbound to the package repositories (server-install.sh), S3 (the bundle) and the SSM and
     // Secrets Manager endpoints, as the clients.
     this.serverSecurityGroup = new ec2.SecurityGroup(this, 'ServerSecurityGroup', {
       vpc: this.vpc,
-      description: 'aurora-bench self-managed servers: MySQL from the clients and between servers; outbound to endpoints and package sources',
+      description:
+        'aurora-bench self-managed servers: MySQL from the clients and between servers; outbound to endpoints ' +
+        'and package sources',
       allowAllOutbound: true,
     });
-    this.serverSecurityGroup.addIngressRule(this.clientSecurityGroup, ec2.Port.tcp(MYSQL_PORT), 'MySQL from the sysbench clients');
+    this.serverSecurityGroup.addIngressRule(
+      this.clientSecurityGroup,
+      ec2.Port.tcp(MYSQL_PORT),
+      'MySQL from the sysbench clients',
+    );
     // A replica connects to its writer's port (CHANGE MASTER TO ... in client/server-setup.sh).
-    this.serverSecurityGroup.addIngressRule(this.serverSecurityGroup, ec2.Port.tcp(MYSQL_PORT), 'MySQL replication between the servers of a cell');
+    this.serverSecurityGroup.addIngressRule(
+      this.serverSecurityGroup,
+      ec2.Port.tcp(MYSQL_PORT),
+      'MySQL replication between the servers of a cell',
+    );
 
     this.dbSubnetGroup = new rds.SubnetGroup(this, 'DatabaseSubnetGroup', {
       vpc: this.vpc,
@@ -109,8 +130,16 @@ export class Network extends Construct {
       description: 'aurora-bench interface endpoints: HTTPS from the clients only',
       allowAllOutbound: false,
     });
-    endpointSecurityGroup.addIngressRule(this.clientSecurityGroup, ec2.Port.tcp(443), 'HTTPS from the sysbench clients');
-    endpointSecurityGroup.addIngressRule(this.serverSecurityGroup, ec2.Port.tcp(443), 'HTTPS from the self-managed servers');
+    endpointSecurityGroup.addIngressRule(
+      this.clientSecurityGroup,
+      ec2.Port.tcp(443),
+      'HTTPS from the sysbench clients',
+    );
+    endpointSecurityGroup.addIngressRule(
+      this.serverSecurityGroup,
+      ec2.Port.tcp(443),
+      'HTTPS from the self-managed servers',
+    );
     const services: Record<string, ec2.InterfaceVpcEndpointAwsService> = {
       Ssm: ec2.InterfaceVpcEndpointAwsService.SSM,
       SsmMessages: ec2.InterfaceVpcEndpointAwsService.SSM_MESSAGES,

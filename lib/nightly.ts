@@ -29,13 +29,18 @@ export class Nightly extends Construct {
   constructor(scope: Construct, id: string, props: NightlyProps) {
     super(scope, id);
     const stack = Stack.of(this);
-    const executionInput = { ...props.executionInput, spec: { ...(props.executionInput.spec as Record<string, unknown>), region: stack.region } };
+    const executionInput = {
+      ...props.executionInput,
+      spec: { ...(props.executionInput.spec as Record<string, unknown>), region: stack.region },
+    };
     // An environment-agnostic stack's region is a token ({"Ref": "AWS::Region"}): toJsonString embeds it
     // so CloudFormation resolves it (Fn::Join); JSON.stringify would write the token's placeholder text.
     const input = stack.toJsonString(executionInput);
     if (Buffer.byteLength(JSON.stringify(executionInput), 'utf8') > MAX_EXECUTION_INPUT_BYTES) {
       throw new Error(
-        `aurora-bench.nightly.experiment: the execution input is ${Buffer.byteLength(JSON.stringify(executionInput), 'utf8')} bytes, more than the 256 KiB StartExecution accepts`,
+        `aurora-bench.nightly.experiment: the execution input ` +
+          `is ${Buffer.byteLength(JSON.stringify(executionInput), 'utf8')} bytes, more than the 256 KiB ` +
+          `StartExecution accepts`,
       );
     }
     this.role = new iam.Role(this, 'Role', {

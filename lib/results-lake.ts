@@ -65,7 +65,8 @@ export class ResultsLake extends Construct {
       encryption: s3.BucketEncryption.S3_MANAGED,
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
       enforceSSL: true,
-      // Log delivery is granted by bucket policy (feature flag @aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy), no ACLs.
+      // Log delivery is granted by bucket policy (feature flag
+      // @aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy), no ACLs.
       objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
       lifecycleRules: [{ id: 'expire-access-logs', expiration: Duration.days(365) }],
       removalPolicy,
@@ -85,9 +86,17 @@ export class ResultsLake extends Construct {
       lifecycleRules: [
         { id: 'expire-raw-output', prefix: LAKE_PREFIXES.raw, expiration: Duration.days(config.rawRetentionDays) },
         { id: 'expire-ssm-output', prefix: SSM_OUTPUT_PREFIX, expiration: Duration.days(config.rawRetentionDays) },
-        { id: 'expire-athena-results', prefix: LAKE_PREFIXES.athenaResults, expiration: Duration.days(config.athenaResultRetentionDays) },
+        {
+          id: 'expire-athena-results',
+          prefix: LAKE_PREFIXES.athenaResults,
+          expiration: Duration.days(config.athenaResultRetentionDays),
+        },
         // Clients' ready markers matter only while the client lives (at most MAX_CLIENT_LIFETIME_HOURS).
-        { id: 'expire-client-ready-markers', prefix: CLIENT_READY_PREFIX, expiration: Duration.days(Math.ceil(MAX_CLIENT_LIFETIME_HOURS / 24) + 1) },
+        {
+          id: 'expire-client-ready-markers',
+          prefix: CLIENT_READY_PREFIX,
+          expiration: Duration.days(Math.ceil(MAX_CLIENT_LIFETIME_HOURS / 24) + 1),
+        },
         { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(7) },
       ],
       removalPolicy,
@@ -97,7 +106,10 @@ export class ResultsLake extends Construct {
     this.databaseName = glueDatabaseName(props.namePrefix);
     const database = new glue.CfnDatabase(this, 'Database', {
       catalogId: account,
-      databaseInput: { name: this.databaseName, description: 'aurora-bench results lake (JSON Lines, partitioned by run date)' },
+      databaseInput: {
+        name: this.databaseName,
+        description: 'aurora-bench results lake (JSON Lines, partitioned by run date)',
+      },
     });
 
     const tables: Partial<Record<LakeTable, glue.CfnTable>> = {};
@@ -113,7 +125,11 @@ export class ResultsLake extends Construct {
     this.tables = tables as Record<LakeTable, glue.CfnTable>;
     const parquetTables: Partial<Record<StepTable, glue.CfnTable>> = {};
     for (const table of STEP_TABLES) {
-      const cfnTable = new glue.CfnTable(this, `ParquetTable-${table}`, { catalogId: account, databaseName: this.databaseName, tableInput: this.parquetTableInput(table) });
+      const cfnTable = new glue.CfnTable(this, `ParquetTable-${table}`, {
+        catalogId: account,
+        databaseName: this.databaseName,
+        tableInput: this.parquetTableInput(table),
+      });
       cfnTable.addResourceDependency(database);
       parquetTables[table] = cfnTable;
     }
@@ -203,7 +219,9 @@ export class ResultsLake extends Construct {
     const types = LAKE_COLUMNS[table];
     return {
       name: parquetTableName(table),
-      description: `aurora-bench ${table} rows of compacted runs (core/lake/athena-storage.ts), Parquet, one partition per run`,
+      description:
+        `aurora-bench ${table} rows of compacted runs (core/lake/athena-storage.ts), Parquet, one ` +
+        `partition per run`,
       tableType: 'EXTERNAL_TABLE',
       parameters: { classification: 'parquet', EXTERNAL: 'TRUE' },
       partitionKeys: [

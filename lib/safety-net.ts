@@ -66,11 +66,20 @@ export class SafetyNet extends Construct {
       new iam.PolicyStatement({
         sid: 'ReadBenchmarkExecutionHistory',
         actions: ['states:GetExecutionHistory'],
-        resources: [stack.formatArn({ service: 'states', resource: 'execution', resourceName: `${props.stateMachineName}:*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
+        resources: [
+          stack.formatArn({
+            service: 'states',
+            resource: 'execution',
+            resourceName: `${props.stateMachineName}:*`,
+            arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+          }),
+        ],
       }),
     );
     Validations.of(props.role).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${props.stateMachineName}:*]`,
+      id:
+        `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:` +
+        `execution:${props.stateMachineName}:*]`,
       reason: 'Executions of the benchmark state machine only; their names are generated per run.',
     });
 
@@ -107,7 +116,9 @@ export class SafetyNet extends Construct {
       }),
       description: 'aurora-bench sweeper schedule: invoke the sweeper',
     });
-    scheduleRole.addToPolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.sweeper.functionArn] }));
+    scheduleRole.addToPolicy(
+      new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.sweeper.functionArn] }),
+    );
     this.deadLetterQueue.grantSendMessages(scheduleRole);
     this.schedule = new scheduler.CfnSchedule(this, 'SweepSchedule', {
       name: `${props.namePrefix}-sweeper`,

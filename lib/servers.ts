@@ -46,15 +46,25 @@ export class Servers extends Construct {
 
     this.role = new iam.Role(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com'),
-      description: 'aurora-bench self-managed servers: SSM managed instance, bundle read, setup output write, the cell secret read',
+      description:
+        'aurora-bench self-managed servers: SSM managed instance, bundle read, setup output write, ' +
+        'the cell secret read',
       managedPolicies: [iam.ManagedPolicy.fromAwsManagedPolicyName('AmazonSSMManagedInstanceCore')],
     });
     Validations.of(this.role).acknowledge({
       id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonSSMManagedInstanceCore]',
-      reason: 'The AWS-maintained SSM core policy is what Run Command needs on the instance and follows SSM agent changes; it grants no data access.',
+      reason:
+        'The AWS-maintained SSM core policy is what Run Command needs on the instance and follows SSM agent ' +
+        'changes; it grants no data access.',
     });
     // The bundle (aws s3 cp --recursive of runner/): list the prefix, read its objects.
-    this.role.addToPolicy(new iam.PolicyStatement({ sid: 'ReadBundle', actions: ['s3:GetObject'], resources: [bucket.arnForObjects(`${RUNNER_PREFIX}*`)] }));
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'ReadBundle',
+        actions: ['s3:GetObject'],
+        resources: [bucket.arnForObjects(`${RUNNER_PREFIX}*`)],
+      }),
+    );
     this.role.addToPolicy(
       new iam.PolicyStatement({
         sid: 'ListBundle',
@@ -65,8 +75,20 @@ export class Servers extends Construct {
     );
     // The setup command's stdout/stderr (SendCommand OutputS3KeyPrefix under ssm-output/); the SSM
     // agent reads the bucket's encryption configuration first (lib/clients.ts says where that is documented).
-    this.role.addToPolicy(new iam.PolicyStatement({ sid: 'WriteSetupOutput', actions: ['s3:PutObject'], resources: [bucket.arnForObjects(`${SSM_OUTPUT_PREFIX}*`)] }));
-    this.role.addToPolicy(new iam.PolicyStatement({ sid: 'ReadLakeEncryptionForCommandOutput', actions: ['s3:GetEncryptionConfiguration'], resources: [bucket.bucketArn] }));
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'WriteSetupOutput',
+        actions: ['s3:PutObject'],
+        resources: [bucket.arnForObjects(`${SSM_OUTPUT_PREFIX}*`)],
+      }),
+    );
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'ReadLakeEncryptionForCommandOutput',
+        actions: ['s3:GetEncryptionConfiguration'],
+        resources: [bucket.bucketArn],
+      }),
+    );
     // The cell's credentials (client/server-setup.sh: aws secretsmanager get-secret-value): the
     // backend names them ab-... and tags them with the run; GetSecretValue and DescribeSecret take
     // aws:ResourceTag/${TagKey} (Service Authorization Reference, AWS Secrets Manager).
@@ -74,7 +96,14 @@ export class Servers extends Construct {
       new iam.PolicyStatement({
         sid: 'ReadCellSecret',
         actions: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
-        resources: [stack.formatArn({ service: 'secretsmanager', resource: 'secret', resourceName: `${RDS_NAME_PREFIX}*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
+        resources: [
+          stack.formatArn({
+            service: 'secretsmanager',
+            resource: 'secret',
+            resourceName: `${RDS_NAME_PREFIX}*`,
+            arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+          }),
+        ],
         conditions: { Null: { [`aws:ResourceTag/${RUN_ID_TAG}`]: 'false' } },
       }),
     );
@@ -94,18 +123,29 @@ export class Servers extends Construct {
     );
     const bucketId = stack.getLogicalId(bucket.node.defaultChild as CfnElement);
     Validations.of(this.role).acknowledge(
-      { id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${RUNNER_PREFIX}*]`, reason: 'The bundle is many objects under one prefix; read-only.' },
       {
-        id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${SSM_OUTPUT_PREFIX}*]`,
-        reason: "SSM Run Command uploads the setup command's stdout/stderr under ssm-output/<run>/<cell>/...; the keys are known per run only.",
+        id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${RUNNER_PREFIX}*]`,
+        reason: 'The bundle is many objects under one prefix; read-only.',
       },
       {
-        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:ab-*]',
-        reason: "Each cell's credentials secret is named ab-<run>-<cell>-server-credentials (core/backends/aws/names.ts); the read also requires the run tag on the secret.",
+        id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${SSM_OUTPUT_PREFIX}*]`,
+        reason:
+          "SSM Run Command uploads the setup command's stdout/stderr under ssm-output/<run>/<cell>/...; the " +
+          'keys are known per run only.',
+      },
+      {
+        id:
+          'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:' +
+          'secret:ab-*]',
+        reason:
+          "Each cell's credentials secret is named ab-<run>-<cell>-server-credentials " +
+          '(core/backends/aws/names.ts); the read also requires the run tag on the secret.',
       },
       {
         id: 'AwsSolutions-IAM5[Resource::*]',
-        reason: 'cloudwatch:PutMetricData has no resource type; the statement is limited to the CWAgent namespace by the cloudwatch:namespace condition.',
+        reason:
+          'cloudwatch:PutMetricData has no resource type; the statement is limited to the CWAgent namespace by ' +
+          'the cloudwatch:namespace condition.',
       },
     );
 
@@ -114,10 +154,18 @@ export class Servers extends Construct {
     const launchTemplates: Partial<Record<ClientArchitecture, ec2.LaunchTemplate>> = {};
     for (const arch of props.architectures) {
       const userData = ec2.UserData.forLinux();
-      userData.addCommands(...serverUserDataCommands({ runnerS3Uri: `s3://${bucket.bucketName}/${RUNNER_PREFIX}`, region: stack.region, expiresAtTag: EXPIRES_AT_TAG }));
+      userData.addCommands(
+        ...serverUserDataCommands({
+          runnerS3Uri: `s3://${bucket.bucketName}/${RUNNER_PREFIX}`,
+          region: stack.region,
+          expiresAtTag: EXPIRES_AT_TAG,
+        }),
+      );
       launchTemplates[arch] = new ec2.LaunchTemplate(this, `LaunchTemplate-${arch}`, {
         launchTemplateName: `${props.namePrefix}-server-${arch}`,
-        machineImage: ec2.MachineImage.resolveSsmParameterAtLaunch(DEBIAN_AMI_PARAMETERS[arch], { os: ec2.OperatingSystemType.LINUX }),
+        machineImage: ec2.MachineImage.resolveSsmParameterAtLaunch(DEBIAN_AMI_PARAMETERS[arch], {
+          os: ec2.OperatingSystemType.LINUX,
+        }),
         instanceProfile: this.instanceProfile,
         securityGroup: props.securityGroup,
         userData,
@@ -128,7 +176,11 @@ export class Servers extends Construct {
         blockDevices: [
           {
             deviceName: DEBIAN_ROOT_DEVICE,
-            volume: ec2.BlockDeviceVolume.ebs(SERVER_DEFAULT_VOLUME_GIB, { volumeType: ec2.EbsDeviceVolumeType.GP3, encrypted: true, deleteOnTermination: true }),
+            volume: ec2.BlockDeviceVolume.ebs(SERVER_DEFAULT_VOLUME_GIB, {
+              volumeType: ec2.EbsDeviceVolumeType.GP3,
+              encrypted: true,
+              deleteOnTermination: true,
+            }),
           },
         ],
         instanceInitiatedShutdownBehavior: ec2.InstanceInitiatedShutdownBehavior.TERMINATE,

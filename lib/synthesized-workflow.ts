@@ -8,7 +8,18 @@
  * synthesizeBundledCached's, whose functions are the bundles `cdk deploy` uploads.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { App, Stack, type CfnElement } from 'aws-cdk-lib';
@@ -53,7 +64,10 @@ export interface SynthesizeWorkflowOptions {
 }
 
 interface TemplateJson {
-  readonly Resources: Record<string, { Type: string; Properties: Record<string, unknown>; Metadata?: Record<string, unknown> }>;
+  readonly Resources: Record<
+    string,
+    { Type: string; Properties: Record<string, unknown>; Metadata?: Record<string, unknown> }
+  >;
 }
 
 interface Synthesis {
@@ -65,7 +79,9 @@ interface Synthesis {
 
 /** The app synthesized into `outdir`, with the Lambda bundling (esbuild) or without it. */
 function synthesizeInto(o: SynthesizeWorkflowOptions, outdir: string, bundling: boolean): Synthesis {
-  const context = (JSON.parse(readFileSync(join(o.projectRoot, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
+  const context = (
+    JSON.parse(readFileSync(join(o.projectRoot, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }
+  ).context;
   const app = new App({
     outdir,
     context: {
@@ -77,18 +93,29 @@ function synthesizeInto(o: SynthesizeWorkflowOptions, outdir: string, bundling: 
   });
   const stack = buildAuroraBenchApp(app, { projectRoot: o.projectRoot, nag: false });
   const template = app.synth().getStackByName(stack.stackName).template as TemplateJson;
-  const taskByLogicalId = new Map<string, TaskName>(TASK_NAMES.map((task) => [Stack.of(stack).getLogicalId(stack.workflow.functions[task].node.defaultChild as CfnElement), task]));
+  const taskByLogicalId = new Map<string, TaskName>(
+    TASK_NAMES.map((task) => [
+      Stack.of(stack).getLogicalId(stack.workflow.functions[task].node.defaultChild as CfnElement),
+      task,
+    ]),
+  );
   const machines = Object.values(template.Resources).filter((r) => r.Type === 'AWS::StepFunctions::StateMachine');
-  if (machines.length !== 1) throw new Error(`expected one state machine in the synthesized template, found ${machines.length}`);
+  if (machines.length !== 1)
+    throw new Error(`expected one state machine in the synthesized template, found ${machines.length}`);
   const taskByArn = new Map<string, TaskName>();
   const text = resolveDefinitionString(machines[0]!.Properties['DefinitionString'], (logicalId) => {
     const task = taskByLogicalId.get(logicalId);
-    if (task === undefined) throw new Error(`the definition references ${logicalId}, which is not one of the workflow's Task functions`);
+    if (task === undefined)
+      throw new Error(`the definition references ${logicalId}, which is not one of the workflow's Task functions`);
     const arn = `arn:aws:lambda:${o.region}:${o.account ?? '123456789012'}:function:${logicalId}`;
     taskByArn.set(arn, task);
     return arn;
   });
-  return { template, workflow: { definition: JSON.parse(text) as Record<string, unknown>, taskByArn }, taskByLogicalId };
+  return {
+    template,
+    workflow: { definition: JSON.parse(text) as Record<string, unknown>, taskByArn },
+    taskByLogicalId,
+  };
 }
 
 /**
@@ -113,7 +140,10 @@ interface SynthesizedFunction {
   readonly assetDir: string;
   readonly runtime: string;
   readonly handler: string;
-  /** The template's Environment.Variables: text, or CloudFormation intrinsics (Ref, Fn::GetAtt, ...) resolved at deploy time. */
+  /**
+   * The template's Environment.Variables: text, or CloudFormation
+   * intrinsics (Ref, Fn::GetAtt, ...) resolved at deploy time.
+   */
   readonly environment: Readonly<Record<string, unknown>>;
   readonly memoryMb: number;
   readonly timeoutS: number;
@@ -126,12 +156,17 @@ interface BundledSynthesis extends SynthesizedWorkflow {
 }
 
 /** Every Lambda function of a synthesized template, with its asset folder under `outdir`. */
-function functionsOf(template: TemplateJson, outdir: string, taskByLogicalId: ReadonlyMap<string, TaskName>): SynthesizedFunction[] {
+function functionsOf(
+  template: TemplateJson,
+  outdir: string,
+  taskByLogicalId: ReadonlyMap<string, TaskName>,
+): SynthesizedFunction[] {
   return Object.entries(template.Resources)
     .filter(([, r]) => r.Type === 'AWS::Lambda::Function')
     .map(([logicalId, r]) => {
       const assetPath = r.Metadata?.['aws:asset:path'];
-      if (typeof assetPath !== 'string') throw new Error(`function ${logicalId} has no aws:asset:path metadata: was bundling skipped?`);
+      if (typeof assetPath !== 'string')
+        throw new Error(`function ${logicalId} has no aws:asset:path metadata: was bundling skipped?`);
       const task = taskByLogicalId.get(logicalId);
       const p = r.Properties;
       return {
@@ -190,7 +225,11 @@ export function synthesizeBundledCached(o: SynthesizeWorkflowOptions, cacheDir: 
   const functions = functionsOf(template, tmp, taskByLogicalId);
   writeFileSync(
     join(tmp, 'synthesis.json'),
-    JSON.stringify({ definition: workflow.definition, taskByArn: [...workflow.taskByArn], functions: functions.map((f) => ({ ...f, assetDir: relative(tmp, f.assetDir) })) }),
+    JSON.stringify({
+      definition: workflow.definition,
+      taskByArn: [...workflow.taskByArn],
+      functions: functions.map((f) => ({ ...f, assetDir: relative(tmp, f.assetDir) })),
+    }),
   );
   try {
     renameSync(tmp, dir);
@@ -206,7 +245,10 @@ export function synthesizeBundledCached(o: SynthesizeWorkflowOptions, cacheDir: 
 const KEEP_BUNDLED = 3;
 const KEEP_WORKFLOWS = 10;
 /** The names the cache writes (a digest of 32 hex digits); temporary names of a write under way never match. */
-const CACHE_ENTRY: Readonly<Record<'bundled' | 'workflow', RegExp>> = { bundled: /^bundled-[0-9a-f]{32}$/, workflow: /^workflow-[0-9a-f]{32}\.json$/ };
+const CACHE_ENTRY: Readonly<Record<'bundled' | 'workflow', RegExp>> = {
+  bundled: /^bundled-[0-9a-f]{32}$/,
+  workflow: /^workflow-[0-9a-f]{32}\.json$/,
+};
 
 /** Marks a cache entry as used now: pruning keeps the most recently used. */
 function touch(path: string): void {
@@ -298,7 +340,10 @@ function filesUnder(dir: string): string[] {
 export function synthesizeWorkflowCached(o: SynthesizeWorkflowOptions, cacheDir: string): SynthesizedWorkflow {
   const file = join(cacheDir, `workflow-${synthesisDigest(o)}.json`);
   try {
-    const cached = JSON.parse(readFileSync(file, 'utf8')) as { definition: Record<string, unknown>; taskByArn: [string, TaskName][] };
+    const cached = JSON.parse(readFileSync(file, 'utf8')) as {
+      definition: Record<string, unknown>;
+      taskByArn: [string, TaskName][];
+    };
     if (typeof cached.definition === 'object' && Array.isArray(cached.taskByArn)) {
       touch(file);
       return { definition: cached.definition, taskByArn: new Map(cached.taskByArn) };

@@ -13,7 +13,12 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { TASK_NAMES, type TaskName } from '../core/workflow/task-names';
-import { executionTimeoutSeconds, readAslFile, substitutePlaceholders, taskPlaceholderValues } from '../core/workflow/asl';
+import {
+  executionTimeoutSeconds,
+  readAslFile,
+  substitutePlaceholders,
+  taskPlaceholderValues,
+} from '../core/workflow/asl';
 import { logRetention } from './config';
 
 /** Powertools settings shared by every function (lambdas/runtime/aws-runtime.ts uses the same names). */
@@ -96,7 +101,10 @@ export class TaskFunction extends Construct {
         commandHooks: {
           beforeBundling: () => [],
           beforeInstall: () => [],
-          afterBundling: (inputDir: string, outputDir: string) => [`mkdir -p "${outputDir}/sql"`, `cp "${inputDir}/core/lake/sql/"*.sql "${outputDir}/sql/"`],
+          afterBundling: (inputDir: string, outputDir: string) => [
+            `mkdir -p "${outputDir}/sql"`,
+            `cp "${inputDir}/core/lake/sql/"*.sql "${outputDir}/sql/"`,
+          ],
         },
       },
     });
@@ -112,7 +120,10 @@ export interface WorkflowProps {
   readonly stateMachineName: string;
   readonly environment: Readonly<Record<string, string>>;
   readonly logRetentionDays: number;
-  /** Each Task function's role, with the permissions of its own Task's calls (lib/backend-permissions.ts grantTaskPermissions). */
+  /**
+   * Each Task function's role, with the permissions of its own
+   * Task's calls (lib/backend-permissions.ts grantTaskPermissions).
+   */
   readonly taskRoles: Readonly<Record<TaskName, iam.Role>>;
 }
 
@@ -185,9 +196,24 @@ export class Workflow extends Construct {
 
     // The DISTRIBUTED Map runs one child execution per cell (iam-policies-eg-dist-map in the Step
     // Functions guide); a separate policy keeps the role free of a reference to its own state machine.
-    const smArn = stack.formatArn({ service: 'states', resource: 'stateMachine', resourceName: props.stateMachineName, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
-    const childExecutions = stack.formatArn({ service: 'states', resource: 'execution', resourceName: `${props.stateMachineName}/*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
-    const executions = stack.formatArn({ service: 'states', resource: 'execution', resourceName: `${props.stateMachineName}:*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+    const smArn = stack.formatArn({
+      service: 'states',
+      resource: 'stateMachine',
+      resourceName: props.stateMachineName,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+    const childExecutions = stack.formatArn({
+      service: 'states',
+      resource: 'execution',
+      resourceName: `${props.stateMachineName}/*`,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+    const executions = stack.formatArn({
+      service: 'states',
+      resource: 'execution',
+      resourceName: `${props.stateMachineName}:*`,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
     const distributedMapPolicy = new iam.Policy(this, 'DistributedMapPolicy', {
       statements: [
         new iam.PolicyStatement({ sid: 'StartCellExecutions', actions: ['states:StartExecution'], resources: [smArn] }),
@@ -201,28 +227,38 @@ export class Workflow extends Construct {
     role.attachInlinePolicy(distributedMapPolicy);
     Validations.of(distributedMapPolicy).acknowledge(
       {
-        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${props.stateMachineName}/*]`,
-        reason: 'Child executions of the DISTRIBUTED Map are named <state machine>/<map run label>:<uuid> by Step Functions; limited to this state machine.',
+        id:
+          `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:` +
+          `execution:${props.stateMachineName}/*]`,
+        reason:
+          'Child executions of the DISTRIBUTED Map are named <state machine>/<map run label>:<uuid> by Step ' +
+          'Functions; limited to this state machine.',
       },
       {
-        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${props.stateMachineName}:*]`,
+        id:
+          `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:` +
+          `execution:${props.stateMachineName}:*]`,
         reason: 'Executions of this state machine only; their names are generated per run.',
       },
     );
     Validations.of(role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason:
-        'CloudWatch Logs vended delivery (logs:CreateLogDelivery and friends) and X-Ray PutTraceSegments support no resource-level permissions; CDK adds exactly these for logging and tracing.',
+        'CloudWatch Logs vended delivery (logs:CreateLogDelivery and friends) and X-Ray PutTraceSegments ' +
+        'support no resource-level permissions; CDK adds exactly these for logging and tracing.',
     });
     for (const task of TASK_NAMES) {
       Validations.of(props.taskRoles[task]).acknowledge({
         id: 'AwsSolutions-IAM5[Resource::*]',
-        reason: "X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) and the backend's Describe*/GetMetricData calls support no resource-level permissions.",
+        reason:
+          "X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) and the backend's " +
+          'Describe*/GetMetricData calls support no resource-level permissions.',
       });
       Validations.of(this.functions[task]).acknowledge({
         id: 'AwsSolutions-L1',
         reason:
-          "NODEJS_22_X is the project's pinned runtime (the issue requires it; the local runner and CI run the same code on Node 20/22); moving to a newer runtime is a deliberate change.",
+          "NODEJS_22_X is the project's pinned runtime (the issue requires it; the local runner and CI run the " +
+          'same code on Node 20/22); moving to a newer runtime is a deliberate change.',
       });
     }
   }

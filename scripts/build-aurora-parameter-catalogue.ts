@@ -23,15 +23,20 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 export const REFERENCE_REPOSITORY = 'awsdocs/amazon-aurora-user-guide';
-/** The last commit with content ("Documentation updates from the week of 2023-06-09"); the next one deleted doc_source. */
+/**
+ * The last commit with content ("Documentation updates from the week of 2023-06-09"); the next one deleted doc_source.
+ */
 export const REFERENCE_COMMIT = '287c60402f2da72238efbe4bd10cc34bb03acfa3';
 export const REFERENCE_COMMIT_DATE = '2023-06-10';
 export const REFERENCE_PATH = 'doc_source/AuroraMySQL.Reference.ParameterGroups.md';
 export const WRITE_FORWARDING_PATH = 'doc_source/aurora-global-database-write-forwarding.md';
 
-const CURRENT_REFERENCE_PAGE = 'https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/AuroraMySQL.Reference.ParameterGroups.html';
-const FLUSH_PAGE = 'https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/AuroraMySQL.BestPractices.FeatureRecommendations.html#AuroraMySQL.BestPractices.Flush';
-const RELEASE_NOTES_3100 = 'https://docs.aws.amazon.com/AmazonRDS/latest/AuroraMySQLReleaseNotes/AuroraMySQL.Updates.3100.html';
+const CURRENT_REFERENCE_PAGE =
+  'https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/AuroraMySQL.Reference.ParameterGroups.html';
+const FLUSH_PAGE =
+  'https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/AuroraMySQL.BestPractices.FeatureRecommendations.html#AuroraMySQL.BestPractices.Flush';
+const RELEASE_NOTES_3100 =
+  'https://docs.aws.amazon.com/AmazonRDS/latest/AuroraMySQLReleaseNotes/AuroraMySQL.Updates.3100.html';
 /** When the live pages the amendments come from were read. */
 export const AMENDMENTS_READ = '2026-11-22';
 
@@ -152,20 +157,41 @@ export function inapplicableRows(md: string): { name: string; note: string }[] {
 
 // ---------------------------------------------------------------- interpretation
 
-/** Which major versions a row's note limits it to (AWS: "Unless otherwise noted, ... valid for Aurora MySQL versions 2 and 3"). */
+/**
+ * Which major versions a row's note limits it to (AWS: "Unless
+ * otherwise noted, ... valid for Aurora MySQL versions 2 and 3").
+ */
 export function versionsOf(note: string): Major[] {
-  if (/Removed from Aurora MySQL version 3|isn't supported for version 3|not available in Aurora MySQL version 3/.test(note)) return ['2'];
-  if (/^Aurora MySQL version 2 only|Only applies to Aurora MySQL version 2\b|applies to Aurora MySQL version 2\.|^Aurora MySQL version 2\. Use /.test(note)) return ['2'];
+  if (
+    /Removed from Aurora MySQL version 3|isn't supported for version 3|not available in Aurora MySQL version 3/.test(
+      note,
+    )
+  )
+    return ['2'];
+  if (
+    new RegExp(
+      /^Aurora MySQL version 2 only|Only applies to Aurora MySQL version 2\b|applies to Aurora MySQL/.source +
+        / version 2\.|^Aurora MySQL version 2\. Use /.source,
+    ).test(note)
+  )
+    return ['2'];
   if (/versions? 2 and 3/.test(note)) return ['2', '3'];
-  if (/^Aurora MySQL version 3$|applies to Aurora MySQL version 3\b|available in Aurora MySQL version 3/.test(note)) return ['3'];
+  if (/^Aurora MySQL version 3$|applies to Aurora MySQL version 3\b|available in Aurora MySQL version 3/.test(note))
+    return ['3'];
   return ['2', '3'];
 }
 
 /** The Modifiable cell (and level-specific notes) for one major version. */
-export function modifiableFor(cell: string, note: string, level: Level, major: Major): LevelInfo['modifiable'] | undefined {
+export function modifiableFor(
+  cell: string,
+  note: string,
+  level: Level,
+  major: Major,
+): LevelInfo['modifiable'] | undefined {
   const perVersion = /Aurora MySQL version 2: (Yes|No) Aurora MySQL version 3: (Yes|No)/.exec(cell);
   if (perVersion) return (major === '2' ? perVersion[1] : perVersion[2]) === 'Yes';
-  if (/^Yes \(Aurora MySQL version 2\) Only at cluster creation time \(Aurora MySQL version 3\)$/.test(cell)) return major === '2' ? true : 'at-creation';
+  if (/^Yes \(Aurora MySQL version 2\) Only at cluster creation time \(Aurora MySQL version 3\)$/.test(cell))
+    return major === '2' ? true : 'at-creation';
   if (level === 'instance' && major === '3') {
     if (/Removed at the instance level from Aurora MySQL version 3/.test(note)) return undefined;
     if (/[Mm]odifiable only at the (?:DB )?cluster level in Aurora MySQL version 3/.test(note)) return false;
@@ -280,7 +306,9 @@ export const AMENDMENTS: readonly Amendment[] = [
   {
     majors: v3,
     name: 'aurora_binlog_replication_sec_index_parallel_workers',
-    levels: { cluster: yes('Parallel threads applying secondary index changes in binlog replication; 0 (disabled) by default.') },
+    levels: {
+      cluster: yes('Parallel threads applying secondary index changes in binlog replication; 0 (disabled) by default.'),
+    },
     minVersion: '3.06',
     source: CURRENT_REFERENCE_PAGE,
   },
@@ -364,7 +392,12 @@ export const AMENDMENTS: readonly Amendment[] = [
   {
     majors: both,
     name: 'innodb_flush_log_at_trx_commit',
-    levels: { cluster: yes('AWS highly recommends the default 1. In Aurora MySQL version 3, set innodb_trx_commit_allow_data_loss to 1 before setting a value other than 1.') },
+    levels: {
+      cluster: yes(
+        'AWS highly recommends the default 1. In Aurora MySQL version 3, set innodb_trx_commit_allow_data_loss ' +
+          'to 1 before setting a value other than 1.',
+      ),
+    },
     allowedValues: ['0', '1', '2'],
     source: `${CURRENT_REFERENCE_PAGE}; ${FLUSH_PAGE}`,
   },
@@ -372,13 +405,19 @@ export const AMENDMENTS: readonly Amendment[] = [
     majors: v3,
     name: 'innodb_flush_log_at_trx_commit',
     requires: { unlessValue: '1', parameter: 'innodb_trx_commit_allow_data_loss', value: '1' },
-    caveats: { '2': 'on Aurora MySQL version 3 the value 2 waits for the cluster volume like 1; only 0 does not wait (AWS: to get the behaviour of 0 or 2 in version 2, set 0)' },
+    caveats: {
+      '2':
+        'on Aurora MySQL version 3 the value 2 waits for the cluster volume like 1; only 0 does not wait ' +
+        '(AWS: to get the behaviour of 0 or 2 in version 2, set 0)',
+    },
     source: FLUSH_PAGE,
   },
   {
     majors: both,
     name: 'innodb_stats_include_delete_marked',
-    levels: { cluster: yes('Include delete-marked records in persistent statistics; version 2.12 and higher, and version 3.') },
+    levels: {
+      cluster: yes('Include delete-marked records in persistent statistics; version 2.12 and higher, and version 3.'),
+    },
     source: CURRENT_REFERENCE_PAGE,
   },
   { majors: ['2'], name: 'innodb_stats_include_delete_marked', minVersion: '2.12', source: CURRENT_REFERENCE_PAGE },
@@ -392,19 +431,35 @@ export const AMENDMENTS: readonly Amendment[] = [
   {
     majors: v3,
     name: 'log_error_suppression_list',
-    levels: { cluster: yes('Error codes not written to the error log.'), instance: yes('Error codes not written to the error log.') },
+    levels: {
+      cluster: yes('Error codes not written to the error log.'),
+      instance: yes('Error codes not written to the error log.'),
+    },
     minVersion: '3.03',
     source: CURRENT_REFERENCE_PAGE,
   },
   {
     majors: both,
     name: 'max_execution_time',
-    levels: { cluster: yes('Timeout for SELECT statements in milliseconds; 0 = none.'), instance: yes('Timeout for SELECT statements in milliseconds; 0 = none.') },
+    levels: {
+      cluster: yes('Timeout for SELECT statements in milliseconds; 0 = none.'),
+      instance: yes('Timeout for SELECT statements in milliseconds; 0 = none.'),
+    },
     range: { min: '0', max: '18446744073709551615' },
     source: CURRENT_REFERENCE_PAGE,
   },
-  { majors: ['2'], name: 'read_only', allowedValues: ['0', '1', '{TrueIfReplica}', '{TrueIfClusterReplica}'], source: CURRENT_REFERENCE_PAGE },
-  { majors: v3, name: 'read_only', allowedValues: ['0', '1', '{TrueIfClusterReplica}'], source: CURRENT_REFERENCE_PAGE },
+  {
+    majors: ['2'],
+    name: 'read_only',
+    allowedValues: ['0', '1', '{TrueIfReplica}', '{TrueIfClusterReplica}'],
+    source: CURRENT_REFERENCE_PAGE,
+  },
+  {
+    majors: v3,
+    name: 'read_only',
+    allowedValues: ['0', '1', '{TrueIfClusterReplica}'],
+    source: CURRENT_REFERENCE_PAGE,
+  },
   {
     majors: v3,
     name: 'replica_type_conversions',
@@ -464,7 +519,10 @@ export const AMENDMENTS: readonly Amendment[] = [
   {
     majors: v3,
     name: 'internal_tmp_mem_storage_engine',
-    levels: { cluster: yes('Allowed values are MEMORY and TempTable.'), instance: yes('Writers: MEMORY or TempTable; on readers it is TempTable and cannot be modified.') },
+    levels: {
+      cluster: yes('Allowed values are MEMORY and TempTable.'),
+      instance: yes('Writers: MEMORY or TempTable; on readers it is TempTable and cannot be modified.'),
+    },
     source: CURRENT_REFERENCE_PAGE,
   },
   {
@@ -517,13 +575,16 @@ export function applyAmendments(majors: Record<Major, MajorCatalogue>, amendment
         const info = a.levels?.[level];
         if (info) setLevel(entry, level, info);
       }
-      if (!entry.cluster && !entry.instance) throw new Error(`amendment for ${a.name} (Aurora MySQL ${major}) leaves it without a level`);
+      if (!entry.cluster && !entry.instance)
+        throw new Error(`amendment for ${a.name} (Aurora MySQL ${major}) leaves it without a level`);
       if (a.allowedValues) entry.allowedValues = a.allowedValues;
       if (a.range) entry.range = a.range;
       if (a.minVersion) entry.minVersion = a.minVersion;
       if (a.requires) entry.requires = a.requires;
       if (a.caveats) entry.caveats = a.caveats;
-      entry.source = [...new Set([...(entry.source ? entry.source.split('; ') : []), ...a.source.split('; ')])].join('; ');
+      entry.source = [...new Set([...(entry.source ? entry.source.split('; ') : []), ...a.source.split('; ')])].join(
+        '; ',
+      );
     }
   }
 }
@@ -538,14 +599,25 @@ export function checkCatalogue(majors: Record<Major, MajorCatalogue>): void {
   };
   const v3p = majors['3'].parameters;
   // core/backends/aws: clusterParametersFor sets these on the cluster parameter group.
-  for (const name of ['aurora_replica_read_consistency', 'aurora_fwd_writer_max_connections_pct', 'aurora_fwd_writer_idle_timeout']) {
+  for (const name of [
+    'aurora_replica_read_consistency',
+    'aurora_fwd_writer_max_connections_pct',
+    'aurora_fwd_writer_idle_timeout',
+  ]) {
     expect(v3p[name]?.cluster?.modifiable === true, `${name} is a modifiable cluster parameter of Aurora MySQL 3`);
   }
   expect(v3p['thread_handling']?.instance?.modifiable === false, 'thread_handling is listed and not modifiable');
   expect(v3p['sync_binlog']?.instance?.modifiable === false, 'sync_binlog is listed and not modifiable');
-  expect('innodb_flush_method' in majors['3'].notApplicable, "innodb_flush_method is among the parameters that don't apply");
-  expect(Object.keys(v3p).length > 250 && Object.keys(majors['2'].parameters).length > 250, 'both majors have their full tables');
-  if (problems.length > 0) throw new Error(`the parsed reference contradicts what aurora-bench relies on:\n  - ${problems.join('\n  - ')}`);
+  expect(
+    'innodb_flush_method' in majors['3'].notApplicable,
+    "innodb_flush_method is among the parameters that don't apply",
+  );
+  expect(
+    Object.keys(v3p).length > 250 && Object.keys(majors['2'].parameters).length > 250,
+    'both majors have their full tables',
+  );
+  if (problems.length > 0)
+    throw new Error(`the parsed reference contradicts what aurora-bench relies on:\n  - ${problems.join('\n  - ')}`);
 }
 
 function sorted<T>(record: Record<string, T>): Record<string, T> {
@@ -556,7 +628,12 @@ function sorted<T>(record: Record<string, T>): Record<string, T> {
   );
 }
 
-export function buildCatalogue(referenceMd: string, writeForwardingMd: string, commit: string, commitDate: string): Catalogue {
+export function buildCatalogue(
+  referenceMd: string,
+  writeForwardingMd: string,
+  commit: string,
+  commitDate: string,
+): Catalogue {
   const majors = catalogueFromReference(referenceMd, writeForwardingMd);
   applyAmendments(majors, AMENDMENTS);
   checkCatalogue(majors);
@@ -566,7 +643,9 @@ export function buildCatalogue(referenceMd: string, writeForwardingMd: string, c
   }
   const pages = [...new Set(AMENDMENTS.flatMap((a) => a.source.split('; ')))].sort();
   return {
-    $comment: "Generated by scripts/build-aurora-parameter-catalogue.ts from AWS's Aurora MySQL parameter reference; do not edit by hand, rebuild it.",
+    $comment:
+      "Generated by scripts/build-aurora-parameter-catalogue.ts from AWS's Aurora MySQL parameter reference; " +
+      'do not edit by hand, rebuild it.',
     source: {
       repository: REFERENCE_REPOSITORY,
       commit,
@@ -576,7 +655,10 @@ export function buildCatalogue(referenceMd: string, writeForwardingMd: string, c
       amendments: { read: AMENDMENTS_READ, pages, count: AMENDMENTS.length },
     },
     applyType:
-      "AWS's reference pages do not publish whether a parameter is static or dynamic, nor most ranges: RDS reports both (ApplyType, AllowedValues) through DescribeEngineDefaultClusterParameters and DescribeEngineDefaultParameters, which the account preflight reads. aurora-bench sets every parameter with ApplyMethod pending-reboot on a new cluster, so the apply type does not change what it can set.",
+      "AWS's reference pages do not publish whether a parameter is static or dynamic, nor most ranges: RDS " +
+      'reports both (ApplyType, AllowedValues) through DescribeEngineDefaultClusterParameters and ' +
+      'DescribeEngineDefaultParameters, which the account preflight reads. aurora-bench sets every parameter ' +
+      'with ApplyMethod pending-reboot on a new cluster, so the apply type does not change what it can set.',
     majors,
   };
 }
@@ -595,15 +677,24 @@ function main(args: readonly string[]): void {
   let writeForwarding: string;
   let commitDate = argValue(args, '--commit-date') ?? REFERENCE_COMMIT_DATE;
   if (gitDir) {
-    const show = (path: string) => execFileSync('git', ['--git-dir', gitDir, 'show', `${commit}:${path}`], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+    const show = (path: string) =>
+      execFileSync('git', ['--git-dir', gitDir, 'show', `${commit}:${path}`], {
+        encoding: 'utf8',
+        maxBuffer: 16 * 1024 * 1024,
+      });
     reference = show(REFERENCE_PATH);
     writeForwarding = show(WRITE_FORWARDING_PATH);
-    commitDate = execFileSync('git', ['--git-dir', gitDir, 'log', '-1', '--format=%cs', commit], { encoding: 'utf8' }).trim();
+    commitDate = execFileSync('git', ['--git-dir', gitDir, 'log', '-1', '--format=%cs', commit], {
+      encoding: 'utf8',
+    }).trim();
   } else {
     const referenceFile = argValue(args, '--reference');
     const wfFile = argValue(args, '--write-forwarding');
     if (!referenceFile || !wfFile) {
-      throw new Error('give --git-dir <clone of awsdocs/amazon-aurora-user-guide>/.git, or --reference FILE and --write-forwarding FILE');
+      throw new Error(
+        'give --git-dir <clone of awsdocs/amazon-aurora-user-guide>/.git, or --reference FILE and ' +
+          '--write-forwarding FILE',
+      );
     }
     reference = readFileSync(referenceFile, 'utf8');
     writeForwarding = readFileSync(wfFile, 'utf8');
@@ -611,7 +702,10 @@ function main(args: readonly string[]): void {
   const catalogue = buildCatalogue(reference, writeForwarding, commit, commitDate);
   writeFileSync(out, JSON.stringify(catalogue, null, 1) + '\n');
   const count = (m: Major) => Object.keys(catalogue.majors[m].parameters).length;
-  process.stdout.write(`wrote ${out}: Aurora MySQL 2 ${count('2')} parameters, Aurora MySQL 3 ${count('3')} parameters, ${AMENDMENTS.length} amendments\n`);
+  process.stdout.write(
+    `wrote ${out}: Aurora MySQL 2 ${count('2')} parameters, Aurora MySQL 3 ${count('3')} ` +
+      `parameters, ${AMENDMENTS.length} amendments\n`,
+  );
 }
 
 if (require.main === module) {

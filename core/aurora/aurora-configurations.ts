@@ -123,14 +123,22 @@ export function serverlessV2Support(engine: EngineRef): Support {
   const mysql = auroraMysqlVersion(engine);
   if (mysql) {
     const supported = atLeast(mysql, [3, 2, 0]);
-    return { supported, why: supported ? '' : `Aurora Serverless v2 needs Aurora MySQL 3.02.0 or higher, but the version is ${engine.version}` };
+    return {
+      supported,
+      why: supported
+        ? ''
+        : `Aurora Serverless v2 needs Aurora MySQL 3.02.0 or higher, but the version is ${engine.version}`,
+    };
   }
   const pg = postgresVersion(engine);
   if (pg) {
     const supported = postgresAtLeast(pg, SERVERLESS_PG);
     return {
       supported,
-      why: supported ? '' : `Aurora Serverless v2 needs Aurora PostgreSQL 13.6 or a later 13, 14.3 or a later 14, or 15 and higher, but the version is ${engine.version}`,
+      why: supported
+        ? ''
+        : `Aurora Serverless v2 needs Aurora PostgreSQL 13.6 or a later 13, 14.3 or a later 14, or 15 and ` +
+          `higher, but the version is ${engine.version}`,
     };
   }
   return notAurora(engine, 'Aurora Serverless v2 (db.serverless)');
@@ -141,14 +149,22 @@ export function zeroMinimumSupport(engine: EngineRef): Support {
   const mysql = auroraMysqlVersion(engine);
   if (mysql) {
     const supported = atLeast(mysql, [3, 8, 0]);
-    return { supported, why: supported ? '' : `a minimum of 0 ACUs (auto-pause) needs Aurora MySQL 3.08.0 or higher, but the version is ${engine.version}` };
+    return {
+      supported,
+      why: supported
+        ? ''
+        : `a minimum of 0 ACUs (auto-pause) needs Aurora MySQL 3.08.0 or higher, but the version is ${engine.version}`,
+    };
   }
   const pg = postgresVersion(engine);
   if (pg) {
     const supported = postgresAtLeast(pg, PAUSE_PG);
     return {
       supported,
-      why: supported ? '' : `a minimum of 0 ACUs (auto-pause) needs Aurora PostgreSQL ${pgList(PAUSE_PG)} or a later minor of the same major, but the version is ${engine.version}`,
+      why: supported
+        ? ''
+        : `a minimum of 0 ACUs (auto-pause) needs Aurora PostgreSQL ${pgList(PAUSE_PG)} or a later minor of ` +
+          `the same major, but the version is ${engine.version}`,
     };
   }
   return notAurora(engine, 'Aurora Serverless v2 auto-pause');
@@ -159,14 +175,22 @@ export function ioOptimizedSupport(engine: EngineRef): Support {
   const mysql = auroraMysqlVersion(engine);
   if (mysql) {
     const supported = atLeast(mysql, [3, 3, 1]);
-    return { supported, why: supported ? '' : `Aurora I/O-Optimized needs Aurora MySQL 3.03.1 or higher, but the version is ${engine.version}` };
+    return {
+      supported,
+      why: supported
+        ? ''
+        : `Aurora I/O-Optimized needs Aurora MySQL 3.03.1 or higher, but the version is ${engine.version}`,
+    };
   }
   const pg = postgresVersion(engine);
   if (pg) {
     const supported = postgresAtLeast(pg, IO_OPTIMIZED_PG);
     return {
       supported,
-      why: supported ? '' : `Aurora I/O-Optimized needs Aurora PostgreSQL ${pgList(IO_OPTIMIZED_PG)} or a later minor of the same major, but the version is ${engine.version}`,
+      why: supported
+        ? ''
+        : `Aurora I/O-Optimized needs Aurora PostgreSQL ${pgList(IO_OPTIMIZED_PG)} or a later minor of the ` +
+          `same major, but the version is ${engine.version}`,
     };
   }
   return notAurora(engine, 'the Aurora storage configuration (Standard or I/O-Optimized)');
@@ -210,7 +234,10 @@ export const SERVERLESS_V2_CAPACITY: readonly CapacityLine[] = [
     maxAcu: MAX_ACU_OLDER,
     confirmed: true,
     source:
-      'Aurora User Guide, "Requirements and limitations for Aurora Serverless v2" (awsdocs/amazon-aurora-user-guide doc_source/aurora-serverless-v2.requirements.md): "from a minimum of 0.5 Aurora capacity units (ACU) through 128 ACUs"; botocore rds ServerlessV2ScalingConfiguration before the 256-ACU launch: "The largest value that you can use is 128"',
+      'Aurora User Guide, "Requirements and limitations for Aurora Serverless v2" ' +
+      '(awsdocs/amazon-aurora-user-guide doc_source/aurora-serverless-v2.requirements.md): "from a minimum of ' +
+      '0.5 Aurora capacity units (ACU) through 128 ACUs"; botocore rds ServerlessV2ScalingConfiguration before ' +
+      'the 256-ACU launch: "The largest value that you can use is 128"',
   },
   {
     kind: 'aurora-mysql',
@@ -218,14 +245,17 @@ export const SERVERLESS_V2_CAPACITY: readonly CapacityLine[] = [
     maxAcu: MAX_ACU,
     confirmed: false,
     source:
-      'AWS What\'s New, October 2024, "Amazon Aurora Serverless v2 now supports up to 256 ACUs" (Aurora MySQL 3.06 and higher, on a recent platform version); no stored copy found, so the version line is unconfirmed',
+      'AWS What\'s New, October 2024, "Amazon Aurora Serverless v2 now supports up to 256 ACUs" (Aurora MySQL ' +
+      '3.06 and higher, on a recent platform version); no stored copy found, so the version line is unconfirmed',
   },
   {
     kind: 'aurora-mysql',
     from: '3.08.0',
     minAcu: 0,
     confirmed: true,
-    source: 'Aurora User Guide, "Scaling to Zero ACUs with automatic pause and resume for Aurora Serverless v2", Prerequisites: "Aurora MySQL ... version 3.08.0 or higher"',
+    source:
+      'Aurora User Guide, "Scaling to Zero ACUs with automatic pause and resume for Aurora Serverless v2", ' +
+      'Prerequisites: "Aurora MySQL ... version 3.08.0 or higher"',
   },
   {
     kind: 'aurora-postgresql',
@@ -241,7 +271,8 @@ export const SERVERLESS_V2_CAPACITY: readonly CapacityLine[] = [
     maxAcu: MAX_ACU,
     confirmed: false,
     source:
-      'AWS What\'s New, October 2024, "Amazon Aurora Serverless v2 now supports up to 256 ACUs" (Aurora PostgreSQL 13.13, 14.10, 15.5, 16.1 and higher); no stored copy found, so the version line is unconfirmed',
+      'AWS What\'s New, October 2024, "Amazon Aurora Serverless v2 now supports up to 256 ACUs" (Aurora ' +
+      'PostgreSQL 13.13, 14.10, 15.5, 16.1 and higher); no stored copy found, so the version line is unconfirmed',
   },
   {
     kind: 'aurora-postgresql',
@@ -271,14 +302,18 @@ function covers(engine: EngineRef, line: CapacityLine): boolean {
 
 /** "Aurora MySQL 3.06.0" / "Aurora PostgreSQL 16.1, 15.5, 14.10, 13.13" and later: the versions a line covers. */
 export function capacityLineVersions(line: CapacityLine): string {
-  return typeof line.from === 'string' ? `Aurora MySQL ${line.from} or higher` : `Aurora PostgreSQL ${pgList(line.from)} or a later minor of the same major`;
+  return typeof line.from === 'string'
+    ? `Aurora MySQL ${line.from} or higher`
+    : `Aurora PostgreSQL ${pgList(line.from)} or a later minor of the same major`;
 }
 
 /**
  * The least minimum and the most maximum an engine version's Serverless v2 range takes, each with the
  * table line that sets it; undefined for an engine or version without Serverless v2.
  */
-export function serverlessCapacityLimits(engine: EngineRef): { readonly min: CapacityLimit; readonly max: CapacityLimit } | undefined {
+export function serverlessCapacityLimits(
+  engine: EngineRef,
+): { readonly min: CapacityLimit; readonly max: CapacityLimit } | undefined {
   if (!serverlessV2Support(engine).supported) return undefined;
   let min: CapacityLimit | undefined;
   let max: CapacityLimit | undefined;
@@ -293,5 +328,7 @@ export function serverlessCapacityLimits(engine: EngineRef): { readonly min: Cap
 /** The first line that raises the engine version's maximum (the versions to upgrade to), if any. */
 export function nextMaxLine(engine: EngineRef): CapacityLine | undefined {
   const limits = serverlessCapacityLimits(engine);
-  return SERVERLESS_V2_CAPACITY.find((l) => l.kind === engine.kind && l.maxAcu !== undefined && l.maxAcu > (limits?.max.acu ?? Infinity));
+  return SERVERLESS_V2_CAPACITY.find(
+    (l) => l.kind === engine.kind && l.maxAcu !== undefined && l.maxAcu > (limits?.max.acu ?? Infinity),
+  );
 }

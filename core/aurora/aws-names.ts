@@ -62,13 +62,17 @@ function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];
-    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
     prev = cur;
   }
   return prev[b.length]!;
 }
 
-/** The closest known names (at most 2 edits away; only those at the smallest distance), alphabetically: a typo's likely intent. */
+/**
+ * The closest known names (at most 2 edits away; only those at
+ * the smallest distance), alphabetically: a typo's likely intent.
+ */
 export function closestNames(value: string, known: Iterable<string>, max = 3): string[] {
   let best = 3;
   let found: string[] = [];

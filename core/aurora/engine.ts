@@ -35,16 +35,28 @@ export function parseAuroraVersion(specVersion: string): AuroraVersion {
     aurora = [Number(short[1]), Number(short[2]), Number(short[3] ?? 0)];
     mysql = aurora[0] === 3 ? '8.0' : aurora[0] === 2 ? '5.7' : '';
   } else {
-    throw new EngineVersionError(`"${specVersion}" is not an Aurora MySQL version (expected e.g. "3.04.0" or "8.0.mysql_aurora.3.04.0")`);
+    throw new EngineVersionError(
+      `"${specVersion}" is not an Aurora MySQL version (expected e.g. "3.04.0" or "8.0.mysql_aurora.3.04.0")`,
+    );
   }
   const [major, minor, patch] = aurora;
   if (major === 3 && mysql === '8.0') {
-    return { engineVersion: `8.0.mysql_aurora.${major}.${String(minor).padStart(2, '0')}.${patch}`, aurora, family: 'aurora-mysql8.0' };
+    return {
+      engineVersion: `8.0.mysql_aurora.${major}.${String(minor).padStart(2, '0')}.${patch}`,
+      aurora,
+      family: 'aurora-mysql8.0',
+    };
   }
   if (major === 2 && mysql === '5.7') {
-    return { engineVersion: `5.7.mysql_aurora.${major}.${String(minor).padStart(2, '0')}.${patch}`, aurora, family: 'aurora-mysql5.7' };
+    return {
+      engineVersion: `5.7.mysql_aurora.${major}.${String(minor).padStart(2, '0')}.${patch}`,
+      aurora,
+      family: 'aurora-mysql5.7',
+    };
   }
-  throw new EngineVersionError(`Aurora MySQL "${specVersion}" is not supported: use 2.x (MySQL 5.7) or 3.x (MySQL 8.0)`);
+  throw new EngineVersionError(
+    `Aurora MySQL "${specVersion}" is not supported: use 2.x (MySQL 5.7) or 3.x (MySQL 8.0)`,
+  );
 }
 
 export function supportsLocalWriteForwarding(v: AuroraVersion): boolean {

@@ -31,7 +31,14 @@
 
 import { parseAuroraVersion } from './engine';
 
-export const ENGINE_KINDS = ['aurora-mysql', 'aurora-postgresql', 'rds-mysql', 'rds-mariadb', 'rds-postgresql', 'self-managed'] as const;
+export const ENGINE_KINDS = [
+  'aurora-mysql',
+  'aurora-postgresql',
+  'rds-mysql',
+  'rds-mariadb',
+  'rds-postgresql',
+  'self-managed',
+] as const;
 export type EngineKind = (typeof ENGINE_KINDS)[number];
 
 /** The sysbench 1.0.20 database driver (`--db-driver`; `sysbench --help` lists mysql and pgsql). */
@@ -53,13 +60,18 @@ export interface EngineFacts {
   readonly localServer: LocalServerKind;
   /** RDS `Engine`; undefined for a server aurora-bench installs itself. */
   readonly rdsEngine?: 'aurora-mysql' | 'aurora-postgresql' | 'mysql' | 'mariadb' | 'postgres';
-  /** cluster: Aurora (cluster + instances on one volume); instance: RDS DB instance + read replicas; ec2: a server on an EC2 instance. */
+  /**
+   * cluster: Aurora (cluster + instances on one volume); instance: RDS
+   * DB instance + read replicas; ec2: a server on an EC2 instance.
+   */
   readonly topology: 'cluster' | 'instance' | 'ec2';
   readonly maxReaders: number;
   /** The version as the spec writes it; `versionExample` is shown when it does not match. */
   readonly versionPattern: RegExp;
   readonly versionExample: string;
-  /** Whether the Aurora MySQL parameter catalogue (core/aurora/parameter-catalogue.ts) checks its parameters offline. */
+  /**
+   * Whether the Aurora MySQL parameter catalogue (core/aurora/parameter-catalogue.ts) checks its parameters offline.
+   */
   readonly parameterCatalogue: boolean;
   /** Whether the AWS backend (core/backends/aws) provisions it today. */
   readonly awsBackend: boolean;
@@ -209,7 +221,12 @@ export function localWriteForwarding(engine: EngineRef): { readonly supported: b
       const aurora = /mysql_aurora\.([0-9]+)\.([0-9]+)/.exec(engine.version);
       const [m, n] = aurora ? [Number(aurora[1]), Number(aurora[2])] : [major, minor];
       const supported = m > 3 || (m === 3 && n >= 4);
-      return { supported, why: supported ? '' : `local write forwarding needs Aurora MySQL 3.04 or higher, but the version is ${engine.version}` };
+      return {
+        supported,
+        why: supported
+          ? ''
+          : `local write forwarding needs Aurora MySQL 3.04 or higher, but the version is ${engine.version}`,
+      };
     }
     case 'aurora-postgresql': {
       // 16.4+, 15.8+, 14.13+; a later major than 16 is taken to keep it.
@@ -220,11 +237,15 @@ export function localWriteForwarding(engine: EngineRef): { readonly supported: b
         supported,
         why: supported
           ? ''
-          : `local write forwarding in Aurora PostgreSQL needs 16.4 or a later 16, 15.8 or a later 15, or 14.13 or a later 14, but the version is ${engine.version}`,
+          : `local write forwarding in Aurora PostgreSQL needs 16.4 or a later 16, 15.8 or a later 15, or ` +
+            `14.13 or a later 14, but the version is ${engine.version}`,
       };
     }
     default:
-      return { supported: false, why: `${ENGINES[engine.kind].label} has no local write forwarding (RDS offers it for Aurora DB clusters only)` };
+      return {
+        supported: false,
+        why: `${ENGINES[engine.kind].label} has no local write forwarding (RDS offers it for Aurora DB clusters only)`,
+      };
   }
 }
 
@@ -236,7 +257,10 @@ export function awsEngineVersion(engine: EngineRef): string {
   return engine.kind === 'aurora-mysql' ? parseAuroraVersion(engine.version).engineVersion : engine.version;
 }
 
-/** The least gp3 storage RDS takes for MySQL, MariaDB and PostgreSQL, and the most (CreateDBInstanceMessage.AllocatedStorage: "from 20 to 65536"). */
+/**
+ * The least gp3 storage RDS takes for MySQL, MariaDB and PostgreSQL, and
+ * the most (CreateDBInstanceMessage.AllocatedStorage: "from 20 to 65536").
+ */
 const MIN_STORAGE_GIB = 20;
 const MAX_STORAGE_GIB = 65536;
 /**
@@ -247,12 +271,15 @@ const MAX_STORAGE_GIB = 65536;
 const DISK_BYTES_PER_ROW = 500;
 
 /**
- * GiB of gp3 storage for an RDS cell's source instance (core/backends/aws/db-instances.ts; the plan's cost prices it): its data with half as much again for binary logs
- * or WAL and temporary files, at least RDS's minimum; storage autoscaling may grow it to twice that
- * (MaxAllocatedStorage: "The upper limit in gibibytes (GiB) to which Amazon RDS can automatically
- * scale the storage of the DB instance"). A replica gets its source's storage.
+ * GiB of gp3 storage for an RDS cell's source instance (core/backends/aws/db-instances.ts; the plan's cost prices it):
+ * its data with half as much again for binary logs or WAL and temporary files, at least RDS's minimum; storage
+ * autoscaling may grow it to twice that (MaxAllocatedStorage: "The upper limit in gibibytes (GiB) to which Amazon RDS
+ * can automatically scale the storage of the DB instance"). A replica gets its source's storage.
  */
-export function rdsAllocatedStorageGib(data: { readonly tables: number; readonly tableSize: number }): { allocated: number; max: number } {
+export function rdsAllocatedStorageGib(data: { readonly tables: number; readonly tableSize: number }): {
+  allocated: number;
+  max: number;
+} {
   const dataGib = (data.tables * data.tableSize * DISK_BYTES_PER_ROW) / 2 ** 30;
   const allocated = Math.min(MAX_STORAGE_GIB, Math.max(MIN_STORAGE_GIB, Math.ceil(dataGib * 1.5)));
   return { allocated, max: Math.min(MAX_STORAGE_GIB, allocated * 2) };
@@ -261,8 +288,9 @@ export function rdsAllocatedStorageGib(data: { readonly tables: number; readonly
 /**
  * The Debian 12 AMI's root volume (lib/clients.ts DEBIAN_AMI_PARAMETERS; Debian builds its EC2
  * image as a 2 GiB disk, debian-cloud-images cli/build.py) holds the OS and the server packages; a
- * self-managed server's datadir lives on the same volume, so 8 GiB is added to the data's share. EBS gp3: "1 - 65,536 GiB", and a volume from a snapshot must be "equal to or larger
- * than the snapshot size" (botocore ec2 service-2.json EbsBlockDevice.VolumeSize).
+ * self-managed server's datadir lives on the same volume, so 8 GiB is added to the data's share. EBS gp3: "1 - 65,536
+ * GiB", and a volume from a snapshot must be "equal to or larger than the
+ * snapshot size" (botocore ec2 service-2.json EbsBlockDevice.VolumeSize).
  */
 const SERVER_OS_GIB = 8;
 const SERVER_MIN_VOLUME_GIB = 20;
@@ -278,4 +306,7 @@ export function serverVolumeGib(data: { readonly tables: number; readonly tableS
   return Math.min(GP3_MAX_GIB, Math.max(SERVER_MIN_VOLUME_GIB, SERVER_OS_GIB + Math.ceil(dataGib * 1.5)));
 }
 
-/** The parameters of an RDS DB instance's one DB parameter group: the variant's cluster parameters, then its instance parameters on top. */
+/**
+ * The parameters of an RDS DB instance's one DB parameter group: the
+ * variant's cluster parameters, then its instance parameters on top.
+ */

@@ -48,7 +48,12 @@ interface MajorJson {
   readonly notApplicable: Readonly<Record<string, string>>;
 }
 const CATALOGUE = catalogueJson as unknown as {
-  readonly source: { readonly repository: string; readonly commit: string; readonly commitDate: string; readonly amendments: { readonly read: string } };
+  readonly source: {
+    readonly repository: string;
+    readonly commit: string;
+    readonly commitDate: string;
+    readonly amendments: { readonly read: string };
+  };
   readonly majors: Readonly<Record<'2' | '3', MajorJson>>;
 };
 
@@ -84,14 +89,20 @@ export function catalogueNames(major: 2 | 3): string[] {
   return Object.keys(CATALOGUE.majors[String(major) as '2' | '3'].parameters);
 }
 
-/** A spec value as RDS would receive it (booleans as 1/0, as in the AWS backend's paramValue, core/backends/aws/cluster.ts). */
+/**
+ * A spec value as RDS would receive it (booleans as 1/0, as in
+ * the AWS backend's paramValue, core/backends/aws/cluster.ts).
+ */
 function asParameterText(value: ParameterValue): string {
   if (typeof value === 'boolean') return value ? '1' : '0';
   return String(value).trim();
 }
 
 /** Spellings a boolean may take in an allowed-values list. */
-const BOOLEAN_SPELLINGS: Record<'true' | 'false', readonly string[]> = { true: ['1', 'ON', 'TRUE'], false: ['0', 'OFF', 'FALSE'] };
+const BOOLEAN_SPELLINGS: Record<'true' | 'false', readonly string[]> = {
+  true: ['1', 'ON', 'TRUE'],
+  false: ['0', 'OFF', 'FALSE'],
+};
 
 function valueAllowed(value: ParameterValue, allowed: readonly string[]): boolean {
   const upper = allowed.map((a) => a.toUpperCase());
@@ -105,9 +116,11 @@ const isFormula = (text: string) => /^\{.*\}$/.test(text);
 function outOfRange(value: ParameterValue, range: { min: string; max: string }): string | undefined {
   const text = asParameterText(value);
   if (isFormula(text)) return undefined;
-  if (!/^-?[0-9]+$/.test(text)) return `value ${JSON.stringify(value)} is not an integer (AWS publishes the range ${range.min}–${range.max})`;
+  if (!/^-?[0-9]+$/.test(text))
+    return `value ${JSON.stringify(value)} is not an integer (AWS publishes the range ${range.min}–${range.max})`;
   const n = BigInt(text);
-  if (n < BigInt(range.min) || n > BigInt(range.max)) return `value ${text} is outside the range ${range.min}–${range.max} AWS publishes`;
+  if (n < BigInt(range.min) || n > BigInt(range.max))
+    return `value ${text} is outside the range ${range.min}–${range.max} AWS publishes`;
   return undefined;
 }
 
@@ -118,16 +131,24 @@ function otherLevel(level: ParameterLevel): ParameterLevel {
 function unknownReason(version: AuroraVersion, name: string): string {
   const major = majorOf(version);
   const na = CATALOGUE.majors[String(major) as '2' | '3'].notApplicable[name];
-  if (na !== undefined) return `does not apply to Aurora MySQL ${major}: AWS lists it among the "MySQL parameters that don't apply to Aurora MySQL"${na ? ` (${na})` : ''}`;
+  if (na !== undefined)
+    return (
+      `does not apply to Aurora MySQL ${major}: AWS lists it among the "MySQL parameters that don't apply ` +
+      `to Aurora MySQL"${na ? ` (${na})` : ''}`
+    );
   const other = major === 2 ? 3 : 2;
   const otherEntry = CATALOGUE.majors[String(other) as '2' | '3'].parameters[name];
   if (otherEntry) {
     const renamed =
-      otherEntry.otherName && CATALOGUE.majors[String(major) as '2' | '3'].parameters[otherEntry.otherName] ? `; Aurora MySQL ${major} calls it ${otherEntry.otherName}` : '';
+      otherEntry.otherName && CATALOGUE.majors[String(major) as '2' | '3'].parameters[otherEntry.otherName]
+        ? `; Aurora MySQL ${major} calls it ${otherEntry.otherName}`
+        : '';
     return `unknown to Aurora MySQL ${major}: it exists only in Aurora MySQL ${other}${renamed}`;
   }
   const params = CATALOGUE.majors[String(major) as '2' | '3'].parameters;
-  const spelled = [name.replace(/-/g, '_'), name.replace(/_/g, '-'), name.toLowerCase()].find((alt) => alt !== name && params[alt]);
+  const spelled = [name.replace(/-/g, '_'), name.replace(/_/g, '-'), name.toLowerCase()].find(
+    (alt) => alt !== name && params[alt],
+  );
   if (spelled) return `unknown to Aurora MySQL ${major} as written: the parameter is spelled "${spelled}"`;
   return `unknown to Aurora MySQL ${major}: not a parameter in AWS's Aurora MySQL parameter reference`;
 }
@@ -138,7 +159,11 @@ function unknownReason(version: AuroraVersion, name: string): string {
  * level, not yet in this version, or a value outside what AWS publishes. Empty: all accepted.
  * An engine version aurora-bench cannot parse yields one problem named "engine.version".
  */
-export function parameterProblems(engineVersion: string, level: ParameterLevel, params: Readonly<Record<string, ParameterValue>>): ParameterProblem[] {
+export function parameterProblems(
+  engineVersion: string,
+  level: ParameterLevel,
+  params: Readonly<Record<string, ParameterValue>>,
+): ParameterProblem[] {
   let version: AuroraVersion;
   try {
     version = parseAuroraVersion(engineVersion);
@@ -157,7 +182,9 @@ export function parameterProblems(engineVersion: string, level: ParameterLevel, 
     if (info.minVersion && compareVersions(version.aurora, info.minVersion.split('.').map(Number)) < 0) {
       problems.push({
         name,
-        reason: `needs Aurora MySQL ${info.minVersion} or higher; the engine is ${version.aurora.map((n, i) => (i === 1 ? String(n).padStart(2, '0') : String(n))).join('.')}`,
+        reason:
+          `needs Aurora MySQL ${info.minVersion} or higher; the engine ` +
+          `is ${version.aurora.map((n, i) => (i === 1 ? String(n).padStart(2, '0') : String(n))).join('.')}`,
       });
       continue;
     }
@@ -172,7 +199,9 @@ export function parameterProblems(engineVersion: string, level: ParameterLevel, 
       const there = info[otherLevel(level)]!;
       problems.push({
         name,
-        reason: `${otherLevel(level)}-level only on Aurora MySQL ${major}: it belongs in ${otherLevel(level)}Parameters${there.modifiable === false ? ', where it is not modifiable either' : ''}`,
+        reason:
+          `${otherLevel(level)}-level only on Aurora MySQL ${major}: it belongs ` +
+          `in ${otherLevel(level)}Parameters${there.modifiable === false ? ', where it is not modifiable either' : ''}`,
       });
       continue;
     }
@@ -180,12 +209,23 @@ export function parameterProblems(engineVersion: string, level: ParameterLevel, 
       const atOther = info[otherLevel(level)];
       problems.push({
         name,
-        reason: `not modifiable on Aurora MySQL ${major} at the ${info[level] ? level : 'instance'} level${atOther && atOther !== here && atOther.modifiable !== false ? ` (it is modifiable at the ${otherLevel(level)} level: set it in ${otherLevel(level)}Parameters)` : ''}${here.note ? `: ${here.note}` : ''}`,
+        reason:
+          `not modifiable on Aurora MySQL ${major} at the ${info[level] ? level : 'instance'} ` +
+          `level` +
+          (atOther && atOther !== here && atOther.modifiable !== false
+            ? ` (it is modifiable at the ${otherLevel(level)} level: set it in ${otherLevel(level)}Parameters)`
+            : '') +
+          (here.note ? `: ${here.note}` : ''),
       });
       continue;
     }
     if (info.allowedValues && !valueAllowed(value, info.allowedValues)) {
-      problems.push({ name, reason: `value ${JSON.stringify(value)} is not allowed on Aurora MySQL ${major} (AWS lists ${info.allowedValues.join(', ')})` });
+      problems.push({
+        name,
+        reason:
+          `value ${JSON.stringify(value)} is not allowed on Aurora MySQL ${major} (AWS ` +
+          `lists ${info.allowedValues.join(', ')})`,
+      });
       continue;
     }
     const rangeProblem = info.range ? outOfRange(value, info.range) : undefined;
@@ -199,7 +239,9 @@ export function parameterProblems(engineVersion: string, level: ParameterLevel, 
       if (given === undefined || asParameterText(given) !== req.value) {
         problems.push({
           name,
-          reason: `a value other than ${req.unlessValue} needs ${req.parameter}=${req.value} in the same ${level} parameters on Aurora MySQL ${major} (AWS: setting it acknowledges the risk of data loss)`,
+          reason:
+            `a value other than ${req.unlessValue} needs ${req.parameter}=${req.value} in the ` +
+            `same ${level} parameters on Aurora MySQL ${major} (AWS: setting it acknowledges the risk of data loss)`,
         });
       }
     }
@@ -208,7 +250,10 @@ export function parameterProblems(engineVersion: string, level: ParameterLevel, 
 }
 
 /** Values that RDS accepts but that do not do what a reader of the spec may expect (plan warnings). */
-export function parameterCaveats(engineVersion: string, params: Readonly<Record<string, ParameterValue>>): ParameterProblem[] {
+export function parameterCaveats(
+  engineVersion: string,
+  params: Readonly<Record<string, ParameterValue>>,
+): ParameterProblem[] {
   const caveats: ParameterProblem[] = [];
   for (const [name, value] of Object.entries(params)) {
     let info: AuroraParameterInfo | undefined;

@@ -48,7 +48,8 @@ export function evaluateFormula(text: string, variables: FormulaVariables): numb
   const peek = () => tokens[pos];
   const expectOp = (op: string) => {
     const t = tokens[pos];
-    if (!t || t.kind !== 'op' || t.value !== op) throw new FormulaError(`expected "${op}" ${t ? `but found "${t.value}"` : 'at the end'}`);
+    if (!t || t.kind !== 'op' || t.value !== op)
+      throw new FormulaError(`expected "${op}" ${t ? `but found "${t.value}"` : 'at the end'}`);
     pos++;
   };
 

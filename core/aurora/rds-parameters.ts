@@ -81,7 +81,10 @@ const MARIADB_THREAD_POOL = [
   'thread_pool_stall_limit',
 ] as const;
 
-/** Parameters the RDS User Guide lists as MariaDB-only (the ones a benchmark would set; aria_* and innodb_defragment* by prefix). */
+/**
+ * Parameters the RDS User Guide lists as MariaDB-only (the ones a
+ * benchmark would set; aria_* and innodb_defragment* by prefix).
+ */
 const MARIADB_ONLY: ReadonlySet<string> = new Set([
   ...MARIADB_THREAD_POOL,
   'binlog_annotate_row_events',
@@ -131,26 +134,44 @@ function isMariadbOnly(name: string): boolean {
  * self-managed).
  */
 export function rdsParameterProblem(kind: EngineKind, name: string, value: string): string | undefined {
-  const label = kind === 'rds-mariadb' ? 'RDS for MariaDB' : kind === 'rds-mysql' ? 'RDS for MySQL' : kind === 'rds-postgresql' ? 'RDS for PostgreSQL' : 'Aurora PostgreSQL';
+  const label =
+    kind === 'rds-mariadb'
+      ? 'RDS for MariaDB'
+      : kind === 'rds-mysql'
+        ? 'RDS for MySQL'
+        : kind === 'rds-postgresql'
+          ? 'RDS for PostgreSQL'
+          : 'Aurora PostgreSQL';
   if (kind === 'rds-mysql' || kind === 'rds-mariadb') {
-    if (/^aurora_/.test(name)) return `${name} is an Aurora MySQL parameter; ${label} has no Aurora parameters: remove it`;
+    if (/^aurora_/.test(name))
+      return `${name} is an Aurora MySQL parameter; ${label} has no Aurora parameters: remove it`;
   }
   if (kind === 'rds-mariadb') {
     if (MARIADB_UNAVAILABLE.has(name))
-      return `${name} is a MySQL parameter that RDS for MariaDB's parameter groups do not have (RDS User Guide, "Parameters for MariaDB"): remove it`;
-    if (name === 'thread_handling' && !THREAD_HANDLING_VALUES.includes(value)) return `thread_handling takes ${THREAD_HANDLING_VALUES.join(', ')}, got "${value}"`;
+      return (
+        `${name} is a MySQL parameter that RDS for MariaDB's parameter groups do not have (RDS User ` +
+        `Guide, "Parameters for MariaDB"): remove it`
+      );
+    if (name === 'thread_handling' && !THREAD_HANDLING_VALUES.includes(value))
+      return `thread_handling takes ${THREAD_HANDLING_VALUES.join(', ')}, got "${value}"`;
   }
   if (kind === 'rds-mysql' && isMariadbOnly(name)) {
     return `${name} is a MariaDB-only parameter (RDS User Guide, "Parameters for MariaDB")${
-      (MARIADB_THREAD_POOL as readonly string[]).includes(name) ? ': the thread pool is a parameter on RDS for MariaDB, not RDS for MySQL' : ''
+      (MARIADB_THREAD_POOL as readonly string[]).includes(name)
+        ? ': the thread pool is a parameter on RDS for MariaDB, not RDS for MySQL'
+        : ''
     }: remove it, or run the variant on rds-mariadb`;
   }
-  if (kind === 'rds-postgresql' && /^(apg_|apg\.|aurora_)/.test(name)) return `${name} is an Aurora PostgreSQL parameter; RDS for PostgreSQL has no Aurora parameters: remove it`;
+  if (kind === 'rds-postgresql' && /^(apg_|apg\.|aurora_)/.test(name))
+    return `${name} is an Aurora PostgreSQL parameter; RDS for PostgreSQL has no Aurora parameters: remove it`;
   return undefined;
 }
 
 /** Every problem of a parameter group's values for the engine. */
-export function rdsParameterProblems(kind: EngineKind, params: Readonly<Record<string, string>>): RdsParameterProblem[] {
+export function rdsParameterProblems(
+  kind: EngineKind,
+  params: Readonly<Record<string, string>>,
+): RdsParameterProblem[] {
   const problems: RdsParameterProblem[] = [];
   for (const [name, value] of Object.entries(params)) {
     const reason = rdsParameterProblem(kind, name, value);
@@ -159,7 +180,9 @@ export function rdsParameterProblems(kind: EngineKind, params: Readonly<Record<s
   return problems;
 }
 
-/** The engine of a parameter group family this module covers: mysql8.0, mariadb10.11, postgres16, aurora-postgresql16. */
+/**
+ * The engine of a parameter group family this module covers: mysql8.0, mariadb10.11, postgres16, aurora-postgresql16.
+ */
 export function engineOfFamily(family: string): EngineKind | undefined {
   if (/^aurora-postgresql\d/.test(family)) return 'aurora-postgresql';
   if (/^aurora-mysql/.test(family)) return 'aurora-mysql';

@@ -71,7 +71,12 @@ export const SERVER_MANAGED_OPTIONS: ReadonlySet<string> = new Set([
 ]);
 
 /** Fixed when the datadir is created: a later option file cannot change them. */
-export const FIXED_AT_INIT: ReadonlySet<string> = new Set(['innodb_page_size', 'lower_case_table_names', 'innodb_undo_tablespaces', 'innodb_data_file_path']);
+export const FIXED_AT_INIT: ReadonlySet<string> = new Set([
+  'innodb_page_size',
+  'lower_case_table_names',
+  'innodb_undo_tablespaces',
+  'innodb_data_file_path',
+]);
 
 /** Names that exist only in Aurora or RDS parameter groups (MariaDB has no such variable). */
 const AWS_ONLY_PREFIXES = ['aurora_', 'aws_', 'rds.', 'rds_', 'apg_', 'apg.'];
@@ -84,7 +89,9 @@ export function optionFileValue(value: string): string {
 
 /** `name=value` lines (null: a flag without value; booleans ON/OFF). */
 export function optionFileLines(options: Readonly<Record<string, string | number | boolean | null>>): string[] {
-  return Object.entries(options).map(([k, v]) => (v === null ? k : `${k}=${optionFileValue(typeof v === 'boolean' ? (v ? 'ON' : 'OFF') : String(v))}`));
+  return Object.entries(options).map(([k, v]) =>
+    v === null ? k : `${k}=${optionFileValue(typeof v === 'boolean' ? (v ? 'ON' : 'OFF') : String(v))}`,
+  );
 }
 
 /**
@@ -125,11 +132,19 @@ export function serverOptionProblem(rawName: string, value: ParameterValue): str
   const name = optionName(rawName);
   if (!/^[a-z0-9_.]+$/.test(name)) return `"${rawName}" is not a MariaDB option name (letters, digits, _ - and . only)`;
   if (AWS_ONLY_PREFIXES.some((p) => name.startsWith(p)))
-    return `${rawName} is an Aurora or RDS parameter; a self-managed MariaDB has no such variable: remove it (or set it on an Aurora or RDS variant)`;
+    return (
+      `${rawName} is an Aurora or RDS parameter; a self-managed MariaDB has no such variable: remove it ` +
+      `(or set it on an Aurora or RDS variant)`
+    );
   if (SERVER_MANAGED_OPTIONS.has(name))
-    return `${rawName} is set by client/server-setup.sh (ports, paths, server ids, binary log and replication roles): remove it from the self-managed variant`;
-  if (FIXED_AT_INIT.has(name)) return `${rawName} is fixed when the data directory is initialised, which uses MariaDB's default: remove it`;
-  if (typeof value === 'string' && /[\n\r]/.test(value)) return `the value of ${rawName} spans lines; an option file value is one line`;
+    return (
+      `${rawName} is set by client/server-setup.sh (ports, paths, server ids, binary log and replication ` +
+      `roles): remove it from the self-managed variant`
+    );
+  if (FIXED_AT_INIT.has(name))
+    return `${rawName} is fixed when the data directory is initialised, which uses MariaDB's default: remove it`;
+  if (typeof value === 'string' && /[\n\r]/.test(value))
+    return `the value of ${rawName} spans lines; an option file value is one line`;
   return undefined;
 }
 
@@ -138,14 +153,29 @@ export function serverOptionProblem(rawName: string, value: ParameterValue): str
  * ({DBInstanceClassMemory*3/4} ...) are evaluated with the instance's memory and vCPUs, as RDS
  * evaluates them for its own instances.
  */
-export function renderServerOptions(variant: ServerVariant, hardware: ServerHardware, role: 'writer' | 'replica' = 'writer'): RenderedServerOptions {
+export function renderServerOptions(
+  variant: ServerVariant,
+  hardware: ServerHardware,
+  role: 'writer' | 'replica' = 'writer',
+): RenderedServerOptions {
   const vpath = `variants[name=${variant.name}]`;
   const wanted = new Map<string, { raw: ParameterValue; path: string; original: string }>();
-  for (const [k, raw] of Object.entries(variant.clusterParameters)) wanted.set(optionName(k), { raw, path: `${vpath}.clusterParameters.${k}`, original: k });
-  for (const [k, raw] of Object.entries(variant.instanceParameters)) wanted.set(optionName(k), { raw, path: `${vpath}.instanceParameters.${k}`, original: k });
+  for (const [k, raw] of Object.entries(variant.clusterParameters))
+    wanted.set(optionName(k), { raw, path: `${vpath}.clusterParameters.${k}`, original: k });
+  for (const [k, raw] of Object.entries(variant.instanceParameters))
+    wanted.set(optionName(k), { raw, path: `${vpath}.instanceParameters.${k}`, original: k });
   if (!wanted.has('innodb_buffer_pool_size'))
-    wanted.set('innodb_buffer_pool_size', { raw: '{DBInstanceClassMemory*3/4}', path: `${vpath}.instanceClass`, original: 'innodb_buffer_pool_size' });
-  if (!wanted.has('max_connections')) wanted.set('max_connections', { raw: hardware.maxConnections, path: `${vpath}.instanceClass`, original: 'max_connections' });
+    wanted.set('innodb_buffer_pool_size', {
+      raw: '{DBInstanceClassMemory*3/4}',
+      path: `${vpath}.instanceClass`,
+      original: 'innodb_buffer_pool_size',
+    });
+  if (!wanted.has('max_connections'))
+    wanted.set('max_connections', {
+      raw: hardware.maxConnections,
+      path: `${vpath}.instanceClass`,
+      original: 'max_connections',
+    });
 
   const options: Record<string, string> = {};
   const problems: ServerOptionProblem[] = [];
@@ -170,7 +200,12 @@ export function renderServerOptions(variant: ServerVariant, hardware: ServerHard
           }),
         );
       } catch (e) {
-        problems.push({ path, message: `cannot evaluate the formula ${raw} for ${original}: ${e instanceof FormulaError ? e.message : String(e)}` });
+        problems.push({
+          path,
+          message:
+            `cannot evaluate the formula ${raw} ` +
+            `for ${original}: ${e instanceof FormulaError ? e.message : String(e)}`,
+        });
         continue;
       }
     } else value = raw.trim();

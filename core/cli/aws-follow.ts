@@ -14,7 +14,13 @@
  * executions tears its cells down (lib/safety-net.ts SWEEP_ON_STATUSES), or leave it running; the
  * follower says which it did and how to follow or stop it later.
  */
-import { DescribeExecutionCommand, GetExecutionHistoryCommand, ListExecutionsCommand, StopExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
+import {
+  DescribeExecutionCommand,
+  GetExecutionHistoryCommand,
+  ListExecutionsCommand,
+  StopExecutionCommand,
+  type SFNClient,
+} from '@aws-sdk/client-sfn';
 import type { Plan } from '../plan/types';
 import { HistoryProgress, RunProgressLines } from '../workflow/progress';
 import type { InterruptChoice } from './interrupt-choice';
@@ -75,7 +81,9 @@ export async function followExecution(options: FollowOptions): Promise<number> {
   const { sfn, executionArn, plan, log } = options;
   const now = options.now ?? Date.now;
   const lines = new RunProgressLines(plan, now);
-  const executions = new Map<string, Followed>([[executionArn, { arn: executionArn, history: new HistoryProgress(), lastEventId: 0, done: false }]]);
+  const executions = new Map<string, Followed>([
+    [executionArn, { arn: executionArn, history: new HistoryProgress(), lastEventId: 0, done: false }],
+  ]);
   const mapRuns = new Map<string, MapRun>();
   let stopSent = false;
   log(`plan: ${lines.etaLine()}`);
@@ -84,12 +92,15 @@ export async function followExecution(options: FollowOptions): Promise<number> {
   const readHistory = async (f: Followed): Promise<void> => {
     let nextToken: string | undefined;
     do {
-      const page = await sfn.send(new GetExecutionHistoryCommand({ executionArn: f.arn, maxResults: 1000, ...(nextToken ? { nextToken } : {}) }));
+      const page = await sfn.send(
+        new GetExecutionHistoryCommand({ executionArn: f.arn, maxResults: 1000, ...(nextToken ? { nextToken } : {}) }),
+      );
       for (const ev of page.events ?? []) {
         if ((ev.id ?? 0) <= f.lastEventId) continue;
         f.lastEventId = ev.id ?? f.lastEventId;
         const mapRunArn = ev.mapRunStartedEventDetails?.mapRunArn;
-        if (mapRunArn !== undefined && !mapRuns.has(mapRunArn)) mapRuns.set(mapRunArn, { owner: f.arn, settled: false });
+        if (mapRunArn !== undefined && !mapRuns.has(mapRunArn))
+          mapRuns.set(mapRunArn, { owner: f.arn, settled: false });
         const progress = f.history.toProgressEvent(ev);
         const line = progress && lines.line(progress);
         if (line) log(line);
@@ -98,7 +109,10 @@ export async function followExecution(options: FollowOptions): Promise<number> {
     } while (nextToken);
   };
 
-  /** The children of every Map Run not yet settled: new ones are followed, ended ones marked so their last read is the last. */
+  /**
+   * The children of every Map Run not yet settled: new ones are
+   * followed, ended ones marked so their last read is the last.
+   */
   const listChildren = async (): Promise<Map<string, boolean>> => {
     const ended = new Map<string, boolean>();
     for (const [mapRunArn, run] of mapRuns) {
@@ -106,11 +120,19 @@ export async function followExecution(options: FollowOptions): Promise<number> {
       const ownerDone = executions.get(run.owner)?.done === true;
       let nextToken: string | undefined;
       do {
-        const page = await sfn.send(new ListExecutionsCommand({ mapRunArn, maxResults: 1000, ...(nextToken ? { nextToken } : {}) }));
+        const page = await sfn.send(
+          new ListExecutionsCommand({ mapRunArn, maxResults: 1000, ...(nextToken ? { nextToken } : {}) }),
+        );
         // Newest first: followed in the order they started.
         for (const item of [...(page.executions ?? [])].reverse()) {
           if (item.executionArn === undefined) continue;
-          if (!executions.has(item.executionArn)) executions.set(item.executionArn, { arn: item.executionArn, history: new HistoryProgress(), lastEventId: 0, done: false });
+          if (!executions.has(item.executionArn))
+            executions.set(item.executionArn, {
+              arn: item.executionArn,
+              history: new HistoryProgress(),
+              lastEventId: 0,
+              done: false,
+            });
           ended.set(item.executionArn, item.status !== 'RUNNING');
         }
         nextToken = page.nextToken;
@@ -148,14 +170,26 @@ export async function followExecution(options: FollowOptions): Promise<number> {
     if (options.interrupt?.aborted && !stopSent) {
       const choice = options.onInterrupt ? await options.onInterrupt() : 'stop';
       if (choice === 'leave') {
-        log(`left running: execution ${executionArn} goes on (its cells are torn down when it ends, or by the safety net past the spec's ttlHours)`);
+        log(
+          `left running: execution ${executionArn} goes on (its cells are torn down when it ends, or by the ` +
+            `safety net past the spec's ttlHours)`,
+        );
         log(`  follow it: ${consoleUrl(plan.region, executionArn)}`);
         log(`  stop it:   aws stepfunctions stop-execution --execution-arn ${executionArn}`);
         return INTERRUPTED_EXIT_CODE;
       }
-      await sfn.send(new StopExecutionCommand({ executionArn, error: 'UserInterrupted', cause: 'stopped with Ctrl-C in aurora-bench run --aws' }));
+      await sfn.send(
+        new StopExecutionCommand({
+          executionArn,
+          error: 'UserInterrupted',
+          cause: 'stopped with Ctrl-C in aurora-bench run --aws',
+        }),
+      );
       stopSent = true;
-      log(`stopping: StopExecution sent for ${executionArn}; it ends ABORTED and the safety net's rule on ABORTED executions tears down every cell of run ${plan.runId}`);
+      log(
+        `stopping: StopExecution sent for ${executionArn}; it ends ABORTED and the safety net's rule on ` +
+          `ABORTED executions tears down every cell of run ${plan.runId}`,
+      );
     }
   }
 }

@@ -23,13 +23,20 @@ export async function readStackOutputs(cfn: CloudFormationClient, stackName: str
     const res = await cfn.send(new DescribeStacksCommand({ StackName: stackName }));
     outputs = res.Stacks?.[0]?.Outputs ?? [];
   } catch (e) {
-    throw new StackNotFoundError(`stack "${stackName}" not found (${(e as Error).message}); deploy it with \`npx cdk deploy\` or pass --stack NAME`, { cause: e });
+    throw new StackNotFoundError(
+      `stack "${stackName}" not found (${(e as Error).message}); deploy it with \`npx cdk deploy\` or pass ` +
+        `--stack NAME`,
+      { cause: e },
+    );
   }
   const byKey = new Map(outputs.map((o) => [o.OutputKey, o.OutputValue]));
   const result = {} as Record<keyof typeof STACK_OUTPUTS, string>;
   for (const [field, key] of Object.entries(STACK_OUTPUTS) as [keyof typeof STACK_OUTPUTS, string][]) {
     const value = byKey.get(key);
-    if (!value) throw new StackNotFoundError(`stack "${stackName}" has no output ${key}: is it an aurora-bench stack of this version?`);
+    if (!value)
+      throw new StackNotFoundError(
+        `stack "${stackName}" has no output ${key}: is it an aurora-bench stack of this version?`,
+      );
     result[field] = value;
   }
   return result;
@@ -42,19 +49,31 @@ export async function readDeployment(cfn: CloudFormationClient, stackName: strin
     const res = await cfn.send(new DescribeStacksCommand({ StackName: stackName }));
     outputs = res.Stacks?.[0]?.Outputs ?? [];
   } catch (e) {
-    return { stackName, problem: `stack "${stackName}" not found (${(e as Error).message}): deploy it with \`npx cdk deploy\` or pass --stack NAME (and --region)` };
+    return {
+      stackName,
+      problem:
+        `stack "${stackName}" not found (${(e as Error).message}): deploy it with \`npx cdk deploy\` or ` +
+        `pass --stack NAME (and --region)`,
+    };
   }
   const raw = outputs.find((o) => o.OutputKey === BACKEND_CONFIG_OUTPUT)?.OutputValue;
   if (raw === undefined) {
     return {
       stackName,
-      problem: `stack "${stackName}" has no output ${BACKEND_CONFIG_OUTPUT}: it is not an aurora-bench stack, or one deployed by an older version (redeploy it with \`npx cdk deploy\`)`,
+      problem:
+        `stack "${stackName}" has no output ${BACKEND_CONFIG_OUTPUT}: it is not an aurora-bench stack, ` +
+        `or one deployed by an older version (redeploy it with \`npx cdk deploy\`)`,
     };
   }
   try {
     return { stackName, config: awsConfigFromEnv(JSON.parse(raw) as Record<string, string>) };
   } catch (e) {
-    return { stackName, problem: `stack "${stackName}" output ${BACKEND_CONFIG_OUTPUT} is not a usable configuration: ${(e as Error).message}` };
+    return {
+      stackName,
+      problem:
+        `stack "${stackName}" output ${BACKEND_CONFIG_OUTPUT} is not a usable ` +
+        `configuration: ${(e as Error).message}`,
+    };
   }
 }
 

@@ -46,8 +46,14 @@ class ImportError extends AuroraBenchError {
   override readonly name = 'ImportError';
 }
 
-/** What an imported run's plan is: the workflow's plan shape, with the backend "import" and the engine only when the mapping names it. */
-type ImportedPlan = Omit<Plan, 'backend' | 'engine'> & { readonly backend: 'import'; readonly engine: Plan['engine'] | null };
+/**
+ * What an imported run's plan is: the workflow's plan shape, with the
+ * backend "import" and the engine only when the mapping names it.
+ */
+type ImportedPlan = Omit<Plan, 'backend' | 'engine'> & {
+  readonly backend: 'import';
+  readonly engine: Plan['engine'] | null;
+};
 
 export interface ImportOptions {
   /** Files and directories (walked, dot files skipped). */
@@ -78,7 +84,10 @@ interface LogFile {
   readonly reportIntervalS?: number;
 }
 
-/** Every regular file under the paths given, in name order; a directory's own files keep their path under it for patterns. */
+/**
+ * Every regular file under the paths given, in name order; a
+ * directory's own files keep their path under it for patterns.
+ */
 function collectFiles(paths: readonly string[]): { path: string; relativePath: string }[] {
   const out: { path: string; relativePath: string }[] = [];
   for (const given of paths) {
@@ -112,20 +121,30 @@ function readMappingFile(file: string): unknown {
     // YAML 1.2 reads JSON too; uniqueKeys refuses a key given twice.
     return parseYaml(text, { uniqueKeys: true }) as unknown;
   } catch (e) {
-    throw new ImportMappingError(file, [{ path: '', message: `not valid JSON or YAML: ${(e as Error).message.split('\n')[0]!}` }]);
+    throw new ImportMappingError(file, [
+      { path: '', message: `not valid JSON or YAML: ${(e as Error).message.split('\n')[0]!}` },
+    ]);
   }
 }
 
-const stepIdOf = (a: Pick<FileAssignment, 'workload' | 'threads' | 'rate'>): string => `${a.workload}-t${a.threads}` + (a.rate > 0 ? `-r${a.rate}` : '');
+const stepIdOf = (a: Pick<FileAssignment, 'workload' | 'threads' | 'rate'>): string =>
+  `${a.workload}-t${a.threads}` + (a.rate > 0 ? `-r${a.rate}` : '');
 const cellIdOf = (variant: string, repeat: number): string => `${variant}-r${repeat}`;
 const DEFAULT_INSTANCE_CLASS = 'unknown';
 const CLIENT_ID = 'log';
 
 /** The run's spec, cells and steps as the mapping and the logs say; what they do not say is named in the notes. */
-function buildPlan(mapping: ImportMapping, runId: string, assigned: readonly { a: FileAssignment; log: LogFile }[], createdAt: string, dt: string) {
+function buildPlan(
+  mapping: ImportMapping,
+  runId: string,
+  assigned: readonly { a: FileAssignment; log: LogFile }[],
+  createdAt: string,
+  dt: string,
+) {
   const variants = [...new Set(assigned.map(({ a }) => a.variant))];
   const workloads = [...new Set(assigned.map(({ a }) => a.workload))];
-  const classOf = (v: string): string => assigned.find(({ a }) => a.variant === v && a.instanceClass)?.a.instanceClass ?? DEFAULT_INSTANCE_CLASS;
+  const classOf = (v: string): string =>
+    assigned.find(({ a }) => a.variant === v && a.instanceClass)?.a.instanceClass ?? DEFAULT_INSTANCE_CLASS;
   const resolved = (name: string): ResolvedVariant => ({
     name,
     ...(mapping.engine ? { engine: mapping.engine } : {}),
@@ -144,7 +163,12 @@ function buildPlan(mapping: ImportMapping, runId: string, assigned: readonly { a
     for (const variant of variants) {
       const logs = assigned
         .filter(({ a }) => a.variant === variant && a.repeat === repeat)
-        .sort((x, y) => workloads.indexOf(x.a.workload) - workloads.indexOf(y.a.workload) || x.a.threads - y.a.threads || x.a.rate - y.a.rate);
+        .sort(
+          (x, y) =>
+            workloads.indexOf(x.a.workload) - workloads.indexOf(y.a.workload) ||
+            x.a.threads - y.a.threads ||
+            x.a.rate - y.a.rate,
+        );
       if (logs.length === 0) continue;
       const steps = logs.map(({ a, log }, index): StepPlan => {
         const summary = log.parsed.summary;
@@ -168,16 +192,32 @@ function buildPlan(mapping: ImportMapping, runId: string, assigned: readonly { a
         stepOf.set(a.path, step);
         return step;
       });
-      cells.push({ cellId: cellIdOf(variant, repeat), index: cells.length, repeat, variant: resolved(variant), data, steps });
+      cells.push({
+        cellId: cellIdOf(variant, repeat),
+        index: cells.length,
+        repeat,
+        variant: resolved(variant),
+        data,
+        steps,
+      });
     }
   }
   const spec = {
     name: mapping.experiment,
-    description: mapping.description ?? `sysbench logs imported with aurora-bench import (${assigned.length} file${assigned.length === 1 ? '' : 's'})`,
+    description:
+      mapping.description ??
+      `sysbench logs imported with aurora-bench import (${assigned.length} file${assigned.length === 1 ? '' : 's'})`,
     ...(mapping.engine ? { engine: mapping.engine } : {}),
     region: mapping.region ?? '',
     parameterTemplates: {},
-    variants: variants.map((v) => ({ name: v, instanceClass: classOf(v), readers: 0, clusterParameters: {}, instanceParameters: {}, performanceInsights: false })),
+    variants: variants.map((v) => ({
+      name: v,
+      instanceClass: classOf(v),
+      readers: 0,
+      clusterParameters: {},
+      instanceParameters: {},
+      performanceInsights: false,
+    })),
     data,
     workloads: workloads.map((w) => {
       const of = assigned.filter(({ a }) => a.workload === w);
@@ -201,7 +241,10 @@ function buildPlan(mapping: ImportMapping, runId: string, assigned: readonly { a
     {
       level: 'info',
       path: '',
-      message: `imported from ${assigned.length} sysbench log${assigned.length === 1 ? '' : 's'}: data size, sysbench options and server configuration are not in the logs and are not recorded (0 where a number is required)`,
+      message:
+        `imported from ${assigned.length} sysbench log${assigned.length === 1 ? '' : 's'}: data size, ` +
+        `sysbench options and server configuration are not in the logs and are not recorded (0 where a number ` +
+        `is required)`,
     },
     ...assigned.map(({ a }) => ({
       level: 'info' as const,
@@ -229,10 +272,14 @@ function buildPlan(mapping: ImportMapping, runId: string, assigned: readonly { a
   return { spec, plan, stepOf };
 }
 
-/** The default run id: the experiment and a hash of the logs' content and their mapping, so importing the same logs again is refused. */
+/**
+ * The default run id: the experiment and a hash of the logs' content
+ * and their mapping, so importing the same logs again is refused.
+ */
 function defaultRunId(experiment: string, assigned: readonly { a: FileAssignment; log: LogFile }[]): string {
   const h = createHash('sha256');
-  for (const { a, log } of [...assigned].sort((x, y) => x.a.path.localeCompare(y.a.path))) h.update(canonicalJson({ ...a, path: undefined, content: sha256(log.text) }));
+  for (const { a, log } of [...assigned].sort((x, y) => x.a.path.localeCompare(y.a.path)))
+    h.update(canonicalJson({ ...a, path: undefined, content: sha256(log.text) }));
   return `${experiment}-import-${h.digest('hex').slice(0, 10)}`;
 }
 
@@ -241,7 +288,10 @@ function statusLine(path: string, parsed: ParsedOutput, a: FileAssignment | unde
   const where = a ? ` → ${cellIdOf(a.variant, a.repeat)} ${stepIdOf(a)}` : '';
   if (parsed.status === 'ok' && parsed.summary) {
     const s = parsed.summary;
-    return `ok      ${shownPath(path)}${where} (${version}, ${s.tps.toFixed(2)} tps, p${s.latencyMs.percentile} ${s.latencyMs.value} ms, ${parsed.intervals.length} intervals)`;
+    return (
+      `ok      ${shownPath(path)}${where} (${version}, ${s.tps.toFixed(2)} tps, ` +
+      `p${s.latencyMs.percentile} ${s.latencyMs.value} ms, ${parsed.intervals.length} intervals)`
+    );
   }
   return `failed  ${shownPath(path)}${where} (${version}): ${parsed.error ?? 'no summary'}`;
 }
@@ -249,7 +299,11 @@ function statusLine(path: string, parsed: ParsedOutput, a: FileAssignment | unde
 export function importLogs(options: ImportOptions): ImportResult {
   const { log } = options;
   const mappingFile = options.mappingFile !== undefined ? resolve(options.mappingFile) : undefined;
-  const mapping = resolveMapping(mappingFile !== undefined ? readMappingFile(mappingFile) : undefined, options.mappingFile, options.flags);
+  const mapping = resolveMapping(
+    mappingFile !== undefined ? readMappingFile(mappingFile) : undefined,
+    options.mappingFile,
+    options.flags,
+  );
 
   // 1. Read and parse every log; say how each parsed.
   const files: LogFile[] = collectFiles(options.paths).map(({ path, relativePath }) => {
@@ -281,13 +335,17 @@ export function importLogs(options: ImportOptions): ImportResult {
     throw e;
   }
   const assigned = assignments.map((a) => ({ a, log: files.find((f) => f.facts.path === a.path)! }));
-  // One run, or one per date with each day's repeats numbered within it: the status lines name the cell each log lands in.
+  // One run, or one per date with each day's repeats numbered
+  // within it: the status lines name the cell each log lands in.
   const groups = options.runPerDate === true ? byDate(assigned) : [assigned];
   for (const group of groups) for (const { a, log: f } of group) log(statusLine(f.facts.path, f.parsed, a));
   const failed = assigned.filter(({ log: f }) => f.parsed.status !== 'ok');
   if (failed.length > 0 && options.allowFailed !== true) {
     throw new ImportError(
-      `${failed.length} of ${files.length} log${files.length === 1 ? '' : 's'} did not parse (${failed.map(({ log: f }) => shownPath(f.facts.path)).join(', ')}): nothing was imported; remove ${failed.length === 1 ? 'it' : 'them'} from the paths, or pass --allow-failed to keep ${failed.length === 1 ? 'it' : 'them'} as failed steps`,
+      `${failed.length} of ${files.length} log${files.length === 1 ? '' : 's'} did not parse ` +
+        `(${failed.map(({ log: f }) => shownPath(f.facts.path)).join(', ')}): nothing was imported; ` +
+        `remove ${failed.length === 1 ? 'it' : 'them'} from the paths, or pass --allow-failed to ` +
+        `keep ${failed.length === 1 ? 'it' : 'them'} as failed steps`,
     );
   }
 
@@ -299,21 +357,40 @@ export function importLogs(options: ImportOptions): ImportResult {
       .map(({ a }) => a.startedAt)
       .sort()[0]!
       .slice(0, 10);
-    const runId = options.runId !== undefined ? (groups.length > 1 ? `${options.runId}-${dt}` : options.runId) : defaultRunId(mapping.experiment, group);
-    if (!/^[A-Za-z0-9._-]+$/.test(runId)) throw new ImportError(`--run-id ${JSON.stringify(runId)}: use letters, digits, ".", "_" and "-"`);
+    const runId =
+      options.runId !== undefined
+        ? groups.length > 1
+          ? `${options.runId}-${dt}`
+          : options.runId
+        : defaultRunId(mapping.experiment, group);
+    if (!/^[A-Za-z0-9._-]+$/.test(runId))
+      throw new ImportError(`--run-id ${JSON.stringify(runId)}: use letters, digits, ".", "_" and "-"`);
     const existing = existingRuns.filter(filesOfRuns([runId]));
     if (existing.length > 0) {
       throw new ImportError(
-        `run ${runId} is already in the lake (${existing[0]!}): ${options.runId === undefined ? 'these logs were imported before with the same mapping' : 'pick another --run-id'}; nothing was imported`,
+        `run ${runId} is already in the lake ` +
+          `(${existing[0]!}): ` +
+          (options.runId === undefined
+            ? 'these logs were imported before with the same mapping'
+            : 'pick another --run-id') +
+          `; ` +
+          `nothing was imported`,
       );
     }
     return stageRun(mapping, runId, group, options.repoRoot);
   });
   moveIntoLake(lakeDir, runs);
   for (const run of runs) {
-    log(`imported ${run.logs} log${run.logs === 1 ? '' : 's'} as run ${run.runId} (experiment ${mapping.experiment}, ${run.cells} cells, backend import) into ${lakeDir}`);
+    log(
+      `imported ${run.logs} log${run.logs === 1 ? '' : 's'} as run ${run.runId} ` +
+        `(experiment ${mapping.experiment}, ${run.cells} cells, backend import) into ${lakeDir}`,
+    );
   }
-  return { runIds: runs.map((r) => r.runId), files: assigned.length, failed: runs.reduce((n, r) => n + r.failedSteps, 0) };
+  return {
+    runIds: runs.map((r) => r.runId),
+    files: assigned.length,
+    failed: runs.reduce((n, r) => n + r.failedSteps, 0),
+  };
 }
 
 type Assigned = { a: FileAssignment; log: LogFile };
@@ -356,8 +433,12 @@ function stageRun(mapping: ImportMapping, runId: string, assigned: readonly Assi
   const stepRows: StepRow[] = [];
   for (const cell of plan.cells) {
     for (const step of cell.steps) {
-      const { a, log: f } = assigned.find((x) => cellIdOf(x.a.variant, x.a.repeat) === cell.cellId && stepOf.get(x.a.path) === step)!;
-      const ended = new Date(Date.parse(a.startedAt) + Math.round((f.parsed.summary?.totalTimeS ?? step.durationS) * 1000)).toISOString();
+      const { a, log: f } = assigned.find(
+        (x) => cellIdOf(x.a.variant, x.a.repeat) === cell.cellId && stepOf.get(x.a.path) === step,
+      )!;
+      const ended = new Date(
+        Date.parse(a.startedAt) + Math.round((f.parsed.summary?.totalTimeS ?? step.durationS) * 1000),
+      ).toISOString();
       const rows = stepRowsOf({
         run: { runId, dt },
         cell,
@@ -367,7 +448,15 @@ function stageRun(mapping: ImportMapping, runId: string, assigned: readonly Assi
             clientId: CLIENT_ID,
             jobStartedAt: a.startedAt,
             parsed: f.parsed,
-            result: { phase: 'run', exitCode: 0, startedAt: a.startedAt, endedAt: ended, sysbenchVersion: f.parsed.sysbenchVersion ?? '', hostname: '', command: '' },
+            result: {
+              phase: 'run',
+              exitCode: 0,
+              startedAt: a.startedAt,
+              endedAt: ended,
+              sysbenchVersion: f.parsed.sysbenchVersion ?? '',
+              hostname: '',
+              command: '',
+            },
             cpuSamples: [],
           },
         ],
@@ -378,12 +467,18 @@ function stageRun(mapping: ImportMapping, runId: string, assigned: readonly Assi
       });
       stepRows.push(...rows.steps);
       staged.set(lakeKeys.stepTable('steps', dt, runId, cell.cellId, step.stepId), toJsonLines(rows.steps));
-      if (rows.intervals.length > 0) staged.set(lakeKeys.stepTable('intervals', dt, runId, cell.cellId, step.stepId), toJsonLines(rows.intervals satisfies IntervalRow[]));
+      if (rows.intervals.length > 0)
+        staged.set(
+          lakeKeys.stepTable('intervals', dt, runId, cell.cellId, step.stepId),
+          toJsonLines(rows.intervals satisfies IntervalRow[]),
+        );
       staged.set(lakeKeys.raw(dt, runId, cell.cellId, step.stepId, 'run', CLIENT_ID) + 'output.log', f.text);
     }
   }
   const failedSteps = stepRows.filter((r) => r.status === 'failed');
-  const versions = [...new Set(assigned.map(({ log: f }) => f.parsed.sysbenchVersion).filter((v): v is string => v !== undefined))];
+  const versions = [
+    ...new Set(assigned.map(({ log: f }) => f.parsed.sysbenchVersion).filter((v): v is string => v !== undefined)),
+  ];
   const tool = toolInfo(repoRoot);
   const row: RunRow = {
     run_id: runId,
@@ -404,18 +499,33 @@ function stageRun(mapping: ImportMapping, runId: string, assigned: readonly Assi
       .sort()
       .at(-1)!,
     status: failedSteps.length > 0 ? 'failed' : 'succeeded',
-    error: failedSteps.length > 0 ? failedSteps.map((r) => `step ${r.cell_id}/${r.step_id}: ${r.error ?? 'failed'}`).join('\n') : null,
+    error:
+      failedSteps.length > 0
+        ? failedSteps.map((r) => `step ${r.cell_id}/${r.step_id}: ${r.error ?? 'failed'}`).join('\n')
+        : null,
     cells: JSON.stringify(
       plan.cells.map((c) => {
         const bad = failedSteps.filter((r) => r.cell_id === c.cellId);
-        return { cell_id: c.cellId, status: bad.length > 0 ? 'failed' : 'succeeded', error: bad.length > 0 ? `${bad.length} step${bad.length === 1 ? '' : 's'} failed` : null };
+        return {
+          cell_id: c.cellId,
+          status: bad.length > 0 ? 'failed' : 'succeeded',
+          error: bad.length > 0 ? `${bad.length} step${bad.length === 1 ? '' : 's'} failed` : null,
+        };
       }),
     ),
     notes: JSON.stringify(plan.notes),
     server_config: null,
     dt,
   };
-  return { runId, files: staged, runKey: lakeKeys.run(dt, runId), runRow: toJsonLines([row]), cells: plan.cells.length, logs: assigned.length, failedSteps: failedSteps.length };
+  return {
+    runId,
+    files: staged,
+    runKey: lakeKeys.run(dt, runId),
+    runRow: toJsonLines([row]),
+    cells: plan.cells.length,
+    logs: assigned.length,
+    failedSteps: failedSteps.length,
+  };
 }
 
 /**
@@ -458,7 +568,8 @@ function moveIntoLake(lakeDir: string, runs: readonly StagedRun[]): void {
     rmSync(staging, { recursive: true, force: true });
     try {
       // The .staging folder itself, when no other import is using it.
-      if (readdirSync(join(lakeDir, '.staging')).length === 0) rmSync(join(lakeDir, '.staging'), { recursive: true, force: true });
+      if (readdirSync(join(lakeDir, '.staging')).length === 0)
+        rmSync(join(lakeDir, '.staging'), { recursive: true, force: true });
     } catch {
       // already gone
     }

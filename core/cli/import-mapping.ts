@@ -30,17 +30,29 @@ export const shownPath = (path: string): string => escapeControls(path, { field:
 /** A day (2019-06-01) or an instant (2019-06-01T14:00:00Z) in ISO 8601. */
 const isoDate = z
   .string()
-  .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/, 'an ISO date such as 2019-06-01 or 2019-06-01T14:00:00Z')
+  .regex(
+    /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/,
+    'an ISO date such as 2019-06-01 or 2019-06-01T14:00:00Z',
+  )
   .refine((s) => Number.isFinite(Date.parse(s)), 'not a real date');
 
 /** What a log file's entry (or the defaults) may say about it. */
 const fileFields = {
   variant: ItemNameSchema.optional(),
   workload: ItemNameSchema.optional(),
-  test: z.enum(STOCK_TESTS).optional().describe('The stock sysbench test the log ran (recorded with the step; optional).'),
+  test: z
+    .enum(STOCK_TESTS)
+    .optional()
+    .describe('The stock sysbench test the log ran (recorded with the step; optional).'),
   threads: z.number().int().min(1).max(10000).optional(),
   rate: z.number().int().min(0).optional().describe('Offered transactions/s (sysbench --rate); 0 = unlimited.'),
-  repeat: z.number().int().min(1).max(100).optional().describe('Which repeat of its step the log is (default: numbered in date order).'),
+  repeat: z
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .optional()
+    .describe('Which repeat of its step the log is (default: numbered in date order).'),
   date: isoDate.optional(),
   instanceClass: z
     .string()
@@ -54,7 +66,13 @@ type Capturable = (typeof CAPTURABLE)[number];
 
 const FileRuleSchema = z
   .object({
-    match: z.string().min(1).describe('A file name, or a pattern on it: * and ? as in a shell, {variant} {workload} {threads} {rate} {repeat} {date} capture that field.'),
+    match: z
+      .string()
+      .min(1)
+      .describe(
+        'A file name, or a pattern on it: * and ? as in a shell, {variant} {workload} {threads} {rate} ' +
+          '{repeat} {date} capture that field.',
+      ),
     ...fileFields,
   })
   .strict();
@@ -84,7 +102,11 @@ export class ImportMappingError extends AuroraBenchError {
     readonly mappingSource: string,
     readonly problems: readonly SpecProblem[],
   ) {
-    super(`${mappingSource}: invalid import mapping\n` + problems.map((p) => `  - ${p.path || '(root)'}: ${p.message}`).join('\n'), { source: mappingSource });
+    super(
+      `${mappingSource}: invalid import mapping\n` +
+        problems.map((p) => `  - ${p.path || '(root)'}: ${p.message}`).join('\n'),
+      { source: mappingSource },
+    );
   }
 }
 
@@ -114,7 +136,8 @@ const FLAG_OF_PATH: Readonly<Record<string, string>> = {
   'defaults.instanceClass': '--instance-class',
 };
 
-const integerFlag = (value: string | undefined): number | string | undefined => (value !== undefined && /^\d+$/.test(value) ? Number(value) : value);
+const integerFlag = (value: string | undefined): number | string | undefined =>
+  value !== undefined && /^\d+$/.test(value) ? Number(value) : value;
 
 /**
  * The mapping file's document (or {} without one) with the flags applied over it, validated.
@@ -122,11 +145,14 @@ const integerFlag = (value: string | undefined): number | string | undefined => 
  */
 export function resolveMapping(fileDoc: unknown, source: string | undefined, flags: ImportFlags): ImportMapping {
   if (fileDoc !== undefined && (fileDoc === null || typeof fileDoc !== 'object' || Array.isArray(fileDoc))) {
-    throw new ImportMappingError(source ?? 'mapping', [{ path: '', message: 'expected an object with "experiment", and "defaults" and "files" as needed' }]);
+    throw new ImportMappingError(source ?? 'mapping', [
+      { path: '', message: 'expected an object with "experiment", and "defaults" and "files" as needed' },
+    ]);
   }
   const fromFile = (fileDoc ?? {}) as Record<string, unknown>;
   // The file alone first, so its problems are named by its own JSON paths.
-  const fileProblems = source !== undefined ? validationProblems({ experiment: flags.experiment ?? 'placeholder', ...fromFile }) : [];
+  const fileProblems =
+    source !== undefined ? validationProblems({ experiment: flags.experiment ?? 'placeholder', ...fromFile }) : [];
   if (fileProblems.length > 0) throw new ImportMappingError(source!, fileProblems);
 
   const defaultsFromFlags: Record<string, unknown> = {};
@@ -141,7 +167,10 @@ export function resolveMapping(fileDoc: unknown, source: string | undefined, fla
   for (const p of flags.variantPattern ?? []) {
     const eq = p.indexOf('=');
     if (eq <= 0 || eq === p.length - 1) {
-      flagProblems.push({ path: '--variant-pattern', message: `expected NAME=PATTERN (e.g. r5=r5-*.log), got ${JSON.stringify(p)}` });
+      flagProblems.push({
+        path: '--variant-pattern',
+        message: `expected NAME=PATTERN (e.g. r5=r5-*.log), got ${JSON.stringify(p)}`,
+      });
       continue;
     }
     patternRules.push({ match: p.slice(eq + 1), variant: p.slice(0, eq) });
@@ -161,16 +190,30 @@ export function resolveMapping(fileDoc: unknown, source: string | undefined, fla
       const flag = FLAG_OF_PATH[problem.path];
       const patternIndex = /^files\[(\d+)\]/.exec(problem.path);
       if (problem.path === 'experiment' && merged['experiment'] === undefined) {
-        flagProblems.push({ path: '--experiment', message: `the experiment's name is required: pass --experiment NAME${source ? ` or set "experiment" in ${source}` : ''}` });
+        flagProblems.push({
+          path: '--experiment',
+          message:
+            `the experiment's name is required: pass --experiment ` +
+            `NAME${source ? ` or set "experiment" in ${source}` : ''}`,
+        });
       } else if (flag !== undefined) flagProblems.push({ path: flag, message: problem.message });
       else if (patternIndex && Number(patternIndex[1]) >= fileRuleCount) {
-        flagProblems.push({ path: `--variant-pattern ${flags.variantPattern?.[Number(patternIndex[1]) - fileRuleCount] ?? ''}`.trim(), message: problem.message });
+        flagProblems.push({
+          path: `--variant-pattern ${flags.variantPattern?.[Number(patternIndex[1]) - fileRuleCount] ?? ''}`.trim(),
+          message: problem.message,
+        });
       } else flagProblems.push(problem);
     }
   }
-  if (flagProblems.length > 0) throw new ImportMappingError(source !== undefined ? `${source} with the command line` : 'command line', flagProblems);
+  if (flagProblems.length > 0)
+    throw new ImportMappingError(
+      source !== undefined ? `${source} with the command line` : 'command line',
+      flagProblems,
+    );
   const mapping = result.data!;
-  const patternProblems = mapping.files.flatMap((rule, i) => patternProblemsOf(rule.match).map((message) => ({ path: `files[${i}].match`, message })));
+  const patternProblems = mapping.files.flatMap((rule, i) =>
+    patternProblemsOf(rule.match).map((message) => ({ path: `files[${i}].match`, message })),
+  );
   if (patternProblems.length > 0) throw new ImportMappingError(source ?? 'command line', patternProblems);
   return mapping;
 }
@@ -178,7 +221,10 @@ export function resolveMapping(fileDoc: unknown, source: string | undefined, fla
 function validationProblems(doc: unknown): SpecProblem[] {
   const result = ImportMappingSchema.safeParse(doc);
   const problems = result.success ? [] : problemsFromZod(result.error, doc);
-  if (result.success) result.data.files.forEach((rule, i) => problems.push(...patternProblemsOf(rule.match).map((message) => ({ path: `files[${i}].match`, message }))));
+  if (result.success)
+    result.data.files.forEach((rule, i) =>
+      problems.push(...patternProblemsOf(rule.match).map((message) => ({ path: `files[${i}].match`, message }))),
+    );
   return problems;
 }
 
@@ -196,7 +242,8 @@ function patternProblemsOf(pattern: string): string[] {
   const seen = new Set<string>();
   for (const m of pattern.matchAll(/\{([^}]*)\}/g)) {
     const field = m[1]!;
-    if (!(CAPTURABLE as readonly string[]).includes(field)) problems.push(`unknown placeholder {${field}}: use ${CAPTURABLE.map((c) => `{${c}}`).join(', ')}`);
+    if (!(CAPTURABLE as readonly string[]).includes(field))
+      problems.push(`unknown placeholder {${field}}: use ${CAPTURABLE.map((c) => `{${c}}`).join(', ')}`);
     else if (seen.has(field)) problems.push(`{${field}} appears twice`);
     seen.add(field);
   }
@@ -247,25 +294,34 @@ export interface FileAssignment {
   readonly instanceClass?: string;
 }
 
-/** Log files the mapping cannot place: every problem, each naming its file. @internal exported for its tests (a test seam) */
+/**
+ * Log files the mapping cannot place: every problem, each naming
+ * its file. @internal exported for its tests (a test seam)
+ */
 export class ImportAssignmentError extends AuroraBenchError {
   override readonly name = 'ImportAssignmentError';
   constructor(readonly problems: readonly string[]) {
     super(
-      `cannot import: ${problems.length} problem${problems.length === 1 ? '' : 's'} in the mapping of the logs (nothing was imported)\n` +
+      `cannot import: ${problems.length} problem${problems.length === 1 ? '' : 's'} in the mapping of the logs ` +
+        `(nothing was imported)\n` +
         problems.map((p) => `  - ${p}`).join('\n'),
     );
   }
 }
 
-const toInstant = (date: string): string => new Date(/^\d{4}-\d{2}-\d{2}$/.test(date) ? `${date}T00:00:00Z` : date).toISOString();
+const toInstant = (date: string): string =>
+  new Date(/^\d{4}-\d{2}-\d{2}$/.test(date) ? `${date}T00:00:00Z` : date).toISOString();
 
 /**
  * Each log's step: fields from the matching `files` entries (in order, later over earlier) over
  * `defaults`, threads and rate from the log when not given, repeats numbered per step in date order
  * where not given. Throws ImportAssignmentError listing every file it cannot place.
  */
-export function assignFiles(mapping: ImportMapping, logs: readonly LogFacts[], mappingSource = 'the mapping'): FileAssignment[] {
+export function assignFiles(
+  mapping: ImportMapping,
+  logs: readonly LogFacts[],
+  mappingSource = 'the mapping',
+): FileAssignment[] {
   const problems: string[] = [];
   const rules = mapping.files.map((rule) => ({ rule, regex: patternRegex(rule.match) }));
   const partial: (Omit<FileAssignment, 'repeat'> & { repeat?: number })[] = [];
@@ -277,16 +333,26 @@ export function assignFiles(mapping: ImportMapping, logs: readonly LogFacts[], m
       const m = regex.exec(rule.match.includes('/') ? log.relativePath : fileName);
       if (!m) return;
       const { match: _match, ...given } = rule;
-      Object.assign(fields, Object.fromEntries(Object.entries(given as Record<string, unknown>).filter(([, v]) => v !== undefined)));
+      Object.assign(
+        fields,
+        Object.fromEntries(Object.entries(given as Record<string, unknown>).filter(([, v]) => v !== undefined)),
+      );
       // Every placeholder's group is mandatory: a match has them all (none without placeholders).
       for (const [field, value] of Object.entries({ ...m.groups })) {
         if (field === 'threads' || field === 'rate' || field === 'repeat') {
           const n = Number(value);
-          if (field !== 'rate' && n < 1) problems.push(`${shownPath(log.path)}: ${mappingSource} files[${i}].match captures ${field} ${value}: must be at least 1`);
+          if (field !== 'rate' && n < 1)
+            problems.push(
+              `${shownPath(log.path)}: ${mappingSource} files[${i}].match ` +
+                `captures ${field} ${value}: must be at least 1`,
+            );
           else (fields as Record<string, unknown>)[field] = n;
         } else if (field === 'date') {
           const iso = value.length === 8 ? `${value.slice(0, 4)}-${value.slice(4, 6)}-${value.slice(6)}` : value;
-          if (!Number.isFinite(Date.parse(iso))) problems.push(`${shownPath(log.path)}: ${mappingSource} files[${i}].match captures date ${value}: not a real date`);
+          if (!Number.isFinite(Date.parse(iso)))
+            problems.push(
+              `${shownPath(log.path)}: ${mappingSource} files[${i}].match captures date ${value}: not a real date`,
+            );
           else {
             fields.date = iso;
             fields.dateFrom = 'file-name';
@@ -295,19 +361,26 @@ export function assignFiles(mapping: ImportMapping, logs: readonly LogFacts[], m
       }
     });
     const missing: string[] = [];
-    if (fields.variant === undefined) missing.push('variant (--variant NAME, --variant-pattern NAME=PATTERN, or "variant" in defaults or a files entry)');
-    if (fields.workload === undefined) missing.push('workload (--workload NAME, or "workload" in defaults or a files entry)');
+    if (fields.variant === undefined)
+      missing.push(
+        'variant (--variant NAME, --variant-pattern NAME=PATTERN, or "variant" in defaults or a files entry)',
+      );
+    if (fields.workload === undefined)
+      missing.push('workload (--workload NAME, or "workload" in defaults or a files entry)');
     for (const key of ['threads', 'rate'] as const) {
       const given = fields[key];
       const inLog = log[key];
       if (given !== undefined && inLog !== undefined && given !== inLog) {
         problems.push(
-          `${shownPath(log.path)}: the mapping says ${key} ${given}, the log ran with ${inLog} ("${key === 'threads' ? 'Number of threads' : 'Target transaction rate'}: ${inLog}" in its header): correct the mapping`,
+          `${shownPath(log.path)}: the mapping says ${key} ${given}, the log ran with ${inLog} ` +
+            `("${key === 'threads' ? 'Number of threads' : 'Target transaction rate'}: ${inLog}" in its header): ` +
+            `correct the mapping`,
         );
       }
     }
     const threads = fields.threads ?? log.threads;
-    if (threads === undefined) missing.push('threads (the log has no "Number of threads:" line: --threads N, or "threads" in the mapping)');
+    if (threads === undefined)
+      missing.push('threads (the log has no "Number of threads:" line: --threads N, or "threads" in the mapping)');
     if (missing.length > 0) {
       problems.push(`${shownPath(log.path)}: no ${missing.join('; no ')}`);
       continue;
@@ -331,18 +404,31 @@ export function assignFiles(mapping: ImportMapping, logs: readonly LogFacts[], m
     if (a.instanceClass === undefined) continue;
     const seen = classes.get(a.variant);
     if (seen && seen.cls !== a.instanceClass)
-      problems.push(`${shownPath(a.path)}: variant ${a.variant} is ${a.instanceClass} here but ${seen.cls} for ${shownPath(seen.path)}: one variant, one instance class`);
+      problems.push(
+        `${shownPath(a.path)}: variant ${a.variant} is ${a.instanceClass} here but ${seen.cls} ` +
+          `for ${shownPath(seen.path)}: one variant, one instance class`,
+      );
     else if (!seen) classes.set(a.variant, { cls: a.instanceClass, path: a.path });
   }
   const assigned = numberRepeats(partial, problems);
   if (problems.length > 0) throw new ImportAssignmentError(problems);
-  return assigned.map((a) => ({ ...a, ...(classes.has(a.variant) ? { instanceClass: classes.get(a.variant)!.cls } : {}) }));
+  return assigned.map((a) => ({
+    ...a,
+    ...(classes.has(a.variant) ? { instanceClass: classes.get(a.variant)!.cls } : {}),
+  }));
 }
 
-const stepText = (a: Pick<FileAssignment, 'variant' | 'workload' | 'threads' | 'rate'>): string => `${a.variant} ${a.workload} t${a.threads}${a.rate > 0 ? ` @${a.rate}/s` : ''}`;
+const stepText = (a: Pick<FileAssignment, 'variant' | 'workload' | 'threads' | 'rate'>): string =>
+  `${a.variant} ${a.workload} t${a.threads}${a.rate > 0 ? ` @${a.rate}/s` : ''}`;
 
-/** Repeats numbered 1, 2, ... per step in date order (then path), around the ones the mapping fixed; two logs of one repeat are refused. In the logs' order. */
-function numberRepeats(partial: readonly (Omit<FileAssignment, 'repeat'> & { repeat?: number })[], problems: string[]): FileAssignment[] {
+/**
+ * Repeats numbered 1, 2, ... per step in date order (then path), around the ones
+ * the mapping fixed; two logs of one repeat are refused. In the logs' order.
+ */
+function numberRepeats(
+  partial: readonly (Omit<FileAssignment, 'repeat'> & { repeat?: number })[],
+  problems: string[],
+): FileAssignment[] {
   const byStep = new Map<string, (Omit<FileAssignment, 'repeat'> & { repeat?: number })[]>();
   for (const a of partial) byStep.set(stepText(a), [...(byStep.get(stepText(a)) ?? []), a]);
   const repeatOf = new Map<string, number>();
@@ -351,7 +437,11 @@ function numberRepeats(partial: readonly (Omit<FileAssignment, 'repeat'> & { rep
     for (const f of files) {
       if (f.repeat === undefined) continue;
       const other = taken.get(f.repeat);
-      if (other !== undefined) problems.push(`${shownPath(f.path)}: repeat ${f.repeat} of ${step} is also ${shownPath(other)}: give each log its own repeat`);
+      if (other !== undefined)
+        problems.push(
+          `${shownPath(f.path)}: repeat ${f.repeat} of ${step} is also ${shownPath(other)}: give ` +
+            `each log its own repeat`,
+        );
       taken.set(f.repeat, f.path);
     }
     let next = 1;

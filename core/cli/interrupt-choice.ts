@@ -13,14 +13,21 @@ export interface InterruptIo {
   readonly output: NodeJS.WritableStream;
 }
 
-/** The question's answers: s / stop / empty = stop, l / leave = leave; anything else is asked again (three times, then stop). */
+/**
+ * The question's answers: s / stop / empty = stop, l / leave =
+ * leave; anything else is asked again (three times, then stop).
+ */
 export async function askOnInterrupt(io: InterruptIo, executionArn: string): Promise<InterruptChoice> {
   if (io.input.isTTY !== true) {
-    io.output.write(`\nCtrl-C: stdin is not a terminal, so nobody can be asked: stopping the execution (the default without a terminal) ${executionArn}\n`);
+    io.output.write(
+      `\nCtrl-C: stdin is not a terminal, so nobody can be asked: stopping the execution (the default without ` +
+        `a terminal) ${executionArn}\n`,
+    );
     return 'stop';
   }
   const rl = createInterface({ input: io.input, terminal: false });
-  const question = `\nCtrl-C: stop execution ${executionArn} (its cells are torn down) or leave it running? [S]top / [l]eave: `;
+  const question =
+    `\nCtrl-C: stop execution ${executionArn} (its cells are torn down) or leave it running? ` + `[S]top / [l]eave: `;
   try {
     let attempts = 0;
     io.output.write(question);

@@ -13,7 +13,8 @@ function formatDuration(totalS: number): string {
   return `${sec}s`;
 }
 
-const plural = (n: number, one: string, many = `${one}s`): string => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+const plural = (n: number, one: string, many = `${one}s`): string =>
+  `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
 /**
  * The rate column: an absolute rate, "max" for an unlimited step, or the multiple of the cell's
@@ -29,11 +30,17 @@ export function rateText(step: Pick<StepPlan, 'rate' | 'rateOfCapacity'>): strin
 function caveats(plan: Plan, priced: boolean): string[] {
   const out: string[] = [];
   const repeats = plan.cells.reduce((m, c) => Math.max(m, c.repeat), 0);
-  if (repeats === 1) out.push('one repeat per variant: the run measures no run-to-run noise; its intervals cover only the noise within a run (two or more "repeats" measure it)');
+  if (repeats === 1)
+    out.push(
+      'one repeat per variant: the run measures no run-to-run noise; its intervals cover only the noise within ' +
+        'a run (two or more "repeats" measure it)',
+    );
   const skippable = plan.cells.reduce((n, c) => n + c.steps.filter((s) => s.stopAtOverload === true).length, 0);
   if (skippable > 0)
     out.push(
-      `an upper bound: ${plural(skippable, 'step')} with stopAtOverload ${skippable === 1 ? 'is' : 'are'} skipped when a lower rate of ${skippable === 1 ? 'its' : 'their'} sweep overloads; the time${priced ? ' and cost' : ''} below count${priced ? '' : 's'} every one as if it ran`,
+      `an upper bound: ${plural(skippable, 'step')} with stopAtOverload ${skippable === 1 ? 'is' : 'are'} ` +
+        `skipped when a lower rate of ${skippable === 1 ? 'its' : 'their'} sweep overloads; the ` +
+        `time${priced ? ' and cost' : ''} below count${priced ? '' : 's'} every one as if it ran`,
     );
   return out;
 }
@@ -41,9 +48,15 @@ function caveats(plan: Plan, priced: boolean): string[] {
 export function renderPlan(plan: Plan, extra: readonly string[] = []): string {
   const out: string[] = [];
   out.push(`Plan for "${plan.specName}" on ${plan.backend} (run id ${plan.runId})`);
-  out.push(`  engine ${engineName(plan.engine)}, region ${plan.region}, ${plural(plan.cells.length, 'cell')}, max ${plan.maxConcurrency} at once`);
+  out.push(
+    `  engine ${engineName(plan.engine)}, region ${plan.region}, ${plural(plan.cells.length, 'cell')}, ` +
+      `max ${plan.maxConcurrency} at once`,
+  );
   if (plan.order === 'duet')
-    out.push(`  order duet: ${plural(plan.duets?.length ?? 0, 'duet')}, each running one round's cells together (${plan.duets?.[0]?.members.join(' + ') ?? ''}, ...)`);
+    out.push(
+      `  order duet: ${plural(plan.duets?.length ?? 0, 'duet')}, each running one round's cells together ` +
+        `(${plan.duets?.[0]?.members.join(' + ') ?? ''}, ...)`,
+    );
   else if (plan.order === 'randomized') out.push(`  order randomized, seed ${plan.orderSeed ?? '?'}`);
   out.push(
     textTable(
@@ -56,7 +69,8 @@ export function renderPlan(plan: Plan, extra: readonly string[] = []): string {
         c.variant.readers,
         `${c.variant.clients.count} x ${c.variant.clients.instanceType}`,
         c.steps.length,
-        `${c.data.tables} x ${c.data.tableSize.toLocaleString('en-US')} rows (${c.data.reuse === 'cell' ? 'prepared once' : 'prepared every step'})`,
+        `${c.data.tables} x ${c.data.tableSize.toLocaleString('en-US')} rows ` +
+          `(${c.data.reuse === 'cell' ? 'prepared once' : 'prepared every step'})`,
       ]),
       { align: ['right', 'left', 'left', 'left', 'right', 'left', 'right', 'left'] },
     ),
@@ -67,7 +81,16 @@ export function renderPlan(plan: Plan, extra: readonly string[] = []): string {
     out.push(
       textTable(
         ['step', 'workload', 'threads', 'rate/s', 'target', 'clients', 'warm-up', 'duration'],
-        first.steps.map((s) => [s.stepId, s.test ?? s.script?.name ?? '', s.threads, rateText(s), s.target, s.clients, `${s.warmupS}s`, `${s.durationS}s`]),
+        first.steps.map((s) => [
+          s.stepId,
+          s.test ?? s.script?.name ?? '',
+          s.threads,
+          rateText(s),
+          s.target,
+          s.clients,
+          `${s.warmupS}s`,
+          `${s.durationS}s`,
+        ]),
         { align: ['left', 'left', 'right', 'right', 'left', 'right', 'right', 'right'] },
       ),
     );
@@ -78,7 +101,9 @@ export function renderPlan(plan: Plan, extra: readonly string[] = []): string {
   }
   for (const c of caveats(plan, extra.length > 0)) out.push(`Note: ${c}`);
   out.push(
-    `Estimated wall time: ${formatDuration(plan.estimate.wallTimeS)} (${formatDuration(plan.estimate.stepTimeS)} of steps, ~${formatDuration(plan.estimate.provisionS)} provisioning per cell)`,
+    `Estimated wall time: ${formatDuration(plan.estimate.wallTimeS)} ` +
+      `(${formatDuration(plan.estimate.stepTimeS)} of steps, ~${formatDuration(plan.estimate.provisionS)} ` +
+      `provisioning per cell)`,
   );
   out.push(...extra);
   return out.join('\n');
@@ -93,5 +118,8 @@ export function planNotesLine(notes: Plan['notes'], planArgs: readonly string[])
   const counts = new Map<string, number>();
   for (const n of notes) counts.set(n.level, (counts.get(n.level) ?? 0) + 1);
   const parts = [...counts].map(([level, n]) => `${n} ${level === 'info' || n === 1 ? level : `${level}s`}`);
-  return `${plural(notes.length, 'plan note')} (${parts.join(', ')}): \`aurora-bench plan ${commandLine(planArgs)}\` lists them`;
+  return (
+    `${plural(notes.length, 'plan note')} (${parts.join(', ')}): \`aurora-bench ` +
+    `plan ${commandLine(planArgs)}\` lists them`
+  );
 }

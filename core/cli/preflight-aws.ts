@@ -33,27 +33,46 @@ const VERDICT_LABEL = { ok: 'ok', warn: 'warn', refuse: 'REFUSE' } as const;
 
 export function renderPreflightReport(report: PreflightReport, specName: string): string {
   const out: string[] = [];
-  out.push(`Preflight of "${specName}" on AWS (${report.region}${report.stackName !== undefined ? `, stack ${report.stackName}` : ''}): read-only checks, nothing is created`);
+  out.push(
+    `Preflight of "${specName}" on AWS ` +
+      `(${report.region}${report.stackName !== undefined ? `, stack ${report.stackName}` : ''}): read-only ` +
+      `checks, nothing is created`,
+  );
   const width = Math.max(...report.checks.map((c) => c.title.length));
   for (const c of report.checks) {
     out.push(`  ${VERDICT_LABEL[c.verdict].padEnd(6)}  ${c.title.padEnd(width)}  ${c.summary}`);
-    for (const n of c.notes) out.push(`          - ${n.level === 'refused' ? 'refused' : n.level}: ${n.path}: ${n.message}`);
+    for (const n of c.notes)
+      out.push(`          - ${n.level === 'refused' ? 'refused' : n.level}: ${n.path}: ${n.message}`);
   }
   const refused = report.checks.filter((c) => c.verdict === 'refuse').length;
   const warned = report.checks.filter((c) => c.verdict === 'warn').length;
   const counts = `${refused} refused, ${warned} with warnings, ${report.checks.length - refused - warned} ok`;
-  out.push(refused > 0 ? `${counts}: fix what is refused above; nothing was created` : `${counts}: the account can run this experiment`);
+  out.push(
+    refused > 0
+      ? `${counts}: fix what is refused above; nothing was created`
+      : `${counts}: the account can run this experiment`,
+  );
   return out.join('\n');
 }
 
 /** The checks for an already planned experiment (run --aws plans once and passes the plan here). */
-export async function preflightPlan(plan: Plan, spec: Spec, options: AwsAccountOptions & { readonly repoRoot: string; readonly prices?: string }): Promise<PreflightReport> {
+export async function preflightPlan(
+  plan: Plan,
+  spec: Spec,
+  options: AwsAccountOptions & { readonly repoRoot: string; readonly prices?: string },
+): Promise<PreflightReport> {
   const region = options.region ?? plan.region;
   const clients = options.clients ?? makeAwsClients({ region });
   const cfn = options.cfn ?? new CloudFormationClient({ region });
   try {
     const deployment = await readDeployment(cfn, options.stackName);
-    return await runAwsPreflight({ plan, spec, clients, deployment, prices: loadPrices(options.repoRoot, options.prices) });
+    return await runAwsPreflight({
+      plan,
+      spec,
+      clients,
+      deployment,
+      prices: loadPrices(options.repoRoot, options.prices),
+    });
   } finally {
     if (!options.clients) destroyAwsClients(clients);
     if (!options.cfn) cfn.destroy();
@@ -61,8 +80,12 @@ export async function preflightPlan(plan: Plan, spec: Spec, options: AwsAccountO
 }
 
 /** The preflight command: the report text and the exit code (1 when anything is refused). */
-export async function preflightOnAws(options: PreflightOnAwsOptions): Promise<{ code: number; text: string; report: PreflightReport }> {
-  const { spec, plan, notes } = preparePlanFromFile(options.specFile, join(options.repoRoot, 'client', 'workloads'), { backend: 'aws' });
+export async function preflightOnAws(
+  options: PreflightOnAwsOptions,
+): Promise<{ code: number; text: string; report: PreflightReport }> {
+  const { spec, plan, notes } = preparePlanFromFile(options.specFile, join(options.repoRoot, 'client', 'workloads'), {
+    backend: 'aws',
+  });
   const report = await preflightPlan(plan, spec, options);
   const planNotes = notes.map((n) => `[${n.level}] ${n.path}: ${n.message}`);
   const text = [...planNotes, renderPreflightReport(report, spec.name)].join('\n');

@@ -1,4 +1,7 @@
-/** `aurora-bench compare` and `aurora-bench history` over the local lake (DuckDB), or with --aws over the deployed stack's lake (Athena). */
+/**
+ * `aurora-bench compare` and `aurora-bench history` over the local lake
+ * (DuckDB), or with --aws over the deployed stack's lake (Athena).
+ */
 import { existsSync, writeFileSync } from 'node:fs';
 import { AthenaClient } from '@aws-sdk/client-athena';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
@@ -52,14 +55,21 @@ export interface CompareCommandOptions {
 }
 
 /** A comparison of two runs of a lake, as `compare` makes it (bench/regression-local.ts judges real runs with it). */
-export async function compareFromLake(lake: LakeReader, runA: string, runB: string, options: CompareOptions = {}): Promise<Comparison> {
+export async function compareFromLake(
+  lake: LakeReader,
+  runA: string,
+  runB: string,
+  options: CompareOptions = {},
+): Promise<Comparison> {
   const a = await loadCompareSide(lake, runA);
   const b = await loadCompareSide(lake, runB);
   // A rehearsal's figures come from stand-in servers on the machine that rehearsed: never a baseline for a run on AWS.
   const rehearsal = [a, b].find((s) => s.run.backend === REHEARSAL_BACKEND);
   if (rehearsal && [a, b].some((s) => s.run.backend === 'aws')) {
     throw new UsageError(
-      `run ${rehearsal.run.run_id} is a rehearsal (run --aws-rehearsal: moto and stand-in servers on this machine, not Aurora), so it is not compared with a run on AWS: compare it with another rehearsal or a local run`,
+      `run ${rehearsal.run.run_id} is a rehearsal (run --aws-rehearsal: moto and stand-in servers on this ` +
+        `machine, not Aurora), so it is not compared with a run on AWS: compare it with another ` +
+        `rehearsal or a local run`,
     );
   }
   return compareRuns(a, b, options);
@@ -69,11 +79,16 @@ export async function compareFromLake(lake: LakeReader, runA: string, runB: stri
 export function parseLevel(text: string): number {
   const level = Number(text);
   if (/^0?\.[0-9]+$/.test(text) && level >= COMPARE_LEVEL_RANGE.min && level <= COMPARE_LEVEL_RANGE.max) return level;
-  throw new UsageError(`--level ${text}: give a confidence level from ${COMPARE_LEVEL_RANGE.min} to ${COMPARE_LEVEL_RANGE.max} as a fraction (e.g. --level 0.99)`);
+  throw new UsageError(
+    `--level ${text}: give a confidence level from ${COMPARE_LEVEL_RANGE.min} to ${COMPARE_LEVEL_RANGE.max} as ` +
+      `a fraction (e.g. --level 0.99)`,
+  );
 }
 
 /** The text to print and the comparison (the caller decides the exit code from its regressions). */
-export async function compareCommand(options: CompareCommandOptions): Promise<{ text: string; comparison: Comparison }> {
+export async function compareCommand(
+  options: CompareCommandOptions,
+): Promise<{ text: string; comparison: Comparison }> {
   const compareOptions: CompareOptions = options.level !== undefined ? { level: options.level } : {};
   const comparison = options.aws
     ? await compareFromLake(await athenaLakeOf(options.aws), options.runA, options.runB, compareOptions)
@@ -139,7 +154,10 @@ export function historyFlags(flags: HistoryFlags): HistoryOptions {
 function parseFraction(flag: string, text: string, allowZero = false): number {
   const value = Number(text);
   if (/^[0-9]*\.?[0-9]+$/.test(text) && value < 1 && (allowZero ? value >= 0 : value > 0)) return value;
-  throw new UsageError(`${flag} ${text}: give a fraction ${allowZero ? 'from 0' : 'above 0'} and below 1 (e.g. ${flag} ${allowZero ? '0.02 for 2%' : '0.01'})`);
+  throw new UsageError(
+    `${flag} ${text}: give a fraction ${allowZero ? 'from 0' : 'above 0'} and below 1 ` +
+      `(e.g. ${flag} ${allowZero ? '0.02 for 2%' : '0.01'})`,
+  );
 }
 
 /** Parsed --permutations and --seed: a whole number (at least `min`). */
@@ -164,9 +182,16 @@ async function hasRuns(lake: LakeOpener | LakeReader, experiment: string): Promi
  * The history of an experiment from a lake: the runs of the window only (HistoryOptions.window,
  * default 100; --window all reads every run), each read over only its files locally (judge.ts).
  */
-export async function historyFromLake(lake: LakeOpener | LakeReader, experiment: string, options: HistoryOptions = {}): Promise<History> {
+export async function historyFromLake(
+  lake: LakeOpener | LakeReader,
+  experiment: string,
+  options: HistoryOptions = {},
+): Promise<History> {
   const open = typeof lake === 'function' ? lake : readerOpener(lake);
-  return buildHistory(await readHistoryInput(open, experiment, { window: options.window ?? HISTORY_DEFAULTS.window }), options);
+  return buildHistory(
+    await readHistoryInput(open, experiment, { window: options.window ?? HISTORY_DEFAULTS.window }),
+    options,
+  );
 }
 
 export async function historyCommand(options: HistoryCommandOptions): Promise<{ text: string; history: History }> {
@@ -189,10 +214,20 @@ export async function historyCommand(options: HistoryCommandOptions): Promise<{ 
   if (fromFile && history.experiment !== names[0])
     history = {
       ...history,
-      notices: [`${options.experiment} has no run as written ("${names[0]}"): these are its --scale small runs, stored as "${history.experiment}"`, ...history.notices],
+      notices: [
+        `${options.experiment} has no run as written ("${names[0]}"): these are its --scale small runs, stored ` +
+          `as "${history.experiment}"`,
+        ...history.notices,
+      ],
     };
   else if (fromFile && names[1] !== undefined && names[1] !== names[0] && (await hasRuns(lake, names[1])))
-    history = { ...history, notices: [`its --scale small runs are a history of their own: aurora-bench history ${names[1]}`, ...history.notices] };
+    history = {
+      ...history,
+      notices: [
+        `its --scale small runs are a history of their own: aurora-bench history ${names[1]}`,
+        ...history.notices,
+      ],
+    };
   let text = json ? historyJson(history) : renderTerminal(historyReport(history));
   if (html !== undefined) {
     writeFileSync(html, renderHtml(historyReport(history, { charts: true })));

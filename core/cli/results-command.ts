@@ -22,7 +22,9 @@ export async function resultsCommand(options: ResultsCommandOptions): Promise<st
   // --sql queries the whole lake: a --run beside it would be silently ignored and print other runs' rows.
   if (options.sql !== undefined && options.run !== undefined)
     throw new UsageError(
-      `--run selects the run whose step table is printed; --sql queries the whole lake and does not take it: put the run in the query, e.g. --sql "select * from step_summary where run_id = '${options.run.replace(/'/g, "''")}'"`,
+      `--run selects the run whose step table is printed; --sql queries the whole lake and does not take it: ` +
+        `put the run in the query, e.g. --sql "select * from step_summary where run_id = ` +
+        `'${options.run.replace(/'/g, "''")}'"`,
     );
   if (options.aws) {
     const { athenaResultsText } = await import('./results-aws');
@@ -33,7 +35,10 @@ export async function resultsCommand(options: ResultsCommandOptions): Promise<st
       json: options.json === true,
     });
   }
-  const note = options.sql === undefined && options.runRoot !== undefined ? await ownerGoneNote(options.lakeDir, options.runRoot, options.run) : '';
+  const note =
+    options.sql === undefined && options.runRoot !== undefined
+      ? await ownerGoneNote(options.lakeDir, options.runRoot, options.run)
+      : '';
   return (
     note +
     (await resultsText(options.lakeDir, {
@@ -55,6 +60,11 @@ export async function ownerGoneNote(lakeDir: string, runRoot: string, runId?: st
   if (run?.status !== 'running') return '';
   const claim = await readClaim(runRoot, run.run_id);
   if (claim && ownerAlive(claim)) return '';
-  const who = claim ? `its aurora-bench (pid ${claim.ownerPid}) is gone` : `no aurora-bench on this machine runs it (nothing of it under ${runRoot})`;
-  return `warning: run ${run.run_id} is marked running, but ${who}: it was interrupted (killed, crashed, a forced exit or a full disk); \`aurora-bench cleanup\` records it as aborted\n`;
+  const who = claim
+    ? `its aurora-bench (pid ${claim.ownerPid}) is gone`
+    : `no aurora-bench on this machine runs it (nothing of it under ${runRoot})`;
+  return (
+    `warning: run ${run.run_id} is marked running, but ${who}: it was interrupted (killed, crashed, a ` +
+    `forced exit or a full disk); \`aurora-bench cleanup\` records it as aborted\n`
+  );
 }

@@ -44,7 +44,11 @@ function executionInput(spec: unknown, scripts: Record<string, string>, runId: s
 }
 
 export async function runOnAws(options: RunOnAwsOptions): Promise<number> {
-  const { spec, scripts, plan, notes } = preparePlanFromFile(options.specFile, join(options.repoRoot, 'client', 'workloads'), { backend: 'aws' });
+  const { spec, scripts, plan, notes } = preparePlanFromFile(
+    options.specFile,
+    join(options.repoRoot, 'client', 'workloads'),
+    { backend: 'aws' },
+  );
   const notesLine = planNotesLine(notes, [options.specFile, '--aws']);
   if (notesLine !== null) options.log(notesLine);
   const region = options.region ?? plan.region;
@@ -66,9 +70,18 @@ export async function runOnAws(options: RunOnAwsOptions): Promise<number> {
     return INTERRUPTED_EXIT_CODE;
   }
   const outputs = await readStackOutputs(cfn, options.stackName);
-  const started = await sfn.send(new StartExecutionCommand({ stateMachineArn: outputs.stateMachineArn, name: plan.runId, input: executionInput(spec, scripts, plan.runId) }));
+  const started = await sfn.send(
+    new StartExecutionCommand({
+      stateMachineArn: outputs.stateMachineArn,
+      name: plan.runId,
+      input: executionInput(spec, scripts, plan.runId),
+    }),
+  );
   const executionArn = started.executionArn!;
-  options.log(`started ${executionArn} (run ${plan.runId}); Ctrl-C here asks whether to stop it (everything is torn down) or leave it running`);
+  options.log(
+    `started ${executionArn} (run ${plan.runId}); Ctrl-C here asks whether to stop it (everything is torn ` +
+      `down) or leave it running`,
+  );
   return followExecution({
     sfn,
     executionArn,

@@ -25,14 +25,19 @@ export async function runLocalCommand(options: RunLocalCommandOptions): Promise<
   const log = (line: string) => printOut(line + '\n');
   // Missing mariadbd or sysbench: said (with how to install) before anything starts.
   const versions = await checkLocalDependencies();
-  const backend = new LocalBackend({ lakeDir: options.lakeDir, repoRoot: options.repoRoot, ...(options.runRoot ? { runRoot: options.runRoot } : {}) });
+  const backend = new LocalBackend({
+    lakeDir: options.lakeDir,
+    repoRoot: options.repoRoot,
+    ...(options.runRoot ? { runRoot: options.runRoot } : {}),
+  });
   const abort = new AbortController();
   let interrupts = 0;
   const onSignal = (signal: NodeJS.Signals) => {
     interrupts++;
     if (interrupts === 1) {
       printErr(
-        `\n${signal === 'SIGINT' ? 'Ctrl-C (SIGINT)' : signal}: stopping the run: nothing new starts, what runs is waited for and torn down (${signal === 'SIGINT' ? 'press again' : 'send it again'} to force)...\n`,
+        `\n${signal === 'SIGINT' ? 'Ctrl-C (SIGINT)' : signal}: stopping the run: nothing new starts, what ` +
+          `runs is waited for and torn down (${signal === 'SIGINT' ? 'press again' : 'send it again'} to force)...\n`,
       );
       abort.abort(signal);
     } else {
@@ -66,7 +71,10 @@ export async function runLocalCommand(options: RunLocalCommandOptions): Promise<
     log('');
     log(await resultsCommand({ lakeDir: options.lakeDir, run: result.plan.runId, repoRoot: options.repoRoot }));
     if (result.status === 'SUCCEEDED') {
-      log(`run ${result.plan.runId} succeeded: ${result.output?.steps ?? 0} steps. Query with: ${queryHint(options.lakeDir, result.plan.runId)}`);
+      log(
+        `run ${result.plan.runId} succeeded: ${result.output?.steps ?? 0} steps. Query ` +
+          `with: ${queryHint(options.lakeDir, result.plan.runId)}`,
+      );
       return 0;
     }
     log(`run ${result.plan.runId} FAILED (${result.error}):\n${result.cause ?? ''}`);
@@ -83,7 +91,14 @@ export async function runLocalCommand(options: RunLocalCommandOptions): Promise<
  * queries the whole lake). Every argument quoted for a POSIX shell.
  */
 function queryHint(lakeDir: string, runId: string): string {
-  return commandLine(['aurora-bench', 'results', '--lake', lakeDir, '--sql', `select * from step_summary where run_id = '${runId.replace(/'/g, "''")}'`]);
+  return commandLine([
+    'aurora-bench',
+    'results',
+    '--lake',
+    lakeDir,
+    '--sql',
+    `select * from step_summary where run_id = '${runId.replace(/'/g, "''")}'`,
+  ]);
 }
 
 /**
@@ -97,16 +112,29 @@ const CLEANUP_KEPT_EXIT_CODE = 75;
 export async function cleanupLocalLeftovers(runRoot?: string): Promise<{ text: string; exitCode: number }> {
   const { removed, skippedLive, settled, compacted, unsettled } = await cleanupAllRuns(runRoot ?? defaultRunRoot());
   const kept = unsettled.length + skippedLive.length;
-  const lines = [removed.length > 0 ? `cleaned up: ${removed.join(', ')}` : kept > 0 ? 'nothing removed' : 'nothing left behind by a finished aurora-bench'];
-  if (settled.length > 0) lines.push(`recorded as aborted in the lake (they were still marked running): ${settled.join(', ')}`);
+  const lines = [
+    removed.length > 0
+      ? `cleaned up: ${removed.join(', ')}`
+      : kept > 0
+        ? 'nothing removed'
+        : 'nothing left behind by a finished aurora-bench',
+  ];
+  if (settled.length > 0)
+    lines.push(`recorded as aborted in the lake (they were still marked running): ${settled.join(', ')}`);
   if (compacted.length > 0) lines.push(`their step rows compacted to Parquet: ${compacted.join(', ')}`);
-  if (unsettled.length > 0) lines.push(`still marked running: the lake refused the write, so their claims are kept for the next cleanup: ${unsettled.join('; ')}`);
+  if (unsettled.length > 0)
+    lines.push(
+      `still marked running: the lake refused the write, so their claims are kept for the next ` +
+        `cleanup: ${unsettled.join('; ')}`,
+    );
   if (skippedLive.length > 0) lines.push(`left alone (their aurora-bench is still running): ${skippedLive.join(', ')}`);
   if (kept === 0) return { text: lines.join('\n'), exitCode: 0 };
   const why = [
     ...unsettled.map((u) => {
       const at = u.indexOf(' (');
-      return at < 0 ? `${u}: the lake refused to record its end` : `${u.slice(0, at)}: the lake refused to record its end ${u.slice(at + 1)}`;
+      return at < 0
+        ? `${u}: the lake refused to record its end`
+        : `${u.slice(0, at)}: the lake refused to record its end ${u.slice(at + 1)}`;
     }),
     ...skippedLive.map((runId) => `${runId}: its aurora-bench is still running`),
   ];

@@ -57,10 +57,16 @@ function watchLakeSpace(backend: LocalBackendLike, onFull: (error: LakeFullError
         await lake.put(key, body);
       } catch (e) {
         if (!isLakeWriteFailure(e)) throw e;
-        const advice = NO_SPACE.has(e.code) ? 'free space there (or give --lake a disk with room)' : 'make it writable (or give --lake a writable directory)';
-        const full = new LakeFullError(`${e.message}: the run stops here; ${advice}, then run \`aurora-bench cleanup\` to record how it ended and run it again`, {
-          cause: e.cause,
-        });
+        const advice = NO_SPACE.has(e.code)
+          ? 'free space there (or give --lake a disk with room)'
+          : 'make it writable (or give --lake a writable directory)';
+        const full = new LakeFullError(
+          `${e.message}: the run stops here; ${advice}, then run \`aurora-bench cleanup\` to record how it ` +
+            `ended and run it again`,
+          {
+            cause: e.cause,
+          },
+        );
         onFull(full);
         throw full;
       }
@@ -78,7 +84,8 @@ function watchLakeSpace(backend: LocalBackendLike, onFull: (error: LakeFullError
 /** Why a run was stopped, from the AbortSignal's reason: SIGINT is Ctrl-C, SIGTERM is not. */
 function stopReason(reason: unknown): string {
   if (reason === 'SIGINT') return 'interrupted by the user (Ctrl-C, SIGINT)';
-  if (reason === 'SIGTERM') return 'stopped by SIGTERM (another process asked it to end: kill, a service manager, a CI timeout)';
+  if (reason === 'SIGTERM')
+    return 'stopped by SIGTERM (another process asked it to end: kill, a service manager, a CI timeout)';
   if (typeof reason === 'string') return `stopped by ${reason}`;
   if (reason instanceof Error) return reason.message;
   return 'aborted by the user (Ctrl-C)';
@@ -136,9 +143,15 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
     ...(options.runId ? { runId: options.runId } : {}),
   });
   const { plan } = prepared;
-  const notesLine = planNotesLine(prepared.notes, [options.specFile, ...(options.scale === 'small' ? ['--scale', 'small'] : [])]);
+  const notesLine = planNotesLine(prepared.notes, [
+    options.specFile,
+    ...(options.scale === 'small' ? ['--scale', 'small'] : []),
+  ]);
   if (notesLine !== null) log(notesLine);
-  log(`run ${plan.runId}: ${plan.cells.length} cell${plan.cells.length === 1 ? '' : 's'}, results in ${options.backend.lake.describe()}`);
+  log(
+    `run ${plan.runId}: ${plan.cells.length} cell${plan.cells.length === 1 ? '' : 's'}, results ` +
+      `in ${options.backend.lake.describe()}`,
+  );
 
   // Nothing of the run exists before its id is claimed (a live run with the same id is refused here).
   await options.backend.claimRun(plan.runId, lakeKeys.run(plan.dt, plan.runId));
@@ -149,7 +162,8 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
     if (existing !== undefined) {
       await options.backend.cleanupRun(plan.runId);
       throw new RunIdTakenError(
-        `run id "${plan.runId}" already has results in ${options.backend.lake.describe()} (${existing}): choose another --run-id; a run never overwrites another's rows`,
+        `run id "${plan.runId}" already has results in ${options.backend.lake.describe()} (${existing}): ` +
+          `choose another --run-id; a run never overwrites another's rows`,
       );
     }
   }
@@ -225,7 +239,12 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
     // What the safety net does for a timed-out execution on AWS (the sweeper tears the run down),
     // cleanupRun above did here; the lake says why the run ended.
     await recordInterruptedSteps(deps, result.events, TIMED_OUT_REASON, log);
-    await markEnded(options.backend, plan, 'timed-out', `${result.cause ?? 'the execution timed out'}; everything was torn down`);
+    await markEnded(
+      options.backend,
+      plan,
+      'timed-out',
+      `${result.cause ?? 'the execution timed out'}; everything was torn down`,
+    );
   }
   await compactEnded(options.lakeDir, plan, log);
   return { ...result, plan };
@@ -235,17 +254,34 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
  * The run row says how the run ended; when the lake refuses that write too, the run's claim is left
  * in the run root with the reason, so `aurora-bench cleanup` records it once the lake takes writes.
  */
-async function markEndedOrLeaveClaim(backend: LocalBackendLike, plan: Plan, status: 'aborted' | 'failed', ending: string, log: (line: string) => void): Promise<void> {
+async function markEndedOrLeaveClaim(
+  backend: LocalBackendLike,
+  plan: Plan,
+  status: 'aborted' | 'failed',
+  ending: string,
+  log: (line: string) => void,
+): Promise<void> {
   try {
     await markEnded(backend, plan, status, ending);
   } catch (e) {
     await backend.claimRun(plan.runId, lakeKeys.run(plan.dt, plan.runId), ending).catch(() => undefined);
-    log(`run ${plan.runId}: could not record how it ended (${(e as Error).message}); \`aurora-bench cleanup\` records it once the lake takes writes again`);
+    log(
+      `run ${plan.runId}: could not record how it ended (${(e as Error).message}); \`aurora-bench cleanup\` ` +
+        `records it once the lake takes writes again`,
+    );
   }
 }
 
-/** The run's manifest notes (its row's `notes`, which the report prints) get a warning that other runs shared the host; the line is printed too. */
-async function noteOverlaps(backend: LocalBackendLike, plan: Plan, message: string, log: (line: string) => void): Promise<void> {
+/**
+ * The run's manifest notes (its row's `notes`, which the report prints)
+ * get a warning that other runs shared the host; the line is printed too.
+ */
+async function noteOverlaps(
+  backend: LocalBackendLike,
+  plan: Plan,
+  message: string,
+  log: (line: string) => void,
+): Promise<void> {
   log(`warning: ${message}`);
   const key = lakeKeys.run(plan.dt, plan.runId);
   try {
@@ -260,12 +296,22 @@ async function noteOverlaps(backend: LocalBackendLike, plan: Plan, message: stri
   }
 }
 
-/** The run has ended, however: its step files become one Parquet file per table. The JSON Lines files stay (and serve every query) if that fails. */
-async function compactEnded(lakeDir: string, plan: { readonly runId: string; readonly dt: string }, log: (line: string) => void): Promise<void> {
+/**
+ * The run has ended, however: its step files become one Parquet file per
+ * table. The JSON Lines files stay (and serve every query) if that fails.
+ */
+async function compactEnded(
+  lakeDir: string,
+  plan: { readonly runId: string; readonly dt: string },
+  log: (line: string) => void,
+): Promise<void> {
   try {
     await compactRun(lakeDir, plan);
   } catch (e) {
-    log(`warning: the run's lake files were not compacted to Parquet (${(e as Error).message}); its JSON Lines files are kept and read as they are`);
+    log(
+      `warning: the run's lake files were not compacted to Parquet (${(e as Error).message}); its JSON Lines ` +
+        `files are kept and read as they are`,
+    );
   }
 }
 
@@ -277,9 +323,15 @@ export const ABORTED_REASON = 'aborted by the user (Ctrl-C) while the step ran';
 export const TIMED_OUT_REASON = 'the execution timed out (TimeoutSeconds) while the step ran';
 
 /** Each step a stop interrupted, recorded as failed with the reason (also used by the AWS rehearsal). */
-export async function recordInterruptedSteps(deps: TaskDeps, events: readonly ExecutionEvent[], reason: string, log: (line: string) => void): Promise<void> {
+export async function recordInterruptedSteps(
+  deps: TaskDeps,
+  events: readonly ExecutionEvent[],
+  reason: string,
+  log: (line: string) => void,
+): Promise<void> {
   // The run PlanRun started; the steps in flight are in its cells' cursors in the lake.
-  const planned = events.find((ev) => ev.type === 'StateExited' && ev.state?.name === STATE.PlanRun)?.state?.output as { run?: RunContext } | undefined;
+  const planned = events.find((ev) => ev.type === 'StateExited' && ev.state?.name === STATE.PlanRun)?.state?.output as
+    { run?: RunContext } | undefined;
   if (!planned?.run) return;
   for (const step of await interruptedSteps(deps, planned.run, reason)) {
     try {
@@ -292,7 +344,12 @@ export async function recordInterruptedSteps(deps: TaskDeps, events: readonly Ex
 }
 
 /** The run row says why the run ended early (also used by the AWS rehearsal). */
-export async function markEnded(backend: Backend, plan: Plan, status: 'aborted' | 'timed-out' | 'failed', error: string): Promise<void> {
+export async function markEnded(
+  backend: Backend,
+  plan: Plan,
+  status: 'aborted' | 'timed-out' | 'failed',
+  error: string,
+): Promise<void> {
   const key = lakeKeys.run(plan.dt, plan.runId);
   const text = await backend.lake.get(key);
   if (text === undefined) return;

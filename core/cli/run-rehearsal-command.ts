@@ -31,13 +31,18 @@ export async function runRehearsalCommand(options: RehearsalCommandOptions): Pro
     log('');
     log(r.results);
     const id = r.plan.runId;
-    if (r.leftBehind.length > 0) log(`the workflow LEFT BEHIND (on AWS this would keep running and cost money):\n  ${r.leftBehind.join('\n  ')}`);
+    if (r.leftBehind.length > 0)
+      log(`the workflow LEFT BEHIND (on AWS this would keep running and cost money):\n  ${r.leftBehind.join('\n  ')}`);
     if (r.notCleaned.length > 0) log(`the rehearsal could not remove:\n  ${r.notCleaned.join('\n  ')}`);
     if (r.error === 'ControlPlaneDiedError' && r.notCleaned.length === 0) {
-      log('nothing left running: every MariaDB server, emulated client and the moto server stopped; the rehearsal directory removed (what the run had in moto went with it)');
+      log(
+        'nothing left running: every MariaDB server, emulated client and the moto server stopped; the ' +
+          'rehearsal directory removed (what the run had in moto went with it)',
+      );
     } else if (r.leftBehind.length === 0 && r.notCleaned.length === 0) {
       log(
-        'nothing left behind: no RDS cluster, instance or parameter group, no client instance or secret in moto; every MariaDB server, emulated client and the moto server stopped; the rehearsal directory removed',
+        'nothing left behind: no RDS cluster, instance or parameter group, no client instance or secret in ' +
+          'moto; every MariaDB server, emulated client and the moto server stopped; the rehearsal directory removed',
       );
     }
     const clean = r.leftBehind.length === 0 && r.notCleaned.length === 0;

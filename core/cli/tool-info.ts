@@ -13,7 +13,8 @@ export function findRepoRoot(from: string): string {
   let dir = from;
   for (;;) {
     const pkg = join(dir, 'package.json');
-    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'aurora-bench') return dir;
+    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'aurora-bench')
+      return dir;
     const parent = dirname(dir);
     if (parent === dir) throw new Error(`cannot find aurora-bench's package.json above ${from}`);
     dir = parent;

@@ -11,7 +11,11 @@
 const UNSETTLED_EXIT_CODE = 70;
 
 /** Makes the process exit with UNSETTLED_EXIT_CODE and a message if it runs out of work while `main` is pending. */
-export function failIfUnsettledAtExit(main: Promise<unknown>, command: string, stderr: NodeJS.WritableStream = process.stderr): void {
+export function failIfUnsettledAtExit(
+  main: Promise<unknown>,
+  command: string,
+  stderr: NodeJS.WritableStream = process.stderr,
+): void {
   let settled = false;
   main.then(
     () => (settled = true),
@@ -20,7 +24,8 @@ export function failIfUnsettledAtExit(main: Promise<unknown>, command: string, s
   process.on('beforeExit', () => {
     if (settled) return;
     stderr.write(
-      `${command}: the process ran out of work with the command still unfinished (it waited on something that can no longer happen): ` +
+      `${command}: the process ran out of work with the command still unfinished (it waited on something that ` +
+        `can no longer happen): ` +
         `it did not complete, whatever it printed; exit ${UNSETTLED_EXIT_CODE}\n`,
     );
     process.exit(UNSETTLED_EXIT_CODE);

@@ -36,18 +36,28 @@ export function auroraConfigurationProblems(spec: Spec): EngineSpecProblem[] {
       if (!support.supported) {
         problems.push({
           path: at('instanceClass'),
-          message: `db.serverless: ${support.why} (${versionPath(spec, vi)}): ${ENGINES[engine.kind].topology === 'cluster' ? 'raise the engine version, or ' : ''}choose a provisioned class such as db.r6g.large`,
+          message:
+            `db.serverless: ${support.why} ` +
+            `(${versionPath(spec, vi)}): ` +
+            (ENGINES[engine.kind].topology === 'cluster' ? 'raise the engine version, or ' : '') +
+            `choose ` +
+            `a provisioned class such as db.r6g.large`,
         });
       }
       if (v.maxAcu === undefined) {
         problems.push({
           path: at('maxAcu'),
-          message: `db.serverless needs a capacity range: add "maxAcu" (the most ACUs each instance scales to, 1 to 256 in 0.5 steps; one ACU is about ${GIB_PER_ACU} GiB of memory), e.g. "maxAcu": 16`,
+          message:
+            `db.serverless needs a capacity range: add "maxAcu" (the most ACUs each instance scales to, ` +
+            `1 to 256 in 0.5 steps; one ACU is about ${GIB_PER_ACU} GiB of memory), e.g. "maxAcu": 16`,
         });
       }
       const min = v.minAcu ?? MIN_ACU_WITHOUT_PAUSE;
       if (v.maxAcu !== undefined && min > v.maxAcu) {
-        problems.push({ path: at('minAcu'), message: `minAcu ${min} is above maxAcu ${v.maxAcu}: the range must have minAcu <= maxAcu` });
+        problems.push({
+          path: at('minAcu'),
+          message: `minAcu ${min} is above maxAcu ${v.maxAcu}: the range must have minAcu <= maxAcu`,
+        });
       }
       const limits = serverlessCapacityLimits(engine);
       if (v.minAcu !== undefined && limits !== undefined && v.minAcu < limits.min.acu) {
@@ -55,7 +65,12 @@ export function auroraConfigurationProblems(spec: Spec): EngineSpecProblem[] {
         const zero = zeroMinimumSupport(engine);
         problems.push({
           path: at('minAcu'),
-          message: `${v.minAcu === 0 && !zero.supported ? zero.why : `minAcu ${v.minAcu} is below ${limits.min.acu}, the least ${engineName(engine)} takes`} (${versionPath(spec, vi)}): use minAcu ${limits.min.acu} or more, or raise the engine version`,
+          message:
+            (v.minAcu === 0 && !zero.supported
+              ? zero.why
+              : `minAcu ${v.minAcu} is below ${limits.min.acu}, the least ${engineName(engine)} takes`) +
+            ` ` +
+            `(${versionPath(spec, vi)}): use minAcu ${limits.min.acu} or more, or raise the engine version`,
         });
       }
     } else {
@@ -63,7 +78,9 @@ export function auroraConfigurationProblems(spec: Spec): EngineSpecProblem[] {
         if (v[field] !== undefined) {
           problems.push({
             path: at(field),
-            message: `${field} is a capacity setting of Aurora Serverless v2, but instanceClass is ${v.instanceClass}: remove ${field}, or set instanceClass to "db.serverless"`,
+            message:
+              `${field} is a capacity setting of Aurora Serverless v2, but instanceClass ` +
+              `is ${v.instanceClass}: remove ${field}, or set instanceClass to "db.serverless"`,
           });
         }
       }
@@ -73,10 +90,16 @@ export function auroraConfigurationProblems(spec: Spec): EngineSpecProblem[] {
       if (ENGINES[engine.kind].topology !== 'cluster') {
         problems.push({
           path: at('storage'),
-          message: `${support.why} (${engineName(engine)} bills its own ${engine.kind === 'self-managed' ? 'EBS volumes' : 'gp3 storage'}, with no per-request I/O charge): remove storage`,
+          message:
+            `${support.why} (${engineName(engine)} bills its ` +
+            `own ${engine.kind === 'self-managed' ? 'EBS volumes' : 'gp3 storage'}, with no per-request I/O ` +
+            `charge): remove storage`,
         });
       } else if (v.storage === 'io-optimized' && !support.supported) {
-        problems.push({ path: at('storage'), message: `${support.why} (${versionPath(spec, vi)}): raise the engine version, or use "standard"` });
+        problems.push({
+          path: at('storage'),
+          message: `${support.why} (${versionPath(spec, vi)}): raise the engine version, or use "standard"`,
+        });
       }
     }
   });
@@ -93,7 +116,11 @@ export function auroraConfigurationNotes(spec: Spec, backend: 'local' | 'aws'): 
         notes.push({
           level: 'warning',
           path: `variants[${vi}].instanceClass`,
-          message: `variant "${v.name}" is Aurora Serverless v2 (${range}): there is no Aurora capacity scaling locally, so each server stands in at its largest size (maxAcu ${v.maxAcu}, about ${v.maxAcu * GIB_PER_ACU} GiB, sized as the r class of that memory); scaling lag and ACU-hours are measured only on AWS`,
+          message:
+            `variant "${v.name}" is Aurora Serverless v2 (${range}): there is no Aurora capacity ` +
+            `scaling locally, so each server stands in at its largest size (maxAcu ${v.maxAcu}, ` +
+            `about ${v.maxAcu * GIB_PER_ACU} GiB, sized as the r class of that memory); scaling lag and ` +
+            `ACU-hours are measured only on AWS`,
         });
       }
       const engine = variantEngine(spec, v);
@@ -105,13 +132,29 @@ export function auroraConfigurationNotes(spec: Spec, backend: 'local' | 'aws'): 
         notes.push({
           level: 'warning',
           path: `variants[${vi}].maxAcu`,
-          message: `maxAcu ${v.maxAcu} is above ${limits.max.acu}, the most ${engineName(engine)} is known to take${next ? `; ${capacityLineVersions(next)} scale to ${next.maxAcu} ACUs on a recent platform version${next.confirmed ? '' : ' (an unconfirmed version line: no stored source confirms it, core/aurora/aurora-configurations.ts SERVERLESS_V2_CAPACITY)'}` : ''}: use maxAcu ${limits.max.acu} or less, or raise ${versionPath(spec, vi)}; the AWS preflight asks RDS (DescribeDBEngineVersions ServerlessV2FeaturesSupport.MaxCapacity) and refuses a range the version does not take`,
+          message:
+            `maxAcu ${v.maxAcu} is above ${limits.max.acu}, the most ${engineName(engine)} is known to ` +
+            `take` +
+            (next
+              ? `; ${capacityLineVersions(next)} scale to ${next.maxAcu} ACUs on a recent platform version` +
+                (next.confirmed
+                  ? ''
+                  : ' (an unconfirmed version line: no stored source confirms it, ' +
+                    'core/aurora/aurora-configurations.ts SERVERLESS_V2_CAPACITY)')
+              : '') +
+            `: ` +
+            `use maxAcu ${limits.max.acu} or less, or raise ${versionPath(spec, vi)}; the AWS preflight asks RDS ` +
+            `(DescribeDBEngineVersions ServerlessV2FeaturesSupport.MaxCapacity) and refuses a range the version ` +
+            `does not take`,
         });
       } else if (backend === 'aws' && v.maxAcu > MAX_ACU_OLDER) {
         notes.push({
           level: 'warning',
           path: `variants[${vi}].maxAcu`,
-          message: `maxAcu ${v.maxAcu} is above ${MAX_ACU_OLDER}: the cluster must also be on a recent platform version to scale past ${MAX_ACU_OLDER} ACUs (Aurora User Guide, "Upgrading your Aurora Serverless v2 DB cluster to allow scaling to 256 ACUs"); RDS refuses the range otherwise`,
+          message:
+            `maxAcu ${v.maxAcu} is above ${MAX_ACU_OLDER}: the cluster must also be on a recent ` +
+            `platform version to scale past ${MAX_ACU_OLDER} ACUs (Aurora User Guide, "Upgrading your Aurora ` +
+            `Serverless v2 DB cluster to allow scaling to 256 ACUs"); RDS refuses the range otherwise`,
         });
       }
     }
@@ -119,7 +162,9 @@ export function auroraConfigurationNotes(spec: Spec, backend: 'local' | 'aws'): 
       notes.push({
         level: 'info',
         path: `variants[${vi}].storage`,
-        message: `variant "${v.name}": Aurora I/O-Optimized is a billing configuration of Aurora's storage volume; locally the servers use this machine's disk, so only its cost (in plan and report) differs`,
+        message:
+          `variant "${v.name}": Aurora I/O-Optimized is a billing configuration of Aurora's storage ` +
+          `volume; locally the servers use this machine's disk, so only its cost (in plan and report) differs`,
       });
     }
   });

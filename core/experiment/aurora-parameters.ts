@@ -6,7 +6,12 @@
  * not checked here (the AWS plan refuses them; the local backend checks them against MariaDB).
  */
 import type { Spec } from './schema';
-import { parameterCaveats, parameterProblems, type ParameterLevel, type ParameterValue } from '../aurora/parameter-catalogue';
+import {
+  parameterCaveats,
+  parameterProblems,
+  type ParameterLevel,
+  type ParameterValue,
+} from '../aurora/parameter-catalogue';
 import { writeForwardingParameters } from './write-forwarding';
 
 export interface ParameterSpecProblem {
@@ -21,7 +26,10 @@ const field = (level: ParameterLevel) => `${level}Parameters` as const;
 /** How to fix a refusal: for a setting Aurora has no room for, the local what-if is the way to keep it. */
 function fixHint(reason: string, localOnlyPath: string): string {
   if (/^(unknown|does not apply|not modifiable)/.test(reason)) {
-    return `; remove it, or keep it for a MariaDB-only what-if on the local backend in ${localOnlyPath} (an AWS plan refuses that variant)`;
+    return (
+      `; remove it, or keep it for a MariaDB-only what-if on the local backend in ${localOnlyPath} (an ` +
+      `AWS plan refuses that variant)`
+    );
   }
   return '';
 }
@@ -37,7 +45,13 @@ export function auroraParameterProblems(spec: Spec): ParameterSpecProblem[] {
   const add = (path: string, message: string) => {
     if (!found.has(path)) found.set(path, message);
   };
-  const check = (version: string, level: ParameterLevel, params: Readonly<Record<string, ParameterValue>>, pathOf: (name: string) => string, localOnlyPath: string) => {
+  const check = (
+    version: string,
+    level: ParameterLevel,
+    params: Readonly<Record<string, ParameterValue>>,
+    pathOf: (name: string) => string,
+    localOnlyPath: string,
+  ) => {
     for (const p of parameterProblems(version, level, params)) {
       if (p.name === 'engine.version') add('engine.version', p.reason);
       else add(pathOf(p.name), p.reason + fixHint(p.reason, localOnlyPath));
@@ -50,7 +64,13 @@ export function auroraParameterProblems(spec: Spec): ParameterSpecProblem[] {
   // parameters are checked by engine-checks.ts and named in the plan.
   for (const [t, template] of Object.entries(spec.parameterTemplates).filter(([t]) => auroraMysqlTemplate(spec, t))) {
     for (const level of LEVELS) {
-      check(spec.engine.version, level, template[field(level)], (name) => `parameterTemplates.${t}.${field(level)}.${name}`, `parameterTemplates.${t}.localOnlyParameters`);
+      check(
+        spec.engine.version,
+        level,
+        template[field(level)],
+        (name) => `parameterTemplates.${t}.${field(level)}.${name}`,
+        `parameterTemplates.${t}.localOnlyParameters`,
+      );
     }
   }
   spec.variants.forEach((v, i) => {
@@ -67,13 +87,17 @@ export function auroraParameterProblems(spec: Spec): ParameterSpecProblem[] {
         version,
         level,
         merged,
-        (name) => (name in own || template === undefined ? `variants[${i}].${field(level)}.${name}` : `parameterTemplates.${v.parameterTemplate}.${field(level)}.${name}`),
+        (name) =>
+          name in own || template === undefined
+            ? `variants[${i}].${field(level)}.${name}`
+            : `parameterTemplates.${v.parameterTemplate}.${field(level)}.${name}`,
         `variants[${i}].localOnlyParameters`,
       );
     }
     const wf = writeForwardingParameters(v.writeForwarding);
     for (const p of parameterProblems(version, 'cluster', wf)) {
-      if (p.name !== 'engine.version') add(`variants[${i}].writeForwarding`, `sets ${p.name}=${wf[p.name]}, which Aurora refuses: ${p.reason}`);
+      if (p.name !== 'engine.version')
+        add(`variants[${i}].writeForwarding`, `sets ${p.name}=${wf[p.name]}, which Aurora refuses: ${p.reason}`);
     }
   });
   return [...found].map(([path, message]) => ({ path, message }));
@@ -82,16 +106,22 @@ export function auroraParameterProblems(spec: Spec): ParameterSpecProblem[] {
 /** Values RDS accepts that do not do what the spec may mean (plan warnings), by JSON path. */
 export function auroraParameterCaveats(spec: Spec): ParameterSpecProblem[] {
   const out = new Map<string, string>();
-  const scan = (version: string, params: Readonly<Record<string, ParameterValue>>, pathOf: (name: string) => string) => {
+  const scan = (
+    version: string,
+    params: Readonly<Record<string, ParameterValue>>,
+    pathOf: (name: string) => string,
+  ) => {
     for (const c of parameterCaveats(version, params)) out.set(pathOf(c.name), c.reason);
   };
   for (const [t, template] of Object.entries(spec.parameterTemplates).filter(([t]) => auroraMysqlTemplate(spec, t))) {
-    for (const level of LEVELS) scan(spec.engine.version, template[field(level)], (name) => `parameterTemplates.${t}.${field(level)}.${name}`);
+    for (const level of LEVELS)
+      scan(spec.engine.version, template[field(level)], (name) => `parameterTemplates.${t}.${field(level)}.${name}`);
   }
   spec.variants.forEach((v, i) => {
     const engine = v.engine ?? spec.engine;
     if (engine.kind !== 'aurora-mysql') return;
-    for (const level of LEVELS) scan(engine.version, v[field(level)], (name) => `variants[${i}].${field(level)}.${name}`);
+    for (const level of LEVELS)
+      scan(engine.version, v[field(level)], (name) => `variants[${i}].${field(level)}.${name}`);
   });
   return [...out].map(([path, message]) => ({ path, message }));
 }

@@ -6,7 +6,13 @@
  * DB cluster").
  */
 import { isServerless } from '../aurora/aurora-configurations';
-import { AURORA_MYSQL_INSTANCE_CLASSES, AWS_REGIONS, AZ_LETTERS, closestNames, EC2_INSTANCE_TYPES } from '../aurora/aws-names';
+import {
+  AURORA_MYSQL_INSTANCE_CLASSES,
+  AWS_REGIONS,
+  AZ_LETTERS,
+  closestNames,
+  EC2_INSTANCE_TYPES,
+} from '../aurora/aws-names';
 import { parseAuroraVersion, supportsLocalWriteForwarding } from '../aurora/engine';
 import type { Spec } from './schema';
 
@@ -24,7 +30,12 @@ const didYouMean = (value: string, known: Iterable<string>): string => {
 export function awsNameProblems(spec: Spec): AwsNameProblem[] {
   const problems: AwsNameProblem[] = [];
   if (!AWS_REGIONS.has(spec.region)) {
-    problems.push({ path: 'region', message: `unknown AWS Region "${spec.region}"${didYouMean(spec.region, AWS_REGIONS)}: use a Region code such as us-east-1` });
+    problems.push({
+      path: 'region',
+      message:
+        `unknown AWS Region "${spec.region}"${didYouMean(spec.region, AWS_REGIONS)}: use a Region code ` +
+        `such as us-east-1`,
+    });
   }
   // The Aurora MySQL rules (instance classes per major version, local write forwarding from 3.04)
   // apply to the variants that run Aurora MySQL, at their own version.
@@ -33,7 +44,10 @@ export function awsNameProblems(spec: Spec): AwsNameProblem[] {
     if (!auroraChecks.has(version)) {
       try {
         const parsed = parseAuroraVersion(version);
-        auroraChecks.set(version, { major: parsed.aurora[0] as 2 | 3, localWriteForwarding: supportsLocalWriteForwarding(parsed) });
+        auroraChecks.set(version, {
+          major: parsed.aurora[0] as 2 | 3,
+          localWriteForwarding: supportsLocalWriteForwarding(parsed),
+        });
       } catch (e) {
         auroraChecks.set(version, undefined);
         problems.push({ path, message: (e as Error).message });
@@ -44,7 +58,10 @@ export function awsNameProblems(spec: Spec): AwsNameProblem[] {
   if (spec.engine.kind === 'aurora-mysql') auroraFacts(spec.engine.version, 'engine.version');
   spec.variants.forEach((v, i) => {
     const engine = v.engine ?? spec.engine;
-    const aurora = engine.kind === 'aurora-mysql' ? auroraFacts(engine.version, v.engine !== undefined ? `variants[${i}].engine.version` : 'engine.version') : undefined;
+    const aurora =
+      engine.kind === 'aurora-mysql'
+        ? auroraFacts(engine.version, v.engine !== undefined ? `variants[${i}].engine.version` : 'engine.version')
+        : undefined;
     const major = aurora?.major;
     const localWriteForwarding = aurora?.localWriteForwarding ?? false;
     // db.serverless is checked against the engine version in aurora-configurations.ts.
@@ -53,30 +70,45 @@ export function awsNameProblems(spec: Spec): AwsNameProblem[] {
       const other = major === 3 ? 2 : 3;
       const why = AURORA_MYSQL_INSTANCE_CLASSES[other].has(v.instanceClass)
         ? `an Aurora MySQL ${other} class that Aurora MySQL ${major} (engine.version ${engine.version}) does not offer`
-        : `not an Aurora MySQL ${major} DB instance class${didYouMean(v.instanceClass, AURORA_MYSQL_INSTANCE_CLASSES[major])}`;
-      problems.push({ path: `variants[${i}].instanceClass`, message: `"${v.instanceClass}" is ${why}: choose one the Aurora User Guide lists, e.g. db.r6g.large` });
+        : `not an Aurora MySQL ${major} DB instance ` +
+          `class${didYouMean(v.instanceClass, AURORA_MYSQL_INSTANCE_CLASSES[major])}`;
+      problems.push({
+        path: `variants[${i}].instanceClass`,
+        message: `"${v.instanceClass}" is ${why}: choose one the Aurora User Guide lists, e.g. db.r6g.large`,
+      });
     }
     // A self-managed server runs on the EC2 instance type of the same name without "db.".
     const ec2Type = v.instanceClass.replace(/^db\./, '');
     if (engine.kind === 'self-managed' && !serverless && !EC2_INSTANCE_TYPES.has(ec2Type)) {
       problems.push({
         path: `variants[${i}].instanceClass`,
-        message: `"${v.instanceClass}": a self-managed server runs on the EC2 instance type "${ec2Type}", which is not one${didYouMean(ec2Type, EC2_INSTANCE_TYPES)}: use e.g. db.r6g.large (EC2 r6g.large)`,
+        message:
+          `"${v.instanceClass}": a self-managed server runs on the EC2 instance type "${ec2Type}", ` +
+          `which is not one${didYouMean(ec2Type, EC2_INSTANCE_TYPES)}: use e.g. db.r6g.large (EC2 r6g.large)`,
       });
     }
     if (!EC2_INSTANCE_TYPES.has(v.clients.instanceType)) {
       problems.push({
         path: `variants[${i}].clients.instanceType`,
-        message: `"${v.clients.instanceType}" is not an EC2 instance type${didYouMean(v.clients.instanceType, EC2_INSTANCE_TYPES)}: use one such as c6i.large`,
+        message:
+          `"${v.clients.instanceType}" is not an EC2 instance ` +
+          `type${didYouMean(v.clients.instanceType, EC2_INSTANCE_TYPES)}: use one such as c6i.large`,
       });
     }
     if (v.az !== undefined && !(AZ_LETTERS as readonly string[]).includes(v.az)) {
-      problems.push({ path: `variants[${i}].az`, message: `no AWS Region has an Availability Zone "${spec.region}${v.az}": AZ letters run from a to f (fewer in most Regions)` });
+      problems.push({
+        path: `variants[${i}].az`,
+        message:
+          `no AWS Region has an Availability Zone "${spec.region}${v.az}": AZ letters run from a to f ` +
+          `(fewer in most Regions)`,
+      });
     }
     if (v.writeForwarding?.enabled && major !== undefined && !localWriteForwarding) {
       problems.push({
         path: `variants[${i}].writeForwarding.enabled`,
-        message: `local write forwarding needs Aurora MySQL 3.04 or higher, but engine.version is ${engine.version}: raise engine.version, or remove writeForwarding`,
+        message:
+          `local write forwarding needs Aurora MySQL 3.04 or higher, but engine.version ` +
+          `is ${engine.version}: raise engine.version, or remove writeForwarding`,
       });
     }
   });

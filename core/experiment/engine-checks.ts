@@ -36,7 +36,10 @@ export function engineProblems(spec: Spec): EngineSpecProblem[] {
     const engine = variantEngine(spec, v);
     const facts = ENGINES[engine.kind];
     if (v.readers > facts.maxReaders) {
-      problems.push({ path: `variants[${vi}].readers`, message: `${facts.label} has at most ${facts.maxReaders} readers, got ${v.readers}` });
+      problems.push({
+        path: `variants[${vi}].readers`,
+        message: `${facts.label} has at most ${facts.maxReaders} readers, got ${v.readers}`,
+      });
     }
     const wf = v.writeForwarding;
     if (wf?.enabled === true && engine.kind !== 'aurora-mysql') {
@@ -45,7 +48,10 @@ export function engineProblems(spec: Spec): EngineSpecProblem[] {
       if (!support.supported) {
         problems.push({
           path: `variants[${vi}].writeForwarding.enabled`,
-          message: `${support.why} (${enginePath(v, vi)}): ${engine.kind === 'aurora-postgresql' ? 'raise the version, or ' : ''}remove writeForwarding`,
+          message:
+            `${support.why} ` +
+            `(${enginePath(v, vi)}): ${engine.kind === 'aurora-postgresql' ? 'raise the version, or ' : ''}remove ` +
+            `writeForwarding`,
         });
       }
     }
@@ -57,7 +63,9 @@ export function engineProblems(spec: Spec): EngineSpecProblem[] {
         if (wf[field] !== undefined) {
           problems.push({
             path: `variants[${vi}].writeForwarding.${field}`,
-            message: `${field} sets an Aurora MySQL parameter (aurora_fwd_writer_*); for Aurora PostgreSQL set its apg_write_forward.* cluster parameters in clusterParameters instead`,
+            message:
+              `${field} sets an Aurora MySQL parameter (aurora_fwd_writer_*); for Aurora PostgreSQL set ` +
+              `its apg_write_forward.* cluster parameters in clusterParameters instead`,
           });
         }
       }
@@ -68,7 +76,14 @@ export function engineProblems(spec: Spec): EngineSpecProblem[] {
       const template = v.parameterTemplate !== undefined ? spec.parameterTemplates[v.parameterTemplate] : undefined;
       for (const level of ['clusterParameters', 'instanceParameters'] as const) {
         const sources: [string, Readonly<Record<string, string | number | boolean>>][] = [
-          ...(template ? [[`parameterTemplates.${v.parameterTemplate}.${level}`, template[level]] as [string, Readonly<Record<string, string | number | boolean>>]] : []),
+          ...(template
+            ? [
+                [`parameterTemplates.${v.parameterTemplate}.${level}`, template[level]] as [
+                  string,
+                  Readonly<Record<string, string | number | boolean>>,
+                ],
+              ]
+            : []),
           [`variants[${vi}].${level}`, v[level]],
         ];
         for (const [at, params] of sources) {
@@ -76,7 +91,11 @@ export function engineProblems(spec: Spec): EngineSpecProblem[] {
             const reason =
               engine.kind === 'self-managed'
                 ? serverOptionProblem(name, value)
-                : rdsParameterProblem(engine.kind, name, typeof value === 'boolean' ? (value ? '1' : '0') : String(value));
+                : rdsParameterProblem(
+                    engine.kind,
+                    name,
+                    typeof value === 'boolean' ? (value ? '1' : '0') : String(value),
+                  );
             if (reason !== undefined) problems.push({ path: `${at}.${name}`, message: `${facts.label}: ${reason}` });
           }
         }
@@ -85,7 +104,9 @@ export function engineProblems(spec: Spec): EngineSpecProblem[] {
     if (Object.keys(v.localOnlyParameters ?? {}).length > 0 && facts.localServer === 'postgresql') {
       problems.push({
         path: `variants[${vi}].localOnlyParameters`,
-        message: `localOnlyParameters are MariaDB server variables for a local what-if; ${facts.label} runs locally on PostgreSQL: put PostgreSQL settings in instanceParameters`,
+        message:
+          `localOnlyParameters are MariaDB server variables for a local what-if; ${facts.label} runs ` +
+          `locally on PostgreSQL: put PostgreSQL settings in instanceParameters`,
       });
     }
   });
@@ -105,16 +126,26 @@ export function engineNotes(spec: Spec, backend: 'local' | 'aws'): EngineNote[] 
     const facts = ENGINES[engine.kind];
     const path = enginePath(v, vi);
     const key = `${path}\u0000${engine.kind}\u0000${engine.version}`;
-    const hasParameters = Object.keys(v.clusterParameters).length + Object.keys(v.instanceParameters).length > 0 || v.parameterTemplate !== undefined;
+    const hasParameters =
+      Object.keys(v.clusterParameters).length + Object.keys(v.instanceParameters).length > 0 ||
+      v.parameterTemplate !== undefined;
     if (!facts.parameterCatalogue && hasParameters) {
+      const onRds =
+        `, on AWS RDS checks them against the ` +
+        (parameterGroupFamily(engine) ?? facts.label) +
+        ` parameter group family`;
       notes.push({
         level: 'warning',
         path: `variants[${vi}]`,
         message: `${engineName(engine)}: aurora-bench has no full parameter catalogue for ${facts.label}, so ${
-          facts.topology === 'ec2' ? '' : 'beyond the rules the AWS documentation states by name (core/aurora/rds-parameters.ts) '
+          facts.topology === 'ec2'
+            ? ''
+            : 'beyond the rules the AWS documentation states by name (core/aurora/rds-parameters.ts) '
         }its parameters are not checked offline; ${
-          facts.localServer === 'postgresql' ? 'locally PostgreSQL checks each against pg_settings' : "locally MariaDB's system variables check them"
-        }${facts.topology === 'ec2' ? ', on AWS they go to the server configuration file' : `, on AWS RDS checks them against the ${parameterGroupFamily(engine) ?? facts.label} parameter group family`}`,
+          facts.localServer === 'postgresql'
+            ? 'locally PostgreSQL checks each against pg_settings'
+            : "locally MariaDB's system variables check them"
+        }${facts.topology === 'ec2' ? ', on AWS they go to the server configuration file' : onRds}`,
       });
     }
     // Aurora MySQL is the engine every earlier plan ran: its stand-in is named with the instance
@@ -122,20 +153,33 @@ export function engineNotes(spec: Spec, backend: 'local' | 'aws'): EngineNote[] 
     if (seen.has(key) || engine.kind === 'aurora-mysql') return;
     seen.add(key);
     if (backend === 'local') {
-      const server = facts.localServer === 'postgresql' ? 'PostgreSQL (a primary and streaming replicas)' : 'MariaDB (a writer and GTID replicas)';
+      const server =
+        facts.localServer === 'postgresql'
+          ? 'PostgreSQL (a primary and streaming replicas)'
+          : 'MariaDB (a writer and GTID replicas)';
       const awsOnly =
         facts.topology === 'cluster'
-          ? `Aurora's shared storage volume, its replica lag and storage I/O, Aurora-only parameters${localWriteForwarding(engine).supported ? ' and local write forwarding' : ''}`
+          ? `Aurora's shared storage volume, its replica lag and storage I/O, Aurora-only ` +
+            `parameters${localWriteForwarding(engine).supported ? ' and local write forwarding' : ''}`
           : facts.topology === 'instance'
-            ? `RDS's EBS storage (gp3 IOPS and throughput), its read replicas' lag over the network, and RDS-only parameters`
+            ? `RDS's EBS storage (gp3 IOPS and throughput), its read replicas' lag over the network, and ` +
+              `RDS-only parameters`
             : `the EC2 instance's own disks and network`;
       notes.push({
         level: 'info',
         path,
-        message: `${engineName(engine)} runs locally on ${server} through sysbench's ${facts.driver} driver; only AWS shows ${awsOnly}`,
+        message:
+          `${engineName(engine)} runs locally on ${server} through sysbench's ${facts.driver} driver; ` +
+          `only AWS shows ${awsOnly}`,
       });
     } else if (facts.rdsEngine !== undefined) {
-      notes.push({ level: 'info', path, message: `${engineName(engine)}: RDS engine ${facts.rdsEngine}, parameter group family ${parameterGroupFamily(engine) ?? '(unknown)'}` });
+      notes.push({
+        level: 'info',
+        path,
+        message:
+          `${engineName(engine)}: RDS engine ${facts.rdsEngine}, parameter group ` +
+          `family ${parameterGroupFamily(engine) ?? '(unknown)'}`,
+      });
     }
   });
   return notes;
@@ -143,9 +187,10 @@ export function engineNotes(spec: Spec, backend: 'local' | 'aws'): EngineNote[] 
 
 /**
  * What the AWS backend cannot provision: an engine it does not provision (none today: Aurora,
- * RDS and self-managed servers on EC2, core/backends/aws/self-managed-servers.ts, all are), and an Aurora MySQL variant whose version differs from the spec's (the
- * preflight checks the spec's Aurora MySQL version and its instance classes at that version). Other
- * engines are provisioned at each variant's own version (core/backends/aws/db-instances.ts, cluster.ts).
+ * RDS and self-managed servers on EC2, core/backends/aws/self-managed-servers.ts, all are), and an Aurora MySQL variant
+ * whose version differs from the spec's (the preflight checks the spec's Aurora MySQL version and its instance classes
+ * at that version). Other engines are provisioned at each variant's
+ * own version (core/backends/aws/db-instances.ts, cluster.ts).
  */
 export function awsEngineRefusals(spec: Spec): EngineNote[] {
   const notes: EngineNote[] = [];
@@ -156,13 +201,22 @@ export function awsEngineRefusals(spec: Spec): EngineNote[] {
       notes.push({
         level: 'refused',
         path: enginePath(v, vi),
-        message: `variant "${v.name}": the AWS backend does not provision ${facts.label}; plan it for its cost, rehearse it locally, or run it on another engine`,
+        message:
+          `variant "${v.name}": the AWS backend does not provision ${facts.label}; plan it for its ` +
+          `cost, rehearse it locally, or run it on another engine`,
       });
-    } else if (engine.kind === 'aurora-mysql' && spec.engine.kind === 'aurora-mysql' && engine.version !== spec.engine.version) {
+    } else if (
+      engine.kind === 'aurora-mysql' &&
+      spec.engine.kind === 'aurora-mysql' &&
+      engine.version !== spec.engine.version
+    ) {
       notes.push({
         level: 'refused',
         path: `variants[${vi}].engine.version`,
-        message: `variant "${v.name}" asks for ${engineName(engine)} but the run's engine is ${engineName({ kind: spec.engine.kind, version: spec.engine.version })}: the AWS backend creates one run's Aurora MySQL clusters at one engine version; run the versions as separate experiments`,
+        message:
+          `variant "${v.name}" asks for ${engineName(engine)} but the run's engine ` +
+          `is ${engineName({ kind: spec.engine.kind, version: spec.engine.version })}: the AWS backend creates ` +
+          `one run's Aurora MySQL clusters at one engine version; run the versions as separate experiments`,
       });
     }
   });

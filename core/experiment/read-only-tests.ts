@@ -4,4 +4,9 @@
  * A module of its own, without the experiment schema's validator, so that the Tasks that only plan or
  * price (core/plan) keep zod out of their Lambda bundles.
  */
-export const READ_ONLY_TESTS: ReadonlySet<string> = new Set(['oltp_read_only', 'oltp_point_select', 'select_random_points', 'select_random_ranges']);
+export const READ_ONLY_TESTS: ReadonlySet<string> = new Set([
+  'oltp_read_only',
+  'oltp_point_select',
+  'select_random_points',
+  'select_random_ranges',
+]);

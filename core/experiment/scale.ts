@@ -66,7 +66,10 @@ function awsOnlyNotes(spec: Spec): PlanNote[] {
     notes.push({
       level: 'warning',
       path: 'variants[*].instanceClass',
-      message: `instance classes (${classes.join(', ')}) are only emulated locally (memory, buffer pool and max_connections scaled per class, docs/local-backend.md) on this machine's CPUs: processor generations (Graviton vs Intel) and class sizes are compared on AWS only; locally the differences mostly measure noise`,
+      message:
+        `instance classes (${classes.join(', ')}) are only emulated locally (memory, buffer pool and ` +
+        `max_connections scaled per class, docs/local-backend.md) on this machine's CPUs: processor generations ` +
+        `(Graviton vs Intel) and class sizes are compared on AWS only; locally the differences mostly measure noise`,
     });
   }
   spec.variants.forEach((v, i) => {
@@ -75,12 +78,22 @@ function awsOnlyNotes(spec: Spec): PlanNote[] {
         level: 'warning',
         path: `variants[${i}].writeForwarding`,
         message:
-          "local write forwarding, the aurora_replica_read_consistency levels (EVENTUAL/SESSION/GLOBAL) and the aurora_fwd_writer_max_connections_pct limit are Aurora features: AWS only. The local rehearsal runs the reader steps as a client-side emulation on MariaDB GTID replication (client/workloads/wf_emulation.lua: writes on a second connection to the writer, SESSION/GLOBAL as GTID waits): the study's method and what waiting for replication costs here, not Aurora's forwarding",
+          'local write forwarding, the aurora_replica_read_consistency levels (EVENTUAL/SESSION/GLOBAL) and ' +
+          'the aurora_fwd_writer_max_connections_pct limit are Aurora features: AWS only. The local rehearsal ' +
+          'runs the reader steps as a client-side emulation on MariaDB GTID replication ' +
+          '(client/workloads/wf_emulation.lua: writes on a second connection to the writer, SESSION/GLOBAL as ' +
+          "GTID waits): the study's method and what waiting for replication costs here, not Aurora's forwarding",
       });
     }
-    const auroraParams = [...Object.keys(v.clusterParameters), ...Object.keys(v.instanceParameters)].filter((k) => k.startsWith('aurora_'));
+    const auroraParams = [...Object.keys(v.clusterParameters), ...Object.keys(v.instanceParameters)].filter((k) =>
+      k.startsWith('aurora_'),
+    );
     if (auroraParams.length > 0) {
-      notes.push({ level: 'info', path: `variants[${i}].clusterParameters`, message: `${auroraParams.join(', ')}: Aurora parameters, not applicable to MariaDB (AWS only)` });
+      notes.push({
+        level: 'info',
+        path: `variants[${i}].clusterParameters`,
+        message: `${auroraParams.join(', ')}: Aurora parameters, not applicable to MariaDB (AWS only)`,
+      });
     }
   });
   spec.workloads.forEach((w, i) => {
@@ -91,17 +104,28 @@ function awsOnlyNotes(spec: Spec): PlanNote[] {
           level: 'info',
           path: `workloads[${i}]`,
           message:
-            'network throughput per instance class comes from CloudWatch NetworkTransmitThroughput/NetworkReceiveThroughput and the class network limits apply only on AWS; locally the traffic is loopback with no class limit, so a point can be CPU-bound or client-bound but never network-bound',
+            'network throughput per instance class comes from CloudWatch ' +
+            'NetworkTransmitThroughput/NetworkReceiveThroughput and the class network limits apply only on ' +
+            'AWS; locally the traffic is loopback with no class limit, so a point can be CPU-bound or ' +
+            'client-bound but never network-bound',
         });
       }
     }
     const options = w.options as Record<string, unknown>;
     if (typeof options['consistency'] === 'string' && options['consistency'] !== '') {
-      notes.push({ level: 'info', path: `workloads[${i}].options.consistency`, message: `aurora_replica_read_consistency ${options['consistency']}: Aurora only` });
+      notes.push({
+        level: 'info',
+        path: `workloads[${i}].options.consistency`,
+        message: `aurora_replica_read_consistency ${options['consistency']}: Aurora only`,
+      });
     }
   });
   if (spec.budget !== undefined) {
-    notes.push({ level: 'info', path: 'budget', message: `budget.maxUsd ${spec.budget.maxUsd} applies to AWS runs; a local run costs nothing` });
+    notes.push({
+      level: 'info',
+      path: 'budget',
+      message: `budget.maxUsd ${spec.budget.maxUsd} applies to AWS runs; a local run costs nothing`,
+    });
   }
   return notes;
 }
@@ -112,7 +136,8 @@ function awsOnlyNotes(spec: Spec): PlanNote[] {
  */
 export function scaleSpec(spec: Spec, scale: Scale): ScaledSpec {
   if (scale === 'full') return { spec, notes: [] };
-  // scale is 'small' here: the type has two members and callers pass only those (commander's choices, PreparePlanOptions).
+  // scale is 'small' here: the type has two members and callers
+  // pass only those (commander's choices, PreparePlanOptions).
   const notes: PlanNote[] = [];
   const changed = (path: string, message: string): void => {
     notes.push({ level: 'info', path, message: `scaled for a local rehearsal: ${message}` });
@@ -121,7 +146,9 @@ export function scaleSpec(spec: Spec, scale: Scale): ScaledSpec {
   if (data.tables > SMALL.tables || data.tableSize > SMALL.tableSize) {
     changed(
       'data',
-      `${spec.data.tables} x ${spec.data.tableSize.toLocaleString('en-US')} rows -> ${Math.min(data.tables, SMALL.tables)} x ${Math.min(data.tableSize, SMALL.tableSize).toLocaleString('en-US')}`,
+      `${spec.data.tables} x ${spec.data.tableSize.toLocaleString('en-US')} rows ` +
+        `-> ${Math.min(data.tables, SMALL.tables)} ` +
+        `x ${Math.min(data.tableSize, SMALL.tableSize).toLocaleString('en-US')}`,
     );
     data.tables = Math.min(data.tables, SMALL.tables);
     data.tableSize = Math.min(data.tableSize, SMALL.tableSize);
@@ -133,7 +160,10 @@ export function scaleSpec(spec: Spec, scale: Scale): ScaledSpec {
     warmupS: Math.min(spec.defaults.warmupS, SMALL.warmupS),
     reportIntervalS: Math.min(spec.defaults.reportIntervalS, SMALL.reportIntervalS),
   };
-  changed('defaults', `steps of at most ${SMALL.durationS} s (+${SMALL.warmupS} s warm-up), ${SMALL.reportIntervalS} s report interval`);
+  changed(
+    'defaults',
+    `steps of at most ${SMALL.durationS} s (+${SMALL.warmupS} s warm-up), ${SMALL.reportIntervalS} s report interval`,
+  );
   const workloads = spec.workloads.map((w, i) => {
     const threads = thinSweep(
       w.threads.map((t) => Math.min(t, SMALL.maxThreads)),
@@ -142,14 +172,23 @@ export function scaleSpec(spec: Spec, scale: Scale): ScaledSpec {
     const positiveRates = w.rates.filter((r) => r > 0);
     // A sweep of absolute rates becomes a sweep around the capacity measured on this machine.
     const aroundCapacity = positiveRates.length >= 2 && w.ratesOfCapacity === undefined;
-    const rates = aroundCapacity ? [0] : [...thinSweep(positiveRates, SMALL.sweepPoints - (w.rates.includes(0) ? 1 : 0)), ...(w.rates.includes(0) ? [0] : [])];
-    if (threads.join() !== [...w.threads].sort((a, b) => a - b).join()) changed(`workloads[${i}].threads`, `threads [${w.threads.join(', ')}] -> [${threads.join(', ')}]`);
+    const rates = aroundCapacity
+      ? [0]
+      : [
+          ...thinSweep(positiveRates, SMALL.sweepPoints - (w.rates.includes(0) ? 1 : 0)),
+          ...(w.rates.includes(0) ? [0] : []),
+        ];
+    if (threads.join() !== [...w.threads].sort((a, b) => a - b).join())
+      changed(`workloads[${i}].threads`, `threads [${w.threads.join(', ')}] -> [${threads.join(', ')}]`);
     if (aroundCapacity) {
       changed(
         `workloads[${i}].rates`,
-        `rates [${w.rates.join(', ')}] -> an unlimited-rate capacity probe first, then ${SMALL.ratesOfCapacity.map((m) => `${m}x`).join(', ')} its achieved rate (ratesOfCapacity): this machine's capacity is not the AWS classes'`,
+        `rates [${w.rates.join(', ')}] -> an unlimited-rate capacity probe first, ` +
+          `then ${SMALL.ratesOfCapacity.map((m) => `${m}x`).join(', ')} its achieved rate (ratesOfCapacity): ` +
+          `this machine's capacity is not the AWS classes'`,
       );
-    } else if (rates.length !== w.rates.length) changed(`workloads[${i}].rates`, `rates [${w.rates.join(', ')}] -> [${rates.join(', ')}]`);
+    } else if (rates.length !== w.rates.length)
+      changed(`workloads[${i}].rates`, `rates [${w.rates.join(', ')}] -> [${rates.join(', ')}]`);
     const out = {
       ...w,
       threads,
@@ -157,14 +196,17 @@ export function scaleSpec(spec: Spec, scale: Scale): ScaledSpec {
       ...(aroundCapacity ? { ratesOfCapacity: [...SMALL.ratesOfCapacity] } : {}),
       ...(w.durationS !== undefined ? { durationS: Math.min(w.durationS, SMALL.durationS) } : {}),
       ...(w.warmupS !== undefined ? { warmupS: Math.min(w.warmupS, SMALL.warmupS) } : {}),
-      ...(w.reportIntervalS !== undefined ? { reportIntervalS: Math.min(w.reportIntervalS, SMALL.reportIntervalS) } : {}),
+      ...(w.reportIntervalS !== undefined
+        ? { reportIntervalS: Math.min(w.reportIntervalS, SMALL.reportIntervalS) }
+        : {}),
       ...(w.clients !== undefined ? { clients: Math.min(w.clients, SMALL.clients) } : {}),
     };
     return out;
   });
   const variants = spec.variants.map((v, i) => {
     const clients = { ...v.clients, count: Math.min(v.clients.count, SMALL.clients) };
-    if (clients.count !== v.clients.count) changed(`variants[${i}].clients.count`, `${v.clients.count} clients -> ${clients.count}`);
+    if (clients.count !== v.clients.count)
+      changed(`variants[${i}].clients.count`, `${v.clients.count} clients -> ${clients.count}`);
     return { ...v, clients };
   });
   const repeats = Math.min(spec.repeats, SMALL.repeats);

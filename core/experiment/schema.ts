@@ -9,7 +9,12 @@ import { z } from 'zod';
 import { ACU_STEP, MAX_ACU, MIN_MAX_ACU, READER_PROMOTION_TIER, STORAGE_TYPES } from '../aurora/aurora-configurations';
 import { ENGINE_KINDS, ENGINES } from '../aurora/engines';
 
-const name = z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'lowercase letters, digits and dashes, at most 40 characters, starting with a letter or digit');
+const name = z
+  .string()
+  .regex(
+    /^[a-z0-9][a-z0-9-]{0,39}$/,
+    'lowercase letters, digits and dashes, at most 40 characters, starting with a letter or digit',
+  );
 /** The form of an experiment, variant or workload name (also what `aurora-bench import` names them by). */
 export const ItemNameSchema = name;
 
@@ -27,7 +32,8 @@ const parameters = z.record(parameterName, parameterValue);
 const localOnlyParameters = z
   .record(parameterName, parameterValue)
   .describe(
-    'LOCAL ONLY: MariaDB server variables for a what-if on the local backend that Aurora does not let you set. Applied only by the local run; an AWS plan refuses the variant.',
+    'LOCAL ONLY: MariaDB server variables for a what-if on the local backend that Aurora does not let you set. ' +
+      'Applied only by the local run; an AWS plan refuses the variant.',
   );
 
 /**
@@ -61,10 +67,16 @@ export const EngineSchema = z
     kind: z
       .enum(ENGINE_KINDS)
       .default('aurora-mysql')
-      .describe('aurora-mysql, aurora-postgresql, rds-mysql, rds-mariadb, rds-postgresql, or self-managed (a server on an EC2 instance).'),
+      .describe(
+        'aurora-mysql, aurora-postgresql, rds-mysql, rds-mariadb, rds-postgresql, or self-managed (a server on ' +
+          'an EC2 instance).',
+      ),
     version: z
       .string()
-      .describe('The engine version: "3.04.0" (Aurora MySQL), "16.4" (Aurora/RDS PostgreSQL), "8.0.39" (RDS MySQL), "10.11.9" (RDS MariaDB), "mariadb-10.11" (self-managed).'),
+      .describe(
+        'The engine version: "3.04.0" (Aurora MySQL), "16.4" (Aurora/RDS PostgreSQL), "8.0.39" (RDS MySQL), ' +
+          '"10.11.9" (RDS MariaDB), "mariadb-10.11" (self-managed).',
+      ),
   })
   .strict()
   .superRefine((engine, ctx) => {
@@ -82,16 +94,28 @@ export const EngineSchema = z
 export const WriteForwardingSchema = z
   .object({
     enabled: z.boolean().describe('Aurora MySQL local write forwarding (readers forward writes to the writer).'),
-    consistency: z.enum(CONSISTENCY_LEVELS).default('EVENTUAL').describe('aurora_replica_read_consistency for forwarded sessions.'),
+    consistency: z
+      .enum(CONSISTENCY_LEVELS)
+      .default('EVENTUAL')
+      .describe('aurora_replica_read_consistency for forwarded sessions.'),
     maxConnectionsPct: z
       .number()
       .int()
       .min(0)
       .max(90)
       .optional()
-      .describe('aurora_fwd_writer_max_connections_pct: share of writer connections forwarded sessions may use (0 disables forwarding).'),
+      .describe(
+        'aurora_fwd_writer_max_connections_pct: share of writer connections forwarded sessions may use (0 ' +
+          'disables forwarding).',
+      ),
     // AWS, "Configuration parameters for write forwarding": 1–86,400 s (default 60).
-    idleTimeoutS: z.number().int().min(1).max(86400).optional().describe('aurora_fwd_writer_idle_timeout in seconds (1 to 86400).'),
+    idleTimeoutS: z
+      .number()
+      .int()
+      .min(1)
+      .max(86400)
+      .optional()
+      .describe('aurora_fwd_writer_idle_timeout in seconds (1 to 86400).'),
   })
   .strict();
 
@@ -102,7 +126,10 @@ const ClientsSchema = z
       .string()
       .regex(/^[a-z][a-z0-9-]*\.[a-z0-9]+$/, 'an EC2 instance type such as c6i.large')
       .default('c6i.large'),
-    placement: z.enum(['same-az', 'any']).default('same-az').describe('same-az puts every client in the AZ of the cluster writer (lowest latency, as in S1).'),
+    placement: z
+      .enum(['same-az', 'any'])
+      .default('same-az')
+      .describe('same-az puts every client in the AZ of the cluster writer (lowest latency, as in S1).'),
   })
   .strict();
 
@@ -110,12 +137,19 @@ const VariantSchema = z
   .object({
     name,
     description: z.string().optional(),
-    engine: EngineSchema.optional().describe("This variant's engine when it differs from the spec's engine (e.g. RDS for MariaDB beside Aurora MySQL)."),
+    engine: EngineSchema.optional().describe(
+      "This variant's engine when it differs from the spec's engine (e.g. RDS for MariaDB beside Aurora MySQL).",
+    ),
     instanceClass: z
       .string()
-      .regex(/^db\.([a-z0-9]+\.[a-z0-9]+|serverless)$/, 'an RDS instance class such as db.r6g.2xlarge, or db.serverless')
+      .regex(
+        /^db\.([a-z0-9]+\.[a-z0-9]+|serverless)$/,
+        'an RDS instance class such as db.r6g.2xlarge, or db.serverless',
+      )
       .describe(
-        'The DB instance class of the writer and the readers; db.serverless for Aurora Serverless v2 (with minAcu and maxAcu). For a self-managed engine the EC2 instance type is the class without "db." (db.r6g.large runs on r6g.large).',
+        'The DB instance class of the writer and the readers; db.serverless for Aurora Serverless v2 (with ' +
+          'minAcu and maxAcu). For a self-managed engine the EC2 instance type is the class without "db." ' +
+          '(db.r6g.large runs on r6g.large).',
       ),
     // ServerlessV2ScalingConfiguration (botocore rds service-2.json): half-step increments, 0 to 256;
     // which versions take 0 or more than 128 is checked in core/experiment/aurora-configurations.ts.
@@ -125,25 +159,38 @@ const VariantSchema = z
       .max(MAX_ACU)
       .multipleOf(ACU_STEP)
       .optional()
-      .describe('db.serverless only: the least Aurora capacity units each instance scales down to (0.5 steps; 0 pauses it when idle, on the versions that allow it). Default 0.5.'),
+      .describe(
+        'db.serverless only: the least Aurora capacity units each instance scales down to (0.5 steps; 0 pauses ' +
+          'it when idle, on the versions that allow it). Default 0.5.',
+      ),
     maxAcu: z
       .number()
       .min(MIN_MAX_ACU)
       .max(MAX_ACU)
       .multipleOf(ACU_STEP)
       .optional()
-      .describe('db.serverless only (required there): the most Aurora capacity units each instance scales up to (0.5 steps, 1 to 256; above 128 needs a recent engine version).'),
+      .describe(
+        'db.serverless only (required there): the most Aurora capacity units each instance scales up to (0.5 ' +
+          'steps, 1 to 256; above 128 needs a recent engine version).',
+      ),
     readerScaling: z
-      .enum(Object.keys(READER_PROMOTION_TIER) as [keyof typeof READER_PROMOTION_TIER, ...(keyof typeof READER_PROMOTION_TIER)[]])
+      .enum(
+        Object.keys(READER_PROMOTION_TIER) as [
+          keyof typeof READER_PROMOTION_TIER,
+          ...(keyof typeof READER_PROMOTION_TIER)[],
+        ],
+      )
       .optional()
       .describe(
-        "db.serverless readers: with-writer (promotion tier 1, the default) keeps each reader at the writer's capacity; independent (tier 2) lets each scale on its own load.",
+        "db.serverless readers: with-writer (promotion tier 1, the default) keeps each reader at the writer's " +
+          'capacity; independent (tier 2) lets each scale on its own load.',
       ),
     storage: z
       .enum(Object.keys(STORAGE_TYPES) as [keyof typeof STORAGE_TYPES, ...(keyof typeof STORAGE_TYPES)[]])
       .optional()
       .describe(
-        'Aurora only: the cluster storage configuration, standard (StorageType aurora, I/O billed per request, the default) or io-optimized (aurora-iopt1, no I/O charge).',
+        'Aurora only: the cluster storage configuration, standard (StorageType aurora, I/O billed per request, ' +
+          'the default) or io-optimized (aurora-iopt1, no I/O charge).',
       ),
     az: z
       .string()
@@ -155,10 +202,26 @@ const VariantSchema = z
       .min(0)
       .max(15)
       .default(0)
-      .describe('Readers besides the writer: Aurora Replicas, RDS read replicas, or replicas of a self-managed server (at most 15 for every engine).'),
-    parameterTemplate: z.string().optional().describe("Name of an entry in parameterTemplates, merged under this variant's own parameters."),
-    clusterParameters: parameters.default({}).describe("Aurora DB cluster parameter group values; checked against Aurora MySQL's parameter catalogue for engine.version."),
-    instanceParameters: parameters.default({}).describe("Aurora DB (instance) parameter group values; checked against Aurora MySQL's parameter catalogue for engine.version."),
+      .describe(
+        'Readers besides the writer: Aurora Replicas, RDS read replicas, or replicas of a self-managed server ' +
+          '(at most 15 for every engine).',
+      ),
+    parameterTemplate: z
+      .string()
+      .optional()
+      .describe("Name of an entry in parameterTemplates, merged under this variant's own parameters."),
+    clusterParameters: parameters
+      .default({})
+      .describe(
+        "Aurora DB cluster parameter group values; checked against Aurora MySQL's parameter catalogue for " +
+          'engine.version.',
+      ),
+    instanceParameters: parameters
+      .default({})
+      .describe(
+        "Aurora DB (instance) parameter group values; checked against Aurora MySQL's parameter catalogue for " +
+          'engine.version.',
+      ),
     localOnlyParameters: localOnlyParameters.optional(),
     writeForwarding: WriteForwardingSchema.optional(),
     performanceInsights: z.boolean().default(true),
@@ -212,7 +275,12 @@ const WorkloadSchema = z
     test: z.enum(STOCK_TESTS).optional().describe('A stock sysbench test.'),
     script: z.string().optional().describe('A custom Lua workload, path relative to the spec file.'),
     options: SysbenchOptionsSchema.default({}),
-    threads: z.array(z.number().int().min(1).max(10000)).min(1).max(MAX_SWEEP_VALUES).default([1]).describe('Threads per client; one step per value.'),
+    threads: z
+      .array(z.number().int().min(1).max(10000))
+      .min(1)
+      .max(MAX_SWEEP_VALUES)
+      .default([1])
+      .describe('Threads per client; one step per value.'),
     rates: z
       .array(z.number().int().min(0))
       .min(1)
@@ -225,25 +293,42 @@ const WorkloadSchema = z
       .max(MAX_SWEEP_VALUES)
       .optional()
       .describe(
-        "Offered rates as multiples of the capacity measured in the same cell: an unlimited-rate probe (rate 0) of this workload runs first at each thread count, and each value x offers x times the probe's achieved transactions/s (split over the clients). Replaces the positive values of rates: useful where the capacity is not known in advance (a local rehearsal on this machine).",
+        'Offered rates as multiples of the capacity measured in the same cell: an unlimited-rate probe (rate ' +
+          "0) of this workload runs first at each thread count, and each value x offers x times the probe's " +
+          'achieved transactions/s (split over the clients). Replaces the positive values of rates: useful where ' +
+          'the capacity is not known in advance (a local rehearsal on this machine).',
       ),
     stopAtOverload: z
       .boolean()
       .default(false)
       .describe(
-        "Skip this workload's higher offered rates in a cell once one rate overloaded (sysbench's event queue filled: offered > capacity). Past capacity more rates only measure the same plateau; on AWS the skipped steps are not paid for.",
+        "Skip this workload's higher offered rates in a cell once one rate overloaded (sysbench's event queue " +
+          'filled: offered > capacity). Past capacity more rates only measure the same plateau; on AWS the ' +
+          'skipped steps are not paid for.',
       ),
     durationS: z.number().int().min(1).max(86400).optional(),
     warmupS: z.number().int().min(0).max(3600).optional(),
     reportIntervalS: z.number().int().min(1).max(3600).optional(),
     percentile: z.number().int().min(1).max(100).optional(),
     target: z.enum(TARGETS).default('writer').describe('Endpoint the clients connect to.'),
-    clients: z.number().int().min(1).optional().describe('Client machines running this workload at once (default: all of the variant). With all-readers, spread across readers.'),
+    clients: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(
+        'Client machines running this workload at once (default: all of the variant). With all-readers, spread ' +
+          'across readers.',
+      ),
   })
   .strict()
   .superRefine((w, ctx) => {
     if ((w.test === undefined) === (w.script === undefined)) {
-      ctx.addIssue({ code: 'custom', message: 'exactly one of "test" (a stock sysbench test) or "script" (a Lua file) is required', path: ['test'] });
+      ctx.addIssue({
+        code: 'custom',
+        message: 'exactly one of "test" (a stock sysbench test) or "script" (a Lua file) is required',
+        path: ['test'],
+      });
     }
     // A step's id is the workload, threads and rate: a repeated value would make two steps with one id.
     for (const key of ['threads', 'rates'] as const) {
@@ -252,7 +337,9 @@ const WorkloadSchema = z
         if (first !== i) {
           ctx.addIssue({
             code: 'custom',
-            message: `${value} is listed twice (also ${key}[${first}]): both would be the step "${w.name}-${key === 'threads' ? 't' : 'r'}${value}"; remove one, or use repeats to run a step again`,
+            message:
+              `${value} is listed twice (also ${key}[${first}]): both would be the step ` +
+              `"${w.name}-${key === 'threads' ? 't' : 'r'}${value}"; remove one, or use repeats to run a step again`,
             path: [key, i],
           });
         }
@@ -261,7 +348,9 @@ const WorkloadSchema = z
     if (w.ratesOfCapacity !== undefined && w.rates.some((r) => r > 0)) {
       ctx.addIssue({
         code: 'custom',
-        message: 'give either rates (absolute transactions/s) or ratesOfCapacity (multiples of the measured capacity), not both: remove the positive values from rates',
+        message:
+          'give either rates (absolute transactions/s) or ratesOfCapacity (multiples of the measured ' +
+          'capacity), not both: remove the positive values from rates',
         path: ['ratesOfCapacity'],
       });
     }
@@ -271,7 +360,12 @@ const DataSchema = z
   .object({
     tables: z.number().int().min(1).max(100000),
     tableSize: z.number().int().min(1).describe('Rows per table (sysbench --table_size).'),
-    reuse: z.enum(['cell', 'step']).default('cell').describe('cell: prepare once per cell on the writer and reuse for every step; step: prepare afresh before each step.'),
+    reuse: z
+      .enum(['cell', 'step'])
+      .default('cell')
+      .describe(
+        'cell: prepare once per cell on the writer and reuse for every step; step: prepare afresh before each step.',
+      ),
     prepareThreads: z.number().int().min(1).max(256).default(8),
   })
   .strict();
@@ -298,7 +392,13 @@ export const SpecSchema = z
     parameterTemplates: z
       .record(
         z.string(),
-        z.object({ clusterParameters: parameters.default({}), instanceParameters: parameters.default({}), localOnlyParameters: localOnlyParameters.optional() }).strict(),
+        z
+          .object({
+            clusterParameters: parameters.default({}),
+            instanceParameters: parameters.default({}),
+            localOnlyParameters: localOnlyParameters.optional(),
+          })
+          .strict(),
       )
       .default({}),
     variants: z.array(VariantSchema).min(1).max(50),
@@ -310,7 +410,11 @@ export const SpecSchema = z
       .enum(['interleaved', 'sequential', 'randomized', 'duet'])
       .default('interleaved')
       .describe(
-        'interleaved alternates variants within each repeat round (drift does not fall on one variant); randomized shuffles the variants of each round with orderSeed (randomized multiple interleaved trials); duet runs the variants of a round at the same time, each step started on all of them together, so their ratios come from time-paired intervals; sequential runs all repeats of a variant before the next.',
+        'interleaved alternates variants within each repeat round (drift does not fall on one variant); ' +
+          'randomized shuffles the variants of each round with orderSeed (randomized multiple interleaved ' +
+          'trials); duet runs the variants of a round at the same time, each step started on all of them ' +
+          'together, so their ratios come from time-paired intervals; sequential runs all repeats of a variant ' +
+          'before the next.',
       ),
     orderSeed: z
       .number()
@@ -318,17 +422,31 @@ export const SpecSchema = z
       .min(0)
       .max(2 ** 32 - 1)
       .optional()
-      .describe('Seed of the randomized order (0 to 4294967295); when absent one is drawn and recorded in the plan and the run manifest, so the order can be repeated.'),
+      .describe(
+        'Seed of the randomized order (0 to 4294967295); when absent one is drawn and recorded in the plan and ' +
+          'the run manifest, so the order can be repeated.',
+      ),
     maxConcurrency: z.number().int().min(1).max(40).default(1).describe('Cells provisioned and run at once.'),
-    budget: z.object({ maxUsd: z.number().positive() }).strict().optional().describe('Refuse an AWS run whose estimated cost exceeds this.'),
-    ttlHours: z.number().int().min(1).max(MAX_TTL_HOURS).default(24).describe('Resources older than this are deleted by the sweeper.'),
+    budget: z
+      .object({ maxUsd: z.number().positive() })
+      .strict()
+      .optional()
+      .describe('Refuse an AWS run whose estimated cost exceeds this.'),
+    ttlHours: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_TTL_HOURS)
+      .default(24)
+      .describe('Resources older than this are deleted by the sweeper.'),
   })
   .strict()
   .superRefine((spec, ctx) => {
     const unique = (items: { name: string }[], key: 'variants' | 'workloads') => {
       const seen = new Set<string>();
       items.forEach((it, i) => {
-        if (seen.has(it.name)) ctx.addIssue({ code: 'custom', message: `duplicate name "${it.name}"`, path: [key, i, 'name'] });
+        if (seen.has(it.name))
+          ctx.addIssue({ code: 'custom', message: `duplicate name "${it.name}"`, path: [key, i, 'name'] });
         seen.add(it.name);
       });
     };
@@ -339,14 +457,19 @@ export const SpecSchema = z
     if (spec.order === 'duet' && spec.variants.length < 2) {
       ctx.addIssue({
         code: 'custom',
-        message: `order "duet" runs the variants of each round at the same time and pairs their intervals, so it needs at least 2 variants (this experiment has ${spec.variants.length}): add a variant to compare with, or use order "interleaved"`,
+        message:
+          `order "duet" runs the variants of each round at the same time and pairs their intervals, so ` +
+          `it needs at least 2 variants (this experiment has ${spec.variants.length}): add a variant to compare ` +
+          `with, or use order "interleaved"`,
         path: ['order'],
       });
     }
     if (spec.orderSeed !== undefined && spec.order !== 'randomized') {
       ctx.addIssue({
         code: 'custom',
-        message: `orderSeed seeds the shuffle of order "randomized"; with order "${spec.order}" nothing is shuffled: remove orderSeed, or set order to "randomized"`,
+        message:
+          `orderSeed seeds the shuffle of order "randomized"; with order "${spec.order}" nothing is ` +
+          `shuffled: remove orderSeed, or set order to "randomized"`,
         path: ['orderSeed'],
       });
     }
@@ -355,7 +478,11 @@ export const SpecSchema = z
     if (steps > MAX_STEPS_PER_RUN) {
       ctx.addIssue({
         code: 'custom',
-        message: `expands to ${steps.toLocaleString('en-US')} steps (${spec.variants.length} variants x ${spec.repeats} repeats x ${stepsPerCell} steps per cell); one run may have at most ${MAX_STEPS_PER_RUN.toLocaleString('en-US')}, about 8 hours of the shortest steps: split the study into several experiments or sweep fewer values`,
+        message:
+          `expands to ${steps.toLocaleString('en-US')} steps (${spec.variants.length} variants ` +
+          `x ${spec.repeats} repeats x ${stepsPerCell} steps per cell); one run may have at ` +
+          `most ${MAX_STEPS_PER_RUN.toLocaleString('en-US')}, about 8 hours of the shortest steps: split the ` +
+          `study into several experiments or sweep fewer values`,
         path: ['workloads'],
       });
     }
@@ -363,10 +490,13 @@ export const SpecSchema = z
       const durationS = w.durationS ?? spec.defaults.durationS;
       const reportIntervalS = w.reportIntervalS ?? spec.defaults.reportIntervalS;
       if (reportIntervalS > durationS) {
-        const at = w.reportIntervalS !== undefined ? ['workloads', i, 'reportIntervalS'] : ['defaults', 'reportIntervalS'];
+        const at =
+          w.reportIntervalS !== undefined ? ['workloads', i, 'reportIntervalS'] : ['defaults', 'reportIntervalS'];
         ctx.addIssue({
           code: 'custom',
-          message: `reportIntervalS ${reportIntervalS} is longer than durationS ${durationS} of workload "${w.name}": sysbench would report no interval; make it at most ${durationS}`,
+          message:
+            `reportIntervalS ${reportIntervalS} is longer than durationS ${durationS} of workload ` +
+            `"${w.name}": sysbench would report no interval; make it at most ${durationS}`,
           path: at,
         });
       }
@@ -375,7 +505,9 @@ export const SpecSchema = z
       if (v.parameterTemplate !== undefined && !(v.parameterTemplate in spec.parameterTemplates)) {
         ctx.addIssue({
           code: 'custom',
-          message: `unknown parameter template "${v.parameterTemplate}" (defined: ${Object.keys(spec.parameterTemplates).join(', ') || 'none'})`,
+          message:
+            `unknown parameter template "${v.parameterTemplate}" ` +
+            `(defined: ${Object.keys(spec.parameterTemplates).join(', ') || 'none'})`,
           path: ['variants', i, 'parameterTemplate'],
         });
       }
@@ -387,7 +519,9 @@ export const SpecSchema = z
         if (needsReaders && writes && v.readers > 0 && !v.writeForwarding?.enabled) {
           ctx.addIssue({
             code: 'custom',
-            message: `workload "${w.name}" writes but targets ${w.target} of variant "${v.name}", which has no writeForwarding (Aurora readers are read-only)`,
+            message:
+              `workload "${w.name}" writes but targets ${w.target} of variant "${v.name}", which has no ` +
+              `writeForwarding (Aurora readers are read-only)`,
             path: ['workloads', i, 'target'],
           });
         }

@@ -26,18 +26,25 @@ export class SpecTextError extends Error {
   }
 }
 
-/** The file's bytes as text, or a problem: too large, binary (NUL byte), or not UTF-8. Nothing of the content is quoted. */
+/**
+ * The file's bytes as text, or a problem: too large, binary (NUL byte), or not UTF-8. Nothing of the content is quoted.
+ */
 export function specBytesToText(bytes: Uint8Array): string {
   if (bytes.length > MAX_SPEC_BYTES) {
     throw new SpecTextError([
       {
         path: '',
-        message: `the file is ${bytes.length} bytes; a spec may be at most ${MAX_SPEC_BYTES} bytes (1 MiB): the whole spec travels in the workflow's input, which Step Functions limits to 256 KiB per state`,
+        message:
+          `the file is ${bytes.length} bytes; a spec may be at most ${MAX_SPEC_BYTES} bytes (1 MiB): ` +
+          `the whole spec travels in the workflow's input, which Step Functions limits to 256 KiB per state`,
       },
     ]);
   }
   const nul = bytes.indexOf(0);
-  if (nul >= 0) throw new SpecTextError([{ path: '', message: `not a text file (a NUL byte at offset ${nul}): an experiment is JSON or YAML text` }]);
+  if (nul >= 0)
+    throw new SpecTextError([
+      { path: '', message: `not a text file (a NUL byte at offset ${nul}): an experiment is JSON or YAML text` },
+    ]);
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -55,7 +62,10 @@ function showChar(ch: string | undefined): string {
   return `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
-/** Nesting a spec could need is < 10 levels; deeper input is refused before the parser's recursion can overflow the stack. */
+/**
+ * Nesting a spec could need is < 10 levels; deeper input is
+ * refused before the parser's recursion can overflow the stack.
+ */
 const MAX_DEPTH = 64;
 
 type ErrorName = ReturnType<typeof printParseErrorCode>;
@@ -68,7 +78,10 @@ function syntaxMessage(code: ErrorName, text: string, offset: number, open: '{' 
   if ((ch === '}' || ch === ']') && before.endsWith(',')) return `a trailing comma before ${ch} (JSON allows none)`;
   switch (code) {
     case 'InvalidCommentToken':
-      return 'JSON has no comments; write the spec as YAML (.yaml, "# comment") or JSONC (.jsonc, "// comment"), or remove the comment';
+      return (
+        'JSON has no comments; write the spec as YAML (.yaml, "# comment") or JSONC (.jsonc, "// ' +
+        'comment"), or remove the comment'
+      );
     case 'UnexpectedEndOfComment':
       return 'a /* comment is never closed';
     case 'UnexpectedEndOfString':
@@ -86,7 +99,9 @@ function syntaxMessage(code: ErrorName, text: string, offset: number, open: '{' 
     case 'CommaExpected':
     case 'CloseBraceExpected':
     case 'CloseBracketExpected':
-      return open === '[' ? `expected ',' or ']' after an array element, ${found}` : `expected ',' or '}' after a property value, ${found}`;
+      return open === '['
+        ? `expected ',' or ']' after an array element, ${found}`
+        : `expected ',' or '}' after a property value, ${found}`;
     default:
       if (ch === "'") return `strings take double quotes in JSON, ${found}`;
       return `expected a value (object, array, string, number, true, false or null), ${found}`;
@@ -162,7 +177,12 @@ export function parseStrictJson(text: string, options: { allowComments?: boolean
         onError: (code, offset, _length, line, character) => {
           syntax ??= {
             path: '',
-            message: `not valid JSON at ${where(line, character)}: ${ended ? `unexpected ${showChar(text[offset])} after the end of the document` : syntaxMessage(printParseErrorCode(code), text, offset, containers[containers.length - 1])}`,
+            message:
+              `not valid JSON ` +
+              `at ${where(line, character)}: ` +
+              (ended
+                ? `unexpected ${showChar(text[offset])} after the end of the document`
+                : syntaxMessage(printParseErrorCode(code), text, offset, containers[containers.length - 1])),
           };
         },
       },
@@ -170,7 +190,9 @@ export function parseStrictJson(text: string, options: { allowComments?: boolean
     );
   } catch (e) {
     if (!(e instanceof TooDeep)) throw e;
-    throw new SpecTextError([{ path: '', message: `not valid JSON: nested deeper than ${MAX_DEPTH} levels (a spec needs fewer than 10)` }]);
+    throw new SpecTextError([
+      { path: '', message: `not valid JSON: nested deeper than ${MAX_DEPTH} levels (a spec needs fewer than 10)` },
+    ]);
   }
   if (syntax) throw new SpecTextError([syntax]);
   if (duplicates.length > 0) throw new SpecTextError(duplicates);

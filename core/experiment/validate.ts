@@ -28,7 +28,10 @@ export class SpecError extends AuroraBenchError {
     readonly source: string,
     readonly problems: readonly SpecProblem[],
   ) {
-    super(`${source}: invalid experiment spec\n` + problems.map((p) => `  - ${p.path || '(root)'}: ${p.message}`).join('\n'));
+    super(
+      `${source}: invalid experiment spec\n` +
+        problems.map((p) => `  - ${p.path || '(root)'}: ${p.message}`).join('\n'),
+    );
   }
 }
 
@@ -68,14 +71,23 @@ export function problemsFromZod(error: z.ZodError, doc: unknown): SpecProblem[] 
     if (issue.code === 'unrecognized_keys') {
       message = `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
     } else if (issue.code === 'invalid_value' && 'values' in issue) {
-      message = `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, got ${describeValue(valueAt(doc, issue.path))}`;
+      message =
+        `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, ` +
+        `got ${describeValue(valueAt(doc, issue.path))}`;
     } else if (issue.code === 'invalid_type') {
       const found = valueAt(doc, issue.path);
-      message = found === undefined ? `required (${issue.expected})` : `expected ${issue.expected}, got ${describeValue(found)}`;
+      message =
+        found === undefined
+          ? `required (${issue.expected})`
+          : `expected ${issue.expected}, got ${describeValue(found)}`;
     } else if (issue.code === 'invalid_union') {
-      const expected = [...new Set(issue.errors.flat().flatMap((e) => (e.code === 'invalid_type' ? [e.expected] : [])))];
+      const expected = [
+        ...new Set(issue.errors.flat().flatMap((e) => (e.code === 'invalid_type' ? [e.expected] : []))),
+      ];
       const found = valueAt(doc, issue.path);
-      message = `expected ${expected.length > 0 ? joinOr(expected) : 'another value'}, got ${found === null ? 'null' : describeValue(found)}`;
+      message =
+        `expected ${expected.length > 0 ? joinOr(expected) : 'another value'}, ` +
+        `got ${found === null ? 'null' : describeValue(found)}`;
     } else if (issue.code === 'invalid_format' || issue.code === 'too_small' || issue.code === 'too_big') {
       message = `${issue.message}, got ${describeValue(valueAt(doc, issue.path))}`;
     }
@@ -92,7 +104,12 @@ export function problemsFromZod(error: z.ZodError, doc: unknown): SpecProblem[] 
 export function validateSpec(doc: unknown, source = 'spec'): Spec {
   const result = SpecSchema.safeParse(doc);
   if (!result.success) throw new SpecError(source, problemsFromZod(result.error, doc));
-  const problems = [...awsNameProblems(result.data), ...engineProblems(result.data), ...auroraConfigurationProblems(result.data), ...auroraParameterProblems(result.data)];
+  const problems = [
+    ...awsNameProblems(result.data),
+    ...engineProblems(result.data),
+    ...auroraConfigurationProblems(result.data),
+    ...auroraParameterProblems(result.data),
+  ];
   if (problems.length > 0) throw new SpecError(source, problems);
   return result.data;
 }
@@ -145,8 +162,13 @@ function resolveScriptPath(script: string, specDir: string, builtinDir: string):
 /** Why a script path is refused (it leaves the spec's folder), or undefined when it may be read. */
 function scriptPathProblem(script: string): string | undefined {
   if (!script.endsWith('.lua')) return `"${script}" is not a Lua file: a workload script is a .lua file`;
-  if (isAbsolute(script)) return `"${script}" is an absolute path: give a path relative to the spec's folder (or a file name from client/workloads)`;
-  if (script.split(/[\\/]/).includes('..')) return `"${script}" leaves the spec's folder (".."): put the script next to the spec, or in client/workloads`;
+  if (isAbsolute(script))
+    return (
+      `"${script}" is an absolute path: give a path relative to the spec's folder (or a file name from ` +
+      `client/workloads)`
+    );
+  if (script.split(/[\\/]/).includes('..'))
+    return `"${script}" leaves the spec's folder (".."): put the script next to the spec, or in client/workloads`;
   return undefined;
 }
 
@@ -166,18 +188,23 @@ function readSpecFileText(file: string): string {
   let size: number;
   try {
     const info = statSync(file);
-    if (info.isDirectory()) throw new SpecError(file, [{ path: '', message: 'is a directory, not an experiment file' }]);
+    if (info.isDirectory())
+      throw new SpecError(file, [{ path: '', message: 'is a directory, not an experiment file' }]);
     size = info.size;
   } catch (e) {
     if (e instanceof SpecError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
-    throw new SpecError(file, [{ path: '', message: code === 'ENOENT' ? 'file not found' : `cannot read: ${code ?? (e as Error).message}` }]);
+    throw new SpecError(file, [
+      { path: '', message: code === 'ENOENT' ? 'file not found' : `cannot read: ${code ?? (e as Error).message}` },
+    ]);
   }
   if (size > MAX_SPEC_BYTES) {
     throw new SpecError(file, [
       {
         path: '',
-        message: `the file is ${size} bytes; a spec may be at most ${MAX_SPEC_BYTES} bytes (1 MiB): the whole spec travels in the workflow's input, which Step Functions limits to 256 KiB per state`,
+        message:
+          `the file is ${size} bytes; a spec may be at most ${MAX_SPEC_BYTES} bytes (1 MiB): the whole ` +
+          `spec travels in the workflow's input, which Step Functions limits to 256 KiB per state`,
       },
     ]);
   }
@@ -185,7 +212,9 @@ function readSpecFileText(file: string): string {
   try {
     bytes = readFileSync(file);
   } catch (e) {
-    throw new SpecError(file, [{ path: '', message: `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }]);
+    throw new SpecError(file, [
+      { path: '', message: `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` },
+    ]);
   }
   try {
     return specBytesToText(bytes);
@@ -213,7 +242,9 @@ export function loadSpecFile(file: string, builtinWorkloadsDir: string): LoadedS
     if (found === undefined) {
       problems.push({
         path: `workloads[${i}].script`,
-        message: `Lua file "${w.script}" not found next to the spec or in client/workloads (a link out of the spec's folder is not followed)`,
+        message:
+          `Lua file "${w.script}" not found next to the spec or in client/workloads (a link out of the ` +
+          `spec's folder is not followed)`,
       });
       return;
     }

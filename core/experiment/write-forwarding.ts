@@ -17,13 +17,18 @@ import type { WriteForwarding } from './schema';
  * block's other fields stand for Aurora MySQL parameters and are refused for it
  * (core/experiment/engine-checks.ts).
  */
-export function writeForwardingParameters(wf: WriteForwarding | undefined, engine: EngineKind = 'aurora-mysql'): Record<string, string> {
+export function writeForwardingParameters(
+  wf: WriteForwarding | undefined,
+  engine: EngineKind = 'aurora-mysql',
+): Record<string, string> {
   if (!wf?.enabled) return {};
   if (engine === 'aurora-postgresql') return { 'apg_write_forward.consistency_mode': wf.consistency };
   if (engine !== 'aurora-mysql') return {};
   return {
     aurora_replica_read_consistency: wf.consistency,
-    ...(wf.maxConnectionsPct !== undefined ? { aurora_fwd_writer_max_connections_pct: String(wf.maxConnectionsPct) } : {}),
+    ...(wf.maxConnectionsPct !== undefined
+      ? { aurora_fwd_writer_max_connections_pct: String(wf.maxConnectionsPct) }
+      : {}),
     ...(wf.idleTimeoutS !== undefined ? { aurora_fwd_writer_idle_timeout: String(wf.idleTimeoutS) } : {}),
   };
 }

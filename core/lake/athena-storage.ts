@@ -22,7 +22,9 @@
 import { LAKE_COLUMNS, PARTITION_COLUMN } from './schema';
 import { allViewSql } from './views';
 
-/** The tables the workflow writes one file per step of, which compaction turns into one set of Parquet files per run. */
+/**
+ * The tables the workflow writes one file per step of, which compaction turns into one set of Parquet files per run.
+ */
 export const STEP_TABLES = ['steps', 'intervals', 'server_metrics', 'metric_windows'] as const;
 export type StepTable = (typeof STEP_TABLES)[number];
 
@@ -50,13 +52,22 @@ export const compactedRunPrefix = (table: StepTable, dt: string, runId: string):
 const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 const quoteText = (text: string): string => `'${text.replace(/'/g, "''")}'`;
 
-/** A run id and date that go into S3 keys and partition values as they are (Hive partition folders are not escaped here). */
+/**
+ * A run id and date that go into S3 keys and partition values
+ * as they are (Hive partition folders are not escaped here).
+ */
 export function checkCompactableRun(run: { readonly runId: string; readonly dt: string }): void {
-  if (!/^[A-Za-z0-9._-]+$/.test(run.runId)) throw new Error(`run id "${run.runId}" has characters outside A-Z a-z 0-9 . _ -: it cannot name a Parquet partition`);
+  if (!/^[A-Za-z0-9._-]+$/.test(run.runId))
+    throw new Error(
+      `run id "${run.runId}" has characters outside A-Z a-z 0-9 . _ -: it cannot name a Parquet partition`,
+    );
   if (!/^\d{4}-\d{2}-\d{2}$/.test(run.dt)) throw new Error(`run date "${run.dt}" is not YYYY-MM-DD`);
 }
 
-/** The data columns of a Parquet table: the table's columns without run_id, which is a partition key there (a partition column may not share a name with a data column: Athena User Guide, "ALTER TABLE ADD PARTITION"). */
+/**
+ * The data columns of a Parquet table: the table's columns without run_id, which is a partition key there (a
+ * partition column may not share a name with a data column: Athena User Guide, "ALTER TABLE ADD PARTITION").
+ */
 export function parquetDataColumns(table: StepTable): string[] {
   return Object.keys(LAKE_COLUMNS[table]).filter((c) => c !== RUN_PARTITION_COLUMN);
 }
@@ -72,11 +83,15 @@ export function storageViewSql(table: StepTable): string {
     `CREATE OR REPLACE VIEW ${table} AS`,
     `SELECT ${select} FROM ${parquetTableName(table)}`,
     'UNION ALL',
-    `SELECT ${select} FROM ${jsonTableName(table)} WHERE ${quoteIdent(RUN_PARTITION_COLUMN)} NOT IN (SELECT ${quoteIdent(RUN_PARTITION_COLUMN)} FROM ${partitions})`,
+    `SELECT ${select} FROM ${jsonTableName(table)} WHERE ${quoteIdent(RUN_PARTITION_COLUMN)} NOT IN ` +
+      `(SELECT ${quoteIdent(RUN_PARTITION_COLUMN)} FROM ${partitions})`,
   ].join('\n');
 }
 
-/** Every view Athena needs, in creation order: the step tables' views over both formats, then the shared views that read them. */
+/**
+ * Every view Athena needs, in creation order: the step tables'
+ * views over both formats, then the shared views that read them.
+ */
 export function athenaViewSql(sharedViewDir?: string): { name: string; sql: string }[] {
   return [...STEP_TABLES.map((name) => ({ name, sql: storageViewSql(name) })), ...allViewSql(sharedViewDir)];
 }
@@ -90,7 +105,10 @@ export function athenaViewSql(sharedViewDir?: string): { name: string; sql: stri
 export function unloadSelectSql(table: StepTable, run: { readonly runId: string; readonly dt: string }): string {
   checkCompactableRun(run);
   const columns = [...parquetDataColumns(table), PARTITION_COLUMN, RUN_PARTITION_COLUMN].map(quoteIdent).join(', ');
-  return `SELECT ${columns} FROM ${jsonTableName(table)} WHERE ${PARTITION_COLUMN} = ${quoteText(run.dt)} AND ${quoteIdent(RUN_PARTITION_COLUMN)} = ${quoteText(run.runId)} ORDER BY ${COMPACTED_ORDER_BY[table]}`;
+  return (
+    `SELECT ${columns} FROM ${jsonTableName(table)} WHERE ${PARTITION_COLUMN} = ${quoteText(run.dt)} ` +
+    `AND ${quoteIdent(RUN_PARTITION_COLUMN)} = ${quoteText(run.runId)} ORDER BY ${COMPACTED_ORDER_BY[table]}`
+  );
 }
 
 /**
@@ -101,23 +119,44 @@ export function unloadSelectSql(table: StepTable, run: { readonly runId: string;
  * Formats and compression: Athena User Guide, "UNLOAD" (format = 'PARQUET') and "Use ZSTD
  * compression levels" (Athena engine version 3 writes ZSTD Parquet; UNLOAD takes compression = 'ZSTD').
  */
-export function unloadSql(table: StepTable, run: { readonly runId: string; readonly dt: string }, tableLocationUri: string): string {
-  if (!/^s3:\/\/[^/]+\/(.+\/)?$/.test(tableLocationUri)) throw new Error(`UNLOAD location "${tableLocationUri}" must be s3://bucket/prefix/ with a trailing slash`);
+export function unloadSql(
+  table: StepTable,
+  run: { readonly runId: string; readonly dt: string },
+  tableLocationUri: string,
+): string {
+  if (!/^s3:\/\/[^/]+\/(.+\/)?$/.test(tableLocationUri))
+    throw new Error(`UNLOAD location "${tableLocationUri}" must be s3://bucket/prefix/ with a trailing slash`);
   return [
     `UNLOAD (${unloadSelectSql(table, run)})`,
     `TO ${quoteText(tableLocationUri)}`,
-    `WITH (format = 'PARQUET', compression = 'ZSTD', partitioned_by = ARRAY['${PARTITION_COLUMN}', '${RUN_PARTITION_COLUMN}'])`,
+    `WITH (format = 'PARQUET', compression = 'ZSTD', partitioned_by = ARRAY['${PARTITION_COLUMN}', ` +
+      `'${RUN_PARTITION_COLUMN}'])`,
   ].join('\n');
 }
 
-/** The commit of a compacted run: its partition made known to the Parquet table (Athena User Guide, "ALTER TABLE ADD PARTITION"). */
-export function addRunPartitionSql(table: StepTable, run: { readonly runId: string; readonly dt: string }, runLocationUri: string): string {
+/**
+ * The commit of a compacted run: its partition made known to the
+ * Parquet table (Athena User Guide, "ALTER TABLE ADD PARTITION").
+ */
+export function addRunPartitionSql(
+  table: StepTable,
+  run: { readonly runId: string; readonly dt: string },
+  runLocationUri: string,
+): string {
   checkCompactableRun(run);
-  return `ALTER TABLE ${parquetTableName(table)} ADD IF NOT EXISTS PARTITION (${PARTITION_COLUMN} = ${quoteText(run.dt)}, ${RUN_PARTITION_COLUMN} = ${quoteText(run.runId)}) LOCATION ${quoteText(runLocationUri)}`;
+  return (
+    `ALTER TABLE ${parquetTableName(table)} ADD IF NOT EXISTS PARTITION (${PARTITION_COLUMN} ` +
+    `= ${quoteText(run.dt)}, ${RUN_PARTITION_COLUMN} = ${quoteText(run.runId)}) ` +
+    `LOCATION ${quoteText(runLocationUri)}`
+  );
 }
 
 /** How many registered partitions the run has in the Parquet table (0 or 1): metadata only, no data scanned. */
 export function runPartitionCountSql(table: StepTable, run: { readonly runId: string; readonly dt: string }): string {
   checkCompactableRun(run);
-  return `SELECT count(*) AS partitions FROM ${quoteIdent(`${parquetTableName(table)}$partitions`)} WHERE ${PARTITION_COLUMN} = ${quoteText(run.dt)} AND ${quoteIdent(RUN_PARTITION_COLUMN)} = ${quoteText(run.runId)}`;
+  return (
+    `SELECT count(*) AS partitions FROM ${quoteIdent(`${parquetTableName(table)}$partitions`)} ` +
+    `WHERE ${PARTITION_COLUMN} = ${quoteText(run.dt)} AND ${quoteIdent(RUN_PARTITION_COLUMN)} ` +
+    `= ${quoteText(run.runId)}`
+  );
 }

@@ -33,7 +33,10 @@ const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`;
  * gets the new JSON Lines rows added to it. Safe to run again; a crash leaves either the JSON Lines
  * files or the Parquet file in use (the new file is renamed into place before they are removed).
  */
-export async function compactRun(lakeDir: string, run: { readonly runId: string; readonly dt: string }): Promise<TableCompaction[]> {
+export async function compactRun(
+  lakeDir: string,
+  run: { readonly runId: string; readonly dt: string },
+): Promise<TableCompaction[]> {
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
   const done: TableCompaction[] = [];
@@ -41,7 +44,9 @@ export async function compactRun(lakeDir: string, run: { readonly runId: string;
     for (const table of STEP_TABLES) {
       const prefix = basename(lakeKeys.runTablePrefix(table, run.dt, run.runId));
       const partition = join(lakeDir, 'tables', table, `dt=${run.dt}`);
-      const json = lakeTableFiles(lakeDir, table).filter((f) => f.startsWith(partition + '/') && basename(f).startsWith(prefix) && !f.endsWith('.parquet'));
+      const json = lakeTableFiles(lakeDir, table).filter(
+        (f) => f.startsWith(partition + '/') && basename(f).startsWith(prefix) && !f.endsWith('.parquet'),
+      );
       if (json.length === 0) continue;
       const target = join(lakeDir, lakeKeys.compacted(table, run.dt, run.runId));
       const tmp = join(partition, `.${basename(target)}.tmp`);
@@ -49,9 +54,17 @@ export async function compactRun(lakeDir: string, run: { readonly runId: string;
         .map((c) => `"${c}"`)
         .join(', ');
       const sources = [`SELECT ${columns} FROM ${jsonLinesReader(table, json, { hivePartitioning: false })}`];
-      if (existsSync(target)) sources.push(`SELECT ${columns} FROM read_parquet(${sqlString(target)}, hive_partitioning = false)`);
-      await connection.run(`COPY (SELECT * FROM (${sources.join(' UNION ALL ')}) ORDER BY ${COMPACTED_ORDER_BY[table]}) TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION zstd)`);
-      const rows = Number((await connection.runAndReadAll(`SELECT count(*) AS n FROM read_parquet(${sqlString(tmp)})`)).getRowObjectsJS()[0]!['n']);
+      if (existsSync(target))
+        sources.push(`SELECT ${columns} FROM read_parquet(${sqlString(target)}, hive_partitioning = false)`);
+      await connection.run(
+        `COPY (SELECT * FROM (${sources.join(' UNION ALL ')}) ORDER BY ${COMPACTED_ORDER_BY[table]}) ` +
+          `TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION zstd)`,
+      );
+      const rows = Number(
+        (
+          await connection.runAndReadAll(`SELECT count(*) AS n FROM read_parquet(${sqlString(tmp)})`)
+        ).getRowObjectsJS()[0]!['n'],
+      );
       const jsonBytes = json.reduce((a, f) => a + statSync(f).size, 0);
       renameSync(tmp, target);
       for (const f of json) rmSync(f, { force: true });
@@ -88,7 +101,8 @@ export async function importAthenaCompactedRun(
   try {
     const files = `[${parquetFiles.map(sqlString).join(', ')}]`;
     await connection.run(
-      `COPY (SELECT ${columns} FROM read_parquet(${files}, hive_partitioning = false) ORDER BY ${COMPACTED_ORDER_BY[table]}) TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION zstd)`,
+      `COPY (SELECT ${columns} FROM read_parquet(${files}, hive_partitioning = false) ORDER ` +
+        `BY ${COMPACTED_ORDER_BY[table]}) TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION zstd)`,
     );
     renameSync(tmp, target);
   } finally {

@@ -29,7 +29,9 @@ export function lakeTableFiles(lakeDir: string, table: LakeTable): string[] {
     const names = readdirSync(join(tableDir, part.name), { withFileTypes: true })
       .filter((f) => f.isFile())
       .map((f) => f.name);
-    const compacted = new Set(names.filter((n) => n.endsWith(PARQUET_SUFFIX)).map((n) => n.slice(0, -PARQUET_SUFFIX.length)));
+    const compacted = new Set(
+      names.filter((n) => n.endsWith(PARQUET_SUFFIX)).map((n) => n.slice(0, -PARQUET_SUFFIX.length)),
+    );
     for (const name of names) {
       const isJson = /\.jsonl(\.gz)?$/.test(name);
       if (!isJson && !(name.endsWith(PARQUET_SUFFIX) && !name.startsWith('.'))) continue;
@@ -47,18 +49,30 @@ const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 const ident = (s: string): string => `"${s.replace(/"/g, '""')}"`;
 
 /** DuckDB's read_json over JSON Lines files of one table, typed as the table's columns (no dt). */
-export function jsonLinesReader(table: LakeTable, files: readonly string[], options: { hivePartitioning: boolean }): string {
+export function jsonLinesReader(
+  table: LakeTable,
+  files: readonly string[],
+  options: { hivePartitioning: boolean },
+): string {
   const columns = Object.entries(LAKE_COLUMNS[table]);
   const columnSpec = `{${columns.map(([c, t]) => `${sqlString(c)}: ${sqlString(DUCKDB_TYPES[t])}`).join(', ')}}`;
-  const hive = options.hivePartitioning ? `, hive_partitioning = true, hive_types = {'${PARTITION_COLUMN}': 'VARCHAR'}` : ', hive_partitioning = false';
-  return `read_json([${files.map(sqlString).join(', ')}], format = 'newline_delimited', columns = ${columnSpec}${hive}, union_by_name = true)`;
+  const hive = options.hivePartitioning
+    ? `, hive_partitioning = true, hive_types = {'${PARTITION_COLUMN}': 'VARCHAR'}`
+    : ', hive_partitioning = false';
+  return (
+    `read_json([${files.map(sqlString).join(', ')}], format = 'newline_delimited', columns ` +
+    `= ${columnSpec}${hive}, union_by_name = true)`
+  );
 }
 
 /** The statement that makes one lake table a view (an empty, typed one when it has no file yet). */
 function tableViewSql(table: LakeTable, files: readonly string[]): string {
   const columns = Object.entries(LAKE_COLUMNS[table]);
   if (files.length === 0) {
-    const select = [...columns.map(([c, t]) => `CAST(NULL AS ${DUCKDB_TYPES[t]}) AS ${ident(c)}`), `CAST(NULL AS VARCHAR) AS ${PARTITION_COLUMN}`];
+    const select = [
+      ...columns.map(([c, t]) => `CAST(NULL AS ${DUCKDB_TYPES[t]}) AS ${ident(c)}`),
+      `CAST(NULL AS VARCHAR) AS ${PARTITION_COLUMN}`,
+    ];
     return `CREATE OR REPLACE VIEW ${table} AS SELECT ${select.join(', ')} WHERE false`;
   }
   // dt comes from the key (hive partition), as a string like Athena's partition projection gives it;
@@ -67,10 +81,15 @@ function tableViewSql(table: LakeTable, files: readonly string[]): string {
   const json = files.filter((f) => !f.endsWith(PARQUET_SUFFIX));
   const parquet = files.filter((f) => f.endsWith(PARQUET_SUFFIX));
   const parts = [
-    ...(json.length > 0 ? [`SELECT ${selectList} FROM ${jsonLinesReader(table, json, { hivePartitioning: true })}`] : []),
+    ...(json.length > 0
+      ? [`SELECT ${selectList} FROM ${jsonLinesReader(table, json, { hivePartitioning: true })}`]
+      : []),
     // Compacted runs: the same columns and types (compact.ts writes them from the same reader).
     ...(parquet.length > 0
-      ? [`SELECT ${selectList} FROM read_parquet([${parquet.map(sqlString).join(', ')}], hive_partitioning = true, hive_types = {'${PARTITION_COLUMN}': 'VARCHAR'})`]
+      ? [
+          `SELECT ${selectList} FROM read_parquet([${parquet.map(sqlString).join(', ')}], hive_partitioning = ` +
+            `true, hive_types = {'${PARTITION_COLUMN}': 'VARCHAR'})`,
+        ]
       : []),
   ];
   return `CREATE OR REPLACE VIEW ${table} AS ${parts.join(' UNION ALL ')}`;
@@ -116,7 +135,9 @@ export interface SkippedLakeFile {
  */
 export type LakeFileAccess = 'lake' | 'any';
 
-/** Statements `results --sql` runs: reading ones only (WITH, DESCRIBE, SHOW and PRAGMA queries are SELECTs to DuckDB). */
+/**
+ * Statements `results --sql` runs: reading ones only (WITH, DESCRIBE, SHOW and PRAGMA queries are SELECTs to DuckDB).
+ */
 const READ_STATEMENTS: ReadonlySet<StatementType> = new Set([StatementType.SELECT, StatementType.EXPLAIN]);
 
 /** How often a query is retried with one more unreadable file left out. */
@@ -161,9 +182,13 @@ function checkedTablesDir(lakeDir: string): string {
   }
   if (!info.isDirectory() || info.isSymbolicLink()) {
     const target = info.isSymbolicLink() ? ` (a symbolic link to ${readlinkSync(tables)})` : '';
-    throw new LakeQueryError(`the lake's tables folder ${tables} is not a directory${target}: a query may only read the lake's own files; replace it with the directory itself`, {
-      source: lakeDir,
-    });
+    throw new LakeQueryError(
+      `the lake's tables folder ${tables} is not a directory${target}: a query may only read the lake's own ` +
+        `files; replace it with the directory itself`,
+      {
+        source: lakeDir,
+      },
+    );
   }
   return tables;
 }
@@ -180,7 +205,8 @@ function checkLakeVersion(lakeDir: string): void {
   const version = lakeVersionOf(text, file);
   if (version > LAKE_SCHEMA_VERSION) {
     throw new LakeVersionError(
-      `the results lake at ${lakeDir} is of schema version ${version}, written by a newer aurora-bench; this one reads versions up to ${LAKE_SCHEMA_VERSION}: upgrade aurora-bench`,
+      `the results lake at ${lakeDir} is of schema version ${version}, written by a newer aurora-bench; this ` +
+        `one reads versions up to ${LAKE_SCHEMA_VERSION}: upgrade aurora-bench`,
       { source: file },
     );
   }
@@ -208,13 +234,18 @@ export class LocalLake implements LakeReader {
       try {
         return await LocalLake.openOnce(lakeDir, options);
       } catch (e) {
-        const vanished = e instanceof LakeQueryError && /No files found that match the pattern/.test(String((e.cause as Error | undefined)?.message));
+        const vanished =
+          e instanceof LakeQueryError &&
+          /No files found that match the pattern/.test(String((e.cause as Error | undefined)?.message));
         if (!vanished || attempt >= 5) throw e;
       }
     }
   }
 
-  private static async openOnce(lakeDir: string, options: { fileAccess?: LakeFileAccess } & LakeScope): Promise<LocalLake> {
+  private static async openOnce(
+    lakeDir: string,
+    options: { fileAccess?: LakeFileAccess } & LakeScope,
+  ): Promise<LocalLake> {
     checkLakeVersion(lakeDir);
     const instance = await DuckDBInstance.create(':memory:');
     const connection = await instance.connect();
@@ -275,7 +306,10 @@ export class LocalLake implements LakeReader {
     try {
       rows = await this.readSkippingBadFiles(async () => (await this.connection.runAndReadAll(sql)).getRowObjectsJS());
     } catch (e) {
-      throw new LakeQueryError(`query failed: ${(e as Error).message}\n  SQL: ${sql.trim().split('\n').join('\n       ')}`, { cause: e });
+      throw new LakeQueryError(
+        `query failed: ${(e as Error).message}\n  SQL: ${sql.trim().split('\n').join('\n       ')}`,
+        { cause: e },
+      );
     }
     return rows.map((r) => toPlain(r) as T);
   }
@@ -292,7 +326,8 @@ export class LocalLake implements LakeReader {
         const type = (await statements.prepare(i)).statementType;
         if (!READ_STATEMENTS.has(type)) {
           throw new LakeQueryError(
-            `results --sql runs read-only queries over the lake (SELECT, WITH, EXPLAIN, DESCRIBE, SHOW): a ${StatementType[type]} statement is refused; to write a result to a file, use --export FILE`,
+            `results --sql runs read-only queries over the lake (SELECT, WITH, EXPLAIN, DESCRIBE, SHOW): ` +
+              `a ${StatementType[type]} statement is refused; to write a result to a file, use --export FILE`,
           );
         }
       }
@@ -315,11 +350,19 @@ export class LocalLake implements LakeReader {
 
 /** Lines that name the lake files a command had to leave out (empty when none). */
 export function skippedFilesText(lake: { readonly skippedFiles?: readonly SkippedLakeFile[] }): string {
-  return (lake.skippedFiles ?? []).map((s) => `warning: lake file ${s.file} left out (${s.reason}): the other rows are shown; fix or remove the file\n`).join('');
+  return (lake.skippedFiles ?? [])
+    .map(
+      (s) => `warning: lake file ${s.file} left out (${s.reason}): the other rows are shown; fix or remove the file\n`,
+    )
+    .join('');
 }
 
 /** Open the lake (or the part of it `scope` names), run `fn`, always close. */
-export async function withLake<T>(lakeDir: string, fn: (lake: LocalLake) => Promise<T>, scope: LakeScope = {}): Promise<T> {
+export async function withLake<T>(
+  lakeDir: string,
+  fn: (lake: LocalLake) => Promise<T>,
+  scope: LakeScope = {},
+): Promise<T> {
   const lake = await LocalLake.open(lakeDir, scope);
   try {
     return await fn(lake);

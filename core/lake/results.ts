@@ -41,7 +41,8 @@ export type RunInfo = Pick<
  * core/lake/schema.ts). The latency distribution and the read-after-write checks may be absent from
  * rows built by hand for tests and from lakes read through older views.
  */
-type OptionalStepColumns = 'lat_p50_ms' | 'lat_p90_ms' | 'lat_p95_ms' | 'lat_p99_ms' | 'lat_p999_ms' | 'stale_reads' | 'read_back_checks';
+type OptionalStepColumns =
+  'lat_p50_ms' | 'lat_p90_ms' | 'lat_p95_ms' | 'lat_p99_ms' | 'lat_p999_ms' | 'stale_reads' | 'read_back_checks';
 export type StepResult = Omit<StepSummaryRow, OptionalStepColumns> & Partial<Pick<StepSummaryRow, OptionalStepColumns>>;
 
 const quote = (s: string): string => `'${s.replace(/'/g, "''")}'`;
@@ -54,11 +55,14 @@ export async function findRun(lake: LakeReader, runId?: string): Promise<RunInfo
       : await lake.query<RunInfo>(`SELECT * FROM runs WHERE run_id = ${quote(runId)} ORDER BY started_at DESC LIMIT 1`);
   if (rows[0] !== undefined) return rows[0];
   if (runId === undefined) {
-    throw new NotFoundError(`no run in the results lake at ${lake.lakeDir} yet: run one first (aurora-bench run experiments/quickstart.json)`);
+    throw new NotFoundError(
+      `no run in the results lake at ${lake.lakeDir} yet: run one first (aurora-bench run experiments/quickstart.json)`,
+    );
   }
   const known = await lake.query<{ run_id: string }>('SELECT run_id FROM runs ORDER BY started_at DESC LIMIT 5');
   throw new NotFoundError(
-    `run "${runId}" is not in the results lake at ${lake.lakeDir}` + (known.length > 0 ? ` (latest runs: ${known.map((r) => r.run_id).join(', ')})` : ' (the lake has no run)'),
+    `run "${runId}" is not in the results lake at ${lake.lakeDir}` +
+      (known.length > 0 ? ` (latest runs: ${known.map((r) => r.run_id).join(', ')})` : ' (the lake has no run)'),
   );
 }
 
@@ -66,7 +70,8 @@ export async function findRun(lake: LakeReader, runId?: string): Promise<RunInfo
 export async function stepResults(lake: LakeReader, runId: string): Promise<StepResult[]> {
   return lake.query<StepResult>(
     `SELECT s.* FROM step_summary s
-     JOIN (SELECT cell_id, MIN(started_at) AS cell_started FROM step_summary WHERE run_id = ${quote(runId)} GROUP BY cell_id) c
+     JOIN (SELECT cell_id, MIN(started_at) AS cell_started FROM step_summary
+           WHERE run_id = ${quote(runId)} GROUP BY cell_id) c
        ON s.cell_id = c.cell_id
      WHERE s.run_id = ${quote(runId)}
      ORDER BY c.cell_started, s.cell_id, s.step_index`,
@@ -98,7 +103,10 @@ const csvField = (v: LakeRowObject[string] | undefined): string => {
 function exportText(file: string, columns: readonly string[], rows: readonly LakeRowObject[]): string {
   switch (extname(file).toLowerCase()) {
     case '.csv':
-      return [columns.map(csvField).join(','), ...rows.map((r) => columns.map((c) => csvField(r[c])).join(','))].join('\n') + '\n';
+      return (
+        [columns.map(csvField).join(','), ...rows.map((r) => columns.map((c) => csvField(r[c])).join(','))].join('\n') +
+        '\n'
+      );
     case '.json':
       return JSON.stringify(rows, null, 2) + '\n';
     case '.jsonl':
@@ -116,7 +124,9 @@ function exportResult(file: string, columns: readonly string[], rows: readonly L
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     throw new ExportError(
-      code === 'EEXIST' ? `--export ${file}: the file exists; choose a new name or remove it first` : `--export ${file}: cannot write: ${code ?? (e as Error).message}`,
+      code === 'EEXIST'
+        ? `--export ${file}: the file exists; choose a new name or remove it first`
+        : `--export ${file}: cannot write: ${code ?? (e as Error).message}`,
       { cause: e },
     );
   }
@@ -127,7 +137,9 @@ function cellStatusLines(run: RunInfo): string[] {
   const lines: string[] = [];
   try {
     const cells = JSON.parse(run.cells || '[]') as { cell_id: string; status: string; error?: string | null }[];
-    for (const c of cells) if (c.status !== 'succeeded' && c.status !== 'ok') lines.push(`  cell ${c.cell_id}: ${c.status}${c.error ? ` (${clip(c.error, 200)})` : ''}`);
+    for (const c of cells)
+      if (c.status !== 'succeeded' && c.status !== 'ok')
+        lines.push(`  cell ${c.cell_id}: ${c.status}${c.error ? ` (${clip(c.error, 200)})` : ''}`);
   } catch {
     // an unreadable cells column is shown raw rather than hidden
     if (run.cells) lines.push(`  cells: ${clip(run.cells, 200)}`);
@@ -138,7 +150,10 @@ function cellStatusLines(run: RunInfo): string[] {
 /** The terminal table of a run's steps, headed by the run's manifest. */
 export function renderStepTable(run: RunInfo, steps: readonly StepResult[]): string {
   const out: string[] = [];
-  out.push(`Run ${run.run_id} (${run.spec_name}) on ${run.backend}${run.backend === 'aws' ? ` ${run.region}` : ''}: ${run.status}`);
+  out.push(
+    `Run ${run.run_id} (${run.spec_name}) ` +
+      `on ${run.backend}${run.backend === 'aws' ? ` ${run.region}` : ''}: ${run.status}`,
+  );
   out.push(
     `  started ${run.started_at}${run.ended_at ? `, ended ${run.ended_at}` : ''}` +
       (run.server_version ? `, server ${run.server_version}` : '') +
@@ -173,7 +188,19 @@ export function renderStepTable(run: RunInfo, steps: readonly StepResult[]): str
     'client CPU%',
     'error',
   ];
-  const align: ('left' | 'right')[] = ['left', 'right', 'left', 'right', 'right', 'left', 'left', 'right', 'right', 'right', 'right'];
+  const align: ('left' | 'right')[] = [
+    'left',
+    'right',
+    'left',
+    'right',
+    'right',
+    'left',
+    'left',
+    'right',
+    'right',
+    'right',
+    'right',
+  ];
   align.push(...(distribution ? (['right'] as const) : []), 'right', 'right', 'left');
   const rows = steps.map((s) => [
     s.variant,
@@ -187,7 +214,9 @@ export function renderStepTable(run: RunInfo, steps: readonly StepResult[]): str
     fixed(s.qps),
     fixed(s.lat_avg_ms),
     pcts.length === 1 ? fixed(s.lat_pct_ms) : `${fixed(s.lat_pct_ms)} (p${s.lat_pct})`,
-    ...(distribution ? [[s.lat_p50_ms, s.lat_p99_ms, s.lat_p999_ms, s.lat_max_ms].map((v) => fixed(v ?? null)).join('/')] : []),
+    ...(distribution
+      ? [[s.lat_p50_ms, s.lat_p99_ms, s.lat_p999_ms, s.lat_max_ms].map((v) => fixed(v ?? null)).join('/')]
+      : []),
     num(s.errors, 0),
     num(s.client_cpu_avg_pct, 0),
     s.status === 'ok' ? '' : clip(s.error, 60),
@@ -224,18 +253,24 @@ export function renderRowsTable(columns: readonly string[], rows: readonly LakeR
 
 /** Everything `aurora-bench results` prints, for a local lake directory. */
 export async function resultsText(lakeDir: string, options: ResultsOptions = {}): Promise<string> {
-  if (options.exportFile !== undefined && options.sql === undefined) throw new ExportError('--export writes the result of --sql: give the query with --sql');
+  if (options.exportFile !== undefined && options.sql === undefined)
+    throw new ExportError('--export writes the result of --sql: give the query with --sql');
   // Loaded here, not at the top: the Task Lambdas import this module (regression/load.ts) and their
   // runtime has no DuckDB (lib/workflow.ts keeps @duckdb/node-api out of the bundles).
   const { skippedFilesText, withLake } = await import('./duckdb');
   return withLake(lakeDir, async (lake) => {
     if (options.sql !== undefined) {
       const { columns, rows } = await lake.queryWithColumns(options.sql);
-      if (options.exportFile !== undefined) return exportResult(options.exportFile, columns, rows) + skippedFilesText(lake);
-      return (options.json ? JSON.stringify(rows, null, 2) + '\n' : renderRowsTable(columns, rows)) + skippedFilesText(lake);
+      if (options.exportFile !== undefined)
+        return exportResult(options.exportFile, columns, rows) + skippedFilesText(lake);
+      return (
+        (options.json ? JSON.stringify(rows, null, 2) + '\n' : renderRowsTable(columns, rows)) + skippedFilesText(lake)
+      );
     }
     const run = await findRun(lake, options.runId);
     const steps = await stepResults(lake, run.run_id);
-    return (options.json ? JSON.stringify(steps, null, 2) + '\n' : renderStepTable(run, steps)) + skippedFilesText(lake);
+    return (
+      (options.json ? JSON.stringify(steps, null, 2) + '\n' : renderStepTable(run, steps)) + skippedFilesText(lake)
+    );
   });
 }

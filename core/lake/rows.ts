@@ -8,7 +8,8 @@
  *   tables/server_metrics/dt=.../<runId>__<cellId>__<stepId>.jsonl
  *   tables/metric_windows/dt=.../<runId>__<cellId>__<stepId>.jsonl  per instance and server metric: datapoints
  *                                                                 the window should have, how many arrived
- *   tables/verdicts/dt=.../<runId>.jsonl                          one VerdictsRow per step and metric: the run judged against
+ *   tables/verdicts/dt=.../<runId>.jsonl
+ * one VerdictsRow per step and metric: the run judged against
  *                                                                its experiment's history (written after the run)
  *   tables/server_config/dt=.../<runId>__<cellId>__<prepareStepId>.jsonl  the configuration the cell's
  *                                                                 writer really ran with, read at prepare
@@ -117,12 +118,16 @@ export const SERVER_METRICS = {
  * than show nothing).
  */
 export const LOCAL_UNMEASURED_METRICS: Readonly<Partial<Record<ServerMetricName, string>>> = {
-  CommitLatency: 'MariaDB keeps no statement durations in its status counters (only performance_schema, off by default)',
+  CommitLatency:
+    'MariaDB keeps no statement durations in its status counters (only performance_schema, off by default)',
   DMLLatency: 'MariaDB keeps no statement durations in its status counters (only performance_schema, off by default)',
-  SelectLatency: 'MariaDB keeps no statement durations in its status counters (only performance_schema, off by default)',
+  SelectLatency:
+    'MariaDB keeps no statement durations in its status counters (only performance_schema, off by default)',
   FreeableMemory: "the local servers share this machine's memory: there is no per-instance free memory",
-  VolumeReadIOPs: 'there is no shared cluster volume locally (ReadIOPS and WriteIOPS are each server’s InnoDB data reads and writes)',
-  VolumeWriteIOPs: 'there is no shared cluster volume locally (ReadIOPS and WriteIOPS are each server’s InnoDB data reads and writes)',
+  VolumeReadIOPs:
+    'there is no shared cluster volume locally (ReadIOPS and WriteIOPS are each server’s InnoDB data reads and writes)',
+  VolumeWriteIOPs:
+    'there is no shared cluster volume locally (ReadIOPS and WriteIOPS are each server’s InnoDB data reads and writes)',
   ForwardingWriterDMLLatency: 'MariaDB has no write forwarding',
   ForwardingReplicaDMLLatency: 'MariaDB has no write forwarding',
   ForwardingReplicaReadWaitLatency: 'MariaDB has no write forwarding',
@@ -136,13 +141,20 @@ const safe = (s: string): string => s.replace(/[^A-Za-z0-9._-]/g, '_');
 
 export const lakeKeys = {
   run: (dt: string, runId: string): string => `tables/runs/dt=${dt}/${safe(runId)}.jsonl`,
-  stepTable: (table: Exclude<LakeTable, 'runs' | 'verdicts'>, dt: string, runId: string, cellId: string, stepId: string): string =>
-    `tables/${table}/dt=${dt}/${safe(runId)}__${safe(cellId)}__${safe(stepId)}.jsonl`,
+  stepTable: (
+    table: Exclude<LakeTable, 'runs' | 'verdicts'>,
+    dt: string,
+    runId: string,
+    cellId: string,
+    stepId: string,
+  ): string => `tables/${table}/dt=${dt}/${safe(runId)}__${safe(cellId)}__${safe(stepId)}.jsonl`,
   verdicts: (dt: string, runId: string): string => `tables/verdicts/dt=${dt}/${safe(runId)}.jsonl`,
   /** The common prefix of a run's files of a step table. */
-  runTablePrefix: (table: Exclude<LakeTable, 'runs'>, dt: string, runId: string): string => `tables/${table}/dt=${dt}/${safe(runId)}__`,
+  runTablePrefix: (table: Exclude<LakeTable, 'runs'>, dt: string, runId: string): string =>
+    `tables/${table}/dt=${dt}/${safe(runId)}__`,
   /** A finished run's rows of one table, compacted to Parquet (core/lake/compact.ts). */
-  compacted: (table: Exclude<LakeTable, 'runs' | 'verdicts'>, dt: string, runId: string): string => `tables/${table}/dt=${dt}/${safe(runId)}.parquet`,
+  compacted: (table: Exclude<LakeTable, 'runs' | 'verdicts'>, dt: string, runId: string): string =>
+    `tables/${table}/dt=${dt}/${safe(runId)}.parquet`,
   raw: (dt: string, runId: string, cellId: string, stepId: string, phase: string, clientId: string): string =>
     `raw/dt=${dt}/${safe(runId)}/${safe(cellId)}/${safe(stepId)}/${phase}/${safe(clientId)}/`,
   script: (runId: string, name: string): string => `scripts/${safe(runId)}/${safe(name)}`,
@@ -154,8 +166,12 @@ export const lakeKeys = {
     stepCursor: (runId: string, cellId: string): string => `workflow/${safe(runId)}/cursors/${safe(cellId)}.json`,
     /** One step's outcome (CollectLateMetrics and teardown read them). */
     stepOutcomes: (runId: string, cellId: string): string => `workflow/${safe(runId)}/steps/${safe(cellId)}/`,
-    stepOutcome: (runId: string, cellId: string, stepId: string): string => `workflow/${safe(runId)}/steps/${safe(cellId)}/${safe(stepId)}.json`,
-    /** The run's cells in plan order (ids; a duet's members, not the duet), written by PlanRun, read by FinishRun: the state carries none of it to FinishRun. */
+    stepOutcome: (runId: string, cellId: string, stepId: string): string =>
+      `workflow/${safe(runId)}/steps/${safe(cellId)}/${safe(stepId)}.json`,
+    /**
+     * The run's cells in plan order (ids; a duet's members, not the duet), written
+     * by PlanRun, read by FinishRun: the state carries none of it to FinishRun.
+     */
     cellList: (runId: string): string => `workflow/${safe(runId)}/cell-list.json`,
     /**
      * The cell Map's item at a position: which cell (or duet) it is, written by PlanRun, read by the
@@ -165,7 +181,10 @@ export const lakeKeys = {
     item: (runId: string, index: number): string => `workflow/${safe(runId)}/items/${index}.json`,
     /** A cell's outcome, written by its teardown, read by FinishRun. */
     cellOutcome: (runId: string, cellId: string): string => `workflow/${safe(runId)}/outcomes/${safe(cellId)}.json`,
-    /** A cell's resources with their creation and deletion times, kept by its teardown's passes (core/workflow/cell-bill.ts). */
+    /**
+     * A cell's resources with their creation and deletion times,
+     * kept by its teardown's passes (core/workflow/cell-bill.ts).
+     */
     cellLifetimes: (runId: string, cellId: string): string => `workflow/${safe(runId)}/lifetimes/${safe(cellId)}.json`,
     /** Everything of a run's workflow objects. */
     run: (runId: string): string => `workflow/${safe(runId)}/`,
@@ -182,7 +201,8 @@ export function filesOfRuns(runIds: Iterable<string>): (file: string) => boolean
     const base = file.slice(file.lastIndexOf('/') + 1).replace(/\.(jsonl(\.gz)?|parquet)$/, '');
     if (names.has(base)) return true;
     // A run id may itself contain "__": try every cut.
-    for (let cut = base.indexOf('__'); cut >= 0; cut = base.indexOf('__', cut + 1)) if (names.has(base.slice(0, cut))) return true;
+    for (let cut = base.indexOf('__'); cut >= 0; cut = base.indexOf('__', cut + 1))
+      if (names.has(base.slice(0, cut))) return true;
     return false;
   };
 }

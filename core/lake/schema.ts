@@ -346,10 +346,17 @@ export function lakeVersionOf(text: string, file: string): number {
   try {
     version = (JSON.parse(text) as Partial<LakeVersionRecord>).schemaVersion;
   } catch (e) {
-    throw new LakeVersionError(`${file} is not JSON (${(e as Error).message}): it records the lake's schema version, {"schemaVersion": ${LAKE_SCHEMA_VERSION}}`, { source: file });
+    throw new LakeVersionError(
+      `${file} is not JSON (${(e as Error).message}): it records the lake's schema version, ` +
+        `{"schemaVersion": ${LAKE_SCHEMA_VERSION}}`,
+      { source: file },
+    );
   }
   if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) {
-    throw new LakeVersionError(`${file}: schemaVersion must be a whole number from 1 (it is ${JSON.stringify(version)})`, { source: file, jsonPath: '$.schemaVersion' });
+    throw new LakeVersionError(
+      `${file}: schemaVersion must be a whole number from 1 (it is ${JSON.stringify(version)})`,
+      { source: file, jsonPath: '$.schemaVersion' },
+    );
   }
   return version;
 }

@@ -29,7 +29,10 @@ const EVENT_QUEUE_FULL = 'The event queue is full';
  * step is not an overloaded rate step.
  * @internal exported for its tests (a test seam)
  */
-export function overloadOf(parsed: ParsedOutput, rate: number): { tps: number | null; qps: number | null; latPctMs: number | null; totalTimeS: number | null } | null {
+export function overloadOf(
+  parsed: ParsedOutput,
+  rate: number,
+): { tps: number | null; qps: number | null; latPctMs: number | null; totalTimeS: number | null } | null {
   if (rate <= 0 || parsed.status !== 'failed' || parsed.error === null) return null;
   // Only the queue message: a crash, a lost connection or a runner error alongside it is a failure.
   const reasons = parsed.error.split('; ');
@@ -90,7 +93,10 @@ export interface StepRows {
 }
 
 /** The step's client span: the earliest start, the latest end (now for a client still without result.json). */
-function stepSpan(outputs: readonly Pick<ClientStepOutput, 'jobStartedAt' | 'result'>[], now: string): { startedAt: string; endedAt: string } {
+function stepSpan(
+  outputs: readonly Pick<ClientStepOutput, 'jobStartedAt' | 'result'>[],
+  now: string,
+): { startedAt: string; endedAt: string } {
   return {
     startedAt: outputs.map((o) => o.result?.startedAt ?? o.jobStartedAt).sort()[0]!,
     endedAt: outputs
@@ -103,7 +109,13 @@ function stepSpan(outputs: readonly Pick<ClientStepOutput, 'jobStartedAt' | 'res
 export function stepRowsOf(input: StepRowsInput): StepRows {
   const { run, cell, step } = input;
   const { startedAt, endedAt } = stepSpan(input.outputs, input.now);
-  const base = { run_id: run.runId, cell_id: cell.cellId, variant: cell.variant.name, step_id: step.stepId, dt: run.dt };
+  const base = {
+    run_id: run.runId,
+    cell_id: cell.cellId,
+    variant: cell.variant.name,
+    step_id: step.stepId,
+    dt: run.dt,
+  };
   const steps: StepRow[] = [];
   const intervals: IntervalRow[] = [];
   const clientMetrics: ServerMetricRow[] = [];
@@ -117,7 +129,9 @@ export function stepRowsOf(input: StepRowsInput): StepRows {
     const clientCpu = (hostPct: number | null, sysbenchPct: number | null) =>
       sharedHost ? (sysbenchPct === null ? null : Math.round((sysbenchPct / cores) * 100) / 100) : hostPct;
     const endpoint = input.endpointOf(clientIndex);
-    const error = input.abortedReason ?? (input.timedOut && o.parsed.status === 'ok' ? 'step did not finish in time and was stopped' : o.parsed.error);
+    const error =
+      input.abortedReason ??
+      (input.timedOut && o.parsed.status === 'ok' ? 'step did not finish in time and was stopped' : o.parsed.error);
     const overload = input.abortedReason === undefined && !input.timedOut ? overloadOf(o.parsed, step.rate) : null;
     steps.push({
       ...base,
@@ -184,8 +198,26 @@ export function stepRowsOf(input: StepRowsInput): StepRows {
     for (const sample of o.cpuSamples) {
       const ts = new Date(sample.t * 1000).toISOString();
       clientMetrics.push(
-        { ...base, instance_id: o.clientId, role: 'client', metric: 'ClientSysbenchCPU', ts, value: sample.sysbenchCpuPct, unit: 'Percent', source: 'runner' },
-        { ...base, instance_id: o.clientId, role: 'client', metric: 'ClientHostCPU', ts, value: sample.hostCpuPct, unit: 'Percent', source: 'runner' },
+        {
+          ...base,
+          instance_id: o.clientId,
+          role: 'client',
+          metric: 'ClientSysbenchCPU',
+          ts,
+          value: sample.sysbenchCpuPct,
+          unit: 'Percent',
+          source: 'runner',
+        },
+        {
+          ...base,
+          instance_id: o.clientId,
+          role: 'client',
+          metric: 'ClientHostCPU',
+          ts,
+          value: sample.hostCpuPct,
+          unit: 'Percent',
+          source: 'runner',
+        },
       );
     }
   });

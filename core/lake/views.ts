@@ -10,7 +10,13 @@ import { dirname, join } from 'node:path';
 import { stepSummaryViewSql } from './step-summary';
 
 /** @internal exported for its tests (a test seam) */
-export const LAKE_VIEWS = ['step_summary', 'variant_summary', 'interval_totals', 'latest_run', 'verdict_history'] as const;
+export const LAKE_VIEWS = [
+  'step_summary',
+  'variant_summary',
+  'interval_totals',
+  'latest_run',
+  'verdict_history',
+] as const;
 export type LakeView = (typeof LAKE_VIEWS)[number];
 
 /** The views generated in code rather than read from a .sql file. */

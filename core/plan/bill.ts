@@ -7,7 +7,14 @@
  * own instance, ACU and storage prices and no I/O charge (prices/aws-prices.json
  * auroraConfigurationsSource, cost.ts auroraRates).
  */
-import { auroraPriceKeys, auroraRates, formatMoney, unconfirmedPricesUsed, unconfirmedText, type RegionPrices } from './cost';
+import {
+  auroraPriceKeys,
+  auroraRates,
+  formatMoney,
+  unconfirmedPricesUsed,
+  unconfirmedText,
+  type RegionPrices,
+} from './cost';
 import type { CellPlan } from './types';
 import type { EngineRef } from '../aurora/engines';
 
@@ -20,7 +27,9 @@ export interface CellUsage {
   readonly variant: Pick<CellPlan['variant'], 'instanceClass' | 'readers' | 'serverless' | 'storage'>;
   /** Seconds the cell's DB instances existed (each; the volume's storage is billed for this long). */
   readonly instanceS: number;
-  /** Seconds summed over the DB instances, each as billed, when their lifetimes are known (else instances x instanceS). */
+  /**
+   * Seconds summed over the DB instances, each as billed, when their lifetimes are known (else instances x instanceS).
+   */
   readonly dbInstanceS?: number;
   /** Serverless v2: ACU-seconds over every instance of the cell, as measured; undefined when none was measured. */
   readonly acuSeconds?: number;
@@ -53,13 +62,18 @@ export function billCell(prices: RegionPrices, usage: CellUsage): CellBill {
   let computeWhat: string;
   if (usage.variant.serverless !== undefined) {
     // Without a measurement the instances are taken at their minimum the whole time: a lower bound, said so.
-    const acuHours = usage.acuSeconds !== undefined ? usage.acuSeconds / 3600 : usage.variant.serverless.minAcu * instanceHours;
-    computeWhat = `${acuHours.toFixed(2)} ACU-hours ${usage.acuSeconds !== undefined ? 'measured' : 'at minAcu (none measured)'} on ${instances} instance${instances > 1 ? 's' : ''}`;
+    const acuHours =
+      usage.acuSeconds !== undefined ? usage.acuSeconds / 3600 : usage.variant.serverless.minAcu * instanceHours;
+    computeWhat =
+      `${acuHours.toFixed(2)} ` +
+      `ACU-hours ${usage.acuSeconds !== undefined ? 'measured' : 'at minAcu (none measured)'} on ${instances} ` +
+      `instance${instances > 1 ? 's' : ''}`;
     compute = rates.acuHourly === undefined ? null : acuHours * rates.acuHourly;
   } else {
     computeWhat =
       usage.dbInstanceS !== undefined
-        ? `${usage.variant.instanceClass}: ${instanceHours.toFixed(2)} instance-hours over ${instances} instance${instances > 1 ? 's' : ''}`
+        ? `${usage.variant.instanceClass}: ${instanceHours.toFixed(2)} instance-hours over ${instances} ` +
+          `instance${instances > 1 ? 's' : ''}`
         : `${instances} x ${usage.variant.instanceClass} for ${hours.toFixed(2)} h`;
     compute = rates.instanceHourly === undefined ? null : rates.instanceHourly * instanceHours;
   }
@@ -159,7 +173,12 @@ export interface ObservedResource {
  * seen gone (or no longer found) gets `now` as its deletion time unless it had one; when `done` (the
  * teardown completed) everything still open is closed at `now`. The earliest creation time wins.
  */
-export function mergeLifetimes(stored: readonly ResourceLifetime[], observed: readonly ObservedResource[], now: string, done: boolean): ResourceLifetime[] {
+export function mergeLifetimes(
+  stored: readonly ResourceLifetime[],
+  observed: readonly ObservedResource[],
+  now: string,
+  done: boolean,
+): ResourceLifetime[] {
   const key = (r: { kind: string; id: string }): string => `${r.kind}\u0000${r.id}`;
   const seen = new Map(observed.map((o) => [key(o), o]));
   const out: ResourceLifetime[] = stored.map((s) => {
@@ -171,7 +190,13 @@ export function mergeLifetimes(stored: readonly ResourceLifetime[], observed: re
   const known = new Set(stored.map(key));
   for (const o of observed) {
     if (known.has(key(o))) continue;
-    out.push({ kind: o.kind, id: o.id, type: o.type, createdAt: o.createdAt, deletedAt: o.state === 'gone' || done ? now : null });
+    out.push({
+      kind: o.kind,
+      id: o.id,
+      type: o.type,
+      createdAt: o.createdAt,
+      deletedAt: o.state === 'gone' || done ? now : null,
+    });
   }
   return out;
 }
@@ -193,7 +218,10 @@ export interface MetricPoint {
 
 /** What CloudWatch measured over a cell's steps. */
 export interface MeasuredUsage {
-  /** Serverless v2: ACU-seconds over the measured steps (each step's average ACUs, summed over instances, x its length); null: none measured. */
+  /**
+   * Serverless v2: ACU-seconds over the measured steps (each step's average
+   * ACUs, summed over instances, x its length); null: none measured.
+   */
   readonly acuSecondsInSteps: number | null;
   /** Seconds of the steps that have capacity datapoints. */
   readonly measuredStepS: number;
@@ -207,7 +235,10 @@ export interface MeasuredUsage {
  * I/O operations from a cluster volume within a 5-minute interval" (Aurora User Guide, "Cluster-level
  * metrics for Amazon Aurora"), so windows shared by two steps count once.
  */
-export function measureUsage(steps: readonly { readonly stepId: string; readonly start: string; readonly end: string }[], points: readonly MetricPoint[]): MeasuredUsage {
+export function measureUsage(
+  steps: readonly { readonly stepId: string; readonly start: string; readonly end: string }[],
+  points: readonly MetricPoint[],
+): MeasuredUsage {
   let acuS = 0;
   let measuredS = 0;
   for (const step of steps) {
@@ -224,7 +255,9 @@ export function measureUsage(steps: readonly { readonly stepId: string; readonly
     measuredS += lengthS;
   }
   const windows = new Map<string, number>();
-  for (const p of points) if (p.metric === 'VolumeReadIOPs' || p.metric === 'VolumeWriteIOPs') windows.set(`${p.metric}\u0000${p.ts}`, p.value);
+  for (const p of points)
+    if (p.metric === 'VolumeReadIOPs' || p.metric === 'VolumeWriteIOPs')
+      windows.set(`${p.metric}\u0000${p.ts}`, p.value);
   return {
     acuSecondsInSteps: measuredS > 0 ? acuS : null,
     measuredStepS: measuredS,
@@ -251,7 +284,10 @@ export interface ActualCellCost {
 }
 
 export interface BillingMinimums {
-  /** RDS: "billed in 1-second increments, with a minimum of 10 minutes" (Aurora User Guide, "DB instance billing for Aurora"). */
+  /**
+   * RDS: "billed in 1-second increments, with a minimum of 10
+   * minutes" (Aurora User Guide, "DB instance billing for Aurora").
+   */
   readonly rdsMinimumBillingS: number;
   /** EC2 Linux On-Demand: per second with a 60-second minimum (EC2 On-Demand pricing page). */
   readonly ec2MinimumBillingS: number;
@@ -330,7 +366,8 @@ export function runCostLines(costs: readonly ActualCellCost[]): string[] {
   if (costs.length === 0) return [];
   const currency = costs[0]!.currency;
   const money = (v: number): string => formatMoney(v, currency);
-  const sum = (f: (c: ActualCellCost) => number | null): number | null => costs.reduce<number | null>((a, c) => (a === null || f(c) === null ? null : a + f(c)!), 0);
+  const sum = (f: (c: ActualCellCost) => number | null): number | null =>
+    costs.reduce<number | null>((a, c) => (a === null || f(c) === null ? null : a + f(c)!), 0);
   const total = sum((c) => c.total);
   const estimate = sum((c) => c.estimate);
   const compute = sum((c) => c.db.compute);
@@ -345,12 +382,22 @@ export function runCostLines(costs: readonly ActualCellCost[]): string[] {
   const lines = [
     total === null
       ? `What the run cost: unknown (no price for ${missing.join(', ')}; add them with --prices)`
-      : `What the run cost, from what really ran: ${money(total)} (DB compute ${money(compute ?? 0)}, storage ${money(storage ?? 0)}, ` +
-        `I/O ${ioMeasured ? `${money(io ?? 0)} for ${ioRequests.toLocaleString('en-US')} requests measured` : 'not measured (no VolumeReadIOPs / VolumeWriteIOPs datapoints)'}, EC2 ${money(ec2 ?? 0)}); ` +
-        `the plan estimated ${estimate === null ? 'unknown' : money(estimate)} for the same ${costs.length} cell${costs.length === 1 ? '' : 's'}${unconfirmedText(unconfirmed)}`,
+      : `What the run cost, from what really ran: ${money(total)} (DB compute ${money(compute ?? 0)}, ` +
+        `storage ${money(storage ?? 0)}, ` +
+        `I/O ` +
+        (ioMeasured
+          ? `${money(io ?? 0)} for ${ioRequests.toLocaleString('en-US')} requests measured`
+          : 'not measured (no VolumeReadIOPs / VolumeWriteIOPs datapoints)') +
+        `, ` +
+        `EC2 ${money(ec2 ?? 0)}); ` +
+        `the plan estimated ${estimate === null ? 'unknown' : money(estimate)} for the same ${costs.length} ` +
+        `cell${costs.length === 1 ? '' : 's'}${unconfirmedText(unconfirmed)}`,
   ];
   for (const c of costs) {
-    lines.push(`  ${c.cellId}: ${c.total === null ? '-' : money(c.total)} (${c.db.computeWhat}; ${c.ec2What}) vs estimate ${c.estimate === null ? '-' : money(c.estimate)}`);
+    lines.push(
+      `  ${c.cellId}: ${c.total === null ? '-' : money(c.total)} (${c.db.computeWhat}; ${c.ec2What}) vs ` +
+        `estimate ${c.estimate === null ? '-' : money(c.estimate)}`,
+    );
   }
   if (unknown.length > 0) lines.push(`  without a creation or deletion time (not counted): ${unknown.join(', ')}`);
   return lines;

@@ -72,11 +72,14 @@ export function regionPrices(table: PriceTable, region: string): RegionLookup {
   const own = table.regions[region];
   if (own !== undefined) return { region, prices: own };
   const fallback = table.regions[table.defaultRegion];
-  if (fallback === undefined) throw new PriceTableError(`price table has no region "${region}" and no default region "${table.defaultRegion}"`);
+  if (fallback === undefined)
+    throw new PriceTableError(`price table has no region "${region}" and no default region "${table.defaultRegion}"`);
   return {
     region: table.defaultRegion,
     prices: fallback,
-    fallbackNote: `no prices for ${region} in the price table: ${table.defaultRegion} prices used (add ${region} with --prices)`,
+    fallbackNote:
+      `no prices for ${region} in the price table: ${table.defaultRegion} prices used ` +
+      `(add ${region} with --prices)`,
   };
 }
 
@@ -94,9 +97,12 @@ export function networkLimitGbps(table: PriceTable, instanceClass: string): numb
 }
 
 const EBS_STORAGE =
-  "self-managed variants: each server's gp3 root volume as sized for the data (core/aurora/engines.ts serverVolumeGib) at ebsGp3GbMonth for the cell's hours; no IOPS or throughput charge (gp3 includes 3,000 IOPS and 125 MB/s)";
+  "self-managed variants: each server's gp3 root volume as sized for the data (core/aurora/engines.ts " +
+  "serverVolumeGib) at ebsGp3GbMonth for the cell's hours; no IOPS or throughput charge (gp3 includes 3,000 " +
+  'IOPS and 125 MB/s)';
 const RDS_STORAGE =
-  'RDS variants: gp3 storage as allocated for the data (core/aurora/engines.ts rdsAllocatedStorageGib) on the source and each read replica, at rdsGp3GbMonth; no I/O charge (gp3 includes 3,000 IOPS)';
+  'RDS variants: gp3 storage as allocated for the data (core/aurora/engines.ts rdsAllocatedStorageGib) on the ' +
+  'source and each read replica, at rdsGp3GbMonth; no I/O charge (gp3 includes 3,000 IOPS)';
 
 interface CellCost {
   readonly cellId: string;
@@ -136,21 +142,30 @@ export interface PlanCost {
  * prices below apply to both the MySQL-compatible and the PostgreSQL-compatible editions of Amazon
  * Aurora, except where noted", with the instance prices of each edition on their own tab).
  */
-export function dbInstancePrice(prices: RegionPrices, engine: EngineRef, instanceClass: string): { hourly: number | undefined; missingAs: string; fallback?: string } {
-  if (engine.kind === 'aurora-mysql') return { hourly: prices.dbInstanceHourly[instanceClass], missingAs: instanceClass };
+export function dbInstancePrice(
+  prices: RegionPrices,
+  engine: EngineRef,
+  instanceClass: string,
+): { hourly: number | undefined; missingAs: string; fallback?: string } {
+  if (engine.kind === 'aurora-mysql')
+    return { hourly: prices.dbInstanceHourly[instanceClass], missingAs: instanceClass };
   if (engine.kind === 'self-managed') {
     const ec2Type = instanceClass.replace(/^db\./, '');
     return { hourly: prices.ec2Hourly[ec2Type], missingAs: `${ec2Type} (self-managed server)` };
   }
   const own = prices.dbInstanceHourlyByEngine?.[engine.kind]?.[instanceClass];
-  if (own !== undefined || engine.kind !== 'aurora-postgresql') return { hourly: own, missingAs: `${engine.kind} ${instanceClass}` };
+  if (own !== undefined || engine.kind !== 'aurora-postgresql')
+    return { hourly: own, missingAs: `${engine.kind} ${instanceClass}` };
   const mysql = prices.dbInstanceHourly[instanceClass];
   return {
     hourly: mysql,
     missingAs: `${engine.kind} ${instanceClass}`,
     ...(mysql !== undefined
       ? {
-          fallback: `Aurora PostgreSQL ${instanceClass} priced at the Aurora MySQL-Compatible figure (no aurora-postgresql entry in dbInstanceHourlyByEngine): confirm it on the PostgreSQL-Compatible tab of https://aws.amazon.com/rds/aurora/pricing/ and add it with --prices`,
+          fallback:
+            `Aurora PostgreSQL ${instanceClass} priced at the Aurora MySQL-Compatible figure (no ` +
+            `aurora-postgresql entry in dbInstanceHourlyByEngine): confirm it on the PostgreSQL-Compatible tab ` +
+            `of https://aws.amazon.com/rds/aurora/pricing/ and add it with --prices`,
         }
       : {}),
   };
@@ -176,7 +191,11 @@ export interface AuroraRates {
   readonly fallback?: string;
 }
 
-export function auroraRates(prices: RegionPrices, engine: EngineRef, variant: Pick<CellPlan['variant'], 'instanceClass' | 'serverless' | 'storage'>): AuroraRates {
+export function auroraRates(
+  prices: RegionPrices,
+  engine: EngineRef,
+  variant: Pick<CellPlan['variant'], 'instanceClass' | 'serverless' | 'storage'>,
+): AuroraRates {
   const ioOptimized = variant.storage === 'io-optimized';
   const missing: string[] = [];
   let instanceHourly: number | undefined;
@@ -189,8 +208,12 @@ export function auroraRates(prices: RegionPrices, engine: EngineRef, variant: Pi
     const standard = dbInstancePrice(prices, engine, variant.instanceClass);
     fallback = standard.fallback;
     if (standard.hourly === undefined) missing.push(standard.missingAs);
-    if (ioOptimized && prices.ioOptimizedInstanceMultiplier === undefined) missing.push('ioOptimizedInstanceMultiplier');
-    instanceHourly = standard.hourly === undefined ? undefined : standard.hourly * (ioOptimized ? (prices.ioOptimizedInstanceMultiplier ?? NaN) : 1);
+    if (ioOptimized && prices.ioOptimizedInstanceMultiplier === undefined)
+      missing.push('ioOptimizedInstanceMultiplier');
+    instanceHourly =
+      standard.hourly === undefined
+        ? undefined
+        : standard.hourly * (ioOptimized ? (prices.ioOptimizedInstanceMultiplier ?? NaN) : 1);
     if (instanceHourly !== undefined && Number.isNaN(instanceHourly)) instanceHourly = undefined;
   }
   if (ioOptimized && prices.storageGbMonthIoOptimized === undefined) missing.push('storageGbMonthIoOptimized');
@@ -206,12 +229,19 @@ export function auroraRates(prices: RegionPrices, engine: EngineRef, variant: Pi
 }
 
 /** The price keys an Aurora cell's bill reads (the names `unconfirmedPrices` lists). */
-export function auroraPriceKeys(engine: EngineRef, variant: Pick<CellPlan['variant'], 'instanceClass' | 'serverless' | 'storage'>): string[] {
+export function auroraPriceKeys(
+  engine: EngineRef,
+  variant: Pick<CellPlan['variant'], 'instanceClass' | 'serverless' | 'storage'>,
+): string[] {
   const io = variant.storage === 'io-optimized';
   const keys: string[] = [];
   if (variant.serverless !== undefined) keys.push(io ? 'acuHourlyIoOptimized' : 'acuHourly');
   else {
-    keys.push(engine.kind === 'aurora-mysql' ? `dbInstanceHourly.${variant.instanceClass}` : `dbInstanceHourlyByEngine.${engine.kind}.${variant.instanceClass}`);
+    keys.push(
+      engine.kind === 'aurora-mysql'
+        ? `dbInstanceHourly.${variant.instanceClass}`
+        : `dbInstanceHourlyByEngine.${engine.kind}.${variant.instanceClass}`,
+    );
     if (io) keys.push('ioOptimizedInstanceMultiplier');
   }
   keys.push(io ? 'storageGbMonthIoOptimized' : 'storageGbMonth');
@@ -227,7 +257,9 @@ export function dbInstancePriceKey(engine: EngineRef, instanceClass: string): st
 }
 
 const SERVERLESS_ESTIMATE =
-  'Aurora Serverless v2 variants: while steps run each instance is taken at its maxAcu (an upper bound), during set-up and teardown at its minAcu, at the ACU-hour price; the bill after a run uses the ACUs CloudWatch measured (ServerlessDatabaseCapacity)';
+  'Aurora Serverless v2 variants: while steps run each instance is taken at its maxAcu (an upper bound), ' +
+  'during set-up and teardown at its minAcu, at the ACU-hour price; the bill after a run uses the ACUs ' +
+  'CloudWatch measured (ServerlessDatabaseCapacity)';
 
 /** Whether a step's workload writes (stock tests known read-only, custom scripts read: S4's scan). */
 function stepWrites(test: string | undefined): boolean {
@@ -250,7 +282,8 @@ export function estimatePlanCost(plan: Plan, table: PriceTable): PlanCost {
   const used = new Set<string>();
   if (lookup.fallbackNote) notes.push(lookup.fallbackNote);
   const declared = new Map<string, number>();
-  const stepBytesPerRow = (s: StepPlan): number => (s.script ? declared.get(s.script.name) : undefined) ?? a.bytesPerRow;
+  const stepBytesPerRow = (s: StepPlan): number =>
+    (s.script ? declared.get(s.script.name) : undefined) ?? a.bytesPerRow;
   for (const [name, body] of Object.entries(plan.scripts)) {
     const bytes = declaredBytesPerRow(body);
     if (bytes !== undefined) declared.set(name, bytes);
@@ -276,9 +309,13 @@ export function estimatePlanCost(plan: Plan, table: PriceTable): PlanCost {
     const serverless = cell.variant.serverless;
     if (serverless !== undefined && !notes.includes(SERVERLESS_ESTIMATE)) notes.push(SERVERLESS_ESTIMATE);
     if (topology === 'ec2' && !notes.includes(EBS_STORAGE)) notes.push(EBS_STORAGE);
-    if (topology === 'ec2' && prices.ebsGp3GbMonth === undefined) missing.add(`ebsGp3GbMonth (self-managed servers' EBS volumes)`);
+    if (topology === 'ec2' && prices.ebsGp3GbMonth === undefined)
+      missing.add(`ebsGp3GbMonth (self-managed servers' EBS volumes)`);
     if (topology === 'instance' && !notes.includes(RDS_STORAGE)) notes.push(RDS_STORAGE);
-    for (const k of aurora ? auroraPriceKeys(engine, cell.variant) : [dbInstancePriceKey(engine, cell.variant.instanceClass)]) used.add(k);
+    for (const k of aurora
+      ? auroraPriceKeys(engine, cell.variant)
+      : [dbInstancePriceKey(engine, cell.variant.instanceClass)])
+      used.add(k);
     if (topology === 'ec2') used.add('ebsGp3GbMonth');
     if (topology === 'instance') used.add('rdsGp3GbMonth');
     used.add(`ec2Hourly.${cell.variant.clients.instanceType}`);
@@ -297,20 +334,25 @@ export function estimatePlanCost(plan: Plan, table: PriceTable): PlanCost {
     if (clientHourly === undefined) missing.add(clientType);
     // Clients start once the cluster is ready (~2 min to boot) and stop at the cell's end.
     const clientS = runS + 120;
-    const clientCost = clientHourly === undefined ? null : (clients * clientHourly * Math.max(clientS, a.ec2MinimumBillingS)) / 3600;
+    const clientCost =
+      clientHourly === undefined ? null : (clients * clientHourly * Math.max(clientS, a.ec2MinimumBillingS)) / 3600;
     // Each step's data is as wide as its workload's rows: stock tables by the assumption, a custom
     // script by what it declares. Storage holds the widest; every prepare writes its own.
     const rows = cell.data.tables * cell.data.tableSize;
     const dataBytes = rows * Math.max(...cell.steps.map(stepBytesPerRow));
     const preparedBytes = cell.steps.filter((s) => s.prepare).reduce((acc, s) => acc + rows * stepBytesPerRow(s), 0);
-    const rdsStorageGb = topology === 'instance' ? (dbInstances * rdsAllocatedStorageGib(cell.data).allocated * 2 ** 30) / 1e9 : 0;
+    const rdsStorageGb =
+      topology === 'instance' ? (dbInstances * rdsAllocatedStorageGib(cell.data).allocated * 2 ** 30) / 1e9 : 0;
     const serverVolumesGb = topology === 'ec2' ? dbInstances * serverVolumeGib(cell.data) : 0;
     const storageCost = aurora
       ? ((dataBytes / 1e9) * rates!.storageGbMonth * (cellS / 3600)) / 730
       : topology === 'ec2'
         ? (serverVolumesGb * (prices.ebsGp3GbMonth ?? 0) * (Math.max(cellS, a.ec2MinimumBillingS) / 3600)) / 730
         : (rdsStorageGb * (prices.rdsGp3GbMonth ?? 0) * (Math.max(cellS, a.rdsMinimumBillingS) / 3600)) / 730;
-    const stepIoS = cell.steps.reduce((acc, s) => acc + (s.warmupS + s.durationS) * (stepWrites(s.test) ? a.writeIoPerSecond : a.readIoPerSecond), 0);
+    const stepIoS = cell.steps.reduce(
+      (acc, s) => acc + (s.warmupS + s.durationS) * (stepWrites(s.test) ? a.writeIoPerSecond : a.readIoPerSecond),
+      0,
+    );
     const ioRequests = Math.ceil(preparedBytes / 4096 + stepIoS);
     const ioCost = aurora ? (ioRequests / 1e6) * rates!.ioPerMillion : 0;
     const total = dbCost === null || clientCost === null ? null : dbCost + clientCost + storageCost + ioCost;
@@ -330,9 +372,18 @@ export function estimatePlanCost(plan: Plan, table: PriceTable): PlanCost {
     };
   });
   if (prices.ioPerMillion === undefined) notes.push(`no storage I/O price for ${lookup.region}: I/O not counted`);
-  const scriptRows = [...declared.entries()].filter(([name]) => plan.cells.some((c) => c.steps.some((s) => s.script?.name === name)));
+  const scriptRows = [...declared.entries()].filter(([name]) =>
+    plan.cells.some((c) => c.steps.some((s) => s.script?.name === name)),
+  );
   notes.push(
-    `assumes ${a.bytesPerRow} bytes per row${scriptRows.length > 0 ? ` (${scriptRows.map(([name, bytes]) => `${name}: ${bytes}, as it declares`).join('; ')})` : ''}, ${a.writeIoPerSecond} storage I/O/s while a writing step runs and ${a.readIoPerSecond} while a reading one does (data cached); Aurora I/O-Optimized clusters pay no I/O`,
+    `assumes ${a.bytesPerRow} bytes per ` +
+      `row` +
+      (scriptRows.length > 0
+        ? ` (${scriptRows.map(([name, bytes]) => `${name}: ${bytes}, as it declares`).join('; ')})`
+        : '') +
+      `, ${a.writeIoPerSecond} ` +
+      `storage I/O/s while a writing step runs and ${a.readIoPerSecond} while a reading one does (data cached); ` +
+      `Aurora I/O-Optimized clusters pay no I/O`,
   );
   const totals = cells.map((c) => c.total);
   return {
@@ -349,7 +400,9 @@ export function estimatePlanCost(plan: Plan, table: PriceTable): PlanCost {
 
 /** " (unconfirmed price: dbInstanceHourly.db.r8g.2xlarge)" after a figure that uses one; "" otherwise. */
 export function unconfirmedText(keys: readonly string[]): string {
-  return keys.length === 0 ? '' : ` (unconfirmed price: ${keys.join(', ')}; prices/aws-prices.json lists it under unconfirmed)`;
+  return keys.length === 0
+    ? ''
+    : ` (unconfirmed price: ${keys.join(', ')}; prices/aws-prices.json lists it under unconfirmed)`;
 }
 
 export function formatMoney(value: number, currency: string): string {
@@ -363,16 +416,22 @@ export function checkBudget(plan: Plan, budget: Spec['budget'], table: PriceTabl
   const cost = estimatePlanCost(plan, table);
   if (budget === undefined) return cost;
   if (cost.currency !== 'USD') {
-    throw new BudgetExceededError(`budget.maxUsd is in USD but the prices for ${cost.region} are in ${cost.currency}: give USD prices for ${plan.region} with --prices`);
+    throw new BudgetExceededError(
+      `budget.maxUsd is in USD but the prices for ${cost.region} are in ${cost.currency}: give USD prices ` +
+        `for ${plan.region} with --prices`,
+    );
   }
   if (cost.total === null) {
     throw new BudgetExceededError(
-      `cannot check budget.maxUsd ${formatMoney(budget.maxUsd, 'USD')}: no price for ${cost.missing.join(', ')} in ${cost.region} (add them with --prices)`,
+      `cannot check budget.maxUsd ${formatMoney(budget.maxUsd, 'USD')}: no price ` +
+        `for ${cost.missing.join(', ')} in ${cost.region} (add them with --prices)`,
     );
   }
   if (cost.total > budget.maxUsd) {
     throw new BudgetExceededError(
-      `estimated cost ${formatMoney(cost.total, 'USD')} exceeds budget.maxUsd ${formatMoney(budget.maxUsd, 'USD')} (${plan.cells.length} cells; prices ${cost.pricesAsOf}): ` +
+      `estimated cost ${formatMoney(cost.total, 'USD')} exceeds ` +
+        `budget.maxUsd ${formatMoney(budget.maxUsd, 'USD')} (${plan.cells.length} cells; ` +
+        `prices ${cost.pricesAsOf}): ` +
         'lower repeats, durations, thread points or instance sizes, or raise the budget',
     );
   }
@@ -393,14 +452,25 @@ export function costLines(cost: PlanCost, budget: Spec['budget'], backend: Plan[
     const clients = cost.cells.reduce((acc, c) => acc + (c.clientCost ?? 0), 0);
     const io = cost.cells.reduce((acc, c) => acc + c.ioCost + c.storageCost, 0);
     lines.push(
-      `${what} ${formatMoney(cost.total, cost.currency)} (DB instances ${formatMoney(db, cost.currency)}, clients ${formatMoney(clients, cost.currency)}, storage and I/O ${formatMoney(io, cost.currency)}; ${cost.region} on-demand prices ${cost.pricesAsOf})${unconfirmedText(cost.unconfirmed)}`,
+      `${what} ${formatMoney(cost.total, cost.currency)} (DB instances ${formatMoney(db, cost.currency)}, ` +
+        `clients ${formatMoney(clients, cost.currency)}, storage and ` +
+        `I/O ${formatMoney(io, cost.currency)}; ${cost.region} on-demand ` +
+        `prices ${cost.pricesAsOf})${unconfirmedText(cost.unconfirmed)}`,
     );
   }
   for (const n of cost.notes) lines.push(`  ${n}`);
   if (budget !== undefined) {
-    if (cost.total === null) lines.push(`  budget ${formatMoney(budget.maxUsd, 'USD')}: cannot be checked (missing prices); an AWS run will be refused`);
+    if (cost.total === null)
+      lines.push(
+        `  budget ${formatMoney(budget.maxUsd, 'USD')}: cannot be checked (missing prices); an AWS run will be refused`,
+      );
     else if (cost.currency === 'USD')
-      lines.push(`  budget ${formatMoney(budget.maxUsd, 'USD')}: ${cost.total <= budget.maxUsd ? 'within' : 'EXCEEDED, an AWS run will be refused'}`);
+      lines.push(
+        `  budget ` +
+          formatMoney(budget.maxUsd, 'USD') +
+          `: ` +
+          (cost.total <= budget.maxUsd ? 'within' : 'EXCEEDED, an AWS run will be refused'),
+      );
   }
   return lines;
 }
@@ -415,7 +485,12 @@ export async function planCostLines(spec: Spec, plan: Plan, repoRoot: string, pr
   let awsPlan = plan;
   if (plan.backend !== 'aws') {
     const { planRun } = await import('./plan');
-    awsPlan = planRun(spec, { backend: 'aws', scripts: plan.scripts, runId: plan.runId, now: new Date(plan.createdAt) });
+    awsPlan = planRun(spec, {
+      backend: 'aws',
+      scripts: plan.scripts,
+      runId: plan.runId,
+      now: new Date(plan.createdAt),
+    });
   }
   return costLines(estimatePlanCost(awsPlan, table), spec.budget, plan.backend);
 }

@@ -44,7 +44,9 @@ export class RunEta {
           .filter((c): c is CellPlan => c !== undefined)
           .map(stepTimes);
         const count = Math.max(0, ...members.map((m) => m.length));
-        this.items.set(d.cellId, { stepS: Array.from({ length: count }, (_, i) => Math.max(0, ...members.map((m) => m[i] ?? 0))) });
+        this.items.set(d.cellId, {
+          stepS: Array.from({ length: count }, (_, i) => Math.max(0, ...members.map((m) => m[i] ?? 0))),
+        });
       }
     } else {
       for (const c of plan.cells) this.items.set(c.cellId, { stepS: stepTimes(c) });
@@ -59,7 +61,9 @@ export class RunEta {
 
   /** One of its steps was collected. */
   stepDone(id: string, atMs: number): void {
-    const s = this.state.get(id) ?? (this.items.has(id) ? { startedAtMs: atMs, stepsDone: 0, lastStepAtMs: atMs, finished: false } : undefined);
+    const s =
+      this.state.get(id) ??
+      (this.items.has(id) ? { startedAtMs: atMs, stepsDone: 0, lastStepAtMs: atMs, finished: false } : undefined);
     if (s === undefined) return;
     s.stepsDone++;
     s.lastStepAtMs = atMs;
@@ -100,10 +104,16 @@ export class RunEta {
       const sinceS = (ms: number): number => Math.max(0, (nowMs - ms) / 1000);
       if (s.stepsDone === 0) {
         // Still setting up, or in its first step: what is left of both.
-        running.push(Math.max(0, setUpS + (item.stepS[0] ?? 0) - sinceS(s.startedAtMs)) + sum(1) + this.times.teardownS);
+        running.push(
+          Math.max(0, setUpS + (item.stepS[0] ?? 0) - sinceS(s.startedAtMs)) + sum(1) + this.times.teardownS,
+        );
       } else {
         const inFlight = item.stepS[s.stepsDone];
-        running.push((inFlight === undefined ? 0 : Math.max(0, inFlight - sinceS(s.lastStepAtMs))) + sum(s.stepsDone + 1) + this.times.teardownS);
+        running.push(
+          (inFlight === undefined ? 0 : Math.max(0, inFlight - sinceS(s.lastStepAtMs))) +
+            sum(s.stepsDone + 1) +
+            this.times.teardownS,
+        );
       }
     }
     const lanes = [...running];
@@ -130,5 +140,9 @@ export function etaText(eta: RunEta, nowMs: number): string {
   const left = eta.remainingS(nowMs);
   const at = new Date(nowMs + left * 1000).toISOString();
   const { done, planned } = eta.stepCounts();
-  return `ETA ${durationText(left)} (about ${at.slice(11, 16)} UTC${at.slice(0, 10) !== new Date(nowMs).toISOString().slice(0, 10) ? ` on ${at.slice(0, 10)}` : ''}), ${done} of ${planned} steps done`;
+  return (
+    `ETA ${durationText(left)} (about ${at.slice(11, 16)} ` +
+    `UTC${at.slice(0, 10) !== new Date(nowMs).toISOString().slice(0, 10) ? ` on ${at.slice(0, 10)}` : ''}), ${done} ` +
+    `of ${planned} steps done`
+  );
 }

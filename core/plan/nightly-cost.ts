@@ -40,7 +40,8 @@ function fixedValues(field: string): number | undefined {
   return parts.every((p) => /^[0-9]{1,2}$/.test(p)) ? new Set(parts).size : undefined;
 }
 
-/** Runs a cron schedule starts in an average month; undefined when its form is not one counted here (say so rather than guess).
+/** Runs a cron schedule starts in an average month; undefined when
+ * its form is not one counted here (say so rather than guess).
  * @internal exported for its tests (a test seam)
  */
 export function runsPerMonth(schedule: string): number | undefined {
@@ -48,12 +49,20 @@ export function runsPerMonth(schedule: string): number | undefined {
   if (!m) return undefined;
   const fields = m[1]!.trim().split(/\s+/);
   if (fields.length !== 6) return undefined;
-  const [minutes, hours, dayOfMonth, month, dayOfWeek, year] = fields as [string, string, string, string, string, string];
+  const [minutes, hours, dayOfMonth, month, dayOfWeek, year] = fields as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
   const perDayMinutes = fixedValues(minutes);
   const perDayHours = fixedValues(hours);
   if (perDayMinutes === undefined || perDayHours === undefined || month !== '*' || year !== '*') return undefined;
   const perDay = perDayMinutes * perDayHours;
-  if ((dayOfMonth === '*' && dayOfWeek === '?') || (dayOfMonth === '?' && dayOfWeek === '*')) return perDay * DAYS_PER_MONTH;
+  if ((dayOfMonth === '*' && dayOfWeek === '?') || (dayOfMonth === '?' && dayOfWeek === '*'))
+    return perDay * DAYS_PER_MONTH;
   if (dayOfMonth !== '?') return undefined;
   const days = weekDays(dayOfWeek);
   return days === undefined ? undefined : (perDay * days.size * DAYS_PER_MONTH) / 7;
@@ -66,11 +75,22 @@ export interface NightlySchedule {
 }
 
 /** The lines `plan --aws` prints for the nightly experiment: runs a month × the cost of a run. */
-export function nightlyCostLines(schedule: NightlySchedule, perRun: number | null, currency: string, pricesAsOf: string, format: (value: number) => string): string[] {
+export function nightlyCostLines(
+  schedule: NightlySchedule,
+  perRun: number | null,
+  currency: string,
+  pricesAsOf: string,
+  format: (value: number) => string,
+): string[] {
   const state = schedule.enabled ? 'on' : 'off in cdk.json (set aurora-bench.nightly.enabled to true to deploy it)';
   const head = `Nightly schedule ${schedule.cron} ${schedule.timeZone} (cdk.json aurora-bench.nightly, ${state}):`;
   const runs = runsPerMonth(schedule.cron);
-  if (runs === undefined) return [`${head} monthly cost not estimated: runs per month of this cron expression not counted here`];
-  if (perRun === null) return [`${head} ${runs.toFixed(1)} runs a month; monthly cost unknown (a price is missing, above)`];
-  return [`${head} ${runs.toFixed(1)} runs a month x ${format(perRun)} a run = about ${format(runs * perRun)} a month (${currency}, the on-demand prices above, ${pricesAsOf})`];
+  if (runs === undefined)
+    return [`${head} monthly cost not estimated: runs per month of this cron expression not counted here`];
+  if (perRun === null)
+    return [`${head} ${runs.toFixed(1)} runs a month; monthly cost unknown (a price is missing, above)`];
+  return [
+    `${head} ${runs.toFixed(1)} runs a month x ${format(perRun)} a run = about ${format(runs * perRun)} a ` +
+      `month (${currency}, the on-demand prices above, ${pricesAsOf})`,
+  ];
 }

@@ -1,7 +1,7 @@
 /**
  * Expanding a validated spec into the plan the workflow runs: cells (variant x repeat) in the
- * spec's order (interleaved, randomized, duet or sequential), steps (workload x threads x rate) with stable ids, notes on what the chosen
- * backend cannot do, and an estimate of the wall time.
+ * spec's order (interleaved, randomized, duet or sequential), steps (workload x threads x rate) with stable ids, notes
+ * on what the chosen backend cannot do, and an estimate of the wall time.
  */
 import { randomBytes } from 'node:crypto';
 import type { Spec, Variant, Workload } from '../experiment/schema';
@@ -21,7 +21,10 @@ import { SeededRandom } from '../random';
  * Per-backend time assumptions for the estimate and the run's ETA (seconds): provisionS is a cell's
  * whole set-up and teardown, of which teardownS comes after its last step.
  */
-export const BACKEND_TIMES: Record<BackendKind, { provisionS: number; teardownS: number; stepOverheadS: number; rowsPerS: number }> = {
+export const BACKEND_TIMES: Record<
+  BackendKind,
+  { provisionS: number; teardownS: number; stepOverheadS: number; rowsPerS: number }
+> = {
   // Local: copy a template datadir and start mariadbd (~2 s), teardown ~1 s; sysbench prepare ~100k rows/s.
   local: { provisionS: 5, teardownS: 1, stepOverheadS: 2, rowsPerS: 100_000 },
   // AWS: an Aurora cluster + instances take ~15-20 min to create and ~10 min to delete; clients ~2 min.
@@ -35,7 +38,10 @@ export class PlanError extends AuroraBenchError {
     readonly notes: readonly PlanNote[],
     readonly source?: string,
   ) {
-    super(`${source ? `${source}: ` : ''}the experiment cannot run as specified:\n` + notes.map((n) => `  - ${n.path}: ${n.message}`).join('\n'));
+    super(
+      `${source ? `${source}: ` : ''}the experiment cannot run as specified:\n` +
+        notes.map((n) => `  - ${n.path}: ${n.message}`).join('\n'),
+    );
   }
 }
 
@@ -78,7 +84,8 @@ function makeRunId(specName: string, now: Date): string {
 
 /** A variant's local-only what-if settings, its template's merged under its own. */
 function localOnlyParametersOf(spec: Spec, variant: Variant): Record<string, string | number | boolean> {
-  const template = variant.parameterTemplate !== undefined ? spec.parameterTemplates[variant.parameterTemplate] : undefined;
+  const template =
+    variant.parameterTemplate !== undefined ? spec.parameterTemplates[variant.parameterTemplate] : undefined;
   return { ...(template?.localOnlyParameters ?? {}), ...(variant.localOnlyParameters ?? {}) };
 }
 
@@ -95,7 +102,8 @@ function localOnlyPath(spec: Spec, vi: number, name: string): string {
 }
 
 function resolveVariant(spec: Spec, variant: Variant): ResolvedVariant {
-  const template = variant.parameterTemplate !== undefined ? spec.parameterTemplates[variant.parameterTemplate] : undefined;
+  const template =
+    variant.parameterTemplate !== undefined ? spec.parameterTemplates[variant.parameterTemplate] : undefined;
   return {
     name: variant.name,
     engine: variantEngine(spec, variant),
@@ -107,7 +115,13 @@ function resolveVariant(spec: Spec, variant: Variant): ResolvedVariant {
     ...(hasLocalOnlyParameters(spec, variant) ? { localOnlyParameters: localOnlyParametersOf(spec, variant) } : {}),
     ...(variant.writeForwarding !== undefined ? { writeForwarding: variant.writeForwarding } : {}),
     ...(isServerless(variant.instanceClass) && variant.maxAcu !== undefined
-      ? { serverless: { minAcu: variant.minAcu ?? MIN_ACU_WITHOUT_PAUSE, maxAcu: variant.maxAcu, readerScaling: variant.readerScaling ?? 'with-writer' } }
+      ? {
+          serverless: {
+            minAcu: variant.minAcu ?? MIN_ACU_WITHOUT_PAUSE,
+            maxAcu: variant.maxAcu,
+            readerScaling: variant.readerScaling ?? 'with-writer',
+          },
+        }
       : {}),
     ...(variant.storage !== undefined ? { storage: variant.storage } : {}),
     performanceInsights: variant.performanceInsights,
@@ -129,15 +143,23 @@ function workloadWrites(w: Workload): boolean {
  * all repeats of a variant before the next.
  * @internal exported for its tests (a test seam)
  */
-export function orderCells(variantCount: number, repeats: number, order: CellOrder, seed = 0): { variantIndex: number; repeat: number }[] {
+export function orderCells(
+  variantCount: number,
+  repeats: number,
+  order: CellOrder,
+  seed = 0,
+): { variantIndex: number; repeat: number }[] {
   const cells: { variantIndex: number; repeat: number }[] = [];
   if (order === 'sequential') {
-    for (let v = 0; v < variantCount; v++) for (let r = 1; r <= repeats; r++) cells.push({ variantIndex: v, repeat: r });
+    for (let v = 0; v < variantCount; v++)
+      for (let r = 1; r <= repeats; r++) cells.push({ variantIndex: v, repeat: r });
     return cells;
   }
   const rng = new SeededRandom(seed);
   for (let r = 1; r <= repeats; r++) {
-    const round = Array.from({ length: variantCount }, (_, k) => (order === 'interleaved' ? (k + r - 1) % variantCount : k));
+    const round = Array.from({ length: variantCount }, (_, k) =>
+      order === 'interleaved' ? (k + r - 1) % variantCount : k,
+    );
     if (order === 'randomized') rng.shuffle(round);
     for (const variantIndex of round) cells.push({ variantIndex, repeat: r });
   }
@@ -165,7 +187,10 @@ function duetsOf(cells: readonly CellPlan[], spec: Spec, source: string | undefi
           {
             level: 'refused',
             path: 'order',
-            message: `order "duet" needs at least 2 variants in each round, but round ${repeat} has only "${members[0]?.variant.name ?? '?'}" on this backend (the others were refused: see the notes); use order "interleaved" here`,
+            message:
+              `order "duet" needs at least 2 variants in each round, but round ${repeat} has only ` +
+              `"${members[0]?.variant.name ?? '?'}" on this backend (the others were refused: see the notes); ` +
+              `use order "interleaved" here`,
           },
         ],
         source,
@@ -181,13 +206,23 @@ function duetsOf(cells: readonly CellPlan[], spec: Spec, source: string | undefi
           {
             level: 'refused',
             path: `variants[${vi}]`,
-            message: `order "duet" starts every step on all variants at once, but "${differing.variant.name}" runs steps ${differing.steps.map((st) => st.stepId).join(', ')} and "${first.variant.name}" runs ${first.steps.map((st) => st.stepId).join(', ')} on this backend; give the variants the same steps, or use order "interleaved"`,
+            message:
+              `order "duet" starts every step on all variants at once, but "${differing.variant.name}" ` +
+              `runs steps ${differing.steps.map((st) => st.stepId).join(', ')} and "${first.variant.name}" ` +
+              `runs ${first.steps.map((st) => st.stepId).join(', ')} on this backend; give the variants the same ` +
+              `steps, or use order "interleaved"`,
           },
         ],
         source,
       );
     }
-    duets.push({ cellId: duetId(repeat), index: duets.length, repeat, members: members.map((m) => m.cellId), stepCount: first.steps.length });
+    duets.push({
+      cellId: duetId(repeat),
+      index: duets.length,
+      repeat,
+      members: members.map((m) => m.cellId),
+      stepCount: first.steps.length,
+    });
   }
   return duets;
 }
@@ -212,7 +247,10 @@ function scriptRef(w: Workload, scripts: Readonly<Record<string, string>>): Step
   if (w.script === undefined) return undefined;
   const name = w.script.split('/').pop()!;
   const body = scripts[name];
-  if (body === undefined) throw new PlanError([{ level: 'refused', path: `workloads.${w.name}.script`, message: `script "${name}" was not loaded` }]);
+  if (body === undefined)
+    throw new PlanError([
+      { level: 'refused', path: `workloads.${w.name}.script`, message: `script "${name}" was not loaded` },
+    ]);
   return { name, sha256: sha256(body) };
 }
 
@@ -264,7 +302,9 @@ function backendNotes(spec: Spec, backend: BackendKind, forwarding: WriteForward
         notes.push({
           level: 'warning',
           path: `workloads[${wi}].clients`,
-          message: `all-readers with ${clients} client(s) loads only ${clients} of the ${v.readers} readers of "${v.name}" (one client per reader): give the variant and workload at least ${v.readers} clients`,
+          message:
+            `all-readers with ${clients} client(s) loads only ${clients} of the ${v.readers} readers of ` +
+            `"${v.name}" (one client per reader): give the variant and workload at least ${v.readers} clients`,
         });
       }
     });
@@ -278,7 +318,9 @@ function backendNotes(spec: Spec, backend: BackendKind, forwarding: WriteForward
       level: 'warning',
       path: 'engine.version',
       message:
-        'Aurora MySQL 2 (MySQL 5.7 compatible) is past the end of standard support (2024-10-31): RDS enrolls new version 2 clusters in Extended Support, billed on top of the instance price, and offers only its last minor versions; use a 3.x version unless the study needs MySQL 5.7',
+        'Aurora MySQL 2 (MySQL 5.7 compatible) is past the end of standard support (2024-10-31): RDS enrolls ' +
+        'new version 2 clusters in Extended Support, billed on top of the instance price, and offers only its ' +
+        'last minor versions; use a 3.x version unless the study needs MySQL 5.7',
     });
   }
   spec.variants.forEach((v, vi) => {
@@ -289,14 +331,29 @@ function backendNotes(spec: Spec, backend: BackendKind, forwarding: WriteForward
       notes.push({
         level: 'refused',
         path: `variants[${vi}].localOnlyParameters`,
-        message: `variant "${v.name}" is a local-only what-if: ${names.join(', ')} exist only in the local rehearsal on MariaDB (Aurora does not let you set them), so it is not planned on AWS; run it locally, or remove its localOnlyParameters to run the variant on Aurora`,
+        message:
+          `variant "${v.name}" is a local-only what-if: ${names.join(', ')} exist only in the local ` +
+          `rehearsal on MariaDB (Aurora does not let you set them), so it is not planned on AWS; run it locally, ` +
+          `or remove its localOnlyParameters to run the variant on Aurora`,
       });
       return;
     }
     notes.push({
       level: 'info',
       path: `variants[${vi}].localOnlyParameters`,
-      message: `local only: ${names.map((n) => `${n}=${String(localOnly[n])}${localOnlyPath(spec, vi, n).startsWith('parameterTemplates') ? ` (from parameterTemplates.${v.parameterTemplate})` : ''}`).join(', ')} applied to the local MariaDB servers of "${v.name}" for this what-if; Aurora does not let you set them (an AWS plan refuses this variant)`,
+      message:
+        `local only: ` +
+        names
+          .map(
+            (n) =>
+              `${n}=${String(localOnly[n])}` +
+              (localOnlyPath(spec, vi, n).startsWith('parameterTemplates')
+                ? ` (from parameterTemplates.${v.parameterTemplate})`
+                : ''),
+          )
+          .join(', ') +
+        ` applied to the local MariaDB servers of "${v.name}" for this what-if; Aurora does not let you set ` +
+        `them (an AWS plan refuses this variant)`,
     });
   });
   spec.variants.forEach((v, vi) => {
@@ -306,11 +363,17 @@ function backendNotes(spec: Spec, backend: BackendKind, forwarding: WriteForward
       notes.push({
         level: 'info',
         path: `variants[${vi}].performanceInsights`,
-        message: 'Performance Insights is AWS only; locally /proc and the server status counters (SHOW GLOBAL STATUS, pg_stat_*) are sampled instead',
+        message:
+          'Performance Insights is AWS only; locally /proc and the server status counters (SHOW GLOBAL STATUS, ' +
+          'pg_stat_*) are sampled instead',
       });
     }
     if (v.az !== undefined) {
-      notes.push({ level: 'info', path: `variants[${vi}].az`, message: `AZ "${v.az}" has no local meaning: all servers run on 127.0.0.1` });
+      notes.push({
+        level: 'info',
+        path: `variants[${vi}].az`,
+        message: `AZ "${v.az}" has no local meaning: all servers run on 127.0.0.1`,
+      });
     }
   });
   return notes;
@@ -359,7 +422,9 @@ const emulatable = (w: Workload): boolean => EMULATED_WORKLOADS.includes(w.test 
  * Aurora's write forwarding (or, locally, the client-side emulation) can run.
  */
 export function forwardedWorkloads(spec: Spec, variant: Variant): Workload[] {
-  return spec.workloads.filter((w) => w.target !== 'writer' && workloadWrites(w) && variant.writeForwarding?.enabled === true);
+  return spec.workloads.filter(
+    (w) => w.target !== 'writer' && workloadWrites(w) && variant.writeForwarding?.enabled === true,
+  );
 }
 
 /**
@@ -375,7 +440,9 @@ function dropRefusedSteps(spec: Spec, variant: Variant, steps: StepPlan[], forwa
   const forwardedNames = new Set(forwarded.map((w) => w.name));
   const levelOf = (s: StepPlan): string => {
     const own = (s.options as Record<string, unknown>)['consistency'];
-    return typeof own === 'string' && own !== '' ? own.toUpperCase() : (variant.writeForwarding?.consistency ?? 'EVENTUAL');
+    return typeof own === 'string' && own !== ''
+      ? own.toUpperCase()
+      : (variant.writeForwarding?.consistency ?? 'EVENTUAL');
   };
   const kept = steps.filter((s) => !refusedWorkloads.has(s.workload)).map((s) => (forwardedNames.has(s.workload) ? { ...s, forwardedWrites: { consistency: levelOf(s) } } : s));
   // Renumber and move the data preparation onto the first kept step of each data set.
@@ -391,7 +458,8 @@ function dropRefusedSteps(spec: Spec, variant: Variant, steps: StepPlan[], forwa
 export function estimate(cells: readonly CellPlan[], backend: BackendKind, maxConcurrency: number): PlanEstimate {
   const t = BACKEND_TIMES[backend];
   const cellTimes = cells.map((c) => {
-    const prepareS = c.steps.filter((s) => s.prepare).length * Math.ceil((c.data.tables * c.data.tableSize) / t.rowsPerS);
+    const prepareS =
+      c.steps.filter((s) => s.prepare).length * Math.ceil((c.data.tables * c.data.tableSize) / t.rowsPerS);
     return prepareS + c.steps.reduce((acc, s) => acc + s.warmupS + s.durationS + t.stepOverheadS, 0);
   });
   // The workflow's Map items: a cell, or a duet whose members run together (as long as the slowest).
@@ -439,20 +507,32 @@ export function planRun(spec: Spec, options: PlanOptions): Plan {
   const forwarding = writeForwardingOf(options);
   const notes = backendNotes(spec, options.backend, forwarding);
   const cells: CellPlan[] = [];
-  // A randomized order without a seed draws one here; preparePlan draws it first and puts it in the spec, so the workflow's PlanRun plans the same order.
+  // A randomized order without a seed draws one here; preparePlan draws it first
+  // and puts it in the spec, so the workflow's PlanRun plans the same order.
   const orderSeed = spec.order === 'randomized' ? (spec.orderSeed ?? drawOrderSeed()) : undefined;
   if (orderSeed !== undefined) {
     notes.push({
       level: 'info',
       path: 'order',
-      message: `randomized: each round's variants run in an order shuffled with seed ${orderSeed}${spec.orderSeed === undefined ? ' (drawn now)' : ''}; "orderSeed": ${orderSeed} in the experiment repeats this order`,
+      message:
+        `randomized: each round's variants run in an order shuffled with ` +
+        `seed ${orderSeed}${spec.orderSeed === undefined ? ' (drawn now)' : ''}; "orderSeed": ${orderSeed} in ` +
+        `the experiment repeats this order`,
     });
   }
   if (spec.order === 'duet') {
     notes.push({
       level: 'info',
       path: 'order',
-      message: `duet: the ${spec.variants.length} variants of each round are provisioned together and every step starts on all of them at once (the next step when all are done), so their ratios come from time-paired intervals${options.backend === 'local' ? '; locally their servers and clients share this machine, so a disturbance reaches every variant at the same moment' : ''}`,
+      message:
+        `duet: the ${spec.variants.length} variants of each round are provisioned together and every ` +
+        `step starts on all of them at once (the next step when all are done), so their ratios come from ` +
+        `time-paired ` +
+        `intervals` +
+        (options.backend === 'local'
+          ? '; locally their servers and clients share this machine, so a disturbance reaches every variant at ' +
+            'the same moment'
+          : ''),
     });
   }
   for (const { variantIndex, repeat } of orderCells(spec.variants.length, spec.repeats, spec.order, orderSeed)) {
@@ -476,7 +556,10 @@ export function planRun(spec: Spec, options: PlanOptions): Plan {
   if (optionProblems.length > 0) throw new PlanError(optionProblems, options.source);
   if (cells.length === 0) {
     const refused = notes.filter((n) => n.level === 'refused');
-    throw new PlanError(refused.length > 0 ? refused : [{ level: 'refused', path: 'workloads', message: 'no step left to run' }], options.source);
+    throw new PlanError(
+      refused.length > 0 ? refused : [{ level: 'refused', path: 'workloads', message: 'no step left to run' }],
+      options.source,
+    );
   }
   const duets = spec.order === 'duet' ? duetsOf(cells, spec, options.source) : undefined;
   // Every script the spec names, also those of steps this backend refused: re-planning the same

@@ -46,13 +46,19 @@ function awsWorkflowStateNotes(plan: Plan, spec: Spec): PlanNote[] {
   const bytes = parentStateBytesAtLeast(plan);
   const perItem = bytes / Math.max(1, items);
   const kib = (n: number) => `${Math.ceil(n / 1024)} KiB`;
-  const what = `${plan.cells.length} cells (${spec.variants.length} variant(s) x ${spec.repeats} repeat(s)): the workflow's parent execution carries the position of each of its ${items} cell Map item(s), at least ${kib(bytes)}`;
+  const what =
+    `${plan.cells.length} cells (${spec.variants.length} variant(s) x ${spec.repeats} repeat(s)): ` +
+    `the workflow's parent execution carries the position of each of its ${items} cell Map item(s), at ` +
+    `least ${kib(bytes)}`;
   if (bytes > STATE_BYTES_LIMIT) {
     return [
       {
         level: 'refused',
         path: 'repeats',
-        message: `${what}, over Step Functions' 256 KiB state limit: the execution would fail; on AWS keep an experiment under about ${Math.floor(STATE_BYTES_LIMIT / perItem)} items (fewer repeats or variants, or split it)`,
+        message:
+          `${what}, over Step Functions' 256 KiB state limit: the execution would fail; on AWS keep an ` +
+          `experiment under about ${Math.floor(STATE_BYTES_LIMIT / perItem)} items (fewer repeats or variants, ` +
+          `or split it)`,
       },
     ];
   }
@@ -91,7 +97,11 @@ function awsStepHistoryNotes(plan: Plan, forwarding: WriteForwardingSupport): Pl
     {
       level: 'refused',
       path: 'data.tableSize',
-      message: `${worst.rows.toLocaleString('en-US')} rows: their prepare may run ${days} days before it is stopped, and the workflow looking at it until then could record ${worst.events.toLocaleString('en-US')} history events for one step, more than half of Step Functions' 25,000 per execution; on AWS use fewer rows per cell (tables x tableSize)`,
+      message:
+        `${worst.rows.toLocaleString('en-US')} rows: their prepare may run ${days} days before it is ` +
+        `stopped, and the workflow looking at it until then could record ${worst.events.toLocaleString('en-US')} ` +
+        `history events for one step, more than half of Step Functions' 25,000 per execution; on AWS use fewer ` +
+        `rows per cell (tables x tableSize)`,
     },
   ];
 }
@@ -110,9 +120,15 @@ export interface PreparePlanOptions extends Omit<PlanOptions, 'scripts'> {
    * cannot emulate, core/backends/local/preflight.ts). Passed in: planning does not import backends.
    */
   readonly backendRefusals?: (spec: Spec) => readonly PlanNote[];
-  /** 'refuse' (run): any refusal stops it with a PlanError naming the source; 'show' (plan): the refusals are listed in the notes. */
+  /**
+   * 'refuse' (run): any refusal stops it with a PlanError naming the
+   * source; 'show' (plan): the refusals are listed in the notes.
+   */
   readonly refusals?: 'refuse' | 'show';
-  /** Narrows the scaled spec before planning, saying what it left out (the AWS rehearsal drops workloads its local servers refuse). */
+  /**
+   * Narrows the scaled spec before planning, saying what it left out
+   * (the AWS rehearsal drops workloads its local servers refuse).
+   */
   readonly narrow?: (spec: Spec) => { readonly spec: Spec; readonly notes: readonly PlanNote[] };
 }
 
@@ -123,7 +139,10 @@ export interface PreparedPlan {
   readonly plan: Plan;
   /** What scaling and narrowing changed: PlanRun cannot know it, so it travels with the execution input. */
   readonly preparationNotes: readonly PlanNote[];
-  /** Everything to tell the user, in order: scaling, narrowing, the plan's own notes, and (shown, not refused) the backend's refusals. */
+  /**
+   * Everything to tell the user, in order: scaling, narrowing, the
+   * plan's own notes, and (shown, not refused) the backend's refusals.
+   */
   readonly notes: readonly PlanNote[];
 }
 
@@ -131,25 +150,53 @@ export function preparePlan(loaded: LoadedExperiment, options: PreparePlanOption
   const { scale = 'full', backendRefusals, refusals: onRefusal = 'refuse', narrow, ...planOptions } = options;
   const scaled = scaleSpec(loaded.spec, scale);
   // The engines the AWS backend does not provision yet are its refusals from the spec alone.
-  const refused = [...(planOptions.backend === 'aws' ? awsEngineRefusals(scaled.spec) : []), ...(backendRefusals ? backendRefusals(scaled.spec) : [])];
+  const refused = [
+    ...(planOptions.backend === 'aws' ? awsEngineRefusals(scaled.spec) : []),
+    ...(backendRefusals ? backendRefusals(scaled.spec) : []),
+  ];
   if (onRefusal === 'refuse' && refused.length > 0) throw new PlanError(refused, planOptions.source);
   const narrowed = narrow ? narrow(scaled.spec) : { spec: scaled.spec, notes: [] };
-  // A randomized order's seed is drawn here, into the spec the run starts with: the workflow's PlanRun plans the same order from it.
-  const spec = narrowed.spec.order === 'randomized' && narrowed.spec.orderSeed === undefined ? { ...narrowed.spec, orderSeed: drawOrderSeed() } : narrowed.spec;
+  // A randomized order's seed is drawn here, into the spec the run
+  // starts with: the workflow's PlanRun plans the same order from it.
+  const spec =
+    narrowed.spec.order === 'randomized' && narrowed.spec.orderSeed === undefined
+      ? { ...narrowed.spec, orderSeed: drawOrderSeed() }
+      : narrowed.spec;
   const plan = planRun(spec, { ...planOptions, scripts: loaded.scripts });
   const stateNotes = planOptions.backend === 'aws' ? [...awsWorkflowStateNotes(plan, spec), ...awsStepHistoryNotes(plan, writeForwardingOf(planOptions))] : [];
   const stateRefusals = stateNotes.filter((n) => n.level === 'refused');
   if (onRefusal === 'refuse' && stateRefusals.length > 0) throw new PlanError(stateRefusals, planOptions.source);
-  const shown = [...(onRefusal === 'show' ? refused : []), ...stateNotes.filter((n) => n.level !== 'refused' || onRefusal === 'show')];
+  const shown = [
+    ...(onRefusal === 'show' ? refused : []),
+    ...stateNotes.filter((n) => n.level !== 'refused' || onRefusal === 'show'),
+  ];
   const drawn: PlanNote[] =
     spec.orderSeed !== narrowed.spec.orderSeed
-      ? [{ level: 'info', path: 'orderSeed', message: `drawn: ${spec.orderSeed} (order "randomized" without a seed); the plan and the run manifest record it` }]
+      ? [
+          {
+            level: 'info',
+            path: 'orderSeed',
+            message:
+              `drawn: ${spec.orderSeed} (order "randomized" without a seed); the plan and the run ` +
+              `manifest record it`,
+          },
+        ]
       : [];
   const preparationNotes = [...scaled.notes, ...narrowed.notes, ...drawn];
-  return { spec, scripts: loaded.scripts, plan, preparationNotes, notes: [...preparationNotes, ...plan.notes, ...shown] };
+  return {
+    spec,
+    scripts: loaded.scripts,
+    plan,
+    preparationNotes,
+    notes: [...preparationNotes, ...plan.notes, ...shown],
+  };
 }
 
 /** Load an experiment file (its custom scripts from `builtinWorkloads`) and prepare it; errors name the file. */
-export function preparePlanFromFile(file: string, builtinWorkloads: string, options: Omit<PreparePlanOptions, 'source'>): PreparedPlan {
+export function preparePlanFromFile(
+  file: string,
+  builtinWorkloads: string,
+  options: Omit<PreparePlanOptions, 'source'>,
+): PreparedPlan {
   return preparePlan(loadSpecFile(file, builtinWorkloads), { ...options, source: file });
 }

@@ -102,7 +102,10 @@ export function loadPrices(repoRoot: string, overrideFile?: string): PriceTable 
   const parsed = PriceTableSchema.safeParse(doc);
   if (!parsed.success) {
     const where = overrideFile !== undefined ? `${overrideFile} (merged over ${baseFile})` : baseFile;
-    throw new PriceTableError(`${where}: invalid price table\n` + parsed.error.issues.map((i) => `  - ${i.path.join('.') || '(root)'}: ${i.message}`).join('\n'));
+    throw new PriceTableError(
+      `${where}: invalid price table\n` +
+        parsed.error.issues.map((i) => `  - ${i.path.join('.') || '(root)'}: ${i.message}`).join('\n'),
+    );
   }
   return parsed.data;
 }

@@ -12,7 +12,10 @@ import type { CellHeader, CellPlan, DuetPlan, StepSegment, WriteForwardingSuppor
  * running; 200 steps stay near 3,600 events with one such look each (bench/workflow-scale.ts measures it).
  */
 const STEPS_PER_SEGMENT = 200;
-/** A segment execution's own events besides its steps' (ExecutionStarted/Succeeded, the last RunStep, AreStepsLeft, SegmentDone), with room to spare. */
+/**
+ * A segment execution's own events besides its steps' (ExecutionStarted/Succeeded,
+ * the last RunStep, AreStepsLeft, SegmentDone), with room to spare.
+ */
 const SEGMENT_OWN_EVENTS = 50;
 
 /**

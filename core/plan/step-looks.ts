@@ -26,7 +26,10 @@ export function lookAgainAfterS(looks: number): number {
   return Math.ceil(Math.min(maxDelayS, intervalS * backoffRate ** Math.max(0, looks - 1)));
 }
 
-/** Half of Step Functions' "Maximum execution history size: 25,000 events" (Developer Guide, "Step Functions service quotas"): the 2x margin the segments keep. */
+/**
+ * Half of Step Functions' "Maximum execution history size: 25,000 events" (Developer
+ * Guide, "Step Functions service quotas"): the 2x margin the segments keep.
+ */
 export const SEGMENT_EVENTS_BUDGET = 12_500;
 
 /**

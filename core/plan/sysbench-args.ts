@@ -137,7 +137,8 @@ function lookup(name: string, workload: string): Known | undefined {
 }
 
 function formatValue(option: string, value: string | number | boolean, kind: Kind | undefined): string {
-  const bad = (what: string) => new SysbenchOptionError(`sysbench option "${option}" ${what}, got ${JSON.stringify(value)}`);
+  const bad = (what: string) =>
+    new SysbenchOptionError(`sysbench option "${option}" ${what}, got ${JSON.stringify(value)}`);
   if (typeof value === 'boolean') {
     if (kind !== undefined && kind !== 'bool') throw bad(`takes a ${kind === 'string' ? 'string' : 'number'}`);
     return value ? 'on' : 'off';
@@ -162,7 +163,8 @@ function workloadOf(step: StepPlan): string {
 }
 
 function positiveInt(value: number, field: string, min = 1): number {
-  if (!Number.isInteger(value) || value < min) throw new SysbenchOptionError(`${field} must be an integer >= ${min}, got ${value}`);
+  if (!Number.isInteger(value) || value < min)
+    throw new SysbenchOptionError(`${field} must be an integer >= ${min}, got ${value}`);
   return value;
 }
 
@@ -175,7 +177,11 @@ function positiveInt(value: number, field: string, min = 1): number {
  */
 export function buildSysbenchArgs(step: StepPlan, data: DataPlan, phase: RunnerPhase): string[] {
   const workload = workloadOf(step);
-  const args = [`--mysql-db=${BENCHMARK_DATABASE}`, `--tables=${positiveInt(data.tables, 'data.tables')}`, `--table-size=${positiveInt(data.tableSize, 'data.tableSize')}`];
+  const args = [
+    `--mysql-db=${BENCHMARK_DATABASE}`,
+    `--tables=${positiveInt(data.tables, 'data.tables')}`,
+    `--table-size=${positiveInt(data.tableSize, 'data.tableSize')}`,
+  ];
   if (phase === 'prepare') {
     args.push(`--threads=${positiveInt(data.prepareThreads, 'data.prepareThreads')}`);
   } else {
@@ -195,10 +201,15 @@ export function buildSysbenchArgs(step: StepPlan, data: DataPlan, phase: RunnerP
   for (const [name, value] of Object.entries(step.options) as [string, string | number | boolean | undefined][]) {
     if (value === undefined) continue;
     if (!/^[A-Za-z][A-Za-z0-9_-]*$/.test(name)) {
-      throw new SysbenchOptionError(`sysbench option name "${name}" (workload ${step.workload}) is not a valid option name`);
+      throw new SysbenchOptionError(
+        `sysbench option name "${name}" (workload ${step.workload}) is not a valid option name`,
+      );
     }
     const managed = Object.entries(MANAGED_OPTIONS).find(([m]) => key(m) === key(name));
-    if (managed) throw new SysbenchOptionError(`sysbench option "${name}" (workload ${step.workload}) cannot be set in options: ${managed[1]}`);
+    if (managed)
+      throw new SysbenchOptionError(
+        `sysbench option "${name}" (workload ${step.workload}) cannot be set in options: ${managed[1]}`,
+      );
     const known = lookup(name, workload);
     if (known === undefined && workload in SCRIPT_OPTIONS) {
       throw new SysbenchOptionError(
@@ -208,7 +219,10 @@ export function buildSysbenchArgs(step: StepPlan, data: DataPlan, phase: RunnerP
     }
     const spelling = known?.spelling ?? name;
     const previous = seen.get(key(spelling));
-    if (previous !== undefined) throw new SysbenchOptionError(`sysbench option "${name}" (workload ${step.workload}) is given twice (also as "${previous}")`);
+    if (previous !== undefined)
+      throw new SysbenchOptionError(
+        `sysbench option "${name}" (workload ${step.workload}) is given twice (also as "${previous}")`,
+      );
     seen.set(key(spelling), name);
     const formatted = formatValue(name, value, known?.kind);
     if (phase === 'prepare' && RUN_ONLY_GENERAL.has(spelling)) continue;

@@ -24,7 +24,10 @@ export type RunnerPhase = 'prepare' | 'run';
 /** A variant with its parameter template merged in: what one cell provisions. */
 export interface ResolvedVariant {
   readonly name: string;
-  /** The variant's engine (its own, or the spec's); absent only in plans made before engines were a dimension, which ran aurora-mysql at the plan's version. */
+  /**
+   * The variant's engine (its own, or the spec's); absent only in plans made
+   * before engines were a dimension, which ran aurora-mysql at the plan's version.
+   */
   readonly engine?: EngineRef;
   readonly instanceClass: string;
   /** AZ letter, or undefined for "let the backend choose". */
@@ -32,7 +35,10 @@ export interface ResolvedVariant {
   readonly readers: number;
   readonly clusterParameters: Readonly<Record<string, string | number | boolean>>;
   readonly instanceParameters: Readonly<Record<string, string | number | boolean>>;
-  /** MariaDB-only settings of a local what-if (template's merged under the variant's); absent when none. Only the local backend applies them. */
+  /**
+   * MariaDB-only settings of a local what-if (template's merged under the
+   * variant's); absent when none. Only the local backend applies them.
+   */
   readonly localOnlyParameters?: Readonly<Record<string, string | number | boolean>>;
   readonly writeForwarding?: WriteForwarding;
   /** instanceClass db.serverless: the cluster's capacity range (ACUs per instance) and how its readers scale. */

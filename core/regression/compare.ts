@@ -15,7 +15,15 @@
  * errors/s (their mean is often 0) and count only above NORMAL_ERROR_SHARE of the throughput.
  * A step that failed or whose client was saturated in either run is shown and not judged.
  */
-import { batchMeans, mean, ratioVerdict, summarize, welchDifferenceCi, welchRatioCi, type Sample } from '../report/stats';
+import {
+  batchMeans,
+  mean,
+  ratioVerdict,
+  summarize,
+  welchDifferenceCi,
+  welchRatioCi,
+  type Sample,
+} from '../report/stats';
 import { measuredSteps, measurementDifferences } from './measurement';
 import {
   directedVerdict,
@@ -88,7 +96,9 @@ export interface ComparedMetric {
   /** The step's value in each run: the mean over its repeats. */
   readonly a: number | null;
   readonly b: number | null;
-  /** B/A with its interval at the comparison's level (NaN bounds when it cannot be had); null when A is 0 or missing. */
+  /**
+   * B/A with its interval at the comparison's level (NaN bounds when it cannot be had); null when A is 0 or missing.
+   */
   readonly ratio: { readonly estimate: number; readonly low: number; readonly high: number } | null;
   /** B − A with its interval at the comparison's level, for errors/s. */
   readonly difference: { readonly estimate: number; readonly low: number; readonly high: number } | null;
@@ -106,7 +116,10 @@ interface ComparedStep {
   readonly label: string;
   readonly repeats: { readonly a: number; readonly b: number };
   readonly judged: boolean;
-  /** Why not judged (failed or client-bound, in which run), or what to keep in mind (measurement differs, within-run noise only). */
+  /**
+   * Why not judged (failed or client-bound, in which run), or what
+   * to keep in mind (measurement differs, within-run noise only).
+   */
   readonly notes: readonly string[];
   readonly metrics: readonly ComparedMetric[];
 }
@@ -149,7 +162,12 @@ export interface Comparison {
   readonly notes: readonly string[];
 }
 
-const INTERVAL_FIELD: Readonly<Record<RegressionMetric, keyof IntervalSample>> = { tps: 'tps', qps: 'qps', latency: 'lat_pct_ms', errors: 'errors_per_s' };
+const INTERVAL_FIELD: Readonly<Record<RegressionMetric, keyof IntervalSample>> = {
+  tps: 'tps',
+  qps: 'qps',
+  latency: 'lat_pct_ms',
+  errors: 'errors_per_s',
+};
 
 /** The mean over the repeats that have one; null when any lacks it (no histogram, failed). */
 function latencyDistribution(rows: readonly StepRow[]): LatencyDistribution | null {
@@ -173,7 +191,12 @@ function valuesOf(rows: readonly StepRow[], metric: RegressionMetric): number[] 
 }
 
 /** The batch means of every repeat's per-interval samples, pooled: the run's within-run sample of a metric. */
-function intervalSample(side: CompareSide, rows: readonly StepRow[], metric: RegressionMetric, batches: number): Sample | null {
+function intervalSample(
+  side: CompareSide,
+  rows: readonly StepRow[],
+  metric: RegressionMetric,
+  batches: number,
+): Sample | null {
   const means = rows.flatMap((r) =>
     batchMeans(
       (side.intervals.get(`${r.cell_id}/${r.step_id}`) ?? []).map((i) => i[INTERVAL_FIELD[metric]]),
@@ -202,7 +225,13 @@ function compareMetric(
   const base = { metric, label, higherIsBetter, a: meanA, b: meanB };
   const pointRatio = meanA !== null && meanB !== null && meanA > 0 ? meanB / meanA : null;
   if (!judged || meanA === null || meanB === null) {
-    return { ...base, ratio: pointRatio === null ? null : { estimate: pointRatio, low: Number.NaN, high: Number.NaN }, difference: null, source: 'none', verdict: 'not-judged' };
+    return {
+      ...base,
+      ratio: pointRatio === null ? null : { estimate: pointRatio, low: Number.NaN, high: Number.NaN },
+      difference: null,
+      source: 'none',
+      verdict: 'not-judged',
+    };
   }
   let source: IntervalSource = 'none';
   let sa: Sample | null;
@@ -217,7 +246,14 @@ function compareMetric(
     if (sa && sb) source = 'intervals';
   }
   if (metric === 'errors') {
-    if (!sa || !sb) return { ...base, ratio: null, difference: { estimate: meanB - meanA, low: Number.NaN, high: Number.NaN }, source: 'none', verdict: 'unknown' };
+    if (!sa || !sb)
+      return {
+        ...base,
+        ratio: null,
+        difference: { estimate: meanB - meanA, low: Number.NaN, high: Number.NaN },
+        source: 'none',
+        verdict: 'unknown',
+      };
     const ci = welchDifferenceCi(sb, sa, level);
     // Centred on the step values (as the ratio below): the samples only give the width.
     const shift = meanB - meanA - ci.estimate;
@@ -240,7 +276,13 @@ function compareMetric(
     };
   }
   if (!sa || !sb || pointRatio === null) {
-    return { ...base, ratio: pointRatio === null ? null : { estimate: pointRatio, low: Number.NaN, high: Number.NaN }, difference: null, source: 'none', verdict: 'unknown' };
+    return {
+      ...base,
+      ratio: pointRatio === null ? null : { estimate: pointRatio, low: Number.NaN, high: Number.NaN },
+      difference: null,
+      source: 'none',
+      verdict: 'unknown',
+    };
   }
   const ci = welchRatioCi(sb, sa, level);
   // With interval samples the ratio of the sample means is not the ratio of the step values (a
@@ -286,7 +328,9 @@ export function compareRuns(a: CompareSide, b: CompareSide, options: CompareOpti
   const batches = options.batches ?? 10;
   const level = options.level ?? 0.95;
   if (!(level >= COMPARE_LEVEL_RANGE.min && level <= COMPARE_LEVEL_RANGE.max))
-    throw new RangeError(`confidence level ${level}: give one from ${COMPARE_LEVEL_RANGE.min} to ${COMPARE_LEVEL_RANGE.max}`);
+    throw new RangeError(
+      `confidence level ${level}: give one from ${COMPARE_LEVEL_RANGE.min} to ${COMPARE_LEVEL_RANGE.max}`,
+    );
   const byA = groupByKey(a.steps);
   const byB = groupByKey(b.steps);
   const planA = measuredSteps(a.run.plan);
@@ -295,7 +339,13 @@ export function compareRuns(a: CompareSide, b: CompareSide, options: CompareOpti
   for (const [k, rowsA] of byA) {
     const rowsB = byB.get(k);
     if (!rowsB) continue;
-    const key: StepKey = { variant: rowsA[0]!.variant, workload: rowsA[0]!.workload, threads: rowsA[0]!.threads, rate: rowsA[0]!.rate, target: rowsA[0]!.target };
+    const key: StepKey = {
+      variant: rowsA[0]!.variant,
+      workload: rowsA[0]!.workload,
+      threads: rowsA[0]!.threads,
+      rate: rowsA[0]!.rate,
+      target: rowsA[0]!.target,
+    };
     const notes: string[] = [];
     for (const r of rowsA) {
       const why = notJudgedReason(r);
@@ -308,29 +358,65 @@ export function compareRuns(a: CompareSide, b: CompareSide, options: CompareOpti
     const judged = notes.length === 0;
     const ma = planA.get(k);
     const mb = planB.get(k);
-    if (ma && mb && ma.hash !== mb.hash) notes.push(`the measurement differs: ${measurementDifferences(ma.measurement, mb.measurement).join(', ')}`);
+    if (ma && mb && ma.hash !== mb.hash)
+      notes.push(`the measurement differs: ${measurementDifferences(ma.measurement, mb.measurement).join(', ')}`);
     const latencyPct = rowsA[0]!.lat_pct === rowsB[0]!.lat_pct ? rowsA[0]!.lat_pct : null;
     const metrics = REGRESSION_METRICS.map((info) =>
-      compareMetric(info.metric, info.higherIsBetter, metricLabel(info.metric, latencyPct), a, rowsA, b, rowsB, judged, batches, level),
+      compareMetric(
+        info.metric,
+        info.higherIsBetter,
+        metricLabel(info.metric, latencyPct),
+        a,
+        rowsA,
+        b,
+        rowsB,
+        judged,
+        batches,
+        level,
+      ),
     );
     if (judged && metrics.some((m) => m.source === 'intervals'))
-      notes.push("interval from the runs' per-interval samples (batch means): noise within each run only, not between runs; run two or more repeats for run-to-run noise");
+      notes.push(
+        "interval from the runs' per-interval samples (batch means): noise within each run only, not between " +
+          'runs; run two or more repeats for run-to-run noise',
+      );
     const latency = { a: latencyDistribution(rowsA), b: latencyDistribution(rowsB) };
-    steps.push({ key, label: stepKeyLabel(key), repeats: { a: rowsA.length, b: rowsB.length }, judged, notes, metrics, latency });
+    steps.push({
+      key,
+      label: stepKeyLabel(key),
+      repeats: { a: rowsA.length, b: rowsB.length },
+      judged,
+      notes,
+      metrics,
+      latency,
+    });
   }
   const onlyInA = [...byA.keys()].filter((k) => !byB.has(k)).map((k) => stepKeyLabel(byA.get(k)![0]!));
   const onlyInB = [...byB.keys()].filter((k) => !byA.has(k)).map((k) => stepKeyLabel(byB.get(k)![0]!));
   const all = steps.flatMap((s) => s.metrics);
-  const judgedMetrics = all.filter((m) => m.verdict === 'within-noise' || m.verdict === 'improved' || m.verdict === 'regressed').length;
+  const judgedMetrics = all.filter(
+    (m) => m.verdict === 'within-noise' || m.verdict === 'improved' || m.verdict === 'regressed',
+  ).length;
   const notes: string[] = [];
   const sameRun = a.run.run_id === b.run.run_id;
-  if (sameRun) notes.push(`run ${a.run.run_id} is compared with itself: every step is the same measurement on both sides, so nothing can differ; give two different runs`);
+  if (sameRun)
+    notes.push(
+      `run ${a.run.run_id} is compared with itself: every step is the same measurement on both sides, so ` +
+        `nothing can differ; give two different runs`,
+    );
   if (a.run.spec_name !== b.run.spec_name)
-    notes.push(`the runs are of different experiments (${a.run.spec_name}, ${b.run.spec_name}): steps are matched by variant, workload, threads, rate and target`);
-  if (a.run.backend !== b.run.backend) notes.push(`the runs are on different backends (${a.run.backend}, ${b.run.backend})`);
+    notes.push(
+      `the runs are of different experiments (${a.run.spec_name}, ${b.run.spec_name}): steps are matched by ` +
+        `variant, workload, threads, rate and target`,
+    );
+  if (a.run.backend !== b.run.backend)
+    notes.push(`the runs are on different backends (${a.run.backend}, ${b.run.backend})`);
   const differences = configDifferences(a, b);
   if (differences.length > 0)
-    notes.push(`the servers ran with ${differences.length} different configuration value${differences.length === 1 ? '' : 's'} (see the configuration table)`);
+    notes.push(
+      `the servers ran with ${differences.length} different configuration ` +
+        `value${differences.length === 1 ? '' : 's'} (see the configuration table)`,
+    );
   return {
     level,
     a: a.run,

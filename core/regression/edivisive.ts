@@ -262,9 +262,15 @@ export function vStatistics(series: readonly number[]): Float64Array {
  * The best split of a whole series under a statistic, for checks: {index, statistic}.
  * @internal exported for its tests (a test seam)
  */
-export function bestSplit(series: readonly number[], statistic: EDivisiveStatistic = 'u-statistic-best-end'): { index: number; statistic: number } {
+export function bestSplit(
+  series: readonly number[],
+  statistic: EDivisiveStatistic = 'u-statistic-best-end',
+): { index: number; statistic: number } {
   const p = prepare(series, 0, series.length);
-  const best = statistic === 'v-statistic-to-end' ? scanV(p, p.ranks, new Scratch(series.length)) : scanU(p, p.ranks, new UScratch(series.length));
+  const best =
+    statistic === 'v-statistic-to-end'
+      ? scanV(p, p.ranks, new Scratch(series.length))
+      : scanU(p, p.ranks, new UScratch(series.length));
   return { index: best.tau, statistic: best.statistic };
 }
 
@@ -277,8 +283,10 @@ export function eDivisive(series: readonly number[], options: EDivisiveOptions =
   const statistic = options.statistic ?? 'u-statistic-best-end';
   const stopEarly = options.stopEarly ?? true;
   const exactUpTo = Math.max(significance, options.exactUpTo ?? significance);
-  if (!(significance > 0 && significance < 1)) throw new RangeError(`significance must be in (0, 1), got ${significance}`);
-  if (!Number.isInteger(permutations) || permutations < 1) throw new RangeError(`permutations must be a positive integer, got ${permutations}`);
+  if (!(significance > 0 && significance < 1))
+    throw new RangeError(`significance must be in (0, 1), got ${significance}`);
+  if (!Number.isInteger(permutations) || permutations < 1)
+    throw new RangeError(`permutations must be a positive integer, got ${permutations}`);
   for (let i = 0; i < series.length; i++) {
     if (!Number.isFinite(series[i])) throw new RangeError(`series[${i}] is not a finite number: ${series[i]}`);
   }
@@ -287,7 +295,8 @@ export function eDivisive(series: readonly number[], options: EDivisiveOptions =
   const scratch = new Scratch(n);
   const uScratch = statistic === 'u-statistic-best-end' ? new UScratch(n) : null;
   const permuted = new Int32Array(n);
-  const scan = (p: Prepared, ranks: Int32Array): Best => (uScratch === null ? scanV(p, ranks, scratch) : scanU(p, ranks, uScratch));
+  const scan = (p: Prepared, ranks: Int32Array): Best =>
+    uScratch === null ? scanV(p, ranks, scratch) : scanU(p, ranks, uScratch);
 
   const found: ChangePoint[] = [];
   const discoveryOrder: number[] = [];
@@ -306,7 +315,8 @@ export function eDivisive(series: readonly number[], options: EDivisiveOptions =
   for (;;) {
     const bounds = [0, ...found.map((c) => c.index).sort((a, b) => a - b), n];
     const segments = [];
-    for (let i = 0; i + 1 < bounds.length; i++) if (bounds[i + 1]! - bounds[i]! >= 2) segments.push(segmentOf(bounds[i]!, bounds[i + 1]!));
+    for (let i = 0; i + 1 < bounds.length; i++)
+      if (bounds[i + 1]! - bounds[i]! >= 2) segments.push(segmentOf(bounds[i]!, bounds[i + 1]!));
     if (segments.length === 0) return { changePoints: sorted(found), discoveryOrder, rejected: null };
     let candidate = segments[0]!;
     for (const s of segments) if (s.best.statistic > candidate.best.statistic) candidate = s;
@@ -338,7 +348,8 @@ export function eDivisive(series: readonly number[], options: EDivisiveOptions =
     }
     const pValue = exceedances / (permutations + 1);
     const point: ChangePoint = { index, statistic: observedStatistic, pValue, permutations: ran, exceedances };
-    if (pValue > significance) return { changePoints: sorted(found), discoveryOrder, rejected: { ...point, stoppedEarly } };
+    if (pValue > significance)
+      return { changePoints: sorted(found), discoveryOrder, rejected: { ...point, stoppedEarly } };
     found.push(point);
     discoveryOrder.push(index);
   }

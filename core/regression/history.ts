@@ -138,16 +138,25 @@ export interface HistoryChangePoint {
   readonly previousStartedAt: string;
   readonly before: SegmentSummary;
   readonly after: SegmentSummary;
-  /** after/before of the segment means (95% Welch interval on the log scale), or after − before for a metric whose mean can be 0 (errors). */
+  /**
+   * after/before of the segment means (95% Welch interval on the log
+   * scale), or after − before for a metric whose mean can be 0 (errors).
+   */
   readonly change: Interval & { readonly kind: 'ratio' | 'difference' };
-  /** regressed/improved by the metric's direction; 'changed' when the means' interval includes no change (the spread or shape changed). */
+  /**
+   * regressed/improved by the metric's direction; 'changed' when the
+   * means' interval includes no change (the spread or shape changed).
+   */
   readonly direction: 'regressed' | 'improved' | 'changed';
   readonly pValue: number;
   readonly permutations: number;
   readonly statistic: number;
 }
 
-/** A split that was nearly a change point: significant only just not, or significant but smaller than the magnitude asked for. */
+/**
+ * A split that was nearly a change point: significant only just
+ * not, or significant but smaller than the magnitude asked for.
+ */
 export interface NearMiss {
   /** The first run after the split. */
   readonly runId: string;
@@ -193,7 +202,11 @@ interface StepHistory {
   readonly measurementHash: string;
   readonly measurement: StepMeasurement | null;
   /** Set when an earlier series of the same step measured something else: what changed, from which run. */
-  readonly startedBecause: { readonly previousHash: string; readonly lastRunBefore: string; readonly differences: readonly string[] } | null;
+  readonly startedBecause: {
+    readonly previousHash: string;
+    readonly lastRunBefore: string;
+    readonly differences: readonly string[];
+  } | null;
   /** The series includes the experiment's latest run. */
   readonly current: boolean;
   readonly points: readonly HistoryPoint[];
@@ -202,7 +215,12 @@ interface StepHistory {
 
 export interface History {
   readonly experiment: string;
-  readonly runs: readonly { readonly runId: string; readonly startedAt: string; readonly status: string; readonly backend: string }[];
+  readonly runs: readonly {
+    readonly runId: string;
+    readonly startedAt: string;
+    readonly status: string;
+    readonly backend: string;
+  }[];
   readonly latestRunId: string | null;
   readonly options: Required<HistoryOptions>;
   readonly steps: readonly StepHistory[];
@@ -218,11 +236,22 @@ interface SeriesBuilder {
 }
 
 const byTime = (a: HistoryRunRow, b: HistoryRunRow): number =>
-  a.started_at < b.started_at ? -1 : a.started_at > b.started_at ? 1 : a.run_id < b.run_id ? -1 : a.run_id > b.run_id ? 1 : 0;
+  a.started_at < b.started_at
+    ? -1
+    : a.started_at > b.started_at
+      ? 1
+      : a.run_id < b.run_id
+        ? -1
+        : a.run_id > b.run_id
+          ? 1
+          : 0;
 
 export function buildHistory(input: HistoryInput, options: HistoryOptions = {}): History {
   const given: Required<HistoryOptions> = { ...HISTORY_DEFAULTS, ...options };
-  const opts: Required<HistoryOptions> = { ...given, nearMissUpTo: Math.max(given.nearMissUpTo, 2 * given.significance) };
+  const opts: Required<HistoryOptions> = {
+    ...given,
+    nearMissUpTo: Math.max(given.nearMissUpTo, 2 * given.significance),
+  };
   const runs = [...input.runs].sort(byTime);
   const latestRunId = runs.length > 0 ? runs[runs.length - 1]!.run_id : null;
   const notices: string[] = [];
@@ -262,31 +291,45 @@ export function buildHistory(input: HistoryInput, options: HistoryOptions = {}):
   const rehearsals = input.rehearsalsLeftOut ?? [];
   if (rehearsals.length > 0)
     notices.push(
-      `${rehearsals.length} rehearsal run(s) left out (run --aws-rehearsal: stand-in servers on the machine that rehearsed, not Aurora; never part of an AWS experiment's history): ` +
+      `${rehearsals.length} rehearsal run(s) left out (run --aws-rehearsal: stand-in servers on the machine ` +
+        `that rehearsed, not Aurora; never part of an AWS experiment's history): ` +
         `${rehearsals.slice(0, 5).join(', ')}${rehearsals.length > 5 ? ', ...' : ''}`,
     );
   if ((input.runsNotRead ?? 0) > 0)
-    notices.push(`the ${input.runsNotRead} earlier run(s) of the experiment before the window of ${runs.length} were not read (--window all reads every run)`);
+    notices.push(
+      `the ${input.runsNotRead} earlier run(s) of the experiment before the window of ${runs.length} were not ` +
+        `read (--window all reads every run)`,
+    );
   if (unreadable.length > 0)
     notices.push(
-      `${unreadable.length} run(s) have no readable plan, so their steps form a series of their own: ${unreadable.slice(0, 5).join(', ')}${unreadable.length > 5 ? ', ...' : ''}`,
+      `${unreadable.length} run(s) have no readable plan, so their steps form a series of their ` +
+        `own: ${unreadable.slice(0, 5).join(', ')}${unreadable.length > 5 ? ', ...' : ''}`,
     );
 
   const steps: StepHistory[] = [];
   const lastOfKey = new Map<string, SeriesBuilder>();
   // Series in the order they started, so "the previous series of this step" is well defined.
-  const ordered = [...series.values()].sort((a, b) => (a.points[0]!.startedAt < b.points[0]!.startedAt ? -1 : a.points[0]!.startedAt > b.points[0]!.startedAt ? 1 : 0));
+  const ordered = [...series.values()].sort((a, b) =>
+    a.points[0]!.startedAt < b.points[0]!.startedAt ? -1 : a.points[0]!.startedAt > b.points[0]!.startedAt ? 1 : 0,
+  );
   for (const s of ordered) {
     const keyText = stepKeyText(s.key);
     const previous = lastOfKey.get(keyText);
     lastOfKey.set(keyText, s);
     let startedBecause: StepHistory['startedBecause'] = null;
     if (previous) {
-      const differences = previous.measurement && s.measurement ? measurementDifferences(previous.measurement, s.measurement) : ['the plan of one of the runs is not readable'];
-      const lastRunBefore = [...previous.points].reverse().find((p) => p.startedAt < s.points[0]!.startedAt)?.runId ?? previous.points[previous.points.length - 1]!.runId;
+      const differences =
+        previous.measurement && s.measurement
+          ? measurementDifferences(previous.measurement, s.measurement)
+          : ['the plan of one of the runs is not readable'];
+      const lastRunBefore =
+        [...previous.points].reverse().find((p) => p.startedAt < s.points[0]!.startedAt)?.runId ??
+        previous.points[previous.points.length - 1]!.runId;
       startedBecause = { previousHash: previous.hash, lastRunBefore, differences };
       notices.push(
-        `${stepKeyLabel(s.key)}: the measurement changed at run ${s.points[0]!.runId} (${differences.join(', ') || 'definition'}): a new series starts there; the ${previous.points.length} run(s) before are series ${previous.hash}.`,
+        `${stepKeyLabel(s.key)}: the measurement changed at run ${s.points[0]!.runId} ` +
+          `(${differences.join(', ') || 'definition'}): a new series starts there; the ${previous.points.length} ` +
+          `run(s) before are series ${previous.hash}.`,
       );
     }
     // A series that starts at the first run read may go on before it, in runs the window left unread.
@@ -342,7 +385,18 @@ function analyseSeries(
   const current = latestRunId !== null && points.length > 0 && points[points.length - 1]!.runId === latestRunId;
   const metrics = REGRESSION_METRICS.map((info) => {
     const values = info.metric === 'tps' ? tpsValues : valuesOf(info.metric);
-    return analyseMetric(info.metric, info.higherIsBetter, metricLabel(info.metric, latencyPct), values, tpsValues, points, current, seriesId, continuesUnread, opts);
+    return analyseMetric(
+      info.metric,
+      info.higherIsBetter,
+      metricLabel(info.metric, latencyPct),
+      values,
+      tpsValues,
+      points,
+      current,
+      seriesId,
+      continuesUnread,
+      opts,
+    );
   });
   return {
     key: s.key,
@@ -401,11 +455,19 @@ function analyseMetric(
   const allCuts = significant.map((c) => c.index);
   const found = significant.filter((c) => relativeChange(c.index, allCuts) >= opts.magnitude);
   const nearMisses: NearMiss[] = [];
-  const nearMiss = (index: number, why: NearMiss['why'], pValue: number, permutations: number, relative: number): NearMiss => {
+  const nearMiss = (
+    index: number,
+    why: NearMiss['why'],
+    pValue: number,
+    permutations: number,
+    relative: number,
+  ): NearMiss => {
     const p = points[at[index]!]!;
     return { runId: p.runId, startedAt: p.startedAt, why, pValue, permutations, relativeChange: relative };
   };
-  for (const c of significant) if (!found.includes(c)) nearMisses.push(nearMiss(c.index, 'magnitude', c.pValue, c.permutations, relativeChange(c.index, allCuts)));
+  for (const c of significant)
+    if (!found.includes(c))
+      nearMisses.push(nearMiss(c.index, 'magnitude', c.pValue, c.permutations, relativeChange(c.index, allCuts)));
   const rejected = result?.rejected;
   if (rejected && rejected.pValue <= opts.nearMissUpTo) {
     const index = rejected.index + offset;
@@ -432,9 +494,16 @@ function analyseMetric(
     const change = changeEstimate(beforeValues, afterValues, metric === 'errors');
     const floor = Math.max(floorAt(from, c.index), floorAt(c.index, to));
     const noChange = change.kind === 'ratio' ? 1 : 0;
-    const beyond = change.kind === 'ratio' ? change.low > 1 || change.high < 1 : (change.low > 0 || change.high < 0) && Math.abs(change.estimate) > floor;
+    const beyond =
+      change.kind === 'ratio'
+        ? change.low > 1 || change.high < 1
+        : (change.low > 0 || change.high < 0) && Math.abs(change.estimate) > floor;
     const up = change.estimate > noChange;
-    const direction: HistoryChangePoint['direction'] = !beyond ? 'changed' : up === higherIsBetter ? 'improved' : 'regressed';
+    const direction: HistoryChangePoint['direction'] = !beyond
+      ? 'changed'
+      : up === higherIsBetter
+        ? 'improved'
+        : 'regressed';
     const first = points[at[c.index]!]!;
     const previous = points[at[c.index - 1]!]!;
     return {
@@ -465,7 +534,11 @@ function analyseMetric(
 }
 
 /** after/before as a ratio with Welch's interval on the log scale, or as a difference when a mean is not positive. */
-function changeEstimate(before: readonly number[], after: readonly number[], allowZero: boolean): HistoryChangePoint['change'] {
+function changeEstimate(
+  before: readonly number[],
+  after: readonly number[],
+  allowZero: boolean,
+): HistoryChangePoint['change'] {
   const a = summarize(after);
   const b = summarize(before);
   if (!allowZero && a.mean > 0 && b.mean > 0) {
@@ -489,7 +562,8 @@ function latestVerdict(
   const lastPoint = points[points.length - 1]!;
   const value = values[values.length - 1] ?? null;
   const base = { runId: lastPoint.runId, value, baseline: null, ratio: null, interval: null, sinceRunId: null };
-  if (value === null) return { ...base, verdict: 'not-judged', reason: lastPoint.note ?? 'no result in the latest run' };
+  if (value === null)
+    return { ...base, verdict: 'not-judged', reason: lastPoint.note ?? 'no result in the latest run' };
   const last = xs.length - 1;
   // Segments [bounds[k], bounds[k+1]); the latest value is the last of the last one.
   let k = bounds.length - 2;
@@ -504,22 +578,42 @@ function latestVerdict(
   }
   const n = to - from;
   if (n < opts.minStableRuns) {
-    return { ...base, verdict: 'unknown', reason: `fewer than ${opts.minStableRuns} earlier runs in a stable segment to judge the latest run against` };
+    return {
+      ...base,
+      verdict: 'unknown',
+      reason: `fewer than ${opts.minStableRuns} earlier runs in a stable segment to judge the latest run against`,
+    };
   }
   const vs = xs.slice(from, to);
   const m = mean(vs);
   const sd = sampleStddev(vs);
-  const half = Math.max(studentTQuantile(1 - (1 - opts.predictionLevel) / 2, n - 1) * sd * Math.sqrt(1 + 1 / n), floorAt(from, to));
+  const half = Math.max(
+    studentTQuantile(1 - (1 - opts.predictionLevel) / 2, n - 1) * sd * Math.sqrt(1 + 1 / n),
+    floorAt(from, to),
+  );
   const interval = { low: m - half, high: m + half, level: opts.predictionLevel };
   const position = value > interval.high ? 'above' : value < interval.low ? 'below' : 'inside';
   const verdict = directedVerdict(position, higherIsBetter);
   const runIds = at.slice(from, to).map((i) => points[i]!.runId);
-  const segmentText = `${n} runs ${runIds[0]} … ${runIds[runIds.length - 1]}${sinceRunId ? `, before the change at ${sinceRunId}` : ''}`;
+  const segmentText =
+    `${n} runs ${runIds[0]} ` +
+    `… ${runIds[runIds.length - 1]}${sinceRunId ? `, before the change at ${sinceRunId}` : ''}`;
   const reason =
     position === 'inside'
-      ? `inside the ${levelPercent(opts.predictionLevel)} prediction interval of the last stable segment (${segmentText})`
-      : `${position} the ${levelPercent(opts.predictionLevel)} prediction interval of the last stable segment (${segmentText})`;
-  return { runId: lastPoint.runId, value, verdict, reason, baseline: { runIds, n, mean: m, sd }, ratio: m !== 0 ? value / m : null, interval, sinceRunId };
+      ? `inside the ${levelPercent(opts.predictionLevel)} prediction interval of the last stable segment ` +
+        `(${segmentText})`
+      : `${position} the ${levelPercent(opts.predictionLevel)} prediction interval of the last stable segment ` +
+        `(${segmentText})`;
+  return {
+    runId: lastPoint.runId,
+    value,
+    verdict,
+    reason,
+    baseline: { runIds, n, mean: m, sd },
+    ratio: m !== 0 ? value / m : null,
+    interval,
+    sinceRunId,
+  };
 }
 
 /**

@@ -11,6 +11,9 @@ export const localLakeOpener =
     withLake(lakeDir, read, scope);
 
 /** TaskDeps.judgeRun of the local backend. */
-export function localJudge(lakeDir: string, now: () => Date = () => new Date()): (run: RunContext) => Promise<VerdictsRow[]> {
+export function localJudge(
+  lakeDir: string,
+  now: () => Date = () => new Date(),
+): (run: RunContext) => Promise<VerdictsRow[]> {
   return (run) => judgeRun(localLakeOpener(lakeDir), run, now());
 }

@@ -29,12 +29,21 @@ export const readerOpener =
   (read) =>
     read(lake);
 
-/** The history input: the experiment's runs (the runs table alone), then the plans and steps of the runs read (their files alone). */
-export async function readHistoryInput(open: LakeOpener, experiment: string, options: HistoryReadOptions = {}): Promise<HistoryInput> {
+/**
+ * The history input: the experiment's runs (the runs table alone),
+ * then the plans and steps of the runs read (their files alone).
+ */
+export async function readHistoryInput(
+  open: LakeOpener,
+  experiment: string,
+  options: HistoryReadOptions = {},
+): Promise<HistoryInput> {
   const all = await open((lake) => loadHistoryRuns(lake, experiment, options.untilRunId), { tables: ['runs'] });
   const { runs, rehearsals } = withoutRehearsals(all, options.untilRunId);
   const read = runsToRead(runs, options.window);
-  const input = await open((lake) => loadHistoryDetails(lake, experiment, read, runs.length), { runIds: read.map((r) => r.run_id) });
+  const input = await open((lake) => loadHistoryDetails(lake, experiment, read, runs.length), {
+    runIds: read.map((r) => r.run_id),
+  });
   return rehearsals.length > 0 ? { ...input, rehearsalsLeftOut: rehearsals } : input;
 }
 
@@ -43,11 +52,19 @@ class VerdictError extends AuroraBenchError {
 }
 
 /** The run's verdicts, one row per step and metric of its current series, as the lake's verdicts table keeps them. */
-export async function judgeRun(open: LakeOpener, run: Pick<RunContext, 'runId' | 'specName' | 'dt'>, now: Date, options: HistoryOptions = {}): Promise<VerdictsRow[]> {
+export async function judgeRun(
+  open: LakeOpener,
+  run: Pick<RunContext, 'runId' | 'specName' | 'dt'>,
+  now: Date,
+  options: HistoryOptions = {},
+): Promise<VerdictsRow[]> {
   const opts = { ...HISTORY_DEFAULTS, ...options };
   const input = await readHistoryInput(open, run.specName, { window: opts.window, untilRunId: run.runId });
   const history = buildHistory(input, opts);
-  if (history.latestRunId !== run.runId) throw new VerdictError(`run ${run.runId}: the history of ${run.specName} read as of the run ends at ${history.latestRunId ?? 'no run'}`);
+  if (history.latestRunId !== run.runId)
+    throw new VerdictError(
+      `run ${run.runId}: the history of ${run.specName} read as of the run ends at ${history.latestRunId ?? 'no run'}`,
+    );
   const computedAt = now.toISOString();
   return verdictRows(history)
     .filter((r) => r.run_id === run.runId)
@@ -58,14 +75,26 @@ export async function judgeRun(open: LakeOpener, run: Pick<RunContext, 'runId' |
  * TaskDeps.judgeRun on AWS: Athena over the lake with the stack's work group and Glue database
  * (AwsBackendConfig.athenaWorkGroup, glueDatabase); without them it says which settings are missing.
  */
-export function athenaJudge(config: AwsBackendConfig, athena: AthenaClient, now: () => Date = () => new Date(), pollMs?: number): (run: RunContext) => Promise<VerdictsRow[]> {
+export function athenaJudge(
+  config: AwsBackendConfig,
+  athena: AthenaClient,
+  now: () => Date = () => new Date(),
+  pollMs?: number,
+): (run: RunContext) => Promise<VerdictsRow[]> {
   return async (run) => {
     if (config.athenaWorkGroup === undefined || config.glueDatabase === undefined) {
       throw new VerdictError(
-        'the verdicts need the lake through Athena, and the Task environment has no AURORA_BENCH_ATHENA_WORK_GROUP / AURORA_BENCH_GLUE_DATABASE: redeploy the stack (npx cdk deploy), which sets them',
+        'the verdicts need the lake through Athena, and the Task environment has no ' +
+          'AURORA_BENCH_ATHENA_WORK_GROUP / AURORA_BENCH_GLUE_DATABASE: redeploy the stack (npx cdk deploy), ' +
+          'which sets them',
       );
     }
-    const lake = new AthenaLake({ client: athena, workGroup: config.athenaWorkGroup, database: config.glueDatabase, ...(pollMs !== undefined ? { pollMs } : {}) });
+    const lake = new AthenaLake({
+      client: athena,
+      workGroup: config.athenaWorkGroup,
+      database: config.glueDatabase,
+      ...(pollMs !== undefined ? { pollMs } : {}),
+    });
     return judgeRun(readerOpener(lake), run, now());
   };
 }

@@ -116,7 +116,13 @@ export function measuredSteps(planJson: string | null | undefined): Map<string, 
   if (!plan || !Array.isArray(plan.cells)) return out;
   for (const cell of plan.cells as StoredCell[]) {
     for (const step of cell.steps ?? []) {
-      const key: StepKey = { variant: cell.variant.name, workload: step.workload, threads: step.threads, rate: step.rate, target: step.target };
+      const key: StepKey = {
+        variant: cell.variant.name,
+        workload: step.workload,
+        threads: step.threads,
+        rate: step.rate,
+        target: step.target,
+      };
       const text = stepKeyText(key);
       if (out.has(text)) continue;
       const measurement = stepMeasurement(plan, cell, step);

@@ -80,11 +80,18 @@ export function stepKeyText(k: StepKey): string {
 
 /** "read-write t4 @500/s → reader [r6g-large]" */
 export function stepKeyLabel(k: StepKey): string {
-  return `${k.workload} t${k.threads}${k.rate > 0 ? ` @${k.rate}/s` : ''}${k.target !== 'writer' ? ` → ${k.target}` : ''} [${k.variant}]`;
+  return (
+    `${k.workload} ` +
+    `t${k.threads}${k.rate > 0 ? ` @${k.rate}/s` : ''}${k.target !== 'writer' ? ` → ${k.target}` : ''} ` +
+    `[${k.variant}]`
+  );
 }
 
 /** A step's value of a metric; null when the step has none (failed). */
-export function metricValue(row: Pick<StepRow, 'tps' | 'qps' | 'lat_pct_ms' | 'errors_per_s'>, metric: RegressionMetric): number | null {
+export function metricValue(
+  row: Pick<StepRow, 'tps' | 'qps' | 'lat_pct_ms' | 'errors_per_s'>,
+  metric: RegressionMetric,
+): number | null {
   switch (metric) {
     case 'tps':
       return row.tps;
@@ -98,9 +105,15 @@ export function metricValue(row: Pick<StepRow, 'tps' | 'qps' | 'lat_pct_ms' | 'e
 }
 
 /** Why a step's numbers are not judged: it failed, or its client was the bottleneck. null when they are. */
-export function notJudgedReason(row: Pick<StepRow, 'status' | 'error' | 'saturated_clients' | 'cell_id'>): string | null {
+export function notJudgedReason(
+  row: Pick<StepRow, 'status' | 'error' | 'saturated_clients' | 'cell_id'>,
+): string | null {
   if (row.status !== 'ok') return `failed in ${row.cell_id}${row.error ? `: ${row.error}` : ''}`;
-  if (row.saturated_clients > 0) return `client-bound in ${row.cell_id} (its client's CPU was saturated: the numbers measure the client, not the server)`;
+  if (row.saturated_clients > 0)
+    return (
+      `client-bound in ${row.cell_id} (its client's CPU was saturated: the numbers measure the client, ` +
+      `not the server)`
+    );
   return null;
 }
 

@@ -9,7 +9,8 @@ import type { ComparedMetric, Comparison } from './compare';
 import type { History, HistoryChangePoint, LatestVerdict, MetricHistory, NearMiss } from './history';
 import { VERDICT_TEXT, type Verdict } from './metrics';
 
-const range = (low: number, high: number, fmt: (x: number) => string): string => (Number.isFinite(low) && Number.isFinite(high) ? ` (${fmt(low)}–${fmt(high)})` : '');
+const range = (low: number, high: number, fmt: (x: number) => string): string =>
+  Number.isFinite(low) && Number.isFinite(high) ? ` (${fmt(low)}–${fmt(high)})` : '';
 const pct1 = (x: number): string => pct(x, 1);
 
 function comparedCell(m: ComparedMetric): string {
@@ -34,11 +35,22 @@ const sourceText = (ms: readonly ComparedMetric[]): string => {
 
 /** 0.95 -> "95%", 0.999 -> "99.9%". */
 
-const runLine = (r: Comparison['a']): string => `${r.run_id} (${r.spec_name}, ${r.backend}, started ${r.started_at}, ${r.status})`;
+const runLine = (r: Comparison['a']): string =>
+  `${r.run_id} (${r.spec_name}, ${r.backend}, started ${r.started_at}, ${r.status})`;
 
 export function comparisonReport(c: Comparison): Report {
-  const metricsHead = c.steps[0]?.metrics.map((m) => (m.metric === 'errors' ? `${m.label} B−A` : `${m.label} B/A`)) ?? ['TPS B/A', 'QPS B/A', 'latency B/A', 'errors/s B−A'];
-  const rows = c.steps.map((s) => [s.label, `${s.repeats.a}/${s.repeats.b}`, ...s.metrics.map(comparedCell), s.judged ? sourceText(s.metrics) : 'not judged']);
+  const metricsHead = c.steps[0]?.metrics.map((m) => (m.metric === 'errors' ? `${m.label} B−A` : `${m.label} B/A`)) ?? [
+    'TPS B/A',
+    'QPS B/A',
+    'latency B/A',
+    'errors/s B−A',
+  ];
+  const rows = c.steps.map((s) => [
+    s.label,
+    `${s.repeats.a}/${s.repeats.b}`,
+    ...s.metrics.map(comparedCell),
+    s.judged ? sourceText(s.metrics) : 'not judged',
+  ]);
   const notes = c.steps.flatMap((s) => s.notes.map((n) => `${s.label}: ${n}`));
   const table: TableBlock = {
     title: `B/A per step (${levelPercent(c.level)} interval)`,
@@ -55,7 +67,12 @@ export function comparisonReport(c: Comparison): Report {
   for (const s of c.steps) {
     for (const m of s.metrics) {
       if (m.verdict !== 'regressed' && m.verdict !== 'improved') continue;
-      findings.push(`${m.verdict === 'regressed' ? 'REGRESSED' : 'improved'}: ${s.label} ${m.label} ${comparedCell(m).replace(/ (REGRESSED|improved)$/, '')} (B/A)`);
+      findings.push(
+        (m.verdict === 'regressed' ? 'REGRESSED' : 'improved') +
+          `: ${s.label} ${m.label} ` +
+          comparedCell(m).replace(/ (REGRESSED|improved)$/, '') +
+          ` (B/A)`,
+      );
     }
   }
   const judged = c.steps.flatMap((s) => (s.judged ? s.metrics : []));
@@ -71,9 +88,12 @@ export function comparisonReport(c: Comparison): Report {
   if (c.judgedMetrics > 0) {
     const expected = c.expectedFalseCalls;
     findings.push(
-      `${c.judgedMetrics} metric${c.judgedMetrics === 1 ? '' : 's'} judged at ${levelPercent(c.level)}: if nothing had changed, about ${num(expected, expected < 10 ? 1 : 0)} of them would still be called improved or regressed by chance (1 in ${num(1 / (1 - c.level), 0)} each)` +
+      `${c.judgedMetrics} metric${c.judgedMetrics === 1 ? '' : 's'} judged at ${levelPercent(c.level)}: if ` +
+        `nothing had changed, about ${num(expected, expected < 10 ? 1 : 0)} of them would still be called ` +
+        `improved or regressed by chance (1 in ${num(1 / (1 - c.level), 0)} each)` +
         (c.regressions + c.improvements > 0 && c.regressions + c.improvements <= 2 * expected
-          ? `; ${c.regressions + c.improvements} call${c.regressions + c.improvements === 1 ? ' is' : 's are'} no more than chance alone gives: confirm with another run or a higher --level`
+          ? `; ${c.regressions + c.improvements} call${c.regressions + c.improvements === 1 ? ' is' : 's are'} ` +
+            `no more than chance alone gives: confirm with another run or a higher --level`
           : ''),
     );
   }
@@ -83,9 +103,18 @@ export function comparisonReport(c: Comparison): Report {
   const distribution: TableBlock = {
     title: 'Latency distribution, A → B (ms; mean over repeats)',
     head: ['step', 'p50', 'p90', 'p95', 'p99', 'p99.9', 'max'],
-    rows: withDistribution.map((s) => [s.label, ...s.latency.a!.map((a, i) => `${fixed(a)} → ${fixed(s.latency.b![i])}`)]),
+    rows: withDistribution.map((s) => [
+      s.label,
+      ...s.latency.a!.map((a, i) => `${fixed(a)} → ${fixed(s.latency.b![i])}`),
+    ]),
     numeric: [],
-    notes: c.steps.length > withDistribution.length ? ['steps without a latency histogram in either run (failed, or recorded before percentiles were kept) are left out'] : [],
+    notes:
+      c.steps.length > withDistribution.length
+        ? [
+            'steps without a latency histogram in either run (failed, or recorded before percentiles were ' +
+              'kept) are left out',
+          ]
+        : [],
   };
   const configuration: TableBlock = {
     title: 'Configuration differences (what the servers ran with, read at prepare)',
@@ -98,7 +127,11 @@ export function comparisonReport(c: Comparison): Report {
     title: 'B compared with A',
     question: 'Did anything change from run A to run B beyond the noise?',
     findings,
-    tables: [table, ...(withDistribution.length > 0 ? [distribution] : []), ...(c.configDifferences.length > 0 ? [configuration] : [])],
+    tables: [
+      table,
+      ...(withDistribution.length > 0 ? [distribution] : []),
+      ...(c.configDifferences.length > 0 ? [configuration] : []),
+    ],
     charts: [],
   };
   return {
@@ -115,7 +148,8 @@ export function comparisonReport(c: Comparison): Report {
 // ---------------------------------------------------------------------------------------------
 // history
 
-const pValueText = (p: number, permutations: number): string => (p === 0 ? `p < ${num(1 / (permutations + 1), 3)}` : `p = ${num(p, 3)}`);
+const pValueText = (p: number, permutations: number): string =>
+  p === 0 ? `p < ${num(1 / (permutations + 1), 3)}` : `p = ${num(p, 3)}`;
 
 function changeText(cp: HistoryChangePoint): string {
   const c = cp.change;
@@ -133,7 +167,8 @@ function signedChange(cp: HistoryChangePoint): string {
   return `${c.estimate >= 0 ? '+' : '-'}${num(Math.abs(c.estimate), 3)}`;
 }
 
-const directionText = (d: HistoryChangePoint['direction']): string => (d === 'regressed' ? 'REGRESSED' : d === 'improved' ? 'improved' : 'changed (level within the noise)');
+const directionText = (d: HistoryChangePoint['direction']): string =>
+  d === 'regressed' ? 'REGRESSED' : d === 'improved' ? 'improved' : 'changed (level within the noise)';
 
 function latestCells(l: LatestVerdict, metric: MetricHistory['metric']): string[] {
   const b = l.baseline;
@@ -142,7 +177,9 @@ function latestCells(l: LatestVerdict, metric: MetricHistory['metric']): string[
     b ? `${fixed(b.mean)} ±${fixed(b.sd)} (${b.n} runs${l.sinceRunId ? `, before ${l.sinceRunId}` : ''})` : '-',
     l.ratio === null ? '-' : pct(l.ratio, 1),
     // An error rate cannot be negative: the interval's low end is shown from 0.
-    l.interval ? `${fixed(metric === 'errors' ? Math.max(0, l.interval.low) : l.interval.low)}–${fixed(l.interval.high)}` : '-',
+    l.interval
+      ? `${fixed(metric === 'errors' ? Math.max(0, l.interval.low) : l.interval.low)}–${fixed(l.interval.high)}`
+      : '-',
     VERDICT_TEXT[l.verdict],
   ];
 }
@@ -155,7 +192,8 @@ function historyTables(h: History): { latest: TableBlock; changes: TableBlock; s
     for (const m of s.metrics) {
       if (!m.latest) continue;
       latestRows.push([s.label, m.label, ...latestCells(m.latest, m.metric)]);
-      if (m.latest.verdict === 'not-judged' || m.latest.verdict === 'unknown') latestNotes.push(`${s.label} ${m.label}: ${m.latest.reason}`);
+      if (m.latest.verdict === 'not-judged' || m.latest.verdict === 'unknown')
+        latestNotes.push(`${s.label} ${m.label}: ${m.latest.reason}`);
     }
   }
   const level = levelPercent(h.options.predictionLevel);
@@ -191,13 +229,23 @@ function historyTables(h: History): { latest: TableBlock; changes: TableBlock; s
   return {
     latest: {
       title: `Latest run ${h.latestRunId ?? '-'} against the last stable segment (${level} prediction interval)`,
-      head: ['step', 'metric', 'latest', 'stable segment mean ±sd', 'latest/segment', `${level} prediction interval`, 'verdict'],
+      head: [
+        'step',
+        'metric',
+        'latest',
+        'stable segment mean ±sd',
+        'latest/segment',
+        `${level} prediction interval`,
+        'verdict',
+      ],
       rows: latestRows,
       numeric: [2, 4],
       notes: latestNotes,
     },
     changes: {
-      title: `Change points (E-Divisive means, permutation test at ${h.options.significance}, ${h.options.permutations} permutations)`,
+      title:
+        `Change points (E-Divisive means, permutation test ` +
+        `at ${h.options.significance}, ${h.options.permutations} permutations)`,
       head: ['step', 'metric', 'first run after', 'before', 'after', 'after/before (95% CI)', 'p', 'direction'],
       rows: changeRows,
       notes: changeRows.length === 0 ? ['No change point in any series.'] : [],
@@ -213,12 +261,20 @@ function historyTables(h: History): { latest: TableBlock; changes: TableBlock; s
 
 function verdictFindings(h: History): string[] {
   const out: string[] = [];
-  const latest = h.steps.filter((s) => s.current).flatMap((s) => s.metrics.filter((m) => m.latest !== null).map((m) => ({ s, m })));
+  const latest = h.steps
+    .filter((s) => s.current)
+    .flatMap((s) => s.metrics.filter((m) => m.latest !== null).map((m) => ({ s, m })));
   const byVerdict = (v: Verdict) => latest.filter(({ m }) => m.latest!.verdict === v);
   for (const { s, m } of byVerdict('regressed'))
-    out.push(`REGRESSED in the latest run: ${s.label} ${m.label} ${fixed(m.latest!.value)} is ${pct(m.latest!.ratio, 1)} of the stable segment (${m.latest!.reason}).`);
+    out.push(
+      `REGRESSED in the latest run: ${s.label} ${m.label} ${fixed(m.latest!.value)} ` +
+        `is ${pct(m.latest!.ratio, 1)} of the stable segment (${m.latest!.reason}).`,
+    );
   for (const { s, m } of byVerdict('improved'))
-    out.push(`improved in the latest run: ${s.label} ${m.label} ${fixed(m.latest!.value)} is ${pct(m.latest!.ratio, 1)} of the stable segment.`);
+    out.push(
+      `improved in the latest run: ${s.label} ${m.label} ${fixed(m.latest!.value)} ` +
+        `is ${pct(m.latest!.ratio, 1)} of the stable segment.`,
+    );
   const within = byVerdict('within-noise').length;
   const regressed = byVerdict('regressed').length;
   const improved = byVerdict('improved').length;
@@ -226,14 +282,20 @@ function verdictFindings(h: History): string[] {
   const notJudged = byVerdict('not-judged').length;
   const metrics = (n: number): string => `${n} step metric${n === 1 ? '' : 's'}`;
   const unjudged = [
-    ...(unknown > 0 ? [`${metrics(unknown)} with the noise unknown (fewer than ${h.options.minStableRuns} earlier runs in a stable segment)`] : []),
+    ...(unknown > 0
+      ? [
+          `${metrics(unknown)} with the noise unknown (fewer than ${h.options.minStableRuns} earlier runs in a ` +
+            `stable segment)`,
+        ]
+      : []),
     ...(notJudged > 0 ? [`${metrics(notJudged)} not judged (failed, client-bound or missing in the latest run)`] : []),
   ];
   if (within + regressed + improved === 0) {
     out.push(
       latest.length === 0
         ? 'Nothing could be judged: no series includes the latest run.'
-        : `Nothing could be judged in the latest run yet: ${unjudged.join('; ')}. A verdict needs at least ${h.options.minStableRuns} earlier runs of the same measurement.`,
+        : `Nothing could be judged in the latest run yet: ${unjudged.join('; ')}. A verdict needs at ` +
+            `least ${h.options.minStableRuns} earlier runs of the same measurement.`,
     );
     return out;
   }
@@ -267,15 +329,21 @@ function nearMissTable(h: History): TableBlock | null {
         ]);
   if (rows.length === 0) return null;
   return {
-    title: `Near misses (p above ${h.options.significance} up to ${h.options.nearMissUpTo}${h.options.magnitude > 0 ? ', or smaller than --magnitude' : ''})`,
+    title:
+      `Near misses (p above ${h.options.significance} up ` +
+      `to ${h.options.nearMissUpTo}${h.options.magnitude > 0 ? ', or smaller than --magnitude' : ''})`,
     head: ['step', 'metric', 'first run after', '|after/before − 1|', 'why not a change point'],
     rows,
-    notes: ['a p-value just above the threshold can fall below it with other permutations (--seed) or more of them (--permutations): watch these series'],
+    notes: [
+      'a p-value just above the threshold can fall below it with other permutations (--seed) or more of them ' +
+        '(--permutations): watch these series',
+    ],
   };
 }
 
 const nearMissNone = (h: History): string =>
-  `No near miss: no split had a p-value above ${h.options.significance} up to ${h.options.nearMissUpTo}${h.options.magnitude > 0 ? ' or a change smaller than --magnitude' : ''}.`;
+  `No near miss: no split had a p-value above ${h.options.significance} up ` +
+  `to ${h.options.nearMissUpTo}${h.options.magnitude > 0 ? ' or a change smaller than --magnitude' : ''}.`;
 
 function trendCharts(h: History): ChartBlock[] {
   const charts: ChartBlock[] = [];
@@ -284,11 +352,20 @@ function trendCharts(h: History): ChartBlock[] {
     const at = s.points.map((p) => Date.parse(p.startedAt));
     const lineOf = (m: MetricHistory, unit: string): TrendLine => {
       const from = m.searchedFrom === null ? 0 : s.points.findIndex((p) => p.runId === m.searchedFrom);
-      const bounds = [from, ...m.changePoints.map((cp) => s.points.findIndex((p) => p.runId === cp.runId)), s.points.length];
+      const bounds = [
+        from,
+        ...m.changePoints.map((cp) => s.points.findIndex((p) => p.runId === cp.runId)),
+        s.points.length,
+      ];
       const segments = [];
       for (let k = 0; k + 1 < bounds.length; k++) {
         const vs = m.values.slice(bounds[k], bounds[k + 1]).filter((v): v is number => v !== null);
-        if (vs.length > 0) segments.push({ from: at[bounds[k]!]!, to: at[bounds[k + 1]! - 1]!, mean: vs.reduce((a, b) => a + b, 0) / vs.length });
+        if (vs.length > 0)
+          segments.push({
+            from: at[bounds[k]!]!,
+            to: at[bounds[k + 1]! - 1]!,
+            mean: vs.reduce((a, b) => a + b, 0) / vs.length,
+          });
       }
       return { name: m.label, unit, points: m.values.map((v, k) => [at[k]!, v] as const), segments };
     };
@@ -310,7 +387,14 @@ function trendCharts(h: History): ChartBlock[] {
       label: m.labels.join(', '),
       kind: m.kinds.has('regressed') ? 'regressed' : m.kinds.has('improved') ? 'improved' : 'changed',
     }));
-    charts.push(historyTrendChart(`trend-${i}`, `${s.label}${s.current ? '' : ' (earlier series)'}`, [lineOf(tps, 'TPS'), lineOf(lat, 'ms')], marks));
+    charts.push(
+      historyTrendChart(
+        `trend-${i}`,
+        `${s.label}${s.current ? '' : ' (earlier series)'}`,
+        [lineOf(tps, 'TPS'), lineOf(lat, 'ms')],
+        marks,
+      ),
+    );
   });
   return charts;
 }
@@ -344,7 +428,8 @@ export function historyReport(h: History, options: { charts?: boolean } = {}): R
       id: 'trends',
       title: 'Trends',
       question:
-        "Each step over time: TPS and latency as a percentage of their first segment's mean (the legend says what 100% is), on one axis from 0; change points marked, segment means dashed.",
+        "Each step over time: TPS and latency as a percentage of their first segment's mean (the legend says " +
+        'what 100% is), on one axis from 0; change points marked, segment means dashed.',
       findings: [],
       tables: [],
       charts: trendCharts(h),
@@ -352,13 +437,18 @@ export function historyReport(h: History, options: { charts?: boolean } = {}): R
   return {
     title: `aurora-bench history: ${h.experiment}`,
     meta: [
-      ['runs', `${h.runs.length} on ${backends || '-'}${first && last ? `, ${first.startedAt} … ${last.startedAt}` : ''}`],
+      [
+        'runs',
+        `${h.runs.length} on ${backends || '-'}${first && last ? `, ${first.startedAt} … ${last.startedAt}` : ''}`,
+      ],
       ['latest run', h.latestRunId ?? '-'],
       [
         'method',
-        `E-Divisive means (${h.options.statistic}), significance ${h.options.significance}, ${h.options.permutations} permutations, seed ${h.options.seed}` +
+        `E-Divisive means (${h.options.statistic}), ` +
+          `significance ${h.options.significance}, ${h.options.permutations} permutations, seed ${h.options.seed}` +
           (h.options.magnitude > 0 ? `, change points of at least ${pct(h.options.magnitude, 1)} (--magnitude)` : '') +
-          `; the latest run against the ${levelPercent(h.options.predictionLevel)} prediction interval of the last stable segment (at least ${h.options.minStableRuns} runs)`,
+          `; the latest run against the ${levelPercent(h.options.predictionLevel)} prediction interval of the ` +
+          `last stable segment (at least ${h.options.minStableRuns} runs)`,
       ],
     ],
     notes: [...h.notices],

@@ -28,7 +28,11 @@ export interface TrendMark {
   readonly kind: 'regressed' | 'improved' | 'changed';
 }
 
-const MARK_COLORS: Readonly<Record<TrendMark['kind'], string>> = { regressed: '#d62728', improved: '#2ca02c', changed: '#7f7f7f' };
+const MARK_COLORS: Readonly<Record<TrendMark['kind'], string>> = {
+  regressed: '#d62728',
+  improved: '#2ca02c',
+  changed: '#7f7f7f',
+};
 /** One colour per metric, its segment means in the same colour (ECharts' first palette colours). */
 const LINE_COLORS = ['#5470c6', '#fac858', '#91cc75', '#ee6666'];
 
@@ -39,7 +43,12 @@ function axisMax(values: readonly number[]): number {
 }
 
 /** The trend chart's ECharts option (rendered to SVG by the report's renderer). */
-export function historyTrendChart(id: string, title: string, lines: readonly TrendLine[], marks: readonly TrendMark[]): ChartBlock {
+export function historyTrendChart(
+  id: string,
+  title: string,
+  lines: readonly TrendLine[],
+  marks: readonly TrendMark[],
+): ChartBlock {
   const series: SeriesOption[] = [];
   const legend: string[] = [];
   const plotted: number[] = [];
@@ -78,7 +87,15 @@ export function historyTrendChart(id: string, title: string, lines: readonly Tre
     const segments: [number, number | null][] = [];
     for (const s of l.segments) segments.push([s.from, rel(s.mean)], [s.to, rel(s.mean)], [s.to, null]);
     legend.push(segmentName);
-    series.push({ type: 'line', name: segmentName, data: segments, color, showSymbol: false, connectNulls: false, lineStyle: { type: 'dashed', width: 1 } });
+    series.push({
+      type: 'line',
+      name: segmentName,
+      data: segments,
+      color,
+      showSymbol: false,
+      connectNulls: false,
+      lineStyle: { type: 'dashed', width: 1 },
+    });
   });
   const option: EChartsOption = {
     animation: false,

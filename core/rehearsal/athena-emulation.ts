@@ -54,13 +54,20 @@ function athenaType(rows: readonly LakeRowObject[], column: string): string {
 }
 
 /** A value as Athena returns it: a string, JSON for arrays and rows; no value for NULL (or a column the row lacks). */
-const text = (v: LakeRowObject[string] | undefined): string | undefined => (v === null || v === undefined ? undefined : typeof v === 'object' ? JSON.stringify(v) : String(v));
+const text = (v: LakeRowObject[string] | undefined): string | undefined =>
+  v === null || v === undefined ? undefined : typeof v === 'object' ? JSON.stringify(v) : String(v);
 
 function resultSet(rows: readonly LakeRowObject[]): MotoResultSet {
   const columns = rows.length > 0 ? Object.keys(rows[0]!) : [];
   return {
     column_info: columns.map((name) => ({ Name: name, Type: athenaType(rows, name), Label: name })),
-    rows: rows.length === 0 ? [] : [{ Data: columns.map((c) => ({ VarCharValue: c })) }, ...rows.map((r) => ({ Data: columns.map((c) => ({ VarCharValue: text(r[c]) })) }))],
+    rows:
+      rows.length === 0
+        ? []
+        : [
+            { Data: columns.map((c) => ({ VarCharValue: c })) },
+            ...rows.map((r) => ({ Data: columns.map((c) => ({ VarCharValue: text(r[c]) })) })),
+          ],
   };
 }
 
@@ -85,7 +92,8 @@ export class AthenaEmulation {
   }
 
   private async result(sql: string): Promise<MotoResultSet> {
-    const partition = /^ALTER TABLE (\w+)_parquet ADD IF NOT EXISTS PARTITION \(dt = '([^']+)', run_id = '([^']+)'\)/.exec(sql);
+    const partition =
+      /^ALTER TABLE (\w+)_parquet ADD IF NOT EXISTS PARTITION \(dt = '([^']+)', run_id = '([^']+)'\)/.exec(sql);
     if (partition) this.partitions.add(partition.slice(1, 4).join('|'));
     if (/^\s*(CREATE|DROP|ALTER)\b/i.test(sql)) return resultSet([]);
     const registered = /FROM "(\w+)_parquet\$partitions" WHERE dt = '([^']+)' AND "run_id" = '([^']+)'/.exec(sql);
@@ -97,10 +105,15 @@ export class AthenaEmulation {
     return resultSet(await this.answer(sql));
   }
 
-  /** UNLOAD (SELECT ... FROM <table>_json WHERE dt = ... ) TO 's3://bucket/key/': the SELECT on DuckDB over the partition's JSON Lines objects, the files into S3. */
+  /**
+   * UNLOAD (SELECT ... FROM <table>_json WHERE dt = ... ) TO 's3://bucket/key/': the
+   * SELECT on DuckDB over the partition's JSON Lines objects, the files into S3.
+   */
   private async unload(sql: string): Promise<void> {
     const { s3, bucket, lakePrefix } = this.options;
-    const parsed = /^UNLOAD \((SELECT .* FROM (\w+)_json WHERE dt = '([^']+)' .*)\)\nTO 's3:\/\/[^/]+\/([^']*)'/.exec(sql);
+    const parsed = /^UNLOAD \((SELECT .* FROM (\w+)_json WHERE dt = '([^']+)' .*)\)\nTO 's3:\/\/[^/]+\/([^']*)'/.exec(
+      sql,
+    );
     if (!parsed) throw new Error(`the Athena emulation cannot run this UNLOAD: ${sql}`);
     // The copy takes the run's JSON Lines rows before the compaction deletes them from S3 (see the header).
     await this.refresh();
@@ -114,23 +127,36 @@ export class AthenaEmulation {
       const files: string[] = [];
       let token: string | undefined;
       do {
-        const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: `${lakePrefix}tables/${table}/dt=${dt}/`, ...(token ? { ContinuationToken: token } : {}) }));
+        const page = await s3.send(
+          new ListObjectsV2Command({
+            Bucket: bucket,
+            Prefix: `${lakePrefix}tables/${table}/dt=${dt}/`,
+            ...(token ? { ContinuationToken: token } : {}),
+          }),
+        );
         for (const o of page.Contents ?? []) {
           const file = join(partition, o.Key!.slice(o.Key!.lastIndexOf('/') + 1));
-          writeFileSync(file, await (await s3.send(new GetObjectCommand({ Bucket: bucket, Key: o.Key! }))).Body!.transformToByteArray());
+          writeFileSync(
+            file,
+            await (await s3.send(new GetObjectCommand({ Bucket: bucket, Key: o.Key! }))).Body!.transformToByteArray(),
+          );
           files.push(file);
         }
         token = page.NextContinuationToken;
       } while (token);
       if (files.length === 0) return;
-      await db.run(`CREATE VIEW ${table}_json AS SELECT * FROM ${jsonLinesReader(table, files, { hivePartitioning: true })}`);
+      await db.run(
+        `CREATE VIEW ${table}_json AS SELECT * FROM ${jsonLinesReader(table, files, { hivePartitioning: true })}`,
+      );
       const out = join(work, 'out');
       mkdirSync(out);
       await db.run(`COPY (${select}) TO '${out}' (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (dt, run_id))`);
       for (const d of readdirSync(out, { recursive: true, withFileTypes: true })) {
         if (!d.isFile()) continue;
         const file = join(d.parentPath, d.name);
-        await s3.send(new PutObjectCommand({ Bucket: bucket, Key: `${target}${relative(out, file)}`, Body: readFileSync(file) }));
+        await s3.send(
+          new PutObjectCommand({ Bucket: bucket, Key: `${target}${relative(out, file)}`, Body: readFileSync(file) }),
+        );
       }
     } finally {
       db.closeSync();
@@ -150,10 +176,18 @@ export class AthenaEmulation {
     const { s3, bucket, lakePrefix, dir } = this.options;
     let token: string | undefined;
     do {
-      const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: `${lakePrefix}tables/`, ...(token ? { ContinuationToken: token } : {}) }));
+      const page = await s3.send(
+        new ListObjectsV2Command({
+          Bucket: bucket,
+          Prefix: `${lakePrefix}tables/`,
+          ...(token ? { ContinuationToken: token } : {}),
+        }),
+      );
       for (const o of page.Contents ?? []) {
         if (!o.Key || this.etags.get(o.Key) === o.ETag) continue;
-        const body = await (await s3.send(new GetObjectCommand({ Bucket: bucket, Key: o.Key }))).Body!.transformToByteArray();
+        const body = await (
+          await s3.send(new GetObjectCommand({ Bucket: bucket, Key: o.Key }))
+        ).Body!.transformToByteArray();
         const file = join(dir, o.Key.slice(lakePrefix.length));
         mkdirSync(dirname(file), { recursive: true });
         writeFileSync(file, body);

@@ -37,7 +37,12 @@ export function awsCliPath(env: NodeJS.ProcessEnv = process.env): string[] {
 /** The directory of the `aws` a pyenv shim runs; none (keep the shim) when pyenv does not answer with one. */
 function pyenvCommandDir(env: NodeJS.ProcessEnv): string[] {
   try {
-    const real = execFileSync('pyenv', ['which', 'aws'], { env, encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const real = execFileSync('pyenv', ['which', 'aws'], {
+      env,
+      encoding: 'utf8',
+      timeout: 10_000,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
     return isAbsolute(real) && existsSync(real) ? [dirname(real)] : [];
   } catch {
     return [];
@@ -49,7 +54,11 @@ export async function checkAwsCliReachesMoto(env: NodeJS.ProcessEnv, bucket: str
   let stdout = '';
   let failure = '';
   try {
-    ({ stdout } = await execFileAsync('aws', ['s3api', 'list-buckets', '--query', 'Buckets[].Name', '--output', 'text'], { env, timeout: 60_000, encoding: 'utf8' }));
+    ({ stdout } = await execFileAsync(
+      'aws',
+      ['s3api', 'list-buckets', '--query', 'Buckets[].Name', '--output', 'text'],
+      { env, timeout: 60_000, encoding: 'utf8' },
+    ));
   } catch (e) {
     const err = e as { stderr?: string; message: string };
     failure = (err.stderr || err.message).trim().split('\n').slice(-3).join(' | ');
@@ -60,7 +69,9 @@ export async function checkAwsCliReachesMoto(env: NodeJS.ProcessEnv, bucket: str
       (e: unknown) => (e as Error).message,
     );
     throw new MissingDependencyError(
-      `the AWS CLI (${version}) did not reach the rehearsal's moto through AWS_ENDPOINT_URL=${env['AWS_ENDPOINT_URL']}${failure ? `: ${failure}` : ''}: an AWS CLI v1 needs a botocore recent enough to read AWS_ENDPOINT_URL; install a current one (pip install -U awscli, or AWS CLI v2)`,
+      `the AWS CLI (${version}) did not reach the rehearsal's moto through ` +
+        `AWS_ENDPOINT_URL=${env['AWS_ENDPOINT_URL']}${failure ? `: ${failure}` : ''}: an AWS CLI v1 needs a ` +
+        `botocore recent enough to read AWS_ENDPOINT_URL; install a current one (pip install -U awscli, or AWS CLI v2)`,
     );
   }
 }

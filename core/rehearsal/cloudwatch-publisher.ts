@@ -33,7 +33,12 @@
  * is AWS's; the values say only that nothing scaled.
  */
 import { readFileSync } from 'node:fs';
-import { PutMetricDataCommand, type CloudWatchClient, type MetricDatum, type StandardUnit } from '@aws-sdk/client-cloudwatch';
+import {
+  PutMetricDataCommand,
+  type CloudWatchClient,
+  type MetricDatum,
+  type StandardUnit,
+} from '@aws-sdk/client-cloudwatch';
 import { SERVER_METRICS } from '../lake/rows';
 import { ServerMetricsSampler, type MetricSample } from '../backends/local/metrics';
 import { PostgresMetricsSampler } from '../backends/local/postgres-cluster';
@@ -55,7 +60,10 @@ interface Watched {
   readonly sampler: Pick<ServerMetricsSampler, 'samples' | 'stop'>;
   /** Samples already queued. */
   taken: number;
-  /** The CloudWatch datapoint of a sample (RDS DB instances publish other names), or undefined when the engine publishes none. */
+  /**
+   * The CloudWatch datapoint of a sample (RDS DB instances publish
+   * other names), or undefined when the engine publishes none.
+   */
   readonly datum: (s: MetricSample) => { metric: string; value: number; unit: string } | undefined;
   readonly namespace: 'AWS/RDS' | 'AWS/EC2';
   readonly dimension: 'DBInstanceIdentifier' | 'InstanceId';
@@ -89,9 +97,20 @@ function hostMemAvailableBytes(): number | undefined {
  * does not have.
  */
 function rdsInstanceDatum(s: MetricSample): { metric: string; value: number; unit: string } | undefined {
-  if (s.metric === 'AuroraReplicaLag') return { metric: 'ReplicaLag', value: s.value / 1000, unit: SERVER_METRICS.ReplicaLag };
-  const published = ['CPUUtilization', 'DatabaseConnections', 'NetworkReceiveThroughput', 'NetworkTransmitThroughput', 'ReadIOPS', 'WriteIOPS', 'FreeableMemory'];
-  return published.includes(s.metric) ? { metric: s.metric, value: s.value, unit: SERVER_METRICS[s.metric] } : undefined;
+  if (s.metric === 'AuroraReplicaLag')
+    return { metric: 'ReplicaLag', value: s.value / 1000, unit: SERVER_METRICS.ReplicaLag };
+  const published = [
+    'CPUUtilization',
+    'DatabaseConnections',
+    'NetworkReceiveThroughput',
+    'NetworkTransmitThroughput',
+    'ReadIOPS',
+    'WriteIOPS',
+    'FreeableMemory',
+  ];
+  return published.includes(s.metric)
+    ? { metric: s.metric, value: s.value, unit: SERVER_METRICS[s.metric] }
+    : undefined;
 }
 
 const auroraDatum = (s: MetricSample) => ({ metric: s.metric, value: s.value, unit: SERVER_METRICS[s.metric] });
@@ -113,7 +132,11 @@ function ec2Datum(intervalS: number) {
 
 export class CloudWatchPublisher {
   private readonly watched = new Map<string, Watched>();
-  private readonly queue: { dueMs: number; namespace: Watched['namespace'] | typeof AGENT_NAMESPACE; datum: MetricDatum }[] = [];
+  private readonly queue: {
+    dueMs: number;
+    namespace: Watched['namespace'] | typeof AGENT_NAMESPACE;
+    datum: MetricDatum;
+  }[] = [];
   private timer: NodeJS.Timeout | undefined;
   private publishing: Promise<void> | undefined;
   private changes: Promise<void> = Promise.resolve();
@@ -149,7 +172,11 @@ export class CloudWatchPublisher {
     const rds = { namespace: 'AWS/RDS', dimension: 'DBInstanceIdentifier' } as const;
     const capacity = m.serverlessMaxAcu !== undefined ? { capacityAcu: m.serverlessMaxAcu } : {};
     if (m.postgres?.writer) {
-      const sampler = new PostgresMetricsSampler({ writer: m.postgres.writer, readers: m.postgres.readers, intervalMs });
+      const sampler = new PostgresMetricsSampler({
+        writer: m.postgres.writer,
+        readers: m.postgres.readers,
+        intervalMs,
+      });
       await sampler.start();
       this.watched.set(m.clusterId, { sampler, taken: 0, datum, ...rds, ...capacity });
       return;
@@ -176,7 +203,14 @@ export class CloudWatchPublisher {
         // One sampler per instance: no replica-lag heartbeat (EC2 has no such metric).
         const sampler = new ServerMetricsSampler({ writer: server, readers: [], intervalMs });
         await sampler.start();
-        this.watched.set(key, { sampler, taken: 0, datum: ec2Datum(intervalMs / 1000), namespace: 'AWS/EC2', dimension: 'InstanceId', agentMemory: true });
+        this.watched.set(key, {
+          sampler,
+          taken: 0,
+          datum: ec2Datum(intervalMs / 1000),
+          namespace: 'AWS/EC2',
+          dimension: 'InstanceId',
+          agentMemory: true,
+        });
       })
       .catch((e: unknown) => {
         this.problem(`${instanceId}: ${(e as Error).message}`);
@@ -192,7 +226,13 @@ export class CloudWatchPublisher {
         this.queue.push({
           dueMs: at + this.o.lagS * 1000,
           namespace: AGENT_NAMESPACE,
-          datum: { MetricName: AGENT_MEMORY_METRIC, Dimensions: [{ Name: 'InstanceId', Value: s.instanceId }], Timestamp: new Date(at), Value: memory, Unit: 'Bytes' },
+          datum: {
+            MetricName: AGENT_MEMORY_METRIC,
+            Dimensions: [{ Name: 'InstanceId', Value: s.instanceId }],
+            Timestamp: new Date(at),
+            Value: memory,
+            Unit: 'Bytes',
+          },
         });
       }
       if (w.capacityAcu !== undefined && s.metric === 'CPUUtilization') {
@@ -241,7 +281,9 @@ export class CloudWatchPublisher {
       for (let i = 0; i < ofNamespace.length; i += MAX_DATUMS_PER_PUT) {
         const batch = ofNamespace.slice(i, i + MAX_DATUMS_PER_PUT);
         try {
-          await this.o.cloudwatch.send(new PutMetricDataCommand({ Namespace: namespace, MetricData: batch.map((b) => b.datum) }));
+          await this.o.cloudwatch.send(
+            new PutMetricDataCommand({ Namespace: namespace, MetricData: batch.map((b) => b.datum) }),
+          );
           this.published += batch.length;
         } catch (e) {
           this.problem(`PutMetricData: ${(e as Error).message}`);

@@ -30,7 +30,12 @@ import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { homedir, hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { CreateBucketCommand, PutObjectCommand, type BucketLocationConstraint, type S3Client } from '@aws-sdk/client-s3';
+import {
+  CreateBucketCommand,
+  PutObjectCommand,
+  type BucketLocationConstraint,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 
 const run = promisify(execFile);
 
@@ -45,8 +50,10 @@ const DEBIAN_MIRROR = 'http://deb.debian.org/debian';
 const AMI_PACKAGES = ['ca-certificates', 'curl'] as const;
 /** The AMI's apt sources: the release, its updates and its security archive (deb822, as bookworm writes them). */
 const SOURCES = [
-  `Types: deb\nURIs: ${DEBIAN_MIRROR}\nSuites: ${DEBIAN_SUITE} ${DEBIAN_SUITE}-updates\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n`,
-  `Types: deb\nURIs: http://deb.debian.org/debian-security\nSuites: ${DEBIAN_SUITE}-security\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n`,
+  `Types: deb\nURIs: ${DEBIAN_MIRROR}\nSuites: ${DEBIAN_SUITE} ${DEBIAN_SUITE}-updates\nComponents: ` +
+    `main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n`,
+  `Types: deb\nURIs: http://deb.debian.org/debian-security\nSuites: ${DEBIAN_SUITE}-security\nComponents: ` +
+    `main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n`,
 ].join('\n');
 /**
  * A policy-rc.d that denies every service start (invoke-rc.d(8), "POLICY LAYER": exit status 101
@@ -81,9 +88,11 @@ function key(parts: readonly string[]): string {
 
 /** Why this machine cannot mount instance roots, or undefined when it can. */
 export function rootsUnavailable(): string | undefined {
-  if (process.getuid?.() !== 0) return 'the instance roots are mounted with overlayfs and chroot, which needs root (run the rehearsal as root)';
+  if (process.getuid?.() !== 0)
+    return 'the instance roots are mounted with overlayfs and chroot, which needs root (run the rehearsal as root)';
   for (const tool of ['debootstrap', 'chroot', 'mount', 'umount', 'dpkg-deb']) {
-    if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) return `${tool} is not installed (scripts/setup.sh --test installs debootstrap)`;
+    if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0)
+      return `${tool} is not installed (scripts/setup.sh --test installs debootstrap)`;
   }
   return undefined;
 }
@@ -98,7 +107,18 @@ async function inRoot(root: string, script: string, timeoutMs = 1_800_000): Prom
   try {
     await run(
       'chroot',
-      [root, '/usr/bin/env', '-i', 'PATH=/usr/sbin:/usr/bin:/sbin:/bin', 'HOME=/root', 'LANG=C.UTF-8', 'DEBIAN_FRONTEND=noninteractive', '/bin/sh', '-ec', script],
+      [
+        root,
+        '/usr/bin/env',
+        '-i',
+        'PATH=/usr/sbin:/usr/bin:/sbin:/bin',
+        'HOME=/root',
+        'LANG=C.UTF-8',
+        'DEBIAN_FRONTEND=noninteractive',
+        '/bin/sh',
+        '-ec',
+        script,
+      ],
       {
         timeout: timeoutMs,
         maxBuffer: 64 * 1024 * 1024,
@@ -107,7 +127,9 @@ async function inRoot(root: string, script: string, timeoutMs = 1_800_000): Prom
   } catch (e) {
     const err = e as { stdout?: string; stderr?: string; message: string };
     const tail = `${err.stdout ?? ''}\n${err.stderr ?? ''}`.trim().split('\n').slice(-8).join(' | ');
-    throw new Error(`in the Debian root ${root}: ${script.split('\n')[0]} failed: ${tail || err.message}`, { cause: e });
+    throw new Error(`in the Debian root ${root}: ${script.split('\n')[0]} failed: ${tail || err.message}`, {
+      cause: e,
+    });
   }
 }
 
@@ -126,10 +148,21 @@ export async function ensureBaseRoot(o: RootCacheOptions = {}): Promise<string> 
   o.log?.(`building the clean Debian ${DEBIAN_SUITE} root (debootstrap, once per machine) in ${dir}`);
   const started = Date.now();
   try {
-    await run('debootstrap', ['--variant=minbase', `--arch=${arch}`, `--include=${AMI_PACKAGES.join(',')}`, DEBIAN_SUITE, building, DEBIAN_MIRROR], {
-      timeout: 1_800_000,
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    await run(
+      'debootstrap',
+      [
+        '--variant=minbase',
+        `--arch=${arch}`,
+        `--include=${AMI_PACKAGES.join(',')}`,
+        DEBIAN_SUITE,
+        building,
+        DEBIAN_MIRROR,
+      ],
+      {
+        timeout: 1_800_000,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
     // The AMI's sources (deb822) instead of debootstrap's one-line sources.list, and their lists.
     await rm(join(building, 'etc', 'apt', 'sources.list'), { force: true });
     await writeFile(join(building, 'etc', 'apt', 'sources.list.d', 'debian.sources'), SOURCES);
@@ -137,7 +170,10 @@ export async function ensureBaseRoot(o: RootCacheOptions = {}): Promise<string> 
   } catch (e) {
     unmountUnder(building);
     await rm(building, { recursive: true, force: true });
-    throw new Error(`debootstrap of Debian ${DEBIAN_SUITE} (${arch}) from ${DEBIAN_MIRROR} failed: ${(e as Error).message}`, { cause: e });
+    throw new Error(
+      `debootstrap of Debian ${DEBIAN_SUITE} (${arch}) from ${DEBIAN_MIRROR} failed: ${(e as Error).message}`,
+      { cause: e },
+    );
   }
   if (existsSync(dir)) await rm(building, { recursive: true, force: true });
   else await rename(building, dir);
@@ -149,7 +185,11 @@ export async function ensureBaseRoot(o: RootCacheOptions = {}): Promise<string> 
  * The layer with `packages` installed over the base (an overlay upper directory), built when not
  * cached. Services stay stopped while it is built (DENY_STARTS).
  */
-export async function ensurePackageLayer(base: string, packages: readonly string[], o: RootCacheOptions = {}): Promise<string> {
+export async function ensurePackageLayer(
+  base: string,
+  packages: readonly string[],
+  o: RootCacheOptions = {},
+): Promise<string> {
   const cacheDir = o.cacheDir ?? defaultRootCacheDir();
   const sorted = [...packages].sort();
   const dir = join(cacheDir, `packages-${key([base, ...sorted])}`);
@@ -166,7 +206,11 @@ export async function ensurePackageLayer(base: string, packages: readonly string
     try {
       await writeFile(join(merged, 'usr', 'sbin', 'policy-rc.d'), DENY_STARTS, { mode: 0o755 });
       await withMounts(merged, () =>
-        inRoot(merged, `apt-get -q update\napt-get -q install -y --no-install-recommends ${sorted.join(' ')}\napt-get -q clean\nrm -f /usr/sbin/policy-rc.d`),
+        inRoot(
+          merged,
+          `apt-get -q update\napt-get -q install -y --no-install-recommends ${sorted.join(' ')}\napt-get -q ` +
+            `clean\nrm -f /usr/sbin/policy-rc.d`,
+        ),
       );
     } finally {
       unmountUnder(merged);
@@ -247,7 +291,8 @@ async function withMounts<T>(root: string, f: () => Promise<T>): Promise<T> {
   try {
     return await f();
   } finally {
-    for (const m of mountsUnder(root).filter((p) => p !== root)) if (spawnSync('umount', [m]).status !== 0) spawnSync('umount', ['-l', m]);
+    for (const m of mountsUnder(root).filter((p) => p !== root))
+      if (spawnSync('umount', [m]).status !== 0) spawnSync('umount', ['-l', m]);
   }
 }
 
@@ -325,15 +370,25 @@ async function writeExecutable(file: string, text: string): Promise<void> {
  *   the dead-man's switch's shutdown, which stops nothing here.
  */
 export async function writeStandIns(root: string, s: StandIns): Promise<void> {
-  const header = '# aurora-bench rehearsal stand-in (core/rehearsal/instance-root.ts): not part of the deployed boot.\n';
+  const header =
+    '# aurora-bench rehearsal stand-in (core/rehearsal/instance-root.ts): not part of the deployed boot.\n';
   await mkdir(join(root, 'root'), { recursive: true });
   if (!existsSync(join(root, 'etc', 'hosts'))) {
     // The chroot shares this machine's UTS namespace, so its host name is this machine's.
-    await writeFile(join(root, 'etc', 'hosts'), `127.0.0.1 localhost\n127.0.1.1 ${hostname()}\n::1 localhost ip6-localhost ip6-loopback\n`);
+    await writeFile(
+      join(root, 'etc', 'hosts'),
+      `127.0.0.1 localhost\n127.0.1.1 ${hostname()}\n::1 localhost ip6-localhost ip6-loopback\n`,
+    );
   }
   await writeFile(join(root, 'root', '.curlrc'), `${header}connect-to = 169.254.169.254:80:127.0.0.1:${s.imdsPort}\n`);
-  await writeExecutable(join(root, 'usr', 'local', 'bin', 'aws'), `#!/bin/sh\n${header}exec /usr/bin/aws --endpoint-url '${s.awsEndpoint}' "$@"\n`);
-  await writeExecutable(join(root, 'usr', 'local', 'sbin', 'shutdown'), `#!/bin/sh\n${header}mkdir -p ${STAND_IN_RECORD_DIR}\necho "$*" >> ${STAND_IN_RECORD_DIR}/shutdown\n`);
+  await writeExecutable(
+    join(root, 'usr', 'local', 'bin', 'aws'),
+    `#!/bin/sh\n${header}exec /usr/bin/aws --endpoint-url '${s.awsEndpoint}' "$@"\n`,
+  );
+  await writeExecutable(
+    join(root, 'usr', 'local', 'sbin', 'shutdown'),
+    `#!/bin/sh\n${header}mkdir -p ${STAND_IN_RECORD_DIR}\necho "$*" >> ${STAND_IN_RECORD_DIR}/shutdown\n`,
+  );
   await writeExecutable(
     join(root, 'usr', 'local', 'sbin', 'systemctl'),
     [
@@ -352,8 +407,10 @@ export async function writeStandIns(root: string, s: StandIns): Promise<void> {
       'case "$verb" in start | restart) start=1 ;; enable) start=$now ;; *) start=0 ;; esac',
       'for u in $units; do',
       '  unit=""',
-      '  for d in /etc/systemd/system /lib/systemd/system /usr/lib/systemd/system; do [ -f "$d/$u.service" ] && { unit="$d/$u.service"; break; }; done',
-      '  case "$verb" in enable | disable | start | restart) [ -n "$unit" ] || { echo "Failed to $verb unit: Unit $u.service does not exist." >&2; exit 1; } ;; esac',
+      '  for d in /etc/systemd/system /lib/systemd/system /usr/lib/systemd/system; do [ -f "$d/$u.service" ] ' +
+        '&& { unit="$d/$u.service"; break; }; done',
+      '  case "$verb" in enable | disable | start | restart) [ -n "$unit" ] || { echo "Failed to $verb unit: ' +
+        'Unit $u.service does not exist." >&2; exit 1; } ;; esac',
       '  [ "$start" = 1 ] || continue',
       '  cmd=$(sed -n "s/^ExecStart=//p" "$unit" | head -n 1)',
       '  setsid sh -c "$cmd" </dev/null >/dev/null 2>&1 &',
@@ -385,11 +442,16 @@ async function buildAgentPackage(dir: string): Promise<string> {
       '',
     ].join('\n'),
   );
-  await writeExecutable(join(tree, 'usr', 'bin', 'amazon-ssm-agent'), `#!/bin/sh\nmkdir -p ${dirname(AGENT_STARTED_FILE)}\ndate -u +%Y-%m-%dT%H:%M:%SZ > ${AGENT_STARTED_FILE}\n`);
+  await writeExecutable(
+    join(tree, 'usr', 'bin', 'amazon-ssm-agent'),
+    `#!/bin/sh\nmkdir -p ${dirname(AGENT_STARTED_FILE)}\ndate -u +%Y-%m-%dT%H:%M:%SZ > ${AGENT_STARTED_FILE}\n`,
+  );
   await mkdir(join(tree, 'lib', 'systemd', 'system'), { recursive: true });
   await writeFile(
     join(tree, 'lib', 'systemd', 'system', 'amazon-ssm-agent.service'),
-    '[Unit]\nDescription=amazon-ssm-agent (aurora-bench rehearsal)\n\n[Service]\nType=oneshot\nExecStart=/usr/bin/amazon-ssm-agent\n\n[Install]\nWantedBy=multi-user.target\n',
+    '[Unit]\nDescription=amazon-ssm-agent (aurora-bench ' +
+      'rehearsal)\n\n[Service]\nType=oneshot\nExecStart=/usr/bin/amazon-ssm-agent\n\n[Install]\n' +
+      'WantedBy=multi-user.target\n',
   );
   const deb = join(dir, 'amazon-ssm-agent.deb');
   await run('dpkg-deb', ['--root-owner-group', '--build', tree, deb]);
@@ -407,10 +469,22 @@ export async function serveAgentPackage(s3: S3Client, region: string, dir: strin
   const deb = await buildAgentPackage(dir);
   const bucket = `amazon-ssm-${region}`;
   await s3.send(
-    new CreateBucketCommand({ Bucket: bucket, ...(region === 'us-east-1' ? {} : { CreateBucketConfiguration: { LocationConstraint: region as BucketLocationConstraint } }) }),
+    new CreateBucketCommand({
+      Bucket: bucket,
+      ...(region === 'us-east-1'
+        ? {}
+        : { CreateBucketConfiguration: { LocationConstraint: region as BucketLocationConstraint } }),
+    }),
   );
   // Public, as AWS's is: the user data reads it without signing (moto refuses unsigned reads of private objects).
-  await s3.send(new PutObjectCommand({ Bucket: bucket, Key: `latest/debian_${debianArch()}/amazon-ssm-agent.deb`, Body: await readFile(deb), ACL: 'public-read' }));
+  await s3.send(
+    new PutObjectCommand({
+      Bucket: bucket,
+      Key: `latest/debian_${debianArch()}/amazon-ssm-agent.deb`,
+      Body: await readFile(deb),
+      ACL: 'public-read',
+    }),
+  );
 }
 
 /**
@@ -428,6 +502,10 @@ export async function serveAgentPackage(s3: S3Client, region: string, dir: strin
  */
 export async function hostClientOptionFile(r: InstanceRoot, clientCnfInRoot: string, port: number): Promise<string> {
   const file = join(r.dir, 'server-client.cnf');
-  await writeFile(file, `!include ${join(r.root, clientCnfInRoot)}\n[client]\nprotocol=TCP\nhost=127.0.0.1\nport=${port}\n`, { mode: 0o600 });
+  await writeFile(
+    file,
+    `!include ${join(r.root, clientCnfInRoot)}\n[client]\nprotocol=TCP\nhost=127.0.0.1\nport=${port}\n`,
+    { mode: 0o600 },
+  );
   return file;
 }

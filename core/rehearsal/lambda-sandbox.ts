@@ -29,7 +29,21 @@
  */
 import { fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { chmodSync, chownSync, copyFileSync, cpSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /** One function of the synthesized template, as Lambda would run it. */
@@ -57,7 +71,11 @@ const INIT_LIMIT_MS = 10_000;
  * Load errors: the function never ran its own code.
  * @internal exported for its tests (a test seam)
  */
-export const LOAD_ERROR_TYPES: readonly string[] = ['Runtime.ImportModuleError', 'Runtime.HandlerNotFound', 'Runtime.UserCodeSyntaxError'];
+export const LOAD_ERROR_TYPES: readonly string[] = [
+  'Runtime.ImportModuleError',
+  'Runtime.HandlerNotFound',
+  'Runtime.UserCodeSyntaxError',
+];
 
 /**
  * The bootstrap each environment runs (the role of /var/runtime/index.mjs): loads the handler
@@ -81,12 +99,16 @@ const errorOf = (e, fallback) => ({
     handler = mod[spec.slice(dot + 1)];
   } catch (e) {
     const code = e && e.code;
-    const type = code === 'MODULE_NOT_FOUND' || code === 'ERR_REQUIRE_ESM' ? 'Runtime.ImportModuleError' : e instanceof SyntaxError ? 'Runtime.UserCodeSyntaxError' : 'Runtime.ImportModuleError';
+    const type = code === 'MODULE_NOT_FOUND' || code === 'ERR_REQUIRE_ESM'
+      ? 'Runtime.ImportModuleError'
+      : e instanceof SyntaxError ? 'Runtime.UserCodeSyntaxError' : 'Runtime.ImportModuleError';
     await send({ kind: 'init-error', errorType: type, errorMessage: String(e && e.stack || e) });
     process.exit(1);
   }
   if (typeof handler !== 'function') {
-    await send({ kind: 'init-error', errorType: 'Runtime.HandlerNotFound', errorMessage: spec + ' is undefined or not exported' });
+    await send({
+      kind: 'init-error', errorType: 'Runtime.HandlerNotFound', errorMessage: spec + ' is undefined or not exported',
+    });
     process.exit(1);
   }
   process.on('message', async (m) => {
@@ -105,7 +127,10 @@ const errorOf = (e, fallback) => ({
     };
     try {
       const payload = await handler(m.event, context);
-      await send({ kind: 'result', requestId: m.requestId, payload: payload === undefined ? null : JSON.parse(JSON.stringify(payload)) });
+      await send({
+        kind: 'result', requestId: m.requestId,
+        payload: payload === undefined ? null : JSON.parse(JSON.stringify(payload)),
+      });
     } catch (e) {
       await send({ kind: 'error', requestId: m.requestId, ...errorOf(e, 'Error') });
     }
@@ -154,7 +179,9 @@ const errorFor = (client, e) => {
     error = new own({ message: e.message, $metadata: e.$metadata, ...e.fields });
   } else {
     const base = Object.keys(exports).find((k) => /ServiceException$/.test(k));
-    error = base && e.$fault ? new exports[base]({ name: e.name, $fault: e.$fault, $metadata: e.$metadata, message: e.message }) : new Error(e.message);
+    error = base && e.$fault
+      ? new exports[base]({ name: e.name, $fault: e.$fault, $metadata: e.$metadata, message: e.message })
+      : new Error(e.message);
     Object.assign(error, e.fields);
   }
   error.name = e.name;
@@ -170,13 +197,19 @@ const patch = (Client) => {
     const callId = ++nextCall;
     const answered = new Promise((resolve, reject) => pending.set(callId, { resolve, reject }));
     try {
-      process.send({ kind: 'sdk-call', callId, client: this.constructor.name, service: this.config && this.config.serviceId, command: command.constructor.name, input: command.input });
+      process.send({
+        kind: 'sdk-call', callId, client: this.constructor.name, service: this.config && this.config.serviceId,
+        command: command.constructor.name, input: command.input,
+      });
     } catch (e) {
       pending.delete(callId);
       return Promise.reject(e);
     }
     const result = answered.then(
-      (output) => (output && output.Body && output.Body.bridgedBytes ? { ...output, Body: streamOf(output.Body.bridgedBytes) } : output),
+      (output) =>
+        output && output.Body && output.Body.bridgedBytes
+          ? { ...output, Body: streamOf(output.Body.bridgedBytes) }
+          : output,
       (e) => { throw errorFor(this, e); },
     );
     if (!callback) return result;
@@ -188,7 +221,10 @@ const patch = (Client) => {
 const load = Module._load;
 Module._load = function (request, parent, isMain) {
   const exports = load.apply(this, arguments);
-  if (exports && typeof exports === 'object' && typeof exports.__Client === 'function' && exports.__Client.prototype && typeof exports.__Client.prototype.send === 'function') {
+  if (
+    exports && typeof exports === 'object' && typeof exports.__Client === 'function' && exports.__Client.prototype &&
+    typeof exports.__Client.prototype.send === 'function'
+  ) {
     patch(exports.__Client);
     for (const name of Object.keys(exports)) {
       const v = exports[name];
@@ -199,7 +235,10 @@ Module._load = function (request, parent, isMain) {
 };
 `;
 
-/** An SDK call a function made (the command's client class, service id, command class and input), for the rehearsal to answer. */
+/**
+ * An SDK call a function made (the command's client class, service
+ * id, command class and input), for the rehearsal to answer.
+ */
 export interface SdkCall {
   readonly client: string;
   readonly service: string | undefined;
@@ -212,20 +251,34 @@ export type SdkAnswer =
   | { readonly ok: true; readonly output: Record<string, unknown> }
   | {
       readonly ok: false;
-      readonly error: { readonly name: string; readonly message: string; readonly $fault?: string; readonly $metadata?: unknown; readonly fields: Record<string, unknown> };
+      readonly error: {
+        readonly name: string;
+        readonly message: string;
+        readonly $fault?: string;
+        readonly $metadata?: unknown;
+        readonly fields: Record<string, unknown>;
+      };
     };
 
 /** The heap flags of the runtime's bootstrap for a memory size, and Lambda's Node.js 22 flags this Node.js knows. */
 function runtimeNodeFlags(memoryMb: number): string[] {
   const newSpace = Math.floor(memoryMb / 10);
-  const flags = ['--expose-gc', '--max-http-header-size=81920', `--max-semi-space-size=${Math.floor(newSpace / 2)}`, `--max-old-space-size=${memoryMb - newSpace}`];
+  const flags = [
+    '--expose-gc',
+    '--max-http-header-size=81920',
+    `--max-semi-space-size=${Math.floor(newSpace / 2)}`,
+    `--max-old-space-size=${memoryMb - newSpace}`,
+  ];
   for (const flag of ['--no-experimental-require-module', '--no-experimental-detect-module']) {
     if (process.allowedNodeEnvironmentFlags.has(flag.replace(/^--no-/, '--'))) flags.push(flag);
   }
   return flags;
 }
 
-/** Packages whose files make up the runtime's node_modules: every @aws-sdk package installed here and what they depend on. */
+/**
+ * Packages whose files make up the runtime's node_modules: every
+ * @aws-sdk package installed here and what they depend on.
+ */
 function sdkClosure(nodeModules: string): string[] {
   const seen = new Set<string>();
   const queue = readdirSync(join(nodeModules, '@aws-sdk')).map((n) => `@aws-sdk/${n}`);
@@ -235,7 +288,10 @@ function sdkClosure(nodeModules: string): string[] {
     const manifest = join(nodeModules, name, 'package.json');
     if (!existsSync(manifest)) continue; // an optional dependency not installed for this platform
     seen.add(name);
-    const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as {
+      dependencies?: Record<string, string>;
+      optionalDependencies?: Record<string, string>;
+    };
     queue.push(...Object.keys({ ...pkg.dependencies, ...pkg.optionalDependencies }));
   }
   return [...seen].sort();
@@ -294,14 +350,18 @@ function removeTree(path: string): void {
  */
 export function lambdaRuntimeModules(nodeModules: string, cacheDir: string): string {
   const packages = sdkClosure(nodeModules);
-  const versions = packages.map((p) => `${p}@${(JSON.parse(readFileSync(join(nodeModules, p, 'package.json'), 'utf8')) as { version: string }).version}`);
+  const versions = packages.map(
+    (p) =>
+      `${p}@${(JSON.parse(readFileSync(join(nodeModules, p, 'package.json'), 'utf8')) as { version: string }).version}`,
+  );
   const digest = createHash('sha256').update(versions.join('\n')).digest('hex').slice(0, 16);
   const dir = join(cacheDir, `lambda-runtime-${digest}`);
   const modules = join(dir, 'node_modules');
   if (existsSync(join(dir, 'complete'))) return modules;
   const tmp = `${dir}.${process.pid}.tmp`;
   removeTree(tmp);
-  for (const p of packages) cpSync(join(nodeModules, p), join(tmp, 'node_modules', p), { recursive: true, dereference: true });
+  for (const p of packages)
+    cpSync(join(nodeModules, p), join(tmp, 'node_modules', p), { recursive: true, dereference: true });
   writeFileSync(join(tmp, 'packages.txt'), versions.join('\n') + '\n');
   writeFileSync(join(tmp, 'complete'), '');
   makeReadOnly(tmp);
@@ -329,7 +389,10 @@ export interface LambdaSandboxOptions {
   /** The runtime's packages (lambdaRuntimeModules), read-only in the sandbox's folder (stageRuntimeModules). */
   readonly runtimeModules: string;
   readonly region: string;
-  /** Variables added to every function's environment after the template's (the rehearsal: moto's endpoint and credentials). */
+  /**
+   * Variables added to every function's environment after the
+   * template's (the rehearsal: moto's endpoint and credentials).
+   */
   readonly extraEnvironment?: Readonly<Record<string, string>>;
   /** Each line a function writes (stdout and stderr). */
   readonly onLog?: (functionName: string, line: string) => void;
@@ -360,7 +423,15 @@ interface Environment {
 export class LambdaSandbox {
   private readonly functions = new Map<
     string,
-    { config: LambdaFunctionConfig; taskRoot: string; tmp: string; warm: Environment[]; invocations: number; coldStarts: number; pids: number[] }
+    {
+      config: LambdaFunctionConfig;
+      taskRoot: string;
+      tmp: string;
+      warm: Environment[];
+      invocations: number;
+      coldStarts: number;
+      pids: number[];
+    }
   >();
   private readonly bootstrap: string;
   private readonly bridge: string;
@@ -373,9 +444,13 @@ export class LambdaSandbox {
     mkdirSync(o.dir, { recursive: true });
     chmodSync(o.dir, 0o755);
     if (this.identity.uid !== undefined) {
-      // The children run as nobody: every folder above the sandbox must let others through (mkdtemp makes 0700 folders).
+      // The children run as nobody: every folder above the sandbox
+      // must let others through (mkdtemp makes 0700 folders).
       for (let d = dirname(o.dir); d !== dirname(d); d = dirname(d)) {
-        if ((statSync(d).mode & 0o001) === 0) throw new Error(`the sandbox folder ${o.dir} is inside ${d}, which others cannot enter: nobody could run the functions`);
+        if ((statSync(d).mode & 0o001) === 0)
+          throw new Error(
+            `the sandbox folder ${o.dir} is inside ${d}, which others cannot enter: nobody could run the functions`,
+          );
       }
     }
     const runtimeDir = join(o.dir, 'runtime');
@@ -462,7 +537,14 @@ export class LambdaSandbox {
       AWS_XRAY_CONTEXT_MISSING: 'LOG_ERROR',
       // Where X-Ray segments go (UDP): nothing listens here, as nothing needs to.
       AWS_XRAY_DAEMON_ADDRESS: '127.0.0.1:2000',
-      _X_AMZN_TRACE_ID: `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomUUID().replace(/-/g, '').slice(0, 24)};Parent=${randomUUID().replace(/-/g, '').slice(0, 16)};Sampled=0`,
+      _X_AMZN_TRACE_ID:
+        `Root=1-` +
+        Math.floor(Date.now() / 1000).toString(16) +
+        `-` +
+        randomUUID().replace(/-/g, '').slice(0, 24) +
+        `;Parent=` +
+        randomUUID().replace(/-/g, '').slice(0, 16) +
+        `;Sampled=0`,
       ...config.environment,
       ...this.o.extraEnvironment,
     };
@@ -485,12 +567,23 @@ export class LambdaSandbox {
     if (sdk) {
       child.on('message', (m: { kind?: string; callId?: number } & Partial<SdkCall>) => {
         if (m.kind !== 'sdk-call') return;
-        const call: SdkCall = { client: m.client ?? '', service: m.service, command: m.command ?? '', input: m.input ?? {} };
+        const call: SdkCall = {
+          client: m.client ?? '',
+          service: m.service,
+          command: m.command ?? '',
+          input: m.input ?? {},
+        };
         void sdk(name, call)
-          .catch((e: unknown): SdkAnswer => ({ ok: false, error: { name: 'Error', message: e instanceof Error ? e.message : String(e), fields: {} } }))
+          .catch((e: unknown): SdkAnswer => ({
+            ok: false,
+            error: { name: 'Error', message: e instanceof Error ? e.message : String(e), fields: {} },
+          }))
           .then((answer) => {
             if (child.connected)
-              child.send({ kind: 'sdk-answer', callId: m.callId, ...answer }, (e) => e && this.o.onLog?.(name, `the answer to ${call.command} could not be sent: ${e.message}`));
+              child.send(
+                { kind: 'sdk-answer', callId: m.callId, ...answer },
+                (e) => e && this.o.onLog?.(name, `the answer to ${call.command} could not be sent: ${e.message}`),
+              );
           });
       });
     }
@@ -517,7 +610,8 @@ export class LambdaSandbox {
     const ready = new Promise<{ ok: true } | { ok: false; errorType: string; errorMessage: string }>((resolve) => {
       const onMessage = (m: { kind: string; errorType?: string; errorMessage?: string }) => {
         if (m.kind === 'ready') resolve({ ok: true });
-        else if (m.kind === 'init-error') resolve({ ok: false, errorType: m.errorType!, errorMessage: m.errorMessage! });
+        else if (m.kind === 'init-error')
+          resolve({ ok: false, errorType: m.errorType!, errorMessage: m.errorMessage! });
         else return;
         child.off('message', onMessage);
       };
@@ -526,7 +620,9 @@ export class LambdaSandbox {
         resolve({
           ok: false,
           errorType: 'Runtime.ExitError',
-          errorMessage: `the runtime exited during its initialization (${signal ?? `exit status ${code}`}): ${lastLines.join('\n')}`,
+          errorMessage:
+            `the runtime exited during its initialization ` +
+            `(${signal ?? `exit status ${code}`}): ${lastLines.join('\n')}`,
         }),
       );
     });
@@ -561,31 +657,67 @@ export class LambdaSandbox {
     const deadline = (ms: number, message: string) =>
       new Promise<InvokeOutcome>((resolve) => {
         clearTimeout(timer);
-        timer = setTimeout(() => resolve({ ok: false, errorType: 'Sandbox.Timedout', errorMessage: `RequestId: ${requestId} Error: ${message}`, coldStart }), ms);
+        timer = setTimeout(
+          () =>
+            resolve({
+              ok: false,
+              errorType: 'Sandbox.Timedout',
+              errorMessage: `RequestId: ${requestId} Error: ${message}`,
+              coldStart,
+            }),
+          ms,
+        );
       });
     const run = async (): Promise<InvokeOutcome> => {
       const ready = await Promise.race([
         environment.ready,
-        deadline(INIT_LIMIT_MS + timeoutMs, `the initialization did not finish within ${INIT_LIMIT_MS / 1000} s + the function's timeout`),
+        deadline(
+          INIT_LIMIT_MS + timeoutMs,
+          `the initialization did not finish within ${INIT_LIMIT_MS / 1000} s + the function's timeout`,
+        ),
       ]);
       if ('coldStart' in ready) return ready;
       if (!ready.ok) return { ...ready, coldStart };
       const answered = new Promise<InvokeOutcome>((resolve) => {
-        const onMessage = (m: { kind: string; requestId?: string; payload?: unknown; errorType?: string; errorMessage?: string }) => {
+        const onMessage = (m: {
+          kind: string;
+          requestId?: string;
+          payload?: unknown;
+          errorType?: string;
+          errorMessage?: string;
+        }) => {
           if (m.requestId !== requestId) return;
           child.off('message', onMessage);
           child.off('exit', onExit);
-          resolve(m.kind === 'result' ? { ok: true, payload: m.payload, coldStart } : { ok: false, errorType: m.errorType!, errorMessage: m.errorMessage!, coldStart });
+          resolve(
+            m.kind === 'result'
+              ? { ok: true, payload: m.payload, coldStart }
+              : { ok: false, errorType: m.errorType!, errorMessage: m.errorMessage!, coldStart },
+          );
         };
         const onExit = (code: number | null, signal: string | null) => {
           child.off('message', onMessage);
-          resolve({ ok: false, errorType: 'Runtime.ExitError', errorMessage: `RequestId: ${requestId} Error: Runtime exited (${signal ?? `exit status ${code}`})`, coldStart });
+          resolve({
+            ok: false,
+            errorType: 'Runtime.ExitError',
+            errorMessage: `RequestId: ${requestId} Error: Runtime exited (${signal ?? `exit status ${code}`})`,
+            coldStart,
+          });
         };
         child.on('message', onMessage);
         child.once('exit', onExit);
-        child.send({ kind: 'invoke', requestId, event, timeoutMs, functionArn: `arn:aws:lambda:${this.o.region}:123456789012:function:${name}` });
+        child.send({
+          kind: 'invoke',
+          requestId,
+          event,
+          timeoutMs,
+          functionArn: `arn:aws:lambda:${this.o.region}:123456789012:function:${name}`,
+        });
       });
-      return Promise.race([answered, deadline(timeoutMs, `Task timed out after ${fn.config.timeoutS.toFixed(2)} seconds`)]);
+      return Promise.race([
+        answered,
+        deadline(timeoutMs, `Task timed out after ${fn.config.timeoutS.toFixed(2)} seconds`),
+      ]);
     };
     try {
       const outcome = await run();
@@ -603,12 +735,19 @@ export class LambdaSandbox {
 
   /** Each function's invocations so far, by name. */
   invocations(): ReadonlyMap<string, FunctionInvocations> {
-    return new Map([...this.functions].map(([name, f]) => [name, { invocations: f.invocations, coldStarts: f.coldStarts, pids: [...f.pids] }]));
+    return new Map(
+      [...this.functions].map(([name, f]) => [
+        name,
+        { invocations: f.invocations, coldStarts: f.coldStarts, pids: [...f.pids] },
+      ]),
+    );
   }
 
   /** The pids of the environments still running. */
   pids(): number[] {
-    return [...this.functions.values()].flatMap((f) => f.warm.filter((e) => e.child.exitCode === null && e.child.signalCode === null).map((e) => e.child.pid!));
+    return [...this.functions.values()].flatMap((f) =>
+      f.warm.filter((e) => e.child.exitCode === null && e.child.signalCode === null).map((e) => e.child.pid!),
+    );
   }
 
   /** Stops every environment and removes the sandbox's folder. */

@@ -30,7 +30,10 @@ export class ControlPlaneDiedError extends AuroraBenchError {
   override readonly name = 'ControlPlaneDiedError';
 }
 
-/** How long a probe of the server may take: a live moto answers in milliseconds, even on a loaded machine under a second. */
+/**
+ * How long a probe of the server may take: a live moto answers
+ * in milliseconds, even on a loaded machine under a second.
+ */
 const PROBE_TIMEOUT_MS = 3_000;
 
 /** Whether the server answers HTTP at all (any status): a refused or timed-out connection is a dead control plane. */
@@ -63,12 +66,20 @@ function firstLine(error: unknown): string {
  * the endpoint, what the failed call said and what the run was doing (its last progress line);
  * undefined when the server still answers (the failure is something else, rethrown as it is).
  */
-export async function controlPlaneDied(moto: MotoServer | undefined, error: unknown, doing: string): Promise<ControlPlaneDiedError | undefined> {
+export async function controlPlaneDied(
+  moto: MotoServer | undefined,
+  error: unknown,
+  doing: string,
+): Promise<ControlPlaneDiedError | undefined> {
   if (moto === undefined || (await answers(moto))) return undefined;
   const server = `the moto server at ${moto.endpoint}${moto.pid > 0 ? ` (pid ${moto.pid})` : ''}`;
-  return new ControlPlaneDiedError(`the control plane died: ${server} stopped answering (${firstLine(error)}) while ${doing}; no AWS call of the run can succeed`, {
-    cause: error,
-  });
+  return new ControlPlaneDiedError(
+    `the control plane died: ${server} stopped answering (${firstLine(error)}) while ${doing}; no AWS call of ` +
+      `the run can succeed`,
+    {
+      cause: error,
+    },
+  );
 }
 
 /** Dummy credentials: moto checks no signature, and these keys must never be real ones. */
@@ -93,7 +104,11 @@ export async function startMotoServer(repoRoot: string): Promise<MotoServer> {
     ({ stdout } = await execFileAsync('bash', [script, 'start'], { encoding: 'utf8', timeout: 300_000 }));
   } catch (e) {
     const err = e as { stderr?: string; message: string };
-    throw new MissingDependencyError(`the AWS rehearsal needs a moto server and scripts/moto.sh could not start one: ${err.stderr?.trim() || err.message}`, { cause: e });
+    throw new MissingDependencyError(
+      `the AWS rehearsal needs a moto server and scripts/moto.sh could not start ` +
+        `one: ${err.stderr?.trim() || err.message}`,
+      { cause: e },
+    );
   }
   const endpoint = /MOTO_ENDPOINT=(\S+)/.exec(stdout)?.[1];
   const pid = Number(/MOTO_PID=(\d+)/.exec(stdout)?.[1]);

@@ -63,13 +63,27 @@
 import { randomInt } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { GetSecretValueCommand, PutSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import {
+  GetSecretValueCommand,
+  PutSecretValueCommand,
+  type SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
 import type { PlanNote } from '../plan/types';
 import { attachReader, replicationOptions, replicationStatus } from '../backends/local/cluster';
 import { currentHost, localShape, type HostResources } from '../backends/local/instance-classes';
-import { launchServer, queryServer, startServerFromTemplate, stopServer, type ServerInfo } from '../backends/local/mariadb-server';
+import {
+  launchServer,
+  queryServer,
+  startServerFromTemplate,
+  stopServer,
+  type ServerInfo,
+} from '../backends/local/mariadb-server';
 import { applyDynamicParameters, planParameters, verifyParameters } from '../backends/local/parameters';
-import { planPostgresParameters, postgresReplicationStatus, verifyPostgresParameters } from '../backends/local/postgres-cluster';
+import {
+  planPostgresParameters,
+  postgresReplicationStatus,
+  verifyPostgresParameters,
+} from '../backends/local/postgres-cluster';
 import {
   baseBackup,
   openPathFor,
@@ -188,7 +202,10 @@ interface EmulatedCluster {
   readonly serverKind: ServerKind;
   /** RDS DB instances (a source and its read replicas), not an Aurora cluster: named by the source's id. */
   readonly standalone: boolean;
-  /** CreateDBCluster ServerlessV2ScalingConfiguration.MaxCapacity: the size a db.serverless instance's server stands in at. */
+  /**
+   * CreateDBCluster ServerlessV2ScalingConfiguration.MaxCapacity:
+   * the size a db.serverless instance's server stands in at.
+   */
   readonly serverlessMaxAcu?: number;
   /** CreateDBCluster StorageType as asked (moto does not keep it: see handle). */
   readonly storageType?: string;
@@ -237,7 +254,10 @@ export interface RdsEmulationOptions {
   /** Called whenever a cluster's set of available servers changes (the metrics publisher follows it). */
   readonly onMembersChanged?: (members: ClusterMembers) => Promise<void> | void;
   readonly log?: (line: string) => void;
-  /** How long an instance's groups read `applying` once it is available or a group changed immediately (default 1500 ms). */
+  /**
+   * How long an instance's groups read `applying` once it is
+   * available or a group changed immediately (default 1500 ms).
+   */
   readonly applyingMs?: number;
   /** How long RebootDBInstance shows the instance `rebooting` (default 1000 ms). */
   readonly rebootMs?: number;
@@ -298,10 +318,16 @@ export class RdsEmulation {
 
   /** Puts the emulation in front of moto on this RDS client. */
   install(client: Parameters<typeof interceptClient>[0]): void {
-    interceptClient(client, 'auroraBenchRehearsalRds', (command, input, forward) => this.handle(command, input, forward));
+    interceptClient(client, 'auroraBenchRehearsalRds', (command, input, forward) =>
+      this.handle(command, input, forward),
+    );
   }
 
-  private async handle(command: string, input: Record<string, unknown>, forward: (input?: Record<string, unknown>) => Promise<SdkResult>): Promise<SdkResult> {
+  private async handle(
+    command: string,
+    input: Record<string, unknown>,
+    forward: (input?: Record<string, unknown>) => Promise<SdkResult>,
+  ): Promise<SdkResult> {
     switch (command) {
       case 'CreateDBClusterParameterGroup':
       case 'CreateDBParameterGroup': {
@@ -313,10 +339,16 @@ export class RdsEmulation {
       }
       case 'ModifyDBClusterParameterGroup':
       case 'ModifyDBParameterGroup': {
-        const name = str(command === 'ModifyDBClusterParameterGroup' ? input['DBClusterParameterGroupName'] : input['DBParameterGroupName']) ?? '';
+        const name =
+          str(
+            command === 'ModifyDBClusterParameterGroup'
+              ? input['DBClusterParameterGroupName']
+              : input['DBParameterGroupName'],
+          ) ?? '';
         const group = this.groups.get(name.toLowerCase());
         const params: Record<string, string> = {};
-        for (const p of (input['Parameters'] as { ParameterName?: string; ParameterValue?: string }[] | undefined) ?? []) {
+        for (const p of (input['Parameters'] as { ParameterName?: string; ParameterValue?: string }[] | undefined) ??
+          []) {
           if (p.ParameterName !== undefined) params[p.ParameterName] = p.ParameterValue ?? '';
         }
         if (group && this.o.checkParameters) {
@@ -328,7 +360,8 @@ export class RdsEmulation {
               'InvalidParameterValue',
               unknown
                 ? `Could not find parameter with name: ${first.name}`
-                : `The parameter ${first.name} cannot be modified in an ${group.family} ${group.level} parameter group: ${first.reason}` +
+                : `The parameter ${first.name} cannot be modified in an ${group.family} ${group.level} ` +
+                    `parameter group: ${first.reason}` +
                     (problems.length > 1
                       ? ` (and ${problems.length - 1} more: ${problems
                           .slice(1)
@@ -341,7 +374,9 @@ export class RdsEmulation {
         const result = await forward();
         if (group) {
           Object.assign(group.params, params);
-          const pendingReboot = ((input['Parameters'] as { ApplyMethod?: string }[] | undefined) ?? []).some((p) => p.ApplyMethod === 'pending-reboot');
+          const pendingReboot = ((input['Parameters'] as { ApplyMethod?: string }[] | undefined) ?? []).some(
+            (p) => p.ApplyMethod === 'pending-reboot',
+          );
           await this.groupChanged(name.toLowerCase(), group.level, pendingReboot);
         }
         return result;
@@ -349,7 +384,9 @@ export class RdsEmulation {
       case 'DeleteDBClusterParameterGroup':
       case 'DeleteDBParameterGroup': {
         const result = await forward();
-        this.groups.delete((str(input['DBClusterParameterGroupName']) ?? str(input['DBParameterGroupName']) ?? '').toLowerCase());
+        this.groups.delete(
+          (str(input['DBClusterParameterGroupName']) ?? str(input['DBParameterGroupName']) ?? '').toLowerCase(),
+        );
         return result;
       }
       case 'CreateDBCluster': {
@@ -363,7 +400,9 @@ export class RdsEmulation {
       case 'DescribeDBClusters':
         return this.amendClusters(await forward());
       case 'CreateDBInstance':
-        return str(input['DBClusterIdentifier']) === undefined ? this.createSource(input, await forward()) : this.createInstance(input, await forward());
+        return str(input['DBClusterIdentifier']) === undefined
+          ? this.createSource(input, await forward())
+          : this.createInstance(input, await forward());
       case 'CreateDBInstanceReadReplica':
         return this.createReplica(input, await forward());
       case 'DescribeDBInstances':
@@ -403,9 +442,17 @@ export class RdsEmulation {
     const scaling = input['ServerlessV2ScalingConfiguration'] as Record<string, unknown> | undefined;
     const secretArn = str((out?.['MasterUserSecret'] as Record<string, unknown> | undefined)?.['SecretArn']);
     if (input['ManageMasterUserPassword'] === true) {
-      if (!secretArn) throw new Error(`moto created cluster ${id} with ManageMasterUserPassword but returned no MasterUserSecret.SecretArn`);
+      if (!secretArn)
+        throw new Error(
+          `moto created cluster ${id} with ManageMasterUserPassword but returned no MasterUserSecret.SecretArn`,
+        );
       const password = (this.o.masterPassword ?? generateMasterPassword)();
-      await this.o.secrets.send(new PutSecretValueCommand({ SecretId: secretArn, SecretString: JSON.stringify({ username: masterUsername, password }) }));
+      await this.o.secrets.send(
+        new PutSecretValueCommand({
+          SecretId: secretArn,
+          SecretString: JSON.stringify({ username: masterUsername, password }),
+        }),
+      );
     }
     this.clusters.set(id, {
       id,
@@ -423,10 +470,15 @@ export class RdsEmulation {
       ...(str(input['StorageType']) !== undefined ? { storageType: str(input['StorageType']) } : {}),
     });
     this.log(
-      `cluster ${id}: master user ${masterUsername}, ${str(input['DatabaseName']) ? `database ${String(input['DatabaseName'])}` : 'no database (CreateDBCluster named none)'}` +
+      `cluster ${id}: master ` +
+        `user ${masterUsername}, ` +
+        (str(input['DatabaseName'])
+          ? `database ${String(input['DatabaseName'])}`
+          : 'no database (CreateDBCluster named none)') +
         (str(input['StorageType']) !== undefined ? `, StorageType ${String(input['StorageType'])}` : '') +
         (scaling !== undefined
-          ? `, ServerlessV2ScalingConfiguration ${String(scaling['MinCapacity'])}-${String(scaling['MaxCapacity'])} ACUs (its db.serverless servers stand in at the maximum)`
+          ? `, ServerlessV2ScalingConfiguration ${String(scaling['MinCapacity'])}-${String(scaling['MaxCapacity'])} ` +
+            'ACUs (its db.serverless servers stand in at the maximum)'
           : ''),
     );
     return this.amendClusters(result);
@@ -458,7 +510,8 @@ export class RdsEmulation {
 
   private amendClusters(result: SdkResult): SdkResult {
     const out = { ...result.output };
-    if (Array.isArray(out['DBClusters'])) out['DBClusters'] = (out['DBClusters'] as Record<string, unknown>[]).map((c) => this.amendCluster(c));
+    if (Array.isArray(out['DBClusters']))
+      out['DBClusters'] = (out['DBClusters'] as Record<string, unknown>[]).map((c) => this.amendCluster(c));
     if (out['DBCluster']) out['DBCluster'] = this.amendCluster(out['DBCluster'] as Record<string, unknown>);
     return { ...result, output: out };
   }
@@ -472,7 +525,13 @@ export class RdsEmulation {
     const cluster = this.clusters.get(clusterId);
     if (!cluster) throw new Error(`CreateDBInstance ${id}: cluster ${clusterId} was not created through the rehearsal`);
     const role = [...cluster.instances.values()].some((i) => i.role === 'writer') ? 'reader' : 'writer';
-    this.addInstance(cluster, id, role, str(input['DBInstanceClass']) ?? '', str(input['DBParameterGroupName'])?.toLowerCase());
+    this.addInstance(
+      cluster,
+      id,
+      role,
+      str(input['DBInstanceClass']) ?? '',
+      str(input['DBParameterGroupName'])?.toLowerCase(),
+    );
     return this.amendInstances(result);
   }
 
@@ -483,9 +542,17 @@ export class RdsEmulation {
     const masterUsername = str(input['MasterUsername']) ?? '';
     const secretArn = str((out?.['MasterUserSecret'] as Record<string, unknown> | undefined)?.['SecretArn']);
     if (input['ManageMasterUserPassword'] === true) {
-      if (!secretArn) throw new Error(`moto created DB instance ${id} with ManageMasterUserPassword but returned no MasterUserSecret.SecretArn`);
+      if (!secretArn)
+        throw new Error(
+          `moto created DB instance ${id} with ManageMasterUserPassword but returned no MasterUserSecret.SecretArn`,
+        );
       const password = (this.o.masterPassword ?? generateMasterPassword)();
-      await this.o.secrets.send(new PutSecretValueCommand({ SecretId: secretArn, SecretString: JSON.stringify({ username: masterUsername, password }) }));
+      await this.o.secrets.send(
+        new PutSecretValueCommand({
+          SecretId: secretArn,
+          SecretString: JSON.stringify({ username: masterUsername, password }),
+        }),
+      );
     }
     const group: EmulatedCluster = {
       id,
@@ -502,9 +569,17 @@ export class RdsEmulation {
     };
     this.clusters.set(id, group);
     this.log(
-      `DB instance ${id} (${String(input['Engine'])}): master user ${masterUsername}, ${group.databaseName ? `database ${group.databaseName}` : 'no database (CreateDBInstance named none)'}`,
+      `DB instance ${id} (${String(input['Engine'])}): master ` +
+        `user ${masterUsername}, ` +
+        (group.databaseName ? `database ${group.databaseName}` : 'no database (CreateDBInstance named none)'),
     );
-    this.addInstance(group, id, 'writer', str(input['DBInstanceClass']) ?? '', str(input['DBParameterGroupName'])?.toLowerCase());
+    this.addInstance(
+      group,
+      id,
+      'writer',
+      str(input['DBInstanceClass']) ?? '',
+      str(input['DBParameterGroupName'])?.toLowerCase(),
+    );
     return this.amendInstances(result);
   }
 
@@ -514,8 +589,18 @@ export class RdsEmulation {
     const id = (str(out?.['DBInstanceIdentifier']) ?? str(input['DBInstanceIdentifier']) ?? '').toLowerCase();
     const sourceId = (str(input['SourceDBInstanceIdentifier']) ?? '').toLowerCase();
     const found = this.findInstance(sourceId);
-    if (!found?.cluster.standalone) throw new Error(`CreateDBInstanceReadReplica ${id}: source ${sourceId} was not created through the rehearsal as an RDS DB instance`);
-    this.addInstance(found.cluster, id, 'reader', str(input['DBInstanceClass']) ?? found.instance.instanceClass, found.instance.parameterGroup);
+    if (!found?.cluster.standalone)
+      throw new Error(
+        `CreateDBInstanceReadReplica ${id}: source ${sourceId} was not created through the rehearsal ` +
+          `as an RDS DB instance`,
+      );
+    this.addInstance(
+      found.cluster,
+      id,
+      'reader',
+      str(input['DBInstanceClass']) ?? found.instance.instanceClass,
+      found.instance.parameterGroup,
+    );
     return this.amendInstances(result);
   }
 
@@ -527,7 +612,13 @@ export class RdsEmulation {
     return undefined;
   }
 
-  private addInstance(cluster: EmulatedCluster, id: string, role: 'writer' | 'reader', instanceClass: string, parameterGroup: string | undefined): void {
+  private addInstance(
+    cluster: EmulatedCluster,
+    id: string,
+    role: 'writer' | 'reader',
+    instanceClass: string,
+    parameterGroup: string | undefined,
+  ): void {
     const instance: EmulatedInstance = {
       id,
       clusterId: cluster.id,
@@ -541,7 +632,10 @@ export class RdsEmulation {
       pendingReboot: new Set(),
     };
     cluster.instances.set(id, instance);
-    const start = cluster.serverKind === 'postgresql' ? this.startPostgresInstance(cluster, instance) : this.startInstance(cluster, instance).then((s) => s.port);
+    const start =
+      cluster.serverKind === 'postgresql'
+        ? this.startPostgresInstance(cluster, instance)
+        : this.startInstance(cluster, instance).then((s) => s.port);
     instance.started = start.then(
       (port) => port,
       (e: unknown) => {
@@ -563,12 +657,15 @@ export class RdsEmulation {
     return Date.now() < instance.applyingUntil ? 'applying' : 'in-sync';
   }
 
-  /** A group some instances run was modified: pending-reboot, or applying now (its dynamic values set on their servers). */
+  /**
+   * A group some instances run was modified: pending-reboot, or applying now (its dynamic values set on their servers).
+   */
   private async groupChanged(name: string, level: 'cluster' | 'instance', pendingReboot: boolean): Promise<void> {
     for (const cluster of this.clusters.values()) {
       for (const instance of cluster.instances.values()) {
         const runs = level === 'cluster' ? cluster.parameterGroup === name : instance.parameterGroup === name;
-        if (!runs || instance.state === 'creating' || instance.state === 'failed' || instance.state === 'deleting') continue;
+        if (!runs || instance.state === 'creating' || instance.state === 'failed' || instance.state === 'deleting')
+          continue;
         if (pendingReboot) {
           instance.pendingReboot.add(level);
           this.log(`instance ${instance.id}: its ${level} parameter group ${name} is pending-reboot`);
@@ -658,7 +755,10 @@ export class RdsEmulation {
     instance.server = server;
     // A reader starts with skip-slave-start (replicationOptions): its replication settings are in its datadir.
     if (instance.role === 'reader') await queryServer(server, 'START SLAVE');
-    const notes = [...(await applyDynamicParameters(server, plan, this.o.template.catalog)), ...(await verifyParameters(server, plan, this.o.template.catalog)).notes];
+    const notes = [
+      ...(await applyDynamicParameters(server, plan, this.o.template.catalog)),
+      ...(await verifyParameters(server, plan, this.o.template.catalog)).notes,
+    ];
     for (const n of notes) this.log(`${instance.id}: ${n.message}`);
     this.log(`instance ${instance.id} restarted on 127.0.0.1:${server.port} (pid ${server.pid})`);
   }
@@ -682,10 +782,15 @@ export class RdsEmulation {
       serverVersion: this.o.serverVersion,
     });
     instance.applied = Object.fromEntries(plan.applied.map((a) => [a.name.toLowerCase(), a.value]));
-    const notes = await applyDynamicParameters(server, plan, this.o.template.catalog).catch((e: unknown) => [{ message: (e as Error).message }]);
+    const notes = await applyDynamicParameters(server, plan, this.o.template.catalog).catch((e: unknown) => [
+      { message: (e as Error).message },
+    ]);
     for (const n of notes) this.log(`${instance.id}: ${n.message}`);
     const statics = Object.keys(plan.startup);
-    if (statics.length > 0) this.log(`${instance.id}: start-up values not re-applied without a restart of the stand-in: ${statics.join(', ')}`);
+    if (statics.length > 0)
+      this.log(
+        `${instance.id}: start-up values not re-applied without a restart of the stand-in: ${statics.join(', ')}`,
+      );
   }
 
   private writerOf(cluster: EmulatedCluster): EmulatedInstance | undefined {
@@ -694,7 +799,8 @@ export class RdsEmulation {
 
   private async masterPassword(cluster: EmulatedCluster): Promise<string> {
     if (cluster.explicitPassword !== undefined) return cluster.explicitPassword;
-    if (!cluster.secretArn) throw new Error(`cluster ${cluster.id} has neither a managed secret nor a MasterUserPassword`);
+    if (!cluster.secretArn)
+      throw new Error(`cluster ${cluster.id} has neither a managed secret nor a MasterUserPassword`);
     const secret = await this.o.secrets.send(new GetSecretValueCommand({ SecretId: cluster.secretArn }));
     const password = (JSON.parse(secret.SecretString ?? '{}') as { password?: unknown }).password;
     if (typeof password !== 'string') throw new Error(`the master user secret of ${cluster.id} has no "password"`);
@@ -785,7 +891,8 @@ export class RdsEmulation {
       const { replicas } = await replicationStatus({ writer, readers: [reader] });
       const r = replicas[0]!;
       if (r.caughtUp) return;
-      if (r.lastIoError || r.lastSqlError) throw new Error(`replication to ${reader.instanceId} failed: ${r.lastSqlError || r.lastIoError}`);
+      if (r.lastIoError || r.lastSqlError)
+        throw new Error(`replication to ${reader.instanceId} failed: ${r.lastSqlError || r.lastIoError}`);
       if (Date.now() > deadline) throw new Error(`${reader.instanceId} did not catch up with the writer within 120 s`);
       await sleep(100);
     }
@@ -794,7 +901,8 @@ export class RdsEmulation {
   private postgresTools?: Promise<{ readonly tools: PostgresTools; readonly template: PostgresTemplate }>;
 
   private postgres(): Promise<{ readonly tools: PostgresTools; readonly template: PostgresTemplate }> {
-    if (!this.o.postgres) throw new Error('a PostgreSQL engine was asked for, but the rehearsal was given no PostgreSQL');
+    if (!this.o.postgres)
+      throw new Error('a PostgreSQL engine was asked for, but the rehearsal was given no PostgreSQL');
     this.postgresTools ??= this.o.postgres();
     return this.postgresTools;
   }
@@ -830,7 +938,14 @@ export class RdsEmulation {
       role: instance.role,
       dir,
       datadir,
-      ...(primary ? { managed: { primary_conninfo: `host=${primary.socketDir} port=${primary.port} user=postgres application_name=${instance.id}` } } : {}),
+      ...(primary
+        ? {
+            managed: {
+              primary_conninfo:
+                `host=${primary.socketDir} port=${primary.port} user=postgres ` + `application_name=${instance.id}`,
+            },
+          }
+        : {}),
     });
     const owner = postgresOwnerUid();
     this.o.tracker.add(server.pid, { group: false, marker: server.datadir, ...(owner !== undefined ? { owner } : {}) });
@@ -866,7 +981,10 @@ export class RdsEmulation {
     const db = `"${cluster.databaseName.replace(/"/g, '""')}"`;
     const exists = await pgQuery(admin, `SELECT 1 FROM pg_database WHERE datname = ${pgString(cluster.databaseName)}`);
     // The template already holds a database of that name (with the stand-in's heartbeat schema): hand it over.
-    await pgQuery(admin, exists.length > 0 ? `ALTER DATABASE ${db} OWNER TO ${role}` : `CREATE DATABASE ${db} OWNER ${role}`);
+    await pgQuery(
+      admin,
+      exists.length > 0 ? `ALTER DATABASE ${db} OWNER TO ${role}` : `CREATE DATABASE ${db} OWNER ${role}`,
+    );
   }
 
   private async postgresCatchUp(clusterId: string, primary: PostgresServer, replica: PostgresServer): Promise<void> {
@@ -874,7 +992,11 @@ export class RdsEmulation {
     for (;;) {
       const { replicas } = await postgresReplicationStatus({ clusterId, writer: primary, readers: [replica] });
       if (replicas[0]?.caughtUp) return;
-      if (Date.now() > deadline) throw new Error(`${replica.instanceId} did not catch up with ${primary.instanceId} within 120 s (${replicas[0]?.state ?? 'not connected'})`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `${replica.instanceId} did not catch up with ${primary.instanceId} within 120 s ` +
+            `(${replicas[0]?.state ?? 'not connected'})`,
+        );
       await sleep(100);
     }
   }
@@ -884,17 +1006,22 @@ export class RdsEmulation {
     if (!instance) return i;
     const amended: Record<string, unknown> = { ...i, DBInstanceStatus: instance.state };
     if (Array.isArray(i['DBParameterGroups'])) {
-      amended['DBParameterGroups'] = (i['DBParameterGroups'] as Record<string, unknown>[]).map((g) => ({ ...g, ParameterApplyStatus: this.applyStatus(instance, 'instance') }));
+      amended['DBParameterGroups'] = (i['DBParameterGroups'] as Record<string, unknown>[]).map((g) => ({
+        ...g,
+        ParameterApplyStatus: this.applyStatus(instance, 'instance'),
+      }));
     }
     const port = instance.server?.port ?? instance.pg?.port;
-    if (instance.state === 'available' && port !== undefined) amended['Endpoint'] = { ...(i['Endpoint'] as object | undefined), Address: '127.0.0.1', Port: port };
+    if (instance.state === 'available' && port !== undefined)
+      amended['Endpoint'] = { ...(i['Endpoint'] as object | undefined), Address: '127.0.0.1', Port: port };
     else delete amended['Endpoint'];
     return amended;
   }
 
   private amendInstances(result: SdkResult): SdkResult {
     const out = { ...result.output };
-    if (Array.isArray(out['DBInstances'])) out['DBInstances'] = (out['DBInstances'] as Record<string, unknown>[]).map((i) => this.amendInstance(i));
+    if (Array.isArray(out['DBInstances']))
+      out['DBInstances'] = (out['DBInstances'] as Record<string, unknown>[]).map((i) => this.amendInstance(i));
     if (out['DBInstance']) out['DBInstance'] = this.amendInstance(out['DBInstance'] as Record<string, unknown>);
     return { ...result, output: out };
   }
@@ -937,7 +1064,12 @@ export class RdsEmulation {
       writer: available.find((i) => i.role === 'writer')?.server,
       readers: available.filter((i) => i.role === 'reader' && i.server).map((i) => i.server!),
       ...(cluster.serverKind === 'postgresql'
-        ? { postgres: { writer: pg.find((i) => i.role === 'writer')?.pg, readers: pg.filter((i) => i.role === 'reader').map((i) => i.pg!) } }
+        ? {
+            postgres: {
+              writer: pg.find((i) => i.role === 'writer')?.pg,
+              readers: pg.filter((i) => i.role === 'reader').map((i) => i.pg!),
+            },
+          }
         : {}),
       rdsInstances: cluster.standalone,
       ...(cluster.serverlessMaxAcu !== undefined ? { serverlessMaxAcu: cluster.serverlessMaxAcu } : {}),

@@ -6,8 +6,8 @@
  * server this rehearsal starts and stops. Between those clients and moto
  * sit the emulations of what moto does not do (this directory): RDS instances become real MariaDB
  * servers (rds-emulation.ts), client and self-managed server instances are Debian 12 roots that
- * boot the stack's user data and run the SSM commands (ssm-agent.ts, instance-root.ts), CloudWatch gets the servers' metrics late (cloudwatch-publisher.ts). The backend
- * and the handlers do not know they are rehearsing.
+ * boot the stack's user data and run the SSM commands (ssm-agent.ts, instance-root.ts), CloudWatch gets the servers'
+ * metrics late (cloudwatch-publisher.ts). The backend and the handlers do not know they are rehearsing.
  *
  * Before anything starts, the spec goes through what the local backend refuses (instance classes
  * without a local shape, writes sent to a reader for write forwarding, which MariaDB replicas
@@ -23,7 +23,13 @@ import { AthenaClient, CreateWorkGroupCommand } from '@aws-sdk/client-athena';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { DescribeInstancesCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { IAMClient } from '@aws-sdk/client-iam';
-import { DescribeDBClusterParameterGroupsCommand, DescribeDBClustersCommand, DescribeDBInstancesCommand, DescribeDBParameterGroupsCommand, RDSClient } from '@aws-sdk/client-rds';
+import {
+  DescribeDBClusterParameterGroupsCommand,
+  DescribeDBClustersCommand,
+  DescribeDBInstancesCommand,
+  DescribeDBParameterGroupsCommand,
+  RDSClient,
+} from '@aws-sdk/client-rds';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { ListSecretsCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { CreateTopicCommand, SNSClient } from '@aws-sdk/client-sns';
@@ -81,7 +87,13 @@ export const catalogueCheck: ParameterCheck = (family, level, params) => {
   const engine = engineOfFamily(family);
   if (engine !== undefined && engine !== 'aurora-mysql') return rdsParameterProblems(engine, params);
   const major = family === 'aurora-mysql8.0' ? 3 : family === 'aurora-mysql5.7' ? 2 : undefined;
-  if (major === undefined) return [{ name: 'DBParameterGroupFamily', reason: `family ${family} is not a parameter group family of an engine aurora-bench provisions` }];
+  if (major === undefined)
+    return [
+      {
+        name: 'DBParameterGroupFamily',
+        reason: `family ${family} is not a parameter group family of an engine aurora-bench provisions`,
+      },
+    ];
   return parameterProblems(`${major}.99.99`, level, params);
 };
 
@@ -149,7 +161,9 @@ export interface RehearsalOptions {
    * (bin/aws-rehearsal.ts, from lib/client-user-data.ts): an instance boots it in a Debian root. Without
    * it an instance runs bootCommands (below) on this machine.
    */
-  readonly boot?: (config: AwsBackendConfig) => Readonly<Record<BootContext['role'], { readonly userData: string; readonly packages: readonly string[] }>>;
+  readonly boot?: (
+    config: AwsBackendConfig,
+  ) => Readonly<Record<BootContext['role'], { readonly userData: string; readonly packages: readonly string[] }>>;
   /**
    * Called with the SDK clients the handlers will use, before the emulations are put on them: a
    * middleware added here sees each call first, so a test can rehearse a variant of the backend's
@@ -173,25 +187,47 @@ export interface RehearsalResult extends LocalExecutionResult {
 }
 
 /** The lines that say what a rehearsal is and is not, printed before it starts. */
-/** AwsBackendConfig.parameterGroupSettleS here: the wait is taken (and its path rehearsed), only shorter than RDS's 5 minutes. */
+/**
+ * AwsBackendConfig.parameterGroupSettleS here: the wait is taken
+ * (and its path rehearsed), only shorter than RDS's 5 minutes.
+ */
 const REHEARSAL_PARAMETER_GROUP_SETTLE_S = 3;
 
 function rehearsalScope(serverVersion: string, engines: readonly string[], lagS: number, booted: boolean): string[] {
   return [
-    'AWS rehearsal: the synthesized state machine runs on this machine, each Task as its bundled Lambda function (the asset `cdk deploy` uploads) in a sandbox process;',
-    '  the AWS APIs are a moto server, the databases real MariaDB (or, for the PostgreSQL engines, PostgreSQL) servers, the clients an emulated SSM agent running bash.',
+    'AWS rehearsal: the synthesized state machine runs on this machine, each Task as its bundled Lambda ' +
+      'function (the asset `cdk deploy` uploads) in a sandbox process;',
+    '  the AWS APIs are a moto server, the databases real MariaDB (or, for the PostgreSQL engines, PostgreSQL) ' +
+      'servers, the clients an emulated SSM agent running bash.',
     'Not rehearsed:',
-    `  - the engines themselves: MariaDB ${serverVersion} or PostgreSQL on 127.0.0.1 stand in for ${engines.join(', ')} (no shared storage or EBS volumes, no Aurora- or RDS-only parameters, no write forwarding: its Forwarding* CloudWatch metrics stay empty, their windows incomplete)`,
+    `  - the engines themselves: MariaDB ${serverVersion} or PostgreSQL on 127.0.0.1 stand in ` +
+      `for ${engines.join(', ')} (no shared storage or EBS volumes, no Aurora- or RDS-only parameters, no write ` +
+      `forwarding: its Forwarding* CloudWatch metrics stay empty, their windows incomplete)`,
     ...(booted
       ? [
-          "  - the AMI: a Debian 12 root made by debootstrap from Debian's archive (minbase, curl, ca-certificates) stands in for Debian's EC2 image; its packages are installed once per package list into a cached layer, so the user data's apt-get finds them there (test/integration/client-boot.test.ts installs them from the clean root)",
-          "  - around the unmodified user data: chroot instead of a VM (this machine's kernel and CPU architecture, no systemd: systemctl and shutdown are stand-ins, the dead-man's switch's shutdown is only recorded), the instance metadata at 127.0.0.1 through curl's connect-to, moto's keys for the instance profile, the AWS CLI given --endpoint-url (Debian's 2.9.19 predates AWS_ENDPOINT_URL)",
-          "  - the SSM agent: moto's S3 serves the rehearsal's amazon-ssm-agent package where AWS serves the real one; its service registers the instance with the emulated agent, which runs the commands in the root; the CloudWatch agent package is not served (its install fails softly, as designed)",
+          "  - the AMI: a Debian 12 root made by debootstrap from Debian's archive (minbase, curl, " +
+            "ca-certificates) stands in for Debian's EC2 image; its packages are installed once per package list " +
+            "into a cached layer, so the user data's apt-get finds them there " +
+            '(test/integration/client-boot.test.ts installs them from the clean root)',
+          "  - around the unmodified user data: chroot instead of a VM (this machine's kernel and CPU " +
+            "architecture, no systemd: systemctl and shutdown are stand-ins, the dead-man's switch's shutdown is " +
+            "only recorded), the instance metadata at 127.0.0.1 through curl's connect-to, moto's keys for the " +
+            "instance profile, the AWS CLI given --endpoint-url (Debian's 2.9.19 predates AWS_ENDPOINT_URL)",
+          "  - the SSM agent: moto's S3 serves the rehearsal's amazon-ssm-agent package where AWS serves the " +
+            'real one; its service registers the instance with the emulated agent, which runs the commands in ' +
+            'the root; the CloudWatch agent package is not served (its install fails softly, as designed)',
         ]
-      : ["  - a real client AMI and its user data: an emulated client boots with this machine's sysbench, no package install"]),
-    "  - the Lambda runtime: this machine's Node.js and AWS SDK stand in for nodejs22.x's; a function's SDK calls reach the emulations and moto over the sandbox's IPC channel (no signing, no HTTPS, no X-Ray); the template's timings are replaced by the rehearsal's shorter ones",
+      : [
+          "  - a real client AMI and its user data: an emulated client boots with this machine's sysbench, no " +
+            'package install',
+        ]),
+    "  - the Lambda runtime: this machine's Node.js and AWS SDK stand in for nodejs22.x's; a function's SDK " +
+      "calls reach the emulations and moto over the sandbox's IPC channel (no signing, no HTTPS, no X-Ray); the " +
+      "template's timings are replaced by the rehearsal's shorter ones",
     "  - IAM: moto does not evaluate the stack's policies (test/cdk checks the actions the code calls against them)",
-    `  - real timings: instances are available in seconds, not 10-20 minutes; CloudWatch datapoints arrive ${lagS} s late, not 1-3 minutes; a cluster waits ${REHEARSAL_PARAMETER_GROUP_SETTLE_S} s, not 5 minutes, after its parameter groups were set`,
+    `  - real timings: instances are available in seconds, not 10-20 minutes; CloudWatch datapoints ` +
+      `arrive ${lagS} s late, not 1-3 minutes; a cluster waits ${REHEARSAL_PARAMETER_GROUP_SETTLE_S} s, not 5 ` +
+      `minutes, after its parameter groups were set`,
     '  - Performance Insights: not emulated (its API answers with no datapoints)',
     "  - real network limits and instance class performance: all traffic is loopback on this machine's CPUs",
   ];
@@ -214,7 +250,10 @@ function withoutForwardedWorkloads(spec: Spec): { spec: Spec; notes: PlanNote[] 
   const notes: PlanNote[] = [...left].map(([i, variants]) => ({
     level: 'refused',
     path: `workloads[${i}]`,
-    message: `workload "${spec.workloads[i]!.name}" on variant "${variants.join('", "')}" sends writes to a reader: Aurora local write forwarding needs AWS, and MariaDB replicas cannot forward writes; left out of the AWS rehearsal${spec.variants.length > 1 ? ' (for every variant: workloads are not per variant)' : ''}`,
+    message:
+      `workload "${spec.workloads[i]!.name}" on variant "${variants.join('", "')}" sends writes to a ` +
+      `reader: Aurora local write forwarding needs AWS, and MariaDB replicas cannot forward writes; left out of ` +
+      `the AWS rehearsal${spec.variants.length > 1 ? ' (for every variant: workloads are not per variant)' : ''}`,
   }));
   const workloads = spec.workloads.filter((_, i) => !left.has(i));
   if (workloads.length === 0) throw new PlanError(notes);
@@ -239,7 +278,9 @@ function bootCommands(config: AwsBackendConfig) {
     `chmod +x "${CLIENT_INSTALL_DIR}"/*.sh`,
     // A server instance installs its MariaDB (client/server-install.sh: nothing to install here, it
     // finds this machine's mariadbd and writes the marker client/server-setup.sh waits for).
-    ctx.role === 'server' ? `"${CLIENT_INSTALL_DIR}/server-install.sh"` : `"${CLIENT_INSTALL_DIR}/client-ready.sh" --marker-uri "$ready_marker_uri"`,
+    ctx.role === 'server'
+      ? `"${CLIENT_INSTALL_DIR}/server-install.sh"`
+      : `"${CLIENT_INSTALL_DIR}/client-ready.sh" --marker-uri "$ready_marker_uri"`,
   ];
 }
 
@@ -286,9 +327,20 @@ async function verdictInfrastructure(
   const sns = new SNSClient(common);
   try {
     const workGroup = 'aurora-bench';
-    await athena.send(new CreateWorkGroupCommand({ Name: workGroup, Configuration: { ResultConfiguration: { OutputLocation: `s3://${config.bucket}/athena-results/` } } }));
+    await athena.send(
+      new CreateWorkGroupCommand({
+        Name: workGroup,
+        Configuration: { ResultConfiguration: { OutputLocation: `s3://${config.bucket}/athena-results/` } },
+      }),
+    );
     const topic = await sns.send(new CreateTopicCommand({ Name: 'aurora-bench-regressions' }));
-    return { ...config, athenaWorkGroup: workGroup, glueDatabase: 'aurora_bench', alertTopicArn: topic.TopicArn!, eventBusName: 'default' };
+    return {
+      ...config,
+      athenaWorkGroup: workGroup,
+      glueDatabase: 'aurora_bench',
+      alertTopicArn: topic.TopicArn!,
+      eventBusName: 'default',
+    };
   } finally {
     athena.destroy();
     sns.destroy();
@@ -299,26 +351,37 @@ async function verdictInfrastructure(
 function markedRehearsal(key: string, body: Uint8Array): Uint8Array {
   if (!/^tables\/runs\//.test(key)) return body;
   const lines = Buffer.from(body).toString('utf8').split('\n');
-  const marked = lines.map((l) => (l.trim() === '' ? l : JSON.stringify({ ...(JSON.parse(l) as object), backend: 'aws-rehearsal' })));
+  const marked = lines.map((l) =>
+    l.trim() === '' ? l : JSON.stringify({ ...(JSON.parse(l) as object), backend: 'aws-rehearsal' }),
+  );
   return Buffer.from(marked.join('\n'), 'utf8');
 }
 
 async function copyLake(s3: S3Client, config: AwsBackendConfig, dir: string): Promise<number> {
   const lake = new LocalLakeStore(dir);
-  // A lake a newer aurora-bench wrote is refused before a row is copied into it; an older one is brought to this version.
+  // A lake a newer aurora-bench wrote is refused before a row
+  // is copied into it; an older one is brought to this version.
   await lake.assertWritable();
   let token: string | undefined;
   let count = 0;
   const athenaParquet = new Map<string, { table: StepTable; dt: string; runId: string; files: string[] }>();
   const parquetDir = mkdtempSync(join(tmpdir(), 'ab-rehearsal-parquet-'));
   do {
-    const page = await s3.send(new ListObjectsV2Command({ Bucket: config.bucket, Prefix: config.lakePrefix, ...(token ? { ContinuationToken: token } : {}) }));
+    const page = await s3.send(
+      new ListObjectsV2Command({
+        Bucket: config.bucket,
+        Prefix: config.lakePrefix,
+        ...(token ? { ContinuationToken: token } : {}),
+      }),
+    );
     for (const o of page.Contents ?? []) {
       const key = o.Key!.slice(config.lakePrefix.length);
       // FinishRun's compaction moved the run's step tables to Athena's Parquet tables (compacted/<table>/dt=/run_id=/).
       const compacted = /^compacted\/([a-z_]+)\/dt=([^/]+)\/run_id=([^/]+)\/[^/]+$/.exec(key);
       if (!/^tables\//.test(key) && !compacted) continue;
-      const body = await (await s3.send(new GetObjectCommand({ Bucket: config.bucket, Key: o.Key! }))).Body!.transformToByteArray();
+      const body = await (
+        await s3.send(new GetObjectCommand({ Bucket: config.bucket, Key: o.Key! }))
+      ).Body!.transformToByteArray();
       if (compacted) {
         const [, table, dt, runId] = compacted as unknown as [string, StepTable, string, string];
         const id = `${table}\n${dt}\n${runId}`;
@@ -334,7 +397,8 @@ async function copyLake(s3: S3Client, config: AwsBackendConfig, dir: string): Pr
     token = page.NextContinuationToken;
   } while (token);
   try {
-    for (const g of athenaParquet.values()) await importAthenaCompactedRun(dir, g.table, { runId: g.runId, dt: g.dt }, g.files);
+    for (const g of athenaParquet.values())
+      await importAthenaCompactedRun(dir, g.table, { runId: g.runId, dt: g.dt }, g.files);
   } finally {
     rmSync(parquetDir, { recursive: true, force: true });
   }
@@ -346,7 +410,8 @@ function taskFunctions(functions: readonly RehearsedFunction[]): Map<TaskName, R
   const byTask = new Map<TaskName, RehearsedFunction>();
   for (const f of functions) if (f.task !== undefined) byTask.set(f.task, f);
   const missing = TASK_NAMES.filter((t) => !byTask.has(t));
-  if (missing.length > 0) throw new Error(`the synthesized template has no function for the Task(s) ${missing.join(', ')}`);
+  if (missing.length > 0)
+    throw new Error(`the synthesized template has no function for the Task(s) ${missing.join(', ')}`);
   return byTask;
 }
 
@@ -357,7 +422,10 @@ function taskFunctions(functions: readonly RehearsedFunction[]): Map<TaskName, R
  * its own (shorter timings: the metrics delay, the parameter group settle time), and the variables
  * the rehearsal's configuration adds.
  */
-function functionEnvironment(fn: RehearsedFunction, rehearsal: Readonly<Record<string, string>>): Record<string, string> {
+function functionEnvironment(
+  fn: RehearsedFunction,
+  rehearsal: Readonly<Record<string, string>>,
+): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(fn.environment)) {
     const own = rehearsal[name];
@@ -365,7 +433,8 @@ function functionEnvironment(fn: RehearsedFunction, rehearsal: Readonly<Record<s
     else if (typeof value === 'string') env[name] = value;
     else
       throw new Error(
-        `function ${fn.logicalId}: its Environment variable ${name} is a CloudFormation reference the rehearsal has no value for: ${JSON.stringify(value).slice(0, 200)}`,
+        `function ${fn.logicalId}: its Environment variable ${name} is a CloudFormation reference the ` +
+          `rehearsal has no value for: ${JSON.stringify(value).slice(0, 200)}`,
       );
   }
   return { ...env, ...rehearsal };
@@ -380,12 +449,21 @@ function functionEnvironment(fn: RehearsedFunction, rehearsal: Readonly<Record<s
  * needs the stand-in's translation, and no RDS API carries a per-instance value.
  */
 function withEmulatedParameters(payload: unknown, rds: RdsEmulation): unknown {
-  const state = payload as { ready?: boolean; resources?: { writer?: { instanceId?: string }; backendState?: Record<string, string> } } | null;
+  const state = payload as {
+    ready?: boolean;
+    resources?: { writer?: { instanceId?: string }; backendState?: Record<string, string> };
+  } | null;
   const writer = state?.resources?.writer?.instanceId;
   if (state?.ready !== true || writer === undefined || state.resources?.backendState === undefined) return payload;
   const applied = rds.appliedParameters(writer);
   if (applied === undefined) return payload;
-  return { ...state, resources: { ...state.resources, backendState: { ...state.resources.backendState, requestedParameters: JSON.stringify(applied) } } };
+  return {
+    ...state,
+    resources: {
+      ...state.resources,
+      backendState: { ...state.resources.backendState, requestedParameters: JSON.stringify(applied) },
+    },
+  };
 }
 
 /** Everything of the run still in moto: clusters, DB instances, parameter groups, live clients, secrets. */
@@ -396,17 +474,27 @@ async function leftInMoto(endpoint: string, region: string): Promise<string[]> {
   const secrets = new SecretsManagerClient(common);
   try {
     const left: string[] = [];
-    for (const c of (await rds.send(new DescribeDBClustersCommand({}))).DBClusters ?? []) left.push(`RDS cluster ${c.DBClusterIdentifier}`);
-    for (const i of (await rds.send(new DescribeDBInstancesCommand({}))).DBInstances ?? []) left.push(`RDS instance ${i.DBInstanceIdentifier}`);
+    for (const c of (await rds.send(new DescribeDBClustersCommand({}))).DBClusters ?? [])
+      left.push(`RDS cluster ${c.DBClusterIdentifier}`);
+    for (const i of (await rds.send(new DescribeDBInstancesCommand({}))).DBInstances ?? [])
+      left.push(`RDS instance ${i.DBInstanceIdentifier}`);
     for (const g of (await rds.send(new DescribeDBClusterParameterGroupsCommand({}))).DBClusterParameterGroups ?? []) {
-      if (!g.DBClusterParameterGroupName?.startsWith('default.')) left.push(`RDS cluster parameter group ${g.DBClusterParameterGroupName}`);
+      if (!g.DBClusterParameterGroupName?.startsWith('default.'))
+        left.push(`RDS cluster parameter group ${g.DBClusterParameterGroupName}`);
     }
     for (const g of (await rds.send(new DescribeDBParameterGroupsCommand({}))).DBParameterGroups ?? []) {
       if (!g.DBParameterGroupName?.startsWith('default.')) left.push(`RDS parameter group ${g.DBParameterGroupName}`);
     }
     const reservations =
-      (await ec2.send(new DescribeInstancesCommand({ Filters: [{ Name: 'instance-state-name', Values: ['pending', 'running', 'stopping', 'stopped'] }] }))).Reservations ?? [];
-    for (const r of reservations) for (const i of r.Instances ?? []) left.push(`EC2 instance ${i.InstanceId} (${i.State?.Name})`);
+      (
+        await ec2.send(
+          new DescribeInstancesCommand({
+            Filters: [{ Name: 'instance-state-name', Values: ['pending', 'running', 'stopping', 'stopped'] }],
+          }),
+        )
+      ).Reservations ?? [];
+    for (const r of reservations)
+      for (const i of r.Instances ?? []) left.push(`EC2 instance ${i.InstanceId} (${i.State?.Name})`);
     for (const s of (await secrets.send(new ListSecretsCommand({}))).SecretList ?? []) left.push(`secret ${s.Name}`);
     return left;
   } finally {
@@ -441,7 +529,9 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
   const cliPath = awsCliPath();
   const definition = options.synthesize(plan.region);
 
-  const engines = [...new Set(plan.cells.map((c) => cellEngine(plan, c)).map((e) => `${ENGINES[e.kind].label} ${e.version}`))];
+  const engines = [
+    ...new Set(plan.cells.map((c) => cellEngine(plan, c)).map((e) => `${ENGINES[e.kind].label} ${e.version}`)),
+  ];
   if (options.boot) {
     const why = rootsUnavailable();
     if (why) throw new Error(`the AWS rehearsal boots its instances in Debian roots: ${why}`);
@@ -495,7 +585,16 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
   const safetyNetDeleted: string[] = [];
   let moto: MotoServer | undefined;
   let clients: AwsClients | undefined;
-  let raw: { ec2: EC2Client; rds: RDSClient; s3: S3Client; iam: IAMClient; secrets: SecretsManagerClient; cloudwatch: CloudWatchClient } | undefined;
+  let raw:
+    | {
+        ec2: EC2Client;
+        rds: RDSClient;
+        s3: S3Client;
+        iam: IAMClient;
+        secrets: SecretsManagerClient;
+        cloudwatch: CloudWatchClient;
+      }
+    | undefined;
   let rds: RdsEmulation | undefined;
   let agent: SsmAgentEmulation | undefined;
   let publisher: CloudWatchPublisher | undefined;
@@ -507,7 +606,9 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
   let sandbox: LambdaSandbox | undefined;
   let functionsOf: () => RehearsalResult['functions'] = () => new Map();
   try {
-    moto = options.motoEndpoint ? await sharedMotoServer(options.motoEndpoint) : await startMotoServer(options.repoRoot);
+    moto = options.motoEndpoint
+      ? await sharedMotoServer(options.motoEndpoint)
+      : await startMotoServer(options.repoRoot);
     log(`moto server on ${moto.endpoint}${moto.pid > 0 ? ` (pid ${moto.pid})` : ''}; rehearsal files in ${dir}`);
     const common = { region: plan.region, endpoint: moto.endpoint, credentials: { ...MOTO_CREDENTIALS } };
     raw = {
@@ -518,14 +619,18 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
       secrets: new SecretsManagerClient(common),
       cloudwatch: new CloudWatchClient(common),
     };
-    // The backend collects a window again once its datapoints are due: the publisher's lag plus its 0.5 s tick and the sampler's 1 s.
+    // The backend collects a window again once its datapoints are due:
+    // the publisher's lag plus its 0.5 s tick and the sampler's 1 s.
     const standing = await createStandingInfrastructure(raw, {
       region: plan.region,
       azLetters: spec.variants.flatMap((v) => (v.az ? [v.az] : [])),
       repoRoot: options.repoRoot,
       metricsPublishDelayS: lagS + 2,
     });
-    const config = { ...(await verdictInfrastructure(common, standing)), parameterGroupSettleS: REHEARSAL_PARAMETER_GROUP_SETTLE_S };
+    const config = {
+      ...(await verdictInfrastructure(common, standing)),
+      parameterGroupSettleS: REHEARSAL_PARAMETER_GROUP_SETTLE_S,
+    };
     const template = await ensureTemplate(versions.tools, versions.serverVersion, undefined, 'rds');
 
     const cw = new CloudWatchPublisher({ cloudwatch: raw.cloudwatch, lagS, log });
@@ -547,7 +652,9 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
       onMembersChanged: (m) => cw.membersChanged(m),
       log,
     });
-    const machines = options.boot ? await bootMachines(options.boot(config), raw.s3, plan.region, join(dir, 'agent-package'), log) : undefined;
+    const machines = options.boot
+      ? await bootMachines(options.boot(config), raw.s3, plan.region, join(dir, 'agent-package'), log)
+      : undefined;
     agent = new SsmAgentEmulation({
       dir: join(dir, 'clients'),
       ...(machines ? { machines } : {}),
@@ -568,8 +675,15 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
     // Middleware added first runs first: adjustments, then the client-home check, then the emulations.
     options.adjustClients?.(clients);
     interceptClient(clients.ssm, 'auroraBenchRehearsalClientHome', async (command, input, forward) => {
-      const bare = command === 'SendCommand' ? bareClientPaths((input['Parameters'] as Record<string, string[]> | undefined)?.['commands'] ?? []) : [];
-      if (bare.length > 0) throw new Error(`the rehearsal cannot run a client command that names /opt/aurora-bench outside ${CLIENT_HOME}: ${bare.join(' | ')}`);
+      const bare =
+        command === 'SendCommand'
+          ? bareClientPaths((input['Parameters'] as Record<string, string[]> | undefined)?.['commands'] ?? [])
+          : [];
+      if (bare.length > 0)
+        throw new Error(
+          `the rehearsal cannot run a client command that names /opt/aurora-bench ` +
+            `outside ${CLIENT_HOME}: ${bare.join(' | ')}`,
+        );
       return forward();
     });
     rds.install(clients.rds);
@@ -586,7 +700,12 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
     // Performance Insights is not emulated: GetResourceMetrics answers as for an instance without PI data.
     interceptClient(clients.pi, 'auroraBenchRehearsalPi', async (command, input, forward) =>
       command === 'GetResourceMetrics'
-        ? answer({ Identifier: input['Identifier'], AlignedStartTime: input['StartTime'], AlignedEndTime: input['EndTime'], MetricList: [] })
+        ? answer({
+            Identifier: input['Identifier'],
+            AlignedStartTime: input['StartTime'],
+            AlignedEndTime: input['EndTime'],
+            MetricList: [],
+          })
         : forward(),
     );
     cw.start();
@@ -601,7 +720,11 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
       runtimeModules: options.lambdaRuntimeModules(),
       region: plan.region,
       // Never used to sign (every SDK call goes through the bridge), but what Lambda gives a function's role.
-      extraEnvironment: { AWS_ACCESS_KEY_ID: MOTO_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: MOTO_CREDENTIALS.secretAccessKey, AWS_SESSION_TOKEN: 'rehearsal' },
+      extraEnvironment: {
+        AWS_ACCESS_KEY_ID: MOTO_CREDENTIALS.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: MOTO_CREDENTIALS.secretAccessKey,
+        AWS_SESSION_TOKEN: 'rehearsal',
+      },
       sdk: (_name, call) => answerSdkCall(bridged, call),
       onLog: (name, line) => {
         const lines = functionLogs.get(name) ?? [];
@@ -623,15 +746,24 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
         timeoutS: fn.timeoutS,
       });
     }
-    functionsOf = () => new Map([...byTask].map(([task, fn]) => [task, { logicalId: fn.logicalId, ...lambda.invocations().get(fn.logicalId)! }]));
+    functionsOf = () =>
+      new Map(
+        [...byTask].map(([task, fn]) => [
+          task,
+          { logicalId: fn.logicalId, ...lambda.invocations().get(fn.logicalId)! },
+        ]),
+      );
     result = await executeLocally({
       deps,
       invokeTask: async (task, event) => {
         const fn = byTask.get(task)!;
         const outcome = await lambda.invoke(fn.logicalId, event);
-        if (outcome.ok) return task === 'check-cell-ready' ? withEmulatedParameters(outcome.payload, emulation) : outcome.payload;
+        if (outcome.ok)
+          return task === 'check-cell-ready' ? withEmulatedParameters(outcome.payload, emulation) : outcome.payload;
         if (/^(Runtime|Sandbox)\./.test(outcome.errorType)) {
-          log(`[lambda] ${task} (function ${fn.logicalId}): ${outcome.errorType}: ${outcome.errorMessage.split('\n')[0]}`);
+          log(
+            `[lambda] ${task} (function ${fn.logicalId}): ${outcome.errorType}: ${outcome.errorMessage.split('\n')[0]}`,
+          );
           for (const line of functionLogs.get(fn.logicalId)?.slice(-5) ?? []) log(`[lambda]   ${line.slice(0, 300)}`);
         }
         throw Object.assign(new Error(outcome.errorMessage), { name: outcome.errorType });
@@ -663,7 +795,12 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
     }
     if (result.status === 'TIMED_OUT') {
       await recordInterruptedSteps(deps, result.events, TIMED_OUT_REASON, log);
-      await markEnded(deps.backend, plan, 'timed-out', `${result.cause ?? 'the execution timed out'}; everything was torn down`);
+      await markEnded(
+        deps.backend,
+        plan,
+        'timed-out',
+        `${result.cause ?? 'the execution timed out'}; everything was torn down`,
+      );
     }
     if (result.status !== 'SUCCEEDED') {
       // What the stack's EventBridge rule does for an execution that did not succeed.
@@ -686,7 +823,10 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
     const objects = await copyLake(raw.s3, config, lakeDir);
     log(
       `lake: ${objects} table objects in s3://${config.bucket}/${config.lakePrefix} (moto)` +
-        (options.lakeDir !== undefined ? `, copied into ${options.lakeDir} with the run marked aws-rehearsal (never part of an AWS experiment's history)` : ''),
+        (options.lakeDir !== undefined
+          ? `, copied into ${options.lakeDir} with the run marked aws-rehearsal (never part of an AWS ` +
+            `experiment's history)`
+          : ''),
     );
     try {
       results = await resultsCommand({ lakeDir, run: plan.runId, repoRoot: options.repoRoot });
@@ -715,7 +855,11 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
     tracker.killAllSync();
     // A killed process is gone only once it has finished exiting, which a loaded machine can take
     // seconds over: wait for that before calling anything left behind.
-    const killed = [...tracker.live(), ...processesMentioning(dir), ...(motoPid !== undefined && motoPid > 0 ? [motoPid] : [])];
+    const killed = [
+      ...tracker.live(),
+      ...processesMentioning(dir),
+      ...(motoPid !== undefined && motoPid > 0 ? [motoPid] : []),
+    ];
     await Promise.all(killed.map((pid) => waitForExit(pid, 10_000)));
     for (const pid of tracker.live()) notCleaned.push(`process ${pid}`);
     for (const pid of processesMentioning(dir)) notCleaned.push(`process ${pid} (${dir})`);

@@ -27,7 +27,9 @@ import type { AwsClients } from '../backends/aws/clients';
 import type { SdkAnswer, SdkCall } from './lambda-sandbox';
 
 /** Each client class the functions build (AwsClients), by class name, with the package that defines its commands. */
-const PACKAGES: Readonly<Record<string, { readonly key: keyof AwsClients; readonly exports: Readonly<Record<string, unknown>> }>> = {
+const PACKAGES: Readonly<
+  Record<string, { readonly key: keyof AwsClients; readonly exports: Readonly<Record<string, unknown>> }>
+> = {
   AthenaClient: { key: 'athena', exports: athena },
   CloudWatchClient: { key: 'cloudwatch', exports: cloudwatch },
   EC2Client: { key: 'ec2', exports: ec2 },
@@ -67,20 +69,26 @@ export async function answerSdkCall(clients: AwsClients, call: SdkCall): Promise
       ok: false,
       error: {
         name: 'Error',
-        message: `the rehearsal has no ${call.client} (service ${call.service ?? '?'}): a function called ${call.command} through a client aurora-bench does not build`,
+        message:
+          `the rehearsal has no ${call.client} (service ${call.service ?? '?'}): a function ` +
+          `called ${call.command} through a client aurora-bench does not build`,
         fields: {},
       },
     };
   }
   const Command = pkg.exports[call.command];
   if (typeof Command !== 'function') {
-    return { ok: false, error: { name: 'Error', message: `${call.client} has no ${call.command} in the SDK installed here`, fields: {} } };
+    return {
+      ok: false,
+      error: { name: 'Error', message: `${call.client} has no ${call.command} in the SDK installed here`, fields: {} },
+    };
   }
   const client = clients[pkg.key] as { send(command: unknown): Promise<Record<string, unknown>> };
   try {
     const output = { ...(await client.send(new (Command as CommandClass)(call.input))) };
     const body = output['Body'] as { transformToByteArray?: () => Promise<Uint8Array> } | undefined;
-    if (body && typeof body.transformToByteArray === 'function') output['Body'] = { bridgedBytes: await body.transformToByteArray() };
+    if (body && typeof body.transformToByteArray === 'function')
+      output['Body'] = { bridgedBytes: await body.transformToByteArray() };
     return { ok: true, output: structuredClone(output) };
   } catch (e) {
     const err = e as Error & { $fault?: string; $metadata?: unknown };

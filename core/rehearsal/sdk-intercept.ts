@@ -23,8 +23,11 @@ interface HasMiddlewareStack {
 type Handler = (args: { input: Record<string, unknown> }) => Promise<SdkResult>;
 
 export function interceptClient(client: HasMiddlewareStack, name: string, interceptor: Interceptor): void {
-  const middleware = (next: Handler, context: { commandName?: string }) => async (args: { input: Record<string, unknown> }) =>
-    interceptor(context.commandName?.replace(/Command$/, '') ?? '', args.input, (input) => next(input ? { ...args, input } : args));
+  const middleware =
+    (next: Handler, context: { commandName?: string }) => async (args: { input: Record<string, unknown> }) =>
+      interceptor(context.commandName?.replace(/Command$/, '') ?? '', args.input, (input) =>
+        next(input ? { ...args, input } : args),
+      );
   client.middlewareStack.add(middleware, { step: 'initialize', name, override: true });
 }
 
@@ -34,6 +37,10 @@ export function answer(output: Record<string, unknown>): SdkResult {
 }
 
 /** An error as the SDK raises a service's error response (name = the error code, HTTP 400). */
-export function serviceError(code: string, message: string, ExceptionClass: typeof RDSServiceException = RDSServiceException): Error {
+export function serviceError(
+  code: string,
+  message: string,
+  ExceptionClass: typeof RDSServiceException = RDSServiceException,
+): Error {
   return new ExceptionClass({ name: code, $fault: 'client', $metadata: { httpStatusCode: 400 }, message });
 }

@@ -162,7 +162,10 @@ const TERMINATE_WAIT_MS = 20_000;
 async function settledWithin(promises: readonly (Promise<unknown> | undefined)[], ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([Promise.allSettled(promises.filter((p): p is Promise<unknown> => p !== undefined)), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+    await Promise.race([
+      Promise.allSettled(promises.filter((p): p is Promise<unknown> => p !== undefined)),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))),
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -176,20 +179,33 @@ function killGroup(pid: number): void {
   }
 }
 
-/** Whether RunInstances launches server instances: an instance tag `<prefix>role` = `server` or `server-...` (core/backends/aws/names.ts tagKeys; self-managed-servers.ts tags server-writer and server-replica). */
+/**
+ * Whether RunInstances launches server instances: an instance tag `<prefix>role` = `server` or `server-...`
+ * (core/backends/aws/names.ts tagKeys; self-managed-servers.ts tags server-writer and server-replica).
+ */
 function launchesServers(input: Record<string, unknown>): boolean {
-  const specs = (input['TagSpecifications'] as { ResourceType?: string; Tags?: { Key?: string; Value?: string }[] }[] | undefined) ?? [];
+  const specs =
+    (input['TagSpecifications'] as
+      { ResourceType?: string; Tags?: { Key?: string; Value?: string }[] }[] | undefined) ?? [];
   return specs.some(
     (t) =>
-      t.ResourceType === 'instance' && (t.Tags ?? []).some((tag) => tag.Key?.endsWith('role') === true && (tag.Value === 'server' || tag.Value?.startsWith('server-') === true)),
+      t.ResourceType === 'instance' &&
+      (t.Tags ?? []).some(
+        (tag) =>
+          tag.Key?.endsWith('role') === true && (tag.Value === 'server' || tag.Value?.startsWith('server-') === true),
+      ),
   );
 }
 
 /** The instance tags of a RunInstances call (TagSpecifications of ResourceType instance). */
 function instanceTags(input: Record<string, unknown>): ReadonlyMap<string, string> {
-  const specs = (input['TagSpecifications'] as { ResourceType?: string; Tags?: { Key?: string; Value?: string }[] }[] | undefined) ?? [];
+  const specs =
+    (input['TagSpecifications'] as
+      { ResourceType?: string; Tags?: { Key?: string; Value?: string }[] }[] | undefined) ?? [];
   const tags = new Map<string, string>();
-  for (const t of specs) if (t.ResourceType === 'instance') for (const tag of t.Tags ?? []) if (tag.Key !== undefined) tags.set(tag.Key, tag.Value ?? '');
+  for (const t of specs)
+    if (t.ResourceType === 'instance')
+      for (const tag of t.Tags ?? []) if (tag.Key !== undefined) tags.set(tag.Key, tag.Value ?? '');
   return tags;
 }
 
@@ -297,8 +313,12 @@ export class SsmAgentEmulation {
 
   /** Puts the agent behind the SSM client and the instance lifecycle behind the EC2 client. */
   install(clients: { ssm: Parameters<typeof interceptClient>[0]; ec2: Parameters<typeof interceptClient>[0] }): void {
-    interceptClient(clients.ssm, 'auroraBenchRehearsalSsm', (command, input, forward) => this.handleSsm(command, input, forward));
-    interceptClient(clients.ec2, 'auroraBenchRehearsalEc2', (command, input, forward) => this.handleEc2(command, input, forward));
+    interceptClient(clients.ssm, 'auroraBenchRehearsalSsm', (command, input, forward) =>
+      this.handleSsm(command, input, forward),
+    );
+    interceptClient(clients.ec2, 'auroraBenchRehearsalEc2', (command, input, forward) =>
+      this.handleEc2(command, input, forward),
+    );
   }
 
   // ------------------------------------------------------------------ EC2
@@ -308,7 +328,8 @@ export class SsmAgentEmulation {
       const result = await forward();
       const role = launchesServers(input) ? 'server' : 'client';
       for (const i of (result.output['Instances'] as { InstanceId?: string }[] | undefined) ?? []) {
-        if (i.InstanceId && !this.instances.has(i.InstanceId)) await this.bootInstance(i.InstanceId, role, instanceTags(input));
+        if (i.InstanceId && !this.instances.has(i.InstanceId))
+          await this.bootInstance(i.InstanceId, role, instanceTags(input));
       }
       return result;
     }
@@ -320,18 +341,33 @@ export class SsmAgentEmulation {
     return forward();
   }
 
-  private async bootInstance(instanceId: string, role: 'client' | 'server', tags: ReadonlyMap<string, string>): Promise<void> {
+  private async bootInstance(
+    instanceId: string,
+    role: 'client' | 'server',
+    tags: ReadonlyMap<string, string>,
+  ): Promise<void> {
     if (this.o.machines) return this.bootMachine(instanceId, role, tags, this.o.machines);
     const home = join(this.o.dir, String(++this.homes));
     await mkdir(join(home, 'tmp'), { recursive: true });
-    const instance: EmulatedInstance = { instanceId, home, terminated: false, invocations: new Map(), ...(role === 'server' ? { server: { port: await findFreePort() } } : {}) };
+    const instance: EmulatedInstance = {
+      instanceId,
+      home,
+      terminated: false,
+      invocations: new Map(),
+      ...(role === 'server' ? { server: { port: await findFreePort() } } : {}),
+    };
     this.instances.set(instanceId, instance);
     const script = join(home, 'boot.sh');
     await writeFile(script, this.o.bootCommands({ instanceId, home, role }).join('\n') + '\n', { mode: 0o700 });
     const logFd = openSync(join(home, 'boot.log'), 'w');
     let child: ChildProcess;
     try {
-      child = spawn('bash', [script], { cwd: home, env: this.env(home, instance.server), detached: true, stdio: ['ignore', logFd, logFd] });
+      child = spawn('bash', [script], {
+        cwd: home,
+        env: this.env(home, instance.server),
+        detached: true,
+        stdio: ['ignore', logFd, logFd],
+      });
     } finally {
       closeSync(logFd);
     }
@@ -345,17 +381,27 @@ export class SsmAgentEmulation {
           boot.exit = code;
           this.o.tracker.remove(child.pid!);
           if (code !== 0 && !instance.terminated)
-            this.log(`${instanceId}: boot failed (exit ${code}): ${readText(join(home, 'boot.log')).trim().split('\n').slice(-5).join(' | ')}`);
+            this.log(
+              `${instanceId}: boot failed ` +
+                `(exit ${code}): ${readText(join(home, 'boot.log')).trim().split('\n').slice(-5).join(' | ')}`,
+            );
           resolve();
         });
       }),
     };
     instance.boot = boot;
-    this.log(`${instanceId}: launched${instance.server ? ` (server, port ${instance.server.port})` : ''}, booting in ${home}`);
+    this.log(
+      `${instanceId}: launched${instance.server ? ` (server, port ${instance.server.port})` : ''}, booting in ${home}`,
+    );
   }
 
   /** Boots a Debian machine: its root, its metadata service, then the user data in it (see the file comment). */
-  private async bootMachine(instanceId: string, role: 'client' | 'server', tags: ReadonlyMap<string, string>, machines: NonNullable<SsmAgentOptions['machines']>): Promise<void> {
+  private async bootMachine(
+    instanceId: string,
+    role: 'client' | 'server',
+    tags: ReadonlyMap<string, string>,
+    machines: NonNullable<SsmAgentOptions['machines']>,
+  ): Promise<void> {
     const dir = join(this.o.dir, String(++this.homes));
     await mkdir(dir, { recursive: true });
     const imds = await startImds(instanceId, tags);
@@ -382,14 +428,22 @@ export class SsmAgentEmulation {
       ...(role === 'server' ? { server: { port: await findFreePort() } } : {}),
     };
     this.instances.set(instanceId, instance);
-    await writeStandIns(root.root, { awsEndpoint: this.o.motoEndpoint, imdsPort: (imds.address() as AddressInfo).port });
+    await writeStandIns(root.root, {
+      awsEndpoint: this.o.motoEndpoint,
+      imdsPort: (imds.address() as AddressInfo).port,
+    });
     const script = join(root.root, USER_DATA_SCRIPT);
     await mkdir(join(script, '..'), { recursive: true });
     await writeFile(script, machines.userData(role), { mode: 0o700 });
     const logFd = openSync(join(dir, 'boot.log'), 'w');
     let child: ChildProcess;
     try {
-      child = spawn('chroot', [root.root, USER_DATA_SCRIPT], { cwd: '/', env: this.machineEnv(instance.server), detached: true, stdio: ['ignore', logFd, logFd] });
+      child = spawn('chroot', [root.root, USER_DATA_SCRIPT], {
+        cwd: '/',
+        env: this.machineEnv(instance.server),
+        detached: true,
+        stdio: ['ignore', logFd, logFd],
+      });
     } finally {
       closeSync(logFd);
     }
@@ -404,7 +458,8 @@ export class SsmAgentEmulation {
           if (!instance.terminated) {
             const tail = readText(join(dir, 'boot.log')).trim().split('\n').slice(-5).join(' | ');
             this.log(
-              `${instanceId}: user data ${code === 0 ? 'finished' : `failed (exit ${code})`} in ${((Date.now() - started) / 1000).toFixed(1)} s${code === 0 ? '' : `: ${tail}`}`,
+              `${instanceId}: user data ${code === 0 ? 'finished' : `failed (exit ${code})`} ` +
+                `in ${((Date.now() - started) / 1000).toFixed(1)} s${code === 0 ? '' : `: ${tail}`}`,
             );
           }
           resolve();
@@ -412,21 +467,28 @@ export class SsmAgentEmulation {
       }),
     };
     instance.boot = boot;
-    this.log(`${instanceId}: launched${instance.server ? ` (server, port ${instance.server.port})` : ''}, booting its user data in the Debian root ${root.root}`);
+    this.log(
+      `${instanceId}: launched${instance.server ? ` (server, port ${instance.server.port})` : ''}, booting its ` +
+        `user data in the Debian root ${root.root}`,
+    );
   }
 
   private async terminateInstance(instanceId: string): Promise<void> {
     const instance = this.instances.get(instanceId);
     if (!instance || instance.terminated) return;
     instance.terminated = true;
-    if (instance.boot && instance.boot.exit === undefined && instance.boot.child.pid) killGroup(instance.boot.child.pid);
+    if (instance.boot && instance.boot.exit === undefined && instance.boot.child.pid)
+      killGroup(instance.boot.child.pid);
     for (const inv of instance.invocations.values()) {
       if (inv.status === 'InProgress' && inv.child?.pid) {
         inv.stopReason = 'cancel';
         killGroup(inv.child.pid);
       }
     }
-    await settledWithin([instance.boot?.done, ...[...instance.invocations.values()].map((i) => i.done)], TERMINATE_WAIT_MS);
+    await settledWithin(
+      [instance.boot?.done, ...[...instance.invocations.values()].map((i) => i.done)],
+      TERMINATE_WAIT_MS,
+    );
     if (instance.server) {
       await this.o.onServerChanged?.(instanceId, undefined);
       await this.stopServer(instance);
@@ -520,12 +582,14 @@ export class SsmAgentEmulation {
 
   private async sendCommand(input: Record<string, unknown>, forward: Forward): Promise<SdkResult> {
     const documentName = text(input['DocumentName']);
-    if (documentName !== 'AWS-RunShellScript') throw this.ssmError('InvalidDocument', `the rehearsal's agent runs AWS-RunShellScript only, not ${documentName}`);
+    if (documentName !== 'AWS-RunShellScript')
+      throw this.ssmError('InvalidDocument', `the rehearsal's agent runs AWS-RunShellScript only, not ${documentName}`);
     const ids = (input['InstanceIds'] as string[] | undefined) ?? [];
     for (const id of ids) {
       const inst = this.instances.get(id);
       // SendCommand to an instance that is not a running managed node fails with InvalidInstanceId.
-      if (!inst || inst.terminated || !this.registered(inst)) throw this.ssmError('InvalidInstanceId', `Instances [${id}] not in a valid state for account`);
+      if (!inst || inst.terminated || !this.registered(inst))
+        throw this.ssmError('InvalidInstanceId', `Instances [${id}] not in a valid state for account`);
     }
     const params = (input['Parameters'] as Record<string, string[]> | undefined) ?? {};
     const commands = params['commands'] ?? [];
@@ -537,10 +601,19 @@ export class SsmAgentEmulation {
     return result;
   }
 
-  private async startInvocation(instance: EmulatedInstance, commandId: string, input: Record<string, unknown>, commands: readonly string[], timeoutS: number): Promise<void> {
-    // In a machine, where the agent keeps a command's files (/var/lib/amazon/ssm/<instance>/document/orchestration/<command>/...).
+  private async startInvocation(
+    instance: EmulatedInstance,
+    commandId: string,
+    input: Record<string, unknown>,
+    commands: readonly string[],
+    timeoutS: number,
+  ): Promise<void> {
+    // In a machine, where the agent keeps a command's files
+    // (/var/lib/amazon/ssm/<instance>/document/orchestration/<command>/...).
     const inRoot = join('/var/lib/amazon/ssm', instance.instanceId, 'document', 'orchestration', commandId, PLUGIN_DIR);
-    const dir = instance.machine ? join(instance.machine.root.root, inRoot) : join(instance.home, 'ssm', commandId, PLUGIN_DIR);
+    const dir = instance.machine
+      ? join(instance.machine.root.root, inRoot)
+      : join(instance.home, 'ssm', commandId, PLUGIN_DIR);
     await mkdir(dir, { recursive: true });
     const script = join(dir, '_script.sh');
     await writeFile(script, commands.join('\n') + '\n', { mode: 0o700 });
@@ -551,13 +624,22 @@ export class SsmAgentEmulation {
     let child: ChildProcess;
     try {
       child = instance.machine
-        ? spawn('chroot', [instance.machine.root.root, '/bin/sh', '-c', 'cd "$1" && exec /bin/sh -c "$1/_script.sh"', 'sh', inRoot], {
-            cwd: '/',
-            env: this.machineEnv(instance.server),
+        ? spawn(
+            'chroot',
+            [instance.machine.root.root, '/bin/sh', '-c', 'cd "$1" && exec /bin/sh -c "$1/_script.sh"', 'sh', inRoot],
+            {
+              cwd: '/',
+              env: this.machineEnv(instance.server),
+              detached: true,
+              stdio: ['ignore', outFd, errFd],
+            },
+          )
+        : spawn('bash', ['--posix', '-c', script], {
+            cwd: dir,
+            env: this.env(instance.home, instance.server),
             detached: true,
             stdio: ['ignore', outFd, errFd],
-          })
-        : spawn('bash', ['--posix', '-c', script], { cwd: dir, env: this.env(instance.home, instance.server), detached: true, stdio: ['ignore', outFd, errFd] });
+          });
     } finally {
       closeSync(outFd);
       closeSync(errFd);
@@ -601,13 +683,21 @@ export class SsmAgentEmulation {
     instance.invocations.set(commandId, inv);
   }
 
-  private async finish(inv: Invocation, code: number | null, signal: NodeJS.Signals | null, stdoutFile: string, stderrFile: string): Promise<void> {
+  private async finish(
+    inv: Invocation,
+    code: number | null,
+    signal: NodeJS.Signals | null,
+    stdoutFile: string,
+    stderrFile: string,
+  ): Promise<void> {
     inv.stdout = readText(stdoutFile);
     inv.stderr = readText(stderrFile);
     const exit = code ?? (signal ? 128 + (signal === 'SIGKILL' ? 9 : 15) : STOPPED_EXIT_CODE);
     // The agent uploads what the command wrote before anyone reads the final status here.
     if (inv.outputBucket) {
-      const base = `${inv.outputPrefix ? inv.outputPrefix.replace(/\/+$/, '') + '/' : ''}${inv.commandId}/${inv.instanceId}/awsrunShellScript/0.awsrunShellScript/`;
+      const base =
+        (inv.outputPrefix ? inv.outputPrefix.replace(/\/+$/, '') + '/' : '') +
+        `${inv.commandId}/${inv.instanceId}/awsrunShellScript/0.awsrunShellScript/`;
       for (const [name, body] of [
         ['stdout', inv.stdout],
         ['stderr', inv.stderr],
@@ -622,7 +712,14 @@ export class SsmAgentEmulation {
     }
     inv.responseCode = inv.stopReason ? STOPPED_EXIT_CODE : exit;
     inv.endedAt = new Date();
-    inv.status = inv.stopReason === 'cancel' ? 'Cancelled' : inv.stopReason === 'timeout' ? 'TimedOut' : exit === 0 ? 'Success' : 'Failed';
+    inv.status =
+      inv.stopReason === 'cancel'
+        ? 'Cancelled'
+        : inv.stopReason === 'timeout'
+          ? 'TimedOut'
+          : exit === 0
+            ? 'Success'
+            : 'Failed';
     inv.child = undefined;
   }
 
@@ -639,12 +736,17 @@ export class SsmAgentEmulation {
   private outputUrl(inv: Invocation, name: 'stdout' | 'stderr'): string {
     if (!inv.outputBucket) return '';
     const prefix = inv.outputPrefix ? inv.outputPrefix.replace(/\/+$/, '') + '/' : '';
-    return `https://s3.${this.o.region}.amazonaws.com/${inv.outputBucket}/${prefix}${inv.commandId}/${inv.instanceId}/awsrunShellScript/0.awsrunShellScript/${name}`;
+    const key = `${prefix}${inv.commandId}/${inv.instanceId}/awsrunShellScript/0.awsrunShellScript/${name}`;
+    return `https://s3.${this.o.region}.amazonaws.com/${inv.outputBucket}/${key}`;
   }
 
   private getCommandInvocation(input: Record<string, unknown>): SdkResult {
     const [inv] = this.findInvocation(text(input['CommandId']), text(input['InstanceId']));
-    if (!inv) throw this.ssmError('InvocationDoesNotExist', 'An error occurred (InvocationDoesNotExist) when calling the GetCommandInvocation operation');
+    if (!inv)
+      throw this.ssmError(
+        'InvocationDoesNotExist',
+        'An error occurred (InvocationDoesNotExist) when calling the GetCommandInvocation operation',
+      );
     const finished = inv.status !== 'InProgress';
     const details = inv.status === 'TimedOut' ? 'ExecutionTimedOut' : inv.status;
     return answer({
@@ -656,7 +758,10 @@ export class SsmAgentEmulation {
       ResponseCode: inv.responseCode,
       ExecutionStartDateTime: inv.startedAt.toISOString(),
       ...(inv.endedAt
-        ? { ExecutionEndDateTime: inv.endedAt.toISOString(), ExecutionElapsedTime: `PT${((inv.endedAt.getTime() - inv.startedAt.getTime()) / 1000).toFixed(3)}S` }
+        ? {
+            ExecutionEndDateTime: inv.endedAt.toISOString(),
+            ExecutionElapsedTime: `PT${((inv.endedAt.getTime() - inv.startedAt.getTime()) / 1000).toFixed(3)}S`,
+          }
         : {}),
       Status: inv.status,
       StatusDetails: details,
@@ -681,8 +786,11 @@ export class SsmAgentEmulation {
   private cancelCommand(input: Record<string, unknown>): SdkResult {
     const commandId = text(input['CommandId']);
     const only = input['InstanceIds'] as string[] | undefined;
-    const invs = this.findInvocation(commandId).filter((i) => only === undefined || only.length === 0 || only.includes(i.instanceId));
-    if (this.findInvocation(commandId).length === 0) throw this.ssmError('InvalidCommandId', `command ${commandId} is unknown`);
+    const invs = this.findInvocation(commandId).filter(
+      (i) => only === undefined || only.length === 0 || only.includes(i.instanceId),
+    );
+    if (this.findInvocation(commandId).length === 0)
+      throw this.ssmError('InvalidCommandId', `command ${commandId} is unknown`);
     for (const inv of invs) {
       if (inv.status !== 'InProgress' || !inv.child?.pid) continue;
       inv.stopReason = 'cancel';
@@ -693,8 +801,10 @@ export class SsmAgentEmulation {
 
   private describeInstanceInformation(input: Record<string, unknown>): SdkResult {
     const wanted = new Set<string>();
-    for (const f of (input['Filters'] as { Key?: string; Values?: string[] }[] | undefined) ?? []) if (f.Key === 'InstanceIds') for (const v of f.Values ?? []) wanted.add(v);
-    for (const f of (input['InstanceInformationFilterList'] as { key?: string; valueSet?: string[] }[] | undefined) ?? [])
+    for (const f of (input['Filters'] as { Key?: string; Values?: string[] }[] | undefined) ?? [])
+      if (f.Key === 'InstanceIds') for (const v of f.Values ?? []) wanted.add(v);
+    for (const f of (input['InstanceInformationFilterList'] as { key?: string; valueSet?: string[] }[] | undefined) ??
+      [])
       if (f.key === 'InstanceIds') for (const v of f.valueSet ?? []) wanted.add(v);
     const list = [...this.instances.values()]
       .filter((i) => !i.terminated && this.registered(i) && (wanted.size === 0 || wanted.has(i.instanceId)))
@@ -717,7 +827,8 @@ export class SsmAgentEmulation {
     const left: string[] = [];
     for (const i of this.instances.values()) {
       if (!i.terminated) left.push(`${i.server ? 'server' : 'client'} ${i.instanceId} (not terminated)`);
-      for (const inv of i.invocations.values()) if (inv.status === 'InProgress') left.push(`command ${inv.commandId} on ${i.instanceId} (still running)`);
+      for (const inv of i.invocations.values())
+        if (inv.status === 'InProgress') left.push(`command ${inv.commandId} on ${i.instanceId} (still running)`);
     }
     return left;
   }

@@ -3,8 +3,8 @@
  * lib/results-lake.ts, lib/aurora-bench-stack.ts), created in the rehearsal's moto: a VPC with a
  * private subnet per AZ and their route to the outside as the default stack has it (a NAT gateway,
  * the S3 gateway endpoint, the SSM and Secrets Manager interface endpoints: what the account
- * preflight PlanRun runs checks the clients can reach), the DB subnet group, the DB and client security groups, one client launch
- * template per CPU architecture, the clients' instance profile (moto checks RunInstances'
+ * preflight PlanRun runs checks the clients can reach), the DB subnet group, the DB and client security groups, one
+ * client launch template per CPU architecture, the clients' instance profile (moto checks RunInstances'
  * IamInstanceProfile against IAM), the lake bucket with client/ copied under runner/ (the stack's
  * BucketDeployment), and the AwsBackendConfig naming all of it, with the values the stack gives
  * its handlers (lib/handler-environment.ts handlerBackendConfig).
@@ -77,7 +77,10 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-export async function createStandingInfrastructure(raw: RawAwsClients, o: StandingInfrastructureOptions): Promise<AwsBackendConfig> {
+export async function createStandingInfrastructure(
+  raw: RawAwsClients,
+  o: StandingInfrastructureOptions,
+): Promise<AwsBackendConfig> {
   const bucket = o.bucket ?? 'aurora-bench-rehearsal-lake';
   const letters = [...new Set(['a', ...o.azLetters])].sort();
   const vpc = await raw.ec2.send(new CreateVpcCommand({ CidrBlock: '10.20.0.0/16' }));
@@ -85,16 +88,34 @@ export async function createStandingInfrastructure(raw: RawAwsClients, o: Standi
   const subnetIdsByAz: Record<string, string> = {};
   for (const [i, letter] of letters.entries()) {
     const az = `${o.region}${letter}`;
-    const subnet = await raw.ec2.send(new CreateSubnetCommand({ VpcId: vpcId, CidrBlock: `10.20.${i + 1}.0/24`, AvailabilityZone: az }));
+    const subnet = await raw.ec2.send(
+      new CreateSubnetCommand({ VpcId: vpcId, CidrBlock: `10.20.${i + 1}.0/24`, AvailabilityZone: az }),
+    );
     subnetIdsByAz[az] = subnet.Subnet!.SubnetId!;
   }
   await addClientNetwork(raw.ec2, o.region, subnetIdsByAz, o.network ?? STACK_NETWORK);
   const dbSubnetGroupName = 'aurora-bench-db';
   await raw.rds.send(
-    new CreateDBSubnetGroupCommand({ DBSubnetGroupName: dbSubnetGroupName, DBSubnetGroupDescription: 'aurora-bench DB subnets', SubnetIds: Object.values(subnetIdsByAz) }),
+    new CreateDBSubnetGroupCommand({
+      DBSubnetGroupName: dbSubnetGroupName,
+      DBSubnetGroupDescription: 'aurora-bench DB subnets',
+      SubnetIds: Object.values(subnetIdsByAz),
+    }),
   );
-  const dbSg = await raw.ec2.send(new CreateSecurityGroupCommand({ GroupName: 'aurora-bench-db', Description: 'aurora-bench DB instances', VpcId: vpcId }));
-  const clientSg = await raw.ec2.send(new CreateSecurityGroupCommand({ GroupName: 'aurora-bench-client', Description: 'aurora-bench clients', VpcId: vpcId }));
+  const dbSg = await raw.ec2.send(
+    new CreateSecurityGroupCommand({
+      GroupName: 'aurora-bench-db',
+      Description: 'aurora-bench DB instances',
+      VpcId: vpcId,
+    }),
+  );
+  const clientSg = await raw.ec2.send(
+    new CreateSecurityGroupCommand({
+      GroupName: 'aurora-bench-client',
+      Description: 'aurora-bench clients',
+      VpcId: vpcId,
+    }),
+  );
   const launchTemplateIds: AwsBackendConfig['launchTemplateIds'] = {};
   for (const arch of ['x86_64', 'arm64'] as const) {
     const lt = await raw.ec2.send(
@@ -107,7 +128,13 @@ export async function createStandingInfrastructure(raw: RawAwsClients, o: Standi
   }
   const profile = await raw.iam.send(new CreateInstanceProfileCommand({ InstanceProfileName: 'aurora-bench-client' }));
   // Self-managed servers (lib/servers.ts): their own launch templates, security group and profile.
-  const serverSg = await raw.ec2.send(new CreateSecurityGroupCommand({ GroupName: 'aurora-bench-server', Description: 'aurora-bench self-managed servers', VpcId: vpcId }));
+  const serverSg = await raw.ec2.send(
+    new CreateSecurityGroupCommand({
+      GroupName: 'aurora-bench-server',
+      Description: 'aurora-bench self-managed servers',
+      VpcId: vpcId,
+    }),
+  );
   const serverLaunchTemplateIds: Partial<Record<'x86_64' | 'arm64', string>> = {};
   for (const arch of ['x86_64', 'arm64'] as const) {
     const lt = await raw.ec2.send(
@@ -118,11 +145,19 @@ export async function createStandingInfrastructure(raw: RawAwsClients, o: Standi
     );
     serverLaunchTemplateIds[arch] = lt.LaunchTemplate!.LaunchTemplateId!;
   }
-  const serverProfile = await raw.iam.send(new CreateInstanceProfileCommand({ InstanceProfileName: 'aurora-bench-server' }));
+  const serverProfile = await raw.iam.send(
+    new CreateInstanceProfileCommand({ InstanceProfileName: 'aurora-bench-server' }),
+  );
   await raw.s3.send(new CreateBucketCommand({ Bucket: bucket }));
   const clientDir = join(o.repoRoot, 'client');
   for (const file of filesUnder(clientDir)) {
-    await raw.s3.send(new PutObjectCommand({ Bucket: bucket, Key: RUNNER_PREFIX + relative(clientDir, file), Body: readFileSync(file) }));
+    await raw.s3.send(
+      new PutObjectCommand({
+        Bucket: bucket,
+        Key: RUNNER_PREFIX + relative(clientDir, file),
+        Body: readFileSync(file),
+      }),
+    );
   }
   return {
     region: o.region,
@@ -157,28 +192,64 @@ export async function createStandingInfrastructure(raw: RawAwsClients, o: Standi
  * interface endpoints. Each part optional, for the account preflight's tests of a network without it.
  * @internal test seam
  */
-export async function addClientNetwork(ec2: EC2Client, region: string, subnetIdsByAz: Readonly<Record<string, string>>, options: ClientNetworkOptions): Promise<void> {
+export async function addClientNetwork(
+  ec2: EC2Client,
+  region: string,
+  subnetIdsByAz: Readonly<Record<string, string>>,
+  options: ClientNetworkOptions,
+): Promise<void> {
   const subnetIds = Object.values(subnetIdsByAz);
   const subnets = (await ec2.send(new DescribeSubnetsCommand({ SubnetIds: subnetIds }))).Subnets ?? [];
   const vpcId = subnets[0]!.VpcId!;
   const routeTable = await ec2.send(new CreateRouteTableCommand({ VpcId: vpcId }));
   const routeTableId = routeTable.RouteTable!.RouteTableId!;
-  for (const subnetId of subnetIds) await ec2.send(new AssociateRouteTableCommand({ RouteTableId: routeTableId, SubnetId: subnetId }));
+  for (const subnetId of subnetIds)
+    await ec2.send(new AssociateRouteTableCommand({ RouteTableId: routeTableId, SubnetId: subnetId }));
   if (options.nat) {
     const igw = await ec2.send(new CreateInternetGatewayCommand({}));
-    await ec2.send(new AttachInternetGatewayCommand({ InternetGatewayId: igw.InternetGateway!.InternetGatewayId!, VpcId: vpcId }));
+    await ec2.send(
+      new AttachInternetGatewayCommand({ InternetGatewayId: igw.InternetGateway!.InternetGatewayId!, VpcId: vpcId }),
+    );
     const second = Number(/^10\.(\d+)\./.exec(subnets[0]!.CidrBlock ?? '')?.[1] ?? 20);
-    const publicSubnet = await ec2.send(new CreateSubnetCommand({ VpcId: vpcId, CidrBlock: `10.${second}.200.0/24`, AvailabilityZone: subnets[0]!.AvailabilityZone! }));
+    const publicSubnet = await ec2.send(
+      new CreateSubnetCommand({
+        VpcId: vpcId,
+        CidrBlock: `10.${second}.200.0/24`,
+        AvailabilityZone: subnets[0]!.AvailabilityZone!,
+      }),
+    );
     const eip = await ec2.send(new AllocateAddressCommand({ Domain: 'vpc' }));
-    const nat = await ec2.send(new CreateNatGatewayCommand({ SubnetId: publicSubnet.Subnet!.SubnetId!, AllocationId: eip.AllocationId! }));
-    await ec2.send(new CreateRouteCommand({ RouteTableId: routeTableId, DestinationCidrBlock: '0.0.0.0/0', NatGatewayId: nat.NatGateway!.NatGatewayId! }));
+    const nat = await ec2.send(
+      new CreateNatGatewayCommand({ SubnetId: publicSubnet.Subnet!.SubnetId!, AllocationId: eip.AllocationId! }),
+    );
+    await ec2.send(
+      new CreateRouteCommand({
+        RouteTableId: routeTableId,
+        DestinationCidrBlock: '0.0.0.0/0',
+        NatGatewayId: nat.NatGateway!.NatGatewayId!,
+      }),
+    );
   }
   if (options.s3Endpoint) {
-    await ec2.send(new CreateVpcEndpointCommand({ VpcId: vpcId, ServiceName: `com.amazonaws.${region}.s3`, VpcEndpointType: 'Gateway', RouteTableIds: [routeTableId] }));
+    await ec2.send(
+      new CreateVpcEndpointCommand({
+        VpcId: vpcId,
+        ServiceName: `com.amazonaws.${region}.s3`,
+        VpcEndpointType: 'Gateway',
+        RouteTableIds: [routeTableId],
+      }),
+    );
   }
   if (options.ssmEndpoints) {
     for (const service of ['ssm', 'ssmmessages', 'ec2messages', 'secretsmanager']) {
-      await ec2.send(new CreateVpcEndpointCommand({ VpcId: vpcId, ServiceName: `com.amazonaws.${region}.${service}`, VpcEndpointType: 'Interface', SubnetIds: subnetIds }));
+      await ec2.send(
+        new CreateVpcEndpointCommand({
+          VpcId: vpcId,
+          ServiceName: `com.amazonaws.${region}.${service}`,
+          VpcEndpointType: 'Interface',
+          SubnetIds: subnetIds,
+        }),
+      );
     }
   }
 }

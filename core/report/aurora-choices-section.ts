@@ -11,7 +11,15 @@
 import { BACKEND_TIMES } from '../plan/plan';
 import { billCell, storageBreakEven, type CellBill, type CellUsage } from '../plan/bill';
 import { cellCost, type CellBillFacts } from '../workflow/cell-bill';
-import { auroraPriceKeys, estimatePlanCost, formatMoney, pricesAsOfText, regionPrices, unconfirmedPricesUsed, unconfirmedText } from '../plan/cost';
+import {
+  auroraPriceKeys,
+  estimatePlanCost,
+  formatMoney,
+  pricesAsOfText,
+  regionPrices,
+  unconfirmedPricesUsed,
+  unconfirmedText,
+} from '../plan/cost';
 import { cellEngine, type CellPlan } from '../plan/types';
 import { ENGINES, type EngineRef } from '../aurora/engines';
 import { fixed, num, pct } from '../format';
@@ -47,9 +55,13 @@ const quote = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 export async function loadAuroraUsage(lake: LakeReader, runId: string): Promise<AuroraUsage> {
   const rows = await lake.query<UsagePoint>(
     `SELECT cell_id, step_id, instance_id, metric, CAST(ts AS VARCHAR) AS ts, value FROM server_metrics
-     WHERE run_id = ${quote(runId)} AND metric IN ('ServerlessDatabaseCapacity', 'VolumeReadIOPs', 'VolumeWriteIOPs') ORDER BY ts`,
+     WHERE run_id = ${quote(runId)} AND metric IN ('ServerlessDatabaseCapacity', 'VolumeReadIOPs', 'VolumeWriteIOPs')
+     ORDER BY ts`,
   );
-  return { capacity: rows.filter((r) => r.metric === 'ServerlessDatabaseCapacity'), volumeIo: rows.filter((r) => r.metric !== 'ServerlessDatabaseCapacity') };
+  return {
+    capacity: rows.filter((r) => r.metric === 'ServerlessDatabaseCapacity'),
+    volumeIo: rows.filter((r) => r.metric !== 'ServerlessDatabaseCapacity'),
+  };
 }
 
 const seconds = (from: string, to: string): number => Math.max(0, (Date.parse(to) - Date.parse(from)) / 1000);
@@ -100,7 +112,10 @@ function cellsOf(ctx: Context): CellFacts[] {
   if (!plan) return [];
   return (
     plan.cells
-      .map((cell) => ({ cell, steps: ctx.data.steps.filter((s) => s.cell_id === cell.cellId && s.status !== 'skipped') }))
+      .map((cell) => ({
+        cell,
+        steps: ctx.data.steps.filter((s) => s.cell_id === cell.cellId && s.status !== 'skipped'),
+      }))
       // An imported run's plan names no engine (core/cli/import-logs.ts): nothing here applies to it.
       .filter((c) => c.steps.length > 0 && isClusterEngine(cellEngine(plan, c.cell) as EngineRef | null))
   );
@@ -113,12 +128,16 @@ function cellIoRequests(usage: AuroraUsage, cellId: string): number | undefined 
   return windows.size === 0 ? undefined : [...windows.values()].reduce((a, b) => a + b, 0);
 }
 
-const variantLabel = (v: CellPlan['variant']): string => (v.serverless !== undefined ? `Serverless v2 ${v.serverless.minAcu}-${v.serverless.maxAcu} ACU` : v.instanceClass);
+const variantLabel = (v: CellPlan['variant']): string =>
+  v.serverless !== undefined ? `Serverless v2 ${v.serverless.minAcu}-${v.serverless.maxAcu} ACU` : v.instanceClass;
 
 const ciText = (ci: ConfidenceInterval, digits: number): string =>
-  Number.isFinite(ci.halfWidth) ? `${fixed(ci.estimate, digits)} ±${fixed(ci.halfWidth, digits)}` : `${fixed(ci.estimate, digits)} (1 repeat)`;
+  Number.isFinite(ci.halfWidth)
+    ? `${fixed(ci.estimate, digits)} ±${fixed(ci.halfWidth, digits)}`
+    : `${fixed(ci.estimate, digits)} (1 repeat)`;
 
-const ratioText = (ci: ConfidenceInterval): string => `${pct(ci.estimate, 0)}${Number.isFinite(ci.low) ? ` (95% CI ${pct(ci.low, 0)}–${pct(ci.high, 0)})` : ''}`;
+const ratioText = (ci: ConfidenceInterval): string =>
+  `${pct(ci.estimate, 0)}${Number.isFinite(ci.low) ? ` (95% CI ${pct(ci.low, 0)}–${pct(ci.high, 0)})` : ''}`;
 
 interface VariantStep {
   readonly tps: number[];
@@ -144,7 +163,11 @@ export function serverlessSection(ctx: Context, usage: AuroraUsage): ReportSecti
     const engine = cellEngine(plan, cell);
     for (const s of steps) {
       if (s.tps === null || s.tps <= 0 || (s.status !== 'ok' && s.status !== 'overloaded')) continue;
-      const key = `${s.workload} t${s.threads}${s.rate > 0 ? ` @${num(s.offered_tps, 0)}/s` : ''}${s.target !== 'writer' ? ` → ${s.target}` : ''}`;
+      const key =
+        `${s.workload} ` +
+        `t${s.threads}` +
+        (s.rate > 0 ? ` @${num(s.offered_tps, 0)}/s` : '') +
+        (s.target !== 'writer' ? ` → ${s.target}` : '');
       const perVariant = byKey.get(key) ?? new Map<string, VariantStep>();
       byKey.set(key, perVariant);
       const vs = perVariant.get(cell.variant.name) ?? { tps: [], p95: [], p99: [], lags: [], perMillion: [], acu: [] };
@@ -155,7 +178,12 @@ export function serverlessSection(ctx: Context, usage: AuroraUsage): ReportSecti
       const capacity = capacityOf(usage, cell.cellId, s.step_id);
       const acu = averageAcu(capacity);
       if (acu !== undefined) vs.acu.push(acu);
-      const lag = scalingLagS(s, [...capacity.values()].sort((a, b) => Math.max(...b.map((p) => p.value)) - Math.max(...a.map((p) => p.value)))[0] ?? []);
+      const lag = scalingLagS(
+        s,
+        [...capacity.values()].sort(
+          (a, b) => Math.max(...b.map((p) => p.value)) - Math.max(...a.map((p) => p.value)),
+        )[0] ?? [],
+      );
       if (lag !== null) vs.lags.push(lag);
       const bill = billCell(prices, {
         cellId: cell.cellId,
@@ -165,7 +193,8 @@ export function serverlessSection(ctx: Context, usage: AuroraUsage): ReportSecti
         ...(cell.variant.serverless !== undefined && acu !== undefined ? { acuSeconds: acu * 3600 } : {}),
         dataGb: 0,
       });
-      if (bill.compute !== null && (cell.variant.serverless === undefined || acu !== undefined)) vs.perMillion.push((bill.compute / (s.tps * 3600)) * 1e6);
+      if (bill.compute !== null && (cell.variant.serverless === undefined || acu !== undefined))
+        vs.perMillion.push((bill.compute / (s.tps * 3600)) * 1e6);
     }
   }
   const rows: string[][] = [];
@@ -181,7 +210,13 @@ export function serverlessSection(ctx: Context, usage: AuroraUsage): ReportSecti
         ciText(meanCi(vs.tps), 0),
         vs.p95.length > 0 ? ciText(meanCi(vs.p95), 2) : '-',
         vs.p99.length > 0 ? ciText(meanCi(vs.p99), 2) : '-',
-        vs.lags.length > 0 ? ciText(meanCi(vs.lags), 0) : variantOf.get(name)?.serverless !== undefined ? (local ? 'local: none' : 'none') : 'n/a',
+        vs.lags.length > 0
+          ? ciText(meanCi(vs.lags), 0)
+          : variantOf.get(name)?.serverless !== undefined
+            ? local
+              ? 'local: none'
+              : 'none'
+            : 'n/a',
         vs.acu.length > 0 ? ciText(meanCi(vs.acu), 1) : '-',
         vs.perMillion.length > 0 ? ciText(meanCi(vs.perMillion), 2) : '-',
       ]);
@@ -194,38 +229,58 @@ export function serverlessSection(ctx: Context, usage: AuroraUsage): ReportSecti
         const p99 = a.p99.length > 0 && b.p99.length > 0 ? welchRatioCi(summarize(a.p99), summarize(b.p99)) : null;
         const cost =
           a.perMillion.length > 0 && b.perMillion.length > 0
-            ? `cost per million transactions ${ciText(meanCi(a.perMillion), 2)} vs ${ciText(meanCi(b.perMillion), 2)} ${prices.currency}`
+            ? `cost per million transactions ${ciText(meanCi(a.perMillion), 2)} ` +
+              `vs ${ciText(meanCi(b.perMillion), 2)} ${prices.currency}`
             : `cost per million transactions: ${local ? 'no ACUs are measured locally' : 'no ACUs measured'}`;
         findings.push(
-          `${key}: ${y} (${variantLabel(variantOf.get(y)!)}) vs ${x} (${variantOf.get(x)!.instanceClass}): throughput ${ratioText(tpsRatio)}` +
+          `${key}: ${y} (${variantLabel(variantOf.get(y)!)}) vs ${x} (${variantOf.get(x)!.instanceClass}): ` +
+            `throughput ${ratioText(tpsRatio)}` +
             (p99 ? `, p99 ${ratioText(p99)}` : '') +
-            `, scaling lag ${a.lags.length > 0 ? `${ciText(meanCi(a.lags), 0)} s` : local ? 'not measured locally (no Aurora capacity scaling)' : 'none seen (capacity did not rise during the step)'}; ${cost}`,
+            `, scaling lag ` +
+            (a.lags.length > 0
+              ? `${ciText(meanCi(a.lags), 0)} s`
+              : local
+                ? 'not measured locally (no Aurora capacity scaling)'
+                : 'none seen (capacity did not rise during the step)') +
+            `; ${cost}`,
         );
       }
     }
   }
   if (rows.length === 0) return null;
-  if (findings.length === 0) findings.push('No step ran on both a provisioned and a Serverless v2 variant: the table lists each on its own.');
-  if (local) findings.push("Locally there is no Aurora capacity scaling: each Serverless v2 server stood in at its maxAcu size, so these figures are not Aurora's.");
+  if (findings.length === 0)
+    findings.push('No step ran on both a provisioned and a Serverless v2 variant: the table lists each on its own.');
+  if (local)
+    findings.push(
+      'Locally there is no Aurora capacity scaling: each Serverless v2 server stood in at its maxAcu size, so ' +
+        "these figures are not Aurora's.",
+    );
   const table: TableBlock = {
     title: 'Provisioned vs Aurora Serverless v2 (mean ± 95% CI over repeats)',
     head: ['Step', 'Variant', 'TPS', 'p95 ms', 'p99 ms', 'Scaling lag s', 'Avg ACUs', `${prices.currency} per M tx`],
     rows,
     numeric: [2, 3, 4, 5, 6, 7],
     notes: [
-      "Scaling lag: from the step's start to the first minute the writer's ServerlessDatabaseCapacity reached 90% of its peak in the step (CloudWatch one-minute datapoints).",
-      `Cost per million transactions: the compute while the step ran (instances x class price, or measured ACUs x ACU price; prices ${pricesAsOfText(ctx.prices)}) over its transactions; storage and I/O are in the storage and bill sections.${unconfirmedText(
-        unconfirmedPricesUsed(
-          prices,
-          cells.flatMap((c) => auroraPriceKeys(cellEngine(plan, c.cell), c.cell.variant)),
+      "Scaling lag: from the step's start to the first minute the writer's ServerlessDatabaseCapacity reached " +
+        '90% of its peak in the step (CloudWatch one-minute datapoints).',
+      'Cost per million transactions: the compute while the step ran (instances x class price, or ' +
+        'measured ACUs x ACU ' +
+        `price; prices ${pricesAsOfText(ctx.prices)}) over its transactions; storage and I/O are in the storage and ` +
+        'bill sections.' +
+        unconfirmedText(
+          unconfirmedPricesUsed(
+            prices,
+            cells.flatMap((c) => auroraPriceKeys(cellEngine(plan, c.cell), c.cell.variant)),
+          ),
         ),
-      )}`,
     ],
   };
   return {
     id: 'serverless',
     title: 'Provisioned vs Aurora Serverless v2',
-    question: 'Provisioned class X or Serverless v2 min/max Y: throughput, p95/p99, scaling lag and cost per million transactions',
+    question:
+      'Provisioned class X or Serverless v2 min/max Y: throughput, p95/p99, scaling lag and cost per million ' +
+      'transactions',
     findings,
     tables: [table],
     charts: [],
@@ -298,14 +353,23 @@ export function storageSection(ctx: Context, usage: AuroraUsage): ReportSection 
       ...auroraPriceKeys(engine, { ...cell.variant, storage: 'io-optimized' }),
     ]);
     findings.push(
-      `${cell.variant.name} (${variantLabel(cell.variant)}, measured on ${configured === 'io-optimized' ? 'I/O-Optimized' : 'Standard'}): ${fixed(ioPerTx, 2)} I/O requests per transaction at ${num(tps, 0)} TPS → Standard ${formatMoney(be.standardHourly, prices.currency)}/h, I/O-Optimized ${formatMoney(be.ioOptimizedHourly, prices.currency)}/h: ${cheaper} is cheaper; they break even at ${num(be.breakEvenIoPerS, 0)} I/O requests/s${Number.isFinite(breakEvenTps) ? ` (${num(breakEvenTps, 0)} TPS of this workload)` : ''}${unconfirmedText(unconfirmed)}`,
+      `${cell.variant.name} (${variantLabel(cell.variant)}, measured ` +
+        `on ${configured === 'io-optimized' ? 'I/O-Optimized' : 'Standard'}): ${fixed(ioPerTx, 2)} I/O requests ` +
+        `per transaction at ${num(tps, 0)} TPS → Standard ${formatMoney(be.standardHourly, prices.currency)}/h, ` +
+        `I/O-Optimized ${formatMoney(be.ioOptimizedHourly, prices.currency)}/h: ${cheaper} is cheaper; they ` +
+        `break even at ${num(be.breakEvenIoPerS, 0)} I/O ` +
+        `requests/s` +
+        (Number.isFinite(breakEvenTps) ? ` (${num(breakEvenTps, 0)} TPS of this workload)` : '') +
+        unconfirmedText(unconfirmed),
     );
   }
   if (findings.length === 0) {
     findings.push(
       plan.backend === 'local'
-        ? 'Which storage is cheaper cannot be told locally: there is no Aurora cluster volume, so its I/O requests (VolumeReadIOPs, VolumeWriteIOPs) are measured only on AWS.'
-        : 'No cluster volume I/O was collected for this run (VolumeReadIOPs, VolumeWriteIOPs come as 5-minute datapoints, published late): the break-even needs them.',
+        ? 'Which storage is cheaper cannot be told locally: there is no Aurora cluster volume, so its I/O ' +
+            'requests (VolumeReadIOPs, VolumeWriteIOPs) are measured only on AWS.'
+        : 'No cluster volume I/O was collected for this run (VolumeReadIOPs, VolumeWriteIOPs come as 5-minute ' +
+            'datapoints, published late): the break-even needs them.',
     );
   }
   return {
@@ -316,12 +380,23 @@ export function storageSection(ctx: Context, usage: AuroraUsage): ReportSection 
     tables: [
       {
         title: 'Storage configurations priced on the measured I/O',
-        head: ['Variant', 'Ran on', 'I/O per tx', 'TPS', 'Standard / I/O-Opt per hour', 'Break-even I/O/s', 'Break-even TPS'],
+        head: [
+          'Variant',
+          'Ran on',
+          'I/O per tx',
+          'TPS',
+          'Standard / I/O-Opt per hour',
+          'Break-even I/O/s',
+          'Break-even TPS',
+        ],
         rows,
         numeric: [2, 3, 5, 6],
         notes: [
-          "I/O per transaction: the volume's VolumeReadIOPs + VolumeWriteIOPs in the 5-minute windows overlapping the steps over the steps' transactions (so prepare I/O inside those windows counts too).",
-          `Standard: compute + storage + I/O at the per-million price; I/O-Optimized: its compute (x${String(prices.ioOptimizedInstanceMultiplier ?? '-')}, or its ACU price) and storage, no I/O charge (prices ${pricesAsOfText(ctx.prices)}).`,
+          "I/O per transaction: the volume's VolumeReadIOPs + VolumeWriteIOPs in the 5-minute windows " +
+            "overlapping the steps over the steps' transactions (so prepare I/O inside those windows counts too).",
+          `Standard: compute + storage + I/O at the per-million price; I/O-Optimized: its compute ` +
+            `(x${String(prices.ioOptimizedInstanceMultiplier ?? '-')}, or its ACU price) and storage, no I/O ` +
+            `charge (prices ${pricesAsOfText(ctx.prices)}).`,
         ],
       },
     ],
@@ -352,7 +427,8 @@ function cellUsage(ctx: Context, usage: AuroraUsage, cell: CellPlan, steps: read
       acuS += acu * d;
     }
     // Outside the measured steps the instances are taken at their minimum.
-    if (measuredS > 0) acuSeconds = acuS + instances * cell.variant.serverless.minAcu * Math.max(0, instanceS - measuredS);
+    if (measuredS > 0)
+      acuSeconds = acuS + instances * cell.variant.serverless.minAcu * Math.max(0, instanceS - measuredS);
   }
   const ioRequests = cellIoRequests(usage, cell.cellId);
   return {
@@ -366,12 +442,21 @@ function cellUsage(ctx: Context, usage: AuroraUsage, cell: CellPlan, steps: read
   };
 }
 
-/** Each cell's facts as its teardown recorded them in the manifest (`cells[].resources`, `cells[].measured`); empty for runs before. */
+/**
+ * Each cell's facts as its teardown recorded them in the manifest
+ * (`cells[].resources`, `cells[].measured`); empty for runs before.
+ */
 function recordedFacts(ctx: Context): Map<string, CellBillFacts> {
   const out = new Map<string, CellBillFacts>();
   try {
-    const cells = JSON.parse(ctx.data.run.cells || '[]') as { cell_id: string; resources?: CellBillFacts['resources']; measured?: CellBillFacts['measured'] }[];
-    for (const c of cells) if (c.resources !== undefined && c.measured !== undefined) out.set(c.cell_id, { resources: c.resources, measured: c.measured });
+    const cells = JSON.parse(ctx.data.run.cells || '[]') as {
+      cell_id: string;
+      resources?: CellBillFacts['resources'];
+      measured?: CellBillFacts['measured'];
+    }[];
+    for (const c of cells)
+      if (c.resources !== undefined && c.measured !== undefined)
+        out.set(c.cell_id, { resources: c.resources, measured: c.measured });
   } catch {
     // an unreadable cells column: the bill falls back to the steps' span
   }
@@ -411,7 +496,8 @@ export function billSection(ctx: Context, usage: AuroraUsage): ReportSection | n
     } else {
       bill = billCell(prices, cellUsage(ctx, usage, cell, steps));
       plannedCell = planned ? (planned.dbCost ?? 0) + planned.storageCost + planned.ioCost : null;
-      for (const u of unconfirmedPricesUsed(prices, auroraPriceKeys(cellEngine(plan, cell), cell.variant))) unconfirmed.add(u);
+      for (const u of unconfirmedPricesUsed(prices, auroraPriceKeys(cellEngine(plan, cell), cell.variant)))
+        unconfirmed.add(u);
     }
     for (const m of bill.missing) missing.add(m);
     const cellTotal = bill.total === null ? null : bill.total + (ec2 ?? 0);
@@ -432,7 +518,10 @@ export function billSection(ctx: Context, usage: AuroraUsage): ReportSection | n
   const what = fromLifetimes === cells.length ? 'DB clusters and EC2 instances' : 'Aurora clusters';
   const findings = [
     complete
-      ? `The run's ${what} cost ${formatMoney(total, prices.currency)} from what really ran (compute, storage and the I/O measured), against ${formatMoney(estimated, prices.currency)} estimated for them by the plan (${plan.region} on-demand prices ${pricesAsOfText(ctx.prices)})${unconfirmedText([...unconfirmed])}.`
+      ? `The run's ${what} cost ${formatMoney(total, prices.currency)} from what really ran (compute, storage ` +
+        `and the I/O measured), against ${formatMoney(estimated, prices.currency)} estimated for them by the ` +
+        `plan (${plan.region} on-demand ` +
+        `prices ${pricesAsOfText(ctx.prices)})${unconfirmedText([...unconfirmed])}.`
       : `Some cells have no price (${[...missing].join(', ') || 'an EC2 type'}): add them with --prices.`,
   ];
   return {
@@ -448,10 +537,21 @@ export function billSection(ctx: Context, usage: AuroraUsage): ReportSection | n
         numeric: [2, 3, 5, 6, 7],
         notes: [
           fromLifetimes === cells.length
-            ? 'Lifetimes: each DB cluster, DB instance and EC2 instance from its creation (ClusterCreateTime, InstanceCreateTime, LaunchTime) to the teardown pass that found it gone, recorded in the run manifest (cells[].resources); RDS bills at least 10 minutes, EC2 at least 1.'
-            : `Cells without recorded lifetimes (runs before they were recorded): instance hours are the span the cell's steps ran plus the planned set-up and teardown (${BACKEND_TIMES.aws.provisionS / 60} min), EC2 not counted; their estimate is the DB part only.`,
-          "Serverless v2: ACU-seconds from ServerlessDatabaseCapacity while steps ran, minAcu outside them; Aurora Standard: the volume's VolumeReadIOPs + VolumeWriteIOPs at the per-million price; I/O-Optimized: no I/O charge.",
-          ...(unconfirmed.size > 0 ? [`Unconfirmed price used: ${[...unconfirmed].join(', ')} (prices/aws-prices.json lists it under unconfirmed).`] : []),
+            ? 'Lifetimes: each DB cluster, DB instance and EC2 instance from its creation (ClusterCreateTime, ' +
+              'InstanceCreateTime, LaunchTime) to the teardown pass that found it gone, recorded in the run ' +
+              'manifest (cells[].resources); RDS bills at least 10 minutes, EC2 at least 1.'
+            : `Cells without recorded lifetimes (runs before they were recorded): instance hours are the span ` +
+              `the cell's steps ran plus the planned set-up and teardown (${BACKEND_TIMES.aws.provisionS / 60} ` +
+              `min), EC2 not counted; their estimate is the DB part only.`,
+          'Serverless v2: ACU-seconds from ServerlessDatabaseCapacity while steps ran, minAcu outside them; ' +
+            "Aurora Standard: the volume's VolumeReadIOPs + VolumeWriteIOPs at the per-million price; " +
+            'I/O-Optimized: no I/O charge.',
+          ...(unconfirmed.size > 0
+            ? [
+                `Unconfirmed price used: ${[...unconfirmed].join(', ')} (prices/aws-prices.json lists it under ` +
+                  `unconfirmed).`,
+              ]
+            : []),
         ],
       },
     ],
@@ -465,5 +565,7 @@ export const NO_AURORA_USAGE: AuroraUsage = { capacity: [], volumeIo: [] };
 
 /** Every Aurora-choices section that applies, in reading order. @internal exported for its tests (a test seam) */
 export function auroraChoicesSections(ctx: Context, usage: AuroraUsage = NO_AURORA_USAGE): ReportSection[] {
-  return [serverlessSection(ctx, usage), storageSection(ctx, usage), billSection(ctx, usage)].filter((s): s is ReportSection => s !== null);
+  return [serverlessSection(ctx, usage), storageSection(ctx, usage), billSection(ctx, usage)].filter(
+    (s): s is ReportSection => s !== null,
+  );
 }

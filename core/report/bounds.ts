@@ -12,8 +12,8 @@
  *    describe the client, not the server.
  * Server limits are checked first: when the server is at its CPU or network limit a saturated
  * client is reported alongside, not instead. Locally (servers and clients on one machine) a host
- * whose CPUs are >= 90% busy is the limit (host-bound): adding clients would not find a server limit. With no limit reached the point is 'none': the load did
- * not find the server's limit (add clients).
+ * whose CPUs are >= 90% busy is the limit (host-bound): adding clients would not find a server limit. With no limit
+ * reached the point is 'none': the load did not find the server's limit (add clients).
  */
 
 type Bound = 'cpu' | 'network' | 'client' | 'host' | 'none';
@@ -59,11 +59,21 @@ export function bytesPerSToGbps(bytesPerS: number): number {
 
 export function classifyBound(input: BoundInput, thresholds: BoundThresholds = DEFAULT_BOUND_THRESHOLDS): BoundResult {
   const gbps = input.networkBytesPerS !== null ? bytesPerSToGbps(input.networkBytesPerS) : null;
-  const share = gbps !== null && input.networkLimitGbps !== null && input.networkLimitGbps > 0 ? gbps / input.networkLimitGbps : null;
-  const clientSaturated = input.clientSaturated || (input.clientCpuPct !== null && input.clientCpuPct >= thresholds.clientCpuPct);
+  const share =
+    gbps !== null && input.networkLimitGbps !== null && input.networkLimitGbps > 0
+      ? gbps / input.networkLimitGbps
+      : null;
+  const clientSaturated =
+    input.clientSaturated || (input.clientCpuPct !== null && input.clientCpuPct >= thresholds.clientCpuPct);
   const also = clientSaturated ? ' (a client was saturated too)' : '';
   if (input.serverCpuPct !== null && input.serverCpuPct >= thresholds.cpuPct) {
-    return { bound: 'cpu', networkShare: share, networkGbps: gbps, clientSaturated, reason: `server CPU ${input.serverCpuPct.toFixed(0)}% >= ${thresholds.cpuPct}%${also}` };
+    return {
+      bound: 'cpu',
+      networkShare: share,
+      networkGbps: gbps,
+      clientSaturated,
+      reason: `server CPU ${input.serverCpuPct.toFixed(0)}% >= ${thresholds.cpuPct}%${also}`,
+    };
   }
   if (share !== null && share >= thresholds.networkShare) {
     return {
@@ -71,24 +81,44 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
       networkShare: share,
       networkGbps: gbps,
       clientSaturated,
-      reason: `${gbps!.toFixed(2)} Gbps is ${(share * 100).toFixed(0)}% of the class's ${input.networkLimitGbps} Gbps${also}`,
+      reason:
+        `${gbps!.toFixed(2)} Gbps is ${(share * 100).toFixed(0)}% of the ` +
+        `class's ${input.networkLimitGbps} Gbps${also}`,
     };
   }
-  if (input.sharedHostCpuPct !== undefined && input.sharedHostCpuPct !== null && input.sharedHostCpuPct >= thresholds.cpuPct) {
+  if (
+    input.sharedHostCpuPct !== undefined &&
+    input.sharedHostCpuPct !== null &&
+    input.sharedHostCpuPct >= thresholds.cpuPct
+  ) {
     return {
       bound: 'host',
       networkShare: share,
       networkGbps: gbps,
       clientSaturated,
-      reason: `this machine's CPUs were ${input.sharedHostCpuPct.toFixed(0)}% busy (servers and clients share them): the point measures the host, not a class; more clients would not help`,
+      reason:
+        `this machine's CPUs were ${input.sharedHostCpuPct.toFixed(0)}% busy (servers and clients share ` +
+        `them): the point measures the host, not a class; more clients would not help`,
     };
   }
   if (clientSaturated) {
-    return { bound: 'client', networkShare: share, networkGbps: gbps, clientSaturated, reason: 'a client was CPU-saturated: the numbers measure the client, add clients' };
+    return {
+      bound: 'client',
+      networkShare: share,
+      networkGbps: gbps,
+      clientSaturated,
+      reason: 'a client was CPU-saturated: the numbers measure the client, add clients',
+    };
   }
   const known = [
     input.serverCpuPct !== null ? `CPU ${input.serverCpuPct.toFixed(0)}%` : 'CPU unknown',
     share !== null ? `network ${(share * 100).toFixed(0)}% of limit` : 'network limit unknown',
   ];
-  return { bound: 'none', networkShare: share, networkGbps: gbps, clientSaturated, reason: `no limit reached (${known.join(', ')})` };
+  return {
+    bound: 'none',
+    networkShare: share,
+    networkGbps: gbps,
+    clientSaturated,
+    reason: `no limit reached (${known.join(', ')})`,
+  };
 }

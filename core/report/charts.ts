@@ -14,7 +14,17 @@ const ERROR_COLOR = '#d62728';
  * One colour and one marker per variant, in series order, so a variant reads the same in every
  * chart and in greyscale print (colours: the Tableau 10 palette without its red, kept for errors).
  */
-const PALETTE = ['#1f77b4', '#ff7f0e', '#2ca02c', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf'] as const;
+const PALETTE = [
+  '#1f77b4',
+  '#ff7f0e',
+  '#2ca02c',
+  '#9467bd',
+  '#8c564b',
+  '#e377c2',
+  '#7f7f7f',
+  '#bcbd22',
+  '#17becf',
+] as const;
 const SYMBOLS = ['circle', 'rect', 'triangle', 'diamond', 'pin', 'arrow', 'roundRect'] as const;
 
 /** The colour and marker of the i-th variant series. */
@@ -32,7 +42,12 @@ export interface XYSeries {
    * More marked points of this series (e.g. overloaded rate steps, the knee), each kind with its own
    * symbol, drawn in the series' colour unless one is given.
    */
-  readonly marks?: readonly { readonly label: string; readonly symbol: string; readonly color?: string; readonly points: readonly (readonly [number, number])[] }[];
+  readonly marks?: readonly {
+    readonly label: string;
+    readonly symbol: string;
+    readonly color?: string;
+    readonly points: readonly (readonly [number, number])[];
+  }[];
   /** Intervals drawn as error bars: [x, low, high] (a point's 95% interval, or its range over repeats). */
   readonly intervals?: readonly (readonly [number, number, number])[];
   /** Draw markers only, no line through them (points of several repeats at different x). */
@@ -120,7 +135,14 @@ function baseOption(title: string): EChartsOption {
   };
 }
 
-export function lineChart(id: string, title: string, xName: string, yName: string, series: readonly XYSeries[], options: LineChartOptions = {}): ChartBlock {
+export function lineChart(
+  id: string,
+  title: string,
+  xName: string,
+  yName: string,
+  series: readonly XYSeries[],
+  options: LineChartOptions = {},
+): ChartBlock {
   const out: SeriesOption[] = [];
   // A log axis cannot show 0 or negative values: those points are left out of it.
   const keepX = (x: number): boolean => !options.logX || x > 0;
@@ -130,7 +152,9 @@ export function lineChart(id: string, title: string, xName: string, yName: strin
     points: s.points.filter(([x, y]) => keepX(x) && keepY(y)),
     ...(s.intervals ? { intervals: s.intervals.filter(([x, lo]) => keepX(x) && keepY(lo)) } : {}),
     ...(s.errorPoints ? { errorPoints: s.errorPoints.filter(([x, y]) => keepX(x) && keepY(y)) } : {}),
-    ...(s.marks ? { marks: s.marks.map((m) => ({ ...m, points: m.points.filter(([x, y]) => keepX(x) && keepY(y)) })) } : {}),
+    ...(s.marks
+      ? { marks: s.marks.map((m) => ({ ...m, points: m.points.filter(([x, y]) => keepX(x) && keepY(y)) })) }
+      : {}),
   }));
   let styled = 0;
   for (const s of series) {
@@ -142,7 +166,13 @@ export function lineChart(id: string, title: string, xName: string, yName: strin
       symbol: style.symbol,
       symbolSize: 8,
       itemStyle: { color: style.color },
-      ...(s.scatter ? {} : { showSymbol: true, connectNulls: false, lineStyle: { color: style.color, ...(s.dashed ? { type: 'dashed' as const } : {}) } }),
+      ...(s.scatter
+        ? {}
+        : {
+            showSymbol: true,
+            connectNulls: false,
+            lineStyle: { color: style.color, ...(s.dashed ? { type: 'dashed' as const } : {}) },
+          }),
       ...(s.dashed ? { showSymbol: false } : {}),
     });
     if (s.intervals && s.intervals.length > 0) out.push(errorBars(`${s.name}: interval`, style.color, s.intervals));
@@ -179,14 +209,20 @@ export function lineChart(id: string, title: string, xName: string, yName: strin
         // Alternate ends and sides of the line, so labels of close values do not sit on each other.
         data: options.hLines.map((l, i) => ({
           yAxis: l.value,
-          label: { formatter: l.label, position: (['insideEndTop', 'insideStartBottom', 'insideStartTop', 'insideEndBottom'] as const)[i % 4], fontSize: 11 },
+          label: {
+            formatter: l.label,
+            position: (['insideEndTop', 'insideStartBottom', 'insideStartTop', 'insideEndBottom'] as const)[i % 4],
+            fontSize: 11,
+          },
           lineStyle: { type: 'dashed', color: l.color ?? '#555' },
         })),
       },
     });
   }
   const base = baseOption(title);
-  const markLabels = series.flatMap((s) => (s.marks ?? []).filter((m) => m.points.length > 0).map((m) => `${s.name}: ${m.label}`));
+  const markLabels = series.flatMap((s) =>
+    (s.marks ?? []).filter((m) => m.points.length > 0).map((m) => `${s.name}: ${m.label}`),
+  );
   const legend = [...series.map((s) => s.name), ...markLabels];
   return {
     id,
@@ -197,10 +233,31 @@ export function lineChart(id: string, title: string, xName: string, yName: strin
       legend: { ...(base.legend as object), data: legend },
       grid: { ...(base.grid as object), bottom: bottomFor(legend, CHART_WIDTH) },
       xAxis: options.logX
-        ? { type: 'log', logBase: options.logBase ?? 2, name: xName, nameLocation: 'middle', nameGap: 28, axisLabel: { hideOverlap: true } }
-        : { type: 'value', name: xName, nameLocation: 'middle', nameGap: 28, scale: options.fromZero !== true, axisLabel: { hideOverlap: true } },
+        ? {
+            type: 'log',
+            logBase: options.logBase ?? 2,
+            name: xName,
+            nameLocation: 'middle',
+            nameGap: 28,
+            axisLabel: { hideOverlap: true },
+          }
+        : {
+            type: 'value',
+            name: xName,
+            nameLocation: 'middle',
+            nameGap: 28,
+            scale: options.fromZero !== true,
+            axisLabel: { hideOverlap: true },
+          },
       yAxis: options.logY
-        ? { type: 'log', logBase: 10, name: yName, nameLocation: 'middle', nameGap: 55, axisLabel: { hideOverlap: true } }
+        ? {
+            type: 'log',
+            logBase: 10,
+            name: yName,
+            nameLocation: 'middle',
+            nameGap: 55,
+            axisLabel: { hideOverlap: true },
+          }
         : { type: 'value', name: yName, nameLocation: 'middle', nameGap: 55, axisLabel: { hideOverlap: true } },
       series: out,
     },
@@ -237,11 +294,17 @@ export function barChart(
         left: 70,
         right: 30,
         top: 45,
-        bottom: bottomFor([...series.map((s) => s.name), ...(limits !== undefined ? [limits.name] : [])], CHART_WIDTH) + (categories.length > 4 ? 30 : 0),
+        bottom:
+          bottomFor([...series.map((s) => s.name), ...(limits !== undefined ? [limits.name] : [])], CHART_WIDTH) +
+          (categories.length > 4 ? 30 : 0),
         containLabel: false,
       },
       tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' } },
-      xAxis: { type: 'category', data: [...categories], axisLabel: { interval: 0, rotate: categories.length > 4 ? 20 : 0 } },
+      xAxis: {
+        type: 'category',
+        data: [...categories],
+        axisLabel: { interval: 0, rotate: categories.length > 4 ? 20 : 0 },
+      },
       yAxis: { type: 'value', name: yName, nameLocation: 'middle', nameGap: 55 },
       series: bars,
     },
@@ -261,7 +324,12 @@ export interface ForestRow {
  * segment, with a reference line at 100%. A segment that crosses the line is within the noise.
  */
 export function ratioChart(id: string, title: string, rows: readonly ForestRow[]): ChartBlock {
-  const scaled = rows.map((r) => ({ label: r.label, estimate: r.estimate * 100, low: r.low === null ? null : r.low * 100, high: r.high === null ? null : r.high * 100 }));
+  const scaled = rows.map((r) => ({
+    label: r.label,
+    estimate: r.estimate * 100,
+    low: r.low === null ? null : r.low * 100,
+    high: r.high === null ? null : r.high * 100,
+  }));
   return forestChart(id, title, scaled, { reference: { value: 100, label: '100%' }, unit: '%' });
 }
 
@@ -274,7 +342,11 @@ export function forestChart(
   id: string,
   title: string,
   rows: readonly ForestRow[],
-  options: { readonly reference?: { readonly value: number; readonly label: string }; readonly unit?: string; readonly axisName?: string } = {},
+  options: {
+    readonly reference?: { readonly value: number; readonly label: string };
+    readonly unit?: string;
+    readonly axisName?: string;
+  } = {},
 ): ChartBlock {
   const labels = rows.map((r) => r.label);
   // Room for the longest row label (about 6.5 px per character at the default 12 px font).
@@ -314,7 +386,9 @@ export function forestChart(
         }
       : {}),
   });
-  const all = rows.flatMap((r) => [r.estimate, r.low, r.high]).filter((x): x is number => x !== null && Number.isFinite(x));
+  const all = rows
+    .flatMap((r) => [r.estimate, r.low, r.high])
+    .filter((x): x is number => x !== null && Number.isFinite(x));
   const lo = Math.min(ref?.value ?? Infinity, ...all);
   const hi = Math.max(ref?.value ?? -Infinity, ...all);
   const step = niceStep((hi - lo) / 5);
@@ -334,7 +408,9 @@ export function forestChart(
         min: Math.max(0, Math.floor(lo / step - 0.5) * step),
         max: Math.ceil(hi / step + 0.5) * step,
         axisLabel: { formatter: `{value}${unit}`, hideOverlap: true },
-        ...(options.axisName !== undefined ? { name: options.axisName, nameLocation: 'middle' as const, nameGap: 28 } : {}),
+        ...(options.axisName !== undefined
+          ? { name: options.axisName, nameLocation: 'middle' as const, nameGap: 28 }
+          : {}),
       },
       yAxis: { type: 'category', data: labels, inverse: true },
       series,
@@ -367,7 +443,8 @@ export function renderChartSvg(chart: ChartBlock): string {
 export function chartPointCount(chart: ChartBlock): number {
   const series = (chart.option.series ?? []) as { data?: unknown[] }[];
   return (Array.isArray(series) ? series : [series]).reduce(
-    (acc, s) => acc + (s.data ?? []).filter((d) => d !== null && !(Array.isArray(d) && d.some((v) => v === null))).length,
+    (acc, s) =>
+      acc + (s.data ?? []).filter((d) => d !== null && !(Array.isArray(d) && d.some((v) => v === null))).length,
     0,
   );
 }

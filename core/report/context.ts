@@ -8,7 +8,16 @@ import type { EngineRef } from '../aurora/engines';
 import { num } from '../format';
 import { stepKey, type RunData } from './load';
 import { coversOf, ratioFinding, weakest, type Covers, type Estimated, type RatioFinding } from './findings';
-import { batchMeans, mean, meanCi, sampleStddev, summarize, welchRatioCi, type ConfidenceInterval, type Sample } from './stats';
+import {
+  batchMeans,
+  mean,
+  meanCi,
+  sampleStddev,
+  summarize,
+  welchRatioCi,
+  type ConfidenceInterval,
+  type Sample,
+} from './stats';
 
 export interface StepGroup {
   readonly variant: string;
@@ -69,12 +78,17 @@ export interface Context {
   readonly prices: PriceTable;
   readonly groups: readonly StepGroup[];
   readonly variants: readonly VariantInfo[];
-  /** Client-bound repeats left out of the estimates (ratios, scores, price-performance); empty when asked to keep them. */
+  /**
+   * Client-bound repeats left out of the estimates (ratios, scores, price-performance); empty when asked to keep them.
+   */
   readonly leftOutSaturated: readonly StepResult[];
 }
 
 export interface ContextOptions {
-  /** Keep repeats whose client was CPU-saturated in the estimates (by default they are left out, and the report says so). */
+  /**
+   * Keep repeats whose client was CPU-saturated in the estimates
+   * (by default they are left out, and the report says so).
+   */
   readonly includeSaturated?: boolean;
 }
 
@@ -84,7 +98,12 @@ export interface ContextOptions {
  * theirs: the rate section draws the whole curve and marks the client-bound points on it.
  */
 function measuredOk(rows: readonly StepResult[], includeSaturated: boolean): StepResult[] {
-  return rows.filter((r) => (r.status === 'ok' || r.status === 'overloaded') && r.tps !== null && (includeSaturated || r.rate > 0 || r.saturated_clients === 0));
+  return rows.filter(
+    (r) =>
+      (r.status === 'ok' || r.status === 'overloaded') &&
+      r.tps !== null &&
+      (includeSaturated || r.rate > 0 || r.saturated_clients === 0),
+  );
 }
 
 /** The plan's rateOfCapacity of a step (the same in every cell of a variant's plan). */
@@ -141,7 +160,14 @@ function variantInfos(data: RunData, groups: readonly StepGroup[]): VariantInfo[
   for (const g of groups) {
     if (seen.has(g.variant)) continue;
     seen.add(g.variant);
-    fromSpec.push({ name: g.variant, engine: null, instanceClass: g.instanceClass, az: g.az, readers: 0, writeForwarding: false });
+    fromSpec.push({
+      name: g.variant,
+      engine: null,
+      instanceClass: g.instanceClass,
+      az: g.az,
+      readers: 0,
+      writeForwarding: false,
+    });
   }
   // Only variants that have rows in this run.
   const present = new Set(groups.map((g) => g.variant));
@@ -150,11 +176,18 @@ function variantInfos(data: RunData, groups: readonly StepGroup[]): VariantInfo[
 
 export function makeContext(data: RunData, prices: PriceTable, options: ContextOptions = {}): Context {
   const groups = groupSteps(data, options);
-  const leftOutSaturated = options.includeSaturated === true ? [] : data.steps.filter((s) => s.status === 'ok' && s.tps !== null && s.rate === 0 && s.saturated_clients > 0);
+  const leftOutSaturated =
+    options.includeSaturated === true
+      ? []
+      : data.steps.filter((s) => s.status === 'ok' && s.tps !== null && s.rate === 0 && s.saturated_clients > 0);
   return { data, prices, groups, variants: variantInfos(data, groups), leftOutSaturated };
 }
 
-const INTERVAL_FIELD: Partial<Record<Metric, 'tps' | 'qps' | 'lat_pct_ms'>> = { tps: 'tps', qps: 'qps', lat_pct_ms: 'lat_pct_ms' };
+const INTERVAL_FIELD: Partial<Record<Metric, 'tps' | 'qps' | 'lat_pct_ms'>> = {
+  tps: 'tps',
+  qps: 'qps',
+  lat_pct_ms: 'lat_pct_ms',
+};
 
 /**
  * A metric of a step across repeats. With two or more successful repeats the interval comes from
@@ -165,16 +198,32 @@ export function estimate(ctx: Context, g: StepGroup, metric: Metric): Estimate {
   const values = g.ok.map((r) => r[metric]).filter((v): v is number => v !== null);
   if (values.length >= 2) {
     const ci = meanCi(values);
-    return { value: mean(values), ci, interval: coversOf(ci, 'run-to-run'), sample: summarize(values), source: 'repeats', covers: 'run-to-run' };
+    return {
+      value: mean(values),
+      ci,
+      interval: coversOf(ci, 'run-to-run'),
+      sample: summarize(values),
+      source: 'repeats',
+      covers: 'run-to-run',
+    };
   }
   if (values.length === 1) {
     const field = INTERVAL_FIELD[metric];
-    const series = field ? (ctx.data.intervals.get(stepKey(g.ok[0]!.cell_id, g.stepId)) ?? []).map((i) => i[field]) : [];
+    const series = field
+      ? (ctx.data.intervals.get(stepKey(g.ok[0]!.cell_id, g.stepId)) ?? []).map((i) => i[field])
+      : [];
     const batches = batchMeans(series, 10);
     if (batches.length >= 2) {
       const b = meanCi(batches);
       const ci = { ...b, estimate: values[0]!, low: values[0]! - b.halfWidth, high: values[0]! + b.halfWidth };
-      return { value: values[0]!, ci, interval: coversOf(ci, 'within-run'), sample: summarize(batches), source: 'intervals', covers: 'within-run' };
+      return {
+        value: values[0]!,
+        ci,
+        interval: coversOf(ci, 'within-run'),
+        sample: summarize(batches),
+        source: 'intervals',
+        covers: 'within-run',
+      };
     }
     return { value: values[0]!, ci: null, interval: null, sample: null, source: 'single', covers: 'none' };
   }
@@ -183,7 +232,14 @@ export function estimate(ctx: Context, g: StepGroup, metric: Metric): Estimate {
 
 export function sourceLabel(g: StepGroup, e: Estimate): string {
   const failed = g.rows.filter((r) => r.status === 'failed').length;
-  const base = e.source === 'repeats' ? `${g.ok.length} repeats` : e.source === 'intervals' ? '1 run, interval batches' : e.source === 'single' ? '1 run' : 'no result';
+  const base =
+    e.source === 'repeats'
+      ? `${g.ok.length} repeats`
+      : e.source === 'intervals'
+        ? '1 run, interval batches'
+        : e.source === 'single'
+          ? '1 run'
+          : 'no result';
   return failed > 0 ? `${base}, ${failed} failed` : base;
 }
 
@@ -216,12 +272,19 @@ function offeredLabel(g: StepGroup): string {
 }
 
 export const stepLabel = (g: StepGroup): string =>
-  `${g.workload} t${g.threads}${g.rate > 0 || g.rateOfCapacity !== null ? ` ${offeredLabel(g)}` : ''}${g.target !== 'writer' ? ` → ${g.target}` : ''}`;
+  `${g.workload} ` +
+  `t${g.threads}` +
+  (g.rate > 0 || g.rateOfCapacity !== null ? ` ${offeredLabel(g)}` : '') +
+  (g.target !== 'writer' ? ` → ${g.target}` : '');
 
 /** The repeats of a step whose client saturated its CPU (they measure the client, not the server). */
-const clientBoundRows = (g: StepGroup): StepResult[] => g.rows.filter((r) => (r.status === 'ok' || r.status === 'overloaded') && r.saturated_clients > 0);
+const clientBoundRows = (g: StepGroup): StepResult[] =>
+  g.rows.filter((r) => (r.status === 'ok' || r.status === 'overloaded') && r.saturated_clients > 0);
 
-/** " [client-bound 1/3, left out]" next to a step in a table: shown in every section, not just the network and rate ones. */
+/**
+ * " [client-bound 1/3, left out]" next to a step in a table:
+ * shown in every section, not just the network and rate ones.
+ */
 export function clientBoundMark(ctx: Context, g: StepGroup): string {
   const n = clientBoundRows(g).length;
   if (n === 0) return '';
@@ -236,21 +299,29 @@ export function clientBoundMark(ctx: Context, g: StepGroup): string {
 export function clientBoundFinding(ctx: Context, groups: readonly StepGroup[]): string | null {
   const bound = groups.filter((g) => clientBoundRows(g).length > 0);
   if (bound.length === 0) return null;
-  const listed = bound.map((g) => `${g.variant} ${stepLabel(g)} (${clientBoundRows(g).length} of ${g.rows.length} repeats)`).join(', ');
-  const leftOut = bound.some((g) => ctx.leftOutSaturated.some((r) => r.variant === g.variant && r.step_id === g.stepId));
+  const listed = bound
+    .map((g) => `${g.variant} ${stepLabel(g)} (${clientBoundRows(g).length} of ${g.rows.length} repeats)`)
+    .join(', ');
+  const leftOut = bound.some((g) =>
+    ctx.leftOutSaturated.some((r) => r.variant === g.variant && r.step_id === g.stepId),
+  );
   return `Client-bound: ${listed}: the client saturated its CPU, so those repeats measure the client, not the server${
     leftOut
       ? '; they are left out of the estimates and ratios here (aurora-bench report --include-saturated keeps them)'
       : '; they are kept in the estimates here (--include-saturated)'
   }.`;
 }
-export const comparableKey = (g: StepGroup): string => `${g.workload}\u0000${g.threads}\u0000${g.rate}\u0000${g.target}`;
+export const comparableKey = (g: StepGroup): string =>
+  `${g.workload}\u0000${g.threads}\u0000${g.rate}\u0000${g.target}`;
 
 export function uniqueInOrder<T>(xs: readonly T[]): T[] {
   return [...new Set(xs)];
 }
 
-/** sysbench counts deadlocks and lock-wait timeouts as errors: below this share of transactions they are normal OLTP behaviour. */
+/**
+ * sysbench counts deadlocks and lock-wait timeouts as errors:
+ * below this share of transactions they are normal OLTP behaviour.
+ */
 export const SIGNIFICANT_ERROR_SHARE = 0.001;
 
 /** A failed step, a reconnect, or errors above SIGNIFICANT_ERROR_SHARE of the step's transactions. */
@@ -269,8 +340,16 @@ export const MIN_SWEEP_THREADS = 4;
  * their comparison is the sweep's charts, score and knee, not an A/B row per point.
  */
 export function inSweep(ctx: Context, g: StepGroup): boolean {
-  const threads = new Set(ctx.groups.filter((x) => x.workload === g.workload && x.rate === g.rate && x.target === g.target).map((x) => x.threads));
-  const rates = new Set(ctx.groups.filter((x) => x.workload === g.workload && x.threads === g.threads && x.target === g.target && x.rate > 0).map((x) => x.rate));
+  const threads = new Set(
+    ctx.groups
+      .filter((x) => x.workload === g.workload && x.rate === g.rate && x.target === g.target)
+      .map((x) => x.threads),
+  );
+  const rates = new Set(
+    ctx.groups
+      .filter((x) => x.workload === g.workload && x.threads === g.threads && x.target === g.target && x.rate > 0)
+      .map((x) => x.rate),
+  );
   return threads.size >= MIN_SWEEP_THREADS || rates.size >= 2;
 }
 
@@ -279,10 +358,17 @@ export function inSweep(ctx: Context, g: StepGroup): boolean {
  * workload named for the network. Its transactions are scans: no A/B of TPS, no transactions per dollar.
  */
 export function isNetworkStudy(ctx: Context): boolean {
-  return ctx.data.spec?.workloads.some((w) => (w.script !== undefined && /scan/i.test(w.script)) || /scan|network/i.test(w.name)) ?? false;
+  return (
+    ctx.data.spec?.workloads.some(
+      (w) => (w.script !== undefined && /scan/i.test(w.script)) || /scan|network/i.test(w.name),
+    ) ?? false
+  );
 }
 
 /** The order the run's cells ran in (the plan's; the spec's for a plan that did not record it). */
 export function runOrder(ctx: Context): { order: string; seed: number | null } {
-  return { order: ctx.data.plan?.order ?? ctx.data.spec?.order ?? 'interleaved', seed: ctx.data.plan?.orderSeed ?? ctx.data.spec?.orderSeed ?? null };
+  return {
+    order: ctx.data.plan?.order ?? ctx.data.spec?.order ?? 'interleaved',
+    seed: ctx.data.plan?.orderSeed ?? ctx.data.spec?.orderSeed ?? null,
+  };
 }

@@ -64,7 +64,17 @@ export function pairedRatioCi(rounds: readonly (readonly (readonly [number, numb
   const measured = rounds.filter((r) => r.length > 0);
   const pairs = measured.reduce((n, r) => n + r.length, 0);
   const logRatios = measured.map((r) => Math.log(r.reduce((s, [a]) => s + a, 0) / r.reduce((s, [, b]) => s + b, 0)));
-  const none = { low: Number.NaN, high: Number.NaN, halfWidth: Number.NaN, n: measured.length, df: 0, level, pairs, rounds: measured.length, roundLogRatios: logRatios };
+  const none = {
+    low: Number.NaN,
+    high: Number.NaN,
+    halfWidth: Number.NaN,
+    n: measured.length,
+    df: 0,
+    level,
+    pairs,
+    rounds: measured.length,
+    roundLogRatios: logRatios,
+  };
   if (measured.length === 0) return { ...none, estimate: Number.NaN, source: 'none' };
   let ci: ConfidenceInterval;
   let source: PairedRatio['source'];
@@ -83,7 +93,19 @@ export function pairedRatioCi(rounds: readonly (readonly (readonly [number, numb
   const center = source === 'rounds' ? ci.estimate : logRatios[0]!;
   const low = Math.exp(center - ci.halfWidth);
   const high = Math.exp(center + ci.halfWidth);
-  return { estimate: Math.exp(center), low, high, halfWidth: (high - low) / 2, n: ci.n, df: ci.df, level, pairs, rounds: measured.length, source, roundLogRatios: logRatios };
+  return {
+    estimate: Math.exp(center),
+    low,
+    high,
+    halfWidth: (high - low) / 2,
+    n: ci.n,
+    df: ci.df,
+    level,
+    pairs,
+    rounds: measured.length,
+    source,
+    roundLogRatios: logRatios,
+  };
 }
 
 /**
@@ -92,7 +114,10 @@ export function pairedRatioCi(rounds: readonly (readonly (readonly [number, numb
  * (t(1 - alpha/2, n - 1) + t(power, n - 1)) * sd / sqrt(n) <= |mean|. null when it cannot be said
  * (fewer than two rounds, no difference) or when more than `max` would be needed.
  */
-export function roundsToResolve(logRatios: readonly number[], options: { power?: number; level?: number; max?: number } = {}): number | null {
+export function roundsToResolve(
+  logRatios: readonly number[],
+  options: { power?: number; level?: number; max?: number } = {},
+): number | null {
   const power = options.power ?? 0.8;
   const level = options.level ?? 0.95;
   const max = options.max ?? 1000;
@@ -102,7 +127,8 @@ export function roundsToResolve(logRatios: readonly number[], options: { power?:
   if (!(effect > 0) || !Number.isFinite(sd)) return null;
   if (sd === 0) return 2;
   for (let n = 2; n <= max; n++) {
-    if ((studentTQuantile(1 - (1 - level) / 2, n - 1) + studentTQuantile(power, n - 1)) * (sd / Math.sqrt(n)) <= effect) return n;
+    if ((studentTQuantile(1 - (1 - level) / 2, n - 1) + studentTQuantile(power, n - 1)) * (sd / Math.sqrt(n)) <= effect)
+      return n;
   }
   return null;
 }

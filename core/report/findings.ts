@@ -48,7 +48,11 @@ export function coversOf(ci: ConfidenceInterval, covers: Covers): Interval | nul
 
 export function ratioFinding(ci: ConfidenceInterval, covers: Covers): RatioFinding {
   const interval = coversOf(ci, covers);
-  return { estimate: Number.isFinite(ci.estimate) ? ci.estimate : null, interval, direction: interval === null ? 'unknown' : ratioVerdict(ci) };
+  return {
+    estimate: Number.isFinite(ci.estimate) ? ci.estimate : null,
+    interval,
+    direction: interval === null ? 'unknown' : ratioVerdict(ci),
+  };
 }
 
 /** The narrower of two coverages (a ratio of a repeated side over a single run sees only within-run noise). */
@@ -102,13 +106,15 @@ export function ratioCell(r: RatioFinding, higherIsBetter: boolean, digits = 1):
 /** A ratio in few characters for grids: "83% (79–88) worse". */
 export function compactRatio(r: RatioFinding, higherIsBetter: boolean): string {
   if (r.estimate === null) return '-';
-  const range = r.interval !== null ? ` (${(r.interval.low * 100).toFixed(0)}–${(r.interval.high * 100).toFixed(0)})` : '';
+  const range =
+    r.interval !== null ? ` (${(r.interval.low * 100).toFixed(0)}–${(r.interval.high * 100).toFixed(0)})` : '';
   return `${(r.estimate * 100).toFixed(0)}%${range} ${verdictText(r, higherIsBetter)}`;
 }
 
 /** The note every table with a within-run interval carries. */
 export const WITHIN_RUN_NOTE =
-  '*: interval from batch means of one run’s per-interval samples: it sees how that run wobbled, not how runs differ (run 2+ repeats to measure that), so it cannot tell a difference beyond the noise.';
+  '*: interval from batch means of one run’s per-interval samples: it sees how that run wobbled, not how runs ' +
+  'differ (run 2+ repeats to measure that), so it cannot tell a difference beyond the noise.';
 
 /** A whole number with separators, e.g. 5029 -> "5,029". */
 export const whole = (x: number | null): string => num(x, 0);

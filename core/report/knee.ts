@@ -118,22 +118,33 @@ export function findKnee(input: readonly RatePoint[], options: KneeOptions = {})
   }
   const fmt = (x: number): string => Math.round(x).toLocaleString('en-US');
   const fmtMs = (x: number): string => (x >= 10 ? x.toFixed(0) : x.toFixed(1));
-  const lag = e0 !== null && e0 < trackingRatio ? ` Even the lowest rate achieved only ${(e0 * 100).toFixed(0)}% of offered; tracking is judged against that.` : '';
+  const lag =
+    e0 !== null && e0 < trackingRatio
+      ? ` Even the lowest rate achieved only ${(e0 * 100).toFixed(0)}% of offered; tracking is judged against that.`
+      : '';
   let summary: string;
   if (saturated === undefined) {
-    summary = `not saturated: achieved tracks offered up to ${fmt(points[points.length - 1]!.offered)}/s (the highest rate tried).${lag}`;
+    summary =
+      `not saturated: achieved tracks offered up to ${fmt(points[points.length - 1]!.offered)}/s (the ` +
+      `highest rate tried).${lag}`;
   } else if (knee === undefined) {
-    summary = `saturated from the lowest rate tried (${fmt(saturated.offered)}/s, ${reason}); capacity ${capacity !== null ? fmt(capacity) + '/s' : 'unknown'}.${lag}`;
+    summary =
+      `saturated from the lowest rate tried (${fmt(saturated.offered)}/s, ${reason}); ` +
+      `capacity ${capacity !== null ? fmt(capacity) + '/s' : 'unknown'}.${lag}`;
   } else {
     const why =
       reason === 'latency'
-        ? `p99 rose above ${latencyLimit !== null ? `${fmtMs(latencyLimit)} ms` : '?'} (${latencyFactor}x its baseline, at least ${latencyFloorMs} ms)`
+        ? `p99 rose above ${latencyLimit !== null ? `${fmtMs(latencyLimit)} ms` : '?'} (${latencyFactor}x its ` +
+          `baseline, at least ${latencyFloorMs} ms)`
         : reason === 'overloaded'
-          ? `the server could not keep up (sysbench's event queue filled; ${saturated.achieved !== null ? `achieved ${fmt(saturated.achieved)}/s` : 'achieved unknown'})`
+          ? `the server could not keep up (sysbench's event queue ` +
+            `filled; ${saturated.achieved !== null ? `achieved ${fmt(saturated.achieved)}/s` : 'achieved unknown'})`
           : reason === 'failed'
             ? 'the step failed'
             : `achieved fell below ${(trackingRatio * 100).toFixed(0)}% of offered`;
-    summary = `knee at ${fmt(knee.offered)}/s offered; at ${fmt(saturated.offered)}/s ${why}; capacity ~${capacity !== null ? fmt(capacity) : '?'}/s.${lag}`;
+    summary =
+      `knee at ${fmt(knee.offered)}/s offered; at ${fmt(saturated.offered)}/s ${why}; capacity ` +
+      `~${capacity !== null ? fmt(capacity) : '?'}/s.${lag}`;
   }
   return {
     kneeOffered: knee?.offered ?? null,

@@ -11,7 +11,14 @@ import type { ChartBlock, ReportSection } from './model';
 import { mean } from './stats';
 import { stepLabel, type Context, type StepGroup } from './context';
 
-const FIELDS = ['lat_p50_ms', 'lat_p90_ms', 'lat_p95_ms', 'lat_p99_ms', 'lat_p999_ms', 'lat_max_ms'] as const satisfies readonly (keyof StepResult)[];
+const FIELDS = [
+  'lat_p50_ms',
+  'lat_p90_ms',
+  'lat_p95_ms',
+  'lat_p99_ms',
+  'lat_p999_ms',
+  'lat_max_ms',
+] as const satisfies readonly (keyof StepResult)[];
 
 /** The mean of a field over the repeats that have it; null when none has. */
 function meanOf(rows: readonly StepResult[], field: (typeof FIELDS)[number]): number | null {
@@ -24,7 +31,12 @@ export function latencySection(ctx: Context): ReportSection | null {
   if (groups.length === 0) return null;
   const rows = groups.map((g) => {
     const clientBound = g.ok.some((r) => r.saturated_clients > 0);
-    return [g.variant, stepLabel(g) + (clientBound ? ' (client-bound)' : ''), String(g.ok.length), ...FIELDS.map((f) => fixed(meanOf(g.ok, f)))];
+    return [
+      g.variant,
+      stepLabel(g) + (clientBound ? ' (client-bound)' : ''),
+      String(g.ok.length),
+      ...FIELDS.map((f) => fixed(meanOf(g.ok, f))),
+    ];
   });
   const findings: string[] = [];
   // The tail against the middle: how much slower the slowest 1% are than the typical transaction.
@@ -33,10 +45,15 @@ export function latencySection(ctx: Context): ReportSection | null {
     .filter((x): x is { g: StepGroup; p50: number; p99: number } => x.p50 !== null && x.p99 !== null && x.p50 > 0);
   const widest = spread.sort((a, b) => b.p99 / b.p50 - a.p99 / a.p50)[0];
   if (widest)
-    findings.push(`Widest tail: ${widest.g.variant} ${stepLabel(widest.g)}, p99 ${fixed(widest.p99)} ms is ${num(widest.p99 / widest.p50, 1)}× its p50 (${fixed(widest.p50)} ms).`);
+    findings.push(
+      `Widest tail: ${widest.g.variant} ${stepLabel(widest.g)}, p99 ${fixed(widest.p99)} ms ` +
+        `is ${num(widest.p99 / widest.p50, 1)}× its p50 (${fixed(widest.p50)} ms).`,
+    );
   const charts: ChartBlock[] = [];
   // Each repeat at the rate it was offered (relative rates differ per repeat: no mean of them was offered).
-  const rated = groups.filter((g) => g.rate > 0 || g.rateOfCapacity !== null).flatMap((g) => g.ok.filter((r) => typeof r.lat_p99_ms === 'number'));
+  const rated = groups
+    .filter((g) => g.rate > 0 || g.rateOfCapacity !== null)
+    .flatMap((g) => g.ok.filter((r) => typeof r.lat_p99_ms === 'number'));
   if (new Set(rated.map((r) => r.offered_tps)).size >= 2) {
     const series: XYSeries[] = [];
     for (const variant of [...new Set(rated.map((r) => r.variant))]) {
@@ -46,7 +63,15 @@ export function latencySection(ctx: Context): ReportSection | null {
         .map((r) => [r.offered_tps, r.lat_p99_ms ?? null] as const);
       series.push({ name: variant, points, scatter: true });
     }
-    charts.push(lineChart('latency-p99-vs-rate', 'p99 latency against offered rate (from the histogram)', 'offered transactions/s', 'p99 ms', series));
+    charts.push(
+      lineChart(
+        'latency-p99-vs-rate',
+        'p99 latency against offered rate (from the histogram)',
+        'offered transactions/s',
+        'p99 ms',
+        series,
+      ),
+    );
   }
   return {
     id: 'latency',
@@ -60,8 +85,10 @@ export function latencySection(ctx: Context): ReportSection | null {
         rows,
         numeric: [2, 3, 4, 5, 6, 7, 8],
         notes: [
-          "Percentiles are read off sysbench's latency histogram the way sysbench reads its own; max is the exact slowest transaction.",
-          "With several clients a step shows the worst client's percentiles (a percentile cannot be averaged across clients).",
+          "Percentiles are read off sysbench's latency histogram the way sysbench reads its own; max is the " +
+            'exact slowest transaction.',
+          "With several clients a step shows the worst client's percentiles (a percentile cannot be averaged " +
+            'across clients).',
         ],
       },
     ],

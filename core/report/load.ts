@@ -67,7 +67,8 @@ export async function loadRun(lake: LakeReader, runId?: string): Promise<RunData
   const run = await findRun(lake, runId);
   const steps = await stepResults(lake, run.run_id);
   const intervalRows = await lake.query<IntervalTotal>(
-    `SELECT cell_id, step_id, t, tps, qps, lat_pct_ms, errors_per_s FROM interval_totals WHERE run_id = ${quote(run.run_id)} ORDER BY cell_id, step_id, t`,
+    `SELECT cell_id, step_id, t, tps, qps, lat_pct_ms, errors_per_s FROM interval_totals WHERE run_id ` +
+      `= ${quote(run.run_id)} ORDER BY cell_id, step_id, t`,
   );
   const intervals = new Map<string, IntervalTotal[]>();
   for (const r of intervalRows) {
@@ -77,16 +78,32 @@ export async function loadRun(lake: LakeReader, runId?: string): Promise<RunData
     intervals.set(k, list);
   }
   const means = await lake.query<Omit<MetricMean, 'partial'>>(
-    `SELECT cell_id, step_id, role, instance_id, metric, AVG(value) AS avg_value, MAX(value) AS max_value, COUNT(*) AS samples, MAX(source) AS source
+    `SELECT cell_id, step_id, role, instance_id, metric, AVG(value) AS avg_value, MAX(value) AS max_value,
+            COUNT(*) AS samples, MAX(source) AS source
      FROM server_metrics WHERE run_id = ${quote(run.run_id)}
      GROUP BY cell_id, step_id, role, instance_id, metric`,
   );
   const incomplete = await lake.query<{ cell_id: string; step_id: string; instance_id: string; metric: string }>(
-    `SELECT cell_id, step_id, instance_id, metric FROM metric_windows WHERE run_id = ${quote(run.run_id)} AND NOT complete`,
+    `SELECT cell_id, step_id, instance_id, metric FROM metric_windows WHERE run_id = ${quote(run.run_id)} AND ` +
+      `NOT complete`,
   );
-  const partialKeys = new Set(incomplete.map((w) => `${w.cell_id}\u0000${w.step_id}\u0000${w.instance_id}\u0000${w.metric}`));
-  const metrics = means.map((m) => ({ ...m, partial: partialKeys.has(`${m.cell_id}\u0000${m.step_id}\u0000${m.instance_id}\u0000${m.metric}`) }));
+  const partialKeys = new Set(
+    incomplete.map((w) => `${w.cell_id}\u0000${w.step_id}\u0000${w.instance_id}\u0000${w.metric}`),
+  );
+  const metrics = means.map((m) => ({
+    ...m,
+    partial: partialKeys.has(`${m.cell_id}\u0000${m.step_id}\u0000${m.instance_id}\u0000${m.metric}`),
+  }));
   const verdicts = await lake.query<VerdictsRow>(`SELECT * FROM verdicts WHERE run_id = ${quote(run.run_id)}`);
   const auroraUsage = await loadAuroraUsage(lake, run.run_id);
-  return { run, spec: parseJson(run.spec) as Spec | null, plan: parseJson(run.plan) as Plan | null, steps, intervals, metrics, verdicts, auroraUsage };
+  return {
+    run,
+    spec: parseJson(run.spec) as Spec | null,
+    plan: parseJson(run.plan) as Plan | null,
+    steps,
+    intervals,
+    metrics,
+    verdicts,
+    auroraUsage,
+  };
 }

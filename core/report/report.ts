@@ -51,15 +51,27 @@ export function buildReport(data: RunData, prices: PriceTable, options: ContextO
     ['versions', [r.server_version, r.sysbench_version].filter(Boolean).join(', ') || '-'],
     [
       'variants',
-      ctx.variants.map((v) => `${v.name} (${v.instanceClass}${v.az ? `, AZ ${v.az}` : ''}${v.readers ? `, ${v.readers} reader${v.readers > 1 ? 's' : ''}` : ''})`).join('; '),
+      ctx.variants
+        .map(
+          (v) =>
+            `${v.name} (${v.instanceClass}${v.az ? `, AZ ${v.az}` : ''}` +
+            (v.readers ? `, ${v.readers} reader${v.readers > 1 ? 's' : ''}` : '') +
+            `)`,
+        )
+        .join('; '),
     ],
-    ['steps', `${data.steps.length} step results (${stepCounts(data)}), repeats interleaved: ${data.spec?.order ?? 'unknown'}`],
+    [
+      'steps',
+      `${data.steps.length} step results (${stepCounts(data)}), repeats interleaved: ${data.spec?.order ?? 'unknown'}`,
+    ],
   ];
   const leftOut = ctx.leftOutSaturated.map((s) => `${s.variant} ${s.step_id} (repeat ${s.repeat})`);
   const saturationNotes =
     leftOut.length > 0
       ? [
-          `Left out of every ratio, score and price-performance figure: ${leftOut.length} step result${leftOut.length === 1 ? '' : 's'} whose client saturated its CPU (the numbers measure the client, not the server): ${leftOut.join(', ')}. Keep them with --include-saturated.`,
+          `Left out of every ratio, score and price-performance figure: ${leftOut.length} step ` +
+            `result${leftOut.length === 1 ? '' : 's'} whose client saturated its CPU (the numbers measure the ` +
+            `client, not the server): ${leftOut.join(', ')}. Keep them with --include-saturated.`,
         ]
       : [];
   const analyzed = analyzeSections(ctx);
@@ -80,7 +92,10 @@ function banner(data: RunData): string | null {
   if (data.run.backend !== 'local') return null;
   const server = data.run.server_version ? ` (${data.run.server_version})` : '';
   const small = /-small$/.test(data.run.spec_name) ? ', at --scale small (fewer rows, shorter steps)' : '';
-  return `Local rehearsal: every variant ran on this machine${server}${small}. The numbers show the method and this machine's behaviour, not the performance or price-performance of the AWS classes named.`;
+  return (
+    `Local rehearsal: every variant ran on this machine${server}${small}. The numbers show the method and ` +
+    `this machine's behaviour, not the performance or price-performance of the AWS classes named.`
+  );
 }
 
 /** The answer opens with at most this many sentences; the others follow, collapsed in HTML. */
@@ -104,7 +119,8 @@ function composeAnswer(sections: readonly ReportSection[]): AnswerPart | null {
 const evidenceOf = (report: Report): ReportSection[] => report.sections.filter((s) => s.appendix !== true);
 const appendixOf = (report: Report): ReportSection[] => report.sections.filter((s) => s.appendix === true);
 /** A section with nothing left once its answer part moved up: no heading for it. */
-const hasEvidence = (s: ReportSection): boolean => s.tables.length > 0 || s.charts.length > 0 || (s.answer === undefined && s.findings.length > 0);
+const hasEvidence = (s: ReportSection): boolean =>
+  s.tables.length > 0 || s.charts.length > 0 || (s.answer === undefined && s.findings.length > 0);
 
 // ---------------------------------------------------------------------------------------------
 // Terminal
@@ -121,7 +137,8 @@ function terminalSection(s: ReportSection): string {
   const out = [`== ${s.title} ==`, s.question];
   if (s.findings.length > 0) out.push(...s.findings.map((f) => `  * ${f}`));
   for (const t of s.tables) out.push('', terminalTable(t));
-  if (s.charts.length > 0) out.push('', `  (${s.charts.length} chart${s.charts.length === 1 ? '' : 's'} in the HTML report: --html FILE)`);
+  if (s.charts.length > 0)
+    out.push('', `  (${s.charts.length} chart${s.charts.length === 1 ? '' : 's'} in the HTML report: --html FILE)`);
   return out.join('\n');
 }
 
@@ -142,7 +159,11 @@ export function renderTerminal(report: Report): string {
   if (answer !== null) {
     out.push('', '== Answer ==', ...answer.lines.map((l) => `  * ${l}`), ...(answer.more ?? []).map((l) => `  * ${l}`));
     for (const t of answer.tables) out.push('', terminalTable(t));
-    if (answer.charts.length > 0) out.push('', `  (${answer.charts.length} chart${answer.charts.length === 1 ? '' : 's'} in the HTML report: --html FILE)`);
+    if (answer.charts.length > 0)
+      out.push(
+        '',
+        `  (${answer.charts.length} chart${answer.charts.length === 1 ? '' : 's'} in the HTML report: --html FILE)`,
+      );
   }
   if (report.sections.length === 0) out.push('', 'Nothing to report: the run has no step results.');
   for (const s of evidenceOf(report).filter(hasEvidence)) out.push('', terminalSection(s));
@@ -155,16 +176,19 @@ export function renderTerminal(report: Report): string {
 // ---------------------------------------------------------------------------------------------
 // HTML
 
-const escapeHtml = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const escapeHtml = (s: string): string =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 const CSS = `
-body { font-family: -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; margin: 2rem auto; max-width: 1180px; color: #222; padding: 0 1rem; }
+body { font-family: -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
+  margin: 2rem auto; max-width: 1180px; color: #222; padding: 0 1rem; }
 section.answer { background: #f7fbff; border: 1px solid #cfe3f7; border-radius: 6px; padding: 0 1rem 1rem; }
 details#appendix { margin-top: 2.5rem; border-top: 1px solid #ddd; padding-top: 1rem; }
 details#appendix summary, details.evidence > summary, details.more > summary { font-weight: 600; cursor: pointer; }
 details.evidence { margin-top: 1rem; border-top: 1px solid #ddd; padding-top: .6rem; }
 p.banner { background: #fff4e5; border: 1px solid #f0b35a; border-radius: 6px; padding: .6rem 1rem; font-weight: 600; }
-h1 { font-size: 1.5rem; } h2 { font-size: 1.25rem; margin-top: 2.5rem; border-bottom: 1px solid #ddd; padding-bottom: .3rem; }
+h1 { font-size: 1.5rem; }
+h2 { font-size: 1.25rem; margin-top: 2.5rem; border-bottom: 1px solid #ddd; padding-bottom: .3rem; }
 h3 { font-size: 1rem; margin-top: 1.5rem; }
 dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; font-size: .9rem; }
 dl.meta dt { font-weight: 600; color: #555; }
@@ -190,20 +214,37 @@ function htmlTable(t: TableBlock): string {
   const emphasis = new Set(t.emphasis ?? []);
   const head = `<tr>${t.head.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr>`;
   const body = t.rows
-    .map((row, i) => `<tr${emphasis.has(i) ? ' class="emphasis"' : ''}>${row.map((c, j) => `<td${numeric.has(j) ? ' class="num"' : ''}>${escapeHtml(c)}</td>`).join('')}</tr>`)
+    .map(
+      (row, i) =>
+        `<tr` +
+        (emphasis.has(i) ? ' class="emphasis"' : '') +
+        `>` +
+        row.map((c, j) => `<td${numeric.has(j) ? ' class="num"' : ''}>${escapeHtml(c)}</td>`).join('') +
+        `</tr>`,
+    )
     .join('\n');
   const notes = (t.notes ?? []).map((n) => `<p class="note">${escapeHtml(n)}</p>`).join('');
-  return `<h3>${escapeHtml(t.title)}</h3>\n<div class="table-wrap"><table>\n<thead>${head}</thead>\n<tbody>\n${body}\n</tbody>\n</table></div>${notes}`;
+  return (
+    `<h3>${escapeHtml(t.title)}</h3>\n<div ` +
+    `class="table-wrap"><table>\n<thead>${head}</thead>\n<tbody>\n${body}\n</tbody>\n</table></div>${notes}`
+  );
 }
 
 function htmlChart(c: ChartBlock): string {
-  return `<figure class="chart" id="chart-${escapeHtml(c.id)}" role="img" aria-label="${escapeHtml(c.title)}" data-series-points="${chartPointCount(c)}">${renderChartSvg(c)}</figure>`;
+  return (
+    `<figure class="chart" id="chart-${escapeHtml(c.id)}" role="img" aria-label="${escapeHtml(c.title)}" ` +
+    `data-series-points="${chartPointCount(c)}">${renderChartSvg(c)}</figure>`
+  );
 }
 
 function htmlSection(s: ReportSection): string {
-  const parts = [`<section id="${s.id}">`, `<h2>${escapeHtml(s.title)}</h2><p class="question">${escapeHtml(s.question)}</p>`];
+  const parts = [
+    `<section id="${s.id}">`,
+    `<h2>${escapeHtml(s.title)}</h2><p class="question">${escapeHtml(s.question)}</p>`,
+  ];
   // Findings already in the answer are not repeated under the evidence.
-  if (s.findings.length > 0 && s.answer === undefined) parts.push(`<ul class="findings">${s.findings.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul>`);
+  if (s.findings.length > 0 && s.answer === undefined)
+    parts.push(`<ul class="findings">${s.findings.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul>`);
   for (const c of s.charts) parts.push(htmlChart(c));
   for (const t of s.tables) parts.push(htmlTable(t));
   parts.push('</section>');
@@ -216,7 +257,11 @@ export function renderHtml(report: Report): string {
   if (report.banner !== undefined) parts.push(`<p class="banner" id="banner">${escapeHtml(report.banner)}</p>`);
   if (report.answer === undefined) {
     // Reports without a study answer (compare, history): the run details first, then the sections.
-    parts.push(`<dl class="meta">${report.meta.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('')}</dl>`);
+    parts.push(
+      `<dl class="meta">` +
+        report.meta.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('') +
+        `</dl>`,
+    );
     for (const s of report.sections) parts.push(htmlSection({ ...s, answer: undefined }));
     return page(report.title, parts);
   }
@@ -226,20 +271,39 @@ export function renderHtml(report: Report): string {
     parts.push(`<ul class="findings">${answer.lines.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul>`);
     if (answer.more !== undefined && answer.more.length > 0)
       parts.push(
-        `<details class="more"><summary>${answer.more.length} more finding${answer.more.length === 1 ? '' : 's'}</summary><ul class="findings">${answer.more.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul></details>`,
+        `<details class="more"><summary>${answer.more.length} more ` +
+          `finding${answer.more.length === 1 ? '' : 's'}</summary><ul ` +
+          `class="findings">${answer.more.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul></details>`,
       );
     for (const t of answer.tables) parts.push(htmlTable(t));
     // Charts side by side where the page is wide enough (a sweep's achieved and latency charts read as a pair).
-    if (answer.charts.length > 0) parts.push(`<div class="charts${answer.charts.length > 1 ? ' pairs' : ''}">${answer.charts.map(htmlChart).join('\n')}</div>`);
+    if (answer.charts.length > 0)
+      parts.push(
+        `<div class="charts` +
+          (answer.charts.length > 1 ? ' pairs' : '') +
+          `">` +
+          answer.charts.map(htmlChart).join('\n') +
+          `</div>`,
+      );
     parts.push('</section>');
   }
   if (report.sections.length === 0) parts.push('<p>Nothing to report: the run has no step results.</p>');
   // The evidence behind the answer, one collapsed block per section: the answer is the page.
   for (const s of evidenceOf(report).filter(hasEvidence))
-    parts.push(`<details class="evidence" id="evidence-${s.id}"><summary>${escapeHtml(s.title)}: the evidence</summary>\n${htmlSection(s)}\n</details>`);
+    parts.push(
+      `<details class="evidence" id="evidence-${s.id}"><summary>${escapeHtml(s.title)}: the ` +
+        `evidence</summary>\n${htmlSection(s)}\n</details>`,
+    );
   parts.push('<details id="appendix"><summary>Appendix: run details, plan notes and error details</summary>');
-  parts.push(`<dl class="meta">${report.meta.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('')}</dl>`);
-  if (report.notes.length > 0) parts.push(`<h3>Plan notes</h3><ul class="notes">${report.notes.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>`);
+  parts.push(
+    `<dl class="meta">` +
+      report.meta.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('') +
+      `</dl>`,
+  );
+  if (report.notes.length > 0)
+    parts.push(
+      `<h3>Plan notes</h3><ul class="notes">${report.notes.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>`,
+    );
   for (const s of appendixOf(report)) parts.push(htmlSection(s));
   parts.push('</details>');
   return page(report.title, parts);
@@ -256,7 +320,8 @@ function page(title: string, parts: readonly string[]): string {
 </head>
 <body>
 ${parts.join('\n')}
-<p class="note">Generated by aurora-bench. Charts rendered with Apache ECharts (server-side SVG); this page loads nothing from the network.</p>
+<p class="note">Generated by aurora-bench. Charts rendered with Apache ECharts (server-side SVG);
+this page loads nothing from the network.</p>
 </body>
 </html>
 `;
@@ -300,11 +365,18 @@ export interface ReportOptions {
 }
 
 /** The report of a run from any lake (DuckDB or Athena). */
-export async function reportFromLake(lake: LakeReader, options: ReportOptions): Promise<{ report: Report; text: string; html?: string }> {
+export async function reportFromLake(
+  lake: LakeReader,
+  options: ReportOptions,
+): Promise<{ report: Report; text: string; html?: string }> {
   const prices = loadPrices(options.repoRoot, options.prices);
   const data = await loadRun(lake, options.runId);
   const report = buildReport(data, prices, { includeSaturated: options.includeSaturated === true });
-  return { report, text: options.json === true ? renderJson(report) : renderTerminal(report), ...(options.html !== undefined ? { html: renderHtml(report) } : {}) };
+  return {
+    report,
+    text: options.json === true ? renderJson(report) : renderTerminal(report),
+    ...(options.html !== undefined ? { html: renderHtml(report) } : {}),
+  };
 }
 
 /** What `aurora-bench report` prints, for a local lake; writes the HTML file when asked. */

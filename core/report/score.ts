@@ -27,9 +27,13 @@ export interface TargetScore {
   readonly failedThreads: number[];
 }
 
-export function sweepScores(series: ReadonlyMap<string, readonly SweepPoint[]> | Readonly<Record<string, readonly SweepPoint[]>>): TargetScore[] {
+export function sweepScores(
+  series: ReadonlyMap<string, readonly SweepPoint[]> | Readonly<Record<string, readonly SweepPoint[]>>,
+): TargetScore[] {
   const entries: [string, readonly SweepPoint[]][] =
-    series instanceof Map ? [...(series as ReadonlyMap<string, readonly SweepPoint[]>).entries()] : Object.entries(series as Readonly<Record<string, readonly SweepPoint[]>>);
+    series instanceof Map
+      ? [...(series as ReadonlyMap<string, readonly SweepPoint[]>).entries()]
+      : Object.entries(series as Readonly<Record<string, readonly SweepPoint[]>>);
   const raw = entries.map(([target, points]) => {
     const n = points.length;
     const meanTps = n === 0 ? 0 : points.reduce((a, p) => a + (p.tps ?? 0), 0) / n;
@@ -38,13 +42,18 @@ export function sweepScores(series: ReadonlyMap<string, readonly SweepPoint[]> |
     return { target, meanTps, meanQps, sum: meanTps + meanQps, points: n, failedThreads };
   });
   const best = Math.max(0, ...raw.map((r) => r.sum));
-  return raw.map((r) => ({ ...r, score: best > 0 ? (100 * r.sum) / best : 0 })).sort((a, b) => b.score - a.score || a.target.localeCompare(b.target));
+  return raw
+    .map((r) => ({ ...r, score: best > 0 ? (100 * r.sum) / best : 0 }))
+    .sort((a, b) => b.score - a.score || a.target.localeCompare(b.target));
 }
 
 /** The overall score of each target: the mean of its per-workload scores (each workload weighs the same). */
-export function overallScores(perWorkload: ReadonlyMap<string, readonly TargetScore[]>): { target: string; score: number; workloads: number }[] {
+export function overallScores(
+  perWorkload: ReadonlyMap<string, readonly TargetScore[]>,
+): { target: string; score: number; workloads: number }[] {
   const acc = new Map<string, number[]>();
-  for (const scores of perWorkload.values()) for (const s of scores) acc.set(s.target, [...(acc.get(s.target) ?? []), s.score]);
+  for (const scores of perWorkload.values())
+    for (const s of scores) acc.set(s.target, [...(acc.get(s.target) ?? []), s.score]);
   return [...acc.entries()]
     .map(([target, xs]) => ({ target, score: xs.reduce((a, b) => a + b, 0) / xs.length, workloads: xs.length }))
     .sort((a, b) => b.score - a.score || a.target.localeCompare(b.target));

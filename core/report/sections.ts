@@ -32,7 +32,10 @@ interface SectionEntry<F> {
 }
 
 /** An entry whose findings are its section (sections not split into analysis and rendering yet). */
-function sectionOnly(id: ReportSection['id'], build: (ctx: Context) => ReportSection | null): SectionEntry<ReportSection> {
+function sectionOnly(
+  id: ReportSection['id'],
+  build: (ctx: Context) => ReportSection | null,
+): SectionEntry<ReportSection> {
   return { id, analyze: build, render: (s) => s };
 }
 
@@ -48,12 +51,22 @@ function failuresSection(ctx: Context): ReportSection | null {
     id: 'failures',
     title: 'Failed steps',
     question: 'What did not run, and why?',
-    findings: [`${failed.length} step${failed.length === 1 ? '' : 's'} failed; their metrics are left out of means and shown as errors in the charts.`],
+    findings: [
+      `${failed.length} step${failed.length === 1 ? '' : 's'} failed; their metrics are left out of means and ` +
+        `shown as errors in the charts.`,
+    ],
     tables: [
       {
         title: 'Failed steps',
         head: ['variant', 'repeat', 'step', 'clients ok', 'kind', 'error'],
-        rows: failed.map((s) => [s.variant, String(s.repeat), s.step_id, `${s.ok_clients}/${s.clients}`, errorKind(s.error), clip(s.error, 90)]),
+        rows: failed.map((s) => [
+          s.variant,
+          String(s.repeat),
+          s.step_id,
+          `${s.ok_clients}/${s.clients}`,
+          errorKind(s.error),
+          clip(s.error, 90),
+        ]),
         numeric: [1],
       },
     ],

@@ -51,7 +51,9 @@ const valueText = (metric: Shown, value: number | null): string => {
  * past a short step (the buffer pool holds the data), so a write-only step reads 0/s.
  */
 const LOCAL_MISLEADING: Partial<Record<Shown, string>> = {
-  WriteIOPS: 'left out locally: data-file writes are deferred page flushes (InnoDB, PostgreSQL), which a short step ends before, so they read 0/s under a write-only load',
+  WriteIOPS:
+    'left out locally: data-file writes are deferred page flushes (InnoDB, PostgreSQL), which a short step ' +
+    'ends before, so they read 0/s under a write-only load',
 };
 
 export function serverMetricsSection(ctx: Context): ReportSection | null {
@@ -85,19 +87,32 @@ export function serverMetricsSection(ctx: Context): ReportSection | null {
       ]);
     }
   }
-  const findings = [...highest.entries()].map(([metric, h]) => `${metric}: highest at ${h.where}, ${fixed(h.value)} ms on average over the step.`);
+  const findings = [...highest.entries()].map(
+    ([metric, h]) => `${metric}: highest at ${h.where}, ${fixed(h.value)} ms on average over the step.`,
+  );
   const notes = [
-    'Each value: the mean over the repeats and instances of the metric’s average over the step, and its largest datapoint. Latencies are the server’s own per-statement averages (they leave out the network and the client).',
+    'Each value: the mean over the repeats and instances of the metric’s average over the step, and its ' +
+      'largest datapoint. Latencies are the server’s own per-statement averages (they leave out the network and ' +
+      'the client).',
   ];
-  if (metrics.some((m) => m.partial)) notes.push('partial: some datapoints of the window never arrived (metric_windows), so the average covers only those received.');
+  if (metrics.some((m) => m.partial))
+    notes.push(
+      'partial: some datapoints of the window never arrived (metric_windows), so the average covers ' +
+        'only those received.',
+    );
   const missing = SHOWN.filter((m) => !present.includes(m) && !(local && LOCAL_MISLEADING[m] !== undefined));
   if (local) {
     const left = SHOWN.filter((m) => LOCAL_MISLEADING[m] !== undefined).map((m) => `${m} (${LOCAL_MISLEADING[m]!})`);
     if (left.length > 0) notes.push(`${left.join('; ')}.`);
-    const why = missing.filter((m) => LOCAL_UNMEASURED_METRICS[m] !== undefined).map((m) => `${m} (${LOCAL_UNMEASURED_METRICS[m]!})`);
+    const why = missing
+      .filter((m) => LOCAL_UNMEASURED_METRICS[m] !== undefined)
+      .map((m) => `${m} (${LOCAL_UNMEASURED_METRICS[m]!})`);
     if (why.length > 0) notes.push(`Not measured locally: ${why.join('; ')}.`);
   } else if (missing.length > 0) {
-    notes.push(`Not in this run: ${missing.join(', ')} (not published for this engine or these instances, or the step had no such statements).`);
+    notes.push(
+      `Not in this run: ${missing.join(', ')} (not published for this engine or these instances, or the step ` +
+        `had no such statements).`,
+    );
   }
   return {
     id: 'server-metrics',

@@ -21,8 +21,8 @@ export function sampleStddev(xs: readonly number[]): number {
 function logGamma(x: number): number {
   // Lanczos approximation (g = 7, n = 9), accurate to ~1e-15 for x > 0.
   const c = [
-    0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6,
-    1.5056327351493116e-7,
+    0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
+    12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
   ];
   if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
   const z = x - 1;
@@ -67,7 +67,9 @@ function regularizedBeta(x: number, a: number, b: number): number {
   if (x <= 0) return 0;
   if (x >= 1) return 1;
   const front = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log(1 - x));
-  return x < (a + 1) / (a + b + 2) ? (front * betaContinuedFraction(a, b, x)) / a : 1 - (front * betaContinuedFraction(b, a, 1 - x)) / b;
+  return x < (a + 1) / (a + b + 2)
+    ? (front * betaContinuedFraction(a, b, x)) / a
+    : 1 - (front * betaContinuedFraction(b, a, 1 - x)) / b;
 }
 
 /**
@@ -199,7 +201,8 @@ function welchDf(va: number, na: number, vb: number, nb: number): number {
 /** Welch interval for mean(a) - mean(b); no equal-variance assumption. */
 export function welchDifferenceCi(a: Sample, b: Sample, level = 0.95): ConfidenceInterval {
   const estimate = a.mean - b.mean;
-  if (a.n < 2 || b.n < 2) return { estimate, low: Number.NaN, high: Number.NaN, halfWidth: Number.NaN, n: a.n + b.n, df: 0, level };
+  if (a.n < 2 || b.n < 2)
+    return { estimate, low: Number.NaN, high: Number.NaN, halfWidth: Number.NaN, n: a.n + b.n, df: 0, level };
   const va = a.sd ** 2 / a.n;
   const vb = b.sd ** 2 / b.n;
   const df = welchDf(va, a.n, vb, b.n);
@@ -238,7 +241,13 @@ export function ratioVerdict(ci: ConfidenceInterval): NoiseVerdict {
 /** A plain sentence for a ratio a/b of some metric, e.g. for the A/B table.
  * @internal exported for its tests (a test seam)
  */
-export function describeRatio(metric: string, aName: string, bName: string, ci: ConfidenceInterval, higherIsBetter = true): string {
+export function describeRatio(
+  metric: string,
+  aName: string,
+  bName: string,
+  ci: ConfidenceInterval,
+  higherIsBetter = true,
+): string {
   const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
   const verdict = ratioVerdict(ci);
   const range = Number.isFinite(ci.low) ? ` (95% CI ${pct(ci.low)}–${pct(ci.high)})` : '';
@@ -275,7 +284,11 @@ export function batchMeans(series: readonly number[], batches = 10): number[] {
  * df the Welch degrees of freedom at n per side. null when it cannot be said (fewer than two
  * samples a side, no difference at all) or when more than `max` repeats would be needed.
  */
-export function repeatsToResolve(a: Sample, b: Sample, options: { power?: number; level?: number; max?: number } = {}): number | null {
+export function repeatsToResolve(
+  a: Sample,
+  b: Sample,
+  options: { power?: number; level?: number; max?: number } = {},
+): number | null {
   const power = options.power ?? 0.8;
   const level = options.level ?? 0.95;
   const max = options.max ?? 1000;

@@ -26,7 +26,13 @@ export interface SweepFindings {
   /** Throughput at the largest thread count as a share of the peak. */
   readonly lastShareOfPeak: number | null;
   /** Points with a failed step, errors or reconnects, in thread order. */
-  readonly errorPoints: { threads: number; failed: boolean; errors: number; reconnects: number; error: string | null }[];
+  readonly errorPoints: {
+    threads: number;
+    failed: boolean;
+    errors: number;
+    reconnects: number;
+    error: string | null;
+  }[];
   /** Smallest thread count with any error; null when none. */
   readonly firstErrorThreads: number | null;
   readonly summary: string;
@@ -35,7 +41,8 @@ export interface SweepFindings {
 export function analyzeSweep(input: readonly ThreadPoint[], dropShare = 0.1): SweepFindings {
   const points = input.slice().sort((a, b) => a.threads - b.threads);
   let peak: ThreadPoint | undefined;
-  for (const p of points) if (p.throughput !== null && (peak === undefined || p.throughput > peak.throughput!)) peak = p;
+  for (const p of points)
+    if (p.throughput !== null && (peak === undefined || p.throughput > peak.throughput!)) peak = p;
   let fallOff: ThreadPoint | undefined;
   if (peak !== undefined) {
     for (const p of points) {
@@ -47,16 +54,26 @@ export function analyzeSweep(input: readonly ThreadPoint[], dropShare = 0.1): Sw
     }
   }
   const last = points[points.length - 1];
-  const lastShare = peak !== undefined && last !== undefined && last.throughput !== null ? last.throughput / peak.throughput! : null;
+  const lastShare =
+    peak !== undefined && last !== undefined && last.throughput !== null ? last.throughput / peak.throughput! : null;
   const errorPoints = points
     .filter((p) => p.failed || p.errors > 0 || p.reconnects > 0)
-    .map((p) => ({ threads: p.threads, failed: p.failed, errors: p.errors, reconnects: p.reconnects, error: p.error ?? null }));
+    .map((p) => ({
+      threads: p.threads,
+      failed: p.failed,
+      errors: p.errors,
+      reconnects: p.reconnects,
+      error: p.error ?? null,
+    }));
   const parts: string[] = [];
   if (peak === undefined) parts.push('no successful point');
   else {
     parts.push(`peak at ${peak.threads} threads`);
     if (fallOff !== undefined)
-      parts.push(`falls off from ${fallOff.threads} threads` + (lastShare !== null ? ` (${(lastShare * 100).toFixed(0)}% of peak at ${last!.threads})` : ''));
+      parts.push(
+        `falls off from ${fallOff.threads} threads` +
+          (lastShare !== null ? ` (${(lastShare * 100).toFixed(0)}% of peak at ${last!.threads})` : ''),
+      );
     else parts.push('no fall-off past the peak');
   }
   if (errorPoints.length > 0) parts.push(`errors from ${errorPoints[0]!.threads} threads`);

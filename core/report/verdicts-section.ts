@@ -7,7 +7,13 @@ import { clip, num, pct } from '../format';
 import type { ReportSection } from './model';
 import type { Context } from './context';
 
-const ORDER: Readonly<Record<string, number>> = { regressed: 0, improved: 1, 'within-noise': 2, unknown: 3, 'not-judged': 4 };
+const ORDER: Readonly<Record<string, number>> = {
+  regressed: 0,
+  improved: 1,
+  'within-noise': 2,
+  unknown: 3,
+  'not-judged': 4,
+};
 const TEXT: Readonly<Record<string, string>> = {
   regressed: 'REGRESSED',
   improved: 'improved',
@@ -16,10 +22,15 @@ const TEXT: Readonly<Record<string, string>> = {
   'not-judged': 'not judged',
 };
 
-const stepLabel = (v: VerdictsRow): string => `${v.workload} t${v.threads}${v.rate > 0 ? ` @${v.rate}/s` : ''}${v.target !== 'writer' ? ` → ${v.target}` : ''} [${v.variant}]`;
+const stepLabel = (v: VerdictsRow): string =>
+  `${v.workload} ` +
+  `t${v.threads}${v.rate > 0 ? ` @${v.rate}/s` : ''}${v.target !== 'writer' ? ` → ${v.target}` : ''} ` +
+  `[${v.variant}]`;
 
 export function verdictsSection(ctx: Context): ReportSection | null {
-  const verdicts = [...(ctx.data.verdicts ?? [])].sort((a, b) => (ORDER[a.verdict] ?? 9) - (ORDER[b.verdict] ?? 9) || stepLabel(a).localeCompare(stepLabel(b)));
+  const verdicts = [...(ctx.data.verdicts ?? [])].sort(
+    (a, b) => (ORDER[a.verdict] ?? 9) - (ORDER[b.verdict] ?? 9) || stepLabel(a).localeCompare(stepLabel(b)),
+  );
   if (verdicts.length === 0) return null;
   const count = (verdict: string) => verdicts.filter((v) => v.verdict === verdict).length;
   // Nothing judged yet (too few earlier runs): one line, not a table of "noise unknown" rows.
@@ -29,18 +40,24 @@ export function verdictsSection(ctx: Context): ReportSection | null {
       title: "Verdicts against the experiment's history",
       question: 'Did this run change anything beyond the noise of the earlier runs of its experiment?',
       findings: [
-        `Nothing could be judged yet: none of the ${verdicts.length} step metrics has a history with a measured noise (${count('unknown')} noise unknown, ${count('not-judged')} not judged); run the experiment again to build one.`,
+        `Nothing could be judged yet: none of the ${verdicts.length} step metrics has a history with a ` +
+          `measured noise (${count('unknown')} noise unknown, ${count('not-judged')} not judged); run the ` +
+          `experiment again to build one.`,
       ],
       tables: [],
       charts: [],
     };
   const findings = [
-    `${count('regressed')} regressed, ${count('improved')} improved, ${count('within-noise')} within the noise, ${count('unknown')} with the noise unknown, ${count('not-judged')} not judged (of ${verdicts.length} step metrics).`,
+    `${count('regressed')} regressed, ${count('improved')} improved, ${count('within-noise')} within the ` +
+      `noise, ${count('unknown')} with the noise unknown, ${count('not-judged')} not judged ` +
+      `(of ${verdicts.length} step metrics).`,
     ...verdicts
       .filter((v) => v.verdict === 'regressed' || v.verdict === 'improved')
       .map(
         (v) =>
-          `${TEXT[v.verdict]}: ${stepLabel(v)} ${v.metric_label} ${num(v.value, 2)} against ${num(v.baseline_mean, 2)} (${v.ratio === null ? '-' : pct(v.ratio, 1)} of the baseline of ${v.baseline_runs} runs)`,
+          `${TEXT[v.verdict]}: ${stepLabel(v)} ${v.metric_label} ${num(v.value, 2)} ` +
+          `against ${num(v.baseline_mean, 2)} (${v.ratio === null ? '-' : pct(v.ratio, 1)} of the baseline ` +
+          `of ${v.baseline_runs} runs)`,
       ),
   ];
   return {

@@ -17,7 +17,11 @@ export interface RunnerInvocation {
   /** sysbench's database driver (the engine's, core/aurora/engines.ts); absent: mysql. */
   readonly driver?: 'mysql' | 'pgsql';
   /** The job prepares the step's data first (Backend RunnerJob.prepareFirst). */
-  readonly prepareFirst?: { readonly outputPrefix: string; readonly endpoint: { readonly host: string; readonly port: number }; readonly sysbenchArgs: readonly string[] };
+  readonly prepareFirst?: {
+    readonly outputPrefix: string;
+    readonly endpoint: { readonly host: string; readonly port: number };
+    readonly sysbenchArgs: readonly string[];
+  };
   /** The job waits for other clients' prepares under these prefixes (RunnerJob.awaitPrepareOf). */
   readonly awaitPrepareOf?: readonly string[];
   /** With either: when the run starts, in seconds after the last prepare ended (RunnerJob.startAfterPrepareS). */
@@ -37,7 +41,10 @@ export interface RunnerArgsOptions {
   readonly scriptUri?: string;
   /** Local directory or s3://bucket/prefix/ the runner writes its files under. */
   readonly outLocation: string;
-  /** Where a lake prefix is for the runner (a local directory, s3://bucket/prefix/): the prepare's output of a job that prepares first or waits for one. */
+  /**
+   * Where a lake prefix is for the runner (a local directory, s3://bucket/prefix/):
+   * the prepare's output of a job that prepares first or waits for one.
+   */
   readonly locationOf?: (outputPrefix: string) => string;
 }
 
@@ -55,7 +62,8 @@ export function prepareRunnerArgv(
   const fail = (msg: string) => new SysbenchOptionError(`runner for job ${job.jobId}: ${msg}`);
   if (job.phase !== 'run') throw fail('only a run job prepares first or waits for a prepare');
   if (locationOf === undefined) throw fail('the prepare output location is unknown (locationOf)');
-  if (job.prepareFirst !== undefined && awaited.includes(job.prepareFirst.outputPrefix)) throw fail(`it would wait for its own prepare (${job.prepareFirst.outputPrefix})`);
+  if (job.prepareFirst !== undefined && awaited.includes(job.prepareFirst.outputPrefix))
+    throw fail(`it would wait for its own prepare (${job.prepareFirst.outputPrefix})`);
   const startAfter = job.startAfterPrepareS;
   if (startAfter !== undefined && !(Number.isInteger(startAfter) && startAfter >= 0)) throw fail(`startAfterPrepareS ${startAfter} is not whole seconds`);
   const start = startAfter !== undefined ? { startAfterPrepareS: startAfter } : {};
@@ -77,14 +85,21 @@ export function prepareRunnerArgv(
 /** The argv of the client runner (without `node client/runner.js` itself) for one job. */
 export function runnerArgs(job: RunnerInvocation, opts: RunnerArgsOptions): string[] {
   const fail = (msg: string) => new SysbenchOptionError(`runner for job ${job.jobId}: ${msg}`);
-  if ((opts.passwordEnv === undefined) === (opts.passwordSecret === undefined)) throw fail('exactly one of passwordEnv or passwordSecret is required');
-  if (opts.passwordEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(opts.passwordEnv)) throw fail(`passwordEnv "${opts.passwordEnv}" is not an environment variable name`);
-  if (opts.scriptDir !== undefined && opts.scriptUri !== undefined) throw fail('give only one of scriptDir or scriptUri');
-  if (opts.scriptUri !== undefined && !/^s3:\/\/[^/]+/.test(opts.scriptUri)) throw fail(`scriptUri "${opts.scriptUri}" must start with s3://bucket`);
+  if ((opts.passwordEnv === undefined) === (opts.passwordSecret === undefined))
+    throw fail('exactly one of passwordEnv or passwordSecret is required');
+  if (opts.passwordEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(opts.passwordEnv))
+    throw fail(`passwordEnv "${opts.passwordEnv}" is not an environment variable name`);
+  if (opts.scriptDir !== undefined && opts.scriptUri !== undefined)
+    throw fail('give only one of scriptDir or scriptUri');
+  if (opts.scriptUri !== undefined && !/^s3:\/\/[^/]+/.test(opts.scriptUri))
+    throw fail(`scriptUri "${opts.scriptUri}" must start with s3://bucket`);
   const custom = job.workload.endsWith('.lua');
-  if (custom && !/^[A-Za-z0-9_][A-Za-z0-9_.-]*\.lua$/.test(job.workload)) throw fail(`workload "${job.workload}" must be a plain .lua file name`);
-  if (!custom && !/^[a-z][a-z0-9_]*$/.test(job.workload)) throw fail(`workload "${job.workload}" is neither a stock test nor a .lua file name`);
-  if (custom && opts.scriptDir === undefined && opts.scriptUri === undefined) throw fail(`custom workload ${job.workload} needs scriptDir or scriptUri`);
+  if (custom && !/^[A-Za-z0-9_][A-Za-z0-9_.-]*\.lua$/.test(job.workload))
+    throw fail(`workload "${job.workload}" must be a plain .lua file name`);
+  if (!custom && !/^[a-z][a-z0-9_]*$/.test(job.workload))
+    throw fail(`workload "${job.workload}" is neither a stock test nor a .lua file name`);
+  if (custom && opts.scriptDir === undefined && opts.scriptUri === undefined)
+    throw fail(`custom workload ${job.workload} needs scriptDir or scriptUri`);
   if (opts.outLocation === '') throw fail('outLocation is empty');
   if (opts.user === '') throw fail('user is empty');
   const port = job.endpoint.port;

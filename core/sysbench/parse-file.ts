@@ -35,7 +35,10 @@ export function parseRunnerOutput(dirOrFile: string, opts: { percentile?: number
   if (!existsSync(logPath)) throw new ParseInputError(`${dirOrFile}: not a runner output directory (no output.log)`);
   const resultPath = join(dirOrFile, 'result.json');
   const result = existsSync(resultPath) ? readResult(resultPath) : undefined;
-  const parsed = parseSysbenchOutput(readFileSync(logPath, 'utf8'), { ...opts, ...(result ? { exitCode: result.exitCode } : {}) });
+  const parsed = parseSysbenchOutput(readFileSync(logPath, 'utf8'), {
+    ...opts,
+    ...(result ? { exitCode: result.exitCode } : {}),
+  });
   if (result === undefined && parsed.status === 'ok') {
     return { ...parsed, status: 'failed', error: 'runner did not finish (no result.json)' };
   }

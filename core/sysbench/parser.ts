@@ -29,7 +29,16 @@
  *   summary. Every interval printed before the failure is kept.
  */
 import { LATENCY_PERCENTILES } from './types';
-import type { ClientCpuSample, HistogramBucket, Interval, LatencyPercentileKey, LatencySummary, ParsedOutput, ReadBackCounts, RunSummary } from './types';
+import type {
+  ClientCpuSample,
+  HistogramBucket,
+  Interval,
+  LatencyPercentileKey,
+  LatencySummary,
+  ParsedOutput,
+  ReadBackCounts,
+  RunSummary,
+} from './types';
 
 export interface ParseOptions {
   /** sysbench's exit code, from result.json, when known. */
@@ -40,13 +49,17 @@ export interface ParseOptions {
 
 const NUM = '(-?\\d+(?:\\.\\d+)?)';
 const TEXT_INTERVAL = new RegExp(
-  `^\\[ ${NUM}s \\] thds: (\\d+) tps: ${NUM} qps: ${NUM} \\(r/w/o: ${NUM}/${NUM}/${NUM}\\) lat \\(ms,(\\d+)%\\): ${NUM} err/s:? ${NUM} reconn/s: ${NUM}\\s*$`,
+  `^\\[ ${NUM}s \\] thds: (\\d+) tps: ${NUM} qps: ${NUM} \\(r/w/o: ${NUM}/${NUM}/${NUM}\\) lat ` +
+    `\\(ms,(\\d+)%\\): ${NUM} err/s:? ${NUM} reconn/s: ${NUM}\\s*$`,
 );
 const QUEUE_LINE = new RegExp(`^\\[ ${NUM}s \\] queue length: (\\d+),? concurrency: (\\d+)\\s*$`);
 const CHECKPOINT_LINE = new RegExp(`^\\[ ${NUM}s \\] Checkpoint report:`);
 const HOOK_PREFIX = '{"aurora_bench":';
 const READ_BACK_PREFIX = '{"aurora_bench_read_back":';
-/** One thread's counts object wherever it is in a line: an older marker printed its text and newline in two writes, so threads' objects could share a line. */
+/**
+ * One thread's counts object wherever it is in a line: an older marker printed
+ * its text and newline in two writes, so threads' objects could share a line.
+ */
 const READ_BACK_OBJECT = /\{"aurora_bench_read_back":\{[^{}]*\}\}/g;
 
 /** One thread's read-after-write counts; undefined for a line cut by a crash. */
@@ -105,7 +118,13 @@ const SUMMARY_LINES: readonly [RegExp, readonly (keyof SummaryBlock)[]][] = [
   [new RegExp(`^\\s*sum:\\s+${NUM}\\s*$`), ['latSum']],
 ];
 
-const CRASH_SIGNALS: Readonly<Record<number, string>> = { 4: 'SIGILL', 6: 'SIGABRT', 7: 'SIGBUS', 8: 'SIGFPE', 11: 'SIGSEGV' };
+const CRASH_SIGNALS: Readonly<Record<number, string>> = {
+  4: 'SIGILL',
+  6: 'SIGABRT',
+  7: 'SIGBUS',
+  8: 'SIGFPE',
+  11: 'SIGSEGV',
+};
 const STOP_SIGNALS: Readonly<Record<number, string>> = { 1: 'SIGHUP', 2: 'SIGINT', 9: 'SIGKILL', 15: 'SIGTERM' };
 
 /** How much of a failed statement a FATAL line keeps: enough to tell which statement it was. */
@@ -129,7 +148,10 @@ function clipFatal(line: string): string {
     const query = closing ? rest.slice(0, closing.index) : rest;
     if (query.length > QUERY_SHOWN) {
       const tail = closing ? `'${closing[1]}` : "'";
-      return `${line.slice(0, at + marker.length)}${query.slice(0, QUERY_SHOWN)}...${tail} (a statement of ${closing ? '' : 'at least '}${query.length} characters)`;
+      return (
+        `${line.slice(0, at + marker.length)}${query.slice(0, QUERY_SHOWN)}...${tail} (a statement ` +
+        `of ${closing ? '' : 'at least '}${query.length} characters)`
+      );
     }
   }
   return line.length > FATAL_SHOWN ? `${line.slice(0, FATAL_SHOWN)}... (${line.length} characters)` : line;
@@ -139,7 +161,10 @@ function exitCodeReason(exitCode: number): string {
   if (exitCode > 128 && exitCode < 160) {
     const sig = exitCode - 128;
     if (CRASH_SIGNALS[sig]) return `sysbench crashed (signal ${sig} / exit ${exitCode})`;
-    return `sysbench was stopped by signal ${sig}${STOP_SIGNALS[sig] ? ` (${STOP_SIGNALS[sig]})` : ''} (exit ${exitCode})`;
+    return (
+      `sysbench was stopped by signal ${sig}${STOP_SIGNALS[sig] ? ` (${STOP_SIGNALS[sig]})` : ''} ` +
+      `(exit ${exitCode})`
+    );
   }
   return `sysbench exited with code ${exitCode}`;
 }
@@ -175,7 +200,8 @@ function hookInterval(line: string): Interval | undefined {
 }
 
 function toSummary(b: SummaryBlock, percentile: number): RunSummary | null {
-  if (b.transactions === undefined || b.queries === undefined || b.events === undefined || b.totalTimeS === undefined) return null;
+  if (b.transactions === undefined || b.queries === undefined || b.events === undefined || b.totalTimeS === undefined)
+    return null;
   if (b.latMin === undefined || b.latAvg === undefined || b.latMax === undefined || b.latSum === undefined) return null;
   const latencyMs: LatencySummary = {
     min: b.latMin,
@@ -255,7 +281,11 @@ export function parseSysbenchOutput(text: string, opts: ParseOptions = {}): Pars
       for (const [object] of line.matchAll(READ_BACK_OBJECT)) {
         const counts = readBackLine(object);
         if (counts)
-          readBack = { checks: (readBack?.checks ?? 0) + counts.checks, stale: (readBack?.stale ?? 0) + counts.stale, foreign: (readBack?.foreign ?? 0) + counts.foreign };
+          readBack = {
+            checks: (readBack?.checks ?? 0) + counts.checks,
+            stale: (readBack?.stale ?? 0) + counts.stale,
+            foreign: (readBack?.foreign ?? 0) + counts.foreign,
+          };
       }
       continue;
     }
@@ -356,7 +386,10 @@ export function parseSysbenchOutput(text: string, opts: ParseOptions = {}): Pars
   const finalBlock = [...blocks].reverse().find((b) => !b.checkpoint);
   const blockSummary = finalBlock ? toSummary(finalBlock, percentile) : null;
   const percentiles = blockSummary && histogram.length > 0 ? histogramPercentiles(histogram) : undefined;
-  const summary = blockSummary && percentiles ? { ...blockSummary, latencyMs: { ...blockSummary.latencyMs, percentiles } } : blockSummary;
+  const summary =
+    blockSummary && percentiles
+      ? { ...blockSummary, latencyMs: { ...blockSummary.latencyMs, percentiles } }
+      : blockSummary;
   // The hook replaces sysbench's interval lines; if both appear, the hook's are the complete ones.
   let intervals = hookIntervals.length > 0 ? hookIntervals : textIntervals;
   if (lastCheckpointT !== undefined) intervals = intervals.filter((iv) => iv.t > lastCheckpointT);
@@ -367,17 +400,21 @@ export function parseSysbenchOutput(text: string, opts: ParseOptions = {}): Pars
   const reasons: string[] = [...runnerErrors];
   if (oldVersion !== undefined) {
     reasons.push(
-      `sysbench ${oldVersion} output is not supported: aurora-bench reads the output of sysbench 1.0.x and 1.1.x (0.4 and 0.5 print another summary, "OLTP test statistics:" with per-request figures); re-run the benchmark with sysbench 1.0 or later`,
+      `sysbench ${oldVersion} output is not supported: aurora-bench reads the output of sysbench 1.0.x and ` +
+        `1.1.x (0.4 and 0.5 print another summary, "OLTP test statistics:" with per-request figures); re-run the ` +
+        `benchmark with sysbench 1.0 or later`,
     );
   }
   const exitCode = opts.exitCode;
   const signalled = exitCode !== undefined && exitCode > 128;
   if (signalled) reasons.push(exitCodeReason(exitCode));
   if (fatals.length > 0) reasons.push(fatals.slice(0, 2).join('; '));
-  if (!signalled && fatals.length === 0 && exitCode !== undefined && exitCode !== 0) reasons.push(exitCodeReason(exitCode));
+  if (!signalled && fatals.length === 0 && exitCode !== undefined && exitCode !== 0)
+    reasons.push(exitCodeReason(exitCode));
   if (reasons.length === 0) {
     if (!sawBanner) reasons.push('no sysbench output');
-    else if (runStarted && summary === null) reasons.push('sysbench output ended before its summary (crashed or killed?)');
+    else if (runStarted && summary === null)
+      reasons.push('sysbench output ended before its summary (crashed or killed?)');
   }
   const error = reasons.length > 0 ? reasons.join(': ') : null;
   return {
@@ -413,7 +450,12 @@ export function parseClientCpu(jsonl: string, source = 'client_cpu.jsonl'): Clie
         throw new Error(`${source} line ${i + 1}: field "${field}" must be a number, got ${JSON.stringify(o[field])}`);
       }
     }
-    samples.push({ t: o['t'] as number, sysbenchCpuPct: o['sysbenchCpuPct'] as number, hostCpuPct: o['hostCpuPct'] as number, cores: o['cores'] as number });
+    samples.push({
+      t: o['t'] as number,
+      sysbenchCpuPct: o['sysbenchCpuPct'] as number,
+      hostCpuPct: o['hostCpuPct'] as number,
+      cores: o['cores'] as number,
+    });
   });
   return samples;
 }
@@ -436,8 +478,12 @@ export interface ClientCpuSummary {
 
 const round2 = (x: number): number => Math.round(x * 100) / 100;
 
-export function summarizeClientCpu(samples: readonly ClientCpuSample[], opts: { threads?: number; sharedHost?: boolean } = {}): ClientCpuSummary {
-  if (samples.length === 0) return { avg: null, max: null, sysbenchAvg: null, sysbenchMax: null, samples: 0, saturated: false };
+export function summarizeClientCpu(
+  samples: readonly ClientCpuSample[],
+  opts: { threads?: number; sharedHost?: boolean } = {},
+): ClientCpuSummary {
+  if (samples.length === 0)
+    return { avg: null, max: null, sysbenchAvg: null, sysbenchMax: null, samples: 0, saturated: false };
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const host = samples.map((s) => s.hostCpuPct);
   const sb = samples.map((s) => s.sysbenchCpuPct);

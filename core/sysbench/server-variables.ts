@@ -23,7 +23,8 @@ export function parseServerVariables(text: string | undefined): ServerVariables 
     const line = raw.trim();
     if (line.startsWith(PREFIX)) {
       try {
-        const v = (JSON.parse(line) as { aurora_bench_variable?: { name?: unknown; value?: unknown; unit?: unknown } }).aurora_bench_variable;
+        const v = (JSON.parse(line) as { aurora_bench_variable?: { name?: unknown; value?: unknown; unit?: unknown } })
+          .aurora_bench_variable;
         if (typeof v?.name === 'string' && typeof v.value === 'string') {
           variables.set(v.name.toLowerCase(), v.value);
           if (typeof v.unit === 'string' && v.unit !== '') units.set(v.name.toLowerCase(), v.unit);
@@ -36,5 +37,8 @@ export function parseServerVariables(text: string | undefined): ServerVariables 
     }
   }
   if (variables.size > 0) return { variables, ...(units.size > 0 ? { units } : {}), error: null };
-  return { variables, error: problems.length > 0 ? problems.slice(0, 2).join('; ') : 'server_variables.jsonl holds no variables' };
+  return {
+    variables,
+    error: problems.length > 0 ? problems.slice(0, 2).join('; ') : 'server_variables.jsonl holds no variables',
+  };
 }

@@ -24,7 +24,10 @@ export interface AwsFunctionContext {
   readonly instrument: <C>(client: C) => C;
 }
 
-export function awsFunctionContext(env: Readonly<Record<string, string | undefined>>, instrument: (client: unknown) => void): AwsFunctionContext {
+export function awsFunctionContext(
+  env: Readonly<Record<string, string | undefined>>,
+  instrument: (client: unknown) => void,
+): AwsFunctionContext {
   const config = awsConfigFromEnv(env);
   return {
     env,
@@ -45,7 +48,11 @@ export interface AwsFunctionParts {
   readonly compactRun?: NonNullable<TaskDeps['compactRun']>;
 }
 
-export function awsFunctionTaskDeps(env: Readonly<Record<string, string | undefined>>, parts: AwsFunctionParts, builtFor: string): TaskDeps {
+export function awsFunctionTaskDeps(
+  env: Readonly<Record<string, string | undefined>>,
+  parts: AwsFunctionParts,
+  builtFor: string,
+): TaskDeps {
   return {
     backend: parts.backend,
     now: () => new Date(),
@@ -53,7 +60,14 @@ export function awsFunctionTaskDeps(env: Readonly<Record<string, string | undefi
     gitSha: env[GIT_SHA_ENV] ?? null,
     serverVersion: null,
     readyTimeoutS: AWS_READY_TIMEOUT_S,
-    judgeRun: parts.judgeRun ?? (() => Promise.reject(new NotBuiltForThisFunctionError(`${builtFor} was built without the run's judging (ComputeVerdicts judges runs)`))),
+    judgeRun:
+      parts.judgeRun ??
+      (() =>
+        Promise.reject(
+          new NotBuiltForThisFunctionError(
+            `${builtFor} was built without the run's judging (ComputeVerdicts judges runs)`,
+          ),
+        )),
     ...(parts.preflight ? { preflight: parts.preflight } : {}),
     ...(parts.compactRun ? { compactRun: parts.compactRun } : {}),
   };

@@ -1,4 +1,7 @@
-/** TaskDeps.preflight on AWS (PlanRun): a console-started execution gets the same checks as `aurora-bench preflight` and `run --aws`. */
+/**
+ * TaskDeps.preflight on AWS (PlanRun): a console-started execution
+ * gets the same checks as `aurora-bench preflight` and `run --aws`.
+ */
 import type { AwsClients } from '../backends/aws/clients';
 import type { AwsBackendConfig } from '../backends/aws/config';
 import { preflightNotes, runAwsPreflight } from '../backends/aws/preflight';
@@ -6,5 +9,6 @@ import { bundledPrices } from '../plan/cost';
 import type { TaskDeps } from '../workflow/tasks';
 
 export function awsPreflight(config: AwsBackendConfig, clients: AwsClients): NonNullable<TaskDeps['preflight']> {
-  return async (plan, spec) => preflightNotes(await runAwsPreflight({ plan, spec, clients, deployment: { config }, prices: bundledPrices() }));
+  return async (plan, spec) =>
+    preflightNotes(await runAwsPreflight({ plan, spec, clients, deployment: { config }, prices: bundledPrices() }));
 }

@@ -33,10 +33,14 @@ export interface AwsTaskDepsOptions {
   readonly compactWithAthena?: boolean;
 }
 
-export function buildAwsTaskDeps(env: Readonly<Record<string, string | undefined>>, options: AwsTaskDepsOptions): TaskDeps {
+export function buildAwsTaskDeps(
+  env: Readonly<Record<string, string | undefined>>,
+  options: AwsTaskDepsOptions,
+): TaskDeps {
   const config = awsConfigFromEnv(env);
   const clients = options.clients ?? makeAwsClients({ region: config.region });
-  if (options.instrumentClient) for (const client of Object.values(clients) as AwsClients[keyof AwsClients][]) options.instrumentClient(client);
+  if (options.instrumentClient)
+    for (const client of Object.values(clients) as AwsClients[keyof AwsClients][]) options.instrumentClient(client);
   const backend = new AwsBackend({ config, clients });
   return awsFunctionTaskDeps(
     env,

@@ -36,11 +36,20 @@ export const MAX_STANDARD_EXECUTION_SECONDS = 365 * 24 * 3600;
 export function executionTimeoutSeconds(definition: string, source: string): number {
   const timeout = (JSON.parse(definition) as { TimeoutSeconds?: unknown }).TimeoutSeconds;
   if (timeout === undefined) {
-    throw new AslDefinitionError(`${source}: no top-level TimeoutSeconds: an execution could run (and keep its resources) for up to a year; set it to the longest a run may take`);
-  }
-  if (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout < 1 || timeout > MAX_STANDARD_EXECUTION_SECONDS) {
     throw new AslDefinitionError(
-      `${source}: TimeoutSeconds must be a whole number of seconds from 1 to ${MAX_STANDARD_EXECUTION_SECONDS} (a Standard workflow runs at most a year), got ${JSON.stringify(timeout)}`,
+      `${source}: no top-level TimeoutSeconds: an execution could run (and keep its resources) for up to a ` +
+        `year; set it to the longest a run may take`,
+    );
+  }
+  if (
+    typeof timeout !== 'number' ||
+    !Number.isInteger(timeout) ||
+    timeout < 1 ||
+    timeout > MAX_STANDARD_EXECUTION_SECONDS
+  ) {
+    throw new AslDefinitionError(
+      `${source}: TimeoutSeconds must be a whole number of seconds from 1 to ${MAX_STANDARD_EXECUTION_SECONDS} ` +
+        `(a Standard workflow runs at most a year), got ${JSON.stringify(timeout)}`,
     );
   }
   return timeout;
@@ -73,15 +82,25 @@ function placeholdersIn(definition: string): string[] {
  * Replace every placeholder with its value (the values may be CDK tokens, which CloudFormation
  * resolves through Fn::Join). Every placeholder must have a value and every value a placeholder.
  */
-export function substitutePlaceholders(definition: string, values: Readonly<Record<string, string>>, source: string): string {
+export function substitutePlaceholders(
+  definition: string,
+  values: Readonly<Record<string, string>>,
+  source: string,
+): string {
   const found = placeholdersIn(definition);
   const unknown = found.filter((p) => !(p in values));
   if (unknown.length > 0) {
-    throw new AslDefinitionError(`${source}: placeholder(s) ${unknown.map((p) => '${' + p + '}').join(', ')} would be left unsubstituted: no function or value provides them`);
+    throw new AslDefinitionError(
+      `${source}: placeholder(s) ${unknown.map((p) => '${' + p + '}').join(', ')} would be left unsubstituted: ` +
+        `no function or value provides them`,
+    );
   }
   const unused = Object.keys(values).filter((k) => !found.includes(k));
   if (unused.length > 0) {
-    throw new AslDefinitionError(`${source}: no placeholder for ${unused.map((p) => '${' + p + '}').join(', ')}: every Task function must be referenced by the definition`);
+    throw new AslDefinitionError(
+      `${source}: no placeholder for ${unused.map((p) => '${' + p + '}').join(', ')}: every Task function must ` +
+        `be referenced by the definition`,
+    );
   }
   // Escape first: the values may be CDK tokens, whose string form itself contains `${Token[...]}`.
   return escapeLiteralDollarBraces(definition).replace(PLACEHOLDER, (_m, name: string) => values[name]!);
@@ -111,14 +130,18 @@ function benchmarkAslPath(): string {
   for (let dir = __dirname; ; dir = dirname(dir)) {
     const candidate = join(dir, 'state-machines', 'benchmark.asl.json');
     if (existsSync(candidate)) return (benchmarkAsl = candidate);
-    if (dirname(dir) === dir) throw new AslDefinitionError(`cannot find state-machines/benchmark.asl.json above ${__dirname}`);
+    if (dirname(dir) === dir)
+      throw new AslDefinitionError(`cannot find state-machines/benchmark.asl.json above ${__dirname}`);
   }
 }
 
 /** state-machines/benchmark.asl.json with every Task placeholder replaced by arnFor(task), parsed. */
 export function loadDefinition(arnFor: (task: TaskName) => string): Record<string, unknown> {
   const file = benchmarkAslPath();
-  return JSON.parse(substitutePlaceholders(readAslFile(file), taskPlaceholderValues(arnFor), file)) as Record<string, unknown>;
+  return JSON.parse(substitutePlaceholders(readAslFile(file), taskPlaceholderValues(arnFor), file)) as Record<
+    string,
+    unknown
+  >;
 }
 
 export interface AslState {
@@ -132,12 +155,16 @@ export interface AslState {
   readonly Branches?: readonly { readonly States: Record<string, AslState> }[];
 }
 
-/** Every state of the definition, nested Map and Parallel states included, by name (unique: overrides and progress lines are keyed by it). */
+/**
+ * Every state of the definition, nested Map and Parallel states included,
+ * by name (unique: overrides and progress lines are keyed by it).
+ */
 export function allStates(definition: Record<string, unknown>): Map<string, AslState> {
   const found = new Map<string, AslState>();
   const walk = (states: Record<string, AslState>) => {
     for (const [name, st] of Object.entries(states)) {
-      if (found.has(name)) throw new AslDefinitionError(`state name "${name}" is used twice: local overrides are keyed by state name`);
+      if (found.has(name))
+        throw new AslDefinitionError(`state name "${name}" is used twice: local overrides are keyed by state name`);
       found.set(name, st);
       if (st.ItemProcessor) walk(st.ItemProcessor.States);
       if (st.Iterator) walk(st.Iterator.States);

@@ -7,7 +7,15 @@
  * plan's estimate into the run manifest's `cells` (core/plan/bill.ts actualCellCost).
  */
 import type { CellResources, RunContext } from '../backend';
-import { actualCellCost, measureUsage, mergeLifetimes, type ActualCellCost, type MeasuredUsage, type MetricPoint, type ResourceLifetime } from '../plan/bill';
+import {
+  actualCellCost,
+  measureUsage,
+  mergeLifetimes,
+  type ActualCellCost,
+  type MeasuredUsage,
+  type MetricPoint,
+  type ResourceLifetime,
+} from '../plan/bill';
 import { estimatePlanCost, regionPrices, type PlanCost, type PriceTable } from '../plan/cost';
 import { cellEngine, type CellPlan, type Plan } from '../plan/types';
 import { ENGINES } from '../aurora/engines';
@@ -49,7 +57,10 @@ export async function measuredCellUsage(
   deps: TaskDeps,
   run: RunContext,
   cellId: string,
-  steps: readonly { readonly stepId: string; readonly metrics: { readonly start: string; readonly end: string } | null }[],
+  steps: readonly {
+    readonly stepId: string;
+    readonly metrics: { readonly start: string; readonly end: string } | null;
+  }[],
 ): Promise<MeasuredUsage> {
   const windows: { stepId: string; start: string; end: string }[] = [];
   const points: MetricPoint[] = [];
@@ -60,22 +71,49 @@ export async function measuredCellUsage(
     for (const line of (text ?? '').split('\n')) {
       if (line.trim() === '') continue;
       const row = JSON.parse(line) as MetricPoint & { source?: string };
-      if (row.metric === 'ServerlessDatabaseCapacity' || row.metric === 'VolumeReadIOPs' || row.metric === 'VolumeWriteIOPs') points.push(row);
+      if (
+        row.metric === 'ServerlessDatabaseCapacity' ||
+        row.metric === 'VolumeReadIOPs' ||
+        row.metric === 'VolumeWriteIOPs'
+      )
+        points.push(row);
     }
   }
   return measureUsage(windows, points);
 }
 
 /** The cost of one cell from its teardown's facts and the plan's estimate, priced with `table`. */
-export function cellCost(plan: Plan, table: PriceTable, estimate: PlanCost, cell: CellPlan, facts: CellBillFacts): ActualCellCost {
+export function cellCost(
+  plan: Plan,
+  table: PriceTable,
+  estimate: PlanCost,
+  cell: CellPlan,
+  facts: CellBillFacts,
+): ActualCellCost {
   const prices = regionPrices(table, plan.region).prices;
   const engine = cellEngine(plan, cell);
-  const bytes = ENGINES[engine.kind].topology === 'cluster' ? cell.data.tables * cell.data.tableSize * table.assumptions.bytesPerRow : 0;
-  return actualCellCost(prices, table.assumptions, cell, engine, facts.resources, facts.measured, bytes / 1e9, estimate.cells.find((c) => c.cellId === cell.cellId)?.total ?? null);
+  const bytes =
+    ENGINES[engine.kind].topology === 'cluster'
+      ? cell.data.tables * cell.data.tableSize * table.assumptions.bytesPerRow
+      : 0;
+  return actualCellCost(
+    prices,
+    table.assumptions,
+    cell,
+    engine,
+    facts.resources,
+    facts.measured,
+    bytes / 1e9,
+    estimate.cells.find((c) => c.cellId === cell.cellId)?.total ?? null,
+  );
 }
 
 /** Every cell's cost of a run whose teardowns recorded their facts, by cell id. */
-export function runCellCosts(plan: Plan, table: PriceTable, facts: ReadonlyMap<string, CellBillFacts>): Map<string, ActualCellCost> {
+export function runCellCosts(
+  plan: Plan,
+  table: PriceTable,
+  facts: ReadonlyMap<string, CellBillFacts>,
+): Map<string, ActualCellCost> {
   const out = new Map<string, ActualCellCost>();
   if (facts.size === 0) return out;
   const estimate = estimatePlanCost(plan, table);

@@ -8,8 +8,8 @@
  *
  * How it maps onto the one workflow definition (state-machines/benchmark.asl.json, unchanged in
  * shape): PlanRun hands the RunCells Map one item per duet (its id `r<repeat>-duet`; its DuetPlan,
- * with the member cells, is in the lake) instead of one per cell, and every Task the item reaches does, in one call, for each
- * member what it does for a single cell: ProvisionCell provisions every member's cluster,
+ * with the member cells, is in the lake) instead of one per cell, and every Task the item reaches does, in one call,
+ * for each member what it does for a single cell: ProvisionCell provisions every member's cluster,
  * CheckCellReady / StartClients / CheckClientsReady pass only when all members are, RunStep
  * (core/workflow/run-step.ts, the step scheduler for which a cell is a duet of one member) starts a
  * step's runner jobs on all members together and collects them all before the next step starts (the
@@ -85,7 +85,9 @@ export function isDuet(cell: unknown): cell is DuetEvent['cell'] {
 async function loadDuetPlan(deps: TaskDeps, run: RunContext, duetId: string): Promise<DuetPlan> {
   const duet = await readJson<DuetPlan>(deps, lakeKeys.workflow.cellPlan(run.runId, duetId));
   if (duet === undefined || !Array.isArray(duet.members)) {
-    throw new InvalidTaskInputError(`duet ${duetId} of run ${run.runId} has no plan at ${deps.backend.lake.describe()} (PlanRun writes it)`);
+    throw new InvalidTaskInputError(
+      `duet ${duetId} of run ${run.runId} has no plan at ${deps.backend.lake.describe()} (PlanRun writes it)`,
+    );
   }
   return duet;
 }
@@ -100,7 +102,8 @@ export async function allMembers<T>(calls: readonly Promise<T>[]): Promise<T[]> 
 
 export function memberResources(resources: DuetResources, cellId: string): CellResources {
   const own = resources.members.find((m) => m.cellId === cellId);
-  if (own === undefined) throw new InvalidTaskInputError(`duet ${resources.cellId} carries no resources of its member ${cellId}`);
+  if (own === undefined)
+    throw new InvalidTaskInputError(`duet ${resources.cellId} carries no resources of its member ${cellId}`);
   return own;
 }
 
@@ -119,10 +122,15 @@ function duetResources(duetId: string, members: readonly CellResources[]): DuetR
 
 const memberRef = (duet: DuetEvent['cell'], cellId: string) => ({ cellId, index: duet.index });
 
-async function provisionDuetTask(deps: TaskDeps, event: DuetEvent): Promise<{ run: RunContext; cell: DuetHeader; resources: DuetResources }> {
+async function provisionDuetTask(
+  deps: TaskDeps,
+  event: DuetEvent,
+): Promise<{ run: RunContext; cell: DuetHeader; resources: DuetResources }> {
   need(event, ['run', 'cell'], 'provision-cell');
   const duet = await loadDuetPlan(deps, event.run, event.cell.cellId);
-  const provisioned = await allMembers(duet.members.map((cellId) => provisionCellTask(deps, { run: event.run, cell: memberRef(event.cell, cellId) })));
+  const provisioned = await allMembers(
+    duet.members.map((cellId) => provisionCellTask(deps, { run: event.run, cell: memberRef(event.cell, cellId) })),
+  );
   // The members' steps bound the duet's segments (each step's worst case, as a cell's).
   const memberPlans = await Promise.all(duet.members.map((cellId) => loadCellPlan(deps, event.run, cellId)));
   return {
@@ -143,7 +151,13 @@ async function checkDuetReady(
 ): Promise<{ ready: boolean; resources: DuetResources; detail: string }> {
   need(event, ['run', 'cell', 'resources'], 'check-ready');
   const states = await allMembers(
-    event.cell.members.map((cellId) => check(deps, { run: event.run, cell: memberRef(event.cell, cellId), resources: memberResources(event.resources, cellId) })),
+    event.cell.members.map((cellId) =>
+      check(deps, {
+        run: event.run,
+        cell: memberRef(event.cell, cellId),
+        resources: memberResources(event.resources, cellId),
+      }),
+    ),
   );
   const pending = states.filter((s) => !s.ready).map((s) => `${s.resources.cellId}: ${s.detail}`);
   return {
@@ -159,7 +173,13 @@ async function checkDuetReady(
 async function startDuetClientsTask(deps: TaskDeps, event: DuetResourcesEvent): Promise<DuetResources> {
   need(event, ['run', 'cell', 'resources'], 'start-clients');
   const started = await allMembers(
-    event.cell.members.map((cellId) => startClientsTask(deps, { run: event.run, cell: memberRef(event.cell, cellId), resources: memberResources(event.resources, cellId) })),
+    event.cell.members.map((cellId) =>
+      startClientsTask(deps, {
+        run: event.run,
+        cell: memberRef(event.cell, cellId),
+        resources: memberResources(event.resources, cellId),
+      }),
+    ),
   );
   return duetResources(event.cell.cellId, started);
 }
@@ -167,14 +187,22 @@ async function startDuetClientsTask(deps: TaskDeps, event: DuetResourcesEvent): 
 /** What RunStep returns for a duet: a single cell's output, with each member's collected step. */
 export interface DuetStepOutput extends RunStepOutput {
   readonly collectedByMember: readonly { readonly cellId: string; readonly outcome: StepOutcome }[];
-  /** Milliseconds between the first and the last member's runner start of the phase just started (null: none started). */
+  /**
+   * Milliseconds between the first and the last member's runner start of the phase just started (null: none started).
+   */
   readonly startSpreadMs: number | null;
 }
 
 async function collectDuetLateMetricsTask(deps: TaskDeps, event: DuetResourcesEvent): Promise<LateMetricsOutput> {
   need(event, ['run', 'cell', 'resources'], 'collect-late-metrics');
   const outputs = await allMembers(
-    event.cell.members.map((cellId) => collectLateMetricsTask(deps, { run: event.run, cell: memberRef(event.cell, cellId), resources: memberResources(event.resources, cellId) })),
+    event.cell.members.map((cellId) =>
+      collectLateMetricsTask(deps, {
+        run: event.run,
+        cell: memberRef(event.cell, cellId),
+        resources: memberResources(event.resources, cellId),
+      }),
+    ),
   );
   const waiting = outputs.filter((o) => !o.done);
   return {
@@ -182,7 +210,9 @@ async function collectDuetLateMetricsTask(deps: TaskDeps, event: DuetResourcesEv
     waitS: Math.max(0, ...waiting.map((o) => o.waitS)),
     recollected: outputs.reduce((a, o) => a + o.recollected, 0),
     incompleteSteps: outputs.reduce((a, o) => a + o.incompleteSteps, 0),
-    incompleteStepIds: outputs.flatMap((o, i) => o.incompleteStepIds.map((id) => `${event.cell.members[i]}/${id}`)).slice(0, 10),
+    incompleteStepIds: outputs
+      .flatMap((o, i) => o.incompleteStepIds.map((id) => `${event.cell.members[i]}/${id}`))
+      .slice(0, 10),
   };
 }
 
@@ -210,7 +240,12 @@ async function teardownDuetTask(deps: TaskDeps, event: DuetTeardownEvent): Promi
   return {
     cellId: duet.cellId,
     status: failed.length > 0 ? 'failed' : 'succeeded',
-    error: failed.length > 0 ? failed.map((o) => `${o.cellId}: ${o.error ?? o.status}`).join('; ') : error !== undefined ? causeText(error) : null,
+    error:
+      failed.length > 0
+        ? failed.map((o) => `${o.cellId}: ${o.error ?? o.status}`).join('; ')
+        : error !== undefined
+          ? causeText(error)
+          : null,
     steps: outcomes.reduce((a, o) => a + o.steps, 0),
     failedStepCount: outcomes.reduce((a, o) => a + o.failedStepCount, 0),
     failedSteps: outcomes.flatMap((o) => o.failedSteps).slice(0, 10),
@@ -225,26 +260,48 @@ async function teardownDuetTask(deps: TaskDeps, event: DuetTeardownEvent): Promi
  * The item of the cell Map the Task received: a cell (the tasks.ts function) or a duet (this file's).
  * Provisioning receives only the item's position and reads which cell or duet it is (namedCell).
  */
-export async function provisionCellOrDuet(deps: TaskDeps, event: CellItemEvent | DuetEvent): Promise<ProvisionedCell | Awaited<ReturnType<typeof provisionDuetTask>>> {
+export async function provisionCellOrDuet(
+  deps: TaskDeps,
+  event: CellItemEvent | DuetEvent,
+): Promise<ProvisionedCell | Awaited<ReturnType<typeof provisionDuetTask>>> {
   need(event, ['run', 'cell'], 'provision-cell');
   const named = { ...event, cell: await namedCell(deps, event.run, event.cell) };
   return isDuet(named.cell) ? provisionDuetTask(deps, named as DuetEvent) : provisionCellTask(deps, named);
 }
 export function checkCellOrDuetReady(deps: TaskDeps, event: CellResourcesEvent | DuetResourcesEvent) {
-  return isDuet(event.cell) ? checkDuetReady(deps, event as DuetResourcesEvent, checkCellReadyTask) : checkCellReadyTask(deps, event as CellResourcesEvent);
+  return isDuet(event.cell)
+    ? checkDuetReady(deps, event as DuetResourcesEvent, checkCellReadyTask)
+    : checkCellReadyTask(deps, event as CellResourcesEvent);
 }
-export function startCellOrDuetClients(deps: TaskDeps, event: CellResourcesEvent | DuetResourcesEvent): Promise<CellResources | DuetResources> {
-  return isDuet(event.cell) ? startDuetClientsTask(deps, event as DuetResourcesEvent) : startClientsTask(deps, event as CellResourcesEvent);
+export function startCellOrDuetClients(
+  deps: TaskDeps,
+  event: CellResourcesEvent | DuetResourcesEvent,
+): Promise<CellResources | DuetResources> {
+  return isDuet(event.cell)
+    ? startDuetClientsTask(deps, event as DuetResourcesEvent)
+    : startClientsTask(deps, event as CellResourcesEvent);
 }
 export function checkCellOrDuetClientsReady(deps: TaskDeps, event: CellResourcesEvent | DuetResourcesEvent) {
-  return isDuet(event.cell) ? checkDuetReady(deps, event as DuetResourcesEvent, checkClientsReadyTask) : checkClientsReadyTask(deps, event as CellResourcesEvent);
+  return isDuet(event.cell)
+    ? checkDuetReady(deps, event as DuetResourcesEvent, checkClientsReadyTask)
+    : checkClientsReadyTask(deps, event as CellResourcesEvent);
 }
-export function collectCellOrDuetLateMetrics(deps: TaskDeps, event: CellResourcesEvent | DuetResourcesEvent): Promise<LateMetricsOutput> {
-  return isDuet(event.cell) ? collectDuetLateMetricsTask(deps, event as DuetResourcesEvent) : collectLateMetricsTask(deps, event as CellResourcesEvent);
+export function collectCellOrDuetLateMetrics(
+  deps: TaskDeps,
+  event: CellResourcesEvent | DuetResourcesEvent,
+): Promise<LateMetricsOutput> {
+  return isDuet(event.cell)
+    ? collectDuetLateMetricsTask(deps, event as DuetResourcesEvent)
+    : collectLateMetricsTask(deps, event as CellResourcesEvent);
 }
 /** A teardown after provisioning failed receives only the item's position, as provisioning did. */
-export async function teardownCellOrDuet(deps: TaskDeps, event: CellItemEvent<TeardownEvent> | DuetTeardownEvent): Promise<CellOutcome> {
+export async function teardownCellOrDuet(
+  deps: TaskDeps,
+  event: CellItemEvent<TeardownEvent> | DuetTeardownEvent,
+): Promise<CellOutcome> {
   need(event, ['run', 'cell'], 'teardown-cell');
   const named = { ...event, cell: await namedCell(deps, event.run, event.cell) };
-  return isDuet(named.cell) ? teardownDuetTask(deps, named as DuetTeardownEvent) : teardownCellTask(deps, named as TeardownEvent);
+  return isDuet(named.cell)
+    ? teardownDuetTask(deps, named as DuetTeardownEvent)
+    : teardownCellTask(deps, named as TeardownEvent);
 }

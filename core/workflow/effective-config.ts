@@ -57,7 +57,10 @@ const PERFORMANCE_VARIABLES = [
   'tx_isolation',
 ] as const;
 
-/** PostgreSQL settings that shape performance (memory, WAL and checkpoints, commit durability, planner costs, parallelism, connections, isolation). */
+/**
+ * PostgreSQL settings that shape performance (memory, WAL and checkpoints,
+ * commit durability, planner costs, parallelism, connections, isolation).
+ */
 const POSTGRES_PERFORMANCE_SETTINGS = [
   'shared_buffers',
   'effective_cache_size',
@@ -92,7 +95,14 @@ function unitBytes(unit: string): number | undefined {
   return Number(m[1] ?? 1) * 1024 ** ['B', 'kB', 'MB', 'GB', 'TB'].indexOf(m[2]!);
 }
 
-const TIME_MS: Readonly<Record<string, number>> = { us: 0.001, ms: 1, s: 1000, min: 60_000, h: 3_600_000, d: 86_400_000 };
+const TIME_MS: Readonly<Record<string, number>> = {
+  us: 0.001,
+  ms: 1,
+  s: 1000,
+  min: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
 
 /** A time as PostgreSQL reads it in a configuration value ("30s", "5min", "200ms"), in ms. */
 function timeMs(text: string): number | undefined {
@@ -137,7 +147,8 @@ const FALSE = new Set(['0', 'off', 'false', 'no']);
  */
 export function sameSetting(requested: Literal, actual: string, unit?: string): boolean {
   const asked = String(requested).trim();
-  // PostgreSQL: the server's value is in the setting's base unit; a requested "64MB" or "30s" is compared in bytes or ms.
+  // PostgreSQL: the server's value is in the setting's base unit;
+  // a requested "64MB" or "30s" is compared in bytes or ms.
   if (unit !== undefined && asked !== '' && !Number.isFinite(Number(asked)) && Number.isFinite(Number(actual))) {
     const bytes = unitBytes(unit);
     const askedBytes = sizeBytes(asked);
@@ -156,8 +167,13 @@ export function sameSetting(requested: Literal, actual: string, unit?: string): 
   return false;
 }
 
-/** What the cell asked the writer to run with: the backend's applied values when it recorded them, else the variant's. */
-export function requestedParameters(cell: Pick<CellPlan, 'variant'>, resources: Pick<CellResources, 'backendState'>): Record<string, Literal> {
+/**
+ * What the cell asked the writer to run with: the backend's applied values when it recorded them, else the variant's.
+ */
+export function requestedParameters(
+  cell: Pick<CellPlan, 'variant'>,
+  resources: Pick<CellResources, 'backendState'>,
+): Record<string, Literal> {
   const recorded = resources.backendState['requestedParameters'];
   if (recorded !== undefined) return JSON.parse(recorded) as Record<string, Literal>;
   const out: Record<string, Literal> = {};
@@ -165,7 +181,10 @@ export function requestedParameters(cell: Pick<CellPlan, 'variant'>, resources: 
   // The write-forwarding parameters the backend sets for the block (write-forwarding.ts): without
   // aurora_replica_read_consistency in effect Aurora does not forward writes (Aurora User Guide,
   // "Read consistency for write forwarding").
-  for (const [k, v] of Object.entries(writeForwardingParameters(cell.variant.writeForwarding, cell.variant.engine?.kind ?? 'aurora-mysql'))) out[k.toLowerCase()] = v;
+  for (const [k, v] of Object.entries(
+    writeForwardingParameters(cell.variant.writeForwarding, cell.variant.engine?.kind ?? 'aurora-mysql'),
+  ))
+    out[k.toLowerCase()] = v;
   for (const [k, v] of Object.entries(cell.variant.instanceParameters)) out[k.toLowerCase()] = v;
   return out;
 }
@@ -185,7 +204,13 @@ export function effectiveConfiguration(input: {
   const { base, instanceId, server, requested } = input;
   const rows: ServerConfigRow[] = [];
   const notInEffect: string[] = [];
-  const row = (kind: string, name: string, value: string | null, asked: string | null, inEffect: boolean | null): ServerConfigRow => ({
+  const row = (
+    kind: string,
+    name: string,
+    value: string | null,
+    asked: string | null,
+    inEffect: boolean | null,
+  ): ServerConfigRow => ({
     ...base,
     instance_id: instanceId,
     kind,
@@ -209,19 +234,35 @@ export function effectiveConfiguration(input: {
     rows.push(row('requested', name, actual, String(asked), inEffect));
     if (!inEffect) notInEffect.push(`${name}: asked ${String(asked)}, ${instanceId} runs with ${actual}`);
   }
-  for (const name of server.units !== undefined || server.variables.has('server_version') ? POSTGRES_PERFORMANCE_SETTINGS : PERFORMANCE_VARIABLES) {
+  for (const name of server.units !== undefined || server.variables.has('server_version')
+    ? POSTGRES_PERFORMANCE_SETTINGS
+    : PERFORMANCE_VARIABLES) {
     if (name in requested) continue;
     const v = server.variables.get(name);
     if (v !== undefined) rows.push(row('performance', name, v, null, null));
   }
   for (const s of input.applyStatus) {
     const inSync = s.status === 'in-sync';
-    rows.push({ ...base, instance_id: s.instanceId, kind: 'apply-status', name: `${s.kind}:${s.group}`, value: s.status, requested: 'in-sync', in_effect: inSync });
-    if (!inSync) notInEffect.push(`${s.instanceId}: ${s.kind} parameter group ${s.group} is ${s.status} (its values are not all in effect)`);
+    rows.push({
+      ...base,
+      instance_id: s.instanceId,
+      kind: 'apply-status',
+      name: `${s.kind}:${s.group}`,
+      value: s.status,
+      requested: 'in-sync',
+      in_effect: inSync,
+    });
+    if (!inSync)
+      notInEffect.push(
+        `${s.instanceId}: ${s.kind} parameter group ${s.group} is ${s.status} (its values are not all in effect)`,
+      );
   }
   const version = server.variables.get('version');
   const aurora = server.variables.get('aurora_version');
   const postgres = server.variables.get('server_version');
-  const serverVersion = aurora !== undefined ? `${version ?? '?'} (Aurora MySQL ${aurora})` : (version ?? (postgres !== undefined ? `PostgreSQL ${postgres}` : null));
+  const serverVersion =
+    aurora !== undefined
+      ? `${version ?? '?'} (Aurora MySQL ${aurora})`
+      : (version ?? (postgres !== undefined ? `PostgreSQL ${postgres}` : null));
   return { rows, notInEffect, serverVersion, unread };
 }

@@ -26,7 +26,12 @@ type LocalHandler = (event: unknown) => Promise<unknown>;
 export interface ExecutionEvent {
   readonly type: string;
   readonly timestamp: number;
-  readonly state?: { readonly name: string; readonly type: string; readonly input?: unknown; readonly output?: unknown };
+  readonly state?: {
+    readonly name: string;
+    readonly type: string;
+    readonly input?: unknown;
+    readonly output?: unknown;
+  };
   readonly Error?: string;
   readonly Cause?: string;
   readonly index?: number;
@@ -37,7 +42,10 @@ export interface ExecutionEvent {
 export interface LocalExecutionOptions {
   readonly deps: TaskDeps;
   readonly input: PlanRunEvent;
-  /** Every Wait state (a step not done yet is looked at again after WaitForStep) becomes this many ms: the local backend's polls are cheap. */
+  /**
+   * Every Wait state (a step not done yet is looked at again after
+   * WaitForStep) becomes this many ms: the local backend's polls are cheap.
+   */
   readonly pollMs?: number;
   /** Pause before a Retry, ms. */
   readonly retryMs?: number;
@@ -48,7 +56,10 @@ export interface LocalExecutionOptions {
    * synthesized CloudFormation template), with the task each ARN stands for. Default:
    * state-machines/benchmark.asl.json, its placeholders replaced with localFunctionArn.
    */
-  readonly resolvedDefinition?: { readonly definition: Record<string, unknown>; readonly taskByArn: ReadonlyMap<string, TaskName> };
+  readonly resolvedDefinition?: {
+    readonly definition: Record<string, unknown>;
+    readonly taskByArn: ReadonlyMap<string, TaskName>;
+  };
   /**
    * Replaces the definition's top-level TimeoutSeconds (whole seconds, at least 1): a short one
    * rehearses what happens to a run that outlives it.
@@ -122,19 +133,30 @@ function validateOnce(definition: Record<string, unknown>, validatedDir: string 
 
 export async function executeLocally(options: LocalExecutionOptions): Promise<LocalExecutionResult> {
   const loaded = options.resolvedDefinition?.definition ?? loadDefinition(localFunctionArn);
-  if (options.executionTimeoutS !== undefined && !(Number.isInteger(options.executionTimeoutS) && options.executionTimeoutS >= 1)) {
+  if (
+    options.executionTimeoutS !== undefined &&
+    !(Number.isInteger(options.executionTimeoutS) && options.executionTimeoutS >= 1)
+  ) {
     throw new Error(`executionTimeoutS must be a whole number of seconds >= 1, got ${options.executionTimeoutS}`);
   }
-  const withTimeout = options.executionTimeoutS === undefined ? loaded : { ...loaded, TimeoutSeconds: options.executionTimeoutS };
+  const withTimeout =
+    options.executionTimeoutS === undefined ? loaded : { ...loaded, TimeoutSeconds: options.executionTimeoutS };
   // aws-local-stepfunctions enforces TimeoutSeconds with one setTimeout; Node runs a delay above
   // 2^31-1 ms (24.8 days) after 1 ms instead, which would end every local run at once. No local run
   // lasts that long, so such a timeout is left to AWS.
-  const { TimeoutSeconds: declared, ...withoutTimeout } = withTimeout as { TimeoutSeconds?: number } & Record<string, unknown>;
-  const definition: Record<string, unknown> = declared !== undefined && declared * 1000 > MAX_TIMER_MS ? withoutTimeout : withTimeout;
+  const { TimeoutSeconds: declared, ...withoutTimeout } = withTimeout as { TimeoutSeconds?: number } & Record<
+    string,
+    unknown
+  >;
+  const definition: Record<string, unknown> =
+    declared !== undefined && declared * 1000 > MAX_TIMER_MS ? withoutTimeout : withTimeout;
   const timeoutS = definition['TimeoutSeconds'] as number | undefined;
   const invokeTask = options.invokeTask;
   const bound = invokeTask
-    ? (Object.fromEntries(TASK_NAMES.map((task) => [task, (event: unknown) => invokeTask(task, event)])) as Record<TaskName, LocalHandler>)
+    ? (Object.fromEntries(TASK_NAMES.map((task) => [task, (event: unknown) => invokeTask(task, event)])) as Record<
+        TaskName,
+        LocalHandler
+      >)
     : (bindTasks(options.deps) as Record<TaskName, LocalHandler>);
   // aws-local-stepfunctions settles an execution that timed out or was aborted at once, while a Task
   // handler may still be running (starting a server, a job): the result waits for those, and no new
@@ -178,7 +200,11 @@ export async function executeLocally(options: LocalExecutionOptions): Promise<Lo
   // are given, and the caller's may be run (and looked up) again.
   const machine = new StateMachine(jsonCopy(definition) as never, { validationOptions: { noValidate: true } });
   const execution = machine.run(options.input as never, {
-    overrides: { taskResourceLocalHandlers: taskOverrides as never, waitTimeOverrides: waitOverrides, retryIntervalOverrides: retryOverrides },
+    overrides: {
+      taskResourceLocalHandlers: taskOverrides as never,
+      waitTimeOverrides: waitOverrides,
+      retryIntervalOverrides: retryOverrides,
+    },
     noThrowOnAbort: true,
   });
   // Marked ended before the emulator is told: between the two, it may still start a queued Map

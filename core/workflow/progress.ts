@@ -20,7 +20,11 @@ export type ProgressEvent = Pick<ExecutionEvent, 'type' | 'state' | 'Error' | 'C
 
 /** The state input fields the lines use; on AWS they come from JSON, so each may be missing. */
 interface StateInput {
-  cell?: Partial<Omit<CellHeader, 'variant' | 'data'>> & { variant?: Partial<CellHeader['variant']>; data?: Partial<CellHeader['data']>; members?: readonly string[] };
+  cell?: Partial<Omit<CellHeader, 'variant' | 'data'>> & {
+    variant?: Partial<CellHeader['variant']>;
+    data?: Partial<CellHeader['data']>;
+    members?: readonly string[];
+  };
 }
 
 /** RunStep's output for a duet (core/workflow/duet.ts DuetStepOutput), as far as the lines use it. */
@@ -37,7 +41,9 @@ function firstLine(cause: unknown): string {
 }
 
 function fmt(n: number | null | undefined, digits = 1): string {
-  return n === null || n === undefined ? '-' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+  return n === null || n === undefined
+    ? '-'
+    : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 }
 
 const known = (v: string | number | undefined | null): string => (v === undefined || v === null ? '?' : `${v}`);
@@ -45,14 +51,20 @@ const known = (v: string | number | undefined | null): string => (v === undefine
 /** What WaitForLateMetrics waits for (its input carries CollectLateMetrics' answer). */
 function lateMetricsWait(input: unknown): string {
   const late = (input as { lateMetrics?: { waitS?: number; incompleteSteps?: number } } | undefined)?.lateMetrics;
-  return `waiting ${late?.waitS ?? '?'} s for the last CloudWatch/Performance Insights datapoints of ${late?.incompleteSteps ?? '?'} step(s)`;
+  return (
+    `waiting ${late?.waitS ?? '?'} s for the last CloudWatch/Performance Insights datapoints ` +
+    `of ${late?.incompleteSteps ?? '?'} step(s)`
+  );
 }
 
 /**
  * A cell's id as the lines show it: its state's, or (before provisioning, when the state names the
  * cell only by its Map item's position) the plan's item at that position.
  */
-function cellIdOf(cell: StateInput['cell'], itemId: ((index: number) => string | undefined) | undefined): string | undefined {
+function cellIdOf(
+  cell: StateInput['cell'],
+  itemId: ((index: number) => string | undefined) | undefined,
+): string | undefined {
   if (cell?.cellId !== undefined) return cell.cellId;
   return cell?.index === undefined ? undefined : itemId?.(cell.index);
 }
@@ -61,11 +73,17 @@ function cellIdOf(cell: StateInput['cell'], itemId: ((index: number) => string |
  * The line an event prints, if any. itemId names the cell Map's item at a position (the plan's
  * cells, or its duets): the states before provisioning carry only the position.
  */
-export function progressLine(ev: ProgressEvent, cellCount: () => number, itemId?: (index: number) => string | undefined): string | undefined {
+export function progressLine(
+  ev: ProgressEvent,
+  cellCount: () => number,
+  itemId?: (index: number) => string | undefined,
+): string | undefined {
   const input = (ev.state?.input ?? {}) as StateInput;
   const cell = input.cell;
   const id = cellIdOf(cell, itemId);
-  const tag = cell ? `[${cell.index === undefined ? '?' : cell.index + 1}/${cellCount()}${id === undefined ? '' : ` ${id}`}]` : '';
+  const tag = cell
+    ? `[${cell.index === undefined ? '?' : cell.index + 1}/${cellCount()}${id === undefined ? '' : ` ${id}`}]`
+    : '';
   const name = ev.state?.name;
   if (ev.type === 'StateEntered') {
     switch (name) {
@@ -82,12 +100,16 @@ export function progressLine(ev: ProgressEvent, cellCount: () => number, itemId?
     }
   }
   if (ev.type === 'StateExited' && name === STATE.ProvisionCell) {
-    const out = ev.state?.output as { cell?: StateInput['cell']; resources?: { notes?: { level: string; path: string; message: string }[] } } | undefined;
+    const out = ev.state?.output as
+      | { cell?: StateInput['cell']; resources?: { notes?: { level: string; path: string; message: string }[] } }
+      | undefined;
     const c = out?.cell;
     const lines = [
       c?.members !== undefined
-        ? `${tag} duet of ${c.members.join(' + ')}: ${known(c.stepCount)} step(s), each started on all ${c.members.length} at once`
-        : `${tag} ${known(c?.variant?.instanceClass)} writer + ${known(c?.variant?.readers)} reader(s), ${known(c?.stepCount)} step(s)`,
+        ? `${tag} duet of ${c.members.join(' + ')}: ${known(c.stepCount)} step(s), each started on ` +
+          `all ${c.members.length} at once`
+        : `${tag} ${known(c?.variant?.instanceClass)} writer + ${known(c?.variant?.readers)} ` +
+          `reader(s), ${known(c?.stepCount)} step(s)`,
     ];
     // Notes are said once per variant (its first cell), not for every repeat.
     const notes = out?.resources?.notes ?? [];
@@ -106,9 +128,13 @@ export function progressLine(ev: ProgressEvent, cellCount: () => number, itemId?
       lines.push(
         cell?.members !== undefined
           ? `${tag} preparing the data of each member`
-          : `${tag} preparing ${known(cell?.data?.tables)} x ${cell?.data?.tableSize?.toLocaleString('en-US') ?? '?'} rows`,
+          : `${tag} preparing ${known(cell?.data?.tables)} ` +
+              `x ${cell?.data?.tableSize?.toLocaleString('en-US') ?? '?'} rows`,
       );
-    const together = cell?.members !== undefined && typeof out.startSpreadMs === 'number' ? `, started on ${cell.members.length} variants within ${out.startSpreadMs} ms` : '';
+    const together =
+      cell?.members !== undefined && typeof out.startSpreadMs === 'number'
+        ? `, started on ${cell.members.length} variants within ${out.startSpreadMs} ms`
+        : '';
     if (out.started?.phase === 'run') lines.push(`${tag} ${stepLine(out.started.step, cell?.stepCount)}${together}`);
     return lines.length > 0 ? lines.join('\n') : undefined;
   }
@@ -119,8 +145,10 @@ export function progressLine(ev: ProgressEvent, cellCount: () => number, itemId?
   if (ev.type === 'StateFailed' && name !== undefined) {
     return `${tag} ${name} failed: ${ev.Error}: ${firstLine(ev.Cause)}`;
   }
-  // The cells' Map Run (their child executions, which the AWS follower reads too); a cell's steps' Map Run is said by its step lines.
-  if (ev.type === 'MapRunStarted') return name === STATE.RunStepSegments ? undefined : `cells started as map run ${ev.mapRunArn ?? ''}`;
+  // The cells' Map Run (their child executions, which the AWS follower
+  // reads too); a cell's steps' Map Run is said by its step lines.
+  if (ev.type === 'MapRunStarted')
+    return name === STATE.RunStepSegments ? undefined : `cells started as map run ${ev.mapRunArn ?? ''}`;
   return undefined;
 }
 
@@ -151,11 +179,17 @@ export class RunProgressLines {
   line(ev: ProgressEvent): string | undefined {
     const cellId = cellIdOf((ev.state?.input as StateInput | undefined)?.cell, this.itemId);
     const name = ev.state?.name;
-    const out = ev.type === 'StateExited' && name === STATE.RunStep ? (ev.state?.output as { step?: RunStepOutput & DuetStepFields } | undefined)?.step : undefined;
+    const out =
+      ev.type === 'StateExited' && name === STATE.RunStep
+        ? (ev.state?.output as { step?: RunStepOutput & DuetStepFields } | undefined)?.step
+        : undefined;
     if (cellId !== undefined) {
       if (ev.type === 'StateEntered' && name === STATE.ProvisionCell) this.eta.itemStarted(cellId, this.now());
       if (out && (out.collected || (out.collectedByMember ?? []).length > 0)) this.eta.stepDone(cellId, this.now());
-      if ((ev.type === 'StateExited' && (name === STATE.TeardownCell || name === STATE.TeardownCellOnError)) || (ev.type === 'StateEntered' && name === STATE.TeardownFailed)) {
+      if (
+        (ev.type === 'StateExited' && (name === STATE.TeardownCell || name === STATE.TeardownCellOnError)) ||
+        (ev.type === 'StateEntered' && name === STATE.TeardownFailed)
+      ) {
         this.eta.itemFinished(cellId);
       }
     }
@@ -166,27 +200,38 @@ export class RunProgressLines {
 
 /** What ComputeVerdicts found (its output is under the state's `verdicts`), or why it could not. */
 function verdictsLine(output: unknown): string | undefined {
-  const state = output as { verdicts?: Partial<ComputeVerdictsOutput>; verdictsError?: { Error?: string; Cause?: string } } | undefined;
+  const state = output as
+    { verdicts?: Partial<ComputeVerdictsOutput>; verdictsError?: { Error?: string; Cause?: string } } | undefined;
   const v = state?.verdicts;
   if (v?.verdicts === undefined) {
     const e = state?.verdictsError;
     return e ? `verdicts not computed: ${e.Error ?? 'error'}: ${firstLine(e.Cause)}` : undefined;
   }
-  const counts = `${v.regressed ?? 0} regressed, ${v.improved ?? 0} improved, ${v.withinNoise ?? 0} within the noise, ${v.unknown ?? 0} noise unknown, ${v.notJudged ?? 0} not judged`;
-  const list = (v.regressions ?? []).length > 0 ? `\n  REGRESSED: ${(v.regressions ?? []).join('\n  REGRESSED: ')}` : '';
+  const counts =
+    `${v.regressed ?? 0} regressed, ${v.improved ?? 0} improved, ${v.withinNoise ?? 0} within the ` +
+    `noise, ${v.unknown ?? 0} noise unknown, ${v.notJudged ?? 0} not judged`;
+  const list =
+    (v.regressions ?? []).length > 0 ? `\n  REGRESSED: ${(v.regressions ?? []).join('\n  REGRESSED: ')}` : '';
   return `verdicts against the experiment's history: ${counts}${list}`;
 }
 
 function outcomeLine(tag: string, out: StepOutcome): string {
   if (out.status === 'ok') return `${tag}   ok: ${fmt(out.tps)} tps, ${fmt(out.qps)} qps`;
-  if (out.status === 'overloaded') return `${tag}   overloaded (offered > capacity): achieved ${fmt(out.tps)} tps before sysbench's event queue filled`;
+  if (out.status === 'overloaded')
+    return (
+      `${tag}   overloaded (offered > capacity): achieved ${fmt(out.tps)} tps before sysbench's event ` + `queue filled`
+    );
   if (out.status === 'skipped') return `${tag}   ${out.error ?? 'skipped'}`;
   return `${tag}   FAILED: ${out.error}`;
 }
 
 function stepLine(s: StepSummary, stepCount: number | undefined): string {
   const rate = s.rate > 0 ? `, ${s.rate}/s offered` : '';
-  return `step ${s.index + 1}/${known(stepCount)} ${s.stepId}: ${known(s.test ?? s.script?.name)} on ${s.target}, ${s.threads} threads x ${s.clients} client(s)${rate}, ${s.warmupS ? `${s.warmupS}s warm-up + ` : ''}${s.durationS}s`;
+  return (
+    `step ${s.index + 1}/${known(stepCount)} ${s.stepId}: ${known(s.test ?? s.script?.name)} ` +
+    `on ${s.target}, ${s.threads} threads x ${s.clients} ` +
+    `client(s)${rate}, ${s.warmupS ? `${s.warmupS}s warm-up + ` : ''}${s.durationS}s`
+  );
 }
 
 function parsed(json: string | undefined): unknown {
@@ -214,20 +259,30 @@ export class HistoryProgress {
       const input = parsed(entered.input);
       this.inputs.set(entered.name, input);
       this.lastEntered = { name: entered.name, input };
-      return { type: 'StateEntered', state: { name: entered.name, type: (ev.type ?? '').replace(/StateEntered$/, ''), input } };
+      return {
+        type: 'StateEntered',
+        state: { name: entered.name, type: (ev.type ?? '').replace(/StateEntered$/, ''), input },
+      };
     }
     const exited = ev.stateExitedEventDetails;
     if (exited?.name !== undefined) {
       return {
         type: 'StateExited',
-        state: { name: exited.name, type: (ev.type ?? '').replace(/StateExited$/, ''), input: this.inputs.get(exited.name), output: parsed(exited.output) },
+        state: {
+          name: exited.name,
+          type: (ev.type ?? '').replace(/StateExited$/, ''),
+          input: this.inputs.get(exited.name),
+          output: parsed(exited.output),
+        },
       };
     }
     const failed = ev.taskFailedEventDetails;
     if (failed) {
       return {
         type: 'StateFailed',
-        ...(this.lastEntered ? { state: { name: this.lastEntered.name, type: 'Task', input: this.lastEntered.input } } : {}),
+        ...(this.lastEntered
+          ? { state: { name: this.lastEntered.name, type: 'Task', input: this.lastEntered.input } }
+          : {}),
         ...(failed.error !== undefined ? { Error: failed.error } : {}),
         ...(failed.cause !== undefined ? { Cause: failed.cause } : {}),
       };
@@ -236,7 +291,9 @@ export class HistoryProgress {
       // Named by the Map state last entered (RunCells or RunStepSegments), as its MapStateEntered comes just before.
       return {
         type: 'MapRunStarted',
-        ...(this.lastEntered ? { state: { name: this.lastEntered.name, type: 'Map', input: this.lastEntered.input } } : {}),
+        ...(this.lastEntered
+          ? { state: { name: this.lastEntered.name, type: 'Map', input: this.lastEntered.input } }
+          : {}),
         ...(ev.mapRunStartedEventDetails.mapRunArn ? { mapRunArn: ev.mapRunStartedEventDetails.mapRunArn } : {}),
       };
     }

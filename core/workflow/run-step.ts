@@ -8,7 +8,14 @@
  */
 import { TransientBackendError, type CellResources, type JobHandle, type JobsState } from '../backend';
 import { lakeKeys } from '../lake/rows';
-import { isDuet, allMembers, memberResources, type DuetResources, type DuetStepEvent, type DuetStepOutput } from './duet';
+import {
+  isDuet,
+  allMembers,
+  memberResources,
+  type DuetResources,
+  type DuetStepEvent,
+  type DuetStepOutput,
+} from './duet';
 import {
   nextStepMove,
   storedCursor,
@@ -46,14 +53,18 @@ import {
  * started, so a duet's starts are as close as the backend's start calls (a process spawn locally,
  * an SSM SendCommand on AWS).
  */
-export async function runStepTask(deps: TaskDeps, event: RunStepEvent | DuetStepEvent): Promise<RunStepOutput | DuetStepOutput> {
+export async function runStepTask(
+  deps: TaskDeps,
+  event: RunStepEvent | DuetStepEvent,
+): Promise<RunStepOutput | DuetStepOutput> {
   need(event, ['run', 'cell', 'resources', 'segment'], 'run-step');
   const { run, segment } = event;
   const lake = deps.backend.lake;
   const duet = isDuet(event.cell);
   const memberIds = duet ? (event as DuetStepEvent).cell.members : [event.cell.cellId];
   const cells = await Promise.all(memberIds.map((cellId) => loadCellPlan(deps, run, cellId)));
-  const resourcesOf = (cellId: string): CellResources => (duet ? memberResources(event.resources as DuetResources, cellId) : (event.resources as CellResources));
+  const resourcesOf = (cellId: string): CellResources =>
+    duet ? memberResources(event.resources as DuetResources, cellId) : (event.resources as CellResources);
   const schedule: StepSchedule = {
     backend: run.backend,
     cellId: event.cell.cellId,
@@ -63,7 +74,8 @@ export async function runStepTask(deps: TaskDeps, event: RunStepEvent | DuetStep
   };
   const cursorKey = lakeKeys.workflow.stepCursor(run.runId, event.cell.cellId);
   const stored = await readJson<StepCursor>(deps, cursorKey);
-  let cursor: StepCursor = stored !== undefined ? storedCursor(stored) : { cellId: event.cell.cellId, next: segment.from };
+  let cursor: StepCursor =
+    stored !== undefined ? storedCursor(stored) : { cellId: event.cell.cellId, next: segment.from };
   /** What this call collected, in order (a cell's reply names the last; a duet's lists them per member). */
   const collected: { readonly cellId: string; readonly outcome: StepOutcome }[] = [];
 
@@ -75,28 +87,48 @@ export async function runStepTask(deps: TaskDeps, event: RunStepEvent | DuetStep
   const collect = async (command: CollectCommand): Promise<StepObservation> => {
     const events: CollectStepEvent[] = command.members.map((m) => {
       const cell = cellOf(m.cellId);
-      return { run, cell, resources: m.resources, step: cell.steps[command.stepIndex]!, phase: command.phase, jobs: m.jobs, jobsState: m.jobsState };
+      return {
+        run,
+        cell,
+        resources: m.resources,
+        step: cell.steps[command.stepIndex]!,
+        phase: command.phase,
+        jobs: m.jobs,
+        jobsState: m.jobsState,
+      };
     });
     // Every member's prepare judged before any run is collected: a failed one leaves no member with rows of the step.
     if (command.withPrepare) await allMembers(events.map((e) => checkRunPrepare(deps, e)));
     const outcomes = await allMembers(events.map((e) => collectStepTask(deps, e)));
     const written = events.flatMap((e, i) => (outcomes[i] ? [{ cellId: e.cell.cellId, outcome: outcomes[i] }] : []));
-    await Promise.all(written.map((c) => lake.put(lakeKeys.workflow.stepOutcome(run.runId, c.cellId, c.outcome.stepId), JSON.stringify(c.outcome))));
+    await Promise.all(
+      written.map((c) =>
+        lake.put(lakeKeys.workflow.stepOutcome(run.runId, c.cellId, c.outcome.stepId), JSON.stringify(c.outcome)),
+      ),
+    );
     collected.push(...written);
     const preparedS = await Promise.all(
       events.map((e) =>
-        command.withPrepare && e.jobs.length > 0 ? preparedSeconds(deps, prepareOutputPrefix(run, e.cell, e.step, e.jobs[0]!.clientId)) : Promise.resolve(undefined),
+        command.withPrepare && e.jobs.length > 0
+          ? preparedSeconds(deps, prepareOutputPrefix(run, e.cell, e.step, e.jobs[0]!.clientId))
+          : Promise.resolve(undefined),
       ),
     );
     return { kind: 'collected', of: command, preparedS };
   };
   const start = async (command: StartCommand): Promise<StepObservation> => {
     const { stepIndex, phase, withPrepare } = command;
-    const built = await Promise.all(schedule.members.map(({ cell, resources }) => jobsToStart(deps, { run, cell, resources, step: cell.steps[stepIndex]!, phase, withPrepare })));
+    const built = await Promise.all(
+      schedule.members.map(({ cell, resources }) =>
+        jobsToStart(deps, { run, cell, resources, step: cell.steps[stepIndex]!, phase, withPrepare }),
+      ),
+    );
     // A duet's runs that prepare first await every member's prepare and start together.
     const planned = withPrepare && cells.length > 1 ? preparingTogether(run, built) : built;
     const settled = await Promise.allSettled(
-      schedule.members.map(({ cell, resources }, i) => (planned[i]!.length === 0 ? Promise.resolve([]) : deps.backend.startJobs(run, cell, resources, planned[i]!))),
+      schedule.members.map(({ cell, resources }, i) =>
+        planned[i]!.length === 0 ? Promise.resolve([]) : deps.backend.startJobs(run, cell, resources, planned[i]!),
+      ),
     );
     const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) {
@@ -123,9 +155,18 @@ export async function runStepTask(deps: TaskDeps, event: RunStepEvent | DuetStep
   };
   const output = (reply: StepReply): RunStepOutput | DuetStepOutput => {
     const started = reply.started
-      ? { phase: reply.started.phase, ...(reply.started.withPrepare ? { withPrepare: true } : {}), step: stepSummary(cells[0]!.steps[reply.started.stepIndex]!) }
+      ? {
+          phase: reply.started.phase,
+          ...(reply.started.withPrepare ? { withPrepare: true } : {}),
+          step: stepSummary(cells[0]!.steps[reply.started.stepIndex]!),
+        }
       : null;
-    const base = { done: reply.done, waitS: reply.waitS, started, ...(reply.running !== undefined ? { running: reply.running } : {}) };
+    const base = {
+      done: reply.done,
+      waitS: reply.waitS,
+      started,
+      ...(reply.running !== undefined ? { running: reply.running } : {}),
+    };
     // A duet's progress lines come from collectedByMember; a cell's from collected.
     if (duet) return { ...base, collected: null, collectedByMember: collected, startSpreadMs: reply.startSpreadMs };
     return { ...base, collected: collected.at(-1)?.outcome ?? null };
@@ -135,16 +176,29 @@ export async function runStepTask(deps: TaskDeps, event: RunStepEvent | DuetStep
   try {
     const inflight = cursor.inflight;
     const jobs: JobsState[] | undefined = inflight
-      ? await Promise.all(inflight.members.map((m) => (m.jobs.length === 0 ? Promise.resolve({ done: true, running: 0, jobs: [] }) : deps.backend.checkJobs(run, m.jobs))))
+      ? await Promise.all(
+          inflight.members.map((m) =>
+            m.jobs.length === 0
+              ? Promise.resolve({ done: true, running: 0, jobs: [] })
+              : deps.backend.checkJobs(run, m.jobs),
+          ),
+        )
       : undefined;
-    let observation: StepObservation = { kind: 'call', nowMs: deps.now().getTime(), ...(jobs !== undefined ? { jobs } : {}) };
+    let observation: StepObservation = {
+      kind: 'call',
+      nowMs: deps.now().getTime(),
+      ...(jobs !== undefined ? { jobs } : {}),
+    };
     for (;;) {
       const move = nextStepMove(schedule, cursor, observation);
       cursor = move.cursor;
       let answer: StepObservation | undefined;
       for (const command of move.commands) answer = await carryOut(command);
       if (move.reply) return output(move.reply);
-      if (answer === undefined) throw new Error(`step scheduler of ${schedule.cellId}: a move without a reply must end with a collect or a start`);
+      if (answer === undefined)
+        throw new Error(
+          `step scheduler of ${schedule.cellId}: a move without a reply must end with a collect or a start`,
+        );
       observation = answer;
     }
   } catch (e) {
@@ -153,7 +207,11 @@ export async function runStepTask(deps: TaskDeps, event: RunStepEvent | DuetStep
   // Not a transient error the state retries: the cell fails, and its teardown reports why (the lake
   // keeps it in the cursor; on AWS the segment Map's own error does not).
   const err = failure as Error;
-  const move = nextStepMove(schedule, cursor, { kind: 'failed', error: { name: err.name, message: err.message }, transient: failure instanceof TransientBackendError });
+  const move = nextStepMove(schedule, cursor, {
+    kind: 'failed',
+    error: { name: err.name, message: err.message },
+    transient: failure instanceof TransientBackendError,
+  });
   for (const command of move.commands) await carryOut(command).catch(() => undefined);
   throw failure;
 }

@@ -18,9 +18,12 @@ export interface EarlierStepRows {
   readonly rows: readonly { readonly status: string; readonly tps: number | null; readonly rate: number }[];
 }
 
-export type StepDecision = { readonly run: true; readonly step: StepPlan } | { readonly run: false; readonly step: StepPlan; readonly reason: string };
+export type StepDecision =
+  | { readonly run: true; readonly step: StepPlan }
+  | { readonly run: false; readonly step: StepPlan; readonly reason: string };
 
-const sameSweep = (a: StepPlan, b: StepPlan): boolean => a.workload === b.workload && a.threads === b.threads && a.target === b.target;
+const sameSweep = (a: StepPlan, b: StepPlan): boolean =>
+  a.workload === b.workload && a.threads === b.threads && a.target === b.target;
 
 /** The earlier steps whose rows a decision about `step` reads (none for a plain step). */
 export function stepsToConsult(cell: Pick<CellPlan, 'steps'>, step: StepPlan): StepPlan[] {
@@ -33,26 +36,49 @@ export function stepsToConsult(cell: Pick<CellPlan, 'steps'>, step: StepPlan): S
  * wrote no rows). A capacity probe that measured nothing leaves its multiples without a rate:
  * they are skipped, with the reason.
  */
-export function decideStep(cell: Pick<CellPlan, 'steps'>, step: StepPlan, earlier: readonly EarlierStepRows[]): StepDecision {
+export function decideStep(
+  cell: Pick<CellPlan, 'steps'>,
+  step: StepPlan,
+  earlier: readonly EarlierStepRows[],
+): StepDecision {
   const before = stepsToConsult(cell, step);
   const rowsOf = (id: string): EarlierStepRows['rows'] => earlier.find((e) => e.stepId === id)?.rows ?? [];
   let rate = step.rate;
   if (step.rateOfCapacity !== undefined) {
     const probe = before.filter((s) => s.rate === 0 && s.rateOfCapacity === undefined).pop();
-    if (probe === undefined) return { run: false, step, reason: `no capacity probe (${step.workload} at ${step.threads} threads, rate 0) runs before this step` };
+    if (probe === undefined)
+      return {
+        run: false,
+        step,
+        reason: `no capacity probe (${step.workload} at ${step.threads} threads, rate 0) runs before this step`,
+      };
     const measured = rowsOf(probe.stepId).filter((r) => r.status === 'ok' && r.tps !== null);
     const capacity = measured.reduce((a, r) => a + r.tps!, 0);
     if (measured.length === 0 || !(capacity > 0)) {
-      return { run: false, step, reason: `the capacity probe ${probe.stepId} measured no throughput, so ${step.rateOfCapacity}x its rate is unknown` };
+      return {
+        run: false,
+        step,
+        reason:
+          `the capacity probe ${probe.stepId} measured no throughput, so ${step.rateOfCapacity}x its ` +
+          `rate is unknown`,
+      };
     }
     rate = Math.max(1, Math.round((step.rateOfCapacity * capacity) / Math.max(1, step.clients)));
   }
   const resolved: StepPlan = { ...step, rate };
   if (step.stopAtOverload === true && rate > 0) {
-    const overloaded = before.find((s) => rowsOf(s.stepId).some((r) => r.status === 'overloaded' && r.rate > 0 && r.rate <= rate));
+    const overloaded = before.find((s) =>
+      rowsOf(s.stepId).some((r) => r.status === 'overloaded' && r.rate > 0 && r.rate <= rate),
+    );
     if (overloaded !== undefined) {
       const at = rowsOf(overloaded.stepId).find((r) => r.status === 'overloaded')!.rate;
-      return { run: false, step: resolved, reason: `skipped (stopAtOverload): ${overloaded.stepId} already overloaded at ${at}/s per client, below this step's ${rate}/s` };
+      return {
+        run: false,
+        step: resolved,
+        reason:
+          `skipped (stopAtOverload): ${overloaded.stepId} already overloaded at ${at}/s per client, ` +
+          `below this step's ${rate}/s`,
+      };
     }
   }
   return { run: true, step: resolved };

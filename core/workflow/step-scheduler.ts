@@ -33,14 +33,20 @@ export const PREPARE_FIRST_LOOK_S = 10;
  */
 export const START_AFTER_PREPARE_S: Record<RunContext['backend'], number> = { local: 2, aws: 5 };
 
-/** A member's jobs of the phase in flight, and the resources they were started with (what a stop path needs to record the step). */
+/**
+ * A member's jobs of the phase in flight, and the resources they
+ * were started with (what a stop path needs to record the step).
+ */
 interface MemberJobs {
   readonly cellId: string;
   readonly jobs: readonly JobHandle[];
   readonly resources: CellResources;
 }
 
-/** Why a step failed the cell, as a Catch's error payload (the teardown reports it; on AWS the segment's Map error does not carry it). */
+/**
+ * Why a step failed the cell, as a Catch's error payload (the teardown
+ * reports it; on AWS the segment's Map error does not carry it).
+ */
 interface StepFailure {
   readonly Error: string;
   readonly Cause?: string;
@@ -65,16 +71,24 @@ export interface StepCursor {
     /** Per member, in the duet's member order (one for a cell). */
     readonly members: readonly MemberJobs[];
   };
-  /** Seconds the slowest member's last prepare took (its result.json): the next step's prepare is expected to take as long. */
+  /**
+   * Seconds the slowest member's last prepare took (its result.json):
+   * the next step's prepare is expected to take as long.
+   */
   readonly lastPrepareS?: number;
   readonly failure?: StepFailure;
 }
 
-/** A cell's cursor as runs planned before cells and duets shared one scheduler wrote it: its jobs not yet per member. */
+/**
+ * A cell's cursor as runs planned before cells and duets shared one scheduler wrote it: its jobs not yet per member.
+ */
 interface CellCursorOfBefore {
   readonly cellId: string;
   readonly next: number;
-  readonly inflight?: Omit<NonNullable<StepCursor['inflight']>, 'members'> & { readonly jobs: readonly JobHandle[]; readonly resources: CellResources };
+  readonly inflight?: Omit<NonNullable<StepCursor['inflight']>, 'members'> & {
+    readonly jobs: readonly JobHandle[];
+    readonly resources: CellResources;
+  };
   readonly lastPrepareS?: number;
   readonly failure?: StepFailure;
 }
@@ -125,7 +139,9 @@ export interface CollectCommand {
   readonly stepIndex: number;
   readonly phase: RunnerPhase;
   readonly withPrepare: boolean;
-  /** Every member started no job (a rate step decided not to run): the rows say skipped, and the call returns at once. */
+  /**
+   * Every member started no job (a rate step decided not to run): the rows say skipped, and the call returns at once.
+   */
   readonly skipped: boolean;
   readonly members: readonly (MemberJobs & { readonly jobsState: MemberJobsState })[];
 }
@@ -160,7 +176,11 @@ export type StepObservation =
   /** A start command was carried out: per member, the jobs it started (none for a member that skips the step). */
   | { readonly kind: 'started'; readonly of: StartCommand; readonly jobs: readonly (readonly JobHandle[])[] }
   /** A command threw. Transient: the state retries the call, nothing is recorded. */
-  | { readonly kind: 'failed'; readonly error: { readonly name: string; readonly message: string }; readonly transient: boolean };
+  | {
+      readonly kind: 'failed';
+      readonly error: { readonly name: string; readonly message: string };
+      readonly transient: boolean;
+    };
 
 export interface StepMove {
   readonly cursor: StepCursor;
@@ -186,12 +206,17 @@ function stepOf(schedule: StepSchedule, member: number, index: number): StepPlan
  * (backing off, lookAgainAfterS), one faster only waiting time.
  * @internal exported for its tests (a test seam)
  */
-export function expectedPrepareS(backend: RunContext['backend'], cell: Pick<CellPlan, 'data'>, lastPrepareS: number | undefined): number {
+export function expectedPrepareS(
+  backend: RunContext['backend'],
+  cell: Pick<CellPlan, 'data'>,
+  lastPrepareS: number | undefined,
+): number {
   if (lastPrepareS !== undefined) return Math.ceil(lastPrepareS);
   return Math.ceil((cell.data.tables * cell.data.tableSize) / BACKEND_TIMES[backend].rowsPerS);
 }
 
-const withLastPrepare = (cursor: StepCursor) => (cursor.lastPrepareS !== undefined ? { lastPrepareS: cursor.lastPrepareS } : {});
+const withLastPrepare = (cursor: StepCursor) =>
+  cursor.lastPrepareS !== undefined ? { lastPrepareS: cursor.lastPrepareS } : {};
 
 /** The next step of the segment started, or the segment done. */
 function startNext(schedule: StepSchedule, cursor: StepCursor, commands: StepCommand[]): StepMove {
@@ -214,7 +239,10 @@ function lookedAt(
   nowMs: number,
 ): { states: MemberJobsState[]; stops: StopCommand[] } {
   if (jobs.length !== inflight.members.length) {
-    throw new InvalidTaskInputError(`step cursor ${inflight.members.map((m) => m.cellId).join(', ')}: ${jobs.length} job states for ${inflight.members.length} members`);
+    throw new InvalidTaskInputError(
+      `step cursor ${inflight.members.map((m) => m.cellId).join(', ')}: ${jobs.length} job states ` +
+        `for ${inflight.members.length} members`,
+    );
   }
   const stops: StopCommand[] = [];
   const states = inflight.members.map((member, i): MemberJobsState => {
@@ -223,7 +251,12 @@ function lookedAt(
     const index = schedule.members.findIndex((m) => m.cell.cellId === member.cellId);
     if (index < 0) throw new InvalidTaskInputError(`cell ${schedule.cellId} has no member ${member.cellId}`);
     const step = stepOf(schedule, index, inflight.stepIndex);
-    const deadlineS = jobDeadlineS(step, schedule.members[index]!.cell.data, inflight.phase, inflight.withPrepare === true);
+    const deadlineS = jobDeadlineS(
+      step,
+      schedule.members[index]!.cell.data,
+      inflight.phase,
+      inflight.withPrepare === true,
+    );
     const started = Math.min(...member.jobs.map((j) => Date.parse(j.startedAt)));
     if (nowMs - started <= deadlineS * 1000) return { ...state, timedOut: false };
     stops.push({ kind: 'stop', cellId: member.cellId, jobs: member.jobs });
@@ -231,7 +264,11 @@ function lookedAt(
       done: true,
       running: 0,
       timedOut: true,
-      jobs: state.jobs.map((j) => (j.state === 'running' ? { ...j, state: 'lost' as const, detail: `still running after ${deadlineS} s: stopped` } : j)),
+      jobs: state.jobs.map((j) =>
+        j.state === 'running'
+          ? { ...j, state: 'lost' as const, detail: `still running after ${deadlineS} s: stopped` }
+          : j,
+      ),
     };
   });
   return { states, stops };
@@ -259,14 +296,21 @@ export function nextStepMove(schedule: StepSchedule, cursor: StepCursor, observa
     case 'call': {
       const inflight = cursor.inflight;
       if (inflight === undefined) return startNext(schedule, cursor, []);
-      if (observation.jobs === undefined) throw new InvalidTaskInputError(`cell ${schedule.cellId}: a step is in flight but its jobs were not looked at`);
+      if (observation.jobs === undefined)
+        throw new InvalidTaskInputError(`cell ${schedule.cellId}: a step is in flight but its jobs were not looked at`);
       const { states, stops } = lookedAt(schedule, inflight, observation.jobs, observation.nowMs);
       const running = states.filter((s) => !s.done);
       if (running.length > 0) {
         // Not done yet: a value, not an error. The state waits (WaitForStep) longer after each such look.
         const looks = (inflight.looks ?? 0) + 1;
         const looked: StepCursor = { ...cursor, inflight: { ...inflight, looks } };
-        const reply: StepReply = { done: false, waitS: lookAgainAfterS(looks), started: null, running: running.reduce((a, s) => a + s.running, 0), startSpreadMs: null };
+        const reply: StepReply = {
+          done: false,
+          waitS: lookAgainAfterS(looks),
+          started: null,
+          running: running.reduce((a, s) => a + s.running, 0),
+          startSpreadMs: null,
+        };
         return { cursor: looked, commands: [...stops, { kind: 'persist', cursor: looked }], reply };
       }
       const collect: CollectCommand = {
@@ -282,22 +326,38 @@ export function nextStepMove(schedule: StepSchedule, cursor: StepCursor, observa
     case 'collected': {
       const { of } = observation;
       // The data is there: the step's run starts now, in this call.
-      if (of.phase === 'prepare') return { cursor, commands: [{ kind: 'start', stepIndex: of.stepIndex, phase: 'run', withPrepare: false }] };
+      if (of.phase === 'prepare')
+        return { cursor, commands: [{ kind: 'start', stepIndex: of.stepIndex, phase: 'run', withPrepare: false }] };
       // The slowest member's prepare is what the next step's runs wait for.
       const prepared = observation.preparedS.filter((s): s is number => s !== undefined);
       const lastPrepareS = prepared.length > 0 ? Math.max(...prepared) : cursor.lastPrepareS;
-      const advanced: StepCursor = { cellId: cursor.cellId, next: of.stepIndex + 1, ...(lastPrepareS !== undefined ? { lastPrepareS } : {}) };
+      const advanced: StepCursor = {
+        cellId: cursor.cellId,
+        next: of.stepIndex + 1,
+        ...(lastPrepareS !== undefined ? { lastPrepareS } : {}),
+      };
       const persist: PersistCommand = { kind: 'persist', cursor: advanced };
-      if (of.skipped) return { cursor: advanced, commands: [persist], reply: { done: false, waitS: 0, started: null, startSpreadMs: null } };
+      if (of.skipped)
+        return {
+          cursor: advanced,
+          commands: [persist],
+          reply: { done: false, waitS: 0, started: null, startSpreadMs: null },
+        };
       return startNext(schedule, advanced, [persist]);
     }
     case 'started': {
       const { of, jobs } = observation;
       if (jobs.length !== schedule.members.length)
-        throw new InvalidTaskInputError(`cell ${schedule.cellId}: jobs started for ${jobs.length} of ${schedule.members.length} members`);
+        throw new InvalidTaskInputError(
+          `cell ${schedule.cellId}: jobs started for ${jobs.length} of ${schedule.members.length} members`,
+        );
       const count = jobs.reduce((a, j) => a + j.length, 0);
       const resting: MemberJobsState = { done: true, running: 0, timedOut: false, jobs: [] };
-      const members = schedule.members.map((m, i) => ({ cellId: m.cell.cellId, jobs: jobs[i]!, resources: m.resources }));
+      const members = schedule.members.map((m, i) => ({
+        cellId: m.cell.cellId,
+        jobs: jobs[i]!,
+        resources: m.resources,
+      }));
       if (of.phase === 'run' && count === 0) {
         const collect: CollectCommand = {
           kind: 'collect',
@@ -312,7 +372,12 @@ export function nextStepMove(schedule: StepSchedule, cursor: StepCursor, observa
       const started: StepCursor = {
         cellId: cursor.cellId,
         next: of.stepIndex,
-        inflight: { stepIndex: of.stepIndex, phase: of.phase, ...(of.withPrepare ? { withPrepare: true } : {}), members },
+        inflight: {
+          stepIndex: of.stepIndex,
+          phase: of.phase,
+          ...(of.withPrepare ? { withPrepare: true } : {}),
+          members,
+        },
         ...withLastPrepare(cursor),
       };
       const step = stepOf(schedule, 0, of.stepIndex);
@@ -321,7 +386,9 @@ export function nextStepMove(schedule: StepSchedule, cursor: StepCursor, observa
       else if (of.withPrepare) {
         // Looked at when the slowest prepare, the start delay and the run should be over. Several
         // clients' (or members') runs start together, a few seconds after the last prepare ended.
-        const prepareS = Math.max(...schedule.members.map((m) => expectedPrepareS(schedule.backend, m.cell, cursor.lastPrepareS)));
+        const prepareS = Math.max(
+          ...schedule.members.map((m) => expectedPrepareS(schedule.backend, m.cell, cursor.lastPrepareS)),
+        );
         const together = schedule.members.length > 1 || count > 1 ? START_AFTER_PREPARE_S[schedule.backend] : 0;
         waitS = prepareS + together + step.waitS;
       }
@@ -336,7 +403,10 @@ export function nextStepMove(schedule: StepSchedule, cursor: StepCursor, observa
     case 'failed': {
       // Transient: the state's Retry calls again, and the cursor still finds the jobs in flight.
       if (observation.transient) return { cursor, commands: [], raise: true };
-      const failed: StepCursor = { ...cursor, failure: { Error: observation.error.name, Cause: observation.error.message } };
+      const failed: StepCursor = {
+        ...cursor,
+        failure: { Error: observation.error.name, Cause: observation.error.message },
+      };
       return { cursor: failed, commands: [{ kind: 'persist', cursor: failed }], raise: true };
     }
   }

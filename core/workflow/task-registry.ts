@@ -7,7 +7,14 @@
  */
 import type { TaskName } from './task-names';
 import { computeVerdictsTask, finishRunTask, planRunTask, type TaskDeps } from './tasks';
-import { checkCellOrDuetClientsReady, checkCellOrDuetReady, collectCellOrDuetLateMetrics, provisionCellOrDuet, startCellOrDuetClients, teardownCellOrDuet } from './duet';
+import {
+  checkCellOrDuetClientsReady,
+  checkCellOrDuetReady,
+  collectCellOrDuetLateMetrics,
+  provisionCellOrDuet,
+  startCellOrDuetClients,
+  teardownCellOrDuet,
+} from './duet';
 import { runStepTask } from './run-step';
 
 export const TASKS = {

@@ -13,7 +13,14 @@ import {
   type ServerMetricsCollection,
   type VerdictPublication,
 } from '../backend';
-import { lakeKeys, toJsonLines, type RunRow, type ServerConfigRow, type ServerMetricRow, type VerdictsRow } from '../lake/rows';
+import {
+  lakeKeys,
+  toJsonLines,
+  type RunRow,
+  type ServerConfigRow,
+  type ServerMetricRow,
+  type VerdictsRow,
+} from '../lake/rows';
 import { metricWindowRows, skippedStepRow, stepRowsOf, stepTotals, type ClientStepOutput } from '../lake/step-rows';
 import { PlanError } from '../plan/plan';
 import { preparePlan } from '../plan/prepare';
@@ -30,7 +37,13 @@ import { applyStatuses, effectiveConfiguration, requestedParameters } from './ef
 import { measuredCellUsage, recordLifetimes, runCellCosts, type CellBillFacts } from './cell-bill';
 import type { ActualCellCost } from '../plan/bill';
 import { bundledPrices } from '../plan/cost';
-import { ConfigurationNotInEffectError, DataPrepareFailedError, InvalidSpecError, InvalidTaskInputError, NotReadyInTimeError } from './errors';
+import {
+  ConfigurationNotInEffectError,
+  DataPrepareFailedError,
+  InvalidSpecError,
+  InvalidTaskInputError,
+  NotReadyInTimeError,
+} from './errors';
 import { decideStep, stepsToConsult, type EarlierStepRows, type StepDecision } from './step-rates';
 import { START_AFTER_PREPARE_S, storedCursor, type MemberJobsState, type StepCursor } from './step-scheduler';
 
@@ -41,7 +54,11 @@ export interface TaskDeps {
   readonly gitSha: string | null;
   /** Server version string for the manifest (locally the mariadbd version; on AWS the engine version). */
   readonly serverVersion: string | null;
-  /** Checks only a backend can make before anything is created (AWS: the account preflight, core/backends/aws/preflight.ts; locally: the spec refusals): refused notes stop the run, the others go into its manifest. */
+  /**
+   * Checks only a backend can make before anything is created (AWS: the
+   * account preflight, core/backends/aws/preflight.ts; locally: the spec
+   * refusals): refused notes stop the run, the others go into its manifest.
+   */
   readonly preflight?: (plan: Plan, spec: Spec) => Promise<readonly PlanNote[]>;
   /** How long provisioning and client start may take before the cell fails. */
   readonly readyTimeoutS: number;
@@ -88,7 +105,9 @@ export interface CellEvent {
   readonly cell: CellInState;
 }
 /** A Task's event as the cell Map's child starts it: the cell may be only the item's position (CellItem). */
-export type CellItemEvent<E extends CellEvent = CellEvent> = Omit<E, 'cell'> & { readonly cell: CellItem | CellInState };
+export type CellItemEvent<E extends CellEvent = CellEvent> = Omit<E, 'cell'> & {
+  readonly cell: CellItem | CellInState;
+};
 export interface CellResourcesEvent extends CellEvent {
   readonly resources: CellResources;
 }
@@ -119,7 +138,10 @@ export interface RunStepEvent extends CellResourcesEvent {
   readonly segment: StepSegment;
 }
 /** The few fields of a step its progress line shows. */
-export type StepSummary = Pick<StepPlan, 'stepId' | 'index' | 'test' | 'script' | 'target' | 'threads' | 'clients' | 'rate' | 'warmupS' | 'durationS'>;
+export type StepSummary = Pick<
+  StepPlan,
+  'stepId' | 'index' | 'test' | 'script' | 'target' | 'threads' | 'clients' | 'rate' | 'warmupS' | 'durationS'
+>;
 export interface RunStepOutput {
   /** The segment's last step is collected: the segment's execution ends. */
   readonly done: boolean;
@@ -152,7 +174,9 @@ export interface StepOutcome {
   readonly stepId: string;
   /** The step's position in its cell. */
   readonly index: number;
-  /** overloaded: the rate outran the server (a measurement); skipped: not run (stopAtOverload, no capacity measured). */
+  /**
+   * overloaded: the rate outran the server (a measurement); skipped: not run (stopAtOverload, no capacity measured).
+   */
   readonly status: 'ok' | 'overloaded' | 'failed' | 'skipped';
   readonly error: string | null;
   readonly tps: number | null;
@@ -196,7 +220,10 @@ export interface CellOutcome {
   readonly sysbenchVersion: string | null;
   /** What the backend could not apply (parameters not applicable locally...), for the manifest. */
   readonly notes: readonly PlanNote[];
-  /** The cell's resources with their lifetimes and what CloudWatch measured (a backend that bills: core/workflow/cell-bill.ts). */
+  /**
+   * The cell's resources with their lifetimes and what CloudWatch
+   * measured (a backend that bills: core/workflow/cell-bill.ts).
+   */
   readonly bill?: CellBillFacts;
 }
 export interface FinishRunEvent {
@@ -233,7 +260,10 @@ export interface FinishRunOutput {
   readonly cause: string | null;
   readonly steps: number;
   readonly failedSteps: number;
-  /** What compaction did, or why it did not (the JSON Lines rows then stay and are read as they are); absent when the deps compact nothing. */
+  /**
+   * What compaction did, or why it did not (the JSON Lines rows then stay
+   * and are read as they are); absent when the deps compact nothing.
+   */
   readonly compaction?: string;
 }
 
@@ -241,9 +271,11 @@ export interface FinishRunOutput {
 
 export function need<T extends object>(event: T, fields: readonly (keyof T & string)[], task: string): void {
   const received: unknown = event; // the state machine's JSON: the type is what it should be, not a guarantee
-  if (received === null || typeof received !== 'object') throw new InvalidTaskInputError(`${task}: event is not an object`);
+  if (received === null || typeof received !== 'object')
+    throw new InvalidTaskInputError(`${task}: event is not an object`);
   for (const f of fields) {
-    if ((event as Record<string, unknown>)[f] === undefined) throw new InvalidTaskInputError(`${task}: event.${f} is missing`);
+    if ((event as Record<string, unknown>)[f] === undefined)
+      throw new InvalidTaskInputError(`${task}: event.${f} is missing`);
   }
 }
 
@@ -253,7 +285,8 @@ export function causeText(error: TaskError | undefined): string | null {
   const cause = error.Cause ?? '';
   try {
     const parsed = JSON.parse(cause) as { errorMessage?: string; errorType?: string } | null;
-    if (parsed && typeof parsed.errorMessage === 'string') return `${parsed.errorType ?? error.Error}: ${parsed.errorMessage}`;
+    if (parsed && typeof parsed.errorMessage === 'string')
+      return `${parsed.errorType ?? error.Error}: ${parsed.errorMessage}`;
   } catch {
     // a plain message
   }
@@ -274,9 +307,14 @@ function runContext(plan: Plan): RunContext {
 
 /** The manifest's view of the server_config table: per cell, the writer's version and the values read at prepare. */
 async function serverConfigSummary(deps: TaskDeps, run: RunContext): Promise<string | null> {
-  const keys = (await deps.backend.lake.list(lakeKeys.runTablePrefix('server_config', run.dt, run.runId))).filter((k) => k.endsWith('.jsonl'));
+  const keys = (await deps.backend.lake.list(lakeKeys.runTablePrefix('server_config', run.dt, run.runId))).filter((k) =>
+    k.endsWith('.jsonl'),
+  );
   if (keys.length === 0) return null;
-  const summary: Record<string, { version: string | null; values: Record<string, string | null>; notInEffect: string[] }> = {};
+  const summary: Record<
+    string,
+    { version: string | null; values: Record<string, string | null>; notInEffect: string[] }
+  > = {};
   for (const key of keys.sort()) {
     const rows = ((await deps.backend.lake.get(key)) ?? '')
       .split('\n')
@@ -310,7 +348,10 @@ export async function loadCellPlan(deps: TaskDeps, run: RunContext, cellId: stri
   const cached = cellPlans.get(cacheKey);
   if (cached) return cached;
   const text = await deps.backend.lake.get(key);
-  if (text === undefined) throw new InvalidTaskInputError(`cell ${cellId} of run ${run.runId} has no plan at ${deps.backend.lake.describe()}/${key} (PlanRun writes it)`);
+  if (text === undefined)
+    throw new InvalidTaskInputError(
+      `cell ${cellId} of run ${run.runId} has no plan at ${deps.backend.lake.describe()}/${key} (PlanRun writes it)`,
+    );
   const plan = JSON.parse(text) as CellPlan;
   if (cellPlans.size >= CELL_PLANS_KEPT) cellPlans.delete(cellPlans.keys().next().value!);
   cellPlans.set(cacheKey, plan);
@@ -328,12 +369,18 @@ export async function namedCell(deps: TaskDeps, run: RunContext, cell: CellItem 
   if (typeof (cell as Partial<CellRef>).cellId === 'string') return cell as CellInState;
   const index: unknown = (cell as Partial<CellItem> | null)?.index;
   if (typeof index !== 'number' || !Number.isInteger(index) || index < 0) {
-    throw new InvalidTaskInputError(`event.cell names no cell: it needs cellId, or index (the cell Map item's position, a non-negative integer); got ${JSON.stringify(cell)}`);
+    throw new InvalidTaskInputError(
+      `event.cell names no cell: it needs cellId, or index (the cell Map item's position, a non-negative ` +
+        `integer); got ${JSON.stringify(cell)}`,
+    );
   }
   const key = lakeKeys.workflow.item(run.runId, index);
   const ref = await readJson<CellRef>(deps, key);
   if (ref === undefined || typeof ref.cellId !== 'string') {
-    throw new InvalidTaskInputError(`item ${index} of run ${run.runId} has no cell at ${deps.backend.lake.describe()}/${key} (PlanRun writes one per item)`);
+    throw new InvalidTaskInputError(
+      `item ${index} of run ${run.runId} has no cell at ${deps.backend.lake.describe()}/${key} (PlanRun writes ` +
+        `one per item)`,
+    );
   }
   return { cellId: ref.cellId, index };
 }
@@ -361,7 +408,10 @@ function endpointFor(step: StepPlan, resources: CellResources, clientIndex: numb
     if (!resources.writer) throw new InvalidTaskInputError(`cell ${resources.cellId} has no writer endpoint yet`);
     return resources.writer;
   }
-  if (resources.readers.length === 0) throw new InvalidTaskInputError(`step ${step.stepId} targets ${step.target} but cell ${resources.cellId} has no readers`);
+  if (resources.readers.length === 0)
+    throw new InvalidTaskInputError(
+      `step ${step.stepId} targets ${step.target} but cell ${resources.cellId} has no readers`,
+    );
   return step.target === 'reader' ? resources.readers[0]! : resources.readers[clientIndex % resources.readers.length]!;
 }
 
@@ -384,13 +434,19 @@ export function prepareOutputPrefix(run: RunContext, cell: CellPlan, step: StepP
  * all after a prepare phase; and one member's failed prepare leaves every member's run unrun.
  */
 export function preparingTogether(run: RunContext, members: readonly (readonly RunnerJob[])[]): RunnerJob[][] {
-  const prepares = members.flatMap((jobs) => jobs.flatMap((j) => (j.prepareFirst !== undefined ? [j.prepareFirst.outputPrefix] : [])));
+  const prepares = members.flatMap((jobs) =>
+    jobs.flatMap((j) => (j.prepareFirst !== undefined ? [j.prepareFirst.outputPrefix] : [])),
+  );
   return members.map((jobs) =>
     jobs.map((job) => {
       const own = job.prepareFirst?.outputPrefix;
       const awaited = [...new Set([...(job.awaitPrepareOf ?? []), ...prepares])].filter((p) => p !== own);
       if (job.phase !== 'run' || (own === undefined && awaited.length === 0)) return job;
-      return { ...job, ...(awaited.length > 0 ? { awaitPrepareOf: awaited } : {}), startAfterPrepareS: START_AFTER_PREPARE_S[run.backend] };
+      return {
+        ...job,
+        ...(awaited.length > 0 ? { awaitPrepareOf: awaited } : {}),
+        startAfterPrepareS: START_AFTER_PREPARE_S[run.backend],
+      };
     }),
   );
 }
@@ -412,7 +468,10 @@ function buildJobs(
   const prepareStep: StepPlan = { ...step, target: 'writer' };
   const forwarded = phase === 'run' ? forwardedWritesOf(step, writeForwarding) : undefined;
   const preparing = phase === 'run' && withPrepare;
-  if (preparing && forwarded !== undefined) throw new InvalidTaskInputError(`step ${step.stepId}: the write-forwarding emulation's data is prepared by a job of its own`);
+  if (preparing && forwarded !== undefined)
+    throw new InvalidTaskInputError(
+      `step ${step.stepId}: the write-forwarding emulation's data is prepared by a job of its own`,
+    );
   const preparedBy = resources.clients[0]!.clientId;
   const together = preparing && count > 1 ? { startAfterPrepareS: START_AFTER_PREPARE_S[run.backend] } : {};
   return resources.clients.slice(0, count).map((client, i) => ({
@@ -453,7 +512,12 @@ interface ClientOutput extends ClientStepOutput {
   readonly job: JobHandle;
 }
 
-async function readClientOutput(deps: TaskDeps, job: JobHandle, step: StepPlan, lostDetail: string | undefined): Promise<ClientOutput> {
+async function readClientOutput(
+  deps: TaskDeps,
+  job: JobHandle,
+  step: StepPlan,
+  lostDetail: string | undefined,
+): Promise<ClientOutput> {
   const lake = deps.backend.lake;
   const [log, resultText, cpuText] = await Promise.all([
     lake.get(job.outputPrefix + 'output.log'),
@@ -463,18 +527,37 @@ async function readClientOutput(deps: TaskDeps, job: JobHandle, step: StepPlan, 
   const result = resultText !== undefined ? (JSON.parse(resultText) as RunnerResult) : undefined;
   let parsed: ParsedOutput;
   if (log === undefined) {
-    parsed = { status: 'failed', error: lostDetail ?? `runner left no output.log under ${job.outputPrefix}`, summary: null, intervals: [] };
+    parsed = {
+      status: 'failed',
+      error: lostDetail ?? `runner left no output.log under ${job.outputPrefix}`,
+      summary: null,
+      intervals: [],
+    };
   } else {
-    parsed = parseSysbenchOutput(log, { ...(result ? { exitCode: result.exitCode } : {}), percentile: step.percentile });
+    parsed = parseSysbenchOutput(log, {
+      ...(result ? { exitCode: result.exitCode } : {}),
+      percentile: step.percentile,
+    });
     if (result === undefined && parsed.status === 'ok') {
       parsed = { ...parsed, status: 'failed', error: lostDetail ?? 'runner did not finish (no result.json)' };
     } else if (result !== undefined && lostDetail !== undefined) {
       // A job stopped for a reason (its deadline, a hung server) still writes result.json: the
       // reason comes first, what sysbench said of being stopped after it.
-      parsed = { ...parsed, status: 'failed', error: parsed.error !== null && parsed.error !== lostDetail ? `${lostDetail} (${parsed.error})` : lostDetail };
+      parsed = {
+        ...parsed,
+        status: 'failed',
+        error: parsed.error !== null && parsed.error !== lostDetail ? `${lostDetail} (${parsed.error})` : lostDetail,
+      };
     }
   }
-  return { job, clientId: job.clientId, jobStartedAt: job.startedAt, parsed, result, cpuSamples: cpuText !== undefined ? parseClientCpu(cpuText) : [] };
+  return {
+    job,
+    clientId: job.clientId,
+    jobStartedAt: job.startedAt,
+    parsed,
+    result,
+    cpuSamples: cpuText !== undefined ? parseClientCpu(cpuText) : [],
+  };
 }
 
 // ---------------------------------------------------------------- tasks
@@ -484,7 +567,8 @@ export async function planRunTask(deps: TaskDeps, event: PlanRunEvent): Promise<
   let plan: Plan;
   try {
     const spec = validateSpec(event.spec, 'execution input "spec"');
-    // The input's spec is already scaled (the CLI prepared it); the backend's own checks need the plan: deps.preflight below.
+    // The input's spec is already scaled (the CLI prepared it); the
+    // backend's own checks need the plan: deps.preflight below.
     ({ plan } = preparePlan(
       { spec, scripts: event.scripts ?? {} },
       {
@@ -498,15 +582,26 @@ export async function planRunTask(deps: TaskDeps, event: PlanRunEvent): Promise<
     const checked = deps.preflight ? await deps.preflight(plan, spec) : [];
     const refusals = checked.filter((n) => n.level === 'refused');
     if (refusals.length > 0) throw new PlanError(refusals);
-    for (const [name, body] of Object.entries(plan.scripts)) await deps.backend.lake.put(lakeKeys.script(plan.runId, name), body);
+    for (const [name, body] of Object.entries(plan.scripts))
+      await deps.backend.lake.put(lakeKeys.script(plan.runId, name), body);
     // Each cell's plan with its steps: the state carries references, the Tasks read the plan here.
     for (let i = 0; i < plan.cells.length; i += 16) {
-      await Promise.all(plan.cells.slice(i, i + 16).map((cell) => deps.backend.lake.put(lakeKeys.workflow.cellPlan(plan.runId, cell.cellId), JSON.stringify(cell))));
+      await Promise.all(
+        plan.cells
+          .slice(i, i + 16)
+          .map((cell) =>
+            deps.backend.lake.put(lakeKeys.workflow.cellPlan(plan.runId, cell.cellId), JSON.stringify(cell)),
+          ),
+      );
     }
     // Order "duet": the Map's items are the duets (core/workflow/duet.ts), each naming its member cells.
-    for (const duet of plan.duets ?? []) await deps.backend.lake.put(lakeKeys.workflow.cellPlan(plan.runId, duet.cellId), JSON.stringify(duet));
+    for (const duet of plan.duets ?? [])
+      await deps.backend.lake.put(lakeKeys.workflow.cellPlan(plan.runId, duet.cellId), JSON.stringify(duet));
     // FinishRun reads the cells from here, not from the state.
-    await deps.backend.lake.put(lakeKeys.workflow.cellList(plan.runId), JSON.stringify(plan.cells.map((c) => c.cellId)));
+    await deps.backend.lake.put(
+      lakeKeys.workflow.cellList(plan.runId),
+      JSON.stringify(plan.cells.map((c) => c.cellId)),
+    );
     // Which cell (or duet) each Map item is: the state carries only the item's position.
     const mapItems = plan.duets ?? plan.cells;
     for (let i = 0; i < mapItems.length; i += 16) {
@@ -563,13 +658,19 @@ export async function provisionCellTask(deps: TaskDeps, event: CellEvent): Promi
 function checkDeadline(deps: TaskDeps, resources: CellResources, what: string, detail: string): void {
   const started = Date.parse(resources.backendState['provisionStartedAt'] ?? '');
   if (Number.isFinite(started) && deps.now().getTime() - started > deps.readyTimeoutS * 1000) {
-    throw new NotReadyInTimeError(`${what} of cell ${resources.cellId} not ready after ${deps.readyTimeoutS} s: ${detail}`);
+    throw new NotReadyInTimeError(
+      `${what} of cell ${resources.cellId} not ready after ${deps.readyTimeoutS} s: ${detail}`,
+    );
   }
 }
 
 export async function checkCellReadyTask(deps: TaskDeps, event: CellResourcesEvent) {
   need(event, ['run', 'cell', 'resources'], 'check-cell-ready');
-  const state = await deps.backend.checkCellReady(event.run, await loadCellPlan(deps, event.run, event.cell.cellId), event.resources);
+  const state = await deps.backend.checkCellReady(
+    event.run,
+    await loadCellPlan(deps, event.run, event.cell.cellId),
+    event.resources,
+  );
   if (!state.ready) checkDeadline(deps, event.resources, 'cluster', state.detail);
   return state;
 }
@@ -581,7 +682,11 @@ export async function startClientsTask(deps: TaskDeps, event: CellResourcesEvent
 
 export async function checkClientsReadyTask(deps: TaskDeps, event: CellResourcesEvent) {
   need(event, ['run', 'cell', 'resources'], 'check-clients-ready');
-  const state = await deps.backend.checkClientsReady(event.run, await loadCellPlan(deps, event.run, event.cell.cellId), event.resources);
+  const state = await deps.backend.checkClientsReady(
+    event.run,
+    await loadCellPlan(deps, event.run, event.cell.cellId),
+    event.resources,
+  );
   if (!state.ready) checkDeadline(deps, event.resources, 'clients', state.detail);
   return state;
 }
@@ -606,15 +711,26 @@ async function decide(deps: TaskDeps, run: RunContext, cell: CellPlan, step: Ste
 /** The runner jobs of a step's phase; none for a rate step decided to be skipped. Nothing is started yet. */
 export async function jobsToStart(deps: TaskDeps, event: StartJobsEvent): Promise<RunnerJob[]> {
   need(event, ['run', 'cell', 'resources', 'step', 'phase'], 'start-jobs');
-  const decision = event.phase === 'run' ? await decide(deps, event.run, event.cell, event.step) : { run: true, step: event.step };
+  const decision =
+    event.phase === 'run' ? await decide(deps, event.run, event.cell, event.step) : { run: true, step: event.step };
   if (!decision.run) return [];
-  return buildJobs(event.run, event.cell, event.resources, decision.step, event.phase, event.withPrepare === true, deps.backend.writeForwarding);
+  return buildJobs(
+    event.run,
+    event.cell,
+    event.resources,
+    decision.step,
+    event.phase,
+    event.withPrepare === true,
+    deps.backend.writeForwarding,
+  );
 }
 
 export async function collectStepTask(deps: TaskDeps, event: CollectStepEvent): Promise<StepOutcome | null> {
   need(event, ['run', 'cell', 'resources', 'step', 'phase', 'jobs', 'jobsState'], 'collect-step');
   const { run, cell, step, resources } = event;
-  const lost = new Map(event.jobsState.jobs.filter((j) => j.state === 'lost').map((j) => [j.jobId, j.detail ?? 'runner lost']));
+  const lost = new Map(
+    event.jobsState.jobs.filter((j) => j.state === 'lost').map((j) => [j.jobId, j.detail ?? 'runner lost']),
+  );
   const outputs = await Promise.all(event.jobs.map((j) => readClientOutput(deps, j, step, lost.get(j.jobId))));
 
   if (event.phase === 'prepare') {
@@ -628,9 +744,28 @@ export async function collectStepTask(deps: TaskDeps, event: CollectStepEvent): 
 
   const decision = await decide(deps, run, cell, event.step);
   if (!decision.run) {
-    const row = skippedStepRow({ run, cell, step: decision.step, endpoint: endpointFor(decision.step, resources, 0), reason: decision.reason, now: deps.now().toISOString() });
-    await deps.backend.lake.put(lakeKeys.stepTable('steps', run.dt, run.runId, cell.cellId, step.stepId), toJsonLines([row]));
-    return { stepId: step.stepId, index: step.index, status: 'skipped', error: decision.reason, tps: null, qps: null, sysbenchVersion: null, metrics: null };
+    const row = skippedStepRow({
+      run,
+      cell,
+      step: decision.step,
+      endpoint: endpointFor(decision.step, resources, 0),
+      reason: decision.reason,
+      now: deps.now().toISOString(),
+    });
+    await deps.backend.lake.put(
+      lakeKeys.stepTable('steps', run.dt, run.runId, cell.cellId, step.stepId),
+      toJsonLines([row]),
+    );
+    return {
+      stepId: step.stepId,
+      index: step.index,
+      status: 'skipped',
+      error: decision.reason,
+      tps: null,
+      qps: null,
+      sysbenchVersion: null,
+      metrics: null,
+    };
   }
   const measured = stepRowsOf({
     run,
@@ -644,7 +779,10 @@ export async function collectStepTask(deps: TaskDeps, event: CollectStepEvent): 
     now: deps.now().toISOString(),
   });
   // An interrupted step is failed already, and its servers may be gone.
-  const rows = event.abortedReason !== undefined ? measured : { ...measured, steps: await withReplicationHealth(deps, run, cell, resources, step, measured.steps) };
+  const rows =
+    event.abortedReason !== undefined
+      ? measured
+      : { ...measured, steps: await withReplicationHealth(deps, run, cell, resources, step, measured.steps) };
   const { startedAt, endedAt } = rows;
   // The measured window: the warm-up is excluded, as it is from sysbench's own summary.
   const measuredStart = new Date(Date.parse(startedAt) + step.warmupS * 1000).toISOString();
@@ -683,7 +821,14 @@ export async function checkRunPrepare(deps: TaskDeps, event: CollectStepEvent): 
     phase: 'prepare',
     outputPrefix: prepareOutputPrefix(event.run, event.cell, event.step, first.clientId),
   };
-  await checkPrepared(deps, event, [await readClientOutput(deps, prepareJob, event.step, lost === undefined ? undefined : (lost.detail ?? 'runner lost'))]);
+  await checkPrepared(deps, event, [
+    await readClientOutput(
+      deps,
+      prepareJob,
+      event.step,
+      lost === undefined ? undefined : (lost.detail ?? 'runner lost'),
+    ),
+  ]);
 }
 
 /** A prepare's output judged: DataPrepareFailedError if it failed, then the configuration the writer runs with. */
@@ -692,7 +837,8 @@ async function checkPrepared(deps: TaskDeps, event: CollectStepEvent, outputs: r
   if (failed.length > 0) {
     const o = failed[0]!;
     throw new DataPrepareFailedError(
-      `sysbench prepare for cell ${event.cell.cellId} failed on ${o.job.clientId}: ${o.parsed.error ?? `exit code ${o.result?.exitCode ?? 'unknown'}`}`,
+      `sysbench prepare for cell ${event.cell.cellId} failed ` +
+        `on ${o.job.clientId}: ${o.parsed.error ?? `exit code ${o.result?.exitCode ?? 'unknown'}`}`,
     );
   }
   await checkEffectiveConfiguration(deps, event, outputs[0]?.job);
@@ -707,7 +853,18 @@ export async function preparedSeconds(deps: TaskDeps, outputPrefix: string): Pro
 
 export function stepSummary(step: StepPlan): StepSummary {
   const { stepId, index, test, script, target, threads, clients, rate, warmupS, durationS } = step;
-  return { stepId, index, ...(test !== undefined ? { test } : {}), ...(script !== undefined ? { script } : {}), target, threads, clients, rate, warmupS, durationS };
+  return {
+    stepId,
+    index,
+    ...(test !== undefined ? { test } : {}),
+    ...(script !== undefined ? { script } : {}),
+    target,
+    threads,
+    clients,
+    rate,
+    warmupS,
+    durationS,
+  };
 }
 
 /**
@@ -728,7 +885,16 @@ export async function interruptedSteps(deps: TaskDeps, run: RunContext, reason: 
       const step = cell.steps[inflight.stepIndex];
       if (!step) continue;
       const jobsState = { done: true, running: 0, timedOut: false, jobs: [] };
-      events.push({ run, cell, resources: member.resources, step, phase: 'run', jobs: member.jobs, jobsState, abortedReason: reason });
+      events.push({
+        run,
+        cell,
+        resources: member.resources,
+        step,
+        phase: 'run',
+        jobs: member.jobs,
+        jobsState,
+        abortedReason: reason,
+      });
     }
   }
   return events;
@@ -739,7 +905,11 @@ export async function interruptedSteps(deps: TaskDeps, run: RunContext, reason: 
  * (core/workflow/effective-config.ts) into the server_config table; a requested value that is not
  * in effect fails the cell with the names and both values.
  */
-async function checkEffectiveConfiguration(deps: TaskDeps, event: CollectStepEvent, job: JobHandle | undefined): Promise<void> {
+async function checkEffectiveConfiguration(
+  deps: TaskDeps,
+  event: CollectStepEvent,
+  job: JobHandle | undefined,
+): Promise<void> {
   const { run, cell, resources, step } = event;
   if (job === undefined || !resources.writer) return;
   const server = parseServerVariables(await deps.backend.lake.get(job.outputPrefix + 'server_variables.jsonl'));
@@ -750,9 +920,15 @@ async function checkEffectiveConfiguration(deps: TaskDeps, event: CollectStepEve
     requested: requestedParameters(cell, resources),
     applyStatus: applyStatuses(resources),
   });
-  await deps.backend.lake.put(lakeKeys.stepTable('server_config', run.dt, run.runId, cell.cellId, step.stepId), toJsonLines(config.rows));
+  await deps.backend.lake.put(
+    lakeKeys.stepTable('server_config', run.dt, run.runId, cell.cellId, step.stepId),
+    toJsonLines(config.rows),
+  );
   if (config.notInEffect.length > 0) {
-    throw new ConfigurationNotInEffectError(`cell ${cell.cellId} does not run with the configuration asked for (nothing measured): ${config.notInEffect.join('; ')}`);
+    throw new ConfigurationNotInEffectError(
+      `cell ${cell.cellId} does not run with the configuration asked for (nothing ` +
+        `measured): ${config.notInEffect.join('; ')}`,
+    );
   }
 }
 
@@ -808,7 +984,10 @@ async function writeServerMetrics(
   const windowRows = metricWindowRows(base, collection.windows, deps.now().toISOString());
   const lake = deps.backend.lake;
   await Promise.all([
-    lake.put(lakeKeys.stepTable('server_metrics', run.dt, run.runId, cell.cellId, stepId), toJsonLines([...collection.rows, ...clientRows])),
+    lake.put(
+      lakeKeys.stepTable('server_metrics', run.dt, run.runId, cell.cellId, stepId),
+      toJsonLines([...collection.rows, ...clientRows]),
+    ),
     lake.put(lakeKeys.stepTable('metric_windows', run.dt, run.runId, cell.cellId, stepId), toJsonLines(windowRows)),
   ]);
 }
@@ -821,11 +1000,16 @@ const MAX_INCOMPLETE_STEP_IDS = 10;
  * collected again once their datapoints are published (StepMetricsState.dueAt). One wait for the
  * whole cell, not one per step: the state machine waits waitS and calls again while done is false.
  */
-export async function collectLateMetricsTask(deps: TaskDeps, event: CollectLateMetricsEvent): Promise<LateMetricsOutput> {
+export async function collectLateMetricsTask(
+  deps: TaskDeps,
+  event: CollectLateMetricsEvent,
+): Promise<LateMetricsOutput> {
   need(event, ['run', 'cell', 'resources'], 'collect-late-metrics');
   const { run, resources } = event;
   const steps = await readStepOutcomes(deps, run, event.cell.cellId);
-  const pending = steps.filter((s): s is StepOutcome & { metrics: StepMetricsState } => s.metrics !== null && !s.metrics.complete);
+  const pending = steps.filter(
+    (s): s is StepOutcome & { metrics: StepMetricsState } => s.metrics !== null && !s.metrics.complete,
+  );
   if (pending.length === 0) return { done: true, waitS: 0, recollected: 0, incompleteSteps: 0, incompleteStepIds: [] };
   const cell = await loadCellPlan(deps, run, event.cell.cellId);
   const due = Math.max(...pending.map((s) => Date.parse(s.metrics.dueAt)));
@@ -841,7 +1025,11 @@ export async function collectLateMetricsTask(deps: TaskDeps, event: CollectLateM
   const lake = deps.backend.lake;
   const stillIncomplete: string[] = [];
   for (const step of pending) {
-    const collection = await deps.backend.collectServerMetrics(run, cell, resources, { stepId: step.stepId, start: step.metrics.start, end: step.metrics.end });
+    const collection = await deps.backend.collectServerMetrics(run, cell, resources, {
+      stepId: step.stepId,
+      start: step.metrics.start,
+      end: step.metrics.end,
+    });
     const key = lakeKeys.stepTable('server_metrics', run.dt, run.runId, cell.cellId, step.stepId);
     const existing = (await lake.get(key)) ?? '';
     const clientRows = existing
@@ -852,7 +1040,13 @@ export async function collectLateMetricsTask(deps: TaskDeps, event: CollectLateM
     await writeServerMetrics(deps, run, cell, step.stepId, collection, clientRows);
     if (!isComplete(collection)) stillIncomplete.push(step.stepId);
   }
-  return { done: true, waitS: 0, recollected: pending.length, incompleteSteps: stillIncomplete.length, incompleteStepIds: stillIncomplete.slice(0, MAX_INCOMPLETE_STEP_IDS) };
+  return {
+    done: true,
+    waitS: 0,
+    recollected: pending.length,
+    incompleteSteps: stillIncomplete.length,
+    incompleteStepIds: stillIncomplete.slice(0, MAX_INCOMPLETE_STEP_IDS),
+  };
 }
 
 const MAX_FAILED_STEPS_REPORTED = 10;
@@ -880,7 +1074,9 @@ export async function teardownCellTask(deps: TaskDeps, event: TeardownEvent): Pr
       billNotes.push({
         level: 'warning',
         path: `cells[${cell.cellId}].cost`,
-        message: `resource lifetimes not recorded (${(e as Error).message}): the cell's cost from what really ran is incomplete`,
+        message:
+          `resource lifetimes not recorded (${(e as Error).message}): the cell's cost from what really ` +
+          `ran is incomplete`,
       });
       return undefined;
     }
@@ -907,7 +1103,10 @@ export async function teardownCellTask(deps: TaskDeps, event: TeardownEvent): Pr
   }
   const lifetimes = await recordBill(true);
   const steps = await readStepOutcomes(deps, event.run, cell.cellId);
-  const bill = lifetimes === undefined ? undefined : { resources: lifetimes, measured: await measuredCellUsage(deps, event.run, cell.cellId, steps) };
+  const bill =
+    lifetimes === undefined
+      ? undefined
+      : { resources: lifetimes, measured: await measuredCellUsage(deps, event.run, cell.cellId, steps) };
   const cursor = await readJson<StepCursor>(deps, lakeKeys.workflow.stepCursor(event.run.runId, cell.cellId));
   // The step's own error where the cell's is only its segment Map's (on AWS: States.ExceedToleratedFailureThreshold).
   const error = event.error === undefined ? null : cursor?.failure ? causeText(cursor.failure) : causeText(event.error);
@@ -936,18 +1135,26 @@ function lateMetricsNotes(event: TeardownEvent): PlanNote[] {
       {
         level: 'warning',
         path,
-        message: `late server metrics were not collected (${causeText(event.lateMetricsError)}); windows collected at each step's end stay marked incomplete in metric_windows`,
+        message:
+          `late server metrics were not collected (${causeText(event.lateMetricsError)}); windows ` +
+          `collected at each step's end stay marked incomplete in metric_windows`,
       },
     ];
   }
   const late = event.lateMetrics;
   if (late && late.incompleteSteps > 0) {
-    const more = late.incompleteSteps > late.incompleteStepIds.length ? ` and ${late.incompleteSteps - late.incompleteStepIds.length} more` : '';
+    const more =
+      late.incompleteSteps > late.incompleteStepIds.length
+        ? ` and ${late.incompleteSteps - late.incompleteStepIds.length} more`
+        : '';
     return [
       {
         level: 'warning',
         path,
-        message: `server metrics of ${late.incompleteSteps} step(s) (${late.incompleteStepIds.join(', ')}${more}) were still missing datapoints after waiting for them: averages cover only what arrived (metric_windows.complete = false)`,
+        message:
+          `server metrics of ${late.incompleteSteps} step(s) ` +
+          `(${late.incompleteStepIds.join(', ')}${more}) were still missing datapoints after waiting for them: ` +
+          `averages cover only what arrived (metric_windows.complete = false)`,
       },
     ];
   }
@@ -987,7 +1194,9 @@ export async function finishRunTask(deps: TaskDeps, event: FinishRunEvent): Prom
   const written = new Map<string, CellOutcome>();
   for (let i = 0; i < cells.length; i += 16) {
     const batch = cells.slice(i, i + 16);
-    const outcomes = await Promise.all(batch.map((cellId) => readJson<CellOutcome>(deps, lakeKeys.workflow.cellOutcome(event.run.runId, cellId))));
+    const outcomes = await Promise.all(
+      batch.map((cellId) => readJson<CellOutcome>(deps, lakeKeys.workflow.cellOutcome(event.run.runId, cellId))),
+    );
     outcomes.forEach((o, j) => {
       if (o) written.set(batch[j]!, o);
     });
@@ -1000,7 +1209,10 @@ export async function finishRunTask(deps: TaskDeps, event: FinishRunEvent): Prom
   const failedCells = results.filter((r) => r.status !== 'succeeded');
   const problems = [
     ...(event.error ? [`run: ${causeText(event.error)}`] : []),
-    ...failedCells.flatMap((c) => [`cell ${c.cellId} ${c.status}: ${c.error ?? 'unknown'}`, ...c.failedSteps.map((s) => `  step ${s.stepId}: ${s.error ?? 'failed'}`)]),
+    ...failedCells.flatMap((c) => [
+      `cell ${c.cellId} ${c.status}: ${c.error ?? 'unknown'}`,
+      ...c.failedSteps.map((s) => `  step ${s.stepId}: ${s.error ?? 'failed'}`),
+    ]),
     ...missing.map((id) => `cell ${id}: did not report (aborted?)`),
   ];
   const status = problems.length === 0 ? 'succeeded' : 'failed';
@@ -1035,7 +1247,10 @@ export async function finishRunTask(deps: TaskDeps, event: FinishRunEvent): Prom
     };
     await deps.backend.lake.put(lakeKeys.run(event.run.dt, event.run.runId), toJsonLines([row]));
   }
-  const onlyStepsFailed = event.error === undefined && missing.length === 0 && failedCells.every((c) => c.status === 'failed' && c.failedSteps.length > 0);
+  const onlyStepsFailed =
+    event.error === undefined &&
+    missing.length === 0 &&
+    failedCells.every((c) => c.status === 'failed' && c.failedSteps.length > 0);
   // Every row of the run is written (late metrics were collected before each cell's teardown). A
   // compaction that fails leaves the JSON Lines rows, which the lake reads as before: not a run failure.
   let compaction: string | undefined;
@@ -1085,7 +1300,13 @@ export async function computeVerdictsTask(deps: TaskDeps, event: ComputeVerdicts
       .filter((v) => v.verdict === 'regressed')
       .slice(0, MAX_REGRESSIONS_LISTED)
       .map((v) =>
-        `${v.variant} ${v.workload} t${v.threads}${v.rate > 0 ? ` @${v.rate}/s` : ''} ${v.metric_label} ${v.ratio === null ? '' : `${(v.ratio * 100).toFixed(1)}%`}`.trim(),
+        (
+          `${v.variant} ${v.workload} ` +
+          `t${v.threads}` +
+          (v.rate > 0 ? ` @${v.rate}/s` : '') +
+          ` ${v.metric_label} ` +
+          (v.ratio === null ? '' : `${(v.ratio * 100).toFixed(1)}%`)
+        ).trim(),
       ),
     lakeKey,
     published,

@@ -1,8 +1,9 @@
 /**
- * The collect-late-metrics Task on Lambda: core/workflow/task-registry.ts TASKS['collect-late-metrics'] with AWS deps of its own. It
- * imports that Task alone, not the registry, and constructs only the SDK clients and AWS backend
+ * The collect-late-metrics Task on Lambda: core/workflow/task-registry.ts TASKS['collect-late-metrics'] with AWS deps
+ * of its own. It imports that Task alone, not the registry, and constructs only the SDK clients and AWS backend
  * parts that Task calls, so that its bundle holds only its own Task's code and its role
- * (lib/backend-permissions.ts) only the actions of that code. The step windows' server metrics published late (CloudWatch, Performance Insights, RDS).
+ * (lib/backend-permissions.ts) only the actions of that code. The step windows'
+ * server metrics published late (CloudWatch, Performance Insights, RDS).
  */
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { PIClient } from '@aws-sdk/client-pi';
@@ -16,15 +17,19 @@ import { awsFunctionTaskDeps } from '../../core/task-deps/aws-function-deps';
 import { collectCellOrDuetLateMetrics } from '../../core/workflow/duet';
 import { awsTaskHandler } from '../runtime/aws-runtime';
 
-export const handler = awsTaskHandler('collect-late-metrics', collectCellOrDuetLateMetrics, ({ env, config, clientOptions, instrument }) => {
-  const common = sdkClientConfig(clientOptions);
-  const clients = {
-    cloudwatch: instrument(new CloudWatchClient(common)),
-    pi: instrument(new PIClient(common)),
-    rds: instrument(new RDSClient(common)),
-    s3: instrument(new S3Client(s3ClientConfig(clientOptions))),
-  };
-  const lake = new S3LakeStore(clients.s3, config.bucket, config.lakePrefix);
-  const backend = composeAwsBackend(config, lake, serverMetricsPart({ clients, config }), 'collect-late-metrics');
-  return awsFunctionTaskDeps(env, { backend }, 'collect-late-metrics');
-});
+export const handler = awsTaskHandler(
+  'collect-late-metrics',
+  collectCellOrDuetLateMetrics,
+  ({ env, config, clientOptions, instrument }) => {
+    const common = sdkClientConfig(clientOptions);
+    const clients = {
+      cloudwatch: instrument(new CloudWatchClient(common)),
+      pi: instrument(new PIClient(common)),
+      rds: instrument(new RDSClient(common)),
+      s3: instrument(new S3Client(s3ClientConfig(clientOptions))),
+    };
+    const lake = new S3LakeStore(clients.s3, config.bucket, config.lakePrefix);
+    const backend = composeAwsBackend(config, lake, serverMetricsPart({ clients, config }), 'collect-late-metrics');
+    return awsFunctionTaskDeps(env, { backend }, 'collect-late-metrics');
+  },
+);

@@ -1,8 +1,9 @@
 /**
- * The compute-verdicts Task on Lambda: core/workflow/task-registry.ts TASKS['compute-verdicts'] with AWS deps of its own. It
- * imports that Task alone, not the registry, and constructs only the SDK clients and AWS backend
+ * The compute-verdicts Task on Lambda: core/workflow/task-registry.ts TASKS['compute-verdicts'] with AWS deps of its
+ * own. It imports that Task alone, not the registry, and constructs only the SDK clients and AWS backend
  * parts that Task calls, so that its bundle holds only its own Task's code and its role
- * (lib/backend-permissions.ts) only the actions of that code. The run judged on Athena against its history, the verdicts published (CloudWatch, EventBridge, SNS).
+ * (lib/backend-permissions.ts) only the actions of that code. The run judged on
+ * Athena against its history, the verdicts published (CloudWatch, EventBridge, SNS).
  */
 import { AthenaClient } from '@aws-sdk/client-athena';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
@@ -18,16 +19,25 @@ import { awsFunctionTaskDeps } from '../../core/task-deps/aws-function-deps';
 import { computeVerdictsTask } from '../../core/workflow/tasks';
 import { awsTaskHandler } from '../runtime/aws-runtime';
 
-export const handler = awsTaskHandler('compute-verdicts', computeVerdictsTask, ({ env, config, clientOptions, instrument }) => {
-  const common = sdkClientConfig(clientOptions);
-  const clients = {
-    athena: instrument(new AthenaClient(common)),
-    cloudwatch: instrument(new CloudWatchClient(common)),
-    events: instrument(new EventBridgeClient(common)),
-    sns: instrument(new SNSClient(common)),
-    s3: instrument(new S3Client(s3ClientConfig(clientOptions))),
-  };
-  const lake = new S3LakeStore(clients.s3, config.bucket, config.lakePrefix);
-  const backend = composeAwsBackend(config, lake, verdictAlertsPart({ clients, config, now: () => new Date() }), 'compute-verdicts');
-  return awsFunctionTaskDeps(env, { backend, judgeRun: athenaJudge(config, clients.athena) }, 'compute-verdicts');
-});
+export const handler = awsTaskHandler(
+  'compute-verdicts',
+  computeVerdictsTask,
+  ({ env, config, clientOptions, instrument }) => {
+    const common = sdkClientConfig(clientOptions);
+    const clients = {
+      athena: instrument(new AthenaClient(common)),
+      cloudwatch: instrument(new CloudWatchClient(common)),
+      events: instrument(new EventBridgeClient(common)),
+      sns: instrument(new SNSClient(common)),
+      s3: instrument(new S3Client(s3ClientConfig(clientOptions))),
+    };
+    const lake = new S3LakeStore(clients.s3, config.bucket, config.lakePrefix);
+    const backend = composeAwsBackend(
+      config,
+      lake,
+      verdictAlertsPart({ clients, config, now: () => new Date() }),
+      'compute-verdicts',
+    );
+    return awsFunctionTaskDeps(env, { backend, judgeRun: athenaJudge(config, clients.athena) }, 'compute-verdicts');
+  },
+);

@@ -2,7 +2,8 @@
  * The run-step Task on Lambda: core/workflow/task-registry.ts TASKS['run-step'] with AWS deps of its own. It
  * imports that Task alone, not the registry, and constructs only the SDK clients and AWS backend
  * parts that Task calls, so that its bundle holds only its own Task's code and its role
- * (lib/backend-permissions.ts) only the actions of that code. Runner jobs through SSM Run Command and the step window's server metrics (CloudWatch, Performance Insights, RDS).
+ * (lib/backend-permissions.ts) only the actions of that code. Runner jobs through SSM Run
+ * Command and the step window's server metrics (CloudWatch, Performance Insights, RDS).
  */
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { PIClient } from '@aws-sdk/client-pi';
@@ -29,6 +30,11 @@ export const handler = awsTaskHandler('run-step', runStepTask, ({ env, config, c
   };
   const lake = new S3LakeStore(clients.s3, config.bucket, config.lakePrefix);
   const now = () => new Date();
-  const backend = composeAwsBackend(config, lake, { ...runnerJobsPart({ clients, config, lake, now }), ...serverMetricsPart({ clients, config }) }, 'run-step');
+  const backend = composeAwsBackend(
+    config,
+    lake,
+    { ...runnerJobsPart({ clients, config, lake, now }), ...serverMetricsPart({ clients, config }) },
+    'run-step',
+  );
   return awsFunctionTaskDeps(env, { backend }, 'run-step');
 });

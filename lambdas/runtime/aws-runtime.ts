@@ -27,7 +27,9 @@ const SECRET_KEYS = /password|secret(?!Ref|Arn)|token/i;
 function redact(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redact);
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, SECRET_KEYS.test(k) ? '***' : redact(v)]));
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, SECRET_KEYS.test(k) ? '***' : redact(v)]),
+    );
   }
   return value;
 }
@@ -37,7 +39,11 @@ function redact(value: unknown): unknown {
  * importing a handler touches no AWS configuration; a bad environment fails the invocation), logs
  * the (redacted) input, counts outcomes, rethrows for Retry/Catch.
  */
-export function awsTaskHandler<T extends TaskName>(task: T, run: (typeof TASKS)[T], buildDeps: (context: AwsFunctionContext) => TaskDeps) {
+export function awsTaskHandler<T extends TaskName>(
+  task: T,
+  run: (typeof TASKS)[T],
+  buildDeps: (context: AwsFunctionContext) => TaskDeps,
+) {
   const runTask = run as (deps: TaskDeps, event: TaskEvent<T>) => Promise<TaskResult<T>>;
   let bound: ((event: TaskEvent<T>) => Promise<TaskResult<T>>) | undefined;
   let depsPromise: Promise<TaskDeps> | undefined;
@@ -47,7 +53,9 @@ export function awsTaskHandler<T extends TaskName>(task: T, run: (typeof TASKS)[
     if (run?.runId) logger.appendKeys({ runId: run.runId });
     logger.debug('task input', { event: redact(event) as Record<string, unknown> });
     if (!bound) {
-      depsPromise ??= Promise.resolve().then(() => buildDeps(awsFunctionContext(process.env, (client) => tracer.captureAWSv3Client(client as never))));
+      depsPromise ??= Promise.resolve().then(() =>
+        buildDeps(awsFunctionContext(process.env, (client) => tracer.captureAWSv3Client(client as never))),
+      );
       const deps = await depsPromise;
       bound = (e) => runTask(deps, e);
     }

@@ -35,7 +35,9 @@ export function runIdFromHistory(events: readonly HistoryEvent[]): string | unde
 async function runIdOfExecution(sfn: SFNClient, executionArn: string): Promise<string | undefined> {
   let nextToken: string | undefined;
   do {
-    const page = await sfn.send(new GetExecutionHistoryCommand({ executionArn, maxResults: 1000, nextToken, includeExecutionData: true }));
+    const page = await sfn.send(
+      new GetExecutionHistoryCommand({ executionArn, maxResults: 1000, nextToken, includeExecutionData: true }),
+    );
     const runId = runIdFromHistory(page.events ?? []);
     if (runId) return runId;
     nextToken = page.nextToken;

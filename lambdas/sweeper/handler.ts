@@ -3,7 +3,8 @@
  *  - {"action":"sweep-expired"} (EventBridge Scheduler): delete everything tagged with a run whose
  *    expires-at has passed;
  *  - a "Step Functions Execution Status Change" event (ABORTED / TIMED_OUT / FAILED): tear that run
- *    down now (what RDS is still deleting is re-tagged to expire now, for the next scheduled sweep). The run id is the execution input's runId when given, else the run.runId PlanRun
+ *    down now (what RDS is still deleting is re-tagged to expire now, for the next scheduled
+ * sweep). The run id is the execution input's runId when given, else the run.runId PlanRun
  *    returned (from the execution history); an execution that never got past PlanRun created nothing.
  */
 import type { SweeperDeps, SweepReport } from './sweeper-deps';
@@ -40,7 +41,11 @@ export class InvalidSweeperEventError extends Error {
 
 function isStatusChange(event: unknown): event is ExecutionStatusChangeEvent {
   const e = event as Partial<ExecutionStatusChangeEvent> | null;
-  return e?.source === 'aws.states' && e['detail-type'] === 'Step Functions Execution Status Change' && typeof e.detail?.executionArn === 'string';
+  return (
+    e?.source === 'aws.states' &&
+    e['detail-type'] === 'Step Functions Execution Status Change' &&
+    typeof e.detail?.executionArn === 'string'
+  );
 }
 
 /** runId from the execution input, when the caller chose one (PlanRunEvent.runId). */
@@ -64,7 +69,12 @@ export const makeHandler =
     if (isStatusChange(event)) {
       const { executionArn, input } = event.detail;
       const runId = runIdFromInput(input) ?? (await deps.runIdOfExecution(executionArn));
-      if (!runId) return { action: 'nothing-to-do', executionArn, detail: 'the execution ended before PlanRun chose a run id: nothing was created' };
+      if (!runId)
+        return {
+          action: 'nothing-to-do',
+          executionArn,
+          detail: 'the execution ended before PlanRun chose a run id: nothing was created',
+        };
       const report = await deps.teardownRun(runId, deps.now());
       return { action: 'teardown-run', runId, executionArn, report };
     }

@@ -2,7 +2,8 @@
  * The teardown-cell Task on Lambda: core/workflow/task-registry.ts TASKS['teardown-cell'] with AWS deps of its own. It
  * imports that Task alone, not the registry, and constructs only the SDK clients and AWS backend
  * parts that Task calls, so that its bundle holds only its own Task's code and its role
- * (lib/backend-permissions.ts) only the actions of that code. Deleting the cell's resources: EC2 instances, RDS, a self-managed cell's secret.
+ * (lib/backend-permissions.ts) only the actions of that code. Deleting
+ * the cell's resources: EC2 instances, RDS, a self-managed cell's secret.
  */
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { RDSClient } from '@aws-sdk/client-rds';
@@ -16,15 +17,19 @@ import { awsFunctionTaskDeps } from '../../core/task-deps/aws-function-deps';
 import { teardownCellOrDuet } from '../../core/workflow/duet';
 import { awsTaskHandler } from '../runtime/aws-runtime';
 
-export const handler = awsTaskHandler('teardown-cell', teardownCellOrDuet, ({ env, config, clientOptions, instrument }) => {
-  const common = sdkClientConfig(clientOptions);
-  const clients = {
-    ec2: instrument(new EC2Client(common)),
-    rds: instrument(new RDSClient(common)),
-    secrets: instrument(new SecretsManagerClient(common)),
-    s3: instrument(new S3Client(s3ClientConfig(clientOptions))),
-  };
-  const lake = new S3LakeStore(clients.s3, config.bucket, config.lakePrefix);
-  const backend = composeAwsBackend(config, lake, cellTeardownPart({ clients, config }), 'teardown-cell');
-  return awsFunctionTaskDeps(env, { backend }, 'teardown-cell');
-});
+export const handler = awsTaskHandler(
+  'teardown-cell',
+  teardownCellOrDuet,
+  ({ env, config, clientOptions, instrument }) => {
+    const common = sdkClientConfig(clientOptions);
+    const clients = {
+      ec2: instrument(new EC2Client(common)),
+      rds: instrument(new RDSClient(common)),
+      secrets: instrument(new SecretsManagerClient(common)),
+      s3: instrument(new S3Client(s3ClientConfig(clientOptions))),
+    };
+    const lake = new S3LakeStore(clients.s3, config.bucket, config.lakePrefix);
+    const backend = composeAwsBackend(config, lake, cellTeardownPart({ clients, config }), 'teardown-cell');
+    return awsFunctionTaskDeps(env, { backend }, 'teardown-cell');
+  },
+);

@@ -66,7 +66,12 @@ beforeAll(async () => {
     return forward();
   });
   await raw.s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
-  await client.send(new CreateWorkGroupCommand({ Name: 'aurora-bench', Configuration: { ResultConfiguration: { OutputLocation: `s3://${BUCKET}/athena-results/` } } }));
+  await client.send(
+    new CreateWorkGroupCommand({
+      Name: 'aurora-bench',
+      Configuration: { ResultConfiguration: { OutputLocation: `s3://${BUCKET}/athena-results/` } },
+    }),
+  );
 });
 afterAll(() => {
   athena?.destroy();
@@ -97,63 +102,109 @@ const options = (client = athena): AthenaCompactionOptions => ({
 /** Two steps of interval rows of the run, one of another run the same day, and the run's row (not a step table). */
 async function writeRun(runId: string): Promise<void> {
   for (const step of ['s1', 's2']) {
-    const rows = [1, 2, 3].map((t) => ({ run_id: runId, cell_id: 'c1', variant: 'base', step_id: step, client_id: 'client-0', t, threads: 8, tps: 100 + t, qps: 2000, dt: DT }));
-    await raw.s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: PREFIX + lakeKeys.stepTable('intervals', DT, runId, 'c1', step), Body: toJsonLines(rows) }));
+    const rows = [1, 2, 3].map((t) => ({
+      run_id: runId,
+      cell_id: 'c1',
+      variant: 'base',
+      step_id: step,
+      client_id: 'client-0',
+      t,
+      threads: 8,
+      tps: 100 + t,
+      qps: 2000,
+      dt: DT,
+    }));
+    await raw.s3.send(
+      new PutObjectCommand({
+        Bucket: BUCKET,
+        Key: PREFIX + lakeKeys.stepTable('intervals', DT, runId, 'c1', step),
+        Body: toJsonLines(rows),
+      }),
+    );
   }
 }
 
 describe('compactRunOnAthena on moto', () => {
-  it('asks whether the run is registered, UNLOADs it, registers the partition, then deletes only its JSON Lines objects; a repeat does nothing', async () => {
-    // Arrange
-    await writeRun(RUN.runId);
-    await writeRun('nightly-8');
-    await raw.s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: `${PREFIX}compacted/intervals/dt=${DT}/run_id=${RUN.runId}/orphan-of-a-failed-unload`, Body: 'x' }));
+  it(
+    'asks whether the run is registered, UNLOADs it, registers the partition, then deletes only its JSON ' +
+      'Lines objects; a repeat does nothing',
+    async () => {
+      // Arrange
+      await writeRun(RUN.runId);
+      await writeRun('nightly-8');
+      await raw.s3.send(
+        new PutObjectCommand({
+          Bucket: BUCKET,
+          Key: `${PREFIX}compacted/intervals/dt=${DT}/run_id=${RUN.runId}/orphan-of-a-failed-unload`,
+          Body: 'x',
+        }),
+      );
 
-    // Act
-    const first = await compactRunOnAthena(options(), RUN);
-    const firstSent = sent();
-    const again = await compactRunOnAthena(options(), RUN);
+      // Act
+      const first = await compactRunOnAthena(options(), RUN);
+      const firstSent = sent();
+      const again = await compactRunOnAthena(options(), RUN);
 
-    // Assert: one table had rows; the statements in order, the orphan gone, Parquet in the run's partition.
-    expect(first).toEqual([{ table: 'intervals', jsonObjects: 2, parquetObjects: 1, unloaded: true }]);
-    expect(firstSent).toHaveLength(3);
-    expect(firstSent[0]).toMatch(/^SELECT count\(\*\) AS partitions FROM "intervals_parquet\$partitions" WHERE dt = '2026-11-20' AND "run_id" = 'nightly-7'$/);
-    expect(firstSent[1]).toMatch(
-      /^UNLOAD \(SELECT .* FROM intervals_json WHERE dt = '2026-11-20' AND "run_id" = 'nightly-7' ORDER BY cell_id, step_id, client_id, t\)\nTO 's3:\/\/compaction-lake\/lake\/compacted\/intervals\/'/,
-    );
-    expect(firstSent[2]).toBe(
-      "ALTER TABLE intervals_parquet ADD IF NOT EXISTS PARTITION (dt = '2026-11-20', run_id = 'nightly-7') LOCATION 's3://compaction-lake/lake/compacted/intervals/dt=2026-11-20/run_id=nightly-7/'",
-    );
-    const parquet = await keys(raw.s3, `${PREFIX}compacted/intervals/dt=${DT}/run_id=${RUN.runId}/`);
-    expect(parquet).toHaveLength(1);
-    expect(parquet[0]).not.toMatch(/orphan/);
-    expect(await keys(raw.s3, `${PREFIX}tables/intervals/dt=${DT}/`)).toEqual([
-      `${PREFIX}tables/intervals/dt=${DT}/nightly-8__c1__s1.jsonl`,
-      `${PREFIX}tables/intervals/dt=${DT}/nightly-8__c1__s2.jsonl`,
-    ]);
-    expect(again).toEqual([]);
-    expect(sent()).toHaveLength(3);
-  });
+      // Assert: one table had rows; the statements in order, the orphan gone, Parquet in the run's partition.
+      expect(first).toEqual([{ table: 'intervals', jsonObjects: 2, parquetObjects: 1, unloaded: true }]);
+      expect(firstSent).toHaveLength(3);
+      expect(firstSent[0]).toMatch(
+        new RegExp(
+          /^SELECT count\(\*\) AS partitions FROM "intervals_parquet\$partitions" WHERE dt =/.source +
+            / '2026-11-20' AND "run_id" = 'nightly-7'$/.source,
+        ),
+      );
+      expect(firstSent[1]).toMatch(
+        new RegExp(
+          /^UNLOAD \(SELECT .* FROM intervals_json WHERE dt = '2026-11-20' AND "run_id" = 'nightly-7'/.source +
+            / ORDER BY cell_id, step_id, client_id, t\)\nTO/.source +
+            / 's3:\/\/compaction-lake\/lake\/compacted\/intervals\/'/.source,
+        ),
+      );
+      expect(firstSent[2]).toBe(
+        "ALTER TABLE intervals_parquet ADD IF NOT EXISTS PARTITION (dt = '2026-11-20', run_id = 'nightly-7') " +
+          "LOCATION 's3://compaction-lake/lake/compacted/intervals/dt=2026-11-20/run_id=nightly-7/'",
+      );
+      const parquet = await keys(raw.s3, `${PREFIX}compacted/intervals/dt=${DT}/run_id=${RUN.runId}/`);
+      expect(parquet).toHaveLength(1);
+      expect(parquet[0]).not.toMatch(/orphan/);
+      expect(await keys(raw.s3, `${PREFIX}tables/intervals/dt=${DT}/`)).toEqual([
+        `${PREFIX}tables/intervals/dt=${DT}/nightly-8__c1__s1.jsonl`,
+        `${PREFIX}tables/intervals/dt=${DT}/nightly-8__c1__s2.jsonl`,
+      ]);
+      expect(again).toEqual([]);
+      expect(sent()).toHaveLength(3);
+    },
+  );
 
-  it('after a crash between the registration and the deletion, deletes the JSON Lines objects without unloading again', async () => {
-    // Arrange: the run's partition is registered (the crashed call's last statement), its JSON Lines objects are still there.
-    await writeRun('nightly-9');
-    const location = `s3://${BUCKET}/${PREFIX}compacted/intervals/dt=${DT}/run_id=nightly-9/`;
-    await runAthenaQuery(
-      started(athena),
-      { sql: addRunPartitionSql('intervals', { runId: 'nightly-9', dt: DT }, location), database: 'aurora_bench', workGroup: 'aurora-bench' },
-      { pollMs: 1 },
-    );
-    sentFrom = emulation.queries.length;
+  it(
+    'after a crash between the registration and the deletion, deletes the JSON Lines objects without ' +
+      'unloading again',
+    async () => {
+      // Arrange: the run's partition is registered (the crashed call's
+      // last statement), its JSON Lines objects are still there.
+      await writeRun('nightly-9');
+      const location = `s3://${BUCKET}/${PREFIX}compacted/intervals/dt=${DT}/run_id=nightly-9/`;
+      await runAthenaQuery(
+        started(athena),
+        {
+          sql: addRunPartitionSql('intervals', { runId: 'nightly-9', dt: DT }, location),
+          database: 'aurora_bench',
+          workGroup: 'aurora-bench',
+        },
+        { pollMs: 1 },
+      );
+      sentFrom = emulation.queries.length;
 
-    // Act
-    const done = await compactRunOnAthena(options(), { runId: 'nightly-9', dt: DT });
+      // Act
+      const done = await compactRunOnAthena(options(), { runId: 'nightly-9', dt: DT });
 
-    // Assert
-    expect(done).toEqual([{ table: 'intervals', jsonObjects: 2, parquetObjects: 0, unloaded: false }]);
-    expect(sent().map((q) => q.split(' ')[0])).toEqual(['SELECT']);
-    expect(await keys(raw.s3, `${PREFIX}tables/intervals/dt=${DT}/nightly-9__`)).toEqual([]);
-  });
+      // Assert
+      expect(done).toEqual([{ table: 'intervals', jsonObjects: 2, parquetObjects: 0, unloaded: false }]);
+      expect(sent().map((q) => q.split(' ')[0])).toEqual(['SELECT']);
+      expect(await keys(raw.s3, `${PREFIX}tables/intervals/dt=${DT}/nightly-9__`)).toEqual([]);
+    },
+  );
 
   it('an UNLOAD that wrote nothing registers nothing and keeps the JSON Lines objects, with an error that says so', async () => {
     // Arrange
@@ -164,7 +215,11 @@ describe('compactRunOnAthena on moto', () => {
 
     // Assert
     await expect(compaction).rejects.toThrow(
-      /Athena UNLOAD of intervals for run nightly-10 wrote nothing under s3:\/\/compaction-lake\/lake\/compacted\/intervals\/dt=2026-11-20\/run_id=nightly-10\/; its JSON Lines objects are kept/,
+      new RegExp(
+        /Athena UNLOAD of intervals for run nightly-10 wrote nothing under/.source +
+          / s3:\/\/compaction-lake\/lake\/compacted\/intervals\/dt=2026-11-20\/run_id=nightly-10\/; its/.source +
+          / JSON Lines objects are kept/.source,
+      ),
     );
     expect(bareSent.map((q) => q.split(' ')[0])).toEqual(['SELECT', 'UNLOAD']);
     expect(await keys(raw.s3, `${PREFIX}tables/intervals/dt=${DT}/nightly-10__`)).toHaveLength(2);

@@ -5,7 +5,12 @@
  */
 import { PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
-import { GetResourceMetricsCommand, type PIClientResolvedConfig, type ServiceInputTypes as PiInput, type ServiceOutputTypes as PiOutput } from '@aws-sdk/client-pi';
+import {
+  GetResourceMetricsCommand,
+  type PIClientResolvedConfig,
+  type ServiceInputTypes as PiInput,
+  type ServiceOutputTypes as PiOutput,
+} from '@aws-sdk/client-pi';
 import {
   AddTagsToResourceCommand,
   DescribeDBClusterParameterGroupsCommand,
@@ -27,7 +32,13 @@ import {
   type SSMClientResolvedConfig,
 } from '@aws-sdk/client-ssm';
 import { mockClient, type AwsStub } from 'aws-sdk-client-mock';
-import { ResourceStillInUseError, UnsupportedOnBackendError, type CellResources, type RunContext, type RunnerJob } from '../../core/backend';
+import {
+  ResourceStillInUseError,
+  UnsupportedOnBackendError,
+  type CellResources,
+  type RunContext,
+  type RunnerJob,
+} from '../../core/backend';
 import { AwsBackend } from '../../core/backends/aws/aws-backend';
 import { MAX_PARAMETERS_PER_MODIFY } from '../../core/backends/aws/cluster';
 import { makeAwsClients, destroyAwsClients, type AwsClients } from '../../core/backends/aws/clients';
@@ -43,7 +54,15 @@ import type { CellPlan, Plan } from '../../core/plan/types';
 import type { SpecInput } from '../../core/experiment/schema';
 import { validateSpec } from '../../core/experiment/validate';
 import { BENCHMARK_DATABASE } from '../../core/plan/sysbench-args';
-import { createStandingInfrastructure, CREDENTIALS, destroyRawClients, queueAthenaResults, rawClients, REGION, type RawClients } from './fixtures';
+import {
+  createStandingInfrastructure,
+  CREDENTIALS,
+  destroyRawClients,
+  queueAthenaResults,
+  rawClients,
+  REGION,
+  type RawClients,
+} from './fixtures';
 import { startMoto, type MotoServer } from './moto';
 
 const NOW = new Date('2026-11-21T10:00:00Z');
@@ -129,11 +148,26 @@ function spec(over: Partial<SpecInput> = {}): Plan {
 
 /** The marker client/client-ready.sh uploads for a client (the bucket is the config's, in moto). */
 async function putReadyMarker(instanceId: string, marker: ClientReadyMarker): Promise<void> {
-  await raw.s3.send(new PutObjectCommand({ Bucket: config.bucket, Key: clientReadyKey(instanceId), Body: JSON.stringify(marker), ContentType: 'application/json' }));
+  await raw.s3.send(
+    new PutObjectCommand({
+      Bucket: config.bucket,
+      Key: clientReadyKey(instanceId),
+      Body: JSON.stringify(marker),
+      ContentType: 'application/json',
+    }),
+  );
 }
 
 function runOf(plan: Plan): RunContext {
-  return { runId: plan.runId, specName: plan.specName, backend: 'aws', region: plan.region, engineVersion: plan.engine.version, dt: plan.dt, ttlHours: plan.ttlHours };
+  return {
+    runId: plan.runId,
+    specName: plan.specName,
+    backend: 'aws',
+    region: plan.region,
+    engineVersion: plan.engine.version,
+    dt: plan.dt,
+    ttlHours: plan.ttlHours,
+  };
 }
 
 async function provisionReady(backend: AwsBackend, run: RunContext, cell: CellPlan): Promise<CellResources> {
@@ -200,21 +234,29 @@ describe('AwsBackend on moto: one cell end to end', () => {
     // Assert: every cluster parameter is in moto's group, written by more than one call of <= 20.
     const modifies = rdsCalls.filter((c) => c.command === 'ModifyDBClusterParameterGroupCommand');
     expect(modifies.length).toBe(2);
-    for (const m of modifies) expect((m.input['Parameters'] as unknown[]).length).toBeLessThanOrEqual(MAX_PARAMETERS_PER_MODIFY);
-    const params = await raw.rds.send(new DescribeDBClusterParametersCommand({ DBClusterParameterGroupName: names.clusterParameterGroup }));
+    for (const m of modifies)
+      expect((m.input['Parameters'] as unknown[]).length).toBeLessThanOrEqual(MAX_PARAMETERS_PER_MODIFY);
+    const params = await raw.rds.send(
+      new DescribeDBClusterParametersCommand({ DBClusterParameterGroupName: names.clusterParameterGroup }),
+    );
     const byName = Object.fromEntries((params.Parameters ?? []).map((p) => [p.ParameterName, p.ParameterValue]));
     expect(Object.keys(byName)).toHaveLength(25);
     expect(byName['thread_cache_size']).toBe('22');
     expect(byName['aurora_replica_read_consistency']).toBe('SESSION');
     expect(byName['aurora_fwd_writer_max_connections_pct']).toBe('90');
     expect(byName['aurora_fwd_writer_idle_timeout']).toBe('60');
-    const instanceParams = await raw.rds.send(new DescribeDBParametersCommand({ DBParameterGroupName: names.instanceParameterGroup }));
-    expect(Object.fromEntries((instanceParams.Parameters ?? []).map((p) => [p.ParameterName, p.ParameterValue]))).toEqual({
+    const instanceParams = await raw.rds.send(
+      new DescribeDBParametersCommand({ DBParameterGroupName: names.instanceParameterGroup }),
+    );
+    expect(
+      Object.fromEntries((instanceParams.Parameters ?? []).map((p) => [p.ParameterName, p.ParameterValue])),
+    ).toEqual({
       max_prepared_stmt_count: '1048575',
       performance_schema: '1',
     });
 
-    const cluster = (await raw.rds.send(new DescribeDBClustersCommand({ DBClusterIdentifier: names.clusterId }))).DBClusters![0]!;
+    const cluster = (await raw.rds.send(new DescribeDBClustersCommand({ DBClusterIdentifier: names.clusterId })))
+      .DBClusters![0]!;
     expect(cluster.Engine).toBe('aurora-mysql');
     expect(cluster.EngineVersion).toBe('8.0.mysql_aurora.3.04.0');
     expect(cluster.DBClusterParameterGroup).toBe(names.clusterParameterGroup);
@@ -227,10 +269,18 @@ describe('AwsBackend on moto: one cell end to end', () => {
     expect(tags['aurora-bench:cell-id']).toBe(cell.cellId);
     expect(tags['aurora-bench:expires-at']).toBe('2026-11-21T12:00:00.000Z');
     const create = rdsCalls.find((c) => c.command === 'CreateDBClusterCommand')!.input;
-    expect(create).toMatchObject({ ManageMasterUserPassword: true, EnableLocalWriteForwarding: true, MasterUsername: 'benchadmin' });
+    expect(create).toMatchObject({
+      ManageMasterUserPassword: true,
+      EnableLocalWriteForwarding: true,
+      MasterUsername: 'benchadmin',
+    });
     expect(create).not.toHaveProperty('MasterUserPassword');
 
-    const instances = (await raw.rds.send(new DescribeDBInstancesCommand({ Filters: [{ Name: 'db-cluster-id', Values: [names.clusterId] }] }))).DBInstances!;
+    const instances = (
+      await raw.rds.send(
+        new DescribeDBInstancesCommand({ Filters: [{ Name: 'db-cluster-id', Values: [names.clusterId] }] }),
+      )
+    ).DBInstances!;
     expect(instances.map((i) => i.DBInstanceIdentifier).sort()).toEqual([names.readerId(1), names.writerId].sort());
     for (const i of instances) {
       expect(i.AvailabilityZone).toBe('us-east-1a');
@@ -238,7 +288,8 @@ describe('AwsBackend on moto: one cell end to end', () => {
     }
     const createdInstances = rdsCalls.filter((c) => c.command === 'CreateDBInstanceCommand').map((c) => c.input);
     expect(createdInstances.map((i) => i['DBInstanceIdentifier'])).toEqual([names.writerId, names.readerId(1)]);
-    for (const i of createdInstances) expect(i).toMatchObject({ EnablePerformanceInsights: true, DBParameterGroupName: names.instanceParameterGroup });
+    for (const i of createdInstances)
+      expect(i).toMatchObject({ EnablePerformanceInsights: true, DBParameterGroupName: names.instanceParameterGroup });
   });
 
   it('is idempotent: provisioning again creates nothing new', async () => {
@@ -250,8 +301,14 @@ describe('AwsBackend on moto: one cell end to end', () => {
 
     // Assert
     expect(again.clusterId).toBe(resources.clusterId);
-    expect(rdsCalls.filter((c) => c.command === 'CreateDBClusterCommand' || c.command === 'CreateDBInstanceCommand')).toEqual([]);
-    const instances = (await raw.rds.send(new DescribeDBInstancesCommand({ Filters: [{ Name: 'db-cluster-id', Values: [resources.clusterId] }] }))).DBInstances!;
+    expect(
+      rdsCalls.filter((c) => c.command === 'CreateDBClusterCommand' || c.command === 'CreateDBInstanceCommand'),
+    ).toEqual([]);
+    const instances = (
+      await raw.rds.send(
+        new DescribeDBInstancesCommand({ Filters: [{ Name: 'db-cluster-id', Values: [resources.clusterId] }] }),
+      )
+    ).DBInstances!;
     expect(instances).toHaveLength(2);
   });
 
@@ -264,13 +321,22 @@ describe('AwsBackend on moto: one cell end to end', () => {
     expect(second.ready).toBe(true);
     resources = second.resources;
     const names = cellNames(run.runId, cell.cellId);
-    expect(resources.writer).toMatchObject({ instanceId: names.writerId, role: 'writer', port: 3306, az: 'us-east-1a' });
+    expect(resources.writer).toMatchObject({
+      instanceId: names.writerId,
+      role: 'writer',
+      port: 3306,
+      az: 'us-east-1a',
+    });
     expect(resources.writer!.host).toContain(names.writerId);
     expect(resources.readers.map((r) => r.instanceId)).toEqual([names.readerId(1)]);
     expect(resources.credentials.secretRef).toMatch(/^arn:aws:secretsmanager:/);
     expect(resources.backendState[`dbi:${names.writerId}`]).toMatch(/^db-/);
     // Each instance's parameter group apply status, for the check at prepare (core/workflow/effective-config.ts).
-    const applyStatus = JSON.parse(resources.backendState['parameterApplyStatus']!) as { instanceId: string; kind: string; status: string }[];
+    const applyStatus = JSON.parse(resources.backendState['parameterApplyStatus']!) as {
+      instanceId: string;
+      kind: string;
+      status: string;
+    }[];
     expect(
       applyStatus
         .filter((s) => s.kind === 'instance')
@@ -301,17 +367,27 @@ describe('AwsBackend on moto: one cell end to end', () => {
       LaunchTemplate: { LaunchTemplateId: config.launchTemplateIds.arm64 },
       ClientToken: cellNames(run.runId, cell.cellId).clientToken(0),
     });
-    const described = await raw.ec2.send(new DescribeInstancesCommand({ InstanceIds: resources.clients.map((c) => c.clientId) }));
+    const described = await raw.ec2.send(
+      new DescribeInstancesCommand({ InstanceIds: resources.clients.map((c) => c.clientId) }),
+    );
     for (const i of described.Reservations!.flatMap((r) => r.Instances!)) {
       expect(i.Placement?.AvailabilityZone).toBe('us-east-1a');
-      expect(Object.fromEntries(i.Tags!.map((t) => [t.Key, t.Value]))).toMatchObject({ 'aurora-bench:run-id': run.runId, 'aurora-bench:cell-id': cell.cellId });
+      expect(Object.fromEntries(i.Tags!.map((t) => [t.Key, t.Value]))).toMatchObject({
+        'aurora-bench:run-id': run.runId,
+        'aurora-bench:cell-id': cell.cellId,
+      });
     }
   });
 
   it('waits for the SSM agent to be Online before the clients are ready', async () => {
     // Arrange: both clients have proven sysbench works; one agent is not registered yet.
     const ids = resources.clients.map((c) => c.clientId);
-    for (const id of ids) await putReadyMarker(id, { ready: true, sysbench: 'sysbench 1.0.20 (using system LuaJIT 2.1.1700000000)', sysbenchVersion: '1.0.20' });
+    for (const id of ids)
+      await putReadyMarker(id, {
+        ready: true,
+        sysbench: 'sysbench 1.0.20 (using system LuaJIT 2.1.1700000000)',
+        sysbenchVersion: '1.0.20',
+      });
     ssm
       .on(DescribeInstanceInformationCommand)
       .resolvesOnce({ InstanceInformationList: [{ InstanceId: ids[0], PingStatus: 'Online' }] })
@@ -331,38 +407,58 @@ describe('AwsBackend on moto: one cell end to end', () => {
   it('calls a client ready only once its ready marker says sysbench works, and stops at a not-ready marker', async () => {
     // Arrange: agents online; the second client has no marker yet, then a failed one.
     const ids = resources.clients.map((c) => c.clientId);
-    ssm.on(DescribeInstanceInformationCommand).resolves({ InstanceInformationList: ids.map((id) => ({ InstanceId: id, PingStatus: 'Online' })) });
+    ssm
+      .on(DescribeInstanceInformationCommand)
+      .resolves({ InstanceInformationList: ids.map((id) => ({ InstanceId: id, PingStatus: 'Online' })) });
     await raw.s3.send(new DeleteObjectCommand({ Bucket: config.bucket, Key: clientReadyKey(ids[1]!) }));
 
     // Act
     const withoutMarker = await backend.checkClientsReady(run, cell, resources);
-    await putReadyMarker(ids[1]!, { ready: false, reason: 'sysbench autogen.sh failed; last lines: --mysql-password=hunter2 aclocal: not found' });
+    await putReadyMarker(ids[1]!, {
+      ready: false,
+      reason: 'sysbench autogen.sh failed; last lines: --mysql-password=hunter2 aclocal: not found',
+    });
     const failed = backend.checkClientsReady(run, cell, resources);
 
     // Assert
     expect(withoutMarker.ready).toBe(false);
     expect(withoutMarker.detail).toBe(`${ids[1]} installing sysbench (no ready marker yet)`);
     await expect(failed).rejects.toThrow(
-      new RegExp(`client ${ids[1]} could not prove that sysbench works: sysbench autogen.sh failed; last lines: --mysql-password=\\*\\*\\* aclocal: not found`),
+      new RegExp(
+        `client ${ids[1]} could not prove that sysbench works: sysbench autogen.sh failed; last lines: ` +
+          `--mysql-password=\\*\\*\\* aclocal: not found`,
+      ),
     );
     await expect(backend.checkClientsReady(run, cell, resources)).rejects.toBeInstanceOf(UnsupportedOnBackendError);
     // Ready again for the tests that follow.
-    await putReadyMarker(ids[1]!, { ready: true, sysbench: 'sysbench 1.0.20 (using system LuaJIT 2.1.1700000000)', sysbenchVersion: '1.0.20' });
+    await putReadyMarker(ids[1]!, {
+      ready: true,
+      sysbench: 'sysbench 1.0.20 (using system LuaJIT 2.1.1700000000)',
+      sysbenchVersion: '1.0.20',
+    });
     expect((await backend.checkClientsReady(run, cell, resources)).ready).toBe(true);
   });
 
   it("refuses a client whose sysbench lacks the cell engine's driver, and takes one that has it", async () => {
     // Arrange: this cell is Aurora MySQL (sysbench's mysql driver); the second client's build reports pgsql only.
     const ids = resources.clients.map((c) => c.clientId);
-    ssm.on(DescribeInstanceInformationCommand).resolves({ InstanceInformationList: ids.map((id) => ({ InstanceId: id, PingStatus: 'Online' })) });
-    const proven = { ready: true, sysbench: 'sysbench 1.0.20 (using system LuaJIT 2.1.1700000000)', sysbenchVersion: '1.0.20' };
+    ssm
+      .on(DescribeInstanceInformationCommand)
+      .resolves({ InstanceInformationList: ids.map((id) => ({ InstanceId: id, PingStatus: 'Online' })) });
+    const proven = {
+      ready: true,
+      sysbench: 'sysbench 1.0.20 (using system LuaJIT 2.1.1700000000)',
+      sysbenchVersion: '1.0.20',
+    };
     await putReadyMarker(ids[1]!, { ...proven, drivers: ['pgsql'] });
 
     // Act
     const without = backend.checkClientsReady(run, cell, resources);
 
     // Assert
-    await expect(without).rejects.toThrow(new RegExp(`client ${ids[1]}: its sysbench was built without the mysql driver .*\\(compiled-in: pgsql\\)`));
+    await expect(without).rejects.toThrow(
+      new RegExp(`client ${ids[1]}: its sysbench was built without the mysql driver .*\\(compiled-in: pgsql\\)`),
+    );
     await putReadyMarker(ids[1]!, { ...proven, drivers: ['mysql', 'pgsql'] });
     expect((await backend.checkClientsReady(run, cell, resources)).ready).toBe(true);
   });
@@ -413,7 +509,9 @@ describe('AwsBackend on moto: one cell end to end', () => {
       startedAt: NOW.toISOString(),
     }));
     ssm.on(GetCommandInvocationCommand, { InstanceId: handles[0]!.clientId }).resolves({ Status: 'InProgress' });
-    ssm.on(GetCommandInvocationCommand, { InstanceId: handles[1]!.clientId }).resolves({ Status: 'Success', ResponseCode: 0 });
+    ssm
+      .on(GetCommandInvocationCommand, { InstanceId: handles[1]!.clientId })
+      .resolves({ Status: 'Success', ResponseCode: 0 });
     const running = await backend.checkJobs(run, handles);
     ssm.on(GetCommandInvocationCommand, { InstanceId: handles[0]!.clientId }).resolves({
       Status: 'Failed',
@@ -435,7 +533,9 @@ describe('AwsBackend on moto: one cell end to end', () => {
     expect(finished.jobs[0]!.detail).toContain('exit code 2');
     expect(finished.jobs[0]!.detail).toContain('cannot reach host');
     expect(finished.jobs[0]!.detail).not.toContain('hunter2');
-    expect(ssm.commandCalls(CancelCommandCommand).map((c) => c.args[0].input)).toEqual(handles.map((h) => ({ CommandId: 'cmd-1', InstanceIds: [h.clientId] })));
+    expect(ssm.commandCalls(CancelCommandCommand).map((c) => c.args[0].input)).toEqual(
+      handles.map((h) => ({ CommandId: 'cmd-1', InstanceIds: [h.clientId] })),
+    );
   });
 
   it('collects CloudWatch AWS/RDS metrics (with Forwarding*) and Performance Insights rows', async () => {
@@ -448,7 +548,12 @@ describe('AwsBackend on moto: one cell end to end', () => {
       cw.send(
         new PutMetricDataCommand({
           Namespace: 'AWS/RDS',
-          MetricData: values.map((v, k) => ({ MetricName: metric, Dimensions: [{ Name: 'DBInstanceIdentifier', Value: instance }], Timestamp: minute(k + 1), Value: v })),
+          MetricData: values.map((v, k) => ({
+            MetricName: metric,
+            Dimensions: [{ Name: 'DBInstanceIdentifier', Value: instance }],
+            Timestamp: minute(k + 1),
+            Value: v,
+          })),
         }),
       );
     await put(names.writerId, 'CPUUtilization', [40, 50, 60]);
@@ -460,14 +565,24 @@ describe('AwsBackend on moto: one cell end to end', () => {
     await cw.send(
       new PutMetricDataCommand({
         Namespace: 'AWS/RDS',
-        MetricData: [{ MetricName: 'VolumeWriteIOPs', Dimensions: [{ Name: 'DBClusterIdentifier', Value: names.clusterId }], Timestamp: minute(1), Value: 4200 }],
+        MetricData: [
+          {
+            MetricName: 'VolumeWriteIOPs',
+            Dimensions: [{ Name: 'DBClusterIdentifier', Value: names.clusterId }],
+            Timestamp: minute(1),
+            Value: 4200,
+          },
+        ],
       }),
     );
     pi.on(GetResourceMetricsCommand).resolves({
       MetricList: [
         { Key: { Metric: 'db.load.avg' }, DataPoints: [{ Timestamp: minute(1), Value: 2.5 }] },
         {
-          Key: { Metric: 'db.load.avg', Dimensions: { 'db.wait_event.name': 'io/aurora_redo_log_flush', 'db.wait_event.type': 'IO' } },
+          Key: {
+            Metric: 'db.load.avg',
+            Dimensions: { 'db.wait_event.name': 'io/aurora_redo_log_flush', 'db.wait_event.type': 'IO' },
+          },
           DataPoints: [
             { Timestamp: minute(1), Value: 1.5 },
             { Timestamp: minute(2), Value: Number.NaN },
@@ -478,10 +593,15 @@ describe('AwsBackend on moto: one cell end to end', () => {
     });
 
     // Act
-    const { rows, windows } = await backend.collectServerMetrics(run, cell, resources, { stepId: 's1', start: minute(0).toISOString(), end: minute(4).toISOString() });
+    const { rows, windows } = await backend.collectServerMetrics(run, cell, resources, {
+      stepId: 's1',
+      start: minute(0).toISOString(),
+      end: minute(4).toISOString(),
+    });
 
     // Assert: four whole minutes were asked for; three came (minutes 1-3), none of the rest.
-    const windowOf = (instance: string, metric: string, source = 'cloudwatch') => windows.find((w) => w.instanceId === instance && w.metric === metric && w.source === source);
+    const windowOf = (instance: string, metric: string, source = 'cloudwatch') =>
+      windows.find((w) => w.instanceId === instance && w.metric === metric && w.source === source);
     expect(windowOf(names.writerId, 'CPUUtilization')).toEqual({
       instanceId: names.writerId,
       role: 'writer',
@@ -506,7 +626,8 @@ describe('AwsBackend on moto: one cell end to end', () => {
         .sort(),
     ).toEqual(['db.load.avg', 'db.load.avg', 'os.cpuUtilization.total.avg', 'os.cpuUtilization.total.avg']);
     const cwRows = rows.filter((r) => r.source === 'cloudwatch');
-    const series = (instance: string, metric: string) => cwRows.filter((r) => r.instance_id === instance && r.metric === metric).map((r) => r.value);
+    const series = (instance: string, metric: string) =>
+      cwRows.filter((r) => r.instance_id === instance && r.metric === metric).map((r) => r.value);
     expect(series(names.writerId, 'CPUUtilization')).toEqual([40, 50, 60]);
     expect(series(names.writerId, 'ForwardingWriterOpenSessions')).toEqual([3, 3, 4]);
     expect(series(names.readerId(1), 'AuroraReplicaLag')).toEqual([12, 15, 11]);
@@ -534,15 +655,38 @@ describe('AwsBackend on moto: one cell end to end', () => {
     await cw.send(
       new PutMetricDataCommand({
         Namespace: 'AWS/RDS',
-        MetricData: [{ MetricName: 'CPUUtilization', Dimensions: [{ Name: 'DBInstanceIdentifier', Value: names.writerId }], Timestamp: minute(0), Value: 30 }],
+        MetricData: [
+          {
+            MetricName: 'CPUUtilization',
+            Dimensions: [{ Name: 'DBInstanceIdentifier', Value: names.writerId }],
+            Timestamp: minute(0),
+            Value: 30,
+          },
+        ],
       }),
     );
-    const later = await backend.collectServerMetrics(run, cell, resources, { stepId: 's1', start: minute(0).toISOString(), end: minute(4).toISOString() });
-    expect(later.windows.find((w) => w.instanceId === names.writerId && w.metric === 'CPUUtilization')).toMatchObject({ expected: 4, received: 4 });
-    expect(later.rows.filter((r) => r.instance_id === names.writerId && r.metric === 'CPUUtilization').map((r) => r.value)).toEqual([30, 40, 50, 60]);
+    const later = await backend.collectServerMetrics(run, cell, resources, {
+      stepId: 's1',
+      start: minute(0).toISOString(),
+      end: minute(4).toISOString(),
+    });
+    expect(later.windows.find((w) => w.instanceId === names.writerId && w.metric === 'CPUUtilization')).toMatchObject({
+      expected: 4,
+      received: 4,
+    });
+    expect(
+      later.rows.filter((r) => r.instance_id === names.writerId && r.metric === 'CPUUtilization').map((r) => r.value),
+    ).toEqual([30, 40, 50, 60]);
     const piCall = pi.commandCalls(GetResourceMetricsCommand)[0]!.args[0].input;
-    expect(piCall).toMatchObject({ ServiceType: 'RDS', Identifier: resources.backendState[`dbi:${names.writerId}`], PeriodInSeconds: 60 });
-    expect(piCall.MetricQueries).toEqual([{ Metric: 'db.load.avg', GroupBy: { Group: 'db.wait_event', Limit: 10 } }, { Metric: 'os.cpuUtilization.total.avg' }]);
+    expect(piCall).toMatchObject({
+      ServiceType: 'RDS',
+      Identifier: resources.backendState[`dbi:${names.writerId}`],
+      PeriodInSeconds: 60,
+    });
+    expect(piCall.MetricQueries).toEqual([
+      { Metric: 'db.load.avg', GroupBy: { Group: 'db.wait_event', Limit: 10 } },
+      { Metric: 'os.cpuUtilization.total.avg' },
+    ]);
   });
 
   it('tears down in dependency order, and a second teardown finds everything gone', async () => {
@@ -560,7 +704,13 @@ describe('AwsBackend on moto: one cell end to end', () => {
       .filter((c) => c.command.startsWith('Delete'))
       .map(
         (c) =>
-          `${c.command}:${String(c.input['DBInstanceIdentifier'] ?? c.input['DBClusterIdentifier'] ?? c.input['DBClusterParameterGroupName'] ?? c.input['DBParameterGroupName'])}`,
+          `${c.command}:` +
+          String(
+            c.input['DBInstanceIdentifier'] ??
+              c.input['DBClusterIdentifier'] ??
+              c.input['DBClusterParameterGroupName'] ??
+              c.input['DBParameterGroupName'],
+          ),
       );
     expect(deletes.slice(0, 5)).toEqual([
       `DeleteDBInstanceCommand:${names.readerId(1)}`,
@@ -578,17 +728,29 @@ describe('AwsBackend on moto: one cell end to end', () => {
       ]),
     );
     expect(again.deleted).toEqual([]);
-    expect(again.alreadyGone).toEqual(expect.arrayContaining([`rds-cluster:${names.clusterId}`, `rds-parameter-group:${names.instanceParameterGroup}`]));
-    await expect(raw.rds.send(new DescribeDBClustersCommand({ DBClusterIdentifier: names.clusterId }))).rejects.toMatchObject({ name: 'DBClusterNotFoundFault' });
+    expect(again.alreadyGone).toEqual(
+      expect.arrayContaining([`rds-cluster:${names.clusterId}`, `rds-parameter-group:${names.instanceParameterGroup}`]),
+    );
+    await expect(
+      raw.rds.send(new DescribeDBClustersCommand({ DBClusterIdentifier: names.clusterId })),
+    ).rejects.toMatchObject({ name: 'DBClusterNotFoundFault' });
     const groups = await raw.rds.send(new DescribeDBClusterParameterGroupsCommand({}));
-    expect(groups.DBClusterParameterGroups?.map((g) => g.DBClusterParameterGroupName)).not.toContain(names.clusterParameterGroup);
-    const left = await raw.ec2.send(new DescribeInstancesCommand({ InstanceIds: resources.clients.map((c) => c.clientId) }));
-    for (const i of left.Reservations!.flatMap((r) => r.Instances!)) expect(['shutting-down', 'terminated']).toContain(i.State?.Name);
+    expect(groups.DBClusterParameterGroups?.map((g) => g.DBClusterParameterGroupName)).not.toContain(
+      names.clusterParameterGroup,
+    );
+    const left = await raw.ec2.send(
+      new DescribeInstancesCommand({ InstanceIds: resources.clients.map((c) => c.clientId) }),
+    );
+    for (const i of left.Reservations!.flatMap((r) => r.Instances!))
+      expect(['shutting-down', 'terminated']).toContain(i.State?.Name);
   });
 
   it('tears down a cell whose provisioning never returned (no resources in the state data)', async () => {
     // Arrange: only the parameter groups and the cluster exist, nothing recorded.
-    const other = spec({ variants: [{ name: 'half', instanceClass: 'db.r6g.large', az: 'b' }], workloads: [{ name: 'rw', test: 'oltp_read_write' }] });
+    const other = spec({
+      variants: [{ name: 'half', instanceClass: 'db.r6g.large', az: 'b' }],
+      workloads: [{ name: 'rw', test: 'oltp_read_write' }],
+    });
     const otherRun = runOf(other);
     const otherCell = other.cells[0]!;
     await backend.provisionCell(otherRun, otherCell);
@@ -599,7 +761,11 @@ describe('AwsBackend on moto: one cell end to end', () => {
     // Assert
     const names = cellNames(otherRun.runId, otherCell.cellId);
     expect(report.deleted).toEqual(
-      expect.arrayContaining([`rds-instance:${names.writerId}`, `rds-cluster:${names.clusterId}`, `rds-cluster-parameter-group:${names.clusterParameterGroup}`]),
+      expect.arrayContaining([
+        `rds-instance:${names.writerId}`,
+        `rds-cluster:${names.clusterId}`,
+        `rds-cluster-parameter-group:${names.clusterParameterGroup}`,
+      ]),
     );
     expect(report.alreadyGone).toContain(`rds-parameter-group:${names.instanceParameterGroup}`);
   });
@@ -614,7 +780,12 @@ describe('S3 lake on moto', () => {
     // Arrange
     const clients = clientsFor();
     const lake = new S3LakeStore(clients.s3, 'ab-lake', 'lake-test', 2);
-    const keys = ['tables/steps/dt=2026-11-21/a.jsonl', 'tables/steps/dt=2026-11-21/b.jsonl', 'tables/steps/dt=2026-11-21/c.jsonl', 'tables/runs/dt=2026-11-21/r.jsonl'];
+    const keys = [
+      'tables/steps/dt=2026-11-21/a.jsonl',
+      'tables/steps/dt=2026-11-21/b.jsonl',
+      'tables/steps/dt=2026-11-21/c.jsonl',
+      'tables/runs/dt=2026-11-21/r.jsonl',
+    ];
 
     // Act
     for (const k of keys) await lake.put(k, `{"key":"${k}"}\n`);
@@ -629,7 +800,9 @@ describe('S3 lake on moto', () => {
     expect(missing).toBeUndefined();
     expect(await lake.get('raw/x/result.json')).toBe('{"exitCode":0}');
     expect(lake.describe()).toBe('s3://ab-lake/lake-test/');
-    const rawList = await raw.s3.send(new ListObjectsV2Command({ Bucket: 'ab-lake', Prefix: 'lake-test/tables/runs/' }));
+    const rawList = await raw.s3.send(
+      new ListObjectsV2Command({ Bucket: 'ab-lake', Prefix: 'lake-test/tables/runs/' }),
+    );
     expect(rawList.Contents?.map((o) => o.Key)).toEqual(['lake-test/tables/runs/dt=2026-11-21/r.jsonl']);
     destroyAwsClients(clients);
   });
@@ -641,12 +814,28 @@ describe('sweeper on moto', () => {
     // Arrange: an expired cell (ttl 1 h, swept 2 h later), a fresh one (ttl 48 h), and a third run.
     const clients = clientsFor();
     const expiredPlan = spec({
-      variants: [{ name: 'old', instanceClass: 'db.r6g.large', az: 'a', readers: 1, clients: { count: 1, instanceType: 'c6i.large', placement: 'same-az' } }],
+      variants: [
+        {
+          name: 'old',
+          instanceClass: 'db.r6g.large',
+          az: 'a',
+          readers: 1,
+          clients: { count: 1, instanceType: 'c6i.large', placement: 'same-az' },
+        },
+      ],
       ttlHours: 1,
       ...onWriter,
     });
-    const freshPlan = spec({ variants: [{ name: 'new', instanceClass: 'db.r6g.large', az: 'b' }], ttlHours: 48, ...onWriter });
-    const abortedPlan = spec({ variants: [{ name: 'abort', instanceClass: 'db.r6g.large', az: 'a' }], ttlHours: 48, ...onWriter });
+    const freshPlan = spec({
+      variants: [{ name: 'new', instanceClass: 'db.r6g.large', az: 'b' }],
+      ttlHours: 48,
+      ...onWriter,
+    });
+    const abortedPlan = spec({
+      variants: [{ name: 'abort', instanceClass: 'db.r6g.large', az: 'a' }],
+      ttlHours: 48,
+      ...onWriter,
+    });
     const backend = new AwsBackend({ config, clients, now: () => NOW });
     const expired = await provisionReady(backend, runOf(expiredPlan), expiredPlan.cells[0]!);
     await backend.startClients(runOf(expiredPlan), expiredPlan.cells[0]!, expired);
@@ -677,11 +866,15 @@ describe('sweeper on moto', () => {
     expect(sweptAgain.cells.map((c) => c.runId)).not.toContain(expiredPlan.runId);
     expect(aborted.cells.map((c) => c.runId)).toEqual([abortedPlan.runId]);
     expect(aborted.deleted).toContain(`rds-cluster:${abortedNames.clusterId}`);
-    const clusters = (await raw.rds.send(new DescribeDBClustersCommand({}))).DBClusters!.map((c) => c.DBClusterIdentifier);
+    const clusters = (await raw.rds.send(new DescribeDBClustersCommand({}))).DBClusters!.map(
+      (c) => c.DBClusterIdentifier,
+    );
     expect(clusters).toContain(freshNames.clusterId);
     expect(clusters).not.toContain(expiredNames.clusterId);
     expect(clusters).not.toContain(abortedNames.clusterId);
-    const pgs = (await raw.rds.send(new DescribeDBParameterGroupsCommand({}))).DBParameterGroups!.map((g) => g.DBParameterGroupName);
+    const pgs = (await raw.rds.send(new DescribeDBParameterGroupsCommand({}))).DBParameterGroups!.map(
+      (g) => g.DBParameterGroupName,
+    );
     expect(pgs.filter((n) => n?.startsWith(expiredNames.base))).toEqual([]);
     destroyAwsClients(clients);
   });
@@ -700,17 +893,29 @@ describe('sweeper on moto', () => {
     const backend = new AwsBackend({ config, clients, now: () => NOW });
     for (const c of plan.cells) await backend.provisionCell(runOf(plan), c);
     const [first, second] = plan.cells.map((c) => cellNames(plan.runId, c.cellId));
-    const marked = (await raw.rds.send(new DescribeDBClustersCommand({ DBClusterIdentifier: first!.clusterId }))).DBClusters![0]!;
-    await raw.rds.send(new AddTagsToResourceCommand({ ResourceName: marked.DBClusterArn!, Tags: [{ Key: 'aurora-bench:expires-at', Value: NOW.toISOString() }] }));
+    const marked = (await raw.rds.send(new DescribeDBClustersCommand({ DBClusterIdentifier: first!.clusterId })))
+      .DBClusters![0]!;
+    await raw.rds.send(
+      new AddTagsToResourceCommand({
+        ResourceName: marked.DBClusterArn!,
+        Tags: [{ Key: 'aurora-bench:expires-at', Value: NOW.toISOString() }],
+      }),
+    );
 
     // Act
     const swept = await sweepExpired(clients, config, new Date(NOW.getTime() + 3600_000));
 
     // Assert
     expect(swept.deleted).toEqual(
-      expect.arrayContaining([`rds-cluster:${first!.clusterId}`, `rds-cluster:${second!.clusterId}`, `rds-cluster-parameter-group:${second!.clusterParameterGroup}`]),
+      expect.arrayContaining([
+        `rds-cluster:${first!.clusterId}`,
+        `rds-cluster:${second!.clusterId}`,
+        `rds-cluster-parameter-group:${second!.clusterParameterGroup}`,
+      ]),
     );
-    const clusters = (await raw.rds.send(new DescribeDBClustersCommand({}))).DBClusters!.map((c) => c.DBClusterIdentifier);
+    const clusters = (await raw.rds.send(new DescribeDBClustersCommand({}))).DBClusters!.map(
+      (c) => c.DBClusterIdentifier,
+    );
     expect(clusters).not.toContain(first!.clusterId);
     expect(clusters).not.toContain(second!.clusterId);
     destroyAwsClients(clients);

@@ -15,9 +15,20 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AthenaClient, CreateWorkGroupCommand, GetQueryExecutionCommand, ListQueryExecutionsCommand } from '@aws-sdk/client-athena';
+import {
+  AthenaClient,
+  CreateWorkGroupCommand,
+  GetQueryExecutionCommand,
+  ListQueryExecutionsCommand,
+} from '@aws-sdk/client-athena';
 import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudformation';
-import { CreateStateMachineCommand, DescribeExecutionCommand, ListExecutionsCommand, SFNClient, StopExecutionCommand } from '@aws-sdk/client-sfn';
+import {
+  CreateStateMachineCommand,
+  DescribeExecutionCommand,
+  ListExecutionsCommand,
+  SFNClient,
+  StopExecutionCommand,
+} from '@aws-sdk/client-sfn';
 import { destroyAwsClients, makeAwsClients, type AwsClients } from '../../core/backends/aws/clients';
 import { awsConfigToEnv } from '../../core/backends/aws/config';
 import { athenaResultsText } from '../../core/cli/results-aws';
@@ -63,7 +74,13 @@ const calls: string[] = [];
  * (ProvisionCell with the cell, RunStep with the step it collected), a Wait so the execution is
  * still RUNNING when the CLI first looks, and the workflow's two ends.
  */
-const CELL_HEADER = { cellId: 'r6g-r1', index: 0, repeat: 1, variant: { instanceClass: 'db.r6g.large', readers: 0 }, stepCount: 1 };
+const CELL_HEADER = {
+  cellId: 'r6g-r1',
+  index: 0,
+  repeat: 1,
+  variant: { instanceClass: 'db.r6g.large', readers: 0 },
+  stepCount: 1,
+};
 const STAND_IN_DEFINITION = {
   StartAt: 'PlanRun',
   States: {
@@ -73,7 +90,11 @@ const STAND_IN_DEFINITION = {
       Next: 'ProvisionCell',
     },
     // The workflow's ProvisionCell replaces the state with {run, cell (its header), resources}.
-    ProvisionCell: { Type: 'Pass', Parameters: { 'specName.$': '$.specName', cell: CELL_HEADER, resources: { notes: [] } }, Next: 'WaitCellReady' },
+    ProvisionCell: {
+      Type: 'Pass',
+      Parameters: { 'specName.$': '$.specName', cell: CELL_HEADER, resources: { notes: [] } },
+      Next: 'WaitCellReady',
+    },
     WaitCellReady: { Type: 'Wait', Seconds: 1, Next: 'DidStepsSucceed' },
     DidStepsSucceed: {
       Type: 'Choice',
@@ -90,7 +111,16 @@ const STAND_IN_DEFINITION = {
         done: true,
         waitS: 0,
         started: null,
-        collected: { stepId: 'rw-t2', index: 0, status: 'ok', error: null, tps: 622.88, qps: 12511.28, sysbenchVersion: '1.0.20', metrics: null },
+        collected: {
+          stepId: 'rw-t2',
+          index: 0,
+          status: 'ok',
+          error: null,
+          tps: 622.88,
+          qps: 12511.28,
+          sysbenchVersion: '1.0.20',
+          metrics: null,
+        },
       },
       ResultPath: '$.step',
       Next: 'RunSucceeded',
@@ -98,22 +128,34 @@ const STAND_IN_DEFINITION = {
     // A step that runs long enough for Ctrl-C to come while the execution is RUNNING.
     LongStep: { Type: 'Wait', Seconds: 60, Next: 'RunSucceeded' },
     RunSucceeded: { Type: 'Succeed' },
-    RunStepsFailed: { Type: 'Fail', Error: 'BenchmarkStepsFailed', Cause: 'cell r6g-r1 failed: 1 of 1 steps failed\n  step rw-t2: i-0: exit code 1' },
+    RunStepsFailed: {
+      Type: 'Fail',
+      Error: 'BenchmarkStepsFailed',
+      Cause: 'cell r6g-r1 failed: 1 of 1 steps failed\n  step rw-t2: i-0: exit code 1',
+    },
   },
 };
 
 /** Records each command name a client sends (a middleware: moto still answers). */
-const recordCall = (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: unknown) => {
-  calls.push(context.commandName ?? 'unknown');
-  return next(args);
-};
+const recordCall =
+  (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: unknown) => {
+    calls.push(context.commandName ?? 'unknown');
+    return next(args);
+  };
 
 function writeSpec(name: string, over: Partial<SpecInput> = {}): string {
   const spec: SpecInput = {
     name,
     engine: { version: '3.04.0' },
     region: REGION,
-    variants: [{ name: 'r6g', instanceClass: 'db.r6g.large', az: 'a', clients: { count: 1, instanceType: 'c6g.large', placement: 'same-az' } }],
+    variants: [
+      {
+        name: 'r6g',
+        instanceClass: 'db.r6g.large',
+        az: 'a',
+        clients: { count: 1, instanceType: 'c6g.large', placement: 'same-az' },
+      },
+    ],
     data: { tables: 2, tableSize: 1000 },
     defaults: { durationS: 2, warmupS: 0, reportIntervalS: 1 },
     workloads: [
@@ -153,10 +195,19 @@ beforeAll(async () => {
   });
   if (configured.status !== 201) throw new Error(`moto-api config: ${configured.status} ${await configured.text()}`);
   const sm = await sfn.send(
-    new CreateStateMachineCommand({ name: 'aurora-bench', definition: JSON.stringify(STAND_IN_DEFINITION), roleArn: 'arn:aws:iam::123456789012:role/aurora-bench-sfn' }),
+    new CreateStateMachineCommand({
+      name: 'aurora-bench',
+      definition: JSON.stringify(STAND_IN_DEFINITION),
+      roleArn: 'arn:aws:iam::123456789012:role/aurora-bench-sfn',
+    }),
   );
   stateMachineArn = sm.stateMachineArn!;
-  await athena.send(new CreateWorkGroupCommand({ Name: WORK_GROUP, Configuration: { ResultConfiguration: { OutputLocation: 's3://ab-results/athena/' } } }));
+  await athena.send(
+    new CreateWorkGroupCommand({
+      Name: WORK_GROUP,
+      Configuration: { ResultConfiguration: { OutputLocation: 's3://ab-results/athena/' } },
+    }),
+  );
   // The stack's outputs as lib/aurora-bench-stack.ts exports them (core/backends/aws/stack-outputs.ts STACK_OUTPUTS).
   const template = {
     Parameters: { StateMachineArnParameter: { Type: 'String' } },
@@ -199,7 +250,16 @@ describe('runOnAws against moto', () => {
     const lines: string[] = [];
 
     // Act
-    const exitCode = await runOnAws({ specFile, repoRoot: REPO, stackName: STACK, log: (l) => lines.push(l), sfn, cfn, clients, pollMs: 50 });
+    const exitCode = await runOnAws({
+      specFile,
+      repoRoot: REPO,
+      stackName: STACK,
+      log: (l) => lines.push(l),
+      sfn,
+      cfn,
+      clients,
+      pollMs: 50,
+    });
 
     // Assert: the execution moto holds.
     expect(exitCode).toBe(0);
@@ -214,7 +274,8 @@ describe('runOnAws against moto', () => {
     // Assert: followed from RUNNING (the Wait) to the end, each history line printed once.
     expect(calls.filter((c) => c === 'DescribeExecutionCommand').length).toBeGreaterThanOrEqual(2);
     const started = lines.findIndex((l) => l.startsWith('started '));
-    // The ETA from the plan: one cell's provisioning and teardown on AWS (30 min) and two short steps (core/plan/eta.ts).
+    // The ETA from the plan: one cell's provisioning and teardown
+    // on AWS (30 min) and two short steps (core/plan/eta.ts).
     expect(lines[started + 1]).toMatch(/^plan: ETA 31 min \(about \d\d:\d\d UTC[^)]*\), 0 of 2 steps done$/);
     expect(lines.slice(started + 2)).toEqual([
       '[1/1 r6g-r1] provisioning',
@@ -225,7 +286,10 @@ describe('runOnAws against moto', () => {
     ]);
     // Assert: the preflight ran first and refused nothing.
     expect(lines.slice(0, started).join('\n')).toMatch(
-      /^Preflight of "cli-aws-ok" on AWS \(us-east-1, stack aurora-bench-moto\)[\s\S]*0 refused, \d+ with warnings, \d+ ok: the account can run this experiment$/,
+      new RegExp(
+        /^Preflight of "cli-aws-ok" on AWS \(us-east-1, stack aurora-bench-moto\)[\s\S]*0 refused,/.source +
+          / \d+ with warnings, \d+ ok: the account can run this experiment$/.source,
+      ),
     );
   });
 
@@ -234,10 +298,16 @@ describe('runOnAws against moto', () => {
     // execution has ended, so the next status the CLI reads is final while its history is stale.
     const specFile = writeSpec('cli-aws-ends-between');
     const lines: string[] = [];
-    const slowSfn = new SFNClient({ region: REGION, endpoint: moto.endpoint, credentials: CREDENTIALS, maxAttempts: 1 });
+    const slowSfn = new SFNClient({
+      region: REGION,
+      endpoint: moto.endpoint,
+      credentials: CREDENTIALS,
+      maxAttempts: 1,
+    });
     let historyReads = 0;
     const staleFirstHistory =
-      (next: (args: { input: { executionArn?: string } }) => Promise<unknown>, context: { commandName?: string }) => async (args: { input: { executionArn?: string } }) => {
+      (next: (args: { input: { executionArn?: string } }) => Promise<unknown>, context: { commandName?: string }) =>
+      async (args: { input: { executionArn?: string } }) => {
         const result = await next(args);
         if (context.commandName === 'GetExecutionHistoryCommand' && historyReads++ === 0) {
           for (let i = 0; i < 200; i++) {
@@ -253,7 +323,16 @@ describe('runOnAws against moto', () => {
     // Act
     let exitCode: number;
     try {
-      exitCode = await runOnAws({ specFile, repoRoot: REPO, stackName: STACK, log: (l) => lines.push(l), sfn: slowSfn, cfn, clients, pollMs: 50 });
+      exitCode = await runOnAws({
+        specFile,
+        repoRoot: REPO,
+        stackName: STACK,
+        log: (l) => lines.push(l),
+        sfn: slowSfn,
+        cfn,
+        clients,
+        pollMs: 50,
+      });
     } finally {
       slowSfn.destroy();
     }
@@ -270,46 +349,56 @@ describe('runOnAws against moto', () => {
   });
 
   it.each([
-    ['stop', 'ABORTED', /^stopping: StopExecution sent for \S+; it ends ABORTED and the safety net's rule on ABORTED executions tears down every cell of run /],
+    [
+      'stop',
+      'ABORTED',
+      new RegExp(
+        /^stopping: StopExecution sent for \S+; it ends ABORTED and the safety net's rule on ABORTED/.source +
+          / executions tears down every cell of run /.source,
+      ),
+    ],
     ['leave', 'RUNNING', /^left running: execution \S+ goes on/],
-  ] as const)('on Ctrl-C asks what to do; answered %s, the execution is %s and the follower says so', async (choice, status, said) => {
-    // Arrange: Ctrl-C once the cell's first line is printed (the execution then waits in LongStep).
-    const specFile = writeSpec(LONG_SPEC_NAME);
-    const lines: string[] = [];
-    const interrupt = new AbortController();
-    const asked: string[] = [];
-    const log = (l: string) => {
-      lines.push(l);
-      if (l.endsWith('provisioning')) interrupt.abort();
-    };
+  ] as const)(
+    'on Ctrl-C asks what to do; answered %s, the execution is %s and the follower says so',
+    async (choice, status, said) => {
+      // Arrange: Ctrl-C once the cell's first line is printed (the execution then waits in LongStep).
+      const specFile = writeSpec(LONG_SPEC_NAME);
+      const lines: string[] = [];
+      const interrupt = new AbortController();
+      const asked: string[] = [];
+      const log = (l: string) => {
+        lines.push(l);
+        if (l.endsWith('provisioning')) interrupt.abort();
+      };
 
-    // Act
-    const exitCode = await runOnAws({
-      specFile,
-      repoRoot: REPO,
-      stackName: STACK,
-      log,
-      sfn,
-      cfn,
-      clients,
-      pollMs: 50,
-      interrupt: interrupt.signal,
-      onInterrupt: (arn) => {
-        asked.push(arn);
-        return Promise.resolve(choice);
-      },
-    });
+      // Act
+      const exitCode = await runOnAws({
+        specFile,
+        repoRoot: REPO,
+        stackName: STACK,
+        log,
+        sfn,
+        cfn,
+        clients,
+        pollMs: 50,
+        interrupt: interrupt.signal,
+        onInterrupt: (arn) => {
+          asked.push(arn);
+          return Promise.resolve(choice);
+        },
+      });
 
-    // Assert
-    const executionArn = /^started (\S+)/.exec(lines.find((l) => l.startsWith('started ')) ?? '')?.[1];
-    expect(exitCode).toBe(130);
-    expect(asked).toEqual([executionArn]);
-    expect(lines.some((l) => said.test(l))).toBe(true);
-    const execution = await sfn.send(new DescribeExecutionCommand({ executionArn: executionArn! }));
-    expect(execution.status).toBe(status);
-    if (choice === 'stop') expect(lines.some((l) => l.startsWith('execution ABORTED'))).toBe(true);
-    else await sfn.send(new StopExecutionCommand({ executionArn: executionArn! }));
-  });
+      // Assert
+      const executionArn = /^started (\S+)/.exec(lines.find((l) => l.startsWith('started ')) ?? '')?.[1];
+      expect(exitCode).toBe(130);
+      expect(asked).toEqual([executionArn]);
+      expect(lines.some((l) => said.test(l))).toBe(true);
+      const execution = await sfn.send(new DescribeExecutionCommand({ executionArn: executionArn! }));
+      expect(execution.status).toBe(status);
+      if (choice === 'stop') expect(lines.some((l) => l.startsWith('execution ABORTED'))).toBe(true);
+      else await sfn.send(new StopExecutionCommand({ executionArn: executionArn! }));
+    },
+  );
 
   it('returns 1 with the error and cause when the execution fails', async () => {
     // Arrange
@@ -317,11 +406,22 @@ describe('runOnAws against moto', () => {
     const lines: string[] = [];
 
     // Act
-    const exitCode = await runOnAws({ specFile, repoRoot: REPO, stackName: STACK, log: (l) => lines.push(l), sfn, cfn, clients, pollMs: 50 });
+    const exitCode = await runOnAws({
+      specFile,
+      repoRoot: REPO,
+      stackName: STACK,
+      log: (l) => lines.push(l),
+      sfn,
+      cfn,
+      clients,
+      pollMs: 50,
+    });
 
     // Assert
     expect(exitCode).toBe(1);
-    expect(lines).toContain('execution FAILED: BenchmarkStepsFailed\ncell r6g-r1 failed: 1 of 1 steps failed\n  step rw-t2: i-0: exit code 1');
+    expect(lines).toContain(
+      'execution FAILED: BenchmarkStepsFailed\ncell r6g-r1 failed: 1 of 1 steps failed\n  step rw-t2: i-0: exit code 1',
+    );
     const runId = /\(run (\S+)\)/.exec(lines.find((l) => l.startsWith('started ')) ?? '')?.[1];
     const failed = await sfn.send(new ListExecutionsCommand({ stateMachineArn, statusFilter: 'FAILED' }));
     expect(failed.executions?.map((e) => e.name)).toEqual([runId]);
@@ -334,12 +434,24 @@ describe('runOnAws against moto', () => {
     const lines: string[] = [];
 
     // Act
-    const exitCode = await runOnAws({ specFile, repoRoot: REPO, stackName: 'no-such-stack', log: (l) => lines.push(l), sfn, cfn, clients, pollMs: 50 });
+    const exitCode = await runOnAws({
+      specFile,
+      repoRoot: REPO,
+      stackName: 'no-such-stack',
+      log: (l) => lines.push(l),
+      sfn,
+      cfn,
+      clients,
+      pollMs: 50,
+    });
 
     // Assert
     expect(exitCode).toBe(1);
     expect(lines.join('\n')).toMatch(
-      /REFUSE {2}deployed stack .*\n {10}- refused: stack no-such-stack: stack "no-such-stack" not found \(.*does not exist\): deploy it with `npx cdk deploy` or pass --stack NAME/,
+      new RegExp(
+        /REFUSE {2}deployed stack .*\n {10}- refused: stack no-such-stack: stack "no-such-stack" not/.source +
+          / found \(.*does not exist\): deploy it with `npx cdk deploy` or pass --stack NAME/.source,
+      ),
     );
     expect(calls).not.toContain('StartExecutionCommand');
     expect(await executionCount()).toBe(before);
@@ -353,12 +465,23 @@ describe('runOnAws against moto', () => {
     calls.length = 0;
 
     // Act
-    const exitCode = await runOnAws({ specFile, repoRoot: REPO, stackName: STACK, log: (l) => lines.push(l), sfn, cfn, clients, pollMs: 50 });
+    const exitCode = await runOnAws({
+      specFile,
+      repoRoot: REPO,
+      stackName: STACK,
+      log: (l) => lines.push(l),
+      sfn,
+      cfn,
+      clients,
+      pollMs: 50,
+    });
 
     // Assert
     expect(exitCode).toBe(1);
     const text = lines.join('\n');
-    expect(text).toMatch(/REFUSE {2}budget .*\n {10}- refused: budget\.maxUsd: estimated cost \$[\d.]+ exceeds budget\.maxUsd \$0\.01/);
+    expect(text).toMatch(
+      /REFUSE {2}budget .*\n {10}- refused: budget\.maxUsd: estimated cost \$[\d.]+ exceeds budget\.maxUsd \$0\.01/,
+    );
     expect(text).toMatch(/ok {6}network and client downloads/);
     expect(text).toMatch(/1 refused, \d+ with warnings, \d+ ok: fix what is refused above; nothing was created$/);
     // Only the stack was read (for the preflight's configuration), nothing started.
@@ -373,7 +496,12 @@ describe('athenaResultsText against moto Athena', () => {
 
   async function queriesSent(): Promise<string[]> {
     const ids = (await athena.send(new ListQueryExecutionsCommand({ WorkGroup: WORK_GROUP }))).QueryExecutionIds ?? [];
-    const queries = await Promise.all(ids.map(async (id) => (await athena.send(new GetQueryExecutionCommand({ QueryExecutionId: id }))).QueryExecution?.Query ?? ''));
+    const queries = await Promise.all(
+      ids.map(
+        async (id) =>
+          (await athena.send(new GetQueryExecutionCommand({ QueryExecutionId: id }))).QueryExecution?.Query ?? '',
+      ),
+    );
     return queries;
   }
 
@@ -381,7 +509,20 @@ describe('athenaResultsText against moto Athena', () => {
     // Arrange
     const runId = 'moto-wf-20261121-100000-abcd';
     const run = athenaTable(
-      ['run_id', 'spec_name', 'backend', 'region', 'status', 'started_at', 'ended_at', 'error', 'server_version', 'sysbench_version', 'cells', 'dt'].map((name) => ({
+      [
+        'run_id',
+        'spec_name',
+        'backend',
+        'region',
+        'status',
+        'started_at',
+        'ended_at',
+        'error',
+        'server_version',
+        'sysbench_version',
+        'cells',
+        'dt',
+      ].map((name) => ({
         name,
         type: 'varchar',
       })),
@@ -424,8 +565,48 @@ describe('athenaResultsText against moto Athena', () => {
       { name: 'saturated_clients', type: 'bigint' },
     ];
     const steps = athenaTable(stepColumns, [
-      ['r6g', '1', 'rw-t2', '0', 'rw', '2', '0', '0.0', 'writer', 'ok', null, '622.88', '12511.28', '3.2', '95', '8.13', '10', '32.0', '0'],
-      ['r6g', '1', 'scan-t1', '1', 'scan', '1', '0', '0.0', 'writer', 'failed', 'i-0: FATAL: table missing', null, null, null, '95', null, '0', null, '0'],
+      [
+        'r6g',
+        '1',
+        'rw-t2',
+        '0',
+        'rw',
+        '2',
+        '0',
+        '0.0',
+        'writer',
+        'ok',
+        null,
+        '622.88',
+        '12511.28',
+        '3.2',
+        '95',
+        '8.13',
+        '10',
+        '32.0',
+        '0',
+      ],
+      [
+        'r6g',
+        '1',
+        'scan-t1',
+        '1',
+        'scan',
+        '1',
+        '0',
+        '0.0',
+        'writer',
+        'failed',
+        'i-0: FATAL: table missing',
+        null,
+        null,
+        null,
+        '95',
+        null,
+        '0',
+        null,
+        '0',
+      ],
     ]);
     await queueAthenaResults(moto.endpoint, [...viewResults(), run, steps]);
 
@@ -436,7 +617,8 @@ describe('athenaResultsText against moto Athena', () => {
     expect(text).toContain(`Run ${runId} (moto-wf) on aws ${REGION}: succeeded`);
     expect(text).toContain('server 8.0.mysql_aurora.3.04.0, 1.0.20');
     const rw = text.split('\n').find((l) => l.includes(' rw '))!;
-    for (const cell of ['r6g', 'writer', 'ok', '622.88', '12,511.28', '3.20', '8.13', '10', '32']) expect(rw).toContain(cell);
+    for (const cell of ['r6g', 'writer', 'ok', '622.88', '12,511.28', '3.20', '8.13', '10', '32'])
+      expect(rw).toContain(cell);
     const scan = text.split('\n').find((l) => l.includes(' scan '))!;
     expect(scan).toContain('failed');
     expect(scan).toContain('i-0: FATAL: table missing');
@@ -466,7 +648,9 @@ describe('athenaResultsText against moto Athena', () => {
     const text = await athenaResultsText({
       stackName: STACK,
       json: true,
-      sql: 'SELECT variant, avg(tps) AS tps, count(*) AS steps, bool_or(client_saturated) AS saturated FROM steps GROUP BY 1',
+      sql:
+        'SELECT variant, avg(tps) AS tps, count(*) AS steps, bool_or(client_saturated) AS saturated FROM ' +
+        'steps GROUP BY 1',
       athena,
       cfn,
       s3: raw.s3,

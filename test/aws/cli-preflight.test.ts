@@ -17,7 +17,14 @@ import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { awsConfigToEnv } from '../../core/backends/aws/config';
 import { BACKEND_CONFIG_OUTPUT } from '../../core/backends/aws/stack-outputs';
 import type { SpecInput } from '../../core/experiment/schema';
-import { createStandingInfrastructure, CREDENTIALS, destroyRawClients, rawClients, REGION, type RawClients } from './fixtures';
+import {
+  createStandingInfrastructure,
+  CREDENTIALS,
+  destroyRawClients,
+  rawClients,
+  REGION,
+  type RawClients,
+} from './fixtures';
 import { startMoto, type MotoServer } from './moto';
 
 const REPO = join(__dirname, '..', '..');
@@ -55,7 +62,14 @@ function writeSpec(name: string, over: Partial<SpecInput> = {}): string {
     name,
     engine: { version: '3.10.4' },
     region: REGION,
-    variants: [{ name: 'r6g', instanceClass: 'db.r6g.large', az: 'a', clients: { count: 1, instanceType: 'c6g.large', placement: 'same-az' } }],
+    variants: [
+      {
+        name: 'r6g',
+        instanceClass: 'db.r6g.large',
+        az: 'a',
+        clients: { count: 1, instanceType: 'c6g.large', placement: 'same-az' },
+      },
+    ],
     data: { tables: 2, tableSize: 1000 },
     workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [2] }],
     ...over,
@@ -111,7 +125,9 @@ describe('aurora-bench preflight --aws (the built CLI against moto)', () => {
     expect(r.stderr).not.toMatch(/aurora-bench:/);
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
-    expect(lines[0]).toBe(`Preflight of "preflight-ok" on AWS (us-east-1, stack ${STACK}): read-only checks, nothing is created`);
+    expect(lines[0]).toBe(
+      `Preflight of "preflight-ok" on AWS (us-east-1, stack ${STACK}): read-only checks, nothing is created`,
+    );
     for (const title of [
       'deployed stack',
       'engine version',
@@ -132,7 +148,14 @@ describe('aurora-bench preflight --aws (the built CLI against moto)', () => {
   it('prints every refusal at once with its JSON path or account setting, exits 1 and creates nothing', async () => {
     // Arrange: an AZ without a subnet, an instance type that does not exist (so it has no price for the budget either).
     const spec = writeSpec('preflight-refused', {
-      variants: [{ name: 'nowhere', instanceClass: 'db.r6g.large', az: 'd', clients: { count: 1, instanceType: 'cc2.8xlarge', placement: 'same-az' } }],
+      variants: [
+        {
+          name: 'nowhere',
+          instanceClass: 'db.r6g.large',
+          az: 'd',
+          clients: { count: 1, instanceType: 'cc2.8xlarge', placement: 'same-az' },
+        },
+      ],
       budget: { maxUsd: 0.01 },
     });
     const before = await accountState();
@@ -142,14 +165,28 @@ describe('aurora-bench preflight --aws (the built CLI against moto)', () => {
 
     // Assert
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/REFUSE {2}client instances .*\n {10}- refused: variants\[0\]\.clients\.instanceType: EC2 instance type cc2\.8xlarge does not exist in us-east-1/);
     expect(r.stdout).toMatch(
-      /REFUSE {2}network and client downloads .*\n {10}- refused: variants\[0\]\.az: AZ us-east-1d has no subnet of stack AuroraBenchMoto \(configured: us-east-1a, us-east-1b\): use one of those AZs/,
+      new RegExp(
+        /REFUSE {2}client instances .*\n {10}- refused: variants\[0\]\.clients\.instanceType: EC2/.source +
+          / instance type cc2\.8xlarge does not exist in us-east-1/.source,
+      ),
     );
     expect(r.stdout).toMatch(
-      /REFUSE {2}budget .*\n {10}- refused: budget\.maxUsd: cannot check budget\.maxUsd \$0\.01: no price for cc2\.8xlarge in us-east-1 \(add them with --prices\)/,
+      new RegExp(
+        /REFUSE {2}network and client downloads .*\n {10}- refused: variants\[0\]\.az: AZ us-east-1d/.source +
+          / has no subnet of stack AuroraBenchMoto \(configured: us-east-1a, us-east-1b\): use one of/.source +
+          / those AZs/.source,
+      ),
     );
-    expect(r.stdout.trimEnd().split('\n').at(-1)).toMatch(/^3 refused, \d+ with warnings, \d+ ok: fix what is refused above; nothing was created$/);
+    expect(r.stdout).toMatch(
+      new RegExp(
+        /REFUSE {2}budget .*\n {10}- refused: budget\.maxUsd: cannot check budget\.maxUsd \$0\.01: no/.source +
+          / price for cc2\.8xlarge in us-east-1 \(add them with --prices\)/.source,
+      ),
+    );
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toMatch(
+      /^3 refused, \d+ with warnings, \d+ ok: fix what is refused above; nothing was created$/,
+    );
     expect(await accountState()).toBe(before);
   });
 
@@ -163,7 +200,10 @@ describe('aurora-bench preflight --aws (the built CLI against moto)', () => {
     // Assert
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(
-      /REFUSE {2}deployed stack +not usable\n {10}- refused: stack NoSuchStack: stack "NoSuchStack" not found \(.*\): deploy it with `npx cdk deploy` or pass --stack NAME \(and --region\)/,
+      new RegExp(
+        /REFUSE {2}deployed stack +not usable\n {10}- refused: stack NoSuchStack: stack "NoSuchStack"/.source +
+          / not found \(.*\): deploy it with `npx cdk deploy` or pass --stack NAME \(and --region\)/.source,
+      ),
     );
   });
 
@@ -173,6 +213,8 @@ describe('aurora-bench preflight --aws (the built CLI against moto)', () => {
 
     // Assert
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe('aurora-bench: preflight checks an AWS account: pass --aws (a local run checks its own tools when it starts)\n');
+    expect(r.stderr).toBe(
+      'aurora-bench: preflight checks an AWS account: pass --aws (a local run checks its own tools when it starts)\n',
+    );
   });
 });

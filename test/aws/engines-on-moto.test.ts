@@ -6,7 +6,12 @@
  * cluster (engine, family, port 5432), and the sweeper finding a DB instance cell by its tags.
  * moto keeps the API state only: the data plane is rehearsed in test/rehearsal.
  */
-import { DescribeDBInstancesCommand, DescribeDBParameterGroupsCommand, DescribeDBParametersCommand, DescribeDBClustersCommand } from '@aws-sdk/client-rds';
+import {
+  DescribeDBInstancesCommand,
+  DescribeDBParameterGroupsCommand,
+  DescribeDBParametersCommand,
+  DescribeDBClustersCommand,
+} from '@aws-sdk/client-rds';
 import type { CellPlan, Plan } from '../../core/plan/types';
 import type { CellResources, RunContext } from '../../core/backend';
 import { AwsBackend } from '../../core/backends/aws/aws-backend';
@@ -19,7 +24,14 @@ import { teardownRun } from '../../core/backends/aws/sweeper';
 import { validateSpec } from '../../core/experiment/validate';
 import type { SpecInput } from '../../core/experiment/schema';
 import { planRun } from '../../core/plan/plan';
-import { createStandingInfrastructure, CREDENTIALS, destroyRawClients, rawClients, REGION, type RawClients } from './fixtures';
+import {
+  createStandingInfrastructure,
+  CREDENTIALS,
+  destroyRawClients,
+  rawClients,
+  REGION,
+  type RawClients,
+} from './fixtures';
 import { startMoto, type MotoServer } from './moto';
 
 const NOW = new Date('2026-11-23T01:00:00Z');
@@ -38,7 +50,10 @@ beforeAll(async () => {
   clients = makeAwsClients({ region: REGION, endpoint: moto.endpoint, credentials: CREDENTIALS, maxAttempts: 1 });
   clients.rds.middlewareStack.add(
     (next, context) => async (args) => {
-      rdsCalls.push({ command: (context.commandName as string).replace(/Command$/, ''), input: args.input as Record<string, unknown> });
+      rdsCalls.push({
+        command: (context.commandName as string).replace(/Command$/, ''),
+        input: args.input as Record<string, unknown>,
+      });
       return next(args);
     },
     { step: 'initialize', name: 'recordRdsCalls' },
@@ -66,10 +81,22 @@ function planOf(engine: SpecInput['engine'], variant: Partial<SpecInput['variant
 }
 
 function runOf(plan: Plan): RunContext {
-  return { runId: plan.runId, specName: plan.specName, backend: 'aws', region: plan.region, engineVersion: plan.engine.version, dt: plan.dt, ttlHours: plan.ttlHours };
+  return {
+    runId: plan.runId,
+    specName: plan.specName,
+    backend: 'aws',
+    region: plan.region,
+    engineVersion: plan.engine.version,
+    dt: plan.dt,
+    ttlHours: plan.ttlHours,
+  };
 }
 
-async function untilReady(run: RunContext, cell: CellPlan, resources: CellResources): Promise<{ resources: CellResources; checks: number }> {
+async function untilReady(
+  run: RunContext,
+  cell: CellPlan,
+  resources: CellResources,
+): Promise<{ resources: CellResources; checks: number }> {
   let current = resources;
   for (let checks = 1; checks <= 5; checks++) {
     const state = await backend.checkCellReady(run, cell, current);
@@ -82,7 +109,10 @@ async function untilReady(run: RunContext, cell: CellPlan, resources: CellResour
 describe('RDS for MariaDB: a DB instance and its read replica', () => {
   const plan = planOf(
     { kind: 'rds-mariadb', version: '10.11.9' },
-    { clusterParameters: { innodb_flush_log_at_trx_commit: 2 }, instanceParameters: { thread_handling: 'pool-of-threads', thread_pool_size: 16 } },
+    {
+      clusterParameters: { innodb_flush_log_at_trx_commit: 2 },
+      instanceParameters: { thread_handling: 'pool-of-threads', thread_pool_size: 16 },
+    },
   );
   const run = runOf(plan);
   const cell = plan.cells[0]!;
@@ -97,15 +127,24 @@ describe('RDS for MariaDB: a DB instance and its read replica', () => {
     ready = resources;
 
     // Assert: one DB parameter group with both levels' values (an RDS DB instance has no cluster group).
-    const group = (await raw.rds.send(new DescribeDBParameterGroupsCommand({ DBParameterGroupName: names.instanceParameterGroup }))).DBParameterGroups![0]!;
+    const group = (
+      await raw.rds.send(new DescribeDBParameterGroupsCommand({ DBParameterGroupName: names.instanceParameterGroup }))
+    ).DBParameterGroups![0]!;
     expect(group.DBParameterGroupFamily).toBe('mariadb10.11');
     const values = Object.fromEntries(
-      ((await raw.rds.send(new DescribeDBParametersCommand({ DBParameterGroupName: names.instanceParameterGroup, Source: 'user' }))).Parameters ?? []).map((p) => [
-        p.ParameterName,
-        p.ParameterValue,
-      ]),
+      (
+        (
+          await raw.rds.send(
+            new DescribeDBParametersCommand({ DBParameterGroupName: names.instanceParameterGroup, Source: 'user' }),
+          )
+        ).Parameters ?? []
+      ).map((p) => [p.ParameterName, p.ParameterValue]),
     );
-    expect(values).toMatchObject({ thread_handling: 'pool-of-threads', thread_pool_size: '16', innodb_flush_log_at_trx_commit: '2' });
+    expect(values).toMatchObject({
+      thread_handling: 'pool-of-threads',
+      thread_pool_size: '16',
+      innodb_flush_log_at_trx_commit: '2',
+    });
     expect(afterProvision).not.toContain('CreateDBCluster');
     expect(afterProvision).not.toContain('CreateDBInstanceReadReplica');
     const create = rdsCalls.find((c) => c.command === 'CreateDBInstance')!.input;
@@ -121,7 +160,10 @@ describe('RDS for MariaDB: a DB instance and its read replica', () => {
       BackupRetentionPeriod: 1,
     });
     const replica = rdsCalls.find((c) => c.command === 'CreateDBInstanceReadReplica')!.input;
-    expect(replica).toMatchObject({ DBInstanceIdentifier: names.readerId(1), SourceDBInstanceIdentifier: names.writerId });
+    expect(replica).toMatchObject({
+      DBInstanceIdentifier: names.readerId(1),
+      SourceDBInstanceIdentifier: names.writerId,
+    });
     // Same-Region replicas take the source's group: naming one is refused for MySQL (db-instances.ts).
     expect(replica).not.toHaveProperty('DBParameterGroupName');
     expect(checks).toBeGreaterThanOrEqual(1);
@@ -143,44 +185,83 @@ describe('RDS for MariaDB: a DB instance and its read replica', () => {
   it('tears down the replica, then the source, then the group; a second pass finds all gone', async () => {
     // Act
     const first = await backend.teardownCell(run, cell, ready).catch((e: unknown) => e);
-    const deletes = rdsCalls.filter((c) => c.command.startsWith('Delete')).map((c) => `${c.command} ${String(c.input['DBInstanceIdentifier'] ?? c.input['DBParameterGroupName'])}`);
+    const deletes = rdsCalls
+      .filter((c) => c.command.startsWith('Delete'))
+      .map((c) => `${c.command} ${String(c.input['DBInstanceIdentifier'] ?? c.input['DBParameterGroupName'])}`);
     const second = await backend.teardownCell(run, cell, ready);
     // Assert
     expect(first).not.toBeInstanceOf(Error);
-    expect(deletes).toEqual([`DeleteDBInstance ${names.readerId(1)}`, `DeleteDBInstance ${names.writerId}`, `DeleteDBParameterGroup ${names.instanceParameterGroup}`]);
+    expect(deletes).toEqual([
+      `DeleteDBInstance ${names.readerId(1)}`,
+      `DeleteDBInstance ${names.writerId}`,
+      `DeleteDBParameterGroup ${names.instanceParameterGroup}`,
+    ]);
     expect(second.deleted).toEqual([]);
     expect(second.alreadyGone).toEqual(
-      expect.arrayContaining([`rds-instance:${names.writerId}`, `rds-instance:${names.readerId(1)}`, `rds-parameter-group:${names.instanceParameterGroup}`]),
+      expect.arrayContaining([
+        `rds-instance:${names.writerId}`,
+        `rds-instance:${names.readerId(1)}`,
+        `rds-parameter-group:${names.instanceParameterGroup}`,
+      ]),
     );
-    expect((await raw.rds.send(new DescribeDBInstancesCommand({}))).DBInstances!.filter((i) => i.DBInstanceIdentifier!.startsWith(names.clusterId))).toEqual([]);
+    expect(
+      (await raw.rds.send(new DescribeDBInstancesCommand({}))).DBInstances!.filter((i) =>
+        i.DBInstanceIdentifier!.startsWith(names.clusterId),
+      ),
+    ).toEqual([]);
   });
 });
 
 describe('Aurora PostgreSQL and RDS for PostgreSQL', () => {
-  it('creates an aurora-postgresql cluster of family aurora-postgresql16 whose endpoints are on 5432, its write-forwarding level as apg_write_forward.consistency_mode', async () => {
-    // Arrange
-    const plan = planOf({ kind: 'aurora-postgresql', version: '16.4' }, { readers: 0, writeForwarding: { enabled: true, consistency: 'GLOBAL' } });
-    const run = runOf(plan);
-    const cell = plan.cells[0]!;
-    const names = cellNames(run.runId, cell.cellId);
-    // Act
-    const { resources } = await untilReady(run, cell, await backend.provisionCell(run, cell));
-    const cluster = (await raw.rds.send(new DescribeDBClustersCommand({ DBClusterIdentifier: names.clusterId }))).DBClusters![0]!;
-    await backend.teardownCell(run, cell, resources);
-    // Assert
-    expect(cluster.Engine).toBe('aurora-postgresql');
-    expect(cluster.EngineVersion).toBe('16.4');
-    expect(rdsCalls.find((c) => c.command === 'CreateDBClusterParameterGroup' && c.input['DBClusterParameterGroupName'] === names.clusterParameterGroup)!.input).toMatchObject({
-      DBParameterGroupFamily: 'aurora-postgresql16',
-    });
-    expect(rdsCalls.find((c) => c.command === 'CreateDBInstance' && c.input['DBInstanceIdentifier'] === names.writerId)!.input).toMatchObject({ Engine: 'aurora-postgresql' });
-    expect(rdsCalls.find((c) => c.command === 'CreateDBCluster')!.input).toMatchObject({ EnableLocalWriteForwarding: true });
-    const parameters = rdsCalls
-      .filter((c) => c.command === 'ModifyDBClusterParameterGroup' && c.input['DBClusterParameterGroupName'] === names.clusterParameterGroup)
-      .flatMap((c) => c.input['Parameters'] as { ParameterName: string; ParameterValue: string }[]);
-    expect(parameters).toEqual([expect.objectContaining({ ParameterName: 'apg_write_forward.consistency_mode', ParameterValue: 'GLOBAL' })]);
-    expect(resources.writer).toMatchObject({ port: 5432 });
-  });
+  it(
+    'creates an aurora-postgresql cluster of family aurora-postgresql16 whose endpoints are on 5432, its ' +
+      'write-forwarding level as apg_write_forward.consistency_mode',
+    async () => {
+      // Arrange
+      const plan = planOf(
+        { kind: 'aurora-postgresql', version: '16.4' },
+        { readers: 0, writeForwarding: { enabled: true, consistency: 'GLOBAL' } },
+      );
+      const run = runOf(plan);
+      const cell = plan.cells[0]!;
+      const names = cellNames(run.runId, cell.cellId);
+      // Act
+      const { resources } = await untilReady(run, cell, await backend.provisionCell(run, cell));
+      const cluster = (await raw.rds.send(new DescribeDBClustersCommand({ DBClusterIdentifier: names.clusterId })))
+        .DBClusters![0]!;
+      await backend.teardownCell(run, cell, resources);
+      // Assert
+      expect(cluster.Engine).toBe('aurora-postgresql');
+      expect(cluster.EngineVersion).toBe('16.4');
+      expect(
+        rdsCalls.find(
+          (c) =>
+            c.command === 'CreateDBClusterParameterGroup' &&
+            c.input['DBClusterParameterGroupName'] === names.clusterParameterGroup,
+        )!.input,
+      ).toMatchObject({
+        DBParameterGroupFamily: 'aurora-postgresql16',
+      });
+      expect(
+        rdsCalls.find((c) => c.command === 'CreateDBInstance' && c.input['DBInstanceIdentifier'] === names.writerId)!
+          .input,
+      ).toMatchObject({ Engine: 'aurora-postgresql' });
+      expect(rdsCalls.find((c) => c.command === 'CreateDBCluster')!.input).toMatchObject({
+        EnableLocalWriteForwarding: true,
+      });
+      const parameters = rdsCalls
+        .filter(
+          (c) =>
+            c.command === 'ModifyDBClusterParameterGroup' &&
+            c.input['DBClusterParameterGroupName'] === names.clusterParameterGroup,
+        )
+        .flatMap((c) => c.input['Parameters'] as { ParameterName: string; ParameterValue: string }[]);
+      expect(parameters).toEqual([
+        expect.objectContaining({ ParameterName: 'apg_write_forward.consistency_mode', ParameterValue: 'GLOBAL' }),
+      ]);
+      expect(resources.writer).toMatchObject({ port: 5432 });
+    },
+  );
 
   it('leaves an RDS for PostgreSQL cell to the sweeper when the workflow did not tear it down', async () => {
     // Arrange
@@ -194,11 +275,20 @@ describe('Aurora PostgreSQL and RDS for PostgreSQL', () => {
     const again = await teardownRun(clients, config, run.runId, NOW);
     // Assert
     expect(resources.writer).toMatchObject({ port: 5432 });
-    expect(rdsCalls.find((c) => c.command === 'CreateDBParameterGroup' && c.input['DBParameterGroupName'] === names.instanceParameterGroup)!.input).toMatchObject({
+    expect(
+      rdsCalls.find(
+        (c) =>
+          c.command === 'CreateDBParameterGroup' && c.input['DBParameterGroupName'] === names.instanceParameterGroup,
+      )!.input,
+    ).toMatchObject({
       DBParameterGroupFamily: 'postgres16',
     });
     expect(report.deleted).toEqual(
-      expect.arrayContaining([`rds-instance:${names.writerId}`, `rds-instance:${names.readerId(1)}`, `rds-parameter-group:${names.instanceParameterGroup}`]),
+      expect.arrayContaining([
+        `rds-instance:${names.writerId}`,
+        `rds-instance:${names.readerId(1)}`,
+        `rds-parameter-group:${names.instanceParameterGroup}`,
+      ]),
     );
     expect(report.pending).toEqual([]);
     expect(again.deleted).toEqual([]);
@@ -218,14 +308,19 @@ describe('CloudWatch metrics per engine', () => {
   it('asks each engine only for the AWS/RDS names AWS documents for it', () => {
     expect(engineMetrics('rds-mariadb').base).not.toContain('CommitThroughput');
     expect(engineMetrics('rds-postgresql').replicaLag).toBe('ReplicaLag');
-    expect(engineMetrics('aurora-postgresql').base).toEqual(expect.arrayContaining(['CommitThroughput', 'BufferCacheHitRatio', 'Deadlocks']));
+    expect(engineMetrics('aurora-postgresql').base).toEqual(
+      expect.arrayContaining(['CommitThroughput', 'BufferCacheHitRatio', 'Deadlocks']),
+    );
     expect(engineMetrics('aurora-postgresql').base).not.toContain('DMLThroughput');
     expect(engineMetrics('aurora-mysql').base).toContain('SelectThroughput');
   });
 
   it("asks for write forwarding's metrics under each Aurora engine's own names, and none on RDS", () => {
     expect(forwardingMetrics('aurora-mysql')!.writer).toContain('ForwardingWriterDMLThroughput');
-    expect(forwardingMetrics('aurora-postgresql')!.writer).toEqual(['AuroraLocalForwardingWriterDMLThroughput', 'AuroraLocalForwardingWriterOpenSessions']);
+    expect(forwardingMetrics('aurora-postgresql')!.writer).toEqual([
+      'AuroraLocalForwardingWriterDMLThroughput',
+      'AuroraLocalForwardingWriterOpenSessions',
+    ]);
     expect(forwardingMetrics('aurora-postgresql')!.readerLatency).toContain('AuroraForwardingReplicaReadWaitLatency');
     expect(forwardingMetrics('rds-mysql')).toBeUndefined();
   });

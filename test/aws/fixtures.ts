@@ -11,7 +11,13 @@ import { AthenaClient, CreateWorkGroupCommand } from '@aws-sdk/client-athena';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { EventBridgeClient, PutRuleCommand, PutTargetsCommand } from '@aws-sdk/client-eventbridge';
 import { CreateTopicCommand, SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
-import { CreateQueueCommand, DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  DeleteMessageCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { IAMClient } from '@aws-sdk/client-iam';
 import { RDSClient } from '@aws-sdk/client-rds';
@@ -69,7 +75,11 @@ export interface StandingInfrastructureOptions {
  * (core/rehearsal/standing-infrastructure.ts), with subnets in us-east-1a and us-east-1b and the
  * backend config that names them.
  */
-export async function createStandingInfrastructure(endpoint: string, raw: RawClients, options: StandingInfrastructureOptions = {}): Promise<AwsBackendConfig> {
+export async function createStandingInfrastructure(
+  endpoint: string,
+  raw: RawClients,
+  options: StandingInfrastructureOptions = {},
+): Promise<AwsBackendConfig> {
   const iam = new IAMClient({ region: REGION, endpoint, credentials: CREDENTIALS });
   try {
     const config = await createStackInfrastructure(
@@ -96,7 +106,11 @@ export async function createStandingInfrastructure(endpoint: string, raw: RawCli
 }
 
 /** lib/network.ts's client routes for a config's subnets (one VPC), each part as told. */
-export async function addClientNetwork(raw: RawClients, config: AwsBackendConfig, options: ClientNetworkOptions): Promise<void> {
+export async function addClientNetwork(
+  raw: RawClients,
+  config: AwsBackendConfig,
+  options: ClientNetworkOptions,
+): Promise<void> {
   await addStackClientNetwork(raw.ec2, REGION, config.subnetIdsByAz, options);
 }
 
@@ -120,10 +134,16 @@ export async function queueAthenaResults(endpoint: string, results: readonly Mot
 }
 
 /** A canned result with the header row Athena puts first for a SELECT, values as strings (null: no value). */
-export function athenaTable(columns: readonly { name: string; type: string }[], rows: readonly (readonly (string | null)[])[]): MotoAthenaResult {
+export function athenaTable(
+  columns: readonly { name: string; type: string }[],
+  rows: readonly (readonly (string | null)[])[],
+): MotoAthenaResult {
   return {
     column_info: columns.map((c) => ({ Name: c.name, Type: c.type, Label: c.name })),
-    rows: [{ Data: columns.map((c) => ({ VarCharValue: c.name })) }, ...rows.map((r) => ({ Data: r.map((v) => (v === null ? {} : { VarCharValue: v })) }))],
+    rows: [
+      { Data: columns.map((c) => ({ VarCharValue: c.name })) },
+      ...rows.map((r) => ({ Data: r.map((v) => (v === null ? {} : { VarCharValue: v })) })),
+    ],
   };
 }
 
@@ -151,17 +171,52 @@ export async function createVerdictTargets(endpoint: string, config: AwsBackendC
   const sqs = new SQSClient(common);
   try {
     const workGroup = `ab-wg-${config.bucket}`;
-    await athena.send(new CreateWorkGroupCommand({ Name: workGroup, Configuration: { ResultConfiguration: { OutputLocation: `s3://${config.bucket}/athena-results/` } } }));
+    await athena.send(
+      new CreateWorkGroupCommand({
+        Name: workGroup,
+        Configuration: { ResultConfiguration: { OutputLocation: `s3://${config.bucket}/athena-results/` } },
+      }),
+    );
     const topic = await sns.send(new CreateTopicCommand({ Name: `ab-regressions-${config.bucket}` }));
-    const queueArn = async (url: string) => (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }))).Attributes!['QueueArn']!;
-    const eventsQueueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `ab-events-${config.bucket}` }))).QueueUrl!;
-    const notificationsQueueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `ab-notifications-${config.bucket}` }))).QueueUrl!;
+    const queueArn = async (url: string) =>
+      (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }))).Attributes![
+        'QueueArn'
+      ]!;
+    const eventsQueueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `ab-events-${config.bucket}` })))
+      .QueueUrl!;
+    const notificationsQueueUrl = (
+      await sqs.send(new CreateQueueCommand({ QueueName: `ab-notifications-${config.bucket}` }))
+    ).QueueUrl!;
     const rule = `ab-regressions-${config.bucket}`;
-    await events.send(new PutRuleCommand({ Name: rule, EventBusName: 'default', EventPattern: JSON.stringify({ 'detail-type': [VERDICT_EVENT_DETAIL_TYPE] }) }));
-    await events.send(new PutTargetsCommand({ Rule: rule, EventBusName: 'default', Targets: [{ Id: 'queue', Arn: await queueArn(eventsQueueUrl) }] }));
-    await sns.send(new SubscribeCommand({ TopicArn: topic.TopicArn, Protocol: 'sqs', Endpoint: await queueArn(notificationsQueueUrl) }));
+    await events.send(
+      new PutRuleCommand({
+        Name: rule,
+        EventBusName: 'default',
+        EventPattern: JSON.stringify({ 'detail-type': [VERDICT_EVENT_DETAIL_TYPE] }),
+      }),
+    );
+    await events.send(
+      new PutTargetsCommand({
+        Rule: rule,
+        EventBusName: 'default',
+        Targets: [{ Id: 'queue', Arn: await queueArn(eventsQueueUrl) }],
+      }),
+    );
+    await sns.send(
+      new SubscribeCommand({
+        TopicArn: topic.TopicArn,
+        Protocol: 'sqs',
+        Endpoint: await queueArn(notificationsQueueUrl),
+      }),
+    );
     return {
-      config: { ...config, athenaWorkGroup: workGroup, glueDatabase: 'aurora_bench', alertTopicArn: topic.TopicArn!, eventBusName: 'default' },
+      config: {
+        ...config,
+        athenaWorkGroup: workGroup,
+        glueDatabase: 'aurora_bench',
+        alertTopicArn: topic.TopicArn!,
+        eventBusName: 'default',
+      },
       sqs,
       eventsQueueUrl,
       notificationsQueueUrl,
@@ -177,7 +232,9 @@ export async function createVerdictTargets(endpoint: string, config: AwsBackendC
 export async function drainQueue(sqs: SQSClient, queueUrl: string): Promise<string[]> {
   const bodies: string[] = [];
   for (;;) {
-    const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
+    const out = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),
+    );
     const messages = out.Messages ?? [];
     if (messages.length === 0) return bodies;
     for (const m of messages) {

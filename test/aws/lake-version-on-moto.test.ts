@@ -44,17 +44,33 @@ async function objects(prefix: string): Promise<Map<string, string>> {
   const out = await raw.s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix }));
   const bodies = new Map<string, string>();
   for (const o of out.Contents ?? [])
-    bodies.set(o.Key!.slice(prefix.length), await (await raw.s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: o.Key! }))).Body!.transformToString());
+    bodies.set(
+      o.Key!.slice(prefix.length),
+      await (await raw.s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: o.Key! }))).Body!.transformToString(),
+    );
   return bodies;
 }
 
-/** The Athena reader of the lake at `prefix`, as `results --aws` builds it (core/cli/results-aws.ts), answered by the emulation. */
+/**
+ * The Athena reader of the lake at `prefix`, as `results --aws`
+ * builds it (core/cli/results-aws.ts), answered by the emulation.
+ */
 function athenaLakeAt(prefix: string, store: S3LakeStore): { lake: AthenaLake; emulation: AthenaEmulation } {
   const client = new AthenaClient({ region: REGION, endpoint: moto!.endpoint, credentials: CREDENTIALS });
-  const emulation = new AthenaEmulation({ s3: raw.s3, bucket: BUCKET, lakePrefix: prefix, motoEndpoint: moto!.endpoint, region: REGION, dir: join(copyDir, prefix) });
+  const emulation = new AthenaEmulation({
+    s3: raw.s3,
+    bucket: BUCKET,
+    lakePrefix: prefix,
+    motoEndpoint: moto!.endpoint,
+    region: REGION,
+    dir: join(copyDir, prefix),
+  });
   emulation.install(client);
   emulations.push(emulation);
-  return { lake: new AthenaLake({ client, workGroup: WORK_GROUP, database: 'aurora_bench', pollMs: 20, store }), emulation };
+  return {
+    lake: new AthenaLake({ client, workGroup: WORK_GROUP, database: 'aurora_bench', pollMs: 20, store }),
+    emulation,
+  };
 }
 
 beforeAll(async () => {
@@ -62,7 +78,12 @@ beforeAll(async () => {
   raw = rawClients(moto.endpoint);
   athena = new AthenaClient({ region: REGION, endpoint: moto.endpoint, credentials: CREDENTIALS });
   await raw.s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
-  await athena.send(new CreateWorkGroupCommand({ Name: WORK_GROUP, Configuration: { ResultConfiguration: { OutputLocation: `s3://${BUCKET}/athena-results/` } } }));
+  await athena.send(
+    new CreateWorkGroupCommand({
+      Name: WORK_GROUP,
+      Configuration: { ResultConfiguration: { OutputLocation: `s3://${BUCKET}/athena-results/` } },
+    }),
+  );
 }, 300_000);
 
 afterAll(() => {
@@ -82,12 +103,22 @@ describe('the S3 lake records its schema version', () => {
     // Act
     await first.put('tables/runs/dt=2026-11-27/r1.jsonl', '{"run_id":"r1"}\n');
     const recorded = (await objects(prefix)).get(LAKE_VERSION_KEY);
-    await raw.s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: `${prefix}${LAKE_VERSION_KEY}`, Body: `{"schemaVersion":${LAKE_SCHEMA_VERSION},"writtenBy":"kept"}\n` }));
+    await raw.s3.send(
+      new PutObjectCommand({
+        Bucket: BUCKET,
+        Key: `${prefix}${LAKE_VERSION_KEY}`,
+        Body: `{"schemaVersion":${LAKE_SCHEMA_VERSION},"writtenBy":"kept"}\n`,
+      }),
+    );
     await second.put('tables/runs/dt=2026-11-27/r2.jsonl', '{"run_id":"r2"}\n');
     // Assert: the record the first writer made, kept as it is by the second (which only read it)
     expect(recorded === undefined ? undefined : JSON.parse(recorded)).toEqual({ schemaVersion: LAKE_SCHEMA_VERSION });
     const lake = await objects(prefix);
-    expect([...lake.keys()].sort()).toEqual([LAKE_VERSION_KEY, 'tables/runs/dt=2026-11-27/r1.jsonl', 'tables/runs/dt=2026-11-27/r2.jsonl']);
+    expect([...lake.keys()].sort()).toEqual([
+      LAKE_VERSION_KEY,
+      'tables/runs/dt=2026-11-27/r1.jsonl',
+      'tables/runs/dt=2026-11-27/r2.jsonl',
+    ]);
     expect(JSON.parse(lake.get(LAKE_VERSION_KEY)!)).toEqual({ schemaVersion: LAKE_SCHEMA_VERSION, writtenBy: 'kept' });
     expect(await second.schemaVersion()).toBe(LAKE_SCHEMA_VERSION);
   });
@@ -97,7 +128,8 @@ describe('an S3 lake written by the previous release (version 1, no lake.json)',
   it('is read by this code through Athena: its run and step as that run printed them', async () => {
     // Arrange
     const prefix = 'v1-read/';
-    for (const o of fixtureObjects()) await raw.s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: prefix + o.key, Body: o.body }));
+    for (const o of fixtureObjects())
+      await raw.s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: prefix + o.key, Body: o.body }));
     const store = new S3LakeStore(raw.s3, BUCKET, prefix);
     const { lake } = athenaLakeAt(prefix, store);
     // Act: findRun/stepResults only use query(), as `results --aws` reads them
@@ -105,7 +137,9 @@ describe('an S3 lake written by the previous release (version 1, no lake.json)',
     const steps = await stepResults(lake, run.run_id);
     // Assert: the figures the run printed when it was made (161.24 tps, 2,257.32 qps); nothing written by reading
     expect([run.run_id, run.spec_name, run.status]).toEqual(['lake-v1-fixture', 'lake-v1', 'succeeded']);
-    expect(steps.map((s) => [s.step_id, s.status, Math.round(s.tps! * 100) / 100, Math.round(s.qps! * 100) / 100])).toEqual([['ro-t1', 'ok', 161.24, 2257.32]]);
+    expect(
+      steps.map((s) => [s.step_id, s.status, Math.round(s.tps! * 100) / 100, Math.round(s.qps! * 100) / 100]),
+    ).toEqual([['ro-t1', 'ok', 161.24, 2257.32]]);
     expect(await store.schemaVersion()).toBeUndefined();
   });
 
@@ -113,7 +147,8 @@ describe('an S3 lake written by the previous release (version 1, no lake.json)',
     // Arrange
     const prefix = 'v1-write/';
     const fixture = fixtureObjects();
-    for (const o of fixture) await raw.s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: prefix + o.key, Body: o.body }));
+    for (const o of fixture)
+      await raw.s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: prefix + o.key, Body: o.body }));
     const store = new S3LakeStore(raw.s3, BUCKET, prefix);
     // Act
     await store.put('tables/runs/dt=2026-11-28/next-run.jsonl', '{"run_id":"next-run"}\n');
@@ -123,7 +158,10 @@ describe('an S3 lake written by the previous release (version 1, no lake.json)',
     for (const o of fixture) expect([o.key, lake.get(o.key)]).toEqual([o.key, o.body.toString('utf8')]);
     expect(lake.size).toBe(fixture.length + 2);
     const { lake: reader } = athenaLakeAt(prefix, new S3LakeStore(raw.s3, BUCKET, prefix));
-    expect(await reader.query('SELECT run_id FROM runs ORDER BY run_id')).toEqual([{ run_id: 'lake-v1-fixture' }, { run_id: 'next-run' }]);
+    expect(await reader.query('SELECT run_id FROM runs ORDER BY run_id')).toEqual([
+      { run_id: 'lake-v1-fixture' },
+      { run_id: 'next-run' },
+    ]);
   });
 });
 
@@ -132,8 +170,15 @@ describe('an S3 lake of a newer schema version', () => {
     // Arrange
     const prefix = 'newer/';
     const newer = LAKE_SCHEMA_VERSION + 1;
-    for (const o of fixtureObjects()) await raw.s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: prefix + o.key, Body: o.body }));
-    await raw.s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: `${prefix}${LAKE_VERSION_KEY}`, Body: JSON.stringify({ schemaVersion: newer }) }));
+    for (const o of fixtureObjects())
+      await raw.s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: prefix + o.key, Body: o.body }));
+    await raw.s3.send(
+      new PutObjectCommand({
+        Bucket: BUCKET,
+        Key: `${prefix}${LAKE_VERSION_KEY}`,
+        Body: JSON.stringify({ schemaVersion: newer }),
+      }),
+    );
     const before = await objects(prefix);
     const store = new S3LakeStore(raw.s3, BUCKET, prefix);
     const { lake, emulation } = athenaLakeAt(prefix, store);
@@ -143,11 +188,17 @@ describe('an S3 lake of a newer schema version', () => {
     // Assert
     await expect(write).rejects.toMatchObject({
       name: 'LakeVersionError',
-      message: `the results lake s3://${BUCKET}/${prefix} is of schema version ${newer} (s3://${BUCKET}/${prefix}${LAKE_VERSION_KEY}), written by a newer aurora-bench; this one writes version ${LAKE_SCHEMA_VERSION}: upgrade aurora-bench (redeploy the stack with it)`,
+      message:
+        `the results lake s3://${BUCKET}/${prefix} is of schema version ${newer} ` +
+        `(s3://${BUCKET}/${prefix}${LAKE_VERSION_KEY}), written by a newer aurora-bench; this one writes ` +
+        `version ${LAKE_SCHEMA_VERSION}: upgrade aurora-bench (redeploy the stack with it)`,
     });
     await expect(read).rejects.toMatchObject({
       name: 'LakeVersionError',
-      message: `the results lake s3://${BUCKET}/${prefix} is of schema version ${newer} (s3://${BUCKET}/${prefix}${LAKE_VERSION_KEY}), written by a newer aurora-bench; this one reads versions up to ${LAKE_SCHEMA_VERSION}: upgrade aurora-bench`,
+      message:
+        `the results lake s3://${BUCKET}/${prefix} is of schema version ${newer} ` +
+        `(s3://${BUCKET}/${prefix}${LAKE_VERSION_KEY}), written by a newer aurora-bench; this one reads versions ` +
+        `up to ${LAKE_SCHEMA_VERSION}: upgrade aurora-bench`,
     });
     expect(await objects(prefix)).toEqual(before);
     expect(emulation.queries).toEqual([]);
@@ -156,7 +207,9 @@ describe('an S3 lake of a newer schema version', () => {
   it('a version record that does not read is named', async () => {
     // Arrange
     const prefix = 'garbled/';
-    await raw.s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: `${prefix}${LAKE_VERSION_KEY}`, Body: '{"schemaVersion": "two"}' }));
+    await raw.s3.send(
+      new PutObjectCommand({ Bucket: BUCKET, Key: `${prefix}${LAKE_VERSION_KEY}`, Body: '{"schemaVersion": "two"}' }),
+    );
     // Act / Assert
     await expect(new S3LakeStore(raw.s3, BUCKET, prefix).put('tables/x.jsonl', '{}\n')).rejects.toThrow(
       `s3://${BUCKET}/${prefix}${LAKE_VERSION_KEY}: schemaVersion must be a whole number from 1 (it is "two")`,

@@ -19,10 +19,18 @@ export function startMoto(): MotoServer {
   let out: string;
   try {
     // First use on a fresh machine installs moto from PyPI: allow a few minutes.
-    out = execFileSync('bash', [script, 'start'], { encoding: 'utf8', timeout: 300_000, stdio: ['ignore', 'pipe', 'pipe'] });
+    out = execFileSync('bash', [script, 'start'], {
+      encoding: 'utf8',
+      timeout: 300_000,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
   } catch (e) {
     const err = e as { stderr?: string; message: string };
-    throw new Error(`moto server could not be started by scripts/moto.sh (the AWS backend tests need it): ${err.stderr?.trim() || err.message}`, { cause: e });
+    throw new Error(
+      `moto server could not be started by scripts/moto.sh (the AWS backend tests need ` +
+        `it): ${err.stderr?.trim() || err.message}`,
+      { cause: e },
+    );
   }
   const endpoint = /MOTO_ENDPOINT=(\S+)/.exec(out)?.[1];
   const pid = Number(/MOTO_PID=(\d+)/.exec(out)?.[1]);

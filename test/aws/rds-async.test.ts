@@ -21,7 +21,12 @@ import {
   type DBInstance,
 } from '@aws-sdk/client-rds';
 import { mockClient } from 'aws-sdk-client-mock';
-import { ResourceStillInUseError, UnsupportedOnBackendError, type CellResources, type RunContext } from '../../core/backend';
+import {
+  ResourceStillInUseError,
+  UnsupportedOnBackendError,
+  type CellResources,
+  type RunContext,
+} from '../../core/backend';
 import { AwsBackend } from '../../core/backends/aws/aws-backend';
 import { ListSecretsCommand } from '@aws-sdk/client-secrets-manager';
 import { destroyAwsClients, makeAwsClients } from '../../core/backends/aws/clients';
@@ -31,12 +36,24 @@ import type { CellPlan } from '../../core/plan/types';
 import { offlineAwsConfig } from '../helpers/aws-config';
 
 const config = offlineAwsConfig({ launchTemplateIds: { x86_64: 'lt-x' } });
-const run: RunContext = { runId: 'run-async', specName: 's', backend: 'aws', region: 'us-east-1', engineVersion: '3.04.0', dt: '2026-11-21', ttlHours: 24 };
+const run: RunContext = {
+  runId: 'run-async',
+  specName: 's',
+  backend: 'aws',
+  region: 'us-east-1',
+  engineVersion: '3.04.0',
+  dt: '2026-11-21',
+  ttlHours: 24,
+};
 const cell = { cellId: 'c-r1', variant: { name: 'c' } } as unknown as CellPlan;
 const names = cellNames(run.runId, cell.cellId);
 
 function setup() {
-  const clients = makeAwsClients({ region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'y' }, maxAttempts: 1 });
+  const clients = makeAwsClients({
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'x', secretAccessKey: 'y' },
+    maxAttempts: 1,
+  });
   const rds = mockClient(clients.rds);
   const ec2 = mockClient(clients.ec2);
   ec2.on(DescribeInstancesCommand).resolves({ Reservations: [] });
@@ -46,7 +63,11 @@ function setup() {
   return { clients, rds, backend };
 }
 
-const instance = (id: string, status: string): DBInstance => ({ DBInstanceIdentifier: id, DBInstanceStatus: status, DBClusterIdentifier: names.clusterId });
+const instance = (id: string, status: string): DBInstance => ({
+  DBInstanceIdentifier: id,
+  DBInstanceStatus: status,
+  DBClusterIdentifier: names.clusterId,
+});
 
 describe('teardown while RDS deletes asynchronously', () => {
   it('deletes readers then the writer, and waits (ResourceStillInUseError) before touching the cluster', async () => {
@@ -121,7 +142,10 @@ describe('teardown while RDS deletes asynchronously', () => {
 
     // Assert
     expect(report.deleted).toEqual([`rds-cluster-parameter-group:${names.clusterParameterGroup}`]);
-    expect(report.alreadyGone).toEqual([`rds-cluster:${names.clusterId}`, `rds-parameter-group:${names.instanceParameterGroup}`]);
+    expect(report.alreadyGone).toEqual([
+      `rds-cluster:${names.clusterId}`,
+      `rds-parameter-group:${names.instanceParameterGroup}`,
+    ]);
     expect(rds.commandCalls(DeleteDBClusterCommand)).toHaveLength(0);
     destroyAwsClients(clients);
   });
@@ -130,7 +154,13 @@ describe('teardown while RDS deletes asynchronously', () => {
 describe('readiness while RDS creates asynchronously', () => {
   const wfCell = {
     cellId: 'c-r1',
-    variant: { name: 'c', readers: 1, clusterParameters: {}, instanceParameters: {}, writeForwarding: { enabled: true, consistency: 'EVENTUAL' } },
+    variant: {
+      name: 'c',
+      readers: 1,
+      clusterParameters: {},
+      instanceParameters: {},
+      writeForwarding: { enabled: true, consistency: 'EVENTUAL' },
+    },
   } as unknown as CellPlan;
   const provisioned: CellResources = {
     cellId: 'c-r1',
@@ -156,21 +186,29 @@ describe('readiness while RDS creates asynchronously', () => {
           DBClusterIdentifier: names.clusterId,
           Status: 'available',
           LocalWriteForwardingStatus: 'requested',
-          MasterUserSecret: { SecretArn: 'arn:aws:secretsmanager:us-east-1:1:secret:rds!cluster-x', SecretStatus: 'creating' },
+          MasterUserSecret: {
+            SecretArn: 'arn:aws:secretsmanager:us-east-1:1:secret:rds!cluster-x',
+            SecretStatus: 'creating',
+          },
           DBClusterMembers: members,
         },
       ],
     });
-    rds
-      .on(DescribeDBInstancesCommand)
-      .resolves({ DBInstances: [{ ...instance(names.writerId, 'available'), Endpoint: endpoint(names.writerId) }, instance(names.readerId(1), 'creating')] });
+    rds.on(DescribeDBInstancesCommand).resolves({
+      DBInstances: [
+        { ...instance(names.writerId, 'available'), Endpoint: endpoint(names.writerId) },
+        instance(names.readerId(1), 'creating'),
+      ],
+    });
 
     // Act
     const state = await backend.checkCellReady(run, wfCell, provisioned);
 
     // Assert
     expect(state.ready).toBe(false);
-    expect(state.detail).toBe(`master user secret creating; local write forwarding requested; instance ${names.readerId(1)} creating`);
+    expect(state.detail).toBe(
+      `master user secret creating; local write forwarding requested; instance ${names.readerId(1)} creating`,
+    );
     destroyAwsClients(clients);
   });
 
@@ -190,7 +228,9 @@ describe('readiness while RDS creates asynchronously', () => {
       ],
     });
     // The cluster parameter group holds the write-forwarding level the variant asks for (checked on every instance).
-    rds.on(DescribeDBClusterParametersCommand).resolves({ Parameters: [{ ParameterName: 'aurora_replica_read_consistency', ParameterValue: 'EVENTUAL', Source: 'user' }] });
+    rds.on(DescribeDBClusterParametersCommand).resolves({
+      Parameters: [{ ParameterName: 'aurora_replica_read_consistency', ParameterValue: 'EVENTUAL', Source: 'user' }],
+    });
     rds
       .on(DescribeDBInstancesCommand)
       .resolvesOnce({
@@ -199,7 +239,12 @@ describe('readiness while RDS creates asynchronously', () => {
           { ...instance(names.readerId(1), 'available'), Endpoint: endpoint(names.readerId(1)) },
         ],
       })
-      .resolves({ DBInstances: [{ ...instance(names.writerId, 'available'), Endpoint: endpoint(names.writerId) }, instance(names.readerId(1), 'incompatible-parameters')] });
+      .resolves({
+        DBInstances: [
+          { ...instance(names.writerId, 'available'), Endpoint: endpoint(names.writerId) },
+          instance(names.readerId(1), 'incompatible-parameters'),
+        ],
+      });
 
     // Act
     const state = await backend.checkCellReady(run, wfCell, provisioned);
@@ -230,20 +275,48 @@ describe('teardownRun (the abort rule) while RDS cannot finish', () => {
     const { clients, rds } = setup();
     rds.on(DescribeDBClustersCommand).resolves({
       DBClusters: [
-        { DBClusterIdentifier: names.clusterId, DBClusterArn: arn('cluster', names.clusterId), Status: 'creating', TagList: runTags(run.runId) },
-        { DBClusterIdentifier: other.clusterId, DBClusterArn: arn('cluster', other.clusterId), Status: 'available', TagList: runTags('someone-elses-run') },
+        {
+          DBClusterIdentifier: names.clusterId,
+          DBClusterArn: arn('cluster', names.clusterId),
+          Status: 'creating',
+          TagList: runTags(run.runId),
+        },
+        {
+          DBClusterIdentifier: other.clusterId,
+          DBClusterArn: arn('cluster', other.clusterId),
+          Status: 'available',
+          TagList: runTags('someone-elses-run'),
+        },
+      ],
+    });
+    rds.on(DescribeDBInstancesCommand).resolves({
+      DBInstances: [
+        {
+          ...instance(names.writerId, 'creating'),
+          DBInstanceArn: arn('db', names.writerId),
+          TagList: runTags(run.runId),
+        },
       ],
     });
     rds
-      .on(DescribeDBInstancesCommand)
-      .resolves({ DBInstances: [{ ...instance(names.writerId, 'creating'), DBInstanceArn: arn('db', names.writerId), TagList: runTags(run.runId) }] });
-    rds.on(DeleteDBInstanceCommand).rejects(Object.assign(new Error('instance is creating'), { name: 'InvalidDBInstanceStateFault' }));
+      .on(DeleteDBInstanceCommand)
+      .rejects(Object.assign(new Error('instance is creating'), { name: 'InvalidDBInstanceStateFault' }));
     rds.on(DescribeDBClusterParameterGroupsCommand).resolves({
-      DBClusterParameterGroups: [{ DBClusterParameterGroupName: names.clusterParameterGroup, DBClusterParameterGroupArn: arn('cluster-pg', names.clusterParameterGroup) }],
+      DBClusterParameterGroups: [
+        {
+          DBClusterParameterGroupName: names.clusterParameterGroup,
+          DBClusterParameterGroupArn: arn('cluster-pg', names.clusterParameterGroup),
+        },
+      ],
     });
-    rds
-      .on(DescribeDBParameterGroupsCommand)
-      .resolves({ DBParameterGroups: [{ DBParameterGroupName: names.instanceParameterGroup, DBParameterGroupArn: arn('pg', names.instanceParameterGroup) }] });
+    rds.on(DescribeDBParameterGroupsCommand).resolves({
+      DBParameterGroups: [
+        {
+          DBParameterGroupName: names.instanceParameterGroup,
+          DBParameterGroupArn: arn('pg', names.instanceParameterGroup),
+        },
+      ],
+    });
     rds.on(ListTagsForResourceCommand).resolves({ TagList: runTags(run.runId) });
     rds.on(AddTagsToResourceCommand).resolves({});
     return { clients, rds };
@@ -257,12 +330,28 @@ describe('teardownRun (the abort rule) while RDS cannot finish', () => {
     const report = await teardownRun(clients, config, run.runId, NOW);
 
     // Assert
-    expect(report.pending).toEqual(expect.arrayContaining([`rds-instance:${names.writerId} (creating)`, `rds-cluster:${names.clusterId} (waiting for 1 instance(s))`]));
+    expect(report.pending).toEqual(
+      expect.arrayContaining([
+        `rds-instance:${names.writerId} (creating)`,
+        `rds-cluster:${names.clusterId} (waiting for 1 instance(s))`,
+      ]),
+    );
     const tagged = rds.commandCalls(AddTagsToResourceCommand).map((c) => c.args[0].input);
     expect(tagged.map((t) => t.ResourceName).sort()).toEqual(
-      [arn('cluster', names.clusterId), arn('db', names.writerId), arn('cluster-pg', names.clusterParameterGroup), arn('pg', names.instanceParameterGroup)].sort(),
+      [
+        arn('cluster', names.clusterId),
+        arn('db', names.writerId),
+        arn('cluster-pg', names.clusterParameterGroup),
+        arn('pg', names.instanceParameterGroup),
+      ].sort(),
     );
-    expect(tagged.every((t) => JSON.stringify(t.Tags) === JSON.stringify([{ Key: 'aurora-bench:expires-at', Value: '2026-11-21T12:00:00.000Z' }]))).toBe(true);
+    expect(
+      tagged.every(
+        (t) =>
+          JSON.stringify(t.Tags) ===
+          JSON.stringify([{ Key: 'aurora-bench:expires-at', Value: '2026-11-21T12:00:00.000Z' }]),
+      ),
+    ).toBe(true);
     expect(report.marked).toHaveLength(4);
     expect(report.markFailed).toEqual([]);
     destroyAwsClients(clients);
@@ -271,14 +360,21 @@ describe('teardownRun (the abort rule) while RDS cannot finish', () => {
   it('keeps marking the rest when one resource refuses the tag', async () => {
     // Arrange
     const { clients, rds } = abortedRunWithCreatingWriter();
-    rds.on(AddTagsToResourceCommand, { ResourceName: arn('db', names.writerId) }).rejects(Object.assign(new Error('busy'), { name: 'InvalidDBInstanceStateFault' }));
+    rds
+      .on(AddTagsToResourceCommand, { ResourceName: arn('db', names.writerId) })
+      .rejects(Object.assign(new Error('busy'), { name: 'InvalidDBInstanceStateFault' }));
 
     // Act
     const report = await teardownRun(clients, config, run.runId, NOW);
 
     // Assert
     expect(report.markFailed).toEqual([`rds-instance:${names.writerId} (InvalidDBInstanceStateFault)`]);
-    expect(report.marked).toEqual(expect.arrayContaining([`rds-cluster:${names.clusterId}`, `rds-cluster-parameter-group:${names.clusterParameterGroup}`]));
+    expect(report.marked).toEqual(
+      expect.arrayContaining([
+        `rds-cluster:${names.clusterId}`,
+        `rds-cluster-parameter-group:${names.clusterParameterGroup}`,
+      ]),
+    );
     destroyAwsClients(clients);
   });
 

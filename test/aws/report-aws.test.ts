@@ -9,7 +9,12 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AthenaClient, CreateWorkGroupCommand, GetQueryExecutionCommand, ListQueryExecutionsCommand } from '@aws-sdk/client-athena';
+import {
+  AthenaClient,
+  CreateWorkGroupCommand,
+  GetQueryExecutionCommand,
+  ListQueryExecutionsCommand,
+} from '@aws-sdk/client-athena';
 import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudformation';
 import { S3Client } from '@aws-sdk/client-s3';
 import { athenaReportText } from '../../core/cli/report-aws';
@@ -40,7 +45,9 @@ function athenaType(rows: readonly LakeRowObject[], column: string): string {
 }
 
 /** A lake reader that also keeps each query and its result, as a moto Athena result set. */
-function recordingLake(lake: LakeReader & { queryWithColumns(sql: string): Promise<{ columns: string[]; rows: LakeRowObject[] }> }) {
+function recordingLake(
+  lake: LakeReader & { queryWithColumns(sql: string): Promise<{ columns: string[]; rows: LakeRowObject[] }> },
+) {
   const queries: string[] = [];
   const results: MotoAthenaResult[] = [];
   const reader: LakeReader = {
@@ -48,7 +55,12 @@ function recordingLake(lake: LakeReader & { queryWithColumns(sql: string): Promi
     async query<T extends object = LakeRowObject>(sql: string): Promise<T[]> {
       const { columns, rows } = await lake.queryWithColumns(sql);
       queries.push(sql);
-      const text = (v: unknown): string | null => (v === null || v === undefined ? null : typeof v === 'object' ? JSON.stringify(v) : `${v as string | number | boolean}`);
+      const text = (v: unknown): string | null =>
+        v === null || v === undefined
+          ? null
+          : typeof v === 'object'
+            ? JSON.stringify(v)
+            : `${v as string | number | boolean}`;
       results.push(
         athenaTable(
           columns.map((name) => ({ name, type: athenaType(rows, name) })),
@@ -63,7 +75,12 @@ function recordingLake(lake: LakeReader & { queryWithColumns(sql: string): Promi
 
 async function athenaQueries(): Promise<string[]> {
   const ids = (await athena.send(new ListQueryExecutionsCommand({ WorkGroup: WORK_GROUP }))).QueryExecutionIds ?? [];
-  return Promise.all(ids.map(async (id) => (await athena.send(new GetQueryExecutionCommand({ QueryExecutionId: id }))).QueryExecution?.Query ?? ''));
+  return Promise.all(
+    ids.map(
+      async (id) =>
+        (await athena.send(new GetQueryExecutionCommand({ QueryExecutionId: id }))).QueryExecution?.Query ?? '',
+    ),
+  );
 }
 
 beforeAll(async () => {
@@ -73,7 +90,12 @@ beforeAll(async () => {
   athena = new AthenaClient(common);
   s3 = new S3Client({ ...common, forcePathStyle: true });
   tempDir = mkdtempSync(join(tmpdir(), 'ab-report-aws-'));
-  await athena.send(new CreateWorkGroupCommand({ Name: WORK_GROUP, Configuration: { ResultConfiguration: { OutputLocation: 's3://ab-results/athena/' } } }));
+  await athena.send(
+    new CreateWorkGroupCommand({
+      Name: WORK_GROUP,
+      Configuration: { ResultConfiguration: { OutputLocation: 's3://ab-results/athena/' } },
+    }),
+  );
   // The outputs core/backends/aws/stack-outputs.ts STACK_OUTPUTS reads, as lib/aurora-bench-stack.ts exports them.
   const template = {
     Resources: { ResultsBucket: { Type: 'AWS::S3::Bucket', Properties: { BucketName: 'ab-report-results' } } },
@@ -99,19 +121,38 @@ describe('athenaReportText against moto Athena', () => {
   it('prints the report of the run Athena returns, the same as a local lake holding that run, and writes the HTML', async () => {
     // Arrange: a two-variant run in a local lake; what it answers to the report's queries is queued in moto.
     const lakeDir = join(tempDir, 'lake');
-    const spec = JSON.parse(readFileSync(join(REPO, 'experiments', 'quickstart.json'), 'utf8')) as Record<string, unknown>;
+    const spec = JSON.parse(readFileSync(join(REPO, 'experiments', 'quickstart.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
     delete spec['$schema'];
-    const { runId } = writeRunFromSpec(lakeDir, spec, (cell) => ({ tps: cell.variant.instanceClass.includes('r6g') ? 930 : 1000, latPctMs: 12 }), { runId: 'report-aws-run' });
+    const { runId } = writeRunFromSpec(
+      lakeDir,
+      spec,
+      (cell) => ({ tps: cell.variant.instanceClass.includes('r6g') ? 930 : 1000, latPctMs: 12 }),
+      { runId: 'report-aws-run' },
+    );
     const local = await withLake(lakeDir, async (lake) => {
       const recording = recordingLake(lake);
       const { text } = await reportFromLake(recording.reader, { repoRoot: REPO });
       return { text, queries: recording.queries, results: recording.results };
     });
-    await queueAthenaResults(moto.endpoint, [...athenaViewSql().map(() => ({ column_info: [], rows: [] })), ...local.results]);
+    await queueAthenaResults(moto.endpoint, [
+      ...athenaViewSql().map(() => ({ column_info: [], rows: [] })),
+      ...local.results,
+    ]);
     const htmlFile = join(tempDir, 'report.html');
 
     // Act
-    const text = await athenaReportText({ stackName: STACK, repoRoot: REPO, html: htmlFile, athena, cfn, s3, pollMs: 20 });
+    const text = await athenaReportText({
+      stackName: STACK,
+      repoRoot: REPO,
+      html: htmlFile,
+      athena,
+      cfn,
+      s3,
+      pollMs: 20,
+    });
 
     // Assert: the same report, from the stack's work group and database, asking the same queries.
     expect(local.text).toContain(`run: ${runId}`);
@@ -132,7 +173,10 @@ describe('athenaReportText against moto Athena', () => {
     const report = athenaReportText({ stackName: 'no-such-stack', repoRoot: REPO, athena, cfn, s3, pollMs: 20 });
 
     // Assert
-    await expect(report).rejects.toMatchObject({ name: 'NotFoundError', message: expect.stringMatching(/^stack "no-such-stack" not found .*pass --stack NAME$/) });
+    await expect(report).rejects.toMatchObject({
+      name: 'NotFoundError',
+      message: expect.stringMatching(/^stack "no-such-stack" not found .*pass --stack NAME$/),
+    });
     expect((await athenaQueries()).length).toBe(before);
   });
 });

@@ -34,7 +34,14 @@ import { teardownRun } from '../../core/backends/aws/sweeper';
 import { serverVolumeGib } from '../../core/aurora/engines';
 import { validateSpec } from '../../core/experiment/validate';
 import { planRun } from '../../core/plan/plan';
-import { createStandingInfrastructure, CREDENTIALS, destroyRawClients, rawClients, REGION, type RawClients } from './fixtures';
+import {
+  createStandingInfrastructure,
+  CREDENTIALS,
+  destroyRawClients,
+  rawClients,
+  REGION,
+  type RawClients,
+} from './fixtures';
 import { startMoto, type MotoServer } from './moto';
 
 const NOW = new Date('2026-11-23T04:00:00Z');
@@ -58,7 +65,10 @@ beforeAll(async () => {
   config = await createStandingInfrastructure(moto.endpoint, raw);
   clients = makeAwsClients({ region: REGION, endpoint: moto.endpoint, credentials: CREDENTIALS, maxAttempts: 1 });
   const record = (service: string, commandName: unknown, input: unknown) =>
-    calls.push({ call: `${service} ${String(commandName).replace(/Command$/, '')}`, input: input as Record<string, unknown> });
+    calls.push({
+      call: `${service} ${String(commandName).replace(/Command$/, '')}`,
+      input: input as Record<string, unknown>,
+    });
   clients.ec2.middlewareStack.add(
     (next, context) => async (args) => {
       record('ec2', context.commandName, args.input);
@@ -83,7 +93,9 @@ beforeAll(async () => {
     const ids = input.Filters?.find((f) => f.Key === 'InstanceIds')?.Values ?? [];
     return { InstanceInformationList: ids.map((id) => ({ InstanceId: id, PingStatus: 'Online' })) };
   });
-  ssm.on(GetCommandInvocationCommand).callsFake((input: { InstanceId: string }) => invocations.get(input.InstanceId) ?? { Status: 'InProgress' });
+  ssm
+    .on(GetCommandInvocationCommand)
+    .callsFake((input: { InstanceId: string }) => invocations.get(input.InstanceId) ?? { Status: 'InProgress' });
   backend = new AwsBackend({ config, clients, now: () => NOW });
 }, 300_000);
 
@@ -99,7 +111,15 @@ function planOf(readers: number): Plan {
     name: 'self-managed-aws',
     engine: { kind: 'self-managed', version: 'mariadb-10.11' },
     region: REGION,
-    variants: [{ name: 'pool', instanceClass: 'db.r6g.large', az: 'a', readers, instanceParameters: { thread_handling: 'pool-of-threads' } }],
+    variants: [
+      {
+        name: 'pool',
+        instanceClass: 'db.r6g.large',
+        az: 'a',
+        readers,
+        instanceParameters: { thread_handling: 'pool-of-threads' },
+      },
+    ],
     data: { tables: 2, tableSize: 1000 },
     workloads: [{ name: 'ro', test: 'oltp_read_only', threads: [4], durationS: 30 }],
     ttlHours: 2,
@@ -108,7 +128,15 @@ function planOf(readers: number): Plan {
 }
 
 function runOf(plan: Plan): RunContext {
-  return { runId: plan.runId, specName: plan.specName, backend: 'aws', region: plan.region, engineVersion: plan.engine.version, dt: plan.dt, ttlHours: plan.ttlHours };
+  return {
+    runId: plan.runId,
+    specName: plan.specName,
+    backend: 'aws',
+    region: plan.region,
+    engineVersion: plan.engine.version,
+    dt: plan.dt,
+    ttlHours: plan.ttlHours,
+  };
 }
 
 async function instance(id: string): Promise<Instance> {
@@ -127,7 +155,12 @@ function argOf(input: SendCommandCommandInput, flag: string): string | undefined
 }
 
 function succeeded(json: Record<string, unknown>): GetCommandInvocationCommandOutput {
-  return { Status: 'Success', ResponseCode: 0, StandardOutputContent: `server-setup: starting mariadbd\n${JSON.stringify(json)}\n`, $metadata: {} };
+  return {
+    Status: 'Success',
+    ResponseCode: 0,
+    StandardOutputContent: `server-setup: starting mariadbd\n${JSON.stringify(json)}\n`,
+    $metadata: {},
+  };
 }
 
 describe('self-managed MariaDB on EC2: a writer and one replica', () => {
@@ -153,21 +186,39 @@ describe('self-managed MariaDB on EC2: a writer and one replica', () => {
     expect(value.username).toBe('benchadmin');
     expect(value.password).toMatch(/^[A-Za-z0-9]{32}$/);
     expect(provisioned.credentials).toEqual({ user: 'benchadmin', secretRef: secret.ARN });
-    const secretTags = Object.fromEntries(((await secrets.send(new DescribeSecretCommand({ SecretId: names.serverSecretName }))).Tags ?? []).map((t) => [t.Key, t.Value]));
+    const secretTags = Object.fromEntries(
+      ((await secrets.send(new DescribeSecretCommand({ SecretId: names.serverSecretName }))).Tags ?? []).map((t) => [
+        t.Key,
+        t.Value,
+      ]),
+    );
     expect(secretTags).toMatchObject({ 'aurora-bench:run-id': run.runId, 'aurora-bench:cell-id': cell.cellId });
 
     const ids = provisioned.backendState['serverIds']!.split(',');
     expect(ids).toHaveLength(2);
     const [writer, replica] = [await instance(ids[0]!), await instance(ids[1]!)];
     expect(writer.InstanceType).toBe('r6g.large');
-    expect(tagsOf(writer)).toMatchObject({ 'aurora-bench:run-id': run.runId, 'aurora-bench:role': 'server-writer', 'aurora-bench:server-index': '0' });
-    expect(tagsOf(replica)).toMatchObject({ 'aurora-bench:cell-id': cell.cellId, 'aurora-bench:role': 'server-replica', 'aurora-bench:server-index': '1' });
+    expect(tagsOf(writer)).toMatchObject({
+      'aurora-bench:run-id': run.runId,
+      'aurora-bench:role': 'server-writer',
+      'aurora-bench:server-index': '0',
+    });
+    expect(tagsOf(replica)).toMatchObject({
+      'aurora-bench:cell-id': cell.cellId,
+      'aurora-bench:role': 'server-replica',
+      'aurora-bench:server-index': '1',
+    });
     expect(writer.SecurityGroups?.map((g) => g.GroupId)).toEqual([config.serverSecurityGroupId]);
     const launch = calls.find((c) => c.call === 'ec2 RunInstances')!.input;
     expect(launch).toMatchObject({
       LaunchTemplate: { LaunchTemplateId: config.serverLaunchTemplateIds!.arm64 },
       Monitoring: { Enabled: true },
-      BlockDeviceMappings: [{ DeviceName: '/dev/xvda', Ebs: { VolumeSize: serverVolumeGib(cell.data), VolumeType: 'gp3', DeleteOnTermination: true } }],
+      BlockDeviceMappings: [
+        {
+          DeviceName: '/dev/xvda',
+          Ebs: { VolumeSize: serverVolumeGib(cell.data), VolumeType: 'gp3', DeleteOnTermination: true },
+        },
+      ],
     });
   });
 
@@ -179,11 +230,32 @@ describe('self-managed MariaDB on EC2: a writer and one replica', () => {
     const [writerId, replicaId] = provisioned.backendState['serverIds']!.split(',') as [string, string];
     // Act 2: the writer's setup still runs.
     const second = await backend.checkCellReady(run, cell, provisioned);
-    // Act 3: the writer reports (a port other than 3306: the endpoint comes from this line); the replica's setup is sent.
-    invocations.set(writerId, succeeded({ ready: true, role: 'writer', host: '10.20.1.11', port: 3307, version: '10.11.10-MariaDB', serverId: 1 }));
+    // Act 3: the writer reports (a port other than 3306: the
+    // endpoint comes from this line); the replica's setup is sent.
+    invocations.set(
+      writerId,
+      succeeded({
+        ready: true,
+        role: 'writer',
+        host: '10.20.1.11',
+        port: 3307,
+        version: '10.11.10-MariaDB',
+        serverId: 1,
+      }),
+    );
     const third = await backend.checkCellReady(run, cell, provisioned);
     // Act 4: the replica reports.
-    invocations.set(replicaId, succeeded({ ready: true, role: 'replica', host: '10.20.1.12', port: 3306, version: '10.11.10-MariaDB', serverId: 2 }));
+    invocations.set(
+      replicaId,
+      succeeded({
+        ready: true,
+        role: 'replica',
+        host: '10.20.1.12',
+        port: 3306,
+        version: '10.11.10-MariaDB',
+        serverId: 2,
+      }),
+    );
     const fourth = await backend.checkCellReady(run, cell, provisioned);
     ready = fourth.resources;
 
@@ -200,13 +272,17 @@ describe('self-managed MariaDB on EC2: a writer and one replica', () => {
     expect(argOf(writerSetup, '--server-id')).toBe('1');
     expect(argOf(writerSetup, '--secret-arn')).toBe(provisioned.credentials.secretRef);
     expect(argOf(writerSetup, '--writer-host')).toBeUndefined();
-    expect(Buffer.from(argOf(writerSetup, '--options-b64')!, 'base64').toString('utf8')).toMatch(/^thread_handling=pool-of-threads$/m);
+    expect(Buffer.from(argOf(writerSetup, '--options-b64')!, 'base64').toString('utf8')).toMatch(
+      /^thread_handling=pool-of-threads$/m,
+    );
     expect(argOf(replicaSetup, '--role')).toBe('replica');
     expect(argOf(replicaSetup, '--server-id')).toBe('2');
     expect(argOf(replicaSetup, '--writer-host')).toBe('10.20.1.11');
     expect(argOf(replicaSetup, '--writer-port')).toBe('3307');
     expect(ready.writer).toMatchObject({ instanceId: writerId, role: 'writer', host: '10.20.1.11', port: 3307 });
-    expect(ready.readers).toEqual([expect.objectContaining({ instanceId: replicaId, role: 'reader', host: '10.20.1.12', port: 3306 })]);
+    expect(ready.readers).toEqual([
+      expect.objectContaining({ instanceId: replicaId, role: 'reader', host: '10.20.1.12', port: 3306 }),
+    ]);
     expect(fourth.detail).toMatch(/10\.11\.10-MariaDB/);
   });
 
@@ -225,52 +301,76 @@ describe('self-managed MariaDB on EC2: a writer and one replica', () => {
     expect(state.ready).toBe(true);
   });
 
-  it("collects the AWS/EC2 metrics under the reports names, byte and operation counts per second, and the CloudWatch agent's memory", async () => {
-    // Arrange: three one-minute datapoints of the writer.
-    const writerId = ready.writer!.instanceId;
-    const minute = (k: number) => new Date(Date.parse('2026-11-23T04:10:00Z') + k * 60_000);
-    for (const [metric, values] of [
-      ['CPUUtilization', [40, 50, 60]],
-      ['NetworkIn', [6000, 6000, 12000]],
-      ['EBSWriteOps', [600, 1200, 1800]],
-    ] as const) {
+  it(
+    'collects the AWS/EC2 metrics under the reports names, byte and operation counts per second, and the ' +
+      "CloudWatch agent's memory",
+    async () => {
+      // Arrange: three one-minute datapoints of the writer.
+      const writerId = ready.writer!.instanceId;
+      const minute = (k: number) => new Date(Date.parse('2026-11-23T04:10:00Z') + k * 60_000);
+      for (const [metric, values] of [
+        ['CPUUtilization', [40, 50, 60]],
+        ['NetworkIn', [6000, 6000, 12000]],
+        ['EBSWriteOps', [600, 1200, 1800]],
+      ] as const) {
+        await raw.cw.send(
+          new PutMetricDataCommand({
+            Namespace: 'AWS/EC2',
+            MetricData: values.map((v, k) => ({
+              MetricName: metric,
+              Dimensions: [{ Name: 'InstanceId', Value: writerId }],
+              Timestamp: minute(k),
+              Value: v,
+            })),
+          }),
+        );
+      }
+      // The agent (client/cloudwatch-agent.json: namespace CWAgent, InstanceId the only dimension) in
+      // two of the three minutes: memory is not counted in the window's completeness.
       await raw.cw.send(
         new PutMetricDataCommand({
-          Namespace: 'AWS/EC2',
-          MetricData: values.map((v, k) => ({ MetricName: metric, Dimensions: [{ Name: 'InstanceId', Value: writerId }], Timestamp: minute(k), Value: v })),
+          Namespace: 'CWAgent',
+          MetricData: [3_500_000_000, 3_250_000_000].map((v, k) => ({
+            MetricName: 'mem_available',
+            Dimensions: [{ Name: 'InstanceId', Value: writerId }],
+            Timestamp: minute(k),
+            Value: v,
+            Unit: 'Bytes',
+          })),
         }),
       );
-    }
-    // The agent (client/cloudwatch-agent.json: namespace CWAgent, InstanceId the only dimension) in
-    // two of the three minutes: memory is not counted in the window's completeness.
-    await raw.cw.send(
-      new PutMetricDataCommand({
-        Namespace: 'CWAgent',
-        MetricData: [3_500_000_000, 3_250_000_000].map((v, k) => ({
-          MetricName: 'mem_available',
-          Dimensions: [{ Name: 'InstanceId', Value: writerId }],
-          Timestamp: minute(k),
-          Value: v,
-          Unit: 'Bytes',
-        })),
-      }),
-    );
-    // Act
-    const collected = await backend.collectServerMetrics(run, cell, ready, { stepId: 's1', start: '2026-11-23T04:10:00Z', end: '2026-11-23T04:13:00Z' });
-    // Assert
-    const of = (metric: string) => collected.rows.filter((r) => r.instance_id === writerId && r.metric === metric).map((r) => r.value);
-    expect(of('CPUUtilization')).toEqual([40, 50, 60]);
-    expect(of('NetworkReceiveThroughput')).toEqual([100, 100, 200]);
-    expect(of('WriteIOPS')).toEqual([10, 20, 30]);
-    expect(of('FreeableMemory')).toEqual([3_500_000_000, 3_250_000_000]);
-    expect(collected.rows.find((r) => r.metric === 'FreeableMemory')).toMatchObject({ unit: 'Bytes', role: 'writer', source: 'cloudwatch' });
-    const counted = collected.windows.filter((w) => w.instanceId === writerId).map((w) => w.metric);
-    expect(counted.sort()).toEqual(['CPUUtilization', 'NetworkReceiveThroughput', 'NetworkTransmitThroughput']);
-    expect(collected.windows.find((w) => w.instanceId === writerId && w.metric === 'CPUUtilization')).toMatchObject({ expected: 3, received: 3 });
-    expect(ready.notes.map((n) => n.message).join('\n')).toMatch(
-      /DatabaseConnections and ReplicaLag are not collected .*FreeableMemory is the CloudWatch agent's CWAgent mem_available/,
-    );
-  });
+      // Act
+      const collected = await backend.collectServerMetrics(run, cell, ready, {
+        stepId: 's1',
+        start: '2026-11-23T04:10:00Z',
+        end: '2026-11-23T04:13:00Z',
+      });
+      // Assert
+      const of = (metric: string) =>
+        collected.rows.filter((r) => r.instance_id === writerId && r.metric === metric).map((r) => r.value);
+      expect(of('CPUUtilization')).toEqual([40, 50, 60]);
+      expect(of('NetworkReceiveThroughput')).toEqual([100, 100, 200]);
+      expect(of('WriteIOPS')).toEqual([10, 20, 30]);
+      expect(of('FreeableMemory')).toEqual([3_500_000_000, 3_250_000_000]);
+      expect(collected.rows.find((r) => r.metric === 'FreeableMemory')).toMatchObject({
+        unit: 'Bytes',
+        role: 'writer',
+        source: 'cloudwatch',
+      });
+      const counted = collected.windows.filter((w) => w.instanceId === writerId).map((w) => w.metric);
+      expect(counted.sort()).toEqual(['CPUUtilization', 'NetworkReceiveThroughput', 'NetworkTransmitThroughput']);
+      expect(collected.windows.find((w) => w.instanceId === writerId && w.metric === 'CPUUtilization')).toMatchObject({
+        expected: 3,
+        received: 3,
+      });
+      expect(ready.notes.map((n) => n.message).join('\n')).toMatch(
+        new RegExp(
+          /DatabaseConnections and ReplicaLag are not collected .*FreeableMemory is the CloudWatch/.source +
+            / agent's CWAgent mem_available/.source,
+        ),
+      );
+    },
+  );
 
   it('tears down the instances and the secret; a second pass finds them gone', async () => {
     // Act
@@ -278,9 +378,13 @@ describe('self-managed MariaDB on EC2: a writer and one replica', () => {
     const second = await backend.teardownCell(run, cell, ready);
     // Assert
     const ids = ready.backendState['serverIds']!.split(',');
-    expect(first.deleted).toEqual(expect.arrayContaining([...ids.map((id) => `ec2-instance:${id}`), `secret:${names.serverSecretName}`]));
+    expect(first.deleted).toEqual(
+      expect.arrayContaining([...ids.map((id) => `ec2-instance:${id}`), `secret:${names.serverSecretName}`]),
+    );
     for (const id of ids) expect((await instance(id)).State?.Name).toMatch(/shutting-down|terminated/);
-    await expect(secrets.send(new DescribeSecretCommand({ SecretId: names.serverSecretName }))).rejects.toThrow(/ResourceNotFound|can't find|not find/i);
+    await expect(secrets.send(new DescribeSecretCommand({ SecretId: names.serverSecretName }))).rejects.toThrow(
+      /ResourceNotFound|can't find|not find/i,
+    );
     expect(second.deleted).toEqual([]);
     expect(second.alreadyGone).toEqual(expect.arrayContaining([`secret:${names.serverSecretName}`]));
   });
@@ -310,7 +414,10 @@ describe('self-managed: a failed setup, and the sweeper', () => {
     // Assert
     await expect(failing).rejects.toThrow(ServerSetupFailedError);
     await expect(backend.checkCellReady(run, cell, started.resources)).rejects.toThrow(
-      /server setup of the writer \(i-\w+\) of .* failed: server-install failed: no package provides mariadb1011-server \(SSM Failed exit code 1\)/,
+      new RegExp(
+        /server setup of the writer \(i-\w+\) of .* failed: server-install failed: no package/.source +
+          / provides mariadb1011-server \(SSM Failed exit code 1\)/.source,
+      ),
     );
   });
 
@@ -350,7 +457,9 @@ describe('self-managed: the preflight of the server type', () => {
       expect.objectContaining({
         level: 'refused',
         path: 'variants[0].instanceClass',
-        message: expect.stringMatching(/r6g\.large is arm64 but the stack has no self-managed server launch template for arm64/),
+        message: expect.stringMatching(
+          /r6g\.large is arm64 but the stack has no self-managed server launch template for arm64/,
+        ),
       }),
     ]);
   });

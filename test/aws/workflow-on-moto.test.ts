@@ -1,8 +1,8 @@
 /**
  * The deployed workflow, as close as it runs without AWS: the state machine definition extracted
  * from the synthesized CloudFormation template (lib/synthesized-workflow.ts: its Fn::GetAtt of each
- * Task function resolved to a function ARN) passes asl-validator and runs through aws-local-stepfunctions with every Task bound
- * to its Task with the AWS deps of every Task (test/helpers/aws-task-deps.ts: the parts each Lambda
+ * Task function resolved to a function ARN) passes asl-validator and runs through aws-local-stepfunctions with every
+ * Task bound to its Task with the AWS deps of every Task (test/helpers/aws-task-deps.ts: the parts each Lambda
  * composes its own deps from, core/backends/aws/parts) pointing at moto.
  *
  * moto runs RDS, EC2, S3, CloudWatch and SSM SendCommand/ListCommands; aws-sdk-client-mock stands
@@ -22,7 +22,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
 import { GetResourceMetricsCommand } from '@aws-sdk/client-pi';
-import { DescribeDBClusterParameterGroupsCommand, DescribeDBClustersCommand, DescribeDBInstancesCommand, DescribeDBParameterGroupsCommand } from '@aws-sdk/client-rds';
+import {
+  DescribeDBClusterParameterGroupsCommand,
+  DescribeDBClustersCommand,
+  DescribeDBInstancesCommand,
+  DescribeDBParameterGroupsCommand,
+} from '@aws-sdk/client-rds';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { PutMetricDataCommand, type GetMetricDataCommandInput } from '@aws-sdk/client-cloudwatch';
@@ -41,7 +46,15 @@ import { destroyAwsClients, makeAwsClients, type AwsClients } from '../../core/b
 import { cellNames } from '../../core/backends/aws/names';
 import { clientReadyKey, type ClientReadyMarker } from '../../core/backends/aws/runner-command';
 import { compactedRunPrefix, type StepTable } from '../../core/lake/athena-storage';
-import { lakeKeys, type IntervalRow, type MetricWindowRow, type RunRow, type ServerMetricRow, type StepRow, type VerdictsRow } from '../../core/lake/rows';
+import {
+  lakeKeys,
+  type IntervalRow,
+  type MetricWindowRow,
+  type RunRow,
+  type ServerMetricRow,
+  type StepRow,
+  type VerdictsRow,
+} from '../../core/lake/rows';
 import { planRun } from '../../core/plan/plan';
 import type { SpecInput } from '../../core/experiment/schema';
 import { validateSpec } from '../../core/experiment/validate';
@@ -54,7 +67,16 @@ import { buildAwsTaskDeps } from '../helpers/aws-task-deps';
 import { tracer } from '../../lambdas/runtime/aws-runtime';
 import { synthesizeWorkflow, type SynthesizedWorkflow } from '../../lib/synthesized-workflow';
 import { PROJECT_ROOT } from '../cdk/cdk-fixture';
-import { createStandingInfrastructure, createVerdictTargets, CREDENTIALS, destroyRawClients, rawClients, REGION, type RawClients, type VerdictTargets } from './fixtures';
+import {
+  createStandingInfrastructure,
+  createVerdictTargets,
+  CREDENTIALS,
+  destroyRawClients,
+  rawClients,
+  REGION,
+  type RawClients,
+  type VerdictTargets,
+} from './fixtures';
 import { startMoto, type MotoServer } from './moto';
 
 const FIXTURES = join(__dirname, '..', 'fixtures', 'sysbench');
@@ -70,7 +92,10 @@ let athenaLakeDir: string;
 
 type PrepareOutcome = 'ok' | 'connection-refused';
 
-/** What the simulated runner does for a prepare (a prepare job's, or a run job's with --prepare-out) of the next execution. */
+/**
+ * What the simulated runner does for a prepare (a prepare job's,
+ * or a run job's with --prepare-out) of the next execution.
+ */
 let prepareOutcome: PrepareOutcome = 'ok';
 /** data.reuse of the next execution's spec: "step" makes each step's run job prepare first. */
 let dataReuse: 'cell' | 'step' = 'cell';
@@ -95,7 +120,8 @@ async function publishWindow(input: GetMetricDataCommandInput): Promise<void> {
   for (const q of input.MetricDataQueries ?? []) {
     const metric = q.MetricStat!.Metric!;
     const data = [];
-    for (let t = start; t < end; t += 60_000) data.push({ MetricName: metric.MetricName!, Dimensions: metric.Dimensions, Timestamp: new Date(t), Value: 42 });
+    for (let t = start; t < end; t += 60_000)
+      data.push({ MetricName: metric.MetricName!, Dimensions: metric.Dimensions, Timestamp: new Date(t), Value: 42 });
     await raw.cw.send(new PutMetricDataCommand({ Namespace: metric.Namespace!, MetricData: data }));
   }
 }
@@ -136,7 +162,11 @@ function runnerJobOf(input: SendCommandCommandInput): { phase: string; out: stri
     if (i < 0 || i + 1 >= argv.length) throw new Error(`runner argv has no ${flag}: ${exec}`);
     return argv[i + 1]!;
   };
-  return { phase: value('--phase'), out: value('--out'), ...(argv.includes('--prepare-out') ? { prepareOut: value('--prepare-out') } : {}) };
+  return {
+    phase: value('--phase'),
+    out: value('--out'),
+    ...(argv.includes('--prepare-out') ? { prepareOut: value('--prepare-out') } : {}),
+  };
 }
 
 /**
@@ -147,12 +177,22 @@ async function writeRunnerOutput(out: string, phase: string, notRun = false): Pr
   const match = /^s3:\/\/([^/]+)\/(.+\/)$/.exec(out);
   if (!match) throw new Error(`runner --out ${out} is not s3://bucket/prefix/`);
   const [, bucket, prefix] = match as unknown as [string, string, string];
-  const fixture = phase === 'prepare' ? (prepareOutcome === 'ok' ? 'prepare_read_write' : 'fatal_connection_refused') : 'hook_read_write';
+  const fixture =
+    phase === 'prepare'
+      ? prepareOutcome === 'ok'
+        ? 'prepare_read_write'
+        : 'fatal_connection_refused'
+      : 'hook_read_write';
   const exitCode = notRun ? 1 : Number(readFileSync(join(FIXTURES, `${fixture}.exit`), 'utf8').trim());
   const started = new Date();
   const ended = new Date(started.getTime() + 3000);
   const t0 = Math.floor(started.getTime() / 1000);
-  const cpu = phase === 'run' ? [1, 2, 3].map((k) => JSON.stringify({ t: t0 + k, sysbenchCpuPct: 40 + k, hostCpuPct: 30 + k, cores: 2 })).join('\n') + '\n' : '';
+  const cpu =
+    phase === 'run'
+      ? [1, 2, 3]
+          .map((k) => JSON.stringify({ t: t0 + k, sysbenchCpuPct: 40 + k, hostCpuPct: 30 + k, cores: 2 }))
+          .join('\n') + '\n'
+      : '';
   const result: RunnerResult = {
     phase: phase as RunnerResult['phase'],
     exitCode,
@@ -162,8 +202,14 @@ async function writeRunnerOutput(out: string, phase: string, notRun = false): Pr
     hostname: 'ip-10-20-1-10',
     command: `sysbench oltp_read_write ${phase} --mysql-password=***`,
   };
-  const put = (name: string, body: string) => raw.s3.send(new PutObjectCommand({ Bucket: bucket, Key: prefix + name, Body: Buffer.from(body, 'utf8') }));
-  await put('output.log', notRun ? "aurora-bench runner: not run: the data's prepare failed: exit code 1\n" : readFileSync(join(FIXTURES, `${fixture}.log`), 'utf8'));
+  const put = (name: string, body: string) =>
+    raw.s3.send(new PutObjectCommand({ Bucket: bucket, Key: prefix + name, Body: Buffer.from(body, 'utf8') }));
+  await put(
+    'output.log',
+    notRun
+      ? "aurora-bench runner: not run: the data's prepare failed: exit code 1\n"
+      : readFileSync(join(FIXTURES, `${fixture}.log`), 'utf8'),
+  );
   await put('client_cpu.jsonl', cpu);
   await put('result.json', JSON.stringify(result, null, 2) + '\n');
 }
@@ -174,12 +220,21 @@ async function writeRunnerOutput(out: string, phase: string, notRun = false): Pr
  * The TaskDeps a Task Lambda builds from its environment, with SDK clients on moto; SSM and PI
  * mocked where moto has nothing (SendCommand and ListCommands go on to moto).
  */
-async function motoTaskDeps(): Promise<{ deps: Awaited<ReturnType<typeof buildAwsTaskDeps>>; clients: AwsClients; restore: () => void }> {
+async function motoTaskDeps(): Promise<{
+  deps: Awaited<ReturnType<typeof buildAwsTaskDeps>>;
+  clients: AwsClients;
+  restore: () => void;
+}> {
   const clients = makeAwsClients({ region: REGION, endpoint: moto.endpoint, credentials: CREDENTIALS, maxAttempts: 1 });
   // ComputeVerdicts reads the lake through Athena: the same SQL on DuckDB over moto's S3 lake.
-  new AthenaEmulation({ s3: raw.s3, bucket: config.bucket, lakePrefix: config.lakePrefix, motoEndpoint: moto.endpoint, region: REGION, dir: athenaLakeDir }).install(
-    clients.athena,
-  );
+  new AthenaEmulation({
+    s3: raw.s3,
+    bucket: config.bucket,
+    lakePrefix: config.lakePrefix,
+    motoEndpoint: moto.endpoint,
+    region: REGION,
+    dir: athenaLakeDir,
+  }).install(clients.athena);
   const ssm = mockClient(clients.ssm);
   ssm.on(SendCommandCommand).callsFake(async (input: SendCommandCommandInput) => {
     const job = runnerJobOf(input);
@@ -190,16 +245,24 @@ async function motoTaskDeps(): Promise<{ deps: Awaited<ReturnType<typeof buildAw
     return raw.ssm.send(new SendCommandCommand(input));
   });
   ssm.on(ListCommandsCommand).callsFake((input) => raw.ssm.send(new ListCommandsCommand(input)));
-  ssm.on(DescribeInstanceInformationCommand).callsFake(async (input: { Filters?: { Key: string; Values: string[] }[] }) => {
-    const ids = input.Filters?.find((f) => f.Key === 'InstanceIds')?.Values ?? [];
-    // moto runs no user data: each client's last boot step, client/client-ready.sh uploading its
-    // ready marker, is done here, by the time its agent is online.
-    for (const id of ids) {
-      const marker: ClientReadyMarker = { ready: true, sysbench: 'sysbench 1.0.20 (using system LuaJIT 2.1.1700000000)', sysbenchVersion: '1.0.20' };
-      await raw.s3.send(new PutObjectCommand({ Bucket: config.bucket, Key: clientReadyKey(id), Body: JSON.stringify(marker) }));
-    }
-    return { InstanceInformationList: ids.map((id) => ({ InstanceId: id, PingStatus: 'Online' })) };
-  });
+  ssm
+    .on(DescribeInstanceInformationCommand)
+    .callsFake(async (input: { Filters?: { Key: string; Values: string[] }[] }) => {
+      const ids = input.Filters?.find((f) => f.Key === 'InstanceIds')?.Values ?? [];
+      // moto runs no user data: each client's last boot step, client/client-ready.sh uploading its
+      // ready marker, is done here, by the time its agent is online.
+      for (const id of ids) {
+        const marker: ClientReadyMarker = {
+          ready: true,
+          sysbench: 'sysbench 1.0.20 (using system LuaJIT 2.1.1700000000)',
+          sysbenchVersion: '1.0.20',
+        };
+        await raw.s3.send(
+          new PutObjectCommand({ Bucket: config.bucket, Key: clientReadyKey(id), Body: JSON.stringify(marker) }),
+        );
+      }
+      return { InstanceInformationList: ids.map((id) => ({ InstanceId: id, PingStatus: 'Online' })) };
+    });
   // The runner exits 0 whenever it ran sysbench and wrote result.json (sysbench's code is in there).
   ssm.on(GetCommandInvocationCommand).resolves({ Status: 'Success', ResponseCode: 0 });
   ssm.on(CancelCommandCommand).resolves({});
@@ -207,7 +270,12 @@ async function motoTaskDeps(): Promise<{ deps: Awaited<ReturnType<typeof buildAw
   const pi = mockClient(clients.pi);
   pi.on(GetResourceMetricsCommand).callsFake((input: { StartTime: Date; EndTime: Date; PeriodInSeconds: number }) => {
     const points = [];
-    for (let t = new Date(input.StartTime).getTime(); t < new Date(input.EndTime).getTime(); t += input.PeriodInSeconds * 1000) points.push({ Timestamp: new Date(t), Value: 1.5 });
+    for (
+      let t = new Date(input.StartTime).getTime();
+      t < new Date(input.EndTime).getTime();
+      t += input.PeriodInSeconds * 1000
+    )
+      points.push({ Timestamp: new Date(t), Value: 1.5 });
     return {
       MetricList: [
         { Key: { Metric: 'db.load.avg' }, DataPoints: points },
@@ -221,10 +289,13 @@ async function motoTaskDeps(): Promise<{ deps: Awaited<ReturnType<typeof buildAw
       if (context.commandName !== 'GetMetricDataCommand') return next(args);
       metricCollections += 1;
       if (publishing === 'late-collection-refused' && metricCollections > 1) {
-        throw Object.assign(new Error('User is not authorized to perform: cloudwatch:GetMetricData'), { name: 'AccessDenied' });
+        throw Object.assign(new Error('User is not authorized to perform: cloudwatch:GetMetricData'), {
+          name: 'AccessDenied',
+        });
       }
       const out = await next(args);
-      if (publishing !== 'never' && metricCollections === 1) await publishWindow(args.input as GetMetricDataCommandInput);
+      if (publishing !== 'never' && metricCollections === 1)
+        await publishWindow(args.input as GetMetricDataCommandInput);
       return out;
     },
     { step: 'initialize', name: 'latePublishing' },
@@ -276,7 +347,8 @@ async function runWorkflow(runId: string): Promise<LocalExecutionResult> {
       retryMs: 10,
       resolvedDefinition: workflow,
       onEvent: (ev) => {
-        if (ev.type === 'StateEntered' && ev.state?.name === 'WaitForLateMetrics') clockSkewMs += (ev.state.input as { lateMetrics: { waitS: number } }).lateMetrics.waitS * 1000;
+        if (ev.type === 'StateEntered' && ev.state?.name === 'WaitForLateMetrics')
+          clockSkewMs += (ev.state.input as { lateMetrics: { waitS: number } }).lateMetrics.waitS * 1000;
       },
     });
   } finally {
@@ -330,7 +402,9 @@ async function lakeRows<T>(key: string): Promise<T[]> {
  */
 async function compactedRows<T>(table: StepTable, dt: string, runId: string): Promise<T[]> {
   const prefix = config.lakePrefix + compactedRunPrefix(table, dt, runId);
-  const keys = ((await raw.s3.send(new ListObjectsV2Command({ Bucket: config.bucket, Prefix: prefix }))).Contents ?? []).map((o) => o.Key!);
+  const keys = (
+    (await raw.s3.send(new ListObjectsV2Command({ Bucket: config.bucket, Prefix: prefix }))).Contents ?? []
+  ).map((o) => o.Key!);
   if (keys.length === 0) throw new Error(`no Parquet file under ${prefix}`);
   const dir = mkdtempSync(join(tmpdir(), 'ab-wf-moto-parquet-'));
   const instance = await DuckDBInstance.create(':memory:');
@@ -339,12 +413,22 @@ async function compactedRows<T>(table: StepTable, dt: string, runId: string): Pr
     for (const key of keys) {
       const file = join(dir, key.slice(config.lakePrefix.length));
       mkdirSync(join(file, '..'), { recursive: true });
-      writeFileSync(file, await (await raw.s3.send(new GetObjectCommand({ Bucket: config.bucket, Key: key }))).Body!.transformToByteArray());
+      writeFileSync(
+        file,
+        await (
+          await raw.s3.send(new GetObjectCommand({ Bucket: config.bucket, Key: key }))
+        ).Body!.transformToByteArray(),
+      );
     }
     const rows = (
-      await db.runAndReadAll(`SELECT * FROM read_parquet('${dir}/**', hive_partitioning = true, hive_types = {'dt': 'VARCHAR', 'run_id': 'VARCHAR'})`)
+      await db.runAndReadAll(
+        `SELECT * FROM read_parquet('${dir}/**', hive_partitioning = true, hive_types = {'dt': 'VARCHAR', ` +
+          `'run_id': 'VARCHAR'})`,
+      )
     ).getRowObjectsJS();
-    return rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v])) as T);
+    return rows.map(
+      (r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v])) as T,
+    );
   } finally {
     db.closeSync();
     instance.closeSync();
@@ -357,7 +441,8 @@ async function cellResourcesInMoto(runId: string, cellId: string): Promise<strin
   const base = cellNames(runId, cellId).base;
   const clusters = (await raw.rds.send(new DescribeDBClustersCommand({}))).DBClusters ?? [];
   const instances = (await raw.rds.send(new DescribeDBInstancesCommand({}))).DBInstances ?? [];
-  const clusterGroups = (await raw.rds.send(new DescribeDBClusterParameterGroupsCommand({}))).DBClusterParameterGroups ?? [];
+  const clusterGroups =
+    (await raw.rds.send(new DescribeDBClusterParameterGroupsCommand({}))).DBClusterParameterGroups ?? [];
   const instanceGroups = (await raw.rds.send(new DescribeDBParameterGroupsCommand({}))).DBParameterGroups ?? [];
   const clients = await raw.ec2.send(
     new DescribeInstancesCommand({
@@ -374,7 +459,11 @@ async function cellResourcesInMoto(runId: string, cellId: string): Promise<strin
     ...instanceGroups.map((g) => `parameter-group ${g.DBParameterGroupName}`),
   ]
     .filter((name) => name.split(' ')[1]!.startsWith(base))
-    .concat((clients.Reservations ?? []).flatMap((r) => r.Instances ?? []).map((i) => `ec2-instance ${i.InstanceId} ${i.State?.Name}`));
+    .concat(
+      (clients.Reservations ?? [])
+        .flatMap((r) => r.Instances ?? [])
+        .map((i) => `ec2-instance ${i.InstanceId} ${i.State?.Name}`),
+    );
 }
 
 // ------------------------------------------------------------------ the tests
@@ -411,7 +500,10 @@ describe('the synthesized state machine definition', () => {
     const resources = JSON.stringify(workflow.definition).match(/"Resource":"[^"]+"/g) ?? [];
 
     // Act: asl-validator fills in defaults on the object it is given, so it gets a copy.
-    const { isValid, errorsText } = aslValidator(structuredClone(workflow.definition), { checkArn: true, checkPaths: true });
+    const { isValid, errorsText } = aslValidator(structuredClone(workflow.definition), {
+      checkArn: true,
+      checkPaths: true,
+    });
 
     // Assert
     expect(errorsText('\n')).toBe('');
@@ -422,121 +514,169 @@ describe('the synthesized state machine definition', () => {
 });
 
 describe('the synthesized workflow with the AWS handlers on moto', () => {
-  it('runs one cell end to end: provisions, prepares, runs the step, collects into the S3 lake and tears everything down', async () => {
-    // Arrange
-    const runId = 'moto-wf-ok-20261121';
-    const { cell, step } = plannedCell(runId);
-    const names = cellNames(runId, cell.cellId);
-    const whileRunning: string[][] = [];
-    onJobStart = async () => {
-      whileRunning.push(await cellResourcesInMoto(runId, cell.cellId));
-    };
+  it(
+    'runs one cell end to end: provisions, prepares, runs the step, collects into the S3 lake and tears ' +
+      'everything down',
+    async () => {
+      // Arrange
+      const runId = 'moto-wf-ok-20261121';
+      const { cell, step } = plannedCell(runId);
+      const names = cellNames(runId, cell.cellId);
+      const whileRunning: string[][] = [];
+      onJobStart = async () => {
+        whileRunning.push(await cellResourcesInMoto(runId, cell.cellId));
+      };
 
-    // Act
-    const result = await runWorkflow(runId);
-    const dt = runDt(result);
+      // Act
+      const result = await runWorkflow(runId);
+      const dt = runDt(result);
 
-    // Assert: the execution and the path it took.
-    expect(result.error ?? null).toBeNull();
-    expect(result.status).toBe('SUCCEEDED');
-    expect(result.output).toEqual({
-      status: 'succeeded',
-      runId,
-      error: null,
-      cause: null,
-      steps: 1,
-      failedSteps: 0,
-      compaction: `compacted to Parquet: ${['steps', 'intervals', 'server_metrics', 'metric_windows'].map((t) => `${t} (1 JSON Lines object(s), 1 Parquet file(s))`).join(', ')}`,
-    });
-    // FinishRun compacted the run: its step tables' JSON Lines objects are gone, their rows are read from Parquet below.
-    for (const table of ['steps', 'intervals', 'server_metrics', 'metric_windows'] as const) {
-      expect(await lakeObject(lakeKeys.stepTable(table, dt, runId, cell.cellId, step.stepId))).toBeUndefined();
-    }
-    const path = [
-      'PlanRun',
-      'ProvisionCell',
-      'CheckCellReady',
-      'StartClients',
-      'CheckClientsReady',
-      'RunStepSegments',
-      'RunStep',
-      'WaitForStep',
-      'SegmentDone',
-      'CollectLateMetrics',
-      'WaitForLateMetrics',
-      'TeardownCell',
-      'FinishRun',
-      'ComputeVerdicts',
-    ];
-    expect(path.filter((state) => entered(result.events, state) === 0)).toEqual([]);
-    expect(entered(result.events, 'TeardownCellOnError')).toBe(0);
-    // One prepare and one run job, on the cell's client, each writing under its own lake prefix.
-    expect(startedJobs.map((j) => j.phase)).toEqual(['prepare', 'run']);
-    expect(startedJobs[1]!.out).toBe(`s3://${config.bucket}/${config.lakePrefix}${lakeKeys.raw(dt, runId, cell.cellId, step.stepId, 'run', startedJobs[1]!.instanceId)}`);
+      // Assert: the execution and the path it took.
+      expect(result.error ?? null).toBeNull();
+      expect(result.status).toBe('SUCCEEDED');
+      expect(result.output).toEqual({
+        status: 'succeeded',
+        runId,
+        error: null,
+        cause: null,
+        steps: 1,
+        failedSteps: 0,
+        compaction:
+          `compacted to ` +
+          `Parquet: ` +
+          ['steps', 'intervals', 'server_metrics', 'metric_windows']
+            .map((t) => `${t} (1 JSON Lines object(s), 1 Parquet file(s))`)
+            .join(', '),
+      });
+      // FinishRun compacted the run: its step tables' JSON Lines
+      // objects are gone, their rows are read from Parquet below.
+      for (const table of ['steps', 'intervals', 'server_metrics', 'metric_windows'] as const) {
+        expect(await lakeObject(lakeKeys.stepTable(table, dt, runId, cell.cellId, step.stepId))).toBeUndefined();
+      }
+      const path = [
+        'PlanRun',
+        'ProvisionCell',
+        'CheckCellReady',
+        'StartClients',
+        'CheckClientsReady',
+        'RunStepSegments',
+        'RunStep',
+        'WaitForStep',
+        'SegmentDone',
+        'CollectLateMetrics',
+        'WaitForLateMetrics',
+        'TeardownCell',
+        'FinishRun',
+        'ComputeVerdicts',
+      ];
+      expect(path.filter((state) => entered(result.events, state) === 0)).toEqual([]);
+      expect(entered(result.events, 'TeardownCellOnError')).toBe(0);
+      // One prepare and one run job, on the cell's client, each writing under its own lake prefix.
+      expect(startedJobs.map((j) => j.phase)).toEqual(['prepare', 'run']);
+      expect(startedJobs[1]!.out).toBe(
+        `s3://${config.bucket}/${config.lakePrefix}` +
+          lakeKeys.raw(dt, runId, cell.cellId, step.stepId, 'run', startedJobs[1]!.instanceId),
+      );
 
-    // Assert: the lake in moto's S3 holds the parsed recorded output.
-    // A first run of its experiment: judged, with no earlier run to judge it against.
-    expect((await lakeRows<VerdictsRow>(lakeKeys.verdicts(dt, runId))).map((v) => [v.run_id, v.metric, v.verdict])).toEqual(
-      ['tps', 'qps', 'latency', 'errors'].map((m) => [runId, m, 'unknown']),
-    );
-    const [runRow] = await lakeRows<RunRow>(lakeKeys.run(dt, runId));
-    expect(runRow).toMatchObject({ run_id: runId, backend: 'aws', region: REGION, status: 'succeeded', error: null, sysbench_version: '1.0.20' });
-    const steps = await compactedRows<StepRow>('steps', dt, runId);
-    expect(steps).toHaveLength(1);
-    expect(steps[0]).toMatchObject({ status: 'ok', error: null, threads: 2, target: 'writer', tps: 622.88, qps: 12511.28, lat_pct_ms: 8.13, errors: 10, az: 'us-east-1a' });
-    expect(steps[0]!.endpoint_instance).toBe(names.writerId);
-    expect(steps[0]!.client_cpu_avg_pct).toBe(32);
-    const intervals = await compactedRows<IntervalRow>('intervals', dt, runId);
-    expect(intervals.map((i) => [i.t, i.tps])).toEqual([
-      [1, 647.479],
-      [2, 685.569],
-      [3, 543.001],
-    ]);
-    const metrics = await compactedRows<ServerMetricRow>('server_metrics', dt, runId);
-    expect(metrics.filter((m) => m.source === 'pi').map((m) => [m.instance_id, m.metric, m.value])).toEqual(expect.arrayContaining([[names.writerId, 'db.load.avg', 1.5]]));
-    expect(metrics.filter((m) => m.metric === 'ClientHostCPU').map((m) => m.value)).toEqual([31, 32, 33]);
+      // Assert: the lake in moto's S3 holds the parsed recorded output.
+      // A first run of its experiment: judged, with no earlier run to judge it against.
+      expect(
+        (await lakeRows<VerdictsRow>(lakeKeys.verdicts(dt, runId))).map((v) => [v.run_id, v.metric, v.verdict]),
+      ).toEqual(['tps', 'qps', 'latency', 'errors'].map((m) => [runId, m, 'unknown']));
+      const [runRow] = await lakeRows<RunRow>(lakeKeys.run(dt, runId));
+      expect(runRow).toMatchObject({
+        run_id: runId,
+        backend: 'aws',
+        region: REGION,
+        status: 'succeeded',
+        error: null,
+        sysbench_version: '1.0.20',
+      });
+      const steps = await compactedRows<StepRow>('steps', dt, runId);
+      expect(steps).toHaveLength(1);
+      expect(steps[0]).toMatchObject({
+        status: 'ok',
+        error: null,
+        threads: 2,
+        target: 'writer',
+        tps: 622.88,
+        qps: 12511.28,
+        lat_pct_ms: 8.13,
+        errors: 10,
+        az: 'us-east-1a',
+      });
+      expect(steps[0]!.endpoint_instance).toBe(names.writerId);
+      expect(steps[0]!.client_cpu_avg_pct).toBe(32);
+      const intervals = await compactedRows<IntervalRow>('intervals', dt, runId);
+      expect(intervals.map((i) => [i.t, i.tps])).toEqual([
+        [1, 647.479],
+        [2, 685.569],
+        [3, 543.001],
+      ]);
+      const metrics = await compactedRows<ServerMetricRow>('server_metrics', dt, runId);
+      expect(metrics.filter((m) => m.source === 'pi').map((m) => [m.instance_id, m.metric, m.value])).toEqual(
+        expect.arrayContaining([[names.writerId, 'db.load.avg', 1.5]]),
+      );
+      expect(metrics.filter((m) => m.metric === 'ClientHostCPU').map((m) => m.value)).toEqual([31, 32, 33]);
 
-    // Assert: the step's CloudWatch window was empty when the step ended; the cell waited once, for
-    // the window's last minute + metricsPublishDelayS, and then found every datapoint.
-    expect(entered(result.events, 'CollectLateMetrics')).toBe(2);
-    expect(entered(result.events, 'WaitForLateMetrics')).toBe(1);
-    const firstAnswer = result.events.find((e) => e.type === 'StateExited' && e.state?.name === 'CollectLateMetrics')!.state!.output as {
-      lateMetrics: { done: boolean; waitS: number };
-    };
-    expect(firstAnswer.lateMetrics.done).toBe(false);
-    expect(firstAnswer.lateMetrics.waitS).toBeGreaterThanOrEqual(config.metricsPublishDelayS);
-    const wait = result.events.find((e) => e.type === 'StateEntered' && e.state?.name === 'WaitForLateMetrics')!;
-    expect(progressLine(wait, () => 1)).toBe(
-      `[1/1 ${cell.cellId}] waiting ${firstAnswer.lateMetrics.waitS} s for the last CloudWatch/Performance Insights datapoints of 1 step(s)`,
-    );
-    const windows = await compactedRows<MetricWindowRow>('metric_windows', dt, runId);
-    const cloudwatchWindows = windows.filter((w) => w.source === 'cloudwatch');
-    expect(cloudwatchWindows.map((w) => `${w.instance_id} ${w.metric}`)).toEqual(
-      expect.arrayContaining([`${names.writerId} CPUUtilization`, `${names.readerId(1)} AuroraReplicaLag`]),
-    );
-    expect(windows.every((w) => w.complete && w.received === w.expected && w.expected >= 1)).toBe(true);
-    // Every counted series has its datapoints; the latency/memory series are collected alongside
-    // without windows of their own (the base metrics' windows say whether the minute is published).
-    const counted = new Set(cloudwatchWindows.map((w) => w.metric));
-    expect(metrics.filter((m) => m.source === 'cloudwatch' && counted.has(m.metric))).toHaveLength(cloudwatchWindows.reduce((a, w) => a + w.expected, 0));
-    expect(new Set(metrics.filter((m) => m.source === 'cloudwatch' && !counted.has(m.metric)).map((m) => m.metric))).toEqual(
-      new Set(['CommitLatency', 'DMLLatency', 'SelectLatency', 'FreeableMemory', 'VolumeReadIOPs', 'VolumeWriteIOPs']),
-    );
-    expect(JSON.parse(runRow!.notes) as { message: string }[]).not.toContainEqual(expect.objectContaining({ message: expect.stringContaining('server metrics') }));
+      // Assert: the step's CloudWatch window was empty when the step ended; the cell waited once, for
+      // the window's last minute + metricsPublishDelayS, and then found every datapoint.
+      expect(entered(result.events, 'CollectLateMetrics')).toBe(2);
+      expect(entered(result.events, 'WaitForLateMetrics')).toBe(1);
+      const firstAnswer = result.events.find((e) => e.type === 'StateExited' && e.state?.name === 'CollectLateMetrics')!
+        .state!.output as {
+        lateMetrics: { done: boolean; waitS: number };
+      };
+      expect(firstAnswer.lateMetrics.done).toBe(false);
+      expect(firstAnswer.lateMetrics.waitS).toBeGreaterThanOrEqual(config.metricsPublishDelayS);
+      const wait = result.events.find((e) => e.type === 'StateEntered' && e.state?.name === 'WaitForLateMetrics')!;
+      expect(progressLine(wait, () => 1)).toBe(
+        `[1/1 ${cell.cellId}] waiting ${firstAnswer.lateMetrics.waitS} s for the last CloudWatch/Performance ` +
+          `Insights datapoints of 1 step(s)`,
+      );
+      const windows = await compactedRows<MetricWindowRow>('metric_windows', dt, runId);
+      const cloudwatchWindows = windows.filter((w) => w.source === 'cloudwatch');
+      expect(cloudwatchWindows.map((w) => `${w.instance_id} ${w.metric}`)).toEqual(
+        expect.arrayContaining([`${names.writerId} CPUUtilization`, `${names.readerId(1)} AuroraReplicaLag`]),
+      );
+      expect(windows.every((w) => w.complete && w.received === w.expected && w.expected >= 1)).toBe(true);
+      // Every counted series has its datapoints; the latency/memory series are collected alongside
+      // without windows of their own (the base metrics' windows say whether the minute is published).
+      const counted = new Set(cloudwatchWindows.map((w) => w.metric));
+      expect(metrics.filter((m) => m.source === 'cloudwatch' && counted.has(m.metric))).toHaveLength(
+        cloudwatchWindows.reduce((a, w) => a + w.expected, 0),
+      );
+      expect(
+        new Set(metrics.filter((m) => m.source === 'cloudwatch' && !counted.has(m.metric)).map((m) => m.metric)),
+      ).toEqual(
+        new Set([
+          'CommitLatency',
+          'DMLLatency',
+          'SelectLatency',
+          'FreeableMemory',
+          'VolumeReadIOPs',
+          'VolumeWriteIOPs',
+        ]),
+      );
+      expect(JSON.parse(runRow!.notes) as { message: string }[]).not.toContainEqual(
+        expect.objectContaining({ message: expect.stringContaining('server metrics') }),
+      );
 
-    // Assert: what the cell had in moto while its jobs ran is gone.
-    expect(whileRunning[0]).toEqual(
-      expect.arrayContaining([
-        `cluster ${names.clusterId}`,
-        `db-instance ${names.writerId}`,
-        `db-instance ${names.readerId(1)}`,
-        `cluster-parameter-group ${names.clusterParameterGroup}`,
-        `parameter-group ${names.instanceParameterGroup}`,
-        `ec2-instance ${startedJobs[0]!.instanceId} running`,
-      ]),
-    );
-    expect(await cellResourcesInMoto(runId, cell.cellId)).toEqual([]);
-  }, 60_000);
+      // Assert: what the cell had in moto while its jobs ran is gone.
+      expect(whileRunning[0]).toEqual(
+        expect.arrayContaining([
+          `cluster ${names.clusterId}`,
+          `db-instance ${names.writerId}`,
+          `db-instance ${names.readerId(1)}`,
+          `cluster-parameter-group ${names.clusterParameterGroup}`,
+          `parameter-group ${names.instanceParameterGroup}`,
+          `ec2-instance ${startedJobs[0]!.instanceId} running`,
+        ]),
+      );
+      expect(await cellResourcesInMoto(runId, cell.cellId)).toEqual([]);
+    },
+    60_000,
+  );
 
   it('marks windows whose datapoints never came as incomplete, and says so in the run manifest; the run still succeeds', async () => {
     // Arrange
@@ -565,31 +705,42 @@ describe('the synthesized workflow with the AWS handlers on moto', () => {
     expect(await cellResourcesInMoto(runId, cell.cellId)).toEqual([]);
   }, 60_000);
 
-  it('a late collection that fails is caught: the cell is torn down normally, its windows stay marked and the manifest says why', async () => {
-    // Arrange
-    const runId = 'moto-wf-late-refused-20261121';
-    const { cell } = plannedCell(runId);
-    publishing = 'late-collection-refused';
+  it(
+    'a late collection that fails is caught: the cell is torn down normally, its windows stay marked and the ' +
+      'manifest says why',
+    async () => {
+      // Arrange
+      const runId = 'moto-wf-late-refused-20261121';
+      const { cell } = plannedCell(runId);
+      publishing = 'late-collection-refused';
 
-    // Act
-    const result = await runWorkflow(runId);
-    const dt = runDt(result);
+      // Act
+      const result = await runWorkflow(runId);
+      const dt = runDt(result);
 
-    // Assert
-    expect(result.status).toBe('SUCCEEDED');
-    expect(result.events.filter((e) => e.type === 'StateCaught').map((e) => e.state?.name)).toContain('CollectLateMetrics');
-    expect(entered(result.events, 'TeardownCell')).toBe(1);
-    expect(entered(result.events, 'TeardownCellOnError')).toBe(0);
-    const windows = await compactedRows<MetricWindowRow>('metric_windows', dt, runId);
-    expect(windows.filter((w) => w.source === 'cloudwatch').every((w) => !w.complete)).toBe(true);
-    const [runRow] = await lakeRows<RunRow>(lakeKeys.run(dt, runId));
-    expect(JSON.parse(runRow!.notes)).toContainEqual(
-      expect.objectContaining({ level: 'warning', message: expect.stringMatching(/late server metrics were not collected \(AccessDenied: .*GetMetricData/) }),
-    );
-    expect(await cellResourcesInMoto(runId, cell.cellId)).toEqual([]);
-  }, 60_000);
+      // Assert
+      expect(result.status).toBe('SUCCEEDED');
+      expect(result.events.filter((e) => e.type === 'StateCaught').map((e) => e.state?.name)).toContain(
+        'CollectLateMetrics',
+      );
+      expect(entered(result.events, 'TeardownCell')).toBe(1);
+      expect(entered(result.events, 'TeardownCellOnError')).toBe(0);
+      const windows = await compactedRows<MetricWindowRow>('metric_windows', dt, runId);
+      expect(windows.filter((w) => w.source === 'cloudwatch').every((w) => !w.complete)).toBe(true);
+      const [runRow] = await lakeRows<RunRow>(lakeKeys.run(dt, runId));
+      expect(JSON.parse(runRow!.notes)).toContainEqual(
+        expect.objectContaining({
+          level: 'warning',
+          message: expect.stringMatching(/late server metrics were not collected \(AccessDenied: .*GetMetricData/),
+        }),
+      );
+      expect(await cellResourcesInMoto(runId, cell.cellId)).toEqual([]);
+    },
+    60_000,
+  );
 
-  // data.reuse "cell": a prepare job before the first step's run; "step": each step's run job prepares first (--prepare-out).
+  // data.reuse "cell": a prepare job before the first step's run;
+  // "step": each step's run job prepares first (--prepare-out).
   it.each([
     ['cell', 'the prepare job', ['prepare']],
     ['step', "the run job's own prepare", ['run']],
@@ -613,7 +764,9 @@ describe('the synthesized workflow with the AWS handlers on moto', () => {
       // Assert
       expect(result.status).toBe('FAILED');
       expect(result.error).toBe('BenchmarkFailed');
-      expect(result.cause).toContain(`cell ${cell.cellId} failed: DataPrepareFailedError: sysbench prepare for cell ${cell.cellId} failed`);
+      expect(result.cause).toContain(
+        `cell ${cell.cellId} failed: DataPrepareFailedError: sysbench prepare for cell ${cell.cellId} failed`,
+      );
       expect(result.cause).toContain('unable to connect to MySQL server');
       // RunStep collected the failed prepare and failed; the step's run never started.
       expect(result.events.filter((e) => e.type === 'StateFailed' && e.state?.name === 'RunStep')).toHaveLength(1);
@@ -622,7 +775,8 @@ describe('the synthesized workflow with the AWS handlers on moto', () => {
       expect(startedJobs.map((j) => j.phase)).toEqual(phases);
       // The prepare's files are where a prepare job writes them; no step row for a run that never ran.
       expect(startedJobs[0]![reuse === 'step' ? 'prepareOut' : 'out']).toBe(
-        `s3://${config.bucket}/${config.lakePrefix}${lakeKeys.raw(dt, runId, cell.cellId, step.stepId, 'prepare', startedJobs[0]!.instanceId)}`,
+        `s3://${config.bucket}/${config.lakePrefix}` +
+          lakeKeys.raw(dt, runId, cell.cellId, step.stepId, 'prepare', startedJobs[0]!.instanceId),
       );
       expect(await lakeObject(lakeKeys.stepTable('steps', dt, runId, cell.cellId, step.stepId))).toBeUndefined();
       const [runRow] = await lakeRows<RunRow>(lakeKeys.run(dt, runId));

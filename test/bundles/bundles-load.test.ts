@@ -14,7 +14,12 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { synthesisCacheDir } from '../../bin/aws-rehearsal';
-import { LambdaSandbox, LOAD_ERROR_TYPES, lambdaRuntimeModules, type InvokeOutcome } from '../../core/rehearsal/lambda-sandbox';
+import {
+  LambdaSandbox,
+  LOAD_ERROR_TYPES,
+  lambdaRuntimeModules,
+  type InvokeOutcome,
+} from '../../core/rehearsal/lambda-sandbox';
 import { TASK_NAMES } from '../../core/workflow/task-names';
 import { allViewSql, LAKE_VIEWS, SQL_FILE_VIEWS } from '../../core/lake/views';
 import { synthesizeBundledCached } from '../../lib/synthesized-workflow';
@@ -26,7 +31,8 @@ const REGION = 'eu-west-1';
 const ACCOUNT = '123456789012';
 
 /** A hex id of the shape EC2 gives (subnet-, sg-, lt- and 17 hex digits), stable per logical id. */
-const ec2Id = (prefix: string, logicalId: string) => `${prefix}-${createHash('sha256').update(logicalId).digest('hex').slice(0, 17)}`;
+const ec2Id = (prefix: string, logicalId: string) =>
+  `${prefix}-${createHash('sha256').update(logicalId).digest('hex').slice(0, 17)}`;
 
 /**
  * What Ref and Fn::GetAtt return for the resource types the functions' Environment names, as
@@ -52,11 +58,18 @@ function referenceValue(types: ReadonlyMap<string, string>, logicalId: string, a
     'AWS::SQS::Queue': () => `https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/${name}`,
   };
   const value = values[key];
-  if (!value) throw new Error(`an Environment reference this test has no value for: ${key} (${logicalId}); add the type's documented return value`);
+  if (!value)
+    throw new Error(
+      `an Environment reference this test has no value for: ${key} (${logicalId}); add the type's documented ` +
+        `return value`,
+    );
   return value();
 }
 
-/** A template value as CloudFormation resolves it at deploy time, with made-up but well-formed values for the stack's resources. */
+/**
+ * A template value as CloudFormation resolves it at deploy time,
+ * with made-up but well-formed values for the stack's resources.
+ */
 function resolveIntrinsics(value: unknown, types: ReadonlyMap<string, string>): string {
   if (typeof value === 'string') return value;
   const o = value as Record<string, unknown>;
@@ -65,7 +78,12 @@ function resolveIntrinsics(value: unknown, types: ReadonlyMap<string, string>): 
     return parts.map((p) => resolveIntrinsics(p, types)).join(sep);
   }
   if ('Ref' in o) {
-    const pseudo: Record<string, string> = { 'AWS::Region': REGION, 'AWS::AccountId': ACCOUNT, 'AWS::Partition': 'aws', 'AWS::URLSuffix': 'amazonaws.com' };
+    const pseudo: Record<string, string> = {
+      'AWS::Region': REGION,
+      'AWS::AccountId': ACCOUNT,
+      'AWS::Partition': 'aws',
+      'AWS::URLSuffix': 'amazonaws.com',
+    };
     const ref = String(o['Ref']);
     return pseudo[ref] ?? referenceValue(types, ref);
   }
@@ -101,11 +119,19 @@ beforeAll(() => {
     // Credentials a function may sign with, and an endpoint that refuses every connection: a function
     // that calls AWS before looking at its event fails with a connection error, which this test
     // would report as its answer, never silently reaching a real account.
-    extraEnvironment: { AWS_ACCESS_KEY_ID: 'AKIAIOSFODNN7EXAMPLE', AWS_SECRET_ACCESS_KEY: 'sandbox', AWS_ENDPOINT_URL: 'http://127.0.0.1:9' },
+    extraEnvironment: {
+      AWS_ACCESS_KEY_ID: 'AKIAIOSFODNN7EXAMPLE',
+      AWS_SECRET_ACCESS_KEY: 'sandbox',
+      AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
+    },
     onLog: (name, line) => logs.set(name, [...(logs.get(name) ?? []), line]),
   });
   const templateFile = readdirSync(synthesis.outdir).find((f) => f.endsWith('.template.json'))!;
-  const resources = (JSON.parse(readFileSync(join(synthesis.outdir, templateFile), 'utf8')) as { Resources: Record<string, { Type: string }> }).Resources;
+  const resources = (
+    JSON.parse(readFileSync(join(synthesis.outdir, templateFile), 'utf8')) as {
+      Resources: Record<string, { Type: string }>;
+    }
+  ).Resources;
   const types = new Map(Object.entries(resources).map(([id, r]) => [id, r.Type]));
   for (const fn of nodeFunctions()) {
     sandbox.add({
@@ -121,26 +147,36 @@ beforeAll(() => {
 
 afterAll(async () => {
   await (sandbox as LambdaSandbox | undefined)?.dispose();
-  console.log(`bundles: ${(synthesis as BundledSynthesis | undefined)?.functions.length ?? 0} functions, ${((Date.now() - started) / 1000).toFixed(1)} s in all`);
+  console.log(
+    `bundles: ${(synthesis as BundledSynthesis | undefined)?.functions.length ?? 0} ` +
+      `functions, ${((Date.now() - started) / 1000).toFixed(1)} s in all`,
+  );
 });
 
 /** The outcome with the function's last log lines when it failed, for the assertion message. */
-const shown = (name: string, o: InvokeOutcome) => (o.ok ? o : { ...o, errorMessage: o.errorMessage.slice(0, 600), log: (logs.get(name) ?? []).slice(-5) });
+const shown = (name: string, o: InvokeOutcome) =>
+  o.ok ? o : { ...o, errorMessage: o.errorMessage.slice(0, 600), log: (logs.get(name) ?? []).slice(-5) };
 
-test("the template has one nodejs22.x function per Task and the sweeper; the only other is CDK's BucketDeployment", () => {
-  expect(nodeFunctions().map((f) => f.runtime)).toEqual(nodeFunctions().map(() => 'nodejs22.x'));
-  expect(
-    nodeFunctions()
-      .map((f) => f.task)
-      .filter((t) => t !== undefined)
-      .sort(),
-  ).toEqual([...TASK_NAMES].sort());
-  expect(nodeFunctions()).toHaveLength(TASK_NAMES.length + 1);
-  // aws-cdk-lib's aws-s3-deployment handler (Python with the AWS CLI layer) that uploads client/: CDK's code, not run here.
-  expect(synthesis.functions.filter((f) => !f.runtime.startsWith('nodejs')).map((f) => [f.logicalId.replace(/[0-9A-F]{8,}$/, ''), f.runtime.replace(/\d+$/, '')])).toEqual([
-    ['CustomCDKBucketDeployment', 'python3.'],
-  ]);
-});
+test(
+  "the template has one nodejs22.x function per Task and the sweeper; the only other is CDK's " + 'BucketDeployment',
+  () => {
+    expect(nodeFunctions().map((f) => f.runtime)).toEqual(nodeFunctions().map(() => 'nodejs22.x'));
+    expect(
+      nodeFunctions()
+        .map((f) => f.task)
+        .filter((t) => t !== undefined)
+        .sort(),
+    ).toEqual([...TASK_NAMES].sort());
+    expect(nodeFunctions()).toHaveLength(TASK_NAMES.length + 1);
+    // aws-cdk-lib's aws-s3-deployment handler (Python with the AWS
+    // CLI layer) that uploads client/: CDK's code, not run here.
+    expect(
+      synthesis.functions
+        .filter((f) => !f.runtime.startsWith('nodejs'))
+        .map((f) => [f.logicalId.replace(/[0-9A-F]{8,}$/, ''), f.runtime.replace(/\d+$/, '')]),
+    ).toEqual([['CustomCDKBucketDeployment', 'python3.']]);
+  },
+);
 
 test("the lake views' SQL files, which the Tasks read at run time (core/lake/views.ts: all but the generated step_summary), ship beside each Task's index.js", () => {
   for (const fn of nodeFunctions().filter((f) => f.task !== undefined)) {
@@ -164,7 +200,12 @@ describe('every function loads and answers a minimal event itself', () => {
     const outcome = await sandbox.invoke(fn.logicalId, {});
 
     // Assert: the Task's own check of its event (core/workflow/tasks.ts), after its deps were built.
-    expectOwnError(fn.logicalId, outcome, 'InvalidTaskInputError', new RegExp(`^${task}: event\\.(spec|run) is missing`));
+    expectOwnError(
+      fn.logicalId,
+      outcome,
+      'InvalidTaskInputError',
+      new RegExp(`^${task}: event\\.(spec|run) is missing`),
+    );
     expect(outcome.coldStart).toBe(true);
   });
 
@@ -188,12 +229,18 @@ describe('every function loads and answers a minimal event itself', () => {
   test("without the stack's environment a Task answers with its configuration error", async () => {
     // Arrange: the template's function with none of the AURORA_BENCH_* variables.
     const fn = synthesis.functions.find((f) => f.task === 'plan-run')!;
-    const bare = new LambdaSandbox({ dir: mkdtempSync(join(tmpdir(), 'ab-bundles-bare-')), runtimeModules, region: REGION });
+    const bare = new LambdaSandbox({
+      dir: mkdtempSync(join(tmpdir(), 'ab-bundles-bare-')),
+      runtimeModules,
+      region: REGION,
+    });
     bare.add({
       name: fn.logicalId,
       assetDir: fn.assetDir,
       handler: fn.handler,
-      environment: Object.fromEntries(Object.entries(fn.environment).filter(([k]) => !k.startsWith('AURORA_BENCH_')) as [string, string][]),
+      environment: Object.fromEntries(
+        Object.entries(fn.environment).filter(([k]) => !k.startsWith('AURORA_BENCH_')) as [string, string][],
+      ),
       memoryMb: fn.memoryMb,
       timeoutS: fn.timeoutS,
     });

@@ -15,7 +15,9 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const tryRequire = (name) => { try { require(name); return 'loaded'; } catch (e) { return e.code; } };
-const tryWrite = (dir) => { try { fs.writeFileSync(path.join(dir, 'probe.txt'), 'x'); return 'written'; } catch (e) { return e.code; } };
+const tryWrite = (dir) => {
+  try { fs.writeFileSync(path.join(dir, 'probe.txt'), 'x'); return 'written'; } catch (e) { return e.code; }
+};
 exports.handler = async (event) => {
   if (event.sleepMs) await new Promise((r) => setTimeout(r, event.sleepMs));
   if (event.fail) { const e = new Error('the probe was asked to fail'); e.name = 'ProbeError'; throw e; }
@@ -44,8 +46,22 @@ beforeAll(() => {
     runtimeModules: lambdaRuntimeModules(join(PROJECT_ROOT, 'node_modules'), synthesisCacheDir()),
     region: 'eu-west-1',
   });
-  sandbox.add({ name: 'Probe', assetDir: asset, handler: 'index.handler', environment: { PROBE_VARIABLE: 'from the template' }, memoryMb: 512, timeoutS: 2 });
-  sandbox.add({ name: 'Missing', assetDir: asset, handler: 'index.missing', environment: {}, memoryMb: 128, timeoutS: 2 });
+  sandbox.add({
+    name: 'Probe',
+    assetDir: asset,
+    handler: 'index.handler',
+    environment: { PROBE_VARIABLE: 'from the template' },
+    memoryMb: 512,
+    timeoutS: 2,
+  });
+  sandbox.add({
+    name: 'Missing',
+    assetDir: asset,
+    handler: 'index.missing',
+    environment: {},
+    memoryMb: 128,
+    timeoutS: 2,
+  });
 }, 120_000);
 afterAll(async () => {
   await (sandbox as LambdaSandbox | undefined)?.dispose();
@@ -54,28 +70,37 @@ afterAll(async () => {
 
 const payload = (o: InvokeOutcome) => (o.ok ? o.payload : o) as Record<string, unknown>;
 
-test("only the runtime's packages resolve; the code is read-only, its temporary folder writable; the template's variables and memory apply", async () => {
-  const outcome = await sandbox.invoke('Probe', {});
+test(
+  "only the runtime's packages resolve; the code is read-only, its temporary folder writable; the " +
+    "template's variables and memory apply",
+  async () => {
+    const outcome = await sandbox.invoke('Probe', {});
 
-  expect(payload(outcome)).toMatchObject({
-    sdk: 'loaded',
-    duckdb: 'MODULE_NOT_FOUND',
-    jsoncParser: 'MODULE_NOT_FOUND',
-    ownFolder: expect.stringMatching(/^(EACCES|EROFS|EPERM)$/),
-    tmp: 'written',
-    variable: 'from the template',
-    // 512 MB: new space 51, semi space 25, old space 461 (the runtime bootstrap's arithmetic).
-    execArgv: expect.arrayContaining(['--max-old-space-size=461', '--max-semi-space-size=25']),
-  });
-  expect(outcome.coldStart).toBe(true);
-});
+    expect(payload(outcome)).toMatchObject({
+      sdk: 'loaded',
+      duckdb: 'MODULE_NOT_FOUND',
+      jsoncParser: 'MODULE_NOT_FOUND',
+      ownFolder: expect.stringMatching(/^(EACCES|EROFS|EPERM)$/),
+      tmp: 'written',
+      variable: 'from the template',
+      // 512 MB: new space 51, semi space 25, old space 461 (the runtime bootstrap's arithmetic).
+      execArgv: expect.arrayContaining(['--max-old-space-size=461', '--max-semi-space-size=25']),
+    });
+    expect(outcome.coldStart).toBe(true);
+  },
+);
 
 test("an environment is reused while warm; the function's own error comes back with its name", async () => {
   const first = await sandbox.invoke('Probe', {});
   const failed = await sandbox.invoke('Probe', { fail: true });
   const third = await sandbox.invoke('Probe', {});
 
-  expect(failed).toMatchObject({ ok: false, errorType: 'ProbeError', errorMessage: 'the probe was asked to fail', coldStart: false });
+  expect(failed).toMatchObject({
+    ok: false,
+    errorType: 'ProbeError',
+    errorMessage: 'the probe was asked to fail',
+    coldStart: false,
+  });
   expect(payload(third)['pid']).toBe(payload(first)['pid']);
   expect(third.coldStart).toBe(false);
 });
@@ -86,7 +111,11 @@ test('past its timeout an invocation ends as Sandbox.Timedout and its environmen
   const timedOut = await sandbox.invoke('Probe', { sleepMs: 10_000 });
   const next = await sandbox.invoke('Probe', {});
 
-  expect(timedOut).toMatchObject({ ok: false, errorType: 'Sandbox.Timedout', errorMessage: expect.stringMatching(/Task timed out after 2\.00 seconds/) });
+  expect(timedOut).toMatchObject({
+    ok: false,
+    errorType: 'Sandbox.Timedout',
+    errorMessage: expect.stringMatching(/Task timed out after 2\.00 seconds/),
+  });
   expect(next.coldStart).toBe(true);
   expect(payload(next)['pid']).not.toBe(payload(warm)['pid']);
   expect(sandbox.pids()).not.toContain(payload(warm)['pid']);

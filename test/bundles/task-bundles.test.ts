@@ -35,7 +35,11 @@ function contents(meta: Metafile): { modules: string[]; externals: string[]; byt
   const outputs = Object.values(meta.outputs);
   expect(outputs).toHaveLength(1);
   const output = outputs[0]!;
-  return { modules: Object.keys(output.inputs), externals: output.imports.filter((i) => i.external).map((i) => i.path), bytes: output.bytes };
+  return {
+    modules: Object.keys(output.inputs),
+    externals: output.imports.filter((i) => i.external).map((i) => i.path),
+    bytes: output.bytes,
+  };
 }
 
 /**
@@ -44,27 +48,61 @@ function contents(meta: Metafile): { modules: string[]; externals: string[]; byt
  * lib/backend-permissions.ts grants the same parts).
  */
 const PART_MODULES: readonly { part: string; modules: readonly string[]; tasks: readonly TaskName[] }[] = [
-  { part: 'preflight', modules: ['core/task-deps/aws-preflight-deps.ts', 'core/backends/aws/preflight.ts', 'core/backends/aws/preflight-network.ts'], tasks: ['plan-run'] },
+  {
+    part: 'preflight',
+    modules: [
+      'core/task-deps/aws-preflight-deps.ts',
+      'core/backends/aws/preflight.ts',
+      'core/backends/aws/preflight-network.ts',
+    ],
+    tasks: ['plan-run'],
+  },
   {
     part: 'databases',
     // db-instances.ts also holds the RDS instance parameter rules the preflight checks a spec with: not a marker.
     modules: ['core/backends/aws/parts/databases.ts', 'core/backends/aws/self-managed-servers.ts'],
     tasks: ['provision-cell', 'check-cell-ready'],
   },
-  { part: 'client machines', modules: ['core/backends/aws/parts/client-machines.ts'], tasks: ['start-clients', 'check-clients-ready'] },
-  { part: 'runner jobs', modules: ['core/backends/aws/parts/runner-jobs.ts', 'core/backends/aws/jobs.ts'], tasks: ['run-step'] },
-  { part: 'server metrics', modules: ['core/backends/aws/parts/server-metrics.ts', 'core/backends/aws/metrics.ts'], tasks: ['run-step', 'collect-late-metrics'] },
+  {
+    part: 'client machines',
+    modules: ['core/backends/aws/parts/client-machines.ts'],
+    tasks: ['start-clients', 'check-clients-ready'],
+  },
+  {
+    part: 'runner jobs',
+    modules: ['core/backends/aws/parts/runner-jobs.ts', 'core/backends/aws/jobs.ts'],
+    tasks: ['run-step'],
+  },
+  {
+    part: 'server metrics',
+    modules: ['core/backends/aws/parts/server-metrics.ts', 'core/backends/aws/metrics.ts'],
+    tasks: ['run-step', 'collect-late-metrics'],
+  },
   { part: 'cell teardown', modules: ['core/backends/aws/parts/cell-teardown.ts'], tasks: ['teardown-cell'] },
-  { part: 'compaction', modules: ['core/task-deps/athena-compaction-deps.ts', 'core/backends/aws/athena-compaction.ts'], tasks: ['finish-run'] },
+  {
+    part: 'compaction',
+    modules: ['core/task-deps/athena-compaction-deps.ts', 'core/backends/aws/athena-compaction.ts'],
+    tasks: ['finish-run'],
+  },
   {
     part: 'verdicts',
-    modules: ['core/backends/aws/parts/verdict-alerts.ts', 'core/backends/aws/verdict-alerts.ts', 'core/regression/judge.ts', 'core/backends/aws/athena-lake.ts'],
+    modules: [
+      'core/backends/aws/parts/verdict-alerts.ts',
+      'core/backends/aws/verdict-alerts.ts',
+      'core/regression/judge.ts',
+      'core/backends/aws/athena-lake.ts',
+    ],
     tasks: ['compute-verdicts'],
   },
 ];
 
 /** Modules no function bundles: the registry of every Task, and the backend and deps with every part. */
-const EVERY_TASK_MODULES = ['core/workflow/task-registry.ts', 'core/backends/aws/aws-backend.ts', 'core/task-deps/aws-task-deps.ts', 'lambdas/runtime/aws-deps.ts'];
+const EVERY_TASK_MODULES = [
+  'core/workflow/task-registry.ts',
+  'core/backends/aws/aws-backend.ts',
+  'core/task-deps/aws-task-deps.ts',
+  'lambdas/runtime/aws-deps.ts',
+];
 
 describe.each(TASK_NAMES.map((t) => [t]))('the %s function', (task) => {
   let bundle: { modules: string[]; externals: string[]; bytes: number };
@@ -73,13 +111,25 @@ describe.each(TASK_NAMES.map((t) => [t]))('the %s function', (task) => {
   }, 60_000);
 
   test('bundles its own deps wiring, without the task registry or the backend with every part', () => {
-    expect(bundle.modules).toEqual(expect.arrayContaining(['lambdas/runtime/aws-runtime.ts', 'core/task-deps/aws-function-deps.ts', 'core/backends/aws/parts/compose.ts']));
+    expect(bundle.modules).toEqual(
+      expect.arrayContaining([
+        'lambdas/runtime/aws-runtime.ts',
+        'core/task-deps/aws-function-deps.ts',
+        'core/backends/aws/parts/compose.ts',
+      ]),
+    );
     expect(bundle.modules.filter((m) => EVERY_TASK_MODULES.includes(m))).toEqual([]);
   });
 
   test("bundles the backend parts its Task calls and no other Task's", () => {
-    const held = PART_MODULES.map(({ part, modules }) => ({ part, modules: modules.filter((m) => bundle.modules.includes(m)) }));
-    const expected = PART_MODULES.map(({ part, modules, tasks }) => ({ part, modules: tasks.includes(task) ? modules : [] }));
+    const held = PART_MODULES.map(({ part, modules }) => ({
+      part,
+      modules: modules.filter((m) => bundle.modules.includes(m)),
+    }));
+    const expected = PART_MODULES.map(({ part, modules, tasks }) => ({
+      part,
+      modules: tasks.includes(task) ? modules : [],
+    }));
     expect(held).toEqual(expected);
   });
 
@@ -93,8 +143,11 @@ describe.each(TASK_NAMES.map((t) => [t]))('the %s function', (task) => {
   });
 
   test('holds no DuckDB and requires nothing the nodejs22.x runtime lacks', () => {
-    // The chain that once brought it in: aws-deps.ts -> regression/judge.ts -> load.ts -> lake/results.ts -> lake/duckdb.ts.
+    // The chain that once brought it in: aws-deps.ts ->
+    // regression/judge.ts -> load.ts -> lake/results.ts -> lake/duckdb.ts.
     expect(bundle.modules).not.toContain('core/lake/duckdb.ts');
-    expect(bundle.externals.filter((p) => !p.startsWith('@aws-sdk/') && !p.startsWith('node:') && !isBuiltin(p))).toEqual([]);
+    expect(
+      bundle.externals.filter((p) => !p.startsWith('@aws-sdk/') && !p.startsWith('node:') && !isBuiltin(p)),
+    ).toEqual([]);
   });
 });

@@ -40,7 +40,12 @@ function resolveDefinition(value: unknown): string {
 describe('substitutePlaceholders', () => {
   const values = taskPlaceholderValues((task) => FAKE_ARN(task));
   const definitionWith = (placeholders: string[]) =>
-    JSON.stringify({ StartAt: 'A', States: Object.fromEntries(placeholders.map((p, i) => [`S${i}`, { Type: 'Task', Resource: '${' + p + '}', End: true }])) });
+    JSON.stringify({
+      StartAt: 'A',
+      States: Object.fromEntries(
+        placeholders.map((p, i) => [`S${i}`, { Type: 'Task', Resource: '${' + p + '}', End: true }]),
+      ),
+    });
 
   test('replaces every Task placeholder with its value', () => {
     const all = TASK_NAMES.map(placeholderFor);
@@ -54,18 +59,25 @@ describe('substitutePlaceholders', () => {
   test('fails naming a placeholder no function provides', () => {
     const defs = definitionWith([...TASK_NAMES.map(placeholderFor), 'UnknownFunctionArn']);
 
-    expect(() => substitutePlaceholders(defs, values, 'test.asl.json')).toThrow(/\$\{UnknownFunctionArn\} would be left unsubstituted/);
+    expect(() => substitutePlaceholders(defs, values, 'test.asl.json')).toThrow(
+      /\$\{UnknownFunctionArn\} would be left unsubstituted/,
+    );
   });
 
   test('fails naming a function the definition never references', () => {
     const defs = definitionWith(TASK_NAMES.filter((t) => t !== 'finish-run').map(placeholderFor));
 
     expect(() => substitutePlaceholders(defs, values, 'test.asl.json')).toThrow(AslDefinitionError);
-    expect(() => substitutePlaceholders(defs, values, 'test.asl.json')).toThrow(/no placeholder for \$\{FinishRunFunctionArn\}/);
+    expect(() => substitutePlaceholders(defs, values, 'test.asl.json')).toThrow(
+      /no placeholder for \$\{FinishRunFunctionArn\}/,
+    );
   });
 
   test('escapes text that only looks like a placeholder, keeping the parsed JSON identical', () => {
-    const text = JSON.stringify({ Comment: 'CDK substitutes the ${...FunctionArn} placeholders', Resource: '${PlanRunFunctionArn}' });
+    const text = JSON.stringify({
+      Comment: 'CDK substitutes the ${...FunctionArn} placeholders',
+      Resource: '${PlanRunFunctionArn}',
+    });
 
     const escaped = escapeLiteralDollarBraces(text);
 
@@ -112,33 +124,38 @@ describe('the synthesized state machine', () => {
     }
   });
 
-  test("has a top-level TimeoutSeconds of the largest ttlHours a spec may ask for, within a Standard workflow's year", () => {
-    // Arrange
-    const t = synthTestApp(repoContextConfig());
-    try {
-      const [, sm] = resourcesOf(t.template, 'AWS::StepFunctions::StateMachine')[0]!;
+  test(
+    'has a top-level TimeoutSeconds of the largest ttlHours a spec may ask for, within a Standard ' + "workflow's year",
+    () => {
+      // Arrange
+      const t = synthTestApp(repoContextConfig());
+      try {
+        const [, sm] = resourcesOf(t.template, 'AWS::StepFunctions::StateMachine')[0]!;
 
-      // Act
-      const definition = JSON.parse(resolveDefinition(sm.Properties['DefinitionString'])) as { TimeoutSeconds?: number };
+        // Act
+        const definition = JSON.parse(resolveDefinition(sm.Properties['DefinitionString'])) as {
+          TimeoutSeconds?: number;
+        };
 
-      // Assert: the synthesized definition carries it (CDK's `timeout` would not, for a text definition).
-      expect(definition.TimeoutSeconds).toBe(MAX_TTL_HOURS * 3600);
-      expect(t.stack.workflow.executionTimeoutSeconds).toBe(MAX_TTL_HOURS * 3600);
-      expect(definition.TimeoutSeconds).toBeLessThanOrEqual(MAX_STANDARD_EXECUTION_SECONDS);
-      // MAX_TTL_HOURS is the schema's limit, not a copy of it.
-      const spec = {
-        name: 'x',
-        engine: { version: '3.04.0' },
-        variants: [{ name: 'v', instanceClass: 'db.r6g.large' }],
-        data: { tables: 1, tableSize: 10 },
-        workloads: [{ name: 'w', test: 'oltp_read_only', threads: [1] }],
-      };
-      expect(validateSpec({ ...spec, ttlHours: MAX_TTL_HOURS }).ttlHours).toBe(MAX_TTL_HOURS);
-      expect(() => validateSpec({ ...spec, ttlHours: MAX_TTL_HOURS + 1 }, 'spec.json')).toThrow(/ttlHours/);
-    } finally {
-      t.dispose();
-    }
-  });
+        // Assert: the synthesized definition carries it (CDK's `timeout` would not, for a text definition).
+        expect(definition.TimeoutSeconds).toBe(MAX_TTL_HOURS * 3600);
+        expect(t.stack.workflow.executionTimeoutSeconds).toBe(MAX_TTL_HOURS * 3600);
+        expect(definition.TimeoutSeconds).toBeLessThanOrEqual(MAX_STANDARD_EXECUTION_SECONDS);
+        // MAX_TTL_HOURS is the schema's limit, not a copy of it.
+        const spec = {
+          name: 'x',
+          engine: { version: '3.04.0' },
+          variants: [{ name: 'v', instanceClass: 'db.r6g.large' }],
+          data: { tables: 1, tableSize: 10 },
+          workloads: [{ name: 'w', test: 'oltp_read_only', threads: [1] }],
+        };
+        expect(validateSpec({ ...spec, ttlHours: MAX_TTL_HOURS }).ttlHours).toBe(MAX_TTL_HOURS);
+        expect(() => validateSpec({ ...spec, ttlHours: MAX_TTL_HOURS + 1 }, 'spec.json')).toThrow(/ttlHours/);
+      } finally {
+        t.dispose();
+      }
+    },
+  );
 
   test('synth refuses a definition without TimeoutSeconds, or one no Standard workflow reaches, naming the file', () => {
     const source = readFileSync(join(PROJECT_ROOT, 'state-machines', 'benchmark.asl.json'), 'utf8');
@@ -147,21 +164,31 @@ describe('the synthesized state machine', () => {
     expect(() => executionTimeoutSeconds(JSON.stringify(withoutTimeout), 'state-machines/benchmark.asl.json')).toThrow(
       /state-machines\/benchmark\.asl\.json: no top-level TimeoutSeconds/,
     );
-    expect(() => executionTimeoutSeconds(JSON.stringify({ ...withoutTimeout, TimeoutSeconds: MAX_STANDARD_EXECUTION_SECONDS + 1 }), 'x.asl.json')).toThrow(
-      /x\.asl\.json: TimeoutSeconds must be a whole number of seconds from 1 to 31536000/,
-    );
-    expect(() => executionTimeoutSeconds(JSON.stringify({ ...withoutTimeout, TimeoutSeconds: 1.5 }), 'x.asl.json')).toThrow(AslDefinitionError);
+    expect(() =>
+      executionTimeoutSeconds(
+        JSON.stringify({ ...withoutTimeout, TimeoutSeconds: MAX_STANDARD_EXECUTION_SECONDS + 1 }),
+        'x.asl.json',
+      ),
+    ).toThrow(/x\.asl\.json: TimeoutSeconds must be a whole number of seconds from 1 to 31536000/);
+    expect(() =>
+      executionTimeoutSeconds(JSON.stringify({ ...withoutTimeout, TimeoutSeconds: 1.5 }), 'x.asl.json'),
+    ).toThrow(AslDefinitionError);
   });
 
   test("synth fails clearly when the definition lacks a function's placeholder", () => {
     const dir = mkdtempSync(join(PROJECT_ROOT, 'test-output-asl-'));
     try {
       const source = readFileSync(join(PROJECT_ROOT, 'state-machines', 'benchmark.asl.json'), 'utf8');
-      writeFileSync(join(dir, 'benchmark.asl.json'), source.split('${FinishRunFunctionArn}').join('arn:aws:lambda:eu-central-1:123456789012:function:x'));
-
-      expect(() => synthTestApp(repoContextConfig(), { definitionFile: join(dir.slice(PROJECT_ROOT.length + 1), 'benchmark.asl.json') })).toThrow(
-        /no placeholder for \$\{FinishRunFunctionArn\}/,
+      writeFileSync(
+        join(dir, 'benchmark.asl.json'),
+        source.split('${FinishRunFunctionArn}').join('arn:aws:lambda:eu-central-1:123456789012:function:x'),
       );
+
+      expect(() =>
+        synthTestApp(repoContextConfig(), {
+          definitionFile: join(dir.slice(PROJECT_ROOT.length + 1), 'benchmark.asl.json'),
+        }),
+      ).toThrow(/no placeholder for \$\{FinishRunFunctionArn\}/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

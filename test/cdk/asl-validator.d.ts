@@ -6,6 +6,9 @@ declare module 'asl-validator' {
     /** A closure over the result (the tests destructure it). */
     readonly errorsText: (separator?: string) => string;
   }
-  function aslValidator(definition: unknown, options?: { checkPaths?: boolean; checkArn?: boolean }): AslValidationResult;
+  function aslValidator(
+    definition: unknown,
+    options?: { checkPaths?: boolean; checkArn?: boolean },
+  ): AslValidationResult;
   export = aslValidator;
 }

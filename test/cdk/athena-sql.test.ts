@@ -7,7 +7,15 @@
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { addRunPartitionSql, athenaViewSql, compactedRunPrefix, compactedTablePrefix, runPartitionCountSql, STEP_TABLES, unloadSql } from '../../core/lake/athena-storage';
+import {
+  addRunPartitionSql,
+  athenaViewSql,
+  compactedRunPrefix,
+  compactedTablePrefix,
+  runPartitionCountSql,
+  STEP_TABLES,
+  unloadSql,
+} from '../../core/lake/athena-storage';
 import { PROJECT_ROOT } from './cdk-fixture';
 
 const PYTHON = join(PROJECT_ROOT, '.venv', 'bin', 'python');
@@ -15,9 +23,17 @@ const CHECKER = join(PROJECT_ROOT, 'scripts', 'check-athena-sql.py');
 const RUN = { runId: 'nightly-2026-11-27-0200-ab12', dt: '2026-11-27' };
 const BUCKET = 's3://aurora-bench-lake-123456789012/';
 
-function parseWithAthenaDialect(texts: readonly { name: string; sql: string }[]): { status: number | null; problems: { name: string; error: string }[]; stderr: string } {
+function parseWithAthenaDialect(texts: readonly { name: string; sql: string }[]): {
+  status: number | null;
+  problems: { name: string; error: string }[];
+  stderr: string;
+} {
   const r = spawnSync(PYTHON, [CHECKER], { input: JSON.stringify(texts), encoding: 'utf8', timeout: 120_000 });
-  return { status: r.status, problems: r.stdout ? (JSON.parse(r.stdout) as { name: string; error: string }[]) : [], stderr: r.stderr };
+  return {
+    status: r.status,
+    problems: r.stdout ? (JSON.parse(r.stdout) as { name: string; error: string }[]) : [],
+    stderr: r.stderr,
+  };
 }
 
 /** What the stack and the AWS backend send to Athena, each named. */
@@ -27,7 +43,10 @@ function athenaTexts(): { name: string; sql: string }[] {
     ...STEP_TABLES.flatMap((table) => [
       { name: `${table}: UNLOAD`, sql: unloadSql(table, RUN, BUCKET + compactedTablePrefix(table)) },
       { name: `${table}: partition count`, sql: runPartitionCountSql(table, RUN) },
-      { name: `${table}: ADD PARTITION`, sql: addRunPartitionSql(table, RUN, BUCKET + compactedRunPrefix(table, RUN.dt, RUN.runId)) },
+      {
+        name: `${table}: ADD PARTITION`,
+        sql: addRunPartitionSql(table, RUN, BUCKET + compactedRunPrefix(table, RUN.dt, RUN.runId)),
+      },
     ]),
   ];
 }
@@ -40,7 +59,11 @@ describe('the SQL sent to Athena parses in the Athena (Trino) dialect', () => {
     const r = parseWithAthenaDialect(texts);
     // Assert
     expect(texts.length).toBeGreaterThan(STEP_TABLES.length * 4);
-    expect({ status: r.status, problems: r.problems, stderr: r.stderr.replace(/^.*Falling back to parsing as a 'Command'\.\n?/gm, '') }).toEqual({
+    expect({
+      status: r.status,
+      problems: r.problems,
+      stderr: r.stderr.replace(/^.*Falling back to parsing as a 'Command'\.\n?/gm, ''),
+    }).toEqual({
       status: 0,
       problems: [],
       stderr: '',

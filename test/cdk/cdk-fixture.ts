@@ -17,7 +17,8 @@ export const PROJECT_ROOT = resolve(__dirname, '..', '..');
 
 /** The context of the repository's cdk.json (feature flags and "aurora-bench"). */
 function repoContext(): Record<string, unknown> {
-  return (JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
+  return (JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> })
+    .context;
 }
 
 /** The "aurora-bench" context of the repository's cdk.json. */
@@ -42,7 +43,10 @@ export interface TestApp {
   dispose(): void;
 }
 
-export function synthTestApp(config: Record<string, unknown> = repoContextConfig(), options: Partial<BuildAppOptions> = {}): TestApp {
+export function synthTestApp(
+  config: Record<string, unknown> = repoContextConfig(),
+  options: Partial<BuildAppOptions> = {},
+): TestApp {
   const outdir = mkdtempSync(join(tmpdir(), 'aurora-bench-cdk-'));
   const app = new App({
     outdir,
@@ -71,7 +75,10 @@ export function statementsOfRole(template: Template, roleLogicalId: string): Pol
   const statements: PolicyStatementJson[] = [];
   // A role's inline policies may hold 10,240 characters in all (IAM quotas); CDK moves what does not
   // fit into managed policies attached to the role (OverflowPolicy<n>): both kinds count.
-  for (const [, policy] of [...resourcesOf(template, 'AWS::IAM::Policy'), ...resourcesOf(template, 'AWS::IAM::ManagedPolicy')]) {
+  for (const [, policy] of [
+    ...resourcesOf(template, 'AWS::IAM::Policy'),
+    ...resourcesOf(template, 'AWS::IAM::ManagedPolicy'),
+  ]) {
     const roles = (policy.Properties['Roles'] as { Ref?: string }[] | undefined) ?? [];
     if (!roles.some((r) => r.Ref === roleLogicalId)) continue;
     const doc = policy.Properties['PolicyDocument'] as { Statement: PolicyStatementJson[] };

@@ -6,12 +6,21 @@ import { ConfigError, loadExecutionInput, parseAppConfig } from '../../lib/confi
 import { PROJECT_ROOT, repoContextConfig, synthTestApp } from './cdk-fixture';
 
 describe('parseAppConfig', () => {
-  test('the repository cdk.json is valid and ships the nightly regression run off (a first deploy starts nothing), ready for Europe/Berlin', () => {
-    const config = parseAppConfig(repoContextConfig());
+  test(
+    'the repository cdk.json is valid and ships the nightly regression run off (a first deploy starts ' +
+      'nothing), ready for Europe/Berlin',
+    () => {
+      const config = parseAppConfig(repoContextConfig());
 
-    expect(config.nightly).toEqual({ enabled: false, cron: 'cron(0 2 * * ? *)', timeZone: 'Europe/Berlin', experiment: 'experiments/nightly-regression.json' });
-    expect(config.network.maxAzs).toBeGreaterThanOrEqual(2);
-  });
+      expect(config.nightly).toEqual({
+        enabled: false,
+        cron: 'cron(0 2 * * ? *)',
+        timeZone: 'Europe/Berlin',
+        experiment: 'experiments/nightly-regression.json',
+      });
+      expect(config.network.maxAzs).toBeGreaterThanOrEqual(2);
+    },
+  );
 
   test('no context gives the defaults (nightly off)', () => {
     const config = parseAppConfig(undefined);
@@ -46,8 +55,13 @@ describe('parseAppConfig', () => {
   test('an existing VPC needs route tables for the S3 endpoint unless endpoints are off', () => {
     const vpc = { vpcId: 'vpc-0abc', availabilityZones: ['a', 'b'], privateSubnetIds: ['subnet-01', 'subnet-02'] };
 
-    expect(() => parseAppConfig({ network: { existingVpc: vpc } })).toThrow(/existingVpc\.privateRouteTableIds: the S3 gateway endpoint needs/);
-    expect(parseAppConfig({ network: { existingVpc: { ...vpc, createEndpoints: false } } }).network.existingVpc?.createEndpoints).toBe(false);
+    expect(() => parseAppConfig({ network: { existingVpc: vpc } })).toThrow(
+      /existingVpc\.privateRouteTableIds: the S3 gateway endpoint needs/,
+    );
+    expect(
+      parseAppConfig({ network: { existingVpc: { ...vpc, createEndpoints: false } } }).network.existingVpc
+        ?.createEndpoints,
+    ).toBe(false);
   });
 
   test("a new VPC without a NAT gateway is refused: clients install their packages from Debian's archive at boot", () => {
@@ -63,26 +77,49 @@ describe('parseAppConfig', () => {
     }
 
     // Assert
-    expect(message).toMatch(/aurora-bench\.network\.natGateways: 0 leaves the clients' private subnets without internet access/);
+    expect(message).toMatch(
+      /aurora-bench\.network\.natGateways: 0 leaves the clients' private subnets without internet access/,
+    );
     expect(message).toContain("from Debian's package archive at boot");
     expect(message).toMatch(/Set aurora-bench\.network\.natGateways to 1 or more/);
   });
 
   test('without a NAT gateway, an existing VPC is left to the account preflight', () => {
     // An existing VPC's routes are checked by the account preflight, not here.
-    const vpc = { vpcId: 'vpc-0abc', availabilityZones: ['a', 'b'], privateSubnetIds: ['subnet-01', 'subnet-02'], createEndpoints: false };
-    expect(parseAppConfig({ network: { natGateways: 0, existingVpc: vpc } }).network.existingVpc?.vpcId).toBe('vpc-0abc');
-    expect(() => parseAppConfig({ clients: { sysbenchSourceUrl: 's3://my-mirror/sysbench.tar.gz' } })).toThrow(/sysbenchSourceUrl/);
+    const vpc = {
+      vpcId: 'vpc-0abc',
+      availabilityZones: ['a', 'b'],
+      privateSubnetIds: ['subnet-01', 'subnet-02'],
+      createEndpoints: false,
+    };
+    expect(parseAppConfig({ network: { natGateways: 0, existingVpc: vpc } }).network.existingVpc?.vpcId).toBe(
+      'vpc-0abc',
+    );
+    expect(() => parseAppConfig({ clients: { sysbenchSourceUrl: 's3://my-mirror/sysbench.tar.gz' } })).toThrow(
+      /sysbenchSourceUrl/,
+    );
   });
 
   test('synth refuses the NAT-less network too (cdk.json context through the app), creating no stack', () => {
-    expect(() => synthTestApp({ ...repoContextConfig(), network: { natGateways: 0 } })).toThrow(/aurora-bench\.network\.natGateways: 0 leaves/);
+    expect(() => synthTestApp({ ...repoContextConfig(), network: { natGateways: 0 } })).toThrow(
+      /aurora-bench\.network\.natGateways: 0 leaves/,
+    );
   });
 
   test('an existing VPC needs one subnet per AZ', () => {
-    const config = { network: { existingVpc: { vpcId: 'vpc-0abc', availabilityZones: ['a', 'b'], privateSubnetIds: ['subnet-01', 'subnet-02', 'subnet-03'] } } };
+    const config = {
+      network: {
+        existingVpc: {
+          vpcId: 'vpc-0abc',
+          availabilityZones: ['a', 'b'],
+          privateSubnetIds: ['subnet-01', 'subnet-02', 'subnet-03'],
+        },
+      },
+    };
 
-    expect(() => parseAppConfig(config)).toThrow(/aurora-bench\.network\.existingVpc\.privateSubnetIds: needs one subnet per availability zone/);
+    expect(() => parseAppConfig(config)).toThrow(
+      /aurora-bench\.network\.existingVpc\.privateSubnetIds: needs one subnet per availability zone/,
+    );
   });
 });
 
@@ -90,7 +127,9 @@ describe('loadExecutionInput', () => {
   test('the quickstart experiment becomes {"spec": <file content>}', () => {
     const input = loadExecutionInput('experiments/quickstart.json', PROJECT_ROOT);
 
-    expect(input).toEqual({ spec: JSON.parse(readFileSync(join(PROJECT_ROOT, 'experiments', 'quickstart.json'), 'utf8')) });
+    expect(input).toEqual({
+      spec: JSON.parse(readFileSync(join(PROJECT_ROOT, 'experiments', 'quickstart.json'), 'utf8')),
+    });
   });
 
   test('custom Lua scripts named by workloads travel in "scripts", keyed by file name', () => {
@@ -118,6 +157,8 @@ describe('loadExecutionInput', () => {
   });
 
   test('a missing experiment file is a config error naming it', () => {
-    expect(() => loadExecutionInput('experiments/nope.json', PROJECT_ROOT)).toThrow(/aurora-bench\.nightly\.experiment: cannot read .*nope\.json/);
+    expect(() => loadExecutionInput('experiments/nope.json', PROJECT_ROOT)).toThrow(
+      /aurora-bench\.nightly\.experiment: cannot read .*nope\.json/,
+    );
   });
 });

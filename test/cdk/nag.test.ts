@@ -18,7 +18,9 @@ describe('cdk-nag AwsSolutions', () => {
   test('reports no unacknowledged finding', () => {
     const report = new AwsSolutionsChecks().validateScope(t.app);
 
-    const findings = report.violations.map((v) => `${v.ruleName} at ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
+    const findings = report.violations.map(
+      (v) => `${v.ruleName} at ${v.violatingResources.map((r) => r.constructPath).join(', ')}`,
+    );
     expect(findings).toEqual([]);
     expect(report.success).toBe(true);
   });
@@ -27,7 +29,9 @@ describe('cdk-nag AwsSolutions', () => {
     const acknowledged = t.app.node
       .findAll()
       .flatMap((c) =>
-        c.node.metadata.filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY).map((m) => ({ path: c.node.path, data: m.data as Record<string, string> })),
+        c.node.metadata
+          .filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+          .map((m) => ({ path: c.node.path, data: m.data as Record<string, string> })),
       );
 
     expect(acknowledged.length).toBeGreaterThan(0);
@@ -46,8 +50,14 @@ describe('cdk-nag AwsSolutions', () => {
 
       const report = new AwsSolutionsChecks().validateScope(fresh.app);
 
-      expect(report.violations.map((v) => v.ruleName)).toEqual(expect.arrayContaining(['AwsSolutions-S1', 'AwsSolutions-S10']));
-      expect(report.violations.flatMap((v) => v.violatingResources.map((r) => r.constructPath)).every((p) => p?.includes('UnreviewedBucket'))).toBe(true);
+      expect(report.violations.map((v) => v.ruleName)).toEqual(
+        expect.arrayContaining(['AwsSolutions-S1', 'AwsSolutions-S10']),
+      );
+      expect(
+        report.violations
+          .flatMap((v) => v.violatingResources.map((r) => r.constructPath))
+          .every((p) => p?.includes('UnreviewedBucket')),
+      ).toBe(true);
     } finally {
       fresh.dispose();
     }

@@ -26,8 +26,22 @@ import { clientReadyKey, ssmRunnerCommands } from '../../core/backends/aws/runne
 import { lakeKeys } from '../../core/lake/rows';
 import { TASK_NAMES } from '../../core/workflow/task-names';
 import { RUNNER_PREFIX, SSM_OUTPUT_PREFIX } from '../../lib/handler-environment';
-import { cliCallsOf, missingPermissions, sdkCallsOfEntry, type CodeCall, type PolicyStatementJson } from '../helpers/iam-check';
-import { actionsOf, PROJECT_ROOT, render, resourcesOf, statementsOfRole, synthTestApp, type TestApp } from './cdk-fixture';
+import {
+  cliCallsOf,
+  missingPermissions,
+  sdkCallsOfEntry,
+  type CodeCall,
+  type PolicyStatementJson,
+} from '../helpers/iam-check';
+import {
+  actionsOf,
+  PROJECT_ROOT,
+  render,
+  resourcesOf,
+  statementsOfRole,
+  synthTestApp,
+  type TestApp,
+} from './cdk-fixture';
 
 let t: TestApp;
 beforeAll(() => {
@@ -44,7 +58,12 @@ const renderResource = (r: unknown): string[] => (Array.isArray(r) ? r.map(rende
  * (xray:PutTraceSegments, xray:PutTelemetryRecords: Lambda Developer Guide, "Visualize Lambda
  * function invocations using AWS X-Ray", execution role permissions).
  */
-const LAMBDA_SERVICE_ACTIONS: readonly string[] = ['logs:CreateLogStream', 'logs:PutLogEvents', 'xray:PutTraceSegments', 'xray:PutTelemetryRecords'];
+const LAMBDA_SERVICE_ACTIONS: readonly string[] = [
+  'logs:CreateLogStream',
+  'logs:PutLogEvents',
+  'xray:PutTraceSegments',
+  'xray:PutTelemetryRecords',
+];
 const logicalId = (c: { node: { defaultChild?: unknown } }) => t.stack.getLogicalId(c.node.defaultChild as CfnElement);
 const statementsOf = (roleId: string) => statementsOfRole(t.template, roleId) as PolicyStatementJson[];
 
@@ -52,24 +71,48 @@ const statementsOf = (roleId: string) => statementsOfRole(t.template, roleId) as
 function launchTemplateUserData(kind: 'client' | 'server'): (readonly [string, string])[] {
   return resourcesOf(t.template, 'AWS::EC2::LaunchTemplate')
     .filter(([, lt]) => String(lt.Properties['LaunchTemplateName']).includes(`-${kind}-`))
-    .map(([id, lt]) => [id, render((lt.Properties['LaunchTemplateData'] as { UserData: { 'Fn::Base64': unknown } }).UserData['Fn::Base64'])] as const);
+    .map(
+      ([id, lt]) =>
+        [
+          id,
+          render(
+            (lt.Properties['LaunchTemplateData'] as { UserData: { 'Fn::Base64': unknown } }).UserData['Fn::Base64'],
+          ),
+        ] as const,
+    );
 }
 
 /** Each Lambda of the stack with its entry (as lib/workflow.ts and lib/safety-net.ts build them) and role. */
 function lambdas(): { name: string; entry: string; roleId: string }[] {
   const { stack } = t;
   return [
-    ...TASK_NAMES.map((task) => ({ name: task, entry: join(PROJECT_ROOT, 'lambdas', task, 'handler.ts'), roleId: logicalId(stack.workflow.functions[task].role!) })),
-    { name: 'sweeper', entry: join(PROJECT_ROOT, 'lambdas', 'sweeper', 'handler.ts'), roleId: logicalId(stack.safetyNet.sweeper.role!) },
+    ...TASK_NAMES.map((task) => ({
+      name: task,
+      entry: join(PROJECT_ROOT, 'lambdas', task, 'handler.ts'),
+      roleId: logicalId(stack.workflow.functions[task].role!),
+    })),
+    {
+      name: 'sweeper',
+      entry: join(PROJECT_ROOT, 'lambdas', 'sweeper', 'handler.ts'),
+      roleId: logicalId(stack.safetyNet.sweeper.role!),
+    },
   ];
 }
 
 describe('every AWS action the code can call is allowed to the role that calls it', () => {
   test('the stack has no Lambda this check does not know', () => {
-    const functions = resourcesOf(t.template, 'AWS::Lambda::Function').filter(([, f]) => String(f.Properties['Runtime']).startsWith('nodejs22'));
+    const functions = resourcesOf(t.template, 'AWS::Lambda::Function').filter(([, f]) =>
+      String(f.Properties['Runtime']).startsWith('nodejs22'),
+    );
     expect(functions.map(([id]) => id).sort()).toEqual(
       lambdas()
-        .map((l) => logicalId(l.name === 'sweeper' ? t.stack.safetyNet.sweeper : t.stack.workflow.functions[l.name as (typeof TASK_NAMES)[number]]))
+        .map((l) =>
+          logicalId(
+            l.name === 'sweeper'
+              ? t.stack.safetyNet.sweeper
+              : t.stack.workflow.functions[l.name as (typeof TASK_NAMES)[number]],
+          ),
+        )
         .sort(),
     );
   });
@@ -113,28 +156,55 @@ describe('every AWS action the code can call is allowed to the role that calls i
   });
 
   test("the derivation finds what each function's code calls, and not what other Tasks' code calls", async () => {
-    const actions = async (name: string) => (await sdkCallsOfEntry(join(PROJECT_ROOT, 'lambdas', name, 'handler.ts'))).map((c) => c.action);
-    const [provision, runStep, finish, verdicts, sweeper] = (await Promise.all(['provision-cell', 'run-step', 'finish-run', 'compute-verdicts', 'sweeper'].map(actions))) as [
-      string[],
-      string[],
-      string[],
-      string[],
-      string[],
-    ];
+    const actions = async (name: string) =>
+      (await sdkCallsOfEntry(join(PROJECT_ROOT, 'lambdas', name, 'handler.ts'))).map((c) => c.action);
+    const [provision, runStep, finish, verdicts, sweeper] = (await Promise.all(
+      ['provision-cell', 'run-step', 'finish-run', 'compute-verdicts', 'sweeper'].map(actions),
+    )) as [string[], string[], string[], string[], string[]];
 
     expect(provision).toEqual(
-      expect.arrayContaining(['rds:CreateDBCluster', 'iam:CreateServiceLinkedRole', 'kms:DescribeKey', 'ec2:RunInstances', 'iam:PassRole', 'ssm:SendCommand', 's3:ListBucket']),
+      expect.arrayContaining([
+        'rds:CreateDBCluster',
+        'iam:CreateServiceLinkedRole',
+        'kms:DescribeKey',
+        'ec2:RunInstances',
+        'iam:PassRole',
+        'ssm:SendCommand',
+        's3:ListBucket',
+      ]),
     );
-    expect(runStep).toEqual(expect.arrayContaining(['ssm:SendCommand', 'ssm:CancelCommand', 'pi:GetResourceMetrics', 'cloudwatch:GetMetricData', 's3:PutObject']));
-    // Tree-shaken per function: RunStep creates, launches and deletes nothing; ProvisionCell reads no metrics and cancels no job.
+    expect(runStep).toEqual(
+      expect.arrayContaining([
+        'ssm:SendCommand',
+        'ssm:CancelCommand',
+        'pi:GetResourceMetrics',
+        'cloudwatch:GetMetricData',
+        's3:PutObject',
+      ]),
+    );
+    // Tree-shaken per function: RunStep creates, launches and deletes
+    // nothing; ProvisionCell reads no metrics and cancels no job.
     expect(runStep.filter((a) => /:(Create|Run|Delete|Terminate|Modify|PassRole)/.test(a))).toEqual([]);
-    expect(provision.filter((a) => /^(pi|cloudwatch|athena|glue):|ssm:CancelCommand|:Delete|:Terminate/.test(a))).toEqual([]);
+    expect(
+      provision.filter((a) => /^(pi|cloudwatch|athena|glue):|ssm:CancelCommand|:Delete|:Terminate/.test(a)),
+    ).toEqual([]);
     // Athena's own needs follow the SQL each bundle runs: partitions for FinishRun's compaction, views for the judging.
-    expect(finish).toEqual(expect.arrayContaining(['glue:CreatePartition', 'glue:BatchCreatePartition', 's3:DeleteObject']));
+    expect(finish).toEqual(
+      expect.arrayContaining(['glue:CreatePartition', 'glue:BatchCreatePartition', 's3:DeleteObject']),
+    );
     expect(finish).not.toContain('glue:CreateTable');
-    expect(verdicts).toEqual(expect.arrayContaining(['glue:CreateTable', 'glue:UpdateTable', 'sns:Publish', 'events:PutEvents']));
+    expect(verdicts).toEqual(
+      expect.arrayContaining(['glue:CreateTable', 'glue:UpdateTable', 'sns:Publish', 'events:PutEvents']),
+    );
     expect(verdicts).not.toContain('glue:CreatePartition');
-    expect(sweeper).toEqual(expect.arrayContaining(['rds:DeleteDBCluster', 'ec2:TerminateInstances', 'states:GetExecutionHistory', 'rds:AddTagsToResource']));
+    expect(sweeper).toEqual(
+      expect.arrayContaining([
+        'rds:DeleteDBCluster',
+        'ec2:TerminateInstances',
+        'states:GetExecutionHistory',
+        'rds:AddTagsToResource',
+      ]),
+    );
     // The sweeper's bundle creates nothing.
     expect(sweeper.filter((a) => /:(Create|Run|Send)/.test(a) && a !== 'ec2:CreateTags')).toEqual([]);
   }, 120_000);
@@ -182,8 +252,8 @@ describe('every AWS action the code can call is allowed to the role that calls i
       { action: 's3:GetEncryptionConfiguration', resource: bucket, via: 'SSM agent: output to an encrypted bucket' },
     ];
 
-    // Act
-    const missing = missingPermissions(statements, calls, renderResource);
+      // Act
+      const missing = missingPermissions(statements, calls, renderResource);
 
     // Assert
     expect(calls.map((c) => c.action)).toEqual(expect.arrayContaining(['s3:GetObject', 's3:PutObject', 'secretsmanager:GetSecretValue']));
@@ -192,53 +262,84 @@ describe('every AWS action the code can call is allowed to the role that calls i
     expect(render(t.template.toJSON().Resources[roleId].Properties.ManagedPolicyArns)).toMatch(/:iam::aws:policy\/AmazonSSMManagedInstanceCore$/);
   });
 
-  test("the self-managed servers: server-install.sh, server-setup.sh and their user data's aws calls, on the bundle, the setup output and the cell's secret", () => {
-    // Arrange
-    const statements = statementsOf(logicalId(t.stack.servers.role));
-    const bucket = `<${logicalId(t.stack.lake.bucket)}.Arn>`;
-    const scripts = readdirSync(join(PROJECT_ROOT, 'client')).filter((f) => f.startsWith('server-') && f.endsWith('.sh'));
-    const calls: CodeCall[] = [
-      ...scripts.flatMap((f) => cliCallsOf(`client/${f}`, readFileSync(join(PROJECT_ROOT, 'client', f), 'utf8'))),
-      ...launchTemplateUserData('server').flatMap(([id, text]) => cliCallsOf(`user data of ${id}`, text)),
-      { action: 's3:ListBucket', resource: bucket, via: 'aws s3 cp --recursive of the bundle (user data)' },
-      { action: 's3:GetObject', resource: `${bucket}/${RUNNER_PREFIX}server-install.sh`, via: 'the bundle (user data)' },
-      {
-        action: 'secretsmanager:GetSecretValue',
-        resource: `arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${cellNames('run-1', 'cell-1').serverSecretName}-AbCdEf`,
-        via: 'server-setup.sh --secret-arn (the cell secret self-managed-servers.ts creates)',
-      },
-      {
-        action: 's3:PutObject',
-        resource: `${bucket}/${SSM_OUTPUT_PREFIX}run-1/cell-1/server-setup-0/cmd-1/i-0123456789abcdef0/awsrunShellScript/0.awsrunShellScript/stdout`,
-        via: 'SSM agent: setup command output',
-      },
-      { action: 's3:GetEncryptionConfiguration', resource: bucket, via: 'SSM agent: output to an encrypted bucket' },
-      // PutMetricData has no resource type: "*" (Service Authorization Reference, Amazon CloudWatch).
-      { action: 'cloudwatch:PutMetricData', resource: '*', via: 'the CloudWatch agent server-metrics-agent.sh starts (client/cloudwatch-agent.json)' },
-    ];
-    const agentConfig = JSON.parse(readFileSync(join(PROJECT_ROOT, 'client', 'cloudwatch-agent.json'), 'utf8')) as { metrics: { namespace: string } };
+  test(
+    "the self-managed servers: server-install.sh, server-setup.sh and their user data's aws calls, on the " +
+      "bundle, the setup output and the cell's secret",
+    () => {
+      // Arrange
+      const statements = statementsOf(logicalId(t.stack.servers.role));
+      const bucket = `<${logicalId(t.stack.lake.bucket)}.Arn>`;
+      const scripts = readdirSync(join(PROJECT_ROOT, 'client')).filter(
+        (f) => f.startsWith('server-') && f.endsWith('.sh'),
+      );
+      const calls: CodeCall[] = [
+        ...scripts.flatMap((f) => cliCallsOf(`client/${f}`, readFileSync(join(PROJECT_ROOT, 'client', f), 'utf8'))),
+        ...launchTemplateUserData('server').flatMap(([id, text]) => cliCallsOf(`user data of ${id}`, text)),
+        { action: 's3:ListBucket', resource: bucket, via: 'aws s3 cp --recursive of the bundle (user data)' },
+        {
+          action: 's3:GetObject',
+          resource: `${bucket}/${RUNNER_PREFIX}server-install.sh`,
+          via: 'the bundle (user data)',
+        },
+        {
+          action: 'secretsmanager:GetSecretValue',
+          resource:
+            `arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:` +
+            cellNames('run-1', 'cell-1').serverSecretName +
+            `-AbCdEf`,
+          via: 'server-setup.sh --secret-arn (the cell secret self-managed-servers.ts creates)',
+        },
+        {
+          action: 's3:PutObject',
+          resource:
+            `${bucket}/${SSM_OUTPUT_PREFIX}run-1/cell-1/server-setup-0/cmd-1/i-0123456789abcdef0/` +
+            'awsrunShellScript/0.awsrunShellScript/stdout',
+          via: 'SSM agent: setup command output',
+        },
+        { action: 's3:GetEncryptionConfiguration', resource: bucket, via: 'SSM agent: output to an encrypted bucket' },
+        // PutMetricData has no resource type: "*" (Service Authorization Reference, Amazon CloudWatch).
+        {
+          action: 'cloudwatch:PutMetricData',
+          resource: '*',
+          via: 'the CloudWatch agent server-metrics-agent.sh starts (client/cloudwatch-agent.json)',
+        },
+      ];
+      const agentConfig = JSON.parse(readFileSync(join(PROJECT_ROOT, 'client', 'cloudwatch-agent.json'), 'utf8')) as {
+        metrics: { namespace: string };
+      };
 
-    // Act
-    const missing = missingPermissions(statements, calls, renderResource);
-    const publish = statements.filter((st) => [st.Action].flat().includes('cloudwatch:PutMetricData'));
+      // Act
+      const missing = missingPermissions(statements, calls, renderResource);
+      const publish = statements.filter((st) => [st.Action].flat().includes('cloudwatch:PutMetricData'));
 
-    // Assert
-    expect(scripts.sort()).toEqual(['server-install.sh', 'server-metrics-agent.sh', 'server-setup.sh']);
-    expect(calls.map((c) => c.action)).toEqual(expect.arrayContaining(['secretsmanager:GetSecretValue', 's3:GetObject']));
-    expect(missing).toEqual([]);
-    // The agent publishes only in the namespace its config names, and the role allows no other
-    // (missingPermissions does not evaluate conditions, so the condition is asserted here).
-    expect(agentConfig.metrics.namespace).toBe('CWAgent');
-    expect(publish.map((st) => st.Condition)).toEqual([{ StringEquals: { 'cloudwatch:namespace': agentConfig.metrics.namespace } }]);
-    // The secret read is limited to ab-* secrets of a run, not the RDS-managed ones.
-    expect(
-      missingPermissions(
-        statements,
-        [{ action: 'secretsmanager:GetSecretValue', resource: 'arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:rds!cluster-x', via: 'test' }],
-        renderResource,
-      ),
-    ).not.toEqual([]);
-  });
+      // Assert
+      expect(scripts.sort()).toEqual(['server-install.sh', 'server-metrics-agent.sh', 'server-setup.sh']);
+      expect(calls.map((c) => c.action)).toEqual(
+        expect.arrayContaining(['secretsmanager:GetSecretValue', 's3:GetObject']),
+      );
+      expect(missing).toEqual([]);
+      // The agent publishes only in the namespace its config names, and the role allows no other
+      // (missingPermissions does not evaluate conditions, so the condition is asserted here).
+      expect(agentConfig.metrics.namespace).toBe('CWAgent');
+      expect(publish.map((st) => st.Condition)).toEqual([
+        { StringEquals: { 'cloudwatch:namespace': agentConfig.metrics.namespace } },
+      ]);
+      // The secret read is limited to ab-* secrets of a run, not the RDS-managed ones.
+      expect(
+        missingPermissions(
+          statements,
+          [
+            {
+              action: 'secretsmanager:GetSecretValue',
+              resource: 'arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:rds!cluster-x',
+              via: 'test',
+            },
+          ],
+          renderResource,
+        ),
+      ).not.toEqual([]);
+    },
+  );
 
   test('the state machine may invoke every function its Task states name', () => {
     // Arrange
@@ -267,7 +368,9 @@ describe('the check fails when a permission is missing', () => {
 
     const missing = missingPermissions(statements, await sdkCallsOfEntry(lambda.entry), renderResource);
 
-    expect(missing).toEqual([expect.stringMatching(/^iam:CreateServiceLinkedRole \(.*rds:CreateDBCluster|^iam:CreateServiceLinkedRole /)]);
+    expect(missing).toEqual([
+      expect.stringMatching(/^iam:CreateServiceLinkedRole \(.*rds:CreateDBCluster|^iam:CreateServiceLinkedRole /),
+    ]);
   }, 60_000);
 
   test("without s3:GetEncryptionConfiguration the clients' SSM agent is refused; a write outside raw/ is refused", () => {
@@ -280,10 +383,14 @@ describe('the check fails when a permission is missing', () => {
       via: 'a client writing the lake tables',
     };
 
-    expect(missingPermissions(statements, [encryption, tables], renderResource)).toEqual([expect.stringMatching(/^s3:PutObject on .*\/tables\/steps\//)]);
+    expect(missingPermissions(statements, [encryption, tables], renderResource)).toEqual([
+      expect.stringMatching(/^s3:PutObject on .*\/tables\/steps\//),
+    ]);
     expect(
       missingPermissions(
-        statements.filter((s) => !(Array.isArray(s.Action) ? s.Action : [s.Action]).includes('s3:GetEncryptionConfiguration')),
+        statements.filter(
+          (s) => !(Array.isArray(s.Action) ? s.Action : [s.Action]).includes('s3:GetEncryptionConfiguration'),
+        ),
         [encryption],
         renderResource,
       ),

@@ -13,7 +13,17 @@ import { TASK_NAMES, type TaskName } from '../../core/workflow/task-names';
 import { REGRESSIONS_METRIC, VERDICT_METRIC_NAMESPACE } from '../../core/backends/aws/verdict-alerts';
 import { EXPIRES_AT_TAG, RDS_NAME_PREFIX, RUN_ID_TAG } from '../../lib/handler-environment';
 import { renderedBootUserData } from '../../lib/client-user-data';
-import { actionsOf, nightlyOnConfig, PROJECT_ROOT, render, repoContextConfig, resourcesOf, statementsOfRole, synthTestApp, type TestApp } from './cdk-fixture';
+import {
+  actionsOf,
+  nightlyOnConfig,
+  PROJECT_ROOT,
+  render,
+  repoContextConfig,
+  resourcesOf,
+  statementsOfRole,
+  synthTestApp,
+  type TestApp,
+} from './cdk-fixture';
 
 let t: TestApp;
 beforeAll(() => {
@@ -27,7 +37,10 @@ function logicalIdOf(path: string): string {
   return t.stack.getLogicalId(child as never);
 }
 
-/** The statements of one Task function's role (each function has its own: lib/backend-permissions.ts grantTaskPermissions). */
+/**
+ * The statements of one Task function's role (each function has
+ * its own: lib/backend-permissions.ts grantTaskPermissions).
+ */
 function taskRoleStatements(task: TaskName) {
   return statementsOfRole(t.template, logicalIdOf(`TaskRole-${task}/Resource`));
 }
@@ -36,12 +49,16 @@ describe('Network', () => {
   test('a VPC with private subnets in two AZs and the SSM, Secrets Manager and S3 endpoints', () => {
     const { template } = t;
     template.resourceCountIs('AWS::EC2::VPC', 1);
-    const privateSubnets = resourcesOf(template, 'AWS::EC2::Subnet').filter(([, s]) => s.Properties['MapPublicIpOnLaunch'] === false);
+    const privateSubnets = resourcesOf(template, 'AWS::EC2::Subnet').filter(
+      ([, s]) => s.Properties['MapPublicIpOnLaunch'] === false,
+    );
     expect(privateSubnets).toHaveLength(2);
     const azs = privateSubnets.map(([, s]) => JSON.stringify(s.Properties['AvailabilityZone']));
     expect(new Set(azs).size).toBe(2);
 
-    const services = resourcesOf(template, 'AWS::EC2::VPCEndpoint').map(([, e]) => `${render(e.Properties['VpcEndpointType'])}:${render(e.Properties['ServiceName'])}`);
+    const services = resourcesOf(template, 'AWS::EC2::VPCEndpoint').map(
+      ([, e]) => `${render(e.Properties['VpcEndpointType'])}:${render(e.Properties['ServiceName'])}`,
+    );
     for (const svc of ['ssm', 'ssmmessages', 'ec2messages', 'secretsmanager']) {
       expect(services).toContainEqual(expect.stringMatching(new RegExp(`^Interface:com\\.amazonaws\\..*\\.${svc}$`)));
     }
@@ -54,7 +71,9 @@ describe('Network', () => {
     const clientSg = logicalIdOf('Network/ClientSecurityGroup/Resource');
     const dbGroup = template.toJSON().Resources[dbSg];
     expect(dbGroup.Properties.SecurityGroupIngress ?? []).toEqual([]);
-    const ingress = resourcesOf(template, 'AWS::EC2::SecurityGroupIngress').filter(([, r]) => JSON.stringify(r.Properties['GroupId']).includes(dbSg));
+    const ingress = resourcesOf(template, 'AWS::EC2::SecurityGroupIngress').filter(([, r]) =>
+      JSON.stringify(r.Properties['GroupId']).includes(dbSg),
+    );
     expect(ingress).toHaveLength(1);
     expect(ingress[0]![1].Properties).toMatchObject({
       IpProtocol: 'tcp',
@@ -67,7 +86,10 @@ describe('Network', () => {
   test('the DB subnet group spans the private subnets', () => {
     t.template.hasResourceProperties('AWS::RDS::DBSubnetGroup', {
       DBSubnetGroupName: 'aurora-bench-db',
-      SubnetIds: [{ Ref: logicalIdOf('Network/Vpc/privateSubnet1/Subnet') }, { Ref: logicalIdOf('Network/Vpc/privateSubnet2/Subnet') }],
+      SubnetIds: [
+        { Ref: logicalIdOf('Network/Vpc/privateSubnet1/Subnet') },
+        { Ref: logicalIdOf('Network/Vpc/privateSubnet2/Subnet') },
+      ],
     });
   });
 
@@ -95,10 +117,15 @@ describe('Network with an existing VPC', () => {
 
   test('creates no VPC and hands the given subnets per AZ to the handlers', () => {
     existing.template.resourceCountIs('AWS::EC2::VPC', 0);
-    existing.template.hasResourceProperties('AWS::RDS::DBSubnetGroup', { SubnetIds: ['subnet-0a1b2c3d4e5f6aaaa', 'subnet-0a1b2c3d4e5f6bbbb'] });
+    existing.template.hasResourceProperties('AWS::RDS::DBSubnetGroup', {
+      SubnetIds: ['subnet-0a1b2c3d4e5f6aaaa', 'subnet-0a1b2c3d4e5f6bbbb'],
+    });
     const fn = resourcesOf(existing.template, 'AWS::Lambda::Function').find(([id]) => id.includes('Taskplanrun'))!;
     const env = (fn[1].Properties['Environment'] as { Variables: Record<string, unknown> }).Variables;
-    expect(JSON.parse(render(env[AWS_CONFIG_ENV.subnetIdsByAz]))).toEqual({ 'eu-central-1a': 'subnet-0a1b2c3d4e5f6aaaa', 'eu-central-1b': 'subnet-0a1b2c3d4e5f6bbbb' });
+    expect(JSON.parse(render(env[AWS_CONFIG_ENV.subnetIdsByAz]))).toEqual({
+      'eu-central-1a': 'subnet-0a1b2c3d4e5f6aaaa',
+      'eu-central-1b': 'subnet-0a1b2c3d4e5f6bbbb',
+    });
   });
 });
 
@@ -107,20 +134,33 @@ describe('ResultsLake', () => {
     const { template } = t;
     const bucketId = logicalIdOf('Lake/Bucket/Resource');
     const bucket = template.toJSON().Resources[bucketId].Properties;
-    expect(bucket.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
-    expect(bucket.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
-    expect(bucket.LifecycleConfiguration.Rules).toContainEqual(expect.objectContaining({ Prefix: 'raw/', ExpirationInDays: 90, Status: 'Enabled' }));
+    expect(
+      bucket.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm,
+    ).toBe('AES256');
+    expect(bucket.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    expect(bucket.LifecycleConfiguration.Rules).toContainEqual(
+      expect.objectContaining({ Prefix: 'raw/', ExpirationInDays: 90, Status: 'Enabled' }),
+    );
     expect(bucket.LoggingConfiguration.DestinationBucketName).toEqual({ Ref: logicalIdOf('Lake/AccessLogs/Resource') });
     template.hasResourceProperties('AWS::S3::BucketPolicy', {
       Bucket: { Ref: bucketId },
       PolicyDocument: {
-        Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
       },
     });
   });
 
   test.each(LAKE_TABLES)('table %s: the row columns, JSON SerDe, dt projected as a date', (table) => {
-    const tables = resourcesOf(t.template, 'AWS::Glue::Table').map(([, r]) => r.Properties['TableInput'] as Record<string, any>);
+    const tables = resourcesOf(t.template, 'AWS::Glue::Table').map(
+      ([, r]) => r.Properties['TableInput'] as Record<string, any>,
+    );
     // A step table's JSON Lines table is <table>_json: <table> is the view over it and its Parquet table.
     const name = (STEP_TABLES as readonly string[]).includes(table) ? jsonTableName(table as StepTable) : table;
     const input = tables.find((i) => i['Name'] === name)!;
@@ -137,27 +177,39 @@ describe('ResultsLake', () => {
       'projection.dt.range': '2024-01-01,NOW',
     });
     const bucketId = logicalIdOf('Lake/Bucket/Resource');
-    expect(render(input['Parameters']['storage.location.template'])).toBe(`s3://<${bucketId}>/tables/${table}/dt=\${dt}/`);
+    expect(render(input['Parameters']['storage.location.template'])).toBe(
+      `s3://<${bucketId}>/tables/${table}/dt=\${dt}/`,
+    );
     expect(render(sd.Location)).toBe(`s3://<${bucketId}>/tables/${table}/`);
   });
 
-  test.each(STEP_TABLES)('table %s_parquet: the row columns but run_id, Parquet SerDe, partitions (dt, run_id) registered per run, not projected', (table) => {
-    const tables = resourcesOf(t.template, 'AWS::Glue::Table').map(([, r]) => r.Properties['TableInput'] as Record<string, any>);
-    const input = tables.find((i) => i['Name'] === `${table}_parquet`)!;
-    expect(input).toBeDefined();
-    const sd = input['StorageDescriptor'];
-    expect(sd.Columns.map((c: { Name: string }) => c.Name)).toEqual(Object.keys(LAKE_COLUMNS[table]).filter((c) => c !== 'run_id'));
-    expect(sd.Columns.map((c: { Name: string }) => c.Name)).toEqual(parquetDataColumns(table));
-    expect(sd.Columns.map((c: { Type: string }) => c.Type)).toEqual(parquetDataColumns(table).map((c) => LAKE_COLUMNS[table][c]));
-    expect(sd.SerdeInfo.SerializationLibrary).toBe('org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe');
-    expect(sd.InputFormat).toBe('org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat');
-    expect(input['PartitionKeys']).toEqual([
-      { Name: 'dt', Type: 'string' },
-      { Name: 'run_id', Type: 'string' },
-    ]);
-    expect(input['Parameters']['projection.enabled']).toBeUndefined();
-    expect(render(sd.Location)).toBe(`s3://<${logicalIdOf('Lake/Bucket/Resource')}>/compacted/${table}/`);
-  });
+  test.each(STEP_TABLES)(
+    'table %s_parquet: the row columns but run_id, Parquet SerDe, partitions (dt, run_id) registered per run, ' +
+      'not projected',
+    (table) => {
+      const tables = resourcesOf(t.template, 'AWS::Glue::Table').map(
+        ([, r]) => r.Properties['TableInput'] as Record<string, any>,
+      );
+      const input = tables.find((i) => i['Name'] === `${table}_parquet`)!;
+      expect(input).toBeDefined();
+      const sd = input['StorageDescriptor'];
+      expect(sd.Columns.map((c: { Name: string }) => c.Name)).toEqual(
+        Object.keys(LAKE_COLUMNS[table]).filter((c) => c !== 'run_id'),
+      );
+      expect(sd.Columns.map((c: { Name: string }) => c.Name)).toEqual(parquetDataColumns(table));
+      expect(sd.Columns.map((c: { Type: string }) => c.Type)).toEqual(
+        parquetDataColumns(table).map((c) => LAKE_COLUMNS[table][c]),
+      );
+      expect(sd.SerdeInfo.SerializationLibrary).toBe('org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe');
+      expect(sd.InputFormat).toBe('org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat');
+      expect(input['PartitionKeys']).toEqual([
+        { Name: 'dt', Type: 'string' },
+        { Name: 'run_id', Type: 'string' },
+      ]);
+      expect(input['Parameters']['projection.enabled']).toBeUndefined();
+      expect(render(sd.Location)).toBe(`s3://<${logicalIdOf('Lake/Bucket/Resource')}>/compacted/${table}/`);
+    },
+  );
 
   test('the Athena workgroup enforces its result location, encryption and bytes-scanned cutoff', () => {
     const wg = resourcesOf(t.template, 'AWS::Athena::WorkGroup')[0]![1].Properties as Record<string, any>;
@@ -166,21 +218,28 @@ describe('ResultsLake', () => {
     expect(cfg.EnforceWorkGroupConfiguration).toBe(true);
     expect(cfg.BytesScannedCutoffPerQuery).toBe(10240 * 1024 * 1024);
     expect(cfg.ResultConfiguration.EncryptionConfiguration).toEqual({ EncryptionOption: 'SSE_S3' });
-    expect(render(cfg.ResultConfiguration.OutputLocation)).toBe(`s3://<${logicalIdOf('Lake/Bucket/Resource')}>/athena-results/`);
+    expect(render(cfg.ResultConfiguration.OutputLocation)).toBe(
+      `s3://<${logicalIdOf('Lake/Bucket/Resource')}>/athena-results/`,
+    );
   });
 
-  test('one named query per view (the step tables over both formats, then the shared views), in creation order, with the view SQL', () => {
-    const views = athenaViewSql(join(PROJECT_ROOT, 'core', 'lake', 'sql'));
-    const queries = resourcesOf(t.template, 'AWS::Athena::NamedQuery')
-      .map(([, q]) => q.Properties as { Name: string; QueryString: string; Database: string; WorkGroup: string })
-      .sort((a, b) => a.Name.localeCompare(b.Name));
-    expect(queries.map((q) => q.QueryString)).toEqual(views.map((v) => v.sql));
-    expect(queries.every((q) => q.Database === 'aurora_bench' && q.WorkGroup === 'aurora-bench')).toBe(true);
-  });
+  test(
+    'one named query per view (the step tables over both formats, then the shared views), in creation ' +
+      'order, with the view SQL',
+    () => {
+      const views = athenaViewSql(join(PROJECT_ROOT, 'core', 'lake', 'sql'));
+      const queries = resourcesOf(t.template, 'AWS::Athena::NamedQuery')
+        .map(([, q]) => q.Properties as { Name: string; QueryString: string; Database: string; WorkGroup: string })
+        .sort((a, b) => a.Name.localeCompare(b.Name));
+      expect(queries.map((q) => q.QueryString)).toEqual(views.map((v) => v.sql));
+      expect(queries.every((q) => q.Database === 'aurora_bench' && q.WorkGroup === 'aurora-bench')).toBe(true);
+    },
+  );
 });
 
 describe('Workflow', () => {
-  const taskFunctions = () => resourcesOf(t.template, 'AWS::Lambda::Function').filter(([id]) => id.startsWith('WorkflowTask'));
+  const taskFunctions = () =>
+    resourcesOf(t.template, 'AWS::Lambda::Function').filter(([id]) => id.startsWith('WorkflowTask'));
 
   test('one NodejsFunction per Task on Node.js 22 with tracing, Powertools and the backend environment', () => {
     const fns = taskFunctions();
@@ -195,7 +254,8 @@ describe('Workflow', () => {
       expect(vars['POWERTOOLS_METRICS_NAMESPACE']).toBe('AuroraBench');
       for (const name of Object.values(AWS_CONFIG_ENV)) {
         if (name === AWS_CONFIG_ENV.launchTemplateIdX86 || name === AWS_CONFIG_ENV.launchTemplateIdArm) continue;
-        // Left unset by the stack: RDS's 5-minute wait after a parameter group change applies (the rehearsal shortens it).
+        // Left unset by the stack: RDS's 5-minute wait after a
+        // parameter group change applies (the rehearsal shortens it).
         if (name === AWS_CONFIG_ENV.parameterGroupSettleS) continue;
         expect(vars).toHaveProperty([name]);
       }
@@ -213,7 +273,9 @@ describe('Workflow', () => {
     expect(p['TracingConfiguration']).toEqual({ Enabled: true });
     const definition = render(p['DefinitionString']);
     expect(definition).not.toMatch(/\$\{[A-Za-z_][A-Za-z0-9_]*\}/);
-    const parsed = JSON.parse(definition.replace(/<([A-Za-z0-9]+)\.Arn>/g, 'arn:aws:lambda:us-east-1:123456789012:function:$1'));
+    const parsed = JSON.parse(
+      definition.replace(/<([A-Za-z0-9]+)\.Arn>/g, 'arn:aws:lambda:us-east-1:123456789012:function:$1'),
+    );
     expect(parsed.StartAt).toBe('PlanRun');
     for (const [id] of taskFunctions()) expect(definition).toContain(`<${id}.Arn>`);
   });
@@ -238,7 +300,9 @@ describe('Workflow', () => {
   });
 
   test('the state machine role invokes exactly the Task functions and runs its own child executions', () => {
-    const [roleId] = resourcesOf(t.template, 'AWS::IAM::Role').find(([id]) => id.startsWith('WorkflowStateMachineRole'))!;
+    const [roleId] = resourcesOf(t.template, 'AWS::IAM::Role').find(([id]) =>
+      id.startsWith('WorkflowStateMachineRole'),
+    )!;
     const statements = statementsOfRole(t.template, roleId);
     const invoke = statements.find((s) => actionsOf(s).includes('lambda:InvokeFunction'))!;
     const invoked = (invoke.Resource as unknown[]).map(render).sort();
@@ -250,14 +314,22 @@ describe('Workflow', () => {
     const start = statements.find((s) => actionsOf(s).includes('states:StartExecution'))!;
     expect(render(start.Resource)).toMatch(/:stateMachine:aurora-bench-benchmark$/);
     const follow = statements.find((s) => actionsOf(s).includes('states:DescribeExecution'))!;
-    expect((follow.Resource as unknown[]).map(render)).toContainEqual(expect.stringMatching(/:execution:aurora-bench-benchmark\/\*$/));
+    expect((follow.Resource as unknown[]).map(render)).toContainEqual(
+      expect.stringMatching(/:execution:aurora-bench-benchmark\/\*$/),
+    );
   });
 
   test('the Task roles are scoped by the names and tags of what a run creates', () => {
     // Creation and launches: ProvisionCell's role (databases, self-managed servers) and StartClients' (clients).
     const provision = taskRoleStatements('provision-cell');
     const start = taskRoleStatements('start-clients');
-    const statements = [...provision, ...start, ...taskRoleStatements('run-step'), ...taskRoleStatements('teardown-cell'), ...taskRoleStatements('plan-run')];
+    const statements = [
+      ...provision,
+      ...start,
+      ...taskRoleStatements('run-step'),
+      ...taskRoleStatements('teardown-cell'),
+      ...taskRoleStatements('plan-run'),
+    ];
     const bySid = (sid: string) => statements.find((s) => s.Sid === sid)!;
 
     // The RDS name prefix is the backend's.
@@ -284,7 +356,9 @@ describe('Workflow', () => {
     expect(provision.map((s) => s.Sid)).not.toContain('PassClientRole');
     // A self-managed cell's secret: created with the run tag on the request, deleted only with it on the secret.
     expect(actionsOf(bySid('CreateRunSecrets'))).toEqual(['secretsmanager:CreateSecret', 'secretsmanager:TagResource']);
-    expect(render(bySid('CreateRunSecrets').Resource)).toMatch(/:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:ab-\*$/);
+    expect(render(bySid('CreateRunSecrets').Resource)).toMatch(
+      /:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:ab-\*$/,
+    );
     expect(bySid('CreateRunSecrets').Condition).toEqual({ Null: { [`aws:RequestTag/${RUN_ID_TAG}`]: 'false' } });
     expect(bySid('DeleteRunSecrets').Condition).toEqual({ Null: { [`aws:ResourceTag/${RUN_ID_TAG}`]: 'false' } });
     expect(pass.Condition).toEqual({ StringEquals: { 'iam:PassedToService': 'ec2.amazonaws.com' } });
@@ -299,7 +373,9 @@ describe('Workflow', () => {
     // A new account's first cluster makes RDS create its service-linked role with this role's permission.
     const slr = bySid('CreateRdsServiceLinkedRole');
     expect(actionsOf(slr)).toEqual(['iam:CreateServiceLinkedRole']);
-    expect(render(slr.Resource)).toBe('arn:<AWS::Partition>:iam::<AWS::AccountId>:role/aws-service-role/rds.amazonaws.com/AWSServiceRoleForRDS');
+    expect(render(slr.Resource)).toBe(
+      'arn:<AWS::Partition>:iam::<AWS::AccountId>:role/aws-service-role/rds.amazonaws.com/AWSServiceRoleForRDS',
+    );
     expect(slr.Condition).toEqual({ StringEquals: { 'iam:AWSServiceName': 'rds.amazonaws.com' } });
     // ManageMasterUserPassword's kms:DescribeKey: this account's keys in this Region, no alias condition.
     const describeKey = bySid('DescribeSecretsManagerKey');
@@ -318,7 +394,11 @@ describe('Workflow', () => {
     ]) {
       const granting = statements.filter((s) => actionsOf(s).includes(a));
       expect(granting.length).toBeGreaterThan(0);
-      for (const s of granting) expect({ a, condition: s.Condition }).toEqual({ a, condition: { Null: { [`aws:ResourceTag/${RUN_ID_TAG}`]: 'false' } } });
+      for (const s of granting)
+        expect({ a, condition: s.Condition }).toEqual({
+          a,
+          condition: { Null: { [`aws:ResourceTag/${RUN_ID_TAG}`]: 'false' } },
+        });
     }
 
     // Every mutating statement names its resources; only describe-style calls take "*", and
@@ -344,9 +424,14 @@ describe('Alerts', () => {
         render(s.Properties['TopicArn']),
       ]);
       const topic = withEmails.template.toJSON().Resources[topicId];
-      const policies = resourcesOf(withEmails.template, 'AWS::SNS::TopicPolicy').map(([, p]) => JSON.stringify(p.Properties['PolicyDocument']));
+      const policies = resourcesOf(withEmails.template, 'AWS::SNS::TopicPolicy').map(([, p]) =>
+        JSON.stringify(p.Properties['PolicyDocument']),
+      );
       const env = resourcesOf(withEmails.template, 'AWS::Lambda::Function').map(
-        ([, f]) => (f.Properties['Environment'] as { Variables?: Record<string, unknown> } | undefined)?.Variables?.[AWS_CONFIG_ENV.alertTopicArn],
+        ([, f]) =>
+          (f.Properties['Environment'] as { Variables?: Record<string, unknown> } | undefined)?.Variables?.[
+            AWS_CONFIG_ENV.alertTopicArn
+          ],
       );
 
       // Assert
@@ -357,7 +442,9 @@ describe('Alerts', () => {
       expect(render(topic.Properties.KmsMasterKeyId)).toMatch(/alias\/aws\/sns$/);
       expect(policies.some((p) => p.includes('aws:SecureTransport'))).toBe(true);
       // Every Task function and the sweeper share the backend environment.
-      expect(env.filter((v) => v !== undefined).map((v) => render(v))).toEqual([...TASK_NAMES, 'sweeper'].map(() => `<${topicId}>`));
+      expect(env.filter((v) => v !== undefined).map((v) => render(v))).toEqual(
+        [...TASK_NAMES, 'sweeper'].map(() => `<${topicId}>`),
+      );
     } finally {
       withEmails.dispose();
     }
@@ -366,7 +453,9 @@ describe('Alerts', () => {
   });
 
   test("an alarm on the latest run's regressions that keeps its state between runs", () => {
-    const alarms = resourcesOf(t.template, 'AWS::CloudWatch::Alarm').filter(([, a]) => a.Properties['Namespace'] === VERDICT_METRIC_NAMESPACE);
+    const alarms = resourcesOf(t.template, 'AWS::CloudWatch::Alarm').filter(
+      ([, a]) => a.Properties['Namespace'] === VERDICT_METRIC_NAMESPACE,
+    );
 
     expect(alarms).toHaveLength(1);
     expect(alarms[0]![1].Properties).toMatchObject({
@@ -381,18 +470,26 @@ describe('Alerts', () => {
     expect(alarms[0]![1].Properties['Dimensions']).toBeUndefined();
   });
 
-  test("ComputeVerdicts' role may put events on the default bus, publish to the topic only, and put metrics in the verdicts namespace only", () => {
-    const statements = taskRoleStatements('compute-verdicts');
-    const topicId = t.stack.getLogicalId(t.stack.alerts.topic.node.defaultChild as never);
-    const granting = (action: string) => statements.filter((s) => actionsOf(s).includes(action));
+  test(
+    "ComputeVerdicts' role may put events on the default bus, publish to the topic only, and put metrics in " +
+      'the verdicts namespace only',
+    () => {
+      const statements = taskRoleStatements('compute-verdicts');
+      const topicId = t.stack.getLogicalId(t.stack.alerts.topic.node.defaultChild as never);
+      const granting = (action: string) => statements.filter((s) => actionsOf(s).includes(action));
 
-    expect(granting('events:PutEvents').map((s) => render(s.Resource))).toEqual([expect.stringMatching(/:events:<AWS::Region>:<AWS::AccountId>:event-bus\/default$/)]);
-    expect(granting('sns:Publish').map((s) => render(s.Resource))).toEqual([`<${topicId}>`]);
-    expect(granting('cloudwatch:PutMetricData').map((s) => s.Condition)).toEqual([{ StringEquals: { 'cloudwatch:namespace': VERDICT_METRIC_NAMESPACE } }]);
-    expect(granting('athena:StartQueryExecution').map((s) => render(s.Resource))).toEqual([
-      expect.stringMatching(/:athena:<AWS::Region>:<AWS::AccountId>:workgroup\/aurora-bench$/),
-    ]);
-  });
+      expect(granting('events:PutEvents').map((s) => render(s.Resource))).toEqual([
+        expect.stringMatching(/:events:<AWS::Region>:<AWS::AccountId>:event-bus\/default$/),
+      ]);
+      expect(granting('sns:Publish').map((s) => render(s.Resource))).toEqual([`<${topicId}>`]);
+      expect(granting('cloudwatch:PutMetricData').map((s) => s.Condition)).toEqual([
+        { StringEquals: { 'cloudwatch:namespace': VERDICT_METRIC_NAMESPACE } },
+      ]);
+      expect(granting('athena:StartQueryExecution').map((s) => render(s.Resource))).toEqual([
+        expect.stringMatching(/:athena:<AWS::Region>:<AWS::AccountId>:workgroup\/aurora-bench$/),
+      ]);
+    },
+  );
 });
 
 describe('Clients', () => {
@@ -400,11 +497,16 @@ describe('Clients', () => {
     const lts = resourcesOf(t.template, 'AWS::EC2::LaunchTemplate')
       .map(([, lt]) => lt.Properties as Record<string, any>)
       .filter((lt) => String(lt['LaunchTemplateName']).includes('-client-'));
-    expect(lts.map((lt) => lt['LaunchTemplateName']).sort()).toEqual(['aurora-bench-client-arm64', 'aurora-bench-client-x86_64']);
+    expect(lts.map((lt) => lt['LaunchTemplateName']).sort()).toEqual([
+      'aurora-bench-client-arm64',
+      'aurora-bench-client-x86_64',
+    ]);
     for (const lt of lts) {
       const data = lt['LaunchTemplateData'];
       const arch = lt['LaunchTemplateName'].endsWith('arm64') ? 'arm64' : 'x86_64';
-      expect(data.ImageId).toBe(`resolve:ssm:/aws/service/debian/release/bookworm/latest/${arch === 'arm64' ? 'arm64' : 'amd64'}`);
+      expect(data.ImageId).toBe(
+        `resolve:ssm:/aws/service/debian/release/bookworm/latest/${arch === 'arm64' ? 'arm64' : 'amd64'}`,
+      );
       expect(data.MetadataOptions.HttpTokens).toBe('required');
       // The dead-man's switch: expires-at readable from the metadata, and a shutdown terminates.
       expect(data.MetadataOptions.InstanceMetadataTags).toBe('enabled');
@@ -429,94 +531,130 @@ describe('Clients', () => {
       expect(userData).not.toMatch(/\bdnf\b|install-sysbench/);
       expect(userData).toMatch(/ready_marker_uri="s3:\/\/<Lake.*>\/clients\/\$\{instance_id\}\/ready\.json"/);
       // Every client path under the client home (contract with the SSM commands).
-      expect(userData.split('/opt/aurora-bench').length - 1).toBe(userData.split('${AURORA_BENCH_HOME:-/opt/aurora-bench}').length - 1);
+      expect(userData.split('/opt/aurora-bench').length - 1).toBe(
+        userData.split('${AURORA_BENCH_HOME:-/opt/aurora-bench}').length - 1,
+      );
     }
   });
 
-  test('self-managed servers: a launch template per architecture that fetches the bundle as the clients do and runs server-install.sh, in the servers security group', () => {
-    const lts = resourcesOf(t.template, 'AWS::EC2::LaunchTemplate')
-      .map(([, lt]) => lt.Properties as Record<string, any>)
-      .filter((lt) => String(lt['LaunchTemplateName']).includes('-server-'));
-    expect(lts.map((lt) => lt['LaunchTemplateName']).sort()).toEqual(['aurora-bench-server-arm64', 'aurora-bench-server-x86_64']);
-    for (const lt of lts) {
-      const data = lt['LaunchTemplateData'];
-      const arch = lt['LaunchTemplateName'].endsWith('arm64') ? 'arm64' : 'x86_64';
-      expect(data.ImageId).toBe(`resolve:ssm:/aws/service/debian/release/bookworm/latest/${arch === 'arm64' ? 'arm64' : 'amd64'}`);
-      expect(data.MetadataOptions).toMatchObject({ HttpTokens: 'required', InstanceMetadataTags: 'enabled' });
-      expect(data.InstanceInitiatedShutdownBehavior).toBe('terminate');
-      expect(data.BlockDeviceMappings[0]).toMatchObject({ DeviceName: '/dev/xvda', Ebs: { Encrypted: true, VolumeType: 'gp3', DeleteOnTermination: true } });
-      expect(render(data.IamInstanceProfile.Arn)).toBe(`<${logicalIdOf('Servers/InstanceProfile/Resource')}.Arn>`);
-      expect(render(data.SecurityGroupIds)).toBe(`<${logicalIdOf('Network/ServerSecurityGroup/Resource')}.GroupId>`);
-      const userData = render(data.UserData['Fn::Base64']);
-      const order = [
-        'shutdown -h',
-        'apt-get -q install -y --no-install-recommends awscli jq',
-        'aws s3 cp --only-show-errors --recursive "$RUNNER_S3_URI" "${AURORA_BENCH_HOME:-/opt/aurora-bench}/client/"',
-        'dpkg -i /tmp/amazon-ssm-agent.deb',
-        '/client/server-install.sh"',
-        // The CloudWatch agent after the server's install, so its marker is not delayed by it.
-        '/client/server-metrics-agent.sh"',
-      ].map((x) => userData.indexOf(x));
-      expect(order.every((at, i) => at > (order[i - 1] ?? -1))).toBe(true);
-      expect(userData).not.toContain('install-sysbench.sh');
-    }
-    // The DB port from the clients and between servers (replication).
-    const ingress = resourcesOf(t.template, 'AWS::EC2::SecurityGroupIngress')
-      .map(([, r]) => r.Properties as Record<string, any>)
-      .filter((r) => render(r['GroupId']) === `<${logicalIdOf('Network/ServerSecurityGroup/Resource')}.GroupId>`);
-    expect(ingress.map((r) => [render(r['SourceSecurityGroupId']), r['FromPort'], r['ToPort']]).sort()).toEqual(
-      [
-        [`<${logicalIdOf('Network/ClientSecurityGroup/Resource')}.GroupId>`, 3306, 3306],
-        [`<${logicalIdOf('Network/ServerSecurityGroup/Resource')}.GroupId>`, 3306, 3306],
-      ].sort(),
-    );
-  });
-
-  test("the instance profile writes only raw output, SSM output and ready markers, reads only the runner, scripts and prepares' result.json", () => {
-    const roleId = logicalIdOf('Clients/Role/Resource');
-    const statements = statementsOfRole(t.template, roleId);
-    const writes = statements.filter((s) => actionsOf(s).includes('s3:PutObject')).flatMap((s) => [s.Resource].flat().map(render));
-    expect(writes.map((r) => r.replace(/^<[^>]+>/, '<bucket>')).sort()).toEqual(['<bucket>/clients/*', '<bucket>/raw/*', '<bucket>/ssm-output/*']);
-    const reads = statements.filter((s) => actionsOf(s).includes('s3:GetObject')).flatMap((s) => [s.Resource].flat().map(render));
-    expect(reads.map((r) => r.replace(/^<[^>]+>/, '<bucket>')).sort()).toEqual(['<bucket>/raw/*/prepare/*/result.json', '<bucket>/runner/*', '<bucket>/scripts/*']);
-    const secret = statements.find((s) => actionsOf(s).includes('secretsmanager:GetSecretValue'))!;
-    expect(render(secret.Condition!['StringLike']!['secretsmanager:ResourceTag/aws:rds:primaryDBClusterArn'])).toMatch(/:cluster:ab-\*$/);
-    const role = t.template.toJSON().Resources[roleId].Properties;
-    expect(render(role.ManagedPolicyArns)).toMatch(/AmazonSSMManagedInstanceCore$/);
-    // Run Command writes its output to the (SSE-S3 encrypted) bucket: the agent reads its encryption configuration.
-    const encryption = statements.filter((s) => actionsOf(s).includes('s3:GetEncryptionConfiguration'));
-    expect(encryption.map((s) => render(s.Resource))).toEqual([`<${logicalIdOf('Lake/Bucket/Resource')}.Arn>`]);
-  });
-
-  test("the user data the AWS rehearsal boots is the launch templates' own, with the bucket name and region filled in as CloudFormation does", () => {
-    // Arrange: the launch templates' Fn::Join, with the lake bucket's Ref and AWS::Region resolved.
-    const bucketId = logicalIdOf('Lake/Bucket/Resource');
-    const resolve = (v: unknown): string => {
-      if (typeof v === 'string') return v;
-      const o = v as Record<string, unknown>;
-      if (o['Ref'] === bucketId) return 'the-lake';
-      if (o['Ref'] === 'AWS::Region') return 'eu-west-1';
-      const join = o['Fn::Join'] as [string, unknown[]] | undefined;
-      if (join) return join[1].map(resolve).join(join[0]);
-      throw new Error(`unexpected token in the user data: ${JSON.stringify(v)}`);
-    };
-    const userDataOf = (name: string) => {
-      const lt = resourcesOf(t.template, 'AWS::EC2::LaunchTemplate')
+  test(
+    'self-managed servers: a launch template per architecture that fetches the bundle as the clients do and ' +
+      'runs server-install.sh, in the servers security group',
+    () => {
+      const lts = resourcesOf(t.template, 'AWS::EC2::LaunchTemplate')
+        .map(([, lt]) => lt.Properties as Record<string, any>)
+        .filter((lt) => String(lt['LaunchTemplateName']).includes('-server-'));
+      expect(lts.map((lt) => lt['LaunchTemplateName']).sort()).toEqual([
+        'aurora-bench-server-arm64',
+        'aurora-bench-server-x86_64',
+      ]);
+      for (const lt of lts) {
+        const data = lt['LaunchTemplateData'];
+        const arch = lt['LaunchTemplateName'].endsWith('arm64') ? 'arm64' : 'x86_64';
+        expect(data.ImageId).toBe(
+          `resolve:ssm:/aws/service/debian/release/bookworm/latest/${arch === 'arm64' ? 'arm64' : 'amd64'}`,
+        );
+        expect(data.MetadataOptions).toMatchObject({ HttpTokens: 'required', InstanceMetadataTags: 'enabled' });
+        expect(data.InstanceInitiatedShutdownBehavior).toBe('terminate');
+        expect(data.BlockDeviceMappings[0]).toMatchObject({
+          DeviceName: '/dev/xvda',
+          Ebs: { Encrypted: true, VolumeType: 'gp3', DeleteOnTermination: true },
+        });
+        expect(render(data.IamInstanceProfile.Arn)).toBe(`<${logicalIdOf('Servers/InstanceProfile/Resource')}.Arn>`);
+        expect(render(data.SecurityGroupIds)).toBe(`<${logicalIdOf('Network/ServerSecurityGroup/Resource')}.GroupId>`);
+        const userData = render(data.UserData['Fn::Base64']);
+        const order = [
+          'shutdown -h',
+          'apt-get -q install -y --no-install-recommends awscli jq',
+          'aws s3 cp --only-show-errors --recursive "$RUNNER_S3_URI" "${AURORA_BENCH_HOME:-/opt/aurora-bench}/client/"',
+          'dpkg -i /tmp/amazon-ssm-agent.deb',
+          '/client/server-install.sh"',
+          // The CloudWatch agent after the server's install, so its marker is not delayed by it.
+          '/client/server-metrics-agent.sh"',
+        ].map((x) => userData.indexOf(x));
+        expect(order.every((at, i) => at > (order[i - 1] ?? -1))).toBe(true);
+        expect(userData).not.toContain('install-sysbench.sh');
+      }
+      // The DB port from the clients and between servers (replication).
+      const ingress = resourcesOf(t.template, 'AWS::EC2::SecurityGroupIngress')
         .map(([, r]) => r.Properties as Record<string, any>)
-        .find((p) => p['LaunchTemplateName'] === name)!;
-      return resolve(lt['LaunchTemplateData'].UserData['Fn::Base64']);
-    };
+        .filter((r) => render(r['GroupId']) === `<${logicalIdOf('Network/ServerSecurityGroup/Resource')}.GroupId>`);
+      expect(ingress.map((r) => [render(r['SourceSecurityGroupId']), r['FromPort'], r['ToPort']]).sort()).toEqual(
+        [
+          [`<${logicalIdOf('Network/ClientSecurityGroup/Resource')}.GroupId>`, 3306, 3306],
+          [`<${logicalIdOf('Network/ServerSecurityGroup/Resource')}.GroupId>`, 3306, 3306],
+        ].sort(),
+      );
+    },
+  );
 
-    // Act
-    const rendered = renderedBootUserData({ bucket: 'the-lake', region: 'eu-west-1' });
+  test(
+    'the instance profile writes only raw output, SSM output and ready markers, reads only the runner, ' +
+      "scripts and prepares' result.json",
+    () => {
+      const roleId = logicalIdOf('Clients/Role/Resource');
+      const statements = statementsOfRole(t.template, roleId);
+      const writes = statements
+        .filter((s) => actionsOf(s).includes('s3:PutObject'))
+        .flatMap((s) => [s.Resource].flat().map(render));
+      expect(writes.map((r) => r.replace(/^<[^>]+>/, '<bucket>')).sort()).toEqual([
+        '<bucket>/clients/*',
+        '<bucket>/raw/*',
+        '<bucket>/ssm-output/*',
+      ]);
+      const reads = statements
+        .filter((s) => actionsOf(s).includes('s3:GetObject'))
+        .flatMap((s) => [s.Resource].flat().map(render));
+      expect(reads.map((r) => r.replace(/^<[^>]+>/, '<bucket>')).sort()).toEqual([
+        '<bucket>/raw/*/prepare/*/result.json',
+        '<bucket>/runner/*',
+        '<bucket>/scripts/*',
+      ]);
+      const secret = statements.find((s) => actionsOf(s).includes('secretsmanager:GetSecretValue'))!;
+      expect(
+        render(secret.Condition!['StringLike']!['secretsmanager:ResourceTag/aws:rds:primaryDBClusterArn']),
+      ).toMatch(/:cluster:ab-\*$/);
+      const role = t.template.toJSON().Resources[roleId].Properties;
+      expect(render(role.ManagedPolicyArns)).toMatch(/AmazonSSMManagedInstanceCore$/);
+      // Run Command writes its output to the (SSE-S3 encrypted) bucket: the agent reads its encryption configuration.
+      const encryption = statements.filter((s) => actionsOf(s).includes('s3:GetEncryptionConfiguration'));
+      expect(encryption.map((s) => render(s.Resource))).toEqual([`<${logicalIdOf('Lake/Bucket/Resource')}.Arn>`]);
+    },
+  );
 
-    // Assert
-    for (const arch of ['x86_64', 'arm64']) {
-      expect(rendered.client.userData).toBe(userDataOf(`aurora-bench-client-${arch}`));
-      expect(rendered.server.userData).toBe(userDataOf(`aurora-bench-server-${arch}`));
-    }
-    expect(rendered.client.userData.startsWith('#!/bin/bash\n')).toBe(true);
-  });
+  test(
+    "the user data the AWS rehearsal boots is the launch templates' own, with the bucket name and region " +
+      'filled in as CloudFormation does',
+    () => {
+      // Arrange: the launch templates' Fn::Join, with the lake bucket's Ref and AWS::Region resolved.
+      const bucketId = logicalIdOf('Lake/Bucket/Resource');
+      const resolve = (v: unknown): string => {
+        if (typeof v === 'string') return v;
+        const o = v as Record<string, unknown>;
+        if (o['Ref'] === bucketId) return 'the-lake';
+        if (o['Ref'] === 'AWS::Region') return 'eu-west-1';
+        const join = o['Fn::Join'] as [string, unknown[]] | undefined;
+        if (join) return join[1].map(resolve).join(join[0]);
+        throw new Error(`unexpected token in the user data: ${JSON.stringify(v)}`);
+      };
+      const userDataOf = (name: string) => {
+        const lt = resourcesOf(t.template, 'AWS::EC2::LaunchTemplate')
+          .map(([, r]) => r.Properties as Record<string, any>)
+          .find((p) => p['LaunchTemplateName'] === name)!;
+        return resolve(lt['LaunchTemplateData'].UserData['Fn::Base64']);
+      };
+
+      // Act
+      const rendered = renderedBootUserData({ bucket: 'the-lake', region: 'eu-west-1' });
+
+      // Assert
+      for (const arch of ['x86_64', 'arm64']) {
+        expect(rendered.client.userData).toBe(userDataOf(`aurora-bench-client-${arch}`));
+        expect(rendered.server.userData).toBe(userDataOf(`aurora-bench-server-${arch}`));
+      }
+      expect(rendered.client.userData.startsWith('#!/bin/bash\n')).toBe(true);
+    },
+  );
 
   test('client/ is deployed under runner/ of the lake bucket', () => {
     t.template.hasResourceProperties('Custom::CDKBucketDeployment', {
@@ -549,7 +687,9 @@ describe('Nightly', () => {
   test('a stack deployed to an explicit region sends that region in the nightly spec', () => {
     const regional = synthTestApp({ ...nightlyOnConfig(), account: '123456789012', region: 'eu-central-1' });
     try {
-      const [, schedule] = resourcesOf(regional.template, 'AWS::Scheduler::Schedule').find(([id]) => id.startsWith('Nightly'))!;
+      const [, schedule] = resourcesOf(regional.template, 'AWS::Scheduler::Schedule').find(([id]) =>
+        id.startsWith('Nightly'),
+      )!;
 
       const input = JSON.parse(render((schedule.Properties as Record<string, any>)['Target'].Input));
 
@@ -576,7 +716,9 @@ describe('Nightly', () => {
 describe('SafetyNet', () => {
   test('aborted, timed-out and failed executions of the benchmark state machine go to the sweeper', () => {
     const smId = resourcesOf(t.template, 'AWS::StepFunctions::StateMachine')[0]![0];
-    const sweeperId = resourcesOf(t.template, 'AWS::Lambda::Function').find(([id]) => id.startsWith('SafetyNetSweeper'))![0];
+    const sweeperId = resourcesOf(t.template, 'AWS::Lambda::Function').find(([id]) =>
+      id.startsWith('SafetyNetSweeper'),
+    )![0];
     t.template.hasResourceProperties('AWS::Events::Rule', {
       EventPattern: {
         source: ['aws.states'],
@@ -588,8 +730,12 @@ describe('SafetyNet', () => {
   });
 
   test('the sweeper runs on a schedule to delete runs past their time to live', () => {
-    const sweeperId = resourcesOf(t.template, 'AWS::Lambda::Function').find(([id]) => id.startsWith('SafetyNetSweeper'))![0];
-    const [, schedule] = resourcesOf(t.template, 'AWS::Scheduler::Schedule').find(([id]) => id.startsWith('SafetyNetSweepSchedule'))!;
+    const sweeperId = resourcesOf(t.template, 'AWS::Lambda::Function').find(([id]) =>
+      id.startsWith('SafetyNetSweeper'),
+    )![0];
+    const [, schedule] = resourcesOf(t.template, 'AWS::Scheduler::Schedule').find(([id]) =>
+      id.startsWith('SafetyNetSweepSchedule'),
+    )!;
     const p = schedule.Properties as Record<string, any>;
     expect(p['ScheduleExpression']).toBe('rate(1 hour)');
     expect(p['Target'].Arn).toEqual({ 'Fn::GetAtt': [sweeperId, 'Arn'] });
@@ -606,20 +752,50 @@ describe('SafetyNet', () => {
 
     const actions = [...new Set(statements.flatMap(actionsOf))];
 
-    const allowed =
-      /^(rds:(Describe\w+|ListTagsForResource|Delete(DBCluster|DBInstance|DBClusterParameterGroup|DBParameterGroup)|AddTagsToResource)|ec2:(DescribeInstances|TerminateInstances|CreateTags)|secretsmanager:(ListSecrets|DescribeSecret|DeleteSecret|TagResource)|states:(GetExecutionHistory|DescribeExecution)|xray:Put\w+|logs:(CreateLogStream|PutLogEvents))$/;
+    const allowed = new RegExp(
+      '^(' +
+        [
+          /rds:(Describe\w+|ListTagsForResource|Delete(DBCluster|DBInstance|DBClusterParameterGroup|DBParameterGroup))/,
+          /rds:AddTagsToResource/,
+          /ec2:(DescribeInstances|TerminateInstances|CreateTags)/,
+          /secretsmanager:(ListSecrets|DescribeSecret|DeleteSecret|TagResource)/,
+          /states:(GetExecutionHistory|DescribeExecution)/,
+          /xray:Put\w+/,
+          /logs:(CreateLogStream|PutLogEvents)/,
+        ]
+          .map((r) => r.source)
+          .join('|') +
+        ')$',
+    );
     expect(actions.filter((a) => !allowed.test(a))).toEqual([]);
-    for (const forbidden of ['ec2:RunInstances', 'rds:CreateDBCluster', 'ssm:SendCommand', 'iam:PassRole', 's3:PutObject', 's3:GetObject'])
+    for (const forbidden of [
+      'ec2:RunInstances',
+      'rds:CreateDBCluster',
+      'ssm:SendCommand',
+      'iam:PassRole',
+      's3:PutObject',
+      's3:GetObject',
+    ])
       expect(actions).not.toContain(forbidden);
-    const mutating = statements.filter((s) => actionsOf(s).some((a) => /:(Delete|Terminate|AddTags|CreateTags|TagResource)/.test(a)));
+    const mutating = statements.filter((s) =>
+      actionsOf(s).some((a) => /:(Delete|Terminate|AddTags|CreateTags|TagResource)/.test(a)),
+    );
     expect(mutating.length).toBeGreaterThan(0);
-    for (const s of mutating) expect({ sid: s.Sid, runTag: s.Condition?.['Null']?.[`aws:ResourceTag/${RUN_ID_TAG}`] }).toEqual({ sid: s.Sid, runTag: 'false' });
+    for (const s of mutating)
+      expect({ sid: s.Sid, runTag: s.Condition?.['Null']?.[`aws:ResourceTag/${RUN_ID_TAG}`] }).toEqual({
+        sid: s.Sid,
+        runTag: 'false',
+      });
   });
 
   test('the sweeper may re-tag only expires-at, only on resources that carry the run tag; no Task role may', () => {
-    const roleId = (prefix: string) => resourcesOf(t.template, 'AWS::IAM::Role').find(([id]) => id.startsWith(prefix))![0];
+    const roleId = (prefix: string) =>
+      resourcesOf(t.template, 'AWS::IAM::Role').find(([id]) => id.startsWith(prefix))![0];
     const sweeper = statementsOfRole(t.template, roleId('SweeperRole'));
-    const onlyExpiresAt = { Null: { [`aws:ResourceTag/${RUN_ID_TAG}`]: 'false' }, 'ForAllValues:StringEquals': { 'aws:TagKeys': [EXPIRES_AT_TAG] } };
+    const onlyExpiresAt = {
+      Null: { [`aws:ResourceTag/${RUN_ID_TAG}`]: 'false' },
+      'ForAllValues:StringEquals': { 'aws:TagKeys': [EXPIRES_AT_TAG] },
+    };
 
     const rds = sweeper.find((s) => s.Sid === 'MarkRunDatabasesForSweep')!;
     const ec2 = sweeper.find((s) => s.Sid === 'MarkRunClientsForSweep')!;
@@ -635,14 +811,17 @@ describe('SafetyNet', () => {
     expect(actionsOf(ec2)).toEqual(['ec2:CreateTags']);
     expect(render(ec2.Resource)).toMatch(/:instance\/\*$/);
     expect(ec2.Condition).toEqual(onlyExpiresAt);
-    for (const task of TASK_NAMES) expect(taskRoleStatements(task).map((s) => s.Sid)).not.toContain('MarkRunDatabasesForSweep');
+    for (const task of TASK_NAMES)
+      expect(taskRoleStatements(task).map((s) => s.Sid)).not.toContain('MarkRunDatabasesForSweep');
   });
 });
 
 describe('Outputs', () => {
   test('the CLI finds the state machine, bucket, workgroup and database by output key', () => {
     const outputs = t.template.toJSON().Outputs as Record<string, { Value: unknown }>;
-    expect(Object.keys(outputs)).toEqual(expect.arrayContaining(['StateMachineArn', 'ResultsBucketName', 'AthenaWorkGroupName', 'GlueDatabaseName']));
+    expect(Object.keys(outputs)).toEqual(
+      expect.arrayContaining(['StateMachineArn', 'ResultsBucketName', 'AthenaWorkGroupName', 'GlueDatabaseName']),
+    );
     expect(outputs['AthenaWorkGroupName']!.Value).toBe('aurora-bench');
     expect(outputs['GlueDatabaseName']!.Value).toBe('aurora_bench');
   });

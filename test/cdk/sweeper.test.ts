@@ -13,7 +13,14 @@ function recordingDeps(runIdInHistory?: string) {
     now: () => new Date('2026-11-21T03:00:00Z'),
     sweepExpired: (now) => {
       calls.push(`sweepExpired ${now.toISOString()}`);
-      return Promise.resolve({ cells: [], deleted: ['ab-1234-cell'], alreadyGone: [], pending: [], marked: [], markFailed: [] });
+      return Promise.resolve({
+        cells: [],
+        deleted: ['ab-1234-cell'],
+        alreadyGone: [],
+        pending: [],
+        marked: [],
+        markFailed: [],
+      });
     },
     teardownRun: (runId, now) => {
       calls.push(`teardownRun ${runId} ${now.toISOString()}`);
@@ -30,7 +37,12 @@ function recordingDeps(runIdInHistory?: string) {
 const statusChange = (input: string | null): ExecutionStatusChangeEvent => ({
   source: 'aws.states',
   'detail-type': 'Step Functions Execution Status Change',
-  detail: { executionArn: 'arn:aws:states:eu-central-1:123456789012:execution:aurora-bench-benchmark:e1', stateMachineArn: 'arn:sm', status: 'ABORTED', input },
+  detail: {
+    executionArn: 'arn:aws:states:eu-central-1:123456789012:execution:aurora-bench-benchmark:e1',
+    stateMachineArn: 'arn:sm',
+    status: 'ABORTED',
+    input,
+  },
 });
 
 describe('sweeper handler', () => {
@@ -46,7 +58,9 @@ describe('sweeper handler', () => {
   test('an aborted execution whose input named the run tears that run down', async () => {
     const { deps, calls } = recordingDeps();
 
-    const result = await makeHandler(deps)(statusChange(JSON.stringify({ spec: {}, runId: 'quickstart-20261121-0200' })));
+    const result = await makeHandler(deps)(
+      statusChange(JSON.stringify({ spec: {}, runId: 'quickstart-20261121-0200' })),
+    );
 
     expect(calls).toEqual(['teardownRun quickstart-20261121-0200 2026-11-21T03:00:00.000Z']);
     expect(result.runId).toBe('quickstart-20261121-0200');
@@ -75,7 +89,9 @@ describe('sweeper handler', () => {
   test('any other event is refused with its content', async () => {
     const { deps } = recordingDeps();
 
-    await expect(makeHandler(deps)({ hello: 'world' } as never)).rejects.toThrow(/unexpected sweeper event: \{"hello":"world"\}/);
+    await expect(makeHandler(deps)({ hello: 'world' } as never)).rejects.toThrow(
+      /unexpected sweeper event: \{"hello":"world"\}/,
+    );
   });
 });
 
@@ -90,8 +106,18 @@ describe('run id lookups', () => {
   test('runIdFromHistory reads run.runId from the PlanRun state output', () => {
     const events: HistoryEvent[] = [
       { id: 1, timestamp: new Date(), type: 'ExecutionStarted' },
-      { id: 3, timestamp: new Date(), type: 'TaskStateExited', stateExitedEventDetails: { name: 'Other', output: '{"run":{"runId":"wrong"}}' } },
-      { id: 5, timestamp: new Date(), type: 'TaskStateExited', stateExitedEventDetails: { name: 'PlanRun', output: '{"run":{"runId":"r-42"},"cells":[]}' } },
+      {
+        id: 3,
+        timestamp: new Date(),
+        type: 'TaskStateExited',
+        stateExitedEventDetails: { name: 'Other', output: '{"run":{"runId":"wrong"}}' },
+      },
+      {
+        id: 5,
+        timestamp: new Date(),
+        type: 'TaskStateExited',
+        stateExitedEventDetails: { name: 'PlanRun', output: '{"run":{"runId":"r-42"},"cells":[]}' },
+      },
     ];
 
     expect(runIdFromHistory(events)).toBe('r-42');

@@ -13,7 +13,9 @@ import { PROJECT_ROOT } from './cdk-fixture';
 
 /** The environment without anything AWS: no credentials, profile, region or endpoint. */
 function offlineEnv(): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AWS_') && !k.startsWith('CDK_')));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('AWS_') && !k.startsWith('CDK_')),
+  );
   // Never wait for an instance metadata endpoint while looking for (absent) credentials.
   return { ...env, AWS_EC2_METADATA_DISABLED: 'true', CI: 'true' };
 }
@@ -33,14 +35,21 @@ afterAll(() => {
   if (outdir) rmSync(outdir, { recursive: true, force: true });
 });
 
-function template(): { Resources: Record<string, { Type: string; Properties: Record<string, any>; Metadata?: Record<string, string> }> } {
+function template(): {
+  Resources: Record<string, { Type: string; Properties: Record<string, any>; Metadata?: Record<string, string> }>;
+} {
   return JSON.parse(readFileSync(join(outdir, 'AuroraBench.template.json'), 'utf8'));
 }
 
 test('npx cdk synth succeeds without credentials, with cdk-nag on and every Lambda bundled', () => {
-  expect({ status: synth.status, stderr: synth.status === 0 ? '' : String(synth.stderr).slice(-4000) }).toEqual({ status: 0, stderr: '' });
+  expect({ status: synth.status, stderr: synth.status === 0 ? '' : String(synth.stderr).slice(-4000) }).toEqual({
+    status: 0,
+    stderr: '',
+  });
 
-  const functions = Object.values(template().Resources).filter((r) => r.Type === 'AWS::Lambda::Function' && r.Properties['Runtime'] === 'nodejs22.x');
+  const functions = Object.values(template().Resources).filter(
+    (r) => r.Type === 'AWS::Lambda::Function' && r.Properties['Runtime'] === 'nodejs22.x',
+  );
   // One per Task of the workflow, plus the sweeper.
   expect(functions.length).toBe(TASK_NAMES.length + 1);
   for (const fn of functions) {
@@ -51,16 +60,29 @@ test('npx cdk synth succeeds without credentials, with cdk-nag on and every Lamb
 });
 
 test('cfn-lint finds no errors in the synthesized template', () => {
-  const lint = spawnSync('bash', [join(PROJECT_ROOT, 'scripts', 'cfn-lint.sh'), outdir], { cwd: PROJECT_ROOT, encoding: 'utf8', timeout: 540_000 });
+  const lint = spawnSync('bash', [join(PROJECT_ROOT, 'scripts', 'cfn-lint.sh'), outdir], {
+    cwd: PROJECT_ROOT,
+    encoding: 'utf8',
+    timeout: 540_000,
+  });
 
-  expect({ status: lint.status, output: lint.status === 0 ? '' : `${lint.stdout}\n${lint.stderr}` }).toEqual({ status: 0, output: '' });
+  expect({ status: lint.status, output: lint.status === 0 ? '' : `${lint.stdout}\n${lint.stderr}` }).toEqual({
+    status: 0,
+    output: '',
+  });
   expect(lint.stdout).toMatch(/cfn-lint: no errors/);
 }, 600_000);
 
 test('the written state machine definition passes asl-validator', () => {
   const sm = Object.values(template().Resources).find((r) => r.Type === 'AWS::StepFunctions::StateMachine')!;
   const [sep, parts] = sm.Properties['DefinitionString']['Fn::Join'] as [string, unknown[]];
-  const text = parts.map((p) => (typeof p === 'string' ? p : `arn:aws:lambda:eu-central-1:123456789012:function:${(p as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0]}`)).join(sep);
+  const text = parts
+    .map((p) =>
+      typeof p === 'string'
+        ? p
+        : `arn:aws:lambda:eu-central-1:123456789012:function:${(p as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0]}`,
+    )
+    .join(sep);
 
   const result = aslValidator(JSON.parse(text));
 

@@ -26,8 +26,14 @@ describe('synthesizeWorkflowCached', () => {
     const entries = readdirSync(cacheDir);
     // What the next process reads: marked, so the answer can only have come from the file.
     const file = join(cacheDir, entries[0]!);
-    const stored = JSON.parse(readFileSync(file, 'utf8')) as { definition: Record<string, unknown>; taskByArn: [string, string][] };
-    writeFileSync(file, JSON.stringify({ ...stored, definition: { ...stored.definition, Comment: 'read from the cache' } }));
+    const stored = JSON.parse(readFileSync(file, 'utf8')) as {
+      definition: Record<string, unknown>;
+      taskByArn: [string, string][];
+    };
+    writeFileSync(
+      file,
+      JSON.stringify({ ...stored, definition: { ...stored.definition, Comment: 'read from the cache' } }),
+    );
     const second = synthesizeWorkflowCached(options, cacheDir);
 
     // Assert
@@ -59,7 +65,8 @@ describe('synthesizeWorkflowCached', () => {
   });
   /** A cache entry name of the given kind, its digest made of `n`; its modification time `ageS` seconds ago. */
   function oldEntry(cacheDir: string, kind: 'bundled' | 'workflow', n: number, ageS: number): string {
-    const name = kind === 'bundled' ? `bundled-${String(n).padStart(32, '0')}` : `workflow-${String(n).padStart(32, '0')}.json`;
+    const name =
+      kind === 'bundled' ? `bundled-${String(n).padStart(32, '0')}` : `workflow-${String(n).padStart(32, '0')}.json`;
     const path = join(cacheDir, name);
     if (kind === 'bundled') {
       mkdirSync(path, { recursive: true });
@@ -85,7 +92,14 @@ describe('synthesizeWorkflowCached', () => {
     synthesizeWorkflowCached(options, cacheDir);
 
     // Assert: the new entry and the nine most recent earlier ones (ten in all), the rest untouched.
-    expect(readdirSync(cacheDir).sort()).toEqual([`workflow-${synthesisDigest(options)}.json`, ...earlier.slice(3), `workflow-${'f'.repeat(32)}.json.123.tmp`, bundled].sort());
+    expect(readdirSync(cacheDir).sort()).toEqual(
+      [
+        `workflow-${synthesisDigest(options)}.json`,
+        ...earlier.slice(3),
+        `workflow-${'f'.repeat(32)}.json.123.tmp`,
+        bundled,
+      ].sort(),
+    );
   });
 
   it('keeps the most recently used bundled syntheses: one read since is kept over one written later', () => {

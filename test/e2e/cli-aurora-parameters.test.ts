@@ -52,27 +52,39 @@ const base = {
 };
 
 describe('aurora-bench CLI and the Aurora parameter catalogue', () => {
-  it('refuses thread_handling on Aurora in validate, plan (local and AWS) and run, naming the file and the JSON path, starting nothing', () => {
-    // Arrange
-    const spec = writeSpec('pool.json', {
-      ...base,
-      variants: [
-        { name: 'ok', instanceClass: 'db.r6g.large' },
-        { name: 'pool', instanceClass: 'db.r6g.large', instanceParameters: { thread_handling: 'pool-of-threads' } },
-      ],
-    });
-    const expected = `${spec}: invalid experiment spec\n  - variants[1].instanceParameters.thread_handling: not modifiable on Aurora MySQL 3 at the instance level; remove it, or keep it for a MariaDB-only what-if on the local backend in variants[1].localOnlyParameters`;
-    // Act
-    const results = { validate: cli(['validate', spec]), plan: cli(['plan', spec]), planAws: cli(['plan', spec, '--aws']), run: cli(['run', spec]) };
-    // Assert
-    for (const [command, r] of Object.entries(results)) {
-      expect({ command, code: r.code }).toEqual({ command, code: 1 });
-      expect(r.stderr).toContain(expected);
-    }
-    expect(existsSync(join(work, 'lake'))).toBe(false);
-    expect(readdirSync(runRoot)).toEqual([]);
-    expect(mariadbdUnder(runRoot)).toEqual([]);
-  });
+  it(
+    'refuses thread_handling on Aurora in validate, plan (local and AWS) and run, naming the file and the ' +
+      'JSON path, starting nothing',
+    () => {
+      // Arrange
+      const spec = writeSpec('pool.json', {
+        ...base,
+        variants: [
+          { name: 'ok', instanceClass: 'db.r6g.large' },
+          { name: 'pool', instanceClass: 'db.r6g.large', instanceParameters: { thread_handling: 'pool-of-threads' } },
+        ],
+      });
+      const expected =
+        `${spec}: invalid experiment spec\n  - variants[1].instanceParameters.thread_handling: ` +
+        `not modifiable on Aurora MySQL 3 at the instance level; remove it, or keep it for a MariaDB-only what-if ` +
+        `on the local backend in variants[1].localOnlyParameters`;
+      // Act
+      const results = {
+        validate: cli(['validate', spec]),
+        plan: cli(['plan', spec]),
+        planAws: cli(['plan', spec, '--aws']),
+        run: cli(['run', spec]),
+      };
+      // Assert
+      for (const [command, r] of Object.entries(results)) {
+        expect({ command, code: r.code }).toEqual({ command, code: 1 });
+        expect(r.stderr).toContain(expected);
+      }
+      expect(existsSync(join(work, 'lake'))).toBe(false);
+      expect(readdirSync(runRoot)).toEqual([]);
+      expect(mariadbdUnder(runRoot)).toEqual([]);
+    },
+  );
 
   it('plans a local-only what-if locally, marked "local only", and refuses it in the AWS plan with its JSON path', () => {
     // Arrange
@@ -92,10 +104,14 @@ describe('aurora-bench CLI and the Aurora parameter catalogue', () => {
     expect(validate.stdout).toContain('local-only what-if: whatif (an AWS plan refuses it)');
     expect(local.code).toBe(0);
     expect(local.stdout).toMatch(/whatif-r1 \(local-only what-if\)/);
-    expect(local.stdout).toContain('[info] variants[1].localOnlyParameters: local only: thread_handling=pool-of-threads applied to the local MariaDB servers of "whatif"');
+    expect(local.stdout).toContain(
+      '[info] variants[1].localOnlyParameters: local only: thread_handling=pool-of-threads applied to the ' +
+        'local MariaDB servers of "whatif"',
+    );
     expect(aws.code).toBe(1);
     expect(aws.stdout).toContain(
-      '[refused] variants[1].localOnlyParameters: variant "whatif" is a local-only what-if: thread_handling exist only in the local rehearsal on MariaDB',
+      '[refused] variants[1].localOnlyParameters: variant "whatif" is a local-only what-if: thread_handling ' +
+        'exist only in the local rehearsal on MariaDB',
     );
     expect(aws.stdout).toMatch(/aurora-r1/);
     expect(aws.stdout).not.toMatch(/whatif-r1/);
@@ -105,14 +121,19 @@ describe('aurora-bench CLI and the Aurora parameter catalogue', () => {
     // Arrange
     const spec = writeSpec('only-whatif.json', {
       ...base,
-      variants: [{ name: 'whatif', instanceClass: 'db.r6g.large', localOnlyParameters: { thread_handling: 'pool-of-threads' } }],
+      variants: [
+        { name: 'whatif', instanceClass: 'db.r6g.large', localOnlyParameters: { thread_handling: 'pool-of-threads' } },
+      ],
     });
     // Act
     const aws = cli(['plan', spec, '--aws']);
     const validate = cli(['validate', spec]);
     // Assert
     expect(aws.code).toBe(1);
-    expect(aws.stderr).toContain(`${spec}: the experiment cannot run as specified:\n  - variants[0].localOnlyParameters: variant "whatif" is a local-only what-if`);
+    expect(aws.stderr).toContain(
+      `${spec}: the experiment cannot run as specified:\n  - variants[0].localOnlyParameters: variant "whatif" ` +
+        `is a local-only what-if`,
+    );
     expect(validate.code).toBe(0);
   });
 });
@@ -125,10 +146,11 @@ describe('plan --aws of the nightly experiment', () => {
     // Assert
     expect(nightly.code).toBe(0);
     const perRun = /Estimated AWS cost: \$([0-9.,]+) /.exec(nightly.stdout)![1]!;
-    const line =
-      /Nightly schedule cron\(0 2 \* \* \? \*\) Europe\/Berlin \(cdk\.json aurora-bench\.nightly, off in cdk\.json[^)]*\)\): 30\.4 runs a month x \$([0-9.,]+) a run = about \$([0-9.,]+) a month \(USD/.exec(
-        nightly.stdout,
-      );
+    const line = new RegExp(
+      /Nightly schedule cron\(0 2 \* \* \? \*\) Europe\/Berlin \(cdk\.json aurora-bench\.nightly,/.source +
+        / off in cdk\.json[^)]*\)\): 30\.4 runs a month x \$([0-9.,]+) a run = about \$([0-9.,]+) a/.source +
+        / month \(USD/.source,
+    ).exec(nightly.stdout);
     expect(line).not.toBeNull();
     expect(line![1]).toBe(perRun);
     expect(Number(line![2]!.replace(/,/g, ''))).toBeCloseTo(Number(perRun.replace(/,/g, '')) * 30.436875, 0);

@@ -24,7 +24,12 @@ const json = (o: object) => JSON.stringify(o, null, 2);
 
 /** [class, file name, content, the JSON path the message must name ('' for the whole file)]. */
 const CASES: [string, string, string | Buffer, string][] = [
-  ['instance class typo', 'class.json', json({ ...good, variants: [{ name: 'a', instanceClass: 'db.r6g.2xlargee' }] }), 'variants[0].instanceClass'],
+  [
+    'instance class typo',
+    'class.json',
+    json({ ...good, variants: [{ name: 'a', instanceClass: 'db.r6g.2xlargee' }] }),
+    'variants[0].instanceClass',
+  ],
   [
     'client type typo',
     'client.json',
@@ -32,11 +37,20 @@ const CASES: [string, string, string | Buffer, string][] = [
     'variants[0].clients.instanceType',
   ],
   ['unknown region', 'region.json', json({ ...good, region: 'us-east-9' }), 'region'],
-  ['unknown AZ letter', 'az.json', json({ ...good, variants: [{ name: 'a', instanceClass: 'db.r6g.large', az: 'q' }] }), 'variants[0].az'],
+  [
+    'unknown AZ letter',
+    'az.json',
+    json({ ...good, variants: [{ name: 'a', instanceClass: 'db.r6g.large', az: 'q' }] }),
+    'variants[0].az',
+  ],
   [
     'write forwarding on 2.x',
     'wf.json',
-    json({ ...good, engine: { version: '5.7.mysql_aurora.2.12.5' }, variants: [{ name: 'a', instanceClass: 'db.r6g.large', readers: 1, writeForwarding: { enabled: true } }] }),
+    json({
+      ...good,
+      engine: { version: '5.7.mysql_aurora.2.12.5' },
+      variants: [{ name: 'a', instanceClass: 'db.r6g.large', readers: 1, writeForwarding: { enabled: true } }],
+    }),
     'variants[0].writeForwarding.enabled',
   ],
   [
@@ -45,8 +59,18 @@ const CASES: [string, string, string | Buffer, string][] = [
     json({ ...good, variants: [{ name: 'a', instanceClass: 'db.r6g.large', clusterParameters: { innodb_bogus: 1 } }] }),
     'variants[0].clusterParameters.innodb_bogus',
   ],
-  ['script leaving the folder', 'script.json', json({ ...good, workloads: [{ name: 'lua', script: '../../etc/passwd.lua' }] }), 'workloads[0].script'],
-  ['duplicate threads', 'threads.json', json({ ...good, workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [2, 2] }] }), 'workloads[0].threads[1]'],
+  [
+    'script leaving the folder',
+    'script.json',
+    json({ ...good, workloads: [{ name: 'lua', script: '../../etc/passwd.lua' }] }),
+    'workloads[0].script',
+  ],
+  [
+    'duplicate threads',
+    'threads.json',
+    json({ ...good, workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [2, 2] }] }),
+    'workloads[0].threads[1]',
+  ],
   ['duplicate JSON key', 'dupkey.json', '{"name": "a", "name": "b"}', 'name'],
   [
     'interval past duration',
@@ -60,7 +84,14 @@ const CASES: [string, string, string | Buffer, string][] = [
     json({
       ...good,
       repeats: 100,
-      workloads: [{ name: 'rw', test: 'oltp_read_write', threads: Array.from({ length: 100 }, (_, i) => i + 1), rates: Array.from({ length: 100 }, (_, i) => i) }],
+      workloads: [
+        {
+          name: 'rw',
+          test: 'oltp_read_write',
+          threads: Array.from({ length: 100 }, (_, i) => i + 1),
+          rates: Array.from({ length: 100 }, (_, i) => i),
+        },
+      ],
     }),
     'workloads',
   ],
@@ -69,13 +100,18 @@ const CASES: [string, string, string | Buffer, string][] = [
   [
     'null parameter value',
     'null.json',
-    json({ ...good, variants: [{ name: 'a', instanceClass: 'db.r6g.large', instanceParameters: { max_connections: null } }] }),
+    json({
+      ...good,
+      variants: [{ name: 'a', instanceClass: 'db.r6g.large', instanceParameters: { max_connections: null } }],
+    }),
     'variants[0].instanceParameters.max_connections',
   ],
   ['comments in JSON', 'comments.json', `// tuned\n${json(good)}`, ''],
 ];
 
-/** Whether text holds a control character other than tab, newline and carriage return (what a terminal would act on). */
+/**
+ * Whether text holds a control character other than tab, newline and carriage return (what a terminal would act on).
+ */
 function hasControlCharacter(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
@@ -107,19 +143,22 @@ function cli(args: string[]) {
 }
 
 describe.each(CASES)('a spec with %s', (_class, name, content, jsonPath) => {
-  it.each(['validate', 'plan', 'run'])('is refused by %s: exit 1, file and JSON path named, no stack, nothing created', (command) => {
-    // Arrange
-    const file = join(work, name);
-    writeFileSync(file, content);
-    // Act
-    const r = cli([command, file]);
-    // Assert
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain(file);
-    expect(r.stderr).toContain(jsonPath === '' ? '(root): ' : `- ${jsonPath}: `);
-    expect(r.stderr).not.toMatch(/^\s+at .+\(.*:\d+:\d+\)$/m);
-    expect(hasControlCharacter(r.stderr + r.stdout)).toBe(false);
-    expect(existsSync(lake)).toBe(false);
-    expect(existsSync(runRoot) ? readdirSync(runRoot) : []).toEqual([]);
-  });
+  it.each(['validate', 'plan', 'run'])(
+    'is refused by %s: exit 1, file and JSON path named, no stack, nothing created',
+    (command) => {
+      // Arrange
+      const file = join(work, name);
+      writeFileSync(file, content);
+      // Act
+      const r = cli([command, file]);
+      // Assert
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(file);
+      expect(r.stderr).toContain(jsonPath === '' ? '(root): ' : `- ${jsonPath}: `);
+      expect(r.stderr).not.toMatch(/^\s+at .+\(.*:\d+:\d+\)$/m);
+      expect(hasControlCharacter(r.stderr + r.stdout)).toBe(false);
+      expect(existsSync(lake)).toBe(false);
+      expect(existsSync(runRoot) ? readdirSync(runRoot) : []).toEqual([]);
+    },
+  );
 });

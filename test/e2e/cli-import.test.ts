@@ -18,7 +18,11 @@ let work: string;
 let lake: string;
 
 function cli(args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, ...args, '--lake', lake], { cwd: work, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(process.execPath, [CLI, ...args, '--lake', lake], {
+    cwd: work,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -40,14 +44,24 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 describe('aurora-bench import', () => {
   it('refuses logs of which one does not parse, printing every status, and creates nothing', () => {
     // Arrange
-    const dir = logsDir('mixed', { 'r5_2024-03-01.log': 'v1_0_pgsql_read_write', 'r5_2019-01-01.log': 'v0_5_constructed' });
+    const dir = logsDir('mixed', {
+      'r5_2024-03-01.log': 'v1_0_pgsql_read_write',
+      'r5_2019-01-01.log': 'v0_5_constructed',
+    });
     // Act
     const r = cli(['import', dir, '--experiment', 'imported', '--variant', 'r5', '--workload', 'rw']);
     // Assert
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/^failed {2}.*r5_2019-01-01\.log → r5-r1 rw-t8 \(sysbench 0\.5\): sysbench 0\.5 output is not supported/m);
+    expect(r.stdout).toMatch(
+      /^failed {2}.*r5_2019-01-01\.log → r5-r1 rw-t8 \(sysbench 0\.5\): sysbench 0\.5 output is not supported/m,
+    );
     expect(r.stdout).toMatch(/^ok {6}.*r5_2024-03-01\.log → r5-r1 rw-t2 \(sysbench 1\.0\.20, 682\.32 tps/m);
-    expect(r.stderr).toMatch(/1 of 2 logs did not parse \(.*r5_2019-01-01\.log\): nothing was imported; remove it from the paths, or pass --allow-failed/);
+    expect(r.stderr).toMatch(
+      new RegExp(
+        /1 of 2 logs did not parse \(.*r5_2019-01-01\.log\): nothing was imported; remove it from the/.source +
+          / paths, or pass --allow-failed/.source,
+      ),
+    );
     expect(existsSync(lake)).toBe(false);
   });
 
@@ -81,10 +95,15 @@ describe('aurora-bench import', () => {
         encoding: 'utf8',
       },
     );
-    const results = spawnSync(process.execPath, [CLI, 'results', '--run', 'with-failed', '--json', '--lake', ownLake], { cwd: work, encoding: 'utf8' });
+    const results = spawnSync(process.execPath, [CLI, 'results', '--run', 'with-failed', '--json', '--lake', ownLake], {
+      cwd: work,
+      encoding: 'utf8',
+    });
     // Assert
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/^failed {2}.*r5_old\.log → r5-r1 rw-t8 \(sysbench 0\.4\.12\): sysbench 0\.4\.12 output is not supported/m);
+    expect(r.stdout).toMatch(
+      /^failed {2}.*r5_old\.log → r5-r1 rw-t8 \(sysbench 0\.4\.12\): sysbench 0\.4\.12 output is not supported/m,
+    );
     expect(r.stdout).toMatch(/imported 2 logs as run with-failed/);
     const rows = JSON.parse(results.stdout) as { step_id: string; status: string; error: string | null }[];
     expect(rows.map((s) => [s.step_id, s.status])).toEqual([
@@ -98,7 +117,10 @@ describe('aurora-bench import', () => {
     // Arrange
     const dir = logsDir('bad-mapping', { 'r5.log': 'v1_0_pgsql_read_write' });
     const mapping = join(work, 'bad.json');
-    writeFileSync(mapping, JSON.stringify({ experiment: 'imported', files: [{ match: 'r5*', variant: 'R5!', threads: 'two' }] }));
+    writeFileSync(
+      mapping,
+      JSON.stringify({ experiment: 'imported', files: [{ match: 'r5*', variant: 'R5!', threads: 'two' }] }),
+    );
     // Act
     const r = cli(['import', dir, '--mapping', mapping]);
     // Assert
@@ -111,7 +133,10 @@ describe('aurora-bench import', () => {
 
   it('imports 1.0 and 1.1 logs of both drivers as runs that results and compare read; the same logs again are refused', () => {
     // Arrange: run A from a mapping file's pattern, run B from flags.
-    const a = logsDir('a', { 'r5_rw_2024-03-01.log': 'v1_0_pgsql_read_write', 'r6g_rw_2024-03-01.log': 'v1_1_mysql_read_write' });
+    const a = logsDir('a', {
+      'r5_rw_2024-03-01.log': 'v1_0_pgsql_read_write',
+      'r6g_rw_2024-03-01.log': 'v1_1_mysql_read_write',
+    });
     const b = logsDir('b', { 'r5_rw.log': 'v1_1_pgsql_read_write', 'r6g_rw.log': 'v1_0_text_around' });
     const mapping = join(work, 'mapping.yaml');
     writeFileSync(
@@ -153,7 +178,9 @@ describe('aurora-bench import', () => {
     expect(importA.code).toBe(0);
     expect(importA.stdout).toMatch(/^ok .*r5_rw_2024-03-01\.log → r5-r1 rw-t2 \(sysbench 1\.0\.20, 682\.32 tps/m);
     expect(importA.stdout).toMatch(/^ok .*r6g_rw_2024-03-01\.log → r6g-r1 rw-t2 \(sysbench 1\.1\.0, 1079\.54 tps/m);
-    expect(importA.stdout).toMatch(/imported 2 logs as run imported-a \(experiment imported, 2 cells, backend import\)/);
+    expect(importA.stdout).toMatch(
+      /imported 2 logs as run imported-a \(experiment imported, 2 cells, backend import\)/,
+    );
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/run imported-a is already in the lake .*pick another --run-id; nothing was imported/);
     expect(importB.code).toBe(0);
@@ -188,7 +215,14 @@ describe('aurora-bench import', () => {
       'r5-2024-02-02-a.log': 'v1_1_mysql_read_write',
     });
     const mapping = join(work, 'daily.json');
-    writeFileSync(mapping, JSON.stringify({ experiment: 'daily', defaults: { workload: 'rw' }, files: [{ match: '{variant}-{date}-*.log' }] }));
+    writeFileSync(
+      mapping,
+      JSON.stringify({
+        experiment: 'daily',
+        defaults: { workload: 'rw' },
+        files: [{ match: '{variant}-{date}-*.log' }],
+      }),
+    );
     // Act
     const r = cli(['import', dir, '--mapping', mapping, '--run-per-date', '--run-id', 'daily']);
     const history = cli(['history', 'daily']);

@@ -48,7 +48,14 @@ function writeSpec(name: string, spec: object): string {
 const small = {
   name: 'cli-e2e',
   engine: { version: '3.04.0' },
-  variants: [{ name: 'one', instanceClass: 'db.r6g.large', readers: 1, clusterParameters: { aurora_binlog_replication_max_yield_seconds: 0 } }],
+  variants: [
+    {
+      name: 'one',
+      instanceClass: 'db.r6g.large',
+      readers: 1,
+      clusterParameters: { aurora_binlog_replication_max_yield_seconds: 0 },
+    },
+  ],
   data: { tables: 2, tableSize: 500 },
   defaults: { durationS: 3, warmupS: 0, reportIntervalS: 1, percentile: 99 },
   workloads: [
@@ -72,20 +79,32 @@ describe('aurora-bench CLI, locally', () => {
     expect(run.stdout).toMatch(/^1 plan note \(1 info\): `aurora-bench plan \S+small\.json` lists them$/m);
     expect(run.stdout).not.toMatch(/^\[(info|warning)\]/m);
     expect(run.stdout).toMatch(/^run \S+: 1 cell, results in/m);
-    expect(cli(['plan', spec]).stdout).toMatch(/^ {2}\[info\] variants\[0\]\.performanceInsights: Performance Insights is AWS only/m);
+    expect(cli(['plan', spec]).stdout).toMatch(
+      /^ {2}\[info\] variants\[0\]\.performanceInsights: Performance Insights is AWS only/m,
+    );
     // The cell's notes are said when it is provisioned, once per variant
-    expect(run.stdout).toMatch(/\[1\/1 one-r1\] \[warning\] variants\[name=one\]\.clusterParameters\.aurora_binlog_replication_max_yield_seconds: not applicable locally/);
+    expect(run.stdout).toMatch(
+      new RegExp(
+        /\[1\/1 one-r1\] \[warning\]/.source +
+          / variants\[name=one\]\.clusterParameters\.aurora_binlog_replication_max_yield_seconds: not/.source +
+          / applicable locally/.source,
+      ),
+    );
     expect(run.stdout).toMatch(/step 1\/2 rw-t2/);
     expect(run.stdout).toMatch(/p99 ms/);
     expect(run.stdout).toMatch(/succeeded: 2 steps/);
     // Assert: the query hint printed at the end works as printed, from another directory, and gives this run's steps
     const hint = /Query with: (aurora-bench .*)$/m.exec(run.stdout)![1]!;
     const elsewhere = mkdtempSync(join(tmpdir(), 'ab-cli-elsewhere-'));
-    const followed = spawnSync('sh', ['-c', hint.replace(/^aurora-bench /, `"${process.execPath}" "${CLI}" `) + ' --json'], {
-      cwd: elsewhere,
-      env: { ...env, AURORA_BENCH_LAKE: join(elsewhere, 'no-lake') },
-      encoding: 'utf8',
-    });
+    const followed = spawnSync(
+      'sh',
+      ['-c', hint.replace(/^aurora-bench /, `"${process.execPath}" "${CLI}" `) + ' --json'],
+      {
+        cwd: elsewhere,
+        env: { ...env, AURORA_BENCH_LAKE: join(elsewhere, 'no-lake') },
+        encoding: 'utf8',
+      },
+    );
     rmSync(elsewhere, { recursive: true, force: true });
     expect(followed.stderr).toBe('');
     expect(followed.status).toBe(0);
@@ -125,11 +144,29 @@ describe('aurora-bench CLI, locally', () => {
       expect(s.saturated_clients).toBe(0);
     }
     // Assert: SQL over the lake, intervals and server metrics with CloudWatch names
-    const sql = cli(['results', '--json', '--sql', "select metric, count(*) as n from server_metrics where source = 'local' group by metric order by metric"]);
+    const sql = cli([
+      'results',
+      '--json',
+      '--sql',
+      "select metric, count(*) as n from server_metrics where source = 'local' group by metric order by metric",
+    ]);
     expect(sql.code).toBe(0);
     const metrics = (JSON.parse(sql.stdout) as { metric: string }[]).map((m) => m.metric);
-    expect(metrics).toEqual(expect.arrayContaining(['CPUUtilization', 'SelectThroughput', 'DMLThroughput', 'NetworkTransmitThroughput', 'AuroraReplicaLag']));
-    const intervals = cli(['results', '--json', '--sql', 'select step_id, count(*) as n from intervals group by step_id order by step_id']);
+    expect(metrics).toEqual(
+      expect.arrayContaining([
+        'CPUUtilization',
+        'SelectThroughput',
+        'DMLThroughput',
+        'NetworkTransmitThroughput',
+        'AuroraReplicaLag',
+      ]),
+    );
+    const intervals = cli([
+      'results',
+      '--json',
+      '--sql',
+      'select step_id, count(*) as n from intervals group by step_id order by step_id',
+    ]);
     for (const row of JSON.parse(intervals.stdout) as { n: number }[]) expect(row.n).toBeGreaterThanOrEqual(2);
     // Assert: parse reads a runner output directory the run left in the lake
     const rawRoot = join(work, 'lake', 'raw');
@@ -137,7 +174,12 @@ describe('aurora-bench CLI, locally', () => {
     const runDir = join(rawRoot, dt, readdirSync(join(rawRoot, dt))[0]!, 'one-r1', 'rw-t2', 'run', 'client-1');
     const parsed = cli(['parse', runDir]);
     expect(parsed.code).toBe(0);
-    const out = JSON.parse(parsed.stdout) as { status: string; error: string | null; summary: { tps: number; latencyMs: { percentile: number } }; intervals: unknown[] };
+    const out = JSON.parse(parsed.stdout) as {
+      status: string;
+      error: string | null;
+      summary: { tps: number; latencyMs: { percentile: number } };
+      intervals: unknown[];
+    };
     expect(out.status).toBe('ok');
     expect(out.error).toBeNull();
     expect(out.summary.latencyMs.percentile).toBe(99);
@@ -186,10 +228,20 @@ describe('aurora-bench CLI, locally', () => {
     });
     const validate = cli(['validate', spec]);
     expect(validate.code).toBe(1);
-    expect(validate.stderr).toMatch(/refused\.json: the experiment cannot run as specified:\n {2}- workloads\[0\]\.options: sysbench option "rnage_size"/);
-    const fixed = writeSpec('class.json', { ...small, variants: [{ name: 'one', instanceClass: 'db.x2g.large', readers: 1 }] });
+    expect(validate.stderr).toMatch(
+      new RegExp(
+        /refused\.json: the experiment cannot run as specified:\n {2}- workloads\[0\]\.options:/.source +
+          / sysbench option "rnage_size"/.source,
+      ),
+    );
+    const fixed = writeSpec('class.json', {
+      ...small,
+      variants: [{ name: 'one', instanceClass: 'db.x2g.large', readers: 1 }],
+    });
     const plan = cli(['plan', fixed]);
-    expect(plan.stdout).toMatch(/\[refused\] variants\[0\]\.instanceClass: instance class "db\.x2g\.large" has no local mapping/);
+    expect(plan.stdout).toMatch(
+      /\[refused\] variants\[0\]\.instanceClass: instance class "db\.x2g\.large" has no local mapping/,
+    );
     const run = cli(['run', fixed]);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/variants\[0\]\.instanceClass: instance class "db\.x2g\.large" has no local mapping/);
@@ -197,10 +249,18 @@ describe('aurora-bench CLI, locally', () => {
   });
 
   it('plans locally with write forwarding refused and said to need AWS where the emulation does not cover the workload', () => {
-    // oltp_update_index writes, and the client-side emulation covers only oltp_read_write, oltp_write_only and rw_consistency.lua.
+    // oltp_update_index writes, and the client-side emulation covers
+    // only oltp_read_write, oltp_write_only and rw_consistency.lua.
     const spec = writeSpec('wf.json', {
       ...small,
-      variants: [{ name: 'wf', instanceClass: 'db.r5.xlarge', readers: 1, writeForwarding: { enabled: true, consistency: 'GLOBAL' } }],
+      variants: [
+        {
+          name: 'wf',
+          instanceClass: 'db.r5.xlarge',
+          readers: 1,
+          writeForwarding: { enabled: true, consistency: 'GLOBAL' },
+        },
+      ],
       workloads: [
         { name: 'fwd', test: 'oltp_update_index', target: 'reader' },
         { name: 'rw', test: 'oltp_read_write' },
@@ -230,19 +290,32 @@ describe('aurora-bench CLI, locally', () => {
     });
     // Assert
     expect(code).toBe(130);
-    expect(stdout).toMatch(/aborted \(interrupted by the user \(Ctrl-C, SIGINT\) during \w+ \(cell one-r1\)\); everything was torn down/);
+    expect(stdout).toMatch(
+      /aborted \(interrupted by the user \(Ctrl-C, SIGINT\) during \w+ \(cell one-r1\)\); everything was torn down/,
+    );
     expect(mariadbdUnder(runRoot)).toEqual([]);
     expect(readdirSync(runRoot)).toEqual([]);
-    const runs = JSON.parse(cli(['results', '--json', '--sql', 'select status from runs']).stdout) as { status: string }[];
+    const runs = JSON.parse(cli(['results', '--json', '--sql', 'select status from runs']).stdout) as {
+      status: string;
+    }[];
     expect(runs).toEqual([{ status: 'aborted' }]);
     // The interrupted step is recorded, failed with the reason, with the intervals printed before the stop.
-    const steps = JSON.parse(cli(['results', '--json', '--sql', 'select step_id, status, error, interval_count from steps']).stdout) as {
+    const steps = JSON.parse(
+      cli(['results', '--json', '--sql', 'select step_id, status, error, interval_count from steps']).stdout,
+    ) as {
       step_id: string;
       status: string;
       error: string;
       interval_count: number;
     }[];
-    expect(steps).toEqual([{ step_id: 'rw-t2', status: 'failed', error: 'interrupted by the user (Ctrl-C, SIGINT) while the step ran', interval_count: expect.any(Number) }]);
+    expect(steps).toEqual([
+      {
+        step_id: 'rw-t2',
+        status: 'failed',
+        error: 'interrupted by the user (Ctrl-C, SIGINT) while the step ran',
+        interval_count: expect.any(Number),
+      },
+    ]);
     expect(steps[0]!.interval_count).toBeGreaterThanOrEqual(1);
   }, 120_000);
 
@@ -271,7 +344,15 @@ describe('aurora-bench CLI, locally', () => {
     expect(r.stdout).toMatch(/recorded as aborted in the lake \(they were still marked running\): cli-e2e-/);
     expect(mariadbdUnder(runRoot)).toEqual([]);
     expect(readdirSync(runRoot)).toEqual([]);
-    const runs = JSON.parse(cli(['results', '--json', '--sql', 'select status, error from runs']).stdout) as { status: string; error: string }[];
-    expect(runs).toEqual([{ status: 'aborted', error: expect.stringMatching(/ended without finishing the run .*settled by `aurora-bench cleanup`/) as string }]);
+    const runs = JSON.parse(cli(['results', '--json', '--sql', 'select status, error from runs']).stdout) as {
+      status: string;
+      error: string;
+    }[];
+    expect(runs).toEqual([
+      {
+        status: 'aborted',
+        error: expect.stringMatching(/ended without finishing the run .*settled by `aurora-bench cleanup`/) as string,
+      },
+    ]);
   }, 120_000);
 });

@@ -17,7 +17,11 @@ let work: string;
 let lake: string;
 
 function cli(args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, ...args, '--lake', lake], { cwd: work, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(process.execPath, [CLI, ...args, '--lake', lake], {
+    cwd: work,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -49,7 +53,12 @@ describe('aurora-bench compare', () => {
     expect(r.stdout).toMatch(/aurora-bench compare: night-01 → night-02/);
     expect(r.stdout).toMatch(/rw t8 \[r6g\] .*within the noise.*repeats/);
     expect(r.stdout).toMatch(/0 regressed, 0 improved, 4 within the noise/);
-    expect(r.stdout).toMatch(/4 metrics judged at 95%: if nothing had changed, about 0\.2 of them would still be called improved or regressed by chance \(1 in 20 each\)/);
+    expect(r.stdout).toMatch(
+      new RegExp(
+        /4 metrics judged at 95%: if nothing had changed, about 0\.2 of them would still be called/.source +
+          / improved or regressed by chance \(1 in 20 each\)/.source,
+      ),
+    );
     expect(r.stdout).not.toMatch(/compared with itself/);
   });
 
@@ -64,7 +73,10 @@ describe('aurora-bench compare', () => {
   it('exits 2 with --fail-on regression when B regressed, and prints the regressions', () => {
     // Act
     const r = cli(['compare', 'night-10', 'night-11', '--fail-on', 'regression']);
-    const json = JSON.parse(cli(['compare', 'night-10', 'night-11', '--json']).stdout) as { regressions: number; steps: { metrics: { metric: string; verdict: string }[] }[] };
+    const json = JSON.parse(cli(['compare', 'night-10', 'night-11', '--json']).stdout) as {
+      regressions: number;
+      steps: { metrics: { metric: string; verdict: string }[] }[];
+    };
     // Assert
     expect(r.code).toBe(2);
     expect(r.stdout).toMatch(/REGRESSED: rw t8 \[r6g\] TPS 6\d\.\d% \(6\d\.\d%–7\d\.\d%\) \(B\/A\)/);
@@ -84,7 +96,9 @@ describe('aurora-bench compare', () => {
       level: number;
       steps: { metrics: { ratio: { low: number; high: number } | null }[] }[];
     };
-    const at999 = JSON.parse(cli(['compare', 'night-10', 'night-11', '--level', '0.999', '--json']).stdout) as typeof at95;
+    const at999 = JSON.parse(
+      cli(['compare', 'night-10', 'night-11', '--level', '0.999', '--json']).stdout,
+    ) as typeof at95;
     const text = cli(['compare', 'night-10', 'night-11', '--level', '0.999']);
     const bad = cli(['compare', 'night-10', 'night-11', '--level', '95']);
     // Assert
@@ -93,7 +107,9 @@ describe('aurora-bench compare', () => {
     expect(at999.steps[0]!.metrics[0]!.ratio!.high).toBeGreaterThan(at95.steps[0]!.metrics[0]!.ratio!.high);
     expect(text.stdout).toContain('B/A per step (99.9% interval)');
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toBe('aurora-bench: --level 95: give a confidence level from 0.5 to 0.9999 as a fraction (e.g. --level 0.99)\n');
+    expect(bad.stderr).toBe(
+      'aurora-bench: --level 95: give a confidence level from 0.5 to 0.9999 as a fraction (e.g. --level 0.99)\n',
+    );
   });
 
   it('names a run that is not in the lake', () => {
@@ -114,7 +130,10 @@ describe('aurora-bench history', () => {
     expect(r.stdout).toMatch(/aurora-bench history: nightly/);
     expect(r.stdout).toMatch(/runs: 15 on local/);
     expect(r.stdout).toMatch(
-      /rw t8 \[r6g\] +│ TPS +│ night-11 \(2026-03-12 00:00\) +│ 10 runs, 1,00\d\.\d\d +│ 5 runs, 70\d\.\d\d +│ 69\.\d% \(6\d\.\d%–7\d\.\d%\) +│ p < 0\.005 +│ REGRESSED/,
+      new RegExp(
+        /rw t8 \[r6g\] +│ TPS +│ night-11 \(2026-03-12 00:00\) +│ 10 runs, 1,00\d\.\d\d +│ 5 runs,/.source +
+          / 70\d\.\d\d +│ 69\.\d% \(6\d\.\d%–7\d\.\d%\) +│ p < 0\.005 +│ REGRESSED/.source,
+      ),
     );
     expect(r.stdout).toMatch(/Latest run night-15 against the last stable segment/);
   });
@@ -125,14 +144,19 @@ describe('aurora-bench history', () => {
     // Act
     const json = JSON.parse(cli(['history', 'nightly', '--json']).stdout) as {
       latestRunId: string;
-      steps: { points: unknown[]; metrics: { metric: string; changePoints: { runId: string; direction: string }[] }[] }[];
+      steps: {
+        points: unknown[];
+        metrics: { metric: string; changePoints: { runId: string; direction: string }[] }[];
+      }[];
     };
     const r = cli(['history', 'nightly', '--html', page]);
     const html = readFileSync(page, 'utf8');
     // Assert
     expect(json.latestRunId).toBe('night-15');
     expect(json.steps[0]!.points).toHaveLength(15);
-    expect(json.steps[0]!.metrics.find((m) => m.metric === 'tps')!.changePoints).toEqual([expect.objectContaining({ runId: 'night-11', direction: 'regressed' })]);
+    expect(json.steps[0]!.metrics.find((m) => m.metric === 'tps')!.changePoints).toEqual([
+      expect.objectContaining({ runId: 'night-11', direction: 'regressed' }),
+    ]);
     expect(r.stdout).toMatch(/HTML history written to .*history\.html/);
     expect(html.match(/<figure class="chart"/g)).toHaveLength(1);
     expect(html).toMatch(/<svg[^>]*>/);
@@ -153,7 +177,9 @@ describe('aurora-bench history', () => {
     expect(short.steps[0]!.metrics[0]!.searchedFrom).toBe('night-12');
     expect(short.steps[0]!.metrics[0]!.changePoints).toEqual([]);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toBe('aurora-bench: --window forever: give a number of runs (2 or more, e.g. --window 100) or "all"\n');
+    expect(bad.stderr).toBe(
+      'aurora-bench: --window forever: give a number of runs (2 or more, e.g. --window 100) or "all"\n',
+    );
   });
 
   it('names the experiments the lake has when the one asked for has no run', () => {
@@ -161,42 +187,95 @@ describe('aurora-bench history', () => {
     const r = cli(['history', 'weekly']);
     // Assert
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^aurora-bench: no run of experiment "weekly" in the results lake at .* \(experiments with runs: nightly \(15\)\)/);
+    expect(r.stderr).toMatch(
+      new RegExp(
+        /^aurora-bench: no run of experiment "weekly" in the results lake at .* \(experiments with/.source +
+          / runs: nightly \(15\)\)/.source,
+      ),
+    );
   });
 
-  it('takes --significance, --permutations, --magnitude and --seed, lists a change smaller than --magnitude as a near miss, and refuses a bad value', () => {
-    // Act
-    const json = JSON.parse(cli(['history', 'nightly', '--json', '--magnitude', '0.5', '--permutations', '99', '--seed', '7', '--significance', '0.02']).stdout) as {
-      options: { magnitude: number; permutations: number; seed: number; significance: number; nearMissUpTo: number };
-      steps: { metrics: { metric: string; changePoints: unknown[]; nearMisses: { runId: string; why: string }[] }[] }[];
-    };
-    const text = cli(['history', 'nightly', '--magnitude', '0.5']);
-    const bad = cli(['history', 'nightly', '--significance', '5']);
-    // Assert
-    expect(json.options).toMatchObject({ magnitude: 0.5, permutations: 99, seed: 7, significance: 0.02, nearMissUpTo: 0.05 });
-    const tps = json.steps[0]!.metrics.find((m) => m.metric === 'tps')!;
-    expect(tps.changePoints).toEqual([]);
-    expect(tps.nearMisses).toEqual([expect.objectContaining({ runId: 'night-11', why: 'magnitude' })]);
-    expect(text.stdout).toMatch(/Near misses/);
-    expect(text.stdout).toMatch(/TPS +│ night-11 .*│ 30\.\d% +│ smaller than --magnitude 50\.0%/);
-    expect(bad.code).toBe(1);
-    expect(bad.stderr).toBe('aurora-bench: --significance 5: give a fraction above 0 and below 1 (e.g. --significance 0.01)\n');
-  });
+  it(
+    'takes --significance, --permutations, --magnitude and --seed, lists a change smaller than --magnitude as ' +
+      'a near miss, and refuses a bad value',
+    () => {
+      // Act
+      const json = JSON.parse(
+        cli([
+          'history',
+          'nightly',
+          '--json',
+          '--magnitude',
+          '0.5',
+          '--permutations',
+          '99',
+          '--seed',
+          '7',
+          '--significance',
+          '0.02',
+        ]).stdout,
+      ) as {
+        options: { magnitude: number; permutations: number; seed: number; significance: number; nearMissUpTo: number };
+        steps: {
+          metrics: { metric: string; changePoints: unknown[]; nearMisses: { runId: string; why: string }[] }[];
+        }[];
+      };
+      const text = cli(['history', 'nightly', '--magnitude', '0.5']);
+      const bad = cli(['history', 'nightly', '--significance', '5']);
+      // Assert
+      expect(json.options).toMatchObject({
+        magnitude: 0.5,
+        permutations: 99,
+        seed: 7,
+        significance: 0.02,
+        nearMissUpTo: 0.05,
+      });
+      const tps = json.steps[0]!.metrics.find((m) => m.metric === 'tps')!;
+      expect(tps.changePoints).toEqual([]);
+      expect(tps.nearMisses).toEqual([expect.objectContaining({ runId: 'night-11', why: 'magnitude' })]);
+      expect(text.stdout).toMatch(/Near misses/);
+      expect(text.stdout).toMatch(/TPS +│ night-11 .*│ 30\.\d% +│ smaller than --magnitude 50\.0%/);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toBe(
+        'aurora-bench: --significance 5: give a fraction above 0 and below 1 (e.g. --significance 0.01)\n',
+      );
+    },
+  );
 
-  it('finds the --scale small runs of an experiment file and says so; says that nothing could be judged yet with three runs', () => {
-    // Arrange: three runs of graviton-vs-intel.json made with --scale small, in a lake of their own
-    const own = join(work, 'small-lake');
-    for (let i = 1; i <= 3; i++) writeLakeRun(own, `small-${i}`, day(i), [{ tps: 600 }, { tps: 601 }], nightlySpec({ name: 'graviton-vs-intel-small' }));
-    // Act
-    const r = spawnSync(process.execPath, [CLI, 'history', S1, '--lake', own], { cwd: work, encoding: 'utf8', timeout: 120_000 });
-    // Assert
-    expect(r.stderr).toBe('');
-    expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/aurora-bench history: graviton-vs-intel-small/);
-    expect(r.stdout).toMatch(/graviton-vs-intel\.json has no run as written \("graviton-vs-intel"\): these are its --scale small runs, stored as "graviton-vs-intel-small"/);
-    expect(r.stdout).toMatch(/Nothing could be judged in the latest run yet: 4 step metrics with the noise unknown/);
-    expect(r.stdout).not.toMatch(/No regression/);
-  });
+  it(
+    'finds the --scale small runs of an experiment file and says so; says that nothing could be judged yet ' +
+      'with three runs',
+    () => {
+      // Arrange: three runs of graviton-vs-intel.json made with --scale small, in a lake of their own
+      const own = join(work, 'small-lake');
+      for (let i = 1; i <= 3; i++)
+        writeLakeRun(
+          own,
+          `small-${i}`,
+          day(i),
+          [{ tps: 600 }, { tps: 601 }],
+          nightlySpec({ name: 'graviton-vs-intel-small' }),
+        );
+      // Act
+      const r = spawnSync(process.execPath, [CLI, 'history', S1, '--lake', own], {
+        cwd: work,
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
+      // Assert
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      expect(r.stdout).toMatch(/aurora-bench history: graviton-vs-intel-small/);
+      expect(r.stdout).toMatch(
+        new RegExp(
+          /graviton-vs-intel\.json has no run as written \("graviton-vs-intel"\): these are its/.source +
+            / --scale small runs, stored as "graviton-vs-intel-small"/.source,
+        ),
+      );
+      expect(r.stdout).toMatch(/Nothing could be judged in the latest run yet: 4 step metrics with the noise unknown/);
+      expect(r.stdout).not.toMatch(/No regression/);
+    },
+  );
 });
 
 describe('rehearsal runs in a lake (run --aws-rehearsal --lake)', () => {
@@ -204,20 +283,31 @@ describe('rehearsal runs in a lake (run --aws-rehearsal --lake)', () => {
   beforeAll(() => {
     // Four nights on AWS at 1000 TPS, and a rehearsal of the same experiment (MariaDB stand-ins) at 300.
     mixed = join(work, 'mixed-lake');
-    for (let i = 1; i <= 4; i++) writeLakeRun(mixed, `aws-${i}`, day(i), [{ tps: 1000 + i }, { tps: 1001 + i }], undefined, 20, 'aws');
+    for (let i = 1; i <= 4; i++)
+      writeLakeRun(mixed, `aws-${i}`, day(i), [{ tps: 1000 + i }, { tps: 1001 + i }], undefined, 20, 'aws');
     writeLakeRun(mixed, 'rehearsal-1', day(5), [{ tps: 300 }, { tps: 301 }], undefined, 20, 'aws-rehearsal');
   });
 
   it('history of an AWS experiment leaves the rehearsal out and says so; compare refuses a rehearsal against an AWS run', () => {
     // Act
-    const history = spawnSync(process.execPath, [CLI, 'history', 'nightly', '--lake', mixed], { cwd: work, encoding: 'utf8', timeout: 120_000 });
-    const compare = spawnSync(process.execPath, [CLI, 'compare', 'aws-4', 'rehearsal-1', '--lake', mixed], { cwd: work, encoding: 'utf8', timeout: 120_000 });
+    const history = spawnSync(process.execPath, [CLI, 'history', 'nightly', '--lake', mixed], {
+      cwd: work,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    const compare = spawnSync(process.execPath, [CLI, 'compare', 'aws-4', 'rehearsal-1', '--lake', mixed], {
+      cwd: work,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     // Assert
     expect(history.status).toBe(0);
     expect(history.stdout).toMatch(/runs: 4 on aws/);
     expect(history.stdout).toMatch(/Latest run aws-4 /);
     expect(history.stdout).toMatch(/1 rehearsal run\(s\) left out \(run --aws-rehearsal: .*\): rehearsal-1/);
     expect(compare.status).not.toBe(0);
-    expect(compare.stderr).toMatch(/run rehearsal-1 is a rehearsal \(run --aws-rehearsal: .*\), so it is not compared with a run on AWS/);
+    expect(compare.stderr).toMatch(
+      /run rehearsal-1 is a rehearsal \(run --aws-rehearsal: .*\), so it is not compared with a run on AWS/,
+    );
   });
 });

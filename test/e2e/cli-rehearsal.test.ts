@@ -33,10 +33,20 @@ function startedResources(stdout: string): { motoPid: number; dir: string } {
 /** The shipped quickstart with one repeat: both cells, both workloads, every kind of call once. */
 function quickstartOnce(): string {
   const spec = join(work, 'quickstart.json');
-  const quickstart = JSON.parse(readFileSync(join(REPO, 'experiments', 'quickstart.json'), 'utf8')) as Record<string, unknown>;
+  const quickstart = JSON.parse(readFileSync(join(REPO, 'experiments', 'quickstart.json'), 'utf8')) as Record<
+    string,
+    unknown
+  >;
   delete quickstart['$schema'];
   // 2-s steps without warm-up: what is checked here is what the command says and leaves, not the numbers.
-  writeFileSync(spec, JSON.stringify({ ...quickstart, repeats: 1, defaults: { ...(quickstart['defaults'] as object), durationS: 2, warmupS: 0 } }));
+  writeFileSync(
+    spec,
+    JSON.stringify({
+      ...quickstart,
+      repeats: 1,
+      defaults: { ...(quickstart['defaults'] as object), durationS: 2, warmupS: 0 },
+    }),
+  );
   return spec;
 }
 
@@ -49,8 +59,15 @@ function stopMeSpec(name: string): string {
  * Runs the CLI on `spec` and sends it SIGINT `times` times (300 ms apart) once `when` shows in its
  * output, 5 s later (for the step: its line comes as it starts, its job a moment later).
  */
-async function interruptedRun(spec: string, times: number, when: RegExp): Promise<{ code: number | null; stdout: string; stderr: string; interrupted: boolean }> {
-  const child = spawn(process.execPath, [CLI, 'run', spec, '--aws-rehearsal'], { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
+async function interruptedRun(
+  spec: string,
+  times: number,
+  when: RegExp,
+): Promise<{ code: number | null; stdout: string; stderr: string; interrupted: boolean }> {
+  const child = spawn(process.execPath, [CLI, 'run', spec, '--aws-rehearsal'], {
+    cwd: work,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   let interrupted = false;
@@ -67,15 +84,22 @@ async function interruptedRun(spec: string, times: number, when: RegExp): Promis
 }
 
 describe('aurora-bench run --aws-rehearsal', () => {
-  it('rehearses quickstart at --scale small: says what it does not rehearse, every step ok, results printed, the run kept in --lake, nothing left', async () => {
-    // Arrange
-    const lake = join(work, 'kept-lake');
-    // Act
-    const r = spawnSync(process.execPath, [CLI, 'run', quickstartOnce(), '--aws-rehearsal', '--scale', 'small', '--lake', lake], {
-      cwd: work,
-      encoding: 'utf8',
-      timeout: 900_000,
-    });
+  it(
+    'rehearses quickstart at --scale small: says what it does not rehearse, every step ok, results printed, ' +
+      'the run kept in --lake, nothing left',
+    async () => {
+      // Arrange
+      const lake = join(work, 'kept-lake');
+      // Act
+      const r = spawnSync(
+        process.execPath,
+        [CLI, 'run', quickstartOnce(), '--aws-rehearsal', '--scale', 'small', '--lake', lake],
+        {
+          cwd: work,
+          encoding: 'utf8',
+          timeout: 900_000,
+        },
+      );
 
     // Assert
     // On a failure the end of what it printed says why (what it left, or the cause).
@@ -130,7 +154,11 @@ describe('aurora-bench run --aws-rehearsal', () => {
 
   it('on a second Ctrl-C exits at once, and still leaves no process and no directory', async () => {
     // Act
-    const { code, stdout, stderr, interrupted } = await interruptedRun(stopMeSpec('force-me'), 2, /\[rehearsal ssm\] i-\S+: launched/);
+    const { code, stdout, stderr, interrupted } = await interruptedRun(
+      stopMeSpec('force-me'),
+      2,
+      /\[rehearsal ssm\] i-\S+: launched/,
+    );
 
     // Assert: the exit hooks killed the servers, the client's shells and the moto server, and removed the directory.
     expect(interrupted).toBe(true);
@@ -141,6 +169,7 @@ describe('aurora-bench run --aws-rehearsal', () => {
     expect(await waitForExit(motoPid, 10_000)).toBe(true);
     expect(existsSync(dir)).toBe(false);
     // Killed with SIGKILL on the way out: each finishes exiting within moments.
-    for (const pid of processesMentioning(dir)) expect({ pid, exited: await waitForExit(pid, 10_000) }).toEqual({ pid, exited: true });
+    for (const pid of processesMentioning(dir))
+      expect({ pid, exited: await waitForExit(pid, 10_000) }).toEqual({ pid, exited: true });
   }, 300_000);
 });

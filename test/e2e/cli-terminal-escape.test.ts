@@ -25,7 +25,11 @@ let work: string;
 let lake: string;
 
 function cli(args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, ...args, '--lake', lake], { cwd: work, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(process.execPath, [CLI, ...args, '--lake', lake], {
+    cwd: work,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

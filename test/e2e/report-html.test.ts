@@ -33,7 +33,8 @@ interface ChartCheck {
 const CHART_CHECK = `Array.from(document.querySelectorAll('figure.chart')).map((f) => ({
   id: f.id,
   declared: Number(f.getAttribute('data-series-points')),
-  visiblePoints: Array.from(f.querySelectorAll('svg [ecmeta_data_index]')).filter((e) => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; }).length,
+  visiblePoints: Array.from(f.querySelectorAll('svg [ecmeta_data_index]'))
+    .filter((e) => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; }).length,
 }))`;
 
 /** Opens every collapsed block (evidence, more findings, appendix). */
@@ -55,10 +56,14 @@ const LAYOUT_CHECK = `(() => {
   const answer = document.querySelector('section#answer');
   return {
     firstSection: first ? first.id : null,
-    answerItems: answer ? answer.querySelectorAll('ul.findings li').length + answer.querySelectorAll('table').length : 0,
+    answerItems: answer
+      ? answer.querySelectorAll('ul.findings li').length + answer.querySelectorAll('table').length
+      : 0,
     answerCharts: answer ? answer.querySelectorAll('figure.chart').length : 0,
     answerTables: answer ? answer.querySelectorAll('table').length : 0,
-    tooWideTables: Array.from(document.querySelectorAll('div.table-wrap')).filter((d) => d.scrollWidth > d.clientWidth + 1).map((d) => (d.previousElementSibling || {}).textContent || '?'),
+    tooWideTables: Array.from(document.querySelectorAll('div.table-wrap'))
+      .filter((d) => d.scrollWidth > d.clientWidth + 1)
+      .map((d) => (d.previousElementSibling || {}).textContent || '?'),
     appendixOpen: document.querySelector('details#appendix')?.open ?? true,
   };
 })()`;
@@ -69,7 +74,8 @@ describe('HTML report in headless Chromium', () => {
   let browser: Chromium | undefined;
 
   beforeAll(async () => {
-    if (binary === undefined) throw new Error('chromium is not installed: run `bash scripts/setup.sh --test` (apt-get install chromium)');
+    if (binary === undefined)
+      throw new Error('chromium is not installed: run `bash scripts/setup.sh --test` (apt-get install chromium)');
     work = mkdtempSync(join(tmpdir(), 'aurora-bench-report-html-'));
     mkdirSync(outputDir, { recursive: true });
     browser = await Chromium.launch(binary, join(work, 'profile'));
@@ -83,7 +89,11 @@ describe('HTML report in headless Chromium', () => {
   it('detects console errors, exceptions and network requests (the checks below can fail)', async () => {
     // Arrange: a page that does all three
     const bad = join(work, 'bad.html');
-    writeFileSync(bad, '<!DOCTYPE html><html><body><img src="http://192.0.2.1/x.png"><script>console.error("boom"); throw new Error("kaput");</script></body></html>');
+    writeFileSync(
+      bad,
+      '<!DOCTYPE html><html><body><img src="http://192.0.2.1/x.png"><script>console.error("boom"); throw new ' +
+        'Error("kaput");</script></body></html>',
+    );
     // Act
     const { events } = await browser!.open(pathToFileURL(bad).href);
     // Assert
@@ -92,45 +102,53 @@ describe('HTML report in headless Chromium', () => {
     expect(events.requests.filter((u) => !u.startsWith('file:'))).toEqual(['http://192.0.2.1/x.png']);
   });
 
-  it.each(STUDIES.map((s) => [s]))('%s: the report loads cleanly, offline, and every chart has data points', async (study) => {
-    // Arrange
-    const lake = join(work, `lake-${study}`);
-    const { runId } = writeStudyRun(lake, repoRoot, study);
-    const html = join(work, `${study}.html`);
-    const text = await reportCommand({ lakeDir: lake, repoRoot, runId, html });
-    // Act
-    const { sessionId, events } = await browser!.open(pathToFileURL(html).href, { width: 1280, height: 900 });
-    const layout = await browser!.evaluate<Layout>(sessionId, LAYOUT_CHECK);
-    // The evidence is collapsed: open every section to see its charts drawn.
-    await browser!.evaluate(sessionId, OPEN_ALL);
-    const charts = await browser!.evaluate<ChartCheck[]>(sessionId, CHART_CHECK);
-    const sections = await browser!.evaluate<string[]>(sessionId, `Array.from(document.querySelectorAll('section h2')).map((h) => h.textContent)`);
-    const texts = await browser!.evaluate<PageLayout>(sessionId, LAYOUT_EXPRESSION);
-    writeFileSync(join(outputDir, `${study}.png`), await browser!.screenshot(sessionId));
-    writeFileSync(join(outputDir, `${study}.html`), readFileSync(html));
-    // Assert
-    expect(text).toMatch(/HTML report written to/);
-    expect(events.consoleErrors).toEqual([]);
-    expect(events.exceptions).toEqual([]);
-    expect(events.logErrors).toEqual([]);
-    expect(events.requests.filter((u) => !u.startsWith('file:'))).toEqual([]);
-    expect(charts.length).toBeGreaterThan(0);
-    for (const c of charts) expect({ id: c.id, hasPoints: c.visiblePoints > 0 }).toEqual({ id: c.id, hasPoints: true });
-    expect(sections.length).toBeGreaterThan(0);
-    expect(layout.firstSection).toBe('answer');
-    expect(layout.answerItems).toBeGreaterThan(0);
-    expect(layout.answerCharts + layout.answerTables).toBeGreaterThan(0);
-    expect(layout.tooWideTables).toEqual([]);
-    expect(layout.appendixOpen).toBe(false);
-    expect(texts.overlaps).toEqual([]);
-  });
+  it.each(STUDIES.map((s) => [s]))(
+    '%s: the report loads cleanly, offline, and every chart has data points',
+    async (study) => {
+      // Arrange
+      const lake = join(work, `lake-${study}`);
+      const { runId } = writeStudyRun(lake, repoRoot, study);
+      const html = join(work, `${study}.html`);
+      const text = await reportCommand({ lakeDir: lake, repoRoot, runId, html });
+      // Act
+      const { sessionId, events } = await browser!.open(pathToFileURL(html).href, { width: 1280, height: 900 });
+      const layout = await browser!.evaluate<Layout>(sessionId, LAYOUT_CHECK);
+      // The evidence is collapsed: open every section to see its charts drawn.
+      await browser!.evaluate(sessionId, OPEN_ALL);
+      const charts = await browser!.evaluate<ChartCheck[]>(sessionId, CHART_CHECK);
+      const sections = await browser!.evaluate<string[]>(
+        sessionId,
+        `Array.from(document.querySelectorAll('section h2')).map((h) => h.textContent)`,
+      );
+      const texts = await browser!.evaluate<PageLayout>(sessionId, LAYOUT_EXPRESSION);
+      writeFileSync(join(outputDir, `${study}.png`), await browser!.screenshot(sessionId));
+      writeFileSync(join(outputDir, `${study}.html`), readFileSync(html));
+      // Assert
+      expect(text).toMatch(/HTML report written to/);
+      expect(events.consoleErrors).toEqual([]);
+      expect(events.exceptions).toEqual([]);
+      expect(events.logErrors).toEqual([]);
+      expect(events.requests.filter((u) => !u.startsWith('file:'))).toEqual([]);
+      expect(charts.length).toBeGreaterThan(0);
+      for (const c of charts)
+        expect({ id: c.id, hasPoints: c.visiblePoints > 0 }).toEqual({ id: c.id, hasPoints: true });
+      expect(sections.length).toBeGreaterThan(0);
+      expect(layout.firstSection).toBe('answer');
+      expect(layout.answerItems).toBeGreaterThan(0);
+      expect(layout.answerCharts + layout.answerTables).toBeGreaterThan(0);
+      expect(layout.tooWideTables).toEqual([]);
+      expect(layout.appendixOpen).toBe(false);
+      expect(texts.overlaps).toEqual([]);
+    },
+  );
 
   it('the overlap check finds overlapping chart texts (it can fail)', async () => {
     // Arrange: two labels drawn at the same place in a chart figure
     const bad = join(work, 'overlap.html');
     writeFileSync(
       bad,
-      '<!DOCTYPE html><html><body><figure class="chart" id="chart-x"><svg width="300" height="100"><text x="10" y="50">offered TPS</text><text x="14" y="52">ideal line</text></svg></figure></body></html>',
+      '<!DOCTYPE html><html><body><figure class="chart" id="chart-x"><svg width="300" height="100"><text ' +
+        'x="10" y="50">offered TPS</text><text x="14" y="52">ideal line</text></svg></figure></body></html>',
     );
     // Act
     const { sessionId } = await browser!.open(pathToFileURL(bad).href);
@@ -145,22 +163,30 @@ describe('HTML report in headless Chromium', () => {
     ['S2', 'thread-sweep-small-20261127-114932-da85'],
     ['S3', 'write-forwarding-small-20261127-113707-596c'],
     ['S5', 'rate-sweep-small-20261127-112604-f737'],
-  ])('%s from a real local run: no chart text overlaps another, and the page fits in three screens', async (study, runId) => {
-    // Arrange
-    const html = join(work, `real-${study}.html`);
-    await reportCommand({ lakeDir: join(repoRoot, 'test', 'fixtures', 'lakes', 'local-small'), repoRoot, runId, html });
-    // Act
-    const { sessionId, events } = await browser!.open(pathToFileURL(html).href, { width: 1280, height: 900 });
-    const layout = await browser!.evaluate<PageLayout>(sessionId, LAYOUT_EXPRESSION);
-    writeFileSync(join(outputDir, `real-${study}.png`), await browser!.screenshot(sessionId));
-    process.stdout.write(`${study}: page height ${layout.height} px, ${layout.textsMeasured} chart texts measured\n`);
-    // Assert
-    expect(events.exceptions).toEqual([]);
-    expect(layout.textsMeasured).toBeGreaterThan(10);
-    expect(layout.overlaps).toEqual([]);
-    // Two or three 900-px screens for the answer and its evidence; the rest is collapsed.
-    expect(layout.height).toBeLessThan(3 * 900);
-  });
+  ])(
+    '%s from a real local run: no chart text overlaps another, and the page fits in three screens',
+    async (study, runId) => {
+      // Arrange
+      const html = join(work, `real-${study}.html`);
+      await reportCommand({
+        lakeDir: join(repoRoot, 'test', 'fixtures', 'lakes', 'local-small'),
+        repoRoot,
+        runId,
+        html,
+      });
+      // Act
+      const { sessionId, events } = await browser!.open(pathToFileURL(html).href, { width: 1280, height: 900 });
+      const layout = await browser!.evaluate<PageLayout>(sessionId, LAYOUT_EXPRESSION);
+      writeFileSync(join(outputDir, `real-${study}.png`), await browser!.screenshot(sessionId));
+      process.stdout.write(`${study}: page height ${layout.height} px, ${layout.textsMeasured} chart texts measured\n`);
+      // Assert
+      expect(events.exceptions).toEqual([]);
+      expect(layout.textsMeasured).toBeGreaterThan(10);
+      expect(layout.overlaps).toEqual([]);
+      // Two or three 900-px screens for the answer and its evidence; the rest is collapsed.
+      expect(layout.height).toBeLessThan(3 * 900);
+    },
+  );
 
   it('a real local run (two variants, a thread sweep, two repeats): the report loads cleanly with data points', async () => {
     // Arrange: run the local workflow for real
@@ -184,7 +210,14 @@ describe('HTML report in headless Chromium', () => {
       }),
     );
     const backend = new LocalBackend({ lakeDir: lake, repoRoot, runRoot: join(work, 'runs') });
-    const result = await runLocal({ specFile, repoRoot, lakeDir: lake, backend, serverVersion: versions.serverVersion, log: () => undefined });
+    const result = await runLocal({
+      specFile,
+      repoRoot,
+      lakeDir: lake,
+      backend,
+      serverVersion: versions.serverVersion,
+      log: () => undefined,
+    });
     const html = join(work, 'real.html');
     // Act
     const text = await reportCommand({ lakeDir: lake, repoRoot, runId: result.plan.runId, html });

@@ -23,7 +23,11 @@ import { Chromium, findChromium } from '../helpers/chromium';
 const repoRoot = resolve(__dirname, '../..');
 const outputDir = join(repoRoot, 'test-output', 'study-rehearsals');
 
-type Doc = Record<string, unknown> & { variants: { name: string }[]; workloads: { name: string; threads?: number[] }[]; defaults: Record<string, number> };
+type Doc = Record<string, unknown> & {
+  variants: { name: string }[];
+  workloads: { name: string; threads?: number[] }[];
+  defaults: Record<string, number>;
+};
 
 /** What CI cuts from each experiment beyond --scale small, so the five runs share a few minutes. */
 const CI_CUTS: Record<string, (d: Doc) => void> = {
@@ -36,7 +40,16 @@ const CI_CUTS: Record<string, (d: Doc) => void> = {
     d.workloads = d.workloads.filter((w) => w.name === 'read-write').map((w) => ({ ...w, threads: [2, 8, 32, 128] }));
   },
   'write-forwarding': (d) => {
-    const keep = ['ps4-writer', 'ps4-reader', 'ps36-writer', 'ps36-reader', 'ps4-2readers', 'consistency-eventual', 'consistency-session', 'consistency-global'];
+    const keep = [
+      'ps4-writer',
+      'ps4-reader',
+      'ps36-writer',
+      'ps36-reader',
+      'ps4-2readers',
+      'consistency-eventual',
+      'consistency-session',
+      'consistency-global',
+    ];
     d.workloads = d.workloads.filter((w) => keep.includes(w.name)).map((w) => ({ ...w, threads: [8] }));
   },
   'network-throughput': (d) => {
@@ -63,9 +76,12 @@ const PAGE_CHECK = `(() => {
     answerItems: answer ? answer.querySelectorAll('ul.findings li, table, figure.chart').length : 0,
     charts: Array.from(document.querySelectorAll('figure.chart')).map((f) => ({
       id: f.id,
-      visiblePoints: Array.from(f.querySelectorAll('svg [ecmeta_data_index]')).filter((e) => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; }).length,
+      visiblePoints: Array.from(f.querySelectorAll('svg [ecmeta_data_index]'))
+        .filter((e) => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; }).length,
     })),
-    tooWideTables: Array.from(document.querySelectorAll('div.table-wrap')).filter((d) => d.scrollWidth > d.clientWidth + 1).map((d) => (d.previousElementSibling || {}).textContent || '?'),
+    tooWideTables: Array.from(document.querySelectorAll('div.table-wrap'))
+      .filter((d) => d.scrollWidth > d.clientWidth + 1)
+      .map((d) => (d.previousElementSibling || {}).textContent || '?'),
   };
 })()`;
 
@@ -78,7 +94,8 @@ describe('the five studies rehearsed locally (--scale small, cut for CI) and the
   let serverVersion: string | null = null;
 
   beforeAll(async () => {
-    if (binary === undefined) throw new Error('chromium is not installed: run `bash scripts/setup.sh --test` (apt-get install chromium)');
+    if (binary === undefined)
+      throw new Error('chromium is not installed: run `bash scripts/setup.sh --test` (apt-get install chromium)');
     work = mkdtempSync(join(tmpdir(), 'aurora-bench-study-rehearsals-'));
     runRoot = mkdtempSync(join(tmpdir(), 'ab-sr-'));
     mkdirSync(outputDir, { recursive: true });
@@ -107,22 +124,37 @@ describe('the five studies rehearsed locally (--scale small, cut for CI) and the
       const lake = join(work, `lake-${study}`);
       const backend = new LocalBackend({ lakeDir: lake, repoRoot, runRoot });
       // Act
-      const result = await runLocal({ specFile, repoRoot, lakeDir: lake, backend, serverVersion, scale: 'small', log: () => undefined });
+      const result = await runLocal({
+        specFile,
+        repoRoot,
+        lakeDir: lake,
+        backend,
+        serverVersion,
+        scale: 'small',
+        log: () => undefined,
+      });
       const html = join(work, `${study}.html`);
       await reportCommand({ lakeDir: lake, repoRoot, runId: result.plan.runId, html });
       const { sessionId, events } = await browser!.open(pathToFileURL(html).href, { width: 1280, height: 900 });
       // The report collapses the evidence below its answer: open it to see every chart drawn.
-      await browser!.evaluate(sessionId, `document.querySelectorAll('details').forEach((d) => { d.open = true; }); true`);
+      await browser!.evaluate(
+        sessionId,
+        `document.querySelectorAll('details').forEach((d) => { d.open = true; }); true`,
+      );
       const page = await browser!.evaluate<PageCheck>(sessionId, PAGE_CHECK);
       writeFileSync(join(outputDir, `${study}.png`), await browser!.screenshot(sessionId));
       writeFileSync(join(outputDir, `${study}.html`), readFileSync(html));
       // Assert
-      expect({ status: result.status, cause: result.status === 'SUCCEEDED' ? null : (result.cause ?? null) }).toEqual({ status: 'SUCCEEDED', cause: null });
+      expect({ status: result.status, cause: result.status === 'SUCCEEDED' ? null : (result.cause ?? null) }).toEqual({
+        status: 'SUCCEEDED',
+        cause: null,
+      });
       expect(events.exceptions).toEqual([]);
       expect(page.firstSection).toBe('answer');
       expect(page.answerItems).toBeGreaterThan(0);
       expect(page.charts.length).toBeGreaterThan(0);
-      for (const c of page.charts) expect({ id: c.id, hasPoints: c.visiblePoints > 0 }).toEqual({ id: c.id, hasPoints: true });
+      for (const c of page.charts)
+        expect({ id: c.id, hasPoints: c.visiblePoints > 0 }).toEqual({ id: c.id, hasPoints: true });
       expect(page.tooWideTables).toEqual([]);
     },
     600_000,

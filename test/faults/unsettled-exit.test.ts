@@ -2,8 +2,8 @@
  * "The process ended with the command unsettled" is an error everywhere: the AWS rehearsal with its
  * moto server killed mid-step must exit 1 with a FAILED line and one line saying the control plane
  * died (core/rehearsal/moto-server.ts controlPlaneDied), no stack trace, and leave nothing; and the
- * guard every command of the built CLI runs under (core/cli/unsettled-exit.ts) turns a process that runs out of work with
- * its command pending into exit 70 with a message, where Node alone exits 0.
+ * guard every command of the built CLI runs under (core/cli/unsettled-exit.ts) turns a process that runs out of work
+ * with its command pending into exit 70 with a message, where Node alone exits 0.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -35,7 +35,8 @@ function pendingCommand(guarded: boolean): string {
       `const { failIfUnsettledAtExit } = require(${JSON.stringify(GUARD)});`,
       "const child = spawn('sleep', ['1'], { detached: true, stdio: 'ignore' });",
       'child.unref();',
-      "const main = new Promise((resolve) => child.once('exit', resolve)).then(() => process.stdout.write('finished\\n'));",
+      "const main = new Promise((resolve) => child.once('exit', resolve)).then(() => " +
+        "process.stdout.write('finished\\n'));",
       guarded ? "failIfUnsettledAtExit(main, 'aurora-bench');" : '',
     ].join('\n'),
   );
@@ -82,21 +83,96 @@ describe('a command that ends unsettled', () => {
     expect(failed).toBeGreaterThan(0);
     expect(stdout.split('\n')[failed + 1]).toMatch(
       new RegExp(
-        `^the control plane died: the moto server at http://127\\.0\\.0\\.1:\\d+ \\(pid ${motoPid}\\) stopped answering \\(connect ECONNREFUSED 127\\.0\\.0\\.1:\\d+\\) ` +
-          'while the workflow ran \\(its last progress: "\\[1/1 one-r1\\] step 1/1 rw-t2: .+"\\), when \\[1/1 one-r1\\] \\w+ failed; no AWS call of the run can succeed$',
+        /^aurora-bench: the process ran out of work with the command still unfinished .*: it did not/.source +
+          / complete, whatever it printed; exit 70$/.source,
+        'm',
       ),
     );
-    expect(stdout).toMatch(/^nothing left running: every MariaDB server, emulated client and the moto server stopped; the rehearsal directory removed/m);
-    for (const out of [stdout, stderr]) expect(out).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
-    expect(stderr).not.toMatch(/ECONNREFUSED/);
-    // Nothing left: moto, the MariaDB servers and emulated clients (all run under the directory), mounts, the directory
-    expect(await waitForExit(Number(motoPid), 10_000)).toBe(true);
-    expect(existsSync(dir)).toBe(false);
-    expect(processesMentioning(dir)).toEqual([]);
-    expect(
-      readFileSync('/proc/self/mountinfo', 'utf8')
+  });
+
+  it(
+    'the AWS rehearsal with its moto server killed mid-step: exit 1, a FAILED line and one line naming the ' +
+      'dead control plane, no stack, nothing left',
+    async () => {
+      // Arrange
+      const spec = join(work, 'moto-killed.json');
+      writeFileSync(
+        spec,
+        JSON.stringify({
+          name: 'moto-killed',
+          engine: { version: '3.04.0' },
+          region: 'us-east-1',
+          variants: [
+            {
+              name: 'one',
+              instanceClass: 'db.r6g.large',
+              readers: 1,
+              clients: { count: 1, instanceType: 'c6g.large' },
+            },
+          ],
+          data: { tables: 1, tableSize: 500 },
+          defaults: { durationS: 60, warmupS: 0, reportIntervalS: 1 },
+          workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [2] }],
+          ttlHours: 1,
+        }),
+      );
+      const child = spawn(process.execPath, [CLI, 'run', spec, '--aws-rehearsal'], {
+        cwd: work,
+        env: { ...process.env, AURORA_BENCH_LAKE: join(work, 'lake') },
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      const stepStarted = new Promise<void>((resolve) =>
+        child.stdout.setEncoding('utf8').on('data', (d: string) => {
+          stdout += d;
+          if (/step 1\/1 rw-t2/.test(stdout)) resolve();
+        }),
+      );
+      const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+      await Promise.race([stepStarted, closed]);
+      const m = /moto server on \S+ \(pid (\d+)\); rehearsal files in (\S+)/.exec(stdout);
+      if (!m) throw new Error(`the rehearsal printed no moto/directory line:\n${stdout}\n${stderr}`);
+      await sleep(3000);
+      // Act
+      process.kill(Number(m[1]), 'SIGKILL');
+      const code = await closed;
+      // Assert: exit 1 with the FAILED line and one line naming the
+      // dead control plane and what the run was doing, no stack
+      const [motoPid, dir] = [m[1]!, m[2]!];
+      expect(code).toBe(1);
+      const failed = stdout
         .split('\n')
-        .filter((l) => l.includes(dir)),
-    ).toEqual([]);
-  }, 600_000);
+        .findIndex((l) => /^rehearsal of run moto-killed-\S+ FAILED \(ControlPlaneDiedError\):$/.test(l));
+      expect(failed).toBeGreaterThan(0);
+      expect(stdout.split('\n')[failed + 1]).toMatch(
+        new RegExp(
+          `^the control plane died: the moto server at http://127\\.0\\.0\\.1:\\d+ \\(pid ${motoPid}\\) stopped ` +
+            `answering \\(connect ECONNREFUSED 127\\.0\\.0\\.1:\\d+\\) ` +
+            'while the workflow ran \\(its last progress: "\\[1/1 one-r1\\] step 1/1 rw-t2: .+"\\), when \\[1/1 ' +
+            'one-r1\\] \\w+ failed; no AWS call of the run can succeed$',
+        ),
+      );
+      expect(stdout).toMatch(
+        new RegExp(
+          /^nothing left running: every MariaDB server, emulated client and the moto server stopped;/.source +
+            / the rehearsal directory removed/.source,
+          'm',
+        ),
+      );
+      for (const out of [stdout, stderr]) expect(out).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
+      expect(stderr).not.toMatch(/ECONNREFUSED/);
+      // Nothing left: moto, the MariaDB servers and emulated clients
+      // (all run under the directory), mounts, the directory
+      expect(await waitForExit(Number(motoPid), 10_000)).toBe(true);
+      expect(existsSync(dir)).toBe(false);
+      expect(processesMentioning(dir)).toEqual([]);
+      expect(
+        readFileSync('/proc/self/mountinfo', 'utf8')
+          .split('\n')
+          .filter((l) => l.includes(dir)),
+      ).toEqual([]);
+    },
+    600_000,
+  );
 });

@@ -32,7 +32,8 @@ export function awsCliDir(): string {
         `${process.env['TMPDIR'] ?? '/tmp'}/aurora-bench-awscli.lock`,
         'bash',
         '-c',
-        `set -e; [ -x "${bin}/aws" ] && exit 0; python3 -m venv "${venv}"; "${bin}/pip" install -q --disable-pip-version-check awscli`,
+        `set -e; [ -x "${bin}/aws" ] && exit 0; python3 -m venv "${venv}"; "${bin}/pip" install -q ` +
+          `--disable-pip-version-check awscli`,
       ],
       { stdio: ['ignore', 'ignore', 'pipe'], timeout: 300_000 },
     );

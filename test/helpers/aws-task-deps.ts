@@ -16,7 +16,11 @@ export interface AwsTaskDepsOverrides {
   readonly clients?: AwsClients;
 }
 
-export function buildAwsTaskDeps(env: Readonly<Record<string, string | undefined>>, tracer: Tracer, overrides: AwsTaskDepsOverrides = {}): Promise<TaskDeps> {
+export function buildAwsTaskDeps(
+  env: Readonly<Record<string, string | undefined>>,
+  tracer: Tracer,
+  overrides: AwsTaskDepsOverrides = {},
+): Promise<TaskDeps> {
   // A promise (a bad environment rejects it) as the handlers and tests await it.
   return Promise.resolve().then(() =>
     buildDeps(env, {

@@ -7,7 +7,11 @@ import { BudgetExceededError, bundledPrices, checkBudget, type PriceTable } from
 import type { Spec } from '../../core/experiment/schema';
 import type { Plan, PlanNote } from '../../core/plan/types';
 
-export function budgetRefusal(plan: Plan, budget: Spec['budget'], table: PriceTable = bundledPrices()): PlanNote | null {
+export function budgetRefusal(
+  plan: Plan,
+  budget: Spec['budget'],
+  table: PriceTable = bundledPrices(),
+): PlanNote | null {
   try {
     checkBudget(plan, budget, table);
     return null;

@@ -110,7 +110,9 @@ export class Chromium {
   /** Open `url` in a new page, wait for its load event, and return what happened plus the session. */
   async open(url: string, viewport = { width: 1200, height: 900 }): Promise<{ sessionId: string; events: PageEvents }> {
     const { targetId } = (await this.send('Target.createTarget', { url: 'about:blank' })) as { targetId: string };
-    const { sessionId } = (await this.send('Target.attachToTarget', { targetId, flatten: true })) as { sessionId: string };
+    const { sessionId } = (await this.send('Target.attachToTarget', { targetId, flatten: true })) as {
+      sessionId: string;
+    };
     const events: PageEvents = { consoleErrors: [], exceptions: [], logErrors: [], requests: [] };
     let loaded: () => void = () => undefined;
     const loadedPromise = new Promise<void>((r) => (loaded = r));
@@ -130,14 +132,22 @@ export class Chromium {
       }
     });
     for (const domain of ['Page', 'Runtime', 'Log', 'Network']) await this.send(`${domain}.enable`, {}, sessionId);
-    await this.send('Emulation.setDeviceMetricsOverride', { width: viewport.width, height: viewport.height, deviceScaleFactor: 1, mobile: false }, sessionId);
+    await this.send(
+      'Emulation.setDeviceMetricsOverride',
+      { width: viewport.width, height: viewport.height, deviceScaleFactor: 1, mobile: false },
+      sessionId,
+    );
     await this.send('Page.navigate', { url }, sessionId);
     await loadedPromise;
     return { sessionId, events };
   }
 
   async evaluate<T>(sessionId: string, expression: string): Promise<T> {
-    const result = (await this.send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, sessionId)) as {
+    const result = (await this.send(
+      'Runtime.evaluate',
+      { expression, returnByValue: true, awaitPromise: true },
+      sessionId,
+    )) as {
       result: { value: T };
       exceptionDetails?: unknown;
     };
@@ -147,7 +157,11 @@ export class Chromium {
 
   /** A PNG of the whole page. */
   async screenshot(sessionId: string): Promise<Buffer> {
-    const { data } = (await this.send('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true }, sessionId)) as { data: string };
+    const { data } = (await this.send(
+      'Page.captureScreenshot',
+      { format: 'png', captureBeyondViewport: true },
+      sessionId,
+    )) as { data: string };
     return Buffer.from(data, 'base64');
   }
 

@@ -56,7 +56,10 @@ export class FaultWorld {
     return { ...process.env, AURORA_BENCH_LAKE: this.lake, AURORA_BENCH_RUN_ROOT: this.runRoot, ...extra };
   }
 
-  cli(args: string[], options: { prefix?: readonly string[] } = {}): { code: number | null; stdout: string; stderr: string } {
+  cli(
+    args: string[],
+    options: { prefix?: readonly string[] } = {},
+  ): { code: number | null; stdout: string; stderr: string } {
     const [command, ...rest] = [...(options.prefix ?? []), process.execPath, CLI, ...args];
     const r = spawnSync(command!, rest, { cwd: this.work, env: this.env(), encoding: 'utf8', timeout: 300_000 });
     return { code: r.status, stdout: r.stdout, stderr: r.stderr };
@@ -82,7 +85,9 @@ export class FaultWorld {
       check();
     });
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.on('exit', (code, signal) => resolve({ code, signal })),
+    );
     return {
       child,
       output: () => ({ stdout, stderr }),
@@ -107,7 +112,9 @@ export class FaultWorld {
     for (const run of readdirSync(this.runRoot)) {
       const file = join(this.runRoot, run, 'resources.json');
       if (!existsSync(file)) continue;
-      const record = JSON.parse(readFileSync(file, 'utf8')) as { cells: Record<string, { servers: RegisteredServer[] }> };
+      const record = JSON.parse(readFileSync(file, 'utf8')) as {
+        cells: Record<string, { servers: RegisteredServer[] }>;
+      };
       for (const cell of Object.values(record.cells)) out.push(...cell.servers);
     }
     return out;

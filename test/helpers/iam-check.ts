@@ -75,8 +75,19 @@ const S3_OPERATION_ACTIONS: Readonly<Record<string, readonly string[]>> = {
  *    Glue Data Catalog", "Control access to Amazon S3 from Athena").
  */
 const DEPENDENT_ACTIONS: Readonly<Record<string, readonly string[]>> = {
-  'rds:CreateDBCluster': ['kms:DescribeKey', 'secretsmanager:CreateSecret', 'secretsmanager:TagResource', 'iam:CreateServiceLinkedRole', 'rds:AddTagsToResource'],
-  'rds:CreateDBInstance': ['kms:DescribeKey', 'secretsmanager:CreateSecret', 'secretsmanager:TagResource', 'rds:AddTagsToResource'],
+  'rds:CreateDBCluster': [
+    'kms:DescribeKey',
+    'secretsmanager:CreateSecret',
+    'secretsmanager:TagResource',
+    'iam:CreateServiceLinkedRole',
+    'rds:AddTagsToResource',
+  ],
+  'rds:CreateDBInstance': [
+    'kms:DescribeKey',
+    'secretsmanager:CreateSecret',
+    'secretsmanager:TagResource',
+    'rds:AddTagsToResource',
+  ],
   'rds:CreateDBInstanceReadReplica': ['rds:AddTagsToResource'],
   'rds:CreateDBClusterParameterGroup': ['rds:AddTagsToResource'],
   'rds:CreateDBParameterGroup': ['rds:AddTagsToResource'],
@@ -103,7 +114,12 @@ const DEPENDENT_ACTIONS: Readonly<Record<string, readonly string[]>> = {
  */
 const DEPENDENT_ACTIONS_OF_MODULE: Readonly<Record<string, readonly string[]>> = {
   'core/backends/aws/athena-lake.ts': ['glue:CreateTable', 'glue:UpdateTable'],
-  'core/backends/aws/athena-compaction.ts': ['glue:GetPartition', 'glue:CreatePartition', 'glue:BatchCreatePartition', 's3:PutObject'],
+  'core/backends/aws/athena-compaction.ts': [
+    'glue:GetPartition',
+    'glue:CreatePartition',
+    'glue:BatchCreatePartition',
+    's3:PutObject',
+  ],
 };
 
 export interface CodeCall {
@@ -118,11 +134,18 @@ export interface CodeCall {
 /** The IAM actions of one SDK operation of a client package. */
 function actionsOfSdkOperation(pkg: string, operation: string): string[] {
   const prefix = SDK_SERVICE_PREFIX[pkg];
-  if (prefix === undefined) throw new Error(`${pkg} has no IAM service prefix in SDK_SERVICE_PREFIX (test/helpers/iam-check.ts): add it from the Service Authorization Reference`);
+  if (prefix === undefined)
+    throw new Error(
+      `${pkg} has no IAM service prefix in SDK_SERVICE_PREFIX (test/helpers/iam-check.ts): add it from the ` +
+        `Service Authorization Reference`,
+    );
   if (prefix === 's3') {
     const s3 = S3_OPERATION_ACTIONS[operation];
     if (s3 === undefined)
-      throw new Error(`S3 ${operation}: its IAM action is not in S3_OPERATION_ACTIONS (test/helpers/iam-check.ts); S3 action names differ from API names, look it up`);
+      throw new Error(
+        `S3 ${operation}: its IAM action is not in S3_OPERATION_ACTIONS (test/helpers/iam-check.ts); S3 action ` +
+          `names differ from API names, look it up`,
+      );
     return [...s3];
   }
   return [`${prefix}:${operation}`];
@@ -153,36 +176,56 @@ export async function sdkCallsOfEntry(entry: string): Promise<CodeCall[]> {
   const vars = new Map<string, string>();
   // `var import_client_rds = require(...)`, or a bare assignment inside a lazily initialised module
   // (esbuild's __esm wrappers for modules reached through import()).
-  for (const m of text.matchAll(/\b(\w+) = (?:__toESM\()?require\("(@aws-sdk\/client-[a-z0-9-]+)"\)/g)) vars.set(m[1]!, m[2]!);
-  if (vars.size === 0 && /require\("@aws-sdk\/client-/.test(text)) throw new Error(`${entry}: the bundle requires AWS SDK clients in a form this check does not recognise`);
+  for (const m of text.matchAll(/\b(\w+) = (?:__toESM\()?require\("(@aws-sdk\/client-[a-z0-9-]+)"\)/g))
+    vars.set(m[1]!, m[2]!);
+  if (vars.size === 0 && /require\("@aws-sdk\/client-/.test(text))
+    throw new Error(`${entry}: the bundle requires AWS SDK clients in a form this check does not recognise`);
   const calls = new Map<string, CodeCall>();
   for (const [name, pkg] of vars) {
     for (const m of text.matchAll(new RegExp(`\\b${name}\\.(\\w+)\\b`, 'g'))) {
       const member = m[1]!;
       if (/^(paginate|waitUntil|waitFor)/.test(member))
-        throw new Error(`${entry}: ${pkg}.${member} calls operations this check cannot see; list them here or call the Commands directly`);
+        throw new Error(
+          `${entry}: ${pkg}.${member} calls operations this check cannot see; list them here or call the ` +
+            `Commands directly`,
+        );
       if (!member.endsWith('Command')) continue;
       const operation = member.slice(0, -'Command'.length);
-      for (const action of actionsOfSdkOperation(pkg, operation)) calls.set(action, { action, via: `${relative(process.cwd(), entry)}: ${pkg} ${member}` });
+      for (const action of actionsOfSdkOperation(pkg, operation))
+        calls.set(action, { action, via: `${relative(process.cwd(), entry)}: ${pkg} ${member}` });
     }
   }
   for (const call of [...calls.values()]) {
     for (const dependent of DEPENDENT_ACTIONS[call.action] ?? []) {
-      if (!calls.has(dependent)) calls.set(dependent, { action: dependent, via: `${call.via} (done by the service with the caller's permission)` });
+      if (!calls.has(dependent))
+        calls.set(dependent, {
+          action: dependent,
+          via: `${call.via} (done by the service with the caller's permission)`,
+        });
     }
   }
   // The modules that put code into the bundle (after tree shaking): their statements' needs.
   const modules = Object.keys(Object.values(out.metafile.outputs)[0]!.inputs);
   for (const module of modules) {
     for (const dependent of DEPENDENT_ACTIONS_OF_MODULE[module] ?? []) {
-      if (!calls.has(dependent)) calls.set(dependent, { action: dependent, via: `${module}: the SQL it has Athena run (done with the caller's permission)` });
+      if (!calls.has(dependent))
+        calls.set(dependent, {
+          action: dependent,
+          via: `${module}: the SQL it has Athena run (done with the caller's permission)`,
+        });
     }
   }
   return [...calls.values()].sort((a, b) => a.action.localeCompare(b.action));
 }
 
 /** AWS CLI service names -> IAM prefixes for the `aws` calls of the client scripts. */
-const CLI_SERVICE_PREFIX: Readonly<Record<string, string>> = { secretsmanager: 'secretsmanager', ssm: 'ssm', ec2: 'ec2', sts: 'sts', s3api: 's3' };
+const CLI_SERVICE_PREFIX: Readonly<Record<string, string>> = {
+  secretsmanager: 'secretsmanager',
+  ssm: 'ssm',
+  ec2: 'ec2',
+  sts: 'sts',
+  s3api: 's3',
+};
 
 /**
  * The AWS CLI calls in shell text: `aws s3 cp|sync|ls`, the high-level S3 commands (a copy may
@@ -190,7 +233,8 @@ const CLI_SERVICE_PREFIX: Readonly<Record<string, string>> = { secretsmanager: '
  */
 export function cliCallsOf(source: string, text: string): CodeCall[] {
   const calls = new Map<string, CodeCall>();
-  const add = (action: string, line: string) => calls.set(action, calls.get(action) ?? { action, via: `${source}: ${line.trim().slice(0, 120)}` });
+  const add = (action: string, line: string) =>
+    calls.set(action, calls.get(action) ?? { action, via: `${source}: ${line.trim().slice(0, 120)}` });
   for (const line of text.split('\n')) {
     if (/^\s*#/.test(line)) continue;
     for (const m of line.matchAll(/(?:^|[\s;|&(`$])aws\s+([a-z0-9-]+)\s+([a-z0-9-]+)/g)) {
@@ -203,12 +247,19 @@ export function cliCallsOf(source: string, text: string): CodeCall[] {
         } else if (command === 'ls') {
           add('s3:ListBucket', line);
         } else {
-          throw new Error(`${source}: aws s3 ${command}: map this high-level S3 command to its IAM actions in test/helpers/iam-check.ts`);
+          throw new Error(
+            `${source}: aws s3 ${command}: map this high-level S3 command to its IAM actions in ` +
+              `test/helpers/iam-check.ts`,
+          );
         }
         continue;
       }
       const prefix = CLI_SERVICE_PREFIX[service];
-      if (prefix === undefined) throw new Error(`${source}: aws ${service} ${command}: add the CLI service's IAM prefix to CLI_SERVICE_PREFIX (test/helpers/iam-check.ts)`);
+      if (prefix === undefined)
+        throw new Error(
+          `${source}: aws ${service} ${command}: add the CLI service's IAM prefix to CLI_SERVICE_PREFIX ` +
+            `(test/helpers/iam-check.ts)`,
+        );
       const operation = command
         .split('-')
         .map((w) => w[0]!.toUpperCase() + w.slice(1))
@@ -248,7 +299,11 @@ function glob(pattern: string, value: string, ignoreCase: boolean): boolean {
  * are matched as rendered ARNs with * and ? wildcards) and no Deny statement matches it. Conditions
  * are not evaluated: test/cdk/stack.test.ts asserts them statement by statement.
  */
-function isAllowed(statements: readonly PolicyStatementJson[], call: CodeCall, renderResource: (r: unknown) => string[]): boolean {
+function isAllowed(
+  statements: readonly PolicyStatementJson[],
+  call: CodeCall,
+  renderResource: (r: unknown) => string[],
+): boolean {
   const matches = (s: PolicyStatementJson) => {
     const actions = Array.isArray(s.Action) ? s.Action : [s.Action];
     if (!actions.some((a) => glob(a, call.action, true))) return false;
@@ -260,6 +315,12 @@ function isAllowed(statements: readonly PolicyStatementJson[], call: CodeCall, r
 }
 
 /** The calls no statement allows, as lines for an assertion message. */
-export function missingPermissions(statements: readonly PolicyStatementJson[], calls: readonly CodeCall[], renderResource: (r: unknown) => string[]): string[] {
-  return calls.filter((c) => !isAllowed(statements, c, renderResource)).map((c) => `${c.action}${c.resource ? ` on ${c.resource}` : ''} (${c.via})`);
+export function missingPermissions(
+  statements: readonly PolicyStatementJson[],
+  calls: readonly CodeCall[],
+  renderResource: (r: unknown) => string[],
+): string[] {
+  return calls
+    .filter((c) => !isAllowed(statements, c, renderResource))
+    .map((c) => `${c.action}${c.resource ? ` on ${c.resource}` : ''} (${c.via})`);
 }

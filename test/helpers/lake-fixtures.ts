@@ -4,7 +4,16 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { lakeKeys, toJsonLines, type IntervalRow, type MetricWindowRow, type RunRow, type ServerMetricRow, type StepRow, type VerdictsRow } from '../../core/lake/rows';
+import {
+  lakeKeys,
+  toJsonLines,
+  type IntervalRow,
+  type MetricWindowRow,
+  type RunRow,
+  type ServerMetricRow,
+  type StepRow,
+  type VerdictsRow,
+} from '../../core/lake/rows';
 
 export const DT = '2024-05-01';
 
@@ -82,7 +91,9 @@ export function stepRow(over: Partial<StepRow> & Pick<StepRow, 'run_id' | 'varia
   };
 }
 
-export function intervalRow(over: Partial<IntervalRow> & Pick<IntervalRow, 'run_id' | 'variant' | 'step_id' | 't'>): IntervalRow {
+export function intervalRow(
+  over: Partial<IntervalRow> & Pick<IntervalRow, 'run_id' | 'variant' | 'step_id' | 't'>,
+): IntervalRow {
   return {
     cell_id: `${over.variant}-r1`,
     client_id: 'client-1',
@@ -102,7 +113,9 @@ export function intervalRow(over: Partial<IntervalRow> & Pick<IntervalRow, 'run_
   };
 }
 
-export function metricRow(over: Partial<ServerMetricRow> & Pick<ServerMetricRow, 'run_id' | 'variant' | 'step_id' | 'metric' | 'value'>): ServerMetricRow {
+export function metricRow(
+  over: Partial<ServerMetricRow> & Pick<ServerMetricRow, 'run_id' | 'variant' | 'step_id' | 'metric' | 'value'>,
+): ServerMetricRow {
   return {
     cell_id: `${over.variant}-r1`,
     instance_id: `${over.variant}-w`,
@@ -139,7 +152,9 @@ export function writeStepTable(
   for (const [key, group] of groups) put(lakeDir, key, group);
 }
 
-export function verdictRow(over: Partial<VerdictsRow> & Pick<VerdictsRow, 'run_id' | 'metric' | 'verdict'>): VerdictsRow {
+export function verdictRow(
+  over: Partial<VerdictsRow> & Pick<VerdictsRow, 'run_id' | 'metric' | 'verdict'>,
+): VerdictsRow {
   return {
     experiment: 'exp',
     variant: 'a',

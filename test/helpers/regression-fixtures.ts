@@ -15,7 +15,9 @@ export function nightlySpec(over: Partial<SpecInput> = {}): SpecInput {
   return {
     name: 'nightly',
     engine: { version: '3.10.4' },
-    variants: [{ name: 'r6g', instanceClass: 'db.r6g.large', instanceParameters: { max_prepared_stmt_count: 1048576 } }],
+    variants: [
+      { name: 'r6g', instanceClass: 'db.r6g.large', instanceParameters: { max_prepared_stmt_count: 1048576 } },
+    ],
     data: { tables: 4, tableSize: 10000 },
     defaults: { durationS: 60, warmupS: 10, reportIntervalS: 1, percentile: 95 },
     workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [8] }],
@@ -29,9 +31,20 @@ function planJson(spec: SpecInput, runId: string): string {
 }
 
 /** Run i of a history: started i hours after a fixed time, so ids and times order alike. */
-export function historyRun(i: number, spec: SpecInput = nightlySpec(), over: Partial<HistoryRunRow> = {}): HistoryRunRow {
+export function historyRun(
+  i: number,
+  spec: SpecInput = nightlySpec(),
+  over: Partial<HistoryRunRow> = {},
+): HistoryRunRow {
   const runId = `nightly-${String(i).padStart(3, '0')}`;
-  return { run_id: runId, started_at: new Date(Date.UTC(2026, 0, 1) + i * 86_400_000).toISOString(), status: 'succeeded', backend: 'local', plan: planJson(spec, runId), ...over };
+  return {
+    run_id: runId,
+    started_at: new Date(Date.UTC(2026, 0, 1) + i * 86_400_000).toISOString(),
+    status: 'succeeded',
+    backend: 'local',
+    plan: planJson(spec, runId),
+    ...over,
+  };
 }
 
 export function summaryRow(runId: string, over: Partial<SummaryRow> = {}): SummaryRow {
@@ -70,7 +83,10 @@ export function writeLakeRun(
   seconds = 20,
   backend: RunRow['backend'] = 'local',
 ): void {
-  writeRun(lakeDir, runRow({ run_id: runId, spec_name: spec.name, started_at: startedAt, plan: planJson(spec, runId), backend }));
+  writeRun(
+    lakeDir,
+    runRow({ run_id: runId, spec_name: spec.name, started_at: startedAt, plan: planJson(spec, runId), backend }),
+  );
   const steps: LakeStepRow[] = [];
   const intervals: IntervalRow[] = [];
   repeats.forEach((r, k) => {

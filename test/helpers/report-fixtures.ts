@@ -52,7 +52,12 @@ export interface RunFixtureOptions {
   readonly incompleteMetric?: (cell: CellPlan, step: StepPlan, metric: string) => boolean;
 }
 
-export function writeRunFromSpec(lakeDir: string, specDoc: unknown, fn: StepFn, options: RunFixtureOptions = {}): WrittenRun {
+export function writeRunFromSpec(
+  lakeDir: string,
+  specDoc: unknown,
+  fn: StepFn,
+  options: RunFixtureOptions = {},
+): WrittenRun {
   const spec = validateSpec(specDoc, 'fixture');
   const backend = options.backend ?? 'aws';
   const plan = planRun(spec, {

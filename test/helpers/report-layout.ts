@@ -29,7 +29,11 @@ export const LAYOUT_EXPRESSION = `(() => {
     if (fig.closest('details:not([open])')) continue;
     const boxes = Array.from(fig.querySelectorAll('svg text'))
       .filter((t) => (t.textContent || '').trim() !== '')
-      .filter((t) => { const s = getComputedStyle(t); return s.display !== 'none' && s.visibility !== 'hidden' && Number(s.opacity) > 0 && Number(t.getAttribute('opacity') ?? 1) > 0; })
+      .filter((t) => {
+        const s = getComputedStyle(t);
+        return s.display !== 'none' && s.visibility !== 'hidden' && Number(s.opacity) > 0 &&
+          Number(t.getAttribute('opacity') ?? 1) > 0;
+      })
       .map((t) => ({ text: (t.textContent || '').trim(), r: t.getBoundingClientRect() }))
       .filter((b) => b.r.width > 0 && b.r.height > 0);
     textsMeasured += boxes.length;

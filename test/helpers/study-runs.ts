@@ -9,7 +9,13 @@ import { join } from 'node:path';
 import type { CellPlan, StepPlan } from '../../core/plan/types';
 import { writeRunFromSpec, type RunFixtureOptions, type StepNumbers, type WrittenRun } from './report-fixtures';
 
-export const STUDIES = ['graviton-vs-intel', 'thread-sweep', 'write-forwarding', 'network-throughput', 'rate-sweep'] as const;
+export const STUDIES = [
+  'graviton-vs-intel',
+  'thread-sweep',
+  'write-forwarding',
+  'network-throughput',
+  'rate-sweep',
+] as const;
 export type Study = (typeof STUDIES)[number];
 
 function numbers(study: Study, cell: CellPlan, step: StepPlan): StepNumbers {
@@ -17,7 +23,11 @@ function numbers(study: Study, cell: CellPlan, step: StepPlan): StepNumbers {
   switch (study) {
     case 'graviton-vs-intel': {
       const base: Record<string, number> = { 'read-only': 9500, 'write-only': 5800, 'read-write': 2550 };
-      const tps = (base[step.workload] ?? 1000) * (cls.includes('r6g') ? 0.93 : 1) * (cell.variant.az === 'b' ? 1.04 : 1) * (1 + 0.01 * (cell.repeat - 2));
+      const tps =
+        (base[step.workload] ?? 1000) *
+        (cls.includes('r6g') ? 0.93 : 1) *
+        (cell.variant.az === 'b' ? 1.04 : 1) *
+        (1 + 0.01 * (cell.repeat - 2));
       return { tps, qps: tps * (step.workload === 'read-only' ? 20 : 18), latPctMs: 60000 / tps };
     }
     case 'thread-sweep': {
@@ -25,10 +35,16 @@ function numbers(study: Study, cell: CellPlan, step: StepPlan): StepNumbers {
       // for MySQL refusing the last point (a connection limit); one thread per connection falls past 512.
       const perConn = cell.variant.name.includes('per-conn');
       const engine = cell.variant.engine?.kind ?? 'aurora-mysql';
-      const factor: Record<string, number> = { 'aurora-mysql': 1, 'rds-mariadb': 0.95, 'rds-mysql': 0.85, 'self-managed': 0.8 };
+      const factor: Record<string, number> = {
+        'aurora-mysql': 1,
+        'rds-mariadb': 0.95,
+        'rds-mysql': 0.85,
+        'self-managed': 0.8,
+      };
       let tps = 40 * Math.min(step.threads, 256) * (factor[engine] ?? 1);
       if (perConn && step.threads > 512) tps *= 512 / step.threads;
-      if (engine === 'rds-mysql' && step.threads >= 3000) return { tps: 0, failed: 'FATAL: error 1040: Too many connections' };
+      if (engine === 'rds-mysql' && step.threads >= 3000)
+        return { tps: 0, failed: 'FATAL: error 1040: Too many connections' };
       return {
         tps,
         qps: tps * 20,
@@ -51,7 +67,12 @@ function numbers(study: Study, cell: CellPlan, step: StepPlan): StepNumbers {
     case 'network-throughput': {
       const size = cls.split('.')[2]!;
       const twelve = step.clients > 1;
-      const table: Record<string, [number, number]> = { large: [426e6, 100], xlarge: [898e6, 98], '2xlarge': [1540e6, 71], '4xlarge': [1555e6, 29] };
+      const table: Record<string, [number, number]> = {
+        large: [426e6, 100],
+        xlarge: [898e6, 98],
+        '2xlarge': [1540e6, 71],
+        '4xlarge': [1555e6, 29],
+      };
       const [bytes, cpu] = twelve ? table[size]! : [146e6, 31];
       return {
         tps: bytes / 1e9,

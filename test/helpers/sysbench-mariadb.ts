@@ -43,12 +43,20 @@ function exited(child: ChildProcess): Promise<void> {
 /** Quotes a string for a SQL literal (the server runs with default sql_mode: escape backslashes). */
 export const sqlString = (s: string): string => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
 
-export async function startMariadb(opts: { user?: string; password: string; extraArgs?: string[] }): Promise<ThrowawayMariadb> {
+export async function startMariadb(opts: {
+  user?: string;
+  password: string;
+  extraArgs?: string[];
+}): Promise<ThrowawayMariadb> {
   const dir = mkdtempSync(join(tmpdir(), 'sysbench-mariadb-'));
   const socket = join(dir, 'mysqld.sock');
-  const install = spawnSync('mariadb-install-db', ['--no-defaults', `--datadir=${join(dir, 'data')}`, '--user=root', '--auth-root-authentication-method=normal'], {
-    encoding: 'utf8',
-  });
+  const install = spawnSync(
+    'mariadb-install-db',
+    ['--no-defaults', `--datadir=${join(dir, 'data')}`, '--user=root', '--auth-root-authentication-method=normal'],
+    {
+      encoding: 'utf8',
+    },
+  );
   if (install.status !== 0) {
     rmSync(dir, { recursive: true, force: true });
     throw new Error(`mariadb-install-db failed: ${install.stderr}`);
@@ -75,7 +83,10 @@ export async function startMariadb(opts: { user?: string; password: string; extr
   // Statements go in on stdin, not with -e: they can carry a password (CREATE USER ... IDENTIFIED BY),
   // and a command line is readable by every process on the machine (/proc/<pid>/cmdline).
   const sql = (statements: string): string => {
-    const r = spawnSync('mariadb', ['--no-defaults', '-uroot', '-S', socket, '-N', '--batch'], { input: statements, encoding: 'utf8' });
+    const r = spawnSync('mariadb', ['--no-defaults', '-uroot', '-S', socket, '-N', '--batch'], {
+      input: statements,
+      encoding: 'utf8',
+    });
     if (r.status !== 0) throw new Error(`mariadb: ${r.stderr}`);
     return r.stdout;
   };
@@ -98,8 +109,11 @@ export async function startMariadb(opts: { user?: string; password: string; extr
   };
   try {
     for (let i = 0; ; i++) {
-      if (child.exitCode !== null) throw new Error(`mariadbd exited with ${child.exitCode} (see ${join(dir, 'error.log')})`);
-      const ping = spawnSync('mariadb', ['--no-defaults', '-uroot', '-S', socket, '-e', 'SELECT 1'], { encoding: 'utf8' });
+      if (child.exitCode !== null)
+        throw new Error(`mariadbd exited with ${child.exitCode} (see ${join(dir, 'error.log')})`);
+      const ping = spawnSync('mariadb', ['--no-defaults', '-uroot', '-S', socket, '-e', 'SELECT 1'], {
+        encoding: 'utf8',
+      });
       if (ping.status === 0) break;
       if (i > 240) throw new Error('mariadbd did not accept connections within 60 s');
       await sleep(250);
@@ -107,7 +121,9 @@ export async function startMariadb(opts: { user?: string; password: string; extr
     const user = opts.user ?? 'sbtest';
     const pw = sqlString(opts.password);
     sql(
-      ['%', 'localhost', '127.0.0.1'].map((h) => `CREATE USER '${user}'@'${h}' IDENTIFIED BY ${pw}; GRANT ALL ON *.* TO '${user}'@'${h}';`).join(' ') + ' CREATE DATABASE sbtest;',
+      ['%', 'localhost', '127.0.0.1']
+        .map((h) => `CREATE USER '${user}'@'${h}' IDENTIFIED BY ${pw}; GRANT ALL ON *.* TO '${user}'@'${h}';`)
+        .join(' ') + ' CREATE DATABASE sbtest;',
     );
   } catch (e) {
     await stop();

@@ -19,7 +19,13 @@ import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } fro
 import { DescribeInstanceInformationCommand, GetCommandInvocationCommand, SendCommandCommand, SSMClient, type GetCommandInvocationCommandOutput } from '@aws-sdk/client-ssm';
 import { CLIENT_INSTALL_DIR, clientReadyKey, type ClientReadyMarker } from '../../core/backends/aws/runner-command';
 import { tagKeys } from '../../core/backends/aws/names';
-import { ensureBaseRoot, processesInRoot, rootsUnavailable, serveAgentPackage, STAND_IN_RECORD_DIR } from '../../core/rehearsal/instance-root';
+import {
+  ensureBaseRoot,
+  processesInRoot,
+  rootsUnavailable,
+  serveAgentPackage,
+  STAND_IN_RECORD_DIR,
+} from '../../core/rehearsal/instance-root';
 import { MOTO_CREDENTIALS } from '../../core/rehearsal/moto-server';
 import { ProcessTracker } from '../../core/rehearsal/process-tracker';
 import { SsmAgentEmulation } from '../../core/rehearsal/ssm-agent';
@@ -34,7 +40,9 @@ const BUCKET = 'boot-test-lake';
 const BOOT_TIMEOUT_MS = 20 * 60_000;
 
 function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => (statSync(join(dir, name)).isDirectory() ? filesUnder(join(dir, name)) : [join(dir, name)]));
+  return readdirSync(dir).flatMap((name) =>
+    statSync(join(dir, name)).isDirectory() ? filesUnder(join(dir, name)) : [join(dir, name)],
+  );
 }
 
 async function until<T>(what: string, f: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
@@ -54,54 +62,62 @@ if (unavailable !== undefined) {
   console.warn(`test/integration/client-boot.test.ts skipped: ${unavailable}`);
 }
 
-describeWithRoots("the stack's user data booted unmodified in a clean Debian 12 root (debootstrap), by the rehearsal's SSM agent", () => {
-  let moto: MotoServer;
-  let work: string;
-  let ec2: EC2Client;
-  let ssm: SSMClient;
-  let s3: S3Client;
-  let agent: SsmAgentEmulation;
-  let tracker: ProcessTracker;
-  const lines: string[] = [];
-  const expiresAt = new Date(Date.now() + 2 * 3600_000).toISOString();
+describeWithRoots(
+  "the stack's user data booted unmodified in a clean Debian 12 root (debootstrap), by the rehearsal's SSM agent",
+  () => {
+    let moto: MotoServer;
+    let work: string;
+    let ec2: EC2Client;
+    let ssm: SSMClient;
+    let s3: S3Client;
+    let agent: SsmAgentEmulation;
+    let tracker: ProcessTracker;
+    const lines: string[] = [];
+    const expiresAt = new Date(Date.now() + 2 * 3600_000).toISOString();
 
-  beforeAll(async () => {
-    moto = startMoto();
-    work = mkdtempSync(join(tmpdir(), 'client-boot-test-'));
-    const common = { region: REGION, endpoint: moto.endpoint, credentials: MOTO_CREDENTIALS };
-    ec2 = new EC2Client(common);
-    ssm = new SSMClient(common);
-    s3 = new S3Client({ ...common, forcePathStyle: true });
-    await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
-    // What the stack's BucketDeployment puts under runner/: this repository's client/.
-    for (const file of filesUnder(join(ROOT, 'client'))) {
-      await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: RUNNER_PREFIX + relative(join(ROOT, 'client'), file), Body: readFileSync(file) }));
-    }
-    await serveAgentPackage(s3, REGION, join(work, 'agent-package'));
-    const base = await ensureBaseRoot({ log: (l) => lines.push(l) });
-    const boot = renderedBootUserData({ bucket: BUCKET, region: REGION });
-    tracker = new ProcessTracker();
-    agent = new SsmAgentEmulation({
-      dir: join(work, 'instances'),
-      region: REGION,
-      motoEndpoint: moto.endpoint,
-      credentials: MOTO_CREDENTIALS,
-      s3,
-      tracker,
-      bootCommands: () => ['false'],
-      // The clean root only: the user data installs every package itself.
-      machines: { layers: () => [base], userData: (role) => boot[role].userData },
-      log: (l) => lines.push(l),
+    beforeAll(async () => {
+      moto = startMoto();
+      work = mkdtempSync(join(tmpdir(), 'client-boot-test-'));
+      const common = { region: REGION, endpoint: moto.endpoint, credentials: MOTO_CREDENTIALS };
+      ec2 = new EC2Client(common);
+      ssm = new SSMClient(common);
+      s3 = new S3Client({ ...common, forcePathStyle: true });
+      await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
+      // What the stack's BucketDeployment puts under runner/: this repository's client/.
+      for (const file of filesUnder(join(ROOT, 'client'))) {
+        await s3.send(
+          new PutObjectCommand({
+            Bucket: BUCKET,
+            Key: RUNNER_PREFIX + relative(join(ROOT, 'client'), file),
+            Body: readFileSync(file),
+          }),
+        );
+      }
+      await serveAgentPackage(s3, REGION, join(work, 'agent-package'));
+      const base = await ensureBaseRoot({ log: (l) => lines.push(l) });
+      const boot = renderedBootUserData({ bucket: BUCKET, region: REGION });
+      tracker = new ProcessTracker();
+      agent = new SsmAgentEmulation({
+        dir: join(work, 'instances'),
+        region: REGION,
+        motoEndpoint: moto.endpoint,
+        credentials: MOTO_CREDENTIALS,
+        s3,
+        tracker,
+        bootCommands: () => ['false'],
+        // The clean root only: the user data installs every package itself.
+        machines: { layers: () => [base], userData: (role) => boot[role].userData },
+        log: (l) => lines.push(l),
+      });
+      agent.install({ ssm, ec2 });
+    }, BOOT_TIMEOUT_MS);
+    afterAll(async () => {
+      await agent.shutdown();
+      tracker.dispose();
+      for (const c of [ec2, ssm, s3]) c.destroy();
+      moto.stop();
+      rmSync(work, { recursive: true, force: true });
     });
-    agent.install({ ssm, ec2 });
-  }, BOOT_TIMEOUT_MS);
-  afterAll(async () => {
-    await agent.shutdown();
-    tracker.dispose();
-    for (const c of [ec2, ssm, s3]) c.destroy();
-    moto.stop();
-    rmSync(work, { recursive: true, force: true });
-  });
 
   const launch = async (role: 'client' | 'server'): Promise<string> => {
     const keys = tagKeys(EXPIRES_AT_TAG.slice(0, -'expires-at'.length));
@@ -156,12 +172,10 @@ describeWithRoots("the stack's user data booted unmodified in a clean Debian 12 
       const marker = await until(
         'the ready marker',
         async () => {
-          try {
-            const out = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: clientReadyKey(instanceId) }));
-            return JSON.parse(await out.Body!.transformToString()) as ClientReadyMarker;
-          } catch {
-            return undefined;
-          }
+          const inv = await ssm.send(
+            new GetCommandInvocationCommand({ CommandId: sent.Command!.CommandId!, InstanceId: instanceId }),
+          );
+          return inv.Status === 'InProgress' ? undefined : inv;
         },
         BOOT_TIMEOUT_MS - 60_000,
       );
@@ -219,16 +233,125 @@ describeWithRoots("the stack's user data booted unmodified in a clean Debian 12 
         async () => (await ssm.send(new DescribeInstanceInformationCommand({ Filters: [{ Key: 'InstanceIds', Values: [instanceId] }] }))).InstanceInformationList?.[0],
         120_000,
       );
+    };
 
-      // Assert
-      expect(installed).toMatch(/^mariadbd=\/usr\/sbin\/mariadbd\nversion=.* 10\.11\.\d+-MariaDB/);
-      expect(info).toMatchObject({ PingStatus: 'Online', PlatformName: 'Debian GNU/Linux' });
-      const mariadbds = processesInRoot(root).filter((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'mariadbd');
-      expect(mariadbds).toEqual([]);
-      expect(existsSync(join(root, 'usr', 'sbin', 'policy-rc.d'))).toBe(false);
-      expect(readFileSync(join(root, STAND_IN_RECORD_DIR, 'systemctl'), 'utf8').split('\n')).toEqual(expect.arrayContaining(['enable --now amazon-ssm-agent', 'disable mariadb']));
-      await ec2.send(new TerminateInstancesCommand({ InstanceIds: [instanceId] }));
-    },
-    BOOT_TIMEOUT_MS,
-  );
-});
+    it(
+      'a client installs sysbench and the AWS CLI from the archive, registers its SSM agent, passes ' +
+        'client-ready.sh, and runs commands with them',
+      async () => {
+        // Arrange
+        const instanceId = await launch('client');
+        const online = async () =>
+          (
+            (
+              await ssm.send(
+                new DescribeInstanceInformationCommand({ Filters: [{ Key: 'InstanceIds', Values: [instanceId] }] }),
+              )
+            ).InstanceInformationList ?? []
+          ).length > 0;
+        const before = await online();
+
+        // Act: wait for the ready marker, as checkClientsReady does.
+        const marker = await until(
+          'the ready marker',
+          async () => {
+            try {
+              const out = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: clientReadyKey(instanceId) }));
+              return JSON.parse(await out.Body!.transformToString()) as ClientReadyMarker;
+            } catch {
+              return undefined;
+            }
+          },
+          BOOT_TIMEOUT_MS - 60_000,
+        );
+        // One name per `command -v`: the agent runs commands with the instance's sh, dash on Debian, whose
+        // `command -v` looks up only its first operand (POSIX gives it one: command [-v|-V] command_name).
+        const tools = await commandOutput(instanceId, [
+          'command -v sysbench',
+          'command -v aws',
+          'sysbench --version',
+          '/usr/bin/aws --version',
+          'cat /etc/debian_version',
+        ]);
+        const root = rootOf(instanceId);
+
+        // Assert
+        expect(before).toBe(false);
+        expect(marker).toMatchObject({
+          ready: true,
+          sysbenchVersion: '1.0.20',
+          sysbench: expect.stringMatching(/^sysbench 1\.0\.20 \(using system LuaJIT 2\.1/),
+        });
+        expect(marker.drivers).toEqual(expect.arrayContaining(['mysql', 'pgsql']));
+        expect(await online()).toBe(true);
+        expect(tools).toMatchObject({ Status: 'Success', ResponseCode: 0 });
+        expect(tools.StandardOutputContent).toMatch(
+          new RegExp(
+            /^\/usr\/bin\/sysbench\n\/usr\/local\/bin\/aws\nsysbench 1\.0\.20\naws-cli\/2\.9\.19/.source +
+              / .*debian\.12.*\n12\.\d+\n$/.source,
+          ),
+        );
+        // The dead-man's switch asked for the shutdown at the instance's expires-at tag (two hours, within a minute).
+        const shutdown = readFileSync(join(root, STAND_IN_RECORD_DIR, 'shutdown'), 'utf8').trim();
+        expect(Number(/^-h \+(\d+)$/.exec(shutdown)?.[1])).toBeGreaterThanOrEqual(118);
+        expect(Number(/^-h \+(\d+)$/.exec(shutdown)?.[1])).toBeLessThanOrEqual(120);
+        expect(readFileSync(join(root, 'var', 'log', 'aurora-bench-user-data.log'), 'utf8')).toContain(
+          'client-ready.sh: ready: sysbench 1.0.20',
+        );
+        await ec2.send(new TerminateInstancesCommand({ InstanceIds: [instanceId] }));
+      },
+      BOOT_TIMEOUT_MS,
+    );
+
+    it(
+      "a self-managed server installs Debian's MariaDB 10.11 with its packaged service left stopped, and " +
+        'registers its SSM agent',
+      async () => {
+        // Arrange
+        const instanceId = await launch('server');
+
+        // Act: wait for the marker client/server-setup.sh waits for.
+        const root = await until(
+          'the boot line',
+          () =>
+            Promise.resolve(lines.some((l) => l.includes(`${instanceId}: launched`)) ? rootOf(instanceId) : undefined),
+          60_000,
+        );
+        const installed = await until(
+          'server-installed',
+          () =>
+            Promise.resolve(
+              existsSync(join(root, 'opt', 'aurora-bench', 'server-installed'))
+                ? readFileSync(join(root, 'opt', 'aurora-bench', 'server-installed'), 'utf8')
+                : undefined,
+            ),
+          BOOT_TIMEOUT_MS - 60_000,
+        );
+        const info = await until(
+          'the agent',
+          async () =>
+            (
+              await ssm.send(
+                new DescribeInstanceInformationCommand({ Filters: [{ Key: 'InstanceIds', Values: [instanceId] }] }),
+              )
+            ).InstanceInformationList?.[0],
+          120_000,
+        );
+
+        // Assert
+        expect(installed).toMatch(/^mariadbd=\/usr\/sbin\/mariadbd\nversion=.* 10\.11\.\d+-MariaDB/);
+        expect(info).toMatchObject({ PingStatus: 'Online', PlatformName: 'Debian GNU/Linux' });
+        const mariadbds = processesInRoot(root).filter(
+          (pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'mariadbd',
+        );
+        expect(mariadbds).toEqual([]);
+        expect(existsSync(join(root, 'usr', 'sbin', 'policy-rc.d'))).toBe(false);
+        expect(readFileSync(join(root, STAND_IN_RECORD_DIR, 'systemctl'), 'utf8').split('\n')).toEqual(
+          expect.arrayContaining(['enable --now amazon-ssm-agent', 'disable mariadb']),
+        );
+        await ec2.send(new TerminateInstancesCommand({ InstanceIds: [instanceId] }));
+      },
+      BOOT_TIMEOUT_MS,
+    );
+  },
+);

@@ -48,7 +48,15 @@ beforeAll(async () => {
   runRoot = mkdtempSync(join(tmpdir(), 'ab-duet-runs-'));
   const backend = new LocalBackend({ lakeDir, runRoot, repoRoot: REPO });
   result = await executeLocally({
-    deps: { backend, now: () => new Date(), toolVersion: 'test', gitSha: null, serverVersion: 'test', readyTimeoutS: 60, judgeRun: localJudge(lakeDir) },
+    deps: {
+      backend,
+      now: () => new Date(),
+      toolVersion: 'test',
+      gitSha: null,
+      serverVersion: 'test',
+      readyTimeoutS: 60,
+      judgeRun: localJudge(lakeDir),
+    },
     input: { spec },
     pollMs: 100,
     retryMs: 10,
@@ -84,26 +92,42 @@ describe('a duet run on local servers', () => {
       .filter((e) => e.type === 'StateExited' && e.state?.name === 'RunStep')
       .map((e) => (e.state?.output as { step?: DuetStepOutput }).step?.started)
       .filter((s) => s !== null && s !== undefined);
-    expect(started.map((s) => `${s.step.stepId} ${s.phase} ${s.withPrepare === true}`)).toEqual(['ro-t1 run true', 'ro-t2 run true']);
+    expect(started.map((s) => `${s.step.stepId} ${s.phase} ${s.withPrepare === true}`)).toEqual([
+      'ro-t1 run true',
+      'ro-t2 run true',
+    ]);
     for (const stepId of ['ro-t1', 'ro-t2']) {
       const [a, b] = ['a', 'b'].map((variant) => steps.find((s) => s.variant === variant && s.step_id === stepId)!);
-      // The runs' own starts (the runner's result.json), 2 s after the later prepare: the same moment, up to the processes' wake-up.
+      // The runs' own starts (the runner's result.json), 2 s after the
+      // later prepare: the same moment, up to the processes' wake-up.
       expect(Math.abs(at(a!.started_at) - at(b!.started_at))).toBeLessThan(1000);
     }
   });
 
-  it('measures both variants in the same seconds, and starts a step only when both finished the one before (the barrier)', () => {
-    const row = (variant: string, stepId: string) => steps.find((s) => s.variant === variant && s.step_id === stepId)!;
-    expect(steps.map((s) => `${s.cell_id}/${s.step_id}:${s.status}`).sort()).toEqual(['a-r1/ro-t1:ok', 'a-r1/ro-t2:ok', 'b-r1/ro-t1:ok', 'b-r1/ro-t2:ok']);
-    for (const stepId of ['ro-t1', 'ro-t2']) {
-      const [a, b] = [row('a', stepId), row('b', stepId)];
-      // The measured windows overlap: each started before the other ended.
-      expect(at(a.started_at)).toBeLessThan(at(b.ended_at));
-      expect(at(b.started_at)).toBeLessThan(at(a.ended_at));
-    }
-    const secondStarts = Math.min(at(row('a', 'ro-t2').started_at), at(row('b', 'ro-t2').started_at));
-    expect(secondStarts).toBeGreaterThanOrEqual(Math.max(at(row('a', 'ro-t1').ended_at), at(row('b', 'ro-t1').ended_at)));
-  });
+  it(
+    'measures both variants in the same seconds, and starts a step only when both finished the one before ' +
+      '(the barrier)',
+    () => {
+      const row = (variant: string, stepId: string) =>
+        steps.find((s) => s.variant === variant && s.step_id === stepId)!;
+      expect(steps.map((s) => `${s.cell_id}/${s.step_id}:${s.status}`).sort()).toEqual([
+        'a-r1/ro-t1:ok',
+        'a-r1/ro-t2:ok',
+        'b-r1/ro-t1:ok',
+        'b-r1/ro-t2:ok',
+      ]);
+      for (const stepId of ['ro-t1', 'ro-t2']) {
+        const [a, b] = [row('a', stepId), row('b', stepId)];
+        // The measured windows overlap: each started before the other ended.
+        expect(at(a.started_at)).toBeLessThan(at(b.ended_at));
+        expect(at(b.started_at)).toBeLessThan(at(a.ended_at));
+      }
+      const secondStarts = Math.min(at(row('a', 'ro-t2').started_at), at(row('b', 'ro-t2').started_at));
+      expect(secondStarts).toBeGreaterThanOrEqual(
+        Math.max(at(row('a', 'ro-t1').ended_at), at(row('b', 'ro-t1').ended_at)),
+      );
+    },
+  );
 
   it('reports the order and ratios from time-paired intervals with their interval width', () => {
     const ab = report.sections.find((s) => s.id === 'ab')!;
@@ -133,7 +157,15 @@ describe('a duet whose data is prepared once (data.reuse "cell", the default) on
     onceRuns = mkdtempSync(join(tmpdir(), 'ab-duet-once-runs-'));
     const backend = new LocalBackend({ lakeDir: onceLake, runRoot: onceRuns, repoRoot: REPO });
     once = await executeLocally({
-      deps: { backend, now: () => new Date(), toolVersion: 'test', gitSha: null, serverVersion: 'test', readyTimeoutS: 60, judgeRun: localJudge(onceLake) },
+      deps: {
+        backend,
+        now: () => new Date(),
+        toolVersion: 'test',
+        gitSha: null,
+        serverVersion: 'test',
+        readyTimeoutS: 60,
+        judgeRun: localJudge(onceLake),
+      },
       input: {
         spec: {
           ...spec,
@@ -164,8 +196,14 @@ describe('a duet whose data is prepared once (data.reuse "cell", the default) on
       .filter((s) => s !== null && s !== undefined);
     // Assert
     expect(once.status).toBe('SUCCEEDED');
-    expect(started.map((s) => `${s.step.stepId} ${s.phase} ${s.withPrepare === true}`)).toEqual(['ro-t1 prepare false', 'ro-t1 run false']);
-    expect(onceSteps.map((s) => `${s.cell_id}/${s.step_id}:${s.status}`).sort()).toEqual(['a-r1/ro-t1:ok', 'b-r1/ro-t1:ok']);
+    expect(started.map((s) => `${s.step.stepId} ${s.phase} ${s.withPrepare === true}`)).toEqual([
+      'ro-t1 prepare false',
+      'ro-t1 run false',
+    ]);
+    expect(onceSteps.map((s) => `${s.cell_id}/${s.step_id}:${s.status}`).sort()).toEqual([
+      'a-r1/ro-t1:ok',
+      'b-r1/ro-t1:ok',
+    ]);
     const [a, b] = ['a', 'b'].map((variant) => onceSteps.find((s) => s.variant === variant)!);
     expect(at(a!.started_at)).toBeLessThan(at(b!.ended_at));
     expect(at(b!.started_at)).toBeLessThan(at(a!.ended_at));

@@ -33,11 +33,21 @@ interface ReferenceResult {
   readonly rejected: { readonly index: number; readonly pValue: number } | null;
 }
 
-function runReference(implementation: 'signal-processing-algorithms' | 'apache-otava', series: readonly SyntheticSeries[]): ReferenceResult[] {
+function runReference(
+  implementation: 'signal-processing-algorithms' | 'apache-otava',
+  series: readonly SyntheticSeries[],
+): ReferenceResult[] {
   const python = join(REPO, '.venv', 'references', implementation, 'bin', 'python');
-  if (!existsSync(python)) throw new Error(`${python} is missing: run bash scripts/setup.sh --test (it installs ${implementation} there)`);
+  if (!existsSync(python))
+    throw new Error(`${python} is missing: run bash scripts/setup.sh --test (it installs ${implementation} there)`);
   const r = spawnSync(python, [join(REPO, 'test', 'helpers', 'changepoint_reference.py')], {
-    input: JSON.stringify({ implementation, series: series.map((s) => s.values), significance: SIGNIFICANCE, permutations: PERMUTATIONS, seed: 7 }),
+    input: JSON.stringify({
+      implementation,
+      series: series.map((s) => s.values),
+      significance: SIGNIFICANCE,
+      permutations: PERMUTATIONS,
+      seed: 7,
+    }),
     encoding: 'utf8',
     timeout: 300_000,
   });
@@ -74,7 +84,13 @@ const SERIES: SyntheticSeries[] = [
 ];
 
 function ours(s: SyntheticSeries, statistic: EDivisiveStatistic) {
-  return eDivisive(s.values, { significance: SIGNIFICANCE, permutations: PERMUTATIONS, seed: 11, statistic, stopEarly: false });
+  return eDivisive(s.values, {
+    significance: SIGNIFICANCE,
+    permutations: PERMUTATIONS,
+    seed: 11,
+    statistic,
+    stopEarly: false,
+  });
 }
 
 describe('E-Divisive against signal-processing-algorithms 2.1.6 (MongoDB), statistic v-statistic-to-end', () => {
@@ -83,26 +99,31 @@ describe('E-Divisive against signal-processing-algorithms 2.1.6 (MongoDB), stati
     reference = runReference('signal-processing-algorithms', SERIES);
   });
 
-  it.each(SERIES.map((s, i) => [s.name, i] as const))('%s: the same statistic at every split, the same change points, p-values within Monte Carlo error', (_name, i) => {
-    // Arrange
-    const s = SERIES[i]!;
-    const ref = reference[i]!;
-    // Act
-    const statistics = Array.from(vStatistics(s.values));
-    const r = ours(s, 'v-statistic-to-end');
-    // Assert
-    statistics.forEach((v, k) => expect(v).toBeCloseTo(ref.statistics![k]!, 6));
-    expect(r.changePoints.map((c) => c.index)).toEqual([...ref.changePoints.map((c) => c.index)].sort((a, b) => a - b));
-    for (const c of ref.changePoints) {
-      const mine = r.changePoints.find((m) => m.index === c.index)!;
-      expect(mine.statistic).toBeCloseTo(c.statistic, 6);
-      expect(Math.abs(mine.pValue - c.pValue)).toBeLessThanOrEqual(pTolerance(c.pValue));
-    }
-    if (ref.rejected) {
-      expect(r.rejected!.index).toBe(ref.rejected.index);
-      expect(Math.abs(r.rejected!.pValue - ref.rejected.pValue)).toBeLessThanOrEqual(pTolerance(ref.rejected.pValue));
-    }
-  });
+  it.each(SERIES.map((s, i) => [s.name, i] as const))(
+    '%s: the same statistic at every split, the same change points, p-values within Monte Carlo error',
+    (_name, i) => {
+      // Arrange
+      const s = SERIES[i]!;
+      const ref = reference[i]!;
+      // Act
+      const statistics = Array.from(vStatistics(s.values));
+      const r = ours(s, 'v-statistic-to-end');
+      // Assert
+      statistics.forEach((v, k) => expect(v).toBeCloseTo(ref.statistics![k]!, 6));
+      expect(r.changePoints.map((c) => c.index)).toEqual(
+        [...ref.changePoints.map((c) => c.index)].sort((a, b) => a - b),
+      );
+      for (const c of ref.changePoints) {
+        const mine = r.changePoints.find((m) => m.index === c.index)!;
+        expect(mine.statistic).toBeCloseTo(c.statistic, 6);
+        expect(Math.abs(mine.pValue - c.pValue)).toBeLessThanOrEqual(pTolerance(c.pValue));
+      }
+      if (ref.rejected) {
+        expect(r.rejected!.index).toBe(ref.rejected.index);
+        expect(Math.abs(r.rejected!.pValue - ref.rejected.pValue)).toBeLessThanOrEqual(pTolerance(ref.rejected.pValue));
+      }
+    },
+  );
 });
 
 describe('E-Divisive against apache-otava 0.8.0 (compute_change_points_orig), statistic u-statistic-best-end', () => {
@@ -111,21 +132,24 @@ describe('E-Divisive against apache-otava 0.8.0 (compute_change_points_orig), st
     reference = runReference('apache-otava', SERIES);
   });
 
-  it.each(SERIES.map((s, i) => [s.name, i] as const))('%s: the same best split, the same change points, p-values within Monte Carlo error', (_name, i) => {
-    // Arrange
-    const s = SERIES[i]!;
-    const ref = reference[i]!;
-    // Act
-    const best = bestSplit(s.values, 'u-statistic-best-end');
-    const r = ours(s, 'u-statistic-best-end');
-    // Assert
-    expect(best.index).toBe(ref.bestSplit.index);
-    expect(best.statistic).toBeCloseTo(ref.bestSplit.statistic, 6);
-    expect(r.changePoints.map((c) => c.index)).toEqual(ref.changePoints.map((c) => c.index));
-    for (const c of ref.changePoints) {
-      const mine = r.changePoints.find((m) => m.index === c.index)!;
-      expect(mine.statistic).toBeCloseTo(c.statistic, 6);
-      expect(Math.abs(mine.pValue - c.pValue)).toBeLessThanOrEqual(pTolerance(c.pValue));
-    }
-  });
+  it.each(SERIES.map((s, i) => [s.name, i] as const))(
+    '%s: the same best split, the same change points, p-values within Monte Carlo error',
+    (_name, i) => {
+      // Arrange
+      const s = SERIES[i]!;
+      const ref = reference[i]!;
+      // Act
+      const best = bestSplit(s.values, 'u-statistic-best-end');
+      const r = ours(s, 'u-statistic-best-end');
+      // Assert
+      expect(best.index).toBe(ref.bestSplit.index);
+      expect(best.statistic).toBeCloseTo(ref.bestSplit.statistic, 6);
+      expect(r.changePoints.map((c) => c.index)).toEqual(ref.changePoints.map((c) => c.index));
+      for (const c of ref.changePoints) {
+        const mine = r.changePoints.find((m) => m.index === c.index)!;
+        expect(mine.statistic).toBeCloseTo(c.statistic, 6);
+        expect(Math.abs(mine.pValue - c.pValue)).toBeLessThanOrEqual(pTolerance(c.pValue));
+      }
+    },
+  );
 });

@@ -3,7 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { withLake } from '../../core/lake/duckdb';
 import { resultsText } from '../../core/lake/results';
-import { DT, intervalRow, metricRow, runRow, stepRow, verdictRow, writeRun, writeStepTable, writeVerdicts } from '../helpers/lake-fixtures';
+import {
+  DT,
+  intervalRow,
+  metricRow,
+  runRow,
+  stepRow,
+  verdictRow,
+  writeRun,
+  writeStepTable,
+  writeVerdicts,
+} from '../helpers/lake-fixtures';
 
 describe('results lake through DuckDB', () => {
   let lakeDir: string;
@@ -17,7 +27,18 @@ describe('results lake through DuckDB', () => {
     // Act
     const counts = await withLake(lakeDir, async (lake) => {
       const out: Record<string, number> = {};
-      for (const t of ['runs', 'steps', 'intervals', 'server_metrics', 'verdicts', 'step_summary', 'variant_summary', 'interval_totals', 'latest_run', 'verdict_history']) {
+      for (const t of [
+        'runs',
+        'steps',
+        'intervals',
+        'server_metrics',
+        'verdicts',
+        'step_summary',
+        'variant_summary',
+        'interval_totals',
+        'latest_run',
+        'verdict_history',
+      ]) {
         out[t] = (await lake.query<{ n: number }>(`SELECT COUNT(*) AS n FROM ${t}`))[0]!.n;
       }
       return out;
@@ -32,17 +53,71 @@ describe('results lake through DuckDB', () => {
     writeRun(lakeDir, runRow({ run_id: 'old', started_at: '2024-05-01T09:00:00.000Z' }));
     writeRun(lakeDir, runRow({ run_id: 'new', started_at: '2024-05-01T10:00:00.000Z' }));
     writeStepTable(lakeDir, 'steps', [
-      stepRow({ run_id: 'new', variant: 'a', step_id: 'rw-t4', repeat: 1, client_id: 'c1', tps: 100, qps: 2000, lat_pct_ms: 20, events: 6000, lat_avg_ms: 10 }),
-      stepRow({ run_id: 'new', variant: 'a', step_id: 'rw-t4', repeat: 1, client_id: 'c2', tps: 110, qps: 2200, lat_pct_ms: 25, events: 2000, lat_avg_ms: 14 }),
-      stepRow({ run_id: 'new', variant: 'a', step_id: 'rw-t4', repeat: 2, client_id: 'c1', tps: 120, qps: 2400, lat_pct_ms: 22 }),
-      stepRow({ run_id: 'new', variant: 'a', step_id: 'rw-t4', repeat: 2, client_id: 'c2', tps: 130, qps: 2600, lat_pct_ms: 21 }),
-      stepRow({ run_id: 'new', variant: 'b', step_id: 'rw-t4', repeat: 1, tps: 50, qps: 1000, instance_class: 'db.r5.large' }),
+      stepRow({
+        run_id: 'new',
+        variant: 'a',
+        step_id: 'rw-t4',
+        repeat: 1,
+        client_id: 'c1',
+        tps: 100,
+        qps: 2000,
+        lat_pct_ms: 20,
+        events: 6000,
+        lat_avg_ms: 10,
+      }),
+      stepRow({
+        run_id: 'new',
+        variant: 'a',
+        step_id: 'rw-t4',
+        repeat: 1,
+        client_id: 'c2',
+        tps: 110,
+        qps: 2200,
+        lat_pct_ms: 25,
+        events: 2000,
+        lat_avg_ms: 14,
+      }),
+      stepRow({
+        run_id: 'new',
+        variant: 'a',
+        step_id: 'rw-t4',
+        repeat: 2,
+        client_id: 'c1',
+        tps: 120,
+        qps: 2400,
+        lat_pct_ms: 22,
+      }),
+      stepRow({
+        run_id: 'new',
+        variant: 'a',
+        step_id: 'rw-t4',
+        repeat: 2,
+        client_id: 'c2',
+        tps: 130,
+        qps: 2600,
+        lat_pct_ms: 21,
+      }),
+      stepRow({
+        run_id: 'new',
+        variant: 'b',
+        step_id: 'rw-t4',
+        repeat: 1,
+        tps: 50,
+        qps: 1000,
+        instance_class: 'db.r5.large',
+      }),
       stepRow({ run_id: 'old', variant: 'a', step_id: 'rw-t4', tps: 1, qps: 1 }),
     ]);
     // Act
     const { steps, variants, latest } = await withLake(lakeDir, async (lake) => ({
-      steps: await lake.query(`SELECT cell_id, clients, tps, qps, lat_pct_ms, lat_avg_ms, status FROM step_summary WHERE run_id = 'new' ORDER BY cell_id`),
-      variants: await lake.query(`SELECT variant, n, n_failed, tps_mean, tps_stddev, qps_mean FROM variant_summary WHERE run_id = 'new' ORDER BY variant`),
+      steps: await lake.query(
+        `SELECT cell_id, clients, tps, qps, lat_pct_ms, lat_avg_ms, status FROM step_summary WHERE run_id = ` +
+          `'new' ORDER BY cell_id`,
+      ),
+      variants: await lake.query(
+        `SELECT variant, n, n_failed, tps_mean, tps_stddev, qps_mean FROM variant_summary WHERE run_id = 'new' ` +
+          `ORDER BY variant`,
+      ),
       latest: await lake.query(`SELECT run_id, dt FROM latest_run`),
     }));
     // Assert
@@ -110,7 +185,9 @@ describe('results lake through DuckDB', () => {
       intervalRow({ run_id: 'r', variant: 'a', step_id: 's', t: 1, client_id: 'c2', tps: 12 }),
       intervalRow({ run_id: 'r', variant: 'a', step_id: 's', t: 2, client_id: 'c1', tps: 11, dt: '2024-05-02' }),
     ]);
-    writeStepTable(lakeDir, 'server_metrics', [metricRow({ run_id: 'r', variant: 'a', step_id: 's', metric: 'CPUUtilization', value: 87.5 })]);
+    writeStepTable(lakeDir, 'server_metrics', [
+      metricRow({ run_id: 'r', variant: 'a', step_id: 's', metric: 'CPUUtilization', value: 87.5 }),
+    ]);
     // Act
     const { totals, metrics } = await withLake(lakeDir, async (lake) => ({
       totals: await lake.query(`SELECT t, clients, tps, dt FROM interval_totals ORDER BY t`),
@@ -140,13 +217,21 @@ describe('results lake through DuckDB', () => {
     // Arrange
     writeRun(lakeDir, runRow({ run_id: 'exists' }));
     // Act / Assert
-    await expect(resultsText(lakeDir, { runId: 'missing' })).rejects.toThrow(/run "missing" is not in the results lake .*latest runs: exists/);
+    await expect(resultsText(lakeDir, { runId: 'missing' })).rejects.toThrow(
+      /run "missing" is not in the results lake .*latest runs: exists/,
+    );
   });
 
   it("verdict_history: each run's verdicts with the run's start and status, in the SQL Athena runs too", async () => {
     // Arrange: two nights of one experiment, the second regressed on TPS; a run without verdicts.
-    writeRun(lakeDir, runRow({ run_id: 'n1', spec_name: 'exp', started_at: '2024-05-01T02:00:00.000Z', status: 'succeeded' }));
-    writeRun(lakeDir, runRow({ run_id: 'n2', spec_name: 'exp', started_at: '2024-05-02T02:00:00.000Z', status: 'failed' }));
+    writeRun(
+      lakeDir,
+      runRow({ run_id: 'n1', spec_name: 'exp', started_at: '2024-05-01T02:00:00.000Z', status: 'succeeded' }),
+    );
+    writeRun(
+      lakeDir,
+      runRow({ run_id: 'n2', spec_name: 'exp', started_at: '2024-05-02T02:00:00.000Z', status: 'failed' }),
+    );
     writeRun(lakeDir, runRow({ run_id: 'n3', spec_name: 'exp', started_at: '2024-05-03T02:00:00.000Z' }));
     writeVerdicts(lakeDir, [
       verdictRow({ run_id: 'n1', metric: 'tps', verdict: 'within-noise' }),
@@ -159,15 +244,50 @@ describe('results lake through DuckDB', () => {
 
     // Act
     const rows = await withLake(lakeDir, (lake) =>
-      lake.query(`SELECT run_id, started_at, run_status, metric, verdict, regressed, ratio FROM verdict_history WHERE experiment = 'exp' ORDER BY started_at, metric`),
+      lake.query(
+        `SELECT run_id, started_at, run_status, metric, verdict, regressed, ratio FROM verdict_history WHERE ` +
+          `experiment = 'exp' ORDER BY started_at, metric`,
+      ),
     );
 
     // Assert
     expect(rows).toEqual([
-      { run_id: 'n1', started_at: '2024-05-01T02:00:00.000Z', run_status: 'succeeded', metric: 'latency', verdict: 'unknown', regressed: 0, ratio: null },
-      { run_id: 'n1', started_at: '2024-05-01T02:00:00.000Z', run_status: 'succeeded', metric: 'tps', verdict: 'within-noise', regressed: 0, ratio: 1 },
-      { run_id: 'n2', started_at: '2024-05-02T02:00:00.000Z', run_status: 'failed', metric: 'latency', verdict: 'within-noise', regressed: 0, ratio: 1 },
-      { run_id: 'n2', started_at: '2024-05-02T02:00:00.000Z', run_status: 'failed', metric: 'tps', verdict: 'regressed', regressed: 1, ratio: 0.7 },
+      {
+        run_id: 'n1',
+        started_at: '2024-05-01T02:00:00.000Z',
+        run_status: 'succeeded',
+        metric: 'latency',
+        verdict: 'unknown',
+        regressed: 0,
+        ratio: null,
+      },
+      {
+        run_id: 'n1',
+        started_at: '2024-05-01T02:00:00.000Z',
+        run_status: 'succeeded',
+        metric: 'tps',
+        verdict: 'within-noise',
+        regressed: 0,
+        ratio: 1,
+      },
+      {
+        run_id: 'n2',
+        started_at: '2024-05-02T02:00:00.000Z',
+        run_status: 'failed',
+        metric: 'latency',
+        verdict: 'within-noise',
+        regressed: 0,
+        ratio: 1,
+      },
+      {
+        run_id: 'n2',
+        started_at: '2024-05-02T02:00:00.000Z',
+        run_status: 'failed',
+        metric: 'tps',
+        verdict: 'regressed',
+        regressed: 1,
+        ratio: 0.7,
+      },
     ]);
   });
 
@@ -181,8 +301,14 @@ describe('results lake through DuckDB', () => {
       (await lake.query<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`))[0]!.n;
 
     // Act
-    const scoped = await withLake(lakeDir, async (lake) => [await count('runs')(lake), await count('step_summary')(lake)], { runIds: ['r2', 'r__3'] });
-    const runsOnly = await withLake(lakeDir, async (lake) => [await count('runs')(lake), await count('steps')(lake)], { tables: ['runs'] });
+    const scoped = await withLake(
+      lakeDir,
+      async (lake) => [await count('runs')(lake), await count('step_summary')(lake)],
+      { runIds: ['r2', 'r__3'] },
+    );
+    const runsOnly = await withLake(lakeDir, async (lake) => [await count('runs')(lake), await count('steps')(lake)], {
+      tables: ['runs'],
+    });
 
     // Assert
     expect(scoped).toEqual([2, 2]);

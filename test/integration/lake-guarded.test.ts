@@ -18,7 +18,10 @@ beforeAll(() => {
   writeFileSync(join(outside, 'secret.txt'), 'top secret\n');
   writeRun(lakeDir, runRow({ run_id: 'good', started_at: '2024-05-01T09:00:00.000Z' }));
   writeRun(lakeDir, runRow({ run_id: 'other', started_at: '2024-05-01T10:00:00.000Z' }));
-  writeStepTable(lakeDir, 'steps', [stepRow({ run_id: 'good', variant: 'a', step_id: 'rw-t1', tps: 100 }), stepRow({ run_id: 'other', variant: 'a', step_id: 'rw-t1', tps: 200 })]);
+  writeStepTable(lakeDir, 'steps', [
+    stepRow({ run_id: 'good', variant: 'a', step_id: 'rw-t1', tps: 100 }),
+    stepRow({ run_id: 'other', variant: 'a', step_id: 'rw-t1', tps: 200 }),
+  ]);
 });
 afterAll(() => {
   rmSync(lakeDir, { recursive: true, force: true });
@@ -32,8 +35,16 @@ describe('results --sql is read-only over the lake', () => {
   });
 
   it.each([
-    ['read_text of a file outside the lake', `SELECT * FROM read_text('${join('/', 'etc', 'passwd')}')`, /Permission Error: Cannot access file "\/etc\/passwd"/],
-    ['a path that climbs out of the lake', `SELECT * FROM read_text('${lakeDir}/tables/../../${outside.split('/').pop()!}/secret.txt')`, /Permission Error/],
+    [
+      'read_text of a file outside the lake',
+      `SELECT * FROM read_text('${join('/', 'etc', 'passwd')}')`,
+      /Permission Error: Cannot access file "\/etc\/passwd"/,
+    ],
+    [
+      'a path that climbs out of the lake',
+      `SELECT * FROM read_text('${lakeDir}/tables/../../${outside.split('/').pop()!}/secret.txt')`,
+      /Permission Error/,
+    ],
     ['read_csv outside the lake', `SELECT * FROM read_csv('${outside}/secret.txt')`, /Permission Error/],
     // Refused twice over: DuckDB cannot even plan a write outside the allowed folder.
     ['COPY to a file', `COPY (SELECT 1) TO '${outside}/copied.csv'`, /Permission Error: Cannot access file/],
@@ -41,7 +52,11 @@ describe('results --sql is read-only over the lake', () => {
     ['lifting the restriction', 'SET enable_external_access = true', /a SET statement is refused/],
     ['ATTACH of a database file', `ATTACH '${outside}/x.duckdb'`, /a ATTACH statement is refused/],
     ['CREATE', 'CREATE TABLE t AS SELECT 1', /a CREATE statement is refused/],
-    ['a write hidden after a SELECT', `SELECT 1; COPY (SELECT 1) TO '${outside}/second.csv'`, /Permission Error: Cannot access file/],
+    [
+      'a write hidden after a SELECT',
+      `SELECT 1; COPY (SELECT 1) TO '${outside}/second.csv'`,
+      /Permission Error: Cannot access file/,
+    ],
   ])('refuses %s, and nothing is written', async (_what, sql, message) => {
     // Act / Assert
     await expect(resultsText(lakeDir, { sql })).rejects.toThrow(message);
@@ -57,16 +72,23 @@ describe('results --sql is read-only over the lake', () => {
     // Assert
     expect(said).toBe(`2 rows written to ${csv}\n`);
     expect(readFileSync(csv, 'utf8')).toBe('run_id,tps\ngood,100\nother,200\n');
-    await expect(resultsText(lakeDir, { sql: 'SELECT 1 AS x', exportFile: csv })).rejects.toThrow(/the file exists; choose a new name/);
+    await expect(resultsText(lakeDir, { sql: 'SELECT 1 AS x', exportFile: csv })).rejects.toThrow(
+      /the file exists; choose a new name/,
+    );
     expect(readFileSync(csv, 'utf8')).toBe('run_id,tps\ngood,100\nother,200\n');
-    await expect(resultsText(lakeDir, { sql: 'SELECT 1 AS x', exportFile: join(outside, 'x.txt') })).rejects.toThrow(/must end in \.csv, \.json or \.jsonl/);
+    await expect(resultsText(lakeDir, { sql: 'SELECT 1 AS x', exportFile: join(outside, 'x.txt') })).rejects.toThrow(
+      /must end in \.csv, \.json or \.jsonl/,
+    );
   });
 });
 
 describe('one bad file in the lake', () => {
   it.each([
     ['a truncated last line', '{"run_id": "broken", "variant": "a", "step_id": "rw-t1", "tps": 3'],
-    ['a value of the wrong type', JSON.stringify({ ...stepRow({ run_id: 'broken', variant: 'a', step_id: 'rw-t1' }), tps: 'fast' }) + '\n'],
+    [
+      'a value of the wrong type',
+      JSON.stringify({ ...stepRow({ run_id: 'broken', variant: 'a', step_id: 'rw-t1' }), tps: 'fast' }) + '\n',
+    ],
   ])('with %s is named and left out; the other runs are still served', async (_what, content) => {
     // Arrange: the bad file is a step file of a third run
     const key = lakeKeys.stepTable('steps', DT, 'broken', 'a-r1', 'rw-t1');
@@ -75,7 +97,10 @@ describe('one bad file in the lake', () => {
     try {
       // Act
       const table = await resultsText(lakeDir, { runId: 'good' });
-      const counted = await withLake(lakeDir, async (lake) => ({ rows: await lake.query('SELECT run_id, tps FROM steps ORDER BY run_id'), skipped: lake.skippedFiles }));
+      const counted = await withLake(lakeDir, async (lake) => ({
+        rows: await lake.query('SELECT run_id, tps FROM steps ORDER BY run_id'),
+        skipped: lake.skippedFiles,
+      }));
       // Assert
       expect(table).toMatch(/^Run good /);
       expect(table).toContain(`warning: lake file ${bad} left out (`);

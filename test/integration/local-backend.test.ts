@@ -20,7 +20,15 @@ const REPO = join(__dirname, '..', '..');
 const DT = new Date().toISOString().slice(0, 10);
 
 function runContext(runId: string): RunContext {
-  return { runId, specName: 'local-backend-test', backend: 'local', region: 'us-east-1', engineVersion: '3.04.0', dt: DT, ttlHours: 1 };
+  return {
+    runId,
+    specName: 'local-backend-test',
+    backend: 'local',
+    region: 'us-east-1',
+    engineVersion: '3.04.0',
+    dt: DT,
+    ttlHours: 1,
+  };
 }
 
 const CELL: CellPlan = {
@@ -40,7 +48,13 @@ const CELL: CellPlan = {
   steps: [],
 };
 
-function job(run: RunContext, resources: CellResources, phase: 'prepare' | 'run', stepId: string, sysbenchArgs: string[]): RunnerJob {
+function job(
+  run: RunContext,
+  resources: CellResources,
+  phase: 'prepare' | 'run',
+  stepId: string,
+  sysbenchArgs: string[],
+): RunnerJob {
   return {
     jobId: `${CELL.cellId}/${stepId}/${phase}/client-1`,
     phase,
@@ -102,7 +116,9 @@ describe('LocalBackend', () => {
 
     // Assert
     expect(resources.writer).toMatchObject({ instanceId: 'tiny-r1-w', role: 'writer', host: '127.0.0.1' });
-    expect(resources.readers).toEqual([expect.objectContaining({ instanceId: 'tiny-r1-r1', role: 'reader', host: '127.0.0.1' })]);
+    expect(resources.readers).toEqual([
+      expect.objectContaining({ instanceId: 'tiny-r1-r1', role: 'reader', host: '127.0.0.1' }),
+    ]);
     expect(resources.credentials).toEqual({ user: 'sbtest', secretRef: 'local:sbtest' });
     expect(resources.notes).toContainEqual(
       expect.objectContaining({
@@ -140,7 +156,13 @@ describe('LocalBackend', () => {
   it('prepares data and runs a 3 s step through client/runner.js, with server metrics under CloudWatch names', async () => {
     // Arrange
     const prepare = job(run, resources, 'prepare', 'rw-t2', ['--tables=1', '--table-size=200', '--threads=1']);
-    const step = job(run, resources, 'run', 'rw-t2', ['--tables=1', '--table-size=200', '--threads=2', '--time=3', '--report-interval=1']);
+    const step = job(run, resources, 'run', 'rw-t2', [
+      '--tables=1',
+      '--table-size=200',
+      '--threads=2',
+      '--time=3',
+      '--report-interval=1',
+    ]);
 
     // Act
     const prepared = await backend.startJobs(run, CELL, resources, [prepare]);
@@ -148,8 +170,16 @@ describe('LocalBackend', () => {
     const ran = await backend.startJobs(run, CELL, resources, [step]);
     const ranState = await waitDone(backend, run, ran);
     const runResult = (await result(backend, ran[0]!))!;
-    const collected = await backend.collectServerMetrics(run, CELL, resources, { stepId: 'rw-t2', start: runResult.startedAt, end: runResult.endedAt });
-    const again = await backend.collectServerMetrics(run, CELL, resources, { stepId: 'rw-t2', start: runResult.startedAt, end: runResult.endedAt });
+    const collected = await backend.collectServerMetrics(run, CELL, resources, {
+      stepId: 'rw-t2',
+      start: runResult.startedAt,
+      end: runResult.endedAt,
+    });
+    const again = await backend.collectServerMetrics(run, CELL, resources, {
+      stepId: 'rw-t2',
+      start: runResult.startedAt,
+      end: runResult.endedAt,
+    });
     const rows = collected.rows;
 
     // Assert
@@ -159,7 +189,8 @@ describe('LocalBackend', () => {
     expect(runResult.exitCode).toBe(0);
     expect(await backend.lake.get(ran[0]!.outputPrefix + 'output.log')).toMatch(/transactions:/);
 
-    const byMetric = (instance: string, metric: string) => rows.filter((r) => r.instance_id === instance && r.metric === metric);
+    const byMetric = (instance: string, metric: string) =>
+      rows.filter((r) => r.instance_id === instance && r.metric === metric);
     const metrics = new Set(rows.map((r) => r.metric));
     for (const name of [
       'CPUUtilization',
@@ -177,7 +208,11 @@ describe('LocalBackend', () => {
     }
     expect(
       rows.every(
-        (r: ServerMetricRow) => r.source === 'local' && r.step_id === 'rw-t2' && r.cell_id === 'tiny-r1' && r.unit === SERVER_METRICS[r.metric as keyof typeof SERVER_METRICS],
+        (r: ServerMetricRow) =>
+          r.source === 'local' &&
+          r.step_id === 'rw-t2' &&
+          r.cell_id === 'tiny-r1' &&
+          r.unit === SERVER_METRICS[r.metric as keyof typeof SERVER_METRICS],
       ),
     ).toBe(true);
     expect(Math.max(...byMetric('tiny-r1-w', 'SelectThroughput').map((r) => r.value))).toBeGreaterThan(0);
@@ -191,7 +226,11 @@ describe('LocalBackend', () => {
     // Sampled live, nothing comes late: each instance's metric window is complete with what it has,
     // and asking again answers the same (the workflow may).
     const cpuWindow = collected.windows.find((w) => w.instanceId === 'tiny-r1-w' && w.metric === 'CPUUtilization');
-    expect(cpuWindow).toMatchObject({ source: 'local', received: byMetric('tiny-r1-w', 'CPUUtilization').length, expected: byMetric('tiny-r1-w', 'CPUUtilization').length });
+    expect(cpuWindow).toMatchObject({
+      source: 'local',
+      received: byMetric('tiny-r1-w', 'CPUUtilization').length,
+      expected: byMetric('tiny-r1-w', 'CPUUtilization').length,
+    });
     expect(collected.windows.every((w) => w.received === w.expected && w.received > 0)).toBe(true);
     expect(backend.metricsPublishDelayS).toBe(0);
     expect(again).toEqual(collected);
@@ -207,12 +246,19 @@ describe('LocalBackend', () => {
         'function thread_done() con:disconnect() end',
       ].join('\n') + '\n',
     );
-    const custom: RunnerJob = { ...job(run, resources, 'run', 'custom-t1', ['--threads=1', '--time=1']), workload: 'select_one.lua' };
+    const custom: RunnerJob = {
+      ...job(run, resources, 'run', 'custom-t1', ['--threads=1', '--time=1']),
+      workload: 'select_one.lua',
+    };
 
     // Act
     const handles = await backend.startJobs(run, CELL, resources, [custom]);
     const state = await waitDone(backend, run, handles);
-    await backend.collectServerMetrics(run, CELL, resources, { stepId: 'custom-t1', start: handles[0]!.startedAt, end: new Date().toISOString() });
+    await backend.collectServerMetrics(run, CELL, resources, {
+      stepId: 'custom-t1',
+      start: handles[0]!.startedAt,
+      end: new Date().toISOString(),
+    });
 
     // Assert
     expect(state.jobs).toEqual([{ jobId: custom.jobId, state: 'exited' }]);
@@ -223,10 +269,21 @@ describe('LocalBackend', () => {
 
   it('stops a running job; the runner still leaves result.json', async () => {
     // Arrange
-    const long = job(run, resources, 'run', 'long-t1', ['--tables=1', '--table-size=200', '--threads=1', '--time=120', '--report-interval=1']);
+    const long = job(run, resources, 'run', 'long-t1', [
+      '--tables=1',
+      '--table-size=200',
+      '--threads=1',
+      '--time=120',
+      '--report-interval=1',
+    ]);
     const handles = await backend.startJobs(run, CELL, resources, [long]);
     // Running means sysbench itself is running (the runner has set up its signal handling by then).
-    await until('sysbench running', async () => ((await backend.lake.get(handles[0]!.outputPrefix + 'output.log')) ?? '').includes('Threads started') || undefined);
+    await until(
+      'sysbench running',
+      async () =>
+        ((await backend.lake.get(handles[0]!.outputPrefix + 'output.log')) ?? '').includes('Threads started') ||
+        undefined,
+    );
 
     // Act
     await backend.stopJobs(run, handles);
@@ -273,12 +330,15 @@ describe('cleanup after the owning process crashed', () => {
         `import { LocalBackend } from ${JSON.stringify(join(REPO, 'core/backends/local/local-backend'))};
          const [lakeDir, runRoot, runId, cellJson, repoRoot, dt] = process.argv.slice(2);
          const cell = JSON.parse(cellJson);
-         const run = { runId, specName: 'crash', backend: 'local', region: 'us-east-1', engineVersion: '3', dt, ttlHours: 1 };
+         const run = {
+           runId, specName: 'crash', backend: 'local', region: 'us-east-1', engineVersion: '3', dt, ttlHours: 1,
+         };
          (async () => {
            const backend = new LocalBackend({ lakeDir, runRoot, repoRoot });
            const resources = await backend.provisionCell(run, cell);
            const job = (phase, args) => ({
-             jobId: cell.cellId + '/long/' + phase + '/client-1', phase, clientId: 'client-1', endpoint: resources.writer,
+             jobId: cell.cellId + '/long/' + phase + '/client-1', phase, clientId: 'client-1',
+             endpoint: resources.writer,
              workload: 'oltp_point_select', sysbenchArgs: ['--tables=1', '--table-size=10', '--threads=1', ...args],
              outputPrefix: 'raw/crash/' + runId + '/' + phase + '/',
            });
@@ -290,11 +350,22 @@ describe('cleanup after the owning process crashed', () => {
          })().catch((e) => { console.error(e); process.exit(1); });`,
       );
       // DuckDB (the lake's compaction) is a native module: left out of the bundle, found in the repo's node_modules.
-      buildSync({ entryPoints: [entry], bundle: true, platform: 'node', outfile: join(dir, 'owner.js'), logLevel: 'silent', external: ['@duckdb/*'] });
-      child = spawn(process.execPath, [join(dir, 'owner.js'), lakeDir, runRoot, runId, JSON.stringify(CELL), REPO, DT], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, NODE_PATH: join(REPO, 'node_modules') },
+      buildSync({
+        entryPoints: [entry],
+        bundle: true,
+        platform: 'node',
+        outfile: join(dir, 'owner.js'),
+        logLevel: 'silent',
+        external: ['@duckdb/*'],
       });
+      child = spawn(
+        process.execPath,
+        [join(dir, 'owner.js'), lakeDir, runRoot, runId, JSON.stringify(CELL), REPO, DT],
+        {
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: { ...process.env, NODE_PATH: join(REPO, 'node_modules') },
+        },
+      );
       let out = '';
       let err = '';
       child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
@@ -304,7 +375,9 @@ describe('cleanup after the owning process crashed', () => {
         return Promise.resolve(out.includes('\n') ? out.split('\n')[0] : undefined);
       });
       child.kill('SIGKILL');
-      await until('the owner to die', () => Promise.resolve(child!.exitCode !== null || child!.signalCode !== null ? true : undefined));
+      await until('the owner to die', () =>
+        Promise.resolve(child!.exitCode !== null || child!.signalCode !== null ? true : undefined),
+      );
       return JSON.parse(line) as { resources: CellResources; handles: JobHandle[] };
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -10,8 +10,18 @@ import { replicationStatus, startCluster, type ClusterInfo } from '../../core/ba
 import { measureReplicaLag, stopCluster } from '../helpers/local-cluster';
 import { listening } from '../helpers/server-processes';
 import { localShape } from '../../core/backends/local/instance-classes';
-import { queryServer, ServerStartError, startServerFromTemplate, stopServer } from '../../core/backends/local/mariadb-server';
-import { applyDynamicParameters, planParameters, verifyParameters, type ParameterPlan } from '../../core/backends/local/parameters';
+import {
+  queryServer,
+  ServerStartError,
+  startServerFromTemplate,
+  stopServer,
+} from '../../core/backends/local/mariadb-server';
+import {
+  applyDynamicParameters,
+  planParameters,
+  verifyParameters,
+  type ParameterPlan,
+} from '../../core/backends/local/parameters';
 import { checkLocalDependencies, type LocalVersions } from '../../core/backends/local/preflight';
 import { allowedCpuCount, findFreePort, isAlive, processCmdline } from '../../core/backends/local/processes';
 import { query, SqlError } from '../../core/backends/local/sql-client';
@@ -50,7 +60,11 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutM
 /** The benchmark login over TCP, as sysbench connects. */
 function sbtestTarget(port: number) {
   const file = join(root, `sbtest-${port}.cnf`);
-  writeFileSync(file, `[client]\nuser=${LOCAL_LOGINS.sbtest.user}\npassword=${LOCAL_LOGINS.sbtest.password}\nhost=127.0.0.1\nport=${port}\nprotocol=tcp\ndatabase=sbtest\n`);
+  writeFileSync(
+    file,
+    `[client]\nuser=${LOCAL_LOGINS.sbtest.user}\npassword=${LOCAL_LOGINS.sbtest.password}\nhost=127.0.0.1\n` +
+      `port=${port}\nprotocol=tcp\ndatabase=sbtest\n`,
+  );
   return { client: versions.tools.client, clientDefaultsFile: file };
 }
 
@@ -58,10 +72,22 @@ beforeAll(async () => {
   versions = await checkLocalDependencies();
   template = await ensureTemplate(versions.tools, versions.serverVersion);
   root = mkdtempSync(join(tmpdir(), 'ab-cluster-'));
-  const ctx = { variant: VARIANT, shape: localShape(VARIANT.instanceClass), catalog: template.catalog, serverVersion: versions.serverVersion };
+  const ctx = {
+    variant: VARIANT,
+    shape: localShape(VARIANT.instanceClass),
+    catalog: template.catalog,
+    serverVersion: versions.serverVersion,
+  };
   plans = { writer: planParameters({ ...ctx, role: 'writer' }), reader: planParameters({ ...ctx, role: 'reader' }) };
   notes.push(...plans.writer.notes);
-  cluster = await startCluster({ tools: versions.tools, template, clusterId: 'pool-r1', dir: join(root, 'c'), readers: 2, serverOptions: (role) => plans[role].startup });
+  cluster = await startCluster({
+    tools: versions.tools,
+    template,
+    clusterId: 'pool-r1',
+    dir: join(root, 'c'),
+    readers: 2,
+    serverOptions: (role) => plans[role].startup,
+  });
   for (const s of [cluster.writer, ...cluster.readers]) {
     notes.push(...(await applyDynamicParameters(s, plans[s.role], template.catalog)));
     notes.push(...(await verifyParameters(s, plans[s.role], template.catalog)).notes);
@@ -79,7 +105,11 @@ describe('local cluster', () => {
     const c = cluster!;
 
     // Act
-    await queryServer(c.writer, 'CREATE TABLE sbtest.replicated (id INT PRIMARY KEY, note VARCHAR(20)); INSERT INTO sbtest.replicated VALUES (1, "from the writer")');
+    await queryServer(
+      c.writer,
+      'CREATE TABLE sbtest.replicated (id INT PRIMARY KEY, note VARCHAR(20)); INSERT INTO sbtest.replicated ' +
+        'VALUES (1, "from the writer")',
+    );
     const status = await until('readers to catch up', async () => {
       const s = await replicationStatus(c);
       return s.replicas.every((r) => r.caughtUp) ? s : undefined;
@@ -100,7 +130,10 @@ describe('local cluster', () => {
     const c = cluster!;
 
     // Act
-    await query(sbtestTarget(c.writer.port), 'CREATE TABLE IF NOT EXISTS t_login (id INT PRIMARY KEY); REPLACE INTO t_login VALUES (1)');
+    await query(
+      sbtestTarget(c.writer.port),
+      'CREATE TABLE IF NOT EXISTS t_login (id INT PRIMARY KEY); REPLACE INTO t_login VALUES (1)',
+    );
     const onReader = query(sbtestTarget(c.readers[0]!.port), 'INSERT INTO replicated VALUES (2, "on a reader")');
 
     // Assert
@@ -140,11 +173,15 @@ describe('local cluster', () => {
       [c.writer, ...c.readers].map((s) =>
         queryServer(
           s,
-          'SELECT @@thread_handling, @@sync_binlog, @@max_prepared_stmt_count, @@innodb_flush_log_at_trx_commit, @@innodb_buffer_pool_size, @@max_connections, @@read_only',
+          'SELECT @@thread_handling, @@sync_binlog, @@max_prepared_stmt_count, ' +
+            '@@innodb_flush_log_at_trx_commit, @@innodb_buffer_pool_size, @@max_connections, @@read_only',
         ),
       ),
     );
-    const [[poolThreads]] = (await queryServer(c.writer, "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'THREADPOOL_THREADS'")) as [[string]];
+    const [[poolThreads]] = (await queryServer(
+      c.writer,
+      "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'THREADPOOL_THREADS'",
+    )) as [[string]];
 
     // Assert
     expect(values.map((v) => v[0])).toEqual([
@@ -154,7 +191,8 @@ describe('local cluster', () => {
     ]);
     expect(Number(poolThreads)).toBeGreaterThan(0);
     const [[running]] = (await queryServer(c.writer, 'SELECT VERSION()')) as [[string]];
-    expect(running.startsWith(versions.serverVersion)).toBe(true); // preflight reports what runs (VERSION() adds -log with a binlog)
+    // preflight reports what runs (VERSION() adds -log with a binlog)
+    expect(running.startsWith(versions.serverVersion)).toBe(true);
     expect(notes).toContainEqual(
       expect.objectContaining({
         level: 'warning',

@@ -29,7 +29,10 @@ describe('local SQL with passwords: stdin, not argv; redacted errors (real maria
     const versions = await checkLocalDependencies();
     argvLog = join(root, 'client-argv.log');
     const wrapper = join(root, 'mariadb-recording');
-    writeFileSync(wrapper, `#!/usr/bin/env bash\nprintf '%s\\n' "$*" >> '${argvLog}'\nexec '${versions.tools.client}' "$@"\n`);
+    writeFileSync(
+      wrapper,
+      `#!/usr/bin/env bash\nprintf '%s\\n' "$*" >> '${argvLog}'\nexec '${versions.tools.client}' "$@"\n`,
+    );
     chmodSync(wrapper, 0o755);
     tools = { ...versions.tools, client: wrapper };
     // A template of its own, built through the recording client: its CREATE USER and ALTER USER
@@ -50,40 +53,44 @@ describe('local SQL with passwords: stdin, not argv; redacted errors (real maria
     for (const login of Object.values(LOCAL_LOGINS)) expect(argvRecorded()).not.toContain(login.password);
   });
 
-  it('attaches a reader (CHANGE MASTER TO ... MASTER_PASSWORD) without the replication password on a command line, and it replicates', async () => {
-    // Arrange: a writer and a reader from the template, as startCluster makes them.
-    const start = async (role: 'writer' | 'reader', serverId: number) => {
-      const server = await startServerFromTemplate(template.datadir, {
-        tools,
-        instanceId: `pw-${role}`,
-        role,
-        serverId,
-        dir: join(root, role),
-        options: replicationOptions(role),
-        admin: LOCAL_LOGINS.admin,
-      });
-      servers.push(server.info);
-      return server.info;
-    };
-    const writer = await start('writer', 1);
-    const reader = await start('reader', 2);
-    writeFileSync(argvLog, '');
+  it(
+    'attaches a reader (CHANGE MASTER TO ... MASTER_PASSWORD) without the replication password on a command ' +
+      'line, and it replicates',
+    async () => {
+      // Arrange: a writer and a reader from the template, as startCluster makes them.
+      const start = async (role: 'writer' | 'reader', serverId: number) => {
+        const server = await startServerFromTemplate(template.datadir, {
+          tools,
+          instanceId: `pw-${role}`,
+          role,
+          serverId,
+          dir: join(root, role),
+          options: replicationOptions(role),
+          admin: LOCAL_LOGINS.admin,
+        });
+        servers.push(server.info);
+        return server.info;
+      };
+      const writer = await start('writer', 1);
+      const reader = await start('reader', 2);
+      writeFileSync(argvLog, '');
 
-    // Act
-    await attachReader(reader, writer);
-    await query(writer, 'CREATE TABLE sbtest.pw_probe (id INT PRIMARY KEY); INSERT INTO sbtest.pw_probe VALUES (7)');
-    let caughtUp = false;
-    for (let i = 0; i < 200 && !caughtUp; i++) {
-      caughtUp = (await replicationStatus({ writer, readers: [reader] })).replicas[0]!.caughtUp;
-      if (!caughtUp) await sleep(50);
-    }
+      // Act
+      await attachReader(reader, writer);
+      await query(writer, 'CREATE TABLE sbtest.pw_probe (id INT PRIMARY KEY); INSERT INTO sbtest.pw_probe VALUES (7)');
+      let caughtUp = false;
+      for (let i = 0; i < 200 && !caughtUp; i++) {
+        caughtUp = (await replicationStatus({ writer, readers: [reader] })).replicas[0]!.caughtUp;
+        if (!caughtUp) await sleep(50);
+      }
 
-    // Assert
-    expect(argvRecorded()).toContain('--defaults-file=');
-    expect(argvRecorded()).not.toContain(LOCAL_LOGINS.replication.password);
-    expect(caughtUp).toBe(true);
-    expect(await query(reader, 'SELECT id FROM sbtest.pw_probe')).toEqual([['7']]);
-  });
+      // Assert
+      expect(argvRecorded()).toContain('--defaults-file=');
+      expect(argvRecorded()).not.toContain(LOCAL_LOGINS.replication.password);
+      expect(caughtUp).toBe(true);
+      expect(await query(reader, 'SELECT id FROM sbtest.pw_probe')).toEqual([['7']]);
+    },
+  );
 
   it('an SQL error on a statement carrying a password names the error, not the password', async () => {
     // Arrange

@@ -25,7 +25,8 @@ const SPEC: SpecInput = {
       name: 'apg',
       instanceClass: 'db.r6g.large',
       readers: 1,
-      // synchronous_commit and work_mem exist in PostgreSQL; apg_ccm_enabled is Aurora-only; no_such_setting exists nowhere.
+      // synchronous_commit and work_mem exist in PostgreSQL;
+      // apg_ccm_enabled is Aurora-only; no_such_setting exists nowhere.
       clusterParameters: { synchronous_commit: 'off', apg_ccm_enabled: 1 },
       instanceParameters: { work_mem: '8MB', no_such_setting: 1 },
     },
@@ -68,7 +69,15 @@ beforeAll(async () => {
   runRoot = mkdtempSync(join(tmpdir(), 'ab-pg-runs-'));
   const backend = new LocalBackend({ lakeDir, runRoot, repoRoot: REPO });
   result = await executeLocally({
-    deps: { backend, now: () => new Date(), toolVersion: 'test', gitSha: null, serverVersion: 'test', readyTimeoutS: 60, judgeRun: localJudge(lakeDir) },
+    deps: {
+      backend,
+      now: () => new Date(),
+      toolVersion: 'test',
+      gitSha: null,
+      serverVersion: 'test',
+      readyTimeoutS: 60,
+      judgeRun: localJudge(lakeDir),
+    },
     input: { spec: SPEC },
     pollMs: 100,
     retryMs: 10,
@@ -92,9 +101,16 @@ describe('a PostgreSQL experiment through the local workflow', () => {
     }
     expect(byStep.get('ro-t2')!.target).toBe('reader');
     // The runner's result.json records the command it ran (the password masked).
-    const commands = execFileSync('grep', ['-rhoE', '--include=result.json', '"command": "[^"]*', lakeDir], { encoding: 'utf8' }).trim().split('\n');
+    const commands = execFileSync('grep', ['-rhoE', '--include=result.json', '"command": "[^"]*', lakeDir], {
+      encoding: 'utf8',
+    })
+      .trim()
+      .split('\n');
     expect(commands).toHaveLength(3); // one prepare, two runs
-    for (const c of commands) expect(c).toMatch(/--db-driver=pgsql --pgsql-host=127\.0\.0\.1 --pgsql-port=\d+ --pgsql-user=sbtest --pgsql-password=\*\*\*\*\*/);
+    for (const c of commands)
+      expect(c).toMatch(
+        /--db-driver=pgsql --pgsql-host=127\.0\.0\.1 --pgsql-port=\d+ --pgsql-user=sbtest --pgsql-password=\*\*\*\*\*/,
+      );
   });
 
   it('maps pg_stat_* to the CloudWatch names Aurora PostgreSQL has, with replica lag on the reader', () => {
@@ -121,19 +137,33 @@ describe('a PostgreSQL experiment through the local workflow', () => {
     expect(notes).toMatch(/PostgreSQL 15\.\d+ has no setting "no_such_setting"/);
   });
 
-  it('records at prepare what the primary runs with in server_config: server_version, the requested values compared in their units, the performance list', () => {
-    const config = jsonLines<ServerConfigRow>(join(lakeDir, 'tables', 'server_config'));
-    const byName = new Map(config.map((r) => [r.name, r]));
-    expect(byName.get('server_version')).toMatchObject({ kind: 'version', value: expect.stringMatching(/^15\.\d+/) });
-    // work_mem 8MB is 8192 in pg_settings' unit (kB); both requested values are in effect.
-    expect(byName.get('work_mem')).toMatchObject({ kind: 'requested', value: '8192', requested: '8MB', in_effect: true });
-    expect(byName.get('synchronous_commit')).toMatchObject({ kind: 'requested', value: 'off', in_effect: true });
-    // A setting PostgreSQL does not have is recorded as unread, not as a mismatch.
-    expect(byName.get('apg_ccm_enabled')).toMatchObject({ value: null, in_effect: null });
-    expect(byName.get('shared_buffers')).toMatchObject({ kind: 'performance', value: expect.stringMatching(/^\d+$/) });
-    const runs = jsonLines<RunRow>(join(lakeDir, 'tables', 'runs'));
-    expect(JSON.parse(runs[0]!.server_config ?? '{}')).toMatchObject({ 'apg-r1': { version: expect.stringMatching(/^15\./) } });
-  });
+  it(
+    'records at prepare what the primary runs with in server_config: server_version, the requested values ' +
+      'compared in their units, the performance list',
+    () => {
+      const config = jsonLines<ServerConfigRow>(join(lakeDir, 'tables', 'server_config'));
+      const byName = new Map(config.map((r) => [r.name, r]));
+      expect(byName.get('server_version')).toMatchObject({ kind: 'version', value: expect.stringMatching(/^15\.\d+/) });
+      // work_mem 8MB is 8192 in pg_settings' unit (kB); both requested values are in effect.
+      expect(byName.get('work_mem')).toMatchObject({
+        kind: 'requested',
+        value: '8192',
+        requested: '8MB',
+        in_effect: true,
+      });
+      expect(byName.get('synchronous_commit')).toMatchObject({ kind: 'requested', value: 'off', in_effect: true });
+      // A setting PostgreSQL does not have is recorded as unread, not as a mismatch.
+      expect(byName.get('apg_ccm_enabled')).toMatchObject({ value: null, in_effect: null });
+      expect(byName.get('shared_buffers')).toMatchObject({
+        kind: 'performance',
+        value: expect.stringMatching(/^\d+$/),
+      });
+      const runs = jsonLines<RunRow>(join(lakeDir, 'tables', 'runs'));
+      expect(JSON.parse(runs[0]!.server_config ?? '{}')).toMatchObject({
+        'apg-r1': { version: expect.stringMatching(/^15\./) },
+      });
+    },
+  );
 
   it('leaves no postgres process of the run behind', () => {
     expect(postgresLeft(runRoot)).toEqual([]);

@@ -48,15 +48,20 @@ describe('study reports from lake rows', () => {
     expect(ab.tables.map((t) => t.title)).toEqual(['AZ a', 'AZ b', 'Same class, different AZ (QPS)']);
     const f = report.findings!['ab'] as AbFindings;
     const ro = f.azs[0]!.ratios[0]!;
-    expect([ro.step, ro.variant, ro.baseline, ro.qps.estimate!.toFixed(3), ro.qps.direction, ro.qps.interval!.covers]).toEqual([
-      'read-only t32',
-      'r6g-a',
-      'r5-a',
-      '0.930',
-      'lower',
-      'run-to-run',
-    ]);
-    expect(f.azSpread[0]).toMatchObject({ instanceClass: 'db.r5.2xlarge', step: 'read-only t32', azs: 'b/a', qps: { direction: 'higher' } });
+    expect([
+      ro.step,
+      ro.variant,
+      ro.baseline,
+      ro.qps.estimate!.toFixed(3),
+      ro.qps.direction,
+      ro.qps.interval!.covers,
+    ]).toEqual(['read-only t32', 'r6g-a', 'r5-a', '0.930', 'lower', 'run-to-run']);
+    expect(f.azSpread[0]).toMatchObject({
+      instanceClass: 'db.r5.2xlarge',
+      step: 'read-only t32',
+      azs: 'b/a',
+      qps: { direction: 'higher' },
+    });
     expect(f.azSpread[0]!.qps.estimate!).toBeCloseTo(1.04, 6);
     const price = report.findings!['price'] as PriceFindings;
     expect(price.variants.map((v) => [v.variant, v.hourly])).toEqual([
@@ -66,7 +71,8 @@ describe('study reports from lake rows', () => {
       ['r6g-b', 1.038],
     ]);
     expect(section(report, 'price').findings[0]).toBe(
-      "AZ a: r6g-a (aurora-mysql db.r6g.2xlarge) costs 89.48% of r5-a (aurora-mysql db.r5.2xlarge) per hour; its transactions per USD are read-only 103.9%, write-only 103.9%, read-write 103.9% of r5-a's.",
+      'AZ a: r6g-a (aurora-mysql db.r6g.2xlarge) costs 89.48% of r5-a (aurora-mysql db.r5.2xlarge) per hour; ' +
+        "its transactions per USD are read-only 103.9%, write-only 103.9%, read-write 103.9% of r5-a's.",
     );
     expect(renderTerminal(report)).toMatch(/TPS \(95% CI\)/);
     // The answer first: per AZ the ratios with intervals, then performance ratio vs price ratio with its interval.
@@ -79,13 +85,23 @@ describe('study reports from lake rows', () => {
     expect(pp.slice(0, 3)).toEqual(['a', 'read-only t32', 'r6g-a/r5-a']);
     expect(pp[4]).toBe('89.5%');
     expect(pp[5]).toMatch(/^103\.9% \(\d+\.\d%–\d+\.\d%\) (better|within noise)$/);
-    expect(renderTerminal(report).indexOf('== Answer ==')).toBeLessThan(renderTerminal(report).indexOf('== Variants compared'));
+    expect(renderTerminal(report).indexOf('== Answer ==')).toBeLessThan(
+      renderTerminal(report).indexOf('== Variants compared'),
+    );
   });
 
   it('S1 with one repeat and equal variants: intervals from the per-interval samples, and "within the noise"', async () => {
     // Arrange: the same numbers for both classes, 1 repeat, noisy intervals
-    const doc = JSON.parse(readFileSync(join(repoRoot, 'experiments', 'graviton-vs-intel.json'), 'utf8')) as Record<string, unknown>;
-    const { runId } = writeRunFromSpec(lakeDir, { ...doc, repeats: 1 }, () => ({ tps: 1000, qps: 20000, latPctMs: 10, noise: 0.2 }), { intervals: 40 });
+    const doc = JSON.parse(readFileSync(join(repoRoot, 'experiments', 'graviton-vs-intel.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    const { runId } = writeRunFromSpec(
+      lakeDir,
+      { ...doc, repeats: 1 },
+      () => ({ tps: 1000, qps: 20000, latPctMs: 10, noise: 0.2 }),
+      { intervals: 40 },
+    );
     // Act
     const ab = section(await reportOf(lakeDir, runId), 'ab');
     // Assert
@@ -108,13 +124,23 @@ describe('study reports from lake rows', () => {
       { variant: 'self-managed-pool', score: 80 },
     ]);
     const rw = f.sweeps.find((x) => x.label === 'read-write')!;
-    expect(rw.variants.find((v) => v.variant === 'rds-mariadb-per-conn')).toMatchObject({ peakThreads: 256, fallOffThreads: 1024 });
-    expect(rw.variants.find((v) => v.variant === 'rds-mariadb-per-conn')!.errorPoints.map((e) => [e.threads, e.kind])).toEqual([
+    expect(rw.variants.find((v) => v.variant === 'rds-mariadb-per-conn')).toMatchObject({
+      peakThreads: 256,
+      fallOffThreads: 1024,
+    });
+    expect(
+      rw.variants.find((v) => v.variant === 'rds-mariadb-per-conn')!.errorPoints.map((e) => [e.threads, e.kind]),
+    ).toEqual([
       [2048, 'deadlocks'],
       [3000, 'deadlocks'],
     ]);
-    expect(rw.variants.find((v) => v.variant === 'rds-mysql')!.errorPoints.map((e) => [e.threads, e.kind])).toEqual([[3000, 'connection']]);
-    expect(rw.variants.find((v) => v.variant === 'rds-mariadb-pool')).toMatchObject({ peakThreads: 256, fallOffThreads: null });
+    expect(rw.variants.find((v) => v.variant === 'rds-mysql')!.errorPoints.map((e) => [e.threads, e.kind])).toEqual([
+      [3000, 'connection'],
+    ]);
+    expect(rw.variants.find((v) => v.variant === 'rds-mariadb-pool')).toMatchObject({
+      peakThreads: 256,
+      fallOffThreads: null,
+    });
     // Thread pool against one thread per connection on the same offering, with a verdict.
     expect(f.threadPool.map((t) => [t.pool, t.perConnection])).toEqual([
       ['rds-mariadb-pool', 'rds-mariadb-per-conn'],
@@ -145,7 +171,9 @@ describe('study reports from lake rows', () => {
     expect(sweep.answer!.charts.filter((c) => c.id.startsWith('sweep-tps'))).toHaveLength(3);
     expect(sweep.answer!.charts.filter((c) => c.id.startsWith('sweep-qps'))).toHaveLength(3);
     expect(sweep.answer!.tables[0]!.title).toMatch(/^100-point score/);
-    expect(sweep.answer!.lines[1]).toMatch(/^aurora-mysql ranks above rds-mariadb-pool \(score ratio .* within one run\); .* not judged/);
+    expect(sweep.answer!.lines[1]).toMatch(
+      /^aurora-mysql ranks above rds-mariadb-pool \(score ratio .* within one run\); .* not judged/,
+    );
     expect(section(report, 'failures').tables[0]!.rows).toHaveLength(3);
   });
 
@@ -167,7 +195,10 @@ describe('study reports from lake rows', () => {
       'No connection errors at any thread count.',
       'Deadlocks and lock waits below 0.1% of transactions at every point.',
     ]);
-    expect(sweep.tables.map((t) => t.title)).toEqual(['Peak and fall-off (TPS)', 'TPS per thread count (95% interval)']);
+    expect(sweep.tables.map((t) => t.title)).toEqual([
+      'Peak and fall-off (TPS)',
+      'TPS per thread count (95% interval)',
+    ]);
   });
 
   it('S3: writer vs reader, the read share from which the reader wins, scale-out and consistency cost', async () => {
@@ -182,9 +213,17 @@ describe('study reports from lake rows', () => {
       [128, null, 0, false],
     ]);
     expect(fwd.findings).toContain(
-      "32 threads: the reader beats the writer beyond this run's noise (one repeat: run-to-run noise not measured) from a read share of 90:10 (reads:writes) upwards.",
+      "32 threads: the reader beats the writer beyond this run's noise (one repeat: run-to-run noise not " +
+        'measured) from a read share of 90:10 (reads:writes) upwards.',
     );
-    expect(fwd.answer!.tables.find((t) => t.title.startsWith('Reader/writer TPS'))!.head).toEqual(['threads', '50:50', '60:40', '≈70:30', '80:20', '90:10']);
+    expect(fwd.answer!.tables.find((t) => t.title.startsWith('Reader/writer TPS'))!.head).toEqual([
+      'threads',
+      '50:50',
+      '60:40',
+      '≈70:30',
+      '80:20',
+      '90:10',
+    ]);
     expect(f.scaleOut.map((x) => [x.readers, x.threadsEach, Math.round(x.ratio!.estimate! * 100)])).toEqual([
       [2, 32, 140],
       [2, 32, 139],
@@ -216,7 +255,8 @@ describe('study reports from lake rows', () => {
       'db.r6i.4xlarge scan-1-client (1 client): client-bound',
       'db.r6i.4xlarge scan-12-clients (12 clients): network-bound',
     ]);
-    expect([net.tables[0]!.rows[5]![3], net.tables[0]!.rows[5]![4]]).toEqual(['12.32', '0.041']); // 1540 MB/s and 1540/300 MB/s x 8
+    // 1540 MB/s and 1540/300 MB/s x 8
+    expect([net.tables[0]!.rows[5]![3], net.tables[0]!.rows[5]![4]]).toEqual(['12.32', '0.041']);
     expect(net.answer!.lines.map((l) => l.split(' (')[0])).toEqual(['Client-bound', 'Cpu-bound', 'Network-bound']);
   });
 
@@ -227,7 +267,8 @@ describe('study reports from lake rows', () => {
       repoRoot,
       'network-throughput',
       'aws',
-      (cell, _step, metric) => cell.variant.instanceClass === 'db.r6i.2xlarge' && metric === 'NetworkTransmitThroughput',
+      (cell, _step, metric) =>
+        cell.variant.instanceClass === 'db.r6i.2xlarge' && metric === 'NetworkTransmitThroughput',
     );
     // Act
     const net = section(await reportOf(lakeDir, written.runId), 'network');
@@ -235,8 +276,13 @@ describe('study reports from lake rows', () => {
     const rows = net.tables[0]!.rows;
     expect(rows[5]![3]).toBe('12.32 partial');
     expect(rows[5]![6]).not.toContain('partial');
-    expect(rows.filter((r) => r[3]!.includes('partial')).map((r) => r[1])).toEqual(['db.r6i.2xlarge', 'db.r6i.2xlarge']);
-    expect((net.tables[0]!.notes ?? []).join('\n')).toMatch(/partial: some datapoints of the step's window never arrived .*metric_windows\.complete = false/);
+    expect(rows.filter((r) => r[3]!.includes('partial')).map((r) => r[1])).toEqual([
+      'db.r6i.2xlarge',
+      'db.r6i.2xlarge',
+    ]);
+    expect((net.tables[0]!.notes ?? []).join('\n')).toMatch(
+      /partial: some datapoints of the step's window never arrived .*metric_windows\.complete = false/,
+    );
     expect(net.findings.filter((f) => f.includes('(partial: server metrics incomplete)'))).toHaveLength(2);
   });
 
@@ -247,12 +293,24 @@ describe('study reports from lake rows', () => {
     const f = report.findings!['rate'] as RateFindings;
     // Assert: per repeat, the knee at an offered rate, the capacity from the unlimited-rate step
     const insert = f.sweeps.find((x) => x.workload === 'insert')!;
-    expect(insert.variants.map((v) => [v.variant, v.repeats.map((r) => [r.kneeOffered, r.saturatedAtOffered, r.reason, r.capacity])])).toEqual([
+    expect(
+      insert.variants.map((v) => [
+        v.variant,
+        v.repeats.map((r) => [r.kneeOffered, r.saturatedAtOffered, r.reason, r.capacity]),
+      ]),
+    ).toEqual([
       ['r6g-2xl', [1, 2].map(() => [64000, 80000, 'throughput', 64800])],
       ['r5-2xl', [1, 2].map(() => [24000, 32000, 'throughput', 29800])],
     ]);
     expect(insert.capacityRatios[0]!.ratio.estimate!).toBeCloseTo(64800 / 29800, 6);
-    expect(rate.answer!.charts.map((c) => c.id)).toEqual(['rate-achieved-0', 'rate-latency-0', 'rate-achieved-1', 'rate-latency-1', 'rate-achieved-2', 'rate-latency-2']);
+    expect(rate.answer!.charts.map((c) => c.id)).toEqual([
+      'rate-achieved-0',
+      'rate-latency-0',
+      'rate-achieved-1',
+      'rate-latency-1',
+      'rate-achieved-2',
+      'rate-latency-2',
+    ]);
   });
 
   it('writes self-contained HTML: inline SVG charts, no script, no external reference', async () => {
@@ -261,20 +319,36 @@ describe('study reports from lake rows', () => {
     // Act
     const html = renderHtml(report);
     // Assert
-    expect(html.match(/<svg /g)!.length).toBe(report.sections.reduce((a, s) => a + s.charts.length + (s.answer?.charts.length ?? 0), 0));
+    expect(html.match(/<svg /g)!.length).toBe(
+      report.sections.reduce((a, s) => a + s.charts.length + (s.answer?.charts.length ?? 0), 0),
+    );
     expect(html).not.toMatch(/<script|<link |src="http|href="http|@import/);
     expect(html).toMatch(/ecmeta_data_index/);
   });
 
-  it("labels a local run's reader steps as the client-side emulation of write forwarding, in the answer and the plan notes", async () => {
-    // Arrange: the S3 experiment planned locally runs its reader steps as the emulation
-    const doc = JSON.parse(readFileSync(join(repoRoot, 'experiments', 'write-forwarding.json'), 'utf8')) as unknown;
-    const { runId } = writeRunFromSpec(lakeDir, doc, () => ({ tps: 100 }), { backend: 'local', scripts: { 'rw_consistency.lua': '--' } });
-    // Act
-    const report = await reportOf(lakeDir, runId);
-    // Assert
-    expect(report.answer!.lines.join('\n')).toMatch(/Local rehearsal: MariaDB has no write forwarding; the reader steps ran a client-side emulation on real GTID replication/);
-    expect(report.answer!.tables.map((t) => t.title)).toEqual(expect.arrayContaining([expect.stringMatching(/^Reader\/writer TPS .* by threads and read share/)]));
-    expect(report.notes.join('\n')).toMatch(/client-side EMULATION of Aurora write forwarding/);
-  });
+  it(
+    "labels a local run's reader steps as the client-side emulation of write forwarding, in the answer and " +
+      'the plan notes',
+    async () => {
+      // Arrange: the S3 experiment planned locally runs its reader steps as the emulation
+      const doc = JSON.parse(readFileSync(join(repoRoot, 'experiments', 'write-forwarding.json'), 'utf8')) as unknown;
+      const { runId } = writeRunFromSpec(lakeDir, doc, () => ({ tps: 100 }), {
+        backend: 'local',
+        scripts: { 'rw_consistency.lua': '--' },
+      });
+      // Act
+      const report = await reportOf(lakeDir, runId);
+      // Assert
+      expect(report.answer!.lines.join('\n')).toMatch(
+        new RegExp(
+          /Local rehearsal: MariaDB has no write forwarding; the reader steps ran a client-side/.source +
+            / emulation on real GTID replication/.source,
+        ),
+      );
+      expect(report.answer!.tables.map((t) => t.title)).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^Reader\/writer TPS .* by threads and read share/)]),
+      );
+      expect(report.notes.join('\n')).toMatch(/client-side EMULATION of Aurora write forwarding/);
+    },
+  );
 });

@@ -7,7 +7,16 @@
  * records its arguments (AURORA_BENCH_CWAGENT_CTL); the real agent needs an EC2 instance.
  */
 import { execFile } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -41,7 +50,9 @@ function fakeCtl(name: string, code: number): { ctl: string; argsFile: string } 
 
 async function runScript(home: string, ctl: string): Promise<{ code: number; stderr: string }> {
   try {
-    const { stderr } = await execFileAsync(join(toolsPath, 'bash'), [SCRIPT], { env: { PATH: toolsPath, AURORA_BENCH_HOME: home, AURORA_BENCH_CWAGENT_CTL: ctl } });
+    const { stderr } = await execFileAsync(join(toolsPath, 'bash'), [SCRIPT], {
+      env: { PATH: toolsPath, AURORA_BENCH_HOME: home, AURORA_BENCH_CWAGENT_CTL: ctl },
+    });
     return { code: 0, stderr };
   } catch (e) {
     const err = e as { code: number; stderr: string };
@@ -58,7 +69,15 @@ describe('server-metrics-agent.sh', () => {
     const result = await runScript(home, ctl);
     // Assert
     expect(result.code).toBe(0);
-    expect(readFileSync(argsFile, 'utf8').trim().split('\n')).toEqual(['-a', 'fetch-config', '-m', 'ec2', '-s', '-c', `file:${join(CLIENT_DIR, 'cloudwatch-agent.json')}`]);
+    expect(readFileSync(argsFile, 'utf8').trim().split('\n')).toEqual([
+      '-a',
+      'fetch-config',
+      '-m',
+      'ec2',
+      '-s',
+      '-c',
+      `file:${join(CLIENT_DIR, 'cloudwatch-agent.json')}`,
+    ]);
     expect(existsSync(join(home, 'metrics-agent-started'))).toBe(true);
     expect(existsSync(join(home, 'metrics-agent-failed'))).toBe(false);
   });
@@ -71,7 +90,9 @@ describe('server-metrics-agent.sh', () => {
     const result = await runScript(home, ctl);
     // Assert
     expect(result.code).toBe(0);
-    expect(readFileSync(join(home, 'metrics-agent-failed'), 'utf8')).toMatch(/^amazon-cloudwatch-agent-ctl -a fetch-config failed: ctl output line/);
+    expect(readFileSync(join(home, 'metrics-agent-failed'), 'utf8')).toMatch(
+      /^amazon-cloudwatch-agent-ctl -a fetch-config failed: ctl output line/,
+    );
     expect(result.stderr).toMatch(/not started \(the server goes on without memory metrics\)/);
     expect(existsSync(join(home, 'metrics-agent-started'))).toBe(false);
   });
@@ -83,19 +104,31 @@ describe('server-metrics-agent.sh', () => {
     const result = await runScript(home, join(work, 'no-such-ctl'));
     // Assert
     expect(result.code).toBe(0);
-    expect(readFileSync(join(home, 'metrics-agent-failed'), 'utf8')).toMatch(/no .*no-such-ctl and no dpkg to install amazon-cloudwatch-agent with/);
+    expect(readFileSync(join(home, 'metrics-agent-failed'), 'utf8')).toMatch(
+      /no .*no-such-ctl and no dpkg to install amazon-cloudwatch-agent with/,
+    );
   });
 
-  it('the config publishes mem_available once a minute with InstanceId as its only dimension (what core/backends/aws/metrics.ts queries)', () => {
-    // Act
-    const config = JSON.parse(readFileSync(join(CLIENT_DIR, 'cloudwatch-agent.json'), 'utf8')) as {
-      agent: { omit_hostname: boolean; metrics_collection_interval: number };
-      metrics: { namespace: string; append_dimensions: Record<string, string>; metrics_collected: Record<string, { measurement: string[] }> };
-    };
-    // Assert
-    expect(config.agent).toMatchObject({ omit_hostname: true, metrics_collection_interval: 60 });
-    expect(config.metrics.namespace).toBe('CWAgent');
-    expect(config.metrics.append_dimensions).toEqual({ InstanceId: '${aws:InstanceId}' });
-    expect(config.metrics.metrics_collected).toEqual({ mem: expect.objectContaining({ measurement: ['mem_available'] }) });
-  });
+  it(
+    'the config publishes mem_available once a minute with InstanceId as its only dimension (what ' +
+      'core/backends/aws/metrics.ts queries)',
+    () => {
+      // Act
+      const config = JSON.parse(readFileSync(join(CLIENT_DIR, 'cloudwatch-agent.json'), 'utf8')) as {
+        agent: { omit_hostname: boolean; metrics_collection_interval: number };
+        metrics: {
+          namespace: string;
+          append_dimensions: Record<string, string>;
+          metrics_collected: Record<string, { measurement: string[] }>;
+        };
+      };
+      // Assert
+      expect(config.agent).toMatchObject({ omit_hostname: true, metrics_collection_interval: 60 });
+      expect(config.metrics.namespace).toBe('CWAgent');
+      expect(config.metrics.append_dimensions).toEqual({ InstanceId: '${aws:InstanceId}' });
+      expect(config.metrics.metrics_collected).toEqual({
+        mem: expect.objectContaining({ measurement: ['mem_available'] }),
+      });
+    },
+  );
 });

@@ -58,7 +58,18 @@ describe('self-managed servers: client/server-install.sh and server-setup.sh on 
     bash(
       'server-setup.sh',
       [
-        ...['--role', role, '--server-id', role === 'writer' ? '1' : '2', '--port', '3306', '--options-b64', b64, '--secret-arn', SECRET_ARN],
+        ...[
+          '--role',
+          role,
+          '--server-id',
+          role === 'writer' ? '1' : '2',
+          '--port',
+          '3306',
+          '--options-b64',
+          b64,
+          '--secret-arn',
+          SECRET_ARN,
+        ],
         ...(role === 'replica' ? ['--writer-host', '127.0.0.1', '--writer-port', String(ports.writer)] : []),
         ...extra,
       ],
@@ -67,9 +78,17 @@ describe('self-managed servers: client/server-install.sh and server-setup.sh on 
   // The secret's user over TCP, as sysbench on a client logs in.
   const tcp = (port: number): SqlTarget => {
     const file = join(work, `client-${port}.cnf`);
-    writeFileSync(file, `[client]\nuser=${optionFileValue(SECRET.username)}\npassword=${optionFileValue(SECRET.password)}\nhost=127.0.0.1\nport=${port}\nprotocol=tcp\n`, {
-      mode: 0o600,
-    });
+    writeFileSync(
+      file,
+      `[client]\nuser=` +
+        optionFileValue(SECRET.username) +
+        `\npassword=` +
+        optionFileValue(SECRET.password) +
+        `\nhost=127.0.0.1\nport=${port}\nprotocol=tcp\n`,
+      {
+        mode: 0o600,
+      },
+    );
     return { client: 'mariadb', clientDefaultsFile: file };
   };
 
@@ -83,7 +102,8 @@ describe('self-managed servers: client/server-install.sh and server-setup.sh on 
       join(work, 'bin', 'aws'),
       [
         '#!/bin/bash',
-        '[ "$*" = "secretsmanager get-secret-value --secret-id $SHIM_SECRET_ARN --query SecretString --output text" ] || { echo "aws shim: unexpected call: $*" >&2; exit 254; }',
+        '[ "$*" = "secretsmanager get-secret-value --secret-id $SHIM_SECRET_ARN --query SecretString --output ' +
+          'text" ] || { echo "aws shim: unexpected call: $*" >&2; exit 254; }',
         'cat "$SHIM_SECRET_FILE"',
       ].join('\n') + '\n',
       { mode: 0o755 },
@@ -95,7 +115,15 @@ describe('self-managed servers: client/server-install.sh and server-setup.sh on 
     }
     // What the backend sends: the variant's parameters rendered for a small instance.
     const rendered = renderServerOptions(
-      { name: 'sm', clusterParameters: {}, instanceParameters: { thread_handling: 'pool-of-threads', innodb_buffer_pool_size: '64M', innodb_log_file_size: '48M' } },
+      {
+        name: 'sm',
+        clusterParameters: {},
+        instanceParameters: {
+          thread_handling: 'pool-of-threads',
+          innodb_buffer_pool_size: '64M',
+          innodb_log_file_size: '48M',
+        },
+      },
       { memoryBytes: 2 * 1024 ** 3, vcpu: 2, maxConnections: 300 },
     );
     expect(rendered.problems).toEqual([]);
@@ -122,12 +150,16 @@ describe('self-managed servers: client/server-install.sh and server-setup.sh on 
 
   it('installs nothing where mariadbd is present and writes the marker setup waits for', async () => {
     // Act
-    const results = await Promise.all([homes.writer, homes.replica, homes.bad].map((h) => bash('server-install.sh', [], env(h, 0))));
+    const results = await Promise.all(
+      [homes.writer, homes.replica, homes.bad].map((h) => bash('server-install.sh', [], env(h, 0))),
+    );
 
     // Assert
     for (const [i, r] of results.entries()) {
       expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
-      expect(readFileSync(join([homes.writer, homes.replica, homes.bad][i]!, 'server-installed'), 'utf8')).toMatch(/^mariadbd=\/.*\nversion=.* 10\.11\./);
+      expect(readFileSync(join([homes.writer, homes.replica, homes.bad][i]!, 'server-installed'), 'utf8')).toMatch(
+        /^mariadbd=\/.*\nversion=.* 10\.11\./,
+      );
     }
   });
 
@@ -137,32 +169,53 @@ describe('self-managed servers: client/server-install.sh and server-setup.sh on 
 
     // Assert
     expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
-    expect(lastLine(r.stdout)).toEqual({ ready: true, role: 'writer', host: '127.0.0.1', port: ports.writer, version: expect.stringMatching(/^10\.11\./), serverId: 1 });
-    const [row] = await query(tcp(ports.writer), 'SELECT @@thread_handling, @@max_connections, @@innodb_buffer_pool_size, @@read_only, @@log_bin, @@server_id');
+    expect(lastLine(r.stdout)).toEqual({
+      ready: true,
+      role: 'writer',
+      host: '127.0.0.1',
+      port: ports.writer,
+      version: expect.stringMatching(/^10\.11\./),
+      serverId: 1,
+    });
+    const [row] = await query(
+      tcp(ports.writer),
+      'SELECT @@thread_handling, @@max_connections, @@innodb_buffer_pool_size, @@read_only, @@log_bin, @@server_id',
+    );
     expect(row).toEqual(['pool-of-threads', '300', String(64 * 1024 ** 2), '0', '1', '1']);
   });
 
   it('starts a replica that replicates a write made on the writer (GTID), read-only, with the thread pool', async () => {
     // Act
     const r = await setup('replica');
-    await query(tcp(ports.writer), 'CREATE TABLE sbtest.probe (id INT PRIMARY KEY, v VARCHAR(20)); INSERT INTO sbtest.probe VALUES (1, "from the writer")');
+    await query(
+      tcp(ports.writer),
+      'CREATE TABLE sbtest.probe (id INT PRIMARY KEY, v VARCHAR(20)); INSERT INTO sbtest.probe VALUES (1, ' +
+        '"from the writer")',
+    );
     const [[gtid]] = (await query(tcp(ports.writer), 'SELECT @@gtid_binlog_pos')) as [[string]];
     // MASTER_GTID_WAIT returns 0 once the replica has applied that position (-1 on its timeout).
     const [[waited]] = (await query(tcp(ports.replica), `SELECT MASTER_GTID_WAIT('${gtid}', 60)`)) as [[string]];
 
     // Assert
     expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
-    expect(lastLine(r.stdout)).toEqual({ ready: true, role: 'replica', host: '127.0.0.1', port: ports.replica, version: expect.stringMatching(/^10\.11\./), serverId: 2 });
+    expect(lastLine(r.stdout)).toEqual({
+      ready: true,
+      role: 'replica',
+      host: '127.0.0.1',
+      port: ports.replica,
+      version: expect.stringMatching(/^10\.11\./),
+      serverId: 2,
+    });
     expect(waited).toBe('0');
-    expect(await query(tcp(ports.replica), 'SELECT v FROM sbtest.probe; SELECT @@read_only, @@thread_handling, @@server_id')).toEqual([
-      ['from the writer'],
-      ['1', 'pool-of-threads', '2'],
-    ]);
+    expect(
+      await query(tcp(ports.replica), 'SELECT v FROM sbtest.probe; SELECT @@read_only, @@thread_handling, @@server_id'),
+    ).toEqual([['from the writer'], ['1', 'pool-of-threads', '2']]);
   });
 
   it('verifies and answers the same on a repeat, without restarting either server', async () => {
     // Arrange
-    const pidOf = (role: 'writer' | 'replica') => readFileSync(join(homes[role], 'server', 'mariadbd.pid'), 'utf8').trim();
+    const pidOf = (role: 'writer' | 'replica') =>
+      readFileSync(join(homes[role], 'server', 'mariadbd.pid'), 'utf8').trim();
     const before = [pidOf('writer'), pidOf('replica')];
 
     // Act
@@ -177,21 +230,59 @@ describe('self-managed servers: client/server-install.sh and server-setup.sh on 
     expect([pidOf('writer'), pidOf('replica')]).toEqual(before);
   });
 
-  it("fails with MariaDB's own reason for an option it does not take, and with the script's for one it sets itself; nothing left running", async () => {
-    // Arrange
-    const unknown = serverOptionsBase64(['thread_handling=pool-of-threads', 'innodb_no_such_option=1']);
-    const managed = serverOptionsBase64(['port=1']);
-    const badEnv = env(homes.bad, ports.bad);
+  it(
+    "fails with MariaDB's own reason for an option it does not take, and with the script's for one it sets " +
+      'itself; nothing left running',
+    async () => {
+      // Arrange
+      const unknown = serverOptionsBase64(['thread_handling=pool-of-threads', 'innodb_no_such_option=1']);
+      const managed = serverOptionsBase64(['port=1']);
+      const badEnv = env(homes.bad, ports.bad);
 
-    // Act
-    const r1 = await bash('server-setup.sh', ['--role', 'writer', '--server-id', '1', '--port', '3306', '--options-b64', unknown, '--secret-arn', SECRET_ARN], badEnv);
-    const r2 = await bash('server-setup.sh', ['--role', 'writer', '--server-id', '1', '--port', '3306', '--options-b64', managed, '--secret-arn', SECRET_ARN], badEnv);
+      // Act
+      const r1 = await bash(
+        'server-setup.sh',
+        [
+          '--role',
+          'writer',
+          '--server-id',
+          '1',
+          '--port',
+          '3306',
+          '--options-b64',
+          unknown,
+          '--secret-arn',
+          SECRET_ARN,
+        ],
+        badEnv,
+      );
+      const r2 = await bash(
+        'server-setup.sh',
+        [
+          '--role',
+          'writer',
+          '--server-id',
+          '1',
+          '--port',
+          '3306',
+          '--options-b64',
+          managed,
+          '--secret-arn',
+          SECRET_ARN,
+        ],
+        badEnv,
+      );
 
-    // Assert
-    expect(r1.code).toBe(1);
-    expect(r1.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^server-setup\.sh: mariadbd did not start: .*unknown variable 'innodb_no_such_option=1'/)]);
-    expect(r2.code).toBe(1);
-    expect(r2.stderr.trim()).toMatch(/^server-setup\.sh: option line 1 sets port, which this script sets itself/);
-    expect(serverProcessesUnder('mariadbd', homes.bad)).toEqual([]);
-  });
+      // Assert
+      expect(r1.code).toBe(1);
+      expect(r1.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(
+          /^server-setup\.sh: mariadbd did not start: .*unknown variable 'innodb_no_such_option=1'/,
+        ),
+      ]);
+      expect(r2.code).toBe(1);
+      expect(r2.stderr.trim()).toMatch(/^server-setup\.sh: option line 1 sets port, which this script sets itself/);
+      expect(serverProcessesUnder('mariadbd', homes.bad)).toEqual([]);
+    },
+  );
 });

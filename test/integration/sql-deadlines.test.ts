@@ -73,7 +73,9 @@ describe('deadlines on calls to a server', () => {
     // Arrange
     process.kill(server.pid, 'SIGSTOP');
     // Act / Assert
-    await expect(query(server, 'SELECT 1', { timeoutMs: 1_000 })).rejects.toThrow(/^the server did not answer within 1 s \(running: SELECT 1\)$/);
+    await expect(query(server, 'SELECT 1', { timeoutMs: 1_000 })).rejects.toThrow(
+      /^the server did not answer within 1 s \(running: SELECT 1\)$/,
+    );
     expect(await stopServer(server, { graceMs: 30_000, keepDir: true })).toBe('killed');
     expect(isAlive(server.pid)).toBe(false);
   });

@@ -66,7 +66,15 @@ function newBackend(): LocalBackend {
 }
 
 function deps(backend: Backend): TaskDeps {
-  return { backend, now: () => new Date(), toolVersion: 'test', gitSha: null, serverVersion: 'test', readyTimeoutS: 60, judgeRun: localJudge(lakeDir) };
+  return {
+    backend,
+    now: () => new Date(),
+    toolVersion: 'test',
+    gitSha: null,
+    serverVersion: 'test',
+    readyTimeoutS: 60,
+    judgeRun: localJudge(lakeDir),
+  };
 }
 
 async function run(backend: Backend, spec: SpecInput = tinySpec()): Promise<LocalExecutionResult> {
@@ -93,7 +101,12 @@ async function runRow(backend: Backend, result: LocalExecutionResult): Promise<R
   return JSON.parse(text!.trim()) as RunRow;
 }
 
-async function stepRows(backend: Backend, result: LocalExecutionResult, cellId: string, stepId: string): Promise<StepRow[]> {
+async function stepRows(
+  backend: Backend,
+  result: LocalExecutionResult,
+  cellId: string,
+  stepId: string,
+): Promise<StepRow[]> {
   const dt = new Date().toISOString().slice(0, 10);
   const text = await backend.lake.get(lakeKeys.stepTable('steps', dt, result.runId!, cellId, stepId));
   return text!
@@ -112,9 +125,14 @@ describe('benchmark workflow, locally', () => {
     expect(result.status).toBe('SUCCEEDED');
     expect(result.output).toMatchObject({ status: 'succeeded', steps: 2, failedSteps: 0 });
     expect(entered(result.events, 'ProvisionCell')).toBe(1);
-    // The cell Map hands its child only the item's position (ProvisionCell reads which cell it is), and the child returns its status alone.
-    const stateOf = (type: string, name: string) => result.events.find((e) => e.type === type && e.state?.name === name)?.state;
-    expect(stateOf('StateEntered', 'ProvisionCell')?.input).toEqual({ run: expect.objectContaining({ runId: result.runId }) as unknown, cell: { index: 0 } });
+    // The cell Map hands its child only the item's position (ProvisionCell
+    // reads which cell it is), and the child returns its status alone.
+    const stateOf = (type: string, name: string) =>
+      result.events.find((e) => e.type === type && e.state?.name === name)?.state;
+    expect(stateOf('StateEntered', 'ProvisionCell')?.input).toEqual({
+      run: expect.objectContaining({ runId: result.runId }) as unknown,
+      cell: { index: 0 },
+    });
     expect(stateOf('StateExited', 'ProvisionCell')?.output).toMatchObject({ cell: { cellId: 'small-r1', index: 0 } });
     expect(stateOf('StateExited', 'TeardownCell')?.output).toBe('succeeded');
     expect(startedPhases(result.events)).toEqual(['prepare', 'run', 'run']);
@@ -124,14 +142,21 @@ describe('benchmark workflow, locally', () => {
     expect(entered(result.events, 'CollectLateMetrics')).toBe(1);
     expect(entered(result.events, 'WaitForLateMetrics')).toBe(0);
     const dt = new Date().toISOString().slice(0, 10);
-    const windows = (await backend.lake.get(lakeKeys.stepTable('metric_windows', dt, result.runId!, 'small-r1', 'rw-t2')))!
+    const windows = (await backend.lake.get(
+      lakeKeys.stepTable('metric_windows', dt, result.runId!, 'small-r1', 'rw-t2'),
+    ))!
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as MetricWindowRow);
-    expect(windows.find((w) => w.instance_id === 'small-r1-w' && w.metric === 'CPUUtilization')).toMatchObject({ source: 'local', complete: true });
+    expect(windows.find((w) => w.instance_id === 'small-r1-w' && w.metric === 'CPUUtilization')).toMatchObject({
+      source: 'local',
+      complete: true,
+    });
     expect(windows.every((w) => w.complete && w.received === w.expected)).toBe(true);
     // InnoDB's file reads and writes stand in for Aurora's IOPS; what cannot be measured locally is said in the notes.
-    const serverMetrics = (await backend.lake.get(lakeKeys.stepTable('server_metrics', dt, result.runId!, 'small-r1', 'rw-t2')))!;
+    const serverMetrics = (await backend.lake.get(
+      lakeKeys.stepTable('server_metrics', dt, result.runId!, 'small-r1', 'rw-t2'),
+    ))!;
     expect(serverMetrics).toContain('"metric":"WriteIOPS"');
     expect(serverMetrics).toContain('"metric":"ReadIOPS"');
     const rw = await stepRows(backend, result, 'small-r1', 'rw-t2');
@@ -139,7 +164,13 @@ describe('benchmark workflow, locally', () => {
     expect(rw[0]).toMatchObject({ status: 'ok', threads: 2, target: 'writer', error: null });
     expect(rw[0]!.tps).toBeGreaterThan(0);
     // The latency distribution from the run's histogram: ordered, and within the step's min and max.
-    const distribution = [rw[0]!.lat_p50_ms, rw[0]!.lat_p90_ms, rw[0]!.lat_p95_ms, rw[0]!.lat_p99_ms, rw[0]!.lat_p999_ms];
+    const distribution = [
+      rw[0]!.lat_p50_ms,
+      rw[0]!.lat_p90_ms,
+      rw[0]!.lat_p95_ms,
+      rw[0]!.lat_p99_ms,
+      rw[0]!.lat_p999_ms,
+    ];
     expect(distribution.every((v) => typeof v === 'number' && v > 0)).toBe(true);
     expect([...(distribution as number[])].sort((x, y) => x - y)).toEqual(distribution);
     expect(distribution[0]!).toBeGreaterThanOrEqual(rw[0]!.lat_min_ms! * 0.9);
@@ -157,69 +188,85 @@ describe('benchmark workflow, locally', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as VerdictsRow);
     expect(verdicts.map((v) => [v.experiment, v.run_id, v.workload, v.verdict])).toEqual(
-      ['rw', 'ro'].flatMap((w) => ['tps', 'qps', 'latency', 'errors'].map(() => ['wf-test', result.runId, w, 'unknown'])),
+      ['rw', 'ro'].flatMap((w) =>
+        ['tps', 'qps', 'latency', 'errors'].map(() => ['wf-test', result.runId, w, 'unknown']),
+      ),
     );
-    expect(manifest.notes).toMatch(/not measured locally: CommitLatency, DMLLatency, SelectLatency \(MariaDB keeps no statement durations/);
+    expect(manifest.notes).toMatch(
+      /not measured locally: CommitLatency, DMLLatency, SelectLatency \(MariaDB keeps no statement durations/,
+    );
     expect(serversLeft()).toEqual([]);
   });
 
-  it('data.reuse "step": one job per client and step prepares then runs (the other client waits for it); a prepare that fails fails the cell as a prepare, with no run rows', async () => {
-    // Arrange: two clients, so the second one's job waits for the first one's prepare; the second
-    // step's prepare fails (MariaDB refuses an unknown storage engine under its default sql_mode,
-    // NO_ENGINE_SUBSTITUTION), its run never starts.
-    const backend = newBackend();
-    const spec = tinySpec({
-      variants: [{ name: 'small', instanceClass: 'db.t3.medium', readers: 0, clients: { count: 2 } }],
-      data: { tables: 1, tableSize: 200, prepareThreads: 1, reuse: 'step' },
-      workloads: [
-        { name: 'rw', test: 'oltp_read_write', threads: [1] },
-        { name: 'bad', test: 'oltp_read_only', threads: [1], options: { mysql_storage_engine: 'NoSuchEngine' } },
-      ],
-    });
-    // Act
-    const result = await run(backend, spec);
-    // Assert
-    expect(result.status).toBe('FAILED');
-    expect(result.cause).toContain('DataPrepareFailedError');
-    expect(result.cause).toMatch(/sysbench prepare for cell small-r1 failed on client-1: .*NoSuchEngine/);
-    const started = result.events
-      .filter((e) => e.type === 'StateExited' && e.state?.name === 'RunStep')
-      .map((e) => (e.state?.output as { step?: RunStepOutput } | undefined)?.step)
-      .filter((o) => o?.started);
-    expect(started.map((o) => [o!.started!.phase, o!.started!.withPrepare, o!.started!.step.stepId])).toEqual([
-      ['run', true, 'rw-t1'],
-      ['run', true, 'bad-t1'],
-    ]);
-    const dt = new Date().toISOString().slice(0, 10);
-    const raw = (stepId: string, phase: string, client: string) => lakeKeys.raw(dt, result.runId!, 'small-r1', stepId, phase, client);
-    const prepared = JSON.parse((await backend.lake.get(raw('rw-t1', 'prepare', 'client-1') + 'result.json'))!) as {
-      phase: string;
-      exitCode: number;
-      startedAt: string;
-      endedAt: string;
-    };
-    expect([prepared.phase, prepared.exitCode]).toEqual(['prepare', 0]);
-    // The next step's first look waits for a prepare as long as the cell's last one, the 2 s after
-    // it at which both clients' runs start, and the run.
-    const lastPrepareS = Math.ceil((Date.parse(prepared.endedAt) - Date.parse(prepared.startedAt)) / 1000);
-    expect(started[1]!.waitS).toBe(lastPrepareS + 2 + 2 + 1);
-    expect(await backend.lake.get(raw('rw-t1', 'prepare', 'client-2') + 'result.json')).toBeUndefined();
-    const rw = await stepRows(backend, result, 'small-r1', 'rw-t1');
-    expect(rw.map((r) => [r.status, r.client_id])).toEqual([
-      ['ok', 'client-1'],
-      ['ok', 'client-2'],
-    ]);
-    // Both runs started 2 s after the prepare ended (the run's own times, not the job's).
-    for (const row of rw) expect(Date.parse(row.started_at)).toBeGreaterThanOrEqual(Date.parse(prepared.endedAt) + 2000);
-    expect(await backend.lake.get(lakeKeys.stepTable('server_config', dt, result.runId!, 'small-r1', 'rw-t1'))).toBeDefined();
-    // The failed prepare is the cell's failure, not a failed run: no step rows; both runs say they did not run.
-    expect(await backend.lake.get(lakeKeys.stepTable('steps', dt, result.runId!, 'small-r1', 'bad-t1'))).toBeUndefined();
-    for (const client of ['client-1', 'client-2'])
-      expect(await backend.lake.get(raw('bad-t1', 'run', client) + 'output.log')).toContain("aurora-bench runner: not run: the data's prepare");
-    expect((await runRow(backend, result)).status).toBe('failed');
-    expect(entered(result.events, 'TeardownCellOnError')).toBe(1);
-    expect(serversLeft()).toEqual([]);
-  });
+  it(
+    'data.reuse "step": one job per client and step prepares then runs (the other client waits for it); a ' +
+      'prepare that fails fails the cell as a prepare, with no run rows',
+    async () => {
+      // Arrange: two clients, so the second one's job waits for the first one's prepare; the second
+      // step's prepare fails (MariaDB refuses an unknown storage engine under its default sql_mode,
+      // NO_ENGINE_SUBSTITUTION), its run never starts.
+      const backend = newBackend();
+      const spec = tinySpec({
+        variants: [{ name: 'small', instanceClass: 'db.t3.medium', readers: 0, clients: { count: 2 } }],
+        data: { tables: 1, tableSize: 200, prepareThreads: 1, reuse: 'step' },
+        workloads: [
+          { name: 'rw', test: 'oltp_read_write', threads: [1] },
+          { name: 'bad', test: 'oltp_read_only', threads: [1], options: { mysql_storage_engine: 'NoSuchEngine' } },
+        ],
+      });
+      // Act
+      const result = await run(backend, spec);
+      // Assert
+      expect(result.status).toBe('FAILED');
+      expect(result.cause).toContain('DataPrepareFailedError');
+      expect(result.cause).toMatch(/sysbench prepare for cell small-r1 failed on client-1: .*NoSuchEngine/);
+      const started = result.events
+        .filter((e) => e.type === 'StateExited' && e.state?.name === 'RunStep')
+        .map((e) => (e.state?.output as { step?: RunStepOutput } | undefined)?.step)
+        .filter((o) => o?.started);
+      expect(started.map((o) => [o!.started!.phase, o!.started!.withPrepare, o!.started!.step.stepId])).toEqual([
+        ['run', true, 'rw-t1'],
+        ['run', true, 'bad-t1'],
+      ]);
+      const dt = new Date().toISOString().slice(0, 10);
+      const raw = (stepId: string, phase: string, client: string) =>
+        lakeKeys.raw(dt, result.runId!, 'small-r1', stepId, phase, client);
+      const prepared = JSON.parse((await backend.lake.get(raw('rw-t1', 'prepare', 'client-1') + 'result.json'))!) as {
+        phase: string;
+        exitCode: number;
+        startedAt: string;
+        endedAt: string;
+      };
+      expect([prepared.phase, prepared.exitCode]).toEqual(['prepare', 0]);
+      // The next step's first look waits for a prepare as long as the cell's last one, the 2 s after
+      // it at which both clients' runs start, and the run.
+      const lastPrepareS = Math.ceil((Date.parse(prepared.endedAt) - Date.parse(prepared.startedAt)) / 1000);
+      expect(started[1]!.waitS).toBe(lastPrepareS + 2 + 2 + 1);
+      expect(await backend.lake.get(raw('rw-t1', 'prepare', 'client-2') + 'result.json')).toBeUndefined();
+      const rw = await stepRows(backend, result, 'small-r1', 'rw-t1');
+      expect(rw.map((r) => [r.status, r.client_id])).toEqual([
+        ['ok', 'client-1'],
+        ['ok', 'client-2'],
+      ]);
+      // Both runs started 2 s after the prepare ended (the run's own times, not the job's).
+      for (const row of rw)
+        expect(Date.parse(row.started_at)).toBeGreaterThanOrEqual(Date.parse(prepared.endedAt) + 2000);
+      expect(
+        await backend.lake.get(lakeKeys.stepTable('server_config', dt, result.runId!, 'small-r1', 'rw-t1')),
+      ).toBeDefined();
+      // The failed prepare is the cell's failure, not a failed run: no step rows; both runs say they did not run.
+      expect(
+        await backend.lake.get(lakeKeys.stepTable('steps', dt, result.runId!, 'small-r1', 'bad-t1')),
+      ).toBeUndefined();
+      for (const client of ['client-1', 'client-2'])
+        expect(await backend.lake.get(raw('bad-t1', 'run', client) + 'output.log')).toContain(
+          "aurora-bench runner: not run: the data's prepare",
+        );
+      expect((await runRow(backend, result)).status).toBe('failed');
+      expect(entered(result.events, 'TeardownCellOnError')).toBe(1);
+      expect(serversLeft()).toEqual([]);
+    },
+  );
 
   it('runs cells at once up to maxConcurrency, each on its own servers', async () => {
     // Arrange
@@ -255,7 +302,12 @@ describe('benchmark workflow, locally', () => {
       workloads: [{ name: 'raw', script: 'rw_consistency.lua', threads: [2] }],
     });
     // Act
-    const result = await executeLocally({ deps: deps(backend), input: { spec, scripts: { 'rw_consistency.lua': body } }, pollMs: 100, retryMs: 10 });
+    const result = await executeLocally({
+      deps: deps(backend),
+      input: { spec, scripts: { 'rw_consistency.lua': body } },
+      pollMs: 100,
+      retryMs: 10,
+    });
     // Assert: every transaction checked its own write; on the writer none is stale
     const row = (await stepRows(backend, result, 'one-r1', 'raw-t2'))[0]!;
     expect(row.error).toBeNull();
@@ -267,7 +319,9 @@ describe('benchmark workflow, locally', () => {
   });
 
   it('retries a transient backend error and still succeeds', async () => {
-    const backend = withInjectedFailures(newBackend(), { checkJobs: { error: new TransientBackendError('throttled'), times: 1 } });
+    const backend = withInjectedFailures(newBackend(), {
+      checkJobs: { error: new TransientBackendError('throttled'), times: 1 },
+    });
     const result = await run(backend, tinySpec({ workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1] }] }));
     expect(result.status).toBe('SUCCEEDED');
     // A step still running is not retried (RunStep returns done false): the only retry is the injected error's.
@@ -280,7 +334,9 @@ describe('benchmark workflow, locally', () => {
       .map((e) => (e.state?.output as { step?: RunStepOutput } | undefined)?.step)
       .filter((step) => step?.running !== undefined);
     expect(stillRunning.length).toBeGreaterThan(0);
-    expect(stillRunning.every((step) => !step!.done && step!.running! > 0 && step!.waitS >= 10 && step!.started === null)).toBe(true);
+    expect(
+      stillRunning.every((step) => !step!.done && step!.running! > 0 && step!.waitS >= 10 && step!.started === null),
+    ).toBe(true);
     expect(backend.calls['checkJobs']).toBeGreaterThan(1);
     expect(serversLeft()).toEqual([]);
   });
@@ -297,9 +353,17 @@ describe('benchmark workflow, locally', () => {
   it('fails at PlanRun when the preflight refuses (a budget below the estimate), creating nothing', async () => {
     // Arrange: the preflight the AWS Lambda uses for budgets, with a budget no cluster fits in.
     const backend = withInjectedFailures(newBackend(), {});
-    const d: TaskDeps = { ...deps(backend), preflight: (plan, spec) => Promise.resolve([budgetRefusal(plan, spec.budget)].filter((n) => n !== null)) };
+    const d: TaskDeps = {
+      ...deps(backend),
+      preflight: (plan, spec) => Promise.resolve([budgetRefusal(plan, spec.budget)].filter((n) => n !== null)),
+    };
     // Act
-    const result = await executeLocally({ deps: d, input: { spec: tinySpec({ budget: { maxUsd: 0.0001 } }) }, pollMs: 100, retryMs: 10 });
+    const result = await executeLocally({
+      deps: d,
+      input: { spec: tinySpec({ budget: { maxUsd: 0.0001 } }) },
+      pollMs: 100,
+      retryMs: 10,
+    });
     // Assert
     expect(result.status).toBe('FAILED');
     expect(result.error).toBe('InvalidSpecError');
@@ -356,7 +420,9 @@ describe('benchmark workflow, locally', () => {
         return Reflect.get(target, prop, receiver) as unknown;
       },
     });
-    const backend = new Proxy(real, { get: (t, p, r) => (p === 'lake' ? lake : (Reflect.get(t, p, r) as unknown)) }) as Backend;
+    const backend = new Proxy(real, {
+      get: (t, p, r) => (p === 'lake' ? lake : (Reflect.get(t, p, r) as unknown)),
+    }) as Backend;
     // Act
     const result = await run(backend, oneStepSpec());
     // Assert
@@ -368,10 +434,13 @@ describe('benchmark workflow, locally', () => {
     expect(serversLeft()).toEqual([]);
   });
 
-  it('a verdict failure is recorded and changes nothing of the run: it succeeds, its cells torn down, its manifest final', async () => {
-    // Arrange: the judging fails (as an unreachable Athena would)
-    const backend = newBackend();
-    const judgeRun = () => Promise.reject(new Error('history unavailable'));
+  it(
+    'a verdict failure is recorded and changes nothing of the run: it succeeds, its cells torn down, its ' +
+      'manifest final',
+    async () => {
+      // Arrange: the judging fails (as an unreachable Athena would)
+      const backend = newBackend();
+      const judgeRun = () => Promise.reject(new Error('history unavailable'));
 
     // Act
     const result = await executeLocally({
@@ -381,21 +450,29 @@ describe('benchmark workflow, locally', () => {
       retryMs: 10,
     });
 
-    // Assert
-    expect(result.status).toBe('SUCCEEDED');
-    expect(result.output).toMatchObject({ status: 'succeeded', failedSteps: 0 });
-    const verdictsExit = result.events.find((e) => e.type === 'StateEntered' && e.state?.name === 'DidRunSucceed');
-    expect(verdictsExit?.state?.input).toMatchObject({ verdictsError: { Error: 'Error', Cause: expect.stringContaining('history unavailable') as unknown } });
-    expect(entered(result.events, 'TeardownCell')).toBe(1);
-    expect((await runRow(backend, result)).status).toBe('succeeded');
-    expect(await backend.lake.get(lakeKeys.verdicts(new Date().toISOString().slice(0, 10), result.runId!))).toBeUndefined();
-    expect(serversLeft()).toEqual([]);
-  });
+      // Assert
+      expect(result.status).toBe('SUCCEEDED');
+      expect(result.output).toMatchObject({ status: 'succeeded', failedSteps: 0 });
+      const verdictsExit = result.events.find((e) => e.type === 'StateEntered' && e.state?.name === 'DidRunSucceed');
+      expect(verdictsExit?.state?.input).toMatchObject({
+        verdictsError: { Error: 'Error', Cause: expect.stringContaining('history unavailable') as unknown },
+      });
+      expect(entered(result.events, 'TeardownCell')).toBe(1);
+      expect((await runRow(backend, result)).status).toBe('succeeded');
+      expect(
+        await backend.lake.get(lakeKeys.verdicts(new Date().toISOString().slice(0, 10), result.runId!)),
+      ).toBeUndefined();
+      expect(serversLeft()).toEqual([]);
+    },
+  );
 
   it('a cell that fails does not stop the next one: it runs, and the run fails naming only the failed cell', async () => {
     // Arrange: provisioning fails for the first cell only
     const backend = withInjectedFailures(newBackend(), {
-      provisionCell: { error: new Error('no capacity for one-r1'), when: (args) => (args[1] as { cellId: string }).cellId === 'one-r1' },
+      provisionCell: {
+        error: new Error('no capacity for one-r1'),
+        when: (args) => (args[1] as { cellId: string }).cellId === 'one-r1',
+      },
     });
     const spec = tinySpec({
       variants: [
@@ -427,59 +504,81 @@ describe('benchmark workflow, locally', () => {
     expect(serversLeft()).toEqual([]);
   });
 
-  it('an execution that outlives its TimeoutSeconds ends TIMED_OUT (States.Timeout); the run is torn down and recorded as timed out', async () => {
-    // Arrange: a step far longer than the execution may run, whatever the machine's speed.
-    const backend = newBackend();
-    const specFile = join(lakeDir, 'long.json');
-    writeFileSync(
-      specFile,
-      JSON.stringify(
-        tinySpec({ variants: [{ name: 'one', instanceClass: 'db.t3.medium', readers: 1 }], workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1], durationS: 3600 }] }),
-      ),
-    );
-    const lines: string[] = [];
-    // Act
-    const result = await runLocal({ specFile, repoRoot: REPO, lakeDir, backend, serverVersion: 'test', executionTimeoutS: 4, pollMs: 100, log: (l) => lines.push(l) });
-    // Assert: the status AWS gives it, what the safety net's rule matches (SWEEP_ON_STATUSES)...
-    expect(result.status).toBe('TIMED_OUT');
-    expect(SWEEP_ON_STATUSES).toContain(result.status);
-    expect(result.error).toBe('States.Timeout');
-    expect(result.cause).toContain('did not finish within 4 s');
-    expect(result.events.map((e) => e.type)).toContain('ExecutionTimeout');
-    // ...and the local counterpart of the sweeper left nothing behind, and the lake says why.
-    expect(serversLeft()).toEqual([]);
-    expect(readdirSync(runRoot)).toEqual([]);
-    const manifest = JSON.parse((await backend.lake.get(lakeKeys.run(result.plan.dt, result.plan.runId)))!.trim()) as RunRow;
-    expect(manifest.status).toBe('timed-out');
-    expect(manifest.error).toMatch(/did not finish within 4 s .*everything was torn down/);
-  });
+  it(
+    'an execution that outlives its TimeoutSeconds ends TIMED_OUT (States.Timeout); the run is torn down and ' +
+      'recorded as timed out',
+    async () => {
+      // Arrange: a step far longer than the execution may run, whatever the machine's speed.
+      const backend = newBackend();
+      const specFile = join(lakeDir, 'long.json');
+      writeFileSync(
+        specFile,
+        JSON.stringify(
+          tinySpec({
+            variants: [{ name: 'one', instanceClass: 'db.t3.medium', readers: 1 }],
+            workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1], durationS: 3600 }],
+          }),
+        ),
+      );
+      const lines: string[] = [];
+      // Act
+      const result = await runLocal({
+        specFile,
+        repoRoot: REPO,
+        lakeDir,
+        backend,
+        serverVersion: 'test',
+        executionTimeoutS: 4,
+        pollMs: 100,
+        log: (l) => lines.push(l),
+      });
+      // Assert: the status AWS gives it, what the safety net's rule matches (SWEEP_ON_STATUSES)...
+      expect(result.status).toBe('TIMED_OUT');
+      expect(SWEEP_ON_STATUSES).toContain(result.status);
+      expect(result.error).toBe('States.Timeout');
+      expect(result.cause).toContain('did not finish within 4 s');
+      expect(result.events.map((e) => e.type)).toContain('ExecutionTimeout');
+      // ...and the local counterpart of the sweeper left nothing behind, and the lake says why.
+      expect(serversLeft()).toEqual([]);
+      expect(readdirSync(runRoot)).toEqual([]);
+      const manifest = JSON.parse(
+        (await backend.lake.get(lakeKeys.run(result.plan.dt, result.plan.runId)))!.trim(),
+      ) as RunRow;
+      expect(manifest.status).toBe('timed-out');
+      expect(manifest.error).toMatch(/did not finish within 4 s .*everything was torn down/);
+    },
+  );
 
-  it('a step the database refuses (too many connections) is recorded with its reason; the other steps and cells still run', async () => {
-    // Arrange: max_connections 10 and a step with 24 threads: MariaDB refuses the connections past it.
-    const backend = newBackend();
-    const spec = tinySpec({
-      variants: [
-        { name: 'one', instanceClass: 'db.t3.medium', readers: 1, instanceParameters: { max_connections: 10 } },
-        { name: 'two', instanceClass: 'db.t3.medium', readers: 1, instanceParameters: { max_connections: 10 } },
-      ],
-      workloads: [
-        { name: 'broken', test: 'oltp_read_only', threads: [24] },
-        { name: 'fine', test: 'oltp_read_only', threads: [1] },
-      ],
-    });
-    // Act
-    const result = await run(backend, spec);
-    // Assert
-    expect(result.status).toBe('FAILED');
-    expect(result.error).toBe('BenchmarkStepsFailed');
-    expect(entered(result.events, 'TeardownCell')).toBe(2);
-    for (const cell of ['one-r1', 'two-r1']) {
-      const broken = await stepRows(backend, result, cell, 'broken-t24');
-      expect(broken[0]!.status).toBe('failed');
-      expect(broken[0]!.error).toMatch(/too many connections/i);
-      const fine = await stepRows(backend, result, cell, 'fine-t1');
-      expect(fine[0]!.status).toBe('ok');
-    }
-    expect(serversLeft()).toEqual([]);
-  });
+  it(
+    'a step the database refuses (too many connections) is recorded with its reason; the other steps and ' +
+      'cells still run',
+    async () => {
+      // Arrange: max_connections 10 and a step with 24 threads: MariaDB refuses the connections past it.
+      const backend = newBackend();
+      const spec = tinySpec({
+        variants: [
+          { name: 'one', instanceClass: 'db.t3.medium', readers: 1, instanceParameters: { max_connections: 10 } },
+          { name: 'two', instanceClass: 'db.t3.medium', readers: 1, instanceParameters: { max_connections: 10 } },
+        ],
+        workloads: [
+          { name: 'broken', test: 'oltp_read_only', threads: [24] },
+          { name: 'fine', test: 'oltp_read_only', threads: [1] },
+        ],
+      });
+      // Act
+      const result = await run(backend, spec);
+      // Assert
+      expect(result.status).toBe('FAILED');
+      expect(result.error).toBe('BenchmarkStepsFailed');
+      expect(entered(result.events, 'TeardownCell')).toBe(2);
+      for (const cell of ['one-r1', 'two-r1']) {
+        const broken = await stepRows(backend, result, cell, 'broken-t24');
+        expect(broken[0]!.status).toBe('failed');
+        expect(broken[0]!.error).toMatch(/too many connections/i);
+        const fine = await stepRows(backend, result, cell, 'fine-t1');
+        expect(fine[0]!.status).toBe('ok');
+      }
+      expect(serversLeft()).toEqual([]);
+    },
+  );
 });

@@ -24,7 +24,16 @@ function specFile(name: string): string {
       name,
       engine: { version: '3.04.0' },
       region: 'us-east-1',
-      variants: [{ name: 'one', instanceClass: 'db.r6g.large', az: 'a', readers: 0, clusterParameters: {}, clients: { count: 1, instanceType: 'c6g.large' } }],
+      variants: [
+        {
+          name: 'one',
+          instanceClass: 'db.r6g.large',
+          az: 'a',
+          readers: 0,
+          clusterParameters: {},
+          clients: { count: 1, instanceType: 'c6g.large' },
+        },
+      ],
       data: { tables: 1, tableSize: 500 },
       defaults: { durationS: 2, warmupS: 0, reportIntervalS: 1 },
       workloads: [{ name: 'ro', test: 'oltp_read_only', threads: [2], target: 'writer' }],
@@ -66,7 +75,9 @@ describe('the AWS rehearsal runs the synthesized functions', () => {
     const { r, lines } = await rehearse('bundled');
 
     // Assert
-    expect({ status: r.status, error: r.error, cause: r.cause?.slice(0, 500), tail: lines.slice(-15) }).toMatchObject({ status: 'SUCCEEDED' });
+    expect({ status: r.status, error: r.error, cause: r.cause?.slice(0, 500), tail: lines.slice(-15) }).toMatchObject({
+      status: 'SUCCEEDED',
+    });
     const ran = [...r.functions];
     expect(ran.map(([task]) => task).sort()).toEqual([...TASK_NAMES].sort());
     // ComputeVerdicts read the lake views' SQL shipped in its asset (lib/workflow.ts afterBundling).
@@ -76,11 +87,20 @@ describe('the AWS rehearsal runs the synthesized functions', () => {
     for (const [task, f] of ran) {
       // Bound by the template's logical id of the Task's function, not by the TypeScript handler.
       expect(f.logicalId).toBe(synthesized.find((s) => s.task === task)!.logicalId);
-      if (f.invocations === 0) continue; // a Task only a failure path runs (TeardownCellOnError's function is TeardownCell's)
+      // a Task only a failure path runs (TeardownCellOnError's function is TeardownCell's)
+      if (f.invocations === 0) continue;
       expect(f.coldStarts).toBeGreaterThanOrEqual(1);
       expect(f.pids).not.toContain(process.pid);
     }
-    for (const task of ['plan-run', 'provision-cell', 'check-cell-ready', 'start-clients', 'run-step', 'teardown-cell', 'finish-run'] as const) {
+    for (const task of [
+      'plan-run',
+      'provision-cell',
+      'check-cell-ready',
+      'start-clients',
+      'run-step',
+      'teardown-cell',
+      'finish-run',
+    ] as const) {
       expect(r.functions.get(task)!.invocations).toBeGreaterThanOrEqual(1);
     }
     // RunStep is looked at again until the step is done: the later calls find its environment warm.
@@ -93,14 +113,19 @@ describe('the AWS rehearsal runs the synthesized functions', () => {
   it('fails PlanRun with Runtime.ImportModuleError, naming the function, when its bundle does not load', async () => {
     // Arrange: a bundle that requires a file of its own the asset does not have (esbuild bundling a
     // UMD `main` leaves such a require: evanw/esbuild#1619, microsoft/node-jsonc-parser#57).
-    const synthesize = withAsset('plan-run', "'use strict';\nrequire('./impl/format');\nmodule.exports = require('./bundle.js');\n");
+    const synthesize = withAsset(
+      'plan-run',
+      "'use strict';\nrequire('./impl/format');\nmodule.exports = require('./bundle.js');\n",
+    );
 
     // Act
     const { r, lines } = await rehearse('unloadable', { synthesize });
 
     // Assert
     expect(r.status).toBe('FAILED');
-    const failed = r.events.filter((e) => e.type === 'StateFailed' || e.type === 'ExecutionFailed').map((e) => `${e.state?.name ?? ''} ${e.Error ?? ''} ${e.Cause ?? ''}`);
+    const failed = r.events
+      .filter((e) => e.type === 'StateFailed' || e.type === 'ExecutionFailed')
+      .map((e) => `${e.state?.name ?? ''} ${e.Error ?? ''} ${e.Cause ?? ''}`);
     expect(failed.join('\n')).toMatch(/Runtime\.ImportModuleError/);
     expect(failed.join('\n')).toMatch(/Cannot find module '\.\/impl\/format'/);
     const logicalId = wiring.synthesize('us-east-1').functions.find((f) => f.task === 'plan-run')!.logicalId;
@@ -113,7 +138,8 @@ describe('the AWS rehearsal runs the synthesized functions', () => {
   it("ends a Task past its function's timeout as Sandbox.Timedout, which the state machine's Catch tears down", async () => {
     // Arrange: StartClients waiting 6 s before its work, with a 2 s timeout.
     const slow =
-      "'use strict';\nconst real = require('./bundle.js');\nexports.handler = async (event, context) => { await new Promise((r) => setTimeout(r, 6000)); return real.handler(event, context); };\n";
+      "'use strict';\nconst real = require('./bundle.js');\nexports.handler = async (event, context) => { " +
+      'await new Promise((r) => setTimeout(r, 6000)); return real.handler(event, context); };\n';
     const synthesize = withAsset('start-clients', slow, 2);
 
     // Act
@@ -121,11 +147,15 @@ describe('the AWS rehearsal runs the synthesized functions', () => {
 
     // Assert
     const timedOut = r.events.filter((e) => e.Error === 'Sandbox.Timedout');
-    expect({ timedOut: timedOut.map((e) => `${e.type} ${e.state?.name ?? ''}`), tail: lines.slice(-10) }).toMatchObject({
-      timedOut: expect.arrayContaining([expect.stringMatching(/StartClients/)]),
-    });
+    expect({ timedOut: timedOut.map((e) => `${e.type} ${e.state?.name ?? ''}`), tail: lines.slice(-10) }).toMatchObject(
+      {
+        timedOut: expect.arrayContaining([expect.stringMatching(/StartClients/)]),
+      },
+    );
     expect(timedOut[0]!.Cause).toMatch(/Task timed out after 2\.00 seconds/);
-    expect(r.events.filter((e) => e.type === 'StateEntered' && e.state?.name === 'TeardownCellOnError')).toHaveLength(1);
+    expect(r.events.filter((e) => e.type === 'StateEntered' && e.state?.name === 'TeardownCellOnError')).toHaveLength(
+      1,
+    );
     expect(r.events.filter((e) => e.type === 'StateEntered' && e.state?.name === 'RunStep')).toHaveLength(0);
     // The killed environment is not reused: StartClients ran once, a cold start.
     expect(r.functions.get('start-clients')).toMatchObject({ invocations: 1, coldStarts: 1 });

@@ -101,13 +101,26 @@ function cellOf(): { run: RunContext; cell: CellPlan } {
   );
   const plan = planRun(spec, { backend: 'aws', runId: `pg-${Math.random().toString(16).slice(2, 8)}` });
   return {
-    run: { runId: plan.runId, specName: plan.specName, backend: 'aws', region: plan.region, engineVersion: plan.engine.version, dt: plan.dt, ttlHours: plan.ttlHours },
+    run: {
+      runId: plan.runId,
+      specName: plan.specName,
+      backend: 'aws',
+      region: plan.region,
+      engineVersion: plan.engine.version,
+      dt: plan.dt,
+      ttlHours: plan.ttlHours,
+    },
     cell: plan.cells[0]!,
   };
 }
 
 /** checkCellReady as the workflow polls it (every 250 ms here), with every detail it gave on the way. */
-async function pollReady(backend: AwsBackend, run: RunContext, cell: CellPlan, resources: CellResources): Promise<{ state: ReadyState; details: string[] }> {
+async function pollReady(
+  backend: AwsBackend,
+  run: RunContext,
+  cell: CellPlan,
+  resources: CellResources,
+): Promise<{ state: ReadyState; details: string[] }> {
   const details: string[] = [];
   const deadline = Date.now() + 120_000;
   for (;;) {
@@ -128,7 +141,8 @@ describe('parameter groups in effect before anything is measured', () => {
   it('creates the cluster only once the groups settled, and is ready only when every instance, the reader too, is in-sync', async () => {
     // Act
     const provisioned = await backend().provisionCell(run, cell);
-    const clustersRightAfter = (await clients.rds.send(new DescribeDBClustersCommand({}))).DBClusters?.map((c) => c.DBClusterIdentifier) ?? [];
+    const clustersRightAfter =
+      (await clients.rds.send(new DescribeDBClustersCommand({}))).DBClusters?.map((c) => c.DBClusterIdentifier) ?? [];
     const { state, details } = await pollReady(backend(), run, cell, provisioned);
     resources = state.resources;
 
@@ -139,12 +153,16 @@ describe('parameter groups in effect before anything is measured', () => {
       expect.arrayContaining([
         expect.stringMatching(
           new RegExp(
-            `instance ${names.readerId(1)}: cluster parameter group ${names.clusterParameterGroup} applying \\(max_prepared_stmt_count, aurora_replica_read_consistency\\)`,
+            `instance ${names.readerId(1)}: cluster parameter group ${names.clusterParameterGroup} applying ` +
+              `\\(max_prepared_stmt_count, aurora_replica_read_consistency\\)`,
           ),
         ),
       ]),
     );
-    const statuses = JSON.parse(state.resources.backendState['parameterApplyStatus']!) as { instanceId: string; status: string }[];
+    const statuses = JSON.parse(state.resources.backendState['parameterApplyStatus']!) as {
+      instanceId: string;
+      status: string;
+    }[];
     expect(new Set(statuses.map((s) => s.instanceId))).toEqual(new Set([names.writerId, names.readerId(1)]));
     expect(new Set(statuses.map((s) => s.status))).toEqual(new Set(['in-sync']));
   }, 300_000);
@@ -158,8 +176,17 @@ describe('parameter groups in effect before anything is measured', () => {
     const { state, details } = await pollReady(backend(), run, cell, resources);
 
     // Assert
-    expect(details[0]).toMatch(new RegExp(`instance ${names.writerId}: cluster parameter group ${names.clusterParameterGroup} pending-reboot, rebooted`));
-    expect(details[0]).toMatch(new RegExp(`instance ${names.readerId(1)}: cluster parameter group ${names.clusterParameterGroup} pending-reboot, rebooted`));
+    expect(details[0]).toMatch(
+      new RegExp(
+        `instance ${names.writerId}: cluster parameter group ${names.clusterParameterGroup} pending-reboot, rebooted`,
+      ),
+    );
+    expect(details[0]).toMatch(
+      new RegExp(
+        `instance ${names.readerId(1)}: cluster parameter group ${names.clusterParameterGroup} ` +
+          `pending-reboot, rebooted`,
+      ),
+    );
     expect(
       rdsCalls
         .filter((c) => c.command === 'RebootDBInstanceCommand')
@@ -174,7 +201,9 @@ describe('parameter groups in effect before anything is measured', () => {
     await clients.rds.send(
       new ModifyDBClusterParameterGroupCommand({
         DBClusterParameterGroupName: names.clusterParameterGroup,
-        Parameters: [{ ParameterName: 'aurora_replica_read_consistency', ParameterValue: 'EVENTUAL', ApplyMethod: 'immediate' }],
+        Parameters: [
+          { ParameterName: 'aurora_replica_read_consistency', ParameterValue: 'EVENTUAL', ApplyMethod: 'immediate' },
+        ],
       }),
     );
 
@@ -183,6 +212,11 @@ describe('parameter groups in effect before anything is measured', () => {
 
     // Assert
     await expect(outcome).rejects.toMatchObject({ name: 'ConfigurationNotInEffectError' });
-    await expect(outcome).rejects.toThrow(new RegExp(`aurora_replica_read_consistency: asked SESSION, instance ${names.readerId(1)} runs EVENTUAL \\(cluster parameter group`));
+    await expect(outcome).rejects.toThrow(
+      new RegExp(
+        `aurora_replica_read_consistency: asked SESSION, instance ${names.readerId(1)} runs EVENTUAL ` +
+          `\\(cluster parameter group`,
+      ),
+    );
   }, 300_000);
 });

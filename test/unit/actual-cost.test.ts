@@ -7,7 +7,14 @@
  * for Aurora"; EC2 On-Demand pricing).
  */
 import { resolve } from 'node:path';
-import { actualCellCost, measureUsage, mergeLifetimes, runCostLines, type ObservedResource, type ResourceLifetime } from '../../core/plan/bill';
+import {
+  actualCellCost,
+  measureUsage,
+  mergeLifetimes,
+  runCostLines,
+  type ObservedResource,
+  type ResourceLifetime,
+} from '../../core/plan/bill';
 import { costLines, estimatePlanCost, loadPrices, regionPrices, unconfirmedPricesUsed } from '../../core/plan/cost';
 import { planRun } from '../../core/plan/plan';
 import { validateSpec } from '../../core/experiment/validate';
@@ -25,8 +32,20 @@ const t = (min: number): string => new Date(Date.UTC(2026, 10, 27, 12, 0, 0) + m
 
 describe('resource lifetimes across the teardown passes', () => {
   const cluster: ObservedResource = { kind: 'db-cluster', id: 'c1', type: null, createdAt: t(0), state: 'live' };
-  const writer: ObservedResource = { kind: 'db-instance', id: 'c1-w', type: 'db.r6g.large', createdAt: t(1), state: 'live' };
-  const client: ObservedResource = { kind: 'ec2-instance', id: 'i-1', type: 'c5.large', createdAt: t(5), state: 'live' };
+  const writer: ObservedResource = {
+    kind: 'db-instance',
+    id: 'c1-w',
+    type: 'db.r6g.large',
+    createdAt: t(1),
+    state: 'live',
+  };
+  const client: ObservedResource = {
+    kind: 'ec2-instance',
+    id: 'i-1',
+    type: 'c5.large',
+    createdAt: t(5),
+    state: 'live',
+  };
 
   it('opens each resource at its API creation time and closes it at the pass that found it gone', () => {
     let l: ResourceLifetime[] = mergeLifetimes([], [cluster, writer, client], t(60), false);
@@ -46,7 +65,12 @@ describe('resource lifetimes across the teardown passes', () => {
   });
 
   it('keeps the first creation time and adds resources seen late', () => {
-    const l = mergeLifetimes(mergeLifetimes([], [writer], t(60), false), [{ ...writer, createdAt: t(30) }, client], t(61), false);
+    const l = mergeLifetimes(
+      mergeLifetimes([], [writer], t(60), false),
+      [{ ...writer, createdAt: t(30) }, client],
+      t(61),
+      false,
+    );
     expect(l.find((r) => r.id === 'c1-w')!.createdAt).toBe(t(1));
     expect(l.map((r) => r.id)).toEqual(['c1-w', 'i-1']);
   });
@@ -75,7 +99,11 @@ describe('what CloudWatch measured', () => {
   });
 
   it('says when nothing was measured', () => {
-    expect(measureUsage([{ stepId: 's', start: t(0), end: t(1) }], [])).toEqual({ acuSecondsInSteps: null, measuredStepS: 0, ioRequests: null });
+    expect(measureUsage([{ stepId: 's', start: t(0), end: t(1) }], [])).toEqual({
+      acuSecondsInSteps: null,
+      measuredStepS: 0,
+      ioRequests: null,
+    });
   });
 });
 
@@ -88,7 +116,13 @@ describe('the bill from lifetimes', () => {
     { kind: 'db-instance', id: 'c-r1', type: 'db.r6g.large', createdAt: t(10), deletedAt: t(15) },
     { kind: 'ec2-instance', id: 'i-1', type: 'c5.large', createdAt: t(20), deletedAt: t(80) },
     // A client that lived 20 seconds: billed the EC2 minimum of 60.
-    { kind: 'ec2-instance', id: 'i-2', type: 'c5.large', createdAt: t(20), deletedAt: new Date(Date.parse(t(20)) + 20_000).toISOString() },
+    {
+      kind: 'ec2-instance',
+      id: 'i-2',
+      type: 'c5.large',
+      createdAt: t(20),
+      deletedAt: new Date(Date.parse(t(20)) + 20_000).toISOString(),
+    },
   ];
   const measured = { acuSecondsInSteps: null, measuredStepS: 0, ioRequests: 2_000_000 };
 
@@ -107,10 +141,25 @@ describe('the bill from lifetimes', () => {
   it('prices Serverless v2 at the ACUs measured in steps and minAcu for the rest of each instance life', () => {
     const serverless = {
       cellId: 'cell',
-      variant: { instanceClass: 'db.serverless', readers: 0, serverless: { minAcu: 1, maxAcu: 16, readerScaling: 'with-writer' as const } },
+      variant: {
+        instanceClass: 'db.serverless',
+        readers: 0,
+        serverless: { minAcu: 1, maxAcu: 16, readerScaling: 'with-writer' as const },
+      },
     };
-    const life: ResourceLifetime[] = [{ kind: 'db-instance', id: 'c-w', type: 'db.serverless', createdAt: t(0), deletedAt: t(60) }];
-    const c = actualCellCost(usEast, minimums, serverless, engine, life, { acuSecondsInSteps: 8 * 1200, measuredStepS: 1200, ioRequests: null }, 0, null);
+    const life: ResourceLifetime[] = [
+      { kind: 'db-instance', id: 'c-w', type: 'db.serverless', createdAt: t(0), deletedAt: t(60) },
+    ];
+    const c = actualCellCost(
+      usEast,
+      minimums,
+      serverless,
+      engine,
+      life,
+      { acuSecondsInSteps: 8 * 1200, measuredStepS: 1200, ioRequests: null },
+      0,
+      null,
+    );
     expect(c.db.compute).toBeCloseTo(((8 * 1200 + 1 * 2400) / 3600) * usEast.acuHourly!, 9);
     expect(c.db.computeWhat).toMatch(/3\.33 ACU-hours measured/);
   });
@@ -133,12 +182,23 @@ describe('the bill from lifetimes', () => {
     const r8g = { cellId: 'r8g', variant: { instanceClass: 'db.r8g.large', readers: 0 } };
     const c = actualCellCost(usEast, minimums, r8g, engine, lifetimes.slice(0, 2), measured, 10, 2);
     const lines = runCostLines([c]);
-    expect(lines[0]).toMatch(/^What the run cost, from what really ran: \$[0-9.]+ .*the plan estimated \$2\.00 for the same 1 cell/);
+    expect(lines[0]).toMatch(
+      /^What the run cost, from what really ran: \$[0-9.]+ .*the plan estimated \$2\.00 for the same 1 cell/,
+    );
     const unconfirmed = unconfirmedPricesUsed(usEast, ['dbInstanceHourly.db.r8g.large']).length > 0;
     expect(lines[0]!.includes('unconfirmed price: dbInstanceHourly.db.r8g.large')).toBe(unconfirmed);
     expect(lines[1]).toMatch(/^ {2}r8g: \$/);
     expect(lines[0]).toMatch(/I\/O \$0\.40 for 2,000,000 requests measured/);
-    const unmeasured = actualCellCost(usEast, minimums, r8g, engine, lifetimes.slice(0, 2), { ...measured, ioRequests: null }, 10, 2);
+    const unmeasured = actualCellCost(
+      usEast,
+      minimums,
+      r8g,
+      engine,
+      lifetimes.slice(0, 2),
+      { ...measured, ioRequests: null },
+      10,
+      2,
+    );
     expect(runCostLines([unmeasured])[0]).toMatch(/I\/O not measured \(no VolumeReadIOPs/);
   });
 });
@@ -146,10 +206,14 @@ describe('the bill from lifetimes', () => {
 describe('unconfirmed prices', () => {
   it('matches keys by the table patterns, * any run of characters', () => {
     const prices = { ...usEast, unconfirmedPrices: ['dbInstanceHourly.db.r7g.*xlarge', 'acuHourlyIoOptimized'] };
-    expect(unconfirmedPricesUsed(prices, ['dbInstanceHourly.db.r7g.16xlarge', 'dbInstanceHourly.db.r7g.large', 'acuHourlyIoOptimized', 'acuHourly'])).toEqual([
-      'dbInstanceHourly.db.r7g.16xlarge',
-      'acuHourlyIoOptimized',
-    ]);
+    expect(
+      unconfirmedPricesUsed(prices, [
+        'dbInstanceHourly.db.r7g.16xlarge',
+        'dbInstanceHourly.db.r7g.large',
+        'acuHourlyIoOptimized',
+        'acuHourly',
+      ]),
+    ).toEqual(['dbInstanceHourly.db.r7g.16xlarge', 'acuHourlyIoOptimized']);
   });
 
   it('the plan says "unconfirmed price" next to an estimate that uses one', () => {
@@ -164,8 +228,13 @@ describe('unconfirmed prices', () => {
       'u.json',
     );
     const plan = planRun(spec, { backend: 'aws', runId: 'r', now: new Date(t(0)) });
-    const flagged = { ...table, regions: { ...table.regions, 'us-east-1': { ...usEast, unconfirmedPrices: ['ioOptimizedInstanceMultiplier'] } } };
-    expect(costLines(estimatePlanCost(plan, flagged), undefined, 'aws')[0]).toMatch(/unconfirmed price: ioOptimizedInstanceMultiplier/);
+    const flagged = {
+      ...table,
+      regions: { ...table.regions, 'us-east-1': { ...usEast, unconfirmedPrices: ['ioOptimizedInstanceMultiplier'] } },
+    };
+    expect(costLines(estimatePlanCost(plan, flagged), undefined, 'aws')[0]).toMatch(
+      /unconfirmed price: ioOptimizedInstanceMultiplier/,
+    );
     const none = { ...table, regions: { ...table.regions, 'us-east-1': { ...usEast, unconfirmedPrices: [] } } };
     expect(costLines(estimatePlanCost(plan, none), undefined, 'aws')[0]).not.toMatch(/unconfirmed/);
   });
@@ -187,13 +256,17 @@ describe('the report marks an unconfirmed price', () => {
       'g.json',
     );
     const data = runData(
-      ['r7g', 'r8g'].map((variant) => stepResult({ variant, step_id: 'ro-t1', workload: 'ro', test: 'oltp_read_only' })),
+      ['r7g', 'r8g'].map((variant) =>
+        stepResult({ variant, step_id: 'ro-t1', workload: 'ro', test: 'oltp_read_only' }),
+      ),
       spec,
     );
     const ctx = makeContext(data, table);
     const text = JSON.stringify(priceSection(analyzePrice(ctx)!, ctx));
     expect(text).toMatch(/1\.104 USD \(unconfirmed price\)/);
-    expect(text).toMatch(/r8g \(aurora-mysql db\.r8g\.2xlarge\) costs [0-9.]+% of r7g .* per hour \(unconfirmed price\)/);
+    expect(text).toMatch(
+      /r8g \(aurora-mysql db\.r8g\.2xlarge\) costs [0-9.]+% of r7g .* per hour \(unconfirmed price\)/,
+    );
     expect(text).toMatch(/Unconfirmed price: db\.r8g\.2xlarge/);
     expect(text).not.toMatch(/1\.106 USD \(unconfirmed/);
   });

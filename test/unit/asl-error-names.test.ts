@@ -31,7 +31,9 @@ function allStates(states: Record<string, AslState>): [string, AslState][] {
   ]);
 }
 
-const asl = JSON.parse(readFileSync(join(repoRoot, 'state-machines', 'benchmark.asl.json'), 'utf8')) as { States: Record<string, AslState> };
+const asl = JSON.parse(readFileSync(join(repoRoot, 'state-machines', 'benchmark.asl.json'), 'utf8')) as {
+  States: Record<string, AslState>;
+};
 const states = allStates(asl.States);
 const tasks = states.filter(([, s]) => s.Type === 'Task');
 const retried = (s: AslState) => (s.Retry ?? []).flatMap((r) => r.ErrorEquals);
@@ -67,13 +69,21 @@ function sourceFiles(dir: string): string[] {
 describe('ASL error names and error classes', () => {
   it('every error name the ASL matches (other than States.* and Lambda.*) is the name of an error class that is thrown', () => {
     // Arrange
-    const matched = new Set(states.flatMap(([, s]) => [...retried(s), ...(s.Catch ?? []).flatMap((c) => c.ErrorEquals)]).filter((n) => !serviceName(n)));
-    const code = [...sourceFiles(join(repoRoot, 'core')), ...sourceFiles(join(repoRoot, 'lambdas'))].map((f) => readFileSync(f, 'utf8')).join('\n');
+    const matched = new Set(
+      states
+        .flatMap(([, s]) => [...retried(s), ...(s.Catch ?? []).flatMap((c) => c.ErrorEquals)])
+        .filter((n) => !serviceName(n)),
+    );
+    const code = [...sourceFiles(join(repoRoot, 'core')), ...sourceFiles(join(repoRoot, 'lambdas'))]
+      .map((f) => readFileSync(f, 'utf8'))
+      .join('\n');
 
     // Act
     const withoutClass = [...matched].filter((n) => !taskErrorClasses.has(n));
     // A class's identifier (Function.name) is what `throw new X(...)` writes; its error name may differ.
-    const neverThrown = [...matched].filter((n) => taskErrorClasses.has(n) && !code.includes(`new ${taskErrorClasses.get(n)!.name}(`));
+    const neverThrown = [...matched].filter(
+      (n) => taskErrorClasses.has(n) && !code.includes(`new ${taskErrorClasses.get(n)!.name}(`),
+    );
 
     // Assert
     expect(matched.size).toBeGreaterThan(0);
@@ -94,24 +104,34 @@ describe('ASL error names and error classes', () => {
     expect(unknown).toEqual([]);
   });
 
-  it('every Lambda Task retries the transient errors, teardowns also retry resources still in use, RunStep nothing else (a step not done yet is a value)', () => {
-    // Arrange
-    const teardowns = tasks.filter(([, s]) => s.Resource?.includes('TeardownCell'));
-    const runSteps = tasks.filter(([, s]) => s.Resource?.includes('RunStep'));
+  it(
+    'every Lambda Task retries the transient errors, teardowns also retry resources still in use, RunStep ' +
+      'nothing else (a step not done yet is a value)',
+    () => {
+      // Arrange
+      const teardowns = tasks.filter(([, s]) => s.Resource?.includes('TeardownCell'));
+      const runSteps = tasks.filter(([, s]) => s.Resource?.includes('RunStep'));
 
-    // Act
-    const missingTransient = tasks.filter(([, s]) => !RETRIED_ON_EVERY_TASK.every((n) => retried(s).includes(n))).map(([name]) => name);
-    const missingInUse = teardowns.filter(([, s]) => !RETRIED_ON_TEARDOWN.every((n) => retried(s).includes(n))).map(([name]) => name);
-    const runStepOthers = runSteps.flatMap(([, s]) => retried(s).filter((n) => !serviceName(n) && !RETRIED_ON_EVERY_TASK.includes(n)));
-    const notRetriedButMatched = NOT_RETRIED.filter((n) => tasks.some(([, s]) => retried(s).includes(n)));
+      // Act
+      const missingTransient = tasks
+        .filter(([, s]) => !RETRIED_ON_EVERY_TASK.every((n) => retried(s).includes(n)))
+        .map(([name]) => name);
+      const missingInUse = teardowns
+        .filter(([, s]) => !RETRIED_ON_TEARDOWN.every((n) => retried(s).includes(n)))
+        .map(([name]) => name);
+      const runStepOthers = runSteps.flatMap(([, s]) =>
+        retried(s).filter((n) => !serviceName(n) && !RETRIED_ON_EVERY_TASK.includes(n)),
+      );
+      const notRetriedButMatched = NOT_RETRIED.filter((n) => tasks.some(([, s]) => retried(s).includes(n)));
 
-    // Assert
-    expect(tasks.length).toBeGreaterThan(0);
-    expect(teardowns.map(([name]) => name)).toEqual(['TeardownCell', 'TeardownCellOnError']);
-    expect(missingTransient).toEqual([]);
-    expect(missingInUse).toEqual([]);
-    expect(runSteps.map(([name]) => name)).toEqual(['RunStep']);
-    expect(runStepOthers).toEqual([]);
-    expect(notRetriedButMatched).toEqual([]);
-  });
+      // Assert
+      expect(tasks.length).toBeGreaterThan(0);
+      expect(teardowns.map(([name]) => name)).toEqual(['TeardownCell', 'TeardownCellOnError']);
+      expect(missingTransient).toEqual([]);
+      expect(missingInUse).toEqual([]);
+      expect(runSteps.map(([name]) => name)).toEqual(['RunStep']);
+      expect(runStepOthers).toEqual([]);
+      expect(notRetriedButMatched).toEqual([]);
+    },
+  );
 });

@@ -31,24 +31,33 @@ describe('state-machines/benchmark.asl.json', () => {
     expect(Object.keys(TASKS).sort()).toEqual([...TASK_NAMES].sort());
   });
 
-  it('gives every Task state the same transient-error retrier, both teardown states the same ResourceStillInUseError retrier after it, RunStep no other (a step not done yet is a value)', () => {
-    // Arrange
-    const tasks = [...states].filter(([, s]) => s.Type === 'Task');
-    const [first] = tasks;
+  it(
+    'gives every Task state the same transient-error retrier, both teardown states the same ' +
+      'ResourceStillInUseError retrier after it, RunStep no other (a step not done yet is a value)',
+    () => {
+      // Arrange
+      const tasks = [...states].filter(([, s]) => s.Type === 'Task');
+      const [first] = tasks;
 
-    // Act
-    const transient = tasks.map(([name, s]) => [name, s.Retry?.[0]] as const);
-    const stillInUse = tasks.filter(([name, s]) => name !== STATE.RunStep && (s.Retry?.length ?? 0) > 1).map(([name, s]) => [name, s.Retry!.slice(1)] as const);
-    const runStep = states.get(STATE.RunStep);
+      // Act
+      const transient = tasks.map(([name, s]) => [name, s.Retry?.[0]] as const);
+      const stillInUse = tasks
+        .filter(([name, s]) => name !== STATE.RunStep && (s.Retry?.length ?? 0) > 1)
+        .map(([name, s]) => [name, s.Retry!.slice(1)] as const);
+      const runStep = states.get(STATE.RunStep);
 
-    // Assert
-    expect((first![1].Retry?.[0] as { ErrorEquals?: string[] } | undefined)?.ErrorEquals).toContain('TransientBackendError');
-    for (const [name, retrier] of transient) expect({ name, retrier }).toEqual({ name, retrier: first![1].Retry![0] });
-    expect(stillInUse.map(([name]) => name).sort()).toEqual([STATE.TeardownCell, STATE.TeardownCellOnError]);
-    expect(stillInUse[0]![1]).toEqual(stillInUse[1]![1]);
-    expect(stillInUse[0]![1]).toMatchObject([{ ErrorEquals: ['ResourceStillInUseError'] }]);
-    expect(runStep?.Retry).toHaveLength(1);
-  });
+      // Assert
+      expect((first![1].Retry?.[0] as { ErrorEquals?: string[] } | undefined)?.ErrorEquals).toContain(
+        'TransientBackendError',
+      );
+      for (const [name, retrier] of transient)
+        expect({ name, retrier }).toEqual({ name, retrier: first![1].Retry![0] });
+      expect(stillInUse.map(([name]) => name).sort()).toEqual([STATE.TeardownCell, STATE.TeardownCellOnError]);
+      expect(stillInUse[0]![1]).toEqual(stillInUse[1]![1]);
+      expect(stillInUse[0]![1]).toMatchObject([{ ErrorEquals: ['ResourceStillInUseError'] }]);
+      expect(runStep?.Retry).toHaveLength(1);
+    },
+  );
 
   it('says in its Comment why the Retry blocks are copies and which test keeps them equal', () => {
     expect(definition['Comment']).toMatch(/ASL has no way to define a retrier once[\s\S]*test\/unit\/asl\.test\.ts/);

@@ -45,14 +45,19 @@ async function createJsonTable(): Promise<void> {
     for (let client = 0; client < clients; client++) {
       for (let t = 1; t <= 5; t++) {
         await db.run(
-          `INSERT INTO intervals_json (run_id, cell_id, variant, step_id, client_id, t, threads, tps, qps, lat_pct_ms, dt) VALUES ('${run}', 'c1', 'base', 's1', 'client-${client}', ${t}, 8, ${100 + t}.5, ${2000 + t}.25, 3.125, '${DT}')`,
+          `INSERT INTO intervals_json (run_id, cell_id, variant, step_id, client_id, t, threads, tps, qps, ` +
+            `lat_pct_ms, dt) VALUES ('${run}', 'c1', 'base', 's1', 'client-${client}', ${t}, ` +
+            `8, ${100 + t}.5, ${2000 + t}.25, 3.125, '${DT}')`,
         );
       }
     }
   }
 }
 
-/** intervals_parquet over what the UNLOAD wrote, partitions registered in "$partitions" (as ALTER TABLE ADD PARTITION does). */
+/**
+ * intervals_parquet over what the UNLOAD wrote, partitions
+ * registered in "$partitions" (as ALTER TABLE ADD PARTITION does).
+ */
 async function createParquetTable(dir: string): Promise<void> {
   const data = parquetDataColumns('intervals')
     .map((c) => `"${c}"`)
@@ -60,7 +65,9 @@ async function createParquetTable(dir: string): Promise<void> {
   await db.run(`CREATE TABLE "intervals_parquet$partitions" (dt VARCHAR, run_id VARCHAR)`);
   // A partition Athena does not know of is not read: the table reads only registered partitions.
   await db.run(
-    `CREATE VIEW intervals_parquet AS SELECT ${data}, dt, run_id FROM read_parquet('${dir}/**/*.parquet', hive_partitioning = true, hive_types = {'dt': 'VARCHAR', 'run_id': 'VARCHAR'}) WHERE (dt, run_id) IN (SELECT (dt, run_id) FROM "intervals_parquet$partitions")`,
+    `CREATE VIEW intervals_parquet AS SELECT ${data}, dt, run_id FROM read_parquet('${dir}/**/*.parquet', ` +
+      `hive_partitioning = true, hive_types = {'dt': 'VARCHAR', 'run_id': 'VARCHAR'}) WHERE (dt, run_id) IN ` +
+      `(SELECT (dt, run_id) FROM "intervals_parquet$partitions")`,
   );
 }
 
@@ -76,59 +83,77 @@ afterEach(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-/** What UNLOAD ... WITH (partitioned_by = ARRAY['dt', 'run_id']) writes, by DuckDB's hive-partitioned COPY of the same SELECT. */
+/**
+ * What UNLOAD ... WITH (partitioned_by = ARRAY['dt', 'run_id'])
+ * writes, by DuckDB's hive-partitioned COPY of the same SELECT.
+ */
 async function unload(dir: string, run: string): Promise<void> {
   mkdirSync(dir, { recursive: true });
-  await db.run(`COPY (${unloadSelectSql('intervals', { runId: run, dt: DT })}) TO '${dir}' (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (dt, run_id), OVERWRITE_OR_IGNORE)`);
+  await db.run(
+    `COPY (${unloadSelectSql('intervals', { runId: run, dt: DT })}) TO '${dir}' (FORMAT parquet, COMPRESSION ` +
+      `zstd, PARTITION_BY (dt, run_id), OVERWRITE_OR_IGNORE)`,
+  );
 }
 
 describe('the intervals view over JSON Lines and compacted Parquet', () => {
-  it('counts a run once: from JSON Lines until its partition is registered, from Parquet after, with the same values and types', async () => {
-    // Arrange: run A unloaded (its JSON Lines still there, as between UNLOAD and their deletion).
-    const dir = join(root, 'compacted', 'intervals');
-    await unload(dir, RUN_A);
-    await createParquetTable(dir);
-    await db.run(storageViewSql('intervals'));
-    const byRun = 'SELECT run_id, count(*) AS n, sum(tps) AS tps, max(t) AS t FROM intervals GROUP BY run_id ORDER BY run_id';
-    const before = await rows(byRun);
+  it(
+    'counts a run once: from JSON Lines until its partition is registered, from Parquet after, with the same ' +
+      'values and types',
+    async () => {
+      // Arrange: run A unloaded (its JSON Lines still there, as between UNLOAD and their deletion).
+      const dir = join(root, 'compacted', 'intervals');
+      await unload(dir, RUN_A);
+      await createParquetTable(dir);
+      await db.run(storageViewSql('intervals'));
+      const byRun =
+        'SELECT run_id, count(*) AS n, sum(tps) AS tps, max(t) AS t FROM intervals GROUP BY run_id ORDER BY run_id';
+      const before = await rows(byRun);
 
-    // Act: the commit (the registration ALTER TABLE ADD PARTITION does), then a query.
-    await db.run(`INSERT INTO "intervals_parquet$partitions" VALUES ('${DT}', '${RUN_A}')`);
-    const registered = await count(runPartitionCountSql('intervals', { runId: RUN_A, dt: DT }).replace('count(*) AS partitions', 'count(*) AS n'));
-    const after = await rows(byRun);
-    const fromParquet = await count(`SELECT count(*) AS n FROM intervals_parquet WHERE run_id = '${RUN_A}'`);
+      // Act: the commit (the registration ALTER TABLE ADD PARTITION does), then a query.
+      await db.run(`INSERT INTO "intervals_parquet$partitions" VALUES ('${DT}', '${RUN_A}')`);
+      const registered = await count(
+        runPartitionCountSql('intervals', { runId: RUN_A, dt: DT }).replace('count(*) AS partitions', 'count(*) AS n'),
+      );
+      const after = await rows(byRun);
+      const fromParquet = await count(`SELECT count(*) AS n FROM intervals_parquet WHERE run_id = '${RUN_A}'`);
 
-    // Assert: the files landed where the registered partition points, relative to the table's location.
-    expect(readdirSync(join(root, compactedRunPrefix('intervals', DT, RUN_A)))).not.toHaveLength(0);
-    expect(before).toEqual([
-      { run_id: RUN_A, n: 10n, tps: 1035, t: 5 },
-      { run_id: RUN_B, n: 5n, tps: 517.5, t: 5 },
-    ]);
-    expect(registered).toBe(1);
-    expect(after).toEqual(before);
-    expect(fromParquet).toBe(10);
-    const types = async (table: string) => (await rows(`DESCRIBE SELECT * FROM ${table}`)).map((r) => [r['column_name'], r['column_type']]);
-    expect(await types('intervals')).toEqual(await types('intervals_json'));
-  });
+      // Assert: the files landed where the registered partition points, relative to the table's location.
+      expect(readdirSync(join(root, compactedRunPrefix('intervals', DT, RUN_A)))).not.toHaveLength(0);
+      expect(before).toEqual([
+        { run_id: RUN_A, n: 10n, tps: 1035, t: 5 },
+        { run_id: RUN_B, n: 5n, tps: 517.5, t: 5 },
+      ]);
+      expect(registered).toBe(1);
+      expect(after).toEqual(before);
+      expect(fromParquet).toBe(10);
+      const types = async (table: string) =>
+        (await rows(`DESCRIBE SELECT * FROM ${table}`)).map((r) => [r['column_name'], r['column_type']]);
+      expect(await types('intervals')).toEqual(await types('intervals_json'));
+    },
+  );
 
-  it('reads the Parquet rows alone once the JSON Lines objects are deleted, and the shared view over it answers the same', async () => {
-    // Arrange
-    const dir = join(root, 'compacted', 'intervals');
-    await unload(dir, RUN_A);
-    await createParquetTable(dir);
-    await db.run(`INSERT INTO "intervals_parquet$partitions" VALUES ('${DT}', '${RUN_A}')`);
-    await db.run(storageViewSql('intervals'));
-    const totals = allViewSql().find((v) => v.name === 'interval_totals')!.sql;
-    await db.run(totals);
-    const before = await rows('SELECT * FROM interval_totals ORDER BY ALL');
+  it(
+    'reads the Parquet rows alone once the JSON Lines objects are deleted, and the shared view over it ' +
+      'answers the same',
+    async () => {
+      // Arrange
+      const dir = join(root, 'compacted', 'intervals');
+      await unload(dir, RUN_A);
+      await createParquetTable(dir);
+      await db.run(`INSERT INTO "intervals_parquet$partitions" VALUES ('${DT}', '${RUN_A}')`);
+      await db.run(storageViewSql('intervals'));
+      const totals = allViewSql().find((v) => v.name === 'interval_totals')!.sql;
+      await db.run(totals);
+      const before = await rows('SELECT * FROM interval_totals ORDER BY ALL');
 
-    // Act: the compaction's last step.
-    await db.run(`DELETE FROM intervals_json WHERE run_id = '${RUN_A}'`);
+      // Act: the compaction's last step.
+      await db.run(`DELETE FROM intervals_json WHERE run_id = '${RUN_A}'`);
 
-    // Assert
-    expect(await count('SELECT count(*) AS n FROM intervals')).toBe(15);
-    expect(await rows('SELECT * FROM interval_totals ORDER BY ALL')).toEqual(before);
-  });
+      // Assert
+      expect(await count('SELECT count(*) AS n FROM intervals')).toBe(15);
+      expect(await rows('SELECT * FROM interval_totals ORDER BY ALL')).toEqual(before);
+    },
+  );
 });
 
 describe('the compaction statements', () => {
@@ -141,18 +166,27 @@ describe('the compaction statements', () => {
     expect(sql).toContain(`UNLOAD (${select})`);
     expect(sql).toContain("TO 's3://lake-bucket/p/compacted/steps/'");
     expect(sql).toContain("WITH (format = 'PARQUET', compression = 'ZSTD', partitioned_by = ARRAY['dt', 'run_id'])");
-    expect(select).toMatch(/"dt", "run_id" FROM steps_json WHERE dt = '2026-11-20' AND "run_id" = 'nightly-a' ORDER BY cell_id, step_id$/);
+    expect(select).toMatch(
+      /"dt", "run_id" FROM steps_json WHERE dt = '2026-11-20' AND "run_id" = 'nightly-a' ORDER BY cell_id, step_id$/,
+    );
     expect(select).not.toMatch(/"run_id".*"run_id".*"run_id"/);
-    expect(addRunPartitionSql('steps', { runId: RUN_A, dt: DT }, 's3://b/compacted/steps/dt=2026-11-20/run_id=nightly-a/')).toBe(
-      "ALTER TABLE steps_parquet ADD IF NOT EXISTS PARTITION (dt = '2026-11-20', run_id = 'nightly-a') LOCATION 's3://b/compacted/steps/dt=2026-11-20/run_id=nightly-a/'",
+    expect(
+      addRunPartitionSql('steps', { runId: RUN_A, dt: DT }, 's3://b/compacted/steps/dt=2026-11-20/run_id=nightly-a/'),
+    ).toBe(
+      "ALTER TABLE steps_parquet ADD IF NOT EXISTS PARTITION (dt = '2026-11-20', run_id = 'nightly-a') " +
+        "LOCATION 's3://b/compacted/steps/dt=2026-11-20/run_id=nightly-a/'",
     );
   });
 
-  it('refuses a run id that cannot name a partition folder, a bad date and an UNLOAD location without a trailing slash', () => {
-    // Act / Assert
-    expect(() => checkCompactableRun({ runId: "a'b", dt: DT })).toThrow(/run id "a'b" has characters outside/);
-    expect(() => checkCompactableRun({ runId: 'a/b', dt: DT })).toThrow(/cannot name a Parquet partition/);
-    expect(() => checkCompactableRun({ runId: RUN_A, dt: '20261120' })).toThrow(/not YYYY-MM-DD/);
-    expect(() => unloadSql('steps', { runId: RUN_A, dt: DT }, 's3://b/compacted/steps')).toThrow(/trailing slash/);
-  });
+  it(
+    'refuses a run id that cannot name a partition folder, a bad date and an UNLOAD location without a ' +
+      'trailing slash',
+    () => {
+      // Act / Assert
+      expect(() => checkCompactableRun({ runId: "a'b", dt: DT })).toThrow(/run id "a'b" has characters outside/);
+      expect(() => checkCompactableRun({ runId: 'a/b', dt: DT })).toThrow(/cannot name a Parquet partition/);
+      expect(() => checkCompactableRun({ runId: RUN_A, dt: '20261120' })).toThrow(/not YYYY-MM-DD/);
+      expect(() => unloadSql('steps', { runId: RUN_A, dt: DT }, 's3://b/compacted/steps')).toThrow(/trailing slash/);
+    },
+  );
 });

@@ -9,7 +9,13 @@ import { join } from 'node:path';
 import { clusterParametersFor } from '../../core/backends/aws/cluster';
 import { executionTimeoutS, jobComment, mapInvocation } from '../../core/backends/aws/jobs';
 import { cloudWatchWindow } from '../../core/backends/aws/metrics';
-import { AWS_CONFIG_ENV, AwsConfigError, awsConfigFromEnv, awsConfigToEnv, type AwsBackendConfig } from '../../core/backends/aws/config';
+import {
+  AWS_CONFIG_ENV,
+  AwsConfigError,
+  awsConfigFromEnv,
+  awsConfigToEnv,
+  type AwsBackendConfig,
+} from '../../core/backends/aws/config';
 import { EngineVersionError, parseAuroraVersion, supportsLocalWriteForwarding } from '../../core/aurora/engine';
 import { cellBaseName, cellNames, expiresAt, isValidRdsIdentifier, runShort } from '../../core/backends/aws/names';
 import { clientReadyKey, shellQuote, ssmRunnerCommands } from '../../core/backends/aws/runner-command';
@@ -56,7 +62,8 @@ describe('AWS names', () => {
   });
 
   it('rejects identifiers that break the rules', () => {
-    for (const bad of ['1abc', 'ab--c', 'abc-', 'a'.repeat(64), 'ab_c', '']) expect(isValidRdsIdentifier(bad)).toBe(false);
+    for (const bad of ['1abc', 'ab--c', 'abc-', 'a'.repeat(64), 'ab_c', ''])
+      expect(isValidRdsIdentifier(bad)).toBe(false);
   });
 
   it('computes expiry from the ttl', () => {
@@ -66,9 +73,17 @@ describe('AWS names', () => {
 
 describe('Aurora engine versions', () => {
   it('maps spec versions to RDS engine versions and families', () => {
-    expect(parseAuroraVersion('3.04.0')).toEqual({ engineVersion: '8.0.mysql_aurora.3.04.0', aurora: [3, 4, 0], family: 'aurora-mysql8.0' });
+    expect(parseAuroraVersion('3.04.0')).toEqual({
+      engineVersion: '8.0.mysql_aurora.3.04.0',
+      aurora: [3, 4, 0],
+      family: 'aurora-mysql8.0',
+    });
     expect(parseAuroraVersion('3.4')).toMatchObject({ engineVersion: '8.0.mysql_aurora.3.04.0' });
-    expect(parseAuroraVersion('5.7.mysql_aurora.2.10.0')).toEqual({ engineVersion: '5.7.mysql_aurora.2.10.0', aurora: [2, 10, 0], family: 'aurora-mysql5.7' });
+    expect(parseAuroraVersion('5.7.mysql_aurora.2.10.0')).toEqual({
+      engineVersion: '5.7.mysql_aurora.2.10.0',
+      aurora: [2, 10, 0],
+      family: 'aurora-mysql5.7',
+    });
     expect(() => parseAuroraVersion('1.22.2')).toThrow(EngineVersionError);
     expect(() => parseAuroraVersion('8.0.mysql_aurora.2.10.0')).toThrow(EngineVersionError);
   });
@@ -114,23 +129,34 @@ describe('AWS config from the Lambda environment', () => {
     expect(() => awsConfigFromEnv({ ...withoutDelay, [AWS_CONFIG_ENV.metricsPublishDelayS]: '-1' })).toThrow(
       /AURORA_BENCH_METRICS_PUBLISH_DELAY_S must be a whole number of seconds from 0 to 3600/,
     );
-    expect(() => awsConfigFromEnv({ ...withoutDelay, [AWS_CONFIG_ENV.metricsPublishDelayS]: '90.5' })).toThrow(AwsConfigError);
-  });
-
-  it("leaves the parameter group settle time to RDS's 5 minutes unless told otherwise, and refuses one that is not 0..3600 s", () => {
-    const env = awsConfigToEnv(config);
-
-    expect(awsConfigFromEnv(env).parameterGroupSettleS).toBeUndefined();
-    expect(awsConfigFromEnv({ ...env, [AWS_CONFIG_ENV.parameterGroupSettleS]: '3' }).parameterGroupSettleS).toBe(3);
-    expect(awsConfigFromEnv(awsConfigToEnv({ ...config, parameterGroupSettleS: 0 })).parameterGroupSettleS).toBe(0);
-    expect(() => awsConfigFromEnv({ ...env, [AWS_CONFIG_ENV.parameterGroupSettleS]: '-1' })).toThrow(
-      /AURORA_BENCH_PARAMETER_GROUP_SETTLE_S must be a whole number of seconds from 0 to 3600/,
+    expect(() => awsConfigFromEnv({ ...withoutDelay, [AWS_CONFIG_ENV.metricsPublishDelayS]: '90.5' })).toThrow(
+      AwsConfigError,
     );
   });
 
+  it(
+    "leaves the parameter group settle time to RDS's 5 minutes unless told otherwise, and refuses one that is " +
+      'not 0..3600 s',
+    () => {
+      const env = awsConfigToEnv(config);
+
+      expect(awsConfigFromEnv(env).parameterGroupSettleS).toBeUndefined();
+      expect(awsConfigFromEnv({ ...env, [AWS_CONFIG_ENV.parameterGroupSettleS]: '3' }).parameterGroupSettleS).toBe(3);
+      expect(awsConfigFromEnv(awsConfigToEnv({ ...config, parameterGroupSettleS: 0 })).parameterGroupSettleS).toBe(0);
+      expect(() => awsConfigFromEnv({ ...env, [AWS_CONFIG_ENV.parameterGroupSettleS]: '-1' })).toThrow(
+        /AURORA_BENCH_PARAMETER_GROUP_SETTLE_S must be a whole number of seconds from 0 to 3600/,
+      );
+    },
+  );
+
   it('names every missing or malformed variable at once', () => {
     // Arrange
-    const env = { ...awsConfigToEnv(config), [AWS_CONFIG_ENV.bucket]: '', [AWS_CONFIG_ENV.subnetIdsByAz]: '["subnet-a"]', [AWS_CONFIG_ENV.piPeriodS]: '7' };
+    const env = {
+      ...awsConfigToEnv(config),
+      [AWS_CONFIG_ENV.bucket]: '',
+      [AWS_CONFIG_ENV.subnetIdsByAz]: '["subnet-a"]',
+      [AWS_CONFIG_ENV.piPeriodS]: '7',
+    };
 
     // Act
     let error: unknown;
@@ -197,12 +223,25 @@ describe('AWS backend helpers', () => {
   });
 
   it('maps every SSM invocation status', () => {
-    const h = { jobId: 'j', clientId: 'i-1', phase: 'run' as const, outputPrefix: 'p/', ref: 'c', startedAt: '2026-11-21T10:00:00Z' };
-    for (const s of ['Pending', 'InProgress', 'Delayed', 'Cancelling'] as const) expect(mapInvocation(h, { Status: s }).state).toBe('running');
+    const h = {
+      jobId: 'j',
+      clientId: 'i-1',
+      phase: 'run' as const,
+      outputPrefix: 'p/',
+      ref: 'c',
+      startedAt: '2026-11-21T10:00:00Z',
+    };
+    for (const s of ['Pending', 'InProgress', 'Delayed', 'Cancelling'] as const)
+      expect(mapInvocation(h, { Status: s }).state).toBe('running');
     expect(mapInvocation(h, { Status: 'Success' }).state).toBe('exited');
-    for (const s of ['Failed', 'TimedOut', 'Cancelled'] as const) expect(mapInvocation(h, { Status: s, StatusDetails: s }).state).toBe('lost');
-    expect(mapInvocation(h, { Status: 'TimedOut', StatusDetails: 'ExecutionTimedOut' }).detail).toBe('SSM ExecutionTimedOut');
-    expect(mapInvocation(h, { Status: 'Failed', StandardErrorContent: 'x --password=s3cret y' }).detail).not.toContain('s3cret');
+    for (const s of ['Failed', 'TimedOut', 'Cancelled'] as const)
+      expect(mapInvocation(h, { Status: s, StatusDetails: s }).state).toBe('lost');
+    expect(mapInvocation(h, { Status: 'TimedOut', StatusDetails: 'ExecutionTimedOut' }).detail).toBe(
+      'SSM ExecutionTimedOut',
+    );
+    expect(mapInvocation(h, { Status: 'Failed', StandardErrorContent: 'x --password=s3cret y' }).detail).not.toContain(
+      's3cret',
+    );
   });
 
   it('quotes every runner argument for the shell', () => {
@@ -218,7 +257,9 @@ describe('AWS backend helpers', () => {
     const script = ssmRunnerCommands('us-east-1', 's3://b/runner/', ['--phase', 'run']).join('\n');
 
     // Assert: /opt/aurora-bench only as the default of the variable, and each use expanded by the shell.
-    expect(script.split('/opt/aurora-bench').length - 1).toBe(script.split('${AURORA_BENCH_HOME:-/opt/aurora-bench}').length - 1);
+    expect(script.split('/opt/aurora-bench').length - 1).toBe(
+      script.split('${AURORA_BENCH_HOME:-/opt/aurora-bench}').length - 1,
+    );
     expect(script).not.toMatch(/'[^'\n]*\$\{AURORA_BENCH_HOME/);
     expect(script).toContain('"${AURORA_BENCH_HOME:-/opt/aurora-bench}/ready"');
   });
@@ -226,7 +267,9 @@ describe('AWS backend helpers', () => {
   it('refuses a job at once on a client without the ready marker, and runs it under AURORA_BENCH_HOME with one', () => {
     // Arrange: the commands up to the runner's exec, with bash, under a temp client home.
     const home = mkdtempSync(join(tmpdir(), 'ab-home-'));
-    const script = ssmRunnerCommands('us-east-1', 's3://b/runner/', ['--phase', 'run']).slice(0, 3).join('\n') + '\necho "past the check"';
+    const script =
+      ssmRunnerCommands('us-east-1', 's3://b/runner/', ['--phase', 'run']).slice(0, 3).join('\n') +
+      '\necho "past the check"';
     const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', AURORA_BENCH_HOME: home };
 
     // Act
@@ -237,7 +280,9 @@ describe('AWS backend helpers', () => {
 
     // Assert
     expect(missing.status).toBe(3);
-    expect(missing.stderr).toContain(`client not ready: ${home}/ready is missing (client-ready.sh has not proven that sysbench works`);
+    expect(missing.stderr).toContain(
+      `client not ready: ${home}/ready is missing (client-ready.sh has not proven that sysbench works`,
+    );
     expect(present.status).toBe(0);
     expect(present.stdout).toBe('past the check\n');
   });

@@ -9,7 +9,13 @@
  * the local runner has no executions to list. Ctrl-C against a real (moto) execution is in
  * test/aws/cli-aws.test.ts.
  */
-import { DescribeExecutionCommand, GetExecutionHistoryCommand, ListExecutionsCommand, SFNClient, type HistoryEvent } from '@aws-sdk/client-sfn';
+import {
+  DescribeExecutionCommand,
+  GetExecutionHistoryCommand,
+  ListExecutionsCommand,
+  SFNClient,
+  type HistoryEvent,
+} from '@aws-sdk/client-sfn';
 import { mockClient } from 'aws-sdk-client-mock';
 import { followExecution } from '../../core/cli/aws-follow';
 import type { CellPlan, StepPlan } from '../../core/plan/types';
@@ -53,8 +59,25 @@ const planCell: CellPlan = {
   data: { tables: 0, tableSize: 0, reuse: 'cell', prepareThreads: 1 },
   steps: [planStep],
 };
-const header = { cellId: 'r6g-r1', index: 0, repeat: 1, variant: { instanceClass: 'db.r6g.large', readers: 0 }, data: { tables: 0, tableSize: 0 }, stepCount: 1 };
-const summary = { stepId: 'rw-t2', index: 0, test: 'oltp_read_write', target: 'writer', threads: 2, clients: 1, rate: 0, warmupS: 0, durationS: 60 };
+const header = {
+  cellId: 'r6g-r1',
+  index: 0,
+  repeat: 1,
+  variant: { instanceClass: 'db.r6g.large', readers: 0 },
+  data: { tables: 0, tableSize: 0 },
+  stepCount: 1,
+};
+const summary = {
+  stepId: 'rw-t2',
+  index: 0,
+  test: 'oltp_read_write',
+  target: 'writer',
+  threads: 2,
+  clients: 1,
+  rate: 0,
+  warmupS: 0,
+  durationS: 60,
+};
 
 const entered = (id: number, name: string, input: unknown): HistoryEvent => ({
   id,
@@ -68,7 +91,12 @@ const exited = (id: number, name: string, output: unknown): HistoryEvent => ({
   type: 'TaskStateExited',
   stateExitedEventDetails: { name, output: JSON.stringify(output) },
 });
-const mapRunStarted = (id: number, mapRunArn: string): HistoryEvent => ({ id, timestamp: new Date(id), type: 'MapRunStarted', mapRunStartedEventDetails: { mapRunArn } });
+const mapRunStarted = (id: number, mapRunArn: string): HistoryEvent => ({
+  id,
+  timestamp: new Date(id),
+  type: 'MapRunStarted',
+  mapRunStartedEventDetails: { mapRunArn },
+});
 
 it('prints the cells’ and steps’ lines from the child executions of both Map Runs, with the ETA, once each', async () => {
   // Arrange: first poll: the parent runs, the cell child is provisioning and has started its steps' Map Run,
@@ -76,7 +104,9 @@ it('prints the cells’ and steps’ lines from the child executions of both Map
   const sfn = new SFNClient({ region: 'us-east-1' });
   const mock = mockClient(sfn);
   mock.on(DescribeExecutionCommand).resolvesOnce({ status: 'RUNNING' }).resolves({ status: 'SUCCEEDED' });
-  mock.on(GetExecutionHistoryCommand, { executionArn: PARENT }).resolves({ events: [entered(1, 'RunCells', {}), mapRunStarted(2, CELLS_MAP_RUN)] });
+  mock
+    .on(GetExecutionHistoryCommand, { executionArn: PARENT })
+    .resolves({ events: [entered(1, 'RunCells', {}), mapRunStarted(2, CELLS_MAP_RUN)] });
   mock.on(GetExecutionHistoryCommand, { executionArn: CELL_CHILD }).resolves({
     events: [
       entered(1, 'ProvisionCell', { cell: { index: 0 } }),
@@ -85,10 +115,19 @@ it('prints the cells’ and steps’ lines from the child executions of both Map
       mapRunStarted(4, STEPS_MAP_RUN),
     ],
   });
-  const segmentEvents = [entered(1, 'RunStep', { cell: header }), exited(2, 'RunStep', { step: { done: false, started: { phase: 'run', step: summary }, collected: null } })];
+  const segmentEvents = [
+    entered(1, 'RunStep', { cell: header }),
+    exited(2, 'RunStep', { step: { done: false, started: { phase: 'run', step: summary }, collected: null } }),
+  ];
   const collected = [
     entered(3, 'RunStep', { cell: header }),
-    exited(4, 'RunStep', { step: { done: true, started: null, collected: { stepId: 'rw-t2', index: 0, status: 'ok', error: null, tps: 622.88, qps: 12511.28 } } }),
+    exited(4, 'RunStep', {
+      step: {
+        done: true,
+        started: null,
+        collected: { stepId: 'rw-t2', index: 0, status: 'ok', error: null, tps: 622.88, qps: 12511.28 },
+      },
+    }),
   ];
   mock
     .on(GetExecutionHistoryCommand, { executionArn: SEGMENT_CHILD })
@@ -96,12 +135,34 @@ it('prints the cells’ and steps’ lines from the child executions of both Map
     .resolves({ events: [...segmentEvents, ...collected] });
   mock
     .on(ListExecutionsCommand, { mapRunArn: CELLS_MAP_RUN })
-    .resolvesOnce({ executions: [{ executionArn: CELL_CHILD, status: 'RUNNING', name: 'cell-1', stateMachineArn: 'x', startDate: new Date(0) }] })
-    .resolves({ executions: [{ executionArn: CELL_CHILD, status: 'SUCCEEDED', name: 'cell-1', stateMachineArn: 'x', startDate: new Date(0) }] });
+    .resolvesOnce({
+      executions: [
+        { executionArn: CELL_CHILD, status: 'RUNNING', name: 'cell-1', stateMachineArn: 'x', startDate: new Date(0) },
+      ],
+    })
+    .resolves({
+      executions: [
+        { executionArn: CELL_CHILD, status: 'SUCCEEDED', name: 'cell-1', stateMachineArn: 'x', startDate: new Date(0) },
+      ],
+    });
   mock
     .on(ListExecutionsCommand, { mapRunArn: STEPS_MAP_RUN })
-    .resolvesOnce({ executions: [{ executionArn: SEGMENT_CHILD, status: 'RUNNING', name: 'seg-1', stateMachineArn: 'x', startDate: new Date(0) }] })
-    .resolves({ executions: [{ executionArn: SEGMENT_CHILD, status: 'SUCCEEDED', name: 'seg-1', stateMachineArn: 'x', startDate: new Date(0) }] });
+    .resolvesOnce({
+      executions: [
+        { executionArn: SEGMENT_CHILD, status: 'RUNNING', name: 'seg-1', stateMachineArn: 'x', startDate: new Date(0) },
+      ],
+    })
+    .resolves({
+      executions: [
+        {
+          executionArn: SEGMENT_CHILD,
+          status: 'SUCCEEDED',
+          name: 'seg-1',
+          stateMachineArn: 'x',
+          startDate: new Date(0),
+        },
+      ],
+    });
   const lines: string[] = [];
   const now = Date.UTC(2026, 0, 1, 12, 0, 0);
 
@@ -123,13 +184,18 @@ it('prints the cells’ and steps’ lines from the child executions of both Map
     `cells started as map run ${CELLS_MAP_RUN}`,
     '[1/1 r6g-r1] provisioning',
     '[1/1 r6g-r1] db.r6g.large writer + 0 reader(s), 1 step(s)',
-    '[1/1 r6g-r1] step 1/1 rw-t2: oltp_read_write on writer, 2 threads x 1 client(s), 60s · ETA 32 min (about 12:31 UTC), 0 of 1 steps done',
+    '[1/1 r6g-r1] step 1/1 rw-t2: oltp_read_write on writer, 2 threads x 1 client(s), 60s · ETA 32 min (about ' +
+      '12:31 UTC), 0 of 1 steps done',
     '[1/1 r6g-r1]   ok: 622.9 tps, 12,511.3 qps',
     'execution SUCCEEDED',
     'results: aurora-bench results --aws --run run-1',
   ]);
   // Every Map Run listed by its ARN, never by state machine.
-  expect(mock.commandCalls(ListExecutionsCommand).every((c) => c.args[0].input.mapRunArn !== undefined && c.args[0].input.stateMachineArn === undefined)).toBe(true);
+  expect(
+    mock
+      .commandCalls(ListExecutionsCommand)
+      .every((c) => c.args[0].input.mapRunArn !== undefined && c.args[0].input.stateMachineArn === undefined),
+  ).toBe(true);
   mock.restore();
   sfn.destroy();
 });

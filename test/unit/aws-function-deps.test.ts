@@ -12,7 +12,15 @@ import { GIT_SHA_ENV, TOOL_VERSION_ENV } from '../../core/backends/aws/config';
 import { S3LakeStore } from '../../core/backends/aws/s3-lake';
 import { awsFunctionTaskDeps } from '../../core/task-deps/aws-function-deps';
 
-const run: RunContext = { runId: 'run-1', specName: 's', backend: 'aws', region: 'eu-west-1', engineVersion: '8.0.mysql_aurora.3.08.0', dt: '2026-11-27', ttlHours: 4 };
+const run: RunContext = {
+  runId: 'run-1',
+  specName: 's',
+  backend: 'aws',
+  region: 'eu-west-1',
+  engineVersion: '8.0.mysql_aurora.3.08.0',
+  dt: '2026-11-27',
+  ttlHours: 4,
+};
 const s3 = new S3Client({ region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'y' } });
 afterAll(() => s3.destroy());
 
@@ -38,7 +46,16 @@ describe("a backend composed of one Task function's parts", () => {
     expect(backend.lake).toBe(lake);
     expect(backend.metricsPublishDelayS).toBe(180);
     await expect(backend.checkJobs(run, [])).resolves.toEqual({ done: true, running: 0, jobs: [] });
-    await backend.stopJobs(run, [{ jobId: 'j1', clientId: 'i-1', phase: 'run', outputPrefix: 'raw/', ref: 'c-1', startedAt: '2026-11-27T00:00:00Z' }]);
+    await backend.stopJobs(run, [
+      {
+        jobId: 'j1',
+        clientId: 'i-1',
+        phase: 'run',
+        outputPrefix: 'raw/',
+        ref: 'c-1',
+        startedAt: '2026-11-27T00:00:00Z',
+      },
+    ]);
     expect(stopped).toEqual(['j1']);
   });
 
@@ -57,7 +74,11 @@ describe("a Task function's TaskDeps", () => {
   test('carry the versions of the environment and only the deps the Task was given', () => {
     const compactRun = () => Promise.resolve('compacted');
 
-    const deps = awsFunctionTaskDeps({ [TOOL_VERSION_ENV]: '1.2.3', [GIT_SHA_ENV]: 'abc' }, { backend, compactRun }, 'finish-run');
+    const deps = awsFunctionTaskDeps(
+      { [TOOL_VERSION_ENV]: '1.2.3', [GIT_SHA_ENV]: 'abc' },
+      { backend, compactRun },
+      'finish-run',
+    );
 
     expect(deps).toMatchObject({ backend, toolVersion: '1.2.3', gitSha: 'abc', serverVersion: null, compactRun });
     expect(deps.preflight).toBeUndefined();

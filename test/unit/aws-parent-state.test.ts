@@ -46,19 +46,22 @@ function taskDeps(): TaskDeps {
 }
 
 describe('the parent execution state of an AWS run', () => {
-  it.each([10, 40])('plans 5,000 cells with %i-character variant names on AWS without a note, under a tenth of the limit', (nameLength) => {
-    // Arrange: 40 characters is the longest name a spec allows.
-    const loaded = { spec: validateSpec(spec(50, 100, nameLength)), scripts: {} };
+  it.each([10, 40])(
+    'plans 5,000 cells with %i-character variant names on AWS without a note, under a tenth of the limit',
+    (nameLength) => {
+      // Arrange: 40 characters is the longest name a spec allows.
+      const loaded = { spec: validateSpec(spec(50, 100, nameLength)), scripts: {} };
 
-    // Act
-    const prepared = preparePlan(loaded, { backend: 'aws', now: NOW, source: 'many.json' });
+      // Act
+      const prepared = preparePlan(loaded, { backend: 'aws', now: NOW, source: 'many.json' });
 
-    // Assert: the positions 0..4999 and a comma each, whatever the names.
-    expect(prepared.plan.cells).toHaveLength(5000);
-    expect(parentStateBytesAtLeast(prepared.plan)).toBe(23_890);
-    expect(parentStateBytesAtLeast(prepared.plan) * 10).toBeLessThanOrEqual(STATE_LIMIT);
-    expect(prepared.notes.some((n) => /state limit/.test(n.message))).toBe(false);
-  });
+      // Assert: the positions 0..4999 and a comma each, whatever the names.
+      expect(prepared.plan.cells).toHaveLength(5000);
+      expect(parentStateBytesAtLeast(prepared.plan)).toBe(23_890);
+      expect(parentStateBytesAtLeast(prepared.plan) * 10).toBeLessThanOrEqual(STATE_LIMIT);
+      expect(prepared.notes.some((n) => /state limit/.test(n.message))).toBe(false);
+    },
+  );
 
   it.each([
     ['one item per cell', undefined],
@@ -70,9 +73,12 @@ describe('the parent execution state of an AWS run', () => {
 
     // Act: FinishRun's input is PlanRun's output (RunCells discards the cells' results).
     const real = Buffer.byteLength(JSON.stringify(planned));
-    const estimate = parentStateBytesAtLeast(preparePlan({ spec: validateSpec(input), scripts: {} }, { backend: 'aws', now: NOW }).plan);
+    const estimate = parentStateBytesAtLeast(
+      preparePlan({ spec: validateSpec(input), scripts: {} }, { backend: 'aws', now: NOW }).plan,
+    );
 
-    // Assert: a lower bound, and exactly the items PlanRun hands the Map (less the array's brackets, plus a comma each).
+    // Assert: a lower bound, and exactly the items PlanRun hands
+    // the Map (less the array's brackets, plus a comma each).
     expect(planned.items).toEqual(Array.from({ length: order === 'duet' ? 20 : 400 }, (_, i) => i));
     expect(estimate).toBeLessThanOrEqual(real);
     expect(estimate).toBe(Buffer.byteLength(JSON.stringify(planned.items)) - 1);
@@ -109,7 +115,9 @@ describe('the parent execution state of an AWS run', () => {
     // Assert
     expect(asIs).toBe(header);
     await expect(missing).rejects.toThrow(InvalidTaskInputError);
-    await expect(missing).rejects.toThrow(/item 2 of run .* has no cell at .*workflow\/.*\/items\/2\.json \(PlanRun writes one per item\)/);
+    await expect(missing).rejects.toThrow(
+      /item 2 of run .* has no cell at .*workflow\/.*\/items\/2\.json \(PlanRun writes one per item\)/,
+    );
     await expect(malformed).rejects.toThrow(/event\.cell names no cell: it needs cellId, or index/);
   });
 });

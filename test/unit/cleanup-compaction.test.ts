@@ -30,7 +30,9 @@ it('cleanup settles a run whose owner is gone and compacts its step rows to Parq
   const lake = join(root, 'lake');
   const runRoot = join(root, 'runs');
   put(lake, lakeKeys.run(DT, RUN), [{ run_id: RUN, status: 'running', spec_name: 'x' }]);
-  put(lake, lakeKeys.stepTable('steps', DT, RUN, 'c1', 's1'), [{ run_id: RUN, cell_id: 'c1', step_id: 's1', status: 'failed', client_id: 'client-0', tps: 12.5 }]);
+  put(lake, lakeKeys.stepTable('steps', DT, RUN, 'c1', 's1'), [
+    { run_id: RUN, cell_id: 'c1', step_id: 's1', status: 'failed', client_id: 'client-0', tps: 12.5 },
+  ]);
   put(
     lake,
     lakeKeys.stepTable('intervals', DT, RUN, 'c1', 's1'),
@@ -39,7 +41,10 @@ it('cleanup settles a run whose owner is gone and compacts its step rows to Parq
   await claimRunDir(runRoot, RUN, { lakeRoot: lake, runKey: lakeKeys.run(DT, RUN) });
   const claimFile = join(runRoot, RUN, 'run.json');
   const gone = spawnSync('true').pid;
-  writeFileSync(claimFile, JSON.stringify({ ...JSON.parse(readFileSync(claimFile, 'utf8')), ownerPid: gone, ownerStartTime: null }));
+  writeFileSync(
+    claimFile,
+    JSON.stringify({ ...JSON.parse(readFileSync(claimFile, 'utf8')), ownerPid: gone, ownerStartTime: null }),
+  );
 
   // Act
   const result = await cleanupAllRuns(runRoot);

@@ -1,7 +1,7 @@
 /**
  * The client and server user data (lib/client-user-data.ts): the order and paths of their steps (the
- * whole boot runs in test/integration/client-boot.test.ts), and the dead-man's switch run by bash: the instance metadata is a
- * local HTTP server answering like IMDSv2 (there is none outside EC2), and `shutdown` is a shell
+ * whole boot runs in test/integration/client-boot.test.ts), and the dead-man's switch run by bash: the instance
+ * metadata is a local HTTP server answering like IMDSv2 (there is none outside EC2), and `shutdown` is a shell
  * function recording its arguments (the real one would stop this machine).
  */
 import { execFile } from 'node:child_process';
@@ -11,7 +11,13 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { clientUserDataCommands, deadMansSwitchCommands, MAX_CLIENT_LIFETIME_HOURS, SERVER_INSTALL_PACKAGES, serverUserDataCommands } from '../../lib/client-user-data';
+import {
+  clientUserDataCommands,
+  deadMansSwitchCommands,
+  MAX_CLIENT_LIFETIME_HOURS,
+  SERVER_INSTALL_PACKAGES,
+  serverUserDataCommands,
+} from '../../lib/client-user-data';
 import { EXPIRES_AT_TAG } from '../../lib/handler-environment';
 import { validateSpec } from '../../core/experiment/validate';
 
@@ -27,7 +33,12 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     requests.push(`${req.method} ${req.url} token=${String(req.headers['x-aws-ec2-metadata-token'] ?? '')}`);
     if (req.method === 'PUT' && req.url === '/latest/api/token') return void res.end('tok-1');
-    if (req.method === 'GET' && req.url === `/latest/meta-data/tags/instance/${EXPIRES_AT_TAG}` && req.headers['x-aws-ec2-metadata-token'] === 'tok-1' && expiresAt !== undefined)
+    if (
+      req.method === 'GET' &&
+      req.url === `/latest/meta-data/tags/instance/${EXPIRES_AT_TAG}` &&
+      req.headers['x-aws-ec2-metadata-token'] === 'tok-1' &&
+      expiresAt !== undefined
+    )
       return void res.end(expiresAt);
     res.statusCode = 404;
     res.end();
@@ -44,7 +55,12 @@ afterAll(async () => {
 /** Runs the switch; returns the arguments `shutdown` was called with. */
 async function scheduledShutdown(): Promise<string> {
   const recorded = join(dir, `shutdown-${requests.length}`);
-  const script = ['set -euo pipefail', `IMDS='${imds}'`, `shutdown() { echo "$*" > '${recorded}'; }`, ...deadMansSwitchCommands(EXPIRES_AT_TAG)].join('\n');
+  const script = [
+    'set -euo pipefail',
+    `IMDS='${imds}'`,
+    `shutdown() { echo "$*" > '${recorded}'; }`,
+    ...deadMansSwitchCommands(EXPIRES_AT_TAG),
+  ].join('\n');
   writeFileSync(join(dir, 'switch.sh'), script);
   await run('bash', [join(dir, 'switch.sh')]);
   return readFileSync(recorded, 'utf8').trim();
@@ -141,23 +157,66 @@ describe('the user data install steps', () => {
     expect(script).toContain(
       'aws s3 cp --only-show-errors --no-sign-request "s3://amazon-ssm-${AWS_DEFAULT_REGION}/latest/debian_$(dpkg --print-architecture)/amazon-ssm-agent.deb" /tmp/amazon-ssm-agent.deb',
     );
-    expect(commands).toContain('systemctl enable --now amazon-ssm-agent');
-    expect(commands.indexOf("export AWS_DEFAULT_REGION='eu-west-1'")).toBeLessThan(commands.findIndex((c) => c.includes('amazon-ssm-${AWS_DEFAULT_REGION}')));
   });
+
+  it(
+    "installs Debian's packages, then the runner, then the SSM agent, and proves sysbench works last, with " +
+      'the failure trap cleared so its own reason is the one reported',
+    () => {
+      // Arrange
+      const at = (line: string) => commands.findIndex((c) => c.includes(line));
+
+      // Assert
+      expect(commands.slice(-2)).toEqual([
+        'trap - EXIT',
+        '"${AURORA_BENCH_HOME:-/opt/aurora-bench}/client/client-ready.sh" --marker-uri "$ready_marker_uri"',
+      ]);
+      expect(script).toContain('apt-get -q install -y --no-install-recommends sysbench awscli jq');
+      expect(at('apt-get -q install')).toBeLessThan(at('trap report_not_ready EXIT'));
+      expect(at('trap report_not_ready EXIT')).toBeLessThan(at('aws s3 cp --only-show-errors --recursive'));
+      expect(at('aws s3 cp --only-show-errors --recursive')).toBeLessThan(at('dpkg -i /tmp/amazon-ssm-agent.deb'));
+      expect(script).toContain('ready_marker_uri="s3://lake/clients/${instance_id}/ready.json"');
+      expect(script).not.toMatch(/\bdnf\b|install-sysbench/);
+    },
+  );
+
+  it(
+    "fetches the SSM agent's Debian package from the region's public bucket, for the machine's architecture " +
+      '(Systems Manager User Guide, agent-install-deb)',
+    () => {
+      expect(script).toContain(
+        'aws s3 cp --only-show-errors --no-sign-request ' +
+          '"s3://amazon-ssm-${AWS_DEFAULT_REGION}/latest/debian_$(dpkg --print-architecture)/amazon-ssm-agent.deb" ' +
+          '/tmp/amazon-ssm-agent.deb',
+      );
+      expect(commands).toContain('systemctl enable --now amazon-ssm-agent');
+      expect(commands.indexOf("export AWS_DEFAULT_REGION='eu-west-1'")).toBeLessThan(
+        commands.findIndex((c) => c.includes('amazon-ssm-${AWS_DEFAULT_REGION}')),
+      );
+    },
+  );
 });
 
 describe('the self-managed server user data', () => {
-  const commands = serverUserDataCommands({ runnerS3Uri: 's3://lake/runner/', region: 'eu-west-1', expiresAtTag: EXPIRES_AT_TAG });
+  const commands = serverUserDataCommands({
+    runnerS3Uri: 's3://lake/runner/',
+    region: 'eu-west-1',
+    expiresAtTag: EXPIRES_AT_TAG,
+  });
 
   it('installs the AWS CLI, the bundle and the SSM agent before client/server-install.sh, and the metrics agent last', () => {
     // Arrange
     const at = (line: string) => commands.findIndex((c) => c.includes(line));
 
     // Assert
-    expect(at('apt-get -q install -y --no-install-recommends awscli jq')).toBeLessThan(at('aws s3 cp --only-show-errors --recursive'));
+    expect(at('apt-get -q install -y --no-install-recommends awscli jq')).toBeLessThan(
+      at('aws s3 cp --only-show-errors --recursive'),
+    );
     expect(at('aws s3 cp --only-show-errors --recursive')).toBeLessThan(at('dpkg -i /tmp/amazon-ssm-agent.deb'));
     expect(at('dpkg -i /tmp/amazon-ssm-agent.deb')).toBeLessThan(at('/client/server-install.sh"'));
-    expect(commands[commands.length - 1]).toBe('"${AURORA_BENCH_HOME:-/opt/aurora-bench}/client/server-metrics-agent.sh"');
+    expect(commands[commands.length - 1]).toBe(
+      '"${AURORA_BENCH_HOME:-/opt/aurora-bench}/client/server-metrics-agent.sh"',
+    );
   });
 
   it('names in SERVER_INSTALL_PACKAGES what client/server-install.sh installs (the rehearsal caches that layer)', () => {

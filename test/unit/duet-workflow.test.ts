@@ -33,7 +33,12 @@ class RecordingBackend extends InProcessBenchBackend {
   constructor(private readonly failStart?: (cell: CellPlan, jobs: readonly RunnerJob[]) => boolean) {
     super();
   }
-  override async startJobs(run: RunContext, cell: CellPlan, resources: CellResources, jobs: readonly RunnerJob[]): Promise<JobHandle[]> {
+  override async startJobs(
+    run: RunContext,
+    cell: CellPlan,
+    resources: CellResources,
+    jobs: readonly RunnerJob[],
+  ): Promise<JobHandle[]> {
     const what = `${cell.cellId} ${jobs[0]!.jobId.split('/')[1]} ${jobs[0]!.phase}`;
     if (this.failStart?.(cell, jobs)) {
       this.log.push(`start failed ${what}`);
@@ -59,7 +64,15 @@ class RecordingBackend extends InProcessBenchBackend {
 }
 
 function deps(backend: RecordingBackend): TaskDeps {
-  return { backend, now: () => new Date(), toolVersion: 'test', gitSha: null, serverVersion: null, readyTimeoutS: 60, judgeRun: () => Promise.resolve([]) };
+  return {
+    backend,
+    now: () => new Date(),
+    toolVersion: 'test',
+    gitSha: null,
+    serverVersion: null,
+    readyTimeoutS: 60,
+    judgeRun: () => Promise.resolve([]),
+  };
 }
 
 describe('a duet through the workflow', () => {
@@ -87,7 +100,9 @@ describe('a duet through the workflow', () => {
 
   it('stops the jobs a member started when another member cannot start the step, and tears every member down', async () => {
     // Arrange: b's clients fail to start the second step's run.
-    const backend = new RecordingBackend((cell, jobs) => cell.cellId === 'b-r1' && jobs[0]!.phase === 'run' && jobs[0]!.jobId.includes('/ro-t2/'));
+    const backend = new RecordingBackend(
+      (cell, jobs) => cell.cellId === 'b-r1' && jobs[0]!.phase === 'run' && jobs[0]!.jobId.includes('/ro-t2/'),
+    );
     // Act
     const result = await executeLocally({ deps: deps(backend), input: { spec }, pollMs: 0, retryMs: 0 });
     // Assert
@@ -97,7 +112,9 @@ describe('a duet through the workflow', () => {
     const afterFailure = backend.log.slice(backend.log.indexOf('start failed b-r1 ro-t2 run'));
     expect(afterFailure.slice(1, 2)).toEqual(['stop a-r1 ro-t2 run']);
     expect(afterFailure.filter((l) => l.startsWith('teardown')).sort()).toEqual(['teardown a-r1', 'teardown b-r1']);
-    const outcomes = await Promise.all(['a-r1', 'b-r1'].map((c) => backend.lake.get(lakeKeys.workflow.cellOutcome(result.runId!, c))));
+    const outcomes = await Promise.all(
+      ['a-r1', 'b-r1'].map((c) => backend.lake.get(lakeKeys.workflow.cellOutcome(result.runId!, c))),
+    );
     expect(outcomes.map((o) => (JSON.parse(o!) as { status: string }).status)).toEqual(['failed', 'failed']);
   });
 });
@@ -109,65 +126,87 @@ describe('a duet with data.reuse "step"', () => {
     data: { ...spec.data, reuse: 'step' },
   };
   /** The prepare output of a member's step, as its first client's run job writes it (tasks.ts prepareOutputPrefix). */
-  const prepareOf = (job: RunnerJob, member: string) => job.outputPrefix.replace(/\/[^/]+\/([^/]+)\/run\/client-\d+\/$/, `/${member}/$1/prepare/client-1/`);
+  const prepareOf = (job: RunnerJob, member: string) =>
+    job.outputPrefix.replace(/\/[^/]+\/([^/]+)\/run\/client-\d+\/$/, `/${member}/$1/prepare/client-1/`);
 
-  it("prepares each member's data in its first client's run job; every job awaits every member's prepare and starts its run 2 s after the last", async () => {
-    // Arrange
-    const backend = new RecordingBackend();
-    // Act
-    const result = await executeLocally({ deps: deps(backend), input: { spec: reuseStep }, pollMs: 0, retryMs: 0 });
-    // Assert
-    expect(result.status).toBe('SUCCEEDED');
-    expect(result.output).toMatchObject({ status: 'succeeded', steps: 4, failedSteps: 0 });
-    expect(backend.jobs.filter((j) => j.phase !== 'run')).toEqual([]);
-    expect(backend.jobs).toHaveLength(2 * 2 * 2);
-    for (const job of backend.jobs) {
-      const [member, stepId, , clientId] = job.jobId.split('/');
-      const other = member === 'a-r1' ? 'b-r1' : 'a-r1';
-      const own = prepareOf(job, member!);
-      expect(own).toContain(`/${member}/${stepId}/prepare/client-1/`);
-      if (clientId === 'client-1') {
-        expect(job.prepareFirst?.outputPrefix).toBe(own);
-        expect(job.prepareFirst?.endpoint.instanceId).toBe(`bench-${member}-w`);
-        expect(job.awaitPrepareOf).toEqual([prepareOf(job, other)]);
-      } else {
-        expect(job.prepareFirst).toBeUndefined();
-        expect([...job.awaitPrepareOf!].sort()).toEqual([own, prepareOf(job, other)].sort());
-      }
-      expect(job.startAfterPrepareS).toBe(2);
-    }
-    // One phase per step: every RunStep that starts a step starts its runs with their prepares.
-    const started = result.events
-      .filter((e) => e.type === 'StateExited' && e.state?.name === 'RunStep')
-      .map((e) => (e.state?.output as { step?: DuetStepOutput }).step?.started)
-      .filter((s) => s !== null && s !== undefined);
-    expect(started.map((s) => `${s.step.stepId} ${s.phase} ${s.withPrepare === true}`)).toEqual(['ro-t1 run true', 'ro-t2 run true']);
-  });
-
-  it("fails the duet with the member's DataPrepareFailedError when one member's prepare fails, and writes no member's rows of the step", async () => {
-    // Arrange: b's prepare of the first step exits 1, as the runner records a failed sysbench prepare.
-    const backend = new (class extends RecordingBackend {
-      override async startJobs(run: RunContext, cell: CellPlan, resources: CellResources, jobs: readonly RunnerJob[]): Promise<JobHandle[]> {
-        const handles = await super.startJobs(run, cell, resources, jobs);
-        const preparer = jobs.find((j) => j.prepareFirst !== undefined);
-        if (cell.cellId === 'b-r1' && preparer?.jobId.includes('/ro-t1/') === true) {
-          const prefix = preparer.prepareFirst!.outputPrefix;
-          const result = JSON.parse((await this.lake.get(prefix + 'result.json'))!) as Record<string, unknown>;
-          await this.lake.put(prefix + 'result.json', JSON.stringify({ ...result, exitCode: 1 }));
-          await this.lake.put(prefix + 'output.log', "FATAL: error 1049: Unknown database 'sbtest'\n");
+  it(
+    "prepares each member's data in its first client's run job; every job awaits every member's prepare and " +
+      'starts its run 2 s after the last',
+    async () => {
+      // Arrange
+      const backend = new RecordingBackend();
+      // Act
+      const result = await executeLocally({ deps: deps(backend), input: { spec: reuseStep }, pollMs: 0, retryMs: 0 });
+      // Assert
+      expect(result.status).toBe('SUCCEEDED');
+      expect(result.output).toMatchObject({ status: 'succeeded', steps: 4, failedSteps: 0 });
+      expect(backend.jobs.filter((j) => j.phase !== 'run')).toEqual([]);
+      expect(backend.jobs).toHaveLength(2 * 2 * 2);
+      for (const job of backend.jobs) {
+        const [member, stepId, , clientId] = job.jobId.split('/');
+        const other = member === 'a-r1' ? 'b-r1' : 'a-r1';
+        const own = prepareOf(job, member!);
+        expect(own).toContain(`/${member}/${stepId}/prepare/client-1/`);
+        if (clientId === 'client-1') {
+          expect(job.prepareFirst?.outputPrefix).toBe(own);
+          expect(job.prepareFirst?.endpoint.instanceId).toBe(`bench-${member}-w`);
+          expect(job.awaitPrepareOf).toEqual([prepareOf(job, other)]);
+        } else {
+          expect(job.prepareFirst).toBeUndefined();
+          expect([...job.awaitPrepareOf!].sort()).toEqual([own, prepareOf(job, other)].sort());
         }
-        return handles;
+        expect(job.startAfterPrepareS).toBe(2);
       }
-    })();
-    // Act
-    const result = await executeLocally({ deps: deps(backend), input: { spec: reuseStep }, pollMs: 0, retryMs: 0 });
-    // Assert
-    expect(result.status).toBe('FAILED');
-    expect(result.cause).toMatch(/cell b-r1 failed: DataPrepareFailedError: sysbench prepare for cell b-r1 failed on client-1/);
-    expect(result.cause).toMatch(/cell a-r1 failed: DataPrepareFailedError: sysbench prepare for cell b-r1 failed/);
-    const keys = await backend.lake.list('tables/');
-    expect(keys.filter((k) => k.startsWith('tables/steps/') || k.startsWith('tables/intervals/'))).toEqual([]);
-    expect(backend.log.filter((l) => l.startsWith('start ')).map((l) => l.split(' ').slice(1, 3).join(' '))).toEqual(['a-r1 ro-t1', 'b-r1 ro-t1']);
-    expect(backend.log.filter((l) => l.startsWith('teardown')).sort()).toEqual(['teardown a-r1', 'teardown b-r1']);
-  });
+      // One phase per step: every RunStep that starts a step starts its runs with their prepares.
+      const started = result.events
+        .filter((e) => e.type === 'StateExited' && e.state?.name === 'RunStep')
+        .map((e) => (e.state?.output as { step?: DuetStepOutput }).step?.started)
+        .filter((s) => s !== null && s !== undefined);
+      expect(started.map((s) => `${s.step.stepId} ${s.phase} ${s.withPrepare === true}`)).toEqual([
+        'ro-t1 run true',
+        'ro-t2 run true',
+      ]);
+    },
+  );
+
+  it(
+    "fails the duet with the member's DataPrepareFailedError when one member's prepare fails, and writes no " +
+      "member's rows of the step",
+    async () => {
+      // Arrange: b's prepare of the first step exits 1, as the runner records a failed sysbench prepare.
+      const backend = new (class extends RecordingBackend {
+        override async startJobs(
+          run: RunContext,
+          cell: CellPlan,
+          resources: CellResources,
+          jobs: readonly RunnerJob[],
+        ): Promise<JobHandle[]> {
+          const handles = await super.startJobs(run, cell, resources, jobs);
+          const preparer = jobs.find((j) => j.prepareFirst !== undefined);
+          if (cell.cellId === 'b-r1' && preparer?.jobId.includes('/ro-t1/') === true) {
+            const prefix = preparer.prepareFirst!.outputPrefix;
+            const result = JSON.parse((await this.lake.get(prefix + 'result.json'))!) as Record<string, unknown>;
+            await this.lake.put(prefix + 'result.json', JSON.stringify({ ...result, exitCode: 1 }));
+            await this.lake.put(prefix + 'output.log', "FATAL: error 1049: Unknown database 'sbtest'\n");
+          }
+          return handles;
+        }
+      })();
+      // Act
+      const result = await executeLocally({ deps: deps(backend), input: { spec: reuseStep }, pollMs: 0, retryMs: 0 });
+      // Assert
+      expect(result.status).toBe('FAILED');
+      expect(result.cause).toMatch(
+        /cell b-r1 failed: DataPrepareFailedError: sysbench prepare for cell b-r1 failed on client-1/,
+      );
+      expect(result.cause).toMatch(/cell a-r1 failed: DataPrepareFailedError: sysbench prepare for cell b-r1 failed/);
+      const keys = await backend.lake.list('tables/');
+      expect(keys.filter((k) => k.startsWith('tables/steps/') || k.startsWith('tables/intervals/'))).toEqual([]);
+      expect(backend.log.filter((l) => l.startsWith('start ')).map((l) => l.split(' ').slice(1, 3).join(' '))).toEqual([
+        'a-r1 ro-t1',
+        'b-r1 ro-t1',
+      ]);
+      expect(backend.log.filter((l) => l.startsWith('teardown')).sort()).toEqual(['teardown a-r1', 'teardown b-r1']);
+    },
+  );
 });

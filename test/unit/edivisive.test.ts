@@ -20,7 +20,11 @@ function qSlow(x: readonly number[], tau: number, kappa: number): number {
   for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) wx += Math.abs(X[i]! - X[j]!);
   let wy = 0;
   for (let i = 0; i < m; i++) for (let j = i + 1; j < m; j++) wy += Math.abs(Y[i]! - Y[j]!);
-  return (2 / (n + m)) * cross - (n > 1 ? ((2 * m) / ((n + m) * (n - 1))) * wx : 0) - (m > 1 ? ((2 * n) / ((n + m) * (m - 1))) * wy : 0);
+  return (
+    (2 / (n + m)) * cross -
+    (n > 1 ? ((2 * m) / ((n + m) * (n - 1))) * wx : 0) -
+    (m > 1 ? ((2 * n) / ((n + m) * (m - 1))) * wy : 0)
+  );
 }
 
 /** signal-processing-algorithms' statistic from its definition (V-statistics, Y to the end). */
@@ -48,18 +52,22 @@ describe('E-Divisive means on series with known change points', () => {
     ['step-up', 40],
     ['step-down', 100],
     ['step-up', 100],
-  ] as const)('finds a %s of 10%% (noise 2%%, %i runs) within one run of its index, p <= 0.01, for every seed', (kind, length) => {
-    for (let seed = 1; seed <= 5; seed++) {
-      // Arrange
-      const s = seriesOfKind(kind, length, seed);
-      // Act
-      const r = eDivisive(s.values, { ...HISTORY, seed });
-      // Assert: the known change (a first value after it can look like the values before), nothing else in these seeds
-      expect(r.changePoints).toHaveLength(1);
-      expect(Math.abs(r.changePoints[0]!.index - s.changePoints[0]!)).toBeLessThanOrEqual(1);
-      expect(r.changePoints[0]!.pValue).toBeLessThanOrEqual(0.01);
-    }
-  });
+  ] as const)(
+    'finds a %s of 10%% (noise 2%%, %i runs) within one run of its index, p <= 0.01, for every seed',
+    (kind, length) => {
+      for (let seed = 1; seed <= 5; seed++) {
+        // Arrange
+        const s = seriesOfKind(kind, length, seed);
+        // Act
+        const r = eDivisive(s.values, { ...HISTORY, seed });
+        // Assert: the known change (a first value after it can look
+        // like the values before), nothing else in these seeds
+        expect(r.changePoints).toHaveLength(1);
+        expect(Math.abs(r.changePoints[0]!.index - s.changePoints[0]!)).toBeLessThanOrEqual(1);
+        expect(r.changePoints[0]!.pValue).toBeLessThanOrEqual(0.01);
+      }
+    },
+  );
 
   it('finds a regression fixed later (down 30% for 6 runs, then back) at both runs; the to-end statistic does not', () => {
     let bestEnd = 0;
@@ -114,34 +122,40 @@ describe('E-Divisive means on series with known change points', () => {
     // Arrange
     const series = Array.from({ length: 40 }, (_, i) => seriesOfKind('none', 50, 100 + i));
     // Act
-    const withChange = series.filter((s, i) => eDivisive(s.values, { ...HISTORY, seed: i }).changePoints.length > 0).length;
+    const withChange = series.filter(
+      (s, i) => eDivisive(s.values, { ...HISTORY, seed: i }).changePoints.length > 0,
+    ).length;
     // Assert
     expect(withChange).toBeLessThanOrEqual(2);
   });
 
-  it('gives the same change points and p-values for the same seed, and stops early only where the decision is already made', () => {
-    // Arrange
-    const s = segmentedSeries(
-      'two steps',
-      [
-        { length: 15, mean: 100, sd: 3 },
-        { length: 15, mean: 90, sd: 3 },
-        { length: 15, mean: 95, sd: 3 },
-      ],
-      3,
-    );
-    // Act
-    const a = eDivisive(s.values, { ...HISTORY, seed: 9 });
-    const b = eDivisive(s.values, { ...HISTORY, seed: 9 });
-    const full = eDivisive(s.values, { ...HISTORY, seed: 9, stopEarly: false });
-    // Assert
-    expect(b).toEqual(a);
-    expect(full.changePoints).toEqual(a.changePoints);
-    expect(a.rejected!.stoppedEarly).toBe(true);
-    expect(a.rejected!.permutations).toBeLessThan(199);
-    expect(full.rejected!.permutations).toBe(199);
-    expect(full.rejected!.pValue).toBeGreaterThan(0.01);
-  });
+  it(
+    'gives the same change points and p-values for the same seed, and stops early only where the decision is ' +
+      'already made',
+    () => {
+      // Arrange
+      const s = segmentedSeries(
+        'two steps',
+        [
+          { length: 15, mean: 100, sd: 3 },
+          { length: 15, mean: 90, sd: 3 },
+          { length: 15, mean: 95, sd: 3 },
+        ],
+        3,
+      );
+      // Act
+      const a = eDivisive(s.values, { ...HISTORY, seed: 9 });
+      const b = eDivisive(s.values, { ...HISTORY, seed: 9 });
+      const full = eDivisive(s.values, { ...HISTORY, seed: 9, stopEarly: false });
+      // Assert
+      expect(b).toEqual(a);
+      expect(full.changePoints).toEqual(a.changePoints);
+      expect(a.rejected!.stoppedEarly).toBe(true);
+      expect(a.rejected!.permutations).toBeLessThan(199);
+      expect(full.rejected!.permutations).toBe(199);
+      expect(full.rejected!.pValue).toBeGreaterThan(0.01);
+    },
+  );
 
   it("computes signal-processing-algorithms' statistic at every split as its definition does", () => {
     // Arrange

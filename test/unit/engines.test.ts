@@ -6,7 +6,13 @@
 import { join } from 'node:path';
 import { loadSpecFile, SpecError, validateSpec } from '../../core/experiment/validate';
 import type { SpecInput } from '../../core/experiment/schema';
-import { localWriteForwarding, parameterGroupFamily, serverVolumeGib, ENGINE_KINDS, ENGINES } from '../../core/aurora/engines';
+import {
+  localWriteForwarding,
+  parameterGroupFamily,
+  serverVolumeGib,
+  ENGINE_KINDS,
+  ENGINES,
+} from '../../core/aurora/engines';
 import { planRun } from '../../core/plan/plan';
 import { preparePlan } from '../../core/plan/prepare';
 import { cellEngine } from '../../core/plan/types';
@@ -94,21 +100,41 @@ describe('engine kinds in the spec', () => {
 
   it('refuses a version that is not of the engine, naming the JSON path and the expected form', () => {
     const problems = problemsOf(spec({ kind: 'aurora-postgresql', version: '3.04.0' }));
-    expect(problems).toEqual([{ path: 'engine.version', message: expect.stringMatching(/"3\.04\.0" is not a version of Aurora PostgreSQL: use e\.g\. "16\.4"/) }]);
+    expect(problems).toEqual([
+      {
+        path: 'engine.version',
+        message: expect.stringMatching(/"3\.04\.0" is not a version of Aurora PostgreSQL: use e\.g\. "16\.4"/),
+      },
+    ]);
     const variant = problemsOf(spec({ version: '3.04.0' }, { engine: { kind: 'rds-mariadb', version: '8.0.39' } }));
-    expect(variant).toEqual([{ path: 'variants[0].engine.version', message: expect.stringMatching(/is not a version of RDS for MariaDB/) }]);
+    expect(variant).toEqual([
+      { path: 'variants[0].engine.version', message: expect.stringMatching(/is not a version of RDS for MariaDB/) },
+    ]);
     expect(problemsOf(spec({ kind: 'oracle' as never, version: '19' }))[0]!.path).toBe('engine.kind');
   });
 
   it('refuses write forwarding where the engine or its version lacks it', () => {
     const wf = { writeForwarding: { enabled: true }, readers: 1 };
     expect(problemsOf(spec({ kind: 'aurora-postgresql', version: '15.4' }, wf))).toEqual([
-      { path: 'variants[0].writeForwarding.enabled', message: expect.stringMatching(/needs 16\.4 or a later 16, 15\.8 or a later 15.*15\.4/) },
+      {
+        path: 'variants[0].writeForwarding.enabled',
+        message: expect.stringMatching(/needs 16\.4 or a later 16, 15\.8 or a later 15.*15\.4/),
+      },
     ]);
     expect(problemsOf(spec({ kind: 'rds-mysql', version: '8.0.39' }, wf))).toEqual([
-      { path: 'variants[0].writeForwarding.enabled', message: expect.stringMatching(/RDS for MySQL has no local write forwarding/) },
+      {
+        path: 'variants[0].writeForwarding.enabled',
+        message: expect.stringMatching(/RDS for MySQL has no local write forwarding/),
+      },
     ]);
-    expect(problemsOf(spec({ kind: 'aurora-postgresql', version: '15.8' }, { ...wf, writeForwarding: { enabled: true, maxConnectionsPct: 20 } }))).toEqual([
+    expect(
+      problemsOf(
+        spec(
+          { kind: 'aurora-postgresql', version: '15.8' },
+          { ...wf, writeForwarding: { enabled: true, maxConnectionsPct: 20 } },
+        ),
+      ),
+    ).toEqual([
       { path: 'variants[0].writeForwarding.maxConnectionsPct', message: expect.stringMatching(/apg_write_forward/) },
     ]);
     expect(() => validateSpec(spec({ kind: 'aurora-postgresql', version: '15.8' }, wf))).not.toThrow();
@@ -116,40 +142,82 @@ describe('engine kinds in the spec', () => {
 
   it('checks Aurora MySQL parameters only on Aurora MySQL variants', () => {
     // thread_handling: Aurora MySQL refuses it (not modifiable); RDS for MariaDB has it.
-    const mixed = spec({ version: '3.04.0' }, { engine: { kind: 'rds-mariadb', version: '10.11.9' }, instanceParameters: { thread_handling: 'pool-of-threads' } });
-    mixed.variants.push({ name: 'b', instanceClass: 'db.r6g.large', instanceParameters: { thread_handling: 'pool-of-threads' } });
+    const mixed = spec(
+      { version: '3.04.0' },
+      {
+        engine: { kind: 'rds-mariadb', version: '10.11.9' },
+        instanceParameters: { thread_handling: 'pool-of-threads' },
+      },
+    );
+    mixed.variants.push({
+      name: 'b',
+      instanceClass: 'db.r6g.large',
+      instanceParameters: { thread_handling: 'pool-of-threads' },
+    });
     expect(problemsOf(mixed).map((p) => p.path)).toEqual(['variants[1].instanceParameters.thread_handling']);
   });
 
-  it("checks RDS engines' parameters against the rules the RDS User Guide states: the thread pool is RDS for MariaDB's, not RDS for MySQL's", () => {
-    // Arrange
-    const mariadb = spec({ kind: 'rds-mariadb', version: '10.11.9' }, { instanceParameters: { thread_handling: 'pool-of-threads', thread_pool_size: 16 } });
-    const mysql = spec({ kind: 'rds-mysql', version: '8.0.39' }, { instanceParameters: { thread_handling: 'pool-of-threads' } });
-    const badValue = spec({ kind: 'rds-mariadb', version: '10.11.9' }, { instanceParameters: { thread_handling: 'pool' } });
-    const mysqlOnly = spec(
-      { kind: 'rds-mariadb', version: '10.11.9' },
-      { clusterParameters: { optimizer_trace: 'enabled=on' }, instanceParameters: { aurora_use_vector_instructions: 1 } },
-    );
-    const apgOnRds = spec({ kind: 'rds-postgresql', version: '16.4' }, { clusterParameters: { 'apg_write_forward.consistency_mode': 'session' } });
-    // Act / Assert
-    expect(() => validateSpec(mariadb)).not.toThrow();
-    expect(problemsOf(mysql)).toEqual([
-      {
-        path: 'variants[0].instanceParameters.thread_handling',
-        message: expect.stringMatching(/MariaDB-only parameter .*the thread pool is a parameter on RDS for MariaDB, not RDS for MySQL/),
-      },
-    ]);
-    expect(problemsOf(badValue)).toEqual([
-      { path: 'variants[0].instanceParameters.thread_handling', message: expect.stringMatching(/takes one-thread-per-connection, no-threads, pool-of-threads, got "pool"/) },
-    ]);
-    expect(problemsOf(mysqlOnly).map((p) => p.path)).toEqual(['variants[0].clusterParameters.optimizer_trace', 'variants[0].instanceParameters.aurora_use_vector_instructions']);
-    expect(problemsOf(apgOnRds)).toEqual([
-      { path: 'variants[0].clusterParameters.apg_write_forward.consistency_mode', message: expect.stringMatching(/Aurora PostgreSQL parameter/) },
-    ]);
-  });
+  it(
+    "checks RDS engines' parameters against the rules the RDS User Guide states: the thread pool is RDS for " +
+      "MariaDB's, not RDS for MySQL's",
+    () => {
+      // Arrange
+      const mariadb = spec(
+        { kind: 'rds-mariadb', version: '10.11.9' },
+        { instanceParameters: { thread_handling: 'pool-of-threads', thread_pool_size: 16 } },
+      );
+      const mysql = spec(
+        { kind: 'rds-mysql', version: '8.0.39' },
+        { instanceParameters: { thread_handling: 'pool-of-threads' } },
+      );
+      const badValue = spec(
+        { kind: 'rds-mariadb', version: '10.11.9' },
+        { instanceParameters: { thread_handling: 'pool' } },
+      );
+      const mysqlOnly = spec(
+        { kind: 'rds-mariadb', version: '10.11.9' },
+        {
+          clusterParameters: { optimizer_trace: 'enabled=on' },
+          instanceParameters: { aurora_use_vector_instructions: 1 },
+        },
+      );
+      const apgOnRds = spec(
+        { kind: 'rds-postgresql', version: '16.4' },
+        { clusterParameters: { 'apg_write_forward.consistency_mode': 'session' } },
+      );
+      // Act / Assert
+      expect(() => validateSpec(mariadb)).not.toThrow();
+      expect(problemsOf(mysql)).toEqual([
+        {
+          path: 'variants[0].instanceParameters.thread_handling',
+          message: expect.stringMatching(
+            /MariaDB-only parameter .*the thread pool is a parameter on RDS for MariaDB, not RDS for MySQL/,
+          ),
+        },
+      ]);
+      expect(problemsOf(badValue)).toEqual([
+        {
+          path: 'variants[0].instanceParameters.thread_handling',
+          message: expect.stringMatching(/takes one-thread-per-connection, no-threads, pool-of-threads, got "pool"/),
+        },
+      ]);
+      expect(problemsOf(mysqlOnly).map((p) => p.path)).toEqual([
+        'variants[0].clusterParameters.optimizer_trace',
+        'variants[0].instanceParameters.aurora_use_vector_instructions',
+      ]);
+      expect(problemsOf(apgOnRds)).toEqual([
+        {
+          path: 'variants[0].clusterParameters.apg_write_forward.consistency_mode',
+          message: expect.stringMatching(/Aurora PostgreSQL parameter/),
+        },
+      ]);
+    },
+  );
 
   it('refuses a self-managed class whose EC2 instance type does not exist', () => {
-    expect(problemsOf(spec({ kind: 'self-managed', version: 'mariadb-10.11' }, { instanceClass: 'db.r6x.large' }))).toEqual([
+    expect(
+      problemsOf(spec({ kind: 'self-managed', version: 'mariadb-10.11' }, { instanceClass: 'db.r6x.large' })),
+    ).toEqual([
       { path: 'variants[0].instanceClass', message: expect.stringMatching(/EC2 instance type "r6x\.large"/) },
     ]);
   });
@@ -166,14 +234,18 @@ describe('engines in the plan', () => {
     expect(plan.notes).toContainEqual({
       level: 'info',
       path: 'variants[0].engine',
-      message: expect.stringMatching(/runs locally on PostgreSQL .* pgsql driver; only AWS shows Aurora's shared storage volume/),
+      message: expect.stringMatching(
+        /runs locally on PostgreSQL .* pgsql driver; only AWS shows Aurora's shared storage volume/,
+      ),
     });
     expect(renderPlan(plan)).toMatch(/Aurora PostgreSQL 16\.4/);
   });
 
   it('plans every engine on AWS, self-managed servers included, and prices their EBS volumes', () => {
     // Arrange
-    const selfManaged = validateSpec(spec({ kind: 'self-managed', version: 'mariadb-10.11' }, { instanceClass: 'db.r6g.large' }));
+    const selfManaged = validateSpec(
+      spec({ kind: 'self-managed', version: 'mariadb-10.11' }, { instanceClass: 'db.r6g.large' }),
+    );
     const onAws: SpecInput['engine'][] = [
       { kind: 'rds-postgresql', version: '16.4' },
       { kind: 'rds-mysql', version: '8.0.39' },
@@ -190,45 +262,64 @@ describe('engines in the plan', () => {
     // Assert
     expect(shown.notes.filter((n) => n.level === 'refused')).toEqual([]);
     for (const engine of onAws) {
-      expect(() => preparePlan({ spec: validateSpec(spec(engine)), scripts: {} }, { backend: 'aws', now: NOW })).not.toThrow();
+      expect(() =>
+        preparePlan({ spec: validateSpec(spec(engine)), scripts: {} }, { backend: 'aws', now: NOW }),
+      ).not.toThrow();
     }
     // Each server (writer and readers) has a gp3 volume of serverVolumeGib for the cell's hours.
     const cell = shown.plan.cells[0]!;
     const gib = serverVolumeGib(cell.data) * (1 + cell.variant.readers);
-    expect(cost.cells[0]!.storageCost).toBeCloseTo((gib * prices.regions['us-east-1']!.ebsGp3GbMonth! * cost.cells[0]!.hours) / 730, 9);
+    expect(cost.cells[0]!.storageCost).toBeCloseTo(
+      (gib * prices.regions['us-east-1']!.ebsGp3GbMonth! * cost.cells[0]!.hours) / 730,
+      9,
+    );
     expect(cost.cells[0]!.storageCost).toBeGreaterThan(0);
     expect(cost.notes.join('\n')).toMatch(/self-managed variants: each server's gp3 root volume/);
-    expect(estimatePlanCost(shown.plan, withoutEbs).missing).toContain("ebsGp3GbMonth (self-managed servers' EBS volumes)");
+    expect(estimatePlanCost(shown.plan, withoutEbs).missing).toContain(
+      "ebsGp3GbMonth (self-managed servers' EBS volumes)",
+    );
   });
 
-  it('prices each engine from its own entries, falls back for Aurora PostgreSQL with a note, and names an engine without prices', () => {
-    // Arrange
-    const prices = loadPrices(repoRoot);
-    const withoutApg = structuredClone(prices);
-    delete withoutApg.regions['us-east-1']!.dbInstanceHourlyByEngine!['aurora-postgresql'];
-    const withoutRds = structuredClone(prices);
-    delete withoutRds.regions['us-east-1']!.dbInstanceHourlyByEngine!['rds-mariadb'];
-    const apg = planRun(validateSpec(spec({ kind: 'aurora-postgresql', version: '16.4' })), { backend: 'aws', now: NOW });
-    const ams = planRun(validateSpec(spec({ version: '3.04.0' })), { backend: 'aws', now: NOW });
-    const rds = planRun(validateSpec(spec({ kind: 'rds-mariadb', version: '10.11.9' })), { backend: 'aws', now: NOW });
-    // Act
-    const [apgCost, amsCost, rdsCost] = [apg, ams, rds].map((p) => estimatePlanCost(p, prices));
-    const apgFallback = estimatePlanCost(apg, withoutApg);
-    const rdsMissing = estimatePlanCost(rds, withoutRds);
-    // Assert
-    expect(apgCost!.total).not.toBeNull();
-    expect(apgCost!.notes.join('\n')).not.toMatch(/priced at the Aurora MySQL-Compatible figure/);
-    expect(rdsCost!.total).not.toBeNull();
-    // RDS for MariaDB's db.r6g.large is listed below Aurora's (no shared storage layer in its price).
-    expect(rdsCost!.cells[0]!.dbCost!).toBeLessThan(amsCost!.cells[0]!.dbCost!);
-    // RDS bills the gp3 storage allocated to each instance (20 GiB here, the least RDS takes), no I/O.
-    expect(rdsCost!.cells[0]!.storageCost).toBeGreaterThan(0);
-    expect(rdsCost!.cells[0]!.ioCost).toBe(0);
-    expect(apgFallback.cells[0]!.dbCost).toBe(amsCost!.cells[0]!.dbCost);
-    expect(apgFallback.notes.join('\n')).toMatch(/Aurora PostgreSQL db\.r6g\.large priced at the Aurora MySQL-Compatible figure/);
-    expect(rdsMissing.total).toBeNull();
-    expect(rdsMissing.missing).toEqual(['rds-mariadb db.r6g.large']);
-  });
+  it(
+    'prices each engine from its own entries, falls back for Aurora PostgreSQL with a note, and names an ' +
+      'engine without prices',
+    () => {
+      // Arrange
+      const prices = loadPrices(repoRoot);
+      const withoutApg = structuredClone(prices);
+      delete withoutApg.regions['us-east-1']!.dbInstanceHourlyByEngine!['aurora-postgresql'];
+      const withoutRds = structuredClone(prices);
+      delete withoutRds.regions['us-east-1']!.dbInstanceHourlyByEngine!['rds-mariadb'];
+      const apg = planRun(validateSpec(spec({ kind: 'aurora-postgresql', version: '16.4' })), {
+        backend: 'aws',
+        now: NOW,
+      });
+      const ams = planRun(validateSpec(spec({ version: '3.04.0' })), { backend: 'aws', now: NOW });
+      const rds = planRun(validateSpec(spec({ kind: 'rds-mariadb', version: '10.11.9' })), {
+        backend: 'aws',
+        now: NOW,
+      });
+      // Act
+      const [apgCost, amsCost, rdsCost] = [apg, ams, rds].map((p) => estimatePlanCost(p, prices));
+      const apgFallback = estimatePlanCost(apg, withoutApg);
+      const rdsMissing = estimatePlanCost(rds, withoutRds);
+      // Assert
+      expect(apgCost!.total).not.toBeNull();
+      expect(apgCost!.notes.join('\n')).not.toMatch(/priced at the Aurora MySQL-Compatible figure/);
+      expect(rdsCost!.total).not.toBeNull();
+      // RDS for MariaDB's db.r6g.large is listed below Aurora's (no shared storage layer in its price).
+      expect(rdsCost!.cells[0]!.dbCost!).toBeLessThan(amsCost!.cells[0]!.dbCost!);
+      // RDS bills the gp3 storage allocated to each instance (20 GiB here, the least RDS takes), no I/O.
+      expect(rdsCost!.cells[0]!.storageCost).toBeGreaterThan(0);
+      expect(rdsCost!.cells[0]!.ioCost).toBe(0);
+      expect(apgFallback.cells[0]!.dbCost).toBe(amsCost!.cells[0]!.dbCost);
+      expect(apgFallback.notes.join('\n')).toMatch(
+        /Aurora PostgreSQL db\.r6g\.large priced at the Aurora MySQL-Compatible figure/,
+      );
+      expect(rdsMissing.total).toBeNull();
+      expect(rdsMissing.missing).toEqual(['rds-mariadb db.r6g.large']);
+    },
+  );
 });
 
 describe('experiments/apg-graviton-vs-intel.json', () => {
@@ -252,6 +343,8 @@ describe('experiments/apg-graviton-vs-intel.json', () => {
     expect(shown.notes.filter((n) => n.level === 'refused')).toEqual([]);
     expect(() => preparePlan(loaded, { backend: 'aws', now: NOW, source: file })).not.toThrow();
     const local = preparePlan(loaded, { backend: 'local', now: NOW, scale: 'small', source: file });
-    expect(new Set(local.plan.cells.map((c) => cellEngine(local.plan, c).kind))).toEqual(new Set(['aurora-postgresql', 'rds-postgresql']));
+    expect(new Set(local.plan.cells.map((c) => cellEngine(local.plan, c).kind))).toEqual(
+      new Set(['aurora-postgresql', 'rds-postgresql']),
+    );
   });
 });

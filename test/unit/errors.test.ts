@@ -8,13 +8,20 @@ describe('formatError', () => {
     // Arrange
     const root = new Error('connect ECONNREFUSED 127.0.0.1:3306');
     const middle = new TransientBackendError('writer not reachable', { cause: root });
-    const error = new AuroraBenchError('the cell could not be provisioned', { cause: middle, source: 'exp.json', jsonPath: 'variants[0]' });
+    const error = new AuroraBenchError('the cell could not be provisioned', {
+      cause: middle,
+      source: 'exp.json',
+      jsonPath: 'variants[0]',
+    });
 
     // Act
     const text = formatError(error);
 
     // Assert
-    expect(text).toBe('the cell could not be provisioned\n  caused by: writer not reachable\n  caused by: Error: connect ECONNREFUSED 127.0.0.1:3306');
+    expect(text).toBe(
+      'the cell could not be provisioned\n  caused by: writer not reachable\n  caused by: Error: connect ' +
+        'ECONNREFUSED 127.0.0.1:3306',
+    );
     expect(error.source).toBe('exp.json');
     expect(error.jsonPath).toBe('variants[0]');
   });

@@ -7,7 +7,8 @@ import { join, resolve } from 'node:path';
 import { loadSpecFile } from '../../core/experiment/validate';
 
 const repoRoot = resolve(__dirname, '../..');
-const load = (file: string) => loadSpecFile(join(repoRoot, 'experiments', file), join(repoRoot, 'client', 'workloads')).spec;
+const load = (file: string) =>
+  loadSpecFile(join(repoRoot, 'experiments', file), join(repoRoot, 'client', 'workloads')).spec;
 
 describe('experiment deviations from the original studies (docs/studies.md)', () => {
   it('S3 (write-forwarding.json) keeps two readers in every variant, throughout the run', () => {

@@ -36,7 +36,10 @@ describe('runs that shared a host', () => {
       { runId: 'live', pid: process.pid, startedAt: at(15).toISOString(), endedAt: null },
     ]);
     expect(overlapNote('mine', overlaps)).toMatch(
-      /^run mine shared \S+ with 2 other runs for part of its time: during \(pid \d+, .* to .*\), live \(pid \d+, .* to still running\); its figures include their load$/,
+      new RegExp(
+        /^run mine shared \S+ with 2 other runs for part of its time: during \(pid \d+, .* to .*\),/.source +
+          / live \(pid \d+, .* to still running\); its figures include their load$/.source,
+      ),
     );
     expect(readdirSync(dir).sort()).toHaveLength(4);
   });

@@ -13,7 +13,9 @@ const repoRoot = resolve(__dirname, '../..');
 
 /** Lowest first. A folder may import its own layer's folders and any below; see docs/architecture.md. */
 const LAYERS: readonly (readonly string[])[] = [
-  ['core/polyfills', 'core/errors', 'core/format', 'core/random', 'prices'], // the user-facing error base every stage throws, number formatting every stage prints with, the seeded generator the plan's randomized order and the change-point tests draw from
+  // the user-facing error base every stage throws, number formatting every stage prints with, the seeded generator
+  // the plan's randomized order and the change-point tests draw from
+  ['core/polyfills', 'core/errors', 'core/format', 'core/random', 'prices'],
   ['core/aurora'], // facts about Aurora MySQL (parameter catalogue, write forwarding)
   ['core/experiment'], // spec: schema, validation, scaling
   ['core/plan'], // plan: cells, steps, order, cost
@@ -48,11 +50,18 @@ function sourceFiles(dir: string): string[] {
 
 function layerOf(area: string): number {
   const i = LAYERS.findIndex((layer) => layer.includes(area));
-  if (i < 0) throw new Error(`${area} is in no layer of test/unit/import-graph.test.ts: add it where it belongs in the data path (docs/architecture.md)`);
+  if (i < 0)
+    throw new Error(
+      `${area} is in no layer of test/unit/import-graph.test.ts: add it where it belongs in the data path ` +
+        `(docs/architecture.md)`,
+    );
   return i;
 }
 
-/** Every relative import, require and import() of the production code between two folders: "from -> to" and the importing files. */
+/**
+ * Every relative import, require and import() of the production
+ * code between two folders: "from -> to" and the importing files.
+ */
 function edges(): Map<string, string[]> {
   const found = new Map<string, string[]>();
   for (const top of ['core', 'lib', 'lambdas', 'bin', 'bench', 'scripts']) {
@@ -92,7 +101,8 @@ describe('import graph: the one-way path of docs/architecture.md', () => {
 
   it('core never imports lambdas, bin or lib; lib never imports CLI code', () => {
     // Arrange: the rules of the agreement, stated on their own so a change of the layers cannot drop them.
-    const forbidden = (edge: string) => /^core\/\S+ -> (lambdas|bin|lib)$/.test(edge) || /^lib -> (core\/cli|bin)$/.test(edge);
+    const forbidden = (edge: string) =>
+      /^core\/\S+ -> (lambdas|bin|lib)$/.test(edge) || /^lib -> (core\/cli|bin)$/.test(edge);
 
     // Act
     const all = [...edges().keys()];

@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UnsupportedOnBackendError } from '../../core/backend';
-import { cpuListFor, formatBytes, INSTANCE_CLASSES, localMemoryCap, localShape } from '../../core/backends/local/instance-classes';
+import {
+  cpuListFor,
+  formatBytes,
+  INSTANCE_CLASSES,
+  localMemoryCap,
+  localShape,
+} from '../../core/backends/local/instance-classes';
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
@@ -12,7 +18,13 @@ describe('instance class table', () => {
   it('has every size large..16xlarge of r5, r6g, r6i and r7g, and the t3/t4g classes', () => {
     // Arrange
     const sizes = ['large', 'xlarge', '2xlarge', '4xlarge', '8xlarge', '12xlarge', '16xlarge'];
-    const expected = [...['r5', 'r6g', 'r6i', 'r7g'].flatMap((f) => sizes.map((s) => `db.${f}.${s}`)), 'db.t3.medium', 'db.t3.large', 'db.t4g.medium', 'db.t4g.large'];
+    const expected = [
+      ...['r5', 'r6g', 'r6i', 'r7g'].flatMap((f) => sizes.map((s) => `db.${f}.${s}`)),
+      'db.t3.medium',
+      'db.t3.large',
+      'db.t4g.medium',
+      'db.t4g.large',
+    ];
 
     // Act
     const missing = expected.filter((c) => INSTANCE_CLASSES[c] === undefined);
@@ -126,10 +138,22 @@ describe('docs/local-backend.md', () => {
       );
 
     // Act
-    const documented = rows.flatMap(([families, size, ...cells]) => families!.split(', ').map((f) => [`db.${f}.${size}`, cells.join(' | ')]));
+    const documented = rows.flatMap(([families, size, ...cells]) =>
+      families!.split(', ').map((f) => [`db.${f}.${size}`, cells.join(' | ')]),
+    );
     const computed = documented.map(([cls]) => {
       const s = localShape(cls!, HOST);
-      return [cls, [s.vcpu, `${s.memoryGiB} GiB`, s.maxConnections, s.cores, formatBytes(s.localMemoryBytes), formatBytes(s.bufferPoolBytes)].join(' | ')];
+      return [
+        cls,
+        [
+          s.vcpu,
+          `${s.memoryGiB} GiB`,
+          s.maxConnections,
+          s.cores,
+          formatBytes(s.localMemoryBytes),
+          formatBytes(s.bufferPoolBytes),
+        ].join(' | '),
+      ];
     });
 
     // Assert

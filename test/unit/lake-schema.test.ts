@@ -38,11 +38,18 @@ describe('the lake schema module against DuckDB', () => {
   it('every table view has exactly the schema columns and types, plus the partition column', async () => {
     // Arrange / Act
     const described = await withLake(lakeV1(), async (lake) =>
-      Promise.all(LAKE_TABLES.map(async (t) => [t, await lake.query<{ column_name: string; column_type: string }>(`DESCRIBE ${t}`)] as const)),
+      Promise.all(
+        LAKE_TABLES.map(
+          async (t) => [t, await lake.query<{ column_name: string; column_type: string }>(`DESCRIBE ${t}`)] as const,
+        ),
+      ),
     );
     // Assert
     for (const [table, columns] of described) {
-      const expected = [...Object.entries(LAKE_COLUMNS[table]).map(([c, type]) => [c, DUCKDB_TYPES[type]]), [PARTITION_COLUMN, 'VARCHAR']];
+      const expected = [
+        ...Object.entries(LAKE_COLUMNS[table]).map(([c, type]) => [c, DUCKDB_TYPES[type]]),
+        [PARTITION_COLUMN, 'VARCHAR'],
+      ];
       expect([table, columns.map((c) => [c.column_name, describedType(c.column_type)])]).toEqual([table, expected]);
     }
   });
@@ -107,10 +114,20 @@ describe('a lake written by the previous release (version 1)', () => {
     // Arrange
     const lake = lakeV1();
     // Act
-    const { run, steps } = await withLake(lake, async (l) => ({ run: await findRun(l), steps: await stepResults(l, 'lake-v1-fixture') }));
+    const { run, steps } = await withLake(lake, async (l) => ({
+      run: await findRun(l),
+      steps: await stepResults(l, 'lake-v1-fixture'),
+    }));
     // Assert: the figures the run printed when it was made (161.24 tps, 2,257.32 qps)
-    expect([run.run_id, run.spec_name, run.status, run.backend]).toEqual(['lake-v1-fixture', 'lake-v1', 'succeeded', 'local']);
-    expect(steps.map((s) => [s.step_id, s.status, Math.round(s.tps! * 100) / 100, Math.round(s.qps! * 100) / 100])).toEqual([['ro-t1', 'ok', 161.24, 2257.32]]);
+    expect([run.run_id, run.spec_name, run.status, run.backend]).toEqual([
+      'lake-v1-fixture',
+      'lake-v1',
+      'succeeded',
+      'local',
+    ]);
+    expect(
+      steps.map((s) => [s.step_id, s.status, Math.round(s.tps! * 100) / 100, Math.round(s.qps! * 100) / 100]),
+    ).toEqual([['ro-t1', 'ok', 161.24, 2257.32]]);
   });
 
   it('is brought to this version when this code first writes it, without changing a file of it', async () => {
@@ -124,7 +141,9 @@ describe('a lake written by the previous release (version 1)', () => {
     await store.assertWritable();
     // Assert
     expect(await store.schemaVersion()).toBe(LAKE_SCHEMA_VERSION);
-    expect(JSON.parse(readFileSync(join(lake, LAKE_VERSION_KEY), 'utf8'))).toEqual({ schemaVersion: LAKE_SCHEMA_VERSION });
+    expect(JSON.parse(readFileSync(join(lake, LAKE_VERSION_KEY), 'utf8'))).toEqual({
+      schemaVersion: LAKE_SCHEMA_VERSION,
+    });
     expect(readFileSync(runFile).equals(before)).toBe(true);
     expect(await withLake(lake, (l) => l.query('SELECT run_id FROM runs'))).toEqual([{ run_id: 'lake-v1-fixture' }]);
   });
@@ -135,9 +154,14 @@ describe('a lake written by the previous release (version 1)', () => {
     writeFileSync(join(lake, LAKE_VERSION_KEY), JSON.stringify({ schemaVersion: LAKE_SCHEMA_VERSION + 1 }));
     // Act / Assert
     await expect(new LocalLakeStore(lake).assertWritable()).rejects.toThrow(
-      new RegExp(`schema version ${LAKE_SCHEMA_VERSION + 1}, written by a newer aurora-bench; this one writes version ${LAKE_SCHEMA_VERSION}: upgrade`),
+      new RegExp(
+        `schema version ${LAKE_SCHEMA_VERSION + 1}, written by a newer aurora-bench; this one writes ` +
+          `version ${LAKE_SCHEMA_VERSION}: upgrade`,
+      ),
     );
-    await expect(LocalLake.open(lake)).rejects.toThrow(/written by a newer aurora-bench; this one reads versions up to \d+: upgrade aurora-bench/);
+    await expect(LocalLake.open(lake)).rejects.toThrow(
+      /written by a newer aurora-bench; this one reads versions up to \d+: upgrade aurora-bench/,
+    );
     expect(existsSync(join(lake, 'tables', 'runs'))).toBe(true);
   });
 
@@ -146,6 +170,8 @@ describe('a lake written by the previous release (version 1)', () => {
     const lake = lakeV1();
     writeFileSync(join(lake, LAKE_VERSION_KEY), '{"schemaVersion": "two"}');
     // Act / Assert
-    await expect(LocalLake.open(lake)).rejects.toThrow(`${join(lake, LAKE_VERSION_KEY)}: schemaVersion must be a whole number from 1 (it is "two")`);
+    await expect(LocalLake.open(lake)).rejects.toThrow(
+      `${join(lake, LAKE_VERSION_KEY)}: schemaVersion must be a whole number from 1 (it is "two")`,
+    );
   });
 });

@@ -13,7 +13,10 @@ const NOT_PORTABLE: [RegExp, string][] = [
   [/\bILIKE\b/i, 'ILIKE (DuckDB only)'],
   [/\bEXCLUDE\b|\bREPLACE\s*\(/i, 'SELECT * EXCLUDE/REPLACE (DuckDB only)'],
   [/\bGROUP BY ALL\b/i, 'GROUP BY ALL (DuckDB only)'],
-  [/\b(list_|struct_|strftime|epoch_ms|regexp_matches|string_agg|median|quantile)\w*\s*\(/i, 'a function one engine lacks'],
+  [
+    /\b(list_|struct_|strftime|epoch_ms|regexp_matches|string_agg|median|quantile)\w*\s*\(/i,
+    'a function one engine lacks',
+  ],
   [/"[^"]*"/, 'double-quoted text (a string literal in DuckDB, an identifier in Trino)'],
   [/\bSTDDEV\s*\(|\bVARIANCE\s*\(/i, 'ambiguous stddev/variance (use STDDEV_SAMP)'],
 ];
@@ -50,7 +53,8 @@ describe('shared lake views (core/lake/sql)', () => {
     // Act / Assert
     for (const { name, sql } of allViewSql()) {
       const used = [...sql.replace(/--.*$/gm, '').matchAll(/\b(?:FROM|JOIN)\s+([a-z_]+)/gi)].map((m) => m[1]!);
-      for (const u of used) expect({ view: name, uses: u, known: known.has(u) }).toEqual({ view: name, uses: u, known: true });
+      for (const u of used)
+        expect({ view: name, uses: u, known: known.has(u) }).toEqual({ view: name, uses: u, known: true });
       known.add(name);
     }
   });

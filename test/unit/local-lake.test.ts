@@ -41,7 +41,12 @@ describe('LocalLakeStore', () => {
 
   it('lists keys by string prefix, sorted, across directories', async () => {
     // Arrange
-    for (const key of ['tables/steps/dt=2026-01-02/b.jsonl', 'tables/steps/dt=2026-01-01/a.jsonl', 'tables/intervals/dt=2026-01-01/a.jsonl', 'tables/stepsX/other.jsonl']) {
+    for (const key of [
+      'tables/steps/dt=2026-01-02/b.jsonl',
+      'tables/steps/dt=2026-01-01/a.jsonl',
+      'tables/intervals/dt=2026-01-01/a.jsonl',
+      'tables/stepsX/other.jsonl',
+    ]) {
       await lake.put(key, 'x');
     }
 

@@ -1,5 +1,11 @@
 import { localShape } from '../../core/backends/local/instance-classes';
-import { parseSize, planParameters, type ParameterContext, type VariableCatalog, type VariableInfo } from '../../core/backends/local/parameters';
+import {
+  parseSize,
+  planParameters,
+  type ParameterContext,
+  type VariableCatalog,
+  type VariableInfo,
+} from '../../core/backends/local/parameters';
 import { evaluateFormula, FormulaError } from '../../core/aurora/rds-formula';
 import type { ResolvedVariant } from '../../core/plan/types';
 
@@ -7,21 +13,69 @@ const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
 const HOST = { cpus: 2, memoryBytes: 24 * GiB };
 
-/** A slice of MariaDB 10.11's information_schema.SYSTEM_VARIABLES (types, ranges, READ_ONLY as the server reports them). */
+/**
+ * A slice of MariaDB 10.11's information_schema.SYSTEM_VARIABLES (types, ranges, READ_ONLY as the server reports them).
+ */
 const CATALOG: VariableCatalog = new Map<string, VariableInfo>(
   (
     [
-      { name: 'thread_handling', readOnly: true, type: 'ENUM', enumValues: ['one-thread-per-connection', 'no-threads', 'pool-of-threads'], scope: 'GLOBAL' },
-      { name: 'innodb_buffer_pool_size', readOnly: false, type: 'BIGINT UNSIGNED', min: 2097152, max: 18446744073701163008, scope: 'GLOBAL' },
+      {
+        name: 'thread_handling',
+        readOnly: true,
+        type: 'ENUM',
+        enumValues: ['one-thread-per-connection', 'no-threads', 'pool-of-threads'],
+        scope: 'GLOBAL',
+      },
+      {
+        name: 'innodb_buffer_pool_size',
+        readOnly: false,
+        type: 'BIGINT UNSIGNED',
+        min: 2097152,
+        max: 18446744073701163008,
+        scope: 'GLOBAL',
+      },
       { name: 'max_connections', readOnly: false, type: 'BIGINT UNSIGNED', min: 10, max: 100000, scope: 'GLOBAL' },
       { name: 'sync_binlog', readOnly: false, type: 'INT UNSIGNED', min: 0, max: 4294967295, scope: 'GLOBAL' },
-      { name: 'innodb_flush_log_at_trx_commit', readOnly: false, type: 'BIGINT UNSIGNED', min: 0, max: 3, scope: 'GLOBAL' },
-      { name: 'innodb_flush_method', readOnly: true, type: 'ENUM', enumValues: ['fsync', 'O_DSYNC', 'littlesync', 'nosync', 'O_DIRECT', 'O_DIRECT_NO_FSYNC'], scope: 'GLOBAL' },
-      { name: 'max_prepared_stmt_count', readOnly: false, type: 'INT UNSIGNED', min: 0, max: 4294967295, scope: 'GLOBAL' },
-      { name: 'binlog_format', readOnly: false, type: 'ENUM', enumValues: ['MIXED', 'STATEMENT', 'ROW'], scope: 'SESSION' },
+      {
+        name: 'innodb_flush_log_at_trx_commit',
+        readOnly: false,
+        type: 'BIGINT UNSIGNED',
+        min: 0,
+        max: 3,
+        scope: 'GLOBAL',
+      },
+      {
+        name: 'innodb_flush_method',
+        readOnly: true,
+        type: 'ENUM',
+        enumValues: ['fsync', 'O_DSYNC', 'littlesync', 'nosync', 'O_DIRECT', 'O_DIRECT_NO_FSYNC'],
+        scope: 'GLOBAL',
+      },
+      {
+        name: 'max_prepared_stmt_count',
+        readOnly: false,
+        type: 'INT UNSIGNED',
+        min: 0,
+        max: 4294967295,
+        scope: 'GLOBAL',
+      },
+      {
+        name: 'binlog_format',
+        readOnly: false,
+        type: 'ENUM',
+        enumValues: ['MIXED', 'STATEMENT', 'ROW'],
+        scope: 'SESSION',
+      },
       { name: 'slow_query_log', readOnly: false, type: 'BOOLEAN', enumValues: ['OFF', 'ON'], scope: 'GLOBAL' },
       { name: 'server_id', readOnly: false, type: 'INT UNSIGNED', min: 1, max: 4294967295, scope: 'SESSION' },
-      { name: 'tmp_table_size', readOnly: false, type: 'BIGINT UNSIGNED', min: 0, max: 2 ** 64 /* BIGINT UNSIGNED's 2^64-1 as a double rounds to 2^64 */, scope: 'SESSION' },
+      {
+        name: 'tmp_table_size',
+        readOnly: false,
+        type: 'BIGINT UNSIGNED',
+        min: 0,
+        max: 2 ** 64 /* BIGINT UNSIGNED's 2^64-1 as a double rounds to 2^64 */,
+        scope: 'SESSION',
+      },
     ] satisfies VariableInfo[]
   ).map((v) => [v.name, v]),
 );
@@ -40,7 +94,13 @@ function variant(over: Partial<ResolvedVariant> = {}): ResolvedVariant {
 }
 
 function context(v: ResolvedVariant, role: 'writer' | 'reader' = 'writer'): ParameterContext {
-  return { variant: v, shape: localShape(v.instanceClass, HOST), catalog: CATALOG, role, serverVersion: '10.11.19-MariaDB' };
+  return {
+    variant: v,
+    shape: localShape(v.instanceClass, HOST),
+    catalog: CATALOG,
+    role,
+    serverVersion: '10.11.19-MariaDB',
+  };
 }
 
 describe('planParameters', () => {
@@ -56,21 +116,31 @@ describe('planParameters', () => {
 
     // Assert
     expect(plan.startup).toMatchObject({ thread_handling: 'pool-of-threads', innodb_flush_method: 'O_DIRECT' });
-    expect(plan.dynamic).toEqual({ sync_binlog: '1000', innodb_flush_log_at_trx_commit: '2', max_prepared_stmt_count: '1048575' });
+    expect(plan.dynamic).toEqual({
+      sync_binlog: '1000',
+      innodb_flush_log_at_trx_commit: '2',
+      max_prepared_stmt_count: '1048575',
+    });
     expect(plan.notes.filter((n) => n.level !== 'info')).toEqual([]);
   });
 
   it('reports Aurora-only and unknown parameters as not applicable instead of dropping them', () => {
     // Arrange
     const v = variant({
-      clusterParameters: { aurora_fwd_writer_idle_timeout: 60, aurora_replica_read_consistency: 'SESSION', innodb_dedicated_server: 'ON' },
+      clusterParameters: {
+        aurora_fwd_writer_idle_timeout: 60,
+        aurora_replica_read_consistency: 'SESSION',
+        innodb_dedicated_server: 'ON',
+      },
     });
 
     // Act
     const plan = planParameters(context(v));
 
     // Assert
-    const paths = plan.notes.filter((n) => n.level === 'warning' && n.message.startsWith('not applicable locally')).map((n) => n.path);
+    const paths = plan.notes
+      .filter((n) => n.level === 'warning' && n.message.startsWith('not applicable locally'))
+      .map((n) => n.path);
     expect(paths).toEqual([
       'variants[name=r6g].clusterParameters.aurora_fwd_writer_idle_timeout',
       'variants[name=r6g].clusterParameters.aurora_replica_read_consistency',
@@ -96,12 +166,19 @@ describe('planParameters', () => {
 
     // Assert: locally 1 GiB * 3/16
     expect(plan.startup['innodb_buffer_pool_size']).toBe(String(192 * MiB));
-    expect(plan.notes.some((n) => n.path.endsWith('innodb_buffer_pool_size') && /scaled locally/.test(n.message))).toBe(true);
+    expect(plan.notes.some((n) => n.path.endsWith('innodb_buffer_pool_size') && /scaled locally/.test(n.message))).toBe(
+      true,
+    );
   });
 
   it('evaluates RDS formulas with the local memory', () => {
     // Arrange
-    const v = variant({ instanceParameters: { innodb_buffer_pool_size: '{DBInstanceClassMemory*1/2}', tmp_table_size: '{DBInstanceClassMemory/64}' } });
+    const v = variant({
+      instanceParameters: {
+        innodb_buffer_pool_size: '{DBInstanceClassMemory*1/2}',
+        tmp_table_size: '{DBInstanceClassMemory/64}',
+      },
+    });
 
     // Act
     const plan = planParameters(context(v));
@@ -120,7 +197,9 @@ describe('planParameters', () => {
 
     // Assert
     expect(plan.dynamic['sync_binlog']).toBe('0');
-    expect(plan.applied.find((a) => a.name === 'sync_binlog')?.path).toBe('variants[name=r6g].instanceParameters.sync_binlog');
+    expect(plan.applied.find((a) => a.name === 'sync_binlog')?.path).toBe(
+      'variants[name=r6g].instanceParameters.sync_binlog',
+    );
   });
 
   it('turns booleans and size suffixes into what MariaDB takes', () => {
@@ -136,16 +215,22 @@ describe('planParameters', () => {
 
   it('refuses values MariaDB would not accept, with a warning naming the accepted ones', () => {
     // Arrange
-    const v = variant({ instanceParameters: { thread_handling: 'multiple-connections-per-thread', innodb_flush_log_at_trx_commit: 7 } });
+    const v = variant({
+      instanceParameters: { thread_handling: 'multiple-connections-per-thread', innodb_flush_log_at_trx_commit: 7 },
+    });
 
     // Act
     const plan = planParameters(context(v));
 
     // Assert
     expect(plan.startup).not.toHaveProperty('thread_handling');
-    expect(plan.notes.find((n) => n.path.endsWith('thread_handling'))?.message).toMatch(/accepted: one-thread-per-connection, no-threads, pool-of-threads/);
+    expect(plan.notes.find((n) => n.path.endsWith('thread_handling'))?.message).toMatch(
+      /accepted: one-thread-per-connection, no-threads, pool-of-threads/,
+    );
     expect(plan.dynamic['innodb_flush_log_at_trx_commit']).toBe('3');
-    expect(plan.notes.find((n) => n.path.endsWith('innodb_flush_log_at_trx_commit'))?.message).toMatch(/above MariaDB's maximum 3/);
+    expect(plan.notes.find((n) => n.path.endsWith('innodb_flush_log_at_trx_commit'))?.message).toMatch(
+      /above MariaDB's maximum 3/,
+    );
   });
 
   it('keeps the binlog that local replication needs and the settings the backend manages', () => {
@@ -189,14 +274,21 @@ describe('evaluateFormula', () => {
     expect(evaluateFormula('{DBInstanceClassMemory*3/4}', vars)).toBe(12 * GiB);
     expect(evaluateFormula('{DBInstanceClassMemory/12582880}', vars)).toBe(Math.trunc((16 * GiB) / 12582880));
     expect(evaluateFormula('LEAST({DBInstanceClassMemory/9531392},5000)', vars)).toBe(1802);
-    expect(evaluateFormula('GREATEST({log(DBInstanceClassMemory/805306368)*45},{log(DBInstanceClassMemory/8187281408)*1000})', vars)).toBe(1000);
+    expect(
+      evaluateFormula(
+        'GREATEST({log(DBInstanceClassMemory/805306368)*45},{log(DBInstanceClassMemory/8187281408)*1000})',
+        vars,
+      ),
+    ).toBe(1000);
     expect(evaluateFormula('SUM({DBInstanceVCPU*2},1)', vars)).toBe(9);
     expect(evaluateFormula('IF(0,1,2)', vars)).toBe(2);
   });
 
   it('names what it cannot evaluate', () => {
     // Act / Assert
-    expect(() => evaluateFormula('{EndPointPort}', { EndPointPort: undefined })).toThrow(/EndPointPort has no local value/);
+    expect(() => evaluateFormula('{EndPointPort}', { EndPointPort: undefined })).toThrow(
+      /EndPointPort has no local value/,
+    );
     expect(() => evaluateFormula('{Memory*2}', {})).toThrow(FormulaError);
     expect(() => evaluateFormula('{DBInstanceVCPU*2', { DBInstanceVCPU: 2 })).toThrow(/expected "}"/);
   });

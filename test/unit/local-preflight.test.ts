@@ -58,7 +58,9 @@ describe('findLocalTools', () => {
 describe('version parsing', () => {
   it('reads the server and sysbench versions from their --version output', () => {
     // Act / Assert
-    expect(parseServerVersion('mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64 (Debian 12)')).toBe('10.11.19-MariaDB-0+deb12u1');
+    expect(
+      parseServerVersion('mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64 (Debian 12)'),
+    ).toBe('10.11.19-MariaDB-0+deb12u1');
     expect(parseSysbenchVersion('sysbench 1.0.20')).toBe('1.0.20');
     expect(parseSysbenchVersion('sysbench 1.0.20 (using bundled LuaJIT 2.1.0-beta2)')).toBe('1.0.20');
     expect(parseServerVersion('nonsense')).toBeUndefined();

@@ -14,7 +14,10 @@ function waitThenPass(timeoutSeconds: number) {
   const definition = {
     StartAt: 'Wait',
     TimeoutSeconds: timeoutSeconds,
-    States: { Wait: { Type: 'Wait', Seconds: 1, Next: 'Done' }, Done: { Type: 'Pass', Result: { runId: 'r' }, End: true } },
+    States: {
+      Wait: { Type: 'Wait', Seconds: 1, Next: 'Done' },
+      Done: { Type: 'Pass', Result: { runId: 'r' }, End: true },
+    },
   };
   return { definition, taskByArn: new Map() };
 }
@@ -22,7 +25,12 @@ function waitThenPass(timeoutSeconds: number) {
 describe('executeLocally and TimeoutSeconds', () => {
   it("a year (a Standard workflow's most) does not end the run at once", async () => {
     // Act: the Wait lasts pollMs; a timer of 31,536,000,000 ms would fire after 1 ms.
-    const result = await executeLocally({ deps, input: { spec: {} }, resolvedDefinition: waitThenPass(365 * 24 * 3600), pollMs: 200 });
+    const result = await executeLocally({
+      deps,
+      input: { spec: {} },
+      resolvedDefinition: waitThenPass(365 * 24 * 3600),
+      pollMs: 200,
+    });
 
     // Assert
     expect(result.status).toBe('SUCCEEDED');
@@ -30,7 +38,13 @@ describe('executeLocally and TimeoutSeconds', () => {
 
   it('an override shorter than the run ends it TIMED_OUT with States.Timeout', async () => {
     // Act: the Wait lasts 3 s, the execution may run 1 s.
-    const result = await executeLocally({ deps, input: { spec: {} }, resolvedDefinition: waitThenPass(3600), pollMs: 3000, executionTimeoutS: 1 });
+    const result = await executeLocally({
+      deps,
+      input: { spec: {} },
+      resolvedDefinition: waitThenPass(3600),
+      pollMs: 3000,
+      executionTimeoutS: 1,
+    });
 
     // Assert
     expect(result.status).toBe('TIMED_OUT');
@@ -39,8 +53,8 @@ describe('executeLocally and TimeoutSeconds', () => {
   });
 
   it('refuses an override that is not a whole number of seconds', async () => {
-    await expect(executeLocally({ deps, input: { spec: {} }, resolvedDefinition: waitThenPass(3600), executionTimeoutS: 0.5 })).rejects.toThrow(
-      /executionTimeoutS must be a whole number of seconds >= 1/,
-    );
+    await expect(
+      executeLocally({ deps, input: { spec: {} }, resolvedDefinition: waitThenPass(3600), executionTimeoutS: 0.5 }),
+    ).rejects.toThrow(/executionTimeoutS must be a whole number of seconds >= 1/);
   });
 });

@@ -17,7 +17,14 @@ import { jobsToStart, type TaskDeps } from '../../core/workflow/tasks';
 const spec: SpecInput = {
   name: 'wf-cap',
   engine: { version: '3.04.0' },
-  variants: [{ name: 'fwd', instanceClass: 'db.r6g.large', readers: 1, writeForwarding: { enabled: true, consistency: 'SESSION' } }],
+  variants: [
+    {
+      name: 'fwd',
+      instanceClass: 'db.r6g.large',
+      readers: 1,
+      writeForwarding: { enabled: true, consistency: 'SESSION' },
+    },
+  ],
   data: { tables: 1, tableSize: 100 },
   defaults: { durationS: 2, warmupS: 0, reportIntervalS: 1 },
   workloads: [{ name: 'rw-reader', test: 'oltp_read_write', target: 'reader', threads: [1] }],
@@ -50,7 +57,12 @@ describe('the local backend emulates write forwarding', () => {
   it("declares it emulates, and the workflow hands it the intent only: the step's workload, the level, no second port", async () => {
     const dir = mkdtempSync(join(process.env['TMPDIR'] ?? tmpdir(), 'wf-cap-'));
     try {
-      const backend = new LocalBackend({ lakeDir: join(dir, 'lake'), runRoot: join(dir, 'runs'), repoRoot: dir, hostRunsDir: join(dir, 'host-runs') });
+      const backend = new LocalBackend({
+        lakeDir: join(dir, 'lake'),
+        runRoot: join(dir, 'runs'),
+        repoRoot: dir,
+        hostRunsDir: join(dir, 'host-runs'),
+      });
       expect(backend.writeForwarding).toBe('emulated');
       const plan = planRun(validateSpec(spec), { backend: 'local', runId: 'wf-cap-1' });
       const cell = plan.cells[0]!;
@@ -70,13 +82,16 @@ describe('the local backend emulates write forwarding', () => {
       expect(built!.writeForwarding).toEqual({ consistency: 'SESSION' });
       expect(built).not.toHaveProperty('extraPort');
       // A backend that forwards natively gets the job as it is.
-      const [native] = await jobsToStart({ backend: { kind: 'aws', lake: backend.lake, writeForwarding: 'native' } } as unknown as TaskDeps, {
-        run,
-        cell,
-        resources,
-        step,
-        phase: 'run',
-      });
+      const [native] = await jobsToStart(
+        { backend: { kind: 'aws', lake: backend.lake, writeForwarding: 'native' } } as unknown as TaskDeps,
+        {
+          run,
+          cell,
+          resources,
+          step,
+          phase: 'run',
+        },
+      );
       expect(native).not.toHaveProperty('writeForwarding');
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -88,15 +103,33 @@ describe('the local backend emulates write forwarding', () => {
     expect(adapted).toEqual({
       ...job({ writeForwarding: { consistency: 'SESSION' } }),
       workload: 'wf_emulation.lua',
-      sysbenchArgs: ['--tables=1', '--threads=4', '--wf_base=oltp_read_write', '--wf_writer_port=13306', '--consistency=SESSION'],
+      sysbenchArgs: [
+        '--tables=1',
+        '--threads=4',
+        '--wf_base=oltp_read_write',
+        '--wf_writer_port=13306',
+        '--consistency=SESSION',
+      ],
       extraPort: 13306,
     });
-    expect(emulatingForwarding(job({ workload: 'oltp_write_only', writeForwarding: { consistency: 'EVENTUAL' } }), resources).sysbenchArgs).toContain('--wf_base=oltp_write_only');
+    expect(
+      emulatingForwarding(job({ workload: 'oltp_write_only', writeForwarding: { consistency: 'EVENTUAL' } }), resources)
+        .sysbenchArgs,
+    ).toContain('--wf_base=oltp_write_only');
   });
 
   it("keeps a step's own consistency option instead of adding the variant's level", () => {
-    const own = job({ workload: 'rw_consistency.lua', sysbenchArgs: ['--tables=1', '--consistency=GLOBAL'], writeForwarding: { consistency: 'GLOBAL' } });
-    expect(emulatingForwarding(own, resources).sysbenchArgs).toEqual(['--tables=1', '--consistency=GLOBAL', '--wf_base=rw_consistency', '--wf_writer_port=13306']);
+    const own = job({
+      workload: 'rw_consistency.lua',
+      sysbenchArgs: ['--tables=1', '--consistency=GLOBAL'],
+      writeForwarding: { consistency: 'GLOBAL' },
+    });
+    expect(emulatingForwarding(own, resources).sysbenchArgs).toEqual([
+      '--tables=1',
+      '--consistency=GLOBAL',
+      '--wf_base=rw_consistency',
+      '--wf_writer_port=13306',
+    ]);
   });
 
   it('leaves a job without forwarded writes, and a prepare, as they are', () => {

@@ -21,10 +21,17 @@ describe('runsPerMonth', () => {
 describe('nightlyCostLines', () => {
   it('multiplies the runs a month by the cost of a run and says whether the schedule is on', () => {
     // Act
-    const [line] = nightlyCostLines({ enabled: false, cron: 'cron(0 2 * * ? *)', timeZone: 'Europe/Berlin' }, 2, 'USD', 'as of 2025', (v) => `$${v.toFixed(2)}`);
+    const [line] = nightlyCostLines(
+      { enabled: false, cron: 'cron(0 2 * * ? *)', timeZone: 'Europe/Berlin' },
+      2,
+      'USD',
+      'as of 2025',
+      (v) => `$${v.toFixed(2)}`,
+    );
     // Assert
     expect(line).toBe(
-      'Nightly schedule cron(0 2 * * ? *) Europe/Berlin (cdk.json aurora-bench.nightly, off in cdk.json (set aurora-bench.nightly.enabled to true to deploy it)): ' +
+      'Nightly schedule cron(0 2 * * ? *) Europe/Berlin (cdk.json aurora-bench.nightly, off in cdk.json (set ' +
+        'aurora-bench.nightly.enabled to true to deploy it)): ' +
         '30.4 runs a month x $2.00 a run = about $60.87 a month (USD, the on-demand prices above, as of 2025)',
     );
   });

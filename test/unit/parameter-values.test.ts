@@ -22,14 +22,21 @@ describe('AllowedValues', () => {
   it('checks integers exactly, beyond double precision', () => {
     const rule = { DataType: 'integer', AllowedValues: '5242880-18446744073709551615' };
     expect(valueProblem('18446744073709551615', rule)).toBeUndefined();
-    expect(valueProblem('18446744073709551616', rule)).toBe('"18446744073709551616" is not allowed (allowed: 5242880 to 18446744073709551615)');
+    expect(valueProblem('18446744073709551616', rule)).toBe(
+      '"18446744073709551616" is not allowed (allowed: 5242880 to 18446744073709551615)',
+    );
     expect(valueProblem('4096', rule)).toMatch(/not allowed/);
     expect(valueProblem('1.5', rule)).toBe('"1.5" is not an integer (DataType integer)');
   });
 
   it('takes RDS formulas, log expressions and functions for numeric parameters without a range check', () => {
     const rule = { DataType: 'integer', AllowedValues: '1-100' };
-    for (const v of ['{DBInstanceClassMemory*3/4}', '{log(DBInstanceClassMemory/8187281418)*1000}', 'LEAST({DBInstanceClassMemory/393040}, 20000)', 'GREATEST(1, 2)']) {
+    for (const v of [
+      '{DBInstanceClassMemory*3/4}',
+      '{log(DBInstanceClassMemory/8187281418)*1000}',
+      'LEAST({DBInstanceClassMemory/393040}, 20000)',
+      'GREATEST(1, 2)',
+    ]) {
       expect(isRdsExpression(v)).toBe(true);
       expect(valueProblem(v, rule)).toBeUndefined();
     }
@@ -38,18 +45,27 @@ describe('AllowedValues', () => {
 
   it('checks booleans, enumerations (any case) and list subsets', () => {
     expect(valueProblem('1', { DataType: 'boolean', AllowedValues: '0,1' })).toBeUndefined();
-    expect(valueProblem('ON', { DataType: 'boolean', AllowedValues: '0,1' })).toBe('"ON" is not allowed (allowed: "0", "1")');
-    expect(valueProblem('row', { DataType: 'string', AllowedValues: 'ROW,STATEMENT,MIXED,OFF' })).toBeUndefined();
-    expect(valueProblem('STRICT_TRANS_TABLES,ANSI_QUOTES', { DataType: 'list', AllowedValues: 'ANSI_QUOTES,STRICT_TRANS_TABLES,NO_ZERO_DATE' })).toBeUndefined();
-    expect(valueProblem('STRICT_TRANS_TABLES,NOPE', { DataType: 'list', AllowedValues: 'ANSI_QUOTES,STRICT_TRANS_TABLES' })).toBe(
-      '"NOPE" not among the allowed values ("ANSI_QUOTES", "STRICT_TRANS_TABLES")',
+    expect(valueProblem('ON', { DataType: 'boolean', AllowedValues: '0,1' })).toBe(
+      '"ON" is not allowed (allowed: "0", "1")',
     );
+    expect(valueProblem('row', { DataType: 'string', AllowedValues: 'ROW,STATEMENT,MIXED,OFF' })).toBeUndefined();
+    expect(
+      valueProblem('STRICT_TRANS_TABLES,ANSI_QUOTES', {
+        DataType: 'list',
+        AllowedValues: 'ANSI_QUOTES,STRICT_TRANS_TABLES,NO_ZERO_DATE',
+      }),
+    ).toBeUndefined();
+    expect(
+      valueProblem('STRICT_TRANS_TABLES,NOPE', { DataType: 'list', AllowedValues: 'ANSI_QUOTES,STRICT_TRANS_TABLES' }),
+    ).toBe('"NOPE" not among the allowed values ("ANSI_QUOTES", "STRICT_TRANS_TABLES")');
   });
 
   it('accepts anything for a string without AllowedValues, and checks decimals against decimal ranges', () => {
     expect(valueProblem('anything at all', { DataType: 'string' })).toBeUndefined();
     expect(valueProblem('0.5', { DataType: 'float', AllowedValues: '0-31536000' })).toBeUndefined();
     expect(valueProblem('-0.5', { DataType: 'float', AllowedValues: '0-31536000' })).toMatch(/not allowed/);
-    expect(valueProblem('abc', { DataType: 'float', AllowedValues: '0-31536000' })).toBe('"abc" is not a number (DataType float)');
+    expect(valueProblem('abc', { DataType: 'float', AllowedValues: '0-31536000' })).toBe(
+      '"abc" is not a number (DataType float)',
+    );
   });
 });

@@ -67,16 +67,30 @@ describe('order "randomized"', () => {
 
   it('records the seed in the plan and its note, and draws one when the spec has none', () => {
     // Act
-    const seeded = planRun(validateSpec(specInput({ order: 'randomized', orderSeed: 7 })), { backend: 'local', now: NOW });
-    const drawn = preparePlan({ spec: validateSpec(specInput({ order: 'randomized' })), scripts: {} }, { backend: 'local', now: NOW });
+    const seeded = planRun(validateSpec(specInput({ order: 'randomized', orderSeed: 7 })), {
+      backend: 'local',
+      now: NOW,
+    });
+    const drawn = preparePlan(
+      { spec: validateSpec(specInput({ order: 'randomized' })), scripts: {} },
+      { backend: 'local', now: NOW },
+    );
     // Assert
     expect(seeded.order).toBe('randomized');
     expect(seeded.orderSeed).toBe(7);
-    expect(seeded.cells.map((c) => c.cellId)).toEqual(orderCells(3, 6, 'randomized', 7).map((c) => `${'abc'[c.variantIndex]}-r${c.repeat}`));
+    expect(seeded.cells.map((c) => c.cellId)).toEqual(
+      orderCells(3, 6, 'randomized', 7).map((c) => `${'abc'[c.variantIndex]}-r${c.repeat}`),
+    );
     expect(seeded.notes.find((n) => n.path === 'order')?.message).toMatch(/seed 7;.*"orderSeed": 7/);
     expect(typeof drawn.plan.orderSeed).toBe('number');
     expect(drawn.spec.orderSeed).toBe(drawn.plan.orderSeed);
-    expect(drawn.preparationNotes).toEqual([expect.objectContaining({ level: 'info', path: 'orderSeed', message: expect.stringContaining(`drawn: ${drawn.plan.orderSeed}`) })]);
+    expect(drawn.preparationNotes).toEqual([
+      expect.objectContaining({
+        level: 'info',
+        path: 'orderSeed',
+        message: expect.stringContaining(`drawn: ${drawn.plan.orderSeed}`),
+      }),
+    ]);
     // The spec the run starts with plans the same order again (what the workflow's PlanRun does).
     const replanned = planRun(validateSpec(JSON.parse(JSON.stringify(drawn.spec))), { backend: 'local', now: NOW });
     expect(replanned.cells.map((c) => c.cellId)).toEqual(drawn.plan.cells.map((c) => c.cellId));
@@ -89,7 +103,12 @@ describe('order "randomized"', () => {
     const act = () => loadSpecFile(file, BUILTIN);
     // Assert
     expect(act).toThrow(SpecError);
-    expect(act).toThrow(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: invalid experiment spec\\n  - orderSeed: orderSeed seeds the shuffle of order "randomized"`));
+    expect(act).toThrow(
+      new RegExp(
+        `${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: invalid experiment spec\\n  - orderSeed: orderSeed ` +
+          `seeds the shuffle of order "randomized"`,
+      ),
+    );
   });
 });
 
@@ -116,9 +135,15 @@ describe('order "duet"', () => {
     expect(interleaved.cells.every((c) => c.duet === undefined)).toBe(true);
     // Three variants at once: a third of the one-at-a-time wall time (same steps, same provisioning per item count).
     expect(duet.estimate.stepTimeS).toBe(interleaved.estimate.stepTimeS);
-    expect(estimate(duet.cells, 'local', 1).wallTimeS).toBe(2 * (duet.estimate.stepTimeS / 6 + duet.estimate.provisionS));
-    expect(interleaved.estimate.wallTimeS).toBe(6 * (interleaved.estimate.stepTimeS / 6 + interleaved.estimate.provisionS));
-    expect(duet.notes.find((n) => n.path === 'order')?.message).toMatch(/provisioned together and every step starts on all of them at once/);
+    expect(estimate(duet.cells, 'local', 1).wallTimeS).toBe(
+      2 * (duet.estimate.stepTimeS / 6 + duet.estimate.provisionS),
+    );
+    expect(interleaved.estimate.wallTimeS).toBe(
+      6 * (interleaved.estimate.stepTimeS / 6 + interleaved.estimate.provisionS),
+    );
+    expect(duet.notes.find((n) => n.path === 'order')?.message).toMatch(
+      /provisioned together and every step starts on all of them at once/,
+    );
   });
 
   it('refuses a duet of one variant, naming the file and the JSON path', () => {
@@ -128,7 +153,12 @@ describe('order "duet"', () => {
     const act = () => loadSpecFile(file, BUILTIN);
     // Assert
     expect(act).toThrow(SpecError);
-    expect(act).toThrow(/exp\.json: invalid experiment spec\n {2}- order: order "duet" .* needs at least 2 variants \(this experiment has 1\)/);
+    expect(act).toThrow(
+      new RegExp(
+        /exp\.json: invalid experiment spec\n {2}- order: order "duet" .* needs at least 2 variants/.source +
+          / \(this experiment has 1\)/.source,
+      ),
+    );
   });
 
   it('refuses a duet whose round keeps one variant on the backend (a local-only what-if on AWS)', () => {
@@ -146,7 +176,14 @@ describe('order "duet"', () => {
     const act = () => planRun(spec, { backend: 'aws', now: NOW, source: 'exp.json' });
     // Assert
     expect(act).toThrow(PlanError);
-    expect(act).toThrow(/exp\.json: the experiment cannot run as specified:\n {2}- order: order "duet" needs at least 2 variants in each round, but round 1 has only "a"/);
-    expect(planRun(spec, { backend: 'local', now: NOW }).duets?.map((d) => d.members)).toEqual(Array.from({ length: 6 }, (_, i) => [`a-r${i + 1}`, `b-r${i + 1}`]));
+    expect(act).toThrow(
+      new RegExp(
+        /exp\.json: the experiment cannot run as specified:\n {2}- order: order "duet" needs at least/.source +
+          / 2 variants in each round, but round 1 has only "a"/.source,
+      ),
+    );
+    expect(planRun(spec, { backend: 'local', now: NOW }).duets?.map((d) => d.members)).toEqual(
+      Array.from({ length: 6 }, (_, i) => [`a-r${i + 1}`, `b-r${i + 1}`]),
+    );
   });
 });

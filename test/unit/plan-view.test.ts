@@ -35,7 +35,11 @@ describe('plan text', () => {
 
   it('shows the multiple of capacity a step offers instead of "max", and "max" only for the unlimited probe', () => {
     // Arrange
-    const plan = planOf({ workloads: [{ name: 'ins', test: 'oltp_insert', threads: [8], rates: [0], ratesOfCapacity: [0.5, 6], stopAtOverload: true }] });
+    const plan = planOf({
+      workloads: [
+        { name: 'ins', test: 'oltp_insert', threads: [8], rates: [0], ratesOfCapacity: [0.5, 6], stopAtOverload: true },
+      ],
+    });
     // Act
     const text = renderPlan(plan);
     const rates = plan.cells[0]!.steps.map(rateText);
@@ -47,9 +51,14 @@ describe('plan text', () => {
   });
 
   it('says that stopAtOverload makes the time and cost an upper bound', () => {
-    const plan = planOf({ workloads: [{ name: 'ins', test: 'oltp_insert', threads: [8], rates: [1000, 2000, 0], stopAtOverload: true }] });
+    const plan = planOf({
+      workloads: [{ name: 'ins', test: 'oltp_insert', threads: [8], rates: [1000, 2000, 0], stopAtOverload: true }],
+    });
     expect(renderPlan(plan, ['On AWS the same experiment would cost about $1.00'])).toMatch(
-      /upper bound: \d+ steps with stopAtOverload are skipped when a lower rate of their sweep overloads; the time and cost below count every one as if it ran/,
+      new RegExp(
+        /upper bound: \d+ steps with stopAtOverload are skipped when a lower rate of their sweep/.source +
+          / overloads; the time and cost below count every one as if it ran/.source,
+      ),
     );
     expect(renderPlan(planOf())).not.toMatch(/upper bound/);
   });
@@ -61,7 +70,11 @@ describe('plan text', () => {
 
   it('lists every step of a 10,000-step cell', () => {
     // Arrange: 100 workloads x 100 thread counts
-    const workloads = Array.from({ length: 100 }, (_, w) => ({ name: `w${w}`, test: 'oltp_read_write' as const, threads: Array.from({ length: 100 }, (_, k) => k + 1) }));
+    const workloads = Array.from({ length: 100 }, (_, w) => ({
+      name: `w${w}`,
+      test: 'oltp_read_write' as const,
+      threads: Array.from({ length: 100 }, (_, k) => k + 1),
+    }));
     // Act
     const text = renderPlan(planOf({ workloads }));
     // Assert
@@ -102,7 +115,11 @@ describe('plan text', () => {
     expect(line).toBe('3 plan notes (2 info, 1 warning): `aurora-bench plan "my study.json" --scale small` lists them');
     expect(planNotesLine([], ['x.json'])).toBeNull();
     // quoted for a shell: double quotes around a quote, single quotes around $ and backslashes
-    expect(planNotesLine([{ level: 'info', path: 'data', message: 'scaled' }], ["it's.json"])).toContain('`aurora-bench plan "it\'s.json"`');
-    expect(planNotesLine([{ level: 'info', path: 'data', message: 'scaled' }], ["$HOME's.json"])).toContain("`aurora-bench plan '$HOME'\\''s.json'`");
+    expect(planNotesLine([{ level: 'info', path: 'data', message: 'scaled' }], ["it's.json"])).toContain(
+      '`aurora-bench plan "it\'s.json"`',
+    );
+    expect(planNotesLine([{ level: 'info', path: 'data', message: 'scaled' }], ["$HOME's.json"])).toContain(
+      "`aurora-bench plan '$HOME'\\''s.json'`",
+    );
   });
 });

@@ -47,7 +47,14 @@ describe('plan', () => {
     expect(steps.map((s) => s.stepId)).toEqual(['ro-t1', 'ro-t8', 'rw-t4', 'rw-t4-r100']);
     expect(steps.map((s) => s.index)).toEqual([0, 1, 2, 3]);
     expect(steps.map((s) => s.prepare)).toEqual([true, false, false, false]);
-    expect(steps[0]).toMatchObject({ durationS: 10, warmupS: 2, waitS: 13, target: 'reader', percentile: 95, clients: 1 });
+    expect(steps[0]).toMatchObject({
+      durationS: 10,
+      warmupS: 2,
+      waitS: 13,
+      target: 'reader',
+      percentile: 95,
+      clients: 1,
+    });
     expect(steps[3]!.rate).toBe(100);
   });
 
@@ -68,7 +75,9 @@ describe('plan', () => {
     // Arrange
     const v2 = spec({ engine: { version: '5.7.mysql_aurora.2.12.5' } });
     // Act
-    const notes = (['aws', 'local'] as const).map((backend) => planRun(v2, { backend, now: NOW }).notes.filter((n) => n.path === 'engine.version'));
+    const notes = (['aws', 'local'] as const).map((backend) =>
+      planRun(v2, { backend, now: NOW }).notes.filter((n) => n.path === 'engine.version'),
+    );
     const v3 = planRun(spec(), { backend: 'aws', now: NOW }).notes.filter((n) => n.path === 'engine.version');
     // Assert
     for (const n of notes)
@@ -76,7 +85,9 @@ describe('plan', () => {
         {
           level: 'warning',
           path: 'engine.version',
-          message: expect.stringMatching(/^Aurora MySQL 2 \(MySQL 5\.7 compatible\) is past the end of standard support \(2024-10-31\)/),
+          message: expect.stringMatching(
+            /^Aurora MySQL 2 \(MySQL 5\.7 compatible\) is past the end of standard support \(2024-10-31\)/,
+          ),
         },
       ]);
     expect(v3).toEqual([]);
@@ -84,20 +95,20 @@ describe('plan', () => {
 
   it('merges parameter templates under variant parameters', () => {
     const s = spec({
-      parameterTemplates: { tuned: { clusterParameters: { auto_increment_increment: 2, innodb_print_all_deadlocks: 1 }, instanceParameters: {} } },
-      variants: [{ name: 'v', instanceClass: 'db.r5.large', readers: 1, parameterTemplate: 'tuned', clusterParameters: { auto_increment_increment: 1 } }],
-    });
-    const plan = planRun(s, { backend: 'aws', now: NOW });
-    expect(plan.cells[0]!.variant.clusterParameters).toEqual({ auto_increment_increment: 1, innodb_print_all_deadlocks: 1 });
-  });
-
-  it('locally runs the steps that need write forwarding as the client-side emulation, says so, and refuses what it cannot emulate', () => {
-    const s = spec({
-      variants: [{ name: 'wf', instanceClass: 'db.r5.xlarge', readers: 1, writeForwarding: { enabled: true, consistency: 'SESSION' } }],
-      workloads: [
-        { name: 'fwd', test: 'oltp_write_only', target: 'reader' },
-        { name: 'ins', test: 'oltp_insert', target: 'reader' },
-        { name: 'direct', test: 'oltp_write_only', target: 'writer' },
+      parameterTemplates: {
+        tuned: {
+          clusterParameters: { auto_increment_increment: 2, innodb_print_all_deadlocks: 1 },
+          instanceParameters: {},
+        },
+      },
+      variants: [
+        {
+          name: 'v',
+          instanceClass: 'db.r5.large',
+          readers: 1,
+          parameterTemplate: 'tuned',
+          clusterParameters: { auto_increment_increment: 1 },
+        },
       ],
     });
     const local = planRun(s, { backend: 'local', now: NOW });
@@ -126,6 +137,56 @@ describe('plan', () => {
     expect(none.cells[0]!.steps.map((s) => s.stepId)).toEqual(['direct-t1']);
     expect(none.notes.filter((n) => n.level === 'refused').map((n) => n.path)).toEqual(['workloads[0]', 'workloads[1]']);
   });
+
+  it(
+    'locally runs the steps that need write forwarding as the client-side emulation, says so, and refuses ' +
+      'what it cannot emulate',
+    () => {
+      const s = spec({
+        variants: [
+          {
+            name: 'wf',
+            instanceClass: 'db.r5.xlarge',
+            readers: 1,
+            writeForwarding: { enabled: true, consistency: 'SESSION' },
+          },
+        ],
+        workloads: [
+          { name: 'fwd', test: 'oltp_write_only', target: 'reader' },
+          { name: 'ins', test: 'oltp_insert', target: 'reader' },
+          { name: 'direct', test: 'oltp_write_only', target: 'writer' },
+        ],
+      });
+      const local = planRun(s, { backend: 'local', now: NOW });
+      expect(local.cells[0]!.steps.map((s) => [s.stepId, s.forwardingEmulation])).toEqual([
+        ['fwd-t1', { consistency: 'SESSION' }],
+        ['direct-t1', undefined],
+      ]);
+      expect(local.cells[0]!.steps[0]!.prepare).toBe(true);
+      expect(local.notes).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({
+            level: 'warning',
+            path: 'workloads[0]',
+            message: expect.stringMatching(/client-side EMULATION of Aurora write forwarding/),
+          }),
+          expect.objectContaining({
+            level: 'refused',
+            path: 'workloads[1]',
+            message: expect.stringMatching(/needs AWS.*emulation covers only/),
+          }),
+          expect.objectContaining({ level: 'warning', path: 'variants[0].writeForwarding' }),
+        ]),
+      );
+      const aws = planRun(s, { backend: 'aws', now: NOW });
+      expect(aws.cells[0]!.steps.map((s) => [s.stepId, s.forwardingEmulation])).toEqual([
+        ['fwd-t1', undefined],
+        ['ins-t1', undefined],
+        ['direct-t1', undefined],
+      ]);
+      expect(aws.notes).toEqual([]);
+    },
+  );
 
   it('fails the plan when nothing is left to run locally', () => {
     const s = spec({
@@ -171,6 +232,12 @@ describe('plan', () => {
       workloads: [{ name: 'ro', test: 'oltp_read_only', target: 'all-readers' }],
     });
     const plan = planRun(s, { backend: 'aws', now: NOW });
-    expect(plan.notes).toEqual([expect.objectContaining({ level: 'warning', path: 'workloads[0].clients', message: expect.stringMatching(/loads only 1 of the 2 readers/) })]);
+    expect(plan.notes).toEqual([
+      expect.objectContaining({
+        level: 'warning',
+        path: 'workloads[0].clients',
+        message: expect.stringMatching(/loads only 1 of the 2 readers/),
+      }),
+    ]);
   });
 });

@@ -5,15 +5,41 @@
 import type { ExecutionEvent } from '../../core/workflow/local-runner';
 import { progressLine } from '../../core/workflow/progress';
 
-const duet = { cellId: 'r1-duet', index: 0, repeat: 1, members: ['a-r1', 'b-r1'], stepCount: 2, segments: [{ from: 0, to: 2 }] };
-const step = { stepId: 'ro-t2', index: 1, test: 'oltp_read_only', target: 'writer', threads: 2, clients: 1, rate: 0, warmupS: 0, durationS: 10 };
+const duet = {
+  cellId: 'r1-duet',
+  index: 0,
+  repeat: 1,
+  members: ['a-r1', 'b-r1'],
+  stepCount: 2,
+  segments: [{ from: 0, to: 2 }],
+};
+const step = {
+  stepId: 'ro-t2',
+  index: 1,
+  test: 'oltp_read_only',
+  target: 'writer',
+  threads: 2,
+  clients: 1,
+  rate: 0,
+  warmupS: 0,
+  durationS: 10,
+};
 const outcome = (tps: number) => ({ stepId: 'ro-t1', index: 0, status: 'ok', error: null, tps, qps: tps * 16 });
 
 describe('progressLine of a duet', () => {
   it('names the members, the start spread of a step and each member outcome', () => {
     // Arrange
     const events: ExecutionEvent[] = [
-      { type: 'StateExited', timestamp: 1, state: { name: 'ProvisionCell', type: 'Task', input: { cell: duet }, output: { cell: duet, resources: { notes: [] } } } },
+      {
+        type: 'StateExited',
+        timestamp: 1,
+        state: {
+          name: 'ProvisionCell',
+          type: 'Task',
+          input: { cell: duet },
+          output: { cell: duet, resources: { notes: [] } },
+        },
+      },
       {
         type: 'StateExited',
         timestamp: 2,
@@ -45,7 +71,8 @@ describe('progressLine of a duet', () => {
       [
         '[1/2 r1-duet] a-r1   ok: 600.0 tps, 9,600.0 qps',
         '[1/2 r1-duet] b-r1   ok: 550.5 tps, 8,808.0 qps',
-        '[1/2 r1-duet] step 2/2 ro-t2: oltp_read_only on writer, 2 threads x 1 client(s), 10s, started on 2 variants within 12 ms',
+        '[1/2 r1-duet] step 2/2 ro-t2: oltp_read_only on writer, 2 threads x 1 client(s), 10s, started on 2 ' +
+          'variants within 12 ms',
       ].join('\n'),
     ]);
   });

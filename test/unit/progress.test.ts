@@ -18,7 +18,17 @@ const cell = {
   stepCount: 1,
   segments: [{ from: 0, to: 1 }],
 };
-const step = { stepId: 'rw-t2', index: 0, test: 'oltp_read_write', target: 'writer', threads: 2, clients: 1, rate: 0, warmupS: 0, durationS: 10 };
+const step = {
+  stepId: 'rw-t2',
+  index: 0,
+  test: 'oltp_read_write',
+  target: 'writer',
+  threads: 2,
+  clients: 1,
+  rate: 0,
+  warmupS: 0,
+  durationS: 10,
+};
 const outcome = { stepId: 'rw-t2', index: 0, status: 'ok', error: null, tps: 622.88, qps: 12511.28 };
 const provisioned = { cell, resources: { notes: [] } };
 const started = { step: { done: false, waitS: 10, started: { phase: 'run', step }, collected: null } };
@@ -29,27 +39,85 @@ describe('progressLine', () => {
     // Arrange
     const local: ExecutionEvent[] = [
       { type: 'StateEntered', timestamp: 1, state: { name: 'ProvisionCell', type: 'Task', input: { cell: ref } } },
-      { type: 'StateExited', timestamp: 2, state: { name: 'ProvisionCell', type: 'Task', input: { cell: ref }, output: provisioned } },
+      {
+        type: 'StateExited',
+        timestamp: 2,
+        state: { name: 'ProvisionCell', type: 'Task', input: { cell: ref }, output: provisioned },
+      },
       { type: 'StateEntered', timestamp: 3, state: { name: 'RunStep', type: 'Task', input: { cell } } },
-      { type: 'StateExited', timestamp: 4, state: { name: 'RunStep', type: 'Task', input: { cell }, output: { cell, ...started } } },
+      {
+        type: 'StateExited',
+        timestamp: 4,
+        state: { name: 'RunStep', type: 'Task', input: { cell }, output: { cell, ...started } },
+      },
       { type: 'StateEntered', timestamp: 5, state: { name: 'RunStep', type: 'Task', input: { cell } } },
-      { type: 'StateExited', timestamp: 6, state: { name: 'RunStep', type: 'Task', input: { cell }, output: { cell, ...collected } } },
+      {
+        type: 'StateExited',
+        timestamp: 6,
+        state: { name: 'RunStep', type: 'Task', input: { cell }, output: { cell, ...collected } },
+      },
       { type: 'StateEntered', timestamp: 7, state: { name: 'TeardownCell', type: 'Task', input: { cell } } },
-      { type: 'StateFailed', timestamp: 8, state: { name: 'TeardownCell', type: 'Task', input: { cell } }, Error: 'ResourceStillInUseError', Cause: 'cluster busy\nmore' },
+      {
+        type: 'StateFailed',
+        timestamp: 8,
+        state: { name: 'TeardownCell', type: 'Task', input: { cell } },
+        Error: 'ResourceStillInUseError',
+        Cause: 'cluster busy\nmore',
+      },
     ];
     const history: HistoryEvent[] = [
-      { id: 1, timestamp: new Date(1), type: 'TaskStateEntered', stateEnteredEventDetails: { name: 'ProvisionCell', input: JSON.stringify({ cell: ref }) } },
-      { id: 2, timestamp: new Date(2), type: 'TaskStateExited', stateExitedEventDetails: { name: 'ProvisionCell', output: JSON.stringify(provisioned) } },
-      { id: 3, timestamp: new Date(3), type: 'TaskStateEntered', stateEnteredEventDetails: { name: 'RunStep', input: JSON.stringify({ cell }) } },
-      { id: 4, timestamp: new Date(4), type: 'TaskStateExited', stateExitedEventDetails: { name: 'RunStep', output: JSON.stringify({ cell, ...started }) } },
-      { id: 5, timestamp: new Date(5), type: 'TaskStateEntered', stateEnteredEventDetails: { name: 'RunStep', input: JSON.stringify({ cell }) } },
-      { id: 6, timestamp: new Date(6), type: 'TaskStateExited', stateExitedEventDetails: { name: 'RunStep', output: JSON.stringify({ cell, ...collected }) } },
-      { id: 7, timestamp: new Date(7), type: 'TaskStateEntered', stateEnteredEventDetails: { name: 'TeardownCell', input: JSON.stringify({ cell }) } },
+      {
+        id: 1,
+        timestamp: new Date(1),
+        type: 'TaskStateEntered',
+        stateEnteredEventDetails: { name: 'ProvisionCell', input: JSON.stringify({ cell: ref }) },
+      },
+      {
+        id: 2,
+        timestamp: new Date(2),
+        type: 'TaskStateExited',
+        stateExitedEventDetails: { name: 'ProvisionCell', output: JSON.stringify(provisioned) },
+      },
+      {
+        id: 3,
+        timestamp: new Date(3),
+        type: 'TaskStateEntered',
+        stateEnteredEventDetails: { name: 'RunStep', input: JSON.stringify({ cell }) },
+      },
+      {
+        id: 4,
+        timestamp: new Date(4),
+        type: 'TaskStateExited',
+        stateExitedEventDetails: { name: 'RunStep', output: JSON.stringify({ cell, ...started }) },
+      },
+      {
+        id: 5,
+        timestamp: new Date(5),
+        type: 'TaskStateEntered',
+        stateEnteredEventDetails: { name: 'RunStep', input: JSON.stringify({ cell }) },
+      },
+      {
+        id: 6,
+        timestamp: new Date(6),
+        type: 'TaskStateExited',
+        stateExitedEventDetails: { name: 'RunStep', output: JSON.stringify({ cell, ...collected }) },
+      },
+      {
+        id: 7,
+        timestamp: new Date(7),
+        type: 'TaskStateEntered',
+        stateEnteredEventDetails: { name: 'TeardownCell', input: JSON.stringify({ cell }) },
+      },
       {
         id: 8,
         timestamp: new Date(8),
         type: 'TaskFailed',
-        taskFailedEventDetails: { resourceType: 'lambda', resource: 'invoke', error: 'ResourceStillInUseError', cause: 'cluster busy\nmore' },
+        taskFailedEventDetails: {
+          resourceType: 'lambda',
+          resource: 'invoke',
+          error: 'ResourceStillInUseError',
+          cause: 'cluster busy\nmore',
+        },
       },
     ];
     const progress = new HistoryProgress();
@@ -75,19 +143,38 @@ describe('progressLine', () => {
 
   it('a run that prepares first (data.reuse step) says the prepare, then the step', () => {
     // Arrange
-    const output = { cell, step: { done: false, waitS: 12, started: { phase: 'run', withPrepare: true, step }, collected: null } };
+    const output = {
+      cell,
+      step: { done: false, waitS: 12, started: { phase: 'run', withPrepare: true, step }, collected: null },
+    };
 
     // Act
-    const line = progressLine({ type: 'StateExited', state: { name: 'RunStep', type: 'Task', input: { cell }, output } }, () => 1);
+    const line = progressLine(
+      { type: 'StateExited', state: { name: 'RunStep', type: 'Task', input: { cell }, output } },
+      () => 1,
+    );
 
     // Assert
-    expect(line).toBe(['[1/1 r6g-r1] preparing 2 x 1,000 rows', '[1/1 r6g-r1] step 1/1 rw-t2: oltp_read_write on writer, 2 threads x 1 client(s), 10s'].join('\n'));
+    expect(line).toBe(
+      [
+        '[1/1 r6g-r1] preparing 2 x 1,000 rows',
+        '[1/1 r6g-r1] step 1/1 rw-t2: oltp_read_write on writer, 2 threads x 1 client(s), 10s',
+      ].join('\n'),
+    );
   });
 
   it('writes a line with ? for fields an input lacks instead of failing', () => {
     // Act
     const line = progressLine(
-      { type: 'StateExited', state: { name: 'ProvisionCell', type: 'Task', input: { cell: { cellId: 'x' } }, output: { cell: { cellId: 'x' } } } },
+      {
+        type: 'StateExited',
+        state: {
+          name: 'ProvisionCell',
+          type: 'Task',
+          input: { cell: { cellId: 'x' } },
+          output: { cell: { cellId: 'x' } },
+        },
+      },
       () => 3,
     );
 
@@ -95,42 +182,75 @@ describe('progressLine', () => {
     expect(line).toBe('[?/3 x] ? writer + ? reader(s), ? step(s)');
   });
 
-  it('says nothing when RunStep finds a step still running (a value, done false), but names RunStep retries and failures', () => {
-    // Arrange
-    const notDone: ExecutionEvent = {
-      type: 'StateExited',
-      timestamp: 1,
-      state: { name: 'RunStep', type: 'Task', input: { cell }, output: { cell, step: { done: false, waitS: 15, started: null, collected: null, running: 1 } } },
-    };
-    const retried: ExecutionEvent = { type: 'StateRetried', timestamp: 2, state: { name: 'RunStep', type: 'Task', input: { cell } }, retry: { attempt: 1 } };
-    const failed: ExecutionEvent = {
-      type: 'StateFailed',
-      timestamp: 3,
-      state: { name: 'RunStep', type: 'Task', input: { cell } },
-      Error: 'DataPrepareFailedError',
-      Cause: 'prepare failed',
-    };
+  it(
+    'says nothing when RunStep finds a step still running (a value, done false), but names RunStep retries ' +
+      'and failures',
+    () => {
+      // Arrange
+      const notDone: ExecutionEvent = {
+        type: 'StateExited',
+        timestamp: 1,
+        state: {
+          name: 'RunStep',
+          type: 'Task',
+          input: { cell },
+          output: { cell, step: { done: false, waitS: 15, started: null, collected: null, running: 1 } },
+        },
+      };
+      const retried: ExecutionEvent = {
+        type: 'StateRetried',
+        timestamp: 2,
+        state: { name: 'RunStep', type: 'Task', input: { cell } },
+        retry: { attempt: 1 },
+      };
+      const failed: ExecutionEvent = {
+        type: 'StateFailed',
+        timestamp: 3,
+        state: { name: 'RunStep', type: 'Task', input: { cell } },
+        Error: 'DataPrepareFailedError',
+        Cause: 'prepare failed',
+      };
 
-    // Act
-    const lines = [notDone, retried, failed].map((ev) => progressLine(ev, () => 1));
+      // Act
+      const lines = [notDone, retried, failed].map((ev) => progressLine(ev, () => 1));
 
-    // Assert
-    expect(lines).toEqual([undefined, '[1/1 r6g-r1] RunStep failed, retrying (attempt 1)', '[1/1 r6g-r1] RunStep failed: DataPrepareFailedError: prepare failed']);
-  });
+      // Assert
+      expect(lines).toEqual([
+        undefined,
+        '[1/1 r6g-r1] RunStep failed, retrying (attempt 1)',
+        '[1/1 r6g-r1] RunStep failed: DataPrepareFailedError: prepare failed',
+      ]);
+    },
+  );
 });
 
 describe('the verdicts line', () => {
   it("prints the run's verdict counts and each regression listed, or why there are none", () => {
     // Arrange: ComputeVerdicts' result under $.verdicts, or its caught error under $.verdictsError
     const judged = {
-      verdicts: { verdicts: 8, regressed: 1, improved: 0, withinNoise: 6, unknown: 1, notJudged: 0, regressions: ['r6g oltp_read_write t16 TPS 70.0%'] },
+      verdicts: {
+        verdicts: 8,
+        regressed: 1,
+        improved: 0,
+        withinNoise: 6,
+        unknown: 1,
+        notJudged: 0,
+        regressions: ['r6g oltp_read_write t16 TPS 70.0%'],
+      },
     };
-    const failed = { verdictsError: { Error: 'VerdictError', Cause: 'the verdicts need the lake through Athena\nmore' } };
-    const exited = (output: unknown) => progressLine({ type: 'StateExited', state: { name: 'ComputeVerdicts', type: 'Task', input: {}, output } }, () => 1);
+    const failed = {
+      verdictsError: { Error: 'VerdictError', Cause: 'the verdicts need the lake through Athena\nmore' },
+    };
+    const exited = (output: unknown) =>
+      progressLine(
+        { type: 'StateExited', state: { name: 'ComputeVerdicts', type: 'Task', input: {}, output } },
+        () => 1,
+      );
 
     // Act / Assert
     expect(exited(judged)).toBe(
-      "verdicts against the experiment's history: 1 regressed, 0 improved, 6 within the noise, 1 noise unknown, 0 not judged\n  REGRESSED: r6g oltp_read_write t16 TPS 70.0%",
+      "verdicts against the experiment's history: 1 regressed, 0 improved, 6 within the noise, 1 noise " +
+        'unknown, 0 not judged\n  REGRESSED: r6g oltp_read_write t16 TPS 70.0%',
     );
     expect(exited(failed)).toBe('verdicts not computed: VerdictError: the verdicts need the lake through Athena');
   });

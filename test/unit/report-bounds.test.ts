@@ -11,7 +11,13 @@ describe("S4's bound classification", () => {
     ['db.r6i.4xlarge', 29, 1555 + 3.7, 'network'],
   ] as const)('classifies %s (CPU %p%%, %p MB/s) as %s', (_cls, cpu, mbPerS, expected) => {
     // Act
-    const r = classifyBound({ serverCpuPct: cpu, networkBytesPerS: mbPerS * MB, networkLimitGbps: 12.5, clientSaturated: false, clientCpuPct: 60 });
+    const r = classifyBound({
+      serverCpuPct: cpu,
+      networkBytesPerS: mbPerS * MB,
+      networkLimitGbps: 12.5,
+      clientSaturated: false,
+      clientCpuPct: 60,
+    });
     // Assert
     expect(r.bound).toBe(expected);
   });
@@ -19,7 +25,13 @@ describe("S4's bound classification", () => {
   it("calls the original study's single-client run client-bound, not a server limit", () => {
     // Arrange: one c6i.large, server CPU 31%, 146 MB/s, client CPU up to 100%
     // Act
-    const r = classifyBound({ serverCpuPct: 31, networkBytesPerS: 146.4 * MB, networkLimitGbps: 12.5, clientSaturated: true, clientCpuPct: 80 });
+    const r = classifyBound({
+      serverCpuPct: 31,
+      networkBytesPerS: 146.4 * MB,
+      networkLimitGbps: 12.5,
+      clientSaturated: true,
+      clientCpuPct: 80,
+    });
     // Assert
     expect(r.bound).toBe('client');
     expect(r.networkGbps).toBeCloseTo(1.1712, 4);
@@ -27,8 +39,20 @@ describe("S4's bound classification", () => {
 
   it('reports a saturated client alongside a server limit, and "none" when nothing is at a limit', () => {
     // Act
-    const both = classifyBound({ serverCpuPct: 95, networkBytesPerS: null, networkLimitGbps: null, clientSaturated: false, clientCpuPct: 97 });
-    const none = classifyBound({ serverCpuPct: 50, networkBytesPerS: 100 * MB, networkLimitGbps: null, clientSaturated: false, clientCpuPct: 20 });
+    const both = classifyBound({
+      serverCpuPct: 95,
+      networkBytesPerS: null,
+      networkLimitGbps: null,
+      clientSaturated: false,
+      clientCpuPct: 97,
+    });
+    const none = classifyBound({
+      serverCpuPct: 50,
+      networkBytesPerS: 100 * MB,
+      networkLimitGbps: null,
+      clientSaturated: false,
+      clientCpuPct: 20,
+    });
     // Assert
     expect(both).toMatchObject({ bound: 'cpu', clientSaturated: true });
     expect(both.reason).toMatch(/client was saturated too/);

@@ -78,7 +78,9 @@ describe('price table date: when the figures were current', () => {
     const prices = loadPrices(repoRoot);
     const ro = plan({ name: 'ro', test: 'oltp_read_only' });
     // Two variants: a single-variant study has no price section (nothing to weigh its price against).
-    const data = runData(['a', 'b'].map((variant) => stepResult({ variant, step_id: 'ro-t1', workload: 'ro', test: 'oltp_read_only' })));
+    const data = runData(
+      ['a', 'b'].map((variant) => stepResult({ variant, step_id: 'ro-t1', workload: 'ro', test: 'oltp_read_only' })),
+    );
 
     // Act
     const lines = costLines(estimatePlanCost(ro, prices), undefined, 'aws');
@@ -88,7 +90,9 @@ describe('price table date: when the figures were current', () => {
     // Assert
     expect(pricesAsOfText(prices)).toBe('as of 2025-2026 (collected 2026-11-21)');
     expect(lines[0]).toMatch(/us-east-1 on-demand prices as of 2025-2026 \(collected 2026-11-21\)\)$/);
-    expect(JSON.stringify(section)).toContain('on-demand prices as of 2025-2026 (collected 2026-11-21) from prices/aws-prices.json');
+    expect(JSON.stringify(section)).toContain(
+      'on-demand prices as of 2025-2026 (collected 2026-11-21) from prices/aws-prices.json',
+    );
   });
 
   it("takes a user table's date, and names pricesAsOf when it is empty", () => {

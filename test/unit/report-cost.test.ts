@@ -3,7 +3,17 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { planRun } from '../../core/plan/plan';
 import { budgetRefusal } from '../helpers/budget';
-import { BudgetExceededError, bundledPrices, checkBudget, costLines, estimatePlanCost, loadPrices, networkLimitGbps, variantHourly, regionPrices } from '../../core/plan/cost';
+import {
+  BudgetExceededError,
+  bundledPrices,
+  checkBudget,
+  costLines,
+  estimatePlanCost,
+  loadPrices,
+  networkLimitGbps,
+  variantHourly,
+  regionPrices,
+} from '../../core/plan/cost';
 import { validateSpec } from '../../core/experiment/validate';
 
 const repoRoot = resolve(__dirname, '../..');
@@ -12,7 +22,9 @@ function spec(over: Record<string, unknown> = {}) {
   return validateSpec({
     name: 'cost-test',
     engine: { version: '3.04.0' },
-    variants: [{ name: 'a', instanceClass: 'db.r6g.large', readers: 1, clients: { count: 1, instanceType: 'c6i.large' } }],
+    variants: [
+      { name: 'a', instanceClass: 'db.r6g.large', readers: 1, clients: { count: 1, instanceType: 'c6i.large' } },
+    ],
     data: { tables: 1, tableSize: 1000 },
     workloads: [{ name: 'ro', test: 'oltp_read_only', threads: [1], durationS: 60 }],
     ...over,
@@ -50,8 +62,12 @@ describe('AWS cost estimate and budget', () => {
     const unknown = spec({ variants: [{ name: 'a', instanceClass: 'db.x2g.large' }], budget: { maxUsd: 100 } });
     // Act / Assert
     expect(() => checkBudget(planRun(cheap, { backend: 'aws' }), cheap.budget, prices)).toThrow(BudgetExceededError);
-    expect(() => checkBudget(planRun(cheap, { backend: 'aws' }), cheap.budget, prices)).toThrow(/estimated cost \$0\.\d\d exceeds budget.maxUsd \$0\.10/);
-    expect(() => checkBudget(planRun(unknown, { backend: 'aws' }), unknown.budget, prices)).toThrow(/no price for db\.x2g\.large/);
+    expect(() => checkBudget(planRun(cheap, { backend: 'aws' }), cheap.budget, prices)).toThrow(
+      /estimated cost \$0\.\d\d exceeds budget.maxUsd \$0\.10/,
+    );
+    expect(() => checkBudget(planRun(unknown, { backend: 'aws' }), unknown.budget, prices)).toThrow(
+      /no price for db\.x2g\.large/,
+    );
     expect(checkBudget(planRun(cheap, { backend: 'aws' }), { maxUsd: 5 }, prices).total).toBeGreaterThan(0);
   });
 
@@ -60,7 +76,11 @@ describe('AWS cost estimate and budget', () => {
     const s = spec({ budget: { maxUsd: 0.1 } });
     const plan = planRun(s, { backend: 'aws' });
     // Act / Assert
-    expect(budgetRefusal(plan, s.budget)).toMatchObject({ level: 'refused', path: 'budget.maxUsd', message: expect.stringMatching(/exceeds budget/) });
+    expect(budgetRefusal(plan, s.budget)).toMatchObject({
+      level: 'refused',
+      path: 'budget.maxUsd',
+      message: expect.stringMatching(/exceeds budget/),
+    });
     expect(budgetRefusal(plan, { maxUsd: 100 })).toBeNull();
     expect(budgetRefusal(plan, undefined)).toBeNull();
     expect(bundledPrices()).toEqual(loadPrices(repoRoot));
@@ -77,7 +97,9 @@ describe('AWS cost estimate and budget', () => {
     // Assert
     expect(merged.regions['us-east-1']!.dbInstanceHourly['db.r6g.large']).toBe(1);
     expect(merged.regions['us-east-1']!.dbInstanceHourly['db.r5.large']).toBe(0.29);
-    expect(() => loadPrices(repoRoot, bad)).toThrow(/bad\.json .*regions\.us-east-1\.dbInstanceHourly\.db\.r6g\.large/s);
+    expect(() => loadPrices(repoRoot, bad)).toThrow(
+      /bad\.json .*regions\.us-east-1\.dbInstanceHourly\.db\.r6g\.large/s,
+    );
     expect(() => loadPrices(repoRoot, join(dir, 'none.json'))).toThrow(/price file not found/);
   });
 

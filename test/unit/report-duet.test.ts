@@ -12,7 +12,10 @@ import { runData, stepResult } from '../helpers/step-results';
 
 const prices = loadPrices(resolve(__dirname, '../..'));
 
-const series = (startedAt: string, values: readonly number[]) => ({ startedAt, points: values.map((value, i) => ({ t: i + 1, value })) });
+const series = (startedAt: string, values: readonly number[]) => ({
+  startedAt,
+  points: values.map((value, i) => ({ t: i + 1, value })),
+});
 
 describe('pairByTime', () => {
   it('pairs the intervals that cover the same seconds, by wall-clock time', () => {
@@ -45,7 +48,9 @@ describe('pairedRatioCi', () => {
       [0.4, 0.4, 1, 1],
       [1, 1, 1, 0.3],
     ];
-    const rounds = load.map((f) => f.map((x, i) => [1000 * x, 900 * x * (1 + (i % 2 === 0 ? 0.01 : -0.01))] as [number, number]));
+    const rounds = load.map((f) =>
+      f.map((x, i) => [1000 * x, 900 * x * (1 + (i % 2 === 0 ? 0.01 : -0.01))] as [number, number]),
+    );
     // Act
     const r = pairedRatioCi(rounds);
     // Assert
@@ -95,8 +100,26 @@ describe('A/B section of a duet run', () => {
       const started = `2026-11-23T01:0${repeat}:00.000Z`;
       const mean = f.reduce((s, x) => s + x, 0) / f.length;
       return [
-        stepResult({ variant: 'a', step_id: 'ro-t4', workload: 'ro', repeat, started_at: started, tps: 1000 * mean, qps: 16000 * mean, lat_pct_ms: 5 / mean }),
-        stepResult({ variant: 'b', step_id: 'ro-t4', workload: 'ro', repeat, started_at: started, tps: 900 * mean, qps: 14400 * mean, lat_pct_ms: 5.5 / mean }),
+        stepResult({
+          variant: 'a',
+          step_id: 'ro-t4',
+          workload: 'ro',
+          repeat,
+          started_at: started,
+          tps: 1000 * mean,
+          qps: 16000 * mean,
+          lat_pct_ms: 5 / mean,
+        }),
+        stepResult({
+          variant: 'b',
+          step_id: 'ro-t4',
+          workload: 'ro',
+          repeat,
+          started_at: started,
+          tps: 900 * mean,
+          qps: 14400 * mean,
+          lat_pct_ms: 5.5 / mean,
+        }),
       ];
     });
     const intervals = new Map(
@@ -105,7 +128,15 @@ describe('A/B section of a duet run', () => {
           const k = v === 'a' ? 1 : 0.9;
           return [
             `${v}-r${i + 1}/ro-t4`,
-            f.map((x, t) => ({ cell_id: `${v}-r${i + 1}`, step_id: 'ro-t4', t: t + 1, tps: 1000 * k * x, qps: 16000 * k * x, lat_pct_ms: (5 / k) * (1 / x), errors_per_s: 0 })),
+            f.map((x, t) => ({
+              cell_id: `${v}-r${i + 1}`,
+              step_id: 'ro-t4',
+              t: t + 1,
+              tps: 1000 * k * x,
+              qps: 16000 * k * x,
+              lat_pct_ms: (5 / k) * (1 / x),
+              errors_per_s: 0,
+            })),
           ] as const;
         }),
       ),
@@ -114,26 +145,41 @@ describe('A/B section of a duet run', () => {
     return { ...runData(steps), plan, intervals };
   }
 
-  it('says the order, computes the ratio from time-paired intervals and shows its width, narrower than the repeats give', () => {
-    // Act
-    const duet = buildReport(data('duet'), prices).sections.find((s) => s.id === 'ab')!;
-    const interleaved = buildReport(data('interleaved'), prices).sections.find((s) => s.id === 'ab')!;
-    // Assert
-    const duetRatio = duet.tables[0]!.rows[2]!;
-    const welchRatio = interleaved.tables[0]!.rows[2]!;
-    expect(duet.tables[0]!.notes![0]).toMatch(/^Order: duet\. .*time-paired intervals.*Bulej et al\., ICPE 2020/);
-    expect(interleaved.tables[0]!.notes![0]).toMatch(/^Order: interleaved\./);
-    expect(duetRatio.slice(1, 2)).toEqual(['b/a']);
-    expect(duetRatio[4]).toMatch(/^90\.0% \(\d+\.\d%–\d+\.\d%\) worse$/);
-    expect(duetRatio[7]).toBe('time-paired: 18 intervals, 3 rounds');
-    expect(welchRatio[7]).toBe('Welch: 3 + 3 repeats');
-    const width = (cell: string) => Number(/width ([\d.]+) pts/.exec(cell)![1]);
-    expect(width(duetRatio[6]!)).toBeLessThan(1);
-    expect(width(welchRatio[6]!)).toBeGreaterThan(10 * width(duetRatio[6]!));
-    const answer = buildReport(data('duet'), prices).answer!.tables.find((t) => t.title.startsWith('Per AZ: each variant over the baseline'))!;
-    expect(answer.head).toEqual(['AZ', 'step', 'ratio', 'QPS', 'TPS', 'p99 (lower is better)', 'QPS 95% CI width', 'rounds to resolve QPS']);
-    expect(answer.notes![0]).toMatch(/^Order: duet\./);
-  });
+  it(
+    'says the order, computes the ratio from time-paired intervals and shows its width, narrower than the ' +
+      'repeats give',
+    () => {
+      // Act
+      const duet = buildReport(data('duet'), prices).sections.find((s) => s.id === 'ab')!;
+      const interleaved = buildReport(data('interleaved'), prices).sections.find((s) => s.id === 'ab')!;
+      // Assert
+      const duetRatio = duet.tables[0]!.rows[2]!;
+      const welchRatio = interleaved.tables[0]!.rows[2]!;
+      expect(duet.tables[0]!.notes![0]).toMatch(/^Order: duet\. .*time-paired intervals.*Bulej et al\., ICPE 2020/);
+      expect(interleaved.tables[0]!.notes![0]).toMatch(/^Order: interleaved\./);
+      expect(duetRatio.slice(1, 2)).toEqual(['b/a']);
+      expect(duetRatio[4]).toMatch(/^90\.0% \(\d+\.\d%–\d+\.\d%\) worse$/);
+      expect(duetRatio[7]).toBe('time-paired: 18 intervals, 3 rounds');
+      expect(welchRatio[7]).toBe('Welch: 3 + 3 repeats');
+      const width = (cell: string) => Number(/width ([\d.]+) pts/.exec(cell)![1]);
+      expect(width(duetRatio[6]!)).toBeLessThan(1);
+      expect(width(welchRatio[6]!)).toBeGreaterThan(10 * width(duetRatio[6]!));
+      const answer = buildReport(data('duet'), prices).answer!.tables.find((t) =>
+        t.title.startsWith('Per AZ: each variant over the baseline'),
+      )!;
+      expect(answer.head).toEqual([
+        'AZ',
+        'step',
+        'ratio',
+        'QPS',
+        'TPS',
+        'p99 (lower is better)',
+        'QPS 95% CI width',
+        'rounds to resolve QPS',
+      ]);
+      expect(answer.notes![0]).toMatch(/^Order: duet\./);
+    },
+  );
 
   it('names a randomized order with its seed', () => {
     const ab = buildReport(data('randomized'), prices).sections.find((s) => s.id === 'ab')!;

@@ -11,7 +11,13 @@ import { readFileSync } from 'node:fs';
 const repoRoot = resolve(__dirname, '../..');
 const experimentsDir = join(repoRoot, 'experiments');
 const builtinWorkloads = join(repoRoot, 'client', 'workloads');
-const STUDY_FILES = ['graviton-vs-intel.json', 'thread-sweep.json', 'write-forwarding.json', 'network-throughput.json', 'rate-sweep.json'];
+const STUDY_FILES = [
+  'graviton-vs-intel.json',
+  'thread-sweep.json',
+  'write-forwarding.json',
+  'network-throughput.json',
+  'rate-sweep.json',
+];
 
 describe('the study experiments (experiments/*.json)', () => {
   it('ships one file per study', () => {
@@ -34,7 +40,11 @@ describe('the study experiments (experiments/*.json)', () => {
     // Assert
     expect(parsed.success).toBe(true);
     // Every variant runs on AWS except a local-only what-if (localOnlyParameters), which the AWS plan refuses.
-    const onAurora = spec.variants.filter((v) => v.localOnlyParameters === undefined && spec.parameterTemplates[v.parameterTemplate ?? '']?.localOnlyParameters === undefined);
+    const onAurora = spec.variants.filter(
+      (v) =>
+        v.localOnlyParameters === undefined &&
+        spec.parameterTemplates[v.parameterTemplate ?? '']?.localOnlyParameters === undefined,
+    );
     expect(aws.cells.length).toBe(onAurora.length * spec.repeats);
     expect(aws.cells.length).toBeGreaterThan(0);
     expect(local.cells.length).toBeGreaterThan(0);
@@ -48,8 +58,20 @@ describe('the study experiments (experiments/*.json)', () => {
     // Assert
     // The study's 2.10.0 is retired: a current Aurora MySQL 3 release (the description says so).
     expect(spec.engine.version).toBe('3.10.4');
-    expect(spec.variants.map((v) => `${v.instanceClass}@${v.az}`).sort()).toEqual(['db.r5.2xlarge@a', 'db.r5.2xlarge@b', 'db.r6g.2xlarge@a', 'db.r6g.2xlarge@b']);
-    expect(spec.variants.every((v) => v.instanceParameters['max_prepared_stmt_count'] === 1048576 && v.performanceInsights && v.clients.instanceType === 'c5.2xlarge')).toBe(true);
+    expect(spec.variants.map((v) => `${v.instanceClass}@${v.az}`).sort()).toEqual([
+      'db.r5.2xlarge@a',
+      'db.r5.2xlarge@b',
+      'db.r6g.2xlarge@a',
+      'db.r6g.2xlarge@b',
+    ]);
+    expect(
+      spec.variants.every(
+        (v) =>
+          v.instanceParameters['max_prepared_stmt_count'] === 1048576 &&
+          v.performanceInsights &&
+          v.clients.instanceType === 'c5.2xlarge',
+      ),
+    ).toBe(true);
     expect(spec.data).toMatchObject({ tables: 250, tableSize: 25000 });
     expect(spec.defaults).toMatchObject({ durationS: 600, percentile: 95, reportIntervalS: 20 });
     expect(spec.workloads.map((w) => [w.test, w.threads, w.options])).toEqual([
@@ -66,26 +88,41 @@ describe('the study experiments (experiments/*.json)', () => {
     // Assert
     const ps = spec.workloads.filter((w) => /^ps\d+-writer$/.test(w.name)).map((w) => w.options.point_selects);
     expect(ps).toEqual([4, 6, 10, 16, 36]);
-    expect(spec.workloads.find((w) => w.name === 'ps10-2readers')).toMatchObject({ target: 'all-readers', threads: [32], clients: 2 });
-    expect(spec.workloads.filter((w) => w.script).map((w) => (w.options as Record<string, unknown>)['consistency'])).toEqual(['EVENTUAL', 'SESSION', 'GLOBAL']);
-    expect(spec.variants[0]).toMatchObject({ instanceClass: 'db.r5.xlarge', writeForwarding: { enabled: true, consistency: 'EVENTUAL', maxConnectionsPct: 90, idleTimeoutS: 60 } });
+    expect(spec.workloads.find((w) => w.name === 'ps10-2readers')).toMatchObject({
+      target: 'all-readers',
+      threads: [32],
+      clients: 2,
+    });
+    expect(
+      spec.workloads.filter((w) => w.script).map((w) => (w.options as Record<string, unknown>)['consistency']),
+    ).toEqual(['EVENTUAL', 'SESSION', 'GLOBAL']);
+    expect(spec.variants[0]).toMatchObject({
+      instanceClass: 'db.r5.xlarge',
+      writeForwarding: { enabled: true, consistency: 'EVENTUAL', maxConnectionsPct: 90, idleTimeoutS: 60 },
+    });
     expect(Object.keys(scripts)).toEqual(['rw_consistency.lua']);
   });
 
-  it.each(STUDY_FILES.map((f) => [f]))('%s scales down to a local rehearsal that plans and names what only AWS can do', (file) => {
-    // Arrange
-    const { spec, scripts } = loadSpecFile(join(experimentsDir, file), builtinWorkloads);
-    // Act
-    const { spec: small, notes } = scaleSpec(spec, 'small');
-    const plan = planRun(small, { backend: 'local', scripts });
-    // Assert
-    expect(small.name).toBe(`${spec.name}-small`);
-    expect(small.data.tables * small.data.tableSize).toBeLessThanOrEqual(40_000);
-    const stepSeconds = plan.cells.reduce((acc, c) => acc + c.steps.reduce((a, s) => a + s.durationS + s.warmupS, 0), 0);
-    expect(stepSeconds).toBeLessThanOrEqual(15 * 60);
-    expect(notes.some((n) => n.message.startsWith('scaled for a local rehearsal'))).toBe(true);
-    expect(notes.every((n) => n.path !== '' && n.message !== '')).toBe(true);
-  });
+  it.each(STUDY_FILES.map((f) => [f]))(
+    '%s scales down to a local rehearsal that plans and names what only AWS can do',
+    (file) => {
+      // Arrange
+      const { spec, scripts } = loadSpecFile(join(experimentsDir, file), builtinWorkloads);
+      // Act
+      const { spec: small, notes } = scaleSpec(spec, 'small');
+      const plan = planRun(small, { backend: 'local', scripts });
+      // Assert
+      expect(small.name).toBe(`${spec.name}-small`);
+      expect(small.data.tables * small.data.tableSize).toBeLessThanOrEqual(40_000);
+      const stepSeconds = plan.cells.reduce(
+        (acc, c) => acc + c.steps.reduce((a, s) => a + s.durationS + s.warmupS, 0),
+        0,
+      );
+      expect(stepSeconds).toBeLessThanOrEqual(15 * 60);
+      expect(notes.some((n) => n.message.startsWith('scaled for a local rehearsal'))).toBe(true);
+      expect(notes.every((n) => n.path !== '' && n.message !== '')).toBe(true);
+    },
+  );
 
   it('names the AWS-only parts of S3 and S4 in the local plan notes', () => {
     // Arrange
@@ -109,36 +146,54 @@ describe('the study experiments (experiments/*.json)', () => {
     expect(s4Notes).toMatch(/instance classes .* are only emulated locally/);
   });
 
-  it('runs S2 across offerings: Aurora MySQL, RDS for MySQL, RDS for MariaDB and self-managed MariaDB with and without the thread pool', () => {
-    // Arrange
-    const { spec, scripts } = loadSpecFile(join(experimentsDir, 'thread-sweep.json'), builtinWorkloads);
-    // Act
-    const { spec: small } = scaleSpec(spec, 'small');
-    const local = planRun(small, { backend: 'local', scripts });
-    const aws = preparePlan({ spec, scripts }, { backend: 'aws', refusals: 'show' });
-    // Assert: the thread pool is a parameter where the engine has one, never on Aurora
-    expect(small.variants.map((v) => [v.name, v.engine?.kind ?? spec.engine.kind, v.instanceParameters['thread_handling']])).toEqual([
-      ['aurora-mysql', 'aurora-mysql', undefined],
-      ['rds-mysql', 'rds-mysql', undefined],
-      ['rds-mariadb-pool', 'rds-mariadb', 'pool-of-threads'],
-      ['rds-mariadb-per-conn', 'rds-mariadb', 'one-thread-per-connection'],
-      ['self-managed-pool', 'self-managed', 'pool-of-threads'],
-      ['self-managed-per-conn', 'self-managed', 'one-thread-per-connection'],
-    ]);
-    expect(small.workloads[0]!.threads).toEqual([2, 8, 64, 256, 1024]);
-    expect(new Set(local.cells.map((c) => c.variant.name)).size).toBe(6);
-    // On AWS: priced (the self-managed servers' EBS volumes included), within the budget, nothing refused.
-    const cost = estimatePlanCost(aws.plan, loadPrices(repoRoot));
-    expect(cost.total).not.toBeNull();
-    expect(cost.total!).toBeLessThanOrEqual(spec.budget!.maxUsd);
-    expect(cost.notes.join('\n')).toMatch(/self-managed variants: each server's gp3 root volume/);
-    expect(aws.notes.filter((n) => n.level === 'refused')).toEqual([]);
-    // Aurora's relaxed durability: 0 with the acknowledgement Aurora MySQL 3 requires; the original template only where a server takes it
-    expect(spec.parameterTemplates['aurora-tuned']!.clusterParameters).toEqual({ innodb_flush_log_at_trx_commit: 0, innodb_trx_commit_allow_data_loss: 1 });
-    expect(spec.parameterTemplates['self-managed']!.instanceParameters).toMatchObject({ innodb_flush_method: 'O_DIRECT', innodb_flush_neighbors: 0, sync_binlog: 1000 });
-    // sizing stays as written: the local backend scales the class (12G buffer pool -> 192 MiB)
-    expect(small.parameterTemplates['aurora-tuned']!.instanceParameters['innodb_buffer_pool_size']).toBe(12884901888);
-  });
+  it(
+    'runs S2 across offerings: Aurora MySQL, RDS for MySQL, RDS for MariaDB and self-managed MariaDB with and ' +
+      'without the thread pool',
+    () => {
+      // Arrange
+      const { spec, scripts } = loadSpecFile(join(experimentsDir, 'thread-sweep.json'), builtinWorkloads);
+      // Act
+      const { spec: small } = scaleSpec(spec, 'small');
+      const local = planRun(small, { backend: 'local', scripts });
+      const aws = preparePlan({ spec, scripts }, { backend: 'aws', refusals: 'show' });
+      // Assert: the thread pool is a parameter where the engine has one, never on Aurora
+      expect(
+        small.variants.map((v) => [
+          v.name,
+          v.engine?.kind ?? spec.engine.kind,
+          v.instanceParameters['thread_handling'],
+        ]),
+      ).toEqual([
+        ['aurora-mysql', 'aurora-mysql', undefined],
+        ['rds-mysql', 'rds-mysql', undefined],
+        ['rds-mariadb-pool', 'rds-mariadb', 'pool-of-threads'],
+        ['rds-mariadb-per-conn', 'rds-mariadb', 'one-thread-per-connection'],
+        ['self-managed-pool', 'self-managed', 'pool-of-threads'],
+        ['self-managed-per-conn', 'self-managed', 'one-thread-per-connection'],
+      ]);
+      expect(small.workloads[0]!.threads).toEqual([2, 8, 64, 256, 1024]);
+      expect(new Set(local.cells.map((c) => c.variant.name)).size).toBe(6);
+      // On AWS: priced (the self-managed servers' EBS volumes included), within the budget, nothing refused.
+      const cost = estimatePlanCost(aws.plan, loadPrices(repoRoot));
+      expect(cost.total).not.toBeNull();
+      expect(cost.total!).toBeLessThanOrEqual(spec.budget!.maxUsd);
+      expect(cost.notes.join('\n')).toMatch(/self-managed variants: each server's gp3 root volume/);
+      expect(aws.notes.filter((n) => n.level === 'refused')).toEqual([]);
+      // Aurora's relaxed durability: 0 with the acknowledgement Aurora MySQL
+      // 3 requires; the original template only where a server takes it
+      expect(spec.parameterTemplates['aurora-tuned']!.clusterParameters).toEqual({
+        innodb_flush_log_at_trx_commit: 0,
+        innodb_trx_commit_allow_data_loss: 1,
+      });
+      expect(spec.parameterTemplates['self-managed']!.instanceParameters).toMatchObject({
+        innodb_flush_method: 'O_DIRECT',
+        innodb_flush_neighbors: 0,
+        sync_binlog: 1000,
+      });
+      // sizing stays as written: the local backend scales the class (12G buffer pool -> 192 MiB)
+      expect(small.parameterTemplates['aurora-tuned']!.instanceParameters['innodb_buffer_pool_size']).toBe(12884901888);
+    },
+  );
 
   it('thins sweeps keeping both ends', () => {
     // Act / Assert

@@ -12,18 +12,38 @@ function consistencyTable(steps: Parameters<typeof runData>[0]) {
   const spec = {
     name: 'fwd',
     variants: [],
-    workloads: ['EVENTUAL', 'SESSION', 'GLOBAL'].map((level) => ({ name: `rw-${level}`, script: 'rw_consistency.lua', threads: [8], options: { consistency: level } })),
+    workloads: ['EVENTUAL', 'SESSION', 'GLOBAL'].map((level) => ({
+      name: `rw-${level}`,
+      script: 'rw_consistency.lua',
+      threads: [8],
+      options: { consistency: level },
+    })),
   } as never;
   const findings = analyzeForwarding(makeContext(runData(steps, spec), prices));
   const section = findings === null ? null : forwardingSection(findings);
-  return { findings, section, table: [...(section?.tables ?? []), ...(section?.answer?.tables ?? [])].find((t) => t.title.startsWith('Read consistency')) };
+  return {
+    findings,
+    section,
+    table: [...(section?.tables ?? []), ...(section?.answer?.tables ?? [])].find((t) =>
+      t.title.startsWith('Read consistency'),
+    ),
+  };
 }
 
 describe('write forwarding: stale reads per consistency level', () => {
   it("puts each level's stale reads (summed over repeats) next to its latency, and names them in the findings", () => {
     // Arrange: EVENTUAL misses some of its own writes, SESSION and GLOBAL none.
     const level = (name: string, repeat: number, stale: number, latPct: number) =>
-      stepResult({ variant: 'wf', step_id: `rw-${name}-t8`, workload: `rw-${name}`, target: 'reader', repeat, lat_pct_ms: latPct, stale_reads: stale, read_back_checks: 1000 });
+      stepResult({
+        variant: 'wf',
+        step_id: `rw-${name}-t8`,
+        workload: `rw-${name}`,
+        target: 'reader',
+        repeat,
+        lat_pct_ms: latPct,
+        stale_reads: stale,
+        read_back_checks: 1000,
+      });
     const steps = [
       level('EVENTUAL', 1, 30, 25),
       level('EVENTUAL', 2, 20, 26),
@@ -48,18 +68,24 @@ describe('write forwarding: stale reads per consistency level', () => {
       ['SESSION', { stale: 0, checks: 2000 }],
       ['GLOBAL', { stale: 0, checks: 2000 }],
     ]);
-    expect(section!.answer!.lines.join(' ')).toMatch(/stale reads after the session's own write: EVENTUAL 50 \/ 2,000 \(2\.50%\), SESSION 0 \/ 2,000/);
+    expect(section!.answer!.lines.join(' ')).toMatch(
+      /stale reads after the session's own write: EVENTUAL 50 \/ 2,000 \(2\.50%\), SESSION 0 \/ 2,000/,
+    );
   });
 
   it('says stale reads are not measured when the rows carry no read-after-write counts', () => {
     // Arrange
-    const steps = ['EVENTUAL', 'SESSION'].map((name) => stepResult({ variant: 'wf', step_id: `rw-${name}-t8`, workload: `rw-${name}`, target: 'reader' }));
+    const steps = ['EVENTUAL', 'SESSION'].map((name) =>
+      stepResult({ variant: 'wf', step_id: `rw-${name}-t8`, workload: `rw-${name}`, target: 'reader' }),
+    );
 
     // Act
     const { table } = consistencyTable(steps);
 
     // Assert
     expect(table!.rows.map((r) => r[r.length - 1])).toEqual(['not measured', 'not measured']);
-    expect(table!.notes).toContain("This run's rows carry no read-after-write counts, so stale reads are not measured.");
+    expect(table!.notes).toContain(
+      "This run's rows carry no read-after-write counts, so stale reads are not measured.",
+    );
   });
 });

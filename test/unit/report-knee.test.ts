@@ -14,7 +14,14 @@ describe("S5's saturation knee", () => {
     // Act
     const knee = findKnee(points);
     // Assert
-    expect(knee).toMatchObject({ kneeOffered: 4000, kneeAchieved: 3980, saturatedAtOffered: 8000, reason: 'throughput', capacity: 6100, points: 5 });
+    expect(knee).toMatchObject({
+      kneeOffered: 4000,
+      kneeAchieved: 3980,
+      saturatedAtOffered: 8000,
+      reason: 'throughput',
+      capacity: 6100,
+      points: 5,
+    });
     expect(knee.summary).toMatch(/knee at 4,000\/s offered/);
   });
 
@@ -41,7 +48,12 @@ describe("S5's saturation knee", () => {
     const withFloor = findKnee(points);
     const relativeOnly = findKnee(points, { latencyFloorMs: 0 });
     // Assert
-    expect(withFloor).toMatchObject({ kneeOffered: 4000, saturatedAtOffered: 8000, reason: 'latency', latencyLimitMs: 10 });
+    expect(withFloor).toMatchObject({
+      kneeOffered: 4000,
+      saturatedAtOffered: 8000,
+      reason: 'latency',
+      latencyLimitMs: 10,
+    });
     expect(relativeOnly).toMatchObject({ kneeOffered: 1000, saturatedAtOffered: 2000, reason: 'latency' });
   });
 
@@ -56,7 +68,13 @@ describe("S5's saturation knee", () => {
     // Act
     const knee = findKnee(points);
     // Assert
-    expect(knee).toMatchObject({ kneeOffered: 24000, saturatedAtOffered: 48000, reason: 'overloaded', firstOverloadedOffered: 48000, capacity: 30500 });
+    expect(knee).toMatchObject({
+      kneeOffered: 24000,
+      saturatedAtOffered: 48000,
+      reason: 'overloaded',
+      firstOverloadedOffered: 48000,
+      capacity: 30500,
+    });
     expect(knee.summary).toMatch(/event queue filled; achieved 30,500\/s/);
   });
 

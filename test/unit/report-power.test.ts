@@ -2,20 +2,26 @@
 import { repeatsToResolve, studentTQuantile } from '../../core/report/stats';
 
 describe('repeatsToResolve', () => {
-  it('5% apart with 5% run-to-run noise a side needs 18 repeats (Cohen d ~ 0.98: about 17 per group at 80% power, 5% two-sided)', () => {
-    // Arrange: per-repeat coefficients of variation 5%, ratio 1.05
-    const a = { mean: 105, sd: 5.25, n: 3 };
-    const b = { mean: 100, sd: 5, n: 3 };
-    // Act
-    const n = repeatsToResolve(a, b);
-    // Assert: the smallest n with (t(.975, df) + t(.8, df)) * sqrt(2 cv^2 / n) <= ln(1.05)
-    expect(n).toBe(18);
-    const enough = (k: number): boolean => {
-      const df = 2 * (k - 1); // equal variances of the means: Welch's df is 2(n - 1)
-      return (studentTQuantile(0.975, df) + studentTQuantile(0.8, df)) * Math.sqrt((2 * 0.05 ** 2) / k) <= Math.log(1.05);
-    };
-    expect([enough(17), enough(18)]).toEqual([false, true]);
-  });
+  it(
+    '5% apart with 5% run-to-run noise a side needs 18 repeats (Cohen d ~ 0.98: about 17 per group at 80% ' +
+      'power, 5% two-sided)',
+    () => {
+      // Arrange: per-repeat coefficients of variation 5%, ratio 1.05
+      const a = { mean: 105, sd: 5.25, n: 3 };
+      const b = { mean: 100, sd: 5, n: 3 };
+      // Act
+      const n = repeatsToResolve(a, b);
+      // Assert: the smallest n with (t(.975, df) + t(.8, df)) * sqrt(2 cv^2 / n) <= ln(1.05)
+      expect(n).toBe(18);
+      const enough = (k: number): boolean => {
+        const df = 2 * (k - 1); // equal variances of the means: Welch's df is 2(n - 1)
+        return (
+          (studentTQuantile(0.975, df) + studentTQuantile(0.8, df)) * Math.sqrt((2 * 0.05 ** 2) / k) <= Math.log(1.05)
+        );
+      };
+      expect([enough(17), enough(18)]).toEqual([false, true]);
+    },
+  );
 
   it('a larger difference or less noise needs fewer repeats; no difference or too few samples cannot be said', () => {
     // Act

@@ -39,9 +39,16 @@ describe('rate sweep: client saturation', () => {
 
     // Assert
     const v = f.sweeps[0]!.variants[0]!;
-    expect(v.repeats[0]).toMatchObject({ kneeOffered: 2000, saturatedAtOffered: 4000, reason: 'throughput', clientBoundFrom: 4000 });
+    expect(v.repeats[0]).toMatchObject({
+      kneeOffered: 2000,
+      saturatedAtOffered: 4000,
+      reason: 'throughput',
+      clientBoundFrom: 4000,
+    });
     expect(v.points.filter((p) => p.clientBound).map((p) => p.offered)).toEqual([4000, 8000]);
-    expect(rateVariantSentence(f.sweeps[0]!, v)).toMatch(/The client saturated its CPU from 4,000\/s offered: the knee may be the client's\.$/);
+    expect(rateVariantSentence(f.sweeps[0]!, v)).toMatch(
+      /The client saturated its CPU from 4,000\/s offered: the knee may be the client's\.$/,
+    );
   });
 
   it('says nothing of the client when no client saturated', () => {

@@ -61,7 +61,9 @@ describe('reports of real local runs (test/fixtures/lakes/local-small)', () => {
     // Act
     const f = analyzeForwarding(makeContext(data.s3!, prices))!;
     const section = forwardingSection(f);
-    const grid = section.answer!.tables.find((t) => t.title.startsWith('Reader/writer TPS (writes forwarded) by threads and read share'))!;
+    const grid = section.answer!.tables.find((t) =>
+      t.title.startsWith('Reader/writer TPS (writes forwarded) by threads and read share'),
+    )!;
     // Assert: a cell the grid calls better is a share the sentence names as a win, and no other.
     for (const v of f.readShares) {
       const row = grid.rows.find((r) => r[0] === String(v.threads))!;
@@ -76,7 +78,9 @@ describe('reports of real local runs (test/fixtures/lakes/local-small)', () => {
     // One repeat: the verdicts see only within-run noise and say so.
     expect(f.readShares.every((v) => !v.runToRun)).toBe(true);
     expect(section.answer!.lines.join(' ')).not.toMatch(/beyond the noise/);
-    expect(compactRatio(f.pairs.find((p) => p.ratio.direction === 'higher')!.ratio, true)).toMatch(/better in this run\*$/);
+    expect(compactRatio(f.pairs.find((p) => p.ratio.direction === 'higher')!.ratio, true)).toMatch(
+      /better in this run\*$/,
+    );
   });
 
   it('S5: knees at rates really offered, a capacity per repeat, one capacity statement, and an interval over the repeats', () => {
@@ -84,7 +88,9 @@ describe('reports of real local runs (test/fixtures/lakes/local-small)', () => {
     const f = analyzeRate(makeContext(data.s5!, prices))!;
     const section = rateSection(f);
     // Assert
-    const offered = new Set(data.s5!.steps.filter((s) => s.rate > 0 || /-c\d+$/.test(s.step_id)).map((s) => s.offered_tps));
+    const offered = new Set(
+      data.s5!.steps.filter((s) => s.rate > 0 || /-c\d+$/.test(s.step_id)).map((s) => s.offered_tps),
+    );
     for (const sweep of f.sweeps)
       for (const v of sweep.variants) {
         expect(v.repeats.length).toBe(2);
@@ -92,7 +98,14 @@ describe('reports of real local runs (test/fixtures/lakes/local-small)', () => {
           if (r.kneeOffered !== null) expect(offered.has(r.kneeOffered)).toBe(true);
           expect(r.capacityFrom).toBe('unlimited-rate step');
           // The repeat's own unlimited-rate step, not a mean over repeats.
-          const probe = data.s5!.steps.find((s) => s.variant === v.variant && s.repeat === r.repeat && s.workload === sweep.workload && s.rate === 0 && !/-c\d+$/.test(s.step_id))!;
+          const probe = data.s5!.steps.find(
+            (s) =>
+              s.variant === v.variant &&
+              s.repeat === r.repeat &&
+              s.workload === sweep.workload &&
+              s.rate === 0 &&
+              !/-c\d+$/.test(s.step_id),
+          )!;
           expect(r.capacity).toBe(probe.tps);
         }
         // The repeats probed different rates (each offered multiples of its own capacity).
@@ -117,7 +130,11 @@ describe('reports of real local runs (test/fixtures/lakes/local-small)', () => {
     expect(f.ranking!.ratio.interval!.covers).toBe('within-run');
     expect(lines.join(' ')).not.toMatch(/beyond the noise|beyond the run-to-run noise/);
     expect(lines.find((l) => l.includes('ranks above'))).toMatch(/not judged/);
-    expect(f.sweeps.flatMap((s) => s.variants).every((v) => v.fallOff === null || v.fallOff.interval === null || v.fallOff.interval.covers === 'within-run')).toBe(true);
+    expect(
+      f.sweeps
+        .flatMap((s) => s.variants)
+        .every((v) => v.fallOff === null || v.fallOff.interval === null || v.fallOff.interval.covers === 'within-run'),
+    ).toBe(true);
   });
 
   it('S1: intervals are ranges that never go below 0, and the opening says the per-AZ QPS of each class', () => {
@@ -142,13 +159,18 @@ describe('reports of real local runs (test/fixtures/lakes/local-small)', () => {
     const section = serverMetricsSection(makeContext(data.s1!, prices))!;
     // Assert
     expect(section.tables[0]!.head.some((h) => h.startsWith('WriteIOPS'))).toBe(false);
-    expect(section.tables[0]!.notes!.join(' ')).toMatch(/WriteIOPS \(left out locally: data-file writes are deferred page flushes/);
+    expect(section.tables[0]!.notes!.join(' ')).toMatch(
+      /WriteIOPS \(left out locally: data-file writes are deferred page flushes/,
+    );
   });
 
   it('report --json carries each section’s typed findings, with what each interval covers', () => {
     // Act
     const doc = JSON.parse(renderJson(buildReport(data.s5!, prices))) as {
-      findings: Record<string, { kind: string; sweeps: { variants: { capacity: { interval: { covers: string } } }[] }[] }>;
+      findings: Record<
+        string,
+        { kind: string; sweeps: { variants: { capacity: { interval: { covers: string } } }[] }[] }
+      >;
     };
     // Assert
     expect(Object.keys(doc.findings)).toEqual(expect.arrayContaining(['rate', 'price']));

@@ -24,49 +24,83 @@ const metric = (over: Partial<Metric> & Pick<Metric, 'cell_id' | 'metric' | 'avg
 });
 
 describe('serverMetricsSection', () => {
-  it('shows each latency, I/O and memory metric per step and role as the mean over repeats with its max, and names the highest latency', () => {
-    // Arrange: two repeats of variant a, one of b; b's reader has a forwarding wait; CPU is not this section's.
-    const steps = [stepResult({ variant: 'a', step_id: 'rw', repeat: 1 }), stepResult({ variant: 'a', step_id: 'rw', repeat: 2 }), stepResult({ variant: 'b', step_id: 'rw' })];
-    const data: RunData = {
-      ...runData(steps),
-      metrics: [
-        metric({ cell_id: 'a-r1', metric: 'CommitLatency', avg_value: 2, max_value: 3 }),
-        metric({ cell_id: 'a-r2', metric: 'CommitLatency', avg_value: 4, max_value: 9 }),
-        metric({ cell_id: 'b-r1', metric: 'CommitLatency', avg_value: 1.5, partial: true }),
-        metric({ cell_id: 'a-r1', metric: 'FreeableMemory', avg_value: 2 * 2 ** 30 }),
-        metric({ cell_id: 'b-r1', metric: 'ForwardingReplicaReadWaitLatency', avg_value: 0.75, role: 'reader', instance_id: 'b-r1-reader-1' }),
-        metric({ cell_id: 'a-r1', metric: 'CPUUtilization', avg_value: 50 }),
-        metric({ cell_id: 'a-r1', metric: 'VolumeWriteIOPs', avg_value: 4200, role: 'cluster', instance_id: 'a-r1-cluster' }),
-      ],
-    };
-    // Act
-    const section = serverMetricsSection(makeContext(data, prices))!;
-    // Assert
-    const table = section.tables[0]!;
-    expect(table.head).toEqual(['variant', 'step', 'role', 'CommitLatency ms', 'ForwardingReplicaReadWaitLatency ms', 'VolumeWriteIOPs /5 min', 'FreeableMemory GiB']);
-    expect(table.rows).toEqual([
-      ['a', 'rw t8', 'cluster', '-', '-', '4,200 (max 4,200)', '-'],
-      ['a', 'rw t8', 'writer', '3.00 (max 9.00)', '-', '-', '2.00 (max 2.00)'],
-      ['b', 'rw t8', 'reader', '-', '0.75 (max 0.75)', '-', '-'],
-      ['b', 'rw t8', 'writer', '1.50 (max 1.50) partial', '-', '-', '-'],
-    ]);
-    expect(section.findings).toEqual([
-      'CommitLatency: highest at a rw t8 (writer), 3.00 ms on average over the step.',
-      'ForwardingReplicaReadWaitLatency: highest at b rw t8 (reader), 0.75 ms on average over the step.',
-    ]);
-    expect(table.notes!.some((n) => n.startsWith('Not in this run: DMLLatency, SelectLatency'))).toBe(true);
-  });
+  it(
+    'shows each latency, I/O and memory metric per step and role as the mean over repeats with its max, and ' +
+      'names the highest latency',
+    () => {
+      // Arrange: two repeats of variant a, one of b; b's reader has a forwarding wait; CPU is not this section's.
+      const steps = [
+        stepResult({ variant: 'a', step_id: 'rw', repeat: 1 }),
+        stepResult({ variant: 'a', step_id: 'rw', repeat: 2 }),
+        stepResult({ variant: 'b', step_id: 'rw' }),
+      ];
+      const data: RunData = {
+        ...runData(steps),
+        metrics: [
+          metric({ cell_id: 'a-r1', metric: 'CommitLatency', avg_value: 2, max_value: 3 }),
+          metric({ cell_id: 'a-r2', metric: 'CommitLatency', avg_value: 4, max_value: 9 }),
+          metric({ cell_id: 'b-r1', metric: 'CommitLatency', avg_value: 1.5, partial: true }),
+          metric({ cell_id: 'a-r1', metric: 'FreeableMemory', avg_value: 2 * 2 ** 30 }),
+          metric({
+            cell_id: 'b-r1',
+            metric: 'ForwardingReplicaReadWaitLatency',
+            avg_value: 0.75,
+            role: 'reader',
+            instance_id: 'b-r1-reader-1',
+          }),
+          metric({ cell_id: 'a-r1', metric: 'CPUUtilization', avg_value: 50 }),
+          metric({
+            cell_id: 'a-r1',
+            metric: 'VolumeWriteIOPs',
+            avg_value: 4200,
+            role: 'cluster',
+            instance_id: 'a-r1-cluster',
+          }),
+        ],
+      };
+      // Act
+      const section = serverMetricsSection(makeContext(data, prices))!;
+      // Assert
+      const table = section.tables[0]!;
+      expect(table.head).toEqual([
+        'variant',
+        'step',
+        'role',
+        'CommitLatency ms',
+        'ForwardingReplicaReadWaitLatency ms',
+        'VolumeWriteIOPs /5 min',
+        'FreeableMemory GiB',
+      ]);
+      expect(table.rows).toEqual([
+        ['a', 'rw t8', 'cluster', '-', '-', '4,200 (max 4,200)', '-'],
+        ['a', 'rw t8', 'writer', '3.00 (max 9.00)', '-', '-', '2.00 (max 2.00)'],
+        ['b', 'rw t8', 'reader', '-', '0.75 (max 0.75)', '-', '-'],
+        ['b', 'rw t8', 'writer', '1.50 (max 1.50) partial', '-', '-', '-'],
+      ]);
+      expect(section.findings).toEqual([
+        'CommitLatency: highest at a rw t8 (writer), 3.00 ms on average over the step.',
+        'ForwardingReplicaReadWaitLatency: highest at b rw t8 (reader), 0.75 ms on average over the step.',
+      ]);
+      expect(table.notes!.some((n) => n.startsWith('Not in this run: DMLLatency, SelectLatency'))).toBe(true);
+    },
+  );
 
   it('says what a local run could not measure, and is absent when no step has these metrics', () => {
     // Arrange
     const steps = [stepResult({ variant: 'a', step_id: 'rw' })];
-    const local: RunData = { ...runData(steps), run: { ...runData(steps).run, backend: 'local' }, metrics: [metric({ cell_id: 'a-r1', metric: 'ReadIOPS', avg_value: 120.4 })] };
+    const local: RunData = {
+      ...runData(steps),
+      run: { ...runData(steps).run, backend: 'local' },
+      metrics: [metric({ cell_id: 'a-r1', metric: 'ReadIOPS', avg_value: 120.4 })],
+    };
     // Act
     const section = serverMetricsSection(makeContext(local, prices))!;
     const none = serverMetricsSection(makeContext(runData(steps), prices));
     // Assert
     expect(section.tables[0]!.rows).toEqual([['a', 'rw t8', 'writer', '120 (max 120)']]);
-    expect(section.tables[0]!.notes!.find((n) => n.startsWith('Not measured locally'))).toMatch(/CommitLatency \(MariaDB keeps no statement durations/);
+    expect(section.tables[0]!.notes!.find((n) => n.startsWith('Not measured locally'))).toMatch(
+      /CommitLatency \(MariaDB keeps no statement durations/,
+    );
     expect(none).toBeNull();
   });
 });
@@ -100,9 +134,13 @@ describe('client-bound steps in every section', () => {
     const rows = ab.tables.flatMap((t) => t.rows).filter((r) => r[1] === 'b');
     expect(rows.map((r) => r[0])).toEqual(['rw t4 [client-bound 1/2, left out]']);
     expect(ab.findings).toContain(
-      'Client-bound: b rw t4 (1 of 2 repeats): the client saturated its CPU, so those repeats measure the client, not the server; they are left out of the estimates and ratios here (aurora-bench report --include-saturated keeps them).',
+      'Client-bound: b rw t4 (1 of 2 repeats): the client saturated its CPU, so those repeats measure the ' +
+        'client, not the server; they are left out of the estimates and ratios here (aurora-bench report ' +
+        '--include-saturated keeps them).',
     );
-    expect(kept.findings.some((f) => f.endsWith('they are kept in the estimates here (--include-saturated).'))).toBe(true);
+    expect(kept.findings.some((f) => f.endsWith('they are kept in the estimates here (--include-saturated).'))).toBe(
+      true,
+    );
   });
 
   it('are flagged at their point of a thread sweep and named in its findings', () => {

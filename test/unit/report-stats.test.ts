@@ -95,7 +95,9 @@ describe('report statistics', () => {
     expect(clear.high).toBeGreaterThan(clear.estimate);
     expect(ratioVerdict(clear)).toBe('lower');
     expect(ratioVerdict(noisy)).toBe('within-noise');
-    expect(describeRatio('QPS', 'r6g', 'r5', clear)).toMatch(/^QPS r6g\/r5 = 92\.5% \(95% CI .*\): r6g is worse beyond the noise\.$/);
+    expect(describeRatio('QPS', 'r6g', 'r5', clear)).toMatch(
+      /^QPS r6g\/r5 = 92\.5% \(95% CI .*\): r6g is worse beyond the noise\.$/,
+    );
     expect(describeRatio('QPS', 'a', 'b', noisy)).toMatch(/within the noise/);
     expect(ratioVerdict(welchRatioCi(summarize([1]), r5))).toBe('unknown');
   });

@@ -3,7 +3,11 @@ import { analyzeSweep } from '../../core/report/sweep';
 describe('thread-sweep findings', () => {
   it('finds the peak, the fall-off past it, and marks connection errors', () => {
     // Arrange: rises to 512 threads, falls past it, connection errors at 2048 (S2's findings)
-    const tp = (threads: number, throughput: number | null, extra: Partial<{ failed: boolean; errors: number; reconnects: number; error: string }> = {}) => ({
+    const tp = (
+      threads: number,
+      throughput: number | null,
+      extra: Partial<{ failed: boolean; errors: number; reconnects: number; error: string }> = {},
+    ) => ({
       threads,
       throughput,
       failed: false,
@@ -11,7 +15,14 @@ describe('thread-sweep findings', () => {
       reconnects: 0,
       ...extra,
     });
-    const points = [tp(1024, 880), tp(2, 100), tp(512, 1000), tp(256, 950), tp(2048, null, { failed: true, error: 'Too many connections' }), tp(3000, 400, { errors: 12 })];
+    const points = [
+      tp(1024, 880),
+      tp(2, 100),
+      tp(512, 1000),
+      tp(256, 950),
+      tp(2048, null, { failed: true, error: 'Too many connections' }),
+      tp(3000, 400, { errors: 12 }),
+    ];
     // Act
     const f = analyzeSweep(points);
     // Assert
@@ -23,7 +34,9 @@ describe('thread-sweep findings', () => {
       [3000, false, 12, null],
     ]);
     expect(f.firstErrorThreads).toBe(2048);
-    expect(f.summary).toBe('peak at 512 threads; falls off from 1024 threads (40% of peak at 3000); errors from 2048 threads');
+    expect(f.summary).toBe(
+      'peak at 512 threads; falls off from 1024 threads (40% of peak at 3000); errors from 2048 threads',
+    );
   });
 
   it('reports no fall-off when throughput holds within 10% of the peak', () => {

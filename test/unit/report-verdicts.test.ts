@@ -1,4 +1,7 @@
-/** The report of a judged run shows its verdicts (the lake's verdicts table), regressions first; an unjudged run has no such section. */
+/**
+ * The report of a judged run shows its verdicts (the lake's verdicts
+ * table), regressions first; an unjudged run has no such section.
+ */
 import { resolve } from 'node:path';
 import { loadPrices } from '../../core/plan/cost';
 import { makeContext } from '../../core/report/sections';
@@ -27,7 +30,9 @@ describe('verdictsSection', () => {
       ['p95 latency', 'improved', '80.0%'],
       ['QPS', 'within the noise', '100.0%'],
     ]);
-    expect(section!.findings[0]).toMatch(/^1 regressed, 1 improved, 1 within the noise, 0 with the noise unknown, 0 not judged/);
+    expect(section!.findings[0]).toMatch(
+      /^1 regressed, 1 improved, 1 within the noise, 0 with the noise unknown, 0 not judged/,
+    );
     expect(section!.findings.slice(1)).toEqual([
       'REGRESSED: rw t4 [a] TPS 700 against 1,000 (70.0% of the baseline of 3 runs)',
       expect.stringMatching(/^improved: rw t4 \[a\] p95 latency/),

@@ -9,7 +9,9 @@ import type { CellPlan, Plan, StepPlan } from '../../core/plan/types';
 import type { ExecutionEvent } from '../../core/workflow/local-runner';
 import { RunProgressLines } from '../../core/workflow/progress';
 
-/** A local plan's step: 10 s, no warm-up, nothing to prepare; with the local backend's 2 s step overhead it counts 12 s. */
+/**
+ * A local plan's step: 10 s, no warm-up, nothing to prepare; with the local backend's 2 s step overhead it counts 12 s.
+ */
 const step = (stepId: string, index: number, durationS = 10): StepPlan => ({
   stepId,
   index,
@@ -44,7 +46,11 @@ const cell = (cellId: string, index: number, steps: StepPlan[], duet?: string): 
   steps,
   ...(duet !== undefined ? { duet } : {}),
 });
-const plan = (maxConcurrency: number, cells: CellPlan[], duets?: Plan['duets']): Pick<Plan, 'backend' | 'cells' | 'maxConcurrency' | 'duets'> => ({
+const plan = (
+  maxConcurrency: number,
+  cells: CellPlan[],
+  duets?: Plan['duets'],
+): Pick<Plan, 'backend' | 'cells' | 'maxConcurrency' | 'duets'> => ({
   backend: 'local',
   maxConcurrency,
   cells,
@@ -53,7 +59,8 @@ const plan = (maxConcurrency: number, cells: CellPlan[], duets?: Plan['duets']):
 const s = (seconds: number): number => seconds * 1000;
 
 // Local times (core/plan/plan.ts BACKEND_TIMES): 5 s a cell's set-up and teardown (1 s of it teardown), 2 s per step.
-const two = () => plan(1, [cell('a-r1', 0, [step('x', 0), step('y', 1)]), cell('b-r1', 1, [step('x', 0), step('y', 1)])]);
+const two = () =>
+  plan(1, [cell('a-r1', 0, [step('x', 0), step('y', 1)]), cell('b-r1', 1, [step('x', 0), step('y', 1)])]);
 
 describe('RunEta', () => {
   it('is the plan’s estimate before anything started, and counts lanes', () => {
@@ -108,17 +115,46 @@ describe('RunProgressLines', () => {
     // Arrange
     let now = 0;
     const lines = new RunProgressLines(two(), () => now);
-    const header = { cellId: 'a-r1', index: 0, repeat: 1, variant: { instanceClass: 'db.r6g.large', readers: 0 }, data: { tables: 0, tableSize: 0 }, stepCount: 2 };
-    const x = { stepId: 'x', index: 0, test: 'oltp_read_write', target: 'writer', threads: 2, clients: 1, rate: 0, warmupS: 0, durationS: 10 };
+    const header = {
+      cellId: 'a-r1',
+      index: 0,
+      repeat: 1,
+      variant: { instanceClass: 'db.r6g.large', readers: 0 },
+      data: { tables: 0, tableSize: 0 },
+      stepCount: 2,
+    };
+    const x = {
+      stepId: 'x',
+      index: 0,
+      test: 'oltp_read_write',
+      target: 'writer',
+      threads: 2,
+      clients: 1,
+      rate: 0,
+      warmupS: 0,
+      durationS: 10,
+    };
     const y = { ...x, stepId: 'y', index: 1 };
     const events: [number, ExecutionEvent][] = [
-      [0, { type: 'StateEntered', timestamp: 0, state: { name: 'ProvisionCell', type: 'Task', input: { cell: { index: 0 } } } }],
+      [
+        0,
+        {
+          type: 'StateEntered',
+          timestamp: 0,
+          state: { name: 'ProvisionCell', type: 'Task', input: { cell: { index: 0 } } },
+        },
+      ],
       [
         4,
         {
           type: 'StateExited',
           timestamp: 0,
-          state: { name: 'RunStep', type: 'Task', input: { cell: header }, output: { step: { done: false, started: { phase: 'run', step: x }, collected: null } } },
+          state: {
+            name: 'RunStep',
+            type: 'Task',
+            input: { cell: header },
+            output: { step: { done: false, started: { phase: 'run', step: x }, collected: null } },
+          },
         },
       ],
       [
@@ -130,7 +166,13 @@ describe('RunProgressLines', () => {
             name: 'RunStep',
             type: 'Task',
             input: { cell: header },
-            output: { step: { done: false, started: { phase: 'run', step: y }, collected: { stepId: 'x', index: 0, status: 'ok', error: null, tps: 100, qps: 2000 } } },
+            output: {
+              step: {
+                done: false,
+                started: { phase: 'run', step: y },
+                collected: { stepId: 'x', index: 0, status: 'ok', error: null, tps: 100, qps: 2000 },
+              },
+            },
           },
         },
       ],
@@ -143,8 +185,10 @@ describe('RunProgressLines', () => {
     // Assert
     expect(printed).toEqual([
       '[1/2 a-r1] provisioning',
-      '[1/2 a-r1] step 1/2 x: oltp_read_write on writer, 2 threads x 1 client(s), 10s · ETA 54 s (about 00:00 UTC), 0 of 4 steps done',
-      '[1/2 a-r1]   ok: 100.0 tps, 2,000.0 qps\n[1/2 a-r1] step 2/2 y: oltp_read_write on writer, 2 threads x 1 client(s), 10s · ETA 42 s (about 00:00 UTC), 1 of 4 steps done',
+      '[1/2 a-r1] step 1/2 x: oltp_read_write on writer, 2 threads x 1 client(s), 10s · ETA 54 s (about 00:00 ' +
+        'UTC), 0 of 4 steps done',
+      '[1/2 a-r1]   ok: 100.0 tps, 2,000.0 qps\n[1/2 a-r1] step 2/2 y: oltp_read_write on writer, 2 threads x ' +
+        '1 client(s), 10s · ETA 42 s (about 00:00 UTC), 1 of 4 steps done',
     ]);
   });
 });
@@ -167,7 +211,12 @@ describe('askOnInterrupt', () => {
     t.input.write('l\n');
     // Assert
     await expect(answer).resolves.toBe('leave');
-    expect(t.said()).toMatch(/stop execution arn:x \(its cells are torn down\) or leave it running\? \[S\]top \/ \[l\]eave: "maybe": answer s \(stop\) or l \(leave\)\n/);
+    expect(t.said()).toMatch(
+      new RegExp(
+        /stop execution arn:x \(its cells are torn down\) or leave it running\? \[S\]top \//.source +
+          / \[l\]eave: "maybe": answer s \(stop\) or l \(leave\)\n/.source,
+      ),
+    );
   });
 
   it('stops without asking when stdin is not a terminal, and says that this default was taken', async () => {
@@ -177,6 +226,11 @@ describe('askOnInterrupt', () => {
     const answer = await askOnInterrupt(t, 'arn:x');
     // Assert
     expect(answer).toBe('stop');
-    expect(t.said()).toMatch(/stdin is not a terminal, so nobody can be asked: stopping the execution \(the default without a terminal\) arn:x/);
+    expect(t.said()).toMatch(
+      new RegExp(
+        /stdin is not a terminal, so nobody can be asked: stopping the execution \(the default/.source +
+          / without a terminal\) arn:x/.source,
+      ),
+    );
   });
 });

@@ -13,7 +13,9 @@ import { closestNames } from '../../core/aurora/aws-names';
 
 const BUILTIN = join(__dirname, '..', '..', 'client', 'workloads');
 
-/** Whether text holds a control character other than tab, newline and carriage return (what a terminal would act on). */
+/**
+ * Whether text holds a control character other than tab, newline and carriage return (what a terminal would act on).
+ */
 function hasControlCharacter(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
@@ -81,13 +83,20 @@ describe('AWS-only values, checked offline', () => {
     // Act
     const problems = problemsOf(doc);
     // Assert
-    expect(problems).toEqual([{ path: 'variants[0].instanceClass', message: expect.stringMatching(message) as string }]);
+    expect(problems).toEqual([
+      { path: 'variants[0].instanceClass', message: expect.stringMatching(message) as string },
+    ]);
   });
 
   it.each(['c6i.larg', 'c9z.large', 'm5.huge'])('refuses the client instance type %s', (type) => {
     const doc = minimal();
     doc.variants[0] = { name: 'a', instanceClass: 'db.r6g.large', clients: { instanceType: type } };
-    expect(problemsOf(doc)).toEqual([{ path: 'variants[0].clients.instanceType', message: expect.stringMatching(/is not an EC2 instance type/) as string }]);
+    expect(problemsOf(doc)).toEqual([
+      {
+        path: 'variants[0].clients.instanceType',
+        message: expect.stringMatching(/is not an EC2 instance type/) as string,
+      },
+    ]);
   });
 
   it('suggests the type a typo meant', () => {
@@ -97,26 +106,37 @@ describe('AWS-only values, checked offline', () => {
 
   it.each(['us-east-9', 'eu-westt-1', 'us-gov-east-2'])('refuses the region %s', (region) => {
     const doc = { ...minimal(), region };
-    expect(problemsOf(doc)).toEqual([{ path: 'region', message: expect.stringMatching(new RegExp(`unknown AWS Region "${region}"`)) as string }]);
+    expect(problemsOf(doc)).toEqual([
+      { path: 'region', message: expect.stringMatching(new RegExp(`unknown AWS Region "${region}"`)) as string },
+    ]);
   });
 
   it('accepts regions of every partition the SDK knows', () => {
-    for (const region of ['us-east-1', 'eu-central-2', 'cn-northwest-1', 'us-gov-west-1']) expect(() => validateSpec({ ...minimal(), region })).not.toThrow();
+    for (const region of ['us-east-1', 'eu-central-2', 'cn-northwest-1', 'us-gov-west-1'])
+      expect(() => validateSpec({ ...minimal(), region })).not.toThrow();
   });
 
   it.each(['g', 'z'])('refuses the AZ letter %s', (az) => {
     const doc = minimal();
     doc.variants[0] = { name: 'a', instanceClass: 'db.r6g.large', az };
-    expect(problemsOf(doc)).toEqual([{ path: 'variants[0].az', message: expect.stringMatching(/AZ letters run from a to f/) as string }]);
+    expect(problemsOf(doc)).toEqual([
+      { path: 'variants[0].az', message: expect.stringMatching(/AZ letters run from a to f/) as string },
+    ]);
   });
 
-  it.each(['3.03.1', '3.01.0', '5.7.mysql_aurora.2.12.5'])('refuses local write forwarding on engine version %s', (version) => {
-    const doc = minimal();
-    doc.engine = { version };
-    doc.variants[0] = { name: 'a', instanceClass: 'db.r6g.large', readers: 1, writeForwarding: { enabled: true } };
-    const problems = problemsOf(doc);
-    expect(problems).toContainEqual({ path: 'variants[0].writeForwarding.enabled', message: expect.stringMatching(/needs Aurora MySQL 3\.04 or higher/) as string });
-  });
+  it.each(['3.03.1', '3.01.0', '5.7.mysql_aurora.2.12.5'])(
+    'refuses local write forwarding on engine version %s',
+    (version) => {
+      const doc = minimal();
+      doc.engine = { version };
+      doc.variants[0] = { name: 'a', instanceClass: 'db.r6g.large', readers: 1, writeForwarding: { enabled: true } };
+      const problems = problemsOf(doc);
+      expect(problems).toContainEqual({
+        path: 'variants[0].writeForwarding.enabled',
+        message: expect.stringMatching(/needs Aurora MySQL 3\.04 or higher/) as string,
+      });
+    },
+  );
 
   it('accepts write forwarding from 3.04 on', () => {
     const doc = minimal();
@@ -132,7 +152,9 @@ describe('unknown parameter names', () => {
   ] as const)('refuses %s.%s by its path', (field, name) => {
     const doc = minimal();
     doc.variants[0] = { name: 'a', instanceClass: 'db.r6g.large', [field]: { [name]: 1 } };
-    expect(problemsOf(doc)).toEqual([{ path: `variants[0].${field}.${name}`, message: expect.stringMatching(/^unknown to Aurora MySQL 3/) as string }]);
+    expect(problemsOf(doc)).toEqual([
+      { path: `variants[0].${field}.${name}`, message: expect.stringMatching(/^unknown to Aurora MySQL 3/) as string },
+    ]);
   });
 });
 
@@ -168,14 +190,21 @@ describe('workload script paths stay in the spec folder or client/workloads', ()
     // Act
     const { problems } = fileProblems(specWithScript('linked.lua'));
     // Assert
-    expect(problems).toEqual([{ path: 'workloads[0].script', message: expect.stringMatching(/not found next to the spec.*link out of the spec's folder/) as string }]);
+    expect(problems).toEqual([
+      {
+        path: 'workloads[0].script',
+        message: expect.stringMatching(/not found next to the spec.*link out of the spec's folder/) as string,
+      },
+    ]);
   });
 
   it('reads a script in a sub-folder of the spec, and a shipped one by name', () => {
     mkdirSync(join(dir, 'lua'));
     writeFileSync(join(dir, 'lua', 'mine.lua'), 'function event() end\n');
     expect(Object.keys(loadSpecFile(specWithScript('lua/mine.lua'), BUILTIN).scripts)).toEqual(['mine.lua']);
-    expect(Object.keys(loadSpecFile(specWithScript('fullscan_1kb.lua'), BUILTIN).scripts)).toEqual(['fullscan_1kb.lua']);
+    expect(Object.keys(loadSpecFile(specWithScript('fullscan_1kb.lua'), BUILTIN).scripts)).toEqual([
+      'fullscan_1kb.lua',
+    ]);
   });
 });
 
@@ -186,17 +215,27 @@ describe('duplicates', () => {
   ] as const)('refuses a value listed twice in %s (two steps with one id)', (key, values, path) => {
     const doc = minimal();
     doc.workloads[0] = { name: 'rw', test: 'oltp_read_write', [key]: values };
-    expect(problemsOf(doc)).toEqual([{ path, message: expect.stringMatching(/is listed twice .*both would be the step "rw-[tr]\d+"/) as string }]);
+    expect(problemsOf(doc)).toEqual([
+      { path, message: expect.stringMatching(/is listed twice .*both would be the step "rw-[tr]\d+"/) as string },
+    ]);
   });
 
   it('refuses duplicate JSON keys at any depth, with their paths and lines', () => {
     // Arrange
-    const file = writeText('dup.json', '{\n  "name": "a",\n  "name": "b",\n  "data": {"tables": 1, "tables": 2, "tableSize": 1}\n}\n');
+    const file = writeText(
+      'dup.json',
+      '{\n  "name": "a",\n  "name": "b",\n  "data": {"tables": 1, "tables": 2, "tableSize": 1}\n}\n',
+    );
     // Act
     const { problems } = fileProblems(file);
     // Assert
     expect(problems).toEqual([
-      { path: 'name', message: 'duplicate key "name" at line 3, column 3 (first at line 2, column 3): JSON keeps only the last, so remove one' },
+      {
+        path: 'name',
+        message:
+          'duplicate key "name" at line 3, column 3 (first at line 2, column 3): JSON keeps only ' +
+          'the last, so remove one',
+      },
       { path: 'data.tables', message: expect.stringMatching(/^duplicate key "tables" at line 4, column 25/) as string },
     ]);
   });
@@ -212,7 +251,10 @@ describe('reportIntervalS and durationS', () => {
     const doc = minimal();
     doc.workloads[0] = { name: 'rw', test: 'oltp_read_write', durationS: 5, reportIntervalS: 10 };
     expect(problemsOf(doc)).toEqual([
-      { path: 'workloads[0].reportIntervalS', message: expect.stringMatching(/reportIntervalS 10 is longer than durationS 5 .*at most 5/) as string },
+      {
+        path: 'workloads[0].reportIntervalS',
+        message: expect.stringMatching(/reportIntervalS 10 is longer than durationS 5 .*at most 5/) as string,
+      },
     ]);
   });
 
@@ -234,7 +276,12 @@ describe('sizes', () => {
     const problems = problemsOf(doc);
     // Assert
     expect(MAX_STEPS_PER_RUN).toBe(10_000);
-    expect(problems).toEqual([{ path: 'workloads', message: expect.stringMatching(/expands to 15,000 steps .* at most 10,000, about 8 hours/) as string }]);
+    expect(problems).toEqual([
+      {
+        path: 'workloads',
+        message: expect.stringMatching(/expands to 15,000 steps .* at most 10,000, about 8 hours/) as string,
+      },
+    ]);
   });
 
   it('refuses a sweep of more than 100 values', () => {
@@ -245,7 +292,9 @@ describe('sizes', () => {
 
   it('refuses a file larger than 1 MiB without parsing it', () => {
     const file = writeText('big.json', ' '.repeat(MAX_SPEC_BYTES + 1));
-    expect(fileProblems(file).problems[0]!.message).toMatch(/^the file is 1048577 bytes; a spec may be at most 1048576 bytes \(1 MiB\)/);
+    expect(fileProblems(file).problems[0]!.message).toMatch(
+      /^the file is 1048577 bytes; a spec may be at most 1048576 bytes \(1 MiB\)/,
+    );
   });
 
   it('refuses nesting deeper than any spec needs instead of overflowing the stack', () => {
@@ -272,7 +321,11 @@ describe('syntax, binary input, nulls and comments', () => {
   });
 
   it.each([
-    ['NUL bytes', Buffer.from([0x7b, 0x00, 0x01, 0x1b, 0x5b, 0x32, 0x4a, 0x7d]), /not a text file \(a NUL byte at offset 1\)/],
+    [
+      'NUL bytes',
+      Buffer.from([0x7b, 0x00, 0x01, 0x1b, 0x5b, 0x32, 0x4a, 0x7d]),
+      /not a text file \(a NUL byte at offset 1\)/,
+    ],
     ['invalid UTF-8', Buffer.from([0x7b, 0xff, 0xfe, 0x1b, 0x5b, 0x32, 0x4a, 0x7d]), /not UTF-8 text/],
     ['a terminal escape in JSON', Buffer.from('{"name": \u001b[2J}', 'utf8'), /found U\+001B/],
   ])('refuses %s without echoing the content', (_what, bytes, message) => {
@@ -286,16 +339,22 @@ describe('syntax, binary input, nulls and comments', () => {
   it('says which types a parameter value may have when it is null', () => {
     const doc = minimal();
     (doc.variants[0] as Record<string, unknown>)['clusterParameters'] = { sync_binlog: null };
-    expect(problemsOf(doc)).toEqual([{ path: 'variants[0].clusterParameters.sync_binlog', message: 'expected string, number or boolean, got null' }]);
+    expect(problemsOf(doc)).toEqual([
+      { path: 'variants[0].clusterParameters.sync_binlog', message: 'expected string, number or boolean, got null' },
+    ]);
   });
 
   it.each(['// a comment\n{}', '{ /* block */ }'])('says that comments need YAML or JSONC (%#)', (text) => {
     const { problems } = fileProblems(writeText('commented.json', text));
-    expect(problems[0]!.message).toMatch(/JSON has no comments; write the spec as YAML \(\.yaml, "# comment"\) or JSONC \(\.jsonc, "\/\/ comment"\)/);
+    expect(problems[0]!.message).toMatch(
+      /JSON has no comments; write the spec as YAML \(\.yaml, "# comment"\) or JSONC \(\.jsonc, "\/\/ comment"\)/,
+    );
   });
 
   it('reads a .jsonc spec with comments', () => {
-    const text = `// the quickstart, commented\n${JSON.stringify(minimal(), null, 2).replace('"name": "tiny",', '"name": "tiny", /* which */')}`;
+    const text =
+      `// the quickstart, ` +
+      `commented\n${JSON.stringify(minimal(), null, 2).replace('"name": "tiny",', '"name": "tiny", /* which */')}`;
     expect(loadSpecFile(writeText('commented.jsonc', text), BUILTIN).spec.name).toBe('tiny');
   });
 

@@ -87,10 +87,14 @@ describe('spec validation', () => {
   it('refuses a reader target on a variant without readers, and writes to a reader without forwarding', () => {
     const doc = minimal();
     doc.workloads.push({ name: 'ro', test: 'oltp_read_only', target: 'reader' });
-    expect(problemsOf(doc)).toEqual([{ path: 'workloads[1].target', message: 'target "reader" needs readers but variant "a" has readers: 0' }]);
+    expect(problemsOf(doc)).toEqual([
+      { path: 'workloads[1].target', message: 'target "reader" needs readers but variant "a" has readers: 0' },
+    ]);
     doc.variants[0] = { name: 'a', instanceClass: 'db.r6g.large', readers: 1 };
     doc.workloads.push({ name: 'w', test: 'oltp_write_only', target: 'reader' });
-    expect(problemsOf(doc)[0]!.message).toMatch(/workload "w" writes but targets reader of variant "a", which has no writeForwarding/);
+    expect(problemsOf(doc)[0]!.message).toMatch(
+      /workload "w" writes but targets reader of variant "a", which has no writeForwarding/,
+    );
   });
 
   it('checks duplicate names and unknown parameter templates', () => {
@@ -109,7 +113,9 @@ describe('spec validation', () => {
     const dir = specDir();
     const bad = join(dir, 'bad.json');
     writeFileSync(bad, '{ "name": ');
-    expect(() => loadSpecFile(bad, BUILTIN)).toThrow(/bad\.json: invalid experiment spec\n {2}- \(root\): not valid JSON/);
+    expect(() => loadSpecFile(bad, BUILTIN)).toThrow(
+      /bad\.json: invalid experiment spec\n {2}- \(root\): not valid JSON/,
+    );
     expect(() => loadSpecFile(join(dir, 'missing.json'), BUILTIN)).toThrow(/missing\.json.*file not found/s);
   });
 
@@ -147,7 +153,10 @@ describe('spec validation', () => {
   it('refuses thread_handling on Aurora with the exact JSON path, why, and how to keep it as a local what-if', () => {
     // Arrange
     const doc = minimal();
-    doc.variants.push({ name: 'b', instanceClass: 'db.r6g.large' }, { name: 'c', instanceClass: 'db.r6g.large', instanceParameters: { thread_handling: 'pool-of-threads' } });
+    doc.variants.push(
+      { name: 'b', instanceClass: 'db.r6g.large' },
+      { name: 'c', instanceClass: 'db.r6g.large', instanceParameters: { thread_handling: 'pool-of-threads' } },
+    );
     // Act
     const problems = problemsOf(doc);
     // Assert
@@ -155,71 +164,108 @@ describe('spec validation', () => {
       {
         path: 'variants[2].instanceParameters.thread_handling',
         message:
-          'not modifiable on Aurora MySQL 3 at the instance level; remove it, or keep it for a MariaDB-only what-if on the local backend in variants[2].localOnlyParameters (an AWS plan refuses that variant)',
+          'not modifiable on Aurora MySQL 3 at the instance level; remove it, or keep it for a MariaDB-only ' +
+          'what-if on the local backend in variants[2].localOnlyParameters (an AWS plan refuses that variant)',
       },
     ]);
   });
 
-  it('refuses a cluster-only parameter in instanceParameters, an instance-only one in clusterParameters, and names template paths', () => {
-    // Arrange
-    const doc: SpecInput = {
-      ...minimal(),
-      parameterTemplates: { tuned: { clusterParameters: { sync_binlog: 1000 }, instanceParameters: { innodb_flush_neighbors: 0 } } },
-      variants: [
-        {
-          name: 'a',
-          instanceClass: 'db.r6g.large',
-          parameterTemplate: 'tuned',
-          clusterParameters: { thread_handling: 'pool-of-threads' },
-          instanceParameters: { innodb_trx_commit_allow_data_loss: 1 },
+  it(
+    'refuses a cluster-only parameter in instanceParameters, an instance-only one in clusterParameters, and ' +
+      'names template paths',
+    () => {
+      // Arrange
+      const doc: SpecInput = {
+        ...minimal(),
+        parameterTemplates: {
+          tuned: { clusterParameters: { sync_binlog: 1000 }, instanceParameters: { innodb_flush_neighbors: 0 } },
         },
-      ],
-    };
-    // Act
-    const problems = problemsOf(doc);
-    // Assert
-    expect(problems.map((p) => p.path)).toEqual([
-      'parameterTemplates.tuned.clusterParameters.sync_binlog',
-      'parameterTemplates.tuned.instanceParameters.innodb_flush_neighbors',
-      'variants[0].clusterParameters.thread_handling',
-      'variants[0].instanceParameters.innodb_trx_commit_allow_data_loss',
-    ]);
-    expect(problems[0]!.message).toMatch(/^not modifiable on Aurora MySQL 3 at the instance level; remove it/);
-    expect(problems[1]!.message).toMatch(/^does not apply to Aurora MySQL 3: .*parameterTemplates\.tuned\.localOnlyParameters/);
-    expect(problems[3]!.message).toBe('cluster-level only on Aurora MySQL 3: it belongs in clusterParameters');
-  });
+        variants: [
+          {
+            name: 'a',
+            instanceClass: 'db.r6g.large',
+            parameterTemplate: 'tuned',
+            clusterParameters: { thread_handling: 'pool-of-threads' },
+            instanceParameters: { innodb_trx_commit_allow_data_loss: 1 },
+          },
+        ],
+      };
+      // Act
+      const problems = problemsOf(doc);
+      // Assert
+      expect(problems.map((p) => p.path)).toEqual([
+        'parameterTemplates.tuned.clusterParameters.sync_binlog',
+        'parameterTemplates.tuned.instanceParameters.innodb_flush_neighbors',
+        'variants[0].clusterParameters.thread_handling',
+        'variants[0].instanceParameters.innodb_trx_commit_allow_data_loss',
+      ]);
+      expect(problems[0]!.message).toMatch(/^not modifiable on Aurora MySQL 3 at the instance level; remove it/);
+      expect(problems[1]!.message).toMatch(
+        /^does not apply to Aurora MySQL 3: .*parameterTemplates\.tuned\.localOnlyParameters/,
+      );
+      expect(problems[3]!.message).toBe('cluster-level only on Aurora MySQL 3: it belongs in clusterParameters');
+    },
+  );
 
-  it('accepts a modifiable instance-level parameter in clusterParameters: the cluster parameter group sets it for every instance', () => {
-    // Arrange: what the original S1 study's cluster parameter group set
-    const doc = minimal();
-    doc.variants[0] = { name: 'a', instanceClass: 'db.r6g.large', clusterParameters: { max_prepared_stmt_count: 1048576 } };
-    // Act
-    const spec = validateSpec(doc, 'x.json');
-    // Assert
-    expect(spec.variants[0]!.clusterParameters).toEqual({ max_prepared_stmt_count: 1048576 });
-  });
+  it(
+    'accepts a modifiable instance-level parameter in clusterParameters: the cluster parameter group sets it ' +
+      'for every instance',
+    () => {
+      // Arrange: what the original S1 study's cluster parameter group set
+      const doc = minimal();
+      doc.variants[0] = {
+        name: 'a',
+        instanceClass: 'db.r6g.large',
+        clusterParameters: { max_prepared_stmt_count: 1048576 },
+      };
+      // Act
+      const spec = validateSpec(doc, 'x.json');
+      // Assert
+      expect(spec.variants[0]!.clusterParameters).toEqual({ max_prepared_stmt_count: 1048576 });
+    },
+  );
 
   it('accepts MariaDB-only settings marked localOnlyParameters (they are not Aurora parameters)', () => {
     // Arrange
     const doc = minimal();
-    doc.variants[0] = { name: 'a', instanceClass: 'db.r6g.large', localOnlyParameters: { thread_handling: 'pool-of-threads', innodb_flush_method: 'O_DIRECT' } };
+    doc.variants[0] = {
+      name: 'a',
+      instanceClass: 'db.r6g.large',
+      localOnlyParameters: { thread_handling: 'pool-of-threads', innodb_flush_method: 'O_DIRECT' },
+    };
     // Act
     const spec = validateSpec(doc, 'x.json');
     // Assert
-    expect(spec.variants[0]!.localOnlyParameters).toEqual({ thread_handling: 'pool-of-threads', innodb_flush_method: 'O_DIRECT' });
+    expect(spec.variants[0]!.localOnlyParameters).toEqual({
+      thread_handling: 'pool-of-threads',
+      innodb_flush_method: 'O_DIRECT',
+    });
   });
 
   it('checks the parameters a writeForwarding block stands for against the engine version', () => {
     // Arrange: local write forwarding on Aurora MySQL 2, where aurora_fwd_writer_* do not exist
     const doc = minimal();
     doc.engine = { version: '5.7.mysql_aurora.2.12.5' };
-    doc.variants[0] = { name: 'a', instanceClass: 'db.r6g.large', readers: 1, writeForwarding: { enabled: true, idleTimeoutS: 60 } };
+    doc.variants[0] = {
+      name: 'a',
+      instanceClass: 'db.r6g.large',
+      readers: 1,
+      writeForwarding: { enabled: true, idleTimeoutS: 60 },
+    };
     // Act
     const problems = problemsOf(doc);
     // Assert
     expect(problems).toEqual([
-      { path: 'variants[0].writeForwarding.enabled', message: expect.stringMatching(/^local write forwarding needs Aurora MySQL 3\.04 or higher/) as string },
-      { path: 'variants[0].writeForwarding', message: 'sets aurora_fwd_writer_idle_timeout=60, which Aurora refuses: unknown to Aurora MySQL 2: it exists only in Aurora MySQL 3' },
+      {
+        path: 'variants[0].writeForwarding.enabled',
+        message: expect.stringMatching(/^local write forwarding needs Aurora MySQL 3\.04 or higher/) as string,
+      },
+      {
+        path: 'variants[0].writeForwarding',
+        message:
+          'sets aurora_fwd_writer_idle_timeout=60, which Aurora refuses: unknown to Aurora MySQL 2: it exists ' +
+          'only in Aurora MySQL 3',
+      },
     ]);
   });
 
@@ -227,7 +273,15 @@ describe('spec validation', () => {
     // Arrange
     const dir = specDir();
     const file = join(dir, 'pool.json');
-    writeFileSync(file, JSON.stringify({ ...minimal(), variants: [{ name: 'a', instanceClass: 'db.r6g.large', instanceParameters: { thread_handling: 'pool-of-threads' } }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        ...minimal(),
+        variants: [
+          { name: 'a', instanceClass: 'db.r6g.large', instanceParameters: { thread_handling: 'pool-of-threads' } },
+        ],
+      }),
+    );
     // Act
     let message = '';
     try {
@@ -236,7 +290,12 @@ describe('spec validation', () => {
       message = (e as Error).message;
     }
     // Assert
-    expect(message.startsWith(`${file}: invalid experiment spec\n  - variants[0].instanceParameters.thread_handling: not modifiable on Aurora MySQL 3`)).toBe(true);
+    expect(
+      message.startsWith(
+        `${file}: invalid experiment spec\n  - variants[0].instanceParameters.thread_handling: not modifiable ` +
+          `on Aurora MySQL 3`,
+      ),
+    ).toBe(true);
   });
 
   it('finds nothing Aurora would refuse in any shipped experiment', () => {

@@ -36,6 +36,8 @@ describe('password literals in SQL', () => {
   });
 
   it('leaves SQL without a password as it is', () => {
-    expect(redactSql("SELECT 'IDENTIFIED' FROM t WHERE password_col = 'x'")).toBe("SELECT 'IDENTIFIED' FROM t WHERE password_col = 'x'");
+    expect(redactSql("SELECT 'IDENTIFIED' FROM t WHERE password_col = 'x'")).toBe(
+      "SELECT 'IDENTIFIED' FROM t WHERE password_col = 'x'",
+    );
   });
 });

@@ -4,7 +4,13 @@
  * totals, and metric window completeness.
  */
 import { validateSpec } from '../../core/experiment/validate';
-import { metricWindowRows, stepRowsOf, stepTotals, type ClientStepOutput, type StepRowsInput } from '../../core/lake/step-rows';
+import {
+  metricWindowRows,
+  stepRowsOf,
+  stepTotals,
+  type ClientStepOutput,
+  type StepRowsInput,
+} from '../../core/lake/step-rows';
 import { planRun } from '../../core/plan/plan';
 import type { ParsedOutput, RunSummary } from '../../core/sysbench/types';
 
@@ -40,18 +46,55 @@ const okParsed = (tps: number, qps: number): ParsedOutput => ({
   error: null,
   summary: summary(tps, qps),
   intervals: [
-    { t: 10, threads: 4, tps, qps, readsPerS: 1, writesPerS: 2, otherPerS: 3, latencyMs: 4, errorsPerS: 0, reconnectsPerS: 0 },
-    { t: 20, threads: 4, tps, qps, readsPerS: 1, writesPerS: 2, otherPerS: 3, latencyMs: 5, errorsPerS: 0, reconnectsPerS: 0, queueLength: 7, concurrency: 3 },
+    {
+      t: 10,
+      threads: 4,
+      tps,
+      qps,
+      readsPerS: 1,
+      writesPerS: 2,
+      otherPerS: 3,
+      latencyMs: 4,
+      errorsPerS: 0,
+      reconnectsPerS: 0,
+    },
+    {
+      t: 20,
+      threads: 4,
+      tps,
+      qps,
+      readsPerS: 1,
+      writesPerS: 2,
+      otherPerS: 3,
+      latencyMs: 5,
+      errorsPerS: 0,
+      reconnectsPerS: 0,
+      queueLength: 7,
+      concurrency: 3,
+    },
   ],
 });
-const client = (clientId: string, parsed: ParsedOutput, ended: string | undefined, cpu: ClientStepOutput['cpuSamples'] = []): ClientStepOutput => ({
+const client = (
+  clientId: string,
+  parsed: ParsedOutput,
+  ended: string | undefined,
+  cpu: ClientStepOutput['cpuSamples'] = [],
+): ClientStepOutput => ({
   clientId,
   jobStartedAt: '2026-11-21T10:00:00.000Z',
   parsed,
   result:
     ended === undefined
       ? undefined
-      : { phase: 'run', exitCode: 0, startedAt: '2026-11-21T10:00:01.000Z', endedAt: ended, sysbenchVersion: '1.0.20', hostname: clientId, command: 'sysbench' },
+      : {
+          phase: 'run',
+          exitCode: 0,
+          startedAt: '2026-11-21T10:00:01.000Z',
+          endedAt: ended,
+          sysbenchVersion: '1.0.20',
+          hostname: clientId,
+          command: 'sysbench',
+        },
   cpuSamples: cpu,
 });
 const input = (outputs: readonly ClientStepOutput[], extra: Partial<StepRowsInput> = {}): StepRowsInput => ({
@@ -69,13 +112,31 @@ const input = (outputs: readonly ClientStepOutput[], extra: Partial<StepRowsInpu
 describe('stepRowsOf', () => {
   it('makes one step row per client with its summary, endpoint and position', () => {
     // Arrange
-    const outputs = [client('i-a', okParsed(100, 2000), '2026-11-21T10:01:01.000Z'), client('i-b', okParsed(50, 1000), '2026-11-21T10:01:03.000Z')];
+    const outputs = [
+      client('i-a', okParsed(100, 2000), '2026-11-21T10:01:01.000Z'),
+      client('i-b', okParsed(50, 1000), '2026-11-21T10:01:03.000Z'),
+    ];
 
     // Act
-    const rows = stepRowsOf(input(outputs, { endpointOf: (i) => ({ instanceId: `inst-${i}`, ...(i === 1 ? { az: 'eu-west-1c' } : {}) }) }));
+    const rows = stepRowsOf(
+      input(outputs, { endpointOf: (i) => ({ instanceId: `inst-${i}`, ...(i === 1 ? { az: 'eu-west-1c' } : {}) }) }),
+    );
 
     // Assert
-    expect(rows.steps.map((r) => [r.client_id, r.client_index, r.endpoint_instance, r.az, r.status, r.error, r.tps, r.qps, r.lat_pct_ms, r.interval_count])).toEqual([
+    expect(
+      rows.steps.map((r) => [
+        r.client_id,
+        r.client_index,
+        r.endpoint_instance,
+        r.az,
+        r.status,
+        r.error,
+        r.tps,
+        r.qps,
+        r.lat_pct_ms,
+        r.interval_count,
+      ]),
+    ).toEqual([
       ['i-a', 0, 'inst-0', 'b', 'ok', null, 100, 2000, 4, 2],
       ['i-b', 1, 'inst-1', 'eu-west-1c', 'ok', null, 50, 1000, 4, 2],
     ]);
@@ -90,7 +151,10 @@ describe('stepRowsOf', () => {
       started_at: '2026-11-21T10:00:01.000Z',
       ended_at: '2026-11-21T10:01:01.000Z',
     });
-    expect({ startedAt: rows.startedAt, endedAt: rows.endedAt }).toEqual({ startedAt: '2026-11-21T10:00:01.000Z', endedAt: '2026-11-21T10:01:03.000Z' });
+    expect({ startedAt: rows.startedAt, endedAt: rows.endedAt }).toEqual({
+      startedAt: '2026-11-21T10:00:01.000Z',
+      endedAt: '2026-11-21T10:01:03.000Z',
+    });
   });
 
   it('carries the latency distribution of a histogram, null percentiles without one', () => {
@@ -98,15 +162,26 @@ describe('stepRowsOf', () => {
     const base = okParsed(100, 2000);
     const withHistogram: ParsedOutput = {
       ...base,
-      summary: { ...base.summary!, latencyMs: { ...base.summary!.latencyMs, percentiles: { '50': 1.5, '90': 2.6, '95': 3.7, '99': 8.9, '99.9': 24.4 } } },
+      summary: {
+        ...base.summary!,
+        latencyMs: {
+          ...base.summary!.latencyMs,
+          percentiles: { '50': 1.5, '90': 2.6, '95': 3.7, '99': 8.9, '99.9': 24.4 },
+        },
+      },
     };
-    const outputs = [client('i-a', withHistogram, '2026-11-21T10:01:01.000Z'), client('i-b', base, '2026-11-21T10:01:01.000Z')];
+    const outputs = [
+      client('i-a', withHistogram, '2026-11-21T10:01:01.000Z'),
+      client('i-b', base, '2026-11-21T10:01:01.000Z'),
+    ];
 
     // Act
     const rows = stepRowsOf(input(outputs));
 
     // Assert
-    expect(rows.steps.map((r) => [r.lat_p50_ms, r.lat_p90_ms, r.lat_p95_ms, r.lat_p99_ms, r.lat_p999_ms, r.lat_max_ms])).toEqual([
+    expect(
+      rows.steps.map((r) => [r.lat_p50_ms, r.lat_p90_ms, r.lat_p95_ms, r.lat_p99_ms, r.lat_p999_ms, r.lat_max_ms]),
+    ).toEqual([
       [1.5, 2.6, 3.7, 8.9, 24.4, 9],
       [null, null, null, null, null, 9],
     ]);
@@ -136,7 +211,10 @@ describe('stepRowsOf', () => {
   it('fails clients that finished fine when the step timed out, and every client when the run was stopped', () => {
     // Arrange
     const failed: ParsedOutput = { status: 'failed', error: 'FATAL: connection lost', summary: null, intervals: [] };
-    const outputs = [client('i-a', okParsed(100, 2000), '2026-11-21T10:01:01.000Z'), client('i-b', failed, '2026-11-21T10:01:01.000Z')];
+    const outputs = [
+      client('i-a', okParsed(100, 2000), '2026-11-21T10:01:01.000Z'),
+      client('i-b', failed, '2026-11-21T10:01:01.000Z'),
+    ];
 
     // Act
     const timedOut = stepRowsOf(input(outputs, { timedOut: true }));
@@ -197,11 +275,21 @@ describe('stepTotals', () => {
       { client_id: 'i-b', status: 'failed', error: 'SSM TimedOut', tps: null, qps: null },
       { client_id: 'i-c', status: 'failed', error: 'step did not finish in time and was stopped', tps: 40, qps: 800 },
     ]);
-    expect(totals).toEqual({ status: 'failed', error: 'i-b: SSM TimedOut; i-c: step did not finish in time and was stopped', tps: 140, qps: 2800 });
+    expect(totals).toEqual({
+      status: 'failed',
+      error: 'i-b: SSM TimedOut; i-c: step did not finish in time and was stopped',
+      tps: 140,
+      qps: 2800,
+    });
   });
 
   it('is ok with no throughput when no client measured any', () => {
-    expect(stepTotals([{ client_id: 'i-a', status: 'ok', error: null, tps: null, qps: null }])).toEqual({ status: 'ok', error: null, tps: null, qps: null });
+    expect(stepTotals([{ client_id: 'i-a', status: 'ok', error: null, tps: null, qps: null }])).toEqual({
+      status: 'ok',
+      error: null,
+      tps: null,
+      qps: null,
+    });
   });
 });
 
@@ -227,7 +315,9 @@ describe('metricWindowRows', () => {
       '2026-11-21T10:06:00.000Z',
     );
 
-    expect(rows.map((r) => [r.metric, r.expected, r.received, r.complete, r.window_start, r.period_s, r.collected_at])).toEqual([
+    expect(
+      rows.map((r) => [r.metric, r.expected, r.received, r.complete, r.window_start, r.period_s, r.collected_at]),
+    ).toEqual([
       ['CPUUtilization', 4, 4, true, '2026-11-21T10:01:00.000Z', 60, '2026-11-21T10:06:00.000Z'],
       ['DMLThroughput', 4, 3, false, '2026-11-21T10:01:00.000Z', 60, '2026-11-21T10:06:00.000Z'],
     ]);

@@ -35,7 +35,11 @@ function cellsOf(reuse: 'cell' | 'step', variants: number, threads: number[] = [
   const spec: SpecInput = {
     name: 'sched',
     engine: { version: '3.04.0' },
-    variants: Array.from({ length: variants }, (_, i) => ({ name: `v${i}`, instanceClass: 'db.r6g.large', readers: 0 })),
+    variants: Array.from({ length: variants }, (_, i) => ({
+      name: `v${i}`,
+      instanceClass: 'db.r6g.large',
+      readers: 0,
+    })),
     data: { tables: 2, tableSize: 10_000, reuse },
     defaults: { durationS: 30, warmupS: 5, reportIntervalS: 1 },
     workloads: [{ name: 'rw', test: 'oltp_read_write', threads }],
@@ -70,7 +74,13 @@ function scheduleOf(cells: CellPlan[], segment = { from: 0, to: cells[0]!.steps.
   };
 }
 
-function handle(cellId: string, stepIndex: number, phase: 'prepare' | 'run', client: number, startedMs: number): JobHandle {
+function handle(
+  cellId: string,
+  stepIndex: number,
+  phase: 'prepare' | 'run',
+  client: number,
+  startedMs: number,
+): JobHandle {
   return {
     jobId: `${cellId}/s${stepIndex}/${phase}/client-${client}`,
     clientId: `client-${client}`,
@@ -81,11 +91,25 @@ function handle(cellId: string, stepIndex: number, phase: 'prepare' | 'run', cli
   };
 }
 
-const running = (jobs: readonly JobHandle[]): JobsState => ({ done: false, running: jobs.length, jobs: jobs.map((j) => ({ jobId: j.jobId, state: 'running' })) });
-const exited = (jobs: readonly JobHandle[]): JobsState => ({ done: true, running: 0, jobs: jobs.map((j) => ({ jobId: j.jobId, state: 'exited' })) });
+const running = (jobs: readonly JobHandle[]): JobsState => ({
+  done: false,
+  running: jobs.length,
+  jobs: jobs.map((j) => ({ jobId: j.jobId, state: 'running' })),
+});
+const exited = (jobs: readonly JobHandle[]): JobsState => ({
+  done: true,
+  running: 0,
+  jobs: jobs.map((j) => ({ jobId: j.jobId, state: 'exited' })),
+});
 
 /** A cursor with a phase in flight: each member's jobs (one or two clients) started at `startedMs`. */
-function inflightCursor(schedule: StepSchedule, stepIndex: number, phase: 'prepare' | 'run', startedMs = T0, extra: Partial<NonNullable<StepCursor['inflight']>> = {}): StepCursor {
+function inflightCursor(
+  schedule: StepSchedule,
+  stepIndex: number,
+  phase: 'prepare' | 'run',
+  startedMs = T0,
+  extra: Partial<NonNullable<StepCursor['inflight']>> = {},
+): StepCursor {
   return {
     cellId: schedule.cellId,
     next: stepIndex,
@@ -93,7 +117,11 @@ function inflightCursor(schedule: StepSchedule, stepIndex: number, phase: 'prepa
       stepIndex,
       phase,
       ...extra,
-      members: schedule.members.map((m) => ({ cellId: m.cell.cellId, jobs: [handle(m.cell.cellId, stepIndex, phase, 1, startedMs)], resources: m.resources })),
+      members: schedule.members.map((m) => ({
+        cellId: m.cell.cellId,
+        jobs: [handle(m.cell.cellId, stepIndex, phase, 1, startedMs)],
+        resources: m.resources,
+      })),
     },
   };
 }
@@ -114,15 +142,28 @@ describe('the step scheduler, transition by transition', () => {
     const of: StartCommand = { kind: 'start', stepIndex: 0, phase: 'prepare', withPrepare: false };
     const jobs = [[handle(schedule.cellId, 0, 'prepare', 1, T0)]];
     const move = nextStepMove(schedule, cursor, { kind: 'started', of, jobs });
-    expect(move.reply).toEqual({ done: false, waitS: PREPARE_FIRST_LOOK_S, started: { phase: 'prepare', stepIndex: 0 }, startSpreadMs: 0 });
+    expect(move.reply).toEqual({
+      done: false,
+      waitS: PREPARE_FIRST_LOOK_S,
+      started: { phase: 'prepare', stepIndex: 0 },
+      startSpreadMs: 0,
+    });
     expect(move.commands).toEqual([{ kind: 'persist', cursor: move.cursor }]);
-    expect(move.cursor.inflight).toEqual({ stepIndex: 0, phase: 'prepare', members: [{ cellId: schedule.cellId, jobs: jobs[0], resources: schedule.members[0]!.resources }] });
+    expect(move.cursor.inflight).toEqual({
+      stepIndex: 0,
+      phase: 'prepare',
+      members: [{ cellId: schedule.cellId, jobs: jobs[0], resources: schedule.members[0]!.resources }],
+    });
   });
 
   it("starts the step's run in the same call once its prepare is collected, the cursor unchanged until it has started", () => {
     const schedule = scheduleOf(cellsOf('cell', 1));
     const cursor = inflightCursor(schedule, 0, 'prepare');
-    const look = nextStepMove(schedule, cursor, { kind: 'call', nowMs: T0 + 20_000, jobs: [exited(cursor.inflight!.members[0]!.jobs)] });
+    const look = nextStepMove(schedule, cursor, {
+      kind: 'call',
+      nowMs: T0 + 20_000,
+      jobs: [exited(cursor.inflight!.members[0]!.jobs)],
+    });
     expect(kinds(look)).toEqual(['collect']);
     const collect = look.commands[0] as CollectCommand;
     expect(collect).toMatchObject({ stepIndex: 0, phase: 'prepare', withPrepare: false, skipped: false });
@@ -134,12 +175,19 @@ describe('the step scheduler, transition by transition', () => {
   it('records a failed prepare in the cursor and raises; a transient error records nothing', () => {
     const schedule = scheduleOf(cellsOf('cell', 1));
     const cursor = inflightCursor(schedule, 0, 'prepare');
-    const error = { name: 'DataPrepareFailedError', message: 'sysbench prepare for cell x failed on client-1: exit code 1' };
+    const error = {
+      name: 'DataPrepareFailedError',
+      message: 'sysbench prepare for cell x failed on client-1: exit code 1',
+    };
     const failed = nextStepMove(schedule, cursor, { kind: 'failed', error, transient: false });
     expect(failed.raise).toBe(true);
     expect(failed.cursor).toEqual({ ...cursor, failure: { Error: error.name, Cause: error.message } });
     expect(failed.commands).toEqual([{ kind: 'persist', cursor: failed.cursor }]);
-    const transient = nextStepMove(schedule, cursor, { kind: 'failed', error: { name: 'TransientBackendError', message: 'throttled' }, transient: true });
+    const transient = nextStepMove(schedule, cursor, {
+      kind: 'failed',
+      error: { name: 'TransientBackendError', message: 'throttled' },
+      transient: true,
+    });
     expect(transient).toEqual({ cursor, commands: [], raise: true });
   });
 
@@ -148,7 +196,11 @@ describe('the step scheduler, transition by transition', () => {
     let cursor = inflightCursor(schedule, 1, 'run');
     const waits: number[] = [];
     for (let look = 1; look <= 3; look++) {
-      const move = nextStepMove(schedule, cursor, { kind: 'call', nowMs: T0 + look * 1000, jobs: [running(cursor.inflight!.members[0]!.jobs)] });
+      const move = nextStepMove(schedule, cursor, {
+        kind: 'call',
+        nowMs: T0 + look * 1000,
+        jobs: [running(cursor.inflight!.members[0]!.jobs)],
+      });
       expect(move.reply).toMatchObject({ done: false, started: null, running: 1 });
       expect(move.cursor.inflight!.looks).toBe(look);
       expect(move.commands).toEqual([{ kind: 'persist', cursor: move.cursor }]);
@@ -165,9 +217,17 @@ describe('the step scheduler, transition by transition', () => {
     const step = schedule.members[0]!.cell.steps[1]!;
     const deadlineS = jobDeadlineS(step, schedule.members[0]!.cell.data, 'run');
     const jobs = cursor.inflight!.members[0]!.jobs;
-    const atDeadline = nextStepMove(schedule, cursor, { kind: 'call', nowMs: T0 + deadlineS * 1000, jobs: [running(jobs)] });
+    const atDeadline = nextStepMove(schedule, cursor, {
+      kind: 'call',
+      nowMs: T0 + deadlineS * 1000,
+      jobs: [running(jobs)],
+    });
     expect(kinds(atDeadline)).toEqual(['persist']);
-    const past = nextStepMove(schedule, cursor, { kind: 'call', nowMs: T0 + deadlineS * 1000 + 1, jobs: [running(jobs)] });
+    const past = nextStepMove(schedule, cursor, {
+      kind: 'call',
+      nowMs: T0 + deadlineS * 1000 + 1,
+      jobs: [running(jobs)],
+    });
     expect(kinds(past)).toEqual(['stop', 'collect']);
     expect(past.commands[0]).toEqual({ kind: 'stop', cellId: schedule.cellId, jobs });
     const collect = past.commands[1] as CollectCommand;
@@ -181,14 +241,29 @@ describe('the step scheduler, transition by transition', () => {
 
   it("moves to the next step after collecting a run, and is done after the segment's last step", () => {
     const schedule = scheduleOf(cellsOf('cell', 1), { from: 0, to: 2 });
-    const collect = (stepIndex: number): CollectCommand => ({ kind: 'collect', stepIndex, phase: 'run', withPrepare: false, skipped: false, members: [] });
-    const middle = nextStepMove(schedule, inflightCursor(schedule, 0, 'run'), { kind: 'collected', of: collect(0), preparedS: [undefined] });
+    const collect = (stepIndex: number): CollectCommand => ({
+      kind: 'collect',
+      stepIndex,
+      phase: 'run',
+      withPrepare: false,
+      skipped: false,
+      members: [],
+    });
+    const middle = nextStepMove(schedule, inflightCursor(schedule, 0, 'run'), {
+      kind: 'collected',
+      of: collect(0),
+      preparedS: [undefined],
+    });
     expect(middle.cursor).toEqual({ cellId: schedule.cellId, next: 1 });
     expect(middle.commands).toEqual([
       { kind: 'persist', cursor: middle.cursor },
       { kind: 'start', stepIndex: 1, phase: 'run', withPrepare: false },
     ]);
-    const last = nextStepMove(schedule, inflightCursor(schedule, 1, 'run'), { kind: 'collected', of: collect(1), preparedS: [undefined] });
+    const last = nextStepMove(schedule, inflightCursor(schedule, 1, 'run'), {
+      kind: 'collected',
+      of: collect(1),
+      preparedS: [undefined],
+    });
     expect(last.cursor).toEqual({ cellId: schedule.cellId, next: 2 });
     expect(last.reply).toEqual({ done: true, waitS: 0, started: null, startSpreadMs: null });
     expect(kinds(last)).toEqual(['persist']);
@@ -211,7 +286,12 @@ describe('the step scheduler, transition by transition', () => {
     const schedule = scheduleOf(cellsOf('cell', 1));
     const jobs = [handle(schedule.cellId, 0, 'run', 1, T0)];
     const resources = schedule.members[0]!.resources;
-    const before = { cellId: schedule.cellId, next: 0, inflight: { stepIndex: 0, phase: 'run', looks: 2, jobs, resources }, lastPrepareS: 3 };
+    const before = {
+      cellId: schedule.cellId,
+      next: 0,
+      inflight: { stepIndex: 0, phase: 'run', looks: 2, jobs, resources },
+      lastPrepareS: 3,
+    };
     expect(storedCursor(before as never)).toEqual({
       cellId: schedule.cellId,
       next: 0,
@@ -233,14 +313,27 @@ describe('the step scheduler for a duet', () => {
     const schedule = scheduleOf(cellsOf('step', 2));
     const of: StartCommand = { kind: 'start', stepIndex: 0, phase: 'run', withPrepare: true };
     const jobs = schedule.members.map((m, i) => [handle(m.cell.cellId, 0, 'run', 1, T0 + i * 7)]);
-    const move = nextStepMove(schedule, { cellId: schedule.cellId, next: 0, lastPrepareS: 41.2 }, { kind: 'started', of, jobs });
+    const move = nextStepMove(
+      schedule,
+      { cellId: schedule.cellId, next: 0, lastPrepareS: 41.2 },
+      { kind: 'started', of, jobs },
+    );
     const step = schedule.members[0]!.cell.steps[0]!;
-    expect(move.reply).toEqual({ done: false, waitS: 42 + START_AFTER_PREPARE_S.aws + step.waitS, started: { phase: 'run', withPrepare: true, stepIndex: 0 }, startSpreadMs: 7 });
+    expect(move.reply).toEqual({
+      done: false,
+      waitS: 42 + START_AFTER_PREPARE_S.aws + step.waitS,
+      started: { phase: 'run', withPrepare: true, stepIndex: 0 },
+      startSpreadMs: 7,
+    });
     expect(move.cursor.inflight!.members.map((m) => m.cellId)).toEqual(schedule.members.map((m) => m.cell.cellId));
     expect(move.cursor.lastPrepareS).toBe(41.2);
     // A cell (one member) with one client adds no start delay: its run follows its own prepare.
     const cell = scheduleOf(cellsOf('step', 1));
-    const alone = nextStepMove(cell, { cellId: cell.cellId, next: 0 }, { kind: 'started', of, jobs: [[handle(cell.cellId, 0, 'run', 1, T0)]] });
+    const alone = nextStepMove(
+      cell,
+      { cellId: cell.cellId, next: 0 },
+      { kind: 'started', of, jobs: [[handle(cell.cellId, 0, 'run', 1, T0)]] },
+    );
     expect(alone.reply!.waitS).toBe(expectedPrepareS('aws', cell.members[0]!.cell, undefined) + step.waitS);
   });
 
@@ -248,18 +341,40 @@ describe('the step scheduler for a duet', () => {
     const schedule = scheduleOf(cellsOf('step', 2));
     const cursor = inflightCursor(schedule, 0, 'run', T0, { withPrepare: true });
     const [a, b] = cursor.inflight!.members;
-    const move = nextStepMove(schedule, cursor, { kind: 'call', nowMs: T0 + 60_000, jobs: [exited(a!.jobs), running(b!.jobs)] });
+    const move = nextStepMove(schedule, cursor, {
+      kind: 'call',
+      nowMs: T0 + 60_000,
+      jobs: [exited(a!.jobs), running(b!.jobs)],
+    });
     expect(kinds(move)).toEqual(['persist']);
     expect(move.reply).toMatchObject({ done: false, waitS: lookAgainAfterS(1), running: 1 });
-    const both = nextStepMove(schedule, move.cursor, { kind: 'call', nowMs: T0 + 90_000, jobs: [exited(a!.jobs), exited(b!.jobs)] });
+    const both = nextStepMove(schedule, move.cursor, {
+      kind: 'call',
+      nowMs: T0 + 90_000,
+      jobs: [exited(a!.jobs), exited(b!.jobs)],
+    });
     expect(kinds(both)).toEqual(['collect']);
-    expect(both.commands[0]).toMatchObject({ withPrepare: true, members: [{ cellId: a!.cellId }, { cellId: b!.cellId }] });
+    expect(both.commands[0]).toMatchObject({
+      withPrepare: true,
+      members: [{ cellId: a!.cellId }, { cellId: b!.cellId }],
+    });
   });
 
   it("keeps the slowest member's prepare time for the next step's wait", () => {
     const schedule = scheduleOf(cellsOf('step', 2));
-    const of: CollectCommand = { kind: 'collect', stepIndex: 0, phase: 'run', withPrepare: true, skipped: false, members: [] };
-    const move = nextStepMove(schedule, inflightCursor(schedule, 0, 'run'), { kind: 'collected', of, preparedS: [12.5, 30.25] });
+    const of: CollectCommand = {
+      kind: 'collect',
+      stepIndex: 0,
+      phase: 'run',
+      withPrepare: true,
+      skipped: false,
+      members: [],
+    };
+    const move = nextStepMove(schedule, inflightCursor(schedule, 0, 'run'), {
+      kind: 'collected',
+      of,
+      preparedS: [12.5, 30.25],
+    });
     expect(move.cursor).toEqual({ cellId: schedule.cellId, next: 1, lastPrepareS: 30.25 });
   });
 
@@ -269,7 +384,10 @@ describe('the step scheduler for a duet', () => {
       ...inflightCursor(schedule, 1, 'run'),
     };
     const late = cursor.inflight!.members[0]!;
-    const onTime = { ...cursor.inflight!.members[1]!, jobs: [handle(cursor.inflight!.members[1]!.cellId, 1, 'run', 1, T0 + 3_600_000)] };
+    const onTime = {
+      ...cursor.inflight!.members[1]!,
+      jobs: [handle(cursor.inflight!.members[1]!.cellId, 1, 'run', 1, T0 + 3_600_000)],
+    };
     const step = schedule.members[0]!.cell.steps[1]!;
     const nowMs = T0 + jobDeadlineS(step, schedule.members[0]!.cell.data, 'run') * 1000 + 1;
     const move = nextStepMove(
@@ -277,7 +395,10 @@ describe('the step scheduler for a duet', () => {
       { ...cursor, inflight: { ...cursor.inflight!, members: [late, onTime] } },
       { kind: 'call', nowMs, jobs: [running(late.jobs), running(onTime.jobs)] },
     );
-    expect(move.commands.map((c) => (c.kind === 'stop' ? `stop ${c.cellId}` : c.kind))).toEqual([`stop ${late.cellId}`, 'persist']);
+    expect(move.commands.map((c) => (c.kind === 'stop' ? `stop ${c.cellId}` : c.kind))).toEqual([
+      `stop ${late.cellId}`,
+      'persist',
+    ]);
     expect(move.reply).toMatchObject({ running: 1 });
   });
 });
@@ -320,7 +441,11 @@ function drive(schedule: StepSchedule, random: () => number, maxCalls: number): 
       const left = m.jobs.filter((j) => (finishAt.get(j.jobId) ?? 0) > nowMs);
       return left.length === 0
         ? exited(m.jobs)
-        : { done: false, running: left.length, jobs: m.jobs.map((j) => ({ jobId: j.jobId, state: left.includes(j) ? 'running' : 'exited' })) };
+        : {
+            done: false,
+            running: left.length,
+            jobs: m.jobs.map((j) => ({ jobId: j.jobId, state: left.includes(j) ? 'running' : 'exited' })),
+          };
     });
     let observation: StepObservation = { kind: 'call', nowMs, ...(jobs ? { jobs } : {}) };
     let waitS = 0;
@@ -351,16 +476,36 @@ function drive(schedule: StepSchedule, random: () => number, maxCalls: number): 
           for (const j of c.jobs) finishAt.set(j.jobId, nowMs);
         } else if (c.kind === 'collect') {
           const roll = random();
-          if (roll < 0.02) answer = { kind: 'failed', error: { name: 'DataPrepareFailedError', message: 'prepare failed' }, transient: false };
-          else if (roll < 0.06) answer = { kind: 'failed', error: { name: 'TransientBackendError', message: 'throttled' }, transient: true };
+          if (roll < 0.02)
+            answer = {
+              kind: 'failed',
+              error: { name: 'DataPrepareFailedError', message: 'prepare failed' },
+              transient: false,
+            };
+          else if (roll < 0.06)
+            answer = {
+              kind: 'failed',
+              error: { name: 'TransientBackendError', message: 'throttled' },
+              transient: true,
+            };
           else {
             if (c.phase === 'run') collectedRuns.push(c.stepIndex);
-            answer = { kind: 'collected', of: c, preparedS: c.members.map(() => (c.withPrepare ? 1 + random() * 60 : undefined)) };
+            answer = {
+              kind: 'collected',
+              of: c,
+              preparedS: c.members.map(() => (c.withPrepare ? 1 + random() * 60 : undefined)),
+            };
           }
         } else {
           const roll = random();
-          if (roll < 0.01) answer = { kind: 'failed', error: { name: 'Error', message: 'no client answered' }, transient: false };
-          else if (roll < 0.04) answer = { kind: 'failed', error: { name: 'TransientBackendError', message: 'throttled' }, transient: true };
+          if (roll < 0.01)
+            answer = { kind: 'failed', error: { name: 'Error', message: 'no client answered' }, transient: false };
+          else if (roll < 0.04)
+            answer = {
+              kind: 'failed',
+              error: { name: 'TransientBackendError', message: 'throttled' },
+              transient: true,
+            };
           else if (c.phase === 'run' && roll < 0.12) {
             starts.push(`${c.stepIndex} ${c.phase}`);
             answer = { kind: 'started', of: c, jobs: schedule.members.map(() => []) };
@@ -404,9 +549,18 @@ describe('the step scheduler over seeded random sequences of observations', () =
       const cells = cellsOf(reuse, members, [1, 2, 4, 8].slice(0, 1 + Math.floor(random() * 4)));
       const from = Math.floor(random() * cells[0]!.steps.length);
       const schedule = scheduleOf(cells, { from, to: cells[0]!.steps.length });
-      // Each step: at most two phases, each looked at until its deadline, plus its start and collect calls; and the transient retries.
+      // Each step: at most two phases, each looked at until its deadline,
+      // plus its start and collect calls; and the transient retries.
       const steps = cells[0]!.steps.slice(from);
-      const bound = steps.reduce((sum, s) => sum + 2 * (looksUntil(Math.max(prepareDeadlineS(cells[0]!.data), jobDeadlineS(s, cells[0]!.data, 'run', true))) + 2), 0) + 200;
+      const bound =
+        steps.reduce(
+          (sum, s) =>
+            sum +
+            2 *
+              (looksUntil(Math.max(prepareDeadlineS(cells[0]!.data), jobDeadlineS(s, cells[0]!.data, 'run', true))) +
+                2),
+          0,
+        ) + 200;
       const ended = drive(schedule, random, bound);
       ends[ended.end]++;
       expect(new Set(ended.starts).size).toBe(ended.starts.length);

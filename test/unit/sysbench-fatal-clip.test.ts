@@ -5,7 +5,10 @@
  */
 import { parseSysbenchOutput } from '../../core/sysbench/parser';
 
-const rows = Array.from({ length: 100 }, (_, i) => `(${i}, 4993, '83868641912-28773972837-60736120486-75162659906-27563526494', '67847967377-48000963322')`).join(',');
+const rows = Array.from(
+  { length: 100 },
+  (_, i) => `(${i}, 4993, '83868641912-28773972837-60736120486-75162659906-27563526494', '67847967377-48000963322')`,
+).join(',');
 const insert = `INSERT INTO sbtest1(k, c, pad) VALUES${rows}`;
 
 describe('FATAL lines with a long statement', () => {
@@ -16,7 +19,8 @@ describe('FATAL lines with a long statement', () => {
       '',
       "Creating table 'sbtest1'...",
       `FATAL: mysql_drv_query() returned error 1114 (The table 'sbtest1' is full) for query '${insert}'`,
-      "FATAL: `sysbench.cmdline.call_command' function failed: ./oltp_common.lua:230: SQL error, errno = 1114, state = 'HY000': The table 'sbtest1' is full",
+      "FATAL: `sysbench.cmdline.call_command' function failed: ./oltp_common.lua:230: SQL error, errno = 1114, " +
+        "state = 'HY000': The table 'sbtest1' is full",
     ].join('\n');
     // Act
     const parsed = parseSysbenchOutput(log, { exitCode: 1 });
@@ -24,26 +28,35 @@ describe('FATAL lines with a long statement', () => {
     expect(insert.length).toBeGreaterThan(8_000);
     expect(parsed.status).toBe('failed');
     expect(parsed.error).toBe(
-      `mysql_drv_query() returned error 1114 (The table 'sbtest1' is full) for query '${insert.slice(0, 120)}...' (a statement of ${insert.length} characters); ` +
-        "`sysbench.cmdline.call_command' function failed: ./oltp_common.lua:230: SQL error, errno = 1114, state = 'HY000': The table 'sbtest1' is full",
+      `mysql_drv_query() returned error 1114 (The table 'sbtest1' is full) for query ` +
+        `'${insert.slice(0, 120)}...' (a statement of ${insert.length} characters); ` +
+        "`sysbench.cmdline.call_command' function failed: ./oltp_common.lua:230: SQL error, errno = 1114, " +
+        "state = 'HY000': The table 'sbtest1' is full",
     );
   });
 
   it('a line sysbench cut before the closing quote is clipped the same way', () => {
     // Arrange: sysbench's log buffer ends the line inside the statement
-    const cut = `mysql_drv_query() returned error 1114 (The table 'sbtest1' is full) for query '${insert}`.slice(0, 4095);
+    const cut = `mysql_drv_query() returned error 1114 (The table 'sbtest1' is full) for query '${insert}`.slice(
+      0,
+      4095,
+    );
     // Act
     const error = parseSysbenchOutput(`sysbench 1.0.20\nFATAL: ${cut}\n`, { exitCode: 1 }).error;
     // Assert
     expect(error).toBe(
-      `mysql_drv_query() returned error 1114 (The table 'sbtest1' is full) for query '${insert.slice(0, 120)}...' (a statement of at least ${4095 - cut.indexOf(" for query '") - 12} characters)`,
+      `mysql_drv_query() returned error 1114 (The table 'sbtest1' is full) for query ` +
+        `'${insert.slice(0, 120)}...' (a statement of at least ${4095 - cut.indexOf(" for query '") - 12} characters)`,
     );
   });
 
   it('a short statement, and the pgsql form with its connection, are kept whole', () => {
     // Arrange
-    const log = "sysbench 1.0.20\nFATAL: pgsql_drv_query() returned error 1 (gone) for query 'SELECT 1' on connection 0\n";
+    const log =
+      "sysbench 1.0.20\nFATAL: pgsql_drv_query() returned error 1 (gone) for query 'SELECT 1' on connection 0\n";
     // Act / Assert
-    expect(parseSysbenchOutput(log, { exitCode: 1 }).error).toBe("pgsql_drv_query() returned error 1 (gone) for query 'SELECT 1' on connection 0");
+    expect(parseSysbenchOutput(log, { exitCode: 1 }).error).toBe(
+      "pgsql_drv_query() returned error 1 (gone) for query 'SELECT 1' on connection 0",
+    );
   });
 });

@@ -56,7 +56,14 @@ describe('sysbench 1.1.x', () => {
     expect(parsed.status).toBe('ok');
     expect(parsed.summary?.transactions).toBe(4070);
     expect(parsed.summary?.totalTimeS).toBe(3.0067);
-    expect(parsed.summary?.latencyMs).toEqual({ min: 0.47, avg: 1.47, max: 98.36, percentile: 99, value: 6.55, sum: 6002.76 });
+    expect(parsed.summary?.latencyMs).toEqual({
+      min: 0.47,
+      avg: 1.47,
+      max: 98.36,
+      percentile: 99,
+      value: 6.55,
+      sum: 6002.76,
+    });
     expect(parsed.intervals.map((i) => [i.t, i.latencyMs])).toEqual([
       [1, 9.22],
       [2, 2.71],
@@ -115,7 +122,14 @@ describe('sysbench 1.0.x: the pgsql driver, debug lines, text around', () => {
 
     expect(parsed.status).toBe('ok');
     expect(parsed.summary?.transactions).toBe(4476);
-    expect(parsed.summary?.latencyMs).toMatchObject({ min: 0.39, avg: 0.89, max: 14.72, percentile: 95, value: 1.82, sum: 3997.36 });
+    expect(parsed.summary?.latencyMs).toMatchObject({
+      min: 0.39,
+      avg: 0.89,
+      max: 14.72,
+      percentile: 95,
+      value: 1.82,
+      sum: 3997.36,
+    });
     expect(parsed.intervals.map((i) => i.tps)).toEqual([2059.06]);
   });
 });

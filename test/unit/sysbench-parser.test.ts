@@ -6,12 +6,18 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseRunnerOutput } from '../../core/sysbench/parse-file';
-import { histogramPercentile, parseClientCpu, parseSysbenchOutput, summarizeClientCpu } from '../../core/sysbench/parser';
+import {
+  histogramPercentile,
+  parseClientCpu,
+  parseSysbenchOutput,
+  summarizeClientCpu,
+} from '../../core/sysbench/parser';
 
 const FIXTURES = join(__dirname, '..', 'fixtures', 'sysbench');
 const log = (name: string): string => readFileSync(join(FIXTURES, `${name}.log`), 'utf8');
 const exitCode = (name: string): number => Number(readFileSync(join(FIXTURES, `${name}.exit`), 'utf8').trim());
-const parseFixture = (name: string, percentile = 95) => parseSysbenchOutput(log(name), { exitCode: exitCode(name), percentile });
+const parseFixture = (name: string, percentile = 95) =>
+  parseSysbenchOutput(log(name), { exitCode: exitCode(name), percentile });
 
 describe('parseSysbenchOutput: successful runs', () => {
   it('reads the text interval lines and the summary of a plain oltp_read_write run', () => {
@@ -20,8 +26,30 @@ describe('parseSysbenchOutput: successful runs', () => {
     expect(parsed.status).toBe('ok');
     expect(parsed.error).toBeNull();
     expect(parsed.intervals).toEqual([
-      { t: 1, threads: 2, tps: 630.88, qps: 12687.47, readsPerS: 8888.21, writesPerS: 2533.5, otherPerS: 1265.75, latencyMs: 7.3, errorsPerS: 2, reconnectsPerS: 0 },
-      { t: 2, threads: 2, tps: 717.05, qps: 14382.09, readsPerS: 10079.76, writesPerS: 2865.22, otherPerS: 1437.11, latencyMs: 6.55, errorsPerS: 3, reconnectsPerS: 0 },
+      {
+        t: 1,
+        threads: 2,
+        tps: 630.88,
+        qps: 12687.47,
+        readsPerS: 8888.21,
+        writesPerS: 2533.5,
+        otherPerS: 1265.75,
+        latencyMs: 7.3,
+        errorsPerS: 2,
+        reconnectsPerS: 0,
+      },
+      {
+        t: 2,
+        threads: 2,
+        tps: 717.05,
+        qps: 14382.09,
+        readsPerS: 10079.76,
+        writesPerS: 2865.22,
+        otherPerS: 1437.11,
+        latencyMs: 6.55,
+        errorsPerS: 3,
+        reconnectsPerS: 0,
+      },
     ]);
     expect(parsed.summary).toEqual({
       tps: 660.12,
@@ -61,7 +89,14 @@ describe('parseSysbenchOutput: successful runs', () => {
     expect(parsed.summary?.tps).toBe(622.88);
     expect(parsed.summary?.errors).toBe(10);
     expect(parsed.summary?.totalTimeS).toBe(3.0149);
-    expect(parsed.summary?.latencyMs).toEqual({ min: 1.22, avg: 3.2, max: 36.53, percentile: 95, value: 8.13, sum: 6022.01 });
+    expect(parsed.summary?.latencyMs).toEqual({
+      min: 1.22,
+      avg: 3.2,
+      max: 36.53,
+      percentile: 95,
+      value: 8.13,
+      sum: 6022.01,
+    });
   });
 
   it('takes the percentile sysbench printed (99) over the one it was told to expect', () => {
@@ -104,7 +139,14 @@ describe('parseSysbenchOutput: successful runs', () => {
       [0, 1],
     ]);
     expect(parsed.intervals[1]!.latencyMs).toBe(112.67);
-    expect(parsed.summary?.latencyMs).toEqual({ min: 1.08, avg: 12.32, max: 113.91, percentile: 99, value: 110.66, sum: 3709.32 });
+    expect(parsed.summary?.latencyMs).toEqual({
+      min: 1.08,
+      avg: 12.32,
+      max: 113.91,
+      percentile: 99,
+      value: 110.66,
+      sum: 3709.32,
+    });
   });
 
   it('reads the latency histogram and still finds the summary after it', () => {
@@ -144,11 +186,14 @@ describe('parseSysbenchOutput: successful runs', () => {
     expect(parsed.summary?.latencyMs.value).toBe(158.63);
   });
 
-  it.each(['prepare_read_write', 'fullscan_prepare'])('calls a clean prepare output (%s) ok, without summary', (name) => {
-    const parsed = parseFixture(name);
+  it.each(['prepare_read_write', 'fullscan_prepare'])(
+    'calls a clean prepare output (%s) ok, without summary',
+    (name) => {
+      const parsed = parseFixture(name);
 
-    expect(parsed).toEqual({ status: 'ok', error: null, summary: null, intervals: [], sysbenchVersion: '1.0.20' });
-  });
+      expect(parsed).toEqual({ status: 'ok', error: null, summary: null, intervals: [], sysbenchVersion: '1.0.20' });
+    },
+  );
 });
 
 describe('parseSysbenchOutput: failures', () => {
@@ -156,7 +201,10 @@ describe('parseSysbenchOutput: failures', () => {
     const parsed = parseFixture('fatal_connection_refused');
 
     expect(parsed.status).toBe('failed');
-    expect(parsed.error).toBe("unable to connect to MySQL server on host '127.0.0.1', port 36365, aborting...; error 2002: Can't connect to server on '127.0.0.1' (115)");
+    expect(parsed.error).toBe(
+      "unable to connect to MySQL server on host '127.0.0.1', port 36365, aborting...; error 2002: Can't " +
+        "connect to server on '127.0.0.1' (115)",
+    );
     expect(parsed.summary).toBeNull();
     expect(parsed.intervals).toEqual([]);
   });
@@ -165,7 +213,10 @@ describe('parseSysbenchOutput: failures', () => {
     const parsed = parseFixture('fatal_too_many_connections');
 
     expect(parsed.status).toBe('failed');
-    expect(parsed.error).toBe("unable to connect to MySQL server on host '127.0.0.1', port 33509, aborting...; error 1040: Too many connections");
+    expect(parsed.error).toBe(
+      "unable to connect to MySQL server on host '127.0.0.1', port 33509, aborting...; error 1040: " +
+        'Too many connections',
+    );
   });
 
   it('table missing', () => {
@@ -179,14 +230,19 @@ describe('parseSysbenchOutput: failures', () => {
     const parsed = parseFixture('rate_queue_full');
 
     expect(parsed.status).toBe('failed');
-    expect(parsed.error).toBe('The event queue is full. This means the worker threads are unable to keep up with the specified event generation rate');
+    expect(parsed.error).toBe(
+      'The event queue is full. This means the worker threads are unable to keep up with the specified event ' +
+        'generation rate',
+    );
   });
 
   it('server killed mid-run: keeps the intervals printed before the lost connections', () => {
     const parsed = parseFixture('server_killed');
 
     expect(parsed.status).toBe('failed');
-    expect(parsed.error).toMatch(/^mysql_stmt_execute\(\) returned error 2013 \(Lost connection to server during query\) for query '[^']+'; /);
+    expect(parsed.error).toMatch(
+      /^mysql_stmt_execute\(\) returned error 2013 \(Lost connection to server during query\) for query '[^']+'; /,
+    );
     expect(parsed.summary).toBeNull();
     expect(parsed.intervals.map((i) => [i.t, i.tps])).toEqual([
       [1, 321.466],
@@ -216,10 +272,12 @@ describe('parseSysbenchOutput: failures', () => {
   });
 
   it("sums every thread's read-back counts, also where two threads' objects share a line, and skips a cut one", () => {
-    // Arrange: three threads' counts, two of them written on one line (text and newline written apart), and one cut by a crash
+    // Arrange: three threads' counts, two of them written on one
+    // line (text and newline written apart), and one cut by a crash
     const text = [
       log('plain_read_write'),
-      '{"aurora_bench_read_back":{"checks":10,"stale":1,"foreign":0}}{"aurora_bench_read_back":{"checks":20,"stale":0,"foreign":2}}',
+      '{"aurora_bench_read_back":{"checks":10,"stale":1,"foreign":0}}{"aurora_bench_read_back":{"checks":20,' +
+        '"stale":0,"foreign":2}}',
       '',
       '{"aurora_bench_read_back":{"checks":30,"stale":0,"foreign":0}}',
       '{"aurora_bench_read_back":{"checks":4',
@@ -256,14 +314,21 @@ describe('parseSysbenchOutput: failures', () => {
   });
 
   it("the runner's own error line", () => {
-    const parsed = parseSysbenchOutput('aurora-bench runner: could not read secret arn:aws:secretsmanager:us-east-1:1:secret:x: AccessDenied\n');
+    const parsed = parseSysbenchOutput(
+      'aurora-bench runner: could not read secret arn:aws:secretsmanager:us-east-1:1:secret:x: AccessDenied\n',
+    );
 
     expect(parsed.status).toBe('failed');
     expect(parsed.error).toBe('could not read secret arn:aws:secretsmanager:us-east-1:1:secret:x: AccessDenied');
   });
 
   it('empty output', () => {
-    expect(parseSysbenchOutput('')).toEqual({ status: 'failed', error: 'no sysbench output', summary: null, intervals: [] });
+    expect(parseSysbenchOutput('')).toEqual({
+      status: 'failed',
+      error: 'no sysbench output',
+      summary: null,
+      intervals: [],
+    });
   });
 });
 
@@ -294,7 +359,14 @@ describe('client CPU samples', () => {
   it('summarizes host CPU and sysbench CPU; not saturated on average', () => {
     const summary = summarizeClientCpu(parseClientCpu(lines.join('\n')));
 
-    expect(summary).toEqual({ avg: 79.44, max: 97.1, sysbenchAvg: 79.47, sysbenchMax: 185.5, samples: 3, saturated: false });
+    expect(summary).toEqual({
+      avg: 79.44,
+      max: 97.1,
+      sysbenchAvg: 79.47,
+      sysbenchMax: 185.5,
+      samples: 3,
+      saturated: false,
+    });
   });
 
   it('flags saturation: host >= 95%, sysbench >= 90% of the cores, or of the cores its threads can use', () => {
@@ -305,7 +377,14 @@ describe('client CPU samples', () => {
     expect(summarizeClientCpu([s(179, 94.9)]).saturated).toBe(false);
     expect(summarizeClientCpu([s(92, 60)], { threads: 1 }).saturated).toBe(true);
     expect(summarizeClientCpu([s(92, 60)]).saturated).toBe(false);
-    expect(summarizeClientCpu([])).toEqual({ avg: null, max: null, sysbenchAvg: null, sysbenchMax: null, samples: 0, saturated: false });
+    expect(summarizeClientCpu([])).toEqual({
+      avg: null,
+      max: null,
+      sysbenchAvg: null,
+      sysbenchMax: null,
+      samples: 0,
+      saturated: false,
+    });
   });
 });
 
@@ -345,7 +424,9 @@ describe('parseRunnerOutput (aurora-bench parse)', () => {
     expect(() => parseRunnerOutput(dir)).toThrow(`${dir}: not a runner output directory (no output.log)`);
     writeFileSync(join(dir, 'output.log'), log('plain_read_write'));
     writeFileSync(join(dir, 'result.json'), '{"exitCode":"zero"}');
-    expect(() => parseRunnerOutput(dir)).toThrow(`${join(dir, 'result.json')}: field "exitCode" must be an integer, got "zero"`);
+    expect(() => parseRunnerOutput(dir)).toThrow(
+      `${join(dir, 'result.json')}: field "exitCode" must be an integer, got "zero"`,
+    );
   });
 });
 
@@ -368,6 +449,12 @@ describe('histogramPercentile', () => {
   it('the recorded 1.0.20 histogram: every percentile of the summary', () => {
     const parsed = parseFixture('plain_histogram');
 
-    expect(parsed.summary?.latencyMs.percentiles).toEqual({ '50': 0.039, '90': 0.044, '95': 0.048, '99': 0.063, '99.9': 2.264 });
+    expect(parsed.summary?.latencyMs.percentiles).toEqual({
+      '50': 0.039,
+      '90': 0.044,
+      '95': 0.048,
+      '99': 0.063,
+      '99.9': 2.264,
+    });
   });
 });

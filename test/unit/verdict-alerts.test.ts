@@ -33,34 +33,46 @@ const run: RunContext = {
 const time = new Date('2024-05-02T03:00:00.000Z');
 
 describe('CloudWatch datapoints of a run', () => {
-  it("one Regressed datapoint per judged verdict with experiment, step and metric, and the run's count twice (alarm's, experiment's)", () => {
-    // Arrange
-    const verdicts = [
-      verdictRow({ run_id: 'n2', metric: 'tps', verdict: 'regressed' }),
-      verdictRow({ run_id: 'n2', metric: 'qps', verdict: 'within-noise' }),
-      verdictRow({ run_id: 'n2', metric: 'latency', verdict: 'improved' }),
-      verdictRow({ run_id: 'n2', metric: 'errors', verdict: 'unknown' }),
-    ];
+  it(
+    "one Regressed datapoint per judged verdict with experiment, step and metric, and the run's count twice " +
+      "(alarm's, experiment's)",
+    () => {
+      // Arrange
+      const verdicts = [
+        verdictRow({ run_id: 'n2', metric: 'tps', verdict: 'regressed' }),
+        verdictRow({ run_id: 'n2', metric: 'qps', verdict: 'within-noise' }),
+        verdictRow({ run_id: 'n2', metric: 'latency', verdict: 'improved' }),
+        verdictRow({ run_id: 'n2', metric: 'errors', verdict: 'unknown' }),
+      ];
 
-    // Act
-    const requests = verdictMetricRequests(run.specName, verdicts, time);
+      // Act
+      const requests = verdictMetricRequests(run.specName, verdicts, time);
 
-    // Assert
-    expect(requests).toHaveLength(1);
-    const data = requests[0]!;
-    expect(data.filter((d) => d.MetricName === REGRESSIONS_METRIC).map((d) => [d.Dimensions?.length ?? 0, d.Value])).toEqual([
-      [0, 1],
-      [1, 1],
-    ]);
-    expect(data.filter((d) => d.MetricName === REGRESSED_METRIC).map((d) => [d.Dimensions?.map((x) => `${x.Name}=${x.Value}`).join(' '), d.Value])).toEqual([
-      ['Experiment=nightly-regression Step=a/rw/t4/max/writer Metric=tps', 1],
-      ['Experiment=nightly-regression Step=a/rw/t4/max/writer Metric=qps', 0],
-      ['Experiment=nightly-regression Step=a/rw/t4/max/writer Metric=latency', 0],
-    ]);
-  });
+      // Assert
+      expect(requests).toHaveLength(1);
+      const data = requests[0]!;
+      expect(
+        data.filter((d) => d.MetricName === REGRESSIONS_METRIC).map((d) => [d.Dimensions?.length ?? 0, d.Value]),
+      ).toEqual([
+        [0, 1],
+        [1, 1],
+      ]);
+      expect(
+        data
+          .filter((d) => d.MetricName === REGRESSED_METRIC)
+          .map((d) => [d.Dimensions?.map((x) => `${x.Name}=${x.Value}`).join(' '), d.Value]),
+      ).toEqual([
+        ['Experiment=nightly-regression Step=a/rw/t4/max/writer Metric=tps', 1],
+        ['Experiment=nightly-regression Step=a/rw/t4/max/writer Metric=qps', 0],
+        ['Experiment=nightly-regression Step=a/rw/t4/max/writer Metric=latency', 0],
+      ]);
+    },
+  );
 
   it('splits more than 1000 metrics into several requests', () => {
-    const verdicts = Array.from({ length: 1200 }, (_, i) => verdictRow({ run_id: 'n2', metric: 'tps', verdict: 'within-noise', threads: i + 1 }));
+    const verdicts = Array.from({ length: 1200 }, (_, i) =>
+      verdictRow({ run_id: 'n2', metric: 'tps', verdict: 'within-noise', threads: i + 1 }),
+    );
 
     const requests = verdictMetricRequests(run.specName, verdicts, time);
 
@@ -76,11 +88,18 @@ describe('CloudWatch datapoints of a run', () => {
 
 describe('the regression event', () => {
   it('carries the counts and each regression, on the bus given, with the detail-type rules match', () => {
-    const verdicts = [verdictRow({ run_id: 'n2', metric: 'tps', verdict: 'regressed', ratio: 0.7 }), verdictRow({ run_id: 'n2', metric: 'qps', verdict: 'within-noise' })];
+    const verdicts = [
+      verdictRow({ run_id: 'n2', metric: 'tps', verdict: 'regressed', ratio: 0.7 }),
+      verdictRow({ run_id: 'n2', metric: 'qps', verdict: 'within-noise' }),
+    ];
 
     const entry = regressionEvent(run, verdicts, 's3://b/tables/verdicts/dt=2024-05-02/n2.jsonl', 'default', time);
 
-    expect(entry).toMatchObject({ Source: 'aurora-bench', DetailType: VERDICT_EVENT_DETAIL_TYPE, EventBusName: 'default' });
+    expect(entry).toMatchObject({
+      Source: 'aurora-bench',
+      DetailType: VERDICT_EVENT_DETAIL_TYPE,
+      EventBusName: 'default',
+    });
     expect(JSON.parse(entry.Detail!)).toMatchObject({
       experiment: 'nightly-regression',
       runId: 'n2',
@@ -92,7 +111,9 @@ describe('the regression event', () => {
 
   it('lists only as many regressions as fit under 256 KB and counts the rest', () => {
     // Arrange: 2,000 regressions with long reasons are far more than an entry holds.
-    const verdicts = Array.from({ length: 2000 }, (_, i) => verdictRow({ run_id: 'n2', metric: 'tps', verdict: 'regressed', threads: i, reason: 'r'.repeat(300) }));
+    const verdicts = Array.from({ length: 2000 }, (_, i) =>
+      verdictRow({ run_id: 'n2', metric: 'tps', verdict: 'regressed', threads: i, reason: 'r'.repeat(300) }),
+    );
 
     // Act
     const entry = regressionEvent(run, verdicts, 'key', 'default', time);
@@ -105,7 +126,9 @@ describe('the regression event', () => {
   });
 
   it('counts the entry size as EventBridge does: UTF-8 bytes of Source, DetailType, Detail and Resources, 14 for Time', () => {
-    expect(eventEntrySize({ Source: 'ab', DetailType: 'é', Detail: '{}', Resources: ['arn'], Time: time })).toBe(2 + 2 + 2 + 3 + 14);
+    expect(eventEntrySize({ Source: 'ab', DetailType: 'é', Detail: '{}', Resources: ['arn'], Time: time })).toBe(
+      2 + 2 + 2 + 3 + 14,
+    );
   });
 });
 
@@ -118,10 +141,16 @@ describe('the SNS notification', () => {
   });
 
   it('lists each regression and stays within 256 KB', () => {
-    const few = regressionMessage(run, [verdictRow({ run_id: 'n2', metric: 'tps', verdict: 'regressed', value: 70, baseline_mean: 100, ratio: 0.7 })], 'key');
+    const few = regressionMessage(
+      run,
+      [verdictRow({ run_id: 'n2', metric: 'tps', verdict: 'regressed', value: 70, baseline_mean: 100, ratio: 0.7 })],
+      'key',
+    );
     const many = regressionMessage(
       run,
-      Array.from({ length: 3000 }, (_, i) => verdictRow({ run_id: 'n2', metric: 'tps', verdict: 'regressed', threads: i, reason: 'r'.repeat(200) })),
+      Array.from({ length: 3000 }, (_, i) =>
+        verdictRow({ run_id: 'n2', metric: 'tps', verdict: 'regressed', threads: i, reason: 'r'.repeat(200) }),
+      ),
       'key',
     );
 
@@ -135,7 +164,19 @@ describe('lake files of some runs', () => {
   it("matches a run's own file and its step files by name, also for run ids with __ or characters the keys replace", () => {
     const ofRuns = filesOfRuns(['r1', 'a__b', 'x/y']);
 
-    expect(['tables/runs/dt=2024-05-01/r1.jsonl', 'tables/steps/dt=2024-05-01/r1__c__s.jsonl', 'a__b__c__s.jsonl', 'x_y.jsonl'].map(ofRuns)).toEqual([true, true, true, true]);
-    expect(['r10.jsonl', 'r10__c__s.jsonl', 'a.jsonl', 'b__c__s.jsonl'].map(ofRuns)).toEqual([false, false, false, false]);
+    expect(
+      [
+        'tables/runs/dt=2024-05-01/r1.jsonl',
+        'tables/steps/dt=2024-05-01/r1__c__s.jsonl',
+        'a__b__c__s.jsonl',
+        'x_y.jsonl',
+      ].map(ofRuns),
+    ).toEqual([true, true, true, true]);
+    expect(['r10.jsonl', 'r10__c__s.jsonl', 'a.jsonl', 'b__c__s.jsonl'].map(ofRuns)).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });

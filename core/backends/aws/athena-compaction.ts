@@ -56,7 +56,9 @@ async function listKeys(s3: S3Client, bucket: string, prefix: string): Promise<s
   let token: string | undefined;
   do {
     const page = await call(`S3 ListObjectsV2 s3://${bucket}/${prefix}`, () =>
-      s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ...(token ? { ContinuationToken: token } : {}) })),
+      s3.send(
+        new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ...(token ? { ContinuationToken: token } : {}) }),
+      ),
     );
     for (const o of page.Contents ?? []) if (o.Key !== undefined) keys.push(o.Key);
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
@@ -68,20 +70,29 @@ async function deleteKeys(s3: S3Client, bucket: string, keys: readonly string[])
   for (let i = 0; i < keys.length; i += DELETE_BATCH) {
     const batch = keys.slice(i, i + DELETE_BATCH);
     const out = await call(`S3 DeleteObjects s3://${bucket}/ (${batch.length} keys)`, () =>
-      s3.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } })),
+      s3.send(
+        new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }),
+      ),
     );
     const failed = out.Errors ?? [];
     if (failed.length > 0)
       throw new Error(
-        `S3 DeleteObjects s3://${bucket}/: ${failed.length} key(s) not deleted, first ${failed[0]!.Key ?? '?'}: ${failed[0]!.Code ?? ''} ${failed[0]!.Message ?? ''}`.trim(),
+        (
+          `S3 DeleteObjects s3://${bucket}/: ${failed.length} key(s) not deleted, ` +
+          `first ${failed[0]!.Key ?? '?'}: ${failed[0]!.Code ?? ''} ${failed[0]!.Message ?? ''}`
+        ).trim(),
       );
   }
 }
 
-export async function compactRunOnAthena(options: AthenaCompactionOptions, run: { readonly runId: string; readonly dt: string }): Promise<AthenaTableCompaction[]> {
+export async function compactRunOnAthena(
+  options: AthenaCompactionOptions,
+  run: { readonly runId: string; readonly dt: string },
+): Promise<AthenaTableCompaction[]> {
   checkCompactableRun(run);
   const { athena, s3, bucket, lakePrefix } = options;
-  const query = (sql: string) => runAthenaQuery(athena, { sql, database: options.database, workGroup: options.workGroup }, options.query ?? {});
+  const query = (sql: string) =>
+    runAthenaQuery(athena, { sql, database: options.database, workGroup: options.workGroup }, options.query ?? {});
   const uri = (key: string) => `s3://${bucket}/${lakePrefix}${key}`;
   const done: AthenaTableCompaction[] = [];
   for (const table of STEP_TABLES) {
@@ -96,7 +107,10 @@ export async function compactRunOnAthena(options: AthenaCompactionOptions, run: 
       parquetObjects = (await listKeys(s3, bucket, runPrefix)).length;
       // Rows in JSON Lines and no file written: registering the partition would hide them all.
       if (parquetObjects === 0)
-        throw new Error(`Athena UNLOAD of ${table} for run ${run.runId} wrote nothing under ${uri(compactedRunPrefix(table, run.dt, run.runId))}; its JSON Lines objects are kept`);
+        throw new Error(
+          `Athena UNLOAD of ${table} for run ${run.runId} wrote nothing ` +
+            `under ${uri(compactedRunPrefix(table, run.dt, run.runId))}; its JSON Lines objects are kept`,
+        );
       await query(addRunPartitionSql(table, run, uri(compactedRunPrefix(table, run.dt, run.runId))));
     }
     await deleteKeys(s3, bucket, jsonKeys);

@@ -50,7 +50,11 @@ export class AthenaLake {
   }
 
   private run(sql: string) {
-    return runAthenaQuery(this.options.client, { sql, database: this.options.database, workGroup: this.options.workGroup }, { pollMs: this.options.pollMs ?? 500 });
+    return runAthenaQuery(
+      this.options.client,
+      { sql, database: this.options.database, workGroup: this.options.workGroup },
+      { pollMs: this.options.pollMs ?? 500 },
+    );
   }
 
   /**
@@ -69,7 +73,9 @@ export class AthenaLake {
     const result = await this.run(sql);
     return {
       columns: result.columns.map((c) => c.name),
-      rows: result.rows.map((r) => Object.fromEntries(result.columns.map((c) => [c.name, convertValue(r[c.name], c.type)]))),
+      rows: result.rows.map((r) =>
+        Object.fromEntries(result.columns.map((c) => [c.name, convertValue(r[c.name], c.type)])),
+      ),
     };
   }
 

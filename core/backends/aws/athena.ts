@@ -9,7 +9,13 @@
  *   the first page holds the column labels.
  */
 import { createHash } from 'node:crypto';
-import { GetQueryExecutionCommand, GetQueryResultsCommand, StartQueryExecutionCommand, type AthenaClient, type ColumnInfo } from '@aws-sdk/client-athena';
+import {
+  GetQueryExecutionCommand,
+  GetQueryResultsCommand,
+  StartQueryExecutionCommand,
+  type AthenaClient,
+  type ColumnInfo,
+} from '@aws-sdk/client-athena';
 import { call } from './aws-errors';
 import { AuroraBenchError } from '../../errors';
 
@@ -48,7 +54,11 @@ export function athenaRequestToken(...parts: string[]): string {
   return createHash('sha256').update(parts.join('\n')).digest('hex');
 }
 
-export async function runAthenaQuery(athena: AthenaClient, query: AthenaQuery, options: AthenaRunOptions = {}): Promise<AthenaResult> {
+export async function runAthenaQuery(
+  athena: AthenaClient,
+  query: AthenaQuery,
+  options: AthenaRunOptions = {},
+): Promise<AthenaResult> {
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const now = options.now ?? (() => Date.now());
   const started = await call('Athena StartQueryExecution', () =>
@@ -67,11 +77,19 @@ export async function runAthenaQuery(athena: AthenaClient, query: AthenaQuery, o
 
   const deadline = now() + (options.timeoutMs ?? 300_000);
   for (;;) {
-    const out = await call(`Athena GetQueryExecution ${id}`, () => athena.send(new GetQueryExecutionCommand({ QueryExecutionId: id })));
+    const out = await call(`Athena GetQueryExecution ${id}`, () =>
+      athena.send(new GetQueryExecutionCommand({ QueryExecutionId: id })),
+    );
     const state = out.QueryExecution?.Status?.State ?? 'UNKNOWN';
     if (state === 'SUCCEEDED') break;
-    if (FINAL.has(state)) throw new AthenaQueryError(`Athena query ${id} ${state}: ${out.QueryExecution?.Status?.StateChangeReason ?? 'no reason given'}`);
-    if (now() > deadline) throw new AthenaQueryError(`Athena query ${id} still ${state} after ${Math.round((options.timeoutMs ?? 300_000) / 1000)} s`);
+    if (FINAL.has(state))
+      throw new AthenaQueryError(
+        `Athena query ${id} ${state}: ${out.QueryExecution?.Status?.StateChangeReason ?? 'no reason given'}`,
+      );
+    if (now() > deadline)
+      throw new AthenaQueryError(
+        `Athena query ${id} still ${state} after ${Math.round((options.timeoutMs ?? 300_000) / 1000)} s`,
+      );
     await sleep(options.pollMs ?? 1000);
   }
 
@@ -81,17 +99,29 @@ export async function runAthenaQuery(athena: AthenaClient, query: AthenaQuery, o
   let firstPage = true;
   do {
     const page = await call(`Athena GetQueryResults ${id}`, () =>
-      athena.send(new GetQueryResultsCommand({ QueryExecutionId: id, MaxResults: 1000, ...(token ? { NextToken: token } : {}) })),
+      athena.send(
+        new GetQueryResultsCommand({ QueryExecutionId: id, MaxResults: 1000, ...(token ? { NextToken: token } : {}) }),
+      ),
     );
     if (firstPage) columns = page.ResultSet?.ResultSetMetadata?.ColumnInfo ?? [];
     const names = columns.map((c, i) => c.Name ?? c.Label ?? `_col${i}`);
     let pageRows = page.ResultSet?.Rows ?? [];
-    if (firstPage && pageRows.length > 0 && names.length > 0 && pageRows[0]!.Data?.every((d, i) => d.VarCharValue === names[i])) {
+    if (
+      firstPage &&
+      pageRows.length > 0 &&
+      names.length > 0 &&
+      pageRows[0]!.Data?.every((d, i) => d.VarCharValue === names[i])
+    ) {
       pageRows = pageRows.slice(1);
     }
-    for (const r of pageRows) rows.push(Object.fromEntries(names.map((n, i) => [n, r.Data?.[i]?.VarCharValue ?? null])));
+    for (const r of pageRows)
+      rows.push(Object.fromEntries(names.map((n, i) => [n, r.Data?.[i]?.VarCharValue ?? null])));
     token = page.NextToken;
     firstPage = false;
   } while (token);
-  return { queryExecutionId: id, columns: columns.map((c, i) => ({ name: c.Name ?? `_col${i}`, type: c.Type ?? 'varchar' })), rows };
+  return {
+    queryExecutionId: id,
+    columns: columns.map((c, i) => ({ name: c.Name ?? `_col${i}`, type: c.Type ?? 'varchar' })),
+    rows,
+  };
 }

@@ -91,7 +91,12 @@ export class AwsBackend implements Backend {
     return this.operations.checkClientsReady(run, cell, resources);
   }
 
-  startJobs(run: RunContext, cell: CellPlan, resources: CellResources, jobs: readonly RunnerJob[]): Promise<JobHandle[]> {
+  startJobs(
+    run: RunContext,
+    cell: CellPlan,
+    resources: CellResources,
+    jobs: readonly RunnerJob[],
+  ): Promise<JobHandle[]> {
     return this.operations.startJobs(run, cell, resources, jobs);
   }
 
@@ -103,11 +108,20 @@ export class AwsBackend implements Backend {
     return this.operations.stopJobs(run, handles);
   }
 
-  collectServerMetrics(run: RunContext, cell: CellPlan, resources: CellResources, window: MetricsWindow): Promise<ServerMetricsCollection> {
+  collectServerMetrics(
+    run: RunContext,
+    cell: CellPlan,
+    resources: CellResources,
+    window: MetricsWindow,
+  ): Promise<ServerMetricsCollection> {
     return this.operations.collectServerMetrics(run, cell, resources, window);
   }
 
-  observeCellResources(run: RunContext, cell: CellPlan, resources: CellResources | undefined): Promise<readonly ObservedResource[]> {
+  observeCellResources(
+    run: RunContext,
+    cell: CellPlan,
+    resources: CellResources | undefined,
+  ): Promise<readonly ObservedResource[]> {
     return this.operations.observeCellResources!(run, cell, resources);
   }
 

@@ -33,19 +33,27 @@ export function isAlreadyExists(e: unknown): boolean {
   return /AlreadyExists/.test(errorCode(e));
 }
 
-const THROTTLING = /Throttl|RequestLimitExceeded|TooManyRequests|SlowDown|RequestTimeout|ServiceUnavailable|InternalError|InternalFailure/;
+const THROTTLING = new RegExp(
+  /Throttl|RequestLimitExceeded|TooManyRequests|SlowDown|RequestTimeout|ServiceUnavailable/.source +
+    /|InternalError|InternalFailure/.source,
+);
 
 function isTransient(e: unknown): boolean {
   const err = e as SdkError | null;
   if (THROTTLING.test(errorCode(e))) return true;
   const status = err?.$metadata?.httpStatusCode;
-  return err?.$fault === 'server' || (status !== undefined && status >= 500) || /ECONNRESET|ETIMEDOUT|socket hang up/.test(err?.message ?? '');
+  return (
+    err?.$fault === 'server' ||
+    (status !== undefined && status >= 500) ||
+    /ECONNRESET|ETIMEDOUT|socket hang up/.test(err?.message ?? '')
+  );
 }
 
 /** Rethrow throttling/5xx as TransientBackendError (the ASL retries it), anything else unchanged. */
 export function rethrow(e: unknown, what: string): never {
   // The message keeps the SDK error's text: a Lambda's error crosses the state machine as name and message only.
-  if (isTransient(e)) throw new TransientBackendError(`${what}: ${errorCode(e) || 'error'}: ${(e as Error).message}`, { cause: e });
+  if (isTransient(e))
+    throw new TransientBackendError(`${what}: ${errorCode(e) || 'error'}: ${(e as Error).message}`, { cause: e });
   throw e;
 }
 

@@ -25,7 +25,9 @@ export function sdkClientConfig(options: AwsClientOptions) {
   };
 }
 
-/** An S3 client's own configuration: moto (and any single-endpoint server) serves buckets by path, not by virtual host. */
+/**
+ * An S3 client's own configuration: moto (and any single-endpoint server) serves buckets by path, not by virtual host.
+ */
 export function s3ClientConfig(options: AwsClientOptions) {
   return { ...sdkClientConfig(options), ...(options.endpoint ? { forcePathStyle: true } : {}) };
 }

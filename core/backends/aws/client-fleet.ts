@@ -5,10 +5,21 @@
  *
  * API fields used, as named in the botocore models ec2/2016-11-15 and ssm/2014-11-06 service-2.json.
  */
-import { DescribeInstancesCommand, DescribeInstanceTypesCommand, RunInstancesCommand, type Instance } from '@aws-sdk/client-ec2';
+import {
+  DescribeInstancesCommand,
+  DescribeInstanceTypesCommand,
+  RunInstancesCommand,
+  type Instance,
+} from '@aws-sdk/client-ec2';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { DescribeInstanceInformationCommand } from '@aws-sdk/client-ssm';
-import { UnsupportedOnBackendError, type CellResources, type ClientRef, type ReadyState, type RunContext } from '../../backend';
+import {
+  UnsupportedOnBackendError,
+  type CellResources,
+  type ClientRef,
+  type ReadyState,
+  type RunContext,
+} from '../../backend';
 import type { CellPlan } from '../../plan/types';
 import { call, errorCode, isNotFound, rethrow } from './aws-errors';
 import type { AwsClients } from './clients';
@@ -45,15 +56,20 @@ export class ClientFleet {
   async architectureOf(instanceType: string): Promise<ClientArchitecture> {
     let archs: string[] = [];
     try {
-      const out = await this.clients.ec2.send(new DescribeInstanceTypesCommand({ InstanceTypes: [instanceType as never] }));
+      const out = await this.clients.ec2.send(
+        new DescribeInstanceTypesCommand({ InstanceTypes: [instanceType as never] }),
+      );
       archs = out.InstanceTypes?.[0]?.ProcessorInfo?.SupportedArchitectures ?? [];
     } catch (e) {
-      if (/InvalidInstanceType/.test(errorCode(e))) throw new UnsupportedOnBackendError(`EC2 instance type ${instanceType} does not exist in this region`);
+      if (/InvalidInstanceType/.test(errorCode(e)))
+        throw new UnsupportedOnBackendError(`EC2 instance type ${instanceType} does not exist in this region`);
       rethrow(e, `EC2 DescribeInstanceTypes ${instanceType}`);
     }
     if (archs.includes('arm64')) return 'arm64';
     if (archs.includes('x86_64')) return 'x86_64';
-    throw new UnsupportedOnBackendError(`EC2 instance type ${instanceType} is not x86_64 or arm64 (reported: ${archs.join(', ') || 'nothing'})`);
+    throw new UnsupportedOnBackendError(
+      `EC2 instance type ${instanceType} is not x86_64 or arm64 (reported: ${archs.join(', ') || 'nothing'})`,
+    );
   }
 
   private cellClientFilters(run: RunContext, cell: CellPlan) {
@@ -71,11 +87,13 @@ export class ClientFleet {
     const wanted = cell.variant.clients.count;
     const az = resources.writer?.az ?? resources.backendState['az'] ?? cellAz(this.config, run, cell);
     const subnetId = this.config.subnetIdsByAz[az];
-    if (!subnetId) throw new UnsupportedOnBackendError(`no configured subnet in ${az} for the clients of ${cell.cellId}`);
+    if (!subnetId)
+      throw new UnsupportedOnBackendError(`no configured subnet in ${az} for the clients of ${cell.cellId}`);
     const instanceType = cell.variant.clients.instanceType;
     const arch = await this.architectureOf(instanceType);
     const launchTemplateId = this.config.launchTemplateIds[arch];
-    if (!launchTemplateId) throw new UnsupportedOnBackendError(`no launch template for ${arch} clients (${instanceType}) is configured`);
+    if (!launchTemplateId)
+      throw new UnsupportedOnBackendError(`no launch template for ${arch} clients (${instanceType}) is configured`);
 
     // Found by tags first: a retried call (or EC2's ClientToken on AWS) must not double the fleet.
     const live = await findLiveInstances(this.clients, this.cellClientFilters(run, cell));
@@ -115,9 +133,15 @@ export class ClientFleet {
       }
     }
     // Stable client order: launch time, then id.
-    const ordered = [...live].sort((a, b) => (a.launchTime?.getTime() ?? 0) - (b.launchTime?.getTime() ?? 0) || a.id.localeCompare(b.id)).slice(0, Math.max(wanted, 0));
+    const ordered = [...live]
+      .sort((a, b) => (a.launchTime?.getTime() ?? 0) - (b.launchTime?.getTime() ?? 0) || a.id.localeCompare(b.id))
+      .slice(0, Math.max(wanted, 0));
     const clients: ClientRef[] = ordered.map((i) => ({ clientId: i.id, az: i.az ?? az }));
-    return { ...resources, clients, backendState: { ...resources.backendState, clientArch: arch, clientInstanceType: instanceType } };
+    return {
+      ...resources,
+      clients,
+      backendState: { ...resources.backendState, clientArch: arch, clientInstanceType: instanceType },
+    };
   }
 
   async checkClientsReady(run: RunContext, cell: CellPlan, resources: CellResources): Promise<ReadyState> {
@@ -127,13 +151,16 @@ export class ClientFleet {
     try {
       let token: string | undefined;
       do {
-        const out = await this.clients.ec2.send(new DescribeInstancesCommand({ InstanceIds: ids, ...(token ? { NextToken: token } : {}) }));
+        const out = await this.clients.ec2.send(
+          new DescribeInstancesCommand({ InstanceIds: ids, ...(token ? { NextToken: token } : {}) }),
+        );
         for (const r of out.Reservations ?? []) instances.push(...(r.Instances ?? []));
         token = out.NextToken;
       } while (token);
     } catch (e) {
       // Just launched instances can be briefly unknown to DescribeInstances (eventual consistency).
-      if (isNotFound(e) || /InvalidInstanceID/.test(errorCode(e))) return { ready: false, resources, detail: 'clients not visible yet' };
+      if (isNotFound(e) || /InvalidInstanceID/.test(errorCode(e)))
+        return { ready: false, resources, detail: 'clients not visible yet' };
       rethrow(e, 'EC2 DescribeInstances (clients)');
     }
     const pending: string[] = [];
@@ -141,7 +168,9 @@ export class ClientFleet {
       const inst = instances.find((i) => i.InstanceId === id);
       const state = inst?.State?.Name ?? 'unknown';
       if (state === 'terminated' || state === 'shutting-down' || state === 'stopped' || state === 'stopping') {
-        throw new UnsupportedOnBackendError(`client ${id} is ${state}${inst?.StateReason?.Message ? `: ${inst.StateReason.Message}` : ''}`);
+        throw new UnsupportedOnBackendError(
+          `client ${id} is ${state}${inst?.StateReason?.Message ? `: ${inst.StateReason.Message}` : ''}`,
+        );
       }
       if (state !== 'running') pending.push(`${id} ${state}`);
     }
@@ -150,12 +179,19 @@ export class ClientFleet {
     let token: string | undefined;
     do {
       const out = await call('SSM DescribeInstanceInformation', () =>
-        this.clients.ssm.send(new DescribeInstanceInformationCommand({ Filters: [{ Key: 'InstanceIds', Values: ids }], ...(token ? { NextToken: token } : {}) })),
+        this.clients.ssm.send(
+          new DescribeInstanceInformationCommand({
+            Filters: [{ Key: 'InstanceIds', Values: ids }],
+            ...(token ? { NextToken: token } : {}),
+          }),
+        ),
       );
-      for (const info of out.InstanceInformationList ?? []) if (info.InstanceId && info.PingStatus === 'Online') online.add(info.InstanceId);
+      for (const info of out.InstanceInformationList ?? [])
+        if (info.InstanceId && info.PingStatus === 'Online') online.add(info.InstanceId);
       token = out.NextToken;
     } while (token);
-    for (const id of ids) if (!online.has(id) && !pending.some((p) => p.startsWith(id))) pending.push(`${id} not registered with SSM yet`);
+    for (const id of ids)
+      if (!online.has(id) && !pending.some((p) => p.startsWith(id))) pending.push(`${id} not registered with SSM yet`);
     // "sysbench works": the marker client/client-ready.sh uploads at the end of the user data
     // (runner-command.ts says why an S3 object). Read for every client, also those still booting:
     // a failed install stops the cell now, with its reason, not at the readiness deadline.
@@ -166,24 +202,38 @@ export class ClientFleet {
       if (marker === undefined) {
         if (!pending.some((p) => p.startsWith(id))) pending.push(`${id} installing sysbench (no ready marker yet)`);
       } else if (!marker.ready) {
-        throw new UnsupportedOnBackendError(`client ${id} could not prove that sysbench works: ${redact(marker.reason ?? 'no reason given').slice(0, 1500)}`);
+        throw new UnsupportedOnBackendError(
+          `client ${id} could not prove that sysbench ` +
+            `works: ${redact(marker.reason ?? 'no reason given').slice(0, 1500)}`,
+        );
       } else {
         // The pgsql driver is built only when the boot found libpq and pg_config (lib/client-user-data.ts):
         // a PostgreSQL cell on clients without it stops here, with the reason, not at its first step.
         if (marker.drivers !== undefined && !marker.drivers.includes(driver)) {
           throw new UnsupportedOnBackendError(
-            `client ${id}: its sysbench was built without the ${driver} driver this cell's engine needs (compiled-in: ${marker.drivers.join(', ') || 'none'}); ` +
-              `for pgsql the client's boot must install libpq's headers and pg_config (see the instance's /var/log/cloud-init-output.log)`,
+            `client ${id}: its sysbench was built without the ${driver} driver this cell's engine needs ` +
+              `(compiled-in: ${marker.drivers.join(', ') || 'none'}); ` +
+              `for pgsql the client's boot must install libpq's headers and pg_config (see the instance's ` +
+              `/var/log/cloud-init-output.log)`,
           );
         }
         if (marker.sysbench) versions.add(marker.sysbench);
       }
     }
     if (pending.length > 0) return { ready: false, resources, detail: pending.join('; ') };
-    return { ready: true, resources, detail: `${ids.length} client(s) running, online in SSM, sysbench proven (${[...versions].join('; ') || 'version not reported'})` };
+    return {
+      ready: true,
+      resources,
+      detail:
+        `${ids.length} client(s) running, online in SSM, sysbench proven ` +
+        `(${[...versions].join('; ') || 'version not reported'})`,
+    };
   }
 
-  /** The ready marker of a client (clients/<instance-id>/ready.json in the stack's bucket), or undefined while there is none. */
+  /**
+   * The ready marker of a client (clients/<instance-id>/ready.json
+   * in the stack's bucket), or undefined while there is none.
+   */
   private async readyMarker(instanceId: string): Promise<ClientReadyMarker | undefined> {
     const key = clientReadyKey(instanceId);
     let text: string;
@@ -191,7 +241,8 @@ export class ClientFleet {
       const out = await this.clients.s3.send(new GetObjectCommand({ Bucket: this.config.bucket, Key: key }));
       text = (await out.Body?.transformToString('utf8')) ?? '';
     } catch (e) {
-      // GetObject: NoSuchKey; a 404 without a body (HEAD-like answers) surfaces as NotFound. NoSuchBucket stays an error.
+      // GetObject: NoSuchKey; a 404 without a body (HEAD-like
+      // answers) surfaces as NotFound. NoSuchBucket stays an error.
       if (/^(NoSuchKey|NotFound)$/.test(errorCode(e))) return undefined;
       return rethrow(e, `S3 GetObject s3://${this.config.bucket}/${key}`);
     }
@@ -201,7 +252,8 @@ export class ClientFleet {
       return parsed as ClientReadyMarker;
     } catch (e) {
       throw new UnsupportedOnBackendError(
-        `ready marker s3://${this.config.bucket}/${key} of client ${instanceId} is not the JSON client-ready.sh writes (${(e as Error).message})`,
+        `ready marker s3://${this.config.bucket}/${key} of client ${instanceId} is not the JSON ` +
+          `client-ready.sh writes (${(e as Error).message})`,
       );
     }
   }

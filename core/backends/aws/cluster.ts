@@ -1,8 +1,8 @@
 /**
  * A cell's Aurora cluster (Aurora MySQL or Aurora PostgreSQL: `Engine` aurora-mysql or
- * aurora-postgresql, the engine's parameter group family, core/aurora/engines.ts): its cluster and instance parameter groups, the cluster, its writer
- * and readers in the cell's AZ, and whether all of it is ready. Every resource has a deterministic
- * name (names.ts) and the run/cell/expiry tags, so each call is safe to retry: what exists is found,
+ * aurora-postgresql, the engine's parameter group family, core/aurora/engines.ts): its cluster and instance parameter
+ * groups, the cluster, its writer and readers in the cell's AZ, and whether all of it is ready. Every resource has a
+ * deterministic name (names.ts) and the run/cell/expiry tags, so each call is safe to retry: what exists is found,
  * not created twice.
  *
  * API fields used, as named in the botocore model rds/2014-10-31 service-2.json and the AWS docs
@@ -22,7 +22,13 @@ import {
   type DBInstance,
   type Parameter,
 } from '@aws-sdk/client-rds';
-import { UnsupportedOnBackendError, type CellResources, type Endpoint, type ReadyState, type RunContext } from '../../backend';
+import {
+  UnsupportedOnBackendError,
+  type CellResources,
+  type Endpoint,
+  type ReadyState,
+  type RunContext,
+} from '../../backend';
 import { writeForwardingParameters } from '../../experiment/write-forwarding';
 import type { CellPlan, PlanNote } from '../../plan/types';
 import { BENCHMARK_DATABASE } from '../../plan/sysbench-args';
@@ -62,11 +68,15 @@ const PENDING_REBOOT = 'pending-reboot';
 const FAILED_TO_APPLY = 'failed-to-apply';
 
 /**
- * ModifyDB(Cluster)ParameterGroup: "A maximum of 20 parameters can be modified in a single request." (RDS API reference)
+ * ModifyDB(Cluster)ParameterGroup: "A maximum of 20 parameters
+ * can be modified in a single request." (RDS API reference)
  */
 export const MAX_PARAMETERS_PER_MODIFY = 20;
 
-/** Cluster/instance statuses from which a cell will never become ready (RDS User Guide, "Viewing DB cluster/instance status"). */
+/**
+ * Cluster/instance statuses from which a cell will never become
+ * ready (RDS User Guide, "Viewing DB cluster/instance status").
+ */
 const FAILED_CLUSTER_STATUSES = new Set([
   'failed',
   'inaccessible-encryption-credentials',
@@ -111,7 +121,10 @@ export function clusterParametersFor(cell: CellPlan): Record<string, string> {
   for (const [k, v] of Object.entries(cell.variant.clusterParameters)) params[k] = paramValue(v);
   // Aurora User Guide, "Configuration parameters for write forwarding": cluster-level parameters of
   // Aurora MySQL; Aurora PostgreSQL's level is apg_write_forward.consistency_mode (write-forwarding.ts).
-  return { ...params, ...writeForwardingParameters(cell.variant.writeForwarding, cell.variant.engine?.kind ?? 'aurora-mysql') };
+  return {
+    ...params,
+    ...writeForwardingParameters(cell.variant.writeForwarding, cell.variant.engine?.kind ?? 'aurora-mysql'),
+  };
 }
 
 /** The instance-level parameters a variant asks for, as RDS takes them. */
@@ -124,7 +137,11 @@ export function instanceParametersFor(cell: CellPlan): Record<string, string> {
 export function toParameters(params: Readonly<Record<string, string>>): Parameter[] {
   // pending-reboot is valid for static and dynamic parameters; the values apply when the instances
   // are created with the group, so no reboot is needed.
-  return Object.entries(params).map(([ParameterName, ParameterValue]) => ({ ParameterName, ParameterValue, ApplyMethod: 'pending-reboot' }));
+  return Object.entries(params).map(([ParameterName, ParameterValue]) => ({
+    ParameterName,
+    ParameterValue,
+    ApplyMethod: 'pending-reboot',
+  }));
 }
 
 export interface AuroraClustersOptions {
@@ -149,14 +166,33 @@ export class AuroraClusters {
     this.cellTagList = cellTagger(options.config.tagKeyPrefix, options.now);
   }
 
-  private async ensureParameterGroup(kind: 'cluster' | 'instance', name: string, family: string, description: string, tags: Tag[], params: Record<string, string>): Promise<void> {
+  private async ensureParameterGroup(
+    kind: 'cluster' | 'instance',
+    name: string,
+    family: string,
+    description: string,
+    tags: Tag[],
+    params: Record<string, string>,
+  ): Promise<void> {
     try {
       if (kind === 'cluster') {
         await this.clients.rds.send(
-          new CreateDBClusterParameterGroupCommand({ DBClusterParameterGroupName: name, DBParameterGroupFamily: family, Description: description, Tags: tags }),
+          new CreateDBClusterParameterGroupCommand({
+            DBClusterParameterGroupName: name,
+            DBParameterGroupFamily: family,
+            Description: description,
+            Tags: tags,
+          }),
         );
       } else {
-        await this.clients.rds.send(new CreateDBParameterGroupCommand({ DBParameterGroupName: name, DBParameterGroupFamily: family, Description: description, Tags: tags }));
+        await this.clients.rds.send(
+          new CreateDBParameterGroupCommand({
+            DBParameterGroupName: name,
+            DBParameterGroupFamily: family,
+            Description: description,
+            Tags: tags,
+          }),
+        );
       }
     } catch (e) {
       // A retried ProvisionCell: the group was made by an earlier attempt; set its values again.
@@ -165,13 +201,20 @@ export class AuroraClusters {
     for (const batch of chunk(toParameters(params), MAX_PARAMETERS_PER_MODIFY)) {
       await call(`RDS Modify ${kind} parameter group ${name}`, () =>
         kind === 'cluster'
-          ? this.clients.rds.send(new ModifyDBClusterParameterGroupCommand({ DBClusterParameterGroupName: name, Parameters: batch }))
+          ? this.clients.rds.send(
+              new ModifyDBClusterParameterGroupCommand({ DBClusterParameterGroupName: name, Parameters: batch }),
+            )
           : this.clients.rds.send(new ModifyDBParameterGroupCommand({ DBParameterGroupName: name, Parameters: batch })),
       );
     }
   }
 
-  private async ensureCluster(run: RunContext, cell: CellPlan, names: CellNames, engine: EngineRef): Promise<DBCluster | undefined> {
+  private async ensureCluster(
+    run: RunContext,
+    cell: CellPlan,
+    names: CellNames,
+    engine: EngineRef,
+  ): Promise<DBCluster | undefined> {
     const existing = await describeCluster(this.clients, names.clusterId);
     if (existing) return existing;
     const wf = cell.variant.writeForwarding?.enabled === true;
@@ -205,7 +248,9 @@ export class AuroraClusters {
           // "Requirements and limitations for Aurora Serverless v2"); MinCapacity/MaxCapacity in ACUs
           // per instance (botocore ServerlessV2ScalingConfiguration; the range checked at validation,
           // core/experiment/aurora-configurations.ts).
-          ...(serverless ? { ServerlessV2ScalingConfiguration: { MinCapacity: serverless.minAcu, MaxCapacity: serverless.maxAcu } } : {}),
+          ...(serverless
+            ? { ServerlessV2ScalingConfiguration: { MinCapacity: serverless.minAcu, MaxCapacity: serverless.maxAcu } }
+            : {}),
           // StorageType "aurora | aurora-iopt1" for Aurora DB clusters, default aurora (botocore
           // CreateDBClusterMessage.StorageType): sent only when the spec chose one.
           ...(storage !== undefined ? { StorageType: STORAGE_TYPES[storage] } : {}),
@@ -261,18 +306,34 @@ export class AuroraClusters {
   async provisionCell(run: RunContext, cell: CellPlan): Promise<CellResources> {
     const engine = cellEngineOf(run, cell);
     const family = parameterGroupFamily(engine);
-    if (ENGINES[engine.kind].topology !== 'cluster') throw new UnsupportedOnBackendError(`${engine.kind} is not an Aurora cluster engine`);
-    if (family === undefined) throw new UnsupportedOnBackendError(`no parameter group family for ${engine.kind} ${engine.version}`);
+    if (ENGINES[engine.kind].topology !== 'cluster')
+      throw new UnsupportedOnBackendError(`${engine.kind} is not an Aurora cluster engine`);
+    if (family === undefined)
+      throw new UnsupportedOnBackendError(`no parameter group family for ${engine.kind} ${engine.version}`);
     const names = cellNames(run.runId, cell.cellId);
     const az = cellAz(this.config, run, cell);
     const notes: PlanNote[] = [];
     const description = `aurora-bench ${run.runId} ${cell.cellId}`.slice(0, 255);
 
-    await this.ensureParameterGroup('cluster', names.clusterParameterGroup, family, description, this.cellTagList(run, cell), clusterParametersFor(cell));
+    await this.ensureParameterGroup(
+      'cluster',
+      names.clusterParameterGroup,
+      family,
+      description,
+      this.cellTagList(run, cell),
+      clusterParametersFor(cell),
+    );
     const instanceParams = instanceParametersFor(cell);
     const hasInstanceGroup = Object.keys(instanceParams).length > 0;
     if (hasInstanceGroup) {
-      await this.ensureParameterGroup('instance', names.instanceParameterGroup, family, description, this.cellTagList(run, cell), instanceParams);
+      await this.ensureParameterGroup(
+        'instance',
+        names.instanceParameterGroup,
+        family,
+        description,
+        this.cellTagList(run, cell),
+        instanceParams,
+      );
     }
 
     // The groups were just created or modified: the cluster that uses them waits until they settle
@@ -282,7 +343,10 @@ export class AuroraClusters {
     const settleS = this.config.parameterGroupSettleS ?? PARAMETER_GROUP_SETTLE_S;
     const settledAt = new Date(this.now().getTime() + settleS * 1000).toISOString();
     const existingCluster = await describeCluster(this.clients, names.clusterId);
-    const cluster = existingCluster || settleS === 0 ? await this.ensureMembers(run, cell, names, engine, az, hasInstanceGroup) : undefined;
+    const cluster =
+      existingCluster || settleS === 0
+        ? await this.ensureMembers(run, cell, names, engine, az, hasInstanceGroup)
+        : undefined;
     const wanted = this.wantedInstances(cell, names);
 
     return {
@@ -323,14 +387,24 @@ export class AuroraClusters {
   }
 
   /** The cluster and each missing instance, writer first; every call finds what exists. */
-  private async ensureMembers(run: RunContext, cell: CellPlan, names: CellNames, engine: EngineRef, az: string, hasInstanceGroup: boolean): Promise<DBCluster | undefined> {
+  private async ensureMembers(
+    run: RunContext,
+    cell: CellPlan,
+    names: CellNames,
+    engine: EngineRef,
+    az: string,
+    hasInstanceGroup: boolean,
+  ): Promise<DBCluster | undefined> {
     const cluster = await this.ensureCluster(run, cell, names, engine);
     if (cluster?.Status !== undefined && FAILED_CLUSTER_STATUSES.has(cluster.Status)) {
       throw new UnsupportedOnBackendError(`cluster ${names.clusterId} is ${cluster.Status}`);
     }
-    const existing = new Set((await describeClusterInstances(this.clients, names.clusterId)).map((i) => i.DBInstanceIdentifier));
+    const existing = new Set(
+      (await describeClusterInstances(this.clients, names.clusterId)).map((i) => i.DBInstanceIdentifier),
+    );
     for (const w of this.wantedInstances(cell, names)) {
-      if (!existing.has(w.id)) await this.ensureInstance(run, cell, w.id, w.role, az, names, hasInstanceGroup, w.tier, engine);
+      if (!existing.has(w.id))
+        await this.ensureInstance(run, cell, w.id, w.role, az, names, hasInstanceGroup, w.tier, engine);
     }
     return cluster;
   }
@@ -339,36 +413,59 @@ export class AuroraClusters {
     const cluster = await describeCluster(this.clients, resources.clusterId);
     if (!cluster) {
       const settledAt = resources.backendState['parameterGroupsSettledAt'];
-      if (settledAt === undefined) throw new UnsupportedOnBackendError(`cluster ${resources.clusterId} does not exist (deleted outside the workflow?)`);
+      if (settledAt === undefined)
+        throw new UnsupportedOnBackendError(
+          `cluster ${resources.clusterId} does not exist (deleted outside the workflow?)`,
+        );
       if (this.now().getTime() < Date.parse(settledAt)) {
         return {
           ready: false,
           resources,
-          detail: `parameter groups settling until ${settledAt} before the cluster uses them (RDS: wait at least 5 minutes after creating or modifying a parameter group)`,
+          detail:
+            `parameter groups settling until ${settledAt} before the cluster uses them (RDS: wait at ` +
+            `least 5 minutes after creating or modifying a parameter group)`,
         };
       }
       const names = cellNames(run.runId, cell.cellId);
       const az = resources.backendState['az'] ?? cellAz(this.config, run, cell);
-      await this.ensureMembers(run, cell, names, cellEngineOf(run, cell), az, resources.backendState['instanceParameterGroup'] !== undefined);
-      return { ready: false, resources, detail: `cluster ${resources.clusterId} and its ${1 + cell.variant.readers} instance(s) requested` };
+      await this.ensureMembers(
+        run,
+        cell,
+        names,
+        cellEngineOf(run, cell),
+        az,
+        resources.backendState['instanceParameterGroup'] !== undefined,
+      );
+      return {
+        ready: false,
+        resources,
+        detail: `cluster ${resources.clusterId} and its ${1 + cell.variant.readers} instance(s) requested`,
+      };
     }
-    if (cluster.Status && FAILED_CLUSTER_STATUSES.has(cluster.Status)) throw new UnsupportedOnBackendError(`cluster ${resources.clusterId} is ${cluster.Status}`);
+    if (cluster.Status && FAILED_CLUSTER_STATUSES.has(cluster.Status))
+      throw new UnsupportedOnBackendError(`cluster ${resources.clusterId} is ${cluster.Status}`);
     const instances = await describeClusterInstances(this.clients, resources.clusterId);
     const pending: string[] = [];
     if (cluster.Status !== 'available') pending.push(`cluster ${cluster.Status ?? 'unknown'}`);
     // MasterUserSecret.SecretStatus: creating | active | rotating | impaired (rds service-2.json).
     const secret = cluster.MasterUserSecret;
     if (!secret?.SecretArn) pending.push('master user secret not created yet');
-    else if (secret.SecretStatus === 'impaired') throw new UnsupportedOnBackendError(`master user secret of ${resources.clusterId} is impaired`);
-    else if (secret.SecretStatus !== undefined && secret.SecretStatus !== 'active') pending.push(`master user secret ${secret.SecretStatus}`);
+    else if (secret.SecretStatus === 'impaired')
+      throw new UnsupportedOnBackendError(`master user secret of ${resources.clusterId} is impaired`);
+    else if (secret.SecretStatus !== undefined && secret.SecretStatus !== 'active')
+      pending.push(`master user secret ${secret.SecretStatus}`);
     // LocalWriteForwardingStatus: enabled | disabled | enabling | disabling | requested (rds service-2.json).
     if (cell.variant.writeForwarding?.enabled) {
       const wf = cluster.LocalWriteForwardingStatus;
-      if (wf === 'disabled' || wf === 'disabling') throw new UnsupportedOnBackendError(`local write forwarding of ${resources.clusterId} is ${wf}`);
+      if (wf === 'disabled' || wf === 'disabling')
+        throw new UnsupportedOnBackendError(`local write forwarding of ${resources.clusterId} is ${wf}`);
       if (wf !== undefined && wf !== 'enabled') pending.push(`local write forwarding ${wf}`);
     }
 
-    const expectedIds = [resources.backendState['writerId'], ...(resources.backendState['readerIds'] ?? '').split(',')].filter((x): x is string => !!x);
+    const expectedIds = [
+      resources.backendState['writerId'],
+      ...(resources.backendState['readerIds'] ?? '').split(','),
+    ].filter((x): x is string => !!x);
     const byId = new Map(instances.map((i) => [i.DBInstanceIdentifier!, i]));
     for (const id of expectedIds) {
       const inst = byId.get(id);
@@ -383,7 +480,9 @@ export class AuroraClusters {
     if (pending.length > 0) return { ready: false, resources, detail: pending.join('; ') };
 
     // Roles as the cluster reports them (a reader may have been promoted by a failover).
-    const writerIds = new Set((cluster.DBClusterMembers ?? []).filter((m) => m.IsClusterWriter).map((m) => m.DBInstanceIdentifier));
+    const writerIds = new Set(
+      (cluster.DBClusterMembers ?? []).filter((m) => m.IsClusterWriter).map((m) => m.DBInstanceIdentifier),
+    );
     const endpoint = (inst: DBInstance, role: 'writer' | 'reader'): Endpoint => ({
       instanceId: inst.DBInstanceIdentifier!,
       role,
@@ -392,9 +491,12 @@ export class AuroraClusters {
       ...(inst.AvailabilityZone ? { az: inst.AvailabilityZone } : {}),
     });
     const ours = expectedIds.map((id) => byId.get(id)!);
-    const writerInst = ours.find((i) => writerIds.has(i.DBInstanceIdentifier)) ?? byId.get(resources.backendState['writerId'] ?? '');
+    const writerInst =
+      ours.find((i) => writerIds.has(i.DBInstanceIdentifier)) ?? byId.get(resources.backendState['writerId'] ?? '');
     if (!writerInst) return { ready: false, resources, detail: 'no writer instance yet' };
-    const readers = ours.filter((i) => i !== writerInst).sort((a, b) => a.DBInstanceIdentifier!.localeCompare(b.DBInstanceIdentifier!, 'en', { numeric: true }));
+    const readers = ours
+      .filter((i) => i !== writerInst)
+      .sort((a, b) => a.DBInstanceIdentifier!.localeCompare(b.DBInstanceIdentifier!, 'en', { numeric: true }));
     const dbi: Record<string, string> = {};
     for (const i of ours) if (i.DbiResourceId) dbi[`dbi:${i.DBInstanceIdentifier}`] = i.DbiResourceId;
     // Whether the parameter groups' values are what runs (core/workflow/effective-config.ts checks it
@@ -411,8 +513,18 @@ export class AuroraClusters {
         })),
       ),
       ...(cluster.DBClusterMembers ?? [])
-        .filter((m) => m.DBInstanceIdentifier !== undefined && expectedIds.includes(m.DBInstanceIdentifier) && m.DBClusterParameterGroupStatus !== undefined)
-        .map((m) => ({ instanceId: m.DBInstanceIdentifier!, kind: 'cluster', group: cluster.DBClusterParameterGroup ?? '?', status: m.DBClusterParameterGroupStatus! })),
+        .filter(
+          (m) =>
+            m.DBInstanceIdentifier !== undefined &&
+            expectedIds.includes(m.DBInstanceIdentifier) &&
+            m.DBClusterParameterGroupStatus !== undefined,
+        )
+        .map((m) => ({
+          instanceId: m.DBInstanceIdentifier!,
+          kind: 'cluster',
+          group: cluster.DBClusterParameterGroup ?? '?',
+          status: m.DBClusterParameterGroupStatus!,
+        })),
     ];
     // Nothing is measured before every instance, readers included, runs its groups' values:
     // applying (and pending-database-upgrade) is waited for, within the readiness deadline
@@ -422,28 +534,40 @@ export class AuroraClusters {
     // failed-to-apply fails the cell.
     const parametersOf = (kind: string): string => {
       const names = Object.keys(kind === 'cluster' ? clusterParametersFor(cell) : instanceParametersFor(cell));
-      return names.length === 0 ? 'no parameter set by the experiment' : names.slice(0, 8).join(', ') + (names.length > 8 ? ', ...' : '');
+      return names.length === 0
+        ? 'no parameter set by the experiment'
+        : names.slice(0, 8).join(', ') + (names.length > 8 ? ', ...' : '');
     };
     const notInSync = applyStatus.filter((s) => s.status !== IN_SYNC);
     const failed = notInSync.find((s) => s.status === FAILED_TO_APPLY);
     if (failed) {
       throw new ConfigurationNotInEffectError(
-        `instance ${failed.instanceId} of cell ${cell.cellId}: its ${failed.kind} parameter group ${failed.group} is ${FAILED_TO_APPLY} (${parametersOf(failed.kind)})`,
+        `instance ${failed.instanceId} of cell ${cell.cellId}: its ${failed.kind} parameter ` +
+          `group ${failed.group} is ${FAILED_TO_APPLY} (${parametersOf(failed.kind)})`,
       );
     }
     if (notInSync.length > 0) {
       const reboot = [...new Set(notInSync.filter((s) => s.status === PENDING_REBOOT).map((s) => s.instanceId))];
       for (const id of reboot) {
-        await call(`RDS RebootDBInstance ${id}`, () => this.clients.rds.send(new RebootDBInstanceCommand({ DBInstanceIdentifier: id })));
+        await call(`RDS RebootDBInstance ${id}`, () =>
+          this.clients.rds.send(new RebootDBInstanceCommand({ DBInstanceIdentifier: id })),
+        );
       }
       const detail = notInSync
-        .map((s) => `instance ${s.instanceId}: ${s.kind} parameter group ${s.group} ${s.status}${s.status === PENDING_REBOOT ? ', rebooted' : ''} (${parametersOf(s.kind)})`)
+        .map(
+          (s) =>
+            `instance ${s.instanceId}: ${s.kind} parameter ` +
+            `group ${s.group} ${s.status}${s.status === PENDING_REBOOT ? ', rebooted' : ''} ` +
+            `(${parametersOf(s.kind)})`,
+        )
         .join('; ');
       return { ready: false, resources, detail };
     }
     const wrong = await this.valuesNotInGroups(cell, cluster, ours);
     if (wrong.length > 0) {
-      throw new ConfigurationNotInEffectError(`cell ${cell.cellId} would not run with the configuration asked for (nothing measured): ${wrong.join('; ')}`);
+      throw new ConfigurationNotInEffectError(
+        `cell ${cell.cellId} would not run with the configuration asked for (nothing measured): ${wrong.join('; ')}`,
+      );
     }
     const ready: CellResources = {
       ...resources,
@@ -457,7 +581,11 @@ export class AuroraClusters {
         parameterApplyStatus: JSON.stringify(applyStatus),
       },
     };
-    return { ready: true, resources: ready, detail: `cluster ${resources.clusterId} available with ${ours.length} instance(s)` };
+    return {
+      ready: true,
+      resources: ready,
+      detail: `cluster ${resources.clusterId} available with ${ours.length} instance(s)`,
+    };
   }
 
   /** A parameter group's values as RDS holds them (Source "user": the ones set in it), by lower-case name. */
@@ -468,12 +596,27 @@ export class AuroraClusters {
       const page =
         kind === 'cluster'
           ? await call(`RDS DescribeDBClusterParameters ${group}`, () =>
-              this.clients.rds.send(new DescribeDBClusterParametersCommand({ DBClusterParameterGroupName: group, Source: 'user', MaxRecords: 100, Marker: marker })),
+              this.clients.rds.send(
+                new DescribeDBClusterParametersCommand({
+                  DBClusterParameterGroupName: group,
+                  Source: 'user',
+                  MaxRecords: 100,
+                  Marker: marker,
+                }),
+              ),
             )
           : await call(`RDS DescribeDBParameters ${group}`, () =>
-              this.clients.rds.send(new DescribeDBParametersCommand({ DBParameterGroupName: group, Source: 'user', MaxRecords: 100, Marker: marker })),
+              this.clients.rds.send(
+                new DescribeDBParametersCommand({
+                  DBParameterGroupName: group,
+                  Source: 'user',
+                  MaxRecords: 100,
+                  Marker: marker,
+                }),
+              ),
             );
-      for (const p of page.Parameters ?? []) if (p.ParameterName !== undefined) values.set(p.ParameterName.toLowerCase(), p.ParameterValue ?? '');
+      for (const p of page.Parameters ?? [])
+        if (p.ParameterName !== undefined) values.set(p.ParameterName.toLowerCase(), p.ParameterValue ?? '');
       marker = page.Marker || undefined;
     } while (marker !== undefined);
     return values;
@@ -489,7 +632,11 @@ export class AuroraClusters {
    * writes. If you don't, then Aurora doesn't forward writes", Aurora User Guide, "Read consistency
    * for write forwarding"): the readers are checked like the writer.
    */
-  private async valuesNotInGroups(cell: CellPlan, cluster: DBCluster, instances: readonly DBInstance[]): Promise<string[]> {
+  private async valuesNotInGroups(
+    cell: CellPlan,
+    cluster: DBCluster,
+    instances: readonly DBInstance[],
+  ): Promise<string[]> {
     const clusterAsked = clusterParametersFor(cell);
     const instanceAsked = instanceParametersFor(cell);
     const asked = { ...clusterAsked, ...instanceAsked };
@@ -501,17 +648,25 @@ export class AuroraClusters {
       return cache.get(key)!;
     };
     const clusterGroup = cluster.DBClusterParameterGroup;
-    const clusterValues = clusterGroup !== undefined ? await valuesOf('cluster', clusterGroup) : new Map<string, string>();
+    const clusterValues =
+      clusterGroup !== undefined ? await valuesOf('cluster', clusterGroup) : new Map<string, string>();
     const problems: string[] = [];
     for (const inst of instances) {
       const own = inst.DBParameterGroups?.[0]?.DBParameterGroupName;
-      const ownValues = own !== undefined && !own.startsWith('default.') ? await valuesOf('instance', own) : new Map<string, string>();
+      const ownValues =
+        own !== undefined && !own.startsWith('default.') ? await valuesOf('instance', own) : new Map<string, string>();
       for (const [name, value] of Object.entries(asked)) {
         const key = name.toLowerCase();
         const held = ownValues.get(key) ?? clusterValues.get(key);
         if (held !== undefined && held.trim().toLowerCase() === value.trim().toLowerCase()) continue;
-        const where = name in instanceAsked ? `DB parameter group ${own ?? '(none)'}` : `cluster parameter group ${clusterGroup ?? '(none)'}`;
-        problems.push(`${name}: asked ${value}, instance ${inst.DBInstanceIdentifier ?? '?'} runs ${held === undefined ? 'the default' : held} (${where})`);
+        const where =
+          name in instanceAsked
+            ? `DB parameter group ${own ?? '(none)'}`
+            : `cluster parameter group ${clusterGroup ?? '(none)'}`;
+        problems.push(
+          `${name}: asked ${value}, instance ${inst.DBInstanceIdentifier ?? '?'} ` +
+            `runs ${held === undefined ? 'the default' : held} (${where})`,
+        );
       }
     }
     return problems;

@@ -90,7 +90,10 @@ export interface AwsBackendConfig {
    */
   readonly athenaWorkGroup?: string;
   readonly glueDatabase?: string;
-  /** The SNS topic regressions are notified to (the stack's, with the e-mail subscriptions of its context); absent: no notification. */
+  /**
+   * The SNS topic regressions are notified to (the stack's, with the
+   * e-mail subscriptions of its context); absent: no notification.
+   */
   readonly alertTopicArn?: string;
   /** The EventBridge bus regression events are put on; absent: "default", the account's default bus. */
   readonly eventBusName?: string;
@@ -228,10 +231,14 @@ export function awsConfigFromEnv(env: Readonly<Record<string, string | undefined
   }
   const settleRaw = opt(E.parameterGroupSettleS);
   const parameterGroupSettleS = settleRaw === undefined ? undefined : Number(settleRaw);
-  if (parameterGroupSettleS !== undefined && (!Number.isInteger(parameterGroupSettleS) || parameterGroupSettleS < 0 || parameterGroupSettleS > 3600)) {
+  if (
+    parameterGroupSettleS !== undefined &&
+    (!Number.isInteger(parameterGroupSettleS) || parameterGroupSettleS < 0 || parameterGroupSettleS > 3600)
+  ) {
     problems.push(`${E.parameterGroupSettleS} must be a whole number of seconds from 0 to 3600 (got "${settleRaw}")`);
   }
-  if (![1, 60, 300, 3600, 86400].includes(piPeriodS)) problems.push(`${E.piPeriodS} must be one of 1, 60, 300, 3600, 86400`);
+  if (![1, 60, 300, 3600, 86400].includes(piPeriodS))
+    problems.push(`${E.piPeriodS} must be one of 1, 60, 300, 3600, 86400`);
 
   let clientSourceUrls: Record<string, string> | undefined;
   const sourcesRaw = opt(E.clientSourceUrls);
@@ -241,16 +248,20 @@ export function awsConfigFromEnv(env: Readonly<Record<string, string | undefined
       const parsed = JSON.parse(sourcesRaw) as unknown;
       if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
       for (const [name, url] of Object.entries(parsed as Record<string, unknown>)) {
-        if (typeof url !== 'string' || !/^(https|s3):\/\/./.test(url)) throw new Error(`value for ${name} is not an https:// or s3:// URL`);
+        if (typeof url !== 'string' || !/^(https|s3):\/\/./.test(url))
+          throw new Error(`value for ${name} is not an https:// or s3:// URL`);
         clientSourceUrls[name] = url;
       }
     } catch (e) {
-      problems.push(`${E.clientSourceUrls} must be a JSON object {"<name>":"https://... or s3://..."}: ${(e as Error).message}`);
+      problems.push(
+        `${E.clientSourceUrls} must be a JSON object {"<name>":"https://... or s3://..."}: ${(e as Error).message}`,
+      );
     }
   }
 
   const runnerS3Uri = req(E.runnerS3Uri);
-  if (runnerS3Uri !== '' && !/^s3:\/\/[^/]+\/.*\/$/.test(runnerS3Uri)) problems.push(`${E.runnerS3Uri} must look like s3://bucket/prefix/ (ending in /)`);
+  if (runnerS3Uri !== '' && !/^s3:\/\/[^/]+\/.*\/$/.test(runnerS3Uri))
+    problems.push(`${E.runnerS3Uri} must look like s3://bucket/prefix/ (ending in /)`);
 
   const config: AwsBackendConfig = {
     region: req(E.region),
@@ -265,12 +276,18 @@ export function awsConfigFromEnv(env: Readonly<Record<string, string | undefined
     launchTemplateIds,
     launchTemplateVersion: opt(E.launchTemplateVersion) ?? AWS_CONFIG_DEFAULTS.launchTemplateVersion,
     ...(serverX86 || serverArm ? { serverLaunchTemplateIds } : {}),
-    ...optionalEntries({ serverSecurityGroupId: opt(E.serverSecurityGroupId), serverInstanceProfileArn: opt(E.serverInstanceProfileArn) }),
+    ...optionalEntries({
+      serverSecurityGroupId: opt(E.serverSecurityGroupId),
+      serverInstanceProfileArn: opt(E.serverInstanceProfileArn),
+    }),
     runnerS3Uri,
     tagKeyPrefix: opt(E.tagKeyPrefix) ?? AWS_CONFIG_DEFAULTS.tagKeyPrefix,
     ssmDocumentName: opt(E.ssmDocumentName) ?? AWS_CONFIG_DEFAULTS.ssmDocumentName,
     masterUsername: opt(E.masterUsername) ?? AWS_CONFIG_DEFAULTS.masterUsername,
-    performanceInsightsRetentionDays: num(E.performanceInsightsRetentionDays, AWS_CONFIG_DEFAULTS.performanceInsightsRetentionDays),
+    performanceInsightsRetentionDays: num(
+      E.performanceInsightsRetentionDays,
+      AWS_CONFIG_DEFAULTS.performanceInsightsRetentionDays,
+    ),
     piPeriodS: piPeriodS as AwsBackendConfig['piPeriodS'],
     ...(clientSourceUrls !== undefined ? { clientSourceUrls } : {}),
     metricsPublishDelayS,
@@ -283,8 +300,10 @@ export function awsConfigFromEnv(env: Readonly<Record<string, string | undefined
     }),
   };
   const topic = config.alertTopicArn;
-  if (topic !== undefined && !/^arn:aws[\w-]*:sns:[a-z0-9-]+:\d{12}:[\w-]+$/.test(topic)) problems.push(`${E.alertTopicArn} must be an SNS topic ARN (got "${topic}")`);
-  if (problems.length > 0) throw new AwsConfigError('AWS backend configuration is incomplete:\n  - ' + problems.join('\n  - '));
+  if (topic !== undefined && !/^arn:aws[\w-]*:sns:[a-z0-9-]+:\d{12}:[\w-]+$/.test(topic))
+    problems.push(`${E.alertTopicArn} must be an SNS topic ARN (got "${topic}")`);
+  if (problems.length > 0)
+    throw new AwsConfigError('AWS backend configuration is incomplete:\n  - ' + problems.join('\n  - '));
   return config;
 }
 
@@ -318,7 +337,9 @@ export function awsConfigToEnv(config: AwsBackendConfig): Record<string, string>
     [E.piPeriodS]: String(config.piPeriodS),
     ...(config.clientSourceUrls !== undefined ? { [E.clientSourceUrls]: JSON.stringify(config.clientSourceUrls) } : {}),
     [E.metricsPublishDelayS]: String(config.metricsPublishDelayS),
-    ...(config.parameterGroupSettleS !== undefined ? { [E.parameterGroupSettleS]: String(config.parameterGroupSettleS) } : {}),
+    ...(config.parameterGroupSettleS !== undefined
+      ? { [E.parameterGroupSettleS]: String(config.parameterGroupSettleS) }
+      : {}),
     ...optionalEntries({
       [E.athenaWorkGroup]: config.athenaWorkGroup,
       [E.glueDatabase]: config.glueDatabase,
@@ -330,5 +351,7 @@ export function awsConfigToEnv(config: AwsBackendConfig): Record<string, string>
 
 /** The entries whose value is set. */
 function optionalEntries<K extends string>(entries: Record<K, string | undefined>): Partial<Record<K, string>> {
-  return Object.fromEntries(Object.entries(entries).filter((e): e is [string, string] => e[1] !== undefined)) as Partial<Record<K, string>>;
+  return Object.fromEntries(
+    Object.entries(entries).filter((e): e is [string, string] => e[1] !== undefined),
+  ) as Partial<Record<K, string>>;
 }

@@ -8,7 +8,8 @@
  * documentation is generated from it):
  * - CreateDBInstance: Engine mysql | mariadb | postgres, EngineVersion, DBInstanceClass,
  *   AllocatedStorage ("General Purpose (SSD) storage (gp2, gp3): Must be an integer from 20 to
- *   65536" for RDS for MariaDB, MySQL and PostgreSQL; sized from the cell's data, core/aurora/engines.ts rdsAllocatedStorageGib), StorageType left out ("Default: io1, if the
+ *   65536" for RDS for MariaDB, MySQL and PostgreSQL; sized from the cell's data,
+ * core/aurora/engines.ts rdsAllocatedStorageGib), StorageType left out ("Default: io1, if the
  *   Iops parameter is specified. Otherwise, gp3"), MasterUsername ("required for RDS DB instances"),
  *   ManageMasterUserPassword (the secret is DBInstance.MasterUserSecret), DBName ("The name of the
  *   database to create when the DB instance is created. If this parameter isn't specified, no
@@ -33,15 +34,34 @@
  * steps: provisionCell creates the group and the source; checkCellReady creates each missing
  * replica once the source is available, then waits for all of them.
  */
-import { CreateDBInstanceCommand, CreateDBInstanceReadReplicaCommand, CreateDBParameterGroupCommand, ModifyDBParameterGroupCommand, type DBInstance } from '@aws-sdk/client-rds';
-import { UnsupportedOnBackendError, type CellResources, type Endpoint, type ReadyState, type RunContext } from '../../backend';
+import {
+  CreateDBInstanceCommand,
+  CreateDBInstanceReadReplicaCommand,
+  CreateDBParameterGroupCommand,
+  ModifyDBParameterGroupCommand,
+  type DBInstance,
+} from '@aws-sdk/client-rds';
+import {
+  UnsupportedOnBackendError,
+  type CellResources,
+  type Endpoint,
+  type ReadyState,
+  type RunContext,
+} from '../../backend';
 import { awsEngineVersion, ENGINES, parameterGroupFamily, rdsAllocatedStorageGib } from '../../aurora/engines';
 import type { CellPlan } from '../../plan/types';
 import { BENCHMARK_DATABASE } from '../../plan/sysbench-args';
 import { call, isAlreadyExists, rethrow } from './aws-errors';
 import { chunk } from './batches';
 import type { AwsClients } from './clients';
-import { cellEngineOf, clusterParametersFor, FAILED_INSTANCE_STATUSES, instanceParametersFor, MAX_PARAMETERS_PER_MODIFY, toParameters } from './cluster';
+import {
+  cellEngineOf,
+  clusterParametersFor,
+  FAILED_INSTANCE_STATUSES,
+  instanceParametersFor,
+  MAX_PARAMETERS_PER_MODIFY,
+  toParameters,
+} from './cluster';
 import type { AwsBackendConfig } from './config';
 import { cellNames, cellTagger, tagKeys, type Tag } from './names';
 import { cellAz } from './placement';
@@ -71,15 +91,30 @@ export class RdsInstances {
     this.cellTagList = cellTagger(options.config.tagKeyPrefix, options.now);
   }
 
-  private async ensureParameterGroup(name: string, family: string, description: string, tags: Tag[], params: Record<string, string>): Promise<void> {
+  private async ensureParameterGroup(
+    name: string,
+    family: string,
+    description: string,
+    tags: Tag[],
+    params: Record<string, string>,
+  ): Promise<void> {
     try {
-      await this.clients.rds.send(new CreateDBParameterGroupCommand({ DBParameterGroupName: name, DBParameterGroupFamily: family, Description: description, Tags: tags }));
+      await this.clients.rds.send(
+        new CreateDBParameterGroupCommand({
+          DBParameterGroupName: name,
+          DBParameterGroupFamily: family,
+          Description: description,
+          Tags: tags,
+        }),
+      );
     } catch (e) {
       // A retried ProvisionCell: the group was made by an earlier attempt; set its values again.
       if (!isAlreadyExists(e)) rethrow(e, `RDS CreateDBParameterGroup ${name}`);
     }
     for (const batch of chunk(toParameters(params), MAX_PARAMETERS_PER_MODIFY)) {
-      await call(`RDS ModifyDBParameterGroup ${name}`, () => this.clients.rds.send(new ModifyDBParameterGroupCommand({ DBParameterGroupName: name, Parameters: batch })));
+      await call(`RDS ModifyDBParameterGroup ${name}`, () =>
+        this.clients.rds.send(new ModifyDBParameterGroupCommand({ DBParameterGroupName: name, Parameters: batch })),
+      );
     }
   }
 
@@ -93,7 +128,13 @@ export class RdsInstances {
     const names = cellNames(run.runId, cell.cellId);
     const az = cellAz(this.config, run, cell);
     const description = `aurora-bench ${run.runId} ${cell.cellId}`.slice(0, 255);
-    await this.ensureParameterGroup(names.instanceParameterGroup, family, description, this.cellTagList(run, cell), dbInstanceParametersFor(cell));
+    await this.ensureParameterGroup(
+      names.instanceParameterGroup,
+      family,
+      description,
+      this.cellTagList(run, cell),
+      dbInstanceParametersFor(cell),
+    );
 
     let source = await describeInstance(this.clients, names.writerId);
     if (!source) {
@@ -157,7 +198,13 @@ export class RdsInstances {
     };
   }
 
-  private async ensureReplica(run: RunContext, cell: CellPlan, id: string, sourceId: string, az: string): Promise<void> {
+  private async ensureReplica(
+    run: RunContext,
+    cell: CellPlan,
+    id: string,
+    sourceId: string,
+    az: string,
+  ): Promise<void> {
     const pi = cell.variant.performanceInsights;
     try {
       await this.clients.rds.send(
@@ -188,17 +235,21 @@ export class RdsInstances {
     const readerIds = (resources.backendState['readerIds'] ?? '').split(',').filter((x) => x !== '');
     const az = resources.backendState['az'] ?? cellAz(this.config, run, cell);
     const source = await describeInstance(this.clients, writerId);
-    if (!source) throw new UnsupportedOnBackendError(`DB instance ${writerId} does not exist (deleted outside the workflow?)`);
+    if (!source)
+      throw new UnsupportedOnBackendError(`DB instance ${writerId} does not exist (deleted outside the workflow?)`);
     const pending: string[] = [];
     const status = (i: DBInstance): string => i.DBInstanceStatus ?? 'unknown';
-    if (FAILED_INSTANCE_STATUSES.has(status(source))) throw new UnsupportedOnBackendError(`DB instance ${writerId} is ${status(source)}`);
+    if (FAILED_INSTANCE_STATUSES.has(status(source)))
+      throw new UnsupportedOnBackendError(`DB instance ${writerId} is ${status(source)}`);
     const sourceReady = status(source) === 'available' && source.Endpoint?.Address !== undefined;
     if (!sourceReady) pending.push(`instance ${writerId} ${status(source)}`);
     // MasterUserSecret.SecretStatus: creating | active | rotating | impaired (rds service-2.json).
     const secret = source.MasterUserSecret;
     if (!secret?.SecretArn) pending.push('master user secret not created yet');
-    else if (secret.SecretStatus === 'impaired') throw new UnsupportedOnBackendError(`master user secret of ${writerId} is impaired`);
-    else if (secret.SecretStatus !== undefined && secret.SecretStatus !== 'active') pending.push(`master user secret ${secret.SecretStatus}`);
+    else if (secret.SecretStatus === 'impaired')
+      throw new UnsupportedOnBackendError(`master user secret of ${writerId} is impaired`);
+    else if (secret.SecretStatus !== undefined && secret.SecretStatus !== 'active')
+      pending.push(`master user secret ${secret.SecretStatus}`);
 
     const replicas: DBInstance[] = [];
     for (const id of readerIds) {
@@ -215,8 +266,10 @@ export class RdsInstances {
           continue;
         }
       }
-      if (FAILED_INSTANCE_STATUSES.has(status(replica))) throw new UnsupportedOnBackendError(`read replica ${id} is ${status(replica)}`);
-      if (status(replica) !== 'available' || !replica.Endpoint?.Address) pending.push(`replica ${id} ${status(replica)}`);
+      if (FAILED_INSTANCE_STATUSES.has(status(replica)))
+        throw new UnsupportedOnBackendError(`read replica ${id} is ${status(replica)}`);
+      if (status(replica) !== 'available' || !replica.Endpoint?.Address)
+        pending.push(`replica ${id} ${status(replica)}`);
       replicas.push(replica);
     }
     if (pending.length > 0) return { ready: false, resources, detail: pending.join('; ') };
@@ -246,7 +299,11 @@ export class RdsInstances {
     // the cell is not ready yet, and the readiness deadline names the instance and group if it stays so.
     const settling = applyStatus.filter((g) => g.status === 'applying' || g.status === 'pending-database-upgrade');
     if (settling.length > 0) {
-      return { ready: false, resources, detail: settling.map((g) => `instance ${g.instanceId}: parameter group ${g.group} ${g.status}`).join('; ') };
+      return {
+        ready: false,
+        resources,
+        detail: settling.map((g) => `instance ${g.instanceId}: parameter group ${g.group} ${g.status}`).join('; '),
+      };
     }
     const ready: CellResources = {
       ...resources,
@@ -260,6 +317,10 @@ export class RdsInstances {
         parameterApplyStatus: JSON.stringify(applyStatus),
       },
     };
-    return { ready: true, resources: ready, detail: `DB instance ${writerId} available with ${replicas.length} read replica(s)` };
+    return {
+      ready: true,
+      resources: ready,
+      detail: `DB instance ${writerId} available with ${replicas.length} read replica(s)`,
+    };
   }
 }

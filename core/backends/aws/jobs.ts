@@ -6,8 +6,21 @@
  * API fields used, as named in the botocore model ssm/2014-11-06 service-2.json.
  */
 import { createHash } from 'node:crypto';
-import { CancelCommandCommand, GetCommandInvocationCommand, ListCommandsCommand, SendCommandCommand, type GetCommandInvocationCommandOutput } from '@aws-sdk/client-ssm';
-import { UnsupportedOnBackendError, type CellResources, type JobHandle, type JobsState, type RunContext, type RunnerJob } from '../../backend';
+import {
+  CancelCommandCommand,
+  GetCommandInvocationCommand,
+  ListCommandsCommand,
+  SendCommandCommand,
+  type GetCommandInvocationCommandOutput,
+} from '@aws-sdk/client-ssm';
+import {
+  UnsupportedOnBackendError,
+  type CellResources,
+  type JobHandle,
+  type JobsState,
+  type RunContext,
+  type RunnerJob,
+} from '../../backend';
 import { lakeKeys } from '../../lake/rows';
 import { jobDeadlineS, prepareDeadlineS } from '../../plan/step-looks';
 import type { CellPlan, StepPlan } from '../../plan/types';
@@ -34,8 +47,16 @@ function stepOfJob(cell: CellPlan, jobId: string): StepPlan | undefined {
  * How long SSM lets the runner run: past the workflow's own deadline (it stops jobs first).
  * @internal exported for its tests (a test seam)
  */
-export function executionTimeoutS(cell: CellPlan, step: StepPlan | undefined, phase: 'prepare' | 'run', withPrepare = false): number {
-  const deadline = phase === 'prepare' || step === undefined ? prepareDeadlineS(cell.data) : jobDeadlineS(step, cell.data, 'run', withPrepare);
+export function executionTimeoutS(
+  cell: CellPlan,
+  step: StepPlan | undefined,
+  phase: 'prepare' | 'run',
+  withPrepare = false,
+): number {
+  const deadline =
+    phase === 'prepare' || step === undefined
+      ? prepareDeadlineS(cell.data)
+      : jobDeadlineS(step, cell.data, 'run', withPrepare);
   return Math.min(MAX_EXECUTION_TIMEOUT_S, deadline + 600);
 }
 
@@ -70,21 +91,36 @@ export class RunCommandJobs {
     this.now = options.now;
   }
 
-  private async findCommand(clientId: string, comment: string): Promise<{ commandId: string; requested?: Date } | undefined> {
+  private async findCommand(
+    clientId: string,
+    comment: string,
+  ): Promise<{ commandId: string; requested?: Date } | undefined> {
     let token: string | undefined;
     do {
       const out = await call(`SSM ListCommands ${clientId}`, () =>
-        this.clients.ssm.send(new ListCommandsCommand({ InstanceId: clientId, ...(token ? { NextToken: token } : {}) })),
+        this.clients.ssm.send(
+          new ListCommandsCommand({ InstanceId: clientId, ...(token ? { NextToken: token } : {}) }),
+        ),
       );
       const found = (out.Commands ?? []).find((c) => c.Comment === comment && c.CommandId);
-      if (found) return { commandId: found.CommandId!, ...(found.RequestedDateTime ? { requested: found.RequestedDateTime } : {}) };
+      if (found)
+        return {
+          commandId: found.CommandId!,
+          ...(found.RequestedDateTime ? { requested: found.RequestedDateTime } : {}),
+        };
       token = out.NextToken;
     } while (token);
     return undefined;
   }
 
-  async startJobs(run: RunContext, cell: CellPlan, resources: CellResources, jobs: readonly RunnerJob[]): Promise<JobHandle[]> {
-    if (!resources.credentials.secretRef) throw new UnsupportedOnBackendError(`cell ${cell.cellId} has no master user secret yet`);
+  async startJobs(
+    run: RunContext,
+    cell: CellPlan,
+    resources: CellResources,
+    jobs: readonly RunnerJob[],
+  ): Promise<JobHandle[]> {
+    if (!resources.credentials.secretRef)
+      throw new UnsupportedOnBackendError(`cell ${cell.cellId} has no master user secret yet`);
     const handles: JobHandle[] = [];
     for (const job of jobs) {
       const step = stepOfJob(cell, job.jobId);
@@ -102,7 +138,9 @@ export class RunCommandJobs {
         });
         continue;
       }
-      const scriptUri = job.workload.endsWith('.lua') ? this.lake.uri(lakeKeys.script(run.runId, job.workload)).replace(/[^/]+$/, '') : undefined;
+      const scriptUri = job.workload.endsWith('.lua')
+        ? this.lake.uri(lakeKeys.script(run.runId, job.workload)).replace(/[^/]+$/, '')
+        : undefined;
       const argv = runnerArgs(job, {
         user: resources.credentials.user,
         passwordSecret: resources.credentials.secretRef,
@@ -116,7 +154,19 @@ export class RunCommandJobs {
           new SendCommandCommand({
             DocumentName: this.config.ssmDocumentName,
             InstanceIds: [job.clientId],
-            Parameters: { commands, executionTimeout: [String(executionTimeoutS(cell, step, job.phase, job.prepareFirst !== undefined || (job.awaitPrepareOf ?? []).length > 0))] },
+            Parameters: {
+              commands,
+              executionTimeout: [
+                String(
+                  executionTimeoutS(
+                    cell,
+                    step,
+                    job.phase,
+                    job.prepareFirst !== undefined || (job.awaitPrepareOf ?? []).length > 0,
+                  ),
+                ),
+              ],
+            },
             TimeoutSeconds: DELIVERY_TIMEOUT_S,
             Comment: comment,
             OutputS3BucketName: this.config.bucket,
@@ -126,7 +176,14 @@ export class RunCommandJobs {
       );
       const commandId = out.Command?.CommandId;
       if (!commandId) throw new Error(`SSM SendCommand for ${job.jobId} returned no CommandId`);
-      handles.push({ jobId: job.jobId, clientId: job.clientId, phase: job.phase, outputPrefix: job.outputPrefix, ref: commandId, startedAt: this.now().toISOString() });
+      handles.push({
+        jobId: job.jobId,
+        clientId: job.clientId,
+        phase: job.phase,
+        outputPrefix: job.outputPrefix,
+        ref: commandId,
+        startedAt: this.now().toISOString(),
+      });
     }
     return handles;
   }
@@ -136,12 +193,18 @@ export class RunCommandJobs {
     for (const h of handles) {
       let inv: GetCommandInvocationCommandOutput | undefined;
       try {
-        inv = await this.clients.ssm.send(new GetCommandInvocationCommand({ CommandId: h.ref, InstanceId: h.clientId }));
+        inv = await this.clients.ssm.send(
+          new GetCommandInvocationCommand({ CommandId: h.ref, InstanceId: h.clientId }),
+        );
       } catch (e) {
         if (/InvocationDoesNotExist/.test(errorCode(e))) {
           // Right after SendCommand the invocation may not be visible yet.
           const ageS = (this.now().getTime() - Date.parse(h.startedAt)) / 1000;
-          jobs.push(ageS < 300 ? { jobId: h.jobId, state: 'running' } : { jobId: h.jobId, state: 'lost', detail: `SSM has no invocation of command ${h.ref} on ${h.clientId}` });
+          jobs.push(
+            ageS < 300
+              ? { jobId: h.jobId, state: 'running' }
+              : { jobId: h.jobId, state: 'lost', detail: `SSM has no invocation of command ${h.ref} on ${h.clientId}` },
+          );
           continue;
         }
         rethrow(e, `SSM GetCommandInvocation ${h.ref}`);
@@ -187,7 +250,11 @@ export function mapInvocation(
       // result.json); TimedOut / Cancelled: SSM stopped it. Either way its output cannot be trusted.
       const stderr = (inv.StandardErrorContent ?? '').trim().split('\n').slice(-3).join(' | ').slice(-300);
       const code = inv.ResponseCode !== undefined && inv.ResponseCode >= 0 ? ` (exit code ${inv.ResponseCode})` : '';
-      return { jobId: h.jobId, state: 'lost', detail: redact(`SSM ${inv.StatusDetails ?? inv.Status ?? 'unknown'}${code}${stderr ? `: ${stderr}` : ''}`) };
+      return {
+        jobId: h.jobId,
+        state: 'lost',
+        detail: redact(`SSM ${inv.StatusDetails ?? inv.Status ?? 'unknown'}${code}${stderr ? `: ${stderr}` : ''}`),
+      };
     }
   }
 }

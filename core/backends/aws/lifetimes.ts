@@ -41,7 +41,12 @@ function dbInstance(i: DBInstance): ObservedResource {
 }
 
 /** The cell's EC2 instances (clients, a self-managed cell's servers) by its run and cell tags, in any state. */
-async function cellEc2Instances(clients: Pick<AwsClients, 'ec2'>, tags: TagKeys, run: RunContext, cell: CellPlan): Promise<ObservedResource[]> {
+async function cellEc2Instances(
+  clients: Pick<AwsClients, 'ec2'>,
+  tags: TagKeys,
+  run: RunContext,
+  cell: CellPlan,
+): Promise<ObservedResource[]> {
   const found: ObservedResource[] = [];
   let token: string | undefined;
   do {
@@ -86,7 +91,10 @@ export async function observeCellResources(
   const topology = cell.variant.engine !== undefined ? ENGINES[cell.variant.engine.kind].topology : 'cluster';
   if (topology === 'ec2') return observed;
   if (topology === 'instance') {
-    for (const id of [names.writerId, ...Array.from({ length: cell.variant.readers }, (_, i) => names.readerId(i + 1))]) {
+    for (const id of [
+      names.writerId,
+      ...Array.from({ length: cell.variant.readers }, (_, i) => names.readerId(i + 1)),
+    ]) {
       const i = await describeInstance(clients, id);
       if (i !== undefined) observed.push(dbInstance(i));
     }

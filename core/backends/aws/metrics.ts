@@ -1,6 +1,6 @@
 /**
- * A step's server metrics: CloudWatch AWS/RDS per instance (AWS/EC2 for self-managed servers) (GetMetricData) and, when the variant has
- * Performance Insights, its DB load by wait event and OS CPU (GetResourceMetrics), with how many
+ * A step's server metrics: CloudWatch AWS/RDS per instance (AWS/EC2 for self-managed servers) (GetMetricData) and, when
+ * the variant has Performance Insights, its DB load by wait event and OS CPU (GetResourceMetrics), with how many
  * datapoints each window should have and how many arrived (late publication, MetricWindowCount).
  *
  * API fields used, as named in the botocore models monitoring/2010-08-01 and pi/2018-02-27
@@ -8,7 +8,14 @@
  */
 import { GetMetricDataCommand, type MetricDataQuery, type MetricDataResult } from '@aws-sdk/client-cloudwatch';
 import { GetResourceMetricsCommand } from '@aws-sdk/client-pi';
-import type { CellResources, Endpoint, MetricsWindow, MetricWindowCount, RunContext, ServerMetricsCollection } from '../../backend';
+import type {
+  CellResources,
+  Endpoint,
+  MetricsWindow,
+  MetricWindowCount,
+  RunContext,
+  ServerMetricsCollection,
+} from '../../backend';
 import { SERVER_METRICS, type ServerMetricName, type ServerMetricRow } from '../../lake/rows';
 import type { CellPlan } from '../../plan/types';
 import { call } from './aws-errors';
@@ -36,8 +43,15 @@ const BASE_METRICS: readonly ServerMetricName[] = [
  * variables for write forwarding"): Forwarding Writer* are measured on the writer, ForwardingReplica*
  * on each reader.
  */
-const WRITER_FORWARDING_METRICS: readonly ServerMetricName[] = ['ForwardingWriterOpenSessions', 'ForwardingWriterDMLThroughput'];
-const READER_FORWARDING_METRICS: readonly ServerMetricName[] = ['ForwardingReplicaSelectThroughput', 'ForwardingReplicaDMLThroughput', 'ForwardingReplicaOpenSessions'];
+const WRITER_FORWARDING_METRICS: readonly ServerMetricName[] = [
+  'ForwardingWriterOpenSessions',
+  'ForwardingWriterDMLThroughput',
+];
+const READER_FORWARDING_METRICS: readonly ServerMetricName[] = [
+  'ForwardingReplicaSelectThroughput',
+  'ForwardingReplicaDMLThroughput',
+  'ForwardingReplicaOpenSessions',
+];
 
 /**
  * Collected too, but not counted in the window's completeness: the base metrics are published on
@@ -47,7 +61,11 @@ const READER_FORWARDING_METRICS: readonly ServerMetricName[] = ['ForwardingRepli
  */
 const LATENCY_METRICS: readonly ServerMetricName[] = ['CommitLatency', 'DMLLatency', 'SelectLatency', 'FreeableMemory'];
 const WRITER_FORWARDING_LATENCY: readonly ServerMetricName[] = ['ForwardingWriterDMLLatency'];
-const READER_FORWARDING_LATENCY: readonly ServerMetricName[] = ['ForwardingReplicaDMLLatency', 'ForwardingReplicaReadWaitLatency', 'ForwardingReplicaSelectLatency'];
+const READER_FORWARDING_LATENCY: readonly ServerMetricName[] = [
+  'ForwardingReplicaDMLLatency',
+  'ForwardingReplicaReadWaitLatency',
+  'ForwardingReplicaSelectLatency',
+];
 
 /** Write forwarding's metrics per engine and role: counted in the window's completeness, and not. */
 interface ForwardingMetrics {
@@ -78,7 +96,11 @@ const AURORA_POSTGRESQL_FORWARDING: ForwardingMetrics = {
  * @internal exported for its tests (a test seam)
  */
 export function forwardingMetrics(engine: EngineKind): ForwardingMetrics | undefined {
-  return engine === 'aurora-mysql' ? AURORA_MYSQL_FORWARDING : engine === 'aurora-postgresql' ? AURORA_POSTGRESQL_FORWARDING : undefined;
+  return engine === 'aurora-mysql'
+    ? AURORA_MYSQL_FORWARDING
+    : engine === 'aurora-postgresql'
+      ? AURORA_POSTGRESQL_FORWARDING
+      : undefined;
 }
 
 /**
@@ -86,8 +108,15 @@ export function forwardingMetrics(engine: EngineKind): ForwardingMetrics | undef
  * metrics for Amazon Aurora", Aurora.AuroraMySQL.Monitoring.Metrics.md, column "Applies to"):
  * SelectThroughput and DMLThroughput (and DMLLatency, SelectLatency) are Aurora MySQL only.
  */
-const AURORA_POSTGRESQL_BASE: readonly ServerMetricName[] = BASE_METRICS.filter((m) => m !== 'SelectThroughput' && m !== 'DMLThroughput');
-const AURORA_POSTGRESQL_LATENCY: readonly ServerMetricName[] = ['CommitLatency', 'FreeableMemory', 'ReadIOPS', 'WriteIOPS'];
+const AURORA_POSTGRESQL_BASE: readonly ServerMetricName[] = BASE_METRICS.filter(
+  (m) => m !== 'SelectThroughput' && m !== 'DMLThroughput',
+);
+const AURORA_POSTGRESQL_LATENCY: readonly ServerMetricName[] = [
+  'CommitLatency',
+  'FreeableMemory',
+  'ReadIOPS',
+  'WriteIOPS',
+];
 /**
  * An RDS DB instance's metrics (CloudWatch User Guide, "Amazon RDS metrics and dimensions",
  * rds-metricscollected.md: CPUUtilization, DatabaseConnections, NetworkReceiveThroughput,
@@ -95,11 +124,19 @@ const AURORA_POSTGRESQL_LATENCY: readonly ServerMetricName[] = ['CommitLatency',
  * MySQL, MariaDB and PostgreSQL read replicas). The Aurora throughput counters (Commit/DML/Select
  * Throughput, BufferCacheHitRatio, Deadlocks) are Aurora's only.
  */
-const RDS_INSTANCE_BASE: readonly ServerMetricName[] = ['CPUUtilization', 'NetworkTransmitThroughput', 'NetworkReceiveThroughput', 'DatabaseConnections', 'ReadIOPS', 'WriteIOPS'];
+const RDS_INSTANCE_BASE: readonly ServerMetricName[] = [
+  'CPUUtilization',
+  'NetworkTransmitThroughput',
+  'NetworkReceiveThroughput',
+  'DatabaseConnections',
+  'ReadIOPS',
+  'WriteIOPS',
+];
 const RDS_INSTANCE_LATENCY: readonly ServerMetricName[] = ['FreeableMemory'];
 
 /**
- * The CloudWatch metrics an instance of the engine publishes: counted toward completeness, collected only, and the replica lag a reader has.
+ * The CloudWatch metrics an instance of the engine publishes: counted
+ * toward completeness, collected only, and the replica lag a reader has.
  * @internal exported for its tests (a test seam)
  */
 export function engineMetrics(kind: EngineKind): {
@@ -194,11 +231,22 @@ export class ServerMetrics {
     this.clients = options.clients;
   }
 
-  async collectServerMetrics(run: RunContext, cell: CellPlan, resources: CellResources, window: MetricsWindow): Promise<ServerMetricsCollection> {
+  async collectServerMetrics(
+    run: RunContext,
+    cell: CellPlan,
+    resources: CellResources,
+    window: MetricsWindow,
+  ): Promise<ServerMetricsCollection> {
     const endpoints = [...(resources.writer ? [resources.writer] : []), ...resources.readers];
     if (endpoints.length === 0) return { rows: [], windows: [] };
     const { start, end } = cloudWatchWindow(window.start, window.end);
-    const base = { run_id: run.runId, cell_id: cell.cellId, variant: cell.variant.name, step_id: window.stepId, dt: run.dt };
+    const base = {
+      run_id: run.runId,
+      cell_id: cell.cellId,
+      variant: cell.variant.name,
+      step_id: window.stepId,
+      dt: run.dt,
+    };
     const engine = cellEngineOf(run, cell);
     const metricsOf = engineMetrics(engine.kind);
     const wf = cell.variant.writeForwarding?.enabled === true ? forwardingMetrics(engine.kind) : undefined;
@@ -209,28 +257,53 @@ export class ServerMetrics {
       readonly counted: boolean;
       /** CloudWatch dimension: the instance's, or the cluster's for the cluster volume metrics. */
       readonly dimension?: 'DBClusterIdentifier';
-      /** A self-managed server's instance metric: its namespace (AWS/EC2 or the agent's CWAgent), name and statistic (a Sum is divided by the period). */
-      readonly ec2?: { readonly namespace: 'AWS/EC2' | 'CWAgent'; readonly name: string; readonly stat: 'Average' | 'Sum' };
+      /**
+       * A self-managed server's instance metric: its namespace (AWS/EC2 or the
+       * agent's CWAgent), name and statistic (a Sum is divided by the period).
+       */
+      readonly ec2?: {
+        readonly namespace: 'AWS/EC2' | 'CWAgent';
+        readonly name: string;
+        readonly stat: 'Average' | 'Sum';
+      };
     }
     const wantedSeries: Series[] = [];
     const onEc2 = ENGINES[engine.kind].topology === 'ec2';
     if (onEc2) {
       for (const ep of endpoints)
         for (const m of EC2_SERVER_METRICS)
-          wantedSeries.push({ instance: ep, metric: m.metric, counted: m.counted, ec2: { namespace: m.namespace, name: m.ec2Name, stat: m.stat } });
+          wantedSeries.push({
+            instance: ep,
+            metric: m.metric,
+            counted: m.counted,
+            ec2: { namespace: m.namespace, name: m.ec2Name, stat: m.stat },
+          });
     }
     for (const ep of onEc2 ? [] : endpoints) {
-      const metrics = [...metricsOf.base, ...(ep.role === 'reader' ? [metricsOf.replicaLag] : []), ...(wf ? (ep.role === 'writer' ? wf.writer : wf.reader) : [])];
+      const metrics = [
+        ...metricsOf.base,
+        ...(ep.role === 'reader' ? [metricsOf.replicaLag] : []),
+        ...(wf ? (ep.role === 'writer' ? wf.writer : wf.reader) : []),
+      ];
       for (const metric of metrics) wantedSeries.push({ instance: ep, metric, counted: true });
       const capacity = cell.variant.serverless !== undefined ? SERVERLESS_METRICS : [];
-      for (const metric of [...metricsOf.extra, ...capacity, ...(wf ? (ep.role === 'writer' ? wf.writerLatency : wf.readerLatency) : [])]) {
+      for (const metric of [
+        ...metricsOf.extra,
+        ...capacity,
+        ...(wf ? (ep.role === 'writer' ? wf.writerLatency : wf.readerLatency) : []),
+      ]) {
         wantedSeries.push({ instance: ep, metric, counted: false });
       }
     }
     // Aurora clusters (not RDS instances): the volume's I/O, 5-minute datapoints, not counted in completeness.
     if (ENGINES[engine.kind].topology === 'cluster' && resources.clusterId !== '') {
       for (const metric of CLUSTER_VOLUME_METRICS)
-        wantedSeries.push({ instance: { instanceId: resources.clusterId, role: 'cluster' }, metric, counted: false, dimension: 'DBClusterIdentifier' });
+        wantedSeries.push({
+          instance: { instanceId: resources.clusterId, role: 'cluster' },
+          metric,
+          counted: false,
+          dimension: 'DBClusterIdentifier',
+        });
     }
     const rows: ServerMetricRow[] = [];
     // GetMetricData's StartTime is inclusive and EndTime exclusive, both on whole minutes here: one
@@ -245,12 +318,20 @@ export class ServerMetrics {
         Id: s.id,
         MetricStat: s.ec2
           ? {
-              Metric: { Namespace: s.ec2.namespace, MetricName: s.ec2.name, Dimensions: [{ Name: 'InstanceId', Value: s.instance.instanceId }] },
+              Metric: {
+                Namespace: s.ec2.namespace,
+                MetricName: s.ec2.name,
+                Dimensions: [{ Name: 'InstanceId', Value: s.instance.instanceId }],
+              },
               Period: CLOUDWATCH_PERIOD_S,
               Stat: s.ec2.stat,
             }
           : {
-              Metric: { Namespace: 'AWS/RDS', MetricName: s.metric, Dimensions: [{ Name: s.dimension ?? 'DBInstanceIdentifier', Value: s.instance.instanceId }] },
+              Metric: {
+                Namespace: 'AWS/RDS',
+                MetricName: s.metric,
+                Dimensions: [{ Name: s.dimension ?? 'DBInstanceIdentifier', Value: s.instance.instanceId }],
+              },
               // A count per 5 minutes: the 5-minute Sum is the published value.
               Period: s.dimension === 'DBClusterIdentifier' ? CLUSTER_VOLUME_PERIOD_S : CLOUDWATCH_PERIOD_S,
               Stat: s.dimension === 'DBClusterIdentifier' ? 'Sum' : 'Average',
@@ -262,7 +343,13 @@ export class ServerMetrics {
       do {
         const out = await call('CloudWatch GetMetricData', () =>
           this.clients.cloudwatch.send(
-            new GetMetricDataCommand({ MetricDataQueries: queries, StartTime: start, EndTime: end, ScanBy: 'TimestampAscending', ...(token ? { NextToken: token } : {}) }),
+            new GetMetricDataCommand({
+              MetricDataQueries: queries,
+              StartTime: start,
+              EndTime: end,
+              ScanBy: 'TimestampAscending',
+              ...(token ? { NextToken: token } : {}),
+            }),
           ),
         );
         results.push(...(out.MetricDataResults ?? []));
@@ -309,7 +396,10 @@ export class ServerMetrics {
       rows.push(...pi.rows);
       windows.push(...pi.windows);
     }
-    rows.sort((a, b) => a.instance_id.localeCompare(b.instance_id) || a.metric.localeCompare(b.metric) || a.ts.localeCompare(b.ts));
+    rows.sort(
+      (a, b) =>
+        a.instance_id.localeCompare(b.instance_id) || a.metric.localeCompare(b.metric) || a.ts.localeCompare(b.ts),
+    );
     return { rows, windows };
   }
 
@@ -330,11 +420,23 @@ export class ServerMetrics {
     const rows: ServerMetricRow[] = [];
     const windows: MetricWindowCount[] = [];
     const expected = windowDatapoints(start, end, this.config.piPeriodS);
-    let dbiIds = new Map<string, string | undefined>(endpoints.map((ep) => [ep.instanceId, resources.backendState[`dbi:${ep.instanceId}`]]));
+    let dbiIds = new Map<string, string | undefined>(
+      endpoints.map((ep) => [ep.instanceId, resources.backendState[`dbi:${ep.instanceId}`]]),
+    );
     if ([...dbiIds.values()].some((v) => !v)) {
       const inCluster = await describeClusterInstances(this.clients, resources.clusterId);
-      const instances = inCluster.length > 0 ? inCluster : (await Promise.all(endpoints.map((ep) => describeInstance(this.clients, ep.instanceId)))).filter((i) => i !== undefined);
-      dbiIds = new Map(endpoints.map((ep) => [ep.instanceId, instances.find((i) => i.DBInstanceIdentifier === ep.instanceId)?.DbiResourceId]));
+      const instances =
+        inCluster.length > 0
+          ? inCluster
+          : (await Promise.all(endpoints.map((ep) => describeInstance(this.clients, ep.instanceId)))).filter(
+              (i) => i !== undefined,
+            );
+      dbiIds = new Map(
+        endpoints.map((ep) => [
+          ep.instanceId,
+          instances.find((i) => i.DBInstanceIdentifier === ep.instanceId)?.DbiResourceId,
+        ]),
+      );
     }
     for (const ep of endpoints) {
       const received = new Map<string, number>(PI_TOTAL_METRICS.map((m) => [m, 0]));
@@ -350,7 +452,10 @@ export class ServerMetrics {
                 StartTime: start,
                 EndTime: end,
                 PeriodInSeconds: this.config.piPeriodS,
-                MetricQueries: [{ Metric: 'db.load.avg', GroupBy: { Group: 'db.wait_event', Limit: PI_WAIT_EVENT_LIMIT } }, { Metric: 'os.cpuUtilization.total.avg' }],
+                MetricQueries: [
+                  { Metric: 'db.load.avg', GroupBy: { Group: 'db.wait_event', Limit: PI_WAIT_EVENT_LIMIT } },
+                  { Metric: 'os.cpuUtilization.total.avg' },
+                ],
                 ...(token ? { NextToken: token } : {}),
               }),
             ),
@@ -360,10 +465,23 @@ export class ServerMetrics {
             if (!metricName) continue;
             const waitEvent = m.Key?.Dimensions?.['db.wait_event.name'];
             const metric = waitEvent ? `${metricName}:${waitEvent}` : metricName;
-            const unit = metricName.startsWith('db.load') ? 'Sessions' : metricName.startsWith('os.cpuUtilization') ? 'Percent' : 'None';
+            const unit = metricName.startsWith('db.load')
+              ? 'Sessions'
+              : metricName.startsWith('os.cpuUtilization')
+                ? 'Percent'
+                : 'None';
             for (const p of m.DataPoints ?? []) {
               if (p.Timestamp === undefined || p.Value === undefined || !Number.isFinite(p.Value)) continue;
-              rows.push({ ...base, instance_id: ep.instanceId, role: ep.role, metric, ts: new Date(p.Timestamp).toISOString(), value: p.Value, unit, source: 'pi' });
+              rows.push({
+                ...base,
+                instance_id: ep.instanceId,
+                role: ep.role,
+                metric,
+                ts: new Date(p.Timestamp).toISOString(),
+                value: p.Value,
+                unit,
+                source: 'pi',
+              });
               if (received.has(metric)) received.set(metric, received.get(metric)! + 1);
             }
           }

@@ -133,9 +133,20 @@ export function expiresAt(now: Date, ttlHours: number): string {
   return new Date(now.getTime() + ttlHours * 3600_000).toISOString();
 }
 
-function cellTags(prefix: string, runId: string, cellId: string, expires: string, extra: Readonly<Record<string, string>> = {}): Tag[] {
+function cellTags(
+  prefix: string,
+  runId: string,
+  cellId: string,
+  expires: string,
+  extra: Readonly<Record<string, string>> = {},
+): Tag[] {
   const k = tagKeys(prefix);
-  return [{ Key: k.runId, Value: runId }, { Key: k.cellId, Value: cellId }, { Key: k.expiresAt, Value: expires }, ...Object.entries(extra).map(([Key, Value]) => ({ Key, Value }))];
+  return [
+    { Key: k.runId, Value: runId },
+    { Key: k.cellId, Value: cellId },
+    { Key: k.expiresAt, Value: expires },
+    ...Object.entries(extra).map(([Key, Value]) => ({ Key, Value })),
+  ];
 }
 
 /**
@@ -146,6 +157,11 @@ function cellTags(prefix: string, runId: string, cellId: string, expires: string
 export function cellTagger(
   tagKeyPrefix: string,
   now: () => Date,
-): (run: { readonly runId: string; readonly ttlHours: number }, cell: { readonly cellId: string }, extra?: Readonly<Record<string, string>>) => Tag[] {
-  return (run, cell, extra = {}) => cellTags(tagKeyPrefix, run.runId, cell.cellId, expiresAt(now(), run.ttlHours), extra);
+): (
+  run: { readonly runId: string; readonly ttlHours: number },
+  cell: { readonly cellId: string },
+  extra?: Readonly<Record<string, string>>,
+) => Tag[] {
+  return (run, cell, extra = {}) =>
+    cellTags(tagKeyPrefix, run.runId, cell.cellId, expiresAt(now(), run.ttlHours), extra);
 }

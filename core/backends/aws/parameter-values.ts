@@ -79,8 +79,10 @@ export function valueProblem(value: string, rule: RdsParameterRule): string | un
   const allowed = parseAllowedValues(rule.AllowedValues);
   const numericType = ['integer', 'long', 'float', 'double', 'boolean'].includes(type);
   if (numericType && isRdsExpression(value)) return undefined;
-  if ((type === 'integer' || type === 'long') && !/^-?\d+$/.test(value.trim())) return `"${value}" is not an integer (DataType ${type})`;
-  if ((type === 'float' || type === 'double') && !NUMBER.test(value.trim())) return `"${value}" is not a number (DataType ${type})`;
+  if ((type === 'integer' || type === 'long') && !/^-?\d+$/.test(value.trim()))
+    return `"${value}" is not an integer (DataType ${type})`;
+  if ((type === 'float' || type === 'double') && !NUMBER.test(value.trim()))
+    return `"${value}" is not a number (DataType ${type})`;
   if (allowed.literals.length === 0 && allowed.ranges.length === 0) return undefined;
 
   const fits = (item: string): boolean => {
@@ -93,7 +95,9 @@ export function valueProblem(value: string, rule: RdsParameterRule): string | un
       .split(',')
       .map((i) => i.trim())
       .filter((i) => i !== '' && !fits(i));
-    return bad.length === 0 ? undefined : `${bad.map((b) => `"${b}"`).join(', ')} not among the allowed values (${describeAllowed(allowed)})`;
+    return bad.length === 0
+      ? undefined
+      : `${bad.map((b) => `"${b}"`).join(', ')} not among the allowed values (${describeAllowed(allowed)})`;
   }
   return fits(value) ? undefined : `"${value}" is not allowed (allowed: ${describeAllowed(allowed)})`;
 }

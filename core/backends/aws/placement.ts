@@ -11,18 +11,28 @@ import type { AwsBackendConfig } from './config';
  * first configured AZ (sorted); undefined when none is configured. Whether a subnet exists there is
  * the caller's question (provisioning refuses, the preflight reports it).
  */
-export function variantAz(region: string, variant: Pick<ResolvedVariant, 'az'>, subnetIdsByAz: Readonly<Record<string, string>>): string | undefined {
+export function variantAz(
+  region: string,
+  variant: Pick<ResolvedVariant, 'az'>,
+  subnetIdsByAz: Readonly<Record<string, string>>,
+): string | undefined {
   if (variant.az !== undefined) return `${region}${variant.az}`;
   return Object.keys(subnetIdsByAz).sort()[0];
 }
 
-/** The AZ name a cell's cluster and clients go to: the variant's letter, or the first configured AZ; refused without a configured subnet there. */
+/**
+ * The AZ name a cell's cluster and clients go to: the variant's letter,
+ * or the first configured AZ; refused without a configured subnet there.
+ */
 export function cellAz(config: Pick<AwsBackendConfig, 'subnetIdsByAz'>, run: RunContext, cell: CellPlan): string {
   const configured = Object.keys(config.subnetIdsByAz).sort();
   const az = variantAz(run.region, cell.variant, config.subnetIdsByAz);
   if (az === undefined) throw new UnsupportedOnBackendError('no subnets are configured (subnetIdsByAz is empty)');
   if (!(az in config.subnetIdsByAz)) {
-    throw new UnsupportedOnBackendError(`variant "${cell.variant.name}": AZ ${az} has no configured subnet (configured: ${configured.join(', ') || 'none'})`);
+    throw new UnsupportedOnBackendError(
+      `variant "${cell.variant.name}": AZ ${az} has no configured subnet ` +
+        `(configured: ${configured.join(', ') || 'none'})`,
+    );
   }
   return az;
 }

@@ -21,7 +21,13 @@
  *   have their own quotas), vCPUs from CpuOptions (CoreCount x ThreadsPerCore) or the type's default.
  *   Usage is counted from the instances, not from the AWS/Usage CloudWatch metric.
  */
-import { DescribeInstancesCommand, DescribeInstanceTypeOfferingsCommand, DescribeInstanceTypesCommand, type _InstanceType, type Instance } from '@aws-sdk/client-ec2';
+import {
+  DescribeInstancesCommand,
+  DescribeInstanceTypeOfferingsCommand,
+  DescribeInstanceTypesCommand,
+  type _InstanceType,
+  type Instance,
+} from '@aws-sdk/client-ec2';
 import { GetAWSDefaultServiceQuotaCommand, GetServiceQuotaCommand } from '@aws-sdk/client-service-quotas';
 import type { Plan } from '../../plan/types';
 import { ENGINES } from '../../aurora/engines';
@@ -30,7 +36,15 @@ import { variantAz } from './placement';
 import { errorCode } from './aws-errors';
 import type { AwsClients } from './clients';
 import type { AwsBackendConfig, ClientArchitecture } from './config';
-import { ask, CheckResult, guarded, NotCheckable, specVariantIndex, unanswered, type PreflightCheck } from './preflight-common';
+import {
+  ask,
+  CheckResult,
+  guarded,
+  NotCheckable,
+  specVariantIndex,
+  unanswered,
+  type PreflightCheck,
+} from './preflight-common';
 
 const STANDARD_VCPU_QUOTA = {
   serviceCode: 'ec2',
@@ -79,7 +93,9 @@ export class InstanceTypeCatalog {
 
   private async describe(instanceType: string): Promise<InstanceTypeFacts | undefined> {
     try {
-      const out = await this.clients.ec2.send(new DescribeInstanceTypesCommand({ InstanceTypes: [instanceType as _InstanceType] }));
+      const out = await this.clients.ec2.send(
+        new DescribeInstanceTypesCommand({ InstanceTypes: [instanceType as _InstanceType] }),
+      );
       const info = out.InstanceTypes?.[0];
       if (!info) return undefined;
       const reported = info.ProcessorInfo?.SupportedArchitectures ?? [];
@@ -126,13 +142,18 @@ function typeOfferings(clients: AwsClients): (type: string, az: string) => Promi
   };
 }
 
-/** The EC2 type of a self-managed cell's servers (its instanceClass without "db."), or undefined for a managed engine. */
+/**
+ * The EC2 type of a self-managed cell's servers (its instanceClass without "db."), or undefined for a managed engine.
+ */
 function serverTypeOf(plan: Plan, variant: Plan['cells'][number]['variant']): string | undefined {
   const engine = variant.engine ?? plan.engine;
   return ENGINES[engine.kind].topology === 'ec2' ? variant.instanceClass.replace(/^db\./, '') : undefined;
 }
 
-/** A self-managed variant's server type exists, is x86_64 or arm64 with a server launch template, and is offered in its AZ. */
+/**
+ * A self-managed variant's server type exists, is x86_64 or
+ * arm64 with a server launch template, and is offered in its AZ.
+ */
 export async function checkServerInstances(input: ClientCheckInput): Promise<PreflightCheck> {
   const result = new CheckResult('server-instances', 'self-managed server instances');
   const { plan, spec, clients, config, types } = input;
@@ -148,24 +169,45 @@ export async function checkServerInstances(input: ClientCheckInput): Promise<Pre
       if (!facts) {
         result.refuse(
           path,
-          `EC2 instance type ${type} (the self-managed server of ${planned.instanceClass}) does not exist in ${plan.region}: choose another class (e.g. db.r6g.large)`,
+          `EC2 instance type ${type} (the self-managed server of ${planned.instanceClass}) does not exist ` +
+            `in ${plan.region}: choose another class (e.g. db.r6g.large)`,
         );
         continue;
       }
       if (!facts.architecture) {
-        result.refuse(path, `EC2 instance type ${type} is not x86_64 or arm64 (reported: ${facts.reported.join(', ') || 'nothing'}): choose another class`);
-        continue;
-      }
-      if (config && (!config.serverLaunchTemplateIds?.[facts.architecture] || !config.serverSecurityGroupId || !config.serverInstanceProfileArn)) {
         result.refuse(
           path,
-          `${type} is ${facts.architecture} but ${input.stackLabel} has no self-managed server launch template for ${facts.architecture} (or no server security group or instance profile): deploy the current stack with "${facts.architecture}" in aurora-bench.clients.architectures`,
+          `EC2 instance type ${type} is not x86_64 or arm64 ` +
+            `(reported: ${facts.reported.join(', ') || 'nothing'}): choose another class`,
+        );
+        continue;
+      }
+      if (
+        config &&
+        (!config.serverLaunchTemplateIds?.[facts.architecture] ||
+          !config.serverSecurityGroupId ||
+          !config.serverInstanceProfileArn)
+      ) {
+        result.refuse(
+          path,
+          `${type} is ${facts.architecture} but ${input.stackLabel} has no self-managed server launch template ` +
+            `for ${facts.architecture} (or no server security group or instance profile): deploy the current ` +
+            `stack with "${facts.architecture}" in aurora-bench.clients.architectures`,
         );
       }
-      const az = config ? variantAz(plan.region, planned, config.subnetIdsByAz) : planned.az !== undefined ? `${plan.region}${planned.az}` : undefined;
+      const az = config
+        ? variantAz(plan.region, planned, config.subnetIdsByAz)
+        : planned.az !== undefined
+          ? `${plan.region}${planned.az}`
+          : undefined;
       if (az !== undefined && !(await offeredIn(type, az)))
-        result.refuse(path, `EC2 does not offer ${type} in ${az} (DescribeInstanceTypeOfferings): choose another class, or another AZ`);
-      described.push(`${1 + planned.readers} x ${type} (${facts.architecture}, ${facts.vcpus} vCPUs)${az ? ` in ${az}` : ''}`);
+        result.refuse(
+          path,
+          `EC2 does not offer ${type} in ${az} (DescribeInstanceTypeOfferings): choose another class, or another AZ`,
+        );
+      described.push(
+        `${1 + planned.readers} x ${type} (${facts.architecture}, ${facts.vcpus} vCPUs)${az ? ` in ${az}` : ''}`,
+      );
     }
     return described.length === 0 ? 'no self-managed variant' : [...new Set(described)].join('; ');
   });
@@ -185,38 +227,65 @@ export async function checkClientInstances(input: ClientCheckInput): Promise<Pre
       const type = planned.clients.instanceType;
       const facts = await types.get(type);
       if (!facts) {
-        result.refuse(path, `EC2 instance type ${type} does not exist in ${plan.region}: choose another client type (e.g. c6i.large)`);
+        result.refuse(
+          path,
+          `EC2 instance type ${type} does not exist in ${plan.region}: choose another client type (e.g. c6i.large)`,
+        );
         continue;
       }
       if (!facts.architecture) {
-        result.refuse(path, `EC2 instance type ${type} is not x86_64 or arm64 (reported: ${facts.reported.join(', ') || 'nothing'}): choose another client type`);
+        result.refuse(
+          path,
+          `EC2 instance type ${type} is not x86_64 or arm64 ` +
+            `(reported: ${facts.reported.join(', ') || 'nothing'}): choose another client type`,
+        );
         continue;
       }
       if (config && !config.launchTemplateIds[facts.architecture]) {
         result.refuse(
           path,
-          `${type} is ${facts.architecture} but ${input.stackLabel} has no launch template for ${facts.architecture} clients: add "${facts.architecture}" to aurora-bench.clients.architectures in cdk.json and redeploy, or choose a client type of another architecture`,
+          `${type} is ${facts.architecture} but ${input.stackLabel} has no launch template ` +
+            `for ${facts.architecture} clients: add "${facts.architecture}" to ` +
+            `aurora-bench.clients.architectures in cdk.json and redeploy, or choose a client type of another ` +
+            `architecture`,
         );
       }
-      const az = config ? variantAz(plan.region, planned, config.subnetIdsByAz) : planned.az !== undefined ? `${plan.region}${planned.az}` : undefined;
+      const az = config
+        ? variantAz(plan.region, planned, config.subnetIdsByAz)
+        : planned.az !== undefined
+          ? `${plan.region}${planned.az}`
+          : undefined;
       if (az !== undefined && !(await offeredIn(type, az))) {
-        result.refuse(path, `EC2 does not offer ${type} in ${az} (DescribeInstanceTypeOfferings): choose another client type, or another AZ with variants[${vi}].az`);
+        result.refuse(
+          path,
+          `EC2 does not offer ${type} in ${az} (DescribeInstanceTypeOfferings): choose another client type, or ` +
+            `another AZ with variants[${vi}].az`,
+        );
       }
-      described.push(`${planned.clients.count} x ${type} (${facts.architecture}, ${facts.vcpus} vCPUs)${az ? ` in ${az}` : ''}`);
+      described.push(
+        `${planned.clients.count} x ${type} (${facts.architecture}, ${facts.vcpus} vCPUs)${az ? ` in ${az}` : ''}`,
+      );
     }
     return [...new Set(described)].join('; ');
   });
 }
 
 /** vCPUs of the running On-Demand instances on the Standard quota. */
-async function runningStandardVcpus(clients: AwsClients, types: InstanceTypeCatalog): Promise<{ vcpus: number; instances: number }> {
+async function runningStandardVcpus(
+  clients: AwsClients,
+  types: InstanceTypeCatalog,
+): Promise<{ vcpus: number; instances: number }> {
   let vcpus = 0;
   let instances = 0;
   let token: string | undefined;
   do {
     const out = await ask('ec2:DescribeInstances', () =>
       clients.ec2.send(
-        new DescribeInstancesCommand({ Filters: [{ Name: 'instance-state-name', Values: ['pending', 'running'] }], MaxResults: 1000, ...(token ? { NextToken: token } : {}) }),
+        new DescribeInstancesCommand({
+          Filters: [{ Name: 'instance-state-name', Values: ['pending', 'running'] }],
+          MaxResults: 1000,
+          ...(token ? { NextToken: token } : {}),
+        }),
       ),
     );
     const all: Instance[] = (out.Reservations ?? []).flatMap((r) => r.Instances ?? []);
@@ -224,7 +293,10 @@ async function runningStandardVcpus(clients: AwsClients, types: InstanceTypeCata
       if (i.InstanceLifecycle === 'spot' || !i.InstanceType || vcpuQuotaGroup(i.InstanceType) !== 'Standard') continue;
       const cores = i.CpuOptions?.CoreCount;
       const threads = i.CpuOptions?.ThreadsPerCore;
-      vcpus += cores !== undefined && threads !== undefined ? cores * threads : ((await types.get(i.InstanceType))?.vcpus ?? 0);
+      vcpus +=
+        cores !== undefined && threads !== undefined
+          ? cores * threads
+          : ((await types.get(i.InstanceType))?.vcpus ?? 0);
       instances++;
     }
     token = out.NextToken || undefined;
@@ -240,8 +312,11 @@ async function standardQuota(clients: AwsClients): Promise<number> {
   } catch (e) {
     if (errorCode(e) !== 'NoSuchResourceException') unanswered('servicequotas:GetServiceQuota', e);
   }
-  const fallback = await ask('servicequotas:GetAWSDefaultServiceQuota', () => clients.serviceQuotas.send(new GetAWSDefaultServiceQuotaCommand(q)));
-  if (fallback.Quota?.Value === undefined) throw new NotCheckable(`Service Quotas returned no value for ${STANDARD_VCPU_QUOTA.quotaCode}`);
+  const fallback = await ask('servicequotas:GetAWSDefaultServiceQuota', () =>
+    clients.serviceQuotas.send(new GetAWSDefaultServiceQuotaCommand(q)),
+  );
+  if (fallback.Quota?.Value === undefined)
+    throw new NotCheckable(`Service Quotas returned no value for ${STANDARD_VCPU_QUOTA.quotaCode}`);
   return fallback.Quota.Value;
 }
 
@@ -250,13 +325,22 @@ async function standardQuota(clients: AwsClients): Promise<number> {
  * Distributed Map runs any maxConcurrency of them together), so the largest that many, summed. An
  * item is a cell, or with order "duet" one round's cells, whose clients all run together.
  */
-function peakClientVcpus(plan: Plan, vcpusOf: (instanceType: string) => number | undefined): { vcpus: number; cells: number } {
+function peakClientVcpus(
+  plan: Plan,
+  vcpusOf: (instanceType: string) => number | undefined,
+): { vcpus: number; cells: number } {
   const perItem = new Map<string, { vcpus: number; cells: number }>();
   for (const c of plan.cells) {
     const serverType = serverTypeOf(plan, c.variant);
-    const clientVcpus = vcpuQuotaGroup(c.variant.clients.instanceType) === 'Standard' ? c.variant.clients.count * (vcpusOf(c.variant.clients.instanceType) ?? 0) : 0;
+    const clientVcpus =
+      vcpuQuotaGroup(c.variant.clients.instanceType) === 'Standard'
+        ? c.variant.clients.count * (vcpusOf(c.variant.clients.instanceType) ?? 0)
+        : 0;
     // A self-managed cell's writer and replicas are On-Demand instances too.
-    const serverVcpus = serverType !== undefined && vcpuQuotaGroup(serverType) === 'Standard' ? (1 + c.variant.readers) * (vcpusOf(serverType) ?? 0) : 0;
+    const serverVcpus =
+      serverType !== undefined && vcpuQuotaGroup(serverType) === 'Standard'
+        ? (1 + c.variant.readers) * (vcpusOf(serverType) ?? 0)
+        : 0;
     if (clientVcpus + serverVcpus === 0) continue;
     const item = perItem.get(c.duet ?? c.cellId) ?? { vcpus: 0, cells: 0 };
     perItem.set(c.duet ?? c.cellId, { vcpus: item.vcpus + clientVcpus + serverVcpus, cells: item.cells + 1 });
@@ -275,15 +359,20 @@ export async function checkVcpuQuota(input: ClientCheckInput): Promise<Preflight
       const type = c.variant.clients.instanceType;
       if (!facts.has(type)) facts.set(type, (await types.get(type))?.vcpus);
       const serverType = serverTypeOf(plan, c.variant);
-      if (serverType !== undefined && !facts.has(serverType)) facts.set(serverType, (await types.get(serverType))?.vcpus);
+      if (serverType !== undefined && !facts.has(serverType))
+        facts.set(serverType, (await types.get(serverType))?.vcpus);
     }
     for (const [type] of facts) {
       const group = vcpuQuotaGroup(type);
       if (group !== 'Standard' && plan.cells.some((c) => c.variant.clients.instanceType === type)) {
-        const vi = specVariantIndex(spec, plan.cells.find((c) => c.variant.clients.instanceType === type)!.variant.name);
+        const vi = specVariantIndex(
+          spec,
+          plan.cells.find((c) => c.variant.clients.instanceType === type)!.variant.name,
+        );
         result.warn(
           `variants[${vi}].clients.instanceType`,
-          `${type} draws on the "${group}" On-Demand vCPU quota, which the preflight does not check (only ${STANDARD_VCPU_QUOTA.quotaCode}): look it up in Service Quotas, Amazon EC2`,
+          `${type} draws on the "${group}" On-Demand vCPU quota, which the preflight does not check ` +
+            `(only ${STANDARD_VCPU_QUOTA.quotaCode}): look it up in Service Quotas, Amazon EC2`,
         );
       }
     }
@@ -291,12 +380,20 @@ export async function checkVcpuQuota(input: ClientCheckInput): Promise<Preflight
     if (peak.vcpus === 0) return 'no clients on the Standard quota';
     const [quota, running] = await Promise.all([standardQuota(clients), runningStandardVcpus(clients, types)]);
     const free = quota - running.vcpus;
-    const need = `${peak.vcpus} vCPUs of clients${plan.cells.some((c) => serverTypeOf(plan, c.variant) !== undefined) ? ' and self-managed servers' : ''} at once (the largest ${peak.cells} cell${peak.cells === 1 ? '' : 's'}, maxConcurrency ${plan.maxConcurrency})`;
+    const need =
+      `${peak.vcpus} vCPUs of ` +
+      `clients` +
+      (plan.cells.some((c) => serverTypeOf(plan, c.variant) !== undefined) ? ' and self-managed servers' : '') +
+      ` ` +
+      `at once (the largest ${peak.cells} cell${peak.cells === 1 ? '' : 's'}, ` +
+      `maxConcurrency ${plan.maxConcurrency})`;
     if (peak.vcpus > free) {
       result.refuse(
         quotaPath,
-        `the run needs ${need}, ${running.vcpus} vCPUs already run on ${running.instances} On-Demand Standard instance${running.instances === 1 ? '' : 's'}, and the quota is ${quota}: ` +
-          `request an increase to at least ${running.vcpus + peak.vcpus} (Service Quotas console, Amazon EC2, "${STANDARD_VCPU_QUOTA.name}"), stop other instances, or lower maxConcurrency or clients.count`,
+        `the run needs ${need}, ${running.vcpus} vCPUs already run on ${running.instances} On-Demand Standard ` +
+          `instance${running.instances === 1 ? '' : 's'}, and the quota is ${quota}: ` +
+          `request an increase to at least ${running.vcpus + peak.vcpus} (Service Quotas console, Amazon EC2, ` +
+          `"${STANDARD_VCPU_QUOTA.name}"), stop other instances, or lower maxConcurrency or clients.count`,
       );
     }
     return `${need}; ${running.vcpus} already running (counted from DescribeInstances); quota ${quota}`;

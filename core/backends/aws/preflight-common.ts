@@ -10,7 +10,16 @@ import { errorCode, rethrow } from './aws-errors';
 type CheckVerdict = 'ok' | 'warn' | 'refuse';
 
 export type PreflightCheckId =
-  'stack' | 'engine-version' | 'instance-classes' | 'parameters' | 'service-linked-role' | 'client-instances' | 'server-instances' | 'vcpu-quota' | 'network' | 'budget';
+  | 'stack'
+  | 'engine-version'
+  | 'instance-classes'
+  | 'parameters'
+  | 'service-linked-role'
+  | 'client-instances'
+  | 'server-instances'
+  | 'vcpu-quota'
+  | 'network'
+  | 'budget';
 
 export interface PreflightCheck {
   readonly id: PreflightCheckId;
@@ -54,7 +63,11 @@ export class CheckResult {
 
   done(summary?: string): PreflightCheck {
     if (summary !== undefined) this.summary = summary;
-    const verdict: CheckVerdict = this.notes.some((n) => n.level === 'refused') ? 'refuse' : this.notes.some((n) => n.level === 'warning') ? 'warn' : 'ok';
+    const verdict: CheckVerdict = this.notes.some((n) => n.level === 'refused')
+      ? 'refuse'
+      : this.notes.some((n) => n.level === 'warning')
+        ? 'warn'
+        : 'ok';
     return { id: this.id, title: this.title, verdict, summary: this.summary, notes: [...this.notes] };
   }
 }
@@ -98,15 +111,25 @@ export async function ask<T>(action: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
-/** What `ask` does with an error: for a call whose error the check looked at first (a not-found it handles) and passes on. */
+/**
+ * What `ask` does with an error: for a call whose error the
+ * check looked at first (a not-found it handles) and passes on.
+ */
 export function unanswered(action: string, e: unknown): never {
   if (isUnimplemented(e)) throw new NotCheckable(`${action} is not implemented by this endpoint`, { cause: e });
-  if (isAccessDenied(e)) throw new NotCheckable(`${action} was denied (${errorCode(e)}): allow it to the caller to have this checked`, { cause: e });
+  if (isAccessDenied(e))
+    throw new NotCheckable(`${action} was denied (${errorCode(e)}): allow it to the caller to have this checked`, {
+      cause: e,
+    });
   return rethrow(e, action);
 }
 
 /** Runs a check; a NotCheckable anywhere in it turns it into a warning with the reason. */
-export async function guarded(result: CheckResult, where: string, body: () => Promise<string>): Promise<PreflightCheck> {
+export async function guarded(
+  result: CheckResult,
+  where: string,
+  body: () => Promise<string>,
+): Promise<PreflightCheck> {
   try {
     return result.done(await body());
   } catch (e) {

@@ -41,7 +41,15 @@ import { variantAz } from './placement';
 import { errorCode, isNotFound } from './aws-errors';
 import type { AwsClients } from './clients';
 import type { AwsBackendConfig } from './config';
-import { ask, CheckResult, guarded, isAccessDenied, specVariantIndex, unanswered, type PreflightCheck } from './preflight-common';
+import {
+  ask,
+  CheckResult,
+  guarded,
+  isAccessDenied,
+  specVariantIndex,
+  unanswered,
+  type PreflightCheck,
+} from './preflight-common';
 
 export interface NetworkCheckInput {
   readonly plan: Plan;
@@ -52,7 +60,8 @@ export interface NetworkCheckInput {
 }
 
 /** How a subnet's instances (without a public IP) reach the internet. */
-type InternetPath = { kind: 'nat' } | { kind: 'igw' } | { kind: 'none'; why: string } | { kind: 'unknown'; why: string };
+type InternetPath =
+  { kind: 'nat' } | { kind: 'igw' } | { kind: 'none'; why: string } | { kind: 'unknown'; why: string };
 
 interface SubnetReach {
   readonly subnet: Subnet;
@@ -84,7 +93,9 @@ function describeTarget(r: Route): string {
 
 async function routeTableOf(clients: AwsClients, subnet: Subnet): Promise<RouteTable | undefined> {
   const explicit = await ask('ec2:DescribeRouteTables', () =>
-    clients.ec2.send(new DescribeRouteTablesCommand({ Filters: [{ Name: 'association.subnet-id', Values: [subnet.SubnetId!] }] })),
+    clients.ec2.send(
+      new DescribeRouteTablesCommand({ Filters: [{ Name: 'association.subnet-id', Values: [subnet.SubnetId!] }] }),
+    ),
   );
   if (explicit.RouteTables?.[0]) return explicit.RouteTables[0];
   const main = await ask('ec2:DescribeRouteTables', () =>
@@ -101,7 +112,9 @@ async function routeTableOf(clients: AwsClients, subnet: Subnet): Promise<RouteT
 }
 
 async function natAvailable(clients: AwsClients, natGatewayId: string): Promise<boolean> {
-  const out = await ask('ec2:DescribeNatGateways', () => clients.ec2.send(new DescribeNatGatewaysCommand({ NatGatewayIds: [natGatewayId] })));
+  const out = await ask('ec2:DescribeNatGateways', () =>
+    clients.ec2.send(new DescribeNatGatewaysCommand({ NatGatewayIds: [natGatewayId] })),
+  );
   return out.NatGateways?.[0]?.State === 'available';
 }
 
@@ -109,20 +122,40 @@ async function reachOf(clients: AwsClients, subnet: Subnet, s3PrefixListId: stri
   const table = await routeTableOf(clients, subnet);
   const routes = table?.Routes ?? [];
   const active = routes.filter((r) => r.State !== 'blackhole');
-  const s3Gateway = s3PrefixListId !== undefined && active.some((r) => r.DestinationPrefixListId === s3PrefixListId && (r.GatewayId ?? '').startsWith('vpce-'));
+  const s3Gateway =
+    s3PrefixListId !== undefined &&
+    active.some((r) => r.DestinationPrefixListId === s3PrefixListId && (r.GatewayId ?? '').startsWith('vpce-'));
   const defaults = routes.filter((r) => r.DestinationCidrBlock === '0.0.0.0/0');
   let internet: InternetPath;
   const def = defaults[0];
-  if (!def) internet = { kind: 'none', why: `its route table ${table?.RouteTableId ?? '(none)'} has no default route (0.0.0.0/0)` };
-  else if (def.State === 'blackhole') internet = { kind: 'none', why: `its default route to ${describeTarget(def)} is a blackhole (the target was deleted)` };
+  if (!def)
+    internet = {
+      kind: 'none',
+      why: `its route table ${table?.RouteTableId ?? '(none)'} has no default route (0.0.0.0/0)`,
+    };
+  else if (def.State === 'blackhole')
+    internet = {
+      kind: 'none',
+      why: `its default route to ${describeTarget(def)} is a blackhole (the target was deleted)`,
+    };
   else if (def.NatGatewayId) {
-    internet = (await natAvailable(clients, def.NatGatewayId)) ? { kind: 'nat' } : { kind: 'none', why: `its NAT gateway ${def.NatGatewayId} is not available` };
+    internet = (await natAvailable(clients, def.NatGatewayId))
+      ? { kind: 'nat' }
+      : { kind: 'none', why: `its NAT gateway ${def.NatGatewayId} is not available` };
   } else if ((def.GatewayId ?? '').startsWith('igw-')) {
     internet = subnet.MapPublicIpOnLaunch
       ? { kind: 'igw' }
-      : { kind: 'none', why: `its default route goes to the internet gateway ${def.GatewayId}, but instances there get no public IP (MapPublicIpOnLaunch false)` };
+      : {
+          kind: 'none',
+          why:
+            `its default route goes to the internet gateway ${def.GatewayId}, but instances there get no ` +
+            `public IP (MapPublicIpOnLaunch false)`,
+        };
   } else {
-    internet = { kind: 'unknown', why: `its default route goes to ${describeTarget(def)}, which may or may not reach the internet` };
+    internet = {
+      kind: 'unknown',
+      why: `its default route goes to ${describeTarget(def)}, which may or may not reach the internet`,
+    };
   }
   return { subnet, internet, s3Gateway };
 }
@@ -151,9 +184,18 @@ export async function checkNetwork(input: NetworkCheckInput): Promise<PreflightC
       } catch (e) {
         if (!isNotFound(e) && !/InvalidSubnet/.test(errorCode(e))) unanswered('ec2:DescribeSubnets', e);
       }
-      if (!found) result.refuse(where, `subnet ${subnetId} does not exist: redeploy the stack (npx cdk deploy) or fix aurora-bench.network.existingVpc`);
+      if (!found)
+        result.refuse(
+          where,
+          `subnet ${subnetId} does not exist: redeploy the stack (npx cdk deploy) or fix ` +
+            `aurora-bench.network.existingVpc`,
+        );
       else if (found.AvailabilityZone !== az)
-        result.refuse(where, `subnet ${subnetId} is in ${found.AvailabilityZone ?? 'no AZ'}, not ${az}: fix aurora-bench.network.existingVpc and redeploy`);
+        result.refuse(
+          where,
+          `subnet ${subnetId} is in ${found.AvailabilityZone ?? 'no AZ'}, not ${az}: fix ` +
+            `aurora-bench.network.existingVpc and redeploy`,
+        );
       else subnets.set(az, found);
     }
 
@@ -167,7 +209,8 @@ export async function checkNetwork(input: NetworkCheckInput): Promise<PreflightC
       if (az === undefined || !(az in config.subnetIdsByAz)) {
         result.refuse(
           `variants[${vi}].az`,
-          `AZ ${az ?? '(none)'} has no subnet of ${stackLabel} (configured: ${Object.keys(config.subnetIdsByAz).sort().join(', ') || 'none'}): use one of those AZs`,
+          `AZ ${az ?? '(none)'} has no subnet of ${stackLabel} ` +
+            `(configured: ${Object.keys(config.subnetIdsByAz).sort().join(', ') || 'none'}): use one of those AZs`,
         );
         continue;
       }
@@ -177,20 +220,32 @@ export async function checkNetwork(input: NetworkCheckInput): Promise<PreflightC
     if (used.size === 0) return 'no usable client subnet';
 
     const prefixLists = await ask('ec2:DescribePrefixLists', () =>
-      clients.ec2.send(new DescribePrefixListsCommand({ Filters: [{ Name: 'prefix-list-name', Values: [`com.amazonaws.${region}.s3`] }] })),
+      clients.ec2.send(
+        new DescribePrefixListsCommand({
+          Filters: [{ Name: 'prefix-list-name', Values: [`com.amazonaws.${region}.s3`] }],
+        }),
+      ),
     );
     const s3PrefixListId = prefixLists.PrefixLists?.[0]?.PrefixListId;
     const vpcIds = [...new Set([...used.values()].map((s) => s.VpcId!))];
-    const endpoints = await ask('ec2:DescribeVpcEndpoints', () => clients.ec2.send(new DescribeVpcEndpointsCommand({ Filters: [{ Name: 'vpc-id', Values: vpcIds }] })));
+    const endpoints = await ask('ec2:DescribeVpcEndpoints', () =>
+      clients.ec2.send(new DescribeVpcEndpointsCommand({ Filters: [{ Name: 'vpc-id', Values: vpcIds }] })),
+    );
     const interfaceServices = new Set(
-      (endpoints.VpcEndpoints ?? []).filter((e) => e.VpcEndpointType === 'Interface' && e.State?.toLowerCase() === 'available').map((e) => `${e.VpcId}|${e.ServiceName}`),
+      (endpoints.VpcEndpoints ?? [])
+        .filter((e) => e.VpcEndpointType === 'Interface' && e.State?.toLowerCase() === 'available')
+        .map((e) => `${e.VpcId}|${e.ServiceName}`),
     );
     // The SSM agent's three services, and Secrets Manager for the runner's master password (client/runner.js).
     const privateServices = ['ssm', 'ssmmessages', 'ec2messages', 'secretsmanager'].map((s) => `com.amazonaws.${region}.${s}`);
 
     const sources = config.clientSourceUrls;
     if (sources === undefined) {
-      result.warn(stackLabel, 'the stack does not say where clients download sysbench from (deployed by an older aurora-bench): redeploy it (npx cdk deploy) to have that checked');
+      result.warn(
+        stackLabel,
+        'the stack does not say where clients download sysbench from (deployed by an older aurora-bench): ' +
+          'redeploy it (npx cdk deploy) to have that checked',
+      );
     }
     // An s3:// source exists (once per URL, not per subnet).
     for (const [name, url] of Object.entries(sources ?? {})) {
@@ -202,10 +257,14 @@ export async function checkNetwork(input: NetworkCheckInput): Promise<PreflightC
         if (isNotFound(e) || (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) {
           result.refuse(
             `${stackLabel}: ${sourceSetting(name)}`,
-            `${url} does not exist: upload the file there (aws s3 cp FILE ${url}) or point ${sourceSetting(name)} at it and redeploy`,
+            `${url} does not exist: upload the file there (aws s3 cp FILE ${url}) or ` +
+              `point ${sourceSetting(name)} at it and redeploy`,
           );
         } else if (isAccessDenied(e)) {
-          result.warn(`${stackLabel}: ${sourceSetting(name)}`, `could not check that ${url} exists: s3:GetObject was denied (${errorCode(e)})`);
+          result.warn(
+            `${stackLabel}: ${sourceSetting(name)}`,
+            `could not check that ${url} exists: s3:GetObject was denied (${errorCode(e)})`,
+          );
         } else {
           unanswered('s3:GetObject', e);
         }
@@ -219,13 +278,21 @@ export async function checkNetwork(input: NetworkCheckInput): Promise<PreflightC
       const online = reach.internet.kind === 'nat' || reach.internet.kind === 'igw';
       const vpc = subnet.VpcId!;
       const s3Interface = interfaceServices.has(`${vpc}|com.amazonaws.${region}.s3`);
-      const s3 = reach.s3Gateway ? 'S3 gateway endpoint' : s3Interface ? 'S3 interface endpoint' : online ? 'S3 through the internet route' : undefined;
+      const s3 = reach.s3Gateway
+        ? 'S3 gateway endpoint'
+        : s3Interface
+          ? 'S3 interface endpoint'
+          : online
+            ? 'S3 through the internet route'
+            : undefined;
       if (!s3 && reach.internet.kind !== 'nat' && reach.internet.kind !== 'igw') {
         const unsure = reach.internet.kind === 'unknown';
         result[unsure ? 'warn' : 'refuse'](
           where,
-          `clients there ${unsure ? 'may not' : 'cannot'} reach S3 (the runner, their output, their ready marker): no S3 gateway endpoint route or S3 interface endpoint, and ${reach.internet.why}: ` +
-            'add an S3 gateway endpoint to its route table (aurora-bench.network.existingVpc.createEndpoints true) or route 0.0.0.0/0 to a NAT gateway',
+          `clients there ${unsure ? 'may not' : 'cannot'} reach S3 (the runner, their output, their ready ` +
+            `marker): no S3 gateway endpoint route or S3 interface endpoint, and ${reach.internet.why}: ` +
+            'add an S3 gateway endpoint to its route table (aurora-bench.network.existingVpc.createEndpoints ' +
+            'true) or route 0.0.0.0/0 to a NAT gateway',
         );
       }
       const missing = privateServices.filter((s) => !interfaceServices.has(`${vpc}|${s}`));
@@ -233,9 +300,11 @@ export async function checkNetwork(input: NetworkCheckInput): Promise<PreflightC
         const unsure = reach.internet.kind === 'unknown';
         result[unsure ? 'warn' : 'refuse'](
           where,
-          `clients there ${unsure ? 'may not' : 'cannot'} reach Systems Manager (Run Command starts every job) or Secrets Manager (the runner reads the master password): ` +
+          `clients there ${unsure ? 'may not' : 'cannot'} reach Systems Manager (Run Command starts every job) ` +
+            `or Secrets Manager (the runner reads the master password): ` +
             `no interface endpoint for ${missing.join(', ')} in ${vpc} and ${reach.internet.why}: ` +
-            'create those endpoints (aurora-bench.network.existingVpc.createEndpoints true) or route 0.0.0.0/0 to a NAT gateway',
+            'create those endpoints (aurora-bench.network.existingVpc.createEndpoints true) or route 0.0.0.0/0 ' +
+            'to a NAT gateway',
         );
       }
       for (const [name, url] of Object.entries(sources ?? {})) {
@@ -245,11 +314,24 @@ export async function checkNetwork(input: NetworkCheckInput): Promise<PreflightC
           name === 'debian'
             ? `${nat}: clients and servers install their packages from it at boot`
             : `${nat}, or mirror the tarball to S3 and set ${sourceSetting(name)} to its s3:// URL`;
-        if (reach.internet.kind === 'unknown') result.warn(`${where}: ${sourceSetting(name)}`, `clients download ${url} at boot, but ${reach.internet.why}`);
-        else result.refuse(`${where}: ${sourceSetting(name)}`, `clients download ${url} at boot, but ${reach.internet.why}: ${how}`);
+        if (reach.internet.kind === 'unknown')
+          result.warn(`${where}: ${sourceSetting(name)}`, `clients download ${url} at boot, but ${reach.internet.why}`);
+        else
+          result.refuse(
+            `${where}: ${sourceSetting(name)}`,
+            `clients download ${url} at boot, but ${reach.internet.why}: ${how}`,
+          );
       }
-      const internetText = reach.internet.kind === 'nat' ? 'NAT gateway' : reach.internet.kind === 'igw' ? 'internet gateway (public IP)' : 'no internet';
-      lines.push(`${az} ${subnet.SubnetId}: ${internetText}, ${s3 ?? 'no S3'}${missing.length === 0 ? ', SSM and Secrets Manager endpoints' : ''}`);
+      const internetText =
+        reach.internet.kind === 'nat'
+          ? 'NAT gateway'
+          : reach.internet.kind === 'igw'
+            ? 'internet gateway (public IP)'
+            : 'no internet';
+      lines.push(
+        `${az} ${subnet.SubnetId}: ${internetText}, ${s3 ?? 'no S3'}` +
+          (missing.length === 0 ? ', SSM and Secrets Manager endpoints' : ''),
+      );
     }
     const sourceText = Object.entries(sources ?? {}).map(([name, url]) => `${name} from ${url}`);
     return [...lines, ...sourceText].join('; ');

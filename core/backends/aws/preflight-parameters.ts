@@ -20,7 +20,12 @@
  * catalogue accepts, or lists other allowed values), an info note says so: the catalogue may be
  * out of date.
  */
-import { DescribeEngineDefaultClusterParametersCommand, DescribeEngineDefaultParametersCommand, type EngineDefaults, type Parameter } from '@aws-sdk/client-rds';
+import {
+  DescribeEngineDefaultClusterParametersCommand,
+  DescribeEngineDefaultParametersCommand,
+  type EngineDefaults,
+  type Parameter,
+} from '@aws-sdk/client-rds';
 import { lookupParameter } from '../../aurora/parameter-catalogue';
 import type { CellPlan, Plan } from '../../plan/types';
 import type { Spec } from '../../experiment/schema';
@@ -40,22 +45,41 @@ type EngineDefaultParameters = ReadonlyMap<string, Parameter>;
 /** A marker loop that never ends would be an endpoint bug; a family has some 500 parameters. */
 const MAX_PAGES = 50;
 
-async function describeEngineDefaults(clients: AwsClients, family: string, level: ParameterLevel): Promise<EngineDefaultParameters> {
+async function describeEngineDefaults(
+  clients: AwsClients,
+  family: string,
+  level: ParameterLevel,
+): Promise<EngineDefaultParameters> {
   const byName = new Map<string, Parameter>();
   let marker: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
-    const request = { DBParameterGroupFamily: family, MaxRecords: 100, ...(marker !== undefined ? { Marker: marker } : {}) };
+    const request = {
+      DBParameterGroupFamily: family,
+      MaxRecords: 100,
+      ...(marker !== undefined ? { Marker: marker } : {}),
+    };
     let defaults: EngineDefaults | undefined;
     if (level === 'cluster') {
-      defaults = (await ask('rds:DescribeEngineDefaultClusterParameters', () => clients.rds.send(new DescribeEngineDefaultClusterParametersCommand(request)))).EngineDefaults;
+      defaults = (
+        await ask('rds:DescribeEngineDefaultClusterParameters', () =>
+          clients.rds.send(new DescribeEngineDefaultClusterParametersCommand(request)),
+        )
+      ).EngineDefaults;
     } else {
-      defaults = (await ask('rds:DescribeEngineDefaultParameters', () => clients.rds.send(new DescribeEngineDefaultParametersCommand(request)))).EngineDefaults;
+      defaults = (
+        await ask('rds:DescribeEngineDefaultParameters', () =>
+          clients.rds.send(new DescribeEngineDefaultParametersCommand(request)),
+        )
+      ).EngineDefaults;
     }
     for (const p of defaults?.Parameters ?? []) if (p.ParameterName) byName.set(p.ParameterName, p);
     marker = defaults?.Marker || undefined;
     if (marker === undefined) return byName;
   }
-  throw new Error(`RDS DescribeEngineDefault${level === 'cluster' ? 'Cluster' : ''}Parameters ${family}: still paginating after ${MAX_PAGES} pages`);
+  throw new Error(
+    `RDS DescribeEngineDefault${level === 'cluster' ? 'Cluster' : ''}Parameters ${family}: still paginating ` +
+      `after ${MAX_PAGES} pages`,
+  );
 }
 
 function lookup(defaults: EngineDefaultParameters, name: string): Parameter | undefined {
@@ -77,7 +101,8 @@ function parameterPath(spec: Spec, variantIndex: number, level: ParameterLevel, 
   const v = spec.variants[variantIndex]!;
   const key = level === 'cluster' ? 'clusterParameters' : 'instanceParameters';
   // clusterParametersFor sets the write-forwarding parameters after the spec's own: they win.
-  if (level === 'cluster' && v.writeForwarding?.enabled && WRITE_FORWARDING_FIELDS[name]) return `variants[${variantIndex}].writeForwarding.${WRITE_FORWARDING_FIELDS[name]}`;
+  if (level === 'cluster' && v.writeForwarding?.enabled && WRITE_FORWARDING_FIELDS[name])
+    return `variants[${variantIndex}].writeForwarding.${WRITE_FORWARDING_FIELDS[name]}`;
   if (name in v[key]) return `variants[${variantIndex}].${key}.${name}`;
   const template = v.parameterTemplate !== undefined ? spec.parameterTemplates[v.parameterTemplate] : undefined;
   if (template && name in template[key]) return `parameterTemplates.${v.parameterTemplate}.${key}.${name}`;
@@ -109,16 +134,29 @@ function parameterProblem(
     if (level === 'instance' && lookup(defaults.cluster, name)) {
       return `${name} is a cluster-level parameter of ${family}: move it to clusterParameters`;
     }
-    return `${name} is not a parameter of ${family} (RDS does not list it among the engine defaults of the family): remove it or correct its name`;
+    return (
+      `${name} is not a parameter of ${family} (RDS does not list it among the engine defaults of the ` +
+      `family): remove it or correct its name`
+    );
   }
   if (own.IsModifiable === false) {
     return `${name} is not modifiable on Aurora (${family}: IsModifiable false): remove it; Aurora sets it itself`;
   }
-  if (own.SupportedEngineModes && own.SupportedEngineModes.length > 0 && !own.SupportedEngineModes.includes('provisioned')) {
-    return `${name} is only for engine modes ${own.SupportedEngineModes.join(', ')}, not the provisioned clusters aurora-bench creates: remove it`;
+  if (
+    own.SupportedEngineModes &&
+    own.SupportedEngineModes.length > 0 &&
+    !own.SupportedEngineModes.includes('provisioned')
+  ) {
+    return (
+      `${name} is only for engine modes ${own.SupportedEngineModes.join(', ')}, not the provisioned ` +
+      `clusters aurora-bench creates: remove it`
+    );
   }
   if (olderThan(version, own.MinimumEngineVersion)) {
-    return `${name} needs engine ${own.MinimumEngineVersion} or later; the spec asks for ${version.engineVersion}: remove it or raise engine.version`;
+    return (
+      `${name} needs engine ${own.MinimumEngineVersion} or later; the spec asks ` +
+      `for ${version.engineVersion}: remove it or raise engine.version`
+    );
   }
   const bad = valueProblem(value, own);
   return bad === undefined ? undefined : `${name}: ${bad}`;
@@ -128,19 +166,30 @@ function parameterProblem(
  * How the offline catalogue's view of `name` differs from the account's, for a parameter the spec
  * sets; undefined when they agree (or the catalogue has nothing to compare).
  */
-function catalogueDisagreement(engineVersion: string, name: string, level: ParameterLevel, live: Parameter | undefined, liveProblem: string | undefined): string | undefined {
+function catalogueDisagreement(
+  engineVersion: string,
+  name: string,
+  level: ParameterLevel,
+  live: Parameter | undefined,
+  liveProblem: string | undefined,
+): string | undefined {
   let info: ReturnType<typeof lookupParameter>;
   try {
     info = lookupParameter(engineVersion, name);
   } catch {
     return undefined;
   }
-  if (!info) return live && !liveProblem ? `${name} is not in the offline parameter catalogue, but RDS in this account accepts it: the catalogue may be out of date` : undefined;
+  if (!info)
+    return live && !liveProblem
+      ? `${name} is not in the offline parameter catalogue, but RDS in this account accepts it: the catalogue ` +
+          `may be out of date`
+      : undefined;
   // A cluster parameter group also holds the instance-level parameters (parameter-catalogue.ts).
   const here = info[level] ?? (level === 'cluster' ? info.instance : undefined);
   if (liveProblem) {
     return here && here.modifiable !== false
-      ? `the offline parameter catalogue (AWS's published reference) accepts ${name} at the ${level} level; RDS in this account does not, and it decides`
+      ? `the offline parameter catalogue (AWS's published reference) accepts ${name} at the ${level} level; ` +
+          `RDS in this account does not, and it decides`
       : undefined;
   }
   if (!live) return undefined;
@@ -149,13 +198,16 @@ function catalogueDisagreement(engineVersion: string, name: string, level: Param
   if (info.allowedValues && liveAllowed.literals.length > 0) {
     const a = [...info.allowedValues].map((v) => v.toUpperCase()).sort();
     const b = [...liveAllowed.literals].map((v) => v.toUpperCase()).sort();
-    if (a.join(',') !== b.join(',')) differences.push(`the catalogue allows ${info.allowedValues.join(', ')}, RDS allows ${live.AllowedValues}`);
+    if (a.join(',') !== b.join(','))
+      differences.push(`the catalogue allows ${info.allowedValues.join(', ')}, RDS allows ${live.AllowedValues}`);
   }
   if (info.range && liveAllowed.ranges.length === 1) {
     const r = liveAllowed.ranges[0]!;
-    if (r.min !== info.range.min || r.max !== info.range.max) differences.push(`the catalogue's range is ${info.range.min}-${info.range.max}, RDS's is ${r.min}-${r.max}`);
+    if (r.min !== info.range.min || r.max !== info.range.max)
+      differences.push(`the catalogue's range is ${info.range.min}-${info.range.max}, RDS's is ${r.min}-${r.max}`);
   }
-  if (info.applyType && live.ApplyType && info.applyType !== live.ApplyType.toLowerCase()) differences.push(`the catalogue says ${info.applyType}, RDS says ${live.ApplyType}`);
+  if (info.applyType && live.ApplyType && info.applyType !== live.ApplyType.toLowerCase())
+    differences.push(`the catalogue says ${info.applyType}, RDS says ${live.ApplyType}`);
   return differences.length > 0 ? `${name}: ${differences.join('; ')} (RDS in this account decides)` : undefined;
 }
 
@@ -182,7 +234,11 @@ function cellPerVariant(plan: Plan): CellPlan[] {
  * RDS takes. An RDS DB instance has one DB parameter group (db-instances.ts), so all of its
  * parameters are checked at the instance level. Returns one summary line per family.
  */
-async function checkOtherEngineParameters(input: ParametersCheckInput, cells: readonly CellPlan[], result: CheckResult): Promise<string[]> {
+async function checkOtherEngineParameters(
+  input: ParametersCheckInput,
+  cells: readonly CellPlan[],
+  result: CheckResult,
+): Promise<string[]> {
   const lines: string[] = [];
   const byFamily = new Map<string, { level: ParameterLevel; name: string; value: string; cell: CellPlan }[]>();
   for (const cell of cells) {
@@ -191,10 +247,25 @@ async function checkOtherEngineParameters(input: ParametersCheckInput, cells: re
     if (family === undefined) continue;
     const onInstance = ENGINES[engine.kind].topology === 'instance';
     const wanted = onInstance
-      ? Object.entries(dbInstanceParametersFor(cell)).map(([name, value]) => ({ cell, level: 'instance' as const, name, value }))
+      ? Object.entries(dbInstanceParametersFor(cell)).map(([name, value]) => ({
+          cell,
+          level: 'instance' as const,
+          name,
+          value,
+        }))
       : [
-          ...Object.entries(clusterParametersFor(cell)).map(([name, value]) => ({ cell, level: 'cluster' as const, name, value })),
-          ...Object.entries(instanceParametersFor(cell)).map(([name, value]) => ({ cell, level: 'instance' as const, name, value })),
+          ...Object.entries(clusterParametersFor(cell)).map(([name, value]) => ({
+            cell,
+            level: 'cluster' as const,
+            name,
+            value,
+          })),
+          ...Object.entries(instanceParametersFor(cell)).map(([name, value]) => ({
+            cell,
+            level: 'instance' as const,
+            name,
+            value,
+          })),
         ];
     if (wanted.length > 0) byFamily.set(family, [...(byFamily.get(family) ?? []), ...wanted]);
   }
@@ -203,7 +274,9 @@ async function checkOtherEngineParameters(input: ParametersCheckInput, cells: re
     try {
       const onInstance = ENGINES[wanted[0]!.cell.variant.engine!.kind].topology === 'instance';
       const instance = await describeEngineDefaults(input.clients, family, 'instance');
-      const cluster = onInstance ? new Map<string, Parameter>() : await describeEngineDefaults(input.clients, family, 'cluster');
+      const cluster = onInstance
+        ? new Map<string, Parameter>()
+        : await describeEngineDefaults(input.clients, family, 'cluster');
       if (cluster.size === 0 && instance.size === 0) {
         result.warn(where, `RDS returned no engine default parameters for ${family}: parameters not checked`);
         lines.push(`${family} not checked`);
@@ -213,8 +286,14 @@ async function checkOtherEngineParameters(input: ParametersCheckInput, cells: re
         const vi = specVariantIndex(input.spec, w.cell.variant.name);
         const own = lookup(w.level === 'cluster' ? cluster : instance, w.name);
         const path = parameterPath(input.spec, vi, w.level, w.name);
-        if (!own) result.refuse(path, `${w.name} is not a parameter of ${family} (RDS does not list it among the engine defaults of the family): remove it or correct its name`);
-        else if (own.IsModifiable === false) result.refuse(path, `${w.name} is not modifiable in ${family} (IsModifiable false): remove it`);
+        if (!own)
+          result.refuse(
+            path,
+            `${w.name} is not a parameter of ${family} (RDS does not list it among the engine defaults of the ` +
+              `family): remove it or correct its name`,
+          );
+        else if (own.IsModifiable === false)
+          result.refuse(path, `${w.name} is not modifiable in ${family} (IsModifiable false): remove it`);
         else {
           const bad = valueProblem(w.value, own);
           if (bad !== undefined) result.refuse(path, `${w.name}: ${bad}`);
@@ -241,17 +320,31 @@ export async function checkParameters(input: ParametersCheckInput): Promise<Pref
   );
   const cells = allCells.filter((c) => (c.variant.engine?.kind ?? 'aurora-mysql') === 'aurora-mysql');
   const wanted = cells.flatMap((cell) => [
-    ...Object.entries(clusterParametersFor(cell)).map(([name, value]) => ({ cell, level: 'cluster' as const, name, value })),
-    ...Object.entries(instanceParametersFor(cell)).map(([name, value]) => ({ cell, level: 'instance' as const, name, value })),
+    ...Object.entries(clusterParametersFor(cell)).map(([name, value]) => ({
+      cell,
+      level: 'cluster' as const,
+      name,
+      value,
+    })),
+    ...Object.entries(instanceParametersFor(cell)).map(([name, value]) => ({
+      cell,
+      level: 'instance' as const,
+      name,
+      value,
+    })),
   ]);
-  if (wanted.length === 0) return result.done(others.length > 0 ? others.join('; ') : 'no parameters set: the engine defaults apply');
+  if (wanted.length === 0)
+    return result.done(others.length > 0 ? others.join('; ') : 'no parameters set: the engine defaults apply');
   if (version === undefined || family === undefined) {
     result.warn('engine.version', 'parameters not checked: the engine version is refused');
     return result.done('not checked');
   }
   const where = `account: RDS engine defaults of ${family}`;
   return guarded(result, where, async () => {
-    const [cluster, instance] = await Promise.all([describeEngineDefaults(input.clients, family, 'cluster'), describeEngineDefaults(input.clients, family, 'instance')]);
+    const [cluster, instance] = await Promise.all([
+      describeEngineDefaults(input.clients, family, 'cluster'),
+      describeEngineDefaults(input.clients, family, 'instance'),
+    ]);
     if (cluster.size === 0 && instance.size === 0) {
       result.warn(where, `RDS returned no engine default parameters for ${family}: parameters not checked`);
       return 'not checked';
@@ -261,10 +354,19 @@ export async function checkParameters(input: ParametersCheckInput): Promise<Pref
       const path = parameterPath(spec, vi, w.level, w.name);
       const problem = parameterProblem(w.name, w.value, w.level, version, family, { cluster, instance });
       if (problem) result.refuse(path, problem);
-      const disagreement = catalogueDisagreement(version.engineVersion, w.name, w.level, lookup(w.level === 'cluster' ? cluster : instance, w.name), problem);
+      const disagreement = catalogueDisagreement(
+        version.engineVersion,
+        w.name,
+        w.level,
+        lookup(w.level === 'cluster' ? cluster : instance, w.name),
+        problem,
+      );
       if (disagreement) result.info(path, disagreement);
     }
     const distinct = new Set(wanted.map((w) => `${w.level}:${w.name}`)).size;
-    return `${distinct} parameter${distinct === 1 ? '' : 's'} checked against ${family}'s engine defaults in the account (${cluster.size} cluster-level, ${instance.size} instance-level)`;
+    return (
+      `${distinct} parameter${distinct === 1 ? '' : 's'} checked against ${family}'s engine defaults in ` +
+      `the account (${cluster.size} cluster-level, ${instance.size} instance-level)`
+    );
   });
 }

@@ -22,15 +22,19 @@
  * 20-1000 with Marker) lists, per orderable option, the AvailabilityZones it can be created in
  * (shape OrderableDBInstanceOption). When it returns nothing at all for an engine version that
  * exists (moto implements it only for aurora-postgresql and neptune), the class is checked against
- * the static table in core/aurora/aws-names.ts, from the Aurora User Guide "Supported DB engines for DB instance classes"
- * (Concepts.DBInstanceClass.SupportAurora), with a warning.
+ * the static table in core/aurora/aws-names.ts, from the Aurora User Guide "Supported DB engines for DB instance
+ * classes" (Concepts.DBInstanceClass.SupportAurora), with a warning.
  *
  * AWSServiceRoleForRDS is the service-linked role Aurora uses; RDS creates it with the first DB
  * cluster when the creator may call iam:CreateServiceLinkedRole for rds.amazonaws.com (Aurora User
  * Guide, "Using service-linked roles for Amazon Aurora", UsingWithRDS.IAM.ServiceLinkedRoles.md):
  * the stack grants that to the workflow's Task role, which creates the clusters.
  */
-import { DescribeDBEngineVersionsCommand, DescribeOrderableDBInstanceOptionsCommand, type ServerlessV2FeaturesSupport } from '@aws-sdk/client-rds';
+import {
+  DescribeDBEngineVersionsCommand,
+  DescribeOrderableDBInstanceOptionsCommand,
+  type ServerlessV2FeaturesSupport,
+} from '@aws-sdk/client-rds';
 import { GetRoleCommand } from '@aws-sdk/client-iam';
 import type { Plan, PlanNote } from '../../plan/types';
 import { BudgetExceededError, checkBudget, formatMoney, type PriceTable } from '../../plan/cost';
@@ -39,7 +43,12 @@ import { variantAz } from './placement';
 import { errorCode } from './aws-errors';
 import type { AwsClients } from './clients';
 import type { AwsBackendConfig } from './config';
-import { EngineVersionError, parseAuroraVersion, supportsLocalWriteForwarding, type AuroraVersion } from '../../aurora/engine';
+import {
+  EngineVersionError,
+  parseAuroraVersion,
+  supportsLocalWriteForwarding,
+  type AuroraVersion,
+} from '../../aurora/engine';
 import { checkClientInstances, checkServerInstances, checkVcpuQuota, InstanceTypeCatalog } from './preflight-clients';
 import { ask, CheckResult, guarded, NotCheckable, unanswered, type PreflightCheck } from './preflight-common';
 import { checkNetwork } from './preflight-network';
@@ -104,14 +113,18 @@ export function refuseServerlessRanges(
     if (features.MaxCapacity !== undefined && v.maxAcu !== undefined && v.maxAcu > features.MaxCapacity) {
       result.refuse(
         `variants[${vi}].maxAcu`,
-        `maxAcu ${v.maxAcu} is above ${features.MaxCapacity}, the most ${versionLabel} takes in this region (DescribeDBEngineVersions ServerlessV2FeaturesSupport.MaxCapacity): use maxAcu ${features.MaxCapacity} or less, or raise the engine version`,
+        `maxAcu ${v.maxAcu} is above ${features.MaxCapacity}, the most ${versionLabel} takes in this region ` +
+          `(DescribeDBEngineVersions ServerlessV2FeaturesSupport.MaxCapacity): use ` +
+          `maxAcu ${features.MaxCapacity} or less, or raise the engine version`,
       );
     }
     const min = v.minAcu ?? MIN_ACU_WITHOUT_PAUSE;
     if (features.MinCapacity !== undefined && min < features.MinCapacity) {
       result.refuse(
         `variants[${vi}].minAcu`,
-        `minAcu ${min} is below ${features.MinCapacity}, the least ${versionLabel} takes (DescribeDBEngineVersions ServerlessV2FeaturesSupport.MinCapacity): use minAcu ${features.MinCapacity} or more, or raise the engine version`,
+        `minAcu ${min} is below ${features.MinCapacity}, the least ${versionLabel} takes ` +
+          `(DescribeDBEngineVersions ServerlessV2FeaturesSupport.MinCapacity): use ` +
+          `minAcu ${features.MinCapacity} or more, or raise the engine version`,
       );
     }
   }
@@ -133,11 +146,15 @@ function checkStack(input: AwsPreflightInput): PreflightCheck {
   if (plan.region !== config.region) {
     result.refuse(
       'region',
-      `the spec asks for region ${plan.region} but ${label} is deployed in ${config.region}: set region to ${config.region}, or deploy the stack in ${plan.region}`,
+      `the spec asks for region ${plan.region} but ${label} is deployed in ${config.region}: set region ` +
+        `to ${config.region}, or deploy the stack in ${plan.region}`,
     );
   }
   const azs = Object.keys(config.subnetIdsByAz).sort();
-  return result.done(`${label} in ${config.region}: lake s3://${config.bucket}/${config.lakePrefix}, subnets in ${azs.join(', ') || 'no AZ'}`);
+  return result.done(
+    `${label} in ${config.region}: lake s3://${config.bucket}/${config.lakePrefix}, subnets ` +
+      `in ${azs.join(', ') || 'no AZ'}`,
+  );
 }
 
 /** The variants' engines other than Aurora MySQL, each (kind, version) once, with the first variant using it. */
@@ -168,21 +185,34 @@ async function checkOtherEngineVersions(input: AwsPreflightInput, result: CheckR
     if (rdsEngine === undefined) continue;
     const version = awsEngineVersion(engine);
     try {
-      const out = await ask('rds:DescribeDBEngineVersions', () => input.clients.rds.send(new DescribeDBEngineVersionsCommand({ Engine: rdsEngine, EngineVersion: version })));
+      const out = await ask('rds:DescribeDBEngineVersions', () =>
+        input.clients.rds.send(new DescribeDBEngineVersionsCommand({ Engine: rdsEngine, EngineVersion: version })),
+      );
       const found = (out.DBEngineVersions ?? []).find((v) => v.EngineVersion === version);
       if (!found) {
         result.refuse(
           path,
-          `${rdsEngine} ${version} is not offered in ${input.plan.region}: it does not exist or is deprecated; pick one that \`aws rds describe-db-engine-versions --engine ${rdsEngine} --region ${input.plan.region}\` lists`,
+          `${rdsEngine} ${version} is not offered in ${input.plan.region}: it does not exist or is deprecated; ` +
+            `pick one that \`aws rds describe-db-engine-versions --engine ${rdsEngine} ` +
+            `--region ${input.plan.region}\` lists`,
         );
         lines.push(`${rdsEngine} ${version} is not offered`);
       } else {
-        lines.push(`${rdsEngine} ${version} is offered (parameter family ${found.DBParameterGroupFamily ?? parameterGroupFamily(engine)})`);
+        lines.push(
+          `${rdsEngine} ${version} is offered (parameter ` +
+            `family ${found.DBParameterGroupFamily ?? parameterGroupFamily(engine)})`,
+        );
         const sameEngine = (i: number): boolean => {
           const e = variantEngine(input.spec, input.spec.variants[i]!);
           return e.kind === engine.kind && e.version === engine.version;
         };
-        refuseServerlessRanges(result, input.spec, sameEngine, found.ServerlessV2FeaturesSupport, `${rdsEngine} ${version}`);
+        refuseServerlessRanges(
+          result,
+          input.spec,
+          sameEngine,
+          found.ServerlessV2FeaturesSupport,
+          `${rdsEngine} ${version}`,
+        );
       }
     } catch (e) {
       if (!(e instanceof NotCheckable)) throw e;
@@ -195,7 +225,8 @@ async function checkOtherEngineVersions(input: AwsPreflightInput, result: CheckR
 
 async function engineFacts(input: AwsPreflightInput, result: CheckResult): Promise<EngineFacts> {
   let version: AuroraVersion;
-  if (input.plan.engine.kind !== 'aurora-mysql') return { version: undefined, offered: 'unknown', family: undefined, supportsLocalWriteForwarding: undefined };
+  if (input.plan.engine.kind !== 'aurora-mysql')
+    return { version: undefined, offered: 'unknown', family: undefined, supportsLocalWriteForwarding: undefined };
   try {
     version = parseAuroraVersion(input.plan.engine.version);
   } catch (e) {
@@ -205,7 +236,9 @@ async function engineFacts(input: AwsPreflightInput, result: CheckResult): Promi
   }
   try {
     const out = await ask('rds:DescribeDBEngineVersions', () =>
-      input.clients.rds.send(new DescribeDBEngineVersionsCommand({ Engine: 'aurora-mysql', EngineVersion: version.engineVersion })),
+      input.clients.rds.send(
+        new DescribeDBEngineVersionsCommand({ Engine: 'aurora-mysql', EngineVersion: version.engineVersion }),
+      ),
     );
     const found = (out.DBEngineVersions ?? []).find((v) => v.EngineVersion === version.engineVersion);
     return {
@@ -231,7 +264,8 @@ async function checkEngine(input: AwsPreflightInput): Promise<{ check: Preflight
   if (v && facts.offered === 'no') {
     result.refuse(
       'engine.version',
-      `aurora-mysql ${v.engineVersion} (spec ${plan.engine.version}) is not offered in ${region}: it does not exist or is deprecated; ` +
+      `aurora-mysql ${v.engineVersion} (spec ${plan.engine.version}) is not offered in ${region}: it does not ` +
+        `exist or is deprecated; ` +
         `pick one that \`aws rds describe-db-engine-versions --engine aurora-mysql --region ${region}\` lists`,
     );
   }
@@ -242,12 +276,24 @@ async function checkEngine(input: AwsPreflightInput): Promise<{ check: Preflight
       if (!supported) {
         result.refuse(
           `variants[${vi}].writeForwarding.enabled`,
-          `local write forwarding requires Aurora MySQL 3.04 or higher; ${v.engineVersion} does not support it${facts.supportsLocalWriteForwarding === false ? ' (DescribeDBEngineVersions: SupportsLocalWriteForwarding false)' : ''}: raise engine.version or disable it`,
+          `local write forwarding requires Aurora MySQL 3.04 or higher; ${v.engineVersion} does not support ` +
+            `it` +
+            (facts.supportsLocalWriteForwarding === false
+              ? ' (DescribeDBEngineVersions: SupportsLocalWriteForwarding false)'
+              : '') +
+            `: ` +
+            `raise engine.version or disable it`,
         );
       }
     }
   }
-  refuseServerlessRanges(result, spec, (vi) => variantEngine(spec, spec.variants[vi]!).kind === 'aurora-mysql', facts.serverlessV2, `aurora-mysql ${plan.engine.version}`);
+  refuseServerlessRanges(
+    result,
+    spec,
+    (vi) => variantEngine(spec, spec.variants[vi]!).kind === 'aurora-mysql',
+    facts.serverlessV2,
+    `aurora-mysql ${plan.engine.version}`,
+  );
   const others = await checkOtherEngineVersions(input, result);
   const auroraSummary = !usesAuroraMysql(spec)
     ? undefined
@@ -263,7 +309,12 @@ async function checkEngine(input: AwsPreflightInput): Promise<{ check: Preflight
 }
 
 /** AZ names a class is orderable in for the version; undefined when RDS lists no option for it. */
-async function orderableAzs(clients: AwsClients, engineVersion: string, instanceClass: string, rdsEngine = 'aurora-mysql'): Promise<Set<string> | undefined> {
+async function orderableAzs(
+  clients: AwsClients,
+  engineVersion: string,
+  instanceClass: string,
+  rdsEngine = 'aurora-mysql',
+): Promise<Set<string> | undefined> {
   const azs = new Set<string>();
   let options = 0;
   let marker: string | undefined;
@@ -292,7 +343,13 @@ async function orderableAzs(clients: AwsClients, engineVersion: string, instance
 
 async function anyOrderable(clients: AwsClients, engineVersion: string): Promise<boolean> {
   const out = await ask('rds:DescribeOrderableDBInstanceOptions', () =>
-    clients.rds.send(new DescribeOrderableDBInstanceOptionsCommand({ Engine: 'aurora-mysql', EngineVersion: engineVersion, MaxRecords: 20 })),
+    clients.rds.send(
+      new DescribeOrderableDBInstanceOptionsCommand({
+        Engine: 'aurora-mysql',
+        EngineVersion: engineVersion,
+        MaxRecords: 20,
+      }),
+    ),
   );
   return (out.OrderableDBInstanceOptions ?? []).length > 0;
 }
@@ -302,7 +359,11 @@ async function checkInstanceClasses(input: AwsPreflightInput, facts: EngineFacts
   const { plan, spec, clients, deployment } = input;
   const v = facts.version;
   const auroraMysqlChecked = !usesAuroraMysql(spec) || (v !== undefined && facts.offered !== 'no');
-  if (!auroraMysqlChecked) result.warn('engine.version', 'Aurora MySQL classes not checked: nothing is orderable for an engine version RDS does not offer');
+  if (!auroraMysqlChecked)
+    result.warn(
+      'engine.version',
+      'Aurora MySQL classes not checked: nothing is orderable for an engine version RDS does not offer',
+    );
   return guarded(result, 'variants', async () => {
     const byClass = new Map<string, Set<string> | undefined>();
     let apiEmpty: boolean | undefined;
@@ -318,14 +379,22 @@ async function checkInstanceClasses(input: AwsPreflightInput, facts: EngineFacts
         if (rdsEngine === undefined) continue;
         const version = awsEngineVersion(engine);
         const azs = await orderableAzs(clients, version, cls, rdsEngine);
-        const az = deployment.config ? variantAz(plan.region, planned, deployment.config.subnetIdsByAz) : planned.az !== undefined ? `${plan.region}${planned.az}` : undefined;
+        const az = deployment.config
+          ? variantAz(plan.region, planned, deployment.config.subnetIdsByAz)
+          : planned.az !== undefined
+            ? `${plan.region}${planned.az}`
+            : undefined;
         if (azs === undefined) {
-          result.warn(`variants[${vi}].instanceClass`, `not checked: DescribeOrderableDBInstanceOptions lists no option for ${rdsEngine} ${version} ${cls}`);
+          result.warn(
+            `variants[${vi}].instanceClass`,
+            `not checked: DescribeOrderableDBInstanceOptions lists no option for ${rdsEngine} ${version} ${cls}`,
+          );
           lines.push(`${cls} for ${rdsEngine} (not checked)`);
         } else if (az !== undefined && azs.size > 0 && !azs.has(az)) {
           result.refuse(
             `variants[${vi}].instanceClass`,
-            `${cls} is orderable for ${rdsEngine} ${version} in ${[...azs].sort().join(', ')} but not in ${az}: choose another class or AZ`,
+            `${cls} is orderable for ${rdsEngine} ${version} in ${[...azs].sort().join(', ')} but not ` +
+              `in ${az}: choose another class or AZ`,
           );
         } else lines.push(`${cls} for ${rdsEngine}${az ? ` in ${az}` : ''}`);
         continue;
@@ -333,7 +402,11 @@ async function checkInstanceClasses(input: AwsPreflightInput, facts: EngineFacts
       if (v === undefined || !auroraMysqlChecked) continue;
       if (!byClass.has(cls)) byClass.set(cls, await orderableAzs(clients, v.engineVersion, cls));
       const azs = byClass.get(cls);
-      const az = deployment.config ? variantAz(plan.region, planned, deployment.config.subnetIdsByAz) : planned.az !== undefined ? `${plan.region}${planned.az}` : undefined;
+      const az = deployment.config
+        ? variantAz(plan.region, planned, deployment.config.subnetIdsByAz)
+        : planned.az !== undefined
+          ? `${plan.region}${planned.az}`
+          : undefined;
       const path = `variants[${vi}].instanceClass`;
       if (azs === undefined) {
         apiEmpty ??= !(await anyOrderable(clients, v.engineVersion));
@@ -341,13 +414,19 @@ async function checkInstanceClasses(input: AwsPreflightInput, facts: EngineFacts
           // db.serverless is no entry of the class table: its engine versions were checked at validation
           // (core/experiment/aurora-configurations.ts).
           if (!isServerless(cls) && !AURORA_MYSQL_INSTANCE_CLASSES[v.aurora[0] as 2 | 3].has(cls)) {
-            result.refuse(path, `${cls} is not an Aurora MySQL ${v.aurora[0]}.x instance class (built-in table): choose one the Aurora User Guide lists for it`);
+            result.refuse(
+              path,
+              `${cls} is not an Aurora MySQL ${v.aurora[0]}.x instance class (built-in table): choose one the ` +
+                `Aurora User Guide lists for it`,
+            );
           }
           lines.push(`${cls} (built-in table)`);
         } else {
           result.refuse(
             path,
-            `${cls} is not orderable for aurora-mysql ${v.engineVersion} in ${plan.region}: choose a class \`aws rds describe-orderable-db-instance-options --engine aurora-mysql --engine-version ${v.engineVersion}\` lists`,
+            `${cls} is not orderable for aurora-mysql ${v.engineVersion} in ${plan.region}: choose a class ` +
+              `\`aws rds describe-orderable-db-instance-options --engine aurora-mysql ` +
+              `--engine-version ${v.engineVersion}\` lists`,
           );
         }
         continue;
@@ -355,7 +434,8 @@ async function checkInstanceClasses(input: AwsPreflightInput, facts: EngineFacts
       if (az !== undefined && azs.size > 0 && !azs.has(az)) {
         result.refuse(
           path,
-          `${cls} is orderable for aurora-mysql ${v.engineVersion} in ${[...azs].sort().join(', ')} but not in ${az}, where variants[${vi}] runs: choose another class, or set variants[${vi}].az to one of those AZs`,
+          `${cls} is orderable for aurora-mysql ${v.engineVersion} in ${[...azs].sort().join(', ')} but not ` +
+            `in ${az}, where variants[${vi}] runs: choose another class, or set variants[${vi}].az to one of those AZs`,
         );
         continue;
       }
@@ -364,7 +444,8 @@ async function checkInstanceClasses(input: AwsPreflightInput, facts: EngineFacts
     if (apiEmpty && v !== undefined) {
       result.warn(
         'variants',
-        `DescribeOrderableDBInstanceOptions returned no options at all for aurora-mysql ${v.engineVersion}: instance classes were checked against the built-in Aurora MySQL table, not the account`,
+        `DescribeOrderableDBInstanceOptions returned no options at all for aurora-mysql ${v.engineVersion}: ` +
+          `instance classes were checked against the built-in Aurora MySQL table, not the account`,
       );
     }
     return `orderable: ${[...new Set(lines)].join(', ')}`;
@@ -382,7 +463,10 @@ async function checkServiceLinkedRole(input: AwsPreflightInput): Promise<Preflig
       return `${out.Role?.Arn ?? SERVICE_LINKED_ROLE} exists`;
     } catch (e) {
       if (errorCode(e) === 'NoSuchEntityException' || errorCode(e) === 'NoSuchEntity') {
-        return `${SERVICE_LINKED_ROLE} does not exist yet: RDS creates it with the first cluster, through the workflow Task role's iam:CreateServiceLinkedRole (rds.amazonaws.com) that the stack grants`;
+        return (
+          `${SERVICE_LINKED_ROLE} does not exist yet: RDS creates it with the first cluster, through the ` +
+          `workflow Task role's iam:CreateServiceLinkedRole (rds.amazonaws.com) that the stack grants`
+        );
       }
       return unanswered('iam:GetRole', e);
     }
@@ -394,12 +478,23 @@ function checkBudgetOf(input: AwsPreflightInput): PreflightCheck {
   const { plan, spec, prices } = input;
   try {
     const cost = checkBudget(plan, spec.budget, prices);
-    const estimate = cost.total === null ? `unknown (no price for ${cost.missing.join(', ')} in ${cost.region})` : formatMoney(cost.total, cost.currency);
+    const estimate =
+      cost.total === null
+        ? `unknown (no price for ${cost.missing.join(', ')} in ${cost.region})`
+        : formatMoney(cost.total, cost.currency);
     if (spec.budget === undefined) {
-      if (cost.total === null) result.warn('budget.maxUsd', `the cost cannot be estimated: no price for ${cost.missing.join(', ')} in ${cost.region} (add them with --prices)`);
+      if (cost.total === null)
+        result.warn(
+          'budget.maxUsd',
+          `the cost cannot be estimated: no price for ${cost.missing.join(', ')} in ${cost.region} (add them ` +
+            `with --prices)`,
+        );
       return result.done(`estimated ${estimate}; no budget.maxUsd set`);
     }
-    return result.done(`estimated ${estimate} within budget.maxUsd ${formatMoney(spec.budget.maxUsd, 'USD')} (prices ${cost.pricesAsOf})`);
+    return result.done(
+      `estimated ${estimate} within budget.maxUsd ${formatMoney(spec.budget.maxUsd, 'USD')} ` +
+        `(prices ${cost.pricesAsOf})`,
+    );
   } catch (e) {
     if (!(e instanceof BudgetExceededError)) throw e;
     result.refuse('budget.maxUsd', e.message);

@@ -87,7 +87,9 @@ export function ssmRunnerCommands(region: string, runnerS3Uri: string, runnerArg
   return [
     'set -eu',
     `export AWS_DEFAULT_REGION=${shellQuote(region)}`,
-    `if [ ! -f "${CLIENT_READY_MARKER}" ]; then echo "client not ready: ${CLIENT_READY_MARKER} is missing (client-ready.sh has not proven that sysbench works; see /var/log/aurora-bench-user-data.log)" >&2; exit ${CLIENT_NOT_READY_EXIT}; fi`,
+    `if [ ! -f "${CLIENT_READY_MARKER}" ]; then echo "client not ready: ${CLIENT_READY_MARKER} is missing ` +
+      `(client-ready.sh has not proven that sysbench works; see /var/log/aurora-bench-user-data.log)" >&2; ` +
+      `exit ${CLIENT_NOT_READY_EXIT}; fi`,
     `mkdir -p "${dir}"`,
     `aws s3 cp --recursive --only-show-errors ${shellQuote(runnerS3Uri)} "${dir}/"`,
     // Debian 12's nodejs (lib/client-user-data.ts installs it at boot; client-ready.sh proves it loads the bundle).

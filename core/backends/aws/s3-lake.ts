@@ -12,7 +12,13 @@
  */
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { LakeStore } from '../../backend';
-import { LAKE_SCHEMA_VERSION, LAKE_VERSION_KEY, LakeVersionError, lakeVersionOf, type LakeVersionRecord } from '../../lake/schema';
+import {
+  LAKE_SCHEMA_VERSION,
+  LAKE_VERSION_KEY,
+  LakeVersionError,
+  lakeVersionOf,
+  type LakeVersionRecord,
+} from '../../lake/schema';
 import { call, isNotFound, rethrow } from './aws-errors';
 
 export class S3LakeStore implements LakeStore {
@@ -36,7 +42,8 @@ export class S3LakeStore implements LakeStore {
   }
 
   objectKey(key: string): string {
-    if (key.startsWith('/') || key.split('/').includes('..')) throw new Error(`lake key "${key}" must be relative without ".."`);
+    if (key.startsWith('/') || key.split('/').includes('..'))
+      throw new Error(`lake key "${key}" must be relative without ".."`);
     return this.prefix + key;
   }
 
@@ -53,7 +60,11 @@ export class S3LakeStore implements LakeStore {
           Bucket: this.bucket,
           Key,
           Body: body,
-          ContentType: key.endsWith('.json') ? 'application/json' : key.endsWith('.jsonl') ? 'application/x-ndjson' : 'text/plain; charset=utf-8',
+          ContentType: key.endsWith('.json')
+            ? 'application/json'
+            : key.endsWith('.jsonl')
+              ? 'application/x-ndjson'
+              : 'text/plain; charset=utf-8',
         }),
       ),
     );
@@ -103,7 +114,8 @@ export class S3LakeStore implements LakeStore {
   /** A reader's check: a lake a newer aurora-bench wrote is refused (its columns may mean other things). */
   async assertReadable(): Promise<void> {
     const version = await this.schemaVersion();
-    if (version !== undefined && version > LAKE_SCHEMA_VERSION) throw this.newerLake(version, `reads versions up to ${LAKE_SCHEMA_VERSION}: upgrade aurora-bench`);
+    if (version !== undefined && version > LAKE_SCHEMA_VERSION)
+      throw this.newerLake(version, `reads versions up to ${LAKE_SCHEMA_VERSION}: upgrade aurora-bench`);
   }
 
   /**
@@ -122,7 +134,10 @@ export class S3LakeStore implements LakeStore {
     const version = await this.schemaVersion();
     if (version === LAKE_SCHEMA_VERSION) return;
     if (version !== undefined && version > LAKE_SCHEMA_VERSION) {
-      throw this.newerLake(version, `writes version ${LAKE_SCHEMA_VERSION}: upgrade aurora-bench (redeploy the stack with it)`);
+      throw this.newerLake(
+        version,
+        `writes version ${LAKE_SCHEMA_VERSION}: upgrade aurora-bench (redeploy the stack with it)`,
+      );
     }
     // From version 1 (no record) to 2 no object changes (core/lake/schema.ts): the version is recorded.
     // Two first writers at once write the same record.
@@ -132,8 +147,12 @@ export class S3LakeStore implements LakeStore {
 
   private newerLake(version: number, what: string): LakeVersionError {
     const file = this.uri(LAKE_VERSION_KEY);
-    return new LakeVersionError(`the results lake ${this.describe()} is of schema version ${version} (${file}), written by a newer aurora-bench; this one ${what}`, {
-      source: file,
-    });
+    return new LakeVersionError(
+      `the results lake ${this.describe()} is of schema version ${version} (${file}), written by a newer ` +
+        `aurora-bench; this one ${what}`,
+      {
+        source: file,
+      },
+    );
   }
 }

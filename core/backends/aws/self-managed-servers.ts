@@ -41,8 +41,19 @@
 import { randomBytes } from 'node:crypto';
 import { CreateSecretCommand, DescribeSecretCommand } from '@aws-sdk/client-secrets-manager';
 import { DescribeInstancesCommand, RunInstancesCommand, type Instance } from '@aws-sdk/client-ec2';
-import { DescribeInstanceInformationCommand, GetCommandInvocationCommand, ListCommandsCommand, SendCommandCommand } from '@aws-sdk/client-ssm';
-import { UnsupportedOnBackendError, type CellResources, type Endpoint, type ReadyState, type RunContext } from '../../backend';
+import {
+  DescribeInstanceInformationCommand,
+  GetCommandInvocationCommand,
+  ListCommandsCommand,
+  SendCommandCommand,
+} from '@aws-sdk/client-ssm';
+import {
+  UnsupportedOnBackendError,
+  type CellResources,
+  type Endpoint,
+  type ReadyState,
+  type RunContext,
+} from '../../backend';
 import { renderServerOptions, serverOptionsBase64 } from '../../aurora/server-config';
 import { serverHardware } from '../local/instance-classes';
 import { ENGINES, serverVolumeGib } from '../../aurora/engines';
@@ -86,7 +97,10 @@ const SETUP_DELIVERY_TIMEOUT_S = 600;
 const LOST_STATES = new Set(['shutting-down', 'terminated', 'stopping', 'stopped']);
 /** GetCommandInvocation statuses of a command still under way. */
 const RUNNING_STATUSES = new Set(['Pending', 'InProgress', 'Delayed', 'Cancelling']);
-/** The root device of the Debian 12 AMIs the server launch templates use (lib/clients.ts DEBIAN_ROOT_DEVICE, lib/servers.ts). */
+/**
+ * The root device of the Debian 12 AMIs the server launch templates
+ * use (lib/clients.ts DEBIAN_ROOT_DEVICE, lib/servers.ts).
+ */
 const ROOT_DEVICE = '/dev/xvda';
 
 /**
@@ -94,7 +108,9 @@ const ROOT_DEVICE = '/dev/xvda';
  * (metrics.ts collects what AWS/EC2 has: CPU, network, EBS operations).
  */
 const SERVER_METRICS_UNAVAILABLE =
-  "self-managed servers: DatabaseConnections and ReplicaLag are not collected (AWS/EC2 gives CPUUtilization, NetworkIn/Out and, on Nitro-based types, EBSReadOps/EBSWriteOps; FreeableMemory is the CloudWatch agent's CWAgent mem_available, absent when the agent did not install)";
+  'self-managed servers: DatabaseConnections and ReplicaLag are not collected (AWS/EC2 gives CPUUtilization, ' +
+  "NetworkIn/Out and, on Nitro-based types, EBSReadOps/EBSWriteOps; FreeableMemory is the CloudWatch agent's " +
+  'CWAgent mem_available, absent when the agent did not install)';
 
 /** The JSON line server-setup.sh prints last on success. */
 interface ServerSetupResult {
@@ -119,7 +135,14 @@ function parseSetupResult(stdout: string): ServerSetupResult | undefined {
   if (last === undefined) return undefined;
   try {
     const parsed = JSON.parse(last) as Partial<ServerSetupResult>;
-    if (parsed.ready !== true || typeof parsed.host !== 'string' || parsed.host === '' || typeof parsed.port !== 'number' || !Number.isInteger(parsed.port)) return undefined;
+    if (
+      parsed.ready !== true ||
+      typeof parsed.host !== 'string' ||
+      parsed.host === '' ||
+      typeof parsed.port !== 'number' ||
+      !Number.isInteger(parsed.port)
+    )
+      return undefined;
     if (parsed.role !== 'writer' && parsed.role !== 'replica') return undefined;
     return parsed as ServerSetupResult;
   } catch {
@@ -136,9 +159,15 @@ function serverOptionsOf(cell: CellPlan): { writer: string; replica: string } {
   const hardware = serverHardware(cell.variant.instanceClass);
   const writer = renderServerOptions(cell.variant, hardware, 'writer');
   const replica = renderServerOptions(cell.variant, hardware, 'replica');
-  const problems = [...writer.problems, ...replica.problems.filter((p) => !writer.problems.some((w) => w.path === p.path))];
+  const problems = [
+    ...writer.problems,
+    ...replica.problems.filter((p) => !writer.problems.some((w) => w.path === p.path)),
+  ];
   if (problems.length > 0) {
-    throw new UnsupportedOnBackendError(`the server options of ${cell.cellId} cannot be written:\n  - ${problems.map((p) => `${p.path}: ${p.message}`).join('\n  - ')}`);
+    throw new UnsupportedOnBackendError(
+      `the server options of ${cell.cellId} cannot be written:\n  ` +
+        `- ${problems.map((p) => `${p.path}: ${p.message}`).join('\n  - ')}`,
+    );
   }
   return { writer: serverOptionsBase64(writer.lines), replica: serverOptionsBase64(replica.lines) };
 }
@@ -174,13 +203,18 @@ export function serverSetupCommands(options: {
     // early in the boot): wait for client/server-install.sh's marker, written only after the copy,
     // for as long as server-setup.sh itself waits for it (INSTALL_WAIT_S).
     `h="${CLIENT_HOME}"; i=0`,
-    `until [ -f "$h/server-installed" ] || [ -f "$h/server-install-failed" ]; do i=$((i + 1)); if [ "$i" -gt ${INSTALL_WAIT_S} ]; then echo "server-setup: no install marker in $h after ${INSTALL_WAIT_S} s: the user data has not finished (see /var/log/cloud-init-output.log)" >&2; exit 1; fi; sleep 1; done`,
+    `until [ -f "$h/server-installed" ] || [ -f "$h/server-install-failed" ]; do i=$((i + 1)); if [ "$i" ` +
+      `-gt ${INSTALL_WAIT_S} ]; then echo "server-setup: no install marker in $h after ${INSTALL_WAIT_S} s: the ` +
+      `user data has not finished (see /var/log/cloud-init-output.log)" >&2; exit 1; fi; sleep 1; done`,
     `export AWS_DEFAULT_REGION=${shellQuote(options.region)}`,
     `exec bash "${CLIENT_INSTALL_DIR}/server-setup.sh" ${args.map(shellQuote).join(' ')}`,
   ];
 }
 
-/** How long the command waits for the install marker: server-setup.sh's own default (AURORA_BENCH_INSTALL_WAIT_S, 900 s). */
+/**
+ * How long the command waits for the install marker:
+ * server-setup.sh's own default (AURORA_BENCH_INSTALL_WAIT_S, 900 s).
+ */
 const INSTALL_WAIT_S = 900;
 
 /** A state key of backendState: the setup command of server `index`. */
@@ -232,7 +266,9 @@ export class SelfManagedServers {
     } catch (e) {
       if (!/ResourceExists/.test(errorCode(e))) rethrow(e, `Secrets Manager CreateSecret ${name}`);
     }
-    const described = await call(`Secrets Manager DescribeSecret ${name}`, () => this.clients.secrets.send(new DescribeSecretCommand({ SecretId: name })));
+    const described = await call(`Secrets Manager DescribeSecret ${name}`, () =>
+      this.clients.secrets.send(new DescribeSecretCommand({ SecretId: name })),
+    );
     if (!described.ARN) throw new Error(`Secrets Manager DescribeSecret ${name} returned no ARN`);
     return described.ARN;
   }
@@ -247,7 +283,12 @@ export class SelfManagedServers {
   }
 
   /** The instance of server `index`: found by its tags (a retried call), else launched. */
-  private async ensureServer(run: RunContext, cell: CellPlan, index: number, launch: { arch: ClientArchitecture; subnetId: string; instanceType: string }): Promise<string> {
+  private async ensureServer(
+    run: RunContext,
+    cell: CellPlan,
+    index: number,
+    launch: { arch: ClientArchitecture; subnetId: string; instanceType: string },
+  ): Promise<string> {
     const live = await findLiveInstances(this.clients, this.serverFilters(run, cell, index));
     if (live[0] !== undefined) return live[0].id;
     const names = cellNames(run.runId, cell.cellId);
@@ -264,13 +305,21 @@ export class SelfManagedServers {
           MinCount: 1,
           MaxCount: 1,
           ClientToken: names.serverToken(index),
-          LaunchTemplate: { LaunchTemplateId: this.config.serverLaunchTemplateIds![launch.arch]!, Version: this.config.launchTemplateVersion },
+          LaunchTemplate: {
+            LaunchTemplateId: this.config.serverLaunchTemplateIds![launch.arch]!,
+            Version: this.config.launchTemplateVersion,
+          },
           InstanceType: launch.instanceType as never,
           SubnetId: launch.subnetId,
           SecurityGroupIds: [this.config.serverSecurityGroupId!],
           IamInstanceProfile: { Arn: this.config.serverInstanceProfileArn! },
           Monitoring: { Enabled: true },
-          BlockDeviceMappings: [{ DeviceName: ROOT_DEVICE, Ebs: { VolumeSize: volumeGib, VolumeType: 'gp3', DeleteOnTermination: true, Encrypted: true } }],
+          BlockDeviceMappings: [
+            {
+              DeviceName: ROOT_DEVICE,
+              Ebs: { VolumeSize: volumeGib, VolumeType: 'gp3', DeleteOnTermination: true, Encrypted: true },
+            },
+          ],
           // As the clients: the launch template's user data shuts a server down at the run's expiry.
           InstanceInitiatedShutdownBehavior: 'terminate',
           TagSpecifications: [
@@ -296,23 +345,27 @@ export class SelfManagedServers {
 
   async provisionCell(run: RunContext, cell: CellPlan): Promise<CellResources> {
     const engine = cellEngineOf(run, cell);
-    if (ENGINES[engine.kind].topology !== 'ec2') throw new UnsupportedOnBackendError(`${engine.kind} ${engine.version} is not a self-managed server engine`);
+    if (ENGINES[engine.kind].topology !== 'ec2')
+      throw new UnsupportedOnBackendError(`${engine.kind} ${engine.version} is not a self-managed server engine`);
     const instanceType = cell.variant.instanceClass.replace(/^db\./, '');
     const arch = await this.architectureOf(instanceType);
     const missing = this.missingConfiguration(arch);
     if (missing.length > 0) {
       throw new UnsupportedOnBackendError(
-        `self-managed servers for ${cell.cellId} (${instanceType}) need ${missing.join(', ')}: the stack does not provide them (deploy the current stack)`,
+        `self-managed servers for ${cell.cellId} (${instanceType}) need ${missing.join(', ')}: the stack does ` +
+          `not provide them (deploy the current stack)`,
       );
     }
     const az = cellAz(this.config, run, cell);
     const subnetId = this.config.subnetIdsByAz[az];
-    if (!subnetId) throw new UnsupportedOnBackendError(`no configured subnet in ${az} for the servers of ${cell.cellId}`);
+    if (!subnetId)
+      throw new UnsupportedOnBackendError(`no configured subnet in ${az} for the servers of ${cell.cellId}`);
     serverOptionsOf(cell);
     // The secret first: the setup scripts read it, and teardown deletes it by its name either way.
     const secretArn = await this.ensureSecret(run, cell);
     const ids: string[] = [];
-    for (let index = 0; index <= cell.variant.readers; index++) ids.push(await this.ensureServer(run, cell, index, { arch, subnetId, instanceType }));
+    for (let index = 0; index <= cell.variant.readers; index++)
+      ids.push(await this.ensureServer(run, cell, index, { arch, subnetId, instanceType }));
     const names = cellNames(run.runId, cell.cellId);
     return {
       cellId: cell.cellId,
@@ -338,7 +391,10 @@ export class SelfManagedServers {
 
   async checkCellReady(run: RunContext, cell: CellPlan, resources: CellResources): Promise<ReadyState> {
     const ids = (resources.backendState['serverIds'] ?? '').split(',').filter((s) => s !== '');
-    if (ids.length === 0) throw new UnsupportedOnBackendError(`cell ${cell.cellId} has no server instances in its state (provisionCell did not run?)`);
+    if (ids.length === 0)
+      throw new UnsupportedOnBackendError(
+        `cell ${cell.cellId} has no server instances in its state (provisionCell did not run?)`,
+      );
     const state: Record<string, string> = { ...resources.backendState };
     const pending: string[] = [];
 
@@ -349,7 +405,10 @@ export class SelfManagedServers {
       const inst = instances.find((i) => i.InstanceId === id);
       const name = inst?.State?.Name ?? 'not visible yet';
       if (LOST_STATES.has(name)) {
-        throw new ServerSetupFailedError(`server ${id} of ${cell.cellId} is ${name}${inst?.StateReason?.Message ? `: ${inst.StateReason.Message}` : ''}`);
+        throw new ServerSetupFailedError(
+          `server ${id} of ${cell.cellId} ` +
+            `is ${name}${inst?.StateReason?.Message ? `: ${inst.StateReason.Message}` : ''}`,
+        );
       }
       if (name === 'running') running.add(id);
       else pending.push(`${id} ${name}`);
@@ -390,7 +449,10 @@ export class SelfManagedServers {
         continue;
       }
       if (outcome.state === 'failed')
-        throw new ServerSetupFailedError(`server setup of ${index === 0 ? 'the writer' : `replica ${index}`} (${id}) of ${cell.cellId} failed: ${outcome.detail}`);
+        throw new ServerSetupFailedError(
+          `server setup of ${index === 0 ? 'the writer' : `replica ${index}`} (${id}) of ${cell.cellId} ` +
+            `failed: ${outcome.detail}`,
+        );
       const result = outcome.result;
       state[endpointKey(index)] = `${result.host}:${result.port}`;
       // The replicas after it in this loop start their setup in this same call.
@@ -403,9 +465,17 @@ export class SelfManagedServers {
     const az = state['az'];
     const endpoints: Endpoint[] = ids.map((id, index) => {
       const ep = parseEndpoint(state[endpointKey(index)])!;
-      return { instanceId: id, role: index === 0 ? 'writer' : 'reader', host: ep.host, port: ep.port, ...(az ? { az } : {}) };
+      return {
+        instanceId: id,
+        role: index === 0 ? 'writer' : 'reader',
+        host: ep.host,
+        port: ep.port,
+        ...(az ? { az } : {}),
+      };
     });
-    const versions = [...new Set(ids.map((_, index) => state[versionKey(index)]).filter((v): v is string => v !== undefined))];
+    const versions = [
+      ...new Set(ids.map((_, index) => state[versionKey(index)]).filter((v): v is string => v !== undefined)),
+    ];
     return {
       ready: true,
       resources: { ...withState, writer: endpoints[0]!, readers: endpoints.slice(1) },
@@ -418,7 +488,9 @@ export class SelfManagedServers {
     try {
       let token: string | undefined;
       do {
-        const out = await this.clients.ec2.send(new DescribeInstancesCommand({ InstanceIds: [...ids], ...(token ? { NextToken: token } : {}) }));
+        const out = await this.clients.ec2.send(
+          new DescribeInstancesCommand({ InstanceIds: [...ids], ...(token ? { NextToken: token } : {}) }),
+        );
         for (const r of out.Reservations ?? []) instances.push(...(r.Instances ?? []));
         token = out.NextToken;
       } while (token);
@@ -435,9 +507,15 @@ export class SelfManagedServers {
     let token: string | undefined;
     do {
       const out = await call('SSM DescribeInstanceInformation (servers)', () =>
-        this.clients.ssm.send(new DescribeInstanceInformationCommand({ Filters: [{ Key: 'InstanceIds', Values: [...ids] }], ...(token ? { NextToken: token } : {}) })),
+        this.clients.ssm.send(
+          new DescribeInstanceInformationCommand({
+            Filters: [{ Key: 'InstanceIds', Values: [...ids] }],
+            ...(token ? { NextToken: token } : {}),
+          }),
+        ),
       );
-      for (const info of out.InstanceInformationList ?? []) if (info.InstanceId && info.PingStatus === 'Online') online.add(info.InstanceId);
+      for (const info of out.InstanceInformationList ?? [])
+        if (info.InstanceId && info.PingStatus === 'Online') online.add(info.InstanceId);
       token = out.NextToken;
     } while (token);
     return online;
@@ -447,10 +525,18 @@ export class SelfManagedServers {
    * Sends the setup command of server `index`, unless an earlier attempt did (found again by its
    * Comment among the instance's commands): a retried Task does not start a second setup.
    */
-  private async sendSetup(run: RunContext, cell: CellPlan, instanceId: string, index: number, commands: string[]): Promise<string> {
+  private async sendSetup(
+    run: RunContext,
+    cell: CellPlan,
+    instanceId: string,
+    index: number,
+    commands: string[],
+  ): Promise<string> {
     // SendCommand Comment: at most 100 characters (ssm service-2.json Comment).
     const comment = `aurora-bench server-setup ${cellNames(run.runId, cell.cellId).serverToken(index).slice(0, 32)}`;
-    const earlier = await call(`SSM ListCommands ${instanceId}`, () => this.clients.ssm.send(new ListCommandsCommand({ InstanceId: instanceId })));
+    const earlier = await call(`SSM ListCommands ${instanceId}`, () =>
+      this.clients.ssm.send(new ListCommandsCommand({ InstanceId: instanceId })),
+    );
     const found = (earlier.Commands ?? []).find((c) => c.Comment === comment && c.CommandId);
     if (found?.CommandId) return found.CommandId;
     const out = await call(`SSM SendCommand server-setup ${instanceId}`, () =>
@@ -462,7 +548,10 @@ export class SelfManagedServers {
           TimeoutSeconds: SETUP_DELIVERY_TIMEOUT_S,
           Comment: comment,
           OutputS3BucketName: this.config.bucket,
-          OutputS3KeyPrefix: `${this.config.ssmOutputPrefix}${run.runId}/${cell.cellId}/server-setup-${index}`.slice(0, 500),
+          OutputS3KeyPrefix: `${this.config.ssmOutputPrefix}${run.runId}/${cell.cellId}/server-setup-${index}`.slice(
+            0,
+            500,
+          ),
         }),
       ),
     );
@@ -474,10 +563,16 @@ export class SelfManagedServers {
   private async setupOutcome(
     commandId: string,
     instanceId: string,
-  ): Promise<{ state: 'running'; detail: string } | { state: 'failed'; detail: string } | { state: 'done'; result: ServerSetupResult }> {
+  ): Promise<
+    | { state: 'running'; detail: string }
+    | { state: 'failed'; detail: string }
+    | { state: 'done'; result: ServerSetupResult }
+  > {
     let inv;
     try {
-      inv = await this.clients.ssm.send(new GetCommandInvocationCommand({ CommandId: commandId, InstanceId: instanceId }));
+      inv = await this.clients.ssm.send(
+        new GetCommandInvocationCommand({ CommandId: commandId, InstanceId: instanceId }),
+      );
     } catch (e) {
       if (/InvocationDoesNotExist/.test(errorCode(e))) return { state: 'running', detail: 'not visible in SSM yet' };
       return rethrow(e, `SSM GetCommandInvocation ${commandId} ${instanceId}`);
@@ -488,12 +583,20 @@ export class SelfManagedServers {
       const result = parseSetupResult(inv.StandardOutputContent ?? '');
       if (result !== undefined) return { state: 'done', result };
       const tail = (inv.StandardOutputContent ?? '').trim().split('\n').at(-1) ?? '';
-      return { state: 'failed', detail: redact(`it exited 0 but its last stdout line is not the result JSON (${tail.slice(0, 300) || 'no output'})`) };
+      return {
+        state: 'failed',
+        detail: redact(
+          `it exited 0 but its last stdout line is not the result JSON (${tail.slice(0, 300) || 'no output'})`,
+        ),
+      };
     }
     // The script's one-line reason is the last line of its stderr.
     const reason = (inv.StandardErrorContent ?? '').trim().split('\n').at(-1)?.slice(0, 1500) ?? '';
     const code = inv.ResponseCode !== undefined && inv.ResponseCode >= 0 ? ` exit code ${inv.ResponseCode}` : '';
-    return { state: 'failed', detail: redact(`${reason || 'no reason on stderr'} (SSM ${inv.StatusDetails ?? status}${code})`) };
+    return {
+      state: 'failed',
+      detail: redact(`${reason || 'no reason on stderr'} (SSM ${inv.StatusDetails ?? status}${code})`),
+    };
   }
 }
 

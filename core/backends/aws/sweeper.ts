@@ -72,7 +72,9 @@ async function allClusters(clients: AwsClients): Promise<DBCluster[]> {
   const out: DBCluster[] = [];
   let marker: string | undefined;
   do {
-    const page = await call('RDS DescribeDBClusters', () => clients.rds.send(new DescribeDBClustersCommand({ ...(marker ? { Marker: marker } : {}) })));
+    const page = await call('RDS DescribeDBClusters', () =>
+      clients.rds.send(new DescribeDBClustersCommand({ ...(marker ? { Marker: marker } : {}) })),
+    );
     out.push(...(page.DBClusters ?? []));
     marker = page.Marker;
   } while (marker);
@@ -83,7 +85,9 @@ async function allInstances(clients: AwsClients): Promise<DBInstance[]> {
   const out: DBInstance[] = [];
   let marker: string | undefined;
   do {
-    const page = await call('RDS DescribeDBInstances', () => clients.rds.send(new DescribeDBInstancesCommand({ ...(marker ? { Marker: marker } : {}) })));
+    const page = await call('RDS DescribeDBInstances', () =>
+      clients.rds.send(new DescribeDBInstancesCommand({ ...(marker ? { Marker: marker } : {}) })),
+    );
     out.push(...(page.DBInstances ?? []));
     marker = page.Marker;
   } while (marker);
@@ -91,29 +95,47 @@ async function allInstances(clients: AwsClients): Promise<DBInstance[]> {
 }
 
 async function rdsTags(clients: AwsClients, arn: string): Promise<RdsTag[]> {
-  const out = await call(`RDS ListTagsForResource ${arn}`, () => clients.rds.send(new ListTagsForResourceCommand({ ResourceName: arn })));
+  const out = await call(`RDS ListTagsForResource ${arn}`, () =>
+    clients.rds.send(new ListTagsForResourceCommand({ ResourceName: arn })),
+  );
   return out.TagList ?? [];
 }
 
 /** Parameter groups whose name looks like ours ("ab-..."), with their tags. */
-async function ourParameterGroups(clients: AwsClients): Promise<{ kind: 'cluster' | 'instance'; name: string; arn: string; tags: Tags }[]> {
+async function ourParameterGroups(
+  clients: AwsClients,
+): Promise<{ kind: 'cluster' | 'instance'; name: string; arn: string; tags: Tags }[]> {
   const found: { kind: 'cluster' | 'instance'; name: string; arn: string; tags: Tags }[] = [];
   let marker: string | undefined;
   do {
-    const page = await call('RDS DescribeDBClusterParameterGroups', () => clients.rds.send(new DescribeDBClusterParameterGroupsCommand({ ...(marker ? { Marker: marker } : {}) })));
+    const page = await call('RDS DescribeDBClusterParameterGroups', () =>
+      clients.rds.send(new DescribeDBClusterParameterGroupsCommand({ ...(marker ? { Marker: marker } : {}) })),
+    );
     for (const g of page.DBClusterParameterGroups ?? []) {
       if (g.DBClusterParameterGroupName?.startsWith('ab-') && g.DBClusterParameterGroupArn) {
-        found.push({ kind: 'cluster', name: g.DBClusterParameterGroupName, arn: g.DBClusterParameterGroupArn, tags: tagMap(await rdsTags(clients, g.DBClusterParameterGroupArn)) });
+        found.push({
+          kind: 'cluster',
+          name: g.DBClusterParameterGroupName,
+          arn: g.DBClusterParameterGroupArn,
+          tags: tagMap(await rdsTags(clients, g.DBClusterParameterGroupArn)),
+        });
       }
     }
     marker = page.Marker;
   } while (marker);
   marker = undefined;
   do {
-    const page = await call('RDS DescribeDBParameterGroups', () => clients.rds.send(new DescribeDBParameterGroupsCommand({ ...(marker ? { Marker: marker } : {}) })));
+    const page = await call('RDS DescribeDBParameterGroups', () =>
+      clients.rds.send(new DescribeDBParameterGroupsCommand({ ...(marker ? { Marker: marker } : {}) })),
+    );
     for (const g of page.DBParameterGroups ?? []) {
       if (g.DBParameterGroupName?.startsWith('ab-') && g.DBParameterGroupArn) {
-        found.push({ kind: 'instance', name: g.DBParameterGroupName, arn: g.DBParameterGroupArn, tags: tagMap(await rdsTags(clients, g.DBParameterGroupArn)) });
+        found.push({
+          kind: 'instance',
+          name: g.DBParameterGroupName,
+          arn: g.DBParameterGroupArn,
+          tags: tagMap(await rdsTags(clients, g.DBParameterGroupArn)),
+        });
       }
     }
     marker = page.Marker;
@@ -123,7 +145,8 @@ async function ourParameterGroups(clients: AwsClients): Promise<{ kind: 'cluster
 
 /** One resource carrying the run and cell tags. `ref` is the ARN (RDS) or instance id (EC2). */
 interface TaggedResource {
-  readonly kind: 'rds-cluster' | 'rds-instance' | 'rds-cluster-parameter-group' | 'rds-parameter-group' | 'ec2-instance' | 'secret';
+  readonly kind:
+    'rds-cluster' | 'rds-instance' | 'rds-cluster-parameter-group' | 'rds-parameter-group' | 'ec2-instance' | 'secret';
   readonly name: string;
   readonly ref: string | undefined;
   readonly clusterId?: string;
@@ -136,7 +159,13 @@ async function inventory(clients: AwsClients, config: AwsBackendConfig): Promise
   const found: TaggedResource[] = [];
   for (const cl of await allClusters(clients)) {
     if (cl.DBClusterIdentifier)
-      found.push({ kind: 'rds-cluster', name: cl.DBClusterIdentifier, ref: cl.DBClusterArn, clusterId: cl.DBClusterIdentifier, tags: tagMap(cl.TagList) });
+      found.push({
+        kind: 'rds-cluster',
+        name: cl.DBClusterIdentifier,
+        ref: cl.DBClusterArn,
+        clusterId: cl.DBClusterIdentifier,
+        tags: tagMap(cl.TagList),
+      });
   }
   for (const inst of await allInstances(clients)) {
     if (inst.DBInstanceIdentifier) {
@@ -150,10 +179,17 @@ async function inventory(clients: AwsClients, config: AwsBackendConfig): Promise
     }
   }
   for (const g of await ourParameterGroups(clients)) {
-    found.push({ kind: g.kind === 'cluster' ? 'rds-cluster-parameter-group' : 'rds-parameter-group', name: g.name, ref: g.arn, tags: g.tags });
+    found.push({
+      kind: g.kind === 'cluster' ? 'rds-cluster-parameter-group' : 'rds-parameter-group',
+      name: g.name,
+      ref: g.arn,
+      tags: g.tags,
+    });
   }
-  for (const i of await findLiveInstancesWithTags(clients, k.expiresAt)) found.push({ kind: 'ec2-instance', name: i.id, ref: i.id, tags: i.tags });
-  for (const secret of await ourSecrets(clients, k.expiresAt)) found.push({ kind: 'secret', name: secret.name, ref: secret.arn, tags: secret.tags });
+  for (const i of await findLiveInstancesWithTags(clients, k.expiresAt))
+    found.push({ kind: 'ec2-instance', name: i.id, ref: i.id, tags: i.tags });
+  for (const secret of await ourSecrets(clients, k.expiresAt))
+    found.push({ kind: 'secret', name: secret.name, ref: secret.arn, tags: secret.tags });
   return found.filter((r) => r.tags.has(k.runId) && r.tags.has(k.cellId));
 }
 
@@ -197,9 +233,15 @@ async function ourSecrets(clients: AwsClients, tagKey: string): Promise<{ name: 
   let token: string | undefined;
   do {
     const page = await call('Secrets Manager ListSecrets tag-key', () =>
-      clients.secrets.send(new ListSecretsCommand({ Filters: [{ Key: 'tag-key', Values: [tagKey] }], ...(token ? { NextToken: token } : {}) })),
+      clients.secrets.send(
+        new ListSecretsCommand({
+          Filters: [{ Key: 'tag-key', Values: [tagKey] }],
+          ...(token ? { NextToken: token } : {}),
+        }),
+      ),
     );
-    for (const s of page.SecretList ?? []) if (s.Name?.startsWith('ab-') && s.ARN) found.push({ name: s.Name, arn: s.ARN, tags: tagMap(s.Tags) });
+    for (const s of page.SecretList ?? [])
+      if (s.Name?.startsWith('ab-') && s.ARN) found.push({ name: s.Name, arn: s.ARN, tags: tagMap(s.Tags) });
     token = page.NextToken;
   } while (token);
   return found;
@@ -220,7 +262,8 @@ async function findLiveInstancesWithTags(clients: AwsClients, tagKey: string): P
         }),
       ),
     );
-    for (const r of page.Reservations ?? []) for (const i of r.Instances ?? []) if (i.InstanceId) found.push({ id: i.InstanceId, tags: tagMap(i.Tags) });
+    for (const r of page.Reservations ?? [])
+      for (const i of r.Instances ?? []) if (i.InstanceId) found.push({ id: i.InstanceId, tags: tagMap(i.Tags) });
     token = page.NextToken;
   } while (token);
   return found;
@@ -241,7 +284,9 @@ async function deleteCells(clients: AwsClients, cells: readonly CellKey[]): Prom
         {
           clusterId,
           clusterParameterGroups: first ? [...new Set([...c.clusterParameterGroups, names.clusterParameterGroup])] : [],
-          instanceParameterGroups: first ? [...new Set([...c.instanceParameterGroups, names.instanceParameterGroup])] : [],
+          instanceParameterGroups: first
+            ? [...new Set([...c.instanceParameterGroups, names.instanceParameterGroup])]
+            : [],
           clientInstanceIds: first ? [...c.clientIds] : [],
           ...(first && c.dbInstanceIds.size > 0 ? { dbInstanceIds: [...c.dbInstanceIds] } : {}),
         },
@@ -259,7 +304,14 @@ async function deleteCells(clients: AwsClients, cells: readonly CellKey[]): Prom
       pending.push(...report.pending);
     }
   }
-  return { cells: cells.map((c) => ({ runId: c.runId, cellId: c.cellId, expiresAt: c.expiresAt })), deleted, alreadyGone, pending, marked: [], markFailed: [] };
+  return {
+    cells: cells.map((c) => ({ runId: c.runId, cellId: c.cellId, expiresAt: c.expiresAt })),
+    deleted,
+    alreadyGone,
+    pending,
+    marked: [],
+    markFailed: [],
+  };
 }
 
 /** Runs with at least one resource whose expires-at tag is before `now`. */
@@ -288,7 +340,13 @@ export async function sweepExpired(clients: AwsClients, config: AwsBackendConfig
 }
 
 /** Sets expires-at = `at` on one resource; not-found (deleted meanwhile) is nothing to mark. */
-async function markForSweep(clients: AwsClients, config: AwsBackendConfig, r: TaggedResource, at: string, report: { marked: string[]; markFailed: string[] }): Promise<void> {
+async function markForSweep(
+  clients: AwsClients,
+  config: AwsBackendConfig,
+  r: TaggedResource,
+  at: string,
+  report: { marked: string[]; markFailed: string[] },
+): Promise<void> {
   const k = tagKeys(config.tagKeyPrefix);
   const label = `${r.kind}:${r.name}`;
   if (r.ref === undefined) {
@@ -305,7 +363,8 @@ async function markForSweep(clients: AwsClients, config: AwsBackendConfig, r: Ta
     if (isNotFound(e) || /InvalidInstanceID/.test(errorCode(e))) return;
     // One resource that cannot be tagged (e.g. in a state that refuses it) does not stop the others:
     // the scheduled sweep takes the whole run once any of its resources is marked.
-    if (/InvalidDB\w*State|IncorrectInstanceState/.test(errorCode(e))) report.markFailed.push(`${label} (${errorCode(e)})`);
+    if (/InvalidDB\w*State|IncorrectInstanceState/.test(errorCode(e)))
+      report.markFailed.push(`${label} (${errorCode(e)})`);
     else rethrow(e, `tag ${label} with ${k.expiresAt}`);
   }
 }
@@ -314,7 +373,12 @@ async function markForSweep(clients: AwsClients, config: AwsBackendConfig, r: Ta
  * Delete every cell of one run (the abort/timeout rule), whatever its expiry. What is still pending
  * afterwards is re-tagged with expires-at = `now`, for the next scheduled sweep.
  */
-export async function teardownRun(clients: AwsClients, config: AwsBackendConfig, runId: string, now: Date): Promise<SweepReport> {
+export async function teardownRun(
+  clients: AwsClients,
+  config: AwsBackendConfig,
+  runId: string,
+  now: Date,
+): Promise<SweepReport> {
   const k = tagKeys(config.tagKeyPrefix);
   const ofRun = (resources: readonly TaggedResource[]) => resources.filter((r) => r.tags.get(k.runId) === runId);
   const report = await deleteCells(clients, groupCells(ofRun(await inventory(clients, config)), config));

@@ -58,7 +58,10 @@ export interface DeleteReport {
 
 const GONE_EC2_STATES = new Set(['shutting-down', 'terminated']);
 
-export async function describeCluster(clients: Pick<AwsClients, 'rds'>, clusterId: string): Promise<DBCluster | undefined> {
+export async function describeCluster(
+  clients: Pick<AwsClients, 'rds'>,
+  clusterId: string,
+): Promise<DBCluster | undefined> {
   try {
     const out = await clients.rds.send(new DescribeDBClustersCommand({ DBClusterIdentifier: clusterId }));
     return out.DBClusters?.[0];
@@ -83,19 +86,28 @@ export async function describeInstance(clients: Pick<AwsClients, 'rds'>, id: str
  * The cell's DB instances outside a cluster, replicas first, then sources; a source is deleted only
  * once it has no replica left. Returns whether every one of them is gone.
  */
-async function deleteStandaloneInstances(clients: TeardownClients, ids: readonly string[], report: DeleteReport): Promise<boolean> {
+async function deleteStandaloneInstances(
+  clients: TeardownClients,
+  ids: readonly string[],
+  report: DeleteReport,
+): Promise<boolean> {
   const found: DBInstance[] = [];
   for (const id of new Set(ids)) {
     const i = await describeInstance(clients, id);
     if (i === undefined) report.alreadyGone.push(`rds-instance:${id}`);
     else if (i.DBClusterIdentifier === undefined) found.push(i);
   }
-  const isReplica = (i: DBInstance) => i.ReadReplicaSourceDBInstanceIdentifier !== undefined && i.ReadReplicaSourceDBInstanceIdentifier !== '';
+  const isReplica = (i: DBInstance) =>
+    i.ReadReplicaSourceDBInstanceIdentifier !== undefined && i.ReadReplicaSourceDBInstanceIdentifier !== '';
   for (const i of found.filter(isReplica)) await deleteDbInstance(clients, i, report);
   for (const i of found.filter((x) => !isReplica(x))) {
     const replicasLeft = [];
-    for (const r of i.ReadReplicaDBInstanceIdentifiers ?? []) if (await describeInstance(clients, r)) replicasLeft.push(r);
-    if (replicasLeft.length > 0) report.pending.push(`rds-instance:${i.DBInstanceIdentifier} (waiting for its read replica(s) ${replicasLeft.join(', ')})`);
+    for (const r of i.ReadReplicaDBInstanceIdentifiers ?? [])
+      if (await describeInstance(clients, r)) replicasLeft.push(r);
+    if (replicasLeft.length > 0)
+      report.pending.push(
+        `rds-instance:${i.DBInstanceIdentifier} (waiting for its read replica(s) ${replicasLeft.join(', ')})`,
+      );
     else await deleteDbInstance(clients, i, report);
   }
   let allGone = true;
@@ -104,17 +116,26 @@ async function deleteStandaloneInstances(clients: TeardownClients, ids: readonly
     if (after === undefined) continue;
     allGone = false;
     const label = `rds-instance:${i.DBInstanceIdentifier}`;
-    if (!report.pending.some((p) => p.startsWith(label))) report.pending.push(`${label} (${after.DBInstanceStatus ?? 'deleting'})`);
+    if (!report.pending.some((p) => p.startsWith(label)))
+      report.pending.push(`${label} (${after.DBInstanceStatus ?? 'deleting'})`);
   }
   return allGone;
 }
 
-export async function describeClusterInstances(clients: Pick<AwsClients, 'rds'>, clusterId: string): Promise<DBInstance[]> {
+export async function describeClusterInstances(
+  clients: Pick<AwsClients, 'rds'>,
+  clusterId: string,
+): Promise<DBInstance[]> {
   const instances: DBInstance[] = [];
   let marker: string | undefined;
   do {
     const out = await call(`RDS DescribeDBInstances db-cluster-id=${clusterId}`, () =>
-      clients.rds.send(new DescribeDBInstancesCommand({ Filters: [{ Name: 'db-cluster-id', Values: [clusterId] }], ...(marker ? { Marker: marker } : {}) })),
+      clients.rds.send(
+        new DescribeDBInstancesCommand({
+          Filters: [{ Name: 'db-cluster-id', Values: [clusterId] }],
+          ...(marker ? { Marker: marker } : {}),
+        }),
+      ),
     );
     instances.push(...(out.DBInstances ?? []));
     marker = out.Marker;
@@ -123,11 +144,16 @@ export async function describeClusterInstances(clients: Pick<AwsClients, 'rds'>,
 }
 
 /** EC2 instances matching the filters that are not already terminating. */
-export async function findLiveInstances(clients: Pick<AwsClients, 'ec2'>, filters: Filter[]): Promise<{ id: string; state: string; az?: string; launchTime?: Date }[]> {
+export async function findLiveInstances(
+  clients: Pick<AwsClients, 'ec2'>,
+  filters: Filter[],
+): Promise<{ id: string; state: string; az?: string; launchTime?: Date }[]> {
   const found: { id: string; state: string; az?: string; launchTime?: Date }[] = [];
   let token: string | undefined;
   do {
-    const out = await call('EC2 DescribeInstances', () => clients.ec2.send(new DescribeInstancesCommand({ Filters: filters, ...(token ? { NextToken: token } : {}) })));
+    const out = await call('EC2 DescribeInstances', () =>
+      clients.ec2.send(new DescribeInstancesCommand({ Filters: filters, ...(token ? { NextToken: token } : {}) })),
+    );
     for (const r of out.Reservations ?? []) {
       for (const i of r.Instances ?? []) {
         if (!i.InstanceId) continue;
@@ -153,7 +179,11 @@ export async function findLiveInstances(clients: Pick<AwsClients, 'ec2'>, filter
  * already scheduled for deletion (DeletedDate set; DeleteSecret then fails with
  * InvalidRequestException), is gone.
  */
-export async function deleteSecret(clients: Pick<AwsClients, 'secrets'>, secretId: string, report: DeleteReport): Promise<void> {
+export async function deleteSecret(
+  clients: Pick<AwsClients, 'secrets'>,
+  secretId: string,
+  report: DeleteReport,
+): Promise<void> {
   const label = `secret:${secretId}`;
   try {
     const found = await clients.secrets.send(new DescribeSecretCommand({ SecretId: secretId }));
@@ -164,13 +194,18 @@ export async function deleteSecret(clients: Pick<AwsClients, 'secrets'>, secretI
     await clients.secrets.send(new DeleteSecretCommand({ SecretId: secretId, ForceDeleteWithoutRecovery: true }));
     report.deleted.push(label);
   } catch (e) {
-    if (isNotFound(e) || (/InvalidRequest/.test(errorCode(e)) && /delet/i.test((e as Error).message))) report.alreadyGone.push(label);
+    if (isNotFound(e) || (/InvalidRequest/.test(errorCode(e)) && /delet/i.test((e as Error).message)))
+      report.alreadyGone.push(label);
     else rethrow(e, `Secrets Manager DeleteSecret ${secretId}`);
   }
 }
 
 /** Terminates each instance (clients, and a self-managed cell's servers); not found or already terminating is gone. */
-async function terminateClients(clients: Pick<AwsClients, 'ec2'>, ids: readonly string[], report: DeleteReport): Promise<void> {
+async function terminateClients(
+  clients: Pick<AwsClients, 'ec2'>,
+  ids: readonly string[],
+  report: DeleteReport,
+): Promise<void> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return;
   // One by one: TerminateInstances fails the whole call when any id is unknown (InvalidInstanceID.NotFound).
@@ -178,7 +213,9 @@ async function terminateClients(clients: Pick<AwsClients, 'ec2'>, ids: readonly 
     try {
       const out = await clients.ec2.send(new TerminateInstancesCommand({ InstanceIds: [id] }));
       const previous = out.TerminatingInstances?.[0]?.PreviousState?.Name;
-      (previous !== undefined && GONE_EC2_STATES.has(previous) ? report.alreadyGone : report.deleted).push(`ec2-instance:${id}`);
+      (previous !== undefined && GONE_EC2_STATES.has(previous) ? report.alreadyGone : report.deleted).push(
+        `ec2-instance:${id}`,
+      );
     } catch (e) {
       if (isNotFound(e) || /InvalidInstanceID/.test(errorCode(e))) report.alreadyGone.push(`ec2-instance:${id}`);
       else rethrow(e, `EC2 TerminateInstances ${id}`);
@@ -193,20 +230,29 @@ async function deleteDbInstance(clients: TeardownClients, instance: DBInstance, 
     return;
   }
   try {
-    await clients.rds.send(new DeleteDBInstanceCommand({ DBInstanceIdentifier: id, SkipFinalSnapshot: true, DeleteAutomatedBackups: true }));
+    await clients.rds.send(
+      new DeleteDBInstanceCommand({ DBInstanceIdentifier: id, SkipFinalSnapshot: true, DeleteAutomatedBackups: true }),
+    );
     report.deleted.push(`rds-instance:${id}`);
   } catch (e) {
     if (isNotFound(e)) report.alreadyGone.push(`rds-instance:${id}`);
     // e.g. still "creating" or "modifying": try again on the next attempt.
-    else if (/InvalidDBInstanceState/.test(errorCode(e))) report.pending.push(`rds-instance:${id} (${instance.DBInstanceStatus ?? 'busy'})`);
+    else if (/InvalidDBInstanceState/.test(errorCode(e)))
+      report.pending.push(`rds-instance:${id} (${instance.DBInstanceStatus ?? 'busy'})`);
     else rethrow(e, `RDS DeleteDBInstance ${id}`);
   }
 }
 
-async function deleteParameterGroup(clients: TeardownClients, kind: 'cluster' | 'instance', name: string, report: DeleteReport): Promise<void> {
+async function deleteParameterGroup(
+  clients: TeardownClients,
+  kind: 'cluster' | 'instance',
+  name: string,
+  report: DeleteReport,
+): Promise<void> {
   const label = kind === 'cluster' ? `rds-cluster-parameter-group:${name}` : `rds-parameter-group:${name}`;
   try {
-    if (kind === 'cluster') await clients.rds.send(new DeleteDBClusterParameterGroupCommand({ DBClusterParameterGroupName: name }));
+    if (kind === 'cluster')
+      await clients.rds.send(new DeleteDBClusterParameterGroupCommand({ DBClusterParameterGroupName: name }));
     else await clients.rds.send(new DeleteDBParameterGroupCommand({ DBParameterGroupName: name }));
     report.deleted.push(label);
   } catch (e) {
@@ -220,7 +266,11 @@ async function deleteParameterGroup(clients: TeardownClients, kind: 'cluster' | 
  * One pass of the deletion: every call it can make now, in dependency order. Safe to repeat.
  * `isWriter` tells the writer apart (deleted after the readers).
  */
-export async function deleteCellResources(clients: TeardownClients, target: CellTarget, isWriter: (instance: DBInstance, cluster?: DBCluster) => boolean): Promise<DeleteReport> {
+export async function deleteCellResources(
+  clients: TeardownClients,
+  target: CellTarget,
+  isWriter: (instance: DBInstance, cluster?: DBCluster) => boolean,
+): Promise<DeleteReport> {
   const report: DeleteReport = { deleted: [], alreadyGone: [], pending: [] };
 
   await terminateClients(clients, target.clientInstanceIds, report);
@@ -234,7 +284,8 @@ export async function deleteCellResources(clients: TeardownClients, target: Cell
   const remaining = await describeClusterInstances(clients, target.clusterId);
   for (const i of remaining) {
     const label = `rds-instance:${i.DBInstanceIdentifier}`;
-    if (!report.pending.some((p) => p.startsWith(label))) report.pending.push(`${label} (${i.DBInstanceStatus ?? 'deleting'})`);
+    if (!report.pending.some((p) => p.startsWith(label)))
+      report.pending.push(`${label} (${i.DBInstanceStatus ?? 'deleting'})`);
   }
 
   const standaloneGone = await deleteStandaloneInstances(clients, target.dbInstanceIds ?? [], report);
@@ -249,27 +300,38 @@ export async function deleteCellResources(clients: TeardownClients, target: Cell
     report.pending.push(`rds-cluster:${target.clusterId} (deleting)`);
   } else {
     try {
-      await clients.rds.send(new DeleteDBClusterCommand({ DBClusterIdentifier: target.clusterId, SkipFinalSnapshot: true, DeleteAutomatedBackups: true }));
+      await clients.rds.send(
+        new DeleteDBClusterCommand({
+          DBClusterIdentifier: target.clusterId,
+          SkipFinalSnapshot: true,
+          DeleteAutomatedBackups: true,
+        }),
+      );
       report.deleted.push(`rds-cluster:${target.clusterId}`);
     } catch (e) {
       if (isNotFound(e)) report.alreadyGone.push(`rds-cluster:${target.clusterId}`);
-      else if (/InvalidDBClusterState|ToBeDeletedHasActiveMembers/.test(errorCode(e))) report.pending.push(`rds-cluster:${target.clusterId} (${cluster.Status ?? 'busy'})`);
+      else if (/InvalidDBClusterState|ToBeDeletedHasActiveMembers/.test(errorCode(e)))
+        report.pending.push(`rds-cluster:${target.clusterId} (${cluster.Status ?? 'busy'})`);
       else rethrow(e, `RDS DeleteDBCluster ${target.clusterId}`);
     }
     // Deletion is asynchronous on AWS (status "deleting"); immediate on moto.
     const after = await describeCluster(clients, target.clusterId);
     if (after === undefined) clusterGone = true;
-    else if (!report.pending.some((p) => p.startsWith(`rds-cluster:${target.clusterId}`))) report.pending.push(`rds-cluster:${target.clusterId} (${after.Status ?? 'deleting'})`);
+    else if (!report.pending.some((p) => p.startsWith(`rds-cluster:${target.clusterId}`)))
+      report.pending.push(`rds-cluster:${target.clusterId} (${after.Status ?? 'deleting'})`);
   }
 
   if (!standaloneGone) {
-    for (const name of [...target.clusterParameterGroups, ...target.instanceParameterGroups]) report.pending.push(`rds-parameter-group:${name} (DB instances still exist)`);
+    for (const name of [...target.clusterParameterGroups, ...target.instanceParameterGroups])
+      report.pending.push(`rds-parameter-group:${name} (DB instances still exist)`);
   } else if (clusterGone) {
     for (const name of target.clusterParameterGroups) await deleteParameterGroup(clients, 'cluster', name, report);
     for (const name of target.instanceParameterGroups) await deleteParameterGroup(clients, 'instance', name, report);
   } else {
-    for (const name of target.clusterParameterGroups) report.pending.push(`rds-cluster-parameter-group:${name} (cluster still exists)`);
-    for (const name of target.instanceParameterGroups) report.pending.push(`rds-parameter-group:${name} (cluster still exists)`);
+    for (const name of target.clusterParameterGroups)
+      report.pending.push(`rds-cluster-parameter-group:${name} (cluster still exists)`);
+    for (const name of target.instanceParameterGroups)
+      report.pending.push(`rds-parameter-group:${name} (cluster still exists)`);
   }
   return report;
 }
@@ -287,7 +349,13 @@ export function isWriterInstance(i: DBInstance, cluster: DBCluster | undefined, 
  * groups. Throws ResourceStillInUseError while something is still deleting: the state machine's
  * Retry calls again.
  */
-export async function teardownCell(clients: TeardownClients, tags: TagKeys, run: RunContext, cell: CellPlan, resources: CellResources | undefined): Promise<TeardownReport> {
+export async function teardownCell(
+  clients: TeardownClients,
+  tags: TagKeys,
+  run: RunContext,
+  cell: CellPlan,
+  resources: CellResources | undefined,
+): Promise<TeardownReport> {
   const names = cellNames(run.runId, cell.cellId);
   const tagged = await findLiveInstances(clients, [
     { Name: `tag:${tags.runId}`, Values: [run.runId] },
@@ -309,7 +377,14 @@ export async function teardownCell(clients: TeardownClients, tags: TagKeys, run:
   const report = await deleteCellResources(
     clients,
     {
-      ...(onInstances ? { dbInstanceIds: [names.writerId, ...Array.from({ length: cell.variant.readers }, (_, i) => names.readerId(i + 1))] } : {}),
+      ...(onInstances
+        ? {
+            dbInstanceIds: [
+              names.writerId,
+              ...Array.from({ length: cell.variant.readers }, (_, i) => names.readerId(i + 1)),
+            ],
+          }
+        : {}),
       clusterId: onInstances ? names.clusterId : (resources?.clusterId ?? names.clusterId),
       clusterParameterGroups: onInstances ? [] : [names.clusterParameterGroup],
       instanceParameterGroups: [names.instanceParameterGroup],

@@ -82,13 +82,18 @@ function stepName(v: Pick<VerdictsRow, 'variant' | 'workload' | 'threads' | 'rat
   return `${v.variant}/${v.workload}/t${v.threads}/${v.rate > 0 ? `${v.rate}per-s` : 'max'}/${v.target}`;
 }
 
-const isJudged = (v: VerdictsRow): boolean => v.verdict === 'regressed' || v.verdict === 'improved' || v.verdict === 'within-noise';
+const isJudged = (v: VerdictsRow): boolean =>
+  v.verdict === 'regressed' || v.verdict === 'improved' || v.verdict === 'within-noise';
 
 /**
  * The datapoints of a run's verdicts, in requests of at most 1000 metrics.
  * @internal exported for its tests (a test seam)
  */
-export function verdictMetricRequests(experiment: string, verdicts: readonly VerdictsRow[], timestamp: Date): MetricDatum[][] {
+export function verdictMetricRequests(
+  experiment: string,
+  verdicts: readonly VerdictsRow[],
+  timestamp: Date,
+): MetricDatum[][] {
   const exp = { Name: 'Experiment', Value: dimensionValue(experiment) };
   const regressions = verdicts.filter((v) => v.verdict === 'regressed').length;
   const data: MetricDatum[] = [
@@ -96,7 +101,11 @@ export function verdictMetricRequests(experiment: string, verdicts: readonly Ver
     { MetricName: REGRESSIONS_METRIC, Dimensions: [exp], Timestamp: timestamp, Value: regressions, Unit: 'Count' },
     ...verdicts.filter(isJudged).map((v): MetricDatum => ({
       MetricName: REGRESSED_METRIC,
-      Dimensions: [exp, { Name: 'Step', Value: dimensionValue(stepName(v)) }, { Name: 'Metric', Value: dimensionValue(v.metric) }],
+      Dimensions: [
+        exp,
+        { Name: 'Step', Value: dimensionValue(stepName(v)) },
+        { Name: 'Metric', Value: dimensionValue(v.metric) },
+      ],
       Timestamp: timestamp,
       Value: v.verdict === 'regressed' ? 1 : 0,
       Unit: 'Count',
@@ -159,7 +168,13 @@ export function eventEntrySize(entry: PutEventsRequestEntry): number {
  * (the rest counted in `regressionsNotListed`; all of them are in the lake's verdicts table).
  * @internal exported for its tests (a test seam)
  */
-export function regressionEvent(run: RunContext, verdicts: readonly VerdictsRow[], lakeKey: string, eventBusName: string, time: Date): PutEventsRequestEntry {
+export function regressionEvent(
+  run: RunContext,
+  verdicts: readonly VerdictsRow[],
+  lakeKey: string,
+  eventBusName: string,
+  time: Date,
+): PutEventsRequestEntry {
   const all = regressionLines(verdicts);
   const entryWith = (listed: number): PutEventsRequestEntry => ({
     Source: VERDICT_EVENT_SOURCE,
@@ -205,14 +220,26 @@ export function regressionMessage(run: RunContext, verdicts: readonly VerdictsRo
   const counts = countsOf(verdicts);
   const head = [
     `Run ${run.runId} of experiment ${run.specName} (${run.region}) regressed on ${lines.length} step metric(s).`,
-    `Verdicts: ${counts['regressed']} regressed, ${counts['improved']} improved, ${counts['within-noise']} within the noise, ${counts['unknown']} noise unknown, ${counts['not-judged']} not judged.`,
+    `Verdicts: ${counts['regressed']} regressed, ${counts['improved']} improved, ${counts['within-noise']} ` +
+      `within the noise, ${counts['unknown']} noise unknown, ${counts['not-judged']} not judged.`,
     '',
   ];
-  const tail = ['', `All verdicts: the lake's verdicts table (${lakeKey}), the verdict_history view, or \`aurora-bench report ${run.runId} --aws\`.`];
+  const tail = [
+    '',
+    `All verdicts: the lake's verdicts table (${lakeKey}), the verdict_history view, or \`aurora-bench ` +
+      `report ${run.runId} --aws\`.`,
+  ];
   const body: string[] = [];
   let bytes = utf8Bytes([...head, ...tail].join('\n')) + 200;
   for (const [i, l] of lines.entries()) {
-    const line = `- ${l.step} ${l.metric}: ${fmt(l.value, 2)} vs ${fmt(l.baselineMean, 2)} over ${l.baselineRuns} runs (${l.ratio === null ? '-' : `${(l.ratio * 100).toFixed(1)}%`})${l.sinceRunId ? `, since ${l.sinceRunId}` : ''}. ${l.reason}`;
+    const line =
+      `- ${l.step} ${l.metric}: ${fmt(l.value, 2)} vs ${fmt(l.baselineMean, 2)} ` +
+      `over ${l.baselineRuns} runs ` +
+      `(` +
+      (l.ratio === null ? '-' : `${(l.ratio * 100).toFixed(1)}%`) +
+      `)` +
+      (l.sinceRunId ? `, since ${l.sinceRunId}` : '') +
+      `. ${l.reason}`;
     if (bytes + utf8Bytes(line) + 1 > MAX_SNS_MESSAGE_BYTES) {
       body.push(`... and ${lines.length - i} more`);
       break;
@@ -234,22 +261,35 @@ export interface VerdictAlertsOptions {
   readonly now: () => Date;
 }
 
-export async function publishVerdicts(options: VerdictAlertsOptions, run: RunContext, verdicts: readonly VerdictsRow[], lakeKey: string): Promise<VerdictPublication> {
+export async function publishVerdicts(
+  options: VerdictAlertsOptions,
+  run: RunContext,
+  verdicts: readonly VerdictsRow[],
+  lakeKey: string,
+): Promise<VerdictPublication> {
   const now = options.now();
   let metricDatapoints = 0;
   for (const data of verdictMetricRequests(run.specName, verdicts, now)) {
-    await call('CloudWatch PutMetricData', () => options.cloudwatch.send(new PutMetricDataCommand({ Namespace: VERDICT_METRIC_NAMESPACE, MetricData: data })));
+    await call('CloudWatch PutMetricData', () =>
+      options.cloudwatch.send(new PutMetricDataCommand({ Namespace: VERDICT_METRIC_NAMESPACE, MetricData: data })),
+    );
     metricDatapoints += data.length;
   }
-  if (!verdicts.some((v) => v.verdict === 'regressed')) return { channel: 'aws', metricDatapoints, eventId: null, notificationId: null };
+  if (!verdicts.some((v) => v.verdict === 'regressed'))
+    return { channel: 'aws', metricDatapoints, eventId: null, notificationId: null };
 
   const entry = regressionEvent(run, verdicts, lakeKey, options.eventBusName, now);
-  const put = await call('EventBridge PutEvents', () => options.events.send(new PutEventsCommand({ Entries: [entry] })));
+  const put = await call('EventBridge PutEvents', () =>
+    options.events.send(new PutEventsCommand({ Entries: [entry] })),
+  );
   const result = put.Entries?.[0];
   if ((put.FailedEntryCount ?? 0) > 0 || result?.ErrorCode) {
-    const text = `EventBridge PutEvents refused the regression event of run ${run.runId}: ${result?.ErrorCode ?? 'failed'}: ${result?.ErrorMessage ?? 'no message'}`;
+    const text =
+      `EventBridge PutEvents refused the regression event of ` +
+      `run ${run.runId}: ${result?.ErrorCode ?? 'failed'}: ${result?.ErrorMessage ?? 'no message'}`;
     // The codes EventBridge documents as retryable (PutEventsResultEntry.ErrorCode).
-    if (result?.ErrorCode === 'InternalFailure' || result?.ErrorCode === 'ThrottlingException') throw new TransientBackendError(text);
+    if (result?.ErrorCode === 'InternalFailure' || result?.ErrorCode === 'ThrottlingException')
+      throw new TransientBackendError(text);
     throw new VerdictPublishError(text);
   }
   let notificationId: string | null = null;
@@ -257,7 +297,11 @@ export async function publishVerdicts(options: VerdictAlertsOptions, run: RunCon
     const regressions = verdicts.filter((v) => v.verdict === 'regressed').length;
     const published = await call('SNS Publish', () =>
       options.sns.send(
-        new PublishCommand({ TopicArn: options.topicArn, Subject: regressionSubject(run.specName, regressions), Message: regressionMessage(run, verdicts, lakeKey) }),
+        new PublishCommand({
+          TopicArn: options.topicArn,
+          Subject: regressionSubject(run.specName, regressions),
+          Message: regressionMessage(run, verdicts, lakeKey),
+        }),
       ),
     );
     notificationId = published.MessageId ?? null;

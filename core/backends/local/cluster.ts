@@ -18,7 +18,15 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { queryServer, sqlTarget, startServerFromTemplate, stopServer, type LocalServer, type ServerInfo, type ServerOptions } from './mariadb-server';
+import {
+  queryServer,
+  sqlTarget,
+  startServerFromTemplate,
+  stopServer,
+  type LocalServer,
+  type ServerInfo,
+  type ServerOptions,
+} from './mariadb-server';
 import type { LocalTools } from './preflight';
 import { query, queryObjects, sqlString, type Row } from './sql-client';
 import type { ReplicaHealth } from '../../backend';
@@ -61,7 +69,11 @@ export function replicationOptions(role: 'writer' | 'reader'): ServerOptions {
   };
 }
 
-async function startMember(o: StartClusterOptions, role: 'writer' | 'reader', readerIndex: number): Promise<LocalServer> {
+async function startMember(
+  o: StartClusterOptions,
+  role: 'writer' | 'reader',
+  readerIndex: number,
+): Promise<LocalServer> {
   const slot = role === 'writer' ? 0 : readerIndex;
   const cpuList = o.cpuList?.(slot);
   const server = await startServerFromTemplate(o.template.datadir, {
@@ -83,8 +95,10 @@ export async function attachReader(reader: ServerInfo, writer: ServerInfo): Prom
   const { replication } = LOCAL_LOGINS;
   await queryServer(
     reader,
-    `CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=${writer.port}, MASTER_USER=${sqlString(replication.user)}, ` +
-      `MASTER_PASSWORD=${sqlString(replication.password)}, MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1; START SLAVE;`,
+    `CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=${writer.port}, ` +
+      `MASTER_USER=${sqlString(replication.user)}, ` +
+      `MASTER_PASSWORD=${sqlString(replication.password)}, MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1; ` +
+      `START SLAVE;`,
   );
 }
 
@@ -138,12 +152,19 @@ export interface ReplicationStatus {
  * Set-up for the write-forwarding emulation: its reader steps must not start on a replica that
  * lacks the tables a prepare just re-created. Returns whether all caught up within timeoutS.
  */
-export async function waitForReplicas(cluster: Pick<ClusterInfo, 'writer' | 'readers'>, timeoutS: number): Promise<boolean> {
+export async function waitForReplicas(
+  cluster: Pick<ClusterInfo, 'writer' | 'readers'>,
+  timeoutS: number,
+): Promise<boolean> {
   const [[writerPos]] = (await queryServer(cluster.writer, 'SELECT @@GLOBAL.gtid_binlog_pos')) as [Row];
   if (!writerPos) return true;
   const results = await Promise.all(
     cluster.readers.map(async (r) => {
-      const [[rc]] = (await query(sqlTarget(r), `SELECT MASTER_GTID_WAIT(${sqlString(writerPos)}, ${Math.round(timeoutS)})`, { timeoutMs: (timeoutS + 30) * 1000 })) as [Row];
+      const [[rc]] = (await query(
+        sqlTarget(r),
+        `SELECT MASTER_GTID_WAIT(${sqlString(writerPos)}, ${Math.round(timeoutS)})`,
+        { timeoutMs: (timeoutS + 30) * 1000 },
+      )) as [Row];
       return rc === '0';
     }),
   );
@@ -155,17 +176,23 @@ export async function waitForReplicas(cluster: Pick<ClusterInfo, 'writer' | 'rea
  * running (SHOW SLAVE STATUS Slave_IO_Running / Slave_SQL_Running = Yes). Asks only the readers, so
  * a writer that was killed is reported, not an error.
  */
-export async function replicaHealth(cluster: Pick<ClusterInfo, 'writer' | 'readers'>, writerRunning: boolean): Promise<ReplicaHealth[]> {
+export async function replicaHealth(
+  cluster: Pick<ClusterInfo, 'writer' | 'readers'>,
+  writerRunning: boolean,
+): Promise<ReplicaHealth[]> {
   return Promise.all(
     cluster.readers.map(async (r): Promise<ReplicaHealth> => {
       const problems: string[] = [];
-      if (!writerRunning) problems.push(`its writer ${cluster.writer.instanceId} (pid ${cluster.writer.pid}) is not running`);
+      if (!writerRunning)
+        problems.push(`its writer ${cluster.writer.instanceId} (pid ${cluster.writer.pid}) is not running`);
       try {
         const [status] = await queryObjects(sqlTarget(r), 'SHOW SLAVE STATUS');
         const io = status?.['Slave_IO_Running'] ?? 'No';
         const sql = status?.['Slave_SQL_Running'] ?? 'No';
-        if (io !== 'Yes') problems.push(`IO thread ${io}${status?.['Last_IO_Error'] ? ` (${status['Last_IO_Error']})` : ''}`);
-        if (sql !== 'Yes') problems.push(`SQL thread ${sql}${status?.['Last_SQL_Error'] ? ` (${status['Last_SQL_Error']})` : ''}`);
+        if (io !== 'Yes')
+          problems.push(`IO thread ${io}${status?.['Last_IO_Error'] ? ` (${status['Last_IO_Error']})` : ''}`);
+        if (sql !== 'Yes')
+          problems.push(`SQL thread ${sql}${status?.['Last_SQL_Error'] ? ` (${status['Last_SQL_Error']})` : ''}`);
       } catch (e) {
         problems.push(`the reader did not answer: ${(e as Error).message.split('\n')[0]!}`);
       }
@@ -250,7 +277,11 @@ export class HeartbeatProbe {
     this.firstSeq ??= seq;
     if (this.commits.size > 3600) this.commits.delete(Math.min(...this.commits.keys()));
 
-    const lags = await Promise.all(this.readers.map(async (r) => [r.instanceId, await this.readerLag(r.instanceId, r.exec, seq, committedAt)] as const));
+    const lags = await Promise.all(
+      this.readers.map(
+        async (r) => [r.instanceId, await this.readerLag(r.instanceId, r.exec, seq, committedAt)] as const,
+      ),
+    );
     return new Map(lags);
   }
 

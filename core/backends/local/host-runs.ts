@@ -60,7 +60,8 @@ function readRuns(dir: string): { file: string; run: HostRunFile }[] {
     if (!name.endsWith('.json')) continue;
     try {
       const run = JSON.parse(readFileSync(join(dir, name), 'utf8')) as HostRunFile;
-      if (typeof run.runId === 'string' && typeof run.startedAt === 'string' && Number.isInteger(run.pid)) runs.push({ file: join(dir, name), run });
+      if (typeof run.runId === 'string' && typeof run.startedAt === 'string' && Number.isInteger(run.pid))
+        runs.push({ file: join(dir, name), run });
     } catch {
       // a file being written, or not one of ours
     }
@@ -76,7 +77,12 @@ export class HostRuns {
 
   /** Records that `runId` runs from now. Never fails a run: without the directory, overlaps are just not known. */
   register(runId: string, now: Date = new Date()): void {
-    const run: HostRunFile = { runId, pid: process.pid, ownerStartTime: processStartTime(process.pid), startedAt: now.toISOString() };
+    const run: HostRunFile = {
+      runId,
+      pid: process.pid,
+      ownerStartTime: processStartTime(process.pid),
+      startedAt: now.toISOString(),
+    };
     this.started.set(runId, run);
     try {
       ensureDir(this.dir);
@@ -116,7 +122,8 @@ export class HostRuns {
       }
       const startedBeforeMyEnd = Date.parse(run.startedAt) < now.getTime();
       const endedAfterMyStart = run.endedAt === undefined || Date.parse(run.endedAt) > Date.parse(mine.startedAt);
-      if (startedBeforeMyEnd && endedAfterMyStart) overlaps.push({ runId: run.runId, pid: run.pid, startedAt: run.startedAt, endedAt: run.endedAt ?? null });
+      if (startedBeforeMyEnd && endedAfterMyStart)
+        overlaps.push({ runId: run.runId, pid: run.pid, startedAt: run.startedAt, endedAt: run.endedAt ?? null });
     }
     return overlaps.sort((a, b) => a.startedAt.localeCompare(b.startedAt));
   }
@@ -133,6 +140,12 @@ export class HostRuns {
 
 /** The manifest note and the line a run prints when others overlapped it. */
 export function overlapNote(runId: string, overlaps: readonly HostRunOverlap[]): string {
-  const others = overlaps.map((o) => `${o.runId} (pid ${o.pid}, ${o.startedAt} to ${o.endedAt ?? 'still running'})`).join(', ');
-  return `run ${runId} shared ${hostname()} with ${overlaps.length === 1 ? 'another run' : `${overlaps.length} other runs`} for part of its time: ${others}; its figures include their load`;
+  const others = overlaps
+    .map((o) => `${o.runId} (pid ${o.pid}, ${o.startedAt} to ${o.endedAt ?? 'still running'})`)
+    .join(', ');
+  return (
+    `run ${runId} shared ${hostname()} ` +
+    `with ${overlaps.length === 1 ? 'another run' : `${overlaps.length} other runs`} for part of its ` +
+    `time: ${others}; its figures include their load`
+  );
 }

@@ -55,7 +55,9 @@ const R_FAMILY_SIZES: Readonly<Record<string, readonly string[]>> = {
 
 /** @internal exported for its tests (a test seam) */
 export const INSTANCE_CLASSES: Readonly<Record<string, InstanceClassSpec>> = Object.freeze({
-  ...Object.fromEntries(Object.entries(R_FAMILY_SIZES).flatMap(([family, sizes]) => sizes.map((s) => [`db.${family}.${s}`, R_SIZES[s]!]))),
+  ...Object.fromEntries(
+    Object.entries(R_FAMILY_SIZES).flatMap(([family, sizes]) => sizes.map((s) => [`db.${family}.${s}`, R_SIZES[s]!])),
+  ),
   'db.t3.small': { vcpu: 2, memoryGiB: 2, maxConnections: 45 },
   'db.t3.medium': { vcpu: 2, memoryGiB: 4, maxConnections: 90 },
   'db.t3.large': { vcpu: 2, memoryGiB: 8, maxConnections: 135 },
@@ -113,21 +115,31 @@ export function serverlessStandIn(maxAcu: number): string {
  * The local shape of `instanceClass` (db.serverless: of its stand-in at `maxAcu`);
  * UnsupportedOnBackendError for a class not in the table.
  */
-export function localShape(instanceClass: string, host: HostResources = currentHost(), maxAcu?: number): LocalInstanceShape {
+export function localShape(
+  instanceClass: string,
+  host: HostResources = currentHost(),
+  maxAcu?: number,
+): LocalInstanceShape {
   if (isServerless(instanceClass)) {
-    if (maxAcu === undefined) throw new UnsupportedOnBackendError("db.serverless has no local stand-in without its maxAcu (the variant's capacity range)");
+    if (maxAcu === undefined)
+      throw new UnsupportedOnBackendError(
+        "db.serverless has no local stand-in without its maxAcu (the variant's capacity range)",
+      );
     return { ...localShape(serverlessStandIn(maxAcu), host), instanceClass };
   }
   const spec = INSTANCE_CLASSES[instanceClass];
   if (!spec) {
     const families = [...new Set(Object.keys(INSTANCE_CLASSES).map((c) => c.split('.')[1]))].join(', ');
     throw new UnsupportedOnBackendError(
-      `instance class "${instanceClass}" has no local mapping (known families: ${families}; sizes large..16xlarge/24xlarge, t3/t4g small..large): add it to core/backends/local/instance-classes.ts or pick a listed class`,
+      `instance class "${instanceClass}" has no local mapping (known families: ${families}; sizes ` +
+        `large..16xlarge/24xlarge, t3/t4g small..large): add it to core/backends/local/instance-classes.ts or ` +
+        `pick a listed class`,
     );
   }
   const classBytes = spec.memoryGiB * GiB;
   const cap = localMemoryCap(host);
-  const localMemoryBytes = Math.floor(Math.min(cap, Math.max(LOCAL_MEMORY_FLOOR, classBytes / LOCAL_MEMORY_DIVISOR)) / MiB) * MiB;
+  const localMemoryBytes =
+    Math.floor(Math.min(cap, Math.max(LOCAL_MEMORY_FLOOR, classBytes / LOCAL_MEMORY_DIVISOR)) / MiB) * MiB;
   return {
     instanceClass,
     vcpu: spec.vcpu,
@@ -168,6 +180,9 @@ export function formatBytes(bytes: number): string {
 export function serverHardware(instanceClass: string): { memoryBytes: number; vcpu: number; maxConnections: number } {
   const spec = INSTANCE_CLASSES[instanceClass];
   if (!spec)
-    throw new UnsupportedOnBackendError(`instance class "${instanceClass}" has no known vCPU and memory: add it to core/backends/local/instance-classes.ts or pick a listed class`);
+    throw new UnsupportedOnBackendError(
+      `instance class "${instanceClass}" has no known vCPU and memory: add it to ` +
+        `core/backends/local/instance-classes.ts or pick a listed class`,
+    );
   return { memoryBytes: spec.memoryGiB * GiB, vcpu: spec.vcpu, maxConnections: spec.maxConnections };
 }

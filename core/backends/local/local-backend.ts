@@ -56,7 +56,12 @@ type LocalRunnerJob = RunnerJob & { readonly extraPort?: number };
 export function emulatingForwarding(job: RunnerJob, resources: CellResources): LocalRunnerJob {
   if (job.writeForwarding === undefined || job.phase !== 'run') return job;
   if (!resources.writer) throw new Error(`cell ${resources.cellId} has no writer endpoint yet`);
-  const base = job.workload === 'oltp_write_only' ? 'oltp_write_only' : job.workload === 'rw_consistency.lua' ? 'rw_consistency' : 'oltp_read_write';
+  const base =
+    job.workload === 'oltp_write_only'
+      ? 'oltp_write_only'
+      : job.workload === 'rw_consistency.lua'
+        ? 'rw_consistency'
+        : 'oltp_read_write';
   const ownLevel = job.sysbenchArgs.some((a) => a.startsWith('--consistency='));
   return {
     ...job,
@@ -70,7 +75,15 @@ export function emulatingForwarding(job: RunnerJob, resources: CellResources): L
     extraPort: resources.writer.port,
   };
 }
-import { cpuListFor, currentHost, formatBytes, LOCAL_MEMORY_DIVISOR, localShape, type HostResources, type LocalInstanceShape } from './instance-classes';
+import {
+  cpuListFor,
+  currentHost,
+  formatBytes,
+  LOCAL_MEMORY_DIVISOR,
+  localShape,
+  type HostResources,
+  type LocalInstanceShape,
+} from './instance-classes';
 import { HostRuns, type HostRunOverlap } from './host-runs';
 import { LocalLakeStore } from './local-lake';
 import { isServerRunning, type ServerInfo } from './mariadb-server';
@@ -88,7 +101,16 @@ import { ensurePostgresTemplate, findPostgresTools, isPostgresRunning, type Post
 import { applyDynamicParameters, dedupeNotes, planParameters, verifyParameters } from './parameters';
 import { checkLocalDependencies, type LocalVersions } from './preflight';
 import { isAlive, isOurProcess, isStopped, terminate } from './processes';
-import { claimRunDir, cleanupAllRuns, cleanupRunDir, defaultRunRoot, destroyCell, RunRegistry, type CellRecord, type JobRecord } from './registry';
+import {
+  claimRunDir,
+  cleanupAllRuns,
+  cleanupRunDir,
+  defaultRunRoot,
+  destroyCell,
+  RunRegistry,
+  type CellRecord,
+  type JobRecord,
+} from './registry';
 import { ensureTemplate, LOCAL_LOGINS } from './template';
 
 export interface LocalBackendOptions {
@@ -166,14 +188,23 @@ function endpointOf(s: ServerInfo): Endpoint {
   return { instanceId: s.instanceId, role: s.role, host: s.host, port: s.port };
 }
 
-function shapeNote(variantName: string, shape: LocalInstanceShape, cpuLists: readonly (string | undefined)[], serverVersion: string): PlanNote {
-  const pinned = cpuLists.some((c) => c !== undefined) ? `taskset CPUs ${cpuLists.map((c) => c ?? 'all').join(' | ')}` : 'no CPU pinning';
+function shapeNote(
+  variantName: string,
+  shape: LocalInstanceShape,
+  cpuLists: readonly (string | undefined)[],
+  serverVersion: string,
+): PlanNote {
+  const pinned = cpuLists.some((c) => c !== undefined)
+    ? `taskset CPUs ${cpuLists.map((c) => c ?? 'all').join(' | ')}`
+    : 'no CPU pinning';
   return {
     level: 'info',
     path: `variants[name=${variantName}].instanceClass`,
     message:
-      `${shape.instanceClass} (${shape.vcpu} vCPU, ${shape.memoryGiB} GiB) runs locally as MariaDB ${serverVersion} with ${shape.cores} CPU(s) (${pinned}), ` +
-      `memory ${formatBytes(shape.localMemoryBytes)} (class memory / ${LOCAL_MEMORY_DIVISOR}), innodb_buffer_pool_size ${formatBytes(shape.bufferPoolBytes)} ` +
+      `${shape.instanceClass} (${shape.vcpu} vCPU, ${shape.memoryGiB} GiB) runs locally as ` +
+      `MariaDB ${serverVersion} with ${shape.cores} CPU(s) (${pinned}), ` +
+      `memory ${formatBytes(shape.localMemoryBytes)} (class memory / ${LOCAL_MEMORY_DIVISOR}), ` +
+      `innodb_buffer_pool_size ${formatBytes(shape.bufferPoolBytes)} ` +
       `unless set, max_connections ${shape.maxConnections} (Aurora's default for the class) unless set`,
   };
 }
@@ -224,7 +255,8 @@ function hungServers(state: CellState): string[] {
     if (isStopped(s.pid)) {
       const since = state.stoppedSince.get(s.instanceId) ?? Date.now();
       state.stoppedSince.set(s.instanceId, since);
-      if (Date.now() - since >= STOPPED_FOR_MS) hung.push(`${name} is stopped (process state T, SIGSTOP) and answers nothing`);
+      if (Date.now() - since >= STOPPED_FOR_MS)
+        hung.push(`${name} is stopped (process state T, SIGSTOP) and answers nothing`);
       continue;
     }
     state.stoppedSince.delete(s.instanceId);
@@ -252,14 +284,20 @@ function cellServersRunning(state: CellState): boolean {
   return state.cluster !== undefined && [state.cluster.writer, ...state.cluster.readers].every(isServerRunning);
 }
 
-/** The server metrics AWS reports that the local sampler cannot, and why: said once per run rather than shown as missing. */
+/**
+ * The server metrics AWS reports that the local sampler cannot,
+ * and why: said once per run rather than shown as missing.
+ */
 function unmeasuredMetricsNote(): PlanNote {
   const byReason = new Map<string, string[]>();
-  for (const [metric, why] of Object.entries(LOCAL_UNMEASURED_METRICS)) byReason.set(why, [...(byReason.get(why) ?? []), metric]);
+  for (const [metric, why] of Object.entries(LOCAL_UNMEASURED_METRICS))
+    byReason.set(why, [...(byReason.get(why) ?? []), metric]);
   return {
     level: 'info',
     path: 'serverMetrics',
-    message: `not measured locally: ${[...byReason].map(([why, metrics]) => `${metrics.join(', ')} (${why})`).join('; ')}`,
+    message:
+      `not measured ` +
+      `locally: ${[...byReason].map(([why, metrics]) => `${metrics.join(', ')} (${why})`).join('; ')}`,
   };
 }
 
@@ -300,7 +338,10 @@ export class LocalBackend implements Backend {
 
   private cellState(run: RunContext, cellId: string): CellState {
     const state = this.cells.get(this.key(run.runId, cellId));
-    if (!state) throw new Error(`cell ${cellId} of run ${run.runId} is not provisioned by this local backend (provisionCell first)`);
+    if (!state)
+      throw new Error(
+        `cell ${cellId} of run ${run.runId} is not provisioned by this local backend (provisionCell first)`,
+      );
     return state;
   }
 
@@ -319,10 +360,12 @@ export class LocalBackend implements Backend {
     const existing = this.cells.get(key);
     if (existing && cellServersRunning(existing)) return existing.resources;
     if (existing) await this.teardownCell(run, cell, existing.resources);
-    if (ENGINES[cell.variant.engine?.kind ?? 'aurora-mysql'].localServer === 'postgresql') return this.provisionPostgresCell(run, cell);
+    if (ENGINES[cell.variant.engine?.kind ?? 'aurora-mysql'].localServer === 'postgresql')
+      return this.provisionPostgresCell(run, cell);
 
     const started = performance.now();
-    const shape = localShape(cell.variant.instanceClass, this.host, cell.variant.serverless?.maxAcu); // UnsupportedOnBackendError for unknown classes
+    // UnsupportedOnBackendError for unknown classes
+    const shape = localShape(cell.variant.instanceClass, this.host, cell.variant.serverless?.maxAcu);
     const versions = await checkLocalDependencies();
     const template = await ensureTemplate(versions.tools, versions.serverVersion, this.templateRoot);
     const registry = this.registry(run.runId);
@@ -337,10 +380,20 @@ export class LocalBackend implements Backend {
     await mkdir(registry.dir, { recursive: true });
     const dir = await mkdtemp(join(registry.dir, 'c-'));
     const clusterId = cell.cellId;
-    await registry.setCell({ cellId: cell.cellId, clusterId, dir, servers: [], jobs: [], createdAt: new Date().toISOString() });
+    await registry.setCell({
+      cellId: cell.cellId,
+      clusterId,
+      dir,
+      servers: [],
+      jobs: [],
+      createdAt: new Date().toISOString(),
+    });
 
     const ctx = { variant: cell.variant, shape, catalog: template.catalog, serverVersion: versions.serverVersion };
-    const plans = { writer: planParameters({ ...ctx, role: 'writer' }), reader: planParameters({ ...ctx, role: 'reader' }) };
+    const plans = {
+      writer: planParameters({ ...ctx, role: 'writer' }),
+      reader: planParameters({ ...ctx, role: 'reader' }),
+    };
     const cpuTaskset = this.cpuAffinity && versions.tools.taskset !== undefined;
     const cpuList = (slot: number) => (cpuTaskset ? cpuListFor(shape.cores, slot, this.host.cpus) : undefined);
 
@@ -377,7 +430,11 @@ export class LocalBackend implements Backend {
     notes.push(...plans.writer.notes, ...(cluster.readers.length > 0 ? plans.reader.notes : []));
     notes.push(unmeasuredMetricsNote());
     if (this.cpuAffinity && !versions.tools.taskset) {
-      notes.push({ level: 'warning', path: `variants[name=${cell.variant.name}].instanceClass`, message: 'taskset (util-linux) not found: servers are not pinned to CPUs' });
+      notes.push({
+        level: 'warning',
+        path: `variants[name=${cell.variant.name}].instanceClass`,
+        message: 'taskset (util-linux) not found: servers are not pinned to CPUs',
+      });
     }
     for (const server of [cluster.writer, ...cluster.readers]) {
       const plan = plans[server.role];
@@ -402,10 +459,21 @@ export class LocalBackend implements Backend {
         pids: [cluster.writer, ...cluster.readers].map((s) => `${s.instanceId}:${s.pid}`).join(','),
         // What the writer was asked to run with in MariaDB's terms (sizes scaled, booleans and enums
         // spelt as MariaDB does): the prepare check compares the server's values with these.
-        requestedParameters: JSON.stringify(Object.fromEntries(plans.writer.applied.map((a) => [a.name.toLowerCase(), a.value]))),
+        requestedParameters: JSON.stringify(
+          Object.fromEntries(plans.writer.applied.map((a) => [a.name.toLowerCase(), a.value])),
+        ),
       },
     };
-    this.cells.set(key, { runId: run.runId, cellId: cell.cellId, dir, cluster, resources, jobs: new Map(), collected: new Map(), stoppedSince: new Map() });
+    this.cells.set(key, {
+      runId: run.runId,
+      cellId: cell.cellId,
+      dir,
+      cluster,
+      resources,
+      jobs: new Map(),
+      collected: new Map(),
+      stoppedSince: new Map(),
+    });
     return resources;
   }
 
@@ -414,7 +482,10 @@ export class LocalBackend implements Backend {
     if (state.pg) return this.checkPostgresReady(state.pg, resources);
     const cluster = state.cluster!;
     for (const s of [cluster.writer, ...cluster.readers]) {
-      if (!isServerRunning(s)) throw new LocalReplicationError(`${s.instanceId} (pid ${s.pid}) is not running; ${s.errorLog}:\n${tail(s.errorLog, 15)}`);
+      if (!isServerRunning(s))
+        throw new LocalReplicationError(
+          `${s.instanceId} (pid ${s.pid}) is not running; ${s.errorLog}:\n${tail(s.errorLog, 15)}`,
+        );
     }
     if (cluster.readers.length === 0) return { ready: true, resources, detail: 'writer running (no readers)' };
     const status = await replicationStatus(cluster);
@@ -430,7 +501,13 @@ export class LocalBackend implements Backend {
       detail:
         pending.length === 0
           ? `${status.replicas.length} reader(s) replicating, caught up at ${status.writerGtidPos || 'an empty binlog'}`
-          : pending.map((r) => `${r.instanceId}: IO ${r.ioRunning}, SQL ${r.sqlRunning}, at ${r.gtidSlavePos || '-'} of ${status.writerGtidPos || '-'}`).join('; '),
+          : pending
+              .map(
+                (r) =>
+                  `${r.instanceId}: IO ${r.ioRunning}, SQL ${r.sqlRunning}, at ${r.gtidSlavePos || '-'} ` +
+                  `of ${status.writerGtidPos || '-'}`,
+              )
+              .join('; '),
     };
   }
 
@@ -454,9 +531,19 @@ export class LocalBackend implements Backend {
     await mkdir(registry.dir, { recursive: true });
     const dir = await mkdtemp(join(registry.dir, 'c-'));
     const clusterId = cell.cellId;
-    await registry.setCell({ cellId: cell.cellId, clusterId, dir, servers: [], jobs: [], createdAt: new Date().toISOString() });
+    await registry.setCell({
+      cellId: cell.cellId,
+      clusterId,
+      dir,
+      servers: [],
+      jobs: [],
+      createdAt: new Date().toISOString(),
+    });
     const ctx = { variant: cell.variant, shape, settings: template.settings, version: tools.version };
-    const plans = { writer: planPostgresParameters({ ...ctx, role: 'writer' }), reader: planPostgresParameters({ ...ctx, role: 'reader' }) };
+    const plans = {
+      writer: planPostgresParameters({ ...ctx, role: 'writer' }),
+      reader: planPostgresParameters({ ...ctx, role: 'reader' }),
+    };
     const taskset = this.cpuAffinity && (await checkLocalDependencies()).tools.taskset !== undefined;
     let pg: PostgresCluster;
     try {
@@ -485,18 +572,28 @@ export class LocalBackend implements Backend {
         level: 'info',
         path: `variants[name=${cell.variant.name}].instanceClass`,
         message:
-          `${shape.instanceClass} (${shape.vcpu} vCPU, ${shape.memoryGiB} GiB) runs locally as PostgreSQL ${tools.version} standing in for ${engineName(engine)}, with ${shape.cores} CPU(s), ` +
-          `memory ${formatBytes(shape.localMemoryBytes)} (class memory / ${LOCAL_MEMORY_DIVISOR}): shared_buffers a quarter of it unless set, max_connections ${Math.min(shape.maxConnections, 500)} unless set`,
+          `${shape.instanceClass} (${shape.vcpu} vCPU, ${shape.memoryGiB} GiB) runs locally as ` +
+          `PostgreSQL ${tools.version} standing in for ${engineName(engine)}, with ${shape.cores} CPU(s), ` +
+          `memory ${formatBytes(shape.localMemoryBytes)} (class memory / ${LOCAL_MEMORY_DIVISOR}): ` +
+          `shared_buffers a quarter of it unless set, max_connections ` +
+          String(Math.min(shape.maxConnections, 500)) +
+          ` unless set`,
       },
       ...plans.writer.notes,
       ...(pg.readers.length > 0 ? plans.reader.notes : []),
     ];
-    for (const s of [pg.writer, ...pg.readers]) notes.push(...(await verifyPostgresParameters(s, cell.variant.name, plans[s.role])));
+    for (const s of [pg.writer, ...pg.readers])
+      notes.push(...(await verifyPostgresParameters(s, cell.variant.name, plans[s.role])));
     const resources: CellResources = {
       cellId: cell.cellId,
       clusterId,
       writer: { instanceId: pg.writer.instanceId, role: 'writer', host: pg.writer.host, port: pg.writer.port },
-      readers: pg.readers.map((r) => ({ instanceId: r.instanceId, role: 'reader' as const, host: r.host, port: r.port })),
+      readers: pg.readers.map((r) => ({
+        instanceId: r.instanceId,
+        role: 'reader' as const,
+        host: r.host,
+        port: r.port,
+      })),
       clients: [],
       credentials: { user: LOCAL_LOGINS.sbtest.user, secretRef: LOCAL_LOGINS.sbtest.secretRef },
       notes: dedupeNotes(notes),
@@ -508,13 +605,23 @@ export class LocalBackend implements Backend {
         pids: [pg.writer, ...pg.readers].map((s) => `${s.instanceId}:${s.pid}`).join(','),
       },
     };
-    this.cells.set(key, { runId: run.runId, cellId: cell.cellId, dir, pg, resources, jobs: new Map(), collected: new Map(), stoppedSince: new Map() });
+    this.cells.set(key, {
+      runId: run.runId,
+      cellId: cell.cellId,
+      dir,
+      pg,
+      resources,
+      jobs: new Map(),
+      collected: new Map(),
+      stoppedSince: new Map(),
+    });
     return resources;
   }
 
   private async checkPostgresReady(pg: PostgresCluster, resources: CellResources): Promise<ReadyState> {
     for (const s of [pg.writer, ...pg.readers]) {
-      if (!isPostgresRunning(s)) throw new LocalReplicationError(`${s.instanceId} (pid ${s.pid}) is not running; ${s.log}:\n${tail(s.log, 15)}`);
+      if (!isPostgresRunning(s))
+        throw new LocalReplicationError(`${s.instanceId} (pid ${s.pid}) is not running; ${s.log}:\n${tail(s.log, 15)}`);
     }
     if (pg.readers.length === 0) return { ready: true, resources, detail: 'primary running (no replicas)' };
     const status = await postgresReplicationStatus(pg);
@@ -525,7 +632,9 @@ export class LocalBackend implements Backend {
       detail:
         pending.length === 0
           ? `${status.replicas.length} replica(s) streaming, replayed up to ${status.writerLsn}`
-          : pending.map((r) => `${r.instanceId}: ${r.state}, replayed ${r.replayLsn || '-'} of ${status.writerLsn}`).join('; '),
+          : pending
+              .map((r) => `${r.instanceId}: ${r.state}, replayed ${r.replayLsn || '-'} of ${status.writerLsn}`)
+              .join('; '),
     };
   }
 
@@ -538,7 +647,9 @@ export class LocalBackend implements Backend {
   }
 
   startClients(_run: RunContext, cell: CellPlan, resources: CellResources): Promise<CellResources> {
-    const clients: ClientRef[] = Array.from({ length: cell.variant.clients.count }, (_, i) => ({ clientId: `client-${i + 1}` }));
+    const clients: ClientRef[] = Array.from({ length: cell.variant.clients.count }, (_, i) => ({
+      clientId: `client-${i + 1}`,
+    }));
     return Promise.resolve({ ...resources, clients });
   }
 
@@ -546,11 +657,20 @@ export class LocalBackend implements Backend {
     if (!existsSync(this.runnerPath))
       throw new MissingDependencyError(`the client runner ${this.runnerPath} is missing from this checkout: build it with \`npm run build\` (scripts/build-runner.ts)`);
     const versions = await checkLocalDependencies();
-    return { ready: true, resources, detail: `${resources.clients.length} local client process slot(s); runner ${this.runnerPath}, sysbench ${versions.sysbenchVersion}` };
+    return {
+      ready: true,
+      resources,
+      detail:
+        `${resources.clients.length} local client process slot(s); runner ${this.runnerPath}, ` +
+        `sysbench ${versions.sysbenchVersion}`,
+    };
   }
 
   private password(secretRef: string): string {
-    if (secretRef !== LOCAL_LOGINS.sbtest.secretRef) throw new Error(`unknown local credential "${secretRef}" (the local backend knows ${LOCAL_LOGINS.sbtest.secretRef})`);
+    if (secretRef !== LOCAL_LOGINS.sbtest.secretRef)
+      throw new Error(
+        `unknown local credential "${secretRef}" (the local backend knows ${LOCAL_LOGINS.sbtest.secretRef})`,
+      );
     return LOCAL_LOGINS.sbtest.password;
   }
 
@@ -570,14 +690,22 @@ export class LocalBackend implements Backend {
     if (!existsSync(file)) {
       const key = lakeKeys.script(run.runId, workload);
       const body = await this.lake.get(key);
-      if (body === undefined) throw new Error(`custom workload ${workload} is not in the lake at ${key} (PlanRun writes the plan's scripts there)`);
+      if (body === undefined)
+        throw new Error(
+          `custom workload ${workload} is not in the lake at ${key} (PlanRun writes the plan's scripts there)`,
+        );
       await mkdir(dir, { recursive: true });
       await writeFile(file, body);
     }
     return dir;
   }
 
-  async startJobs(run: RunContext, cell: CellPlan, resources: CellResources, planned: readonly RunnerJob[]): Promise<JobHandle[]> {
+  async startJobs(
+    run: RunContext,
+    cell: CellPlan,
+    resources: CellResources,
+    planned: readonly RunnerJob[],
+  ): Promise<JobHandle[]> {
     const jobs = planned.map((job) => emulatingForwarding(job, resources));
     const state = this.cellState(run, cell.cellId);
     if (!existsSync(this.runnerPath))
@@ -587,8 +715,16 @@ export class LocalBackend implements Backend {
     // The sampler's first snapshot must come before the load starts.
     if (jobs.some((j) => j.phase === 'run') && !state.sampler) {
       const sampler = state.pg
-        ? new PostgresMetricsSampler({ writer: state.pg.writer, readers: state.pg.readers, intervalMs: this.sampleIntervalMs })
-        : new ServerMetricsSampler({ writer: state.cluster!.writer, readers: state.cluster!.readers, intervalMs: this.sampleIntervalMs });
+        ? new PostgresMetricsSampler({
+            writer: state.pg.writer,
+            readers: state.pg.readers,
+            intervalMs: this.sampleIntervalMs,
+          })
+        : new ServerMetricsSampler({
+            writer: state.cluster!.writer,
+            readers: state.cluster!.readers,
+            intervalMs: this.sampleIntervalMs,
+          });
       await sampler.start();
       state.sampler = sampler;
     }
@@ -597,7 +733,10 @@ export class LocalBackend implements Backend {
     // writer has (a prepare re-creates the tables; writer steps leave a backlog). Set-up, not measured.
     if (state.cluster !== undefined && jobs.some((j) => j.phase === 'run' && j.extraPort !== undefined)) {
       if (!(await waitForReplicas(state.cluster, REPLICA_CATCH_UP_S))) {
-        throw new Error(`the replicas of cell ${cell.cellId} did not catch up with the writer within ${REPLICA_CATCH_UP_S} s; the write-forwarding emulation needs their data`);
+        throw new Error(
+          `the replicas of cell ${cell.cellId} did not catch up with the writer within ${REPLICA_CATCH_UP_S} ` +
+            `s; the write-forwarding emulation needs their data`,
+        );
       }
     }
     const handles: JobHandle[] = [];
@@ -689,7 +828,11 @@ export class LocalBackend implements Backend {
           const ok = exit.code === 0;
           const why = exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code}`;
           const stderr = ok ? '' : tail(found.proc.stderrFile, 5);
-          jobs.push({ jobId: h.jobId, state: 'exited', ...(ok ? {} : { detail: `runner ${why}${stderr ? `: ${stderr}` : ''}` }) });
+          jobs.push({
+            jobId: h.jobId,
+            state: 'exited',
+            ...(ok ? {} : { detail: `runner ${why}${stderr ? `: ${stderr}` : ''}` }),
+          });
         }
         continue;
       }
@@ -700,7 +843,11 @@ export class LocalBackend implements Backend {
       } else if ((await this.lake.get(h.outputPrefix + 'result.json')) !== undefined) {
         jobs.push({ jobId: h.jobId, state: 'exited' });
       } else {
-        jobs.push({ jobId: h.jobId, state: 'lost', detail: `runner (pid ${h.ref}) is gone and left no result.json under ${h.outputPrefix}` });
+        jobs.push({
+          jobId: h.jobId,
+          state: 'lost',
+          detail: `runner (pid ${h.ref}) is gone and left no result.json under ${h.outputPrefix}`,
+        });
       }
     }
     await this.failJobsOnHungServers(run, handles, jobs);
@@ -712,7 +859,11 @@ export class LocalBackend implements Backend {
    * A step whose cell has a server that does not answer would run until its deadline and then hang
    * its collection: its running jobs are stopped now and reported lost, naming the server.
    */
-  private async failJobsOnHungServers(run: RunContext, handles: readonly JobHandle[], jobs: JobsState['jobs'][number][]): Promise<void> {
+  private async failJobsOnHungServers(
+    run: RunContext,
+    handles: readonly JobHandle[],
+    jobs: JobsState['jobs'][number][],
+  ): Promise<void> {
     const byCell = new Map<CellState, JobHandle[]>();
     for (const h of handles) {
       const found = this.findJob(run.runId, h.jobId);
@@ -753,7 +904,12 @@ export class LocalBackend implements Backend {
     );
   }
 
-  async collectServerMetrics(run: RunContext, cell: CellPlan, _resources: CellResources, window: MetricsWindow): Promise<ServerMetricsCollection> {
+  async collectServerMetrics(
+    run: RunContext,
+    cell: CellPlan,
+    _resources: CellResources,
+    window: MetricsWindow,
+  ): Promise<ServerMetricsCollection> {
     const state = this.cells.get(this.key(run.runId, cell.cellId));
     const previous = state?.collected.get(window.stepId);
     if (previous) return previous;
@@ -761,7 +917,11 @@ export class LocalBackend implements Backend {
     if (!state || !sampler) return { rows: [], windows: [] };
     state.sampler = undefined;
     const samples = await sampler.stop();
-    const rows = toServerMetricRows(samples, { run_id: run.runId, cell_id: cell.cellId, variant: cell.variant.name, step_id: window.stepId, dt: run.dt }, window);
+    const rows = toServerMetricRows(
+      samples,
+      { run_id: run.runId, cell_id: cell.cellId, variant: cell.variant.name, step_id: window.stepId, dt: run.dt },
+      window,
+    );
     // The sampler saw the whole window live: what it has is all there will ever be (expected = received).
     const counts = new Map<string, MetricWindowCount>();
     for (const r of rows) {
@@ -800,8 +960,19 @@ export class LocalBackend implements Backend {
     const registry = this.registry(run.runId);
     let record: CellRecord | undefined = (await registry.read())?.cells[cell.cellId];
     if (!record && state) {
-      const servers = state.pg ? [state.pg.writer, ...state.pg.readers].map(postgresServerRecord) : state.cluster ? [state.cluster.writer, ...state.cluster.readers] : [];
-      record = { cellId: state.cellId, clusterId: state.cluster?.clusterId ?? state.pg?.clusterId ?? state.cellId, dir: state.dir, servers, jobs: [], createdAt: '' };
+      const servers = state.pg
+        ? [state.pg.writer, ...state.pg.readers].map(postgresServerRecord)
+        : state.cluster
+          ? [state.cluster.writer, ...state.cluster.readers]
+          : [];
+      record = {
+        cellId: state.cellId,
+        clusterId: state.cluster?.clusterId ?? state.pg?.clusterId ?? state.cellId,
+        dir: state.dir,
+        servers,
+        jobs: [],
+        createdAt: '',
+      };
     }
     // Jobs this process started are stopped even if the registry missed them.
     const jobs = [...(record?.jobs ?? [])];
@@ -847,7 +1018,11 @@ export class LocalBackend implements Backend {
   async claimRun(runId: string, runKey: string, endReason?: string): Promise<void> {
     // A run that starts: a lake it cannot write is said now ("read-only"), before anything exists.
     if (endReason === undefined) await this.lake.assertWritable();
-    await claimRunDir(this.runRoot, runId, { lakeRoot: this.lake.root, runKey, ...(endReason !== undefined ? { endReason } : {}) });
+    await claimRunDir(this.runRoot, runId, {
+      lakeRoot: this.lake.root,
+      runKey,
+      ...(endReason !== undefined ? { endReason } : {}),
+    });
     if (endReason === undefined) this.hostRuns.register(runId);
   }
 

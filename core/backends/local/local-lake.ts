@@ -10,7 +10,13 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { LakeStore } from '../../backend';
 import { AuroraBenchError } from '../../errors';
-import { LAKE_SCHEMA_VERSION, LAKE_VERSION_KEY, LakeVersionError, lakeVersionOf, type LakeVersionRecord } from '../../lake/schema';
+import {
+  LAKE_SCHEMA_VERSION,
+  LAKE_VERSION_KEY,
+  LakeVersionError,
+  lakeVersionOf,
+  type LakeVersionRecord,
+} from '../../lake/schema';
 
 /** What each write failure means for the lake, in words a user acts on. */
 const WRITE_FAILURES: Readonly<Record<string, string>> = {
@@ -33,7 +39,10 @@ export class LakeWriteError extends AuroraBenchError {
 
   constructor(lake: string, key: string, cause: NodeJS.ErrnoException) {
     const code = cause.code ?? 'EUNKNOWN';
-    super(`the results lake ${lake} ${WRITE_FAILURES[code] ?? `cannot be written (${code})`} writing ${key}`, { cause, source: lake });
+    super(`the results lake ${lake} ${WRITE_FAILURES[code] ?? `cannot be written (${code})`} writing ${key}`, {
+      cause,
+      source: lake,
+    });
     this.code = code;
   }
 }
@@ -103,7 +112,11 @@ export class LocalLakeStore implements LakeStore {
   private writeError(key: string, e: unknown): unknown {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === undefined || !/^E[A-Z]+$/.test(code)) return e;
-    return new LakeWriteError(this.describe(), key, code === 'ENOENT' ? (whyNotWritable(this.root) ?? (e as NodeJS.ErrnoException)) : (e as NodeJS.ErrnoException));
+    return new LakeWriteError(
+      this.describe(),
+      key,
+      code === 'ENOENT' ? (whyNotWritable(this.root) ?? (e as NodeJS.ErrnoException)) : (e as NodeJS.ErrnoException),
+    );
   }
 
   /**
@@ -137,7 +150,8 @@ export class LocalLakeStore implements LakeStore {
     const version = await this.schemaVersion();
     if (version > LAKE_SCHEMA_VERSION) {
       throw new LakeVersionError(
-        `the results lake ${this.describe()} is of schema version ${version}, written by a newer aurora-bench; this one writes version ${LAKE_SCHEMA_VERSION}: upgrade aurora-bench, or give --lake another directory`,
+        `the results lake ${this.describe()} is of schema version ${version}, written by a newer aurora-bench; ` +
+          `this one writes version ${LAKE_SCHEMA_VERSION}: upgrade aurora-bench, or give --lake another directory`,
       );
     }
     if (version === LAKE_SCHEMA_VERSION) return;
@@ -175,8 +189,13 @@ export class LocalLakeStore implements LakeStore {
       for (const entry of entries) {
         const key = keyPrefix + entry.name;
         if (entry.isDirectory()) {
-          if ((key + '/').startsWith(prefix) || prefix.startsWith(key + '/')) await walk(join(dir, entry.name), key + '/');
-        } else if (entry.isFile() && key.startsWith(prefix) && !(entry.name.startsWith('.') && entry.name.endsWith('.tmp'))) {
+          if ((key + '/').startsWith(prefix) || prefix.startsWith(key + '/'))
+            await walk(join(dir, entry.name), key + '/');
+        } else if (
+          entry.isFile() &&
+          key.startsWith(prefix) &&
+          !(entry.name.startsWith('.') && entry.name.endsWith('.tmp'))
+        ) {
           keys.push(key);
         }
       }

@@ -91,10 +91,20 @@ function serverPaths(dir: string) {
   };
 }
 
-export async function writeClientDefaults(file: string, socket: string, admin: { user: string; password: string }): Promise<void> {
-  await writeFile(file, `[client]\nuser=${optionFileValue(admin.user)}\npassword=${optionFileValue(admin.password)}\nsocket=${optionFileValue(socket)}\nprotocol=socket\n`, {
-    mode: 0o600,
-  });
+export async function writeClientDefaults(
+  file: string,
+  socket: string,
+  admin: { user: string; password: string },
+): Promise<void> {
+  await writeFile(
+    file,
+    `[client]\nuser=${optionFileValue(admin.user)}\npassword=` +
+      optionFileValue(admin.password) +
+      `\nsocket=${optionFileValue(socket)}\nprotocol=socket\n`,
+    {
+      mode: 0o600,
+    },
+  );
 }
 
 function baseOptions(o: LaunchOptions, port: number): ServerOptions {
@@ -161,14 +171,21 @@ async function errorLogTail(file: string, lines = 15): Promise<string> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function waitReady(child: ChildProcess, socket: string, errorLog: string, timeoutMs: number, exited: () => number | null | undefined): Promise<void> {
+async function waitReady(
+  child: ChildProcess,
+  socket: string,
+  errorLog: string,
+  timeoutMs: number,
+  exited: () => number | null | undefined,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let pause = 10;
   for (;;) {
     const code = exited();
     if (code !== undefined) {
       throw new ServerStartError(
-        `mariadbd exited (${code === null ? 'killed by a signal' : `exit code ${code}`}) before it was ready; ${errorLog}:\n${await errorLogTail(errorLog)}`,
+        `mariadbd exited (${code === null ? 'killed by a signal' : `exit code ${code}`}) before it was ` +
+          `ready; ${errorLog}:\n${await errorLogTail(errorLog)}`,
       );
     }
     try {
@@ -179,7 +196,9 @@ async function waitReady(child: ChildProcess, socket: string, errorLog: string, 
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new ServerStartError(`mariadbd (pid ${child.pid}) not ready after ${timeoutMs} ms; ${errorLog}:\n${await errorLogTail(errorLog)}`);
+      throw new ServerStartError(
+        `mariadbd (pid ${child.pid}) not ready after ${timeoutMs} ms; ${errorLog}:\n${await errorLogTail(errorLog)}`,
+      );
     }
     await sleep(pause);
     pause = Math.min(pause * 2, 100);
@@ -194,7 +213,10 @@ async function waitReady(child: ChildProcess, socket: string, errorLog: string, 
 export async function launchServer(o: LaunchOptions): Promise<LocalServer> {
   const p = serverPaths(o.dir);
   if (Buffer.byteLength(p.socket) > MAX_SOCKET_PATH) {
-    throw new ServerStartError(`socket path ${p.socket} is longer than ${MAX_SOCKET_PATH} bytes (a unix socket limit): use a shorter run directory (runRoot / TMPDIR)`);
+    throw new ServerStartError(
+      `socket path ${p.socket} is longer than ${MAX_SOCKET_PATH} bytes (a unix socket limit): use a shorter ` +
+        `run directory (runRoot / TMPDIR)`,
+    );
   }
   await mkdir(p.tmpdir, { recursive: true });
   await writeClientDefaults(p.clientDefaultsFile, p.socket, o.admin);
@@ -203,10 +225,20 @@ export async function launchServer(o: LaunchOptions): Promise<LocalServer> {
   for (let attempt = 1; attempt <= attempts; attempt++) {
     const port = o.skipNetworking ? 0 : await (o.findPort ?? findFreePort)();
     const options = { ...baseOptions(o, port), ...(o.options ?? {}) };
-    await writeFile(p.defaultsFile, ['# written by aurora-bench (core/backends/local/mariadb-server.ts)', '[mariadbd]', ...optionFileLines(options)].join('\n') + '\n');
+    await writeFile(
+      p.defaultsFile,
+      [
+        '# written by aurora-bench (core/backends/local/mariadb-server.ts)',
+        '[mariadbd]',
+        ...optionFileLines(options),
+      ].join('\n') + '\n',
+    );
     await rm(p.errorLog, { force: true });
     const argv = [`--defaults-file=${p.defaultsFile}`];
-    const [cmd, args] = o.cpuList && o.tools.taskset ? [o.tools.taskset, ['-c', o.cpuList, o.tools.mariadbd, ...argv]] : [o.tools.mariadbd, argv];
+    const [cmd, args] =
+      o.cpuList && o.tools.taskset
+        ? [o.tools.taskset, ['-c', o.cpuList, o.tools.mariadbd, ...argv]]
+        : [o.tools.mariadbd, argv];
     const child = spawn(cmd, args, { detached: true, stdio: 'ignore' });
     let exitCode: number | null | undefined;
     child.on('exit', (code) => {
@@ -222,7 +254,12 @@ export async function launchServer(o: LaunchOptions): Promise<LocalServer> {
     } catch (e) {
       lastError = e as Error;
       const log = await errorLogTail(p.errorLog, 40);
-      if (!o.skipNetworking && /Address already in use|Can't start server: Bind on TCP\/IP port/i.test(log) && attempt < attempts) continue;
+      if (
+        !o.skipNetworking &&
+        /Address already in use|Can't start server: Bind on TCP\/IP port/i.test(log) &&
+        attempt < attempts
+      )
+        continue;
       throw e;
     }
     if (child.pid === undefined) throw new ServerStartError('mariadbd started without a pid');
@@ -275,9 +312,14 @@ export type StopOutcome = 'already-gone' | 'terminated' | 'killed';
  * SIGTERM (mariadbd's normal shutdown), SIGKILL after `graceMs`, then the server's directory is
  * removed in every case. A pid that is no longer our mariadbd is never signalled.
  */
-export async function stopServer(info: Pick<ServerInfo, 'pid' | 'defaultsFile' | 'dir'>, options: { graceMs?: number; keepDir?: boolean } = {}): Promise<StopOutcome> {
+export async function stopServer(
+  info: Pick<ServerInfo, 'pid' | 'defaultsFile' | 'dir'>,
+  options: { graceMs?: number; keepDir?: boolean } = {},
+): Promise<StopOutcome> {
   // A pid that is alive but no longer names our option file was reused by someone else: left alone.
-  const outcome: StopOutcome = isServerRunning(info) ? await terminate(info.pid, { graceMs: options.graceMs ?? 15_000 }) : 'already-gone';
+  const outcome: StopOutcome = isServerRunning(info)
+    ? await terminate(info.pid, { graceMs: options.graceMs ?? 15_000 })
+    : 'already-gone';
   if (!options.keepDir) await rm(info.dir, { recursive: true, force: true });
   return outcome;
 }

@@ -5,7 +5,8 @@
  *
  *   CPUUtilization            utime+stime delta / wall time / CPUs the server may use (its taskset) * 100
  *   SelectThroughput          Com_select delta / s
- *   DMLThroughput             Com_insert(+_select) + Com_update(+_multi) + Com_delete(+_multi) + Com_replace(+_select), / s
+ *   DMLThroughput             Com_insert(+_select) + Com_update(+_multi)
+ * + Com_delete(+_multi) + Com_replace(+_select), / s
  *   CommitThroughput          Com_commit / s
  *   NetworkTransmitThroughput Bytes_sent / s          NetworkReceiveThroughput  Bytes_received / s
  *   DatabaseConnections       Threads_connected - the sampler's own session - Slaves_connected (binlog dump threads)
@@ -206,7 +207,8 @@ export class ServerMetricsSampler {
           t.last = snap;
         } catch (e) {
           this.problem(`${t.info.instanceId}: ${(e as Error).message}`);
-          if (t.session.timedOut && !this.hung.has(t.info.instanceId)) this.hung.set(t.info.instanceId, (e as Error).message);
+          if (t.session.timedOut && !this.hung.has(t.info.instanceId))
+            this.hung.set(t.info.instanceId, (e as Error).message);
         }
       }),
     );
@@ -224,7 +226,13 @@ export class ServerMetricsSampler {
     const rate = (v: number) => Math.max(0, v) / seconds;
     const ts = b.wall.toISOString();
     const push = (metric: ServerMetricName, value: number) =>
-      this.collected.push({ instanceId: t.info.instanceId, role: t.info.role, metric, ts, value: Math.round(value * 1000) / 1000 });
+      this.collected.push({
+        instanceId: t.info.instanceId,
+        role: t.info.role,
+        metric,
+        ts,
+        value: Math.round(value * 1000) / 1000,
+      });
 
     if (a.cpuSeconds !== undefined && b.cpuSeconds !== undefined) {
       push('CPUUtilization', Math.min(100, ((b.cpuSeconds - a.cpuSeconds) / seconds / t.cores) * 100));
@@ -240,14 +248,18 @@ export class ServerMetricsSampler {
       delta('Com_replace') +
       delta('Com_replace_select');
     // The replication applier counts the writer's heartbeat UPDATEs again on each reader.
-    const replicatedHeartbeats = a.heartbeatsApplied !== undefined && b.heartbeatsApplied !== undefined ? b.heartbeatsApplied - a.heartbeatsApplied : 0;
+    const replicatedHeartbeats =
+      a.heartbeatsApplied !== undefined && b.heartbeatsApplied !== undefined
+        ? b.heartbeatsApplied - a.heartbeatsApplied
+        : 0;
     push('DMLThroughput', rate(dml - (b.ownUpdates - a.ownUpdates) - replicatedHeartbeats));
     push('CommitThroughput', rate(delta('Com_commit')));
     push('NetworkTransmitThroughput', rate(delta('Bytes_sent')));
     push('NetworkReceiveThroughput', rate(delta('Bytes_received')));
     push('DatabaseConnections', Math.max(0, n(b, 'Threads_connected') - 1 - n(b, 'Slaves_connected')));
     const requests = delta('Innodb_buffer_pool_read_requests');
-    if (requests > 0) push('BufferCacheHitRatio', 100 * (1 - Math.min(requests, delta('Innodb_buffer_pool_reads')) / requests));
+    if (requests > 0)
+      push('BufferCacheHitRatio', 100 * (1 - Math.min(requests, delta('Innodb_buffer_pool_reads')) / requests));
     push('Deadlocks', rate(delta('Innodb_deadlocks')));
     push('ReadIOPS', rate(delta('Innodb_data_reads')));
     push('WriteIOPS', rate(delta('Innodb_data_writes')));
@@ -296,7 +308,12 @@ export interface RowContext {
  * Samples as lake rows (source 'local'). With a window, only samples within it (one interval of
  * slack each side, since samples are taken once a second) are kept.
  */
-export function toServerMetricRows(samples: readonly MetricSample[], ctx: RowContext, window?: { start: string; end: string }, slackMs = 1000): ServerMetricRow[] {
+export function toServerMetricRows(
+  samples: readonly MetricSample[],
+  ctx: RowContext,
+  window?: { start: string; end: string },
+  slackMs = 1000,
+): ServerMetricRow[] {
   const start = window ? Date.parse(window.start) - slackMs : -Infinity;
   const end = window ? Date.parse(window.end) + slackMs : Infinity;
   const inWindow = (ts: string) => {

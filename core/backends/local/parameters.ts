@@ -70,7 +70,8 @@ const NOT_APPLICABLE_VALUES: Readonly<Record<string, (v: string) => string | und
   // local replicas replicate through the binlog, so it cannot be turned off.
   binlog_format: (v) =>
     v.toUpperCase() === 'OFF'
-      ? "binlog_format=OFF turns off Aurora's binlog (Aurora replicas do not use it); local replicas replicate through the binlog, which stays on (ROW)"
+      ? "binlog_format=OFF turns off Aurora's binlog (Aurora replicas do not use it); local replicas replicate " +
+        'through the binlog, which stays on (ROW)'
       : undefined,
 };
 
@@ -110,7 +111,13 @@ function info(path: string, message: string): PlanNote {
 }
 
 /** Normalises one value for MariaDB: returns the value to send, or notes saying why it is not sent. */
-function resolveValue(name: string, raw: ParameterValue, v: VariableInfo, ctx: ParameterContext, path: string): Resolved {
+function resolveValue(
+  name: string,
+  raw: ParameterValue,
+  v: VariableInfo,
+  ctx: ParameterContext,
+  path: string,
+): Resolved {
   const notes: PlanNote[] = [];
   const numeric = isNumericType(v.type);
   let value: string;
@@ -132,7 +139,8 @@ function resolveValue(name: string, raw: ParameterValue, v: VariableInfo, ctx: P
       notes.push(
         info(
           path,
-          `formula ${raw} evaluated locally to ${n}${name.includes('size') ? ` (${formatBytes(n)})` : ''} with DBInstanceClassMemory=${formatBytes(ctx.shape.localMemoryBytes)}, DBInstanceVCPU=${ctx.shape.cores}`,
+          `formula ${raw} evaluated locally to ${n}${name.includes('size') ? ` (${formatBytes(n)})` : ''} with ` +
+            `DBInstanceClassMemory=${formatBytes(ctx.shape.localMemoryBytes)}, DBInstanceVCPU=${ctx.shape.cores}`,
         ),
       );
     } catch (e) {
@@ -153,9 +161,19 @@ function resolveValue(name: string, raw: ParameterValue, v: VariableInfo, ctx: P
   }
 
   if (v.type === 'ENUM' && v.enumValues && v.enumValues.length > 0) {
-    const match = v.enumValues.find((e) => e.toLowerCase() === value.toLowerCase()) ?? (/^[0-9]+$/.test(value) ? v.enumValues[Number(value)] : undefined);
+    const match =
+      v.enumValues.find((e) => e.toLowerCase() === value.toLowerCase()) ??
+      (/^[0-9]+$/.test(value) ? v.enumValues[Number(value)] : undefined);
     if (match === undefined) {
-      return { notes: [warn(path, `not applicable locally: MariaDB ${ctx.serverVersion} does not accept ${name}=${raw} (accepted: ${v.enumValues.join(', ')})`)] };
+      return {
+        notes: [
+          warn(
+            path,
+            `not applicable locally: MariaDB ${ctx.serverVersion} does not accept ${name}=${raw} ` +
+              `(accepted: ${v.enumValues.join(', ')})`,
+          ),
+        ],
+      };
     }
     value = match;
   }
@@ -167,19 +185,29 @@ function resolveValue(name: string, raw: ParameterValue, v: VariableInfo, ctx: P
     }
     // An absolute buffer pool size was chosen for the real instance's memory: keep its share of
     // memory locally, the way the instance memory itself is scaled.
-    if (name === 'innodb_buffer_pool_size' && typeof raw !== 'boolean' && !(typeof raw === 'string' && isFormula(raw))) {
+    if (
+      name === 'innodb_buffer_pool_size' &&
+      typeof raw !== 'boolean' &&
+      !(typeof raw === 'string' && isFormula(raw))
+    ) {
       const scaled = Math.max(1024 * 1024, Math.floor((n * ctx.shape.memoryScale) / (1024 * 1024)) * 1024 * 1024);
       notes.push(
         info(
           path,
-          `innodb_buffer_pool_size ${raw} is sized for ${ctx.shape.memoryGiB} GiB of ${ctx.shape.instanceClass}; scaled locally by the instance memory ratio (1/${Math.round(1 / ctx.shape.memoryScale)}) to ${formatBytes(scaled)}`,
+          `innodb_buffer_pool_size ${raw} is sized for ${ctx.shape.memoryGiB} GiB ` +
+            `of ${ctx.shape.instanceClass}; scaled locally by the instance memory ratio ` +
+            `(1/${Math.round(1 / ctx.shape.memoryScale)}) to ${formatBytes(scaled)}`,
         ),
       );
       n = scaled;
     }
     if (name === 'innodb_buffer_pool_size' && n > ctx.shape.memoryCapBytes) {
       notes.push(
-        warn(path, `innodb_buffer_pool_size ${formatBytes(n)} exceeds what one local server may use (${formatBytes(ctx.shape.memoryCapBytes)} = host memory / 8): capped`),
+        warn(
+          path,
+          `innodb_buffer_pool_size ${formatBytes(n)} exceeds what one local server may use ` +
+            `(${formatBytes(ctx.shape.memoryCapBytes)} = host memory / 8): capped`,
+        ),
       );
       n = ctx.shape.memoryCapBytes;
     }
@@ -200,8 +228,10 @@ function resolveValue(name: string, raw: ParameterValue, v: VariableInfo, ctx: P
 export function planParameters(ctx: ParameterContext): ParameterPlan {
   const vpath = `variants[name=${ctx.variant.name}]`;
   const wanted = new Map<string, { raw: ParameterValue; path: string; original: string; localOnly?: boolean }>();
-  for (const [k, raw] of Object.entries(ctx.variant.clusterParameters)) wanted.set(k.toLowerCase(), { raw, path: `${vpath}.clusterParameters.${k}`, original: k });
-  for (const [k, raw] of Object.entries(ctx.variant.instanceParameters)) wanted.set(k.toLowerCase(), { raw, path: `${vpath}.instanceParameters.${k}`, original: k });
+  for (const [k, raw] of Object.entries(ctx.variant.clusterParameters))
+    wanted.set(k.toLowerCase(), { raw, path: `${vpath}.clusterParameters.${k}`, original: k });
+  for (const [k, raw] of Object.entries(ctx.variant.instanceParameters))
+    wanted.set(k.toLowerCase(), { raw, path: `${vpath}.instanceParameters.${k}`, original: k });
   // A local what-if's MariaDB-only settings come last: they are what the what-if is about.
   for (const [k, raw] of Object.entries(ctx.variant.localOnlyParameters ?? {})) {
     wanted.set(k.toLowerCase(), { raw, path: `${vpath}.localOnlyParameters.${k}`, original: k, localOnly: true });
@@ -209,10 +239,18 @@ export function planParameters(ctx: ParameterContext): ParameterPlan {
 
   // Class-derived defaults, unless the spec sets them.
   if (!wanted.has('innodb_buffer_pool_size')) {
-    wanted.set('innodb_buffer_pool_size', { raw: '{DBInstanceClassMemory*3/4}', path: `${vpath}.instanceClass`, original: 'innodb_buffer_pool_size' });
+    wanted.set('innodb_buffer_pool_size', {
+      raw: '{DBInstanceClassMemory*3/4}',
+      path: `${vpath}.instanceClass`,
+      original: 'innodb_buffer_pool_size',
+    });
   }
   if (!wanted.has('max_connections')) {
-    wanted.set('max_connections', { raw: ctx.shape.maxConnections, path: `${vpath}.instanceClass`, original: 'max_connections' });
+    wanted.set('max_connections', {
+      raw: ctx.shape.maxConnections,
+      path: `${vpath}.instanceClass`,
+      original: 'max_connections',
+    });
   }
 
   const startup: Record<string, string> = {};
@@ -223,15 +261,33 @@ export function planParameters(ctx: ParameterContext): ParameterPlan {
   for (const [name, { raw, path, original, localOnly }] of wanted) {
     const classDefault = path.endsWith('.instanceClass');
     if (AURORA_ONLY_PREFIXES.some((p) => name.startsWith(p))) {
-      notes.push(warn(path, `not applicable locally: ${original} is an Aurora/RDS-only parameter (MariaDB has no equivalent); it takes effect on AWS only`));
+      notes.push(
+        warn(
+          path,
+          `not applicable locally: ${original} is an Aurora/RDS-only parameter (MariaDB has no equivalent); it ` +
+            `takes effect on AWS only`,
+        ),
+      );
       continue;
     }
     if (SERVER_MANAGED_OPTIONS.has(name)) {
-      notes.push(warn(path, `not applicable locally: ${original} is set by the local backend (ports, paths, replication roles); the spec value ${String(raw)} is ignored`));
+      notes.push(
+        warn(
+          path,
+          `not applicable locally: ${original} is set by the local backend (ports, paths, replication roles); ` +
+            `the spec value ${String(raw)} is ignored`,
+        ),
+      );
       continue;
     }
     if (FIXED_AT_INIT.has(name)) {
-      notes.push(warn(path, `not applicable locally: ${original} is fixed when the data directory is initialised; the local template uses MariaDB's default`));
+      notes.push(
+        warn(
+          path,
+          `not applicable locally: ${original} is fixed when the data directory is initialised; the local ` +
+            `template uses MariaDB's default`,
+        ),
+      );
       continue;
     }
     const special = NOT_APPLICABLE_VALUES[name]?.(String(raw));
@@ -242,7 +298,11 @@ export function planParameters(ctx: ParameterContext): ParameterPlan {
     const v = ctx.catalog.get(name);
     if (!v) {
       notes.push(
-        warn(path, `not applicable locally: MariaDB ${ctx.serverVersion} has no system variable ${original} (an Aurora MySQL/MySQL-only parameter); it takes effect on AWS only`),
+        warn(
+          path,
+          `not applicable locally: MariaDB ${ctx.serverVersion} has no system variable ${original} (an Aurora ` +
+            `MySQL/MySQL-only parameter); it takes effect on AWS only`,
+        ),
       );
       continue;
     }
@@ -261,7 +321,8 @@ export function planParameters(ctx: ParameterContext): ParameterPlan {
       notes.push(
         info(
           path,
-          `local only: ${original}=${resolved.value} set on MariaDB ${ctx.serverVersion} (${how === 'startup' ? 'option file' : 'SET GLOBAL'}) for this what-if; Aurora does not let you set it`,
+          `local only: ${original}=${resolved.value} set on MariaDB ${ctx.serverVersion} ` +
+            `(${how === 'startup' ? 'option file' : 'SET GLOBAL'}) for this what-if; Aurora does not let you set it`,
         ),
       );
     }
@@ -276,14 +337,20 @@ function setGlobalLiteral(name: string, value: string, catalog: VariableCatalog)
 }
 
 /** Applies the dynamic part with SET GLOBAL, one statement per variable; a rejected value becomes a warning note. */
-export async function applyDynamicParameters(server: SqlTarget & { instanceId: string }, plan: ParameterPlan, catalog: VariableCatalog): Promise<PlanNote[]> {
+export async function applyDynamicParameters(
+  server: SqlTarget & { instanceId: string },
+  plan: ParameterPlan,
+  catalog: VariableCatalog,
+): Promise<PlanNote[]> {
   const notes: PlanNote[] = [];
   for (const [name, value] of Object.entries(plan.dynamic)) {
     const path = plan.applied.find((a) => a.name === name)?.path ?? name;
     try {
       await query(server, `SET GLOBAL ${name} = ${setGlobalLiteral(name, value, catalog)}`);
     } catch (e) {
-      notes.push(warn(path, `not applied on ${server.instanceId}: MariaDB rejected ${name}=${value}: ${(e as Error).message}`));
+      notes.push(
+        warn(path, `not applied on ${server.instanceId}: MariaDB rejected ${name}=${value}: ${(e as Error).message}`),
+      );
     }
   }
   return notes;
@@ -308,7 +375,8 @@ export async function verifyParameters(
   const names = plan.applied.map((a) => a.name.toUpperCase());
   const rows = await query(
     server,
-    `SELECT LOWER(VARIABLE_NAME), VARIABLE_VALUE FROM information_schema.GLOBAL_VARIABLES WHERE VARIABLE_NAME IN (${names.map(sqlString).join(',')})`,
+    `SELECT LOWER(VARIABLE_NAME), VARIABLE_VALUE FROM information_schema.GLOBAL_VARIABLES WHERE VARIABLE_NAME ` +
+      `IN (${names.map(sqlString).join(',')})`,
   );
   const effective: Record<string, string> = {};
   for (const r of rows) if (r[0]) effective[r[0]] = r[1] ?? '';

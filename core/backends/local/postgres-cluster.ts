@@ -107,31 +107,57 @@ export function planPostgresParameters(ctx: {
   ];
   const applied: Record<string, string> = {};
   const merged = new Map<string, { level: string; value: string | number | boolean }>();
-  for (const [name, value] of Object.entries(ctx.variant.clusterParameters)) merged.set(name, { level: 'cluster', value });
-  for (const [name, value] of Object.entries(ctx.variant.instanceParameters)) merged.set(name, { level: 'instance', value });
+  for (const [name, value] of Object.entries(ctx.variant.clusterParameters))
+    merged.set(name, { level: 'cluster', value });
+  for (const [name, value] of Object.entries(ctx.variant.instanceParameters))
+    merged.set(name, { level: 'instance', value });
   for (const [name, { level, value }] of merged) {
     const path = at(level, name);
     if (/^(apg_|aurora_|rds\.|apg\.)/.test(name)) {
-      notes.push({ level: 'warning', path, message: `not applicable locally: ${name} is an Aurora/RDS-only parameter (PostgreSQL ${ctx.version} has no such setting)` });
+      notes.push({
+        level: 'warning',
+        path,
+        message:
+          `not applicable locally: ${name} is an Aurora/RDS-only parameter (PostgreSQL ${ctx.version} ` +
+          `has no such setting)`,
+      });
       continue;
     }
     if (MANAGED.has(name)) {
-      notes.push({ level: 'warning', path, message: `not applied locally: ${name} is managed by the local backend (ports, sockets, replication)` });
+      notes.push({
+        level: 'warning',
+        path,
+        message: `not applied locally: ${name} is managed by the local backend (ports, sockets, replication)`,
+      });
       continue;
     }
     const setting = ctx.settings[name];
     if (setting === undefined) {
-      notes.push({ level: 'warning', path, message: `not applicable locally: PostgreSQL ${ctx.version} has no setting "${name}" (pg_settings)` });
+      notes.push({
+        level: 'warning',
+        path,
+        message: `not applicable locally: PostgreSQL ${ctx.version} has no setting "${name}" (pg_settings)`,
+      });
       continue;
     }
     let text = typeof value === 'boolean' ? (value ? 'on' : 'off') : String(value);
     if (typeof value === 'string' && isFormula(value)) {
       try {
-        text = String(Math.floor(evaluateFormula(value, { DBInstanceClassMemory: ctx.shape.localMemoryBytes, DBInstanceVCPU: ctx.shape.cores })));
+        text = String(
+          Math.floor(
+            evaluateFormula(value, {
+              DBInstanceClassMemory: ctx.shape.localMemoryBytes,
+              DBInstanceVCPU: ctx.shape.cores,
+            }),
+          ),
+        );
         notes.push({
           level: 'info',
           path,
-          message: `${value} evaluated with the local shape (DBInstanceClassMemory ${formatBytes(ctx.shape.localMemoryBytes)}, DBInstanceVCPU ${ctx.shape.cores}) = ${text}`,
+          message:
+            `${value} evaluated with the local shape ` +
+            `(DBInstanceClassMemory ${formatBytes(ctx.shape.localMemoryBytes)}, ` +
+            `DBInstanceVCPU ${ctx.shape.cores}) = ${text}`,
         });
       } catch (e) {
         notes.push({ level: 'warning', path, message: `not applied locally: ${(e as Error).message}` });
@@ -143,7 +169,11 @@ export function planPostgresParameters(ctx: {
       continue;
     }
     if (setting.vartype === 'enum' && setting.enumvals && !setting.enumvals.includes(text.toLowerCase())) {
-      notes.push({ level: 'warning', path, message: `not applied locally: ${name} must be one of ${setting.enumvals.join(', ')}, got "${text}"` });
+      notes.push({
+        level: 'warning',
+        path,
+        message: `not applied locally: ${name} must be one of ${setting.enumvals.join(', ')}, got "${text}"`,
+      });
       continue;
     }
     if ((setting.vartype === 'integer' || setting.vartype === 'real') && /^-?\d+(\.\d+)?$/.test(text)) {
@@ -152,7 +182,9 @@ export function planPostgresParameters(ctx: {
         notes.push({
           level: 'warning',
           path,
-          message: `not applied locally: ${name}=${text} is outside PostgreSQL's range ${setting.min ?? '-'}..${setting.max ?? '-'}${setting.unit ? ` (${setting.unit})` : ''}`,
+          message:
+            `not applied locally: ${name}=${text} is outside PostgreSQL's ` +
+            `range ${setting.min ?? '-'}..${setting.max ?? '-'}${setting.unit ? ` (${setting.unit})` : ''}`,
         });
         continue;
       }
@@ -163,12 +195,21 @@ export function planPostgresParameters(ctx: {
   return { conf: lines.join('\n') + '\n', applied, notes };
 }
 
-/** Read back what the server runs with: every applied setting from pg_settings, and any line pg_file_settings refused. */
-export async function verifyPostgresParameters(server: PostgresServer, variantName: string, plan: PgParameterPlan): Promise<PlanNote[]> {
+/**
+ * Read back what the server runs with: every applied setting from pg_settings, and any line pg_file_settings refused.
+ */
+export async function verifyPostgresParameters(
+  server: PostgresServer,
+  variantName: string,
+  plan: PgParameterPlan,
+): Promise<PlanNote[]> {
   const names = Object.keys(plan.applied);
   const notes: PlanNote[] = [];
   const target = targetOf(server);
-  const errors = await pgQuery(target, `SELECT name, error FROM pg_file_settings WHERE error IS NOT NULL AND sourcefile LIKE '%${PG_CONF_INCLUDE}'`);
+  const errors = await pgQuery(
+    target,
+    `SELECT name, error FROM pg_file_settings WHERE error IS NOT NULL AND sourcefile LIKE '%${PG_CONF_INCLUDE}'`,
+  );
   for (const [name, error] of errors)
     notes.push({
       level: 'warning',
@@ -176,11 +217,23 @@ export async function verifyPostgresParameters(server: PostgresServer, variantNa
       message: `${server.instanceId}: PostgreSQL did not apply ${name ?? ''}: ${error ?? ''}`,
     });
   if (names.length === 0) return notes;
-  const rows = await pgQuery(target, `SELECT name, setting, coalesce(unit, ''), source FROM pg_settings WHERE name IN (${names.map((n) => `'${n}'`).join(',')}) ORDER BY name`);
+  const rows = await pgQuery(
+    target,
+    `SELECT name, setting, coalesce(unit, ''), source FROM pg_settings WHERE name IN ` +
+      `(${names.map((n) => `'${n}'`).join(',')}) ORDER BY name`,
+  );
   notes.push({
     level: 'info',
     path: `variants[name=${variantName}].parameters`,
-    message: `${server.instanceId} (PostgreSQL) runs with ${rows.map(([n, s, u, src]) => `${n ?? ''}=${s ?? ''}${u ? ` ${u}` : ''}${src === 'configuration file' ? '' : ` (from ${src ?? '?'})`}`).join(', ')}`,
+    message:
+      `${server.instanceId} (PostgreSQL) runs ` +
+      `with ` +
+      rows
+        .map(
+          ([n, s, u, src]) =>
+            `${n ?? ''}=${s ?? ''}${u ? ` ${u}` : ''}${src === 'configuration file' ? '' : ` (from ${src ?? '?'})`}`,
+        )
+        .join(', '),
   });
   return notes;
 }
@@ -209,13 +262,23 @@ export interface StartPostgresClusterOptions {
   readonly onServerStarted: (s: PostgresServer) => Promise<void>;
 }
 
-/** The primary from the template, then each replica from a base backup of it; each started with its role's aurora_bench.conf. */
+/**
+ * The primary from the template, then each replica from a base
+ * backup of it; each started with its role's aurora_bench.conf.
+ */
 export async function startPostgresCluster(o: StartPostgresClusterOptions): Promise<PostgresCluster> {
   await openPathFor(o.tools, o.dir, o.runRoot);
   const wdir = join(o.dir, 'w');
   const wdata = await preparePostgresDir(o.tools, wdir, o.template.datadir);
   await writeFile(join(wdata, PG_CONF_INCLUDE), o.conf('writer'));
-  const writer = await startPostgres({ tools: o.tools, instanceId: `${o.clusterId}-w`, role: 'writer', dir: wdir, datadir: wdata, cpuList: o.cpuList(0) });
+  const writer = await startPostgres({
+    tools: o.tools,
+    instanceId: `${o.clusterId}-w`,
+    role: 'writer',
+    dir: wdir,
+    datadir: wdata,
+    cpuList: o.cpuList(0),
+  });
   await o.onServerStarted(writer);
   const readers: PostgresServer[] = [];
   for (let i = 1; i <= o.readers; i++) {
@@ -233,7 +296,9 @@ export async function startPostgresCluster(o: StartPostgresClusterOptions): Prom
       datadir: rdata,
       cpuList: o.cpuList(i),
       // Named, so pg_stat_replication on the primary tells the replicas apart.
-      managed: { primary_conninfo: `host=${writer.socketDir} port=${writer.port} user=postgres application_name=${instanceId}` },
+      managed: {
+        primary_conninfo: `host=${writer.socketDir} port=${writer.port} user=postgres application_name=${instanceId}`,
+      },
     });
     await o.onServerStarted(reader);
     readers.push(reader);
@@ -249,10 +314,13 @@ export interface PgReplicaStatus {
 }
 
 /** Each replica's walsender on the primary: streaming, and replayed up to the primary's current WAL position. */
-export async function postgresReplicationStatus(c: PostgresCluster): Promise<{ writerLsn: string; replicas: PgReplicaStatus[] }> {
+export async function postgresReplicationStatus(
+  c: PostgresCluster,
+): Promise<{ writerLsn: string; replicas: PgReplicaStatus[] }> {
   const rows = await pgQuery(
     targetOf(c.writer),
-    "SELECT pg_current_wal_lsn()::text, application_name, state, coalesce(replay_lsn::text, ''), coalesce(replay_lsn >= pg_current_wal_lsn(), false) FROM (SELECT 1) one LEFT JOIN pg_stat_replication ON true",
+    "SELECT pg_current_wal_lsn()::text, application_name, state, coalesce(replay_lsn::text, ''), " +
+      'coalesce(replay_lsn >= pg_current_wal_lsn(), false) FROM (SELECT 1) one LEFT JOIN pg_stat_replication ON true',
   );
   const writerLsn = rows[0]?.[0] ?? '';
   const byName = new Map(rows.filter((r) => r[1]).map((r) => [r[1]!, r]));
@@ -260,7 +328,12 @@ export async function postgresReplicationStatus(c: PostgresCluster): Promise<{ w
     writerLsn,
     replicas: c.readers.map((r) => {
       const row = byName.get(r.instanceId);
-      return { instanceId: r.instanceId, state: row?.[2] ?? 'not connected', replayLsn: row?.[3] ?? '', caughtUp: row?.[2] === 'streaming' && row[4] === 't' };
+      return {
+        instanceId: r.instanceId,
+        state: row?.[2] ?? 'not connected',
+        replayLsn: row?.[3] ?? '',
+        caughtUp: row?.[2] === 'streaming' && row[4] === 't',
+      };
     }),
   };
 }
@@ -278,12 +351,22 @@ interface PgCounters {
 }
 
 const COUNTERS_SQL =
-  "SELECT (SELECT sum(xact_commit) FROM pg_stat_database)::bigint, (SELECT sum(deadlocks) FROM pg_stat_database)::bigint, (SELECT sum(blks_read) FROM pg_stat_database)::bigint, (SELECT sum(blks_hit) FROM pg_stat_database)::bigint, (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid())";
+  'SELECT (SELECT sum(xact_commit) FROM pg_stat_database)::bigint, (SELECT sum(deadlocks) FROM ' +
+  'pg_stat_database)::bigint, (SELECT sum(blks_read) FROM pg_stat_database)::bigint, (SELECT sum(blks_hit) ' +
+  "FROM pg_stat_database)::bigint, (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client " +
+  "backend' AND pid <> pg_backend_pid())";
 
-/** Data blocks written (checkpointer, background writer, backends): PostgreSQL 15/16's pg_stat_bgwriter; 17 moved these columns. */
-const BLOCKS_WRITTEN_SQL = 'SELECT (buffers_checkpoint + buffers_clean + buffers_backend)::bigint FROM pg_stat_bgwriter';
+/**
+ * Data blocks written (checkpointer, background writer, backends):
+ * PostgreSQL 15/16's pg_stat_bgwriter; 17 moved these columns.
+ */
+const BLOCKS_WRITTEN_SQL =
+  'SELECT (buffers_checkpoint + buffers_clean + buffers_backend)::bigint FROM pg_stat_bgwriter';
 
-/** CPU seconds of a postmaster and everything it started: its own, its reaped children's (cutime/cstime) and its live children's. */
+/**
+ * CPU seconds of a postmaster and everything it started: its own,
+ * its reaped children's (cutime/cstime) and its live children's.
+ */
 function postgresCpuSeconds(postmasterPid: number, ticks: number): number | undefined {
   const fields = (pid: number): string[] | undefined => {
     try {
@@ -305,7 +388,10 @@ function postgresCpuSeconds(postmasterPid: number, ticks: number): number | unde
   return total / ticks;
 }
 
-/** The sampler: one SQL statement per server a second (its own psql transaction is subtracted), /proc, and the heartbeat. */
+/**
+ * The sampler: one SQL statement per server a second (its own
+ * psql transaction is subtracted), /proc, and the heartbeat.
+ */
 export class PostgresMetricsSampler {
   private readonly collected: MetricSample[] = [];
   private readonly previous = new Map<string, PgCounters>();
@@ -316,7 +402,9 @@ export class PostgresMetricsSampler {
   /** Heartbeat polls each reader answered this second: its own transactions, subtracted from CommitThroughput. */
   private readonly polls = new Map<string, number>();
 
-  constructor(private readonly options: { writer: PostgresServer; readers: readonly PostgresServer[]; intervalMs: number }) {}
+  constructor(
+    private readonly options: { writer: PostgresServer; readers: readonly PostgresServer[]; intervalMs: number },
+  ) {}
 
   private servers(): PostgresServer[] {
     return [this.options.writer, ...this.options.readers];
@@ -329,7 +417,16 @@ export class PostgresMetricsSampler {
       const [row] = await pgQuery(targetOf(s), COUNTERS_SQL, { timeoutMs: 5_000 });
       if (!row || cpuS === undefined) return undefined;
       const n = (i: number) => Number(row[i] ?? 0);
-      return { t, commits: n(0), deadlocks: n(1), blksRead: n(2), blksHit: n(3), connections: n(4), cpuS, blocksWritten: await this.blocksWritten(s) };
+      return {
+        t,
+        commits: n(0),
+        deadlocks: n(1),
+        blksRead: n(2),
+        blksHit: n(3),
+        connections: n(4),
+        cpuS,
+        blocksWritten: await this.blocksWritten(s),
+      };
     } catch {
       return undefined;
     }
@@ -357,7 +454,11 @@ export class PostgresMetricsSampler {
     this.heartbeatSeq += 1;
     const seq = this.heartbeatSeq;
     try {
-      await pgQuery(targetOf(this.options.writer), `UPDATE aurora_bench.heartbeat SET seq = ${seq}, at = clock_timestamp() WHERE id = 1`, { timeoutMs: 5_000 });
+      await pgQuery(
+        targetOf(this.options.writer),
+        `UPDATE aurora_bench.heartbeat SET seq = ${seq}, at = clock_timestamp() WHERE id = 1`,
+        { timeoutMs: 5_000 },
+      );
     } catch {
       return lag;
     }
@@ -367,7 +468,9 @@ export class PostgresMetricsSampler {
       this.options.readers.map(async (r) => {
         for (let wait = 1; ; wait = Math.min(wait * 2, 50)) {
           try {
-            const [row] = await pgQuery(targetOf(r), 'SELECT seq FROM aurora_bench.heartbeat WHERE id = 1', { timeoutMs: 5_000 });
+            const [row] = await pgQuery(targetOf(r), 'SELECT seq FROM aurora_bench.heartbeat WHERE id = 1', {
+              timeoutMs: 5_000,
+            });
             this.polls.set(r.instanceId, (this.polls.get(r.instanceId) ?? 0) + 1);
             if (Number(row?.[0] ?? -1) >= seq) {
               lag.set(r.instanceId, performance.now() - committed);
@@ -396,13 +499,16 @@ export class PostgresMetricsSampler {
       if (!now) continue;
       const before = this.previous.get(s.instanceId);
       this.previous.set(s.instanceId, now);
-      const push = (metric: MetricSample['metric'], value: number) => this.collected.push({ instanceId: s.instanceId, role: s.role, metric, ts, value });
+      const push = (metric: MetricSample['metric'], value: number) =>
+        this.collected.push({ instanceId: s.instanceId, role: s.role, metric, ts, value });
       push('DatabaseConnections', now.connections);
-      if (s.role === 'reader' && lag.has(s.instanceId)) push('AuroraReplicaLag', Math.round(lag.get(s.instanceId)! * 10) / 10);
+      if (s.role === 'reader' && lag.has(s.instanceId))
+        push('AuroraReplicaLag', Math.round(lag.get(s.instanceId)! * 10) / 10);
       if (!before) continue;
       const dt = (now.t - before.t) / 1000;
       if (dt <= 0) continue;
-      // The sampler's own: one counters statement a second per server, the heartbeat UPDATE on the writer, and the polls on readers.
+      // The sampler's own: one counters statement a second per server,
+      // the heartbeat UPDATE on the writer, and the polls on readers.
       const own = 1 + (s.role === 'writer' ? heartbeatXacts : (this.polls.get(s.instanceId) ?? 0));
       push('CommitThroughput', Math.max(0, now.commits - before.commits - own) / dt);
       push('Deadlocks', (now.deadlocks - before.deadlocks) / dt);
@@ -410,7 +516,8 @@ export class PostgresMetricsSampler {
       const hits = now.blksHit - before.blksHit;
       if (reads + hits > 0) push('BufferCacheHitRatio', (100 * hits) / (reads + hits));
       push('ReadIOPS', Math.max(0, reads) / dt);
-      if (now.blocksWritten !== undefined && before.blocksWritten !== undefined) push('WriteIOPS', Math.max(0, now.blocksWritten - before.blocksWritten) / dt);
+      if (now.blocksWritten !== undefined && before.blocksWritten !== undefined)
+        push('WriteIOPS', Math.max(0, now.blocksWritten - before.blocksWritten) / dt);
       const cpus = allowedCpuCount(s.pid) ?? 1;
       push('CPUUtilization', Math.min(100, ((now.cpuS - before.cpuS) / dt / cpus) * 100));
     }

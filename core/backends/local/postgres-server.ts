@@ -75,16 +75,27 @@ function postgresUser(): { uid: number; gid: number } | undefined {
 
 /** The installed PostgreSQL server programs; MissingDependencyError saying how to install them. */
 export function findPostgresTools(): PostgresTools {
-  const bindir = binDirCandidates().find((d) => ['postgres', 'initdb', 'pg_basebackup', 'psql'].every((p) => existsSync(join(d, p))));
-  if (bindir === undefined) throw new MissingDependencyError(`PostgreSQL server programs (postgres, initdb, pg_basebackup, psql) not found: ${INSTALL_HINT}`);
+  const bindir = binDirCandidates().find((d) =>
+    ['postgres', 'initdb', 'pg_basebackup', 'psql'].every((p) => existsSync(join(d, p))),
+  );
+  if (bindir === undefined)
+    throw new MissingDependencyError(
+      `PostgreSQL server programs (postgres, initdb, pg_basebackup, psql) not found: ${INSTALL_HINT}`,
+    );
   const out = spawnSync(join(bindir, 'postgres'), ['--version'], { encoding: 'utf8' });
   const m = /\(PostgreSQL\)\s+(\d+)(?:\.(\d+))?/.exec(out.stdout);
-  if (!m) throw new MissingDependencyError(`${bindir}/postgres --version printed no version (${out.stdout.trim() || out.stderr.trim()}): ${INSTALL_HINT}`);
+  if (!m)
+    throw new MissingDependencyError(
+      `${bindir}/postgres --version printed no version (${out.stdout.trim() || out.stderr.trim()}): ${INSTALL_HINT}`,
+    );
   const version = m[2] !== undefined ? `${m[1]!}.${m[2]}` : m[1]!;
   let runAs: PostgresTools['runAs'];
   if (process.getuid?.() === 0) {
     runAs = postgresUser();
-    if (runAs === undefined) throw new MissingDependencyError(`PostgreSQL does not run as root and there is no "postgres" user to run it as: ${INSTALL_HINT}`);
+    if (runAs === undefined)
+      throw new MissingDependencyError(
+        `PostgreSQL does not run as root and there is no "postgres" user to run it as: ${INSTALL_HINT}`,
+      );
   }
   return { bindir, version, major: Number(m[1]), ...(runAs ? { runAs } : {}) };
 }
@@ -96,14 +107,27 @@ function chownTree(dir: string, tools: PostgresTools): void {
 }
 
 /** Run a server program (as the postgres user when root); rejects with its stderr. */
-function runProgram(tools: PostgresTools, program: string, args: readonly string[], timeoutMs = 120_000): Promise<string> {
+function runProgram(
+  tools: PostgresTools,
+  program: string,
+  args: readonly string[],
+  timeoutMs = 120_000,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(
       join(tools.bindir, program),
       args,
-      { timeout: timeoutMs, encoding: 'utf8', ...(tools.runAs ? { uid: tools.runAs.uid, gid: tools.runAs.gid } : {}), cwd: '/' },
+      {
+        timeout: timeoutMs,
+        encoding: 'utf8',
+        ...(tools.runAs ? { uid: tools.runAs.uid, gid: tools.runAs.gid } : {}),
+        cwd: '/',
+      },
       (err, stdout, stderr) => {
-        if (err) reject(new PostgresError(`${program} ${args.join(' ')} failed: ${stderr.trim() || err.message}`, { cause: err }));
+        if (err)
+          reject(
+            new PostgresError(`${program} ${args.join(' ')} failed: ${stderr.trim() || err.message}`, { cause: err }),
+          );
         else resolve(stdout);
       },
     );
@@ -196,7 +220,8 @@ const PG_TEMPLATE_FORMAT = 1;
 export const PG_CONF_INCLUDE = 'aurora_bench.conf';
 
 const SETTINGS_SQL =
-  "SELECT name, vartype, context, coalesce(unit, ''), coalesce(min_val, ''), coalesce(max_val, ''), coalesce(array_to_string(enumvals, '|'), '') FROM pg_settings ORDER BY name";
+  "SELECT name, vartype, context, coalesce(unit, ''), coalesce(min_val, ''), coalesce(max_val, ''), " +
+  "coalesce(array_to_string(enumvals, '|'), '') FROM pg_settings ORDER BY name";
 
 function settingsFromRows(rows: readonly Row[]): PgSettingsCatalog {
   const out: Record<string, PgSetting> = {};
@@ -220,11 +245,18 @@ function settingsFromRows(rows: readonly Row[]): PgSettingsCatalog {
  * role and database, the heartbeat table aurora_bench.heartbeat in sbtest, and pg_settings saved as
  * settings.json. Built once per machine and version (~3 s) under the template cache.
  */
-export async function ensurePostgresTemplate(tools: PostgresTools, root: string = defaultTemplateRoot()): Promise<PostgresTemplate> {
+export async function ensurePostgresTemplate(
+  tools: PostgresTools,
+  root: string = defaultTemplateRoot(),
+): Promise<PostgresTemplate> {
   const dir = join(root, `postgresql-${tools.version}-f${PG_TEMPLATE_FORMAT}`);
   const settingsFile = join(dir, 'settings.json');
   if (existsSync(settingsFile) && existsSync(join(dir, 'data', 'PG_VERSION'))) {
-    return { version: tools.version, datadir: join(dir, 'data'), settings: JSON.parse(await readFile(settingsFile, 'utf8')) as PgSettingsCatalog };
+    return {
+      version: tools.version,
+      datadir: join(dir, 'data'),
+      settings: JSON.parse(await readFile(settingsFile, 'utf8')) as PgSettingsCatalog,
+    };
   }
   // Built where the postgres user can write (the cache may be under root's home), then copied in.
   const build = await mkdtemp(join(tmpdir(), 'aurora-bench-pg-template-'));
@@ -233,15 +265,33 @@ export async function ensurePostgresTemplate(tools: PostgresTools, root: string 
   const datadir = join(build, 'data');
   let server: PostgresServer | undefined;
   try {
-    await runProgram(tools, 'initdb', ['-D', datadir, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--locale=C.UTF-8', '-N']);
-    await appendFile(join(datadir, 'postgresql.conf'), `\n# aurora-bench: local defaults and the spec's parameters\ninclude_if_exists = '${PG_CONF_INCLUDE}'\n`);
+    await runProgram(tools, 'initdb', [
+      '-D',
+      datadir,
+      '-U',
+      'postgres',
+      '--auth-local=trust',
+      '--auth-host=scram-sha-256',
+      '-E',
+      'UTF8',
+      '--locale=C.UTF-8',
+      '-N',
+    ]);
+    await appendFile(
+      join(datadir, 'postgresql.conf'),
+      `\n# aurora-bench: local defaults and the spec's parameters\ninclude_if_exists = '${PG_CONF_INCLUDE}'\n`,
+    );
     server = await startPostgres({ tools, instanceId: 'template', role: 'writer', dir: build, datadir, listen: false });
     const admin = { bindir: tools.bindir, socketDir: build, port: server.port, database: 'postgres' };
     const sbtest = LOCAL_LOGINS.sbtest;
-    await pgQuery(admin, `CREATE ROLE ${sbtest.user} LOGIN PASSWORD '${sbtest.password}'; CREATE DATABASE sbtest OWNER ${sbtest.user}`);
+    await pgQuery(
+      admin,
+      `CREATE ROLE ${sbtest.user} LOGIN PASSWORD '${sbtest.password}'; CREATE DATABASE sbtest OWNER ${sbtest.user}`,
+    );
     await pgQuery(
       { ...admin, database: 'sbtest' },
-      'CREATE SCHEMA aurora_bench; CREATE TABLE aurora_bench.heartbeat (id int PRIMARY KEY, seq bigint NOT NULL, at timestamptz NOT NULL DEFAULT now()); INSERT INTO aurora_bench.heartbeat VALUES (1, 0)',
+      'CREATE SCHEMA aurora_bench; CREATE TABLE aurora_bench.heartbeat (id int PRIMARY KEY, seq bigint NOT ' +
+        'NULL, at timestamptz NOT NULL DEFAULT now()); INSERT INTO aurora_bench.heartbeat VALUES (1, 0)',
     );
     const settings = settingsFromRows(await pgQuery(admin, SETTINGS_SQL));
     await stopPostgres(server, { keepDir: true });
@@ -344,7 +394,12 @@ async function startPostgresOn(o: StartPostgresOptions, socketDir: string): Prom
     let child;
     try {
       // Own process group: stopping the server reaches the postmaster and its backends together.
-      child = spawn(cmd, argv, { detached: true, stdio: ['ignore', fd, fd], cwd: o.dir, ...(o.tools.runAs ? { uid: o.tools.runAs.uid, gid: o.tools.runAs.gid } : {}) });
+      child = spawn(cmd, argv, {
+        detached: true,
+        stdio: ['ignore', fd, fd],
+        cwd: o.dir,
+        ...(o.tools.runAs ? { uid: o.tools.runAs.uid, gid: o.tools.runAs.gid } : {}),
+      });
     } finally {
       closeSync(fd);
     }
@@ -370,7 +425,9 @@ async function startPostgresOn(o: StartPostgresOptions, socketDir: string): Prom
     child.on('exit', () => (status.exited = true));
     while (Date.now() < deadline && !status.exited) {
       try {
-        await pgQuery({ bindir: o.tools.bindir, socketDir, port, database: 'postgres' }, 'SELECT 1', { timeoutMs: 5_000 });
+        await pgQuery({ bindir: o.tools.bindir, socketDir, port, database: 'postgres' }, 'SELECT 1', {
+          timeoutMs: 5_000,
+        });
         return server;
       } catch {
         await new Promise((r) => setTimeout(r, 100));
@@ -379,7 +436,10 @@ async function startPostgresOn(o: StartPostgresOptions, socketDir: string): Prom
     const tail = logTail(log);
     if (!status.exited) {
       await terminate(pid, { graceMs: 5_000, group: true });
-      throw new PostgresError(`${o.instanceId}: postgres did not accept connections within ${(o.readyTimeoutMs ?? 60_000) / 1000} s; ${log}:\n${tail}`);
+      throw new PostgresError(
+        `${o.instanceId}: postgres did not accept connections within ${(o.readyTimeoutMs ?? 60_000) / 1000} ` +
+          `s; ${log}:\n${tail}`,
+      );
     }
     last = new PostgresError(`${o.instanceId}: postgres exited while starting; ${log}:\n${tail}`);
     if (!/could not bind|Address already in use/.test(tail)) throw last;
@@ -435,7 +495,8 @@ export async function stopPostgres(
   }
   if (!options.keepDir) await rm(s.dir, { recursive: true, force: true });
   // A short socket directory of its own (startPostgres) goes with it.
-  if (s.socketDir !== undefined && s.socketDir !== s.dir && s.socketDir.startsWith('/tmp/abpg-')) await rm(s.socketDir, { recursive: true, force: true });
+  if (s.socketDir !== undefined && s.socketDir !== s.dir && s.socketDir.startsWith('/tmp/abpg-'))
+    await rm(s.socketDir, { recursive: true, force: true });
   return outcome;
 }
 
@@ -452,7 +513,22 @@ export async function preparePostgresDir(tools: PostgresTools, dir: string, sour
 
 /** A streaming replica's datadir from the primary (pg_basebackup over its socket, WAL streamed). */
 export async function baseBackup(tools: PostgresTools, primary: PostgresServer, datadir: string): Promise<void> {
-  await runProgram(tools, 'pg_basebackup', ['-D', datadir, '-h', primary.socketDir, '-p', String(primary.port), '-U', 'postgres', '-X', 'stream', '-c', 'fast', '-R', '-w']);
+  await runProgram(tools, 'pg_basebackup', [
+    '-D',
+    datadir,
+    '-h',
+    primary.socketDir,
+    '-p',
+    String(primary.port),
+    '-U',
+    'postgres',
+    '-X',
+    'stream',
+    '-c',
+    'fast',
+    '-R',
+    '-w',
+  ]);
 }
 
 /**
@@ -470,7 +546,9 @@ export async function openPathFor(tools: PostgresTools, dir: string, ownedRoot: 
     if ((mode & 0o001) === 0) {
       if (!inside) {
         throw new PostgresError(
-          `the postgres user cannot enter ${cur} (mode ${mode.toString(8)}), above the run root ${root}: PostgreSQL does not run as root, so choose a run root (TMPDIR) under directories others may enter, e.g. /tmp`,
+          `the postgres user cannot enter ${cur} (mode ${mode.toString(8)}), above the run root ${root}: ` +
+            `PostgreSQL does not run as root, so choose a run root (TMPDIR) under directories others may ` +
+            `enter, e.g. /tmp`,
         );
       }
       await chmod(cur, mode | 0o711);

@@ -14,7 +14,9 @@ import { localShape } from './instance-classes';
 
 const execFileAsync = promisify(execFile);
 
-const INSTALL_HINT = 'install them with `sudo apt-get install -y mariadb-server mariadb-client sysbench` (Debian/Ubuntu) or run `bash scripts/setup.sh`';
+const INSTALL_HINT =
+  'install them with `sudo apt-get install -y mariadb-server mariadb-client sysbench` (Debian/Ubuntu) or run ' +
+  '`bash scripts/setup.sh`';
 
 export interface LocalTools {
   readonly mariadbd: string;
@@ -27,7 +29,10 @@ export interface LocalTools {
 }
 
 export interface LocalVersions {
-  /** As `mariadbd --version` says, e.g. "10.11.19-MariaDB-0+deb12u1" (SELECT VERSION() adds "-log" when the binlog is on). */
+  /**
+   * As `mariadbd --version` says, e.g. "10.11.19-MariaDB-0+deb12u1"
+   * (SELECT VERSION() adds "-log" when the binlog is on).
+   */
   readonly serverVersion: string;
   /** e.g. "1.0.20". */
   readonly sysbenchVersion: string;
@@ -35,7 +40,15 @@ export interface LocalVersions {
 }
 
 /** Server binaries live in sbin, which is often not on a normal user's PATH. */
-const EXTRA_DIRS = ['/usr/sbin', '/usr/local/sbin', '/sbin', '/usr/local/mysql/bin', '/usr/local/mariadb/bin', '/opt/homebrew/bin', '/usr/local/bin'];
+const EXTRA_DIRS = [
+  '/usr/sbin',
+  '/usr/local/sbin',
+  '/sbin',
+  '/usr/local/mysql/bin',
+  '/usr/local/mariadb/bin',
+  '/opt/homebrew/bin',
+  '/usr/local/bin',
+];
 
 function searchDirs(): string[] {
   const path = (process.env['PATH'] ?? '').split(delimiter).filter((d) => d !== '');
@@ -80,7 +93,8 @@ export function parseSysbenchVersion(text: string): string | undefined {
 }
 
 /**
- * Finds every program (in `dirs`: PATH plus the sbin dirs); throws one MissingDependencyError naming all that are missing.
+ * Finds every program (in `dirs`: PATH plus the sbin dirs);
+ * throws one MissingDependencyError naming all that are missing.
  * @internal exported for its tests (a test seam)
  */
 export function findLocalTools(dirs: readonly string[] = searchDirs()): LocalTools {
@@ -95,7 +109,10 @@ export function findLocalTools(dirs: readonly string[] = searchDirs()): LocalToo
     ...(sysbench ? [] : ['sysbench']),
   ];
   if (missing.length > 0 || !mariadbd || !installDb || !client || !sysbench) {
-    throw new MissingDependencyError(`the local backend needs ${missing.join(', ')}, which ${missing.length === 1 ? 'is' : 'are'} not installed: ${INSTALL_HINT}`);
+    throw new MissingDependencyError(
+      `the local backend needs ${missing.join(', ')}, which ${missing.length === 1 ? 'is' : 'are'} not ` +
+        `installed: ${INSTALL_HINT}`,
+    );
   }
   return { mariadbd, installDb, client, sysbench, taskset: findExecutable(['taskset'], dirs) };
 }
@@ -109,14 +126,25 @@ let cached: Promise<LocalVersions> | undefined;
 export function checkLocalDependencies(): Promise<LocalVersions> {
   cached ??= (async () => {
     const tools = findLocalTools();
-    const [serverText, sysbenchText] = await Promise.all([versionOutput(tools.mariadbd), versionOutput(tools.sysbench)]);
+    const [serverText, sysbenchText] = await Promise.all([
+      versionOutput(tools.mariadbd),
+      versionOutput(tools.sysbench),
+    ]);
     if (!/mariadb/i.test(serverText)) {
-      throw new MissingDependencyError(`${tools.mariadbd} is not MariaDB ("${serverText}"); the local backend needs MariaDB's server: ${INSTALL_HINT}`);
+      throw new MissingDependencyError(
+        `${tools.mariadbd} is not MariaDB ("${serverText}"); the local backend needs MariaDB's server: ${INSTALL_HINT}`,
+      );
     }
     const serverVersion = parseServerVersion(serverText);
-    if (!serverVersion) throw new MissingDependencyError(`cannot read the server version from \`${tools.mariadbd} --version\`: "${serverText}"`);
+    if (!serverVersion)
+      throw new MissingDependencyError(
+        `cannot read the server version from \`${tools.mariadbd} --version\`: "${serverText}"`,
+      );
     const sysbenchVersion = parseSysbenchVersion(sysbenchText);
-    if (!sysbenchVersion) throw new MissingDependencyError(`cannot read the version from \`${tools.sysbench} --version\`: "${sysbenchText}"`);
+    if (!sysbenchVersion)
+      throw new MissingDependencyError(
+        `cannot read the version from \`${tools.sysbench} --version\`: "${sysbenchText}"`,
+      );
     return { serverVersion, sysbenchVersion, tools };
   })();
   cached.catch(() => {

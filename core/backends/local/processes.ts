@@ -107,7 +107,10 @@ function signal(pid: number, sig: NodeJS.Signals): void {
  * sysbench itself and still writes its result), and whatever of the group is left afterwards gets
  * SIGKILL. Returns how it ended.
  */
-export async function terminate(pid: number, options: { graceMs: number; group?: boolean }): Promise<'already-gone' | 'terminated' | 'killed'> {
+export async function terminate(
+  pid: number,
+  options: { graceMs: number; group?: boolean },
+): Promise<'already-gone' | 'terminated' | 'killed'> {
   const sweepGroup = () => {
     if (options.group) signal(-pid, 'SIGKILL');
   };

@@ -69,19 +69,28 @@ async function ensureRunRoot(runRoot: string): Promise<void> {
   await checkRunRoot(runRoot);
 }
 
-/** The run root must be a real directory of this user that no one else may write into: servers, their data and pids live there. */
+/**
+ * The run root must be a real directory of this user that no one
+ * else may write into: servers, their data and pids live there.
+ */
 async function checkRunRoot(runRoot: string): Promise<void> {
   const info = await lstat(runRoot);
   const uid = currentUid();
-  if (!info.isDirectory()) throw new RunRootError(`the local run root ${runRoot} is not a directory (a symbolic link?): set AURORA_BENCH_RUN_ROOT to a directory of your own`);
+  if (!info.isDirectory())
+    throw new RunRootError(
+      `the local run root ${runRoot} is not a directory (a symbolic link?): set AURORA_BENCH_RUN_ROOT to a ` +
+        `directory of your own`,
+    );
   if (uid !== undefined && info.uid !== uid) {
     throw new RunRootError(
-      `the local run root ${runRoot} belongs to user ${info.uid}, not to you (${uid}): aurora-bench touches only its own runs; set AURORA_BENCH_RUN_ROOT to a directory of your own`,
+      `the local run root ${runRoot} belongs to user ${info.uid}, not to you (${uid}): aurora-bench touches ` +
+        `only its own runs; set AURORA_BENCH_RUN_ROOT to a directory of your own`,
     );
   }
   if ((info.mode & 0o022) !== 0) {
     throw new RunRootError(
-      `the local run root ${runRoot} is writable by other users (mode ${(info.mode & 0o777).toString(8)}): anyone could plant a registry there; chmod 700 it, or set AURORA_BENCH_RUN_ROOT to a private directory`,
+      `the local run root ${runRoot} is writable by other users (mode ${(info.mode & 0o777).toString(8)}): ` +
+        `anyone could plant a registry there; chmod 700 it, or set AURORA_BENCH_RUN_ROOT to a private directory`,
     );
   }
 }
@@ -180,11 +189,17 @@ export class RunRegistry {
 
   /** Records a server as soon as it runs. */
   addServer(cellId: string, server: ServerInfo): Promise<RunRecord> {
-    return this.editCell(cellId, (cell) => ({ ...cell, servers: [...cell.servers.filter((s) => s.instanceId !== server.instanceId), server] }));
+    return this.editCell(cellId, (cell) => ({
+      ...cell,
+      servers: [...cell.servers.filter((s) => s.instanceId !== server.instanceId), server],
+    }));
   }
 
   addJobs(cellId: string, jobs: readonly JobRecord[]): Promise<RunRecord> {
-    return this.editCell(cellId, (cell) => ({ ...cell, jobs: [...cell.jobs.filter((j) => !jobs.some((n) => n.jobId === j.jobId)), ...jobs] }));
+    return this.editCell(cellId, (cell) => ({
+      ...cell,
+      jobs: [...cell.jobs.filter((j) => !jobs.some((n) => n.jobId === j.jobId)), ...jobs],
+    }));
   }
 
   removeJobs(cellId: string, jobIds: readonly string[]): Promise<RunRecord> {
@@ -242,25 +257,40 @@ export function processesMentioning(marker: string): number[] {
  * line names their own file (isOurProcess), directories inside `runDir` (a registry naming any other
  * path is not followed).
  */
-export async function destroyCell(cell: CellRecord, graceMs = 10_000, runDir?: string): Promise<{ deleted: string[]; alreadyGone: string[] }> {
+export async function destroyCell(
+  cell: CellRecord,
+  graceMs = 10_000,
+  runDir?: string,
+): Promise<{ deleted: string[]; alreadyGone: string[] }> {
   const deleted: string[] = [];
   const alreadyGone: string[] = [];
   const cellDirOk = runDir === undefined || inside(runDir, cell.dir);
   const jobOutcomes = await Promise.all(
-    cell.jobs.map(async (j) => [j.jobId, isOurProcess(j.pid, j.marker) ? await terminate(j.pid, { graceMs, group: true }) : ('already-gone' as const)] as const),
+    cell.jobs.map(
+      async (j) =>
+        [
+          j.jobId,
+          isOurProcess(j.pid, j.marker) ? await terminate(j.pid, { graceMs, group: true }) : ('already-gone' as const),
+        ] as const,
+    ),
   );
   for (const [jobId, outcome] of jobOutcomes) (outcome === 'already-gone' ? alreadyGone : deleted).push(`job ${jobId}`);
   const serverOutcomes = await Promise.all(
     cell.servers.map((s) => {
       const keepDir = !cellDirOk || !inside(cell.dir, s.dir);
-      return (s.engine === 'postgresql' ? stopPostgres({ ...s, socketDir: s.socket }, { graceMs, keepDir }) : stopServer(s, { graceMs, keepDir })).then(
-        (o) => [s.instanceId, o] as const,
-      );
+      return (
+        s.engine === 'postgresql'
+          ? stopPostgres({ ...s, socketDir: s.socket }, { graceMs, keepDir })
+          : stopServer(s, { graceMs, keepDir })
+      ).then((o) => [s.instanceId, o] as const);
     }),
   );
   for (const [id, outcome] of serverOutcomes)
-    (outcome === 'already-gone' ? alreadyGone : deleted).push(`${cell.servers.find((s) => s.instanceId === id)?.engine === 'postgresql' ? 'postgres' : 'mariadbd'} ${id}`);
-  if (!cellDirOk) return { deleted, alreadyGone: [...alreadyGone, `directory ${cell.dir} (outside the run directory: not touched)`] };
+    (outcome === 'already-gone' ? alreadyGone : deleted).push(
+      `${cell.servers.find((s) => s.instanceId === id)?.engine === 'postgresql' ? 'postgres' : 'mariadbd'} ${id}`,
+    );
+  if (!cellDirOk)
+    return { deleted, alreadyGone: [...alreadyGone, `directory ${cell.dir} (outside the run directory: not touched)`] };
   // Anything still naming the cell dir (a server that was mid-start) goes too.
   for (const pid of processesMentioning(cell.dir + '/')) {
     await terminate(pid, { graceMs: 2_000 });
@@ -330,18 +360,29 @@ export async function readClaim(runRoot: string, runId: string): Promise<RunClai
  * with an exclusive mkdir, so two runs with one id cannot share (and destroy) each other's servers.
  * A directory that exists is refused, saying whose it is.
  */
-export async function claimRunDir(runRoot: string, runId: string, where: { lakeRoot: string; runKey: string; endReason?: string }): Promise<RunClaim> {
+export async function claimRunDir(
+  runRoot: string,
+  runId: string,
+  where: { lakeRoot: string; runKey: string; endReason?: string },
+): Promise<RunClaim> {
   await ensureRunRoot(runRoot);
   const dir = runDirOf(runRoot, runId);
   try {
     await mkdir(dir, { mode: 0o700 });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    const owner = (await readClaim(runRoot, runId)) ?? (await new RunRegistry(runRoot, runId).read().catch(() => undefined));
+    const owner =
+      (await readClaim(runRoot, runId)) ?? (await new RunRegistry(runRoot, runId).read().catch(() => undefined));
     if (owner && ownerAlive(owner)) {
-      throw new RunIdInUseError(`run id "${runId}" is in use by a running aurora-bench (pid ${owner.ownerPid}): choose another --run-id, or wait for it to end`);
+      throw new RunIdInUseError(
+        `run id "${runId}" is in use by a running aurora-bench (pid ${owner.ownerPid}): choose another ` +
+          `--run-id, or wait for it to end`,
+      );
     }
-    throw new RunIdInUseError(`run id "${runId}" was left in ${dir} by an aurora-bench that is gone: run \`aurora-bench cleanup\` first, or choose another --run-id`);
+    throw new RunIdInUseError(
+      `run id "${runId}" was left in ${dir} by an aurora-bench that is gone: run \`aurora-bench cleanup\` ` +
+        `first, or choose another --run-id`,
+    );
   }
   const claim: RunClaim = {
     runId,
@@ -356,10 +397,15 @@ export async function claimRunDir(runRoot: string, runId: string, where: { lakeR
   return claim;
 }
 
-/** The key of the claimed run's row: the date partition is the day the workflow planned it, which may be after the claim's. */
+/**
+ * The key of the claimed run's row: the date partition is the
+ * day the workflow planned it, which may be after the claim's.
+ */
 async function runRowKey(lake: LocalLakeStore, claim: RunClaim): Promise<string | undefined> {
   const file = claim.runKey.split('/').pop()!;
-  return (await lake.get(claim.runKey).catch(() => undefined)) !== undefined ? claim.runKey : (await lake.list('tables/runs/').catch(() => [])).find((k) => k.endsWith(`/${file}`));
+  return (await lake.get(claim.runKey).catch(() => undefined)) !== undefined
+    ? claim.runKey
+    : (await lake.list('tables/runs/').catch(() => [])).find((k) => k.endsWith(`/${file}`));
 }
 
 /**
@@ -443,7 +489,8 @@ export async function cleanupAllRuns(
           ? `${claim.endReason}; recorded by \`aurora-bench cleanup\``
           : ownerAlive(claim)
             ? `stopped by \`aurora-bench cleanup\` while its aurora-bench (${pid}) still ran`
-            : `its aurora-bench (${pid}) ended without finishing the run (killed, crashed, a forced exit or a full disk); settled by \`aurora-bench cleanup\``;
+            : `its aurora-bench (${pid}) ended without finishing the run (killed, crashed, a forced exit or a ` +
+              `full disk); settled by \`aurora-bench cleanup\``;
       const lake = new LocalLakeStore(claim.lakeRoot);
       const key = await runRowKey(lake, claim);
       let changed: boolean;
@@ -451,7 +498,11 @@ export async function cleanupAllRuns(
         changed = await settleRunRow(lake, key, why);
       } catch (e) {
         // The lake still refuses the write (read-only, full): the claim stays, with the reason, for the next cleanup.
-        await claimRunDir(runRoot, claim.runId, { lakeRoot: claim.lakeRoot, runKey: claim.runKey, endReason: claim.endReason ?? why }).catch(() => undefined);
+        await claimRunDir(runRoot, claim.runId, {
+          lakeRoot: claim.lakeRoot,
+          runKey: claim.runKey,
+          endReason: claim.endReason ?? why,
+        }).catch(() => undefined);
         unsettled.push(`${claim.runId} (${(e as Error).message})`);
         continue;
       }

@@ -65,7 +65,10 @@ function unescapeBatchValue(v: string): string {
  */
 export function passwordLiterals(sql: string): string[] {
   const literal = String.raw`'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*"`;
-  const re = new RegExp(String.raw`(?:IDENTIFIED\s+BY(?:\s+PASSWORD)?|MASTER_PASSWORD\s*=|PASSWORD\s*\()\s*(${literal})`, 'gi');
+  const re = new RegExp(
+    String.raw`(?:IDENTIFIED\s+BY(?:\s+PASSWORD)?|MASTER_PASSWORD\s*=|PASSWORD\s*\()\s*(${literal})`,
+    'gi',
+  );
   return [...sql.matchAll(re)].map((m) => m[1]!);
 }
 
@@ -88,11 +91,19 @@ function errorFromStderr(stderr: string, sql: string): SqlError {
   const text = stderr.trim();
   const errno = /ERROR (\d+)/.exec(text)?.[1];
   const shortSql = sql.length > 200 ? sql.slice(0, 200) + '...' : sql;
-  return new SqlError(redactSql(`${text || 'mariadb client failed'} (running: ${shortSql})`, sql), errno !== undefined ? Number(errno) : undefined);
+  return new SqlError(
+    redactSql(`${text || 'mariadb client failed'} (running: ${shortSql})`, sql),
+    errno !== undefined ? Number(errno) : undefined,
+  );
 }
 
 /** Runs the client with `args`, the SQL on its stdin; resolves with stdout. */
-function runClient(target: SqlTarget, args: readonly string[], sql: string, options: { timeoutMs: number; maxBuffer: number }): Promise<string> {
+function runClient(
+  target: SqlTarget,
+  args: readonly string[],
+  sql: string,
+  options: { timeoutMs: number; maxBuffer: number },
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = execFile(
       target.client,
@@ -100,8 +111,10 @@ function runClient(target: SqlTarget, args: readonly string[], sql: string, opti
       { timeout: options.timeoutMs, killSignal: 'SIGKILL', maxBuffer: options.maxBuffer, encoding: 'utf8' },
       (error, stdout, stderr) => {
         if (!error) resolve(stdout);
-        // Killed at the deadline: the server did not answer (hung, stopped), which the client's own message would not say.
-        else if (error.killed) reject(errorFromStderr(`the server did not answer within ${options.timeoutMs / 1000} s`, sql));
+        // Killed at the deadline: the server did not answer (hung, stopped), which the client's own message would not
+        // say.
+        else if (error.killed)
+          reject(errorFromStderr(`the server did not answer within ${options.timeoutMs / 1000} s`, sql));
         else reject(errorFromStderr(stderr || error.message, sql));
       },
     );
@@ -118,7 +131,10 @@ export function sqlString(value: string): string {
 
 /** Runs `sql` (one or more statements, through stdin) and returns the rows of every result, in order. */
 export async function query(target: SqlTarget, sql: string, options: { timeoutMs?: number } = {}): Promise<Row[]> {
-  const stdout = await runClient(target, ['--batch', '--skip-column-names', '--connect-timeout=5'], sql, { timeoutMs: options.timeoutMs ?? 30_000, maxBuffer: 64 * 1024 * 1024 });
+  const stdout = await runClient(target, ['--batch', '--skip-column-names', '--connect-timeout=5'], sql, {
+    timeoutMs: options.timeoutMs ?? 30_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   return parseBatchOutput(stdout);
 }
 
@@ -131,7 +147,10 @@ export function rowsToMap(rows: readonly Row[]): Map<string, string> {
 
 /** SHOW SLAVE STATUS and similar vertical results need column names: one row as an object. */
 export async function queryObjects(target: SqlTarget, sql: string): Promise<Record<string, string | null>[]> {
-  const stdout = await runClient(target, ['--batch', '--connect-timeout=5'], sql, { timeoutMs: 30_000, maxBuffer: 16 * 1024 * 1024 });
+  const stdout = await runClient(target, ['--batch', '--connect-timeout=5'], sql, {
+    timeoutMs: 30_000,
+    maxBuffer: 16 * 1024 * 1024,
+  });
   const [header, ...rows] = parseBatchOutput(stdout);
   if (!header) return [];
   return rows.map((r) => Object.fromEntries(header.map((h, i) => [h ?? `col${i}`, r[i] ?? null])));
@@ -151,15 +170,27 @@ export class SqlSession {
   private stderrBuffer = '';
   private pendingRows: Row[] = [];
   private queue: Promise<unknown> = Promise.resolve();
-  private current: { marker: string; resolve: (rows: Row[]) => void; reject: (e: Error) => void; sql: string } | undefined;
+  private current:
+    { marker: string; resolve: (rows: Row[]) => void; reject: (e: Error) => void; sql: string } | undefined;
   private counter = 0;
   private closedError: Error | undefined;
 
   constructor(target: SqlTarget, options: { queryTimeoutMs?: number } = {}) {
     this.queryTimeoutMs = options.queryTimeoutMs ?? SqlSession.DEFAULT_QUERY_TIMEOUT_MS;
-    this.proc = spawn(target.client, [`--defaults-file=${target.clientDefaultsFile}`, '--batch', '--skip-column-names', '--unbuffered', '--force', '--connect-timeout=5'], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    this.proc = spawn(
+      target.client,
+      [
+        `--defaults-file=${target.clientDefaultsFile}`,
+        '--batch',
+        '--skip-column-names',
+        '--unbuffered',
+        '--force',
+        '--connect-timeout=5',
+      ],
+      {
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
     this.proc.stdout.setEncoding('utf8');
     this.proc.stderr.setEncoding('utf8');
     this.proc.stdout.on('data', (chunk: string) => this.onStdout(chunk));
@@ -170,14 +201,19 @@ export class SqlSession {
       const cur = this.current;
       if (cur && /^ERROR 20(02|03|06|13) /m.test(this.stderrBuffer)) {
         this.current = undefined;
-        this.closedError = new SqlError(`lost the connection to the server: ${redactSql(this.stderrBuffer.trim().split('\n')[0]!, cur.sql)}`);
+        this.closedError = new SqlError(
+          `lost the connection to the server: ${redactSql(this.stderrBuffer.trim().split('\n')[0]!, cur.sql)}`,
+        );
         cur.reject(this.closedError);
         this.proc.kill('SIGKILL');
       }
     });
     this.proc.stdin.on('error', () => undefined); // EPIPE when the client died: reported through 'close'
     this.proc.on('close', (code) => {
-      this.closedError ??= new SqlError(`mariadb client session ended (exit ${code ?? 'signal'}): ${redactSql(this.stderrBuffer.trim() || 'no message', this.current?.sql ?? '')}`);
+      this.closedError ??= new SqlError(
+        `mariadb client session ended ` +
+          `(exit ${code ?? 'signal'}): ${redactSql(this.stderrBuffer.trim() || 'no message', this.current?.sql ?? '')}`,
+      );
       this.current?.reject(this.closedError);
       this.current = undefined;
     });
@@ -228,7 +264,8 @@ export class SqlSession {
           if (this.current?.marker !== marker) return;
           this.current = undefined;
           this.closedError = new SqlTimeoutError(
-            `the server did not answer within ${this.queryTimeoutMs / 1000} s (running: ${redactSql(sql.length > 200 ? sql.slice(0, 200) + '...' : sql)})`,
+            `the server did not answer within ${this.queryTimeoutMs / 1000} s ` +
+              `(running: ${redactSql(sql.length > 200 ? sql.slice(0, 200) + '...' : sql)})`,
           );
           reject(this.closedError);
           this.proc.kill('SIGKILL');

@@ -78,10 +78,19 @@ function dirName(serverVersion: string): string {
   return serverVersion.replace(/[^A-Za-z0-9._+-]/g, '_');
 }
 
-async function readTemplate(dir: string, serverVersion: string, kind: TemplateKind): Promise<ServerTemplate | undefined> {
+async function readTemplate(
+  dir: string,
+  serverVersion: string,
+  kind: TemplateKind,
+): Promise<ServerTemplate | undefined> {
   try {
-    const meta = JSON.parse(await readFile(join(dir, 'template.json'), 'utf8')) as { format?: number; serverVersion?: string; kind?: TemplateKind };
-    if (meta.format !== TEMPLATE_FORMAT || meta.serverVersion !== serverVersion || (meta.kind ?? 'local') !== kind) return undefined;
+    const meta = JSON.parse(await readFile(join(dir, 'template.json'), 'utf8')) as {
+      format?: number;
+      serverVersion?: string;
+      kind?: TemplateKind;
+    };
+    if (meta.format !== TEMPLATE_FORMAT || meta.serverVersion !== serverVersion || (meta.kind ?? 'local') !== kind)
+      return undefined;
     const vars = JSON.parse(await readFile(join(dir, 'system-variables.json'), 'utf8')) as VariableInfo[];
     if (!existsSync(join(dir, 'datadir', 'mysql'))) return undefined;
     return { kind, serverVersion, dir, datadir: join(dir, 'datadir'), catalog: new Map(vars.map((v) => [v.name, v])) };
@@ -93,11 +102,17 @@ async function readTemplate(dir: string, serverVersion: string, kind: TemplateKi
 const inFlight = new Map<string, Promise<ServerTemplate>>();
 
 /** The template for this server version, built on first use (a few seconds, once per machine and version). */
-export function ensureTemplate(tools: LocalTools, serverVersion: string, root: string = defaultTemplateRoot(), kind: TemplateKind = 'local'): Promise<ServerTemplate> {
+export function ensureTemplate(
+  tools: LocalTools,
+  serverVersion: string,
+  root: string = defaultTemplateRoot(),
+  kind: TemplateKind = 'local',
+): Promise<ServerTemplate> {
   const dir = join(root, dirName(serverVersion) + (kind === 'local' ? '' : `-${kind}`));
   let pending = inFlight.get(dir);
   if (!pending) {
-    pending = (async () => (await readTemplate(dir, serverVersion, kind)) ?? (await buildTemplate(tools, serverVersion, root, dir, kind)))();
+    pending = (async () =>
+      (await readTemplate(dir, serverVersion, kind)) ?? (await buildTemplate(tools, serverVersion, root, dir, kind)))();
     inFlight.set(dir, pending);
     pending.catch(() => inFlight.delete(dir));
   }
@@ -110,7 +125,13 @@ function numberOrUndefined(v: string | null | undefined): number | undefined {
   return Number.isFinite(n) ? n : undefined;
 }
 
-async function buildTemplate(tools: LocalTools, serverVersion: string, root: string, finalDir: string, kind: TemplateKind): Promise<ServerTemplate> {
+async function buildTemplate(
+  tools: LocalTools,
+  serverVersion: string,
+  root: string,
+  finalDir: string,
+  kind: TemplateKind,
+): Promise<ServerTemplate> {
   await mkdir(root, { recursive: true });
   const build = await mkdtemp(join(root, '.build-'));
   try {
@@ -119,12 +140,22 @@ async function buildTemplate(tools: LocalTools, serverVersion: string, root: str
     try {
       await execFileAsync(
         tools.installDb,
-        ['--no-defaults', `--datadir=${datadir}`, '--skip-test-db', '--auth-root-authentication-method=normal', ...(process.getuid?.() === 0 ? ['--user=root'] : [])],
+        [
+          '--no-defaults',
+          `--datadir=${datadir}`,
+          '--skip-test-db',
+          '--auth-root-authentication-method=normal',
+          ...(process.getuid?.() === 0 ? ['--user=root'] : []),
+        ],
         { timeout: 180_000, maxBuffer: 16 * 1024 * 1024 },
       );
     } catch (e) {
       const err = e as { stderr?: string; stdout?: string; message: string };
-      throw new Error(`${tools.installDb} failed: ${(err.stderr || err.stdout || err.message).trim().split('\n').slice(-10).join('\n')}`, { cause: e });
+      throw new Error(
+        `${tools.installDb} ` +
+          `failed: ${(err.stderr || err.stdout || err.message).trim().split('\n').slice(-10).join('\n')}`,
+        { cause: e },
+      );
     }
     // Bootstrap server: socket only, no binlog (the template must carry no GTID history).
     const server = await launchServer({
@@ -138,7 +169,10 @@ async function buildTemplate(tools: LocalTools, serverVersion: string, root: str
       admin: { user: 'root', password: '' },
     });
     try {
-      const accounts = await queryServer(server.info, "SELECT User, Host FROM mysql.user WHERE User = '' OR (User = 'root' AND Host <> 'localhost')");
+      const accounts = await queryServer(
+        server.info,
+        "SELECT User, Host FROM mysql.user WHERE User = '' OR (User = 'root' AND Host <> 'localhost')",
+      );
       const drops = accounts.map(([u, h]) => `DROP USER ${sqlString(u ?? '')}@${sqlString(h ?? '')};`).join('\n');
       const { sbtest, replication, admin } = LOCAL_LOGINS;
       const sbtestHosts = ['%', 'localhost', '127.0.0.1'];
@@ -157,11 +191,13 @@ async function buildTemplate(tools: LocalTools, serverVersion: string, root: str
               ]
             : []),
           ...replHosts.flatMap((h) => [
-            `CREATE USER ${sqlString(replication.user)}@${sqlString(h)} IDENTIFIED BY ${sqlString(replication.password)};`,
+            `CREATE USER ${sqlString(replication.user)}@${sqlString(h)} IDENTIFIED ` +
+              `BY ${sqlString(replication.password)};`,
             `GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO ${sqlString(replication.user)}@${sqlString(h)};`,
           ]),
           'CREATE DATABASE aurora_bench;',
-          `CREATE TABLE ${HEARTBEAT_TABLE} (id TINYINT UNSIGNED NOT NULL PRIMARY KEY, seq BIGINT UNSIGNED NOT NULL) ENGINE=InnoDB;`,
+          `CREATE TABLE ${HEARTBEAT_TABLE} (id TINYINT UNSIGNED NOT NULL PRIMARY KEY, seq BIGINT UNSIGNED NOT ` +
+            `NULL) ENGINE=InnoDB;`,
           `INSERT INTO ${HEARTBEAT_TABLE} VALUES (1, 0);`,
           `ALTER USER ${sqlString(admin.user)}@'localhost' IDENTIFIED BY ${sqlString(admin.password)};`,
           'FLUSH PRIVILEGES;',
@@ -171,7 +207,8 @@ async function buildTemplate(tools: LocalTools, serverVersion: string, root: str
       await writeClientDefaults(server.info.clientDefaultsFile, server.info.socket, admin);
       const rows = await queryServer(
         server.info,
-        'SELECT LOWER(VARIABLE_NAME), READ_ONLY, VARIABLE_TYPE, ENUM_VALUE_LIST, NUMERIC_MIN_VALUE, NUMERIC_MAX_VALUE, VARIABLE_SCOPE FROM information_schema.SYSTEM_VARIABLES ORDER BY VARIABLE_NAME',
+        'SELECT LOWER(VARIABLE_NAME), READ_ONLY, VARIABLE_TYPE, ENUM_VALUE_LIST, NUMERIC_MIN_VALUE, ' +
+          'NUMERIC_MAX_VALUE, VARIABLE_SCOPE FROM information_schema.SYSTEM_VARIABLES ORDER BY VARIABLE_NAME',
       );
       const catalog: VariableInfo[] = rows.map((r) => {
         const min = numberOrUndefined(r[4]);
@@ -196,7 +233,11 @@ async function buildTemplate(tools: LocalTools, serverVersion: string, root: str
     await rm(join(build, 'server'), { recursive: true, force: true });
     await writeFile(
       join(build, 'template.json'),
-      JSON.stringify({ format: TEMPLATE_FORMAT, kind, serverVersion, mariadbd: tools.mariadbd, createdAt: new Date().toISOString() }, null, 1) + '\n',
+      JSON.stringify(
+        { format: TEMPLATE_FORMAT, kind, serverVersion, mariadbd: tools.mariadbd, createdAt: new Date().toISOString() },
+        null,
+        1,
+      ) + '\n',
     );
 
     // Swap into place; replace a stale template (other format), lose gracefully to a racing build.

@@ -84,19 +84,35 @@ function orderSentence(ctx: Context): string {
   const { order, seed } = runOrder(ctx);
   switch (order) {
     case 'duet':
-      return 'Order: duet. The variants of each round ran at the same time, every step started on all of them together, so the ratios come from time-paired intervals (per round: the variant over the baseline in the same seconds) and noise both saw cancels out (duet benchmarking: Bulej et al., ICPE 2020).';
+      return (
+        'Order: duet. The variants of each round ran at the same time, every step started on all of them ' +
+        'together, so the ratios come from time-paired intervals (per round: the variant over the baseline in ' +
+        'the same seconds) and noise both saw cancels out (duet benchmarking: Bulej et al., ICPE 2020).'
+      );
     case 'randomized':
-      return `Order: randomized (seed ${seed ?? 'not recorded'}). Each round ran the variants one after another in a shuffled order (randomized multiple interleaved trials: Abedi and Brecht, ICPE 2017); the ratios compare the variants' repeats (Welch).`;
+      return (
+        `Order: randomized (seed ${seed ?? 'not recorded'}). Each round ran the variants one after ` +
+        `another in a shuffled order (randomized multiple interleaved trials: Abedi and Brecht, ICPE 2017); the ` +
+        `ratios compare the variants' repeats (Welch).`
+      );
     case 'sequential':
-      return "Order: sequential. All repeats of a variant ran before the next variant: drift over the run falls on one variant; the ratios compare the variants' repeats (Welch).";
+      return (
+        'Order: sequential. All repeats of a variant ran before the next variant: drift over the run ' +
+        "falls on one variant; the ratios compare the variants' repeats (Welch)."
+      );
     default:
-      return "Order: interleaved. Each round ran the variants one after another, rotating who goes first; the ratios compare the variants' repeats (Welch).";
+      return (
+        'Order: interleaved. Each round ran the variants one after another, rotating who goes first; the ' +
+        "ratios compare the variants' repeats (Welch)."
+      );
   }
 }
 
 /** The report interval of a step (seconds), from the plan; 1 when the plan does not say. */
 function reportIntervalOf(ctx: Context, cellId: string, stepId: string): number {
-  return ctx.data.plan?.cells.find((c) => c.cellId === cellId)?.steps.find((s) => s.stepId === stepId)?.reportIntervalS ?? 1;
+  return (
+    ctx.data.plan?.cells.find((c) => c.cellId === cellId)?.steps.find((s) => s.stepId === stepId)?.reportIntervalS ?? 1
+  );
 }
 
 /** A duet's ratio of `g` over `base` from their time-paired intervals, round by round (core/report/duet-pairs.ts). */
@@ -107,17 +123,24 @@ function duetRatio(ctx: Context, g: StepGroup, base: StepGroup, field: 'tps' | '
   });
   const rounds = g.ok.flatMap((row) => {
     const other = base.ok.find((b) => b.repeat === row.repeat);
-    return other === undefined ? [] : [pairByTime(series(row, g.stepId), series(other, base.stepId), reportIntervalOf(ctx, row.cell_id, g.stepId))];
+    return other === undefined
+      ? []
+      : [pairByTime(series(row, g.stepId), series(other, base.stepId), reportIntervalOf(ctx, row.cell_id, g.stepId))];
   });
   return pairedRatioCi(rounds);
 }
 
 /** A duet ratio as a finding: rounds see run-to-run noise; one round's batches only within-run noise. */
-const pairedFinding = (p: PairedRatio): RatioFinding => ratioFinding(p, p.source === 'rounds' ? 'run-to-run' : p.source === 'interval batches' ? 'within-run' : 'none');
+const pairedFinding = (p: PairedRatio): RatioFinding =>
+  ratioFinding(p, p.source === 'rounds' ? 'run-to-run' : p.source === 'interval batches' ? 'within-run' : 'none');
 
-/** "18 repeats" / null: repeats per side a ratio needs to be resolved (stats.repeatsToResolve), from run-to-run samples only. */
+/**
+ * "18 repeats" / null: repeats per side a ratio needs to be
+ * resolved (stats.repeatsToResolve), from run-to-run samples only.
+ */
 function powerText(a: Estimate, b: Estimate): string {
-  if (a.source !== 'repeats' || b.source !== 'repeats' || a.sample === null || b.sample === null) return 'needs 2+ repeats to tell';
+  if (a.source !== 'repeats' || b.source !== 'repeats' || a.sample === null || b.sample === null)
+    return 'needs 2+ repeats to tell';
   const n = repeatsToResolve(a.sample, b.sample);
   if (n === null) return a.value === b.value ? 'no difference' : '> 1,000 repeats';
   return `${n} repeats`;
@@ -160,15 +183,24 @@ export function analyzeAb(ctx: Context): AbFindings | null {
           clientBound: clientBoundMark(ctx, g),
         });
         if (base === undefined || v.name === baseline.name) continue;
-        const b = { tps: estimate(ctx, base, 'tps'), qps: estimate(ctx, base, 'qps'), lat: estimate(ctx, base, 'lat_pct_ms') };
+        const b = {
+          tps: estimate(ctx, base, 'tps'),
+          qps: estimate(ctx, base, 'qps'),
+          lat: estimate(ctx, base, 'lat_pct_ms'),
+        };
         if (duet) {
-          const p = { tps: duetRatio(ctx, g, base, 'tps'), qps: duetRatio(ctx, g, base, 'qps'), lat: duetRatio(ctx, g, base, 'lat_pct_ms') };
+          const p = {
+            tps: duetRatio(ctx, g, base, 'tps'),
+            qps: duetRatio(ctx, g, base, 'qps'),
+            lat: duetRatio(ctx, g, base, 'lat_pct_ms'),
+          };
           const from =
             p.qps.source === 'none'
               ? p.qps.pairs === 0
                 ? 'no time-paired intervals'
                 : `time-paired: ${p.qps.pairs} intervals, too few for an interval`
-              : `time-paired: ${p.qps.pairs} intervals, ${p.qps.rounds} round${p.qps.rounds === 1 ? ', interval batches' : 's'}`;
+              : `time-paired: ${p.qps.pairs} intervals, ${p.qps.rounds} ` +
+                `round${p.qps.rounds === 1 ? ', interval batches' : 's'}`;
           const resolved = ratioVerdict(p.qps) === 'higher' || ratioVerdict(p.qps) === 'lower';
           ratios.push({
             step: stepLabel(g),
@@ -212,7 +244,12 @@ export function analyzeAb(ctx: Context): AbFindings | null {
       for (const g of ctx.groups.filter((x) => x.variant === other.name && !inSweep(ctx, x))) {
         const base = ctx.groups.find((x) => x.variant === first!.name && comparableKey(x) === comparableKey(g));
         if (!base) continue;
-        azSpread.push({ instanceClass: cls, step: stepLabel(g), azs: `${other.az}/${first!.az}`, qps: ratioOf(estimate(ctx, g, 'qps'), estimate(ctx, base, 'qps')) });
+        azSpread.push({
+          instanceClass: cls,
+          step: stepLabel(g),
+          azs: `${other.az}/${first!.az}`,
+          qps: ratioOf(estimate(ctx, g, 'qps'), estimate(ctx, base, 'qps')),
+        });
       }
     }
   }
@@ -231,14 +268,19 @@ export function analyzeAb(ctx: Context): AbFindings | null {
 // ---------------------------------------------------------------------------------------------
 // Rendering
 
-const widthText = (r: RatioFinding): string => (r.interval !== null ? `${((r.interval.high - r.interval.low) * 100).toFixed(1)} pts` : '-');
+const widthText = (r: RatioFinding): string =>
+  r.interval !== null ? `${((r.interval.high - r.interval.low) * 100).toFixed(1)} pts` : '-';
 
 /** Per AZ and step, the ratio with its verdict: the evidence's sentences. */
 function abStepSentences(f: AbFindings): string[] {
   return f.azs.flatMap((az) =>
     az.ratios.map((r) => {
       const where = az.az !== null ? ` in AZ ${az.az}` : '';
-      return `${r.step}${where}: ${r.variant}/${r.baseline} QPS ${ratioText(r.qps)}, ${verdictText(r.qps, true)}; p${f.latencyPercentile} ${ratioText(r.latency)}, ${verdictText(r.latency, false)}.`;
+      return (
+        `${r.step}${where}: ${r.variant}/${r.baseline} ` +
+        `QPS ${ratioText(r.qps)}, ${verdictText(r.qps, true)}; ` +
+        `p${f.latencyPercentile} ${ratioText(r.latency)}, ${verdictText(r.latency, false)}.`
+      );
     }),
   );
 }
@@ -256,26 +298,39 @@ function abSentences(f: AbFindings): string[] {
       const parts = ratios.map((r) => {
         const row = az.rows.find((x) => x.step === r.step && x.variant === r.variant);
         const base = az.rows.find((x) => x.step === r.step && x.variant === r.baseline);
-        return `${r.step} ${whole(row?.qps.value ?? null)} vs ${whole(base?.qps.value ?? null)} QPS (${ratioText(r.qps)})`;
+        return (
+          `${r.step} ${whole(row?.qps.value ?? null)} vs ${whole(base?.qps.value ?? null)} QPS ` +
+          `(${ratioText(r.qps)})`
+        );
       });
       const judged = ratios.filter((r) => r.qps.interval?.covers === 'run-to-run');
       const beyond = judged.filter((r) => r.qps.direction === 'higher' || r.qps.direction === 'lower');
-      const needs = ratios.map((r) => r.toResolve).filter((t): t is string => t !== null && /^\d+ (repeats|rounds)$/.test(t));
+      const needs = ratios
+        .map((r) => r.toResolve)
+        .filter((t): t is string => t !== null && /^\d+ (repeats|rounds)$/.test(t));
       const verdict =
         judged.length === 0
           ? 'the run-to-run noise is not measured (one repeat)'
           : beyond.length === 0
-            ? `none beyond the run-to-run noise${needs.length > 0 ? ` (a difference of these sizes needs about ${needs.join(', ')} a side)` : ''}`
-            : `beyond the run-to-run noise: ${beyond.map((r) => `${r.step} (${verdictText(r.qps, true)})`).join(', ')}; the rest within it`;
-      out.push(`${az.az !== null ? `AZ ${az.az}, ` : ''}${variant} vs ${az.baseline}: ${parts.join('; ')}; ${verdict}.`);
+            ? `none beyond the run-to-run ` +
+              `noise${needs.length > 0 ? ` (a difference of these sizes needs about ${needs.join(', ')} a side)` : ''}`
+            : `beyond the run-to-run ` +
+              `noise: ${beyond.map((r) => `${r.step} (${verdictText(r.qps, true)})`).join(', ')}; the rest within it`;
+      out.push(
+        `${az.az !== null ? `AZ ${az.az}, ` : ''}${variant} vs ${az.baseline}: ${parts.join('; ')}; ${verdict}.`,
+      );
     }
   }
   if (f.azSpread.length > 0) {
     const spreads = f.azSpread.filter((s) => s.qps.estimate !== null).map((s) => Math.abs(s.qps.estimate! - 1));
-    const beyond = f.azSpread.filter((s) => s.qps.interval?.covers === 'run-to-run' && (s.qps.direction === 'higher' || s.qps.direction === 'lower'));
+    const beyond = f.azSpread.filter(
+      (s) => s.qps.interval?.covers === 'run-to-run' && (s.qps.direction === 'higher' || s.qps.direction === 'lower'),
+    );
     if (spreads.length > 0)
       out.push(
-        `The same class in two AZs differs by up to ${(Math.max(...spreads) * 100).toFixed(1)}% in QPS; ${beyond.length} of ${f.azSpread.length} such differences ${beyond.length === 1 ? 'is' : 'are'} beyond the run-to-run noise.`,
+        `The same class in two AZs differs by up to ${(Math.max(...spreads) * 100).toFixed(1)}% in ` +
+          `QPS; ${beyond.length} of ${f.azSpread.length} such differences ${beyond.length === 1 ? 'is' : 'are'} ` +
+          `beyond the run-to-run noise.`,
       );
   }
   return out;
@@ -284,13 +339,24 @@ function abSentences(f: AbFindings): string[] {
 export function abSection(f: AbFindings): ReportSection {
   const pctName = `p${f.latencyPercentile} ms`;
   const tables: TableBlock[] = [];
-  const anyWithinRun = f.azs.some((az) => az.rows.some((r) => [r.tps, r.qps, r.latency].some((e) => e.interval?.covers === 'within-run')));
+  const anyWithinRun = f.azs.some((az) =>
+    az.rows.some((r) => [r.tps, r.qps, r.latency].some((e) => e.interval?.covers === 'within-run')),
+  );
   const mark = (e: Estimated): string => rangeText(e);
   for (const az of f.azs) {
     const rows: string[][] = [];
     const emphasis: number[] = [];
     for (const r of az.rows) {
-      rows.push([r.step + r.clientBound, r.variant, r.instanceClass, mark(r.tps), mark(r.qps), mark(r.latency), r.noise, r.from]);
+      rows.push([
+        r.step + r.clientBound,
+        r.variant,
+        r.instanceClass,
+        mark(r.tps),
+        mark(r.qps),
+        mark(r.latency),
+        r.noise,
+        r.from,
+      ]);
       const ratio = az.ratios.find((x) => x.step === r.step && x.variant === r.variant);
       if (ratio === undefined) continue;
       emphasis.push(rows.length);
@@ -313,7 +379,8 @@ export function abSection(f: AbFindings): ReportSection {
       emphasis,
       notes: [
         f.orderSentence,
-        `Ratios are each variant over ${az.baseline}, with a 95% interval on the log scale; "within noise": the interval includes 100%.`,
+        `Ratios are each variant over ${az.baseline}, with a 95% interval on the log scale; "within noise": ` +
+          `the interval includes 100%.`,
         ...(anyWithinRun ? [WITHIN_RUN_NOTE] : []),
       ],
     });
@@ -352,10 +419,25 @@ export function abSection(f: AbFindings): ReportSection {
   const absolute: TableBlock = {
     title: `Per AZ: QPS, TPS and p${f.latencyPercentile} per class (95% intervals)`,
     head: ['AZ', 'step', 'variant', 'class', 'QPS', 'TPS', pctName],
-    rows: f.azs.flatMap((az) => az.rows.map((r) => [az.az ?? '-', r.step, r.variant, r.instanceClass, rangeText(r.qps), rangeText(r.tps), rangeText(r.latency)])),
+    rows: f.azs.flatMap((az) =>
+      az.rows.map((r) => [
+        az.az ?? '-',
+        r.step,
+        r.variant,
+        r.instanceClass,
+        rangeText(r.qps),
+        rangeText(r.tps),
+        rangeText(r.latency),
+      ]),
+    ),
     numeric: [4, 5, 6],
     notes: [
-      `Intervals: ${f.azs.some((az) => az.rows.some((r) => r.qps.interval?.covers === 'run-to-run')) ? 'run to run, over the repeats (each a fresh server)' : 'none from repeats'}; a range cut at 0 where the interval would go below it.`,
+      `Intervals: ` +
+        (f.azs.some((az) => az.rows.some((r) => r.qps.interval?.covers === 'run-to-run'))
+          ? 'run to run, over the repeats (each a fresh server)'
+          : 'none from repeats') +
+        `; ` +
+        `a range cut at 0 where the interval would go below it.`,
       ...(anyWithinRun ? [WITHIN_RUN_NOTE] : []),
     ],
   };
@@ -393,14 +475,21 @@ export function abSection(f: AbFindings): ReportSection {
                 notes: [
                   f.orderSentence,
                   duet
-                    ? 'Interval: a paired t interval on the log scale over the rounds, each round the ratio of the variants\' time-paired intervals (one round: batch means of its pairs, within-run noise only); "within noise": it includes 100%.'
-                    : 'Interval: Welch on the log scale over the repeats (each a fresh server); "within noise": it includes 100%. Repeats to resolve: per side, for a difference of the observed size to be found 80% of the time at 95% confidence, given the run-to-run spread measured.',
+                    ? 'Interval: a paired t interval on the log scale over the rounds, each round the ratio of ' +
+                      "the variants' time-paired intervals (one round: batch means of its pairs, within-run " +
+                      'noise only); "within noise": it includes 100%.'
+                    : 'Interval: Welch on the log scale over the repeats (each a fresh server); "within ' +
+                      'noise": it includes 100%. Repeats to resolve: per side, for a difference of the observed ' +
+                      'size to be found 80% of the time at 95% confidence, given the run-to-run spread measured.',
                 ],
               },
             ]
           : []),
       ],
-      charts: forest.length > 0 ? [ratioChart('ab-ratio', 'QPS ratio to the baseline, with 95% intervals (dashed: 100%)', forest)] : [],
+      charts:
+        forest.length > 0
+          ? [ratioChart('ab-ratio', 'QPS ratio to the baseline, with 95% intervals (dashed: 100%)', forest)]
+          : [],
     },
   };
 }

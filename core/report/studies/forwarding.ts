@@ -90,7 +90,10 @@ export function readShareLabel(share: number): string {
 }
 
 const sameWorkloadShape = (a: StepGroup, b: StepGroup): boolean =>
-  a.variant === b.variant && a.test === b.test && JSON.stringify(a.options) === JSON.stringify(b.options) && a.rate === b.rate;
+  a.variant === b.variant &&
+  a.test === b.test &&
+  JSON.stringify(a.options) === JSON.stringify(b.options) &&
+  a.rate === b.rate;
 
 const LEVEL_ORDER = ['EVENTUAL', 'SESSION', 'GLOBAL'];
 
@@ -100,12 +103,23 @@ export function analyzeForwarding(ctx: Context): ForwardingFindings | null {
   if (readerGroups.length === 0 && forwardingVariants.length === 0) return null;
   const latencyPercentile = (readerGroups[0] ?? ctx.groups[0])?.latPct ?? 95;
   const empty = { pairs: [], readShares: [], scaleOut: [], consistency: [] };
-  if (readerGroups.length === 0) return { kind: 'forwarding', latencyPercentile, ...empty, noReaderSteps: true, localEmulation: false, clientBound: null };
+  if (readerGroups.length === 0)
+    return {
+      kind: 'forwarding',
+      latencyPercentile,
+      ...empty,
+      noReaderSteps: true,
+      localEmulation: false,
+      clientBound: null,
+    };
   const pairs: ForwardingPair[] = [];
   for (const r of readerGroups.filter((g) => g.target === 'reader' && g.options['consistency'] === undefined)) {
     const w = ctx.groups.find((g) => g.target === 'writer' && g.threads === r.threads && sameWorkloadShape(g, r));
     if (!w) continue;
-    const ps = typeof r.options['point_selects'] === 'number' && r.options['range_selects'] === false ? r.options['point_selects'] : null;
+    const ps =
+      typeof r.options['point_selects'] === 'number' && r.options['range_selects'] === false
+        ? r.options['point_selects']
+        : null;
     const writerTps = estimate(ctx, w, 'tps');
     const readerTps = estimate(ctx, r, 'tps');
     pairs.push({
@@ -123,10 +137,14 @@ export function analyzeForwarding(ctx: Context): ForwardingFindings | null {
   const readShares: ReadShareVerdict[] = uniqueInOrder(pairs.filter((p) => p.readShare !== null).map((p) => p.threads))
     .sort((a, b) => a - b)
     .map((threads) => {
-      const pts = pairs.filter((p) => p.threads === threads && p.readShare !== null).sort((a, b) => a.readShare! - b.readShare!);
+      const pts = pairs
+        .filter((p) => p.threads === threads && p.readShare !== null)
+        .sort((a, b) => a.readShare! - b.readShare!);
       const wins = pts.filter((p) => p.ratio.direction === 'higher').map((p) => p.readShare!);
       const from = pts.findIndex((_, i) => pts.slice(i).every((p) => p.ratio.direction === 'higher'));
-      const best = pts.filter((p) => p.ratio.estimate !== null).sort((a, b) => b.ratio.estimate! - a.ratio.estimate!)[0];
+      const best = pts
+        .filter((p) => p.ratio.estimate !== null)
+        .sort((a, b) => b.ratio.estimate! - a.ratio.estimate!)[0];
       return {
         threads,
         wins,
@@ -140,16 +158,27 @@ export function analyzeForwarding(ctx: Context): ForwardingFindings | null {
     .filter((g) => g.target === 'all-readers')
     .map((r) => {
       const clients = r.rows[0]?.clients ?? 1;
-      const w = ctx.groups.find((g) => g.target === 'writer' && g.threads === r.threads * clients && sameWorkloadShape(g, r));
+      const w = ctx.groups.find(
+        (g) => g.target === 'writer' && g.threads === r.threads * clients && sameWorkloadShape(g, r),
+      );
       const summed = estimate(ctx, r, 'tps');
       const writer = w ? estimate(ctx, w, 'tps') : null;
-      return { workload: r.workload, readers: clients, threadsEach: r.threads, summed, writer, ratio: writer ? ratioOf(summed, writer) : null };
+      return {
+        workload: r.workload,
+        readers: clients,
+        threadsEach: r.threads,
+        summed,
+        writer,
+        ratio: writer ? ratioOf(summed, writer) : null,
+      };
     });
   const levelRank = (g: StepGroup): number => {
     const i = LEVEL_ORDER.indexOf(String(g.options['consistency']).toUpperCase());
     return i < 0 ? LEVEL_ORDER.length : i;
   };
-  const levels = readerGroups.filter((g) => typeof g.options['consistency'] === 'string').sort((a, b) => levelRank(a) - levelRank(b) || a.threads - b.threads);
+  const levels = readerGroups
+    .filter((g) => typeof g.options['consistency'] === 'string')
+    .sort((a, b) => levelRank(a) - levelRank(b) || a.threads - b.threads);
   const eventual = levels.find((g) => String(g.options['consistency']).toUpperCase() === 'EVENTUAL');
   const consistency: ConsistencyLevel[] = levels.map((g) => {
     const measured = g.ok.filter((r) => typeof r.read_back_checks === 'number' && typeof r.stale_reads === 'number');
@@ -164,7 +193,13 @@ export function analyzeForwarding(ctx: Context): ForwardingFindings | null {
       tailMs: tail,
       tailCost: vsEventual ? ratioOf(tail, estimate(ctx, eventual, 'lat_pct_ms')) : null,
       avgCost: vsEventual ? ratioOf(avg, estimate(ctx, eventual, 'lat_avg_ms')) : null,
-      staleReads: measured.length === 0 ? null : { stale: measured.reduce((a, r) => a + r.stale_reads!, 0), checks: measured.reduce((a, r) => a + r.read_back_checks!, 0) },
+      staleReads:
+        measured.length === 0
+          ? null
+          : {
+              stale: measured.reduce((a, r) => a + r.stale_reads!, 0),
+              checks: measured.reduce((a, r) => a + r.read_back_checks!, 0),
+            },
     };
   });
   if (pairs.length === 0 && scaleOut.length === 0 && consistency.length === 0) return null;
@@ -185,16 +220,25 @@ export function analyzeForwarding(ctx: Context): ForwardingFindings | null {
 // Rendering
 
 const staleText = (s: ConsistencyLevel['staleReads']): string | null =>
-  s === null ? null : `${num(s.stale, 0)} / ${num(s.checks, 0)}${s.checks > 0 ? ` (${pct(s.stale / s.checks, 2)})` : ''}`;
+  s === null
+    ? null
+    : `${num(s.stale, 0)} / ${num(s.checks, 0)}${s.checks > 0 ? ` (${pct(s.stale / s.checks, 2)})` : ''}`;
 
 /** The read-share sentence of a thread count, from the same verdicts the grid shows. */
 function readShareSentence(v: ReadShareVerdict): string {
   const how = v.runToRun ? 'beyond the noise' : "beyond this run's noise (one repeat: run-to-run noise not measured)";
   const labels = (xs: readonly number[]): string => xs.map(readShareLabel).join(', ');
-  if (v.winsFrom !== null) return `${v.threads} threads: the reader beats the writer ${how} from a read share of ${readShareLabel(v.winsFrom)} (reads:writes) upwards.`;
+  if (v.winsFrom !== null)
+    return (
+      `${v.threads} threads: the reader beats the writer ${how} from a read share ` +
+      `of ${readShareLabel(v.winsFrom)} (reads:writes) upwards.`
+    );
   if (v.wins.length > 0) {
     const not = v.tried.filter((s) => !v.wins.includes(s) && s > Math.min(...v.wins));
-    return `${v.threads} threads: the reader beats the writer ${how} at ${labels(v.wins)}${not.length > 0 ? `, but not at ${labels(not)}` : ''} (reads:writes).`;
+    return (
+      `${v.threads} threads: the reader beats the writer ${how} ` +
+      `at ${labels(v.wins)}${not.length > 0 ? `, but not at ${labels(not)}` : ''} (reads:writes).`
+    );
   }
   const best = v.best !== null ? ` (best: ${compactRatio(v.best.ratio, true)} at ${readShareLabel(v.best.share)})` : '';
   return `${v.threads} threads: the reader does not beat the writer ${how} at any read share tried${best}.`;
@@ -204,15 +248,21 @@ function readShareSentence(v: ReadShareVerdict): string {
 function differing(items: readonly { label: string; ratio: RatioFinding }[], higherIsBetter: boolean): string {
   const diff = items.filter((x) => x.ratio.direction === 'higher' || x.ratio.direction === 'lower');
   const runToRun = items.every((x) => x.ratio.interval?.covers === 'run-to-run');
-  const scope = runToRun ? 'beyond the run-to-run noise' : "beyond one run's noise (one repeat: run-to-run noise not measured)";
-  return diff.length === 0 ? `none differs ${scope}` : `${scope}: ${diff.map((x) => `${x.label} ${verdictText(x.ratio, higherIsBetter).replace(' in this run*', '')}`).join(', ')}`;
+  const scope = runToRun
+    ? 'beyond the run-to-run noise'
+    : "beyond one run's noise (one repeat: run-to-run noise not measured)";
+  return diff.length === 0
+    ? `none differs ${scope}`
+    : `${scope}: ` +
+        diff.map((x) => `${x.label} ${verdictText(x.ratio, higherIsBetter).replace(' in this run*', '')}`).join(', ');
 }
 
 /** The answer's opening sentences, in S3's shape. */
 function forwardingSentences(f: ForwardingFindings): string[] {
   if (f.noReaderSteps)
     return [
-      'No step of this run targets a reader: write forwarding, reader scale-out and consistency levels are Aurora features (AWS only); a local run keeps only the writer steps.',
+      'No step of this run targets a reader: write forwarding, reader scale-out and consistency levels are ' +
+        'Aurora features (AWS only); a local run keeps only the writer steps.',
     ];
   const out: string[] = [];
   const stock = f.pairs.filter((p) => p.readShare === null);
@@ -241,17 +291,23 @@ function forwardingSentences(f: ForwardingFindings): string[] {
     });
     const runToRun = f.readShares.every((v) => v.runToRun);
     out.push(
-      `Read share (reads:writes) from which the reader wins, ${runToRun ? 'beyond the run-to-run noise' : "beyond one run's noise (run-to-run noise not measured)"}: ${per.join('; ')}.`,
+      `Read share (reads:writes) from which the reader ` +
+        `wins, ` +
+        (runToRun ? 'beyond the run-to-run noise' : "beyond one run's noise (run-to-run noise not measured)") +
+        `: ${per.join('; ')}.`,
     );
   }
   const scaled = f.scaleOut.filter((s) => s.ratio !== null && s.ratio.estimate !== null);
   if (scaled.length > 0) {
     const first = scaled[0]!;
     out.push(
-      `Scale-out, ${first.readers} readers x ${first.threadsEach} threads summed against the writer at ${first.readers * first.threadsEach}: ${scaled.map((s) => `${s.workload} ${ratioText(s.ratio!, 0).replace(/ \(.*\)$/, '')}`).join(', ')} of the writer's TPS; ${differing(
-        scaled.map((s) => ({ label: s.workload, ratio: s.ratio! })),
-        true,
-      )}.`,
+      `Scale-out, ${first.readers} readers x ${first.threadsEach} threads summed against the writer at ` +
+        `${first.readers * first.threadsEach}: ` +
+        scaled.map((s) => `${s.workload} ${ratioText(s.ratio!, 0).replace(/ \(.*\)$/, '')}`).join(', ') +
+        ` of the writer's TPS; ${differing(
+          scaled.map((s) => ({ label: s.workload, ratio: s.ratio! })),
+          true,
+        )}.`,
     );
   }
   const costs = f.consistency.filter((c) => c.tailCost !== null);
@@ -259,16 +315,27 @@ function forwardingSentences(f: ForwardingFindings): string[] {
   if (costs.length > 0 || stale.length > 0) {
     const cost = costs.map(
       (c) =>
-        `${c.level} ${rangeText(c.avgMs)} ms average, ${rangeText(c.tailMs)} ms p${f.latencyPercentile} (${ratioText(c.tailCost!, 0)} of EVENTUAL's, ${verdictText(c.tailCost!, false)})`,
+        `${c.level} ${rangeText(c.avgMs)} ms average, ${rangeText(c.tailMs)} ms p${f.latencyPercentile} ` +
+        `(${ratioText(c.tailCost!, 0)} of EVENTUAL's, ${verdictText(c.tailCost!, false)})`,
     );
     const ev = f.consistency.find((c) => c.tailCost === null);
-    const base = ev !== undefined ? `EVENTUAL ${rangeText(ev.avgMs)} ms average, ${rangeText(ev.tailMs)} ms p${f.latencyPercentile}` : '';
-    const staleText2 = stale.length > 0 ? `; stale reads after the session's own write: ${stale.map((c) => `${c.level} ${staleText(c.staleReads)}`).join(', ')}` : '';
+    const base =
+      ev !== undefined
+        ? `EVENTUAL ${rangeText(ev.avgMs)} ms average, ${rangeText(ev.tailMs)} ms p${f.latencyPercentile}`
+        : '';
+    const staleText2 =
+      stale.length > 0
+        ? `; stale reads after the session's own ` +
+          `write: ${stale.map((c) => `${c.level} ${staleText(c.staleReads)}`).join(', ')}`
+        : '';
     out.push(`Consistency levels: ${[base, ...cost].filter((x) => x !== '').join('; ')}${staleText2}.`);
   }
   if (f.localEmulation)
     out.push(
-      'Local rehearsal: MariaDB has no write forwarding; the reader steps ran a client-side emulation on real GTID replication (writes on a second connection to the writer; SESSION waits for the session’s last write GTID on the replica, GLOBAL for the writer’s current GTID). It shows the method and the cost of waiting for replication on this machine, not Aurora’s numbers.',
+      'Local rehearsal: MariaDB has no write forwarding; the reader steps ran a client-side emulation on real ' +
+        'GTID replication (writes on a second connection to the writer; SESSION waits for the session’s last ' +
+        'write GTID on the replica, GLOBAL for the writer’s current GTID). It shows the method and the cost of ' +
+        'waiting for replication on this machine, not Aurora’s numbers.',
     );
   if (f.clientBound !== null) out.push(f.clientBound);
   return out;
@@ -282,23 +349,40 @@ function forwardingDetailSentences(f: ForwardingFindings): string[] {
       .filter((s) => s.ratio !== null && s.ratio.estimate !== null)
       .map(
         (s) =>
-          `${s.workload}: ${s.readers} readers x ${s.threadsEach} threads give ${ratioText(s.ratio!)} of the writer's TPS at ${s.readers * s.threadsEach} threads (${verdictText(s.ratio!, true)}).`,
+          `${s.workload}: ${s.readers} readers x ${s.threadsEach} threads give ${ratioText(s.ratio!)} of the ` +
+          `writer's TPS at ${s.readers * s.threadsEach} threads (${verdictText(s.ratio!, true)}).`,
       ),
   ];
 }
 
 export function forwardingSection(f: ForwardingFindings): ReportSection {
   const lines = forwardingSentences(f);
-  const base = { id: 'forwarding' as const, title: 'Write forwarding', question: 'When does sending reads and writes to a reader (writes forwarded) beat the writer?' };
+  const base = {
+    id: 'forwarding' as const,
+    title: 'Write forwarding',
+    question: 'When does sending reads and writes to a reader (writes forwarded) beat the writer?',
+  };
   if (f.noReaderSteps) return { ...base, findings: lines, tables: [], charts: [] };
   const pctName = `p${f.latencyPercentile} ms`;
-  const anyWithinRun = [...f.pairs.map((p) => p.ratio), ...f.consistency.flatMap((c) => (c.tailCost ? [c.tailCost] : []))].some((r) => r.interval?.covers === 'within-run');
+  const anyWithinRun = [
+    ...f.pairs.map((p) => p.ratio),
+    ...f.consistency.flatMap((c) => (c.tailCost ? [c.tailCost] : [])),
+  ].some((r) => r.interval?.covers === 'within-run');
   const withinNote = anyWithinRun ? [WITHIN_RUN_NOTE] : [];
   const tables: TableBlock[] = [];
   if (f.pairs.length > 0)
     tables.push({
       title: 'Writer vs reader (writes forwarded)',
-      head: ['workload', 'reads:writes', 'threads', 'writer TPS', 'reader TPS', 'reader/writer', `writer ${pctName}`, `reader ${pctName}`],
+      head: [
+        'workload',
+        'reads:writes',
+        'threads',
+        'writer TPS',
+        'reader TPS',
+        'reader/writer',
+        `writer ${pctName}`,
+        `reader ${pctName}`,
+      ],
       rows: f.pairs.map((p) => [
         p.workload,
         p.mix,
@@ -336,9 +420,13 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
       numeric: [1, 2, 3, 4],
       notes: withinNote,
     });
-  const shares = uniqueInOrder(f.pairs.filter((p) => p.readShare !== null).map((p) => p.readShare!)).sort((a, b) => a - b);
+  const shares = uniqueInOrder(f.pairs.filter((p) => p.readShare !== null).map((p) => p.readShare!)).sort(
+    (a, b) => a - b,
+  );
   if (shares.length > 0) {
-    const threadsList = uniqueInOrder(f.pairs.filter((p) => p.readShare !== null).map((p) => p.threads)).sort((a, b) => a - b);
+    const threadsList = uniqueInOrder(f.pairs.filter((p) => p.readShare !== null).map((p) => p.threads)).sort(
+      (a, b) => a - b,
+    );
     answerTables.push({
       title: 'Reader/writer TPS (writes forwarded) by threads and read share (reads:writes)',
       head: ['threads', ...shares.map(readShareLabel)],
@@ -350,7 +438,10 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         }),
       ]),
       numeric: shares.map((_, i) => i + 1),
-      notes: ['Each cell: reader TPS over writer TPS at the same threads and statement mix, in % with its 95% interval.', ...withinNote],
+      notes: [
+        'Each cell: reader TPS over writer TPS at the same threads and statement mix, in % with its 95% interval.',
+        ...withinNote,
+      ],
     });
   }
   if (f.consistency.length > 0)
@@ -368,8 +459,11 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
       ]),
       numeric: [1, 2, 3, 4],
       notes: [
-        'Stale reads: each transaction writes a marker row and reads it back in the same session after commit (rw_consistency.lua); a read that does not see the write is stale.',
-        ...(f.consistency.every((c) => c.staleReads === null) ? ["This run's rows carry no read-after-write counts, so stale reads are not measured."] : []),
+        'Stale reads: each transaction writes a marker row and reads it back in the same session after commit ' +
+          '(rw_consistency.lua); a read that does not see the write is stale.',
+        ...(f.consistency.every((c) => c.staleReads === null)
+          ? ["This run's rows carry no read-after-write counts, so stale reads are not measured."]
+          : []),
       ],
     });
   const charts: ChartBlock[] = [];
@@ -379,25 +473,50 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
     const series: XYSeries[] = uniqueInOrder(stock.map((p) => p.workload)).flatMap((w) => {
       const of = stock.filter((p) => p.workload === w).sort((a, b) => a.threads - b.threads);
       return [
-        { name: `${w} writer`, points: of.map((p) => [p.threads, p.writerTps.value] as const), intervals: of.flatMap((p) => bar(p.writerTps, p.threads)) },
-        { name: `${w} reader`, points: of.map((p) => [p.threads, p.readerTps.value] as const), intervals: of.flatMap((p) => bar(p.readerTps, p.threads)) },
+        {
+          name: `${w} writer`,
+          points: of.map((p) => [p.threads, p.writerTps.value] as const),
+          intervals: of.flatMap((p) => bar(p.writerTps, p.threads)),
+        },
+        {
+          name: `${w} reader`,
+          points: of.map((p) => [p.threads, p.readerTps.value] as const),
+          intervals: of.flatMap((p) => bar(p.readerTps, p.threads)),
+        },
       ];
     });
-    charts.push(lineChart('fwd-threads', 'Writer vs reader (writes forwarded): TPS by threads', 'threads', 'TPS', series, { logX: true }));
+    charts.push(
+      lineChart('fwd-threads', 'Writer vs reader (writes forwarded): TPS by threads', 'threads', 'TPS', series, {
+        logX: true,
+      }),
+    );
   }
   if (shares.length > 0) {
     const series: XYSeries[] = f.readShares.map((v) => {
-      const of = f.pairs.filter((p) => p.threads === v.threads && p.readShare !== null && p.ratio.estimate !== null).sort((a, b) => a.readShare! - b.readShare!);
+      const of = f.pairs
+        .filter((p) => p.threads === v.threads && p.readShare !== null && p.ratio.estimate !== null)
+        .sort((a, b) => a.readShare! - b.readShare!);
       return {
         name: `${v.threads} threads`,
         points: of.map((p) => [Math.round(p.readShare! * 100), p.ratio.estimate! * 100] as const),
-        intervals: of.filter((p) => p.ratio.interval !== null).map((p) => [Math.round(p.readShare! * 100), p.ratio.interval!.low * 100, p.ratio.interval!.high * 100] as const),
+        intervals: of
+          .filter((p) => p.ratio.interval !== null)
+          .map(
+            (p) => [Math.round(p.readShare! * 100), p.ratio.interval!.low * 100, p.ratio.interval!.high * 100] as const,
+          ),
       };
     });
     charts.push(
-      lineChart('fwd-ratio', 'Reader/writer TPS by read share (100% = equal)', 'reads, % of statements', 'reader TPS / writer TPS, %', series, {
-        hLines: [{ value: 100, label: 'reader = writer' }],
-      }),
+      lineChart(
+        'fwd-ratio',
+        'Reader/writer TPS by read share (100% = equal)',
+        'reads, % of statements',
+        'reader TPS / writer TPS, %',
+        series,
+        {
+          hLines: [{ value: 100, label: 'reader = writer' }],
+        },
+      ),
     );
   }
   if (f.consistency.length > 0) {
@@ -407,9 +526,25 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         { label: `${c.level} p${f.latencyPercentile}`, e: c.tailMs },
       ]
         .filter((x) => x.e.value !== null)
-        .map((x) => ({ label: x.label, estimate: x.e.value!, low: x.e.interval ? Math.max(0, x.e.interval.low) : null, high: x.e.interval?.high ?? null })),
+        .map((x) => ({
+          label: x.label,
+          estimate: x.e.value!,
+          low: x.e.interval ? Math.max(0, x.e.interval.low) : null,
+          high: x.e.interval?.high ?? null,
+        })),
     );
-    charts.push(forestChart('fwd-consistency', 'Latency by consistency level, with 95% intervals', rows, { unit: '', axisName: 'ms' }));
+    charts.push(
+      forestChart('fwd-consistency', 'Latency by consistency level, with 95% intervals', rows, {
+        unit: '',
+        axisName: 'ms',
+      }),
+    );
   }
-  return { ...base, findings: forwardingDetailSentences(f), tables, charts: charts.slice(1), answer: { lines, tables: answerTables, charts: charts.slice(0, 1) } };
+  return {
+    ...base,
+    findings: forwardingDetailSentences(f),
+    tables,
+    charts: charts.slice(1),
+    answer: { lines, tables: answerTables, charts: charts.slice(0, 1) },
+  };
 }

@@ -24,7 +24,8 @@ function clientsLabel(ctx: Context, g: StepGroup): string {
   const ran = g.rows[0]?.clients ?? 1;
   const named = /(\d+)-clients?\b/.exec(g.workload);
   if (named !== null && Number(named[1]) !== ran) {
-    const why = ctx.data.run.backend === 'local' ? 'scaled down for the local rehearsal' : 'fewer clients than the name';
+    const why =
+      ctx.data.run.backend === 'local' ? 'scaled down for the local rehearsal' : 'fewer clients than the name';
     return `${g.workload} (${ran} client${ran === 1 ? '' : 's'} ran: ${why})`;
   }
   return `${g.workload} (${ran} client${ran === 1 ? '' : 's'})`;
@@ -37,7 +38,14 @@ export function networkSection(ctx: Context): ReportSection | null {
   const local = ctx.data.run.backend === 'local';
   const rows: string[][] = [];
   const findings: string[] = [];
-  const results: { g: StepGroup; tx: number | null; rx: number | null; cpu: number | null; limit: number | null; bound: BoundResult }[] = [];
+  const results: {
+    g: StepGroup;
+    tx: number | null;
+    rx: number | null;
+    cpu: number | null;
+    limit: number | null;
+    bound: BoundResult;
+  }[] = [];
   let partialRows = 0;
   for (const g of ctx.groups) {
     const role = g.target === 'writer' ? 'writer' : 'reader';
@@ -96,25 +104,40 @@ export function networkSection(ctx: Context): ReportSection | null {
       bound.bound === 'none' ? 'no limit reached' : `${bound.bound}-bound`,
     ]);
     findings.push(
-      `${g.variant} (${g.instanceClass}), ${clientsLabel(ctx, g)}: ${bound.bound === 'none' ? '' : `${bound.bound}-bound, `}${bound.reason}${partialNet || partialCpu ? ` (${PARTIAL_MARK}: server metrics incomplete)` : ''}.`,
+      `${g.variant} ` +
+        `(${g.instanceClass}), ${clientsLabel(ctx, g)}: ` +
+        (bound.bound === 'none' ? '' : `${bound.bound}-bound, `) +
+        bound.reason +
+        (partialNet || partialCpu ? ` (${PARTIAL_MARK}: server metrics incomplete)` : '') +
+        `.`,
     );
   }
   const workloads = uniqueInOrder(results.map((r) => r.g.workload));
   const variants = uniqueInOrder(results.map((r) => r.g.variant));
   const notes = [
-    "CPU-bound: server CPU >= 90%. Network-bound: transmit + receive >= 90% of the class's network limit (prices/aws-prices.json). Client-bound: a client saturated its CPU; its numbers describe the client.",
+    "CPU-bound: server CPU >= 90%. Network-bound: transmit + receive >= 90% of the class's network limit " +
+      '(prices/aws-prices.json). Client-bound: a client saturated its CPU; its numbers describe the client.',
   ];
   if (local)
     notes.push(
-      "Local run: loopback traffic has no class limit, so no point can be network-bound; host-bound: this machine's CPUs (shared by the servers and the clients) were >= 90% busy. CloudWatch network metrics per class are AWS only.",
+      'Local run: loopback traffic has no class limit, so no point can be network-bound; host-bound: this ' +
+        "machine's CPUs (shared by the servers and the clients) were >= 90% busy. CloudWatch network metrics per " +
+        'class are AWS only.',
     );
-  if (!hasNetwork) notes.push('This run has no network metrics (CloudWatch NetworkTransmitThroughput/NetworkReceiveThroughput): bytes per second are unknown.');
+  if (!hasNetwork)
+    notes.push(
+      'This run has no network metrics (CloudWatch NetworkTransmitThroughput/NetworkReceiveThroughput): bytes ' +
+        'per second are unknown.',
+    );
   if (partialRows > 0)
     notes.push(
-      `${PARTIAL_MARK}: some datapoints of the step's window never arrived from CloudWatch/Performance Insights (metric_windows.complete = false); the value averages only the minutes received and may not describe the whole step.`,
+      `${PARTIAL_MARK}: some datapoints of the step's window never arrived from CloudWatch/Performance ` +
+        `Insights (metric_windows.complete = false); the value averages only the minutes received and may not ` +
+        `describe the whole step.`,
     );
   const charts: ChartBlock[] = workloads.map((w, i) => {
-    const of = (v: string): (typeof results)[number] | undefined => results.find((r) => r.g.variant === v && r.g.workload === w);
+    const of = (v: string): (typeof results)[number] | undefined =>
+      results.find((r) => r.g.variant === v && r.g.workload === w);
     return barChart(
       `net-gbps-${i}`,
       `${w}: Gbps transmitted and received per class${local ? '' : ' (dashed: the class limit)'}`,
@@ -132,7 +155,10 @@ export function networkSection(ctx: Context): ReportSection | null {
       'net-cpu',
       'Server CPU % by class (the 90% CPU-bound line dashed)',
       variants,
-      workloads.map((w) => ({ name: w, values: variants.map((v) => results.find((r) => r.g.variant === v && r.g.workload === w)?.cpu ?? null) })),
+      workloads.map((w) => ({
+        name: w,
+        values: variants.map((v) => results.find((r) => r.g.variant === v && r.g.workload === w)?.cpu ?? null),
+      })),
       'CPU %',
       { name: 'CPU-bound at 90%', values: variants.map(() => 90) },
     ),
@@ -145,7 +171,17 @@ export function networkSection(ctx: Context): ReportSection | null {
     tables: [
       {
         title: 'Throughput per class',
-        head: ['variant', 'class', 'workload (clients that ran)', 'transmit Gbps', 'receive Gbps', 'limit Gbps', 'server CPU%', 'client CPU%', 'bound'],
+        head: [
+          'variant',
+          'class',
+          'workload (clients that ran)',
+          'transmit Gbps',
+          'receive Gbps',
+          'limit Gbps',
+          'server CPU%',
+          'client CPU%',
+          'bound',
+        ],
         rows,
         numeric: [3, 4, 5, 6, 7],
         notes,
@@ -162,6 +198,9 @@ function boundLines(results: readonly { g: StepGroup; bound: BoundResult }[]): s
   return kinds.map((k) => {
     const of = results.filter((r) => r.bound.bound === k);
     const points = of.map((r) => `${r.g.variant} ${r.g.workload}`).join(', ');
-    return `${k === 'none' ? 'No limit reached' : `${k[0]!.toUpperCase()}${k.slice(1)}-bound`} (${of.length} of ${results.length} points: ${points}): ${of[0]!.bound.reason}.`;
+    return (
+      `${k === 'none' ? 'No limit reached' : `${k[0]!.toUpperCase()}${k.slice(1)}-bound`} (${of.length} ` +
+      `of ${results.length} points: ${points}): ${of[0]!.bound.reason}.`
+    );
   });
 }

@@ -6,7 +6,13 @@
  * compare variants: one variant has nothing to weigh its price against.
  */
 import { barChart } from '../charts';
-import { dbInstancePrice, dbInstancePriceKey, pricesAsOfText, regionPrices, unconfirmedPricesUsed } from '../../plan/cost';
+import {
+  dbInstancePrice,
+  dbInstancePriceKey,
+  pricesAsOfText,
+  regionPrices,
+  unconfirmedPricesUsed,
+} from '../../plan/cost';
 import { num, pct } from '../../format';
 import type { ReportSection } from '../model';
 import { ratioText, verdictText, type RatioFinding, ratioCell } from '../findings';
@@ -71,14 +77,17 @@ function variantPrice(prices: ReturnType<typeof regionPrices>['prices'], v: Vari
     instances,
     hourly: p.hourly === undefined ? null : p.hourly * instances,
     pricedAs: p.missingAs,
-    unconfirmed: p.hourly !== undefined && unconfirmedPricesUsed(prices, [dbInstancePriceKey(engine, v.instanceClass)]).length > 0,
+    unconfirmed:
+      p.hourly !== undefined && unconfirmedPricesUsed(prices, [dbInstancePriceKey(engine, v.instanceClass)]).length > 0,
   };
 }
 
 export function analyzePrice(ctx: Context): PriceFindings | null {
   // One variant has nothing to compare its price with; scans (S4) have no meaningful transactions per dollar.
   if (ctx.variants.length < 2 || ctx.groups.length === 0 || isNetworkStudy(ctx)) return null;
-  const rated = new Set(ctx.groups.filter((g) => (g.rate > 0 || g.rateOfCapacity !== null) && inSweep(ctx, g)).map((g) => g.stepId));
+  const rated = new Set(
+    ctx.groups.filter((g) => (g.rate > 0 || g.rateOfCapacity !== null) && inSweep(ctx, g)).map((g) => g.stepId),
+  );
   const priced = ctx.groups.filter((g) => !rated.has(g.stepId));
   const rate = analyzeRate(ctx);
   const region = ctx.data.run.region || ctx.data.spec?.region || ctx.prices.defaultRegion;
@@ -103,7 +112,12 @@ export function analyzePrice(ctx: Context): PriceFindings | null {
   const rows: PriceRow[] = workloads.flatMap((w) =>
     variants.map((v) => {
       const tps = tpsOf(v.variant, w);
-      return { workload: w, variant: v.variant, tps, perMoney: tps !== null && v.hourly !== null && v.hourly > 0 ? (tps * 3600) / v.hourly : null };
+      return {
+        workload: w,
+        variant: v.variant,
+        tps,
+        perMoney: tps !== null && v.hourly !== null && v.hourly > 0 ? (tps * 3600) / v.hourly : null,
+      };
     }),
   );
   const ratios: PricePerformance[] = [];
@@ -123,10 +137,28 @@ export function analyzePrice(ctx: Context): PriceFindings | null {
         const over = (x: number | null): number | null => (x === null ? null : x / priceRatio);
         const pricePerformance: RatioFinding = {
           estimate: over(perf.estimate),
-          interval: perf.interval === null ? null : { ...perf.interval, low: perf.interval.low / priceRatio, high: perf.interval.high / priceRatio },
-          direction: perf.interval === null ? 'unknown' : perf.interval.low / priceRatio > 1 ? 'higher' : perf.interval.high / priceRatio < 1 ? 'lower' : 'within-noise',
+          interval:
+            perf.interval === null
+              ? null
+              : { ...perf.interval, low: perf.interval.low / priceRatio, high: perf.interval.high / priceRatio },
+          direction:
+            perf.interval === null
+              ? 'unknown'
+              : perf.interval.low / priceRatio > 1
+                ? 'higher'
+                : perf.interval.high / priceRatio < 1
+                  ? 'lower'
+                  : 'within-noise',
         };
-        ratios.push({ az, step: stepLabel(g), variant: v.name, baseline: baseline.name, performance: perf, priceRatio, pricePerformance });
+        ratios.push({
+          az,
+          step: stepLabel(g),
+          variant: v.name,
+          baseline: baseline.name,
+          performance: perf,
+          priceRatio,
+          pricePerformance,
+        });
       }
     }
   }
@@ -161,20 +193,30 @@ function priceSentences(f: PriceFindings, ctx: Context): string[] {
         })
         .filter((x): x is string => x !== null);
       out.push(
-        `${az !== null ? `AZ ${az}: ` : ''}${v.variant} (${v.engine} ${v.instanceClass}) costs ${pct(v.hourly / base.hourly)} of ${base.variant} (${base.engine} ${base.instanceClass}) per hour${v.unconfirmed || base.unconfirmed ? ' (unconfirmed price)' : ''}${per.length > 0 ? `; its transactions per ${f.currency} are ${per.join(', ')} of ${base.variant}'s` : ''}.`,
+        `${az !== null ? `AZ ${az}: ` : ''}${v.variant} (${v.engine} ${v.instanceClass}) ` +
+          `costs ${pct(v.hourly / base.hourly)} of ${base.variant} (${base.engine} ${base.instanceClass}) per ` +
+          `hour` +
+          (v.unconfirmed || base.unconfirmed ? ' (unconfirmed price)' : '') +
+          (per.length > 0 ? `; its transactions per ${f.currency} are ${per.join(', ')} of ${base.variant}'s` : '') +
+          `.`,
       );
     }
   }
   return out;
 }
 
-/** One sentence: the price ratio against the performance ratios, and whether price-performance differs beyond the noise. */
+/**
+ * One sentence: the price ratio against the performance ratios, and whether price-performance differs beyond the noise.
+ */
 function pricePerformanceSentence(f: PriceFindings): string {
   const pairs = uniqueInOrder(f.ratios.map((r) => `${r.variant}/${r.baseline}`));
   const priceRatios = uniqueInOrder(f.ratios.map((r) => pct(r.priceRatio, 1)));
   const perf = f.ratios.map((r) => r.performance.estimate).filter((x): x is number => x !== null);
   const beyond = f.ratios.filter(
-    (r) => r.pricePerformance.interval?.covers === 'run-to-run' && r.pricePerformance.direction !== 'within-noise' && r.pricePerformance.direction !== 'unknown',
+    (r) =>
+      r.pricePerformance.interval?.covers === 'run-to-run' &&
+      r.pricePerformance.direction !== 'within-noise' &&
+      r.pricePerformance.direction !== 'unknown',
   );
   const judged = f.ratios.some((r) => r.pricePerformance.interval?.covers === 'run-to-run');
   const range = perf.length > 0 ? `${pct(Math.min(...perf), 1)}–${pct(Math.max(...perf), 1)}` : '-';
@@ -182,9 +224,13 @@ function pricePerformanceSentence(f: PriceFindings): string {
     ? 'the run-to-run noise is not measured'
     : beyond.length === 0
       ? 'price-performance differs beyond the noise at no step'
-      : `price-performance differs beyond the noise at ${beyond.map((r) => `${r.step} (${verdictText(r.pricePerformance, true)})`).join(', ')}`;
+      : `price-performance differs beyond the noise ` +
+        `at ${beyond.map((r) => `${r.step} (${verdictText(r.pricePerformance, true)})`).join(', ')}`;
   const unconfirmed = f.variants.some((v) => v.unconfirmed) ? ' (unconfirmed price)' : '';
-  return `Price: ${pairs.join(', ')} costs ${priceRatios.join(' / ')} per hour${unconfirmed}, for ${range} of the performance (TPS); ${verdict}.${f.local ? ' (Local run: the performance is this machine’s.)' : ''}`;
+  return (
+    `Price: ${pairs.join(', ')} costs ${priceRatios.join(' / ')} per hour${unconfirmed}, for ${range} of ` +
+    `the performance (TPS); ${verdict}.${f.local ? ' (Local run: the performance is this machine’s.)' : ''}`
+  );
 }
 
 export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
@@ -195,23 +241,36 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
       r.workload,
       r.variant,
       `${v.engine} ${v.instanceClass}${v.instances > 1 ? ` x${v.instances}` : ''}`,
-      v.hourly !== null ? `${num(v.hourly, 3)} ${f.currency}${v.unconfirmed ? ' (unconfirmed price)' : ''}` : `no price (${v.pricedAs})`,
+      v.hourly !== null
+        ? `${num(v.hourly, 3)} ${f.currency}${v.unconfirmed ? ' (unconfirmed price)' : ''}`
+        : `no price (${v.pricedAs})`,
       num(r.tps, 0),
       r.perMoney !== null ? num(r.perMoney, 0) : '-',
     ];
   });
   const notes = [
-    `Price per hour of each variant's DB instances (writer + readers) for its engine: ${f.region} on-demand prices ${f.pricesAsOf} from prices/aws-prices.json, the same figures as plan --aws (override with --prices); clients are the load generator and are not counted.`,
+    `Price per hour of each variant's DB instances (writer + readers) for its engine: ${f.region} on-demand ` +
+      `prices ${f.pricesAsOf} from prices/aws-prices.json, the same figures as plan --aws (override with ` +
+      `--prices); clients are the load generator and are not counted.`,
   ];
   if (f.fallbackNote !== null) notes.push(f.fallbackNote);
   const unconfirmed = f.variants.filter((v) => v.unconfirmed).map((v) => v.instanceClass);
   if (unconfirmed.length > 0) {
     notes.push(
-      `Unconfirmed price: ${uniqueInOrder(unconfirmed).join(', ')} (prices/aws-prices.json lists it under unconfirmed, with its one source): check it before relying on the ratio.`,
+      `Unconfirmed price: ${uniqueInOrder(unconfirmed).join(', ')} (prices/aws-prices.json lists it under ` +
+        `unconfirmed, with its one source): check it before relying on the ratio.`,
     );
   }
-  if (f.sweptAtRates.length > 0) notes.push(`${f.sweptAtRates.join(', ')}: a rate sweep; TPS is its capacity (rate sweep section), not the mean over the offered rates.`);
-  if (f.local) notes.push('Local run: the throughput was measured on this machine, not on the priced classes; the table shows the method, not the classes’ value.');
+  if (f.sweptAtRates.length > 0)
+    notes.push(
+      `${f.sweptAtRates.join(', ')}: a rate sweep; TPS is its capacity (rate sweep section), not the mean over ` +
+        `the offered rates.`,
+    );
+  if (f.local)
+    notes.push(
+      'Local run: the throughput was measured on this machine, not on the priced classes; the table shows the ' +
+        'method, not the classes’ value.',
+    );
   const findings = priceSentences(f, ctx);
   return {
     id: 'price',
@@ -221,7 +280,14 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
     tables: [
       {
         title: `Transactions per ${f.currency} (TPS: mean over each workload's steps)`,
-        head: ['workload', 'variant', 'engine and class', `${f.currency}/hour`, 'TPS', `transactions per ${f.currency}`],
+        head: [
+          'workload',
+          'variant',
+          'engine and class',
+          `${f.currency}/hour`,
+          'TPS',
+          `transactions per ${f.currency}`,
+        ],
         rows,
         numeric: [3, 4, 5],
         notes,
@@ -234,7 +300,12 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
               'price-tx-per-money',
               `Transactions per ${f.currency}`,
               workloads,
-              f.variants.map((v) => ({ name: v.variant, values: workloads.map((w) => f.rows.find((r) => r.workload === w && r.variant === v.variant)?.perMoney ?? null) })),
+              f.variants.map((v) => ({
+                name: v.variant,
+                values: workloads.map(
+                  (w) => f.rows.find((r) => r.workload === w && r.variant === v.variant)?.perMoney ?? null,
+                ),
+              })),
               `transactions per ${f.currency}`,
             ),
           ]
@@ -250,7 +321,10 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
                 rows: f.ratios.map((r) => [r.az ?? '-', r.step, `${r.variant}/${r.baseline}`, ratioText(r.performance), pct(r.priceRatio, 1), ratioCell(r.pricePerformance, true)]),
                 numeric: [3, 4, 5],
                 notes: [
-                  `Price: on-demand DB instance price per hour (${f.region}); the price-performance interval is the performance interval divided by the price ratio.${f.local ? ' Local run: performance was measured on this machine, not on the priced classes.' : ''}`,
+                  `Price: on-demand DB instance price per hour (${f.region}); the price-performance interval ` +
+                    `is the performance interval divided by the price ` +
+                    `ratio.` +
+                    (f.local ? ' Local run: performance was measured on this machine, not on the priced classes.' : ''),
                 ],
               },
             ],

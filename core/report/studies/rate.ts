@@ -14,7 +14,16 @@ import { lineChart, spansDecades, type XYSeries } from '../charts';
 import { fixed, pct } from '../../format';
 import { findKnee, DEFAULT_LATENCY_FLOOR_MS, type KneeResult } from '../knee';
 import type { ReportSection, TableBlock } from '../model';
-import { coversOf, rangeText, ratioFinding, ratioText, verdictText, whole, type Estimated, type RatioFinding } from '../findings';
+import {
+  coversOf,
+  rangeText,
+  ratioFinding,
+  ratioText,
+  verdictText,
+  whole,
+  type Estimated,
+  type RatioFinding,
+} from '../findings';
 import { mean, meanCi, summarize, welchRatioCi } from '../stats';
 import { uniqueInOrder, type Context, type StepGroup } from '../context';
 
@@ -63,7 +72,11 @@ interface RateSweep {
   readonly latencyPercentile: number;
   readonly variants: readonly RateVariant[];
   /** The first variant's capacity over each later one's, with its interval over the repeats. */
-  readonly capacityRatios: readonly { readonly variant: string; readonly baseline: string; readonly ratio: RatioFinding }[];
+  readonly capacityRatios: readonly {
+    readonly variant: string;
+    readonly baseline: string;
+    readonly ratio: RatioFinding;
+  }[];
 }
 
 export interface RateFindings {
@@ -81,12 +94,21 @@ function rateSweeps(ctx: Context): { label: string; groups: StepGroup[] }[] {
     .map((key) => {
       const groups = ctx.groups.filter((g) => keyOf(g) === key);
       const first = groups[0]!;
-      return { label: `${first.workload} (${first.threads} threads${first.target !== 'writer' ? `, ${first.target}` : ''})`, groups };
+      return {
+        label: `${first.workload} (${first.threads} threads${first.target !== 'writer' ? `, ${first.target}` : ''})`,
+        groups,
+      };
     });
 }
 
 function statusOf(r: StepResult): RatePoint['status'] {
-  return r.status === 'overloaded' ? 'overloaded' : r.status === 'skipped' ? 'skipped' : r.status === 'ok' ? 'ok' : 'failed';
+  return r.status === 'overloaded'
+    ? 'overloaded'
+    : r.status === 'skipped'
+      ? 'skipped'
+      : r.status === 'ok'
+        ? 'ok'
+        : 'failed';
 }
 
 function analyzeVariant(groups: readonly StepGroup[], variant: string, instanceClass: string): RateVariant | null {
@@ -110,8 +132,17 @@ function analyzeVariant(groups: readonly StepGroup[], variant: string, instanceC
   const repeats: RepeatKnee[] = repeatIds.map((repeat) => {
     // Skipped points were never offered: they take no part in the knee.
     const own = points.filter((p) => p.repeat === repeat && p.status !== 'skipped');
-    const knee = findKnee(own.map((p) => ({ offered: p.offered, achieved: p.achieved, p99Ms: p.latencyMs, overloaded: p.status === 'overloaded' })));
-    const probe = unlimited.flatMap((g) => g.ok.filter((r) => r.repeat === repeat && r.tps !== null)).map((r) => r.tps!);
+    const knee = findKnee(
+      own.map((p) => ({
+        offered: p.offered,
+        achieved: p.achieved,
+        p99Ms: p.latencyMs,
+        overloaded: p.status === 'overloaded',
+      })),
+    );
+    const probe = unlimited
+      .flatMap((g) => g.ok.filter((r) => r.repeat === repeat && r.tps !== null))
+      .map((r) => r.tps!);
     const bound = own.filter((p) => p.clientBound);
     return {
       repeat,
@@ -125,9 +156,19 @@ function analyzeVariant(groups: readonly StepGroup[], variant: string, instanceC
     };
   });
   const caps = repeats.map((r) => r.capacity).filter((c): c is number => c !== null);
-  const capacity: Estimated = caps.length === 0 ? { value: null, interval: null } : { value: mean(caps), interval: caps.length >= 2 ? coversOf(meanCi(caps), 'run-to-run') : null };
+  const capacity: Estimated =
+    caps.length === 0
+      ? { value: null, interval: null }
+      : { value: mean(caps), interval: caps.length >= 2 ? coversOf(meanCi(caps), 'run-to-run') : null };
   const knees = repeats.map((r) => r.kneeOffered).filter((k): k is number => k !== null);
-  return { variant, instanceClass, points, repeats, capacity, kneeRange: knees.length > 0 ? [Math.min(...knees), Math.max(...knees)] : null };
+  return {
+    variant,
+    instanceClass,
+    points,
+    repeats,
+    capacity,
+    kneeRange: knees.length > 0 ? [Math.min(...knees), Math.max(...knees)] : null,
+  };
 }
 
 export function analyzeRate(ctx: Context): RateFindings | null {
@@ -135,8 +176,11 @@ export function analyzeRate(ctx: Context): RateFindings | null {
   if (found.length === 0) return null;
   const sweeps = found.map(({ label, groups }): RateSweep => {
     const first = groups[0]!;
-    const variants = ctx.variants.map((v) => analyzeVariant(groups, v.name, v.instanceClass)).filter((v): v is RateVariant => v !== null);
-    const capsOf = (v: RateVariant): number[] => v.repeats.map((r) => r.capacity).filter((c): c is number => c !== null);
+    const variants = ctx.variants
+      .map((v) => analyzeVariant(groups, v.name, v.instanceClass))
+      .filter((v): v is RateVariant => v !== null);
+    const capsOf = (v: RateVariant): number[] =>
+      v.repeats.map((r) => r.capacity).filter((c): c is number => c !== null);
     // The first variant (the candidate, e.g. r6g) over each other one (e.g. r5): S5's "r6g/r5" capacity ratio.
     const candidate = variants[0];
     const capacityRatios =
@@ -147,7 +191,14 @@ export function analyzeRate(ctx: Context): RateFindings | null {
             // With fewer than two repeats a side the interval is NaN: ratioFinding says "unknown".
             return { variant: candidate.variant, baseline: v.variant, ratio: ratioFinding(ci, 'run-to-run') };
           });
-    return { label, workload: first.workload, threads: first.threads, latencyPercentile: first.latPct, variants, capacityRatios };
+    return {
+      label,
+      workload: first.workload,
+      threads: first.threads,
+      latencyPercentile: first.latPct,
+      variants,
+      capacityRatios,
+    };
   });
   return {
     kind: 'rate-sweep',
@@ -173,17 +224,32 @@ const REASON: Readonly<Record<NonNullable<KneeResult['reason']>, string>> = {
  */
 export function rateVariantSentence(sweep: RateSweep, v: RateVariant): string {
   const n = v.repeats.length;
-  const capFrom = v.repeats.every((r) => r.capacityFrom === 'unlimited-rate step') ? 'unlimited rate' : 'highest achieved';
+  const capFrom = v.repeats.every((r) => r.capacityFrom === 'unlimited-rate step')
+    ? 'unlimited rate'
+    : 'highest achieved';
   const cap =
-    v.capacity.value === null ? 'capacity unknown' : `capacity ${rangeText(v.capacity)}/s (${capFrom}${n >= 2 ? `, mean of ${n} repeats, 95% interval` : ', one repeat'})`;
+    v.capacity.value === null
+      ? 'capacity unknown'
+      : `capacity ${rangeText(v.capacity)}/s ` +
+        `(${capFrom}${n >= 2 ? `, mean of ${n} repeats, 95% interval` : ', one repeat'})`;
   const knee =
     v.kneeRange === null
       ? 'it did not keep up even at the lowest rate offered'
-      : `it kept up with ${n >= 2 ? `${whole(v.kneeRange[0])}–${whole(v.kneeRange[1])}/s offered (the highest rate each repeat sustained)` : `${whole(v.kneeRange[0])}/s offered`}`;
+      : `it kept up ` +
+        `with ` +
+        (n >= 2
+          ? `${whole(v.kneeRange[0])}–${whole(v.kneeRange[1])}/s offered (the highest rate each repeat sustained)`
+          : `${whole(v.kneeRange[0])}/s offered`);
   const sat = v.repeats.find((r) => r.saturatedAtOffered !== null);
-  const beyond = sat !== undefined && sat.reason !== null ? `; above it ${REASON[sat.reason]}` : '; no rate tried saturated it';
-  const client = v.repeats.find((r) => r.clientBoundFrom !== null && (r.saturatedAtOffered === null || r.clientBoundFrom <= r.saturatedAtOffered));
-  const clientNote = client !== undefined ? ` The client saturated its CPU from ${whole(client.clientBoundFrom)}/s offered: the knee may be the client's.` : '';
+  const beyond =
+    sat !== undefined && sat.reason !== null ? `; above it ${REASON[sat.reason]}` : '; no rate tried saturated it';
+  const client = v.repeats.find(
+    (r) => r.clientBoundFrom !== null && (r.saturatedAtOffered === null || r.clientBoundFrom <= r.saturatedAtOffered),
+  );
+  const clientNote =
+    client !== undefined
+      ? ` The client saturated its CPU from ${whole(client.clientBoundFrom)}/s offered: the knee may be the client's.`
+      : '';
   return `${sweep.label}, ${v.variant}: ${cap}; ${knee}${beyond}.${clientNote}`;
 }
 
@@ -194,22 +260,41 @@ export function rateVariantSentence(sweep: RateSweep, v: RateVariant): string {
 function rateSweepSentence(sweep: RateSweep): string {
   const caps = sweep.variants.map((v) => {
     const each = v.repeats.map((r) => r.capacity).filter((c): c is number => c !== null);
-    return `${v.variant} ${whole(v.capacity.value)}/s${each.length >= 2 ? ` (repeats ${each.map(whole).join(', ')})` : ''}`;
+    return (
+      `${v.variant} ${whole(v.capacity.value)}/s` + (each.length >= 2 ? ` (repeats ${each.map(whole).join(', ')})` : '')
+    );
   });
   const ratios = sweep.capacityRatios.map(
-    (c) => `${c.variant}/${c.baseline} ${ratioText(c.ratio)}${c.ratio.interval !== null ? `, ${verdictText(c.ratio, true)}` : ' (one repeat: noise not measured)'}`,
+    (c) =>
+      `${c.variant}/${c.baseline} ${ratioText(c.ratio)}` +
+      (c.ratio.interval !== null ? `, ${verdictText(c.ratio, true)}` : ' (one repeat: noise not measured)'),
   );
   const knees = sweep.variants.map(
     (v) =>
-      `${v.variant} ${v.kneeRange === null ? 'none' : v.kneeRange[0] === v.kneeRange[1] ? `${whole(v.kneeRange[0])}/s` : `${whole(v.kneeRange[0])}–${whole(v.kneeRange[1])}/s`}`,
+      `${v.variant} ` +
+      (v.kneeRange === null
+        ? 'none'
+        : v.kneeRange[0] === v.kneeRange[1]
+          ? `${whole(v.kneeRange[0])}/s`
+          : `${whole(v.kneeRange[0])}–${whole(v.kneeRange[1])}/s`),
   );
-  return `${sweep.label}: capacity ${caps.join(', ')}${ratios.length > 0 ? `; ${ratios.join('; ')}` : ''}; knee (highest offered rate kept up with) ${knees.join(', ')}.`;
+  return (
+    `${sweep.label}: capacity ${caps.join(', ')}${ratios.length > 0 ? `; ${ratios.join('; ')}` : ''}; ` +
+    `knee (highest offered rate kept up with) ${knees.join(', ')}.`
+  );
 }
 
 function ratioSentence(sweep: RateSweep): string[] {
   return sweep.capacityRatios.map((c) => {
     const judged = c.ratio.interval !== null;
-    return `${sweep.label}: capacity ${c.variant}/${c.baseline} = ${ratioText(c.ratio)}${judged ? `: ${verdictText(c.ratio, true)} (95% interval over the repeats)` : ' (one repeat a side: run-to-run noise not measured)'}.`;
+    return (
+      `${sweep.label}: capacity ${c.variant}/${c.baseline} ` +
+      `= ${ratioText(c.ratio)}` +
+      (judged
+        ? `: ${verdictText(c.ratio, true)} (95% interval over the repeats)`
+        : ' (one repeat a side: run-to-run noise not measured)') +
+      `.`
+    );
   });
 }
 
@@ -227,7 +312,9 @@ export function rateSection(f: RateFindings): ReportSection {
           String(r.repeat),
           r.kneeOffered !== null ? whole(r.kneeOffered) : '-',
           r.saturatedAtOffered !== null ? `${whole(r.saturatedAtOffered)} (${r.reason})` : 'not reached',
-          r.capacity !== null ? `${whole(r.capacity)} (${r.capacityFrom === 'unlimited-rate step' ? 'unlimited' : 'max'})` : '-',
+          r.capacity !== null
+            ? `${whole(r.capacity)} (${r.capacityFrom === 'unlimited-rate step' ? 'unlimited' : 'max'})`
+            : '-',
           r.clientBoundFrom !== null ? whole(r.clientBoundFrom) : '-',
         ]);
       }
@@ -246,14 +333,20 @@ export function rateSection(f: RateFindings): ReportSection {
       const drawn = v.points.filter((p) => p.status !== 'skipped' && p.achieved !== null);
       const measured = drawn.filter((p) => p.status !== 'overloaded');
       const overloaded = drawn.filter((p) => p.status === 'overloaded');
-      const kneePoints = v.repeats.filter((r) => r.kneeOffered !== null && r.kneeAchieved !== null).map((r) => [r.kneeOffered!, r.kneeAchieved!] as const);
+      const kneePoints = v.repeats
+        .filter((r) => r.kneeOffered !== null && r.kneeAchieved !== null)
+        .map((r) => [r.kneeOffered!, r.kneeAchieved!] as const);
       const failed = v.points.filter((p) => p.status === 'failed');
       achieved.push({
         name: v.variant,
         scatter: v.repeats.length > 1,
         points: measured.map((p) => [p.offered, p.achieved] as const),
         marks: [
-          { label: 'overloaded (at achieved)', symbol: 'diamond', points: overloaded.map((p) => [p.offered, p.achieved!] as const) },
+          {
+            label: 'overloaded (at achieved)',
+            symbol: 'diamond',
+            points: overloaded.map((p) => [p.offered, p.achieved!] as const),
+          },
           { label: 'knee', symbol: 'circle', points: kneePoints },
         ],
         ...(failed.length > 0 ? { errorPoints: failed.map((p) => [p.offered, 0] as const) } : {}),
@@ -262,7 +355,13 @@ export function rateSection(f: RateFindings): ReportSection {
         name: v.variant,
         scatter: v.repeats.length > 1,
         points: measured.map((p) => [p.offered, p.latencyMs] as const),
-        marks: [{ label: 'overloaded', symbol: 'diamond', points: overloaded.filter((p) => p.latencyMs !== null).map((p) => [p.offered, p.latencyMs!] as const) }],
+        marks: [
+          {
+            label: 'overloaded',
+            symbol: 'diamond',
+            points: overloaded.filter((p) => p.latencyMs !== null).map((p) => [p.offered, p.latencyMs!] as const),
+          },
+        ],
       });
     }
     const offeredAll = sw.variants.flatMap((v) => v.points.filter((p) => p.status !== 'skipped').map((p) => p.offered));
@@ -280,35 +379,67 @@ export function rateSection(f: RateFindings): ReportSection {
       .map((v) => ({ value: v.capacity.value!, label: `${v.variant} capacity ${whole(v.capacity.value)}/s` }));
     const latencyValues = sw.variants.flatMap((v) => v.points.map((p) => p.latencyMs));
     return [
-      lineChart(`rate-achieved-${i}`, `${sw.label}: achieved vs offered TPS (hollow circle: the knee)`, 'offered TPS', 'achieved TPS', achieved, {
-        fromZero: true,
-        hLines: capacityLines,
-      }),
-      lineChart(`rate-latency-${i}`, `${sw.label}: p${sw.latencyPercentile} latency vs offered TPS`, 'offered TPS', `p${sw.latencyPercentile} ms`, latency, {
-        fromZero: true,
-        logY: spansDecades(latencyValues),
-      }),
+      lineChart(
+        `rate-achieved-${i}`,
+        `${sw.label}: achieved vs offered TPS (hollow circle: the knee)`,
+        'offered TPS',
+        'achieved TPS',
+        achieved,
+        {
+          fromZero: true,
+          hLines: capacityLines,
+        },
+      ),
+      lineChart(
+        `rate-latency-${i}`,
+        `${sw.label}: p${sw.latencyPercentile} latency vs offered TPS`,
+        'offered TPS',
+        `p${sw.latencyPercentile} ms`,
+        latency,
+        {
+          fromZero: true,
+          logY: spansDecades(latencyValues),
+        },
+      ),
     ];
   });
   const lines = f.sweeps.flatMap((sw) => [...ratioSentence(sw), ...sw.variants.map((v) => rateVariantSentence(sw, v))]);
   const opening = f.sweeps.map(rateSweepSentence);
   const pct0 = f.sweeps[0]!.latencyPercentile;
   const pointNotes = [
-    'Each repeat at the rate it was offered: a local rehearsal offers multiples of each repeat’s own measured capacity, so the repeats’ rates differ and are not averaged.',
+    'Each repeat at the rate it was offered: a local rehearsal offers multiples of each repeat’s own measured ' +
+      'capacity, so the repeats’ rates differ and are not averaged.',
   ];
   if (f.anyOverloaded)
     pointNotes.push(
-      `Overloaded: sysbench's event queue filled (offered > capacity; sysbench 1.0.20 stops a --rate run when 131,072 events wait): achieved is the mean of the intervals before it stopped and p${pct0} the worst of them (queue time included). A measurement, not a failure.`,
+      `Overloaded: sysbench's event queue filled (offered > capacity; sysbench 1.0.20 stops a --rate run when ` +
+        `131,072 events wait): achieved is the mean of the intervals before it stopped and p${pct0} the worst of ` +
+        `them (queue time included). A measurement, not a failure.`,
     );
-  if (f.anySkipped) pointNotes.push('Skipped: not run because a lower rate already overloaded (stopAtOverload), or no capacity was measured for a rate relative to it.');
+  if (f.anySkipped)
+    pointNotes.push(
+      'Skipped: not run because a lower rate already overloaded (stopAtOverload), or no capacity was measured ' +
+        'for a rate relative to it.',
+    );
   const tables: TableBlock[] = [
     {
       title: 'Knee and capacity per repeat',
-      head: ['sweep', 'variant', 'repeat', 'knee (offered/s)', 'saturated at (offered/s)', 'capacity/s', 'client saturated at'],
+      head: [
+        'sweep',
+        'variant',
+        'repeat',
+        'knee (offered/s)',
+        'saturated at (offered/s)',
+        'capacity/s',
+        'client saturated at',
+      ],
       rows: kneeRows,
       numeric: [2, 3, 5, 6],
       notes: [
-        `Knee: the highest offered rate where achieved >= 95% of offered (relative to the lowest rate's efficiency), the tail latency <= 3x its value at the lowest rate or under ${DEFAULT_LATENCY_FLOOR_MS} ms, and the step not overloaded. Capacity: the unlimited-rate step's achieved rate (unlimited), else the highest achieved rate of the sweep (max).`,
+        `Knee: the highest offered rate where achieved >= 95% of offered (relative to the lowest rate's ` +
+          `efficiency), the tail latency <= 3x its value at the lowest rate or under ${DEFAULT_LATENCY_FLOOR_MS} ` +
+          `ms, and the step not overloaded. Capacity: the unlimited-rate step's achieved rate (unlimited), else ` +
+          `the highest achieved rate of the sweep (max).`,
       ],
     },
     {

@@ -7,7 +7,9 @@ import { s3ClientConfig, sdkClientConfig } from '../client-config';
 import { S3LakeStore } from '../s3-lake';
 import { composeAwsBackend, type BackendOperations, type PartContext } from './compose';
 
-export function clientMachinesPart(options: ClientFleetOptions): Pick<BackendOperations, 'startClients' | 'checkClientsReady'> {
+export function clientMachinesPart(
+  options: ClientFleetOptions,
+): Pick<BackendOperations, 'startClients' | 'checkClientsReady'> {
   const fleet = new ClientFleet(options);
   return {
     startClients: (run, cell, resources) => fleet.startClients(run, cell, resources),

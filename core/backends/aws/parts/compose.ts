@@ -12,7 +12,10 @@ import type { AwsBackendConfig } from '../config';
 import type { S3LakeStore } from '../s3-lake';
 
 /** What a backend does, apart from what it is (kind, lake, metrics delay). */
-export type BackendOperations = Omit<Backend, 'kind' | 'lake' | 'metricsPublishDelayS' | 'replicationHealth' | 'writeForwarding'>;
+export type BackendOperations = Omit<
+  Backend,
+  'kind' | 'lake' | 'metricsPublishDelayS' | 'replicationHealth' | 'writeForwarding'
+>;
 
 /**
  * A backend operation called in a function built without its part: the function's wiring
@@ -37,7 +40,10 @@ const OPERATIONS: readonly (keyof BackendOperations)[] = [
   'publishVerdicts',
 ];
 
-/** The Backend port over the lake and the given parts' operations; any other operation throws NotBuiltForThisFunctionError naming `builtFor`. */
+/**
+ * The Backend port over the lake and the given parts' operations; any
+ * other operation throws NotBuiltForThisFunctionError naming `builtFor`.
+ */
 export function composeAwsBackend(
   config: Pick<AwsBackendConfig, 'metricsPublishDelayS'>,
   lake: S3LakeStore,
@@ -45,8 +51,14 @@ export function composeAwsBackend(
   builtFor: string,
 ): Backend & { readonly lake: S3LakeStore } {
   const missing = (operation: string) => () =>
-    Promise.reject(new NotBuiltForThisFunctionError(`${builtFor} was built without the AWS backend part that does ${operation}: add that part in its handler`));
-  const bound = Object.fromEntries(OPERATIONS.map((op) => [op, operations[op] ?? missing(op)])) as unknown as BackendOperations;
+    Promise.reject(
+      new NotBuiltForThisFunctionError(
+        `${builtFor} was built without the AWS backend part that does ${operation}: add that part in its handler`,
+      ),
+    );
+  const bound = Object.fromEntries(
+    OPERATIONS.map((op) => [op, operations[op] ?? missing(op)]),
+  ) as unknown as BackendOperations;
   return { kind: 'aws', writeForwarding: 'native', lake, metricsPublishDelayS: config.metricsPublishDelayS, ...bound };
 }
 

@@ -27,7 +27,9 @@ export interface DatabasesPartOptions {
   readonly now: () => Date;
 }
 
-export function databasesPart(options: DatabasesPartOptions): Pick<BackendOperations, 'provisionCell' | 'checkCellReady'> {
+export function databasesPart(
+  options: DatabasesPartOptions,
+): Pick<BackendOperations, 'provisionCell' | 'checkCellReady'> {
   const clusters = new AuroraClusters(options);
   const instances = new RdsInstances(options);
   const fleet = new ClientFleet(options);
@@ -38,7 +40,8 @@ export function databasesPart(options: DatabasesPartOptions): Pick<BackendOperat
   };
   return {
     provisionCell: (run: RunContext, cell: CellPlan) => databasesOf(run, cell).provisionCell(run, cell),
-    checkCellReady: (run: RunContext, cell: CellPlan, resources: CellResources) => databasesOf(run, cell).checkCellReady(run, cell, resources),
+    checkCellReady: (run: RunContext, cell: CellPlan, resources: CellResources) =>
+      databasesOf(run, cell).checkCellReady(run, cell, resources),
   };
 }
 

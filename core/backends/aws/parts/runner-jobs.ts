@@ -2,7 +2,9 @@
 import { RunCommandJobs, type RunCommandJobsOptions } from '../jobs';
 import type { BackendOperations } from './compose';
 
-export function runnerJobsPart(options: RunCommandJobsOptions): Pick<BackendOperations, 'startJobs' | 'checkJobs' | 'stopJobs'> {
+export function runnerJobsPart(
+  options: RunCommandJobsOptions,
+): Pick<BackendOperations, 'startJobs' | 'checkJobs' | 'stopJobs'> {
   const jobs = new RunCommandJobs(options);
   return {
     startJobs: (run, cell, resources, planned) => jobs.startJobs(run, cell, resources, planned),

@@ -1,4 +1,7 @@
-/** A run's verdicts told to the people who watch the runs (publishVerdicts): verdict-alerts.ts (CloudWatch, EventBridge, SNS). */
+/**
+ * A run's verdicts told to the people who watch the runs
+ * (publishVerdicts): verdict-alerts.ts (CloudWatch, EventBridge, SNS).
+ */
 import { lakeKeys } from '../../../lake/rows';
 import type { AwsClients } from '../clients';
 import type { AwsBackendConfig } from '../config';
