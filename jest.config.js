@@ -27,7 +27,17 @@ const shared = {
   // and the seeded simulations, the change-point scans and the generator are such loops. Jest
   // passes these to every module as parameters instead (jest-runtime's sandboxInjectedGlobals).
   sandboxInjectedGlobals: [
-    'Math', 'Number', 'Array', 'Object', 'Infinity', 'Float64Array', 'Int32Array', 'Map', 'Set', 'String', 'JSON',
+    'Math',
+    'Number',
+    'Array',
+    'Object',
+    'Infinity',
+    'Float64Array',
+    'Int32Array',
+    'Map',
+    'Set',
+    'String',
+    'JSON',
   ],
 };
 

@@ -421,7 +421,8 @@ function worstSegments(
   };
   const plan = planRun(validateSpec(spec), { backend: 'aws', runId: 'worst-segments' });
   const members = order === 'duet' ? plan.cells.filter((c) => c.duet === plan.duets![0]!.cellId) : [plan.cells[0]!];
-  const { segments } = order === 'duet' ? duetHeader(plan.duets![0]!, members, 'native') : cellHeader(members[0]!, 'native');
+  const { segments } =
+    order === 'duet' ? duetHeader(plan.duets![0]!, members, 'native') : cellHeader(members[0]!, 'native');
   const worstOf = (i: number) => Math.max(...members.map((cell) => worstStepEvents(cell, cell.steps[i]!, 'native')));
   // ExecutionStarted/Succeeded and SegmentDone besides the steps.
   const own = 4;
@@ -460,11 +461,10 @@ async function main(): Promise<void> {
       rows.push(row);
       if (!values.json) {
         console.log(
-          `${String(steps).padStart(6)} ` +
-            `steps, ${String(row.cells).padStart(2)} ` +
+          `${String(steps).padStart(6)} steps, ${String(row.cells).padStart(2)} ` +
             (order === 'duet' ? 'duet(s)' : 'cell(s)') +
-            `: ${row.eventsPerStep} ` +
-            `events/step, max child ${row.maxChildEvents} events (parent ${row.parentEvents}), ` +
+            `: ${row.eventsPerStep} events/step, max child ${row.maxChildEvents} events ` +
+            `(parent ${row.parentEvents}), ` +
             `largest state ${row.maxStateBytes} B, ${row.transitions} transitions ($${row.costUsd}), fits with ` +
             `2x: ${row.fits} [${row.status}, ${row.seconds} s]`,
         );
@@ -498,9 +498,11 @@ async function main(): Promise<void> {
     );
     const worst = worstSegments(1000, 100_000_000, order);
     console.log(
-      `1,000 steps${order === 'duet' ? ' of a duet' : ''} with data.reuse step over 100M rows, every prepare ` +
-        `and run looked at until its deadline: ${worst.segments} segments, at most ${worst.maxSegmentEvents} ` +
-        `history events each (limit ${HISTORY_EVENTS_LIMIT})`,
+      `1,000 steps` +
+        (order === 'duet' ? ' of a duet' : '') +
+        ` with data.reuse step over 100M rows, every prepare and run looked at until its ` +
+        `deadline: ${worst.segments} segments, at most ${worst.maxSegmentEvents} history events each ` +
+        `(limit ${HISTORY_EVENTS_LIMIT})`,
     );
   }
 }

@@ -108,7 +108,10 @@ export interface RunnerJob {
    * it runs itself (a member's first job also prepares first), so that all members' runs start together.
    */
   readonly awaitPrepareOf?: readonly string[];
-  /** With either: the run starts this many seconds after the last of the prepares ended, on every client of the step at once (client/runner.js --start-after-prepare). */
+  /**
+   * With either: the run starts this many seconds after the last of the prepares ended,
+   * on every client of the step at once (client/runner.js --start-after-prepare).
+   */
   readonly startAfterPrepareS?: number;
 }
 

@@ -72,9 +72,13 @@ export class AuroraBenchStack extends Stack {
     // client/ (runner.js, lua/, workloads/) under runner/ in the lake bucket: the backend copies it to
     // each client before a job (AwsBackendConfig.runnerS3Uri), the user data installs it at boot.
     const clientDir = `${props.projectRoot}/${props.clientDir ?? 'client'}`;
-    // runner.js is built, not checked in (scripts/build-runner.ts): a deployment without it would leave every client without its runner.
+    // runner.js is built, not checked in (scripts/build-runner.ts): a
+    // deployment without it would leave every client without its runner.
     if (!existsSync(`${clientDir}/runner.js`))
-      throw new Error(`${clientDir}/runner.js is missing: build the client runner first (npm run build, or node dist/scripts/build-runner.js)`);
+      throw new Error(
+        `${clientDir}/runner.js is missing: build the client runner first (npm run build, or node ` +
+          `dist/scripts/build-runner.js)`,
+      );
     const runnerDeployment = new s3deploy.BucketDeployment(this, 'RunnerDeployment', {
       sources: [s3deploy.Source.asset(clientDir)],
       destinationBucket: this.lake.bucket,

@@ -78,7 +78,9 @@ const SSM_AGENT_DEB_S3_URI =
   's3://amazon-ssm-${AWS_DEFAULT_REGION}/latest/debian_$(dpkg --print-architecture)/amazon-ssm-agent.deb';
 
 export interface ClientUserDataProps {
-  /** s3://bucket/runner/ holding client/ (runner.js, lua/, workloads/, the install and ready scripts), ending in '/'. */
+  /**
+   * s3://bucket/runner/ holding client/ (runner.js, lua/, workloads/, the install and ready scripts), ending in '/'.
+   */
   readonly runnerS3Uri: string;
   /** s3://bucket/ of the stack's bucket, ending in '/': the ready marker goes under clients/ there. */
   readonly bucketS3Uri: string;

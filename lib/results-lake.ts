@@ -12,7 +12,15 @@ import * as glue from 'aws-cdk-lib/aws-glue';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { GLUE_TYPES, LAKE_COLUMNS, LAKE_TABLES, PARTITION_COLUMN, type LakeTable } from '../core/lake/schema';
-import { compactedTablePrefix, jsonTableName, parquetDataColumns, parquetTableName, RUN_PARTITION_COLUMN, STEP_TABLES, type StepTable } from '../core/lake/athena-storage';
+import {
+  compactedTablePrefix,
+  jsonTableName,
+  parquetDataColumns,
+  parquetTableName,
+  RUN_PARTITION_COLUMN,
+  STEP_TABLES,
+  type StepTable,
+} from '../core/lake/athena-storage';
 import type { LakeConfig } from './config';
 import { CLIENT_READY_PREFIX } from '../core/backends/aws/runner-command';
 import { MAX_CLIENT_LIFETIME_HOURS } from './client-user-data';

@@ -18,7 +18,10 @@ export const RUNNER_BUNDLE = 'client/runner.js';
 /** Debian 12's nodejs (packages.debian.org/bookworm/nodejs: 18.19.0). */
 export const RUNNER_NODE_TARGET = 'node18';
 
-/** Builds the bundle into outfile (renamed into place: a runner starting meanwhile reads the old or the new file, whole). */
+/**
+ * Builds the bundle into outfile (renamed into place: a runner
+ * starting meanwhile reads the old or the new file, whole).
+ */
 export async function buildRunner(projectRoot: string, outfile = join(projectRoot, RUNNER_BUNDLE)): Promise<string> {
   const building = `${outfile}.${process.pid}.tmp`;
   await build({

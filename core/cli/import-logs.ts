@@ -242,9 +242,10 @@ function buildPlan(
       level: 'info',
       path: '',
       message:
-        `imported from ${assigned.length} sysbench log${assigned.length === 1 ? '' : 's'}: data size, ` +
-        `sysbench options and server configuration are not in the logs and are not recorded (0 where a number ` +
-        `is required)`,
+        `imported from ${assigned.length} sysbench log` +
+        (assigned.length === 1 ? '' : 's') +
+        `: data size, sysbench options and server configuration are not in the logs and are not recorded (0 ` +
+        `where a number is required)`,
     },
     ...assigned.map(({ a }) => ({
       level: 'info' as const,
@@ -342,10 +343,13 @@ export function importLogs(options: ImportOptions): ImportResult {
   const failed = assigned.filter(({ log: f }) => f.parsed.status !== 'ok');
   if (failed.length > 0 && options.allowFailed !== true) {
     throw new ImportError(
-      `${failed.length} of ${files.length} log${files.length === 1 ? '' : 's'} did not parse ` +
-        `(${failed.map(({ log: f }) => shownPath(f.facts.path)).join(', ')}): nothing was imported; ` +
-        `remove ${failed.length === 1 ? 'it' : 'them'} from the paths, or pass --allow-failed to ` +
-        `keep ${failed.length === 1 ? 'it' : 'them'} as failed steps`,
+      `${failed.length} of ${files.length} log${files.length === 1 ? '' : 's'} did not parse (` +
+        failed.map(({ log: f }) => shownPath(f.facts.path)).join(', ') +
+        `): nothing was imported; remove ` +
+        (failed.length === 1 ? 'it' : 'them') +
+        ` from the paths, or pass --allow-failed to keep ` +
+        (failed.length === 1 ? 'it' : 'them') +
+        ` as failed steps`,
     );
   }
 
@@ -368,13 +372,11 @@ export function importLogs(options: ImportOptions): ImportResult {
     const existing = existingRuns.filter(filesOfRuns([runId]));
     if (existing.length > 0) {
       throw new ImportError(
-        `run ${runId} is already in the lake ` +
-          `(${existing[0]!}): ` +
+        `run ${runId} is already in the lake (${existing[0]!}): ` +
           (options.runId === undefined
             ? 'these logs were imported before with the same mapping'
             : 'pick another --run-id') +
-          `; ` +
-          `nothing was imported`,
+          `; nothing was imported`,
       );
     }
     return stageRun(mapping, runId, group, options.repoRoot);

@@ -149,8 +149,10 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
   ]);
   if (notesLine !== null) log(notesLine);
   log(
-    `run ${plan.runId}: ${plan.cells.length} cell${plan.cells.length === 1 ? '' : 's'}, results ` +
-      `in ${options.backend.lake.describe()}`,
+    `run ${plan.runId}: ${plan.cells.length} cell` +
+      (plan.cells.length === 1 ? '' : 's') +
+      `, results in ` +
+      options.backend.lake.describe(),
   );
 
   // Nothing of the run exists before its id is claimed (a live run with the same id is refused here).
@@ -162,8 +164,9 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
     if (existing !== undefined) {
       await options.backend.cleanupRun(plan.runId);
       throw new RunIdTakenError(
-        `run id "${plan.runId}" already has results in ${options.backend.lake.describe()} (${existing}): ` +
-          `choose another --run-id; a run never overwrites another's rows`,
+        `run id "${plan.runId}" already has results in ` +
+          options.backend.lake.describe() +
+          ` (${existing}): choose another --run-id; a run never overwrites another's rows`,
       );
     }
   }

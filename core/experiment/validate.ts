@@ -72,8 +72,10 @@ export function problemsFromZod(error: z.ZodError, doc: unknown): SpecProblem[] 
       message = `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
     } else if (issue.code === 'invalid_value' && 'values' in issue) {
       message =
-        `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, ` +
-        `got ${describeValue(valueAt(doc, issue.path))}`;
+        `expected one of ` +
+        issue.values.map((v) => JSON.stringify(v)).join(', ') +
+        `, got ` +
+        describeValue(valueAt(doc, issue.path));
     } else if (issue.code === 'invalid_type') {
       const found = valueAt(doc, issue.path);
       message =
@@ -86,8 +88,10 @@ export function problemsFromZod(error: z.ZodError, doc: unknown): SpecProblem[] 
       ];
       const found = valueAt(doc, issue.path);
       message =
-        `expected ${expected.length > 0 ? joinOr(expected) : 'another value'}, ` +
-        `got ${found === null ? 'null' : describeValue(found)}`;
+        `expected ` +
+        (expected.length > 0 ? joinOr(expected) : 'another value') +
+        `, got ` +
+        (found === null ? 'null' : describeValue(found));
     } else if (issue.code === 'invalid_format' || issue.code === 'too_small' || issue.code === 'too_big') {
       message = `${issue.message}, got ${describeValue(valueAt(doc, issue.path))}`;
     }

@@ -6,7 +6,17 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance, StatementType, type DuckDBConnection } from '@duckdb/node-api';
-import { DUCKDB_TYPES, LAKE_COLUMNS, LAKE_TABLES, type LakeTable, LAKE_SCHEMA_VERSION, LAKE_VERSION_KEY, LakeVersionError, lakeVersionOf, PARTITION_COLUMN } from './schema';
+import {
+  DUCKDB_TYPES,
+  LAKE_COLUMNS,
+  LAKE_TABLES,
+  type LakeTable,
+  LAKE_SCHEMA_VERSION,
+  LAKE_VERSION_KEY,
+  LakeVersionError,
+  lakeVersionOf,
+  PARTITION_COLUMN,
+} from './schema';
 import { filesOfRuns } from './rows';
 import { allViewSql } from './views';
 import { AuroraBenchError } from '../errors';
@@ -60,8 +70,9 @@ export function jsonLinesReader(
     ? `, hive_partitioning = true, hive_types = {'${PARTITION_COLUMN}': 'VARCHAR'}`
     : ', hive_partitioning = false';
   return (
-    `read_json([${files.map(sqlString).join(', ')}], format = 'newline_delimited', columns ` +
-    `= ${columnSpec}${hive}, union_by_name = true)`
+    `read_json([` +
+    files.map(sqlString).join(', ') +
+    `], format = 'newline_delimited', columns = ${columnSpec}${hive}, union_by_name = true)`
   );
 }
 
@@ -87,8 +98,9 @@ function tableViewSql(table: LakeTable, files: readonly string[]): string {
     // Compacted runs: the same columns and types (compact.ts writes them from the same reader).
     ...(parquet.length > 0
       ? [
-          `SELECT ${selectList} FROM read_parquet([${parquet.map(sqlString).join(', ')}], hive_partitioning = ` +
-            `true, hive_types = {'${PARTITION_COLUMN}': 'VARCHAR'})`,
+          `SELECT ${selectList} FROM read_parquet([` +
+            parquet.map(sqlString).join(', ') +
+            `], hive_partitioning = true, hive_types = {'${PARTITION_COLUMN}': 'VARCHAR'})`,
         ]
       : []),
   ];

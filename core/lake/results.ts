@@ -151,8 +151,9 @@ function cellStatusLines(run: RunInfo): string[] {
 export function renderStepTable(run: RunInfo, steps: readonly StepResult[]): string {
   const out: string[] = [];
   out.push(
-    `Run ${run.run_id} (${run.spec_name}) ` +
-      `on ${run.backend}${run.backend === 'aws' ? ` ${run.region}` : ''}: ${run.status}`,
+    `Run ${run.run_id} (${run.spec_name}) on ${run.backend}` +
+      (run.backend === 'aws' ? ` ${run.region}` : '') +
+      `: ${run.status}`,
   );
   out.push(
     `  started ${run.started_at}${run.ended_at ? `, ended ${run.ended_at}` : ''}` +

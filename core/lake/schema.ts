@@ -19,7 +19,13 @@ export type ColumnType = 'string' | 'int' | 'bigint' | 'double' | 'boolean';
 /** A column's type, with `?` when it may hold NULL. */
 type ColumnSpec = ColumnType | `${ColumnType}?`;
 
-type TsOf<T extends ColumnSpec> = T extends `${infer B extends ColumnType}?` ? TsOf<B> | null : T extends 'string' ? string : T extends 'boolean' ? boolean : number;
+type TsOf<T extends ColumnSpec> = T extends `${infer B extends ColumnType}?`
+  ? TsOf<B> | null
+  : T extends 'string'
+    ? string
+    : T extends 'boolean'
+      ? boolean
+      : number;
 
 /** A row of columns: each column's TypeScript type (its doc comment comes along). */
 type RowOf<C extends Readonly<Record<string, ColumnSpec>>> = { readonly [K in keyof C]: TsOf<C[K]> };
@@ -119,7 +125,10 @@ const STEPS = {
   client_cpu_max_pct: 'double?',
   /** true when the client itself was CPU-bound during the step (its numbers say more about it than the server). */
   client_saturated: 'boolean',
-  /** Read-after-write checks a workload made (rw_consistency.lua), and how many did not see the write; null when not measured. */
+  /**
+   * Read-after-write checks a workload made (rw_consistency.lua),
+   * and how many did not see the write; null when not measured.
+   */
   read_back_checks: 'bigint?',
   stale_reads: 'bigint?',
 } as const;
@@ -236,7 +245,10 @@ const SERVER_CONFIG = {
   cell_id: 'string',
   variant: 'string',
   instance_id: 'string',
-  /** version (server version strings) | requested (a parameter the spec set) | performance (the fixed list) | apply-status (AWS parameter groups) */
+  /**
+   * version (server version strings) | requested (a parameter the spec set)
+   * | performance (the fixed list) | apply-status (AWS parameter groups)
+   */
   kind: 'string',
   /** Variable name; for apply-status the parameter group's name. */
   name: 'string',
@@ -265,7 +277,10 @@ export const LAKE_TABLES = Object.keys(TABLES) as readonly LakeTable[];
 /** Where a run ran (runs.backend). */
 type RunBackend = 'local' | 'aws' | 'import' | 'aws-rehearsal';
 
-/** Where a server metric came from; runner: measured by the client runner itself (client CPU), the same on both backends. */
+/**
+ * Where a server metric came from; runner: measured by the
+ * client runner itself (client CPU), the same on both backends.
+ */
 export type MetricSource = 'cloudwatch' | 'pi' | 'local' | 'runner';
 
 /**
@@ -281,7 +296,9 @@ interface Refinements {
 type Refined<Row, R> = Omit<Row, keyof R> & R;
 
 /** One row of a lake table, as its writers build it: its columns (refined), and its partition `dt`. */
-export type LakeRow<T extends LakeTable> = (T extends keyof Refinements ? Refined<RowOf<(typeof TABLES)[T]>, Refinements[T]> : RowOf<(typeof TABLES)[T]>) & {
+export type LakeRow<T extends LakeTable> = (T extends keyof Refinements
+  ? Refined<RowOf<(typeof TABLES)[T]>, Refinements[T]>
+  : RowOf<(typeof TABLES)[T]>) & {
   readonly dt: string;
 };
 
@@ -290,7 +307,9 @@ const baseTypes = (columns: Readonly<Record<string, ColumnSpec>>): Readonly<Reco
   Object.fromEntries(Object.entries(columns).map(([c, spec]) => [c, baseType(spec)]));
 
 /** Data columns per table with their types, in a stable order (the partition column `dt` is not among them). */
-export const LAKE_COLUMNS = Object.fromEntries(Object.entries(TABLES).map(([t, columns]) => [t, baseTypes(columns)])) as {
+export const LAKE_COLUMNS = Object.fromEntries(
+  Object.entries(TABLES).map(([t, columns]) => [t, baseTypes(columns)]),
+) as {
   readonly [T in LakeTable]: Readonly<Record<string, ColumnType>>;
 };
 

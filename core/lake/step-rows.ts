@@ -295,7 +295,10 @@ export function skippedStepRow(input: {
  * measurement: offered > capacity), throughput summed over the clients that measured one; the error
  * names every client that was not ok, with its own error.
  */
-export function stepTotals(steps: readonly Pick<StepRow, 'client_id' | 'status' | 'error' | 'tps' | 'qps'>[]): Pick<StepSummaryRow, 'tps' | 'qps'> & {
+export function stepTotals(steps: readonly Pick<StepRow, 'client_id' | 'status' | 'error' | 'tps' | 'qps'>[]): Pick<
+  StepSummaryRow,
+  'tps' | 'qps'
+> & {
   status: StepStatus;
   error: string | null;
 } {

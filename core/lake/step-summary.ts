@@ -28,7 +28,9 @@ import { VIEW_COLUMNS, type StepSummaryRow } from './schema';
 type StepColumn = keyof StepRow;
 
 /** A test of one client row: its column holds one of the values (`not`: does not; NULL holds none), or is true. */
-type Condition = { readonly column: StepColumn; readonly oneOf: readonly string[]; readonly not?: true } | { readonly column: StepColumn; readonly isTrue: true };
+type Condition =
+  | { readonly column: StepColumn; readonly oneOf: readonly string[]; readonly not?: true }
+  | { readonly column: StepColumn; readonly isTrue: true };
 
 /** How one step_summary column comes from the step's client rows. */
 type Aggregate =
@@ -46,7 +48,10 @@ type Aggregate =
   | { readonly kind: 'sum-per-max'; readonly of: StepColumn; readonly per: StepColumn }
   /** The mean weighted by another column over the rows that have both; the plain mean when no weight is there. */
   | { readonly kind: 'weighted-mean'; readonly of: StepColumn; readonly weight: StepColumn }
-  /** The value of the first rule that holds (`all`: every row meets the condition, `any`: some row does), else `otherwise`. */
+  /**
+   * The value of the first rule that holds (`all`: every row meets the condition, `any`: some row does),
+   * else `otherwise`.
+   */
   | {
       readonly kind: 'first-rule';
       readonly rules: readonly { readonly value: string; readonly when: 'all' | 'any'; readonly where: Condition }[];
@@ -122,7 +127,8 @@ const STEP_SUMMARY: { readonly [K in keyof StepSummaryRow]: Aggregate } = {
   dt: max('dt'),
 };
 
-const summaryColumns = (): (keyof StepSummaryRow)[] => Object.keys(VIEW_COLUMNS.step_summary) as (keyof StepSummaryRow)[];
+const summaryColumns = (): (keyof StepSummaryRow)[] =>
+  Object.keys(VIEW_COLUMNS.step_summary) as (keyof StepSummaryRow)[];
 
 // ---- SQL ----
 
@@ -155,21 +161,37 @@ function aggregateSql(column: string, a: Aggregate): string {
       return `CAST(SUM(${a.of}) AS DOUBLE) / NULLIF(MAX(${a.per}), 0)`;
     case 'weighted-mean': {
       const weights = `SUM(CASE WHEN ${a.of} IS NOT NULL THEN ${a.weight} ELSE 0 END)`;
-      return `CASE WHEN ${weights} > 0 THEN SUM(CAST(${a.of} AS DOUBLE) * ${a.weight}) / ${weights} ELSE AVG(${a.of}) END`;
+      return (
+        `CASE WHEN ${weights} > 0 THEN SUM(CAST(${a.of} AS DOUBLE) * ${a.weight}) / ${weights} ELSE ` +
+        `AVG(${a.of}) END`
+      );
     }
     case 'first-rule': {
-      const rules = a.rules.map((r) => `WHEN SUM(${conditionSql(r.where)}) ${r.when === 'all' ? '= COUNT(*)' : '> 0'} THEN ${sqlString(r.value)}`);
+      const rules = a.rules.map(
+        (r) =>
+          `WHEN SUM(${conditionSql(r.where)}) ${r.when === 'all' ? '= COUNT(*)' : '> 0'} THEN ${sqlString(r.value)}`,
+      );
       return `CASE ${rules.join(' ')} ELSE ${sqlString(a.otherwise)} END`;
     }
   }
 }
 
-/** The step_summary view: `CREATE OR REPLACE VIEW step_summary AS SELECT ...` over the steps table (core/lake/views.ts). */
+/**
+ * The step_summary view: `CREATE OR REPLACE VIEW step_summary AS SELECT ...` over the steps table (core/lake/views.ts).
+ */
 export function stepSummaryViewSql(): string {
   const columns = summaryColumns();
-  const select = columns.map((c) => (STEP_SUMMARY[c].kind === 'group' ? `  ${c}` : `  ${aggregateSql(c, STEP_SUMMARY[c])} AS ${c}`));
+  const select = columns.map((c) =>
+    STEP_SUMMARY[c].kind === 'group' ? `  ${c}` : `  ${aggregateSql(c, STEP_SUMMARY[c])} AS ${c}`,
+  );
   const groups = columns.filter((c) => STEP_SUMMARY[c].kind === 'group');
-  return ['CREATE OR REPLACE VIEW step_summary AS', 'SELECT', select.join(',\n'), 'FROM steps', `GROUP BY ${groups.join(', ')}`].join('\n');
+  return [
+    'CREATE OR REPLACE VIEW step_summary AS',
+    'SELECT',
+    select.join(',\n'),
+    'FROM steps',
+    `GROUP BY ${groups.join(', ')}`,
+  ].join('\n');
 }
 
 // ---- TypeScript ----
@@ -192,7 +214,10 @@ function meets(row: ClientRows[number], c: Condition): boolean {
   return c.not === true ? !holds : holds;
 }
 
-/** The largest or smallest non-NULL value (numbers, or strings in code-unit order like SQL's binary collation); NULL for none. */
+/**
+ * The largest or smallest non-NULL value (numbers, or strings in
+ * code-unit order like SQL's binary collation); NULL for none.
+ */
 function extreme(rows: ClientRows, column: StepColumn, largest: boolean): unknown {
   const values = rows.map((r) => valueOf(r, column)).filter((v) => v !== null) as (number | string)[];
   if (values.length === 0) return null;
@@ -236,13 +261,20 @@ function aggregate(rows: ClientRows, column: keyof StepSummaryRow, a: Aggregate)
     }
     case 'first-rule': {
       // SQL's SUM over no rows is NULL, which equals nothing: an `all` rule never holds for no rows.
-      const rule = a.rules.find((r) => (r.when === 'all' ? rows.length > 0 && rows.every((x) => meets(x, r.where)) : rows.some((x) => meets(x, r.where))));
+      const rule = a.rules.find((r) =>
+        r.when === 'all'
+          ? rows.length > 0 && rows.every((x) => meets(x, r.where))
+          : rows.some((x) => meets(x, r.where)),
+      );
       return rule?.value ?? a.otherwise;
     }
   }
 }
 
 /** Columns of a step's summary, computed from its client rows by the declarations the view is generated from. */
-export function summarizeStep<K extends keyof StepSummaryRow>(rows: ClientRows, columns: readonly K[] = summaryColumns() as K[]): Pick<StepSummaryRow, K> {
+export function summarizeStep<K extends keyof StepSummaryRow>(
+  rows: ClientRows,
+  columns: readonly K[] = summaryColumns() as K[],
+): Pick<StepSummaryRow, K> {
   return Object.fromEntries(columns.map((c) => [c, aggregate(rows, c, STEP_SUMMARY[c])])) as Pick<StepSummaryRow, K>;
 }

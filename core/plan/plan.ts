@@ -13,7 +13,18 @@ import { isServerless, MIN_ACU_WITHOUT_PAUSE } from '../aurora/aurora-configurat
 import { canonicalJson } from '../experiment/canonical-json';
 import { sha256 } from '../experiment/validate';
 import { buildSysbenchArgs, SysbenchOptionError } from './sysbench-args';
-import type { BackendKind, CellOrder, CellPlan, DuetPlan, Plan, PlanEstimate, PlanNote, ResolvedVariant, StepPlan, WriteForwardingSupport } from './types';
+import type {
+  BackendKind,
+  CellOrder,
+  CellPlan,
+  DuetPlan,
+  Plan,
+  PlanEstimate,
+  PlanNote,
+  ResolvedVariant,
+  StepPlan,
+  WriteForwardingSupport,
+} from './types';
 import { AuroraBenchError } from '../errors';
 import { SeededRandom } from '../random';
 
@@ -66,7 +77,10 @@ export interface PlanOptions {
  * Backend.writeForwarding of each backend kind's implementation, for the plans made without one
  * (test/unit/plan.test.ts holds it to the local backend's and the AWS backend's own declarations).
  */
-export const DECLARED_WRITE_FORWARDING: Readonly<Record<BackendKind, WriteForwardingSupport>> = { local: 'emulated', aws: 'native' };
+export const DECLARED_WRITE_FORWARDING: Readonly<Record<BackendKind, WriteForwardingSupport>> = {
+  local: 'emulated',
+  aws: 'native',
+};
 
 /** The write forwarding a plan is made for (PlanOptions.writeForwarding). */
 export const writeForwardingOf = (options: Pick<PlanOptions, 'backend' | 'writeForwarding'>): WriteForwardingSupport =>
@@ -188,9 +202,9 @@ function duetsOf(cells: readonly CellPlan[], spec: Spec, source: string | undefi
             level: 'refused',
             path: 'order',
             message:
-              `order "duet" needs at least 2 variants in each round, but round ${repeat} has only ` +
-              `"${members[0]?.variant.name ?? '?'}" on this backend (the others were refused: see the notes); ` +
-              `use order "interleaved" here`,
+              `order "duet" needs at least 2 variants in each round, but round ${repeat} has only "` +
+              (members[0]?.variant.name ?? '?') +
+              `" on this backend (the others were refused: see the notes); use order "interleaved" here`,
           },
         ],
         source,
@@ -207,10 +221,11 @@ function duetsOf(cells: readonly CellPlan[], spec: Spec, source: string | undefi
             level: 'refused',
             path: `variants[${vi}]`,
             message:
-              `order "duet" starts every step on all variants at once, but "${differing.variant.name}" ` +
-              `runs steps ${differing.steps.map((st) => st.stepId).join(', ')} and "${first.variant.name}" ` +
-              `runs ${first.steps.map((st) => st.stepId).join(', ')} on this backend; give the variants the same ` +
-              `steps, or use order "interleaved"`,
+              `order "duet" starts every step on all variants at once, but "${differing.variant.name}" runs steps ` +
+              differing.steps.map((st) => st.stepId).join(', ') +
+              ` and "${first.variant.name}" runs ` +
+              first.steps.map((st) => st.stepId).join(', ') +
+              ` on this backend; give the variants the same steps, or use order "interleaved"`,
           },
         ],
         source,
@@ -292,7 +307,9 @@ function buildSteps(spec: Spec, scripts: Readonly<Record<string, string>>, clien
   return steps;
 }
 
-/** What a backend cannot do, per variant and workload: warnings (run anyway, said) and refusals (steps dropped, said). */
+/**
+ * What a backend cannot do, per variant and workload: warnings (run anyway, said) and refusals (steps dropped, said).
+ */
 function backendNotes(spec: Spec, backend: BackendKind, forwarding: WriteForwardingSupport): PlanNote[] {
   const notes: PlanNote[] = [];
   spec.workloads.forEach((w, wi) => {
@@ -389,25 +406,41 @@ function forwardingNotes(spec: Spec, v: Variant, vi: number, forwarding: WriteFo
   const notes: PlanNote[] = forwardedWorkloads(spec, v).map((w) => {
     const path = `workloads[${spec.workloads.indexOf(w)}]`;
     if (forwarding === 'none') {
-      return { level: 'refused', path, message: `workload "${w.name}" on variant "${v.name}" sends writes to a reader: this backend cannot run write forwarding (run with --aws)` };
+      return {
+        level: 'refused',
+        path,
+        message:
+          `workload "${w.name}" on variant "${v.name}" sends writes to a reader: this backend cannot ` +
+          `run write forwarding (run with --aws)`,
+      };
     }
     return emulatable(w)
       ? {
           level: 'warning',
           path,
-          message: `workload "${w.name}" on variant "${v.name}" sends writes to a reader: MariaDB replicas cannot forward writes, so locally it runs as a client-side EMULATION of Aurora write forwarding (client/workloads/wf_emulation.lua: reads on the reader, writes on a second connection to the writer, SESSION/GLOBAL as waits for GTIDs on real replication); the numbers are this machine's, not Aurora's`,
+          message:
+            `workload "${w.name}" on variant "${v.name}" sends writes to a reader: MariaDB replicas ` +
+            `cannot forward writes, so locally it runs as a client-side EMULATION of Aurora write forwarding ` +
+            `(client/workloads/wf_emulation.lua: reads on the reader, writes on a second connection to the ` +
+            `writer, SESSION/GLOBAL as waits for GTIDs on real replication); the numbers are this ` +
+            `machine's, not Aurora's`,
         }
       : {
           level: 'refused',
           path,
-          message: `workload "${w.name}" on variant "${v.name}" sends writes to a reader: Aurora local write forwarding needs AWS (run with --aws); MariaDB replicas cannot forward writes, and the local emulation covers only ${EMULATED_WORKLOADS.join(', ')}`,
+          message:
+            `workload "${w.name}" on variant "${v.name}" sends writes to a reader: Aurora local write ` +
+            `forwarding needs AWS (run with --aws); MariaDB replicas cannot forward writes, and the local ` +
+            `emulation covers only ${EMULATED_WORKLOADS.join(', ')}`,
         };
   });
   if (forwarding === 'emulated' && wf?.enabled) {
     notes.push({
       level: 'warning',
       path: `variants[${vi}].writeForwarding`,
-      message: `write forwarding and read consistency ${wf.consistency} are Aurora features: locally emulated on the client (wf_emulation.lua), not measured`,
+      message:
+        `write forwarding and read consistency ${wf.consistency} are Aurora features: locally emulated ` +
+        `on the client (wf_emulation.lua), not measured`,
     });
   }
   return notes;
@@ -433,7 +466,12 @@ export function forwardedWorkloads(spec: Spec, variant: Variant): Workload[] {
  * with its consistency level); a backend that emulates write forwarding runs it where its emulation
  * covers the workload and refuses it otherwise, one that cannot refuses it.
  */
-function dropRefusedSteps(spec: Spec, variant: Variant, steps: StepPlan[], forwarding: WriteForwardingSupport): StepPlan[] {
+function dropRefusedSteps(
+  spec: Spec,
+  variant: Variant,
+  steps: StepPlan[],
+  forwarding: WriteForwardingSupport,
+): StepPlan[] {
   const forwarded = forwardedWorkloads(spec, variant);
   const runs = (w: Workload): boolean => forwarding === 'native' || (forwarding === 'emulated' && emulatable(w));
   const refusedWorkloads = new Set(forwarded.filter((w) => !runs(w)).map((w) => w.name));
@@ -444,7 +482,9 @@ function dropRefusedSteps(spec: Spec, variant: Variant, steps: StepPlan[], forwa
       ? own.toUpperCase()
       : (variant.writeForwarding?.consistency ?? 'EVENTUAL');
   };
-  const kept = steps.filter((s) => !refusedWorkloads.has(s.workload)).map((s) => (forwardedNames.has(s.workload) ? { ...s, forwardedWrites: { consistency: levelOf(s) } } : s));
+  const kept = steps
+    .filter((s) => !refusedWorkloads.has(s.workload))
+    .map((s) => (forwardedNames.has(s.workload) ? { ...s, forwardedWrites: { consistency: levelOf(s) } } : s));
   // Renumber and move the data preparation onto the first kept step of each data set.
   const prepared = new Set<string>();
   return kept.map((s, index) => {
@@ -515,9 +555,9 @@ export function planRun(spec: Spec, options: PlanOptions): Plan {
       level: 'info',
       path: 'order',
       message:
-        `randomized: each round's variants run in an order shuffled with ` +
-        `seed ${orderSeed}${spec.orderSeed === undefined ? ' (drawn now)' : ''}; "orderSeed": ${orderSeed} in ` +
-        `the experiment repeats this order`,
+        `randomized: each round's variants run in an order shuffled with seed ${orderSeed}` +
+        (spec.orderSeed === undefined ? ' (drawn now)' : '') +
+        `; "orderSeed": ${orderSeed} in the experiment repeats this order`,
     });
   }
   if (spec.order === 'duet') {
@@ -525,10 +565,9 @@ export function planRun(spec: Spec, options: PlanOptions): Plan {
       level: 'info',
       path: 'order',
       message:
-        `duet: the ${spec.variants.length} variants of each round are provisioned together and every ` +
-        `step starts on all of them at once (the next step when all are done), so their ratios come from ` +
-        `time-paired ` +
-        `intervals` +
+        `duet: the ${spec.variants.length} variants of each round are provisioned together and every step ` +
+        `starts on all of them at once (the next step when all are done), so their ratios come from ` +
+        `time-paired intervals` +
         (options.backend === 'local'
           ? '; locally their servers and clients share this machine, so a disturbance reaches every variant at ' +
             'the same moment'

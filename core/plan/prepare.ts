@@ -57,8 +57,9 @@ function awsWorkflowStateNotes(plan: Plan, spec: Spec): PlanNote[] {
         path: 'repeats',
         message:
           `${what}, over Step Functions' 256 KiB state limit: the execution would fail; on AWS keep an ` +
-          `experiment under about ${Math.floor(STATE_BYTES_LIMIT / perItem)} items (fewer repeats or variants, ` +
-          `or split it)`,
+          `experiment under about ` +
+          String(Math.floor(STATE_BYTES_LIMIT / perItem)) +
+          ` items (fewer repeats or variants, or split it)`,
       },
     ];
   }
@@ -98,10 +99,12 @@ function awsStepHistoryNotes(plan: Plan, forwarding: WriteForwardingSupport): Pl
       level: 'refused',
       path: 'data.tableSize',
       message:
-        `${worst.rows.toLocaleString('en-US')} rows: their prepare may run ${days} days before it is ` +
-        `stopped, and the workflow looking at it until then could record ${worst.events.toLocaleString('en-US')} ` +
-        `history events for one step, more than half of Step Functions' 25,000 per execution; on AWS use fewer ` +
-        `rows per cell (tables x tableSize)`,
+        worst.rows.toLocaleString('en-US') +
+        ` rows: their prepare may run ${days} days before it is stopped, and the workflow looking at it until ` +
+        `then could record ` +
+        worst.events.toLocaleString('en-US') +
+        ` history events for one step, more than half of Step Functions' 25,000 per execution; on AWS use ` +
+        `fewer rows per cell (tables x tableSize)`,
     },
   ];
 }
@@ -163,7 +166,10 @@ export function preparePlan(loaded: LoadedExperiment, options: PreparePlanOption
       ? { ...narrowed.spec, orderSeed: drawOrderSeed() }
       : narrowed.spec;
   const plan = planRun(spec, { ...planOptions, scripts: loaded.scripts });
-  const stateNotes = planOptions.backend === 'aws' ? [...awsWorkflowStateNotes(plan, spec), ...awsStepHistoryNotes(plan, writeForwardingOf(planOptions))] : [];
+  const stateNotes =
+    planOptions.backend === 'aws'
+      ? [...awsWorkflowStateNotes(plan, spec), ...awsStepHistoryNotes(plan, writeForwardingOf(planOptions))]
+      : [];
   const stateRefusals = stateNotes.filter((n) => n.level === 'refused');
   if (onRefusal === 'refuse' && stateRefusals.length > 0) throw new PlanError(stateRefusals, planOptions.source);
   const shown = [

@@ -43,7 +43,11 @@ function boundedSegments(stepCount: number, worstOf: (index: number) => number):
 
 export function cellHeader(cell: CellPlan, forwarding: WriteForwardingSupport): CellHeader {
   const { steps, ...rest } = cell;
-  return { ...rest, stepCount: steps.length, segments: boundedSegments(steps.length, (i) => worstStepEvents(cell, steps[i]!, forwarding)) };
+  return {
+    ...rest,
+    stepCount: steps.length,
+    segments: boundedSegments(steps.length, (i) => worstStepEvents(cell, steps[i]!, forwarding)),
+  };
 }
 
 /** What the workflow's state carries of a duet: the DuetPlan and its members' step segments. */
@@ -56,9 +60,18 @@ export interface DuetHeader extends DuetPlan {
  * done, each member's stopped at its own deadline, so a step costs at most its costliest member's
  * worst case (core/workflow/duet.ts).
  */
-export function duetHeader(duet: DuetPlan, members: readonly CellPlan[], forwarding: WriteForwardingSupport): DuetHeader {
+export function duetHeader(
+  duet: DuetPlan,
+  members: readonly CellPlan[],
+  forwarding: WriteForwardingSupport,
+): DuetHeader {
   return {
     ...duet,
-    segments: boundedSegments(duet.stepCount, (i) => Math.max(0, ...members.map((cell) => (cell.steps[i] !== undefined ? worstStepEvents(cell, cell.steps[i], forwarding) : 0)))),
+    segments: boundedSegments(duet.stepCount, (i) =>
+      Math.max(
+        0,
+        ...members.map((cell) => (cell.steps[i] !== undefined ? worstStepEvents(cell, cell.steps[i], forwarding) : 0)),
+      ),
+    ),
   };
 }

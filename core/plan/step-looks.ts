@@ -50,8 +50,14 @@ const EVENTS_PER_LOOK = 9;
  * forwarding (WriteForwardingSupport), for a step whose writes go to a reader: the emulated run waits
  * for the replicas to catch up with a fresh prepare (the local backend does that between the two jobs).
  */
-export function preparesInRun(cell: Pick<CellPlan, 'data'>, step: StepPlan, forwarding: WriteForwardingSupport): boolean {
-  return step.prepare && cell.data.reuse === 'step' && !(step.forwardedWrites !== undefined && forwarding === 'emulated');
+export function preparesInRun(
+  cell: Pick<CellPlan, 'data'>,
+  step: StepPlan,
+  forwarding: WriteForwardingSupport,
+): boolean {
+  return (
+    step.prepare && cell.data.reuse === 'step' && !(step.forwardedWrites !== undefined && forwarding === 'emulated')
+  );
 }
 
 /** Seconds a prepare may take. Generous: 2,000 rows/s is far below what sysbench prepare does anywhere we run it. */
@@ -85,8 +91,14 @@ export function looksUntil(deadlineS: number): number {
   return looks;
 }
 
-/** The most history events a step can cost its segment's execution: every phase's jobs looked at until their deadline. */
-export function worstStepEvents(cell: Pick<CellPlan, 'data'>, step: StepPlan, forwarding: WriteForwardingSupport): number {
+/**
+ * The most history events a step can cost its segment's execution: every phase's jobs looked at until their deadline.
+ */
+export function worstStepEvents(
+  cell: Pick<CellPlan, 'data'>,
+  step: StepPlan,
+  forwarding: WriteForwardingSupport,
+): number {
   const phase = (deadlineS: number) => PHASE_EVENTS + EVENTS_PER_LOOK * looksUntil(deadlineS);
   if (preparesInRun(cell, step, forwarding)) return phase(jobDeadlineS(step, cell.data, 'run', true));
   return (step.prepare ? phase(prepareDeadlineS(cell.data)) : 0) + phase(jobDeadlineS(step, cell.data, 'run'));

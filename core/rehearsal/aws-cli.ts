@@ -30,7 +30,8 @@ export function awsCliPath(env: NodeJS.ProcessEnv = process.env): string[] {
   const venv = join(env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'aurora-bench', 'awscli-venv', 'bin');
   if (existsSync(join(venv, 'aws'))) return [venv];
   throw new MissingDependencyError(
-    "the AWS rehearsal's clients need the AWS CLI (their boot, SSM commands and client-ready.sh call it for S3): install it (`bash scripts/setup.sh --test` does, into ~/.cache/aurora-bench/awscli-venv)",
+    "the AWS rehearsal's clients need the AWS CLI (their boot, SSM commands and client-ready.sh call it for " +
+      'S3): install it (`bash scripts/setup.sh --test` does, into ~/.cache/aurora-bench/awscli-venv)',
   );
 }
 
@@ -71,7 +72,8 @@ export async function checkAwsCliReachesMoto(env: NodeJS.ProcessEnv, bucket: str
     throw new MissingDependencyError(
       `the AWS CLI (${version}) did not reach the rehearsal's moto through ` +
         `AWS_ENDPOINT_URL=${env['AWS_ENDPOINT_URL']}${failure ? `: ${failure}` : ''}: an AWS CLI v1 needs a ` +
-        `botocore recent enough to read AWS_ENDPOINT_URL; install a current one (pip install -U awscli, or AWS CLI v2)`,
+        `botocore recent enough to read AWS_ENDPOINT_URL; install a current one (pip install -U ` +
+        `awscli, or AWS CLI v2)`,
     );
   }
 }

@@ -621,8 +621,9 @@ export class LambdaSandbox {
           ok: false,
           errorType: 'Runtime.ExitError',
           errorMessage:
-            `the runtime exited during its initialization ` +
-            `(${signal ?? `exit status ${code}`}): ${lastLines.join('\n')}`,
+            `the runtime exited during its initialization (` +
+            (signal ?? `exit status ${code}`) +
+            `): ${lastLines.join('\n')}`,
         }),
       );
     });

@@ -226,8 +226,9 @@ function rehearsalScope(serverVersion: string, engines: readonly string[], lagS:
       "template's timings are replaced by the rehearsal's shorter ones",
     "  - IAM: moto does not evaluate the stack's policies (test/cdk checks the actions the code calls against them)",
     `  - real timings: instances are available in seconds, not 10-20 minutes; CloudWatch datapoints ` +
-      `arrive ${lagS} s late, not 1-3 minutes; a cluster waits ${REHEARSAL_PARAMETER_GROUP_SETTLE_S} s, not 5 ` +
-      `minutes, after its parameter groups were set`,
+      `arrive ${lagS} s late, not 1-3 minutes; a cluster waits ` +
+      String(REHEARSAL_PARAMETER_GROUP_SETTLE_S) +
+      ` s, not 5 minutes, after its parameter groups were set`,
     '  - Performance Insights: not emulated (its API answers with no datapoints)',
     "  - real network limits and instance class performance: all traffic is loopback on this machine's CPUs",
   ];
@@ -251,9 +252,10 @@ function withoutForwardedWorkloads(spec: Spec): { spec: Spec; notes: PlanNote[] 
     level: 'refused',
     path: `workloads[${i}]`,
     message:
-      `workload "${spec.workloads[i]!.name}" on variant "${variants.join('", "')}" sends writes to a ` +
-      `reader: Aurora local write forwarding needs AWS, and MariaDB replicas cannot forward writes; left out of ` +
-      `the AWS rehearsal${spec.variants.length > 1 ? ' (for every variant: workloads are not per variant)' : ''}`,
+      `workload "${spec.workloads[i]!.name}" on variant "${variants.join('", "')}" sends writes to a reader: ` +
+      `Aurora local write forwarding needs AWS, and MariaDB replicas cannot forward writes; left out of the ` +
+      `AWS rehearsal` +
+      (spec.variants.length > 1 ? ' (for every variant: workloads are not per variant)' : ''),
   }));
   const workloads = spec.workloads.filter((_, i) => !left.has(i));
   if (workloads.length === 0) throw new PlanError(notes);
@@ -434,7 +436,8 @@ function functionEnvironment(
     else
       throw new Error(
         `function ${fn.logicalId}: its Environment variable ${name} is a CloudFormation reference the ` +
-          `rehearsal has no value for: ${JSON.stringify(value).slice(0, 200)}`,
+          `rehearsal has no value for: ` +
+          JSON.stringify(value).slice(0, 200),
       );
   }
   return { ...env, ...rehearsal };

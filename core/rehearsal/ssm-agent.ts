@@ -382,8 +382,8 @@ export class SsmAgentEmulation {
           this.o.tracker.remove(child.pid!);
           if (code !== 0 && !instance.terminated)
             this.log(
-              `${instanceId}: boot failed ` +
-                `(exit ${code}): ${readText(join(home, 'boot.log')).trim().split('\n').slice(-5).join(' | ')}`,
+              `${instanceId}: boot failed (exit ${code}): ` +
+                readText(join(home, 'boot.log')).trim().split('\n').slice(-5).join(' | '),
             );
           resolve();
         });
@@ -458,8 +458,11 @@ export class SsmAgentEmulation {
           if (!instance.terminated) {
             const tail = readText(join(dir, 'boot.log')).trim().split('\n').slice(-5).join(' | ');
             this.log(
-              `${instanceId}: user data ${code === 0 ? 'finished' : `failed (exit ${code})`} ` +
-                `in ${((Date.now() - started) / 1000).toFixed(1)} s${code === 0 ? '' : `: ${tail}`}`,
+              `${instanceId}: user data ` +
+                (code === 0 ? 'finished' : `failed (exit ${code})`) +
+                ` in ` +
+                ((Date.now() - started) / 1000).toFixed(1) +
+                ` s${code === 0 ? '' : `: ${tail}`}`,
             );
           }
           resolve();
@@ -468,8 +471,9 @@ export class SsmAgentEmulation {
     };
     instance.boot = boot;
     this.log(
-      `${instanceId}: launched${instance.server ? ` (server, port ${instance.server.port})` : ''}, booting its ` +
-        `user data in the Debian root ${root.root}`,
+      `${instanceId}: launched` +
+        (instance.server ? ` (server, port ${instance.server.port})` : '') +
+        `, booting its user data in the Debian root ${root.root}`,
     );
   }
 
@@ -736,8 +740,7 @@ export class SsmAgentEmulation {
   private outputUrl(inv: Invocation, name: 'stdout' | 'stderr'): string {
     if (!inv.outputBucket) return '';
     const prefix = inv.outputPrefix ? inv.outputPrefix.replace(/\/+$/, '') + '/' : '';
-    const key = `${prefix}${inv.commandId}/${inv.instanceId}/awsrunShellScript/0.awsrunShellScript/${name}`;
-    return `https://s3.${this.o.region}.amazonaws.com/${inv.outputBucket}/${key}`;
+    return `https://s3.${this.o.region}.amazonaws.com/${inv.outputBucket}/${prefix}${inv.commandId}/${inv.instanceId}/awsrunShellScript/0.awsrunShellScript/${name}`;
   }
 
   private getCommandInvocation(input: Record<string, unknown>): SdkResult {

@@ -30,7 +30,13 @@ import { appendFile, chmod, mkdir, mkdtemp, realpath, rename, rm, writeFile } fr
 import { hostname } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { parseRunnerArgv, RUNNER_USAGE, RunnerExitCode, RunnerUsageError, type RunnerArgv } from '../sysbench/runner-argv';
+import {
+  parseRunnerArgv,
+  RUNNER_USAGE,
+  RunnerExitCode,
+  RunnerUsageError,
+  type RunnerArgv,
+} from '../sysbench/runner-argv';
 import type { RunnerPhase } from '../sysbench/types';
 import {
   awaitPrepares,
@@ -60,7 +66,8 @@ interface Output {
 const isoNow = (): string => new Date().toISOString();
 
 /** An error as one line: an AWS SDK error's name is its error code (ResourceNotFoundException). */
-const describeError = (e: unknown): string => (e instanceof Error ? `${e.name}: ${e.message}` : String(e)).replace(/\s+/g, ' ');
+const describeError = (e: unknown): string =>
+  (e instanceof Error ? `${e.name}: ${e.message}` : String(e)).replace(/\s+/g, ' ');
 
 /** The first executable `name` on PATH. */
 function onPath(name: string, path: string): string | undefined {
@@ -144,8 +151,23 @@ class Job {
     this.storage = new Storage(regionOf(env, 'secret' in a.password ? a.password.secret : undefined), env);
   }
 
-  async writeResult(dir: string, phase: RunnerPhase, exitCode: number, startedAt: string, endedAt: string, command: string): Promise<void> {
-    const text = resultJson({ phase, exitCode, startedAt, endedAt, sysbenchVersion: this.sysbenchVersion, hostname: this.host, command });
+  async writeResult(
+    dir: string,
+    phase: RunnerPhase,
+    exitCode: number,
+    startedAt: string,
+    endedAt: string,
+    command: string,
+  ): Promise<void> {
+    const text = resultJson({
+      phase,
+      exitCode,
+      startedAt,
+      endedAt,
+      sysbenchVersion: this.sysbenchVersion,
+      hostname: this.host,
+      command,
+    });
     // Renamed into place in the same directory: a reader never sees a half-written result.json.
     await writeFile(join(dir, '.result.json.tmp'), text);
     await rename(join(dir, '.result.json.tmp'), join(dir, 'result.json'));
@@ -161,7 +183,10 @@ class Job {
     }
   }
 
-  /** A setup error: the reason in output.log (it reaches the lake when nobody reads stderr), the prepare this job owes ended with exit code 3. */
+  /**
+   * A setup error: the reason in output.log (it reaches the lake when
+   * nobody reads stderr), the prepare this job owes ended with exit code 3.
+   */
   async setupFailed(message: string): Promise<number> {
     process.stderr.write(`${PROG}: ${message}\n`);
     const line = `aurora-bench runner: ${message}\n`;
@@ -170,11 +195,18 @@ class Job {
       // The workflow reports it as the prepare's failure, and the clients awaiting it stop waiting.
       await appendFile(join(this.prepOut.dir, 'output.log'), line).catch(() => undefined);
       const at = isoNow();
-      const r = immediateResult('prepare', RunnerExitCode.Setup, at, { sysbenchVersion: this.sysbenchVersion, hostname: this.host });
-      await this.writeResult(this.prepOut.dir, 'prepare', r.exitCode, r.startedAt, r.endedAt, r.command).catch(() => undefined);
-      if (!(await this.upload(this.prepOut))) process.stderr.write(`${PROG}: could not upload output to ${this.prepOut.location}\n`);
+      const r = immediateResult('prepare', RunnerExitCode.Setup, at, {
+        sysbenchVersion: this.sysbenchVersion,
+        hostname: this.host,
+      });
+      await this.writeResult(this.prepOut.dir, 'prepare', r.exitCode, r.startedAt, r.endedAt, r.command).catch(
+        () => undefined,
+      );
+      if (!(await this.upload(this.prepOut)))
+        process.stderr.write(`${PROG}: could not upload output to ${this.prepOut.location}\n`);
     }
-    if (!(await this.upload(this.runOut))) process.stderr.write(`${PROG}: could not upload output to ${this.runOut.location}\n`);
+    if (!(await this.upload(this.runOut)))
+      process.stderr.write(`${PROG}: could not upload output to ${this.runOut.location}\n`);
     return RunnerExitCode.Setup;
   }
 
@@ -182,10 +214,15 @@ class Job {
     const env = { ...this.env };
     const home = env['AURORA_BENCH_HOME'] || '/opt/aurora-bench';
     // A sysbench under the client home comes first; EC2 clients have Debian's in /usr/bin (lib/client-user-data.ts).
-    if (existsSync(join(home, 'sysbench', 'bin', 'sysbench'))) env['PATH'] = `${join(home, 'sysbench', 'bin')}${delimiter}${env['PATH'] ?? ''}`;
+    if (existsSync(join(home, 'sysbench', 'bin', 'sysbench')))
+      env['PATH'] = `${join(home, 'sysbench', 'bin')}${delimiter}${env['PATH'] ?? ''}`;
     const sysbench = onPath('sysbench', env['PATH'] ?? '');
-    if (sysbench === undefined) throw new SetupError("sysbench is not installed (Debian: apt-get install sysbench, as the EC2 clients' user data does)");
-    if (!existsSync(this.hook)) throw new SetupError(`report hook ${this.hook} is missing (it ships next to runner.js)`);
+    if (sysbench === undefined)
+      throw new SetupError(
+        "sysbench is not installed (Debian: apt-get install sysbench, as the EC2 clients' user data does)",
+      );
+    if (!existsSync(this.hook))
+      throw new SetupError(`report hook ${this.hook} is missing (it ships next to runner.js)`);
 
     let password: string;
     if ('env' in this.a.password) {
@@ -211,7 +248,8 @@ class Job {
       let scriptPath: string;
       if ('dir' in scripts) {
         scriptPath = join(resolve(scripts.dir), workload);
-        if (!existsSync(scriptPath)) throw new SetupError(`custom workload ${workload} not found in --script-dir ${scripts.dir}`);
+        if (!existsSync(scriptPath))
+          throw new SetupError(`custom workload ${workload} not found in --script-dir ${scripts.dir}`);
       } else {
         scriptPath = join(this.work, workload);
         const uri = under(scripts.uri, workload);
@@ -226,7 +264,10 @@ class Job {
       this.workloadEnv = [`AURORA_BENCH_TEST=${workload}`];
     }
     try {
-      this.sysbenchVersion = execFileSync(sysbench, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).split(/\s+/)[1] ?? '';
+      this.sysbenchVersion =
+        execFileSync(sysbench, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).split(
+          /\s+/,
+        )[1] ?? '';
     } catch {
       this.sysbenchVersion = '';
     }
@@ -241,13 +282,19 @@ class Job {
 
   private sysbenchEnv(withWorkload: boolean): NodeJS.ProcessEnv {
     const env: NodeJS.ProcessEnv = { ...this.childEnv };
-    if (withWorkload) for (const kv of this.workloadEnv) env[kv.slice(0, kv.indexOf('='))] = kv.slice(kv.indexOf('=') + 1);
+    if (withWorkload)
+      for (const kv of this.workloadEnv) env[kv.slice(0, kv.indexOf('='))] = kv.slice(kv.indexOf('=') + 1);
     if (this.transport.kind === 'env') env[this.transport.name] = this.transport.value;
     return env;
   }
 
   /** Runs one sysbench command of a phase into out; its exit code. */
-  private runSysbench(out: Output, command: string, connection: readonly string[], options: readonly string[]): Promise<number> {
+  private runSysbench(
+    out: Output,
+    command: string,
+    connection: readonly string[],
+    options: readonly string[],
+  ): Promise<number> {
     const run = startSysbench({
       args: [this.hook, command, ...connection, ...this.passwordOpts, ...options],
       cwd: this.work,
@@ -259,10 +306,20 @@ class Job {
   }
 
   private display(command: string, connection: readonly string[], options: readonly string[]): string {
-    return displayCommand({ workloadEnv: this.workloadEnv, hook: this.hook, command, connection, driver: this.a.driver, options });
+    return displayCommand({
+      workloadEnv: this.workloadEnv,
+      hook: this.hook,
+      command,
+      connection,
+      driver: this.a.driver,
+      options,
+    });
   }
 
-  /** After a successful prepare: the server's settings (client/lua/server_config.lua) into server_variables.jsonl; its errors stay in that file. */
+  /**
+   * After a successful prepare: the server's settings (client/lua/server_config.lua)
+   * into server_variables.jsonl; its errors stay in that file.
+   */
   private async dumpServerVariables(out: Output, connection: readonly string[]): Promise<void> {
     const file = join(out.dir, 'server_variables.jsonl');
     if (!existsSync(this.serverConfigLua)) {
@@ -280,8 +337,13 @@ class Job {
   }
 
   /** `sysbench cleanup` (failure ignored) then `sysbench prepare`: the exit code and the command result.json shows. */
-  private async prepareData(out: Output, connection: readonly string[], options: readonly string[]): Promise<{ exitCode: number; command: string }> {
-    const command = `${this.display('cleanup', connection, options)} && ${this.display('prepare', connection, options)}`;
+  private async prepareData(
+    out: Output,
+    connection: readonly string[],
+    options: readonly string[],
+  ): Promise<{ exitCode: number; command: string }> {
+    const command =
+      this.display('cleanup', connection, options) + ` && ` + this.display('prepare', connection, options);
     const before = this.stop.stopped();
     if (before !== undefined) return { exitCode: signalExitCode(before), command };
     const cleanup = await this.runSysbench(out, 'cleanup', connection, options);
@@ -312,7 +374,12 @@ class Job {
       let notRun: NotRun | undefined;
       const prepareEnds: string[] = [];
       if (this.prepOut !== undefined) {
-        const connection = connectionOptions(a.driver, a.prepareHost ?? a.host, String(a.preparePort ?? a.port), a.user);
+        const connection = connectionOptions(
+          a.driver,
+          a.prepareHost ?? a.host,
+          String(a.preparePort ?? a.port),
+          a.user,
+        );
         const startedAt = isoNow();
         const prepared = await this.prepareData(this.prepOut, connection, a.prepareOptions);
         const endedAt = isoNow();
@@ -323,7 +390,8 @@ class Job {
           process.stderr.write(`${PROG}: could not upload the prepare's output to ${this.prepOut.location}\n`);
           return RunnerExitCode.Upload;
         }
-        if (prepared.exitCode !== 0 || this.stop.stopped() !== undefined) notRun = preparedFailed(this.prepOut.location, prepared.exitCode, this.stop.stopped());
+        if (prepared.exitCode !== 0 || this.stop.stopped() !== undefined)
+          notRun = preparedFailed(this.prepOut.location, prepared.exitCode, this.stop.stopped());
       }
       // After this job's own prepare (if any, and only if it succeeded): the others' (a duet's members').
       if (a.awaitPrepare.length > 0 && notRun === undefined) {
@@ -353,7 +421,8 @@ class Job {
       process.stderr.write(`${PROG}: could not upload the output to ${this.runOut.location}\n`);
       return RunnerExitCode.Upload;
     }
-    if (this.stop.stopped() !== undefined) process.stderr.write(`${PROG}: stopped by SIG${this.stop.stopped()} (sysbench exit code ${exitCode})\n`);
+    if (this.stop.stopped() !== undefined)
+      process.stderr.write(`${PROG}: stopped by SIG${this.stop.stopped()} (sysbench exit code ${exitCode})\n`);
     return RunnerExitCode.Ok;
   }
 
@@ -400,7 +469,11 @@ export async function runRunner(argv: readonly string[], env: NodeJS.ProcessEnv,
     if (e instanceof RunnerUsageError) return usageFailed(e.message);
     throw e;
   }
-  if (a.scripts !== undefined && 'dir' in a.scripts && !(existsSync(a.scripts.dir) && statSync(a.scripts.dir).isDirectory())) {
+  if (
+    a.scripts !== undefined &&
+    'dir' in a.scripts &&
+    !(existsSync(a.scripts.dir) && statSync(a.scripts.dir).isDirectory())
+  ) {
     return usageFailed(`--script-dir ${a.scripts.dir} is not a directory`);
   }
   const work = await mkdtemp(join(env['TMPDIR'] || '/tmp', 'aurora-bench-runner.'));

@@ -16,7 +16,8 @@ export function signalExitCode(signal: StopSignal | undefined): number {
 }
 
 /** What an awaited prepare's result.json says: it succeeded (and when it ended), or it failed. */
-type AwaitedPrepare = { readonly ok: true; readonly endedAt: string } | { readonly ok: false; readonly exitCode: number | undefined };
+type AwaitedPrepare =
+  { readonly ok: true; readonly endedAt: string } | { readonly ok: false; readonly exitCode: number | undefined };
 
 /**
  * Reads another client's prepare result.json (RunnerResult); an unreadable exit code is a failure.
@@ -29,7 +30,8 @@ export function readAwaitedPrepare(text: string): AwaitedPrepare {
   } catch {
     parsed = undefined;
   }
-  const exitCode = typeof parsed?.exitCode === 'number' && Number.isInteger(parsed.exitCode) ? parsed.exitCode : undefined;
+  const exitCode =
+    typeof parsed?.exitCode === 'number' && Number.isInteger(parsed.exitCode) ? parsed.exitCode : undefined;
   if (exitCode !== 0) return { ok: false, exitCode };
   return { ok: true, endedAt: typeof parsed?.endedAt === 'string' ? parsed.endedAt : '' };
 }
@@ -48,7 +50,10 @@ export function preparedFailed(location: string, exitCode: number | undefined, s
 
 /** The runner was stopped while it waited for these prepares. */
 function stoppedWhileAwaiting(signal: StopSignal, pending: readonly string[]): NotRun {
-  return { reason: `stopped by SIG${signal} while waiting for the data's prepare (${pending.join(' ')})`, exitCode: signalExitCode(signal) || 1 };
+  return {
+    reason: `stopped by SIG${signal} while waiting for the data's prepare (${pending.join(' ')})`,
+    exitCode: signalExitCode(signal) || 1,
+  };
 }
 
 /** Outcome of waiting for the other clients' prepares. */
@@ -59,7 +64,10 @@ export interface AwaitOutcome {
   readonly ends: readonly string[];
 }
 
-/** The I/O the await step needs: read a location's result.json (undefined: not there yet), wait, and whether a signal came. */
+/**
+ * The I/O the await step needs: read a location's result.json
+ * (undefined: not there yet), wait, and whether a signal came.
+ */
 export interface AwaitIo {
   readonly readResult: (location: string) => Promise<string | undefined>;
   /** Waits about a second, or less when a signal comes. */
@@ -102,7 +110,11 @@ export async function awaitPrepares(locations: readonly string[], io: AwaitIo): 
  * 0 once that is past, without --start-after-prepare, or when a time does not read. endedAt has
  * whole milliseconds, so the run never starts before the moment.
  */
-export function runStartDelayMs(prepareEnds: readonly string[], startAfterPrepareS: number | undefined, nowMs: number): number {
+export function runStartDelayMs(
+  prepareEnds: readonly string[],
+  startAfterPrepareS: number | undefined,
+  nowMs: number,
+): number {
   if (startAfterPrepareS === undefined || prepareEnds.length === 0) return 0;
   let last = -Infinity;
   for (const ended of prepareEnds) {
@@ -138,7 +150,9 @@ export function runStartDelayMs(prepareEnds: readonly string[], startAfterPrepar
  * reads PGPASSWORD; its config-file line is pgsql-password="...". pgsql- is as long as mysql-.
  */
 export type PasswordTransport =
-  { readonly kind: 'none' } | { readonly kind: 'config-file'; readonly line: string } | { readonly kind: 'env'; readonly name: 'MYSQL_PWD' | 'PGPASSWORD'; readonly value: string };
+  | { readonly kind: 'none' }
+  | { readonly kind: 'config-file'; readonly line: string }
+  | { readonly kind: 'env'; readonly name: 'MYSQL_PWD' | 'PGPASSWORD'; readonly value: string };
 
 const MAX_CONFIG_PASSWORD_BYTES = 237;
 
@@ -171,7 +185,10 @@ export function displayCommand(o: {
   readonly options: readonly string[];
 }): string {
   const words = (ws: readonly string[]) => ws.map(shellWord).join(' ');
-  return `${words(o.workloadEnv)} sysbench ${shellWord(o.hook)} ${o.command} ${words(o.connection)} --${o.driver}-password=***** ${words(o.options)}`;
+  return (
+    `${words(o.workloadEnv)} sysbench ${shellWord(o.hook)} ${o.command} ${words(o.connection)} ` +
+    `--${o.driver}-password=***** ${words(o.options)}`
+  );
 }
 
 /** result.json (core/sysbench/types.ts RunnerResult), as the runner writes it. */
@@ -189,7 +206,12 @@ export function resultJson(r: RunnerResult): string {
 }
 
 /** A result for a phase that ended at once (a setup error). */
-export function immediateResult(phase: RunnerPhase, exitCode: number, at: string, facts: { sysbenchVersion: string; hostname: string }): RunnerResult {
+export function immediateResult(
+  phase: RunnerPhase,
+  exitCode: number,
+  at: string,
+  facts: { sysbenchVersion: string; hostname: string },
+): RunnerResult {
   return { phase, exitCode, startedAt: at, endedAt: at, ...facts, command: '' };
 }
 
@@ -221,12 +243,20 @@ export function hostTicks(procStat: string): { busy: number; total: number; core
  * One client_cpu.jsonl line: sysbench's CPU over the interval as % of one core, the host's busy
  * share of all cores; none when no time passed.
  */
-export function cpuSampleLine(prev: CpuReading, cur: CpuReading, clockTicksPerS: number, cores: number): string | undefined {
+export function cpuSampleLine(
+  prev: CpuReading,
+  cur: CpuReading,
+  clockTicksPerS: number,
+  cores: number,
+): string | undefined {
   const dMs = cur.atMs - prev.atMs;
   if (dMs <= 0) return undefined;
   const dTotal = cur.total - prev.total;
   const hundredths = (x: number) => (Math.trunc(x * 100) / 100).toFixed(2);
   const procPct = ((cur.ticks - prev.ticks) / clockTicksPerS / (dMs / 1000)) * 100;
   const hostPct = dTotal > 0 ? ((cur.busy - prev.busy) / dTotal) * 100 : 0;
-  return `{"t":${(cur.atMs / 1000).toFixed(3)},"sysbenchCpuPct":${hundredths(procPct)},"hostCpuPct":${hundredths(hostPct)},"cores":${cores}}\n`;
+  return (
+    `{"t":${(cur.atMs / 1000).toFixed(3)},"sysbenchCpuPct":${hundredths(procPct)},` +
+    `"hostCpuPct":${hundredths(hostPct)},"cores":${cores}}\n`
+  );
 }

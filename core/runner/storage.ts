@@ -31,7 +31,10 @@ export function under(location: string, name: string): string {
  * AWS CLI reads and the SSM commands export), else the secret ARN's (arn:aws:secretsmanager:REGION:...),
  * else undefined (the SDK's own chain: the shared config file).
  */
-export function regionOf(env: Readonly<Record<string, string | undefined>>, secretArn: string | undefined): string | undefined {
+export function regionOf(
+  env: Readonly<Record<string, string | undefined>>,
+  secretArn: string | undefined,
+): string | undefined {
   const fromEnv = env['AWS_REGION'] || env['AWS_DEFAULT_REGION'];
   if (fromEnv) return fromEnv;
   const m = secretArn === undefined ? null : /^arn:[^:]+:secretsmanager:([^:]+):/.exec(secretArn);

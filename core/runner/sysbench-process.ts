@@ -77,7 +77,8 @@ export function startSysbench(o: {
   } finally {
     closeSync(fd);
   }
-  const stopSampling = child.pid !== undefined && o.cpuFile !== undefined ? sampleCpu(child.pid, o.cpuFile) : () => Promise.resolve();
+  const stopSampling =
+    child.pid !== undefined && o.cpuFile !== undefined ? sampleCpu(child.pid, o.cpuFile) : () => Promise.resolve();
   let killTimer: NodeJS.Timeout | undefined;
   const exitCode = new Promise<number>((resolve) => {
     child.once('error', () => resolve(127));

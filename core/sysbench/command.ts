@@ -56,7 +56,10 @@ export interface RunnerArgsOptions {
 export function prepareRunnerArgv(
   job: Pick<RunnerInvocation, 'jobId' | 'phase' | 'prepareFirst' | 'awaitPrepareOf' | 'startAfterPrepareS'>,
   locationOf: ((outputPrefix: string) => string) | undefined,
-): Pick<RunnerArgv, 'prepareOut' | 'prepareHost' | 'preparePort' | 'prepareOptions' | 'awaitPrepare' | 'startAfterPrepareS'> {
+): Pick<
+  RunnerArgv,
+  'prepareOut' | 'prepareHost' | 'preparePort' | 'prepareOptions' | 'awaitPrepare' | 'startAfterPrepareS'
+> {
   const awaited = job.awaitPrepareOf ?? [];
   if (job.prepareFirst === undefined && awaited.length === 0) return { prepareOptions: [], awaitPrepare: [] };
   const fail = (msg: string) => new SysbenchOptionError(`runner for job ${job.jobId}: ${msg}`);
@@ -65,13 +68,15 @@ export function prepareRunnerArgv(
   if (job.prepareFirst !== undefined && awaited.includes(job.prepareFirst.outputPrefix))
     throw fail(`it would wait for its own prepare (${job.prepareFirst.outputPrefix})`);
   const startAfter = job.startAfterPrepareS;
-  if (startAfter !== undefined && !(Number.isInteger(startAfter) && startAfter >= 0)) throw fail(`startAfterPrepareS ${startAfter} is not whole seconds`);
+  if (startAfter !== undefined && !(Number.isInteger(startAfter) && startAfter >= 0))
+    throw fail(`startAfterPrepareS ${startAfter} is not whole seconds`);
   const start = startAfter !== undefined ? { startAfterPrepareS: startAfter } : {};
   const awaitPrepare = awaited.map((prefix) => locationOf(prefix));
   const prepare = job.prepareFirst;
   if (prepare === undefined) return { prepareOptions: [], awaitPrepare, ...start };
   const port = prepare.endpoint.port;
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw fail(`prepare endpoint port ${port} is not a TCP port`);
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    throw fail(`prepare endpoint port ${port} is not a TCP port`);
   return {
     prepareOut: locationOf(prepare.outputPrefix),
     prepareHost: prepare.endpoint.host,
@@ -104,7 +109,8 @@ export function runnerArgs(job: RunnerInvocation, opts: RunnerArgsOptions): stri
   if (opts.user === '') throw fail('user is empty');
   const port = job.endpoint.port;
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw fail(`endpoint port ${port} is not a TCP port`);
-  const scriptUri = opts.scriptUri === undefined ? undefined : opts.scriptUri.endsWith('/') ? opts.scriptUri : `${opts.scriptUri}/`;
+  const scriptUri =
+    opts.scriptUri === undefined ? undefined : opts.scriptUri.endsWith('/') ? opts.scriptUri : `${opts.scriptUri}/`;
   return formatRunnerArgv({
     phase: job.phase,
     workload: job.workload,
@@ -114,7 +120,11 @@ export function runnerArgs(job: RunnerInvocation, opts: RunnerArgsOptions): stri
     user: opts.user,
     driver: job.driver ?? 'mysql',
     password: opts.passwordEnv !== undefined ? { env: opts.passwordEnv } : { secret: opts.passwordSecret! },
-    ...(opts.scriptDir !== undefined ? { scripts: { dir: opts.scriptDir } } : scriptUri !== undefined ? { scripts: { uri: scriptUri } } : {}),
+    ...(opts.scriptDir !== undefined
+      ? { scripts: { dir: opts.scriptDir } }
+      : scriptUri !== undefined
+        ? { scripts: { uri: scriptUri } }
+        : {}),
     ...prepareRunnerArgv(job, opts.locationOf),
     sysbenchOptions: job.sysbenchArgs,
   });

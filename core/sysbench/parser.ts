@@ -49,8 +49,8 @@ export interface ParseOptions {
 
 const NUM = '(-?\\d+(?:\\.\\d+)?)';
 const TEXT_INTERVAL = new RegExp(
-  `^\\[ ${NUM}s \\] thds: (\\d+) tps: ${NUM} qps: ${NUM} \\(r/w/o: ${NUM}/${NUM}/${NUM}\\) lat ` +
-    `\\(ms,(\\d+)%\\): ${NUM} err/s:? ${NUM} reconn/s: ${NUM}\\s*$`,
+  `^\\[ ${NUM}s \\] thds: (\\d+) tps: ${NUM} qps: ${NUM} \\(r/w/o: ${NUM}/${NUM}/${NUM}\\) lat \\(ms,` +
+    `(\\d+)%\\): ${NUM} err/s:? ${NUM} reconn/s: ${NUM}\\s*$`,
 );
 const QUEUE_LINE = new RegExp(`^\\[ ${NUM}s \\] queue length: (\\d+),? concurrency: (\\d+)\\s*$`);
 const CHECKPOINT_LINE = new RegExp(`^\\[ ${NUM}s \\] Checkpoint report:`);
@@ -149,7 +149,8 @@ function clipFatal(line: string): string {
     if (query.length > QUERY_SHOWN) {
       const tail = closing ? `'${closing[1]}` : "'";
       return (
-        `${line.slice(0, at + marker.length)}${query.slice(0, QUERY_SHOWN)}...${tail} (a statement ` +
+        line.slice(0, at + marker.length) +
+        `${query.slice(0, QUERY_SHOWN)}...${tail} (a statement ` +
         `of ${closing ? '' : 'at least '}${query.length} characters)`
       );
     }
@@ -162,8 +163,9 @@ function exitCodeReason(exitCode: number): string {
     const sig = exitCode - 128;
     if (CRASH_SIGNALS[sig]) return `sysbench crashed (signal ${sig} / exit ${exitCode})`;
     return (
-      `sysbench was stopped by signal ${sig}${STOP_SIGNALS[sig] ? ` (${STOP_SIGNALS[sig]})` : ''} ` +
-      `(exit ${exitCode})`
+      `sysbench was stopped by signal ${sig}` +
+      (STOP_SIGNALS[sig] ? ` (${STOP_SIGNALS[sig]})` : '') +
+      ` (exit ${exitCode})`
     );
   }
   return `sysbench exited with code ${exitCode}`;

@@ -59,7 +59,10 @@ export interface RunnerArgv {
 }
 
 export const RUNNER_USAGE =
-  'usage: runner --phase prepare|run --workload NAME --out LOCATION --host H --port P --user U (--password-env VAR | --password-secret SECRET_ARN) [--driver mysql|pgsql] [--script-dir DIR | --script-uri s3://bucket/prefix/] [--extra-port P2] [--prepare-out LOCATION2 [--prepare-host H2 --prepare-port P2] [--prepare-option OPT]...] [--await-prepare LOCATION3]... [--start-after-prepare S] -- <sysbench options...>';
+  'usage: runner --phase prepare|run --workload NAME --out LOCATION --host H --port P --user U (--password-env ' +
+  'VAR | --password-secret SECRET_ARN) [--driver mysql|pgsql] [--script-dir DIR | --script-uri ' +
+  's3://bucket/prefix/] [--extra-port P2] [--prepare-out LOCATION2 [--prepare-host H2 --prepare-port P2] ' +
+  '[--prepare-option OPT]...] [--await-prepare LOCATION3]... [--start-after-prepare S] -- <sysbench options...>';
 
 /** A bad command line: the runner prints the message and RUNNER_USAGE and exits RunnerExitCode.Usage. */
 export class RunnerUsageError extends Error {
@@ -68,7 +71,20 @@ export class RunnerUsageError extends Error {
 
 /** The argv (without `node runner.js`) of one invocation. */
 export function formatRunnerArgv(a: RunnerArgv): string[] {
-  const args = ['--phase', a.phase, '--workload', a.workload, '--out', a.out, '--host', a.host, '--port', String(a.port), '--user', a.user];
+  const args = [
+    '--phase',
+    a.phase,
+    '--workload',
+    a.workload,
+    '--out',
+    a.out,
+    '--host',
+    a.host,
+    '--port',
+    String(a.port),
+    '--user',
+    a.user,
+  ];
   if (a.driver === 'pgsql') args.push('--driver', 'pgsql');
   if ('env' in a.password) args.push('--password-env', a.password.env);
   else args.push('--password-secret', a.password.secret);
@@ -108,7 +124,10 @@ const isTcpPort = (s: string): boolean => /^[0-9]+$/.test(s) && Number(s) >= 1 &
  * Parses and checks a command line (everything but the file-system checks, which the runner makes
  * when it creates its directories). `env` is where --password-env must name a set variable.
  */
-export function parseRunnerArgv(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): RunnerArgv {
+export function parseRunnerArgv(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): RunnerArgv {
   const usage = (msg: string): never => {
     throw new RunnerUsageError(msg);
   };
@@ -176,8 +195,10 @@ export function parseRunnerArgv(argv: readonly string[], env: Readonly<Record<st
   const workload = get('--workload');
   if (workload === '') usage('--workload is required');
   const custom = workload.endsWith('.lua');
-  if (custom && !/^[A-Za-z0-9_][A-Za-z0-9_.-]*\.lua$/.test(workload)) usage(`--workload '${workload}' must be a plain .lua file name (no directories)`);
-  if (!custom && !/^[a-z][a-z0-9_]*$/.test(workload)) usage(`--workload '${workload}' is neither a stock test name (oltp_read_only) nor a .lua file name`);
+  if (custom && !/^[A-Za-z0-9_][A-Za-z0-9_.-]*\.lua$/.test(workload))
+    usage(`--workload '${workload}' must be a plain .lua file name (no directories)`);
+  if (!custom && !/^[a-z][a-z0-9_]*$/.test(workload))
+    usage(`--workload '${workload}' is neither a stock test name (oltp_read_only) nor a .lua file name`);
   const out = get('--out');
   if (out === '') usage('--out is required (a directory or s3://bucket/prefix/)');
   const host = get('--host');
@@ -185,43 +206,57 @@ export function parseRunnerArgv(argv: readonly string[], env: Readonly<Record<st
   const port = get('--port');
   if (!isTcpPort(port)) usage(`--port must be a TCP port number, got '${port}'`);
   const extraPort = flags.get('--extra-port');
-  if (extraPort !== undefined && extraPort !== '' && !isTcpPort(extraPort)) usage(`--extra-port must be a TCP port number, got '${extraPort}'`);
+  if (extraPort !== undefined && extraPort !== '' && !isTcpPort(extraPort))
+    usage(`--extra-port must be a TCP port number, got '${extraPort}'`);
   const user = get('--user');
   if (user === '') usage('--user is required');
   const passwordEnv = flags.get('--password-env');
   const passwordSecret = flags.get('--password-secret');
-  if ((passwordEnv === undefined) === (passwordSecret === undefined)) usage('exactly one of --password-env or --password-secret is required');
+  if ((passwordEnv === undefined) === (passwordSecret === undefined))
+    usage('exactly one of --password-env or --password-secret is required');
   if (passwordEnv !== undefined) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(passwordEnv)) usage(`--password-env must name an environment variable, got '${passwordEnv}'`);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(passwordEnv))
+      usage(`--password-env must name an environment variable, got '${passwordEnv}'`);
     if (env[passwordEnv] === undefined) usage(`--password-env: environment variable ${passwordEnv} is not set`);
   }
   if (passwordSecret === '') usage('--password-secret needs a secret ARN or name');
   const scriptDir = flags.get('--script-dir');
   const scriptUri = flags.get('--script-uri');
   if (scriptDir !== undefined && scriptUri !== undefined) usage('give only one of --script-dir or --script-uri');
-  if (custom && scriptDir === undefined && scriptUri === undefined) usage(`--workload ${workload} is a custom script: --script-dir or --script-uri is required`);
-  if (scriptUri !== undefined && !/^s3:\/\/./.test(scriptUri)) usage(`--script-uri must start with s3://, got '${scriptUri}'`);
+  if (custom && scriptDir === undefined && scriptUri === undefined)
+    usage(`--workload ${workload} is a custom script: --script-dir or --script-uri is required`);
+  if (scriptUri !== undefined && !/^s3:\/\/./.test(scriptUri))
+    usage(`--script-uri must start with s3://, got '${scriptUri}'`);
   const prepareOut = flags.get('--prepare-out') || undefined;
-  if ((prepareOut !== undefined || awaitPrepare.length > 0) && phase !== 'run') usage('--prepare-out and --await-prepare go with --phase run');
-  for (const location of awaitPrepare) if (location === prepareOut) usage(`--await-prepare ${location} is this job's own --prepare-out`);
+  if ((prepareOut !== undefined || awaitPrepare.length > 0) && phase !== 'run')
+    usage('--prepare-out and --await-prepare go with --phase run');
+  for (const location of awaitPrepare)
+    if (location === prepareOut) usage(`--await-prepare ${location} is this job's own --prepare-out`);
   const startAfter = flags.get('--start-after-prepare') || undefined;
   if (startAfter !== undefined) {
     if (!/^[0-9]+$/.test(startAfter)) usage(`--start-after-prepare must be whole seconds, got '${startAfter}'`);
-    if (prepareOut === undefined && awaitPrepare.length === 0) usage('--start-after-prepare needs --prepare-out or --await-prepare');
+    if (prepareOut === undefined && awaitPrepare.length === 0)
+      usage('--start-after-prepare needs --prepare-out or --await-prepare');
   }
   const prepareHost = flags.get('--prepare-host') || undefined;
   const preparePort = flags.get('--prepare-port') || undefined;
-  if (prepareOut === undefined && (prepareHost !== undefined || preparePort !== undefined || prepareOptions.length > 0)) {
+  if (
+    prepareOut === undefined &&
+    (prepareHost !== undefined || preparePort !== undefined || prepareOptions.length > 0)
+  ) {
     usage('--prepare-host, --prepare-port and --prepare-option need --prepare-out');
   }
-  if (preparePort !== undefined && !isTcpPort(preparePort)) usage(`--prepare-port must be a TCP port number, got '${preparePort}'`);
+  if (preparePort !== undefined && !isTcpPort(preparePort))
+    usage(`--prepare-port must be a TCP port number, got '${preparePort}'`);
   for (const opt of [...sysbenchOptions, ...prepareOptions]) {
     if (!/^--./.test(opt)) usage(`sysbench option '${opt}' after -- must look like --name=value`);
     const given = opt.split('=')[0]!;
     const name = given.replace(/_/g, '-');
-    if (CONNECTION_OPTIONS.has(name)) usage(`sysbench option ${given} is set by the runner from its own flags; do not pass it after --`);
+    if (CONNECTION_OPTIONS.has(name))
+      usage(`sysbench option ${given} is set by the runner from its own flags; do not pass it after --`);
     // sysbench 1.0.20 then logs mysql_real_connect()'s arguments, the password among them (drv_mysql.c).
-    if (name === '--mysql-debug') usage(`sysbench option ${given} would print the database password into the output; it is not allowed`);
+    if (name === '--mysql-debug')
+      usage(`sysbench option ${given} would print the database password into the output; it is not allowed`);
   }
   for (const location of [out, ...(prepareOut !== undefined ? [prepareOut] : []), ...awaitPrepare]) {
     if (location.startsWith('s3://') && !/^s3:\/\/./.test(location)) usage(`${location}: s3:// needs a bucket`);
@@ -236,7 +271,11 @@ export function parseRunnerArgv(argv: readonly string[], env: Readonly<Record<st
     user,
     driver: driver as RunnerDriver,
     password: passwordEnv !== undefined ? { env: passwordEnv } : { secret: passwordSecret! },
-    ...(scriptDir !== undefined ? { scripts: { dir: scriptDir } } : scriptUri !== undefined ? { scripts: { uri: scriptUri } } : {}),
+    ...(scriptDir !== undefined
+      ? { scripts: { dir: scriptDir } }
+      : scriptUri !== undefined
+        ? { scripts: { uri: scriptUri } }
+        : {}),
     ...(prepareOut !== undefined ? { prepareOut } : {}),
     ...(prepareHost !== undefined ? { prepareHost } : {}),
     ...(preparePort !== undefined ? { preparePort: Number(preparePort) } : {}),

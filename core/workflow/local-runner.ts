@@ -103,7 +103,9 @@ const validDefinitions = new Set<string>();
 /** The asl-validator aws-local-stepfunctions validates with (its own dependency), by version. */
 function aslValidatorVersion(): string {
   const requireFromEmulator = createRequire(require.resolve('aws-local-stepfunctions'));
-  return (JSON.parse(readFileSync(requireFromEmulator.resolve('asl-validator/package.json'), 'utf8')) as { version: string }).version;
+  return (
+    JSON.parse(readFileSync(requireFromEmulator.resolve('asl-validator/package.json'), 'utf8')) as { version: string }
+  ).version;
 }
 
 /**
@@ -115,7 +117,10 @@ function aslValidatorVersion(): string {
 function validateOnce(definition: Record<string, unknown>, validatedDir: string | undefined): void {
   const text = JSON.stringify(definition);
   if (validDefinitions.has(text)) return;
-  const record = validatedDir === undefined ? undefined : join(validatedDir, createHash('sha256').update(`${aslValidatorVersion()}\n${text}`).digest('hex'));
+  const record =
+    validatedDir === undefined
+      ? undefined
+      : join(validatedDir, createHash('sha256').update(`${aslValidatorVersion()}\n${text}`).digest('hex'));
   if (record === undefined || !existsSync(record)) {
     // Constructed only to validate: it throws on an invalid definition, as the execution's own did.
     new StateMachine(jsonCopy(definition) as never, { validationOptions: { checkArn: true, checkPaths: true } });

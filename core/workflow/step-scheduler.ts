@@ -109,7 +109,10 @@ export interface StepSchedule {
   /** The members' plans and resources, in the duet's member order; a cell is its one member. */
   readonly members: readonly { readonly cell: CellPlan; readonly resources: CellResources }[];
   readonly segment: StepSegment;
-  /** What the backend does with writes sent to a reader (Backend.writeForwarding): whether a step's run jobs can prepare its data. */
+  /**
+   * What the backend does with writes sent to a reader
+   * (Backend.writeForwarding): whether a step's run jobs can prepare its data.
+   */
   readonly writeForwarding: WriteForwardingSupport;
 }
 
@@ -225,7 +228,8 @@ function startNext(schedule: StepSchedule, cursor: StepCursor, commands: StepCom
     return { cursor, commands, reply: { done: true, waitS: 0, started: null, startSpreadMs: null } };
   }
   const steps = schedule.members.map((_, m) => stepOf(schedule, m, next));
-  // One phase only when it is one for every member (a step some member must prepare by a job of its own keeps its prepare job).
+  // One phase only when it is one for every member (a step some
+  // member must prepare by a job of its own keeps its prepare job).
   const withPrepare = schedule.members.every((m, i) => preparesInRun(m.cell, steps[i]!, schedule.writeForwarding));
   const phase: RunnerPhase = steps[0]!.prepare && !withPrepare ? 'prepare' : 'run';
   return { cursor, commands: [...commands, { kind: 'start', stepIndex: next, phase, withPrepare }] };
@@ -240,8 +244,9 @@ function lookedAt(
 ): { states: MemberJobsState[]; stops: StopCommand[] } {
   if (jobs.length !== inflight.members.length) {
     throw new InvalidTaskInputError(
-      `step cursor ${inflight.members.map((m) => m.cellId).join(', ')}: ${jobs.length} job states ` +
-        `for ${inflight.members.length} members`,
+      `step cursor ` +
+        inflight.members.map((m) => m.cellId).join(', ') +
+        `: ${jobs.length} job states for ${inflight.members.length} members`,
     );
   }
   const stops: StopCommand[] = [];

@@ -25,7 +25,17 @@ import { metricWindowRows, skippedStepRow, stepRowsOf, stepTotals, type ClientSt
 import { PlanError } from '../plan/plan';
 import { preparePlan } from '../plan/prepare';
 import { cellHeader } from '../plan/segments';
-import type { CellHeader, CellItem, CellPlan, CellRef, Plan, PlanNote, StepPlan, StepSegment, WriteForwardingSupport } from '../plan/types';
+import type {
+  CellHeader,
+  CellItem,
+  CellPlan,
+  CellRef,
+  Plan,
+  PlanNote,
+  StepPlan,
+  StepSegment,
+  WriteForwardingSupport,
+} from '../plan/types';
 import type { Spec } from '../experiment/schema';
 import { SpecError, validateSpec } from '../experiment/validate';
 import { buildSysbenchArgs } from '../plan/sysbench-args';
@@ -504,7 +514,10 @@ function buildJobs(
  */
 function forwardedWritesOf(step: StepPlan, support: WriteForwardingSupport): RunnerJob['writeForwarding'] {
   if (step.forwardedWrites === undefined || support === 'native') return undefined;
-  if (support === 'none') throw new InvalidTaskInputError(`step ${step.stepId} sends writes to a reader of a write-forwarding variant, which this backend cannot run`);
+  if (support === 'none')
+    throw new InvalidTaskInputError(
+      `step ${step.stepId} sends writes to a reader of a write-forwarding variant, which this backend cannot run`,
+    );
   return { consistency: step.forwardedWrites.consistency };
 }
 
@@ -651,7 +664,13 @@ export async function provisionCellTask(deps: TaskDeps, event: CellEvent): Promi
   return {
     run: event.run,
     cell: cellHeader(cell, deps.backend.writeForwarding),
-    resources: { ...resources, backendState: { ...resources.backendState, provisionStartedAt: resources.backendState['provisionStartedAt'] ?? deps.now().toISOString() } },
+    resources: {
+      ...resources,
+      backendState: {
+        ...resources.backendState,
+        provisionStartedAt: resources.backendState['provisionStartedAt'] ?? deps.now().toISOString(),
+      },
+    },
   };
 }
 
@@ -837,8 +856,8 @@ async function checkPrepared(deps: TaskDeps, event: CollectStepEvent, outputs: r
   if (failed.length > 0) {
     const o = failed[0]!;
     throw new DataPrepareFailedError(
-      `sysbench prepare for cell ${event.cell.cellId} failed ` +
-        `on ${o.job.clientId}: ${o.parsed.error ?? `exit code ${o.result?.exitCode ?? 'unknown'}`}`,
+      `sysbench prepare for cell ${event.cell.cellId} failed on ${o.job.clientId}: ` +
+        (o.parsed.error ?? `exit code ${o.result?.exitCode ?? 'unknown'}`),
     );
   }
   await checkEffectiveConfiguration(deps, event, outputs[0]?.job);
@@ -1136,8 +1155,9 @@ function lateMetricsNotes(event: TeardownEvent): PlanNote[] {
         level: 'warning',
         path,
         message:
-          `late server metrics were not collected (${causeText(event.lateMetricsError)}); windows ` +
-          `collected at each step's end stay marked incomplete in metric_windows`,
+          `late server metrics were not collected (` +
+          String(causeText(event.lateMetricsError)) +
+          `); windows collected at each step's end stay marked incomplete in metric_windows`,
       },
     ];
   }
@@ -1152,9 +1172,10 @@ function lateMetricsNotes(event: TeardownEvent): PlanNote[] {
         level: 'warning',
         path,
         message:
-          `server metrics of ${late.incompleteSteps} step(s) ` +
-          `(${late.incompleteStepIds.join(', ')}${more}) were still missing datapoints after waiting for them: ` +
-          `averages cover only what arrived (metric_windows.complete = false)`,
+          `server metrics of ${late.incompleteSteps} step(s) (` +
+          late.incompleteStepIds.join(', ') +
+          `${more}) were still missing datapoints after waiting for them: averages cover only what arrived ` +
+          `(metric_windows.complete = false)`,
       },
     ];
   }
@@ -1301,8 +1322,7 @@ export async function computeVerdictsTask(deps: TaskDeps, event: ComputeVerdicts
       .slice(0, MAX_REGRESSIONS_LISTED)
       .map((v) =>
         (
-          `${v.variant} ${v.workload} ` +
-          `t${v.threads}` +
+          `${v.variant} ${v.workload} t${v.threads}` +
           (v.rate > 0 ? ` @${v.rate}/s` : '') +
           ` ${v.metric_label} ` +
           (v.ratio === null ? '' : `${(v.ratio * 100).toFixed(1)}%`)

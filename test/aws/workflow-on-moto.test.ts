@@ -514,169 +514,156 @@ describe('the synthesized state machine definition', () => {
 });
 
 describe('the synthesized workflow with the AWS handlers on moto', () => {
-  it(
-    'runs one cell end to end: provisions, prepares, runs the step, collects into the S3 lake and tears ' +
-      'everything down',
-    async () => {
-      // Arrange
-      const runId = 'moto-wf-ok-20261121';
-      const { cell, step } = plannedCell(runId);
-      const names = cellNames(runId, cell.cellId);
-      const whileRunning: string[][] = [];
-      onJobStart = async () => {
-        whileRunning.push(await cellResourcesInMoto(runId, cell.cellId));
-      };
+  it('runs one cell end to end: provisions, prepares, runs the step, collects into the S3 lake and tears everything down', async () => {
+    // Arrange
+    const runId = 'moto-wf-ok-20261121';
+    const { cell, step } = plannedCell(runId);
+    const names = cellNames(runId, cell.cellId);
+    const whileRunning: string[][] = [];
+    onJobStart = async () => {
+      whileRunning.push(await cellResourcesInMoto(runId, cell.cellId));
+    };
 
-      // Act
-      const result = await runWorkflow(runId);
-      const dt = runDt(result);
+    // Act
+    const result = await runWorkflow(runId);
+    const dt = runDt(result);
 
-      // Assert: the execution and the path it took.
-      expect(result.error ?? null).toBeNull();
-      expect(result.status).toBe('SUCCEEDED');
-      expect(result.output).toEqual({
-        status: 'succeeded',
-        runId,
-        error: null,
-        cause: null,
-        steps: 1,
-        failedSteps: 0,
-        compaction:
-          `compacted to ` +
-          `Parquet: ` +
-          ['steps', 'intervals', 'server_metrics', 'metric_windows']
-            .map((t) => `${t} (1 JSON Lines object(s), 1 Parquet file(s))`)
-            .join(', '),
-      });
-      // FinishRun compacted the run: its step tables' JSON Lines
-      // objects are gone, their rows are read from Parquet below.
-      for (const table of ['steps', 'intervals', 'server_metrics', 'metric_windows'] as const) {
-        expect(await lakeObject(lakeKeys.stepTable(table, dt, runId, cell.cellId, step.stepId))).toBeUndefined();
-      }
-      const path = [
-        'PlanRun',
-        'ProvisionCell',
-        'CheckCellReady',
-        'StartClients',
-        'CheckClientsReady',
-        'RunStepSegments',
-        'RunStep',
-        'WaitForStep',
-        'SegmentDone',
-        'CollectLateMetrics',
-        'WaitForLateMetrics',
-        'TeardownCell',
-        'FinishRun',
-        'ComputeVerdicts',
-      ];
-      expect(path.filter((state) => entered(result.events, state) === 0)).toEqual([]);
-      expect(entered(result.events, 'TeardownCellOnError')).toBe(0);
-      // One prepare and one run job, on the cell's client, each writing under its own lake prefix.
-      expect(startedJobs.map((j) => j.phase)).toEqual(['prepare', 'run']);
-      expect(startedJobs[1]!.out).toBe(
-        `s3://${config.bucket}/${config.lakePrefix}` +
-          lakeKeys.raw(dt, runId, cell.cellId, step.stepId, 'run', startedJobs[1]!.instanceId),
-      );
+    // Assert: the execution and the path it took.
+    expect(result.error ?? null).toBeNull();
+    expect(result.status).toBe('SUCCEEDED');
+    expect(result.output).toEqual({
+      status: 'succeeded',
+      runId,
+      error: null,
+      cause: null,
+      steps: 1,
+      failedSteps: 0,
+      compaction:
+        `compacted to Parquet: ` +
+        ['steps', 'intervals', 'server_metrics', 'metric_windows']
+          .map((t) => `${t} (1 JSON Lines object(s), 1 Parquet file(s))`)
+          .join(', '),
+    });
+    // FinishRun compacted the run: its step tables' JSON Lines
+    // objects are gone, their rows are read from Parquet below.
+    for (const table of ['steps', 'intervals', 'server_metrics', 'metric_windows'] as const) {
+      expect(await lakeObject(lakeKeys.stepTable(table, dt, runId, cell.cellId, step.stepId))).toBeUndefined();
+    }
+    const path = [
+      'PlanRun',
+      'ProvisionCell',
+      'CheckCellReady',
+      'StartClients',
+      'CheckClientsReady',
+      'RunStepSegments',
+      'RunStep',
+      'WaitForStep',
+      'SegmentDone',
+      'CollectLateMetrics',
+      'WaitForLateMetrics',
+      'TeardownCell',
+      'FinishRun',
+      'ComputeVerdicts',
+    ];
+    expect(path.filter((state) => entered(result.events, state) === 0)).toEqual([]);
+    expect(entered(result.events, 'TeardownCellOnError')).toBe(0);
+    // One prepare and one run job, on the cell's client, each writing under its own lake prefix.
+    expect(startedJobs.map((j) => j.phase)).toEqual(['prepare', 'run']);
+    expect(startedJobs[1]!.out).toBe(
+      `s3://${config.bucket}/${config.lakePrefix}` +
+        lakeKeys.raw(dt, runId, cell.cellId, step.stepId, 'run', startedJobs[1]!.instanceId),
+    );
 
-      // Assert: the lake in moto's S3 holds the parsed recorded output.
-      // A first run of its experiment: judged, with no earlier run to judge it against.
-      expect(
-        (await lakeRows<VerdictsRow>(lakeKeys.verdicts(dt, runId))).map((v) => [v.run_id, v.metric, v.verdict]),
-      ).toEqual(['tps', 'qps', 'latency', 'errors'].map((m) => [runId, m, 'unknown']));
-      const [runRow] = await lakeRows<RunRow>(lakeKeys.run(dt, runId));
-      expect(runRow).toMatchObject({
-        run_id: runId,
-        backend: 'aws',
-        region: REGION,
-        status: 'succeeded',
-        error: null,
-        sysbench_version: '1.0.20',
-      });
-      const steps = await compactedRows<StepRow>('steps', dt, runId);
-      expect(steps).toHaveLength(1);
-      expect(steps[0]).toMatchObject({
-        status: 'ok',
-        error: null,
-        threads: 2,
-        target: 'writer',
-        tps: 622.88,
-        qps: 12511.28,
-        lat_pct_ms: 8.13,
-        errors: 10,
-        az: 'us-east-1a',
-      });
-      expect(steps[0]!.endpoint_instance).toBe(names.writerId);
-      expect(steps[0]!.client_cpu_avg_pct).toBe(32);
-      const intervals = await compactedRows<IntervalRow>('intervals', dt, runId);
-      expect(intervals.map((i) => [i.t, i.tps])).toEqual([
-        [1, 647.479],
-        [2, 685.569],
-        [3, 543.001],
-      ]);
-      const metrics = await compactedRows<ServerMetricRow>('server_metrics', dt, runId);
-      expect(metrics.filter((m) => m.source === 'pi').map((m) => [m.instance_id, m.metric, m.value])).toEqual(
-        expect.arrayContaining([[names.writerId, 'db.load.avg', 1.5]]),
-      );
-      expect(metrics.filter((m) => m.metric === 'ClientHostCPU').map((m) => m.value)).toEqual([31, 32, 33]);
+    // Assert: the lake in moto's S3 holds the parsed recorded output.
+    // A first run of its experiment: judged, with no earlier run to judge it against.
+    expect(
+      (await lakeRows<VerdictsRow>(lakeKeys.verdicts(dt, runId))).map((v) => [v.run_id, v.metric, v.verdict]),
+    ).toEqual(['tps', 'qps', 'latency', 'errors'].map((m) => [runId, m, 'unknown']));
+    const [runRow] = await lakeRows<RunRow>(lakeKeys.run(dt, runId));
+    expect(runRow).toMatchObject({
+      run_id: runId,
+      backend: 'aws',
+      region: REGION,
+      status: 'succeeded',
+      error: null,
+      sysbench_version: '1.0.20',
+    });
+    const steps = await compactedRows<StepRow>('steps', dt, runId);
+    expect(steps).toHaveLength(1);
+    expect(steps[0]).toMatchObject({
+      status: 'ok',
+      error: null,
+      threads: 2,
+      target: 'writer',
+      tps: 622.88,
+      qps: 12511.28,
+      lat_pct_ms: 8.13,
+      errors: 10,
+      az: 'us-east-1a',
+    });
+    expect(steps[0]!.endpoint_instance).toBe(names.writerId);
+    expect(steps[0]!.client_cpu_avg_pct).toBe(32);
+    const intervals = await compactedRows<IntervalRow>('intervals', dt, runId);
+    expect(intervals.map((i) => [i.t, i.tps])).toEqual([
+      [1, 647.479],
+      [2, 685.569],
+      [3, 543.001],
+    ]);
+    const metrics = await compactedRows<ServerMetricRow>('server_metrics', dt, runId);
+    expect(metrics.filter((m) => m.source === 'pi').map((m) => [m.instance_id, m.metric, m.value])).toEqual(
+      expect.arrayContaining([[names.writerId, 'db.load.avg', 1.5]]),
+    );
+    expect(metrics.filter((m) => m.metric === 'ClientHostCPU').map((m) => m.value)).toEqual([31, 32, 33]);
 
-      // Assert: the step's CloudWatch window was empty when the step ended; the cell waited once, for
-      // the window's last minute + metricsPublishDelayS, and then found every datapoint.
-      expect(entered(result.events, 'CollectLateMetrics')).toBe(2);
-      expect(entered(result.events, 'WaitForLateMetrics')).toBe(1);
-      const firstAnswer = result.events.find((e) => e.type === 'StateExited' && e.state?.name === 'CollectLateMetrics')!
-        .state!.output as {
-        lateMetrics: { done: boolean; waitS: number };
-      };
-      expect(firstAnswer.lateMetrics.done).toBe(false);
-      expect(firstAnswer.lateMetrics.waitS).toBeGreaterThanOrEqual(config.metricsPublishDelayS);
-      const wait = result.events.find((e) => e.type === 'StateEntered' && e.state?.name === 'WaitForLateMetrics')!;
-      expect(progressLine(wait, () => 1)).toBe(
-        `[1/1 ${cell.cellId}] waiting ${firstAnswer.lateMetrics.waitS} s for the last CloudWatch/Performance ` +
-          `Insights datapoints of 1 step(s)`,
-      );
-      const windows = await compactedRows<MetricWindowRow>('metric_windows', dt, runId);
-      const cloudwatchWindows = windows.filter((w) => w.source === 'cloudwatch');
-      expect(cloudwatchWindows.map((w) => `${w.instance_id} ${w.metric}`)).toEqual(
-        expect.arrayContaining([`${names.writerId} CPUUtilization`, `${names.readerId(1)} AuroraReplicaLag`]),
-      );
-      expect(windows.every((w) => w.complete && w.received === w.expected && w.expected >= 1)).toBe(true);
-      // Every counted series has its datapoints; the latency/memory series are collected alongside
-      // without windows of their own (the base metrics' windows say whether the minute is published).
-      const counted = new Set(cloudwatchWindows.map((w) => w.metric));
-      expect(metrics.filter((m) => m.source === 'cloudwatch' && counted.has(m.metric))).toHaveLength(
-        cloudwatchWindows.reduce((a, w) => a + w.expected, 0),
-      );
-      expect(
-        new Set(metrics.filter((m) => m.source === 'cloudwatch' && !counted.has(m.metric)).map((m) => m.metric)),
-      ).toEqual(
-        new Set([
-          'CommitLatency',
-          'DMLLatency',
-          'SelectLatency',
-          'FreeableMemory',
-          'VolumeReadIOPs',
-          'VolumeWriteIOPs',
-        ]),
-      );
-      expect(JSON.parse(runRow!.notes) as { message: string }[]).not.toContainEqual(
-        expect.objectContaining({ message: expect.stringContaining('server metrics') }),
-      );
+    // Assert: the step's CloudWatch window was empty when the step ended; the cell waited once, for
+    // the window's last minute + metricsPublishDelayS, and then found every datapoint.
+    expect(entered(result.events, 'CollectLateMetrics')).toBe(2);
+    expect(entered(result.events, 'WaitForLateMetrics')).toBe(1);
+    const firstAnswer = result.events.find((e) => e.type === 'StateExited' && e.state?.name === 'CollectLateMetrics')!
+      .state!.output as {
+      lateMetrics: { done: boolean; waitS: number };
+    };
+    expect(firstAnswer.lateMetrics.done).toBe(false);
+    expect(firstAnswer.lateMetrics.waitS).toBeGreaterThanOrEqual(config.metricsPublishDelayS);
+    const wait = result.events.find((e) => e.type === 'StateEntered' && e.state?.name === 'WaitForLateMetrics')!;
+    expect(progressLine(wait, () => 1)).toBe(
+      `[1/1 ${cell.cellId}] waiting ${firstAnswer.lateMetrics.waitS} s for the last CloudWatch/Performance ` +
+        `Insights datapoints of 1 step(s)`,
+    );
+    const windows = await compactedRows<MetricWindowRow>('metric_windows', dt, runId);
+    const cloudwatchWindows = windows.filter((w) => w.source === 'cloudwatch');
+    expect(cloudwatchWindows.map((w) => `${w.instance_id} ${w.metric}`)).toEqual(
+      expect.arrayContaining([`${names.writerId} CPUUtilization`, `${names.readerId(1)} AuroraReplicaLag`]),
+    );
+    expect(windows.every((w) => w.complete && w.received === w.expected && w.expected >= 1)).toBe(true);
+    // Every counted series has its datapoints; the latency/memory series are collected alongside
+    // without windows of their own (the base metrics' windows say whether the minute is published).
+    const counted = new Set(cloudwatchWindows.map((w) => w.metric));
+    expect(metrics.filter((m) => m.source === 'cloudwatch' && counted.has(m.metric))).toHaveLength(
+      cloudwatchWindows.reduce((a, w) => a + w.expected, 0),
+    );
+    expect(
+      new Set(metrics.filter((m) => m.source === 'cloudwatch' && !counted.has(m.metric)).map((m) => m.metric)),
+    ).toEqual(
+      new Set(['CommitLatency', 'DMLLatency', 'SelectLatency', 'FreeableMemory', 'VolumeReadIOPs', 'VolumeWriteIOPs']),
+    );
+    expect(JSON.parse(runRow!.notes) as { message: string }[]).not.toContainEqual(
+      expect.objectContaining({ message: expect.stringContaining('server metrics') }),
+    );
 
-      // Assert: what the cell had in moto while its jobs ran is gone.
-      expect(whileRunning[0]).toEqual(
-        expect.arrayContaining([
-          `cluster ${names.clusterId}`,
-          `db-instance ${names.writerId}`,
-          `db-instance ${names.readerId(1)}`,
-          `cluster-parameter-group ${names.clusterParameterGroup}`,
-          `parameter-group ${names.instanceParameterGroup}`,
-          `ec2-instance ${startedJobs[0]!.instanceId} running`,
-        ]),
-      );
-      expect(await cellResourcesInMoto(runId, cell.cellId)).toEqual([]);
-    },
-    60_000,
-  );
+    // Assert: what the cell had in moto while its jobs ran is gone.
+    expect(whileRunning[0]).toEqual(
+      expect.arrayContaining([
+        `cluster ${names.clusterId}`,
+        `db-instance ${names.writerId}`,
+        `db-instance ${names.readerId(1)}`,
+        `cluster-parameter-group ${names.clusterParameterGroup}`,
+        `parameter-group ${names.instanceParameterGroup}`,
+        `ec2-instance ${startedJobs[0]!.instanceId} running`,
+      ]),
+    );
+    expect(await cellResourcesInMoto(runId, cell.cellId)).toEqual([]);
+  }, 60_000);
 
   it('marks windows whose datapoints never came as incomplete, and says so in the run manifest; the run still succeeds', async () => {
     // Arrange
@@ -705,39 +692,34 @@ describe('the synthesized workflow with the AWS handlers on moto', () => {
     expect(await cellResourcesInMoto(runId, cell.cellId)).toEqual([]);
   }, 60_000);
 
-  it(
-    'a late collection that fails is caught: the cell is torn down normally, its windows stay marked and the ' +
-      'manifest says why',
-    async () => {
-      // Arrange
-      const runId = 'moto-wf-late-refused-20261121';
-      const { cell } = plannedCell(runId);
-      publishing = 'late-collection-refused';
+  it('a late collection that fails is caught: the cell is torn down normally, its windows stay marked and the manifest says why', async () => {
+    // Arrange
+    const runId = 'moto-wf-late-refused-20261121';
+    const { cell } = plannedCell(runId);
+    publishing = 'late-collection-refused';
 
-      // Act
-      const result = await runWorkflow(runId);
-      const dt = runDt(result);
+    // Act
+    const result = await runWorkflow(runId);
+    const dt = runDt(result);
 
-      // Assert
-      expect(result.status).toBe('SUCCEEDED');
-      expect(result.events.filter((e) => e.type === 'StateCaught').map((e) => e.state?.name)).toContain(
-        'CollectLateMetrics',
-      );
-      expect(entered(result.events, 'TeardownCell')).toBe(1);
-      expect(entered(result.events, 'TeardownCellOnError')).toBe(0);
-      const windows = await compactedRows<MetricWindowRow>('metric_windows', dt, runId);
-      expect(windows.filter((w) => w.source === 'cloudwatch').every((w) => !w.complete)).toBe(true);
-      const [runRow] = await lakeRows<RunRow>(lakeKeys.run(dt, runId));
-      expect(JSON.parse(runRow!.notes)).toContainEqual(
-        expect.objectContaining({
-          level: 'warning',
-          message: expect.stringMatching(/late server metrics were not collected \(AccessDenied: .*GetMetricData/),
-        }),
-      );
-      expect(await cellResourcesInMoto(runId, cell.cellId)).toEqual([]);
-    },
-    60_000,
-  );
+    // Assert
+    expect(result.status).toBe('SUCCEEDED');
+    expect(result.events.filter((e) => e.type === 'StateCaught').map((e) => e.state?.name)).toContain(
+      'CollectLateMetrics',
+    );
+    expect(entered(result.events, 'TeardownCell')).toBe(1);
+    expect(entered(result.events, 'TeardownCellOnError')).toBe(0);
+    const windows = await compactedRows<MetricWindowRow>('metric_windows', dt, runId);
+    expect(windows.filter((w) => w.source === 'cloudwatch').every((w) => !w.complete)).toBe(true);
+    const [runRow] = await lakeRows<RunRow>(lakeKeys.run(dt, runId));
+    expect(JSON.parse(runRow!.notes)).toContainEqual(
+      expect.objectContaining({
+        level: 'warning',
+        message: expect.stringMatching(/late server metrics were not collected \(AccessDenied: .*GetMetricData/),
+      }),
+    );
+    expect(await cellResourcesInMoto(runId, cell.cellId)).toEqual([]);
+  }, 60_000);
 
   // data.reuse "cell": a prepare job before the first step's run;
   // "step": each step's run job prepares first (--prepare-out).

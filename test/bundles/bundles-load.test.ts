@@ -148,8 +148,11 @@ beforeAll(() => {
 afterAll(async () => {
   await (sandbox as LambdaSandbox | undefined)?.dispose();
   console.log(
-    `bundles: ${(synthesis as BundledSynthesis | undefined)?.functions.length ?? 0} ` +
-      `functions, ${((Date.now() - started) / 1000).toFixed(1)} s in all`,
+    `bundles: ` +
+      String((synthesis as BundledSynthesis | undefined)?.functions.length ?? 0) +
+      ` functions, ` +
+      ((Date.now() - started) / 1000).toFixed(1) +
+      ` s in all`,
   );
 });
 
@@ -157,30 +160,30 @@ afterAll(async () => {
 const shown = (name: string, o: InvokeOutcome) =>
   o.ok ? o : { ...o, errorMessage: o.errorMessage.slice(0, 600), log: (logs.get(name) ?? []).slice(-5) };
 
-test(
-  "the template has one nodejs22.x function per Task and the sweeper; the only other is CDK's " + 'BucketDeployment',
-  () => {
-    expect(nodeFunctions().map((f) => f.runtime)).toEqual(nodeFunctions().map(() => 'nodejs22.x'));
-    expect(
-      nodeFunctions()
-        .map((f) => f.task)
-        .filter((t) => t !== undefined)
-        .sort(),
-    ).toEqual([...TASK_NAMES].sort());
-    expect(nodeFunctions()).toHaveLength(TASK_NAMES.length + 1);
-    // aws-cdk-lib's aws-s3-deployment handler (Python with the AWS
-    // CLI layer) that uploads client/: CDK's code, not run here.
-    expect(
-      synthesis.functions
-        .filter((f) => !f.runtime.startsWith('nodejs'))
-        .map((f) => [f.logicalId.replace(/[0-9A-F]{8,}$/, ''), f.runtime.replace(/\d+$/, '')]),
-    ).toEqual([['CustomCDKBucketDeployment', 'python3.']]);
-  },
-);
+test("the template has one nodejs22.x function per Task and the sweeper; the only other is CDK's BucketDeployment", () => {
+  expect(nodeFunctions().map((f) => f.runtime)).toEqual(nodeFunctions().map(() => 'nodejs22.x'));
+  expect(
+    nodeFunctions()
+      .map((f) => f.task)
+      .filter((t) => t !== undefined)
+      .sort(),
+  ).toEqual([...TASK_NAMES].sort());
+  expect(nodeFunctions()).toHaveLength(TASK_NAMES.length + 1);
+  // aws-cdk-lib's aws-s3-deployment handler (Python with the AWS
+  // CLI layer) that uploads client/: CDK's code, not run here.
+  expect(
+    synthesis.functions
+      .filter((f) => !f.runtime.startsWith('nodejs'))
+      .map((f) => [f.logicalId.replace(/[0-9A-F]{8,}$/, ''), f.runtime.replace(/\d+$/, '')]),
+  ).toEqual([['CustomCDKBucketDeployment', 'python3.']]);
+});
 
 test("the lake views' SQL files, which the Tasks read at run time (core/lake/views.ts: all but the generated step_summary), ship beside each Task's index.js", () => {
   for (const fn of nodeFunctions().filter((f) => f.task !== undefined)) {
-    expect([fn.task, SQL_FILE_VIEWS.filter((v) => !existsSync(join(fn.assetDir, 'sql', `${v}.sql`)))]).toEqual([fn.task, []]);
+    expect([fn.task, SQL_FILE_VIEWS.filter((v) => !existsSync(join(fn.assetDir, 'sql', `${v}.sql`)))]).toEqual([
+      fn.task,
+      [],
+    ]);
     expect([fn.task, allViewSql(join(fn.assetDir, 'sql')).map((v) => v.name)]).toEqual([fn.task, [...LAKE_VIEWS]]);
   }
 });

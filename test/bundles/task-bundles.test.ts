@@ -138,7 +138,8 @@ describe.each(TASK_NAMES.map((t) => [t]))('the %s function', (task) => {
   });
 
   test('holds no YAML parser but in PlanRun (core/experiment/validate.ts, which also reads spec files): a hash of a definition needs none', () => {
-    // The chain that brought it into ComputeVerdicts: regression/measurement.ts -> experiment/validate.ts (canonicalJson) -> yaml.
+    // The chain that brought it into ComputeVerdicts: regression/measurement.ts
+    // -> experiment/validate.ts (canonicalJson) -> yaml.
     expect(bundle.modules.some((m) => /(^|\/)node_modules\/yaml\//.test(m))).toBe(task === 'plan-run');
   });
 

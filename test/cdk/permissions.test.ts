@@ -217,7 +217,9 @@ describe('every AWS action the code can call is allowed to the role that calls i
     const bucket = `<${logicalId(t.stack.lake.bucket)}.Arn>`;
     const lake = (key: string) => `${bucket}/${AWS_CONFIG_DEFAULTS.lakePrefix}${key}`;
     // The self-managed servers' scripts and launch templates have a role of their own (the next test).
-    const scripts = readdirSync(join(PROJECT_ROOT, 'client')).filter((f) => f.endsWith('.sh') && !f.startsWith('server-'));
+    const scripts = readdirSync(join(PROJECT_ROOT, 'client')).filter(
+      (f) => f.endsWith('.sh') && !f.startsWith('server-'),
+    );
     const userData = launchTemplateUserData('client');
     const ssmCommands = ssmRunnerCommands('eu-west-1', `s3://bucket/${RUNNER_PREFIX}`, ['--phase', 'run']).join('\n');
     const calls: CodeCall[] = [
@@ -227,119 +229,148 @@ describe('every AWS action the code can call is allowed to the role that calls i
       // The runner (client/runner.js): the SDK operations its bundle can send.
       ...runnerCalls,
       // Where those calls go, by the code's own keys and names:
-      { action: 's3:ListBucket', resource: bucket, via: 'aws s3 cp --recursive of the runner (user data, SSM commands)' },
-      { action: 's3:GetObject', resource: `${bucket}/${RUNNER_PREFIX}runner.js`, via: 'the runner (user data, SSM commands)' },
-      { action: 's3:GetObject', resource: lake(lakeKeys.script('run-1', 'scan.lua')), via: 'runner.js --script-uri' },
-      { action: 's3:PutObject', resource: lake(`${lakeKeys.raw('2026-11-21', 'run-1', 'cell-1', 'step-1', 'run', 'i-0123456789abcdef0')}output.log`), via: 'runner.js --out' },
-      // data.reuse "step": a client waits for the prepare another client of its cell, or of another member of its duet, runs.
+      {
+        action: 's3:ListBucket',
+        resource: bucket,
+        via: 'aws s3 cp --recursive of the runner (user data, SSM commands)',
+      },
       {
         action: 's3:GetObject',
-        resource: lake(`${lakeKeys.raw('2026-11-21', 'run-1', 'v-b-r1', 'step-1', 'prepare', 'i-0fedcba9876543210')}result.json`),
+        resource: `${bucket}/${RUNNER_PREFIX}runner.js`,
+        via: 'the runner (user data, SSM commands)',
+      },
+      { action: 's3:GetObject', resource: lake(lakeKeys.script('run-1', 'scan.lua')), via: 'runner.js --script-uri' },
+      {
+        action: 's3:PutObject',
+        resource: lake(
+          `${lakeKeys.raw('2026-11-21', 'run-1', 'cell-1', 'step-1', 'run', 'i-0123456789abcdef0')}output.log`,
+        ),
+        via: 'runner.js --out',
+      },
+      // data.reuse "step": a client waits for the prepare another
+      // client of its cell, or of another member of its duet, runs.
+      {
+        action: 's3:GetObject',
+        resource: lake(
+          `${lakeKeys.raw('2026-11-21', 'run-1', 'v-b-r1', 'step-1', 'prepare', 'i-0fedcba9876543210')}result.json`,
+        ),
         via: 'runner.js --await-prepare',
       },
-      { action: 's3:PutObject', resource: `${bucket}/${clientReadyKey('i-0123456789abcdef0')}`, via: 'client-ready.sh' },
+      {
+        action: 's3:PutObject',
+        resource: `${bucket}/${clientReadyKey('i-0123456789abcdef0')}`,
+        via: 'client-ready.sh',
+      },
       {
         action: 'secretsmanager:GetSecretValue',
-        resource: 'arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:rds!cluster-0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b-AbCdEf',
+        resource:
+          'arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:' +
+          'secret:rds!cluster-0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b-AbCdEf',
         via: 'runner.js --password-secret (the RDS-managed master secret)',
       },
       // The SSM agent: Run Command output under OutputS3KeyPrefix (core/backends/aws/jobs.ts), the bucket's encryption.
       {
         action: 's3:PutObject',
-        resource: `${bucket}/${SSM_OUTPUT_PREFIX}run-1/cell-1/step-1/run/i-0123456789abcdef0/cmd-1/i-0123456789abcdef0/awsrunShellScript/0.awsrunShellScript/stdout`,
+        resource:
+          `${bucket}/${SSM_OUTPUT_PREFIX}run-1/cell-1/step-1/run/i-0123456789abcdef0/cmd-1/` +
+          'i-0123456789abcdef0/awsrunShellScript/0.awsrunShellScript/stdout',
         via: 'SSM agent: command output',
       },
       { action: 's3:GetEncryptionConfiguration', resource: bucket, via: 'SSM agent: output to an encrypted bucket' },
     ];
 
-      // Act
-      const missing = missingPermissions(statements, calls, renderResource);
+    // Act
+    const missing = missingPermissions(statements, calls, renderResource);
 
     // Assert
-    expect(calls.map((c) => c.action)).toEqual(expect.arrayContaining(['s3:GetObject', 's3:PutObject', 'secretsmanager:GetSecretValue']));
-    expect(runnerCalls.map((c) => c.action).sort()).toEqual(['s3:GetObject', 's3:PutObject', 'secretsmanager:GetSecretValue']);
+    expect(calls.map((c) => c.action)).toEqual(
+      expect.arrayContaining(['s3:GetObject', 's3:PutObject', 'secretsmanager:GetSecretValue']),
+    );
+    expect(runnerCalls.map((c) => c.action).sort()).toEqual([
+      's3:GetObject',
+      's3:PutObject',
+      'secretsmanager:GetSecretValue',
+    ]);
     expect(missing).toEqual([]);
-    expect(render(t.template.toJSON().Resources[roleId].Properties.ManagedPolicyArns)).toMatch(/:iam::aws:policy\/AmazonSSMManagedInstanceCore$/);
+    expect(render(t.template.toJSON().Resources[roleId].Properties.ManagedPolicyArns)).toMatch(
+      /:iam::aws:policy\/AmazonSSMManagedInstanceCore$/,
+    );
   });
 
-  test(
-    "the self-managed servers: server-install.sh, server-setup.sh and their user data's aws calls, on the " +
-      "bundle, the setup output and the cell's secret",
-    () => {
-      // Arrange
-      const statements = statementsOf(logicalId(t.stack.servers.role));
-      const bucket = `<${logicalId(t.stack.lake.bucket)}.Arn>`;
-      const scripts = readdirSync(join(PROJECT_ROOT, 'client')).filter(
-        (f) => f.startsWith('server-') && f.endsWith('.sh'),
-      );
-      const calls: CodeCall[] = [
-        ...scripts.flatMap((f) => cliCallsOf(`client/${f}`, readFileSync(join(PROJECT_ROOT, 'client', f), 'utf8'))),
-        ...launchTemplateUserData('server').flatMap(([id, text]) => cliCallsOf(`user data of ${id}`, text)),
-        { action: 's3:ListBucket', resource: bucket, via: 'aws s3 cp --recursive of the bundle (user data)' },
-        {
-          action: 's3:GetObject',
-          resource: `${bucket}/${RUNNER_PREFIX}server-install.sh`,
-          via: 'the bundle (user data)',
-        },
-        {
-          action: 'secretsmanager:GetSecretValue',
-          resource:
-            `arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:` +
-            cellNames('run-1', 'cell-1').serverSecretName +
-            `-AbCdEf`,
-          via: 'server-setup.sh --secret-arn (the cell secret self-managed-servers.ts creates)',
-        },
-        {
-          action: 's3:PutObject',
-          resource:
-            `${bucket}/${SSM_OUTPUT_PREFIX}run-1/cell-1/server-setup-0/cmd-1/i-0123456789abcdef0/` +
-            'awsrunShellScript/0.awsrunShellScript/stdout',
-          via: 'SSM agent: setup command output',
-        },
-        { action: 's3:GetEncryptionConfiguration', resource: bucket, via: 'SSM agent: output to an encrypted bucket' },
-        // PutMetricData has no resource type: "*" (Service Authorization Reference, Amazon CloudWatch).
-        {
-          action: 'cloudwatch:PutMetricData',
-          resource: '*',
-          via: 'the CloudWatch agent server-metrics-agent.sh starts (client/cloudwatch-agent.json)',
-        },
-      ];
-      const agentConfig = JSON.parse(readFileSync(join(PROJECT_ROOT, 'client', 'cloudwatch-agent.json'), 'utf8')) as {
-        metrics: { namespace: string };
-      };
+  test("the self-managed servers: server-install.sh, server-setup.sh and their user data's aws calls, on the bundle, the setup output and the cell's secret", () => {
+    // Arrange
+    const statements = statementsOf(logicalId(t.stack.servers.role));
+    const bucket = `<${logicalId(t.stack.lake.bucket)}.Arn>`;
+    const scripts = readdirSync(join(PROJECT_ROOT, 'client')).filter(
+      (f) => f.startsWith('server-') && f.endsWith('.sh'),
+    );
+    const calls: CodeCall[] = [
+      ...scripts.flatMap((f) => cliCallsOf(`client/${f}`, readFileSync(join(PROJECT_ROOT, 'client', f), 'utf8'))),
+      ...launchTemplateUserData('server').flatMap(([id, text]) => cliCallsOf(`user data of ${id}`, text)),
+      { action: 's3:ListBucket', resource: bucket, via: 'aws s3 cp --recursive of the bundle (user data)' },
+      {
+        action: 's3:GetObject',
+        resource: `${bucket}/${RUNNER_PREFIX}server-install.sh`,
+        via: 'the bundle (user data)',
+      },
+      {
+        action: 'secretsmanager:GetSecretValue',
+        resource:
+          `arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:` +
+          cellNames('run-1', 'cell-1').serverSecretName +
+          `-AbCdEf`,
+        via: 'server-setup.sh --secret-arn (the cell secret self-managed-servers.ts creates)',
+      },
+      {
+        action: 's3:PutObject',
+        resource:
+          `${bucket}/${SSM_OUTPUT_PREFIX}run-1/cell-1/server-setup-0/cmd-1/` +
+          'i-0123456789abcdef0/awsrunShellScript/0.awsrunShellScript/stdout',
+        via: 'SSM agent: setup command output',
+      },
+      { action: 's3:GetEncryptionConfiguration', resource: bucket, via: 'SSM agent: output to an encrypted bucket' },
+      // PutMetricData has no resource type: "*" (Service Authorization Reference, Amazon CloudWatch).
+      {
+        action: 'cloudwatch:PutMetricData',
+        resource: '*',
+        via: 'the CloudWatch agent server-metrics-agent.sh starts (client/cloudwatch-agent.json)',
+      },
+    ];
+    const agentConfig = JSON.parse(readFileSync(join(PROJECT_ROOT, 'client', 'cloudwatch-agent.json'), 'utf8')) as {
+      metrics: { namespace: string };
+    };
 
-      // Act
-      const missing = missingPermissions(statements, calls, renderResource);
-      const publish = statements.filter((st) => [st.Action].flat().includes('cloudwatch:PutMetricData'));
+    // Act
+    const missing = missingPermissions(statements, calls, renderResource);
+    const publish = statements.filter((st) => [st.Action].flat().includes('cloudwatch:PutMetricData'));
 
-      // Assert
-      expect(scripts.sort()).toEqual(['server-install.sh', 'server-metrics-agent.sh', 'server-setup.sh']);
-      expect(calls.map((c) => c.action)).toEqual(
-        expect.arrayContaining(['secretsmanager:GetSecretValue', 's3:GetObject']),
-      );
-      expect(missing).toEqual([]);
-      // The agent publishes only in the namespace its config names, and the role allows no other
-      // (missingPermissions does not evaluate conditions, so the condition is asserted here).
-      expect(agentConfig.metrics.namespace).toBe('CWAgent');
-      expect(publish.map((st) => st.Condition)).toEqual([
-        { StringEquals: { 'cloudwatch:namespace': agentConfig.metrics.namespace } },
-      ]);
-      // The secret read is limited to ab-* secrets of a run, not the RDS-managed ones.
-      expect(
-        missingPermissions(
-          statements,
-          [
-            {
-              action: 'secretsmanager:GetSecretValue',
-              resource: 'arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:rds!cluster-x',
-              via: 'test',
-            },
-          ],
-          renderResource,
-        ),
-      ).not.toEqual([]);
-    },
-  );
+    // Assert
+    expect(scripts.sort()).toEqual(['server-install.sh', 'server-metrics-agent.sh', 'server-setup.sh']);
+    expect(calls.map((c) => c.action)).toEqual(
+      expect.arrayContaining(['secretsmanager:GetSecretValue', 's3:GetObject']),
+    );
+    expect(missing).toEqual([]);
+    // The agent publishes only in the namespace its config names, and the role allows no other
+    // (missingPermissions does not evaluate conditions, so the condition is asserted here).
+    expect(agentConfig.metrics.namespace).toBe('CWAgent');
+    expect(publish.map((st) => st.Condition)).toEqual([
+      { StringEquals: { 'cloudwatch:namespace': agentConfig.metrics.namespace } },
+    ]);
+    // The secret read is limited to ab-* secrets of a run, not the RDS-managed ones.
+    expect(
+      missingPermissions(
+        statements,
+        [
+          {
+            action: 'secretsmanager:GetSecretValue',
+            resource: 'arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:rds!cluster-x',
+            via: 'test',
+          },
+        ],
+        renderResource,
+      ),
+    ).not.toEqual([]);
+  });
 
   test('the state machine may invoke every function its Task states name', () => {
     // Arrange

@@ -8,7 +8,13 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { AWS_CONFIG_ENV } from '../../core/backends/aws/config';
 import { cellNames } from '../../core/backends/aws/names';
 import { LAKE_COLUMNS, LAKE_TABLES } from '../../core/lake/schema';
-import { athenaViewSql, jsonTableName, parquetDataColumns, STEP_TABLES, type StepTable } from '../../core/lake/athena-storage';
+import {
+  athenaViewSql,
+  jsonTableName,
+  parquetDataColumns,
+  STEP_TABLES,
+  type StepTable,
+} from '../../core/lake/athena-storage';
 import { TASK_NAMES, type TaskName } from '../../core/workflow/task-names';
 import { REGRESSIONS_METRIC, VERDICT_METRIC_NAMESPACE } from '../../core/backends/aws/verdict-alerts';
 import { EXPIRES_AT_TAG, RDS_NAME_PREFIX, RUN_ID_TAG } from '../../lib/handler-environment';
@@ -537,90 +543,82 @@ describe('Clients', () => {
     }
   });
 
-  test(
-    'self-managed servers: a launch template per architecture that fetches the bundle as the clients do and ' +
-      'runs server-install.sh, in the servers security group',
-    () => {
-      const lts = resourcesOf(t.template, 'AWS::EC2::LaunchTemplate')
-        .map(([, lt]) => lt.Properties as Record<string, any>)
-        .filter((lt) => String(lt['LaunchTemplateName']).includes('-server-'));
-      expect(lts.map((lt) => lt['LaunchTemplateName']).sort()).toEqual([
-        'aurora-bench-server-arm64',
-        'aurora-bench-server-x86_64',
-      ]);
-      for (const lt of lts) {
-        const data = lt['LaunchTemplateData'];
-        const arch = lt['LaunchTemplateName'].endsWith('arm64') ? 'arm64' : 'x86_64';
-        expect(data.ImageId).toBe(
-          `resolve:ssm:/aws/service/debian/release/bookworm/latest/${arch === 'arm64' ? 'arm64' : 'amd64'}`,
-        );
-        expect(data.MetadataOptions).toMatchObject({ HttpTokens: 'required', InstanceMetadataTags: 'enabled' });
-        expect(data.InstanceInitiatedShutdownBehavior).toBe('terminate');
-        expect(data.BlockDeviceMappings[0]).toMatchObject({
-          DeviceName: '/dev/xvda',
-          Ebs: { Encrypted: true, VolumeType: 'gp3', DeleteOnTermination: true },
-        });
-        expect(render(data.IamInstanceProfile.Arn)).toBe(`<${logicalIdOf('Servers/InstanceProfile/Resource')}.Arn>`);
-        expect(render(data.SecurityGroupIds)).toBe(`<${logicalIdOf('Network/ServerSecurityGroup/Resource')}.GroupId>`);
-        const userData = render(data.UserData['Fn::Base64']);
-        const order = [
-          'shutdown -h',
-          'apt-get -q install -y --no-install-recommends awscli jq',
-          'aws s3 cp --only-show-errors --recursive "$RUNNER_S3_URI" "${AURORA_BENCH_HOME:-/opt/aurora-bench}/client/"',
-          'dpkg -i /tmp/amazon-ssm-agent.deb',
-          '/client/server-install.sh"',
-          // The CloudWatch agent after the server's install, so its marker is not delayed by it.
-          '/client/server-metrics-agent.sh"',
-        ].map((x) => userData.indexOf(x));
-        expect(order.every((at, i) => at > (order[i - 1] ?? -1))).toBe(true);
-        expect(userData).not.toContain('install-sysbench.sh');
-      }
-      // The DB port from the clients and between servers (replication).
-      const ingress = resourcesOf(t.template, 'AWS::EC2::SecurityGroupIngress')
-        .map(([, r]) => r.Properties as Record<string, any>)
-        .filter((r) => render(r['GroupId']) === `<${logicalIdOf('Network/ServerSecurityGroup/Resource')}.GroupId>`);
-      expect(ingress.map((r) => [render(r['SourceSecurityGroupId']), r['FromPort'], r['ToPort']]).sort()).toEqual(
-        [
-          [`<${logicalIdOf('Network/ClientSecurityGroup/Resource')}.GroupId>`, 3306, 3306],
-          [`<${logicalIdOf('Network/ServerSecurityGroup/Resource')}.GroupId>`, 3306, 3306],
-        ].sort(),
+  test('self-managed servers: a launch template per architecture that fetches the bundle as the clients do and runs server-install.sh, in the servers security group', () => {
+    const lts = resourcesOf(t.template, 'AWS::EC2::LaunchTemplate')
+      .map(([, lt]) => lt.Properties as Record<string, any>)
+      .filter((lt) => String(lt['LaunchTemplateName']).includes('-server-'));
+    expect(lts.map((lt) => lt['LaunchTemplateName']).sort()).toEqual([
+      'aurora-bench-server-arm64',
+      'aurora-bench-server-x86_64',
+    ]);
+    for (const lt of lts) {
+      const data = lt['LaunchTemplateData'];
+      const arch = lt['LaunchTemplateName'].endsWith('arm64') ? 'arm64' : 'x86_64';
+      expect(data.ImageId).toBe(
+        `resolve:ssm:/aws/service/debian/release/bookworm/latest/${arch === 'arm64' ? 'arm64' : 'amd64'}`,
       );
-    },
-  );
+      expect(data.MetadataOptions).toMatchObject({ HttpTokens: 'required', InstanceMetadataTags: 'enabled' });
+      expect(data.InstanceInitiatedShutdownBehavior).toBe('terminate');
+      expect(data.BlockDeviceMappings[0]).toMatchObject({
+        DeviceName: '/dev/xvda',
+        Ebs: { Encrypted: true, VolumeType: 'gp3', DeleteOnTermination: true },
+      });
+      expect(render(data.IamInstanceProfile.Arn)).toBe(`<${logicalIdOf('Servers/InstanceProfile/Resource')}.Arn>`);
+      expect(render(data.SecurityGroupIds)).toBe(`<${logicalIdOf('Network/ServerSecurityGroup/Resource')}.GroupId>`);
+      const userData = render(data.UserData['Fn::Base64']);
+      const order = [
+        'shutdown -h',
+        'apt-get -q install -y --no-install-recommends awscli jq',
+        'aws s3 cp --only-show-errors --recursive "$RUNNER_S3_URI" "${AURORA_BENCH_HOME:-/opt/aurora-bench}/client/"',
+        'dpkg -i /tmp/amazon-ssm-agent.deb',
+        '/client/server-install.sh"',
+        // The CloudWatch agent after the server's install, so its marker is not delayed by it.
+        '/client/server-metrics-agent.sh"',
+      ].map((x) => userData.indexOf(x));
+      expect(order.every((at, i) => at > (order[i - 1] ?? -1))).toBe(true);
+      expect(userData).not.toContain('install-sysbench.sh');
+    }
+    // The DB port from the clients and between servers (replication).
+    const ingress = resourcesOf(t.template, 'AWS::EC2::SecurityGroupIngress')
+      .map(([, r]) => r.Properties as Record<string, any>)
+      .filter((r) => render(r['GroupId']) === `<${logicalIdOf('Network/ServerSecurityGroup/Resource')}.GroupId>`);
+    expect(ingress.map((r) => [render(r['SourceSecurityGroupId']), r['FromPort'], r['ToPort']]).sort()).toEqual(
+      [
+        [`<${logicalIdOf('Network/ClientSecurityGroup/Resource')}.GroupId>`, 3306, 3306],
+        [`<${logicalIdOf('Network/ServerSecurityGroup/Resource')}.GroupId>`, 3306, 3306],
+      ].sort(),
+    );
+  });
 
-  test(
-    'the instance profile writes only raw output, SSM output and ready markers, reads only the runner, ' +
-      "scripts and prepares' result.json",
-    () => {
-      const roleId = logicalIdOf('Clients/Role/Resource');
-      const statements = statementsOfRole(t.template, roleId);
-      const writes = statements
-        .filter((s) => actionsOf(s).includes('s3:PutObject'))
-        .flatMap((s) => [s.Resource].flat().map(render));
-      expect(writes.map((r) => r.replace(/^<[^>]+>/, '<bucket>')).sort()).toEqual([
-        '<bucket>/clients/*',
-        '<bucket>/raw/*',
-        '<bucket>/ssm-output/*',
-      ]);
-      const reads = statements
-        .filter((s) => actionsOf(s).includes('s3:GetObject'))
-        .flatMap((s) => [s.Resource].flat().map(render));
-      expect(reads.map((r) => r.replace(/^<[^>]+>/, '<bucket>')).sort()).toEqual([
-        '<bucket>/raw/*/prepare/*/result.json',
-        '<bucket>/runner/*',
-        '<bucket>/scripts/*',
-      ]);
-      const secret = statements.find((s) => actionsOf(s).includes('secretsmanager:GetSecretValue'))!;
-      expect(
-        render(secret.Condition!['StringLike']!['secretsmanager:ResourceTag/aws:rds:primaryDBClusterArn']),
-      ).toMatch(/:cluster:ab-\*$/);
-      const role = t.template.toJSON().Resources[roleId].Properties;
-      expect(render(role.ManagedPolicyArns)).toMatch(/AmazonSSMManagedInstanceCore$/);
-      // Run Command writes its output to the (SSE-S3 encrypted) bucket: the agent reads its encryption configuration.
-      const encryption = statements.filter((s) => actionsOf(s).includes('s3:GetEncryptionConfiguration'));
-      expect(encryption.map((s) => render(s.Resource))).toEqual([`<${logicalIdOf('Lake/Bucket/Resource')}.Arn>`]);
-    },
-  );
+  test("the instance profile writes only raw output, SSM output and ready markers, reads only the runner, scripts and prepares' result.json", () => {
+    const roleId = logicalIdOf('Clients/Role/Resource');
+    const statements = statementsOfRole(t.template, roleId);
+    const writes = statements
+      .filter((s) => actionsOf(s).includes('s3:PutObject'))
+      .flatMap((s) => [s.Resource].flat().map(render));
+    expect(writes.map((r) => r.replace(/^<[^>]+>/, '<bucket>')).sort()).toEqual([
+      '<bucket>/clients/*',
+      '<bucket>/raw/*',
+      '<bucket>/ssm-output/*',
+    ]);
+    const reads = statements
+      .filter((s) => actionsOf(s).includes('s3:GetObject'))
+      .flatMap((s) => [s.Resource].flat().map(render));
+    expect(reads.map((r) => r.replace(/^<[^>]+>/, '<bucket>')).sort()).toEqual([
+      '<bucket>/raw/*/prepare/*/result.json',
+      '<bucket>/runner/*',
+      '<bucket>/scripts/*',
+    ]);
+    const secret = statements.find((s) => actionsOf(s).includes('secretsmanager:GetSecretValue'))!;
+    expect(render(secret.Condition!['StringLike']!['secretsmanager:ResourceTag/aws:rds:primaryDBClusterArn'])).toMatch(
+      /:cluster:ab-\*$/,
+    );
+    const role = t.template.toJSON().Resources[roleId].Properties;
+    expect(render(role.ManagedPolicyArns)).toMatch(/AmazonSSMManagedInstanceCore$/);
+    // Run Command writes its output to the (SSE-S3 encrypted) bucket: the agent reads its encryption configuration.
+    const encryption = statements.filter((s) => actionsOf(s).includes('s3:GetEncryptionConfiguration'));
+    expect(encryption.map((s) => render(s.Resource))).toEqual([`<${logicalIdOf('Lake/Bucket/Resource')}.Arn>`]);
+  });
 
   test(
     "the user data the AWS rehearsal boots is the launch templates' own, with the bucket name and region " +

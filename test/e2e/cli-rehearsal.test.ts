@@ -84,29 +84,32 @@ async function interruptedRun(
 }
 
 describe('aurora-bench run --aws-rehearsal', () => {
-  it(
-    'rehearses quickstart at --scale small: says what it does not rehearse, every step ok, results printed, ' +
-      'the run kept in --lake, nothing left',
-    async () => {
-      // Arrange
-      const lake = join(work, 'kept-lake');
-      // Act
-      const r = spawnSync(
-        process.execPath,
-        [CLI, 'run', quickstartOnce(), '--aws-rehearsal', '--scale', 'small', '--lake', lake],
-        {
-          cwd: work,
-          encoding: 'utf8',
-          timeout: 900_000,
-        },
-      );
+  it('rehearses quickstart at --scale small: says what it does not rehearse, every step ok, results printed, the run kept in --lake, nothing left', async () => {
+    // Arrange
+    const lake = join(work, 'kept-lake');
+    // Act
+    const r = spawnSync(
+      process.execPath,
+      [CLI, 'run', quickstartOnce(), '--aws-rehearsal', '--scale', 'small', '--lake', lake],
+      {
+        cwd: work,
+        encoding: 'utf8',
+        timeout: 900_000,
+      },
+    );
 
     // Assert
     // On a failure the end of what it printed says why (what it left, or the cause).
     const ending = r.status === 0 ? '' : r.stdout.split('\n').slice(-15).join('\n');
     expect({
       code: r.status,
-      stderr: r.stderr.replace(/\(node:\d+\) Warning: NodeVersionSupportWarning[\s\S]*?trace-warnings \.\.\.` to show where the warning was created\)\n/, ''),
+      stderr: r.stderr.replace(
+        new RegExp(
+          /\(node:\d+\) Warning: NodeVersionSupportWarning[\s\S]*?trace-warnings \.\.\.` to show/.source +
+            / where the warning was created\)\n/.source,
+        ),
+        '',
+      ),
       ending,
     }).toEqual({ code: 0, stderr: '', ending: '' });
     // From its first line, or after CDK's bundling progress when the synthesis was not cached yet
@@ -115,14 +118,20 @@ describe('aurora-bench run --aws-rehearsal', () => {
     expect(r.stdout).toContain('Not rehearsed:');
     expect(r.stdout).toContain('Performance Insights: not emulated');
     // The plan's notes (the scaling, the emulated instance classes) as one line, as a local run says them.
-    expect(r.stdout).toMatch(/^2 plan notes \(1 info, 1 warning\): `aurora-bench plan \S*quickstart\.json --aws --scale small` lists them$/m);
+    expect(r.stdout).toMatch(
+      /^2 plan notes \(1 info, 1 warning\): `aurora-bench plan \S*quickstart\.json --aws --scale small` lists them$/m,
+    );
     expect(r.stdout).not.toMatch(/^\[(info|warning)\] /m);
     expect(r.stdout.match(/\] {3}ok: [0-9,.]+ tps/g)).toHaveLength(4);
     expect(r.stdout).toMatch(/Run quickstart-small-\S+ \(quickstart-small\) on aws-rehearsal: succeeded/);
     expect(r.stdout).toContain(`copied into ${lake} with the run marked aws-rehearsal`);
     // --lake keeps the run where results, report and history find it, marked as a rehearsal.
     const runId = /rehearsal of run (\S+) succeeded/.exec(r.stdout)![1]!;
-    const results = spawnSync(process.execPath, [CLI, 'results', '--run', runId, '--lake', lake], { cwd: work, encoding: 'utf8', timeout: 120_000 });
+    const results = spawnSync(process.execPath, [CLI, 'results', '--run', runId, '--lake', lake], {
+      cwd: work,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     expect(results.status).toBe(0);
     expect(results.stdout).toMatch(new RegExp(`Run ${runId} \\(quickstart-small\\) on aws-rehearsal: succeeded`));
     expect(r.stdout).toMatch(/rehearsal of run quickstart-small-\S+ succeeded: 4 steps\./);

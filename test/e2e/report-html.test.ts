@@ -203,7 +203,8 @@ describe('HTML report in headless Chromium', () => {
           { name: 'r5', instanceClass: 'db.r5.large' },
         ],
         data: { tables: 2, tableSize: 1000 },
-        // 1-s steps: the report needs each step's figures, not long ones (a sweep is four thread counts, MIN_SWEEP_THREADS).
+        // 1-s steps: the report needs each step's figures, not long
+        // ones (a sweep is four thread counts, MIN_SWEEP_THREADS).
         defaults: { durationS: 1, warmupS: 0, reportIntervalS: 1, percentile: 95 },
         workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1, 2, 4, 8] }],
         repeats: 2,

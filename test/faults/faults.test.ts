@@ -53,52 +53,47 @@ const lakeQuery = <T>(sql: string): T[] => world.lakeQuery<T>(sql);
 const mariadbdUnder = (dir: string): string[] => serverProcessesUnder('mariadbd', dir);
 
 describe('faults injected into local runs', () => {
-  it(
-    'SIGTERM during a step: nothing new starts, the step and the run are recorded as stopped by SIGTERM, ' +
-      'nothing is left',
-    async () => {
-      // Arrange
-      const run = background(['run', writeSpec('term.json', twoCells)]);
-      await run.waitFor(/ a-r1\] step 1\/1 ro-t1/);
-      await sleep(1500);
-      const ports = registeredServers().map((s) => s.port);
-      // Act
-      run.child.kill('SIGTERM');
-      const { code } = await run.exited;
-      // Assert: the message
-      const { stdout, stderr } = run.output();
-      expect(code).toBe(143);
-      expect(stderr).toMatch(/^SIGTERM: stopping the run: nothing new starts/m);
-      expect(stdout).toMatch(/aborted \(stopped by SIGTERM .* during \w+ \(cell a-r1\)\); everything was torn down/);
-      expect(stdout + stderr).not.toMatch(/Ctrl-C/);
-      // Assert: nothing of cell b started after the stop
-      expect(stdout).not.toMatch(/ b-r1\]/);
-      // Assert: the lake
-      expect(lakeQuery<{ status: string; error: string }>('select status, error from runs')).toEqual([
-        {
-          status: 'aborted',
-          error: expect.stringMatching(/^stopped by SIGTERM .*; everything was torn down$/) as string,
-        },
-      ]);
-      expect(lakeQuery('select cell_id, step_id, status, error from steps')).toEqual([
-        {
-          cell_id: 'a-r1',
-          step_id: 'ro-t1',
-          status: 'failed',
-          error: expect.stringMatching(/^stopped by SIGTERM .* while the step ran$/) as string,
-        },
-      ]);
-      // An aborted run has ended too: its step rows are compacted to Parquet (core/cli/run-local.ts).
-      expect(
-        readdirSync(join(lake, 'tables', 'steps'), { recursive: true, encoding: 'utf8' }).filter((f) =>
-          /\.(jsonl|parquet)$/.test(f),
-        ),
-      ).toEqual([expect.stringMatching(/^dt=[\d-]+\/faults-\S+\.parquet$/) as string]);
-      expect(ports.length).toBe(2);
-      await expectNothingLeft(ports);
-    },
-    180_000,
-  );
+  it('SIGTERM during a step: nothing new starts, the step and the run are recorded as stopped by SIGTERM, nothing is left', async () => {
+    // Arrange
+    const run = background(['run', writeSpec('term.json', twoCells)]);
+    await run.waitFor(/ a-r1\] step 1\/1 ro-t1/);
+    await sleep(1500);
+    const ports = registeredServers().map((s) => s.port);
+    // Act
+    run.child.kill('SIGTERM');
+    const { code } = await run.exited;
+    // Assert: the message
+    const { stdout, stderr } = run.output();
+    expect(code).toBe(143);
+    expect(stderr).toMatch(/^SIGTERM: stopping the run: nothing new starts/m);
+    expect(stdout).toMatch(/aborted \(stopped by SIGTERM .* during \w+ \(cell a-r1\)\); everything was torn down/);
+    expect(stdout + stderr).not.toMatch(/Ctrl-C/);
+    // Assert: nothing of cell b started after the stop
+    expect(stdout).not.toMatch(/ b-r1\]/);
+    // Assert: the lake
+    expect(lakeQuery<{ status: string; error: string }>('select status, error from runs')).toEqual([
+      {
+        status: 'aborted',
+        error: expect.stringMatching(/^stopped by SIGTERM .*; everything was torn down$/) as string,
+      },
+    ]);
+    expect(lakeQuery('select cell_id, step_id, status, error from steps')).toEqual([
+      {
+        cell_id: 'a-r1',
+        step_id: 'ro-t1',
+        status: 'failed',
+        error: expect.stringMatching(/^stopped by SIGTERM .* while the step ran$/) as string,
+      },
+    ]);
+    // An aborted run has ended too: its step rows are compacted to Parquet (core/cli/run-local.ts).
+    expect(
+      readdirSync(join(lake, 'tables', 'steps'), { recursive: true, encoding: 'utf8' }).filter((f) =>
+        /\.(jsonl|parquet)$/.test(f),
+      ),
+    ).toEqual([expect.stringMatching(/^dt=[\d-]+\/faults-\S+\.parquet$/) as string]);
+    expect(ports.length).toBe(2);
+    await expectNothingLeft(ports);
+  }, 180_000);
 
   it('SIGTERM while a cell is being provisioned: the provisioning in flight is waited for and torn down', async () => {
     // Arrange
@@ -116,41 +111,36 @@ describe('faults injected into local runs', () => {
     await expectNothingLeft([]);
   }, 180_000);
 
-  it(
-    'kill -9 mid-step: results and report say the owner is gone; cleanup settles the run as aborted and ' +
-      'leaves nothing',
-    async () => {
-      // Arrange
-      const run = background(['run', writeSpec('killed.json', twoCells)]);
-      await run.waitFor(/ a-r1\] step 1\/1 ro-t1/);
-      const ports = registeredServers().map((s) => s.port);
-      run.child.kill('SIGKILL');
-      await run.exited;
-      // Act
-      const results = cli(['results']);
-      const report = cli(['report']);
-      const cleanup = cli(['cleanup']);
-      // Assert: before cleanup the status is shown for what it is
-      expect(results.stdout).toMatch(
-        /^warning: run faults-\S+ is marked running, but its aurora-bench \(pid \d+\) is gone/,
-      );
-      expect(report.stdout).toMatch(
-        /^warning: run faults-\S+ is marked running, but its aurora-bench \(pid \d+\) is gone/,
-      );
-      // Assert: cleanup settles it
-      expect(cleanup.code).toBe(0);
-      expect(cleanup.stdout).toMatch(/recorded as aborted in the lake \(they were still marked running\): faults-/);
-      expect(lakeQuery<{ status: string; error: string }>('select status, error from runs')).toEqual([
-        {
-          status: 'aborted',
-          error: expect.stringMatching(/ended without finishing the run .*settled by `aurora-bench cleanup`/) as string,
-        },
-      ]);
-      expect(cli(['results']).stdout).not.toMatch(/warning: run/);
-      await expectNothingLeft(ports);
-    },
-    180_000,
-  );
+  it('kill -9 mid-step: results and report say the owner is gone; cleanup settles the run as aborted and leaves nothing', async () => {
+    // Arrange
+    const run = background(['run', writeSpec('killed.json', twoCells)]);
+    await run.waitFor(/ a-r1\] step 1\/1 ro-t1/);
+    const ports = registeredServers().map((s) => s.port);
+    run.child.kill('SIGKILL');
+    await run.exited;
+    // Act
+    const results = cli(['results']);
+    const report = cli(['report']);
+    const cleanup = cli(['cleanup']);
+    // Assert: before cleanup the status is shown for what it is
+    expect(results.stdout).toMatch(
+      /^warning: run faults-\S+ is marked running, but its aurora-bench \(pid \d+\) is gone/,
+    );
+    expect(report.stdout).toMatch(
+      /^warning: run faults-\S+ is marked running, but its aurora-bench \(pid \d+\) is gone/,
+    );
+    // Assert: cleanup settles it
+    expect(cleanup.code).toBe(0);
+    expect(cleanup.stdout).toMatch(/recorded as aborted in the lake \(they were still marked running\): faults-/);
+    expect(lakeQuery<{ status: string; error: string }>('select status, error from runs')).toEqual([
+      {
+        status: 'aborted',
+        error: expect.stringMatching(/ended without finishing the run .*settled by `aurora-bench cleanup`/) as string,
+      },
+    ]);
+    expect(cli(['results']).stdout).not.toMatch(/warning: run/);
+    await expectNothingLeft(ports);
+  }, 180_000);
 
   it('a double Ctrl-C forces the exit; cleanup then settles the run and removes everything', async () => {
     // Arrange
@@ -171,179 +161,164 @@ describe('faults injected into local runs', () => {
     await expectNothingLeft(ports);
   }, 180_000);
 
-  it(
-    'run ids: an existing one is refused (its rows stay as they were), a live one too; one bad lake file is ' +
-      'named while the other runs are served',
-    async () => {
-      // Arrange: a finished run with a fixed id
-      const spec = writeSpec('ids.json', base);
-      expect(cli(['run', spec, '--run-id', 'fixed-1']).code).toBe(0);
-      // A run's step rows are compacted to Parquet once it has
-      // ended (core/lake/compact.ts); its run row stays JSON Lines.
-      const fileOf = (table: string, runId: string, ext: string) =>
-        readdirSync(join(lake, 'tables', table), { recursive: true, encoding: 'utf8' }).find(
-          (f) => f.includes(runId) && f.endsWith(ext),
-        )!;
-      const stepFile = fileOf('steps', 'fixed-1', '.parquet');
-      const before = readFileSync(join(lake, 'tables', 'steps', stepFile));
-      // Act: the same id again
-      const again = cli(['run', spec, '--run-id', 'fixed-1']);
-      // Assert
-      expect(again.code).toBe(1);
-      expect(again.stderr).toMatch(/run id "fixed-1" already has results in file:\/\/.*: choose another --run-id/);
-      expect(readFileSync(join(lake, 'tables', 'steps', stepFile)).equals(before)).toBe(true);
-      expect(lakeQuery('select run_id, status from runs')).toEqual([{ run_id: 'fixed-1', status: 'succeeded' }]);
+  it('run ids: an existing one is refused (its rows stay as they were), a live one too; one bad lake file is named while the other runs are served', async () => {
+    // Arrange: a finished run with a fixed id
+    const spec = writeSpec('ids.json', base);
+    expect(cli(['run', spec, '--run-id', 'fixed-1']).code).toBe(0);
+    // A run's step rows are compacted to Parquet once it has
+    // ended (core/lake/compact.ts); its run row stays JSON Lines.
+    const fileOf = (table: string, runId: string, ext: string) =>
+      readdirSync(join(lake, 'tables', table), { recursive: true, encoding: 'utf8' }).find(
+        (f) => f.includes(runId) && f.endsWith(ext),
+      )!;
+    const stepFile = fileOf('steps', 'fixed-1', '.parquet');
+    const before = readFileSync(join(lake, 'tables', 'steps', stepFile));
+    // Act: the same id again
+    const again = cli(['run', spec, '--run-id', 'fixed-1']);
+    // Assert
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/run id "fixed-1" already has results in file:\/\/.*: choose another --run-id/);
+    expect(readFileSync(join(lake, 'tables', 'steps', stepFile)).equals(before)).toBe(true);
+    expect(lakeQuery('select run_id, status from runs')).toEqual([{ run_id: 'fixed-1', status: 'succeeded' }]);
 
-      // Arrange: a live run with another id
-      const live = background([
-        'run',
-        writeSpec('live.json', { ...base, defaults: { ...base.defaults, durationS: 30 } }),
-        '--run-id',
-        'live-1',
-      ]);
-      await live.waitFor(/ a-r1\] step 1\/1 ro-t1/);
-      const servers = registeredServers();
-      // Act: a second run with the live id
-      const clash = cli(['run', spec, '--run-id', 'live-1']);
-      // Assert: refused, and the live run's servers untouched
-      expect(clash.code).toBe(1);
-      expect(clash.stderr).toMatch(
-        /run id "live-1" is in use by a running aurora-bench \(pid \d+\): choose another --run-id/,
+    // Arrange: a live run with another id
+    const live = background([
+      'run',
+      writeSpec('live.json', { ...base, defaults: { ...base.defaults, durationS: 30 } }),
+      '--run-id',
+      'live-1',
+    ]);
+    await live.waitFor(/ a-r1\] step 1\/1 ro-t1/);
+    const servers = registeredServers();
+    // Act: a second run with the live id
+    const clash = cli(['run', spec, '--run-id', 'live-1']);
+    // Assert: refused, and the live run's servers untouched
+    expect(clash.code).toBe(1);
+    expect(clash.stderr).toMatch(
+      /run id "live-1" is in use by a running aurora-bench \(pid \d+\): choose another --run-id/,
+    );
+    expect(servers.map((s) => existsSync(`/proc/${s.pid}`))).toEqual([true, true]);
+    // Act: cleanup while it runs
+    const during = cli(['cleanup']);
+    // Assert: the live run is left alone and said to be kept, exit 75 (not 0: not everything is settled)
+    expect(during.code).toBe(75);
+    expect(during.stdout.trim().split('\n')).toEqual([
+      'nothing removed',
+      'left alone (their aurora-bench is still running): live-1',
+      'not settled, kept for a later cleanup (exit 75): live-1: its aurora-bench is still running',
+    ]);
+    expect(servers.map((s) => existsSync(`/proc/${s.pid}`))).toEqual([true, true]);
+    live.child.kill('SIGINT');
+    expect((await live.exited).code).toBe(130);
+    expect(cli(['cleanup'])).toMatchObject({ code: 0, stdout: 'nothing left behind by a finished aurora-bench\n' });
+
+    // Act: the aborted run's row (JSON Lines) truncated mid-line
+    const badFile = join(lake, 'tables', 'runs', fileOf('runs', 'live-1', '.jsonl'));
+    const text = readFileSync(badFile, 'utf8');
+    writeFileSync(badFile, text.slice(0, Math.floor(text.length / 2)));
+    const results = cli(['results', '--run', 'fixed-1']);
+    const report = cli(['report', 'fixed-1']);
+    // Assert: the other run is served, the bad file named
+    expect(results.code).toBe(0);
+    expect(results.stdout).toMatch(/^Run fixed-1 /m);
+    expect(results.stdout).toContain(`warning: lake file ${badFile} left out (Malformed JSON`);
+    expect(report.code).toBe(0);
+    expect(report.stdout).toContain(`warning: lake file ${badFile} left out`);
+    await expectNothingLeft(servers.map((s) => s.port));
+  }, 240_000);
+
+  it('a full disk under the lake: ENOSPC names the lake, the run stops before the next cell, earlier runs stay intact, cleanup records the end', async () => {
+    // Arrange: the lake on a 3 MiB tmpfs, an earlier run already in it
+    mkdirSync(lake, { recursive: true });
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=3m', 'tmpfs', lake], { stdio: 'pipe' });
+    } catch (e) {
+      throw new Error(
+        `this test mounts a 3 MiB tmpfs as the full disk and needs the privilege to (root): ${(e as Error).message}`,
+        { cause: e },
       );
-      expect(servers.map((s) => existsSync(`/proc/${s.pid}`))).toEqual([true, true]);
-      // Act: cleanup while it runs
-      const during = cli(['cleanup']);
-      // Assert: the live run is left alone and said to be kept, exit 75 (not 0: not everything is settled)
-      expect(during.code).toBe(75);
-      expect(during.stdout.trim().split('\n')).toEqual([
-        'nothing removed',
-        'left alone (their aurora-bench is still running): live-1',
-        'not settled, kept for a later cleanup (exit 75): live-1: its aurora-bench is still running',
-      ]);
-      expect(servers.map((s) => existsSync(`/proc/${s.pid}`))).toEqual([true, true]);
-      live.child.kill('SIGINT');
-      expect((await live.exited).code).toBe(130);
-      expect(cli(['cleanup'])).toMatchObject({ code: 0, stdout: 'nothing left behind by a finished aurora-bench\n' });
-
-      // Act: the aborted run's row (JSON Lines) truncated mid-line
-      const badFile = join(lake, 'tables', 'runs', fileOf('runs', 'live-1', '.jsonl'));
-      const text = readFileSync(badFile, 'utf8');
-      writeFileSync(badFile, text.slice(0, Math.floor(text.length / 2)));
-      const results = cli(['results', '--run', 'fixed-1']);
-      const report = cli(['report', 'fixed-1']);
-      // Assert: the other run is served, the bad file named
-      expect(results.code).toBe(0);
-      expect(results.stdout).toMatch(/^Run fixed-1 /m);
-      expect(results.stdout).toContain(`warning: lake file ${badFile} left out (Malformed JSON`);
-      expect(report.code).toBe(0);
-      expect(report.stdout).toContain(`warning: lake file ${badFile} left out`);
-      await expectNothingLeft(servers.map((s) => s.port));
-    },
-    240_000,
-  );
-
-  it(
-    'a full disk under the lake: ENOSPC names the lake, the run stops before the next cell, earlier runs stay ' +
-      'intact, cleanup records the end',
-    async () => {
-      // Arrange: the lake on a 3 MiB tmpfs, an earlier run already in it
-      mkdirSync(lake, { recursive: true });
-      try {
-        execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=3m', 'tmpfs', lake], { stdio: 'pipe' });
-      } catch (e) {
-        throw new Error(
-          `this test mounts a 3 MiB tmpfs as the full disk and needs the privilege to (root): ${(e as Error).message}`,
-          { cause: e },
-        );
-      }
-      try {
-        const earlier = join(lake, 'tables', 'runs', 'dt=2024-05-01');
-        mkdirSync(earlier, { recursive: true });
-        const earlierRow =
-          JSON.stringify({
-            run_id: 'earlier',
-            spec_name: 'faults',
-            status: 'succeeded',
-            started_at: '2024-05-01T09:00:00.000Z',
-          }) + '\n';
-        writeFileSync(join(earlier, 'earlier.jsonl'), earlierRow);
-        const run = background([
-          'run',
-          writeSpec('full.json', { ...twoCells, defaults: { ...base.defaults, durationS: 4 } }),
-        ]);
-        await run.waitFor(/ a-r1\] step 1\/1 ro-t1/);
-        const ports = registeredServers().map((s) => s.port);
-        // Act: the disk fills up while the step runs
-        const filler = join(lake, 'filler');
-        try {
-          writeFileSync(filler, Buffer.alloc(4 * 1024 * 1024));
-        } catch {
-          // ENOSPC: the filler took what was left
-        }
-        const { code } = await run.exited;
-        // Assert: the message names the lake and ENOSPC; the second cell never started
-        const { stdout, stderr } = run.output();
-        expect(code).toBe(1);
-        expect(stdout + stderr).toMatch(new RegExp(`the results lake file://${lake}/? has no room \\(ENOSPC\\)`));
-        expect(stdout).not.toMatch(/ b-r1\]/);
-        expect(readFileSync(join(earlier, 'earlier.jsonl'), 'utf8')).toBe(earlierRow);
-        expect(mariadbdUnder(work)).toEqual([]);
-        // The run row could not be rewritten: only the run's claim is left, for cleanup to record the end.
-        const left = readdirSync(runRoot);
-        expect(left.map((d) => readdirSync(join(runRoot, d)))).toEqual([['run.json']]);
-        // Act: room again, then cleanup records how the run ended
-        rmSync(filler, { force: true });
-        const cleanup = cli(['cleanup']);
-        // Assert
-        expect(cleanup.code).toBe(0);
-        await expectNothingLeft(ports);
-        const runs = lakeQuery<{ run_id: string; status: string; error: string | null }>(
-          "select run_id, status, error from runs where run_id <> 'earlier'",
-        );
-        expect(runs).toEqual([
-          {
-            run_id: expect.stringMatching(/^faults-/) as string,
-            status: expect.stringMatching(/^(failed|aborted)$/) as string,
-            error: expect.stringMatching(/has no room \(ENOSPC\)/) as string,
-          },
-        ]);
-      } finally {
-        execFileSync('umount', ['-l', lake]);
-      }
-    },
-    180_000,
-  );
-
-  it(
-    'a reader whose writer is killed during a reader step: the step is failed for broken replication, ' +
-      'everything is torn down',
-    async () => {
-      // Arrange
+    }
+    try {
+      const earlier = join(lake, 'tables', 'runs', 'dt=2024-05-01');
+      mkdirSync(earlier, { recursive: true });
+      const earlierRow =
+        JSON.stringify({
+          run_id: 'earlier',
+          spec_name: 'faults',
+          status: 'succeeded',
+          started_at: '2024-05-01T09:00:00.000Z',
+        }) + '\n';
+      writeFileSync(join(earlier, 'earlier.jsonl'), earlierRow);
       const run = background([
         'run',
-        writeSpec('replication.json', { ...base, defaults: { ...base.defaults, durationS: 6 } }),
+        writeSpec('full.json', { ...twoCells, defaults: { ...base.defaults, durationS: 4 } }),
       ]);
       await run.waitFor(/ a-r1\] step 1\/1 ro-t1/);
-      await sleep(1000);
-      const servers = registeredServers();
-      const writer = servers.find((s) => s.role === 'writer')!;
-      // Act
-      process.kill(writer.pid, 'SIGKILL');
+      const ports = registeredServers().map((s) => s.port);
+      // Act: the disk fills up while the step runs
+      const filler = join(lake, 'filler');
+      try {
+        writeFileSync(filler, Buffer.alloc(4 * 1024 * 1024));
+      } catch {
+        // ENOSPC: the filler took what was left
+      }
       const { code } = await run.exited;
-      // Assert
+      // Assert: the message names the lake and ENOSPC; the second cell never started
+      const { stdout, stderr } = run.output();
       expect(code).toBe(1);
-      expect(lakeQuery('select step_id, status, error from steps')).toEqual([
+      expect(stdout + stderr).toMatch(new RegExp(`the results lake file://${lake}/? has no room \\(ENOSPC\\)`));
+      expect(stdout).not.toMatch(/ b-r1\]/);
+      expect(readFileSync(join(earlier, 'earlier.jsonl'), 'utf8')).toBe(earlierRow);
+      expect(mariadbdUnder(work)).toEqual([]);
+      // The run row could not be rewritten: only the run's claim is left, for cleanup to record the end.
+      const left = readdirSync(runRoot);
+      expect(left.map((d) => readdirSync(join(runRoot, d)))).toEqual([['run.json']]);
+      // Act: room again, then cleanup records how the run ended
+      rmSync(filler, { force: true });
+      const cleanup = cli(['cleanup']);
+      // Assert
+      expect(cleanup.code).toBe(0);
+      await expectNothingLeft(ports);
+      const runs = lakeQuery<{ run_id: string; status: string; error: string | null }>(
+        "select run_id, status, error from runs where run_id <> 'earlier'",
+      );
+      expect(runs).toEqual([
         {
-          step_id: 'ro-t1',
-          status: 'failed',
-          error: expect.stringMatching(/replication broke during the step: .*its writer .* is not running/) as string,
+          run_id: expect.stringMatching(/^faults-/) as string,
+          status: expect.stringMatching(/^(failed|aborted)$/) as string,
+          error: expect.stringMatching(/has no room \(ENOSPC\)/) as string,
         },
       ]);
-      expect(run.output().stdout).toMatch(/FAILED: .*replication broke during the step/);
-      await expectNothingLeft(servers.map((s) => s.port));
-    },
-    180_000,
-  );
+    } finally {
+      execFileSync('umount', ['-l', lake]);
+    }
+  }, 180_000);
+
+  it('a reader whose writer is killed during a reader step: the step is failed for broken replication, everything is torn down', async () => {
+    // Arrange
+    const run = background([
+      'run',
+      writeSpec('replication.json', { ...base, defaults: { ...base.defaults, durationS: 6 } }),
+    ]);
+    await run.waitFor(/ a-r1\] step 1\/1 ro-t1/);
+    await sleep(1000);
+    const servers = registeredServers();
+    const writer = servers.find((s) => s.role === 'writer')!;
+    // Act
+    process.kill(writer.pid, 'SIGKILL');
+    const { code } = await run.exited;
+    // Assert
+    expect(code).toBe(1);
+    expect(lakeQuery('select step_id, status, error from steps')).toEqual([
+      {
+        step_id: 'ro-t1',
+        status: 'failed',
+        error: expect.stringMatching(/replication broke during the step: .*its writer .* is not running/) as string,
+      },
+    ]);
+    expect(run.output().stdout).toMatch(/FAILED: .*replication broke during the step/);
+    await expectNothingLeft(servers.map((s) => s.port));
+  }, 180_000);
 
   it('cleanup touches only what it can prove it started, and refuses a run root others may write into', () => {
     // Arrange: a planted run whose registry names a process and a directory aurora-bench did not make

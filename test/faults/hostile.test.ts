@@ -72,39 +72,34 @@ const writerStep = {
 };
 
 describe('a server that hangs', () => {
-  it(
-    'kill -STOP on the writer mid-step: the step fails in seconds naming the writer, teardown kills it, the ' +
-      'run is failed, exit 1',
-    async () => {
-      // Arrange
-      const run = world.background(['run', world.writeSpec('hung.json', writerStep)]);
-      await run.waitFor(/ a-r1\] step 1\/1 rw-t1/);
-      await sleep(1000);
-      const servers = world.registeredServers();
-      const writer = servers.find((s) => s.role === 'writer')!;
-      // Act
-      process.kill(writer.pid, 'SIGSTOP');
-      const { code } = await run.exited;
-      // Assert: the exit and the message name the server, not the step's deadline
-      const { stdout } = run.output();
-      const named = new RegExp(
-        `the writer a-r1-w \\(pid ${writer.pid}, port ${writer.port}\\) is stopped \\(process state T, ` +
-          `SIGSTOP\\) and answers nothing: the step was stopped`,
-      );
-      expect(code).toBe(1);
-      expect(stdout).toMatch(new RegExp(`FAILED[\\s\\S]*${named.source}`));
-      expect(stdout).not.toMatch(/still running after \d+ s/);
-      // Assert: the lake keeps the step, failed for that reason, and the run failed
-      expect(world.lakeQuery('select step_id, status, error from steps')).toEqual([
-        { step_id: 'rw-t1', status: 'failed', error: expect.stringMatching(named) as string },
-      ]);
-      expect(world.lakeQuery<{ status: string }>('select status from runs')).toEqual([{ status: 'failed' }]);
-      // Assert: the stopped writer was killed with the rest
-      expect(existsSync(`/proc/${writer.pid}`)).toBe(false);
-      await world.expectNothingLeft(servers.map((s) => s.port));
-    },
-    240_000,
-  );
+  it('kill -STOP on the writer mid-step: the step fails in seconds naming the writer, teardown kills it, the run is failed, exit 1', async () => {
+    // Arrange
+    const run = world.background(['run', world.writeSpec('hung.json', writerStep)]);
+    await run.waitFor(/ a-r1\] step 1\/1 rw-t1/);
+    await sleep(1000);
+    const servers = world.registeredServers();
+    const writer = servers.find((s) => s.role === 'writer')!;
+    // Act
+    process.kill(writer.pid, 'SIGSTOP');
+    const { code } = await run.exited;
+    // Assert: the exit and the message name the server, not the step's deadline
+    const { stdout } = run.output();
+    const named = new RegExp(
+      `the writer a-r1-w \\(pid ${writer.pid}, port ${writer.port}\\) is stopped \\(process state T, ` +
+        `SIGSTOP\\) and answers nothing: the step was stopped`,
+    );
+    expect(code).toBe(1);
+    expect(stdout).toMatch(new RegExp(`FAILED[\\s\\S]*${named.source}`));
+    expect(stdout).not.toMatch(/still running after \d+ s/);
+    // Assert: the lake keeps the step, failed for that reason, and the run failed
+    expect(world.lakeQuery('select step_id, status, error from steps')).toEqual([
+      { step_id: 'rw-t1', status: 'failed', error: expect.stringMatching(named) as string },
+    ]);
+    expect(world.lakeQuery<{ status: string }>('select status from runs')).toEqual([{ status: 'failed' }]);
+    // Assert: the stopped writer was killed with the rest
+    expect(existsSync(`/proc/${writer.pid}`)).toBe(false);
+    await world.expectNothingLeft(servers.map((s) => s.port));
+  }, 240_000);
 
   it('the first Ctrl-C while the writer hangs wins within seconds, exit 130, the step row is kept, nothing is left', async () => {
     // Arrange
@@ -132,38 +127,33 @@ describe('a server that hangs', () => {
 });
 
 describe('a sysbench that hangs', () => {
-  it(
-    'kill -STOP on sysbench: stopped at the step deadline, the step failed saying so though the runner still ' +
-      'wrote result.json',
-    async () => {
-      // Arrange: a 1-s step, so its deadline is the minimum (1 + 60 s, core/plan/step-looks.ts jobDeadlineS)
-      const run = world.background([
-        'run',
-        world.writeSpec('sysbench-hung.json', { ...BASE_SPEC, defaults: { ...BASE_SPEC.defaults, durationS: 1 } }),
-      ]);
-      await run.waitFor(/ a-r1\] step 1\/1 ro-t1/);
-      const servers = world.registeredServers();
-      let sysbench: number | undefined;
-      for (let i = 0; i < 100 && sysbench === undefined; i++) {
-        sysbench = sysbenchPidsUnder(world.work)[0];
-        if (sysbench === undefined) await sleep(50);
-      }
-      if (sysbench === undefined) throw new Error(`no sysbench of the run found under ${world.work}`);
-      // Act
-      process.kill(sysbench, 'SIGSTOP');
-      const { code } = await run.exited;
-      // Assert
-      expect(code).toBe(1);
-      const [step] = world.lakeQuery<{ status: string; error: string }>('select status, error from steps');
-      expect(step).toEqual({
-        status: 'failed',
-        error: expect.stringMatching(/^still running after 61 s: stopped( \(.+\))?$/) as string,
-      });
-      expect(world.lakeQuery<{ status: string }>('select status from runs')).toEqual([{ status: 'failed' }]);
-      await world.expectNothingLeft(servers.map((s) => s.port));
-    },
-    300_000,
-  );
+  it('kill -STOP on sysbench: stopped at the step deadline, the step failed saying so though the runner still wrote result.json', async () => {
+    // Arrange: a 1-s step, so its deadline is the minimum (1 + 60 s, core/plan/step-looks.ts jobDeadlineS)
+    const run = world.background([
+      'run',
+      world.writeSpec('sysbench-hung.json', { ...BASE_SPEC, defaults: { ...BASE_SPEC.defaults, durationS: 1 } }),
+    ]);
+    await run.waitFor(/ a-r1\] step 1\/1 ro-t1/);
+    const servers = world.registeredServers();
+    let sysbench: number | undefined;
+    for (let i = 0; i < 100 && sysbench === undefined; i++) {
+      sysbench = sysbenchPidsUnder(world.work)[0];
+      if (sysbench === undefined) await sleep(50);
+    }
+    if (sysbench === undefined) throw new Error(`no sysbench of the run found under ${world.work}`);
+    // Act
+    process.kill(sysbench, 'SIGSTOP');
+    const { code } = await run.exited;
+    // Assert
+    expect(code).toBe(1);
+    const [step] = world.lakeQuery<{ status: string; error: string }>('select status, error from steps');
+    expect(step).toEqual({
+      status: 'failed',
+      error: expect.stringMatching(/^still running after 61 s: stopped( \(.+\))?$/) as string,
+    });
+    expect(world.lakeQuery<{ status: string }>('select status from runs')).toEqual([{ status: 'failed' }]);
+    await world.expectNothingLeft(servers.map((s) => s.port));
+  }, 300_000);
 });
 
 /**
@@ -183,65 +173,60 @@ async function remountReadOnly(dir: string): Promise<void> {
 }
 
 describe('a lake that cannot be written', () => {
-  it(
-    'turns read-only during a step: the run stops naming it, its claim stays for cleanup, which records the ' +
-      'end once the lake is writable',
-    async () => {
-      // Arrange
-      mountTmpfs(world.lake, 'size=16m');
-      const run = world.background([
-        'run',
-        world.writeSpec('ro.json', { ...BASE_SPEC, defaults: { ...BASE_SPEC.defaults, durationS: 4 } }),
-      ]);
-      await run.waitFor(/ a-r1\] step 1\/1 ro-t1/);
-      const ports = world.registeredServers().map((s) => s.port);
-      // Act
-      await remountReadOnly(world.lake);
-      const { code } = await run.exited;
-      // Assert: exit 1, the lake named read-only, nothing running, the claim kept for cleanup
-      const { stdout, stderr } = run.output();
-      expect(code).toBe(1);
-      expect(stdout + stderr).toMatch(new RegExp(`the results lake file://${world.lake}/? is read-only \\(EROFS`));
-      expect(world.registeredServers()).toEqual([]);
-      const claims = readdirSync(world.runRoot);
-      expect(claims.map((d) => readdirSync(join(world.runRoot, d)))).toEqual([['run.json']]);
-      expect(JSON.parse(readFileSync(join(world.runRoot, claims[0]!, 'run.json'), 'utf8'))).toMatchObject({
-        endReason: expect.stringMatching(/is read-only \(EROFS/) as string,
-      });
-      // Act: cleanup while the lake is still read-only keeps the claim and says so
-      const early = world.cli(['cleanup']);
-      // Assert: exit 75, the last line naming the run kept and why
-      expect(early.code).toBe(75);
-      expect(early.stdout).toMatch(
-        new RegExp(
-          /still marked running: the lake refused the write, so their claims are kept for the next/.source +
-            / cleanup: faults-\S+ \(.*read-only/.source,
-        ),
-      );
-      expect(early.stdout.trim().split('\n').at(-1)).toMatch(
-        new RegExp(
-          /^not settled, kept for a later cleanup \(exit 75\): faults-\S+: the lake refused to record/.source +
-            / its end \(.*is read-only \(EROFS/.source,
-        ),
-      );
-      expect(readdirSync(world.runRoot)).toEqual(claims);
-      // Act: writable again, cleanup records the end
-      execFileSync('mount', ['-o', 'remount,rw', world.lake]);
-      const cleanup = world.cli(['cleanup']);
-      // Assert
-      expect(cleanup.code).toBe(0);
-      expect(cleanup.stdout).toMatch(/recorded as aborted in the lake \(they were still marked running\): faults-/);
-      expect(world.lakeQuery<{ status: string; error: string }>('select status, error from runs')).toEqual([
-        {
-          status: 'aborted',
-          error: expect.stringMatching(/is read-only \(EROFS.*recorded by `aurora-bench cleanup`$/) as string,
-        },
-      ]);
-      expect(world.cli(['results']).stdout).not.toMatch(/warning: run/);
-      await world.expectNothingLeft(ports);
-    },
-    240_000,
-  );
+  it('turns read-only during a step: the run stops naming it, its claim stays for cleanup, which records the end once the lake is writable', async () => {
+    // Arrange
+    mountTmpfs(world.lake, 'size=16m');
+    const run = world.background([
+      'run',
+      world.writeSpec('ro.json', { ...BASE_SPEC, defaults: { ...BASE_SPEC.defaults, durationS: 4 } }),
+    ]);
+    await run.waitFor(/ a-r1\] step 1\/1 ro-t1/);
+    const ports = world.registeredServers().map((s) => s.port);
+    // Act
+    await remountReadOnly(world.lake);
+    const { code } = await run.exited;
+    // Assert: exit 1, the lake named read-only, nothing running, the claim kept for cleanup
+    const { stdout, stderr } = run.output();
+    expect(code).toBe(1);
+    expect(stdout + stderr).toMatch(new RegExp(`the results lake file://${world.lake}/? is read-only \\(EROFS`));
+    expect(world.registeredServers()).toEqual([]);
+    const claims = readdirSync(world.runRoot);
+    expect(claims.map((d) => readdirSync(join(world.runRoot, d)))).toEqual([['run.json']]);
+    expect(JSON.parse(readFileSync(join(world.runRoot, claims[0]!, 'run.json'), 'utf8'))).toMatchObject({
+      endReason: expect.stringMatching(/is read-only \(EROFS/) as string,
+    });
+    // Act: cleanup while the lake is still read-only keeps the claim and says so
+    const early = world.cli(['cleanup']);
+    // Assert: exit 75, the last line naming the run kept and why
+    expect(early.code).toBe(75);
+    expect(early.stdout).toMatch(
+      new RegExp(
+        /still marked running: the lake refused the write, so their claims are kept for the next/.source +
+          / cleanup: faults-\S+ \(.*read-only/.source,
+      ),
+    );
+    expect(early.stdout.trim().split('\n').at(-1)).toMatch(
+      new RegExp(
+        /^not settled, kept for a later cleanup \(exit 75\): faults-\S+: the lake refused to record/.source +
+          / its end \(.*is read-only \(EROFS/.source,
+      ),
+    );
+    expect(readdirSync(world.runRoot)).toEqual(claims);
+    // Act: writable again, cleanup records the end
+    execFileSync('mount', ['-o', 'remount,rw', world.lake]);
+    const cleanup = world.cli(['cleanup']);
+    // Assert
+    expect(cleanup.code).toBe(0);
+    expect(cleanup.stdout).toMatch(/recorded as aborted in the lake \(they were still marked running\): faults-/);
+    expect(world.lakeQuery<{ status: string; error: string }>('select status, error from runs')).toEqual([
+      {
+        status: 'aborted',
+        error: expect.stringMatching(/is read-only \(EROFS.*recorded by `aurora-bench cleanup`$/) as string,
+      },
+    ]);
+    expect(world.cli(['results']).stdout).not.toMatch(/warning: run/);
+    await world.expectNothingLeft(ports);
+  }, 240_000);
 
   it('read-only before the run: refused saying "read-only" before anything starts', async () => {
     // Arrange
@@ -287,24 +272,20 @@ describe('a lake that cannot be written', () => {
     expect(readdirSync(world.lake)).toEqual([]);
   });
 
-  it(
-    '<lake>/tables as a link to /: every read of the lake is refused, naming the link; no file outside the ' +
-      'lake is read',
-    () => {
-      // Arrange
-      mkdirSync(world.lake, { recursive: true });
-      symlinkSync('/', join(world.lake, 'tables'));
-      // Act
-      const r = world.cli(['results', '--json', '--sql', "select content from read_text('/etc/shadow')"]);
-      // Assert
-      expect(r.code).toBe(1);
-      expect(r.stderr).toContain(
-        `the lake's tables folder ${join(world.lake, 'tables')} is not a directory (a symbolic link to /)`,
-      );
-      expect(r.stdout).toBe('');
-      expect(r.stdout + r.stderr).not.toMatch(/root:/);
-    },
-  );
+  it('<lake>/tables as a link to /: every read of the lake is refused, naming the link; no file outside the lake is read', () => {
+    // Arrange
+    mkdirSync(world.lake, { recursive: true });
+    symlinkSync('/', join(world.lake, 'tables'));
+    // Act
+    const r = world.cli(['results', '--json', '--sql', "select content from read_text('/etc/shadow')"]);
+    // Assert
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `the lake's tables folder ${join(world.lake, 'tables')} is not a directory (a symbolic link to /)`,
+    );
+    expect(r.stdout).toBe('');
+    expect(r.stdout + r.stderr).not.toMatch(/root:/);
+  });
 });
 
 describe('a run root that fills up during the prepare', () => {

@@ -1,7 +1,7 @@
 /**
- * The AWS CLI that client/client-ready.sh and the clients' boot and SSM commands call (EC2 clients install Debian 12's awscli package at boot).
- * Tests use the one on PATH; on a machine without it, awscli is installed from PyPI into its own
- * venv under ~/.cache (not the repo's .venv: awscli pins botocore, which could fight moto's).
+ * The AWS CLI that client/client-ready.sh and the clients' boot and SSM commands call (EC2 clients install Debian 12's
+ * awscli package at boot). Tests use the one on PATH; on a machine without it, awscli is installed from PyPI into its
+ * own venv under ~/.cache (not the repo's .venv: awscli pins botocore, which could fight moto's).
  * No skipping: when it cannot be had, the suite fails with the reason.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -40,7 +40,8 @@ export function awsCliDir(): string {
   } catch (e) {
     const err = e as { stderr?: Buffer; message: string };
     throw new Error(
-      `the AWS CLI is needed by client/client-ready.sh and the clients' commands for S3 and could not be installed: ${err.stderr?.toString().trim() || err.message}`,
+      `the AWS CLI is needed by client/client-ready.sh and the clients' commands for S3 and could not be installed: ` +
+        (err.stderr?.toString().trim() || err.message),
       {
         cause: e,
       },

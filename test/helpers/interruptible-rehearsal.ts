@@ -10,7 +10,9 @@ function interruptibleRehearsalSpec(name: string, readers: number): Record<strin
     name,
     engine: { version: '3.04.0' },
     region: 'us-east-1',
-    variants: [{ name: 'one', instanceClass: 'db.r6g.large', readers, clients: { count: 1, instanceType: 'c6g.large' } }],
+    variants: [
+      { name: 'one', instanceClass: 'db.r6g.large', readers, clients: { count: 1, instanceType: 'c6g.large' } },
+    ],
     data: { tables: 1, tableSize: 500 },
     defaults: { durationS: 60, warmupS: 0, reportIntervalS: 1 },
     workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [2] }],
@@ -18,7 +20,9 @@ function interruptibleRehearsalSpec(name: string, readers: number): Record<strin
   };
 }
 
-/** Writes interruptibleRehearsalSpec(name) to `<dir>/<name>.json` and returns the file; `readers: 0` spares a server. */
+/**
+ * Writes interruptibleRehearsalSpec(name) to `<dir>/<name>.json` and returns the file; `readers: 0` spares a server.
+ */
 export function writeInterruptibleRehearsalSpec(dir: string, name: string, readers = 1): string {
   const file = join(dir, `${name}.json`);
   writeFileSync(file, JSON.stringify(interruptibleRehearsalSpec(name, readers)));

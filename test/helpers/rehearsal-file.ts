@@ -58,7 +58,11 @@ export const wiring = rehearsalWiring(REPO_ROOT);
  * busy cores; longer waits saved no more CPU. `lines` is what it printed; `timed` the same lines with the
  * seconds since the start, for a failed expectation to show where the time went.
  */
-export async function rehearse(file: RehearsalFile, specFile: string, extra: Partial<RehearsalOptions> = {}): Promise<{ r: RehearsalResult; lines: string[]; timed: string[] }> {
+export async function rehearse(
+  file: RehearsalFile,
+  specFile: string,
+  extra: Partial<RehearsalOptions> = {},
+): Promise<{ r: RehearsalResult; lines: string[]; timed: string[] }> {
   const lines: string[] = [];
   const timed: string[] = [];
   const started = Date.now();

@@ -104,30 +104,25 @@ describe('a duet run on local servers', () => {
     }
   });
 
-  it(
-    'measures both variants in the same seconds, and starts a step only when both finished the one before ' +
-      '(the barrier)',
-    () => {
-      const row = (variant: string, stepId: string) =>
-        steps.find((s) => s.variant === variant && s.step_id === stepId)!;
-      expect(steps.map((s) => `${s.cell_id}/${s.step_id}:${s.status}`).sort()).toEqual([
-        'a-r1/ro-t1:ok',
-        'a-r1/ro-t2:ok',
-        'b-r1/ro-t1:ok',
-        'b-r1/ro-t2:ok',
-      ]);
-      for (const stepId of ['ro-t1', 'ro-t2']) {
-        const [a, b] = [row('a', stepId), row('b', stepId)];
-        // The measured windows overlap: each started before the other ended.
-        expect(at(a.started_at)).toBeLessThan(at(b.ended_at));
-        expect(at(b.started_at)).toBeLessThan(at(a.ended_at));
-      }
-      const secondStarts = Math.min(at(row('a', 'ro-t2').started_at), at(row('b', 'ro-t2').started_at));
-      expect(secondStarts).toBeGreaterThanOrEqual(
-        Math.max(at(row('a', 'ro-t1').ended_at), at(row('b', 'ro-t1').ended_at)),
-      );
-    },
-  );
+  it('measures both variants in the same seconds, and starts a step only when both finished the one before (the barrier)', () => {
+    const row = (variant: string, stepId: string) => steps.find((s) => s.variant === variant && s.step_id === stepId)!;
+    expect(steps.map((s) => `${s.cell_id}/${s.step_id}:${s.status}`).sort()).toEqual([
+      'a-r1/ro-t1:ok',
+      'a-r1/ro-t2:ok',
+      'b-r1/ro-t1:ok',
+      'b-r1/ro-t2:ok',
+    ]);
+    for (const stepId of ['ro-t1', 'ro-t2']) {
+      const [a, b] = [row('a', stepId), row('b', stepId)];
+      // The measured windows overlap: each started before the other ended.
+      expect(at(a.started_at)).toBeLessThan(at(b.ended_at));
+      expect(at(b.started_at)).toBeLessThan(at(a.ended_at));
+    }
+    const secondStarts = Math.min(at(row('a', 'ro-t2').started_at), at(row('b', 'ro-t2').started_at));
+    expect(secondStarts).toBeGreaterThanOrEqual(
+      Math.max(at(row('a', 'ro-t1').ended_at), at(row('b', 'ro-t1').ended_at)),
+    );
+  });
 
   it('reports the order and ratios from time-paired intervals with their interval width', () => {
     const ab = report.sections.find((s) => s.id === 'ab')!;

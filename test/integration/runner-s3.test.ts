@@ -268,53 +268,49 @@ describe('client/runner.js with Secrets Manager and S3 (moto)', () => {
     expect(db.sql('SELECT COUNT(*) FROM sbtest.sbtest1').trim()).toBe('50');
   });
 
-  it(
-    'a secret it cannot read: exit 3, the reason uploaded in output.log, no result.json; the prepare it owed ' +
-      'ends with the reason',
-    async () => {
-      const missing = secretArn.replace('rds!cluster-test', 'rds!cluster-gone');
+  it('a secret it cannot read: exit 3, the reason uploaded in output.log, no result.json; the prepare it owed ends with the reason', async () => {
+    const missing = secretArn.replace('rds!cluster-test', 'rds!cluster-gone');
 
-      const r = await runner([
-        '--phase',
-        'run',
-        '--workload',
-        'oltp_read_only',
-        '--out',
-        `s3://${BUCKET}/raw/c1/s2/run/client-1/`,
-        '--prepare-out',
-        `s3://${BUCKET}/raw/c1/s2/prepare/client-1/`,
-        '--host',
-        '127.0.0.1',
-        '--port',
-        String(db.port),
-        '--user',
-        'sbtest',
-        '--password-secret',
-        missing,
-        '--',
-        '--time=1',
-      ]);
+    const r = await runner([
+      '--phase',
+      'run',
+      '--workload',
+      'oltp_read_only',
+      '--out',
+      `s3://${BUCKET}/raw/c1/s2/run/client-1/`,
+      '--prepare-out',
+      `s3://${BUCKET}/raw/c1/s2/prepare/client-1/`,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(db.port),
+      '--user',
+      'sbtest',
+      '--password-secret',
+      missing,
+      '--',
+      '--time=1',
+    ]);
 
-      expect(r.code).toBe(3);
-      expect(r.stderr).toContain(`could not read secret ${missing}`);
-      expect(await keys('raw/c1/s2/')).toEqual([
-        'raw/c1/s2/prepare/client-1/client_cpu.jsonl',
-        'raw/c1/s2/prepare/client-1/output.log',
-        'raw/c1/s2/prepare/client-1/result.json',
-        'raw/c1/s2/run/client-1/client_cpu.jsonl',
-        'raw/c1/s2/run/client-1/output.log',
-      ]);
-      const parsed = parseSysbenchOutput(await object('raw/c1/s2/run/client-1/output.log'));
-      expect(parsed.status).toBe('failed');
-      expect(parsed.error).toContain(`could not read secret ${missing}: `);
-      expect(parsed.error).toContain('ResourceNotFoundException');
-      // A client awaiting this prepare stops waiting; the workflow reports the prepare as failed, with the reason.
-      const prepared = JSON.parse(await object('raw/c1/s2/prepare/client-1/result.json')) as RunnerResult;
-      expect([prepared.phase, prepared.exitCode]).toEqual(['prepare', 3]);
-      const prepareParsed = parseSysbenchOutput(await object('raw/c1/s2/prepare/client-1/output.log'), {
-        exitCode: prepared.exitCode,
-      });
-      expect(prepareParsed.error).toContain(`could not read secret ${missing}: `);
-    },
-  );
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain(`could not read secret ${missing}`);
+    expect(await keys('raw/c1/s2/')).toEqual([
+      'raw/c1/s2/prepare/client-1/client_cpu.jsonl',
+      'raw/c1/s2/prepare/client-1/output.log',
+      'raw/c1/s2/prepare/client-1/result.json',
+      'raw/c1/s2/run/client-1/client_cpu.jsonl',
+      'raw/c1/s2/run/client-1/output.log',
+    ]);
+    const parsed = parseSysbenchOutput(await object('raw/c1/s2/run/client-1/output.log'));
+    expect(parsed.status).toBe('failed');
+    expect(parsed.error).toContain(`could not read secret ${missing}: `);
+    expect(parsed.error).toContain('ResourceNotFoundException');
+    // A client awaiting this prepare stops waiting; the workflow reports the prepare as failed, with the reason.
+    const prepared = JSON.parse(await object('raw/c1/s2/prepare/client-1/result.json')) as RunnerResult;
+    expect([prepared.phase, prepared.exitCode]).toEqual(['prepare', 3]);
+    const prepareParsed = parseSysbenchOutput(await object('raw/c1/s2/prepare/client-1/output.log'), {
+      exitCode: prepared.exitCode,
+    });
+    expect(prepareParsed.error).toContain(`could not read secret ${missing}: `);
+  });
 });

@@ -198,75 +198,71 @@ describe('benchmark workflow, locally', () => {
     expect(serversLeft()).toEqual([]);
   });
 
-  it(
-    'data.reuse "step": one job per client and step prepares then runs (the other client waits for it); a ' +
-      'prepare that fails fails the cell as a prepare, with no run rows',
-    async () => {
-      // Arrange: two clients, so the second one's job waits for the first one's prepare; the second
-      // step's prepare fails (MariaDB refuses an unknown storage engine under its default sql_mode,
-      // NO_ENGINE_SUBSTITUTION), its run never starts.
-      const backend = newBackend();
-      const spec = tinySpec({
-        variants: [{ name: 'small', instanceClass: 'db.t3.medium', readers: 0, clients: { count: 2 } }],
-        data: { tables: 1, tableSize: 200, prepareThreads: 1, reuse: 'step' },
-        workloads: [
-          { name: 'rw', test: 'oltp_read_write', threads: [1] },
-          { name: 'bad', test: 'oltp_read_only', threads: [1], options: { mysql_storage_engine: 'NoSuchEngine' } },
-        ],
-      });
-      // Act
-      const result = await run(backend, spec);
-      // Assert
-      expect(result.status).toBe('FAILED');
-      expect(result.cause).toContain('DataPrepareFailedError');
-      expect(result.cause).toMatch(/sysbench prepare for cell small-r1 failed on client-1: .*NoSuchEngine/);
-      const started = result.events
-        .filter((e) => e.type === 'StateExited' && e.state?.name === 'RunStep')
-        .map((e) => (e.state?.output as { step?: RunStepOutput } | undefined)?.step)
-        .filter((o) => o?.started);
-      expect(started.map((o) => [o!.started!.phase, o!.started!.withPrepare, o!.started!.step.stepId])).toEqual([
-        ['run', true, 'rw-t1'],
-        ['run', true, 'bad-t1'],
-      ]);
-      const dt = new Date().toISOString().slice(0, 10);
-      const raw = (stepId: string, phase: string, client: string) =>
-        lakeKeys.raw(dt, result.runId!, 'small-r1', stepId, phase, client);
-      const prepared = JSON.parse((await backend.lake.get(raw('rw-t1', 'prepare', 'client-1') + 'result.json'))!) as {
-        phase: string;
-        exitCode: number;
-        startedAt: string;
-        endedAt: string;
-      };
-      expect([prepared.phase, prepared.exitCode]).toEqual(['prepare', 0]);
-      // The next step's first look waits for a prepare as long as the cell's last one, the 2 s after
-      // it at which both clients' runs start, and the run.
-      const lastPrepareS = Math.ceil((Date.parse(prepared.endedAt) - Date.parse(prepared.startedAt)) / 1000);
-      expect(started[1]!.waitS).toBe(lastPrepareS + 2 + 2 + 1);
-      expect(await backend.lake.get(raw('rw-t1', 'prepare', 'client-2') + 'result.json')).toBeUndefined();
-      const rw = await stepRows(backend, result, 'small-r1', 'rw-t1');
-      expect(rw.map((r) => [r.status, r.client_id])).toEqual([
-        ['ok', 'client-1'],
-        ['ok', 'client-2'],
-      ]);
-      // Both runs started 2 s after the prepare ended (the run's own times, not the job's).
-      for (const row of rw)
-        expect(Date.parse(row.started_at)).toBeGreaterThanOrEqual(Date.parse(prepared.endedAt) + 2000);
-      expect(
-        await backend.lake.get(lakeKeys.stepTable('server_config', dt, result.runId!, 'small-r1', 'rw-t1')),
-      ).toBeDefined();
-      // The failed prepare is the cell's failure, not a failed run: no step rows; both runs say they did not run.
-      expect(
-        await backend.lake.get(lakeKeys.stepTable('steps', dt, result.runId!, 'small-r1', 'bad-t1')),
-      ).toBeUndefined();
-      for (const client of ['client-1', 'client-2'])
-        expect(await backend.lake.get(raw('bad-t1', 'run', client) + 'output.log')).toContain(
-          "aurora-bench runner: not run: the data's prepare",
-        );
-      expect((await runRow(backend, result)).status).toBe('failed');
-      expect(entered(result.events, 'TeardownCellOnError')).toBe(1);
-      expect(serversLeft()).toEqual([]);
-    },
-  );
+  it('data.reuse "step": one job per client and step prepares then runs (the other client waits for it); a prepare that fails fails the cell as a prepare, with no run rows', async () => {
+    // Arrange: two clients, so the second one's job waits for the first one's prepare; the second
+    // step's prepare fails (MariaDB refuses an unknown storage engine under its default sql_mode,
+    // NO_ENGINE_SUBSTITUTION), its run never starts.
+    const backend = newBackend();
+    const spec = tinySpec({
+      variants: [{ name: 'small', instanceClass: 'db.t3.medium', readers: 0, clients: { count: 2 } }],
+      data: { tables: 1, tableSize: 200, prepareThreads: 1, reuse: 'step' },
+      workloads: [
+        { name: 'rw', test: 'oltp_read_write', threads: [1] },
+        { name: 'bad', test: 'oltp_read_only', threads: [1], options: { mysql_storage_engine: 'NoSuchEngine' } },
+      ],
+    });
+    // Act
+    const result = await run(backend, spec);
+    // Assert
+    expect(result.status).toBe('FAILED');
+    expect(result.cause).toContain('DataPrepareFailedError');
+    expect(result.cause).toMatch(/sysbench prepare for cell small-r1 failed on client-1: .*NoSuchEngine/);
+    const started = result.events
+      .filter((e) => e.type === 'StateExited' && e.state?.name === 'RunStep')
+      .map((e) => (e.state?.output as { step?: RunStepOutput } | undefined)?.step)
+      .filter((o) => o?.started);
+    expect(started.map((o) => [o!.started!.phase, o!.started!.withPrepare, o!.started!.step.stepId])).toEqual([
+      ['run', true, 'rw-t1'],
+      ['run', true, 'bad-t1'],
+    ]);
+    const dt = new Date().toISOString().slice(0, 10);
+    const raw = (stepId: string, phase: string, client: string) =>
+      lakeKeys.raw(dt, result.runId!, 'small-r1', stepId, phase, client);
+    const prepared = JSON.parse((await backend.lake.get(raw('rw-t1', 'prepare', 'client-1') + 'result.json'))!) as {
+      phase: string;
+      exitCode: number;
+      startedAt: string;
+      endedAt: string;
+    };
+    expect([prepared.phase, prepared.exitCode]).toEqual(['prepare', 0]);
+    // The next step's first look waits for a prepare as long as the cell's last one, the 2 s after
+    // it at which both clients' runs start, and the run.
+    const lastPrepareS = Math.ceil((Date.parse(prepared.endedAt) - Date.parse(prepared.startedAt)) / 1000);
+    expect(started[1]!.waitS).toBe(lastPrepareS + 2 + 2 + 1);
+    expect(await backend.lake.get(raw('rw-t1', 'prepare', 'client-2') + 'result.json')).toBeUndefined();
+    const rw = await stepRows(backend, result, 'small-r1', 'rw-t1');
+    expect(rw.map((r) => [r.status, r.client_id])).toEqual([
+      ['ok', 'client-1'],
+      ['ok', 'client-2'],
+    ]);
+    // Both runs started 2 s after the prepare ended (the run's own times, not the job's).
+    for (const row of rw)
+      expect(Date.parse(row.started_at)).toBeGreaterThanOrEqual(Date.parse(prepared.endedAt) + 2000);
+    expect(
+      await backend.lake.get(lakeKeys.stepTable('server_config', dt, result.runId!, 'small-r1', 'rw-t1')),
+    ).toBeDefined();
+    // The failed prepare is the cell's failure, not a failed run: no step rows; both runs say they did not run.
+    expect(
+      await backend.lake.get(lakeKeys.stepTable('steps', dt, result.runId!, 'small-r1', 'bad-t1')),
+    ).toBeUndefined();
+    for (const client of ['client-1', 'client-2'])
+      expect(await backend.lake.get(raw('bad-t1', 'run', client) + 'output.log')).toContain(
+        "aurora-bench runner: not run: the data's prepare",
+      );
+    expect((await runRow(backend, result)).status).toBe('failed');
+    expect(entered(result.events, 'TeardownCellOnError')).toBe(1);
+    expect(serversLeft()).toEqual([]);
+  });
 
   it('runs cells at once up to maxConcurrency, each on its own servers', async () => {
     // Arrange
@@ -386,25 +382,30 @@ describe('benchmark workflow, locally', () => {
     ['checkJobs', 'RunStep', runPhase],
     ['collectServerMetrics', 'RunStep', undefined],
   ];
-  it.each(injected)('a failure in %s (state %s) is caught, the cell torn down, the execution failed with the cause', async (method, state, when) => {
-    // Arrange
-    const backend = withInjectedFailures(newBackend(), { [method]: { error: new Error(`injected ${method} failure`), ...(when ? { when } : {}) } });
-    // Act
-    const result = await run(backend, oneStepSpec());
-    // Assert
-    expect(result.status).toBe('FAILED');
-    expect(result.error).toBe('BenchmarkFailed');
-    expect(result.cause).toContain(`injected ${method} failure`);
-    const failedStates = result.events.filter((e) => e.type === 'StateFailed').map((e) => e.state?.name);
-    expect(failedStates).toContain(state);
-    const caught = result.events.filter((e) => e.type === 'StateCaught').map((e) => e.state?.name);
-    // RunStep fails its segment, whose Map's Catch routes the cell to teardown.
-    expect(caught).toContain(state === 'RunStep' ? 'RunStepSegments' : state);
-    expect(entered(result.events, 'TeardownCellOnError')).toBe(1);
-    expect(backend.calls['teardownCell']).toBe(1);
-    expect(serversLeft()).toEqual([]);
-    expect((await runRow(backend, result)).status).toBe('failed');
-  });
+  it.each(injected)(
+    'a failure in %s (state %s) is caught, the cell torn down, the execution failed with the cause',
+    async (method, state, when) => {
+      // Arrange
+      const backend = withInjectedFailures(newBackend(), {
+        [method]: { error: new Error(`injected ${method} failure`), ...(when ? { when } : {}) },
+      });
+      // Act
+      const result = await run(backend, oneStepSpec());
+      // Assert
+      expect(result.status).toBe('FAILED');
+      expect(result.error).toBe('BenchmarkFailed');
+      expect(result.cause).toContain(`injected ${method} failure`);
+      const failedStates = result.events.filter((e) => e.type === 'StateFailed').map((e) => e.state?.name);
+      expect(failedStates).toContain(state);
+      const caught = result.events.filter((e) => e.type === 'StateCaught').map((e) => e.state?.name);
+      // RunStep fails its segment, whose Map's Catch routes the cell to teardown.
+      expect(caught).toContain(state === 'RunStep' ? 'RunStepSegments' : state);
+      expect(entered(result.events, 'TeardownCellOnError')).toBe(1);
+      expect(backend.calls['teardownCell']).toBe(1);
+      expect(serversLeft()).toEqual([]);
+      expect((await runRow(backend, result)).status).toBe('failed');
+    },
+  );
 
   it('a FinishRun failure ends the execution in RunFailed with the cause, after the cells were torn down', async () => {
     // Arrange: the lake refuses reads of the run manifest, which only FinishRun makes.
@@ -434,13 +435,10 @@ describe('benchmark workflow, locally', () => {
     expect(serversLeft()).toEqual([]);
   });
 
-  it(
-    'a verdict failure is recorded and changes nothing of the run: it succeeds, its cells torn down, its ' +
-      'manifest final',
-    async () => {
-      // Arrange: the judging fails (as an unreachable Athena would)
-      const backend = newBackend();
-      const judgeRun = () => Promise.reject(new Error('history unavailable'));
+  it('a verdict failure is recorded and changes nothing of the run: it succeeds, its cells torn down, its manifest final', async () => {
+    // Arrange: the judging fails (as an unreachable Athena would)
+    const backend = newBackend();
+    const judgeRun = () => Promise.reject(new Error('history unavailable'));
 
     // Act
     const result = await executeLocally({
@@ -450,21 +448,20 @@ describe('benchmark workflow, locally', () => {
       retryMs: 10,
     });
 
-      // Assert
-      expect(result.status).toBe('SUCCEEDED');
-      expect(result.output).toMatchObject({ status: 'succeeded', failedSteps: 0 });
-      const verdictsExit = result.events.find((e) => e.type === 'StateEntered' && e.state?.name === 'DidRunSucceed');
-      expect(verdictsExit?.state?.input).toMatchObject({
-        verdictsError: { Error: 'Error', Cause: expect.stringContaining('history unavailable') as unknown },
-      });
-      expect(entered(result.events, 'TeardownCell')).toBe(1);
-      expect((await runRow(backend, result)).status).toBe('succeeded');
-      expect(
-        await backend.lake.get(lakeKeys.verdicts(new Date().toISOString().slice(0, 10), result.runId!)),
-      ).toBeUndefined();
-      expect(serversLeft()).toEqual([]);
-    },
-  );
+    // Assert
+    expect(result.status).toBe('SUCCEEDED');
+    expect(result.output).toMatchObject({ status: 'succeeded', failedSteps: 0 });
+    const verdictsExit = result.events.find((e) => e.type === 'StateEntered' && e.state?.name === 'DidRunSucceed');
+    expect(verdictsExit?.state?.input).toMatchObject({
+      verdictsError: { Error: 'Error', Cause: expect.stringContaining('history unavailable') as unknown },
+    });
+    expect(entered(result.events, 'TeardownCell')).toBe(1);
+    expect((await runRow(backend, result)).status).toBe('succeeded');
+    expect(
+      await backend.lake.get(lakeKeys.verdicts(new Date().toISOString().slice(0, 10), result.runId!)),
+    ).toBeUndefined();
+    expect(serversLeft()).toEqual([]);
+  });
 
   it('a cell that fails does not stop the next one: it runs, and the run fails naming only the failed cell', async () => {
     // Arrange: provisioning fails for the first cell only
@@ -504,81 +501,73 @@ describe('benchmark workflow, locally', () => {
     expect(serversLeft()).toEqual([]);
   });
 
-  it(
-    'an execution that outlives its TimeoutSeconds ends TIMED_OUT (States.Timeout); the run is torn down and ' +
-      'recorded as timed out',
-    async () => {
-      // Arrange: a step far longer than the execution may run, whatever the machine's speed.
-      const backend = newBackend();
-      const specFile = join(lakeDir, 'long.json');
-      writeFileSync(
-        specFile,
-        JSON.stringify(
-          tinySpec({
-            variants: [{ name: 'one', instanceClass: 'db.t3.medium', readers: 1 }],
-            workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1], durationS: 3600 }],
-          }),
-        ),
-      );
-      const lines: string[] = [];
-      // Act
-      const result = await runLocal({
-        specFile,
-        repoRoot: REPO,
-        lakeDir,
-        backend,
-        serverVersion: 'test',
-        executionTimeoutS: 4,
-        pollMs: 100,
-        log: (l) => lines.push(l),
-      });
-      // Assert: the status AWS gives it, what the safety net's rule matches (SWEEP_ON_STATUSES)...
-      expect(result.status).toBe('TIMED_OUT');
-      expect(SWEEP_ON_STATUSES).toContain(result.status);
-      expect(result.error).toBe('States.Timeout');
-      expect(result.cause).toContain('did not finish within 4 s');
-      expect(result.events.map((e) => e.type)).toContain('ExecutionTimeout');
-      // ...and the local counterpart of the sweeper left nothing behind, and the lake says why.
-      expect(serversLeft()).toEqual([]);
-      expect(readdirSync(runRoot)).toEqual([]);
-      const manifest = JSON.parse(
-        (await backend.lake.get(lakeKeys.run(result.plan.dt, result.plan.runId)))!.trim(),
-      ) as RunRow;
-      expect(manifest.status).toBe('timed-out');
-      expect(manifest.error).toMatch(/did not finish within 4 s .*everything was torn down/);
-    },
-  );
+  it('an execution that outlives its TimeoutSeconds ends TIMED_OUT (States.Timeout); the run is torn down and recorded as timed out', async () => {
+    // Arrange: a step far longer than the execution may run, whatever the machine's speed.
+    const backend = newBackend();
+    const specFile = join(lakeDir, 'long.json');
+    writeFileSync(
+      specFile,
+      JSON.stringify(
+        tinySpec({
+          variants: [{ name: 'one', instanceClass: 'db.t3.medium', readers: 1 }],
+          workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [1], durationS: 3600 }],
+        }),
+      ),
+    );
+    const lines: string[] = [];
+    // Act
+    const result = await runLocal({
+      specFile,
+      repoRoot: REPO,
+      lakeDir,
+      backend,
+      serverVersion: 'test',
+      executionTimeoutS: 4,
+      pollMs: 100,
+      log: (l) => lines.push(l),
+    });
+    // Assert: the status AWS gives it, what the safety net's rule matches (SWEEP_ON_STATUSES)...
+    expect(result.status).toBe('TIMED_OUT');
+    expect(SWEEP_ON_STATUSES).toContain(result.status);
+    expect(result.error).toBe('States.Timeout');
+    expect(result.cause).toContain('did not finish within 4 s');
+    expect(result.events.map((e) => e.type)).toContain('ExecutionTimeout');
+    // ...and the local counterpart of the sweeper left nothing behind, and the lake says why.
+    expect(serversLeft()).toEqual([]);
+    expect(readdirSync(runRoot)).toEqual([]);
+    const manifest = JSON.parse(
+      (await backend.lake.get(lakeKeys.run(result.plan.dt, result.plan.runId)))!.trim(),
+    ) as RunRow;
+    expect(manifest.status).toBe('timed-out');
+    expect(manifest.error).toMatch(/did not finish within 4 s .*everything was torn down/);
+  });
 
-  it(
-    'a step the database refuses (too many connections) is recorded with its reason; the other steps and ' +
-      'cells still run',
-    async () => {
-      // Arrange: max_connections 10 and a step with 24 threads: MariaDB refuses the connections past it.
-      const backend = newBackend();
-      const spec = tinySpec({
-        variants: [
-          { name: 'one', instanceClass: 'db.t3.medium', readers: 1, instanceParameters: { max_connections: 10 } },
-          { name: 'two', instanceClass: 'db.t3.medium', readers: 1, instanceParameters: { max_connections: 10 } },
-        ],
-        workloads: [
-          { name: 'broken', test: 'oltp_read_only', threads: [24] },
-          { name: 'fine', test: 'oltp_read_only', threads: [1] },
-        ],
-      });
-      // Act
-      const result = await run(backend, spec);
-      // Assert
-      expect(result.status).toBe('FAILED');
-      expect(result.error).toBe('BenchmarkStepsFailed');
-      expect(entered(result.events, 'TeardownCell')).toBe(2);
-      for (const cell of ['one-r1', 'two-r1']) {
-        const broken = await stepRows(backend, result, cell, 'broken-t24');
-        expect(broken[0]!.status).toBe('failed');
-        expect(broken[0]!.error).toMatch(/too many connections/i);
-        const fine = await stepRows(backend, result, cell, 'fine-t1');
-        expect(fine[0]!.status).toBe('ok');
-      }
-      expect(serversLeft()).toEqual([]);
-    },
-  );
+  it('a step the database refuses (too many connections) is recorded with its reason; the other steps and cells still run', async () => {
+    // Arrange: max_connections 10 and a step with 24 threads: MariaDB refuses the connections past it.
+    const backend = newBackend();
+    const spec = tinySpec({
+      variants: [
+        { name: 'one', instanceClass: 'db.t3.medium', readers: 1, instanceParameters: { max_connections: 10 } },
+        { name: 'two', instanceClass: 'db.t3.medium', readers: 1, instanceParameters: { max_connections: 10 } },
+      ],
+      workloads: [
+        { name: 'broken', test: 'oltp_read_only', threads: [24] },
+        { name: 'fine', test: 'oltp_read_only', threads: [1] },
+      ],
+    });
+    // Act
+    const result = await run(backend, spec);
+    // Assert
+    expect(result.status).toBe('FAILED');
+    expect(result.error).toBe('BenchmarkStepsFailed');
+    expect(entered(result.events, 'TeardownCell')).toBe(2);
+    for (const cell of ['one-r1', 'two-r1']) {
+      const broken = await stepRows(backend, result, cell, 'broken-t24');
+      expect(broken[0]!.status).toBe('failed');
+      expect(broken[0]!.error).toMatch(/too many connections/i);
+      const fine = await stepRows(backend, result, cell, 'fine-t1');
+      expect(fine[0]!.status).toBe('ok');
+    }
+    expect(serversLeft()).toEqual([]);
+  });
 });

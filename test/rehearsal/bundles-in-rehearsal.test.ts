@@ -64,7 +64,10 @@ function withAsset(task: TaskName, indexJs: string, timeoutS?: number): Rehearsa
   };
 }
 
-async function rehearse(name: string, extra: Partial<RehearsalOptions> = {}): Promise<{ r: RehearsalResult; lines: string[] }> {
+async function rehearse(
+  name: string,
+  extra: Partial<RehearsalOptions> = {},
+): Promise<{ r: RehearsalResult; lines: string[] }> {
   const { r, timed } = await rehearseFile(file, specFile(name), { lakeDir: join(file.work, `${name}-lake`), ...extra });
   return { r, lines: timed };
 }

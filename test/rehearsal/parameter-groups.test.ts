@@ -21,7 +21,14 @@ import type { CellPlan } from '../../core/plan/types';
 import { ProcessTracker } from '../../core/rehearsal/process-tracker';
 import { RdsEmulation } from '../../core/rehearsal/rds-emulation';
 import { catalogueCheck } from '../../core/rehearsal/run-rehearsal';
-import { createStandingInfrastructure, CREDENTIALS, destroyRawClients, rawClients, REGION, type RawClients } from '../aws/fixtures';
+import {
+  createStandingInfrastructure,
+  CREDENTIALS,
+  destroyRawClients,
+  rawClients,
+  REGION,
+  type RawClients,
+} from '../aws/fixtures';
 import type { MotoServer } from '../aws/moto';
 import { rehearsalFile } from '../helpers/rehearsal-file';
 

@@ -61,110 +61,96 @@ async function runRow(lake: LocalLakeStore, r: RehearsalResult): Promise<RunRow>
 }
 
 describe('the AWS rehearsal', () => {
-  it(
-    'refuses a parameter group change RDS would refuse: ProvisionCell fails with InvalidParameterValue and ' +
-      'the cell is torn down',
-    async () => {
-      // Arrange: the backend sending, with the spec's parameters, one Aurora MySQL 3 keeps at the instance level.
-      const withThreadHandling: RehearsalOptions['adjustClients'] = (clients) =>
-        interceptClient(clients.rds, 'withThreadHandling', async (command, input, forward) => {
-          if (command !== 'ModifyDBClusterParameterGroup') return forward();
-          const params = (input['Parameters'] as object[] | undefined) ?? [];
-          return forward({
-            ...input,
-            Parameters: [
-              ...params,
-              { ParameterName: 'thread_handling', ParameterValue: 'pool-of-threads', ApplyMethod: 'pending-reboot' },
-            ],
-          });
+  it('refuses a parameter group change RDS would refuse: ProvisionCell fails with InvalidParameterValue and the cell is torn down', async () => {
+    // Arrange: the backend sending, with the spec's parameters, one Aurora MySQL 3 keeps at the instance level.
+    const withThreadHandling: RehearsalOptions['adjustClients'] = (clients) =>
+      interceptClient(clients.rds, 'withThreadHandling', async (command, input, forward) => {
+        if (command !== 'ModifyDBClusterParameterGroup') return forward();
+        const params = (input['Parameters'] as object[] | undefined) ?? [];
+        return forward({
+          ...input,
+          Parameters: [
+            ...params,
+            { ParameterName: 'thread_handling', ParameterValue: 'pool-of-threads', ApplyMethod: 'pending-reboot' },
+          ],
         });
-
-      // Act
-      const { r } = await rehearse(
-        'refused-parameter',
-        { adjustClients: withThreadHandling },
-        { binlog_format: 'ROW' },
-      );
-
-      // Assert
-      expect(r.status).toBe('FAILED');
-      expect(r.cause).toContain('InvalidParameterValue');
-      expect(r.cause).toContain('thread_handling');
-      expect(r.events.filter((e) => e.type === 'StateEntered' && e.state?.name === 'StartClients')).toHaveLength(0);
-      expect(r.events.filter((e) => e.type === 'StateEntered' && e.state?.name === 'TeardownCellOnError')).toHaveLength(
-        1,
-      );
-      expect(r.leftBehind).toEqual([]);
-      expect(r.notCleaned).toEqual([]);
-    },
-    180_000,
-  );
-
-  it(
-    "fails the prepare job with sysbench's \"Unknown database 'sbtest'\" when CreateDBCluster names no " +
-      'DatabaseName, and leaves nothing behind',
-    async () => {
-      // Arrange: the backend's CreateDBCluster without DatabaseName (the code before the fix); a
-      // password without characters the runner's sysbench config file could trip over, so the
-      // database is the only thing missing.
-      const withoutDatabaseName: RehearsalOptions['adjustClients'] = (clients) =>
-        interceptClient(clients.rds, 'withoutDatabaseName', async (command, input, forward) => {
-          if (command !== 'CreateDBCluster') return forward();
-          const rest = { ...input };
-          delete rest['DatabaseName'];
-          return forward(rest);
-        });
-
-      // Act
-      const { r, lines, lake } = await rehearse('no-database', {
-        adjustClients: withoutDatabaseName,
-        masterPassword: () => 'Rehearsal-pw-0123456789',
       });
 
-      // Assert
-      expect(r.status).toBe('FAILED');
-      expect(r.error).toBe('BenchmarkFailed');
-      expect(r.cause).toContain('DataPrepareFailedError: sysbench prepare for cell one-r1 failed');
-      expect(r.cause).toContain("error 1049: Unknown database 'sbtest'");
-      expect(lines).toEqual(
-        expect.arrayContaining([
-          expect.stringMatching(
-            /cluster ab-\S+-one-r1: master user benchadmin, no database \(CreateDBCluster named none\)/,
-          ),
-        ]),
-      );
-      expect(r.events.filter((e) => e.type === 'StateEntered' && e.state?.name === 'TeardownCellOnError')).toHaveLength(
-        1,
-      );
-      const row = await runRow(lake, r);
-      expect(row).toMatchObject({ status: 'failed', backend: 'aws-rehearsal' });
-      // What really ran is in the manifest: every resource with the creation time moto's Describe*
-      // calls give (ClusterCreateTime, InstanceCreateTime, LaunchTime) and the teardown's deletion
-      // time, priced beside the plan's estimate; the run's output closes with it.
-      const [cell] = JSON.parse(row.cells) as { resources: ResourceLifetime[]; cost: ActualCellCost }[];
-      expect(cell!.resources.map((x) => x.kind).sort()).toEqual([
-        'db-cluster',
-        'db-instance',
-        'db-instance',
-        'ec2-instance',
-      ]);
-      for (const x of cell!.resources) {
-        expect(Date.parse(x.createdAt!)).toBeLessThanOrEqual(Date.parse(x.deletedAt!));
-        expect(Date.parse(x.createdAt!)).toBeGreaterThanOrEqual(Date.parse(row.started_at) - 1000);
-      }
-      expect(cell!.resources.find((x) => x.kind === 'ec2-instance')!.type).toBe('c6g.large');
-      expect(cell!.cost.total).toBeGreaterThan(0);
-      expect(cell!.cost.estimate).toBeGreaterThan(0);
-      expect(r.results).toMatch(
-        new RegExp(
-          /What the run cost, from what really ran: \$[0-9.,]+ \(DB compute .*EC2 .*\); the plan/.source +
-            / estimated \$[0-9.,]+ for the same 1 cell/.source,
+    // Act
+    const { r } = await rehearse('refused-parameter', { adjustClients: withThreadHandling }, { binlog_format: 'ROW' });
+
+    // Assert
+    expect(r.status).toBe('FAILED');
+    expect(r.cause).toContain('InvalidParameterValue');
+    expect(r.cause).toContain('thread_handling');
+    expect(r.events.filter((e) => e.type === 'StateEntered' && e.state?.name === 'StartClients')).toHaveLength(0);
+    expect(r.events.filter((e) => e.type === 'StateEntered' && e.state?.name === 'TeardownCellOnError')).toHaveLength(
+      1,
+    );
+    expect(r.leftBehind).toEqual([]);
+    expect(r.notCleaned).toEqual([]);
+  }, 180_000);
+
+  it("fails the prepare job with sysbench's \"Unknown database 'sbtest'\" when CreateDBCluster names no DatabaseName, and leaves nothing behind", async () => {
+    // Arrange: the backend's CreateDBCluster without DatabaseName (the code before the fix); a
+    // password without characters the runner's sysbench config file could trip over, so the
+    // database is the only thing missing.
+    const withoutDatabaseName: RehearsalOptions['adjustClients'] = (clients) =>
+      interceptClient(clients.rds, 'withoutDatabaseName', async (command, input, forward) => {
+        if (command !== 'CreateDBCluster') return forward();
+        const rest = { ...input };
+        delete rest['DatabaseName'];
+        return forward(rest);
+      });
+
+    // Act
+    const { r, lines, lake } = await rehearse('no-database', {
+      adjustClients: withoutDatabaseName,
+      masterPassword: () => 'Rehearsal-pw-0123456789',
+    });
+
+    // Assert
+    expect(r.status).toBe('FAILED');
+    expect(r.error).toBe('BenchmarkFailed');
+    expect(r.cause).toContain('DataPrepareFailedError: sysbench prepare for cell one-r1 failed');
+    expect(r.cause).toContain("error 1049: Unknown database 'sbtest'");
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(
+          /cluster ab-\S+-one-r1: master user benchadmin, no database \(CreateDBCluster named none\)/,
         ),
-      );
-      expect(r.safetyNetDeleted).toEqual([]);
-      expect(r.leftBehind).toEqual([]);
-      expect(r.notCleaned).toEqual([]);
-    },
-    180_000,
-  );
+      ]),
+    );
+    expect(r.events.filter((e) => e.type === 'StateEntered' && e.state?.name === 'TeardownCellOnError')).toHaveLength(
+      1,
+    );
+    const row = await runRow(lake, r);
+    expect(row).toMatchObject({ status: 'failed', backend: 'aws-rehearsal' });
+    // What really ran is in the manifest: every resource with the creation time moto's Describe*
+    // calls give (ClusterCreateTime, InstanceCreateTime, LaunchTime) and the teardown's deletion
+    // time, priced beside the plan's estimate; the run's output closes with it.
+    const [cell] = JSON.parse(row.cells) as { resources: ResourceLifetime[]; cost: ActualCellCost }[];
+    expect(cell!.resources.map((x) => x.kind).sort()).toEqual([
+      'db-cluster',
+      'db-instance',
+      'db-instance',
+      'ec2-instance',
+    ]);
+    for (const x of cell!.resources) {
+      expect(Date.parse(x.createdAt!)).toBeLessThanOrEqual(Date.parse(x.deletedAt!));
+      expect(Date.parse(x.createdAt!)).toBeGreaterThanOrEqual(Date.parse(row.started_at) - 1000);
+    }
+    expect(cell!.resources.find((x) => x.kind === 'ec2-instance')!.type).toBe('c6g.large');
+    expect(cell!.cost.total).toBeGreaterThan(0);
+    expect(cell!.cost.estimate).toBeGreaterThan(0);
+    expect(r.results).toMatch(
+      new RegExp(
+        /What the run cost, from what really ran: \$[0-9.,]+ \(DB compute .*EC2 .*\); the plan/.source +
+          / estimated \$[0-9.,]+ for the same 1 cell/.source,
+      ),
+    );
+    expect(r.safetyNetDeleted).toEqual([]);
+    expect(r.leftBehind).toEqual([]);
+    expect(r.notCleaned).toEqual([]);
+  }, 180_000);
 });

@@ -26,6 +26,8 @@ import { isSpecSchemaFile, loadSpecFile } from '../../core/experiment/validate';
 import { rehearsalFile, rehearse, REPO_ROOT as ROOT } from '../helpers/rehearsal-file';
 
 const EXPERIMENTS = join(ROOT, 'experiments');
+/** A db.serverless variant's capacity range as the rehearsal prints it ("0.5-8"). */
+const acuRange = (s: { readonly minAcu: number; readonly maxAcu: number }): string => `${s.minAcu}-${s.maxAcu}`;
 const openLakes: LocalLake[] = [];
 const file = rehearsalFile('abr-studies-', () => {
   for (const lake of openLakes) lake.close();
@@ -40,7 +42,8 @@ function copyNextTo(script: string): string {
 /** The study at --scale small, trimmed as the file comment says, written where the rehearsal reads it. */
 function trimmedStudy(study: string): string {
   const small = scaleSpec(loadSpecFile(join(EXPERIMENTS, study), join(ROOT, 'client', 'workloads')).spec, 'small').spec;
-  const first = (values: readonly number[]) => (values.length === 0 ? [] : [[...values].sort((a, b) => a - b).find((v) => v > 0) ?? values[0]!]);
+  const first = (values: readonly number[]) =>
+    values.length === 0 ? [] : [[...values].sort((a, b) => a - b).find((v) => v > 0) ?? values[0]!];
   const variantKinds = new Set<string>();
   // The engine's topology (an Aurora cluster, an RDS DB instance and its replicas, or self-managed
   // servers on EC2 instances set up over SSM by client/server-setup.sh) and the server standing in for
@@ -207,10 +210,7 @@ describe('every study through the AWS rehearsal', () => {
           expect(lines).toEqual(
             expect.arrayContaining([
               expect.stringMatching(
-                new RegExp(
-                  `ServerlessV2ScalingConfiguration ${c.variant.serverless!.minAcu}-` +
-                    `${c.variant.serverless!.maxAcu} ACUs`,
-                ),
+                new RegExp(`ServerlessV2ScalingConfiguration ${acuRange(c.variant.serverless!)} ACUs`),
               ),
             ]),
           );

@@ -134,20 +134,16 @@ describe('AWS config from the Lambda environment', () => {
     );
   });
 
-  it(
-    "leaves the parameter group settle time to RDS's 5 minutes unless told otherwise, and refuses one that is " +
-      'not 0..3600 s',
-    () => {
-      const env = awsConfigToEnv(config);
+  it("leaves the parameter group settle time to RDS's 5 minutes unless told otherwise, and refuses one that is not 0..3600 s", () => {
+    const env = awsConfigToEnv(config);
 
-      expect(awsConfigFromEnv(env).parameterGroupSettleS).toBeUndefined();
-      expect(awsConfigFromEnv({ ...env, [AWS_CONFIG_ENV.parameterGroupSettleS]: '3' }).parameterGroupSettleS).toBe(3);
-      expect(awsConfigFromEnv(awsConfigToEnv({ ...config, parameterGroupSettleS: 0 })).parameterGroupSettleS).toBe(0);
-      expect(() => awsConfigFromEnv({ ...env, [AWS_CONFIG_ENV.parameterGroupSettleS]: '-1' })).toThrow(
-        /AURORA_BENCH_PARAMETER_GROUP_SETTLE_S must be a whole number of seconds from 0 to 3600/,
-      );
-    },
-  );
+    expect(awsConfigFromEnv(env).parameterGroupSettleS).toBeUndefined();
+    expect(awsConfigFromEnv({ ...env, [AWS_CONFIG_ENV.parameterGroupSettleS]: '3' }).parameterGroupSettleS).toBe(3);
+    expect(awsConfigFromEnv(awsConfigToEnv({ ...config, parameterGroupSettleS: 0 })).parameterGroupSettleS).toBe(0);
+    expect(() => awsConfigFromEnv({ ...env, [AWS_CONFIG_ENV.parameterGroupSettleS]: '-1' })).toThrow(
+      /AURORA_BENCH_PARAMETER_GROUP_SETTLE_S must be a whole number of seconds from 0 to 3600/,
+    );
+  });
 
   it('names every missing or malformed variable at once', () => {
     // Arrange
@@ -249,7 +245,9 @@ describe('AWS backend helpers', () => {
     expect(shellQuote("it's")).toBe(`'it'"'"'s'`);
     expect(shellQuote('a b;rm -rf /')).toBe(`'a b;rm -rf /'`);
     const cmds = ssmRunnerCommands('us-east-1', 's3://b/runner/', ['--phase', 'run', '--', '--threads=4']);
-    expect(cmds[cmds.length - 1]).toBe('exec node "${AURORA_BENCH_HOME:-/opt/aurora-bench}/client/runner.js" --phase run -- --threads=4');
+    expect(cmds[cmds.length - 1]).toBe(
+      'exec node "${AURORA_BENCH_HOME:-/opt/aurora-bench}/client/runner.js" --phase run -- --threads=4',
+    );
   });
 
   it('writes every client path under ${AURORA_BENCH_HOME:-/opt/aurora-bench}, never inside single quotes', () => {

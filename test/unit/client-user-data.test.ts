@@ -136,7 +136,9 @@ describe('the user data install steps', () => {
   // which runs these commands under a temp AURORA_BENCH_HOME; the whole boot runs in
   // test/integration/client-boot.test.ts.
   it('puts every client path under ${AURORA_BENCH_HOME:-/opt/aurora-bench}', () => {
-    expect(script.split('/opt/aurora-bench').length - 1).toBe(script.split('${AURORA_BENCH_HOME:-/opt/aurora-bench}').length - 1);
+    expect(script.split('/opt/aurora-bench').length - 1).toBe(
+      script.split('${AURORA_BENCH_HOME:-/opt/aurora-bench}').length - 1,
+    );
   });
 
   it("installs Debian's packages, then the runner, then the SSM agent, and proves sysbench works last, with the failure trap cleared so its own reason is the one reported", () => {
@@ -144,7 +146,10 @@ describe('the user data install steps', () => {
     const at = (line: string) => commands.findIndex((c) => c.includes(line));
 
     // Assert
-    expect(commands.slice(-2)).toEqual(['trap - EXIT', '"${AURORA_BENCH_HOME:-/opt/aurora-bench}/client/client-ready.sh" --marker-uri "$ready_marker_uri"']);
+    expect(commands.slice(-2)).toEqual([
+      'trap - EXIT',
+      '"${AURORA_BENCH_HOME:-/opt/aurora-bench}/client/client-ready.sh" --marker-uri "$ready_marker_uri"',
+    ]);
     expect(script).toContain('apt-get -q install -y --no-install-recommends sysbench awscli nodejs');
     expect(at('apt-get -q install')).toBeLessThan(at('trap report_not_ready EXIT'));
     expect(at('trap report_not_ready EXIT')).toBeLessThan(at('aws s3 cp --only-show-errors --recursive'));
@@ -155,46 +160,15 @@ describe('the user data install steps', () => {
 
   it("fetches the SSM agent's Debian package from the region's public bucket, for the machine's architecture (Systems Manager User Guide, agent-install-deb)", () => {
     expect(script).toContain(
-      'aws s3 cp --only-show-errors --no-sign-request "s3://amazon-ssm-${AWS_DEFAULT_REGION}/latest/debian_$(dpkg --print-architecture)/amazon-ssm-agent.deb" /tmp/amazon-ssm-agent.deb',
+      'aws s3 cp --only-show-errors --no-sign-request ' +
+        '"s3://amazon-ssm-${AWS_DEFAULT_REGION}/latest/debian_$(dpkg --print-architecture)/amazon-ssm-agent.deb" ' +
+        '/tmp/amazon-ssm-agent.deb',
+    );
+    expect(commands).toContain('systemctl enable --now amazon-ssm-agent');
+    expect(commands.indexOf("export AWS_DEFAULT_REGION='eu-west-1'")).toBeLessThan(
+      commands.findIndex((c) => c.includes('amazon-ssm-${AWS_DEFAULT_REGION}')),
     );
   });
-
-  it(
-    "installs Debian's packages, then the runner, then the SSM agent, and proves sysbench works last, with " +
-      'the failure trap cleared so its own reason is the one reported',
-    () => {
-      // Arrange
-      const at = (line: string) => commands.findIndex((c) => c.includes(line));
-
-      // Assert
-      expect(commands.slice(-2)).toEqual([
-        'trap - EXIT',
-        '"${AURORA_BENCH_HOME:-/opt/aurora-bench}/client/client-ready.sh" --marker-uri "$ready_marker_uri"',
-      ]);
-      expect(script).toContain('apt-get -q install -y --no-install-recommends sysbench awscli jq');
-      expect(at('apt-get -q install')).toBeLessThan(at('trap report_not_ready EXIT'));
-      expect(at('trap report_not_ready EXIT')).toBeLessThan(at('aws s3 cp --only-show-errors --recursive'));
-      expect(at('aws s3 cp --only-show-errors --recursive')).toBeLessThan(at('dpkg -i /tmp/amazon-ssm-agent.deb'));
-      expect(script).toContain('ready_marker_uri="s3://lake/clients/${instance_id}/ready.json"');
-      expect(script).not.toMatch(/\bdnf\b|install-sysbench/);
-    },
-  );
-
-  it(
-    "fetches the SSM agent's Debian package from the region's public bucket, for the machine's architecture " +
-      '(Systems Manager User Guide, agent-install-deb)',
-    () => {
-      expect(script).toContain(
-        'aws s3 cp --only-show-errors --no-sign-request ' +
-          '"s3://amazon-ssm-${AWS_DEFAULT_REGION}/latest/debian_$(dpkg --print-architecture)/amazon-ssm-agent.deb" ' +
-          '/tmp/amazon-ssm-agent.deb',
-      );
-      expect(commands).toContain('systemctl enable --now amazon-ssm-agent');
-      expect(commands.indexOf("export AWS_DEFAULT_REGION='eu-west-1'")).toBeLessThan(
-        commands.findIndex((c) => c.includes('amazon-ssm-${AWS_DEFAULT_REGION}')),
-      );
-    },
-  );
 });
 
 describe('the self-managed server user data', () => {

@@ -11,7 +11,15 @@ import { join } from 'node:path';
 import { LocalLakeStore } from '../../core/backends/local/local-lake';
 import { LocalLake, withLake } from '../../core/lake/duckdb';
 import { findRun, stepResults } from '../../core/lake/results';
-import { DUCKDB_TYPES, LAKE_COLUMNS, LAKE_SCHEMA_VERSION, LAKE_TABLES, LAKE_VERSION_KEY, PARTITION_COLUMN, VIEW_COLUMNS } from '../../core/lake/schema';
+import {
+  DUCKDB_TYPES,
+  LAKE_COLUMNS,
+  LAKE_SCHEMA_VERSION,
+  LAKE_TABLES,
+  LAKE_VERSION_KEY,
+  PARTITION_COLUMN,
+  VIEW_COLUMNS,
+} from '../../core/lake/schema';
 import { lakeKeys, toJsonLines, type StepRow } from '../../core/lake/rows';
 import { stepTotals } from '../../core/lake/step-rows';
 import { summarizeStep } from '../../core/lake/step-summary';
@@ -54,48 +62,104 @@ describe('the lake schema module against DuckDB', () => {
     }
   });
 
-  it.each(Object.keys(VIEW_COLUMNS) as (keyof typeof VIEW_COLUMNS)[])("%s's columns and types are the schema's VIEW_COLUMNS (the row type the code reads)", async (view) => {
-    // Arrange / Act
-    const columns = await withLake(lakeV1(), (lake) => lake.query<{ column_name: string; column_type: string }>(`DESCRIBE ${view}`));
-    // Assert: the names in order; each type is the schema's (nullable or not is the SQL's business)
-    const expected = Object.entries(VIEW_COLUMNS[view]).map(([c, t]) => [c, DUCKDB_TYPES[t.replace(/\?$/, '') as keyof typeof DUCKDB_TYPES]]);
-    // SUM and COUNT widen integers (DuckDB: SUM(INTEGER) is HUGEINT, COUNT is BIGINT): read as numbers alike.
-    const widened = (t: string) => (['HUGEINT', 'BIGINT', 'INTEGER', 'DECIMAL(38,0)'].includes(t) ? 'integer' : t);
-    expect(columns.map((c) => [c.column_name, widened(describedType(c.column_type))])).toEqual(expected.map(([c, t]) => [c, widened(t!)]));
-  });
+  it.each(Object.keys(VIEW_COLUMNS) as (keyof typeof VIEW_COLUMNS)[])(
+    "%s's columns and types are the schema's VIEW_COLUMNS (the row type the code reads)",
+    async (view) => {
+      // Arrange / Act
+      const columns = await withLake(lakeV1(), (lake) =>
+        lake.query<{ column_name: string; column_type: string }>(`DESCRIBE ${view}`),
+      );
+      // Assert: the names in order; each type is the schema's (nullable or not is the SQL's business)
+      const expected = Object.entries(VIEW_COLUMNS[view]).map(([c, t]) => [
+        c,
+        DUCKDB_TYPES[t.replace(/\?$/, '') as keyof typeof DUCKDB_TYPES],
+      ]);
+      // SUM and COUNT widen integers (DuckDB: SUM(INTEGER) is HUGEINT, COUNT is BIGINT): read as numbers alike.
+      const widened = (t: string) => (['HUGEINT', 'BIGINT', 'INTEGER', 'DECIMAL(38,0)'].includes(t) ? 'integer' : t);
+      expect(columns.map((c) => [c.column_name, widened(describedType(c.column_type))])).toEqual(
+        expected.map(([c, t]) => [c, widened(t!)]),
+      );
+    },
+  );
 
   it("step_summary's SQL (generated) and its TypeScript evaluation (what the workflow records of a step) agree on every column of real rows", async () => {
     // Arrange: the fixture's real step row, and (as another run: the fixture's is compacted) the same step as three
     // clients, two ok and one failed without a summary, as two clients of which one overloaded, and a skipped step
     const lake = lakeV1();
-    const real = await withLake(lake, (l) => l.query<StepRow>("SELECT * EXCLUDE (dt), dt FROM steps WHERE run_id = 'lake-v1-fixture'"));
+    const real = await withLake(lake, (l) =>
+      l.query<StepRow>("SELECT * EXCLUDE (dt), dt FROM steps WHERE run_id = 'lake-v1-fixture'"),
+    );
     expect(real).toHaveLength(1);
     const [one] = real;
     const other = { ...one!, run_id: 'agree' };
-    const failedClient = { status: 'failed', error: 'sysbench exited with code 1', tps: null, qps: null, events: null, lat_avg_ms: null, errors: null };
+    const failedClient = {
+      status: 'failed',
+      error: 'sysbench exited with code 1',
+      tps: null,
+      qps: null,
+      events: null,
+      lat_avg_ms: null,
+      errors: null,
+    };
     const clients: StepRow[] = [
       { ...other, step_id: 'three', client_id: 'client-1', client_index: 0, client_saturated: true },
-      { ...other, step_id: 'three', client_id: 'client-2', client_index: 1, tps: one!.tps! / 2, qps: one!.qps! / 2, events: one!.events! * 3, lat_avg_ms: 2 * one!.lat_avg_ms! },
+      {
+        ...other,
+        step_id: 'three',
+        client_id: 'client-2',
+        client_index: 1,
+        tps: one!.tps! / 2,
+        qps: one!.qps! / 2,
+        events: one!.events! * 3,
+        lat_avg_ms: 2 * one!.lat_avg_ms!,
+      },
       { ...other, step_id: 'three', client_id: 'client-3', client_index: 2, ...failedClient },
     ];
     const overloaded: StepRow[] = [
-      { ...other, step_id: 'over', client_id: 'client-1', client_index: 0, status: 'overloaded', error: 'could not keep the rate', rate: 500 },
+      {
+        ...other,
+        step_id: 'over',
+        client_id: 'client-1',
+        client_index: 0,
+        status: 'overloaded',
+        error: 'could not keep the rate',
+        rate: 500,
+      },
       { ...other, step_id: 'over', client_id: 'client-2', client_index: 1, rate: 500, total_time_s: 0 },
     ];
-    const skipped: StepRow[] = [{ ...other, step_id: 'skip', ...failedClient, status: 'skipped', error: 'not tried', lat_avg_ms: null, events: null, total_time_s: null }];
+    const skipped: StepRow[] = [
+      {
+        ...other,
+        step_id: 'skip',
+        ...failedClient,
+        status: 'skipped',
+        error: 'not tried',
+        lat_avg_ms: null,
+        events: null,
+        total_time_s: null,
+      },
+    ];
     const store = new LocalLakeStore(lake);
     for (const rows of [clients, overloaded, skipped]) {
       await store.put(lakeKeys.stepTable('steps', one!.dt, 'agree', one!.cell_id, rows[0]!.step_id), toJsonLines(rows));
     }
     // Act
-    const summary = await withLake(lake, async (l) => [...(await stepResults(l, 'lake-v1-fixture')), ...(await stepResults(l, 'agree'))]);
+    const summary = await withLake(lake, async (l) => [
+      ...(await stepResults(l, 'lake-v1-fixture')),
+      ...(await stepResults(l, 'agree')),
+    ]);
     const byTs = [real, clients, overloaded, skipped].map((rows) => summarizeStep(rows));
     // Assert: the same rows both ways, every column (doubles to 9 digits: the sums' order may differ)
     const bySql = new Map(summary.map((s) => [s.step_id, s]));
     expect([...bySql.keys()].sort()).toEqual(['over', 'ro-t1', 'skip', 'three']);
     for (const ts of byTs) {
       const sql = bySql.get(ts.step_id)!;
-      const expected = Object.fromEntries(Object.entries(ts).map(([c, v]) => [c, typeof v === 'number' && !Number.isInteger(v) ? expect.closeTo(v, 9) : v]));
+      const expected = Object.fromEntries(
+        Object.entries(ts).map(([c, v]) => [
+          c,
+          typeof v === 'number' && !Number.isInteger(v) ? expect.closeTo(v, 9) : v,
+        ]),
+      );
       expect({ ...sql }).toEqual(expected);
     }
     expect(byTs.map((s) => [s.step_id, s.status])).toEqual([
@@ -105,7 +169,12 @@ describe('the lake schema module against DuckDB', () => {
       ['skip', 'skipped'],
     ]);
     // stepTotals, what the workflow records of a step, is those columns
-    expect(stepTotals(clients)).toEqual({ status: 'failed', tps: byTs[1]!.tps, qps: byTs[1]!.qps, error: 'client-3: sysbench exited with code 1' });
+    expect(stepTotals(clients)).toEqual({
+      status: 'failed',
+      tps: byTs[1]!.tps,
+      qps: byTs[1]!.qps,
+      error: 'client-3: sysbench exited with code 1',
+    });
   });
 });
 

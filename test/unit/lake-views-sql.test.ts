@@ -35,7 +35,9 @@ describe('shared lake views (core/lake/sql)', () => {
 
   it.each(LAKE_VIEWS.map((v) => [v]))('%s is one CREATE OR REPLACE VIEW statement in the portable subset', (view) => {
     // Arrange: the file's text as written (with its comments), a generated view's as generated
-    const raw = SQL_FILE_VIEWS.includes(view) ? readFileSync(join(viewSqlDir(), `${view}.sql`), 'utf8') : allViewSql().find((v) => v.name === view)!.sql;
+    const raw = SQL_FILE_VIEWS.includes(view)
+      ? readFileSync(join(viewSqlDir(), `${view}.sql`), 'utf8')
+      : allViewSql().find((v) => v.name === view)!.sql;
     const code = raw.replace(/--.*$/gm, '');
     // Act
     const problems = NOT_PORTABLE.filter(([re]) => re.test(code)).map(([, why]) => why);

@@ -21,8 +21,17 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 describe('executeLocally validates a definition once', () => {
   it('records a valid definition once, however many executions run it', async () => {
     // Arrange
-    const definition = { StartAt: 'Done', States: { Done: { Type: 'Pass', Result: { runId: 'valid-once' }, End: true } } };
-    const run = () => executeLocally({ deps, input: { spec: {} }, resolvedDefinition: { definition, taskByArn: new Map() }, validatedDefinitionsDir: dir });
+    const definition = {
+      StartAt: 'Done',
+      States: { Done: { Type: 'Pass', Result: { runId: 'valid-once' }, End: true } },
+    };
+    const run = () =>
+      executeLocally({
+        deps,
+        input: { spec: {} },
+        resolvedDefinition: { definition, taskByArn: new Map() },
+        validatedDefinitionsDir: dir,
+      });
     // Act
     const first = await run();
     const second = await run();
@@ -35,7 +44,12 @@ describe('executeLocally validates a definition once', () => {
     // Arrange: Next names a state that does not exist
     const definition = { StartAt: 'Start', States: { Start: { Type: 'Pass', Next: 'Nowhere' } } };
     // Act
-    const run = executeLocally({ deps, input: { spec: {} }, resolvedDefinition: { definition, taskByArn: new Map() }, validatedDefinitionsDir: dir });
+    const run = executeLocally({
+      deps,
+      input: { spec: {} },
+      resolvedDefinition: { definition, taskByArn: new Map() },
+      validatedDefinitionsDir: dir,
+    });
     // Assert
     await expect(run).rejects.toThrow(/State machine definition is invalid/);
     expect(readdirSync(dir)).toEqual([]);

@@ -111,6 +111,29 @@ describe('plan', () => {
         },
       ],
     });
+    const plan = planRun(s, { backend: 'aws', now: NOW });
+    expect(plan.cells[0]!.variant.clusterParameters).toEqual({
+      auto_increment_increment: 1,
+      innodb_print_all_deadlocks: 1,
+    });
+  });
+
+  it('locally runs the steps that need write forwarding as the client-side emulation, says so, and refuses what it cannot emulate', () => {
+    const s = spec({
+      variants: [
+        {
+          name: 'wf',
+          instanceClass: 'db.r5.xlarge',
+          readers: 1,
+          writeForwarding: { enabled: true, consistency: 'SESSION' },
+        },
+      ],
+      workloads: [
+        { name: 'fwd', test: 'oltp_write_only', target: 'reader' },
+        { name: 'ins', test: 'oltp_insert', target: 'reader' },
+        { name: 'direct', test: 'oltp_write_only', target: 'writer' },
+      ],
+    });
     const local = planRun(s, { backend: 'local', now: NOW });
     expect(local.cells[0]!.steps.map((s) => [s.stepId, s.forwardedWrites])).toEqual([
       ['fwd-t1', { consistency: 'SESSION' }],
@@ -119,8 +142,16 @@ describe('plan', () => {
     expect(local.cells[0]!.steps[0]!.prepare).toBe(true);
     expect(local.notes).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ level: 'warning', path: 'workloads[0]', message: expect.stringMatching(/client-side EMULATION of Aurora write forwarding/) }),
-        expect.objectContaining({ level: 'refused', path: 'workloads[1]', message: expect.stringMatching(/needs AWS.*emulation covers only/) }),
+        expect.objectContaining({
+          level: 'warning',
+          path: 'workloads[0]',
+          message: expect.stringMatching(/client-side EMULATION of Aurora write forwarding/),
+        }),
+        expect.objectContaining({
+          level: 'refused',
+          path: 'workloads[1]',
+          message: expect.stringMatching(/needs AWS.*emulation covers only/),
+        }),
         expect.objectContaining({ level: 'warning', path: 'variants[0].writeForwarding' }),
       ]),
     );
@@ -135,58 +166,11 @@ describe('plan', () => {
     // A backend that declares it cannot forward writes refuses every such step
     const none = planRun(s, { backend: 'local', writeForwarding: 'none', now: NOW });
     expect(none.cells[0]!.steps.map((s) => s.stepId)).toEqual(['direct-t1']);
-    expect(none.notes.filter((n) => n.level === 'refused').map((n) => n.path)).toEqual(['workloads[0]', 'workloads[1]']);
+    expect(none.notes.filter((n) => n.level === 'refused').map((n) => n.path)).toEqual([
+      'workloads[0]',
+      'workloads[1]',
+    ]);
   });
-
-  it(
-    'locally runs the steps that need write forwarding as the client-side emulation, says so, and refuses ' +
-      'what it cannot emulate',
-    () => {
-      const s = spec({
-        variants: [
-          {
-            name: 'wf',
-            instanceClass: 'db.r5.xlarge',
-            readers: 1,
-            writeForwarding: { enabled: true, consistency: 'SESSION' },
-          },
-        ],
-        workloads: [
-          { name: 'fwd', test: 'oltp_write_only', target: 'reader' },
-          { name: 'ins', test: 'oltp_insert', target: 'reader' },
-          { name: 'direct', test: 'oltp_write_only', target: 'writer' },
-        ],
-      });
-      const local = planRun(s, { backend: 'local', now: NOW });
-      expect(local.cells[0]!.steps.map((s) => [s.stepId, s.forwardingEmulation])).toEqual([
-        ['fwd-t1', { consistency: 'SESSION' }],
-        ['direct-t1', undefined],
-      ]);
-      expect(local.cells[0]!.steps[0]!.prepare).toBe(true);
-      expect(local.notes).toEqual(
-        expect.arrayContaining([
-          expect.objectContaining({
-            level: 'warning',
-            path: 'workloads[0]',
-            message: expect.stringMatching(/client-side EMULATION of Aurora write forwarding/),
-          }),
-          expect.objectContaining({
-            level: 'refused',
-            path: 'workloads[1]',
-            message: expect.stringMatching(/needs AWS.*emulation covers only/),
-          }),
-          expect.objectContaining({ level: 'warning', path: 'variants[0].writeForwarding' }),
-        ]),
-      );
-      const aws = planRun(s, { backend: 'aws', now: NOW });
-      expect(aws.cells[0]!.steps.map((s) => [s.stepId, s.forwardingEmulation])).toEqual([
-        ['fwd-t1', undefined],
-        ['ins-t1', undefined],
-        ['direct-t1', undefined],
-      ]);
-      expect(aws.notes).toEqual([]);
-    },
-  );
 
   it('fails the plan when nothing is left to run locally', () => {
     const s = spec({

@@ -139,61 +139,59 @@ describe('the study experiments (experiments/*.json)', () => {
     expect(s3Text).toMatch(/consistency levels \(EVENTUAL\/SESSION\/GLOBAL\)/);
     expect(s3Text).toMatch(/client-side EMULATION of Aurora write forwarding/);
     // Every reader step runs locally, as the emulation; the writer steps as they are.
-    expect(s3Plan.cells[0]!.steps.filter((s) => s.target !== 'writer').every((s) => s.forwardedWrites !== undefined)).toBe(true);
-    expect(s3Plan.cells[0]!.steps.filter((s) => s.target === 'writer').every((s) => s.forwardedWrites === undefined)).toBe(true);
-    expect(s3Plan.cells[0]!.steps.filter((s) => s.forwardedWrites?.consistency === 'GLOBAL').map((s) => s.workload)).toEqual(['consistency-global']);
+    expect(
+      s3Plan.cells[0]!.steps.filter((s) => s.target !== 'writer').every((s) => s.forwardedWrites !== undefined),
+    ).toBe(true);
+    expect(
+      s3Plan.cells[0]!.steps.filter((s) => s.target === 'writer').every((s) => s.forwardedWrites === undefined),
+    ).toBe(true);
+    expect(
+      s3Plan.cells[0]!.steps.filter((s) => s.forwardedWrites?.consistency === 'GLOBAL').map((s) => s.workload),
+    ).toEqual(['consistency-global']);
     expect(s4Notes).toMatch(/CloudWatch NetworkTransmitThroughput/);
     expect(s4Notes).toMatch(/instance classes .* are only emulated locally/);
   });
 
-  it(
-    'runs S2 across offerings: Aurora MySQL, RDS for MySQL, RDS for MariaDB and self-managed MariaDB with and ' +
-      'without the thread pool',
-    () => {
-      // Arrange
-      const { spec, scripts } = loadSpecFile(join(experimentsDir, 'thread-sweep.json'), builtinWorkloads);
-      // Act
-      const { spec: small } = scaleSpec(spec, 'small');
-      const local = planRun(small, { backend: 'local', scripts });
-      const aws = preparePlan({ spec, scripts }, { backend: 'aws', refusals: 'show' });
-      // Assert: the thread pool is a parameter where the engine has one, never on Aurora
-      expect(
-        small.variants.map((v) => [
-          v.name,
-          v.engine?.kind ?? spec.engine.kind,
-          v.instanceParameters['thread_handling'],
-        ]),
-      ).toEqual([
-        ['aurora-mysql', 'aurora-mysql', undefined],
-        ['rds-mysql', 'rds-mysql', undefined],
-        ['rds-mariadb-pool', 'rds-mariadb', 'pool-of-threads'],
-        ['rds-mariadb-per-conn', 'rds-mariadb', 'one-thread-per-connection'],
-        ['self-managed-pool', 'self-managed', 'pool-of-threads'],
-        ['self-managed-per-conn', 'self-managed', 'one-thread-per-connection'],
-      ]);
-      expect(small.workloads[0]!.threads).toEqual([2, 8, 64, 256, 1024]);
-      expect(new Set(local.cells.map((c) => c.variant.name)).size).toBe(6);
-      // On AWS: priced (the self-managed servers' EBS volumes included), within the budget, nothing refused.
-      const cost = estimatePlanCost(aws.plan, loadPrices(repoRoot));
-      expect(cost.total).not.toBeNull();
-      expect(cost.total!).toBeLessThanOrEqual(spec.budget!.maxUsd);
-      expect(cost.notes.join('\n')).toMatch(/self-managed variants: each server's gp3 root volume/);
-      expect(aws.notes.filter((n) => n.level === 'refused')).toEqual([]);
-      // Aurora's relaxed durability: 0 with the acknowledgement Aurora MySQL
-      // 3 requires; the original template only where a server takes it
-      expect(spec.parameterTemplates['aurora-tuned']!.clusterParameters).toEqual({
-        innodb_flush_log_at_trx_commit: 0,
-        innodb_trx_commit_allow_data_loss: 1,
-      });
-      expect(spec.parameterTemplates['self-managed']!.instanceParameters).toMatchObject({
-        innodb_flush_method: 'O_DIRECT',
-        innodb_flush_neighbors: 0,
-        sync_binlog: 1000,
-      });
-      // sizing stays as written: the local backend scales the class (12G buffer pool -> 192 MiB)
-      expect(small.parameterTemplates['aurora-tuned']!.instanceParameters['innodb_buffer_pool_size']).toBe(12884901888);
-    },
-  );
+  it('runs S2 across offerings: Aurora MySQL, RDS for MySQL, RDS for MariaDB and self-managed MariaDB with and without the thread pool', () => {
+    // Arrange
+    const { spec, scripts } = loadSpecFile(join(experimentsDir, 'thread-sweep.json'), builtinWorkloads);
+    // Act
+    const { spec: small } = scaleSpec(spec, 'small');
+    const local = planRun(small, { backend: 'local', scripts });
+    const aws = preparePlan({ spec, scripts }, { backend: 'aws', refusals: 'show' });
+    // Assert: the thread pool is a parameter where the engine has one, never on Aurora
+    expect(
+      small.variants.map((v) => [v.name, v.engine?.kind ?? spec.engine.kind, v.instanceParameters['thread_handling']]),
+    ).toEqual([
+      ['aurora-mysql', 'aurora-mysql', undefined],
+      ['rds-mysql', 'rds-mysql', undefined],
+      ['rds-mariadb-pool', 'rds-mariadb', 'pool-of-threads'],
+      ['rds-mariadb-per-conn', 'rds-mariadb', 'one-thread-per-connection'],
+      ['self-managed-pool', 'self-managed', 'pool-of-threads'],
+      ['self-managed-per-conn', 'self-managed', 'one-thread-per-connection'],
+    ]);
+    expect(small.workloads[0]!.threads).toEqual([2, 8, 64, 256, 1024]);
+    expect(new Set(local.cells.map((c) => c.variant.name)).size).toBe(6);
+    // On AWS: priced (the self-managed servers' EBS volumes included), within the budget, nothing refused.
+    const cost = estimatePlanCost(aws.plan, loadPrices(repoRoot));
+    expect(cost.total).not.toBeNull();
+    expect(cost.total!).toBeLessThanOrEqual(spec.budget!.maxUsd);
+    expect(cost.notes.join('\n')).toMatch(/self-managed variants: each server's gp3 root volume/);
+    expect(aws.notes.filter((n) => n.level === 'refused')).toEqual([]);
+    // Aurora's relaxed durability: 0 with the acknowledgement Aurora MySQL
+    // 3 requires; the original template only where a server takes it
+    expect(spec.parameterTemplates['aurora-tuned']!.clusterParameters).toEqual({
+      innodb_flush_log_at_trx_commit: 0,
+      innodb_trx_commit_allow_data_loss: 1,
+    });
+    expect(spec.parameterTemplates['self-managed']!.instanceParameters).toMatchObject({
+      innodb_flush_method: 'O_DIRECT',
+      innodb_flush_neighbors: 0,
+      sync_binlog: 1000,
+    });
+    // sizing stays as written: the local backend scales the class (12G buffer pool -> 192 MiB)
+    expect(small.parameterTemplates['aurora-tuned']!.instanceParameters['innodb_buffer_pool_size']).toBe(12884901888);
+  });
 
   it('thins sweeps keeping both ends', () => {
     // Act / Assert

@@ -3,10 +3,31 @@
  * runner parses back, and a bad command line is refused with the message naming the flag.
  */
 import { runnerArgs } from '../../core/sysbench/command';
-import { formatRunnerArgv, parseRunnerArgv, RunnerExitCode, RunnerUsageError, type RunnerArgv } from '../../core/sysbench/runner-argv';
+import {
+  formatRunnerArgv,
+  parseRunnerArgv,
+  RunnerExitCode,
+  RunnerUsageError,
+  type RunnerArgv,
+} from '../../core/sysbench/runner-argv';
 
 const ENV = { AB_PW: 'x' };
-const base = ['--phase', 'run', '--workload', 'oltp_read_only', '--out', '/tmp/o', '--host', 'h', '--port', '3306', '--user', 'u', '--password-env', 'AB_PW'];
+const base = [
+  '--phase',
+  'run',
+  '--workload',
+  'oltp_read_only',
+  '--out',
+  '/tmp/o',
+  '--host',
+  'h',
+  '--port',
+  '3306',
+  '--user',
+  'u',
+  '--password-env',
+  'AB_PW',
+];
 
 describe('the runner argv', () => {
   it('parses back what formatRunnerArgv formats, every field set', () => {
@@ -46,7 +67,14 @@ describe('the runner argv', () => {
       { user: 'u', passwordEnv: 'AB_PW', outLocation: '/lake/raw/r/', locationOf: (p) => `/lake/${p}` },
     );
     const parsed = parseRunnerArgv(args, ENV);
-    expect(parsed).toMatchObject({ phase: 'run', out: '/lake/raw/r/', awaitPrepare: ['/lake/raw/p/'], startAfterPrepareS: 2, sysbenchOptions: ['--threads=2'], driver: 'mysql' });
+    expect(parsed).toMatchObject({
+      phase: 'run',
+      out: '/lake/raw/r/',
+      awaitPrepare: ['/lake/raw/p/'],
+      startAfterPrepareS: 2,
+      sysbenchOptions: ['--threads=2'],
+      driver: 'mysql',
+    });
     expect(parseRunnerArgv(['--phase=prepare', ...base.slice(2), '--', '--tables=1'], ENV).phase).toBe('prepare');
   });
 
@@ -56,17 +84,29 @@ describe('the runner argv', () => {
     [[...base, 'stray'], "unexpected argument 'stray' (sysbench options go after --)"],
     [[...base, '--prepare-out'], '--prepare-out needs a value'],
     [[...base, '--driver', 'oracle'], "--driver must be mysql or pgsql, got 'oracle'"],
-    [[...base.slice(0, 2), '--workload', '../x.lua', ...base.slice(4)], "--workload '../x.lua' must be a plain .lua file name"],
+    [
+      [...base.slice(0, 2), '--workload', '../x.lua', ...base.slice(4)],
+      "--workload '../x.lua' must be a plain .lua file name",
+    ],
     [[...base.slice(0, -2), '--password-env', 'AB_UNSET'], '--password-env: environment variable AB_UNSET is not set'],
     [[...base, '--password-secret', 'arn'], 'exactly one of --password-env or --password-secret is required'],
     [[...base, '--script-uri', 'http://x/'], "--script-uri must start with s3://, got 'http://x/'"],
     [[...base, '--extra-port', '0'], "--extra-port must be a TCP port number, got '0'"],
-    [[...base, '--prepare-out', '/p', '--prepare-port', '70000'], "--prepare-port must be a TCP port number, got '70000'"],
+    [
+      [...base, '--prepare-out', '/p', '--prepare-port', '70000'],
+      "--prepare-port must be a TCP port number, got '70000'",
+    ],
     [[...base, '--await-prepare', ''], '--await-prepare needs a location'],
-    [[...base, '--await-prepare', '/a', '--start-after-prepare', '1.5'], "--start-after-prepare must be whole seconds, got '1.5'"],
+    [
+      [...base, '--await-prepare', '/a', '--start-after-prepare', '1.5'],
+      "--start-after-prepare must be whole seconds, got '1.5'",
+    ],
     [[...base, '--', 'threads=2'], "sysbench option 'threads=2' after -- must look like --name=value"],
     [[...base, '--', '--pgsql_password=x'], 'sysbench option --pgsql_password is set by the runner'],
-    [[...base, '--prepare-out', '/p', '--prepare-option', '--mysql-host=x'], 'sysbench option --mysql-host is set by the runner'],
+    [
+      [...base, '--prepare-out', '/p', '--prepare-option', '--mysql-host=x'],
+      'sysbench option --mysql-host is set by the runner',
+    ],
     [[...base.slice(0, 4), '--out', 's3://', ...base.slice(6)], 's3://: s3:// needs a bucket'],
   ])('refuses %j: %s', (args, message) => {
     expect(() => parseRunnerArgv(args, ENV)).toThrow(RunnerUsageError);
@@ -74,6 +114,8 @@ describe('the runner argv', () => {
   });
 
   it('has the exit codes the SSM commands and the workflow read', () => {
-    expect([RunnerExitCode.Ok, RunnerExitCode.Usage, RunnerExitCode.Setup, RunnerExitCode.Upload]).toEqual([0, 2, 3, 4]);
+    expect([RunnerExitCode.Ok, RunnerExitCode.Usage, RunnerExitCode.Setup, RunnerExitCode.Upload]).toEqual([
+      0, 2, 3, 4,
+    ]);
   });
 });

@@ -19,7 +19,8 @@ import {
   type StopSignal,
 } from '../../core/runner/protocol';
 
-const result = (exitCode: number, endedAt = '2026-11-27T10:00:00.000Z') => JSON.stringify({ phase: 'prepare', exitCode, startedAt: '2026-11-27T09:59:00.000Z', endedAt });
+const result = (exitCode: number, endedAt = '2026-11-27T10:00:00.000Z') =>
+  JSON.stringify({ phase: 'prepare', exitCode, startedAt: '2026-11-27T09:59:00.000Z', endedAt });
 
 /** Locations whose result.json appears after a number of looks; pauses counted; a signal after some pauses. */
 function io(appearsAfter: Record<string, [number, string]>, signalAfterPauses?: [number, StopSignal]) {
@@ -37,7 +38,8 @@ function io(appearsAfter: Record<string, [number, string]>, signalAfterPauses?: 
       pauses++;
       return Promise.resolve();
     },
-    stopped: () => (signalAfterPauses !== undefined && pauses >= signalAfterPauses[0] ? signalAfterPauses[1] : undefined),
+    stopped: () =>
+      signalAfterPauses !== undefined && pauses >= signalAfterPauses[0] ? signalAfterPauses[1] : undefined,
   };
   return { io: x, looks, log, pauses: () => pauses };
 }
@@ -66,7 +68,10 @@ describe('awaiting other clients prepares', () => {
   it('a signal while waiting: not run, with the signal exit code and the locations still awaited', async () => {
     const t = io({ a: [0, result(0)], b: [100, result(0)], c: [100, result(0)] }, [3, 'TERM']);
     const outcome = await awaitPrepares(['a', 'b', 'c'], t.io);
-    expect(outcome.notRun).toEqual({ reason: "stopped by SIGTERM while waiting for the data's prepare (b c)", exitCode: 143 });
+    expect(outcome.notRun).toEqual({
+      reason: "stopped by SIGTERM while waiting for the data's prepare (b c)",
+      exitCode: 143,
+    });
     expect(t.pauses()).toBe(3);
   });
 });
@@ -88,7 +93,10 @@ describe('the synchronized start', () => {
 describe('a step that does not run', () => {
   it("records its own prepare's exit code, or the signal's when the prepare exited 0 but was stopped", () => {
     expect(preparedFailed('/p', 2)).toEqual({ reason: "the data's prepare (/p) failed: exit code 2", exitCode: 2 });
-    expect(preparedFailed('/p', 0, 'INT')).toEqual({ reason: "the data's prepare (/p) failed: exit code 0", exitCode: 130 });
+    expect(preparedFailed('/p', 0, 'INT')).toEqual({
+      reason: "the data's prepare (/p) failed: exit code 0",
+      exitCode: 130,
+    });
     expect(preparedFailed('/p', 0)).toEqual({ reason: "the data's prepare (/p) failed: exit code 0", exitCode: 1 });
     expect([signalExitCode('TERM'), signalExitCode('INT'), signalExitCode(undefined)]).toEqual([143, 130, 0]);
   });
@@ -124,24 +132,47 @@ describe('what result.json shows', () => {
       options: ['--threads=2', "--x=it's"],
     });
     expect(text).toBe(
-      "AURORA_BENCH_TEST=oltp_read_only sysbench /opt/aurora-bench/client/lua/aurora_bench_hook.lua run --mysql-host=h --mysql-port=3306 --mysql-user=u --mysql-password=***** --threads=2 '--x=it'\\''s'",
+      'AURORA_BENCH_TEST=oltp_read_only sysbench /opt/aurora-bench/client/lua/aurora_bench_hook.lua run ' +
+        "--mysql-host=h --mysql-port=3306 --mysql-user=u --mysql-password=***** --threads=2 '--x=it'\\''s'",
     );
   });
   it('result.json has the RunnerResult fields in order', () => {
-    const r = { phase: 'run', exitCode: 0, startedAt: 'a', endedAt: 'b', sysbenchVersion: '1.0.20', hostname: 'h', command: 'c' } as const;
-    expect(Object.keys(JSON.parse(resultJson({ ...r })) as object)).toEqual(['phase', 'exitCode', 'startedAt', 'endedAt', 'sysbenchVersion', 'hostname', 'command']);
+    const r = {
+      phase: 'run',
+      exitCode: 0,
+      startedAt: 'a',
+      endedAt: 'b',
+      sysbenchVersion: '1.0.20',
+      hostname: 'h',
+      command: 'c',
+    } as const;
+    expect(Object.keys(JSON.parse(resultJson({ ...r })) as object)).toEqual([
+      'phase',
+      'exitCode',
+      'startedAt',
+      'endedAt',
+      'sysbenchVersion',
+      'hostname',
+      'command',
+    ]);
   });
 });
 
 describe('a CPU sample', () => {
   it("reads utime+stime past a command name with spaces and ')' (proc(5)), and the host's aggregate line", () => {
     expect(processTicks('1234 (sys) bench) S 1 1 1 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 3 0')).toBe(300);
-    expect(hostTicks('cpu  100 10 50 800 20 5 5 10 0 0\ncpu0 50 5 25 400 10 2 3 5 0 0\ncpu1 50 5 25 400 10 3 2 5 0 0\nintr 1\n')).toEqual({ busy: 180, total: 1000, cores: 2 });
+    expect(
+      hostTicks(
+        'cpu  100 10 50 800 20 5 5 10 0 0\ncpu0 50 5 25 400 10 2 3 5 0 0\ncpu1 50 5 25 400 10 3 2 5 0 0\nintr 1\n',
+      ),
+    ).toEqual({ busy: 180, total: 1000, cores: 2 });
   });
   it('gives sysbench as % of one core and the host busy share over the interval', () => {
     const prev = { ticks: 100, busy: 1000, total: 4000, atMs: 1_700_000_000_000 };
     const cur = { ticks: 250, busy: 1300, total: 4400, atMs: 1_700_000_001_000 };
-    expect(cpuSampleLine(prev, cur, 100, 2)).toBe('{"t":1700000001.000,"sysbenchCpuPct":150.00,"hostCpuPct":75.00,"cores":2}\n');
+    expect(cpuSampleLine(prev, cur, 100, 2)).toBe(
+      '{"t":1700000001.000,"sysbenchCpuPct":150.00,"hostCpuPct":75.00,"cores":2}\n',
+    );
     expect(cpuSampleLine(prev, { ...cur, atMs: prev.atMs }, 100, 2)).toBeUndefined();
   });
 });

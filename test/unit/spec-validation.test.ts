@@ -170,60 +170,52 @@ describe('spec validation', () => {
     ]);
   });
 
-  it(
-    'refuses a cluster-only parameter in instanceParameters, an instance-only one in clusterParameters, and ' +
-      'names template paths',
-    () => {
-      // Arrange
-      const doc: SpecInput = {
-        ...minimal(),
-        parameterTemplates: {
-          tuned: { clusterParameters: { sync_binlog: 1000 }, instanceParameters: { innodb_flush_neighbors: 0 } },
+  it('refuses a cluster-only parameter in instanceParameters, an instance-only one in clusterParameters, and names template paths', () => {
+    // Arrange
+    const doc: SpecInput = {
+      ...minimal(),
+      parameterTemplates: {
+        tuned: { clusterParameters: { sync_binlog: 1000 }, instanceParameters: { innodb_flush_neighbors: 0 } },
+      },
+      variants: [
+        {
+          name: 'a',
+          instanceClass: 'db.r6g.large',
+          parameterTemplate: 'tuned',
+          clusterParameters: { thread_handling: 'pool-of-threads' },
+          instanceParameters: { innodb_trx_commit_allow_data_loss: 1 },
         },
-        variants: [
-          {
-            name: 'a',
-            instanceClass: 'db.r6g.large',
-            parameterTemplate: 'tuned',
-            clusterParameters: { thread_handling: 'pool-of-threads' },
-            instanceParameters: { innodb_trx_commit_allow_data_loss: 1 },
-          },
-        ],
-      };
-      // Act
-      const problems = problemsOf(doc);
-      // Assert
-      expect(problems.map((p) => p.path)).toEqual([
-        'parameterTemplates.tuned.clusterParameters.sync_binlog',
-        'parameterTemplates.tuned.instanceParameters.innodb_flush_neighbors',
-        'variants[0].clusterParameters.thread_handling',
-        'variants[0].instanceParameters.innodb_trx_commit_allow_data_loss',
-      ]);
-      expect(problems[0]!.message).toMatch(/^not modifiable on Aurora MySQL 3 at the instance level; remove it/);
-      expect(problems[1]!.message).toMatch(
-        /^does not apply to Aurora MySQL 3: .*parameterTemplates\.tuned\.localOnlyParameters/,
-      );
-      expect(problems[3]!.message).toBe('cluster-level only on Aurora MySQL 3: it belongs in clusterParameters');
-    },
-  );
+      ],
+    };
+    // Act
+    const problems = problemsOf(doc);
+    // Assert
+    expect(problems.map((p) => p.path)).toEqual([
+      'parameterTemplates.tuned.clusterParameters.sync_binlog',
+      'parameterTemplates.tuned.instanceParameters.innodb_flush_neighbors',
+      'variants[0].clusterParameters.thread_handling',
+      'variants[0].instanceParameters.innodb_trx_commit_allow_data_loss',
+    ]);
+    expect(problems[0]!.message).toMatch(/^not modifiable on Aurora MySQL 3 at the instance level; remove it/);
+    expect(problems[1]!.message).toMatch(
+      /^does not apply to Aurora MySQL 3: .*parameterTemplates\.tuned\.localOnlyParameters/,
+    );
+    expect(problems[3]!.message).toBe('cluster-level only on Aurora MySQL 3: it belongs in clusterParameters');
+  });
 
-  it(
-    'accepts a modifiable instance-level parameter in clusterParameters: the cluster parameter group sets it ' +
-      'for every instance',
-    () => {
-      // Arrange: what the original S1 study's cluster parameter group set
-      const doc = minimal();
-      doc.variants[0] = {
-        name: 'a',
-        instanceClass: 'db.r6g.large',
-        clusterParameters: { max_prepared_stmt_count: 1048576 },
-      };
-      // Act
-      const spec = validateSpec(doc, 'x.json');
-      // Assert
-      expect(spec.variants[0]!.clusterParameters).toEqual({ max_prepared_stmt_count: 1048576 });
-    },
-  );
+  it('accepts a modifiable instance-level parameter in clusterParameters: the cluster parameter group sets it for every instance', () => {
+    // Arrange: what the original S1 study's cluster parameter group set
+    const doc = minimal();
+    doc.variants[0] = {
+      name: 'a',
+      instanceClass: 'db.r6g.large',
+      clusterParameters: { max_prepared_stmt_count: 1048576 },
+    };
+    // Act
+    const spec = validateSpec(doc, 'x.json');
+    // Assert
+    expect(spec.variants[0]!.clusterParameters).toEqual({ max_prepared_stmt_count: 1048576 });
+  });
 
   it('accepts MariaDB-only settings marked localOnlyParameters (they are not Aurora parameters)', () => {
     // Arrange

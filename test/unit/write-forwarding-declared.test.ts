@@ -15,8 +15,16 @@ import { DECLARED_WRITE_FORWARDING } from '../../core/plan/plan';
 describe('the write forwarding a plan assumes per backend kind', () => {
   it("is each backend's own declaration", () => {
     // Arrange
-    const local = new LocalBackend({ lakeDir: join(tmpdir(), 'ab-wf-declared-lake'), repoRoot: join(__dirname, '..', '..') });
-    const aws = composeAwsBackend({ metricsPublishDelayS: 0 }, new S3LakeStore(new S3Client({ region: 'us-east-1' }), 'bucket', 'lake/'), {}, 'test');
+    const local = new LocalBackend({
+      lakeDir: join(tmpdir(), 'ab-wf-declared-lake'),
+      repoRoot: join(__dirname, '..', '..'),
+    });
+    const aws = composeAwsBackend(
+      { metricsPublishDelayS: 0 },
+      new S3LakeStore(new S3Client({ region: 'us-east-1' }), 'bucket', 'lake/'),
+      {},
+      'test',
+    );
     // Act / Assert
     expect({ [local.kind]: local.writeForwarding, [aws.kind]: aws.writeForwarding }).toEqual(DECLARED_WRITE_FORWARDING);
   });

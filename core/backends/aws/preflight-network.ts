@@ -193,8 +193,9 @@ export async function checkNetwork(input: NetworkCheckInput): Promise<PreflightC
       else if (found.AvailabilityZone !== az)
         result.refuse(
           where,
-          `subnet ${subnetId} is in ${found.AvailabilityZone ?? 'no AZ'}, not ${az}: fix ` +
-            `aurora-bench.network.existingVpc and redeploy`,
+          `subnet ${subnetId} is in ` +
+            (found.AvailabilityZone ?? 'no AZ') +
+            `, not ${az}: fix aurora-bench.network.existingVpc and redeploy`,
         );
       else subnets.set(az, found);
     }
@@ -209,8 +210,9 @@ export async function checkNetwork(input: NetworkCheckInput): Promise<PreflightC
       if (az === undefined || !(az in config.subnetIdsByAz)) {
         result.refuse(
           `variants[${vi}].az`,
-          `AZ ${az ?? '(none)'} has no subnet of ${stackLabel} ` +
-            `(configured: ${Object.keys(config.subnetIdsByAz).sort().join(', ') || 'none'}): use one of those AZs`,
+          `AZ ${az ?? '(none)'} has no subnet of ${stackLabel} (configured: ` +
+            (Object.keys(config.subnetIdsByAz).sort().join(', ') || 'none') +
+            `): use one of those AZs`,
         );
         continue;
       }
@@ -237,7 +239,9 @@ export async function checkNetwork(input: NetworkCheckInput): Promise<PreflightC
         .map((e) => `${e.VpcId}|${e.ServiceName}`),
     );
     // The SSM agent's three services, and Secrets Manager for the runner's master password (client/runner.js).
-    const privateServices = ['ssm', 'ssmmessages', 'ec2messages', 'secretsmanager'].map((s) => `com.amazonaws.${region}.${s}`);
+    const privateServices = ['ssm', 'ssmmessages', 'ec2messages', 'secretsmanager'].map(
+      (s) => `com.amazonaws.${region}.${s}`,
+    );
 
     const sources = config.clientSourceUrls;
     if (sources === undefined) {

@@ -43,7 +43,9 @@ const REPLICA_CATCH_UP_S = 300;
 /** The client-side emulation of write forwarding (client/workloads/wf_emulation.lua), this backend's own script. */
 const WF_EMULATION_SCRIPT = 'wf_emulation.lua';
 
-/** A job as this backend runs it: with the emulation, a second connection to the writer (client/runner.js --extra-port). */
+/**
+ * A job as this backend runs it: with the emulation, a second connection to the writer (client/runner.js --extra-port).
+ */
 type LocalRunnerJob = RunnerJob & { readonly extraPort?: number };
 
 /**
@@ -203,8 +205,11 @@ function shapeNote(
     message:
       `${shape.instanceClass} (${shape.vcpu} vCPU, ${shape.memoryGiB} GiB) runs locally as ` +
       `MariaDB ${serverVersion} with ${shape.cores} CPU(s) (${pinned}), ` +
-      `memory ${formatBytes(shape.localMemoryBytes)} (class memory / ${LOCAL_MEMORY_DIVISOR}), ` +
-      `innodb_buffer_pool_size ${formatBytes(shape.bufferPoolBytes)} ` +
+      `memory ` +
+      formatBytes(shape.localMemoryBytes) +
+      ` (class memory / ${LOCAL_MEMORY_DIVISOR}), innodb_buffer_pool_size ` +
+      formatBytes(shape.bufferPoolBytes) +
+      ` ` +
       `unless set, max_connections ${shape.maxConnections} (Aurora's default for the class) unless set`,
   };
 }
@@ -296,8 +301,7 @@ function unmeasuredMetricsNote(): PlanNote {
     level: 'info',
     path: 'serverMetrics',
     message:
-      `not measured ` +
-      `locally: ${[...byReason].map(([why, metrics]) => `${metrics.join(', ')} (${why})`).join('; ')}`,
+      `not measured locally: ` + [...byReason].map(([why, metrics]) => `${metrics.join(', ')} (${why})`).join('; '),
   };
 }
 
@@ -574,8 +578,9 @@ export class LocalBackend implements Backend {
         message:
           `${shape.instanceClass} (${shape.vcpu} vCPU, ${shape.memoryGiB} GiB) runs locally as ` +
           `PostgreSQL ${tools.version} standing in for ${engineName(engine)}, with ${shape.cores} CPU(s), ` +
-          `memory ${formatBytes(shape.localMemoryBytes)} (class memory / ${LOCAL_MEMORY_DIVISOR}): ` +
-          `shared_buffers a quarter of it unless set, max_connections ` +
+          `memory ` +
+          formatBytes(shape.localMemoryBytes) +
+          ` (class memory / ${LOCAL_MEMORY_DIVISOR}): shared_buffers a quarter of it unless set, max_connections ` +
           String(Math.min(shape.maxConnections, 500)) +
           ` unless set`,
       },
@@ -655,7 +660,10 @@ export class LocalBackend implements Backend {
 
   async checkClientsReady(_run: RunContext, _cell: CellPlan, resources: CellResources): Promise<ReadyState> {
     if (!existsSync(this.runnerPath))
-      throw new MissingDependencyError(`the client runner ${this.runnerPath} is missing from this checkout: build it with \`npm run build\` (scripts/build-runner.ts)`);
+      throw new MissingDependencyError(
+        `the client runner ${this.runnerPath} is missing from this checkout: build it with \`npm run build\` ` +
+          `(scripts/build-runner.ts)`,
+      );
     const versions = await checkLocalDependencies();
     return {
       ready: true,
@@ -709,7 +717,10 @@ export class LocalBackend implements Backend {
     const jobs = planned.map((job) => emulatingForwarding(job, resources));
     const state = this.cellState(run, cell.cellId);
     if (!existsSync(this.runnerPath))
-      throw new MissingDependencyError(`the client runner ${this.runnerPath} is missing from this checkout: build it with \`npm run build\` (scripts/build-runner.ts)`);
+      throw new MissingDependencyError(
+        `the client runner ${this.runnerPath} is missing from this checkout: build it with \`npm run build\` ` +
+          `(scripts/build-runner.ts)`,
+      );
     const password = this.password(resources.credentials.secretRef);
 
     // The sampler's first snapshot must come before the load starts.
@@ -778,7 +789,11 @@ export class LocalBackend implements Backend {
         // Own process group: stopJobs signals the runner and its sysbench together.
         // TMPDIR inside the cell: the runner's work dir (and so its sysbench's --config-file) then
         // names the cell directory, which cleanup's /proc scan looks for.
-        child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', stdoutFd, stderrFd], env: { ...process.env, [PASSWORD_ENV]: password, TMPDIR: tmpDir } });
+        child = spawn(process.execPath, args, {
+          detached: true,
+          stdio: ['ignore', stdoutFd, stderrFd],
+          env: { ...process.env, [PASSWORD_ENV]: password, TMPDIR: tmpDir },
+        });
       } finally {
         closeSync(stdoutFd);
         closeSync(stderrFd);

@@ -152,8 +152,8 @@ async function buildTemplate(
     } catch (e) {
       const err = e as { stderr?: string; stdout?: string; message: string };
       throw new Error(
-        `${tools.installDb} ` +
-          `failed: ${(err.stderr || err.stdout || err.message).trim().split('\n').slice(-10).join('\n')}`,
+        `${tools.installDb} failed: ` +
+          (err.stderr || err.stdout || err.message).trim().split('\n').slice(-10).join('\n'),
         { cause: e },
       );
     }
@@ -191,8 +191,9 @@ async function buildTemplate(
               ]
             : []),
           ...replHosts.flatMap((h) => [
-            `CREATE USER ${sqlString(replication.user)}@${sqlString(h)} IDENTIFIED ` +
-              `BY ${sqlString(replication.password)};`,
+            `CREATE USER ${sqlString(replication.user)}@${sqlString(h)} IDENTIFIED BY ` +
+              sqlString(replication.password) +
+              `;`,
             `GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO ${sqlString(replication.user)}@${sqlString(h)};`,
           ]),
           'CREATE DATABASE aurora_bench;',

@@ -10,7 +10,17 @@ import type { ReportSection, TableBlock } from '../model';
 import { pairByTime, pairedRatioCi, roundsToResolve, type PairedRatio } from '../duet-pairs';
 import { stepKey } from '../load';
 import type { StepResult } from '../../lake/results';
-import { rangeText, ratioFinding, ratioText, verdictText, whole, WITHIN_RUN_NOTE, type Estimated, type RatioFinding, ratioCell } from '../findings';
+import {
+  rangeText,
+  ratioFinding,
+  ratioText,
+  verdictText,
+  whole,
+  WITHIN_RUN_NOTE,
+  type Estimated,
+  type RatioFinding,
+  ratioCell,
+} from '../findings';
 import {
   clientBoundFinding,
   clientBoundMark,
@@ -199,8 +209,8 @@ export function analyzeAb(ctx: Context): AbFindings | null {
               ? p.qps.pairs === 0
                 ? 'no time-paired intervals'
                 : `time-paired: ${p.qps.pairs} intervals, too few for an interval`
-              : `time-paired: ${p.qps.pairs} intervals, ${p.qps.rounds} ` +
-                `round${p.qps.rounds === 1 ? ', interval batches' : 's'}`;
+              : `time-paired: ${p.qps.pairs} intervals, ${p.qps.rounds} round` +
+                (p.qps.rounds === 1 ? ', interval batches' : 's');
           const resolved = ratioVerdict(p.qps) === 'higher' || ratioVerdict(p.qps) === 'lower';
           ratios.push({
             step: stepLabel(g),
@@ -277,9 +287,9 @@ function abStepSentences(f: AbFindings): string[] {
     az.ratios.map((r) => {
       const where = az.az !== null ? ` in AZ ${az.az}` : '';
       return (
-        `${r.step}${where}: ${r.variant}/${r.baseline} ` +
-        `QPS ${ratioText(r.qps)}, ${verdictText(r.qps, true)}; ` +
-        `p${f.latencyPercentile} ${ratioText(r.latency)}, ${verdictText(r.latency, false)}.`
+        `${r.step}${where}: ${r.variant}/${r.baseline} QPS ${ratioText(r.qps)},` +
+        ` ${verdictText(r.qps, true)}; p${f.latencyPercentile} ${ratioText(r.latency)},` +
+        ` ${verdictText(r.latency, false)}.`
       );
     }),
   );
@@ -312,10 +322,11 @@ function abSentences(f: AbFindings): string[] {
         judged.length === 0
           ? 'the run-to-run noise is not measured (one repeat)'
           : beyond.length === 0
-            ? `none beyond the run-to-run ` +
-              `noise${needs.length > 0 ? ` (a difference of these sizes needs about ${needs.join(', ')} a side)` : ''}`
-            : `beyond the run-to-run ` +
-              `noise: ${beyond.map((r) => `${r.step} (${verdictText(r.qps, true)})`).join(', ')}; the rest within it`;
+            ? `none beyond the run-to-run noise` +
+              (needs.length > 0 ? ` (a difference of these sizes needs about ${needs.join(', ')} a side)` : '')
+            : `beyond the run-to-run noise: ` +
+              beyond.map((r) => `${r.step} (${verdictText(r.qps, true)})`).join(', ') +
+              `; the rest within it`;
       out.push(
         `${az.az !== null ? `AZ ${az.az}, ` : ''}${variant} vs ${az.baseline}: ${parts.join('; ')}; ${verdict}.`,
       );
@@ -328,9 +339,11 @@ function abSentences(f: AbFindings): string[] {
     );
     if (spreads.length > 0)
       out.push(
-        `The same class in two AZs differs by up to ${(Math.max(...spreads) * 100).toFixed(1)}% in ` +
-          `QPS; ${beyond.length} of ${f.azSpread.length} such differences ${beyond.length === 1 ? 'is' : 'are'} ` +
-          `beyond the run-to-run noise.`,
+        `The same class in two AZs differs by up to ` +
+          (Math.max(...spreads) * 100).toFixed(1) +
+          `% in QPS; ${beyond.length} of ${f.azSpread.length} such differences ` +
+          (beyond.length === 1 ? 'is' : 'are') +
+          ` beyond the run-to-run noise.`,
       );
   }
   return out;
@@ -436,8 +449,7 @@ export function abSection(f: AbFindings): ReportSection {
         (f.azs.some((az) => az.rows.some((r) => r.qps.interval?.covers === 'run-to-run'))
           ? 'run to run, over the repeats (each a fresh server)'
           : 'none from repeats') +
-        `; ` +
-        `a range cut at 0 where the interval would go below it.`,
+        `; a range cut at 0 where the interval would go below it.`,
       ...(anyWithinRun ? [WITHIN_RUN_NOTE] : []),
     ],
   };

@@ -11,7 +11,16 @@
 import { forestChart, lineChart, type ForestRow, type XYSeries } from '../charts';
 import { num, pct } from '../../format';
 import type { ChartBlock, ReportSection, TableBlock } from '../model';
-import { compactRatio, rangeText, ratioText, verdictText, WITHIN_RUN_NOTE, type Estimated, type RatioFinding, ratioCell } from '../findings';
+import {
+  compactRatio,
+  rangeText,
+  ratioText,
+  verdictText,
+  WITHIN_RUN_NOTE,
+  type Estimated,
+  type RatioFinding,
+  ratioCell,
+} from '../findings';
 import { clientBoundFinding, estimate, ratioOf, uniqueInOrder, type Context, type StepGroup } from '../context';
 
 interface ForwardingPair {
@@ -236,8 +245,9 @@ function readShareSentence(v: ReadShareVerdict): string {
   if (v.wins.length > 0) {
     const not = v.tried.filter((s) => !v.wins.includes(s) && s > Math.min(...v.wins));
     return (
-      `${v.threads} threads: the reader beats the writer ${how} ` +
-      `at ${labels(v.wins)}${not.length > 0 ? `, but not at ${labels(not)}` : ''} (reads:writes).`
+      `${v.threads} threads: the reader beats the writer ${how} at ${labels(v.wins)}` +
+      (not.length > 0 ? `, but not at ${labels(not)}` : '') +
+      ` (reads:writes).`
     );
   }
   const best = v.best !== null ? ` (best: ${compactRatio(v.best.ratio, true)} at ${readShareLabel(v.best.share)})` : '';
@@ -291,8 +301,7 @@ function forwardingSentences(f: ForwardingFindings): string[] {
     });
     const runToRun = f.readShares.every((v) => v.runToRun);
     out.push(
-      `Read share (reads:writes) from which the reader ` +
-        `wins, ` +
+      `Read share (reads:writes) from which the reader wins, ` +
         (runToRun ? 'beyond the run-to-run noise' : "beyond one run's noise (run-to-run noise not measured)") +
         `: ${per.join('; ')}.`,
     );
@@ -316,7 +325,9 @@ function forwardingSentences(f: ForwardingFindings): string[] {
     const cost = costs.map(
       (c) =>
         `${c.level} ${rangeText(c.avgMs)} ms average, ${rangeText(c.tailMs)} ms p${f.latencyPercentile} ` +
-        `(${ratioText(c.tailCost!, 0)} of EVENTUAL's, ${verdictText(c.tailCost!, false)})`,
+        `(${ratioText(c.tailCost!, 0)} of EVENTUAL's, ` +
+        verdictText(c.tailCost!, false) +
+        `)`,
     );
     const ev = f.consistency.find((c) => c.tailCost === null);
     const base =
@@ -325,8 +336,8 @@ function forwardingSentences(f: ForwardingFindings): string[] {
         : '';
     const staleText2 =
       stale.length > 0
-        ? `; stale reads after the session's own ` +
-          `write: ${stale.map((c) => `${c.level} ${staleText(c.staleReads)}`).join(', ')}`
+        ? `; stale reads after the session's own write: ` +
+          stale.map((c) => `${c.level} ${staleText(c.staleReads)}`).join(', ')
         : '';
     out.push(`Consistency levels: ${[base, ...cost].filter((x) => x !== '').join('; ')}${staleText2}.`);
   }
@@ -416,7 +427,13 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
     answerTables.push({
       title: 'Writer vs reader (writes forwarded), TPS by threads',
       head: ['workload', 'threads', 'writer TPS', 'reader TPS', 'reader/writer'],
-      rows: stock.map((p) => [p.workload, String(p.threads), rangeText(p.writerTps), rangeText(p.readerTps), ratioCell(p.ratio, true, 0)]),
+      rows: stock.map((p) => [
+        p.workload,
+        String(p.threads),
+        rangeText(p.writerTps),
+        rangeText(p.readerTps),
+        ratioCell(p.ratio, true, 0),
+      ]),
       numeric: [1, 2, 3, 4],
       notes: withinNote,
     });

@@ -16,7 +16,17 @@ import {
 import { num, pct } from '../../format';
 import type { ReportSection } from '../model';
 import { ratioText, verdictText, type RatioFinding, ratioCell } from '../findings';
-import { comparableKey, estimate, inSweep, isNetworkStudy, ratioOf, stepLabel, uniqueInOrder, type Context, type VariantInfo } from '../context';
+import {
+  comparableKey,
+  estimate,
+  inSweep,
+  isNetworkStudy,
+  ratioOf,
+  stepLabel,
+  uniqueInOrder,
+  type Context,
+  type VariantInfo,
+} from '../context';
 import { mean } from '../stats';
 import { analyzeRate } from './rate';
 
@@ -193,9 +203,9 @@ function priceSentences(f: PriceFindings, ctx: Context): string[] {
         })
         .filter((x): x is string => x !== null);
       out.push(
-        `${az !== null ? `AZ ${az}: ` : ''}${v.variant} (${v.engine} ${v.instanceClass}) ` +
-          `costs ${pct(v.hourly / base.hourly)} of ${base.variant} (${base.engine} ${base.instanceClass}) per ` +
-          `hour` +
+        (az !== null ? `AZ ${az}: ` : '') +
+          `${v.variant} (${v.engine} ${v.instanceClass}) costs ${pct(v.hourly / base.hourly)} ` +
+          `of ${base.variant} (${base.engine} ${base.instanceClass}) per hour` +
           (v.unconfirmed || base.unconfirmed ? ' (unconfirmed price)' : '') +
           (per.length > 0 ? `; its transactions per ${f.currency} are ${per.join(', ')} of ${base.variant}'s` : '') +
           `.`,
@@ -224,12 +234,13 @@ function pricePerformanceSentence(f: PriceFindings): string {
     ? 'the run-to-run noise is not measured'
     : beyond.length === 0
       ? 'price-performance differs beyond the noise at no step'
-      : `price-performance differs beyond the noise ` +
-        `at ${beyond.map((r) => `${r.step} (${verdictText(r.pricePerformance, true)})`).join(', ')}`;
+      : `price-performance differs beyond the noise at ` +
+        beyond.map((r) => `${r.step} (${verdictText(r.pricePerformance, true)})`).join(', ');
   const unconfirmed = f.variants.some((v) => v.unconfirmed) ? ' (unconfirmed price)' : '';
   return (
-    `Price: ${pairs.join(', ')} costs ${priceRatios.join(' / ')} per hour${unconfirmed}, for ${range} of ` +
-    `the performance (TPS); ${verdict}.${f.local ? ' (Local run: the performance is this machine’s.)' : ''}`
+    `Price: ${pairs.join(', ')} costs ${priceRatios.join(' / ')} per hour${unconfirmed}, for ${range} of the ` +
+    `performance (TPS); ${verdict}.` +
+    (f.local ? ' (Local run: the performance is this machine’s.)' : '')
   );
 }
 
@@ -257,8 +268,10 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
   const unconfirmed = f.variants.filter((v) => v.unconfirmed).map((v) => v.instanceClass);
   if (unconfirmed.length > 0) {
     notes.push(
-      `Unconfirmed price: ${uniqueInOrder(unconfirmed).join(', ')} (prices/aws-prices.json lists it under ` +
-        `unconfirmed, with its one source): check it before relying on the ratio.`,
+      `Unconfirmed price: ` +
+        uniqueInOrder(unconfirmed).join(', ') +
+        ` (prices/aws-prices.json lists it under unconfirmed, with its one source): check it before ` +
+        `relying on the ratio.`,
     );
   }
   if (f.sweptAtRates.length > 0)
@@ -318,12 +331,18 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
               {
                 title: 'Performance ratio vs price ratio (TPS; transactions per unit of money = performance / price)',
                 head: ['AZ', 'step', 'ratio', 'performance (95% CI)', 'price', 'price-performance (95% CI)'],
-                rows: f.ratios.map((r) => [r.az ?? '-', r.step, `${r.variant}/${r.baseline}`, ratioText(r.performance), pct(r.priceRatio, 1), ratioCell(r.pricePerformance, true)]),
+                rows: f.ratios.map((r) => [
+                  r.az ?? '-',
+                  r.step,
+                  `${r.variant}/${r.baseline}`,
+                  ratioText(r.performance),
+                  pct(r.priceRatio, 1),
+                  ratioCell(r.pricePerformance, true),
+                ]),
                 numeric: [3, 4, 5],
                 notes: [
                   `Price: on-demand DB instance price per hour (${f.region}); the price-performance interval ` +
-                    `is the performance interval divided by the price ` +
-                    `ratio.` +
+                    `is the performance interval divided by the price ratio.` +
                     (f.local ? ' Local run: performance was measured on this machine, not on the priced classes.' : ''),
                 ],
               },

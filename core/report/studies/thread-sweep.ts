@@ -15,7 +15,16 @@ import { overallScores, sweepScores, type TargetScore } from '../score';
 import { analyzeSweep } from '../sweep';
 import { batchMeans, mean, summarize, welchRatioCi, repeatsToResolve } from '../stats';
 import { stepKey } from '../load';
-import { rangeText, ratioFinding, ratioText, verdictText, WITHIN_RUN_NOTE, type Estimated, type RatioFinding, ratioCell } from '../findings';
+import {
+  rangeText,
+  ratioFinding,
+  ratioText,
+  verdictText,
+  WITHIN_RUN_NOTE,
+  type Estimated,
+  type RatioFinding,
+  ratioCell,
+} from '../findings';
 import {
   clientBoundFinding,
   clientBoundMark,
@@ -306,8 +315,9 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
   const out: string[] = [];
   if (f.overall.length > 0)
     out.push(
-      `Score (mean QPS + mean TPS over the sweep, best = ` +
-        `100): ${f.overall.map((o) => `${o.variant} ${o.score.toFixed(1)}`).join(', ')}.`,
+      `Score (mean QPS + mean TPS over the sweep, best = 100): ` +
+        f.overall.map((o) => `${o.variant} ${o.score.toFixed(1)}`).join(', ') +
+        `.`,
     );
   if (f.ranking !== null) {
     const r = f.ranking;
@@ -339,8 +349,9 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
   for (const s of f.sweeps) {
     const unjudged = s.variants.some((v) => v.fallOff !== null && v.fallOff.interval?.covers !== 'run-to-run');
     out.push(
-      `${s.label}: ${s.variants.map(fallOffText).join('; ')} (fall-off: below 90% of the ` +
-        `peak` +
+      `${s.label}: ` +
+        s.variants.map(fallOffText).join('; ') +
+        ` (fall-off: below 90% of the peak` +
         (unjudged ? '; one repeat a point: run-to-run noise not measured, so no fall-off is judged beyond it' : '') +
         `).`,
     );
@@ -360,9 +371,11 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
     const worst = points.reduce((a, b) => ((b.e.shareOfTransactions ?? 0) > (a.e.shareOfTransactions ?? 0) ? b : a));
     const who = uniqueInOrder(points.map((p) => p.v));
     return [
-      `${s.label} from ${from} threads ` +
-        `for ${who.length === s.variants.length ? 'every variant' : who.join(', ')} (up ` +
-        `to ${pct(worst.e.shareOfTransactions, 1)} of transactions, ${worst.v} at ${worst.e.threads})`,
+      `${s.label} from ${from} threads for ` +
+        (who.length === s.variants.length ? 'every variant' : who.join(', ')) +
+        ` (up to ` +
+        pct(worst.e.shareOfTransactions, 1) +
+        ` of transactions, ${worst.v} at ${worst.e.threads})`,
     ];
   });
   if (conn.length > 0) out.push(`Connection errors (a step refused or connections lost): ${conn.join(', ')} threads.`);
@@ -480,7 +493,9 @@ export function threadSweepSection(f: ThreadSweepFindings): ReportSection {
       numeric: [2, 4, 5, 6],
       notes: [
         `Marked: a failed step (e.g. a connection limit), any reconnect, or sysbench errors (deadlocks, lock ` +
-          `waits, dropped connections) above ${pct(SIGNIFICANT_ERROR_SHARE, 1)} of transactions.`,
+          `waits, dropped connections) above ` +
+          pct(SIGNIFICANT_ERROR_SHARE, 1) +
+          ` of transactions.`,
       ],
     });
   tables.push({

@@ -21,7 +21,10 @@ export function clientMachinesPart(
  * The backend of a function whose Task starts or checks a cell's client instances (start-clients,
  * check-clients-ready): the SDK clients this part calls, the lake, and this part alone.
  */
-export function clientMachinesBackend({ config, clientOptions, instrument }: PartContext, builtFor: string): ReturnType<typeof composeAwsBackend> {
+export function clientMachinesBackend(
+  { config, clientOptions, instrument }: PartContext,
+  builtFor: string,
+): ReturnType<typeof composeAwsBackend> {
   const common = sdkClientConfig(clientOptions);
   const clients = {
     ec2: instrument(new EC2Client(common)),

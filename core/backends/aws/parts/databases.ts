@@ -49,7 +49,10 @@ export function databasesPart(
  * The backend of a function whose Task provisions or checks a cell's databases (provision-cell,
  * check-cell-ready): the SDK clients this part calls, the lake, and this part alone.
  */
-export function databasesBackend({ config, clientOptions, instrument }: PartContext, builtFor: string): ReturnType<typeof composeAwsBackend> {
+export function databasesBackend(
+  { config, clientOptions, instrument }: PartContext,
+  builtFor: string,
+): ReturnType<typeof composeAwsBackend> {
   const common = sdkClientConfig(clientOptions);
   const clients = {
     rds: instrument(new RDSClient(common)),
