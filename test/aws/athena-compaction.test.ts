@@ -206,7 +206,7 @@ describe('compactRunOnAthena on moto', () => {
     },
   );
 
-  it('an UNLOAD that wrote nothing registers nothing and keeps the JSON Lines objects, with an error that says so', async () => {
+  it('an UNLOAD that wrote nothing registers nothing and keeps the JSON Lines objects, saying so', async () => {
     // Arrange
     await writeRun('nightly-10');
 

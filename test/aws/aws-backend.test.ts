@@ -404,7 +404,7 @@ describe('AwsBackend on moto: one cell end to end', () => {
     expect(second.detail).toContain('sysbench proven (sysbench 1.0.20 (using system LuaJIT 2.1.1700000000))');
   });
 
-  it('calls a client ready only once its ready marker says sysbench works, and stops at a not-ready marker', async () => {
+  it('calls a client ready once its ready marker says sysbench works; stops at a not-ready marker', async () => {
     // Arrange: agents online; the second client has no marker yet, then a failed one.
     const ids = resources.clients.map((c) => c.clientId);
     ssm
@@ -463,7 +463,7 @@ describe('AwsBackend on moto: one cell end to end', () => {
     expect((await backend.checkClientsReady(run, cell, resources)).ready).toBe(true);
   });
 
-  it('starts one SSM command per job with the runner argv, the secret ARN and no password; a retry reuses it', async () => {
+  it('starts one SSM command per job: runner argv, secret ARN, no password; a retry reuses it', async () => {
     // Arrange
     const step = cell.steps[0]!;
     const jobs: RunnerJob[] = resources.clients.map((c, i) => ({

@@ -244,7 +244,7 @@ beforeEach(() => {
 });
 
 describe('runOnAws against moto', () => {
-  it('starts an execution named with the run id, with {spec, scripts, runId} as input, and follows it to SUCCEEDED', async () => {
+  it('starts an execution named by the run id, input {spec, scripts, runId}, and follows it to SUCCEEDED', async () => {
     // Arrange
     const specFile = writeSpec('cli-aws-ok');
     const lines: string[] = [];

@@ -119,7 +119,7 @@ describe('RDS for MariaDB: a DB instance and its read replica', () => {
   const names = cellNames(run.runId, cell.cellId);
   let ready: CellResources;
 
-  it('creates the mariadb10.11 parameter group, then the source; the replica once the source is available', async () => {
+  it('creates the mariadb10.11 parameter group, the source, then the replica once the source is up', async () => {
     // Act
     const provisioned = await backend.provisionCell(run, cell);
     const afterProvision = rdsCalls.map((c) => c.command);

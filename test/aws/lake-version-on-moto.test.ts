@@ -166,7 +166,7 @@ describe('an S3 lake written by the previous release (version 1, no lake.json)',
 });
 
 describe('an S3 lake of a newer schema version', () => {
-  it('is refused by a writer and a reader, naming the record and the versions; nothing is written, no query sent', async () => {
+  it('is refused by a writer and a reader, naming record and versions; nothing written, no query sent', async () => {
     // Arrange
     const prefix = 'newer/';
     const newer = LAKE_SCHEMA_VERSION + 1;

@@ -425,7 +425,7 @@ describe('account preflight: all OK', () => {
 });
 
 describe('account preflight: refusals', () => {
-  it('refuses an engine version RDS does not offer on engine.version, and checks no class or parameter against it', async () => {
+  it('refuses an engine version RDS does not offer on engine.version; checks nothing else against it', async () => {
     // Arrange: without IncludeAll, DescribeDBEngineVersions lists only available versions.
     const mocks = setup({ engineVersions: [] });
 
@@ -647,7 +647,7 @@ describe('account preflight: refusals', () => {
     destroyAwsClients(mocks.clients);
   });
 
-  it('refuses client instance types that do not exist, are not offered in the AZ, or have no launch template', async () => {
+  it('refuses client instance types that do not exist, are not in the AZ, or have no launch template', async () => {
     // Arrange: a subnet in us-east-1e, where EC2 does not offer c6i.large (moto's offerings data).
     const mocks = setup();
     const withE = {
@@ -762,7 +762,7 @@ describe('account preflight: refusals', () => {
     destroyAwsClients(mocks.clients);
   });
 
-  it('falls back to the default quota when no applied value exists, and warns about quotas it does not check', async () => {
+  it('falls back to the default quota when none is applied; warns about quotas it does not check', async () => {
     // Arrange: GetServiceQuota "NoSuchResourceException" (no applied value); a G-family client.
     const mocks = setup();
     mocks.quotas.on(GetServiceQuotaCommand).rejects(
@@ -1102,7 +1102,7 @@ describe('account preflight: what it cannot tell', () => {
 });
 
 describe('PlanRun (an execution started from the console) runs the same preflight', () => {
-  it("refuses the execution with every refusal, from the Lambda's own configuration, and writes nothing to the lake", async () => {
+  it("refuses the execution with every refusal, from the Lambda's configuration; writes no lake row", async () => {
     // Arrange: the Task Lambda's deps as lambdas/plan-run builds them, from the stack's environment.
     const mocks = setup({ engineVersions: [] });
     const deps = await buildAwsTaskDeps(awsConfigToEnv(connected), tracer, { clients: mocks.clients });

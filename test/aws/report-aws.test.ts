@@ -118,7 +118,7 @@ afterAll(() => {
 });
 
 describe('athenaReportText against moto Athena', () => {
-  it('prints the report of the run Athena returns, the same as a local lake holding that run, and writes the HTML', async () => {
+  it('prints the report of the run Athena returns, as a local lake with that run does, and the HTML', async () => {
     // Arrange: a two-variant run in a local lake; what it answers to the report's queries is queued in moto.
     const lakeDir = join(tempDir, 'lake');
     const spec = JSON.parse(readFileSync(join(REPO, 'experiments', 'quickstart.json'), 'utf8')) as Record<

@@ -222,7 +222,7 @@ describe('self-managed MariaDB on EC2: a writer and one replica', () => {
     });
   });
 
-  it('becomes ready stage by stage: the writer set up first, the replica pointed at the endpoint the writer reported', async () => {
+  it("becomes ready stage by stage: the writer first, the replica pointed at the writer's endpoint", async () => {
     // Every check gets ProvisionCell's resources, as the workflow passes them (CheckCellReady's
     // result goes to its own ResultPath): what earlier checks started is found again in AWS.
     // Act 1: instances running and online: the writer's setup is sent, nothing for the replica.
@@ -433,7 +433,7 @@ describe('self-managed: a failed setup, and the sweeper', () => {
 });
 
 describe('self-managed: the preflight of the server type', () => {
-  it('describes the servers of a listed type, and refuses them where the stack has no server launch template', async () => {
+  it('describes servers of a listed type; refuses them where the stack has no server launch template', async () => {
     // Arrange
     const plan = planOf(1);
     const spec = validateSpec({

@@ -160,7 +160,7 @@ afterAll(async () => {
 const shown = (name: string, o: InvokeOutcome) =>
   o.ok ? o : { ...o, errorMessage: o.errorMessage.slice(0, 600), log: (logs.get(name) ?? []).slice(-5) };
 
-test("the template has one nodejs22.x function per Task and the sweeper; the only other is CDK's BucketDeployment", () => {
+test("one nodejs22.x function per Task and the sweeper; the only other is CDK's BucketDeployment", () => {
   expect(nodeFunctions().map((f) => f.runtime)).toEqual(nodeFunctions().map(() => 'nodejs22.x'));
   expect(
     nodeFunctions()
@@ -178,7 +178,7 @@ test("the template has one nodejs22.x function per Task and the sweeper; the onl
   ).toEqual([['CustomCDKBucketDeployment', 'python3.']]);
 });
 
-test("the lake views' SQL files, which the Tasks read at run time (core/lake/views.ts: all but the generated step_summary), ship beside each Task's index.js", () => {
+test("the lake views' SQL files the Tasks read at run time (all but step_summary) ship beside each index.js", () => {
   for (const fn of nodeFunctions().filter((f) => f.task !== undefined)) {
     expect([fn.task, SQL_FILE_VIEWS.filter((v) => !existsSync(join(fn.assetDir, 'sql', `${v}.sql`)))]).toEqual([
       fn.task,

@@ -105,7 +105,7 @@ test("an environment is reused while warm; the function's own error comes back w
   expect(third.coldStart).toBe(false);
 });
 
-test('past its timeout an invocation ends as Sandbox.Timedout and its environment is gone: the next call is a cold start', async () => {
+test('past its timeout an invocation ends as Sandbox.Timedout, its environment gone: next call is cold', async () => {
   const warm = await sandbox.invoke('Probe', {});
 
   const timedOut = await sandbox.invoke('Probe', { sleepMs: 10_000 });

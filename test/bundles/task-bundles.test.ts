@@ -137,7 +137,7 @@ describe.each(TASK_NAMES.map((t) => [t]))('the %s function', (task) => {
     expect(bundle.modules.some((m) => /(^|\/)node_modules\/zod\//.test(m))).toBe(task === 'plan-run');
   });
 
-  test('holds no YAML parser but in PlanRun (core/experiment/validate.ts, which also reads spec files): a hash of a definition needs none', () => {
+  test('holds no YAML parser but in PlanRun (which reads spec files): hashing a definition needs none', () => {
     // The chain that brought it into ComputeVerdicts: regression/measurement.ts
     // -> experiment/validate.ts (canonicalJson) -> yaml.
     expect(bundle.modules.some((m) => /(^|\/)node_modules\/yaml\//.test(m))).toBe(task === 'plan-run');

@@ -157,7 +157,7 @@ describe('the synthesized state machine', () => {
     },
   );
 
-  test('synth refuses a definition without TimeoutSeconds, or one no Standard workflow reaches, naming the file', () => {
+  test('synth refuses a definition without TimeoutSeconds or with unreachable states, naming the file', () => {
     const source = readFileSync(join(PROJECT_ROOT, 'state-machines', 'benchmark.asl.json'), 'utf8');
     const { TimeoutSeconds: _dropped, ...withoutTimeout } = JSON.parse(source) as Record<string, unknown>;
 

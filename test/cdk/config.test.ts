@@ -64,7 +64,7 @@ describe('parseAppConfig', () => {
     ).toBe(false);
   });
 
-  test("a new VPC without a NAT gateway is refused: clients install their packages from Debian's archive at boot", () => {
+  test('a new VPC without a NAT gateway is refused: clients install packages from Debian at boot', () => {
     // Arrange
     let message = '';
 

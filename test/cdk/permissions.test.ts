@@ -209,7 +209,7 @@ describe('every AWS action the code can call is allowed to the role that calls i
     expect(sweeper.filter((a) => /:(Create|Run|Send)/.test(a) && a !== 'ec2:CreateTags')).toEqual([]);
   }, 120_000);
 
-  test("the clients: their scripts', commands' and runner's aws calls, on the objects and secrets the code names, and the SSM agent's needs", async () => {
+  test("the clients: their scripts', commands' and runner's aws calls on what the code names; SSM's", async () => {
     // Arrange
     const runnerCalls = await sdkCallsOfEntry(join(PROJECT_ROOT, 'core', 'runner', 'cli.ts'));
     const roleId = logicalId(t.stack.clients.role);
@@ -297,7 +297,7 @@ describe('every AWS action the code can call is allowed to the role that calls i
     );
   });
 
-  test("the self-managed servers: server-install.sh, server-setup.sh and their user data's aws calls, on the bundle, the setup output and the cell's secret", () => {
+  test("the self-managed servers: their scripts' and user data's aws calls on the bundle, output and secret", () => {
     // Arrange
     const statements = statementsOf(logicalId(t.stack.servers.role));
     const bucket = `<${logicalId(t.stack.lake.bucket)}.Arn>`;
@@ -393,7 +393,7 @@ describe('every AWS action the code can call is allowed to the role that calls i
 });
 
 describe('the check fails when a permission is missing', () => {
-  test('without the RDS service-linked role statement, provision-cell is refused iam:CreateServiceLinkedRole', async () => {
+  test('without the RDS service-linked role statement, provision-cell gets no CreateServiceLinkedRole', async () => {
     const lambda = lambdas().find((l) => l.name === 'provision-cell')!;
     const statements = statementsOf(lambda.roleId).filter((s) => s.Sid !== 'CreateRdsServiceLinkedRole');
 
@@ -404,7 +404,7 @@ describe('the check fails when a permission is missing', () => {
     ]);
   }, 60_000);
 
-  test("without s3:GetEncryptionConfiguration the clients' SSM agent is refused; a write outside raw/ is refused", () => {
+  test("without s3:GetEncryptionConfiguration the clients' SSM agent is refused; so is a write outside raw/", () => {
     const statements = statementsOf(logicalId(t.stack.clients.role));
     const bucket = `<${logicalId(t.stack.lake.bucket)}.Arn>`;
     const encryption: CodeCall = { action: 's3:GetEncryptionConfiguration', resource: bucket, via: 'SSM agent' };

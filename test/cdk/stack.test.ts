@@ -271,7 +271,7 @@ describe('Workflow', () => {
     }
   });
 
-  test('the state machine inlines the ASL with every placeholder replaced by its function ARN, logging ALL and tracing on', () => {
+  test('the state machine inlines the ASL, placeholders replaced by function ARNs, logging ALL, tracing on', () => {
     const [, sm] = resourcesOf(t.template, 'AWS::StepFunctions::StateMachine')[0]!;
     const p = sm.Properties as Record<string, any>;
     expect(p['DefinitionS3Location']).toBeUndefined();
@@ -417,7 +417,7 @@ describe('Workflow', () => {
 });
 
 describe('Alerts', () => {
-  test('the regression topic: e-mail subscriptions from the context, the AWS managed key, TLS only; the Tasks know it', () => {
+  test('the regression topic: e-mail subscriptions from the context, AWS managed key, TLS only; Tasks know it', () => {
     // Arrange: the repository's context with two addresses
     const withEmails = synthTestApp({ ...repoContextConfig(), alerts: { emails: ['a@example.com', 'b@example.org'] } });
     try {
@@ -543,7 +543,7 @@ describe('Clients', () => {
     }
   });
 
-  test('self-managed servers: a launch template per architecture that fetches the bundle as the clients do and runs server-install.sh, in the servers security group', () => {
+  test('self-managed servers: a launch template per architecture, running server-install.sh', () => {
     const lts = resourcesOf(t.template, 'AWS::EC2::LaunchTemplate')
       .map(([, lt]) => lt.Properties as Record<string, any>)
       .filter((lt) => String(lt['LaunchTemplateName']).includes('-server-'));
@@ -590,7 +590,7 @@ describe('Clients', () => {
     );
   });
 
-  test("the instance profile writes only raw output, SSM output and ready markers, reads only the runner, scripts and prepares' result.json", () => {
+  test('the instance profile writes only raw and SSM output and markers, reads only runner, scripts, prepares', () => {
     const roleId = logicalIdOf('Clients/Role/Resource');
     const statements = statementsOfRole(t.template, roleId);
     const writes = statements

@@ -86,7 +86,7 @@ describe('aurora-bench CLI and the Aurora parameter catalogue', () => {
     },
   );
 
-  it('plans a local-only what-if locally, marked "local only", and refuses it in the AWS plan with its JSON path', () => {
+  it('plans a local-only what-if locally, marked "local only"; the AWS plan refuses it with its JSON path', () => {
     // Arrange
     const spec = writeSpec('whatif.json', {
       ...base,
@@ -139,7 +139,7 @@ describe('aurora-bench CLI and the Aurora parameter catalogue', () => {
 });
 
 describe('plan --aws of the nightly experiment', () => {
-  it('prints what the cdk.json schedule costs a month (runs a month x the cost of a run), and that it ships off', () => {
+  it('prints what the cdk.json schedule costs a month (runs x cost of a run), and that it ships off', () => {
     // Act
     const nightly = cli(['plan', join(REPO, 'experiments', 'nightly-regression.json'), '--aws']);
     const other = cli(['plan', join(REPO, 'experiments', 'quickstart.json'), '--aws']);

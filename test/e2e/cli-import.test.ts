@@ -131,7 +131,7 @@ describe('aurora-bench import', () => {
     expect(existsSync(lake)).toBe(false);
   });
 
-  it('imports 1.0 and 1.1 logs of both drivers as runs that results and compare read; the same logs again are refused', () => {
+  it('imports 1.0 and 1.1 logs of both drivers as runs results and compare read; a re-import is refused', () => {
     // Arrange: run A from a mapping file's pattern, run B from flags.
     const a = logsDir('a', {
       'r5_rw_2024-03-01.log': 'v1_0_pgsql_read_write',
@@ -207,7 +207,7 @@ describe('aurora-bench import', () => {
     expect(readdirSync(lake).sort()).toEqual(['raw', 'tables']);
   });
 
-  it('imports one run per day with --run-per-date, repeats numbered within each day, and history shows each day', () => {
+  it('imports a run per day with --run-per-date, repeats numbered within each day; history shows each day', () => {
     // Arrange: two logs of 2024-02-01 and one of 2024-02-02, the date in the file name.
     const dir = logsDir('daily', {
       'r5-2024-02-01-a.log': 'v1_0_pgsql_read_write',

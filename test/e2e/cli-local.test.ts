@@ -248,7 +248,7 @@ describe('aurora-bench CLI, locally', () => {
     expect(existsSync(join(work, 'lake'))).toBe(false);
   });
 
-  it('plans locally with write forwarding refused and said to need AWS where the emulation does not cover the workload', () => {
+  it('plans locally, refusing write forwarding as needing AWS where the emulation does not cover it', () => {
     // oltp_update_index writes, and the client-side emulation covers
     // only oltp_read_write, oltp_write_only and rw_consistency.lua.
     const spec = writeSpec('wf.json', {

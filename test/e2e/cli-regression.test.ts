@@ -90,7 +90,7 @@ describe('aurora-bench compare', () => {
     ]);
   });
 
-  it('--level 0.999 widens the intervals and says so; a level given as a percentage is refused with how to write it', () => {
+  it('--level 0.999 widens the intervals and says so; a percentage is refused with how to write it', () => {
     // Act
     const at95 = JSON.parse(cli(['compare', 'night-10', 'night-11', '--json']).stdout) as {
       level: number;
@@ -288,7 +288,7 @@ describe('rehearsal runs in a lake (run --aws-rehearsal --lake)', () => {
     writeLakeRun(mixed, 'rehearsal-1', day(5), [{ tps: 300 }, { tps: 301 }], undefined, 20, 'aws-rehearsal');
   });
 
-  it('history of an AWS experiment leaves the rehearsal out and says so; compare refuses a rehearsal against an AWS run', () => {
+  it('history of an AWS experiment leaves the rehearsal out, saying so; compare refuses rehearsal vs AWS', () => {
     // Act
     const history = spawnSync(process.execPath, [CLI, 'history', 'nightly', '--lake', mixed], {
       cwd: work,

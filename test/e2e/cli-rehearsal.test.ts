@@ -84,7 +84,7 @@ async function interruptedRun(
 }
 
 describe('aurora-bench run --aws-rehearsal', () => {
-  it('rehearses quickstart at --scale small: says what it does not rehearse, every step ok, results printed, the run kept in --lake, nothing left', async () => {
+  it('rehearses quickstart --scale small: says what it skips, steps ok, run kept in --lake, none left', async () => {
     // Arrange
     const lake = join(work, 'kept-lake');
     // Act
@@ -143,7 +143,7 @@ describe('aurora-bench run --aws-rehearsal', () => {
     expect(processesMentioning(dir)).toEqual([]);
   }, 900_000);
 
-  it('on Ctrl-C stops the workflow, tears the cell down through the safety net, exits 130 and leaves nothing', async () => {
+  it('on Ctrl-C stops the workflow, tears the cell down via the safety net, exits 130, leaves nothing', async () => {
     // Act
     const { code, stdout, interrupted } = await interruptedRun(stopMeSpec('stop-me'), 1, /step 1\/1 rw-t2/);
 

@@ -41,7 +41,7 @@ beforeAll(() => {
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('terminal output escapes control sequences from outside', () => {
-  it('import, results and report print hostile file names and a hostile description escaped, each name on its own line', () => {
+  it('import, results and report print hostile file names and description escaped, a name per line', () => {
     // Arrange: two logs, one named with a title sequence, one with a line break that would forge an "ok" line
     const logs = join(work, 'logs');
     mkdirSync(logs);

@@ -188,7 +188,7 @@ describe('HTML report in headless Chromium', () => {
     },
   );
 
-  it('a real local run (two variants, a thread sweep, two repeats): the report loads cleanly with data points', async () => {
+  it('a real local run (two variants, thread sweep, two repeats): the report loads cleanly with data', async () => {
     // Arrange: run the local workflow for real
     const versions = await checkLocalDependencies();
     const lake = join(work, 'lake-real');

@@ -53,7 +53,7 @@ const lakeQuery = <T>(sql: string): T[] => world.lakeQuery<T>(sql);
 const mariadbdUnder = (dir: string): string[] => serverProcessesUnder('mariadbd', dir);
 
 describe('faults injected into local runs', () => {
-  it('SIGTERM during a step: nothing new starts, the step and the run are recorded as stopped by SIGTERM, nothing is left', async () => {
+  it('SIGTERM during a step: nothing new starts, step and run recorded as stopped by SIGTERM, none left', async () => {
     // Arrange
     const run = background(['run', writeSpec('term.json', twoCells)]);
     await run.waitFor(/ a-r1\] step 1\/1 ro-t1/);
@@ -111,7 +111,7 @@ describe('faults injected into local runs', () => {
     await expectNothingLeft([]);
   }, 180_000);
 
-  it('kill -9 mid-step: results and report say the owner is gone; cleanup settles the run as aborted and leaves nothing', async () => {
+  it('kill -9 mid-step: results and report say the owner is gone; cleanup aborts the run, leaves nothing', async () => {
     // Arrange
     const run = background(['run', writeSpec('killed.json', twoCells)]);
     await run.waitFor(/ a-r1\] step 1\/1 ro-t1/);
@@ -161,7 +161,7 @@ describe('faults injected into local runs', () => {
     await expectNothingLeft(ports);
   }, 180_000);
 
-  it('run ids: an existing one is refused (its rows stay as they were), a live one too; one bad lake file is named while the other runs are served', async () => {
+  it('run ids: an existing or live one is refused; a bad lake file is named, other runs served', async () => {
     // Arrange: a finished run with a fixed id
     const spec = writeSpec('ids.json', base);
     expect(cli(['run', spec, '--run-id', 'fixed-1']).code).toBe(0);
@@ -227,7 +227,7 @@ describe('faults injected into local runs', () => {
     await expectNothingLeft(servers.map((s) => s.port));
   }, 240_000);
 
-  it('a full disk under the lake: ENOSPC names the lake, the run stops before the next cell, earlier runs stay intact, cleanup records the end', async () => {
+  it('full disk under the lake: ENOSPC named, the run stops, earlier runs intact, cleanup ends it', async () => {
     // Arrange: the lake on a 3 MiB tmpfs, an earlier run already in it
     mkdirSync(lake, { recursive: true });
     try {
@@ -294,7 +294,7 @@ describe('faults injected into local runs', () => {
     }
   }, 180_000);
 
-  it('a reader whose writer is killed during a reader step: the step is failed for broken replication, everything is torn down', async () => {
+  it('writer killed during a reader step: the step fails for broken replication, everything torn down', async () => {
     // Arrange
     const run = background([
       'run',

@@ -72,7 +72,7 @@ const writerStep = {
 };
 
 describe('a server that hangs', () => {
-  it('kill -STOP on the writer mid-step: the step fails in seconds naming the writer, teardown kills it, the run is failed, exit 1', async () => {
+  it('kill -STOP on the writer mid-step: step fails in seconds naming it, teardown kills it, exit 1', async () => {
     // Arrange
     const run = world.background(['run', world.writeSpec('hung.json', writerStep)]);
     await run.waitFor(/ a-r1\] step 1\/1 rw-t1/);
@@ -101,7 +101,7 @@ describe('a server that hangs', () => {
     await world.expectNothingLeft(servers.map((s) => s.port));
   }, 240_000);
 
-  it('the first Ctrl-C while the writer hangs wins within seconds, exit 130, the step row is kept, nothing is left', async () => {
+  it('the first Ctrl-C while the writer hangs wins in seconds, exit 130, step row kept, nothing left', async () => {
     // Arrange
     const run = world.background(['run', world.writeSpec('hung-int.json', writerStep)]);
     await run.waitFor(/ a-r1\] step 1\/1 rw-t1/);
@@ -127,7 +127,7 @@ describe('a server that hangs', () => {
 });
 
 describe('a sysbench that hangs', () => {
-  it('kill -STOP on sysbench: stopped at the step deadline, the step failed saying so though the runner still wrote result.json', async () => {
+  it('kill -STOP on sysbench: stopped at the step deadline, step failed saying so despite result.json', async () => {
     // Arrange: a 1-s step, so its deadline is the minimum (1 + 60 s, core/plan/step-looks.ts jobDeadlineS)
     const run = world.background([
       'run',
@@ -173,7 +173,7 @@ async function remountReadOnly(dir: string): Promise<void> {
 }
 
 describe('a lake that cannot be written', () => {
-  it('turns read-only during a step: the run stops naming it, its claim stays for cleanup, which records the end once the lake is writable', async () => {
+  it('turns read-only during a step: the run stops naming it; cleanup records the end once writable', async () => {
     // Arrange
     mountTmpfs(world.lake, 'size=16m');
     const run = world.background([
@@ -272,7 +272,7 @@ describe('a lake that cannot be written', () => {
     expect(readdirSync(world.lake)).toEqual([]);
   });
 
-  it('<lake>/tables as a link to /: every read of the lake is refused, naming the link; no file outside the lake is read', () => {
+  it('<lake>/tables as a link to /: every lake read is refused, naming the link; nothing outside is read', () => {
     // Arrange
     mkdirSync(world.lake, { recursive: true });
     symlinkSync('/', join(world.lake, 'tables'));

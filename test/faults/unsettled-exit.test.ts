@@ -61,7 +61,7 @@ describe('a command that ends unsettled', () => {
     );
   });
 
-  it('the AWS rehearsal with its moto server killed mid-step: exit 1, a FAILED line and one line naming the dead control plane, no stack, nothing left', async () => {
+  it('rehearsal with moto killed mid-step: exit 1, FAILED, a line naming the dead moto, none left', async () => {
     // Arrange
     const spec = writeInterruptibleRehearsalSpec(work, 'moto-killed');
     const child = spawn(process.execPath, [CLI, 'run', spec, '--aws-rehearsal'], {

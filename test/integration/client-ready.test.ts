@@ -53,7 +53,7 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-describe('client readiness and the SSM job commands, with bash under AURORA_BENCH_HOME (moto S3, real MariaDB and sysbench)', () => {
+describe('client readiness and SSM job commands, bash under AURORA_BENCH_HOME (moto S3, MariaDB, sysbench)', () => {
   let moto: MotoServer;
   let db: ThrowawayMariadb;
   let s3: S3Client;

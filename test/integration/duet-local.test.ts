@@ -87,7 +87,7 @@ describe('a duet run on local servers', () => {
     expect(runsStarted.every((s) => s.startSpreadMs !== null)).toBe(true);
   });
 
-  it("prepares every step's data in the members' run jobs, one phase per step, and starts both members' runs together", () => {
+  it("prepares each step's data in the members' run jobs, a phase per step, and starts both runs together", () => {
     const started = result.events
       .filter((e) => e.type === 'StateExited' && e.state?.name === 'RunStep')
       .map((e) => (e.state?.output as { step?: DuetStepOutput }).step?.started)
@@ -104,7 +104,7 @@ describe('a duet run on local servers', () => {
     }
   });
 
-  it('measures both variants in the same seconds, and starts a step only when both finished the one before (the barrier)', () => {
+  it('measures both variants in the same seconds; a step starts only when both finished the last one', () => {
     const row = (variant: string, stepId: string) => steps.find((s) => s.variant === variant && s.step_id === stepId)!;
     expect(steps.map((s) => `${s.cell_id}/${s.step_id}:${s.status}`).sort()).toEqual([
       'a-r1/ro-t1:ok',

@@ -153,7 +153,7 @@ describe('LocalBackend', () => {
     expect(ready.ready).toBe(true);
   });
 
-  it('prepares data and runs a 3 s step through client/runner.js, with server metrics under CloudWatch names', async () => {
+  it('prepares data and runs a 3 s step through client/runner.js, server metrics under CloudWatch names', async () => {
     // Arrange
     const prepare = job(run, resources, 'prepare', 'rw-t2', ['--tables=1', '--table-size=200', '--threads=1']);
     const step = job(run, resources, 'run', 'rw-t2', [

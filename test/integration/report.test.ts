@@ -90,7 +90,7 @@ describe('study reports from lake rows', () => {
     );
   });
 
-  it('S1 with one repeat and equal variants: intervals from the per-interval samples, and "within the noise"', async () => {
+  it('S1, one repeat, equal variants: intervals from the per-interval samples, and "within the noise"', async () => {
     // Arrange: the same numbers for both classes, 1 repeat, noisy intervals
     const doc = JSON.parse(readFileSync(join(repoRoot, 'experiments', 'graviton-vs-intel.json'), 'utf8')) as Record<
       string,
@@ -260,7 +260,7 @@ describe('study reports from lake rows', () => {
     expect(net.answer!.lines.map((l) => l.split(' (')[0])).toEqual(['Client-bound', 'Cpu-bound', 'Network-bound']);
   });
 
-  it('S4: a class whose server metrics window missed datapoints is flagged partial, not averaged silently', async () => {
+  it('S4: a class whose metrics window missed datapoints is flagged partial, not averaged silently', async () => {
     // Arrange: the 2xlarge cells' network window lacks two of its five minutes.
     const written = writeStudyRun(
       lakeDir,

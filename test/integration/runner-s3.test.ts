@@ -93,7 +93,7 @@ describe('client/runner.js with Secrets Manager and S3 (moto)', () => {
   const object = async (key: string) =>
     (await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }))).Body!.transformToString();
 
-  it("prepares and runs fullscan_1kb.lua fetched from S3, with the secret's password, and uploads its files", async () => {
+  it("prepares and runs fullscan_1kb.lua fetched from S3 with the secret's password; uploads its files", async () => {
     const common = [
       '--workload',
       'fullscan_1kb.lua',
@@ -208,7 +208,7 @@ describe('client/runner.js with Secrets Manager and S3 (moto)', () => {
     expect(db.sql('SELECT COUNT(*) FROM sbtest.sbtest1').trim()).toBe('30');
   });
 
-  it('--prepare-out and --await-prepare through S3: the prepare uploaded before the runs, which start on it', async () => {
+  it('--prepare-out and --await-prepare through S3: the prepare uploaded before the runs start on it', async () => {
     const common = [
       '--workload',
       'oltp_read_only',
@@ -268,7 +268,7 @@ describe('client/runner.js with Secrets Manager and S3 (moto)', () => {
     expect(db.sql('SELECT COUNT(*) FROM sbtest.sbtest1').trim()).toBe('50');
   });
 
-  it('a secret it cannot read: exit 3, the reason uploaded in output.log, no result.json; the prepare it owed ends with the reason', async () => {
+  it('an unreadable secret: exit 3, reason in output.log, no result.json; its owed prepare ends so too', async () => {
     const missing = secretArn.replace('rds!cluster-test', 'rds!cluster-gone');
 
     const r = await runner([

@@ -222,7 +222,7 @@ describe('client/runner.js against a throwaway MariaDB', () => {
     }
   });
 
-  it('connects with any password RDS can generate and others, never putting it on a command line, in the output or in result.json', async () => {
+  it('connects with any password RDS can generate and others, never on a command line, output or result', async () => {
     // Arrange: one database user per password. The first ones break an unquoted sysbench config
     // value (src/sb_options.c read_config: '#' starts a comment, ' and " open a quoted value, ','
     // and whitespace split values); RDS allows every printable ASCII character but '/', '"' and '@'
@@ -512,7 +512,7 @@ describe('client/runner.js against a throwaway MariaDB', () => {
     expect(readResult(runOut).command).toContain(`AURORA_BENCH_SCRIPT=${join(WORKLOADS, 'fullscan_1kb.lua')} sysbench`);
   });
 
-  it("--prepare-out: one job prepares (its files where a prepare job writes them) then runs; another client --await-prepare runs on that data; a duet's second member prepares its own data and awaits the first's, as the first awaits it; all start together 2 s after the last prepare ended", async () => {
+  it('--prepare-out: prepare then run, --await-prepare on that data, duet members await each other', async () => {
     const prepareOut = outDir();
     const firstOut = outDir();
     const secondOut = outDir();
@@ -619,7 +619,7 @@ describe('client/runner.js against a throwaway MariaDB', () => {
     expect(db.sql('SELECT COUNT(*) FROM sbtest_b.sbtest1').trim()).toBe('300');
   });
 
-  it("--prepare-out: a failed prepare leaves its own failure and runs that did not run, on the preparing client, the awaiting one, and a duet's other member whose own prepare succeeded", async () => {
+  it('--prepare-out: a failed prepare fails itself and the runs of every client awaiting it', async () => {
     const prepareOut = outDir();
     const firstOut = outDir();
     const secondOut = outDir();
@@ -696,7 +696,7 @@ describe('client/runner.js against a throwaway MariaDB', () => {
     }
   });
 
-  it('SIGTERM: stops sysbench, still writes result.json, exits (and the password was never on a command line)', async () => {
+  it('SIGTERM: stops sysbench, still writes result.json, exits (the password never on a command line)', async () => {
     const out = outDir();
     const { child, done } = startRunner([
       '--phase',

@@ -39,7 +39,7 @@ function bash(script: string, args: string[], env: Record<string, string>): Prom
 
 const lastLine = (text: string) => JSON.parse(text.trim().split('\n').pop()!) as Record<string, unknown>;
 
-describe('self-managed servers: client/server-install.sh and server-setup.sh on real MariaDB (writer + replica)', () => {
+describe('self-managed servers: server-install.sh and server-setup.sh on real MariaDB (writer + replica)', () => {
   let work: string;
   const homes = { writer: '', replica: '', bad: '' };
   const ports = { writer: 0, replica: 0, bad: 0 };
@@ -163,7 +163,7 @@ describe('self-managed servers: client/server-install.sh and server-setup.sh on 
     }
   });
 
-  it('starts the writer: JSON line last, the thread pool and the rendered options in effect, the secret user over TCP', async () => {
+  it('starts the writer: JSON line last, thread pool and options in effect, secret user over TCP', async () => {
     // Act
     const r = await setup('writer');
 
@@ -184,7 +184,7 @@ describe('self-managed servers: client/server-install.sh and server-setup.sh on 
     expect(row).toEqual(['pool-of-threads', '300', String(64 * 1024 ** 2), '0', '1', '1']);
   });
 
-  it('starts a replica that replicates a write made on the writer (GTID), read-only, with the thread pool', async () => {
+  it('starts a replica replicating a write made on the writer (GTID), read-only, with the thread pool', async () => {
     // Act
     const r = await setup('replica');
     await query(

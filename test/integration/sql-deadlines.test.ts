@@ -54,7 +54,7 @@ describe('deadlines on calls to a server', () => {
     await session.close();
   });
 
-  it('the sampler stops while its tick waits on a stopped server, and closing does not wait on the client', async () => {
+  it('the sampler stops while its tick waits on a stopped server; closing does not wait on the client', async () => {
     // Arrange
     const sampler = new ServerMetricsSampler({ writer: server, readers: [], intervalMs: 200 });
     await sampler.start();

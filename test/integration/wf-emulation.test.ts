@@ -113,7 +113,7 @@ describe('write forwarding emulated locally (wf_emulation.lua)', () => {
     expect(output('rw-reader-t4')).toMatch(/"aurora_bench_gtid_waits":\{"level":"EVENTUAL","waits":0,/);
   });
 
-  it('SESSION and GLOBAL wait for GTIDs on the replica and read no write of their own stale; EVENTUAL does not wait', async () => {
+  it('SESSION and GLOBAL wait for GTIDs on the replica, reading no own write stale; EVENTUAL does not', async () => {
     // Assert
     const levels = await Promise.all(
       ['eventual', 'session', 'global'].map(async (l) => (await rows(`consistency-${l}-t4`))[0]!),

@@ -198,7 +198,7 @@ describe('benchmark workflow, locally', () => {
     expect(serversLeft()).toEqual([]);
   });
 
-  it('data.reuse "step": one job per client and step prepares then runs (the other client waits for it); a prepare that fails fails the cell as a prepare, with no run rows', async () => {
+  it('data.reuse "step": a job per step prepares, runs; a failed prepare fails the cell, no run rows', async () => {
     // Arrange: two clients, so the second one's job waits for the first one's prepare; the second
     // step's prepare fails (MariaDB refuses an unknown storage engine under its default sql_mode,
     // NO_ENGINE_SUBSTITUTION), its run never starts.
@@ -288,7 +288,7 @@ describe('benchmark workflow, locally', () => {
     expect(serversLeft()).toEqual([]);
   });
 
-  it("carries a custom Lua workload's read-after-write checks into the lake (rw_consistency.lua on the writer)", async () => {
+  it("carries a custom Lua workload's read-after-write checks into the lake (rw_consistency.lua)", async () => {
     // Arrange
     const backend = newBackend();
     const body = readFileSync(join(REPO, 'experiments', 'workloads', 'rw_consistency.lua'), 'utf8');
@@ -435,7 +435,7 @@ describe('benchmark workflow, locally', () => {
     expect(serversLeft()).toEqual([]);
   });
 
-  it('a verdict failure is recorded and changes nothing of the run: it succeeds, its cells torn down, its manifest final', async () => {
+  it('a verdict failure is recorded and changes nothing: run succeeds, cells torn down, manifest final', async () => {
     // Arrange: the judging fails (as an unreachable Athena would)
     const backend = newBackend();
     const judgeRun = () => Promise.reject(new Error('history unavailable'));
@@ -463,7 +463,7 @@ describe('benchmark workflow, locally', () => {
     expect(serversLeft()).toEqual([]);
   });
 
-  it('a cell that fails does not stop the next one: it runs, and the run fails naming only the failed cell', async () => {
+  it('a failed cell does not stop the next one: it runs, and the run fails naming only the failed cell', async () => {
     // Arrange: provisioning fails for the first cell only
     const backend = withInjectedFailures(newBackend(), {
       provisionCell: {
@@ -501,7 +501,7 @@ describe('benchmark workflow, locally', () => {
     expect(serversLeft()).toEqual([]);
   });
 
-  it('an execution that outlives its TimeoutSeconds ends TIMED_OUT (States.Timeout); the run is torn down and recorded as timed out', async () => {
+  it('an execution past its TimeoutSeconds ends TIMED_OUT; the run is torn down and recorded timed out', async () => {
     // Arrange: a step far longer than the execution may run, whatever the machine's speed.
     const backend = newBackend();
     const specFile = join(lakeDir, 'long.json');
@@ -542,7 +542,7 @@ describe('benchmark workflow, locally', () => {
     expect(manifest.error).toMatch(/did not finish within 4 s .*everything was torn down/);
   });
 
-  it('a step the database refuses (too many connections) is recorded with its reason; the other steps and cells still run', async () => {
+  it('a step the database refuses (too many connections) is recorded with why; the rest still runs', async () => {
     // Arrange: max_connections 10 and a step with 24 threads: MariaDB refuses the connections past it.
     const backend = newBackend();
     const spec = tinySpec({

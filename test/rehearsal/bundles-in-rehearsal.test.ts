@@ -73,7 +73,7 @@ async function rehearse(
 }
 
 describe('the AWS rehearsal runs the synthesized functions', () => {
-  it('runs every Task in sandbox processes: a cold start each, warm environments reused, none in this process', async () => {
+  it('runs every Task in sandbox processes: a cold start each, warm ones reused, none in this process', async () => {
     // Act
     const { r, lines } = await rehearse('bundled');
 
@@ -138,7 +138,7 @@ describe('the AWS rehearsal runs the synthesized functions', () => {
     expect(r.notCleaned).toEqual([]);
   }, 600_000);
 
-  it("ends a Task past its function's timeout as Sandbox.Timedout, which the state machine's Catch tears down", async () => {
+  it("ends a Task past its timeout as Sandbox.Timedout, which the state machine's Catch tears down", async () => {
     // Arrange: StartClients waiting 6 s before its work, with a 2 s timeout.
     const slow =
       "'use strict';\nconst real = require('./bundle.js');\nexports.handler = async (event, context) => { " +

@@ -99,7 +99,7 @@ function tcpLogin(
   return { client: 'mariadb', clientDefaultsFile: file };
 }
 
-describe('RDS emulation: a cluster created through the API is a real MariaDB cluster with only what the calls asked for', () => {
+describe('RDS emulation: a cluster created through the API is real MariaDB with only what the calls asked', () => {
   let rds: RDSClient;
   let secrets: SecretsManagerClient;
   let emulation: RdsEmulation;
@@ -136,7 +136,7 @@ describe('RDS emulation: a cluster created through the API is a real MariaDB clu
   const instance = async (id: string): Promise<DBInstance> =>
     (await rds.send(new DescribeDBInstancesCommand({ DBInstanceIdentifier: id }))).DBInstances![0]!;
 
-  it('starts each instance from creating to available, with the master user from the secret, DatabaseName, the parameter group, and no sbtest', async () => {
+  it("takes each instance creating to available: secret's master user, DatabaseName, group, no sbtest", async () => {
     // Arrange
     await rds.send(
       new CreateDBClusterParameterGroupCommand({
@@ -257,7 +257,7 @@ describe('RDS emulation: a cluster created through the API is a real MariaDB clu
     });
   });
 
-  it('refuses a parameter group change RDS would refuse, naming the parameter, and keeps the group as it was', async () => {
+  it('refuses a parameter group change RDS would refuse, naming the parameter; the group stays as it was', async () => {
     // Act
     const refused = rds.send(
       new ModifyDBClusterParameterGroupCommand({
@@ -289,7 +289,7 @@ describe('RDS emulation: a cluster created through the API is a real MariaDB clu
     expect((params.Parameters ?? []).map((p) => p.ParameterName)).toEqual(['innodb_print_all_deadlocks']);
   });
 
-  it('applies a static parameter left pending-reboot by RebootDBInstance: the server restarts on its data and port, the instance rebooting then available', async () => {
+  it('RebootDBInstance applies a pending-reboot parameter: the server restarts on its data and port', async () => {
     // Arrange: back_log is read only when the server starts (MariaDB: a read-only system variable;
     // Aurora MySQL 3: modifiable in a DB parameter group, core/aurora/aurora-mysql-parameters.json).
     const described = (await rds.send(new DescribeDBClustersCommand({ DBClusterIdentifier: 'emu-c1' })))
@@ -437,7 +437,7 @@ describe('SSM agent emulation: commands sent to a client instance run with bash 
       return inv.Status === 'InProgress' ? undefined : inv;
     });
 
-  it('registers the instance, boots it in its own AURORA_BENCH_HOME, and runs a command with the AWS CLI pointed at moto', async () => {
+  it('registers the instance, boots it in its own AURORA_BENCH_HOME, runs a command with AWS CLI on moto', async () => {
     // Arrange
     const info = await ssm.send(
       new DescribeInstanceInformationCommand({ Filters: [{ Key: 'InstanceIds', Values: [instanceId] }] }),
@@ -505,8 +505,8 @@ describe('SSM agent emulation: commands sent to a client instance run with bash 
   });
 });
 
-describe('SSM agent emulation: a server instance (role=server) runs the real client/server-install.sh and server-setup.sh', () => {
-  it('boots it with the install, gives its commands a port of its own, and stops its mariadbd when it is terminated', async () => {
+describe('SSM agent emulation: a server instance (role=server) runs the real server-install/setup.sh', () => {
+  it('boots it with the install, gives its commands their own port, stops its mariadbd on termination', async () => {
     // Arrange: a server instance as the backend launches one (instance tag <prefix>role=server),
     // its boot the install from the client bundle, its admin secret in moto's Secrets Manager.
     const ec2 = new EC2Client(common);
@@ -640,7 +640,7 @@ describe("the clients' AWS CLI", () => {
 });
 
 describe("CloudWatch publisher: the servers' datapoints become visible only after the lag", () => {
-  it('publishes every sample of a real server under AWS/RDS at least lagS after it was taken; watched as an EC2 server instance, also AWS/EC2 and the CloudWatch agent memory', async () => {
+  it('publishes real server samples under AWS/RDS at least lagS late; for EC2 servers, EC2 and agent', async () => {
     // Arrange: a real single-instance cluster through the emulation, and a publisher with a 3 s lag.
     const versions = await checkLocalDependencies();
     const template = await ensureTemplate(versions.tools, versions.serverVersion, undefined, 'rds');

@@ -145,7 +145,7 @@ describe('parameter groups in effect before anything is measured', () => {
   const names = cellNames(run.runId, cell.cellId);
   let resources: CellResources;
 
-  it('creates the cluster only once the groups settled, and is ready only when every instance, the reader too, is in-sync', async () => {
+  it('creates the cluster once the groups settled; ready when every instance, reader too, is in-sync', async () => {
     // Act
     const provisioned = await backend().provisionCell(run, cell);
     const clustersRightAfter =

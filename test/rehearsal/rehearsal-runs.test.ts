@@ -61,7 +61,7 @@ async function runRow(lake: LocalLakeStore, r: RehearsalResult): Promise<RunRow>
 }
 
 describe('the AWS rehearsal', () => {
-  it('refuses a parameter group change RDS would refuse: ProvisionCell fails with InvalidParameterValue and the cell is torn down', async () => {
+  it('refuses a group change RDS would refuse: ProvisionCell fails InvalidParameterValue, cell torn down', async () => {
     // Arrange: the backend sending, with the spec's parameters, one Aurora MySQL 3 keeps at the instance level.
     const withThreadHandling: RehearsalOptions['adjustClients'] = (clients) =>
       interceptClient(clients.rds, 'withThreadHandling', async (command, input, forward) => {
@@ -91,7 +91,7 @@ describe('the AWS rehearsal', () => {
     expect(r.notCleaned).toEqual([]);
   }, 180_000);
 
-  it("fails the prepare job with sysbench's \"Unknown database 'sbtest'\" when CreateDBCluster names no DatabaseName, and leaves nothing behind", async () => {
+  it('without a DatabaseName, the prepare fails with "Unknown database \'sbtest\'", leaving nothing', async () => {
     // Arrange: the backend's CreateDBCluster without DatabaseName (the code before the fix); a
     // password without characters the runner's sysbench config file could trip over, so the
     // database is the only thing missing.

@@ -67,7 +67,7 @@ function sourceFiles(dir: string): string[] {
 }
 
 describe('ASL error names and error classes', () => {
-  it('every error name the ASL matches (other than States.* and Lambda.*) is the name of an error class that is thrown', () => {
+  it('every error name the ASL matches (but States.* and Lambda.*) names an error class that is thrown', () => {
     // Arrange
     const matched = new Set(
       states

@@ -186,7 +186,7 @@ describe('bad Serverless v2 and storage input', () => {
 });
 
 describe('the plan and its cost', () => {
-  it('plans db.serverless locally at the r class of its largest capacity, and says there is no capacity scaling', () => {
+  it('plans db.serverless locally at the r class of its largest capacity, saying it does not scale', () => {
     const plan = planRun(validateSpec(spec([{ name: 'sls', instanceClass: 'db.serverless', minAcu: 1, maxAcu: 16 }])), {
       backend: 'local',
     });

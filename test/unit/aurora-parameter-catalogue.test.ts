@@ -156,7 +156,7 @@ describe('the Aurora MySQL parameter catalogue', () => {
     expect(gtid!.reason).toBe('unknown to Aurora MySQL 3 as written: the parameter is spelled "gtid-mode"');
   });
 
-  it('accepts a modifiable instance-level parameter in a cluster parameter group, and refuses one not modifiable', () => {
+  it('accepts a modifiable instance-level parameter in a cluster group; refuses one not modifiable', () => {
     // Aurora User Guide, "DB cluster parameter groups for Amazon Aurora DB clusters": the cluster
     // parameter group includes defaults for both cluster-level and instance-level parameters.
     // Act

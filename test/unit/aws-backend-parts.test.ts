@@ -122,7 +122,7 @@ describe('AWS config from the Lambda environment', () => {
     expect(awsConfigFromEnv(awsConfigToEnv(config))).toEqual(config);
   });
 
-  it('waits 180 s for late CloudWatch datapoints unless told otherwise, and refuses a delay that is not 0..3600 s', () => {
+  it('waits 180 s for late CloudWatch datapoints unless told otherwise; refuses a delay not 0..3600 s', () => {
     const { [AWS_CONFIG_ENV.metricsPublishDelayS]: _unset, ...withoutDelay } = awsConfigToEnv(config);
 
     expect(awsConfigFromEnv(withoutDelay).metricsPublishDelayS).toBe(180);
@@ -134,7 +134,7 @@ describe('AWS config from the Lambda environment', () => {
     );
   });
 
-  it("leaves the parameter group settle time to RDS's 5 minutes unless told otherwise, and refuses one that is not 0..3600 s", () => {
+  it("leaves the group settle time to RDS's 5 minutes unless told otherwise; refuses one not 0..3600 s", () => {
     const env = awsConfigToEnv(config);
 
     expect(awsConfigFromEnv(env).parameterGroupSettleS).toBeUndefined();

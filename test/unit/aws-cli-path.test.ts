@@ -43,7 +43,7 @@ describe('awsCliPath', () => {
     expect(awsCliPath({ PATH: [join(root, 'usr'), '/usr/bin', '/bin'].join(':') })).toEqual([]);
   });
 
-  it('falls back to the AWS CLI setup installs under the cache directory, and says how to get one when there is none', () => {
+  it('falls back to the AWS CLI setup installs in the cache directory; says how to get one if none', () => {
     // Arrange
     const cache = join(root, 'cache');
     const env = { PATH: join(root, 'empty'), XDG_CACHE_HOME: cache };

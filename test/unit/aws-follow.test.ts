@@ -98,7 +98,7 @@ const mapRunStarted = (id: number, mapRunArn: string): HistoryEvent => ({
   mapRunStartedEventDetails: { mapRunArn },
 });
 
-it('prints the cells’ and steps’ lines from the child executions of both Map Runs, with the ETA, once each', async () => {
+it('prints cell and step lines from the child executions of both Map Runs, with the ETA, once each', async () => {
   // Arrange: first poll: the parent runs, the cell child is provisioning and has started its steps' Map Run,
   // whose segment child started the step; second poll: all ended, the step collected.
   const sfn = new SFNClient({ region: 'us-east-1' });

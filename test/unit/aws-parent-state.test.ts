@@ -101,7 +101,7 @@ describe('the parent execution state of an AWS run', () => {
     expect(named).toEqual((plan.duets ?? plan.cells).map((c, index) => ({ cellId: c.cellId, index })));
   });
 
-  it('returns a state that already names its cell as it is, and refuses a position PlanRun wrote nothing for', async () => {
+  it('returns a state already naming its cell as it is; refuses a position PlanRun wrote nothing for', async () => {
     // Arrange
     const deps = taskDeps();
     const planned = await planRunTask(deps, { spec: spec(2, 1) });

@@ -141,7 +141,7 @@ describe('the user data install steps', () => {
     );
   });
 
-  it("installs Debian's packages, then the runner, then the SSM agent, and proves sysbench works last, with the failure trap cleared so its own reason is the one reported", () => {
+  it("installs Debian's packages, runner, SSM agent, then proves sysbench works with the trap cleared", () => {
     // Arrange
     const at = (line: string) => commands.findIndex((c) => c.includes(line));
 
@@ -158,7 +158,7 @@ describe('the user data install steps', () => {
     expect(script).not.toMatch(/\bdnf\b|install-sysbench/);
   });
 
-  it("fetches the SSM agent's Debian package from the region's public bucket, for the machine's architecture (Systems Manager User Guide, agent-install-deb)", () => {
+  it("fetches the SSM agent's Debian package from the region's public bucket for the machine's architecture", () => {
     expect(script).toContain(
       'aws s3 cp --only-show-errors --no-sign-request ' +
         '"s3://amazon-ssm-${AWS_DEFAULT_REGION}/latest/debian_$(dpkg --print-architecture)/amazon-ssm-agent.deb" ' +
@@ -178,7 +178,7 @@ describe('the self-managed server user data', () => {
     expiresAtTag: EXPIRES_AT_TAG,
   });
 
-  it('installs the AWS CLI, the bundle and the SSM agent before client/server-install.sh, and the metrics agent last', () => {
+  it('installs the AWS CLI, bundle and SSM agent before server-install.sh, and the metrics agent last', () => {
     // Arrange
     const at = (line: string) => commands.findIndex((c) => c.includes(line));
 
@@ -193,7 +193,7 @@ describe('the self-managed server user data', () => {
     );
   });
 
-  it('names in SERVER_INSTALL_PACKAGES what client/server-install.sh installs (the rehearsal caches that layer)', () => {
+  it('names in SERVER_INSTALL_PACKAGES what server-install.sh installs (the rehearsal caches that layer)', () => {
     // Arrange
     const text = readFileSync(join(__dirname, '..', '..', 'client', 'server-install.sh'), 'utf8');
 

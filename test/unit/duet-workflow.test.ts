@@ -76,7 +76,7 @@ function deps(backend: RecordingBackend): TaskDeps {
 }
 
 describe('a duet through the workflow', () => {
-  it('starts each step on both members before collecting either, and the next step only after both are done', async () => {
+  it('starts each step on both members before collecting either; the next only after both are done', async () => {
     // Arrange
     const backend = new RecordingBackend();
     // Act
@@ -98,7 +98,7 @@ describe('a duet through the workflow', () => {
     expect(backend.log.filter((l) => l.startsWith('teardown')).sort()).toEqual(['teardown a-r1', 'teardown b-r1']);
   });
 
-  it('stops the jobs a member started when another member cannot start the step, and tears every member down', async () => {
+  it("stops a member's jobs when another member cannot start the step; tears every member down", async () => {
     // Arrange: b's clients fail to start the second step's run.
     const backend = new RecordingBackend(
       (cell, jobs) => cell.cellId === 'b-r1' && jobs[0]!.phase === 'run' && jobs[0]!.jobId.includes('/ro-t2/'),

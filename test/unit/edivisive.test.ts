@@ -69,7 +69,7 @@ describe('E-Divisive means on series with known change points', () => {
     },
   );
 
-  it('finds a regression fixed later (down 30% for 6 runs, then back) at both runs; the to-end statistic does not', () => {
+  it('finds a regression fixed later (down 30% for 6 runs) at both runs; the to-end statistic does not', () => {
     let bestEnd = 0;
     let toEnd = 0;
     for (let seed = 1; seed <= 10; seed++) {
@@ -94,7 +94,7 @@ describe('E-Divisive means on series with known change points', () => {
     expect(toEnd).toBe(0);
   });
 
-  it('finds a change of spread (sd x5 at the same level) within 3 runs of it in 160 runs, and nothing in the calm part', () => {
+  it('finds a change of spread (sd x5, same level) within 3 of 160 runs, and nothing in the calm part', () => {
     for (let seed = 1; seed <= 5; seed++) {
       // Arrange: the change is at run 80
       const s = seriesOfKind('variance', 160, seed);

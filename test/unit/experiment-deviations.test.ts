@@ -28,7 +28,7 @@ describe('experiment deviations from the original studies (docs/studies.md)', ()
     expect(new Set(spec.variants.map((v) => v.clients.instanceType))).toEqual(new Set(['c5.2xlarge']));
   });
 
-  it('S1 (graviton-vs-intel.json) runs an Aurora MySQL 3 release (MySQL 8.0 compatible), not the retired 2.10.0', () => {
+  it('S1 (graviton-vs-intel.json) runs Aurora MySQL 3 (MySQL 8.0 compatible), not the retired 2.10.0', () => {
     // Act
     const spec = load('graviton-vs-intel.json');
 

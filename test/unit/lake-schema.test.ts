@@ -82,7 +82,7 @@ describe('the lake schema module against DuckDB', () => {
     },
   );
 
-  it("step_summary's SQL (generated) and its TypeScript evaluation (what the workflow records of a step) agree on every column of real rows", async () => {
+  it("step_summary's generated SQL and its TypeScript evaluation agree on every column of real rows", async () => {
     // Arrange: the fixture's real step row, and (as another run: the fixture's is compacted) the same step as three
     // clients, two ok and one failed without a summary, as two clients of which one overloaded, and a skipped step
     const lake = lakeV1();

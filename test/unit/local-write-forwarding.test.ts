@@ -54,7 +54,7 @@ const job = (over: Partial<RunnerJob>): RunnerJob =>
   }) as RunnerJob;
 
 describe('the local backend emulates write forwarding', () => {
-  it("declares it emulates, and the workflow hands it the intent only: the step's workload, the level, no second port", async () => {
+  it('declares it emulates; the workflow hands it only the intent: the workload, the level, no port', async () => {
     const dir = mkdtempSync(join(process.env['TMPDIR'] ?? tmpdir(), 'wf-cap-'));
     try {
       const backend = new LocalBackend({

@@ -118,7 +118,7 @@ describe('plan', () => {
     });
   });
 
-  it('locally runs the steps that need write forwarding as the client-side emulation, says so, and refuses what it cannot emulate', () => {
+  it('locally emulates write forwarding client-side, says so, and refuses what it cannot emulate', () => {
     const s = spec({
       variants: [
         {

@@ -150,7 +150,7 @@ describe('history of an experiment', () => {
     },
   );
 
-  it('starts a new series when the measurement changes (and says what changed), not when a server parameter does', () => {
+  it('starts a new series when the measurement changes (saying what), not when a server parameter does', () => {
     // Arrange: runs 1-4 as specified, 5-8 with another parameter value, 9-12 with 120 s steps
     const parameter = nightlySpec({
       variants: [
@@ -226,7 +226,7 @@ describe('history of an experiment', () => {
     });
   });
 
-  it('says that nothing could be judged yet when every metric of the latest run has the noise unknown, not "no regression"', () => {
+  it('says nothing could be judged yet when the latest run has no known noise, not "no regression"', () => {
     // Arrange: three runs, fewer than the three earlier runs a verdict needs
     const { runs, steps } = runsWith(3, () => 1000);
     // Act
@@ -294,7 +294,7 @@ describe('history of an experiment', () => {
     },
   );
 
-  it('draws each step on one y axis from 0, as a percentage of its first segment, with every line named in the legend', () => {
+  it('draws each step on one y axis from 0, as % of its first segment, every line named in the legend', () => {
     // Arrange: 594-601 TPS, the wobble two auto-scaled axes made look like a crash
     const { runs, steps } = runsWith(10, (i) => 594 + (i % 3) * 3.5, 1, 0);
     // Act

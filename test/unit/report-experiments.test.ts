@@ -152,7 +152,7 @@ describe('the study experiments (experiments/*.json)', () => {
     expect(s4Notes).toMatch(/instance classes .* are only emulated locally/);
   });
 
-  it('runs S2 across offerings: Aurora MySQL, RDS for MySQL, RDS for MariaDB and self-managed MariaDB with and without the thread pool', () => {
+  it('runs S2 on Aurora MySQL, RDS for MySQL and MariaDB, and self-managed MariaDB with and without pool', () => {
     // Arrange
     const { spec, scripts } = loadSpecFile(join(experimentsDir, 'thread-sweep.json'), builtinWorkloads);
     // Act

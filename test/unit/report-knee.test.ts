@@ -36,7 +36,7 @@ describe("S5's saturation knee", () => {
     expect(knee).toMatchObject({ kneeOffered: 200, saturatedAtOffered: 400, reason: 'latency', latencyLimitMs: 15 });
   });
 
-  it('does not call a p99 of a few ms saturated because it tripled a sub-millisecond baseline (the absolute floor)', () => {
+  it('does not call a p99 of a few ms saturated for tripling a sub-millisecond baseline (absolute floor)', () => {
     // Arrange: 0.8 ms at the lowest rate, 3 ms at 99% tracking: 3.75x the baseline, under the 10 ms floor
     const points = [
       { offered: 1000, achieved: 1000, p99Ms: 0.8 },
@@ -57,7 +57,7 @@ describe("S5's saturation knee", () => {
     expect(relativeOnly).toMatchObject({ kneeOffered: 1000, saturatedAtOffered: 2000, reason: 'latency' });
   });
 
-  it('an overloaded point (event queue full) is saturation, drawn at its achieved rate, and counts towards the capacity', () => {
+  it('an overloaded point (event queue full) is saturation, drawn at its achieved rate, counted in capacity', () => {
     // Arrange: the queue filled at 48k offered after achieving 30.5k/s
     const points = [
       { offered: 16000, achieved: 16000, p99Ms: 2 },

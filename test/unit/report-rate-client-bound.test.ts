@@ -25,7 +25,7 @@ function sweep(points: readonly { rate: number; tps: number; saturated?: boolean
 }
 
 describe('rate sweep: client saturation', () => {
-  it("marks the client-bound points and says the knee may be the client's when the client saturated before the knee", () => {
+  it("marks client-bound points; says the knee may be the client's if the client saturated before it", () => {
     // Arrange: achieved stops tracking at 4000/s, where the client's CPU was already saturated.
     const steps = sweep([
       { rate: 1000, tps: 1000 },

@@ -40,7 +40,7 @@ describe('reports of real local runs (test/fixtures/lakes/local-small)', () => {
     for (const [k, id] of Object.entries(RUNS)) data[k as keyof typeof RUNS] = await run(id);
   });
 
-  it('S2: each offering is priced for its engine, as plan --aws prices it (not every row at Aurora MySQL’s price)', () => {
+  it('S2: each offering is priced for its engine, as plan --aws does (not all at Aurora MySQL’s price)', () => {
     // Act
     const f = analyzePrice(makeContext(data.s2!, prices))!;
     // Assert: us-east-1 db.r6g.2xlarge per prices/aws-prices.json: Aurora MySQL 1.038, RDS for MySQL and
@@ -83,7 +83,7 @@ describe('reports of real local runs (test/fixtures/lakes/local-small)', () => {
     );
   });
 
-  it('S5: knees at rates really offered, a capacity per repeat, one capacity statement, and an interval over the repeats', () => {
+  it('S5: knees at offered rates, a capacity per repeat, one capacity statement, an interval over repeats', () => {
     // Act
     const f = analyzeRate(makeContext(data.s5!, prices))!;
     const section = rateSection(f);

@@ -56,7 +56,7 @@ describe('client-bound repeats', () => {
 });
 
 describe('price-performance of a rate sweep', () => {
-  it('uses the capacity (the highest achieved rate without an unlimited step), not the mean over the offered rates', () => {
+  it('uses the capacity (highest achieved rate without an unlimited step), not the mean over offered rates', () => {
     // Achieved tracks offered up to 2000/s and then plateaus at ~2500: the mean over the offered
     // rates would be (1000 + 2000 + 2500 + 2520) / 4 = 2005.
     const sweep = ['a', 'b'].flatMap((variant) =>

@@ -72,7 +72,7 @@ describe('RunEta', () => {
     expect(twoLanes).toBe(29);
   });
 
-  it('moves with what the run really took: time used by a started cell, a step that runs long, a cell that is done', () => {
+  it('moves with what the run really took: time of a started cell, a step running long, a finished cell', () => {
     // Arrange
     const eta = new RunEta(two());
     // Act

@@ -45,7 +45,7 @@ function io(appearsAfter: Record<string, [number, string]>, signalAfterPauses?: 
 }
 
 describe('awaiting other clients prepares', () => {
-  it('looks once a pause at each location not seen yet, until every one is seen, and collects their end times', async () => {
+  it('looks at each unseen location once a pause until every one is seen, and collects their end times', async () => {
     const t = io({ a: [0, result(0, '2026-11-27T10:00:01.000Z')], b: [2, result(0, '2026-11-27T10:00:05.000Z')] });
     const outcome = await awaitPrepares(['a', 'b'], t.io);
     expect(outcome).toEqual({ ends: ['2026-11-27T10:00:01.000Z', '2026-11-27T10:00:05.000Z'] });
@@ -53,7 +53,7 @@ describe('awaiting other clients prepares', () => {
     expect(t.pauses()).toBe(2);
   });
 
-  it('stops at the first failed prepare: the run does not run, with that exit code, and nobody waits for the rest', async () => {
+  it('stops at the first failed prepare: the run does not run, with that exit code; no wait for the rest', async () => {
     const t = io({ a: [1, result(1)], b: [100, result(0)] });
     const outcome = await awaitPrepares(['a', 'b'], t.io);
     expect(outcome.notRun).toEqual({ reason: "the data's prepare (a) failed: exit code 1", exitCode: 1 });
@@ -108,7 +108,7 @@ describe('a step that does not run', () => {
 });
 
 describe("the password's way to sysbench", () => {
-  it('a config-file value between the quote character it does not contain, else the driver environment variable', () => {
+  it('a config-file value between a quote character it does not contain, else the driver env variable', () => {
     expect(passwordTransport('', 'mysql')).toEqual({ kind: 'none' });
     expect(passwordTransport('a#b, c', 'mysql')).toEqual({ kind: 'config-file', line: 'mysql-password="a#b, c"\n' });
     expect(passwordTransport('has"dq', 'pgsql')).toEqual({ kind: 'config-file', line: "pgsql-password='has\"dq'\n" });

@@ -79,7 +79,7 @@ describe('minAcu and maxAcu against the version', () => {
     ]);
   });
 
-  it('warns in the plan about a maximum above 128 on a version before the 256-ACU line, naming the line and the fix', () => {
+  it('warns in the plan of a maximum above 128 on a version before the 256-ACU line, naming it and the fix', () => {
     const plan = planRun(validateSpec(spec({ maxAcu: 200 }, '3.05.2'), 'acu.json'), {
       backend: 'aws',
       runId: 'r',

@@ -170,7 +170,7 @@ describe('spec validation', () => {
     ]);
   });
 
-  it('refuses a cluster-only parameter in instanceParameters, an instance-only one in clusterParameters, and names template paths', () => {
+  it('refuses cluster-only parameters in instanceParameters and vice versa, naming template paths', () => {
     // Arrange
     const doc: SpecInput = {
       ...minimal(),
@@ -203,7 +203,7 @@ describe('spec validation', () => {
     expect(problems[3]!.message).toBe('cluster-level only on Aurora MySQL 3: it belongs in clusterParameters');
   });
 
-  it('accepts a modifiable instance-level parameter in clusterParameters: the cluster parameter group sets it for every instance', () => {
+  it('accepts a modifiable instance-level parameter in clusterParameters: set for every instance', () => {
     // Arrange: what the original S1 study's cluster parameter group set
     const doc = minimal();
     doc.variants[0] = {

@@ -42,7 +42,7 @@ const worstOf = (cell: CellPlan, from: number, to: number) =>
   cell.steps.slice(from, to).reduce((sum, s) => sum + worstStepEvents(cell, s, 'native'), 0);
 
 describe('step looks and segments', () => {
-  it('waits 10 s after the first look that finds jobs running, 1.5 times longer after each next, whole seconds, at most 300 s', () => {
+  it('waits 10 s after the first look finding jobs running, x1.5 after each next, whole seconds, max 300 s', () => {
     // Act
     const waits = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 50, 10_000].map(lookAgainAfterS);
 
@@ -50,7 +50,7 @@ describe('step looks and segments', () => {
     expect(waits).toEqual([10, 15, 23, 34, 51, 76, 114, 171, 257, 300, 300, 300, 300]);
   });
 
-  it('the definition polls a step by the loop step-looks.ts counts: RunStep, AreStepsLeft on $.step.done, WaitForStep on $.step.waitS', () => {
+  it('the definition polls a step by the loop step-looks.ts counts: RunStep, AreStepsLeft, WaitForStep', () => {
     // Arrange
     const states = allStates(loadDefinition(localFunctionArn));
 
@@ -80,7 +80,7 @@ describe('step looks and segments', () => {
     expect(looksUntil(10_000) - looksUntil(7_000)).toBe(10);
   });
 
-  it('a run that prepares first has one deadline (prepare + run) and one phase of events; a separate prepare job has two', () => {
+  it('a run that prepares first has one deadline and one phase of events; a separate prepare job has two', () => {
     // Arrange
     const perStep = cellOf({ tables: 10, tableSize: 1_000_000, reuse: 'step' }, 2);
     const perCell = cellOf({ tables: 10, tableSize: 1_000_000, reuse: 'cell' }, 2);
@@ -122,7 +122,7 @@ describe('step looks and segments', () => {
     for (const s of segments) expect(worstOf(cell, s.from, s.to)).toBeLessThanOrEqual(SEGMENT_EVENTS_BUDGET);
   });
 
-  it('with data.reuse "step" bounds even a small data set by its prepare deadline (at least 600 s: 9 looks of 9 events)', () => {
+  it('with data.reuse "step" bounds even a small data set by its prepare deadline (at least 600 s)', () => {
     // Arrange
     const cell = cellOf({ tables: 1, tableSize: 1000, reuse: 'step' }, 1000);
 
@@ -135,7 +135,7 @@ describe('step looks and segments', () => {
     for (const s of segments) expect(worstOf(cell, s.from, s.to)).toBeLessThanOrEqual(SEGMENT_EVENTS_BUDGET);
   });
 
-  it('with data.reuse "step" and 100M rows, splits the steps so that every segment stays within half the history limit if each prepare runs to its deadline', () => {
+  it('with data.reuse "step" and 100M rows, splits the steps so every segment stays within half the limit', () => {
     // Arrange: 100 x 1M rows: every step's prepare may take 50,000 s, looked at every 300 s.
     const cell = cellOf({ tables: 100, tableSize: 1_000_000, reuse: 'step' }, 1000);
 
@@ -172,7 +172,7 @@ describe('step looks and segments', () => {
     for (const s of segments) expect(worstOf(big, s.from, s.to)).toBeLessThanOrEqual(SEGMENT_EVENTS_BUDGET);
   });
 
-  it('refuses on AWS, by data.tableSize, a data set whose one prepare could pass the budget alone; plans one just under it', () => {
+  it('refuses on AWS, by data.tableSize, a data set whose prepare alone could pass the budget; not below', () => {
     // Arrange: 10 tables of 90M rows = 900 million: a prepare deadline
     // of 450,000 s, about 1,500 looks of 9 events; 10 x 80M fits.
     const specOf = (tableSize: number): SpecInput => ({

@@ -231,7 +231,7 @@ describe('stepRowsOf', () => {
     ]);
   });
 
-  it("reports the client instance's CPU on its own host and sysbench's share of its usable cores on a shared one", () => {
+  it("reports the client's CPU on its own host, and sysbench's share of its usable cores on a shared one", () => {
     // Arrange: 8 cores, 4 threads: sysbench can use 4 of them.
     const cpu = [
       { t: 1_795_000_000, sysbenchCpuPct: 200, hostCpuPct: 30, cores: 8 },

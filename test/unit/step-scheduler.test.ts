@@ -156,7 +156,7 @@ describe('the step scheduler, transition by transition', () => {
     });
   });
 
-  it("starts the step's run in the same call once its prepare is collected, the cursor unchanged until it has started", () => {
+  it("starts the step's run in the same call once its prepare is collected, the cursor kept until then", () => {
     const schedule = scheduleOf(cellsOf('cell', 1));
     const cursor = inflightCursor(schedule, 0, 'prepare');
     const look = nextStepMove(schedule, cursor, {
@@ -191,7 +191,7 @@ describe('the step scheduler, transition by transition', () => {
     expect(transient).toEqual({ cursor, commands: [], raise: true });
   });
 
-  it('waits for a step still running, backing off with each look (10, 15, 23 s) and counting the looks in the cursor', () => {
+  it('waits for a running step, backing off with each look (10, 15, 23 s), counting looks in the cursor', () => {
     const schedule = scheduleOf(cellsOf('cell', 1));
     let cursor = inflightCursor(schedule, 1, 'run');
     const waits: number[] = [];
@@ -309,7 +309,7 @@ describe('the step scheduler for a duet', () => {
     expect(move.commands).toEqual([{ kind: 'start', stepIndex: 0, phase: 'run', withPrepare: true }]);
   });
 
-  it("synchronizes the members' start: looked at when the slowest prepare, the start delay and the run should be over", () => {
+  it("synchronizes the members' start: looks when the slowest prepare, start delay and run should be over", () => {
     const schedule = scheduleOf(cellsOf('step', 2));
     const of: StartCommand = { kind: 'start', stepIndex: 0, phase: 'run', withPrepare: true };
     const jobs = schedule.members.map((m, i) => [handle(m.cell.cellId, 0, 'run', 1, T0 + i * 7)]);
@@ -540,7 +540,7 @@ function drive(schedule: StepSchedule, random: () => number, maxCalls: number): 
 }
 
 describe('the step scheduler over seeded random sequences of observations', () => {
-  it("ends every sequence in done or failed within the looks the deadlines allow, never starting a step's phase twice", () => {
+  it('ends every sequence done or failed within the looks the deadlines allow, never starting a phase twice', () => {
     const ends = { done: 0, failed: 0 };
     for (let seed = 1; seed <= 300; seed++) {
       const random = seeded(seed);

@@ -125,7 +125,7 @@ describe('the regression event', () => {
     expect(detail.regressions.length + detail.regressionsNotListed).toBe(2000);
   });
 
-  it('counts the entry size as EventBridge does: UTF-8 bytes of Source, DetailType, Detail and Resources, 14 for Time', () => {
+  it('counts entry size as EventBridge does: UTF-8 bytes of Source, DetailType, Detail, Resources; 14 Time', () => {
     expect(eventEntrySize({ Source: 'ab', DetailType: 'é', Detail: '{}', Resources: ['arn'], Time: time })).toBe(
       2 + 2 + 2 + 3 + 14,
     );
@@ -161,7 +161,7 @@ describe('the SNS notification', () => {
 });
 
 describe('lake files of some runs', () => {
-  it("matches a run's own file and its step files by name, also for run ids with __ or characters the keys replace", () => {
+  it("matches a run's file and its step files by name, also for run ids with __ or characters keys replace", () => {
     const ofRuns = filesOfRuns(['r1', 'a__b', 'x/y']);
 
     expect(
