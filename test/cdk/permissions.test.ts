@@ -209,7 +209,7 @@ describe('every AWS action the code can call is allowed to the role that calls i
     expect(sweeper.filter((a) => /:(Create|Run|Send)/.test(a) && a !== 'ec2:CreateTags')).toEqual([]);
   }, 120_000);
 
-  test("the clients: their scripts', commands' and runner's aws calls on what the code names; SSM's", async () => {
+  test("the clients: their scripts', commands' and runner's aws calls on what code names; SSM agent's", async () => {
     // Arrange
     const runnerCalls = await sdkCallsOfEntry(join(PROJECT_ROOT, 'core', 'runner', 'cli.ts'));
     const roleId = logicalId(t.stack.clients.role);
@@ -393,7 +393,7 @@ describe('every AWS action the code can call is allowed to the role that calls i
 });
 
 describe('the check fails when a permission is missing', () => {
-  test('without the RDS service-linked role statement, provision-cell gets no CreateServiceLinkedRole', async () => {
+  test('without the RDS service-linked role statement provision-cell is refused CreateServiceLinkedRole', async () => {
     const lambda = lambdas().find((l) => l.name === 'provision-cell')!;
     const statements = statementsOf(lambda.roleId).filter((s) => s.Sid !== 'CreateRdsServiceLinkedRole');
 

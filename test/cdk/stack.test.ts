@@ -543,7 +543,7 @@ describe('Clients', () => {
     }
   });
 
-  test('self-managed servers: a launch template per architecture, running server-install.sh', () => {
+  test("self-managed servers: a launch template per architecture running server-install.sh, servers' group", () => {
     const lts = resourcesOf(t.template, 'AWS::EC2::LaunchTemplate')
       .map(([, lt]) => lt.Properties as Record<string, any>)
       .filter((lt) => String(lt['LaunchTemplateName']).includes('-server-'));
@@ -590,7 +590,7 @@ describe('Clients', () => {
     );
   });
 
-  test('the instance profile writes only raw and SSM output and markers, reads only runner, scripts, prepares', () => {
+  test("the instance profile writes only raw, SSM output, markers; reads runner, scripts, prepares' results", () => {
     const roleId = logicalIdOf('Clients/Role/Resource');
     const statements = statementsOfRole(t.template, roleId);
     const writes = statements

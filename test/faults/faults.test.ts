@@ -227,7 +227,7 @@ describe('faults injected into local runs', () => {
     await expectNothingLeft(servers.map((s) => s.port));
   }, 240_000);
 
-  it('full disk under the lake: ENOSPC named, the run stops, earlier runs intact, cleanup ends it', async () => {
+  it('full disk under the lake: ENOSPC names it, the run stops, earlier runs intact, cleanup records end', async () => {
     // Arrange: the lake on a 3 MiB tmpfs, an earlier run already in it
     mkdirSync(lake, { recursive: true });
     try {

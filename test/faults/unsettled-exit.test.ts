@@ -61,7 +61,7 @@ describe('a command that ends unsettled', () => {
     );
   });
 
-  it('rehearsal with moto killed mid-step: exit 1, FAILED, a line naming the dead moto, none left', async () => {
+  it('AWS rehearsal, moto killed mid-step: exit 1, FAILED, one line on the dead control plane, none left', async () => {
     // Arrange
     const spec = writeInterruptibleRehearsalSpec(work, 'moto-killed');
     const child = spawn(process.execPath, [CLI, 'run', spec, '--aws-rehearsal'], {

@@ -172,7 +172,7 @@ describe('step looks and segments', () => {
     for (const s of segments) expect(worstOf(big, s.from, s.to)).toBeLessThanOrEqual(SEGMENT_EVENTS_BUDGET);
   });
 
-  it('refuses on AWS, by data.tableSize, a data set whose prepare alone could pass the budget; not below', () => {
+  it('refuses on AWS, by data.tableSize, a data set whose prepare alone could pass the budget; plans one under', () => {
     // Arrange: 10 tables of 90M rows = 900 million: a prepare deadline
     // of 450,000 s, about 1,500 looks of 9 events; 10 x 80M fits.
     const specOf = (tableSize: number): SpecInput => ({

@@ -125,7 +125,7 @@ describe('the regression event', () => {
     expect(detail.regressions.length + detail.regressionsNotListed).toBe(2000);
   });
 
-  it('counts entry size as EventBridge does: UTF-8 bytes of Source, DetailType, Detail, Resources; 14 Time', () => {
+  it('counts entry size as EventBridge does: UTF-8 bytes of Source, DetailType, Detail, Resources; 14 for Time', () => {
     expect(eventEntrySize({ Source: 'ab', DetailType: 'é', Detail: '{}', Resources: ['arn'], Time: time })).toBe(
       2 + 2 + 2 + 3 + 14,
     );
