@@ -158,6 +158,7 @@ describe('the user data install steps', () => {
     expect(script).not.toMatch(/\bdnf\b|install-sysbench/);
   });
 
+  // Systems Manager User Guide, agent-install-deb: the agent's .deb from the region's public bucket.
   it("fetches the SSM agent's Debian package from the region's public bucket for the machine's architecture", () => {
     expect(script).toContain(
       'aws s3 cp --only-show-errors --no-sign-request ' +
