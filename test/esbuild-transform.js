@@ -15,6 +15,9 @@ const options = {
   sourcemap: 'inline',
   sourcesContent: false,
   tsconfigRaw,
+  // import() becomes a require() in a promise, as tsc's CommonJS output has it: Jest runs CommonJS
+  // and refuses a real dynamic import without --experimental-vm-modules.
+  supported: { 'dynamic-import': false },
 };
 
 module.exports = {
