@@ -450,7 +450,6 @@ const INTERVAL_TOTALS = {
 /**
  * The columns of the views the code reads rows of, by view (test/unit/lake-schema.test.ts checks each
  * view's SQL against them).
- * @internal exported for its tests (a test seam)
  */
 export const VIEW_COLUMNS = { step_summary: STEP_SUMMARY, interval_totals: INTERVAL_TOTALS } as const;
 

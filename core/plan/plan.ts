@@ -75,7 +75,8 @@ export interface PlanOptions {
 
 /**
  * Backend.writeForwarding of each backend kind's implementation, for the plans made without one
- * (test/unit/plan.test.ts holds it to the local backend's and the AWS backend's own declarations).
+ * (test/unit/write-forwarding-declared.test.ts holds it to the local and AWS backends' own declarations).
+ * @internal exported for its tests (a test seam)
  */
 export const DECLARED_WRITE_FORWARDING: Readonly<Record<BackendKind, WriteForwardingSupport>> = {
   local: 'emulated',
