@@ -97,12 +97,31 @@ fi
 node_major=$(node -p 'process.versions.node.split(".")[0]')
 if [ "$node_major" -lt 20 ]; then echo "setup: Node.js >= 20 is required (found $(node --version))" >&2; exit 1; fi
 
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  # `npm install`, not `npm ci`: npm 11.19 writes lockfiles without other platforms' optional
-  # packages (duckdb, unrs bindings) and then refuses them in `npm ci`. The lockfile still pins
-  # every version installed here.
-  echo "setup: npm install"
-  npm install --no-audit --no-fund --loglevel=error
+# node_modules as `npm install` leaves it for this lockfile, Node.js and npm, kept under
+# ~/.cache/aurora-bench and linked file by file into a clone (cp -al: seconds, where npm unpacks
+# ~40,000 files in tens of seconds of CPU). Taken right after the install, before anything runs
+# that could write into node_modules; the key file says which lockfile a node_modules is from.
+npm_key=$({ node --version; npm --version; cat package-lock.json; } | sha256sum | cut -c1-16)
+npm_cache="${XDG_CACHE_HOME:-$HOME/.cache}/aurora-bench/node-modules-$npm_key"
+if [ "$(cat node_modules/.aurora-bench-key 2>/dev/null)" != "$npm_key" ]; then
+  if [ -f "$npm_cache/complete" ]; then
+    echo "setup: node_modules from $npm_cache"
+    rm -rf node_modules
+    cp -al "$npm_cache/node_modules" node_modules
+  else
+    # `npm install`, not `npm ci`: npm 11.19 writes lockfiles without other platforms' optional
+    # packages (duckdb, unrs bindings) and then refuses them in `npm ci`. The lockfile still pins
+    # every version installed here.
+    echo "setup: npm install"
+    npm install --no-audit --no-fund --loglevel=error
+    echo "$npm_key" >node_modules/.aurora-bench-key
+    rm -rf "$npm_cache.$$"
+    mkdir -p "$npm_cache.$$"
+    cp -al node_modules "$npm_cache.$$/node_modules"
+    touch "$npm_cache.$$/complete"
+    # Another setup may have filled the cache meanwhile: then its copy stays.
+    mv -T "$npm_cache.$$" "$npm_cache" 2>/dev/null || rm -rf "$npm_cache.$$"
+  fi
 fi
 echo "setup: build"
 npx tsc -p tsconfig.json

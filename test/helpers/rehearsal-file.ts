@@ -52,32 +52,58 @@ export function rehearsalFile(prefix: string, cleanup?: () => void | Promise<voi
 export const wiring = rehearsalWiring(REPO_ROOT);
 
 /**
+ * How long a rehearsal may take before rehearse() aborts it (as Ctrl-C would: the workflow stops and
+ * everything is torn down) and fails with its timed lines: under the tests' 600-s Jest timeout, so a
+ * rehearsal that hangs says where, instead of Jest's bare timeout.
+ */
+export const REHEARSAL_DEADLINE_MS = 480_000;
+
+/**
  * A whole rehearsal of `specFile` on the file's moto server, with CloudWatch datapoints 1 s late and
  * the definition's Wait states 1 s. Each end of a Wait is a Lambda invocation and its SDK calls to
  * moto: at 200 ms a study's rehearsal took a third more CPU than at 1 s, and no less wall time on two
  * busy cores; longer waits saved no more CPU. `lines` is what it printed; `timed` the same lines with the
- * seconds since the start, for a failed expectation to show where the time went.
+ * seconds since the start, for a failed expectation to show where the time went. Past `deadlineMs` the
+ * rehearsal is aborted and its timed lines printed to stderr at once (in case the abort itself hangs),
+ * then thrown.
  */
 export async function rehearse(
   file: RehearsalFile,
   specFile: string,
   extra: Partial<RehearsalOptions> = {},
+  deadlineMs = REHEARSAL_DEADLINE_MS,
 ): Promise<{ r: RehearsalResult; lines: string[]; timed: string[] }> {
   const lines: string[] = [];
   const timed: string[] = [];
   const started = Date.now();
-  const r = await runRehearsal({
-    specFile,
-    repoRoot: REPO_ROOT,
-    ...wiring,
-    motoEndpoint: file.moto.endpoint,
-    metricsLagS: 1,
-    pollMs: 1000,
-    log: (l) => {
-      lines.push(l);
-      timed.push(`${((Date.now() - started) / 1000).toFixed(1)} ${l}`);
-    },
-    ...extra,
-  });
-  return { r, lines, timed };
+  const deadline = new AbortController();
+  const timer = setTimeout(() => {
+    process.stderr.write(
+      `rehearsal of ${specFile} still running after ${deadlineMs / 1000} s: aborting it. Its lines so far:\n` +
+        `${timed.join('\n')}\n`,
+    );
+    deadline.abort();
+  }, deadlineMs);
+  const signal = extra.signal ? AbortSignal.any([extra.signal, deadline.signal]) : deadline.signal;
+  try {
+    const r = await runRehearsal({
+      specFile,
+      repoRoot: REPO_ROOT,
+      ...wiring,
+      motoEndpoint: file.moto.endpoint,
+      metricsLagS: 1,
+      pollMs: 1000,
+      log: (l) => {
+        lines.push(l);
+        timed.push(`${((Date.now() - started) / 1000).toFixed(1)} ${l}`);
+      },
+      ...extra,
+      signal,
+    });
+    if (deadline.signal.aborted)
+      throw new Error(`rehearsal of ${specFile} aborted after ${deadlineMs / 1000} s; its lines:\n${timed.join('\n')}`);
+    return { r, lines, timed };
+  } finally {
+    clearTimeout(timer);
+  }
 }

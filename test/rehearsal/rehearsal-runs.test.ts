@@ -2,7 +2,7 @@
  * Whole rehearsals (runRehearsal, as `aurora-bench run --aws-rehearsal` runs them) of a one-cell
  * experiment, on one moto server shared by the file, with a variant of the backend's AWS calls: a
  * cluster created without a benchmark database, a parameter group change RDS refuses. Every test
- * also checks that nothing was left. Runs that succeed: studies.test.ts and
+ * also checks that nothing was left. Runs that succeed: studies-*.test.ts and
  * test/e2e/cli-rehearsal.test.ts (also Ctrl-C).
  */
 import { writeFileSync } from 'node:fs';
