@@ -56,7 +56,7 @@ export const wiring = rehearsalWiring(REPO_ROOT);
  * everything is torn down) and fails with its timed lines: under the tests' 600-s Jest timeout, so a
  * rehearsal that hangs says where, instead of Jest's bare timeout.
  */
-export const REHEARSAL_DEADLINE_MS = 480_000;
+const REHEARSAL_DEADLINE_MS = 480_000;
 
 /**
  * A whole rehearsal of `specFile` on the file's moto server, with CloudWatch datapoints 1 s late and
