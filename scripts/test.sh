@@ -42,7 +42,8 @@ cat test-output/check-{asl-validator,format,lint,deadcode}.log
 # time on the two cores: many files spend much of their time waiting (fixed-length sysbench steps, a
 # hung job's deadline, a Ctrl-C's teardown), which a fourth file fills; every file keeps its servers,
 # ports and directories to itself. A new layer is picked up here without an edit.
-npx jest --ci --ignoreProjects unit --maxWorkers=4 --passWithNoTests --json --outputFile=test-output/jest-servers.json "$@"
+npx jest --ci --ignoreProjects unit --maxWorkers=4 --passWithNoTests --json \
+  --outputFile=test-output/jest-servers.json "$@"
 servers_code=$?
 check_code() { cat "test-output/check-$1.code" 2>/dev/null || echo 1; }
 asl_code=$(check_code asl-validator)
