@@ -48,17 +48,21 @@ find_mariadbd() {
 }
 
 if ! mariadbd=$(find_mariadbd); then
-  command -v apt-get >/dev/null 2>&1 || fail "no mariadbd and no apt-get to install one with: this script installs MariaDB on Debian 12"
+  command -v apt-get >/dev/null 2>&1 ||
+    fail "no mariadbd and no apt-get to install one with: this script installs MariaDB on Debian 12"
   policy=/usr/sbin/policy-rc.d
   [ -e "$policy" ] && fail "$policy exists already: refusing to replace the machine's service policy"
-  printf '#!/bin/sh\n# server-install.sh: no service starts while MariaDB installs\nexit 101\n' >"$policy" && chmod 755 "$policy" ||
+  printf '#!/bin/sh\n# server-install.sh: no service starts while MariaDB installs\nexit 101\n' >"$policy" &&
+    chmod 755 "$policy" ||
     fail "could not write $policy"
-  DEBIAN_FRONTEND=noninteractive apt-get -q install -y --no-install-recommends mariadb-server mariadb-client >>"$log" 2>&1
+  DEBIAN_FRONTEND=noninteractive \
+    apt-get -q install -y --no-install-recommends mariadb-server mariadb-client >>"$log" 2>&1
   rc=$?
   rm -f "$policy"
   [ $rc -eq 0 ] || fail "apt-get install mariadb-server failed: $(tail -n 3 "$log" | tr '\n' ' ')"
   if command -v systemctl >/dev/null 2>&1; then
-    systemctl disable mariadb >>"$log" 2>&1 || fail "systemctl disable mariadb failed: $(tail -n 2 "$log" | tr '\n' ' ')"
+    systemctl disable mariadb >>"$log" 2>&1 ||
+      fail "systemctl disable mariadb failed: $(tail -n 2 "$log" | tr '\n' ' ')"
   fi
   mariadbd=$(find_mariadbd) || fail "the MariaDB packages installed, but no mariadbd is on PATH or in /usr/sbin"
 fi

@@ -10,10 +10,11 @@
 # The configuration is the repo's client/cloudwatch-agent.json (next to this script). Sources
 # (Amazon CloudWatch User Guide, github.com/awsdocs/amazon-cloudwatch-user-guide, doc_source/):
 # - download-CloudWatch-Agent-on-EC2-Instance-commandline-first.md: the Debian package is
-#   https://amazoncloudwatch-agent-<region>.s3.<region>.amazonaws.com/debian/<amd64|arm64>/latest/amazon-cloudwatch-agent.deb,
-#   installed with `dpkg -i -E`; it is fetched here as that object through the S3 API (aws s3 cp
-#   --no-sign-request: a public bucket, reached through the stack's S3 gateway endpoint), in
-#   $AWS_DEFAULT_REGION (the user data exports it).
+#   https://amazoncloudwatch-agent-<region>.s3.<region>.amazonaws.com/debian/<amd64|arm64>/latest/
+#   amazon-cloudwatch-agent.deb (one URL, cut at its last slash), installed with `dpkg -i -E`; it is
+#   fetched here as that object through the S3 API (aws s3 cp --no-sign-request: a public bucket,
+#   reached through the stack's S3 gateway endpoint), in $AWS_DEFAULT_REGION (the user data exports
+#   it).
 # - install-CloudWatch-Agent-commandline-fleet.md: "-a fetch-config causes
 #   the agent to load the latest version of the CloudWatch agent configuration file, and -s starts the
 #   agent": /opt/aws/amazon-cloudwatch-agent/bin/amazon-cloudwatch-agent-ctl -a fetch-config -m ec2 -s
@@ -47,13 +48,17 @@ not_started() {
 
 [ -f "$config" ] || not_started "no $config in the bundle"
 if [ ! -x "$ctl" ]; then
-  command -v dpkg >/dev/null 2>&1 || not_started "no $ctl and no dpkg to install amazon-cloudwatch-agent with (this script installs it on Debian)"
-  [ -n "${AWS_DEFAULT_REGION:-}" ] || not_started "no $ctl, and AWS_DEFAULT_REGION is not set: the package is downloaded from the region's bucket"
+  command -v dpkg >/dev/null 2>&1 ||
+    not_started "no $ctl and no dpkg to install amazon-cloudwatch-agent with (this script installs it on Debian)"
+  [ -n "${AWS_DEFAULT_REGION:-}" ] ||
+    not_started "no $ctl, and AWS_DEFAULT_REGION is not set: the package is downloaded from the region's bucket"
   deb="$home/amazon-cloudwatch-agent.deb"
-  package="s3://amazoncloudwatch-agent-$AWS_DEFAULT_REGION/debian/$(dpkg --print-architecture)/latest/amazon-cloudwatch-agent.deb"
+  package="s3://amazoncloudwatch-agent-$AWS_DEFAULT_REGION/debian/$(dpkg --print-architecture)"
+  package+="/latest/amazon-cloudwatch-agent.deb"
   aws s3 cp --only-show-errors --no-sign-request "$package" "$deb" >>"$log" 2>&1 ||
     not_started "could not download $package: $(tail -n 2 "$log" | tr '\n' ' ')"
-  dpkg -i -E "$deb" >>"$log" 2>&1 || not_started "dpkg -i amazon-cloudwatch-agent.deb failed: $(tail -n 3 "$log" | tr '\n' ' ')"
+  dpkg -i -E "$deb" >>"$log" 2>&1 ||
+    not_started "dpkg -i amazon-cloudwatch-agent.deb failed: $(tail -n 3 "$log" | tr '\n' ' ')"
   rm -f "$deb"
   [ -x "$ctl" ] || not_started "amazon-cloudwatch-agent installed, but there is no $ctl"
 fi

@@ -53,7 +53,8 @@ fail() {
 }
 usage() {
   echo "$PROG: $*" >&2
-  echo "usage: $PROG --role writer|replica --server-id N --port P --options-b64 B64 --secret-arn ARN [--writer-host H --writer-port P]" >&2
+  echo "usage: $PROG --role writer|replica --server-id N --port P --options-b64 B64 --secret-arn ARN" \
+    "[--writer-host H --writer-port P]" >&2
   exit 2
 }
 say() { echo "$PROG: $*"; }
@@ -76,7 +77,8 @@ done
 case "$role" in writer | replica) ;; *) usage "--role must be writer or replica, got \"$role\"" ;; esac
 [[ "$server_id" =~ ^[1-9][0-9]{0,8}$ ]] || usage "--server-id must be a positive integer, got \"$server_id\""
 port=${AURORA_BENCH_SERVER_PORT:-$port_arg}
-[[ "$port" =~ ^[1-9][0-9]{0,4}$ ]] && [ "$port" -le 65535 ] || usage "the port (--port or AURORA_BENCH_SERVER_PORT) must be 1..65535, got \"$port\""
+[[ "$port" =~ ^[1-9][0-9]{0,4}$ ]] && [ "$port" -le 65535 ] ||
+  usage "the port (--port or AURORA_BENCH_SERVER_PORT) must be 1..65535, got \"$port\""
 [ $options_given = 1 ] || usage "--options-b64 is required (the variant's option lines, base64)"
 [ -n "$secret_arn" ] || usage "--secret-arn is required"
 if [ "$role" = replica ]; then
@@ -100,8 +102,11 @@ readonly REPL_USER=aurora_bench_repl
 install_wait=${AURORA_BENCH_INSTALL_WAIT_S:-900}
 deadline=$((SECONDS + install_wait))
 while [ ! -f "$home/server-installed" ]; do
-  [ -f "$home/server-install-failed" ] && fail "the server install failed: $(head -c 1500 "$home/server-install-failed" | tr '\n' ' ')"
-  [ $SECONDS -ge $deadline ] && fail "no install marker ($home/server-installed) after ${install_wait} s: client/server-install.sh has not finished (see $home/server-install.log)"
+  [ -f "$home/server-install-failed" ] &&
+    fail "the server install failed: $(head -c 1500 "$home/server-install-failed" | tr '\n' ' ')"
+  [ $SECONDS -ge $deadline ] &&
+    fail "no install marker ($home/server-installed) after ${install_wait} s:" \
+      "client/server-install.sh has not finished (see $home/server-install.log)"
   sleep 2
 done
 mariadbd=$(sed -n 's/^mariadbd=//p' "$home/server-installed" | head -n 1)
@@ -123,8 +128,13 @@ install_db=$(tool mariadb-install-db mysql_install_db) || fail "no mariadb-insta
 options=$(base64 -d <<<"$options_b64" 2>/dev/null) || fail "--options-b64 is not base64"
 # What this script sets itself (core/aurora/server-config.ts SERVER_MANAGED_OPTIONS, which refuses
 # them before a variant gets here; a test keeps the two lists equal): a line setting one would
-# override this file's own, which come first.
-readonly MANAGED=' port socket datadir basedir tmpdir pid_file log_error bind_address user server_id log_bin log_bin_basename log_bin_index relay_log relay_log_index log_slave_updates log_replica_updates read_only gtid_strict_mode gtid_domain_id skip_slave_start skip_networking skip_name_resolve plugin_dir innodb_data_home_dir innodb_log_group_home_dir innodb_undo_directory general_log_file slow_query_log_file report_host report_port '
+# override this file's own, which come first. Each name has a space on either side.
+MANAGED=' port socket datadir basedir tmpdir pid_file log_error bind_address user server_id log_bin '
+MANAGED+=' log_bin_basename log_bin_index relay_log relay_log_index log_slave_updates log_replica_updates '
+MANAGED+=' read_only gtid_strict_mode gtid_domain_id skip_slave_start skip_networking skip_name_resolve '
+MANAGED+=' plugin_dir innodb_data_home_dir innodb_log_group_home_dir innodb_undo_directory general_log_file '
+MANAGED+=' slow_query_log_file report_host report_port '
+readonly MANAGED
 n=0
 while IFS= read -r line; do
   n=$((n + 1))
@@ -133,7 +143,9 @@ while IFS= read -r line; do
   name=${line%%=*}
   name=${name//-/_}
   name=${name,,}
-  [[ "$MANAGED" == *" $name "* ]] && fail "option line $n sets $name, which this script sets itself (paths, ports, server ids, binary log, replication roles): remove it from the variant"
+  [[ "$MANAGED" == *" $name "* ]] &&
+    fail "option line $n sets $name, which this script sets itself" \
+      "(paths, ports, server ids, binary log, replication roles): remove it from the variant"
 done <<<"$options"
 
 # --------------------------------------------------------------- the secret
@@ -144,7 +156,8 @@ if [ -z "${AWS_REGION:-}${AWS_DEFAULT_REGION:-}" ] && [[ "$secret_arn" == arn:*:
   export AWS_DEFAULT_REGION
 fi
 secret_err=$(mktemp)
-secret_json=$(aws secretsmanager get-secret-value --secret-id "$secret_arn" --query SecretString --output text 2>"$secret_err") ||
+secret_json=$(aws secretsmanager get-secret-value --secret-id "$secret_arn" --query SecretString --output text \
+  2>"$secret_err") ||
   fail "could not read secret $secret_arn: $(tr '\n' ' ' <"$secret_err")"
 rm -f "$secret_err"
 # Printed without a newline and followed by a sentinel, so $(...) cannot strip a trailing newline or
@@ -153,7 +166,9 @@ secret_field() {
   if command -v jq >/dev/null 2>&1; then
     jq -je --arg f "$1" '.[$f] | strings' <<<"$secret_json" 2>/dev/null && printf x
   else
-    python3 -c 'import json,sys; v=json.load(sys.stdin)[sys.argv[1]]; assert isinstance(v, str) and v; sys.stdout.write(v)' "$1" <<<"$secret_json" 2>/dev/null && printf x
+    local read_field='import json,sys; v=json.load(sys.stdin)[sys.argv[1]];'
+    read_field+=' assert isinstance(v, str) and v; sys.stdout.write(v)'
+    python3 -c "$read_field" "$1" <<<"$secret_json" 2>/dev/null && printf x
   fi
 }
 admin_user=$(secret_field username) || fail "secret $secret_arn has no \"username\" string"
@@ -186,9 +201,12 @@ else
   bind=0.0.0.0
   # IMDSv2: a session token first, then the instance's private IPv4 (EC2 User Guide, "Use the
   # Instance Metadata Service to access instance metadata").
-  token=$(curl -sS -m 5 -X PUT http://169.254.169.254/latest/api/token -H 'X-aws-ec2-metadata-token-ttl-seconds: 300' 2>/dev/null) ||
-    fail "no AURORA_BENCH_SERVER_HOST and the instance metadata service gave no token: cannot tell the server's address"
-  host=$(curl -sS -m 5 -H "X-aws-ec2-metadata-token: $token" http://169.254.169.254/latest/meta-data/local-ipv4 2>/dev/null) ||
+  token=$(curl -sS -m 5 -X PUT http://169.254.169.254/latest/api/token \
+    -H 'X-aws-ec2-metadata-token-ttl-seconds: 300' 2>/dev/null) ||
+    fail "no AURORA_BENCH_SERVER_HOST and the instance metadata service gave no token:" \
+      "cannot tell the server's address"
+  host=$(curl -sS -m 5 -H "X-aws-ec2-metadata-token: $token" \
+    http://169.254.169.254/latest/meta-data/local-ipv4 2>/dev/null) ||
     fail "the instance metadata service gave no local-ipv4"
   [[ "$host" =~ ^[0-9.]+$ ]] || fail "the instance metadata service's local-ipv4 is not an IPv4 address: $host"
 fi
@@ -200,7 +218,8 @@ if [ "$(id -u)" = 0 ]; then
   # mariadbd refuses root unless told; the packages' own "mysql" user is used when it can reach
   # the server directory (an AURORA_BENCH_HOME under a private directory may not let it).
   run_as=root
-  if id -u mysql >/dev/null 2>&1 && chown -R mysql: "$dir" 2>/dev/null && runuser -u mysql -- test -w "$datadir" 2>/dev/null; then
+  if id -u mysql >/dev/null 2>&1 && chown -R mysql: "$dir" 2>/dev/null &&
+    runuser -u mysql -- test -w "$datadir" 2>/dev/null; then
     run_as=mysql
   fi
 fi
@@ -239,7 +258,8 @@ new_cnf=$(
 running() {
   local pid
   pid=$(cat "$pid_file" 2>/dev/null) || return 1
-  [[ "$pid" =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "--defaults-file=$cnf"
+  [[ "$pid" =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null &&
+    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "--defaults-file=$cnf"
 }
 
 if running; then
@@ -255,8 +275,12 @@ else
     # --no-defaults: the bootstrap writes no binary log and none of the variant's options; root
     # gets no password, and only until step 5 locks it to the unix socket.
     # Its temporary files go where the server's do (an inherited TMPDIR may not be writable for it).
-    TMPDIR="$dir/tmp" "$install_db" --no-defaults --datadir="$datadir" --skip-test-db --auth-root-authentication-method=normal ${run_as:+--user=$run_as} >"$dir/install-db.log" 2>&1 ||
-      fail "mariadb-install-db failed: $({ grep '\[ERROR\]' "$dir/install-db.log" || tail -n 3 "$dir/install-db.log"; } | sed 's/^.*\[ERROR\] *//' | head -n 3 | tr '\n' ' ')(see $dir/install-db.log)"
+    TMPDIR="$dir/tmp" "$install_db" --no-defaults --datadir="$datadir" --skip-test-db \
+      --auth-root-authentication-method=normal ${run_as:+--user=$run_as} >"$dir/install-db.log" 2>&1 ||
+      fail "mariadb-install-db failed: $(
+        { grep '\[ERROR\]' "$dir/install-db.log" || tail -n 3 "$dir/install-db.log"; } |
+          sed 's/^.*\[ERROR\] *//' | head -n 3 | tr '\n' ' '
+      )(see $dir/install-db.log)"
     [ "$run_as" = mysql ] && chown -R mysql: "$dir"
     say "initialised $datadir"
   fi
@@ -264,11 +288,13 @@ else
   # ------------------------------------------------------------- 4. start
   rm -f "$error_log"
   ulimit -n 65535 2>/dev/null || true
-  if [ "$(cat /proc/1/comm 2>/dev/null)" = systemd ] && [ "$(id -u)" = 0 ] && command -v systemd-run >/dev/null 2>&1; then
+  if [ "$(cat /proc/1/comm 2>/dev/null)" = systemd ] && [ "$(id -u)" = 0 ] &&
+    command -v systemd-run >/dev/null 2>&1; then
     unit=aurora-bench-mariadbd
     systemctl stop "$unit" >/dev/null 2>&1
     systemctl reset-failed "$unit" >/dev/null 2>&1
-    systemd-run --quiet --unit="$unit" --property=LimitNOFILE=1048576 --property=TimeoutStopSec=300 "$mariadbd" --defaults-file="$cnf" ||
+    systemd-run --quiet --unit="$unit" --property=LimitNOFILE=1048576 --property=TimeoutStopSec=300 \
+      "$mariadbd" --defaults-file="$cnf" ||
       fail "systemd-run could not start mariadbd"
   else
     setsid "$mariadbd" --defaults-file="$cnf" </dev/null >>"$dir/mariadbd.out" 2>&1 &
@@ -279,7 +305,8 @@ else
   until "$admin_tool" --no-defaults --socket="$socket" --connect-timeout=2 ping >/dev/null 2>&1; do
     # mariadbd writes its pid file only once it listens: before that, an exit shows in its log.
     if grep -q '\[ERROR\]' "$error_log" 2>/dev/null && ! pgrep -f -- "--defaults-file=$cnf" >/dev/null 2>&1; then
-      fail "mariadbd did not start: $(grep '\[ERROR\]' "$error_log" | sed 's/^.*\[ERROR\] *//' | head -n 3 | tr '\n' ' ')(see $error_log)"
+      fail "mariadbd did not start:" \
+        "$(grep '\[ERROR\]' "$error_log" | sed 's/^.*\[ERROR\] *//' | head -n 3 | tr '\n' ' ')(see $error_log)"
     fi
     if [ $SECONDS -ge $deadline ]; then
       fail "mariadbd did not answer within ${ready_wait} s: $(tail -n 3 "$error_log" 2>/dev/null | tr '\n' ' ')"
@@ -319,21 +346,28 @@ users_sql+="
 ALTER USER 'root'@'localhost' IDENTIFIED VIA unix_socket;"
 out=$(sql "$users_sql" 2>&1) || fail "creating the users failed: $(tr '\n' ' ' <<<"$out")"
 umask 077
-printf '[client]\nuser=%s\npassword=%s\nsocket=%s\n' "$(cnf_string "$admin_user")" "$(cnf_string "$admin_password")" "$(cnf_string "$socket")" >"$client_cnf"
+printf '[client]\nuser=%s\npassword=%s\nsocket=%s\n' \
+  "$(cnf_string "$admin_user")" "$(cnf_string "$admin_password")" "$(cnf_string "$socket")" >"$client_cnf"
 umask 022
 sql 'SELECT 1' >/dev/null 2>&1 || fail "the admin user from $secret_arn cannot log in after it was created"
 if [ "$role" = writer ]; then
-  out=$(sql 'CREATE DATABASE IF NOT EXISTS sbtest' 2>&1) || fail "CREATE DATABASE sbtest failed: $(tr '\n' ' ' <<<"$out")"
+  out=$(sql 'CREATE DATABASE IF NOT EXISTS sbtest' 2>&1) ||
+    fail "CREATE DATABASE sbtest failed: $(tr '\n' ' ' <<<"$out")"
 fi
 
 # --------------------------------------------------------------- 6. replication
 slave_field() { sed -n "s/^ *$1: //p" <<<"$status" | head -n 1; }
 if [ "$role" = replica ]; then
-  status=$("$client" --defaults-file="$client_cnf" -e 'SHOW SLAVE STATUS\G' 2>&1) || fail "SHOW SLAVE STATUS failed: $(tr '\n' ' ' <<<"$status")"
-  if [ "$(slave_field Master_Host)" != "$writer_host" ] || [ "$(slave_field Master_Port)" != "$writer_port" ] || [ "$(slave_field Using_Gtid)" != Slave_Pos ]; then
+  status=$("$client" --defaults-file="$client_cnf" -e 'SHOW SLAVE STATUS\G' 2>&1) ||
+    fail "SHOW SLAVE STATUS failed: $(tr '\n' ' ' <<<"$status")"
+  if [ "$(slave_field Master_Host)" != "$writer_host" ] || [ "$(slave_field Master_Port)" != "$writer_port" ] ||
+    [ "$(slave_field Using_Gtid)" != Slave_Pos ]; then
+    change_master="CHANGE MASTER TO MASTER_HOST=$(sql_string "$writer_host"), MASTER_PORT=$writer_port,"
+    change_master+=" MASTER_USER='$REPL_USER', MASTER_PASSWORD=$p, MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=2;"
     out=$(sql "STOP SLAVE;
-CHANGE MASTER TO MASTER_HOST=$(sql_string "$writer_host"), MASTER_PORT=$writer_port, MASTER_USER='$REPL_USER', MASTER_PASSWORD=$p, MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=2;
-START SLAVE;" 2>&1) || fail "CHANGE MASTER TO $writer_host:$writer_port failed: $(tr '\n' ' ' <<<"$out")"
+$change_master
+START SLAVE;" 2>&1) ||
+      fail "CHANGE MASTER TO $writer_host:$writer_port failed: $(tr '\n' ' ' <<<"$out")"
     say "replicating from $writer_host:$writer_port (GTID, slave_pos)"
   else
     sql 'START SLAVE' >/dev/null 2>&1
@@ -345,9 +379,11 @@ START SLAVE;" 2>&1) || fail "CHANGE MASTER TO $writer_host:$writer_port failed: 
     sqlt=$(slave_field Slave_SQL_Running)
     [ "$io" = Yes ] && [ "$sqlt" = Yes ] && break
     if [ $SECONDS -ge $deadline ]; then
-      fail "replication from $writer_host:$writer_port did not start within ${AURORA_BENCH_REPLICA_WAIT_S:-120} s (IO thread: ${io:-?}, SQL thread: ${sqlt:-?}): $(slave_field Last_IO_Error) $(slave_field Last_SQL_Error)"
+      fail "replication from $writer_host:$writer_port did not start within ${AURORA_BENCH_REPLICA_WAIT_S:-120} s" \
+        "(IO thread: ${io:-?}, SQL thread: ${sqlt:-?}): $(slave_field Last_IO_Error) $(slave_field Last_SQL_Error)"
     fi
-    [ "$sqlt" = No ] && [ -n "$(slave_field Last_SQL_Error)" ] && fail "the replica's SQL thread stopped: $(slave_field Last_SQL_Error)"
+    [ "$sqlt" = No ] && [ -n "$(slave_field Last_SQL_Error)" ] &&
+      fail "the replica's SQL thread stopped: $(slave_field Last_SQL_Error)"
     sleep 0.5
   done
   say "replica IO and SQL threads run"

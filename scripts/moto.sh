@@ -15,7 +15,8 @@ ensure() {
   exec 9>"${TMPDIR:-/tmp}/aurora-bench-venv.lock"
   flock 9
   if [ ! -x "$venv/bin/moto_server" ]; then
-    command -v python3 >/dev/null || { echo "moto.sh: python3 is required (apt-get install python3 python3-venv)" >&2; exit 1; }
+    command -v python3 >/dev/null ||
+      { echo "moto.sh: python3 is required (apt-get install python3 python3-venv)" >&2; exit 1; }
     echo "moto.sh: creating $venv with moto[server]" >&2
     python3 -m venv "$venv" || { echo "moto.sh: python3 -m venv failed (apt-get install python3-venv)" >&2; exit 1; }
     "$venv/bin/pip" install -q --disable-pip-version-check 'moto[server]' >&2 \
@@ -25,12 +26,14 @@ ensure() {
 }
 
 free_port() {
-  "$venv/bin/python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+  local program='import socket; s=socket.socket(); s.bind(("127.0.0.1",0));'
+  program+=' print(s.getsockname()[1]); s.close()'
+  "$venv/bin/python" -c "$program"
 }
 
 start() {
   ensure
-  local attempt port pid log
+  local attempt port pid log probe
   for attempt in 1 2 3; do
     port="$(free_port)"
     log="$(mktemp -t moto-server.XXXXXX.log)"
@@ -40,7 +43,8 @@ start() {
     pid=$!
     for _ in $(seq 1 100); do
       if ! kill -0 "$pid" 2>/dev/null; then break; fi
-      if "$venv/bin/python" -c "import urllib.request,sys; urllib.request.urlopen('http://127.0.0.1:$port/moto-api/data.json', timeout=1)" 2>/dev/null; then
+      probe="import urllib.request,sys; urllib.request.urlopen('http://127.0.0.1:$port/moto-api/data.json', timeout=1)"
+      if "$venv/bin/python" -c "$probe" 2>/dev/null; then
         echo "MOTO_ENDPOINT=http://127.0.0.1:$port"
         echo "MOTO_PID=$pid"
         echo "MOTO_LOG=$log"

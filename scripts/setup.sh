@@ -134,7 +134,10 @@ if [ $want_test -eq 1 ]; then
   python_pid=""
   cat "$python_log"
   rm -f "$python_log"
-  if [ "$python_code" -ne 0 ]; then echo "setup: installing the Python test tools failed (exit $python_code, output above)" >&2; exit 1; fi
+  if [ "$python_code" -ne 0 ]; then
+    echo "setup: installing the Python test tools failed (exit $python_code, output above)" >&2
+    exit 1
+  fi
 fi
 
 if [ $want_test -eq 1 ]; then
@@ -146,4 +149,5 @@ fi
 
 mariadbd_bin=$(command -v mariadbd || echo /usr/sbin/mariadbd)
 pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
-echo "setup: ok (mariadbd $("$mariadbd_bin" --version | awk '{print $3}'), $("$pg_bin/postgres" --version), $(sysbench --version), node $(node --version))"
+echo "setup: ok (mariadbd $("$mariadbd_bin" --version | awk '{print $3}'), $("$pg_bin/postgres" --version)," \
+  "$(sysbench --version), node $(node --version))"

@@ -36,19 +36,22 @@ unit_code=$?
 run_check asl-validator npx asl-validator --json-path state-machines/benchmark.asl.json
 run_check format npm run --silent format:check
 run_check deadcode npm run --silent deadcode
+run_check line-length bash scripts/check-line-length.sh
 wait "$lint_pid"
-cat test-output/check-{asl-validator,format,lint,deadcode}.log
+cat test-output/check-{asl-validator,format,lint,deadcode,line-length}.log
 # Every other layer (each folder under test/ is a Jest project: jest.config.js), four files at a
 # time on the two cores: many files spend much of their time waiting (fixed-length sysbench steps, a
 # hung job's deadline, a Ctrl-C's teardown), which a fourth file fills; every file keeps its servers,
 # ports and directories to itself. A new layer is picked up here without an edit.
-npx jest --ci --ignoreProjects unit --maxWorkers=4 --passWithNoTests --json --outputFile=test-output/jest-servers.json "$@"
+npx jest --ci --ignoreProjects unit --maxWorkers=4 --passWithNoTests --json \
+  --outputFile=test-output/jest-servers.json "$@"
 servers_code=$?
 check_code() { cat "test-output/check-$1.code" 2>/dev/null || echo 1; }
 asl_code=$(check_code asl-validator)
 format_code=$(check_code format)
 lint_code=$(check_code lint)
 deadcode_code=$(check_code deadcode)
+line_length_code=$(check_code line-length)
 set -e
 # A plain closing line CI can read whatever the runner.
 node -e '
@@ -65,5 +68,6 @@ if [ "$format_code" -ne 0 ]; then echo "test: format check failed: run npm run f
 if [ "$deadcode_code" -ne 0 ]; then
   echo "test: unused exports, files or dependencies (see above): remove them, or tag a test seam @internal"
 fi
+if [ "$line_length_code" -ne 0 ]; then echo "test: line-length failed (see above)"; fi
 [ "$asl_code" -eq 0 ] && [ "$format_code" -eq 0 ] && [ "$lint_code" -eq 0 ] && [ "$deadcode_code" -eq 0 ] &&
-  [ "$unit_code" -eq 0 ] && [ "$servers_code" -eq 0 ]
+  [ "$line_length_code" -eq 0 ] && [ "$unit_code" -eq 0 ] && [ "$servers_code" -eq 0 ]

@@ -165,8 +165,8 @@ describe('a self-managed variant in the spec', () => {
     // Arrange
     const script = readFileSync(join(repoRoot, 'client', 'server-setup.sh'), 'utf8');
 
-    // Act
-    const managed = /readonly MANAGED=' ([a-z_ ]+) '/.exec(script)?.[1]?.split(' ');
+    // Act: the list is built over several lines (MANAGED='...' then MANAGED+='...'), each name between spaces
+    const managed = [...script.matchAll(/^MANAGED\+?=' ([a-z_ ]+) '$/gm)].flatMap((m) => m[1]?.split(' ') ?? []);
 
     // Assert
     expect(new Set(managed)).toEqual(SERVER_MANAGED_OPTIONS);
