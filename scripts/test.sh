@@ -3,8 +3,8 @@
 # logic, and the statistics proved by seeded simulation), the static checks (asl-validator,
 # prettier, eslint, knip, the line length of scripts and docs; setup's build is the type check),
 # then every other Jest project, one per folder under test/ (real MariaDB/PostgreSQL and sysbench,
-# moto, CDK synth + cdk-nag + cfn-lint, the built CLI end to end, faults). Ends with 'jest: N passed, N failed'. Arguments, if any, go to
-# every Jest run (e.g. -t 'a name').
+# moto, CDK synth + cdk-nag + cfn-lint, the built CLI end to end, faults). Ends with 'jest: N
+# passed, N failed'. Arguments, if any, go to every Jest run (e.g. -t 'a name').
 #
 # No test here asserts a measured performance level: those are benchmarks under bench/, whose
 # figures are recorded, never a gate (docs/benchmarks.md).
