@@ -3,7 +3,7 @@
 // (test/<name>/**/*.test.ts) is picked up by `npx jest --selectProjects <name>` and by the server
 // layers of scripts/test.sh without an edit here. Unit tests touch no server and run in parallel
 // (`npm run test:unit`); the other layers start MariaDB servers, moto, synthesize stacks or run the
-// CLI end to end, and scripts/test.sh runs them four files at a time: much of their time is
+// CLI end to end, and scripts/test.sh runs them three files at a time: most of their time is
 // fixed-length sysbench steps and waits, and each file keeps its servers, ports and directories to
 // itself. maxWorkers is a global Jest option, not a per-project one, hence the separate commands.
 //

@@ -13,13 +13,18 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
 mkdir -p test-output
 set +e
-# The unit layer and the static checks side by side, each on a core: eslint (type-aware, the
-# longest: about a minute) runs alone on one, and the unit layer, then asl-validator, prettier and
-# knip, take about as long on the other. The type check is setup's build (scripts/setup.sh: tsc -p
-# tsconfig.json fails it on any type error), not a second tsc run. Not beside the server layers:
-# those keep both cores busy, and CPU-bound checks beside them lengthen the layers by about their
-# own time. Each check's output is shown, in order, once all are done; any failure fails the run at
-# the end.
+# The unit layer first, alone on both cores: beside the static checks each would take about the
+# other's time on top of its own (two CPU-bound jobs on two cores), so nothing is saved by overlap
+# and the unit layer's result comes first.
+npx jest --ci --selectProjects unit --maxWorkers=100% --passWithNoTests --json \
+  --outputFile=test-output/jest-unit.json "$@"
+unit_code=$?
+# Then the static checks, two at a time: eslint (type-aware, the longest) beside prettier,
+# asl-validator, knip and the line length of scripts and docs, which are short. The type check is
+# setup's build (scripts/setup.sh: tsc -p tsconfig.json fails it on any type error), not a second
+# tsc run. Not beside the server layers: those keep both cores busy, and CPU-bound checks beside
+# them lengthen the layers by about their own time. Each check's output is shown, in order, once
+# all are done; any failure fails the run at the end.
 run_check() {
   local name=$1
   shift
@@ -31,19 +36,17 @@ run_check() {
 }
 run_check lint npm run --silent lint &
 lint_pid=$!
-npx jest --ci --selectProjects unit --maxWorkers=1 --passWithNoTests --json --outputFile=test-output/jest-unit.json "$@"
-unit_code=$?
 run_check asl-validator npx asl-validator --json-path state-machines/benchmark.asl.json
 run_check format npm run --silent format:check
 run_check deadcode npm run --silent deadcode
 run_check line-length bash scripts/check-line-length.sh
 wait "$lint_pid"
 cat test-output/check-{asl-validator,format,lint,deadcode,line-length}.log
-# Every other layer (each folder under test/ is a Jest project: jest.config.js), four files at a
-# time on the two cores: many files spend much of their time waiting (fixed-length sysbench steps, a
-# hung job's deadline, a Ctrl-C's teardown), which a fourth file fills; every file keeps its servers,
-# ports and directories to itself. A new layer is picked up here without an edit.
-npx jest --ci --ignoreProjects unit --maxWorkers=4 --passWithNoTests --json \
+# Every other layer (each folder under test/ is a Jest project: jest.config.js), three files at a
+# time: most of their time is fixed-length sysbench steps and waits, which overlap, and every file
+# keeps its servers, ports and directories to itself (a fourth at a time took no less: the layers
+# keep both cores busy). A new layer is picked up here without an edit.
+npx jest --ci --ignoreProjects unit --maxWorkers=3 --passWithNoTests --json \
   --outputFile=test-output/jest-servers.json "$@"
 servers_code=$?
 check_code() { cat "test-output/check-$1.code" 2>/dev/null || echo 1; }

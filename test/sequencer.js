@@ -1,5 +1,5 @@
 // The order Jest starts test files in: the longest first, by the milliseconds each took in a run of
-// scripts/test.sh on a quiet machine (test/durations.json, relative paths), so that with four files at a time
+// scripts/test.sh on a quiet machine (test/durations.json, relative paths), so that with three files at a time
 // the last file to start is a short one and no worker idles at the end. Jest orders by its cache of
 // earlier runs' times, but a clean clone has none, and then it falls back to file size, which says
 // little about a file whose time is sysbench steps and waits. A file not in the record (a new one)
