@@ -39,6 +39,7 @@ import { importAthenaCompactedRun } from '../lake/compact';
 import type { AwsBackendConfig } from '../backends/aws/config';
 import { CLIENT_HOME, CLIENT_INSTALL_DIR, clientReadyKey, shellQuote } from '../backends/aws/runner-command';
 import { destroyAwsClients, makeAwsClients, type AwsClients } from '../backends/aws/clients';
+import { s3ClientConfig, sdkClientConfig, type AwsClientOptions } from '../backends/aws/client-config';
 import { teardownRun } from '../backends/aws/sweeper';
 import { localSpecRefusals, checkLocalDependencies } from '../backends/local/preflight';
 import { LocalLakeStore } from '../backends/local/local-lake';
@@ -321,12 +322,9 @@ function bareClientPaths(commands: readonly string[]): string[] {
  * What the stack gives the ComputeVerdicts Task (lib/results-lake.ts, lib/alerts.ts), in moto: an
  * Athena work group over the lake and the regression topic (moto keeps what is published to it).
  */
-async function verdictInfrastructure(
-  common: { region: string; endpoint: string; credentials: { accessKeyId: string; secretAccessKey: string } },
-  config: AwsBackendConfig,
-): Promise<AwsBackendConfig> {
-  const athena = new AthenaClient(common);
-  const sns = new SNSClient(common);
+async function verdictInfrastructure(common: AwsClientOptions, config: AwsBackendConfig): Promise<AwsBackendConfig> {
+  const athena = new AthenaClient(sdkClientConfig(common));
+  const sns = new SNSClient(sdkClientConfig(common));
   try {
     const workGroup = 'aurora-bench';
     await athena.send(
@@ -469,9 +467,21 @@ function withEmulatedParameters(payload: unknown, rds: RdsEmulation): unknown {
   };
 }
 
+/**
+ * How long one request to moto may take: moto answers in milliseconds, seconds on a loaded machine; a
+ * request that gets no answer (a stuck connection) fails and is retried instead of holding the
+ * rehearsal forever.
+ */
+const MOTO_REQUEST_TIMEOUT_MS = 60_000;
+
+/** The options of every SDK client the rehearsal points at moto. */
+function motoClientOptions(region: string, endpoint: string): AwsClientOptions {
+  return { region, endpoint, credentials: { ...MOTO_CREDENTIALS }, requestTimeoutMs: MOTO_REQUEST_TIMEOUT_MS };
+}
+
 /** Everything of the run still in moto: clusters, DB instances, parameter groups, live clients, secrets. */
 async function leftInMoto(endpoint: string, region: string): Promise<string[]> {
-  const common = { region, endpoint, credentials: { ...MOTO_CREDENTIALS } };
+  const common = sdkClientConfig(motoClientOptions(region, endpoint));
   const rds = new RDSClient(common);
   const ec2 = new EC2Client(common);
   const secrets = new SecretsManagerClient(common);
@@ -613,14 +623,14 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
       ? await sharedMotoServer(options.motoEndpoint)
       : await startMotoServer(options.repoRoot);
     log(`moto server on ${moto.endpoint}${moto.pid > 0 ? ` (pid ${moto.pid})` : ''}; rehearsal files in ${dir}`);
-    const common = { region: plan.region, endpoint: moto.endpoint, credentials: { ...MOTO_CREDENTIALS } };
+    const common = motoClientOptions(plan.region, moto.endpoint);
     raw = {
-      ec2: new EC2Client(common),
-      rds: new RDSClient(common),
-      s3: new S3Client({ ...common, forcePathStyle: true }),
-      iam: new IAMClient(common),
-      secrets: new SecretsManagerClient(common),
-      cloudwatch: new CloudWatchClient(common),
+      ec2: new EC2Client(sdkClientConfig(common)),
+      rds: new RDSClient(sdkClientConfig(common)),
+      s3: new S3Client(s3ClientConfig(common)),
+      iam: new IAMClient(sdkClientConfig(common)),
+      secrets: new SecretsManagerClient(sdkClientConfig(common)),
+      cloudwatch: new CloudWatchClient(sdkClientConfig(common)),
     };
     // The backend collects a window again once its datapoints are due:
     // the publisher's lag plus its 0.5 s tick and the sampler's 1 s.

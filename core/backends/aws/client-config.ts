@@ -13,6 +13,12 @@ export interface AwsClientOptions {
   readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
   /** SDK retry attempts for throttling and 5xx (the state machine retries on top). */
   readonly maxAttempts?: number;
+  /**
+   * How long one request may take before it fails with a TimeoutError, which the SDK's retry
+   * strategy retries as transient; undefined: no limit (the SDK's default, bounded on Lambda by the
+   * function's timeout).
+   */
+  readonly requestTimeoutMs?: number;
 }
 
 /** The configuration every client of these options is constructed with. */
@@ -22,6 +28,11 @@ export function sdkClientConfig(options: AwsClientOptions) {
     maxAttempts: options.maxAttempts ?? 5,
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
     ...(options.credentials ? { credentials: { ...options.credentials } } : {}),
+    // throwOnRequestTimeout: without it the Node.js handler only logs a warning when requestTimeout
+    // passes (@smithy/types NodeHttpHandlerOptions).
+    ...(options.requestTimeoutMs !== undefined
+      ? { requestHandler: { requestTimeout: options.requestTimeoutMs, throwOnRequestTimeout: true } }
+      : {}),
   };
 }
 
