@@ -50,7 +50,8 @@ async function rehearse(
 ): Promise<{ r: RehearsalResult; lines: string[]; lake: LocalLakeStore }> {
   const lakeDir = join(file.work, `${name}-lake`);
   // Seconds since the start on every line: a failed expectation on the lines shows where time went.
-  const { r, timed } = await rehearseFile(file, specFile(name, clusterParameters), { lakeDir, ...extra });
+  // Aborted (with its lines printed) at 150 s, before the tests' 180-s Jest timeout.
+  const { r, timed } = await rehearseFile(file, specFile(name, clusterParameters), { lakeDir, ...extra }, 150_000);
   return { r, lines: timed, lake: new LocalLakeStore(lakeDir) };
 }
 
