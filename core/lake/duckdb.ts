@@ -155,6 +155,20 @@ const READ_STATEMENTS: ReadonlySet<StatementType> = new Set([StatementType.SELEC
 /** How often a query is retried with one more unreadable file left out. */
 const MAX_SKIPPED_FILES = 50;
 
+/** How often a query is retried with its tables listed again because a listed file was gone. */
+const MAX_RELISTS = 5;
+
+/**
+ * The listed lake file a DuckDB error says is no longer there: gone before the query bound its views
+ * ("IO Error: No files found that match the pattern "<path>"") or while it read them ("IO Error:
+ * Cannot open file "<path>": No such file or directory").
+ */
+function vanishedFile(message: string, files: ReadonlySet<string>): string | undefined {
+  const m = /No files found that match the pattern "([^"]+)"|Cannot open file "([^"]+)": No such file/.exec(message);
+  const file = m?.[1] ?? m?.[2];
+  return file !== undefined && files.has(file) && !existsSync(file) ? file : undefined;
+}
+
 /** The lake file a DuckDB read error names, and the error's first sentence (DuckDB quotes no file content in it). */
 function unreadableFile(message: string, files: ReadonlySet<string>): SkippedLakeFile | undefined {
   const file = /in file "([^"]+)"/.exec(message)?.[1];
@@ -233,6 +247,8 @@ export class LocalLake implements LakeReader {
     private readonly instance: DuckDBInstance,
     private readonly connection: DuckDBConnection,
     private readonly files: Map<LakeTable, string[]>,
+    /** The table's files in the lake now, in the scope the lake was opened with. */
+    private readonly listFiles: (table: LakeTable) => string[],
   ) {}
 
   /**
@@ -267,7 +283,7 @@ export class LocalLake implements LakeReader {
       return ofRuns === undefined ? all : all.filter(ofRuns);
     };
     const files = new Map(LAKE_TABLES.map((t) => [t, filesOf(t)] as const));
-    const lake = new LocalLake(lakeDir, instance, connection, files);
+    const lake = new LocalLake(lakeDir, instance, connection, files, filesOf);
     try {
       for (const table of LAKE_TABLES) await connection.run(tableViewSql(table, files.get(table)!));
       for (const view of allViewSql()) await connection.run(view.sql);
@@ -292,15 +308,30 @@ export class LocalLake implements LakeReader {
   /**
    * Runs `read`; when DuckDB cannot read one lake file (a truncated line, a value of the wrong type),
    * that file is left out of its table's view, named in skippedFiles, and `read` runs again, so one
-   * bad file does not hide every other run.
+   * bad file does not hide every other run. When a listed file is gone (another run's end compacted
+   * its JSON Lines files into Parquet since the lake was opened: core/lake/compact.ts), the table is
+   * listed again, which finds the Parquet file instead, and `read` runs again.
    */
   private async readSkippingBadFiles<T>(read: () => Promise<T>): Promise<T> {
-    for (;;) {
+    for (let relisted = 0; ;) {
       try {
         return await read();
       } catch (e) {
+        const message = (e as Error).message;
         const all = new Set([...this.files.values()].flat());
-        const bad = this.skipped.length < MAX_SKIPPED_FILES ? unreadableFile((e as Error).message, all) : undefined;
+        const gone = vanishedFile(message, all);
+        if (gone !== undefined && relisted < MAX_RELISTS) {
+          relisted++;
+          const skipped = new Set(this.skipped.map((f) => f.file));
+          for (const [table, list] of this.files) {
+            if (!list.includes(gone)) continue;
+            const now = this.listFiles(table).filter((f) => !skipped.has(f));
+            this.files.set(table, now);
+            await this.connection.run(tableViewSql(table, now));
+          }
+          continue;
+        }
+        const bad = this.skipped.length < MAX_SKIPPED_FILES ? unreadableFile(message, all) : undefined;
         if (bad === undefined) throw e;
         this.skipped.push(bad);
         for (const [table, list] of this.files) {

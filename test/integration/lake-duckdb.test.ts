@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { withLake } from '../../core/lake/duckdb';
+import { compactRun } from '../../core/lake/compact';
+import { LocalLake, withLake } from '../../core/lake/duckdb';
 import { resultsText } from '../../core/lake/results';
 import {
   DT,
@@ -313,5 +314,42 @@ describe('results lake through DuckDB', () => {
     // Assert
     expect(scoped).toEqual([2, 2]);
     expect(runsOnly).toEqual([3, 0]);
+  });
+
+  it("reads a run that another run's end compacted after the lake was opened, from its Parquet file", async () => {
+    // Arrange: two runs' steps as JSON Lines; the lake opened (its views list those files)
+    for (const id of ['mine', 'other']) {
+      writeRun(lakeDir, runRow({ run_id: id }));
+      writeStepTable(lakeDir, 'steps', [
+        stepRow({ run_id: id, variant: 'a', step_id: 'rw-t4', client_id: 'c1', tps: 100 }),
+        stepRow({ run_id: id, variant: 'a', step_id: 'rw-t4', client_id: 'c2', tps: 50 }),
+      ]);
+    }
+    const lake = await LocalLake.open(lakeDir);
+    try {
+      // Act: the other run compacted (its JSON Lines files removed) before the query
+      await compactRun(lakeDir, { runId: 'other', dt: DT });
+      const rows = await lake.query<{ run_id: string; client_id: string; tps: number }>(
+        'SELECT run_id, client_id, tps FROM steps ORDER BY run_id, client_id',
+      );
+      const summary = await lake.query<{ run_id: string; tps: number }>(
+        'SELECT run_id, tps FROM step_summary ORDER BY run_id',
+      );
+
+      // Assert: every row, read from the Parquet file, and no file left out
+      expect(rows).toEqual([
+        { run_id: 'mine', client_id: 'c1', tps: 100 },
+        { run_id: 'mine', client_id: 'c2', tps: 50 },
+        { run_id: 'other', client_id: 'c1', tps: 100 },
+        { run_id: 'other', client_id: 'c2', tps: 50 },
+      ]);
+      expect(summary).toEqual([
+        { run_id: 'mine', tps: 150 },
+        { run_id: 'other', tps: 150 },
+      ]);
+      expect(lake.skippedFiles).toEqual([]);
+    } finally {
+      lake.close();
+    }
   });
 });
