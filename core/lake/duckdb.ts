@@ -323,24 +323,24 @@ export class LocalLake implements LakeReader {
         if (gone !== undefined && relisted < MAX_RELISTS) {
           relisted++;
           const skipped = new Set(this.skipped.map((f) => f.file));
-          for (const [table, list] of this.files) {
-            if (!list.includes(gone)) continue;
-            const now = this.listFiles(table).filter((f) => !skipped.has(f));
-            this.files.set(table, now);
-            await this.connection.run(tableViewSql(table, now));
-          }
+          await this.replaceFilesOf(gone, (table) => this.listFiles(table).filter((f) => !skipped.has(f)));
           continue;
         }
         const bad = this.skipped.length < MAX_SKIPPED_FILES ? unreadableFile(message, all) : undefined;
         if (bad === undefined) throw e;
         this.skipped.push(bad);
-        for (const [table, list] of this.files) {
-          if (!list.includes(bad.file)) continue;
-          const kept = list.filter((f) => f !== bad.file);
-          this.files.set(table, kept);
-          await this.connection.run(tableViewSql(table, kept));
-        }
+        await this.replaceFilesOf(bad.file, (_, list) => list.filter((f) => f !== bad.file));
       }
+    }
+  }
+
+  /** Gives each table that lists `file` the files `next` says, and makes its view read them. */
+  private async replaceFilesOf(file: string, next: (table: LakeTable, list: string[]) => string[]): Promise<void> {
+    for (const [table, list] of this.files) {
+      if (!list.includes(file)) continue;
+      const files = next(table, list);
+      this.files.set(table, files);
+      await this.connection.run(tableViewSql(table, files));
     }
   }
 

@@ -323,8 +323,9 @@ function bareClientPaths(commands: readonly string[]): string[] {
  * Athena work group over the lake and the regression topic (moto keeps what is published to it).
  */
 async function verdictInfrastructure(common: AwsClientOptions, config: AwsBackendConfig): Promise<AwsBackendConfig> {
-  const athena = new AthenaClient(sdkClientConfig(common));
-  const sns = new SNSClient(sdkClientConfig(common));
+  const clientConfig = sdkClientConfig(common);
+  const athena = new AthenaClient(clientConfig);
+  const sns = new SNSClient(clientConfig);
   try {
     const workGroup = 'aurora-bench';
     await athena.send(
@@ -624,13 +625,14 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
       : await startMotoServer(options.repoRoot);
     log(`moto server on ${moto.endpoint}${moto.pid > 0 ? ` (pid ${moto.pid})` : ''}; rehearsal files in ${dir}`);
     const common = motoClientOptions(plan.region, moto.endpoint);
+    const rawConfig = sdkClientConfig(common);
     raw = {
-      ec2: new EC2Client(sdkClientConfig(common)),
-      rds: new RDSClient(sdkClientConfig(common)),
+      ec2: new EC2Client(rawConfig),
+      rds: new RDSClient(rawConfig),
       s3: new S3Client(s3ClientConfig(common)),
-      iam: new IAMClient(sdkClientConfig(common)),
-      secrets: new SecretsManagerClient(sdkClientConfig(common)),
-      cloudwatch: new CloudWatchClient(sdkClientConfig(common)),
+      iam: new IAMClient(rawConfig),
+      secrets: new SecretsManagerClient(rawConfig),
+      cloudwatch: new CloudWatchClient(rawConfig),
     };
     // The backend collects a window again once its datapoints are due:
     // the publisher's lag plus its 0.5 s tick and the sampler's 1 s.

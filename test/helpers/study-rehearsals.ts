@@ -24,7 +24,7 @@ import { ENGINES } from '../../core/aurora/engines';
 import { scaleSpec } from '../../core/experiment/scale';
 import type { Spec } from '../../core/experiment/schema';
 import { isSpecSchemaFile, loadSpecFile } from '../../core/experiment/validate';
-import { rehearsalFile, rehearse, REPO_ROOT as ROOT, type RehearsalFile } from './rehearsal-file';
+import { rehearsalFile, rehearse, REPO_ROOT as ROOT } from './rehearsal-file';
 
 const EXPERIMENTS = join(ROOT, 'experiments');
 /** A db.serverless variant's capacity range as the rehearsal prints it ("0.5-8"). */
@@ -114,10 +114,6 @@ export function rehearseStudies(part: number, parts: number): void {
     for (const lake of openLakes) lake.close();
   });
   const mine = studies.filter((_, i) => i % parts === part - 1);
-  describeStudies(file, openLakes, mine);
-}
-
-function describeStudies(file: RehearsalFile, openLakes: LocalLake[], mine: readonly string[]): void {
   describe('every study through the AWS rehearsal', () => {
     it('finds the studies', () => {
       // Every experiment file but the schema and quickstart (rehearsed by the CLI test): a new study is rehearsed too.
