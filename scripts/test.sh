@@ -13,35 +13,36 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
 mkdir -p test-output
 set +e
-# The unit layer first, alone on both cores: beside the static checks each would take about the
-# other's time on top of its own (two CPU-bound jobs on two cores), so nothing is saved by overlap
-# and the unit layer's result comes first.
+# The unit layer first, alone on both cores, so its result comes first: its seeded simulations are
+# CPU-bound tests under Jest's timeout, which a niced run could starve.
 npx jest --ci --selectProjects unit --maxWorkers=100% --passWithNoTests --json \
   --outputFile=test-output/jest-unit.json "$@"
 unit_code=$?
-# Then the static checks, two at a time: eslint (type-aware, the longest) beside prettier,
-# asl-validator, knip and the line length of scripts and docs, which are short. The type check is
-# setup's build (scripts/setup.sh: tsc -p tsconfig.json fails it on any type error), not a second
-# tsc run. Not beside the server layers: those keep both cores busy, and CPU-bound checks beside
-# them lengthen the layers by about their own time. Each check's output is shown, in order, once
-# all are done; any failure fails the run at the end.
+# Then the static checks (asl-validator, prettier, eslint, knip, the line length of scripts and docs)
+# beside the server layers, at the lowest CPU priority (nice 19): the server layers leave part of the
+# two cores idle (waits, steps winding down, the last files alone), and a niced process gets only
+# that, so the checks take no time of their own and barely slow the layers (at normal priority
+# beside them they lengthened the layers by about their own time). The type check is setup's build
+# (scripts/setup.sh: tsc -p tsconfig.json fails it on any type error), not a second tsc run. Each
+# check's output is shown, in order, once all are done; any failure fails the run at the end.
 run_check() {
   local name=$1
   shift
   {
     echo "test: $name"
-    "$@"
+    nice -n 19 "$@"
     echo "$?" >"test-output/check-$name.code"
   } >"test-output/check-$name.log" 2>&1
 }
 run_check lint npm run --silent lint &
 lint_pid=$!
-run_check asl-validator npx asl-validator --json-path state-machines/benchmark.asl.json
-run_check format npm run --silent format:check
-run_check deadcode npm run --silent deadcode
-run_check line-length bash scripts/check-line-length.sh
-wait "$lint_pid"
-cat test-output/check-{asl-validator,format,lint,deadcode,line-length}.log
+{
+  run_check asl-validator npx asl-validator --json-path state-machines/benchmark.asl.json
+  run_check format npm run --silent format:check
+  run_check deadcode npm run --silent deadcode
+  run_check line-length bash scripts/check-line-length.sh
+} &
+checks_pid=$!
 # Every other layer (each folder under test/ is a Jest project: jest.config.js), three files at a
 # time: most of their time is fixed-length sysbench steps and waits, which overlap, and every file
 # keeps its servers, ports and directories to itself (a fourth at a time took no less: the layers
@@ -49,6 +50,8 @@ cat test-output/check-{asl-validator,format,lint,deadcode,line-length}.log
 npx jest --ci --ignoreProjects unit --maxWorkers=3 --passWithNoTests --json \
   --outputFile=test-output/jest-servers.json "$@"
 servers_code=$?
+wait "$lint_pid" "$checks_pid"
+cat test-output/check-{asl-validator,format,lint,deadcode,line-length}.log
 check_code() { cat "test-output/check-$1.code" 2>/dev/null || echo 1; }
 asl_code=$(check_code asl-validator)
 format_code=$(check_code format)

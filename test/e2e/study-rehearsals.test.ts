@@ -2,7 +2,7 @@
  * Each of the five studies rehearsed locally, end to end, and its report read in a browser: the
  * experiment file at --scale small (real MariaDB writer and replicas, real sysbench 1.0.20, the
  * local workflow), cut further for CI to one run per study with short steps (the cuts are listed
- * in CI_CUTS: fewer variants, workloads and points, 3-s steps), then `report --html` opened in
+ * in CI_CUTS: fewer variants, workloads and points, 2-s steps), then `report --html` opened in
  * headless Chromium. The run must end succeeded and the page open with the study's answer, with
  * data in every chart and no table wider than a 1,280-px window. Screenshots are kept under
  * test-output/study-rehearsals/.
@@ -117,7 +117,7 @@ describe('the five studies rehearsed locally (--scale small, cut for CI) and the
       const doc = JSON.parse(readFileSync(join(repoRoot, 'experiments', `${study}.json`), 'utf8')) as Doc;
       delete doc['$schema'];
       CI_CUTS[study]!(doc);
-      doc.defaults = { ...doc.defaults, durationS: 3, warmupS: 0, reportIntervalS: 1 };
+      doc.defaults = { ...doc.defaults, durationS: 2, warmupS: 0, reportIntervalS: 1 };
       doc['repeats'] = Math.min(Number(doc['repeats'] ?? 1), 2);
       const specFile = join(work, `${study}.json`);
       writeFileSync(specFile, JSON.stringify(doc));
