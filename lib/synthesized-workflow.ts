@@ -219,6 +219,23 @@ export function synthesizeBundledCached(o: SynthesizeWorkflowOptions, cacheDir: 
     return load();
   }
   mkdirSync(cacheDir, { recursive: true });
+  // Processes that miss the same entry at once (rehearsals started together after a code change)
+  // bundle it once: the first takes the lock, the others wait for its entry.
+  const release = lockSynthesis(`${dir}.lock`, () => existsSync(index));
+  if (release === undefined) {
+    touch(dir);
+    return load();
+  }
+  try {
+    writeBundled(o, dir, cacheDir);
+  } finally {
+    release();
+  }
+  return load();
+}
+
+/** Synthesizes with bundling into a temporary folder, renames it to `dir`, prunes the cache. */
+function writeBundled(o: SynthesizeWorkflowOptions, dir: string, cacheDir: string): void {
   const tmp = `${dir}.${process.pid}.tmp`;
   rmSync(tmp, { recursive: true, force: true });
   const { template, workflow, taskByLogicalId } = synthesizeInto(o, tmp, true);
@@ -238,7 +255,68 @@ export function synthesizeBundledCached(o: SynthesizeWorkflowOptions, cacheDir: 
     rmSync(tmp, { recursive: true, force: true });
   }
   pruneSynthesisCache(cacheDir, 'bundled', KEEP_BUNDLED);
-  return load();
+}
+
+/** How long a waiter sleeps between looks at a synthesis another process is writing. */
+const LOCK_POLL_MS = 250;
+/**
+ * A lock older than this is taken over whoever holds it: a bundled synthesis takes tens of seconds,
+ * and a pid can be reused by another process after its holder died.
+ */
+const LOCK_STALE_MS = 10 * 60_000;
+/** A lock folder still without its holder's pid after this was left by a process that died creating it. */
+const LOCK_PID_GRACE_MS = 10_000;
+
+/**
+ * Takes the lock folder `lock` (mkdir is atomic: one process creates it) and returns its release;
+ * while another live process holds it, waits until `done()` (that process wrote the entry:
+ * undefined is returned, as whenever `done()` holds) or the lock is gone (it failed: this one
+ * takes over). A lock whose holder
+ * no longer runs, or that is stale (LOCK_STALE_MS), is taken over.
+ * @internal exported for its tests (a test seam)
+ */
+export function lockSynthesis(lock: string, done: () => boolean): (() => void) | undefined {
+  const sleeper = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      writeFileSync(join(lock, 'pid'), String(process.pid));
+      const release = () => rmSync(lock, { recursive: true, force: true });
+      // The holder it waited for may have written the entry and released the lock since the last look.
+      if (!done()) return release;
+      release();
+      return undefined;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    if (done()) return undefined;
+    if (lockHeld(lock)) Atomics.wait(sleeper, 0, 0, LOCK_POLL_MS);
+    else rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+/** Whether the lock's holder still runs and the lock is not stale. */
+function lockHeld(lock: string): boolean {
+  let ageMs: number;
+  try {
+    ageMs = Date.now() - statSync(lock).mtimeMs;
+  } catch {
+    return true; // released meanwhile: the next mkdir tells
+  }
+  if (ageMs > LOCK_STALE_MS) return false;
+  let pid: number;
+  try {
+    pid = Number(readFileSync(join(lock, 'pid'), 'utf8'));
+  } catch {
+    return ageMs < LOCK_PID_GRACE_MS; // its holder has not written its pid yet, or died before it could
+  }
+  if (!Number.isInteger(pid) || pid <= 0) return ageMs < LOCK_PID_GRACE_MS;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'; // EPERM: it runs, as another user
+  }
 }
 
 /** Cache entries kept of each kind: a bundled synthesis is about 70 MB, a workflow definition tens of kB. */

@@ -1,12 +1,20 @@
 /**
  * The synthesis cache of `run --aws-rehearsal` (lib/synthesized-workflow.ts synthesizeWorkflowCached):
  * a second process reuses the first one's synthesis, and anything the synthesis depends on gives
- * another cache entry; old entries are pruned when a new one is written.
+ * another cache entry; old entries are pruned when a new one is written. Processes that miss the
+ * same bundled entry at once write it once (lockSynthesis), with real processes holding the lock.
  */
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pruneSynthesisCache, synthesisDigest, synthesizeWorkflowCached } from '../../lib/synthesized-workflow';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import {
+  lockSynthesis,
+  pruneSynthesisCache,
+  synthesisDigest,
+  synthesizeWorkflowCached,
+} from '../../lib/synthesized-workflow';
 import { PROJECT_ROOT } from './cdk-fixture';
 
 describe('synthesizeWorkflowCached', () => {
@@ -116,5 +124,79 @@ describe('synthesizeWorkflowCached', () => {
     // Assert
     expect(removed.sort()).toEqual([entries[2], entries[3]].sort());
     expect(readdirSync(cacheDir).sort()).toEqual([entries[0], entries[1], entries[4]].sort());
+  });
+});
+
+describe('lockSynthesis', () => {
+  let work: string;
+  beforeEach(() => {
+    work = mkdtempSync(join(tmpdir(), 'ab-synth-lock-'));
+  });
+  afterEach(() => rmSync(work, { recursive: true, force: true }));
+
+  /** A process that holds `lock` (its pid inside), writes `entry` after `ms`, then releases the lock. */
+  function holder(lock: string, entry: string | undefined, ms: number) {
+    mkdirSync(lock);
+    const script =
+      `setTimeout(() => { ${entry ? `require('fs').writeFileSync(${JSON.stringify(entry)}, 'x'); ` : ''}` +
+      `require('fs').rmSync(${JSON.stringify(lock)}, { recursive: true, force: true }); }, ${ms});`;
+    const child = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
+    writeFileSync(join(lock, 'pid'), String(child.pid));
+    return new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  }
+
+  it('waits while a live process holds the lock, and takes no lock once that process wrote the entry', async () => {
+    // Arrange
+    const lock = join(work, 'bundled-x.lock');
+    const entry = join(work, 'entry');
+    const exited = holder(lock, entry, 800);
+    const started = Date.now();
+
+    // Act
+    const release = lockSynthesis(lock, () => existsSync(entry));
+
+    // Assert
+    expect({ release, entryWritten: existsSync(entry) }).toEqual({ release: undefined, entryWritten: true });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(500);
+    await exited;
+  });
+
+  it('takes the lock when its holder releases it without writing the entry, and releases it', async () => {
+    // Arrange
+    const lock = join(work, 'bundled-x.lock');
+    const exited = holder(lock, undefined, 500);
+
+    // Act
+    const release = lockSynthesis(lock, () => false);
+
+    // Assert
+    expect(readFileSync(join(lock, 'pid'), 'utf8')).toBe(String(process.pid));
+    release!();
+    expect(existsSync(lock)).toBe(false);
+    await exited;
+  });
+
+  it('takes over at once a lock whose holder died, and one left without a pid', () => {
+    // Arrange: the pid of a process that has exited; a lock folder a minute old with no pid inside.
+    const dead = join(work, 'dead.lock');
+    mkdirSync(dead);
+    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    writeFileSync(join(dead, 'pid'), gone.stdout);
+    const empty = join(work, 'empty.lock');
+    mkdirSync(empty);
+    const minuteAgo = new Date(Date.now() - 60_000);
+    utimesSync(empty, minuteAgo, minuteAgo);
+    const started = Date.now();
+
+    // Act
+    const releases = [lockSynthesis(dead, () => false), lockSynthesis(empty, () => false)];
+
+    // Assert
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(releases.map((r) => typeof r)).toEqual(['function', 'function']);
+    expect([dead, empty].map((l) => readFileSync(join(l, 'pid'), 'utf8'))).toEqual([
+      String(process.pid),
+      String(process.pid),
+    ]);
   });
 });
