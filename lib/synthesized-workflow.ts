@@ -187,8 +187,9 @@ function functionsOf(
  * The app synthesized as `cdk synth` writes it for `cdk deploy`, Lambda bundling included (esbuild,
  * tens of seconds), kept under `cacheDir` in a folder named by the digest of what it depends on
  * (synthesisDigest, the lock file the bundles' packages come from and package.json). The folder is
- * written whole under a temporary name, then renamed: a concurrent reader sees all or nothing.
- * Writing one prunes the cache to the KEEP_BUNDLED most recently used. `run --aws-rehearsal` runs
+ * written whole under a temporary name, then renamed: a concurrent reader sees all or nothing, and
+ * processes that miss the same entry at once write it once (lockSynthesis). Writing one prunes the
+ * cache to the KEEP_BUNDLED most recently used. `run --aws-rehearsal` runs
  * these functions (bin/aws-rehearsal.ts); test/bundles loads each.
  */
 export function synthesizeBundledCached(o: SynthesizeWorkflowOptions, cacheDir: string): BundledSynthesis {
@@ -219,8 +220,7 @@ export function synthesizeBundledCached(o: SynthesizeWorkflowOptions, cacheDir: 
     return load();
   }
   mkdirSync(cacheDir, { recursive: true });
-  // Processes that miss the same entry at once (rehearsals started together after a code change)
-  // bundle it once: the first takes the lock, the others wait for its entry.
+  // Rehearsals started together after a code change: the first bundles, the others wait for its entry.
   const release = lockSynthesis(`${dir}.lock`, () => existsSync(index));
   if (release === undefined) {
     touch(dir);
@@ -271,8 +271,7 @@ const LOCK_PID_GRACE_MS = 10_000;
  * Takes the lock folder `lock` (mkdir is atomic: one process creates it) and returns its release;
  * while another live process holds it, waits until `done()` (that process wrote the entry:
  * undefined is returned, as whenever `done()` holds) or the lock is gone (it failed: this one
- * takes over). A lock whose holder
- * no longer runs, or that is stale (LOCK_STALE_MS), is taken over.
+ * takes over). A lock whose holder no longer runs, or that is stale (LOCK_STALE_MS), is taken over.
  * @internal exported for its tests (a test seam)
  */
 export function lockSynthesis(lock: string, done: () => boolean): (() => void) | undefined {
