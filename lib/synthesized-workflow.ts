@@ -23,6 +23,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { App, Stack, type CfnElement } from 'aws-cdk-lib';
+import { isAlive } from '../core/backends/local/processes';
 import { TASK_NAMES, type TaskName } from '../core/workflow/task-names';
 import { buildAuroraBenchApp } from './app';
 import { CONFIG_CONTEXT_KEY } from './config';
@@ -309,13 +310,8 @@ function lockHeld(lock: string): boolean {
   } catch {
     return ageMs < LOCK_PID_GRACE_MS; // its holder has not written its pid yet, or died before it could
   }
-  if (!Number.isInteger(pid) || pid <= 0) return ageMs < LOCK_PID_GRACE_MS;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'; // EPERM: it runs, as another user
-  }
+  if (!Number.isInteger(pid) || pid <= 0) return ageMs < LOCK_PID_GRACE_MS; // being written
+  return isAlive(pid);
 }
 
 /** Cache entries kept of each kind: a bundled synthesis is about 70 MB, a workflow definition tens of kB. */

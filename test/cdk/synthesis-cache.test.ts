@@ -4,11 +4,20 @@
  * another cache entry; old entries are pruned when a new one is written. Processes that miss the
  * same bundled entry at once write it once (lockSynthesis), with real processes holding the lock.
  */
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import {
   lockSynthesis,
   pruneSynthesisCache,

@@ -14,38 +14,6 @@ const CLI = join(REPO, 'dist', 'bin', 'aurora-bench.js');
 
 let work: string;
 let runRoot: string;
-
-/** Files named `name` under `dirs` (recursively); none where a folder is gone meanwhile. */
-function filesNamed(dirs: readonly string[], name: string): string[] {
-  return dirs.flatMap((dir) => {
-    try {
-      return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-        .filter((f) => basename(f) === name)
-        .map((f) => join(dir, f));
-    } catch {
-      return [];
-    }
-  });
-}
-
-/**
- * Resolves once a runner's output.log under `dirs` holds a report interval (client/lua/aurora_bench_hook.lua
- * prints one JSON line `{"aurora_bench":1,...}` per interval), or after `timeoutMs`.
- */
-async function waitForReportInterval(dirs: readonly string[], timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const printed = filesNamed(dirs, 'output.log').some((f) => {
-      try {
-        return readFileSync(f, 'utf8').includes('{"aurora_bench":1,');
-      } catch {
-        return false;
-      }
-    });
-    if (printed) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 let env: NodeJS.ProcessEnv;
 /** CLI processes a test started in the background: killed (with what they started) if a test fails midway. */
 const children: ChildProcess[] = [];
@@ -97,6 +65,38 @@ const small = {
 };
 
 const mariadbdUnder = (dir: string): string[] => serverProcessesUnder('mariadbd', dir);
+
+/** Files named `name` under `dirs` (recursively); none where a folder is gone meanwhile. */
+function filesNamed(dirs: readonly string[], name: string): string[] {
+  return dirs.flatMap((dir) => {
+    try {
+      return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+        .filter((f) => basename(f) === name)
+        .map((f) => join(dir, f));
+    } catch {
+      return [];
+    }
+  });
+}
+
+/**
+ * Resolves once a runner's output.log under `dirs` holds a report interval (client/lua/aurora_bench_hook.lua
+ * prints one JSON line `{"aurora_bench":1,...}` per interval), or after `timeoutMs`.
+ */
+async function waitForReportInterval(dirs: readonly string[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const printed = filesNamed(dirs, 'output.log').some((f) => {
+      try {
+        return readFileSync(f, 'utf8').includes('{"aurora_bench":1,');
+      } catch {
+        return false;
+      }
+    });
+    if (printed) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
 
 describe('aurora-bench CLI, locally', () => {
   it('runs an experiment end to end and the lake answers through DuckDB', () => {
