@@ -52,7 +52,15 @@ export async function startMariadb(opts: {
   const socket = join(dir, 'mysqld.sock');
   const install = spawnSync(
     'mariadb-install-db',
-    ['--no-defaults', `--datadir=${join(dir, 'data')}`, '--user=root', '--auth-root-authentication-method=normal'],
+    // Its own tmpdir, as the product's servers have (core/backends/local/mariadb-server.ts): the shared TMPDIR holds
+    // every other test's files, and its temporary tables must not be cleaned away under it.
+    [
+      '--no-defaults',
+      `--datadir=${join(dir, 'data')}`,
+      `--tmpdir=${dir}`,
+      '--user=root',
+      '--auth-root-authentication-method=normal',
+    ],
     {
       encoding: 'utf8',
     },
@@ -67,6 +75,7 @@ export async function startMariadb(opts: {
     [
       '--no-defaults',
       `--datadir=${join(dir, 'data')}`,
+      `--tmpdir=${dir}`,
       '--user=root',
       '--bind-address=127.0.0.1',
       `--port=${port}`,
