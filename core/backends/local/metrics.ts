@@ -11,7 +11,7 @@
  *   NetworkTransmitThroughput Bytes_sent / s          NetworkReceiveThroughput  Bytes_received / s
  *   DatabaseConnections       Threads_connected - the sampler's own session - Slaves_connected (binlog dump threads)
  *   BufferCacheHitRatio       100 * (1 - Innodb_buffer_pool_reads / Innodb_buffer_pool_read_requests), deltas;
- *                             no row for a second without read requests
+ *                             a second without read requests: the same of the lifetime counters
  *   Deadlocks                 Innodb_deadlocks / s
  *   AuroraReplicaLag          readers only: the heartbeat probe of cluster.ts, ms
  *   ReadIOPS / WriteIOPS      Innodb_data_reads / Innodb_data_writes per s (InnoDB's own file reads and writes)
@@ -257,9 +257,17 @@ export class ServerMetricsSampler {
     push('NetworkTransmitThroughput', rate(delta('Bytes_sent')));
     push('NetworkReceiveThroughput', rate(delta('Bytes_received')));
     push('DatabaseConnections', Math.max(0, n(b, 'Threads_connected') - 1 - n(b, 'Slaves_connected')));
+    // A ratio for every second, as CloudWatch has a BufferCacheHitRatio datapoint for every period: a
+    // second without read requests has no ratio of its own and reports the server's lifetime one.
     const requests = delta('Innodb_buffer_pool_read_requests');
+    const lifetimeRequests = n(b, 'Innodb_buffer_pool_read_requests');
     if (requests > 0)
       push('BufferCacheHitRatio', 100 * (1 - Math.min(requests, delta('Innodb_buffer_pool_reads')) / requests));
+    else if (lifetimeRequests > 0)
+      push(
+        'BufferCacheHitRatio',
+        100 * (1 - Math.min(lifetimeRequests, n(b, 'Innodb_buffer_pool_reads')) / lifetimeRequests),
+      );
     push('Deadlocks', rate(delta('Innodb_deadlocks')));
     push('ReadIOPS', rate(delta('Innodb_data_reads')));
     push('WriteIOPS', rate(delta('Innodb_data_writes')));

@@ -12,7 +12,7 @@
  *                        (cutime+cstime)) delta / wall time / CPUs the server may use * 100
  *   CommitThroughput     pg_stat_database.xact_commit delta / s, less the sampler's own transactions
  *   Deadlocks            pg_stat_database.deadlocks delta / s
- *   BufferCacheHitRatio  100 * blks_hit / (blks_hit + blks_read), deltas; no row for a second without reads
+ *   BufferCacheHitRatio  100 * blks_hit / (blks_hit + blks_read), deltas; without reads, the lifetime counters'
  *   DatabaseConnections  client backends in pg_stat_activity, less the sampler's own
  *   AuroraReplicaLag     readers: heartbeat UPDATE on the primary → visible on the replica, ms
  *   ReadIOPS             pg_stat_database.blks_read delta / s (blocks read from outside shared
@@ -514,7 +514,11 @@ export class PostgresMetricsSampler {
       push('Deadlocks', (now.deadlocks - before.deadlocks) / dt);
       const reads = now.blksRead - before.blksRead;
       const hits = now.blksHit - before.blksHit;
+      // A ratio for every second, as CloudWatch has a datapoint for every period: a second without
+      // reads has no ratio of its own and reports the database's lifetime one.
       if (reads + hits > 0) push('BufferCacheHitRatio', (100 * hits) / (reads + hits));
+      else if (now.blksRead + now.blksHit > 0)
+        push('BufferCacheHitRatio', (100 * now.blksHit) / (now.blksRead + now.blksHit));
       push('ReadIOPS', Math.max(0, reads) / dt);
       if (now.blocksWritten !== undefined && before.blocksWritten !== undefined)
         push('WriteIOPS', Math.max(0, now.blocksWritten - before.blocksWritten) / dt);
