@@ -9,6 +9,7 @@ import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Validations } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import { awsConfigToEnv } from '../core/backends/aws/config';
+import { runnerBundleDigest } from '../core/backends/aws/runner-command';
 import { BACKEND_CONFIG_OUTPUT, STACK_OUTPUTS } from '../core/backends/aws/stack-outputs';
 import { TASK_NAMES, type TaskName } from '../core/workflow/task-names';
 import { grantSweeperPermissions, grantTaskPermissions } from './backend-permissions';
@@ -123,6 +124,8 @@ export class AuroraBenchStack extends Stack {
       ),
       serverSecurityGroupId: this.network.serverSecurityGroup.securityGroupId,
       serverInstanceProfileArn: this.servers.instanceProfile.instanceProfileArn,
+      // What RunnerDeployment uploads: a job skips its copy when the client's bundle has this digest.
+      runnerDigest: runnerBundleDigest(clientDir),
       clientSourceUrls: CLIENT_BOOT_DOWNLOADS,
       athenaWorkGroup: this.lake.workGroupName,
       glueDatabase: this.lake.databaseName,

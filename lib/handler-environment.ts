@@ -42,6 +42,8 @@ export interface HandlerEnvironmentProps {
   readonly serverLaunchTemplateIds: Readonly<Partial<Record<ClientArchitecture, string>>>;
   readonly serverSecurityGroupId: string;
   readonly serverInstanceProfileArn: string;
+  /** runnerBundleDigest of the client/ deployed under runner/ (core/backends/aws/runner-command.ts). */
+  readonly runnerDigest: string;
   /** What the clients' user data downloads ({"sysbench": clients.sysbenchSourceUrl}): the preflight checks they can. */
   readonly clientSourceUrls?: Readonly<Record<string, string>>;
   /** The lake through Athena (the verdicts of a run read the experiment's history there). */
@@ -72,6 +74,7 @@ export function handlerBackendConfig(scope: IConstruct, props: HandlerEnvironmen
     serverSecurityGroupId: props.serverSecurityGroupId,
     serverInstanceProfileArn: props.serverInstanceProfileArn,
     runnerS3Uri: `s3://${props.bucketName}/${RUNNER_PREFIX}`,
+    runnerDigest: props.runnerDigest,
     tagKeyPrefix: TAG_KEY_PREFIX,
     ssmDocumentName: AWS_CONFIG_DEFAULTS.ssmDocumentName,
     masterUsername: AWS_CONFIG_DEFAULTS.masterUsername,

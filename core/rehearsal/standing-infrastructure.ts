@@ -31,6 +31,7 @@ import { CreateInstanceProfileCommand, type IAMClient } from '@aws-sdk/client-ia
 import { CreateDBSubnetGroupCommand, type RDSClient } from '@aws-sdk/client-rds';
 import { CreateBucketCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { AWS_CONFIG_DEFAULTS, type AwsBackendConfig } from '../backends/aws/config';
+import { runnerBundleDigest } from '../backends/aws/runner-command';
 
 /** Where the stack deploys client/ in the bucket (lib/handler-environment.ts RUNNER_PREFIX). */
 const RUNNER_PREFIX = 'runner/';
@@ -175,6 +176,7 @@ export async function createStandingInfrastructure(
     serverSecurityGroupId: serverSg.GroupId!,
     serverInstanceProfileArn: serverProfile.InstanceProfile!.Arn!,
     runnerS3Uri: `s3://${bucket}/${RUNNER_PREFIX}`,
+    runnerDigest: runnerBundleDigest(clientDir),
     tagKeyPrefix: AWS_CONFIG_DEFAULTS.tagKeyPrefix,
     ssmDocumentName: AWS_CONFIG_DEFAULTS.ssmDocumentName,
     masterUsername: AWS_CONFIG_DEFAULTS.masterUsername,

@@ -221,7 +221,9 @@ describe('every AWS action the code can call is allowed to the role that calls i
       (f) => f.endsWith('.sh') && !f.startsWith('server-'),
     );
     const userData = launchTemplateUserData('client');
-    const ssmCommands = ssmRunnerCommands('eu-west-1', `s3://bucket/${RUNNER_PREFIX}`, ['--phase', 'run']).join('\n');
+    const ssmCommands = ssmRunnerCommands('eu-west-1', `s3://bucket/${RUNNER_PREFIX}`, '', ['--phase', 'run']).join(
+      '\n',
+    );
     const calls: CodeCall[] = [
       ...scripts.flatMap((f) => cliCallsOf(`client/${f}`, readFileSync(join(PROJECT_ROOT, 'client', f), 'utf8'))),
       ...userData.flatMap(([id, text]) => cliCallsOf(`user data of ${id}`, text)),

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { AWS_CONFIG_ENV } from '../../core/backends/aws/config';
 import { cellNames } from '../../core/backends/aws/names';
+import { runnerBundleDigest } from '../../core/backends/aws/runner-command';
 import { LAKE_COLUMNS, LAKE_TABLES } from '../../core/lake/schema';
 import {
   athenaViewSql,
@@ -268,6 +269,8 @@ describe('Workflow', () => {
       expect(vars).toHaveProperty([AWS_CONFIG_ENV.launchTemplateIdX86]);
       expect(vars).toHaveProperty([AWS_CONFIG_ENV.launchTemplateIdArm]);
       expect(render(vars[AWS_CONFIG_ENV.runnerS3Uri])).toMatch(/^s3:\/\/<Lake.*>\/runner\/$/);
+      // The digest of what RunnerDeployment uploads: a job copies the runner only when the client's differs.
+      expect(vars[AWS_CONFIG_ENV.runnerDigest]).toBe(runnerBundleDigest(join(PROJECT_ROOT, 'client')));
     }
   });
 

@@ -7,14 +7,29 @@
  * Secrets Manager are moto (test/aws/moto.ts); the AWS CLI is the real one.
  */
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { clientReadyKey, ssmRunnerCommands, type ClientReadyMarker } from '../../core/backends/aws/runner-command';
+import {
+  clientReadyKey,
+  runnerBundleDigest,
+  ssmRunnerCommands,
+  type ClientReadyMarker,
+} from '../../core/backends/aws/runner-command';
 import type { RunnerJob } from '../../core/backend';
 import { runnerArgs } from '../../core/sysbench/command';
 import type { RunnerResult } from '../../core/sysbench/types';
@@ -213,7 +228,7 @@ describe('client readiness and SSM job commands, bash under AURORA_BENCH_HOME (m
       passwordSecret: secretArn,
       outLocation: `s3://${BUCKET}/raw/c1/s1/prepare/i-0ready0000000001/`,
     });
-    const script = ssmRunnerCommands(REGION, `s3://${BUCKET}/runner/`, argv).join('\n');
+    const script = ssmRunnerCommands(REGION, `s3://${BUCKET}/runner/`, '', argv).join('\n');
     const freshHome = homeOf('i-0fresh000000001');
 
     // Act
@@ -230,6 +245,35 @@ describe('client readiness and SSM job commands, bash under AURORA_BENCH_HOME (m
     expect(result).toMatchObject({ phase: 'prepare', exitCode: 0, sysbenchVersion: '1.0.20' });
     expect(await object('raw/c1/s1/prepare/i-0ready0000000001/output.log')).not.toContain(PASSWORD);
     expect(db.sql('SELECT COUNT(*) FROM sbtest.sbtest1').trim()).toBe('50');
+  });
+
+  it("a job copies the runner only when the client's differs from the stack's digest of client/", async () => {
+    // Arrange: a ready client without the runner; the digest the stack computes of what it deploys.
+    const home = homeOf('i-0digest000000001');
+    mkdirSync(home);
+    writeFileSync(join(home, 'ready'), '{"ready":true}\n');
+    const digest = runnerBundleDigest(CLIENT_DIR);
+    // A bucket that does not exist: a job that tries to copy from it fails.
+    const jobFrom = (bucket: string) =>
+      ssmRunnerCommands(REGION, `s3://${bucket}/runner/`, digest, ['--help']).join('\n');
+    const installed = join(home, 'client', 'lua', 'ready_check.lua');
+
+    // Act
+    const first = await bash(['-c', jobFrom(BUCKET)], clientEnv(home));
+    const unchanged = await bash(['-c', jobFrom('no-such-bucket-here')], clientEnv(home));
+    writeFileSync(installed, '-- changed on the client\n', { flag: 'a' });
+    const changed = await bash(['-c', jobFrom('no-such-bucket-here')], clientEnv(home));
+    const restored = await bash(['-c', jobFrom(BUCKET)], clientEnv(home));
+
+    // Assert: the first job copied the runner; the next found the same digest and copied nothing; a
+    // changed file made the job copy again (from the missing bucket: it failed), then from the stack's.
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain('--phase');
+    expect([unchanged.code, unchanged.stderr]).toEqual([0, '']);
+    expect(changed.code).not.toBe(0);
+    expect(changed.stderr).toContain('NoSuchBucket');
+    expect(restored.code).toBe(0);
+    expect(readFileSync(installed, 'utf8')).toBe(readFileSync(join(CLIENT_DIR, 'lua', 'ready_check.lua'), 'utf8'));
   });
 
   it('the user data reports an install that failed as a not-ready marker under its instance id', async () => {

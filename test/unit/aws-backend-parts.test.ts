@@ -244,15 +244,24 @@ describe('AWS backend helpers', () => {
     expect(shellQuote('plain-arg_1.lua')).toBe('plain-arg_1.lua');
     expect(shellQuote("it's")).toBe(`'it'"'"'s'`);
     expect(shellQuote('a b;rm -rf /')).toBe(`'a b;rm -rf /'`);
-    const cmds = ssmRunnerCommands('us-east-1', 's3://b/runner/', ['--phase', 'run', '--', '--threads=4']);
+    const cmds = ssmRunnerCommands('us-east-1', 's3://b/runner/', '', ['--phase', 'run', '--', '--threads=4']);
     expect(cmds[cmds.length - 1]).toBe(
       'exec node "${AURORA_BENCH_HOME:-/opt/aurora-bench}/client/runner.js" --phase run -- --threads=4',
     );
   });
 
+  it('refuses a runner digest that is not a SHA-256 in hex, which would reach the shell unquoted', () => {
+    expect(() => ssmRunnerCommands('us-east-1', 's3://b/runner/', '$(reboot)', ['--phase', 'run'])).toThrow(
+      'runner digest "$(reboot)" is not a SHA-256 in hex (or empty)',
+    );
+    expect(ssmRunnerCommands('us-east-1', 's3://b/runner/', 'ab'.repeat(32), ['--phase', 'run']).join('\n')).toContain(
+      `!= "${'ab'.repeat(32)}" ]; then`,
+    );
+  });
+
   it('writes every client path under ${AURORA_BENCH_HOME:-/opt/aurora-bench}, never inside single quotes', () => {
     // Act
-    const script = ssmRunnerCommands('us-east-1', 's3://b/runner/', ['--phase', 'run']).join('\n');
+    const script = ssmRunnerCommands('us-east-1', 's3://b/runner/', '', ['--phase', 'run']).join('\n');
 
     // Assert: /opt/aurora-bench only as the default of the variable, and each use expanded by the shell.
     expect(script.split('/opt/aurora-bench').length - 1).toBe(
@@ -266,7 +275,7 @@ describe('AWS backend helpers', () => {
     // Arrange: the commands up to the runner's exec, with bash, under a temp client home.
     const home = mkdtempSync(join(tmpdir(), 'ab-home-'));
     const script =
-      ssmRunnerCommands('us-east-1', 's3://b/runner/', ['--phase', 'run']).slice(0, 3).join('\n') +
+      ssmRunnerCommands('us-east-1', 's3://b/runner/', '', ['--phase', 'run']).slice(0, 3).join('\n') +
       '\necho "past the check"';
     const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', AURORA_BENCH_HOME: home };
 

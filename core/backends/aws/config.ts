@@ -53,6 +53,11 @@ export interface AwsBackendConfig {
   readonly launchTemplateVersion: string;
   /** s3://bucket/prefix/ holding client/ (runner.js and lua/), copied to each client before a job. */
   readonly runnerS3Uri: string;
+  /**
+   * runnerBundleDigest (runner-command.ts) of the client/ deployed under runnerS3Uri: a job copies
+   * the bundle again only when the client's differs. Absent: every job copies it.
+   */
+  readonly runnerDigest?: string;
   /** Prefix of every tag key the tool sets: "<prefix>run-id", "<prefix>cell-id", "<prefix>expires-at". */
   readonly tagKeyPrefix: string;
   /** SSM document the runner is started with. */
@@ -130,6 +135,7 @@ export const AWS_CONFIG_ENV = {
   serverSecurityGroupId: 'AURORA_BENCH_SERVER_SECURITY_GROUP_ID',
   serverInstanceProfileArn: 'AURORA_BENCH_SERVER_INSTANCE_PROFILE_ARN',
   runnerS3Uri: 'AURORA_BENCH_RUNNER_S3_URI',
+  runnerDigest: 'AURORA_BENCH_RUNNER_DIGEST',
   tagKeyPrefix: 'AURORA_BENCH_TAG_KEY_PREFIX',
   ssmDocumentName: 'AURORA_BENCH_SSM_DOCUMENT',
   masterUsername: 'AURORA_BENCH_MASTER_USERNAME',
@@ -262,6 +268,9 @@ export function awsConfigFromEnv(env: Readonly<Record<string, string | undefined
   const runnerS3Uri = req(E.runnerS3Uri);
   if (runnerS3Uri !== '' && !/^s3:\/\/[^/]+\/.*\/$/.test(runnerS3Uri))
     problems.push(`${E.runnerS3Uri} must look like s3://bucket/prefix/ (ending in /)`);
+  const runnerDigest = opt(E.runnerDigest);
+  if (runnerDigest !== undefined && !/^[0-9a-f]{64}$/.test(runnerDigest))
+    problems.push(`${E.runnerDigest} must be a SHA-256 in lower-case hex (64 characters)`);
 
   const config: AwsBackendConfig = {
     region: req(E.region),
@@ -281,6 +290,7 @@ export function awsConfigFromEnv(env: Readonly<Record<string, string | undefined
       serverInstanceProfileArn: opt(E.serverInstanceProfileArn),
     }),
     runnerS3Uri,
+    ...optionalEntries({ runnerDigest }),
     tagKeyPrefix: opt(E.tagKeyPrefix) ?? AWS_CONFIG_DEFAULTS.tagKeyPrefix,
     ssmDocumentName: opt(E.ssmDocumentName) ?? AWS_CONFIG_DEFAULTS.ssmDocumentName,
     masterUsername: opt(E.masterUsername) ?? AWS_CONFIG_DEFAULTS.masterUsername,
@@ -330,6 +340,7 @@ export function awsConfigToEnv(config: AwsBackendConfig): Record<string, string>
       [E.serverInstanceProfileArn]: config.serverInstanceProfileArn,
     }),
     [E.runnerS3Uri]: config.runnerS3Uri,
+    ...optionalEntries({ [E.runnerDigest]: config.runnerDigest }),
     [E.tagKeyPrefix]: config.tagKeyPrefix,
     [E.ssmDocumentName]: config.ssmDocumentName,
     [E.masterUsername]: config.masterUsername,

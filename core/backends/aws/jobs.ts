@@ -148,7 +148,12 @@ export class RunCommandJobs {
         locationOf: (prefix) => this.lake.uri(prefix),
         ...(scriptUri ? { scriptUri } : {}),
       });
-      const commands = ssmRunnerCommands(this.config.region, this.config.runnerS3Uri, argv);
+      const commands = ssmRunnerCommands(
+        this.config.region,
+        this.config.runnerS3Uri,
+        this.config.runnerDigest ?? '',
+        argv,
+      );
       const out = await call(`SSM SendCommand ${job.jobId}`, () =>
         this.clients.ssm.send(
           new SendCommandCommand({

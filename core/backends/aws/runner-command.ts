@@ -29,6 +29,9 @@
  * expire by a lifecycle rule (lib/results-lake.ts).
  */
 
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { RunnerExitCode } from '../../sysbench/runner-argv';
 
 /** POSIX single-quote quoting: safe for any byte sequence except NUL. */
@@ -77,13 +80,65 @@ export interface ClientReadyMarker {
 const CLIENT_NOT_READY_EXIT = RunnerExitCode.Setup;
 
 /**
- * AWS-RunShellScript `commands`: one script, run by the SSM agent as root. The copy is repeated per
- * job on purpose: a client always runs the runner of the stack that started the job. Jobs are only
- * sent to clients checkClientsReady found ready, so the marker check here does not wait: a job
- * deadline (measured from SendCommand) is never spent on a client's boot.
+ * The digest of a runner bundle (client/ as the stack deploys it, or as a client installed it): the
+ * SHA-256 of what `sha256sum` prints for its files, in the C locale's byte order of their paths
+ * relative to the folder ("<hex>  ./lua/x.lua" lines). RUNNER_DIGEST_SHELL computes the same on a
+ * client with coreutils. The stack puts it in the Tasks' environment (AwsBackendConfig.runnerDigest).
  */
-export function ssmRunnerCommands(region: string, runnerS3Uri: string, runnerArgv: readonly string[]): string[] {
+export function runnerBundleDigest(dir: string): string {
+  const files: string[] = [];
+  const walk = (rel: string): void => {
+    for (const e of readdirSync(join(dir, rel), { withFileTypes: true })) {
+      const path = `${rel}/${e.name}`;
+      if (e.isDirectory()) walk(path);
+      else if (e.isFile()) files.push(path);
+    }
+  };
+  walk('.');
+  // sha256sum escapes a name holding a backslash or a newline: such a name would not hash the same here.
+  const odd = files.find((f) => /[\\\n]/.test(f));
+  if (odd !== undefined) throw new Error(`runner bundle ${dir}: file name ${JSON.stringify(odd)} cannot be digested`);
+  files.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  const listing = files
+    .map(
+      (f) =>
+        `${createHash('sha256')
+          .update(readFileSync(join(dir, f)))
+          .digest('hex')}  ${f}\n`,
+    )
+    .join('');
+  return createHash('sha256').update(listing).digest('hex');
+}
+
+/**
+ * Shell text printing runnerBundleDigest of the current folder (coreutils and findutils, on every
+ * Debian image). An empty folder digests the empty listing.
+ */
+const RUNNER_DIGEST_SHELL = [
+  'find . -type f -print0',
+  'LC_ALL=C sort -z',
+  'xargs -0 -r sha256sum',
+  'sha256sum',
+  "cut -d' ' -f1",
+].join(' | ');
+
+/**
+ * AWS-RunShellScript `commands`: one script, run by the SSM agent as root. A client always runs the
+ * runner of the stack that started the job: the bundle is copied again unless the installed one has
+ * that stack's digest (`runnerDigest`, runnerBundleDigest of the client/ the stack deployed; empty:
+ * always copied). The check costs milliseconds where the AWS CLI's copy costs about a second of CPU
+ * per job. Jobs are only sent to clients checkClientsReady found ready, so the marker check here does
+ * not wait: a job deadline (measured from SendCommand) is never spent on a client's boot.
+ */
+export function ssmRunnerCommands(
+  region: string,
+  runnerS3Uri: string,
+  runnerDigest: string,
+  runnerArgv: readonly string[],
+): string[] {
   const dir = CLIENT_INSTALL_DIR;
+  if (!/^([0-9a-f]{64})?$/.test(runnerDigest))
+    throw new Error(`runner digest "${runnerDigest}" is not a SHA-256 in hex (or empty)`);
   return [
     'set -eu',
     `export AWS_DEFAULT_REGION=${shellQuote(region)}`,
@@ -91,7 +146,9 @@ export function ssmRunnerCommands(region: string, runnerS3Uri: string, runnerArg
       `(client-ready.sh has not proven that sysbench works; see /var/log/aurora-bench-user-data.log)" >&2; ` +
       `exit ${CLIENT_NOT_READY_EXIT}; fi`,
     `mkdir -p "${dir}"`,
-    `aws s3 cp --recursive --only-show-errors ${shellQuote(runnerS3Uri)} "${dir}/"`,
+    `if [ -z "${runnerDigest}" ] || [ "$(cd "${dir}" && ${RUNNER_DIGEST_SHELL})" != "${runnerDigest}" ]; then`,
+    `  aws s3 cp --recursive --only-show-errors ${shellQuote(runnerS3Uri)} "${dir}/"`,
+    'fi',
     // Debian 12's nodejs (lib/client-user-data.ts installs it at boot; client-ready.sh proves it loads the bundle).
     `exec node "${dir}/runner.js" ${runnerArgv.map(shellQuote).join(' ')}`,
   ];
