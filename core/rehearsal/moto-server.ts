@@ -87,12 +87,15 @@ export const MOTO_CREDENTIALS = { accessKeyId: 'rehearsal', secretAccessKey: 're
 
 /**
  * A moto server someone else started and stops (a test file shares one between rehearsals): its
- * state is reset (moto-api/reset) so the rehearsal starts from an empty account, and stop() leaves
+ * state is reset (moto-api/reset) so the rehearsal starts from an empty account, unless `reset` is
+ * false (a RehearsalAccount's later rehearsals keep its standing infrastructure), and stop() leaves
  * it running.
  */
-export async function sharedMotoServer(endpoint: string): Promise<MotoServer> {
-  const res = await fetch(`${endpoint}/moto-api/reset`, { method: 'POST' });
-  if (!res.ok) throw new Error(`moto at ${endpoint} did not reset: ${res.status} ${await res.text()}`);
+export async function sharedMotoServer(endpoint: string, o: { reset: boolean } = { reset: true }): Promise<MotoServer> {
+  if (o.reset) {
+    const res = await fetch(`${endpoint}/moto-api/reset`, { method: 'POST' });
+    if (!res.ok) throw new Error(`moto at ${endpoint} did not reset: ${res.status} ${await res.text()}`);
+  }
   return { endpoint, pid: -1, logFile: undefined, stop: () => Promise.resolve() };
 }
 

@@ -75,6 +75,7 @@ import { answerSdkCall } from './sdk-bridge';
 import { ensureBaseRoot, ensurePackageLayer, rootsUnavailable, serveAgentPackage, unmountUnder } from './instance-root';
 import { SsmAgentEmulation, type BootContext } from './ssm-agent';
 import { createStandingInfrastructure } from './standing-infrastructure';
+import type { RehearsalAccount, SandboxRoute } from './rehearsal-account';
 
 /**
  * RDS's check of a parameter group change, from the Aurora parameter catalogue. RDS checks a group
@@ -155,6 +156,12 @@ export interface RehearsalOptions {
   readonly lakeDir?: string;
   /** A moto server to use (reset first, left running) instead of starting one: tests share one per file. */
   readonly motoEndpoint?: string;
+  /**
+   * An account shared with other rehearsals (rehearsal-account.ts): its moto server instead of
+   * motoEndpoint, reset before its first rehearsal only, its standing infrastructure, and its Task
+   * functions' warm environments.
+   */
+  readonly account?: RehearsalAccount;
   /** Master passwords of new clusters (default: generated the way RDS generates them). */
   readonly masterPassword?: () => string;
   /**
@@ -193,6 +200,9 @@ export interface RehearsalResult extends LocalExecutionResult {
  * (and its path rehearsed), only shorter than RDS's 5 minutes.
  */
 const REHEARSAL_PARAMETER_GROUP_SETTLE_S = 3;
+
+/** AZ letters a shared account has a subnet in (us-east-1 has six AZs), and any other a spec names. */
+const ACCOUNT_AZ_LETTERS: readonly string[] = ['a', 'b', 'c', 'd', 'e', 'f'];
 
 function rehearsalScope(serverVersion: string, engines: readonly string[], lagS: number, booted: boolean): string[] {
   return [
@@ -618,11 +628,16 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
   let doing = 'the rehearsal set up its standing infrastructure';
   let failedOnce = false;
   let sandbox: LambdaSandbox | undefined;
+  let held = false;
   let functionsOf: () => RehearsalResult['functions'] = () => new Map();
   try {
-    moto = options.motoEndpoint
-      ? await sharedMotoServer(options.motoEndpoint)
-      : await startMotoServer(options.repoRoot);
+    const account = options.account?.take();
+    if (account) held = true;
+    moto = options.account
+      ? await sharedMotoServer(options.account.motoEndpoint, { reset: account!.first })
+      : options.motoEndpoint
+        ? await sharedMotoServer(options.motoEndpoint)
+        : await startMotoServer(options.repoRoot);
     log(`moto server on ${moto.endpoint}${moto.pid > 0 ? ` (pid ${moto.pid})` : ''}; rehearsal files in ${dir}`);
     const common = motoClientOptions(plan.region, moto.endpoint);
     const rawConfig = sdkClientConfig(common);
@@ -636,16 +651,27 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
     };
     // The backend collects a window again once its datapoints are due:
     // the publisher's lag plus its 0.5 s tick and the sampler's 1 s.
-    const standing = await createStandingInfrastructure(raw, {
-      region: plan.region,
-      azLetters: spec.variants.flatMap((v) => (v.az ? [v.az] : [])),
-      repoRoot: options.repoRoot,
-      metricsPublishDelayS: lagS + 2,
-    });
-    const config = {
-      ...(await verdictInfrastructure(common, standing)),
+    const createStanding = async (azLetters: readonly string[]): Promise<AwsBackendConfig> => ({
+      ...(await verdictInfrastructure(
+        common,
+        await createStandingInfrastructure(raw!, {
+          region: plan.region,
+          azLetters,
+          repoRoot: options.repoRoot,
+          metricsPublishDelayS: lagS + 2,
+        }),
+      )),
       parameterGroupSettleS: REHEARSAL_PARAMETER_GROUP_SETTLE_S,
-    };
+    });
+    const specLetters = spec.variants.flatMap((v) => (v.az ? [v.az] : []));
+    // A shared account has a subnet in each of the Region's usual AZs, as a stack's VPC spans its AZs
+    // whatever the execution: the rehearsals then give the functions the same environment.
+    const accountLetters = [...new Set([...ACCOUNT_AZ_LETTERS, ...specLetters])].sort();
+    const config = options.account
+      ? await options.account.standing(`${plan.region} ${lagS} ${options.repoRoot} ${accountLetters.join('')}`, () =>
+          createStanding(accountLetters),
+        )
+      : await createStanding(specLetters);
     const template = await ensureTemplate(versions.tools, versions.serverVersion, undefined, 'rds');
 
     const cw = new CloudWatchPublisher({ cloudwatch: raw.cloudwatch, lagS, log });
@@ -730,16 +756,18 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
     const bridged = clients;
     const functionLogs = new Map<string, string[]>();
     await chmod(dir, 0o711); // the functions run as nobody when this runs as root: their folders are under this one
-    const lambda = new LambdaSandbox({
-      dir: join(dir, 'lambda'),
-      runtimeModules: options.lambdaRuntimeModules(),
-      region: plan.region,
-      // Never used to sign (every SDK call goes through the bridge), but what Lambda gives a function's role.
-      extraEnvironment: {
-        AWS_ACCESS_KEY_ID: MOTO_CREDENTIALS.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: MOTO_CREDENTIALS.secretAccessKey,
-        AWS_SESSION_TOKEN: 'rehearsal',
-      },
+    const byTask = taskFunctions(definition.functions);
+    const environment = options.taskEnvironment(config);
+    const runtimeModules = options.lambdaRuntimeModules();
+    const functions = [...byTask.values()].map((fn) => ({
+      name: fn.logicalId,
+      assetDir: fn.assetDir,
+      handler: fn.handler,
+      environment: functionEnvironment(fn, environment),
+      memoryMb: fn.memoryMb,
+      timeoutS: fn.timeoutS,
+    }));
+    const route: SandboxRoute = {
       sdk: (_name, call) => answerSdkCall(bridged, call),
       onLog: (name, line) => {
         const lines = functionLogs.get(name) ?? [];
@@ -747,26 +775,50 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
         if (lines.length > 20) lines.shift();
         functionLogs.set(name, lines);
       },
-    });
-    sandbox = lambda;
-    const byTask = taskFunctions(definition.functions);
-    const environment = options.taskEnvironment(config);
-    for (const fn of byTask.values()) {
-      lambda.add({
-        name: fn.logicalId,
-        assetDir: fn.assetDir,
-        handler: fn.handler,
-        environment: functionEnvironment(fn, environment),
-        memoryMb: fn.memoryMb,
-        timeoutS: fn.timeoutS,
+    };
+    const newSandbox = (sandboxDir: string, to: SandboxRoute): LambdaSandbox => {
+      const created = new LambdaSandbox({
+        dir: sandboxDir,
+        runtimeModules,
+        region: plan.region,
+        // Never used to sign (every SDK call goes through the bridge), but what Lambda gives a function's role.
+        extraEnvironment: {
+          AWS_ACCESS_KEY_ID: MOTO_CREDENTIALS.accessKeyId,
+          AWS_SECRET_ACCESS_KEY: MOTO_CREDENTIALS.secretAccessKey,
+          AWS_SESSION_TOKEN: 'rehearsal',
+        },
+        sdk: to.sdk,
+        onLog: to.onLog,
       });
-    }
+      for (const f of functions) created.add(f);
+      return created;
+    };
+    const shared = options.account;
+    const lambda = shared
+      ? await shared.sandbox(
+          JSON.stringify({ region: plan.region, runtimeModules, functions }),
+          (to) => newSandbox(join(shared.dir, 'lambda'), to),
+          route,
+        )
+      : newSandbox(join(dir, 'lambda'), route);
+    if (!shared) sandbox = lambda;
+    // This rehearsal's invocations: a shared account's functions were invoked by earlier ones too.
+    const before = lambda.invocations();
     functionsOf = () =>
       new Map(
-        [...byTask].map(([task, fn]) => [
-          task,
-          { logicalId: fn.logicalId, ...lambda.invocations().get(fn.logicalId)! },
-        ]),
+        [...byTask].map(([task, fn]) => {
+          const now = lambda.invocations().get(fn.logicalId)!;
+          const earlier = before.get(fn.logicalId) ?? { invocations: 0, coldStarts: 0, pids: [] };
+          return [
+            task,
+            {
+              logicalId: fn.logicalId,
+              invocations: now.invocations - earlier.invocations,
+              coldStarts: now.coldStarts - earlier.coldStarts,
+              pids: now.pids.slice(earlier.pids.length),
+            },
+          ];
+        }),
       );
     result = await executeLocally({
       deps,
@@ -859,6 +911,7 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
   } finally {
     const ran = functionsOf();
     await sandbox?.dispose().catch((e: unknown) => notCleaned.push(`Lambda sandbox: ${(e as Error).message}`));
+    if (held) options.account?.release();
     functionsOf = () => ran;
     await publisher?.stop();
     await agent?.shutdown().catch((e: unknown) => notCleaned.push(`clients: ${(e as Error).message}`));

@@ -3,10 +3,11 @@
  * (started before its first test, stopped and removed after its last), and runRehearsal with the
  * CLI's wiring (bin/aws-rehearsal.ts) and the tests' short timings.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rehearsalWiring } from '../../bin/aws-rehearsal';
+import { RehearsalAccount } from '../../core/rehearsal/rehearsal-account';
 import { runRehearsal, type RehearsalOptions, type RehearsalResult } from '../../core/rehearsal/run-rehearsal';
 import { startMoto, type MotoServer } from '../aws/moto';
 
@@ -16,6 +17,11 @@ export interface RehearsalFile {
   readonly moto: MotoServer;
   /** The file's own folder under TMPDIR, removed after its last test. */
   readonly work: string;
+  /**
+   * An account on the file's moto server that its rehearsals may share (RehearsalOptions.account:
+   * standing infrastructure created once, the Task functions kept warm between rehearsals).
+   */
+  readonly account: RehearsalAccount;
 }
 
 /**
@@ -25,12 +31,18 @@ export interface RehearsalFile {
 export function rehearsalFile(prefix: string, cleanup?: () => void | Promise<void>): RehearsalFile {
   let moto: MotoServer | undefined;
   let work: string | undefined;
+  let account: RehearsalAccount | undefined;
   beforeAll(() => {
     moto = startMoto();
     work = mkdtempSync(join(tmpdir(), prefix));
+    // The functions run as nobody when the tests run as root: their folders are under this one.
+    chmodSync(work, 0o711);
+    mkdirSync(join(work, 'account'), { mode: 0o711 });
+    account = new RehearsalAccount(moto.endpoint, join(work, 'account'));
   });
   afterAll(async () => {
     await cleanup?.();
+    await account?.dispose();
     moto?.stop();
     if (work !== undefined) rmSync(work, { recursive: true, force: true });
   });
@@ -44,6 +56,9 @@ export function rehearsalFile(prefix: string, cleanup?: () => void | Promise<voi
     },
     get work() {
       return started(work);
+    },
+    get account() {
+      return started(account);
     },
   };
 }

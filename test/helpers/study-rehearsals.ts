@@ -137,7 +137,9 @@ export function rehearseStudies(part: number, parts: number): void {
         const lakeDir = join(file.work, `${study}-lake`);
 
         // Act
-        const { r, lines } = await rehearse(file, trimmedStudy(file.work, study), { lakeDir });
+        // The file's rehearsals share one account, as one stack's executions do: its standing
+        // infrastructure, and its Task functions warm from one study to the next.
+        const { r, lines } = await rehearse(file, trimmedStudy(file.work, study), { lakeDir, account: file.account });
 
         // Assert
         expect({ status: r.status, cause: r.cause }).toEqual({ status: 'SUCCEEDED', cause: undefined });
