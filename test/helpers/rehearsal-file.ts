@@ -1,7 +1,9 @@
 /**
- * What every rehearsal test file sets up: one moto server and one work folder for the whole file
- * (started before its first test, stopped and removed after its last), and runRehearsal with the
- * CLI's wiring (bin/aws-rehearsal.ts) and the tests' short timings.
+ * What every rehearsal test file sets up: one moto server, one work folder and one RehearsalAccount
+ * for the whole file (started before its first test, stopped and removed after its last), and
+ * runRehearsal with the CLI's wiring (bin/aws-rehearsal.ts) and the tests' short timings. A
+ * rehearsal uses the account only when given it (RehearsalOptions.account); otherwise it resets the
+ * moto server and starts from an empty account.
  */
 import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
