@@ -6,29 +6,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServerFromTemplate, stopServer, type ServerInfo } from '../../core/backends/local/mariadb-server';
+import { stopServer, type ServerInfo } from '../../core/backends/local/mariadb-server';
 import { ServerMetricsSampler } from '../../core/backends/local/metrics';
-import { checkLocalDependencies } from '../../core/backends/local/preflight';
-import { ensureTemplate, LOCAL_LOGINS } from '../../core/backends/local/template';
+import { startTemplateWriter } from '../helpers/template-server';
 
 let root: string;
 let server: ServerInfo;
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'ab-idle-metrics-'));
-  const versions = await checkLocalDependencies();
-  const template = await ensureTemplate(versions.tools, versions.serverVersion);
-  server = (
-    await startServerFromTemplate(template.datadir, {
-      tools: versions.tools,
-      instanceId: 'idle-w',
-      role: 'writer',
-      serverId: 1,
-      dir: join(root, 'w'),
-      options: {},
-      admin: LOCAL_LOGINS.admin,
-    })
-  ).info;
+  server = await startTemplateWriter(root, 'idle-w');
 }, 300_000);
 
 afterAll(async () => {

@@ -7,31 +7,18 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServerFromTemplate, stopServer, type ServerInfo } from '../../core/backends/local/mariadb-server';
+import { stopServer, type ServerInfo } from '../../core/backends/local/mariadb-server';
 import { ServerMetricsSampler } from '../../core/backends/local/metrics';
-import { checkLocalDependencies } from '../../core/backends/local/preflight';
 import { isAlive } from '../../core/backends/local/processes';
 import { query, SqlSession } from '../../core/backends/local/sql-client';
-import { ensureTemplate, LOCAL_LOGINS } from '../../core/backends/local/template';
+import { startTemplateWriter } from '../helpers/template-server';
 
 let root: string;
 let server: ServerInfo;
 
 beforeEach(async () => {
   root = mkdtempSync(join(tmpdir(), 'ab-sql-deadlines-'));
-  const versions = await checkLocalDependencies();
-  const template = await ensureTemplate(versions.tools, versions.serverVersion);
-  server = (
-    await startServerFromTemplate(template.datadir, {
-      tools: versions.tools,
-      instanceId: 'deadline-w',
-      role: 'writer',
-      serverId: 1,
-      dir: join(root, 'w'),
-      options: {},
-      admin: LOCAL_LOGINS.admin,
-    })
-  ).info;
+  server = await startTemplateWriter(root, 'deadline-w');
 }, 300_000);
 
 afterEach(async () => {
