@@ -403,7 +403,13 @@ class Job {
         notRun = awaited.notRun;
         prepareEnds.push(...awaited.ends);
       }
-      if (notRun === undefined) await this.stop.sleep(runStartDelayMs(prepareEnds, a.startAfterPrepareS, Date.now()));
+      // A timer may fire a millisecond or so before the wall clock reaches its moment (Node's timers run
+      // on the event loop's cached monotonic time), so the wait repeats until the moment is past.
+      while (notRun === undefined && this.stop.stopped() === undefined) {
+        const delayMs = runStartDelayMs(prepareEnds, a.startAfterPrepareS, Date.now());
+        if (delayMs <= 0) break;
+        await this.stop.sleep(delayMs);
+      }
       // The run's own times: a prepare before it is not part of the measured step.
       const startedAt = isoNow();
       const command = this.display('run', runConnection, a.sysbenchOptions);
