@@ -43,25 +43,51 @@ lint_pid=$!
   run_check line-length bash scripts/check-line-length.sh
 } &
 checks_pid=$!
-# sysbench steps at a low CPU priority while the server layers run. A step runs for a fixed time
-# and takes every cycle it is given, and no test reads its throughput (none asserts a performance
-# level), so on two shared cores its load only slowed the other files' work. Each local runner,
-# each emulated client's command and each server starts a session of its own (spawned detached),
-# and with the kernel's autogroup scheduling (kernel.sched_autogroup_enabled) a busy session gets
-# as much CPU as the whole test run. So every `sysbench ... run` gets nice 10, its threads and (in a
-# session of its own) its session's autogroup: it gets what the rest leaves. Its server only answers
-# what it is sent; prepares (`sysbench ... prepare`), servers and everything else keep their priority.
+# sysbench steps at a low CPU priority, and capped, while the server layers run. A step runs for a
+# fixed time and takes every cycle it is given, and no test reads its throughput (none asserts a
+# performance level), so on two shared cores its load only slowed the other files' work, and its
+# server's: the server answers every query the step sends, at the server's priority.
+# - Each local runner, each emulated client's command and each server starts a session of its own
+#   (spawned detached), and with the kernel's autogroup scheduling (kernel.sched_autogroup_enabled)
+#   a busy session gets as much CPU as the whole test run. So every `sysbench ... run` gets nice 10,
+#   its threads and (in a session of its own) its session's autogroup.
+# - Where this run may create a CPU cgroup (root, cgroup v1 or v2), the steps' threads also go into
+#   one of their own, all steps together capped at a tenth of a core (CFS bandwidth control:
+#   cpu.cfs_quota_us per cpu.cfs_period_us in v1, cpu.max in v2; the kernel's
+#   Documentation/scheduler/sched-bwc.rst) with a weight as low as nice 10's. A capped step sends
+#   fewer queries, so its server works less too; steps still run every interval, connect and report.
+# Prepares (`sysbench ... prepare`), servers and everything else keep their priority and CPU.
+steps_cgroup=""
+make_steps_cgroup() {
+  local dir
+  if [ -w /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]; then
+    dir=/sys/fs/cgroup/cpu/aurora-bench-steps-$$
+    mkdir "$dir" && echo 110 >"$dir/cpu.shares" && echo 100000 >"$dir/cpu.cfs_period_us" &&
+      echo 10000 >"$dir/cpu.cfs_quota_us" && echo "$dir/tasks" && return 0
+  elif grep -qw cpu /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+    dir=/sys/fs/cgroup/aurora-bench-steps-$$
+    { grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control || echo +cpu >/sys/fs/cgroup/cgroup.subtree_control; } &&
+      mkdir "$dir" && echo 10 >"$dir/cpu.weight" && echo '10000 100000' >"$dir/cpu.max" &&
+      echo "$dir/cgroup.procs" && return 0
+  fi
+  [ -z "${dir:-}" ] || rmdir "$dir"
+  return 1
+} 2>/dev/null
+steps_cgroup=$(make_steps_cgroup || true)
 deprioritize_steps() {
-  local own pid group
+  local own pid group task
   own=$(cut -d' ' -f1 /proc/$$/autogroup 2>/dev/null || true)
   while sleep 0.5; do
     for pid in $(pgrep -x sysbench); do
       [ "$(cut -d' ' -f19 "/proc/$pid/stat" 2>/dev/null)" = 10 ] && continue
-      tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | grep -qx run || continue
+      tr '\0' '\n' 2>/dev/null <"/proc/$pid/cmdline" | grep -qx run || continue
       # shellcheck disable=SC2046 # one word per thread id
       renice -n 10 -p $(ls "/proc/$pid/task" 2>/dev/null) >/dev/null 2>&1 || true
       group=$(cut -d' ' -f1 "/proc/$pid/autogroup" 2>/dev/null || true)
       if [ -n "$group" ] && [ "$group" != "$own" ]; then echo 10 >"/proc/$pid/autogroup" 2>/dev/null || true; fi
+      [ -n "$steps_cgroup" ] || continue
+      # v1 moves one thread per write (threads started later inherit it), v2 the whole process.
+      for task in "/proc/$pid/task"/*; do echo "${task##*/}" >"$steps_cgroup" 2>/dev/null || true; done
     done
   done
 }
@@ -75,6 +101,8 @@ npx jest --ci --ignoreProjects unit --maxWorkers=3 --passWithNoTests --json \
   --outputFile=test-output/jest-servers.json "$@"
 servers_code=$?
 kill "$deprioritize_pid" 2>/dev/null || true
+# Empty once every step has ended (a process leaves its cgroup when it exits).
+[ -z "$steps_cgroup" ] || rmdir "$(dirname "$steps_cgroup")" 2>/dev/null || true
 wait "$lint_pid" "$checks_pid"
 cat test-output/check-{asl-validator,format,lint,deadcode,line-length}.log
 check_code() { cat "test-output/check-$1.code" 2>/dev/null || echo 1; }
