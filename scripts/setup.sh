@@ -2,20 +2,10 @@
 # Everything aurora-bench needs on a fresh Debian/Ubuntu machine, idempotent (fast when done).
 #   bash scripts/setup.sh          MariaDB, sysbench, npm packages, build
 #   bash scripts/setup.sh --test   also what the test suite needs (Chromium, moto, cfn-lint)
-#   --no-build                     everything but the build (and the rehearsal's Debian roots, which
-#                                  its scripts build): scripts/test.sh starts the static checks then,
-#                                  on the core the build leaves idle, and runs setup again to build
 set -euo pipefail
 cd "$(dirname "$0")/.."
 want_test=0
-want_build=1
-for arg in "$@"; do
-  case "$arg" in
-    --test) want_test=1 ;;
-    --no-build) want_build=0 ;;
-    *) echo "setup: unknown option $arg (options: --test, --no-build)" >&2; exit 2 ;;
-  esac
-done
+[ "${1:-}" = "--test" ] && want_test=1
 
 sudo_() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 apt_updated=0
@@ -133,12 +123,10 @@ if [ "$(cat node_modules/.aurora-bench-key 2>/dev/null)" != "$npm_key" ]; then
     mv -T "$npm_cache.$$" "$npm_cache" 2>/dev/null || rm -rf "$npm_cache.$$"
   fi
 fi
-if [ $want_build -eq 1 ]; then
-  echo "setup: build"
-  npx tsc -p tsconfig.json
-  # The client runner, one file for the clients' Node (client/runner.js; the stack deploys client/).
-  node dist/scripts/build-runner.js
-fi
+echo "setup: build"
+npx tsc -p tsconfig.json
+# The client runner, one file for the clients' Node (client/runner.js; the stack deploys client/).
+node dist/scripts/build-runner.js
 
 if [ $want_test -eq 1 ]; then
   python_code=0
@@ -150,11 +138,6 @@ if [ $want_test -eq 1 ]; then
     echo "setup: installing the Python test tools failed (exit $python_code, output above)" >&2
     exit 1
   fi
-fi
-
-if [ $want_build -eq 0 ]; then
-  echo "setup: ok, all but the build"
-  exit 0
 fi
 
 if [ $want_test -eq 1 ]; then

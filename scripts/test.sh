@@ -10,18 +10,21 @@
 # figures are recorded, never a gate (docs/benchmarks.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Set-up in two parts: all but the build, then the build (tsc, on one core) with the static checks
-# already running beside it on the other.
-bash scripts/setup.sh --test --no-build
+bash scripts/setup.sh --test
 mkdir -p test-output
-# The static checks (asl-validator, prettier, eslint, knip, the line length of scripts and docs) from
-# the build on, at the lowest CPU priority (nice 19): the build leaves one core idle, the server
-# layers part of the two (waits, steps winding down, the last files alone), and a niced process gets
-# only that, so the checks take no time of their own and barely slow the rest (at normal priority
-# beside the layers they lengthened them by about their own time). They read only sources, never
-# what the build writes. The type check is setup's build (scripts/setup.sh: tsc -p tsconfig.json
-# fails it on any type error), not a second tsc run. Each check's output is shown, in order, once
-# all are done; any failure fails the run at the end.
+set +e
+# The unit layer first, alone on both cores, so its result comes first: its seeded simulations are
+# CPU-bound tests under Jest's timeout, which a niced run could starve.
+npx jest --ci --selectProjects unit --maxWorkers=100% --passWithNoTests --json \
+  --outputFile=test-output/jest-unit.json "$@"
+unit_code=$?
+# Then the static checks (asl-validator, prettier, eslint, knip, the line length of scripts and docs)
+# beside the server layers, at the lowest CPU priority (nice 19): the server layers leave part of the
+# two cores idle (waits, steps winding down, the last files alone), and a niced process gets only
+# that, so the checks take no time of their own and barely slow the layers (at normal priority
+# beside them they lengthened the layers by about their own time). The type check is setup's build
+# (scripts/setup.sh: tsc -p tsconfig.json fails it on any type error), not a second tsc run. Each
+# check's output is shown, in order, once all are done; any failure fails the run at the end.
 run_check() {
   local name=$1
   shift
@@ -40,17 +43,6 @@ lint_pid=$!
   run_check line-length bash scripts/check-line-length.sh
 } &
 checks_pid=$!
-# A failed build ends the run once the checks are done (none is left running).
-if ! bash scripts/setup.sh --test; then
-  wait "$lint_pid" "$checks_pid"
-  exit 1
-fi
-set +e
-# The unit layer first, on both cores (the checks niced beside it), so its result comes first: its
-# seeded simulations are CPU-bound tests under Jest's timeout, which a niced run could starve.
-npx jest --ci --selectProjects unit --maxWorkers=100% --passWithNoTests --json \
-  --outputFile=test-output/jest-unit.json "$@"
-unit_code=$?
 # sysbench steps at a low CPU priority, and capped, while the server layers run. A step runs for a
 # fixed time and takes every cycle it is given, and no test reads its throughput (none asserts a
 # performance level), so on two shared cores its load only slowed the other files' work, and its
