@@ -39,7 +39,8 @@ start() {
     log="$(mktemp -t moto-server.XXXXXX.log)"
     # setsid: the server outlives this script and is not killed with the caller's process group;
     # the caller stops it by pid.
-    setsid "$venv/bin/moto_server" -H 127.0.0.1 -p "$port" >"$log" 2>&1 < /dev/null &
+    # scripts/moto_server.py: moto_server with its per-request listing of moto's modules taken once.
+    setsid "$venv/bin/python" "$root/scripts/moto_server.py" -H 127.0.0.1 -p "$port" >"$log" 2>&1 < /dev/null &
     pid=$!
     for _ in $(seq 1 100); do
       if ! kill -0 "$pid" 2>/dev/null; then break; fi
