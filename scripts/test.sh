@@ -52,7 +52,7 @@ checks_pid=$!
 #   a busy session gets as much CPU as the whole test run. So every `sysbench ... run` gets nice 10,
 #   its threads and (in a session of its own) its session's autogroup.
 # - Where this run may create a CPU cgroup (root, cgroup v1 or v2), the steps' threads also go into
-#   one of their own, all steps together capped at a twentieth of a core (CFS bandwidth control:
+#   one of their own, all steps together capped at a tenth of a core (CFS bandwidth control:
 #   cpu.cfs_quota_us per cpu.cfs_period_us in v1, cpu.max in v2; the kernel's
 #   Documentation/scheduler/sched-bwc.rst) with a weight as low as nice 10's. A capped step sends
 #   fewer queries, so its server works less too; steps still run every interval, connect and report.
@@ -63,11 +63,11 @@ make_steps_cgroup() {
   if [ -w /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]; then
     dir=/sys/fs/cgroup/cpu/aurora-bench-steps-$$
     mkdir "$dir" && echo 110 >"$dir/cpu.shares" && echo 100000 >"$dir/cpu.cfs_period_us" &&
-      echo 5000 >"$dir/cpu.cfs_quota_us" && echo "$dir/tasks" && return 0
+      echo 10000 >"$dir/cpu.cfs_quota_us" && echo "$dir/tasks" && return 0
   elif grep -qw cpu /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
     dir=/sys/fs/cgroup/aurora-bench-steps-$$
     { grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control || echo +cpu >/sys/fs/cgroup/cgroup.subtree_control; } &&
-      mkdir "$dir" && echo 10 >"$dir/cpu.weight" && echo '5000 100000' >"$dir/cpu.max" &&
+      mkdir "$dir" && echo 10 >"$dir/cpu.weight" && echo '10000 100000' >"$dir/cpu.max" &&
       echo "$dir/cgroup.procs" && return 0
   fi
   [ -z "${dir:-}" ] || rmdir "$dir"
