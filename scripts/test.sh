@@ -51,27 +51,22 @@ checks_pid=$!
 #   (spawned detached), and with the kernel's autogroup scheduling (kernel.sched_autogroup_enabled)
 #   a busy session gets as much CPU as the whole test run. So every `sysbench ... run` gets nice 10,
 #   its threads and (in a session of its own) its session's autogroup.
-# - Where this run may create a CPU cgroup (root, cgroup v1 or v2), the steps' threads also go into
-#   one of their own, all steps together capped at a tenth of a core (CFS bandwidth control:
-#   cpu.cfs_quota_us per cpu.cfs_period_us in v1, cpu.max in v2; the kernel's
+# - Where this run may create a CPU cgroup (root, with cgroup v1's cpu controller, as on the CI
+#   machine kind), the steps' threads also go into one of their own, all steps together capped at a
+#   tenth of a core (CFS bandwidth control, cpu.cfs_quota_us per cpu.cfs_period_us: the kernel's
 #   Documentation/scheduler/sched-bwc.rst) with a weight as low as nice 10's. A capped step sends
 #   fewer queries, so its server works less too; steps still run every interval, connect and report.
+#   Elsewhere the steps keep nice 10 alone.
 # Prepares (`sysbench ... prepare`), servers and everything else keep their priority and CPU.
-steps_cgroup=""
+# The cgroup's tasks file (one thread id per write; threads started later inherit it), or nothing.
 make_steps_cgroup() {
-  local dir
-  if [ -w /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]; then
-    dir=/sys/fs/cgroup/cpu/aurora-bench-steps-$$
-    mkdir "$dir" && echo 110 >"$dir/cpu.shares" && echo 100000 >"$dir/cpu.cfs_period_us" &&
-      echo 10000 >"$dir/cpu.cfs_quota_us" && echo "$dir/tasks" && return 0
-  elif grep -qw cpu /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
-    dir=/sys/fs/cgroup/aurora-bench-steps-$$
-    { grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control || echo +cpu >/sys/fs/cgroup/cgroup.subtree_control; } &&
-      mkdir "$dir" && echo 10 >"$dir/cpu.weight" && echo '10000 100000' >"$dir/cpu.max" &&
-      echo "$dir/cgroup.procs" && return 0
+  local dir=/sys/fs/cgroup/cpu/aurora-bench-steps-$$
+  [ -w /sys/fs/cgroup/cpu/cpu.cfs_quota_us ] && mkdir "$dir" || return 0
+  if echo 110 >"$dir/cpu.shares" && echo 100000 >"$dir/cpu.cfs_period_us" && echo 10000 >"$dir/cpu.cfs_quota_us"; then
+    echo "$dir/tasks"
+  else
+    rmdir "$dir"
   fi
-  [ -z "${dir:-}" ] || rmdir "$dir"
-  return 1
 } 2>/dev/null
 steps_cgroup=$(make_steps_cgroup || true)
 deprioritize_steps() {
@@ -86,7 +81,6 @@ deprioritize_steps() {
       group=$(cut -d' ' -f1 "/proc/$pid/autogroup" 2>/dev/null || true)
       if [ -n "$group" ] && [ "$group" != "$own" ]; then echo 10 >"/proc/$pid/autogroup" 2>/dev/null || true; fi
       [ -n "$steps_cgroup" ] || continue
-      # v1 moves one thread per write (threads started later inherit it), v2 the whole process.
       for task in "/proc/$pid/task"/*; do echo "${task##*/}" >"$steps_cgroup" 2>/dev/null || true; done
     done
   done
