@@ -85,6 +85,10 @@ function synthesizeInto(o: SynthesizeWorkflowOptions, outdir: string, bundling: 
   ).context;
   const app = new App({
     outdir,
+    // What is read here is the definition and the functions' assets, for the local and rehearsal runs;
+    // the CDK's built-in CloudFormation validation (seconds of CPU per synthesis) runs where the
+    // template is deployed: `cdk synth` and `cdk deploy` of bin/app.ts.
+    builtinCloudFormationValidation: false,
     context: {
       ...context,
       [CONFIG_CONTEXT_KEY]: context[CONFIG_CONTEXT_KEY],

@@ -1,8 +1,10 @@
 /**
  * One synthesized app per test file: building the stack (and NodejsFunction asset staging) takes a
  * few seconds, so files build it once in beforeAll. Bundling is skipped here with the standard
- * `aws:cdk:bundling-stacks` context (an empty list); test/cdk/synth-cli.test.ts runs the real
- * `cdk synth` with bundling.
+ * `aws:cdk:bundling-stacks` context (an empty list), and so is the CDK's built-in CloudFormation
+ * validation (App's builtinCloudFormationValidation, a WebAssembly rule engine that took about half of each
+ * synthesis here and whose report no test here reads); test/cdk/synth-cli.test.ts runs the real `cdk synth`,
+ * with bundling and that validation, and checks its report.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,6 +52,7 @@ export function synthTestApp(
   const outdir = mkdtempSync(join(tmpdir(), 'aurora-bench-cdk-'));
   const app = new App({
     outdir,
+    builtinCloudFormationValidation: false,
     context: { ...repoContext(), [CONFIG_CONTEXT_KEY]: config, 'aws:cdk:bundling-stacks': [] },
   });
   const stack = buildAuroraBenchApp(app, { projectRoot: PROJECT_ROOT, nag: false, ...options });

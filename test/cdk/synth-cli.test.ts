@@ -89,3 +89,17 @@ test('the written state machine definition passes asl-validator', () => {
   expect(result.errorsText('\n')).toBe('');
   expect(result.isValid).toBe(true);
 });
+
+test("the synthesis's validation report (the CDK's built-in CloudFormation rules, cdk-nag) has no finding", () => {
+  // aws-cdk-lib writes validation-report.json with one entry per plugin that found a violation or had a
+  // suppression (core/lib/validation/private/report: buildPluginReports); the CloudFormation rules
+  // run by default (App's builtinCloudFormationValidation), and the test fixtures leave them out.
+  const report = JSON.parse(readFileSync(join(outdir, 'validation-report.json'), 'utf8')) as {
+    pluginReports: { pluginName: string; violations: { ruleName: string; description: string }[] }[];
+  };
+
+  expect(
+    report.pluginReports.flatMap((r) => r.violations.map((v) => `${r.pluginName} ${v.ruleName}: ${v.description}`)),
+  ).toEqual([]);
+  expect(report.pluginReports).toEqual([]);
+});
