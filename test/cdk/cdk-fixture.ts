@@ -53,6 +53,9 @@ export function synthTestApp(
   const app = new App({
     outdir,
     builtinCloudFormationValidation: false,
+    // No construct's creation stack trace in its metadata (aws:cdk:trace): no test reads one, and under
+    // Jest every captured trace goes through its source-map support.
+    stackTraces: false,
     context: { ...repoContext(), [CONFIG_CONTEXT_KEY]: config, 'aws:cdk:bundling-stacks': [] },
   });
   const stack = buildAuroraBenchApp(app, { projectRoot: PROJECT_ROOT, nag: false, ...options });
