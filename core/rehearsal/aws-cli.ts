@@ -50,8 +50,16 @@ function pyenvCommandDir(env: NodeJS.ProcessEnv): string[] {
   }
 }
 
+/**
+ * CLIs, endpoints and buckets this process has seen answer: rehearsals that share an account (one moto
+ * server, its standing bucket) check once. A CLI call costs most of a second of CPU.
+ */
+const reached = new Set<string>();
+
 /** Lists the buckets through the CLI with the clients' environment: the rehearsal's bucket must be among them. */
 export async function checkAwsCliReachesMoto(env: NodeJS.ProcessEnv, bucket: string): Promise<void> {
+  const key = JSON.stringify([env['PATH'], env['AWS_ENDPOINT_URL'], env['AWS_DEFAULT_REGION'], bucket]);
+  if (reached.has(key)) return;
   let stdout = '';
   let failure = '';
   try {
@@ -76,4 +84,5 @@ export async function checkAwsCliReachesMoto(env: NodeJS.ProcessEnv, bucket: str
         `awscli, or AWS CLI v2)`,
     );
   }
+  reached.add(key);
 }
