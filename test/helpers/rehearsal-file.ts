@@ -77,9 +77,8 @@ const REHEARSAL_DEADLINE_MS = 480_000;
 
 /**
  * A whole rehearsal of `specFile` on the file's moto server, with CloudWatch datapoints 1 s late and
- * the definition's Wait states 1 s. Each end of a Wait is a Lambda invocation and its SDK calls to
- * moto: at 200 ms a study's rehearsal took a third more CPU than at 1 s, and no less wall time on two
- * busy cores; longer waits saved no more CPU. `lines` is what it printed; `timed` the same lines with the
+ * the definition's Wait states at runRehearsal's default (RehearsalOptions.pollMs, 1 s; longer waits
+ * saved no more CPU). `lines` is what it printed; `timed` the same lines with the
  * seconds since the start, for a failed expectation to show where the time went. Past `deadlineMs` the
  * rehearsal is aborted and its timed lines printed to stderr at once (in case the abort itself hangs),
  * then thrown.
@@ -109,7 +108,6 @@ export async function rehearse(
       ...wiring,
       motoEndpoint: file.moto.endpoint,
       metricsLagS: 1,
-      pollMs: 1000,
       log: (l) => {
         lines.push(l);
         timed.push(`${((Date.now() - started) / 1000).toFixed(1)} ${l}`);
