@@ -9,7 +9,7 @@
  *      alone (buildHistory), and with --lake also through a real lake directory and DuckDB.
  *
  * Run: `node dist/bench/changepoints.js [--series 40] [--runs 1000] [--steps 50] [--lake]`
- * after `npx tsc -p .`. Prints figures; asserts nothing.
+ * after `npm run build:dist`. Prints figures; asserts nothing.
  */
 import '../core/polyfills';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -9,7 +9,7 @@
  *   3. local provisioning of a writer + 1 reader until it replicates  [<= 5 s]
  *
  * Run: `node dist/bench/local-overhead.js [--duration 20] [--rounds 2]`
- * after `npx tsc -p .` (scripts/setup.sh builds it). Prints figures; asserts nothing.
+ * after `npm run build:dist` (scripts/setup.sh builds it). Prints figures; asserts nothing.
  */
 import '../core/polyfills';
 import { spawnSync } from 'node:child_process';

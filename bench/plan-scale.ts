@@ -4,7 +4,7 @@
  * text time per 1,000 steps, which stays flat when the text rendering is linear in the steps.
  *
  * Run: `node dist/bench/plan-scale.js [--steps 2500,5000,10000] [--repeat 3]` after
- * `npx tsc -p .`. Prints the median of the repeats; asserts nothing. Scratch files under TMPDIR.
+ * `npm run build:dist`. Prints the median of the repeats; asserts nothing. Scratch files under TMPDIR.
  *
  * Figures (2 cores shared with other jobs, load average 25-60, so a second or two is noise):
  *   steps                         2,500    5,000    10,000

@@ -27,7 +27,7 @@
  * proved by seeded simulation instead (test/unit/regression-simulation.test.ts), with the noise
  * model fitted to the runs recorded here (bench/noise-model.ts).
  *
- * Run: `node dist/bench/regression-local.js [--record]` after `npx tsc -p tsconfig.json`
+ * Run: `node dist/bench/regression-local.js [--record]` after `npm run build:dist`
  * (about 3 minutes alone on two cores). --record appends the figures to
  * bench/results/regression-local.json, beside the earlier recordings.
  */

@@ -33,7 +33,7 @@ if [ $want_test -eq 1 ]; then
 fi
 
 # The Python tools of the test suite, in virtual environments of their own (pip downloads, unpacks
-# and compiles: minutes of CPU), installed while npm installs and tsc builds. The environments are
+# and compiles: minutes of CPU), installed while npm installs and the build runs. The environments are
 # cached under ~/.cache/aurora-bench by the Python and the requirements they hold, and .venv links
 # to them: a clean clone on a machine that has set up before installs nothing. Delete the cache
 # directory to take newer moto or cfn-lint releases.
@@ -124,9 +124,10 @@ if [ "$(cat node_modules/.aurora-bench-key 2>/dev/null)" != "$npm_key" ]; then
   fi
 fi
 echo "setup: build"
-npx tsc -p tsconfig.json
-# The client runner, one file for the clients' Node (client/runner.js; the stack deploys client/).
-node dist/scripts/build-runner.js
+# dist/ by esbuild, one file at a time (scripts/build-dist.ts), and the client runner, one file for the
+# clients' Node (client/runner.js; the stack deploys client/). The type check (tsc --noEmit) is
+# `npm run build`'s and scripts/test.sh's, not a step before a run.
+npm run --silent build:dist
 
 if [ $want_test -eq 1 ]; then
   python_code=0

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One command on a fresh machine: set everything up, then run every test: the unit layer (pure
-# logic, and the statistics proved by seeded simulation), the static checks (asl-validator,
-# prettier, eslint, knip, the line length of scripts and docs; setup's build is the type check),
+# logic, and the statistics proved by seeded simulation), the static checks (tsc's type check,
+# asl-validator, prettier, eslint, knip, the line length of scripts and docs),
 # then every other Jest project, one per folder under test/ (real MariaDB/PostgreSQL and sysbench,
 # moto, CDK synth + cdk-nag + cfn-lint, the built CLI end to end, faults). Ends with 'jest: N
 # passed, N failed'. Arguments, if any, go to every Jest run (e.g. -t 'a name').
@@ -18,13 +18,13 @@ set +e
 npx jest --ci --selectProjects unit --maxWorkers=100% --passWithNoTests --json \
   --outputFile=test-output/jest-unit.json "$@"
 unit_code=$?
-# Then the static checks (asl-validator, prettier, eslint, knip, the line length of scripts and docs)
-# beside the server layers, at the lowest CPU priority (nice 19): the server layers leave part of the
+# Then the static checks (tsc's type check, asl-validator, prettier, eslint, knip, the line length of
+# scripts and docs) beside the server layers, at the lowest CPU priority (nice 19): the server layers leave part of the
 # two cores idle (waits, steps winding down, the last files alone), and a niced process gets only
 # that, so the checks take no time of their own and barely slow the layers (at normal priority
-# beside them they lengthened the layers by about their own time). The type check is setup's build
-# (scripts/setup.sh: tsc -p tsconfig.json fails it on any type error), not a second tsc run. Each
-# check's output is shown, in order, once all are done; any failure fails the run at the end.
+# beside them they lengthened the layers by about their own time). setup's build emits dist/ without
+# a type check (scripts/build-dist.ts), so tsc's (--noEmit) is one of these. Each check's output is
+# shown, in order, once all are done; any failure fails the run at the end.
 run_check() {
   local name=$1
   shift
@@ -37,6 +37,7 @@ run_check() {
 run_check lint npm run --silent lint &
 lint_pid=$!
 {
+  run_check typecheck npm run --silent typecheck
   run_check asl-validator npx asl-validator --json-path state-machines/benchmark.asl.json
   run_check format npm run --silent format:check
   run_check deadcode npm run --silent deadcode
@@ -98,8 +99,9 @@ kill "$deprioritize_pid" 2>/dev/null || true
 # Empty once every step has ended (a process leaves its cgroup when it exits).
 [ -z "$steps_cgroup" ] || rmdir "$(dirname "$steps_cgroup")" 2>/dev/null || true
 wait "$lint_pid" "$checks_pid"
-cat test-output/check-{asl-validator,format,lint,deadcode,line-length}.log
+cat test-output/check-{typecheck,asl-validator,format,lint,deadcode,line-length}.log
 check_code() { cat "test-output/check-$1.code" 2>/dev/null || echo 1; }
+typecheck_code=$(check_code typecheck)
 asl_code=$(check_code asl-validator)
 format_code=$(check_code format)
 lint_code=$(check_code lint)
@@ -115,6 +117,7 @@ const tail = skipped ? `, ${skipped} skipped` : "";
 console.log(`jest: ${sum("numPassedTests")} passed, ${sum("numFailedTests")} failed${tail}`);
 if (sum("numTotalTests") === 0) { console.error("no test ran"); process.exit(1); }
 '
+if [ "$typecheck_code" -ne 0 ]; then echo "test: type check (tsc --noEmit) failed (see above)"; fi
 if [ "$asl_code" -ne 0 ]; then echo "test: asl-validator failed (see above)"; fi
 if [ "$lint_code" -ne 0 ]; then echo "test: lint failed (see above)"; fi
 if [ "$format_code" -ne 0 ]; then echo "test: format check failed: run npm run format"; fi
@@ -122,5 +125,5 @@ if [ "$deadcode_code" -ne 0 ]; then
   echo "test: unused exports, files or dependencies (see above): remove them, or tag a test seam @internal"
 fi
 if [ "$line_length_code" -ne 0 ]; then echo "test: line-length failed (see above)"; fi
-[ "$asl_code" -eq 0 ] && [ "$format_code" -eq 0 ] && [ "$lint_code" -eq 0 ] && [ "$deadcode_code" -eq 0 ] &&
-  [ "$line_length_code" -eq 0 ] && [ "$unit_code" -eq 0 ] && [ "$servers_code" -eq 0 ]
+[ "$typecheck_code" -eq 0 ] && [ "$asl_code" -eq 0 ] && [ "$format_code" -eq 0 ] && [ "$lint_code" -eq 0 ] &&
+  [ "$deadcode_code" -eq 0 ] && [ "$line_length_code" -eq 0 ] && [ "$unit_code" -eq 0 ] && [ "$servers_code" -eq 0 ]

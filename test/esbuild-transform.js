@@ -1,7 +1,7 @@
 // Jest's transform for TypeScript: esbuild strips the types of one file at a time (tsconfig has
 // isolatedModules, so every file compiles alone), in a fraction of the time TypeScript's own
 // transpileModule takes; a clean clone starts with an empty Jest cache, so every run transforms every
-// file it loads. Type errors are the build's to report (scripts/setup.sh runs tsc), not the tests'.
+// file it loads. Type errors are tsc's to report (npm run typecheck; scripts/test.sh runs it), not the tests'.
 const { transformSync } = require('esbuild');
 const { createHash } = require('node:crypto');
 const { version } = require('esbuild/package.json');

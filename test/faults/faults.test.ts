@@ -33,7 +33,7 @@ let runRoot: string;
 let lake: string;
 
 beforeAll(() => {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npx tsc -p .), as scripts/test.sh does`);
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npm run build:dist), as scripts/setup.sh does`);
 });
 beforeEach(() => {
   world = new FaultWorld();

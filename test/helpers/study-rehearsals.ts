@@ -8,7 +8,9 @@
  *   and instance type, so the launch template of its architecture, write forwarding, Performance
  *   Insights), all run at once (maxConcurrency, as the Distributed Map would on AWS); variants that
  *   differ only in instance class or parameter values make the same calls with other values (the
- *   plan checks every variant's parameters against the catalogue before anything starts);
+ *   plan checks every variant's parameters against the catalogue before anything starts). A kind is
+ *   rehearsed in one study only (studyCells): the AWS path does not know which study a cell is of;
+ *   each study keeps at least one cell;
  * - one step for each kind of workload the AWS path treats differently (stock test or custom Lua
  *   fetched from S3, target, client count, rate limit), at the first point of its sweep, 2 s, no
  *   warm-up, on one table of 1,000 rows.
@@ -36,20 +38,22 @@ function copyNextTo(work: string, script: string): string {
   return basename(script);
 }
 
-/** The study at --scale small, trimmed as the file comment says, written where the rehearsal reads it. */
-function trimmedStudy(work: string, study: string): string {
-  const small = scaleSpec(loadSpecFile(join(EXPERIMENTS, study), join(ROOT, 'client', 'workloads')).spec, 'small').spec;
-  const first = (values: readonly number[]) =>
-    values.length === 0 ? [] : [[...values].sort((a, b) => a - b).find((v) => v > 0) ?? values[0]!];
-  const variantKinds = new Set<string>();
-  // The engine's topology (an Aurora cluster, an RDS DB instance and its replicas, or self-managed
-  // servers on EC2 instances set up over SSM by client/server-setup.sh) and the server standing in for
-  // it (MariaDB, PostgreSQL) are kinds of their own: RDS for MySQL and RDS for MariaDB make the same
-  // calls with another Engine, self-managed variants with and without the thread pool the same calls
-  // with other option lines.
-  const variants = small.variants.filter((v) => {
-    const engine = ENGINES[v.engine?.kind ?? small.engine.kind];
-    // Serverless v2 and the storage configuration change CreateDBCluster and the metrics collected.
+/** The study at --scale small. */
+function smallStudy(study: string): Spec {
+  return scaleSpec(loadSpecFile(join(EXPERIMENTS, study), join(ROOT, 'client', 'workloads')).spec, 'small').spec;
+}
+
+/** The first variant of each kind the AWS path treats differently, by kind (the file comment's list). */
+function variantsByKind(spec: Spec): Map<string, string> {
+  const byKind = new Map<string, string>();
+  for (const v of spec.variants) {
+    const engine = ENGINES[v.engine?.kind ?? spec.engine.kind];
+    // The engine's topology (an Aurora cluster, an RDS DB instance and its replicas, or self-managed
+    // servers on EC2 instances set up over SSM by client/server-setup.sh) and the server standing in
+    // for it (MariaDB, PostgreSQL) are kinds of their own: RDS for MySQL and RDS for MariaDB make the
+    // same calls with another Engine, self-managed variants with and without the thread pool the same
+    // calls with other option lines. Serverless v2 and the storage configuration change
+    // CreateDBCluster and the metrics collected.
     const kind = JSON.stringify([
       engine.topology,
       engine.localServer,
@@ -61,10 +65,37 @@ function trimmedStudy(work: string, study: string): string {
       v.instanceClass === 'db.serverless',
       v.storage ?? null,
     ]);
-    if (variantKinds.has(kind)) return false;
-    variantKinds.add(kind);
-    return true;
-  });
+    if (!byKind.has(kind)) byKind.set(kind, v.name);
+  }
+  return byKind;
+}
+
+/**
+ * The variants each study rehearses: each kind of variant in one study only, the study with the most
+ * kinds first (so a study's own check on its kinds, thread-sweep's topologies, sees all of them), and
+ * at least one cell per study (its first kind's variant when an earlier study took every kind).
+ * Every file computes the same assignment, from all the studies.
+ */
+function studyCells(small: ReadonlyMap<string, Spec>): Map<string, Set<string>> {
+  const kinds = new Map([...small].map(([study, spec]) => [study, variantsByKind(spec)] as const));
+  const order = [...kinds.keys()].sort((a, b) => kinds.get(b)!.size - kinds.get(a)!.size || (a < b ? -1 : 1));
+  const rehearsed = new Set<string>();
+  const cells = new Map<string, Set<string>>();
+  for (const study of order) {
+    const mine = [...kinds.get(study)!].filter(([kind]) => !rehearsed.has(kind));
+    const kept = mine.length > 0 ? mine : [...kinds.get(study)!].slice(0, 1);
+    for (const [kind] of kept) rehearsed.add(kind);
+    cells.set(study, new Set(kept.map(([, name]) => name)));
+  }
+  return cells;
+}
+
+/** The study at --scale small, trimmed as the file comment says, written where the rehearsal reads it. */
+function trimmedStudy(work: string, study: string, cells: ReadonlySet<string>): string {
+  const small = smallStudy(study);
+  const first = (values: readonly number[]) =>
+    values.length === 0 ? [] : [[...values].sort((a, b) => a - b).find((v) => v > 0) ?? values[0]!];
+  const variants = small.variants.filter((v) => cells.has(v.name));
   const kinds = new Set<string>();
   const workloads = small.workloads.filter((w) => {
     const kind = JSON.stringify([w.script !== undefined, w.target, w.clients ?? null, w.rates.some((r) => r > 0)]);
@@ -103,6 +134,7 @@ function trimmedStudy(work: string, study: string): string {
 const studies = readdirSync(EXPERIMENTS)
   .filter((f) => f.endsWith('.json') && !isSpecSchemaFile(join(EXPERIMENTS, f)) && f !== 'quickstart.json')
   .sort();
+const cellsByStudy = studyCells(new Map(studies.map((study) => [study, smallStudy(study)])));
 
 /**
  * Registers the tests of part `part` (1-based) of `parts`: the studies at positions part-1, part-1+parts, ...
@@ -139,7 +171,10 @@ export function rehearseStudies(part: number, parts: number): void {
         // Act
         // The file's rehearsals share one account, as one stack's executions do: its standing
         // infrastructure, and its Task functions warm from one study to the next.
-        const { r, lines } = await rehearse(file, trimmedStudy(file.work, study), { lakeDir, account: file.account });
+        const { r, lines } = await rehearse(file, trimmedStudy(file.work, study, cellsByStudy.get(study)!), {
+          lakeDir,
+          account: file.account,
+        });
 
         // Assert
         expect({ status: r.status, cause: r.cause }).toEqual({ status: 'SUCCEEDED', cause: undefined });
