@@ -37,7 +37,7 @@ let cfn: CloudFormationClient;
 let work: string;
 
 beforeAll(async () => {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npm run build:dist), as scripts/setup.sh does`);
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first: npm run build:dist`);
   moto = startMoto();
   raw = rawClients(moto.endpoint);
   cfn = new CloudFormationClient({ region: REGION, endpoint: moto.endpoint, credentials: CREDENTIALS });

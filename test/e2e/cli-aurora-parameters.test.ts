@@ -17,7 +17,7 @@ let runRoot: string;
 let env: NodeJS.ProcessEnv;
 
 beforeAll(() => {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npm run build:dist), as scripts/setup.sh does`);
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first: npm run build:dist`);
 });
 beforeEach(() => {
   work = mkdtempSync(join(tmpdir(), 'ab-cli-params-'));

@@ -125,7 +125,7 @@ let runRoot: string;
 let lake: string;
 
 beforeAll(() => {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npm run build:dist), as scripts/setup.sh does`);
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first: npm run build:dist`);
   work = mkdtempSync(join(tmpdir(), 'ab-bad-cli-'));
   runRoot = join(work, 'runs');
   lake = join(work, 'lake');

@@ -35,7 +35,7 @@ function logsDir(name: string, files: Record<string, string>): string {
 }
 
 beforeAll(() => {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npm run build:dist), as scripts/setup.sh does`);
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first: npm run build:dist`);
   work = mkdtempSync(join(tmpdir(), 'ab-cli-import-'));
   lake = join(work, 'lake');
 });

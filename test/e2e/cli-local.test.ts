@@ -19,7 +19,7 @@ let env: NodeJS.ProcessEnv;
 const children: ChildProcess[] = [];
 
 beforeAll(() => {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npm run build:dist), as scripts/setup.sh does`);
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first: npm run build:dist`);
 });
 beforeEach(() => {
   work = mkdtempSync(join(tmpdir(), 'ab-cli-'));

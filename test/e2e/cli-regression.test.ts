@@ -28,7 +28,7 @@ function cli(args: string[]) {
 const day = (i: number): string => new Date(Date.UTC(2026, 2, 1) + i * 86_400_000).toISOString();
 
 beforeAll(() => {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npm run build:dist), as scripts/setup.sh does`);
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first: npm run build:dist`);
   work = mkdtempSync(join(tmpdir(), 'ab-cli-regression-'));
   lake = join(work, 'lake');
   // Ten nights at 1000 TPS, then five at 700 (latency up accordingly); two repeats each.

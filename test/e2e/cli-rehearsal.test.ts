@@ -18,7 +18,7 @@ const CLI = join(REPO, 'dist', 'bin', 'aurora-bench.js');
 let work: string;
 
 beforeAll(() => {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npm run build:dist), as scripts/setup.sh does`);
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first: npm run build:dist`);
   work = mkdtempSync(join(tmpdir(), 'ab-cli-rehearsal-'));
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));

@@ -34,7 +34,7 @@ function cli(args: string[]) {
 }
 
 beforeAll(() => {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npm run build:dist), as scripts/setup.sh does`);
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first: npm run build:dist`);
   work = mkdtempSync(join(tmpdir(), 'ab-cli-escape-'));
   lake = join(work, 'lake');
 });

@@ -28,7 +28,7 @@ let world: FaultWorld;
 const mounts: string[] = [];
 
 beforeAll(() => {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npm run build:dist), as scripts/setup.sh does`);
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first: npm run build:dist`);
 });
 beforeEach(() => {
   world = new FaultWorld();

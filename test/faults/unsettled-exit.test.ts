@@ -18,7 +18,7 @@ const GUARD = join(REPO, 'dist', 'core', 'cli', 'unsettled-exit.js');
 let work: string;
 
 beforeAll(() => {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npm run build:dist), as scripts/setup.sh does`);
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first: npm run build:dist`);
 });
 beforeEach(() => {
   work = mkdtempSync(join(tmpdir(), 'ab-unsettled-'));
