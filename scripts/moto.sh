@@ -4,6 +4,9 @@
 #   bash scripts/moto.sh start         ensure, then start moto_server on a free 127.0.0.1 port in the
 #                                      background; prints MOTO_ENDPOINT=http://127.0.0.1:PORT and MOTO_PID=N
 #   bash scripts/moto.sh stop PID      stop the server started with that pid (only a moto_server pid)
+#   bash scripts/moto.sh zygote PORT   import moto once and fork servers for `start` (scripts/moto_server.py);
+#                                      runs until killed. `start` forks from it when AURORA_BENCH_MOTO_ZYGOTE
+#                                      is 127.0.0.1:PORT and it answers, and starts a server of its own otherwise
 # Exits non-zero with a message on stderr when moto cannot be installed or does not come up.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -31,6 +34,23 @@ free_port() {
   "$venv/bin/python" -c "$program"
 }
 
+# The pid of a server forked by the zygote AURORA_BENCH_MOTO_ZYGOTE names (127.0.0.1:PORT) on port $1,
+# its output in $2; fails when none is named or it does not answer.
+fork_from_zygote() {
+  local zygote=${AURORA_BENCH_MOTO_ZYGOTE:-} fd pid
+  [[ $zygote =~ ^127\.0\.0\.1:[0-9]+$ ]] || return 1
+  { exec {fd}<>"/dev/tcp/${zygote%:*}/${zygote#*:}"; } 2>/dev/null || return 1
+  printf '%s %s\n' "$1" "$2" >&"$fd"
+  read -r -t 10 pid <&"$fd" || pid=""
+  exec {fd}>&-
+  [[ $pid =~ ^[0-9]+$ ]] && echo "$pid"
+}
+
+zygote() {
+  ensure
+  exec "$venv/bin/python" "$root/scripts/moto_server.py" --zygote "${1:?usage: moto.sh zygote PORT}"
+}
+
 start() {
   ensure
   local attempt port pid log probe
@@ -40,8 +60,10 @@ start() {
     # setsid: the server outlives this script and is not killed with the caller's process group;
     # the caller stops it by pid.
     # scripts/moto_server.py: moto_server with its per-request listing of moto's modules taken once.
-    setsid "$venv/bin/python" "$root/scripts/moto_server.py" -H 127.0.0.1 -p "$port" >"$log" 2>&1 < /dev/null &
-    pid=$!
+    if ! pid=$(fork_from_zygote "$port" "$log"); then
+      setsid "$venv/bin/python" "$root/scripts/moto_server.py" -H 127.0.0.1 -p "$port" >"$log" 2>&1 < /dev/null &
+      pid=$!
+    fi
     for _ in $(seq 1 100); do
       if ! kill -0 "$pid" 2>/dev/null; then break; fi
       probe="import urllib.request,sys; urllib.request.urlopen('http://127.0.0.1:$port/moto-api/data.json', timeout=1)"
@@ -73,5 +95,6 @@ case "${1:-}" in
   ensure) ensure ;;
   start) start ;;
   stop) stop "${2:-}" ;;
-  *) echo "usage: $0 ensure | start | stop PID" >&2; exit 2 ;;
+  zygote) zygote "${2:-}" ;;
+  *) echo "usage: $0 ensure | start | stop PID | zygote PORT" >&2; exit 2 ;;
 esac
