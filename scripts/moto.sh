@@ -4,6 +4,7 @@
 #   bash scripts/moto.sh start         ensure, then start moto_server on a free 127.0.0.1 port in the
 #                                      background; prints MOTO_ENDPOINT=http://127.0.0.1:PORT and MOTO_PID=N
 #   bash scripts/moto.sh stop PID      stop the server started with that pid (only a moto_server pid)
+#   bash scripts/moto.sh free-port     print a free 127.0.0.1 port (for zygote)
 #   bash scripts/moto.sh zygote PORT   import moto once and fork servers for `start` (scripts/moto_server.py);
 #                                      runs until killed. `start` forks from it when AURORA_BENCH_MOTO_ZYGOTE
 #                                      is 127.0.0.1:PORT and it answers, and starts a server of its own otherwise
@@ -96,5 +97,6 @@ case "${1:-}" in
   start) start ;;
   stop) stop "${2:-}" ;;
   zygote) zygote "${2:-}" ;;
-  *) echo "usage: $0 ensure | start | stop PID | zygote PORT" >&2; exit 2 ;;
+  free-port) ensure && free_port ;;
+  *) echo "usage: $0 ensure | start | stop PID | free-port | zygote PORT" >&2; exit 2 ;;
 esac

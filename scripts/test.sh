@@ -16,8 +16,7 @@ mkdir -p test-output
 # file and per rehearsal, and each one forked from it skips moto's imports (about 2 s of CPU) and
 # starts in a fraction of a second. Started now, its imports overlap the unit layer; a server asked
 # for before it listens is started the usual way.
-free_port='import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-moto_zygote_port=$(.venv/bin/python -c "$free_port")
+moto_zygote_port=$(bash scripts/moto.sh free-port)
 setsid bash scripts/moto.sh zygote "$moto_zygote_port" >test-output/moto-zygote.log 2>&1 </dev/null &
 moto_zygote_pid=$!
 trap 'kill "$moto_zygote_pid" 2>/dev/null || true' EXIT

@@ -10,7 +10,6 @@ import { CreateVpcCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { MOTO_CREDENTIALS } from '../../core/rehearsal/moto-server';
 
 const script = join(__dirname, '..', '..', 'scripts', 'moto.sh');
-const python = join(__dirname, '..', '..', '.venv', 'bin', 'python');
 
 interface Started {
   readonly endpoint: string;
@@ -48,12 +47,7 @@ describe('scripts/moto.sh zygote', () => {
   let address: string;
 
   beforeAll(async () => {
-    const port = execFileSync(python, [
-      '-c',
-      'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])',
-    ])
-      .toString()
-      .trim();
+    const port = execFileSync('bash', [script, 'free-port'], { encoding: 'utf8' }).trim();
     address = `127.0.0.1:${port}`;
     zygote = spawn('bash', [script, 'zygote', port], { stdio: ['ignore', 'pipe', 'inherit'] });
     await new Promise<void>((resolve, reject) => {
