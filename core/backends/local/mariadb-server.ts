@@ -12,9 +12,10 @@
  * mariadbd exits with "Address already in use" and the start is retried on a new port.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { copyDatadir } from './copy-datadir';
 import type { LocalTools } from './preflight';
 import { findFreePort, isOurProcess, terminate } from './processes';
 import { query, type Row, type SqlTarget } from './sql-client';
@@ -288,7 +289,7 @@ export async function launchServer(o: LaunchOptions): Promise<LocalServer> {
 export async function startServerFromTemplate(templateDatadir: string, o: LaunchOptions): Promise<LocalServer> {
   const p = serverPaths(o.dir);
   await mkdir(o.dir, { recursive: true });
-  await cp(templateDatadir, p.datadir, { recursive: true, errorOnExist: true, force: false });
+  await copyDatadir(templateDatadir, p.datadir);
   return launchServer(o);
 }
 

@@ -21,11 +21,12 @@
  */
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { appendFile, chmod, cp, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { appendFile, chmod, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
 import { MissingDependencyError } from '../../backend';
 import { AuroraBenchError } from '../../errors';
+import { copyDatadir } from './copy-datadir';
 import { findFreePort, isAlive, isOurProcess, terminate, waitForExit } from './processes';
 import { defaultTemplateRoot, LOCAL_LOGINS } from './template';
 import type { Row } from './sql-client';
@@ -300,7 +301,7 @@ export async function ensurePostgresTemplate(
     const staging = `${dir}.tmp-${process.pid}`;
     await rm(staging, { recursive: true, force: true });
     await mkdir(staging, { recursive: true });
-    await cp(datadir, join(staging, 'data'), { recursive: true });
+    await copyDatadir(datadir, join(staging, 'data'));
     await writeFile(join(staging, 'settings.json'), JSON.stringify(settings));
     await rm(dir, { recursive: true, force: true });
     await rename(staging, dir);
@@ -504,7 +505,7 @@ export async function stopPostgres(
 export async function preparePostgresDir(tools: PostgresTools, dir: string, sourceDatadir?: string): Promise<string> {
   await mkdir(dir, { recursive: true });
   const datadir = join(dir, 'data');
-  if (sourceDatadir !== undefined) await cp(sourceDatadir, datadir, { recursive: true });
+  if (sourceDatadir !== undefined) await copyDatadir(sourceDatadir, datadir);
   chownTree(dir, tools);
   await chmod(dir, 0o700);
   if (existsSync(datadir)) await chmod(datadir, 0o700);
