@@ -619,7 +619,7 @@ program
   )
   .action(
     action(async () => {
-      const { cleanupLocalLeftovers } = await import('../core/cli/run-local-command');
+      const { cleanupLocalLeftovers } = await import('../core/cli/cleanup-command');
       const { text, exitCode } = await cleanupLocalLeftovers(localRunRoot);
       printOut(text + '\n');
       process.exitCode = exitCode;

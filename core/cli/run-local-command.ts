@@ -4,7 +4,6 @@
  */
 import { printErr, printOut } from './terminal';
 import { LocalBackend } from '../backends/local/local-backend';
-import { cleanupAllRuns, defaultRunRoot } from '../backends/local/registry';
 import { checkLocalDependencies } from '../backends/local/preflight';
 import type { Scale } from '../experiment/scale';
 import { runLocal } from './run-local';
@@ -99,45 +98,4 @@ function queryHint(lakeDir: string, runId: string): string {
     '--sql',
     `select * from step_summary where run_id = '${runId.replace(/'/g, "''")}'`,
   ]);
-}
-
-/**
- * `cleanup`'s exit code when it kept a run it could not settle: a live run's claim, or a claim whose
- * end the lake refused to record. 75 is sysexits.h EX_TEMPFAIL ("a temporary failure ... the user is
- * invited to retry"): the next `cleanup` settles it once the run has ended or the lake is writable.
- */
-const CLEANUP_KEPT_EXIT_CODE = 75;
-
-/** What `cleanup` prints, and its exit code: 0 only when every run it found is settled. */
-export async function cleanupLocalLeftovers(runRoot?: string): Promise<{ text: string; exitCode: number }> {
-  const { removed, skippedLive, settled, compacted, unsettled } = await cleanupAllRuns(runRoot ?? defaultRunRoot());
-  const kept = unsettled.length + skippedLive.length;
-  const lines = [
-    removed.length > 0
-      ? `cleaned up: ${removed.join(', ')}`
-      : kept > 0
-        ? 'nothing removed'
-        : 'nothing left behind by a finished aurora-bench',
-  ];
-  if (settled.length > 0)
-    lines.push(`recorded as aborted in the lake (they were still marked running): ${settled.join(', ')}`);
-  if (compacted.length > 0) lines.push(`their step rows compacted to Parquet: ${compacted.join(', ')}`);
-  if (unsettled.length > 0)
-    lines.push(
-      `still marked running: the lake refused the write, so their claims are kept for the next ` +
-        `cleanup: ${unsettled.join('; ')}`,
-    );
-  if (skippedLive.length > 0) lines.push(`left alone (their aurora-bench is still running): ${skippedLive.join(', ')}`);
-  if (kept === 0) return { text: lines.join('\n'), exitCode: 0 };
-  const why = [
-    ...unsettled.map((u) => {
-      const at = u.indexOf(' (');
-      return at < 0
-        ? `${u}: the lake refused to record its end`
-        : `${u.slice(0, at)}: the lake refused to record its end ${u.slice(at + 1)}`;
-    }),
-    ...skippedLive.map((runId) => `${runId}: its aurora-bench is still running`),
-  ];
-  lines.push(`not settled, kept for a later cleanup (exit ${CLEANUP_KEPT_EXIT_CODE}): ${why.join('; ')}`);
-  return { text: lines.join('\n'), exitCode: CLEANUP_KEPT_EXIT_CODE };
 }
