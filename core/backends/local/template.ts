@@ -1,6 +1,6 @@
 /**
  * One initialised datadir per MariaDB version, built once with mariadb-install-db and copied for
- * every server (a copy is ~0.3 s; an install is several seconds). Cached under
+ * every server (a copy, copy-datadir.ts, takes hundredths of a second; an install several seconds). Cached under
  * ~/.cache/aurora-bench/templates/<version>/ ($XDG_CACHE_HOME respected,
  * $AURORA_BENCH_CACHE_DIR overrides):
  *
