@@ -14,12 +14,14 @@ const CLEANUP_KEPT_EXIT_CODE = 75;
 
 /** What `cleanup` prints, and its exit code: 0 only when every run it found is settled. */
 export async function cleanupLocalLeftovers(runRoot?: string): Promise<{ text: string; exitCode: number }> {
-  const { removed, skippedLive, settled, compacted, unsettled } = await cleanupAllRuns(runRoot ?? defaultRunRoot());
+  const { removed, skippedLive, settled, compacted, unsettled, unproven } = await cleanupAllRuns(
+    runRoot ?? defaultRunRoot(),
+  );
   const kept = unsettled.length + skippedLive.length;
   const lines = [
     removed.length > 0
       ? `cleaned up: ${removed.join(', ')}`
-      : kept > 0
+      : kept + unproven.length > 0
         ? 'nothing removed'
         : 'nothing left behind by a finished aurora-bench',
   ];
@@ -30,6 +32,11 @@ export async function cleanupLocalLeftovers(runRoot?: string): Promise<{ text: s
     lines.push(
       `still marked running: the lake refused the write, so their claims are kept for the next ` +
         `cleanup: ${unsettled.join('; ')}`,
+    );
+  if (unproven.length > 0)
+    lines.push(
+      `left as they are, not proven to be run directories (no aurora-bench run marker: an older version's ` +
+        `runs?): ${unproven.join(', ')}; remove them by hand once nothing of theirs runs`,
     );
   if (skippedLive.length > 0) lines.push(`left alone (their aurora-bench is still running): ${skippedLive.join(', ')}`);
   if (kept === 0) return { text: lines.join('\n'), exitCode: 0 };

@@ -331,6 +331,8 @@ describe('faults injected into local runs', () => {
     world.adopt(bystander);
     const planted = join(runRoot, 'planted');
     mkdirSync(planted);
+    // Marked as a run directory: the registry in it is what is planted.
+    writeFileSync(join(planted, '.aurora-bench-run'), JSON.stringify({ madeBy: 'aurora-bench', runId: 'planted' }));
     const server = {
       instanceId: 'w',
       role: 'writer',

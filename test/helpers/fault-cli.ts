@@ -46,10 +46,11 @@ export class FaultWorld {
   readonly runRoot: string;
   private readonly children: ChildProcess[] = [];
 
-  constructor(prefix = 'ab-faults-') {
+  /** `where` places the lake and the run root inside the work directory (default: lake/ and runs/ side by side). */
+  constructor(prefix = 'ab-faults-', where: { lake?: string; runRoot?: string } = {}) {
     this.work = mkdtempSync(join(tmpdir(), prefix));
-    this.lake = join(this.work, 'lake');
-    this.runRoot = join(this.work, 'runs');
+    this.lake = join(this.work, where.lake ?? 'lake');
+    this.runRoot = join(this.work, where.runRoot ?? 'runs');
   }
 
   env(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {

@@ -381,7 +381,7 @@ export class LocalBackend implements Backend {
       await registry.removeCell(cell.cellId);
     }
 
-    await mkdir(registry.dir, { recursive: true });
+    await registry.ensureDir();
     const dir = await mkdtemp(join(registry.dir, 'c-'));
     const clusterId = cell.cellId;
     await registry.setCell({
@@ -532,7 +532,7 @@ export class LocalBackend implements Backend {
       await destroyCell(previous);
       await registry.removeCell(cell.cellId);
     }
-    await mkdir(registry.dir, { recursive: true });
+    await registry.ensureDir();
     const dir = await mkdtemp(join(registry.dir, 'c-'));
     const clusterId = cell.cellId;
     await registry.setCell({

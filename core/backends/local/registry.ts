@@ -6,7 +6,8 @@
  * Cell directories live inside the run directory (<runRoot>/<runId>/c-XXXXXX/{w,r1,...}), so
  * removing the run directory removes every datadir, socket and temp file of the run. Cleanup also
  * scans /proc for any process whose command line names the run directory (a server that was
- * starting when the owner crashed is not in the registry yet).
+ * starting when the owner crashed is not in the registry yet). A run directory carries a marker from
+ * its creation (run-dir-marker.ts): cleanup removes no directory without it, whatever the run root holds.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -18,6 +19,7 @@ import { compactRun } from '../../lake/compact';
 import type { RunRow } from '../../lake/rows';
 import { toJsonLines } from '../../lake/rows';
 import { LocalLakeStore } from './local-lake';
+import { isMarkedRunDir, makeRunDir } from './run-dir-marker';
 import type { ServerInfo } from './mariadb-server';
 import { stopServer } from './mariadb-server';
 import { postgresOwnerUid, stopPostgres } from './postgres-server';
@@ -123,6 +125,8 @@ export function ownerAlive(record: Pick<RunRecord, 'ownerPid' | 'ownerStartTime'
   return record.ownerStartTime === null || processStartTime(record.ownerPid) === record.ownerStartTime;
 }
 
+const REGISTRY_FILE = 'resources.json';
+
 /** Serialises updates of one registry file within this process. */
 const locks = new Map<string, Promise<unknown>>();
 
@@ -135,7 +139,13 @@ export class RunRegistry {
     readonly runId: string,
   ) {
     this.dir = runDirOf(runRoot, runId);
-    this.file = join(this.dir, 'resources.json');
+    this.file = join(this.dir, REGISTRY_FILE);
+  }
+
+  /** Creates the run directory, marked as a run's, unless it exists (a claimed run's is made by claimRunDir). */
+  async ensureDir(): Promise<void> {
+    await ensureRunRoot(this.runRoot);
+    await makeRunDir(this.dir, this.runId, { exclusive: false });
   }
 
   async read(): Promise<RunRecord | undefined> {
@@ -161,8 +171,7 @@ export class RunRegistry {
         cells,
         updatedAt: new Date().toISOString(),
       };
-      await ensureRunRoot(this.runRoot);
-      await mkdir(this.dir, { recursive: true, mode: 0o700 });
+      await this.ensureDir();
       const tmp = join(this.dir, `.resources-${randomBytes(4).toString('hex')}.tmp`);
       await writeFile(tmp, JSON.stringify(record, null, 1) + '\n');
       await rename(tmp, this.file);
@@ -215,7 +224,8 @@ export class RunRegistry {
         if (!again || Object.keys(again.cells).length > 0) return;
         // A claimed run keeps its directory (and claim) until cleanupRun: a crash between two cells
         // must still leave the run for `cleanup` to find and settle.
-        if (existsSync(join(this.dir, CLAIM_FILE))) await rm(this.file, { force: true });
+        if (existsSync(join(this.dir, CLAIM_FILE)) || !(await isMarkedRunDir(this.dir)))
+          await rm(this.file, { force: true });
         else await rm(this.dir, { recursive: true, force: true, maxRetries: 3 });
       });
       locks.set(
@@ -318,12 +328,10 @@ export async function cleanupRunDir(runRoot: string, runId: string): Promise<str
     await terminate(pid, { graceMs: 2_000 });
     removed.push(`${runId}: process ${pid}`);
   }
-  try {
-    await readdir(registry.dir);
+  // Only a directory marked as a run's is removed: a run id may name a folder the run root holds for another reason.
+  if (await isMarkedRunDir(registry.dir)) {
     await rm(registry.dir, { recursive: true, force: true, maxRetries: 3 });
     removed.push(`${runId}: ${registry.dir}`);
-  } catch {
-    // no directory: nothing left
   }
   return removed;
 }
@@ -368,9 +376,14 @@ export async function claimRunDir(
   await ensureRunRoot(runRoot);
   const dir = runDirOf(runRoot, runId);
   try {
-    await mkdir(dir, { mode: 0o700 });
+    await makeRunDir(dir, runId, { exclusive: true });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    if (!(await isMarkedRunDir(dir)))
+      throw new RunIdInUseError(
+        `run id "${runId}" names ${dir}, which is not a run directory this aurora-bench made (no marker: ` +
+          `another folder, or an older version's run): choose another --run-id`,
+      );
     const owner =
       (await readClaim(runRoot, runId)) ?? (await new RunRegistry(runRoot, runId).read().catch(() => undefined));
     if (owner && ownerAlive(owner)) {
@@ -442,17 +455,20 @@ async function compactSettledRun(lakeRoot: string, runId: string, key: string | 
  * Cleans every run under `runRoot` whose owner process is gone (crashed, killed, Ctrl-C'd twice),
  * and settles its run row (`aborted`, with why). Runs of live processes are left alone unless
  * `includeLive` (they belong to someone running now). Only this user's private run root and the
- * directories in it that this user owns are looked at; a symbolic link is never followed.
+ * directories in it that this user owns are looked at; a symbolic link is never followed. Only a
+ * directory with the run marker is touched: the run root may be a folder that also holds the lake or
+ * the user's own folders. A directory with a registry or a claim but no marker (an older version's
+ * run) is left as it is and named in `unproven`.
  */
 export async function cleanupAllRuns(
   runRoot: string = defaultRunRoot(),
   options: { includeLive?: boolean } = {},
-): Promise<{ removed: string[]; skippedLive: string[]; settled: string[]; compacted: string[]; unsettled: string[] }> {
+): Promise<CleanupOutcome> {
   let entries: string[];
   try {
     entries = await readdir(runRoot);
   } catch {
-    return { removed: [], skippedLive: [], settled: [], compacted: [], unsettled: [] };
+    return { removed: [], skippedLive: [], settled: [], compacted: [], unsettled: [], unproven: [] };
   }
   await checkRunRoot(runRoot);
   const uid = currentUid();
@@ -461,10 +477,17 @@ export async function cleanupAllRuns(
   const settled: string[] = [];
   const compacted: string[] = [];
   const unsettled: string[] = [];
+  const unproven: string[] = [];
   for (const entry of entries) {
     if (entry.startsWith('.')) continue;
-    const info = await lstat(join(runRoot, entry)).catch(() => undefined);
+    const dir = join(runRoot, entry);
+    const info = await lstat(dir).catch(() => undefined);
     if (!info?.isDirectory() || (uid !== undefined && info.uid !== uid)) continue;
+    if (!(await isMarkedRunDir(dir))) {
+      const runFiles = await Promise.all([REGISTRY_FILE, CLAIM_FILE].map((f) => lstat(join(dir, f)).catch(() => null)));
+      if (runFiles.some((f) => f !== null)) unproven.push(dir);
+      continue;
+    }
     const registry = new RunRegistry(runRoot, entry);
     let record: RunRecord | undefined;
     try {
@@ -478,7 +501,7 @@ export async function cleanupAllRuns(
       skippedLive.push(owner.runId);
       continue;
     }
-    // No registry and no claim: a directory being created right now (keep it) or a leftover (remove it).
+    // A marked directory with no registry and no claim: being created right now (keep it) or a leftover (remove it).
     if (!owner && Date.now() - info.mtimeMs < 60_000) continue;
     const runId = owner?.runId ?? entry;
     removed.push(...(await cleanupRunDir(runRoot, runId)));
@@ -510,5 +533,15 @@ export async function cleanupAllRuns(
       if (await compactSettledRun(claim.lakeRoot, claim.runId, key)) compacted.push(claim.runId);
     }
   }
-  return { removed, skippedLive, settled, compacted, unsettled };
+  return { removed, skippedLive, settled, compacted, unsettled, unproven };
+}
+
+/** What cleanupAllRuns did, by run; `unproven` lists directories with run files but no marker, left alone. */
+interface CleanupOutcome {
+  readonly removed: string[];
+  readonly skippedLive: string[];
+  readonly settled: string[];
+  readonly compacted: string[];
+  readonly unsettled: string[];
+  readonly unproven: string[];
 }
