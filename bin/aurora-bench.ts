@@ -313,7 +313,10 @@ program
     'run a read-only query (SELECT) over the tables runs, steps, intervals, server_metrics and the summary ' +
       'views; it can read nothing outside the lake',
   )
-  .option('--export <file>', 'write the --sql result to this new file (.csv, .json or .jsonl) instead of printing it')
+  .option(
+    '--export <file>',
+    'write the --sql result to this new file (.csv, .json or .jsonl, outside the lake) instead of printing it',
+  )
   .option('--json', 'print the step rows as a JSON array')
   .option('--lake <dir>', 'local results lake directory', defaultLake)
   .option('--aws', 'query Athena instead of the local lake')

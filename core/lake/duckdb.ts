@@ -3,9 +3,10 @@
  * Lines files under <lake>/tables/<table>/dt=YYYY-MM-DD/, then the shared views of core/lake/sql.
  * What Athena is on AWS, this is locally, with the same SQL.
  */
-import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DuckDBInstance, StatementType, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import {
   DUCKDB_TYPES,
   LAKE_COLUMNS,
@@ -20,6 +21,7 @@ import {
 import { filesOfRuns } from './rows';
 import { allViewSql } from './views';
 import { AuroraBenchError } from '../errors';
+import { refuseUnlessSelect } from './read-only-sql';
 
 export type LakeValue = string | number | boolean | null | LakeValue[] | { [key: string]: LakeValue };
 export type LakeRowObject = Record<string, LakeValue>;
@@ -147,11 +149,6 @@ export interface SkippedLakeFile {
  */
 export type LakeFileAccess = 'lake' | 'any';
 
-/**
- * Statements `results --sql` runs: reading ones only (WITH, DESCRIBE, SHOW and PRAGMA queries are SELECTs to DuckDB).
- */
-const READ_STATEMENTS: ReadonlySet<StatementType> = new Set([StatementType.SELECT, StatementType.EXPLAIN]);
-
 /** How often a query is retried with one more unreadable file left out. */
 const MAX_SKIPPED_FILES = 50;
 
@@ -245,6 +242,8 @@ export class LocalLake implements LakeReader {
   private constructor(
     readonly lakeDir: string,
     private readonly instance: DuckDBInstance,
+    /** DuckDB's temp_directory, this lake's own: removed on close. */
+    private readonly tempDir: string,
     private readonly connection: DuckDBConnection,
     private readonly files: Map<LakeTable, string[]>,
     /** The table's files in the lake now, in the scope the lake was opened with. */
@@ -275,7 +274,21 @@ export class LocalLake implements LakeReader {
     options: { fileAccess?: LakeFileAccess } & LakeScope,
   ): Promise<LocalLake> {
     checkLakeVersion(lakeDir);
-    const instance = await DuckDBInstance.create(':memory:');
+    // DuckDB adds its temp_directory to allowed_directories (for an in-memory database `.tmp` in the
+    // working directory, whatever the user keeps there): a fresh private folder instead, which holds
+    // nothing a query could read. Extensions are never fetched or loaded from ~/.duckdb.
+    const tempDir = mkdtempSync(join(tmpdir(), 'ab-duckdb-'));
+    let instance: DuckDBInstance;
+    try {
+      instance = await DuckDBInstance.create(':memory:', {
+        temp_directory: tempDir,
+        autoinstall_known_extensions: 'false',
+        autoload_known_extensions: 'false',
+      });
+    } catch (e) {
+      rmSync(tempDir, { recursive: true, force: true });
+      throw e;
+    }
     const connection = await instance.connect();
     const ofRuns = options.runIds === undefined ? undefined : filesOfRuns(options.runIds);
     const filesOf = (table: LakeTable): string[] => {
@@ -283,7 +296,7 @@ export class LocalLake implements LakeReader {
       return ofRuns === undefined ? all : all.filter(ofRuns);
     };
     const files = new Map(LAKE_TABLES.map((t) => [t, filesOf(t)] as const));
-    const lake = new LocalLake(lakeDir, instance, connection, files, filesOf);
+    const lake = new LocalLake(lakeDir, instance, tempDir, connection, files, filesOf);
     try {
       for (const table of LAKE_TABLES) await connection.run(tableViewSql(table, files.get(table)!));
       for (const view of allViewSql()) await connection.run(view.sql);
@@ -358,28 +371,19 @@ export class LocalLake implements LakeReader {
   }
 
   /**
-   * A user's query (`results --sql`): only reading statements, their result's columns in order. Anything
-   * else (COPY, ATTACH, CREATE, SET, INSTALL ...) is refused before it runs; --export writes a result to a file.
+   * A user's query (`results --sql`): SELECT statements only (read-only-sql.ts), their result's columns in
+   * order. Anything else (COPY, EXPLAIN, ATTACH, CREATE, SET, INSTALL ...) is refused before it runs.
    */
   async queryWithColumns(sql: string): Promise<{ columns: string[]; rows: LakeRowObject[] }> {
     let result;
     try {
-      const statements = await this.connection.extractStatements(sql);
-      for (let i = 0; i < statements.count; i++) {
-        const type = (await statements.prepare(i)).statementType;
-        if (!READ_STATEMENTS.has(type)) {
-          throw new LakeQueryError(
-            `results --sql runs read-only queries over the lake (SELECT, WITH, EXPLAIN, DESCRIBE, SHOW): ` +
-              `a ${StatementType[type]} statement is refused; to write a result to a file, use --export FILE`,
-          );
-        }
-      }
+      await refuseUnlessSelect(this.connection, sql);
       result = await this.readSkippingBadFiles(async () => {
         const reader = await this.connection.runAndReadAll(sql);
         return { columns: reader.columnNames(), rows: reader.getRowObjectsJS() };
       });
     } catch (e) {
-      if (e instanceof LakeQueryError) throw e;
+      if (e instanceof AuroraBenchError) throw e;
       throw new LakeQueryError(`query failed: ${(e as Error).message}`, { cause: e });
     }
     return { columns: result.columns, rows: result.rows.map((r) => toPlain(r) as LakeRowObject) };
@@ -388,6 +392,7 @@ export class LocalLake implements LakeReader {
   close(): void {
     this.connection.closeSync();
     this.instance.closeSync();
+    rmSync(this.tempDir, { recursive: true, force: true });
   }
 }
 

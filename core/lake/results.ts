@@ -7,6 +7,7 @@ import { clip, fixed, num, textTable } from '../format';
 import { writeFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import type { LakeReader, LakeRowObject } from './duckdb';
+import { exportIntoLakeProblem } from './export-target';
 import { AuroraBenchError } from '../errors';
 import type { RunRow } from './rows';
 import type { StepSummaryRow } from './schema';
@@ -256,6 +257,8 @@ export function renderRowsTable(columns: readonly string[], rows: readonly LakeR
 export async function resultsText(lakeDir: string, options: ResultsOptions = {}): Promise<string> {
   if (options.exportFile !== undefined && options.sql === undefined)
     throw new ExportError('--export writes the result of --sql: give the query with --sql');
+  const intoLake = options.exportFile === undefined ? undefined : exportIntoLakeProblem(options.exportFile, lakeDir);
+  if (intoLake !== undefined) throw new ExportError(intoLake);
   // Loaded here, not at the top: the Task Lambdas import this module (regression/load.ts) and their
   // runtime has no DuckDB (lib/workflow.ts keeps @duckdb/node-api out of the bundles).
   const { skippedFilesText, withLake } = await import('./duckdb');

@@ -3,7 +3,7 @@
  * nothing (an explicit --export writes a new file), and one unreadable lake file is named and left
  * out while every other run is still served (results and report).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { withLake } from '../../core/lake/duckdb';
@@ -46,22 +46,69 @@ describe('results --sql is read-only over the lake', () => {
       /Permission Error/,
     ],
     ['read_csv outside the lake', `SELECT * FROM read_csv('${outside}/secret.txt')`, /Permission Error/],
-    // Refused twice over: DuckDB cannot even plan a write outside the allowed folder.
-    ['COPY to a file', `COPY (SELECT 1) TO '${outside}/copied.csv'`, /Permission Error: Cannot access file/],
+    // Refused twice over: not a SELECT, and DuckDB cannot even plan a write outside the allowed folder.
+    ['COPY to a file', `COPY (SELECT 1) TO '${outside}/copied.csv'`, /does not parse as a SELECT is refused/],
     ['COPY into the lake itself', `COPY runs TO '${lakeDir}/tables/runs/x.csv'`, /a COPY statement is refused/],
+    [
+      'EXPLAIN ANALYZE of a COPY into the lake (it runs the COPY)',
+      `EXPLAIN ANALYZE COPY runs TO '${lakeDir}/tables/runs/x.csv'`,
+      /an EXPLAIN statement is refused/,
+    ],
+    ['EXPLAIN of a SELECT', 'EXPLAIN SELECT * FROM runs', /an EXPLAIN statement is refused/],
     ['lifting the restriction', 'SET enable_external_access = true', /a SET statement is refused/],
-    ['ATTACH of a database file', `ATTACH '${outside}/x.duckdb'`, /a ATTACH statement is refused/],
+    ['ATTACH of a database file', `ATTACH '${outside}/x.duckdb'`, /an ATTACH statement is refused/],
     ['CREATE', 'CREATE TABLE t AS SELECT 1', /a CREATE statement is refused/],
+    ['a PRAGMA, even one that reads', 'PRAGMA version', /does not parse as a SELECT is refused/],
+    ['CALL of a table function', 'CALL pragma_version()', /a CALL statement is refused/],
+    ['INSTALL of an extension', 'INSTALL httpfs', /a LOAD statement is refused/],
+    ['LOAD of an extension', 'LOAD httpfs', /a LOAD statement is refused/],
     [
       'a write hidden after a SELECT',
       `SELECT 1; COPY (SELECT 1) TO '${outside}/second.csv'`,
-      /Permission Error: Cannot access file/,
+      /does not parse as a SELECT is refused/,
     ],
+    [
+      'a write hidden after a SELECT, into the lake',
+      `SELECT 1; COPY runs TO '${lakeDir}/tables/runs/x.csv'`,
+      /a COPY statement is refused/,
+    ],
+    ['glob outside the lake', `SELECT * FROM glob('${outside}/*')`, /Permission Error/],
+    ['an extension loaded by a function that needs it', "SELECT * FROM read_xlsx('x.xlsx')", /Error/],
   ])('refuses %s, and nothing is written', async (_what, sql, message) => {
     // Act / Assert
     await expect(resultsText(lakeDir, { sql })).rejects.toThrow(message);
     expect(['copied.csv', 'second.csv', 'x.duckdb'].filter((f) => existsSync(join(outside, f)))).toEqual([]);
     expect(existsSync(join(lakeDir, 'tables', 'runs', 'x.csv'))).toBe(false);
+  });
+
+  it.each([
+    ['WITH ... SELECT', 'WITH r AS (SELECT run_id FROM runs) SELECT count(*) AS n FROM r', [{ n: 2 }]],
+    ['VALUES', 'VALUES (1)', [{ col0: 1 }]],
+    ['FROM first', "FROM runs SELECT run_id WHERE run_id = 'good'", [{ run_id: 'good' }]],
+  ])('runs %s', async (_what, sql, rows) => {
+    expect(JSON.parse(await resultsText(lakeDir, { sql, json: true }))).toEqual(rows);
+  });
+
+  it.each(['DESCRIBE runs', 'SHOW TABLES', 'SUMMARIZE SELECT 1 AS x'])('runs %s', async (sql) => {
+    expect(JSON.parse(await resultsText(lakeDir, { sql, json: true }))).not.toEqual([]);
+  });
+
+  it("DuckDB's temp directory is its own: ./.tmp is neither read nor written, even by the code's queries", async () => {
+    // Arrange: an in-memory DuckDB's default temp_directory is .tmp in the working directory
+    const cwd = process.cwd();
+    mkdirSync(join(outside, '.tmp'), { recursive: true });
+    writeFileSync(join(outside, '.tmp', 'kept.txt'), 'tmp secret\n');
+    process.chdir(outside);
+    try {
+      // Act / Assert
+      await withLake(lakeDir, async (lake) => {
+        await expect(lake.query("SELECT content FROM read_text('.tmp/kept.txt')")).rejects.toThrow(/Permission Error/);
+        await expect(lake.query("COPY (SELECT 1) TO '.tmp/written.csv'")).rejects.toThrow(/Permission Error/);
+      });
+      expect(existsSync(join(outside, '.tmp', 'written.csv'))).toBe(false);
+    } finally {
+      process.chdir(cwd);
+    }
   });
 
   it('writes a result to a new file with --export, never over an existing one', async () => {
