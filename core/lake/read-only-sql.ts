@@ -11,7 +11,7 @@
 import { StatementType, type DuckDBConnection } from '@duckdb/node-api';
 import { AuroraBenchError } from '../errors';
 
-export class ReadOnlyQueryError extends AuroraBenchError {
+class ReadOnlyQueryError extends AuroraBenchError {
   override readonly name = 'ReadOnlyQueryError';
 }
 
