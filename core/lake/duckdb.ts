@@ -142,10 +142,10 @@ export interface SkippedLakeFile {
 }
 
 /**
- * What DuckDB may touch once the views exist. 'lake': only files under <lake>/tables (enable_external_access
- * off, allowed_directories the tables folder, configuration locked, so a query can neither read
- * /etc/passwd with read_text nor lift the restriction with SET). 'any': no restriction, for code that
- * writes elsewhere on purpose.
+ * What DuckDB may touch once the views exist. 'lake': only files under <lake>/tables and DuckDB's own
+ * fresh temp directory (enable_external_access off, allowed_directories the tables folder,
+ * configuration locked, so a query can neither read /etc/passwd with read_text nor lift the
+ * restriction with SET). 'any': no restriction, for code that writes elsewhere on purpose.
  */
 export type LakeFileAccess = 'lake' | 'any';
 

@@ -223,7 +223,7 @@ export class RunRegistry {
         const again = await this.read();
         if (!again || Object.keys(again.cells).length > 0) return;
         // A claimed run keeps its directory (and claim) until cleanupRun: a crash between two cells
-        // must still leave the run for `cleanup` to find and settle.
+        // must still leave the run for `cleanup` to find and settle. An unmarked directory is not ours to remove.
         if (existsSync(join(this.dir, CLAIM_FILE)) || !(await isMarkedRunDir(this.dir)))
           await rm(this.file, { force: true });
         else await rm(this.dir, { recursive: true, force: true, maxRetries: 3 });
