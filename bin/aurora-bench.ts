@@ -144,14 +144,15 @@ program
       ) => {
         const { preparePlanFromFile } = await import('../core/plan/prepare');
         const { renderPlan } = await import('../core/cli/plan-view');
-        const { localSpecRefusals } = await import('../core/backends/local/preflight');
+        const { localSpecRefusalsUnder } = await import('../core/backends/local/preflight');
+        const { defaultRunRoot } = await import('../core/backends/local/registry');
         const backend = opts.aws ? 'aws' : opts.backend;
         // The same preparation as `run`; the local backend's refusals are shown here, refused there.
         const prepared = preparePlanFromFile(file, builtinWorkloads, {
           backend,
           scale: opts.scale,
           refusals: 'show',
-          ...(backend === 'local' ? { backendRefusals: localSpecRefusals } : {}),
+          ...(backend === 'local' ? { backendRefusals: localSpecRefusalsUnder(localRunRoot ?? defaultRunRoot()) } : {}),
         });
         const plan = { ...prepared.plan, notes: [...prepared.notes] };
         const { planCostLines } = await import('../core/plan/cost');

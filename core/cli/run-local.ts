@@ -10,7 +10,8 @@ import { compactRun } from '../lake/compact';
 import { lakeKeys, toJsonLines, type RunRow } from '../lake/rows';
 import { overlapNote, type HostRunOverlap } from '../backends/local/host-runs';
 import { isLakeWriteFailure } from '../backends/local/local-lake';
-import { localSpecRefusals } from '../backends/local/preflight';
+import { localSpecRefusalsUnder } from '../backends/local/preflight';
+import { defaultRunRoot } from '../backends/local/registry';
 import { defaultCacheRoot } from '../backends/local/template';
 import { preparePlanFromFile } from '../plan/prepare';
 import type { Plan, PlanNote } from '../plan/types';
@@ -30,6 +31,8 @@ interface LocalBackendLike extends Backend {
   cleanupRun(runId: string): Promise<void>;
   /** The run is over: the other runs of this host whose time overlapped it. */
   endHostRun?(runId: string): readonly HostRunOverlap[];
+  /** Where its servers' datadirs live (LocalBackend.runRoot). */
+  readonly runRoot?: string;
 }
 
 /** The results lake cannot be written (no room, read-only, no permission): the run stops, naming the lake. */
@@ -136,10 +139,11 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
   const log = options.log ?? (() => undefined);
   // Planned here as well as in PlanRun so a refused plan stops before the workflow starts, and so
   // the run id is known for cleanup whatever happens next.
+  const localRefusals = localSpecRefusalsUnder(options.backend.runRoot ?? defaultRunRoot());
   const prepared = preparePlanFromFile(options.specFile, join(options.repoRoot, 'client', 'workloads'), {
     backend: 'local',
     scale: options.scale ?? 'full',
-    backendRefusals: localSpecRefusals,
+    backendRefusals: localRefusals,
     ...(options.runId ? { runId: options.runId } : {}),
   });
   const { plan } = prepared;
@@ -186,7 +190,7 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
     gitSha: info.gitSha,
     serverVersion: options.serverVersion,
     readyTimeoutS: 120,
-    preflight: (_plan, spec) => Promise.resolve(localSpecRefusals(spec)),
+    preflight: (_plan, spec) => Promise.resolve(localRefusals(spec)),
     judgeRun: localJudge(options.lakeDir),
   };
   let result: LocalExecutionResult;
