@@ -5,7 +5,19 @@
  * with a bare EISDIR. The file is opened without blocking and checked on its descriptor, so what
  * is checked is what is read.
  */
-import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  type Stats,
+} from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { AuroraBenchError } from './errors';
 
 /** A user-named file that cannot be read: `reason` says why, without the file's name, for callers that add a path. */
@@ -84,4 +96,43 @@ export function readUserFile(file: string, maxBytes: number): Buffer {
 /** readUserFile as UTF-8 text. */
 export function readUserText(file: string, maxBytes: number): string {
   return readUserFile(file, maxBytes).toString('utf8');
+}
+
+const WRITE_ERRORS: Readonly<Record<string, string>> = {
+  ENOENT: 'its folder does not exist',
+  ENOTDIR: 'its folder is not a directory',
+  ENOSPC: 'no space left on device',
+  EDQUOT: 'over the disk quota',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'a read-only file system',
+};
+
+/**
+ * Writes a file the user named (`report --html FILE`): to a temporary file beside it, then renamed
+ * over it, so a full disk leaves no half file and a link planted at the name is replaced, not
+ * followed. A failure is one UserFileError line saying why, never a stack.
+ */
+export function writeUserFile(file: string, data: string): void {
+  let info: Stats | undefined;
+  try {
+    info = statSync(file);
+  } catch {
+    info = undefined;
+  }
+  if (info !== undefined && !info.isFile())
+    throw new UserFileError(file, `is ${kindOf(info)}: give a file name`, 'special');
+  const temporary = join(dirname(file), `.${basename(file)}.${process.pid}.tmp`);
+  try {
+    writeFileSync(temporary, data, { flag: 'wx' });
+    renameSync(temporary, file);
+  } catch (e) {
+    rmSync(temporary, { force: true });
+    const code = (e as NodeJS.ErrnoException).code ?? '';
+    throw new UserFileError(
+      file,
+      `cannot write it: ${WRITE_ERRORS[code] ?? code} (${code || String(e)})`,
+      'unreadable',
+    );
+  }
 }
