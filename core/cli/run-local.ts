@@ -4,6 +4,7 @@
  * also when the user presses Ctrl-C or a step crashes.
  */
 import { join } from 'node:path';
+import { hostname } from 'node:os';
 import type { Backend, LakeStore, RunContext } from '../backend';
 import { AuroraBenchError } from '../errors';
 import { compactRun } from '../lake/compact';
@@ -171,6 +172,25 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
         `run id "${plan.runId}" already has results in ` +
           options.backend.lake.describe() +
           ` (${existing}): choose another --run-id; a run never overwrites another's rows`,
+      );
+    }
+  }
+
+  // The id is claimed in the lake itself, atomically: another run root (or machine) sharing the lake with
+  // the same --run-id gets the claim or is refused, never both running into the same rows and raw/ folders.
+  if (options.backend.lake.createOnce !== undefined) {
+    const claim = lakeKeys.runClaim(plan.runId);
+    const body = JSON.stringify({
+      runId: plan.runId,
+      pid: process.pid,
+      host: hostname(),
+      at: new Date().toISOString(),
+    });
+    if (!(await options.backend.lake.createOnce(claim, body + '\n'))) {
+      await options.backend.cleanupRun(plan.runId);
+      throw new RunIdTakenError(
+        `run id "${plan.runId}" is already claimed in ${options.backend.lake.describe()} (${claim}): another ` +
+          `run has it (from another run root or machine); choose another --run-id`,
       );
     }
   }
