@@ -6,7 +6,7 @@
  */
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,79}$/;
 
-export const RUN_ID_RULE = '1 to 80 letters, digits, "-" and "_", starting with a letter or digit';
+const RUN_ID_RULE = '1 to 80 letters, digits, "-" and "_", starting with a letter or digit';
 
 /** Why `id` cannot be a run id, or undefined. */
 export function runIdProblem(id: string): string | undefined {

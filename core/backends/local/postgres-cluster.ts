@@ -49,7 +49,11 @@ import {
   type PostgresTools,
 } from './postgres-server';
 
-/** Settings aurora-bench sets itself (ports, sockets, replication): a spec value is noted, not applied. */
+/**
+ * Settings aurora-bench sets itself (ports, sockets, replication) and those naming files: a spec value is noted, not
+ * applied.
+ * @internal exported for its tests (a test seam)
+ */
 export const MANAGED_PG_SETTINGS: ReadonlySet<string> = new Set([
   'port',
   'listen_addresses',
