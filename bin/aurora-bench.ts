@@ -11,6 +11,7 @@ import { printErr, printOut } from '../core/cli/terminal';
 import { formatError, UsageError } from '../core/errors';
 import { failIfUnsettledAtExit } from '../core/cli/unsettled-exit';
 import { SCALES } from '../core/experiment/scale';
+import { runIdProblem } from '../core/plan/run-id';
 import type { HistoryFlags } from '../core/cli/regression-command';
 
 const repoRoot = findRepoRoot(__dirname);
@@ -18,6 +19,12 @@ const builtinWorkloads = join(repoRoot, 'client', 'workloads');
 const defaultLake = process.env['AURORA_BENCH_LAKE'] ?? join(process.cwd(), '.aurora-bench', 'lake');
 /** Where local runs keep datadirs, sockets and their registry (default: <tmpdir>/aurora-bench-runs). */
 const localRunRoot = process.env['AURORA_BENCH_RUN_ROOT'];
+
+/** A --run-id is refused before anything starts when it cannot be one (core/plan/run-id.ts). */
+function checkRunId(runId: string | undefined): void {
+  const problem = runId === undefined ? undefined : runIdProblem(runId);
+  if (problem !== undefined) throw new UsageError(problem);
+}
 
 /**
  * Every error ends here: a user-facing one as its message and causes,
@@ -144,14 +151,15 @@ program
       ) => {
         const { preparePlanFromFile } = await import('../core/plan/prepare');
         const { renderPlan } = await import('../core/cli/plan-view');
-        const { localSpecRefusals } = await import('../core/backends/local/preflight');
+        const { localSpecRefusalsUnder } = await import('../core/backends/local/preflight');
+        const { defaultRunRoot } = await import('../core/backends/local/registry');
         const backend = opts.aws ? 'aws' : opts.backend;
         // The same preparation as `run`; the local backend's refusals are shown here, refused there.
         const prepared = preparePlanFromFile(file, builtinWorkloads, {
           backend,
           scale: opts.scale,
           refusals: 'show',
-          ...(backend === 'local' ? { backendRefusals: localSpecRefusals } : {}),
+          ...(backend === 'local' ? { backendRefusals: localSpecRefusalsUnder(localRunRoot ?? defaultRunRoot()) } : {}),
         });
         const plan = { ...prepared.plan, notes: [...prepared.notes] };
         const { planCostLines } = await import('../core/plan/cost');
@@ -237,6 +245,7 @@ program
         },
       ) => {
         if (opts.aws && opts.awsRehearsal) throw new UsageError('give either --aws or --aws-rehearsal');
+        checkRunId(opts.runId);
         if (opts.awsRehearsal) {
           const { runRehearsalCommand } = await import('../core/cli/run-rehearsal-command');
           const { rehearsalWiring } = await import('./aws-rehearsal');
@@ -572,6 +581,7 @@ program
       ) => {
         const { importLogs } = await import('../core/cli/import-logs');
         const { mapping, runId, allowFailed, runPerDate, lake, ...flags } = opts;
+        checkRunId(runId);
         importLogs({
           paths,
           lakeDir: resolve(lake),

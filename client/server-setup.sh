@@ -134,6 +134,11 @@ MANAGED+=' log_bin_basename log_bin_index relay_log relay_log_index log_slave_up
 MANAGED+=' read_only gtid_strict_mode gtid_domain_id skip_slave_start skip_networking skip_name_resolve '
 MANAGED+=' plugin_dir innodb_data_home_dir innodb_log_group_home_dir innodb_undo_directory general_log_file '
 MANAGED+=' slow_query_log_file report_host report_port '
+MANAGED+=' log_slow_query_file aria_log_dir_path character_sets_dir des_key_file ft_stopword_file init_file '
+MANAGED+=' innodb_buffer_pool_filename innodb_temp_data_file_path innodb_tmpdir language '
+MANAGED+=' lc_messages_dir log_basename log_ddl_recovery log_isam log_tc master_info_file relay_log_info_file '
+MANAGED+=' secure_file_priv slave_load_tmpdir ssl_ca ssl_capath ssl_cert ssl_crl ssl_crlpath ssl_key plugin_load '
+MANAGED+=' plugin_load_add wsrep_data_home_dir wsrep_provider wsrep_status_file wsrep_notify_cmd '
 readonly MANAGED
 n=0
 while IFS= read -r line; do

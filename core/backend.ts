@@ -174,6 +174,11 @@ export interface LakeStore {
   /** undefined when the key does not exist. */
   get(key: string): Promise<string | undefined>;
   list(prefix: string): Promise<string[]>;
+  /**
+   * Writes `key` only if nothing is there, atomically: false when it exists. A run id is claimed so
+   * (lakeKeys.runClaim): of two runs claiming one id, exactly one gets it.
+   */
+  createOnce?(key: string, body: string): Promise<boolean>;
   /** Human-readable location, e.g. file:///home/me/.aurora-bench/lake or s3://bucket/prefix. */
   describe(): string;
 }

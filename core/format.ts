@@ -67,6 +67,10 @@ export function errorKind(error: string | null | undefined): string {
  * cursor (ECMA-48, "Control Functions for Coded Character Sets", 5th ed. 1991, sections 5.3-5.4: C0
  * is 0x00-0x1F, C1 0x80-0x9F). With `field`, line breaks, carriage returns and tabs are escaped too
  * (`\n`, `\r`, `\t`): one value (a file name) then stays on its line and cannot forge another.
+ * The bidirectional formatting characters (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069:
+ * Unicode Standard Annex #9, "Unicode Bidirectional Algorithm", section 2) become `\u202e` and the
+ * like too: they reorder what a terminal shows, so a description could make a line read other than
+ * it is (CVE-2021-42574, "Trojan Source").
  * Every terminal writer of the CLI prints through it (core/cli/terminal.ts); JSON output needs no
  * escaping, JSON.stringify already writes control characters as \uXXXX.
  */
@@ -76,13 +80,15 @@ export function escapeControls(text: string, options: { readonly field?: boolean
     if (c === '\n') return '\\n';
     if (c === '\r') return '\\r';
     if (c === '\t') return '\\t';
-    return `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
+    const code = c.charCodeAt(0);
+    if (code > 0xff) return `\\u${code.toString(16).padStart(4, '0')}`;
+    return `\\x${code.toString(16).padStart(2, '0')}`;
   });
 }
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
-const TEXT_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+const TEXT_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
-const FIELD_CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g;
+const FIELD_CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /** Columns a cell takes on a terminal: its code points (the plan's and results' cells are names and numbers). */
 const cellWidth = (text: string): number => Array.from(text).length;

@@ -270,6 +270,11 @@ const MAX_STORAGE_GIB = 65536;
  */
 const DISK_BYTES_PER_ROW = 500;
 
+/** Bytes a data set takes on one server's disk (DISK_BYTES_PER_ROW a row). */
+export function dataDiskBytes(data: { readonly tables: number; readonly tableSize: number }): number {
+  return data.tables * data.tableSize * DISK_BYTES_PER_ROW;
+}
+
 /**
  * GiB of gp3 storage for an RDS cell's source instance (core/backends/aws/db-instances.ts; the plan's cost prices it):
  * its data with half as much again for binary logs or WAL and temporary files, at least RDS's minimum; storage
@@ -304,6 +309,24 @@ const GP3_MAX_GIB = 65536;
 export function serverVolumeGib(data: { readonly tables: number; readonly tableSize: number }): number {
   const dataGib = (data.tables * data.tableSize * DISK_BYTES_PER_ROW) / 2 ** 30;
   return Math.min(GP3_MAX_GIB, Math.max(SERVER_MIN_VOLUME_GIB, SERVER_OS_GIB + Math.ceil(dataGib * 1.5)));
+}
+
+/**
+ * The most data one of an engine's servers can hold on AWS, in bytes. An Aurora cluster volume
+ * grows "up to a maximum of 128 tebibytes (TiB) or 64 TiB", by engine version (Aurora User Guide,
+ * "Managing performance and scaling for Aurora DB clusters", Storage scaling): 128 TiB bounds every
+ * version. An RDS instance and a self-managed server's gp3 volume hold at most 65,536 GiB
+ * (MAX_STORAGE_GIB, GP3_MAX_GIB), of which the data gets two thirds: the rest is kept for logs.
+ */
+export function awsDataLimitBytes(kind: EngineKind): number {
+  switch (ENGINES[kind].topology) {
+    case 'cluster':
+      return 128 * 2 ** 40;
+    case 'instance':
+      return (MAX_STORAGE_GIB * 2 ** 30) / 1.5;
+    case 'ec2':
+      return ((GP3_MAX_GIB - SERVER_OS_GIB) * 2 ** 30) / 1.5;
+  }
 }
 
 /**

@@ -68,6 +68,41 @@ export const SERVER_MANAGED_OPTIONS: ReadonlySet<string> = new Set([
   'slow_query_log_file',
   'report_host',
   'report_port',
+  // Every other option that names a file, a directory, a library or a command the server would
+  // read, write or run as its user: under each name mariadbd 10.11 accepts (`mariadbd --help
+  // --verbose`; log_slow_query_file is the newer name of slow_query_log_file). A spec must not make
+  // the server write outside its run directory or load what it names.
+  'log_slow_query_file',
+  'aria_log_dir_path',
+  'character_sets_dir',
+  'des_key_file',
+  'ft_stopword_file',
+  'init_file',
+  'innodb_buffer_pool_filename',
+  'innodb_temp_data_file_path',
+  'innodb_tmpdir',
+  'language',
+  'lc_messages_dir',
+  'log_basename',
+  'log_ddl_recovery',
+  'log_isam',
+  'log_tc',
+  'master_info_file',
+  'relay_log_info_file',
+  'secure_file_priv',
+  'slave_load_tmpdir',
+  'ssl_ca',
+  'ssl_capath',
+  'ssl_cert',
+  'ssl_crl',
+  'ssl_crlpath',
+  'ssl_key',
+  'plugin_load',
+  'plugin_load_add',
+  'wsrep_data_home_dir',
+  'wsrep_provider',
+  'wsrep_status_file',
+  'wsrep_notify_cmd',
 ]);
 
 /** Fixed when the datadir is created: a later option file cannot change them. */

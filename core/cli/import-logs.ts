@@ -14,7 +14,7 @@
  */
 import { asLakeWriteError } from '../backends/local/local-lake';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { lakeTableFiles } from '../lake/duckdb';
@@ -28,6 +28,7 @@ import { sha256 } from '../experiment/validate';
 import { parseSysbenchOutput } from '../sysbench/parser';
 import type { ParsedOutput } from '../sysbench/types';
 import { AuroraBenchError } from '../errors';
+import { MIB, readUserText, UserFileError } from '../user-file';
 import {
   assignFiles,
   headerFacts,
@@ -110,12 +111,18 @@ function collectFiles(paths: readonly string[]): { path: string; relativePath: s
   return out;
 }
 
+/** The most bytes of a mapping file (a few lines of JSON or YAML). */
+const MAX_MAPPING_BYTES = MIB;
+/** The most bytes of one sysbench log: a day of 1-s intervals is about 20 MiB. */
+const MAX_LOG_BYTES = 256 * MIB;
+
 function readMappingFile(file: string): unknown {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readUserText(file, MAX_MAPPING_BYTES);
   } catch (e) {
-    throw new ImportMappingError(file, [{ path: '', message: `cannot read it: ${(e as Error).message}` }]);
+    if (!(e instanceof UserFileError)) throw e;
+    throw new ImportMappingError(file, [{ path: '', message: e.reason }]);
   }
   try {
     // YAML 1.2 reads JSON too; uniqueKeys refuses a key given twice.
@@ -308,7 +315,13 @@ export function importLogs(options: ImportOptions): ImportResult {
 
   // 1. Read and parse every log; say how each parsed.
   const files: LogFile[] = collectFiles(options.paths).map(({ path, relativePath }) => {
-    const text = readFileSync(path, 'utf8');
+    let text: string;
+    try {
+      text = readUserText(path, MAX_LOG_BYTES);
+    } catch (e) {
+      if (!(e instanceof UserFileError)) throw e;
+      throw new ImportError(`${shownPath(path)}: ${e.reason}`);
+    }
     const header = headerFacts(text);
     return {
       text,

@@ -2,7 +2,8 @@
  * `aurora-bench compare` and `aurora-bench history` over the local lake
  * (DuckDB), or with --aws over the deployed stack's lake (Athena).
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { writeUserFile } from '../user-file';
 import { AthenaClient } from '@aws-sdk/client-athena';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import type { S3Client } from '@aws-sdk/client-s3';
@@ -230,7 +231,7 @@ export async function historyCommand(options: HistoryCommandOptions): Promise<{ 
     };
   let text = json ? historyJson(history) : renderTerminal(historyReport(history));
   if (html !== undefined) {
-    writeFileSync(html, renderHtml(historyReport(history, { charts: true })));
+    writeUserFile(html, renderHtml(historyReport(history, { charts: true })));
     if (!json) text += `\nHTML history written to ${html}\n`;
   }
   return { text, history };

@@ -1,5 +1,5 @@
 /** `aurora-bench report --aws`: the same report, from Athena over the deployed stack's lake. */
-import { writeFileSync } from 'node:fs';
+import { writeUserFile } from '../user-file';
 import { AthenaClient } from '@aws-sdk/client-athena';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import type { S3Client } from '@aws-sdk/client-s3';
@@ -29,7 +29,7 @@ export async function athenaReportText(options: AthenaReportOptions): Promise<st
   });
   const { text, html } = await reportFromLake(lake, options);
   if (options.html !== undefined && html !== undefined) {
-    writeFileSync(options.html, html);
+    writeUserFile(options.html, html);
     return text + `\nHTML report written to ${options.html}\n`;
   }
   return text;

@@ -4,13 +4,15 @@
  * also when the user presses Ctrl-C or a step crashes.
  */
 import { join } from 'node:path';
+import { hostname } from 'node:os';
 import type { Backend, LakeStore, RunContext } from '../backend';
 import { AuroraBenchError } from '../errors';
 import { compactRun } from '../lake/compact';
 import { lakeKeys, toJsonLines, type RunRow } from '../lake/rows';
 import { overlapNote, type HostRunOverlap } from '../backends/local/host-runs';
 import { isLakeWriteFailure } from '../backends/local/local-lake';
-import { localSpecRefusals } from '../backends/local/preflight';
+import { localSpecRefusalsUnder } from '../backends/local/preflight';
+import { defaultRunRoot } from '../backends/local/registry';
 import { defaultCacheRoot } from '../backends/local/template';
 import { preparePlanFromFile } from '../plan/prepare';
 import type { Plan, PlanNote } from '../plan/types';
@@ -30,6 +32,8 @@ interface LocalBackendLike extends Backend {
   cleanupRun(runId: string): Promise<void>;
   /** The run is over: the other runs of this host whose time overlapped it. */
   endHostRun?(runId: string): readonly HostRunOverlap[];
+  /** Where its servers' datadirs live (LocalBackend.runRoot). */
+  readonly runRoot?: string;
 }
 
 /** The results lake cannot be written (no room, read-only, no permission): the run stops, naming the lake. */
@@ -136,10 +140,11 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
   const log = options.log ?? (() => undefined);
   // Planned here as well as in PlanRun so a refused plan stops before the workflow starts, and so
   // the run id is known for cleanup whatever happens next.
+  const localRefusals = localSpecRefusalsUnder(options.backend.runRoot ?? defaultRunRoot());
   const prepared = preparePlanFromFile(options.specFile, join(options.repoRoot, 'client', 'workloads'), {
     backend: 'local',
     scale: options.scale ?? 'full',
-    backendRefusals: localSpecRefusals,
+    backendRefusals: localRefusals,
     ...(options.runId ? { runId: options.runId } : {}),
   });
   const { plan } = prepared;
@@ -171,6 +176,25 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
     }
   }
 
+  // The id is claimed in the lake itself, atomically: another run root (or machine) sharing the lake with
+  // the same --run-id gets the claim or is refused, never both running into the same rows and raw/ folders.
+  if (options.backend.lake.createOnce !== undefined) {
+    const claim = lakeKeys.runClaim(plan.runId);
+    const body = JSON.stringify({
+      runId: plan.runId,
+      pid: process.pid,
+      host: hostname(),
+      at: new Date().toISOString(),
+    });
+    if (!(await options.backend.lake.createOnce(claim, body + '\n'))) {
+      await options.backend.cleanupRun(plan.runId);
+      throw new RunIdTakenError(
+        `run id "${plan.runId}" is already claimed in ${options.backend.lake.describe()} (${claim}): another ` +
+          `run has it (from another run root or machine); choose another --run-id`,
+      );
+    }
+  }
+
   // One stop for everything: the user's signal, or a lake with no room left.
   const stop = new AbortController();
   const onUserStop = () => stop.abort(options.signal?.reason);
@@ -186,7 +210,7 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
     gitSha: info.gitSha,
     serverVersion: options.serverVersion,
     readyTimeoutS: 120,
-    preflight: (_plan, spec) => Promise.resolve(localSpecRefusals(spec)),
+    preflight: (_plan, spec) => Promise.resolve(localRefusals(spec)),
     judgeRun: localJudge(options.lakeDir),
   };
   let result: LocalExecutionResult;

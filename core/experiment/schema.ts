@@ -19,7 +19,14 @@ const name = z
 export const ItemNameSchema = name;
 
 /** A parameter value as it is written in a parameter group. */
-const parameterValue = z.union([z.string(), z.number(), z.boolean()]);
+// One line, no control characters: a value goes to an option file line, a SET statement or an AWS
+// parameter group, where a newline would end it early or start another setting.
+const parameterValue = z.union([
+  // eslint-disable-next-line no-control-regex -- the control characters are what the pattern refuses
+  z.string().regex(/^[^\u0000-\u001f\u007f]*$/, 'a value on one line, without a newline or other control character'),
+  z.number(),
+  z.boolean(),
+]);
 // Hyphens too: some Aurora parameter names have them (gtid-mode, binlog-do-db, replicate-do-table).
 const parameterName = z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_.-]*$/, 'a parameter name');
 const parameters = z.record(parameterName, parameterValue);

@@ -3,7 +3,7 @@
  * what was expected, so nothing starts from a spec that is wrong.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
@@ -14,6 +14,7 @@ import { engineProblems } from './engine-checks';
 import { SpecSchema, type Spec } from './schema';
 import { MAX_SPEC_BYTES, parseStrictJson, specBytesToText, SpecTextError } from './spec-text';
 import { AuroraBenchError } from '../errors';
+import { MIB, readUserFile, readUserText, UserFileError } from '../user-file';
 
 export interface SpecProblem {
   /** JSON path such as variants[1].instanceClass, or "" for the whole document. */
@@ -187,38 +188,19 @@ function confinedScriptPath(script: string, specDir: string): string | undefined
   return rel !== '' && !rel.startsWith('..' + sep) && rel !== '..' && !isAbsolute(rel) ? candidate : undefined;
 }
 
-/** The spec file's text: refused when missing, a directory, larger than MAX_SPEC_BYTES, binary or not UTF-8. */
+/** The spec file's text: refused when missing, not a regular file, larger than MAX_SPEC_BYTES, binary or not UTF-8. */
 function readSpecFileText(file: string): string {
-  let size: number;
-  try {
-    const info = statSync(file);
-    if (info.isDirectory())
-      throw new SpecError(file, [{ path: '', message: 'is a directory, not an experiment file' }]);
-    size = info.size;
-  } catch (e) {
-    if (e instanceof SpecError) throw e;
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new SpecError(file, [
-      { path: '', message: code === 'ENOENT' ? 'file not found' : `cannot read: ${code ?? (e as Error).message}` },
-    ]);
-  }
-  if (size > MAX_SPEC_BYTES) {
-    throw new SpecError(file, [
-      {
-        path: '',
-        message:
-          `the file is ${size} bytes; a spec may be at most ${MAX_SPEC_BYTES} bytes (1 MiB): the whole ` +
-          `spec travels in the workflow's input, which Step Functions limits to 256 KiB per state`,
-      },
-    ]);
-  }
   let bytes: Buffer;
   try {
-    bytes = readFileSync(file);
+    bytes = readUserFile(file, MAX_SPEC_BYTES);
   } catch (e) {
-    throw new SpecError(file, [
-      { path: '', message: `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` },
-    ]);
+    if (!(e instanceof UserFileError)) throw e;
+    const message =
+      e.kind === 'too-large'
+        ? `the file is ${e.size ?? '?'} bytes; a spec may be at most ${MAX_SPEC_BYTES} bytes (1 MiB): the whole ` +
+          `spec travels in the workflow's input, which Step Functions limits to 256 KiB per state`
+        : e.reason;
+    throw new SpecError(file, [{ path: '', message }]);
   }
   try {
     return specBytesToText(bytes);
@@ -227,6 +209,9 @@ function readSpecFileText(file: string): string {
     throw e;
   }
 }
+
+/** The most bytes of a workload's Lua script: sysbench's own scripts are under 20 KiB. */
+const MAX_SCRIPT_BYTES = MIB;
 
 export function loadSpecFile(file: string, builtinWorkloadsDir: string): LoadedSpec {
   const text = readSpecFileText(file);
@@ -252,7 +237,12 @@ export function loadSpecFile(file: string, builtinWorkloadsDir: string): LoadedS
       });
       return;
     }
-    scripts[basename(found)] = readFileSync(found, 'utf8');
+    try {
+      scripts[basename(found)] = readUserText(found, MAX_SCRIPT_BYTES);
+    } catch (e) {
+      if (!(e instanceof UserFileError)) throw e;
+      problems.push({ path: `workloads[${i}].script`, message: `${found}: ${e.reason}` });
+    }
   });
   if (problems.length > 0) throw new SpecError(file, problems);
   return { spec, source: file, scripts };
@@ -267,7 +257,7 @@ const SPEC_SCHEMA_ID = 'https://github.com/aurora-bench/aurora-bench/experiments
 /** Whether a file is the published experiment JSON Schema (by its $id), not an experiment. */
 export function isSpecSchemaFile(file: string): boolean {
   try {
-    return (JSON.parse(readFileSync(file, 'utf8')) as { $id?: unknown }).$id === SPEC_SCHEMA_ID;
+    return (JSON.parse(readUserText(file, MAX_SPEC_BYTES)) as { $id?: unknown }).$id === SPEC_SCHEMA_ID;
   } catch {
     return false;
   }

@@ -168,12 +168,15 @@ function vanishedFile(message: string, files: ReadonlySet<string>): string | und
 
 /** The lake file a DuckDB read error names, and the error's first sentence (DuckDB quotes no file content in it). */
 function unreadableFile(message: string, files: ReadonlySet<string>): SkippedLakeFile | undefined {
-  const file = /in file "([^"]+)"/.exec(message)?.[1];
+  // JSON Lines: '... in file "<path>"'; Parquet: "No magic bytes found at end of file '<path>'",
+  // "File '<path>' too small to be a Parquet file" (a truncated or foreign file).
+  const file = (/in file "([^"]+)"/.exec(message) ?? /\b[Ff]ile '([^']+)'/.exec(message))?.[1];
   if (file === undefined || !files.has(file)) return undefined;
   const reason = message
     .split('\n')[0]!
     .replace(/^Invalid Input Error: /, '')
     .replace(/ in file "[^"]+",?/, '')
+    .replace(/ '[^']+'/, '')
     .trim();
   return { file, reason };
 }
@@ -298,7 +301,7 @@ export class LocalLake implements LakeReader {
     const files = new Map(LAKE_TABLES.map((t) => [t, filesOf(t)] as const));
     const lake = new LocalLake(lakeDir, instance, tempDir, connection, files, filesOf);
     try {
-      for (const table of LAKE_TABLES) await connection.run(tableViewSql(table, files.get(table)!));
+      for (const table of LAKE_TABLES) await lake.createTableView(table);
       for (const view of allViewSql()) await connection.run(view.sql);
       if ((options.fileAccess ?? 'lake') === 'lake') {
         await connection.run(`SET allowed_directories = [${sqlString(checkedTablesDir(lakeDir) + '/')}]`);
@@ -311,6 +314,30 @@ export class LocalLake implements LakeReader {
       throw new LakeQueryError(`cannot open the results lake at ${lakeDir}`, { cause: e, source: lakeDir });
     }
     return lake;
+  }
+
+  /**
+   * Makes a table's view over its files. DuckDB reads a Parquet file's footer when the view is made,
+   * so a truncated or foreign Parquet file fails here, not at a query: that file is left out and
+   * named in skippedFiles, as a bad JSON Lines file is at a query, and the view is made without it.
+   */
+  private async createTableView(table: LakeTable): Promise<void> {
+    for (;;) {
+      const list = this.files.get(table)!;
+      try {
+        await this.connection.run(tableViewSql(table, list));
+        return;
+      } catch (e) {
+        const bad =
+          this.skipped.length < MAX_SKIPPED_FILES ? unreadableFile((e as Error).message, new Set(list)) : undefined;
+        if (bad === undefined) throw e;
+        this.skipped.push(bad);
+        this.files.set(
+          table,
+          list.filter((f) => f !== bad.file),
+        );
+      }
+    }
   }
 
   /** Files left out so far because they could not be read: results and reports name them. */

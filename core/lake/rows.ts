@@ -158,6 +158,11 @@ export const lakeKeys = {
   raw: (dt: string, runId: string, cellId: string, stepId: string, phase: string, clientId: string): string =>
     `raw/dt=${dt}/${safe(runId)}/${safe(cellId)}/${safe(stepId)}/${phase}/${safe(clientId)}/`,
   script: (runId: string, name: string): string => `scripts/${safe(runId)}/${safe(name)}`,
+  /**
+   * A run id's claim, created once (LakeStore.createOnce) before anything of the run is written: the
+   * lake itself says an id is taken, whichever machine or run root the other run has.
+   */
+  runClaim: (runId: string): string => `claims/${safe(runId)}.json`,
   /** The workflow's own objects (not tables): what the state machine's state no longer carries. */
   workflow: {
     /** A cell's plan with its steps, written by PlanRun. */

@@ -9,6 +9,7 @@ import type { Spec } from '../experiment/schema';
 import { scaleSpec, type Scale } from '../experiment/scale';
 import { loadSpecFile } from '../experiment/validate';
 import { awsEngineRefusals } from '../experiment/engine-checks';
+import { awsDataRefusals } from './data-bounds';
 import { drawOrderSeed, planRun, PlanError, writeForwardingOf, type PlanOptions } from './plan';
 import { prepareDeadlineS, SEGMENT_EVENTS_BUDGET, worstStepEvents } from './step-looks';
 import type { Plan, PlanNote, WriteForwardingSupport } from './types';
@@ -154,7 +155,7 @@ export function preparePlan(loaded: LoadedExperiment, options: PreparePlanOption
   const scaled = scaleSpec(loaded.spec, scale);
   // The engines the AWS backend does not provision yet are its refusals from the spec alone.
   const refused = [
-    ...(planOptions.backend === 'aws' ? awsEngineRefusals(scaled.spec) : []),
+    ...(planOptions.backend === 'aws' ? [...awsEngineRefusals(scaled.spec), ...awsDataRefusals(scaled.spec)] : []),
     ...(backendRefusals ? backendRefusals(scaled.spec) : []),
   ];
   if (onRefusal === 'refuse' && refused.length > 0) throw new PlanError(refused, planOptions.source);

@@ -4,10 +4,14 @@
  * when it loads, so only what reads a price file (the CLI) bundles zod; the Lambdas price with the
  * bundled table (core/plan/cost.ts bundledPrices).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { PriceTableError } from './price-error';
+import { MIB, readUserText, UserFileError } from '../user-file';
+
+/** The most bytes of a price file: the repo's table is under 20 KiB. */
+const MAX_PRICE_FILE_BYTES = MIB;
 
 const hourly = z.record(z.string(), z.number().nonnegative());
 
@@ -87,8 +91,15 @@ function mergePrices(base: unknown, override: unknown): unknown {
 
 function readJson(file: string): unknown {
   if (!existsSync(file)) throw new PriceTableError(`${file}: price file not found`);
+  let text: string;
   try {
-    return JSON.parse(readFileSync(file, 'utf8'));
+    text = readUserText(file, MAX_PRICE_FILE_BYTES);
+  } catch (e) {
+    if (e instanceof UserFileError) throw new PriceTableError(e.message, { source: file });
+    throw e;
+  }
+  try {
+    return JSON.parse(text);
   } catch (e) {
     throw new PriceTableError(`${file}: not valid JSON`, { cause: e, source: file });
   }

@@ -84,11 +84,15 @@ export function jobDeadlineS(step: StepPlan, data: DataPlan, phase: RunnerPhase,
 export function looksUntil(deadlineS: number): number {
   let waited = 0;
   let looks = 0;
-  while (waited <= deadlineS) {
+  // The waits grow until they reach maxDelayS (a dozen looks); past that they are all equal, so the
+  // rest is counted by division: a loop per look would run for minutes on a huge data set's deadline
+  // and keep the event loop from acting on a signal.
+  while (waited <= deadlineS && lookAgainAfterS(looks + 1) < STEP_LOOK_BACKOFF.maxDelayS) {
     looks++;
     waited += lookAgainAfterS(looks);
   }
-  return looks;
+  if (waited > deadlineS) return looks;
+  return looks + Math.floor((deadlineS - waited) / STEP_LOOK_BACKOFF.maxDelayS) + 1;
 }
 
 /**

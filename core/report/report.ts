@@ -3,7 +3,7 @@
  * tables, and with --html FILE a self-contained HTML page (inline CSS, charts as server-rendered
  * SVG, no script and no network needed to view it).
  */
-import { writeFileSync } from 'node:fs';
+import { writeUserFile } from '../user-file';
 import { skippedFilesText, withLake, type LakeReader } from '../lake/duckdb';
 import { chartPointCount, renderChartSvg } from './charts';
 import { loadPrices, type PriceTable } from '../plan/cost';
@@ -386,7 +386,7 @@ export async function reportCommand(options: ReportOptions & { readonly lakeDir:
     // One unreadable lake file does not stop the report; it is named.
     const skipped = skippedFilesText(lake);
     if (options.html !== undefined && html !== undefined) {
-      writeFileSync(options.html, html);
+      writeUserFile(options.html, html);
       // JSON on stdout stays parseable: the file's path goes to the caller's log only in text mode.
       return options.json === true ? text : text + `\nHTML report written to ${options.html}\n` + skipped;
     }

@@ -2,11 +2,25 @@
  * `aurora-bench parse FILE`: parse a raw sysbench log, or a runner output directory (output.log +
  * result.json, as client/runner.js writes it), into one ParsedOutput.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseSysbenchOutput } from './parser';
 import type { ParsedOutput, RunnerResult } from './types';
 import { AuroraBenchError } from '../errors';
+import { MIB, readUserText, UserFileError } from '../user-file';
+
+/** The most bytes of an output.log or a raw log: a day of 1-s intervals is about 20 MiB. */
+const MAX_LOG_BYTES = 256 * MIB;
+
+/** A regular file of at most `maxBytes`, or a ParseInputError naming it. */
+function readInput(path: string, maxBytes: number): string {
+  try {
+    return readUserText(path, maxBytes);
+  } catch (e) {
+    if (e instanceof UserFileError) throw new ParseInputError(e.message, { source: path });
+    throw e;
+  }
+}
 
 class ParseInputError extends AuroraBenchError {
   override readonly name = 'ParseInputError';
@@ -14,8 +28,9 @@ class ParseInputError extends AuroraBenchError {
 
 function readResult(path: string): RunnerResult {
   let value: unknown;
+  const text = readInput(path, MIB);
   try {
-    value = JSON.parse(readFileSync(path, 'utf8'));
+    value = JSON.parse(text);
   } catch (e) {
     throw new ParseInputError(`${path}: not valid JSON`, { cause: e, source: path });
   }
@@ -29,13 +44,13 @@ function readResult(path: string): RunnerResult {
 export function parseRunnerOutput(dirOrFile: string, opts: { percentile?: number } = {}): ParsedOutput {
   if (!existsSync(dirOrFile)) throw new ParseInputError(`${dirOrFile}: no such file or directory`);
   if (!statSync(dirOrFile).isDirectory()) {
-    return parseSysbenchOutput(readFileSync(dirOrFile, 'utf8'), opts);
+    return parseSysbenchOutput(readInput(dirOrFile, MAX_LOG_BYTES), opts);
   }
   const logPath = join(dirOrFile, 'output.log');
   if (!existsSync(logPath)) throw new ParseInputError(`${dirOrFile}: not a runner output directory (no output.log)`);
   const resultPath = join(dirOrFile, 'result.json');
   const result = existsSync(resultPath) ? readResult(resultPath) : undefined;
-  const parsed = parseSysbenchOutput(readFileSync(logPath, 'utf8'), {
+  const parsed = parseSysbenchOutput(readInput(logPath, MAX_LOG_BYTES), {
     ...opts,
     ...(result ? { exitCode: result.exitCode } : {}),
   });

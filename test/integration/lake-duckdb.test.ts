@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compactRun } from '../../core/lake/compact';
-import { LocalLake, withLake } from '../../core/lake/duckdb';
+import { lakeTableFiles, LocalLake, withLake } from '../../core/lake/duckdb';
 import { resultsText } from '../../core/lake/results';
 import {
   DT,
@@ -351,5 +351,30 @@ describe('results lake through DuckDB', () => {
     } finally {
       lake.close();
     }
+  });
+
+  it.each([
+    ['truncated', (f: string) => truncateSync(f, 100)],
+    ['foreign', (f: string) => writeFileSync(f, 'PAR1 not a Parquet file')],
+  ])("serves the other runs when one run's Parquet file is %s, naming it", async (_kind, spoil) => {
+    // Arrange: two runs compacted to Parquet, one of their steps files spoiled
+    for (const id of ['good', 'bad']) {
+      writeRun(lakeDir, runRow({ run_id: id }));
+      writeStepTable(lakeDir, 'steps', [stepRow({ run_id: id, variant: 'a', step_id: 'rw-t4', client_id: 'c1' })]);
+      await compactRun(lakeDir, { runId: id, dt: DT });
+    }
+    const spoiled = lakeTableFiles(lakeDir, 'steps').find((f) => f.endsWith('bad.parquet'))!;
+    spoil(spoiled);
+
+    // Act
+    const { runs, skipped } = await withLake(lakeDir, async (lake) => ({
+      runs: await lake.query<{ run_id: string }>('SELECT DISTINCT run_id FROM steps ORDER BY run_id'),
+      skipped: lake.skippedFiles,
+    }));
+
+    // Assert
+    expect(runs).toEqual([{ run_id: 'good' }]);
+    expect(skipped.map((f) => f.file)).toEqual([spoiled]);
+    expect(skipped[0]!.reason).toMatch(/Parquet|magic bytes/);
   });
 });

@@ -2,7 +2,16 @@
  * Runs on one host note their time in a shared directory; at its end a run learns which others
  * overlapped it (core/backends/local/host-runs.ts). Times are given, so the overlaps are exact.
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HostRuns, overlapNote } from '../../core/backends/local/host-runs';
@@ -51,5 +60,38 @@ describe('runs that shared a host', () => {
     // Act / Assert
     expect(alone.end('alone', at(3))).toEqual([]);
     expect(new HostRuns(dir).end('never', at(4))).toEqual([]);
+  });
+});
+
+describe('a registry folder that cannot be trusted', () => {
+  it('never writes through a link planted at its file name, and still records the run', () => {
+    // Arrange: a root-only file of the victim's, and a link to it where this run's file goes.
+    const victim = join(dir, '..', 'victim');
+    writeFileSync(victim, 'secret\n', { mode: 0o600 });
+    mkdirSync(dir, { mode: 0o1777 });
+    symlinkSync(victim, join(dir, `${process.pid}-planted.json`));
+    const runs = new HostRuns(dir);
+
+    // Act
+    runs.register('planted', at(0));
+    runs.end('planted', at(5));
+
+    // Assert
+    expect(readFileSync(victim, 'utf8')).toBe('secret\n');
+    expect(lstatSync(join(dir, `${process.pid}-planted.json`)).isSymbolicLink()).toBe(false);
+  });
+
+  it('leaves alone a registry folder that is a link to another directory', () => {
+    // Arrange
+    const elsewhere = join(dir, '..', 'elsewhere');
+    mkdirSync(elsewhere, { mode: 0o1777 });
+    symlinkSync(elsewhere, dir);
+    const runs = new HostRuns(dir);
+
+    // Act
+    runs.register('linked', at(0));
+
+    // Assert
+    expect(readdirSync(elsewhere)).toEqual([]);
   });
 });

@@ -14,8 +14,8 @@ const repoRoot = resolve(__dirname, '../..');
 /** Lowest first. A folder may import its own layer's folders and any below; see docs/architecture.md. */
 const LAYERS: readonly (readonly string[])[] = [
   // the user-facing error base every stage throws, number formatting every stage prints with, the seeded generator
-  // the plan's randomized order and the change-point tests draw from
-  ['core/polyfills', 'core/errors', 'core/format', 'core/random', 'prices'],
+  // the plan's randomized order and the change-point tests draw from, the reader of every file a user names
+  ['core/polyfills', 'core/errors', 'core/format', 'core/random', 'core/user-file', 'prices'],
   ['core/aurora'], // facts about Aurora MySQL (parameter catalogue, write forwarding)
   ['core/experiment'], // spec: schema, validation, scaling
   ['core/plan'], // plan: cells, steps, order, cost

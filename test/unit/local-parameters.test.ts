@@ -104,6 +104,23 @@ function context(v: ResolvedVariant, role: 'writer' | 'reader' = 'writer'): Para
 }
 
 describe('planParameters', () => {
+  it('applies no option that names a file, under any of its names, from localOnlyParameters', () => {
+    // Arrange: both names MariaDB 10.11 has for the slow log's file, and the general log's, as VARCHAR variables.
+    const names = ['log_slow_query_file', 'slow_query_log_file', 'general_log_file', 'init_file'];
+    const catalog = new Map(CATALOG);
+    for (const name of names) catalog.set(name, { name, readOnly: false, type: 'VARCHAR', scope: 'GLOBAL' });
+    const v = variant({ localOnlyParameters: Object.fromEntries(names.map((n) => [n, `/etc/${n}`])) });
+
+    // Act
+    const plan = planParameters({ ...context(v), catalog });
+
+    // Assert
+    expect(plan.applied.map((a) => a.name).filter((n) => names.includes(n))).toEqual([]);
+    expect(plan.notes.filter((n) => n.level === 'warning').map((n) => n.path)).toEqual(
+      names.map((n) => `variants[name=r6g].localOnlyParameters.${n}`),
+    );
+  });
+
   it('applies the S2 template: startup-only ones to the option file, dynamic ones by SET GLOBAL', () => {
     // Arrange
     const v = variant({

@@ -145,6 +145,25 @@ describe('AWS-only values, checked offline', () => {
   });
 });
 
+describe('parameter values on one line', () => {
+  it.each([
+    ['clusterParameters', 'a\nb'],
+    ['instanceParameters', 'x\r'],
+    ['localOnlyParameters', 'pool-of-threads\n[mariadbd]\ninit_file=/tmp/x'],
+  ])('refuses a control character in a %s value by its JSON path', (where, value) => {
+    // Arrange
+    const doc = minimal();
+    doc.variants[0] = { ...doc.variants[0]!, [where]: { some_parameter: value } };
+
+    // Act
+    const problems = problemsOf(doc);
+
+    // Assert
+    expect(problems.map((p) => p.path)).toEqual([`variants[0].${where}.some_parameter`]);
+    expect(problems[0]!.message).toMatch(/one line/);
+  });
+});
+
 describe('unknown parameter names', () => {
   it.each([
     ['clusterParameters', 'innodb_bogus_setting'],

@@ -70,6 +70,33 @@ export class S3LakeStore implements LakeStore {
     );
   }
 
+  /**
+   * A conditional write: PutObject with If-None-Match "*" is refused with 412 Precondition Failed
+   * when an object is at the key, and a concurrent conditional write of the same key with 409
+   * ConditionalRequestConflict (S3 User Guide, "Add preconditions to S3 operations with conditional
+   * requests"; s3 service-2.json PutObjectRequest.IfNoneMatch). Either way the key was taken.
+   */
+  async createOnce(key: string, body: string): Promise<boolean> {
+    await this.assertWritableVersion();
+    const Key = this.objectKey(key);
+    try {
+      await this.s3.send(
+        new PutObjectCommand({
+          Bucket: this.bucket,
+          Key,
+          Body: body,
+          IfNoneMatch: '*',
+          ContentType: 'application/json',
+        }),
+      );
+      return true;
+    } catch (e) {
+      const status = (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      if (status === 412 || status === 409) return false;
+      return rethrow(e, `S3 PutObject (If-None-Match) s3://${this.bucket}/${Key}`);
+    }
+  }
+
   async get(key: string): Promise<string | undefined> {
     const Key = this.objectKey(key);
     try {

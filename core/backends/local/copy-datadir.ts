@@ -12,10 +12,49 @@
  * folder to `target` itself, never into it.
  */
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, statfsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { AuroraBenchError } from '../../errors';
 
 const execFileAsync = promisify(execFile);
+
+class DatadirCopyError extends AuroraBenchError {
+  override readonly name = 'DatadirCopyError';
+}
+
+/** Bytes the files under `dir` take on disk (their allocated blocks: a sparse copy takes as much). */
+function allocatedBytes(dir: string): number {
+  let sum = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    sum += entry.isDirectory() ? allocatedBytes(path) : lstatSync(path).blocks * 512;
+  }
+  return sum;
+}
+
+const mb = (bytes: number) => `${Math.ceil(bytes / 1e6)} MB`;
+
+/**
+ * One line for a failed copy: cp prints a line per file it could not write, thousands when the
+ * disk is full, and the run row keeps the error. A full disk says what the copy needs and what is free.
+ */
+function copyFailure(source: string, target: string, stderr: string): string {
+  const lines = stderr.split('\n').filter((l) => l.trim() !== '');
+  if (lines.some((l) => l.includes('No space left on device'))) {
+    let room = '';
+    try {
+      const fs = statfsSync(dirname(target));
+      room = `: ${mb(allocatedBytes(source))} needed, ${mb(fs.bavail * fs.bsize)} free`;
+    } catch {
+      // the sizes are a courtesy; the line stands without them
+    }
+    return `no space left on device copying the server template to ${target}${room}`;
+  }
+  const more = lines.length > 1 ? ` (and ${lines.length - 1} more line(s) of cp's)` : '';
+  return `cannot copy ${source} to ${target}: ${lines[0] ?? 'cp failed'}${more}`;
+}
 
 /** Copies the folder `source` to `target`, which must not exist yet (as fs.cp with errorOnExist). */
 export async function copyDatadir(source: string, target: string): Promise<void> {
@@ -23,7 +62,9 @@ export async function copyDatadir(source: string, target: string): Promise<void>
   try {
     await execFileAsync('cp', ['-R', '--preserve=mode', '--sparse=always', '--no-target-directory', source, target]);
   } catch (e) {
-    const stderr = (e as { stderr?: string }).stderr?.trim();
-    throw new Error(`cannot copy ${source} to ${target}: ${stderr || (e as Error).message}`, { cause: e });
+    const stderr = (e as { stderr?: string }).stderr ?? '';
+    // What cp wrote before it failed is no datadir: removed, so nothing half-copied takes the space.
+    await rm(target, { recursive: true, force: true });
+    throw new DatadirCopyError(copyFailure(source, target, stderr || (e as Error).message.split('\n')[0]!));
   }
 }

@@ -8,9 +8,10 @@
  * The files are information only: nothing is ever signalled or removed on their word but files of
  * this user's own runs (and leftovers a day old).
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, chmodSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { readUserText } from '../../user-file';
 import { ownerAlive, processStartTime } from './registry';
 
 /** The host-wide directory (sticky and writable by all, as /tmp is, so every user's runs see each other). */
@@ -38,13 +39,45 @@ export interface HostRunOverlap {
 
 const fileName = (pid: number, runId: string) => `${pid}-${runId.replace(/[^A-Za-z0-9._-]/g, '_')}.json`;
 
-function ensureDir(dir: string): void {
+/**
+ * Whether the directory may hold this run's file: a real directory (not a link) owned by this user
+ * or root, which others may write into only if it is sticky, as /tmp is (then nobody removes or
+ * replaces another's file). A directory another user owns could be emptied or filled with links by
+ * them at any time: it is not used, and overlaps stay unknown.
+ */
+function trustworthyDir(dir: string): boolean {
+  const info = lstatSync(dir);
+  const uid = process.getuid?.();
+  if (!info.isDirectory()) return false;
+  if (uid !== undefined && info.uid !== uid && info.uid !== 0) return false;
+  return (info.mode & 0o022) === 0 || (info.mode & 0o1000) !== 0;
+}
+
+function ensureDir(dir: string): boolean {
   mkdirSync(dir, { recursive: true, mode: 0o1777 });
+  if (!lstatSync(dir).isDirectory()) return false;
   // The mode given to mkdir is masked by the umask: set it as meant (only the one who made it can).
   try {
     if ((statSync(dir).mode & 0o1777) !== 0o1777) chmodSync(dir, 0o1777);
   } catch {
-    // another user's directory: used as it is
+    // another user's directory: trustworthyDir decides
+  }
+  return trustworthyDir(dir);
+}
+
+/**
+ * Writes a run's file by exclusive creation of a temporary file, then a rename over the name: a
+ * link planted at either name is never written through (O_EXCL does not follow a link; a rename
+ * replaces the name itself).
+ */
+function writeRunFile(file: string, run: HostRunFile): void {
+  const temporary = `${file}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temporary, JSON.stringify(run) + '\n', { mode: 0o644, flag: 'wx' });
+    renameSync(temporary, file);
+  } catch (e) {
+    rmSync(temporary, { force: true });
+    throw e;
   }
 }
 
@@ -59,7 +92,7 @@ function readRuns(dir: string): { file: string; run: HostRunFile }[] {
   for (const name of names) {
     if (!name.endsWith('.json')) continue;
     try {
-      const run = JSON.parse(readFileSync(join(dir, name), 'utf8')) as HostRunFile;
+      const run = JSON.parse(readUserText(join(dir, name), 64 * 1024)) as HostRunFile;
       if (typeof run.runId === 'string' && typeof run.startedAt === 'string' && Number.isInteger(run.pid))
         runs.push({ file: join(dir, name), run });
     } catch {
@@ -85,8 +118,7 @@ export class HostRuns {
     };
     this.started.set(runId, run);
     try {
-      ensureDir(this.dir);
-      writeFileSync(join(this.dir, fileName(run.pid, runId)), JSON.stringify(run) + '\n', { mode: 0o644 });
+      if (ensureDir(this.dir)) writeRunFile(join(this.dir, fileName(run.pid, runId)), run);
     } catch {
       // not writable (another user's directory without the sticky mode): overlaps stay unknown
     }
@@ -104,7 +136,8 @@ export class HostRuns {
     const ended: HostRunFile = { ...mine, endedAt: now.toISOString() };
     const myFile = join(this.dir, fileName(mine.pid, runId));
     try {
-      writeFileSync(myFile, JSON.stringify(ended) + '\n', { mode: 0o644 });
+      if (!trustworthyDir(this.dir)) return [];
+      writeRunFile(myFile, ended);
     } catch {
       // as in register
     }

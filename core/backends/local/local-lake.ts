@@ -109,6 +109,19 @@ export class LocalLakeStore implements LakeStore {
     }
   }
 
+  /** Exclusive creation (O_CREAT | O_EXCL): atomic on a local file system, whoever else creates the same name. */
+  async createOnce(key: string, body: string): Promise<boolean> {
+    const path = this.pathOf(key);
+    try {
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(path, body, { flag: 'wx' });
+      return true;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw this.writeError(key, e);
+    }
+  }
+
   private writeError(key: string, e: unknown): unknown {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === undefined || !/^E[A-Z]+$/.test(code)) return e;

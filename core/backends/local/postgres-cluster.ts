@@ -49,8 +49,12 @@ import {
   type PostgresTools,
 } from './postgres-server';
 
-/** Settings aurora-bench sets itself (ports, sockets, replication): a spec value is noted, not applied. */
-const MANAGED = new Set([
+/**
+ * Settings aurora-bench sets itself (ports, sockets, replication) and those naming files: a spec value is noted, not
+ * applied.
+ * @internal exported for its tests (a test seam)
+ */
+export const MANAGED_PG_SETTINGS: ReadonlySet<string> = new Set([
   'port',
   'listen_addresses',
   'unix_socket_directories',
@@ -67,6 +71,33 @@ const MANAGED = new Set([
   'archive_mode',
   'archive_command',
   'restore_command',
+  // Every other setting that names a file, a directory, a library or a command the server would
+  // read, write, load or run as its user (`postgres --describe-config` of PostgreSQL 15: the
+  // "File Locations" group and each string setting of that kind): a spec must not make the server
+  // write outside its run directory or run what it names.
+  'external_pid_file',
+  'extension_destdir',
+  'log_directory',
+  'log_filename',
+  'event_source',
+  'dynamic_library_path',
+  'shared_preload_libraries',
+  'local_preload_libraries',
+  'session_preload_libraries',
+  'jit_provider',
+  'archive_library',
+  'archive_cleanup_command',
+  'recovery_end_command',
+  'promote_trigger_file',
+  'krb_server_keyfile',
+  'ssl_ca_file',
+  'ssl_cert_file',
+  'ssl_crl_dir',
+  'ssl_crl_file',
+  'ssl_dh_params_file',
+  'ssl_key_file',
+  'ssl_passphrase_command',
+  'stats_temp_directory',
 ]);
 
 /** The most connections a local server allows: PostgreSQL reserves shared memory per slot. */
@@ -123,11 +154,11 @@ export function planPostgresParameters(ctx: {
       });
       continue;
     }
-    if (MANAGED.has(name)) {
+    if (MANAGED_PG_SETTINGS.has(name)) {
       notes.push({
         level: 'warning',
         path,
-        message: `not applied locally: ${name} is managed by the local backend (ports, sockets, replication)`,
+        message: `not applied locally: ${name} is managed by the local backend (ports, sockets, replication, files)`,
       });
       continue;
     }

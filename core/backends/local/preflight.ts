@@ -4,12 +4,13 @@
  * says how to install it, raised before anything is started.
  */
 import { execFile } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { accessSync, constants, statfsSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { MissingDependencyError, UnsupportedOnBackendError } from '../../backend';
 import type { PlanNote } from '../../plan/types';
 import type { Spec } from '../../experiment/schema';
+import { localDataRefusals } from '../../plan/data-bounds';
 import { localShape } from './instance-classes';
 
 const execFileAsync = promisify(execFile);
@@ -168,4 +169,31 @@ export function localSpecRefusals(spec: Spec): PlanNote[] {
     }
   });
   return notes;
+}
+
+/** Bytes free to this user on the file system of `dir`, or of its nearest existing parent (a run root comes later). */
+function freeBytesUnder(dir: string): number | undefined {
+  for (let at = dir; ; at = dirname(at)) {
+    try {
+      const fs = statfsSync(at);
+      return fs.bavail * fs.bsize;
+    } catch {
+      if (dirname(at) === at) return undefined;
+    }
+  }
+}
+
+/**
+ * The local backend's refusals with the data's room: every server's datadir lives under the run
+ * root, so a data set larger than the space free there is refused with the JSON path.
+ */
+export function localSpecRefusalsUnder(runRoot: string): (spec: Spec) => PlanNote[] {
+  return (spec) => {
+    const free = freeBytesUnder(runRoot);
+    const room =
+      free === undefined
+        ? []
+        : localDataRefusals(spec, { bytes: free, what: `the space free under the run root ${runRoot}` });
+    return [...localSpecRefusals(spec), ...room];
+  };
 }

@@ -1,0 +1,16 @@
+/**
+ * What a run id may be. It names folders in the run root and the lake (`dt=.../<run id>/`), S3 keys
+ * and, on AWS, the Step Functions execution, whose name takes "1-80 characters" of letters, digits,
+ * '-' and '_' (Step Functions API Reference, StartExecution, name). An id is checked before anything
+ * starts, so "." or ".." never names the lake's own folder mid-run.
+ */
+const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,79}$/;
+
+const RUN_ID_RULE = '1 to 80 letters, digits, "-" and "_", starting with a letter or digit';
+
+/** Why `id` cannot be a run id, or undefined. */
+export function runIdProblem(id: string): string | undefined {
+  if (RUN_ID.test(id)) return undefined;
+  const shown = id.length > 40 ? `${JSON.stringify(id.slice(0, 40))}... (${id.length} characters)` : JSON.stringify(id);
+  return `--run-id ${shown} is not a run id: a run id is ${RUN_ID_RULE}`;
+}
