@@ -99,12 +99,20 @@ function follows(x: Shown, tables: readonly Shown[][]): boolean {
   return false;
 }
 
-/** Text from `at` to the end of its clause (the next ';', interval or sentence end): where its verdict is said. */
+/** Text from `at` to the end of its clause (the next ';', figure or sentence end): where its verdict is said. */
 function clauseAfter(s: string, at: number): string {
   const rest = s.slice(at);
-  const next = intervalsIn(rest).find((i) => i.at > 0)?.at ?? rest.length;
+  // Its verdict comes before the next figure.
+  const next = rest.search(/\d/) < 0 ? rest.length : rest.search(/\d/);
   const end = rest.search(/;|\.(\s|$)/);
   return rest.slice(0, Math.min(next, end < 0 ? rest.length : end));
+}
+
+/** The clause holding `at`: from the ';' before it to the ';' after it (or the sentence's ends). */
+function clauseAround(s: string, at: number): string {
+  const start = s.lastIndexOf(';', at) + 1;
+  const end = s.indexOf(';', at);
+  return s.slice(start, end < 0 ? s.length : end);
 }
 
 const WITHIN = /within (the |this run's |the run-to-run )?noise/;
@@ -152,7 +160,7 @@ export function checkReport(report: Report, options: CheckOptions = {}): Contrad
       for (const n of sentenceNumbers(sentence)) {
         const text = `${n.text}%`;
         if (sentence.slice(n.at, n.at + text.length) !== text) continue;
-        const clause = clauseAfter(sentence, n.at);
+        const clause = clauseAround(sentence, n.at);
         const withInterval = intervalsIn(sentence).some((i) => i.at === n.at);
         if (
           withInterval ||

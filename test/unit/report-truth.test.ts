@@ -40,7 +40,7 @@ function s1Claims(r: Report): { better: number; worse: number; open: number; say
   let worse = 0;
   let open = 0;
   const saysWhatWouldResolve: boolean[] = [];
-  for (const line of answerLines(r).filter((l) => /^AZ [ab], r6g-[ab] vs r5-[ab]:/.test(l))) {
+  for (const line of answerLines(r).filter((l) => /^AZ [ab], r6g-[ab] vs r5-[ab] \(QPS\):/.test(l))) {
     const beyond = /beyond the run-to-run noise: (.*?)(; the rest|: \d|$)/.exec(line)?.[1] ?? '';
     for (const step of S1_STEPS) {
       const verdict = new RegExp(`${step} \\((better|worse)\\)`).exec(beyond)?.[1];

@@ -11,6 +11,7 @@ import type { ReportSection, TableBlock } from '../model';
 import { pairByTime, pairedRatioCi, roundsToResolve, type PairedRatio } from '../duet-pairs';
 import { stepKey } from '../load';
 import type { StepResult } from '../../lake/results';
+import { pct } from '../../format';
 import {
   rangeText,
   ratioFinding,
@@ -346,9 +347,12 @@ function abSentences(f: AbFindings): string[] {
       const parts = ratios.map((r) => {
         const row = az.rows.find((x) => x.step === r.step && x.variant === r.variant);
         const base = az.rows.find((x) => x.step === r.step && x.variant === r.baseline);
+        // An interval only where it resolves the difference: an unresolved one says what would resolve it instead.
+        const resolved =
+          r.qps.interval?.covers === 'run-to-run' && (r.qps.direction === 'higher' || r.qps.direction === 'lower');
         return (
-          `${r.step} ${whole(row?.qps.value ?? null)} vs ${whole(base?.qps.value ?? null)} QPS ` +
-          `(${ratioText(r.qps)})`
+          `${r.step} ${whole(row?.qps.value ?? null)} vs ${whole(base?.qps.value ?? null)} ` +
+          `(${resolved ? ratioText(r.qps) : pct(r.qps.estimate, 1)})`
         );
       });
       const judged = ratios.filter((r) => r.qps.interval?.covers === 'run-to-run');
@@ -363,7 +367,7 @@ function abSentences(f: AbFindings): string[] {
                 beyond.map((r) => `${r.step} (${verdictText(r.qps, true)})`).join(', ') +
                 (open.length > 0 ? '; the rest within it' : '')) + unresolvedText(open, f.order === 'duet');
       out.push(
-        `${az.az !== null ? `AZ ${az.az}, ` : ''}${variant} vs ${az.baseline}: ${parts.join('; ')}; ${verdict}.`,
+        `${az.az !== null ? `AZ ${az.az}, ` : ''}${variant} vs ${az.baseline} (QPS): ${parts.join(', ')}, ${verdict}.`,
       );
     }
   }

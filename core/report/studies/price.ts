@@ -15,7 +15,7 @@ import {
 } from '../../plan/cost';
 import { num, pct } from '../../format';
 import type { ReportSection } from '../model';
-import { ratioText, verdictText, type RatioFinding, ratioCell } from '../findings';
+import { claimText, ratioText, verdictText, type RatioFinding, ratioCell } from '../findings';
 import {
   comparableKey,
   estimate,
@@ -201,7 +201,7 @@ function priceSentences(f: PriceFindings, ctx: Context): string[] {
         .map((w) => {
           // A workload of one step: its price-performance finding, interval and verdict with it.
           const steps = f.ratios.filter((r) => r.az === az && r.variant === v.variant && r.workload === w);
-          if (steps.length === 1) return `${w} ${ratioCell(steps[0]!.pricePerformance, true)}`;
+          if (steps.length === 1) return `${w} ${claimText(steps[0]!.pricePerformance, true)}`;
           const a = f.rows.find((r) => r.workload === w && r.variant === v.variant)?.perMoney ?? null;
           const b = f.rows.find((r) => r.workload === w && r.variant === base.variant)?.perMoney ?? null;
           return a !== null && b !== null && b > 0
