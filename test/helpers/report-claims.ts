@@ -69,7 +69,11 @@ function sentenceNumbers(s: string): { text: string; at: number }[] {
     .map((m) => ({ text: m[0].replace(/\.$/, ''), at: m.index }));
 }
 
-const overlaps = (lo: number, hi: number, x: Shown): boolean => x.value - x.half <= hi && lo <= x.value + x.half;
+/** Whether [lo, hi] meets x's rounding interval (a hair wider: 71.445 is shown as 71.45). */
+const overlaps = (lo: number, hi: number, x: Shown): boolean => {
+  const eps = 1e-9 * Math.max(1, Math.abs(x.value));
+  return x.value - x.half - eps <= hi && lo <= x.value + x.half + eps;
+};
 
 /** The tables a reader sees beside the sentences: the answer's and every section's. */
 export function displayedTables(report: Report): TableBlock[] {
