@@ -103,6 +103,17 @@ export function ratioCell(r: RatioFinding, higherIsBetter: boolean, digits = 1):
   return `${ratioText(r, digits)} ${verdictText(r, higherIsBetter)}`;
 }
 
+/**
+ * A ratio in a sentence: with its interval where the interval tells a difference, else the
+ * estimate and its verdict alone ("59.6% within noise"): an unresolved interval of a few repeats
+ * can span orders of magnitude and says nothing the verdict does not (the table keeps it).
+ */
+export function claimText(r: RatioFinding, higherIsBetter: boolean, digits = 1): string {
+  if (r.estimate === null) return '-';
+  if (r.direction === 'higher' || r.direction === 'lower') return ratioCell(r, higherIsBetter, digits);
+  return `${pct(r.estimate, digits)} ${verdictText(r, higherIsBetter)}`;
+}
+
 /** A ratio in few characters for grids: "83% (79–88) worse". */
 export function compactRatio(r: RatioFinding, higherIsBetter: boolean): string {
   if (r.estimate === null) return '-';

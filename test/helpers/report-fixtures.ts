@@ -4,10 +4,11 @@
  * each step's numbers. Deterministic: the interval noise comes from a seeded generator.
  */
 import { planRun } from '../../core/plan/plan';
-import type { IntervalRow, MetricWindowRow, ServerMetricRow, StepRow } from '../../core/lake/rows';
+import type { IntervalRow, MetricWindowRow, RunRow, ServerMetricRow, StepRow } from '../../core/lake/rows';
 import type { CellPlan, StepPlan } from '../../core/plan/types';
 import type { Spec } from '../../core/experiment/schema';
 import { validateSpec } from '../../core/experiment/validate';
+import { scaleSpec, type Scale } from '../../core/experiment/scale';
 import { DT, runRow, writeRun, writeStepTable } from './lake-fixtures';
 
 export interface StepNumbers {
@@ -50,6 +51,23 @@ export interface RunFixtureOptions {
   readonly scripts?: Record<string, string>;
   /** Server metrics whose window lacks datapoints (metric_windows.complete = false); the others are complete. */
   readonly incompleteMetric?: (cell: CellPlan, step: StepPlan, metric: string) => boolean;
+  /**
+   * Each client's per-interval multipliers of the step's numbers (test/helpers/planted-lakes.ts draws
+   * them from the noise model); the step row then holds their mean, as sysbench's totals do. Default:
+   * uniform wobble of the step's `noise`, the step row the level itself.
+   */
+  readonly wobble?: (cell: CellPlan, step: StepPlan, client: number, intervals: number) => readonly number[];
+  /** Spec at this scale (core/experiment/scale.ts) before planning, as `run --scale` does. */
+  readonly scale?: Scale;
+}
+
+/** A run's rows, as the workflow leaves them in the lake. */
+export interface RunRows extends WrittenRun {
+  readonly run: RunRow;
+  readonly steps: readonly StepRow[];
+  readonly intervals: readonly IntervalRow[];
+  readonly metrics: readonly ServerMetricRow[];
+  readonly windows: readonly MetricWindowRow[];
 }
 
 export function writeRunFromSpec(
@@ -58,7 +76,17 @@ export function writeRunFromSpec(
   fn: StepFn,
   options: RunFixtureOptions = {},
 ): WrittenRun {
-  const spec = validateSpec(specDoc, 'fixture');
+  const rows = runRowsFromSpec(specDoc, fn, options);
+  writeRun(lakeDir, rows.run);
+  writeStepTable(lakeDir, 'steps', rows.steps);
+  writeStepTable(lakeDir, 'intervals', rows.intervals);
+  if (rows.metrics.length > 0) writeStepTable(lakeDir, 'server_metrics', rows.metrics);
+  if (rows.windows.length > 0) writeStepTable(lakeDir, 'metric_windows', rows.windows);
+  return { runId: rows.runId, spec: rows.spec };
+}
+
+export function runRowsFromSpec(specDoc: unknown, fn: StepFn, options: RunFixtureOptions = {}): RunRows {
+  const spec = scaleSpec(validateSpec(specDoc, 'fixture'), options.scale ?? 'full').spec;
   const backend = options.backend ?? 'aws';
   const plan = planRun(spec, {
     backend,
@@ -80,8 +108,14 @@ export function writeRunFromSpec(
       clock += step.durationS * 1000 + 2000;
       const ended = new Date(clock).toISOString();
       for (let c = 0; c < step.clients; c++) {
-        const share = 1 / step.clients;
         const failed = n.failed !== undefined;
+        const drawn = failed ? [] : options.wobble?.(cell, step, c, intervalCount);
+        // The step row's level: the drawn intervals' mean, or the level asked for.
+        const level = drawn === undefined || drawn.length === 0 ? 1 : drawn.reduce((a, b) => a + b, 0) / drawn.length;
+        const wobbles =
+          drawn?.map((w) => w / level) ??
+          Array.from({ length: intervalCount }, () => 1 + (n.noise ?? 0.03) * (random() * 2 - 1));
+        const share = level / step.clients;
         const tps = failed ? null : n.tps * share;
         const qps = failed ? null : (n.qps ?? n.tps * 20) * share;
         steps.push({
@@ -134,7 +168,7 @@ export function writeRunFromSpec(
         });
         if (failed) continue;
         for (let t = 1; t <= intervalCount; t++) {
-          const wobble = 1 + (n.noise ?? 0.03) * (random() * 2 - 1);
+          const wobble = wobbles[t - 1] ?? 1;
           intervals.push({
             run_id: plan.runId,
             cell_id: cell.cellId,
@@ -197,23 +231,16 @@ export function writeRunFromSpec(
       }
     }
   }
-  writeRun(
-    lakeDir,
-    runRow({
-      run_id: plan.runId,
-      spec_name: spec.name,
-      spec: JSON.stringify(spec),
-      plan: JSON.stringify({ ...plan, scripts: {} }),
-      backend,
-      region: spec.region,
-      notes: JSON.stringify(plan.notes),
-      started_at: '2024-05-01T10:00:00.000Z',
-      ended_at: new Date(clock).toISOString(),
-    }),
-  );
-  writeStepTable(lakeDir, 'steps', steps);
-  writeStepTable(lakeDir, 'intervals', intervals);
-  if (metrics.length > 0) writeStepTable(lakeDir, 'server_metrics', metrics);
-  if (windows.length > 0) writeStepTable(lakeDir, 'metric_windows', windows);
-  return { runId: plan.runId, spec };
+  const run = runRow({
+    run_id: plan.runId,
+    spec_name: spec.name,
+    spec: JSON.stringify(spec),
+    plan: JSON.stringify({ ...plan, scripts: {} }),
+    backend,
+    region: spec.region,
+    notes: JSON.stringify(plan.notes),
+    started_at: '2024-05-01T10:00:00.000Z',
+    ended_at: new Date(clock).toISOString(),
+  });
+  return { runId: plan.runId, spec, run, steps, intervals, metrics, windows };
 }

@@ -147,7 +147,7 @@ describe('reports of real local runs (test/fixtures/lakes/local-small)', () => {
     expect(text).not.toMatch(/\(-\d/);
     expect(report.banner).toMatch(/^Local rehearsal/);
     expect(text.indexOf('Local rehearsal')).toBeLessThan(text.indexOf('== Answer =='));
-    expect(report.answer!.lines[0]).toMatch(/^AZ a, r6g-a vs r5-a: read-only t32 [\d,]+ vs [\d,]+ QPS/);
+    expect(report.answer!.lines[0]).toMatch(/^AZ a, r6g-a vs r5-a \(QPS\): read-only t32 [\d,]+ vs [\d,]+ /);
     expect(ab.azs.map((a) => a.az)).toEqual(['a', 'b']);
     expect(ab.azs[0]!.rows.every((r) => r.qps.interval?.covers === 'run-to-run')).toBe(true);
   });

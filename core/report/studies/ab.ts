@@ -5,11 +5,13 @@
  * found up to 10%); and how many repeats a side a difference of the size seen would need.
  */
 import { ratioChart, type ForestRow } from '../charts';
+import { analyzeConfounders, confoundersSentence, confoundersTable, type Confounders } from './ab-confounders';
 import { ratioVerdict, repeatsToResolve } from '../stats';
 import type { ReportSection, TableBlock } from '../model';
 import { pairByTime, pairedRatioCi, roundsToResolve, type PairedRatio } from '../duet-pairs';
 import { stepKey } from '../load';
 import type { StepResult } from '../../lake/results';
+import { pct } from '../../format';
 import {
   rangeText,
   ratioFinding,
@@ -61,6 +63,8 @@ interface AbRatio {
   readonly latency: RatioFinding;
   /** Repeats a side (or duet rounds) a difference of this size needs; null when resolved or unknowable. */
   readonly toResolve: string | null;
+  /** Repeats on the smaller side (or duet rounds) behind the interval; null without run-to-run samples. */
+  readonly runs: number | null;
   readonly from: string;
 }
 
@@ -87,6 +91,7 @@ export interface AbFindings {
   readonly azs: readonly AbAz[];
   readonly azSpread: readonly AzSpread[];
   readonly clientBound: string | null;
+  readonly confounders: Confounders | null;
 }
 
 /** What the order means for the ratios, in a sentence. */
@@ -220,6 +225,7 @@ export function analyzeAb(ctx: Context): AbFindings | null {
             qps: pairedFinding(p.qps),
             latency: pairedFinding(p.lat),
             toResolve: resolved ? null : roundsText(p.qps),
+            runs: p.qps.source === 'rounds' ? p.qps.rounds : null,
             from,
           });
         } else {
@@ -237,6 +243,10 @@ export function analyzeAb(ctx: Context): AbFindings | null {
             qps,
             latency: ratioOf(e.lat, b.lat),
             toResolve: resolved && qps.interval?.covers === 'run-to-run' ? null : powerText(e.qps, b.qps),
+            runs:
+              e.qps.source === 'repeats' && b.qps.source === 'repeats'
+                ? Math.min(e.qps.sample?.n ?? 0, b.qps.sample?.n ?? 0)
+                : null,
             from,
           });
         }
@@ -272,6 +282,10 @@ export function analyzeAb(ctx: Context): AbFindings | null {
     azs,
     azSpread,
     clientBound: clientBoundFinding(ctx, ctx.groups),
+    confounders: analyzeConfounders(
+      ctx,
+      ctx.groups.filter((g) => !inSweep(ctx, g)),
+    ),
   };
 }
 
@@ -296,6 +310,31 @@ function abStepSentences(f: AbFindings): string[] {
 }
 
 /**
+ * What the comparisons within the noise would need: "2 repeats cannot resolve this; about 22 would
+ * (read-only t32), more than 1,000 (write-only t64)".
+ */
+function unresolvedText(open: readonly AbRatio[], duet: boolean): string {
+  if (open.length === 0) return '';
+  const unit = duet ? 'rounds' : 'repeats';
+  const runs = Math.min(...open.map((r) => r.runs ?? 0));
+  const needs = open.map((r) => {
+    const n = /^(\d+) (repeats|rounds)$/.exec(r.toResolve ?? '')?.[1];
+    const what =
+      n !== undefined
+        ? `about ${n}`
+        : r.toResolve === '> 1,000 repeats' || r.toResolve === '> 1,000 rounds'
+          ? 'more than 1,000'
+          : null;
+    return what === null ? null : `${what} ${duet ? '' : 'a side '}(${r.step})`;
+  });
+  const known = needs.filter((x): x is string => x !== null);
+  return (
+    `: ${runs} ${unit} cannot resolve ${open.length === 1 ? 'this' : 'these'}` +
+    (known.length > 0 ? `; ${known.join(', ')} would` : '')
+  );
+}
+
+/**
  * The answer's opening sentences, in S1's shape: per AZ, each step's QPS of the variant and of the
  * baseline with their ratio, and how many of those ratios are beyond the run-to-run noise; then the
  * same class across AZs.
@@ -308,27 +347,27 @@ function abSentences(f: AbFindings): string[] {
       const parts = ratios.map((r) => {
         const row = az.rows.find((x) => x.step === r.step && x.variant === r.variant);
         const base = az.rows.find((x) => x.step === r.step && x.variant === r.baseline);
+        // An interval only where it resolves the difference: an unresolved one says what would resolve it instead.
+        const resolved =
+          r.qps.interval?.covers === 'run-to-run' && (r.qps.direction === 'higher' || r.qps.direction === 'lower');
         return (
-          `${r.step} ${whole(row?.qps.value ?? null)} vs ${whole(base?.qps.value ?? null)} QPS ` +
-          `(${ratioText(r.qps)})`
+          `${r.step} ${whole(row?.qps.value ?? null)} vs ${whole(base?.qps.value ?? null)} ` +
+          `(${resolved ? ratioText(r.qps) : pct(r.qps.estimate, 1)})`
         );
       });
       const judged = ratios.filter((r) => r.qps.interval?.covers === 'run-to-run');
       const beyond = judged.filter((r) => r.qps.direction === 'higher' || r.qps.direction === 'lower');
-      const needs = ratios
-        .map((r) => r.toResolve)
-        .filter((t): t is string => t !== null && /^\d+ (repeats|rounds)$/.test(t));
+      const open = judged.filter((r) => !beyond.includes(r));
       const verdict =
         judged.length === 0
           ? 'the run-to-run noise is not measured (one repeat)'
-          : beyond.length === 0
-            ? `none beyond the run-to-run noise` +
-              (needs.length > 0 ? ` (a difference of these sizes needs about ${needs.join(', ')} a side)` : '')
-            : `beyond the run-to-run noise: ` +
-              beyond.map((r) => `${r.step} (${verdictText(r.qps, true)})`).join(', ') +
-              `; the rest within it`;
+          : (beyond.length === 0
+              ? 'none beyond the run-to-run noise'
+              : `beyond the run-to-run noise: ` +
+                beyond.map((r) => `${r.step} (${verdictText(r.qps, true)})`).join(', ') +
+                (open.length > 0 ? '; the rest within it' : '')) + unresolvedText(open, f.order === 'duet');
       out.push(
-        `${az.az !== null ? `AZ ${az.az}, ` : ''}${variant} vs ${az.baseline}: ${parts.join('; ')}; ${verdict}.`,
+        `${az.az !== null ? `AZ ${az.az}, ` : ''}${variant} vs ${az.baseline} (QPS): ${parts.join(', ')}, ${verdict}.`,
       );
     }
   }
@@ -457,6 +496,9 @@ export function abSection(f: AbFindings): ReportSection {
   if (f.clientBound !== null) findings.push(f.clientBound);
   const opening = abSentences(f);
   if (f.clientBound !== null) opening.push(f.clientBound);
+  const besides = f.confounders !== null ? confoundersSentence(f.confounders) : null;
+  if (besides !== null) opening.push(besides);
+  if (f.confounders !== null && besides !== null) tables.push(confoundersTable(f.confounders));
   return {
     id: 'ab',
     title: 'Variants compared (A/B)',

@@ -15,7 +15,7 @@ import {
 } from '../../plan/cost';
 import { num, pct } from '../../format';
 import type { ReportSection } from '../model';
-import { ratioText, verdictText, type RatioFinding, ratioCell } from '../findings';
+import { claimText, ratioText, verdictText, type RatioFinding, ratioCell } from '../findings';
 import {
   comparableKey,
   estimate,
@@ -54,6 +54,7 @@ interface PriceRow {
 interface PricePerformance {
   readonly az: string | null;
   readonly step: string;
+  readonly workload: string;
   readonly variant: string;
   readonly baseline: string;
   readonly performance: RatioFinding;
@@ -163,6 +164,7 @@ export function analyzePrice(ctx: Context): PriceFindings | null {
         ratios.push({
           az,
           step: stepLabel(g),
+          workload: g.workload,
           variant: v.name,
           baseline: baseline.name,
           performance: perf,
@@ -197,9 +199,17 @@ function priceSentences(f: PriceFindings, ctx: Context): string[] {
       if (v.hourly === null || base.hourly === null) continue;
       const per = uniqueInOrder(f.rows.map((r) => r.workload))
         .map((w) => {
+          // A workload of one step: its price-performance finding, interval and verdict with it.
+          const steps = f.ratios.filter((r) => r.az === az && r.variant === v.variant && r.workload === w);
+          if (steps.length === 1) return `${w} ${claimText(steps[0]!.pricePerformance, true)}`;
           const a = f.rows.find((r) => r.workload === w && r.variant === v.variant)?.perMoney ?? null;
           const b = f.rows.find((r) => r.workload === w && r.variant === base.variant)?.perMoney ?? null;
-          return a !== null && b !== null && b > 0 ? `${w} ${pct(a / b, 1)}` : null;
+          return a !== null && b !== null && b > 0
+            ? `${w} ${pct(a / b, 1)} (a point estimate` +
+                (steps.length > 1
+                  ? ` over its ${steps.length} steps, whose intervals are in the table)`
+                  : ', no interval)')
+            : null;
         })
         .filter((x): x is string => x !== null);
       out.push(
@@ -229,7 +239,14 @@ function pricePerformanceSentence(f: PriceFindings): string {
       r.pricePerformance.direction !== 'unknown',
   );
   const judged = f.ratios.some((r) => r.pricePerformance.interval?.covers === 'run-to-run');
-  const range = perf.length > 0 ? `${pct(Math.min(...perf), 1)}–${pct(Math.max(...perf), 1)}` : '-';
+  // A spread of point estimates, not an interval: written "from x to y".
+  const range =
+    perf.length === 0
+      ? '-'
+      : perf.length === 1
+        ? pct(perf[0], 1)
+        : `from ${pct(Math.min(...perf), 1)} to ${pct(Math.max(...perf), 1)} ` +
+          `(the ${perf.length} steps' point estimates)`;
   const verdict = !judged
     ? 'the run-to-run noise is not measured'
     : beyond.length === 0
@@ -238,8 +255,8 @@ function pricePerformanceSentence(f: PriceFindings): string {
         beyond.map((r) => `${r.step} (${verdictText(r.pricePerformance, true)})`).join(', ');
   const unconfirmed = f.variants.some((v) => v.unconfirmed) ? ' (unconfirmed price)' : '';
   return (
-    `Price: ${pairs.join(', ')} costs ${priceRatios.join(' / ')} per hour${unconfirmed}, for ${range} of the ` +
-    `performance (TPS); ${verdict}.` +
+    `Price: ${pairs.join(', ')} costs ${priceRatios.join(' / ')} per hour${unconfirmed}; its performance ` +
+    `(TPS) is ${range} of the baseline's; ${verdict}.` +
     (f.local ? ' (Local run: the performance is this machine’s.)' : '')
   );
 }

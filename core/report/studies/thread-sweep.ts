@@ -53,7 +53,8 @@ interface SweepErrorPoint {
   readonly kind: 'connection' | 'deadlocks' | 'other';
   readonly what: string;
   readonly errors: number;
-  readonly shareOfTransactions: number | null;
+  /** Errors per completed transaction (sysbench's events): not a share, errors can outnumber them. */
+  readonly perTransaction: number | null;
   readonly reconnects: number;
   readonly error: string | null;
 }
@@ -81,7 +82,7 @@ interface ThreadSweepFinding {
 interface ThreadPoolVerdict {
   readonly pool: string;
   readonly perConnection: string;
-  /** Score sum (mean QPS + mean TPS over every sweep) of the pool variant over the per-connection one. */
+  /** The pool variant's overall score over the per-connection one's. */
   readonly ratio: RatioFinding;
 }
 
@@ -122,23 +123,21 @@ function errorPointOf(g: StepGroup): SweepErrorPoint | null {
     kind,
     what: `${failed ? 'step failed' : 'ran with errors'}: ${kindText}`,
     errors,
-    shareOfTransactions: events > 0 ? errors / events : null,
+    perTransaction: events > 0 ? errors / events : null,
     reconnects: g.rows.reduce((a, r) => a + r.reconnects, 0),
     error,
   };
 }
 
-/**
- * Per variant: the score sum (QPS + TPS, averaged over the sweep
- * points) per repeat, or per batch of one run's intervals.
- */
-function scoreSamples(
-  ctx: Context,
-  groups: readonly StepGroup[],
-  variant: string,
-): { values: number[]; covers: 'run-to-run' | 'within-run' } {
-  const gs = groups.filter((g) => g.variant === variant);
-  if (gs.every((g) => g.rows.length >= 2)) {
+/** A sweep's groups and its best variant's score sum (mean QPS + mean TPS), which scores 100. */
+interface ScoredSweep {
+  readonly groups: readonly StepGroup[];
+  readonly bestSum: number;
+}
+
+/** One sample of a variant's score sum in one sweep: per repeat, or per batch of one run's intervals. */
+function sumSamples(ctx: Context, gs: readonly StepGroup[]): { values: number[]; covers: 'run-to-run' | 'within-run' } {
+  if (gs.length > 0 && gs.every((g) => g.rows.length >= 2)) {
     const repeats = uniqueInOrder(gs.flatMap((g) => g.rows.map((r) => r.repeat)));
     return {
       values: repeats.map((rep) =>
@@ -166,21 +165,52 @@ function scoreSamples(
   return { values: Array.from({ length: k }, (_, i) => mean(perGroup.map((b) => b[i] ?? 0))), covers: 'within-run' };
 }
 
+/**
+ * Samples of a variant's overall score, computed as the score is (each sweep's sum over its best
+ * variant's, times 100, averaged over the sweeps) but per repeat, or per batch of one run.
+ */
+function scoreSamples(
+  ctx: Context,
+  sweeps: readonly ScoredSweep[],
+  variant: string,
+): { values: number[]; covers: 'run-to-run' | 'within-run' } {
+  const per = sweeps.map((s) => ({
+    best: s.bestSum,
+    ...sumSamples(
+      ctx,
+      s.groups.filter((g) => g.variant === variant),
+    ),
+  }));
+  const k = Math.min(...per.map((p) => p.values.length));
+  const covers = per.every((p) => p.covers === 'run-to-run') ? 'run-to-run' : 'within-run';
+  if (!Number.isFinite(k) || k < 2 || per.some((p) => !(p.best > 0))) return { values: [], covers };
+  return { values: Array.from({ length: k }, (_, i) => mean(per.map((p) => (100 * p.values[i]!) / p.best))), covers };
+}
+
+/**
+ * The ratio of two overall scores as displayed (score a / score b), with the width of its interval
+ * from the score samples (Welch on the log scale): the sentence, the table and the JSON carry the
+ * one ratio the score table shows.
+ */
 function scoreRatio(
   ctx: Context,
-  groups: readonly StepGroup[],
-  a: string,
-  b: string,
+  sweeps: readonly ScoredSweep[],
+  a: { variant: string; score: number },
+  b: { variant: string; score: number },
 ): { ratio: RatioFinding; repeatsToResolve: number | null } {
-  const sa = scoreSamples(ctx, groups, a);
-  const sb = scoreSamples(ctx, groups, b);
+  const estimate = b.score > 0 ? a.score / b.score : null;
+  const sa = scoreSamples(ctx, sweeps, a.variant);
+  const sb = scoreSamples(ctx, sweeps, b.variant);
   const covers = sa.covers === 'run-to-run' && sb.covers === 'run-to-run' ? 'run-to-run' : 'within-run';
-  if (sa.values.length < 2 || sb.values.length < 2)
-    return { ratio: { estimate: null, interval: null, direction: 'unknown' }, repeatsToResolve: null };
+  if (estimate === null || sa.values.length < 2 || sb.values.length < 2)
+    return { ratio: { estimate, interval: null, direction: 'unknown' }, repeatsToResolve: null };
   const ca = summarize(sa.values);
   const cb = summarize(sb.values);
+  const w = welchRatioCi(ca, cb);
+  const half = Math.log(w.high / w.estimate);
+  const ci = { ...w, estimate, low: estimate * Math.exp(-half), high: estimate * Math.exp(half) };
   return {
-    ratio: ratioFinding(welchRatioCi(ca, cb), covers),
+    ratio: ratioFinding(ci, covers),
     repeatsToResolve: covers === 'run-to-run' ? repeatsToResolve(ca, cb) : null,
   };
 }
@@ -251,10 +281,14 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
           score: o.score,
         }))
       : [];
+  const scored: ScoredSweep[] = keys.map((key, i) => ({
+    groups: ctx.groups.filter((g) => sweepKey(g) === key),
+    bestSum: Math.max(0, ...sweeps[i]!.scores.map((x) => x.sum)),
+  }));
   const [best, second] = overall;
   const ranking =
     best !== undefined && second !== undefined
-      ? { best: best.variant, second: second.variant, ...scoreRatio(ctx, swept, best.variant, second.variant) }
+      ? { best: best.variant, second: second.variant, ...scoreRatio(ctx, scored, best, second) }
       : null;
   // Thread pool vs one thread per connection: variants of the
   // same engine and class that differ only in thread_handling.
@@ -272,12 +306,10 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
         v.instanceClass === pool.instanceClass &&
         v.engine?.kind === pool.engine?.kind,
     );
-    if (other !== undefined)
-      threadPool.push({
-        pool: pool.name,
-        perConnection: other.name,
-        ratio: scoreRatio(ctx, swept, pool.name, other.name).ratio,
-      });
+    const a = overall.find((o) => o.variant === pool.name);
+    const b = other === undefined ? undefined : overall.find((o) => o.variant === other.name);
+    if (other !== undefined && a !== undefined && b !== undefined)
+      threadPool.push({ pool: pool.name, perConnection: other.name, ratio: scoreRatio(ctx, scored, a, b).ratio });
   }
   return {
     kind: 'thread-sweep',
@@ -293,20 +325,27 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
 // ---------------------------------------------------------------------------------------------
 // Rendering
 
+/** Errors per 100 completed transactions, as the table and the sentence both show it. */
+const per100 = (x: number | null): string => (x === null ? '-' : fixed(x * 100, 2));
+
 function fallOffText(v: SweepVariantFinding): string {
   if (v.peakThreads === null) return `${v.variant}: no successful point`;
   if (v.fallOffThreads === null) return `${v.variant} peaks at ${v.peakThreads} threads, no fall-off past it`;
   const f = v.fallOff;
-  const share = f?.estimate !== null && f?.estimate !== undefined ? pct(f.estimate, 0) : '?';
-  const judged = f !== null && f.interval?.covers === 'run-to-run';
-  const verdict = judged
-    ? f.direction === 'lower'
-      ? ', beyond the run-to-run noise'
-      : ', within the run-to-run noise'
-    : '';
+  if (f === null || f.estimate === null)
+    return `${v.variant} peaks at ${v.peakThreads} threads and falls below 90% of the peak at ${v.fallOffThreads}`;
+  // The table's cell for this fall-off, and its verdict in words: one finding.
+  const verdict =
+    f.interval === null
+      ? 'noise not measured'
+      : f.interval.covers === 'run-to-run'
+        ? f.direction === 'lower'
+          ? 'beyond the run-to-run noise'
+          : 'within the run-to-run noise'
+        : verdictText(f, true);
   return (
-    `${v.variant} peaks at ${v.peakThreads} threads and falls to ${share} of the peak ` +
-    `at ${v.fallOffThreads}${verdict}`
+    `${v.variant} peaks at ${v.peakThreads} threads and falls to ${ratioText(f, 0)} of the peak ` +
+    `at ${v.fallOffThreads}, ${verdict}`
   );
 }
 
@@ -315,7 +354,8 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
   const out: string[] = [];
   if (f.overall.length > 0)
     out.push(
-      `Score (mean QPS + mean TPS over the sweep, best = 100): ` +
+      `Score (per workload: mean QPS + mean TPS over its sweep, the best variant 100; overall: the mean of a ` +
+        `variant's workload scores): ` +
         f.overall.map((o) => `${o.variant} ${o.score.toFixed(1)}`).join(', ') +
         `.`,
     );
@@ -323,7 +363,10 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
     const r = f.ranking;
     const covered = r.ratio.interval?.covers;
     if (r.ratio.interval === null)
-      out.push(`${r.best} ranks above ${r.second}; the noise of that ranking is not measured.`);
+      out.push(
+        `${r.best} ranks above ${r.second} (score ratio ${ratioText(r.ratio)}); the noise of that ranking is ` +
+          `not measured.`,
+      );
     else if (covered === 'run-to-run')
       out.push(
         r.ratio.direction === 'higher'
@@ -336,14 +379,15 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
       );
     else
       out.push(
-        `${r.best} ranks above ${r.second} (score ratio ${ratioText(r.ratio)} within one run); with one repeat ` +
-          `per point the run-to-run noise is not measured, so the ranking is not judged (run 2+ repeats).`,
+        `${r.best} ranks above ${r.second} (score ratio ${ratioText(r.ratio)}, ${verdictText(r.ratio, true)}); ` +
+          `with one repeat per point the run-to-run noise is not measured, so the ranking is not judged (run 2+ ` +
+          `repeats).`,
       );
   }
   for (const tp of f.threadPool) {
     out.push(
-      `Thread pool: ${tp.pool} over ${tp.perConnection} (one thread per connection), score ` +
-        `sum ${ratioText(tp.ratio)}: ${verdictText(tp.ratio, true)}.`,
+      `Thread pool: ${tp.pool} over ${tp.perConnection} (one thread per connection), overall score ` +
+        `ratio ${ratioText(tp.ratio)}: ${verdictText(tp.ratio, true)}.`,
     );
   }
   for (const s of f.sweeps) {
@@ -368,24 +412,24 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
     );
     if (points.length === 0) return [];
     const from = Math.min(...points.map((p) => p.e.threads));
-    const worst = points.reduce((a, b) => ((b.e.shareOfTransactions ?? 0) > (a.e.shareOfTransactions ?? 0) ? b : a));
+    const worst = points.reduce((a, b) => ((b.e.perTransaction ?? 0) > (a.e.perTransaction ?? 0) ? b : a));
     const who = uniqueInOrder(points.map((p) => p.v));
     return [
       `${s.label} from ${from} threads for ` +
         (who.length === s.variants.length ? 'every variant' : who.join(', ')) +
         ` (up to ` +
-        pct(worst.e.shareOfTransactions, 1) +
-        ` of transactions, ${worst.v} at ${worst.e.threads})`,
+        per100(worst.e.perTransaction) +
+        ` errors per 100 completed transactions, ${worst.v} at ${worst.e.threads})`,
     ];
   });
   if (conn.length > 0) out.push(`Connection errors (a step refused or connections lost): ${conn.join(', ')} threads.`);
   else out.push('No connection errors at any thread count.');
   if (dead.length > 0)
     out.push(
-      `Deadlocks and lock waits above 0.1% of transactions (counted by sysbench, not connection ` +
-        `errors): ${dead.join('; ')}.`,
+      `Deadlocks and lock waits above 0.1 per 100 completed transactions (counted by sysbench, not ` +
+        `connection errors): ${dead.join('; ')}.`,
     );
-  else out.push('Deadlocks and lock waits below 0.1% of transactions at every point.');
+  else out.push('Deadlocks and lock waits below 0.1 per 100 completed transactions at every point.');
   return out;
 }
 
@@ -456,7 +500,7 @@ export function threadSweepSection(f: ThreadSweepFindings): ReportSection {
           String(e.threads),
           e.what,
           num(e.errors, 0),
-          e.shareOfTransactions !== null ? pct(e.shareOfTransactions, 2) : '-',
+          per100(e.perTransaction),
           num(e.reconnects, 0),
           clip(e.error, 70),
         ]);
@@ -488,14 +532,14 @@ export function threadSweepSection(f: ThreadSweepFindings): ReportSection {
   if (errorRows.length > 0)
     tables.push({
       title: 'Points with errors',
-      head: ['sweep', 'variant', 'threads', 'what', 'errors', 'of transactions', 'reconnects', 'error'],
+      head: ['sweep', 'variant', 'threads', 'what', 'errors', 'per 100 transactions', 'reconnects', 'error'],
       rows: errorRows,
       numeric: [2, 4, 5, 6],
       notes: [
         `Marked: a failed step (e.g. a connection limit), any reconnect, or sysbench errors (deadlocks, lock ` +
           `waits, dropped connections) above ` +
-          pct(SIGNIFICANT_ERROR_SHARE, 1) +
-          ` of transactions.`,
+          fixed(SIGNIFICANT_ERROR_SHARE * 100, 1) +
+          ` per 100 completed transactions (sysbench's events; errors can outnumber them).`,
       ],
     });
   tables.push({
@@ -508,11 +552,33 @@ export function threadSweepSection(f: ThreadSweepFindings): ReportSection {
       ...(anyWithinRun ? [WITHIN_RUN_NOTE] : []),
     ],
   });
+  const coversText = (r: RatioFinding): string =>
+    r.interval === null ? '-' : r.interval.covers === 'run-to-run' ? `${r.interval.n} repeats` : 'one run’s intervals';
+  const ratioRows: string[][] = [
+    ...(f.ranking !== null
+      ? [
+          [
+            `${f.ranking.best} / ${f.ranking.second} (best two)`,
+            ratioCell(f.ranking.ratio, true),
+            coversText(f.ranking.ratio),
+            f.ranking.repeatsToResolve !== null ? String(f.ranking.repeatsToResolve) : '-',
+          ],
+        ]
+      : []),
+    ...f.threadPool.map((tp) => [
+      `${tp.pool} / ${tp.perConnection} (thread pool)`,
+      ratioCell(tp.ratio, true),
+      coversText(tp.ratio),
+      '-',
+    ]),
+  ];
   const scoreTable: TableBlock[] =
     f.overall.length > 0
       ? [
           {
-            title: '100-point score: mean QPS + mean TPS over the sweep, best = 100',
+            title:
+              '100-point score per workload (mean QPS + mean TPS over its sweep; the best variant of each ' +
+              'workload scores 100) and overall (the mean of those)',
             head: ['variant', ...f.sweeps.map((s) => s.label), 'overall'],
             rows: f.overall.map((o) => [
               o.variant,
@@ -527,6 +593,20 @@ export function threadSweepSection(f: ThreadSweepFindings): ReportSection {
             numeric: f.sweeps.map((_, i) => i + 1).concat([f.sweeps.length + 1]),
             notes: ['A thread count a variant could not serve counts as 0 throughput.'],
           },
+          ...(ratioRows.length > 0
+            ? [
+                {
+                  title: 'Overall score ratios (95% CI)',
+                  head: ['comparison', 'score ratio (95% CI)', 'interval from', 'repeats a side to resolve'],
+                  rows: ratioRows,
+                  notes: [
+                    'The ratio of the overall scores above; its interval is Welch on the log scale over the ' +
+                      'scores per repeat, or, with one repeat a point, per batch of the run’s intervals (within-run ' +
+                      'noise only, which cannot judge a ranking).',
+                  ],
+                },
+              ]
+            : []),
         ]
       : [];
   const lines = threadSweepSentences(f);

@@ -1,0 +1,104 @@
+/**
+ * What besides the variable under study could explain an A/B comparison's numbers, per step: how
+ * busy the machine's CPUs were (locally servers and clients share them, so the host rather than
+ * the class can bound the throughput) and the errors sysbench counted and went on past
+ * (deadlocks and lock wait timeouts in OLTP: sysbench 1.0's default --mysql-ignore-errors is
+ * 1213,1020,1205, ER_LOCK_DEADLOCK, ER_CHECKREAD and ER_LOCK_WAIT_TIMEOUT).
+ */
+import { fixed, num } from '../../format';
+import type { TableBlock } from '../model';
+import { mean } from '../stats';
+import { comparableKey, stepLabel, uniqueInOrder, type Context, type StepGroup } from '../context';
+
+/** Host CPU from which a run's throughput is said to be bounded by the machine, not the class. */
+const BUSY_HOST_PCT = 90;
+
+interface StepConfounders {
+  readonly step: string;
+  /** Mean over the step's results of the host's CPU busy % (the runner's ClientHostCPU); null when not sampled. */
+  readonly hostCpuPct: number | null;
+  /** Errors sysbench counted in one step result (a variant's repeat): the fewest and the most. */
+  readonly errorsLow: number;
+  readonly errorsHigh: number;
+  /** The most errors per 100 completed transactions in any of the step's results. */
+  readonly errorsPer100: number | null;
+}
+
+export interface Confounders {
+  readonly steps: readonly StepConfounders[];
+  /** Mean host CPU busy % over every step; null when not sampled. */
+  readonly hostCpuPct: number | null;
+}
+
+const metricMean = (ctx: Context, g: StepGroup, metric: string): number | null => {
+  const values = ctx.data.metrics
+    .filter((m) => m.metric === metric && m.step_id === g.stepId && g.rows.some((r) => r.cell_id === m.cell_id))
+    .map((m) => m.avg_value);
+  return values.length > 0 ? mean(values) : null;
+};
+
+export function analyzeConfounders(ctx: Context, groups: readonly StepGroup[]): Confounders | null {
+  const steps: StepConfounders[] = [];
+  for (const key of uniqueInOrder(groups.map(comparableKey))) {
+    const gs = groups.filter((g) => comparableKey(g) === key);
+    const results = gs.flatMap((g) => g.ok);
+    if (results.length === 0) continue;
+    const host = gs.map((g) => metricMean(ctx, g, 'ClientHostCPU')).filter((x): x is number => x !== null);
+    const errors = results.map((r) => r.errors);
+    const per100 = results.filter((r) => r.events !== null && r.events > 0).map((r) => (100 * r.errors) / r.events!);
+    steps.push({
+      step: stepLabel(gs[0]!),
+      hostCpuPct: host.length > 0 ? mean(host) : null,
+      errorsLow: Math.min(...errors),
+      errorsHigh: Math.max(...errors),
+      errorsPer100: per100.length > 0 ? Math.max(...per100) : null,
+    });
+  }
+  if (steps.length === 0) return null;
+  const host = steps.map((s) => s.hostCpuPct).filter((x): x is number => x !== null);
+  return { steps, hostCpuPct: host.length > 0 ? mean(host) : null };
+}
+
+const count = (low: number, high: number): string => (low === high ? num(low, 0) : `${num(low, 0)} to ${num(high, 0)}`);
+
+/** One sentence of what else moved the numbers, or null when nothing did. */
+export function confoundersSentence(c: Confounders): string | null {
+  const parts: string[] = [];
+  if (c.hostCpuPct !== null && c.hostCpuPct >= BUSY_HOST_PCT)
+    parts.push(
+      `this machine's CPUs were ${fixed(c.hostCpuPct, 0)}% busy on average over the steps (the servers and ` +
+        `their clients share them), so the host, not the class, bounds the throughput`,
+    );
+  const withErrors = c.steps.filter((s) => s.errorsHigh > 0);
+  if (withErrors.length > 0)
+    parts.push(
+      `sysbench counted and went past ` +
+        withErrors.map((s) => `${count(s.errorsLow, s.errorsHigh)} errors a run in ${s.step}`).join(', ') +
+        ` (deadlocks or lock wait timeouts; at most ` +
+        fixed(Math.max(...withErrors.map((s) => s.errorsPer100 ?? 0)), 2) +
+        ` per 100 transactions)`,
+    );
+  return parts.length > 0 ? `Besides the classes: ${parts.join('; ')}.` : null;
+}
+
+export function confoundersTable(c: Confounders): TableBlock {
+  return {
+    title: 'What else could move these numbers, per step',
+    head: ['step', 'host CPU busy %', 'errors a run (fewest to most)', 'errors per 100 transactions (most)'],
+    rows: [
+      ...c.steps.map((s) => [
+        s.step,
+        s.hostCpuPct !== null ? fixed(s.hostCpuPct, 0) : '-',
+        count(s.errorsLow, s.errorsHigh),
+        s.errorsPer100 !== null ? fixed(s.errorsPer100, 2) : '-',
+      ]),
+      ['every step', c.hostCpuPct !== null ? fixed(c.hostCpuPct, 0) : '-', '', ''],
+    ],
+    numeric: [1, 3],
+    notes: [
+      'Host CPU: the machine’s busy share while the step ran (sampled by the runner; locally the servers and ' +
+        'clients share it). Errors: those sysbench counted and went on past (its default --mysql-ignore-errors ' +
+        'is 1213,1020,1205: deadlocks and lock wait timeouts), per run of a variant.',
+    ],
+  };
+}

@@ -1,0 +1,203 @@
+/**
+ * What S1's and S2's reports say on runs whose truth is planted (test/helpers/planted-lakes.ts:
+ * the experiment files at --scale small, noise drawn from this machine's fitted noise model): the
+ * planted truth, or that the run cannot resolve it, and the wrong direction no more often than the
+ * 95% level allows. Read from the sentences themselves, as a reader would.
+ *
+ * Bounds as in test/unit/regression-simulation.test.ts: a rate over N seeded trials may exceed its
+ * nominal value by four standard errors (and one event), so the test fails when the property does
+ * not hold, not on an unlucky draw (the draws are the same every run).
+ */
+import { resolve } from 'node:path';
+import { loadPrices } from '../../core/plan/cost';
+import { buildReport } from '../../core/report/report';
+import type { Report } from '../../core/report/model';
+import { experiment, plantedRunData, recordedNoise, type Truth } from '../helpers/planted-lakes';
+import type { NoiseModel } from '../../bench/noise-model';
+
+const prices = loadPrices(resolve(__dirname, '../..'));
+const recorded = recordedNoise();
+/** A quiet machine: a tenth of the recorded spread, so that a 10% difference is resolvable. */
+const quiet: NoiseModel = {
+  ...recorded,
+  runs: { ...recorded.runs, sigma: recorded.runs.sigma / 10 },
+  intervals: { ...recorded.intervals, sigma: recorded.intervals.sigma / 10 },
+};
+
+const slack = (p: number, n: number): number => Math.max(4 * Math.sqrt((p * (1 - p)) / n), 1 / n);
+
+const answerLines = (r: Report): string[] => [...(r.answer?.lines ?? []), ...(r.answer?.more ?? [])];
+
+// ---------------------------------------------------------------------------------------------
+// S1: r6g vs r5 in two AZs
+
+const S1 = experiment('graviton-vs-intel');
+const S1_STEPS = ['read-only t32', 'write-only t64', 'read-write t64'];
+
+/** Per AZ and step, what the Answer's sentence says of r6g over r5: better, worse, or unresolved. */
+function s1Claims(r: Report): { better: number; worse: number; open: number; saysWhatWouldResolve: boolean[] } {
+  let better = 0;
+  let worse = 0;
+  let open = 0;
+  const saysWhatWouldResolve: boolean[] = [];
+  for (const line of answerLines(r).filter((l) => /^AZ [ab], r6g-[ab] vs r5-[ab] \(QPS\):/.test(l))) {
+    const beyond = /beyond the run-to-run noise: (.*?)(; the rest|: \d|$)/.exec(line)?.[1] ?? '';
+    for (const step of S1_STEPS) {
+      const verdict = new RegExp(`${step} \\((better|worse)\\)`).exec(beyond)?.[1];
+      if (verdict === 'better') better++;
+      else if (verdict === 'worse') worse++;
+      else open++;
+    }
+    if (!/beyond the run-to-run noise: [^;]*$/.test(line))
+      saysWhatWouldResolve.push(/\d+ repeats cannot resolve (this|these)/.test(line));
+  }
+  return { better, worse, open, saysWhatWouldResolve };
+}
+
+function s1Trials(truth: Truth, noise: NoiseModel, n: number, scale: 'small' | 'full') {
+  const totals = { better: 0, worse: 0, open: 0, comparisons: 0, silentOnOpen: 0 };
+  for (let seed = 1; seed <= n; seed++) {
+    const r = buildReport(
+      plantedRunData(S1, truth, { seed, runId: `s1-${seed}`, noise, scale, intervals: 10 }),
+      prices,
+    );
+    const c = s1Claims(r);
+    totals.better += c.better;
+    totals.worse += c.worse;
+    totals.open += c.open;
+    totals.comparisons += c.better + c.worse + c.open;
+    totals.silentOnOpen += c.saysWhatWouldResolve.filter((x) => !x).length;
+  }
+  return totals;
+}
+
+const r6gFaster =
+  (factor: number): Truth =>
+  (cell) => ({ tps: cell.variant.instanceClass.includes('r6g') ? 1000 * factor : 1000 });
+
+describe('S1 on planted truths', () => {
+  it('A = B: a difference beyond the noise is claimed at most at the 5% the 95% level allows', () => {
+    // Act
+    const t = s1Trials(r6gFaster(1), recorded, 30, 'small');
+    // Assert: six comparisons a run, each a chance of 5% to exclude 100%.
+    expect(t.comparisons).toBe(180);
+    expect((t.better + t.worse) / t.comparisons).toBeLessThanOrEqual(0.05 + slack(0.05, t.comparisons));
+    // Every unresolved comparison says what would resolve it.
+    expect(t.silentOnOpen).toBe(0);
+  });
+
+  it('r6g 10% faster, this machine’s noise: never "worse"; otherwise "better" or what would resolve it', () => {
+    // Act
+    const t = s1Trials(r6gFaster(1.1), recorded, 20, 'small');
+    // Assert: the wrong direction at most at the one-sided 2.5%.
+    expect(t.worse / t.comparisons).toBeLessThanOrEqual(0.025 + slack(0.025, t.comparisons));
+    expect(t.silentOnOpen).toBe(0);
+  });
+
+  it('r6g 10% faster on a quiet machine, three repeats: stated as better in most comparisons, never worse', () => {
+    // Act
+    const t = s1Trials(r6gFaster(1.1), quiet, 10, 'full');
+    // Assert
+    expect(t.worse).toBe(0);
+    expect(t.better / t.comparisons).toBeGreaterThanOrEqual(0.5);
+    expect(t.silentOnOpen).toBe(0);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// S2: the thread sweep
+
+const S2 = experiment('thread-sweep');
+
+/** The ranking sentence's claim: who ranks above whom, and whether beyond the run-to-run noise. */
+function s2Ranking(r: Report): { above: string; below: string; beyond: boolean } | null {
+  const line = answerLines(r).find((l) => /ranks above|ranking of/.test(l));
+  if (line === undefined) return null;
+  const m = /^(?:The ranking of )?(\S+) (?:ranks )?above (\S+)/.exec(line)!;
+  return { above: m[1]!, below: m[2]!, beyond: /beyond the run-to-run noise/.test(line) };
+}
+
+/** Each sweep's fall-off clause of one variant: its peak, its fall-off point and whether beyond the noise. */
+function s2FallOff(r: Report, variant: string): { peak: number; fallsAt: number | null; beyond: boolean }[] {
+  return answerLines(r)
+    .filter((l) => /^(read-write|read-only|write-only): /.test(l))
+    .map((l) => {
+      const clause = l.split('; ').find((c) => c.replace(/^[a-z-]+: /, '').startsWith(`${variant} peaks`))!;
+      const peak = Number(/peaks at (\d+)/.exec(clause)![1]);
+      const fall = /of the peak at (\d+), (.*)$/.exec(clause);
+      return {
+        peak,
+        fallsAt: fall ? Number(fall[1]) : null,
+        beyond: fall !== null && /^beyond the run-to-run noise/.test(fall[2]!),
+      };
+    });
+}
+
+describe('S2 on planted truths', () => {
+  const twoRepeats = { repeats: 2 };
+
+  it('equal offerings, 2 repeats: a ranking beyond the noise at most at the 5% the level allows', () => {
+    // Arrange
+    const n = 20;
+    let beyond = 0;
+    for (let seed = 1; seed <= n; seed++) {
+      // Act
+      const r = buildReport(
+        plantedRunData(S2, () => ({ tps: 1000 }), { seed, runId: `s2-${seed}`, spec: twoRepeats }),
+        prices,
+      );
+      if (s2Ranking(r)?.beyond === true) beyond++;
+    }
+    // Assert
+    expect(beyond / n).toBeLessThanOrEqual(0.05 + slack(0.05, n));
+  });
+
+  it('one offering 10% faster: no other is ranked above it beyond the noise; one repeat never judges', () => {
+    // Arrange
+    const truth: Truth = (cell) => ({ tps: cell.variant.name === 'rds-mysql' ? 1100 : 1000 });
+    let wrong = 0;
+    let judgedFromOneRun = 0;
+    const n = 10;
+    for (let seed = 1; seed <= n; seed++) {
+      // Act
+      const two = s2Ranking(
+        buildReport(plantedRunData(S2, truth, { seed, runId: `s2-${seed}`, spec: twoRepeats }), prices),
+      );
+      const one = s2Ranking(buildReport(plantedRunData(S2, truth, { seed, runId: `s2-${seed}` }), prices));
+      if (two?.beyond === true && two.above !== 'rds-mysql') wrong++;
+      if (one?.beyond === true) judgedFromOneRun++;
+    }
+    // Assert
+    expect(wrong / n).toBeLessThanOrEqual(0.025 + slack(0.025, n));
+    expect(judgedFromOneRun).toBe(0);
+  });
+
+  it('a fall-off planted past 64 threads: found there, or not called beyond the noise, never elsewhere', () => {
+    // Arrange: throughput rises to 64 threads, then halves at every later point.
+    const truth: Truth = (_cell, step) => {
+      const t = step.threads;
+      const tps = t <= 64 ? 100 * Math.log2(2 * t) : 700 * (64 / t);
+      return { tps, qps: tps * 20 };
+    };
+    let found = 0;
+    let wrong = 0;
+    let clauses = 0;
+    const n = 6;
+    for (let seed = 1; seed <= n; seed++) {
+      // Act
+      const r = buildReport(
+        plantedRunData(S2, truth, { seed, runId: `s2-${seed}`, spec: twoRepeats, noise: quiet }),
+        prices,
+      );
+      for (const c of s2FallOff(r, 'aurora-mysql')) {
+        clauses++;
+        if (c.beyond && c.peak === 64 && c.fallsAt !== null && c.fallsAt > 64) found++;
+        else if (c.beyond) wrong++;
+      }
+    }
+    // Assert: three sweeps a run; on a quiet machine the planted fall-off is found.
+    expect(clauses).toBe(3 * n);
+    expect(wrong).toBe(0);
+    expect(found / clauses).toBeGreaterThanOrEqual(0.8);
+  });
+});
