@@ -18,7 +18,7 @@ class RehearsalFolderError extends AuroraBenchError {
 }
 
 /** The first folder from `dir` up to / that others may not enter (no o+x), or undefined when all let them. */
-export function closedFolderAbove(dir: string): string | undefined {
+function closedFolderAbove(dir: string): string | undefined {
   for (let d = resolve(dir); ; d = dirname(d)) {
     const mode = statSync(d, { throwIfNoEntry: false })?.mode;
     if (mode === undefined || (mode & 0o001) === 0) return d;

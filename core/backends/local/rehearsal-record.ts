@@ -18,7 +18,7 @@ import { currentUid, isOurProcess } from './processes';
 import { processesMentioning, processStartTime } from './registry';
 
 /** A process the rehearsal started (core/rehearsal/process-tracker.ts). */
-export interface RecordedProcess {
+interface RecordedProcess {
   readonly pid: number;
   /** Text in its command line (a path unique to the rehearsal, or the moto server's script). */
   readonly marker: string;
