@@ -255,6 +255,7 @@ program
             scale: opts.scale,
             lakeDir: resolve(opts.lake),
             ...(opts.runId ? { runId: opts.runId } : {}),
+            ...(localRunRoot ? { runRoot: localRunRoot } : {}),
             ...rehearsalWiring(repoRoot),
           });
           process.exit(code);
@@ -630,10 +631,11 @@ program
       'that refused\n' +
       'to record its end): the last line names it and why, and a later cleanup settles it; 1 on an error.',
   )
+  .option('--lake <dir>', 'local results lake directory (the staging folders of killed imports go)', defaultLake)
   .action(
-    action(async () => {
+    action(async (opts: { lake: string }) => {
       const { cleanupLocalLeftovers } = await import('../core/cli/cleanup-command');
-      const { text, exitCode } = await cleanupLocalLeftovers(localRunRoot);
+      const { text, exitCode } = await cleanupLocalLeftovers(localRunRoot, resolve(opts.lake));
       printOut(text + '\n');
       process.exitCode = exitCode;
     }),

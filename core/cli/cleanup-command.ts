@@ -1,9 +1,12 @@
 /**
- * The `cleanup` command: settles and removes what local runs left behind (core/backends/local/registry.ts).
+ * The `cleanup` command: settles and removes what local runs and AWS rehearsals left behind
+ * (core/backends/local/registry.ts, rehearsal-record.ts).
  * A module of its own, importing only the registry: loading the run command's modules (the workflow
  * runner, the AWS SDK clients it calls) doubled what a `cleanup` costs, 0.6 s of CPU instead of 0.3.
  */
 import { cleanupAllRuns, defaultRunRoot } from '../backends/local/registry';
+import { settleRehearsal } from '../backends/local/rehearsal-record';
+import { removeAbandonedStaging } from '../backends/local/import-staging';
 
 /**
  * `cleanup`'s exit code when it kept a run it could not settle: a live run's claim, or a claim whose
@@ -13,10 +16,14 @@ import { cleanupAllRuns, defaultRunRoot } from '../backends/local/registry';
 const CLEANUP_KEPT_EXIT_CODE = 75;
 
 /** What `cleanup` prints, and its exit code: 0 only when every run it found is settled. */
-export async function cleanupLocalLeftovers(runRoot?: string): Promise<{ text: string; exitCode: number }> {
-  const { removed, skippedLive, settled, compacted, unsettled, unproven } = await cleanupAllRuns(
-    runRoot ?? defaultRunRoot(),
-  );
+export async function cleanupLocalLeftovers(
+  runRoot?: string,
+  lakeDir?: string,
+): Promise<{ text: string; exitCode: number }> {
+  const runs = await cleanupAllRuns(runRoot ?? defaultRunRoot(), { settle: settleRehearsal });
+  const { skippedLive, settled, compacted, unsettled, unproven } = runs;
+  // What killed imports left in the lake's staging folder (never a live import's).
+  const removed = [...runs.removed, ...(lakeDir === undefined ? [] : removeAbandonedStaging(lakeDir))];
   const kept = unsettled.length + skippedLive.length;
   const lines = [
     removed.length > 0

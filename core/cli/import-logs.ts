@@ -13,7 +13,8 @@
  * removes what was moved. A run id the lake has is refused.
  */
 import { asLakeWriteError } from '../backends/local/local-lake';
-import { createHash, randomBytes } from 'node:crypto';
+import { importStagingDir, removeAbandonedStaging } from '../backends/local/import-staging';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -549,7 +550,9 @@ function stageRun(mapping: ImportMapping, runId: string, assigned: readonly Assi
  * On any failure what was moved is removed again and the staging directory goes: the lake is as before.
  */
 function moveIntoLake(lakeDir: string, runs: readonly StagedRun[]): void {
-  const staging = join(lakeDir, '.staging', `import-${process.pid}-${randomBytes(4).toString('hex')}`);
+  // What killed imports left is removed first; the name says which process this folder is of.
+  removeAbandonedStaging(lakeDir);
+  const staging = importStagingDir(lakeDir);
   const moved: string[] = [];
   const createdDirs: string[] = [];
   try {

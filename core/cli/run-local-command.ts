@@ -1,8 +1,9 @@
 /**
  * The `run --local` command around runLocal: dependency checks, Ctrl-C, the closing summary and
- * the exit code (0 all steps ok, 1 failed run, 130 interrupted).
+ * the exit code (0 all steps ok, 1 failed run, 128 + the signal's number when stopped: 130 for Ctrl-C).
  */
-import { printErr, printOut } from './terminal';
+import { printOut } from './terminal';
+import { listenForStopSignals, stoppedExitCode } from './stop-signals';
 import { LocalBackend } from '../backends/local/local-backend';
 import { checkLocalDependencies } from '../backends/local/preflight';
 import type { Scale } from '../experiment/scale';
@@ -29,23 +30,7 @@ export async function runLocalCommand(options: RunLocalCommandOptions): Promise<
     repoRoot: options.repoRoot,
     ...(options.runRoot ? { runRoot: options.runRoot } : {}),
   });
-  const abort = new AbortController();
-  let interrupts = 0;
-  const onSignal = (signal: NodeJS.Signals) => {
-    interrupts++;
-    if (interrupts === 1) {
-      printErr(
-        `\n${signal === 'SIGINT' ? 'Ctrl-C (SIGINT)' : signal}: stopping the run: nothing new starts, what ` +
-          `runs is waited for and torn down (${signal === 'SIGINT' ? 'press again' : 'send it again'} to force)...\n`,
-      );
-      abort.abort(signal);
-    } else {
-      printErr('forced exit: run `aurora-bench cleanup` to remove what is left\n');
-      process.exit(130);
-    }
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const stop = listenForStopSignals('run', 'forced exit: run `aurora-bench cleanup` to remove what is left');
   try {
     const result = await runLocal({
       specFile: options.specFile,
@@ -53,15 +38,14 @@ export async function runLocalCommand(options: RunLocalCommandOptions): Promise<
       lakeDir: options.lakeDir,
       backend,
       serverVersion: versions.serverVersion,
-      signal: abort.signal,
+      signal: stop.signal,
       log,
       ...(options.runId ? { runId: options.runId } : {}),
       ...(options.scale ? { scale: options.scale } : {}),
     });
     if (result.status === 'ABORTED') {
       log(`run ${result.plan.runId} aborted (${result.cause ?? 'stopped'}); everything was torn down.`);
-      // The shell's convention: 128 + the signal's number.
-      return abort.signal.reason === 'SIGTERM' ? 143 : 130;
+      return stoppedExitCode(stop.signal.reason);
     }
     if (result.status === 'TIMED_OUT') {
       log(`run ${result.plan.runId} TIMED OUT (${result.error}): ${result.cause ?? ''}; everything was torn down.`);
@@ -79,8 +63,7 @@ export async function runLocalCommand(options: RunLocalCommandOptions): Promise<
     log(`run ${result.plan.runId} FAILED (${result.error}):\n${result.cause ?? ''}`);
     return 1;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    stop.dispose();
   }
 }
 

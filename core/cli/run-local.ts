@@ -24,6 +24,7 @@ import { collectStepTask, interruptedSteps, type TaskDeps } from '../workflow/ta
 import { localJudge } from '../regression/judge-local';
 import { toolInfo } from './tool-info';
 import { planNotesLine } from './plan-view';
+import { stopReason } from './stop-signals';
 
 /** What the local runner needs beyond the Backend port: claiming a run id, removing everything a run left. */
 interface LocalBackendLike extends Backend {
@@ -83,16 +84,6 @@ function watchLakeSpace(backend: LocalBackendLike, onFull: (error: LakeFullError
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
     },
   });
-}
-
-/** Why a run was stopped, from the AbortSignal's reason: SIGINT is Ctrl-C, SIGTERM is not. */
-function stopReason(reason: unknown): string {
-  if (reason === 'SIGINT') return 'interrupted by the user (Ctrl-C, SIGINT)';
-  if (reason === 'SIGTERM')
-    return 'stopped by SIGTERM (another process asked it to end: kill, a service manager, a CI timeout)';
-  if (typeof reason === 'string') return `stopped by ${reason}`;
-  if (reason instanceof Error) return reason.message;
-  return 'aborted by the user (Ctrl-C)';
 }
 
 /**
@@ -346,7 +337,6 @@ class RunIdTakenError extends AuroraBenchError {
   override readonly name = 'RunIdTakenError';
 }
 
-export const ABORTED_REASON = 'aborted by the user (Ctrl-C) while the step ran';
 export const TIMED_OUT_REASON = 'the execution timed out (TimeoutSeconds) while the step ran';
 
 /** Each step a stop interrupted, recorded as failed with the reason (also used by the AWS rehearsal). */

@@ -1,9 +1,11 @@
 /**
  * The `run --aws-rehearsal` command around runRehearsal: Ctrl-C (stop the workflow, then tear
  * down through the safety net and stop everything), the closing results and what was left, and the
- * exit code (0: succeeded and nothing left; 1: failed, or something was left; 130: interrupted).
+ * exit code (0: succeeded and nothing left; 1: failed, or something was left; 128 + the signal's
+ * number when stopped, as a local run: 130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP).
  */
-import { printErr, printOut } from './terminal';
+import { printOut } from './terminal';
+import { listenForStopSignals, stoppedExitCode, stopReason } from './stop-signals';
 import type { RehearsalOptions } from '../rehearsal/run-rehearsal';
 import { runRehearsal } from '../rehearsal/run-rehearsal';
 
@@ -11,23 +13,10 @@ export type RehearsalCommandOptions = Omit<RehearsalOptions, 'signal' | 'log'>;
 
 export async function runRehearsalCommand(options: RehearsalCommandOptions): Promise<number> {
   const log = (line: string) => printOut(line + '\n');
-  const abort = new AbortController();
-  let interrupts = 0;
-  const onSignal = (signal: NodeJS.Signals) => {
-    interrupts++;
-    if (interrupts === 1) {
-      printErr(`\n${signal}: stopping the rehearsal and tearing everything down (press again to force)...\n`);
-      abort.abort();
-    } else {
-      // The exit hooks kill every server, shell and the moto server this process started.
-      printErr('forced exit: every process of the rehearsal is killed\n');
-      process.exit(130);
-    }
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  // A forced exit: the exit hooks kill every server, shell and the moto server this process started.
+  const stop = listenForStopSignals('rehearsal', 'forced exit: every process of the rehearsal is killed');
   try {
-    const r = await runRehearsal({ ...options, signal: abort.signal, log });
+    const r = await runRehearsal({ ...options, signal: stop.signal, log });
     log('');
     log(r.results);
     const id = r.plan.runId;
@@ -47,8 +36,8 @@ export async function runRehearsalCommand(options: RehearsalCommandOptions): Pro
     }
     const clean = r.leftBehind.length === 0 && r.notCleaned.length === 0;
     if (r.status === 'ABORTED') {
-      log(`rehearsal of run ${id} aborted; everything was torn down.`);
-      return 130;
+      log(`rehearsal of run ${id} aborted (${r.cause ?? stopReason(stop.signal.reason)}); everything was torn down.`);
+      return stoppedExitCode(stop.signal.reason);
     }
     if (r.status === 'SUCCEEDED') {
       log(`rehearsal of run ${id} succeeded: ${r.output?.steps ?? 0} steps.`);
@@ -57,7 +46,6 @@ export async function runRehearsalCommand(options: RehearsalCommandOptions): Pro
     log(`rehearsal of run ${id} FAILED (${r.error}):\n${r.cause ?? ''}`);
     return 1;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    stop.dispose();
   }
 }

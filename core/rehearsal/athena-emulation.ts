@@ -19,7 +19,6 @@
  * S3 (it reads no Parquet), so every later answer counts a compacted run once, from those rows.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import type { AthenaClient } from '@aws-sdk/client-athena';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
@@ -118,7 +117,8 @@ export class AthenaEmulation {
     // The copy takes the run's JSON Lines rows before the compaction deletes them from S3 (see the header).
     await this.refresh();
     const [, select, table, dt, target] = parsed as unknown as [string, string, StepTable, string, string];
-    const work = mkdtempSync(join(tmpdir(), 'ab-athena-unload-'));
+    // Beside the lake copy, in the rehearsal's folder: nothing of the rehearsal outside it.
+    const work = mkdtempSync(`${this.options.dir}-unload-`);
     const instance = await DuckDBInstance.create(':memory:');
     const db = await instance.connect();
     try {

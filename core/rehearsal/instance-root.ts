@@ -25,7 +25,7 @@
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readlinkSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir, hostname } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -36,6 +36,10 @@ import {
   type BucketLocationConstraint,
   type S3Client,
 } from '@aws-sdk/client-s3';
+import { mountsUnder, processesInRoot, unmountUnder } from '../backends/local/mounts';
+
+// Kept where the rehearsal's modules have always found them; `cleanup` uses them from the local backend.
+export { processesInRoot, unmountUnder };
 
 const run = promisify(execFile);
 
@@ -261,31 +265,6 @@ function mountSystem(root: string): void {
   }
 }
 
-/** Every mount point at or under dir, deepest first (from /proc/self/mountinfo). */
-function mountsUnder(dir: string): string[] {
-  const info = spawnSync('cat', ['/proc/self/mountinfo'], { encoding: 'utf8' }).stdout;
-  return info
-    .split('\n')
-    .map((l) => l.split(' ')[4] ?? '')
-    .map((p) => p.replace(/\\040/g, ' '))
-    .filter((p) => p === dir || p.startsWith(dir + '/'))
-    .sort((a, b) => b.length - a.length);
-}
-
-/** Kills every process whose root is at or under dir, then unmounts everything there (lazily when busy). */
-export function unmountUnder(dir: string): void {
-  for (const pid of processesInRoot(dir)) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // gone in between
-    }
-  }
-  for (const m of mountsUnder(dir)) {
-    if (spawnSync('umount', [m]).status !== 0) spawnSync('umount', ['-l', m]);
-  }
-}
-
 async function withMounts<T>(root: string, f: () => Promise<T>): Promise<T> {
   mountSystem(root);
   try {
@@ -294,21 +273,6 @@ async function withMounts<T>(root: string, f: () => Promise<T>): Promise<T> {
     for (const m of mountsUnder(root).filter((p) => p !== root))
       if (spawnSync('umount', [m]).status !== 0) spawnSync('umount', ['-l', m]);
   }
-}
-
-/** The processes whose root directory (/proc/<pid>/root) is root or a directory under it. */
-export function processesInRoot(root: string): number[] {
-  const pids: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const r = readlinkSync(`/proc/${name}/root`);
-      if (r === root || r.startsWith(root + '/')) pids.push(Number(name));
-    } catch {
-      // gone, or not ours to read
-    }
-  }
-  return pids;
 }
 
 /** An instance's root: the merged view (its /) and the directory holding its layer. */

@@ -45,6 +45,12 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { AuroraBenchError } from '../errors';
+
+/** The sandbox's folder cannot be entered by the user its functions run as. */
+class SandboxFolderError extends AuroraBenchError {
+  override readonly name = 'SandboxFolderError';
+}
 
 /** One function of the synthesized template, as Lambda would run it. */
 export interface LambdaFunctionConfig {
@@ -448,7 +454,7 @@ export class LambdaSandbox {
       // must let others through (mkdtemp makes 0700 folders).
       for (let d = dirname(o.dir); d !== dirname(d); d = dirname(d)) {
         if ((statSync(d).mode & 0o001) === 0)
-          throw new Error(
+          throw new SandboxFolderError(
             `the sandbox folder ${o.dir} is inside ${d}, which others cannot enter: nobody could run the functions`,
           );
       }

@@ -3,7 +3,9 @@
  * outlives it: stopped in order by the emulations, and killed synchronously (SIGKILL to the pid or
  * its whole process group) if this process exits without getting that far (a second Ctrl-C, a
  * crash). A pid is only ever signalled while it is still the process that was started: its
- * /proc/<pid>/cmdline must still mention the marker given with it.
+ * /proc/<pid>/cmdline must still mention the marker given with it. What it tracks is also handed to
+ * `onChange` on every change: the rehearsal records it on disk (core/backends/local/rehearsal-record.ts),
+ * for `cleanup` after a kill -9, which runs no exit hook.
  */
 import { isAlive, isOurProcess } from '../backends/local/processes';
 import { processesMentioning } from '../backends/local/registry';
@@ -21,8 +23,15 @@ export class ProcessTracker {
   private readonly onExit = () => this.killAllSync();
   private hooked = false;
 
+  constructor(private readonly onChange?: (tracked: readonly (Tracked & { readonly pid: number })[]) => void) {}
+
+  private changed(): void {
+    this.onChange?.([...this.tracked].map(([pid, e]) => ({ pid, ...e })));
+  }
+
   add(pid: number, entry: Tracked): void {
     this.tracked.set(pid, entry);
+    this.changed();
     if (!this.hooked) {
       this.hooked = true;
       process.on('exit', this.onExit);
@@ -31,6 +40,7 @@ export class ProcessTracker {
 
   remove(pid: number): void {
     this.tracked.delete(pid);
+    this.changed();
   }
 
   /** Tracked processes that are still running (and still ours). */

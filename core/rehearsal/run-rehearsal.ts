@@ -16,8 +16,7 @@
  * succeed, the safety net's teardownRun, as the stack's EventBridge rule would run it) left in moto,
  * then, after stopping everything itself, every process it started and its directory.
  */
-import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AthenaClient, CreateWorkGroupCommand } from '@aws-sdk/client-athena';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
@@ -44,9 +43,14 @@ import { teardownRun } from '../backends/aws/sweeper';
 import { localSpecRefusals, checkLocalDependencies } from '../backends/local/preflight';
 import { LocalLakeStore } from '../backends/local/local-lake';
 import { isAlive, waitForExit } from '../backends/local/processes';
-import { processesMentioning } from '../backends/local/registry';
+import { claimRunDir, defaultRunRoot, processesMentioning, runDirOf } from '../backends/local/registry';
+import { RehearsalRecorder } from '../backends/local/rehearsal-record';
+import { lakeKeys } from '../lake/rows';
+import type { RunContext } from '../backend';
+import { STATE } from '../workflow/state-names';
 import { defaultCacheRoot, ensureTemplate } from '../backends/local/template';
-import { ABORTED_REASON, markEnded, recordInterruptedSteps, TIMED_OUT_REASON } from '../cli/run-local';
+import { markEnded, recordInterruptedSteps, TIMED_OUT_REASON } from '../cli/run-local';
+import { stopReason } from '../cli/stop-signals';
 import { resultsCommand } from '../cli/results-command';
 import { planNotesLine } from '../cli/plan-view';
 import { parameterProblems } from '../aurora/parameter-catalogue';
@@ -75,6 +79,7 @@ import { answerSdkCall } from './sdk-bridge';
 import { ensureBaseRoot, ensurePackageLayer, rootsUnavailable, serveAgentPackage, unmountUnder } from './instance-root';
 import { SsmAgentEmulation, type BootContext } from './ssm-agent';
 import { createStandingInfrastructure } from './standing-infrastructure';
+import { makeRehearsalFolder } from './rehearsal-folder';
 import type { RehearsalAccount, SandboxRoute } from './rehearsal-account';
 
 /**
@@ -158,6 +163,8 @@ export interface RehearsalOptions {
   readonly onEvent?: (event: ExecutionEvent) => void;
   /** A copy of the run's lake (moto's S3 goes with moto) is made here; default: a temp dir, removed. */
   readonly lakeDir?: string;
+  /** The local run root, where the run claims its id as a local run does (default: registry.ts defaultRunRoot). */
+  readonly runRoot?: string;
   /** A moto server to use (reset first, left running) instead of starting one: tests share one per file. */
   readonly motoEndpoint?: string;
   /**
@@ -372,7 +379,23 @@ function markedRehearsal(key: string, body: Uint8Array): Uint8Array {
   return Buffer.from(marked.join('\n'), 'utf8');
 }
 
-async function copyLake(s3: S3Client, config: AwsBackendConfig, dir: string): Promise<number> {
+/**
+ * The run's row as PlanRun wrote it (status running) from moto's S3 into the local lake, marked a
+ * rehearsal's: if this process is killed, the lake has the run and `cleanup` records how it ended.
+ * The copy at the end (copyLake) replaces it with the final row.
+ */
+async function copyRunRow(s3: S3Client, config: AwsBackendConfig, lakeDir: string, output: unknown): Promise<void> {
+  const run = (output as { run?: RunContext } | undefined)?.run;
+  if (run === undefined) return;
+  const key = lakeKeys.run(run.dt, run.runId);
+  const lake = new LocalLakeStore(lakeDir);
+  await lake.assertWritable();
+  const object = await s3.send(new GetObjectCommand({ Bucket: config.bucket, Key: `${config.lakePrefix}${key}` }));
+  await lake.put(key, markedRehearsal(key, await object.Body!.transformToByteArray()));
+}
+
+/** The run's lake objects from moto's S3 into the local lake `dir`; `scratch` is the rehearsal's folder. */
+async function copyLake(s3: S3Client, config: AwsBackendConfig, dir: string, scratch: string): Promise<number> {
   const lake = new LocalLakeStore(dir);
   // A lake a newer aurora-bench wrote is refused before a row
   // is copied into it; an older one is brought to this version.
@@ -380,7 +403,8 @@ async function copyLake(s3: S3Client, config: AwsBackendConfig, dir: string): Pr
   let token: string | undefined;
   let count = 0;
   const athenaParquet = new Map<string, { table: StepTable; dt: string; runId: string; files: string[] }>();
-  const parquetDir = mkdtempSync(join(tmpdir(), 'ab-rehearsal-parquet-'));
+  // In the rehearsal's folder, so that nothing of it is left outside that folder when the process is killed.
+  const parquetDir = mkdtempSync(join(scratch, 'parquet-'));
   do {
     const page = await s3.send(
       new ListObjectsV2Command({
@@ -573,8 +597,21 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
   if (notesLine !== null) log(notesLine);
   log(`run ${plan.runId}: ${plan.cells.length} cells`);
 
-  const dir = await mkdtemp(join(tmpdir(), 'abr-'));
-  const tracker = new ProcessTracker();
+  const dir = await makeRehearsalFolder();
+  // The run claims its id in the local run root as a local run does (registry.ts): a live run of the
+  // id is refused, and what a rehearsal killed with SIGKILL leaves (its record, rehearsal-record.ts),
+  // `cleanup` settles, recording the run's end in the lake it was to be copied into.
+  const runRoot = options.runRoot ?? defaultRunRoot();
+  const runDir = runDirOf(runRoot, plan.runId);
+  const lakeDir = options.lakeDir ?? join(dir, 'lake');
+  try {
+    await claimRunDir(runRoot, plan.runId, { lakeRoot: lakeDir, runKey: lakeKeys.run(plan.dt, plan.runId) });
+  } catch (e) {
+    await rm(dir, { recursive: true, force: true });
+    throw e;
+  }
+  const recorder = new RehearsalRecorder(runDir, dir);
+  const tracker = new ProcessTracker((tracked) => recorder.setProcesses(tracked));
   // A forced exit (a second Ctrl-C) skips the finally below. Processes first: a server still
   // writing into the directory makes its removal fail (ENOTEMPTY). Nothing may throw out of an exit
   // handler, or Node skips the handlers after it (the moto server's among them), and the server
@@ -634,6 +671,7 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
   let sandbox: LambdaSandbox | undefined;
   let held = false;
   let functionsOf: () => RehearsalResult['functions'] = () => new Map();
+  let runRowCopied: Promise<unknown> = Promise.resolve();
   try {
     const account = options.account?.take();
     if (account) held = true;
@@ -642,6 +680,7 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
       : options.motoEndpoint
         ? await sharedMotoServer(options.motoEndpoint)
         : await startMotoServer(options.repoRoot);
+    if (moto.pid > 0) recorder.addProcess({ pid: moto.pid, marker: 'moto_server', group: false }, moto.logFile);
     log(`moto server on ${moto.endpoint}${moto.pid > 0 ? ` (pid ${moto.pid})` : ''}; rehearsal files in ${dir}`);
     const common = motoClientOptions(plan.region, moto.endpoint);
     const rawConfig = sdkClientConfig(common);
@@ -759,7 +798,6 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
     const deps: TaskDeps = await options.buildTaskDeps(config, clients);
     const bridged = clients;
     const functionLogs = new Map<string, string[]>();
-    await chmod(dir, 0o711); // the functions run as nobody when this runs as root: their folders are under this one
     const byTask = taskFunctions(definition.functions);
     const environment = options.taskEnvironment(config);
     const runtimeModules = options.lambdaRuntimeModules();
@@ -824,6 +862,7 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
           ];
         }),
       );
+    const s3 = raw.s3;
     result = await executeLocally({
       deps,
       invokeTask: async (task, event) => {
@@ -848,6 +887,10 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
       ...(options.signal ? { signal: options.signal } : {}),
       onEvent: (ev) => {
         options.onEvent?.(ev);
+        if (options.lakeDir !== undefined && ev.type === 'StateExited' && ev.state?.name === STATE.PlanRun)
+          runRowCopied = copyRunRow(s3, config, options.lakeDir, ev.state.output).catch((e: unknown) =>
+            log(`warning: the run's row was not copied into ${options.lakeDir} yet: ${(e as Error).message}`),
+          );
         const line = progressLine(
           ev,
           () => plan.duets?.length ?? plan.cells.length,
@@ -861,8 +904,11 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
       },
     });
     if (result.status === 'ABORTED') {
-      await recordInterruptedSteps(deps, result.events, ABORTED_REASON, log);
-      await markEnded(deps.backend, plan, 'aborted', 'aborted by the user (Ctrl-C); everything was torn down');
+      // Said as a local run says it (core/cli/stop-signals.ts): which signal stopped it.
+      const why = stopReason(options.signal?.reason);
+      await recordInterruptedSteps(deps, result.events, `${why} while the step ran`, log);
+      await markEnded(deps.backend, plan, 'aborted', `${why}; everything was torn down`);
+      result = { ...result, cause: why };
     }
     if (result.status === 'TIMED_OUT') {
       await recordInterruptedSteps(deps, result.events, TIMED_OUT_REASON, log);
@@ -890,8 +936,8 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
       ...agent.leftovers(),
     );
 
-    const lakeDir = options.lakeDir ?? join(dir, 'lake');
-    const objects = await copyLake(raw.s3, config, lakeDir);
+    await runRowCopied;
+    const objects = await copyLake(raw.s3, config, lakeDir, dir);
     log(
       `lake: ${objects} table objects in s3://${config.bucket}/${config.lakePrefix} (moto)` +
         (options.lakeDir !== undefined
@@ -941,6 +987,7 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
     process.off('exit', removeDir);
     await rm(dir, { recursive: true, force: true });
     if (existsSync(dir)) notCleaned.push(`directory ${dir}`);
+    else await rm(runDir, { recursive: true, force: true });
   }
   return { ...result, plan, results, leftBehind, notCleaned, safetyNetDeleted, functions: functionsOf() };
 }

@@ -6,7 +6,16 @@
  * No server: the logs are the recorded outputs.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -234,5 +243,36 @@ describe('aurora-bench import', () => {
     expect(r.stdout).toMatch(/imported 2 logs as run daily-2024-02-01 .*\nimported 1 log as run daily-2024-02-02 /);
     expect(history.code).toBe(0);
     expect(history.stdout).toMatch(/runs: 2 on import, 2024-02-01T00:00:00\.000Z … 2024-02-02T00:00:00\.000Z/);
+  });
+
+  it('removes the staging folders of killed imports, at the next import and at cleanup, never a live one', () => {
+    // Arrange: a killed import's folder (its pid ended), one whose pid a later process reuses (this
+    // process's pid with another start time) and a live import's (this process, its own start time)
+    const staging = join(lake, '.staging');
+    const ownStart = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ')[19]!;
+    const folder = (name: string) => {
+      mkdirSync(join(staging, name, 'tables'), { recursive: true });
+      writeFileSync(join(staging, name, 'tables', 'x.jsonl'), '{}\n');
+      return name;
+    };
+    folder(`import-${spawnSync('true').pid}-0123abcd`);
+    folder(`import-${process.pid}-1-4567abcd`);
+    const live = folder(`import-${process.pid}-${ownStart}-89abcdef`);
+    const dir = logsDir('staged', { 'r5_2024-03-01.log': 'v1_0_pgsql_read_write' });
+    // Act
+    const imported = cli(['import', dir, '--experiment', 'staged', '--variant', 'r5', '--workload', 'rw']);
+    const afterImport = readdirSync(staging).sort();
+    const killedLater = folder(`import-${spawnSync('true').pid}-1-fedcba98`);
+    const cleanup = spawnSync(process.execPath, [CLI, 'cleanup', '--lake', lake], {
+      cwd: work,
+      encoding: 'utf8',
+      env: { ...process.env, AURORA_BENCH_RUN_ROOT: join(work, 'runs') },
+    });
+    // Assert
+    expect(imported.code).toBe(0);
+    expect(afterImport).toEqual([live]);
+    expect(cleanup.status).toBe(0);
+    expect(cleanup.stdout).toContain(join(staging, killedLater));
+    expect(readdirSync(staging)).toEqual([live]);
   });
 });

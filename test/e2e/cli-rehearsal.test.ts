@@ -151,9 +151,13 @@ describe('aurora-bench run --aws-rehearsal', () => {
     expect(interrupted).toBe(true);
     expect(code).toBe(130);
     expect(stdout).toMatch(/safety net \(teardownRun\) deleted: .*rds-cluster:ab-[0-9a-f]{8}-one-r1/);
-    expect(stdout).toContain('step rw-t2 recorded as failed: aborted by the user (Ctrl-C)');
+    expect(stdout).toContain(
+      'step rw-t2 recorded as failed: interrupted by the user (Ctrl-C, SIGINT) while the step ran',
+    );
     expect(stdout).toContain('nothing left behind:');
-    expect(stdout).toMatch(/rehearsal of run stop-me-\S+ aborted; everything was torn down\./);
+    expect(stdout).toMatch(
+      /rehearsal of run stop-me-\S+ aborted \(interrupted by the user \(Ctrl-C, SIGINT\)\); everything was torn down\./,
+    );
     const { motoPid, dir } = startedResources(stdout);
     // SIGKILL is delivered at once but a loaded machine may take a moment to finish the exit.
     expect(await waitForExit(motoPid, 10_000)).toBe(true);

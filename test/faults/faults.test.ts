@@ -95,6 +95,29 @@ describe('faults injected into local runs', () => {
     await expectNothingLeft(ports);
   }, 180_000);
 
+  it('the terminal closed mid-step (SIGHUP): torn down and recorded as SIGTERM is, exit 129, none left', async () => {
+    // Act
+    const { output, code } = world.inClosedTerminal(
+      ['run', writeSpec('hup.json', twoCells)],
+      / a-r1\] step 1\/1 ro-t1/,
+      1500,
+    );
+    // Assert: 128 + SIGHUP's number, the run and its step stopped by SIGHUP, nothing of cell b, nothing left
+    expect({ code, output: output.slice(-300) }).toEqual({ code: 129, output: expect.any(String) as string });
+    expect(output).not.toMatch(/ b-r1\]/);
+    expect(lakeQuery<{ status: string; error: string }>('select status, error from runs')).toEqual([
+      { status: 'aborted', error: expect.stringMatching(/^stopped by SIGHUP .*; everything was torn down$/) as string },
+    ]);
+    expect(lakeQuery('select step_id, status, error from steps')).toEqual([
+      {
+        step_id: 'ro-t1',
+        status: 'failed',
+        error: expect.stringMatching(/^stopped by SIGHUP .* while the step ran$/) as string,
+      },
+    ]);
+    await expectNothingLeft([]);
+  }, 180_000);
+
   it('SIGTERM while a cell is being provisioned: the provisioning in flight is waited for and torn down', async () => {
     // Arrange
     const run = background(['run', writeSpec('term-provision.json', twoCells)]);

@@ -46,15 +46,28 @@ export class FaultWorld {
   readonly runRoot: string;
   private readonly children: ChildProcess[] = [];
 
-  /** `where` places the lake and the run root inside the work directory (default: lake/ and runs/ side by side). */
-  constructor(prefix = 'ab-faults-', where: { lake?: string; runRoot?: string } = {}) {
+  /**
+   * `where` places the lake and the run root inside the work directory (default: lake/ and runs/ side by side);
+   * `extraEnv`: more of the CLI's environment (a TMPDIR of its own).
+   */
+  constructor(
+    prefix = 'ab-faults-',
+    where: { lake?: string; runRoot?: string } = {},
+    private readonly extraEnv: NodeJS.ProcessEnv = {},
+  ) {
     this.work = mkdtempSync(join(tmpdir(), prefix));
     this.lake = join(this.work, where.lake ?? 'lake');
     this.runRoot = join(this.work, where.runRoot ?? 'runs');
   }
 
   env(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-    return { ...process.env, AURORA_BENCH_LAKE: this.lake, AURORA_BENCH_RUN_ROOT: this.runRoot, ...extra };
+    return {
+      ...process.env,
+      AURORA_BENCH_LAKE: this.lake,
+      AURORA_BENCH_RUN_ROOT: this.runRoot,
+      ...this.extraEnv,
+      ...extra,
+    };
   }
 
   cli(
@@ -104,6 +117,41 @@ export class FaultWorld {
         ]),
       exited,
     };
+  }
+
+  /**
+   * The CLI run in a terminal of its own (a pseudo-terminal, Python's pty module), which is closed
+   * once its output matches `until` and `afterMs` have passed: the kernel hangs the terminal up and
+   * sends SIGHUP to the session, as when the user closes the terminal window. Its output and exit code.
+   */
+  inClosedTerminal(args: string[], until: RegExp, afterMs: number): { output: string; code: number | null } {
+    const script = [
+      'import os, pty, re, sys, time',
+      'pid, fd = pty.fork()',
+      'if pid == 0:',
+      '    os.execv(sys.argv[2], sys.argv[2:])',
+      "out = b''",
+      'while not re.search(sys.argv[1].encode(), out):',
+      '    try:',
+      '        data = os.read(fd, 4096)',
+      '    except OSError:',
+      '        break',
+      '    if not data:',
+      '        break',
+      '    out += data',
+      `time.sleep(${afterMs / 1000})`,
+      'os.close(fd)',
+      'status = os.waitpid(pid, 0)[1]',
+      "sys.stdout.write(out.decode(errors='replace') + '\\nexit ' + str(os.waitstatus_to_exitcode(status)) + '\\n')",
+    ].join('\n');
+    const r = spawnSync('python3', ['-c', script, until.source, process.execPath, CLI, ...args], {
+      cwd: this.work,
+      env: this.env(),
+      encoding: 'utf8',
+      timeout: 300_000,
+    });
+    const code = /\nexit (-?\d+)\n$/.exec(r.stdout)?.[1];
+    return { output: r.stdout, code: code === undefined ? null : Number(code) };
   }
 
   /** The servers the running runs registered (resources.json of each run directory). */

@@ -105,7 +105,8 @@ function inside(parent: string, child: string): boolean {
 
 const safe = (s: string) => s.replace(/[^A-Za-z0-9._-]/g, '_');
 
-function runDirOf(runRoot: string, runId: string): string {
+/** The directory of a run (claimed by claimRunDir). */
+export function runDirOf(runRoot: string, runId: string): string {
   return join(runRoot, safe(runId));
 }
 
@@ -311,9 +312,15 @@ export async function destroyCell(
 }
 
 /** Removes everything of one run: jobs, servers, directories, the registry. Safe to call twice. */
-export async function cleanupRunDir(runRoot: string, runId: string): Promise<string[]> {
+export async function cleanupRunDir(
+  runRoot: string,
+  runId: string,
+  settle?: (runDir: string) => readonly string[],
+): Promise<string[]> {
   const registry = new RunRegistry(runRoot, runId);
   const removed: string[] = [];
+  // What else the run directory records it started (an AWS rehearsal's: rehearsal-record.ts), first.
+  removed.push(...(settle?.(registry.dir) ?? []).map((d) => `${runId}: ${d}`));
   let record: RunRecord | undefined;
   try {
     record = await registry.read();
@@ -462,7 +469,7 @@ async function compactSettledRun(lakeRoot: string, runId: string, key: string | 
  */
 export async function cleanupAllRuns(
   runRoot: string = defaultRunRoot(),
-  options: { includeLive?: boolean } = {},
+  options: { includeLive?: boolean; settle?: (runDir: string) => readonly string[] } = {},
 ): Promise<CleanupOutcome> {
   let entries: string[];
   try {
@@ -504,7 +511,7 @@ export async function cleanupAllRuns(
     // A marked directory with no registry and no claim: being created right now (keep it) or a leftover (remove it).
     if (!owner && Date.now() - info.mtimeMs < 60_000) continue;
     const runId = owner?.runId ?? entry;
-    removed.push(...(await cleanupRunDir(runRoot, runId)));
+    removed.push(...(await cleanupRunDir(runRoot, runId, options.settle)));
     if (claim) {
       const pid = `pid ${claim.ownerPid}`;
       const why =
