@@ -379,3 +379,13 @@ export function runOrder(ctx: Context): { order: string; seed: number | null } {
     seed: ctx.data.plan?.orderSeed ?? ctx.data.spec?.orderSeed ?? null,
   };
 }
+
+/** Other runs shared this machine during the run: its manifest has a note of path "host" (core/cli/run-local.ts). */
+export function hadCoTenants(ctx: Context): boolean {
+  try {
+    const notes = JSON.parse(ctx.data.run.notes || '[]') as { path?: string }[];
+    return notes.some((n) => n.path === 'host');
+  } catch {
+    return false;
+  }
+}
