@@ -218,6 +218,41 @@ const REASON: Readonly<Record<NonNullable<KneeResult['reason']>, string>> = {
   failed: 'the step failed',
 };
 
+/** A multiple of capacity as offered, e.g. "0.5x"; null when the rate was absolute. */
+function multipleAt(v: RateVariant, repeat: number, offered: number | null): number | null {
+  if (offered === null) return null;
+  return v.points.find((p) => p.repeat === repeat && p.offered === offered)?.rateOfCapacity ?? null;
+}
+
+/**
+ * The knee as what the rates offered can say: between the highest rate kept up with and the lowest
+ * not, never a point. The lowest rate is the rule's own baseline (knee.ts), so it always passes: a
+ * knee "at" it says only that saturation starts somewhere below the next rate.
+ * @internal exported for its tests (a test seam)
+ */
+export function kneeBracket(v: RateVariant): string {
+  const saturated = v.repeats.filter((r) => r.saturatedAtOffered !== null);
+  if (saturated.length === 0) return 'above the highest rate offered (no rate tried saturated it)';
+  const pairs = saturated.map((r) => ({
+    lo: r.kneeOffered,
+    hi: r.saturatedAtOffered!,
+    loX: multipleAt(v, r.repeat, r.kneeOffered),
+    hiX: multipleAt(v, r.repeat, r.saturatedAtOffered),
+  }));
+  if (pairs.every((p) => p.lo === null))
+    return `below the lowest rate offered (${whole(pairs[0]!.hi)}/s): add lower rates`;
+  const range = (xs: readonly number[]): string =>
+    Math.min(...xs) === Math.max(...xs) ? whole(xs[0]!) : `${whole(Math.min(...xs))}–${whole(Math.max(...xs))}`;
+  const los = pairs.flatMap((p) => (p.lo !== null ? [p.lo] : []));
+  const his = pairs.map((p) => p.hi);
+  const sameX = pairs.every((p) => p.loX !== null && p.loX === pairs[0]!.loX && p.hiX === pairs[0]!.hiX);
+  const between = sameX
+    ? `between ${pairs[0]!.loX}x and ${pairs[0]!.hiX}x of capacity (${range(los)}/s kept up, ${range(his)}/s not)`
+    : `between ${range(los)}/s (kept up) and ${range(his)}/s offered (not)`;
+  const wide = pairs.some((p) => p.lo !== null && p.hi / p.lo > 1.2);
+  return between + (wide ? ': add rates between them to place it' : '');
+}
+
 /**
  * One sentence per variant: capacity (one statement), the knee at rates really offered.
  * @internal exported for its tests (a test seam)
@@ -269,18 +304,10 @@ function rateSweepSentence(sweep: RateSweep): string {
       `${c.variant}/${c.baseline} ${ratioText(c.ratio)}` +
       (c.ratio.interval !== null ? `, ${verdictText(c.ratio, true)}` : ' (one repeat: noise not measured)'),
   );
-  const knees = sweep.variants.map(
-    (v) =>
-      `${v.variant} ` +
-      (v.kneeRange === null
-        ? 'none'
-        : v.kneeRange[0] === v.kneeRange[1]
-          ? `${whole(v.kneeRange[0])}/s`
-          : `${whole(v.kneeRange[0])}–${whole(v.kneeRange[1])}/s`),
-  );
+  const knees = sweep.variants.map((v) => `${v.variant} ${kneeBracket(v)}`);
   return (
     `${sweep.label}: capacity ${caps.join(', ')}${ratios.length > 0 ? `; ${ratios.join('; ')}` : ''}; ` +
-    `knee (highest offered rate kept up with) ${knees.join(', ')}.`
+    `knee ${knees.join('; ')}.`
   );
 }
 
@@ -428,15 +455,16 @@ export function rateSection(f: RateFindings): ReportSection {
         'sweep',
         'variant',
         'repeat',
-        'knee (offered/s)',
-        'saturated at (offered/s)',
+        'kept up at (offered/s)',
+        'not at (offered/s)',
         'capacity/s',
         'client saturated at',
       ],
       rows: kneeRows,
       numeric: [2, 3, 5, 6],
       notes: [
-        `Knee: the highest offered rate where achieved >= 95% of offered (relative to the lowest rate's ` +
+        `The knee lies between a row's two offered rates. Kept up: the highest offered rate where achieved ` +
+          `>= 95% of offered (relative to the lowest rate's ` +
           `efficiency), the tail latency <= 3x its value at the lowest rate or under ${DEFAULT_LATENCY_FLOOR_MS} ` +
           `ms, and the step not overloaded. Capacity: the unlimited-rate step's achieved rate (unlimited), else ` +
           `the highest achieved rate of the sweep (max).`,
