@@ -211,6 +211,12 @@ export function analyzeRate(ctx: Context): RateFindings | null {
 // ---------------------------------------------------------------------------------------------
 // Rendering
 
+/** A round axis end at or above x: 1, 2 or 5 times a power of ten, or a half step between. */
+function niceCeil(x: number): number {
+  const p = 10 ** Math.floor(Math.log10(x));
+  return ([1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10].find((m) => m * p >= x) ?? 10) * p;
+}
+
 const REASON: Readonly<Record<NonNullable<KneeResult['reason']>, string>> = {
   throughput: 'achieved fell below 95% of offered',
   latency: 'tail latency rose past its limit',
@@ -247,7 +253,8 @@ export function kneeBracket(v: RateVariant): string {
   const his = pairs.map((p) => p.hi);
   const sameX = pairs.every((p) => p.loX !== null && p.loX === pairs[0]!.loX && p.hiX === pairs[0]!.hiX);
   const between = sameX
-    ? `between ${pairs[0]!.loX}x and ${pairs[0]!.hiX}x of capacity (${range(los)}/s kept up, ${range(his)}/s not)`
+    ? `between ${pairs[0]!.loX}x and ${pairs[0]!.hiX}x the unlimited-rate TPS ` +
+      `(${range(los)}/s kept up, ${range(his)}/s not)`
     : `between ${range(los)}/s (kept up) and ${range(his)}/s offered (not)`;
   const wide = pairs.some((p) => p.lo !== null && p.hi / p.lo > 1.2);
   return between + (wide ? ': add rates between them to place it' : '');
@@ -331,6 +338,13 @@ export function rateSection(f: RateFindings): ReportSection {
   const charts = f.sweeps.flatMap((sw, i) => {
     const achieved: XYSeries[] = [];
     const latency: XYSeries[] = [];
+    // The axis ends a little past the last rate kept up with: an overloaded rate offered far beyond it (6x
+    // capacity) would squeeze every measured point into the axis' first tenth. Those are drawn at the edge.
+    const measuredOffered = sw.variants.flatMap((v) =>
+      v.points.filter((p) => p.status === 'ok' && p.achieved !== null).map((p) => p.offered),
+    );
+    const edge = measuredOffered.length > 0 ? niceCeil(Math.max(...measuredOffered) * 1.15) : undefined;
+    const atEdge = (x: number): number => (edge !== undefined ? Math.min(x, edge) : x);
     for (const v of sw.variants) {
       for (const r of v.repeats) {
         kneeRows.push([
@@ -370,9 +384,9 @@ export function rateSection(f: RateFindings): ReportSection {
         points: measured.map((p) => [p.offered, p.achieved] as const),
         marks: [
           {
-            label: 'overloaded (at achieved)',
+            label: 'overloaded (at achieved; past the axis: at its edge)',
             symbol: 'diamond',
-            points: overloaded.map((p) => [p.offered, p.achieved!] as const),
+            points: overloaded.map((p) => [atEdge(p.offered), p.achieved!] as const),
           },
           { label: 'knee', symbol: 'circle', points: kneePoints },
         ],
@@ -384,15 +398,17 @@ export function rateSection(f: RateFindings): ReportSection {
         points: measured.map((p) => [p.offered, p.latencyMs] as const),
         marks: [
           {
-            label: 'overloaded',
+            label: 'overloaded (past the axis: at its edge)',
             symbol: 'diamond',
-            points: overloaded.filter((p) => p.latencyMs !== null).map((p) => [p.offered, p.latencyMs!] as const),
+            points: overloaded
+              .filter((p) => p.latencyMs !== null)
+              .map((p) => [atEdge(p.offered), p.latencyMs!] as const),
           },
         ],
       });
     }
     const offeredAll = sw.variants.flatMap((v) => v.points.filter((p) => p.status !== 'skipped').map((p) => p.offered));
-    const hi = Math.max(...offeredAll);
+    const hi = edge ?? Math.max(...offeredAll);
     achieved.push({
       name: 'ideal (achieved = offered)',
       points: [
@@ -412,10 +428,7 @@ export function rateSection(f: RateFindings): ReportSection {
         'offered TPS',
         'achieved TPS',
         achieved,
-        {
-          fromZero: true,
-          hLines: capacityLines,
-        },
+        { fromZero: true, hLines: capacityLines, ...(edge !== undefined ? { xMax: edge } : {}) },
       ),
       lineChart(
         `rate-latency-${i}`,
@@ -423,10 +436,7 @@ export function rateSection(f: RateFindings): ReportSection {
         'offered TPS',
         `p${sw.latencyPercentile} ms`,
         latency,
-        {
-          fromZero: true,
-          logY: spansDecades(latencyValues),
-        },
+        { fromZero: true, logY: spansDecades(latencyValues), ...(edge !== undefined ? { xMax: edge } : {}) },
       ),
     ];
   });
