@@ -11,12 +11,19 @@
  *    >= 90%): the original study's single c6i.large reached 1.17 Gbps with its own CPU at 45–100%. Its numbers
  *    describe the client, not the server.
  * Server limits are checked first: when the server is at its CPU or network limit a saturated
- * client is reported alongside, not instead. Locally (servers and clients on one machine) a host
- * whose CPUs are >= 90% busy is the limit (host-bound): adding clients would not find a server limit. With no limit
- * reached the point is 'none': the load did not find the server's limit (add clients).
+ * client is reported alongside, not instead. Then what more clients did: where N clients moved
+ * MORE_CLIENTS_GAIN more bytes than one, the one client's point found no server or host limit; it is
+ * client-bound when that client was busy (>= clientBusyPct of its cores: the original study's one
+ * client at 45-100%), else its load was just too small. Locally (servers and clients on one machine)
+ * a host whose CPUs are >= 90% busy is the limit (host-bound) only when more clients did not help and
+ * no other run shared the machine: with co-tenant load the point is 'unclear', since their load and
+ * this one's cannot be told apart. With no limit reached the point is 'none' (add clients).
  */
 
-type Bound = 'cpu' | 'network' | 'client' | 'host' | 'none';
+type Bound = 'cpu' | 'network' | 'client' | 'host' | 'unclear' | 'none';
+
+/** More clients moving this much more (+15%) than one is beyond the few-percent wobble of a step's throughput. */
+export const MORE_CLIENTS_GAIN = 0.15;
 
 export interface BoundInput {
   /** Mean server CPU %, null when not measured. */
@@ -34,15 +41,29 @@ export interface BoundInput {
    * null on AWS or when not measured. A saturated host limits everything on it.
    */
   readonly sharedHostCpuPct?: number | null;
+  /**
+   * For a point with fewer clients than the workload's most: how much more the most clients moved
+   * (0.4 = +40% bytes/s), and how many they were; null when this is the most-clients point.
+   */
+  readonly moreClients?: { readonly gain: number; readonly clients: number } | null;
+  /** Other runs shared this machine during the run (its manifest's host note). */
+  readonly coTenant?: boolean;
 }
 
 export interface BoundThresholds {
   readonly cpuPct: number;
   readonly networkShare: number;
   readonly clientCpuPct: number;
+  /** A client this busy whose extra clients moved more was the limit. */
+  readonly clientBusyPct: number;
 }
 
-const DEFAULT_BOUND_THRESHOLDS: BoundThresholds = { cpuPct: 90, networkShare: 0.9, clientCpuPct: 90 };
+const DEFAULT_BOUND_THRESHOLDS: BoundThresholds = {
+  cpuPct: 90,
+  networkShare: 0.9,
+  clientCpuPct: 90,
+  clientBusyPct: 70,
+};
 
 export interface BoundResult {
   readonly bound: Bound;
@@ -86,28 +107,51 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
         `class's ${input.networkLimitGbps} Gbps${also}`,
     };
   }
-  if (
-    input.sharedHostCpuPct !== undefined &&
-    input.sharedHostCpuPct !== null &&
-    input.sharedHostCpuPct >= thresholds.cpuPct
-  ) {
+  const base = { networkShare: share, networkGbps: gbps, clientSaturated };
+  const clientCpu = input.clientCpuPct !== null ? `${input.clientCpuPct.toFixed(0)}%` : 'unknown';
+  const more = input.moreClients ?? null;
+  const gainText =
+    more !== null ? `${more.clients} clients moved ${more.gain >= 0 ? '+' : ''}${(more.gain * 100).toFixed(0)}%` : '';
+  if (more !== null && more.gain >= MORE_CLIENTS_GAIN) {
+    const busy = clientSaturated || (input.clientCpuPct !== null && input.clientCpuPct >= thresholds.clientBusyPct);
+    return busy
+      ? {
+          bound: 'client',
+          ...base,
+          reason:
+            `the client's sysbench was at ${clientCpu} of its cores and ${gainText} more: the one client was the ` +
+            `limit, not the server`,
+        }
+      : {
+          bound: 'none',
+          ...base,
+          reason: `${gainText} more with this client at only ${clientCpu} of its cores: this load found no limit`,
+        };
+  }
+  const hostPct = input.sharedHostCpuPct ?? null;
+  if (hostPct !== null && hostPct >= thresholds.cpuPct) {
+    if (input.coTenant === true)
+      return {
+        bound: 'unclear',
+        ...base,
+        reason:
+          `this machine's CPUs were ${hostPct.toFixed(0)}% busy while other runs shared it: their load and this ` +
+          `point's cannot be told apart, so what limited it is unclear`,
+      };
     return {
       bound: 'host',
-      networkShare: share,
-      networkGbps: gbps,
-      clientSaturated,
+      ...base,
       reason:
-        `this machine's CPUs were ${input.sharedHostCpuPct.toFixed(0)}% busy (servers and clients share ` +
-        `them): the point measures the host, not a class; more clients would not help`,
+        `this machine's CPUs were ${hostPct.toFixed(0)}% busy (servers and clients share them)` +
+        (more !== null ? ` and ${gainText} more` : '') +
+        `: the point measures the host, not a class`,
     };
   }
   if (clientSaturated) {
     return {
       bound: 'client',
-      networkShare: share,
-      networkGbps: gbps,
-      clientSaturated,
-      reason: 'a client was CPU-saturated: the numbers measure the client, add clients',
+      ...base,
+      reason: `a client was CPU-saturated (${clientCpu} of its cores): the numbers measure the client, add clients`,
     };
   }
   const known = [

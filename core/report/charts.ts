@@ -68,6 +68,8 @@ export interface LineChartOptions {
   readonly hLines?: readonly ReferenceLine[];
   /** A linear x axis from 0 (offered rates: the ideal line starts at the origin). */
   readonly fromZero?: boolean;
+  /** Where a linear x axis ends (points past it are the caller's to move to the edge and mark). */
+  readonly xMax?: number;
 }
 
 /**
@@ -247,6 +249,7 @@ export function lineChart(
             nameLocation: 'middle',
             nameGap: 28,
             scale: options.fromZero !== true,
+            ...(options.xMax !== undefined ? { max: options.xMax } : {}),
             axisLabel: { hideOverlap: true },
           },
       yAxis: options.logY

@@ -243,9 +243,16 @@ export function sourceLabel(g: StepGroup, e: Estimate): string {
   return failed > 0 ? `${base}, ${failed} failed` : base;
 }
 
-/** The ratio a/b of two estimates, with a Welch interval on the log scale covering what both sides' samples cover. */
+/**
+ * The ratio a/b of two estimates, with a Welch interval on the log scale covering what both sides' samples cover.
+ * The ratio is of the values shown beside it: one run's value is its events over its total time, which its
+ * batch means need not average to, so the samples' spread is kept and their means replaced by those values.
+ */
 export function ratioOf(a: Estimate, b: Estimate): RatioFinding {
-  if (a.sample && b.sample) return ratioFinding(welchRatioCi(a.sample, b.sample), weakest(a.covers, b.covers));
+  if (a.sample && b.sample) {
+    const shown = (e: Estimate, s: Sample): Sample => (e.value !== null ? { ...s, mean: e.value } : s);
+    return ratioFinding(welchRatioCi(shown(a, a.sample), shown(b, b.sample)), weakest(a.covers, b.covers));
+  }
   const est = a.value !== null && b.value !== null && b.value !== 0 ? a.value / b.value : null;
   return { estimate: est, interval: null, direction: 'unknown' };
 }
@@ -371,4 +378,14 @@ export function runOrder(ctx: Context): { order: string; seed: number | null } {
     order: ctx.data.plan?.order ?? ctx.data.spec?.order ?? 'interleaved',
     seed: ctx.data.plan?.orderSeed ?? ctx.data.spec?.orderSeed ?? null,
   };
+}
+
+/** Other runs shared this machine during the run: its manifest has a note of path "host" (core/cli/run-local.ts). */
+export function hadCoTenants(ctx: Context): boolean {
+  try {
+    const notes = JSON.parse(ctx.data.run.notes || '[]') as { path?: string }[];
+    return notes.some((n) => n.path === 'host');
+  } catch {
+    return false;
+  }
 }

@@ -36,6 +36,15 @@ interface MetricMean {
   readonly partial: boolean;
 }
 
+/** One reader's replica lag datapoint in a step's window (AuroraReplicaLag in ms; RDS ReplicaLag converted). */
+export interface ReplicaLagSample {
+  readonly cell_id: string;
+  readonly step_id: string;
+  readonly instance_id: string;
+  readonly ts: string;
+  readonly lag_ms: number;
+}
+
 export interface RunData {
   readonly run: RunInfo;
   readonly spec: Spec | null;
@@ -48,6 +57,8 @@ export interface RunData {
   readonly verdicts?: readonly VerdictsRow[];
   /** Serverless v2 capacity and cluster volume I/O datapoints (core/report/aurora-choices-section.ts). */
   readonly auroraUsage?: AuroraUsage;
+  /** The readers' replica lag datapoints in time order: what a step that reads a replica started from. */
+  readonly replicaLag?: readonly ReplicaLagSample[];
 }
 
 const quote = (s: string): string => `'${s.replace(/'/g, "''")}'`;
@@ -94,6 +105,13 @@ export async function loadRun(lake: LakeReader, runId?: string): Promise<RunData
     ...m,
     partial: partialKeys.has(`${m.cell_id}\u0000${m.step_id}\u0000${m.instance_id}\u0000${m.metric}`),
   }));
+  // RDS read replicas publish ReplicaLag in seconds, Aurora readers AuroraReplicaLag in ms (core/lake/rows.ts).
+  const replicaLag = await lake.query<ReplicaLagSample>(
+    `SELECT cell_id, step_id, instance_id, ts, ` +
+      `CASE WHEN metric = 'ReplicaLag' THEN value * 1000 ELSE value END AS lag_ms FROM server_metrics ` +
+      `WHERE run_id = ${quote(run.run_id)} AND role = 'reader' AND metric IN ('AuroraReplicaLag', 'ReplicaLag') ` +
+      `ORDER BY cell_id, step_id, ts`,
+  );
   const verdicts = await lake.query<VerdictsRow>(`SELECT * FROM verdicts WHERE run_id = ${quote(run.run_id)}`);
   const auroraUsage = await loadAuroraUsage(lake, run.run_id);
   return {
@@ -105,5 +123,6 @@ export async function loadRun(lake: LakeReader, runId?: string): Promise<RunData
     metrics,
     verdicts,
     auroraUsage,
+    replicaLag,
   };
 }

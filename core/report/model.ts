@@ -54,6 +54,11 @@ export interface ReportSection {
   readonly answer?: AnswerPart;
   /** Error details and the like: shown in the appendix (collapsed in HTML), not among the evidence. */
   readonly appendix?: boolean;
+  /**
+   * Why the section shows nothing in this run (a first run has no history, every metric read 0):
+   * the report prints this one line instead of an empty heading.
+   */
+  readonly leftOut?: string;
 }
 
 export interface AnswerPart {
@@ -68,6 +73,8 @@ export interface Report {
   readonly title: string;
   /** Shown above everything (e.g. "a local rehearsal: this machine's numbers, not AWS's"). */
   readonly banner?: string;
+  /** Warnings that change how every figure reads (other runs shared the host): shown in the banner too. */
+  readonly warnings?: readonly string[];
   /** Each section's typed findings by section id, for `report --json`. */
   readonly findings?: Readonly<Record<string, unknown>>;
   readonly meta: readonly [string, string][];

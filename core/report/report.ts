@@ -12,13 +12,34 @@ import { loadRun, type RunData } from './load';
 import type { AnswerPart, ChartBlock, Report, ReportSection, TableBlock } from './model';
 import { analyzeSections, makeContext, type ContextOptions } from './sections';
 
-function planNotes(data: RunData): string[] {
+interface PlanNoteRow {
+  readonly level?: string;
+  readonly path?: string;
+  readonly message?: string;
+}
+
+function parsedNotes(data: RunData): PlanNoteRow[] {
   try {
-    const notes = JSON.parse(data.run.notes || '[]') as { level?: string; path?: string; message?: string }[];
-    return notes.map((n) => `[${n.level ?? 'info'}] ${n.path ? `${n.path}: ` : ''}${n.message ?? ''}`);
+    return JSON.parse(data.run.notes || '[]') as PlanNoteRow[];
   } catch {
     return [];
   }
+}
+
+/** Notes of path "host" say other runs shared the machine: every figure reads differently, so the banner has them. */
+const isHostNote = (n: PlanNoteRow): boolean => n.path === 'host';
+
+function planNotes(data: RunData): string[] {
+  return parsedNotes(data)
+    .filter((n) => !isHostNote(n))
+    .map((n) => `[${n.level ?? 'info'}] ${n.path ? `${n.path}: ` : ''}${n.message ?? ''}`);
+}
+
+/** The host warnings, as the banner shows them: first, since every figure of the run includes that load. */
+function hostWarnings(data: RunData): string[] {
+  return parsedNotes(data)
+    .filter(isHostNote)
+    .map((n) => `Co-tenant load: ${n.message ?? ''}.`);
 }
 
 /** "3 failed, 4 overloaded, 2 skipped": the steps that are not plain ok, by status. */
@@ -76,9 +97,11 @@ export function buildReport(data: RunData, prices: PriceTable, options: ContextO
       : [];
   const analyzed = analyzeSections(ctx);
   const sections = analyzed.map((a) => a.section);
+  const warnings = hostWarnings(data);
   return {
     title: `aurora-bench report: ${r.spec_name}`,
     ...(banner(data) !== null ? { banner: banner(data)! } : {}),
+    ...(warnings.length > 0 ? { warnings } : {}),
     findings: Object.fromEntries(analyzed.map((a) => [a.id, a.findings])),
     meta,
     notes: [...saturationNotes, ...planNotes(data)],
@@ -120,7 +143,19 @@ const evidenceOf = (report: Report): ReportSection[] => report.sections.filter((
 const appendixOf = (report: Report): ReportSection[] => report.sections.filter((s) => s.appendix === true);
 /** A section with nothing left once its answer part moved up: no heading for it. */
 const hasEvidence = (s: ReportSection): boolean =>
-  s.tables.length > 0 || s.charts.length > 0 || (s.answer === undefined && s.findings.length > 0);
+  s.leftOut === undefined &&
+  (s.tables.length > 0 || s.charts.length > 0 || (s.answer === undefined && s.findings.length > 0));
+
+/** The sections left out of this run's report, one line each saying why. */
+const leftOutLines = (report: Report): string[] =>
+  report.sections.flatMap((s) => (s.leftOut !== undefined ? [`${s.title}: ${s.leftOut}`] : []));
+
+/** A section's evidence without the sentences the Answer already says: nothing is said twice. */
+function withoutAnswerLines(s: ReportSection, answer: AnswerPart | null): ReportSection {
+  if (answer === null) return s;
+  const said = new Set([...answer.lines, ...(answer.more ?? [])]);
+  return { ...s, findings: s.findings.filter((f) => !said.has(f)) };
+}
 
 // ---------------------------------------------------------------------------------------------
 // Terminal
@@ -134,6 +169,7 @@ function terminalTable(t: TableBlock): string {
 }
 
 function terminalSection(s: ReportSection): string {
+  if (s.leftOut !== undefined) return `== ${s.title} ==\n  ${s.leftOut}`;
   const out = [`== ${s.title} ==`, s.question];
   if (s.findings.length > 0) out.push(...s.findings.map((f) => `  * ${f}`));
   for (const t of s.tables) out.push('', terminalTable(t));
@@ -144,7 +180,11 @@ function terminalSection(s: ReportSection): string {
 
 /** Reports without a study answer (compare, history): the run details first, then the sections. */
 function renderTerminalPlain(report: Report): string {
-  const out = [report.title, ...report.meta.map(([k, v]) => `  ${k}: ${v}`)];
+  const out = [
+    report.title,
+    ...(report.warnings ?? []).map((w) => `!! ${w}`),
+    ...report.meta.map(([k, v]) => `  ${k}: ${v}`),
+  ];
   if (report.notes.length > 0) out.push('  notes:', ...report.notes.map((n) => `    ${n}`));
   if (report.sections.length === 0) out.push('', 'Nothing to report: the run has no step results.');
   for (const s of report.sections) out.push('', terminalSection(s));
@@ -155,6 +195,7 @@ export function renderTerminal(report: Report): string {
   if (report.answer === undefined) return renderTerminalPlain(report);
   const out = [report.title];
   if (report.banner !== undefined) out.push('', `!! ${report.banner}`);
+  for (const w of report.warnings ?? []) out.push(`!! ${w}`);
   const answer = report.answer ?? null;
   if (answer !== null) {
     out.push('', '== Answer ==', ...answer.lines.map((l) => `  * ${l}`), ...(answer.more ?? []).map((l) => `  * ${l}`));
@@ -166,7 +207,9 @@ export function renderTerminal(report: Report): string {
       );
   }
   if (report.sections.length === 0) out.push('', 'Nothing to report: the run has no step results.');
-  for (const s of evidenceOf(report).filter(hasEvidence)) out.push('', terminalSection(s));
+  for (const s of evidenceOf(report).filter(hasEvidence)) out.push('', terminalSection(withoutAnswerLines(s, answer)));
+  const leftOut = leftOutLines(report);
+  if (leftOut.length > 0) out.push('', '== Not shown ==', ...leftOut.map((l) => `  * ${l}`));
   out.push('', '== Appendix ==', ...report.meta.map(([k, v]) => `  ${k}: ${v}`));
   if (report.notes.length > 0) out.push('  plan notes:', ...report.notes.map((n) => `    ${n}`));
   for (const s of appendixOf(report)) out.push('', terminalSection(s));
@@ -186,7 +229,8 @@ section.answer { background: #f7fbff; border: 1px solid #cfe3f7; border-radius: 
 details#appendix { margin-top: 2.5rem; border-top: 1px solid #ddd; padding-top: 1rem; }
 details#appendix summary, details.evidence > summary, details.more > summary { font-weight: 600; cursor: pointer; }
 details.evidence { margin-top: 1rem; border-top: 1px solid #ddd; padding-top: .6rem; }
-p.banner { background: #fff4e5; border: 1px solid #f0b35a; border-radius: 6px; padding: .6rem 1rem; font-weight: 600; }
+div.banner { background: #fff4e5; border: 1px solid #f0b35a; border-radius: 6px; padding: 0 1rem; font-weight: 600; }
+div.banner p { margin: .6rem 0; }
 h1 { font-size: 1.5rem; }
 h2 { font-size: 1.25rem; margin-top: 2.5rem; border-bottom: 1px solid #ddd; padding-bottom: .3rem; }
 h3 { font-size: 1rem; margin-top: 1.5rem; }
@@ -238,6 +282,10 @@ function htmlChart(c: ChartBlock): string {
 }
 
 function htmlSection(s: ReportSection): string {
+  if (s.leftOut !== undefined)
+    return (
+      `<section id="${s.id}"><h2>${escapeHtml(s.title)}</h2>` + `<p class="note">${escapeHtml(s.leftOut)}</p></section>`
+    );
   const parts = [
     `<section id="${s.id}">`,
     `<h2>${escapeHtml(s.title)}</h2><p class="question">${escapeHtml(s.question)}</p>`,
@@ -254,7 +302,15 @@ function htmlSection(s: ReportSection): string {
 export function renderHtml(report: Report): string {
   const parts: string[] = [];
   parts.push(`<h1>${escapeHtml(report.title)}</h1>`);
-  if (report.banner !== undefined) parts.push(`<p class="banner" id="banner">${escapeHtml(report.banner)}</p>`);
+  if (report.banner !== undefined || report.warnings !== undefined)
+    parts.push(
+      `<div class="banner" id="banner">` +
+        [report.banner, ...(report.warnings ?? [])]
+          .filter((b): b is string => b !== undefined)
+          .map((b) => `<p>${escapeHtml(b)}</p>`)
+          .join('') +
+        `</div>`,
+    );
   if (report.answer === undefined) {
     // Reports without a study answer (compare, history): the run details first, then the sections.
     parts.push(
@@ -293,6 +349,13 @@ export function renderHtml(report: Report): string {
     parts.push(
       `<details class="evidence" id="evidence-${s.id}"><summary>${escapeHtml(s.title)}: the ` +
         `evidence</summary>\n${htmlSection(s)}\n</details>`,
+    );
+  const leftOut = leftOutLines(report);
+  if (leftOut.length > 0)
+    parts.push(
+      `<section id="not-shown"><h2>Not shown</h2><ul class="notes">` +
+        leftOut.map((l) => `<li>${escapeHtml(l)}</li>`).join('') +
+        `</ul></section>`,
     );
   parts.push('<details id="appendix"><summary>Appendix: run details, plan notes and error details</summary>');
   parts.push(
@@ -339,6 +402,7 @@ export function renderJson(report: Report): string {
   const doc = {
     title: report.title,
     ...(report.banner !== undefined ? { banner: report.banner } : {}),
+    ...(report.warnings !== undefined ? { warnings: report.warnings } : {}),
     run: Object.fromEntries(report.meta),
     notes: report.notes,
     answer: report.answer ? [...report.answer.lines, ...(report.answer.more ?? [])] : [],

@@ -61,7 +61,28 @@ export function serverMetricsSection(ctx: Context): ReportSection | null {
   const shown = new Set<string>(SHOWN.filter((m) => !(local && LOCAL_MISLEADING[m] !== undefined)));
   const metrics = ctx.data.metrics.filter((m) => shown.has(m.metric) && m.role !== 'client');
   if (metrics.length === 0) return null;
-  const present = SHOWN.filter((m) => metrics.some((x) => x.metric === m));
+  // A metric that read 0 in every datapoint of every step says only that nothing happened: one line, no column.
+  const allZero = SHOWN.filter((m) => {
+    const these = metrics.filter((x) => x.metric === m);
+    return these.length > 0 && these.every((x) => x.avg_value === 0 && x.max_value === 0);
+  });
+  const zeroLine =
+    allZero.length > 0
+      ? `${allZero.join(', ')} read 0 in every datapoint of every step` +
+        (allZero.some((m) => m === 'ReadIOPS' || m === 'VolumeReadIOPs')
+          ? ' (the data fits in the buffer pool: no read reached storage)'
+          : '') +
+        ', so no column for ' +
+        (allZero.length === 1 ? 'it' : 'them') +
+        '.'
+      : null;
+  const present = SHOWN.filter((m) => metrics.some((x) => x.metric === m) && !allZero.includes(m));
+  const base = {
+    id: 'server-metrics' as const,
+    title: 'Server latencies and resources',
+    question: 'What did the server itself see: statement latencies, forwarding waits, I/O and memory?',
+  };
+  if (present.length === 0) return { ...base, findings: [], tables: [], charts: [], leftOut: zeroLine! };
   const rows: string[][] = [];
   const highest = new Map<Shown, { value: number; where: string }>();
   for (const g of ctx.groups) {
@@ -95,6 +116,7 @@ export function serverMetricsSection(ctx: Context): ReportSection | null {
       'largest datapoint. Latencies are the server’s own per-statement averages (they leave out the network and ' +
       'the client).',
   ];
+  if (zeroLine !== null) notes.push(zeroLine);
   if (metrics.some((m) => m.partial))
     notes.push(
       'partial: some datapoints of the window never arrived (metric_windows), so the average covers ' +
@@ -115,9 +137,7 @@ export function serverMetricsSection(ctx: Context): ReportSection | null {
     );
   }
   return {
-    id: 'server-metrics',
-    title: 'Server latencies and resources',
-    question: 'What did the server itself see: statement latencies, forwarding waits, I/O and memory?',
+    ...base,
     findings,
     tables: [
       {

@@ -39,13 +39,13 @@ export function verdictsSection(ctx: Context): ReportSection | null {
       id: 'verdicts',
       title: "Verdicts against the experiment's history",
       question: 'Did this run change anything beyond the noise of the earlier runs of its experiment?',
-      findings: [
-        `Nothing could be judged yet: none of the ${verdicts.length} step metrics has a history with a ` +
-          `measured noise (${count('unknown')} noise unknown, ${count('not-judged')} not judged); run the ` +
-          `experiment again to build one.`,
-      ],
+      findings: [],
       tables: [],
       charts: [],
+      leftOut:
+        `nothing to judge yet: none of the ${verdicts.length} step metrics has a history with a ` +
+        `measured noise (${count('unknown')} noise unknown, ${count('not-judged')} not judged); run the ` +
+        `experiment again to build one.`,
     };
   const findings = [
     `${count('regressed')} regressed, ${count('improved')} improved, ${count('within-noise')} within the ` +

@@ -60,3 +60,48 @@ describe("S4's bound classification", () => {
     expect(none.reason).toMatch(/network limit unknown/);
   });
 });
+
+describe('client-bound from host-bound: the client CPU and what more clients moved', () => {
+  const local = { networkBytesPerS: 40 * MB, networkLimitGbps: null, clientSaturated: false, serverCpuPct: 15 };
+
+  it('calls a busy single client whose extra clients moved more client-bound, even on a busy host', () => {
+    // Act: sysbench at 75% of its core, the host 100% busy, 2 clients +40%.
+    const r = classifyBound({
+      ...local,
+      clientCpuPct: 75,
+      sharedHostCpuPct: 100,
+      moreClients: { gain: 0.4, clients: 2 },
+    });
+    // Assert
+    expect(r.bound).toBe('client');
+    expect(r.reason).toMatch(/75% of its cores and 2 clients moved \+40% more/);
+  });
+
+  it('says host-bound only when more clients did not help and no other run shared the machine', () => {
+    // Act
+    const alone = classifyBound({
+      ...local,
+      clientCpuPct: 30,
+      sharedHostCpuPct: 98,
+      moreClients: { gain: 0.05, clients: 2 },
+    });
+    const shared = classifyBound({
+      ...local,
+      clientCpuPct: 30,
+      sharedHostCpuPct: 98,
+      moreClients: { gain: 0.05, clients: 2 },
+      coTenant: true,
+    });
+    const helped = classifyBound({
+      ...local,
+      clientCpuPct: 30,
+      sharedHostCpuPct: 98,
+      moreClients: { gain: 0.6, clients: 2 },
+    });
+    // Assert
+    expect(alone.bound).toBe('host');
+    expect(shared.bound).toBe('unclear');
+    expect(helped.bound).toBe('none');
+    expect(helped.reason).not.toMatch(/would not help/);
+  });
+});

@@ -70,10 +70,11 @@ describe('reports of real local runs (test/fixtures/lakes/local-small)', () => {
       const better = grid.head.slice(1).filter((_, i) => / better/.test(row[i + 1]!));
       expect(v.wins.map(readShareLabel)).toEqual(better);
       const line = section.answer!.lines.find((l) => l.startsWith('Read share'))!;
-      if (better.length === 0) expect(line).toMatch(new RegExp(`${v.threads} threads at none`));
-      else expect(line).toMatch(new RegExp(`${v.threads} threads (only at|from) ${better[0]}`));
+      if (better.length === 0) expect(line).toMatch(new RegExp(`${v.threads} threads none \\(it wins at no share`));
+      else if (v.winsFrom !== null) expect(line).toMatch(new RegExp(`${v.threads} threads from ${better[0]}`));
+      else expect(line).toMatch(new RegExp(`${v.threads} threads none \\(it wins at ${better.join(', ')} but not`));
     }
-    // These rows have wins at some shares and not above them: the old rule ("from a share upwards, or none") hid them.
+    // These rows have wins at some shares and not above them: no threshold, and the wins are named.
     expect(f.readShares.some((v) => v.wins.length > 0 && v.winsFrom === null)).toBe(true);
     // One repeat: the verdicts see only within-run noise and say so.
     expect(f.readShares.every((v) => !v.runToRun)).toBe(true);

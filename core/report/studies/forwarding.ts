@@ -9,7 +9,7 @@
  * win "in this run", not beyond the noise.
  */
 import { forestChart, lineChart, type ForestRow, type XYSeries } from '../charts';
-import { num, pct } from '../../format';
+import { fixed, num, pct } from '../../format';
 import type { ChartBlock, ReportSection, TableBlock } from '../model';
 import {
   compactRatio,
@@ -22,6 +22,7 @@ import {
   ratioCell,
 } from '../findings';
 import { clientBoundFinding, estimate, ratioOf, uniqueInOrder, type Context, type StepGroup } from '../context';
+import { mean } from '../stats';
 
 interface ForwardingPair {
   readonly workload: string;
@@ -69,6 +70,10 @@ interface ConsistencyLevel {
   readonly tailCost: RatioFinding | null;
   readonly avgCost: RatioFinding | null;
   readonly staleReads: { readonly stale: number; readonly checks: number } | null;
+  /** How far behind the reader was when the step started (most over repeats and readers), ms; null: not measured. */
+  readonly lagAtStartMs: number | null;
+  /** The reader's lag over the step: mean and largest datapoint, ms. */
+  readonly lagDuringMs: { readonly mean: number; readonly max: number } | null;
 }
 
 export interface ForwardingFindings {
@@ -105,6 +110,33 @@ const sameWorkloadShape = (a: StepGroup, b: StepGroup): boolean =>
   a.rate === b.rate;
 
 const LEVEL_ORDER = ['EVENTUAL', 'SESSION', 'GLOBAL'];
+
+/**
+ * A reader this close to the writer when a step starts has nothing left to apply: the heartbeat's resolution
+ * is a client round trip (core/backends/local/cluster.ts) and Aurora replicas typically lag by tens of ms.
+ */
+const DRAINED_LAG_MS = 250;
+
+/** The reader's lag when each repeat of a step started (its first datapoint from the step's start on) and over it. */
+function replicaLagOf(ctx: Context, g: StepGroup): Pick<ConsistencyLevel, 'lagAtStartMs' | 'lagDuringMs'> {
+  const all = ctx.data.replicaLag ?? [];
+  const atStart: number[] = [];
+  const during: number[] = [];
+  for (const r of g.ok) {
+    const from = Date.parse(r.started_at);
+    const to = Date.parse(r.ended_at);
+    const own = all.filter(
+      (x) => x.cell_id === r.cell_id && x.step_id === g.stepId && Date.parse(x.ts) >= from && Date.parse(x.ts) <= to,
+    );
+    during.push(...own.map((x) => x.lag_ms));
+    for (const instance of uniqueInOrder(own.map((x) => x.instance_id)))
+      atStart.push(own.find((x) => x.instance_id === instance)!.lag_ms);
+  }
+  return {
+    lagAtStartMs: atStart.length > 0 ? Math.max(...atStart) : null,
+    lagDuringMs: during.length > 0 ? { mean: mean(during), max: Math.max(...during) } : null,
+  };
+}
 
 export function analyzeForwarding(ctx: Context): ForwardingFindings | null {
   const readerGroups = ctx.groups.filter((g) => g.target !== 'writer');
@@ -209,6 +241,7 @@ export function analyzeForwarding(ctx: Context): ForwardingFindings | null {
               stale: measured.reduce((a, r) => a + r.stale_reads!, 0),
               checks: measured.reduce((a, r) => a + r.read_back_checks!, 0),
             },
+      ...replicaLagOf(ctx, g),
     };
   });
   if (pairs.length === 0 && scaleOut.length === 0 && consistency.length === 0) return null;
@@ -235,7 +268,7 @@ const staleText = (s: ConsistencyLevel['staleReads']): string | null =>
 
 /** The read-share sentence of a thread count, from the same verdicts the grid shows. */
 function readShareSentence(v: ReadShareVerdict): string {
-  const how = v.runToRun ? 'beyond the noise' : "beyond this run's noise (one repeat: run-to-run noise not measured)";
+  const how = v.runToRun ? 'beyond the noise' : `in this run (${ONE_RUN})`;
   const labels = (xs: readonly number[]): string => xs.map(readShareLabel).join(', ');
   if (v.winsFrom !== null)
     return (
@@ -245,26 +278,48 @@ function readShareSentence(v: ReadShareVerdict): string {
   if (v.wins.length > 0) {
     const not = v.tried.filter((s) => !v.wins.includes(s) && s > Math.min(...v.wins));
     return (
-      `${v.threads} threads: the reader beats the writer ${how} at ${labels(v.wins)}` +
-      (not.length > 0 ? `, but not at ${labels(not)}` : '') +
-      ` (reads:writes).`
+      `${v.threads} threads: no read share from which the reader wins at every higher one: it beats the writer ` +
+      `${how} at ${labels(v.wins)}, but not at ${labels(not)} (reads:writes).`
     );
   }
   const best = v.best !== null ? ` (best: ${compactRatio(v.best.ratio, true)} at ${readShareLabel(v.best.share)})` : '';
   return `${v.threads} threads: the reader does not beat the writer ${how} at any read share tried${best}.`;
 }
 
+/** Why one run's intervals carry no "beyond the noise" (findings.ts WITHIN_RUN_NOTE). */
+const ONE_RUN = "one repeat: run-to-run noise not measured, so these are this run's differences only";
+
 /** A verdict list's tail: which of the findings differ, in words that say what the intervals cover. */
 function differing(items: readonly { label: string; ratio: RatioFinding }[], higherIsBetter: boolean): string {
   const diff = items.filter((x) => x.ratio.direction === 'higher' || x.ratio.direction === 'lower');
-  const runToRun = items.every((x) => x.ratio.interval?.covers === 'run-to-run');
-  const scope = runToRun
-    ? 'beyond the run-to-run noise'
-    : "beyond one run's noise (one repeat: run-to-run noise not measured)";
+  const list = diff.map((x) => `${x.label} ${verdictText(x.ratio, higherIsBetter).replace(' in this run*', '')}`);
+  if (items.every((x) => x.ratio.interval?.covers === 'run-to-run'))
+    return diff.length === 0
+      ? 'none differs beyond the run-to-run noise'
+      : `beyond the run-to-run noise: ${list.join(', ')}`;
   return diff.length === 0
-    ? `none differs ${scope}`
-    : `${scope}: ` +
-        diff.map((x) => `${x.label} ${verdictText(x.ratio, higherIsBetter).replace(' in this run*', '')}`).join(', ');
+    ? `none differs even within this run's own intervals (${ONE_RUN})`
+    : `outside this run's own intervals (${ONE_RUN}): ${list.join(', ')}`;
+}
+
+/** Whether the levels started from the same replica state: the lag each started with, and what it means. */
+function lagAtStartSentence(levels: readonly ConsistencyLevel[]): string {
+  const measured = levels.filter((c) => c.lagAtStartMs !== null);
+  if (measured.length === 0)
+    return (
+      'Replica lag was not measured, so whether each level started from a drained replica (rather than one ' +
+      'still applying the step before) is unknown.'
+    );
+  const secs = (ms: number): string => `${fixed(ms / 1000, 2)} s`;
+  const each = measured.map((c) => `${c.level} ${secs(c.lagAtStartMs!)}`).join(', ');
+  const behind = measured.filter((c) => c.lagAtStartMs! > DRAINED_LAG_MS);
+  if (behind.length === 0)
+    return `Each level started from a drained replica (reader lag when the step started: ${each}).`;
+  return (
+    `Reader lag when each level's step started: ${each}: ${behind.map((c) => c.level).join(', ')} started ` +
+    `with the replica still behind (over ${secs(DRAINED_LAG_MS)}), so the levels' latency and stale-read ` +
+    `differences may come from the order the steps ran in, not the levels.`
+  );
 }
 
 /** The answer's opening sentences, in S3's shape. */
@@ -296,13 +351,14 @@ function forwardingSentences(f: ForwardingFindings): string[] {
     const per = f.readShares.map((v) => {
       const labels = (xs: readonly number[]): string => xs.map(readShareLabel).join(', ');
       if (v.winsFrom !== null) return `${v.threads} threads from ${readShareLabel(v.winsFrom)} up`;
-      if (v.wins.length > 0) return `${v.threads} threads only at ${labels(v.wins)}`;
-      return `${v.threads} threads at none`;
+      if (v.wins.length > 0)
+        return `${v.threads} threads none (it wins at ${labels(v.wins)} but not at the higher shares tried)`;
+      return `${v.threads} threads none (it wins at no share tried)`;
     });
     const runToRun = f.readShares.every((v) => v.runToRun);
     out.push(
-      `Read share (reads:writes) from which the reader wins, ` +
-        (runToRun ? 'beyond the run-to-run noise' : "beyond one run's noise (run-to-run noise not measured)") +
+      `Read share (reads:writes) from which the reader wins at every higher share, ` +
+        (runToRun ? 'beyond the run-to-run noise' : `in this run (${ONE_RUN})`) +
         `: ${per.join('; ')}.`,
     );
   }
@@ -340,6 +396,7 @@ function forwardingSentences(f: ForwardingFindings): string[] {
           stale.map((c) => `${c.level} ${staleText(c.staleReads)}`).join(', ')
         : '';
     out.push(`Consistency levels: ${[base, ...cost].filter((x) => x !== '').join('; ')}${staleText2}.`);
+    out.push(lagAtStartSentence(f.consistency));
   }
   if (f.localEmulation)
     out.push(
@@ -464,7 +521,17 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
   if (f.consistency.length > 0)
     answerTables.push({
       title: 'Read consistency: the latency cost of each level and the stale reads it prevents',
-      head: ['level', 'threads', 'TPS', 'avg ms', pctName, `${pctName} vs EVENTUAL`, 'stale reads'],
+      head: [
+        'level',
+        'threads',
+        'TPS',
+        'avg ms',
+        pctName,
+        `${pctName} vs EVENTUAL`,
+        'reader lag at start s',
+        'lag during s (mean/max)',
+        'stale reads',
+      ],
       rows: f.consistency.map((c) => [
         c.level,
         String(c.threads),
@@ -472,12 +539,19 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         rangeText(c.avgMs),
         rangeText(c.tailMs),
         c.tailCost ? ratioCell(c.tailCost, false, 0) : '-',
+        c.lagAtStartMs !== null ? fixed(c.lagAtStartMs / 1000, 2) : 'not measured',
+        c.lagDuringMs !== null
+          ? `${fixed(c.lagDuringMs.mean / 1000, 2)} / ${fixed(c.lagDuringMs.max / 1000, 2)}`
+          : 'not measured',
         staleText(c.staleReads) ?? 'not measured',
       ]),
-      numeric: [1, 2, 3, 4],
+      numeric: [1, 2, 3, 4, 6, 7],
       notes: [
         'Stale reads: each transaction writes a marker row and reads it back in the same session after commit ' +
           '(rw_consistency.lua); a read that does not see the write is stale.',
+        'Reader lag at start: the first replica-lag datapoint from the step’s start on (the most over repeats and ' +
+          'readers); a replica still applying the previous step’s writes makes the level look slower or staler ' +
+          'than it is.',
         ...(f.consistency.every((c) => c.staleReads === null)
           ? ["This run's rows carry no read-after-write counts, so stale reads are not measured."]
           : []),
@@ -530,9 +604,8 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         'reads, % of statements',
         'reader TPS / writer TPS, %',
         series,
-        {
-          hLines: [{ value: 100, label: 'reader = writer' }],
-        },
+        // A ratio's interval is symmetric on the log scale (context.ts ratioOf): so is the axis.
+        { logY: true, hLines: [{ value: 100, label: 'reader = writer' }] },
       ),
     );
   }

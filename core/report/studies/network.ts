@@ -2,13 +2,13 @@
  * S4, network throughput: per class and client count, Gbps transmitted and received, server and
  * client CPU, and whether each point is CPU-, network- or client-bound (core/report/bounds.ts).
  */
-import { bytesPerSToGbps, classifyBound, type BoundResult } from '../bounds';
+import { bytesPerSToGbps, classifyBound, MORE_CLIENTS_GAIN, type BoundResult } from '../bounds';
 import { barChart } from '../charts';
 import { networkLimitGbps } from '../../plan/cost';
 import { fixed } from '../../format';
 import type { ChartBlock, ReportSection } from '../model';
 import { mean } from '../stats';
-import { isNetworkStudy, uniqueInOrder, type Context, type StepGroup } from '../context';
+import { hadCoTenants, isNetworkStudy, uniqueInOrder, type Context, type StepGroup } from '../context';
 
 // ---------------------------------------------------------------------------------------------
 // Network bounds (S4)
@@ -31,6 +31,37 @@ function clientsLabel(ctx: Context, g: StepGroup): string {
   return `${g.workload} (${ran} client${ran === 1 ? '' : 's'})`;
 }
 
+const avgOf = (xs: readonly (number | null)[]): number | null => {
+  const v = xs.filter((x): x is number => x !== null);
+  return v.length > 0 ? mean(v) : null;
+};
+
+/** A point's server metrics per repeat, and its mean bytes/s each way. */
+function measureGroup(ctx: Context, g: StepGroup) {
+  const role = g.target === 'writer' ? 'writer' : 'reader';
+  // Every repeat that ran, client-bound ones included: telling client-bound from server-bound is
+  // this section's verdict (estimates elsewhere leave client-bound repeats out).
+  const ran = g.rows.filter((r) => r.status === 'ok' || r.status === 'overloaded');
+  const perCell = ran.map((r) => {
+    const ms = ctx.data.metrics.filter((m) => m.cell_id === r.cell_id && m.step_id === g.stepId);
+    const server = ms.filter((m) => m.role === role);
+    const tx = server.filter((m) => m.metric === 'NetworkTransmitThroughput');
+    const rx = server.filter((m) => m.metric === 'NetworkReceiveThroughput');
+    const cpu = server.filter((m) => m.metric === 'CPUUtilization');
+    const host = ms.filter((m) => m.role === 'client' && m.metric === 'ClientHostCPU');
+    const sum = (xs: typeof ms): number | null => (xs.length > 0 ? xs.reduce((a, m) => a + m.avg_value, 0) : null);
+    return {
+      tx: sum(tx),
+      rx: sum(rx),
+      cpu: cpu.length > 0 ? mean(cpu.map((m) => m.avg_value)) : null,
+      host: host.length > 0 ? mean(host.map((m) => m.avg_value)) : null,
+      partialNet: [...tx, ...rx].some((m) => m.partial),
+      partialCpu: cpu.some((m) => m.partial),
+    };
+  });
+  return { ran, perCell, tx: avgOf(perCell.map((c) => c.tx)), rx: avgOf(perCell.map((c) => c.rx)) };
+}
+
 export function networkSection(ctx: Context): ReportSection | null {
   // Network metrics exist for every AWS run; the section is for studies built around data transfer.
   if (!isNetworkStudy(ctx)) return null;
@@ -43,41 +74,35 @@ export function networkSection(ctx: Context): ReportSection | null {
     tx: number | null;
     rx: number | null;
     cpu: number | null;
+    clientCpu: number | null;
     limit: number | null;
     bound: BoundResult;
+    partialNet: boolean;
+    partialCpu: boolean;
   }[] = [];
   let partialRows = 0;
-  for (const g of ctx.groups) {
-    const role = g.target === 'writer' ? 'writer' : 'reader';
-    // Every repeat that ran, client-bound ones included: telling client-bound from server-bound is
-    // this section's verdict (estimates elsewhere leave client-bound repeats out).
-    const ran = g.rows.filter((r) => r.status === 'ok' || r.status === 'overloaded');
-    const perCell = ran.map((r) => {
-      const ms = ctx.data.metrics.filter((m) => m.cell_id === r.cell_id && m.step_id === g.stepId);
-      const server = ms.filter((m) => m.role === role);
-      const tx = server.filter((m) => m.metric === 'NetworkTransmitThroughput');
-      const rx = server.filter((m) => m.metric === 'NetworkReceiveThroughput');
-      const cpu = server.filter((m) => m.metric === 'CPUUtilization');
-      const host = ms.filter((m) => m.role === 'client' && m.metric === 'ClientHostCPU');
-      const sum = (xs: typeof ms): number | null => (xs.length > 0 ? xs.reduce((a, m) => a + m.avg_value, 0) : null);
-      return {
-        tx: sum(tx),
-        rx: sum(rx),
-        cpu: cpu.length > 0 ? mean(cpu.map((m) => m.avg_value)) : null,
-        host: host.length > 0 ? mean(host.map((m) => m.avg_value)) : null,
-        partialNet: [...tx, ...rx].some((m) => m.partial),
-        partialCpu: cpu.some((m) => m.partial),
-      };
-    });
+  const coTenant = hadCoTenants(ctx);
+  const measured = ctx.groups.map((g) => ({ g, ...measureGroup(ctx, g) }));
+  const clientsOf = (g: StepGroup): number => g.rows[0]?.clients ?? 1;
+  /** Bytes/s of the variant's point with the most clients, against this point's. */
+  const moreClientsOf = (m: (typeof measured)[number]): { gain: number; clients: number } | null => {
+    const most = measured
+      .filter((x) => x.g.variant === m.g.variant && x.g.target === m.g.target)
+      .sort((a, b) => clientsOf(b.g) - clientsOf(a.g))[0];
+    if (most === undefined || clientsOf(most.g) <= clientsOf(m.g)) return null;
+    const a = (m.tx ?? 0) + (m.rx ?? 0);
+    const b = (most.tx ?? 0) + (most.rx ?? 0);
+    return a > 0 && b > 0 ? { gain: b / a - 1, clients: clientsOf(most.g) } : null;
+  };
+  const gains = new Map(measured.map((m) => [m, moreClientsOf(m)]));
+  for (const m of measured) {
+    const g = m.g;
+    const { perCell, ran } = m;
     const partialNet = perCell.some((c) => c.partialNet);
     const partialCpu = perCell.some((c) => c.partialCpu);
     if (partialNet || partialCpu) partialRows += 1;
-    const avg = (xs: (number | null)[]): number | null => {
-      const v = xs.filter((x): x is number => x !== null);
-      return v.length > 0 ? mean(v) : null;
-    };
-    const tx = avg(perCell.map((c) => c.tx));
-    const rx = avg(perCell.map((c) => c.rx));
+    const avg = avgOf;
+    const { tx, rx } = m;
     const cpu = avg(perCell.map((c) => c.cpu));
     const clientCpu = avg(ran.map((r) => r.client_cpu_avg_pct));
     const limit = local ? null : networkLimitGbps(ctx.prices, g.instanceClass);
@@ -88,25 +113,47 @@ export function networkSection(ctx: Context): ReportSection | null {
       clientSaturated: ran.some((r) => r.saturated_clients > 0),
       clientCpuPct: clientCpu,
       sharedHostCpuPct: local ? avg(perCell.map((c) => c.host)) : null,
+      moreClients: gains.get(m) ?? null,
+      coTenant,
     });
     const gbps = (b: number | null): number | null => (b === null ? null : bytesPerSToGbps(b));
-    results.push({ g, tx: gbps(tx), rx: gbps(rx), cpu, limit, bound });
+    results.push({ g, tx: gbps(tx), rx: gbps(rx), cpu, clientCpu, limit, bound, partialNet, partialCpu });
+  }
+  // Locally every class is this machine: one workload's points differ only by noise and by what else ran. With
+  // co-tenant load, verdicts that differ for the same load say that load, not the point, decided them.
+  if (local && coTenant)
+    for (const w of uniqueInOrder(results.map((r) => r.g.workload))) {
+      const same = results.filter((r) => r.g.workload === w);
+      if (new Set(same.map((r) => r.bound.bound)).size < 2) continue;
+      for (const r of same)
+        r.bound = {
+          ...r.bound,
+          bound: 'unclear',
+          reason: `the same load on the same local servers got different verdicts (${uniqueInOrder(
+            same.map((x) => x.bound.bound),
+          ).join(', ')}) while other runs shared this machine: co-tenant load, not the point, decided them`,
+        };
+    }
+  for (const r of results) {
+    const { g, bound, partialNet, partialCpu } = r;
     const mark = (p: boolean): string => (p ? ` ${PARTIAL_MARK}` : '');
+    const gain = gains.get(measured.find((m) => m.g === g)!) ?? null;
     rows.push([
       g.variant,
       g.instanceClass,
       clientsLabel(ctx, g),
-      tx !== null ? `${fixed(gbps(tx), 2)}${mark(partialNet)}` : '-',
-      rx !== null ? `${fixed(gbps(rx), 3)}${mark(partialNet)}` : '-',
-      limit !== null ? `${limit}` : local ? 'n/a locally' : 'unknown',
-      cpu !== null ? `${fixed(cpu, 0)}${mark(partialCpu)}` : '-',
-      clientCpu !== null ? fixed(clientCpu, 0) : '-',
-      bound.bound === 'none' ? 'no limit reached' : `${bound.bound}-bound`,
+      r.tx !== null ? `${fixed(r.tx, 2)}${mark(partialNet)}` : '-',
+      r.rx !== null ? `${fixed(r.rx, 3)}${mark(partialNet)}` : '-',
+      gain !== null ? `${gain.gain >= 0 ? '+' : ''}${fixed(gain.gain * 100, 0)}% with ${gain.clients}` : '-',
+      r.limit !== null ? `${r.limit}` : local ? 'n/a locally' : 'unknown',
+      r.cpu !== null ? `${fixed(r.cpu, 0)}${mark(partialCpu)}` : '-',
+      r.clientCpu !== null ? fixed(r.clientCpu, 0) : '-',
+      boundLabel(bound),
     ]);
     findings.push(
       `${g.variant} ` +
         `(${g.instanceClass}), ${clientsLabel(ctx, g)}: ` +
-        (bound.bound === 'none' ? '' : `${bound.bound}-bound, `) +
+        (bound.bound === 'none' ? '' : `${boundLabel(bound)}, `) +
         bound.reason +
         (partialNet || partialCpu ? ` (${PARTIAL_MARK}: server metrics incomplete)` : '') +
         `.`,
@@ -116,13 +163,16 @@ export function networkSection(ctx: Context): ReportSection | null {
   const variants = uniqueInOrder(results.map((r) => r.g.variant));
   const notes = [
     "CPU-bound: server CPU >= 90%. Network-bound: transmit + receive >= 90% of the class's network limit " +
-      '(prices/aws-prices.json). Client-bound: a client saturated its CPU; its numbers describe the client.',
+      `(prices/aws-prices.json). Client-bound: more clients moved at least ${MORE_CLIENTS_GAIN * 100}% more ` +
+      "while the one client's sysbench was at 70% of its cores or more (or a client saturated its CPU); its " +
+      'numbers describe the client. Client CPU%: sysbench’s own CPU as a share of the cores its threads can use.',
   ];
   if (local)
     notes.push(
       'Local run: loopback traffic has no class limit, so no point can be network-bound; host-bound: this ' +
-        "machine's CPUs (shared by the servers and the clients) were >= 90% busy. CloudWatch network metrics per " +
-        'class are AWS only.',
+        "machine's CPUs (shared by the servers and the clients) were >= 90% busy and more clients did not move " +
+        'more; unclear: the host was busy while other runs shared it. CloudWatch network metrics per class are ' +
+        'AWS only.',
     );
   if (!hasNetwork)
     notes.push(
@@ -135,21 +185,28 @@ export function networkSection(ctx: Context): ReportSection | null {
         `Insights (metric_windows.complete = false); the value averages only the minutes received and may not ` +
         `describe the whole step.`,
     );
-  const charts: ChartBlock[] = workloads.map((w, i) => {
-    const of = (v: string): (typeof results)[number] | undefined =>
-      results.find((r) => r.g.variant === v && r.g.workload === w);
-    return barChart(
-      `net-gbps-${i}`,
-      `${w}: Gbps transmitted and received per class${local ? '' : ' (dashed: the class limit)'}`,
+  // One scale for 1 and N clients: the bars side by side per class show what more clients add.
+  const charts: ChartBlock[] = [
+    barChart(
+      'net-gbps',
+      `Gbps (transmitted + received) per class, each client count a bar${local ? '' : ' (dashed: the class limit)'}`,
       variants,
-      [
-        { name: 'transmit Gbps', values: variants.map((v) => of(v)?.tx ?? null) },
-        { name: 'receive Gbps', values: variants.map((v) => of(v)?.rx ?? null) },
-      ],
+      workloads.map((w) => ({
+        name: results.find((r) => r.g.workload === w)
+          ? clientsLabel(ctx, results.find((r) => r.g.workload === w)!.g)
+          : w,
+        values: variants.map((v) => {
+          const r = results.find((x) => x.g.variant === v && x.g.workload === w);
+          return r === undefined || (r.tx === null && r.rx === null) ? null : (r.tx ?? 0) + (r.rx ?? 0);
+        }),
+      })),
       'Gbps',
-      { name: 'class limit Gbps', values: variants.map((v) => of(v)?.limit ?? null) },
-    );
-  });
+      {
+        name: 'class limit Gbps',
+        values: variants.map((v) => results.find((r) => r.g.variant === v)?.limit ?? null),
+      },
+    ),
+  ];
   charts.push(
     barChart(
       'net-cpu',
@@ -177,20 +234,49 @@ export function networkSection(ctx: Context): ReportSection | null {
           'workload (clients that ran)',
           'transmit Gbps',
           'receive Gbps',
+          'Gbps with more clients',
           'limit Gbps',
           'server CPU%',
           'client CPU%',
           'bound',
         ],
         rows,
-        numeric: [3, 4, 5, 6, 7],
+        numeric: [3, 4, 5, 6, 7, 8],
         notes,
       },
     ],
     charts: [],
-    answer: { lines: boundLines(results), tables: [], charts },
+    answer: { lines: [...gainLines(results, gains, measured), ...boundLines(results)], tables: [], charts },
   };
 }
+
+/** What more clients moved, per class: the first thing that tells a client limit from a server one. */
+function gainLines(
+  results: readonly { g: StepGroup }[],
+  gains: ReadonlyMap<unknown, { gain: number; clients: number } | null>,
+  measured: readonly { g: StepGroup }[],
+): string[] {
+  const each = results.flatMap((r) => {
+    const gain = gains.get(measured.find((m) => m.g === r.g)) ?? null;
+    return gain !== null ? [{ variant: r.g.variant, ...gain }] : [];
+  });
+  if (each.length === 0) return [];
+  const signed = (x: number): string => `${x >= 0 ? '+' : ''}${fixed(x * 100, 0)}%`;
+  const clients = uniqueInOrder(each.map((e) => e.clients)).join('/');
+  return [
+    `${clients} clients against 1 moved ${each.map((e) => `${e.variant} ${signed(e.gain)}`).join(', ')} ` +
+      `Gbps: ${
+        each.every((e) => e.gain >= MORE_CLIENTS_GAIN)
+          ? 'more clients help at every class, so one client alone did not find the server’s limit'
+          : each.every((e) => e.gain < MORE_CLIENTS_GAIN)
+            ? 'more clients do not help, so the limit is not the one client'
+            : 'more clients help at some classes only'
+      }.`,
+  ];
+}
+
+const boundLabel = (b: BoundResult): string =>
+  b.bound === 'none' ? 'no limit reached' : b.bound === 'unclear' ? 'unclear' : `${b.bound}-bound`;
 
 /** The bound verdicts, one line per kind of bound: which points, and why (the first point's reason). */
 function boundLines(results: readonly { g: StepGroup; bound: BoundResult }[]): string[] {
@@ -198,8 +284,9 @@ function boundLines(results: readonly { g: StepGroup; bound: BoundResult }[]): s
   return kinds.map((k) => {
     const of = results.filter((r) => r.bound.bound === k);
     const points = of.map((r) => `${r.g.variant} ${r.g.workload}`).join(', ');
+    const label = boundLabel(of[0]!.bound);
     return (
-      `${k === 'none' ? 'No limit reached' : `${k[0]!.toUpperCase()}${k.slice(1)}-bound`} (${of.length} ` +
+      `${label[0]!.toUpperCase()}${label.slice(1)} (${of.length} ` +
       `of ${results.length} points: ${points}): ${of[0]!.bound.reason}.`
     );
   });

@@ -211,12 +211,54 @@ export function analyzeRate(ctx: Context): RateFindings | null {
 // ---------------------------------------------------------------------------------------------
 // Rendering
 
+/** A round axis end at or above x: 1, 2 or 5 times a power of ten, or a half step between. */
+function niceCeil(x: number): number {
+  const p = 10 ** Math.floor(Math.log10(x));
+  return ([1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10].find((m) => m * p >= x) ?? 10) * p;
+}
+
 const REASON: Readonly<Record<NonNullable<KneeResult['reason']>, string>> = {
   throughput: 'achieved fell below 95% of offered',
   latency: 'tail latency rose past its limit',
   overloaded: "sysbench's event queue filled",
   failed: 'the step failed',
 };
+
+/** A multiple of capacity as offered, e.g. "0.5x"; null when the rate was absolute. */
+function multipleAt(v: RateVariant, repeat: number, offered: number | null): number | null {
+  if (offered === null) return null;
+  return v.points.find((p) => p.repeat === repeat && p.offered === offered)?.rateOfCapacity ?? null;
+}
+
+/**
+ * The knee as what the rates offered can say: between the highest rate kept up with and the lowest
+ * not, never a point. The lowest rate is the rule's own baseline (knee.ts), so it always passes: a
+ * knee "at" it says only that saturation starts somewhere below the next rate.
+ * @internal exported for its tests (a test seam)
+ */
+export function kneeBracket(v: RateVariant): string {
+  const saturated = v.repeats.filter((r) => r.saturatedAtOffered !== null);
+  if (saturated.length === 0) return 'above the highest rate offered (no rate tried saturated it)';
+  const pairs = saturated.map((r) => ({
+    lo: r.kneeOffered,
+    hi: r.saturatedAtOffered!,
+    loX: multipleAt(v, r.repeat, r.kneeOffered),
+    hiX: multipleAt(v, r.repeat, r.saturatedAtOffered),
+  }));
+  if (pairs.every((p) => p.lo === null))
+    return `below the lowest rate offered (${whole(pairs[0]!.hi)}/s): add lower rates`;
+  const range = (xs: readonly number[]): string =>
+    Math.min(...xs) === Math.max(...xs) ? whole(xs[0]!) : `${whole(Math.min(...xs))}–${whole(Math.max(...xs))}`;
+  const los = pairs.flatMap((p) => (p.lo !== null ? [p.lo] : []));
+  const his = pairs.map((p) => p.hi);
+  const sameX = pairs.every((p) => p.loX !== null && p.loX === pairs[0]!.loX && p.hiX === pairs[0]!.hiX);
+  const between = sameX
+    ? `between ${pairs[0]!.loX}x and ${pairs[0]!.hiX}x the unlimited-rate TPS ` +
+      `(${range(los)}/s kept up, ${range(his)}/s not)`
+    : `between ${range(los)}/s (kept up) and ${range(his)}/s offered (not)`;
+  const wide = pairs.some((p) => p.lo !== null && p.hi / p.lo > 1.2);
+  return between + (wide ? ': add rates between them to place it' : '');
+}
 
 /**
  * One sentence per variant: capacity (one statement), the knee at rates really offered.
@@ -269,18 +311,10 @@ function rateSweepSentence(sweep: RateSweep): string {
       `${c.variant}/${c.baseline} ${ratioText(c.ratio)}` +
       (c.ratio.interval !== null ? `, ${verdictText(c.ratio, true)}` : ' (one repeat: noise not measured)'),
   );
-  const knees = sweep.variants.map(
-    (v) =>
-      `${v.variant} ` +
-      (v.kneeRange === null
-        ? 'none'
-        : v.kneeRange[0] === v.kneeRange[1]
-          ? `${whole(v.kneeRange[0])}/s`
-          : `${whole(v.kneeRange[0])}–${whole(v.kneeRange[1])}/s`),
-  );
+  const knees = sweep.variants.map((v) => `${v.variant} ${kneeBracket(v)}`);
   return (
     `${sweep.label}: capacity ${caps.join(', ')}${ratios.length > 0 ? `; ${ratios.join('; ')}` : ''}; ` +
-    `knee (highest offered rate kept up with) ${knees.join(', ')}.`
+    `knee ${knees.join('; ')}.`
   );
 }
 
@@ -304,6 +338,13 @@ export function rateSection(f: RateFindings): ReportSection {
   const charts = f.sweeps.flatMap((sw, i) => {
     const achieved: XYSeries[] = [];
     const latency: XYSeries[] = [];
+    // The axis ends a little past the last rate kept up with: an overloaded rate offered far beyond it (6x
+    // capacity) would squeeze every measured point into the axis' first tenth. Those are drawn at the edge.
+    const measuredOffered = sw.variants.flatMap((v) =>
+      v.points.filter((p) => p.status === 'ok' && p.achieved !== null).map((p) => p.offered),
+    );
+    const edge = measuredOffered.length > 0 ? niceCeil(Math.max(...measuredOffered) * 1.15) : undefined;
+    const atEdge = (x: number): number => (edge !== undefined ? Math.min(x, edge) : x);
     for (const v of sw.variants) {
       for (const r of v.repeats) {
         kneeRows.push([
@@ -343,9 +384,9 @@ export function rateSection(f: RateFindings): ReportSection {
         points: measured.map((p) => [p.offered, p.achieved] as const),
         marks: [
           {
-            label: 'overloaded (at achieved)',
+            label: 'overloaded (at achieved; past the axis: at its edge)',
             symbol: 'diamond',
-            points: overloaded.map((p) => [p.offered, p.achieved!] as const),
+            points: overloaded.map((p) => [atEdge(p.offered), p.achieved!] as const),
           },
           { label: 'knee', symbol: 'circle', points: kneePoints },
         ],
@@ -357,15 +398,17 @@ export function rateSection(f: RateFindings): ReportSection {
         points: measured.map((p) => [p.offered, p.latencyMs] as const),
         marks: [
           {
-            label: 'overloaded',
+            label: 'overloaded (past the axis: at its edge)',
             symbol: 'diamond',
-            points: overloaded.filter((p) => p.latencyMs !== null).map((p) => [p.offered, p.latencyMs!] as const),
+            points: overloaded
+              .filter((p) => p.latencyMs !== null)
+              .map((p) => [atEdge(p.offered), p.latencyMs!] as const),
           },
         ],
       });
     }
     const offeredAll = sw.variants.flatMap((v) => v.points.filter((p) => p.status !== 'skipped').map((p) => p.offered));
-    const hi = Math.max(...offeredAll);
+    const hi = edge ?? Math.max(...offeredAll);
     achieved.push({
       name: 'ideal (achieved = offered)',
       points: [
@@ -385,10 +428,7 @@ export function rateSection(f: RateFindings): ReportSection {
         'offered TPS',
         'achieved TPS',
         achieved,
-        {
-          fromZero: true,
-          hLines: capacityLines,
-        },
+        { fromZero: true, hLines: capacityLines, ...(edge !== undefined ? { xMax: edge } : {}) },
       ),
       lineChart(
         `rate-latency-${i}`,
@@ -396,10 +436,7 @@ export function rateSection(f: RateFindings): ReportSection {
         'offered TPS',
         `p${sw.latencyPercentile} ms`,
         latency,
-        {
-          fromZero: true,
-          logY: spansDecades(latencyValues),
-        },
+        { fromZero: true, logY: spansDecades(latencyValues), ...(edge !== undefined ? { xMax: edge } : {}) },
       ),
     ];
   });
@@ -428,15 +465,16 @@ export function rateSection(f: RateFindings): ReportSection {
         'sweep',
         'variant',
         'repeat',
-        'knee (offered/s)',
-        'saturated at (offered/s)',
+        'kept up at (offered/s)',
+        'not at (offered/s)',
         'capacity/s',
         'client saturated at',
       ],
       rows: kneeRows,
       numeric: [2, 3, 5, 6],
       notes: [
-        `Knee: the highest offered rate where achieved >= 95% of offered (relative to the lowest rate's ` +
+        `The knee lies between a row's two offered rates. Kept up: the highest offered rate where achieved ` +
+          `>= 95% of offered (relative to the lowest rate's ` +
           `efficiency), the tail latency <= 3x its value at the lowest rate or under ${DEFAULT_LATENCY_FLOOR_MS} ` +
           `ms, and the step not overloaded. Capacity: the unlimited-rate step's achieved rate (unlimited), else ` +
           `the highest achieved rate of the sweep (max).`,
