@@ -3,9 +3,10 @@
  * written onto a full disk. Each says so in one line, with no stack; the run row keeps a one-line
  * reason and nothing is left running. Mounts a tmpfs, so it runs as root as the rest of this layer does.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import { BASE_SPEC, CLI, FaultWorld } from '../helpers/fault-cli';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { BASE_SPEC, CLI, FaultWorld, REPO } from '../helpers/fault-cli';
 
 let world: FaultWorld;
 const mounts: string[] = [];
@@ -51,4 +52,37 @@ describe('a run root too small for the datadir copy', () => {
     expect(out).toMatch(/^\[1\/1 a-r1\] ProvisionCell failed: DatadirCopyError: no space left on device copying /m);
     await world.expectNothingLeft([]);
   }, 120_000);
+});
+
+describe('report --html onto a full disk', () => {
+  it('fails in one line without a stack, exit 1, and leaves no file there', () => {
+    // Arrange: a run imported from a recorded sysbench output; a tmpfs filled to its last byte
+    mkdirSync(join(world.work, 'logs'));
+    copyFileSync(
+      join(REPO, 'test', 'fixtures', 'sysbench', 'versions', 'v1_1_mysql_read_write.log'),
+      join(world.work, 'logs', 'a.log'),
+    );
+    const imported = world.cli([
+      'import',
+      join(world.work, 'logs'),
+      ...['--experiment', 'full', '--variant', 'a', '--workload', 'rw', '--instance-class', 'db.r5.large'],
+      ...['--run-id', 'full-1'],
+    ]);
+    const disk = join(world.work, 'disk');
+    mountTmpfs(disk, '256k');
+    // dd writes until ENOSPC (and then exits 1): the filler takes what was left.
+    spawnSync('dd', ['if=/dev/zero', `of=${join(disk, 'filler')}`, 'bs=4k'], { stdio: 'ignore' });
+
+    // Act
+    const r = world.cli(['report', 'full-1', '--html', join(disk, 'report.html')]);
+
+    // Assert
+    expect(imported.code).toBe(0);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/report\.html: cannot write it: no space left on device \(ENOSPC\)/),
+    ]);
+    expect(r.stdout + r.stderr).not.toMatch(/^\s+at /m);
+    expect(readdirSync(disk)).toEqual(['filler']);
+  });
 });
