@@ -70,6 +70,10 @@ export async function runOnAws(options: RunOnAwsOptions): Promise<number> {
     return INTERRUPTED_EXIT_CODE;
   }
   const outputs = await readStackOutputs(cfn, options.stackName);
+  // The run id is the execution's name, so it needs no claim in the lake: StartExecution starts no
+  // second execution of a name for 90 days. It fails with ExecutionAlreadyExists, or for an open one
+  // with the same input returns that one (Step Functions API Reference, StartExecution "name"). The
+  // id's UTC second and random suffix keep it new after that.
   const started = await sfn.send(
     new StartExecutionCommand({
       stateMachineArn: outputs.stateMachineArn,

@@ -85,8 +85,9 @@ export class FaultWorld {
     return file;
   }
 
-  background(args: string[]): BackgroundRun {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: this.work, env: this.env() });
+  /** `env` is laid over this world's (another run root, say). */
+  background(args: string[], env: NodeJS.ProcessEnv = {}): BackgroundRun {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: this.work, env: this.env(env) });
     this.children.push(child);
     let stdout = '';
     let stderr = '';
