@@ -289,6 +289,7 @@ program
             repoRoot,
             stackName: opts.stack,
             ...(opts.region ? { region: opts.region } : {}),
+            ...(opts.runId ? { runId: opts.runId } : {}),
             log: (l) => printOut(l + '\n'),
             interrupt: interrupt.signal,
             onInterrupt: (arn) => {

@@ -26,6 +26,8 @@ export interface RunOnAwsOptions {
   readonly log: (line: string) => void;
   /** Region of the stack (default: the spec's region). */
   readonly region?: string;
+  /** The run id, which is also the execution's name (default: a new one). */
+  readonly runId?: string;
   readonly sfn?: SFNClient;
   readonly cfn?: CloudFormationClient;
   /** SDK clients of the preflight (tests: a moto endpoint). */
@@ -47,7 +49,7 @@ export async function runOnAws(options: RunOnAwsOptions): Promise<number> {
   const { spec, scripts, plan, notes } = preparePlanFromFile(
     options.specFile,
     join(options.repoRoot, 'client', 'workloads'),
-    { backend: 'aws' },
+    { backend: 'aws', ...(options.runId !== undefined ? { runId: options.runId } : {}) },
   );
   const notesLine = planNotesLine(notes, [options.specFile, '--aws']);
   if (notesLine !== null) options.log(notesLine);

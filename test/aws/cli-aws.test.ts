@@ -293,6 +293,32 @@ describe('runOnAws against moto', () => {
     );
   });
 
+  it('names the execution by a given --run-id', async () => {
+    // Arrange
+    const specFile = writeSpec('cli-aws-run-id');
+    const lines: string[] = [];
+
+    // Act
+    const exitCode = await runOnAws({
+      specFile,
+      repoRoot: REPO,
+      stackName: STACK,
+      runId: 'given-run-1',
+      log: (l) => lines.push(l),
+      sfn,
+      cfn,
+      clients,
+      pollMs: 50,
+    });
+
+    // Assert
+    expect(exitCode).toBe(0);
+    expect(lines.find((l) => l.startsWith('started '))).toContain('(run given-run-1)');
+    const executionArn = `${stateMachineArn.replace(':stateMachine:', ':execution:')}:given-run-1`;
+    const execution = await sfn.send(new DescribeExecutionCommand({ executionArn }));
+    expect(JSON.parse(execution.input!)).toMatchObject({ runId: 'given-run-1' });
+  });
+
   it('prints the last events of an execution that ends between reading its history and its status', async () => {
     // Arrange: the first history read answers with what moto had then, but only once the
     // execution has ended, so the next status the CLI reads is final while its history is stale.
