@@ -169,7 +169,10 @@ program
           repoRoot,
           opts.prices ? resolve(opts.prices) : undefined,
         );
-        if (backend === 'aws') extra.push(...(await nightlyPlanLines(file, plan, opts.prices)));
+        if (backend === 'aws') {
+          const { planVcpuLine } = await import('../core/backends/aws/vcpu-quota');
+          extra.push(planVcpuLine(plan), ...(await nightlyPlanLines(file, plan, opts.prices)));
+        }
         printOut(opts.json ? JSON.stringify(plan, null, 2) + '\n' : renderPlan(plan, extra) + '\n');
         // A plan that shows a refusal is not what `run` would do as written: scripts and CI see it in the exit code.
         const refused = plan.notes.filter((n) => n.level === 'refused');

@@ -55,8 +55,10 @@ if ! mariadbd=$(find_mariadbd); then
   printf '#!/bin/sh\n# server-install.sh: no service starts while MariaDB installs\nexit 101\n' >"$policy" &&
     chmod 755 "$policy" ||
     fail "could not write $policy"
-  DEBIAN_FRONTEND=noninteractive \
-    apt-get -q install -y --no-install-recommends mariadb-server mariadb-client >>"$log" 2>&1
+  # Waits for a dpkg lock another apt holds, retries a failed fetch (as the user data's apt-get does:
+  # lib/client-user-data.ts APT_BOOT_OPTIONS).
+  DEBIAN_FRONTEND=noninteractive apt-get -q -o DPkg::Lock::Timeout=900 -o Acquire::Retries=5 \
+    install -y --no-install-recommends mariadb-server mariadb-client >>"$log" 2>&1
   rc=$?
   rm -f "$policy"
   [ $rc -eq 0 ] || fail "apt-get install mariadb-server failed: $(tail -n 3 "$log" | tr '\n' ' ')"

@@ -127,14 +127,22 @@ function fetchBundleCommands(): string[] {
 }
 
 /**
+ * apt's options at boot. Debian's apt-daily timers can hold the dpkg lock when the instance starts:
+ * DPkg::Lock::Timeout makes apt wait for it that many seconds instead of failing at once (apt-get(8),
+ * apt.conf(5); apt 1.9.11 and later, Debian 12 has 2.6), within the readiness deadline. A fetch that
+ * fails is tried again Acquire::Retries times (apt.conf(5), "The Acquire Group").
+ */
+const APT_BOOT_OPTIONS = '-o DPkg::Lock::Timeout=900 -o Acquire::Retries=5';
+
+/**
  * Shell lines that install Debian packages from the AMI's apt sources, without prompts and without
  * recommended packages (what the steps need is in each package's Depends).
  */
 function aptInstallCommands(packages: readonly string[]): string[] {
   return [
     'export DEBIAN_FRONTEND=noninteractive',
-    'apt-get -q update',
-    `apt-get -q install -y --no-install-recommends ${packages.join(' ')}`,
+    `apt-get -q ${APT_BOOT_OPTIONS} update`,
+    `apt-get -q ${APT_BOOT_OPTIONS} install -y --no-install-recommends ${packages.join(' ')}`,
   ];
 }
 

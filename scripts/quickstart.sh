@@ -4,4 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# shellcheck source=scripts/node-path.sh
+. scripts/node-path.sh
 node dist/bin/aurora-bench.js run experiments/quickstart.json --local "$@"

@@ -94,13 +94,80 @@ if [ $want_test -eq 1 ]; then
   trap '[ -z "${python_pid:-}" ] || kill "$python_pid" 2>/dev/null || true' EXIT
 fi
 
-node_major=$(node -p 'process.versions.node.split(".")[0]')
-if [ "$node_major" -lt 20 ]; then echo "setup: Node.js >= 20 is required (found $(node --version))" >&2; exit 1; fi
+# Node.js: the CLI, the tests and the rehearsal's Lambda sandboxes run on the major the functions
+# deploy on, the nodejs22.x Lambda runtime (lib/workflow.ts; Lambda Developer Guide, "Lambda
+# runtimes": deprecation 30 April 2027). A machine whose node is another major gets the official
+# build, which the npm registry carries as the package node-linux-<arch>, cached under
+# ~/.cache/aurora-bench; either way .node/bin/node is that Node.js, and the scripts put .node/bin
+# first on PATH (scripts/node-path.sh). The machine's node and npm only bootstrap it.
+node_version=22.23.5
+# The registry's sha512 of each package (npm view node-linux-<arch>@<version> dist.integrity).
+declare -A node_integrity=(
+  [x64]=sha512-3jhC+wcoWxKZxcRqF2sUSl0c9HEXFnur/nuIPx6O6CWKV0jOUWQm7Htw5SuXqqlMCEhi0cJqybFPEb5hhcBiMw==
+  [arm64]=sha512-e1LOUGKVruPGuLVutn8+Cgm5pI1APm4Kvh+zbb/qe/ZpD9s+TQby5iUgZOWmPpbSKpj0Td8DP1N0NEnXasHizg==
+)
+project_node() {
+  local major=${node_version%%.*} machine_major machine_node arch cache dir
+  machine_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+  if [ "$machine_major" = "$major" ]; then
+    mkdir -p .node/bin
+    # Resolved: with .node/bin already first on PATH, `node` is this very link.
+    machine_node=$(readlink -f "$(command -v node)")
+    rm -rf .node
+    mkdir -p .node/bin
+    ln -sfn "$machine_node" .node/bin/node
+    return 0
+  fi
+  case "$(uname -m)" in
+    x86_64) arch=x64 ;;
+    aarch64) arch=arm64 ;;
+    *) echo "setup: no Node.js $major build for $(uname -m)" >&2; return 1 ;;
+  esac
+  cache="${XDG_CACHE_HOME:-$HOME/.cache}/aurora-bench"
+  dir="$cache/node-v$node_version-linux-$arch"
+  mkdir -p "$cache"
+  (
+    # One setup at a time installs it; another waits and then finds it complete.
+    flock 9
+    if [ ! -f "$dir/complete" ]; then
+      echo "setup: Node.js $node_version (npm package node-linux-$arch) into $dir"
+      rm -rf "$dir" "$dir.$$"
+      mkdir -p "$dir.$$"
+      (cd "$dir.$$" && npm pack --silent "node-linux-$arch@$node_version" >/dev/null)
+      local tarball="$dir.$$/node-linux-$arch-$node_version.tgz"
+      local digest
+      digest="sha512-$(openssl dgst -sha512 -binary "$tarball" | base64 -w0)"
+      if [ "$digest" != "${node_integrity[$arch]}" ]; then
+        echo "setup: node-linux-$arch@$node_version is not the package pinned here ($digest)" >&2
+        rm -rf "$dir.$$"
+        return 1
+      fi
+      tar -xzf "$tarball" -C "$dir.$$" --strip-components=1 package/bin package/LICENSE
+      rm -f "$tarball"
+      "$dir.$$/bin/node" --version >/dev/null
+      touch "$dir.$$/complete"
+      mv -T "$dir.$$" "$dir"
+    fi
+  ) 9>"$dir.lock"
+  # A real folder for .node (not a link to the cache): `rm -rf .node` never reaches the cache.
+  rm -rf .node
+  mkdir -p .node/bin
+  ln -sfn "$dir/bin/node" .node/bin/node
+}
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  echo "setup: Node.js and npm are needed to install Node.js $node_version (apt-get install nodejs npm)" >&2
+  exit 1
+fi
+project_node
+# shellcheck source=scripts/node-path.sh
+. scripts/node-path.sh
+echo "setup: node $(node --version) ($(command -v node))"
 
 # node_modules as `npm install` leaves it for this lockfile, Node.js and npm, kept under
 # ~/.cache/aurora-bench and linked file by file into a clone (cp -al: seconds, where npm unpacks
 # ~40,000 files in tens of seconds of CPU). Taken right after the install, before anything runs
-# that could write into node_modules; the key file says which lockfile a node_modules is from.
+# that could write into node_modules; the key file says which lockfile a node_modules is from. The key
+# holds the Node.js version (.node/bin/node, first on PATH now): a new major installs afresh.
 npm_key=$({ node --version; npm --version; cat package-lock.json; } | sha256sum | cut -c1-16)
 npm_cache="${XDG_CACHE_HOME:-$HOME/.cache}/aurora-bench/node-modules-$npm_key"
 if [ "$(cat node_modules/.aurora-bench-key 2>/dev/null)" != "$npm_key" ]; then
@@ -151,4 +218,4 @@ fi
 mariadbd_bin=$(command -v mariadbd || echo /usr/sbin/mariadbd)
 pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 echo "setup: ok (mariadbd $("$mariadbd_bin" --version | awk '{print $3}'), $("$pg_bin/postgres" --version)," \
-  "$(sysbench --version), node $(node --version))"
+  "$(sysbench --version), node $(node --version) at .node/bin/node)"

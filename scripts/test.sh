@@ -11,6 +11,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
+# shellcheck source=scripts/node-path.sh
+. scripts/node-path.sh
 mkdir -p test-output
 # One moto zygote for the whole run (scripts/moto.sh zygote): the server layers start a moto server per
 # file and per rehearsal, and each one forked from it skips moto's imports (about 2 s of CPU) and

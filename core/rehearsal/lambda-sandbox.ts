@@ -1,5 +1,5 @@
 /**
- * A synthesized Lambda asset run the way the Node.js 22 runtime runs it, on this machine: one child
+ * A synthesized Lambda asset run the way its Node.js runtime runs it, on this machine: one child
  * process per execution environment (a cold start), which loads the asset and answers invocations
  * until it is stopped, times out or dies. docs/decisions/lambda-bundle-sandbox.md says why a child
  * process rather than AWS's Runtime Interface Emulator.
@@ -19,7 +19,9 @@
  *    bootstrap of the public.ecr.aws/lambda/nodejs images) and the flags Lambda sets on Node.js 22
  *    (--no-experimental-require-module, --no-experimental-detect-module: Lambda Developer Guide,
  *    "Experimental Node.js features"), where this machine's Node.js knows them;
- *  - the function's timeout: an invocation still running then is killed with its environment.
+ *  - the function's timeout: an invocation still running then is killed with its environment;
+ *  - the Node.js major of the function's Runtime: the sandbox runs one Node.js executable
+ *    (LambdaSandboxOptions.node) and refuses a function whose runtime is another major.
  * Run as root, the child runs as `nobody` (Lambda runs functions as an unprivileged user), so the
  * read-only folders are read-only to it too.
  *
@@ -39,12 +41,14 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   renameSync,
   rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { lambdaRuntimeOf, probeNode, type NodeProbe } from './lambda-node';
 import { AuroraBenchError } from '../errors';
 
 /** The sandbox's folder cannot be entered by the user its functions run as. */
@@ -60,6 +64,8 @@ export interface LambdaFunctionConfig {
   readonly assetDir: string;
   /** The template's Handler, e.g. index.handler. */
   readonly handler: string;
+  /** The template's Runtime, e.g. nodejs22.x. */
+  readonly runtime: string;
   readonly environment: Readonly<Record<string, string>>;
   readonly memoryMb: number;
   readonly timeoutS: number;
@@ -266,8 +272,8 @@ export type SdkAnswer =
       };
     };
 
-/** The heap flags of the runtime's bootstrap for a memory size, and Lambda's Node.js 22 flags this Node.js knows. */
-function runtimeNodeFlags(memoryMb: number): string[] {
+/** The heap flags of the runtime's bootstrap for a memory size, and Lambda's Node.js 22 flags `node` knows. */
+function runtimeNodeFlags(memoryMb: number, node: NodeProbe): string[] {
   const newSpace = Math.floor(memoryMb / 10);
   const flags = [
     '--expose-gc',
@@ -276,7 +282,7 @@ function runtimeNodeFlags(memoryMb: number): string[] {
     `--max-old-space-size=${memoryMb - newSpace}`,
   ];
   for (const flag of ['--no-experimental-require-module', '--no-experimental-detect-module']) {
-    if (process.allowedNodeEnvironmentFlags.has(flag.replace(/^--no-/, '--'))) flags.push(flag);
+    if (node.flags.has(flag.replace(/^--no-/, '--'))) flags.push(flag);
   }
   return flags;
 }
@@ -394,6 +400,8 @@ export interface LambdaSandboxOptions {
   readonly dir: string;
   /** The runtime's packages (lambdaRuntimeModules), read-only in the sandbox's folder (stageRuntimeModules). */
   readonly runtimeModules: string;
+  /** The Node.js executable the functions run on (lambda-node.ts lambdaNode): its major must be their runtime's. */
+  readonly node: string;
   readonly region: string;
   /**
    * Variables added to every function's environment after the
@@ -443,10 +451,15 @@ export class LambdaSandbox {
   private readonly bridge: string;
   private readonly runtimeModules: string;
   private readonly identity = childIdentity();
+  /** The Node.js the children run on. */
+  readonly node: NodeProbe;
+  /** Its executable where the children can run it (stageNode). */
+  private readonly nodeExecutable: string;
   /** The runtime's packages bind-mounted into the sandbox's folder (root only), until dispose(). */
   private mounted: string | undefined;
 
   constructor(private readonly o: LambdaSandboxOptions) {
+    this.node = probeNode(o.node);
     mkdirSync(o.dir, { recursive: true });
     chmodSync(o.dir, 0o755);
     if (this.identity.uid !== undefined) {
@@ -468,6 +481,7 @@ export class LambdaSandbox {
     makeReadOnly(this.bootstrap);
     makeReadOnly(this.bridge);
     this.runtimeModules = this.stageRuntimeModules(o.runtimeModules, join(runtimeDir, 'node_modules'));
+    this.nodeExecutable = this.stageNode(this.node.path, join(runtimeDir, 'node'));
     chmodSync(runtimeDir, 0o555);
   }
 
@@ -495,6 +509,23 @@ export class LambdaSandbox {
     return staged;
   }
 
+  /**
+   * The Node.js executable where the children run it: itself when they run as this process's user;
+   * run as root, they are nobody, who cannot enter a cache under root's home, so a hard link (or a
+   * copy, across file systems) in the sandbox's own folder.
+   */
+  private stageNode(path: string, staged: string): string {
+    if (this.identity.uid === undefined) return path;
+    const real = realpathSync(path);
+    try {
+      linkSync(real, staged);
+    } catch {
+      copyFileSync(real, staged);
+      chmodSync(staged, 0o555);
+    }
+    return staged;
+  }
+
   private readonly unmountAtExit = (): void => this.unmount();
 
   private unmount(): void {
@@ -507,6 +538,14 @@ export class LambdaSandbox {
   /** Copies the function's asset folder alone, read-only, and gives it an empty writable temporary folder. */
   add(config: LambdaFunctionConfig): void {
     if (this.functions.has(config.name)) throw new Error(`function ${config.name} is already in the sandbox`);
+    // A bundle built and tested for one major can fail on another (module loading, removed APIs),
+    // so a function runs only on the major Lambda would run it on.
+    if (config.runtime !== lambdaRuntimeOf(this.node.major))
+      throw new Error(
+        `function ${config.name} deploys on ${config.runtime}, but the sandbox's Node.js is ` +
+          `v${this.node.version} (${this.node.path}): run scripts/setup.sh, which links the runtime's ` +
+          `major as .node/bin/node`,
+      );
     const base = join(this.o.dir, 'functions', config.name);
     const taskRoot = join(base, 'task');
     cpSync(config.assetDir, taskRoot, { recursive: true, dereference: true });
@@ -533,7 +572,7 @@ export class LambdaSandbox {
       _HANDLER: config.handler,
       AWS_REGION: this.o.region,
       AWS_DEFAULT_REGION: this.o.region,
-      AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+      AWS_EXECUTION_ENV: `AWS_Lambda_${config.runtime}`,
       AWS_LAMBDA_FUNCTION_NAME: config.name,
       AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
       AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(config.memoryMb),
@@ -562,7 +601,8 @@ export class LambdaSandbox {
     const child = fork(this.bootstrap, [], {
       cwd: fn.taskRoot,
       env,
-      execArgv: [...runtimeNodeFlags(fn.config.memoryMb), ...(this.o.sdk ? ['--require', this.bridge] : [])],
+      execPath: this.nodeExecutable,
+      execArgv: [...runtimeNodeFlags(fn.config.memoryMb, this.node), ...(this.o.sdk ? ['--require', this.bridge] : [])],
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       // Structured clone (the V8 serializer): SDK inputs and outputs keep their Dates and bytes.
       serialization: 'advanced',

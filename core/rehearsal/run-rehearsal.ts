@@ -76,6 +76,7 @@ import { RdsEmulation, type ParameterCheck } from './rds-emulation';
 import { answer, interceptClient } from './sdk-intercept';
 import { LambdaSandbox, type FunctionInvocations } from './lambda-sandbox';
 import { answerSdkCall } from './sdk-bridge';
+import { lambdaNode, probeNode } from './lambda-node';
 import { ensureBaseRoot, ensurePackageLayer, rootsUnavailable, serveAgentPackage, unmountUnder } from './instance-root';
 import { SsmAgentEmulation, type BootContext } from './ssm-agent';
 import { createStandingInfrastructure } from './standing-infrastructure';
@@ -115,6 +116,7 @@ interface RehearsedFunction {
   /** Its synthesized asset folder (index.js as `cdk deploy` uploads it). */
   readonly assetDir: string;
   readonly handler: string;
+  readonly runtime: string;
   /** The template's Environment.Variables: text, or CloudFormation references resolved at deploy time. */
   readonly environment: Readonly<Record<string, unknown>>;
   readonly memoryMb: number;
@@ -215,10 +217,16 @@ const REHEARSAL_PARAMETER_GROUP_SETTLE_S = 3;
 /** AZ letters a shared account has a subnet in (us-east-1 has six AZs), and any other a spec names. */
 const ACCOUNT_AZ_LETTERS: readonly string[] = ['a', 'b', 'c', 'd', 'e', 'f'];
 
-function rehearsalScope(serverVersion: string, engines: readonly string[], lagS: number, booted: boolean): string[] {
+function rehearsalScope(
+  serverVersion: string,
+  engines: readonly string[],
+  lagS: number,
+  booted: boolean,
+  functionNode: string,
+): string[] {
   return [
     'AWS rehearsal: the synthesized state machine runs on this machine, each Task as its bundled Lambda ' +
-      'function (the asset `cdk deploy` uploads) in a sandbox process;',
+      `function (the asset \`cdk deploy\` uploads) in a sandbox process on Node.js ${functionNode};`,
     '  the AWS APIs are a moto server, the databases real MariaDB (or, for the PostgreSQL engines, PostgreSQL) ' +
       'servers, the clients an emulated SSM agent running bash.',
     'Not rehearsed:',
@@ -588,7 +596,10 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
     const why = rootsUnavailable();
     if (why) throw new Error(`the AWS rehearsal boots its instances in Debian roots: ${why}`);
   }
-  for (const line of rehearsalScope(versions.serverVersion, engines, lagS, options.boot !== undefined)) log(line);
+  // The functions' Node.js, checked against each function's Runtime when the sandbox adds it.
+  const functionNode = probeNode(lambdaNode(options.repoRoot));
+  const scope = rehearsalScope(versions.serverVersion, engines, lagS, options.boot !== undefined, functionNode.version);
+  for (const line of scope) log(line);
   for (const n of leftOut) log(`[${n.level}] ${n.path}: ${n.message}`);
   const notesLine = planNotesLine(
     prepared.notes.filter((n) => !leftOut.includes(n)),
@@ -805,6 +816,7 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
       name: fn.logicalId,
       assetDir: fn.assetDir,
       handler: fn.handler,
+      runtime: fn.runtime,
       environment: functionEnvironment(fn, environment),
       memoryMb: fn.memoryMb,
       timeoutS: fn.timeoutS,
@@ -822,6 +834,7 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
       const created = new LambdaSandbox({
         dir: sandboxDir,
         runtimeModules,
+        node: functionNode.path,
         region: plan.region,
         // Never used to sign (every SDK call goes through the bridge), but what Lambda gives a function's role.
         extraEnvironment: {

@@ -14,6 +14,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { synthesisCacheDir } from '../../bin/aws-rehearsal';
+import { lambdaNode } from '../../core/rehearsal/lambda-node';
 import {
   LambdaSandbox,
   LOAD_ERROR_TYPES,
@@ -115,6 +116,7 @@ beforeAll(() => {
   sandbox = new LambdaSandbox({
     dir: mkdtempSync(join(tmpdir(), 'ab-bundles-')),
     runtimeModules,
+    node: lambdaNode(PROJECT_ROOT),
     region: REGION,
     // Credentials a function may sign with, and an endpoint that refuses every connection: a function
     // that calls AWS before looking at its event fails with a connection error, which this test
@@ -138,6 +140,7 @@ beforeAll(() => {
       name: fn.logicalId,
       assetDir: fn.assetDir,
       handler: fn.handler,
+      runtime: fn.runtime,
       environment: Object.fromEntries(Object.entries(fn.environment).map(([k, v]) => [k, resolveIntrinsics(v, types)])),
       memoryMb: fn.memoryMb,
       timeoutS: fn.timeoutS,
@@ -235,12 +238,14 @@ describe('every function loads and answers a minimal event itself', () => {
     const bare = new LambdaSandbox({
       dir: mkdtempSync(join(tmpdir(), 'ab-bundles-bare-')),
       runtimeModules,
+      node: lambdaNode(PROJECT_ROOT),
       region: REGION,
     });
     bare.add({
       name: fn.logicalId,
       assetDir: fn.assetDir,
       handler: fn.handler,
+      runtime: fn.runtime,
       environment: Object.fromEntries(
         Object.entries(fn.environment).filter(([k]) => !k.startsWith('AURORA_BENCH_')) as [string, string][],
       ),

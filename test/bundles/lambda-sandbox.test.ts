@@ -7,6 +7,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { synthesisCacheDir } from '../../bin/aws-rehearsal';
+import { lambdaNode, lambdaRuntimeOf } from '../../core/rehearsal/lambda-node';
 import { LambdaSandbox, lambdaRuntimeModules, type InvokeOutcome } from '../../core/rehearsal/lambda-sandbox';
 import { PROJECT_ROOT } from '../cdk/cdk-fixture';
 
@@ -28,11 +29,16 @@ exports.handler = async (event) => {
     ownFolder: tryWrite(__dirname),
     tmp: tryWrite(os.tmpdir()),
     execArgv: process.execArgv,
+    node: process.versions.node,
+    executionEnv: process.env.AWS_EXECUTION_ENV,
     variable: process.env.PROBE_VARIABLE,
     pid: process.pid,
   };
 };
 `;
+
+/** The stack's functions' runtime (lib/workflow.ts; test/bundles/bundles-load.test.ts checks the template). */
+const RUNTIME = 'nodejs22.x';
 
 let work: string;
 let sandbox: LambdaSandbox;
@@ -44,12 +50,14 @@ beforeAll(() => {
   sandbox = new LambdaSandbox({
     dir: mkdtempSync(join(tmpdir(), 'ab-sandbox-run-')),
     runtimeModules: lambdaRuntimeModules(join(PROJECT_ROOT, 'node_modules'), synthesisCacheDir()),
+    node: lambdaNode(PROJECT_ROOT),
     region: 'eu-west-1',
   });
   sandbox.add({
     name: 'Probe',
     assetDir: asset,
     handler: 'index.handler',
+    runtime: RUNTIME,
     environment: { PROBE_VARIABLE: 'from the template' },
     memoryMb: 512,
     timeoutS: 2,
@@ -58,6 +66,7 @@ beforeAll(() => {
     name: 'Missing',
     assetDir: asset,
     handler: 'index.missing',
+    runtime: RUNTIME,
     environment: {},
     memoryMb: 128,
     timeoutS: 2,
@@ -85,10 +94,34 @@ test(
       variable: 'from the template',
       // 512 MB: new space 51, semi space 25, old space 461 (the runtime bootstrap's arithmetic).
       execArgv: expect.arrayContaining(['--max-old-space-size=461', '--max-semi-space-size=25']),
+      executionEnv: 'AWS_Lambda_nodejs22.x',
     });
     expect(outcome.coldStart).toBe(true);
   },
 );
+
+test("a function runs on its runtime's Node.js major, whatever Node.js runs the sandbox", async () => {
+  const outcome = await sandbox.invoke('Probe', {});
+
+  expect(lambdaRuntimeOf(Number(String(payload(outcome)['node']).split('.')[0]))).toBe(RUNTIME);
+});
+
+test('a bundle for another Node.js major is refused, naming the function, its runtime and the Node.js', () => {
+  const other = lambdaRuntimeOf(sandbox.node.major + 2);
+
+  const add = () =>
+    sandbox.add({
+      name: 'OtherMajor',
+      assetDir: join(work, 'asset'),
+      handler: 'index.handler',
+      runtime: other,
+      environment: {},
+      memoryMb: 128,
+      timeoutS: 2,
+    });
+
+  expect(add).toThrow(`function OtherMajor deploys on ${other}, but the sandbox's Node.js is v${sandbox.node.version}`);
+});
 
 test("an environment is reused while warm; the function's own error comes back with its name", async () => {
   const first = await sandbox.invoke('Probe', {});

@@ -523,7 +523,9 @@ describe('Clients', () => {
       const script = render(data.UserData['Fn::Base64']);
       expect(script).toContain(`/meta-data/tags/instance/${EXPIRES_AT_TAG}`);
       expect(script.indexOf('shutdown -h')).toBeGreaterThan(-1);
-      expect(script.indexOf('shutdown -h')).toBeLessThan(script.indexOf('apt-get -q install'));
+      expect(script.indexOf('shutdown -h')).toBeLessThan(
+        script.indexOf('apt-get -q -o DPkg::Lock::Timeout=900 -o Acquire::Retries=5 install'),
+      );
       expect(data.BlockDeviceMappings[0].Ebs).toMatchObject({ Encrypted: true, VolumeType: 'gp3' });
       expect(render(data.IamInstanceProfile.Arn)).toBe(`<${logicalIdOf('Clients/InstanceProfile/Resource')}.Arn>`);
       expect(render(data.SecurityGroupIds)).toBe(`<${logicalIdOf('Network/ClientSecurityGroup/Resource')}.GroupId>`);
@@ -531,7 +533,7 @@ describe('Clients', () => {
       // Debian's packages, then the runner (it carries the readiness script), then the SSM agent, then the proof.
       expect(userData).toMatch(/RUNNER_S3_URI='s3:\/\/<Lake.*>\/runner\/'/);
       const order = [
-        'apt-get -q install -y --no-install-recommends sysbench awscli nodejs',
+        'Acquire::Retries=5 install -y --no-install-recommends sysbench awscli nodejs',
         'aws s3 cp --only-show-errors --recursive "$RUNNER_S3_URI"',
         'dpkg -i /tmp/amazon-ssm-agent.deb',
         '/client/client-ready.sh" --marker-uri "$ready_marker_uri"',
@@ -571,7 +573,7 @@ describe('Clients', () => {
       const userData = render(data.UserData['Fn::Base64']);
       const order = [
         'shutdown -h',
-        'apt-get -q install -y --no-install-recommends awscli jq',
+        'apt-get -q -o DPkg::Lock::Timeout=900 -o Acquire::Retries=5 install -y --no-install-recommends awscli jq',
         'aws s3 cp --only-show-errors --recursive "$RUNNER_S3_URI" "${AURORA_BENCH_HOME:-/opt/aurora-bench}/client/"',
         'dpkg -i /tmp/amazon-ssm-agent.deb',
         '/client/server-install.sh"',

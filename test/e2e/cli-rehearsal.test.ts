@@ -103,13 +103,8 @@ describe('aurora-bench run --aws-rehearsal', () => {
     const ending = r.status === 0 ? '' : r.stdout.split('\n').slice(-15).join('\n');
     expect({
       code: r.status,
-      stderr: r.stderr.replace(
-        new RegExp(
-          /\(node:\d+\) Warning: NodeVersionSupportWarning[\s\S]*?trace-warnings \.\.\.` to show/.source +
-            / where the warning was created\)\n/.source,
-        ),
-        '',
-      ),
+      // Nothing on stderr: on the functions' Node.js major the AWS SDK warns of no unsupported Node.js.
+      stderr: r.stderr,
       ending,
     }).toEqual({ code: 0, stderr: '', ending: '' });
     // From its first line, or after CDK's bundling progress when the synthesis was not cached yet

@@ -150,12 +150,21 @@ describe('the user data install steps', () => {
       'trap - EXIT',
       '"${AURORA_BENCH_HOME:-/opt/aurora-bench}/client/client-ready.sh" --marker-uri "$ready_marker_uri"',
     ]);
-    expect(script).toContain('apt-get -q install -y --no-install-recommends sysbench awscli nodejs');
-    expect(at('apt-get -q install')).toBeLessThan(at('trap report_not_ready EXIT'));
+    expect(script).toContain('Acquire::Retries=5 install -y --no-install-recommends sysbench awscli nodejs');
+    expect(at('apt-get -q -o DPkg::Lock::Timeout=900 -o Acquire::Retries=5 install')).toBeLessThan(
+      at('trap report_not_ready EXIT'),
+    );
     expect(at('trap report_not_ready EXIT')).toBeLessThan(at('aws s3 cp --only-show-errors --recursive'));
     expect(at('aws s3 cp --only-show-errors --recursive')).toBeLessThan(at('dpkg -i /tmp/amazon-ssm-agent.deb'));
     expect(script).toContain('ready_marker_uri="s3://lake/clients/${instance_id}/ready.json"');
     expect(script).not.toMatch(/\bdnf\b|install-sysbench/);
+  });
+
+  it('waits for a dpkg lock apt-daily holds and retries a failed fetch, in the update and the install', () => {
+    const apt = commands.filter((c) => c.startsWith('apt-get'));
+
+    expect(apt).toHaveLength(2);
+    for (const line of apt) expect(line).toMatch(/^apt-get -q -o DPkg::Lock::Timeout=\d+ -o Acquire::Retries=\d+ /);
   });
 
   // Systems Manager User Guide, agent-install-deb: the agent's .deb from the region's public bucket.
@@ -184,9 +193,9 @@ describe('the self-managed server user data', () => {
     const at = (line: string) => commands.findIndex((c) => c.includes(line));
 
     // Assert
-    expect(at('apt-get -q install -y --no-install-recommends awscli jq')).toBeLessThan(
-      at('aws s3 cp --only-show-errors --recursive'),
-    );
+    expect(
+      at('apt-get -q -o DPkg::Lock::Timeout=900 -o Acquire::Retries=5 install -y --no-install-recommends awscli jq'),
+    ).toBeLessThan(at('aws s3 cp --only-show-errors --recursive'));
     expect(at('aws s3 cp --only-show-errors --recursive')).toBeLessThan(at('dpkg -i /tmp/amazon-ssm-agent.deb'));
     expect(at('dpkg -i /tmp/amazon-ssm-agent.deb')).toBeLessThan(at('/client/server-install.sh"'));
     expect(commands[commands.length - 1]).toBe(
@@ -199,7 +208,7 @@ describe('the self-managed server user data', () => {
     const text = readFileSync(join(__dirname, '..', '..', 'client', 'server-install.sh'), 'utf8');
 
     // Act
-    const installed = /apt-get -q install -y --no-install-recommends ([a-z0-9 -]+?) >>/.exec(text)?.[1]?.split(' ');
+    const installed = /install -y --no-install-recommends ([a-z0-9 -]+?) >>/.exec(text)?.[1]?.split(' ');
 
     // Assert
     expect(installed).toEqual([...SERVER_INSTALL_PACKAGES]);

@@ -157,7 +157,9 @@ describe('a self-managed variant in the spec', () => {
     expect(['mariadb-10.11', 'mariadb-10.6', 'mysql-8.0', 'percona-8.0'].filter((v) => pattern.test(v))).toEqual([
       'mariadb-10.11',
     ]);
-    expect(install).toMatch(/apt-get -q install -y --no-install-recommends mariadb-server mariadb-client/);
+    expect(install).toMatch(
+      /-o DPkg::Lock::Timeout=900 -o Acquire::Retries=5 \\\n +install -y --no-install-recommends mariadb-server/,
+    );
     expect(install).toMatch(/\*" 10\.11\."\*\)/);
   });
 

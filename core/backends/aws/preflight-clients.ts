@@ -30,9 +30,9 @@ import {
 } from '@aws-sdk/client-ec2';
 import { GetAWSDefaultServiceQuotaCommand, GetServiceQuotaCommand } from '@aws-sdk/client-service-quotas';
 import type { Plan } from '../../plan/types';
-import { ENGINES } from '../../aurora/engines';
 import type { Spec } from '../../experiment/schema';
 import { variantAz } from './placement';
+import { peakClientVcpus, serverTypeOf, STANDARD_VCPU_QUOTA, vcpuQuotaGroup } from './vcpu-quota';
 import { errorCode } from './aws-errors';
 import type { AwsClients } from './clients';
 import type { AwsBackendConfig, ClientArchitecture } from './config';
@@ -46,35 +46,10 @@ import {
   type PreflightCheck,
 } from './preflight-common';
 
-const STANDARD_VCPU_QUOTA = {
-  serviceCode: 'ec2',
-  quotaCode: 'L-1216C47A',
-  name: 'Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances',
-} as const;
-
 export interface InstanceTypeFacts {
   readonly architecture: ClientArchitecture | undefined;
   readonly reported: readonly string[];
   readonly vcpus: number;
-}
-
-/** Which On-Demand vCPU quota an instance type draws on (EC2 User Guide, On-Demand Instance quotas). */
-function vcpuQuotaGroup(instanceType: string): string {
-  const family = /^[a-z]+/.exec(instanceType)?.[0] ?? '';
-  const named: [RegExp, string][] = [
-    [/^inf/, 'Inf'],
-    [/^trn/, 'Trn'],
-    [/^dl/, 'DL'],
-    [/^hpc/, 'HPC'],
-    [/^mac/, 'Mac (Dedicated Hosts)'],
-    [/^u$/, 'High Memory'],
-    [/^(g|vt)/, 'G and VT'],
-    [/^p/, 'P'],
-    [/^x/, 'X'],
-    [/^f/, 'F'],
-    [/^[acdhimrtz]/, 'Standard'],
-  ];
-  return named.find(([re]) => re.test(family))?.[1] ?? 'unknown';
 }
 
 /** Instance type facts by type, undefined for a type EC2 does not know in the region. */
@@ -140,14 +115,6 @@ function typeOfferings(clients: AwsClients): (type: string, az: string) => Promi
     }
     return offered.get(key)!;
   };
-}
-
-/**
- * The EC2 type of a self-managed cell's servers (its instanceClass without "db."), or undefined for a managed engine.
- */
-function serverTypeOf(plan: Plan, variant: Plan['cells'][number]['variant']): string | undefined {
-  const engine = variant.engine ?? plan.engine;
-  return ENGINES[engine.kind].topology === 'ec2' ? variant.instanceClass.replace(/^db\./, '') : undefined;
 }
 
 /**
@@ -318,35 +285,6 @@ async function standardQuota(clients: AwsClients): Promise<number> {
   if (fallback.Quota?.Value === undefined)
     throw new NotCheckable(`Service Quotas returned no value for ${STANDARD_VCPU_QUOTA.quotaCode}`);
   return fallback.Quota.Value;
-}
-
-/**
- * The clients' vCPUs at the worst moment: the spec's maxConcurrency Map items at once (a
- * Distributed Map runs any maxConcurrency of them together), so the largest that many, summed. An
- * item is a cell, or with order "duet" one round's cells, whose clients all run together.
- */
-function peakClientVcpus(
-  plan: Plan,
-  vcpusOf: (instanceType: string) => number | undefined,
-): { vcpus: number; cells: number } {
-  const perItem = new Map<string, { vcpus: number; cells: number }>();
-  for (const c of plan.cells) {
-    const serverType = serverTypeOf(plan, c.variant);
-    const clientVcpus =
-      vcpuQuotaGroup(c.variant.clients.instanceType) === 'Standard'
-        ? c.variant.clients.count * (vcpusOf(c.variant.clients.instanceType) ?? 0)
-        : 0;
-    // A self-managed cell's writer and replicas are On-Demand instances too.
-    const serverVcpus =
-      serverType !== undefined && vcpuQuotaGroup(serverType) === 'Standard'
-        ? (1 + c.variant.readers) * (vcpusOf(serverType) ?? 0)
-        : 0;
-    if (clientVcpus + serverVcpus === 0) continue;
-    const item = perItem.get(c.duet ?? c.cellId) ?? { vcpus: 0, cells: 0 };
-    perItem.set(c.duet ?? c.cellId, { vcpus: item.vcpus + clientVcpus + serverVcpus, cells: item.cells + 1 });
-  }
-  const atOnce = [...perItem.values()].sort((a, b) => b.vcpus - a.vcpus).slice(0, Math.max(1, plan.maxConcurrency));
-  return { vcpus: atOnce.reduce((a, b) => a + b.vcpus, 0), cells: atOnce.reduce((a, b) => a + b.cells, 0) };
 }
 
 export async function checkVcpuQuota(input: ClientCheckInput): Promise<PreflightCheck> {
