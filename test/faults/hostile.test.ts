@@ -191,7 +191,8 @@ describe('a lake that cannot be written', () => {
     expect(stdout + stderr).toMatch(new RegExp(`the results lake file://${world.lake}/? is read-only \\(EROFS`));
     expect(world.registeredServers()).toEqual([]);
     const claims = readdirSync(world.runRoot);
-    expect(claims.map((d) => readdirSync(join(world.runRoot, d)))).toEqual([['run.json']]);
+    // The run directory keeps its end record beside the marker that proves aurora-bench made it.
+    expect(claims.map((d) => readdirSync(join(world.runRoot, d)).sort())).toEqual([['.aurora-bench-run', 'run.json']]);
     expect(JSON.parse(readFileSync(join(world.runRoot, claims[0]!, 'run.json'), 'utf8'))).toMatchObject({
       endReason: expect.stringMatching(/is read-only \(EROFS/) as string,
     });
@@ -292,7 +293,8 @@ describe('a run root that fills up during the prepare', () => {
   it('the cell fails with a short reason in the lake and a short message; nothing is left', async () => {
     // Arrange: the run root on a tmpfs private to this user, filled up while the prepare runs
     mountTmpfs(world.runRoot, 'size=600m,mode=0700');
-    const spec = { ...BASE_SPEC, data: { tables: 1, tableSize: 2_000_000, prepareThreads: 1 } };
+    // Rows the plan's disk check lets through (two copies of about 0.2 GiB each), so the filler is what ends it.
+    const spec = { ...BASE_SPEC, data: { tables: 1, tableSize: 400_000, prepareThreads: 1 } };
     const run = world.background(['run', world.writeSpec('full-root.json', spec)]);
     await run.waitFor(/ a-r1\] preparing/);
     const ports = world.registeredServers().map((s) => s.port);
@@ -355,7 +357,7 @@ describe('two runs at once on one machine', () => {
       ]);
     }
     // The report prints the manifest's notes.
-    expect(world.cli(['report', 'together-a']).stdout).toMatch(/\[warning\] host: run together-a shared .*together-b/);
+    expect(world.cli(['report', 'together-a']).stdout).toMatch(/Co-tenant load: run together-a shared .*together-b/);
     await world.expectNothingLeft([]);
   }, 300_000);
 });
