@@ -37,7 +37,7 @@ interface MetricMean {
 }
 
 /** One reader's replica lag datapoint in a step's window (AuroraReplicaLag in ms; RDS ReplicaLag converted). */
-export interface ReplicaLagSample {
+interface ReplicaLagSample {
   readonly cell_id: string;
   readonly step_id: string;
   readonly instance_id: string;

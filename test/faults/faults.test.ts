@@ -295,7 +295,7 @@ describe('faults injected into local runs', () => {
       expect(mariadbdUnder(work)).toEqual([]);
       // The run row could not be rewritten: only the run's claim is left, for cleanup to record the end.
       const left = readdirSync(runRoot);
-      expect(left.map((d) => readdirSync(join(runRoot, d)))).toEqual([['run.json']]);
+      expect(left.map((d) => readdirSync(join(runRoot, d)).sort())).toEqual([['.aurora-bench-run', 'run.json']]);
       // Act: room again, then cleanup records how the run ended
       rmSync(filler, { force: true });
       const cleanup = cli(['cleanup']);

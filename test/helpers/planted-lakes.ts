@@ -20,12 +20,10 @@ import type { StepResult } from '../../core/lake/results';
 import { stepKey, type RunData } from '../../core/report/load';
 import {
   runRowsFromSpec,
-  writeRunFromSpec,
   type RunFixtureOptions,
   type RunRows,
   type StepNumbers,
   type StepFn,
-  type WrittenRun,
 } from './report-fixtures';
 
 const REPO = join(__dirname, '..', '..');
@@ -108,15 +106,6 @@ function planted(specDoc: unknown, truth: Truth, options: PlantOptions): [unknow
       wobble: (_cell, _step, _client, n) => src.series(1, n, within),
     },
   ];
-}
-
-/**
- * Writes one run of `specDoc` to `lakeDir` with each step at its truth times run-to-run noise
- * (independent lognormal per cell and step, the fitted sd) and per-interval AR(1) noise within it
- * (the fitted sd and autocorrelation); deterministic for a seed.
- */
-export function writePlantedRun(lakeDir: string, specDoc: unknown, truth: Truth, options: PlantOptions): WrittenRun {
-  return writeRunFromSpec(lakeDir, ...planted(specDoc, truth, options));
 }
 
 /**

@@ -76,7 +76,7 @@ const overlaps = (lo: number, hi: number, x: Shown): boolean => {
 };
 
 /** The tables a reader sees beside the sentences: the answer's and every section's. */
-export function displayedTables(report: Report): TableBlock[] {
+function displayedTables(report: Report): TableBlock[] {
   const fromSections = report.sections.flatMap((s) => [...s.tables, ...(s.answer?.tables ?? [])]);
   return [...(report.answer?.tables ?? []), ...fromSections];
 }

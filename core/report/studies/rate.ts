@@ -236,7 +236,7 @@ function multipleAt(v: RateVariant, repeat: number, offered: number | null): num
  * knee "at" it says only that saturation starts somewhere below the next rate.
  * @internal exported for its tests (a test seam)
  */
-export function kneeBracket(v: RateVariant): string {
+function kneeBracket(v: RateVariant): string {
   const saturated = v.repeats.filter((r) => r.saturatedAtOffered !== null);
   if (saturated.length === 0) return 'above the highest rate offered (no rate tried saturated it)';
   const pairs = saturated.map((r) => ({
