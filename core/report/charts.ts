@@ -110,14 +110,14 @@ export function spansDecades(values: readonly (number | null | undefined)[]): bo
 
 /**
  * Room under the plot for the x axis labels, its name and a legend of `entries` at the bottom: the
- * legend wraps to more rows when its entries (about 7 px a character, a 25-px icon and the 28-px gap
+ * legend wraps to more rows when its entries (up to 8 px a character, a 25-px icon and the 28-px gap
  * each) are wider than 90% of the chart, and each row needs its own 24 px.
  */
 function bottomFor(entries: readonly string[], width: number): number {
   let rows = 1;
   let used = 0;
   for (const e of entries) {
-    const w = e.length * 7 + 25 + 28;
+    const w = e.length * 8 + 25 + 28;
     if (used > 0 && used + w > width * 0.9) {
       rows += 1;
       used = 0;

@@ -11,6 +11,7 @@ import { textTable } from '../format';
 import { loadRun, type RunData } from './load';
 import type { AnswerPart, ChartBlock, Report, ReportSection, TableBlock } from './model';
 import { analyzeSections, makeContext, type ContextOptions } from './sections';
+import { LOCAL_EMULATION_WARNING, type ForwardingFindings } from './studies/forwarding';
 
 interface PlanNoteRow {
   readonly level?: string;
@@ -97,7 +98,8 @@ export function buildReport(data: RunData, prices: PriceTable, options: ContextO
       : [];
   const analyzed = analyzeSections(ctx);
   const sections = analyzed.map((a) => a.section);
-  const warnings = hostWarnings(data);
+  const forwarding = analyzed.find((a) => a.id === 'forwarding')?.findings as ForwardingFindings | undefined;
+  const warnings = [...(forwarding?.localEmulation === true ? [LOCAL_EMULATION_WARNING] : []), ...hostWarnings(data)];
   return {
     title: `aurora-bench report: ${r.spec_name}`,
     ...(banner(data) !== null ? { banner: banner(data)! } : {}),

@@ -398,16 +398,19 @@ function forwardingSentences(f: ForwardingFindings): string[] {
     out.push(`Consistency levels: ${[base, ...cost].filter((x) => x !== '').join('; ')}${staleText2}.`);
     out.push(lagAtStartSentence(f.consistency));
   }
-  if (f.localEmulation)
-    out.push(
-      'Local rehearsal: MariaDB has no write forwarding; the reader steps ran a client-side emulation on real ' +
-        'GTID replication (writes on a second connection to the writer; SESSION waits for the session’s last ' +
-        'write GTID on the replica, GLOBAL for the writer’s current GTID). It shows the method and the cost of ' +
-        'waiting for replication on this machine, not Aurora’s numbers.',
-    );
   if (f.clientBound !== null) out.push(f.clientBound);
   return out;
 }
+
+/**
+ * How every reader step of a local run reads: in the banner, because it changes each figure of the
+ * study, not one sentence of it.
+ */
+export const LOCAL_EMULATION_WARNING =
+  'Local rehearsal: MariaDB has no write forwarding; the reader steps ran a client-side emulation on real ' +
+  'GTID replication (writes on a second connection to the writer; SESSION waits for the session’s last ' +
+  'write GTID on the replica, GLOBAL for the writer’s current GTID). It shows the method and the cost of ' +
+  'waiting for replication on this machine, not Aurora’s numbers.';
 
 /** The evidence's sentences: one per thread count's read shares, and per scale-out mix. */
 function forwardingDetailSentences(f: ForwardingFindings): string[] {
