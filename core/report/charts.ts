@@ -5,6 +5,7 @@
 import * as echarts from 'echarts';
 import type { EChartsOption, SeriesOption } from 'echarts';
 import type { ChartBlock } from './model';
+import { CLIP_NOTE, clipRatio, ratioAxis, type RatioAxis } from './ratio-axis';
 
 const CHART_WIDTH = 760;
 const CHART_HEIGHT = 380;
@@ -70,6 +71,25 @@ export interface LineChartOptions {
   readonly fromZero?: boolean;
   /** Where a linear x axis ends (points past it are the caller's to move to the edge and mark). */
   readonly xMax?: number;
+  /** The y values are ratios in percent: a log axis with round bounds, intervals past them clipped and marked. */
+  readonly ratioY?: boolean;
+}
+
+/** Arrows at interval ends clipped at a ratio axis' edge, pointing the way the interval goes on. */
+function clipArrows(
+  name: string,
+  color: string,
+  ends: readonly { readonly at: readonly [number | string, number | string]; readonly rotate: number }[],
+): SeriesOption {
+  return {
+    type: 'scatter',
+    name,
+    data: ends.map((e) => ({ value: [...e.at], symbolRotate: e.rotate })),
+    symbol: 'arrow',
+    symbolSize: 12,
+    itemStyle: { color },
+    silent: true,
+  };
 }
 
 /**
@@ -148,16 +168,25 @@ export function lineChart(
   const out: SeriesOption[] = [];
   // A log axis cannot show 0 or negative values: those points are left out of it.
   const keepX = (x: number): boolean => !options.logX || x > 0;
-  const keepY = (y: number | null): boolean => !options.logY || y === null || y > 0;
+  const logY = options.logY === true || options.ratioY === true;
+  const keepY = (y: number | null): boolean => !logY || y === null || y > 0;
   series = series.map((s) => ({
     ...s,
     points: s.points.filter(([x, y]) => keepX(x) && keepY(y)),
-    ...(s.intervals ? { intervals: s.intervals.filter(([x, lo]) => keepX(x) && keepY(lo)) } : {}),
+    // A ratio axis clips an interval at its edge (and marks it) instead of dropping it.
+    ...(s.intervals ? { intervals: s.intervals.filter(([x, lo]) => keepX(x) && (options.ratioY || keepY(lo))) } : {}),
     ...(s.errorPoints ? { errorPoints: s.errorPoints.filter(([x, y]) => keepX(x) && keepY(y)) } : {}),
     ...(s.marks
       ? { marks: s.marks.map((m) => ({ ...m, points: m.points.filter(([x, y]) => keepX(x) && keepY(y)) })) }
       : {}),
   }));
+  const yAxisRatio: RatioAxis | null = options.ratioY
+    ? ratioAxis(
+        series.flatMap((s) => s.points.map(([, y]) => y).filter((y): y is number => y !== null)),
+        series.flatMap((s) => (s.intervals ?? []).flatMap(([, lo, hi]) => [lo, hi])),
+      )
+    : null;
+  let anyClipped = false;
   let styled = 0;
   for (const s of series) {
     const style = s.dashed ? { color: '#555', symbol: 'none' } : seriesStyle(styled++);
@@ -177,7 +206,23 @@ export function lineChart(
           }),
       ...(s.dashed ? { showSymbol: false } : {}),
     });
-    if (s.intervals && s.intervals.length > 0) out.push(errorBars(`${s.name}: interval`, style.color, s.intervals));
+    if (s.intervals && s.intervals.length > 0 && yAxisRatio !== null) {
+      const clipped: { at: readonly [number, number]; rotate: number }[] = [];
+      const bars = s.intervals.map(([x, lo, hi]) => {
+        const l = clipRatio(yAxisRatio, lo);
+        const h = clipRatio(yAxisRatio, hi);
+        if (l.clipped) clipped.push({ at: [x, l.value], rotate: 180 });
+        if (h.clipped) clipped.push({ at: [x, h.value], rotate: 0 });
+        return [x, l.value, h.value] as const;
+      });
+      out.push(errorBars(`${s.name}: interval`, style.color, bars));
+      if (clipped.length > 0) {
+        anyClipped = true;
+        out.push(clipArrows(`${s.name}: interval clipped`, style.color, clipped));
+      }
+    } else if (s.intervals && s.intervals.length > 0) {
+      out.push(errorBars(`${s.name}: interval`, style.color, s.intervals));
+    }
     if (s.errorPoints && s.errorPoints.length > 0) {
       out.push({
         type: 'scatter',
@@ -231,9 +276,10 @@ export function lineChart(
     title,
     option: {
       ...base,
+      ...(anyClipped ? { title: { ...(base.title as object), subtext: CLIP_NOTE } } : {}),
       // Error markers are explained by the title; keeping them out of the legend keeps it one line.
       legend: { ...(base.legend as object), data: legend },
-      grid: { ...(base.grid as object), bottom: bottomFor(legend, CHART_WIDTH) },
+      grid: { ...(base.grid as object), bottom: bottomFor(legend, CHART_WIDTH), ...(anyClipped ? { top: 62 } : {}) },
       xAxis: options.logX
         ? {
             type: 'log',
@@ -252,16 +298,27 @@ export function lineChart(
             ...(options.xMax !== undefined ? { max: options.xMax } : {}),
             axisLabel: { hideOverlap: true },
           },
-      yAxis: options.logY
+      yAxis: yAxisRatio
         ? {
             type: 'log',
             logBase: 10,
+            min: yAxisRatio.min,
+            max: yAxisRatio.max,
             name: yName,
             nameLocation: 'middle',
             nameGap: 55,
-            axisLabel: { hideOverlap: true },
+            axisLabel: { formatter: '{value}%', hideOverlap: true },
           }
-        : { type: 'value', name: yName, nameLocation: 'middle', nameGap: 55, axisLabel: { hideOverlap: true } },
+        : options.logY
+          ? {
+              type: 'log',
+              logBase: 10,
+              name: yName,
+              nameLocation: 'middle',
+              nameGap: 55,
+              axisLabel: { hideOverlap: true },
+            }
+          : { type: 'value', name: yName, nameLocation: 'middle', nameGap: 55, axisLabel: { hideOverlap: true } },
       series: out,
     },
   };
@@ -333,7 +390,7 @@ export function ratioChart(id: string, title: string, rows: readonly ForestRow[]
     low: r.low === null ? null : r.low * 100,
     high: r.high === null ? null : r.high * 100,
   }));
-  return forestChart(id, title, scaled, { reference: { value: 100, label: '100%' }, unit: '%' });
+  return forestChart(id, title, scaled, { reference: { value: 100, label: '100%' }, unit: '%', ratio: true });
 }
 
 /**
@@ -349,8 +406,27 @@ export function forestChart(
     readonly reference?: { readonly value: number; readonly label: string };
     readonly unit?: string;
     readonly axisName?: string;
+    /** Percent ratios: a log axis with round bounds, intervals past them clipped and marked. */
+    readonly ratio?: boolean;
   } = {},
 ): ChartBlock {
+  const axis = options.ratio
+    ? ratioAxis(
+        rows.map((r) => r.estimate),
+        rows.flatMap((r) => [r.low ?? NaN, r.high ?? NaN]).filter((x) => !Number.isNaN(x)),
+      )
+    : null;
+  const clippedEnds: { at: readonly [number, string]; rotate: number }[] = [];
+  if (axis !== null)
+    rows = rows.map((r) => {
+      if (r.low === null || r.high === null) return r;
+      const low = clipRatio(axis, r.low);
+      const high = clipRatio(axis, r.high);
+      // Arrows along the row: pointing left at a clipped low end, right at a clipped high end.
+      if (low.clipped) clippedEnds.push({ at: [low.value, r.label], rotate: 90 });
+      if (high.clipped) clippedEnds.push({ at: [high.value, r.label], rotate: -90 });
+      return { ...r, low: low.value, high: high.value };
+    });
   const labels = rows.map((r) => r.label);
   // Room for the longest row label (about 6.5 px per character at the default 12 px font).
   const labelWidth = Math.min(420, 24 + Math.max(...labels.map((l) => l.length)) * 6.5);
@@ -396,20 +472,27 @@ export function forestChart(
   const hi = Math.max(ref?.value ?? -Infinity, ...all);
   const step = niceStep((hi - lo) / 5);
   const unit = options.unit ?? '';
+  if (clippedEnds.length > 0) series.push(clipArrows('interval clipped', '#7f7f7f', clippedEnds));
+  const base = baseOption(title);
   return {
     id,
     title,
     width,
     height: Math.max(200, 70 + rows.length * 34 + (options.axisName !== undefined ? 20 : 0)),
     option: {
-      ...baseOption(title),
+      ...base,
+      ...(clippedEnds.length > 0 ? { title: { ...(base.title as object), subtext: CLIP_NOTE } } : {}),
       legend: { show: false },
       tooltip: { trigger: 'item' },
       grid: { left: labelWidth, right: 40, top: 55, bottom: options.axisName !== undefined ? 55 : 40 },
       xAxis: {
-        type: 'value',
-        min: Math.max(0, Math.floor(lo / step - 0.5) * step),
-        max: Math.ceil(hi / step + 0.5) * step,
+        ...(axis !== null
+          ? { type: 'log' as const, logBase: 10, min: axis.min, max: axis.max }
+          : {
+              type: 'value' as const,
+              min: Math.max(0, Math.floor(lo / step - 0.5) * step),
+              max: Math.ceil(hi / step + 0.5) * step,
+            }),
         axisLabel: { formatter: `{value}${unit}`, hideOverlap: true },
         ...(options.axisName !== undefined
           ? { name: options.axisName, nameLocation: 'middle' as const, nameGap: 28 }

@@ -605,7 +605,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         'reader TPS / writer TPS, %',
         series,
         // A ratio's interval is symmetric on the log scale (context.ts ratioOf): so is the axis.
-        { logY: true, hLines: [{ value: 100, label: 'reader = writer' }] },
+        { ratioY: true, hLines: [{ value: 100, label: 'reader = writer' }] },
       ),
     );
   }
