@@ -12,8 +12,8 @@ const CHART_HEIGHT = 380;
 const ERROR_COLOR = '#d62728';
 
 /**
- * One colour and one marker per variant, in series order, so a variant reads the same in every
- * chart and in greyscale print (colours: the Tableau 10 palette without its red, kept for errors).
+ * Colours and markers for series (colours: the Tableau 10 palette without its red, kept for errors),
+ * so a variant reads the same in greyscale print too.
  */
 const PALETTE = [
   '#1f77b4',
@@ -28,9 +28,38 @@ const PALETTE = [
 ] as const;
 const SYMBOLS = ['circle', 'rect', 'triangle', 'diamond', 'pin', 'arrow', 'roundRect'] as const;
 
-/** The colour and marker of the i-th variant series. */
-function seriesStyle(i: number): { color: string; symbol: string } {
+export interface SeriesStyle {
+  readonly color: string;
+  readonly symbol: string;
+}
+
+/** Each variant's colour and marker, fixed once per report so a variant looks the same in every chart. */
+export type VariantStyles = ReadonlyMap<string, SeriesStyle>;
+
+function styleAt(i: number): SeriesStyle {
   return { color: PALETTE[i % PALETTE.length]!, symbol: SYMBOLS[i % SYMBOLS.length]! };
+}
+
+/** The styles of `names` in the order given (the spec's variant order). */
+export function variantStyles(names: readonly string[]): VariantStyles {
+  const out = new Map<string, SeriesStyle>();
+  for (const n of names) if (!out.has(n)) out.set(n, styleAt(out.size));
+  return out;
+}
+
+/**
+ * The style of each of a chart's series: a variant's own; any other series (a workload, a thread
+ * count) the next palette entry no variant of this chart uses.
+ */
+function chartStyles(names: readonly string[], styles: VariantStyles | undefined): SeriesStyle[] {
+  const taken = new Set(names.flatMap((n) => (styles?.has(n) ? [styles.get(n)!.color] : [])));
+  let next = 0;
+  return names.map((n) => {
+    const own = styles?.get(n);
+    if (own !== undefined) return own;
+    while (taken.has(styleAt(next).color) && next < PALETTE.length) next++;
+    return styleAt(next++);
+  });
 }
 
 export interface XYSeries {
@@ -73,6 +102,8 @@ export interface LineChartOptions {
   readonly xMax?: number;
   /** The y values are ratios in percent: a log axis with round bounds, intervals past them clipped and marked. */
   readonly ratioY?: boolean;
+  /** The report's variant styles: a series named after a variant takes its style. */
+  readonly styles?: VariantStyles;
 }
 
 /** Arrows at interval ends clipped at a ratio axis' edge, pointing the way the interval goes on. */
@@ -187,9 +218,11 @@ export function lineChart(
       )
     : null;
   let anyClipped = false;
-  let styled = 0;
+  const solid = series.filter((s) => !s.dashed).map((s) => s.name);
+  const solidList = chartStyles(solid, options.styles);
+  const solidStyles = new Map(solid.map((n, i) => [n, solidList[i]!]));
   for (const s of series) {
-    const style = s.dashed ? { color: '#555', symbol: 'none' } : seriesStyle(styled++);
+    const style = s.dashed ? { color: '#555', symbol: 'none' } : solidStyles.get(s.name)!;
     out.push({
       type: s.scatter ? 'scatter' : 'line',
       name: s.name,
@@ -332,8 +365,18 @@ export function barChart(
   yName: string,
   /** Per-category reference values drawn as a dashed line with markers (e.g. each class's network limit). */
   limits?: { readonly name: string; readonly values: readonly (number | null)[] },
+  styles?: VariantStyles,
 ): ChartBlock {
-  const bars: SeriesOption[] = series.map((s) => ({ type: 'bar', name: s.name, data: [...s.values] }));
+  const colors = chartStyles(
+    series.map((s) => s.name),
+    styles,
+  );
+  const bars: SeriesOption[] = series.map((s, i) => ({
+    type: 'bar',
+    name: s.name,
+    data: [...s.values],
+    itemStyle: { color: colors[i]!.color },
+  }));
   if (limits !== undefined && limits.values.some((v) => v !== null)) {
     bars.push({
       type: 'line',

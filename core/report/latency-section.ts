@@ -70,6 +70,7 @@ export function latencySection(ctx: Context): ReportSection | null {
         'offered transactions/s',
         'p99 ms',
         series,
+        { styles: ctx.styles },
       ),
     );
   }

@@ -337,6 +337,8 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
                 ),
               })),
               `transactions per ${f.currency}`,
+              undefined,
+              ctx.styles,
             ),
           ]
         : [],

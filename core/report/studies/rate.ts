@@ -332,7 +332,8 @@ function ratioSentence(sweep: RateSweep): string[] {
   });
 }
 
-export function rateSection(f: RateFindings): ReportSection {
+export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
+  const styles = ctx?.styles;
   const kneeRows: string[][] = [];
   const pointRows: string[][] = [];
   const charts = f.sweeps.flatMap((sw, i) => {
@@ -428,7 +429,7 @@ export function rateSection(f: RateFindings): ReportSection {
         'offered TPS',
         'achieved TPS',
         achieved,
-        { fromZero: true, hLines: capacityLines, ...(edge !== undefined ? { xMax: edge } : {}) },
+        { fromZero: true, hLines: capacityLines, styles, ...(edge !== undefined ? { xMax: edge } : {}) },
       ),
       lineChart(
         `rate-latency-${i}`,
@@ -436,7 +437,12 @@ export function rateSection(f: RateFindings): ReportSection {
         'offered TPS',
         `p${sw.latencyPercentile} ms`,
         latency,
-        { fromZero: true, logY: spansDecades(latencyValues), ...(edge !== undefined ? { xMax: edge } : {}) },
+        {
+          fromZero: true,
+          logY: spansDecades(latencyValues),
+          styles,
+          ...(edge !== undefined ? { xMax: edge } : {}),
+        },
       ),
     ];
   });
