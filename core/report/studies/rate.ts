@@ -1,7 +1,7 @@
 /**
  * S5, offered vs achieved: per rate sweep and variant, each repeat's curve at the rates that repeat
  * was really offered, its knee (core/report/knee.ts) and its capacity; across repeats the capacity
- * with its interval and the capacity ratio of each variant to the first.
+ * with its interval and the capacity ratio of each later variant to the first (the baseline).
  *
  * Why per repeat: a local rehearsal offers multiples of each repeat's own measured capacity
  * (ratesOfCapacity), so the repeats probe different rates. Averaging their offered rates gives a
@@ -181,15 +181,16 @@ export function analyzeRate(ctx: Context): RateFindings | null {
       .filter((v): v is RateVariant => v !== null);
     const capsOf = (v: RateVariant): number[] =>
       v.repeats.map((r) => r.capacity).filter((c): c is number => c !== null);
-    // The first variant (the candidate, e.g. r6g) over each other one (e.g. r5): S5's "r6g/r5" capacity ratio.
-    const candidate = variants[0];
+    // Each later variant over the spec's first, as in the A/B and price sections: one rule, so a
+    // study that lists r5 first reads r6g/r5 in every section.
+    const baseline = variants[0];
     const capacityRatios =
-      candidate === undefined
+      baseline === undefined
         ? []
         : variants.slice(1).map((v) => {
-            const ci = welchRatioCi(summarize(capsOf(candidate)), summarize(capsOf(v)));
+            const ci = welchRatioCi(summarize(capsOf(v)), summarize(capsOf(baseline)));
             // With fewer than two repeats a side the interval is NaN: ratioFinding says "unknown".
-            return { variant: candidate.variant, baseline: v.variant, ratio: ratioFinding(ci, 'run-to-run') };
+            return { variant: v.variant, baseline: baseline.variant, ratio: ratioFinding(ci, 'run-to-run') };
           });
     return {
       label,
