@@ -159,12 +159,8 @@ export function spansDecades(values: readonly (number | null | undefined)[]): bo
   return pos.length >= 2 && Math.max(...pos) >= 10 * Math.min(...pos);
 }
 
-/**
- * Room under the plot for the x axis labels, its name and a legend of `entries` at the bottom: the
- * legend wraps to more rows when its entries (about 7 px a character, a 25-px icon and the 28-px gap
- * each) are wider than 90% of the chart, and each row needs its own 24 px.
- */
-function bottomFor(entries: readonly string[], width: number): number {
+/** How many rows a bottom legend of `entries` wraps to (about 7 px a character, a 25-px icon and the 28-px gap). */
+function legendRows(entries: readonly string[], width: number): number {
   let rows = 1;
   let used = 0;
   for (const e of entries) {
@@ -175,7 +171,22 @@ function bottomFor(entries: readonly string[], width: number): number {
     }
     used += w;
   }
-  return 66 + rows * 24;
+  return rows;
+}
+
+/**
+ * Room under the plot for the x axis labels and name (50 px) and a legend of `entries` at the
+ * bottom: ECharts puts the legend's itemGap between wrapped rows too, so each row after the first
+ * takes its 14-px line and the 28-px gap, plus the legend's 5-px padding above and below.
+ */
+function bottomFor(entries: readonly string[], width: number): number {
+  const rows = legendRows(entries, width);
+  return 50 + rows * 14 + (rows - 1) * 28 + 10 + 6;
+}
+
+/** A taller chart for a legend of several rows, so the plot keeps its height. */
+function heightFor(entries: readonly string[], width: number): number {
+  return CHART_HEIGHT + (legendRows(entries, width) - 1) * 42;
 }
 
 function baseOption(title: string): EChartsOption {
@@ -307,6 +318,7 @@ export function lineChart(
   return {
     id,
     title,
+    height: heightFor(legend, CHART_WIDTH),
     option: {
       ...base,
       ...(anyClipped ? { title: { ...(base.title as object), subtext: CLIP_NOTE } } : {}),
