@@ -465,7 +465,32 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
       'Skipped: not run because a lower rate already overloaded (stopAtOverload), or no capacity was measured ' +
         'for a rate relative to it.',
     );
+  // The capacities and ratios the sentences quote, with the intervals they quote.
+  const capacityRows = f.sweeps.flatMap((sw) => [
+    ...sw.variants.map((v) => [
+      sw.label,
+      v.variant,
+      String(v.repeats.length),
+      v.capacity.value === null ? '-' : rangeText(v.capacity),
+    ]),
+    ...sw.capacityRatios.map((c) => [
+      sw.label,
+      `${c.variant}/${c.baseline}`,
+      '-',
+      ratioText(c.ratio) + (c.ratio.interval !== null ? `, ${verdictText(c.ratio, true)}` : ''),
+    ]),
+  ]);
   const tables: TableBlock[] = [
+    {
+      title: 'Capacity over the repeats (transactions/s, 95% interval) and capacity ratio',
+      head: ['sweep', 'variant or ratio', 'repeats', 'capacity/s or ratio (95% interval)'],
+      rows: capacityRows,
+      numeric: [2, 3],
+      notes: [
+        'Ratio: each later variant over the spec’s first, Welch on the log scale over the repeats’ capacities; ' +
+          '"within noise": the interval includes 100%.',
+      ],
+    },
     {
       title: 'Knee and capacity per repeat',
       head: [
