@@ -533,13 +533,22 @@ export function forestChart(
     id,
     title,
     width,
-    height: Math.max(200, 70 + rows.length * 34 + (options.axisName !== undefined ? 20 : 0)),
+    height: Math.max(
+      200,
+      70 + rows.length * 34 + (options.axisName !== undefined ? 20 : 0) + (clippedEnds.length > 0 ? 20 : 0),
+    ),
     option: {
       ...base,
       ...(clippedEnds.length > 0 ? { title: { ...(base.title as object), subtext: CLIP_NOTE } } : {}),
       legend: { show: false },
       tooltip: { trigger: 'item' },
-      grid: { left: labelWidth, right: 40, top: 55, bottom: options.axisName !== undefined ? 55 : 40 },
+      // The clip note under the title needs its own line above the reference line's label.
+      grid: {
+        left: labelWidth,
+        right: 40,
+        top: clippedEnds.length > 0 ? 75 : 55,
+        bottom: options.axisName !== undefined ? 55 : 40,
+      },
       xAxis: {
         ...(axis !== null
           ? { type: 'log' as const, logBase: 10, min: axis.min, max: axis.max }
