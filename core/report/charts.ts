@@ -5,14 +5,15 @@
 import * as echarts from 'echarts';
 import type { EChartsOption, SeriesOption } from 'echarts';
 import type { ChartBlock } from './model';
+import { CLIP_NOTE, clipRatio, ratioAxis, type RatioAxis } from './ratio-axis';
 
 const CHART_WIDTH = 760;
 const CHART_HEIGHT = 380;
 const ERROR_COLOR = '#d62728';
 
 /**
- * One colour and one marker per variant, in series order, so a variant reads the same in every
- * chart and in greyscale print (colours: the Tableau 10 palette without its red, kept for errors).
+ * Colours and markers for series (colours: the Tableau 10 palette without its red, kept for errors),
+ * so a variant reads the same in greyscale print too.
  */
 const PALETTE = [
   '#1f77b4',
@@ -27,9 +28,38 @@ const PALETTE = [
 ] as const;
 const SYMBOLS = ['circle', 'rect', 'triangle', 'diamond', 'pin', 'arrow', 'roundRect'] as const;
 
-/** The colour and marker of the i-th variant series. */
-function seriesStyle(i: number): { color: string; symbol: string } {
+export interface SeriesStyle {
+  readonly color: string;
+  readonly symbol: string;
+}
+
+/** Each variant's colour and marker, fixed once per report so a variant looks the same in every chart. */
+export type VariantStyles = ReadonlyMap<string, SeriesStyle>;
+
+function styleAt(i: number): SeriesStyle {
   return { color: PALETTE[i % PALETTE.length]!, symbol: SYMBOLS[i % SYMBOLS.length]! };
+}
+
+/** The styles of `names` in the order given (the spec's variant order). */
+export function variantStyles(names: readonly string[]): VariantStyles {
+  const out = new Map<string, SeriesStyle>();
+  for (const n of names) if (!out.has(n)) out.set(n, styleAt(out.size));
+  return out;
+}
+
+/**
+ * The style of each of a chart's series: a variant's own; any other series (a workload, a thread
+ * count) the next palette entry no variant of this chart uses.
+ */
+function chartStyles(names: readonly string[], styles: VariantStyles | undefined): SeriesStyle[] {
+  const taken = new Set(names.flatMap((n) => (styles?.has(n) ? [styles.get(n)!.color] : [])));
+  let next = 0;
+  return names.map((n) => {
+    const own = styles?.get(n);
+    if (own !== undefined) return own;
+    while (taken.has(styleAt(next).color) && next < PALETTE.length) next++;
+    return styleAt(next++);
+  });
 }
 
 export interface XYSeries {
@@ -70,6 +100,27 @@ export interface LineChartOptions {
   readonly fromZero?: boolean;
   /** Where a linear x axis ends (points past it are the caller's to move to the edge and mark). */
   readonly xMax?: number;
+  /** The y values are ratios in percent: a log axis with round bounds, intervals past them clipped and marked. */
+  readonly ratioY?: boolean;
+  /** The report's variant styles: a series named after a variant takes its style. */
+  readonly styles?: VariantStyles;
+}
+
+/** Arrows at interval ends clipped at a ratio axis' edge, pointing the way the interval goes on. */
+function clipArrows(
+  name: string,
+  color: string,
+  ends: readonly { readonly at: readonly [number | string, number | string]; readonly rotate: number }[],
+): SeriesOption {
+  return {
+    type: 'scatter',
+    name,
+    data: ends.map((e) => ({ value: [...e.at], symbolRotate: e.rotate })),
+    symbol: 'arrow',
+    symbolSize: 12,
+    itemStyle: { color },
+    silent: true,
+  };
 }
 
 /**
@@ -108,12 +159,8 @@ export function spansDecades(values: readonly (number | null | undefined)[]): bo
   return pos.length >= 2 && Math.max(...pos) >= 10 * Math.min(...pos);
 }
 
-/**
- * Room under the plot for the x axis labels, its name and a legend of `entries` at the bottom: the
- * legend wraps to more rows when its entries (up to 8 px a character, a 25-px icon and the 28-px gap
- * each) are wider than 90% of the chart, and each row needs its own 24 px.
- */
-function bottomFor(entries: readonly string[], width: number): number {
+/** How many rows a bottom legend of `entries` wraps to (up to 8 px a character, a 25-px icon and the 28-px gap). */
+function legendRows(entries: readonly string[], width: number): number {
   let rows = 1;
   let used = 0;
   for (const e of entries) {
@@ -124,7 +171,22 @@ function bottomFor(entries: readonly string[], width: number): number {
     }
     used += w;
   }
-  return 66 + rows * 24;
+  return rows;
+}
+
+/**
+ * Room under the plot for the x axis labels and name (50 px) and a legend of `entries` at the
+ * bottom: ECharts puts the legend's itemGap between wrapped rows too, so each row after the first
+ * takes its 14-px line and the 28-px gap, plus the legend's 5-px padding above and below.
+ */
+function bottomFor(entries: readonly string[], width: number): number {
+  const rows = legendRows(entries, width);
+  return 50 + rows * 14 + (rows - 1) * 28 + 10 + 6;
+}
+
+/** A taller chart for a legend of several rows, so the plot keeps its height. */
+function heightFor(entries: readonly string[], width: number): number {
+  return CHART_HEIGHT + (legendRows(entries, width) - 1) * 42;
 }
 
 function baseOption(title: string): EChartsOption {
@@ -148,19 +210,30 @@ export function lineChart(
   const out: SeriesOption[] = [];
   // A log axis cannot show 0 or negative values: those points are left out of it.
   const keepX = (x: number): boolean => !options.logX || x > 0;
-  const keepY = (y: number | null): boolean => !options.logY || y === null || y > 0;
+  const logY = options.logY === true || options.ratioY === true;
+  const keepY = (y: number | null): boolean => !logY || y === null || y > 0;
   series = series.map((s) => ({
     ...s,
     points: s.points.filter(([x, y]) => keepX(x) && keepY(y)),
-    ...(s.intervals ? { intervals: s.intervals.filter(([x, lo]) => keepX(x) && keepY(lo)) } : {}),
+    // A ratio axis clips an interval at its edge (and marks it) instead of dropping it.
+    ...(s.intervals ? { intervals: s.intervals.filter(([x, lo]) => keepX(x) && (options.ratioY || keepY(lo))) } : {}),
     ...(s.errorPoints ? { errorPoints: s.errorPoints.filter(([x, y]) => keepX(x) && keepY(y)) } : {}),
     ...(s.marks
       ? { marks: s.marks.map((m) => ({ ...m, points: m.points.filter(([x, y]) => keepX(x) && keepY(y)) })) }
       : {}),
   }));
-  let styled = 0;
+  const yAxisRatio: RatioAxis | null = options.ratioY
+    ? ratioAxis(
+        series.flatMap((s) => s.points.map(([, y]) => y).filter((y): y is number => y !== null)),
+        series.flatMap((s) => (s.intervals ?? []).flatMap(([, lo, hi]) => [lo, hi])),
+      )
+    : null;
+  let anyClipped = false;
+  const solid = series.filter((s) => !s.dashed).map((s) => s.name);
+  const solidList = chartStyles(solid, options.styles);
+  const solidStyles = new Map(solid.map((n, i) => [n, solidList[i]!]));
   for (const s of series) {
-    const style = s.dashed ? { color: '#555', symbol: 'none' } : seriesStyle(styled++);
+    const style = s.dashed ? { color: '#555', symbol: 'none' } : solidStyles.get(s.name)!;
     out.push({
       type: s.scatter ? 'scatter' : 'line',
       name: s.name,
@@ -177,7 +250,23 @@ export function lineChart(
           }),
       ...(s.dashed ? { showSymbol: false } : {}),
     });
-    if (s.intervals && s.intervals.length > 0) out.push(errorBars(`${s.name}: interval`, style.color, s.intervals));
+    if (s.intervals && s.intervals.length > 0 && yAxisRatio !== null) {
+      const clipped: { at: readonly [number, number]; rotate: number }[] = [];
+      const bars = s.intervals.map(([x, lo, hi]) => {
+        const l = clipRatio(yAxisRatio, lo);
+        const h = clipRatio(yAxisRatio, hi);
+        if (l.clipped) clipped.push({ at: [x, l.value], rotate: 180 });
+        if (h.clipped) clipped.push({ at: [x, h.value], rotate: 0 });
+        return [x, l.value, h.value] as const;
+      });
+      out.push(errorBars(`${s.name}: interval`, style.color, bars));
+      if (clipped.length > 0) {
+        anyClipped = true;
+        out.push(clipArrows(`${s.name}: interval clipped`, style.color, clipped));
+      }
+    } else if (s.intervals && s.intervals.length > 0) {
+      out.push(errorBars(`${s.name}: interval`, style.color, s.intervals));
+    }
     if (s.errorPoints && s.errorPoints.length > 0) {
       out.push({
         type: 'scatter',
@@ -229,11 +318,13 @@ export function lineChart(
   return {
     id,
     title,
+    height: heightFor(legend, CHART_WIDTH),
     option: {
       ...base,
+      ...(anyClipped ? { title: { ...(base.title as object), subtext: CLIP_NOTE } } : {}),
       // Error markers are explained by the title; keeping them out of the legend keeps it one line.
       legend: { ...(base.legend as object), data: legend },
-      grid: { ...(base.grid as object), bottom: bottomFor(legend, CHART_WIDTH) },
+      grid: { ...(base.grid as object), bottom: bottomFor(legend, CHART_WIDTH), ...(anyClipped ? { top: 62 } : {}) },
       xAxis: options.logX
         ? {
             type: 'log',
@@ -252,16 +343,27 @@ export function lineChart(
             ...(options.xMax !== undefined ? { max: options.xMax } : {}),
             axisLabel: { hideOverlap: true },
           },
-      yAxis: options.logY
+      yAxis: yAxisRatio
         ? {
             type: 'log',
             logBase: 10,
+            min: yAxisRatio.min,
+            max: yAxisRatio.max,
             name: yName,
             nameLocation: 'middle',
             nameGap: 55,
-            axisLabel: { hideOverlap: true },
+            axisLabel: { formatter: '{value}%', hideOverlap: true },
           }
-        : { type: 'value', name: yName, nameLocation: 'middle', nameGap: 55, axisLabel: { hideOverlap: true } },
+        : options.logY
+          ? {
+              type: 'log',
+              logBase: 10,
+              name: yName,
+              nameLocation: 'middle',
+              nameGap: 55,
+              axisLabel: { hideOverlap: true },
+            }
+          : { type: 'value', name: yName, nameLocation: 'middle', nameGap: 55, axisLabel: { hideOverlap: true } },
       series: out,
     },
   };
@@ -275,8 +377,18 @@ export function barChart(
   yName: string,
   /** Per-category reference values drawn as a dashed line with markers (e.g. each class's network limit). */
   limits?: { readonly name: string; readonly values: readonly (number | null)[] },
+  styles?: VariantStyles,
 ): ChartBlock {
-  const bars: SeriesOption[] = series.map((s) => ({ type: 'bar', name: s.name, data: [...s.values] }));
+  const colors = chartStyles(
+    series.map((s) => s.name),
+    styles,
+  );
+  const bars: SeriesOption[] = series.map((s, i) => ({
+    type: 'bar',
+    name: s.name,
+    data: [...s.values],
+    itemStyle: { color: colors[i]!.color },
+  }));
   if (limits !== undefined && limits.values.some((v) => v !== null)) {
     bars.push({
       type: 'line',
@@ -333,7 +445,7 @@ export function ratioChart(id: string, title: string, rows: readonly ForestRow[]
     low: r.low === null ? null : r.low * 100,
     high: r.high === null ? null : r.high * 100,
   }));
-  return forestChart(id, title, scaled, { reference: { value: 100, label: '100%' }, unit: '%' });
+  return forestChart(id, title, scaled, { reference: { value: 100, label: '100%' }, unit: '%', ratio: true });
 }
 
 /**
@@ -349,8 +461,27 @@ export function forestChart(
     readonly reference?: { readonly value: number; readonly label: string };
     readonly unit?: string;
     readonly axisName?: string;
+    /** Percent ratios: a log axis with round bounds, intervals past them clipped and marked. */
+    readonly ratio?: boolean;
   } = {},
 ): ChartBlock {
+  const axis = options.ratio
+    ? ratioAxis(
+        rows.map((r) => r.estimate),
+        rows.flatMap((r) => [r.low ?? NaN, r.high ?? NaN]).filter((x) => !Number.isNaN(x)),
+      )
+    : null;
+  const clippedEnds: { at: readonly [number, string]; rotate: number }[] = [];
+  if (axis !== null)
+    rows = rows.map((r) => {
+      if (r.low === null || r.high === null) return r;
+      const low = clipRatio(axis, r.low);
+      const high = clipRatio(axis, r.high);
+      // Arrows along the row: pointing left at a clipped low end, right at a clipped high end.
+      if (low.clipped) clippedEnds.push({ at: [low.value, r.label], rotate: 90 });
+      if (high.clipped) clippedEnds.push({ at: [high.value, r.label], rotate: -90 });
+      return { ...r, low: low.value, high: high.value };
+    });
   const labels = rows.map((r) => r.label);
   // Room for the longest row label (about 6.5 px per character at the default 12 px font).
   const labelWidth = Math.min(420, 24 + Math.max(...labels.map((l) => l.length)) * 6.5);
@@ -396,20 +527,36 @@ export function forestChart(
   const hi = Math.max(ref?.value ?? -Infinity, ...all);
   const step = niceStep((hi - lo) / 5);
   const unit = options.unit ?? '';
+  if (clippedEnds.length > 0) series.push(clipArrows('interval clipped', '#7f7f7f', clippedEnds));
+  const base = baseOption(title);
   return {
     id,
     title,
     width,
-    height: Math.max(200, 70 + rows.length * 34 + (options.axisName !== undefined ? 20 : 0)),
+    height: Math.max(
+      200,
+      70 + rows.length * 34 + (options.axisName !== undefined ? 20 : 0) + (clippedEnds.length > 0 ? 20 : 0),
+    ),
     option: {
-      ...baseOption(title),
+      ...base,
+      ...(clippedEnds.length > 0 ? { title: { ...(base.title as object), subtext: CLIP_NOTE } } : {}),
       legend: { show: false },
       tooltip: { trigger: 'item' },
-      grid: { left: labelWidth, right: 40, top: 55, bottom: options.axisName !== undefined ? 55 : 40 },
+      // The clip note under the title needs its own line above the reference line's label.
+      grid: {
+        left: labelWidth,
+        right: 40,
+        top: clippedEnds.length > 0 ? 75 : 55,
+        bottom: options.axisName !== undefined ? 55 : 40,
+      },
       xAxis: {
-        type: 'value',
-        min: Math.max(0, Math.floor(lo / step - 0.5) * step),
-        max: Math.ceil(hi / step + 0.5) * step,
+        ...(axis !== null
+          ? { type: 'log' as const, logBase: 10, min: axis.min, max: axis.max }
+          : {
+              type: 'value' as const,
+              min: Math.max(0, Math.floor(lo / step - 0.5) * step),
+              max: Math.ceil(hi / step + 0.5) * step,
+            }),
         axisLabel: { formatter: `{value}${unit}`, hideOverlap: true },
         ...(options.axisName !== undefined
           ? { name: options.axisName, nameLocation: 'middle' as const, nameGap: 28 }

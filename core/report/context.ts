@@ -2,6 +2,7 @@
  * A run's steps grouped across repeats, and their estimates with the interval around them: what
  * every study analysis (core/report/studies/) starts from.
  */
+import { variantStyles, type VariantStyles } from './charts';
 import type { StepResult } from '../lake/results';
 import type { PriceTable } from '../plan/cost';
 import type { EngineRef } from '../aurora/engines';
@@ -78,6 +79,8 @@ export interface Context {
   readonly prices: PriceTable;
   readonly groups: readonly StepGroup[];
   readonly variants: readonly VariantInfo[];
+  /** Each variant's chart colour and marker, from the spec's variant order: the same in every chart. */
+  readonly styles: VariantStyles;
   /**
    * Client-bound repeats left out of the estimates (ratios, scores, price-performance); empty when asked to keep them.
    */
@@ -180,7 +183,8 @@ export function makeContext(data: RunData, prices: PriceTable, options: ContextO
     options.includeSaturated === true
       ? []
       : data.steps.filter((s) => s.status === 'ok' && s.tps !== null && s.rate === 0 && s.saturated_clients > 0);
-  return { data, prices, groups, variants: variantInfos(data, groups), leftOutSaturated };
+  const styles = variantStyles([...(data.spec?.variants ?? []).map((v) => v.name), ...groups.map((g) => g.variant)]);
+  return { data, prices, groups, variants: variantInfos(data, groups), styles, leftOutSaturated };
 }
 
 const INTERVAL_FIELD: Partial<Record<Metric, 'tps' | 'qps' | 'lat_pct_ms'>> = {

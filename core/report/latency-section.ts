@@ -7,6 +7,7 @@
 import type { StepResult } from '../lake/results';
 import { lineChart, type XYSeries } from './charts';
 import { fixed, num } from '../format';
+import { whole } from './findings';
 import type { ChartBlock, ReportSection } from './model';
 import { mean } from './stats';
 import { stepLabel, type Context, type StepGroup } from './context';
@@ -20,24 +21,54 @@ const FIELDS = [
   'lat_max_ms',
 ] as const satisfies readonly (keyof StepResult)[];
 
-/** The mean of a field over the repeats that have it; null when none has. */
+/**
+ * A repeat's percentile, capped at its exact max: a percentile is read off a histogram bucket's
+ * bound, which can lie past the slowest transaction recorded (sysbench's log-scale buckets).
+ */
+function capped(r: StepResult, field: (typeof FIELDS)[number]): { value: number | null; capped: boolean } {
+  const v = r[field];
+  if (typeof v !== 'number' || !Number.isFinite(v)) return { value: null, capped: false };
+  const max = r.lat_max_ms;
+  if (field !== 'lat_max_ms' && typeof max === 'number' && Number.isFinite(max) && v > max)
+    return { value: max, capped: true };
+  return { value: v, capped: false };
+}
+
+/** The mean of a field over the repeats that have it (each capped at its max); null when none has. */
 function meanOf(rows: readonly StepResult[], field: (typeof FIELDS)[number]): number | null {
-  const values = rows.map((r) => r[field]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+  const values = rows.map((r) => capped(r, field).value).filter((v): v is number => v !== null);
   return values.length > 0 ? mean(values) : null;
+}
+
+/** A cell of the table: the mean, marked "≤" when some repeat's value was capped at its max. */
+function cell(rows: readonly StepResult[], field: (typeof FIELDS)[number]): string {
+  const text = fixed(meanOf(rows, field));
+  return rows.some((r) => capped(r, field).capped) ? `≤ ${text}` : text;
+}
+
+/** Repeats offered different rates (multiples of each repeat's own capacity): no mean of them was offered. */
+function offeredApart(g: StepGroup): boolean {
+  return new Set(g.ok.map((r) => r.offered_tps)).size > 1;
 }
 
 export function latencySection(ctx: Context): ReportSection | null {
   const groups = ctx.groups.filter((g) => g.ok.some((r) => typeof r.lat_p99_ms === 'number'));
   if (groups.length === 0) return null;
-  const rows = groups.map((g) => {
+  const rows = groups.flatMap((g) => {
     const clientBound = g.ok.some((r) => r.saturated_clients > 0);
-    return [
-      g.variant,
-      stepLabel(g) + (clientBound ? ' (client-bound)' : ''),
-      String(g.ok.length),
-      ...FIELDS.map((f) => fixed(meanOf(g.ok, f))),
-    ];
+    const label = stepLabel(g) + (clientBound ? ' (client-bound)' : '');
+    if (!offeredApart(g)) return [[g.variant, label, String(g.ok.length), ...FIELDS.map((f) => cell(g.ok, f))]];
+    return [...g.ok]
+      .sort((a, b) => a.repeat - b.repeat)
+      .map((r) => [
+        g.variant,
+        `${label}, repeat ${r.repeat} at ${whole(r.offered_tps)}/s`,
+        '1',
+        ...FIELDS.map((f) => cell([r], f)),
+      ]);
   });
+  const anyCapped = groups.some((g) => g.ok.some((r) => FIELDS.some((f) => capped(r, f).capped)));
+  const anyApart = groups.some(offeredApart);
   const findings: string[] = [];
   // The tail against the middle: how much slower the slowest 1% are than the typical transaction.
   const spread = groups
@@ -70,6 +101,7 @@ export function latencySection(ctx: Context): ReportSection | null {
         'offered transactions/s',
         'p99 ms',
         series,
+        { styles: ctx.styles },
       ),
     );
   }
@@ -80,7 +112,7 @@ export function latencySection(ctx: Context): ReportSection | null {
     findings,
     tables: [
       {
-        title: 'Latency percentiles per step (ms; mean over successful repeats)',
+        title: 'Latency percentiles per step (ms; mean over successful repeats offered the same rate)',
         head: ['variant', 'step', 'repeats', 'p50', 'p90', 'p95', 'p99', 'p99.9', 'max'],
         rows,
         numeric: [2, 3, 4, 5, 6, 7, 8],
@@ -89,6 +121,18 @@ export function latencySection(ctx: Context): ReportSection | null {
             'exact slowest transaction.',
           "With several clients a step shows the worst client's percentiles (a percentile cannot be averaged " +
             'across clients).',
+          ...(anyCapped
+            ? [
+                '≤ max: the histogram bucket holding that percentile reaches past the exact slowest transaction; ' +
+                  'the cell shows the max instead (≤ max), the percentile is no higher.',
+              ]
+            : []),
+          ...(anyApart
+            ? [
+                'A step whose repeats were offered different rates (multiples of each repeat’s own capacity) has ' +
+                  'a row per repeat at the rate it was offered: no mean of those rates was offered.',
+              ]
+            : []),
         ],
       },
     ],

@@ -161,7 +161,10 @@ export function checkReport(report: Report, options: CheckOptions = {}): Contrad
       for (const m of sentence.matchAll(/ranks above [^;]*?ratio (\d[\d,]*(?:\.\d+)?)%/g))
         if (shown(m[1]!).value + shown(m[1]!).half < 100) flag(`"ranks above" with a ratio of ${m[1]}%`);
       // A ratio the tables show with its interval, quoted bare (no interval, no verdict in its clause).
-      for (const n of sentenceNumbers(sentence)) {
+      // A sentence listing bare ratios and then a verdict on every one of them ("none differs ...",
+      // "x worse, the others within the noise") gives each its verdict.
+      const wholeListVerdict = /none differs|the others within/.test(sentence);
+      for (const n of wholeListVerdict ? [] : sentenceNumbers(sentence)) {
         const text = `${n.text}%`;
         if (sentence.slice(n.at, n.at + text.length) !== text) continue;
         const clause = clauseAround(sentence, n.at);

@@ -19,7 +19,7 @@ const prices = loadPrices(repoRoot);
 const noise = recordedNoise();
 
 /** The sections whose sentences are held to their tables. */
-const CHECKED: ReportSection['id'][] = ['ab', 'price', 'sweep'];
+const CHECKED: ReportSection['id'][] = ['ab', 'price', 'sweep', 'forwarding', 'network', 'rate'];
 
 function problems(data: RunData): string[] {
   const report = buildReport(data, prices);

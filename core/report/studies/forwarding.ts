@@ -293,13 +293,15 @@ const ONE_RUN = "one repeat: run-to-run noise not measured, so these are this ru
 function differing(items: readonly { label: string; ratio: RatioFinding }[], higherIsBetter: boolean): string {
   const diff = items.filter((x) => x.ratio.direction === 'higher' || x.ratio.direction === 'lower');
   const list = diff.map((x) => `${x.label} ${verdictText(x.ratio, higherIsBetter).replace(' in this run*', '')}`);
+  // Every figure of the list gets its verdict: the ones not named are within the noise.
+  const others = (noise: string): string => (diff.length < items.length ? `, the others within ${noise}` : '');
   if (items.every((x) => x.ratio.interval?.covers === 'run-to-run'))
     return diff.length === 0
       ? 'none differs beyond the run-to-run noise'
-      : `beyond the run-to-run noise: ${list.join(', ')}`;
+      : `beyond the run-to-run noise: ${list.join(', ')}${others('the noise')}`;
   return diff.length === 0
     ? `none differs even within this run's own intervals (${ONE_RUN})`
-    : `outside this run's own intervals (${ONE_RUN}): ${list.join(', ')}`;
+    : `outside this run's own intervals (${ONE_RUN}): ${list.join(', ')}${others("this run's noise")}`;
 }
 
 /** Whether the levels started from the same replica state: the lag each started with, and what it means. */
@@ -608,7 +610,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         'reader TPS / writer TPS, %',
         series,
         // A ratio's interval is symmetric on the log scale (context.ts ratioOf): so is the axis.
-        { logY: true, hLines: [{ value: 100, label: 'reader = writer' }] },
+        { ratioY: true, hLines: [{ value: 100, label: 'reader = writer' }] },
       ),
     );
   }

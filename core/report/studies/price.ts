@@ -261,6 +261,15 @@ function pricePerformanceSentence(f: PriceFindings): string {
   );
 }
 
+/** What the table's TPS is: a rate sweep's capacity, else the mean over the workload's steps. */
+function priceTpsText(f: PriceFindings, workloads: readonly string[]): string {
+  const swept = workloads.filter((w) => f.sweptAtRates.includes(w));
+  if (swept.length === 0) return "TPS: mean over each workload's steps";
+  if (swept.length === workloads.length)
+    return 'TPS: each workload’s capacity in the rate sweep, not a mean over its offered rates';
+  return `TPS: the capacity for ${swept.join(', ')} (rate sweeps), else the mean over the workload's steps`;
+}
+
 export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
   const workloads = uniqueInOrder(f.rows.map((r) => r.workload));
   const rows = f.rows.map((r) => {
@@ -309,7 +318,7 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
     findings,
     tables: [
       {
-        title: `Transactions per ${f.currency} (TPS: mean over each workload's steps)`,
+        title: `Transactions per ${f.currency} (${priceTpsText(f, workloads)})`,
         head: [
           'workload',
           'variant',
@@ -337,6 +346,8 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
                 ),
               })),
               `transactions per ${f.currency}`,
+              undefined,
+              ctx.styles,
             ),
           ]
         : [],

@@ -1,7 +1,7 @@
 /**
  * S5, offered vs achieved: per rate sweep and variant, each repeat's curve at the rates that repeat
  * was really offered, its knee (core/report/knee.ts) and its capacity; across repeats the capacity
- * with its interval and the capacity ratio of each variant to the first.
+ * with its interval and the capacity ratio of each later variant to the first (the baseline).
  *
  * Why per repeat: a local rehearsal offers multiples of each repeat's own measured capacity
  * (ratesOfCapacity), so the repeats probe different rates. Averaging their offered rates gives a
@@ -181,15 +181,16 @@ export function analyzeRate(ctx: Context): RateFindings | null {
       .filter((v): v is RateVariant => v !== null);
     const capsOf = (v: RateVariant): number[] =>
       v.repeats.map((r) => r.capacity).filter((c): c is number => c !== null);
-    // The first variant (the candidate, e.g. r6g) over each other one (e.g. r5): S5's "r6g/r5" capacity ratio.
-    const candidate = variants[0];
+    // Each later variant over the spec's first, as in the A/B and price sections: one rule, so a
+    // study that lists r5 first reads r6g/r5 in every section.
+    const baseline = variants[0];
     const capacityRatios =
-      candidate === undefined
+      baseline === undefined
         ? []
         : variants.slice(1).map((v) => {
-            const ci = welchRatioCi(summarize(capsOf(candidate)), summarize(capsOf(v)));
+            const ci = welchRatioCi(summarize(capsOf(v)), summarize(capsOf(baseline)));
             // With fewer than two repeats a side the interval is NaN: ratioFinding says "unknown".
-            return { variant: candidate.variant, baseline: v.variant, ratio: ratioFinding(ci, 'run-to-run') };
+            return { variant: v.variant, baseline: baseline.variant, ratio: ratioFinding(ci, 'run-to-run') };
           });
     return {
       label,
@@ -332,7 +333,8 @@ function ratioSentence(sweep: RateSweep): string[] {
   });
 }
 
-export function rateSection(f: RateFindings): ReportSection {
+export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
+  const styles = ctx?.styles;
   const kneeRows: string[][] = [];
   const pointRows: string[][] = [];
   const charts = f.sweeps.flatMap((sw, i) => {
@@ -428,7 +430,7 @@ export function rateSection(f: RateFindings): ReportSection {
         'offered TPS',
         'achieved TPS',
         achieved,
-        { fromZero: true, hLines: capacityLines, ...(edge !== undefined ? { xMax: edge } : {}) },
+        { fromZero: true, hLines: capacityLines, styles, ...(edge !== undefined ? { xMax: edge } : {}) },
       ),
       lineChart(
         `rate-latency-${i}`,
@@ -436,7 +438,12 @@ export function rateSection(f: RateFindings): ReportSection {
         'offered TPS',
         `p${sw.latencyPercentile} ms`,
         latency,
-        { fromZero: true, logY: spansDecades(latencyValues), ...(edge !== undefined ? { xMax: edge } : {}) },
+        {
+          fromZero: true,
+          logY: spansDecades(latencyValues),
+          styles,
+          ...(edge !== undefined ? { xMax: edge } : {}),
+        },
       ),
     ];
   });
@@ -458,7 +465,32 @@ export function rateSection(f: RateFindings): ReportSection {
       'Skipped: not run because a lower rate already overloaded (stopAtOverload), or no capacity was measured ' +
         'for a rate relative to it.',
     );
+  // The capacities and ratios the sentences quote, with the intervals they quote.
+  const capacityRows = f.sweeps.flatMap((sw) => [
+    ...sw.variants.map((v) => [
+      sw.label,
+      v.variant,
+      String(v.repeats.length),
+      v.capacity.value === null ? '-' : rangeText(v.capacity),
+    ]),
+    ...sw.capacityRatios.map((c) => [
+      sw.label,
+      `${c.variant}/${c.baseline}`,
+      '-',
+      ratioText(c.ratio) + (c.ratio.interval !== null ? `, ${verdictText(c.ratio, true)}` : ''),
+    ]),
+  ]);
   const tables: TableBlock[] = [
+    {
+      title: 'Capacity over the repeats (transactions/s, 95% interval) and capacity ratio',
+      head: ['sweep', 'variant or ratio', 'repeats', 'capacity/s or ratio (95% interval)'],
+      rows: capacityRows,
+      numeric: [2, 3],
+      notes: [
+        'Ratio: each later variant over the spec’s first, Welch on the log scale over the repeats’ capacities; ' +
+          '"within noise": the interval includes 100%.',
+      ],
+    },
     {
       title: 'Knee and capacity per repeat',
       head: [

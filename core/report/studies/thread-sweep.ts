@@ -433,7 +433,8 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
   return out;
 }
 
-export function threadSweepSection(f: ThreadSweepFindings): ReportSection {
+export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): ReportSection {
+  const styles = ctx?.styles;
   const charts: ChartBlock[] = [];
   const answerCharts: ChartBlock[] = [];
   const findingRows: string[][] = [];
@@ -462,11 +463,13 @@ export function threadSweepSection(f: ThreadSweepFindings): ReportSection {
     answerCharts.push(
       lineChart(`sweep-tps-${i}`, `${s.label}: TPS by threads (red: errors)`, 'threads', 'TPS', series('tps'), {
         logX: true,
+        styles,
       }),
     );
     answerCharts.push(
       lineChart(`sweep-qps-${i}`, `${s.label}: QPS by threads (red: errors)`, 'threads', 'QPS', series('qps'), {
         logX: true,
+        styles,
       }),
     );
     charts.push(
@@ -480,6 +483,7 @@ export function threadSweepSection(f: ThreadSweepFindings): ReportSection {
           logX: true,
           logY: true,
           logBase: 2,
+          styles,
         },
       ),
     );
