@@ -307,8 +307,9 @@ describe('study reports from lake rows', () => {
         v.repeats.map((r) => [r.kneeOffered, r.saturatedAtOffered, r.reason, r.capacity]),
       ]),
     ).toEqual([
-      ['r6g-2xl', [1, 2].map(() => [64000, 80000, 'throughput', 64800])],
+      // The spec lists r5 first: the baseline of every ratio, as in S1 (r6g over r5).
       ['r5-2xl', [1, 2].map(() => [24000, 32000, 'throughput', 29800])],
+      ['r6g-2xl', [1, 2].map(() => [64000, 80000, 'throughput', 64800])],
     ]);
     expect(insert.capacityRatios[0]!.ratio.estimate!).toBeCloseTo(64800 / 29800, 6);
     expect(rate.answer!.charts.map((c) => c.id)).toEqual([
