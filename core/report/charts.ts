@@ -28,7 +28,7 @@ const PALETTE = [
 ] as const;
 const SYMBOLS = ['circle', 'rect', 'triangle', 'diamond', 'pin', 'arrow', 'roundRect'] as const;
 
-export interface SeriesStyle {
+interface SeriesStyle {
   readonly color: string;
   readonly symbol: string;
 }
