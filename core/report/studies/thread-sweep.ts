@@ -325,8 +325,37 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
 // ---------------------------------------------------------------------------------------------
 // Rendering
 
-/** Errors per 100 completed transactions, as the table and the sentence both show it. */
-const per100 = (x: number | null): string => (x === null ? '-' : fixed(x * 100, 2));
+/**
+ * Errors per 100 completed transactions, as the table and the sentence both show it: with a third
+ * decimal or two where two would round a point just over the threshold down to the threshold itself.
+ */
+const per100 = (x: number | null): string => {
+  if (x === null) return '-';
+  let digits = 2;
+  while (
+    digits < 4 &&
+    x > SIGNIFICANT_ERROR_SHARE &&
+    fixed(x * 100, digits) === fixed(SIGNIFICANT_ERROR_SHARE * 100, digits)
+  )
+    digits++;
+  return fixed(x * 100, digits);
+};
+
+/** "from 64 threads for every variant", or "from 64 (a, b) / 256 (c) threads": each variant's first such point. */
+function fromThreads(firsts: readonly { variant: string; threads: number }[], variantCount: number): string {
+  const counts = uniqueInOrder(firsts.map((x) => x.threads)).sort((a, b) => a - b);
+  const every =
+    firsts.length === variantCount ? ' for every variant' : ` for ${firsts.map((x) => x.variant).join(', ')}`;
+  if (counts.length === 1) return `from ${counts[0]} threads${every}`;
+  const parts = counts.map(
+    (t) =>
+      `${t} (${firsts
+        .filter((x) => x.threads === t)
+        .map((x) => x.variant)
+        .join(', ')})`,
+  );
+  return `from ${parts.join(' / ')} threads`;
+}
 
 function fallOffText(v: SweepVariantFinding): string {
   if (v.peakThreads === null) return `${v.variant}: no successful point`;
@@ -411,13 +440,13 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
       v.errorPoints.filter((e) => e.kind === 'deadlocks').map((e) => ({ v: v.variant, e })),
     );
     if (points.length === 0) return [];
-    const from = Math.min(...points.map((p) => p.e.threads));
+    const firsts = s.variants.flatMap((v) => {
+      const ts = v.errorPoints.filter((e) => e.kind === 'deadlocks').map((e) => e.threads);
+      return ts.length === 0 ? [] : [{ variant: v.variant, threads: Math.min(...ts) }];
+    });
     const worst = points.reduce((a, b) => ((b.e.perTransaction ?? 0) > (a.e.perTransaction ?? 0) ? b : a));
-    const who = uniqueInOrder(points.map((p) => p.v));
     return [
-      `${s.label} from ${from} threads for ` +
-        (who.length === s.variants.length ? 'every variant' : who.join(', ')) +
-        ` (up to ` +
+      `${s.label} ${fromThreads(firsts, s.variants.length)} (up to ` +
         per100(worst.e.perTransaction) +
         ` errors per 100 completed transactions, ${worst.v} at ${worst.e.threads})`,
     ];
