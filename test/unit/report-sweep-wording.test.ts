@@ -88,4 +88,14 @@ describe("S2's wording", () => {
     const cells = errorTable.rows.filter((r) => r[1] === 'b' && r[2] === '64').map((r) => r[5]);
     expect(cells).toEqual(['0.1003']);
   });
+
+  it('titles its charts with what the error markers are, not a colour they do not have', () => {
+    // Act
+    const charts = threadSweepSection(findings()).answer!.charts;
+    // Assert: the error points are larger markers in the variant's own colour
+    expect(charts.map((c) => c.title)).toEqual([
+      'write-only: TPS by threads (larger markers: points with errors)',
+      'write-only: QPS by threads (larger markers: points with errors)',
+    ]);
+  });
 });

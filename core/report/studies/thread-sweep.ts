@@ -489,14 +489,28 @@ export function threadSweepSection(f: ThreadSweepFindings): ReportSection {
           .map((p) => [p.threads, p[metric].value ?? 0] as const),
       }));
     answerCharts.push(
-      lineChart(`sweep-tps-${i}`, `${s.label}: TPS by threads (red: errors)`, 'threads', 'TPS', series('tps'), {
-        logX: true,
-      }),
+      lineChart(
+        `sweep-tps-${i}`,
+        `${s.label}: TPS by threads (larger markers: points with errors)`,
+        'threads',
+        'TPS',
+        series('tps'),
+        {
+          logX: true,
+        },
+      ),
     );
     answerCharts.push(
-      lineChart(`sweep-qps-${i}`, `${s.label}: QPS by threads (red: errors)`, 'threads', 'QPS', series('qps'), {
-        logX: true,
-      }),
+      lineChart(
+        `sweep-qps-${i}`,
+        `${s.label}: QPS by threads (larger markers: points with errors)`,
+        'threads',
+        'QPS',
+        series('qps'),
+        {
+          logX: true,
+        },
+      ),
     );
     charts.push(
       lineChart(
