@@ -98,4 +98,24 @@ describe("S2's wording", () => {
       'write-only: QPS by threads (larger markers: points with errors)',
     ]);
   });
+
+  it('says what the fall-off interval is when the table prints one from a single repeat', () => {
+    // Act
+    const table = threadSweepSection(findings()).tables.find((t) => t.title === 'Peak and fall-off (TPS)')!;
+    // Assert: the cell carries an interval from one repeat, and the note says what it is
+    expect(table.rows[0]![5]).toContain('(48%–87%)');
+    expect(table.notes!.join(' ')).not.toContain('only from 2+ repeats');
+    expect(table.notes!.join(' ')).toContain('marked *, from batch means of one run’s intervals');
+  });
+
+  it('gives the ratio without a direction word where one repeat cannot judge it', () => {
+    // Act
+    const lines = threadSweepSentences(findings());
+    // Assert: "not judged" is never next to "better/worse in this run"
+    const unjudged = lines.filter((l) => /not judged|no fall-off is judged/.test(l));
+    expect(unjudged.length).toBe(2);
+    for (const l of unjudged) expect(l).not.toMatch(/better|worse|ranks above/);
+    expect(unjudged[0]).toContain('a scores 125.0% (120.0%–130.0%)* of b');
+    expect(unjudged[1]).toContain('falls to 64% (48%–87%)* of the peak at 256');
+  });
 });

@@ -371,10 +371,13 @@ function fallOffText(v: SweepVariantFinding): string {
         ? f.direction === 'lower'
           ? 'beyond the run-to-run noise'
           : 'within the run-to-run noise'
-        : verdictText(f, true);
+        : null;
+  // One run's interval cannot judge a fall-off (the sentence says so): the ratio alone, no direction word.
   return (
-    `${v.variant} peaks at ${v.peakThreads} threads and falls to ${ratioText(f, 0)} of the peak ` +
-    `at ${v.fallOffThreads}, ${verdict}`
+    `${v.variant} peaks at ${v.peakThreads} threads and falls to ${ratioText(f, 0)}` +
+    (verdict === null ? '*' : '') +
+    ` of the peak at ${v.fallOffThreads}` +
+    (verdict === null ? '' : `, ${verdict}`)
   );
 }
 
@@ -408,7 +411,7 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
       );
     else
       out.push(
-        `${r.best} ranks above ${r.second} (score ratio ${ratioText(r.ratio)}, ${verdictText(r.ratio, true)}); ` +
+        `${r.best} scores ${ratioText(r.ratio)}* of ${r.second}'s score; ` +
           `with one repeat per point the run-to-run noise is not measured, so the ranking is not judged (run 2+ ` +
           `repeats).`,
       );
@@ -416,7 +419,10 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
   for (const tp of f.threadPool) {
     out.push(
       `Thread pool: ${tp.pool} over ${tp.perConnection} (one thread per connection), overall score ` +
-        `ratio ${ratioText(tp.ratio)}: ${verdictText(tp.ratio, true)}.`,
+        `ratio ${ratioText(tp.ratio)}` +
+        (tp.ratio.interval?.covers === 'within-run'
+          ? `*; with one repeat per point the run-to-run noise is not measured, so it is not judged.`
+          : `: ${verdictText(tp.ratio, true)}.`),
     );
   }
   for (const s of f.sweeps) {
@@ -460,6 +466,18 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
     );
   else out.push('Deadlocks and lock waits below 0.1 per 100 completed transactions at every point.');
   return out;
+}
+
+/** What the fall-off column's intervals are, for the kinds the table holds. */
+function fallOffIntervalNote(f: ThreadSweepFindings): string {
+  const covers = new Set(f.sweeps.flatMap((s) => s.variants.map((v) => v.fallOff?.interval?.covers ?? 'none')));
+  const kinds = [
+    ...(covers.has('run-to-run') ? ['over the repeats (run to run, with 2+ repeats a point)'] : []),
+    ...(covers.has('within-run')
+      ? ['marked *, from batch means of one run’s intervals (one repeat a point: within-run noise only)']
+      : []),
+  ];
+  return kinds.length === 0 ? '' : `Its ratio to the peak has an interval ${kinds.join('; or, ')}. `;
 }
 
 export function threadSweepSection(f: ThreadSweepFindings): ReportSection {
@@ -566,8 +584,9 @@ export function threadSweepSection(f: ThreadSweepFindings): ReportSection {
       rows: findingRows,
       numeric: [2, 3, 4, 6],
       notes: [
-        'Fall-off: the first thread count past the peak below 90% of it; its ratio to the peak has an interval ' +
-          'only from 2+ repeats a point. Errors: failed steps, reconnects, or sysbench errors above 0.1% of ' +
+        'Fall-off: the first thread count past the peak below 90% of it. ' +
+          fallOffIntervalNote(f) +
+          'Errors: failed steps, reconnects, or sysbench errors above 0.1% of ' +
           'transactions; those points are kept and marked, not dropped.',
       ],
     },
