@@ -130,7 +130,7 @@ describe('reports of real local runs (test/fixtures/lakes/local-small)', () => {
     // Assert
     expect(f.ranking!.ratio.interval!.covers).toBe('within-run');
     expect(lines.join(' ')).not.toMatch(/beyond the noise|beyond the run-to-run noise/);
-    expect(lines.find((l) => l.includes('ranks above'))).toMatch(/not judged/);
+    expect(lines.find((l) => l.includes("'s score;"))).toMatch(/not judged/);
     expect(
       f.sweeps
         .flatMap((s) => s.variants)
