@@ -171,8 +171,8 @@ export function networkSection(ctx: Context): ReportSection | null {
     notes.push(
       'Local run: loopback traffic has no class limit, so no point can be network-bound; host-bound: this ' +
         "machine's CPUs (shared by the servers and the clients) were >= 90% busy and more clients did not move " +
-        'more; unclear: the host was busy while other runs shared it. CloudWatch network metrics per class are ' +
-        'AWS only.',
+        'more; unclear: the host was busy while other runs shared it, or no larger client count tested it. ' +
+        'CloudWatch network metrics per class are AWS only.',
     );
   if (!hasNetwork)
     notes.push(
