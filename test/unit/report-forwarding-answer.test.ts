@@ -152,6 +152,26 @@ describe("S3's answer", () => {
     return { ...runData(steps, spec), intervals };
   }
 
+  it('says the reader is not distinguishable from the writer when every interval includes 100%', () => {
+    // Arrange: the reader a little above and below the writer, each share's interval wide across 100%
+    const data = shareRun(
+      [
+        [4, 100, 95],
+        [6, 100, 120],
+        [16, 100, 105],
+        [36, 100, 90],
+      ],
+      0.6,
+    );
+    // Act
+    const { f, section } = analyzed(data);
+    // Assert
+    expect(f.readShares[0]!.noneDiffers).toBe(true);
+    const line = section.findings.find((l) => l.startsWith('64 threads:'))!;
+    expect(line).toContain('the reader is not distinguishable from the writer');
+    expect(line).not.toContain('does not beat');
+  });
+
   it('words a cell clear of 100% on one run as higher in this run, as its note explains', () => {
     // Arrange: the reader clearly above the writer at every share, one repeat
     const data = shareRun(

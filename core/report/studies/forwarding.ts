@@ -62,6 +62,8 @@ interface ReadShareVerdict {
   readonly winsFrom: number | null;
   readonly tried: readonly number[];
   readonly best: { readonly share: number; readonly ratio: RatioFinding } | null;
+  /** Every share's interval includes 100%: the reader is not told apart from the writer at any. */
+  readonly noneDiffers: boolean;
   /** Whether the verdicts rest on run-to-run intervals (else one run's). */
   readonly runToRun: boolean;
 }
@@ -207,6 +209,7 @@ export function analyzeForwarding(ctx: Context): ForwardingFindings | null {
         winsFrom: from >= 0 ? pts[from]!.readShare! : null,
         tried: pts.map((p) => p.readShare!),
         best: best !== undefined ? { share: best.readShare!, ratio: best.ratio } : null,
+        noneDiffers: pts.length > 0 && pts.every((p) => p.ratio.direction === 'within-noise'),
         runToRun: pts.every((p) => p.ratio.interval?.covers === 'run-to-run'),
       };
     });
@@ -298,6 +301,11 @@ function readShareSentence(v: ReadShareVerdict): string {
     );
   }
   const best = v.best !== null ? ` (best: ${compact(v.best.ratio, true)} at ${readShareLabel(v.best.share)})` : '';
+  if (v.noneDiffers)
+    return (
+      `${v.threads} threads: the reader is not distinguishable from the writer ${how} at any read share tried: ` +
+      `every interval includes 100%${best}.`
+    );
   return `${v.threads} threads: the reader does not beat the writer ${how} at any read share tried${best}.`;
 }
 
