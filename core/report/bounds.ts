@@ -138,13 +138,21 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
           `this machine's CPUs were ${hostPct.toFixed(0)}% busy while other runs shared it: their load and this ` +
           `point's cannot be told apart, so what limited it is unclear`,
       };
+    // Host-bound rests on more clients not moving more: with no larger client count that was never tested.
+    if (more === null)
+      return {
+        bound: 'unclear',
+        ...base,
+        reason:
+          `this machine's CPUs were ${hostPct.toFixed(0)}% busy (servers and clients share them), but whether more ` +
+          `clients move more was not tested (no larger client count): what limited it is unclear`,
+      };
     return {
       bound: 'host',
       ...base,
       reason:
-        `this machine's CPUs were ${hostPct.toFixed(0)}% busy (servers and clients share them)` +
-        (more !== null ? ` and ${gainText} more` : '') +
-        `: the point measures the host, not a class`,
+        `this machine's CPUs were ${hostPct.toFixed(0)}% busy (servers and clients share them) and ${gainText} ` +
+        `more: the point measures the host, not a class`,
     };
   }
   if (clientSaturated) {

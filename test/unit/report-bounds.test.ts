@@ -104,4 +104,12 @@ describe('client-bound from host-bound: the client CPU and what more clients mov
     expect(helped.bound).toBe('none');
     expect(helped.reason).not.toMatch(/would not help/);
   });
+
+  it('does not call a point host-bound when no larger client count tested its rule', () => {
+    // Act: the host 100% busy, but this point has no run with more clients to compare
+    const untested = classifyBound({ ...local, clientCpuPct: 30, sharedHostCpuPct: 100, moreClients: null });
+    // Assert
+    expect(untested.bound).toBe('unclear');
+    expect(untested.reason).toMatch(/not tested \(no larger client count\)/);
+  });
 });

@@ -134,6 +134,66 @@ describe("S3's answer", () => {
     expect(answer).toMatch(/in this run \(one repeat: run-to-run noise not measured/);
   });
 
+  /** One repeat per share at 64 threads; per-interval TPS swing by `wobble` in slow waves batch means keep. */
+  function shareRun(pairs: readonly (readonly [number, number, number])[], wobble: number): RunData {
+    const steps = pairs.flatMap(([ps, w, r]) => [
+      step(`ps${ps}-writer`, 'writer', { threads: 64, tps: w }),
+      step(`ps${ps}-reader`, 'reader', { threads: 64, tps: r }),
+    ]);
+    const intervals = new Map(
+      steps.map((s) => [
+        `${s.cell_id}/${s.step_id}`,
+        warmingIntervals(s.tps!).map((x, i) => ({
+          ...x,
+          tps: s.tps! * (1 + wobble * (i % 8 < 4 ? -1 : 1) * (i < 20 ? 1 : 0.5)),
+        })),
+      ]),
+    );
+    return { ...runData(steps, spec), intervals };
+  }
+
+  it('says the reader is not distinguishable from the writer when every interval includes 100%', () => {
+    // Arrange: the reader a little above and below the writer, each share's interval wide across 100%
+    const data = shareRun(
+      [
+        [4, 100, 95],
+        [6, 100, 120],
+        [16, 100, 105],
+        [36, 100, 90],
+      ],
+      0.6,
+    );
+    // Act
+    const { f, section } = analyzed(data);
+    // Assert
+    expect(f.readShares[0]!.noneDiffers).toBe(true);
+    const line = section.findings.find((l) => l.startsWith('64 threads:'))!;
+    expect(line).toContain('the reader is not distinguishable from the writer');
+    expect(line).not.toContain('does not beat');
+  });
+
+  it('words a cell clear of 100% on one run as higher in this run, as its note explains', () => {
+    // Arrange: the reader clearly above the writer at every share, one repeat
+    const data = shareRun(
+      [
+        [4, 100, 200],
+        [6, 100, 210],
+        [16, 100, 220],
+        [36, 100, 230],
+      ],
+      0.02,
+    );
+    // Act
+    const { section } = analyzed(data);
+    // Assert: no "better in this run*" next to a note saying the interval cannot tell a difference
+    const tables = [...section.tables, ...(section.answer?.tables ?? [])];
+    const cells = tables.flatMap((t) => t.rows.flat());
+    expect(cells.some((c) => c.includes('higher in this run*'))).toBe(true);
+    expect(cells.some((c) => /(better|worse) in this run\*/.test(c))).toBe(false);
+    const notes = tables.flatMap((t) => t.notes ?? []).join(' ');
+    expect(notes).toContain('“higher/lower in this run” says only that this interval excludes 100%');
+  });
+
   it('prints the reader lag each consistency level started from and says when it was not drained', () => {
     // Arrange: EVENTUAL starts 3.6 s behind (left over from the step before), SESSION and GLOBAL drained; the
     // datapoint before EVENTUAL's start (the window's slack) is not its start.

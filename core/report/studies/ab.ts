@@ -94,6 +94,33 @@ export interface AbFindings {
   readonly confounders: Confounders | null;
 }
 
+/** Whether steps of two different cells ran at the same time, from the lake's step start and end times. */
+function cellsOverlapped(steps: readonly StepResult[]): boolean {
+  const spans = steps
+    .map((s) => ({ cell: s.cell_id, start: Date.parse(s.started_at), end: Date.parse(s.ended_at) }))
+    .filter((x) => Number.isFinite(x.start) && Number.isFinite(x.end))
+    .sort((a, b) => a.start - b.start);
+  return spans.some((a, i) => spans.slice(i + 1).some((b) => b.cell !== a.cell && b.start < a.end));
+}
+
+/** How this run's cells really ran: at once or one after another, as its step times show. */
+function howCellsRan(ctx: Context): string {
+  const lanes = ctx.data.plan?.maxConcurrency ?? ctx.data.spec?.maxConcurrency ?? 1;
+  if (cellsOverlapped(ctx.data.steps))
+    return (
+      `The variants of a round ran at the same time in this run (maxConcurrency ${lanes}: steps of different ` +
+      `cells overlapped in time), started in a rotating order`
+    );
+  // --scale small sets maxConcurrency 1 (core/experiment/scale.ts): the experiment's own setting does not apply.
+  const why = /-small$/.test(ctx.data.run.spec_name)
+    ? `; --scale small runs one cell at a time (maxConcurrency 1), whatever the experiment's own setting`
+    : '';
+  return (
+    `Each round ran the variants one after another in this run (no two cells' steps overlapped in time${why}), ` +
+    `rotating who goes first`
+  );
+}
+
 /** What the order means for the ratios, in a sentence. */
 function orderSentence(ctx: Context): string {
   const { order, seed } = runOrder(ctx);
@@ -116,10 +143,7 @@ function orderSentence(ctx: Context): string {
         "falls on one variant; the ratios compare the variants' repeats (Welch)."
       );
     default:
-      return (
-        'Order: interleaved. Each round ran the variants one after another, rotating who goes first; the ' +
-        "ratios compare the variants' repeats (Welch)."
-      );
+      return `Order: interleaved. ${howCellsRan(ctx)}; the ratios compare the variants' repeats (Welch).`;
   }
 }
 

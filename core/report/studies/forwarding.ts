@@ -11,18 +11,33 @@
 import { forestChart, lineChart, type ForestRow, type XYSeries } from '../charts';
 import { fixed, num, pct } from '../../format';
 import type { ChartBlock, ReportSection, TableBlock } from '../model';
-import {
-  compactRatio,
-  rangeText,
-  ratioText,
-  verdictText,
-  WITHIN_RUN_NOTE,
-  type Estimated,
-  type RatioFinding,
-  ratioCell,
-} from '../findings';
+import { compactRatio, rangeText, ratioText, verdictText, type Estimated, type RatioFinding } from '../findings';
 import { clientBoundFinding, estimate, ratioOf, uniqueInOrder, type Context, type StepGroup } from '../context';
 import { mean } from '../stats';
+
+/**
+ * One run's interval clear of 100% says only that the figure was higher or lower in that run, not
+ * better or worse beyond the noise: the cells and sentences say the direction, the note what it rests on.
+ */
+function verdict(r: RatioFinding, higherIsBetter: boolean): string {
+  const oneRunDirection = r.interval?.covers === 'within-run' && (r.direction === 'higher' || r.direction === 'lower');
+  return oneRunDirection ? `${r.direction} in this run*` : verdictText(r, higherIsBetter);
+}
+
+const cell = (r: RatioFinding, higherIsBetter: boolean, digits = 1): string =>
+  `${ratioText(r, digits)} ${verdict(r, higherIsBetter)}`;
+
+function compact(r: RatioFinding, higherIsBetter: boolean): string {
+  const c = compactRatio(r, higherIsBetter);
+  const v = verdictText(r, higherIsBetter);
+  return c.endsWith(v) ? c.slice(0, c.length - v.length) + verdict(r, higherIsBetter) : c;
+}
+
+/** The within-run note in the words the cells use. */
+const WITHIN_RUN_WORDS =
+  '*: interval from batch means of one run’s per-interval samples; “higher/lower in this run” says only that ' +
+  'this interval excludes 100%. It sees how that run wobbled, not how runs differ (run 2+ repeats to measure ' +
+  'that), so it does not tell whether a difference is beyond the run-to-run noise.';
 
 interface ForwardingPair {
   readonly workload: string;
@@ -47,6 +62,8 @@ interface ReadShareVerdict {
   readonly winsFrom: number | null;
   readonly tried: readonly number[];
   readonly best: { readonly share: number; readonly ratio: RatioFinding } | null;
+  /** Every share's interval includes 100%: the reader is not told apart from the writer at any. */
+  readonly noneDiffers: boolean;
   /** Whether the verdicts rest on run-to-run intervals (else one run's). */
   readonly runToRun: boolean;
 }
@@ -192,6 +209,7 @@ export function analyzeForwarding(ctx: Context): ForwardingFindings | null {
         winsFrom: from >= 0 ? pts[from]!.readShare! : null,
         tried: pts.map((p) => p.readShare!),
         best: best !== undefined ? { share: best.readShare!, ratio: best.ratio } : null,
+        noneDiffers: pts.length > 0 && pts.every((p) => p.ratio.direction === 'within-noise'),
         runToRun: pts.every((p) => p.ratio.interval?.covers === 'run-to-run'),
       };
     });
@@ -282,7 +300,12 @@ function readShareSentence(v: ReadShareVerdict): string {
       `${how} at ${labels(v.wins)}, but not at ${labels(not)} (reads:writes).`
     );
   }
-  const best = v.best !== null ? ` (best: ${compactRatio(v.best.ratio, true)} at ${readShareLabel(v.best.share)})` : '';
+  const best = v.best !== null ? ` (best: ${compact(v.best.ratio, true)} at ${readShareLabel(v.best.share)})` : '';
+  if (v.noneDiffers)
+    return (
+      `${v.threads} threads: the reader is not distinguishable from the writer ${how} at any read share tried: ` +
+      `every interval includes 100%${best}.`
+    );
   return `${v.threads} threads: the reader does not beat the writer ${how} at any read share tried${best}.`;
 }
 
@@ -384,7 +407,7 @@ function forwardingSentences(f: ForwardingFindings): string[] {
       (c) =>
         `${c.level} ${rangeText(c.avgMs)} ms average, ${rangeText(c.tailMs)} ms p${f.latencyPercentile} ` +
         `(${ratioText(c.tailCost!, 0)} of EVENTUAL's, ` +
-        verdictText(c.tailCost!, false) +
+        verdict(c.tailCost!, false) +
         `)`,
     );
     const ev = f.consistency.find((c) => c.tailCost === null);
@@ -423,7 +446,7 @@ function forwardingDetailSentences(f: ForwardingFindings): string[] {
       .map(
         (s) =>
           `${s.workload}: ${s.readers} readers x ${s.threadsEach} threads give ${ratioText(s.ratio!)} of the ` +
-          `writer's TPS at ${s.readers * s.threadsEach} threads (${verdictText(s.ratio!, true)}).`,
+          `writer's TPS at ${s.readers * s.threadsEach} threads (${verdict(s.ratio!, true)}).`,
       ),
   ];
 }
@@ -441,7 +464,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
     ...f.pairs.map((p) => p.ratio),
     ...f.consistency.flatMap((c) => (c.tailCost ? [c.tailCost] : [])),
   ].some((r) => r.interval?.covers === 'within-run');
-  const withinNote = anyWithinRun ? [WITHIN_RUN_NOTE] : [];
+  const withinNote = anyWithinRun ? [WITHIN_RUN_WORDS] : [];
   const tables: TableBlock[] = [];
   if (f.pairs.length > 0)
     tables.push({
@@ -462,7 +485,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         String(p.threads),
         rangeText(p.writerTps),
         rangeText(p.readerTps),
-        ratioCell(p.ratio, true),
+        cell(p.ratio, true),
         rangeText(p.writerLatency),
         rangeText(p.readerLatency),
       ]),
@@ -478,7 +501,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         `${s.readers} x ${s.threadsEach}`,
         rangeText(s.summed),
         s.writer ? rangeText(s.writer) : 'no writer step',
-        s.ratio ? ratioCell(s.ratio, true) : '-',
+        s.ratio ? cell(s.ratio, true) : '-',
       ]),
       numeric: [2, 3],
     });
@@ -494,7 +517,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         String(p.threads),
         rangeText(p.writerTps),
         rangeText(p.readerTps),
-        ratioCell(p.ratio, true, 0),
+        cell(p.ratio, true, 0),
       ]),
       numeric: [1, 2, 3, 4],
       notes: withinNote,
@@ -513,7 +536,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         String(t),
         ...shares.map((sh) => {
           const p = f.pairs.find((x) => x.threads === t && x.readShare === sh);
-          return p ? compactRatio(p.ratio, true) : '-';
+          return p ? compact(p.ratio, true) : '-';
         }),
       ]),
       numeric: shares.map((_, i) => i + 1),
@@ -543,7 +566,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         rangeText(c.tps),
         rangeText(c.avgMs),
         rangeText(c.tailMs),
-        c.tailCost ? ratioCell(c.tailCost, false, 0) : '-',
+        c.tailCost ? cell(c.tailCost, false, 0) : '-',
         c.lagAtStartMs !== null ? fixed(c.lagAtStartMs / 1000, 2) : 'not measured',
         c.lagDuringMs !== null
           ? `${fixed(c.lagDuringMs.mean / 1000, 2)} / ${fixed(c.lagDuringMs.max / 1000, 2)}`

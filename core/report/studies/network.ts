@@ -75,6 +75,8 @@ export function networkSection(ctx: Context): ReportSection | null {
     rx: number | null;
     cpu: number | null;
     clientCpu: number | null;
+    /** Locally: this machine's CPU busy %, the figure the host-bound verdict used. */
+    hostCpu: number | null;
     limit: number | null;
     bound: BoundResult;
     partialNet: boolean;
@@ -106,18 +108,19 @@ export function networkSection(ctx: Context): ReportSection | null {
     const cpu = avg(perCell.map((c) => c.cpu));
     const clientCpu = avg(ran.map((r) => r.client_cpu_avg_pct));
     const limit = local ? null : networkLimitGbps(ctx.prices, g.instanceClass);
+    const hostCpu = local ? avg(perCell.map((c) => c.host)) : null;
     const bound = classifyBound({
       serverCpuPct: cpu,
       networkBytesPerS: tx !== null || rx !== null ? (tx ?? 0) + (rx ?? 0) : null,
       networkLimitGbps: limit,
       clientSaturated: ran.some((r) => r.saturated_clients > 0),
       clientCpuPct: clientCpu,
-      sharedHostCpuPct: local ? avg(perCell.map((c) => c.host)) : null,
+      sharedHostCpuPct: hostCpu,
       moreClients: gains.get(m) ?? null,
       coTenant,
     });
     const gbps = (b: number | null): number | null => (b === null ? null : bytesPerSToGbps(b));
-    results.push({ g, tx: gbps(tx), rx: gbps(rx), cpu, clientCpu, limit, bound, partialNet, partialCpu });
+    results.push({ g, tx: gbps(tx), rx: gbps(rx), cpu, clientCpu, hostCpu, limit, bound, partialNet, partialCpu });
   }
   // Locally every class is this machine: one workload's points differ only by noise and by what else ran. With
   // co-tenant load, verdicts that differ for the same load say that load, not the point, decided them.
@@ -148,6 +151,7 @@ export function networkSection(ctx: Context): ReportSection | null {
       r.limit !== null ? `${r.limit}` : local ? 'n/a locally' : 'unknown',
       r.cpu !== null ? `${fixed(r.cpu, 0)}${mark(partialCpu)}` : '-',
       r.clientCpu !== null ? fixed(r.clientCpu, 0) : '-',
+      ...(local ? [r.hostCpu !== null ? fixed(r.hostCpu, 0) : '-'] : []),
       boundLabel(bound),
     ]);
     findings.push(
@@ -171,8 +175,9 @@ export function networkSection(ctx: Context): ReportSection | null {
     notes.push(
       'Local run: loopback traffic has no class limit, so no point can be network-bound; host-bound: this ' +
         "machine's CPUs (shared by the servers and the clients) were >= 90% busy and more clients did not move " +
-        'more; unclear: the host was busy while other runs shared it. CloudWatch network metrics per class are ' +
-        'AWS only.',
+        'more (host CPU%: this machine’s CPU busy % over the step, the figure that verdict uses); unclear: ' +
+        'the host was busy while other runs shared it, or no larger client count tested it. CloudWatch ' +
+        'network metrics per class are AWS only.',
     );
   if (!hasNetwork)
     notes.push(
@@ -238,10 +243,11 @@ export function networkSection(ctx: Context): ReportSection | null {
           'limit Gbps',
           'server CPU%',
           'client CPU%',
+          ...(local ? ['host CPU%'] : []),
           'bound',
         ],
         rows,
-        numeric: [3, 4, 5, 6, 7, 8],
+        numeric: local ? [3, 4, 5, 6, 7, 8, 9] : [3, 4, 5, 6, 7, 8],
         notes,
       },
     ],

@@ -325,8 +325,37 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
 // ---------------------------------------------------------------------------------------------
 // Rendering
 
-/** Errors per 100 completed transactions, as the table and the sentence both show it. */
-const per100 = (x: number | null): string => (x === null ? '-' : fixed(x * 100, 2));
+/**
+ * Errors per 100 completed transactions, as the table and the sentence both show it: with a third
+ * decimal or two where two would round a point just over the threshold down to the threshold itself.
+ */
+const per100 = (x: number | null): string => {
+  if (x === null) return '-';
+  let digits = 2;
+  while (
+    digits < 4 &&
+    x > SIGNIFICANT_ERROR_SHARE &&
+    fixed(x * 100, digits) === fixed(SIGNIFICANT_ERROR_SHARE * 100, digits)
+  )
+    digits++;
+  return fixed(x * 100, digits);
+};
+
+/** "from 64 threads for every variant", or "from 64 (a, b) / 256 (c) threads": each variant's first such point. */
+function fromThreads(firsts: readonly { variant: string; threads: number }[], variantCount: number): string {
+  const counts = uniqueInOrder(firsts.map((x) => x.threads)).sort((a, b) => a - b);
+  const every =
+    firsts.length === variantCount ? ' for every variant' : ` for ${firsts.map((x) => x.variant).join(', ')}`;
+  if (counts.length === 1) return `from ${counts[0]} threads${every}`;
+  const parts = counts.map(
+    (t) =>
+      `${t} (${firsts
+        .filter((x) => x.threads === t)
+        .map((x) => x.variant)
+        .join(', ')})`,
+  );
+  return `from ${parts.join(' / ')} threads`;
+}
 
 function fallOffText(v: SweepVariantFinding): string {
   if (v.peakThreads === null) return `${v.variant}: no successful point`;
@@ -342,10 +371,13 @@ function fallOffText(v: SweepVariantFinding): string {
         ? f.direction === 'lower'
           ? 'beyond the run-to-run noise'
           : 'within the run-to-run noise'
-        : verdictText(f, true);
+        : null;
+  // One run's interval cannot judge a fall-off (the sentence says so): the ratio alone, no direction word.
   return (
-    `${v.variant} peaks at ${v.peakThreads} threads and falls to ${ratioText(f, 0)} of the peak ` +
-    `at ${v.fallOffThreads}, ${verdict}`
+    `${v.variant} peaks at ${v.peakThreads} threads and falls to ${ratioText(f, 0)}` +
+    (verdict === null ? '*' : '') +
+    ` of the peak at ${v.fallOffThreads}` +
+    (verdict === null ? '' : `, ${verdict}`)
   );
 }
 
@@ -379,7 +411,7 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
       );
     else
       out.push(
-        `${r.best} ranks above ${r.second} (score ratio ${ratioText(r.ratio)}, ${verdictText(r.ratio, true)}); ` +
+        `${r.best} scores ${ratioText(r.ratio)}* of ${r.second}'s score; ` +
           `with one repeat per point the run-to-run noise is not measured, so the ranking is not judged (run 2+ ` +
           `repeats).`,
       );
@@ -387,7 +419,10 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
   for (const tp of f.threadPool) {
     out.push(
       `Thread pool: ${tp.pool} over ${tp.perConnection} (one thread per connection), overall score ` +
-        `ratio ${ratioText(tp.ratio)}: ${verdictText(tp.ratio, true)}.`,
+        `ratio ${ratioText(tp.ratio)}` +
+        (tp.ratio.interval?.covers === 'within-run'
+          ? `*; with one repeat per point the run-to-run noise is not measured, so it is not judged.`
+          : `: ${verdictText(tp.ratio, true)}.`),
     );
   }
   for (const s of f.sweeps) {
@@ -411,13 +446,13 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
       v.errorPoints.filter((e) => e.kind === 'deadlocks').map((e) => ({ v: v.variant, e })),
     );
     if (points.length === 0) return [];
-    const from = Math.min(...points.map((p) => p.e.threads));
+    const firsts = s.variants.flatMap((v) => {
+      const ts = v.errorPoints.filter((e) => e.kind === 'deadlocks').map((e) => e.threads);
+      return ts.length === 0 ? [] : [{ variant: v.variant, threads: Math.min(...ts) }];
+    });
     const worst = points.reduce((a, b) => ((b.e.perTransaction ?? 0) > (a.e.perTransaction ?? 0) ? b : a));
-    const who = uniqueInOrder(points.map((p) => p.v));
     return [
-      `${s.label} from ${from} threads for ` +
-        (who.length === s.variants.length ? 'every variant' : who.join(', ')) +
-        ` (up to ` +
+      `${s.label} ${fromThreads(firsts, s.variants.length)} (up to ` +
         per100(worst.e.perTransaction) +
         ` errors per 100 completed transactions, ${worst.v} at ${worst.e.threads})`,
     ];
@@ -431,6 +466,18 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
     );
   else out.push('Deadlocks and lock waits below 0.1 per 100 completed transactions at every point.');
   return out;
+}
+
+/** What the fall-off column's intervals are, for the kinds the table holds. */
+function fallOffIntervalNote(f: ThreadSweepFindings): string {
+  const covers = new Set(f.sweeps.flatMap((s) => s.variants.map((v) => v.fallOff?.interval?.covers ?? 'none')));
+  const kinds = [
+    ...(covers.has('run-to-run') ? ['over the repeats (run to run, with 2+ repeats a point)'] : []),
+    ...(covers.has('within-run')
+      ? ['marked *, from batch means of one run’s intervals (one repeat a point: within-run noise only)']
+      : []),
+  ];
+  return kinds.length === 0 ? '' : `Its ratio to the peak has an interval ${kinds.join('; or, ')}. `;
 }
 
 export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): ReportSection {
@@ -461,16 +508,30 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
           .map((p) => [p.threads, p[metric].value ?? 0] as const),
       }));
     answerCharts.push(
-      lineChart(`sweep-tps-${i}`, `${s.label}: TPS by threads (red: errors)`, 'threads', 'TPS', series('tps'), {
-        logX: true,
-        styles,
-      }),
+      lineChart(
+        `sweep-tps-${i}`,
+        `${s.label}: TPS by threads (larger markers: points with errors)`,
+        'threads',
+        'TPS',
+        series('tps'),
+        {
+          logX: true,
+          styles,
+        },
+      ),
     );
     answerCharts.push(
-      lineChart(`sweep-qps-${i}`, `${s.label}: QPS by threads (red: errors)`, 'threads', 'QPS', series('qps'), {
-        logX: true,
-        styles,
-      }),
+      lineChart(
+        `sweep-qps-${i}`,
+        `${s.label}: QPS by threads (larger markers: points with errors)`,
+        'threads',
+        'QPS',
+        series('qps'),
+        {
+          logX: true,
+          styles,
+        },
+      ),
     );
     charts.push(
       lineChart(
@@ -527,8 +588,9 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
       rows: findingRows,
       numeric: [2, 3, 4, 6],
       notes: [
-        'Fall-off: the first thread count past the peak below 90% of it; its ratio to the peak has an interval ' +
-          'only from 2+ repeats a point. Errors: failed steps, reconnects, or sysbench errors above 0.1% of ' +
+        'Fall-off: the first thread count past the peak below 90% of it. ' +
+          fallOffIntervalNote(f) +
+          'Errors: failed steps, reconnects, or sysbench errors above 0.1% of ' +
           'transactions; those points are kept and marked, not dropped.',
       ],
     },
