@@ -198,25 +198,9 @@ const EC2_SERVER_METRICS: readonly {
  * are published on the same schedule and say whether it is complete).
  */
 const SERVERLESS_METRICS: readonly ServerMetricName[] = ['ServerlessDatabaseCapacity', 'ACUUtilization'];
-/**
- * Aurora's cluster-level storage I/O (see SERVER_METRICS): "the number of billed read I/O
- * operations from a cluster volume within a 5-minute interval" (Aurora User Guide, "Cluster-level
- * metrics for Amazon Aurora"), one datapoint per cluster and interval, published after it closes.
- */
+/** Aurora's cluster-level storage I/O (see SERVER_METRICS): one datapoint per 5 minutes, per cluster. */
 const CLUSTER_VOLUME_METRICS: readonly ServerMetricName[] = ['VolumeReadIOPs', 'VolumeWriteIOPs'];
 const CLUSTER_VOLUME_PERIOD_S = 300;
-
-/**
- * The 5-minute intervals a step overlaps, on CloudWatch's period boundaries: the last one covers the
- * step's end, so its datapoint exists only once that interval has closed.
- * @internal exported for its tests (a test seam)
- */
-export function volumeWindow(startIso: string, endIso: string): { start: Date; end: Date } {
-  const period = CLUSTER_VOLUME_PERIOD_S * 1000;
-  const start = Math.floor(Date.parse(startIso) / period) * period;
-  const end = Math.max(start + period, Math.ceil(Date.parse(endIso) / period) * period);
-  return { start: new Date(start), end: new Date(end) };
-}
 
 /** GetMetricData takes at most 500 MetricDataQuery per request (CloudWatch API reference). */
 const MAX_METRIC_QUERIES = 500;
@@ -272,7 +256,6 @@ export class ServerMetrics {
       readonly metric: ServerMetricName;
       readonly counted: boolean;
       /** CloudWatch dimension: the instance's, or the cluster's for the cluster volume metrics. */
-      readonly volume?: true;
       readonly dimension?: 'DBClusterIdentifier';
       /**
        * A self-managed server's instance metric: its namespace (AWS/EC2 or the
@@ -312,38 +295,25 @@ export class ServerMetrics {
         wantedSeries.push({ instance: ep, metric, counted: false });
       }
     }
-    // Aurora clusters (not RDS instances): the volume's I/O, 5-minute datapoints over the intervals the step overlaps.
+    // Aurora clusters (not RDS instances): the volume's I/O, 5-minute datapoints, not counted in completeness.
     if (ENGINES[engine.kind].topology === 'cluster' && resources.clusterId !== '') {
       for (const metric of CLUSTER_VOLUME_METRICS)
         wantedSeries.push({
           instance: { instanceId: resources.clusterId, role: 'cluster' },
           metric,
-          // Counted: without the interval covering the step's end, I/O per transaction comes out low.
-          counted: true,
+          counted: false,
           dimension: 'DBClusterIdentifier',
-          volume: true,
         });
     }
     const rows: ServerMetricRow[] = [];
     // GetMetricData's StartTime is inclusive and EndTime exclusive, both on whole minutes here: one
     // datapoint per minute per series is what a fully published window holds.
-    const volume = volumeWindow(window.start, window.end);
-    const rangeOf = (s: Series) => (s.volume ? volume : { start, end });
+    const expected = windowDatapoints(start, end, CLOUDWATCH_PERIOD_S);
     const received = new Map<string, number>();
-    const numbered = wantedSeries.map((s, i) => ({ ...s, id: `m${i}` }));
-    // One GetMetricData range per request: the minute series', then the volume's 5-minute intervals.
-    const batches = [
-      ...chunk(
-        numbered.filter((s) => !s.volume),
-        MAX_METRIC_QUERIES,
-      ),
-      ...chunk(
-        numbered.filter((s) => s.volume),
-        MAX_METRIC_QUERIES,
-      ),
-    ];
-    for (const batch of batches) {
-      const range = rangeOf(batch[0]!);
+    for (const batch of chunk(
+      wantedSeries.map((s, i) => ({ ...s, id: `m${i}` })),
+      MAX_METRIC_QUERIES,
+    )) {
       const queries: MetricDataQuery[] = batch.map((s) => ({
         Id: s.id,
         MetricStat: s.ec2
@@ -375,8 +345,8 @@ export class ServerMetrics {
           this.clients.cloudwatch.send(
             new GetMetricDataCommand({
               MetricDataQueries: queries,
-              StartTime: range.start,
-              EndTime: range.end,
+              StartTime: start,
+              EndTime: end,
               ScanBy: 'TimestampAscending',
               ...(token ? { NextToken: token } : {}),
             }),
@@ -407,21 +377,18 @@ export class ServerMetrics {
       }
     }
     const windows: MetricWindowCount[] = wantedSeries
-      .flatMap((s, i) => (s.counted ? [{ s, i, range: rangeOf(s) }] : []))
-      .map(({ s, i, range }) => {
-        const periodS = s.volume ? CLUSTER_VOLUME_PERIOD_S : CLOUDWATCH_PERIOD_S;
-        return {
-          instanceId: s.instance.instanceId,
-          role: s.instance.role,
-          metric: s.metric,
-          source: 'cloudwatch',
-          start: range.start.toISOString(),
-          end: range.end.toISOString(),
-          periodS,
-          expected: windowDatapoints(range.start, range.end, periodS),
-          received: received.get(`m${i}`) ?? 0,
-        };
-      });
+      .flatMap((s, i) => (s.counted && s.instance.role !== 'cluster' ? [{ s, i, role: s.instance.role }] : []))
+      .map(({ s, i, role }) => ({
+        instanceId: s.instance.instanceId,
+        role,
+        metric: s.metric,
+        source: 'cloudwatch',
+        start: start.toISOString(),
+        end: end.toISOString(),
+        periodS: CLOUDWATCH_PERIOD_S,
+        expected,
+        received: received.get(`m${i}`) ?? 0,
+      }));
 
     // Performance Insights is an RDS feature: a self-managed server has none.
     if (cell.variant.performanceInsights && !onEc2) {
