@@ -3,8 +3,7 @@
  * Lines files under <lake>/tables/<table>/dt=YYYY-MM-DD/, then the shared views of core/lake/sql.
  * What Athena is on AWS, this is locally, with the same SQL.
  */
-import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import {
@@ -20,6 +19,7 @@ import {
 } from './schema';
 import { filesOfRuns } from './rows';
 import { allViewSql } from './views';
+import { makeDuckdbTempDir } from './duckdb-temp';
 import { AuroraBenchError } from '../errors';
 import { refuseUnlessSelect } from './read-only-sql';
 
@@ -280,7 +280,7 @@ export class LocalLake implements LakeReader {
     // DuckDB adds its temp_directory to allowed_directories (for an in-memory database `.tmp` in the
     // working directory, whatever the user keeps there): a fresh private folder instead, which holds
     // nothing a query could read. Extensions are never fetched or loaded from ~/.duckdb.
-    const tempDir = mkdtempSync(join(tmpdir(), 'ab-duckdb-'));
+    const tempDir = makeDuckdbTempDir();
     let instance: DuckDBInstance;
     try {
       instance = await DuckDBInstance.create(':memory:', {

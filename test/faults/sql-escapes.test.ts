@@ -15,6 +15,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { CLI, FaultWorld } from '../helpers/fault-cli';
 import { DT, runRow, stepRow, writeRun, writeStepTable } from '../helpers/lake-fixtures';
@@ -139,5 +140,28 @@ describe('results --sql --export never writes into the lake', () => {
     // Assert
     expect(r.code).toBe(0);
     expect(readFileSync(file, 'utf8')).toBe('step_id,tps\nro-t1,100\n');
+  });
+});
+
+describe("DuckDB's private temp folder", () => {
+  it('a query killed with SIGKILL leaves its folder, and the next query removes it', async () => {
+    const tmp = join(world.work, 'tmp');
+    mkdirSync(tmp);
+    const folders = () => readdirSync(tmp).filter((n) => n.startsWith('ab-duckdb-'));
+    const query = world.background(['results', '--sql', 'select sum(range) from range(100000000000)'], {
+      TMPDIR: tmp,
+    });
+    for (let i = 0; i < 600 && folders().length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(folders()).toHaveLength(1);
+    query.child.kill('SIGKILL');
+    await query.exited;
+    expect(folders()).toHaveLength(1);
+    const next = spawnSync(process.execPath, [CLI, 'results', '--sql', 'select 1 as one'], {
+      cwd: world.work,
+      env: world.env({ TMPDIR: tmp }),
+      encoding: 'utf8',
+    });
+    expect(next.status).toBe(0);
+    expect(folders()).toEqual([]);
   });
 });
