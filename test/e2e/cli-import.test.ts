@@ -18,6 +18,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { lakeCli } from '../helpers/lake-cli';
 
 const REPO = join(__dirname, '..', '..');
 const CLI = join(REPO, 'dist', 'bin', 'aurora-bench.js');
@@ -26,14 +27,7 @@ const VERSIONS = join(REPO, 'test', 'fixtures', 'sysbench', 'versions');
 let work: string;
 let lake: string;
 
-function cli(args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, ...args, '--lake', lake], {
-    cwd: work,
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const cli = (args: string[]) => lakeCli(work, lake, args);
 
 /** Copies fixtures into a folder under new names (the names the mapping reads). */
 function logsDir(name: string, files: Record<string, string>): string {

@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nightlySpec, writeLakeRun } from '../helpers/regression-fixtures';
+import { lakeCli } from '../helpers/lake-cli';
 
 const REPO = join(__dirname, '..', '..');
 const CLI = join(REPO, 'dist', 'bin', 'aurora-bench.js');
@@ -16,14 +17,7 @@ const S1 = join(REPO, 'experiments', 'graviton-vs-intel.json');
 let work: string;
 let lake: string;
 
-function cli(args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, ...args, '--lake', lake], {
-    cwd: work,
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const cli = (args: string[]) => lakeCli(work, lake, args);
 
 const day = (i: number): string => new Date(Date.UTC(2026, 2, 1) + i * 86_400_000).toISOString();
 

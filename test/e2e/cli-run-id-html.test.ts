@@ -4,10 +4,10 @@
  * to a directory or into a folder that does not exist fails in one line, without a stack. No server:
  * the run reported is imported from a recorded sysbench output of test/fixtures.
  */
-import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { lakeCli } from '../helpers/lake-cli';
 
 const REPO = join(__dirname, '..', '..');
 const CLI = join(REPO, 'dist', 'bin', 'aurora-bench.js');
@@ -16,14 +16,7 @@ const LOG = join(REPO, 'test', 'fixtures', 'sysbench', 'versions', 'v1_1_mysql_r
 let work: string;
 let lake: string;
 
-function cli(args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, ...args, '--lake', lake], {
-    cwd: work,
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const cli = (args: string[]) => lakeCli(work, lake, args);
 
 const importFlags = ['--experiment', 'ids', '--variant', 'a', '--workload', 'rw', '--instance-class', 'db.r5.large'];
 

@@ -5,10 +5,10 @@
  * names hold ESC and a line break, brought in by `import` and printed by `report`, `results` and
  * `import` itself. No server: the logs are the recorded sysbench outputs of test/fixtures.
  */
-import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { lakeCli } from '../helpers/lake-cli';
 
 const REPO = join(__dirname, '..', '..');
 const CLI = join(REPO, 'dist', 'bin', 'aurora-bench.js');
@@ -24,14 +24,7 @@ const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 let work: string;
 let lake: string;
 
-function cli(args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, ...args, '--lake', lake], {
-    cwd: work,
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const cli = (args: string[]) => lakeCli(work, lake, args);
 
 beforeAll(() => {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first: npm run build:dist`);
