@@ -300,26 +300,19 @@ export function bracketText(b: KneeBracket): string {
       `above ${whole(b.lower)}/s offered, with no upper end: repeat ${b.unsaturated.join(', ')} kept up with every ` +
       `rate it was offered: add higher rates`
     );
-  if (b.kind === 'below') return `below ${whole(b.lowest)}/s offered (the lowest rate did not keep up): add lower rates`;
+  if (b.kind === 'below')
+    return `below ${whole(b.lowest)}/s offered (the lowest rate did not keep up): add lower rates`;
   const x = b.lowerX !== null && b.upperX !== null ? ` (${b.lowerX}x and ${b.upperX}x the unlimited-rate TPS)` : '';
   return `between ${whole(b.lower)} and ${whole(b.upper)}/s offered${x}`;
 }
 
 /**
- * One sentence per variant: capacity (one statement), then each repeat's knee between the two
- * rates it was offered (the repeats were offered different rates: they are not pooled).
+ * One sentence per variant: each repeat's knee between the two rates it was offered (the repeats were
+ * offered different rates: they are not pooled). The capacity is the Answer's, not repeated here.
  * @internal exported for its tests (a test seam)
  */
 export function rateVariantSentence(sweep: RateSweep, v: RateVariant): string {
   const n = v.repeats.length;
-  const capFrom = v.repeats.every((r) => r.capacityFrom === 'unlimited-rate step')
-    ? 'the unlimited-rate step'
-    : 'the highest rate achieved';
-  const cap =
-    v.capacity.value === null
-      ? 'capacity unknown'
-      : `capacity ${rangeText(v.capacity)}/s ` +
-        `(${capFrom}${n >= 2 ? `, mean of ${n} repeats, 95% interval` : ', one repeat'})`;
   const each = v.repeats.map((r) => {
     const who = n >= 2 ? `repeat ${r.repeat} ` : '';
     if (r.kneeOffered === null)
@@ -337,7 +330,7 @@ export function rateVariantSentence(sweep: RateSweep, v: RateVariant): string {
     client !== undefined
       ? ` The client saturated its CPU from ${whole(client.clientBoundFrom)}/s offered: the knee may be the client's.`
       : '';
-  return `${sweep.label}, ${v.variant}: ${cap}; ${each.join('; ')}.${clientNote}`;
+  return `${sweep.label}, ${v.variant}: ${each.join('; ')}.${clientNote}`;
 }
 
 /**
@@ -376,9 +369,7 @@ function gridSentence(f: RateFindings): string | null {
     ...new Set(all.flatMap((v) => v.points.flatMap((p) => (p.rateOfCapacity !== null ? [p.rateOfCapacity] : [])))),
   ].sort((a, b) => a - b);
   const which =
-    multiples.length > 0
-      ? ` (${multiples.map((x) => `${x}x`).join(', ')} each repeat's unlimited-rate TPS)`
-      : '';
+    multiples.length > 0 ? ` (${multiples.map((x) => `${x}x`).join(', ')} each repeat's unlimited-rate TPS)` : '';
   const apart = `more than ${fixed((COARSE_BRACKET - 1) * 100, 0)}% apart`;
   return coarse.length === all.length
     ? `A sweep of ${grid} rates${which} cannot place a knee: each knee above lies between two offered rates ` +
