@@ -335,7 +335,7 @@ describe('S5 on planted truths', () => {
     expect(right / (2 * n)).toBeGreaterThanOrEqual(0.9);
   });
 
-  it('a 4-rate grid: the knee bracketed between the two rates around it, and the Answer says it cannot place it', () => {
+  it('a 4-rate grid: bracketed by the two rates around the knee; the Answer says it cannot place it', () => {
     // Arrange: rates as a local rehearsal offers them, 0.5x, 0.9x, 1.5x and 6x of r5's capacity.
     const n = 6;
     let right = 0;
