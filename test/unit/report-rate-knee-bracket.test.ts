@@ -8,7 +8,7 @@ import { runData, stepResult } from '../helpers/step-results';
 const prices = loadPrices(resolve(__dirname, '../..'));
 
 describe("S5's knee", () => {
-  it('is "between 0.5x and 0.9x" of capacity when only the lowest rate kept up, saying the grid cannot place it', () => {
+  it('is "between 0.5x and 0.9x" of capacity when only the lowest rate kept up; the grid cannot place it', () => {
     // Arrange: two repeats, each probed at its own capacity; 0.5x keeps up, 0.9x falls behind, 1.5x overloads.
     const steps = [1, 2].flatMap((repeat) => {
       const cap = repeat === 1 ? 8600 : 9000;

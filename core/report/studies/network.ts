@@ -297,8 +297,9 @@ function serverCpuLines(results: readonly { cpu: number | null; bound: BoundResu
   const cpus = results.map((r) => r.cpu).filter((c): c is number => c !== null);
   if (cpus.length === 0 || results.some((r) => r.bound.bound === 'cpu')) return [];
   const [lo, hi] = [fixed(Math.min(...cpus), 0), fixed(Math.max(...cpus), 0)];
+  const far = Math.max(...cpus) < 50 ? 'far ' : '';
   return [
-    `Server CPU ${lo === hi ? `${lo}%` : `from ${lo}% to ${hi}%`} at every point, ${Math.max(...cpus) < 50 ? 'far ' : ''}below the CPU-bound line: ` +
+    `Server CPU ${lo === hi ? `${lo}%` : `from ${lo}% to ${hi}%`} at every point, ${far}below the CPU-bound line: ` +
       `the server was not the bottleneck; ${
         local
           ? "what limited the scans was the client or this machine's CPUs, which the clients share with the servers"

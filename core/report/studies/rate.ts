@@ -77,7 +77,7 @@ interface RateVariant {
  * with and the highest rate a repeat did not (over the repeats, so lower < upper always holds and
  * both are rates really offered); below the lowest or above the highest rate offered otherwise.
  */
-export type KneeBracket =
+type KneeBracket =
   | {
       readonly kind: 'between';
       readonly lower: number;
@@ -290,7 +290,7 @@ const REASON: Readonly<Record<NonNullable<KneeResult['reason']>, string>> = {
 };
 
 /** The bracket as the Answer and its table say it: "between 2,006 and 9,096/s offered". */
-export function bracketText(b: KneeBracket): string {
+function bracketText(b: KneeBracket): string {
   if (b.kind === 'above')
     return b.highest === null
       ? 'not reached'
