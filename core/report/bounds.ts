@@ -112,8 +112,19 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
   const more = input.moreClients ?? null;
   const gainText =
     more !== null ? `${more.clients} clients moved ${more.gain >= 0 ? '+' : ''}${(more.gain * 100).toFixed(0)}%` : '';
+  const hostPct = input.sharedHostCpuPct ?? null;
   if (more !== null && more.gain >= MORE_CLIENTS_GAIN) {
     const busy = clientSaturated || (input.clientCpuPct !== null && input.clientCpuPct >= thresholds.clientBusyPct);
+    // "No limit" beside a saturated host would contradict its own row: more clients still moved more, so
+    // what held the one client back is unclear (the host's CPUs, its own thread, or other load).
+    if (!busy && hostPct !== null && hostPct >= thresholds.cpuPct)
+      return {
+        bound: 'unclear',
+        ...base,
+        reason:
+          `${gainText} more with this client at only ${clientCpu} of its cores, while this machine's CPUs were ` +
+          `${hostPct.toFixed(0)}% busy: neither the client nor the host is shown to be the limit`,
+      };
     return busy
       ? {
           bound: 'client',
@@ -128,7 +139,6 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
           reason: `${gainText} more with this client at only ${clientCpu} of its cores: this load found no limit`,
         };
   }
-  const hostPct = input.sharedHostCpuPct ?? null;
   if (hostPct !== null && hostPct >= thresholds.cpuPct) {
     if (input.coTenant === true)
       return {

@@ -51,6 +51,17 @@ function offeredApart(g: StepGroup): boolean {
   return new Set(g.ok.map((r) => r.offered_tps)).size > 1;
 }
 
+/**
+ * What a row's value is, by the kinds of step shown: closed-loop steps offered no rate, so "offered the
+ * same rate" is said only where rates were offered.
+ */
+function meanWording(groups: readonly StepGroup[]): string {
+  const rated = groups.filter((g) => g.rate > 0 || g.rateOfCapacity !== null).length;
+  if (rated === 0) return 'mean over the successful repeats of each step';
+  if (rated === groups.length) return 'mean over the successful repeats offered the same rate';
+  return 'mean over the successful repeats of each step; of a rate step, those offered the same rate';
+}
+
 export function latencySection(ctx: Context): ReportSection | null {
   const groups = ctx.groups.filter((g) => g.ok.some((r) => typeof r.lat_p99_ms === 'number'));
   if (groups.length === 0) return null;
@@ -71,13 +82,20 @@ export function latencySection(ctx: Context): ReportSection | null {
   const anyApart = groups.some(offeredApart);
   const findings: string[] = [];
   // The tail against the middle: how much slower the slowest 1% are than the typical transaction.
+  // Like with like: a step whose repeats were offered different rates is compared per repeat, as its rows show.
   const spread = groups
-    .map((g) => ({ g, p50: meanOf(g.ok, 'lat_p50_ms'), p99: meanOf(g.ok, 'lat_p99_ms') }))
-    .filter((x): x is { g: StepGroup; p50: number; p99: number } => x.p50 !== null && x.p99 !== null && x.p50 > 0);
+    .flatMap((g) =>
+      offeredApart(g)
+        ? g.ok.map((r) => ({ g, label: `${stepLabel(g)}, repeat ${r.repeat} at ${whole(r.offered_tps)}/s`, rows: [r] }))
+        : [{ g, label: stepLabel(g), rows: g.ok }],
+    )
+    .map((x) => ({ ...x, p50: meanOf(x.rows, 'lat_p50_ms'), p99: meanOf(x.rows, 'lat_p99_ms') }))
+    .filter((x) => x.p50 !== null && x.p99 !== null && x.p50 > 0)
+    .map((x) => ({ ...x, p50: x.p50!, p99: x.p99! }));
   const widest = spread.sort((a, b) => b.p99 / b.p50 - a.p99 / a.p50)[0];
   if (widest)
     findings.push(
-      `Widest tail: ${widest.g.variant} ${stepLabel(widest.g)}, p99 ${fixed(widest.p99)} ms ` +
+      `Widest tail: ${widest.g.variant} ${widest.label}, p99 ${fixed(widest.p99)} ms ` +
         `is ${num(widest.p99 / widest.p50, 1)}× its p50 (${fixed(widest.p50)} ms).`,
     );
   const charts: ChartBlock[] = [];
@@ -112,7 +130,7 @@ export function latencySection(ctx: Context): ReportSection | null {
     findings,
     tables: [
       {
-        title: 'Latency percentiles per step (ms; mean over successful repeats offered the same rate)',
+        title: `Latency percentiles per step (ms; ${meanWording(groups)})`,
         head: ['variant', 'step', 'repeats', 'p50', 'p90', 'p95', 'p99', 'p99.9', 'max'],
         rows,
         numeric: [2, 3, 4, 5, 6, 7, 8],

@@ -27,12 +27,25 @@ const stepLabel = (v: VerdictsRow): string =>
   `t${v.threads}${v.rate > 0 ? ` @${v.rate}/s` : ''}${v.target !== 'writer' ? ` → ${v.target}` : ''} ` +
   `[${v.variant}]`;
 
+/** "32 step metrics (TPS, QPS, p95 ms and errors/s of each of 8 steps)": what the verdicts count. */
+function countedText(verdicts: readonly VerdictsRow[]): string {
+  const metrics = [...new Set(verdicts.map((v) => v.metric_label))];
+  const steps = new Set(verdicts.map(stepLabel)).size;
+  const listed = metrics.length > 1 ? `${metrics.slice(0, -1).join(', ')} and ${metrics.at(-1)!}` : metrics[0]!;
+  return (
+    `${verdicts.length} step metric${verdicts.length === 1 ? '' : 's'} ` +
+    `(${listed} of ${steps === 1 ? 'the one step' : `each of ${steps} steps`}, each judged against its own history)`
+  );
+}
+
 export function verdictsSection(ctx: Context): ReportSection | null {
   const verdicts = [...(ctx.data.verdicts ?? [])].sort(
     (a, b) => (ORDER[a.verdict] ?? 9) - (ORDER[b.verdict] ?? 9) || stepLabel(a).localeCompare(stepLabel(b)),
   );
   if (verdicts.length === 0) return null;
   const count = (verdict: string) => verdicts.filter((v) => v.verdict === verdict).length;
+  // What "step metrics" counts: one verdict per metric of each step, said once, not a bare number.
+  const counted = countedText(verdicts);
   // Nothing judged yet (too few earlier runs): one line, not a table of "noise unknown" rows.
   if (count('regressed') + count('improved') + count('within-noise') === 0)
     return {
@@ -43,14 +56,14 @@ export function verdictsSection(ctx: Context): ReportSection | null {
       tables: [],
       charts: [],
       leftOut:
-        `nothing to judge yet: none of the ${verdicts.length} step metrics has a history with a ` +
+        `nothing to judge yet: none of the ${counted} has a history with a ` +
         `measured noise (${count('unknown')} noise unknown, ${count('not-judged')} not judged); run the ` +
         `experiment again to build one.`,
     };
   const findings = [
     `${count('regressed')} regressed, ${count('improved')} improved, ${count('within-noise')} within the ` +
       `noise, ${count('unknown')} with the noise unknown, ${count('not-judged')} not judged ` +
-      `(of ${verdicts.length} step metrics).`,
+      `(of ${counted}).`,
     ...verdicts
       .filter((v) => v.verdict === 'regressed' || v.verdict === 'improved')
       .map(

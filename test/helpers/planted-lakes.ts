@@ -87,10 +87,20 @@ function planted(specDoc: unknown, truth: Truth, options: PlantOptions): [unknow
     const t = truth(cell, step);
     // One run's deviation per cell and step: each repeat is a fresh server on a machine whose load wanders.
     const k = src.series(1, 1, runs)[0]!;
+    // A rate step's truth is the server's capacity: sysbench --rate achieves the offered rate below it (the
+    // noise moves the capacity, not the rate a client asked for), the capacity above it.
+    const offered = step.rate * step.clients;
+    const tps = offered > 0 ? Math.min(offered, t.tps * k) : t.tps * k;
+    // Bytes moved scale with the step's throughput, so network metrics carry its noise too.
+    const metrics =
+      t.metrics === undefined
+        ? undefined
+        : Object.fromEntries(Object.entries(t.metrics).map(([m, v]) => [m, m.startsWith('Network') ? v * k : v]));
     return {
       ...t,
-      tps: t.tps * k,
-      ...(t.qps !== undefined ? { qps: t.qps * k } : {}),
+      tps,
+      ...(t.qps !== undefined ? { qps: (t.qps * tps) / t.tps } : {}),
+      ...(metrics !== undefined ? { metrics } : {}),
       latPctMs: (t.latPctMs ?? 10) / k,
     };
   };

@@ -247,7 +247,7 @@ describe('study reports from lake rows', () => {
     // Act
     const net = section(await study('network-throughput'), 'network');
     // Assert
-    const bounds = net.tables[0]!.rows.map((r) => `${r[1]} ${r[2]}: ${r[9]}`);
+    const bounds = net.answer!.tables[0]!.rows.map((r) => `${r[1]} ${r[2]}: ${r[9]}`);
     expect(bounds).toEqual([
       'db.r6i.large scan-1-client (1 client): client-bound',
       'db.r6i.large scan-12-clients (12 clients): cpu-bound',
@@ -259,14 +259,16 @@ describe('study reports from lake rows', () => {
       'db.r6i.4xlarge scan-12-clients (12 clients): network-bound',
     ]);
     // 1540 MB/s and 1540/300 MB/s x 8
-    expect([net.tables[0]!.rows[5]![3], net.tables[0]!.rows[5]![4]]).toEqual(['12.32', '0.041']);
+    expect([net.answer!.tables[0]!.rows[5]![3], net.answer!.tables[0]!.rows[5]![4]]).toEqual(['12.32', '0.041']);
     expect(net.answer!.lines.map((l) => l.split(' (')[0])).toEqual([
       '12 clients against 1 moved r6i-large +192%, r6i-xlarge +515%, r6i-2xlarge +955%, r6i-4xlarge +965% Gbps: ' +
         'more clients help at every class, so one client alone did not find the server’s limit.',
       'Client-bound',
-      'Cpu-bound',
-      'Network-bound',
     ]);
+    // One sentence for the verdicts, a clause per kind of bound.
+    expect(net.answer!.lines[1]).toMatch(
+      /^Client-bound \(4 of 8 points: .*; cpu-bound \(2 of 8 .*; network-bound \(2 of 8 /,
+    );
   });
 
   it('S4: a class whose metrics window missed datapoints is flagged partial, not averaged silently', async () => {
@@ -282,14 +284,14 @@ describe('study reports from lake rows', () => {
     // Act
     const net = section(await reportOf(lakeDir, written.runId), 'network');
     // Assert
-    const rows = net.tables[0]!.rows;
+    const rows = net.answer!.tables[0]!.rows;
     expect(rows[5]![3]).toBe('12.32 partial');
     expect(rows[5]![6]).not.toContain('partial');
     expect(rows.filter((r) => r[3]!.includes('partial')).map((r) => r[1])).toEqual([
       'db.r6i.2xlarge',
       'db.r6i.2xlarge',
     ]);
-    expect((net.tables[0]!.notes ?? []).join('\n')).toMatch(
+    expect((net.answer!.tables[0]!.notes ?? []).join('\n')).toMatch(
       /partial: some datapoints of the step's window never arrived .*metric_windows\.complete = false/,
     );
     expect(net.findings.filter((f) => f.includes('(partial: server metrics incomplete)'))).toHaveLength(2);

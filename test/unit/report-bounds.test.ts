@@ -101,8 +101,22 @@ describe('client-bound from host-bound: the client CPU and what more clients mov
     // Assert
     expect(alone.bound).toBe('host');
     expect(shared.bound).toBe('unclear');
-    expect(helped.bound).toBe('none');
-    expect(helped.reason).not.toMatch(/would not help/);
+    // More clients moved more, yet the host was saturated: never "no limit reached" beside a 98% busy host.
+    expect(helped.bound).toBe('unclear');
+    expect(helped.reason).toMatch(/2 clients moved \+60% more .* CPUs were 98% busy/);
+    expect(helped.reason).not.toMatch(/would not help|no limit/);
+  });
+
+  it('says "no limit" for a small load that more clients outgrew only when the host was not busy', () => {
+    // Act
+    const r = classifyBound({
+      ...local,
+      clientCpuPct: 30,
+      sharedHostCpuPct: 60,
+      moreClients: { gain: 0.6, clients: 2 },
+    });
+    // Assert
+    expect(r.bound).toBe('none');
   });
 
   it('does not call a point host-bound when no larger client count tested its rule', () => {

@@ -61,7 +61,8 @@ describe("S4's local bounds table", () => {
   it('shows the host CPU % per point, the figure the host verdict used', () => {
     // Act
     const section = networkSection(makeContext(localRun(), prices))!;
-    const table = section.tables[0]!;
+    // The author's table is the Answer's.
+    const table = section.answer!.tables[0]!;
     const col = table.head.indexOf('host CPU%');
     // Assert
     expect(col).toBeGreaterThan(-1);

@@ -201,3 +201,164 @@ describe('S2 on planted truths', () => {
     expect(found / clauses).toBeGreaterThanOrEqual(0.8);
   });
 });
+
+// ---------------------------------------------------------------------------------------------
+// S4: network throughput, one client against more
+
+const S4 = experiment('network-throughput');
+const MB = 1e6;
+
+/** The bound column of the Answer's throughput table, per variant and workload. */
+function s4Bounds(r: Report): { variant: string; workload: string; bound: string }[] {
+  const table = r.answer!.tables.find((t) => t.title === 'Throughput per class')!;
+  const [v, w, b] = ['variant', 'workload (clients that ran)', 'bound'].map((h) => table.head.indexOf(h));
+  return table.rows.map((row) => ({ variant: row[v!]!, workload: row[w!]!.split(' ')[0]!, bound: row[b!]! }));
+}
+
+describe('S4 on planted truths', () => {
+  /**
+   * The original study's signature: one client's sysbench at ~75% of its core, the server far from its CPU
+   * limit, and more clients moving 60% more bytes.
+   */
+  const clientBound =
+    (gain: number, oneClientCpu: number): Truth =>
+    (_cell, step) => ({
+      tps: step.clients === 1 ? 5 : 5 * (1 + gain),
+      clientCpuPct: step.clients === 1 ? oneClientCpu : 50,
+      metrics: {
+        NetworkTransmitThroughput: 140 * MB * (step.clients === 1 ? 1 : 1 + gain),
+        NetworkReceiveThroughput: 0.1 * MB,
+        CPUUtilization: 15,
+      },
+    });
+
+  it('a client busy alone while 2 clients move 60% more: the one-client points are called client-bound', () => {
+    // Arrange
+    const n = 10;
+    let points = 0;
+    let client = 0;
+    let wrong = 0;
+    let saysScaleDown = 0;
+    for (let seed = 1; seed <= n; seed++) {
+      // Act
+      const r = buildReport(
+        plantedRunData(S4, clientBound(0.6, 75), { seed, runId: `s4-${seed}`, noise: quiet }),
+        prices,
+      );
+      for (const p of s4Bounds(r).filter((x) => x.workload === 'scan-1-client')) {
+        points++;
+        if (p.bound === 'client-bound') client++;
+        else if (/cpu|network|host/.test(p.bound)) wrong++;
+      }
+      if (answerLines(r).some((l) => /12 clients ran as 2/.test(l))) saysScaleDown++;
+    }
+    // Assert: four classes a run; on a quiet machine the planted client limit is found at each.
+    expect(points).toBe(4 * n);
+    expect(wrong).toBe(0);
+    expect(client / points).toBeGreaterThanOrEqual(0.9);
+    expect(saysScaleDown).toBe(n);
+  });
+
+  it('more clients moving no more, the client idle: never client-bound, on this machine’s noise', () => {
+    // Arrange
+    const n = 20;
+    let client = 0;
+    for (let seed = 1; seed <= n; seed++) {
+      // Act
+      const r = buildReport(plantedRunData(S4, clientBound(0, 30), { seed, runId: `s4-${seed}` }), prices);
+      client += s4Bounds(r).filter((p) => p.bound === 'client-bound').length;
+    }
+    // Assert
+    expect(client).toBe(0);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// S5: the rate sweep's knee
+
+const S5 = experiment('rate-sweep') as { workloads: { rates: number[] }[] };
+
+/** The study's insert sweep alone, offered these rates (absolute, as on AWS) plus its unlimited step. */
+const s5With = (rates: readonly number[]) => ({
+  workloads: [{ ...S5.workloads[0]!, rates: [...rates, 0] }],
+});
+
+/** Each variant's knee bracket as the Answer states it; null bounds when it says below or above. */
+function s5Knees(r: Report): { variant: string; lower: number | null; upper: number | null; text: string }[] {
+  const line = answerLines(r).find((l) => / knee /.test(l))!;
+  const knees = /; knee (.*)\.$/.exec(line)![1]!;
+  const num = (x: string | undefined) => (x === undefined ? null : Number(x.replace(/,/g, '')));
+  return ['r5-2xl', 'r6g-2xl'].map((variant) => {
+    const m = new RegExp(`${variant} between ([\\d,]+) and ([\\d,]+)/s offered`).exec(knees);
+    return { variant, lower: num(m?.[1]), upper: num(m?.[2]), text: knees };
+  });
+}
+
+describe('S5 on planted truths', () => {
+  /** Capacity: r5 20,000/s, r6g 40,000/s; the tail latency explodes past it. */
+  const capacity = (cell: { variant: { name: string } }): number =>
+    cell.variant.name.startsWith('r6g') ? 40000 : 20000;
+  const knee: Truth = (cell, step) => {
+    const c = capacity(cell);
+    const offered = step.rate * step.clients;
+    return { tps: c, latPctMs: offered > 0 && offered < c ? 5 : 400 };
+  };
+
+  it("a knee between two of the study's rates: bracketed by exactly those two, never a wrong bracket", () => {
+    // Arrange: the study's grid; r5's capacity lies between 16,000 and 24,000, r6g's between 32,000 and 48,000.
+    const n = 10;
+    const expected: Record<string, [number, number]> = { 'r5-2xl': [16000, 24000], 'r6g-2xl': [32000, 48000] };
+    const c = (variant: string): number => capacity({ variant: { name: variant } });
+    let right = 0;
+    let wrong = 0;
+    for (let seed = 1; seed <= n; seed++) {
+      // Act
+      const r = buildReport(
+        plantedRunData(S5, knee, {
+          seed,
+          runId: `s5-${seed}`,
+          noise: quiet,
+          scale: 'full',
+          spec: s5With(S5.workloads[0]!.rates.filter((x) => x > 0)),
+        }),
+        prices,
+      );
+      for (const k of s5Knees(r)) {
+        const [lo, hi] = expected[k.variant]!;
+        if (k.lower === lo && k.upper === hi) right++;
+        // Any other bracket must still hold the planted capacity.
+        else if (!(k.lower !== null && k.upper !== null && k.lower < c(k.variant) && k.upper >= c(k.variant))) wrong++;
+      }
+    }
+    // Assert
+    expect(wrong).toBe(0);
+    expect(right / (2 * n)).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it('a 4-rate grid: bracketed by the two rates around the knee; the Answer says it cannot place it', () => {
+    // Arrange: rates as a local rehearsal offers them, 0.5x, 0.9x, 1.5x and 6x of r5's capacity.
+    const n = 6;
+    let right = 0;
+    let saysCannot = 0;
+    for (let seed = 1; seed <= n; seed++) {
+      // Act
+      const r = buildReport(
+        plantedRunData(S5, knee, {
+          seed,
+          runId: `s5-${seed}`,
+          noise: quiet,
+          scale: 'full',
+          spec: s5With([10000, 18000, 30000, 120000]),
+        }),
+        prices,
+      );
+      const r5 = s5Knees(r).find((k) => k.variant === 'r5-2xl')!;
+      if (r5.lower === 18000 && r5.upper === 30000) right++;
+      if (answerLines(r).some((l) => /A sweep of 4 rates cannot place a knee: .*add rates between them/.test(l)))
+        saysCannot++;
+    }
+    // Assert
+    expect(right).toBe(n);
+    expect(saysCannot).toBe(n);
+  });
+});

@@ -191,15 +191,21 @@ export function networkSection(ctx: Context): ReportSection | null {
         `describe the whole step.`,
     );
   // One scale for 1 and N clients: the bars side by side per class show what more clients add.
+  const seriesName = (w: string): string => {
+    const r = results.find((x) => x.g.workload === w);
+    return r !== undefined ? clientsLabel(ctx, r.g) : w;
+  };
+  // A bar is one repeat's value or the mean of the repeats: no interval is computed for it, and the chart says so.
+  const repeats = Math.max(...ctx.groups.map((g) => g.rows.length), 1);
+  const noInterval = `${repeats === 1 ? 'one repeat' : `mean of ${repeats} repeats`} a bar: no interval`;
+  const counts = uniqueInOrder(results.map((r) => clientsOf(r.g))).sort((a, b) => a - b);
   const charts: ChartBlock[] = [
     barChart(
       'net-gbps',
-      `Gbps (transmitted + received) per class, each client count a bar${local ? '' : ' (dashed: the class limit)'}`,
+      `Gbps per class, ${counts.join(' vs ')} clients${local ? '' : ', class limit dashed'} (${noInterval})`,
       variants,
       workloads.map((w) => ({
-        name: results.find((r) => r.g.workload === w)
-          ? clientsLabel(ctx, results.find((r) => r.g.workload === w)!.g)
-          : w,
+        name: seriesName(w),
         values: variants.map((v) => {
           const r = results.find((x) => x.g.variant === v && x.g.workload === w);
           return r === undefined || (r.tx === null && r.rx === null) ? null : (r.tx ?? 0) + (r.rx ?? 0);
@@ -215,10 +221,10 @@ export function networkSection(ctx: Context): ReportSection | null {
   charts.push(
     barChart(
       'net-cpu',
-      'Server CPU % by class (the 90% CPU-bound line dashed)',
+      `Server CPU % per class (${noInterval})`,
       variants,
       workloads.map((w) => ({
-        name: w,
+        name: seriesName(w),
         values: variants.map((v) => results.find((r) => r.g.variant === v && r.g.workload === w)?.cpu ?? null),
       })),
       'CPU %',
@@ -230,30 +236,76 @@ export function networkSection(ctx: Context): ReportSection | null {
     title: 'Network throughput and bounds',
     question: 'How many bytes per second does each class deliver, and what limits it: CPU, network, or the clients?',
     findings,
-    tables: [
-      {
-        title: 'Throughput per class',
-        head: [
-          'variant',
-          'class',
-          'workload (clients that ran)',
-          'transmit Gbps',
-          'receive Gbps',
-          'Gbps with more clients',
-          'limit Gbps',
-          'server CPU%',
-          'client CPU%',
-          ...(local ? ['host CPU%'] : []),
-          'bound',
-        ],
-        rows,
-        numeric: local ? [3, 4, 5, 6, 7, 8, 9] : [3, 4, 5, 6, 7, 8],
-        notes,
-      },
-    ],
+    tables: [],
     charts: [],
-    answer: { lines: [...gainLines(results, gains, measured), ...boundLines(results)], tables: [], charts },
+    answer: {
+      lines: [
+        ...scaleDownLines(ctx, results),
+        ...gainLines(results, gains, measured),
+        ...boundLines(results),
+        ...serverCpuLines(results, local),
+      ],
+      tables: [
+        {
+          title: 'Throughput per class',
+          head: [
+            'variant',
+            'class',
+            'workload (clients that ran)',
+            'transmit Gbps',
+            'receive Gbps',
+            'Gbps with more clients',
+            'limit Gbps',
+            'server CPU%',
+            'client CPU%',
+            ...(local ? ['host CPU%'] : []),
+            'bound',
+          ],
+          rows,
+          numeric: local ? [3, 4, 5, 6, 7, 8, 9] : [3, 4, 5, 6, 7, 8],
+          notes,
+        },
+      ],
+      charts,
+    },
   };
+}
+
+/** The study's client count cut for the rehearsal, said in the Answer: its "more clients" are fewer. */
+function scaleDownLines(ctx: Context, results: readonly { g: StepGroup }[]): string[] {
+  const cut = uniqueInOrder(
+    results.flatMap((r) => {
+      const named = /(\d+)-clients?\b/.exec(r.g.workload);
+      const ran = r.g.rows[0]?.clients ?? 1;
+      return named !== null && Number(named[1]) !== ran ? [`${named[1]}\u0000${ran}`] : [];
+    }),
+  ).map((k) => k.split('\u0000') as [string, string]);
+  if (cut.length === 0) return [];
+  const where =
+    ctx.data.run.backend === 'local' ? 'in this local rehearsal (servers and clients share one machine)' : 'here';
+  return [
+    `The study's ${cut.map(([n, ran]) => `${n} clients ran as ${ran}`).join(', ')} ${where}, so "more clients" ` +
+      `below compares ${cut.map(([, ran]) => ran).join('/')} clients with 1.`,
+  ];
+}
+
+/**
+ * The server's own CPU beside the verdicts: far below the CPU-bound line at every point, it says the
+ * server was not what limited the scans (the client or the host was), which a reader would ask.
+ */
+function serverCpuLines(results: readonly { cpu: number | null; bound: BoundResult }[], local: boolean): string[] {
+  const cpus = results.map((r) => r.cpu).filter((c): c is number => c !== null);
+  if (cpus.length === 0 || results.some((r) => r.bound.bound === 'cpu')) return [];
+  const [lo, hi] = [fixed(Math.min(...cpus), 0), fixed(Math.max(...cpus), 0)];
+  const far = Math.max(...cpus) < 50 ? 'far ' : '';
+  return [
+    `Server CPU ${lo === hi ? `${lo}%` : `from ${lo}% to ${hi}%`} at every point, ${far}below the CPU-bound line: ` +
+      `the server was not the bottleneck; ${
+        local
+          ? "what limited the scans was the client or this machine's CPUs, which the clients share with the servers"
+          : 'what limited the scans was the client or the network'
+      } (the verdicts above).`,
+  ];
 }
 
 /** What more clients moved, per class: the first thing that tells a client limit from a server one. */
@@ -284,16 +336,16 @@ function gainLines(
 const boundLabel = (b: BoundResult): string =>
   b.bound === 'none' ? 'no limit reached' : b.bound === 'unclear' ? 'unclear' : `${b.bound}-bound`;
 
-/** The bound verdicts, one line per kind of bound: which points, and why (the first point's reason). */
+/** The bound verdicts in one sentence, a clause per kind of bound: which points, and why (the first point's reason). */
 function boundLines(results: readonly { g: StepGroup; bound: BoundResult }[]): string[] {
   const kinds = uniqueInOrder(results.map((r) => r.bound.bound));
-  return kinds.map((k) => {
+  const clauses = kinds.map((k) => {
     const of = results.filter((r) => r.bound.bound === k);
     const points = of.map((r) => `${r.g.variant} ${r.g.workload}`).join(', ');
     const label = boundLabel(of[0]!.bound);
-    return (
-      `${label[0]!.toUpperCase()}${label.slice(1)} (${of.length} ` +
-      `of ${results.length} points: ${points}): ${of[0]!.bound.reason}.`
-    );
+    return `${label} (${of.length} of ${results.length} points: ${points}): ${of[0]!.bound.reason}`;
   });
+  if (clauses.length === 0) return [];
+  const text = clauses.join('; ');
+  return [`${text[0]!.toUpperCase()}${text.slice(1)}.`];
 }

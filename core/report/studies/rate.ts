@@ -6,8 +6,10 @@
  * Why per repeat: a local rehearsal offers multiples of each repeat's own measured capacity
  * (ratesOfCapacity), so the repeats probe different rates. Averaging their offered rates gives a
  * rate nobody offered, and their achieved spread would mostly be the difference in offered rate.
- * The capacity of a repeat is its unlimited-rate step's achieved rate when the sweep has one (what
- * the server does when nothing holds it back), else the highest achieved rate of its sweep.
+ * The capacity of a repeat is the highest rate it achieved: its unlimited-rate step's (what the
+ * server does when nothing holds it back) or an offered rate's, whichever is higher, so no achieved
+ * rate printed beside it is above it (an unlimited step on a noisy machine can achieve less than a
+ * rate step did).
  */
 import type { StepResult } from '../../lake/results';
 import { lineChart, spansDecades, type XYSeries } from '../charts';
@@ -49,6 +51,7 @@ interface RepeatKnee {
   readonly saturatedAtOffered: number | null;
   readonly reason: KneeResult['reason'];
   readonly capacity: number | null;
+  /** Where the capacity was achieved: the unlimited-rate step, or an offered rate that achieved more. */
   readonly capacityFrom: 'unlimited-rate step' | 'highest achieved';
   /** The lowest offered rate at which the client saturated its CPU; null when it never did. */
   readonly clientBoundFrom: number | null;
@@ -63,7 +66,35 @@ interface RateVariant {
   readonly capacity: Estimated;
   /** The knees' offered rates over the repeats (lowest, highest); null when no repeat tracked. */
   readonly kneeRange: readonly [number, number] | null;
+  /** The knee bracketed by offered rates over every repeat (kneeBracketOf). */
+  readonly bracket: KneeBracket;
+  /** How many rates the sweep offered (its rate steps, skipped ones included). */
+  readonly grid: number;
 }
+
+/**
+ * Where the knee lies, as the offered rates can say it: between the lowest rate a repeat kept up
+ * with and the highest rate a repeat did not (over the repeats, so lower < upper always holds and
+ * both are rates really offered); below the lowest or above the highest rate offered otherwise.
+ */
+type KneeBracket =
+  | {
+      readonly kind: 'between';
+      readonly lower: number;
+      readonly upper: number;
+      /** The same multiples of each repeat's unlimited-rate TPS (ratesOfCapacity); null for absolute rates. */
+      readonly lowerX: number | null;
+      readonly upperX: number | null;
+      /** upper / lower > 1.2: the grid is too coarse to place the knee more closely. */
+      readonly coarse: boolean;
+    }
+  | { readonly kind: 'below'; readonly lowest: number }
+  /** Some repeats saturated, another kept up with every rate it was offered: no upper end holds for all. */
+  | { readonly kind: 'mixed'; readonly lower: number; readonly unsaturated: readonly number[] }
+  | { readonly kind: 'above'; readonly highest: number | null };
+
+/** A bracket wider than this (upper / lower) does not place a knee: add rates between its ends. */
+const COARSE_BRACKET = 1.2;
 
 interface RateSweep {
   readonly label: string;
@@ -144,14 +175,16 @@ function analyzeVariant(groups: readonly StepGroup[], variant: string, instanceC
       .flatMap((g) => g.ok.filter((r) => r.repeat === repeat && r.tps !== null))
       .map((r) => r.tps!);
     const bound = own.filter((p) => p.clientBound);
+    const probed = probe.length > 0 ? mean(probe) : null;
+    const fromProbe = probed !== null && (knee.capacity === null || probed >= knee.capacity);
     return {
       repeat,
       kneeOffered: knee.kneeOffered,
       kneeAchieved: knee.kneeAchieved,
       saturatedAtOffered: knee.saturatedAtOffered,
       reason: knee.reason,
-      capacity: probe.length > 0 ? mean(probe) : knee.capacity,
-      capacityFrom: probe.length > 0 ? 'unlimited-rate step' : 'highest achieved',
+      capacity: fromProbe ? probed : knee.capacity,
+      capacityFrom: fromProbe ? 'unlimited-rate step' : 'highest achieved',
       clientBoundFrom: bound.length > 0 ? bound[0]!.offered : null,
     };
   });
@@ -168,6 +201,37 @@ function analyzeVariant(groups: readonly StepGroup[], variant: string, instanceC
     repeats,
     capacity,
     kneeRange: knees.length > 0 ? [Math.min(...knees), Math.max(...knees)] : null,
+    bracket: kneeBracketOf(points, repeats),
+    grid: uniqueInOrder(rated.map((g) => g.stepId)).length,
+  };
+}
+
+/** The multiple of capacity a repeat was offered at a rate; null when the rate was absolute. */
+function multipleAt(points: readonly RatePoint[], repeat: number, offered: number): number | null {
+  return points.find((p) => p.repeat === repeat && p.offered === offered)?.rateOfCapacity ?? null;
+}
+
+/** The knee over the repeats as two offered rates (see KneeBracket). */
+function kneeBracketOf(points: readonly RatePoint[], repeats: readonly RepeatKnee[]): KneeBracket {
+  const offered = points.filter((p) => p.status !== 'skipped').map((p) => p.offered);
+  const saturated = repeats.filter((r) => r.saturatedAtOffered !== null);
+  if (saturated.length === 0) return { kind: 'above', highest: offered.length > 0 ? Math.max(...offered) : null };
+  const kept = repeats.filter((r) => r.kneeOffered !== null);
+  if (kept.length === 0) return { kind: 'below', lowest: Math.min(...saturated.map((r) => r.saturatedAtOffered!)) };
+  const lowerOf = kept.reduce((a, r) => (r.kneeOffered! < a.kneeOffered! ? r : a));
+  const upperOf = saturated.reduce((a, r) => (r.saturatedAtOffered! > a.saturatedAtOffered! ? r : a));
+  const lower = lowerOf.kneeOffered!;
+  const upper = upperOf.saturatedAtOffered!;
+  // A repeat that never saturated has its knee past its highest rate: no upper end holds for every repeat.
+  const unsaturated = repeats.filter((r) => r.saturatedAtOffered === null).map((r) => r.repeat);
+  if (unsaturated.length > 0) return { kind: 'mixed', lower, unsaturated };
+  return {
+    kind: 'between',
+    lower,
+    upper,
+    lowerX: multipleAt(points, lowerOf.repeat, lower),
+    upperX: multipleAt(points, upperOf.repeat, upper),
+    coarse: upper / lower > COARSE_BRACKET,
   };
 }
 
@@ -225,67 +289,40 @@ const REASON: Readonly<Record<NonNullable<KneeResult['reason']>, string>> = {
   failed: 'the step failed',
 };
 
-/** A multiple of capacity as offered, e.g. "0.5x"; null when the rate was absolute. */
-function multipleAt(v: RateVariant, repeat: number, offered: number | null): number | null {
-  if (offered === null) return null;
-  return v.points.find((p) => p.repeat === repeat && p.offered === offered)?.rateOfCapacity ?? null;
+/** The bracket as the Answer and its table say it: "between 2,006 and 9,096/s offered". */
+function bracketText(b: KneeBracket): string {
+  if (b.kind === 'above')
+    return b.highest === null
+      ? 'not reached'
+      : `above ${whole(b.highest)}/s offered (no rate tried saturated it): add higher rates`;
+  if (b.kind === 'mixed')
+    return (
+      `above ${whole(b.lower)}/s offered, with no upper end: repeat ${b.unsaturated.join(', ')} kept up with every ` +
+      `rate it was offered: add higher rates`
+    );
+  if (b.kind === 'below')
+    return `below ${whole(b.lowest)}/s offered (the lowest rate did not keep up): add lower rates`;
+  const x = b.lowerX !== null && b.upperX !== null ? ` (${b.lowerX}x and ${b.upperX}x the unlimited-rate TPS)` : '';
+  return `between ${whole(b.lower)} and ${whole(b.upper)}/s offered${x}`;
 }
 
 /**
- * The knee as what the rates offered can say: between the highest rate kept up with and the lowest
- * not, never a point. The lowest rate is the rule's own baseline (knee.ts), so it always passes: a
- * knee "at" it says only that saturation starts somewhere below the next rate.
- * @internal exported for its tests (a test seam)
- */
-function kneeBracket(v: RateVariant): string {
-  const saturated = v.repeats.filter((r) => r.saturatedAtOffered !== null);
-  if (saturated.length === 0) return 'above the highest rate offered (no rate tried saturated it)';
-  const pairs = saturated.map((r) => ({
-    lo: r.kneeOffered,
-    hi: r.saturatedAtOffered!,
-    loX: multipleAt(v, r.repeat, r.kneeOffered),
-    hiX: multipleAt(v, r.repeat, r.saturatedAtOffered),
-  }));
-  if (pairs.every((p) => p.lo === null))
-    return `below the lowest rate offered (${whole(pairs[0]!.hi)}/s): add lower rates`;
-  const range = (xs: readonly number[]): string =>
-    Math.min(...xs) === Math.max(...xs) ? whole(xs[0]!) : `${whole(Math.min(...xs))}–${whole(Math.max(...xs))}`;
-  const los = pairs.flatMap((p) => (p.lo !== null ? [p.lo] : []));
-  const his = pairs.map((p) => p.hi);
-  const sameX = pairs.every((p) => p.loX !== null && p.loX === pairs[0]!.loX && p.hiX === pairs[0]!.hiX);
-  const between = sameX
-    ? `between ${pairs[0]!.loX}x and ${pairs[0]!.hiX}x the unlimited-rate TPS ` +
-      `(${range(los)}/s kept up, ${range(his)}/s not)`
-    : `between ${range(los)}/s (kept up) and ${range(his)}/s offered (not)`;
-  const wide = pairs.some((p) => p.lo !== null && p.hi / p.lo > 1.2);
-  return between + (wide ? ': add rates between them to place it' : '');
-}
-
-/**
- * One sentence per variant: capacity (one statement), the knee at rates really offered.
+ * One sentence per variant: each repeat's knee between the two rates it was offered (the repeats were
+ * offered different rates: they are not pooled). The capacity is the Answer's, not repeated here.
  * @internal exported for its tests (a test seam)
  */
 export function rateVariantSentence(sweep: RateSweep, v: RateVariant): string {
   const n = v.repeats.length;
-  const capFrom = v.repeats.every((r) => r.capacityFrom === 'unlimited-rate step')
-    ? 'unlimited rate'
-    : 'highest achieved';
-  const cap =
-    v.capacity.value === null
-      ? 'capacity unknown'
-      : `capacity ${rangeText(v.capacity)}/s ` +
-        `(${capFrom}${n >= 2 ? `, mean of ${n} repeats, 95% interval` : ', one repeat'})`;
-  const knee =
-    v.kneeRange === null
-      ? 'it did not keep up even at the lowest rate offered'
-      : `it kept up ` +
-        `with ` +
-        (n >= 2
-          ? `${whole(v.kneeRange[0])}–${whole(v.kneeRange[1])}/s offered (the highest rate each repeat sustained)`
-          : `${whole(v.kneeRange[0])}/s offered`);
-  const sat = v.repeats.find((r) => r.saturatedAtOffered !== null);
-  const beyond =
-    sat !== undefined && sat.reason !== null ? `; above it ${REASON[sat.reason]}` : '; no rate tried saturated it';
+  const each = v.repeats.map((r) => {
+    const who = n >= 2 ? `repeat ${r.repeat} ` : '';
+    if (r.kneeOffered === null)
+      return `${who}did not keep up even at the lowest rate offered (${whole(r.saturatedAtOffered)}/s)`;
+    if (r.saturatedAtOffered === null) return `${who}kept up with every rate offered, up to ${whole(r.kneeOffered)}/s`;
+    return (
+      `${who}kept up with ${whole(r.kneeOffered)}/s and not ${whole(r.saturatedAtOffered)}/s offered` +
+      (r.reason !== null ? ` (${REASON[r.reason]})` : '')
+    );
+  });
   const client = v.repeats.find(
     (r) => r.clientBoundFrom !== null && (r.saturatedAtOffered === null || r.clientBoundFrom <= r.saturatedAtOffered),
   );
@@ -293,12 +330,12 @@ export function rateVariantSentence(sweep: RateSweep, v: RateVariant): string {
     client !== undefined
       ? ` The client saturated its CPU from ${whole(client.clientBoundFrom)}/s offered: the knee may be the client's.`
       : '';
-  return `${sweep.label}, ${v.variant}: ${cap}; ${knee}${beyond}.${clientNote}`;
+  return `${sweep.label}, ${v.variant}: ${each.join('; ')}.${clientNote}`;
 }
 
 /**
  * The answer's sentence for a sweep: each variant's capacity (the repeats' values, not an average
- * rate), the capacity ratio with its interval, and the knees at rates really offered.
+ * rate), the capacity ratio with its interval, and the knee bracketed by rates really offered.
  */
 function rateSweepSentence(sweep: RateSweep): string {
   const caps = sweep.variants.map((v) => {
@@ -312,25 +349,33 @@ function rateSweepSentence(sweep: RateSweep): string {
       `${c.variant}/${c.baseline} ${ratioText(c.ratio)}` +
       (c.ratio.interval !== null ? `, ${verdictText(c.ratio, true)}` : ' (one repeat: noise not measured)'),
   );
-  const knees = sweep.variants.map((v) => `${v.variant} ${kneeBracket(v)}`);
+  const knees = sweep.variants.map((v) => `${v.variant} ${bracketText(v.bracket)}`);
   return (
     `${sweep.label}: capacity ${caps.join(', ')}${ratios.length > 0 ? `; ${ratios.join('; ')}` : ''}; ` +
-    `knee ${knees.join('; ')}.`
+    `knee ${knees.join(', ')}.`
   );
 }
 
-function ratioSentence(sweep: RateSweep): string[] {
-  return sweep.capacityRatios.map((c) => {
-    const judged = c.ratio.interval !== null;
-    return (
-      `${sweep.label}: capacity ${c.variant}/${c.baseline} ` +
-      `= ${ratioText(c.ratio)}` +
-      (judged
-        ? `: ${verdictText(c.ratio, true)} (95% interval over the repeats)`
-        : ' (one repeat a side: run-to-run noise not measured)') +
-      `.`
-    );
-  });
+/**
+ * What the grid of rates can say: a knee bracketed by rates further apart than COARSE_BRACKET is not
+ * placed, and the Answer says so once (a local rehearsal offers four multiples of its capacity).
+ */
+function gridSentence(f: RateFindings): string | null {
+  const all = f.sweeps.flatMap((sw) => sw.variants);
+  const coarse = all.filter((v) => v.bracket.kind === 'between' && v.bracket.coarse);
+  if (coarse.length === 0) return null;
+  const grid = Math.max(...all.map((v) => v.grid));
+  const multiples = [
+    ...new Set(all.flatMap((v) => v.points.flatMap((p) => (p.rateOfCapacity !== null ? [p.rateOfCapacity] : [])))),
+  ].sort((a, b) => a - b);
+  const which =
+    multiples.length > 0 ? ` (${multiples.map((x) => `${x}x`).join(', ')} each repeat's unlimited-rate TPS)` : '';
+  const apart = `more than ${fixed((COARSE_BRACKET - 1) * 100, 0)}% apart`;
+  return coarse.length === all.length
+    ? `A sweep of ${grid} rates${which} cannot place a knee: each knee above lies between two offered rates ` +
+        `${apart}; add rates between them.`
+    : `${coarse.length} of ${all.length} knees lie between two offered rates ${apart}, which a sweep of ${grid} ` +
+        `rates${which} cannot narrow: add rates between them.`;
 }
 
 export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
@@ -447,8 +492,9 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
       ),
     ];
   });
-  const lines = f.sweeps.flatMap((sw) => [...ratioSentence(sw), ...sw.variants.map((v) => rateVariantSentence(sw, v))]);
-  const opening = f.sweeps.map(rateSweepSentence);
+  const lines = f.sweeps.flatMap((sw) => sw.variants.map((v) => rateVariantSentence(sw, v)));
+  const grid = gridSentence(f);
+  const opening = [...f.sweeps.map(rateSweepSentence), ...(grid !== null ? [grid] : [])];
   const pct0 = f.sweeps[0]!.latencyPercentile;
   const pointNotes = [
     'Each repeat at the rate it was offered: a local rehearsal offers multiples of each repeat’s own measured ' +
@@ -472,25 +518,30 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
       v.variant,
       String(v.repeats.length),
       v.capacity.value === null ? '-' : rangeText(v.capacity),
+      bracketText(v.bracket),
     ]),
     ...sw.capacityRatios.map((c) => [
       sw.label,
       `${c.variant}/${c.baseline}`,
       '-',
       ratioText(c.ratio) + (c.ratio.interval !== null ? `, ${verdictText(c.ratio, true)}` : ''),
+      '-',
     ]),
   ]);
+  // The author's table: per sweep and instance type, the capacity and where the knee lies.
+  const answerTable: TableBlock = {
+    title: 'Capacity (transactions/s, 95% interval over the repeats), capacity ratio and knee',
+    head: ['sweep', 'variant or ratio', 'repeats', 'capacity/s or ratio (95% interval)', 'knee'],
+    rows: capacityRows,
+    numeric: [2, 3],
+    notes: [
+      'Capacity: the highest rate a repeat achieved, at its unlimited-rate step or at an offered rate, so no ' +
+        'achieved rate is above it. Ratio: each later variant over the spec’s first, Welch on the log scale over ' +
+        'the repeats’ capacities; "within noise": the interval includes 100%. Knee: between the lowest rate a ' +
+        'repeat kept up with and the highest rate a repeat did not (per repeat: the knee table below).',
+    ],
+  };
   const tables: TableBlock[] = [
-    {
-      title: 'Capacity over the repeats (transactions/s, 95% interval) and capacity ratio',
-      head: ['sweep', 'variant or ratio', 'repeats', 'capacity/s or ratio (95% interval)'],
-      rows: capacityRows,
-      numeric: [2, 3],
-      notes: [
-        'Ratio: each later variant over the spec’s first, Welch on the log scale over the repeats’ capacities; ' +
-          '"within noise": the interval includes 100%.',
-      ],
-    },
     {
       title: 'Knee and capacity per repeat',
       head: [
@@ -508,8 +559,8 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
         `The knee lies between a row's two offered rates. Kept up: the highest offered rate where achieved ` +
           `>= 95% of offered (relative to the lowest rate's ` +
           `efficiency), the tail latency <= 3x its value at the lowest rate or under ${DEFAULT_LATENCY_FLOOR_MS} ` +
-          `ms, and the step not overloaded. Capacity: the unlimited-rate step's achieved rate (unlimited), else ` +
-          `the highest achieved rate of the sweep (max).`,
+          `ms, and the step not overloaded. Capacity: the highest rate the repeat achieved, at its unlimited-rate ` +
+          `step (unlimited) or at an offered rate (max).`,
       ],
     },
     {
@@ -527,6 +578,6 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
     findings: lines,
     tables,
     charts: [],
-    answer: { lines: opening, tables: [], charts },
+    answer: { lines: opening, tables: [answerTable], charts },
   };
 }
