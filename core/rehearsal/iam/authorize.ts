@@ -20,8 +20,7 @@ export interface PolicyStatement {
 }
 
 export type Authorization =
-  | { readonly allowed: true; readonly statement: string }
-  | { readonly allowed: false; readonly reason: string };
+  { readonly allowed: true; readonly statement: string } | { readonly allowed: false; readonly reason: string };
 
 const list = (v: string | readonly string[] | undefined): readonly string[] =>
   v === undefined ? [] : typeof v === 'string' ? [v] : v;

@@ -42,7 +42,10 @@ const INPUT_VALUES: Readonly<Record<string, (input: Input, action: string) => st
   InstanceId: (i, a) =>
     a === 'ec2:RunInstances'
       ? ['*']
-      : [...(Array.isArray(i['InstanceIds']) ? i['InstanceIds'] : []), ...(Array.isArray(i['Resources']) ? i['Resources'] : [])]
+      : [
+          ...(Array.isArray(i['InstanceIds']) ? i['InstanceIds'] : []),
+          ...(Array.isArray(i['Resources']) ? i['Resources'] : []),
+        ]
           .map(String)
           .filter((id) => /^(i|mi)-/.test(id)),
   VolumeId: (_i, a) => (a === 'ec2:RunInstances' ? ['*'] : []),
@@ -54,7 +57,9 @@ const INPUT_VALUES: Readonly<Record<string, (input: Input, action: string) => st
   DocumentName: (i) => str(i['DocumentName']),
   WorkGroupName: (i) => str(i['WorkGroup']),
   EventBusName: (i) =>
-    Array.isArray(i['Entries']) ? i['Entries'].map((e) => String((e as { EventBusName?: unknown }).EventBusName ?? 'default')) : [],
+    Array.isArray(i['Entries'])
+      ? i['Entries'].map((e) => String((e as { EventBusName?: unknown }).EventBusName ?? 'default'))
+      : [],
   // A secret's ARN ends in its name, a hyphen and six characters Secrets Manager adds (Secrets Manager
   // User Guide, "Secret ARNs"): a call that names a secret by name is authorized on that shape.
   SecretId: (i) => {
@@ -62,6 +67,14 @@ const INPUT_VALUES: Readonly<Record<string, (input: Input, action: string) => st
     if (id === undefined) return [];
     return [id.startsWith('arn:') ? id.replace(/^.*:secret:/, '') : `${id}-??????`];
   },
+  // Glue (the API Reference's members): GetDatabase names its database Name, GetTable its table Name
+  // beside DatabaseName, CreateTable and UpdateTable in TableInput.
+  DatabaseName: (i) => (i['DatabaseName'] !== undefined ? str(i['DatabaseName']) : str(i['Name'])),
+  TableName: (i) => [
+    ...str(i['TableName']),
+    ...(i['DatabaseName'] !== undefined ? str(i['Name']) : []),
+    ...str((i['TableInput'] as { Name?: unknown } | undefined)?.Name),
+  ],
   ServiceCode: (i) => str(i['ServiceCode']),
   QuotaCode: (i) => str(i['QuotaCode']),
   ServiceType: (i) => str(i['ServiceType']).map((s) => s.toLowerCase()),
@@ -95,7 +108,9 @@ function valuesOf(type: string, name: string, input: Input, action: string): str
 }
 
 function fill(format: string, type: string, input: Input, action: string, where: Where): string[] | undefined {
-  const names = [...format.matchAll(/\$\{(\w+)\}/g)].map((m) => m[1]!).filter((n) => !['Partition', 'Region', 'Account'].includes(n));
+  const names = [...format.matchAll(/\$\{(\w+)\}/g)]
+    .map((m) => m[1]!)
+    .filter((n) => !['Partition', 'Region', 'Account'].includes(n));
   let arns = [format.replace('${Partition}', where.partition).replace('${Region}', where.region)];
   for (const name of names) {
     const values = valuesOf(type, name, input, action);

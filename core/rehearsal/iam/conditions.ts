@@ -21,7 +21,10 @@ function lookup(context: RequestContext, key: string): readonly string[] | undef
 
 type Test = (policy: string, value: string) => boolean;
 
-const numeric = (f: (a: number, b: number) => boolean): Test => (p, v) => f(Number(v), Number(p));
+const numeric =
+  (f: (a: number, b: number) => boolean): Test =>
+  (p, v) =>
+    f(Number(v), Number(p));
 
 /** The base operators: how one policy value tests one request value, and whether the operator is negated. */
 const OPERATORS: Readonly<Record<string, { readonly test: Test; readonly negated: boolean }>> = {

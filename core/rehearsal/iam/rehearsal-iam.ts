@@ -35,7 +35,7 @@ export function rehearsalIam(o: {
   const definition = loadIamDefinition(iamDefinitionPath(o.repoRoot));
   const refs = new Map<string, string>();
   for (const f of o.functions)
-    for (const [k, v] of referencesOf(f.templateEnvironment, f.environment)) refs.set(k, v);
+    for (const [k, v] of referencesOf(f.templateEnvironment, f.environment, o.region)) refs.set(k, v);
   const pseudo = { partition: 'aws', region: o.region, account: MOTO_ACCOUNT };
   const roles = new Map<string, FunctionRole>(
     o.functions.map((f) => {

@@ -19,6 +19,7 @@ export type References = ReadonlyMap<string, string>;
 export function referencesOf(
   template: Readonly<Record<string, unknown>>,
   actual: Readonly<Record<string, string>>,
+  region: string,
 ): Map<string, string> {
   const refs = new Map<string, string>();
   for (const [name, value] of Object.entries(template)) {
@@ -30,20 +31,52 @@ export function referencesOf(
       continue;
     }
     const join = (value as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
-    if (!join) continue;
-    const [sep, parts] = join;
-    const names: (string | undefined)[] = [];
-    const pattern = parts
-      .map((p) => {
-        if (typeof p === 'string') return p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-        names.push(referenceName(p));
-        return '(.*?)';
-      })
-      .join(sep.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-    const m = new RegExp(`^${pattern}$`, 's').exec(got);
-    if (!m) continue;
-    names.forEach((n, i) => n !== undefined && refs.set(n, m[i + 1]!));
+    if (join) for (const [k, v] of joinReferences(join, got, region)) refs.set(k, v);
   }
+  return refs;
+}
+
+// Stands around a reference's name in the rendered text: JSON allows it in a string, no name holds it.
+const MARK = '~~';
+
+/**
+ * The references of a Fn::Join read off its value. Its Fn::Select of Fn::GetAZs is the Region's AZ of
+ * that index (CloudFormation: Fn::GetAZs lists the AZs in alphabetical order). A JSON object value
+ * (the subnets by AZ) is read key by key, as the rehearsal may give more entries than the stack has;
+ * any other value as the literal parts with the references between them.
+ */
+function joinReferences([sep, parts]: [string, unknown[]], got: string, region: string): Map<string, string> {
+  const refs = new Map<string, string>();
+  const rendered = parts.map((p) => {
+    if (typeof p === 'string') return p;
+    const select = (p as { 'Fn::Select'?: [number, unknown] })['Fn::Select'];
+    if (select && typeof select[1] === 'object' && select[1] !== null && 'Fn::GetAZs' in select[1])
+      return `${region}${String.fromCharCode(97 + Number(select[0]))}`;
+    return `${MARK}${referenceName(p) ?? ''}${MARK}`;
+  });
+  const text = rendered.join(sep);
+  try {
+    const shape = JSON.parse(text) as Record<string, unknown>;
+    const value = JSON.parse(got) as Record<string, unknown>;
+    for (const [k, v] of Object.entries(shape)) {
+      const m = typeof v === 'string' ? new RegExp(`^${MARK}(.+)${MARK}$`).exec(v) : null;
+      if (m && typeof value[k] === 'string') refs.set(m[1]!, value[k]);
+    }
+    return refs;
+  } catch {
+    // Not JSON: matched as text below.
+  }
+  const names: string[] = [];
+  const pattern = text
+    .split(MARK)
+    .map((piece, i) => {
+      if (i % 2 === 0) return piece.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      names.push(piece);
+      return '(.*?)';
+    })
+    .join('');
+  const m = new RegExp(`^${pattern}$`, 's').exec(got);
+  if (m) names.forEach((n, i) => n !== '' && refs.set(n, m[i + 1]!));
   return refs;
 }
 
