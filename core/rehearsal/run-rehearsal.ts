@@ -76,7 +76,7 @@ import { RdsEmulation, type ParameterCheck } from './rds-emulation';
 import { answer, interceptClient } from './sdk-intercept';
 import { LambdaSandbox, type FunctionInvocations } from './lambda-sandbox';
 import { answerSdkCall } from './sdk-bridge';
-import { iamSummaryLine, rehearsalIam, type GatedFunction, type RehearsalIam } from './iam/rehearsal-iam';
+import { iamSummaryLine, rehearsalIam, type GatedFunction } from './iam/rehearsal-iam';
 import { motoResourceTags } from './iam/resource-tags';
 import { lambdaNode, probeNode } from './lambda-node';
 import { ensureBaseRoot, ensurePackageLayer, rootsUnavailable, serveAgentPackage, unmountUnder } from './instance-root';
@@ -689,7 +689,6 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
   let sandbox: LambdaSandbox | undefined;
   let held = false;
   let functionsOf: () => RehearsalResult['functions'] = () => new Map();
-  let gated: RehearsalIam | undefined;
   let runRowCopied: Promise<unknown> = Promise.resolve();
   try {
     const account = options.account?.take();
@@ -841,7 +840,6 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
       })),
       resourceTags: motoResourceTags(raw),
     });
-    gated = iam;
     const route: SandboxRoute = {
       sdk: async (name, call) => (await iam.gate.check(name, call)) ?? answerSdkCall(bridged, call),
       onLog: (name, line) => {
@@ -986,7 +984,7 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
     }
     const ran = functionsOf();
     log(`Lambda: ${[...ran].map(([task, f]) => `${task} ${f.invocations} (${f.coldStarts} cold)`).join(', ')}`);
-    if (gated) log(iamSummaryLine(gated));
+    log(iamSummaryLine(iam));
   } catch (e) {
     // A dead moto server fails every later AWS call: the run FAILED with one line saying so, not the SDK's stack.
     const died = await controlPlaneDied(moto, e, doing);

@@ -1,8 +1,9 @@
 /**
  * IAM in the rehearsal: every SDK call a bundle makes is authorized against its function's role in
  * the synthesized template (core/rehearsal/iam/). A one-cell experiment rehearses with every call
- * allowed; the same experiment with one action taken out of ProvisionCell's role fails as AWS would
- * fail it, the error naming the function, the action and the resource.
+ * allowed; the same experiment with one action taken out of CheckCellReady's role (which creates the
+ * cluster once its parameter groups settled) fails as AWS would fail it, the error naming the
+ * function, the action and the resource.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -67,20 +68,18 @@ describe('IAM in the AWS rehearsal', () => {
     expect(r.notCleaned).toEqual([]);
   }, 600_000);
 
-  it("without rds:CreateDBCluster in ProvisionCell's role, the rehearsal fails naming function, action and cluster", async () => {
+  it("without rds:CreateDBCluster in CheckCellReady's role, it fails naming function, action and cluster", async () => {
     // Act
-    const { r } = await rehearse(
-      file,
-      specFile('iam-denied'),
-      { synthesize: withoutAction('provision-cell', 'rds:CreateDBCluster') },
-    );
+    const { r } = await rehearse(file, specFile('iam-denied'), {
+      synthesize: withoutAction('provision-cell', 'rds:CreateDBCluster'),
+    });
 
     // Assert: RDS's AccessDenied, with AWS's message for the function's role session.
     expect(r.status).toBe('FAILED');
     expect(r.cause).toMatch(
       new RegExp(
-        'AccessDenied.*User: arn:aws:sts::123456789012:assumed-role/TaskRoleprovisioncell\\w+/' +
-          'WorkflowTaskprovisioncellFunction\\w+ is not authorized to perform: rds:CreateDBCluster on resource: ' +
+        'AccessDenied.*User: arn:aws:sts::123456789012:assumed-role/TaskRolecheckcellready\\w+/' +
+          'WorkflowTaskcheckcellreadyFunction\\w+ is not authorized to perform: rds:CreateDBCluster on resource: ' +
           'arn:aws:rds:us-east-1:123456789012:cluster:ab-\\S+ because no identity-based policy allows',
       ),
     );

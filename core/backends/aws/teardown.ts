@@ -388,9 +388,10 @@ export async function teardownCell(
       clusterId: onInstances ? names.clusterId : (resources?.clusterId ?? names.clusterId),
       clusterParameterGroups: onInstances ? [] : [names.clusterParameterGroup],
       // Only a group the cell made (as provisioning decides: an instance cell always, a cluster when it
-      // has instance parameters, cluster.ts instanceParametersFor). The role deletes groups that carry the run tag (DeleteRunDatabases),
-      // and a group never made carries none: a condition key missing from the request does not match
-      // (IAM User Guide, "Condition operators"), so AWS would deny the call, not answer NotFound.
+      // has instance parameters, cluster.ts instanceParametersFor). The role deletes groups that carry
+      // the run tag (DeleteRunDatabases), and a group never made carries none: a condition key missing
+      // from the request does not match (IAM User Guide, "Condition operators"), so AWS would deny the
+      // call, not answer NotFound.
       instanceParameterGroups:
         onInstances || Object.keys(cell.variant.instanceParameters).length > 0 ? [names.instanceParameterGroup] : [],
       clientInstanceIds: clientIds,

@@ -20,6 +20,7 @@ export interface IamRequest {
 
 type Input = Readonly<Record<string, unknown>>;
 const str = (v: unknown): string[] => (typeof v === 'string' && v !== '' ? [v] : []);
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 const each = (v: unknown, f: (x: Record<string, unknown>) => unknown): string[] =>
   Array.isArray(v) ? v.flatMap((x) => str(f(x as Record<string, unknown>))) : [];
 
@@ -42,15 +43,10 @@ const INPUT_VALUES: Readonly<Record<string, (input: Input, action: string) => st
   InstanceId: (i, a) =>
     a === 'ec2:RunInstances'
       ? ['*']
-      : [
-          ...(Array.isArray(i['InstanceIds']) ? i['InstanceIds'] : []),
-          ...(Array.isArray(i['Resources']) ? i['Resources'] : []),
-        ]
-          .map(String)
-          .filter((id) => /^(i|mi)-/.test(id)),
+      : [...strings(i['InstanceIds']), ...strings(i['Resources'])].filter((id) => /^(i|mi)-/.test(id)),
   VolumeId: (_i, a) => (a === 'ec2:RunInstances' ? ['*'] : []),
   NetworkInterfaceId: (_i, a) => (a === 'ec2:RunInstances' ? ['*'] : []),
-  SecurityGroupId: (i) => (Array.isArray(i['SecurityGroupIds']) ? i['SecurityGroupIds'].map(String) : []),
+  SecurityGroupId: (i) => strings(i['SecurityGroupIds']),
   SubnetId: (i) => str(i['SubnetId']),
   LaunchTemplateId: (i) => str((i['LaunchTemplate'] as { LaunchTemplateId?: unknown } | undefined)?.LaunchTemplateId),
   ImageId: (i) => str(i['ImageId']),
@@ -58,7 +54,9 @@ const INPUT_VALUES: Readonly<Record<string, (input: Input, action: string) => st
   WorkGroupName: (i) => str(i['WorkGroup']),
   EventBusName: (i) =>
     Array.isArray(i['Entries'])
-      ? i['Entries'].map((e) => String((e as { EventBusName?: unknown }).EventBusName ?? 'default'))
+      ? i['Entries'].map((e: { EventBusName?: unknown }) =>
+          typeof e.EventBusName === 'string' ? e.EventBusName : 'default',
+        )
       : [],
   // A secret's ARN ends in its name, a hyphen and six characters Secrets Manager adds (Secrets Manager
   // User Guide, "Secret ARNs"): a call that names a secret by name is authorized on that shape.
@@ -141,7 +139,8 @@ function requestContext(input: Input, where: Where): Record<string, string | str
     'aws:SecureTransport': 'true',
     'aws:ViaAWSService': 'false',
   };
-  for (const t of tags) if (typeof t.Key === 'string') context[`aws:RequestTag/${t.Key}`] = String(t.Value ?? '');
+  for (const t of tags)
+    if (typeof t.Key === 'string') context[`aws:RequestTag/${t.Key}`] = typeof t.Value === 'string' ? t.Value : '';
   if (tags.length > 0) context['aws:TagKeys'] = [...new Set(tags.map((t) => String(t.Key)))];
   if (typeof input['Namespace'] === 'string') context['cloudwatch:namespace'] = input['Namespace'];
   if (typeof input['Prefix'] === 'string') context['s3:prefix'] = input['Prefix'];

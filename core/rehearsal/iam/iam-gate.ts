@@ -87,7 +87,8 @@ export class IamGate {
         const verdict = authorize(role.statements, action, resource, context);
         if (verdict.allowed) continue;
         this.denied++;
-        const principal = `arn:${this.o.partition}:sts::${this.o.account}:assumed-role/${role.roleName}/${functionName}`;
+        const { partition, account } = this.o;
+        const principal = `arn:${partition}:sts::${account}:assumed-role/${role.roleName}/${functionName}`;
         return refusal(
           DENIED_ERROR[pkg.prefix] ?? 'AccessDeniedException',
           `User: ${principal} is not authorized to perform: ${action} on resource: ${resource} ${verdict.reason}`,

@@ -51,7 +51,7 @@ function joinReferences([sep, parts]: [string, unknown[]], got: string, region: 
     if (typeof p === 'string') return p;
     const select = (p as { 'Fn::Select'?: [number, unknown] })['Fn::Select'];
     if (select && typeof select[1] === 'object' && select[1] !== null && 'Fn::GetAZs' in select[1])
-      return `${region}${String.fromCharCode(97 + Number(select[0]))}`;
+      return `${region}${String.fromCharCode(97 + select[0])}`;
     return `${MARK}${referenceName(p) ?? ''}${MARK}`;
   });
   const text = rendered.join(sep);
