@@ -71,7 +71,7 @@ describe('IAM in the AWS rehearsal', () => {
   it("without rds:CreateDBCluster in CheckCellReady's role, it fails naming function, action and cluster", async () => {
     // Act
     const { r } = await rehearse(file, specFile('iam-denied'), {
-      synthesize: withoutAction('provision-cell', 'rds:CreateDBCluster'),
+      synthesize: withoutAction('check-cell-ready', 'rds:CreateDBCluster'),
     });
 
     // Assert: RDS's AccessDenied, with AWS's message for the function's role session.

@@ -34,7 +34,7 @@ export const SDK_PACKAGES: Readonly<Record<string, { readonly prefix: string; re
  * ListObjectsV2 is authorized by s3:ListBucket, HeadObject by s3:GetObject, GetBucketEncryption by
  * s3:GetEncryptionConfiguration). An S3 operation not listed is refused: add it from there.
  */
-export const S3_OPERATION_ACTIONS: Readonly<Record<string, readonly string[]>> = {
+const S3_OPERATION_ACTIONS: Readonly<Record<string, readonly string[]>> = {
   GetObject: ['s3:GetObject'],
   HeadObject: ['s3:GetObject'],
   PutObject: ['s3:PutObject'],
