@@ -76,7 +76,7 @@ import { RdsEmulation, type ParameterCheck } from './rds-emulation';
 import { answer, interceptClient } from './sdk-intercept';
 import { LambdaSandbox, type FunctionInvocations } from './lambda-sandbox';
 import { answerSdkCall } from './sdk-bridge';
-import { iamSummaryLine, rehearsalIam, type GatedFunction } from './iam/rehearsal-iam';
+import { iamSummaryLine, rehearsalIam, type GatedFunction, type RehearsalIam } from './iam/rehearsal-iam';
 import { motoResourceTags } from './iam/resource-tags';
 import { lambdaNode, probeNode } from './lambda-node';
 import { ensureBaseRoot, ensurePackageLayer, rootsUnavailable, serveAgentPackage, unmountUnder } from './instance-root';
@@ -209,6 +209,8 @@ export interface RehearsalResult extends LocalExecutionResult {
   readonly safetyNetDeleted: readonly string[];
   /** Each Task's function as the sandbox ran it: its template logical id, invocations, cold starts, processes. */
   readonly functions: ReadonlyMap<TaskName, FunctionInvocations & { readonly logicalId: string }>;
+  /** The IAM gate the functions' calls went through, with the roles it evaluated (iam/rehearsal-iam.ts). */
+  readonly iam?: RehearsalIam;
 }
 
 /** The lines that say what a rehearsal is and is not, printed before it starts. */
@@ -689,6 +691,7 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
   let sandbox: LambdaSandbox | undefined;
   let held = false;
   let functionsOf: () => RehearsalResult['functions'] = () => new Map();
+  let gated: RehearsalIam | undefined;
   let runRowCopied: Promise<unknown> = Promise.resolve();
   try {
     const account = options.account?.take();
@@ -840,6 +843,7 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
       })),
       resourceTags: motoResourceTags(raw),
     });
+    gated = iam;
     const route: SandboxRoute = {
       sdk: async (name, call) => (await iam.gate.check(name, call)) ?? answerSdkCall(bridged, call),
       onLog: (name, line) => {
@@ -1022,5 +1026,14 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
     if (existsSync(dir)) notCleaned.push(`directory ${dir}`);
     else await rm(runDir, { recursive: true, force: true });
   }
-  return { ...result, plan, results, leftBehind, notCleaned, safetyNetDeleted, functions: functionsOf() };
+  return {
+    ...result,
+    plan,
+    results,
+    leftBehind,
+    notCleaned,
+    safetyNetDeleted,
+    functions: functionsOf(),
+    ...(gated ? { iam: gated } : {}),
+  };
 }

@@ -53,11 +53,24 @@ export class IamGate {
   private calls = 0;
   private denied = 0;
   private readonly underived = new Map<string, Set<string>>();
+  /** The first call each function made of each action it was allowed, and the tags looked up: for replaying. */
+  private readonly allowed = new Map<string, Map<string, SdkCall>>();
+  private readonly tags = new Map<string, Readonly<Record<string, string>> | undefined>();
 
   constructor(private readonly o: IamGateOptions) {}
 
   counts(): IamGateCounts {
     return { calls: this.calls, denied: this.denied, underived: this.underived };
+  }
+
+  /** Each function's first allowed call of each action. */
+  allowedCalls(): ReadonlyMap<string, ReadonlyMap<string, SdkCall>> {
+    return this.allowed;
+  }
+
+  /** A resource's tags as the gate last looked them up. */
+  tagsSeen(arn: string): Readonly<Record<string, string>> | undefined {
+    return this.tags.get(arn);
   }
 
   /** The error to answer the call with when IAM denies it; undefined when it is allowed. */
@@ -94,6 +107,9 @@ export class IamGate {
           `User: ${principal} is not authorized to perform: ${action} on resource: ${resource} ${verdict.reason}`,
         );
       }
+      const byAction = this.allowed.get(functionName) ?? new Map<string, SdkCall>();
+      if (!byAction.has(action)) byAction.set(action, call);
+      this.allowed.set(functionName, byAction);
     }
     return undefined;
   }
@@ -102,7 +118,9 @@ export class IamGate {
   private async resourceContext(role: FunctionRole, action: string, resource: string): Promise<Record<string, string>> {
     const keys = conditionKeysFor(role.statements, action, resource).filter((k) => /resourcetag\//i.test(k));
     if (keys.length === 0 || resource === '*') return {};
-    const tags = (await this.o.resourceTags(resource)) ?? {};
+    const found = await this.o.resourceTags(resource);
+    this.tags.set(resource, found);
+    const tags = found ?? {};
     const context: Record<string, string> = {};
     for (const key of keys) {
       const tag = key.slice(key.indexOf('/') + 1);
