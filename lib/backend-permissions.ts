@@ -225,7 +225,7 @@ export function grantTaskPermissions(task: TaskName, role: iam.Role, props: Task
     preflight: () => grantPreflightReads(role, props),
     databases: () => grantDatabases(role, props),
     'client-machines': () => grantClientMachines(role, props),
-    'runner-jobs': () => grantRunnerJobs(role),
+    'runner-jobs': () => grantRunnerJobs(role, props.bucket),
     'server-metrics': () => grantServerMetrics(role),
     'cell-teardown': () => grantCellTeardown(role),
     'lake-queries': () => grantLakeQueries(role, props),
@@ -338,9 +338,9 @@ function grantLaunch(role: iam.Role, props: BackendPermissionsProps, kind: 'clie
 
 /**
  * SDK Run Command on the run's instances only (jobs.ts;
- * self-managed-servers.ts's setup), with the AWS-RunShellScript document.
+ * self-managed-servers.ts's setup), with the AWS-RunShellScript document, its output to the lake.
  */
-function grantRunCommand(role: iam.Role, follow: readonly string[]): void {
+function grantRunCommand(role: iam.Role, bucket: s3.IBucket, follow: readonly string[]): void {
   role.addToPolicy(
     new iam.PolicyStatement({
       sid: 'RunCommandOnRunClients',
@@ -362,6 +362,18 @@ function grantRunCommand(role: iam.Role, follow: readonly string[]): void {
           arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
         }),
       ],
+    }),
+  );
+  // The Service Authorization Reference lists bucket (arn:${Partition}:s3:::${BucketName}) among
+  // ssm:SendCommand's resource types beside document and instance ("Actions, resources, and condition
+  // keys for AWS Systems Manager"), and the commands name the lake as their OutputS3BucketName
+  // (jobs.ts). It marks the type optional and says no more; granted on the lake, the command is allowed
+  // whether or not SSM authorizes it against the bucket, and the grant gives no access to the bucket.
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      sid: 'RunCommandOutputToLake',
+      actions: ['ssm:SendCommand'],
+      resources: [bucket.bucketArn],
     }),
   );
   role.addToPolicy(new iam.PolicyStatement({ sid: 'FollowCommands', actions: [...follow], resources: ['*'] }));
@@ -487,7 +499,11 @@ function grantDatabases(role: iam.Role, props: BackendPermissionsProps): void {
   // asked an instance type's architecture (client-fleet.ts), set up through Run Command.
   grantLaunch(role, props, 'servers');
   grantDescribe(role, 'DescribeEc2', ['ec2:DescribeInstances', 'ec2:DescribeInstanceTypes']);
-  grantRunCommand(role, ['ssm:GetCommandInvocation', 'ssm:ListCommands', 'ssm:DescribeInstanceInformation']);
+  grantRunCommand(role, props.bucket, [
+    'ssm:GetCommandInvocation',
+    'ssm:ListCommands',
+    'ssm:DescribeInstanceInformation',
+  ]);
   // A self-managed cell's credentials: created as ab-... with the run tag on the request, described
   // only when the secret carries it. CreateSecret and TagResource take aws:RequestTag/${TagKey};
   // DescribeSecret aws:ResourceTag/${TagKey} (Service Authorization Reference, AWS Secrets Manager).
@@ -524,8 +540,8 @@ function grantClientMachines(role: iam.Role, props: BackendPermissionsProps): vo
 }
 
 /** Runner jobs (RunStep): the runner on the run's clients only, followed and cancelled. */
-function grantRunnerJobs(role: iam.Role): void {
-  grantRunCommand(role, ['ssm:GetCommandInvocation', 'ssm:ListCommands', 'ssm:CancelCommand']);
+function grantRunnerJobs(role: iam.Role, bucket: s3.IBucket): void {
+  grantRunCommand(role, bucket, ['ssm:GetCommandInvocation', 'ssm:ListCommands', 'ssm:CancelCommand']);
 }
 
 /**

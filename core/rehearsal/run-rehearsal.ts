@@ -76,6 +76,8 @@ import { RdsEmulation, type ParameterCheck } from './rds-emulation';
 import { answer, interceptClient } from './sdk-intercept';
 import { LambdaSandbox, type FunctionInvocations } from './lambda-sandbox';
 import { answerSdkCall } from './sdk-bridge';
+import { iamSummaryLine, rehearsalIam, type GatedFunction, type RehearsalIam } from './iam/rehearsal-iam';
+import { motoResourceTags } from './iam/resource-tags';
 import { lambdaNode, probeNode } from './lambda-node';
 import { ensureBaseRoot, ensurePackageLayer, rootsUnavailable, serveAgentPackage, unmountUnder } from './instance-root';
 import { SsmAgentEmulation, type BootContext } from './ssm-agent';
@@ -121,6 +123,8 @@ interface RehearsedFunction {
   readonly environment: Readonly<Record<string, unknown>>;
   readonly memoryMb: number;
   readonly timeoutS: number;
+  /** Its execution role in the template: each SDK call it makes is authorized against it (iam/). */
+  readonly role: GatedFunction['role'];
 }
 
 interface SynthesizedDefinition {
@@ -205,6 +209,8 @@ export interface RehearsalResult extends LocalExecutionResult {
   readonly safetyNetDeleted: readonly string[];
   /** Each Task's function as the sandbox ran it: its template logical id, invocations, cold starts, processes. */
   readonly functions: ReadonlyMap<TaskName, FunctionInvocations & { readonly logicalId: string }>;
+  /** The IAM gate the functions' calls went through, with the roles it evaluated (iam/rehearsal-iam.ts). */
+  readonly iam?: RehearsalIam;
 }
 
 /** The lines that say what a rehearsal is and is not, printed before it starts. */
@@ -254,7 +260,10 @@ function rehearsalScope(
     "  - the Lambda runtime: this machine's Node.js and AWS SDK stand in for nodejs22.x's; a function's SDK " +
       "calls reach the emulations and moto over the sandbox's IPC channel (no signing, no HTTPS, no X-Ray); the " +
       "template's timings are replaced by the rehearsal's shorter ones",
-    "  - IAM: moto does not evaluate the stack's policies (test/cdk checks the actions the code calls against them)",
+    "  - IAM beyond the functions' own calls: each SDK call a function makes is authorized against its role in " +
+      'the synthesized template (the line after the run says how many), but not what a service does with ' +
+      "the caller's permissions (RunInstances' iam:PassRole, Athena's Glue and S3 reads), nor the clients' and " +
+      "servers' instance roles, nor resource policies and SCPs (test/cdk checks those actions against the roles)",
     `  - real timings: instances are available in seconds, not 10-20 minutes; CloudWatch datapoints ` +
       `arrive ${lagS} s late, not 1-3 minutes; a cluster waits ` +
       String(REHEARSAL_PARAMETER_GROUP_SETTLE_S) +
@@ -682,6 +691,7 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
   let sandbox: LambdaSandbox | undefined;
   let held = false;
   let functionsOf: () => RehearsalResult['functions'] = () => new Map();
+  let gated: RehearsalIam | undefined;
   let runRowCopied: Promise<unknown> = Promise.resolve();
   try {
     const account = options.account?.take();
@@ -821,8 +831,21 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
       memoryMb: fn.memoryMb,
       timeoutS: fn.timeoutS,
     }));
+    // IAM: each call is authorized against its function's role before it is answered (iam/iam-gate.ts).
+    const iam = rehearsalIam({
+      repoRoot: options.repoRoot,
+      region: plan.region,
+      functions: [...byTask.values()].map((fn) => ({
+        name: fn.logicalId,
+        templateEnvironment: fn.environment,
+        environment: functionEnvironment(fn, environment),
+        role: fn.role,
+      })),
+      resourceTags: motoResourceTags(raw),
+    });
+    gated = iam;
     const route: SandboxRoute = {
-      sdk: (_name, call) => answerSdkCall(bridged, call),
+      sdk: async (name, call) => (await iam.gate.check(name, call)) ?? answerSdkCall(bridged, call),
       onLog: (name, line) => {
         const lines = functionLogs.get(name) ?? [];
         lines.push(line);
@@ -965,6 +988,7 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
     }
     const ran = functionsOf();
     log(`Lambda: ${[...ran].map(([task, f]) => `${task} ${f.invocations} (${f.coldStarts} cold)`).join(', ')}`);
+    log(iamSummaryLine(iam));
   } catch (e) {
     // A dead moto server fails every later AWS call: the run FAILED with one line saying so, not the SDK's stack.
     const died = await controlPlaneDied(moto, e, doing);
@@ -1002,5 +1026,14 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
     if (existsSync(dir)) notCleaned.push(`directory ${dir}`);
     else await rm(runDir, { recursive: true, force: true });
   }
-  return { ...result, plan, results, leftBehind, notCleaned, safetyNetDeleted, functions: functionsOf() };
+  return {
+    ...result,
+    plan,
+    results,
+    leftBehind,
+    notCleaned,
+    safetyNetDeleted,
+    functions: functionsOf(),
+    ...(gated ? { iam: gated } : {}),
+  };
 }

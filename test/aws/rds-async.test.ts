@@ -45,7 +45,11 @@ const run: RunContext = {
   dt: '2026-11-21',
   ttlHours: 24,
 };
-const cell = { cellId: 'c-r1', variant: { name: 'c' } } as unknown as CellPlan;
+// With instance parameters: the cell has an instance parameter group for the teardown to delete.
+const cell = {
+  cellId: 'c-r1',
+  variant: { name: 'c', instanceParameters: { max_connections: 100 } },
+} as unknown as CellPlan;
 const names = cellNames(run.runId, cell.cellId);
 
 function setup() {

@@ -352,6 +352,8 @@ describe('Workflow', () => {
     expect(run.Condition).toEqual({ Null: { [`aws:RequestTag/${RUN_ID_TAG}`]: 'false' } });
     expect(bySid('TerminateRunClients').Condition).toEqual({ Null: { [`aws:ResourceTag/${RUN_ID_TAG}`]: 'false' } });
     expect(bySid('RunCommandOnRunClients').Condition).toEqual({ Null: { [`ssm:resourceTag/${RUN_ID_TAG}`]: 'false' } });
+    // SendCommand lists bucket among its resource types: the commands' output goes to the lake.
+    expect(render(bySid('RunCommandOutputToLake').Resource)).toBe(`<${logicalIdOf('Lake/Bucket/Resource')}.Arn>`);
     expect((bySid('ResolveClientAmiParameter').Resource as unknown[]).map(render).sort()).toEqual([
       'arn:<AWS::Partition>:ssm:<AWS::Region>::parameter/aws/service/debian/release/bookworm/latest/amd64',
       'arn:<AWS::Partition>:ssm:<AWS::Region>::parameter/aws/service/debian/release/bookworm/latest/arm64',

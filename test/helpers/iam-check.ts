@@ -10,49 +10,10 @@
  */
 import { join, relative } from 'node:path';
 import { build } from 'esbuild';
+import { actionsOfOperation, SDK_PACKAGES } from '../../core/rehearsal/iam/sdk-actions';
 
 /** The checkout: module paths in the bundles' metafiles are relative to it. */
 const PROJECT_ROOT = join(__dirname, '..', '..');
-
-/** IAM service prefix of each AWS SDK v3 client package the code may import (Service Authorization Reference). */
-const SDK_SERVICE_PREFIX: Readonly<Record<string, string>> = {
-  '@aws-sdk/client-athena': 'athena',
-  '@aws-sdk/client-cloudformation': 'cloudformation',
-  // The CloudWatch API is served at monitoring.<region>.amazonaws.com; its IAM prefix is cloudwatch.
-  '@aws-sdk/client-cloudwatch': 'cloudwatch',
-  '@aws-sdk/client-ec2': 'ec2',
-  // EventBridge: prefix events.
-  '@aws-sdk/client-eventbridge': 'events',
-  '@aws-sdk/client-iam': 'iam',
-  // Performance Insights: prefix pi.
-  '@aws-sdk/client-pi': 'pi',
-  '@aws-sdk/client-rds': 'rds',
-  '@aws-sdk/client-s3': 's3',
-  '@aws-sdk/client-secrets-manager': 'secretsmanager',
-  '@aws-sdk/client-service-quotas': 'servicequotas',
-  '@aws-sdk/client-sns': 'sns',
-  // Step Functions: prefix states.
-  '@aws-sdk/client-sfn': 'states',
-  '@aws-sdk/client-ssm': 'ssm',
-  '@aws-sdk/client-sts': 'sts',
-};
-
-/**
- * S3 API operations -> the IAM actions they need (Service Authorization Reference, Amazon S3:
- * ListObjectsV2 is authorized by s3:ListBucket, HeadObject by s3:GetObject, GetBucketEncryption by
- * s3:GetEncryptionConfiguration). An S3 operation not listed fails the check: add it from there.
- */
-const S3_OPERATION_ACTIONS: Readonly<Record<string, readonly string[]>> = {
-  GetObject: ['s3:GetObject'],
-  HeadObject: ['s3:GetObject'],
-  PutObject: ['s3:PutObject'],
-  ListObjectsV2: ['s3:ListBucket'],
-  HeadBucket: ['s3:ListBucket'],
-  DeleteObject: ['s3:DeleteObject'],
-  // DeleteObjects is authorized per key by s3:DeleteObject.
-  DeleteObjects: ['s3:DeleteObject'],
-  GetBucketEncryption: ['s3:GetEncryptionConfiguration'],
-};
 
 /**
  * Actions a service performs with the caller's permissions when the code calls an operation
@@ -133,22 +94,19 @@ export interface CodeCall {
 
 /** The IAM actions of one SDK operation of a client package. */
 function actionsOfSdkOperation(pkg: string, operation: string): string[] {
-  const prefix = SDK_SERVICE_PREFIX[pkg];
+  const prefix = SDK_PACKAGES[pkg]?.prefix;
   if (prefix === undefined)
     throw new Error(
-      `${pkg} has no IAM service prefix in SDK_SERVICE_PREFIX (test/helpers/iam-check.ts): add it from the ` +
+      `${pkg} has no IAM service prefix in SDK_PACKAGES (core/rehearsal/iam/sdk-actions.ts): add it from the ` +
         `Service Authorization Reference`,
     );
-  if (prefix === 's3') {
-    const s3 = S3_OPERATION_ACTIONS[operation];
-    if (s3 === undefined)
-      throw new Error(
-        `S3 ${operation}: its IAM action is not in S3_OPERATION_ACTIONS (test/helpers/iam-check.ts); S3 action ` +
-          `names differ from API names, look it up`,
-      );
-    return [...s3];
-  }
-  return [`${prefix}:${operation}`];
+  const actions = actionsOfOperation(prefix, operation);
+  if (actions === undefined)
+    throw new Error(
+      `S3 ${operation}: its IAM action is not in S3_OPERATION_ACTIONS (core/rehearsal/iam/sdk-actions.ts); S3 ` +
+        `action names differ from API names, look it up`,
+    );
+  return [...actions];
 }
 
 /**

