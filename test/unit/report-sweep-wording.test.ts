@@ -55,6 +55,7 @@ function findings(): ThreadSweepFindings {
     sweeps: [
       {
         label: 'write-only',
+        queriesPerTransaction: 6,
         latencyPercentile: 95,
         variants: [variant('a', 64, 0.0015), variant('b', 64, 0.001003), variant('c', 256, 0), variant('d', 256, 0)],
         scores: [],
@@ -68,6 +69,15 @@ function findings(): ThreadSweepFindings {
     ranking: { best: 'a', second: 'b', ratio: withinRun(1.25, 1.2, 1.3), repeatsToResolve: null },
     threadPool: [],
     clientBound: null,
+    caveats: {
+      local: true,
+      sameServer: [],
+      parameterDifferences: [],
+      minHitRatioPct: null,
+      threadsNotRun: [],
+      longSteps: [],
+    },
+    aa: null,
   };
 }
 
