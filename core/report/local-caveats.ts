@@ -117,21 +117,23 @@ function longSteps(ctx: Context): LongSteps[] {
       tookS: (Date.parse(s.ended_at) - Date.parse(s.started_at)) / 1000,
     }))
     .filter((s) => s.plannedS !== null && Number.isFinite(s.tookS) && s.tookS > s.plannedS * LONG_STEP_FACTOR);
-  return uniqueInOrder(long.map((s) => s.threads))
-    .sort((a, b) => a - b)
-    .map((threads) => {
-      const of = long.filter((s) => s.threads === threads);
-      const took = of.map((s) => s.tookS);
-      return {
-        threads,
-        plannedS: Math.max(...of.map((s) => s.plannedS!)),
-        lowS: Math.min(...took),
-        highS: Math.max(...took),
-        steps: of.length,
-      };
-    })
-    // A thread count whose steps mostly ran on time is not a pattern of the load.
-    .filter((l) => 2 * l.steps >= ctx.data.steps.filter((s) => s.threads === l.threads).length);
+  return (
+    uniqueInOrder(long.map((s) => s.threads))
+      .sort((a, b) => a - b)
+      .map((threads) => {
+        const of = long.filter((s) => s.threads === threads);
+        const took = of.map((s) => s.tookS);
+        return {
+          threads,
+          plannedS: Math.max(...of.map((s) => s.plannedS!)),
+          lowS: Math.min(...took),
+          highS: Math.max(...took),
+          steps: of.length,
+        };
+      })
+      // A thread count whose steps mostly ran on time is not a pattern of the load.
+      .filter((l) => 2 * l.steps >= ctx.data.steps.filter((s) => s.threads === l.threads).length)
+  );
 }
 
 export function analyzeLocalCaveats(ctx: Context): LocalCaveats {

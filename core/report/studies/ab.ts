@@ -322,7 +322,9 @@ export function analyzeAb(ctx: Context): AbFindings | null {
     repeatOrder: analyzeRepeatOrder(
       ctx,
       compared,
-      azs.flatMap((az) => az.ratios.map((r) => ({ variant: r.variant, baseline: r.baseline, estimate: r.qps.estimate }))),
+      azs.flatMap((az) =>
+        az.ratios.map((r) => ({ variant: r.variant, baseline: r.baseline, estimate: r.qps.estimate })),
+      ),
     ),
     kind: 'ab',
     order: runOrder(ctx).order,

@@ -315,7 +315,11 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
       }));
       scoreInput.set(
         v.name,
-        points.map((p) => ({ threads: p.threads, tps: p.tps.value, qps: p.tps.value === null ? null : p.tps.value * qpt })),
+        points.map((p) => ({
+          threads: p.threads,
+          tps: p.tps.value,
+          qps: p.tps.value === null ? null : p.tps.value * qpt,
+        })),
       );
       const a = analyzeSweep(
         vg.map((g, i) => ({
@@ -532,10 +536,9 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
   for (const tp of f.threadPool) {
     out.push(
       `Thread pool: ${tp.pool} over ${tp.perConnection} (one thread per connection), overall score ` +
-        `ratio ${ratioText(tp.ratio)}` +
         (tp.ratio.interval?.covers === 'within-run'
-          ? `*; with one repeat per point the run-to-run noise is not measured, so it is not judged.`
-          : `: ${verdictText(tp.ratio, true)}.`),
+          ? `ratio ${pct(tp.ratio.estimate, 1)}, not judged: 1 repeat cannot resolve it.`
+          : `ratio ${ratioText(tp.ratio)}: ${verdictText(tp.ratio, true)}.`),
     );
   }
   for (const s of f.sweeps) {
