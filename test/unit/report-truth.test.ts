@@ -279,3 +279,37 @@ describe('S3 on planted truths', () => {
     expect(wrong / n).toBeLessThanOrEqual(0.025 + slack(0.025, n));
   });
 });
+
+describe('S1: a one-sided result on one server', () => {
+  it('r6g planted ahead at every step on a quiet machine: the Answer names the one-sided pattern', () => {
+    // Act
+    const r = buildReport(
+      plantedRunData(S1, r6gFaster(1.3), { seed: 1, runId: 's1-bias', noise: quiet, intervals: 10 }),
+      prices,
+    );
+    const besides = answerLines(r).find((l) => l.startsWith('Besides the classes'))!;
+    // Assert: the A/A scope first, then the pattern named as a confounder, with the per-repeat table beside it
+    expect(answerLines(r)[0]).toMatch(/A\/A test of the machine/);
+    expect(besides).toMatch(
+      /r6g-a, r6g-b came out ahead of r5-a, r5-b at every step although locally they are the same/,
+    );
+    expect(r.sections.flatMap((s) => s.tables).some((t) => t.title.startsWith('Per repeat'))).toBe(true);
+  });
+
+  it('r6g and r5 equal: no one-sided pattern is claimed where the steps go both ways', () => {
+    let claimed = 0;
+    let oneSided = 0;
+    for (let seed = 1; seed <= 20; seed++) {
+      const r = buildReport(plantedRunData(S1, r6gFaster(1), { seed, runId: `s1-eq-${seed}`, intervals: 10 }), prices);
+      const f = r.findings!['ab'] as {
+        repeatOrder: { oneSided: unknown };
+        azs: { ratios: { qps: { estimate: number } }[] }[];
+      };
+      const ups = f.azs.flatMap((az) => az.ratios.map((x) => x.qps.estimate > 1));
+      if (ups.every((x) => x) || ups.every((x) => !x)) oneSided++;
+      if (answerLines(r).some((l) => /one-sided pattern/.test(l))) claimed++;
+    }
+    // Assert: claimed exactly when every comparison went one way
+    expect(claimed).toBe(oneSided);
+  });
+});

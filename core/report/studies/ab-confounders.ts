@@ -152,12 +152,18 @@ export function analyzeRepeatOrder(
       };
     }),
   );
+  const steps = uniqueInOrder(groups.map(stepLabel));
   const known = comparisons.filter((c) => c.estimate !== null && c.estimate !== 1);
   const up = known.filter((c) => c.estimate! > 1);
   const oneWay = known.length >= 3 && (up.length === 0 || up.length === known.length);
   return {
+    // The experiment's step order within each AZ, then the repeats in order.
     rows: rows.sort(
-      (a, b) => (a.az ?? '').localeCompare(b.az ?? '') || a.step.localeCompare(b.step) || a.repeat - b.repeat,
+      (a, b) =>
+        (a.az ?? '').localeCompare(b.az ?? '') ||
+        steps.indexOf(a.step) - steps.indexOf(b.step) ||
+        a.repeat - b.repeat ||
+        a.position - b.position,
     ),
     oneSided: oneWay
       ? {

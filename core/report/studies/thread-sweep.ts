@@ -473,7 +473,9 @@ function fallOffText(v: SweepVariantFinding): string {
  */
 function oneRepeatRanking(f: ThreadSweepFindings): string {
   const r = f.ranking!;
-  const head = `${r.best} scores ${pct(r.ratio.estimate, 1)} of ${r.second}'s score (the best two); 1 repeat cannot resolve this`;
+  const head =
+    `${r.best} scores ${pct(r.ratio.estimate, 1)} of ${r.second}'s score (the best two); ` +
+    `1 repeat cannot resolve this`;
   if (f.aa === null) return `${head}: run 2+ repeats to measure the run-to-run noise.`;
   return (
     `${head}: ${f.aa.higher} scores ${pct(f.aa.ratio, 1)} of ${f.aa.lower}'s though they are the same server ` +
