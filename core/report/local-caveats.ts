@@ -13,14 +13,14 @@ import { uniqueInOrder, type Context } from './context';
 type ParamValue = string | number | boolean;
 
 /** A parameter whose value is not the same on every variant. */
-export interface ParameterDifference {
+interface ParameterDifference {
   readonly parameter: string;
   /** Each variant's value; null: not set (the engine's default). */
   readonly values: readonly { readonly variant: string; readonly value: ParamValue | null }[];
 }
 
 /** A step that lasted much longer than planned: the thread count, planned and measured seconds. */
-export interface LongSteps {
+interface LongSteps {
   readonly threads: number;
   readonly plannedS: number;
   readonly lowS: number;
@@ -154,7 +154,7 @@ export function analyzeLocalCaveats(ctx: Context): LocalCaveats {
 const valueText = (x: ParamValue | null): string => (x === null ? 'unset' : String(x));
 
 /** "innodb_flush_log_at_trx_commit 0 (aurora-mysql) against 2 (rds-mysql, ...)" */
-export function differenceText(d: ParameterDifference): string {
+function differenceText(d: ParameterDifference): string {
   const byValue = uniqueInOrder(d.values.map((x) => valueText(x.value))).map(
     (val) =>
       `${val} (${d.values
