@@ -174,12 +174,12 @@ export function analyzeRepeatOrder(
   };
 }
 
-/** The order caveat: one-sided results on what is one server here point at the run order or drift. */
-export function orderBiasText(o: RepeatOrder, sameServer: boolean): string | null {
+/** The order caveat, for variants that are one server here: a one-sided result points at the run order or drift. */
+export function orderBiasText(o: RepeatOrder): string | null {
   if (o.oneSided === null) return null;
   return (
     `${o.oneSided.ahead.join(', ')} came out ahead of ${o.oneSided.behind.join(', ')} at every step` +
-    (sameServer ? ' although locally they are the same server' : '') +
+    ' although locally they are the same server' +
     `: a one-sided pattern that points at the run order or the machine's drift, not the class (the per-repeat ` +
     `table gives each run's QPS and its place in its round)`
   );

@@ -562,10 +562,12 @@ export function abSection(f: AbFindings): ReportSection {
   // The same class across AZs goes with its table in the evidence: the Answer keeps at most five sentences.
   const all = abSentences(f);
   const spread = all.filter((l) => l.startsWith('The same class in two AZs'));
-  findings.unshift(...spread);
+  findings.push(...spread);
   const opening = [...(scope !== null ? [scope] : []), ...all.filter((l) => !spread.includes(l))];
   if (f.clientBound !== null) opening.push(f.clientBound);
-  const bias = orderBiasText(f.repeatOrder, sameServer);
+  // On different servers a difference that goes one way at every step is what a real one looks like;
+  // on one server (locally, an A/A test) it can only be the order or drift.
+  const bias = sameServer ? orderBiasText(f.repeatOrder) : null;
   const besides =
     f.confounders !== null
       ? confoundersSentence(f.confounders, bias !== null ? [bias] : [])
