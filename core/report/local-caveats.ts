@@ -153,16 +153,25 @@ export function analyzeLocalCaveats(ctx: Context): LocalCaveats {
 
 const valueText = (x: ParamValue | null): string => (x === null ? 'unset' : String(x));
 
-/** "innodb_flush_log_at_trx_commit 0 (aurora-mysql) against 2 (rds-mysql, ...)" */
-function differenceText(d: ParameterDifference): string {
-  const byValue = uniqueInOrder(d.values.map((x) => valueText(x.value))).map(
-    (val) =>
-      `${val} (${d.values
-        .filter((x) => valueText(x.value) === val)
-        .map((x) => x.variant)
-        .join(', ')})`,
-  );
-  return `${d.parameter} ${byValue.join(' against ')}`;
+/**
+ * The differences grouped by the variants that depart from the rest: per group, "parameter value
+ * (the others value)". The rest is the largest group of variants sharing a value (on a tie, the one
+ * holding the first variant, the baseline), so six variants with one odd one out read in one clause.
+ */
+function departures(ds: readonly ParameterDifference[]): { variants: string[]; parts: string[] }[] {
+  const groups = new Map<string, { variants: string[]; parts: string[] }>();
+  for (const d of ds) {
+    const values = uniqueInOrder(d.values.map((x) => valueText(x.value)));
+    const holders = (val: string): string[] => d.values.filter((x) => valueText(x.value) === val).map((x) => x.variant);
+    const common = values.reduce((a, b) => (holders(b).length > holders(a).length ? b : a));
+    for (const val of values.filter((v) => v !== common)) {
+      const key = holders(val).join(', ');
+      const g = groups.get(key) ?? { variants: holders(val), parts: [] };
+      g.parts.push(`${d.parameter} ${val} (others ${common})`);
+      groups.set(key, g);
+    }
+  }
+  return [...groups.values()];
 }
 
 /**
@@ -172,10 +181,12 @@ function differenceText(d: ParameterDifference): string {
 export function parameterSentence(c: LocalCaveats, studied: readonly string[] = []): string | null {
   const other = c.parameterDifferences.filter((d) => !studied.includes(d.parameter));
   if (other.length === 0) return null;
+  const groups = departures(other).map(
+    (g) => `${g.variants.join(', ')} ${g.variants.length === 1 ? 'has' : 'have'} ${g.parts.join(', ')}`,
+  );
   return (
-    `The variants also differ in ${other.length === 1 ? 'a parameter' : 'parameters'} besides the one under ` +
-    `study: ${other.map(differenceText).join('; ')}; a difference between them may come from ` +
-    `${other.length === 1 ? 'it' : 'these'}.`
+    `Parameters besides the one studied differ: ${groups.join('; ')}; a difference between the variants may ` +
+    `come from ${other.length === 1 ? 'it' : 'these'}.`
   );
 }
 
@@ -183,21 +194,15 @@ export function parameterSentence(c: LocalCaveats, studied: readonly string[] = 
 export function scaleSentence(c: LocalCaveats): string | null {
   const parts: string[] = [];
   if (c.minHitRatioPct !== null && c.minHitRatioPct >= FITS_HIT_RATIO_PCT)
-    parts.push(
-      `the data fit the buffer pool (lowest step-mean buffer cache hit ratio ${c.minHitRatioPct.toFixed(1)}%), ` +
-        `so reads never waited for storage`,
-    );
+    parts.push(`the data fit the buffer pool (lowest step-mean hit ratio ${c.minHitRatioPct.toFixed(1)}%)`);
   if (c.threadsNotRun.length > 0)
-    parts.push(
-      `no step ran at ${c.threadsNotRun.map((t) => t.toLocaleString('en-US')).join(', ')} threads ` +
-        `(not run at this scale), so nothing is said of them`,
-    );
+    parts.push(`${c.threadsNotRun.map((t) => t.toLocaleString('en-US')).join(', ')} threads were not run`);
   if (c.longSteps.length > 0)
     parts.push(
-      `the ${c.longSteps.map((l) => l.threads.toLocaleString('en-US')).join('- and ')}-thread steps lasted ` +
+      `the ${c.longSteps.map((l) => l.threads.toLocaleString('en-US')).join('- and ')}-thread steps took ` +
         c.longSteps.map((l) => `${l.lowS.toFixed(0)}–${l.highS.toFixed(0)} s`).join(' and ') +
-        ` against ${Math.max(...c.longSteps.map((l) => l.plannedS))} s planned (connecting and draining the ` +
-        `threads), so those points are not a steady state`,
+        ` for ${Math.max(...c.longSteps.map((l) => l.plannedS))} s planned (connecting and draining threads: ` +
+        `not a steady state)`,
     );
   return parts.length > 0 ? `At this scale ${parts.join('; ')}.` : null;
 }
@@ -217,38 +222,30 @@ export function scopeSentence(c: LocalCaveats, variants: readonly string[], awsQ
     );
   const pairs = c.sameServer.map((g) => g.join(' and '));
   return (
-    `Locally every variant is MariaDB on this machine, differing only in memory and parameters` +
-    (pairs.length > 0 ? ` (${pairs.join('; ')} are the same server here: an A/A pair)` : '') +
-    `: this run shows the method and this machine's behaviour, not ${awsQuestion}.`
+    `Locally every variant is MariaDB on this machine` +
+    (pairs.length > 0 ? ` (${pairs.join('; ')} are one server here: an A/A pair)` : '') +
+    `: this run shows the method, not ${awsQuestion}.`
   );
 }
 
 /** The table behind the caveat sentences: every number they quote is one of its cells. */
 export function caveatsTable(c: LocalCaveats, studied: readonly string[] = []): TableBlock | null {
   const rows: string[][] = [];
-  for (const d of c.parameterDifferences.filter((x) => !studied.includes(x.parameter)))
-    rows.push([`parameter ${d.parameter}`, differenceText(d).slice(d.parameter.length + 1)]);
-  if (c.minHitRatioPct !== null)
-    rows.push(['buffer cache hit ratio, lowest step mean', `${c.minHitRatioPct.toFixed(1)}%`]);
+  for (const g of departures(c.parameterDifferences.filter((x) => !studied.includes(x.parameter))))
+    rows.push([`${g.variants.join(', ')}: parameters`, g.parts.join(', ')]);
+  if (c.minHitRatioPct !== null) rows.push(['lowest hit ratio', `${c.minHitRatioPct.toFixed(1)}%`]);
   if (c.threadsNotRun.length > 0)
+    rows.push(['threads not run', c.threadsNotRun.map((t) => t.toLocaleString('en-US')).join(', ')]);
+  if (c.longSteps.length > 0)
     rows.push([
-      'thread counts of the experiment not run at this scale',
-      c.threadsNotRun.map((t) => t.toLocaleString('en-US')).join(', '),
-    ]);
-  for (const l of c.longSteps)
-    rows.push([
-      `${l.threads.toLocaleString('en-US')}-thread steps: wall time`,
-      `${l.lowS.toFixed(0)}–${l.highS.toFixed(0)} s (${l.plannedS} s planned, ${l.steps} steps)`,
+      `${c.longSteps.map((l) => l.threads.toLocaleString('en-US')).join(' / ')} threads: wall time`,
+      c.longSteps.map((l) => `${l.lowS.toFixed(0)}–${l.highS.toFixed(0)} s`).join(' / ') +
+        ` (${Math.max(...c.longSteps.map((l) => l.plannedS))} s planned)`,
     ]);
   if (rows.length === 0) return null;
   return {
     title: 'What else shapes these numbers',
     head: ['what', 'this run'],
     rows,
-    notes: [
-      'Parameters: as each variant’s cells were provisioned (template merged under the variant’s own; unset: the ' +
-        'engine’s default). Hit ratio: the servers’ BufferCacheHitRatio averaged over each step. Wall time: ' +
-        'from the step’s start to its end, against its planned warm-up and duration.',
-    ],
   };
 }

@@ -478,8 +478,8 @@ function oneRepeatRanking(f: ThreadSweepFindings): string {
     `1 repeat cannot resolve this`;
   if (f.aa === null) return `${head}: run 2+ repeats to measure the run-to-run noise.`;
   return (
-    `${head}: ${f.aa.higher} scores ${pct(f.aa.ratio, 1)} of ${f.aa.lower}'s though they are the same server ` +
-    `here (an A/A difference: run-to-run noise alone)` +
+    `${head}: ${f.aa.higher} scores ${pct(f.aa.ratio, 1)} of ${f.aa.lower}'s, one server here (an A/A ` +
+    `difference: noise alone)` +
     (f.aa.repeatsToResolve !== null
       ? `, so about ${f.aa.repeatsToResolve} repeats a side would`
       : ', so more than 1,000 repeats a side would be needed') +
@@ -494,7 +494,7 @@ function threadSweepAnswer(f: ThreadSweepFindings, all: readonly string[]): stri
   const errors = all.filter((l) => /^(Deadlocks|Connection errors)/.test(l));
   const errorLine = errors.find((l) => l.startsWith('Connection errors')) ?? errors[0];
   return [
-    scopeSentence(f.caveats, variants, 'how Aurora, RDS and self-managed servers compare on AWS'),
+    scopeSentence(f.caveats, variants, 'how the offerings compare on AWS'),
     ranking,
     parameterSentence(f.caveats, STUDIED_PARAMETERS),
     scaleSentence(f.caveats),
@@ -741,7 +741,7 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
       ? '-'
       : r.interval.covers === 'run-to-run'
         ? `${r.interval.n} repeats`
-        : 'one repeat: no run-to-run interval';
+        : 'one repeat';
   const ratioRows: string[][] = [
     ...(f.ranking !== null
       ? [
@@ -784,11 +784,9 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
             ]),
             numeric: f.sweeps.map((_, i) => i + 1).concat([f.sweeps.length + 1]),
             notes: [
-              'A thread count a variant could not serve counts as 0 throughput. QPS counts the queries of ' +
-                'committed transactions only (TPS x ' +
+              'A failed thread count counts as 0. QPS: committed transactions’ queries (TPS x ' +
                 f.sweeps.map((x) => `${x.label} ${fixed(x.queriesPerTransaction, 0)}`).join(', ') +
-                ' queries a transaction, from the steps without errors): sysbench’s QPS also counts the ' +
-                'statements of transactions a deadlock rolled back, which would reward deadlocks.',
+                '; sysbench’s QPS counts rolled-back statements too).',
             ],
           },
           ...(ratioRows.length > 0
@@ -798,11 +796,8 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
                   head: ['comparison', 'score ratio (95% CI)', 'interval from', 'repeats a side to resolve'],
                   rows: ratioRows,
                   notes: [
-                    'The ratio of the overall scores above; its interval is Welch on the log scale over the ' +
-                      'scores per repeat. With one repeat a point there is none: batches of one run see only ' +
-                      'within-run noise, which cannot judge a ranking. Repeats from the A/A pair: two variants ' +
-                      'that are the same server here differ only by run-to-run noise; their per-workload score ' +
-                      'ratios estimate it, and the repeats a side follow for the best two’s difference.',
+                    'Welch interval over the repeats (none from one repeat); A/A pair: two variants that are ' +
+                      'one server here, whose score ratios measure the run-to-run noise.',
                   ],
                 },
               ]
@@ -817,9 +812,14 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
     id: 'sweep',
     title: 'Thread sweep',
     question: 'How does throughput scale with threads, where does it peak and fall off, and where do connections fail?',
-    findings: lines.filter((l) => !answer.includes(l)),
+    findings: lines,
     tables,
     charts,
-    answer: { lines: answer, tables: [...scoreTable, ...(caveats !== null ? [caveats] : [])], charts: answerCharts },
+    // The Answer's five sentences first; the fall-offs and the rest follow it, folded on the page.
+    answer: {
+      lines: [...answer, ...lines.filter((l) => !answer.includes(l))],
+      tables: [...scoreTable, ...(caveats !== null ? [caveats] : [])],
+      charts: answerCharts,
+    },
   };
 }
