@@ -269,9 +269,9 @@ describe('S3 on planted truths', () => {
       );
       const lines = answerLines(r);
       // Assert: the parameter difference is stated as a confounder of the comparison
-      expect(
-        lines.some((l) => /r5-xl-fwd-relaxed has innodb_flush_log_at_trx_commit 0 \(others unset\)/.test(l)),
-      ).toBe(true);
+      expect(lines.some((l) => /r5-xl-fwd-relaxed has innodb_flush_log_at_trx_commit 0 \(others unset\)/.test(l))).toBe(
+        true,
+      );
       // The relaxed variant is never said to be the slower one beyond the noise.
       const ab = lines.find((l) => l.startsWith('r5-xl-fwd-relaxed vs r5-xl-fwd')) ?? '';
       if (/beyond the run-to-run noise: [^;]*\(worse\)/.test(ab)) wrong++;

@@ -737,11 +737,7 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
     ],
   });
   const coversText = (r: RatioFinding): string =>
-    r.interval === null
-      ? '-'
-      : r.interval.covers === 'run-to-run'
-        ? `${r.interval.n} repeats`
-        : 'one repeat';
+    r.interval === null ? '-' : r.interval.covers === 'run-to-run' ? `${r.interval.n} repeats` : 'one repeat';
   const ratioRows: string[][] = [
     ...(f.ranking !== null
       ? [
