@@ -203,6 +203,7 @@ describe('study reports from lake rows', () => {
     expect(sweep.findings).toEqual([
       'rw: a peaks at 8 threads, no fall-off past it (fall-off: below 90% of the peak).',
       'No connection errors at any thread count.',
+      'Deadlocks and lock waits below 0.1 per 100 completed transactions at every point.',
     ]);
     expect(sweep.answer!.lines).toContain(
       'Deadlocks and lock waits below 0.1 per 100 completed transactions at every point.',
