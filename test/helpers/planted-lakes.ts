@@ -199,3 +199,26 @@ function runData(rows: RunRows): RunData {
     verdicts: [],
   };
 }
+
+/**
+ * A planted replica lag: for every step `lagMs` returns a lag at the step's start (null: none
+ * planted, the reader drained), the reader's lag datapoints halve each second from there, as a
+ * replica catching up does. The datapoints are what core/report/load.ts reads from server_metrics.
+ */
+export function withReplicaLag(data: RunData, lagMs: (step: StepResult) => number | null): RunData {
+  const samples = data.steps
+    .filter((s) => s.target !== 'writer')
+    .flatMap((s) => {
+      const start = Date.parse(s.started_at);
+      const seconds = Math.max(1, Math.round((Date.parse(s.ended_at) - start) / 1000));
+      const first = lagMs(s) ?? 20;
+      return Array.from({ length: seconds }, (_, t) => ({
+        cell_id: s.cell_id,
+        step_id: s.step_id,
+        instance_id: `${s.cell_id}-reader-1`,
+        ts: new Date(start + t * 1000).toISOString(),
+        lag_ms: Math.max(20, first / 2 ** t),
+      }));
+    });
+  return { ...data, replicaLag: samples };
+}

@@ -55,6 +55,7 @@ function findings(): ThreadSweepFindings {
     sweeps: [
       {
         label: 'write-only',
+        queriesPerTransaction: 6,
         latencyPercentile: 95,
         variants: [variant('a', 64, 0.0015), variant('b', 64, 0.001003), variant('c', 256, 0), variant('d', 256, 0)],
         scores: [],
@@ -68,6 +69,15 @@ function findings(): ThreadSweepFindings {
     ranking: { best: 'a', second: 'b', ratio: withinRun(1.25, 1.2, 1.3), repeatsToResolve: null },
     threadPool: [],
     clientBound: null,
+    caveats: {
+      local: true,
+      sameServer: [],
+      parameterDifferences: [],
+      minHitRatioPct: null,
+      threadsNotRun: [],
+      longSteps: [],
+    },
+    aa: null,
   };
 }
 
@@ -108,14 +118,15 @@ describe("S2's wording", () => {
     expect(table.notes!.join(' ')).toContain('marked *, from batch means of one run’s intervals');
   });
 
-  it('gives the ratio without a direction word where one repeat cannot judge it', () => {
+  it('gives the ratio without a direction word or a within-run interval where one repeat cannot judge it', () => {
     // Act
     const lines = threadSweepSentences(findings());
     // Assert: "not judged" is never next to "better/worse in this run"
-    const unjudged = lines.filter((l) => /not judged|no fall-off is judged/.test(l));
+    const unjudged = lines.filter((l) => /not judged|no fall-off is judged|cannot resolve/.test(l));
     expect(unjudged.length).toBe(2);
     for (const l of unjudged) expect(l).not.toMatch(/better|worse|ranks above/);
-    expect(unjudged[0]).toContain('a scores 125.0% (120.0%–130.0%)* of b');
+    expect(unjudged[0]).toContain("a scores 125.0% of b's score (the best two); 1 repeat cannot resolve this");
+    expect(unjudged[0]).not.toContain('120.0%');
     expect(unjudged[1]).toContain('falls to 64% (48%–87%)* of the peak at 256');
   });
 });

@@ -12,7 +12,7 @@ import { resolve } from 'node:path';
 import { loadPrices } from '../../core/plan/cost';
 import { buildReport } from '../../core/report/report';
 import type { Report } from '../../core/report/model';
-import { experiment, plantedRunData, recordedNoise, type Truth } from '../helpers/planted-lakes';
+import { experiment, plantedRunData, recordedNoise, withReplicaLag, type Truth } from '../helpers/planted-lakes';
 import type { NoiseModel } from '../../bench/noise-model';
 
 const prices = loadPrices(resolve(__dirname, '../..'));
@@ -27,6 +27,8 @@ const quiet: NoiseModel = {
 const slack = (p: number, n: number): number => Math.max(4 * Math.sqrt((p * (1 - p)) / n), 1 / n);
 
 const answerLines = (r: Report): string[] => [...(r.answer?.lines ?? []), ...(r.answer?.more ?? [])];
+/** Every sentence of the report: the Answer's and the evidence's. */
+const allLines = (r: Report): string[] => [...new Set([...answerLines(r), ...r.sections.flatMap((s) => s.findings)])];
 
 // ---------------------------------------------------------------------------------------------
 // S1: r6g vs r5 in two AZs
@@ -119,7 +121,7 @@ function s2Ranking(r: Report): { above: string; below: string; beyond: boolean }
 
 /** Each sweep's fall-off clause of one variant: its peak, its fall-off point and whether beyond the noise. */
 function s2FallOff(r: Report, variant: string): { peak: number; fallsAt: number | null; beyond: boolean }[] {
-  return answerLines(r)
+  return allLines(r)
     .filter((l) => /^(read-write|read-only|write-only): /.test(l))
     .map((l) => {
       const clause = l.split('; ').find((c) => c.replace(/^[a-z-]+: /, '').startsWith(`${variant} peaks`))!;
@@ -360,5 +362,115 @@ describe('S5 on planted truths', () => {
     // Assert
     expect(right).toBe(n);
     expect(saysCannot).toBe(n);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// S3: write forwarding
+
+const S3 = experiment('write-forwarding');
+
+/** The Answer's sentence on the replica state each consistency level started from. */
+const lagLine = (r: Report): string =>
+  answerLines(r).find((l) => /started from a drained replica|lag when each/.test(l))!;
+
+describe('S3 on planted truths', () => {
+  const flat: Truth = () => ({ tps: 500 });
+
+  it('replica lag planted at the start of one level’s step: the Answer names that level as started behind', () => {
+    for (const level of ['EVENTUAL', 'SESSION', 'GLOBAL']) {
+      for (let seed = 1; seed <= 3; seed++) {
+        // Arrange: the replica is 3 s behind when this level's step starts, drained for the others.
+        const data = withReplicaLag(plantedRunData(S3, flat, { seed, runId: `s3-${seed}` }), (s) =>
+          s.step_id.startsWith(`consistency-${level.toLowerCase()}`) ? 3000 : null,
+        );
+        // Act
+        const line = lagLine(buildReport(data, prices));
+        // Assert: the lagging level is named, the others are not, and no "drained" claim is made
+        expect(line).toMatch(new RegExp(`: ${level}( started|, )`));
+        const named = /: ([A-Z, ]+) started with the replica still behind/.exec(line)?.[1] ?? '';
+        expect(named.split(', ')).toEqual([level]);
+        expect(line).not.toMatch(/Each level started from a drained replica/);
+      }
+    }
+  });
+
+  it('no lag planted: every level is said to start from a drained replica', () => {
+    // Act
+    const line = lagLine(
+      buildReport(
+        withReplicaLag(plantedRunData(S3, flat, { seed: 1, runId: 's3-1' }), () => null),
+        prices,
+      ),
+    );
+    // Assert
+    expect(line).toMatch(/^Each level started from a drained replica/);
+  });
+
+  it('a second variant with a parameter the question is not about: named in the Answer, never the wrong way', () => {
+    // Arrange: a copy of the cluster that commits without flushing the log at each commit, 10% faster.
+    const spec = S3 as { variants: Record<string, unknown>[] };
+    const relaxed = {
+      ...spec.variants[0]!,
+      name: 'r5-xl-fwd-relaxed',
+      clusterParameters: { innodb_flush_log_at_trx_commit: 0, innodb_trx_commit_allow_data_loss: 1 },
+    };
+    const truth: Truth = (cell) => ({ tps: cell.variant.name === 'r5-xl-fwd-relaxed' ? 550 : 500 });
+    let wrong = 0;
+    const n = 10;
+    for (let seed = 1; seed <= n; seed++) {
+      // Act
+      const r = buildReport(
+        plantedRunData(S3, truth, {
+          seed,
+          runId: `s3p-${seed}`,
+          spec: { variants: [spec.variants[0], relaxed], repeats: 2 },
+        }),
+        prices,
+      );
+      const lines = answerLines(r);
+      // Assert: the parameter difference is stated as a confounder of the comparison
+      expect(lines.some((l) => /r5-xl-fwd-relaxed has innodb_flush_log_at_trx_commit 0 \(others unset\)/.test(l))).toBe(
+        true,
+      );
+      // The relaxed variant is never said to be the slower one beyond the noise.
+      const ab = lines.find((l) => l.startsWith('r5-xl-fwd-relaxed vs r5-xl-fwd')) ?? '';
+      if (/beyond the run-to-run noise: [^;]*\(worse\)/.test(ab)) wrong++;
+    }
+    expect(wrong / n).toBeLessThanOrEqual(0.025 + slack(0.025, n));
+  });
+});
+
+describe('S1: a one-sided result on one server', () => {
+  it('r6g planted ahead at every step on a quiet machine: the Answer names the one-sided pattern', () => {
+    // Act
+    const r = buildReport(
+      plantedRunData(S1, r6gFaster(1.3), { seed: 1, runId: 's1-bias', noise: quiet, intervals: 10 }),
+      prices,
+    );
+    const besides = answerLines(r).find((l) => l.startsWith('Besides the classes'))!;
+    // Assert: the A/A scope first, then the pattern named as a confounder, with the per-repeat table beside it
+    expect(answerLines(r)[0]).toMatch(/A\/A test of the machine/);
+    expect(besides).toMatch(
+      /r6g-a, r6g-b came out ahead of r5-a, r5-b at every step although locally they are the same/,
+    );
+    expect(r.sections.flatMap((s) => s.tables).some((t) => t.title.startsWith('Per repeat'))).toBe(true);
+  });
+
+  it('r6g and r5 equal: no one-sided pattern is claimed where the steps go both ways', () => {
+    let claimed = 0;
+    let oneSided = 0;
+    for (let seed = 1; seed <= 20; seed++) {
+      const r = buildReport(plantedRunData(S1, r6gFaster(1), { seed, runId: `s1-eq-${seed}`, intervals: 10 }), prices);
+      const f = r.findings!['ab'] as {
+        repeatOrder: { oneSided: unknown };
+        azs: { ratios: { qps: { estimate: number } }[] }[];
+      };
+      const ups = f.azs.flatMap((az) => az.ratios.map((x) => x.qps.estimate > 1));
+      if (ups.every((x) => x) || ups.every((x) => !x)) oneSided++;
+      if (answerLines(r).some((l) => /one-sided pattern/.test(l))) claimed++;
+    }
+    // Assert: claimed exactly when every comparison went one way
+    expect(claimed).toBe(oneSided);
   });
 });

@@ -62,8 +62,8 @@ export function analyzeConfounders(ctx: Context, groups: readonly StepGroup[]): 
 const count = (low: number, high: number): string => (low === high ? num(low, 0) : `${num(low, 0)} to ${num(high, 0)}`);
 
 /** One sentence of what else moved the numbers, or null when nothing did. */
-export function confoundersSentence(c: Confounders): string | null {
-  const parts: string[] = [];
+export function confoundersSentence(c: Confounders, extra: readonly string[] = []): string | null {
+  const parts: string[] = [...extra];
   if (c.hostCpuPct !== null && c.hostCpuPct >= BUSY_HOST_PCT)
     parts.push(
       `this machine's CPUs were ${fixed(c.hostCpuPct, 0)}% busy on average over the steps (the servers and ` +
@@ -99,6 +99,110 @@ export function confoundersTable(c: Confounders): TableBlock {
       'Host CPU: the machine’s busy share while the step ran (sampled by the runner; locally the servers and ' +
         'clients share it). Errors: those sysbench counted and went on past (its default --mysql-ignore-errors ' +
         'is 1213,1020,1205: deadlocks and lock wait timeouts), per run of a variant.',
+    ],
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Per repeat: each variant's QPS in each round, and where in the round its cell ran
+
+interface RepeatRow {
+  readonly az: string | null;
+  readonly step: string;
+  readonly variant: string;
+  readonly repeat: number;
+  /** 1-based position of the variant's cell in its round, by start time; and the round's cell count. */
+  readonly position: number;
+  readonly of: number;
+  readonly startedAt: string;
+  readonly qps: number | null;
+}
+
+export interface RepeatOrder {
+  readonly rows: readonly RepeatRow[];
+  /** The variants ahead of their baseline at every step (and AZ), when there are 3+ such comparisons. */
+  readonly oneSided: { readonly ahead: readonly string[]; readonly behind: readonly string[] } | null;
+}
+
+/** Per repeat values and run order, and whether every comparison went one way (a sign of order or drift). */
+export function analyzeRepeatOrder(
+  ctx: Context,
+  groups: readonly StepGroup[],
+  comparisons: readonly { variant: string; baseline: string; estimate: number | null }[],
+): RepeatOrder {
+  const cellStart = new Map<string, string>();
+  for (const s of ctx.data.steps)
+    if (!cellStart.has(s.cell_id) || s.started_at < cellStart.get(s.cell_id)!) cellStart.set(s.cell_id, s.started_at);
+  const roundOf = (repeat: number): string[] =>
+    uniqueInOrder(ctx.data.steps.filter((s) => s.repeat === repeat).map((s) => s.cell_id)).sort((a, b) =>
+      cellStart.get(a)!.localeCompare(cellStart.get(b)!),
+    );
+  const rows: RepeatRow[] = groups.flatMap((g) =>
+    g.ok.map((r) => {
+      const round = roundOf(r.repeat);
+      return {
+        az: g.az,
+        step: stepLabel(g),
+        variant: g.variant,
+        repeat: r.repeat,
+        position: round.indexOf(r.cell_id) + 1,
+        of: round.length,
+        startedAt: r.started_at,
+        qps: r.qps,
+      };
+    }),
+  );
+  const steps = uniqueInOrder(groups.map(stepLabel));
+  const known = comparisons.filter((c) => c.estimate !== null && c.estimate !== 1);
+  const up = known.filter((c) => c.estimate! > 1);
+  const oneWay = known.length >= 3 && (up.length === 0 || up.length === known.length);
+  return {
+    // The experiment's step order within each AZ, then the repeats in order.
+    rows: rows.sort(
+      (a, b) =>
+        (a.az ?? '').localeCompare(b.az ?? '') ||
+        steps.indexOf(a.step) - steps.indexOf(b.step) ||
+        a.repeat - b.repeat ||
+        a.position - b.position,
+    ),
+    oneSided: oneWay
+      ? {
+          ahead: uniqueInOrder(known.map((c) => (up.length > 0 ? c.variant : c.baseline))),
+          behind: uniqueInOrder(known.map((c) => (up.length > 0 ? c.baseline : c.variant))),
+        }
+      : null,
+  };
+}
+
+/** The order caveat, for variants that are one server here: a one-sided result points at the run order or drift. */
+export function orderBiasText(o: RepeatOrder): string | null {
+  if (o.oneSided === null) return null;
+  return (
+    `${o.oneSided.ahead.join(', ')} came out ahead of ${o.oneSided.behind.join(', ')} at every step` +
+    ' although locally they are the same server' +
+    `: a one-sided pattern that points at the run order or the machine's drift, not the class (the per-repeat ` +
+    `table gives each run's QPS and its place in its round)`
+  );
+}
+
+export function repeatOrderTable(o: RepeatOrder): TableBlock {
+  return {
+    title: 'Per repeat: each run’s QPS and its place in its round',
+    head: ['AZ', 'step', 'variant', 'repeat', 'ran', 'started (UTC)', 'QPS'],
+    rows: o.rows.map((r) => [
+      r.az ?? '-',
+      r.step,
+      r.variant,
+      String(r.repeat),
+      `${r.position} of ${r.of}`,
+      r.startedAt.slice(11, 19),
+      r.qps !== null ? num(r.qps, 0) : '-',
+    ]),
+    numeric: [3, 6],
+    notes: [
+      'Ran: the position of the variant’s cell among its round’s cells, by start time (the order rotates who ' +
+        'goes first). A variant always ahead, or the later-running cell always ahead, is a bias more repeats ' +
+        'in the same order do not remove.',
     ],
   };
 }

@@ -5,7 +5,23 @@
  * found up to 10%); and how many repeats a side a difference of the size seen would need.
  */
 import { ratioChart, type ForestRow } from '../charts';
-import { analyzeConfounders, confoundersSentence, confoundersTable, type Confounders } from './ab-confounders';
+import {
+  analyzeConfounders,
+  analyzeRepeatOrder,
+  confoundersSentence,
+  confoundersTable,
+  orderBiasText,
+  repeatOrderTable,
+  type Confounders,
+  type RepeatOrder,
+} from './ab-confounders';
+import {
+  analyzeLocalCaveats,
+  caveatsTable,
+  parameterSentence,
+  scopeSentence,
+  type LocalCaveats,
+} from '../local-caveats';
 import { ratioVerdict, repeatsToResolve } from '../stats';
 import type { ReportSection, TableBlock } from '../model';
 import { pairByTime, pairedRatioCi, roundsToResolve, type PairedRatio } from '../duet-pairs';
@@ -92,6 +108,8 @@ export interface AbFindings {
   readonly azSpread: readonly AzSpread[];
   readonly clientBound: string | null;
   readonly confounders: Confounders | null;
+  readonly caveats: LocalCaveats;
+  readonly repeatOrder: RepeatOrder;
 }
 
 /** Whether steps of two different cells ran at the same time, from the lake's step start and end times. */
@@ -298,7 +316,16 @@ export function analyzeAb(ctx: Context): AbFindings | null {
     }
   }
   if (azs.length === 0 && azSpread.length === 0) return null;
+  const compared = ctx.groups.filter((g) => !inSweep(ctx, g));
   return {
+    caveats: analyzeLocalCaveats(ctx),
+    repeatOrder: analyzeRepeatOrder(
+      ctx,
+      compared,
+      azs.flatMap((az) =>
+        az.ratios.map((r) => ({ variant: r.variant, baseline: r.baseline, estimate: r.qps.estimate })),
+      ),
+    ),
     kind: 'ab',
     order: runOrder(ctx).order,
     orderSentence: orderSentence(ctx),
@@ -412,6 +439,13 @@ function abSentences(f: AbFindings): string[] {
   return out;
 }
 
+/** The instance classes of the compared variants (or of their baselines), e.g. "db.r6g.2xlarge". */
+function classesOf(f: AbFindings, side: 'variant' | 'baseline'): string {
+  const names = f.azs.flatMap((az) => az.ratios.map((r) => r[side]));
+  const classes = f.azs.flatMap((az) => az.rows.filter((r) => names.includes(r.variant)).map((r) => r.instanceClass));
+  return uniqueInOrder(classes).join(', ');
+}
+
 export function abSection(f: AbFindings): ReportSection {
   const pctName = `p${f.latencyPercentile} ms`;
   const tables: TableBlock[] = [];
@@ -518,11 +552,34 @@ export function abSection(f: AbFindings): ReportSection {
   };
   const findings = abStepSentences(f);
   if (f.clientBound !== null) findings.push(f.clientBound);
-  const opening = abSentences(f);
+  const variants = f.azs.flatMap((az) => uniqueInOrder(az.rows.map((r) => r.variant)));
+  const sameServer = f.caveats.sameServer.some((g) => variants.every((v) => g.includes(v)));
+  const scope = scopeSentence(
+    f.caveats,
+    variants,
+    `whether ${classesOf(f, 'variant')} is faster per dollar than ${classesOf(f, 'baseline')} on AWS`,
+  );
+  // The same class across AZs goes with its table in the evidence: the Answer keeps at most five sentences.
+  const all = abSentences(f);
+  const spread = all.filter((l) => l.startsWith('The same class in two AZs'));
+  findings.push(...spread);
+  const opening = [...(scope !== null ? [scope] : []), ...all.filter((l) => !spread.includes(l))];
   if (f.clientBound !== null) opening.push(f.clientBound);
-  const besides = f.confounders !== null ? confoundersSentence(f.confounders) : null;
+  // On different servers a difference that goes one way at every step is what a real one looks like;
+  // on one server (locally, an A/A test) it can only be the order or drift.
+  const bias = sameServer ? orderBiasText(f.repeatOrder) : null;
+  const besides =
+    f.confounders !== null
+      ? confoundersSentence(f.confounders, bias !== null ? [bias] : [])
+      : bias !== null
+        ? `Besides the classes: ${bias}.`
+        : null;
   if (besides !== null) opening.push(besides);
+  const params = parameterSentence(f.caveats);
+  if (params !== null) opening.push(params);
   if (f.confounders !== null && besides !== null) tables.push(confoundersTable(f.confounders));
+  if (f.repeatOrder.rows.length > 0) tables.push(repeatOrderTable(f.repeatOrder));
+  const caveats = params !== null ? caveatsTable({ ...f.caveats, minHitRatioPct: null, longSteps: [] }) : null;
   return {
     id: 'ab',
     title: 'Variants compared (A/B)',
@@ -534,6 +591,7 @@ export function abSection(f: AbFindings): ReportSection {
       lines: opening,
       tables: [
         absolute,
+        ...(caveats !== null ? [caveats] : []),
         ...(answerRows.length > 0
           ? [
               {

@@ -312,19 +312,22 @@ function readShareSentence(v: ReadShareVerdict): string {
 /** Why one run's intervals carry no "beyond the noise" (findings.ts WITHIN_RUN_NOTE). */
 const ONE_RUN = "one repeat: run-to-run noise not measured, so these are this run's differences only";
 
-/** A verdict list's tail: which of the findings differ, in words that say what the intervals cover. */
+/**
+ * A verdict list's tail, from the same ratios the tables show: on run-to-run intervals which differ
+ * and that the rest are within the noise; from one repeat that it cannot resolve them (its intervals
+ * see only how that run wobbled).
+ */
 function differing(items: readonly { label: string; ratio: RatioFinding }[], higherIsBetter: boolean): string {
+  if (!items.every((x) => x.ratio.interval?.covers === 'run-to-run'))
+    return (
+      `none of them judged: 1 repeat cannot resolve ${items.length === 1 ? 'this' : 'these'} ` +
+      `(run 2+ repeats to measure the run-to-run noise)`
+    );
   const diff = items.filter((x) => x.ratio.direction === 'higher' || x.ratio.direction === 'lower');
-  const list = diff.map((x) => `${x.label} ${verdictText(x.ratio, higherIsBetter).replace(' in this run*', '')}`);
-  // Every figure of the list gets its verdict: the ones not named are within the noise.
-  const others = (noise: string): string => (diff.length < items.length ? `, the others within ${noise}` : '');
-  if (items.every((x) => x.ratio.interval?.covers === 'run-to-run'))
-    return diff.length === 0
-      ? 'none differs beyond the run-to-run noise'
-      : `beyond the run-to-run noise: ${list.join(', ')}${others('the noise')}`;
-  return diff.length === 0
-    ? `none differs even within this run's own intervals (${ONE_RUN})`
-    : `outside this run's own intervals (${ONE_RUN}): ${list.join(', ')}${others("this run's noise")}`;
+  if (diff.length === 0) return 'none differs beyond the run-to-run noise';
+  const list = diff.map((x) => `${x.label} ${verdictText(x.ratio, higherIsBetter)}`).join(', ');
+  const rest = items.length - diff.length;
+  return `beyond the run-to-run noise: ${list}` + (rest > 0 ? `, the others within the noise` : '');
 }
 
 /** Whether the levels started from the same replica state: the lag each started with, and what it means. */
@@ -366,13 +369,19 @@ function forwardingSentences(f: ForwardingFindings): string[] {
           .join(', ')}`,
     );
     out.push(
-      `Reader (writes forwarded) over writer TPS at ${threads.join('/')} threads: ${per.join('; ')}; ${differing(
+      `Reader (writes forwarded) over writer TPS at ${threads.join('/')} threads: ${per.join(', ')}, ${differing(
         stock.map((p) => ({ label: `${p.workload} t${p.threads}`, ratio: p.ratio })),
         true,
       )}.`,
     );
   }
-  if (f.readShares.length > 0) {
+  if (f.readShares.length > 0 && !f.readShares.every((v) => v.runToRun))
+    out.push(
+      `Read share (reads:writes) from which the reader wins: not judged at ` +
+        `${f.readShares.map((v) => v.threads).join(', ')} threads, since 1 repeat cannot resolve the grid's ` +
+        `ratios (run 2+ repeats to measure the run-to-run noise).`,
+    );
+  else if (f.readShares.length > 0) {
     const per = f.readShares.map((v) => {
       const labels = (xs: readonly number[]): string => xs.map(readShareLabel).join(', ');
       if (v.winsFrom !== null) return `${v.threads} threads from ${readShareLabel(v.winsFrom)} up`;
@@ -380,11 +389,9 @@ function forwardingSentences(f: ForwardingFindings): string[] {
         return `${v.threads} threads none (it wins at ${labels(v.wins)} but not at the higher shares tried)`;
       return `${v.threads} threads none (it wins at no share tried)`;
     });
-    const runToRun = f.readShares.every((v) => v.runToRun);
     out.push(
-      `Read share (reads:writes) from which the reader wins at every higher share, ` +
-        (runToRun ? 'beyond the run-to-run noise' : `in this run (${ONE_RUN})`) +
-        `: ${per.join('; ')}.`,
+      `Read share (reads:writes) from which the reader wins at every higher share, beyond the run-to-run noise: ` +
+        `${per.join('; ')}.`,
     );
   }
   const scaled = f.scaleOut.filter((s) => s.ratio !== null && s.ratio.estimate !== null);
@@ -394,7 +401,7 @@ function forwardingSentences(f: ForwardingFindings): string[] {
       `Scale-out, ${first.readers} readers x ${first.threadsEach} threads summed against the writer at ` +
         `${first.readers * first.threadsEach}: ` +
         scaled.map((s) => `${s.workload} ${ratioText(s.ratio!, 0).replace(/ \(.*\)$/, '')}`).join(', ') +
-        ` of the writer's TPS; ${differing(
+        ` of the writer's TPS, ${differing(
           scaled.map((s) => ({ label: s.workload, ratio: s.ratio! })),
           true,
         )}.`,
@@ -403,24 +410,28 @@ function forwardingSentences(f: ForwardingFindings): string[] {
   const costs = f.consistency.filter((c) => c.tailCost !== null);
   const stale = f.consistency.filter((c) => c.staleReads !== null);
   if (costs.length > 0 || stale.length > 0) {
+    const oneRun = costs.some((c) => c.tailCost!.interval?.covers !== 'run-to-run');
+    // From one repeat the within-run intervals are left to the table: they miss the run-to-run noise.
+    const ms = (e: Estimated): string => (oneRun ? fixed(e.value, 0) : rangeText(e));
     const cost = costs.map(
       (c) =>
-        `${c.level} ${rangeText(c.avgMs)} ms average, ${rangeText(c.tailMs)} ms p${f.latencyPercentile} ` +
-        `(${ratioText(c.tailCost!, 0)} of EVENTUAL's, ` +
-        verdict(c.tailCost!, false) +
-        `)`,
+        `${c.level} ${ms(c.avgMs)} ms average, ${ms(c.tailMs)} ms p${f.latencyPercentile} ` +
+        (oneRun
+          ? `(${pct(c.tailCost!.estimate, 0)} of EVENTUAL's, not judged)`
+          : `(${ratioText(c.tailCost!, 0)} of EVENTUAL's, ` + verdict(c.tailCost!, false) + `)`),
     );
     const ev = f.consistency.find((c) => c.tailCost === null);
     const base =
-      ev !== undefined
-        ? `EVENTUAL ${rangeText(ev.avgMs)} ms average, ${rangeText(ev.tailMs)} ms p${f.latencyPercentile}`
-        : '';
+      ev !== undefined ? `EVENTUAL ${ms(ev.avgMs)} ms average, ${ms(ev.tailMs)} ms p${f.latencyPercentile}` : '';
     const staleText2 =
       stale.length > 0
         ? `; stale reads after the session's own write: ` +
           stale.map((c) => `${c.level} ${staleText(c.staleReads)}`).join(', ')
         : '';
-    out.push(`Consistency levels: ${[base, ...cost].filter((x) => x !== '').join('; ')}${staleText2}.`);
+    out.push(
+      `Consistency levels: ${[base, ...cost].filter((x) => x !== '').join('; ')}${staleText2}` +
+        (oneRun ? '; 1 repeat cannot resolve the latency differences.' : '.'),
+    );
     out.push(lagAtStartSentence(f.consistency));
   }
   if (f.clientBound !== null) out.push(f.clientBound);
@@ -451,8 +462,22 @@ function forwardingDetailSentences(f: ForwardingFindings): string[] {
   ];
 }
 
+/**
+ * The Answer's first sentence on a local run: what it can and cannot tell of Aurora's forwarding.
+ * (Aurora User Guide, "Using local write forwarding": aurora_fwd_writer_max_connections_pct caps the
+ * forwarded sessions on the writer; none of it, nor failover, exists in MariaDB.)
+ */
+const LOCAL_SCOPE =
+  'Locally the writer and its readers are MariaDB servers on this machine and the reader steps emulate ' +
+  'forwarding in the client: this run shows the method and what waiting for replication costs here, not ' +
+  'what Aurora’s write forwarding costs; its limits (aurora_fwd_writer_max_connections_pct, the idle timeout) ' +
+  'and failover are not rehearsed.';
+
 export function forwardingSection(f: ForwardingFindings): ReportSection {
-  const lines = forwardingSentences(f);
+  const all = forwardingSentences(f);
+  // The scale-out summary goes with its table in the evidence: the Answer keeps at most five sentences.
+  const scaleOutLine = all.filter((l) => l.startsWith('Scale-out,'));
+  const lines = [...(f.localEmulation ? [LOCAL_SCOPE] : []), ...all.filter((l) => !scaleOutLine.includes(l))];
   const base = {
     id: 'forwarding' as const,
     title: 'Write forwarding',
@@ -660,7 +685,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
   }
   return {
     ...base,
-    findings: forwardingDetailSentences(f),
+    findings: [...scaleOutLine, ...forwardingDetailSentences(f)],
     tables,
     charts: charts.slice(1),
     answer: { lines, tables: answerTables, charts: charts.slice(0, 1) },

@@ -67,6 +67,8 @@ export interface PriceFindings {
   readonly kind: 'price';
   readonly currency: string;
   readonly region: string;
+  /** The price table's other regions: the ratio holds for `region` only (S1's author priced cn-northwest-1). */
+  readonly otherRegions: readonly string[];
   readonly pricesAsOf: string;
   readonly fallbackNote: string | null;
   readonly variants: readonly VariantPrice[];
@@ -178,6 +180,7 @@ export function analyzePrice(ctx: Context): PriceFindings | null {
     kind: 'price',
     currency: lookup.prices.currency,
     region: lookup.region,
+    otherRegions: Object.keys(ctx.prices.regions).filter((r) => r !== lookup.region),
     pricesAsOf: pricesAsOfText(ctx.prices),
     fallbackNote: lookup.fallbackNote ?? null,
     variants,
@@ -255,7 +258,12 @@ function pricePerformanceSentence(f: PriceFindings): string {
         beyond.map((r) => `${r.step} (${verdictText(r.pricePerformance, true)})`).join(', ');
   const unconfirmed = f.variants.some((v) => v.unconfirmed) ? ' (unconfirmed price)' : '';
   return (
-    `Price: ${pairs.join(', ')} costs ${priceRatios.join(' / ')} per hour${unconfirmed}; its performance ` +
+    `Price: ${pairs.join(', ')} costs ${priceRatios.join(' / ')} per hour${unconfirmed} at ${f.region} prices` +
+    (f.otherRegions.length > 0
+      ? ` (the experiment's region; the ratio differs by region, and the price table also has ` +
+        `${f.otherRegions.join(', ')})`
+      : '') +
+    `; its performance ` +
     `(TPS) is ${range} of the baseline's; ${verdict}.` +
     (f.local ? ' (Local run: the performance is this machine’s.)' : '')
   );

@@ -15,6 +15,8 @@ import { overallScores, sweepScores, type TargetScore } from '../score';
 import { analyzeSweep } from '../sweep';
 import { batchMeans, mean, summarize, welchRatioCi, repeatsToResolve } from '../stats';
 import { stepKey } from '../load';
+import { analyzeLocalCaveats, caveatsTable, parameterSentence, scaleSentence, scopeSentence } from '../local-caveats';
+import type { LocalCaveats } from '../local-caveats';
 import {
   rangeText,
   ratioFinding,
@@ -74,6 +76,8 @@ interface SweepVariantFinding {
 
 interface ThreadSweepFinding {
   readonly label: string;
+  /** Queries per committed transaction the score counts (QPS of committed work = TPS x this). */
+  readonly queriesPerTransaction: number;
   readonly latencyPercentile: number;
   readonly variants: readonly SweepVariantFinding[];
   readonly scores: readonly TargetScore[];
@@ -101,6 +105,33 @@ export interface ThreadSweepFindings {
   } | null;
   readonly threadPool: readonly ThreadPoolVerdict[];
   readonly clientBound: string | null;
+  readonly caveats: LocalCaveats;
+  /**
+   * With one repeat a point: two variants that are the same server here (an A/A pair) measure the
+   * run-to-run noise the ranking's within-run interval cannot see, and how many repeats would resolve it.
+   */
+  readonly aa: {
+    readonly higher: string;
+    readonly lower: string;
+    /** The pair's overall score ratio, higher over lower. */
+    readonly ratio: number;
+    readonly repeatsToResolve: number | null;
+  } | null;
+}
+
+/**
+ * Queries per committed transaction of a sweep's workload, from its steps without errors. sysbench's
+ * QPS also counts the statements of transactions a deadlock rolled back (an ignored error restarts
+ * the event, and the statements run before it stay counted: in sysbench 1.0's db_driver.c only the
+ * failing statement counts as an error), so a score from raw QPS rewards deadlocks. The score counts
+ * the queries of committed transactions: TPS times this figure.
+ */
+function queriesPerTransaction(groups: readonly StepGroup[]): number | null {
+  const rows = groups.flatMap((g) => g.ok).filter((r) => (r.tps ?? 0) > 0 && r.qps !== null);
+  const clean = rows.filter((r) => r.errors === 0).map((r) => r.qps! / r.tps!);
+  const xs = (clean.length > 0 ? clean : rows.map((r) => r.qps! / r.tps!)).sort((a, b) => a - b);
+  if (xs.length === 0) return null;
+  return clean.length > 0 ? xs[Math.floor(xs.length / 2)]! : xs[0]!;
 }
 
 const sweepKey = (g: StepGroup): string => `${g.workload}\u0000${g.rate}\u0000${g.target}`;
@@ -133,10 +164,16 @@ function errorPointOf(g: StepGroup): SweepErrorPoint | null {
 interface ScoredSweep {
   readonly groups: readonly StepGroup[];
   readonly bestSum: number;
+  /** Queries per committed transaction (queriesPerTransaction). */
+  readonly qpt: number;
 }
 
 /** One sample of a variant's score sum in one sweep: per repeat, or per batch of one run's intervals. */
-function sumSamples(ctx: Context, gs: readonly StepGroup[]): { values: number[]; covers: 'run-to-run' | 'within-run' } {
+function sumSamples(
+  ctx: Context,
+  gs: readonly StepGroup[],
+  qpt: number,
+): { values: number[]; covers: 'run-to-run' | 'within-run' } {
   if (gs.length > 0 && gs.every((g) => g.rows.length >= 2)) {
     const repeats = uniqueInOrder(gs.flatMap((g) => g.rows.map((r) => r.repeat)));
     return {
@@ -145,7 +182,7 @@ function sumSamples(ctx: Context, gs: readonly StepGroup[]): { values: number[];
           gs.map((g) =>
             g.rows
               .filter((r) => r.repeat === rep && r.status !== 'failed')
-              .reduce((a, r) => a + (r.tps ?? 0) + (r.qps ?? 0), 0),
+              .reduce((a, r) => a + (r.tps ?? 0) * (1 + qpt), 0),
           ),
         ),
       ),
@@ -156,7 +193,7 @@ function sumSamples(ctx: Context, gs: readonly StepGroup[]): { values: number[];
     g.ok.length === 0
       ? []
       : batchMeans(
-          (ctx.data.intervals.get(stepKey(g.ok[0]!.cell_id, g.stepId)) ?? []).map((i) => i.tps + i.qps),
+          (ctx.data.intervals.get(stepKey(g.ok[0]!.cell_id, g.stepId)) ?? []).map((i) => i.tps * (1 + qpt)),
           5,
         ),
   );
@@ -179,6 +216,7 @@ function scoreSamples(
     ...sumSamples(
       ctx,
       s.groups.filter((g) => g.variant === variant),
+      s.qpt,
     ),
   }));
   const k = Math.min(...per.map((p) => p.values.length));
@@ -215,6 +253,39 @@ function scoreRatio(
   };
 }
 
+/** The first A/A pair's overall score ratio and, from all pairs' per-workload ratios, the repeats the ranking needs. */
+function aaNoise(
+  sweeps: readonly ThreadSweepFinding[],
+  overall: readonly { variant: string; score: number }[],
+  pairs: readonly (readonly string[])[],
+  ranking: ThreadSweepFindings['ranking'],
+): ThreadSweepFindings['aa'] {
+  if (ranking === null || ranking.ratio.interval?.covers === 'run-to-run') return null;
+  const score = (v: string): number | undefined => overall.find((o) => o.variant === v)?.score;
+  const logs = pairs.flatMap((g) =>
+    sweeps.flatMap((s) => {
+      const [a, b] = [g[0]!, g[1]!].map((v) => s.scores.find((x) => x.target === v)?.score ?? 0);
+      return a! > 0 && b! > 0 ? [Math.log(a! / b!)] : [];
+    }),
+  );
+  const first = pairs.find((g) => score(g[0]!) !== undefined && score(g[1]!) !== undefined);
+  if (first === undefined || logs.length === 0) return null;
+  const [x, y] = [first[0]!, first[1]!].sort((p, q) => score(q)! - score(p)!);
+  // Each A/A log ratio is the difference of two single runs: its variance is twice one run's.
+  const sigma = Math.sqrt(logs.reduce((acc, l) => acc + l * l, 0) / logs.length / 2);
+  const best = score(ranking.best)!;
+  const second = score(ranking.second)!;
+  return {
+    higher: x!,
+    lower: y!,
+    ratio: score(x!)! / score(y!)!,
+    repeatsToResolve: repeatsToResolve(
+      { mean: best, sd: sigma * best, n: 2 },
+      { mean: second, sd: sigma * second, n: 2 },
+    ),
+  };
+}
+
 export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
   const keys = uniqueInOrder(ctx.groups.map(sweepKey)).filter(
     (k) => uniqueInOrder(ctx.groups.filter((g) => sweepKey(g) === k).map((g) => g.threads)).length >= MIN_SWEEP_THREADS,
@@ -230,6 +301,7 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
       (first.target !== 'writer' ? ` → ${first.target}` : '');
     const variants: SweepVariantFinding[] = [];
     const scoreInput = new Map<string, { threads: number; tps: number | null; qps: number | null }[]>();
+    const qpt = queriesPerTransaction(groups) ?? 0;
     for (const v of ctx.variants) {
       const vg = groups.filter((g) => g.variant === v.name).sort((a, b) => a.threads - b.threads);
       if (vg.length === 0) continue;
@@ -243,7 +315,11 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
       }));
       scoreInput.set(
         v.name,
-        points.map((p) => ({ threads: p.threads, tps: p.tps.value, qps: p.qps.value })),
+        points.map((p) => ({
+          threads: p.threads,
+          tps: p.tps.value,
+          qps: p.tps.value === null ? null : p.tps.value * qpt,
+        })),
       );
       const a = analyzeSweep(
         vg.map((g, i) => ({
@@ -271,7 +347,13 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
         errorPoints: vg.map(errorPointOf).filter((e): e is SweepErrorPoint => e !== null),
       });
     }
-    return { label, latencyPercentile: first.latPct, variants, scores: sweepScores(scoreInput) };
+    return {
+      label,
+      queriesPerTransaction: qpt,
+      latencyPercentile: first.latPct,
+      variants,
+      scores: sweepScores(scoreInput),
+    };
   });
   const threadCounts = uniqueInOrder(swept.map((g) => g.threads)).sort((a, b) => a - b);
   const overall =
@@ -284,6 +366,7 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
   const scored: ScoredSweep[] = keys.map((key, i) => ({
     groups: ctx.groups.filter((g) => sweepKey(g) === key),
     bestSum: Math.max(0, ...sweeps[i]!.scores.map((x) => x.sum)),
+    qpt: sweeps[i]!.queriesPerTransaction,
   }));
   const [best, second] = overall;
   const ranking =
@@ -311,6 +394,7 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
     if (other !== undefined && a !== undefined && b !== undefined)
       threadPool.push({ pool: pool.name, perConnection: other.name, ratio: scoreRatio(ctx, scored, a, b).ratio });
   }
+  const caveats = analyzeLocalCaveats(ctx);
   return {
     kind: 'thread-sweep',
     sweeps,
@@ -319,6 +403,8 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
     ranking,
     threadPool,
     clientBound: clientBoundFinding(ctx, swept),
+    caveats,
+    aa: aaNoise(sweeps, overall, caveats.sameServer, ranking),
   };
 }
 
@@ -381,16 +467,54 @@ function fallOffText(v: SweepVariantFinding): string {
   );
 }
 
+/**
+ * The best two's ranking from one repeat a point: the ratio alone (its within-run interval misses the
+ * run-to-run noise), what the A/A pair of this run shows of that noise, and the repeats that would resolve it.
+ */
+function oneRepeatRanking(f: ThreadSweepFindings): string {
+  const r = f.ranking!;
+  const head =
+    `${r.best} scores ${pct(r.ratio.estimate, 1)} of ${r.second}'s score (the best two); ` +
+    `1 repeat cannot resolve this`;
+  if (f.aa === null) return `${head}: run 2+ repeats to measure the run-to-run noise.`;
+  return (
+    `${head}: ${f.aa.higher} scores ${pct(f.aa.ratio, 1)} of ${f.aa.lower}'s, one server here (an A/A ` +
+    `difference: noise alone)` +
+    (f.aa.repeatsToResolve !== null
+      ? `, so about ${f.aa.repeatsToResolve} repeats a side would`
+      : ', so more than 1,000 repeats a side would be needed') +
+    `.`
+  );
+}
+
+/** The Answer's sentences after the score table: scope, ranking, confounders, errors (at most five). */
+function threadSweepAnswer(f: ThreadSweepFindings, all: readonly string[]): string[] {
+  const variants = f.overall.map((o) => o.variant);
+  const ranking = all.find((l) => /ranks above|ranking of| scores [\d.]+% of /.test(l));
+  const errors = all.filter((l) => /^(Deadlocks|Connection errors)/.test(l));
+  const errorLine = errors.find((l) => l.startsWith('Connection errors')) ?? errors[0];
+  return [
+    scopeSentence(f.caveats, variants, 'how the offerings compare on AWS'),
+    ranking,
+    parameterSentence(f.caveats, STUDIED_PARAMETERS),
+    scaleSentence(f.caveats),
+    errorLine,
+  ].filter((x): x is string => x !== undefined && x !== null);
+}
+
+/** The thread pool what-if varies thread_handling on purpose; it is not a confounder. */
+const STUDIED_PARAMETERS = ['thread_handling'];
+
+/**
+ * A score ratio's cell: with its interval and verdict over repeats; from one repeat the estimate alone,
+ * since the interval of one run's batches misses the run-to-run noise and would read as if it did not.
+ */
+const scoreRatioCell = (r: RatioFinding): string =>
+  r.interval?.covers === 'within-run' ? `${pct(r.estimate, 1)} not judged (1 repeat)` : ratioCell(r, true);
+
 /** @internal exported for its tests (a test seam) */
 export function threadSweepSentences(f: ThreadSweepFindings): string[] {
   const out: string[] = [];
-  if (f.overall.length > 0)
-    out.push(
-      `Score (per workload: mean QPS + mean TPS over its sweep, the best variant 100; overall: the mean of a ` +
-        `variant's workload scores): ` +
-        f.overall.map((o) => `${o.variant} ${o.score.toFixed(1)}`).join(', ') +
-        `.`,
-    );
   if (f.ranking !== null) {
     const r = f.ranking;
     const covered = r.ratio.interval?.covers;
@@ -409,20 +533,14 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
               (r.repeatsToResolve !== null ? `; about ${r.repeatsToResolve} repeats a side would resolve it` : '') +
               `.`,
       );
-    else
-      out.push(
-        `${r.best} scores ${ratioText(r.ratio)}* of ${r.second}'s score; ` +
-          `with one repeat per point the run-to-run noise is not measured, so the ranking is not judged (run 2+ ` +
-          `repeats).`,
-      );
+    else out.push(oneRepeatRanking(f));
   }
   for (const tp of f.threadPool) {
     out.push(
       `Thread pool: ${tp.pool} over ${tp.perConnection} (one thread per connection), overall score ` +
-        `ratio ${ratioText(tp.ratio)}` +
         (tp.ratio.interval?.covers === 'within-run'
-          ? `*; with one repeat per point the run-to-run noise is not measured, so it is not judged.`
-          : `: ${verdictText(tp.ratio, true)}.`),
+          ? `ratio ${pct(tp.ratio.estimate, 1)}, not judged: 1 repeat cannot resolve it.`
+          : `ratio ${ratioText(tp.ratio)}: ${verdictText(tp.ratio, true)}.`),
     );
   }
   for (const s of f.sweeps) {
@@ -619,21 +737,25 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
     ],
   });
   const coversText = (r: RatioFinding): string =>
-    r.interval === null ? '-' : r.interval.covers === 'run-to-run' ? `${r.interval.n} repeats` : 'one run’s intervals';
+    r.interval === null ? '-' : r.interval.covers === 'run-to-run' ? `${r.interval.n} repeats` : 'one repeat';
   const ratioRows: string[][] = [
     ...(f.ranking !== null
       ? [
           [
             `${f.ranking.best} / ${f.ranking.second} (best two)`,
-            ratioCell(f.ranking.ratio, true),
+            scoreRatioCell(f.ranking.ratio),
             coversText(f.ranking.ratio),
-            f.ranking.repeatsToResolve !== null ? String(f.ranking.repeatsToResolve) : '-',
+            f.ranking.repeatsToResolve !== null
+              ? String(f.ranking.repeatsToResolve)
+              : f.aa?.repeatsToResolve != null
+                ? `${f.aa.repeatsToResolve} (from the A/A pair)`
+                : '-',
           ],
         ]
       : []),
     ...f.threadPool.map((tp) => [
       `${tp.pool} / ${tp.perConnection} (thread pool)`,
-      ratioCell(tp.ratio, true),
+      scoreRatioCell(tp.ratio),
       coversText(tp.ratio),
       '-',
     ]),
@@ -643,7 +765,7 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
       ? [
           {
             title:
-              '100-point score per workload (mean QPS + mean TPS over its sweep; the best variant of each ' +
+              '100-point score per workload (mean committed QPS + mean TPS over its sweep; the best variant of each ' +
               'workload scores 100) and overall (the mean of those)',
             head: ['variant', ...f.sweeps.map((s) => s.label), 'overall'],
             rows: f.overall.map((o) => [
@@ -657,7 +779,11 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
               o.score.toFixed(1),
             ]),
             numeric: f.sweeps.map((_, i) => i + 1).concat([f.sweeps.length + 1]),
-            notes: ['A thread count a variant could not serve counts as 0 throughput.'],
+            notes: [
+              'A failed thread count counts as 0. QPS: committed transactions’ queries (TPS x ' +
+                f.sweeps.map((x) => `${x.label} ${fixed(x.queriesPerTransaction, 0)}`).join(', ') +
+                '; sysbench’s QPS counts rolled-back statements too).',
+            ],
           },
           ...(ratioRows.length > 0
             ? [
@@ -666,9 +792,8 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
                   head: ['comparison', 'score ratio (95% CI)', 'interval from', 'repeats a side to resolve'],
                   rows: ratioRows,
                   notes: [
-                    'The ratio of the overall scores above; its interval is Welch on the log scale over the ' +
-                      'scores per repeat, or, with one repeat a point, per batch of the run’s intervals (within-run ' +
-                      'noise only, which cannot judge a ranking).',
+                    'Welch interval over the repeats (none from one repeat); A/A pair: two variants that are ' +
+                      'one server here, whose score ratios measure the run-to-run noise.',
                   ],
                 },
               ]
@@ -677,6 +802,8 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
       : [];
   const lines = threadSweepSentences(f);
   if (f.clientBound !== null) lines.push(f.clientBound);
+  const answer = threadSweepAnswer(f, lines);
+  const caveats = caveatsTable(f.caveats, STUDIED_PARAMETERS);
   return {
     id: 'sweep',
     title: 'Thread sweep',
@@ -684,6 +811,11 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
     findings: lines,
     tables,
     charts,
-    answer: { lines, tables: scoreTable, charts: answerCharts },
+    // The Answer's five sentences first; the fall-offs and the rest follow it, folded on the page.
+    answer: {
+      lines: [...answer, ...lines.filter((l) => !answer.includes(l))],
+      tables: [...scoreTable, ...(caveats !== null ? [caveats] : [])],
+      charts: answerCharts,
+    },
   };
 }
