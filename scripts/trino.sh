@@ -4,9 +4,9 @@
 # plugin, cached under ~/.cache/aurora-bench; run on Java 24+ (Trino 476 release notes), the Temurin 25
 # JDK by path.
 #   bash scripts/trino.sh ensure        download and unpack it when missing
-#   bash scripts/trino.sh start         ensure, then start a server on a free 127.0.0.1 port in the
-#                                       background and wait until it serves; prints
-#                                       TRINO_ENDPOINT=http://127.0.0.1:PORT, TRINO_PID=N, TRINO_DIR=...
+#   bash scripts/trino.sh start [PORT]  ensure, then start a server on PORT (else a free one) of 127.0.0.1
+#                                       in the background; prints TRINO_PID=N and TRINO_DIR=... at once,
+#                                       then waits until it serves and prints TRINO_ENDPOINT=http://127.0.0.1:PORT
 #   bash scripts/trino.sh stop PID DIR  stop that server and remove its folder
 # The server starts with no catalog: each rehearsal adds its own (CREATE CATALOG, dynamic catalog
 # management) pointed at its own moto, so one server serves every rehearsal and test file of a run.
@@ -49,7 +49,7 @@ start() {
   ensure
   [ -x "$java_home/bin/java" ] || { echo "trino.sh: Trino $version needs Java 24+ at $java_home" >&2; exit 1; }
   local port dir pid
-  port=$(free_port)
+  port=${1:-$(free_port)}
   dir=$(mktemp -d -t trino.XXXXXX)
   mkdir -p "$dir/etc/catalog" "$dir/data"
   printf 'node.environment=rehearsal\nnode.id=rehearsal-%s\nnode.data-dir=%s/data\n' "$port" "$dir" \
@@ -73,18 +73,18 @@ EOF
   PATH="$java_home/bin:$PATH" JAVA_HOME="$java_home" setsid "$home/bin/launcher" run --etc-dir="$dir/etc" \
     --data-dir="$dir/data" >"$dir/server.log" 2>&1 </dev/null &
   pid=$!
+  echo "TRINO_PID=$pid"
+  echo "TRINO_DIR=$dir"
   # About 40 s on two cores; allow a loaded machine several times that.
   for _ in $(seq 1 600); do
     kill -0 "$pid" 2>/dev/null || break
     if curl -sf "http://127.0.0.1:$port/v1/info" 2>/dev/null | grep -q '"starting":false'; then
       echo "TRINO_ENDPOINT=http://127.0.0.1:$port"
-      echo "TRINO_PID=$pid"
-      echo "TRINO_DIR=$dir"
       return 0
     fi
     sleep 0.5
   done
-  kill "$pid" 2>/dev/null || true
+  stop "$pid" "$dir"
   echo "trino.sh: Trino did not come up on port $port: $(tail -n 5 "$dir/server.log")" >&2
   exit 1
 }
@@ -102,7 +102,7 @@ stop() {
 
 case "${1:-}" in
   ensure) ensure ;;
-  start) start ;;
+  start) shift; start "$@" ;;
   stop) shift; stop "$@" ;;
   *) echo "usage: trino.sh ensure|start|stop PID DIR" >&2; exit 2 ;;
 esac

@@ -167,9 +167,9 @@ export class AthenaOnTrino {
           const step = typeof statement === 'string' ? statement : statement(last);
           if (step !== undefined) last = await runTrino(this.options.trinoEndpoint, step, session);
         }
-        return { last };
+        return { last, error: undefined };
       } catch (e) {
-        if (e instanceof TrinoQueryError) return { error: e.trinoMessage };
+        if (e instanceof TrinoQueryError) return { error: e.trinoMessage, last: undefined };
         throw e;
       }
     });
@@ -180,7 +180,7 @@ export class AthenaOnTrino {
       translated: translation !== undefined,
       actions: [...new Set(actions)],
     };
-    if ('error' in result) {
+    if (result.error !== undefined) {
       this.answered.push({ ...record, error: result.error });
       return { error: result.error };
     }

@@ -42,7 +42,7 @@ function unload(sql: string): AthenaTranslation | undefined {
     .map((c) => c.trim())
     .filter((c) => c !== '"dt"' && c !== '"run_id"');
   const folder = `${location}dt=${dt}/run_id=${runId}/`;
-  const staging = `${table}_unload_${runId.replace(/\W/g, '_')}`.toLowerCase();
+  const staging = `${table}_unload_${runId!.replace(/\W/g, '_')}`.toLowerCase();
   return {
     statements: [
       `DROP TABLE IF EXISTS "${staging}"`,
