@@ -33,6 +33,8 @@ export interface AthenaOnTrinoOptions {
   readonly lakePrefix: string;
   /** The synthesized template: its Glue database and tables are created in moto. */
   readonly template: LakeTemplate;
+  /** The lake's projected dates, in place of the template's range (lake-glue.ts LakeGlueTarget). */
+  readonly projectionRange?: string;
   /** Where the translations are said (the rehearsal's output). */
   readonly log?: (line: string) => void;
 }
@@ -47,6 +49,8 @@ export interface AnsweredQuery {
   readonly translated: boolean;
   /** The Glue and S3 actions Trino made for it, each once, in first-use order (glue:GetTable, s3:GetObject, ...). */
   readonly actions: readonly string[];
+  /** How long Trino took, in milliseconds. */
+  readonly ms: number;
   /** Trino's error, when it failed the query. */
   readonly error?: string;
 }
@@ -128,6 +132,9 @@ export class AthenaOnTrino {
         's3.aws-secret-key': 'rehearsal',
         'hive.allow-register-partition-procedure': 'true',
         'hive.non-managed-table-writes-enabled': 'true',
+        // Athena's queries read no Glue column statistics (its CBO is opt-in: Athena User Guide,
+        // "Use the cost-based optimizer"), so neither does this Trino (GetColumnStatisticsFor*).
+        'hive.table-statistics-enabled': 'false',
       };
       const withClause = Object.entries(properties)
         .map(([k, v]) => `"${k}" = '${v}'`)
@@ -140,8 +147,15 @@ export class AthenaOnTrino {
   private glueDatabase(database: string): Promise<void> {
     let made = this.databases.get(database);
     if (!made) {
-      const { motoEndpoint: endpoint, region, bucket, lakePrefix, template } = this.options;
-      made = createLakeGlue(template, { endpoint, region, bucket, lakePrefix, database });
+      const { motoEndpoint: endpoint, region, bucket, lakePrefix, template, projectionRange } = this.options;
+      made = createLakeGlue(template, {
+        endpoint,
+        region,
+        bucket,
+        lakePrefix,
+        database,
+        ...(projectionRange !== undefined ? { projectionRange } : {}),
+      });
       this.databases.set(database, made);
     }
     return made;
@@ -160,6 +174,7 @@ export class AthenaOnTrino {
         ? { [`${this.catalog}.compression_codec`]: translation.compressionCodec }
         : {},
     };
+    const started = Date.now();
     const { result, actions } = await this.recorder.during(async () => {
       try {
         let last: TrinoResult | undefined;
@@ -179,6 +194,7 @@ export class AthenaOnTrino {
       statements: statements.map((s) => (typeof s === 'string' ? s : '(conditional)')),
       translated: translation !== undefined,
       actions: [...new Set(actions)],
+      ms: Date.now() - started,
     };
     if (result.error !== undefined) {
       this.answered.push({ ...record, error: result.error });

@@ -24,6 +24,14 @@ export interface LakeGlueTarget {
   readonly lakePrefix: string;
   /** The Glue database the rehearsal's functions query (its Athena QueryExecutionContext). */
   readonly database: string;
+  /**
+   * The projected dates' range (projection.<column>.range, "<from>,<to>"), in place of the template's
+   * when given: Athena and Trino list each projected day's prefix on every query that does not
+   * filter on the date (Athena User Guide, "Partition projection with Amazon Athena"), and the
+   * deployed range spans years (from lib/config.ts projectionStartDate to NOW): on moto's S3, about
+   * 20 ms a listing, a thousand days are 20 s a query. A rehearsal's lake holds only its own days.
+   */
+  readonly projectionRange?: string;
 }
 
 /** A CloudFormation value with its Ref and Fn::Join resolved; anything else it cannot resolve fails. */
@@ -69,7 +77,10 @@ export function lakeTableInputs(template: LakeTemplate, t: LakeGlueTarget): Reco
     const input = resolve(r.Properties?.['TableInput'], refs) as Record<string, unknown>;
     const sd = input['StorageDescriptor'] as Record<string, unknown>;
     const parameters = Object.fromEntries(
-      Object.entries((input['Parameters'] ?? {}) as Record<string, string>).map(([k, v]) => [k, underPrefix(v, t)]),
+      Object.entries((input['Parameters'] ?? {}) as Record<string, string>).map(([k, v]) => [
+        k,
+        t.projectionRange !== undefined && /^projection\.\w+\.range$/.test(k) ? t.projectionRange : underPrefix(v, t),
+      ]),
     );
     return {
       ...input,
