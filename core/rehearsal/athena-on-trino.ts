@@ -9,8 +9,9 @@
  * string, with the column types; AthenaLake converts them back). A query Trino fails fails in
  * moto's Athena too (queued as its error), as Athena would fail it.
  *
- * Only two statements of Athena are not Trino's, and only those are translated (athena-translation.ts):
- * UNLOAD and Hive DDL ALTER TABLE ... ADD PARTITION. Each translation is logged.
+ * Only two statements of Athena are not Trino's: ALTER TABLE ... ADD PARTITION is translated to
+ * Trino's register_partition (athena-translation.ts), and UNLOAD runs on DuckDB (unload-on-duckdb.ts
+ * says why). Each is said in the rehearsal's output.
  *
  * The Glue and S3 actions Trino makes for each query are recorded (action-recorder.ts) with the
  * query: what the calling function's role must allow. Queries run one at a time per instance, so
@@ -18,14 +19,18 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { AthenaClient } from '@aws-sdk/client-athena';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { ActionRecorder } from './action-recorder';
 import { translateAthenaStatement } from './athena-translation';
 import { createLakeGlue, type LakeTemplate } from './lake-glue';
 import { interceptClient } from './sdk-intercept';
+import { unloadOnDuckDb } from './unload-on-duckdb';
 import { runTrino, type TrinoResult, TrinoQueryError } from './trino-client';
 
 export interface AthenaOnTrinoOptions {
   readonly trinoEndpoint: string;
+  /** A client on moto's S3 that nothing intercepts (UNLOAD's files go through it). */
+  readonly s3: S3Client;
   readonly motoEndpoint: string;
   readonly region: string;
   readonly bucket: string;
@@ -135,6 +140,7 @@ export class AthenaOnTrino {
         // Athena's queries read no Glue column statistics (its CBO is opt-in: Athena User Guide,
         // "Use the cost-based optimizer"), so neither does this Trino (GetColumnStatisticsFor*).
         'hive.table-statistics-enabled': 'false',
+        'hive.collect-column-statistics-on-write': 'false',
       };
       const withClause = Object.entries(properties)
         .map(([k, v]) => `"${k}" = '${v}'`)
@@ -164,15 +170,13 @@ export class AthenaOnTrino {
   private async answer(sql: string, database: string): Promise<MotoResultSet | { error: string }> {
     await this.setUp();
     await this.glueDatabase(database);
+    if (/^\s*UNLOAD\b/i.test(sql)) return this.unload(sql, database);
     const translation = translateAthenaStatement(sql, { schema: database });
     if (translation) this.options.log?.(`athena on trino: ${translation.says}`);
     const statements = translation?.statements ?? [sql];
     const session = {
       catalog: this.catalog,
       schema: database,
-      properties: translation?.compressionCodec
-        ? { [`${this.catalog}.compression_codec`]: translation.compressionCodec }
-        : {},
     };
     const started = Date.now();
     const { result, actions } = await this.recorder.during(async () => {
@@ -184,7 +188,11 @@ export class AthenaOnTrino {
         }
         return { last, error: undefined };
       } catch (e) {
-        if (e instanceof TrinoQueryError) return { error: e.trinoMessage, last: undefined };
+        if (e instanceof TrinoQueryError)
+          return {
+            error: translation ? `${e.trinoMessage} (in ${e.message.split('(in: ')[1]}` : e.trinoMessage,
+            last: undefined,
+          };
         throw e;
       }
     });
@@ -202,6 +210,16 @@ export class AthenaOnTrino {
     }
     this.answered.push(record);
     return translation ? resultSet(undefined) : resultSet(result.last);
+  }
+
+  /** UNLOAD on DuckDB (unload-on-duckdb.ts says why), said in the output; no Trino action recorded. */
+  private async unload(sql: string, database: string): Promise<MotoResultSet> {
+    const started = Date.now();
+    const { s3, bucket, lakePrefix, log } = this.options;
+    log?.(`athena on trino: UNLOAD ran on DuckDB (its SELECT over the JSON Lines objects, COPY ... PARTITION_BY)`);
+    await unloadOnDuckDb(sql, { s3, bucket, lakePrefix });
+    this.answered.push({ sql, database, statements: [], translated: true, actions: [], ms: Date.now() - started });
+    return resultSet(undefined);
   }
 
   private async post(result: MotoResultSet | { error: string }): Promise<void> {

@@ -6,6 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
 import { synthesisCacheDir } from '../../bin/aws-rehearsal';
+import type { AnsweredQuery } from '../../core/rehearsal/athena-on-trino';
 import { synthesizeTemplateCached, type TemplateJson } from '../../lib/synthesized-workflow';
 import { REGION } from './fixtures';
 
@@ -66,4 +67,40 @@ export function startTrino(): TrinoServer {
 /** The synthesized stack's template (its Glue tables, its roles), as the rehearsal synthesizes it. */
 export function stackTemplate(): TemplateJson {
   return synthesizeTemplateCached({ projectRoot: root, region: REGION }, synthesisCacheDir());
+}
+
+/** The IAM actions the role of the template's function `<logicalIdPrefix>...` is allowed (its inline policies). */
+export function roleActions(template: TemplateJson, logicalIdPrefix: string): string[] {
+  const resources = Object.entries(template.Resources);
+  const fn = resources.find(([id, r]) => r.Type === 'AWS::Lambda::Function' && id.startsWith(logicalIdPrefix));
+  if (!fn) throw new Error(`no function ${logicalIdPrefix}* in the template`);
+  const role = (fn[1].Properties['Role'] as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+  return resources
+    .filter(([, r]) => r.Type === 'AWS::IAM::Policy')
+    .filter(([, r]) => (r.Properties['Roles'] as { Ref?: string }[]).some((x) => x.Ref === role))
+    .flatMap(
+      ([, r]) => (r.Properties['PolicyDocument'] as { Statement: { Effect: string; Action: unknown }[] }).Statement,
+    )
+    .filter((st) => st.Effect === 'Allow')
+    .flatMap((st) => (Array.isArray(st.Action) ? st.Action : [st.Action]) as string[]);
+}
+
+/** Whether an IAM action pattern (with * wildcards, case-insensitive: IAM User Guide, "IAM JSON policy elements: Action") allows it. */
+const allows = (patterns: readonly string[], action: string): boolean =>
+  patterns.some((p) =>
+    new RegExp(`^${p.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`, 'i').test(action),
+  );
+
+/**
+ * The Glue and S3 actions Trino made for the queries it ran as sent (not the translated UNLOAD and ALTER
+ * TABLE, whose actions are Trino's stand-ins, not Athena's) that the role of the function does not
+ * allow, each named with its query. An action-level check: resources and conditions are not evaluated.
+ */
+export function deniedActions(answered: readonly AnsweredQuery[], functionLogicalIdPrefix: string): string[] {
+  const allowed = roleActions(stackTemplate(), functionLogicalIdPrefix);
+  return answered
+    .filter((q) => !q.translated)
+    .flatMap((q) =>
+      q.actions.filter((a) => !allows(allowed, a)).map((a) => `${a} (${q.sql.replace(/\s+/g, ' ').slice(0, 80)})`),
+    );
 }

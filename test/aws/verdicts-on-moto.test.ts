@@ -120,11 +120,14 @@ beforeAll(async () => {
   trino = startTrino();
   athena = new AthenaOnTrino({
     trinoEndpoint: trino.endpoint,
+    s3: raw.s3,
     bucket: targets.config.bucket,
     lakePrefix: targets.config.lakePrefix,
     motoEndpoint: moto.endpoint,
     region: REGION,
     template: stackTemplate(),
+    // The history's one day (DT): a range of years would have Trino list a prefix per day on each query.
+    projectionRange: `${DT},2024-05-02`,
   });
   athena.install(clients.athena);
 }, 300_000);
