@@ -228,7 +228,18 @@ describe('compactRunOnAthena on moto', () => {
     expect(await keys(raw.s3, `${PREFIX}tables/intervals/dt=${DT}/nightly-10__`)).toHaveLength(2);
   });
 
-  it("FinishRun's role allows the Glue and S3 actions Trino made for the compaction's queries", () => {
+  it("FinishRun's role allows the Glue and S3 actions Trino made for the compaction's queries", async () => {
+    // A compacted run's rows read back from its registered partition, as the lake's views read them.
+    const read = await runAthenaQuery(
+      started(athena),
+      {
+        sql: `SELECT count(*) AS n FROM intervals_parquet WHERE dt = '${DT}'`,
+        database: 'aurora_bench',
+        workGroup: 'aurora-bench',
+      },
+      { pollMs: 1 },
+    );
+    expect(read.rows).toEqual([{ n: '6' }]);
     const actions = emulation.answered.flatMap((q) => q.actions);
     expect(actions).toEqual(expect.arrayContaining(['glue:GetTable']));
     expect(deniedActions(emulation.answered, 'WorkflowTaskfinishrunFunction')).toEqual([]);
