@@ -11,7 +11,7 @@ import { createServer, request, type IncomingMessage, type Server } from 'node:h
 import type { AddressInfo } from 'node:net';
 
 /** The IAM action of one request to Glue or S3, or undefined for anything else. */
-export function requestAction(method: string, url: string, target: string | undefined): string | undefined {
+function requestAction(method: string, url: string, target: string | undefined): string | undefined {
   const glue = /^AWSGlue\.(\w+)$/.exec(target ?? '');
   if (glue) return `glue:${glue[1]}`;
   const [path = '', query = ''] = url.split('?', 2);

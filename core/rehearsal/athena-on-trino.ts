@@ -71,7 +71,13 @@ const athenaType = (trinoType: string): string => trinoType.replace(/\(.*$/s, ''
 
 /** A value as Athena returns it: a string, JSON for arrays and rows; no value for NULL. */
 const text = (v: unknown): string | undefined =>
-  v === null || v === undefined ? undefined : typeof v === 'object' ? JSON.stringify(v) : String(v);
+  v === null || v === undefined
+    ? undefined
+    : typeof v === 'string'
+      ? v
+      : typeof v === 'number' || typeof v === 'boolean'
+        ? String(v)
+        : JSON.stringify(v);
 
 function resultSet(result: TrinoResult | undefined): MotoResultSet {
   if (!result || result.columns.length === 0) return { column_info: [], rows: [] };

@@ -10,7 +10,7 @@
 import type { TrinoResult } from './trino-client';
 
 /** A statement, or one decided by the previous statement's result (undefined: skipped). */
-export type TrinoStep = string | ((previous: TrinoResult | undefined) => string | undefined);
+type TrinoStep = string | ((previous: TrinoResult | undefined) => string | undefined);
 
 export interface AthenaTranslation {
   readonly statements: readonly TrinoStep[];
@@ -36,7 +36,9 @@ function addPartition(sql: string, schema: string): AthenaTranslation | undefine
           : `CALL system.register_partition(${quote(schema)}, ${quote(table!)}, ARRAY['dt', 'run_id'], ` +
             `ARRAY[${quote(dt!)}, ${quote(runId!)}], ${quote(location!)})`,
     ],
-    says: `ALTER TABLE ${table} ADD IF NOT EXISTS PARTITION (dt=${dt}, run_id=${runId}) ran as CALL system.register_partition`,
+    says:
+      `ALTER TABLE ${table} ADD IF NOT EXISTS PARTITION (dt=${dt}, run_id=${runId}) ran as ` +
+      'CALL system.register_partition',
   };
 }
 

@@ -7,7 +7,7 @@
  * references resolved: the bucket's Ref to the rehearsal's bucket, the database's to its name.
  */
 
-export interface TemplateResource {
+interface TemplateResource {
   readonly Type: string;
   readonly Properties?: Record<string, unknown>;
 }
@@ -59,7 +59,7 @@ function underPrefix(text: string, t: LakeGlueTarget): string {
 }
 
 /** The template's Glue tables, as Glue CreateTable TableInputs for the rehearsal's bucket and prefix. */
-export function lakeTableInputs(template: LakeTemplate, t: LakeGlueTarget): Record<string, unknown>[] {
+function lakeTableInputs(template: LakeTemplate, t: LakeGlueTarget): Record<string, unknown>[] {
   const resources = Object.entries(template.Resources);
   const refs = new Map<string, string>([
     ['AWS::Region', t.region],

@@ -4,7 +4,7 @@
  * the first page that has data, every value as JSON. Used for the rehearsal's Athena (athena-on-trino.ts).
  */
 
-export interface TrinoColumn {
+interface TrinoColumn {
   readonly name: string;
   /** Trino's type signature: varchar, bigint, double, array(varchar), row(...), timestamp(3), ... */
   readonly type: string;

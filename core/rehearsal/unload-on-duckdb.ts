@@ -22,7 +22,7 @@ export interface UnloadTarget {
 }
 
 /** The parts of UNLOAD (SELECT ... FROM <table>_json WHERE dt = ... ) TO 's3://bucket/key/', or undefined. */
-export function parseUnload(sql: string): { select: string; table: StepTable; dt: string; target: string } | undefined {
+function parseUnload(sql: string): { select: string; table: StepTable; dt: string; target: string } | undefined {
   const m = /^UNLOAD \((SELECT .* FROM (\w+)_json WHERE dt = '([^']+)' .*)\)\nTO 's3:\/\/[^/]+\/([^']*)'/s.exec(sql);
   if (!m) return undefined;
   const [, select, table, dt, target] = m as unknown as [string, string, StepTable, string, string];

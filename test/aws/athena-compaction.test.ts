@@ -76,7 +76,7 @@ beforeAll(async () => {
   );
 }, 600_000);
 afterAll(async () => {
-  await emulation?.close();
+  await emulation.close();
   trino?.stop();
   athena?.destroy();
   bare?.destroy();

@@ -71,11 +71,11 @@ beforeAll(async () => {
 }, 600_000);
 
 afterAll(async () => {
-  await athena?.close();
-  client?.destroy();
+  await athena.close();
+  client.destroy();
   destroyRawClients(raw);
-  trino?.stop();
-  moto?.stop();
+  trino.stop();
+  moto.stop();
   rmSync(tempDir, { recursive: true, force: true });
 });
 
@@ -87,7 +87,7 @@ const normalized = (rows: readonly Record<string, unknown>[]): string[] =>
         Object.fromEntries(
           Object.keys(r)
             .sort()
-            .map((k) => [k, typeof r[k] === 'number' ? Number((r[k] as number).toPrecision(9)) : r[k]]),
+            .map((k) => [k, typeof r[k] === 'number' ? Number(r[k].toPrecision(9)) : r[k]]),
         ),
       ),
     )

@@ -27,7 +27,8 @@ function shared(): string | undefined {
       'bash',
       [
         '-c',
-        `for i in $(seq 1 600); do curl -sf "$0/v1/info" | grep -q '"starting":false' && exit 0; sleep 0.5; done; exit 1`,
+        'for i in $(seq 1 600); do curl -sf "$0/v1/info" | grep -q \'"starting":false\' && exit 0; ' +
+          'sleep 0.5; done; exit 1',
         endpoint,
       ],
       { stdio: 'ignore', timeout: 310_000 },
@@ -70,7 +71,7 @@ export function stackTemplate(): TemplateJson {
 }
 
 /** The IAM actions the role of the template's function `<logicalIdPrefix>...` is allowed (its inline policies). */
-export function roleActions(template: TemplateJson, logicalIdPrefix: string): string[] {
+function roleActions(template: TemplateJson, logicalIdPrefix: string): string[] {
   const resources = Object.entries(template.Resources);
   const fn = resources.find(([id, r]) => r.Type === 'AWS::Lambda::Function' && id.startsWith(logicalIdPrefix));
   if (!fn) throw new Error(`no function ${logicalIdPrefix}* in the template`);
@@ -85,7 +86,10 @@ export function roleActions(template: TemplateJson, logicalIdPrefix: string): st
     .flatMap((st) => (Array.isArray(st.Action) ? st.Action : [st.Action]) as string[]);
 }
 
-/** Whether an IAM action pattern (with * wildcards, case-insensitive: IAM User Guide, "IAM JSON policy elements: Action") allows it. */
+/**
+ * Whether an IAM action pattern allows the action: * matches any characters, case-insensitively
+ * (IAM User Guide, "IAM JSON policy elements: Action").
+ */
 const allows = (patterns: readonly string[], action: string): boolean =>
   patterns.some((p) =>
     new RegExp(`^${p.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`, 'i').test(action),

@@ -133,8 +133,8 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  await athena?.close();
-  trino?.stop();
+  await athena.close();
+  trino.stop();
   destroyAwsClients(clients);
   targets.sqs.destroy();
   destroyRawClients(raw);
