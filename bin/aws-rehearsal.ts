@@ -14,7 +14,7 @@ import { buildAwsTaskDeps } from '../core/task-deps/aws-task-deps';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { lambdaRuntimeModules } from '../core/rehearsal/lambda-sandbox';
-import { synthesizeBundledCached } from '../lib/synthesized-workflow';
+import { synthesizeBundledCached, synthesizeTemplateCached } from '../lib/synthesized-workflow';
 import { renderedBootUserData } from '../lib/client-user-data';
 
 /** Where syntheses are kept between processes: $XDG_CACHE_HOME/aurora-bench, else ~/.cache/aurora-bench. */
@@ -41,7 +41,10 @@ function stderrToStdout<T>(synthesize: () => T): T {
 
 export function rehearsalWiring(
   repoRoot: string,
-): Pick<RehearsalOptions, 'synthesize' | 'buildTaskDeps' | 'boot' | 'taskEnvironment' | 'lambdaRuntimeModules'> {
+): Pick<
+  RehearsalOptions,
+  'synthesize' | 'buildTaskDeps' | 'boot' | 'taskEnvironment' | 'lambdaRuntimeModules' | 'trinoEndpoint'
+> {
   const info = toolInfo(repoRoot);
   // One synthesis per region (tens of seconds with the bundling): a process that rehearses several
   // runs reuses it, and the next process finds it on disk while nothing it depends on has changed
@@ -53,12 +56,18 @@ export function rehearsalWiring(
     [TOOL_VERSION_ENV]: info.version,
     ...(info.gitSha ? { [GIT_SHA_ENV]: info.gitSha } : {}),
   });
+  // A test run's one Trino (scripts/test.sh), when there is one; otherwise each rehearsal starts its own.
+  const trino = process.env['AURORA_BENCH_TRINO'];
   return {
+    ...(trino ? { trinoEndpoint: trino } : {}),
     synthesize: (region) => {
       if (!synthesized.has(region))
         synthesized.set(
           region,
-          stderrToStdout(() => synthesizeBundledCached({ projectRoot: repoRoot, region }, cacheDir)),
+          stderrToStdout(() => ({
+            ...synthesizeBundledCached({ projectRoot: repoRoot, region }, cacheDir),
+            template: synthesizeTemplateCached({ projectRoot: repoRoot, region }, cacheDir),
+          })),
         );
       return synthesized.get(region)!;
     },

@@ -761,7 +761,12 @@ interface VerdictPermissionsProps {
  *    the workgroup resource, Service Authorization Reference, Amazon Athena);
  *  - Athena reads the Glue catalog and S3 with the caller's permissions: glue:GetDatabase,
  *    GetTable, GetPartitions on the catalog, the database and its tables (Athena User Guide,
- *    "Configure access to databases and tables in the AWS Glue Data Catalog"), and
+ *    "Configure access to databases and tables in the AWS Glue Data Catalog"; partitions are
+ *    reached through their table and its ancestors, "About access control for table partitions and
+ *    versions in AWS Glue"). Athena engine version 3 is Trino, whose Glue metastore also reads
+ *    partitions by value with GetPartition and BatchGetPartition (what the rehearsal's Trino calls,
+ *    test/aws/athena-roles-on-trino.test.ts); both take the catalog, database and table (Service
+ *    Authorization Reference, "Actions defined by AWS Glue"), and
  *    s3:GetBucketLocation on the bucket holding data and results, beside the lake's object reads and
  *    writes (Athena User Guide, "Control access to Amazon S3 from Athena").
  */
@@ -776,7 +781,13 @@ function grantLakeQueries(role: iam.Role, props: VerdictPermissionsProps): void 
   role.addToPolicy(
     new iam.PolicyStatement({
       sid: 'ReadLakeCatalog',
-      actions: ['glue:GetDatabase', 'glue:GetTable', 'glue:GetPartitions'],
+      actions: [
+        'glue:GetDatabase',
+        'glue:GetTable',
+        'glue:GetPartitions',
+        'glue:GetPartition',
+        'glue:BatchGetPartition',
+      ],
       resources: lakeCatalog(role, props.databaseName),
     }),
   );

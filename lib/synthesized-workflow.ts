@@ -64,7 +64,7 @@ export interface SynthesizeWorkflowOptions {
   readonly account?: string;
 }
 
-interface TemplateJson {
+export interface TemplateJson {
   readonly Resources: Record<
     string,
     { Type: string; Properties: Record<string, unknown>; Metadata?: Record<string, unknown> }
@@ -368,9 +368,10 @@ function lockHeld(lock: string): boolean {
 const KEEP_BUNDLED = 3;
 const KEEP_WORKFLOWS = 10;
 /** The names the cache writes (a digest of 32 hex digits); temporary names of a write under way never match. */
-const CACHE_ENTRY: Readonly<Record<'bundled' | 'workflow', RegExp>> = {
+const CACHE_ENTRY: Readonly<Record<'bundled' | 'workflow' | 'template', RegExp>> = {
   bundled: /^bundled-[0-9a-f]{32}$/,
   workflow: /^workflow-[0-9a-f]{32}\.json$/,
+  template: /^template-[0-9a-f]{32}\.json$/,
 };
 
 /** Marks a cache entry as used now: pruning keeps the most recently used. */
@@ -390,7 +391,11 @@ function touch(path: string): void {
  * else in the folder are left alone; an entry that cannot be removed stays.
  * @internal exported for its tests (a test seam)
  */
-export function pruneSynthesisCache(cacheDir: string, kind: 'bundled' | 'workflow', keep: number): string[] {
+export function pruneSynthesisCache(
+  cacheDir: string,
+  kind: 'bundled' | 'workflow' | 'template',
+  keep: number,
+): string[] {
   let names: string[];
   try {
     names = readdirSync(cacheDir).filter((n) => CACHE_ENTRY[kind].test(n));
@@ -451,6 +456,40 @@ function filesUnder(dir: string): string[] {
     .filter((e) => e.isFile() && /\.(ts|js|json)$/.test(e.name) && !e.name.endsWith('.d.ts'))
     .map((e) => join(e.parentPath, e.name))
     .sort();
+}
+
+/**
+ * The stack's template as synthesized without bundling, kept in `cacheDir` under the same digest as
+ * synthesizeWorkflowCached's: the rehearsal's Athena creates the lake's Glue tables from it
+ * (core/rehearsal/lake-glue.ts) and its tests read the functions' roles from it.
+ */
+export function synthesizeTemplateCached(o: SynthesizeWorkflowOptions, cacheDir: string): TemplateJson {
+  const file = join(cacheDir, `template-${synthesisDigest(o)}.json`);
+  try {
+    const cached = JSON.parse(readFileSync(file, 'utf8')) as TemplateJson;
+    if (typeof cached.Resources === 'object') {
+      touch(file);
+      return cached;
+    }
+  } catch {
+    // Not cached yet, or unreadable: synthesize.
+  }
+  const outdir = mkdtempSync(join(tmpdir(), 'ab-template-'));
+  try {
+    const { template } = synthesizeInto(o, outdir, false);
+    try {
+      mkdirSync(cacheDir, { recursive: true });
+      const tmp = `${file}.${process.pid}.tmp`;
+      writeFileSync(tmp, JSON.stringify(template));
+      renameSync(tmp, file);
+      pruneSynthesisCache(cacheDir, 'template', KEEP_WORKFLOWS);
+    } catch {
+      // A read-only or full disk: the synthesis is still good.
+    }
+    return template;
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
 }
 
 /**

@@ -234,6 +234,14 @@ if [ $want_test -eq 1 ]; then
 fi
 
 if [ $want_test -eq 1 ]; then
+  # Trino 476, on which the AWS rehearsal answers Athena (scripts/trino.sh; core/rehearsal/athena-on-trino.ts),
+  # cached under ~/.cache/aurora-bench/trino-server-476: Maven Central's server and Hive plugin
+  # (190 + 258 MB, once). It runs on the Temurin 25 JDK by path (Trino 476 needs Java 24+).
+  apt_install maven unzip curl
+  bash scripts/trino.sh ensure
+fi
+
+if [ $want_test -eq 1 ]; then
   # The Debian roots the AWS rehearsal boots its instances on (debootstrap, then the clients' and
   # servers' packages): minutes on a clean machine, cached after; built here so that no test spends
   # its own time limit on them.

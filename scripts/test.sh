@@ -23,6 +23,18 @@ setsid bash scripts/moto.sh zygote "$moto_zygote_port" >test-output/moto-zygote.
 moto_zygote_pid=$!
 trap 'kill "$moto_zygote_pid" 2>/dev/null || true' EXIT
 export AURORA_BENCH_MOTO_ZYGOTE="127.0.0.1:$moto_zygote_port"
+# One Trino server for the whole run (scripts/trino.sh), on which every rehearsal and Trino-backed test
+# file answers Athena, each with a catalog of its own on its own moto. It starts in about 40 s, here
+# beside the unit layer; a file that asks for it before it serves waits for it (test/aws/trino.ts).
+trino_port=$(bash scripts/moto.sh free-port)
+setsid bash scripts/trino.sh start "$trino_port" >test-output/trino-start.out 2>test-output/trino.log </dev/null &
+stop_trino() {
+  local out=test-output/trino-start.out
+  bash scripts/trino.sh stop "$(sed -n 's/^TRINO_PID=//p' "$out")" "$(sed -n 's/^TRINO_DIR=//p' "$out")" \
+    2>/dev/null || true
+}
+trap 'kill "$moto_zygote_pid" 2>/dev/null || true; stop_trino' EXIT
+export AURORA_BENCH_TRINO="http://127.0.0.1:$trino_port"
 set +e
 # The unit layer first, alone on both cores, so its result comes first: its seeded simulations are
 # CPU-bound tests under Jest's timeout, which a niced run could starve.
@@ -111,6 +123,7 @@ npx jest --ci --ignoreProjects unit --maxWorkers=3 --passWithNoTests --json \
   --outputFile=test-output/jest-servers.json "$@"
 servers_code=$?
 kill "$deprioritize_pid" "$moto_zygote_pid" 2>/dev/null || true
+stop_trino
 # Empty once every step has ended (a process leaves its cgroup when it exits).
 [ -z "$steps_cgroup" ] || rmdir "$(dirname "$steps_cgroup")" 2>/dev/null || true
 wait "$lint_pid" "$checks_pid"

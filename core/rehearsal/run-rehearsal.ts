@@ -67,7 +67,9 @@ import { executeLocally, type ExecutionEvent, type LocalExecutionResult } from '
 import { progressLine } from '../workflow/progress';
 import type { TaskDeps } from '../workflow/tasks';
 import { TASK_NAMES, type TaskName } from '../workflow/task-names';
-import { AthenaEmulation } from './athena-emulation';
+import { AthenaOnTrino } from './athena-on-trino';
+import type { LakeTemplate } from './lake-glue';
+import { sharedTrinoServer, startTrinoServer, type TrinoServer } from './trino-server';
 import { awsCliPath, checkAwsCliReachesMoto } from './aws-cli';
 import { CloudWatchPublisher } from './cloudwatch-publisher';
 import { controlPlaneDied, MOTO_CREDENTIALS, sharedMotoServer, startMotoServer, type MotoServer } from './moto-server';
@@ -132,6 +134,8 @@ interface SynthesizedDefinition {
   readonly taskByArn: ReadonlyMap<string, TaskName>;
   /** The template's functions, bundled: each Task runs its function's asset in the Lambda sandbox. */
   readonly functions: readonly RehearsedFunction[];
+  /** The template itself: its Glue tables are created in moto for the rehearsal's Athena (lake-glue.ts). */
+  readonly template: LakeTemplate;
 }
 
 export interface RehearsalOptions {
@@ -173,6 +177,8 @@ export interface RehearsalOptions {
   readonly runRoot?: string;
   /** A moto server to use (reset first, left running) instead of starting one: tests share one per file. */
   readonly motoEndpoint?: string;
+  /** A Trino server to answer Athena on (scripts/trino.sh start; left running) instead of starting one. */
+  readonly trinoEndpoint?: string;
   /**
    * An account shared with other rehearsals (rehearsal-account.ts): its moto server instead of
    * motoEndpoint, reset before its first rehearsal only, its standing infrastructure, and its Task
@@ -693,6 +699,8 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
   let functionsOf: () => RehearsalResult['functions'] = () => new Map();
   let gated: RehearsalIam | undefined;
   let runRowCopied: Promise<unknown> = Promise.resolve();
+  let trino: TrinoServer | undefined;
+  let athenaOnTrino: AthenaOnTrino | undefined;
   try {
     const account = options.account?.take();
     if (account) held = true;
@@ -793,15 +801,24 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
     });
     rds.install(clients.rds);
     agent.install(clients);
-    // The verdicts read the lake through Athena, which moto does not run: DuckDB answers the same SQL.
-    new AthenaEmulation({
+    // moto's Athena runs no SQL: Trino, the engine of Athena engine version 3, answers it (athena-on-trino.ts).
+    trino = options.trinoEndpoint
+      ? await sharedTrinoServer(options.trinoEndpoint)
+      : await startTrinoServer(options.repoRoot);
+    log(`Athena on Trino ${trino.version} at ${trino.endpoint} (moto's Glue and S3 behind it)`);
+    athenaOnTrino = new AthenaOnTrino({
+      trinoEndpoint: trino.endpoint,
       s3: raw.s3,
       bucket: config.bucket,
       lakePrefix: config.lakePrefix,
       motoEndpoint: moto.endpoint,
       region: plan.region,
-      dir: join(dir, 'athena-lake'),
-    }).install(clients.athena);
+      template: definition.template,
+      // The run's own day onwards: the lake holds nothing older (lake-glue.ts LakeGlueTarget).
+      projectionRange: `${plan.dt},NOW`,
+      log,
+    });
+    athenaOnTrino.install(clients.athena);
     // Performance Insights is not emulated: GetResourceMetrics answers as for an instance without PI data.
     interceptClient(clients.pi, 'auroraBenchRehearsalPi', async (command, input, forward) =>
       command === 'GetResourceMetrics'
@@ -1005,6 +1022,8 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
     await rds?.shutdown().catch((e: unknown) => notCleaned.push(`servers: ${(e as Error).message}`));
     if (clients) destroyAwsClients(clients);
     for (const c of Object.values(raw ?? {})) (c as { destroy(): void }).destroy();
+    await athenaOnTrino?.close().catch((e: unknown) => notCleaned.push(`Athena on Trino: ${(e as Error).message}`));
+    await trino?.stop();
     const motoPid = moto?.pid;
     await moto?.stop();
     tracker.killAllSync();

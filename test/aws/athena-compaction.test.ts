@@ -1,25 +1,23 @@
 /**
  * FinishRun's compaction on AWS (core/backends/aws/athena-compaction.ts) against moto's S3 and Athena.
  * moto's Athena records queries but runs no SQL and writes no file, so Athena's part is played by the
- * rehearsal's emulation (core/rehearsal/athena-emulation.ts): DuckDB runs the UNLOAD's own SELECT over
- * the run's JSON Lines objects and puts the hive-partitioned Parquet files where UNLOAD would, and
- * keeps the registered partitions (the SQL itself is checked on DuckDB in
- * test/unit/athena-storage.test.ts). What is checked here are the requests: which statements are sent
- * in which order, what is deleted, what is kept, and that a repeat does nothing twice.
+ * rehearsal's (core/rehearsal/athena-on-trino.ts): Trino over moto's Glue (the synthesized template's
+ * tables) and S3 runs the UNLOAD's SELECT and writes its Parquet files where UNLOAD would, and
+ * registers the partitions in Glue (the two statements translated: athena-translation.ts). What is
+ * checked here are the requests: which statements are sent in which order, what is deleted, what is
+ * kept, that a repeat does nothing twice, and that FinishRun's role allows what Trino did for them.
  */
-import { rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { AthenaClient, CreateWorkGroupCommand } from '@aws-sdk/client-athena';
 import { CreateBucketCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { runAthenaQuery } from '../../core/backends/aws/athena';
 import { compactRunOnAthena, type AthenaCompactionOptions } from '../../core/backends/aws/athena-compaction';
 import { addRunPartitionSql } from '../../core/lake/athena-storage';
 import { lakeKeys, toJsonLines } from '../../core/lake/rows';
-import { AthenaEmulation } from '../../core/rehearsal/athena-emulation';
+import { AthenaOnTrino } from '../../core/rehearsal/athena-on-trino';
 import { interceptClient } from '../../core/rehearsal/sdk-intercept';
 import { CREDENTIALS, destroyRawClients, rawClients, REGION, type RawClients } from './fixtures';
 import { startMoto, type MotoServer } from './moto';
+import { deniedActions, stackTemplate, startTrino, type TrinoServer } from './trino';
 
 jest.setTimeout(120_000);
 
@@ -32,7 +30,8 @@ let moto: MotoServer | undefined;
 let raw: RawClients;
 let athena: AthenaClient | undefined;
 let bare: AthenaClient | undefined;
-let emulation: AthenaEmulation;
+let emulation: AthenaOnTrino;
+let trino: TrinoServer | undefined;
 const bareSent: string[] = [];
 /** What the emulated Athena was sent since the test began. */
 let sentFrom = 0;
@@ -49,13 +48,16 @@ beforeAll(async () => {
   raw = rawClients(server.endpoint);
   const client = new AthenaClient({ region: REGION, endpoint: server.endpoint, credentials: CREDENTIALS });
   athena = client;
-  emulation = new AthenaEmulation({
+  trino = startTrino();
+  emulation = new AthenaOnTrino({
+    trinoEndpoint: trino.endpoint,
     s3: raw.s3,
     bucket: BUCKET,
     lakePrefix: PREFIX,
     motoEndpoint: server.endpoint,
     region: REGION,
-    dir: join(tmpdir(), `ab-compaction-lake-copy-${process.pid}`),
+    template: stackTemplate(),
+    projectionRange: `${DT},NOW`,
   });
   emulation.install(client);
   // A bare Athena (moto alone): every query "succeeds", UNLOAD writes nothing.
@@ -72,11 +74,12 @@ beforeAll(async () => {
       Configuration: { ResultConfiguration: { OutputLocation: `s3://${BUCKET}/athena-results/` } },
     }),
   );
-});
-afterAll(() => {
+}, 600_000);
+afterAll(async () => {
+  await emulation.close();
+  trino?.stop();
   athena?.destroy();
   bare?.destroy();
-  rmSync(join(tmpdir(), `ab-compaction-lake-copy-${process.pid}`), { recursive: true, force: true });
   destroyRawClients(raw);
   moto?.stop();
 });
@@ -223,5 +226,22 @@ describe('compactRunOnAthena on moto', () => {
     );
     expect(bareSent.map((q) => q.split(' ')[0])).toEqual(['SELECT', 'UNLOAD']);
     expect(await keys(raw.s3, `${PREFIX}tables/intervals/dt=${DT}/nightly-10__`)).toHaveLength(2);
+  });
+
+  it("FinishRun's role allows the Glue and S3 actions Trino made for the compaction's queries", async () => {
+    // A compacted run's rows read back from its registered partition, as the lake's views read them.
+    const read = await runAthenaQuery(
+      started(athena),
+      {
+        sql: `SELECT count(*) AS n FROM intervals_parquet WHERE dt = '${DT}'`,
+        database: 'aurora_bench',
+        workGroup: 'aurora-bench',
+      },
+      { pollMs: 1 },
+    );
+    expect(read.rows).toEqual([{ n: '6' }]);
+    const actions = emulation.answered.flatMap((q) => q.actions);
+    expect(actions).toEqual(expect.arrayContaining(['glue:GetTable']));
+    expect(deniedActions(emulation.answered, 'WorkflowTaskfinishrunFunction')).toEqual([]);
   });
 });

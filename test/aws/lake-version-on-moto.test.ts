@@ -16,7 +16,7 @@ import { AthenaLake } from '../../core/backends/aws/athena-lake';
 import { S3LakeStore } from '../../core/backends/aws/s3-lake';
 import { findRun, stepResults } from '../../core/lake/results';
 import { LAKE_SCHEMA_VERSION, LAKE_VERSION_KEY } from '../../core/lake/schema';
-import { AthenaEmulation } from '../../core/rehearsal/athena-emulation';
+import { AthenaEmulation } from '../helpers/athena-on-duckdb';
 import { CREDENTIALS, destroyRawClients, rawClients, REGION, type RawClients } from './fixtures';
 import { startMoto, type MotoServer } from './moto';
 

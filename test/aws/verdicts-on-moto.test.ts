@@ -1,8 +1,8 @@
 /**
  * The ComputeVerdicts Task as its Lambda runs it (test/helpers/aws-task-deps.ts: the AWS deps, the
  * judge reading the lake through Athena), on moto: the experiment's history is in moto's S3 in the
- * lake's layout; Athena's answers come from core/rehearsal/athena-emulation.ts (the same SQL on
- * DuckDB over that S3 lake, queued in moto, since moto's Athena runs no SQL); the verdicts go to
+ * lake's layout; Athena's answers come from core/rehearsal/athena-on-trino.ts (the same SQL on
+ * Trino over moto's Glue and that S3 lake, queued in moto, since moto's Athena runs no SQL); the verdicts go to
  * the S3 lake, CloudWatch, and on a regression to an EventBridge rule's queue and the SNS topic's
  * subscribed queue, which moto delivers to.
  */
@@ -23,7 +23,7 @@ import {
 } from '../../core/backends/aws/verdict-alerts';
 import { compareCommand, historyCommand } from '../../core/cli/regression-command';
 import { lakeKeys, type VerdictsRow } from '../../core/lake/rows';
-import { AthenaEmulation } from '../../core/rehearsal/athena-emulation';
+import { AthenaOnTrino } from '../../core/rehearsal/athena-on-trino';
 import { bindTask } from '../../core/workflow/task-registry';
 import { buildAwsTaskDeps } from '../helpers/aws-task-deps';
 import { tracer } from '../../lambdas/runtime/aws-runtime';
@@ -41,12 +41,14 @@ import {
   type VerdictTargets,
 } from './fixtures';
 import { startMoto, type MotoServer } from './moto';
+import { stackTemplate, startTrino, type TrinoServer } from './trino';
 
 let moto: MotoServer;
 let raw: RawClients;
 let targets: VerdictTargets;
 let clients: AwsClients;
-let athena: AthenaEmulation;
+let athena: AthenaOnTrino;
+let trino: TrinoServer;
 let tempDir: string;
 
 /** Night i of the history (its TPS and p95 latency wobble a little; night 9 is 30% slower). */
@@ -115,18 +117,24 @@ beforeAll(async () => {
     );
   }
   clients = makeAwsClients({ region: REGION, endpoint: moto.endpoint, credentials: CREDENTIALS, maxAttempts: 1 });
-  athena = new AthenaEmulation({
+  trino = startTrino();
+  athena = new AthenaOnTrino({
+    trinoEndpoint: trino.endpoint,
     s3: raw.s3,
     bucket: targets.config.bucket,
     lakePrefix: targets.config.lakePrefix,
     motoEndpoint: moto.endpoint,
     region: REGION,
-    dir: join(tempDir, 'athena-lake'),
+    template: stackTemplate(),
+    // The history's one day (DT): a range of years would have Trino list a prefix per day on each query.
+    projectionRange: `${DT},2024-05-02`,
   });
   athena.install(clients.athena);
 }, 300_000);
 
-afterAll(() => {
+afterAll(async () => {
+  await athena.close();
+  trino.stop();
   destroyAwsClients(clients);
   targets.sqs.destroy();
   destroyRawClients(raw);

@@ -59,7 +59,7 @@ import { planRun } from '../../core/plan/plan';
 import type { SpecInput } from '../../core/experiment/schema';
 import { validateSpec } from '../../core/experiment/validate';
 import type { RunnerResult } from '../../core/sysbench/types';
-import { AthenaEmulation } from '../../core/rehearsal/athena-emulation';
+import { AthenaEmulation } from '../helpers/athena-on-duckdb';
 import { progressLine } from '../../core/workflow/progress';
 import { executeLocally, type ExecutionEvent, type LocalExecutionResult } from '../../core/workflow/local-runner';
 import { TASK_NAMES } from '../../core/workflow/task-names';

@@ -1,5 +1,9 @@
 /**
- * Athena for the rehearsal and the moto tests: moto's Athena runs no SQL (each StartQueryExecution
+ * The rehearsal's former Athena, DuckDB in Athena's place, kept only for the two moto test files not
+ * yet moved to the real engine (lake-version-on-moto, workflow-on-moto); the rehearsal and the other
+ * files answer Athena on Trino (core/rehearsal/athena-on-trino.ts).
+ *
+ * moto's Athena runs no SQL (each StartQueryExecution
  * takes the next result set queued through /moto-api/static/athena/query-results, or none). This
  * emulation answers every query the AWS code sends, before moto sees it, with what Athena would
  * answer: the same SQL run by DuckDB over a copy of the S3 lake's tables/ (the key layout and the
@@ -23,9 +27,9 @@ import { dirname, join, relative } from 'node:path';
 import type { AthenaClient } from '@aws-sdk/client-athena';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { DuckDBInstance } from '@duckdb/node-api';
-import type { StepTable } from '../lake/athena-storage';
-import { jsonLinesReader, withLake, type LakeRowObject } from '../lake/duckdb';
-import { interceptClient } from './sdk-intercept';
+import type { StepTable } from '../../core/lake/athena-storage';
+import { jsonLinesReader, withLake, type LakeRowObject } from '../../core/lake/duckdb';
+import { interceptClient } from '../../core/rehearsal/sdk-intercept';
 
 export interface AthenaEmulationOptions {
   /** A client on moto that the emulation does not intercept. */
