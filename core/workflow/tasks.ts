@@ -177,7 +177,7 @@ interface StepMetricsState {
   readonly end: string;
   /** Every instance's metric had all its datapoints (metric_windows). */
   readonly complete: boolean;
-  /** When the datapoints of the window's last period are all published (its end + metricsPublishDelayS). */
+  /** When every datapoint of the window is published: its last period's end + metricsPublishDelayS. */
   readonly dueAt: string;
 }
 export interface StepOutcome {
@@ -976,13 +976,14 @@ function isComplete(collection: ServerMetricsCollection): boolean {
 }
 
 function metricsState(deps: TaskDeps, window: MetricsWindow, collection: ServerMetricsCollection): StepMetricsState {
-  // From the step's end: a short step's window may be widened to the minute it ends in, whose
-  // datapoint AWS publishes after that minute, well within the default 180 s.
+  // From the end of the last period a window asked for: a minute's datapoint comes after that minute,
+  // a 5-minute one (an Aurora volume's I/O) after the interval that covers the step's end has closed.
+  const lastEnd = Math.max(Date.parse(window.end), ...collection.windows.map((w) => Date.parse(w.end)));
   return {
     start: window.start,
     end: window.end,
     complete: isComplete(collection),
-    dueAt: new Date(Date.parse(window.end) + deps.backend.metricsPublishDelayS * 1000).toISOString(),
+    dueAt: new Date(lastEnd + deps.backend.metricsPublishDelayS * 1000).toISOString(),
   };
 }
 
