@@ -54,6 +54,7 @@ import {
   InvalidTaskInputError,
   NotReadyInTimeError,
 } from './errors';
+import { metricsDueAt } from './metrics-due';
 import { decideStep, stepsToConsult, type EarlierStepRows, type StepDecision } from './step-rates';
 import { START_AFTER_PREPARE_S, storedCursor, type MemberJobsState, type StepCursor } from './step-scheduler';
 
@@ -976,14 +977,11 @@ function isComplete(collection: ServerMetricsCollection): boolean {
 }
 
 function metricsState(deps: TaskDeps, window: MetricsWindow, collection: ServerMetricsCollection): StepMetricsState {
-  // From the end of the last period a window asked for: a minute's datapoint comes after that minute,
-  // a 5-minute one (an Aurora volume's I/O) after the interval that covers the step's end has closed.
-  const lastEnd = Math.max(Date.parse(window.end), ...collection.windows.map((w) => Date.parse(w.end)));
   return {
     start: window.start,
     end: window.end,
     complete: isComplete(collection),
-    dueAt: new Date(lastEnd + deps.backend.metricsPublishDelayS * 1000).toISOString(),
+    dueAt: metricsDueAt(window, collection.windows, deps.backend.metricsPublishDelayS),
   };
 }
 
