@@ -31,13 +31,9 @@ describe('metricsDueAt', () => {
     const periodS = 5;
     const lagS = 2;
     const intervals = new VolumeIntervals(periodS, lagS);
-    const start = Date.parse('2026-12-01T23:59:58.000Z');
+    const start = Date.parse('2026-12-02T11:59:58.000Z');
     const end = Date.parse('2026-12-02T12:00:01.500Z');
-    intervals.add(
-      'c1',
-      { instanceId: 'c1-w', role: 'writer', metric: 'WriteIOPS', ts: iso(end - 500), value: 30 },
-      1,
-    );
+    intervals.add('c1', { instanceId: 'c1-w', role: 'writer', metric: 'WriteIOPS', ts: iso(end - 500), value: 30 }, 1);
     const volume = volumeWindow(iso(start), iso(end), periodS);
 
     // Act
