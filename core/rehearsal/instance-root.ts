@@ -167,6 +167,31 @@ async function inRoot(root: string, script: string, timeoutMs = 1_800_000): Prom
   }
 }
 
+function baseRootDir(cacheDir: string, arch: DebianArch): string {
+  return join(cacheDir, `base-${key([DEBIAN_SUITE, arch, DEBIAN_MIRROR, 'minbase', ...AMI_PACKAGES, SOURCES])}`);
+}
+
+function packageLayerDir(cacheDir: string, base: string, packages: readonly string[]): string {
+  return join(cacheDir, `packages-${key([base, ...[...packages].sort()])}`);
+}
+
+/**
+ * The cached layers of a root of `arch` with `packages` installed (uppermost first), or undefined
+ * while either is not built: for what is too slow to build on demand (a foreign architecture under
+ * emulation), whose builder is scripts/build-rehearsal-roots.ts.
+ */
+export function cachedLayers(
+  arch: DebianArch,
+  packages: readonly string[],
+  cacheDir = defaultRootCacheDir(),
+): string[] | undefined {
+  const base = baseRootDir(cacheDir, arch);
+  const layer = packageLayerDir(cacheDir, base, packages);
+  if (!existsSync(join(base, 'etc', 'debian_version')) || !existsSync(join(layer, '.aurora-bench-packages')))
+    return undefined;
+  return [layer, base];
+}
+
 /**
  * The clean Debian root (the base layer), built with debootstrap when it is not cached. Returns
  * its directory.
@@ -174,7 +199,7 @@ async function inRoot(root: string, script: string, timeoutMs = 1_800_000): Prom
 export async function ensureBaseRoot(o: RootCacheOptions = {}): Promise<string> {
   const cacheDir = o.cacheDir ?? defaultRootCacheDir();
   const arch = o.arch ?? debianArch();
-  const dir = join(cacheDir, `base-${key([DEBIAN_SUITE, arch, DEBIAN_MIRROR, 'minbase', ...AMI_PACKAGES, SOURCES])}`);
+  const dir = baseRootDir(cacheDir, arch);
   if (existsSync(join(dir, 'etc', 'debian_version'))) return dir;
   await mkdir(cacheDir, { recursive: true });
   const building = `${dir}.building-${process.pid}`;
@@ -226,7 +251,7 @@ export async function ensurePackageLayer(
 ): Promise<string> {
   const cacheDir = o.cacheDir ?? defaultRootCacheDir();
   const sorted = [...packages].sort();
-  const dir = join(cacheDir, `packages-${key([base, ...sorted])}`);
+  const dir = packageLayerDir(cacheDir, base, sorted);
   if (existsSync(join(dir, '.aurora-bench-packages'))) return dir;
   const building = `${dir}.building-${process.pid}`;
   await rm(building, { recursive: true, force: true });
