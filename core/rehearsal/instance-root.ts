@@ -179,6 +179,7 @@ function packageLayerDir(cacheDir: string, base: string, packages: readonly stri
  * The cached layers of a root of `arch` with `packages` installed (uppermost first), or undefined
  * while either is not built: for what is too slow to build on demand (a foreign architecture under
  * emulation), whose builder is scripts/build-rehearsal-roots.ts.
+ * @internal exported for its tests (a test seam)
  */
 export function cachedLayers(
   arch: DebianArch,
