@@ -81,7 +81,7 @@ async function holdDpkgLock(root: string): Promise<ChildProcess> {
     { stdio: ['pipe', 'pipe', 'inherit'] },
   );
   await new Promise<void>((resolve, reject) => {
-    holder.stdout!.once('data', () => resolve());
+    holder.stdout.once('data', () => resolve());
     holder.once('exit', (code) => reject(new Error(`the lock holder exited (${code}) before it held the lock`)));
   });
   return holder;
@@ -216,7 +216,8 @@ describeWithRoots(
     };
 
     it(
-      'a client waits for a held dpkg lock, installs sysbench, the AWS CLI and Node.js, passes client-ready.sh, runs commands',
+      'a client waits for a held dpkg lock, installs sysbench, the AWS CLI and Node.js, passes client-ready.sh, ' +
+        'runs commands',
       async () => {
         // Arrange: the dpkg lock held from before the user data starts.
         holdNextLock = true;
@@ -250,7 +251,12 @@ describeWithRoots(
         // nor failed); 3 s later the lock is released, and the boot goes on.
         const waiting = await until(
           'apt-get waiting for the dpkg lock',
-          () => Promise.resolve(/Waiting for cache lock: [^\r\n]*lock-frontend[^\r\n]*/.exec(log())?.[0]),
+          () => {
+            // A boot that ended before it waited: its log's tail says why.
+            if (lines.some((l) => l.startsWith(`${instanceId}: user data`)))
+              throw new Error(`the boot ended before apt-get waited: ${log().slice(-1500)}`);
+            return Promise.resolve(/Waiting for cache lock: [^\r\n]*lock-frontend[^\r\n]*/.exec(log())?.[0]);
+          },
           BOOT_TIMEOUT_MS / 2,
         );
         await new Promise((r) => setTimeout(r, 3000));

@@ -640,7 +640,7 @@ describe("the clients' AWS CLI", () => {
 });
 
 describe("CloudWatch publisher: the servers' datapoints become visible only after the lag", () => {
-  it('publishes server samples lagS late, volume I/O per closed interval; as EC2, AWS/EC2 and agent memory', async () => {
+  it('publishes samples lagS late, volume I/O per closed interval; as EC2, AWS/EC2 and agent memory', async () => {
     // Arrange: a real single-instance cluster through the emulation, and a publisher with a 3 s lag.
     const versions = await checkLocalDependencies();
     const template = await ensureTemplate(versions.tools, versions.serverVersion, undefined, 'rds');
